@@ -1,0 +1,1 @@
+"""Check functions called by the notebooks' test cells, one module per lesson."""

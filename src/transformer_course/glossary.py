@@ -1,0 +1,27 @@
+"""The symbols used everywhere in the course (shown in lesson 00 and in every docstring).
+
+Shapes follow one convention: sequences are (batch, len, d_model); attention
+weights are (batch, num_heads, len_q, len_k).
+"""
+
+GLOSSARY: dict[str, str] = {
+    "batch": "number of sequences processed together",
+    "len": "number of tokens in a (padded) sequence",
+    "len_q": "number of queries: the length of the sequence that is asking (the decoder's, in cross-attention)",
+    "len_k": "number of keys (= number of values): the length of the sequence being looked at",
+    "vocab_size": "number of distinct token ids",
+    "d_model": "width of every token vector between layers (512 in the paper)",
+    "num_heads": "number of attention heads, h (8 in the paper)",
+    "d_k": "width of each query and key vector in one head: d_model / num_heads (64 in the paper), not a sentence length",
+    "d_v": "width of each value vector in one head (= d_k in the paper)",
+    "d_head": "the per-head width, d_model / num_heads (= d_k = d_v)",
+    "d_ff": "inner width of the position-wise feed-forward network (2048 = 4 * d_model in the paper)",
+    "pad_id": "the id of the <pad> token (0 in this course)",
+}
+
+
+def show() -> None:
+    """Print the glossary as an aligned table."""
+    width = max(map(len, GLOSSARY))
+    for symbol, meaning in GLOSSARY.items():
+        print(f"{symbol:<{width}}  {meaning}")

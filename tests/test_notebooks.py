@@ -1,0 +1,91 @@
+"""Every lesson, end to end: the solution notebook passes every visible and hidden
+test; the untouched student notebook fails every graded test with a clear
+message; nbgrader's own validator agrees; the lesson runs fast."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from nbutils import REPO, execute
+
+from transformer_course.build import lessons, tool_env
+
+LESSONS = lessons()
+MAX_SECONDS = 60  # "well under a minute on a 2-core CPU"
+
+
+def solution_path(lesson):
+    return REPO / "solutions" / lesson / f"{lesson}.ipynb"
+
+
+def student_path(lesson):
+    return REPO / "notebooks" / lesson / f"{lesson}.ipynb"
+
+
+def test_there_are_lessons():
+    assert "01_tokenization" in LESSONS, LESSONS
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_solution_notebook_passes_everything(lesson):
+    run = execute(solution_path(lesson))
+    problems = []
+    for cell in run.nb.cells:
+        if cell.cell_type != "code":
+            continue
+        for error in run.errors(cell):
+            problems.append(f"cell {cell.id}: {error.ename}: {error.evalue}")
+        if run.stderr(cell):
+            problems.append(f"cell {cell.id} wrote to stderr (nbgrader scores that as a failure): "
+                            f"{run.stderr(cell)[:300]}")  # fmt: skip
+    graded = run.graded_cells()
+    assert graded, f"{lesson} has no graded test cells"
+    for cell in graded:
+        out = run.stdout(cell)
+        if "visible checks passed" not in out or "hidden checks passed" not in out:
+            problems.append(
+                f"test cell {cell.id} did not report both visible and hidden checks passing: {out!r}"
+            )
+        if cell.source.rstrip().splitlines()[-1].strip().replace(".", "").isdigit():
+            problems.append(f"test cell {cell.id} ends with a number (nbgrader reads it as partial credit)")
+    assert not problems, "\n".join(problems)
+    assert run.seconds < MAX_SECONDS, f"{lesson} took {run.seconds:.1f}s"
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_untouched_student_notebook_fails_every_graded_cell(lesson):
+    path = student_path(lesson)
+    text = path.read_text()
+    for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "hidden=True"):
+        assert marker not in text, f"{path} reveals a solution: it contains {marker!r}"
+    run = execute(path)
+    graded = run.graded_cells()
+    assert graded
+    for cell in graded:
+        errors = run.errors(cell)
+        assert errors, f"graded cell {cell.id} passed on the untouched student notebook"
+        error = errors[0]
+        assert error.ename == "CheckFailure", (
+            f"graded cell {cell.id} failed with a bare {error.ename}: {error.evalue}"
+        )
+        assert "not implemented yet" in error.evalue, error.evalue
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_nbgrader_validate(lesson):
+    """nbgrader's own verdicts: the solution passes, the student version fails (--invert)."""
+    for path, extra in ((solution_path(lesson), []), (student_path(lesson), ["--invert"])):
+        result = subprocess.run(
+            [sys.executable, "-m", "nbgrader", "validate", str(path), *extra],
+            capture_output=True, text=True, cwd=REPO, env=tool_env(),
+        )  # fmt: skip
+        output = result.stdout + result.stderr
+        assert result.returncode == 0, output
+        assert "Success! Your notebook passes all the tests." in output or (
+            extra and "NOTEBOOK PASSED ON" not in output and "Traceback" not in output
+        ), output
