@@ -1,34 +1,4 @@
-"""nbgrader configuration: maps nbgrader's course directory onto this repository.
+"""nbgrader looks for its configuration in the folder it runs from; the course's
+configuration lives with the rest of the grading harness in autograde/."""
 
-    solutions/<lesson>/            source (instructor versions, the single source of truth)
-    notebooks/<lesson>/            release (student versions, generated: `make notebooks`)
-    autograde/submitted/<student>/<lesson>/   collected submissions
-    autograde/autograded/, autograde/feedback/, autograde/gradebook.db
-
-Run nbgrader from the repository root, e.g.
-    nbgrader autograde 01_tokenization
-See README.md, "For instructors".
-"""
-
-c = get_config()  # noqa: F821 (provided by traitlets when nbgrader loads this file)
-
-c.CourseDirectory.course_id = "build-a-transformer"
-c.CourseDirectory.source_directory = "solutions"
-c.CourseDirectory.release_directory = "notebooks"
-c.CourseDirectory.submitted_directory = "autograde/submitted"
-c.CourseDirectory.autograded_directory = "autograde/autograded"
-c.CourseDirectory.feedback_directory = "autograde/feedback"
-c.CourseDirectory.db_url = "sqlite:///autograde/gradebook.db"
-
-# The lesson master (<lesson>.py, with solutions and hidden tests) sits beside
-# the generated .ipynb; it must never be copied into the student release.
-c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.py"]
-
-# What a learner sees where a solution was.
-c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
-c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
-
-# Student notebooks are committed without outputs; grading runs them headless.
-c.ClearOutput.enabled = True
-c.Execute.timeout = 120
-c.ExecutePreprocessor.timeout = 120
+load_subconfig("autograde/nbgrader_config.py")  # noqa: F821 (provided by traitlets)

@@ -27,13 +27,17 @@ class Executed:
     @staticmethod
     def stderr(cell):
         return "".join(
-            o.text for o in cell.get("outputs", []) if o.output_type == "stream" and o.name == "stderr"
+            o.text
+            for o in cell.get("outputs", [])
+            if o.output_type == "stream" and o.name == "stderr"
         )
 
     @staticmethod
     def stdout(cell):
         return "".join(
-            o.text for o in cell.get("outputs", []) if o.output_type == "stream" and o.name == "stdout"
+            o.text
+            for o in cell.get("outputs", [])
+            if o.output_type == "stream" and o.name == "stdout"
         )
 
 

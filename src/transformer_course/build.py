@@ -167,7 +167,8 @@ def stale_files(selected: list[str], repo: Path = REPO) -> list[str]:
                 committed = {
                     p.relative_to(committed_dir)
                     for p in committed_dir.rglob("*")
-                    if p.is_file() and not (top == SOLUTIONS and p.suffix == ".py")
+                    if p.is_file()
+                    and not (top == SOLUTIONS and p.suffix == ".py")
                     and ".ipynb_checkpoints" not in p.parts
                 }
                 for name in sorted(fresh | committed):

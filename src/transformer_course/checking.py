@@ -59,7 +59,7 @@ class CheckFailure(AssertionError):
     def _render_traceback_(self) -> list[str]:  # used by IPython / ipykernel
         lines = [f"\x1b[1;31m✗ {self.exercise}: not yet right\x1b[0m", ""]
         for paragraph in self.message.split("\n"):
-            lines.extend(textwrap.wrap(paragraph, 100) or [""])
+            lines.extend(textwrap.wrap(paragraph, 78) or [""])
         if self.learner_traceback:
             lines += ["", "Where your code raised it:", self.learner_traceback.rstrip()]
         return lines
@@ -91,9 +91,14 @@ def _learner_frames(exc: BaseException) -> str:
 
 
 def _short(value: Any, limit: int = 300) -> str:
-    """A compact repr for messages."""
-    if hasattr(value, "shape") and hasattr(value, "dtype") and getattr(value, "ndim", 0) > 1:
-        text = f"<{type(value).__name__} shape={tuple(value.shape)} dtype={value.dtype}>"
+    """A compact repr for messages: small arrays show their values, large ones their shape."""
+    if hasattr(value, "shape") and hasattr(value, "dtype") and getattr(value, "ndim", 0) >= 1:
+        array = _as_numpy(value)
+        if array.size <= 30 and array.dtype != object:
+            body = np.array2string(array, precision=4, separator=", ", suppress_small=True)
+            text = f"{type(value).__name__}({body}, dtype={value.dtype})"
+        else:
+            text = f"<{type(value).__name__} shape={tuple(value.shape)} dtype={value.dtype}>"
     else:
         text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -171,14 +176,18 @@ class Checker:
         return f"{name}({', '.join(parts)})"
 
     # ------------------------------------------------------------ structure
-    def expect_type(self, value: Any, types: type | tuple[type, ...], what: str, hint: str = "") -> None:
+    def expect_type(
+        self, value: Any, types: type | tuple[type, ...], what: str, hint: str = ""
+    ) -> None:
         if not isinstance(value, types):
             names = (
                 " or ".join(t.__name__ for t in types)
                 if isinstance(types, tuple)
                 else types.__name__
             )
-            self.fail(f"{what} should be a {names}, but it is a {type(value).__name__}. {hint}".strip())
+            self.fail(
+                f"{what} should be a {names}, but it is a {type(value).__name__}. {hint}".strip()
+            )
         self.ok()
 
     def expect_shape(self, value: Any, shape: Iterable[int], what: str, hint: str = "") -> None:
@@ -207,8 +216,14 @@ class Checker:
         self.ok()
 
     # ---------------------------------------------------------------- values
-    def expect_equal(self, got: Any, expected: Any, what: str, hint: str = "",
-                     mistakes: Mapping[str, Any] | None = None) -> None:
+    def expect_equal(
+        self,
+        got: Any,
+        expected: Any,
+        what: str,
+        hint: str = "",
+        mistakes: Mapping[str, Any] | None = None,
+    ) -> None:
         """Exact equality (lists, dicts, ints, integer arrays)."""
         if self._equal(got, expected):
             self.ok()
@@ -228,9 +243,17 @@ class Checker:
         except (ValueError, TypeError, RuntimeError):
             return False
 
-    def expect_close(self, got: Any, expected: Any, what: str, *, rtol: float = 1e-5,
-                     atol: float = 1e-6, hint: str = "",
-                     mistakes: Mapping[str, Any] | None = None) -> None:
+    def expect_close(
+        self,
+        got: Any,
+        expected: Any,
+        what: str,
+        *,
+        rtol: float = 1e-5,
+        atol: float = 1e-6,
+        hint: str = "",
+        mistakes: Mapping[str, Any] | None = None,
+    ) -> None:
         """Numerical closeness; shapes must already have been checked.
 
         ``mistakes`` maps a diagnosis ("did you scale by d_model instead of

@@ -44,8 +44,12 @@ def toy_corpus(num_sentences: int = 400, seed: int = 0) -> list[str]:
 
     templates = [
         lambda: f"the {pick(_COLOURS)} {pick(_ANIMALS)} {pick(_DRINK_VERBS)} the {pick(_FOODS)} .",
-        lambda: f"the {pick(_ANIMALS)} {pick(_EAT_VERBS)} the {pick(_FOODS)} in the {pick(_PLACES)} .",
-        lambda: f"{pick(_PEOPLE)} saw a {pick(_COLOURS)} {pick(_ANIMALS)} near the {pick(_PLACES)} .",
+        lambda: (
+            f"the {pick(_ANIMALS)} {pick(_EAT_VERBS)} the {pick(_FOODS)} in the {pick(_PLACES)} ."
+        ),
+        lambda: (
+            f"{pick(_PEOPLE)} saw a {pick(_COLOURS)} {pick(_ANIMALS)} near the {pick(_PLACES)} ."
+        ),
         lambda: f"the {pick(_ANIMALS)} is {pick(_COLOURS)} .",
         lambda: f"{pick(_PEOPLE)} gave the {pick(_ANIMALS)} some {pick(_FOODS)} .",
         lambda: f"the {pick(_PLACES)} is {pick(_COLOURS)} and the {pick(_FOODS)} is fresh .",

@@ -35,7 +35,9 @@ def heatmap(
     """
     data = _as_array(values)
     if ax is None:
-        _, ax = plt.subplots(figsize=(min(1 + 0.5 * data.shape[1], 10), min(1 + 0.45 * data.shape[0], 8)))
+        _, ax = plt.subplots(
+            figsize=(min(1 + 0.5 * data.shape[1], 10), min(1 + 0.45 * data.shape[0], 8))
+        )
     image = ax.imshow(data, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
     if row_labels is not None:
         ax.set_yticks(range(len(row_labels)), labels=list(row_labels))
@@ -55,16 +57,29 @@ def heatmap(
     return ax
 
 
-def attention_heatmap(weights, query_tokens: Sequence[str], key_tokens: Sequence[str], *,
-                      title: str = "attention weights", ax=None, annotate: bool = True):
+def attention_heatmap(
+    weights,
+    query_tokens: Sequence[str],
+    key_tokens: Sequence[str],
+    *,
+    title: str = "attention weights",
+    ax=None,
+    annotate: bool = True,
+):
     """Attention weights (len_q, len_k) with the query words down the side and key words along the top."""
     return heatmap(weights, row_labels=query_tokens, col_labels=key_tokens, title=title,
                    xlabel="key (attended to)", ylabel="query (attending)", ax=ax,
                    vmin=0.0, vmax=1.0, annotate=annotate)  # fmt: skip
 
 
-def attention_heads(weights, query_tokens: Sequence[str], key_tokens: Sequence[str], *,
-                    title: str = "", max_cols: int = 4):
+def attention_heads(
+    weights,
+    query_tokens: Sequence[str],
+    key_tokens: Sequence[str],
+    *,
+    title: str = "",
+    max_cols: int = 4,
+):
     """One heatmap per head, side by side: weights (num_heads, len_q, len_k). Returns the Figure."""
     data = _as_array(weights)
     num_heads = data.shape[0]

@@ -13,7 +13,8 @@ def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
     batch, length, d_model = x.shape
     if d_model % num_heads:
         raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
-    return x.view(batch, length, num_heads, d_model // num_heads).transpose(1, 2)
+    # reshape, not view: x may be a non-contiguous view (a slice, a transpose).
+    return x.reshape(batch, length, num_heads, d_model // num_heads).transpose(1, 2)
 
 
 def merge_heads(x: torch.Tensor) -> torch.Tensor:
@@ -48,6 +49,7 @@ class MultiHeadAttention(nn.Module):
         q = split_heads(self.w_q(query), self.num_heads)  # (batch, heads, len_q, d_head)
         k = split_heads(self.w_k(key), self.num_heads)  # (batch, heads, len_k, d_head)
         v = split_heads(self.w_v(value), self.num_heads)  # (batch, heads, len_k, d_head)
-        _, weights = scaled_dot_product_attention(q, k, v, mask)  # (batch, heads, len_q, len_k)
-        heads = self.dropout(weights) @ v  # (batch, heads, len_q, d_head)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)  # (batch, heads, len_q, ...)
+        if self.training and self.dropout.p > 0:  # drop attention weights, not the weights returned
+            heads = self.dropout(weights) @ v  # (batch, heads, len_q, d_head)
         return self.w_o(merge_heads(heads)), weights  # (batch, len_q, d_model)

@@ -54,4 +54,7 @@ class PositionalEncoding(nn.Module):
         self.register_buffer("pe", table.unsqueeze(0))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.dropout(x + self.pe[:, : x.shape[-2]].to(x.dtype))
+        length = x.shape[-2]
+        if length > self.pe.shape[1]:
+            raise ValueError(f"sequence length {length} exceeds max_len={self.pe.shape[1]}")
+        return self.dropout(x + self.pe[:, :length].to(x.dtype))  # (batch, len, d_model)

@@ -1,0 +1,584 @@
+"""Lesson 02 (embeddings): classic mistakes are caught with the intended message by
+both the visible and the hidden checks, correct variants pass both, and the
+reference agrees with independent oracles (PyTorch's own functions and modules,
+the definitions, hand-computed values)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from transformer_course.checking import CheckFailure
+from transformer_course.checks.embeddings import (
+    check_cosine_similarity,
+    check_embed,
+    check_one_hot,
+    check_token_embedding,
+)
+from transformer_course.reference import embeddings as ref
+from transformer_course.wordvectors import project_2d, word_vectors
+
+CHECKS = {
+    "one_hot": check_one_hot,
+    "embed": check_embed,
+    "cosine_similarity": check_cosine_similarity,
+    "TokenEmbedding": check_token_embedding,
+}
+
+
+def _unit(x, axis=-1):
+    return x / np.maximum(np.linalg.norm(x, axis=axis, keepdims=True), 1e-12)
+
+
+# ------------------------------------------------------------------ wrong one_hot
+def one_hot_bool(ids, vocab_size):
+    return np.asarray(ids)[..., None] == np.arange(vocab_size)
+
+
+def one_hot_int(ids, vocab_size):
+    return np.eye(vocab_size, dtype=np.int64)[ids]
+
+
+def one_hot_transposed(ids, vocab_size):
+    return np.eye(vocab_size)[:, ids]
+
+
+def one_hot_width_from_ids(ids, vocab_size):
+    return np.eye(int(np.max(ids)) + 1)[ids]
+
+
+def one_hot_flattened(ids, vocab_size):
+    return np.eye(vocab_size)[np.ravel(ids)]
+
+
+def one_hot_bag_of_words(ids, vocab_size):
+    return np.eye(vocab_size)[np.ravel(ids)].sum(axis=0)
+
+
+def one_hot_minus_one(ids, vocab_size):
+    return np.eye(vocab_size)[np.asarray(ids) - 1]
+
+
+def one_hot_loop_1d_only(ids, vocab_size):
+    out = np.zeros((len(ids), vocab_size))
+    for row, i in enumerate(ids):
+        out[row, i] = 1.0
+    return out
+
+
+# ------------------------------------------------------------------ wrong embed
+def embed_columns(ids, table):
+    return table[:, ids]
+
+
+def embed_columns_transposed(ids, table):
+    return np.moveaxis(table[:, ids], 0, -1)
+
+
+def embed_flattened(ids, table):
+    return table[np.ravel(ids)]
+
+
+def embed_off_by_one(ids, table):
+    return table[np.asarray(ids) - 1]
+
+
+def embed_one_hot_only(ids, table):
+    return np.eye(len(table))[ids]
+
+
+def embed_mean(ids, table):
+    return table[np.ravel(ids)].mean(axis=0)
+
+
+def embed_scaled(ids, table):
+    return table[ids] * math.sqrt(table.shape[1])
+
+
+def embed_in_place(ids, table):
+    table *= 1.0 + 0.0  # harmless multiply, but...
+    table[0] = 0.0  # ...this overwrites the learner's table
+    return table[ids]
+
+
+# ------------------------------------------------------------------ wrong cosine
+def cos_elementwise(a, b):
+    return np.sum(_unit(a) * _unit(b), axis=-1)
+
+
+def cos_swapped(a, b):
+    return _unit(b) @ _unit(a).T
+
+
+def cos_no_norm_b(a, b):
+    return _unit(a) @ b.T
+
+
+def cos_no_norm_a(a, b):
+    return a @ _unit(b).T
+
+
+def cos_dot_only(a, b):
+    return a @ b.T
+
+
+def cos_wrong_axis(a, b):
+    return _unit(a, 0) @ _unit(b, 0).T
+
+
+def cos_matrix_norm(a, b):
+    return (a / np.linalg.norm(a)) @ (b / np.linalg.norm(b)).T
+
+
+def cos_distance(a, b):
+    return 1.0 - _unit(a) @ _unit(b).T
+
+
+def cos_squared_norm(a, b):
+    return (a / (a * a).sum(-1, keepdims=True)) @ (b / (b * b).sum(-1, keepdims=True)).T
+
+
+def cos_nan_for_zero(a, b):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (a / np.linalg.norm(a, axis=-1, keepdims=True)) @ (
+            b / np.linalg.norm(b, axis=-1, keepdims=True)
+        ).T
+
+
+def cos_scalar(a, b):
+    return float(np.sum(_unit(a).mean(0) * _unit(b).mean(0)))
+
+
+# ------------------------------------------------------------------ wrong TokenEmbedding
+class _Base(nn.Module):
+    def __init__(self, vocab_size, d_model):
+        super().__init__()
+        self.d_model = d_model
+        self.embedding = nn.Embedding(vocab_size, d_model)
+
+
+class TEUnscaled(_Base):
+    def forward(self, ids):
+        return self.embedding(ids)
+
+
+class TEScaledByDModel(_Base):
+    def forward(self, ids):
+        return self.embedding(ids) * self.d_model
+
+
+class TEDivided(_Base):
+    def forward(self, ids):
+        return self.embedding(ids) / math.sqrt(self.d_model)
+
+
+class TEScaledByVocab(_Base):
+    def forward(self, ids):
+        return self.embedding(ids) * math.sqrt(self.embedding.num_embeddings)
+
+
+class TELinear(nn.Module):
+    def __init__(self, vocab_size, d_model):
+        super().__init__()
+        self.d_model = d_model
+        self.embedding = nn.Linear(vocab_size, d_model)
+
+    def forward(self, ids):
+        one_hot = F.one_hot(ids, self.embedding.in_features).float()
+        return self.embedding(one_hot) * math.sqrt(self.d_model)
+
+
+class TELinearNoBias(TELinear):
+    def __init__(self, vocab_size, d_model):
+        super().__init__(vocab_size, d_model)
+        self.embedding = nn.Linear(vocab_size, d_model, bias=False)
+
+
+class TEWrongName(nn.Module):
+    def __init__(self, vocab_size, d_model):
+        super().__init__()
+        self.d_model = d_model
+        self.table = nn.Embedding(vocab_size, d_model)
+
+    def forward(self, ids):
+        return self.table(ids) * math.sqrt(self.d_model)
+
+
+class TESwappedSizes(nn.Module):
+    def __init__(self, vocab_size, d_model):
+        super().__init__()
+        self.d_model = d_model
+        self.embedding = nn.Embedding(d_model, vocab_size)
+
+    def forward(self, ids):
+        return self.embedding(ids) * math.sqrt(self.d_model)
+
+
+class TEDetached(_Base):
+    def forward(self, ids):
+        with torch.no_grad():
+            return self.embedding(ids) * math.sqrt(self.d_model)
+
+
+class TENewTableEachCall(nn.Module):
+    def __init__(self, vocab_size, d_model):
+        super().__init__()
+        self.vocab_size, self.d_model = vocab_size, d_model
+        self.embedding = nn.Embedding(vocab_size, d_model)
+
+    def forward(self, ids):
+        fresh = nn.Embedding(self.vocab_size, self.d_model)
+        return fresh(ids) * math.sqrt(self.d_model)
+
+
+class TEExtraBias(_Base):
+    def __init__(self, vocab_size, d_model):
+        super().__init__(vocab_size, d_model)
+        self.bias = nn.Parameter(torch.ones(d_model))
+
+    def forward(self, ids):
+        return self.embedding(ids) * math.sqrt(self.d_model) + self.bias
+
+
+class TENotAModule:
+    def __init__(self, vocab_size, d_model):
+        self.embedding = nn.Embedding(vocab_size, d_model)
+
+
+class TEFloat64(_Base):
+    def forward(self, ids):
+        return self.embedding(ids).double() * math.sqrt(self.d_model)
+
+
+MISTAKES = [
+    ("one_hot", one_hot_bool, r"booleans.*astype"),
+    ("one_hot", one_hot_int, r"dtype float64.*Integer zeros and ones"),
+    ("one_hot", one_hot_transposed, r"transposed"),
+    ("one_hot", one_hot_width_from_ids, r"max\(ids\) \+ 1"),
+    ("one_hot", one_hot_flattened, r"flattened"),
+    ("one_hot", one_hot_bag_of_words, r"bag of words"),
+    ("one_hot", one_hot_minus_one, r"subtract 1"),
+    ("one_hot", one_hot_loop_1d_only, r"any shape"),
+    ("embed", embed_columns, r"indexed the columns"),
+    ("embed", embed_columns_transposed, r"columns"),
+    ("embed", embed_flattened, r"flattened the ids"),
+    ("embed", embed_off_by_one, r"table\[i - 1\]"),
+    ("embed", embed_one_hot_only, r"without multiplying them by the table"),
+    ("embed", embed_mean, r"single vector"),
+    ("embed", embed_scaled, r"scaled by sqrt\(d_model\)"),
+    ("embed", embed_in_place, r"changed the table"),
+    ("cosine_similarity", cos_elementwise, r"elementwise|pairwise"),
+    ("cosine_similarity", cos_swapped, r"b @ a\.T"),
+    ("cosine_similarity", cos_no_norm_b, r"Only `a` was divided"),
+    ("cosine_similarity", cos_no_norm_a, r"Only `b` was divided"),
+    ("cosine_similarity", cos_dot_only, r"plain dot product"),
+    ("cosine_similarity", cos_wrong_axis, r"wrong axis"),
+    ("cosine_similarity", cos_matrix_norm, r"norm of the whole matrix"),
+    ("cosine_similarity", cos_distance, r"cosine \*distance\*"),
+    ("cosine_similarity", cos_squared_norm, r"squared lengths"),
+    ("cosine_similarity", cos_nan_for_zero, r"zero vector.*NaN"),
+    ("cosine_similarity", cos_scalar, r"single number"),
+    ("TokenEmbedding", TEUnscaled, r"forgot the scale"),
+    ("TokenEmbedding", TEScaledByDModel, r"scaled by d_model"),
+    ("TokenEmbedding", TEDivided, r"divided by sqrt\(d_model\)"),
+    ("TokenEmbedding", TEScaledByVocab, r"sqrt\(vocab_size\)"),
+    ("TokenEmbedding", TELinear, r"looks like an nn\.Linear"),
+    ("TokenEmbedding", TELinearNoBias, r"transposed: either an nn\.Linear"),
+    ("TokenEmbedding", TEWrongName, r"attribute named `embedding`"),
+    ("TokenEmbedding", TESwappedSizes, r"number of rows first"),
+    ("TokenEmbedding", TEDetached, r"does not require grad"),
+    ("TokenEmbedding", TENewTableEachCall, r"new random weights"),
+    ("TokenEmbedding", TENotAModule, r"class TokenEmbedding\(nn\.Module\)"),
+    ("TokenEmbedding", TEFloat64, r"dtype"),
+    ("TokenEmbedding", TEExtraBias, r"also holds `bias`"),
+]
+
+
+@pytest.mark.parametrize("hidden", [False, True], ids=["visible", "hidden"])
+@pytest.mark.parametrize(
+    ("exercise", "wrong", "message"), MISTAKES, ids=[m[1].__name__ for m in MISTAKES]
+)
+def test_mistake_is_caught(exercise, wrong, message, hidden, capsys):
+    with pytest.raises(CheckFailure, match=message) as info:
+        CHECKS[exercise](wrong, hidden=hidden)
+    assert info.value.exercise == exercise
+    assert "passed" not in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ correct variants
+def one_hot_compare(ids, vocab_size):
+    return (np.asarray(ids)[..., None] == np.arange(vocab_size)).astype(np.float64)
+
+
+def one_hot_put_along_axis(ids, vocab_size):
+    ids = np.asarray(ids)
+    out = np.zeros((*ids.shape, vocab_size))
+    np.put_along_axis(out, ids[..., None], 1.0, axis=-1)
+    return out
+
+
+def one_hot_loops(ids, vocab_size):
+    ids = np.asarray(ids)
+    out = np.zeros((ids.size, vocab_size))
+    for row, i in enumerate(ids.reshape(-1)):
+        out[row, i] = 1.0
+    return out.reshape(*ids.shape, vocab_size)
+
+
+def one_hot_torch(ids, vocab_size):
+    return F.one_hot(torch.as_tensor(np.asarray(ids, dtype=np.int64)), vocab_size).double().numpy()
+
+
+def embed_via_one_hot(ids, table):
+    return ref.one_hot(ids, len(table)) @ table
+
+
+def embed_take(ids, table):
+    return np.take(table, ids, axis=0)
+
+
+def embed_loops(ids, table):
+    ids = np.asarray(ids)
+    rows = [table[i] for i in ids.reshape(-1)]
+    return np.array(rows).reshape(*ids.shape, table.shape[1])
+
+
+def embed_einsum(ids, table):
+    return np.einsum("...v,vd->...d", ref.one_hot(ids, len(table)), table)
+
+
+def cos_einsum(a, b):
+    dots = np.einsum("nd,md->nm", a, b)
+    norms = np.sqrt(np.einsum("nd,nd->n", a, a))[:, None] * np.sqrt(np.einsum("md,md->m", b, b))
+    return np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
+
+
+def cos_loops(a, b):
+    out = np.zeros((len(a), len(b)))
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            nx, ny = math.sqrt(float(x @ x)), math.sqrt(float(y @ y))
+            out[i, j] = 0.0 if nx == 0 or ny == 0 else float(x @ y) / (nx * ny)
+    return out
+
+
+def cos_float32_eps(a, b):
+    a, b = a.astype(np.float32), b.astype(np.float32)
+    a = a / (np.linalg.norm(a, axis=1, keepdims=True) + 1e-8)
+    b = b / (np.linalg.norm(b, axis=1, keepdims=True) + 1e-8)
+    return a @ b.T
+
+
+def cos_torch(a, b):
+    a_t, b_t = torch.as_tensor(a), torch.as_tensor(b)
+    return F.cosine_similarity(a_t[:, None, :], b_t[None, :, :], dim=-1).numpy()
+
+
+def cos_nan_to_num(a, b):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sims = (a @ b.T) / np.outer(np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1))
+    return np.nan_to_num(sims)
+
+
+class TEPaper(_Base):
+    def forward(self, ids):
+        return self.embedding(ids) * self.d_model**0.5
+
+
+class TEScaleBuffer(_Base):
+    def __init__(self, vocab_size, d_model):
+        super().__init__(vocab_size, d_model)
+        self.scale = math.sqrt(d_model)
+
+    def forward(self, ids):
+        return self.embedding(ids) * self.scale
+
+
+class TEScaleRegisteredBuffer(_Base):
+    def __init__(self, vocab_size, d_model):
+        super().__init__(vocab_size, d_model)
+        self.register_buffer("scale", torch.tensor(math.sqrt(d_model)))
+
+    def forward(self, ids):
+        return self.embedding(ids) * self.scale
+
+
+class TEFunctional(_Base):
+    def forward(self, ids):
+        return F.embedding(ids, self.embedding.weight) * math.sqrt(self.d_model)
+
+
+class TEOneHotMatmul(_Base):
+    def forward(self, ids):
+        one_hot = F.one_hot(ids, self.embedding.num_embeddings).to(self.embedding.weight.dtype)
+        return one_hot @ self.embedding.weight * math.sqrt(self.d_model)
+
+
+class TEPaddingIdx(nn.Module):
+    """padding_idx only changes initialisation and gradients, not the loaded lookup."""
+
+    def __init__(self, vocab_size, d_model):
+        super().__init__()
+        self.d_model = d_model
+        self.embedding = nn.Embedding(vocab_size, d_model, padding_idx=0)
+
+    def forward(self, ids):
+        return self.embedding(ids) * torch.sqrt(torch.tensor(float(self.d_model)))
+
+
+CORRECT = [
+    ("one_hot", ref.one_hot),
+    ("one_hot", one_hot_compare),
+    ("one_hot", one_hot_put_along_axis),
+    ("one_hot", one_hot_loops),
+    ("one_hot", one_hot_torch),
+    ("embed", ref.embed),
+    ("embed", embed_via_one_hot),
+    ("embed", embed_take),
+    ("embed", embed_loops),
+    ("embed", embed_einsum),
+    ("cosine_similarity", ref.cosine_similarity),
+    ("cosine_similarity", cos_einsum),
+    ("cosine_similarity", cos_loops),
+    ("cosine_similarity", cos_float32_eps),
+    ("cosine_similarity", cos_torch),
+    ("cosine_similarity", cos_nan_to_num),
+    ("TokenEmbedding", ref.TokenEmbedding),
+    ("TokenEmbedding", TEPaper),
+    ("TokenEmbedding", TEScaleBuffer),
+    ("TokenEmbedding", TEScaleRegisteredBuffer),
+    ("TokenEmbedding", TEFunctional),
+    ("TokenEmbedding", TEOneHotMatmul),
+    ("TokenEmbedding", TEPaddingIdx),
+]
+
+
+@pytest.mark.parametrize("hidden", [False, True], ids=["visible", "hidden"])
+@pytest.mark.parametrize(
+    ("exercise", "correct"), CORRECT, ids=[f"{e}-{getattr(f, '__name__', f)}" for e, f in CORRECT]
+)
+def test_correct_variant_passes(exercise, correct, hidden, capsys):
+    CHECKS[exercise](correct, hidden=hidden)
+    kind = "hidden" if hidden else "visible"
+    assert f"{kind} checks passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("exercise", list(CHECKS))
+@pytest.mark.parametrize("hidden", [False, True], ids=["visible", "hidden"])
+def test_untouched_stub_says_not_implemented(exercise, hidden):
+    def stub(*args, **kwargs):
+        raise NotImplementedError()
+
+    if exercise == "TokenEmbedding":
+
+        class Stub(nn.Module):
+            def __init__(self, vocab_size, d_model):
+                super().__init__()
+                raise NotImplementedError()
+
+        stub = Stub
+    with pytest.raises(CheckFailure, match="not implemented yet"):
+        CHECKS[exercise](stub, hidden=hidden)
+
+
+def test_not_callable_is_explained():
+    with pytest.raises(CheckFailure, match="expected `one_hot` to be a function"):
+        check_one_hot(np.eye(3))
+
+
+def test_checks_do_not_touch_global_random_state():
+    np_state = np.random.get_state()[1].copy()  # noqa: NPY002 (the legacy global stream is the point)
+    torch_state = torch.get_rng_state().clone()
+    for exercise, correct in (("one_hot", ref.one_hot), ("embed", ref.embed),
+                              ("cosine_similarity", ref.cosine_similarity)):  # fmt: skip
+        CHECKS[exercise](correct)
+        CHECKS[exercise](correct, hidden=True)
+    assert np.array_equal(np_state, np.random.get_state()[1])  # noqa: NPY002
+    assert torch.equal(torch_state, torch.get_rng_state())
+
+
+# ------------------------------------------------------------------ oracles
+def test_one_hot_matches_torch():
+    rng = np.random.default_rng(7)
+    ids = rng.integers(0, 11, size=(3, 4, 5))
+    expected = F.one_hot(torch.from_numpy(ids), 11).numpy()
+    got = ref.one_hot(ids, 11)
+    assert got.dtype == np.float64 and got.shape == (3, 4, 5, 11)
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_embed_matches_torch_and_the_one_hot_identity():
+    rng = np.random.default_rng(8)
+    table = rng.normal(size=(17, 6))
+    ids = rng.integers(0, 17, size=(2, 9))
+    expected = F.embedding(torch.from_numpy(ids), torch.from_numpy(table)).numpy()
+    np.testing.assert_array_equal(ref.embed(ids, table), expected)
+    # e_i E = E_i: the lookup is the one-hot matrix product (section 4 of the lesson)
+    np.testing.assert_allclose(ref.one_hot(ids, 17) @ table, expected, rtol=0, atol=0)
+
+
+def test_cosine_matches_torch_and_hand_values():
+    rng = np.random.default_rng(9)
+    a, b = rng.normal(size=(5, 7)), rng.normal(size=(3, 7)) * 10
+    expected = F.cosine_similarity(torch.from_numpy(a)[:, None], torch.from_numpy(b)[None], dim=-1)
+    np.testing.assert_allclose(
+        ref.cosine_similarity(a, b), expected.numpy(), rtol=1e-12, atol=1e-12
+    )
+    # worked example of the lesson: 45 degrees and 135 degrees, orthogonal one-hots
+    got = ref.cosine_similarity(
+        np.array([[1.0, 0.0]]), np.array([[1.0, 1.0], [-1.0, -1.0], [0.0, 3.0]])
+    )
+    np.testing.assert_allclose(
+        got, [[math.cos(math.pi / 4), math.cos(3 * math.pi / 4), 0.0]], atol=1e-15
+    )
+    # zero vectors: 0 with everything, like torch (which clamps the norms with eps)
+    zero = np.zeros((1, 7))
+    np.testing.assert_array_equal(ref.cosine_similarity(zero, b), np.zeros((1, 3)))
+    torch_zero = F.cosine_similarity(
+        torch.zeros(1, 1, 7, dtype=torch.float64), torch.from_numpy(b)[None], dim=-1
+    )
+    np.testing.assert_array_equal(torch_zero.numpy(), np.zeros((1, 3)))
+
+
+@pytest.mark.parametrize(("vocab_size", "d_model"), [(10, 4), (37, 16), (5, 512)])
+def test_token_embedding_matches_nn_embedding_times_sqrt_d_model(vocab_size, d_model):
+    """Paper, section 3.4: "In the embedding layers, we multiply those weights by sqrt(d_model)"."""
+    generator = torch.Generator().manual_seed(vocab_size)
+    oracle = nn.Embedding(vocab_size, d_model)
+    module = ref.TokenEmbedding(vocab_size, d_model)
+    module.load_state_dict({"embedding.weight": oracle.weight.detach().clone()})
+    assert list(module.state_dict()) == ["embedding.weight"]
+    ids = torch.randint(0, vocab_size, (3, 8), generator=generator)
+    got = module(ids)
+    assert got.shape == (3, 8, d_model) and got.dtype == torch.float32
+    torch.testing.assert_close(got, oracle(ids) * math.sqrt(d_model), rtol=0, atol=0)
+    got.sum().backward()  # only the rows that occur receive a gradient
+    used = torch.zeros(vocab_size, dtype=torch.bool)
+    used[ids.unique()] = True
+    grad_rows = module.embedding.weight.grad.abs().sum(dim=1) > 0
+    assert torch.equal(grad_rows, used)
+
+
+def test_word_vectors_are_deterministic_and_cluster_by_group():
+    from transformer_course.data import WORD_GROUPS
+
+    vocab, table = word_vectors()
+    vocab2, table2 = word_vectors()
+    assert vocab == vocab2 and np.array_equal(table, table2)
+    assert table.shape == (len(vocab), 8)
+    assert list(vocab)[:4] == ["<pad>", "<unk>", "<bos>", "<eos>"]
+    assert not table[:4].any()  # special tokens never occur in the corpus
+    sims = ref.cosine_similarity(table, table)
+    for group, members in WORD_GROUPS.items():
+        others = [w for g, ws in WORD_GROUPS.items() if g != group for w in ws]
+        for word in members:
+            within = min(sims[vocab[word], vocab[m]] for m in members if m != word)
+            across = max(sims[vocab[word], vocab[o]] for o in others)
+            assert within > across, (group, word, within, across)
+    points = project_2d(table[[vocab[w] for ws in WORD_GROUPS.values() for w in ws]])
+    assert points.shape == (24, 2)
