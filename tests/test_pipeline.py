@@ -9,7 +9,6 @@ self-study grader (`make grade`) on the same notebooks.
 from __future__ import annotations
 
 import csv
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -75,10 +74,7 @@ def submission(release: Path, answers: dict[str, str], edit_tests: str | None = 
 @pytest.fixture(scope="module")
 def graded_course(tmp_path_factory):
     course = tmp_path_factory.mktemp("course")
-    shutil.copy2(REPO / "nbgrader_config.py", course)
-    (course / "autograde").mkdir()
-    shutil.copy2(REPO / "autograde" / "nbgrader_config.py", course / "autograde")
-    shutil.copytree(REPO / "solutions" / LESSON, course / "solutions" / LESSON)
+    selfgrade.prepare_course(course, LESSON)
 
     nbgrader(course, "generate_assignment", LESSON, "--force")
     release = course / "notebooks" / LESSON / f"{LESSON}.ipynb"

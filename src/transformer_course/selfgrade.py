@@ -52,6 +52,15 @@ def lesson_of(notebook: Path) -> str:
     )
 
 
+def prepare_course(course: Path, lesson: str) -> None:
+    """Make ``course`` an nbgrader course directory with this repo's configuration
+    and one lesson's instructor folder (the lesson master is ignored by the config)."""
+    shutil.copy2(REPO / "nbgrader_config.py", course / "nbgrader_config.py")
+    (course / "autograde").mkdir(exist_ok=True)
+    shutil.copy2(REPO / "autograde" / "nbgrader_config.py", course / "autograde")
+    shutil.copytree(REPO / SOLUTIONS / lesson, course / SOLUTIONS / lesson)
+
+
 def _run(args: list[str], cwd: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "nbgrader", *args], cwd=cwd, capture_output=True, text=True,
@@ -83,11 +92,7 @@ def grade(notebook: Path, lesson: str | None = None) -> list[CellScore]:
         raise SystemExit(f"No instructor notebook {source}: is {lesson!r} a lesson?")
     with tempfile.TemporaryDirectory() as scratch:
         course = Path(scratch)
-        shutil.copy2(REPO / "nbgrader_config.py", course / "nbgrader_config.py")
-        (course / "autograde").mkdir()
-        shutil.copy2(REPO / "autograde" / "nbgrader_config.py", course / "autograde")
-        (course / SOLUTIONS / lesson).mkdir(parents=True)
-        shutil.copy2(source, course / SOLUTIONS / lesson / source.name)
+        prepare_course(course, lesson)
         submitted = course / "autograde" / "submitted" / STUDENT / lesson
         submitted.mkdir(parents=True)
         shutil.copy2(notebook, submitted / source.name)
