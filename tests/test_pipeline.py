@@ -158,3 +158,15 @@ def test_self_grading_agrees_with_the_instructor(graded_course):
         assert sum(scores.values()) == EXPECTED[student], (student, scores)
     table = selfgrade.format_table(LESSON, selfgrade.grade(notebook, LESSON))
     assert "test_tokenize" in table and "split on whitespace only" in table
+
+
+def test_make_grade_command_line_on_an_untouched_notebook():
+    """What `make grade NB=...` runs, as a learner would: a table and what to fix."""
+    result = subprocess.run(
+        [sys.executable, "-m", "transformer_course.selfgrade", "notebooks/00_welcome/00_welcome.ipynb"],
+        cwd=REPO, capture_output=True, text=True, env=tool_env(), timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "test_center_rows   0 / 1" in result.stdout
+    assert "total              0 / 1" in result.stdout
+    assert "not implemented yet" in result.stdout

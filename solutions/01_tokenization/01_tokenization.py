@@ -306,7 +306,8 @@ print("batch shape (batch, len):", batch.shape)
 fig, ax = plt.subplots(figsize=(7, 2.6))
 ax.imshow(batch != vocab["<pad>"], cmap="Greens", aspect="auto")
 for (row, col), token_id in np.ndenumerate(batch):
-    ax.text(col, row, str(token_id), ha="center", va="center", fontsize=7)
+    colour = "black" if token_id == vocab["<pad>"] else "white"
+    ax.text(col, row, str(token_id), ha="center", va="center", fontsize=7, color=colour)
 ax.set_title("token ids; white cells are <pad> (id 0)")
 ax.set_xlabel("position")
 ax.set_ylabel("sentence")
