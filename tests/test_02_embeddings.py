@@ -18,7 +18,7 @@ from transformer_course.checks.embeddings import (
     check_cosine_similarity,
     check_embed,
     check_one_hot,
-    check_token_embedding,
+    check_TokenEmbedding,
 )
 from transformer_course.reference import embeddings as ref
 from transformer_course.wordvectors import project_2d, word_vectors
@@ -27,7 +27,7 @@ CHECKS = {
     "one_hot": check_one_hot,
     "embed": check_embed,
     "cosine_similarity": check_cosine_similarity,
-    "TokenEmbedding": check_token_embedding,
+    "TokenEmbedding": check_TokenEmbedding,
 }
 
 

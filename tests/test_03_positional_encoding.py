@@ -15,12 +15,12 @@ import torch.nn.functional as F
 from torch import nn
 
 from transformer_course.checking import CheckFailure
-from transformer_course.checks.positional import (
+from transformer_course.checks.positional_encoding import (
     check_positional_encoding,
-    check_positional_encoding_module,
+    check_PositionalEncoding,
     check_relative_shift,
 )
-from transformer_course.reference import positional as ref
+from transformer_course.reference import positional_encoding as ref
 
 BOTH = pytest.mark.parametrize("hidden", [False, True], ids=["visible", "hidden"])
 
@@ -128,7 +128,7 @@ def test_checks_pass_the_reference_and_leave_the_global_rng_alone():
     for hidden in (False, True):
         check_positional_encoding(ref.positional_encoding, hidden=hidden)
         check_relative_shift(ref.relative_shift, hidden=hidden)
-        check_positional_encoding_module(ref.PositionalEncoding, hidden=hidden)
+        check_PositionalEncoding(ref.PositionalEncoding, hidden=hidden)
     assert torch.equal(torch.get_rng_state(), state)
     assert np.array_equal(np.random.get_state()[1], np_state)  # noqa: NPY002
 
@@ -148,7 +148,7 @@ class StubModule(nn.Module):
 @pytest.mark.parametrize(
     "check,fn",
     [(check_positional_encoding, _stub), (check_relative_shift, _stub),
-     (check_positional_encoding_module, StubModule)],
+     (check_PositionalEncoding, StubModule)],
     ids=["positional_encoding", "relative_shift", "PositionalEncoding"],
 )  # fmt: skip
 def test_untouched_stub_says_not_implemented(check, fn, hidden):
@@ -543,7 +543,7 @@ PE_MODULE_CORRECT = [PEReference, PEFloat32Formula, PEExpand]
 @BOTH
 @pytest.mark.parametrize("cls", PE_MODULE_CORRECT, ids=lambda c: c.__name__)
 def test_module_correct_variants_pass(cls, hidden):
-    check_positional_encoding_module(cls, hidden=hidden)
+    check_PositionalEncoding(cls, hidden=hidden)
 
 
 def _module(forward, *, table=None, parameter=False, dropout_p=None, register=True):
@@ -621,4 +621,4 @@ MODULE_IDS = [
 @pytest.mark.parametrize("cls,message", PE_MODULE_MISTAKES, ids=MODULE_IDS)
 def test_module_mistakes_fail(cls, message, hidden):
     with pytest.raises(CheckFailure, match=message):
-        check_positional_encoding_module(cls, hidden=hidden)
+        check_PositionalEncoding(cls, hidden=hidden)

@@ -13,12 +13,12 @@ import torch.nn.functional as F
 from torch import nn
 
 from transformer_course.checking import CheckFailure
-from transformer_course.checks.multihead import (
+from transformer_course.checks.multi_head_attention import (
     check_merge_heads,
-    check_multi_head_attention,
+    check_MultiHeadAttention,
     check_split_heads,
 )
-from transformer_course.reference import multihead as ref
+from transformer_course.reference import multi_head_attention as ref
 from transformer_course.reference.attention import scaled_dot_product_attention
 
 HIDDEN = pytest.mark.parametrize("hidden", [False, True], ids=["visible", "hidden"])
@@ -355,7 +355,7 @@ MHA_CORRECT = [
 @HIDDEN
 @pytest.mark.parametrize("cls", MHA_CORRECT, ids=lambda c: c.__name__)
 def test_mha_accepts_correct_variants(cls, hidden, capsys):
-    check_multi_head_attention(cls, hidden=hidden)
+    check_MultiHeadAttention(cls, hidden=hidden)
     assert "checks passed" in capsys.readouterr().out
 
 
@@ -530,7 +530,7 @@ MHA_MISTAKES = [
 @pytest.mark.parametrize(("cls", "message"), MHA_MISTAKES, ids=lambda v: getattr(v, "__name__", ""))
 def test_mha_rejects_mistakes(cls, message, hidden):
     with pytest.raises(CheckFailure, match=message):
-        check_multi_head_attention(cls, hidden=hidden)
+        check_MultiHeadAttention(cls, hidden=hidden)
 
 
 # ====================================================================== oracles
@@ -648,7 +648,7 @@ def test_checks_are_deterministic_and_leave_global_rng_alone(capsys):
     torch.manual_seed(0)
     before = torch.rand(3)
     torch.manual_seed(0)
-    check_multi_head_attention(ref.MultiHeadAttention)
+    check_MultiHeadAttention(ref.MultiHeadAttention)
     check_split_heads(ref.split_heads, hidden=True)
     check_merge_heads(ref.merge_heads, hidden=True)
     assert torch.equal(torch.rand(3), before)

@@ -21,7 +21,7 @@ from transformer_course.checks.masking import (
 )
 from transformer_course.reference import masking as ref
 from transformer_course.reference.attention import scaled_dot_product_attention
-from transformer_course.reference.multihead import MultiHeadAttention
+from transformer_course.reference.multi_head_attention import MultiHeadAttention
 
 
 def _not_implemented(*args):

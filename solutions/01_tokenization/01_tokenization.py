@@ -139,7 +139,8 @@ for sentence in (HELLO, *BALL_IS_BLUE, BLACK_CAT):
 # %% nbgrader={"solution": true, "grade_id": "build_vocab"}
 from collections import Counter
 
-SPECIAL_TOKENS = ["<pad>", "<unk>", "<bos>", "<eos>"]  # ids 0, 1, 2, 3
+SPECIAL_TOKENS = ("<pad>", "<unk>", "<bos>", "<eos>")
+PAD_ID, UNK_ID, BOS_ID, EOS_ID = range(4)  # their ids
 
 
 def build_vocab(token_lists: list[list[str]], min_freq: int = 1) -> dict[str, int]:

@@ -44,7 +44,7 @@ from transformer_course.checks.embeddings import (
     check_cosine_similarity,
     check_embed,
     check_one_hot,
-    check_token_embedding,
+    check_TokenEmbedding,
 )
 from transformer_course.data import BLACK_CAT, WORD_GROUPS
 from transformer_course.plotting import heatmap
@@ -501,7 +501,7 @@ for first, second in (("cat", "milk"), ("drank", "milk"), ("cat", "dog"), ("<pad
 # * Keep it inside autograd (no `.detach()`, no numpy): the table must be trainable.
 
 
-# %% nbgrader={"solution": true, "grade_id": "token_embedding"}
+# %% nbgrader={"solution": true, "grade_id": "TokenEmbedding"}
 class TokenEmbedding(nn.Module):
     """Token embedding of the Transformer, scaled by sqrt(d_model) (paper, section 3.4).
 
@@ -525,10 +525,10 @@ class TokenEmbedding(nn.Module):
         ### END SOLUTION
 
 
-# %% nbgrader={"grade": true, "grade_id": "test_token_embedding", "points": 2}
-check_token_embedding(TokenEmbedding)
+# %% nbgrader={"grade": true, "grade_id": "test_TokenEmbedding", "points": 2}
+check_TokenEmbedding(TokenEmbedding)
 ### BEGIN HIDDEN TESTS
-check_token_embedding(TokenEmbedding, hidden=True)
+check_TokenEmbedding(TokenEmbedding, hidden=True)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -553,7 +553,7 @@ print(batch_ids)
 # of the sinusoidal positional encoding.
 
 # %%
-from transformer_course.reference.positional import positional_encoding
+from transformer_course.reference.positional_encoding import positional_encoding
 
 d_model = 512
 torch.manual_seed(0)

@@ -40,13 +40,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from transformer_course.checks.positional import (
+from transformer_course.checks.positional_encoding import (
     check_positional_encoding,
-    check_positional_encoding_module,
+    check_PositionalEncoding,
     check_relative_shift,
 )
 from transformer_course.plotting import attention_heatmap, heatmap
-from transformer_course.reference.multihead import MultiHeadAttention
+from transformer_course.reference.multi_head_attention import MultiHeadAttention
 
 # %% [markdown]
 # ## 1. Attention cannot see order
@@ -381,7 +381,7 @@ check_relative_shift(relative_shift, hidden=True)
 # ### The shift in action
 #
 # From here on the demos use the course's **reference implementation**
-# (`transformer_course.reference.positional`, imported as `ref`) rather than your
+# (`transformer_course.reference.positional_encoding`, imported as `ref`) rather than your
 # functions, so that a slip in an exercise cannot spoil the pictures. Your own
 # versions are graded by the test cells above.
 #
@@ -389,7 +389,7 @@ check_relative_shift(relative_shift, hidden=True)
 # per offset moves every row of the table.
 
 # %%
-from transformer_course.reference import positional as ref
+from transformer_course.reference import positional_encoding as ref
 
 pe = ref.positional_encoding(200, 32)  # (max_len, d_model)
 for k in (1, 5, -3, 40):
@@ -525,14 +525,16 @@ class PositionalEncoding(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         ### BEGIN SOLUTION
         length = x.shape[1]
+        if length > self.pe.shape[1]:
+            raise ValueError(f"sequence length {length} exceeds max_len={self.pe.shape[1]}")
         return self.dropout(x + self.pe[:, :length])  # (batch, len, d_model)
         ### END SOLUTION
 
 
 # %% nbgrader={"grade": true, "grade_id": "test_PositionalEncoding", "points": 2}
-check_positional_encoding_module(PositionalEncoding)
+check_PositionalEncoding(PositionalEncoding)
 ### BEGIN HIDDEN TESTS
-check_positional_encoding_module(PositionalEncoding, hidden=True)
+check_PositionalEncoding(PositionalEncoding, hidden=True)
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -42,9 +42,9 @@ import torch
 from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 
-from transformer_course.checks.multihead import (
+from transformer_course.checks.multi_head_attention import (
     check_merge_heads,
-    check_multi_head_attention,
+    check_MultiHeadAttention,
     check_split_heads,
 )
 from transformer_course.data import BLACK_CAT
@@ -308,7 +308,7 @@ for h in (1, 2, 3, 4, 6, 12):
 # `self.dropout(weights) @ v`.
 
 
-# %% nbgrader={"solution": true, "grade_id": "multi_head_attention"}
+# %% nbgrader={"solution": true, "grade_id": "MultiHeadAttention"}
 class MultiHeadAttention(nn.Module):
     """Multi-head attention (Vaswani et al. 2017, section 3.2.2).
 
@@ -354,10 +354,10 @@ class MultiHeadAttention(nn.Module):
         ### END SOLUTION
 
 
-# %% nbgrader={"grade": true, "grade_id": "test_multi_head_attention", "points": 3}
-check_multi_head_attention(MultiHeadAttention)
+# %% nbgrader={"grade": true, "grade_id": "test_MultiHeadAttention", "points": 3}
+check_MultiHeadAttention(MultiHeadAttention)
 ### BEGIN HIDDEN TESTS
-check_multi_head_attention(MultiHeadAttention, hidden=True)
+check_MultiHeadAttention(MultiHeadAttention, hidden=True)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -430,7 +430,7 @@ print("weights on the two padding positions: ", weights[1, :, :, 3:].abs().max()
 # use the reference layer here, so the numbers do not depend on your implementation:
 
 # %%
-from transformer_course.reference import multihead as ref
+from transformer_course.reference import multi_head_attention as ref
 
 d_model, length = 512, 50
 x = torch.randn(1, length, d_model, generator=torch.Generator().manual_seed(0))  # (1, len, d_model)

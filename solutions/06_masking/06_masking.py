@@ -57,7 +57,7 @@ from transformer_course.data import BALL_IS_BLUE, BLACK_CAT, HI_HOW_ARE_YOU
 from transformer_course.plotting import attention_heads, attention_heatmap, heatmap
 from transformer_course.reference import tokenization as tok
 from transformer_course.reference.attention import scaled_dot_product_attention
-from transformer_course.reference.multihead import MultiHeadAttention
+from transformer_course.reference.multi_head_attention import MultiHeadAttention
 
 torch.manual_seed(0)  # the demos' random weights (the checks seed themselves)
 PAD_ID = tok.PAD_ID  # 0, as in lesson 01
@@ -513,6 +513,22 @@ from transformer_course.reference import masking as ref
 # swaps the roles here and takes the queries from the encoder; the queries come
 # from the decoder, the keys and values from the encoder output.)
 #
+# Cross-attention therefore needs no new function, only a name that says which ids
+# it takes (the course's later lessons use it):
+
+
+# %% export=true
+def cross_attention_mask(src_ids: torch.Tensor, pad_id: int) -> torch.Tensor:
+    """src_ids (batch, len_src) -> bool (batch, 1, 1, len_src) for encoder-decoder attention.
+
+    The keys are the encoder's (source) positions, so only the source padding
+    matters; the mask broadcasts over the decoder's len_q queries, whatever the
+    target length.
+    """
+    return padding_mask(src_ids, pad_id)
+
+
+# %% [markdown]
 # Below, a source batch and a target batch with different lengths: the source is
 # padded to 6, the target to 5, and cross-attention does not mind.
 
@@ -547,9 +563,28 @@ plt.show()
 # | any of them, float form | float | added to the scores: 0 allowed, −∞ blocked | `zeros.masked_fill(~mask, -inf)` |
 #
 # `nn.Transformer.generate_square_subsequent_mask(n)` returns the float form of the
-# look-ahead mask: 0 on and below the diagonal, −∞ above it. The cell below checks
-# every conversion against PyTorch's own `nn.MultiheadAttention`, loaded with the
-# same weights as the reference layer.
+# look-ahead mask: 0 on and below the diagonal, −∞ above it. Two small converters
+# (the course's later lessons use them to talk to PyTorch's layers):
+
+
+# %% export=true
+def to_blocked(mask: torch.Tensor) -> torch.Tensor:
+    """Flip polarity: True = may attend -> True = blocked (nn.MultiheadAttention's bool masks)."""
+    return ~mask
+
+
+def to_additive(mask: torch.Tensor, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """bool mask (True = may attend) -> float mask: 0.0 where allowed, -inf where blocked.
+
+    This is the form that is added to the scaled scores, and the form
+    nn.Transformer.generate_square_subsequent_mask returns.
+    """
+    return torch.zeros(mask.shape, dtype=dtype).masked_fill(~mask, float("-inf"))
+
+
+# %% [markdown]
+# The cell below checks every conversion against PyTorch's own `nn.MultiheadAttention`,
+# loaded with the same weights as the reference layer.
 
 # %%
 n = tgt_batch.shape[1]

@@ -1,4 +1,5 @@
-"""Generate every notebook from the lesson masters, or check that they are current.
+"""Generate every notebook and reference module from the lesson masters, or check
+that they are current.
 
 One text master per lesson, ``solutions/<lesson>/<lesson>.py`` (Jupytext
 py:percent, with nbgrader cell metadata), is the single source of truth:
@@ -8,7 +9,12 @@ py:percent, with nbgrader cell metadata), is the single source of truth:
 2. that notebook -> ``notebooks/<lesson>/<lesson>.ipynb``: the student version,
    produced by nbgrader's own ``generate_assignment`` with this repository's
    ``nbgrader_config.py`` (solutions replaced by stubs, hidden tests removed,
-   outputs cleared).
+   outputs cleared);
+3. master -> ``src/transformer_course/reference/<topic>.py``: the reference
+   implementation, exported (like d2l's ``#@save``) from every answer cell with
+   its solution markers removed, plus every code cell marked ``export=true``
+   (constants and helpers that later lessons and the checks use). Its imports
+   are the master's own import lines that bind the names the exported code uses.
 
 Usage::
 
@@ -25,11 +31,15 @@ test cell, ``nbgrader={"locked": true, "grade_id": "setup"}`` for a read-only ce
 from __future__ import annotations
 
 import argparse
+import ast
+import builtins
 import difflib
 import json
 import os
+import re
 import shutil
 import subprocess
+import symtable
 import sys
 import tempfile
 from pathlib import Path
@@ -40,6 +50,11 @@ import nbformat
 REPO = Path(__file__).resolve().parents[2]
 SOLUTIONS = "solutions"
 NOTEBOOKS = "notebooks"
+REFERENCE = Path("src") / "transformer_course" / "reference"
+EXPORT_KEY = "export"  # `# %% export=true`: a code cell that also goes into the reference
+SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+FIRST_PARTY = "transformer_course"
+LINE_LENGTH = 100
 
 BANNER_ID = "generated-notice"
 BANNER = (
@@ -56,6 +71,15 @@ def tool_env() -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     return env
+
+
+def topic(lesson: str) -> str:
+    """``04_attention`` -> ``attention``: the name of the lesson's reference and checks modules."""
+    return lesson.split("_", 1)[1]
+
+
+def reference_path(lesson: str, root: Path = REPO) -> Path:
+    return root / REFERENCE / f"{topic(lesson)}.py"
 
 
 def lessons(repo: Path = REPO) -> list[str]:
@@ -92,6 +116,7 @@ def build_solution_notebook(master: Path, repo: Path = REPO) -> nbformat.Noteboo
     seen: set[str] = set()
     for index, cell in enumerate(cells):
         cell.metadata.pop("lines_to_next_cell", None)
+        cell.metadata.pop(EXPORT_KEY, None)  # for the reference export only
         if "nbgrader" in cell.metadata:
             cell.metadata["nbgrader"] = _complete_nbgrader_metadata(cell.metadata["nbgrader"])
             cell_id = cell.metadata["nbgrader"]["grade_id"]
@@ -113,6 +138,182 @@ def build_solution_notebook(master: Path, repo: Path = REPO) -> nbformat.Noteboo
     nb.nbformat, nb.nbformat_minor = 4, 5
     nbformat.validate(nb)
     return nb
+
+
+# ------------------------------------------------------------------ reference export
+def _exported_cells(nb: nbformat.NotebookNode) -> list[str]:
+    """The code of every answer cell (solution markers removed) and every export cell."""
+    blocks = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        if cell.metadata.get("nbgrader", {}).get("solution") or cell.metadata.get(EXPORT_KEY):
+            lines = [
+                line for line in cell.source.splitlines() if line.strip() not in SOLUTION_MARKERS
+            ]
+            code = _without_imports("\n".join(lines)).strip("\n")
+            if code:
+                blocks.append(code)
+    return blocks
+
+
+def _without_imports(source: str) -> str:
+    """Drop a cell's top-level import lines: the module's import block gathers them."""
+    lines = source.splitlines()
+    for node in reversed(ast.parse(source).body):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            del lines[node.lineno - 1 : node.end_lineno]
+    return re.sub(r"\n{3,}", "\n\n\n", "\n".join(lines))
+
+
+def _free_names(source: str) -> set[str]:
+    """Names the code reads but never defines at module level (they must be imported)."""
+    free: set[str] = set()
+
+    def walk(table: symtable.SymbolTable) -> None:
+        for symbol in table.get_symbols():
+            if symbol.is_referenced() and symbol.is_global():
+                free.add(symbol.get_name())
+        for child in table.get_children():
+            walk(child)
+
+    top = symtable.symtable(source, "<reference>", "exec")
+    walk(top)
+    defined = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()}
+    return free - defined - set(dir(builtins))
+
+
+def _import_bindings(nb: nbformat.NotebookNode) -> dict[str, tuple[str, str | None, str]]:
+    """name -> (module, imported name or None for `import module`, alias) over the master's
+    top-level import lines, in notebook order (the first binding of a name wins)."""
+    bindings: dict[str, tuple[str, str | None, str]] = {}
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    bound = alias.asname or alias.name.split(".")[0]
+                    target = alias.name if alias.asname else alias.name.split(".")[0]
+                    bindings.setdefault(bound, (target, None, alias.asname or ""))
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                for alias in node.names:
+                    bound = alias.asname or alias.name
+                    bindings.setdefault(bound, (node.module, alias.name, alias.asname or ""))
+    return bindings
+
+
+def _section(module: str) -> int:
+    root = module.split(".")[0]
+    if root == "__future__":
+        return 0
+    if root in sys.stdlib_module_names:
+        return 1
+    return 3 if root == FIRST_PARTY else 2
+
+
+def _name_order(name: str) -> tuple[int, str]:
+    """isort's order-by-type: CONSTANTS, then Classes, then functions and modules."""
+    if name.isupper() and len(name) > 1:
+        return (0, name)
+    return (1, name) if name[:1].isupper() else (2, name)
+
+
+def _import_block(bindings: list[tuple[str, str | None, str]]) -> str:
+    """Import statements sorted and grouped as ruff's isort rules want them."""
+    straight: dict[int, set[str]] = {}
+    from_: dict[int, dict[str, set[str]]] = {}
+    for module, name, alias in bindings:
+        section = _section(module)
+        if name is None:
+            straight.setdefault(section, set()).add(
+                f"import {module}" + (f" as {alias}" if alias else "")
+            )
+        else:
+            from_.setdefault(section, {}).setdefault(module, set()).add(
+                name + (f" as {alias}" if alias else "")
+            )
+    groups = []
+    for section in sorted(set(straight) | set(from_)):
+        lines = sorted(straight.get(section, ()), key=lambda line: line.split()[1].lower())
+        for module in sorted(from_.get(section, {}), key=str.lower):
+            names = sorted(from_[section][module], key=lambda n: _name_order(n.split()[0]))
+            line = f"from {module} import {', '.join(names)}"
+            if len(line) > LINE_LENGTH:
+                line = f"from {module} import (\n" + "".join(f"    {n},\n" for n in names) + ")"
+            lines.append(line)
+        groups.append("\n".join(lines))
+    return "\n\n".join(groups)
+
+
+def _own_module_aliases(
+    bindings: dict[str, tuple[str, str | None, str]], own_module: str
+) -> set[str]:
+    """Names that a master binds to its own lesson's reference module (``as ref``)."""
+    package, _, leaf = own_module.rpartition(".")
+    return {
+        bound
+        for bound, (module, name, _) in bindings.items()
+        if (module == own_module and name is None) or (module == package and name == leaf)
+    }
+
+
+def _unqualify(source: str, aliases: set[str]) -> str:
+    """``ref.softmax(x)`` -> ``softmax(x)`` for each alias of the module being written."""
+    lines = source.splitlines(keepends=True)
+    spots = [
+        (node.value.lineno, node.value.col_offset, len(node.value.id) + 1)
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in aliases
+    ]
+    for lineno, col, width in sorted(spots, reverse=True):
+        line = lines[lineno - 1]
+        lines[lineno - 1] = line[:col] + line[col + width :]
+    return "".join(lines)
+
+
+def build_reference(master: Path, repo: Path = REPO) -> str:
+    """The reference module exported from a master (the text of reference/<topic>.py)."""
+    nb = jupytext.read(master, fmt="py:percent")
+    lesson = master.parent.name
+    relative = master.resolve().relative_to(repo.resolve()).as_posix()
+    bindings = _import_bindings(nb)
+    own_module = f"{FIRST_PARTY}.reference.{topic(lesson)}"
+    body = _unqualify("\n\n\n".join(_exported_cells(nb)), _own_module_aliases(bindings, own_module))
+    needed = _free_names(body)
+    missing = sorted(name for name in needed if name not in bindings)
+    if missing:
+        raise ValueError(
+            f"{relative}: the exported code uses {missing}, which no import line of the master "
+            "binds and no answer or export cell defines"
+        )
+    title = next(
+        (
+            line.lstrip("# ").strip()
+            for cell in nb.cells
+            if cell.cell_type == "markdown"
+            for line in cell.source.splitlines()
+            if line.startswith("# ")
+        ),
+        lesson,
+    )
+    header = (
+        f'"""Reference implementation: lesson {title}\n\n'
+        f"Generated from the lesson master `{relative}`\n"
+        "(its answer cells and its cells marked `export=true`) by `make notebooks`.\n"
+        "Edit the master, never this file.\n"
+        '"""\n\n'
+    )
+    imports = _import_block(
+        [("__future__", "annotations", "")] + [bindings[name] for name in sorted(needed)]
+    )
+    return header + imports + "\n\n\n" + body + "\n"
 
 
 def generate_release(lesson: str, source_root: Path, release_root: Path, repo: Path = REPO) -> None:
@@ -152,6 +353,9 @@ def build_lesson(lesson: str, out_root: Path, repo: Path = REPO) -> None:
     if release_dir.exists():
         shutil.rmtree(release_dir)
     generate_release(lesson, out_root / SOLUTIONS, out_root / NOTEBOOKS, repo)
+    reference = reference_path(lesson, out_root)
+    reference.parent.mkdir(parents=True, exist_ok=True)
+    reference.write_text(build_reference(master, repo))
 
 
 def stale_files(selected: list[str], repo: Path = REPO) -> list[str]:
@@ -181,9 +385,21 @@ def stale_files(selected: list[str], repo: Path = REPO) -> list[str]:
                         a = (committed_dir / name).read_text().splitlines()
                         b = (fresh_dir / name).read_text().splitlines()
                         if a != b:
-                            diff = "\n".join(list(difflib.unified_diff(a, b, lineterm=""))[:20])
-                            problems.append(f"{label}: out of date (run `make notebooks`)\n{diff}")
+                            problems.append(_stale(label, a, b))
+            fresh_ref, committed_ref = reference_path(lesson, out), reference_path(lesson, repo)
+            label = committed_ref.relative_to(repo).as_posix()
+            if not committed_ref.exists():
+                problems.append(f"{label}: missing (run `make notebooks`)")
+            else:
+                a, b = committed_ref.read_text().splitlines(), fresh_ref.read_text().splitlines()
+                if a != b:
+                    problems.append(_stale(label, a, b))
     return problems
+
+
+def _stale(label: str, committed: list[str], fresh: list[str]) -> str:
+    diff = "\n".join(list(difflib.unified_diff(committed, fresh, lineterm=""))[:20])
+    return f"{label}: out of date (run `make notebooks`)\n{diff}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -200,7 +416,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if problems else 0
     for lesson in selected:
         build_lesson(lesson, REPO)
-        print(f"built {SOLUTIONS}/{lesson} and {NOTEBOOKS}/{lesson}")
+        print(
+            f"built {SOLUTIONS}/{lesson}, {NOTEBOOKS}/{lesson} and {REFERENCE}/{topic(lesson)}.py"
+        )
     return 0
 
 

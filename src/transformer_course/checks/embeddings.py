@@ -16,7 +16,7 @@ import numpy as np
 from transformer_course.checking import Checker, CheckFailure, numpy_rng, torch_generator
 from transformer_course.reference import embeddings as ref
 
-__all__ = ["check_cosine_similarity", "check_embed", "check_one_hot", "check_token_embedding"]
+__all__ = ["check_TokenEmbedding", "check_cosine_similarity", "check_embed", "check_one_hot"]
 
 
 def _call(c: Checker, fn: Callable, *args, hints: tuple[tuple[str, str], ...] = (), call_repr=None):
@@ -406,7 +406,7 @@ def _state_dict_diagnosis(module, vocab_size: int, d_model: int, error: Exceptio
     )
 
 
-def check_token_embedding(TokenEmbedding, *, hidden: bool = False) -> None:
+def check_TokenEmbedding(TokenEmbedding, *, hidden: bool = False) -> None:
     """TokenEmbedding(vocab_size, d_model): ids (batch, len) -> embedding(ids) * sqrt(d_model)."""
     import torch
     from torch import nn

@@ -17,7 +17,7 @@ import torch
 from transformer_course.checking import Checker, torch_generator
 from transformer_course.reference import masking as ref
 from transformer_course.reference.attention import scaled_dot_product_attention
-from transformer_course.reference.multihead import MultiHeadAttention
+from transformer_course.reference.multi_head_attention import MultiHeadAttention
 
 __all__ = ["check_decoder_self_attention_mask", "check_look_ahead_mask", "check_padding_mask"]
 

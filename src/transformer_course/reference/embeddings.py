@@ -1,4 +1,9 @@
-"""Lesson 02 reference: one-hot vectors, embedding lookup, cosine similarity, TokenEmbedding."""
+"""Reference implementation: lesson 02 · Embeddings: from token ids to vectors
+
+Generated from the lesson master `solutions/02_embeddings/02_embeddings.py`
+(its answer cells and its cells marked `export=true`) by `make notebooks`.
+Edit the master, never this file.
+"""
 
 from __future__ import annotations
 
@@ -10,33 +15,52 @@ from torch import nn
 
 
 def one_hot(ids: np.ndarray, vocab_size: int) -> np.ndarray:
-    """Ids of any shape (...) to float64 one-hot vectors (..., vocab_size)."""
-    ids = np.asarray(ids)
-    return (ids[..., None] == np.arange(vocab_size)).astype(np.float64)
+    """One-hot encode integer token ids.
+
+    ids: integer array of any shape (...), every entry in [0, vocab_size).
+    Returns a float64 array of shape (..., vocab_size) whose vector for each id i is
+    all zeros except a 1.0 in position i.
+
+    >>> one_hot(np.array([2, 0]), 4)
+    array([[0., 0., 1., 0.],
+           [1., 0., 0., 0.]])
+    """
+    return np.eye(vocab_size, dtype=np.float64)[np.asarray(ids)]
 
 
 def embed(ids: np.ndarray, table: np.ndarray) -> np.ndarray:
-    """Look up rows of ``table`` (vocab_size, d_model): ids (...) -> (..., d_model)."""
+    """Look up the embedding vector of each id.
+
+    ids: integer array of any shape (...), entries in [0, vocab_size).
+    table: float array (vocab_size, d_model); row i is the vector of token i.
+    Returns an array (..., d_model) (same dtype as table) with result[..., :] =
+    table[id]. The table is only read, never modified.
+    """
     return np.asarray(table)[np.asarray(ids)]
 
 
 def cosine_similarity(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Pairwise cosine similarity: a (n, d), b (m, d) -> (n, m).
+    """Pairwise cosine similarity of the rows of a and the rows of b.
 
-    A zero vector has similarity 0 with everything (its norm is clamped to 1e-12).
+    a: float array (n, d); b: float array (m, d).
+    Returns a float array (n, m) with entry (i, j) = a[i]·b[j] / (|a[i]| |b[j]|).
+    A zero vector has similarity 0 with everything (no NaN).
     """
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
-    a_unit = a / np.maximum(np.linalg.norm(a, axis=-1, keepdims=True), 1e-12)
-    b_unit = b / np.maximum(np.linalg.norm(b, axis=-1, keepdims=True), 1e-12)
-    return a_unit @ b_unit.T
+    a_unit = a / np.maximum(np.linalg.norm(a, axis=-1, keepdims=True), 1e-12)  # (n, d)
+    b_unit = b / np.maximum(np.linalg.norm(b, axis=-1, keepdims=True), 1e-12)  # (m, d)
+    return a_unit @ b_unit.T  # (n, m)
 
 
 class TokenEmbedding(nn.Module):
-    """A learned lookup table, scaled by sqrt(d_model) as in the paper (section 3.4).
+    """Token embedding of the Transformer, scaled by sqrt(d_model) (paper, section 3.4).
 
-    ids (batch, len) -> (batch, len, d_model). The table is ``self.embedding``
-    (an ``nn.Embedding``), so the state dict holds ``embedding.weight``.
+    TokenEmbedding(vocab_size, d_model) holds one learnable table,
+    self.embedding = nn.Embedding(vocab_size, d_model), so its state dict is exactly
+    {"embedding.weight": (vocab_size, d_model)}.
+    forward(ids): int64 ids (batch, len) -> float (batch, len, d_model) equal to
+    self.embedding(ids) * sqrt(d_model).
     """
 
     def __init__(self, vocab_size: int, d_model: int):
@@ -45,4 +69,4 @@ class TokenEmbedding(nn.Module):
         self.embedding = nn.Embedding(vocab_size, d_model)
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        return self.embedding(ids) * math.sqrt(self.d_model)
+        return self.embedding(ids) * math.sqrt(self.d_model)  # (batch, len, d_model)

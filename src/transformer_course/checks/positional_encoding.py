@@ -13,7 +13,7 @@ import torch
 from torch import nn
 
 from transformer_course.checking import Checker, CheckFailure, torch_generator
-from transformer_course.reference import positional as ref
+from transformer_course.reference import positional_encoding as ref
 
 # float32 arithmetic (torch's default, or the exp/log form of 10000^(2i/d_model))
 # loses about 1e-7 of the angle per unit of position: at position 255 that is a
@@ -383,7 +383,7 @@ def _check_train_dropout(c: Checker, cls, d_model, max_len, x, table, seed):
            "(kept and rescaled), as self.dropout(x + pe) gives; yours are not.")  # fmt: skip
 
 
-def check_positional_encoding_module(cls, *, hidden: bool = False) -> None:
+def check_PositionalEncoding(cls, *, hidden: bool = False) -> None:
     c = Checker("PositionalEncoding", hidden=hidden)
     c.require_callable(cls)
     seed = 303 if hidden else 30
@@ -451,7 +451,7 @@ def check_positional_encoding_module(cls, *, hidden: bool = False) -> None:
 
 
 __all__ = [
+    "check_PositionalEncoding",
     "check_positional_encoding",
-    "check_positional_encoding_module",
     "check_relative_shift",
 ]

@@ -1,6 +1,6 @@
 """Checks for lesson 05: ``split_heads``, ``merge_heads`` and ``MultiHeadAttention``.
 
-Expected values come from :mod:`transformer_course.reference.multihead` (tested
+Expected values come from :mod:`transformer_course.reference.multi_head_attention` (tested
 against ``nn.MultiheadAttention`` in ``tests/test_05_multi_head_attention.py``).
 The values that classic mistakes produce are computed by :func:`_variant`, a
 multi-head attention with a knob for each mistake, so that a wrong answer gets
@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import torch
 
 from transformer_course.checking import Checker, CheckFailure, torch_generator
-from transformer_course.reference import multihead as ref
+from transformer_course.reference import multi_head_attention as ref
 
-__all__ = ["check_merge_heads", "check_multi_head_attention", "check_split_heads"]
+__all__ = ["check_MultiHeadAttention", "check_merge_heads", "check_split_heads"]
 
 PROJECTIONS = ("w_q", "w_k", "w_v", "w_o")
 STATE_KEYS = [f"{name}.{part}" for name in PROJECTIONS for part in ("weight", "bias")]
@@ -542,7 +542,7 @@ def _mask_polarity_inverted(nan_rows: torch.Tensor, all_allowed: torch.Tensor) -
     return bool(all_allowed.any()) and bool((nan_rows == all_allowed).all())
 
 
-def check_multi_head_attention(cls, *, hidden: bool = False) -> None:
+def check_MultiHeadAttention(cls, *, hidden: bool = False) -> None:
     """Construct cls(d_model, num_heads, dropout=...), load a state dict, compare forward."""
     c = Checker("MultiHeadAttention", hidden=hidden)
     c.require_callable(cls, "MultiHeadAttention")
