@@ -247,7 +247,7 @@ MISTAKES = [
     (checks.check_get_pair_counts, pairs_sorted_by_count, "order they first occur"),
     (checks.check_get_pair_counts, pairs_missing_last, "last pair is missing"),
     (checks.check_merge_pair, merge_double, "skip \\*both\\* merged ids"),
-    (checks.check_merge_pair, merge_in_place, "Don't modify the list"),
+    (checks.check_merge_pair, merge_in_place, r"changed its argument `ids` in place"),
     (checks.check_train_bpe, train_ties_last, "tie was broken the wrong way"),
     (checks.check_train_bpe, train_ids_from_255, r"gets id 256 \+ i"),
     (checks.check_train_bpe, train_counts_once, "count pairs on the \\*current\\* ids"),

@@ -271,7 +271,7 @@ MISTAKES = [
     ("embed", embed_one_hot_only, r"without multiplying them by the table"),
     ("embed", embed_mean, r"single vector"),
     ("embed", embed_scaled, r"scaled by sqrt\(d_model\)"),
-    ("embed", embed_in_place, r"changed the table"),
+    ("embed", embed_in_place, r"changed its argument `table` in place"),
     ("cosine_similarity", cos_elementwise, r"elementwise|pairwise"),
     ("cosine_similarity", cos_swapped, r"b @ a\.T"),
     ("cosine_similarity", cos_no_norm_b, r"Only `a` was divided"),

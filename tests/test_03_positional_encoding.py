@@ -598,7 +598,7 @@ PE_MODULE_MISTAKES = [
     (_module(lambda s, x: x + s.pe[:, : x.size(1)]), "dropout was not applied"),
     (_module(_f_dropout_always), "training=True"),
     (_module(_right_forward, dropout_p=0.1), "ignore the `dropout` argument"),
-    (_module(_inplace), "changed x itself"),
+    (_module(_inplace), r"changed its argument `x` in place"),
     (_module(_right_forward, parameter=True), "nn.Parameter"),
     (_module(_right_forward, register=False), "no buffer named `pe`"),
     (_module(_seq_first_forward, table=lambda n, d: _table(n, d).unsqueeze(1)), "sequence-first"),

@@ -93,7 +93,7 @@ SOFTMAX_MISTAKES = [
     (sm_nan_on_all_neg_inf, r"every entry is -inf.*all zeros.*Yours is NaN"),
     (sm_finite_fill, r"every entry is -inf.*Yours is uniform.*-1e9"),
     (sm_upcast, r"should have dtype float32.*Keep the input's dtype"),
-    (sm_in_place, r"changed the array it was given"),
+    (sm_in_place, r"changed its argument `x` in place"),
     (sm_torch_tensor, r"should be a ndarray.*numpy array"),
     (sm_list, r"should be a ndarray"),
 ]
@@ -380,7 +380,7 @@ SDPA_MISTAKES = [
     (a_only_output, r"returned a single tensor.*\(output, weights\)"),
     (a_swapped_order, r"return \(output, weights\), in that order"),
     (a_upcast, r"should have dtype torch.float32.*Keep the dtype"),
-    (a_scale_q_in_place, r"changed q, k or v in place"),
+    (a_scale_q_in_place, r"changed its argument `q` in place"),
     (a_detached, r"not connected to them.*grad_fn"),
     (a_via_numpy, r"Stay in torch"),
     (a_boolean_indexing, r"masked_fill or torch.where"),

@@ -24,7 +24,8 @@ CONDA_NAMES = {"torch": "pytorch"}  # PyPI name -> conda-forge name
 
 
 def _requirement(text: str) -> tuple[str, str]:
-    match = re.fullmatch(r"\s*([A-Za-z0-9_.\-]+)\s*(.*?)\s*", text)
+    """(name, version spec) of a requirement; extras such as [binary] are pip-only."""
+    match = re.fullmatch(r"\s*([A-Za-z0-9_.\-]+)(?:\[[^\]]*\])?\s*(.*?)\s*", text)
     assert match, text
     return match.group(1).lower(), match.group(2).replace(" ", "")
 

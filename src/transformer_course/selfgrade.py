@@ -24,6 +24,7 @@ from pathlib import Path
 
 import nbformat
 
+from transformer_course import registry
 from transformer_course.build import REPO, SOLUTIONS, tool_env
 
 STUDENT = "me"
@@ -120,19 +121,27 @@ def grade(notebook: Path, lesson: str | None = None) -> list[CellScore]:
 
 
 def format_table(lesson: str, scores: list[CellScore]) -> str:
-    width = max([len("exercise"), *(len(s.grade_id) for s in scores)])
+    """The score table: one row per registered exercise, in lesson order, then what to fix."""
+    by_test_cell = {s.grade_id: s for s in scores}
+    rows = [
+        (ex.name, by_test_cell[ex.test_grade_id])
+        for ex in registry.exercises(lesson)
+        if ex.test_grade_id in by_test_cell
+    ]
+    width = max([len("exercise"), *(len(name) for name, _ in rows)])
     lines = [f"Lesson {lesson}", "", f"{'exercise':<{width}}  points"]
-    for s in scores:
+    for name, s in rows:
         mark = "✓" if s.score == s.max_score else "✗"
-        lines.append(f"{s.grade_id:<{width}}  {s.score:>2g} / {s.max_score:<2g}  {mark}")
-    total, possible = sum(s.score for s in scores), sum(s.max_score for s in scores)
+        lines.append(f"{name:<{width}}  {s.score:>2g} / {s.max_score:<2g}  {mark}")
+    total, possible = sum(s.score for _, s in rows), sum(s.max_score for _, s in rows)
     lines += [f"{'total':<{width}}  {total:>2g} / {possible:<2g}"]
-    failed = [s for s in scores if s.score < s.max_score]
+    failed = [(name, s) for name, s in rows if s.score < s.max_score]
     if failed:
         lines += ["", "What to fix:"]
-        for s in failed:
+        for name, s in failed:
             lines.append("")
-            lines += textwrap.wrap(f"✗ {s.grade_id}: {s.message}", 100, subsequent_indent="    ")
+            message = s.message.removeprefix(f"{name}: ")
+            lines += textwrap.wrap(f"✗ {name}: {message}", 100, subsequent_indent="    ")
     return "\n".join(lines)
 
 

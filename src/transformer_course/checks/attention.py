@@ -17,6 +17,7 @@ import torch
 
 from transformer_course.checking import Checker, CheckFailure, numpy_rng, torch_generator
 from transformer_course.reference import attention as ref
+from transformer_course.registry import Exercise
 
 NEG_INF = float("-inf")
 
@@ -169,57 +170,60 @@ def _softmax_cases(hidden: bool) -> list[tuple[str, np.ndarray, int | None, str]
 
 def check_softmax(softmax, *, hidden: bool = False) -> None:
     """softmax(x, axis=-1) on numpy arrays: stable, dtype-preserving, any axis, all -inf -> 0."""
-    c = Checker("softmax", hidden=hidden)
-    c.require_callable(softmax)
-    for label, x, axis, nan_hint in _softmax_cases(hidden):
-        given = x.copy()
-        if axis is None:
-            what = f"softmax(x) with the default axis on {label}, x = {_fmt(x)}"
-            got = c.call(softmax, given, call_repr=f"softmax({_fmt(x)})")
-            axis = -1
-        else:
-            what = f"softmax(x, axis={axis}) on {label}, x = {_fmt(x)}"
-            got = c.call(softmax, given, axis=axis, call_repr=f"softmax({_fmt(x)}, axis={axis})")
-        c.expect_true(
-            given.shape == x.shape and np.array_equal(given, x, equal_nan=True),
-            f"{what}: {SOFTMAX_INPLACE}",
-        )
-        c.expect_type(
-            got,
-            np.ndarray,
-            what,
-            "Return a numpy array (np.exp and np.sum on a numpy input give one; "
-            "convert a torch result back with .numpy()).",
-        )
-        c.expect_shape(got, x.shape, what, "Softmax keeps the shape of its input.")
-        c.expect_dtype(
-            got,
-            x.dtype,
-            what,
-            "Keep the input's dtype: a float32 input gives a float32 result (don't convert "
-            "to float64 with astype or np.array(..., dtype=np.float64)).",
-        )
-        expected = ref.softmax(x, axis=axis)
-        tol = (
-            {"rtol": 1e-5, "atol": 1e-6} if x.dtype == np.float32 else {"rtol": 1e-7, "atol": 1e-10}
-        )
-        got64 = np.asarray(got, dtype=np.float64)
-        if not np.isfinite(got64).all():
-            # NaN on an all -inf slice is its own mistake; name it before anything else.
-            dead = np.broadcast_to(np.all(np.isneginf(x), axis=axis, keepdims=True), x.shape)
-            if dead.any() and not np.isfinite(got64[dead]).all():
-                c.fail(
-                    f"{what} contains NaN on the slice that is all -inf. {SOFTMAX_ALL_NEG_INF_NAN}"
+    with Checker("softmax", hidden=hidden) as c:
+        c.require_callable(softmax)
+        for label, x, axis, nan_hint in _softmax_cases(hidden):
+            given = x.copy()
+            if axis is None:
+                what = f"softmax(x) with the default axis on {label}, x = {_fmt(x)}"
+                got = c.call(softmax, given, call_repr=f"softmax({_fmt(x)})")
+                axis = -1
+            else:
+                what = f"softmax(x, axis={axis}) on {label}, x = {_fmt(x)}"
+                got = c.call(
+                    softmax, given, axis=axis, call_repr=f"softmax({_fmt(x)}, axis={axis})"
                 )
-        c.expect_close(
-            got,
-            expected,
-            what,
-            **tol,
-            hint=nan_hint if not np.isfinite(got64).all() else _softmax_explain(got64, x, axis),
-            mistakes=_softmax_mistakes(x, axis),
-        )
-    c.done()
+            c.expect_true(
+                given.shape == x.shape and np.array_equal(given, x, equal_nan=True),
+                f"{what}: {SOFTMAX_INPLACE}",
+            )
+            c.expect_type(
+                got,
+                np.ndarray,
+                what,
+                "Return a numpy array (np.exp and np.sum on a numpy input give one; "
+                "convert a torch result back with .numpy()).",
+            )
+            c.expect_shape(got, x.shape, what, "Softmax keeps the shape of its input.")
+            c.expect_dtype(
+                got,
+                x.dtype,
+                what,
+                "Keep the input's dtype: a float32 input gives a float32 result (don't convert "
+                "to float64 with astype or np.array(..., dtype=np.float64)).",
+            )
+            expected = ref.softmax(x, axis=axis)
+            tol = (
+                {"rtol": 1e-5, "atol": 1e-6}
+                if x.dtype == np.float32
+                else {"rtol": 1e-7, "atol": 1e-10}
+            )
+            got64 = np.asarray(got, dtype=np.float64)
+            if not np.isfinite(got64).all():
+                # NaN on an all -inf slice is its own mistake; name it before anything else.
+                dead = np.broadcast_to(np.all(np.isneginf(x), axis=axis, keepdims=True), x.shape)
+                if dead.any() and not np.isfinite(got64[dead]).all():
+                    c.fail(
+                        f"{what} contains NaN on the slice that is all -inf. {SOFTMAX_ALL_NEG_INF_NAN}"
+                    )
+            c.expect_close(
+                got,
+                expected,
+                what,
+                **tol,
+                hint=nan_hint if not np.isfinite(got64).all() else _softmax_explain(got64, x, axis),
+                mistakes=_softmax_mistakes(x, axis),
+            )
 
 
 # ==================================================================== scaled dot-product attention
@@ -467,89 +471,115 @@ def _call_sdpa(c, fn, q, k, v, mask, label):
 
 def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: bool = False):
     """(output, weights) = scaled_dot_product_attention(q, k, v, mask=None) on torch tensors."""
-    c = Checker("scaled_dot_product_attention", hidden=hidden)
-    c.require_callable(scaled_dot_product_attention)
-    for case in _sdpa_cases(hidden):
-        (q, k, v), mask, label = case["qkv"], case["mask"], case["label"]
-        originals = [t.clone() for t in (q, k, v)]
-        given = [t.clone().requires_grad_(case.get("grad", False)) for t in (q, k, v)]
-        result = _call_sdpa(c, scaled_dot_product_attention, *given, mask, label)
-        what = f"On {label} ({_describe(q, k, v, mask)}), "
-        c.expect_true(
-            all(torch.equal(a.detach(), b) for a, b in zip(given, originals, strict=True)),
-            what + "your function changed q, k or v in place (e.g. q /= math.sqrt(d_k)). "
-            "The caller's tensors must stay as they were: write q = q / math.sqrt(d_k), or "
-            "scale the scores instead.",
-        )
-        if isinstance(result, torch.Tensor):
-            c.fail(
-                what + "your function returned a single tensor. Return a tuple "
-                "(output, weights): the weights are what we plot and inspect."
-            )
-        c.expect_type(result, tuple | list, what + "the result", "Return (output, weights).")
-        c.expect_true(
-            len(result) == 2,
-            what + f"the result has {len(result)} items; return exactly (output, weights).",
-        )
-        output, weights = result
-        c.expect_type(output, torch.Tensor, what + "the output (first item)")
-        c.expect_type(weights, torch.Tensor, what + "the weights (second item)")
-        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2])
-        if mask is not None:
-            lead = torch.broadcast_shapes(lead, mask.shape[:-2])
-        len_q, len_k, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
-        w_shape, o_shape = (*lead, len_q, len_k), (*lead, len_q, d_v)
-        if tuple(output.shape) == w_shape and tuple(weights.shape) == o_shape:
-            c.fail(
-                what + "the first item has the shape of the weights and the second the shape "
-                "of the output: return (output, weights), in that order."
-            )
-        swap_hint = SDPA_SWAP.format(len_q=len_q, len_k=len_k)
-        c.expect_shape(
-            weights,
-            w_shape,
-            what + "the weights",
-            "They are (..., len_q, len_k): one row per query, one column per key, with the "
-            "batch dims of the inputs in front. "
-            + (swap_hint if tuple(weights.shape[-2:]) == (len_k, len_q) else ""),
-        )
-        c.expect_shape(
-            output,
-            o_shape,
-            what + "the output",
-            "It is weights @ v: (..., len_q, len_k) @ (..., len_k, d_v) -> (..., len_q, d_v).",
-        )
-        dtype_hint = (
-            f"Keep the dtype of the inputs ({q.dtype}): don't convert with .double() / "
-            ".float() or build new tensors with a fixed dtype."
-        )
-        c.expect_dtype(weights, q.dtype, what + "the weights", dtype_hint)
-        c.expect_dtype(output, q.dtype, what + "the output", dtype_hint)
-        exp_out, exp_w = ref.scaled_dot_product_attention(
-            q.double(), k.double(), v.double(), mask
-        )  # (..., len_q, d_v), (..., len_q, len_k)
-        tol = (
-            {"rtol": 1e-4, "atol": 1e-5}
-            if q.dtype == torch.float32
-            else {"rtol": 1e-6, "atol": 1e-9}
-        )
-        _sdpa_explain(
-            c, weights, exp_w, what + "your weights", mask, {"qkv": (q, k, v), "tol": tol}
-        )
-        c.expect_close(
-            output,
-            exp_out,
-            what + "your output",
-            **tol,
-            hint="Your weights are right, so check the last step: output = weights @ v, "
-            "computed from the final weights (after zeroing fully masked rows). Row i of the "
-            "output is the weighted sum of the value rows, with query i's weights.",
-        )
-        if case.get("grad"):
+    with Checker("scaled_dot_product_attention", hidden=hidden) as c:
+        c.require_callable(scaled_dot_product_attention)
+        for case in _sdpa_cases(hidden):
+            (q, k, v), mask, label = case["qkv"], case["mask"], case["label"]
+            originals = [t.clone() for t in (q, k, v)]
+            given = [t.clone().requires_grad_(case.get("grad", False)) for t in (q, k, v)]
+            result = _call_sdpa(c, scaled_dot_product_attention, *given, mask, label)
+            what = f"On {label} ({_describe(q, k, v, mask)}), "
             c.expect_true(
-                output.grad_fn is not None,
-                what + "q, k and v require gradients, but your output is not connected to "
-                "them (it has no grad_fn). Did you use .detach(), torch.no_grad() or go "
-                "through numpy? Later lessons train through this function, so stay in torch.",
+                all(torch.equal(a.detach(), b) for a, b in zip(given, originals, strict=True)),
+                what + "your function changed q, k or v in place (e.g. q /= math.sqrt(d_k)). "
+                "The caller's tensors must stay as they were: write q = q / math.sqrt(d_k), or "
+                "scale the scores instead.",
             )
-    c.done()
+            if isinstance(result, torch.Tensor):
+                c.fail(
+                    what + "your function returned a single tensor. Return a tuple "
+                    "(output, weights): the weights are what we plot and inspect."
+                )
+            c.expect_type(result, tuple | list, what + "the result", "Return (output, weights).")
+            c.expect_true(
+                len(result) == 2,
+                what + f"the result has {len(result)} items; return exactly (output, weights).",
+            )
+            output, weights = result
+            c.expect_type(output, torch.Tensor, what + "the output (first item)")
+            c.expect_type(weights, torch.Tensor, what + "the weights (second item)")
+            lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2])
+            if mask is not None:
+                lead = torch.broadcast_shapes(lead, mask.shape[:-2])
+            len_q, len_k, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
+            w_shape, o_shape = (*lead, len_q, len_k), (*lead, len_q, d_v)
+            if tuple(output.shape) == w_shape and tuple(weights.shape) == o_shape:
+                c.fail(
+                    what + "the first item has the shape of the weights and the second the shape "
+                    "of the output: return (output, weights), in that order."
+                )
+            swap_hint = SDPA_SWAP.format(len_q=len_q, len_k=len_k)
+            c.expect_shape(
+                weights,
+                w_shape,
+                what + "the weights",
+                "They are (..., len_q, len_k): one row per query, one column per key, with the "
+                "batch dims of the inputs in front. "
+                + (swap_hint if tuple(weights.shape[-2:]) == (len_k, len_q) else ""),
+            )
+            c.expect_shape(
+                output,
+                o_shape,
+                what + "the output",
+                "It is weights @ v: (..., len_q, len_k) @ (..., len_k, d_v) -> (..., len_q, d_v).",
+            )
+            dtype_hint = (
+                f"Keep the dtype of the inputs ({q.dtype}): don't convert with .double() / "
+                ".float() or build new tensors with a fixed dtype."
+            )
+            c.expect_dtype(weights, q.dtype, what + "the weights", dtype_hint)
+            c.expect_dtype(output, q.dtype, what + "the output", dtype_hint)
+            exp_out, exp_w = ref.scaled_dot_product_attention(
+                q.double(), k.double(), v.double(), mask
+            )  # (..., len_q, d_v), (..., len_q, len_k)
+            tol = (
+                {"rtol": 1e-4, "atol": 1e-5}
+                if q.dtype == torch.float32
+                else {"rtol": 1e-6, "atol": 1e-9}
+            )
+            _sdpa_explain(
+                c, weights, exp_w, what + "your weights", mask, {"qkv": (q, k, v), "tol": tol}
+            )
+            c.expect_close(
+                output,
+                exp_out,
+                what + "your output",
+                **tol,
+                hint="Your weights are right, so check the last step: output = weights @ v, "
+                "computed from the final weights (after zeroing fully masked rows). Row i of the "
+                "output is the weighted sum of the value rows, with query i's weights.",
+            )
+            if case.get("grad"):
+                c.expect_true(
+                    output.grad_fn is not None,
+                    what + "q, k and v require gradients, but your output is not connected to "
+                    "them (it has no grad_fn). Did you use .detach(), torch.no_grad() or go "
+                    "through numpy? Later lessons train through this function, so stay in torch.",
+                )
+
+
+# ---------------------------------------------------------------------------- registry
+LESSON = "04_attention"
+EXERCISES = (
+    Exercise(
+        "softmax",
+        check_softmax,
+        kind="function",
+        points=2,
+        minutes=15,
+        level=2,
+        forbidden=("scipy.special.softmax", "torch.softmax", "torch.nn.functional.softmax"),
+    ),
+    Exercise(
+        "scaled_dot_product_attention",
+        check_scaled_dot_product_attention,
+        kind="function",
+        points=3,
+        minutes=25,
+        level=3,
+        forbidden=(
+            "torch.nn.functional.scaled_dot_product_attention",
+            "torch.nn.MultiheadAttention",
+        ),
+    ),
+)

@@ -18,6 +18,7 @@ from transformer_course.checking import Checker, torch_generator
 from transformer_course.reference import masking as ref
 from transformer_course.reference.attention import scaled_dot_product_attention
 from transformer_course.reference.multi_head_attention import MultiHeadAttention
+from transformer_course.registry import Exercise
 
 __all__ = ["check_decoder_self_attention_mask", "check_look_ahead_mask", "check_padding_mask"]
 
@@ -240,60 +241,59 @@ def _padding_shape_hint(shape: tuple[int, ...], batch: int, length: int) -> str:
 
 def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
     """padding_mask(ids (batch, len) int64, pad_id) -> bool (batch, 1, 1, len), True = real token."""
-    c = Checker("padding_mask", hidden=hidden)
-    c.require_callable(padding_mask)
-    cases = _hidden_padding_cases() if hidden else _visible_padding_cases()
-    for number, (ids, pad_id) in enumerate(cases):
-        batch, length = ids.shape
-        what = f"padding_mask(ids, pad_id={pad_id}) with ids = {_ids_repr(ids)}"
-        original = ids.clone()
-        got = c.call(padding_mask, ids, pad_id, call_repr=f"padding_mask(ids, {pad_id})")
-        _expect_unchanged(c, ids, original, what)
-        _expect_tensor(c, got, what)
-        expected = ref.padding_mask(ids, pad_id)  # (batch, 1, 1, len)
-        c.expect_shape(
-            got, expected.shape, what, _padding_shape_hint(tuple(got.shape), batch, length)
-        )
-        _expect_bool(c, got, what, _FROM_COMPARISON)
-        mistakes = {
-            "Your mask is True at the pad tokens and False at the real ones: the polarity is "
-            "inverted. In this course True means 'may attend' (as in "
-            "F.scaled_dot_product_attention), so the mask is `ids != pad_id`. "
-            "(nn.MultiheadAttention's key_padding_mask uses the opposite polarity, True = "
-            "ignore: don't mix the two conventions.)": (ids == pad_id)[:, None, None, :],
-        }
-        if pad_id != 0:
-            mistakes[
-                f"Your mask hides the token id 0, but the pad id here is {pad_id}: compare "
-                "with the `pad_id` argument instead of a hard-coded 0."
-            ] = (ids != 0)[:, None, None, :]
-        mistakes["Your mask is True everywhere: it lets every query attend to the pads. It "
-                 "must be False where ids == pad_id."] = torch.ones_like(expected)  # fmt: skip
-        if not torch.equal(got, expected):
-            _match_mistakes(c, got, what, mistakes, "")
-        # Properties, with the reference attention and *your* mask.
-        output, weights = _attention(got, batch, length, seed=6000 + 10 * number + hidden)
-        _expect_pad_keys_ignored(c, weights, ids, pad_id, what)
-        real = (ids != pad_id)[:, None, None, :].expand_as(weights)
-        starved = real & (weights == 0)
-        if bool(starved.any()):
-            b, _, i, j = (int(x) for x in starved.nonzero()[0])
-            c.fail(
-                f"{what}: with your mask, the real token at key position {j} of sequence {b} "
-                f"(id {int(ids[b, j])}) gets zero weight from query {i}. The padding mask must "
-                "be True at every real token: only pads are hidden."
+    with Checker("padding_mask", hidden=hidden) as c:
+        c.require_callable(padding_mask)
+        cases = _hidden_padding_cases() if hidden else _visible_padding_cases()
+        for number, (ids, pad_id) in enumerate(cases):
+            batch, length = ids.shape
+            what = f"padding_mask(ids, pad_id={pad_id}) with ids = {_ids_repr(ids)}"
+            original = ids.clone()
+            got = c.call(padding_mask, ids, pad_id, call_repr=f"padding_mask(ids, {pad_id})")
+            _expect_unchanged(c, ids, original, what)
+            _expect_tensor(c, got, what)
+            expected = ref.padding_mask(ids, pad_id)  # (batch, 1, 1, len)
+            c.expect_shape(
+                got, expected.shape, what, _padding_shape_hint(tuple(got.shape), batch, length)
             )
-        c.ok()
-        _expect_finite(c, output, what)
-        if not torch.equal(got, expected):
-            b, _, _, j = (int(x) for x in (got != expected).nonzero()[0])
-            c.fail(
-                f"{what}: at sequence {b}, key position {j} (token id {int(ids[b, j])}) your "
-                f"mask is {bool(got[b, 0, 0, j])}, expected {bool(expected[b, 0, 0, j])}. "
-                "The mask is True exactly where ids != pad_id."
-            )
-        c.ok()
-    c.done()
+            _expect_bool(c, got, what, _FROM_COMPARISON)
+            mistakes = {
+                "Your mask is True at the pad tokens and False at the real ones: the polarity is "
+                "inverted. In this course True means 'may attend' (as in "
+                "F.scaled_dot_product_attention), so the mask is `ids != pad_id`. "
+                "(nn.MultiheadAttention's key_padding_mask uses the opposite polarity, True = "
+                "ignore: don't mix the two conventions.)": (ids == pad_id)[:, None, None, :],
+            }
+            if pad_id != 0:
+                mistakes[
+                    f"Your mask hides the token id 0, but the pad id here is {pad_id}: compare "
+                    "with the `pad_id` argument instead of a hard-coded 0."
+                ] = (ids != 0)[:, None, None, :]
+            mistakes["Your mask is True everywhere: it lets every query attend to the pads. It "
+                     "must be False where ids == pad_id."] = torch.ones_like(expected)  # fmt: skip
+            if not torch.equal(got, expected):
+                _match_mistakes(c, got, what, mistakes, "")
+            # Properties, with the reference attention and *your* mask.
+            output, weights = _attention(got, batch, length, seed=6000 + 10 * number + hidden)
+            _expect_pad_keys_ignored(c, weights, ids, pad_id, what)
+            real = (ids != pad_id)[:, None, None, :].expand_as(weights)
+            starved = real & (weights == 0)
+            if bool(starved.any()):
+                b, _, i, j = (int(x) for x in starved.nonzero()[0])
+                c.fail(
+                    f"{what}: with your mask, the real token at key position {j} of sequence {b} "
+                    f"(id {int(ids[b, j])}) gets zero weight from query {i}. The padding mask must "
+                    "be True at every real token: only pads are hidden."
+                )
+            c.ok()
+            _expect_finite(c, output, what)
+            if not torch.equal(got, expected):
+                b, _, _, j = (int(x) for x in (got != expected).nonzero()[0])
+                c.fail(
+                    f"{what}: at sequence {b}, key position {j} (token id {int(ids[b, j])}) your "
+                    f"mask is {bool(got[b, 0, 0, j])}, expected {bool(expected[b, 0, 0, j])}. "
+                    "The mask is True exactly where ids != pad_id."
+                )
+            c.ok()
 
 
 # --------------------------------------------------------------------- look_ahead_mask
@@ -320,50 +320,49 @@ def _look_ahead_mistakes(size: int) -> dict[str, torch.Tensor]:
 
 def check_look_ahead_mask(look_ahead_mask, *, hidden: bool = False) -> None:
     """look_ahead_mask(size) -> bool (size, size), True on and below the diagonal."""
-    c = Checker("look_ahead_mask", hidden=hidden)
-    c.require_callable(look_ahead_mask)
-    for number, size in enumerate(HIDDEN_SIZES if hidden else VISIBLE_SIZES):
-        what = f"look_ahead_mask({size})"
-        got = c.call(look_ahead_mask, size, call_repr=what)
-        _expect_tensor(c, got, what)
-        expected = ref.look_ahead_mask(size)  # (size, size)
-        hint = "The look-ahead mask is one (len_q, len_k) matrix shared by every sequence and head."
-        if tuple(got.shape) in {(1, 1, size, size), (1, size, size)}:
-            hint += (
-                " Return exactly (size, size): broadcasting adds the leading axes when it is "
-                "combined with the padding mask or the scores."
+    with Checker("look_ahead_mask", hidden=hidden) as c:
+        c.require_callable(look_ahead_mask)
+        for number, size in enumerate(HIDDEN_SIZES if hidden else VISIBLE_SIZES):
+            what = f"look_ahead_mask({size})"
+            got = c.call(look_ahead_mask, size, call_repr=what)
+            _expect_tensor(c, got, what)
+            expected = ref.look_ahead_mask(size)  # (size, size)
+            hint = "The look-ahead mask is one (len_q, len_k) matrix shared by every sequence and head."
+            if tuple(got.shape) in {(1, 1, size, size), (1, size, size)}:
+                hint += (
+                    " Return exactly (size, size): broadcasting adds the leading axes when it is "
+                    "combined with the padding mask or the scores."
+                )
+            c.expect_shape(got, (size, size), what, hint)
+            _expect_bool(
+                c, got, what,
+                "torch.tril(torch.ones(size, size, dtype=torch.bool)) is bool from the start; "
+                "or convert with .bool().",
+            )  # fmt: skip
+            picture = _side_by_side(got, expected)
+            if not torch.equal(got, expected):
+                _match_mistakes(c, got, what, _look_ahead_mistakes(size), picture)
+            # Properties, with the reference attention and *your* mask.
+            missing_self = ~got.diagonal()
+            if bool(missing_self.any()):
+                i = int(missing_self.nonzero()[0])
+                c.fail(
+                    f"{what}: position {i} may not attend to itself (the diagonal must be True). "
+                    "Position 0 would then have no key at all: a fully masked row, NaN in a plain "
+                    f"softmax.{picture}"
+                )
+            c.ok()
+            _expect_causal(
+                c, lambda _ids, m=got: m, None, size, 7000 + 10 * number + hidden, what, picture
             )
-        c.expect_shape(got, (size, size), what, hint)
-        _expect_bool(
-            c, got, what,
-            "torch.tril(torch.ones(size, size, dtype=torch.bool)) is bool from the start; "
-            "or convert with .bool().",
-        )  # fmt: skip
-        picture = _side_by_side(got, expected)
-        if not torch.equal(got, expected):
-            _match_mistakes(c, got, what, _look_ahead_mistakes(size), picture)
-        # Properties, with the reference attention and *your* mask.
-        missing_self = ~got.diagonal()
-        if bool(missing_self.any()):
-            i = int(missing_self.nonzero()[0])
-            c.fail(
-                f"{what}: position {i} may not attend to itself (the diagonal must be True). "
-                "Position 0 would then have no key at all: a fully masked row, NaN in a plain "
-                f"softmax.{picture}"
-            )
-        c.ok()
-        _expect_causal(
-            c, lambda _ids, m=got: m, None, size, 7000 + 10 * number + hidden, what, picture
-        )
-        if not torch.equal(got, expected):
-            i, j = (int(x) for x in (got != expected).nonzero()[0])
-            c.fail(
-                f"{what}: query {i} and key {j}: yours is {bool(got[i, j])}, expected "
-                f"{bool(expected[i, j])}. Query i may attend to keys 0..i (on and below the "
-                f"diagonal), never to keys after i.{picture}"
-            )
-        c.ok()
-    c.done()
+            if not torch.equal(got, expected):
+                i, j = (int(x) for x in (got != expected).nonzero()[0])
+                c.fail(
+                    f"{what}: query {i} and key {j}: yours is {bool(got[i, j])}, expected "
+                    f"{bool(expected[i, j])}. Query i may attend to keys 0..i (on and below the "
+                    f"diagonal), never to keys after i.{picture}"
+                )
+            c.ok()
 
 
 def _expect_causal(c: Checker, mask_for, ids: torch.Tensor | None, length: int, seed: int,
@@ -505,56 +504,75 @@ def _first_decoder_difference(got, expected, ids, pad_id) -> str:
 
 def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bool = False) -> None:
     """decoder_self_attention_mask(tgt_ids (batch, len), pad_id) -> bool (batch, 1, len, len)."""
-    c = Checker("decoder_self_attention_mask", hidden=hidden)
-    c.require_callable(decoder_self_attention_mask)
-    cases = _hidden_decoder_cases() if hidden else _visible_decoder_cases()
-    for number, (ids, pad_id) in enumerate(cases):
-        batch, length = ids.shape
-        what = (
-            f"decoder_self_attention_mask(tgt_ids, pad_id={pad_id}) with tgt_ids = {_ids_repr(ids)}"
-        )
-        call_repr = f"decoder_self_attention_mask(tgt_ids, {pad_id})"
-        original = ids.clone()
-        got = c.call(decoder_self_attention_mask, ids, pad_id, call_repr=call_repr)
-        _expect_unchanged(c, ids, original, what)
-        _expect_tensor(c, got, what)
-        expected = ref.decoder_self_attention_mask(ids, pad_id)  # (batch, 1, len, len)
-        c.expect_shape(
-            got, expected.shape, what, _decoder_shape_hint(tuple(got.shape), batch, length)
-        )
-        _expect_bool(
-            c, got, what, _FROM_COMPARISON,
-            "To combine two bool masks use & (logical AND), not * or +.",
-        )  # fmt: skip
-        differs = (got != expected).flatten(1).any(dim=1)  # (batch,)
-        shown = int(differs.nonzero()[0]) if bool(differs.any()) else 0
-        picture = _side_by_side(got[shown, 0], expected[shown, 0]).replace(
-            "(1 = may attend;", f"(sequence {shown}, ids {ids[shown].tolist()}; 1 = may attend;"
-        )
-        if not torch.equal(got, expected):
-            _match_mistakes(c, got, what, _decoder_mistakes(ids, pad_id), picture)
-        # Properties, with the reference attention and *your* mask.
-        output, weights = _attention(got, batch, length, seed=8000 + 10 * number + hidden)
-        _expect_pad_keys_ignored(c, weights, ids, pad_id, what)
-        _expect_finite(c, output, what)
-        real = ids != pad_id  # (batch, len)
-        attends_self = got[:, 0].diagonal(dim1=-2, dim2=-1)  # (batch, len)
-        blind = real & ~attends_self
-        if bool(blind.any()):
-            b, i = (int(x) for x in blind.nonzero()[0])
-            c.fail(
-                f"{what}: the real token at position {i} of sequence {b} may not attend to "
-                f"itself. Every real query must at least see itself.{picture}"
+    with Checker("decoder_self_attention_mask", hidden=hidden) as c:
+        c.require_callable(decoder_self_attention_mask)
+        cases = _hidden_decoder_cases() if hidden else _visible_decoder_cases()
+        for number, (ids, pad_id) in enumerate(cases):
+            batch, length = ids.shape
+            what = f"decoder_self_attention_mask(tgt_ids, pad_id={pad_id}) with tgt_ids = {_ids_repr(ids)}"
+            call_repr = f"decoder_self_attention_mask(tgt_ids, {pad_id})"
+            original = ids.clone()
+            got = c.call(decoder_self_attention_mask, ids, pad_id, call_repr=call_repr)
+            _expect_unchanged(c, ids, original, what)
+            _expect_tensor(c, got, what)
+            expected = ref.decoder_self_attention_mask(ids, pad_id)  # (batch, 1, len, len)
+            c.expect_shape(
+                got, expected.shape, what, _decoder_shape_hint(tuple(got.shape), batch, length)
             )
-        c.ok()
-
-        mask_for = _mask_maker(c, decoder_self_attention_mask, pad_id, call_repr, expected.shape)
-
-        _expect_causal(c, mask_for, ids, length, 9000 + 10 * number + hidden, what, picture, pad_id)
-        if not torch.equal(got, expected):
-            c.fail(
-                f"{what}: {_first_decoder_difference(got, expected, ids, pad_id)}. The mask is "
-                f"padding_mask & look_ahead_mask.{picture}"
+            _expect_bool(
+                c, got, what, _FROM_COMPARISON,
+                "To combine two bool masks use & (logical AND), not * or +.",
+            )  # fmt: skip
+            differs = (got != expected).flatten(1).any(dim=1)  # (batch,)
+            shown = int(differs.nonzero()[0]) if bool(differs.any()) else 0
+            picture = _side_by_side(got[shown, 0], expected[shown, 0]).replace(
+                "(1 = may attend;", f"(sequence {shown}, ids {ids[shown].tolist()}; 1 = may attend;"
             )
-        c.ok()
-    c.done()
+            if not torch.equal(got, expected):
+                _match_mistakes(c, got, what, _decoder_mistakes(ids, pad_id), picture)
+            # Properties, with the reference attention and *your* mask.
+            output, weights = _attention(got, batch, length, seed=8000 + 10 * number + hidden)
+            _expect_pad_keys_ignored(c, weights, ids, pad_id, what)
+            _expect_finite(c, output, what)
+            real = ids != pad_id  # (batch, len)
+            attends_self = got[:, 0].diagonal(dim1=-2, dim2=-1)  # (batch, len)
+            blind = real & ~attends_self
+            if bool(blind.any()):
+                b, i = (int(x) for x in blind.nonzero()[0])
+                c.fail(
+                    f"{what}: the real token at position {i} of sequence {b} may not attend to "
+                    f"itself. Every real query must at least see itself.{picture}"
+                )
+            c.ok()
+
+            mask_for = _mask_maker(
+                c, decoder_self_attention_mask, pad_id, call_repr, expected.shape
+            )
+
+            _expect_causal(
+                c, mask_for, ids, length, 9000 + 10 * number + hidden, what, picture, pad_id
+            )
+            if not torch.equal(got, expected):
+                c.fail(
+                    f"{what}: {_first_decoder_difference(got, expected, ids, pad_id)}. The mask is "
+                    f"padding_mask & look_ahead_mask.{picture}"
+                )
+            c.ok()
+
+
+# ---------------------------------------------------------------------------- registry
+LESSON = "06_masking"
+EXERCISES = (
+    Exercise("padding_mask", check_padding_mask, kind="function", points=2, minutes=10, level=2),
+    Exercise(
+        "look_ahead_mask", check_look_ahead_mask, kind="function", points=1, minutes=10, level=1
+    ),
+    Exercise(
+        "decoder_self_attention_mask",
+        check_decoder_self_attention_mask,
+        kind="function",
+        points=3,
+        minutes=15,
+        level=2,
+    ),
+)

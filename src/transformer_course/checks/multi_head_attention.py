@@ -16,6 +16,7 @@ import torch
 
 from transformer_course.checking import Checker, CheckFailure, torch_generator
 from transformer_course.reference import multi_head_attention as ref
+from transformer_course.registry import Exercise
 
 __all__ = ["check_MultiHeadAttention", "check_merge_heads", "check_split_heads"]
 
@@ -74,47 +75,46 @@ def _split_shape_hint(got: tuple, batch: int, length: int, num_heads: int, d_hea
 
 def check_split_heads(split_heads, *, hidden: bool = False) -> None:
     """split_heads(x (batch, len, d_model), num_heads) -> (batch, num_heads, len, d_head)."""
-    c = Checker("split_heads", hidden=hidden)
-    c.require_callable(split_heads)
-    for seed, batch, length, d_model, num_heads, dtype in (
-        _SPLIT_HIDDEN if hidden else _SPLIT_VISIBLE
-    ):
-        d_head = d_model // num_heads
-        x = _randn((batch, length, d_model), seed, dtype)
-        original = x.clone()
-        what = (
-            f"split_heads(x, num_heads={num_heads}) for x of shape (batch={batch}, len={length}, "
-            f"d_model={d_model})"
-        )
-        got = _call_with_view_hint(c, split_heads, x, num_heads,
-                                   call_repr=f"split_heads(x {tuple(x.shape)}, {num_heads})")  # fmt: skip
-        c.expect_type(got, torch.Tensor, what, "Return a torch tensor (reshape/transpose x).")
-        expected = ref.split_heads(x, num_heads)  # (batch, num_heads, len, d_head)
-        c.expect_shape(got, expected.shape, what,
-                       _split_shape_hint(tuple(got.shape), batch, length, num_heads, d_head))  # fmt: skip
-        c.expect_dtype(
-            got, dtype, what, "Reshaping and transposing never need to change the dtype."
-        )
-        c.expect_true(
-            torch.equal(x, original),
-            f"{what} changed its input x in place. Return a new view instead of writing into x.",
-        )
-        c.expect_close(
-            got, expected, what, rtol=0.0, atol=0.0,
-            mistakes={
-                "You reshaped straight to (batch, num_heads, len, d_head) without a transpose. "
-                "A reshape only regroups the numbers in memory order, so 'head 0' then holds the "
-                "first tokens' complete vectors instead of the first d_head features of every "
-                "token. Reshape to (batch, len, num_heads, d_head) first, then `.transpose(1, 2)`.":
-                    x.reshape(batch, num_heads, length, d_head),
-                "Your heads are split along the wrong axis: head i should hold the contiguous "
-                "features i*d_head ... (i+1)*d_head - 1 of each token, but yours holds every "
-                "num_heads-th feature. Reshape the last axis as (num_heads, d_head), in that "
-                "order, not (d_head, num_heads).":
-                    x.reshape(batch, length, d_head, num_heads).permute(0, 3, 1, 2),
-            },
-        )  # fmt: skip
-    c.done()
+    with Checker("split_heads", hidden=hidden) as c:
+        c.require_callable(split_heads)
+        for seed, batch, length, d_model, num_heads, dtype in (
+            _SPLIT_HIDDEN if hidden else _SPLIT_VISIBLE
+        ):
+            d_head = d_model // num_heads
+            x = _randn((batch, length, d_model), seed, dtype)
+            original = x.clone()
+            what = (
+                f"split_heads(x, num_heads={num_heads}) for x of shape (batch={batch}, len={length}, "
+                f"d_model={d_model})"
+            )
+            got = _call_with_view_hint(c, split_heads, x, num_heads,
+                                       call_repr=f"split_heads(x {tuple(x.shape)}, {num_heads})")  # fmt: skip
+            c.expect_type(got, torch.Tensor, what, "Return a torch tensor (reshape/transpose x).")
+            expected = ref.split_heads(x, num_heads)  # (batch, num_heads, len, d_head)
+            c.expect_shape(got, expected.shape, what,
+                           _split_shape_hint(tuple(got.shape), batch, length, num_heads, d_head))  # fmt: skip
+            c.expect_dtype(
+                got, dtype, what, "Reshaping and transposing never need to change the dtype."
+            )
+            c.expect_true(
+                torch.equal(x, original),
+                f"{what} changed its input x in place. Return a new view instead of writing into x.",
+            )
+            c.expect_close(
+                got, expected, what, rtol=0.0, atol=0.0,
+                mistakes={
+                    "You reshaped straight to (batch, num_heads, len, d_head) without a transpose. "
+                    "A reshape only regroups the numbers in memory order, so 'head 0' then holds the "
+                    "first tokens' complete vectors instead of the first d_head features of every "
+                    "token. Reshape to (batch, len, num_heads, d_head) first, then `.transpose(1, 2)`.":
+                        x.reshape(batch, num_heads, length, d_head),
+                    "Your heads are split along the wrong axis: head i should hold the contiguous "
+                    "features i*d_head ... (i+1)*d_head - 1 of each token, but yours holds every "
+                    "num_heads-th feature. Reshape the last axis as (num_heads, d_head), in that "
+                    "order, not (d_head, num_heads).":
+                        x.reshape(batch, length, d_head, num_heads).permute(0, 3, 1, 2),
+                },
+            )  # fmt: skip
 
 
 # ------------------------------------------------------------------ merge_heads
@@ -143,47 +143,48 @@ def _merge_shape_hint(got: tuple, batch: int, num_heads: int, length: int, d_hea
 
 def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
     """merge_heads(x (batch, num_heads, len, d_head)) -> (batch, len, num_heads * d_head)."""
-    c = Checker("merge_heads", hidden=hidden)
-    c.require_callable(merge_heads)
-    for seed, batch, num_heads, length, d_head, dtype, strided in (
-        _MERGE_HIDDEN if hidden else _MERGE_VISIBLE
-    ):
-        if strided:  # a transposed view, as split_heads returns it
-            x = _randn((batch, length, num_heads, d_head), seed, dtype).transpose(1, 2)
-        else:
-            x = _randn((batch, num_heads, length, d_head), seed, dtype)
-        original = x.clone()
-        what = (
-            f"merge_heads(x) for x of shape (batch={batch}, num_heads={num_heads}, len={length}, "
-            f"d_head={d_head})"
-        )
-        got = _call_with_view_hint(c, merge_heads, x, call_repr=f"merge_heads(x {tuple(x.shape)})")
-        c.expect_type(got, torch.Tensor, what, "Return a torch tensor (transpose/reshape x).")
-        expected = ref.merge_heads(x)  # (batch, len, num_heads * d_head)
-        c.expect_shape(got, expected.shape, what,
-                       _merge_shape_hint(tuple(got.shape), batch, num_heads, length, d_head))  # fmt: skip
-        c.expect_dtype(
-            got, dtype, what, "Reshaping and transposing never need to change the dtype."
-        )
-        c.expect_true(
-            torch.equal(x, original),
-            f"{what} changed its input x in place. Return a new tensor instead of writing into x.",
-        )
-        c.expect_close(
-            got, expected, what, rtol=0.0, atol=0.0,
-            mistakes={
-                "You reshaped (batch, num_heads, len, d_head) straight to (batch, len, d_model) "
-                "without a transpose, so each output 'token' is cut out of one head's block of "
-                "numbers. Move the heads axis back behind len first (`.transpose(1, 2)`), then "
-                "reshape.":
-                    x.reshape(batch, length, num_heads * d_head),
-                "Your heads come out interleaved (feature j of head i landed at j*num_heads + i): "
-                "merging should concatenate the heads, head 0's d_head features first. Transpose "
-                "to (batch, len, num_heads, d_head) and flatten the last two axes in that order.":
-                    x.permute(0, 2, 3, 1).reshape(batch, length, num_heads * d_head),
-            },
-        )  # fmt: skip
-    c.done()
+    with Checker("merge_heads", hidden=hidden) as c:
+        c.require_callable(merge_heads)
+        for seed, batch, num_heads, length, d_head, dtype, strided in (
+            _MERGE_HIDDEN if hidden else _MERGE_VISIBLE
+        ):
+            if strided:  # a transposed view, as split_heads returns it
+                x = _randn((batch, length, num_heads, d_head), seed, dtype).transpose(1, 2)
+            else:
+                x = _randn((batch, num_heads, length, d_head), seed, dtype)
+            original = x.clone()
+            what = (
+                f"merge_heads(x) for x of shape (batch={batch}, num_heads={num_heads}, len={length}, "
+                f"d_head={d_head})"
+            )
+            got = _call_with_view_hint(
+                c, merge_heads, x, call_repr=f"merge_heads(x {tuple(x.shape)})"
+            )
+            c.expect_type(got, torch.Tensor, what, "Return a torch tensor (transpose/reshape x).")
+            expected = ref.merge_heads(x)  # (batch, len, num_heads * d_head)
+            c.expect_shape(got, expected.shape, what,
+                           _merge_shape_hint(tuple(got.shape), batch, num_heads, length, d_head))  # fmt: skip
+            c.expect_dtype(
+                got, dtype, what, "Reshaping and transposing never need to change the dtype."
+            )
+            c.expect_true(
+                torch.equal(x, original),
+                f"{what} changed its input x in place. Return a new tensor instead of writing into x.",
+            )
+            c.expect_close(
+                got, expected, what, rtol=0.0, atol=0.0,
+                mistakes={
+                    "You reshaped (batch, num_heads, len, d_head) straight to (batch, len, d_model) "
+                    "without a transpose, so each output 'token' is cut out of one head's block of "
+                    "numbers. Move the heads axis back behind len first (`.transpose(1, 2)`), then "
+                    "reshape.":
+                        x.reshape(batch, length, num_heads * d_head),
+                    "Your heads come out interleaved (feature j of head i landed at j*num_heads + i): "
+                    "merging should concatenate the heads, head 0's d_head features first. Transpose "
+                    "to (batch, len, num_heads, d_head) and flatten the last two axes in that order.":
+                        x.permute(0, 2, 3, 1).reshape(batch, length, num_heads * d_head),
+                },
+            )  # fmt: skip
 
 
 # ---------------------------------------------------------- MultiHeadAttention
@@ -544,13 +545,12 @@ def _mask_polarity_inverted(nan_rows: torch.Tensor, all_allowed: torch.Tensor) -
 
 def check_MultiHeadAttention(cls, *, hidden: bool = False) -> None:
     """Construct cls(d_model, num_heads, dropout=...), load a state dict, compare forward."""
-    c = Checker("MultiHeadAttention", hidden=hidden)
-    c.require_callable(cls, "MultiHeadAttention")
-    # Constructing modules draws their initial weights from torch's global stream: fork it,
-    # so that running a check does not change what the learner's next random draw gives.
-    with torch.random.fork_rng(devices=[]):
-        _check_mha_cases(c, cls, _MHA_HIDDEN if hidden else _MHA_VISIBLE)
-    c.done()
+    with Checker("MultiHeadAttention", hidden=hidden) as c:
+        c.require_callable(cls, "MultiHeadAttention")
+        # Constructing modules draws their initial weights from torch's global stream: fork it,
+        # so that running a check does not change what the learner's next random draw gives.
+        with torch.random.fork_rng(devices=[]):
+            _check_mha_cases(c, cls, _MHA_HIDDEN if hidden else _MHA_VISIBLE)
 
 
 def _check_mha_cases(c: Checker, cls, cases) -> None:
@@ -616,3 +616,24 @@ def _check_mha_cases(c: Checker, cls, cases) -> None:
             )
         c.expect_close(output, expected_out, f"the output of {call}", rtol=1e-4, atol=1e-5,
                        hint=hint, mistakes=mistakes_o)  # fmt: skip
+
+
+# ---------------------------------------------------------------------------- registry
+LESSON = "05_multi_head_attention"
+EXERCISES = (
+    Exercise("split_heads", check_split_heads, kind="function", points=1, minutes=10, level=2),
+    Exercise("merge_heads", check_merge_heads, kind="function", points=1, minutes=10, level=2),
+    Exercise(
+        "MultiHeadAttention",
+        check_MultiHeadAttention,
+        kind="module",
+        points=3,
+        minutes=30,
+        level=3,
+        forbidden=(
+            "torch.nn.MultiheadAttention",
+            "torch.nn.functional.multi_head_attention_forward",
+            "torch.nn.functional.scaled_dot_product_attention",
+        ),
+    ),
+)

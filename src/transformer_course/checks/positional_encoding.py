@@ -14,6 +14,7 @@ from torch import nn
 
 from transformer_course.checking import Checker, CheckFailure, torch_generator
 from transformer_course.reference import positional_encoding as ref
+from transformer_course.registry import Exercise
 
 # float32 arithmetic (torch's default, or the exp/log form of 10000^(2i/d_model))
 # loses about 1e-7 of the angle per unit of position: at position 255 that is a
@@ -136,49 +137,52 @@ HIDDEN_PE = [(12, 8), (64, 32), (17, 9), (256, 128), (30, 3), (1, 6), (5, 1)]
 
 
 def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> None:
-    c = Checker("positional_encoding", hidden=hidden)
-    c.require_callable(positional_encoding)
-    for max_len, d_model in HIDDEN_PE if hidden else VISIBLE_PE:
-        what = f"positional_encoding(max_len={max_len}, d_model={d_model})"
-        try:
-            got = c.call(positional_encoding, max_len, d_model)
-        except CheckFailure as error:
-            if d_model % 2 and "not implemented yet" not in error.message:
-                c.fail(
-                    f"{error.message}\nThis input has an odd d_model: there are "
-                    f"{(d_model + 1) // 2} sine features (0, 2, ..., {d_model - 1}) but only "
-                    f"{d_model // 2} cosine features, so the cosines take only the first "
-                    f"{d_model // 2} angles (e.g. pe[:, 1::2] = np.cos(angles[:, :d_model // 2])).",
-                    error.learner_traceback,
+    with Checker("positional_encoding", hidden=hidden) as c:
+        c.require_callable(positional_encoding)
+        for max_len, d_model in HIDDEN_PE if hidden else VISIBLE_PE:
+            what = f"positional_encoding(max_len={max_len}, d_model={d_model})"
+            try:
+                got = c.call(positional_encoding, max_len, d_model)
+            except CheckFailure as error:
+                if d_model % 2 and "not implemented yet" not in error.message:
+                    c.fail(
+                        f"{error.message}\nThis input has an odd d_model: there are "
+                        f"{(d_model + 1) // 2} sine features (0, 2, ..., {d_model - 1}) but only "
+                        f"{d_model // 2} cosine features, so the cosines take only the first "
+                        f"{d_model // 2} angles (e.g. pe[:, 1::2] = np.cos(angles[:, :d_model // 2])).",
+                        error.learner_traceback,
+                    )
+                raise
+            if isinstance(got, torch.Tensor):
+                c.fail(f"{what} returned a torch.Tensor; return a numpy array "
+                       "(`.numpy()`, then `.astype(np.float64)`).")  # fmt: skip
+            c.expect_type(
+                got, np.ndarray, what, "Return a numpy array of shape (max_len, d_model)."
+            )
+            shape = tuple(got.shape)
+            hint = "Rows are positions, columns are features: (max_len, d_model)."
+            if shape == (d_model, max_len):
+                hint += " Yours looks transposed."
+            elif shape == (1, max_len, d_model):
+                hint += " Return the 2-D table; the batch axis is added later, by the module."
+            elif len(shape) == 2 and shape[0] == max_len and shape[1] == d_model + 1:
+                hint += (
+                    " With an odd d_model your table got one extra column: keep d_model of them."
                 )
-            raise
-        if isinstance(got, torch.Tensor):
-            c.fail(f"{what} returned a torch.Tensor; return a numpy array "
-                   "(`.numpy()`, then `.astype(np.float64)`).")  # fmt: skip
-        c.expect_type(got, np.ndarray, what, "Return a numpy array of shape (max_len, d_model).")
-        shape = tuple(got.shape)
-        hint = "Rows are positions, columns are features: (max_len, d_model)."
-        if shape == (d_model, max_len):
-            hint += " Yours looks transposed."
-        elif shape == (1, max_len, d_model):
-            hint += " Return the 2-D table; the batch axis is added later, by the module."
-        elif len(shape) == 2 and shape[0] == max_len and shape[1] == d_model + 1:
-            hint += " With an odd d_model your table got one extra column: keep d_model of them."
-        c.expect_shape(got, (max_len, d_model), what, hint)
-        c.expect_dtype(got, np.dtype(np.float64), what,
-                       "Build it with np.zeros((max_len, d_model)) (float64 by default), or "
-                       "convert with .astype(np.float64).")  # fmt: skip
-        expected = ref.positional_encoding(max_len, d_model)
-        got64 = got.astype(np.float64)
-        hint = (
-            "If you wrote `10000 ** 2 * i / d_model`, Python reads it as (10000**2) * i / d_model: "
-            "put the exponent in parentheses."
-            if not np.isfinite(got64).all()
-            else _pe_property_hint(got64, max_len, d_model)
-        )
-        c.expect_close(got, expected, what, rtol=RTOL, atol=ATOL, hint=hint,
-                       mistakes=_pe_mistakes(max_len, d_model))  # fmt: skip
-    c.done()
+            c.expect_shape(got, (max_len, d_model), what, hint)
+            c.expect_dtype(got, np.dtype(np.float64), what,
+                           "Build it with np.zeros((max_len, d_model)) (float64 by default), or "
+                           "convert with .astype(np.float64).")  # fmt: skip
+            expected = ref.positional_encoding(max_len, d_model)
+            got64 = got.astype(np.float64)
+            hint = (
+                "If you wrote `10000 ** 2 * i / d_model`, Python reads it as (10000**2) * i / d_model: "
+                "put the exponent in parentheses."
+                if not np.isfinite(got64).all()
+                else _pe_property_hint(got64, max_len, d_model)
+            )
+            c.expect_close(got, expected, what, rtol=RTOL, atol=ATOL, hint=hint,
+                           mistakes=_pe_mistakes(max_len, d_model))  # fmt: skip
 
 
 # ------------------------------------------------------------------- relative_shift
@@ -237,40 +241,39 @@ HIDDEN_SHIFT = [(7, 16), (-11, 10), (100, 32), (0, 4), (1, 2), (4, 64)]
 
 
 def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
-    c = Checker("relative_shift", hidden=hidden)
-    c.require_callable(relative_shift)
-    for k, d_model in HIDDEN_SHIFT if hidden else VISIBLE_SHIFT:
-        what = f"relative_shift(k={k}, d_model={d_model})"
-        got = c.call(relative_shift, k, d_model)
-        if isinstance(got, torch.Tensor):
-            c.fail(f"{what} returned a torch.Tensor; return a numpy array "
-                   "(`.numpy()`, then `.astype(np.float64)`).")  # fmt: skip
-        c.expect_type(got, np.ndarray, what, "Return a numpy array (d_model, d_model).")
-        c.expect_shape(got, (d_model, d_model), what,
-                       "M maps one row of the table (d_model features) to another.")  # fmt: skip
-        c.expect_dtype(
-            got, np.dtype(np.float64), what, "Build it with np.zeros((d_model, d_model))."
-        )
-        c.expect_close(got, ref.relative_shift(k, d_model), what, rtol=RTOL, atol=ATOL,
-                       hint=_shift_property_hint(got.astype(np.float64), k, d_model),
-                       mistakes=_shift_mistakes(k, d_model))  # fmt: skip
-    for d_model in (7, 1) if hidden else (5,):
-        what = f"relative_shift(k=2, d_model={d_model})"
-        try:
-            result = relative_shift(2, d_model)
-        except ValueError:
-            c.ok()
-            continue
-        except NotImplementedError:
-            c.call(relative_shift, 2, d_model)  # reports "not implemented yet"
-        except Exception as error:
-            c.fail(f"{what} raised {type(error).__name__}: {error}. For an odd d_model, raise a "
-                   "ValueError yourself (`if d_model % 2: raise ValueError(...)`) so the caller "
-                   "learns why.")  # fmt: skip
-        c.fail(f"{what} returned {type(result).__name__} instead of raising ValueError. With an "
-               "odd d_model the last feature is a sine without its cosine partner, and no matrix "
-               "turns sin(a) alone into sin(a + w·k): raise ValueError.")  # fmt: skip
-    c.done()
+    with Checker("relative_shift", hidden=hidden) as c:
+        c.require_callable(relative_shift)
+        for k, d_model in HIDDEN_SHIFT if hidden else VISIBLE_SHIFT:
+            what = f"relative_shift(k={k}, d_model={d_model})"
+            got = c.call(relative_shift, k, d_model)
+            if isinstance(got, torch.Tensor):
+                c.fail(f"{what} returned a torch.Tensor; return a numpy array "
+                       "(`.numpy()`, then `.astype(np.float64)`).")  # fmt: skip
+            c.expect_type(got, np.ndarray, what, "Return a numpy array (d_model, d_model).")
+            c.expect_shape(got, (d_model, d_model), what,
+                           "M maps one row of the table (d_model features) to another.")  # fmt: skip
+            c.expect_dtype(
+                got, np.dtype(np.float64), what, "Build it with np.zeros((d_model, d_model))."
+            )
+            c.expect_close(got, ref.relative_shift(k, d_model), what, rtol=RTOL, atol=ATOL,
+                           hint=_shift_property_hint(got.astype(np.float64), k, d_model),
+                           mistakes=_shift_mistakes(k, d_model))  # fmt: skip
+        for d_model in (7, 1) if hidden else (5,):
+            what = f"relative_shift(k=2, d_model={d_model})"
+            try:
+                result = relative_shift(2, d_model)
+            except ValueError:
+                c.ok()
+                continue
+            except NotImplementedError:
+                c.call(relative_shift, 2, d_model)  # reports "not implemented yet"
+            except Exception as error:
+                c.fail(f"{what} raised {type(error).__name__}: {error}. For an odd d_model, raise a "
+                       "ValueError yourself (`if d_model % 2: raise ValueError(...)`) so the caller "
+                       "learns why.")  # fmt: skip
+            c.fail(f"{what} returned {type(result).__name__} instead of raising ValueError. With an "
+                   "odd d_model the last feature is a sine without its cosine partner, and no matrix "
+                   "turns sin(a) alone into sin(a + w·k): raise ValueError.")  # fmt: skip
 
 
 # --------------------------------------------------------------- PositionalEncoding
@@ -384,70 +387,69 @@ def _check_train_dropout(c: Checker, cls, d_model, max_len, x, table, seed):
 
 
 def check_PositionalEncoding(cls, *, hidden: bool = False) -> None:
-    c = Checker("PositionalEncoding", hidden=hidden)
-    c.require_callable(cls)
-    seed = 303 if hidden else 30
-    gen = torch_generator(seed)
-    for d_model, max_len, inputs in HIDDEN_MODULE if hidden else VISIBLE_MODULE:
-        module = _construct(c, cls, d_model, max_len, 0.0)
-        table = _check_table(c, module, d_model, max_len)  # (max_len, d_model)
-        for batch, length in inputs:
-            x = torch.randn(batch, length, d_model, generator=gen)  # (batch, len, d_model)
-            x_before = x.clone()
-            what = f"PositionalEncoding({d_model}, max_len={max_len}, dropout=0.0)(x) with x of shape {tuple(x.shape)}"
-            out = _forward(c, module, x, max_len)
-            c.expect_true(torch.equal(x, x_before),
-                          f"{what} changed x itself (an in-place `x += ...` or `x.add_`): the "
-                          "caller's embeddings must stay as they were. Return x + pe, a new "
-                          "tensor.")  # fmt: skip
-            c.expect_type(out, torch.Tensor, what, "Return a tensor.")
-            hint = "The output has the shape of x: (batch, len, d_model)."
-            if tuple(out.shape) == (1, length, d_model):
-                hint += " Yours has batch size 1: did you return the encoding without adding x?"
-            c.expect_shape(out, x.shape, what, hint)
-            c.expect_dtype(out, torch.float32, what, "x is float32; so must the output be.")
-            pe = table[:length].unsqueeze(0)  # (1, len, d_model)
-            zeroed = int(((out == 0) & (x + pe != 0)).sum())
-            c.expect_close(
-                out, x + pe, what, rtol=RTOL, atol=ATOL,
-                hint=f"{zeroed} entries are exactly 0 although dropout=0.0. Did you ignore the "
-                     "`dropout` argument (e.g. a hard-coded nn.Dropout(0.1))?" if zeroed else
-                     "Expected x + pe[:, :len]: position p of every sequence in the batch gets "
-                     "row p of the table.",
-                mistakes={
-                    "You returned the encoding without adding x: the output must be x + pe, "
-                    "the token embeddings *plus* their positions.": pe.expand_as(x),
-                    "You returned x unchanged: add the table, x + self.pe[:, :x.size(1)].": x,
-                    "You multiplied x by the encoding; add it.": x * pe,
-                    "Every sequence got one row of the table for all its positions: the row of "
-                    "its *batch* index. That's the sequence-first (len, batch, d_model) "
-                    "convention of older PyTorch tutorials; here x is (batch, len, d_model), "
-                    "so slice the positions, self.pe[:, :x.size(1)].": (
-                        x + table[:batch].unsqueeze(1) if batch <= max_len else None
-                    ),
-                    "x was also scaled by sqrt(d_model). That scaling belongs to the token "
-                    "embedding (lesson 02); this module only adds the encoding.": (
-                        x * d_model**0.5 + pe
-                    ),
-                },
-            )  # fmt: skip
-        # dropout must be off in eval mode ...
-        module = _construct(c, cls, d_model, max_len, 0.5)
-        module.eval()
-        x = torch.randn(2, min(max_len, 6), d_model, generator=gen)  # (batch, len, d_model)
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed)
-            out = _forward(c, module, x, max_len)
-        c.expect_close(out, x + table[: x.shape[1]].unsqueeze(0),
-                       f"PositionalEncoding({d_model}, max_len={max_len}, dropout=0.5) in eval "
-                       "mode (module.eval())", rtol=RTOL, atol=ATOL,
-                       hint="In eval mode dropout must do nothing. F.dropout(x, p) defaults to "
-                            "training=True and drops anyway: use an nn.Dropout module (it "
-                            "follows .train()/.eval()) or pass training=self.training.")  # fmt: skip
-        # ... and act on the sum x + pe in training mode.
-        x = torch.randn(4, min(max_len, 16), d_model, generator=gen)  # (batch, len, d_model)
-        _check_train_dropout(c, cls, d_model, max_len, x, table, seed)
-    c.done()
+    with Checker("PositionalEncoding", hidden=hidden) as c:
+        c.require_callable(cls)
+        seed = 303 if hidden else 30
+        gen = torch_generator(seed)
+        for d_model, max_len, inputs in HIDDEN_MODULE if hidden else VISIBLE_MODULE:
+            module = _construct(c, cls, d_model, max_len, 0.0)
+            table = _check_table(c, module, d_model, max_len)  # (max_len, d_model)
+            for batch, length in inputs:
+                x = torch.randn(batch, length, d_model, generator=gen)  # (batch, len, d_model)
+                x_before = x.clone()
+                what = f"PositionalEncoding({d_model}, max_len={max_len}, dropout=0.0)(x) with x of shape {tuple(x.shape)}"
+                out = _forward(c, module, x, max_len)
+                c.expect_true(torch.equal(x, x_before),
+                              f"{what} changed x itself (an in-place `x += ...` or `x.add_`): the "
+                              "caller's embeddings must stay as they were. Return x + pe, a new "
+                              "tensor.")  # fmt: skip
+                c.expect_type(out, torch.Tensor, what, "Return a tensor.")
+                hint = "The output has the shape of x: (batch, len, d_model)."
+                if tuple(out.shape) == (1, length, d_model):
+                    hint += " Yours has batch size 1: did you return the encoding without adding x?"
+                c.expect_shape(out, x.shape, what, hint)
+                c.expect_dtype(out, torch.float32, what, "x is float32; so must the output be.")
+                pe = table[:length].unsqueeze(0)  # (1, len, d_model)
+                zeroed = int(((out == 0) & (x + pe != 0)).sum())
+                c.expect_close(
+                    out, x + pe, what, rtol=RTOL, atol=ATOL,
+                    hint=f"{zeroed} entries are exactly 0 although dropout=0.0. Did you ignore the "
+                         "`dropout` argument (e.g. a hard-coded nn.Dropout(0.1))?" if zeroed else
+                         "Expected x + pe[:, :len]: position p of every sequence in the batch gets "
+                         "row p of the table.",
+                    mistakes={
+                        "You returned the encoding without adding x: the output must be x + pe, "
+                        "the token embeddings *plus* their positions.": pe.expand_as(x),
+                        "You returned x unchanged: add the table, x + self.pe[:, :x.size(1)].": x,
+                        "You multiplied x by the encoding; add it.": x * pe,
+                        "Every sequence got one row of the table for all its positions: the row of "
+                        "its *batch* index. That's the sequence-first (len, batch, d_model) "
+                        "convention of older PyTorch tutorials; here x is (batch, len, d_model), "
+                        "so slice the positions, self.pe[:, :x.size(1)].": (
+                            x + table[:batch].unsqueeze(1) if batch <= max_len else None
+                        ),
+                        "x was also scaled by sqrt(d_model). That scaling belongs to the token "
+                        "embedding (lesson 02); this module only adds the encoding.": (
+                            x * d_model**0.5 + pe
+                        ),
+                    },
+                )  # fmt: skip
+            # dropout must be off in eval mode ...
+            module = _construct(c, cls, d_model, max_len, 0.5)
+            module.eval()
+            x = torch.randn(2, min(max_len, 6), d_model, generator=gen)  # (batch, len, d_model)
+            with torch.random.fork_rng(devices=[]):
+                torch.manual_seed(seed)
+                out = _forward(c, module, x, max_len)
+            c.expect_close(out, x + table[: x.shape[1]].unsqueeze(0),
+                           f"PositionalEncoding({d_model}, max_len={max_len}, dropout=0.5) in eval "
+                           "mode (module.eval())", rtol=RTOL, atol=ATOL,
+                           hint="In eval mode dropout must do nothing. F.dropout(x, p) defaults to "
+                                "training=True and drops anyway: use an nn.Dropout module (it "
+                                "follows .train()/.eval()) or pass training=self.training.")  # fmt: skip
+            # ... and act on the sum x + pe in training mode.
+            x = torch.randn(4, min(max_len, 16), d_model, generator=gen)  # (batch, len, d_model)
+            _check_train_dropout(c, cls, d_model, max_len, x, table, seed)
 
 
 __all__ = [
@@ -455,3 +457,23 @@ __all__ = [
     "check_positional_encoding",
     "check_relative_shift",
 ]
+
+
+# ---------------------------------------------------------------------------- registry
+LESSON = "03_positional_encoding"
+EXERCISES = (
+    Exercise(
+        "positional_encoding",
+        check_positional_encoding,
+        kind="function",
+        points=3,
+        minutes=20,
+        level=2,
+    ),
+    Exercise(
+        "relative_shift", check_relative_shift, kind="function", points=2, minutes=25, level=3
+    ),
+    Exercise(
+        "PositionalEncoding", check_PositionalEncoding, kind="module", points=2, minutes=15, level=2
+    ),
+)

@@ -1,0 +1,120 @@
+"""Module exercises: build the learner's ``nn.Module`` from a state dict, the same way
+for every lesson.
+
+A module check touches the learner's class only through :meth:`Checker.call`:
+construct it with arguments, read and load its ``state_dict``, switch it to
+``train()`` or ``eval()``, and call it. That is the whole channel, and it is all
+the sandboxed grader needs to provide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import torch
+from torch import nn
+
+from transformer_course.checking import Checker, torch_generator
+
+__all__ = ["build_module", "random_state", "state_shapes"]
+
+
+def random_state(
+    shapes: Mapping[str, tuple[int, ...]], seed: int, dtype: torch.dtype = torch.float32
+) -> dict[str, torch.Tensor]:
+    """Deterministic weights for a state dict, from a private generator.
+
+    Matrices get N(0, 1/fan_in) entries; vectors named ``*.bias`` N(0, 0.1²); other
+    vectors (LayerNorm gains) 1 + N(0, 0.1²), so that a forgotten gain or bias shows.
+    """
+    generator = torch_generator(seed)
+    state = {}
+    for name, shape in shapes.items():
+        values = torch.randn(shape, generator=generator, dtype=torch.float64)
+        if len(shape) >= 2:
+            values = values * shape[-1] ** -0.5
+        elif name.endswith("bias"):
+            values = values * 0.1
+        else:
+            values = 1.0 + values * 0.1
+        state[name] = values.to(dtype)
+    return state
+
+
+def state_shapes(module: nn.Module) -> dict[str, tuple[int, ...]]:
+    """name -> shape of every entry of a (reference) module's state dict."""
+    return {name: tuple(tensor.shape) for name, tensor in module.state_dict().items()}
+
+
+def _signature(name: str, args: tuple, kwargs: Mapping[str, Any]) -> str:
+    parts = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
+    return f"{name}({', '.join(parts)})"
+
+
+def build_module(
+    c: Checker,
+    cls: Any,
+    *args: Any,
+    name: str,
+    expected_shapes: Mapping[str, tuple[int, ...]] | None = None,
+    keys_hint: Callable[[dict[str, tuple[int, ...]]], str] | None = None,
+    state: Mapping[str, torch.Tensor] | None = None,
+    mode: str = "eval",
+    **kwargs: Any,
+) -> tuple[nn.Module, str]:
+    """Construct ``cls(*args, **kwargs)``, check its state-dict keys and shapes, load
+    ``state``, read it back, and switch to ``mode`` ("eval" or "train").
+
+    Returns the module and its constructor call as text (for messages).
+    ``keys_hint(found)`` explains a wrong set of keys (e.g. a fused q/k/v matrix).
+    Reading the state back catches one submodule object used in several places (a
+    layer reused N times, ``w_q = w_k = w_v``): the later key overwrites the earlier.
+    """
+    built = _signature(name, args, kwargs)
+    module = c.call(cls, *args, call_repr=built, **kwargs)
+    c.expect_type(
+        module,
+        nn.Module,
+        built,
+        f"Make {name} a subclass of nn.Module, and call super().__init__() first in __init__.",
+    )
+    if expected_shapes is not None:
+        found = {
+            key: tuple(tensor.shape)
+            for key, tensor in c.call(module.state_dict, call_repr=f"{built}.state_dict()").items()
+        }
+        if set(found) != set(expected_shapes):
+            missing = sorted(set(expected_shapes) - set(found))
+            extra = sorted(set(found) - set(expected_shapes))
+            hint = keys_hint(found) if keys_hint else ""
+            c.fail(
+                f"{built} should have the state-dict keys {sorted(expected_shapes)}; "
+                f"missing: {missing or 'none'}, unexpected: {extra or 'none'}. The checks (and "
+                "the later lessons) load weights by these names, so the submodules must be "
+                f"called exactly so. {hint}".strip()
+            )
+        for key, shape in expected_shapes.items():
+            if found[key] != tuple(shape):
+                hint = keys_hint(found) if keys_hint else ""
+                c.fail(
+                    f"{built}: {key} has shape {found[key]}, expected {tuple(shape)}. {hint}".strip()
+                )
+        c.ok()
+    if state is not None:
+        c.call(module.load_state_dict, dict(state), call_repr=f"{built}.load_state_dict(...)")
+        loaded = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
+        for key, tensor in state.items():
+            if not torch.equal(loaded[key].detach().cpu().to(tensor.dtype), tensor):
+                c.fail(
+                    f"after {built}.load_state_dict(...), {key} does not hold the weights loaded "
+                    "into it: a later key overwrote it. Are two of its submodules one and the "
+                    "same object (e.g. one layer object appended N times to a list, or "
+                    "`self.w_q = self.w_k = nn.Linear(...)`)? Each needs its own instance, "
+                    "with its own weights: create a new one each time."
+                )
+        c.ok()
+    if mode not in {"eval", "train"}:
+        raise ValueError(f"mode must be 'eval' or 'train', not {mode!r}")
+    c.call(getattr(module, mode), call_repr=f"{built}.{mode}()")
+    return module, built
