@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,6 +11,10 @@ import nbformat
 from nbclient import NotebookClient
 
 REPO = Path(__file__).resolve().parents[1]
+
+# Executed headless, a lesson draws its interactive figures once, statically
+# (transformer_course.plotting.interactive_or_static); kernels inherit this.
+os.environ.setdefault("COURSE_STATIC_FIGURES", "1")
 
 
 @dataclass

@@ -95,3 +95,41 @@ def attention_heads(
     fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+# ------------------------------------------------------------------ interactive figures
+STATIC_ENV = ("NBGRADER_EXECUTION", "COURSE_STATIC_FIGURES")
+
+
+def running_headless() -> bool:
+    """True while nbgrader grades or validates, or tests execute a lesson: no widgets then."""
+    import os
+
+    return any(os.environ.get(name) for name in STATIC_ENV)
+
+
+def interactive_or_static(draw, static: dict, **controls) -> None:
+    """Show ``draw(**values)`` with ipywidgets controls in a live notebook, or once, with
+    the ``static`` values, when run headless (graded, validated or tested).
+
+    ``controls`` are ipywidgets' ``interact`` abbreviations or widgets, e.g.
+    ``d_k=(1, 512, 1)`` or ``head=["head 0", "head 1"]``; ``draw`` makes the figure
+    (and may call ``plt.show()``). Headless, a caption says the figure is
+    interactive in JupyterLab.
+    """
+    if running_headless():
+        draw(**static)
+        plt.show()
+        print("(In JupyterLab this figure has controls: " + ", ".join(controls) + ".)")
+        return
+    import ipywidgets
+
+    def show(**values):
+        draw(**values)
+        plt.show()
+
+    widgets = {
+        name: ipywidgets.fixed(value) if name not in controls else controls[name]
+        for name, value in static.items()
+    }
+    ipywidgets.interact(show, **{**widgets, **controls})
