@@ -24,6 +24,15 @@ c.CourseDirectory.db_url = "sqlite:///autograde/gradebook.db"
 # the generated .ipynb; it must never be copied into the student release.
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.py"]
 
+# The student version leaves out the instructor-only cells (the "generated from the
+# master" notice); see transformer_course/nbgrader_plugins.py.
+from nbgrader.converters import GenerateAssignment  # noqa: E402
+
+c.GenerateAssignment.preprocessors = [
+    "transformer_course.nbgrader_plugins.RemoveInstructorCells",
+    *GenerateAssignment.class_traits()["preprocessors"].default(),
+]
+
 # What a learner sees where a solution was.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"

@@ -47,6 +47,8 @@ from pathlib import Path
 import jupytext
 import nbformat
 
+from transformer_course.nbgrader_plugins import INSTRUCTOR_ONLY
+
 REPO = Path(__file__).resolve().parents[2]
 SOLUTIONS = "solutions"
 NOTEBOOKS = "notebooks"
@@ -58,9 +60,9 @@ LINE_LENGTH = 100
 
 BANNER_ID = "generated-notice"
 BANNER = (
-    "<small>This notebook is generated from the lesson master `{master}` "
-    "(`make notebooks`). Learners: work here as usual. Course maintainers: edit the "
-    "master, never this file.</small>"
+    "<small>Instructor version, generated from the lesson master `{master}` "
+    "(`make notebooks`): edit the master, never this file. The student version leaves "
+    "this notice out.</small>"
 )
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
@@ -111,7 +113,9 @@ def build_solution_notebook(master: Path, repo: Path = REPO) -> nbformat.Noteboo
     """Read a py:percent master and return the instructor notebook."""
     nb = jupytext.read(master, fmt="py:percent")
     relative = master.resolve().relative_to(repo.resolve()).as_posix()
-    banner = nbformat.v4.new_markdown_cell(BANNER.format(master=relative))
+    banner = nbformat.v4.new_markdown_cell(
+        BANNER.format(master=relative), metadata={"course": INSTRUCTOR_ONLY}
+    )
     cells = [banner, *nb.cells]
     seen: set[str] = set()
     for index, cell in enumerate(cells):
@@ -332,7 +336,7 @@ def generate_release(lesson: str, source_root: Path, release_root: Path, repo: P
             f"--CourseDirectory.db_url=sqlite:///{scratch}/gradebook.db",
         ]  # fmt: skip
         result = subprocess.run(command, cwd=repo, capture_output=True, text=True, env=tool_env())
-        if result.returncode != 0:
+        if result.returncode != 0 or "Exception while loading config file" in result.stderr:
             raise RuntimeError(
                 f"nbgrader generate_assignment {lesson} failed:\n{result.stdout}\n{result.stderr}"
             )
