@@ -47,6 +47,9 @@ class Exercise:
       in the lesson shows all three.
     * ``forbidden``: dotted names of library APIs the answer must not use (the
       exercise asks to build what they compute); the grader enforces it.
+    * ``methods``: for a module, the methods its check calls besides construction,
+      ``state_dict``/``load_state_dict``, ``train``/``eval`` and ``forward`` (e.g.
+      ``("encode", "decode")``); the grader forwards exactly these.
     """
 
     name: str
@@ -56,6 +59,7 @@ class Exercise:
     minutes: int
     level: int
     forbidden: tuple[str, ...] = ()
+    methods: tuple[str, ...] = ()
     lesson: str = field(default="", compare=False)
 
     @property
