@@ -17,6 +17,9 @@ inputs changed in place) is in ``tests/test_exercises.py``, driven by the regist
 
 from __future__ import annotations
 
+import contextlib
+import io
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -41,10 +44,13 @@ class Mistake:
 
 @dataclass(frozen=True)
 class Correct:
-    """``fn`` is right; ``check`` must accept it, visible and hidden."""
+    """``fn`` is right; ``check`` must accept it, visible and hidden. ``note``: a regex
+    that the visible run's notes must match (an accepted choice the learner is told
+    about, such as a float32 result where the reference gives float64)."""
 
     check: Callable
     fn: Callable
+    note: str | None = None
 
 
 def assert_rejected(check: Callable, fn: Callable, message: str, *, hidden_only: bool = False):
@@ -55,10 +61,15 @@ def assert_rejected(check: Callable, fn: Callable, message: str, *, hidden_only:
             check(fn, hidden=hidden)
 
 
-def assert_accepted(check: Callable, fn: Callable) -> None:
-    """Both runs pass."""
-    check(fn)
+def assert_accepted(check: Callable, fn: Callable, note: str | None = None) -> None:
+    """Both runs pass; with ``note``, the visible run prints a note matching it."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        check(fn)
     check(fn, hidden=True)
+    if note is not None:
+        notes = [line for line in out.getvalue().splitlines() if line.startswith("note")]
+        assert any(re.search(note, line) for line in notes), (note, notes)
 
 
 def _name(thing: Callable) -> str:
@@ -93,6 +104,6 @@ def lesson_tests(mistakes: Sequence, correct: Sequence) -> tuple[Callable, Calla
         "case", correct_cases, ids=[_case_id(c.check, c.fn) for c in correct_cases]
     )
     def test_correct_variant(case: Correct) -> None:
-        assert_accepted(case.check, case.fn)
+        assert_accepted(case.check, case.fn, case.note)
 
     return test_classic_mistake, test_correct_variant

@@ -1,7 +1,8 @@
 """Lesson 05 (multi-head attention): classic mistakes are rejected with the intended
-message by both the visible and the hidden checks, correct variants pass both,
-and the reference agrees with independent oracles (nn.MultiheadAttention, the
-paper's per-head formula, F.scaled_dot_product_attention)."""
+message by both the visible and the hidden checks, correct variants (including the way
+the Annotated Transformer, d2l and nanoGPT write it) pass both, and the reference agrees
+with independent oracles (nn.MultiheadAttention with copied weights, the paper's
+per-head formula, F.scaled_dot_product_attention)."""
 
 from __future__ import annotations
 
@@ -10,18 +11,18 @@ import math
 import pytest
 import torch
 import torch.nn.functional as F
+from harness import Correct, Mistake, lesson_tests
 from torch import nn
 
-from transformer_course.checking import CheckFailure
 from transformer_course.checks.multi_head_attention import (
     check_merge_heads,
     check_MultiHeadAttention,
+    check_quiz_cross_attention,
+    check_quiz_d_k,
     check_split_heads,
 )
 from transformer_course.reference import multi_head_attention as ref
 from transformer_course.reference.attention import scaled_dot_product_attention
-
-HIDDEN = pytest.mark.parametrize("hidden", [False, True], ids=["visible", "hidden"])
 
 
 # =================================================================== split_heads
@@ -53,14 +54,24 @@ def split_einsum(x, num_heads):
     return torch.einsum("blhd->bhld", x.reshape(b, length, num_heads, d_model // num_heads))
 
 
-SPLIT_CORRECT = [
-    split_view_transpose,
-    split_permute,
-    split_unflatten,
-    split_chunk_stack,
-    split_loop,
-    split_einsum,
-]
+def split_annotated_transformer(x, num_heads):
+    """The Annotated Transformer: `.view(nbatches, -1, self.h, self.d_k).transpose(1, 2)`."""
+    nbatches = x.size(0)
+    d_k = x.size(-1) // num_heads
+    return x.view(nbatches, -1, num_heads, d_k).transpose(1, 2)
+
+
+def split_nanogpt(x, num_heads):
+    """nanoGPT: `k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)`."""
+    B, T, C = x.size()
+    return x.view(B, T, num_heads, C // num_heads).transpose(1, 2)
+
+
+def split_d2l_then_unfold(x, num_heads):
+    """d2l's transpose_qkv, (batch * heads, len, d_head), then the heads axis taken apart."""
+    folded = x.reshape(x.shape[0], x.shape[1], num_heads, -1).permute(0, 2, 1, 3)
+    folded = folded.reshape(-1, folded.shape[2], folded.shape[3])
+    return folded.reshape(x.shape[0], num_heads, x.shape[1], -1)
 
 
 def split_no_transpose(x, num_heads):
@@ -83,6 +94,12 @@ def split_wrong_transpose(x, num_heads):
     return x.reshape(b, length, num_heads, d_model // num_heads).transpose(2, 3)
 
 
+def split_d2l_folded(x, num_heads):
+    """d2l's transpose_qkv as the answer: batch and heads folded into one axis."""
+    folded = x.reshape(x.shape[0], x.shape[1], num_heads, -1).permute(0, 2, 1, 3)
+    return folded.reshape(-1, folded.shape[2], folded.shape[3])
+
+
 def split_numpy(x, num_heads):
     return split_permute(x, num_heads).numpy()
 
@@ -91,38 +108,9 @@ def split_float32(x, num_heads):
     return split_permute(x, num_heads).float()
 
 
-def split_not_implemented(x, num_heads):
-    raise NotImplementedError()
-
-
-SPLIT_MISTAKES = [
-    (
-        split_no_transpose,
-        r"reshaped straight to \(batch, num_heads, len, d_head\) without a transpose",
-    ),
-    (split_strided, r"split along the wrong axis"),
-    (split_forgot_transpose, r"\(batch, len, num_heads, d_head\).*Add `\.transpose\(1, 2\)`"),
-    (split_wrong_transpose, r"The last two axes are \(d_head, num_heads\)"),
-    (split_numpy, r"should be a Tensor, but it is a ndarray"),
-    (split_float32, r"should have dtype torch.float64"),
-    (split_not_implemented, r"not implemented yet"),
-]
-
-
-@HIDDEN
-@pytest.mark.parametrize("fn", SPLIT_CORRECT, ids=lambda f: f.__name__)
-def test_split_heads_accepts_correct_variants(fn, hidden, capsys):
-    check_split_heads(fn, hidden=hidden)
-    assert "checks passed" in capsys.readouterr().out
-
-
-@HIDDEN
-@pytest.mark.parametrize(
-    ("fn", "message"), SPLIT_MISTAKES, ids=lambda v: getattr(v, "__name__", "")
-)
-def test_split_heads_rejects_mistakes(fn, message, hidden):
-    with pytest.raises(CheckFailure, match=message):
-        check_split_heads(fn, hidden=hidden)
+def split_rolled_heads(x, num_heads):
+    """Heads in the wrong order: no known mistake, so the check locates the first bad entry."""
+    return split_permute(x, num_heads).roll(1, dims=1)
 
 
 # =================================================================== merge_heads
@@ -140,6 +128,10 @@ def merge_cat(x):
     return torch.cat([x[:, i] for i in range(x.shape[1])], dim=-1)
 
 
+def merge_unbind_cat(x):
+    return torch.cat(x.unbind(dim=1), dim=-1)
+
+
 def merge_flatten(x):
     return x.transpose(1, 2).flatten(2)
 
@@ -149,13 +141,19 @@ def merge_einsum(x):
     return torch.einsum("bhld->blhd", x).reshape(b, length, h * d_head)
 
 
-MERGE_CORRECT = [
-    merge_transpose_reshape,
-    merge_contiguous_view,
-    merge_cat,
-    merge_flatten,
-    merge_einsum,
-]
+def merge_annotated_transformer(x):
+    """The Annotated Transformer: `x.transpose(1, 2).contiguous().view(nbatches, -1, h * d_k)`."""
+    nbatches, h, _, d_k = x.shape
+    return x.transpose(1, 2).contiguous().view(nbatches, -1, h * d_k)
+
+
+def merge_d2l_transpose_output(x):
+    """d2l's transpose_output, fed with the heads folded into the batch axis."""
+    num_heads = x.shape[1]
+    folded = x.reshape(-1, x.shape[2], x.shape[3])  # (batch * heads, len, d_head)
+    out = folded.reshape(-1, num_heads, folded.shape[1], folded.shape[2])
+    out = out.permute(0, 2, 1, 3)
+    return out.reshape(out.shape[0], out.shape[1], -1)
 
 
 def merge_no_transpose(x):
@@ -182,34 +180,8 @@ def merge_len_and_d_head(x):
     return x.reshape(b, h, length * d_head)
 
 
-def merge_not_implemented(x):
-    raise NotImplementedError()
-
-
-MERGE_MISTAKES = [
-    (merge_no_transpose, r"straight to \(batch, len, d_model\) without a transpose"),
-    (merge_interleaved, r"interleaved"),
-    (merge_no_flatten, r"flatten the last two axes"),
-    (merge_view_without_contiguous, r"Use `\.reshape\(\.\.\.\)`"),
-    (merge_len_and_d_head, r"You flattened len and d_head together"),
-    (merge_not_implemented, r"not implemented yet"),
-]
-
-
-@HIDDEN
-@pytest.mark.parametrize("fn", MERGE_CORRECT, ids=lambda f: f.__name__)
-def test_merge_heads_accepts_correct_variants(fn, hidden, capsys):
-    check_merge_heads(fn, hidden=hidden)
-    assert "checks passed" in capsys.readouterr().out
-
-
-@HIDDEN
-@pytest.mark.parametrize(
-    ("fn", "message"), MERGE_MISTAKES, ids=lambda v: getattr(v, "__name__", "")
-)
-def test_merge_heads_rejects_mistakes(fn, message, hidden):
-    with pytest.raises(CheckFailure, match=message):
-        check_merge_heads(fn, hidden=hidden)
+def merge_float64(x):
+    return merge_transpose_reshape(x).double()
 
 
 # ============================================================ MultiHeadAttention
@@ -231,17 +203,16 @@ class Base(nn.Module):
     def merge(self, x):  # (batch, heads, len, d_head) -> (batch, len, d_model)
         return x.transpose(1, 2).reshape(x.shape[0], x.shape[2], self.d_model)
 
+    def qkv(self, query, key, value):
+        return self.split(self.w_q(query)), self.split(self.w_k(key)), self.split(self.w_v(value))
+
 
 # ---------------------------------------------------------------- correct ones
 class WithReferenceAttention(Base):
     """The solution: project, split, lesson-04 attention, merge, project."""
 
     def forward(self, query, key, value, mask=None):
-        q, k, v = (
-            self.split(self.w_q(query)),
-            self.split(self.w_k(key)),
-            self.split(self.w_v(value)),
-        )
+        q, k, v = self.qkv(query, key, value)
         _, weights = scaled_dot_product_attention(q, k, v, mask)
         return self.w_o(self.merge(self.dropout(weights) @ v)), weights
 
@@ -273,29 +244,26 @@ class LoopOverHeads(Base):
             cols = slice(i * self.d_head, (i + 1) * self.d_head)
             head_mask = None
             if mask is not None:
-                m = mask if mask.dim() == 2 else mask[:, i if mask.shape[1] > 1 else 0]
-                head_mask = m
+                head_mask = mask if mask.dim() == 2 else mask[:, i if mask.shape[1] > 1 else 0]
             scores = q[..., cols] @ k[..., cols].transpose(-2, -1) / self.d_head**0.5
             if head_mask is not None:
                 scores = scores.masked_fill(~head_mask, -1e9)
             weights = torch.softmax(scores, dim=-1)
             if head_mask is not None:
                 weights = weights * head_mask.any(dim=-1, keepdim=True)
-            outputs.append(weights @ v[..., cols])
+            outputs.append(self.dropout(weights) @ v[..., cols])
             all_weights.append(weights)
         return self.w_o(torch.cat(outputs, dim=-1)), torch.stack(all_weights, dim=1)
 
 
 class TorchSdpaPlusWeights(Base):
-    """Outputs from F.scaled_dot_product_attention, weights computed alongside."""
+    """Outputs from F.scaled_dot_product_attention (its dropout_p only while training),
+    weights computed alongside."""
 
     def forward(self, query, key, value, mask=None):
-        q, k, v = (
-            self.split(self.w_q(query)),
-            self.split(self.w_k(key)),
-            self.split(self.w_v(value)),
-        )
-        heads = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        q, k, v = self.qkv(query, key, value)
+        p = self.dropout.p if self.training else 0.0
+        heads = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
         scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
         if mask is not None:
             scores = scores.masked_fill(~mask, float("-inf"))
@@ -319,8 +287,19 @@ class PermuteFloat64Inside(Base):
         weights = torch.softmax(scores, dim=-1)
         if mask is not None:
             weights = torch.where(mask.any(-1, keepdim=True), weights, torch.zeros_like(weights))
-        out = (weights @ v).permute(0, 2, 1, 3).reshape(query.shape[0], query.shape[1], -1)
+        out = (self.dropout(weights) @ v).permute(0, 2, 1, 3)
+        out = out.reshape(query.shape[0], query.shape[1], -1)
         return self.w_o(out.to(query.dtype)), weights.to(query.dtype)
+
+
+class Float64Result(Base):
+    """Everything after the projections in float64, and float64 returned (a note, not a fail)."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = (t.double() for t in self.qkv(query, key, value))
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        merged = self.merge(self.dropout(weights) @ v)
+        return F.linear(merged, self.w_o.weight.double(), self.w_o.bias.double()), weights
 
 
 class FunctionalDropout(Base):
@@ -331,32 +310,185 @@ class FunctionalDropout(Base):
         self.p = dropout
 
     def forward(self, query, key, value, mask=None):
-        q, k, v = (
-            self.split(self.w_q(query)),
-            self.split(self.w_k(key)),
-            self.split(self.w_v(value)),
-        )
+        q, k, v = self.qkv(query, key, value)
         _, weights = scaled_dot_product_attention(q, k, v, mask)
         dropped = F.dropout(weights, self.p, training=self.training)
         return self.w_o(self.merge(dropped @ v)), weights
 
 
-MHA_CORRECT = [
-    ref.MultiHeadAttention,
-    WithReferenceAttention,
-    Einsum,
-    LoopOverHeads,
-    TorchSdpaPlusWeights,
-    PermuteFloat64Inside,
-    FunctionalDropout,
-]
+def _plain_attention(self, query, key, value, mask, *, fill, zero_dead=False):
+    q, k, v = self.qkv(query, key, value)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, fill)
+    weights = torch.softmax(scores, dim=-1)
+    if zero_dead and mask is not None:
+        weights = weights.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
+    return self.w_o(self.merge(self.dropout(weights) @ v)), weights
 
 
-@HIDDEN
-@pytest.mark.parametrize("cls", MHA_CORRECT, ids=lambda c: c.__name__)
-def test_mha_accepts_correct_variants(cls, hidden, capsys):
-    check_MultiHeadAttention(cls, hidden=hidden)
-    assert "checks passed" in capsys.readouterr().out
+class LargeNegativeFill(Base):
+    """-1e9 instead of -inf, fully masked rows left uniform (accepted with a note)."""
+
+    def forward(self, query, key, value, mask=None):
+        return _plain_attention(self, query, key, value, mask, fill=-1e9)
+
+
+class FinfoMinFill(Base):
+    """torch.finfo(dtype).min, the fill value that also works in float16."""
+
+    def forward(self, query, key, value, mask=None):
+        return _plain_attention(self, query, key, value, mask, fill=torch.finfo(query.dtype).min)
+
+
+class MinusInfZeroedRows(Base):
+    """-inf, then fully masked rows set to zero explicitly."""
+
+    def forward(self, query, key, value, mask=None):
+        return _plain_attention(self, query, key, value, mask, fill=float("-inf"), zero_dead=True)
+
+
+class AdditiveMask(Base):
+    """The paper's form: the bool mask turned into 0 / -inf and added to the scaled scores."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
+        if mask is not None:
+            scores = scores + torch.zeros(mask.shape).masked_fill(~mask, float("-inf"))
+        weights = torch.softmax(scores, dim=-1).nan_to_num(0.0)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+class AdditiveLargeNegativeInFloat64(Base):
+    """-1e9 *added* to float64 scores: a fully masked row keeps the differences of its
+    scores (a finite distribution over all keys, accepted with a note)."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = (t.double() for t in self.qkv(query, key, value))
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
+        if mask is not None:
+            scores = scores + (~mask) * -1e9
+        weights = torch.softmax(scores, dim=-1)
+        out = self.merge(self.dropout(weights) @ v).float()
+        return self.w_o(out), weights.float()
+
+
+def _annotated_attention(query, key, value, mask=None, dropout=None):
+    """The Annotated Transformer's `attention`, written again: -1e9 fill, dropout on p_attn."""
+    d_k = query.size(-1)
+    scores = torch.matmul(query, key.transpose(-2, -1)) / math.sqrt(d_k)
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    p_attn = scores.softmax(dim=-1)
+    if dropout is not None:
+        p_attn = dropout(p_attn)
+    return torch.matmul(p_attn, value), p_attn
+
+
+class AnnotatedTransformerStyle(nn.Module):
+    """The Annotated Transformer's MultiHeadedAttention, with this contract's layer names
+    instead of its ModuleList: `.view(nbatches, -1, h, d_k).transpose(1, 2)` to split,
+    `.transpose(1, 2).contiguous().view(nbatches, -1, h * d_k)` to merge, and the weights
+    returned after dropout (accepted with a note)."""
+
+    def __init__(self, d_model, num_heads, dropout=0.0):
+        super().__init__()
+        assert d_model % num_heads == 0
+        self.d_k = d_model // num_heads
+        self.h = num_heads
+        self.w_q, self.w_k, self.w_v, self.w_o = (nn.Linear(d_model, d_model) for _ in range(4))
+        self.attn = None
+        self.dropout = nn.Dropout(p=dropout)
+
+    def forward(self, query, key, value, mask=None):
+        nbatches = query.size(0)
+        query, key, value = [
+            lin(x).view(nbatches, -1, self.h, self.d_k).transpose(1, 2)
+            for lin, x in zip((self.w_q, self.w_k, self.w_v), (query, key, value), strict=True)
+        ]
+        x, self.attn = _annotated_attention(query, key, value, mask=mask, dropout=self.dropout)
+        x = x.transpose(1, 2).contiguous().view(nbatches, -1, self.h * self.d_k)
+        return self.w_o(x), self.attn
+
+
+def transpose_qkv(X, num_heads):
+    """d2l: (batch, len, d_model) -> (batch * num_heads, len, d_head)."""
+    X = X.reshape(X.shape[0], X.shape[1], num_heads, -1)
+    X = X.permute(0, 2, 1, 3)
+    return X.reshape(-1, X.shape[2], X.shape[3])
+
+
+def transpose_output(X, num_heads):
+    """d2l: the inverse of transpose_qkv."""
+    X = X.reshape(-1, num_heads, X.shape[1], X.shape[2])
+    X = X.permute(0, 2, 1, 3)
+    return X.reshape(X.shape[0], X.shape[1], -1)
+
+
+class D2lStyle(Base):
+    """d2l's MultiHeadAttention: heads folded into the batch axis for torch.bmm, masked
+    positions filled with -1e6 (its masked_softmax), the mask repeated for every head."""
+
+    def forward(self, queries, keys, values, mask=None):
+        batch, len_q, len_k = queries.shape[0], queries.shape[1], keys.shape[1]
+        queries = transpose_qkv(self.w_q(queries), self.num_heads)
+        keys = transpose_qkv(self.w_k(keys), self.num_heads)
+        values = transpose_qkv(self.w_v(values), self.num_heads)
+        scores = torch.bmm(queries, keys.transpose(1, 2)) / math.sqrt(queries.shape[-1])
+        if mask is not None:
+            flat = mask.expand(batch, self.num_heads, len_q, len_k).reshape(-1, len_q, len_k)
+            scores = scores.masked_fill(~flat, -1e6)
+        weights = F.softmax(scores, dim=-1)  # (batch * num_heads, len_q, len_k)
+        output = torch.bmm(self.dropout(weights), values)
+        output_concat = transpose_output(output, self.num_heads)
+        return self.w_o(output_concat), weights.reshape(batch, self.num_heads, len_q, len_k)
+
+
+class NanoGPTStyle(Base):
+    """nanoGPT's CausalSelfAttention, generalised to cross-attention and any mask."""
+
+    def forward(self, query, key, value, mask=None):
+        B, T, C = query.size()
+        S, nh = key.size(1), self.num_heads
+        q = self.w_q(query).view(B, T, nh, C // nh).transpose(1, 2)
+        k = self.w_k(key).view(B, S, nh, C // nh).transpose(1, 2)
+        v = self.w_v(value).view(B, S, nh, C // nh).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        if mask is not None:
+            att = att.masked_fill(mask == 0, float("-inf"))
+        att = F.softmax(att, dim=-1)
+        att = att.masked_fill(att.isnan(), 0.0)  # rows with no key (never causal-only)
+        y = self.dropout(att) @ v
+        y = y.transpose(1, 2).contiguous().view(B, T, C)
+        return self.w_o(y), att
+
+
+class ChunkStackHeads(Base):
+    """Heads cut with torch.chunk and stacked, einsum for both products, torch.where with
+    finfo.min for the mask, heads glued back with unbind + cat."""
+
+    def forward(self, query, key, value, mask=None):
+        def heads(x):
+            return torch.stack(x.chunk(self.num_heads, dim=-1), dim=1)
+
+        q, k, v = heads(self.w_q(query)), heads(self.w_k(key)), heads(self.w_v(value))
+        scores = torch.einsum("bhqd,bhkd->bhqk", q, k) / math.sqrt(self.d_head)
+        if mask is not None:
+            scores = torch.where(mask, scores, torch.finfo(scores.dtype).min)
+        weights = scores.softmax(dim=-1)
+        out = torch.einsum("bhqk,bhkd->bhqd", self.dropout(weights), v)
+        return self.w_o(torch.cat(out.unbind(dim=1), dim=-1)), weights
+
+
+class WeightsAfterDropout(Base):
+    """Returns the weights after dropout, as nn.MultiheadAttention does in training."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        weights = self.dropout(weights)
+        return self.w_o(self.merge(weights @ v)), weights
 
 
 # ------------------------------------------------------------------- mistakes
@@ -368,6 +500,7 @@ def own_math(
     mask=None,
     *,
     q_in="query",
+    k_in="key",
     k_layer="w_k",
     v_layer="w_v",
     v_in="value",
@@ -393,17 +526,21 @@ def own_math(
         return x.reshape(b, self.num_heads, length, self.d_head)
 
     q = split(self.w_q(inputs[q_in]))
-    k = split(layer[k_layer](key))
+    k = split(layer[k_layer](inputs[k_in]))
     v = split(layer[v_layer](inputs[v_in]))
-    scale = {"sqrt_d_head": math.sqrt(self.d_head), "sqrt_d_model": math.sqrt(self.d_model),
-             "d_head": self.d_head, "none": 1.0}[divisor]  # fmt: skip
+    scale = {
+        "sqrt_d_head": math.sqrt(self.d_head),
+        "sqrt_d_model": math.sqrt(self.d_model),
+        "d_head": self.d_head,
+        "none": 1.0,
+    }[divisor]
     scores = q @ k.transpose(-2, -1) / scale
     if mask is not None and use_mask:
         scores = scores.masked_fill(mask if invert else ~mask, fill)
     weights = torch.softmax(scores, dim=softmax_dim)
     if mask is not None and use_mask and zero_dead and not invert:
         weights = weights.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
-    heads = weights @ v
+    heads = self.dropout(weights) @ v
     b, h, lq, dh = heads.shape
     merged = self.merge(heads) if merge_ok else heads.reshape(b, lq, h * dh)
     out = self.w_o(merged) if use_w_o else merged
@@ -411,19 +548,17 @@ def own_math(
 
 
 def mistake(name, **knobs):
-    cls = type(name, (Base,), {"forward": lambda self, *a, **kw: own_math(self, *a, **kw, **knobs)})
-    return cls
+    def forward(self, *args, **kwargs):
+        return own_math(self, *args, **kwargs, **knobs)
+
+    return type(name, (Base,), {"forward": forward})
 
 
 class InvertedMaskWithReference(Base):
     """Passes ~mask to the lesson-04 attention (the polarity of nn.MultiheadAttention)."""
 
     def forward(self, query, key, value, mask=None):
-        q, k, v = (
-            self.split(self.w_q(query)),
-            self.split(self.w_k(key)),
-            self.split(self.w_v(value)),
-        )
+        q, k, v = self.qkv(query, key, value)
         out, weights = scaled_dot_product_attention(q, k, v, None if mask is None else ~mask)
         return self.w_o(self.merge(out)), weights
 
@@ -442,6 +577,20 @@ class FusedLinear(nn.Module):
         self.num_heads = num_heads
         self.qkv = nn.Linear(d_model, 3 * d_model)
         self.w_o = nn.Linear(d_model, d_model)
+
+    def forward(self, query, key, value, mask=None):
+        raise AssertionError("never called: the state dict is rejected first")
+
+
+class AnnotatedTransformerLinears(nn.Module):
+    """The Annotated Transformer's `self.linears = clones(nn.Linear(d_model, d_model), 4)`:
+    the same computation, but the state dict says linears.0 ... linears.3."""
+
+    def __init__(self, d_model, num_heads, dropout=0.0):
+        super().__init__()
+        self.d_k, self.h = d_model // num_heads, num_heads
+        self.linears = nn.ModuleList(nn.Linear(d_model, d_model) for _ in range(4))
+        self.dropout = nn.Dropout(p=dropout)
 
     def forward(self, query, key, value, mask=None):
         raise AssertionError("never called: the state dict is rejected first")
@@ -466,18 +615,44 @@ class PerHeadLinear(Base):
 
 
 class DropoutAlwaysOn(Base):
+    """F.dropout without training=self.training: F.dropout defaults to training=True."""
+
     def __init__(self, d_model, num_heads, dropout=0.0):
         super().__init__(d_model, num_heads, dropout)
         self.p = dropout
 
     def forward(self, query, key, value, mask=None):
-        q, k, v = (
-            self.split(self.w_q(query)),
-            self.split(self.w_k(key)),
-            self.split(self.w_v(value)),
-        )
+        q, k, v = self.qkv(query, key, value)
         _, weights = scaled_dot_product_attention(q, k, v, mask)
         return self.w_o(self.merge(F.dropout(weights, self.p) @ v)), weights
+
+
+class DropoutNeverApplied(Base):
+    """Creates self.dropout and never uses it."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(self.merge(heads)), weights
+
+
+class DropoutAfterOutputProjection(Base):
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.dropout(self.w_o(self.merge(heads))), weights
+
+
+class DropoutOnScores(Base):
+    """Dropout on the scaled scores, before the mask and the softmax."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        scores = self.dropout(q @ k.transpose(-2, -1) / math.sqrt(self.d_head))
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        weights = torch.softmax(scores, dim=-1).nan_to_num(0.0)
+        return self.w_o(self.merge(weights @ v)), weights
 
 
 class OnlyOutput(Base):
@@ -491,61 +666,270 @@ class NoGrad(Base):
         return WithReferenceAttention.forward(self, query, key, value, mask)
 
 
-class NotImplementedMHA(nn.Module):
-    def __init__(self, d_model, num_heads, dropout=0.0):
-        super().__init__()
-        raise NotImplementedError()
+# ====================================================================== quizzes
+def quiz_d_k_768():
+    return 768
 
 
-MHA_MISTAKES = [
-    (mistake("ForgotWo", use_w_o=False), r"left out the output projection"),
-    (mistake("KeysWithWq", k_layer="w_q"), r"keys look like `key` projected with w_q"),
-    (mistake("QueriesFromMemory", q_in="key"), r"queries come from `key`"),
-    (mistake("ScaleDModel", divisor="sqrt_d_model"), r"sqrt\(d_model\)"),
-    (mistake("NoScaling", divisor="none"), r"did not scale"),
-    (mistake("ScaleDHeadNoSqrt", divisor="d_head"), r"divided the scores by d_head"),
-    (mistake("SoftmaxOverQueries", softmax_dim=-2), r"dim=-2"),
-    (mistake("MaskIgnored", use_mask=False), r"mask is not applied"),
-    (mistake("MaskInvertedOwnMath", invert=True), r"True means 'may attend'"),
-    (InvertedMaskWithReference, r"polarity is inverted"),
-    (mistake("AveragedWeights", average=True), r"averaged over the heads"),
-    (SharedLinear, r"one and the same nn.Linear"),
-    (FusedLinear, r"fused nn.Linear"),
-    (NoBias, r"no bias"),
-    (PerHeadLinear, r"w_q.weight has shape .* Each projection is nn.Linear\(d_model, d_model\)"),
-    (mistake("SplitNoTranspose", split_ok=False), r"not the ones split_heads makes"),
-    (mistake("MergeNoTranspose", merge_ok=False), r"merged the heads with a reshape"),
-    (mistake("LargeNegativeFill", fill=-1e9, zero_dead=False), r"uniform \(1/len_k each\)"),
-    (mistake("MinusInfNoDeadRows", zero_dead=False), r"NaN in exactly the query rows"),
-    (mistake("ValuesNotProjected", v_layer=None), r"values are not projected"),
-    (mistake("ValuesFromKey", v_in="key"), r"values come from the `key` input"),
-    (DropoutAlwaysOn, r"eval mode, where dropout must do nothing"),
-    (OnlyOutput, r"should return a pair: \(output, weights\)"),
-    (NoGrad, r"requires_grad is False"),
-    (NotImplementedMHA, r"not implemented yet"),
+def quiz_d_k_12():
+    return "12"
+
+
+def quiz_d_k_right_as_text():
+    return " 64 "
+
+
+def quiz_cross_from_the_illustrated_guide():
+    return "a"
+
+
+def quiz_cross_all_from_encoder():
+    return "(c)"
+
+
+def quiz_cross_right_upper_case():
+    return "B"
+
+
+def quiz_not_a_letter():
+    return "queries"
+
+
+MISTAKES = [
+    # split_heads
+    Mistake(
+        check_split_heads,
+        split_no_transpose,
+        r"reshaped straight to \(batch, num_heads, len, d_head\) without a transpose",
+    ),
+    Mistake(check_split_heads, split_strided, r"split along the wrong axis"),
+    Mistake(
+        check_split_heads,
+        split_forgot_transpose,
+        r"\(batch, len, num_heads, d_head\).*Add `\.transpose\(1, 2\)`",
+    ),
+    Mistake(
+        check_split_heads, split_wrong_transpose, r"The last two axes are \(d_head, num_heads\)"
+    ),
+    Mistake(check_split_heads, split_d2l_folded, r"Keep batch and heads as separate axes.*d2l"),
+    Mistake(check_split_heads, split_numpy, r"should be a Tensor, but it is a ndarray"),
+    Mistake(check_split_heads, split_float32, r"should have dtype torch.float64"),
+    Mistake(
+        check_split_heads,
+        split_rolled_heads,
+        r"At index \[0, 0, 0, 0\] yours holds x\(0, 0, \d+\), but head 0 of token 0 should hold",
+    ),
+    # merge_heads
+    Mistake(
+        check_merge_heads, merge_no_transpose, r"straight to \(batch, len, d_model\) without a"
+    ),
+    Mistake(check_merge_heads, merge_interleaved, r"interleaved"),
+    Mistake(check_merge_heads, merge_no_flatten, r"flatten the last two axes"),
+    Mistake(check_merge_heads, merge_view_without_contiguous, r"Use `\.reshape\(\.\.\.\)`"),
+    Mistake(check_merge_heads, merge_len_and_d_head, r"You flattened len and d_head together"),
+    Mistake(check_merge_heads, merge_float64, r"should have dtype torch.float32"),
+    # MultiHeadAttention: the layers
+    Mistake(check_MultiHeadAttention, SharedLinear, r"one and the same object"),
+    Mistake(check_MultiHeadAttention, FusedLinear, r"fused nn.Linear"),
+    Mistake(
+        check_MultiHeadAttention,
+        AnnotatedTransformerLinears,
+        r"ModuleList.*`self\.linears = clones\(nn\.Linear\(d_model, d_model\), 4\)`.*self\.w_q",
+    ),
+    Mistake(check_MultiHeadAttention, NoBias, r"no bias"),
+    Mistake(
+        check_MultiHeadAttention,
+        PerHeadLinear,
+        r"w_q.weight has shape .* Each projection is nn.Linear\(d_model, d_model\)",
+    ),
+    # MultiHeadAttention: forward
+    Mistake(check_MultiHeadAttention, mistake("ForgotWo", use_w_o=False), r"left out the output"),
+    Mistake(
+        check_MultiHeadAttention,
+        mistake("KeysWithWq", k_layer="w_q"),
+        r"keys look like `key` projected with w_q",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        mistake("QueriesFromMemory", q_in="key"),
+        r"queries come from `key`",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        mistake("KeysValuesFromQuery", k_in="query", v_in="query"),
+        r"(keys|values) come from `query`: in cross-attention they come from `key` and `value`",
+    ),
+    Mistake(
+        check_MultiHeadAttention, mistake("ScaleDModel", divisor="sqrt_d_model"), r"sqrt\(d_model\)"
+    ),
+    Mistake(check_MultiHeadAttention, mistake("NoScaling", divisor="none"), r"did not scale"),
+    Mistake(
+        check_MultiHeadAttention,
+        mistake("ScaleDHeadNoSqrt", divisor="d_head"),
+        r"divided the scores by d_head",
+    ),
+    Mistake(check_MultiHeadAttention, mistake("SoftmaxOverQueries", softmax_dim=-2), r"dim=-2"),
+    Mistake(check_MultiHeadAttention, mistake("MaskIgnored", use_mask=False), r"ignores the mask"),
+    Mistake(
+        check_MultiHeadAttention,
+        mistake("MaskInvertedOwnMath", invert=True),
+        r"inverted.*True means 'may attend'",
+    ),
+    Mistake(check_MultiHeadAttention, InvertedMaskWithReference, r"inverted"),
+    Mistake(
+        check_MultiHeadAttention,
+        mistake("AveragedWeights", average=True),
+        r"averaged over the heads",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        mistake("SplitNoTranspose", split_ok=False),
+        r"not the ones split_heads makes",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        mistake("MergeNoTranspose", merge_ok=False),
+        r"merged the heads with a reshape",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        mistake("MinusInfNoDeadRows", zero_dead=False),
+        r"mask is all False.*came out as NaN",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        mistake("ValuesNotProjected", v_layer=None),
+        r"values are not projected",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        mistake("ValuesFromKey", v_in="key"),
+        r"values come from the `key` input",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        mistake("ValuesFromQuery", v_in="query"),
+        r"values come from (the )?`query`",
+    ),
+    Mistake(check_MultiHeadAttention, OnlyOutput, r"should return a pair: \(output, weights\)"),
+    Mistake(check_MultiHeadAttention, NoGrad, r"requires_grad is False"),
+    # MultiHeadAttention: dropout, in eval and in train mode
+    Mistake(check_MultiHeadAttention, DropoutAlwaysOn, r"eval mode, where dropout must do nothing"),
+    Mistake(check_MultiHeadAttention, DropoutNeverApplied, r"dropout is not applied in training"),
+    Mistake(check_MultiHeadAttention, DropoutAfterOutputProjection, r"after w_o"),
+    Mistake(check_MultiHeadAttention, DropoutOnScores, r"applied dropout to the scores"),
+    # concept questions
+    Mistake(check_quiz_d_k, quiz_d_k_768, r"768 is not right\. 768 is d_model"),
+    Mistake(check_quiz_d_k, quiz_d_k_12, r"12 is h, the number of heads"),
+    Mistake(
+        check_quiz_cross_attention,
+        quiz_cross_from_the_illustrated_guide,
+        r"\(a\) queries and keys from the encoder.*cannot work",
+    ),
+    Mistake(check_quiz_cross_attention, quiz_cross_all_from_encoder, r"encoder self-attention"),
+    Mistake(check_quiz_cross_attention, quiz_not_a_letter, r'return one of "a", "b", "c", "d"'),
 ]
 
+CORRECT = [
+    *(
+        Correct(check_split_heads, fn)
+        for fn in (
+            split_view_transpose,
+            split_permute,
+            split_unflatten,
+            split_chunk_stack,
+            split_loop,
+            split_einsum,
+            split_annotated_transformer,
+            split_nanogpt,
+            split_d2l_then_unfold,
+        )
+    ),
+    *(
+        Correct(check_merge_heads, fn)
+        for fn in (
+            merge_transpose_reshape,
+            merge_contiguous_view,
+            merge_cat,
+            merge_unbind_cat,
+            merge_flatten,
+            merge_einsum,
+            merge_annotated_transformer,
+            merge_d2l_transpose_output,
+        )
+    ),
+    *(
+        Correct(check_MultiHeadAttention, cls)
+        for cls in (
+            WithReferenceAttention,
+            Einsum,
+            LoopOverHeads,
+            TorchSdpaPlusWeights,
+            PermuteFloat64Inside,
+            Float64Result,
+            FunctionalDropout,
+            LargeNegativeFill,
+            FinfoMinFill,
+            MinusInfZeroedRows,
+            AdditiveMask,
+            AdditiveLargeNegativeInFloat64,
+            AnnotatedTransformerStyle,
+            D2lStyle,
+            NanoGPTStyle,
+            ChunkStackHeads,
+            WeightsAfterDropout,
+        )
+    ),
+    Correct(check_quiz_d_k, quiz_d_k_right_as_text),
+    Correct(check_quiz_cross_attention, quiz_cross_right_upper_case),
+]
 
-@HIDDEN
-@pytest.mark.parametrize(("cls", "message"), MHA_MISTAKES, ids=lambda v: getattr(v, "__name__", ""))
-def test_mha_rejects_mistakes(cls, message, hidden):
-    with pytest.raises(CheckFailure, match=message):
-        check_MultiHeadAttention(cls, hidden=hidden)
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def test_notes_say_what_was_accepted(capsys):
+    """Incidental choices pass with a note that says what the reference does instead."""
+    check_MultiHeadAttention(LargeNegativeFill)
+    assert "uniform weights" in capsys.readouterr().out
+    check_MultiHeadAttention(AnnotatedTransformerStyle)
+    out = capsys.readouterr().out
+    assert "after dropout" in out and "uniform weights" in out
+    check_MultiHeadAttention(Float64Result)
+    assert "float64; the reference gives float32" in capsys.readouterr().out
+    check_MultiHeadAttention(WithReferenceAttention)
+    assert "note" not in capsys.readouterr().out
+
+
+def test_cross_attention_shape_error_is_taught_without_torch_frames():
+    """K/V from `query` in cross-attention: a teaching message, and a traceback with the
+    learner's frames only (no torch/nn/modules/module.py)."""
+    from transformer_course.checking import CheckFailure
+
+    cls = mistake("KeysValuesFromQueryTraceback", k_in="query", v_in="query")
+    with pytest.raises(CheckFailure) as caught:
+        check_MultiHeadAttention(cls)
+    failure = caught.value
+    assert "len_q = 3" in failure.message and "len_k = 5" in failure.message
+    assert "own_math" in failure.learner_traceback
+    assert "site-packages" not in failure.learner_traceback
+    assert "module.py" not in failure.learner_traceback
 
 
 # ====================================================================== oracles
-def _random_reference(d_model, num_heads, seed):
+def _random_reference(d_model, num_heads, seed, dropout=0.0):
     torch.manual_seed(seed)
-    module = ref.MultiHeadAttention(d_model, num_heads)
+    module = ref.MultiHeadAttention(d_model, num_heads, dropout=dropout)
     with torch.no_grad():  # non-zero biases, so that a bias mix-up would show
         for name in ("w_q", "w_k", "w_v", "w_o"):
             getattr(module, name).bias.normal_(0.0, 0.5)
     return module
 
 
-def _torch_copy(module):
+def _torch_copy(module, dropout=0.0):
     """nn.MultiheadAttention holding the same weights (q, k, v fused into in_proj)."""
-    torch_mha = nn.MultiheadAttention(module.d_model, module.num_heads, batch_first=True)
+    torch_mha = nn.MultiheadAttention(
+        module.d_model, module.num_heads, dropout=dropout, batch_first=True
+    )
     with torch.no_grad():
         torch_mha.in_proj_weight.copy_(
             torch.cat([module.w_q.weight, module.w_k.weight, module.w_v.weight])
@@ -563,6 +947,7 @@ ORACLE_CASES = [  # (batch, len_q, len_k, d_model, num_heads, self_attention, ma
     (3, 4, 7, 12, 3, False, "padding"),
     (1, 6, 6, 8, 1, True, "causal"),
     (2, 3, 9, 32, 8, False, "padding"),
+    (2, 6, 6, 16, 2, True, "causal+padding"),
 ]
 
 
@@ -575,13 +960,17 @@ def test_reference_matches_nn_multihead_attention(case):
     query = torch.randn(batch, len_q, d_model, generator=gen)
     memory = query if self_attention else torch.randn(batch, len_k, d_model, generator=gen)
     mask, torch_kwargs = None, {}
+    causal = torch.tril(torch.ones(len_q, len_k, dtype=torch.bool))  # True = may attend
+    real = torch.arange(len_k) < torch.tensor([len_k - i for i in range(batch)])[:, None]
     if mask_kind == "causal":
-        mask = torch.tril(torch.ones(len_q, len_k, dtype=torch.bool))  # True = may attend
-        torch_kwargs["attn_mask"] = ~mask  # nn.MultiheadAttention: True = may NOT attend
+        mask = causal
+        torch_kwargs["attn_mask"] = ~causal  # nn.MultiheadAttention: True = may NOT attend
     elif mask_kind == "padding":
-        lengths = torch.tensor([len_k - i for i in range(batch)])
-        real = torch.arange(len_k) < lengths[:, None]  # (batch, len_k)
         mask = real[:, None, None, :]  # (batch, 1, 1, len_k)
+        torch_kwargs["key_padding_mask"] = ~real  # True = a pad
+    elif mask_kind == "causal+padding":
+        mask = causal & real[:, None, None, :]  # (batch, 1, len_q, len_k)
+        torch_kwargs["attn_mask"] = ~causal
         torch_kwargs["key_padding_mask"] = ~real
     with torch.no_grad():
         out, weights = module(query, memory, memory, mask)
@@ -644,21 +1033,8 @@ def test_parameter_count_does_not_depend_on_num_heads(num_heads):
     assert ours == theirs == 4 * d_model * d_model + 4 * d_model
 
 
-def test_checks_are_deterministic_and_leave_global_rng_alone(capsys):
-    torch.manual_seed(0)
-    before = torch.rand(3)
-    torch.manual_seed(0)
-    check_MultiHeadAttention(ref.MultiHeadAttention)
-    check_split_heads(ref.split_heads, hidden=True)
-    check_merge_heads(ref.merge_heads, hidden=True)
-    assert torch.equal(torch.rand(3), before)
-    out = capsys.readouterr().out
-    assert "✓ MultiHeadAttention: all" in out and "visible checks passed" in out
-
-
 def test_reference_dropout_applies_to_weights_only_when_training():
-    torch.manual_seed(0)
-    module = ref.MultiHeadAttention(16, 4, dropout=0.5)
+    module = _random_reference(16, 4, seed=0, dropout=0.5)
     x = torch.randn(2, 6, 16, generator=torch.Generator().manual_seed(1))
     out_train, weights_train = module(x, x, x)
     module.eval()
@@ -668,3 +1044,35 @@ def test_reference_dropout_applies_to_weights_only_when_training():
     torch.testing.assert_close(weights_train.sum(-1), torch.ones(2, 4, 6))
     assert not torch.allclose(out_train, out_eval)
     torch.testing.assert_close(out_eval, module(x, x, x)[0])  # eval is deterministic
+
+
+@pytest.mark.parametrize("p", [0.0, 1.0])
+def test_reference_in_training_agrees_with_nn_multihead_attention_at_p_0_and_1(p):
+    """The two dropout rates whose result does not depend on a random stream: p = 0 changes
+    nothing, p = 1 drops every weight, leaving the output projection's bias."""
+    module = _random_reference(12, 3, seed=9, dropout=p)
+    torch_mha = _torch_copy(module, dropout=p).train()
+    gen = torch.Generator().manual_seed(2)
+    query, memory = torch.randn(2, 3, 12, generator=gen), torch.randn(2, 5, 12, generator=gen)
+    real = torch.tensor([[True] * 5, [True, True, True, False, False]])
+    with torch.no_grad():
+        out, _ = module.train()(query, memory, memory, real[:, None, None, :])
+        expected, _ = torch_mha(query, memory, memory, key_padding_mask=~real)
+    torch.testing.assert_close(out, expected, rtol=1e-5, atol=1e-5)
+    if p == 1.0:
+        torch.testing.assert_close(out, module.w_o.bias.detach().expand(2, 3, 12))
+
+
+def test_quiz_answers_agree_with_the_reference_shapes():
+    """The concept questions' answers, computed: d_k = d_model / h, and cross-attention's
+    weights are (len_q, len_k) with queries from the decoder."""
+    from transformer_course.checks.multi_head_attention import QUIZ_CROSS_ATTENTION, QUIZ_D_K
+
+    layer = ref.MultiHeadAttention(768, 12)
+    q = ref.split_heads(torch.zeros(1, 5, 768), layer.num_heads)
+    assert q.shape[-1] == QUIZ_D_K.answer == 64
+    decoder, encoder = torch.zeros(1, 3, 768), torch.zeros(1, 7, 768)
+    with torch.no_grad():
+        out, weights = layer(decoder, encoder, encoder)
+    assert out.shape[1] == 3 and weights.shape[-2:] == (3, 7)  # one row per decoder query
+    assert QUIZ_CROSS_ATTENTION.answer == "b"

@@ -1,35 +1,50 @@
 """Lesson 06 (masking): classic mistakes must fail with their intended message in the
-visible and the hidden check, correct variants must pass both, and the reference
-masks agree with independent oracles (PyTorch's own modules and the paper's
-definition of masking: attention restricted to the allowed keys)."""
+visible and the hidden check, correct variants (including the way the Annotated
+Transformer, nanoGPT and d2l build their masks) must pass both, and the reference masks
+agree with independent oracles (PyTorch's own modules and the paper's definition of
+masking: attention restricted to the allowed keys)."""
 
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from harness import Correct, Mistake, lesson_tests
 from torch import nn
 
 from transformer_course.checking import CheckFailure
 from transformer_course.checks.masking import (
+    QUIZ_FULLY_MASKED_ROW,
+    QUIZ_WHICH_MASK,
     check_decoder_self_attention_mask,
     check_look_ahead_mask,
     check_padding_mask,
+    check_quiz_fully_masked_row,
+    check_quiz_which_mask,
 )
 from transformer_course.reference import masking as ref
 from transformer_course.reference.attention import scaled_dot_product_attention
 from transformer_course.reference.multi_head_attention import MultiHeadAttention
 
 
-def _not_implemented(*args):
-    raise NotImplementedError()
-
-
 def _tril(n, diagonal=0):
     return torch.tril(torch.ones(n, n, dtype=torch.bool), diagonal=diagonal)
+
+
+def _named(name, fn):
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+def subsequent_mask(size):
+    """The Annotated Transformer's subsequent_mask, written again: (1, size, size)."""
+    attn_shape = (1, size, size)
+    upper = torch.triu(torch.ones(attn_shape), diagonal=1).type(torch.uint8)
+    return upper == 0
 
 
 # ------------------------------------------------------------------------- padding_mask
@@ -44,16 +59,26 @@ PADDING_MISTAKES = {
         lambda ids, p: (ids != p)[:, :, None, None],
         r"in the num_heads position",
     ),
-    "(batch, 1, len)": (lambda ids, p: (ids != p)[:, None, :], r"One singleton axis is missing"),
+    "Annotated Transformer (batch, 1, len)": (
+        lambda ids, p: (ids != p).unsqueeze(-2),
+        r"One singleton axis is missing.*Annotated Transformer.*mask\.unsqueeze\(1\)",
+    ),
     "expanded (batch, 1, len, len)": (
         lambda ids, p: (ids != p)[:, None, None, :].expand(-1, 1, ids.shape[1], -1),
-        r"expanded the mask over the query axis",
+        r"expanded the mask over the query axis.*cross-attention",
     ),
     "int dtype": (
         lambda ids, p: (ids != p).long()[:, None, None, :],
-        r"dtype torch.bool.*drop any",
+        r"dtype torch.bool.*drop any.*~1 == -2",
     ),
-    "float dtype": (lambda ids, p: (ids != p).float()[:, None, None, :], r"dtype torch.bool"),
+    "uint8 dtype": (
+        lambda ids, p: (ids != p).to(torch.uint8)[:, None, None, :],
+        r"dtype torch.bool.*~1 == 254",
+    ),
+    "float dtype": (
+        lambda ids, p: (ids != p).float()[:, None, None, :],
+        r"dtype torch.bool.*\*adds\* a float mask",
+    ),
     "additive float": (
         lambda ids, p: torch.zeros(ids.shape).masked_fill(ids == p, -math.inf)[:, None, None, :],
         r"additive",
@@ -67,13 +92,14 @@ PADDING_MISTAKES = {
     "forgot return": (lambda ids, p: None, r"forget the `return`"),
     "in place": (
         lambda ids, p: ids.masked_fill_(ids == p, -1)[:, None, None, :] != -1,
-        r"in place",
+        r"changed its argument `ids` in place.*Build a new tensor",
     ),
     "pads only at the end assumed (counts real tokens)": (
         lambda ids, p: (torch.arange(ids.shape[1])[None, :] < (ids != p).sum(1, keepdim=True))[
             :, None, None, :
         ],
-        r"gets zero weight|pad key at position",
+        r"real token at key position \d of sequence \d \(id \d+\) gets zero weight"
+        r"|pad key at position \d of sequence \d a weight of",
     ),
 }
 
@@ -89,28 +115,18 @@ def _padding_loop(ids, pad_id):
 PADDING_CORRECT = {
     "None indexing": lambda ids, p: (ids != p)[:, None, None, :],
     "unsqueeze": lambda ids, p: (ids != p).unsqueeze(1).unsqueeze(2),
+    "unsqueeze(-2) twice": lambda ids, p: (ids != p).unsqueeze(-2).unsqueeze(-2),
+    "Annotated Transformer src_mask, head axis added as its attention does": lambda ids, p: (
+        (ids != p).unsqueeze(-2).unsqueeze(1)
+    ),
     "view": lambda ids, p: ids.ne(p).view(ids.shape[0], 1, 1, ids.shape[1]),
     "reshape of not-equal": lambda ids, p: (~(ids == p)).reshape(ids.shape[0], 1, 1, -1),
     "logical_not of eq": lambda ids, p: torch.logical_not(torch.eq(ids, p))[:, None, None],
+    "where": lambda ids, p: torch.where(ids == p, False, True)[:, None, None, :],
     "numpy round trip": lambda ids, p: torch.from_numpy(ids.numpy() != p)[:, None, None, :],
+    "int then bool": lambda ids, p: (ids != p).int().bool()[:, None, None, :],
     "loop": _padding_loop,
 }
-
-
-@pytest.mark.parametrize("hidden", [False, True], ids=["visible", "hidden"])
-@pytest.mark.parametrize("name", list(PADDING_MISTAKES))
-def test_padding_mask_mistakes_are_diagnosed(name, hidden):
-    fn, message = PADDING_MISTAKES[name]
-    with pytest.raises(CheckFailure, match=message):
-        check_padding_mask(fn, hidden=hidden)
-
-
-@pytest.mark.parametrize("hidden", [False, True], ids=["visible", "hidden"])
-@pytest.mark.parametrize("name", list(PADDING_CORRECT))
-def test_padding_mask_correct_variants_pass(name, hidden, capsys):
-    check_padding_mask(PADDING_CORRECT[name], hidden=hidden)
-    assert "checks passed" in capsys.readouterr().out
-
 
 # ---------------------------------------------------------------------- look_ahead_mask
 LOOK_AHEAD_MISTAKES = {
@@ -126,11 +142,16 @@ LOOK_AHEAD_MISTAKES = {
     "all True": (lambda n: torch.ones(n, n, dtype=torch.bool), r"True everywhere"),
     "float tril": (lambda n: torch.tril(torch.ones(n, n)), r"dtype torch.bool"),
     "int tril": (lambda n: torch.tril(torch.ones(n, n, dtype=torch.int64)), r"bitwise NOT"),
+    "uint8 tril": (lambda n: torch.tril(torch.ones(n, n, dtype=torch.uint8)), r"~1 == 254"),
     "additive (generate_square_subsequent_mask)": (
         lambda n: nn.Transformer.generate_square_subsequent_mask(n),
         r"additive",
     ),
     "(1, 1, size, size)": (lambda n: _tril(n)[None, None], r"Return exactly \(size, size\)"),
+    "Annotated Transformer's subsequent_mask, (1, size, size)": (
+        subsequent_mask,
+        r"Return exactly \(size, size\).*attn_mask.*Annotated Transformer's subsequent_mask",
+    ),
     "numpy": (lambda n: np.tril(np.ones((n, n), dtype=bool)), r"torch.from_numpy"),
     "tril with diagonal=1 (sees one step ahead)": (lambda n: _tril(n, 1), r"can see the future"),
     "band of width 2 (forgets the distant past)": (
@@ -151,9 +172,15 @@ def _look_ahead_loop(size):
 LOOK_AHEAD_CORRECT = {
     "tril bool": lambda n: _tril(n),
     "tril float then bool": lambda n: torch.tril(torch.ones(n, n)).bool(),
+    "ones().tril().bool()": lambda n: torch.ones(n, n).tril().bool(),
+    "tril == 1 (nanoGPT's buffer, as a bool)": lambda n: torch.tril(torch.ones(n, n)) == 1,
     "triu(1) == 0": lambda n: torch.triu(torch.ones(n, n), diagonal=1) == 0,
+    "Annotated Transformer's subsequent_mask, without the batch axis": lambda n: subsequent_mask(n)[
+        0
+    ],
     "~triu(ones, 1)": lambda n: ~torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1),
     "arange comparison": lambda n: torch.arange(n)[:, None] >= torch.arange(n)[None, :],
+    "arange with unsqueeze": lambda n: torch.arange(n).unsqueeze(1) >= torch.arange(n).unsqueeze(0),
     "numpy round trip": lambda n: torch.from_numpy(np.tril(np.ones((n, n), dtype=bool))),
     "from generate_square_subsequent_mask": lambda n: (
         nn.Transformer.generate_square_subsequent_mask(n) == 0
@@ -162,24 +189,15 @@ LOOK_AHEAD_CORRECT = {
 }
 
 
-@pytest.mark.parametrize("hidden", [False, True], ids=["visible", "hidden"])
-@pytest.mark.parametrize("name", list(LOOK_AHEAD_MISTAKES))
-def test_look_ahead_mask_mistakes_are_diagnosed(name, hidden):
-    fn, message = LOOK_AHEAD_MISTAKES[name]
-    with pytest.raises(CheckFailure, match=message):
-        check_look_ahead_mask(fn, hidden=hidden)
-
-
-@pytest.mark.parametrize("hidden", [False, True], ids=["visible", "hidden"])
-@pytest.mark.parametrize("name", list(LOOK_AHEAD_CORRECT))
-def test_look_ahead_mask_correct_variants_pass(name, hidden, capsys):
-    check_look_ahead_mask(LOOK_AHEAD_CORRECT[name], hidden=hidden)
-    assert "checks passed" in capsys.readouterr().out
-
-
 # ---------------------------------------------------------- decoder_self_attention_mask
 def _pad(ids, p):
     return (ids != p)[:, None, None, :]  # (batch, 1, 1, len)
+
+
+def make_std_mask(tgt, pad):
+    """The Annotated Transformer's make_std_mask, written again: (batch, len, len)."""
+    tgt_mask = (tgt != pad).unsqueeze(-2)
+    return tgt_mask & subsequent_mask(tgt.size(-1)).type_as(tgt_mask.data)
 
 
 DECODER_MISTAKES = {
@@ -203,6 +221,10 @@ DECODER_MISTAKES = {
     "no head axis (batch, len, len)": (
         lambda ids, p: (ids != p)[:, None, :] & _tril(ids.shape[1]),
         r"head axis is missing",
+    ),
+    "Annotated Transformer's make_std_mask (batch, len, len)": (
+        make_std_mask,
+        r"head axis is missing.*Annotated Transformer's make_std_mask",
     ),
     "padding on the query axis": (
         lambda ids, p: (ids != p)[:, None, :, None] & _tril(ids.shape[1]),
@@ -240,6 +262,10 @@ DECODER_MISTAKES = {
         lambda ids, p: _pad(ids, p) & _tril(ids.shape[1], 1),
         r"can see the future",
     ),
+    "in place": (
+        lambda ids, p: _pad(ids.masked_fill_(ids == p, -1), -1) & _tril(ids.shape[1]),
+        r"changed its argument `\w+` in place.*Build new tensors",
+    ),
 }
 
 
@@ -262,65 +288,47 @@ DECODER_CORRECT = {
         _pad(ids, p).expand(-1, -1, ids.shape[1], -1) & _tril(ids.shape[1])[None, None]
     ),
     "multiply then bool": lambda ids, p: (_pad(ids, p).int() * _tril(ids.shape[1]).int()).bool(),
+    "bool product": lambda ids, p: _pad(ids, p) * _tril(ids.shape[1]),
     "where": lambda ids, p: torch.where(_tril(ids.shape[1]), _pad(ids, p), False),
     "arange comparison + unsqueeze": lambda ids, p: (
         (ids != p).unsqueeze(1).unsqueeze(2)
         & (torch.arange(ids.shape[1])[:, None] >= torch.arange(ids.shape[1])[None, :])
     ),
+    "Annotated Transformer's make_std_mask with the head axis": lambda ids, p: make_std_mask(
+        ids, p
+    ).unsqueeze(1),
     "loop": _decoder_loop,
 }
 
 
-@pytest.mark.parametrize("hidden", [False, True], ids=["visible", "hidden"])
-@pytest.mark.parametrize("name", list(DECODER_MISTAKES))
-def test_decoder_mask_mistakes_are_diagnosed(name, hidden):
-    fn, message = DECODER_MISTAKES[name]
-    with pytest.raises(CheckFailure, match=message):
-        check_decoder_self_attention_mask(fn, hidden=hidden)
+# -------------------------------------------------------------------------- quizzes
+def _answer(letter):
+    return _named(f"answer_{letter}", lambda: letter)
 
 
-@pytest.mark.parametrize("hidden", [False, True], ids=["visible", "hidden"])
-@pytest.mark.parametrize("name", list(DECODER_CORRECT))
-def test_decoder_mask_correct_variants_pass(name, hidden, capsys):
-    check_decoder_self_attention_mask(DECODER_CORRECT[name], hidden=hidden)
-    assert "checks passed" in capsys.readouterr().out
+MISTAKES = [
+    *(Mistake(check_padding_mask, _named(n, f), m) for n, (f, m) in PADDING_MISTAKES.items()),
+    *(Mistake(check_look_ahead_mask, _named(n, f), m) for n, (f, m) in LOOK_AHEAD_MISTAKES.items()),
+    *(
+        Mistake(check_decoder_self_attention_mask, _named(n, f), m)
+        for n, (f, m) in DECODER_MISTAKES.items()
+    ),
+    Mistake(check_quiz_fully_masked_row, _answer("a"), r"NaN does not stay put"),
+    Mistake(check_quiz_fully_masked_row, _answer("c"), r"-1e9.*accept it with a note"),
+    Mistake(check_quiz_fully_masked_row, _answer("d"), r"does not overrule its mask"),
+    Mistake(check_quiz_which_mask, _answer("a"), r"needs no look-ahead part"),
+    Mistake(check_quiz_which_mask, _answer("b"), r"needs the source\s+padding"),
+    Mistake(check_quiz_which_mask, _answer("d"), r"sees the future tokens"),
+]
+CORRECT = [
+    *(Correct(check_padding_mask, _named(n, f)) for n, f in PADDING_CORRECT.items()),
+    *(Correct(check_look_ahead_mask, _named(n, f)) for n, f in LOOK_AHEAD_CORRECT.items()),
+    *(Correct(check_decoder_self_attention_mask, _named(n, f)) for n, f in DECODER_CORRECT.items()),
+    Correct(check_quiz_fully_masked_row, _answer("b")),
+    Correct(check_quiz_which_mask, _answer("C")),
+]
 
-
-# ------------------------------------------------------------------ generic behaviour
-CHECKS = [check_padding_mask, check_look_ahead_mask, check_decoder_self_attention_mask]
-
-
-@pytest.mark.parametrize("hidden", [False, True], ids=["visible", "hidden"])
-@pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.__name__)
-def test_stub_says_not_implemented(check, hidden):
-    with pytest.raises(CheckFailure, match="not implemented yet"):
-        check(_not_implemented, hidden=hidden)
-
-
-@pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.__name__)
-def test_checks_leave_the_global_random_stream_alone(check, capsys):
-    torch.manual_seed(123)
-    before = torch.get_rng_state()
-    fn = {
-        check_padding_mask: ref.padding_mask,
-        check_look_ahead_mask: ref.look_ahead_mask,
-        check_decoder_self_attention_mask: ref.decoder_self_attention_mask,
-    }[check]
-    check(fn)
-    check(fn, hidden=True)
-    assert torch.equal(torch.get_rng_state(), before)
-
-
-def test_checks_are_deterministic(capsys):
-    """The hidden inputs come from fixed seeds: two runs see the same tensors."""
-    from transformer_course.checks import masking as checks
-
-    first = [ids.clone() for ids, _ in checks._hidden_decoder_cases()]
-    second = [ids for ids, _ in checks._hidden_decoder_cases()]
-    assert all(torch.equal(a, b) for a, b in zip(first, second, strict=True))
-    visible = [ids for ids, _ in checks._visible_padding_cases()]
-    hidden = [ids for ids, _ in checks._hidden_padding_cases()]
-    assert all(a.shape != b.shape or not torch.equal(a, b) for a in visible for b in hidden)
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 
 def test_hidden_inputs_cover_the_hard_cases():
@@ -334,6 +342,37 @@ def test_hidden_inputs_cover_the_hard_cases():
     )
     assert any(ids.shape == (1, 1) for ids, _ in cases), "a single token"
     assert 1 in checks.HIDDEN_SIZES and max(checks.HIDDEN_SIZES) >= 16
+    visible = [ids for ids, _ in checks._visible_padding_cases()]
+    hidden = [ids for ids, _ in checks._hidden_padding_cases()]
+    assert all(a.shape != b.shape or not torch.equal(a, b) for a in visible for b in hidden)
+
+
+def test_a_mask_difference_is_shown_as_a_picture():
+    with pytest.raises(CheckFailure) as caught:
+        check_look_ahead_mask(lambda n: _tril(n, 1))
+    assert "1 = may attend; rows are queries, columns are keys" in caught.value.message
+    assert re.search(r"yours +expected\n1 1 0 0 +1 0 0 0\n", caught.value.message)
+
+
+def test_quiz_answers_agree_with_the_reference():
+    """The concept questions' answers, computed with the reference attention and masks."""
+    gen = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(1, 1, 3, 4, generator=gen) for _ in range(3))
+    nothing = torch.zeros(3, 3, dtype=torch.bool)
+    out, weights = scaled_dot_product_attention(q, k, v, nothing)
+    assert QUIZ_FULLY_MASKED_ROW.answer == "b"
+    assert torch.equal(weights, torch.zeros_like(weights)) and bool(out.isfinite().all())
+    # which mask: cross-attention's weights are (len_tgt, len_src): only a source mask fits
+    src = torch.tensor([[5, 6, 0, 0]])  # (batch, len_src)
+    tgt = torch.tensor([[2, 7, 8]])  # (batch, len_tgt)
+    layer = MultiHeadAttention(8, 2).eval()
+    memory, states = torch.randn(1, 4, 8, generator=gen), torch.randn(1, 3, 8, generator=gen)
+    with torch.no_grad():
+        _, w = layer(states, memory, memory, ref.padding_mask(src, 0))
+        assert bool((w[..., 2:] == 0).all())
+        with pytest.raises(RuntimeError):
+            layer(states, memory, memory, ref.decoder_self_attention_mask(tgt, 0))
+    assert QUIZ_WHICH_MASK.answer == "c"
 
 
 # ----------------------------------------------------------------------------- oracles

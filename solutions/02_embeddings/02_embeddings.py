@@ -9,24 +9,37 @@
 # %% [markdown]
 # # 02 · Embeddings: from token ids to vectors
 #
+# *About 80 minutes: 45 for the four exercises and two questions, the rest for
+# reading and the demos.*
+#
 # Lesson 01 turned text into integer ids. A Transformer cannot compute with an id
 # directly: the very first thing it does (the box *Input Embedding* at the bottom of
 # the paper's Figure 1) is replace every id by a vector of `d_model` numbers, taken
-# from a table it learns during training. This lesson builds that step four ways and
-# looks at what the vectors mean:
+# from a table it learns during training.
 #
-# 1. `one_hot`: the id as a vector with a single 1, the "no assumptions" encoding;
-# 2. `embed`: the embedding lookup, one row of a table per id, and the proof that it
-#    equals `one_hot(ids) @ table`;
-# 3. `cosine_similarity`: the standard way to ask "how similar are two vectors?",
-#    used to explore a small table of word vectors;
-# 4. `TokenEmbedding`: the PyTorch layer a Transformer uses, scaled by
-#    $\sqrt{d_{model}}$ as in the paper.
+# **By the end of this lesson you will be able to**
+#
+# * explain why an id must become a vector, and why a one-hot vector is the
+#   "no assumptions" choice;
+# * look up embeddings for a whole batch of ids, and show that the lookup is the
+#   matrix product `one_hot(ids) @ table`, which is why it trains like any layer;
+# * measure how similar two word vectors are with cosine similarity, and say what
+#   that similarity does and does not mean;
+# * write the Transformer's `TokenEmbedding` layer in PyTorch, with the paper's
+#   $\sqrt{d_{model}}$ scale, and say why the scale is there.
+#
+# | | you build | |
+# |---|---|---|
+# | Exercise 1 | `one_hot` | the id as a vector with a single 1 |
+# | Exercise 2 | `embed` | the lookup: one row of a table per id |
+# | Questions 1 and 2 | | the lookup as a linear layer; which rows learn |
+# | Exercise 3 | `cosine_similarity` | how alike two vectors point |
+# | Exercise 4 | `TokenEmbedding` | the PyTorch layer a Transformer uses |
 #
 # **How to work:** fill in each cell marked `# YOUR CODE HERE` (delete the
 # `raise NotImplementedError()`), run it, then run the test cell under it. A test
 # cell prints `✓ ...` when your answer is right and explains what is wrong when it
-# is not.
+# is not. Hints are folded under each exercise: open them one at a time.
 #
 # Symbols (the same in every lesson): `vocab_size` is the number of distinct token
 # ids, `d_model` the width of every token vector (512 in the paper), `batch` the
@@ -44,6 +57,8 @@ from transformer_course.checks.embeddings import (
     check_cosine_similarity,
     check_embed,
     check_one_hot,
+    check_quiz_gradient_rows,
+    check_quiz_linear_layer,
     check_TokenEmbedding,
 )
 from transformer_course.data import BLACK_CAT, WORD_GROUPS
@@ -85,19 +100,37 @@ from transformer_course.plotting import heatmap
 #
 # For a whole sentence (or a batch of sentences) we one-hot every id and keep the
 # ids' shape: ids of shape `(batch, len)` give an array `(batch, len, vocab_size)`.
+
+# %% [markdown]
+# ### Exercise 1: `one_hot`
+# *1 point · about 5 min · warm-up*
 #
-# **Exercise 1 (1 point).** Write `one_hot(ids, vocab_size)`.
+# Write `one_hot(ids, vocab_size)`.
 #
 # * `ids` is an integer array of any shape `(...)`; the result has shape
 #   `(..., vocab_size)`: the new axis goes **last**.
-# * The result has dtype `float64` (so that it can be multiplied with a float table
-#   in section 4).
-# * The width comes from the `vocab_size` argument, never from `ids.max() + 1`: a
+# * The entries are numbers, 0.0 and 1.0. The reference returns float64, numpy's
+#   default; another float dtype (or integer zeros and ones) is accepted with a note.
+#   Booleans are not: numpy adds them up as logic, not as numbers.
+# * The width comes from the `vocab_size` argument, never from the largest id: a
 #   batch need not contain the largest id.
 #
-# *Hint:* the rows of the identity matrix `np.eye(vocab_size)` are exactly the one-hot
-# vectors, and numpy lets you index with an array of any shape. A comparison with
-# `np.arange(vocab_size)` plus broadcasting works too.
+# <details><summary>Hint 1</summary>
+#
+# Which familiar matrix has, as its rows, exactly the one-hot vectors of the ids
+# 0, 1, ..., `vocab_size - 1`?
+#
+# </details>
+#
+# <details><summary>Hint 2</summary>
+#
+# It is the identity matrix, `np.eye(vocab_size)`: row `i` is the one-hot vector of
+# id `i`. numpy lets you index the rows of a matrix with an *array* of row numbers,
+# of any shape, and the result keeps that shape plus the row's own axis. (Another
+# way: compare the ids, with a new axis at the end, against `np.arange(vocab_size)`
+# and let broadcasting do the rest; then turn the booleans into floats.)
+#
+# </details>
 
 
 # %% nbgrader={"solution": true, "grade_id": "one_hot"}
@@ -105,8 +138,9 @@ def one_hot(ids: np.ndarray, vocab_size: int) -> np.ndarray:
     """One-hot encode integer token ids.
 
     ids: integer array of any shape (...), every entry in [0, vocab_size).
-    Returns a float64 array of shape (..., vocab_size) whose vector for each id i is
-    all zeros except a 1.0 in position i.
+    Returns an array of shape (..., vocab_size) whose vector for each id i is all
+    zeros except a 1 in position i. The reference returns float64; any float dtype,
+    or integer zeros and ones, is accepted (booleans are not).
 
     >>> one_hot(np.array([2, 0]), 4)
     array([[0., 0., 1., 0.],
@@ -138,10 +172,11 @@ heatmap(
     row_labels=sentence,
     col_labels=list(tiny_vocab),
     title="one_hot(ids): one row per token, one column per vocabulary entry",
-    xlabel="vocabulary id",
+    xlabel="vocabulary entry (id)",
     ylabel="position in the sentence",
     cmap="Greys",
-    colorbar=False,
+    vmin=0.0,
+    vmax=1.0,
 )
 plt.show()
 
@@ -163,11 +198,29 @@ plt.show()
 # directions, which is why similar words end up close together (section 6). Each
 # token has `d_model` numbers to do this with (512 in the paper), far fewer than the
 # 37 000 of a one-hot vector.
+
+# %% [markdown]
+# ### Exercise 2: `embed`
+# *1 point · about 5 min · warm-up*
 #
-# **Exercise 2 (1 point).** Write `embed(ids, table)`: for integer ids of any shape
-# `(...)` and a table `(vocab_size, d_model)`, return the rows, shape
-# `(..., d_model)`. It is one line of numpy. Make sure you pick **rows**, not columns,
-# and do not change the table.
+# Write `embed(ids, table)`: for integer ids of any shape `(...)` and a table
+# `(vocab_size, d_model)`, return the rows, shape `(..., d_model)`. It fits on one
+# line. Pick **rows**, not columns, and leave the table as it is: a lookup only
+# reads it.
+#
+# <details><summary>Hint 1</summary>
+#
+# The trick of exercise 1 works for any matrix, not only the identity.
+#
+# </details>
+#
+# <details><summary>Hint 2</summary>
+#
+# Indexing the table's first axis with the whole array of ids returns one row per
+# id, arranged in the ids' shape. Indexing its second axis would pick columns: a
+# different thing, with a different shape.
+#
+# </details>
 
 
 # %% nbgrader={"solution": true, "grade_id": "embed"}
@@ -176,8 +229,9 @@ def embed(ids: np.ndarray, table: np.ndarray) -> np.ndarray:
 
     ids: integer array of any shape (...), entries in [0, vocab_size).
     table: float array (vocab_size, d_model); row i is the vector of token i.
-    Returns an array (..., d_model) (same dtype as table) with result[..., :] =
-    table[id]. The table is only read, never modified.
+    Returns an array (..., d_model) with result[..., :] = table[id], in the table's
+    dtype (another float dtype passes with a note). The table is only read, never
+    modified.
     """
     ### BEGIN SOLUTION
     return np.asarray(table)[np.asarray(ids)]
@@ -199,8 +253,11 @@ check_embed(embed, hidden=True)
 #
 # because $(\mathbf{e}_i)_k$ is 1 when $k = i$ and 0 otherwise: every term of the sum
 # vanishes except the one from row $i$. So $\mathbf{e}_i E = E_{i,:}$, and for a whole
-# batch, `one_hot(ids) @ table == embed(ids, table)`. Let us check it with your two
-# functions on a random table:
+# batch, `one_hot(ids) @ table == embed(ids, table)`.
+#
+# **Predict, then check.** The next cell multiplies the one-hot vectors of a
+# `(batch, len) = (2, 3)` array of ids with a random `(6, 4)` table. Before you run
+# it, write down the shape of the product and whether it will equal the lookup.
 
 # %%
 demo_rng = np.random.default_rng(0)
@@ -212,27 +269,89 @@ print("shapes:", via_product.shape, via_lookup.shape)
 print("same values:", np.allclose(via_product, via_lookup))
 
 # %% [markdown]
-# The figure shows the same thing: each lit cell of the one-hot matrix selects one
-# row of the table, and that row is copied into the output. (This and later figures
-# use the course's reference implementation, `transformer_course.reference`, so that
-# they draw correctly whatever state your own functions are in.)
+# `(2, 3, 4)` both times, and the same numbers. The figure shows why: each lit cell
+# of the one-hot matrix selects one row of the table, and that row is copied into
+# the output. (This and later figures use the course's reference implementation,
+# `transformer_course.reference`, so that they draw correctly whatever state your
+# own functions are in.)
 
 # %%
 from transformer_course.reference import embeddings as ref
 
-fig, axes = plt.subplots(1, 3, figsize=(12, 3.2), gridspec_kw={"width_ratios": [6, 4, 4]})
+fig, axes = plt.subplots(1, 3, figsize=(13, 3.2), gridspec_kw={"width_ratios": [6, 4, 4]})
 ids_row = demo_ids[0]  # (len,)
-heatmap(ref.one_hot(ids_row, 6), ax=axes[0], cmap="Greys", colorbar=False,
-        title="one_hot(ids)  (len, vocab_size)", xlabel="vocabulary id",
-        row_labels=[f"id {i}" for i in ids_row])  # fmt: skip
-heatmap(demo_table, ax=axes[1], cmap="coolwarm", vmin=-2.5, vmax=2.5, colorbar=False,
-        title="table  (vocab_size, d_model)", xlabel="feature",
-        row_labels=[f"row {i}" for i in range(6)])  # fmt: skip
-heatmap(ref.embed(ids_row, demo_table), ax=axes[2], cmap="coolwarm", vmin=-2.5, vmax=2.5,
-        title="= rows 3, 0, 5  (len, d_model)", xlabel="feature",
-        row_labels=[f"id {i}" for i in ids_row])  # fmt: skip
+id_labels = [f"id {i}" for i in ids_row]
+heatmap(
+    ref.one_hot(ids_row, 6),  # (len, vocab_size)
+    ax=axes[0],
+    title="one_hot(ids)  (len, vocab_size)",
+    xlabel="vocabulary id",
+    ylabel="token of the sentence",
+    row_labels=id_labels,
+    cmap="Greys",
+    vmin=0.0,
+    vmax=1.0,
+)
+heatmap(
+    demo_table,  # (vocab_size, d_model)
+    ax=axes[1],
+    title="table  (vocab_size, d_model)",
+    xlabel="feature",
+    ylabel="row of the table",
+    row_labels=[f"row {i}" for i in range(6)],
+    cmap="coolwarm",
+    vmin=-2.5,
+    vmax=2.5,
+)
+heatmap(
+    ref.embed(ids_row, demo_table),  # (len, d_model)
+    ax=axes[2],
+    title="= rows 3, 0, 5  (len, d_model)",
+    xlabel="feature",
+    ylabel="token of the sentence",
+    row_labels=id_labels,
+    cmap="coolwarm",
+    vmin=-2.5,
+    vmax=2.5,
+)
 fig.tight_layout()
 plt.show()
+
+# %% [markdown]
+# **An embedding layer is a linear layer.** The product form says that an embedding
+# layer is a linear layer *without bias* applied to one-hot inputs. PyTorch's
+# `nn.Linear(in_features, out_features)` stores its weight as a matrix of shape
+# `(out_features, in_features)` and computes `x @ weight.T + bias`.
+
+# %% [markdown]
+# ### Question 1: an embedding as a linear layer
+# *1 point · about 3 min · core*
+#
+# `E` is the table `(vocab_size, d_model)` of an `nn.Embedding(vocab_size, d_model)`.
+# Which layer, applied to `one_hot(ids)` (as a float tensor), gives exactly the same
+# vectors as the embedding layer applied to `ids`?
+#
+# * **a)** `nn.Linear(vocab_size, d_model, bias=False)` whose weight is `E.T`
+# * **b)** `nn.Linear(vocab_size, d_model, bias=False)` whose weight is `E`
+# * **c)** `nn.Linear(d_model, vocab_size, bias=False)` whose weight is `E`
+# * **d)** `nn.Linear(vocab_size, d_model)` (with its bias) whose weight is `E.T`
+#
+# Make `quiz_linear_layer` return your letter. The test cell explains the answer.
+
+
+# %% nbgrader={"solution": true, "grade_id": "quiz_linear_layer"}
+def quiz_linear_layer() -> str:
+    """Your answer to Question 1: "a", "b", "c" or "d"."""
+    ### BEGIN SOLUTION
+    return "a"
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_quiz_linear_layer", "points": 1}
+check_quiz_linear_layer(quiz_linear_layer)
+### BEGIN HIDDEN TESTS
+check_quiz_linear_layer(quiz_linear_layer, hidden=True)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ### Why this matters
@@ -244,21 +363,46 @@ plt.show()
 # an embedding layer as a lookup (`nn.Embedding` in PyTorch) and never builds the
 # one-hot vectors.
 #
-# **It is an ordinary learnable layer.** The product form shows that an embedding
-# layer is a linear layer without bias applied to one-hot inputs, so it trains by
-# backpropagation like any other weight matrix. Write $X$ for the one-hot matrix
-# `(len, vocab_size)` of a sentence, so the output is $Y = XE$. The gradient of the
-# loss $L$ with respect to the table is
+# **It trains like any other layer.** Because the lookup is a linear layer on one-hot
+# inputs, it learns by backpropagation like any weight matrix. Write $X$ for the
+# one-hot matrix `(len, vocab_size)` of a sentence, so the output is $Y = XE$. The
+# gradient of the loss $L$ with respect to the table is
 #
 # $$\frac{\partial L}{\partial E} = X^\top \frac{\partial L}{\partial Y},$$
 #
-# and row $i$ of $X^\top$ is nonzero only at the positions that hold token $i$. So
-# **only the rows of tokens that occur in the batch receive a gradient**, each the sum
-# of the output gradients at its positions. A word that never appears in training
-# keeps its random initial vector. You can watch it happen with PyTorch:
+# and row $i$ of $X^\top$ is nonzero only at the positions that hold token $i$.
+
+# %% [markdown]
+# ### Question 2: which rows learn?
+# *1 point · about 2 min · warm-up*
+#
+# A table of `vocab_size = 10` rows embeds the batch of ids `[[3, 0, 5], [1, 1, 2]]`,
+# and the loss is backpropagated. **How many rows** of the table receive a gradient
+# that is not zero? Make `quiz_gradient_rows` return the number; the cell after the
+# test cell lets PyTorch count them.
+
+
+# %% nbgrader={"solution": true, "grade_id": "quiz_gradient_rows"}
+def quiz_gradient_rows() -> int:
+    """Your answer to Question 2: a number of rows."""
+    ### BEGIN SOLUTION
+    return 5
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_quiz_gradient_rows", "points": 1}
+check_quiz_gradient_rows(quiz_gradient_rows)
+### BEGIN HIDDEN TESTS
+check_quiz_gradient_rows(quiz_gradient_rows, hidden=True)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# PyTorch agrees: **only the rows of tokens that occur in the batch receive a
+# gradient**, each the sum of the output gradients at its positions. A word that
+# never appears in training keeps its random initial vector.
 
 # %%
-lookup = nn.Embedding(6, 4)  # a (vocab_size=6, d_model=4) table
+lookup = nn.Embedding(10, 4)  # a (vocab_size=10, d_model=4) table
 out = lookup(torch.tensor([[3, 0, 5], [1, 1, 2]]))  # (batch, len, d_model)
 out.sum().backward()
 print(
@@ -296,8 +440,10 @@ print(lookup.weight.grad)
 # products: $\hat A \hat B^\top$.
 #
 # **Zero vectors.** A zero vector has no direction, and $0/0$ is undefined. Our
-# contract: a zero vector has similarity 0 with everything (guard the division, e.g.
-# divide by `np.maximum(norm, 1e-12)`). You will meet real zero vectors in section 6.
+# convention, the same as PyTorch's and scikit-learn's: a zero vector has similarity
+# 0 with everything. The alternative, NaN, spreads: `np.argmax` treats a NaN as the
+# largest value, and any sum or mean that touches a NaN is NaN. You will meet real
+# zero vectors in section 6.
 #
 # > **Not to be confused with attention scores.** Attention (lesson 04) also compares
 # > vectors with dot products, but it does **not** divide by the vectors' lengths: it
@@ -305,10 +451,39 @@ print(lookup.weight.grad)
 # > vector. One popular explanation says that $d_k$ is "the number of words in a
 # > sentence"; it is not: it is a vector width, fixed by the architecture and
 # > independent of how long the sentence is.
+
+# %% [markdown]
+# ### Exercise 3: `cosine_similarity`
+# *2 points · about 15 min · core*
 #
-# **Exercise 3 (2 points).** Write `cosine_similarity(a, b)`: `a (n, d)`, `b (m, d)`
-# to the `(n, m)` matrix of cosines, vectorised (no Python loops needed), with 0 for
-# zero vectors.
+# Write `cosine_similarity(a, b)`: `a (n, d)` and `b (m, d)` to the `(n, m)` matrix of
+# cosines, vectorised (no Python loops needed), with 0 wherever a zero vector is
+# involved (and never NaN).
+#
+# <details><summary>Hint 1</summary>
+#
+# Split the job in two: first make every row of `a` and of `b` a vector of length 1,
+# then compute all the dot products between the rows of the two results.
+#
+# </details>
+#
+# <details><summary>Hint 2</summary>
+#
+# `np.linalg.norm` takes an `axis` (the axis to sum the squares over: the last one,
+# for row vectors) and `keepdims=True` (so the lengths, shape `(n, 1)`, divide the
+# rows by broadcasting). A product of an `(n, d)` matrix with a `(d, m)` one gives
+# all `n · m` dot products; `b` is `(m, d)`, so it needs a transpose first.
+#
+# </details>
+#
+# <details><summary>Hint 3</summary>
+#
+# For zero vectors, divide by the larger of each length and a tiny number such as
+# `1e-12` (`np.maximum` works elementwise): a zero row then stays a zero row, and its
+# dot products are 0. Do not clamp at a large number such as 1: short vectors must
+# still be normalised.
+#
+# </details>
 
 
 # %% nbgrader={"solution": true, "grade_id": "cosine_similarity"}
@@ -317,7 +492,8 @@ def cosine_similarity(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
     a: float array (n, d); b: float array (m, d).
     Returns a float array (n, m) with entry (i, j) = a[i]·b[j] / (|a[i]| |b[j]|).
-    A zero vector has similarity 0 with everything (no NaN).
+    A zero vector has similarity 0 with everything (no NaN). Any float dtype is
+    accepted, and so is a small eps in the denominator (PyTorch uses 1e-8).
     """
     ### BEGIN SOLUTION
     a = np.asarray(a, dtype=np.float64)
@@ -404,6 +580,8 @@ heatmap(
     row_labels=group_words,
     col_labels=group_words,
     title="cosine similarity between word vectors",
+    xlabel="word",
+    ylabel="word",
     cmap="coolwarm",
     vmin=-1.0,
     vmax=1.0,
@@ -423,10 +601,17 @@ for (group, members), colour in zip(WORD_GROUPS.items(), ["C0", "C1", "C2", "C3"
     ax.scatter(points[rows, 0], points[rows, 1], color=colour, label=group, s=40)
     side = 1 if points[rows, 0].mean() < 1.0 else -1  # labels fan out sideways, inwards
     for k, row in enumerate(rows):  # fan the labels out so that close points stay readable
-        ax.annotate(group_words[row], points[row], textcoords="offset points",
-                    xytext=(side * 45, 12 * (2.5 - k)), fontsize=8, color=colour,
-                    ha="left" if side > 0 else "right", va="center",
-                    arrowprops={"arrowstyle": "-", "color": "0.7", "lw": 0.6})  # fmt: skip
+        ax.annotate(
+            group_words[row],
+            points[row],
+            textcoords="offset points",
+            xytext=(side * 45, 12 * (2.5 - k)),
+            fontsize=8,
+            color=colour,
+            ha="left" if side > 0 else "right",
+            va="center",
+            arrowprops={"arrowstyle": "-", "color": "0.7", "lw": 0.6},
+        )
 ax.set_title("word vectors projected to 2-D (first two principal components)")
 ax.set_xlabel("component 1")
 ax.set_ylabel("component 2")
@@ -437,7 +622,9 @@ plt.show()
 # %% [markdown]
 # ### What this similarity does and does not mean
 #
-# Compare a few pairs (the first two from the sentence "the black cat drank the milk"):
+# **Predict, then check.** In "the black cat drank the milk", *drank* and *milk*
+# belong together: the milk is what was drunk. Will `cos(drank, milk)` be high (near
+# 1), or will `cos(cat, milk)` be higher? Decide, then run the cell.
 
 # %%
 for first, second in (("cat", "milk"), ("drank", "milk"), ("cat", "dog"), ("<pad>", "cat")):
@@ -456,9 +643,9 @@ for first, second in (("cat", "milk"), ("drank", "milk"), ("cat", "dog"), ("<pad
 #   of `drank` with the key of `milk` even when the embeddings themselves are not
 #   alike; that is one reason attention has them.
 # * `<pad>` never occurs in the corpus, so its row of counts, and its vector, is all
-#   zeros, and its cosine with everything is 0: the zero-vector rule of exercise 3 in
-#   action. (In a learned table it would keep its random initial vector instead,
-#   since no gradient reaches a row that is never used; section 4.)
+#   zeros, and its cosine with everything is 0: the zero-vector convention of
+#   exercise 3 in action. (In a learned table it would keep its random initial vector
+#   instead, since no gradient reaches a row that is never used; Question 2.)
 
 # %% [markdown]
 # ## 7. `TokenEmbedding`: the layer a Transformer uses
@@ -484,21 +671,41 @@ for first, second in (("cat", "milk"), ("drank", "milk"), ("cat", "dog"), ("<pad
 # initialisation. PyTorch's `nn.Embedding` starts from standard-normal entries (rows
 # of length about $\sqrt{d_{model}}$ already), so scaling those gives rows of length
 # about $d_{model}$, dozens of times longer than the positional signal. The numbers
-# below show both cases for `d_model = 512`.
+# after the exercise show both cases for `d_model = 512`.
 #
 # **Not the same as attention's scaling.** Attention *divides* scores by $\sqrt{d_k}$
 # to keep the softmax out of saturation (lesson 04). Here we *multiply* the
 # embeddings by $\sqrt{d_{model}}$. Different place, different purpose, opposite
 # direction.
+
+# %% [markdown]
+# ### Exercise 4: `TokenEmbedding`
+# *2 points · about 15 min · core*
 #
-# **Exercise 4 (2 points).** Write the module `TokenEmbedding(vocab_size, d_model)`.
+# Write the module `TokenEmbedding(vocab_size, d_model)`.
 #
-# * In `__init__`, store the table as `self.embedding = nn.Embedding(vocab_size, d_model)`
-#   (the attribute name matters: the checker, and later lessons, load weights into
-#   `embedding.weight`). It should be the module's only parameter.
+# * In `__init__`, keep the table as `self.embedding = nn.Embedding(vocab_size,
+#   d_model)`, the name the course's own modules use (the checks load their weights
+#   into it; another name passes with a note). It should be the module's only
+#   parameter.
 # * `forward(ids)`: ids `(batch, len)` (int64) to `(batch, len, d_model)`: the lookup,
-#   times $\sqrt{d_{model}}$.
-# * Keep it inside autograd (no `.detach()`, no numpy): the table must be trainable.
+#   times $\sqrt{d_{model}}$, in the table's dtype (float32).
+# * Keep it inside autograd (no `.detach()`, no `torch.no_grad()`, no numpy): the table
+#   must be trainable.
+#
+# <details><summary>Hint 1</summary>
+#
+# An `nn.Module` is called like a function: `self.embedding(ids)` does the lookup of
+# exercise 2, for a whole batch of ids at once.
+#
+# </details>
+#
+# <details><summary>Hint 2</summary>
+#
+# `forward` needs `d_model` to compute the scale: store it on `self` in `__init__`.
+# A Python float such as `math.sqrt(d_model)` keeps the result float32.
+#
+# </details>
 
 
 # %% nbgrader={"solution": true, "grade_id": "TokenEmbedding"}
@@ -506,9 +713,10 @@ class TokenEmbedding(nn.Module):
     """Token embedding of the Transformer, scaled by sqrt(d_model) (paper, section 3.4).
 
     TokenEmbedding(vocab_size, d_model) holds one learnable table,
-    self.embedding = nn.Embedding(vocab_size, d_model), so its state dict is exactly
-    {"embedding.weight": (vocab_size, d_model)}.
-    forward(ids): int64 ids (batch, len) -> float (batch, len, d_model) equal to
+    self.embedding = nn.Embedding(vocab_size, d_model), so its state dict is
+    {"embedding.weight": (vocab_size, d_model)} (another attribute name passes with a
+    note; extra buffers such as a stored scale are allowed).
+    forward(ids): int64 ids (batch, len) -> float32 (batch, len, d_model) equal to
     self.embedding(ids) * sqrt(d_model).
     """
 
@@ -539,9 +747,8 @@ check_TokenEmbedding(TokenEmbedding, hidden=True)
 from transformer_course.reference.tokenization import PAD_ID, encode, pad_batch, tokenize
 
 sentences = [BLACK_CAT, "the dog is brown ."]
-batch_ids = torch.from_numpy(
-    pad_batch([encode(tokenize(s), vocab) for s in sentences], PAD_ID)
-)  # (batch, len)
+token_lists = [encode(tokenize(s), vocab) for s in sentences]
+batch_ids = torch.from_numpy(pad_batch(token_lists, PAD_ID))  # (batch, len)
 token_embedding = TokenEmbedding(len(vocab), 8)
 vectors = token_embedding(batch_ids)  # (batch, len, d_model)
 print("ids", tuple(batch_ids.shape), "->", "vectors", tuple(vectors.shape))
@@ -550,7 +757,7 @@ print(batch_ids)
 # %% [markdown]
 # The sizes of the vectors that meet in lesson 03, with the paper's `d_model = 512`:
 # the average length of a scaled embedding row under two initialisations, and of a row
-# of the sinusoidal positional encoding.
+# of the sinusoidal positional encoding (computed here with lesson 03's reference).
 
 # %%
 from transformer_course.reference.positional_encoding import positional_encoding
@@ -565,9 +772,8 @@ with torch.no_grad():
     for name, layer in (("N(0, 1) init", default_init), ("N(0, 1/d_model) init", small_init)):
         length = layer(all_ids).norm(dim=-1).mean()  # mean over tokens of |row| * sqrt(d_model)
         print(f"scaled embedding, {name:<22}: mean row length {length:7.1f}")
-pe_length = np.linalg.norm(
-    positional_encoding(50, d_model), axis=-1
-).mean()  # (max_len, d_model) rows
+pe_rows = positional_encoding(50, d_model)  # (max_len, d_model)
+pe_length = np.linalg.norm(pe_rows, axis=-1).mean()
 print(f"positional encoding row length          : {pe_length:7.1f}")
 
 # %% [markdown]
@@ -587,11 +793,11 @@ print(f"positional encoding row length          : {pe_length:7.1f}")
 #   `(vocab_size, d_model)`: ids `(batch, len)` become `(batch, len, d_model)` by
 #   reading rows.
 # * The lookup equals `one_hot(ids) @ E`: an embedding is a bias-free linear layer on
-#   one-hot inputs, trained by backpropagation like any other, but computed as a
-#   lookup because that is vastly cheaper. Only rows of tokens that occur get a
-#   gradient.
+#   one-hot inputs (an `nn.Linear` whose weight is $E^\top$), trained by
+#   backpropagation like any other, but computed as a lookup because that is vastly
+#   cheaper. Only rows of tokens that occur get a gradient.
 # * **Cosine similarity** compares directions, not lengths; computed pairwise as
-#   $\hat A \hat B^\top$ after normalising each row; zero vectors get 0.
+#   $\hat A \hat B^\top$ after normalising each row; zero vectors get 0, never NaN.
 # * Trained or counted, embedding tables put words used in similar contexts close
 #   together. That similarity means "interchangeable", not "related in this
 #   sentence"; relating words is attention's job.
@@ -607,6 +813,28 @@ print(f"positional encoding row length          : {pe_length:7.1f}")
 #   the rows of the table together with the ids changes nothing.
 # * *"Cosine similarity is what attention computes."* Attention uses raw dot products of
 #   projected vectors, divided by $\sqrt{d_k}$ (a vector width, not a sentence length).
+#
+# ## Further reading
+#
+# * Vaswani et al., [*Attention Is All You Need*](https://arxiv.org/abs/1706.03762),
+#   section 3.4 "Embeddings and Softmax": the one paragraph behind exercise 4, with the
+#   $\sqrt{d_{model}}$ factor and the weight shared with the output layer.
+# * Press and Wolf, [*Using the Output Embedding to Improve Language
+#   Models*](https://arxiv.org/abs/1608.05859): the weight tying the paper cites, and why
+#   it helps; good if you wonder where the shared matrix comes from.
+# * Rush et al., [*The Annotated Transformer*](https://nlp.seas.harvard.edu/annotated-transformer/),
+#   the "Embeddings and Softmax" part: the whole model as runnable PyTorch; its
+#   `Embeddings` class is your `TokenEmbedding` (its table is called `lut`, lookup table).
+# * Jurafsky and Martin, [*Speech and Language Processing*](https://web.stanford.edu/~jurafsky/slp3/),
+#   the chapter "Vector Semantics and Embeddings": cosine similarity, PPMI and
+#   count-based vectors (what section 6 computed) next to word2vec, explained from
+#   the ground up.
+# * Zhang et al., *Dive into Deep Learning*, [section "Word Embedding
+#   (word2vec)"](https://d2l.ai/chapter_natural-language-processing-pretraining/word2vec.html):
+#   how a table is *learned* from raw text, with code; good after this lesson.
+# * PyTorch's [`nn.Embedding`](https://pytorch.org/docs/stable/generated/torch.nn.Embedding.html)
+#   reference: `padding_idx`, `max_norm` and sparse gradients, the options this lesson
+#   left out.
 #
 # **Next:** every occurrence of `the` got exactly the same vector above, whether it
 # was the first word or the fifth. A lookup knows *what* a token is, not *where* it

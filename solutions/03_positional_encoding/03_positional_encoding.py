@@ -17,18 +17,32 @@
 # *Attention Is All You Need*, section 3.5): each position gets its own fixed
 # vector of sines and cosines, which is **added** to the token's embedding.
 #
-# You will build:
+# *About 1 hour 45 minutes: 70 for the three exercises and two questions, the rest
+# for reading and the demos.*
 #
-# 1. `positional_encoding(max_len, d_model)`: the table of sinusoids, one row per position;
-# 2. `relative_shift(k, d_model)`: the matrix that moves any row of that table by
-#    `k` positions, which is the reason the paper chose sines *and* cosines;
-# 3. `PositionalEncoding`: the PyTorch module that adds the table to a batch of
-#    embeddings, as the encoder and decoder do.
+# **By the end of this lesson you will be able to**
+#
+# * show that attention without positions is permutation-equivariant, and explain
+#   why that makes "dog bites man" and "man bites dog" look alike to it;
+# * compute the paper's sinusoidal table and read its heatmap: which features change
+#   fast, which slowly, and what the wavelengths are;
+# * prove that a shift by any offset is one fixed rotation matrix, the reason the
+#   paper pairs a sine with a cosine;
+# * write the `PositionalEncoding` module that adds the table to a batch of
+#   embeddings, with dropout where the paper puts it.
+#
+# | | you build | |
+# |---|---|---|
+# | Exercise 1 | `positional_encoding(max_len, d_model)` | the table of sinusoids, one row per position |
+# | Exercise 2 | `relative_shift(k, d_model)` | the matrix that moves any row of the table by `k` positions |
+# | Questions 1 and 2 | | which shifts are linear; how long a row is |
+# | Exercise 3 | `PositionalEncoding` | the module that adds the table to a batch of embeddings |
 #
 # **How to work:** fill in each cell marked `# YOUR CODE HERE` (delete the
 # `raise NotImplementedError()`), run it, then run the test cell under it. A test
 # cell prints `✓ ...` when your code is right and explains what is wrong when it is
-# not. Stuck? The same notebook with solutions is in `solutions/03_positional_encoding/`.
+# not. Hints are folded under each exercise: open them one at a time. Stuck? The
+# same notebook with solutions is in `solutions/03_positional_encoding/`.
 #
 # Symbols (see `transformer_course.glossary`): `batch` sequences of `len` tokens,
 # each a vector of `d_model` features; `max_len` is the longest sequence the table
@@ -43,9 +57,11 @@ from torch import nn
 from transformer_course.checks.positional_encoding import (
     check_positional_encoding,
     check_PositionalEncoding,
+    check_quiz_row_length,
+    check_quiz_shift,
     check_relative_shift,
 )
-from transformer_course.plotting import attention_heatmap, heatmap
+from transformer_course.plotting import attention_heatmap, heatmap, interactive_or_static
 from transformer_course.reference.multi_head_attention import MultiHeadAttention
 
 # %% [markdown]
@@ -63,6 +79,7 @@ d_model, num_heads = 16, 4
 attention = MultiHeadAttention(d_model, num_heads).eval()
 
 words = ["dog", "bites", "man"]
+sentences = ("dog bites man", "man bites dog")
 word_vectors = torch.randn(3, d_model, generator=torch.Generator().manual_seed(1))  # (3, d_model)
 vector_of = dict(zip(words, word_vectors))
 
@@ -88,11 +105,10 @@ print("largest difference:", float((out1[0, 0] - out2[0, 2]).abs().max()))
 # matrix is the first one with its rows and columns reordered, nothing more.
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(8, 3.4))
-attention_heatmap(weights1[0, 0], "dog bites man".split(), "dog bites man".split(),
-                  title="head 0: 'dog bites man'", ax=axes[0])  # fmt: skip
-attention_heatmap(weights2[0, 0], "man bites dog".split(), "man bites dog".split(),
-                  title="head 0: 'man bites dog'", ax=axes[1])  # fmt: skip
+fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+for ax, sentence, head_weights in zip(axes, sentences, (weights1, weights2)):
+    tokens = sentence.split()
+    attention_heatmap(head_weights[0, 0], tokens, tokens, title=f"head 0: '{sentence}'", ax=ax)
 fig.tight_layout()
 plt.show()
 
@@ -123,10 +139,10 @@ perm = torch.tensor([3, 0, 5, 1, 4, 2])
 with torch.no_grad():
     out, weights = attention(x, x, x)  # (1, 6, d_model), (1, num_heads, 6, 6)
     out_p, weights_p = attention(x[:, perm], x[:, perm], x[:, perm])
-print("outputs:  f(shuffled x) == shuffled f(x)?",
-      torch.allclose(out_p, out[:, perm], atol=1e-6))  # fmt: skip
-print("weights:  rows and columns shuffled the same way?",
-      torch.allclose(weights_p, weights[:, :, perm][:, :, :, perm], atol=1e-6))  # fmt: skip
+same_outputs = torch.allclose(out_p, out[:, perm], atol=1e-6)
+same_weights = torch.allclose(weights_p, weights[:, :, perm][:, :, :, perm], atol=1e-6)
+print("outputs:  f(shuffled x) == shuffled f(x)?", same_outputs)
+print("weights:  rows and columns shuffled the same way?", same_weights)
 
 # %% [markdown]
 # Two remarks, because popular explanations blur them:
@@ -149,7 +165,7 @@ print("weights:  rows and columns shuffled the same way?",
 # * **The index itself**, `pos` = 0, 1, 2, ...: grows without bound. Position 500
 #   would swamp the word's features, and a model trained on short sentences never
 #   saw such values.
-# * **A fraction**, `pos / len`: bounded, but "0.5" means token 2 in a 5-token
+# * **A fraction**, `pos / (len - 1)`: bounded, but "0.5" means token 2 in a 5-token
 #   sentence and token 50 in a 101-token one: the distance between neighbours
 #   depends on the sentence length.
 # * **A learned table**: one trainable vector per position, just like word
@@ -214,26 +230,51 @@ print("weights:  rows and columns shuffled the same way?",
 #   index) is a sine whose cosine partner would fall outside the vector: it is simply
 #   left unpaired.
 #
-# ### Exercise 1 (3 points): `positional_encoding`
+# ### Exercise 1: `positional_encoding`
+# *3 points · about 20 min · core*
 #
-# Return the table as a float64 numpy array of shape `(max_len, d_model)`, row
-# `pos` being the encoding of position `pos` (positions start at 0). Use numpy
-# broadcasting: a column of positions `(max_len, 1)` divided by a row of
-# denominators `(ceil(d_model/2),)` gives all the angles `(max_len, ceil(d_model/2))`
-# at once; then fill the even columns `pe[:, 0::2]` with their sines and the odd
-# columns `pe[:, 1::2]` with their cosines. Loops over positions and features are
-# fine too, just slower.
+# Return the table as a numpy array of shape `(max_len, d_model)`, row `pos` being
+# the encoding of position `pos` (positions start at 0). Any float dtype is fine
+# (the reference uses numpy's default, float64; a float32 table gets a note). An odd
+# `d_model` must work too. Loops over positions and features are fine, just slower
+# than array operations.
+#
+# <details><summary>Hint 1</summary>
+#
+# Compute all the angles first, one per (position, pair), then take their sines and
+# cosines. How many pairs are there when `d_model` is even, and when it is odd?
+#
+# </details>
+#
+# <details><summary>Hint 2</summary>
+#
+# With broadcasting, a column of positions, shape `(max_len, 1)`, divided by a row
+# of denominators $10000^{2i/d_{model}}$, shape `(ceil(d_model / 2),)`, gives every
+# angle at once. `np.arange` with a step of 2 produces the even feature indices,
+# which are exactly the values $2i$.
+#
+# </details>
+#
+# <details><summary>Hint 3</summary>
+#
+# Start from a table of zeros. Slicing with a step, `[:, start::2]`, selects every
+# other column: the even ones for the sines, the odd ones for the cosines. With an
+# odd `d_model` there is one odd column fewer than there are angles, so the cosines
+# use all but the last angle.
+#
+# </details>
 
 
 # %% nbgrader={"solution": true, "grade_id": "positional_encoding"}
 def positional_encoding(max_len: int, d_model: int) -> np.ndarray:
     """The sinusoidal position table of the paper (section 3.5).
 
-    Returns a float64 numpy array of shape (max_len, d_model) where, for
+    Returns a numpy array of shape (max_len, d_model) where, for
     pos = 0 .. max_len-1 and each pair index i:
         PE[pos, 2i]   = sin(pos / 10000^(2i / d_model))
         PE[pos, 2i+1] = cos(pos / 10000^(2i / d_model))
     Works for odd d_model too: the last feature is then a sine without a cosine partner.
+    The reference returns float64; any float dtype is accepted (float32 with a note).
     """
     ### BEGIN SOLUTION
     positions = np.arange(max_len, dtype=np.float64)[:, None]  # (max_len, 1)
@@ -255,21 +296,82 @@ check_positional_encoding(positional_encoding, hidden=True)
 # %% [markdown]
 # ### Looking at the table
 #
-# Here is your table for 100 positions and $d_{\text{model}} = 64$, positions down,
-# features across. Each column is one wave sampled at the integer positions. On
-# the left, pair 0 oscillates with a period of about 6 positions, so neighbouring
-# rows look different; moving right, the waves slow down, and in the right half
-# they barely move over 100 positions: the sines stay near 0 and the cosines near 1,
-# which gives the vertical stripes. The left columns pin down a position finely;
-# the right columns locate it coarsely on a long scale.
+# The next cell draws your table for 100 positions and $d_{\text{model}} = 64$ as a
+# heatmap: positions down, features across, blue for +1 and red for −1.
+#
+# **Predict, then check.** Before you run it: will the left columns (pair 0, 1, ...)
+# or the right columns change faster as you go down the positions? What will the
+# right half look like, given that its wavelengths are thousands of positions long?
+# And what does row 0 look like?
 
 # %%
 table = positional_encoding(100, 64)  # (max_len, d_model)
+pe_style = {"cmap": "RdBu", "vmin": -1, "vmax": 1, "ylabel": "position"}  # blue +1, red -1
 fig, ax = plt.subplots(figsize=(9, 4.5))
-heatmap(table, ax=ax, cmap="RdBu", vmin=-1, vmax=1, title="PE: 100 positions × 64 features",
-        xlabel="feature (0 = sin of pair 0, 1 = cos of pair 0, 2 = sin of pair 1, ...)",
-        ylabel="position")  # fmt: skip
+heatmap(
+    table,
+    ax=ax,
+    title="PE: 100 positions × 64 features",
+    xlabel="feature (0 = sin of pair 0, 1 = cos of pair 0, 2 = sin of pair 1, ...)",
+    **pe_style,
+)
 plt.show()
+
+# %% [markdown]
+# Each column is one wave sampled at the integer positions. On the left, pair 0
+# oscillates with a period of about 6 positions, so neighbouring rows look
+# different; moving right, the waves slow down, and in the right half they barely
+# move over 100 positions: the sines stay near 0 and the cosines near 1, which gives
+# the vertical stripes. Row 0 alternates 0, 1, 0, 1. The left columns pin down a
+# position finely; the right columns locate it coarsely on a long scale.
+#
+# ### Explore the table
+#
+# Pick a position and a feature. The figure marks them on the table (here drawn by
+# the course's reference `positional_encoding`, so that it works whatever state your
+# exercise is in), then plots that feature's wave over all positions and the whole
+# vector of that position. Try feature 0 against feature 40 with the position
+# slider: one wave races, the other barely moves. In JupyterLab the sliders are
+# live; a graded or headless run draws one static figure.
+
+# %%
+from transformer_course.reference import positional_encoding as ref
+
+explorer_table = ref.positional_encoding(100, 64)  # (max_len, d_model)
+
+
+def draw_explorer(position: int, feature: int) -> None:
+    """The table with one position and one feature marked, and their two slices."""
+    pair = feature // 2
+    wavelength = 2 * np.pi * 10000 ** (2 * pair / 64)
+    kind = "sin" if feature % 2 == 0 else "cos"
+    fig, (left, middle, right) = plt.subplots(
+        1, 3, figsize=(14, 3.8), gridspec_kw={"width_ratios": [5, 4, 4]}
+    )
+    heatmap(explorer_table, ax=left, title="PE (d_model = 64)", xlabel="feature", **pe_style)
+    left.axhline(position, color="gold", linewidth=1.5)
+    left.axvline(feature, color="gold", linewidth=1.5)
+    middle.plot(explorer_table[:, feature], color="C0")
+    middle.plot(position, explorer_table[position, feature], "o", color="black")
+    middle.set_ylim(-1.1, 1.1)
+    middle.set_xlabel("position")
+    middle.set_ylabel(f"PE[pos, {feature}]")
+    middle.set_title(f"feature {feature} = {kind} of pair {pair}, wavelength {wavelength:,.1f}")
+    right.bar(np.arange(64), explorer_table[position], color="C1")
+    right.axvline(feature, color="black", linewidth=1)
+    right.set_ylim(-1.1, 1.1)
+    right.set_xlabel("feature")
+    right.set_ylabel(f"PE[{position}, feature]")
+    right.set_title(f"the vector of position {position}")
+    fig.tight_layout()
+
+
+interactive_or_static(
+    draw_explorer,
+    {"position": 10, "feature": 6},
+    position=(0, 99, 1),
+    feature=(0, 63, 1),
+)
 
 # %% [markdown]
 # The same thing one column at a time, and the wavelengths of all pairs. Some
@@ -338,24 +440,50 @@ print(f"(for comparison, 10000·2π = {10000 * 2 * np.pi:,.0f})")
 # their sines differ. The cosine carries the missing information, and with it the
 # shift becomes linear.
 #
-# ### Exercise 2 (2 points): `relative_shift`
+# ### Exercise 2: `relative_shift`
+# *2 points · about 25 min · challenging*
 #
 # Build $M$ for a shift by `k` positions (`k` may be negative or zero). Mind the
 # conventions: a row of the table is a **row vector** multiplied from the left,
 # `PE[pos] @ M`, and within pair $i$ the sine comes first (feature $2i$), then the
-# cosine (feature $2i+1$). Work out which entries of the $2\times2$ block get
-# $\cos(\omega_i k)$, $\sin(\omega_i k)$ and $-\sin(\omega_i k)$ from the formulas
-# above. An odd `d_model` leaves a sine without its cosine, and no matrix can shift
-# it (you would need $\cos a$, which is not in the vector): raise a `ValueError`.
+# cosine (feature $2i+1$). An odd `d_model` leaves a sine without its cosine, and no
+# matrix can shift it (you would need $\cos a$, which is not in the vector): raise a
+# `ValueError` that says so. Any float dtype is fine (float64 is the reference's).
+#
+# <details><summary>Hint 1</summary>
+#
+# Work on one pair first, on paper. The row vector is $[\sin a,\ \cos a]$ and the
+# product $[\sin a,\ \cos a]\,B$ must be $[\sin(a+b),\ \cos(a+b)]$. Column 0 of $B$
+# produces the first output entry, column 1 the second.
+#
+# </details>
+#
+# <details><summary>Hint 2</summary>
+#
+# Matching $\sin(a+b) = \sin a \cos b + \cos a \sin b$ with column 0 gives
+# $B_{00} = \cos b$ and $B_{10} = \sin b$; the cosine formula fills column 1 the
+# same way, one entry with a minus sign. Here $b = \omega_i k$, a different angle
+# for every pair.
+#
+# </details>
+#
+# <details><summary>Hint 3</summary>
+#
+# Start from a `(d_model, d_model)` matrix of zeros and write the four entries of
+# each pair's block at rows and columns $2i$ and $2i+1$: in a loop over the pairs, or
+# all at once by indexing with an array of the even indices (and that array plus 1).
+#
+# </details>
 
 
 # %% nbgrader={"solution": true, "grade_id": "relative_shift"}
 def relative_shift(k: int, d_model: int) -> np.ndarray:
-    """The matrix M, float64 (d_model, d_model), with PE[pos + k] = PE[pos] @ M for every pos.
+    """The matrix M (d_model, d_model) with PE[pos + k] = PE[pos] @ M for every pos.
 
     Block diagonal: the 2x2 block on features (2i, 2i+1) rotates pair i by the angle
     w_i * k, where w_i = 1 / 10000^(2i / d_model); every entry outside these blocks is 0.
     k is any integer (negative k shifts backwards). Raises ValueError if d_model is odd.
+    The reference returns float64; any float dtype is accepted (float32 with a note).
     """
     ### BEGIN SOLUTION
     if d_model % 2:
@@ -381,22 +509,53 @@ check_relative_shift(relative_shift, hidden=True)
 # ### The shift in action
 #
 # From here on the demos use the course's **reference implementation**
-# (`transformer_course.reference.positional_encoding`, imported as `ref`) rather than your
-# functions, so that a slip in an exercise cannot spoil the pictures. Your own
-# versions are graded by the test cells above.
+# (`transformer_course.reference.positional_encoding`, imported as `ref` above) rather
+# than your functions, so that a slip in an exercise cannot spoil the pictures. Your
+# own versions are graded by the test cells above.
 #
 # First, the property itself, for many positions and offsets at once: one matrix
 # per offset moves every row of the table.
 
 # %%
-from transformer_course.reference import positional_encoding as ref
-
 pe = ref.positional_encoding(200, 32)  # (max_len, d_model)
 for k in (1, 5, -3, 40):
     m = ref.relative_shift(k, 32)  # (d_model, d_model)
     rows = np.arange(max(0, -k), 200 - max(0, k))  # positions where pos + k is in the table
     error = np.abs(pe[rows] @ m - pe[rows + k]).max()
     print(f"k = {k:+3d}: max |PE[pos] @ M - PE[pos + k]| over {len(rows)} positions = {error:.1e}")
+
+# %% [markdown]
+# ### Question 1: which shifts are linear?
+# *1 point · about 3 min · core*
+#
+# The paper says that "for any fixed offset $k$, $PE_{pos+k}$ can be represented as
+# a linear function of $PE_{pos}$". For which offsets `k` is there a matrix $M$
+# with $PE_{pos+k} = PE_{pos}\, M$, and what does that matrix depend on?
+#
+# * **a)** Only $k = 1$: one step is a rotation, but a longer shift needs a
+#   non-linear map.
+# * **b)** Every $k > 0$, but not $k < 0$: moving backwards cannot be a rotation.
+# * **c)** Every integer $k$ (positive, negative or zero), with one matrix per $k$
+#   that works at every position.
+# * **d)** Every $k$, but the matrix depends on `pos` as well, so each position
+#   needs its own.
+#
+# Make `quiz_shift` return your letter.
+
+
+# %% nbgrader={"solution": true, "grade_id": "quiz_shift"}
+def quiz_shift() -> str:
+    """Your answer to Question 1: "a", "b", "c" or "d"."""
+    ### BEGIN SOLUTION
+    return "c"
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_quiz_shift", "points": 1}
+check_quiz_shift(quiz_shift)
+### BEGIN HIDDEN TESTS
+check_quiz_shift(quiz_shift, hidden=True)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # Each pair is a point on the unit circle (cosine across, sine up). Every step
@@ -415,14 +574,38 @@ for ax, pair in zip(axes, (0, 1)):
     ax.plot(np.cos(circle), np.sin(circle), color="lightgray")
     points = ax.scatter(cos, sin, c=np.arange(13), cmap="viridis", zorder=3)
     for pos in (0, 1, 2, 3, 12):
-        ax.annotate(f"pos {pos}", (cos[pos], sin[pos]), fontsize=8, xytext=(5, 3),
-                    textcoords="offset points")  # fmt: skip
+        label_at = (cos[pos], sin[pos])
+        ax.annotate(f"pos {pos}", label_at, fontsize=8, xytext=(5, 3), textcoords="offset points")
     ax.set_aspect("equal")
     ax.set_xlabel(f"feature {2 * pair + 1} (cos)")
     ax.set_ylabel(f"feature {2 * pair} (sin)")
     ax.set_title(f"pair {pair}: {np.degrees(1 / 10000 ** (2 * pair / 16)):.0f}° per position")
 fig.colorbar(points, ax=axes, label="position", fraction=0.03)
 plt.show()
+
+# %% [markdown]
+# ### Question 2: how long is a row?
+# *1 point · about 3 min · core*
+#
+# Every entry of the table lies between −1 and 1. What is the **length** (the
+# Euclidean norm, `np.linalg.norm`) of one row of the table when
+# $d_{\text{model}} = 128$? Does it depend on the position? Make `quiz_row_length`
+# return the number (think it through before you compute it).
+
+
+# %% nbgrader={"solution": true, "grade_id": "quiz_row_length"}
+def quiz_row_length() -> float:
+    """Your answer to Question 2: the length of a row of the table for d_model = 128."""
+    ### BEGIN SOLUTION
+    return 8.0
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_quiz_row_length", "points": 1}
+check_quiz_row_length(quiz_row_length)
+### BEGIN HIDDEN TESTS
+check_quiz_row_length(quiz_row_length, hidden=True)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ### Similar positions, similar vectors
@@ -436,16 +619,24 @@ plt.show()
 #
 # At distance 0 every term is 1, so every row has the same squared length,
 # $d_{\text{model}}/2$. As the distance grows, the fast pairs fall out of step
-# first and the sum drops; the slow pairs stay in step for a long time, so the
-# decline is gradual, with ripples rather than a clean decay. The heatmap of all
-# dot products is constant along each diagonal, the signature of a quantity that
-# depends on $p - q$ only.
+# first and the sum drops; the slow pairs stay in step for a long time.
+#
+# **Predict, then check.** The next figure shows all dot products `PE[p] · PE[q]` for
+# 100 positions, and the curve `PE[0] · PE[k]` against `k`. What value will the
+# diagonal $p = q$ have for $d_{\text{model}} = 64$? Will the curve fall smoothly to
+# zero, or not?
 
 # %%
 pe64 = ref.positional_encoding(100, 64)  # (max_len, d_model)
 fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
-heatmap(pe64 @ pe64.T, ax=left, title="PE[p] · PE[q]  (d_model = 64)", xlabel="position q",
-        ylabel="position p", cmap="viridis")  # fmt: skip
+heatmap(
+    pe64 @ pe64.T,
+    ax=left,
+    title="PE[p] · PE[q]  (d_model = 64)",
+    xlabel="position q",
+    ylabel="position p",
+    cmap="viridis",
+)
 offsets = np.arange(100)
 right.plot(offsets, pe64[0] @ pe64.T, label="PE[0] · PE[k]")
 right.plot(offsets, pe64[50] @ pe64.T, label="PE[50] · PE[k]", alpha=0.7)
@@ -457,7 +648,13 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# Notice that the curve for position 50 is symmetric: the dot product cannot tell
+# The diagonal is 32 everywhere ($d_{\text{model}}/2$: each pair adds $\cos 0 = 1$).
+# The decline is gradual, with ripples rather than a clean decay, and it does not
+# reach zero within 100 positions: the slow pairs are still almost in step and keep
+# adding nearly 1 each. The heatmap is constant along each diagonal, the signature
+# of a quantity that depends on $p - q$ only.
+#
+# Notice also that the curve for position 50 is symmetric: the dot product cannot tell
 # "3 to the left" from "3 to the right", because cosine is an even function. The
 # attention *score* between positions $p$ and $q$ is not a bare dot product,
 # though: it goes through the learned projections, $PE_p W^Q (PE_q W^K)^\top$, and
@@ -481,28 +678,58 @@ plt.show()
 #   $\sqrt{d_{\text{model}}}$ (section 3.4; our `TokenEmbedding` from lesson 02 does
 #   it), which puts words and positions on a comparable footing. That scaling
 #   belongs to the embedding, not to this module.
-# * **A buffer, not a parameter.** The table is fixed. Registering it with
-#   `self.register_buffer("pe", table)` makes it part of the module (it moves with
+# * **A buffer, not a parameter.** The table is fixed. Registering it as a *buffer*
+#   (`nn.Module.register_buffer`) makes it part of the module (it moves with
 #   `.to(device)` and is saved in the state dict) without handing it to the
-#   optimiser.
+#   optimiser. An `nn.Parameter` would be trained.
 # * **Computed once, sliced per batch.** The table is built for `max_len` positions
-#   in `__init__`; a batch of length `len` uses its first `len` rows. Stored as
-#   `(1, max_len, d_model)`, the slice `pe[:, :len]` has shape `(1, len, d_model)`
-#   and broadcasts over the batch. (Older PyTorch tutorials store it as
-#   `(max_len, 1, d_model)` because they keep sequences as `(len, batch, d_model)`;
-#   this course is batch-first everywhere.)
+#   in `__init__`; a batch of length `len` uses its first `len` rows. Stored with a
+#   batch axis of size 1, `(1, max_len, d_model)`, its first `len` rows form a
+#   `(1, len, d_model)` block that broadcasts over the batch. (Older PyTorch
+#   tutorials store it as `(max_len, 1, d_model)` because they keep sequences as
+#   `(len, batch, d_model)`; this course is batch-first everywhere.)
 # * **Dropout on the sum.** The paper applies dropout "to the sums of the embeddings
 #   and the positional encodings" (section 5.4, with $P_{drop} = 0.1$): dropout acts
 #   on `x + pe`, not on `x` before the addition.
 #
-# ### Exercise 3 (2 points): `PositionalEncoding`
+# ### Exercise 3: `PositionalEncoding`
+# *2 points · about 20 min · core*
 #
-# Write the module. Build the table with the reference `ref.positional_encoding`
-# (imported above), so that a bug in your exercise 1 cannot leak into this one;
-# make it a float32 tensor of shape `(1, max_len, d_model)` and register it as the
-# buffer `pe`. In `forward`, add the first `len` rows to `x` and apply an
-# `nn.Dropout` (a module, so that `model.eval()` switches it off). Don't modify `x`
-# in place.
+# Write the module. Build the table in `__init__` with **your own**
+# `positional_encoding` from exercise 1 (so do exercise 1 first: if the table comes
+# out wrong, the check says which mistake of exercise 1 it looks like). Keep it as a
+# float32 tensor in a buffer; `(1, max_len, d_model)` under the name `pe` is the
+# course's layout, and any layout that broadcasts correctly works. In `forward`, add
+# the first `len` rows to `x` and apply dropout to the sum. Don't modify `x` in place.
+#
+# The check runs your module with dropout off, then with `dropout=0.5` in eval mode
+# (nothing may be dropped), `dropout=0.0` in training mode (the same as eval) and
+# `dropout=1.0` in training mode (everything dropped): checks that do not depend on
+# which entries a random draw happens to drop.
+#
+# <details><summary>Hint 1</summary>
+#
+# `positional_encoding` returns a numpy array; `torch.tensor(array, dtype=...)` turns
+# it into a tensor of the dtype you ask for, and `.unsqueeze(0)` adds an axis of
+# size 1 in front.
+#
+# </details>
+#
+# <details><summary>Hint 2</summary>
+#
+# `x.shape[1]` (or `x.size(1)`) is `len`. Slicing the stored table along its
+# *position* axis, the second one of a `(1, max_len, d_model)` tensor, leaves its
+# batch axis of size 1, which broadcasts over the batch.
+#
+# </details>
+#
+# <details><summary>Hint 3</summary>
+#
+# Create the `nn.Dropout(dropout)` module in `__init__` and call it on `x + rows` in
+# `forward`. A module, unlike the function `F.dropout`, follows `model.train()` and
+# `model.eval()` by itself.
+#
+# </details>
 
 
 # %% nbgrader={"solution": true, "grade_id": "PositionalEncoding"}
@@ -510,15 +737,18 @@ class PositionalEncoding(nn.Module):
     """Adds the sinusoidal encoding to a batch of embeddings, then applies dropout.
 
     forward(x): x (batch, len, d_model), len <= max_len  ->  dropout(x + PE[:len]),
-    shape (batch, len, d_model). The table is a float32 buffer named `pe` of shape
-    (1, max_len, d_model) (register_buffer: saved with the module, never trained).
+    shape (batch, len, d_model), in x's dtype. The table PE (max_len, d_model) is
+    built once in __init__ with positional_encoding (exercise 1) and kept fixed: in
+    the course's layout, a float32 buffer named `pe` of shape (1, max_len, d_model)
+    (register_buffer: saved with the module, never trained). Other names and layouts
+    that broadcast correctly, such as (max_len, d_model), are accepted too.
     """
 
     def __init__(self, d_model: int, max_len: int = 5000, dropout: float = 0.1):
         super().__init__()
         ### BEGIN SOLUTION
         self.dropout = nn.Dropout(dropout)
-        table = torch.tensor(ref.positional_encoding(max_len, d_model), dtype=torch.float32)
+        table = torch.tensor(positional_encoding(max_len, d_model), dtype=torch.float32)
         self.register_buffer("pe", table.unsqueeze(0))  # (1, max_len, d_model)
         ### END SOLUTION
 
@@ -544,6 +774,9 @@ check_PositionalEncoding(PositionalEncoding, hidden=True)
 # word vectors, but now the reference `PositionalEncoding` adds each position's
 # vector first (dropout off). The word vectors here are random with entries of size
 # about 1, already on the scale of the encoding.
+#
+# **Predict, then check.** Will *dog* now get the same output in both sentences?
+# Will the shuffled sentence still give shuffled outputs?
 
 # %%
 add_positions = ref.PositionalEncoding(d_model, max_len=50, dropout=0.0).eval()
@@ -551,8 +784,8 @@ with torch.no_grad():
     p1, p2 = add_positions(x1), add_positions(x2)  # (1, 3, d_model): words + positions
     out1, weights1 = attention(p1, p1, p1)
     out2, weights2 = attention(p2, p2, p2)
-print("'dog' in 'dog bites man' vs in 'man bites dog', largest difference:",
-      float((out1[0, 0] - out2[0, 2]).abs().max()))  # fmt: skip
+dog_difference = float((out1[0, 0] - out2[0, 2]).abs().max())
+print("'dog' in 'dog bites man' vs in 'man bites dog', largest difference:", dog_difference)
 
 with torch.no_grad():
     xp = add_positions(x)  # the six tokens in their original order, plus positions
@@ -561,11 +794,11 @@ with torch.no_grad():
     out_p, _ = attention(xp_shuffled, xp_shuffled, xp_shuffled)
 print("f(shuffled x + PE) == shuffled f(x + PE)?", torch.allclose(out_p, out[:, perm], atol=1e-6))
 
-fig, axes = plt.subplots(1, 2, figsize=(8, 3.4))
-attention_heatmap(weights1[0, 0], "dog bites man".split(), "dog bites man".split(),
-                  title="with positions: 'dog bites man'", ax=axes[0])  # fmt: skip
-attention_heatmap(weights2[0, 0], "man bites dog".split(), "man bites dog".split(),
-                  title="with positions: 'man bites dog'", ax=axes[1])  # fmt: skip
+fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+for ax, sentence, head_weights in zip(axes, sentences, (weights1, weights2)):
+    tokens = sentence.split()
+    title = f"with positions: '{sentence}'"
+    attention_heatmap(head_weights[0, 0], tokens, tokens, title=title, ax=ax)
 fig.tight_layout()
 plt.show()
 
@@ -613,5 +846,29 @@ plt.show()
 # * `PositionalEncoding` stores the table as a float32 buffer `(1, max_len,
 #   d_model)`, adds its first `len` rows to the scaled embeddings, and applies dropout
 #   to the sum.
+#
+# ## Further reading
+#
+# * Vaswani et al., [*Attention Is All You Need*](https://arxiv.org/abs/1706.03762),
+#   section 3.5 "Positional Encoding" (the formula and the one-sentence reason for
+#   it), section 3.4 (the $\sqrt{d_{model}}$ scaling of the embeddings it is added
+#   to), section 5.4 (dropout on the sums) and Table 3, row E (learned positions
+#   do as well).
+# * Amirhossein Kazemnejad, [*Transformer Architecture: The Positional
+#   Encoding*](https://kazemnejad.com/blog/transformer_architecture_positional_encoding/):
+#   the intuition (the binary-counter analogy) and the proof of the rotation
+#   property, written out step by step; the best companion to section 4.
+# * Zhang et al., *Dive into Deep Learning*, [section "Self-Attention and Positional
+#   Encoding"](https://d2l.ai/chapter_attention-mechanisms-and-transformers/self-attention-and-positional-encoding.html):
+#   the same table with runnable code and plots, plus a comparison of CNNs, RNNs and
+#   self-attention (path lengths, parallelism).
+# * Rush et al., [*The Annotated Transformer*](https://nlp.seas.harvard.edu/annotated-transformer/),
+#   "Positional Encoding": the module as the reference PyTorch implementation writes
+#   it (the exp/log form of the frequencies, the buffer, dropout on the sum).
+# * Su et al., [*RoFormer: Enhanced Transformer with Rotary Position
+#   Embedding*](https://arxiv.org/abs/2104.09864): rotary embeddings, which apply
+#   your `relative_shift` rotations to queries and keys; and Press et al., [*Train
+#   Short, Test Long* (ALiBi)](https://arxiv.org/abs/2108.12409), on why sinusoids
+#   alone do not make models work on longer inputs.
 #
 # Next, lesson 04 builds the attention that these position-aware vectors feed into.

@@ -9,25 +9,34 @@
 # %% [markdown]
 # # 05 · Multi-head attention
 #
+# **Time:** about 1½ hours: close to an hour for the three exercises and two
+# questions, the rest for reading and the demos.
+#
 # Lesson 04 built one attention: every query row gets **one** set of weights over the
 # keys, and its output is **one** weighted average of the values. The Transformer
 # never uses attention that way. Each attention layer runs $h$ smaller attentions side
 # by side, the **heads**, each with its own projections, and then combines their
-# results. This lesson builds that layer:
+# results.
 #
-# 1. `split_heads`: cut a `(batch, len, d_model)` tensor into `num_heads` heads,
-#    `(batch, num_heads, len, d_head)`;
-# 2. `merge_heads`: its inverse, gluing the heads back together;
-# 3. `MultiHeadAttention`: the complete layer, as an `nn.Module`, checked against
-#    PyTorch's own `nn.MultiheadAttention`;
+# **By the end of this lesson you can**
 #
-# and then looks at what it costs (the same as one big head: we count it) and at what
-# the heads do (one heatmap per head, for self- and for cross-attention).
+# * say why one attention is not enough (it can only *average*), and what a head is;
+# * give the sizes of every matrix in the paper's formula, and what $d_k$ is for $h$
+#   heads;
+# * cut a `(batch, len, d_model)` tensor into heads and glue it back, without the
+#   silent reshape bug (`split_heads`, `merge_heads`);
+# * build `MultiHeadAttention` as an `nn.Module`, dropout included, and check it
+#   against PyTorch's own `nn.MultiheadAttention`;
+# * say where the queries, keys and values of each of the Transformer's three
+#   attentions come from (cross-attention included);
+# * count what $h$ heads cost (the same as one big head) and read per-head attention
+#   maps.
 #
 # **How to work:** fill in each cell marked `# YOUR CODE HERE` (delete the
 # `raise NotImplementedError()`), run it, then run the test cell under it. A test
 # cell prints `✓ ...` when your code is right and explains what is wrong when it is
-# not. Stuck? The same notebook with solutions is in `solutions/05_multi_head_attention/`.
+# not. Stuck? Open the hints under each exercise, one at a time; the same notebook with
+# solutions is in `solutions/05_multi_head_attention/`.
 #
 # Symbols (see `transformer_course.glossary`): `d_model` is the width of every token
 # vector (512 in the paper), `num_heads` $= h$ (8 in the paper), `d_head`
@@ -45,10 +54,12 @@ from torch.utils.flop_counter import FlopCounterMode
 from transformer_course.checks.multi_head_attention import (
     check_merge_heads,
     check_MultiHeadAttention,
+    check_quiz_cross_attention,
+    check_quiz_d_k,
     check_split_heads,
 )
 from transformer_course.data import BLACK_CAT
-from transformer_course.plotting import attention_heads
+from transformer_course.plotting import attention_heads, attention_heatmap, interactive_or_static
 
 # Lesson 04's attention, the reference version: later lessons build on the reference,
 # so that a slip in your lesson-04 code cannot break this lesson.
@@ -104,7 +115,7 @@ torch.set_printoptions(precision=3, sci_mode=False)
 # heads. And $d_k$ is the width of a vector, not the length of a sentence.
 #
 # Here $Q$, $K$, $V$ are the *inputs* of the layer: where they come from decides
-# which kind of attention it is (section 5). $W_i^Q$, $W_i^K$, $W_i^V$ are what turns
+# which kind of attention it is (section 4). $W_i^Q$, $W_i^K$, $W_i^V$ are what turns
 # them into the queries, keys and values of head $i$; lesson 04 explained why these
 # are three different matrices (a word looks for something different from what it
 # offers, and hands over something different again).
@@ -139,7 +150,32 @@ torch.set_printoptions(precision=3, sci_mode=False)
 # Note what is split: each head still sees **every token**, and each head's projection
 # reads the **whole** $d_\text{model}$-wide vector of every token. The heads differ in
 # what they compute from it, their slice of the *projected* features.
+
+# %% [markdown]
+# ### Question 1: how wide is one head?
+# *1 point · about 3 min · warm-up*
 #
+# BERT-base, a widely used Transformer encoder, has `d_model = 768` and `h = 12` heads
+# in every attention layer. It reads a sentence of 20 tokens. What is $d_k$, the width
+# of each head's queries and keys? Make `quiz_d_k` return that number; the test cell
+# tells you whether it is right, and why.
+
+
+# %% nbgrader={"solution": true, "grade_id": "quiz_d_k"}
+def quiz_d_k() -> int:
+    """Your answer to Question 1: d_k, as a number."""
+    ### BEGIN SOLUTION
+    return 64
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_quiz_d_k", "points": 1}
+check_quiz_d_k(quiz_d_k)
+### BEGIN HIDDEN TESTS
+check_quiz_d_k(quiz_d_k, hidden=True)
+### END HIDDEN TESTS
+
+# %% [markdown]
 # ## 3. Splitting into heads, without scrambling
 #
 # `split_heads` turns `(batch, len, d_model)` into `(batch, num_heads, len, d_head)`.
@@ -152,6 +188,7 @@ torch.set_printoptions(precision=3, sci_mode=False)
 # `reshape` never moves a number: it reads the tensor in memory order (last axis
 # fastest) and pours the numbers into the new shape. Take one sentence of `len = 3`
 # tokens, `d_model = 4`, numbered so that `13` is token 1, feature 3:
+
 
 # %%
 x = torch.tensor(
@@ -170,12 +207,30 @@ print(x.reshape(1, 2, 3, 2))  # (batch, num_heads=2, len, d_head=2)? No!
 #          [20, 21]]               [22, 23]]
 # ```
 #
-# The way there takes two steps: first cut the last axis, `(batch, len, num_heads,
-# d_head)` (a reshape that only splits one axis in two *is* safe), then swap the `len`
-# and `num_heads` axes with a transpose, which really does reorder the numbers.
-
-# %% [markdown]
+# Look at the axis that has to move: in the input, the three tokens are the *outer*
+# axis and the features the inner one; in the picture above, the heads are outer and
+# the tokens inner. A reshape cannot exchange two axes; only a transpose (or a
+# permute) can.
+#
 # ### Exercise 1: `split_heads`
+# *1 point · about 10 min · core*
+#
+# Write `split_heads` as its docstring says. It must give exactly the picture above on
+# the numbered example.
+#
+# <details><summary>Hint 1</summary>
+#
+# Do it in two steps. A reshape that only cuts *one* axis into two, keeping the order
+# of everything else, is safe: it does not mix tokens. Which axis can you cut that way,
+# and into which two sizes?
+# </details>
+#
+# <details><summary>Hint 2</summary>
+#
+# Cut the last axis into `(num_heads, d_head)`, giving `(batch, len, num_heads,
+# d_head)`, then swap the `len` axis (1) with the `num_heads` axis (2). Use `.reshape`
+# (or `.view`) for the first step and `.transpose` for the second.
+# </details>
 
 
 # %% nbgrader={"solution": true, "grade_id": "split_heads"}
@@ -207,17 +262,30 @@ print(split_heads(x, num_heads=2))  # (batch=1, num_heads=2, len=3, d_head=2)
 
 # %% [markdown]
 # ### Exercise 2: `merge_heads`
+# *1 point · about 10 min · core*
 #
 # After attention, each head has produced one vector of width `d_head` per query:
 # `(batch, num_heads, len, d_head)`. `merge_heads` concatenates the heads of each token
 # back into one vector of width `num_heads * d_head = d_model`: the $\operatorname{Concat}$
 # of the formula. It is the exact inverse of `split_heads`, and it has the mirror-image
-# trap: transpose back first, *then* flatten.
+# trap: a reshape alone runs without error and glues the wrong numbers together.
 #
 # One more thing can bite here. A transpose does not move any data, it only changes
 # the order in which the axes are read, so its result is not laid out row by row in
 # memory ("not contiguous"). `.view` refuses to regroup such a tensor; `.reshape` copies
 # when it has to. Either use `.reshape`, or call `.contiguous()` before `.view`.
+#
+# <details><summary>Hint 1</summary>
+#
+# Undo `split_heads` in reverse order: first bring the tokens back to the outer
+# position, then glue each token's heads into one vector.
+# </details>
+#
+# <details><summary>Hint 2</summary>
+#
+# Transpose axes 1 and 2 to get `(batch, len, num_heads, d_head)`, then reshape the
+# last two axes into one of size `num_heads * d_head`.
+# </details>
 
 
 # %% nbgrader={"solution": true, "grade_id": "merge_heads"}
@@ -254,8 +322,61 @@ for h in (1, 2, 3, 4, 6, 12):
 # ## 4. Where attention is used, and what goes into `query`, `key`, `value`
 #
 # A layer `MultiHeadAttention` takes three inputs, `forward(query, key, value, mask)`.
-# The encoder-decoder Transformer uses it in three places, which differ only in what
-# is passed in:
+# The queries come from `query`; the keys from `key`; the values from `value`. The
+# encoder-decoder Transformer uses the layer in three places, which differ only in what
+# is passed in. Two of them are **self-attention**, where all three inputs are the same
+# sequence:
+#
+# * in the **encoder**, every source token attends to every source token
+#   (`query = key = value = x`, with a padding mask);
+# * in the **decoder**, every target token attends to the target tokens before it
+#   (`query = key = value = y`, with a look-ahead mask, lesson 06).
+#
+# The third is **cross-attention** (the paper calls it encoder-decoder attention), the
+# one place where the two halves of the model meet: the decoder, while it writes the
+# translation, reads the encoder's output `memory` for the source sentence.
+
+# %% [markdown]
+# ### Question 2: where do cross-attention's inputs come from?
+# *1 point · about 3 min · warm-up*
+#
+# The decoder is producing *"el gato negro bebió la leche"* from *"the black cat drank
+# the milk"*. In its cross-attention, which input comes from where? Make
+# `quiz_cross_attention` return the letter of your answer.
+#
+# * (a) queries and keys from the encoder output, values from the decoder
+# * (b) queries from the decoder, keys and values from the encoder output
+# * (c) queries, keys and values all from the encoder output
+# * (d) queries from the encoder output, keys and values from the decoder
+#
+# A clue: the layer's output has one row per **query**, and the decoder needs one
+# output row for each target word it is writing.
+
+
+# %% nbgrader={"solution": true, "grade_id": "quiz_cross_attention"}
+def quiz_cross_attention() -> str:
+    """Your answer to Question 2: "a", "b", "c" or "d"."""
+    ### BEGIN SOLUTION
+    return "b"
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_quiz_cross_attention", "points": 1}
+check_quiz_cross_attention(quiz_cross_attention)
+### BEGIN HIDDEN TESTS
+check_quiz_cross_attention(quiz_cross_attention, hidden=True)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# In **cross-attention** the **queries come from the decoder**, and the **keys and
+# values come from the encoder output**. Each target word being generated asks a
+# question ("which source words matter for me?") and reads the answer out of the source
+# sentence. One widely read illustrated guide says it the other way round (queries and
+# keys from the encoder, values from the decoder); that cannot work, because the output
+# has one row per query, and the decoder needs one row per *target* word. The shapes
+# settle it: the weights are `(len_q, len_k)` = (target length, source length), so the
+# two sentences need not have the same length (another claim you may have read), and
+# here they usually do not.
 #
 # | where | `query` | `key` = `value` | mask | lengths |
 # |---|---|---|---|---|
@@ -263,49 +384,67 @@ for h in (1, 2, 3, 4, 6, 12):
 # | masked decoder self-attention | decoder tokens `y` | the same `y` | look-ahead & padding | `len_q = len_k` |
 # | encoder-decoder (cross) attention | decoder tokens `y` | encoder output `memory` | padding mask of the source | `len_q` ≠ `len_k` in general |
 #
-# In **cross-attention** the **queries come from the decoder**, and the **keys and
-# values come from the encoder output**. That is the whole point: each word being
-# generated asks a question ("which source words matter for me?") and reads the
-# answer out of the source sentence. One widely read illustrated guide says it the
-# other way round (queries and keys from the encoder, values from the decoder); that
-# cannot work: the output has one row per query, and the decoder needs one output row
-# per target word. The shapes settle it: the weights are `(len_q, len_k)` =
-# (target length, source length), so the two sentences need not have the same length
-# (another claim you may have read), and here they usually do not.
-#
 # The mask follows lesson 04's convention: a bool tensor, **`True` = may attend**,
 # broadcastable to `(batch, num_heads, len_q, len_k)`. A padding mask
 # `(batch, 1, 1, len_k)` and a look-ahead mask `(len_q, len_k)` both broadcast; so does
 # a per-head mask. A query row with no key it may attend to gets all-zero weights.
 #
-# ## 5. Exercise 3: `MultiHeadAttention`
+# ## 5. The layer
 #
-# Build the layer as an `nn.Module`. The contract (the checks load weights by these
-# names, and later lessons rely on them):
+# Now the whole layer, as an `nn.Module`. The contract (the checks load weights by
+# these names, and later lessons rely on them):
 #
 # * `__init__(d_model, num_heads, dropout=0.0)` creates four separate
 #   `nn.Linear(d_model, d_model)` layers, with bias, named **`self.w_q`, `self.w_k`,
-#   `self.w_v`, `self.w_o`**, and an `nn.Dropout(dropout)`. Its state dict therefore has
-#   exactly the keys `w_q.weight, w_q.bias, ..., w_o.bias`. (PyTorch's own
+#   `self.w_v`, `self.w_o`**, and dropout with rate `dropout`. Its state dict therefore
+#   has exactly the keys `w_q.weight, w_q.bias, ..., w_o.bias`. (PyTorch's own
 #   `nn.MultiheadAttention` fuses the first three into one `(3·d_model, d_model)`
-#   matrix, `in_proj_weight`. That is the same maths, but it is not this contract.)
+#   matrix, `in_proj_weight`, and the Annotated Transformer keeps its four layers in a
+#   numbered list. Both compute the same thing; neither meets this contract.)
 # * `forward(query, key, value, mask=None)` returns `(output, weights)`: `output`
 #   `(batch, len_q, d_model)` and the **per-head** weights `(batch, num_heads, len_q, len_k)`
 #   (not averaged over the heads, which is what `nn.MultiheadAttention` returns by
 #   default).
 # * Dropout, when training, applies to the attention weights before they multiply the
-#   values (as in `nn.MultiheadAttention`); the weights you return are the ones before
-#   dropout. In `eval()` mode, dropout does nothing.
+#   values (as in `nn.MultiheadAttention` and the paper's reference code). In `eval()`
+#   mode it does nothing. The weights you return are best taken *before* dropout: they
+#   are then the attention distribution itself. (Returning them after dropout, as
+#   `nn.MultiheadAttention` does in training, is accepted too; in eval mode, where
+#   weights are looked at, the two agree.)
 #
-# The steps: project `query`, `key`, `value` with `w_q`, `w_k`, `w_v`; split each into
-# heads; attend (use `scaled_dot_product_attention`, imported in the setup cell from
-# the lesson-04 reference, or write the maths yourself: scale by $\sqrt{d_\text{head}}$,
-# not $\sqrt{d_\text{model}}$); merge the heads; project with `w_o`. You may use your
-# `split_heads` and `merge_heads`.
+# How you block masked keys is up to you: `-inf`, a large negative number such as
+# `-1e9`, or `torch.finfo(dtype).min` all give the same weights on every row that has at
+# least one allowed key. (A row with none comes out as zeros or as uniform weights; both
+# are accepted, with a note.)
 #
-# *Hint:* `scaled_dot_product_attention(q, k, v, mask)` returns `(output, weights)` for
-# any leading dims. To apply dropout, recompute the heads' outputs as
-# `self.dropout(weights) @ v`.
+# ### Exercise 3: `MultiHeadAttention`
+# *3 points · about 30 min · challenging*
+#
+# The steps: project `query`, `key`, `value`; split each into heads; attend; merge the
+# heads; project with `w_o`. Scale by $\sqrt{d_\text{head}}$, not
+# $\sqrt{d_\text{model}}$. You may use your `split_heads` and `merge_heads`, and the
+# lesson-04 `scaled_dot_product_attention` imported in the setup cell.
+#
+# <details><summary>Hint 1</summary>
+#
+# `scaled_dot_product_attention(q, k, v, mask)` works on any number of leading dims,
+# so it runs all heads of all sequences at once on `(batch, num_heads, len, d_head)`
+# tensors, and returns `(output, weights)`. The mask broadcasts as it is.
+# </details>
+#
+# <details><summary>Hint 2</summary>
+#
+# Keys come from `key` through `w_k`, values from `value` through `w_v`: in
+# cross-attention `key`/`value` are longer or shorter than `query`, which is how the
+# checks notice a mix-up.
+# </details>
+#
+# <details><summary>Hint 3</summary>
+#
+# Dropout: the lesson-04 function returns the heads' outputs *without* dropout. While
+# training (`self.training`), recompute them from the dropped-out weights and `v`; an
+# `nn.Dropout` module switches itself off in `eval()` mode, so it needs no `if`.
+# </details>
 
 
 # %% nbgrader={"solution": true, "grade_id": "MultiHeadAttention"}
@@ -314,7 +453,7 @@ class MultiHeadAttention(nn.Module):
 
     __init__(d_model, num_heads, dropout=0.0): four nn.Linear(d_model, d_model) with
     bias, named w_q, w_k, w_v, w_o (state-dict keys w_q.weight, w_q.bias, ...,
-    w_o.bias; a fused q/k/v Linear does not meet this contract), and nn.Dropout(dropout).
+    w_o.bias; a fused q/k/v Linear does not meet this contract), and dropout.
     d_model must be divisible by num_heads; d_head = d_model // num_heads.
 
     forward(query, key, value, mask=None):
@@ -323,10 +462,11 @@ class MultiHeadAttention(nn.Module):
             d_model): where keys and values come from (the encoder output, in
             cross-attention).
         mask: None, or bool broadcastable to (batch, num_heads, len_q, len_k),
-            True = may attend; a query row with no allowed key gets all-zero weights.
+            True = may attend. Any blocking value is fine (-inf, -1e9, finfo.min);
+            a query row with no allowed key gets all-zero (or uniform) weights.
     Returns (output (batch, len_q, d_model), weights (batch, num_heads, len_q, len_k)),
-    the weights per head, before dropout. Dropout (training only) applies to the
-    weights that multiply the values.
+    the weights per head, before dropout (after dropout is accepted too). Dropout
+    (training only) applies to the weights that multiply the values.
     """
 
     def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0):
@@ -389,8 +529,10 @@ mask = source_is_real[:, None, None, :]  # (batch, 1, 1, len_k), True = may atte
 
 with torch.no_grad():
     out, weights = ours(decoder_tokens, memory, memory, mask)
-    out_t, weights_t = theirs(decoder_tokens, memory, memory, key_padding_mask=~source_is_real,
-                              average_attn_weights=False)  # fmt: skip
+    pads = ~source_is_real  # nn.MultiheadAttention's key_padding_mask: True = a pad
+    out_t, weights_t = theirs(
+        decoder_tokens, memory, memory, key_padding_mask=pads, average_attn_weights=False
+    )
 print("output shape :", tuple(out.shape), " weights shape:", tuple(weights.shape))
 print("same output as nn.MultiheadAttention: ", torch.allclose(out, out_t, atol=1e-6))
 print("same per-head weights:                ", torch.allclose(weights, weights_t, atol=1e-6))
@@ -435,15 +577,15 @@ from transformer_course.reference import multi_head_attention as ref
 d_model, length = 512, 50
 x = torch.randn(1, length, d_model, generator=torch.Generator().manual_seed(0))  # (1, len, d_model)
 predicted = 2 * (4 * length * d_model**2 + 2 * length * length * d_model)  # self-attention
-print(f"{'num_heads':>9} {'d_head':>6} {'parameters':>11} {'matmul FLOPs':>13} "
-      f"{'predicted':>11} {'weights':>8}")  # fmt: skip
+columns = ["num_heads", "d_head", "parameters", "matmul FLOPs", "predicted", "weights"]
+print("".join(f"{name:>13}" for name in columns))
 for h in (1, 2, 4, 8, 16):
     layer = ref.MultiHeadAttention(d_model, h)
     params = sum(p.numel() for p in layer.parameters())
     with torch.no_grad(), FlopCounterMode(display=False) as counter:
         _, w = layer(x, x, x)  # w (1, h, len, len)
-    print(f"{h:>9} {d_model // h:>6} {params:>11,} {counter.get_total_flops():>13,} "
-          f"{predicted:>11,} {w.numel():>8,}")  # fmt: skip
+    row = [h, d_model // h, params, counter.get_total_flops(), predicted, w.numel()]
+    print("".join(f"{value:>13,}" for value in row))
 
 # %% [markdown]
 # Parameters and matrix-product FLOPs are identical in every row; only the last
@@ -516,9 +658,8 @@ JOBS = ["previous", "same position", "first", "words"]
 
 def show_heads(weights, query_words, key_words, title):
     """attention_heads, with each panel titled by its head's job."""
-    fig = attention_heads(weights, query_words, key_words, title=title)
-    for head, (ax, job) in enumerate(zip(fig.axes, JOBS, strict=False)):
-        ax.set_title(f"head {head}: {job}")
+    titles = [f"head {i}: {job}" for i, job in enumerate(JOBS)]
+    attention_heads(weights, query_words, key_words, title=title, head_titles=titles)
     plt.show()
 
 
@@ -554,6 +695,15 @@ def handcrafted_layer(heads):
 
 grammar = {"black": ["cat"], "cat": ["drank"], "drank": ["cat", "milk"], "milk": ["drank"]}
 encoder_layer = handcrafted_layer(["previous", "same position", "first", grammar])
+
+# %% [markdown]
+# **Predict, then check.** Before you run the next cell, sketch the four 6 × 6 maps of
+# this encoder layer on paper (rows: the query words; columns: the key words). Where
+# is the weight of the row *black* in the *previous* head? Which column lights up in
+# the *first* head? In the *words* head, how does *drank* share its weight, and what
+# do the two *the*s do, given that this head sees only which word a token is?
+
+# %%
 with torch.no_grad():
     _, w = encoder_layer(x_en, x_en, x_en)  # (1, num_heads, len, len)
 show_heads(w[0], english, english, "encoder self-attention, hand-made heads")
@@ -568,7 +718,11 @@ show_heads(w[0], english, english, "encoder self-attention, hand-made heads")
 # cannot tell them apart. Positions (lesson 03) are what lets the other heads do so.
 #
 # **Masked decoder self-attention** is the same computation with a look-ahead mask: no
-# query may look at a later key. Same heads, on the Spanish sentence:
+# query may look at a later key. Same kinds of heads, on the Spanish sentence.
+#
+# **Predict, then check.** Which cells of every map must now be exactly zero? In the
+# *words* head, **gato** looks for its verb **bebió**, which comes *later* in the
+# sentence: where will its weight go instead?
 
 # %%
 look_ahead = torch.tril(torch.ones(len(spanish), len(spanish), dtype=torch.bool))  # (len_q, len_k)
@@ -592,8 +746,14 @@ show_heads(w[0], spanish, spanish, "masked decoder self-attention, same kinds of
 # small dictionary:
 
 # %%
-dictionary = {"el": ["the"], "gato": ["cat"], "negro": ["black"], "bebió": ["drank"],
-              "la": ["the"], "leche": ["milk"]}  # fmt: skip
+dictionary = {
+    "el": ["the"],
+    "gato": ["cat"],
+    "negro": ["black"],
+    "bebió": ["drank"],
+    "la": ["the"],
+    "leche": ["milk"],
+}
 cross_layer = handcrafted_layer(["previous", "same position", "first", dictionary])
 with torch.no_grad():
     _, w = cross_layer(x_es, x_en, x_en)  # query: decoder; key = value: encoder output
@@ -609,6 +769,38 @@ show_heads(w[0], spanish, english, "cross-attention: Spanish queries, English ke
 # word.) Again, these weights were written by hand to show what heads *can* compute; a
 # trained translation model learns alignments like the *words* head's from data, and
 # its heads are rarely this clean.
+#
+# ### Explore: one head at a time
+#
+# Pick one of the three attentions and one head to see its weights large, with the
+# number in every cell. Try the *first* head in the decoder (does the mask change it?),
+# and the *words* head in all three.
+
+# %%
+ATTENTIONS = {  # name: (layer, query input, key = value input, mask, query words, key words)
+    "encoder self-attention": (encoder_layer, x_en, x_en, None, english, english),
+    "masked decoder self-attention": (decoder_layer, x_es, x_es, look_ahead, spanish, spanish),
+    "cross-attention": (cross_layer, x_es, x_en, None, spanish, english),
+}
+
+
+def draw_head(attention, head):
+    """One head of one of the three hand-made layers, as an annotated heatmap."""
+    layer, queries, keys, mask, query_words, key_words = ATTENTIONS[attention]
+    with torch.no_grad():
+        _, weights = layer(queries, keys, keys, mask)  # (1, num_heads, len_q, len_k)
+    index = JOBS.index(head)
+    attention_heatmap(
+        weights[0, index], query_words, key_words, title=f"{attention}, head {index}: {head}"
+    )
+
+
+interactive_or_static(
+    draw_head,
+    {"attention": "cross-attention", "head": "words"},
+    attention=list(ATTENTIONS),
+    head=JOBS,
+)
 
 # %% [markdown]
 # ## Common misconceptions
@@ -624,6 +816,8 @@ show_heads(w[0], spanish, english, "cross-attention: Spanish queries, English ke
 # * *"$W^Q \in \mathbb{R}^{d_k\times d_\text{model}}$ with $d_k > d_\text{model}$."* Each
 #   head's $W_i^Q$ maps $d_\text{model} \to d_k$, and $d_k = d_\text{model}/h$ is smaller
 #   (64 vs 512).
+# * *"$d_k$ is the number of words in the sentence."* It is the width of one head's
+#   query and key vectors, $d_\text{model}/h$, whatever the sentence length.
 # * *"In the decoder's second attention, queries and keys come from the encoder."* The
 #   queries come from the decoder; the keys **and values** from the encoder output.
 # * *"Encoder and decoder inputs must have the same length."* Cross-attention weights
@@ -649,6 +843,31 @@ show_heads(w[0], spanish, english, "cross-attention: Spanish queries, English ke
 #   and values from the encoder output.
 # * Different heads can attend to different things (previous word, same position,
 #   related words, a translation); plotting the heads side by side shows it.
+#
+# ## Further reading
+#
+# * Vaswani et al., ["Attention Is All You Need"](https://arxiv.org/abs/1706.03762)
+#   (2017), section 3.2.2 (multi-head attention, with the sizes 512, 8 and 64) and
+#   section 3.2.3 (the three places attention is used). One page; read it now that
+#   every symbol in it has a tensor in your code.
+# * Rush et al., ["The Annotated Transformer"](https://nlp.seas.harvard.edu/annotated-transformer/)
+#   (Harvard NLP): the paper's text with a complete PyTorch implementation woven in.
+#   Its `MultiHeadedAttention` is this lesson's layer in thirty lines; compare its
+#   choices with ours (a list of four layers, `-1e9` for masked keys, weights kept
+#   after dropout).
+# * Jay Alammar, ["The Illustrated Transformer"](https://jalammar.github.io/illustrated-transformer/):
+#   the clearest pictures of how the heads are split, run side by side and glued back,
+#   and of two heads attending to different words of one sentence.
+# * Zhang et al., [Dive into Deep Learning](https://d2l.ai), section "Multi-Head
+#   Attention": the same layer written with the trick of folding the heads into the
+#   batch axis (`transpose_qkv`), with exercises on its cost.
+# * PyTorch's [`nn.MultiheadAttention`](https://pytorch.org/docs/stable/generated/torch.nn.MultiheadAttention.html)
+#   documentation: the fused `in_proj_weight`, `average_attn_weights`, and masks where
+#   `True` means *blocked*; what to translate before using it in place of your layer.
+# * Clark et al., ["What Does BERT Look At?"](https://arxiv.org/abs/1906.04341) (2019):
+#   what the heads of a *trained* model do: heads for the previous token, for
+#   separators, for syntax and coreference, like the hand-made heads of section 7 but
+#   learned.
 #
 # **Next:** lesson 06 builds the masks (padding and look-ahead) that every one of these
 # attentions needs.

@@ -9,6 +9,9 @@
 # %% [markdown]
 # # 06 · Masking: what attention is not allowed to see
 #
+# **Time:** about 1¼ hours: about 40 minutes for the three exercises and two questions,
+# the rest for reading and the demos.
+#
 # Attention, as built in lessons 04 and 05, lets **every query look at every key**.
 # That is exactly what makes it powerful, and in two situations it is exactly wrong:
 #
@@ -31,6 +34,16 @@
 # keys get *exactly* zero weight, changing future tokens never changes earlier
 # outputs, and a sequence that is all padding produces no NaN.
 #
+# **By the end of this lesson you can**
+#
+# * say where a mask enters attention, why blocked scores become −∞ (or a very large
+#   negative number) and what each choice does in float32 and float16;
+# * say what a query that may attend to nothing should get, and why not NaN;
+# * build the padding mask, the look-ahead mask and the decoder's combined mask, with
+#   shapes that broadcast against `(batch, num_heads, len_q, len_k)`;
+# * say which mask goes on each of the Transformer's three attentions;
+# * convert between this course's masks and PyTorch's three other conventions.
+#
 # **One convention for the whole course:** a mask is a `torch.bool` tensor in which
 # **`True` means "may attend"**, the convention of PyTorch's
 # `F.scaled_dot_product_attention`. Some PyTorch modules use the opposite; section 6
@@ -39,8 +52,9 @@
 # **How to work:** fill in each cell marked `# YOUR CODE HERE` (delete the
 # `raise NotImplementedError()`), run it, then run the test cell under it. A test
 # cell prints `✓ ...` when your function is right and explains what is wrong when
-# it is not. The demos use the *reference* attention of lessons 04 and 05 (imported
-# below), so that everything here works whatever state your earlier notebooks are in.
+# it is not; the hints under each exercise open one at a time. The demos use the
+# *reference* attention of lessons 04 and 05 (imported below), so that everything
+# here works whatever state your earlier notebooks are in.
 
 # %% nbgrader={"locked": true, "grade_id": "setup"}
 import matplotlib.pyplot as plt
@@ -52,29 +66,17 @@ from transformer_course.checks.masking import (
     check_decoder_self_attention_mask,
     check_look_ahead_mask,
     check_padding_mask,
+    check_quiz_fully_masked_row,
+    check_quiz_which_mask,
 )
 from transformer_course.data import BALL_IS_BLUE, BLACK_CAT, HI_HOW_ARE_YOU
-from transformer_course.plotting import attention_heads, attention_heatmap, heatmap
+from transformer_course.plotting import attention_heads, attention_heatmap, mask_heatmap
 from transformer_course.reference import tokenization as tok
 from transformer_course.reference.attention import scaled_dot_product_attention
 from transformer_course.reference.multi_head_attention import MultiHeadAttention
 
 torch.manual_seed(0)  # the demos' random weights (the checks seed themselves)
 PAD_ID = tok.PAD_ID  # 0, as in lesson 01
-
-
-def show_mask(mask, row_labels, col_labels, title="", ax=None):
-    """Draw a bool mask (len_q, len_k): dark = may attend, white = blocked."""
-    ax = heatmap(mask.float(), row_labels=row_labels, col_labels=col_labels, title=title,
-                 xlabel="key (attended to)", ylabel="query (attending)", ax=ax,
-                 cmap="Greys", vmin=0.0, vmax=1.0, colorbar=False)  # fmt: skip
-    rows, cols = mask.shape
-    ax.set_xticks([j - 0.5 for j in range(1, cols)], minor=True)  # thin lines between cells
-    ax.set_yticks([i - 0.5 for i in range(1, rows)], minor=True)
-    ax.grid(which="minor", color="0.6", linewidth=0.5)
-    ax.tick_params(which="minor", length=0)
-    return ax
-
 
 # %% [markdown]
 # ## 1. Where a mask enters attention, and why −∞
@@ -110,15 +112,11 @@ def show_mask(mask, row_labels, col_labels, title="", ax=None):
 # weight, $(e^{2}, e^{1}, e^{0.5}) / (e^{2} + e^{1} + e^{0.5}) \approx (0.63, 0.23, 0.14)$.
 #
 # Many implementations use a large *finite* negative number instead (the seed
-# articles use $-10^{9}$). The cell below shows what different fill values do. Two
-# lessons from it:
+# articles use $-10^{9}$, the Annotated Transformer too, d2l uses $-10^{6}$).
 #
-# * A large enough negative number also gives exactly 0 in practice: $e^{-10^9}$
-#   underflows to 0 in float32. A *moderate* one does not: $-5$ leaves a visible
-#   weight on the hidden key, and filling with **0** (a popular slip: "zero out the
-#   masked scores") hides nothing at all, because $e^{0} = 1$.
-# * In float16, $-10^{9}$ does not fit (the largest float16 is 65504) and becomes
-#   $-\infty$; code that must run in half precision uses `torch.finfo(dtype).min`.
+# **Predict, then check.** The cell below hides the last key with six different fill
+# values. For which of them will the hidden key get exactly 0? Which one hides
+# nothing at all?
 
 # %%
 scores = torch.tensor([2.0, 1.0, 0.5, 3.0])  # scaled scores of one query against 4 keys
@@ -126,19 +124,86 @@ blocked = torch.tensor([False, False, False, True])  # hide the last key
 print("unmasked weights       ", torch.softmax(scores, dim=-1).numpy().round(4))
 for fill in [float("-inf"), -1e9, -1e4, -20.0, -5.0, 0.0]:
     weights = torch.softmax(scores.masked_fill(blocked, fill), dim=-1)  # (4,)
-    print(f"fill {fill:>8g}: weights {weights.numpy().round(4)}, "
-          f"hidden key gets {weights[3].item():.3g}")  # fmt: skip
-print("-1e9 in float16 is", torch.tensor(-1e9).half().item())
+    hidden_weight = weights[3].item()
+    print(
+        f"fill {fill:>8g}: weights {weights.numpy().round(4)}, hidden key gets {hidden_weight:.3g}"
+    )
+
+# %% [markdown]
+# What the numbers say:
+#
+# * A large enough negative number also gives exactly 0: $e^{-10^9}$ (and already
+#   $e^{-10^4}$) underflows to 0 in float32.
+# * A *moderate* one does not: with $-5$ the hidden key still gets a weight of
+#   0.000573 ($e^{-5}$ against $e^{2} + e^{1} + e^{0.5} \approx 11.8$), small but not
+#   zero, and it adds up over many hidden keys and many layers. With $-20$ it is
+#   $1.75 \times 10^{-10}$.
+# * Filling with **0** (a popular slip: "zero out the masked scores") hides nothing:
+#   $e^{0} = 1$ is an ordinary score, and the "hidden" key gets 0.0784, more than the
+#   visible key whose score is 0.5.
+#
+# **Half precision.** The largest float16 number is 65504, so $-10^{9}$ does not fit.
+# What happens depends on how it gets there: `masked_fill` with the Python number
+# `-1e9` on a float16 tensor refuses with an overflow error, while converting a float32
+# tensor that holds $-10^{9}$ to float16 silently turns it into $-\infty$. Code that
+# must run in half precision fills with `float("-inf")` or with
+# `torch.finfo(scores.dtype).min`, the most negative number of the tensor's own dtype:
+
+# %%
+half_scores = scores.half()  # float16
+try:
+    half_scores.masked_fill(blocked, -1e9)
+except RuntimeError as error:
+    print("masked_fill(blocked, -1e9) on float16 raises:", error)
+print("torch.tensor(-1e9).half() is", torch.tensor(-1e9).half().item())
+lowest = torch.finfo(half_scores.dtype).min  # -65504.0
+safe = torch.softmax(half_scores.masked_fill(blocked, lowest), dim=-1)
+print(f"finfo(float16).min = {lowest}: weights {safe.tolist()}")
 
 # %% [markdown]
 # **The fully masked row.** What if a query may attend to *nothing*, for example a
-# query in a sequence that is all padding? With −∞ everywhere the softmax computes
-# $0/0$, which is **NaN**; one NaN then spreads through every later layer (even a
-# zero weight times NaN is NaN). With $-10^{9}$ everywhere all scores are equal, so
-# the row gets *uniform* weights over every key, pads included: no crash, but
-# meaningless. The reference attention returns all-zero weights for such a row and
-# keeps the output finite (recent versions of `F.scaled_dot_product_attention` do
-# the same; `nn.MultiheadAttention` returns NaN, see section 6).
+# query in a sequence that is all padding, or a pad at the start of a left-padded
+# sequence under the decoder's mask (section 4)?
+#
+# ### Question 1: a query with no key to attend to
+# *1 point · about 3 min · core*
+#
+# Every key of one query row is blocked. What does the course's attention (lesson 04's
+# `scaled_dot_product_attention`) return as that query's weights? Make
+# `quiz_fully_masked_row` return the letter of your answer, then run the demo below
+# it to see the three candidates side by side.
+#
+# * (a) NaN: the softmax of a row of −∞ is 0 / 0, and NaN honestly says "undefined"
+# * (b) all zeros: the query attends to nothing, and its output stays finite
+# * (c) uniform weights, 1/len_k on every key, pads included
+# * (d) weight 1 on the query's own position: every position may at least see itself
+
+
+# %% nbgrader={"solution": true, "grade_id": "quiz_fully_masked_row"}
+def quiz_fully_masked_row() -> str:
+    """Your answer to Question 1: "a", "b", "c" or "d"."""
+    ### BEGIN SOLUTION
+    return "b"
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_quiz_fully_masked_row", "points": 1}
+check_quiz_fully_masked_row(quiz_fully_masked_row)
+### BEGIN HIDDEN TESTS
+check_quiz_fully_masked_row(quiz_fully_masked_row, hidden=True)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# With −∞ everywhere the softmax computes $0/0$, which is **NaN**; one NaN then spreads
+# through every later layer (even a zero weight times NaN is NaN). With $-10^{9}$
+# everywhere all scores are equal, so the row gets *uniform* weights over every key,
+# pads included: no crash, but the row reads exactly what it was told to ignore. The
+# reference attention returns all-zero weights for such a row and keeps the output
+# finite (so does `F.scaled_dot_product_attention` from PyTorch 2.5 on;
+# `nn.MultiheadAttention` returns NaN, see section 6). Such rows belong to pads, whose
+# outputs nobody uses, so the checks of this course accept any finite answer there
+# (zeros, or the uniform weights of a finite fill value, with a note); only NaN is a
+# mistake.
 
 # %%
 nothing = torch.ones(4, dtype=torch.bool)  # every key blocked
@@ -162,6 +227,9 @@ print("reference :", reference_weights[0, 0], " output finite:", bool(out.isfini
 # depending on its batch-mates. The cell below shows this with the reference
 # multi-head attention: "the ball is blue" alone, and padded to the length of a
 # longer sentence.
+#
+# **Predict, then check:** the padded copy differs from the original only by two
+# `<pad>` tokens at the end. Will the outputs at the four real words stay the same?
 
 # %%
 sentences = [BALL_IS_BLUE[0], BLACK_CAT, BALL_IS_BLUE[1], HI_HOW_ARE_YOU[0], HI_HOW_ARE_YOU[1]]
@@ -191,8 +259,8 @@ with torch.no_grad():
     out_alone, _ = self_attention(embedding(alone), embedding(alone), embedding(alone))
     x = embedding(batch_ids)  # (batch, len, d_model)
     out_batch, _ = self_attention(x, x, x)  # no mask: (batch, len, d_model)
-print("without a mask, 'the ball is blue' changes by",
-      f"{(out_batch[0, :4] - out_alone[0]).abs().max():.3f} when padded")  # fmt: skip
+change = (out_batch[0, :4] - out_alone[0]).abs().max()
+print(f"without a mask, 'the ball is blue' changes by {change:.3f} when padded")
 
 # %% [markdown]
 # ### Which axis: keys, not queries
@@ -225,11 +293,23 @@ print("without a mask, 'the ball is blue' changes by",
 # > within the target batch, each to its own longest sentence. Attention handles
 # > $\text{len}_q \ne \text{len}_k$ natively (section 5).
 #
-# ### Exercise 1: `padding_mask` (2 points)
+# ### Exercise 1: `padding_mask`
+# *2 points · about 10 min · core*
 #
-# Return `True` where `ids != pad_id`, with two singleton axes inserted. Useful:
-# comparisons on tensors give bool tensors; `x[:, None, None, :]` or
-# `x.unsqueeze(1).unsqueeze(2)` insert axes.
+# Write `padding_mask` as its docstring says.
+#
+# <details><summary>Hint 1</summary>
+#
+# A comparison of a tensor with a number (`==`, `!=`, `<`, ...) gives a bool tensor of
+# the same shape, element by element. Which comparison is True exactly at real tokens?
+# </details>
+#
+# <details><summary>Hint 2</summary>
+#
+# The comparison gives `(batch, len)`. Insert two axes of size 1 between `batch` and
+# `len`: indexing with `None` inserts an axis where it stands, and so does
+# `.unsqueeze(dim)`.
+# </details>
 
 
 # %% nbgrader={"solution": true, "grade_id": "padding_mask"}
@@ -263,27 +343,38 @@ check_padding_mask(padding_mask, hidden=True)
 #
 # Left: your mask for the batch above (one row per sentence). Middle: the same mask
 # as attention sees it for the first sentence, broadcast over the queries. Right:
-# the reference attention's weights (head 0) with your mask: the pad columns are
-# exactly zero, and every row still sums to 1.
+# the reference attention's weights (head 0) with your mask. In the mask plots, blue
+# cells **may be attended to** and grey cells are blocked.
+#
+# **Predict, then check:** how much weight will the two pad columns get, and will
+# each row of weights still add up to 1? And the question of the first demo again:
+# with the mask, does padding still change "the ball is blue"?
 
 # %%
 mask = padding_mask(batch_ids, PAD_ID)  # (batch, 1, 1, len)
 with torch.no_grad():
     out_masked, weights = self_attention(x, x, x, mask)  # weights (batch, heads, len_q, len_k)
 labels = tokens_of(batch_ids[0])
-fig, axes = plt.subplots(1, 3, figsize=(15, 4))
-show_mask(mask[:, 0, 0, :], ["the ball is blue", "the black cat ..."], range(6),
-          "padding_mask: one row per sequence", axes[0])  # fmt: skip
-axes[0].set_xlabel("position (key)")
-axes[0].set_ylabel("")
-show_mask(mask[0, 0].expand(6, 6), labels, labels, "broadcast over the queries", axes[1])
+sequences = ["the ball is blue", "the black cat ..."]
+fig, axes = plt.subplots(1, 3, figsize=(16, 4), layout="constrained")
+mask_heatmap(
+    mask[:, 0, 0, :],
+    sequences,
+    range(6),
+    title="padding_mask: one row per sequence",
+    ax=axes[0],
+    xlabel="position (key)",
+    ylabel="sequence",
+)
+mask_heatmap(
+    mask[0, 0].expand(6, 6), labels, labels, title="broadcast over the queries", ax=axes[1]
+)
 attention_heatmap(weights[0, 0], labels, labels, title="masked weights, head 0", ax=axes[2])
-fig.tight_layout()
 plt.show()
+change = (out_masked[0, :4] - out_alone[0]).abs().max()
 print("weight on pad keys:", weights[0, :, :, 4:].abs().max().item())
 print("rows sum to 1:", torch.allclose(weights[0].sum(-1), torch.ones(num_heads, 6)))
-print("with the mask, 'the ball is blue' changes by",
-      f"{(out_masked[0, :4] - out_alone[0]).abs().max():.1e} when padded")  # fmt: skip
+print(f"with the mask, 'the ball is blue' changes by {change:.1e} when padded")
 
 # %% [markdown]
 # The last line is the point of the whole exercise: with the mask, the sentence's
@@ -331,10 +422,23 @@ for i, label in enumerate(labels_to_predict):
 # the lower triangle **including the diagonal**: every position may look at
 # itself. In the example, the query "am" sees `<bos>`, "i" and "am", but not "fine".
 #
-# ### Exercise 2: `look_ahead_mask` (1 point)
+# ### Exercise 2: `look_ahead_mask`
+# *1 point · about 10 min · warm-up*
 #
-# `torch.tril` keeps the lower triangle of a matrix; `torch.ones(n, n, dtype=torch.bool)`
-# is a good start. A comparison of two `torch.arange` vectors works too.
+# Write `look_ahead_mask` as its docstring says.
+#
+# <details><summary>Hint 1</summary>
+#
+# PyTorch has a function that keeps the lower triangle of a matrix (on and below the
+# diagonal) and zeroes the rest. Apply it to a square matrix of all True.
+# </details>
+#
+# <details><summary>Hint 2</summary>
+#
+# `torch.tril` of `torch.ones(size, size, dtype=torch.bool)`. Or, without tril: entry
+# `[i, j]` is True when `j <= i`; compare a column of positions with a row of positions
+# (`torch.arange`) and let broadcasting build the matrix.
+# </details>
 
 
 # %% nbgrader={"solution": true, "grade_id": "look_ahead_mask"}
@@ -361,8 +465,10 @@ check_look_ahead_mask(look_ahead_mask, hidden=True)
 # ### Your look-ahead mask at work
 #
 # The decoder input `<bos> i am fine` through the reference attention with your
-# mask: the upper triangle of the weights is exactly zero, and the first position,
-# which may only see itself, puts all its weight there.
+# mask (blue: may attend).
+#
+# **Predict, then check:** which cells of the weights will be exactly zero, and where
+# does the first position, `<bos>`, put its weight?
 
 # %%
 tgt = torch.tensor([encode("I am fine", bos_eos=True)[:-1]])  # (1, 4): <bos> i am fine
@@ -371,16 +477,22 @@ causal = look_ahead_mask(tgt.shape[1])  # (len, len)
 with torch.no_grad():
     y = embedding(tgt)  # (1, len, d_model)
     _, causal_weights = self_attention(y, y, y, causal)  # (1, heads, len, len)
-fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-show_mask(causal, words, words, "look_ahead_mask(4)", axes[0])
+fig, axes = plt.subplots(1, 2, figsize=(11, 4), layout="constrained")
+mask_heatmap(causal, words, words, title="look_ahead_mask(4)", ax=axes[0])
 attention_heatmap(causal_weights[0, 0], words, words, title="masked weights, head 0", ax=axes[1])
-fig.tight_layout()
 plt.show()
 
 # %% [markdown]
+# The upper triangle of the weights is exactly zero, and `<bos>`, which may only see
+# itself, puts all its weight there.
+
+# %% [markdown]
 # **The property that matters**, tested directly: change the tokens after position
-# $i$ and compare the outputs at positions $0..i$. With your mask they do not move
-# at all; without it, every position changes.
+# $i$ and compare the outputs at positions $0..i$.
+#
+# **Predict, then check:** the next cell replaces the last two tokens (`am fine`
+# becomes `blue cat`). With the mask, which of the four positions can change? Without
+# it?
 
 # %%
 future_changed = tgt.clone()
@@ -404,31 +516,44 @@ for name, b, a in [("with the mask", before, after), ("without a mask", before_o
 #
 # A target batch is padded too, so the decoder's self-attention needs **both**
 # rules: key $j$ is allowed for query $i$ only if $j$ is not in the future **and**
-# $j$ is a real token. That is a logical AND of the two masks; broadcasting lines
-# them up:
+# $j$ is a real token. Broadcasting lines the two kinds of rule up:
 #
 # ```
-# padding_mask(tgt_ids)   (batch, 1,   1, len)
-# look_ahead_mask(len)                (len, len)
-# ----------------------  &  -----------------------
-# result                  (batch, 1, len, len)     one (len_q, len_k) matrix per sequence
+# padding part      (batch, 1,   1, len)    one row of key flags per sequence
+# look-ahead part             (len, len)    one matrix for every sequence
+# both rules        (batch, 1, len, len)    one (len_q, len_k) matrix per sequence
 # ```
 #
-# Not OR: with `|`, a key would be allowed if *either* rule allowed it, and every
+# Both rules, not either: if a key were allowed when *either* rule allowed it, every
 # real future token would become visible again. And the head axis stays: a
 # `(batch, len, len)` mask would be aligned from the right against
 # `(batch, num_heads, len_q, len_k)`, and its batch axis would land on the heads.
 #
 # Can a row end up with nothing to attend to? With right padding, no: every query
-# sees position 0, a real token (unless the whole sequence is padding). With **left padding** (common when generating a batch with a
-# decoder-only model) the first rows belong to pads that have no real token at or
-# before them: fully masked rows. The reference attention turns those into zero
-# weights, which is why it was written that way (section 1).
+# sees position 0, a real token (unless the whole sequence is padding). With **left
+# padding** (common when generating a batch with a decoder-only model) the first rows
+# belong to pads that have no real token at or before them: fully masked rows. The
+# reference attention turns those into zero weights (Question 1).
 #
-# ### Exercise 3: `decoder_self_attention_mask` (3 points)
+# ### Exercise 3: `decoder_self_attention_mask`
+# *3 points · about 15 min · core*
 #
-# Combine your two masks. You may call `padding_mask` and `look_ahead_mask` from
-# above.
+# Write `decoder_self_attention_mask` as its docstring says. You may call your
+# `padding_mask` and `look_ahead_mask` from above.
+#
+# <details><summary>Hint 1</summary>
+#
+# Build the two masks of this lesson for `tgt_ids` and combine them element by
+# element. Which logical operation keeps a key only when both rules allow it?
+# </details>
+#
+# <details><summary>Hint 2</summary>
+#
+# On bool tensors, `&` is the element-wise AND (and `|` the OR, the classic slip). The
+# length for the look-ahead mask is the number of columns of `tgt_ids`. Broadcasting
+# `(batch, 1, 1, len)` against `(len, len)` gives the `(batch, 1, len, len)` you need,
+# with no reshaping.
+# </details>
 
 
 # %% nbgrader={"solution": true, "grade_id": "decoder_self_attention_mask"}
@@ -461,31 +586,37 @@ check_decoder_self_attention_mask(decoder_self_attention_mask, hidden=True)
 # ### Your decoder mask at work
 #
 # Two target sentences of different lengths in one batch. Each gets its own
-# `(len, len)` matrix: the triangle from the look-ahead mask, minus the pad
-# columns from the padding mask. Below them, the reference multi-head attention's
-# weights for the shorter sentence, one panel per head: whatever each head prefers,
-# it never looks up and to the right, and never at a pad.
+# `(len, len)` matrix (blue: may attend). Below them, the reference multi-head
+# attention's weights for the shorter sentence, one panel per head.
+#
+# **Predict, then check:** sketch the mask of the shorter sentence, `<bos> i am fine
+# <eos>` followed by one pad, before you run the cell. Does the row of the pad *query*
+# come out blank?
 
 # %%
 targets = [encode(BALL_IS_BLUE[1], bos_eos=True), encode(HI_HOW_ARE_YOU[1], bos_eos=True)]
 tgt_batch = torch.tensor(tok.pad_batch(targets, PAD_ID))  # (2, 6)
 dec_mask = decoder_self_attention_mask(tgt_batch, PAD_ID)  # (batch, 1, len, len)
-fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+fig, axes = plt.subplots(1, 2, figsize=(12, 4), layout="constrained")
 for b, ax in enumerate(axes):
     row_words = tokens_of(tgt_batch[b])
-    show_mask(dec_mask[b, 0], row_words, row_words, f"sequence {b}: causal & not pad", ax)
-fig.tight_layout()
+    mask_heatmap(
+        dec_mask[b, 0], row_words, row_words, title=f"sequence {b}: causal & not pad", ax=ax
+    )
 plt.show()
 with torch.no_grad():
     z = embedding(tgt_batch)  # (batch, len, d_model)
     _, dec_weights = self_attention(z, z, z, dec_mask)  # (batch, heads, len, len)
-attention_heads(dec_weights[1], tokens_of(tgt_batch[1]), tokens_of(tgt_batch[1]),
-                title="decoder self-attention weights, sequence 1, per head")  # fmt: skip
+short_words = tokens_of(tgt_batch[1])
+title = "decoder self-attention weights, sequence 1, per head"
+attention_heads(dec_weights[1], short_words, short_words, title=title)
 plt.show()
 
 # %% [markdown]
-# The pad *rows* of sequence 1 are not blank: a pad query still reads the real tokens
-# before it. That is harmless (its output is ignored) and deliberate: blocking those
+# Each sequence gets the triangle of the look-ahead mask minus its own pad columns,
+# and whatever each head prefers, it never looks up and to the right, and never at a
+# pad. The pad *row* of sequence 1 is not blank: a pad query still reads the real tokens
+# before it. That is harmless (its output is ignored) and deliberate: blocking pad
 # rows as well would create fully masked rows for no benefit.
 #
 # ## 5. Three attention layers, three masks
@@ -496,6 +627,41 @@ plt.show()
 
 # %%
 from transformer_course.reference import masking as ref
+
+# %% [markdown]
+# ### Question 2: which mask goes where?
+# *1 point · about 3 min · core*
+#
+# Before you read the table below: `src` are the source token ids (the encoder's
+# input), `tgt` the target token ids (the decoder's input). Which masks do the three
+# attention layers use? Make `quiz_which_mask` return the letter of your answer.
+#
+# * (a) encoder self-attention: `decoder_self_attention_mask(src)`; decoder
+#   self-attention: `padding_mask(tgt)`; cross-attention: `padding_mask(tgt)`
+# * (b) encoder self-attention: `padding_mask(src)`; decoder self-attention:
+#   `decoder_self_attention_mask(tgt)`; cross-attention:
+#   `decoder_self_attention_mask(tgt)`
+# * (c) encoder self-attention: `padding_mask(src)`; decoder self-attention:
+#   `decoder_self_attention_mask(tgt)`; cross-attention: `padding_mask(src)`
+# * (d) encoder self-attention: `padding_mask(src)`; decoder self-attention:
+#   `padding_mask(tgt)`; cross-attention: `padding_mask(src) & look_ahead_mask`
+#
+# A clue: a mask hides **keys**. Where do each layer's keys come from?
+
+
+# %% nbgrader={"solution": true, "grade_id": "quiz_which_mask"}
+def quiz_which_mask() -> str:
+    """Your answer to Question 2: "a", "b", "c" or "d"."""
+    ### BEGIN SOLUTION
+    return "c"
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test_quiz_which_mask", "points": 1}
+check_quiz_which_mask(quiz_which_mask)
+### BEGIN HIDDEN TESTS
+check_quiz_which_mask(quiz_which_mask, hidden=True)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # | layer | queries from | keys and values from | mask | mask shape |
@@ -545,8 +711,10 @@ with torch.no_grad():
     cross_mask = ref.cross_attention_mask(src_batch, PAD_ID)  # (batch, 1, 1, len_src)
     _, cross_weights = cross_attention(decoder_states, memory, memory, cross_mask)
 print("cross-attention weights", tuple(cross_weights.shape), "= (batch, heads, len_tgt, len_src)")
-attention_heatmap(cross_weights[0, 0], tokens_of(tgt_in[0]), tokens_of(src_batch[0]),
-                  title="cross-attention, sequence 0, head 0")  # fmt: skip
+target_words, source_words = tokens_of(tgt_in[0]), tokens_of(src_batch[0])
+attention_heatmap(
+    cross_weights[0, 0], target_words, source_words, title="cross-attention, sequence 0, head 0"
+)
 plt.show()
 
 # %% [markdown]
@@ -589,31 +757,33 @@ def to_additive(mask: torch.Tensor, dtype: torch.dtype = torch.float32) -> torch
 # %%
 n = tgt_batch.shape[1]
 print("generate_square_subsequent_mask(4):\n", nn.Transformer.generate_square_subsequent_mask(4))
-print("same as ours, after conversion:",
-      torch.equal(nn.Transformer.generate_square_subsequent_mask(n) == 0, ref.look_ahead_mask(n)),
-      torch.equal(ref.to_additive(ref.look_ahead_mask(n)),
-                  nn.Transformer.generate_square_subsequent_mask(n)))  # fmt: skip
+theirs_causal = nn.Transformer.generate_square_subsequent_mask(n)  # float: 0 or -inf
+print(
+    "same as ours, after conversion:",
+    torch.equal(theirs_causal == 0, ref.look_ahead_mask(n)),
+    torch.equal(ref.to_additive(ref.look_ahead_mask(n)), theirs_causal),
+)
 
 torch_attention = nn.MultiheadAttention(d_model, num_heads, batch_first=True).eval()
+layers = [self_attention.w_q, self_attention.w_k, self_attention.w_v]
 with torch.no_grad():  # copy the reference layer's weights into PyTorch's
-    torch_attention.in_proj_weight.copy_(torch.cat(
-        [self_attention.w_q.weight, self_attention.w_k.weight, self_attention.w_v.weight]))  # fmt: skip
-    torch_attention.in_proj_bias.copy_(torch.cat(
-        [self_attention.w_q.bias, self_attention.w_k.bias, self_attention.w_v.bias]))  # fmt: skip
+    torch_attention.in_proj_weight.copy_(torch.cat([layer.weight for layer in layers]))
+    torch_attention.in_proj_bias.copy_(torch.cat([layer.bias for layer in layers]))
     torch_attention.out_proj.weight.copy_(self_attention.w_o.weight)
     torch_attention.out_proj.bias.copy_(self_attention.w_o.bias)
 
-    ours, _ = self_attention(z, z, z, ref.decoder_self_attention_mask(tgt_batch, PAD_ID))
+    decoder_mask = ref.decoder_self_attention_mask(tgt_batch, PAD_ID)  # True = may attend
+    ours, _ = self_attention(z, z, z, decoder_mask)
     theirs, _ = torch_attention(
-        z, z, z,
+        z,
+        z,
+        z,
         attn_mask=~ref.look_ahead_mask(n),  # True = blocked
         key_padding_mask=tgt_batch == PAD_ID,  # True = pad
-    )  # fmt: skip
+    )
     q_heads = torch.randn(2, num_heads, n, 8)  # (batch, heads, len, d_k)
-    sdpa = F.scaled_dot_product_attention(q_heads, q_heads, q_heads,
-                                          attn_mask=ref.decoder_self_attention_mask(tgt_batch, PAD_ID))  # fmt: skip
-    sdpa_ref, _ = scaled_dot_product_attention(q_heads, q_heads, q_heads,
-                                               ref.decoder_self_attention_mask(tgt_batch, PAD_ID))  # fmt: skip
+    sdpa = F.scaled_dot_product_attention(q_heads, q_heads, q_heads, attn_mask=decoder_mask)
+    sdpa_ref, _ = scaled_dot_product_attention(q_heads, q_heads, q_heads, decoder_mask)
 print(
     "reference vs nn.MultiheadAttention, largest difference:", f"{(ours - theirs).abs().max():.1e}"
 )
@@ -631,10 +801,11 @@ left_padded = torch.tensor([[PAD_ID, PAD_ID, *encode("I am fine", bos_eos=True)[
 with torch.no_grad():
     w = embedding(left_padded)  # (1, 6, d_model)
     ours, _ = self_attention(w, w, w, ref.decoder_self_attention_mask(left_padded, PAD_ID))
-    theirs, _ = torch_attention(w, w, w, attn_mask=~ref.look_ahead_mask(6),
-                                key_padding_mask=left_padded == PAD_ID)  # fmt: skip
-print("rows with nothing to attend to:",
-      (~ref.decoder_self_attention_mask(left_padded, PAD_ID).any(-1)).nonzero()[:, -1].tolist())  # fmt: skip
+    theirs, _ = torch_attention(
+        w, w, w, attn_mask=~ref.look_ahead_mask(6), key_padding_mask=left_padded == PAD_ID
+    )
+nothing_allowed = ~ref.decoder_self_attention_mask(left_padded, PAD_ID).any(-1)  # (1, 1, len)
+print("rows with nothing to attend to:", nothing_allowed.nonzero()[:, -1].tolist())
 print("nn.MultiheadAttention, position 0:", theirs[0, 0, :4])
 print("reference,             position 0:", ours[0, 0, :4])
 print("real positions agree:", torch.allclose(ours[0, 2:], theirs[0, 2:], atol=1e-6))
@@ -648,6 +819,9 @@ print("real positions agree:", torch.allclose(ours[0, 2:], theirs[0, 2:], atol=1
 # * **"Set the masked scores to 0."** A score of 0 is an ordinary score; $e^0 = 1$
 #   gives the key a sizeable weight. Masked scores must become −∞ (or a very large
 #   negative number).
+# * **"−10⁹ works everywhere."** Not in float16, whose largest number is 65504:
+#   `masked_fill` refuses the value, and a converted −10⁹ becomes −∞. Use −∞ or
+#   `torch.finfo(dtype).min`.
 # * **"Multiply the weights by the mask after the softmax."** The allowed weights no
 #   longer sum to 1 (the hidden keys took their share in the denominator). Mask
 #   *before* the softmax, and the softmax renormalises for free.
@@ -677,8 +851,31 @@ print("real positions agree:", torch.allclose(ours[0, 2:], theirs[0, 2:], atol=1
 # * `decoder_self_attention_mask`: padding AND look-ahead, `(batch, 1, len, len)`.
 # * Cross-attention uses the **source** padding mask; source and target lengths are
 #   independent.
-# * Fully masked rows need care: −∞ gives NaN, −1e9 gives uniform nonsense; the
-#   reference attention returns zeros.
+# * Fully masked rows need care: −∞ gives NaN, −1e9 gives uniform weights over keys
+#   that were meant to be hidden; the reference attention returns zeros.
+#
+# ## Further reading
+#
+# * Vaswani et al., ["Attention Is All You Need"](https://arxiv.org/abs/1706.03762)
+#   (2017), section 3.2.3 and Figure 2: where the "Mask (opt.)" box sits (between
+#   scaling and softmax) and why the decoder masks the future. Two paragraphs.
+# * Rush et al., ["The Annotated Transformer"](https://nlp.seas.harvard.edu/annotated-transformer/):
+#   `subsequent_mask` and `make_std_mask` build this lesson's masks for a full training
+#   pipeline. Note their shapes, `(1, len, len)` and `(batch, len, len)`: its attention
+#   layer adds the head axis itself, ours does not.
+# * PyTorch's [`F.scaled_dot_product_attention`](https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html)
+#   documentation: bool masks with this course's polarity (True takes part), float masks
+#   that are added, and `is_causal`; the fastest attention PyTorch has.
+# * PyTorch's [`nn.MultiheadAttention`](https://pytorch.org/docs/stable/generated/torch.nn.MultiheadAttention.html)
+#   and [`nn.Transformer.generate_square_subsequent_mask`](https://pytorch.org/docs/stable/generated/torch.nn.Transformer.html):
+#   the opposite polarity (`attn_mask` True = blocked, `key_padding_mask` True = pad)
+#   and the float form; keep section 6's table next to them.
+# * Zhang et al., [Dive into Deep Learning](https://d2l.ai), section "Attention Scoring
+#   Functions": a masked softmax driven by the valid length of each sequence instead
+#   of a mask tensor, filling with $-10^6$; another way to write the padding rule.
+# * Jay Alammar, ["The Illustrated GPT-2"](https://jalammar.github.io/illustrated-gpt2/):
+#   masked self-attention drawn step by step, including the score matrix before and
+#   after the mask; good for the look-ahead mask in a decoder-only model.
 #
 # Next, the masks join attention, feed-forward layers, residual connections and
 # LayerNorm in the encoder and decoder layers.

@@ -45,6 +45,7 @@ __all__ = [
     "GENERIC_HINTS",
     "CheckFailure",
     "Checker",
+    "dtype_name",
     "numpy_rng",
     "short",
     "tolerance",
@@ -161,6 +162,18 @@ def _as_numpy(value: Any) -> np.ndarray:
             value = value.float()
         value = value.numpy()
     return np.asarray(value)
+
+
+def dtype_name(dtype: Any) -> str:
+    """ "float32" for np.float32, np.dtype("float32"), "float32" and torch.float32 alike."""
+    if isinstance(dtype, str):
+        return dtype.replace("torch.", "")
+    if type(dtype).__module__.startswith("torch"):
+        return str(dtype).replace("torch.", "")
+    try:
+        return np.dtype(dtype).name
+    except TypeError:
+        return str(dtype)
 
 
 def _ordinal(n: int) -> str:
@@ -495,23 +508,21 @@ class Checker:
 
     def expect_floating(self, value: Any, what: str, preferred: Any = None) -> None:
         """Any floating-point dtype is accepted (the concept does not fix one). When it
-        differs from ``preferred``, the learner gets a note, not a failure."""
-        dtype = value.dtype
-        name = str(dtype).replace("torch.", "")
-        floating = getattr(dtype, "is_floating_point", None)
+        differs from ``preferred``, the learner gets a note (once per dtype), not a failure."""
+        name = dtype_name(value.dtype)
+        floating = getattr(value.dtype, "is_floating_point", None)
         if floating is None:
-            floating = np.issubdtype(np.dtype(dtype), np.floating)
+            floating = np.issubdtype(np.dtype(value.dtype), np.floating)
         if not floating:
             self.fail(
                 f"{what} should hold floating-point numbers, but its dtype is {name}. "
                 "Integer (or bool) results lose the fractions: create the result as a float "
                 "array or tensor."
             )
-        preferred_name = str(preferred).replace("torch.", "") if preferred is not None else name
-        if preferred is not None and name != preferred_name:
+        if preferred is not None and name != dtype_name(preferred):
             self.note(
-                f"{what} is {name}; the reference gives {preferred_name}. That is fine here: "
-                "the values are compared with a tolerance that fits your dtype."
+                f"your result is {name}; the reference gives {dtype_name(preferred)}. That is "
+                "fine here: values are compared with a tolerance that fits your dtype."
             )
         self.ok()
 

@@ -61,11 +61,14 @@ def build_module(
     keys_hint: Callable[[dict[str, tuple[int, ...]]], str] | None = None,
     state: Mapping[str, torch.Tensor] | None = None,
     mode: str = "eval",
+    allow_extra_keys: bool = False,
     **kwargs: Any,
 ) -> tuple[nn.Module, str]:
     """Construct ``cls(*args, **kwargs)``, check its state-dict keys and shapes, load
     ``state``, read it back, and switch to ``mode`` ("eval" or "train").
 
+    ``allow_extra_keys``: keys beyond ``expected_shapes`` (extra buffers, a table under
+    another name) are fine; ``state`` is then loaded with ``strict=False``.
     Returns the module and its constructor call as text (for messages).
     ``keys_hint(found)`` explains a wrong set of keys (e.g. a fused q/k/v matrix).
     Reading the state back catches one submodule object used in several places (a
@@ -84,7 +87,12 @@ def build_module(
             key: tuple(tensor.shape)
             for key, tensor in c.call(module.state_dict, call_repr=f"{built}.state_dict()").items()
         }
-        if set(found) != set(expected_shapes):
+        mismatch = (
+            not set(expected_shapes) <= set(found)
+            if allow_extra_keys
+            else set(found) != set(expected_shapes)
+        )
+        if mismatch:
             missing = sorted(set(expected_shapes) - set(found))
             extra = sorted(set(found) - set(expected_shapes))
             hint = keys_hint(found) if keys_hint else ""
@@ -102,7 +110,12 @@ def build_module(
                 )
         c.ok()
     if state is not None:
-        c.call(module.load_state_dict, dict(state), call_repr=f"{built}.load_state_dict(...)")
+        c.call(
+            module.load_state_dict,
+            dict(state),
+            strict=not allow_extra_keys,
+            call_repr=f"{built}.load_state_dict(...)",
+        )
         loaded = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
         for key, tensor in state.items():
             if not torch.equal(loaded[key].detach().cpu().to(tensor.dtype), tensor):

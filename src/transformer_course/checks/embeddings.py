@@ -1,36 +1,44 @@
-"""Checks for lesson 02 (embeddings): one_hot, embed, cosine_similarity, TokenEmbedding.
+"""Checks for lesson 02 (embeddings): one_hot, embed, cosine_similarity, TokenEmbedding,
+and two concept questions.
 
 Every check compares the learner's answer with :mod:`transformer_course.reference.embeddings`
-on inputs drawn from a generator seeded here (visible and hidden runs use
-different seeds and shapes), and recognises the classic mistakes by the values
-or shapes they produce.
+(or with PyTorch's own lookup) on inputs drawn from a generator seeded here (visible and
+hidden runs use different seeds and shapes), and recognises the classic mistakes by the
+values or shapes they produce. What the checks accept beyond the reference's own choices:
+
+* ``one_hot``: any floating dtype, and integer 0/1 arrays (with a note); booleans are
+  rejected, with the reason (they add up as logic, not as numbers).
+* ``embed``: any floating result (a float32 table looked up through a float64 one-hot
+  product, say), compared with a tolerance that fits it.
+* ``cosine_similarity``: any floating dtype; a zero vector must get similarity 0 (the
+  convention of PyTorch and scikit-learn, motivated in the message), reached by any
+  guard, an ``eps`` in the denominator included.
+* ``TokenEmbedding``: any attribute name for the table (``embedding.weight`` is the
+  course's, noted otherwise), and extra buffers (a stored scale) besides it.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numpy as np
+import torch
+from torch import nn
 
-from transformer_course.checking import Checker, CheckFailure, numpy_rng, torch_generator
+from transformer_course.checking import Checker, numpy_rng, tolerance, torch_generator
+from transformer_course.checking.modules import build_module, random_state
+from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.reference import embeddings as ref
 from transformer_course.registry import Exercise
 
-__all__ = ["check_TokenEmbedding", "check_cosine_similarity", "check_embed", "check_one_hot"]
-
-
-def _call(c: Checker, fn: Callable, *args, hints: tuple[tuple[str, str], ...] = (), call_repr=None):
-    """``c.call`` that adds a diagnosis when the learner's error message contains a known phrase."""
-    try:
-        return c.call(fn, *args, call_repr=call_repr)
-    except CheckFailure as failure:
-        for needle, hint in hints:
-            if needle in failure.message:
-                raise CheckFailure(
-                    c.exercise, f"{failure.message}\n{hint}", failure.learner_traceback
-                ) from failure.__cause__
-        raise
+__all__ = [
+    "check_TokenEmbedding",
+    "check_cosine_similarity",
+    "check_embed",
+    "check_one_hot",
+    "check_quiz_gradient_rows",
+    "check_quiz_linear_layer",
+]
 
 
 def _ids_repr(ids: np.ndarray) -> str:
@@ -43,7 +51,7 @@ def _one_hot_cases(hidden: bool) -> list[tuple[np.ndarray, int]]:
         return [
             (np.array([2, 0, 3]), 5),
             (np.array([[1, 4, 4], [0, 2, 5]]), 7),
-            (np.array([0, 3, 1, 3]), 4),  # the largest id, vocab_size - 1, is used
+            (np.array([0, 3, 1, 3], dtype=np.int32), 4),  # the largest id is used; int32 ids
         ]
     rng = numpy_rng(2002)
     cases = []
@@ -58,16 +66,16 @@ def _one_hot_shape_hint(got: tuple, ids: np.ndarray, vocab_size: int) -> str:
     if got == (vocab_size, *ids.shape):
         return (
             "The one-hot axis came first: the result looks transposed. Each token gets one row "
-            "of length vocab_size, so the new axis goes last (e.g. `np.eye(vocab_size)[ids]`, "
-            "not `np.eye(vocab_size)[:, ids]`)."
+            "of length vocab_size, so the new axis goes last (pick rows of the identity matrix, "
+            "not columns)."
         )
     if ids.ndim > 1 and got == (ids.size, vocab_size):
         return "You flattened the ids: keep their shape and add one axis of length vocab_size at the end."
     if ids.ndim > 1 and got == (ids.shape[0], vocab_size):
         return (
             "You made one vector per row of ids instead of one per id: did you assume 1-D ids "
-            "(a loop over `ids`)? ids can have any shape, e.g. (batch, len); "
-            "`np.eye(vocab_size)[ids]` handles every shape."
+            "(a loop over `ids`)? ids can have any shape, e.g. (batch, len); indexing an "
+            "array with an array of ids handles every shape at once."
         )
     if got == (vocab_size,):
         return (
@@ -87,47 +95,60 @@ def _one_hot_shape_hint(got: tuple, ids: np.ndarray, vocab_size: int) -> str:
     )
 
 
+_BOOL_ONE_HOT = (
+    "A one-hot vector is a vector of numbers, and booleans are not numbers to numpy: they "
+    "add up as logic (np.array([True]) + np.array([True]) is [True], not [2]), so summing "
+    "one-hot vectors to count tokens would silently go wrong. Convert with "
+    "`.astype(np.float64)`, or build the result from a float array in the first place."
+)
+
+
 def check_one_hot(one_hot, *, hidden: bool = False) -> None:
-    """one_hot(ids, vocab_size) -> float64 (..., vocab_size) with a single 1 per id."""
+    """one_hot(ids, vocab_size) -> (..., vocab_size) numbers with a single 1 per id.
+
+    float64 is the reference's dtype; any float dtype passes, integer 0/1 arrays pass with
+    a note; booleans fail (they add up as logic).
+    """
     with Checker("one_hot", hidden=hidden) as c:
         c.require_callable(one_hot)
         for ids, vocab_size in _one_hot_cases(hidden):
             what = f"one_hot({_ids_repr(ids)}, vocab_size={vocab_size})"
-            got = c.call(one_hot, ids.copy(), vocab_size, call_repr=what)
-            c.expect_type(
-                got, np.ndarray, what, "Return a numpy array (np.zeros / np.eye give you one)."
-            )
             expected = ref.one_hot(ids, vocab_size)
-            if tuple(got.shape) != expected.shape:
-                c.expect_shape(
-                    got,
-                    expected.shape,
-                    what,
-                    _one_hot_shape_hint(tuple(got.shape), ids, vocab_size),
+            got = c.call(
+                one_hot,
+                ids.copy(),
+                vocab_size,
+                call_repr=what,
+                mutation_hint="one_hot only reads the ids.",
+            )
+            c.expect_type(
+                got,
+                np.ndarray,
+                what,
+                "Return a numpy array (a torch tensor from F.one_hot converts with .numpy()).",
+            )
+            c.expect_shape(
+                got, expected.shape, what, _one_hot_shape_hint(tuple(got.shape), ids, vocab_size)
+            )
+            c.expect_true(got.dtype != np.bool_, f"{what} holds booleans. {_BOOL_ONE_HOT}")
+            if np.issubdtype(got.dtype, np.integer):
+                c.note(
+                    f"one_hot returns integers ({got.dtype}). numpy turns them into floats in "
+                    "`one_hot(ids) @ table`, so that is fine here; in PyTorch, though, "
+                    "`F.one_hot(ids) @ weight` fails (int64 times float32): there, convert "
+                    "with .float()."
                 )
-            c.ok()
-            if got.dtype == np.bool_:
-                hint = (
-                    "A comparison like `ids[..., None] == np.arange(vocab_size)` gives booleans: "
-                    "convert with `.astype(np.float64)`."
-                )
-            elif np.issubdtype(got.dtype, np.integer):
-                hint = (
-                    "Integer zeros and ones look right but the contract is float64, so that "
-                    "`one_hot(ids) @ table` is an ordinary float matrix product: use "
-                    "`np.zeros(..., dtype=np.float64)` or `np.eye(vocab_size)` (float64 by default)."
-                )
+                c.ok()
             else:
-                hint = "Use np.float64 (the default of np.zeros and np.eye)."
-            c.expect_dtype(got, "float64", what, hint)
+                c.expect_floating(got, what, preferred="float64")
             c.expect_true(
-                bool(np.isin(got, (0.0, 1.0)).all()),
+                bool(np.isin(got, (0, 1)).all()),
                 f"{what} contains values other than 0 and 1: a one-hot vector is all zeros except "
                 "a single 1 at the token's id.",
             )
             row_sums = got.sum(axis=-1)
             c.expect_true(
-                bool(np.all(row_sums == 1.0)),
+                bool(np.all(row_sums == 1)),
                 f"{what}: some one-hot vectors hold {int(row_sums.max())} ones and some "
                 f"{int(row_sums.min())}; each must hold exactly one 1, in column `id`.",
             )
@@ -153,6 +174,10 @@ def _embed_cases(hidden: bool) -> list[tuple[np.ndarray, np.ndarray]]:
         return [
             (np.array([3, 0, 4, 4]), table),
             (np.array([[6, 1, 2], [0, 0, 5]]), table),
+            (
+                np.array([[2, 5], [5, 1]], dtype=np.int32),
+                rng.normal(size=(6, 3)).astype(np.float32),
+            ),
         ]
     rng = numpy_rng(2020)
     cases = []
@@ -165,12 +190,13 @@ def _embed_cases(hidden: bool) -> list[tuple[np.ndarray, np.ndarray]]:
         table = rng.normal(size=(vocab_size, d_model))
         cases.append((rng.integers(0, vocab_size, size=shape), table))
     cases.append((np.array([[11, 11, 0]], dtype=np.int32), rng.normal(size=(12, 6))))
+    cases.append((rng.integers(0, 20, size=(2, 4)), rng.normal(size=(20, 7)).astype(np.float32)))
     return cases
 
 
 _COLUMNS_HINT = (
     "It looks like you indexed the columns of the table (`table[:, ids]`): a token's vector "
-    "is a ROW of the table (vocab_size, d_model), so use `table[ids]`."
+    "is a ROW of the table (vocab_size, d_model), so index its first axis with the ids."
 )
 
 
@@ -184,7 +210,7 @@ def _embed_shape_hint(got: tuple, ids: np.ndarray, table: np.ndarray) -> str:
         return (
             "That is the shape of one-hot vectors, (..., vocab_size): did you return the one-hot "
             "vectors without multiplying them by the table, or pick columns (`table[:, ids]`) "
-            "and transpose? A token's vector is a ROW of the table: `table[ids]`, shape (..., d_model)."
+            "and transpose? A token's vector is a ROW of the table, shape (..., d_model)."
         )
     if got == (d_model,):
         return "You returned a single vector: did you add or average the rows? Each id needs its own row."
@@ -192,38 +218,34 @@ def _embed_shape_hint(got: tuple, ids: np.ndarray, table: np.ndarray) -> str:
 
 
 def check_embed(embed, *, hidden: bool = False) -> None:
-    """embed(ids, table) -> table[ids]: (...) ids, (vocab_size, d_model) table -> (..., d_model)."""
+    """embed(ids, table) -> table[ids]: (...) ids, (vocab_size, d_model) table -> (..., d_model).
+
+    Any floating result passes (the table's dtype is preferred, with a note otherwise).
+    """
     with Checker("embed", hidden=hidden) as c:
         c.require_callable(embed)
         for ids, table in _embed_cases(hidden):
-            what = f"embed({_ids_repr(ids)}, table of shape {table.shape})"
-            table_arg = table.copy()
-            got = _call(
-                c, embed, ids.copy(), table_arg, call_repr=what,
-                hints=(("out of bounds for axis 1", _COLUMNS_HINT),),
-            )  # fmt: skip
-            c.expect_type(got, np.ndarray, what, "Return a numpy array.")
+            what = f"embed({_ids_repr(ids)}, table of shape {table.shape}, dtype {table.dtype})"
             expected = ref.embed(ids, table)
-            if tuple(got.shape) != expected.shape:
-                c.expect_shape(
-                    got, expected.shape, what, _embed_shape_hint(tuple(got.shape), ids, table)
-                )
-            c.ok()
-            c.expect_true(
-                np.issubdtype(got.dtype, np.floating),
-                f"{what} has dtype {got.dtype}: the vectors are the table's floats, do not convert them.",
+            got = c.call(
+                embed,
+                ids.copy(),
+                table.copy(),
+                call_repr=what,
+                hints={"out of bounds for axis 1": _COLUMNS_HINT},
+                mutation_hint="An embedding lookup only reads the table; it never writes to it.",
             )
-            c.expect_true(
-                np.array_equal(table_arg, table),
-                f"{what} changed the table it was given. An embedding lookup only reads the table.",
+            c.expect_type(got, np.ndarray, what, "Return a numpy array.")
+            c.expect_shape(
+                got, expected.shape, what, _embed_shape_hint(tuple(got.shape), ids, table)
             )
+            c.expect_floating(got, what, preferred=table.dtype)
             vocab_size, d_model = table.shape
             c.expect_close(
                 got,
                 expected,
                 what,
-                rtol=1e-12,
-                atol=1e-12,
+                **tolerance(got.dtype, table.dtype),
                 hint="Row i of the result should be row ids[i] of the table.",
                 mistakes={
                     "You picked the row before the right one: ids count from 0, so id i is "
@@ -241,19 +263,23 @@ def check_embed(embed, *, hidden: bool = False) -> None:
 def _cosine_cases(hidden: bool) -> list[tuple[np.ndarray, np.ndarray]]:
     if not hidden:
         rng = numpy_rng(200)
+        worked_a = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 2.0]])
+        worked_b = np.array([[2.0, 0.0], [0.0, 3.0], [-1.0, -1.0], [3.0, 4.0]])
         a_same = rng.normal(size=(5, 6))
         b_same = rng.normal(size=(5, 6)) * 3.0
+        a_short = rng.normal(size=(3, 4)) * 0.05  # vectors much shorter than 1
+        b_short = rng.normal(size=(2, 4)) * 0.05
         a_zero = np.array([[1.0, 2.0, 2.0], [0.0, 0.0, 0.0]])
         b_zero = np.array([[2.0, 4.0, 4.0], [0.0, 0.0, 0.0], [-1.0, 0.0, 0.0]])
         return [
-            (np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 2.0]]),
-             np.array([[2.0, 0.0], [0.0, 3.0], [-1.0, -1.0], [3.0, 4.0]])),
+            (worked_a, worked_b),
             (a_same, b_same),
+            (a_short, b_short),
             (a_zero, b_zero),
-        ]  # fmt: skip
+        ]
     rng = numpy_rng(2200)
     cases = []
-    for n, m, d, scale in ((7, 3, 16, 1.0), (4, 4, 5, 1e4), (1, 9, 8, 1e-3), (6, 2, 3, 50.0)):
+    for n, m, d, scale in ((7, 3, 16, 1.0), (4, 4, 5, 1e4), (1, 9, 8, 1e-2), (6, 2, 3, 50.0)):
         a = rng.normal(size=(n, d)) * scale * rng.uniform(0.5, 3.0, size=(n, 1))
         b = rng.normal(size=(m, d)) * scale * rng.uniform(0.5, 3.0, size=(m, 1))
         cases.append((a, b))
@@ -262,13 +288,29 @@ def _cosine_cases(hidden: bool) -> list[tuple[np.ndarray, np.ndarray]]:
     a[1] = 0.0
     b[[0, 3]] = 0.0
     cases.append((a, b))
+    cases.append(
+        (rng.normal(size=(4, 6)).astype(np.float32), rng.normal(size=(3, 6)).astype(np.float32))
+    )
     return cases
 
 
 _PAIRWISE_HINT = (
     "cosine_similarity is pairwise: entry (i, j) compares row i of `a` with row j of `b`, "
-    "for every pair, so the result has shape (n, m). A product of normalised matrices, "
-    "`a_unit @ b_unit.T`, computes all of them at once."
+    "for every pair, so the result has shape (n, m). One matrix product of the normalised "
+    "rows computes all of them at once."
+)
+_TRANSPOSE_HINT = (
+    "`a` is (n, d) and `b` is (m, d): both hold one vector per row, so a product that pairs "
+    "every row of `a` with every row of `b` needs `b` transposed to (d, m)."
+)
+
+_ZERO_VECTOR_NAN = (
+    "A zero vector has length 0, so a·b / (|a| |b|) is 0/0 = NaN there. The convention here "
+    "(the same as PyTorch's F.cosine_similarity and scikit-learn's cosine_similarity) is that "
+    "a zero vector has similarity 0 with everything, because a NaN spreads: np.argmax picks a "
+    "NaN as the largest value, and a sum or mean over a row holding one NaN is NaN. Guard the "
+    "division so that it never divides by 0 (a tiny floor under the lengths, or an eps added "
+    "to them, as PyTorch does)."
 )
 
 
@@ -278,62 +320,69 @@ def _normalised(x: np.ndarray, axis=-1) -> np.ndarray:
 
 
 def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
-    """cosine_similarity(a (n, d), b (m, d)) -> (n, m); zero vectors give 0."""
+    """cosine_similarity(a (n, d), b (m, d)) -> (n, m); a zero vector gives 0.
+
+    Any float dtype passes (float64 preferred, with a note otherwise); values are compared
+    at least at float32's tolerance, so that a small eps in the denominator (PyTorch's
+    1e-8, say) passes as well.
+    """
     with Checker("cosine_similarity", hidden=hidden) as c:
         c.require_callable(cosine_similarity)
         for a, b in _cosine_cases(hidden):
             what = f"cosine_similarity(a of shape {a.shape}, b of shape {b.shape})"
+            if a.dtype != np.float64:
+                what += f" (inputs of dtype {a.dtype})"
             has_zero = not (np.linalg.norm(a, axis=-1).all() and np.linalg.norm(b, axis=-1).all())
             if has_zero:
                 what += " (some rows are zero vectors)"
-            got = _call(
-                c, cosine_similarity, a.copy(), b.copy(), call_repr=what,
-                hints=(("could not be broadcast", _PAIRWISE_HINT),),
-            )  # fmt: skip
-            if np.ndim(got) == 0:
-                c.fail(f"{what} returned a single number, {repr(got)[:60]}. {_PAIRWISE_HINT}")
+            got = c.call(
+                cosine_similarity,
+                a.copy(),
+                b.copy(),
+                call_repr=what,
+                hints={
+                    "could not be broadcast": _PAIRWISE_HINT,
+                    "mismatch in its core dimension": _TRANSPOSE_HINT,
+                },
+            )
+            c.expect_true(
+                got is None or np.ndim(got) > 0,
+                f"{what} returned a single number, {repr(got)[:60]}. {_PAIRWISE_HINT}",
+            )
             c.expect_type(got, np.ndarray, what, "Return a numpy array.")
             n, m = len(a), len(b)
             got_shape = tuple(got.shape)
-            if got_shape != (n, m):
-                if got_shape == (m, n):
-                    hint = (
-                        "Rows should follow `a` and columns `b`: did you compute `b @ a.T` instead of "
-                        "`a @ b.T`?"
-                    )
-                elif got_shape in ((n,), (m,)):
-                    hint = f"You compared the vectors elementwise (row i with row i only). {_PAIRWISE_HINT}"
-                elif got_shape in ((), (1,), (1, 1)):
-                    hint = f"You returned a single number. {_PAIRWISE_HINT}"
-                else:
-                    hint = _PAIRWISE_HINT
-                c.expect_shape(got, (n, m), what, hint)
-            c.ok()
-            c.expect_true(
-                np.issubdtype(got.dtype, np.floating),
-                f"{what} has dtype {got.dtype}; cosine similarities are floats.",
-            )
-            expected = ref.cosine_similarity(a, b)
-            got_np = np.asarray(got, dtype=np.float64)
-            hint = ""
-            if has_zero and not np.isfinite(got_np).all():
+            hint = _PAIRWISE_HINT
+            if got_shape == (m, n):
                 hint = (
-                    "A zero vector has length 0, so dividing by its length gives 0/0 = NaN. The "
-                    "contract says a zero vector has similarity 0 with everything: guard the "
-                    "division, e.g. `np.maximum(norm, 1e-12)`."
+                    "Rows should follow `a` and columns `b`: did you compute `b @ a.T` instead of "
+                    "`a @ b.T`?"
                 )
-            elif np.isfinite(got_np).all() and np.abs(got_np).max() > 1 + 1e-6:
+            elif got_shape in ((n,), (m,)):
+                hint = f"You compared the vectors elementwise (row i with row i only). {_PAIRWISE_HINT}"
+            elif got_shape in ((1,), (1, 1)):
+                hint = f"You returned a single number. {_PAIRWISE_HINT}"
+            c.expect_shape(got, (n, m), what, hint)
+            c.expect_floating(got, what, preferred="float64")
+            a64, b64 = a.astype(np.float64), b.astype(np.float64)
+            expected = ref.cosine_similarity(a64, b64)
+            got_np = np.asarray(got, dtype=np.float64)
+            c.expect_true(
+                not has_zero or bool(np.isfinite(got_np).all()),
+                f"{what} contains NaN or inf. {_ZERO_VECTOR_NAN}",
+            )
+            hint = ""
+            if np.isfinite(got_np).all() and np.abs(got_np).max() > 1 + 1e-4:
                 hint = (
                     "Some values lie outside [-1, 1], which a cosine never does: did you divide "
-                    "each vector by its own length (np.linalg.norm(..., axis=-1, keepdims=True))?"
+                    "each vector by its own length?"
                 )
-            a_unit, b_unit = _normalised(a), _normalised(b)
+            a_unit, b_unit = _normalised(a64), _normalised(b64)
             c.expect_close(
                 got,
                 expected,
                 what,
-                rtol=1e-5,
-                atol=1e-6,
+                **tolerance(got.dtype, a.dtype, "float32"),
                 hint=hint,
                 mistakes={
                     "That is 1 - cosine, the cosine *distance*: return the similarity itself "
@@ -341,23 +390,29 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                     - expected,
                     "Rows and columns are swapped: entry (i, j) should compare a[i] with b[j]; "
                     "did you compute `b @ a.T`?": expected.T if n == m else None,
+                    "Vectors shorter than 1 were not normalised: did you clamp the lengths at 1 "
+                    "(np.maximum(norm, 1) or np.clip)? The guard against zero vectors must only "
+                    "stop a division by 0: use a tiny floor such as 1e-12, not 1.": (
+                        a64 / np.maximum(np.linalg.norm(a64, axis=-1, keepdims=True), 1.0)
+                    )
+                    @ (b64 / np.maximum(np.linalg.norm(b64, axis=-1, keepdims=True), 1.0)).T,
                     "That is the plain dot product a @ b.T: divide each vector by its length "
-                    "first (cosine = a·b / (|a| |b|)).": a @ b.T,
+                    "first (cosine = a·b / (|a| |b|)).": a64 @ b64.T,
                     "Only `a` was divided by its lengths: normalise the rows of `b` too.": a_unit
-                    @ b.T,
-                    "Only `b` was divided by its lengths: normalise the rows of `a` too.": a
+                    @ b64.T,
+                    "Only `b` was divided by its lengths: normalise the rows of `a` too.": a64
                     @ b_unit.T,
-                    "You normalised along the wrong axis: each vector is a row, so its length is "
-                    "`np.linalg.norm(x, axis=-1, keepdims=True)` (axis=0 takes the length of "
-                    "each column, across different vectors).": _normalised(a, 0)
-                    @ _normalised(b, 0).T,
+                    "You normalised along the wrong axis: each vector is a row, so its length "
+                    "is taken along the last axis (axis=-1, keeping the dims); axis=0 takes the "
+                    "length of each column, across different vectors.": _normalised(a64, 0)
+                    @ _normalised(b64, 0).T,
                     "You divided by the norm of the whole matrix (np.linalg.norm without an "
-                    "axis): each row needs its own length, `np.linalg.norm(x, axis=-1, "
-                    "keepdims=True)`.": _normalised(a, None) @ _normalised(b, None).T,
+                    "axis): each row needs its own length.": _normalised(a64, None)
+                    @ _normalised(b64, None).T,
                     "You divided by the squared lengths: |x| is sqrt(x·x), so use "
                     "np.linalg.norm (or take the square root of the sum of squares).": (
-                        (a / np.maximum((a * a).sum(-1, keepdims=True), 1e-24))
-                        @ (b / np.maximum((b * b).sum(-1, keepdims=True), 1e-24)).T
+                        (a64 / np.maximum((a64 * a64).sum(-1, keepdims=True), 1e-24))
+                        @ (b64 / np.maximum((b64 * b64).sum(-1, keepdims=True), 1e-24)).T
                     ),
                 },
             )
@@ -367,7 +422,7 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
 def _token_embedding_cases(hidden: bool) -> list[tuple[int, int, tuple[int, int], int]]:
     """(vocab_size, d_model, ids shape (batch, len), seed)."""
     if not hidden:
-        return [(11, 4, (2, 5), 21), (20, 9, (3, 4), 22)]
+        return [(11, 4, (2, 5), 21), (20, 9, (1, 4), 22)]  # a batch of one sentence too
     return [
         (37, 16, (4, 7), 2101),
         (8, 6, (1, 1), 2102),
@@ -376,87 +431,107 @@ def _token_embedding_cases(hidden: bool) -> list[tuple[int, int, tuple[int, int]
     ]
 
 
-def _state_dict_diagnosis(module, vocab_size: int, d_model: int, error: Exception) -> str:
-    expected = f"exactly one entry, `embedding.weight` of shape ({vocab_size}, {d_model})"
-    try:
-        shapes = {key: tuple(value.shape) for key, value in module.state_dict().items()}
-    except Exception:  # the learner's module may be too broken to list its parameters
-        return f"Its state dict should hold {expected}. PyTorch said: {error}"
+def _keys_diagnosis(shapes: dict[str, tuple[int, ...]], vocab_size: int, d_model: int) -> str:
+    """Explain a state dict without exactly one table of shape (vocab_size, d_model)."""
     listing = ", ".join(f"`{k}` {v}" for k, v in shapes.items()) or "nothing"
-    message = f"Its state dict should hold {expected}; yours holds {listing}. "
-    weight = shapes.get("embedding.weight")
-    if "embedding.bias" in shapes:
+    message = (
+        f"Its state dict should hold one table of shape ({vocab_size}, {d_model}), "
+        f"`embedding.weight`; yours holds {listing}. "
+    )
+    tables = [key for key, shape in shapes.items() if shape == (vocab_size, d_model)]
+    transposed = [key for key, shape in shapes.items() if shape == (d_model, vocab_size)]
+    if len(tables) > 1:
+        return message + (
+            "A token embedding has one table, one row per token id: create one "
+            "nn.Embedding(vocab_size, d_model) in __init__ and nothing else of that size."
+        )
+    if transposed and any(key.endswith("bias") for key in shapes):
         return message + (
             "That looks like an nn.Linear: a linear layer applied to one-hot vectors would "
             "compute the same numbers, but it stores its weight transposed (d_model, "
-            "vocab_size), adds a bias, and needs one-hot inputs instead of ids. Use "
-            "`self.embedding = nn.Embedding(vocab_size, d_model)`, which looks the rows up directly."
+            "vocab_size), adds a bias, and needs one-hot inputs instead of ids. An "
+            "nn.Embedding(vocab_size, d_model) looks the rows up directly."
         )
-    if weight == (d_model, vocab_size):
+    if transposed:
         return message + (
             "The table is transposed: either an nn.Linear(vocab_size, d_model, bias=False), "
             "which stores its weight as (d_model, vocab_size), or an nn.Embedding with its "
-            "sizes swapped. Use `nn.Embedding(vocab_size, d_model)`: number of rows first "
-            "(one per token id), then the vector width."
+            "sizes swapped. nn.Embedding takes the number of rows first (one per token id), "
+            "then the vector width."
         )
-    if weight is not None:
+    if shapes:
         return message + (
-            "Create the table as `nn.Embedding(vocab_size, d_model)`: number of rows first "
+            "Create the table as nn.Embedding(vocab_size, d_model): the number of rows first "
             "(one per token id), then the vector width."
         )
     return message + (
-        "Store the table as an attribute named `embedding`: `self.embedding = "
-        "nn.Embedding(vocab_size, d_model)` in __init__ (after `super().__init__()`), "
-        "with no other parameters."
+        "Create the table in __init__, after `super().__init__()`, as an attribute: "
+        "`self.embedding = nn.Embedding(vocab_size, d_model)`. A table kept in a plain "
+        "Python variable, or created inside forward, is not part of the module."
     )
 
 
 def check_TokenEmbedding(TokenEmbedding, *, hidden: bool = False) -> None:
-    """TokenEmbedding(vocab_size, d_model): ids (batch, len) -> embedding(ids) * sqrt(d_model)."""
-    import torch
-    from torch import nn
+    """TokenEmbedding(vocab_size, d_model): ids (batch, len) -> embedding(ids) * sqrt(d_model).
 
+    The state dict must hold one table of shape (vocab_size, d_model), `embedding.weight`
+    in the course's modules (another name passes with a note, e.g. the Annotated
+    Transformer's `lut.weight`); extra buffers (a stored scale, say) are allowed, and
+    whatever they hold is loaded back unchanged.
+    """
     with Checker("TokenEmbedding", hidden=hidden) as c:
         c.require_callable(TokenEmbedding, "TokenEmbedding")
         for vocab_size, d_model, ids_shape, seed in _token_embedding_cases(hidden):
-            make = f"TokenEmbedding(vocab_size={vocab_size}, d_model={d_model})"
-            module = c.call(TokenEmbedding, vocab_size, d_model, call_repr=make)
-            c.expect_type(
-                module, nn.Module, make,
-                "Define it as `class TokenEmbedding(nn.Module)` and call `super().__init__()` first in __init__.",
-            )  # fmt: skip
-            generator = torch_generator(seed)
-            weight = torch.randn(vocab_size, d_model, generator=generator)  # (vocab_size, d_model)
-            ids = torch.randint(0, vocab_size, ids_shape, generator=generator)  # (batch, len)
-            try:
-                # strict=False: extra buffers (a stored scale, say) are allowed; the table is not optional
-                result = module.load_state_dict({"embedding.weight": weight.clone()}, strict=False)
-                if "embedding.weight" in result.missing_keys or result.unexpected_keys:
-                    raise KeyError("embedding.weight")
-            except Exception as error:
-                c.fail(
-                    f"could not load the weights into {make}. "
-                    + _state_dict_diagnosis(module, vocab_size, d_model, error)
+            module, built = build_module(
+                c, TokenEmbedding, vocab_size, d_model, name="TokenEmbedding", mode="eval"
+            )
+            found = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
+            shapes = {key: tuple(value.shape) for key, value in found.items()}
+            tables = [key for key, shape in shapes.items() if shape == (vocab_size, d_model)]
+            c.expect_true(
+                len(tables) == 1,
+                f"{built} cannot take the table. {_keys_diagnosis(shapes, vocab_size, d_model)}",
+            )
+            key = tables[0]
+            if key != "embedding.weight":
+                c.note(
+                    f"TokenEmbedding keeps its table as `{key}`. That works; the course's own modules "
+                    "call it `embedding.weight` (self.embedding = nn.Embedding(...)), the name "
+                    "later lessons use."
                 )
-            c.ok()
-            extra = [key for key in result.missing_keys if key != "embedding.weight"]
-            module.eval()
-            what = f"{make} applied to ids of shape {tuple(ids_shape)}"
+            weight = random_state({key: (vocab_size, d_model)}, seed)[key]
+            # (vocab_size, d_model), entries of size about 1/sqrt(d_model); other entries
+            # (a stored scale, say) are loaded back as they were
+            c.call(
+                module.load_state_dict,
+                {**found, key: weight.clone()},
+                call_repr=f"{built}.load_state_dict(...)",
+            )
+            ids = torch.randint(0, vocab_size, ids_shape, generator=torch_generator(seed))
+            what = f"{built} applied to ids of shape {tuple(ids_shape)}"
             got = c.call(module, ids.clone(), call_repr=what)
             c.expect_type(
                 got, torch.Tensor, what, "Return a torch tensor (do not convert to numpy)."
             )
             expected_shape = (*ids_shape, d_model)
-            if tuple(got.shape) != expected_shape:
-                hint = "Each id becomes one vector of length d_model: (batch, len) -> (batch, len, d_model)."
-                if tuple(got.shape) == (*ids_shape, vocab_size):
-                    hint = "That is (batch, len, vocab_size): one-hot vectors or scores over the vocabulary, not embeddings."
-                c.expect_shape(got, expected_shape, what, hint)
-            c.ok()
+            hint = "Each id becomes one vector of length d_model: (batch, len) -> (batch, len, d_model)."
+            if tuple(got.shape) == (*ids_shape, vocab_size):
+                hint = "That is (batch, len, vocab_size): one-hot vectors or scores over the vocabulary, not embeddings."
+            elif tuple(got.shape) == tuple(n for n in expected_shape if n != 1):
+                hint = (
+                    "The axes of size 1 are gone: did you call .squeeze()? It removes every "
+                    "axis of size 1, including the batch axis of a batch of one sentence."
+                )
+            c.expect_shape(got, expected_shape, what, hint)
             c.expect_dtype(
-                got, torch.float32, what,
-                "The table is float32 (PyTorch's default); keep the output in the table's dtype.",
-            )  # fmt: skip
+                got,
+                torch.float32,
+                what,
+                "The table is float32 (PyTorch's default), and so is every later layer: a "
+                "float64 output would make the next nn.Linear fail with a dtype mismatch. Keep "
+                "the table's dtype: no .double(), and scale by a Python float such as "
+                "math.sqrt(d_model).",
+            )
             c.expect_true(
                 got.requires_grad,
                 f"{what} returned a tensor that does not require grad, so no gradient could ever "
@@ -469,14 +544,13 @@ def check_TokenEmbedding(TokenEmbedding, *, hidden: bool = False) -> None:
                 f"{what} gave different results on two calls with the same ids. Does forward create a new "
                 "nn.Embedding (new random weights) on every call? Create it once, in __init__.",
             )
-            expected = torch.nn.functional.embedding(ids, weight) * math.sqrt(d_model)
-            plain = expected / math.sqrt(d_model)
+            plain = nn.functional.embedding(ids, weight)  # the lookup without the scale
+            extra = [name for name in found if name != key]
             c.expect_close(
                 got,
-                expected,
+                plain * math.sqrt(d_model),
                 what,
-                rtol=1e-5,
-                atol=1e-5,
+                **tolerance(got.dtype),
                 hint="It should be self.embedding(ids) * sqrt(d_model)."
                 + (
                     f" Your module also holds {', '.join(f'`{k}`' for k in extra)}: the lookup "
@@ -498,6 +572,50 @@ def check_TokenEmbedding(TokenEmbedding, *, hidden: bool = False) -> None:
             )
 
 
+# ------------------------------------------------------------------ concept questions
+QUIZ_LINEAR_LAYER = Quiz(
+    name="quiz_linear_layer",
+    answer="a",
+    choices={
+        "a": "nn.Linear(vocab_size, d_model, bias=False) whose weight is E.T",
+        "b": "nn.Linear(vocab_size, d_model, bias=False) whose weight is E",
+        "c": "nn.Linear(d_model, vocab_size, bias=False) whose weight is E",
+        "d": "nn.Linear(vocab_size, d_model) (with its bias) whose weight is E.T",
+    },
+    why={
+        "a": "nn.Linear computes x @ weight.T, so with weight = E.T it computes "
+        "one_hot(ids) @ E, which is the lookup E[ids]. That is why an embedding layer is "
+        "called a bias-free linear layer on one-hot inputs.",
+        "b": "nn.Linear(vocab_size, d_model) stores its weight as (d_model, vocab_size), "
+        "out_features first, so E (vocab_size, d_model) does not even fit; the layer "
+        "multiplies by weight.T, which must be E.",
+        "c": "This layer maps d_model numbers to vocab_size numbers: the direction of the "
+        "model's last layer, which turns a vector into scores over the vocabulary (the "
+        "paper ties that layer's weight to E). A one-hot vector has vocab_size entries, "
+        "so it cannot be its input.",
+        "d": "The bias would add the same vector to every token's row: the result is "
+        "E[ids] + bias, not the lookup.",
+    },
+)
+check_quiz_linear_layer = quiz_check(QUIZ_LINEAR_LAYER)
+
+QUIZ_GRADIENT_ROWS = Quiz(
+    name="quiz_gradient_rows",
+    answer=5,
+    why={
+        5: "The batch uses the ids 0, 1, 2, 3 and 5: five different rows. Row 1 occurs twice "
+        "and gets the sum of both positions' gradients, but it is still one row; rows 4 and "
+        "6 to 9 are never read, so their gradient is exactly 0.",
+        10: "Only the rows that the batch reads take part in the computation. A row that is "
+        "never looked up does not affect the loss, so its gradient is 0.",
+        6: "6 is the number of tokens. Row 1 is read twice, but it is one row: its gradient is "
+        "the sum of the gradients at its two positions.",
+        4: "Count again: the ids are 3, 0, 5, 1, 1, 2.",
+    },
+)
+check_quiz_gradient_rows = quiz_check(QUIZ_GRADIENT_ROWS)
+
+
 # ---------------------------------------------------------------------------- registry
 LESSON = "02_embeddings"
 EXERCISES = (
@@ -511,6 +629,12 @@ EXERCISES = (
         forbidden=("torch.nn.functional.one_hot",),
     ),
     Exercise("embed", check_embed, kind="function", points=1, minutes=5, level=1),
+    Exercise(
+        "quiz_linear_layer", check_quiz_linear_layer, kind="quiz", points=1, minutes=3, level=2
+    ),
+    Exercise(
+        "quiz_gradient_rows", check_quiz_gradient_rows, kind="quiz", points=1, minutes=2, level=1
+    ),
     Exercise(
         "cosine_similarity",
         check_cosine_similarity,

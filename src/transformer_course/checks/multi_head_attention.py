@@ -1,27 +1,54 @@
-"""Checks for lesson 05: ``split_heads``, ``merge_heads`` and ``MultiHeadAttention``.
+"""Checks for lesson 05: ``split_heads``, ``merge_heads``, ``MultiHeadAttention`` and two
+concept questions.
 
-Expected values come from :mod:`transformer_course.reference.multi_head_attention` (tested
-against ``nn.MultiheadAttention`` in ``tests/test_05_multi_head_attention.py``).
-The values that classic mistakes produce are computed by :func:`_variant`, a
-multi-head attention with a knob for each mistake, so that a wrong answer gets
-the diagnosis of the mistake it matches.
+Expected values come from :mod:`transformer_course.reference.multi_head_attention`
+(tested against ``nn.MultiheadAttention`` in ``tests/test_05_multi_head_attention.py``).
+The values that classic mistakes produce are computed by :func:`_variant`, a float64
+multi-head attention with one knob per mistake, so that a wrong answer gets the
+diagnosis of the mistake it matches. The attention weights are diagnosed by the
+course's one shared diagnosis, :func:`~transformer_course.checking.attention.expect_attention_weights`.
+
+What is required is what the concept needs; incidental choices are accepted:
+
+* any value that blocks masked positions (-inf, -1e9, ``torch.finfo(dtype).min``, an
+  additive 0/-inf mask), and fully masked query rows that come out as zeros, uniform
+  weights or another finite distribution (the conventions the shared diagnosis accepts;
+  a note says which), the output being checked under the learner's own convention;
+* any floating-point dtype for the output and the weights (a note when it is not the
+  inputs' float32), compared with the tolerance of float32, the inputs' dtype;
+* dropout through ``nn.Dropout``, ``F.dropout(..., training=self.training)`` or
+  ``F.scaled_dot_product_attention(dropout_p=...)``; the weights returned in training
+  mode may be taken before dropout (the contract) or after it (what
+  ``nn.MultiheadAttention`` and the Annotated Transformer return), with a note.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import torch
 
-from transformer_course.checking import Checker, CheckFailure, torch_generator
+from transformer_course.checking import Checker, tolerance, torch_generator
+from transformer_course.checking.attention import (
+    expect_attention_weights,
+    with_fully_masked_rows,
+)
+from transformer_course.checking.modules import build_module, random_state
+from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.reference import multi_head_attention as ref
 from transformer_course.registry import Exercise
 
-__all__ = ["check_MultiHeadAttention", "check_merge_heads", "check_split_heads"]
+__all__ = [
+    "check_MultiHeadAttention",
+    "check_merge_heads",
+    "check_quiz_cross_attention",
+    "check_quiz_d_k",
+    "check_split_heads",
+]
 
 PROJECTIONS = ("w_q", "w_k", "w_v", "w_o")
-STATE_KEYS = [f"{name}.{part}" for name in PROJECTIONS for part in ("weight", "bias")]
 
 
 def _randn(shape, seed: int, dtype=torch.float32, scale: float = 1.0) -> torch.Tensor:
@@ -30,25 +57,20 @@ def _randn(shape, seed: int, dtype=torch.float32, scale: float = 1.0) -> torch.T
     return (values * scale).to(dtype)
 
 
-def _call_with_view_hint(c: Checker, fn, *args, call_repr: str):
-    """Checker.call, with a hint when ``.view`` was used on a non-contiguous tensor."""
-    try:
-        return c.call(fn, *args, call_repr=call_repr)
-    except CheckFailure as failure:
-        if "view size is not compatible" in failure.message:
-            raise CheckFailure(
-                failure.exercise,
-                failure.message + "\nAfter a transpose the tensor is no longer laid out "
-                "row by row in memory, so `.view` cannot regroup its axes. Use `.reshape(...)` "
-                "(it copies only when it must) or `.contiguous().view(...)`.",
-                failure.learner_traceback,
-            ) from failure
-        raise
+def _where_from(got: torch.Tensor, x: torch.Tensor, index: tuple[int, ...]) -> str:
+    """Which entry of ``x`` the learner's value at ``index`` is (random values are unique)."""
+    hits = (x == got[index]).nonzero()
+    return f"x{tuple(int(i) for i in hits[0])}" if len(hits) == 1 else "a value not taken from x"
 
 
 # ------------------------------------------------------------------ split_heads
 # (seed, batch, len, d_model, num_heads, dtype)
-_SPLIT_VISIBLE = [(1, 2, 3, 8, 2, torch.float32), (2, 1, 5, 12, 3, torch.float64)]
+_SPLIT_VISIBLE = [
+    (1, 2, 3, 8, 2, torch.float32),
+    (2, 1, 5, 12, 3, torch.float64),
+    (3, 2, 2, 6, 6, torch.float32),  # d_head = 1
+    (4, 1, 3, 4, 1, torch.float32),  # one head
+]
 _SPLIT_HIDDEN = [
     (101, 3, 5, 12, 4, torch.float64),
     (102, 2, 7, 16, 8, torch.float32),
@@ -56,6 +78,19 @@ _SPLIT_HIDDEN = [
     (104, 2, 3, 10, 10, torch.float32),
     (105, 2, 5, 24, 6, torch.float64),
 ]
+
+SPLIT_NO_TRANSPOSE = (
+    "You reshaped straight to (batch, num_heads, len, d_head) without a transpose. A reshape "
+    "only regroups the numbers in memory order, so 'head 0' then holds the first tokens' "
+    "complete vectors instead of the first d_head features of every token. Reshape to "
+    "(batch, len, num_heads, d_head) first, then `.transpose(1, 2)`."
+)
+SPLIT_STRIDED = (
+    "Your heads are split along the wrong axis: head i should hold the contiguous features "
+    "i*d_head ... (i+1)*d_head - 1 of each token, but yours holds every num_heads-th feature. "
+    "Reshape the last axis as (num_heads, d_head), in that order, not (d_head, num_heads)."
+)
+_SAME_DTYPE = "Reshaping and transposing move numbers around; they never need to change the dtype."
 
 
 def _split_shape_hint(got: tuple, batch: int, length: int, num_heads: int, d_head: int) -> str:
@@ -66,60 +101,78 @@ def _split_shape_hint(got: tuple, batch: int, length: int, num_heads: int, d_hea
         "of the (batch, len, num_heads, d_head) tensor, not 2 and 3.",
         (batch, length, d_head, num_heads): "The last two axes are (d_head, num_heads): reshape "
         "the last axis as (num_heads, d_head), then move the heads axis to position 1.",
-        (batch * num_heads, length, d_head): "Keep batch and heads as separate axes: the contract "
-        "is 4-D, (batch, num_heads, len, d_head).",
+        (batch * num_heads, length, d_head): "Keep batch and heads as separate axes: the "
+        "contract is 4-D, (batch, num_heads, len, d_head). (d2l's transpose_qkv folds them "
+        "into one axis for its own attention function; here they stay apart.)",
     }
-    return hints.get(tuple(got), "The contract is (batch, num_heads, len, d_head) with d_head = "
-                     "d_model // num_heads.")  # fmt: skip
+    default = "The contract is (batch, num_heads, len, d_head) with d_head = d_model // num_heads."
+    return hints.get(tuple(got), default)
 
 
 def check_split_heads(split_heads, *, hidden: bool = False) -> None:
-    """split_heads(x (batch, len, d_model), num_heads) -> (batch, num_heads, len, d_head)."""
+    """split_heads(x (batch, len, d_model), num_heads) -> (batch, num_heads, len, d_head).
+
+    Required: that shape, x's dtype, and exactly x's numbers with head i holding features
+    i*d_head ... (i+1)*d_head - 1 of every token. Any way of getting there is accepted
+    (reshape/view + transpose/permute, unflatten, chunk + stack, einsum, a loop).
+    """
     with Checker("split_heads", hidden=hidden) as c:
         c.require_callable(split_heads)
         for seed, batch, length, d_model, num_heads, dtype in (
             _SPLIT_HIDDEN if hidden else _SPLIT_VISIBLE
         ):
             d_head = d_model // num_heads
-            x = _randn((batch, length, d_model), seed, dtype)
-            original = x.clone()
+            x = _randn((batch, length, d_model), seed, dtype)  # (batch, len, d_model)
             what = (
-                f"split_heads(x, num_heads={num_heads}) for x of shape (batch={batch}, len={length}, "
-                f"d_model={d_model})"
+                f"split_heads(x, num_heads={num_heads}) for x of shape (batch={batch}, "
+                f"len={length}, d_model={d_model})"
             )
-            got = _call_with_view_hint(c, split_heads, x, num_heads,
-                                       call_repr=f"split_heads(x {tuple(x.shape)}, {num_heads})")  # fmt: skip
+            got = c.call(
+                split_heads,
+                x,
+                num_heads,
+                call_repr=f"split_heads(x {tuple(x.shape)}, {num_heads})",
+                mutation_hint="Reshape and transpose give new views of x; nothing needs to be "
+                "written into x.",
+            )
             c.expect_type(got, torch.Tensor, what, "Return a torch tensor (reshape/transpose x).")
             expected = ref.split_heads(x, num_heads)  # (batch, num_heads, len, d_head)
-            c.expect_shape(got, expected.shape, what,
-                           _split_shape_hint(tuple(got.shape), batch, length, num_heads, d_head))  # fmt: skip
-            c.expect_dtype(
-                got, dtype, what, "Reshaping and transposing never need to change the dtype."
+            c.expect_shape(
+                got,
+                expected.shape,
+                what,
+                _split_shape_hint(got.shape, batch, length, num_heads, d_head),
             )
-            c.expect_true(
-                torch.equal(x, original),
-                f"{what} changed its input x in place. Return a new view instead of writing into x.",
-            )
-            c.expect_close(
-                got, expected, what, rtol=0.0, atol=0.0,
+            c.expect_dtype(got, dtype, what, _SAME_DTYPE)
+
+            def explain(got=got, x=x, expected=expected, d_head=d_head) -> str:
+                b, i, t, j = (int(n) for n in (got != expected).nonzero()[0])  # first wrong entry
+                return (
+                    f"At index [{b}, {i}, {t}, {j}] yours holds {_where_from(got, x, (b, i, t, j))}, "
+                    f"but head {i} of token {t} should hold x[{b}, {t}, {i * d_head + j}] "
+                    f"(result[b, i, t, j] == x[b, t, i * d_head + j])."
+                )
+
+            c.expect_equal(
+                got,
+                expected,
+                what,
+                hint=explain,
                 mistakes={
-                    "You reshaped straight to (batch, num_heads, len, d_head) without a transpose. "
-                    "A reshape only regroups the numbers in memory order, so 'head 0' then holds the "
-                    "first tokens' complete vectors instead of the first d_head features of every "
-                    "token. Reshape to (batch, len, num_heads, d_head) first, then `.transpose(1, 2)`.":
-                        x.reshape(batch, num_heads, length, d_head),
-                    "Your heads are split along the wrong axis: head i should hold the contiguous "
-                    "features i*d_head ... (i+1)*d_head - 1 of each token, but yours holds every "
-                    "num_heads-th feature. Reshape the last axis as (num_heads, d_head), in that "
-                    "order, not (d_head, num_heads).":
-                        x.reshape(batch, length, d_head, num_heads).permute(0, 3, 1, 2),
+                    SPLIT_NO_TRANSPOSE: x.reshape(batch, num_heads, length, d_head),
+                    SPLIT_STRIDED: x.reshape(batch, length, d_head, num_heads).permute(0, 3, 1, 2),
                 },
-            )  # fmt: skip
+            )
 
 
 # ------------------------------------------------------------------ merge_heads
 # (seed, batch, num_heads, len, d_head, dtype, non_contiguous_input)
-_MERGE_VISIBLE = [(11, 2, 2, 3, 4, torch.float32, False), (12, 1, 3, 5, 2, torch.float64, False)]
+_MERGE_VISIBLE = [
+    (11, 2, 2, 3, 4, torch.float32, False),
+    (12, 1, 3, 5, 2, torch.float64, False),
+    (13, 2, 2, 3, 2, torch.float32, True),  # a transposed view, as split_heads returns it
+    (14, 1, 1, 3, 2, torch.float32, False),  # one head
+]
 _MERGE_HIDDEN = [
     (111, 3, 4, 2, 3, torch.float64, False),
     (112, 2, 8, 6, 2, torch.float32, False),
@@ -127,6 +180,17 @@ _MERGE_HIDDEN = [
     (114, 2, 5, 3, 1, torch.float32, False),
     (115, 2, 3, 7, 4, torch.float32, True),
 ]
+
+MERGE_NO_TRANSPOSE = (
+    "You reshaped (batch, num_heads, len, d_head) straight to (batch, len, d_model) without a "
+    "transpose, so each output 'token' is cut out of one head's block of numbers. Move the "
+    "heads axis back behind len first (`.transpose(1, 2)`), then reshape."
+)
+MERGE_INTERLEAVED = (
+    "Your heads come out interleaved (feature j of head i landed at j*num_heads + i): merging "
+    "should concatenate the heads, head 0's d_head features first. Transpose to (batch, len, "
+    "num_heads, d_head) and flatten the last two axes in that order."
+)
 
 
 def _merge_shape_hint(got: tuple, batch: int, num_heads: int, length: int, d_head: int) -> str:
@@ -142,7 +206,12 @@ def _merge_shape_hint(got: tuple, batch: int, num_heads: int, length: int, d_hea
 
 
 def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
-    """merge_heads(x (batch, num_heads, len, d_head)) -> (batch, len, num_heads * d_head)."""
+    """merge_heads(x (batch, num_heads, len, d_head)) -> (batch, len, num_heads * d_head).
+
+    Required: that shape, x's dtype, and exactly x's numbers with the heads concatenated
+    (head 0's features first). Inputs include transposed views, as split_heads returns
+    them, so `.view` without `.contiguous()` is caught visibly.
+    """
     with Checker("merge_heads", hidden=hidden) as c:
         c.require_callable(merge_heads)
         for seed, batch, num_heads, length, d_head, dtype, strided in (
@@ -152,39 +221,48 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
                 x = _randn((batch, length, num_heads, d_head), seed, dtype).transpose(1, 2)
             else:
                 x = _randn((batch, num_heads, length, d_head), seed, dtype)
-            original = x.clone()
+            layout = ", a transposed (non-contiguous) view" if strided else ""
             what = (
-                f"merge_heads(x) for x of shape (batch={batch}, num_heads={num_heads}, len={length}, "
-                f"d_head={d_head})"
+                f"merge_heads(x) for x of shape (batch={batch}, num_heads={num_heads}, "
+                f"len={length}, d_head={d_head}){layout}"
             )
-            got = _call_with_view_hint(
-                c, merge_heads, x, call_repr=f"merge_heads(x {tuple(x.shape)})"
+            got = c.call(
+                merge_heads,
+                x,
+                call_repr=f"merge_heads(x {tuple(x.shape)}{layout})",
+                mutation_hint="Transpose and reshape give new tensors; nothing needs to be "
+                "written into x.",
             )
             c.expect_type(got, torch.Tensor, what, "Return a torch tensor (transpose/reshape x).")
             expected = ref.merge_heads(x)  # (batch, len, num_heads * d_head)
-            c.expect_shape(got, expected.shape, what,
-                           _merge_shape_hint(tuple(got.shape), batch, num_heads, length, d_head))  # fmt: skip
-            c.expect_dtype(
-                got, dtype, what, "Reshaping and transposing never need to change the dtype."
+            c.expect_shape(
+                got,
+                expected.shape,
+                what,
+                _merge_shape_hint(got.shape, batch, num_heads, length, d_head),
             )
-            c.expect_true(
-                torch.equal(x, original),
-                f"{what} changed its input x in place. Return a new tensor instead of writing into x.",
-            )
-            c.expect_close(
-                got, expected, what, rtol=0.0, atol=0.0,
+            c.expect_dtype(got, dtype, what, _SAME_DTYPE)
+
+            def explain(got=got, x=x, expected=expected, d_head=d_head) -> str:
+                b, t, f = (int(n) for n in (got != expected).nonzero()[0])  # first wrong entry
+                return (
+                    f"At index [{b}, {t}, {f}] yours holds {_where_from(got, x, (b, t, f))}, but "
+                    f"feature {f} of token {t} is feature {f % d_head} of head {f // d_head}: "
+                    f"x[{b}, {f // d_head}, {t}, {f % d_head}]."
+                )
+
+            c.expect_equal(
+                got,
+                expected,
+                what,
+                hint=explain,
                 mistakes={
-                    "You reshaped (batch, num_heads, len, d_head) straight to (batch, len, d_model) "
-                    "without a transpose, so each output 'token' is cut out of one head's block of "
-                    "numbers. Move the heads axis back behind len first (`.transpose(1, 2)`), then "
-                    "reshape.":
-                        x.reshape(batch, length, num_heads * d_head),
-                    "Your heads come out interleaved (feature j of head i landed at j*num_heads + i): "
-                    "merging should concatenate the heads, head 0's d_head features first. Transpose "
-                    "to (batch, len, num_heads, d_head) and flatten the last two axes in that order.":
-                        x.permute(0, 2, 3, 1).reshape(batch, length, num_heads * d_head),
+                    MERGE_NO_TRANSPOSE: x.reshape(batch, length, num_heads * d_head),
+                    MERGE_INTERLEAVED: x.permute(0, 2, 3, 1).reshape(
+                        batch, length, num_heads * d_head
+                    ),
                 },
-            )  # fmt: skip
+            )
 
 
 # ---------------------------------------------------------- MultiHeadAttention
@@ -196,10 +274,11 @@ class _Case:
     len_k: int
     d_model: int
     num_heads: int
-    kind: str  # "self": query is key is value; "cross": key is value; "general": all three differ
+    kind: str  # "self": query is key is value; "cross": key is value; "general": all differ
     mask: str  # "none", "padding", "causal", "causal+padding", "rows" (some rows fully masked)
     scale: float = 1.0  # input scale: larger means larger logits
-    dropout: float = 0.0  # > 0: construct with dropout, switch to eval(), expect no dropout
+    dropout: float = 0.0  # the constructor's dropout
+    train: bool = False  # checked in train() mode (only with dropout 0.0 or 1.0: no randomness)
 
 
 _MHA_VISIBLE = [
@@ -207,6 +286,9 @@ _MHA_VISIBLE = [
     _Case(22, 2, 3, 5, 8, 2, "cross", "padding"),
     _Case(23, 1, 5, 5, 12, 3, "self", "causal", dropout=0.2),
     _Case(24, 2, 4, 3, 8, 4, "general", "rows"),
+    _Case(25, 3, 5, 5, 8, 2, "self", "causal+padding"),
+    _Case(26, 2, 3, 4, 8, 2, "cross", "padding", dropout=0.0, train=True),
+    _Case(27, 2, 3, 4, 8, 2, "cross", "padding", dropout=1.0, train=True),
 ]
 _MHA_HIDDEN = [
     _Case(121, 2, 5, 7, 12, 3, "cross", "none", scale=3.0),
@@ -216,16 +298,55 @@ _MHA_HIDDEN = [
     _Case(125, 2, 3, 5, 12, 4, "cross", "rows", scale=2.0),
     _Case(126, 1, 3, 3, 6, 1, "self", "none"),
     _Case(127, 2, 4, 6, 8, 2, "cross", "padding", dropout=0.3),
+    _Case(128, 2, 5, 5, 12, 3, "self", "causal", dropout=1.0, train=True),
+    _Case(129, 2, 3, 4, 8, 4, "general", "rows", dropout=0.0, train=True),
 ]
 
 
-def _state_dict(d_model: int, seed: int) -> dict[str, torch.Tensor]:
-    """Deterministic float32 weights for w_q, w_k, w_v, w_o (keys as in nn.Linear)."""
-    state = {}
-    for index, name in enumerate(PROJECTIONS):
-        state[f"{name}.weight"] = _randn((d_model, d_model), seed * 10 + index, scale=d_model**-0.5)
-        state[f"{name}.bias"] = _randn((d_model,), seed * 10 + index + 5, scale=0.1)
-    return state
+def _state_shapes(d_model: int) -> dict[str, tuple[int, ...]]:
+    shapes: dict[str, tuple[int, ...]] = {}
+    for name in PROJECTIONS:
+        shapes[f"{name}.weight"] = (d_model, d_model)
+        shapes[f"{name}.bias"] = (d_model,)
+    return shapes
+
+
+def _keys_hint(d_model: int, num_heads: int):
+    """Explains a wrong state dict: a fused q/k/v, a ModuleList, no bias, per-head layers."""
+
+    def hint(found: dict[str, tuple[int, ...]]) -> str:
+        expected = _state_shapes(d_model)
+        if set(found) == set(expected):  # the right names, a wrong shape
+            return (
+                "Each projection is nn.Linear(d_model, d_model): it computes the queries (or "
+                f"keys, values) of all {num_heads} heads at once, d_model = num_heads * d_head, "
+                "and split_heads cuts them apart afterwards."
+            )
+        text = (
+            "Create exactly four layers in __init__: self.w_q, self.w_k, self.w_v and self.w_o, "
+            "each nn.Linear(d_model, d_model) (with its bias)."
+        )
+        if any(shape == (3 * d_model, d_model) for shape in found.values()):
+            return text + (
+                " A single fused nn.Linear(d_model, 3 * d_model) for q, k and v computes the "
+                "same thing (nn.MultiheadAttention does that), but the contract here, and the "
+                "later lessons, load the weights under these four names."
+            )
+        if any(re.match(r"\w+\.[0-3]\.weight$", key) for key in found):
+            return text + (
+                " Your four projections live in a list (an nn.ModuleList, like the Annotated "
+                "Transformer's `self.linears = clones(nn.Linear(d_model, d_model), 4)`), so "
+                "their keys are numbered. The computation is the same, but this course loads "
+                "weights by name: give each layer its own attribute, self.w_q = nn.Linear(...) "
+                "and so on."
+            )
+        if any(key.endswith(".weight") for key in found) and not any(
+            key.endswith(".bias") for key in found
+        ):
+            return text + " Your layers have no bias: keep nn.Linear's default bias=True."
+        return text
+
+    return hint
 
 
 def _inputs(case: _Case):
@@ -263,12 +384,31 @@ def _describe_mask(mask) -> str:
     return "None" if mask is None else f"bool {tuple(mask.shape)}"
 
 
-def _variant(state, query, key, value, mask, num_heads, *, q_from="query", k_proj="w_k",
-             v_proj="w_v", v_from="value", scale="sqrt_d_head", softmax_dim=-1,
-             mask_mode="normal", split="correct", merge="correct", use_w_o=True):  # fmt: skip
+def _variant(
+    state,
+    query,
+    key,
+    value,
+    mask,
+    num_heads,
+    *,
+    q_from="query",
+    k_from="key",
+    k_proj="w_k",
+    v_proj="w_v",
+    v_from="value",
+    scale="sqrt_d_head",
+    softmax_dim=-1,
+    mask_mode="normal",
+    split="correct",
+    merge="correct",
+    use_w_o=True,
+    uniform_weights=False,
+):
     """Multi-head attention in float64 with one knob per classic mistake.
 
     Returns (output (batch, len_q, d_model), weights (batch, num_heads, len_q, len_k)).
+    ``uniform_weights`` spreads each row evenly over its allowed keys (dropout on the scores).
     """
     p = {name: tensor.double() for name, tensor in state.items()}
     inputs = {"query": query.double(), "key": key.double(), "value": value.double()}
@@ -283,19 +423,22 @@ def _variant(state, query, key, value, mask, num_heads, *, q_from="query", k_pro
         return x.reshape(b, length, num_heads, d // num_heads).transpose(1, 2)
 
     q = cut(project("w_q", inputs[q_from]))
-    k = cut(project(k_proj, inputs["key"]))
+    k = cut(project(k_proj, inputs[k_from]))
     v = cut(project(v_proj, inputs[v_from]))
     d_head, d_model = q.shape[-1], query.shape[-1]
-    divisor = {"sqrt_d_head": math.sqrt(d_head), "sqrt_d_model": math.sqrt(d_model),
-               "d_head": float(d_head), "none": 1.0}[scale]  # fmt: skip
+    divisor = {
+        "sqrt_d_head": math.sqrt(d_head),
+        "sqrt_d_model": math.sqrt(d_model),
+        "d_head": float(d_head),
+        "none": 1.0,
+    }[scale]
     scores = q @ k.transpose(-2, -1) / divisor  # (batch, heads, len_q, len_k)
+    if uniform_weights:
+        scores = torch.zeros_like(scores)
     if mask is not None and mask_mode != "ignored":
         allowed = ~mask if mask_mode == "inverted" else mask
         allowed = allowed.expand(scores.shape)
-        if mask_mode == "large_negative":
-            scores = scores.masked_fill(~allowed, -1e9)
-        else:
-            scores = scores.masked_fill(~allowed, float("-inf"))
+        scores = scores.masked_fill(~allowed, float("-inf"))
     weights = torch.softmax(scores, dim=softmax_dim).nan_to_num(0.0)
     heads = weights @ v  # (batch, heads, len_q, d_head)
     b, h, lq, dh = heads.shape
@@ -306,56 +449,124 @@ def _variant(state, query, key, value, mask, num_heads, *, q_from="query", k_pro
     return (project("w_o", merged) if use_w_o else merged), weights
 
 
-_WEIGHT_MISTAKES = {
-    "You divided the scores by sqrt(d_model); the scale is sqrt(d_k) with d_k = d_head = "
-    "d_model / num_heads, the width of the vectors whose dot products you take.":
+def _output_from_weights(state, value, weights, num_heads):
+    """w_o(merge(weights @ split(w_v(value)))) in float64: the output given the weights."""
+    p = {name: tensor.double() for name, tensor in state.items()}
+    v = value.double() @ p["w_v.weight"].T + p["w_v.bias"]  # (batch, len_k, d_model)
+    b, lk, d = v.shape
+    v = v.reshape(b, lk, num_heads, d // num_heads).transpose(1, 2)  # (b, h, len_k, d_head)
+    heads = weights.double() @ v  # (batch, num_heads, len_q, d_head)
+    merged = heads.transpose(1, 2).reshape(b, heads.shape[2], d)  # (batch, len_q, d_model)
+    return merged @ p["w_o.weight"].T + p["w_o.bias"]
+
+
+KV_FROM_QUERY = (
+    "Your keys and values come from `query`: in cross-attention they come from `key` and "
+    "`value`, the encoder output, and only the queries come from `query`, the decoder. "
+    "Project `key` with w_k and `value` with w_v."
+)
+Q_FROM_KEY = (
+    "Your queries come from `key`, the encoder output. In cross-attention the queries come "
+    "from `query` (the decoder), the keys and values from `key`/`value` (the encoder output); "
+    "some popular explanations get this backwards."
+)
+
+# (knobs of _variant, diagnosis): mistakes visible in the attention weights ...
+_WEIGHT_MISTAKES = [
+    (
         {"scale": "sqrt_d_model"},
-    "You did not scale the scores: divide q k^T by sqrt(d_head) before the softmax.":
+        "You divided the scores by sqrt(d_model); the scale is sqrt(d_k) with d_k = d_head = "
+        "d_model / num_heads, the width of the vectors whose dot products you take.",
+    ),
+    (
         {"scale": "none"},
-    "You divided the scores by d_head; the paper divides by its square root, sqrt(d_head).":
+        "You did not scale the scores: divide q k^T by sqrt(d_head) before the softmax.",
+    ),
+    (
         {"scale": "d_head"},
-    "Your queries come from the `key` input. In cross-attention the queries come from `query` "
-    "(the decoder), the keys and values from `key`/`value` (the encoder output); some popular "
-    "explanations get this backwards.":
-        {"q_from": "key"},
-    "Your queries come from the `value` input: project `query` with w_q.":
-        {"q_from": "value"},
-    "Your keys look like `key` projected with w_q: project the keys with w_k.":
-        {"k_proj": "w_q"},
-    "Your keys look like `key` projected with w_v: project the keys with w_k.":
-        {"k_proj": "w_v"},
-    "Your heads are not the ones split_heads makes: after the projections, reshape to "
-    "(batch, len, num_heads, d_head) and then transpose(1, 2); a direct reshape to "
-    "(batch, num_heads, len, d_head) mixes tokens into each head.":
+        "You divided the scores by d_head; the paper divides by its square root, sqrt(d_head).",
+    ),
+    ({"q_from": "key"}, Q_FROM_KEY),
+    ({"q_from": "value"}, "Your queries come from the `value` input: project `query` with w_q."),
+    ({"k_from": "query"}, KV_FROM_QUERY),
+    ({"k_proj": "w_q"}, "Your keys look like `key` projected with w_q: project the keys with w_k."),
+    ({"k_proj": "w_v"}, "Your keys look like `key` projected with w_v: project the keys with w_k."),
+    (
         {"split": "no_transpose"},
-    "You took the softmax over the queries (dim=-2); each query's weights must sum to 1 over "
-    "the keys: softmax over the last axis.":
+        "Your heads are not the ones split_heads makes: after the projections, reshape to "
+        "(batch, len, num_heads, d_head) and then transpose(1, 2); a direct reshape to "
+        "(batch, num_heads, len, d_head) mixes tokens into each head.",
+    ),
+    (
         {"softmax_dim": -2},
-}  # fmt: skip
-
-_OUTPUT_MISTAKES = {
-    "You left out the output projection: the concatenated heads still go through w_o.":
+        "You took the softmax over the queries (dim=-2); each query's weights must sum to 1 "
+        "over the keys: softmax over the last axis.",
+    ),
+    (
+        {"mask_mode": "ignored"},
+        "Your attention ignores the mask: keys the mask forbids get weight. Pass the mask on "
+        "and apply it to the scaled scores before the softmax (blocked scores become -inf or "
+        "a large negative number); it broadcasts to (batch, num_heads, len_q, len_k).",
+    ),
+]
+# ... and mistakes that only the output shows.
+_OUTPUT_MISTAKES = [
+    (
         {"use_w_o": False},
-    "You merged the heads with a reshape but without transpose(1, 2) first, so each output "
-    "token is cut out of one head's block of numbers.":
+        "You left out the output projection: the concatenated heads still go through w_o.",
+    ),
+    (
         {"merge": "no_transpose"},
-    "Your values look like `value` projected with w_k: project the values with w_v.":
+        "You merged the heads with a reshape but without transpose(1, 2) first, so each output "
+        "token is cut out of one head's block of numbers.",
+    ),
+    (
         {"v_proj": "w_k"},
-    "Your values look like `value` projected with w_q: project the values with w_v.":
+        "Your values look like `value` projected with w_k: project the values with w_v.",
+    ),
+    (
         {"v_proj": "w_q"},
-    "Your values are not projected: apply w_v to `value` before splitting into heads.":
+        "Your values look like `value` projected with w_q: project the values with w_v.",
+    ),
+    (
         {"v_proj": None},
-    "Your values come from the `key` input: the values are `value` projected with w_v.":
+        "Your values are not projected: apply w_v to `value` before splitting into heads.",
+    ),
+    (
         {"v_from": "key"},
-    "Your values come from the `query` input: the values are `value` projected with w_v.":
+        "Your values come from the `key` input: the values are `value` projected with w_v.",
+    ),
+    (
         {"v_from": "query"},
-}  # fmt: skip
+        "Your values come from the `query` input: the values are `value` projected with w_v. "
+        "In cross-attention the values come from the encoder output, like the keys.",
+    ),
+]
+
+DROPOUT_IN_EVAL = (
+    "The module is in eval mode, where dropout must do nothing: use `self.dropout = "
+    "nn.Dropout(dropout)` (it follows train()/eval()), or F.dropout(..., "
+    "training=self.training)."
+)
+DROPOUT_NOT_IN_TRAIN = (
+    "In train mode with dropout=1.0 every attention weight is dropped, so each head's output is "
+    "0 and the layer's output is just w_o's bias. Yours is what eval mode gives: dropout is "
+    "not applied in training. Apply it to the attention weights before they multiply the "
+    "values: `self.dropout(weights) @ v`."
+)
+DROPOUT_AFTER_W_O = (
+    "In train mode with dropout=1.0 your output is all zeros: you applied dropout to the "
+    "layer's output, after w_o. In multi-head attention, dropout acts on the attention weights "
+    "(before they multiply the values), so with dropout=1.0 the output is w_o's bias."
+)
+DROPOUT_ON_SCORES = (
+    "With dropout=1.0 in train mode your weights are uniform over the allowed keys: you "
+    "applied dropout to the scores before the softmax (zeroed scores give equal weights). "
+    "Dropout acts on the weights after the softmax, where the values are mixed."
+)
 
 
-_MASK_IGNORED = "Your attention ignores the mask: apply it to the scores before the softmax."
-
-
-def _mistake_values(table: dict, part: int, args: tuple) -> dict:
+def _mistake_values(table, part: int, args: tuple) -> dict:
     """{message: zero-argument callable giving the output (part 0) or weights (part 1)}."""
 
     def value(knobs):
@@ -364,7 +575,7 @@ def _mistake_values(table: dict, part: int, args: tuple) -> dict:
         except RuntimeError:  # a mistake that cannot happen with these shapes
             return None
 
-    return {message: (lambda knobs=knobs: value(knobs)) for message, knobs in table.items()}
+    return {message: (lambda knobs=knobs: value(knobs)) for knobs, message in table}
 
 
 def _weights_shape_hint(got: tuple, batch: int, num_heads: int, len_q: int, len_k: int) -> str:
@@ -376,253 +587,239 @@ def _weights_shape_hint(got: tuple, batch: int, num_heads: int, len_q: int, len_
         "per query and one column per key.",
     }
     if len_q != len_k:
-        hints[(batch, num_heads, len_k, len_k)] = (
-            "You have one row per *key*: your queries come from `key` (the encoder output). In "
-            "cross-attention the queries come from `query` (the decoder), the keys and values from "
-            "the encoder output; some popular explanations get this backwards."
-        )
+        hints[(batch, num_heads, len_k, len_k)] = f"You have one row per *key*. {Q_FROM_KEY}"
         hints[(batch, num_heads, len_q, len_q)] = (
-            "You have one column per *query*: your keys come from `query`. Keys (and values) "
-            "come from the `key` (and `value`) input."
+            f"You have one column per *query*. {KV_FROM_QUERY}"
         )
     return hints.get(tuple(got), "")
 
 
-def _output_shape_hint(got: tuple, batch: int, num_heads: int, len_q: int, len_k: int,
-                       d_model: int) -> str:  # fmt: skip
-    d_head = d_model // num_heads
+def _output_shape_hint(got: tuple, case: _Case) -> str:
+    b, h, lq, lk, d = case.batch, case.num_heads, case.len_q, case.len_k, case.d_model
     hints = {
-        (batch, num_heads, len_q, d_head): "That is still split into heads: merge them "
+        (b, h, lq, d // h): "That is still split into heads: merge them "
         "(batch, len_q, num_heads * d_head) and apply w_o.",
-        (batch, len_q, num_heads, d_head): "Flatten the last two axes: (batch, len_q, d_model).",
+        (b, lq, h, d // h): "Flatten the last two axes: (batch, len_q, d_model).",
     }
-    if len_q != len_k:
-        hints[(batch, len_k, d_model)] = (
-            "You have one output row per *key*: your queries come from `key` (the encoder "
-            "output). In cross-attention the queries come from `query` (the decoder), the keys "
-            "and values from the encoder output; some popular explanations get this backwards."
-        )
+    if lq != lk:
+        hints[(b, lk, d)] = f"You have one output row per *key*. {Q_FROM_KEY}"
     return hints.get(tuple(got), "There is one output row per query: (batch, len_q, d_model).")
 
 
-def _check_state_dict(c: Checker, module, d_model: int, num_heads: int, built: str) -> None:
-    found = list(c.call(module.state_dict, call_repr=f"{built}.state_dict()").items())
-    names = [name for name, _ in found]
-    if sorted(names) != sorted(STATE_KEYS):
-        hint = (
-            "Create exactly four layers in __init__: self.w_q, self.w_k, self.w_v and self.w_o, "
-            "each nn.Linear(d_model, d_model) (with its bias)."
-        )
-        if any(tuple(t.shape) == (3 * d_model, d_model) for _, t in found):
-            hint += (
-                " A single fused nn.Linear(d_model, 3 * d_model) for q, k and v computes the same "
-                "thing (nn.MultiheadAttention does that), but the contract here, and the later "
-                "lessons, load the weights under these four names."
-            )
-        elif any(name.endswith(".weight") for name in names) and not any(
-            name.endswith(".bias") for name in names
-        ):
-            hint += " Your layers have no bias: keep nn.Linear's default bias=True."
-        c.fail(f"{built} should have the state-dict keys {STATE_KEYS}, but it has {names}. {hint}")
-    c.ok()
-    for name, tensor in found:
-        want = (d_model, d_model) if name.endswith("weight") else (d_model,)
-        if tuple(tensor.shape) != want:
-            c.fail(
-                f"{built}: {name} has shape {tuple(tensor.shape)}, expected {want}. Each projection "
-                "is nn.Linear(d_model, d_model): it computes the queries (or keys, values) of all "
-                f"{num_heads} heads at once, d_model = num_heads * d_head, and split_heads cuts them "
-                "apart afterwards."
-            )
-    c.ok()
+def _length_mixup_hint(case: _Case):
+    """A hint for a shape error that mixes len_q and len_k in cross-attention."""
+    lq, lk = case.len_q, case.len_k
 
+    def mixes_lengths(exc: BaseException) -> bool:
+        numbers = {int(n) for n in re.findall(r"\d+", str(exc))}
+        return isinstance(exc, RuntimeError) and {lq, lk} <= numbers
 
-def _build(c: Checker, cls, case: _Case, state):
-    built = f"{getattr(cls, '__name__', 'MultiHeadAttention')}(d_model={case.d_model}, num_heads={case.num_heads}, dropout={case.dropout})"
-    module = c.call(cls, case.d_model, case.num_heads, dropout=case.dropout, call_repr=built)
-    c.expect_type(module, torch.nn.Module, built,
-                  "Make MultiHeadAttention a subclass of nn.Module (and call super().__init__()).")  # fmt: skip
-    _check_state_dict(c, module, case.d_model, case.num_heads, built)
-    c.call(module.load_state_dict, state, call_repr=f"{built}.load_state_dict(...)")
-    loaded = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
-    for name in STATE_KEYS:
-        if not torch.allclose(loaded[name].detach().double().cpu(), state[name].double()):
-            c.fail(
-                f"after {built}.load_state_dict(...), {name} does not hold the weights loaded "
-                "into it: a later key overwrote it. Are some of w_q, w_k, w_v one and the same "
-                "nn.Linear object (e.g. `self.w_q = self.w_k = self.w_v = nn.Linear(...)`)? Each "
-                "projection needs its own nn.Linear, with its own weights."
-            )
-    c.ok()
-    if case.dropout:
-        c.call(module.eval, call_repr=f"{built}.eval()")
-    return module, built
-
-
-def _check_weights(c, weights, case, mask, what):
-    """Properties of the attention weights that explain what went wrong."""
-    w = weights.detach().double()
-    b, h, lq, lk = w.shape
-    allowed = (
-        torch.ones(b, h, lq, lk, dtype=torch.bool) if mask is None else mask.expand(b, h, lq, lk)
+    advice = (
+        f"Here len_q = {lq} (the decoder's queries) and len_k = {lk} (the encoder's keys), and "
+        "the error mixes exactly these two lengths: the scores must be (batch, num_heads, "
+        "len_q, len_k) and the values (batch, num_heads, len_k, d_head). Most likely your keys "
+        "or your values come from `query`: in cross-attention they come from `key` and "
+        "`value`, the encoder output, and only the queries come from `query`, the decoder."
     )
-    dead = ~allowed.any(dim=-1)  # (b, h, lq): rows that may attend to nothing
-    all_allowed = allowed.all(dim=-1)
-    nan_rows = (~torch.isfinite(w)).any(dim=-1)
-    if nan_rows.any():
-        if mask is not None and (nan_rows == dead).all():
-            c.fail(
-                f"{what} has NaN in exactly the query rows where the mask allows no key at all: "
-                "the softmax of a row of -inf is 0/0. Such a row should get all-zero weights (and "
-                "so contribute nothing), as `scaled_dot_product_attention` from lesson 04 does: "
-                "call it, or set those rows to 0 after the softmax."
-            )
-        if mask is not None and _mask_polarity_inverted(nan_rows, all_allowed):
-            c.fail(
-                f"{what} has NaN in the query rows where the mask allows every key: you filled the "
-                "positions where the mask is True with -inf. In this course True means 'may "
-                "attend': fill where the mask is False (`scores.masked_fill(~mask, -inf)`)."
-            )
-        c.fail(f"{what} contains NaN or inf. Check the masking and the softmax.")
-    c.ok()
-    if (w < -1e-6).any():
-        c.fail(f"{what} has negative entries: weights come out of a softmax, so they are >= 0.")
-    c.ok()
-    if mask is not None:
-        leak = (w > 1e-6) & ~allowed & ~dead[..., None]
-        if leak.any():
-            live = allowed & ~dead[..., None]
-            if (w[live] < 1e-6).all():
-                c.fail(
-                    f"{what} puts weight only on the keys the mask forbids: the mask polarity is "
-                    "inverted. In this course True means 'may attend', so fill the scores with -inf "
-                    "where the mask is False (`scores.masked_fill(~mask, float('-inf'))`)."
-                )
-            c.fail(
-                f"{what} gives weight to keys the mask forbids (mask {_describe_mask(mask)}): the "
-                "mask is not applied. Pass it on to the attention (it broadcasts to (batch, "
-                "num_heads, len_q, len_k)), and apply it to the scores before the softmax."
-            )
-        c.ok()
-        if dead.any():
-            sums = w.sum(dim=-1)[dead]
-            if (sums > 1e-6).any():
-                uniform = torch.allclose(w[dead], torch.full_like(w[dead], 1.0 / lk), atol=1e-5)
-                cause = (
-                    "they are uniform (1/len_k each), which is what filling with -1e9 instead of "
-                    "-inf gives"
-                    if uniform
-                    else "they are not zero"
-                )
-                c.fail(
-                    f"{what}: in query rows where the mask allows no key at all, the weights should "
-                    f"all be 0 (the row attends to nothing), but {cause}. Use "
-                    "`scaled_dot_product_attention` from lesson 04, or zero those rows after the "
-                    "softmax."
-                )
-        c.ok()
-    live_rows = ~dead
-    sums = w.sum(dim=-1)
-    if not torch.allclose(sums[live_rows], torch.ones_like(sums[live_rows]), atol=1e-4):
-        column_sums = w.sum(dim=-2)
-        if mask is None and torch.allclose(column_sums, torch.ones_like(column_sums), atol=1e-4):
-            c.fail(
-                f"{what} sums to 1 over the queries (dim=-2) instead of over the keys: take the "
-                "softmax over the last axis, so each query's weights over the keys sum to 1."
-            )
-        c.fail(
-            f"{what} does not sum to 1 over the keys for every query (row sums range from "
-            f"{float(sums[live_rows].min()):.3g} to {float(sums[live_rows].max()):.3g}): apply "
-            "the softmax over the last axis (the keys)."
-        )
-    c.ok()
+    return [(mixes_lengths, advice)] if lq != lk and case.kind != "self" else []
 
 
-def _mask_polarity_inverted(nan_rows: torch.Tensor, all_allowed: torch.Tensor) -> bool:
-    """NaN exactly in the rows where every key is allowed: -inf was filled where mask is True."""
-    return bool(all_allowed.any()) and bool((nan_rows == all_allowed).all())
+def _kind(case: _Case) -> str:
+    if case.kind == "self":
+        return "self-attention (query = key = value)"
+    if case.kind == "cross":
+        lengths = ", len_q != len_k" if case.len_q != case.len_k else ""
+        return f"cross-attention (key = value{lengths})"
+    return "attention with query, key and value all different"
 
 
 def check_MultiHeadAttention(cls, *, hidden: bool = False) -> None:
-    """Construct cls(d_model, num_heads, dropout=...), load a state dict, compare forward."""
+    """Construct cls(d_model, num_heads, dropout=...), load a state dict, compare forward.
+
+    Required: the state-dict keys w_q/w_k/w_v/w_o .weight/.bias with (d_model, d_model) and
+    (d_model,) shapes, forward(query, key, value, mask=None) -> (output (batch, len_q,
+    d_model), weights (batch, num_heads, len_q, len_k)) matching the reference within
+    float32 tolerance, a gradient path to the parameters, no dropout in eval mode, and in
+    train mode: dropout=0.0 equals eval, dropout=1.0 drops every weight (output = w_o's
+    bias). Accepted: see the module docstring.
+    """
     with Checker("MultiHeadAttention", hidden=hidden) as c:
         c.require_callable(cls, "MultiHeadAttention")
-        # Constructing modules draws their initial weights from torch's global stream: fork it,
-        # so that running a check does not change what the learner's next random draw gives.
-        with torch.random.fork_rng(devices=[]):
-            _check_mha_cases(c, cls, _MHA_HIDDEN if hidden else _MHA_VISIBLE)
+        for case in _MHA_HIDDEN if hidden else _MHA_VISIBLE:
+            _check_case(c, cls, case)
 
 
-def _check_mha_cases(c: Checker, cls, cases) -> None:
-    for case in cases:
-        state = _state_dict(case.d_model, case.seed)
-        module, built = _build(c, cls, case, state)
-        query, key, value, mask = _inputs(case)
-        b, h, lq, lk, d = case.batch, case.num_heads, case.len_q, case.len_k, case.d_model
-        kind = {"self": "self-attention (query = key = value)",
-                "cross": "cross-attention (key = value, len_q != len_k)" if lq != lk
-                else "cross-attention (key = value)",
-                "general": "attention with query, key and value all different"}[case.kind]  # fmt: skip
-        call = (
-            f"mha(query {tuple(query.shape)}, key {tuple(key.shape)}, value {tuple(value.shape)}, "
-            f"mask={_describe_mask(mask)}) [{kind}; mha = {built} holding the check's weights"
-            f"{', in eval mode' if case.dropout else ''}]"
+def _check_case(c: Checker, cls, case: _Case) -> None:
+    b, h, lq, lk, d = case.batch, case.num_heads, case.len_q, case.len_k, case.d_model
+    state = random_state(_state_shapes(d), seed=case.seed)
+    module, built = build_module(
+        c,
+        cls,
+        d,
+        h,
+        dropout=case.dropout,
+        name="MultiHeadAttention",
+        expected_shapes=_state_shapes(d),
+        keys_hint=_keys_hint(d, h),
+        state=state,
+        mode="train" if case.train else "eval",
+    )
+    query, key, value, mask = _inputs(case)
+    mode = "train" if case.train else "eval"
+    call = (
+        f"mha(query {tuple(query.shape)}, key {tuple(key.shape)}, value {tuple(value.shape)}, "
+        f"mask={_describe_mask(mask)}) [{_kind(case)}; mha = {built} holding the check's "
+        f"weights, in {mode} mode]"
+    )
+    args = (query, key, value) if mask is None else (query, key, value, mask)
+    result = c.call(module, *args, call_repr=call, hints=_length_mixup_hint(case))
+    pair = isinstance(result, tuple | list) and len(result) == 2
+    length = f" of length {len(result)}" if isinstance(result, tuple | list) else ""
+    c.expect_true(
+        pair,
+        f"{call} returned {type(result).__name__}{length}; forward should return a pair: "
+        "(output, weights).",
+    )
+    output, weights = result
+    what_o, what_w = f"the output of {call}", f"the weight tensor returned by {call}"
+    c.expect_type(output, torch.Tensor, what_o)
+    c.expect_type(weights, torch.Tensor, what_w)
+    c.expect_shape(output, (b, lq, d), what_o, _output_shape_hint(output.shape, case))
+    c.expect_shape(
+        weights, (b, h, lq, lk), what_w, _weights_shape_hint(weights.shape, b, h, lq, lk)
+    )
+    # short names: the note about another float dtype is then printed once, not per case
+    c.expect_floating(output, "the output of forward", preferred=query.dtype)
+    c.expect_floating(weights, "the weight tensor returned by forward", preferred=query.dtype)
+    c.expect_true(
+        output.requires_grad,
+        f"{what_o} is cut off from the module's parameters (requires_grad is False): did you "
+        "use torch.no_grad(), .detach(), or go through numpy? Training needs the gradient to "
+        "flow back to w_q, w_k, w_v and w_o.",
+    )
+
+    reference = ref.MultiHeadAttention(d, h).double().eval()
+    reference.load_state_dict({name: tensor.double() for name, tensor in state.items()})
+    with torch.no_grad():
+        expected_out, expected_weights = reference(
+            query.double(), key.double(), value.double(), mask
         )
-        args = (query, key, value) if mask is None else (query, key, value, mask)
-        result = c.call(module, *args, call_repr=call)
-        if not (isinstance(result, tuple | list) and len(result) == 2):
-            c.fail(
-                f"{call} returned {type(result).__name__}"
-                f"{f' of length {len(result)}' if isinstance(result, tuple | list) else ''}; "
-                "forward should return a pair: (output, weights)."
-            )
-        c.ok()
-        output, weights = result
-        c.expect_type(output, torch.Tensor, f"the output of {call}")
-        c.expect_type(weights, torch.Tensor, f"the weight tensor returned by {call}")
-        c.expect_shape(output, (b, lq, d), f"the output of {call}",
-                       _output_shape_hint(tuple(output.shape), b, h, lq, lk, d))  # fmt: skip
-        c.expect_shape(weights, (b, h, lq, lk), f"the weight tensor returned by {call}",
-                       _weights_shape_hint(tuple(weights.shape), b, h, lq, lk))  # fmt: skip
-        c.expect_dtype(output, torch.float32, f"the output of {call}",
-                       "The module's weights and inputs are float32; keep that dtype.")  # fmt: skip
-        c.expect_dtype(weights, torch.float32, f"the weight tensor returned by {call}")
-        c.expect_true(
-            output.requires_grad,
-            f"the output of {call} is cut off from the module's parameters (requires_grad is "
-            "False): did you use torch.no_grad(), .detach(), or go through numpy? Training needs "
-            "the gradient to flow back to w_q, w_k, w_v and w_o.",
+    variant_args = (state, query, key, value, mask, h)
+    tol = tolerance(output.dtype, weights.dtype, query.dtype)
+
+    # The weights: before dropout (the contract), or, in training, after it (with a note).
+    dropped_entirely = case.train and case.dropout == 1.0
+    weight_mistakes = _mistake_values(_WEIGHT_MISTAKES, 1, variant_args)
+    convention = None
+    if dropped_entirely and bool((weights.detach().abs() < 1e-6).all()):
+        c.note(
+            "in train mode your layer returns the attention weights after dropout (as "
+            "nn.MultiheadAttention and the Annotated Transformer do). That is accepted; the "
+            "reference returns them before dropout, the attention distribution itself. In "
+            "eval mode, where weights are inspected, the two agree."
+        )
+    else:
+        if dropped_entirely:
+            weight_mistakes[DROPOUT_ON_SCORES] = lambda: _variant(
+                *variant_args, uniform_weights=True
+            )[1]
+        convention = expect_attention_weights(
+            c, weights, mask, what_w, expected=expected_weights, mistakes=weight_mistakes, **tol
         )
 
-        expected_module = ref.MultiHeadAttention(d, h)
-        expected_module.load_state_dict(state)
-        with torch.no_grad():
-            expected_out, expected_weights = expected_module(query, key, value, mask)
+    # The output.
+    if dropped_entirely:
+        bias = state["w_o.bias"].double().expand(b, lq, d)  # heads all zero -> w_o(0) = bias
+        c.expect_close(
+            output,
+            bias,
+            what_o,
+            **tol,
+            hint="With dropout=1.0 in train mode, the output must be w_o's bias in every "
+            "position: dropout acts on the attention weights, before they multiply the values.",
+            mistakes={
+                DROPOUT_NOT_IN_TRAIN: expected_out,
+                DROPOUT_AFTER_W_O: torch.zeros(b, lq, d),
+            },
+        )
+        return
+    if convention not in (None, "zero"):  # the learner's own fully masked rows
+        own = with_fully_masked_rows(expected_weights, mask, convention, like=weights)
+        expected_out = _output_from_weights(state, value, own, h)
+    hint = ""
+    if case.dropout and not case.train:
+        hint = DROPOUT_IN_EVAL
+    elif case.train:
+        hint = (
+            "In train mode with dropout=0.0, dropout changes nothing: the layer must compute "
+            "exactly what it computes in eval mode."
+        )
+    c.expect_close(
+        output,
+        expected_out,
+        what_o,
+        **tol,
+        hint=hint,
+        mistakes=_mistake_values(_OUTPUT_MISTAKES, 0, variant_args),
+    )
 
-        args = (state, query, key, value, mask, h)
-        mistakes_w = _mistake_values(_WEIGHT_MISTAKES, 1, args)
-        mistakes_w |= _mistake_values({_MASK_IGNORED: {"mask_mode": "ignored"}}, 1, args)
-        what_w = f"the weight tensor returned by {call}"
-        _check_weights(c, weights, case, mask, what_w)
-        c.expect_close(weights, expected_weights, what_w, rtol=1e-4, atol=1e-5,
-                       mistakes=mistakes_w)  # fmt: skip
-        mistakes_o = _mistake_values(_OUTPUT_MISTAKES, 0, args)
-        hint = ""
-        if case.dropout:
-            hint = (
-                "The module is in eval mode, where dropout must do nothing: use "
-                "`self.dropout = nn.Dropout(dropout)` (it follows train()/eval()), or "
-                "F.dropout(..., training=self.training)."
-            )
-        c.expect_close(output, expected_out, f"the output of {call}", rtol=1e-4, atol=1e-5,
-                       hint=hint, mistakes=mistakes_o)  # fmt: skip
+
+# ---------------------------------------------------------------------- concept questions
+QUIZ_D_K = Quiz(
+    name="quiz_d_k",
+    answer=64,
+    why={
+        64: "d_k = d_model / h = 768 / 12 = 64: each head's queries and keys are 64 numbers "
+        "wide, whatever the length of the sentence. (BERT-base has exactly these sizes.)",
+        768: "768 is d_model, the width of a whole token vector. Each head projects it down to "
+        "a slice of d_model / h features.",
+        9216: "768 * 12 would make every head as wide as the whole model, twelve times over: "
+        "the heads share d_model between them instead.",
+        12: "12 is h, the number of heads, not the width of one head.",
+        8: "8 = sqrt(64) is what the scores are divided by, sqrt(d_k), not d_k itself.",
+    },
+)
+check_quiz_d_k = quiz_check(QUIZ_D_K)
+
+QUIZ_CROSS_ATTENTION = Quiz(
+    name="quiz_cross_attention",
+    answer="b",
+    choices={
+        "a": "queries and keys from the encoder output, values from the decoder",
+        "b": "queries from the decoder, keys and values from the encoder output",
+        "c": "queries, keys and values all from the encoder output",
+        "d": "queries from the encoder output, keys and values from the decoder",
+    },
+    why={
+        "a": "This is what a widely read illustrated guide says, and it cannot work: the output "
+        "has one row per query, so queries from the encoder would give one output per *source* "
+        "word, while the decoder needs one per *target* word.",
+        "b": "The decoder asks (one query per target word), the encoder output answers: each "
+        "key says what a source position offers, each value what it hands over. The weights "
+        "are (len_q, len_k) = (target length, source length).",
+        "c": "Then the layer would not depend on the decoder at all: it would be encoder "
+        "self-attention again, the same for every target sentence.",
+        "d": "That has one output row per source word, not per target word, and the decoder "
+        "could not read the source: keys and values are what is read.",
+    },
+)
+check_quiz_cross_attention = quiz_check(QUIZ_CROSS_ATTENTION)
 
 
 # ---------------------------------------------------------------------------- registry
 LESSON = "05_multi_head_attention"
 EXERCISES = (
+    Exercise("quiz_d_k", check_quiz_d_k, kind="quiz", points=1, minutes=3, level=1),
     Exercise("split_heads", check_split_heads, kind="function", points=1, minutes=10, level=2),
     Exercise("merge_heads", check_merge_heads, kind="function", points=1, minutes=10, level=2),
+    Exercise(
+        "quiz_cross_attention",
+        check_quiz_cross_attention,
+        kind="quiz",
+        points=1,
+        minutes=3,
+        level=1,
+    ),
     Exercise(
         "MultiHeadAttention",
         check_MultiHeadAttention,

@@ -1,31 +1,71 @@
 """Checks for lesson 03: sinusoidal positional encoding.
 
-Three exercises: the table ``positional_encoding(max_len, d_model)``, the
-rotation ``relative_shift(k, d_model)`` that moves every position by k, and the
-module ``PositionalEncoding(d_model, max_len, dropout)`` that adds the table to a
-batch of embeddings.
+Three exercises and two concept questions: the table ``positional_encoding(max_len,
+d_model)``, the rotation ``relative_shift(k, d_model)`` that moves every position by
+k, and the module ``PositionalEncoding(d_model, max_len, dropout)`` that adds the
+table to a batch of embeddings.
+
+What the checks accept beyond the reference's own choices:
+
+* ``positional_encoding`` and ``relative_shift``: any float dtype (float64 preferred,
+  a note otherwise); values are compared at float32 precision or looser, because
+  computing the angles in float32 (PyTorch's default, or the exp/log form of
+  10000^(2i/d_model)) is a correct way too.
+* ``PositionalEncoding``: the table may come from the learner's own
+  ``positional_encoding`` or from any formula; it may be stored in any layout that
+  broadcasts correctly ((1, max_len, d_model) as in the Annotated Transformer, or
+  (max_len, d_model)), under any name, in any dtype as long as the output keeps x's
+  dtype; and it may stay out of the state dict (a plain attribute, as d2l keeps it,
+  or a non-persistent buffer), with a note. A table stored as a learnable
+  parameter is rejected: it would be trained.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
-from torch import nn
 
-from transformer_course.checking import Checker, CheckFailure, torch_generator
+from transformer_course.checking import Checker, CheckFailure, tolerance, torch_generator
+from transformer_course.checking.modules import build_module
+from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.reference import positional_encoding as ref
 from transformer_course.registry import Exercise
+
+__all__ = [
+    "check_PositionalEncoding",
+    "check_positional_encoding",
+    "check_quiz_row_length",
+    "check_quiz_shift",
+    "check_relative_shift",
+]
 
 # float32 arithmetic (torch's default, or the exp/log form of 10000^(2i/d_model))
 # loses about 1e-7 of the angle per unit of position: at position 255 that is a
 # few 1e-5 after sin/cos. Every real mistake is off by far more than 1e-4.
-ATOL = 1e-4
-RTOL = 1e-5
+FLOAT32_FORMULA = {"rtol": 1e-5, "atol": 1e-4}
+
+
+def _tolerance(*dtypes) -> dict[str, float]:
+    """The tolerance of the least precise dtype, but never tighter than a float32 formula."""
+    fit = tolerance(*dtypes)
+    return {key: max(fit[key], FLOAT32_FORMULA[key]) for key in fit}
 
 
 # ------------------------------------------------------------------ wrong tables
-def _table(max_len, d_model, *, base=10000.0, start=0, exponent="2i", swap=False,
-           layout="interleaved", multiply=False, odd_last="sin"):  # fmt: skip
+def _table(
+    max_len,
+    d_model,
+    *,
+    base=10000.0,
+    start=0,
+    exponent="2i",
+    swap=False,
+    layout="interleaved",
+    multiply=False,
+    odd_last="sin",
+):
     """A sinusoidal table with one classic mistake switched on (the defaults give the right one).
 
     exponent: "2i" (right), "i" (pair index without the 2), "j" (the column index j,
@@ -58,6 +98,7 @@ def _table(max_len, d_model, *, base=10000.0, start=0, exponent="2i", swap=False
 
 
 def _pe_mistakes(max_len, d_model):
+    """diagnosis -> (a zero-argument function giving the table that mistake produces)."""
     mistakes = {
         "Sine and cosine are swapped: even features (0, 2, 4, ...) hold the sine, "
         "PE[pos, 2i] = sin(...), and odd features the cosine, PE[pos, 2i+1] = cos(...). "
@@ -67,7 +108,7 @@ def _pe_mistakes(max_len, d_model):
         "The sin and cos halves are concatenated (all sines in features 0..d_model/2-1, then "
         "all cosines). Some codebases (tensor2tensor, for one) use that layout and it carries "
         "the same information, but the paper, and this course, interleave them: sin in "
-        "feature 2i, cos in feature 2i+1 (pe[:, 0::2] and pe[:, 1::2]).": lambda: _table(
+        "feature 2i, cos in feature 2i+1 (the even and the odd columns).": lambda: _table(
             max_len, d_model, layout="concatenated"
         ),
         "The exponent uses i/d_model where the formula has 2i/d_model (i counts the "
@@ -95,7 +136,9 @@ def _pe_mistakes(max_len, d_model):
             _table(max_len, d_model, multiply=True)
         ),
         "Positions start at 1; they start at 0 (row 0 is sin(0), cos(0), ... = 0, 1, 0, 1, "
-        "...). Use np.arange(max_len).": lambda: _table(max_len, d_model, start=1),
+        "...). Count the positions from 0 to max_len - 1.": lambda: _table(
+            max_len, d_model, start=1
+        ),
     }
     if d_model % 2:
         last = (
@@ -114,51 +157,74 @@ def _pe_mistakes(max_len, d_model):
 def _pe_property_hint(got: np.ndarray, max_len: int, d_model: int) -> str:
     """Explain the first basic property the learner's table violates."""
     if np.abs(got).max() > 1 + 1e-6:
-        return ("Some values are outside [-1, 1], which sin and cos never leave. Is the angle "
-                "inside the sin/cos?")  # fmt: skip
+        return (
+            "Some values are outside [-1, 1], which sin and cos never leave. Is the angle "
+            "inside the sin/cos?"
+        )
+    atol = FLOAT32_FORMULA["atol"]
     row0 = np.where(np.arange(d_model) % 2 == 0, 0.0, 1.0)
-    if not np.allclose(got[0], row0, atol=ATOL):
-        return (f"Row 0 (position 0) should be sin(0), cos(0), ... = {np.round(row0[:6], 3)}... "
-                f"but yours starts {np.round(got[0, :6], 3)}.")  # fmt: skip
-    if not np.allclose(got[:, 0], np.sin(np.arange(max_len)), atol=ATOL):
+    if not np.allclose(got[0], row0, atol=atol):
+        return (
+            f"Row 0 (position 0) should be sin(0), cos(0), ... = {np.round(row0[:6], 3)}... "
+            f"but yours starts {np.round(got[0, :6], 3)}."
+        )
+    if not np.allclose(got[:, 0], np.sin(np.arange(max_len)), atol=atol):
         return "Feature 0 should be sin(pos): pair i = 0 has frequency 1 (wavelength 2π)."
     pairs = d_model // 2
-    if pairs and not np.allclose(got[:, 0 : 2 * pairs : 2] ** 2 + got[:, 1 : 2 * pairs : 2] ** 2,
-                                 1.0, atol=10 * ATOL):  # fmt: skip
-        return ("Features 2i and 2i+1 should be the sine and cosine of the *same* angle, so "
-                "their squares should sum to 1, but they don't.")  # fmt: skip
-    return ("Compare with the formula: PE[pos, 2i] = sin(pos / 10000^(2i/d_model)), "
-            "PE[pos, 2i+1] = cos(pos / 10000^(2i/d_model)).")  # fmt: skip
+    sin_cos = got[:, 0 : 2 * pairs : 2] ** 2 + got[:, 1 : 2 * pairs : 2] ** 2
+    if pairs and not np.allclose(sin_cos, 1.0, atol=10 * atol):
+        return (
+            "Features 2i and 2i+1 should be the sine and cosine of the *same* angle, so "
+            "their squares should sum to 1, but they don't."
+        )
+    return (
+        "Compare with the formula: PE[pos, 2i] = sin(pos / 10000^(2i/d_model)), "
+        "PE[pos, 2i+1] = cos(pos / 10000^(2i/d_model))."
+    )
 
 
 # --------------------------------------------------------------- positional_encoding
-VISIBLE_PE = [(6, 4), (20, 10), (9, 7)]
+VISIBLE_PE = [(6, 4), (20, 10), (9, 7), (1, 3)]
 HIDDEN_PE = [(12, 8), (64, 32), (17, 9), (256, 128), (30, 3), (1, 6), (5, 1)]
 
 
+def _expect_array(c: Checker, got, what: str, shape: str) -> None:
+    """A numpy array, with a word for the learner who returned a tensor."""
+    hint = f"Return a numpy array of shape {shape}."
+    if isinstance(got, torch.Tensor):
+        hint = (
+            "You returned a torch.Tensor. The exercises of this lesson work in numpy (the "
+            "module of exercise 3 turns the table into a tensor itself): return a numpy "
+            "array, e.g. convert a tensor with `.numpy()`."
+        )
+    c.expect_type(got, np.ndarray, what, hint)
+
+
+def _odd_hint(max_len: int, d_model: int) -> str:
+    return (
+        f"This input has an odd d_model: there are {(d_model + 1) // 2} sine features "
+        f"(0, 2, ..., {d_model - 1}) but only {d_model // 2} cosine features, so the cosines "
+        f"take only the first {d_model // 2} angles."
+    )
+
+
 def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> None:
+    """positional_encoding(max_len, d_model) -> the (max_len, d_model) sinusoidal table.
+
+    Any float dtype passes (float64 preferred, with a note otherwise).
+    """
     with Checker("positional_encoding", hidden=hidden) as c:
         c.require_callable(positional_encoding)
         for max_len, d_model in HIDDEN_PE if hidden else VISIBLE_PE:
             what = f"positional_encoding(max_len={max_len}, d_model={d_model})"
-            try:
-                got = c.call(positional_encoding, max_len, d_model)
-            except CheckFailure as error:
-                if d_model % 2 and "not implemented yet" not in error.message:
-                    c.fail(
-                        f"{error.message}\nThis input has an odd d_model: there are "
-                        f"{(d_model + 1) // 2} sine features (0, 2, ..., {d_model - 1}) but only "
-                        f"{d_model // 2} cosine features, so the cosines take only the first "
-                        f"{d_model // 2} angles (e.g. pe[:, 1::2] = np.cos(angles[:, :d_model // 2])).",
-                        error.learner_traceback,
-                    )
-                raise
-            if isinstance(got, torch.Tensor):
-                c.fail(f"{what} returned a torch.Tensor; return a numpy array "
-                       "(`.numpy()`, then `.astype(np.float64)`).")  # fmt: skip
-            c.expect_type(
-                got, np.ndarray, what, "Return a numpy array of shape (max_len, d_model)."
+            got = c.call(
+                positional_encoding,
+                max_len,
+                d_model,
+                call_repr=what,
+                hints=[(Exception, _odd_hint(max_len, d_model))] if d_model % 2 else (),
             )
+            _expect_array(c, got, what, "(max_len, d_model)")
             shape = tuple(got.shape)
             hint = "Rows are positions, columns are features: (max_len, d_model)."
             if shape == (d_model, max_len):
@@ -170,10 +236,7 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                     " With an odd d_model your table got one extra column: keep d_model of them."
                 )
             c.expect_shape(got, (max_len, d_model), what, hint)
-            c.expect_dtype(got, np.dtype(np.float64), what,
-                           "Build it with np.zeros((max_len, d_model)) (float64 by default), or "
-                           "convert with .astype(np.float64).")  # fmt: skip
-            expected = ref.positional_encoding(max_len, d_model)
+            c.expect_floating(got, what, preferred="float64")
             got64 = got.astype(np.float64)
             hint = (
                 "If you wrote `10000 ** 2 * i / d_model`, Python reads it as (10000**2) * i / d_model: "
@@ -181,8 +244,14 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                 if not np.isfinite(got64).all()
                 else _pe_property_hint(got64, max_len, d_model)
             )
-            c.expect_close(got, expected, what, rtol=RTOL, atol=ATOL, hint=hint,
-                           mistakes=_pe_mistakes(max_len, d_model))  # fmt: skip
+            c.expect_close(
+                got,
+                ref.positional_encoding(max_len, d_model),
+                what,
+                **_tolerance(got.dtype),
+                hint=hint,
+                mistakes=_pe_mistakes(max_len, d_model),
+            )
 
 
 # ------------------------------------------------------------------- relative_shift
@@ -225,238 +294,345 @@ def _shift_mistakes(k, d_model):
 
 def _shift_property_hint(got: np.ndarray, k: int, d_model: int) -> str:
     blocks = np.kron(np.eye(d_model // 2), np.ones((2, 2))) > 0
-    if np.abs(np.where(blocks, 0.0, got)).max() > ATOL:
-        return ("M should be block diagonal: each 2×2 block (2i, 2i+1) mixes one sine with its "
-                "own cosine, and everything outside those blocks is 0.")  # fmt: skip
+    if np.abs(np.where(blocks, 0.0, got)).max() > FLOAT32_FORMULA["atol"]:
+        return (
+            "M should be block diagonal: each 2×2 block (2i, 2i+1) mixes one sine with its "
+            "own cosine, and everything outside those blocks is 0."
+        )
     pe = ref.positional_encoding(50 + abs(k), d_model)
     lo = max(0, -k)
     moved = pe[lo : lo + 50] @ got
     err = np.abs(moved - pe[lo + k : lo + k + 50]).max()
-    return (f"PE[pos] @ M should equal PE[pos + {k}] for every pos; with yours they differ by "
-            f"up to {err:.3g}. Check the angles (w_i·k) and where cos and ±sin sit.")  # fmt: skip
+    return (
+        f"PE[pos] @ M should equal PE[pos + {k}] for every pos; with yours they differ by "
+        f"up to {err:.3g}. Check the angles (w_i·k) and where cos and ±sin sit."
+    )
 
 
 VISIBLE_SHIFT = [(3, 4), (5, 8), (-2, 6), (0, 4)]
 HIDDEN_SHIFT = [(7, 16), (-11, 10), (100, 32), (0, 4), (1, 2), (4, 64)]
 
+_RAISE_VALUE_ERROR = (
+    "For an odd d_model, raise a ValueError yourself, with a message that says why, so "
+    "that the caller learns what went wrong."
+)
+
 
 def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
+    """relative_shift(k, d_model) -> M (d_model, d_model) with PE[pos + k] = PE[pos] @ M.
+
+    Any float dtype passes (float64 preferred, with a note otherwise); an odd d_model
+    must raise ValueError.
+    """
     with Checker("relative_shift", hidden=hidden) as c:
         c.require_callable(relative_shift)
         for k, d_model in HIDDEN_SHIFT if hidden else VISIBLE_SHIFT:
             what = f"relative_shift(k={k}, d_model={d_model})"
-            got = c.call(relative_shift, k, d_model)
-            if isinstance(got, torch.Tensor):
-                c.fail(f"{what} returned a torch.Tensor; return a numpy array "
-                       "(`.numpy()`, then `.astype(np.float64)`).")  # fmt: skip
-            c.expect_type(got, np.ndarray, what, "Return a numpy array (d_model, d_model).")
-            c.expect_shape(got, (d_model, d_model), what,
-                           "M maps one row of the table (d_model features) to another.")  # fmt: skip
-            c.expect_dtype(
-                got, np.dtype(np.float64), what, "Build it with np.zeros((d_model, d_model))."
+            got = c.call(relative_shift, k, d_model, call_repr=what)
+            _expect_array(c, got, what, "(d_model, d_model)")
+            c.expect_shape(
+                got,
+                (d_model, d_model),
+                what,
+                "M maps one row of the table (d_model features) to another.",
             )
-            c.expect_close(got, ref.relative_shift(k, d_model), what, rtol=RTOL, atol=ATOL,
-                           hint=_shift_property_hint(got.astype(np.float64), k, d_model),
-                           mistakes=_shift_mistakes(k, d_model))  # fmt: skip
+            c.expect_floating(got, what, preferred="float64")
+            c.expect_close(
+                got,
+                ref.relative_shift(k, d_model),
+                what,
+                **_tolerance(got.dtype),
+                hint=_shift_property_hint(got.astype(np.float64), k, d_model),
+                mistakes=_shift_mistakes(k, d_model),
+            )
         for d_model in (7, 1) if hidden else (5,):
             what = f"relative_shift(k=2, d_model={d_model})"
             try:
-                result = relative_shift(2, d_model)
-            except ValueError:
-                c.ok()
-                continue
-            except NotImplementedError:
-                c.call(relative_shift, 2, d_model)  # reports "not implemented yet"
-            except Exception as error:
-                c.fail(f"{what} raised {type(error).__name__}: {error}. For an odd d_model, raise a "
-                       "ValueError yourself (`if d_model % 2: raise ValueError(...)`) so the caller "
-                       "learns why.")  # fmt: skip
-            c.fail(f"{what} returned {type(result).__name__} instead of raising ValueError. With an "
-                   "odd d_model the last feature is a sine without its cosine partner, and no matrix "
-                   "turns sin(a) alone into sin(a + w·k): raise ValueError.")  # fmt: skip
+                result = c.call(
+                    relative_shift,
+                    2,
+                    d_model,
+                    call_repr=what,
+                    hints=[(lambda error: not isinstance(error, ValueError), _RAISE_VALUE_ERROR)],
+                )
+            except CheckFailure as failure:
+                if isinstance(failure.__cause__, ValueError):
+                    c.ok()  # the ValueError the contract asks for
+                    continue
+                raise
+            c.fail(
+                f"{what} returned {type(result).__name__} instead of raising ValueError. With "
+                "an odd d_model the last feature is a sine without its cosine partner, and no "
+                "matrix turns sin(a) alone into sin(a + w·k): raise ValueError."
+            )
 
 
 # --------------------------------------------------------------- PositionalEncoding
 VISIBLE_MODULE = [(8, 20, [(2, 5), (1, 20)])]
-HIDDEN_MODULE = [(16, 64, [(3, 17), (2, 64), (1, 1)]), (6, 10, [(4, 10), (5, 3)]),
-                 (5, 12, [(2, 7)])]  # fmt: skip
-TABLE_HINT = ("Build the table with `ref.positional_encoding(max_len, d_model)`, convert it "
-              "with torch.tensor(..., dtype=torch.float32), add the batch axis "
-              "(.unsqueeze(0)) and store it with self.register_buffer('pe', table).")  # fmt: skip
+HIDDEN_MODULE = [
+    (16, 64, [(3, 17), (2, 64), (1, 1)]),
+    (6, 10, [(4, 10), (5, 3)]),
+    (4, 12, [(2, 7)]),
+]
+LAYOUTS = ("(1, max_len, d_model)", "(max_len, d_model)", "(max_len, 1, d_model)")
+
+_NOT_IN_STATE_DICT = (
+    "PositionalEncoding's state dict is empty: the table is a plain attribute (or a buffer "
+    "with persistent=False). That works (d2l keeps it so, and moves it to x's device in "
+    "forward), but a buffer made with register_buffer travels with the module: .to(device) "
+    "moves it and state_dict() saves it."
+)
+_EVAL_HINT = (
+    "In eval mode dropout must do nothing. F.dropout(x, p) defaults to training=True and "
+    "drops anyway: use an nn.Dropout module (it follows .train() and .eval()) or pass "
+    "training=self.training."
+)
 
 
-def _construct(c: Checker, cls, d_model: int, max_len: int, dropout: float):
-    module = c.call(cls, d_model, max_len=max_len, dropout=dropout,
-                    call_repr=f"PositionalEncoding({d_model}, max_len={max_len}, "
-                              f"dropout={dropout})")  # fmt: skip
-    c.expect_type(module, nn.Module, f"PositionalEncoding({d_model}, max_len={max_len})",
-                  "Subclass nn.Module and call super().__init__() first.")  # fmt: skip
-    return module
+def _exercise_1(mistake: str) -> str:
+    return (
+        "It looks like the positional-encoding table with a classic mistake of exercise 1. "
+        f"{mistake} Fix positional_encoding first (its test cell explains more); this "
+        "module builds its table with it."
+    )
 
 
-def _forward(c: Checker, module, x: torch.Tensor, max_len: int):
-    length = x.shape[1]
-    call_repr = f"PositionalEncoding.forward(x of shape {tuple(x.shape)})"
-    try:
-        return c.call(module, x, call_repr=call_repr)
-    except CheckFailure as error:
-        cause = error.__cause__
-        if isinstance(cause, RuntimeError) and "size" in str(cause):
-            c.fail(
-                f"{error.message}\nx has len={length} positions but the table has "
-                f"max_len={max_len}: add only the first len rows, `self.pe[:, :x.size(1)]`. "
-                "Slicing `self.pe[:len]` cuts the batch axis (of size 1) instead, and adding "
-                "the whole `self.pe` only works when len happens to equal max_len.",
-                error.learner_traceback,
-            )
-        raise
+def _stored_tables(found: dict, max_len: int, d_model: int) -> dict[str, tuple[str, np.ndarray]]:
+    """key -> (layout, the (max_len, d_model) table) of every state-dict entry shaped like one."""
+    shapes = {(1, max_len, d_model): LAYOUTS[0], (max_len, d_model): LAYOUTS[1]}
+    shapes[(max_len, 1, d_model)] = LAYOUTS[2]
+    tables = {}
+    for key, value in found.items():
+        layout = shapes.get(tuple(value.shape))
+        if layout and value.is_floating_point():
+            tables[key] = (layout, value.detach().reshape(max_len, d_model).double().numpy())
+    return tables
 
 
-def _check_table(c: Checker, module, d_model: int, max_len: int) -> torch.Tensor:
-    name = f"PositionalEncoding({d_model}, max_len={max_len})"
-    buffers = dict(module.named_buffers())
-    parameters = dict(module.named_parameters())
-    if "pe" not in buffers:
-        if "pe" in parameters:
-            c.fail(f"{name}.pe is an nn.Parameter, so an optimiser would change it. The "
-                   "sinusoidal table is fixed, not learned: store it with "
-                   "self.register_buffer('pe', table) (it then moves with .to(device) and is "
-                   "saved in the state dict, but is never trained).")  # fmt: skip
-        c.fail(f"{name} has no buffer named `pe` (its buffers: {sorted(buffers)}). {TABLE_HINT}")
-    c.ok()
-    c.expect_true(not parameters,
-                  f"{name} has learnable parameters {sorted(parameters)}; the sinusoidal "
-                  "encoding has none: the table is a buffer, and dropout has no weights.")  # fmt: skip
-    pe = buffers["pe"]
-    shape = tuple(pe.shape)
-    hint = "One batch axis of size 1 in front, so it broadcasts over the batch."
-    if shape == (max_len, 1, d_model):
-        hint += (" (max_len, 1, d_model) is the sequence-first layout of older PyTorch "
-                 "tutorials; this course is batch-first: (batch, len, d_model).")  # fmt: skip
-    elif shape == (max_len, d_model):
-        hint += " Add it with table.unsqueeze(0)."
-    c.expect_shape(pe, (1, max_len, d_model), f"{name}.pe", hint)
-    c.expect_dtype(pe, torch.float32, f"{name}.pe",
-                   "torch.tensor(a float64 numpy array) stays float64: pass dtype=torch.float32 "
-                   "(embeddings are float32, and so is the rest of the model).")  # fmt: skip
-    expected = torch.tensor(ref.positional_encoding(max_len, d_model), dtype=torch.float32)
-    c.expect_close(pe[0], expected, f"{name}.pe[0]", rtol=RTOL, atol=ATOL, hint=TABLE_HINT)
-    return expected
+def _check_stored_table(c: Checker, found: dict, built: str, max_len: int, d_model: int) -> str:
+    """Diagnose the table in the state dict, if there is one; returns its layout (or "")."""
+    if not found:
+        c.note(_NOT_IN_STATE_DICT)
+        return ""
+    expected = ref.positional_encoding(max_len, d_model)
+    unknown = ""  # the layout of a table-shaped entry that is not the table
+    for key, (layout, table) in _stored_tables(found, max_len, d_model).items():
+        if np.allclose(table, expected, **FLOAT32_FORMULA):
+            c.ok()
+            return layout
+        for mistake, wrong in _pe_mistakes(max_len, d_model).items():
+            if np.allclose(table, wrong(), **FLOAT32_FORMULA):
+                c.fail(
+                    f"{built}: the table in its state dict, `{key}`, is wrong. "
+                    + _exercise_1(mistake)
+                )
+        unknown = unknown or layout
+    return unknown  # the output check explains what is wrong, if anything is
 
 
-def _check_train_dropout(c: Checker, cls, d_model, max_len, x, table, seed):
-    p = 0.5
-    module = _construct(c, cls, d_model, max_len, p)
-    module.train()
-    length = x.shape[1]
+def _slice_hint(layout: str, length: int, max_len: int) -> str:
+    if layout == LAYOUTS[1]:
+        return (
+            "Your table is 2-D, (max_len, d_model), so slicing its second axis picks "
+            "feature columns, not positions. Either store it with a batch axis in front, "
+            "(1, max_len, d_model) (table.unsqueeze(0)), and slice table[:, :len], or keep it "
+            "2-D and slice its rows, table[:len]."
+        )
+    return (
+        f"x has len={length} positions but the table has max_len={max_len}: add only the "
+        "first len rows (for a (1, max_len, d_model) table, table[:, :len]). Slicing "
+        "table[:len] cuts the batch axis (of size 1) instead, and adding the whole table "
+        "only works when len happens to equal max_len."
+    )
+
+
+def _check_forward(c, module, built, x, table, layout, max_len):
+    """dropout off (eval, or p = 0): the output must be x + PE[:len]."""
+    batch, length, d_model = x.shape
+    what = f"{built} applied to x of shape {tuple(x.shape)}"
+    out = c.call(
+        module,
+        x,
+        call_repr=what,
+        hints={"must match the size of tensor": _slice_hint(layout, length, max_len)},
+        mutation_hint="Return x + the table as a new tensor: `x += ...` (or x.add_) "
+        "changes the caller's embeddings.",
+    )
+    c.expect_type(out, torch.Tensor, what, "Return a tensor.")
+    hint = "The output has the shape of x: (batch, len, d_model)."
+    if tuple(out.shape) == (1, length, d_model):
+        hint += " Yours has batch size 1: did you return the encoding without adding x?"
+    c.expect_shape(out, x.shape, what, hint)
+    c.expect_true(
+        not out.requires_grad,
+        f"{what} returned a tensor that requires grad, although x does not: the table is "
+        "a learnable nn.Parameter, so an optimiser would change it. The sinusoidal table is "
+        "fixed, not learned: keep it as a buffer (register_buffer), which moves with "
+        ".to(device) and is saved in the state dict, but is never trained.",
+    )
+    c.expect_dtype(
+        out,
+        x.dtype,
+        what,
+        "x is float32, like every layer of the model; a float64 table turns x + table into "
+        "float64, and the next layer (float32 weights) then fails with a dtype mismatch. "
+        "Make the table float32: torch.tensor(a float64 numpy array) stays float64, so pass "
+        "dtype=torch.float32 (or convert with .float()).",
+    )
     pe = table[:length].unsqueeze(0)  # (1, len, d_model)
-    with torch.random.fork_rng(devices=[]):  # dropout draws from the global stream: restore it
-        torch.manual_seed(seed)
-        out = _forward(c, module, x.clone(), max_len)
-    what = f"PositionalEncoding({d_model}, max_len={max_len}, dropout={p}) in training mode"
-    c.expect_type(out, torch.Tensor, what)
-    c.expect_shape(out, x.shape, what)
-    out = out.detach().double()
-    x64, pe64 = x.double(), pe.double()
-
-    def pattern(dropped, kept):  # every entry is one or the other
-        return bool(torch.all(torch.isclose(out, dropped, atol=ATOL, rtol=RTOL)
-                              | torch.isclose(out, kept, atol=ATOL, rtol=RTOL)))  # fmt: skip
-
-    total = x64 + pe64
-    if torch.allclose(out, total, atol=ATOL, rtol=RTOL):
-        c.fail(f"{what}: the output is exactly x + pe, so dropout was not applied. Call "
-               "self.dropout (an nn.Dropout(dropout) made in __init__) on the sum in forward.")  # fmt: skip
-    if pattern(torch.zeros_like(total), total / (1 - p)):
-        fraction = float((out == 0).double().mean())
-        c.expect_true(0.3 < fraction < 0.7,
-                      f"{what}: {fraction:.0%} of the entries were zeroed, but dropout={p} "
-                      "should zero about half. Did you ignore the `dropout` argument (e.g. a "
-                      "hard-coded nn.Dropout(0.1))?")  # fmt: skip
-        return
-    if pattern(pe64.expand_as(x64), x64 / (1 - p) + pe64):
-        c.fail(f"{what}: dropout was applied to x *before* adding the encoding (where an entry "
-               "was dropped, the output holds pe). The paper applies dropout to the *sums* of "
-               "the embeddings and the positional encodings (section 5.4): "
-               "self.dropout(x + pe).")  # fmt: skip
-    if pattern(x64, x64 + pe64 / (1 - p)):
-        c.fail(f"{what}: dropout was applied to the encoding alone, then x was added. The "
-               "paper applies dropout to the *sum*: self.dropout(x + pe).")  # fmt: skip
-    c.fail(f"{what}: every output entry should be either 0 (dropped) or (x + pe) / (1 - p) "
-           "(kept and rescaled), as self.dropout(x + pe) gives; yours are not.")  # fmt: skip
+    mistakes = {
+        "You returned the encoding without adding x: the output must be x + PE, the token "
+        "embeddings *plus* their positions.": pe.expand_as(x),
+        "You returned x unchanged: add the first len rows of the table.": x,
+        "You multiplied x by the encoding; add it.": x * pe,
+        "Every sequence got one row of the table for all its positions: the row of its "
+        "*batch* index. That's the sequence-first (len, batch, d_model) convention of older "
+        "PyTorch tutorials (the word-language-model example keeps the table as "
+        "(max_len, 1, d_model) and adds table[:x.size(0)]); here x is (batch, len, d_model), "
+        "so slice the positions, the second axis of x.": (
+            x + table[:batch].unsqueeze(1) if batch <= max_len else None
+        ),
+        "x was also scaled by sqrt(d_model). That scaling belongs to the token embedding "
+        "(lesson 02); this module only adds the encoding.": x * d_model**0.5 + pe,
+    }
+    for mistake, wrong in _pe_mistakes(max_len, d_model).items():
+        mistakes[f"The encoding you add is wrong. {_exercise_1(mistake)}"] = lambda wrong=wrong: (
+            x + torch.tensor(wrong()[:length], dtype=x.dtype)
+        )
+    c.expect_close(
+        out,
+        x + pe,
+        what,
+        **_tolerance(out.dtype),
+        hint="Expected x + PE[:len]: position p of every sequence in the batch gets row p of "
+        "the table.",
+        mistakes=mistakes,
+    )
 
 
-def check_PositionalEncoding(cls, *, hidden: bool = False) -> None:
+def _check_dropout(c, cls, d_model, max_len, x, table):
+    """Dropout, checked without depending on a random stream: p = 0.5 in eval mode and
+    p = 0 in training mode change nothing; p = 1 in training mode zeroes everything."""
+    length = x.shape[1]
+    total = x + table[:length].unsqueeze(0)  # (batch, len, d_model)
+
+    def run(p, mode):
+        module, built = build_module(
+            c, cls, d_model, name="PositionalEncoding", max_len=max_len, dropout=p, mode=mode
+        )
+        what = f"{built} in {mode} mode, applied to x of shape {tuple(x.shape)}"
+        return c.call(module, x.clone(), call_repr=what), what
+
+    out, what = run(0.5, "eval")
+    c.expect_close(out, total, what, **_tolerance(out.dtype), hint=_EVAL_HINT)
+
+    out, what = run(0.0, "train")
+    c.expect_close(
+        out,
+        total,
+        what,
+        **_tolerance(out.dtype),
+        hint=lambda: (
+            f"With dropout=0.0, training mode must give what eval mode gives, x + PE; "
+            f"{int((out == 0).sum())} of your entries are 0. Did you ignore the `dropout` "
+            "argument (a hard-coded nn.Dropout(0.1), say)?"
+        ),
+    )
+
+    out, what = run(1.0, "train")
+    c.expect_close(
+        out,
+        torch.zeros_like(total),
+        what,
+        **_tolerance(out.dtype),
+        hint=lambda: (
+            f"With dropout=1.0 in training mode every entry must be 0 "
+            f"(nn.Dropout(1.0) drops everything), but {int((out != 0).sum())} of yours are not. "
+            "Did you ignore the `dropout` argument (a hard-coded nn.Dropout(0.1), say)?"
+        ),
+        mistakes={
+            "The output is exactly x + PE, so dropout was not applied in training mode. "
+            "Create an nn.Dropout(dropout) in __init__ and call it on the sum in forward.": total,
+            "Dropout was applied to x *before* adding the encoding (with dropout=1.0 the "
+            "output holds the encoding alone). The paper applies dropout to the *sums* of the "
+            "embeddings and the positional encodings (section 5.4): dropout(x + PE).": (total - x),
+            "Dropout was applied to the encoding alone, then x was added (with dropout=1.0 "
+            "the output is x). The paper applies dropout to the *sum*: dropout(x + PE).": x,
+        },
+    )
+
+
+def check_PositionalEncoding(PositionalEncoding, *, hidden: bool = False) -> None:
+    """PositionalEncoding(d_model, max_len=..., dropout=...): x (batch, len, d_model) ->
+    dropout(x + PE[:len]), with a fixed (never trained) table; see the module docstring
+    for the layouts and dtypes that are accepted."""
     with Checker("PositionalEncoding", hidden=hidden) as c:
-        c.require_callable(cls)
-        seed = 303 if hidden else 30
-        gen = torch_generator(seed)
+        c.require_callable(PositionalEncoding)
+        gen = torch_generator(303 if hidden else 30)
         for d_model, max_len, inputs in HIDDEN_MODULE if hidden else VISIBLE_MODULE:
-            module = _construct(c, cls, d_model, max_len, 0.0)
-            table = _check_table(c, module, d_model, max_len)  # (max_len, d_model)
+            module, built = build_module(
+                c,
+                PositionalEncoding,
+                d_model,
+                name="PositionalEncoding",
+                max_len=max_len,
+                dropout=0.0,
+                mode="eval",
+            )
+            found = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
+            layout = _check_stored_table(c, found, built, max_len, d_model)
+            table = torch.tensor(ref.positional_encoding(max_len, d_model), dtype=torch.float32)
             for batch, length in inputs:
                 x = torch.randn(batch, length, d_model, generator=gen)  # (batch, len, d_model)
-                x_before = x.clone()
-                what = f"PositionalEncoding({d_model}, max_len={max_len}, dropout=0.0)(x) with x of shape {tuple(x.shape)}"
-                out = _forward(c, module, x, max_len)
-                c.expect_true(torch.equal(x, x_before),
-                              f"{what} changed x itself (an in-place `x += ...` or `x.add_`): the "
-                              "caller's embeddings must stay as they were. Return x + pe, a new "
-                              "tensor.")  # fmt: skip
-                c.expect_type(out, torch.Tensor, what, "Return a tensor.")
-                hint = "The output has the shape of x: (batch, len, d_model)."
-                if tuple(out.shape) == (1, length, d_model):
-                    hint += " Yours has batch size 1: did you return the encoding without adding x?"
-                c.expect_shape(out, x.shape, what, hint)
-                c.expect_dtype(out, torch.float32, what, "x is float32; so must the output be.")
-                pe = table[:length].unsqueeze(0)  # (1, len, d_model)
-                zeroed = int(((out == 0) & (x + pe != 0)).sum())
-                c.expect_close(
-                    out, x + pe, what, rtol=RTOL, atol=ATOL,
-                    hint=f"{zeroed} entries are exactly 0 although dropout=0.0. Did you ignore the "
-                         "`dropout` argument (e.g. a hard-coded nn.Dropout(0.1))?" if zeroed else
-                         "Expected x + pe[:, :len]: position p of every sequence in the batch gets "
-                         "row p of the table.",
-                    mistakes={
-                        "You returned the encoding without adding x: the output must be x + pe, "
-                        "the token embeddings *plus* their positions.": pe.expand_as(x),
-                        "You returned x unchanged: add the table, x + self.pe[:, :x.size(1)].": x,
-                        "You multiplied x by the encoding; add it.": x * pe,
-                        "Every sequence got one row of the table for all its positions: the row of "
-                        "its *batch* index. That's the sequence-first (len, batch, d_model) "
-                        "convention of older PyTorch tutorials; here x is (batch, len, d_model), "
-                        "so slice the positions, self.pe[:, :x.size(1)].": (
-                            x + table[:batch].unsqueeze(1) if batch <= max_len else None
-                        ),
-                        "x was also scaled by sqrt(d_model). That scaling belongs to the token "
-                        "embedding (lesson 02); this module only adds the encoding.": (
-                            x * d_model**0.5 + pe
-                        ),
-                    },
-                )  # fmt: skip
-            # dropout must be off in eval mode ...
-            module = _construct(c, cls, d_model, max_len, 0.5)
-            module.eval()
+                _check_forward(c, module, built, x, table, layout, max_len)
             x = torch.randn(2, min(max_len, 6), d_model, generator=gen)  # (batch, len, d_model)
-            with torch.random.fork_rng(devices=[]):
-                torch.manual_seed(seed)
-                out = _forward(c, module, x, max_len)
-            c.expect_close(out, x + table[: x.shape[1]].unsqueeze(0),
-                           f"PositionalEncoding({d_model}, max_len={max_len}, dropout=0.5) in eval "
-                           "mode (module.eval())", rtol=RTOL, atol=ATOL,
-                           hint="In eval mode dropout must do nothing. F.dropout(x, p) defaults to "
-                                "training=True and drops anyway: use an nn.Dropout module (it "
-                                "follows .train()/.eval()) or pass training=self.training.")  # fmt: skip
-            # ... and act on the sum x + pe in training mode.
-            x = torch.randn(4, min(max_len, 16), d_model, generator=gen)  # (batch, len, d_model)
-            _check_train_dropout(c, cls, d_model, max_len, x, table, seed)
+            _check_dropout(c, PositionalEncoding, d_model, max_len, x, table)
 
 
-__all__ = [
-    "check_PositionalEncoding",
-    "check_positional_encoding",
-    "check_relative_shift",
-]
+# ------------------------------------------------------------------ concept questions
+QUIZ_SHIFT = Quiz(
+    name="quiz_shift",
+    answer="c",
+    choices={
+        "a": "Only k = 1: one step is a rotation, but a longer shift needs a non-linear map.",
+        "b": "Every k > 0, but not k < 0: moving backwards cannot be a rotation.",
+        "c": "Every integer k (positive, negative or zero), with one matrix per k that works "
+        "at every position.",
+        "d": "Every k, but the matrix depends on pos as well, so each position needs its own.",
+    },
+    why={
+        "a": "A shift by k is k shifts by 1, and a product of rotations is a rotation: "
+        "M(k) = M(1)^k is one fixed matrix, linear like M(1).",
+        "b": "Rotating pair i backwards by the angle w_i·k is a rotation too; its matrix is "
+        "the transpose, M(-k) = M(k)^T.",
+        "c": "The angle-addition formulas give coefficients cos(w_i·k) and ±sin(w_i·k) that "
+        "depend on k only, so one matrix M(k) maps PE[pos] to PE[pos + k] for every pos, "
+        "backwards for negative k, and M(0) is the identity.",
+        "d": "That is the point of the sin/cos pairs: the coefficients cos(w_i·k) and "
+        "sin(w_i·k) contain k but not pos, so the same matrix works everywhere.",
+    },
+)
+check_quiz_shift = quiz_check(QUIZ_SHIFT)
+
+QUIZ_ROW_LENGTH = Quiz(
+    name="quiz_row_length",
+    answer=8,
+    rel_tol=1e-3,
+    why={
+        8: "Each pair contributes sin² + cos² = 1 to the squared length, and d_model = 128 "
+        "has 64 pairs: squared length 64, length √64 = 8, the same for every position. "
+        "(In general √(d_model/2): 16 for the paper's 512.)",
+        64: "64 is the squared length (one 1 per pair, 64 pairs); the length is its square root.",
+        math.sqrt(128): "√128 would be the length if each of the 128 entries were ±1. Only "
+        "the pairs are bounded that way: sin² + cos² = 1 per pair, not per entry.",
+        128: "Each entry lies in [-1, 1], and each *pair* contributes exactly 1 to the "
+        "squared length, not each entry.",
+        16: "16 is the length for d_model = 512 (lesson 02 printed it); here d_model is 128.",
+        1: "The rows are not normalised: each pair is a point on the unit circle, and there "
+        "are 64 pairs.",
+    },
+)
+check_quiz_row_length = quiz_check(QUIZ_ROW_LENGTH)
 
 
 # ---------------------------------------------------------------------------- registry
@@ -473,7 +649,9 @@ EXERCISES = (
     Exercise(
         "relative_shift", check_relative_shift, kind="function", points=2, minutes=25, level=3
     ),
+    Exercise("quiz_shift", check_quiz_shift, kind="quiz", points=1, minutes=3, level=2),
+    Exercise("quiz_row_length", check_quiz_row_length, kind="quiz", points=1, minutes=3, level=2),
     Exercise(
-        "PositionalEncoding", check_PositionalEncoding, kind="module", points=2, minutes=15, level=2
+        "PositionalEncoding", check_PositionalEncoding, kind="module", points=2, minutes=20, level=2
     ),
 )

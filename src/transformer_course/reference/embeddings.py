@@ -18,8 +18,9 @@ def one_hot(ids: np.ndarray, vocab_size: int) -> np.ndarray:
     """One-hot encode integer token ids.
 
     ids: integer array of any shape (...), every entry in [0, vocab_size).
-    Returns a float64 array of shape (..., vocab_size) whose vector for each id i is
-    all zeros except a 1.0 in position i.
+    Returns an array of shape (..., vocab_size) whose vector for each id i is all
+    zeros except a 1 in position i. The reference returns float64; any float dtype,
+    or integer zeros and ones, is accepted (booleans are not).
 
     >>> one_hot(np.array([2, 0]), 4)
     array([[0., 0., 1., 0.],
@@ -33,10 +34,21 @@ def embed(ids: np.ndarray, table: np.ndarray) -> np.ndarray:
 
     ids: integer array of any shape (...), entries in [0, vocab_size).
     table: float array (vocab_size, d_model); row i is the vector of token i.
-    Returns an array (..., d_model) (same dtype as table) with result[..., :] =
-    table[id]. The table is only read, never modified.
+    Returns an array (..., d_model) with result[..., :] = table[id], in the table's
+    dtype (another float dtype passes with a note). The table is only read, never
+    modified.
     """
     return np.asarray(table)[np.asarray(ids)]
+
+
+def quiz_linear_layer() -> str:
+    """Your answer to Question 1: "a", "b", "c" or "d"."""
+    return "a"
+
+
+def quiz_gradient_rows() -> int:
+    """Your answer to Question 2: a number of rows."""
+    return 5
 
 
 def cosine_similarity(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -44,7 +56,8 @@ def cosine_similarity(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
     a: float array (n, d); b: float array (m, d).
     Returns a float array (n, m) with entry (i, j) = a[i]·b[j] / (|a[i]| |b[j]|).
-    A zero vector has similarity 0 with everything (no NaN).
+    A zero vector has similarity 0 with everything (no NaN). Any float dtype is
+    accepted, and so is a small eps in the denominator (PyTorch uses 1e-8).
     """
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
@@ -57,9 +70,10 @@ class TokenEmbedding(nn.Module):
     """Token embedding of the Transformer, scaled by sqrt(d_model) (paper, section 3.4).
 
     TokenEmbedding(vocab_size, d_model) holds one learnable table,
-    self.embedding = nn.Embedding(vocab_size, d_model), so its state dict is exactly
-    {"embedding.weight": (vocab_size, d_model)}.
-    forward(ids): int64 ids (batch, len) -> float (batch, len, d_model) equal to
+    self.embedding = nn.Embedding(vocab_size, d_model), so its state dict is
+    {"embedding.weight": (vocab_size, d_model)} (another attribute name passes with a
+    note; extra buffers such as a stored scale are allowed).
+    forward(ids): int64 ids (batch, len) -> float32 (batch, len, d_model) equal to
     self.embedding(ids) * sqrt(d_model).
     """
 

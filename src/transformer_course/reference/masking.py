@@ -10,6 +10,11 @@ from __future__ import annotations
 import torch
 
 
+def quiz_fully_masked_row() -> str:
+    """Your answer to Question 1: "a", "b", "c" or "d"."""
+    return "b"
+
+
 def padding_mask(ids: torch.Tensor, pad_id: int) -> torch.Tensor:
     """Mark which key positions hold real tokens.
 
@@ -53,6 +58,11 @@ def decoder_self_attention_mask(tgt_ids: torch.Tensor, pad_id: int) -> torch.Ten
     """
     # (batch, 1, 1, len) & (len, len) -> (batch, 1, len, len)
     return padding_mask(tgt_ids, pad_id) & look_ahead_mask(tgt_ids.shape[1])
+
+
+def quiz_which_mask() -> str:
+    """Your answer to Question 2: "a", "b", "c" or "d"."""
+    return "c"
 
 
 def cross_attention_mask(src_ids: torch.Tensor, pad_id: int) -> torch.Tensor:

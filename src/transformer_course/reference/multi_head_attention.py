@@ -13,6 +13,11 @@ from torch import nn
 from transformer_course.reference.attention import scaled_dot_product_attention
 
 
+def quiz_d_k() -> int:
+    """Your answer to Question 1: d_k, as a number."""
+    return 64
+
+
 def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
     """Cut the features of every token into `num_heads` heads.
 
@@ -36,12 +41,17 @@ def merge_heads(x: torch.Tensor) -> torch.Tensor:
     return x.transpose(1, 2).reshape(batch, length, num_heads * d_head)
 
 
+def quiz_cross_attention() -> str:
+    """Your answer to Question 2: "a", "b", "c" or "d"."""
+    return "b"
+
+
 class MultiHeadAttention(nn.Module):
     """Multi-head attention (Vaswani et al. 2017, section 3.2.2).
 
     __init__(d_model, num_heads, dropout=0.0): four nn.Linear(d_model, d_model) with
     bias, named w_q, w_k, w_v, w_o (state-dict keys w_q.weight, w_q.bias, ...,
-    w_o.bias; a fused q/k/v Linear does not meet this contract), and nn.Dropout(dropout).
+    w_o.bias; a fused q/k/v Linear does not meet this contract), and dropout.
     d_model must be divisible by num_heads; d_head = d_model // num_heads.
 
     forward(query, key, value, mask=None):
@@ -50,10 +60,11 @@ class MultiHeadAttention(nn.Module):
             d_model): where keys and values come from (the encoder output, in
             cross-attention).
         mask: None, or bool broadcastable to (batch, num_heads, len_q, len_k),
-            True = may attend; a query row with no allowed key gets all-zero weights.
+            True = may attend. Any blocking value is fine (-inf, -1e9, finfo.min);
+            a query row with no allowed key gets all-zero (or uniform) weights.
     Returns (output (batch, len_q, d_model), weights (batch, num_heads, len_q, len_k)),
-    the weights per head, before dropout. Dropout (training only) applies to the
-    weights that multiply the values.
+    the weights per head, before dropout (after dropout is accepted too). Dropout
+    (training only) applies to the weights that multiply the values.
     """
 
     def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0):

@@ -15,11 +15,12 @@ from torch import nn
 def positional_encoding(max_len: int, d_model: int) -> np.ndarray:
     """The sinusoidal position table of the paper (section 3.5).
 
-    Returns a float64 numpy array of shape (max_len, d_model) where, for
+    Returns a numpy array of shape (max_len, d_model) where, for
     pos = 0 .. max_len-1 and each pair index i:
         PE[pos, 2i]   = sin(pos / 10000^(2i / d_model))
         PE[pos, 2i+1] = cos(pos / 10000^(2i / d_model))
     Works for odd d_model too: the last feature is then a sine without a cosine partner.
+    The reference returns float64; any float dtype is accepted (float32 with a note).
     """
     positions = np.arange(max_len, dtype=np.float64)[:, None]  # (max_len, 1)
     two_i = np.arange(0, d_model, 2, dtype=np.float64)  # (ceil(d_model / 2),)
@@ -31,11 +32,12 @@ def positional_encoding(max_len: int, d_model: int) -> np.ndarray:
 
 
 def relative_shift(k: int, d_model: int) -> np.ndarray:
-    """The matrix M, float64 (d_model, d_model), with PE[pos + k] = PE[pos] @ M for every pos.
+    """The matrix M (d_model, d_model) with PE[pos + k] = PE[pos] @ M for every pos.
 
     Block diagonal: the 2x2 block on features (2i, 2i+1) rotates pair i by the angle
     w_i * k, where w_i = 1 / 10000^(2i / d_model); every entry outside these blocks is 0.
     k is any integer (negative k shifts backwards). Raises ValueError if d_model is odd.
+    The reference returns float64; any float dtype is accepted (float32 with a note).
     """
     if d_model % 2:
         raise ValueError(f"relative_shift needs an even d_model, got {d_model}")
@@ -49,12 +51,25 @@ def relative_shift(k: int, d_model: int) -> np.ndarray:
     return m
 
 
+def quiz_shift() -> str:
+    """Your answer to Question 1: "a", "b", "c" or "d"."""
+    return "c"
+
+
+def quiz_row_length() -> float:
+    """Your answer to Question 2: the length of a row of the table for d_model = 128."""
+    return 8.0
+
+
 class PositionalEncoding(nn.Module):
     """Adds the sinusoidal encoding to a batch of embeddings, then applies dropout.
 
     forward(x): x (batch, len, d_model), len <= max_len  ->  dropout(x + PE[:len]),
-    shape (batch, len, d_model). The table is a float32 buffer named `pe` of shape
-    (1, max_len, d_model) (register_buffer: saved with the module, never trained).
+    shape (batch, len, d_model), in x's dtype. The table PE (max_len, d_model) is
+    built once in __init__ with positional_encoding (exercise 1) and kept fixed: in
+    the course's layout, a float32 buffer named `pe` of shape (1, max_len, d_model)
+    (register_buffer: saved with the module, never trained). Other names and layouts
+    that broadcast correctly, such as (max_len, d_model), are accepted too.
     """
 
     def __init__(self, d_model: int, max_len: int = 5000, dropout: float = 0.1):
