@@ -317,7 +317,9 @@ def build_reference(master: Path, repo: Path = REPO) -> str:
     imports = _import_block(
         [("__future__", "annotations", "")] + [bindings[name] for name in sorted(needed)]
     )
-    return header + imports + "\n\n\n" + body + "\n"
+    # isort's spacing: two blank lines before a def or class, one before anything else.
+    gap = "\n\n\n" if re.match(r"(def |class |@|async def )", body) else "\n\n"
+    return header + imports + gap + body + "\n"
 
 
 def generate_release(lesson: str, source_root: Path, release_root: Path, repo: Path = REPO) -> None:

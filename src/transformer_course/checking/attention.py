@@ -6,20 +6,31 @@ weights ``(..., len_q, len_k)`` and the bool mask it was computed with (True =
 may attend). :func:`expect_attention_weights` explains, in the same words
 everywhere, what is wrong with such weights: NaN rows, negative weights, weight
 on keys the mask forbids, an inverted mask, rows that do not sum to 1 over the
-keys, a softmax over the queries.
+keys, a softmax over the queries, uniform rows that ignore the scores.
 
-Fully masked query rows (a query with no key it may attend to) are a degenerate
-case with two reasonable answers, and both are accepted:
+**What is accepted.** The value used to block a key is the learner's choice: -inf,
+a large finite number (-1e9, -1e4, ``torch.finfo(dtype).min``), given to
+``masked_fill`` or ``torch.where`` or added as a float mask. For a query row that
+allows at least one key all of these give the same weights. A *fully masked*
+query row (no key it may attend to) is a degenerate case with no single right
+answer; three finite conventions are accepted (:func:`fully_masked_convention`):
 
-* all-zero weights: the course's reference, and ``F.scaled_dot_product_attention``;
-* uniform weights ``1/len_k``: what filling with a large finite number such as
-  ``-1e9`` gives (the Annotated Transformer, d2l); the learner gets a note.
+* ``"zero"``: all-zero weights, so the query takes in nothing. The course's
+  reference, and ``F.scaled_dot_product_attention`` (PyTorch 2.5 and later).
+* ``"uniform"``: ``1/len_k`` each. The limit of the softmax of equal scores, and
+  what ``masked_fill`` with a finite value such as -1e9 gives (the Annotated
+  Transformer, d2l). The learner gets a note.
+* ``"distribution"``: any other row of non-negative weights summing to 1. What
+  *adding* a finite mask gives when the scores keep their differences (-1e9 added
+  to float64 scores). The learner gets a note.
 
-NaN is not accepted: it poisons everything downstream, including the loss.
+NaN is not accepted: it poisons everything downstream, the loss and every
+gradient included (NaN times a zero weight is still NaN).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,19 +39,34 @@ import torch
 from transformer_course.checking import Checker
 
 __all__ = [
+    "ACCEPTED_CONVENTIONS",
+    "FULLY_MASKED_DISTRIBUTION_NOTE",
     "FULLY_MASKED_NAN",
+    "FULLY_MASKED_OTHER",
+    "FULLY_MASKED_UNIFORM_NOTE",
     "INVERTED_MASK",
+    "MASK_AFTER_SOFTMAX",
+    "MASK_NOT_APPLIED",
+    "NEGATIVE_WEIGHTS",
+    "NOT_A_DISTRIBUTION",
+    "NOT_FINITE",
+    "SOFTMAX_OVER_QUERIES",
+    "UNIFORM_WEIGHTS",
+    "attention_weights_variant",
     "expect_attention_weights",
     "fully_masked_convention",
     "fully_masked_rows",
     "with_fully_masked_rows",
 ]
 
+#: The conventions for fully masked rows that :func:`expect_attention_weights` accepts.
+ACCEPTED_CONVENTIONS = ("zero", "uniform", "distribution")
+
 INVERTED_MASK = (
-    "The mask's meaning is inverted: you blocked the keys where the mask is True. In this "
-    "course (as in F.scaled_dot_product_attention) True means 'may attend', so block where "
-    "it is False: scores.masked_fill(~mask, float('-inf')). (nn.MultiheadAttention's bool "
-    "masks mean the opposite; lesson 06 has the table.)"
+    "The mask's meaning is inverted: you blocked the keys where the mask is True and kept "
+    "the ones where it is False. In this course (as in F.scaled_dot_product_attention) "
+    "True means 'may attend', so block where it is False (~mask, or mask == 0). "
+    "(nn.MultiheadAttention's bool masks mean the opposite; lesson 06 has the table.)"
 )
 MASK_NOT_APPLIED = (
     "Keys the mask forbids still get weight: the mask is not applied (or not passed on). "
@@ -54,15 +80,32 @@ MASK_AFTER_SOFTMAX = (
 )
 FULLY_MASKED_NAN = (
     "A query row whose mask is all False (it may attend to no key) came out as NaN: the "
-    "softmax of a row that is all -inf is 0 / 0. Such a row should attend to nothing: give "
-    "it all-zero weights after the softmax (weights.masked_fill(~mask.any(dim=-1, "
-    "keepdim=True), 0.0), or torch.nan_to_num(weights, nan=0.0)). Filling with a large "
-    "finite number such as -1e9 instead of -inf also avoids the NaN."
+    "softmax of a row that is all -inf is 0 / 0. NaN spreads into every later layer, the "
+    "loss and the gradients. Give such a row finite weights: zero it after the softmax "
+    "(find the rows with mask.any(dim=-1, keepdim=True)) or replace NaN by 0 "
+    "(torch.nan_to_num). Filling with a large finite number such as -1e9 instead of -inf "
+    "also avoids the NaN."
 )
 FULLY_MASKED_OTHER = (
     "A query row whose mask is all False (it may attend to no key) should get all-zero "
-    "weights (the course's convention, and F.scaled_dot_product_attention's), or uniform "
-    "weights if you fill with a large finite number such as -1e9; yours are neither."
+    "weights (the course's reference, and F.scaled_dot_product_attention's in PyTorch 2.5 "
+    "and later), or, if you block with a large finite number such as -1e9, weights that "
+    "still add up to 1 (uniform, 1/len_k each). Yours are neither: they are not zero and do "
+    "not add up to 1."
+)
+FULLY_MASKED_UNIFORM_NOTE = (
+    "your fully masked query rows (mask all False) get uniform weights, 1/len_k each: what "
+    "blocking with a large finite number such as -1e9 gives, and the limit of a softmax "
+    "of equal scores. That is accepted: such a row belongs to padding, and its output is "
+    "ignored downstream. The course's reference returns all-zero weights there, as "
+    "F.scaled_dot_product_attention does (PyTorch 2.5 and later)."
+)
+FULLY_MASKED_DISTRIBUTION_NOTE = (
+    "your fully masked query rows (mask all False) hold finite weights that add up to 1 "
+    "over keys the query may not see: what adding a finite mask such as -1e9 to the "
+    "scores gives when they keep their differences. That is accepted: such a row belongs "
+    "to padding, and its output is ignored downstream. The course's reference returns "
+    "all-zero weights there, as F.scaled_dot_product_attention does (PyTorch 2.5 and later)."
 )
 NOT_A_DISTRIBUTION = (
     "Each query's weights must add up to 1 over the keys: take the softmax of the scaled "
@@ -72,8 +115,23 @@ SOFTMAX_OVER_QUERIES = (
     "Your weights sum to 1 over the queries (dim=-2) instead of over the keys (dim=-1). Each "
     "query row is a probability distribution over the keys: take the softmax with dim=-1."
 )
+NEGATIVE_WEIGHTS = (
+    "Attention weights come out of a softmax, so they are never negative. Negative "
+    "weights mean the scores were used (or normalised by their sum) without the softmax."
+)
+NOT_FINITE = (
+    "Check the masking and the softmax: exp() of large scores overflows to inf (and "
+    "inf / inf is NaN) unless the softmax subtracts the row maximum first, as torch.softmax "
+    "does."
+)
+UNIFORM_WEIGHTS = (
+    "Every query spreads its weight evenly over the keys it may attend to, whatever the "
+    "scores: the scores never reached the softmax (were they all made equal, multiplied "
+    "by 0, or was the softmax taken over a dim of size 1?)."
+)
 
 
+# ------------------------------------------------------------------ fully masked rows
 def fully_masked_rows(mask: torch.Tensor | None, shape: torch.Size | tuple) -> torch.Tensor:
     """bool (..., len_q): the query rows of weights shaped ``shape`` with no allowed key."""
     if mask is None:
@@ -82,8 +140,9 @@ def fully_masked_rows(mask: torch.Tensor | None, shape: torch.Size | tuple) -> t
 
 
 def fully_masked_convention(weights: torch.Tensor, mask: torch.Tensor | None) -> str | None:
-    """ "zero" or "uniform" when every fully masked row of ``weights`` follows that
-    convention, "other" when they follow neither, None when there is no such row."""
+    """How ``weights`` treats its fully masked rows: "zero" (all of them zero), "uniform"
+    (all ``1/len_k``), "distribution" (finite, non-negative, each adding up to 1, not all
+    uniform), "other" (anything else, NaN included), or None when there is no such row."""
     dead = fully_masked_rows(mask, weights.shape)
     if not dead.any():
         return None
@@ -94,22 +153,87 @@ def fully_masked_convention(weights: torch.Tensor, mask: torch.Tensor | None) ->
         return "zero"
     if torch.allclose(rows, torch.full_like(rows, 1.0 / rows.shape[-1]), atol=1e-5):
         return "uniform"
+    sums = rows.sum(dim=-1)
+    if (rows >= -1e-6).all() and torch.allclose(sums, torch.ones_like(sums), atol=1e-4):
+        return "distribution"
     return "other"
 
 
 def with_fully_masked_rows(
-    weights: torch.Tensor, mask: torch.Tensor | None, convention: str | None
+    weights: torch.Tensor,
+    mask: torch.Tensor | None,
+    convention: str | None,
+    *,
+    like: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """``weights`` with its fully masked rows set to ``convention`` ("zero" or "uniform")."""
-    if convention not in {"zero", "uniform"} or mask is None:
+    """``weights`` with its fully masked rows set to ``convention``.
+
+    "zero" and "uniform" need nothing else. For "distribution" (the learner's own
+    finite rows), pass the learner's weights as ``like``: its fully masked rows are
+    copied (with ``like`` given, this is done for every accepted convention). Use it
+    to compute the output the learner's convention implies:
+    ``with_fully_masked_rows(expected_w, mask, convention, like=learner_w) @ v``.
+    """
+    if convention not in ACCEPTED_CONVENTIONS or mask is None:
         return weights
     dead = fully_masked_rows(mask, weights.shape)[..., None]  # (..., len_q, 1)
+    if like is not None:
+        return torch.where(dead, like.detach().to(weights.dtype), weights)
+    if convention == "distribution":
+        return weights
     fill = 0.0 if convention == "zero" else 1.0 / weights.shape[-1]
     return weights.masked_fill(dead, fill)
 
 
-def _where(index: torch.Tensor) -> str:
-    return str(tuple(int(i) for i in index))
+# -------------------------------------------------------------------- known mistakes
+def attention_weights_variant(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    mask: torch.Tensor | None = None,
+    *,
+    scale: float | None = None,
+    dim: int = -1,
+    mask_mode: str = "before",
+    fill: float = float("-inf"),
+) -> torch.Tensor:
+    """The weights (float64, NaN turned into 0) that a variant of attention gives, to
+    name a learner's mistake: ``softmax(q kᵀ / scale)`` over ``dim`` (``scale``
+    defaults to √d_k), with the mask applied ``"before"`` the softmax (with ``fill``),
+    ``"after"`` it (weights times the mask), ``"inverted"`` (True = blocked), or
+    ``"none"`` (ignored)."""
+    q, k = q.detach().double(), k.detach().double()
+    scale = math.sqrt(q.shape[-1]) if scale is None else scale
+    scores = q @ k.transpose(-2, -1) / scale  # (..., len_q, len_k)
+    if mask is not None and mask_mode == "before":
+        scores = scores.masked_fill(~mask, fill)
+    if mask is not None and mask_mode == "inverted":
+        scores = scores.masked_fill(mask, fill)
+    weights = torch.softmax(scores, dim=dim)
+    if mask is not None and mask_mode == "after":
+        weights = weights * mask
+    return torch.nan_to_num(weights, nan=0.0)
+
+
+# ---------------------------------------------------------------------- the diagnosis
+def _index(flat: torch.Tensor) -> tuple[int, ...]:
+    """The index of the first True entry of a bool tensor."""
+    return tuple(int(i) for i in flat.nonzero()[0])
+
+
+def _looks_inverted(w: torch.Tensor, allowed: torch.Tensor, live: torch.Tensor) -> bool:
+    """All the weight of every row that has both allowed and blocked keys sits on the
+    blocked ones: the mask was read the other way round."""
+    mixed = live & (~allowed).any(dim=-1)  # (..., len_q): rows with keys on both sides
+    if not mixed.any():
+        return False
+    on_allowed = (w * allowed).sum(dim=-1)  # (..., len_q)
+    return bool((on_allowed[mixed] < 1e-6).all())
+
+
+def _uniform_on_allowed(w: torch.Tensor, allowed: torch.Tensor, live: torch.Tensor) -> bool:
+    counts = allowed.sum(dim=-1, keepdim=True).clamp(min=1)  # (..., len_q, 1)
+    uniform = allowed / counts  # (..., len_q, len_k)
+    return bool(live.any()) and torch.allclose(w[live], uniform[live].double(), atol=1e-6)
 
 
 def expect_attention_weights(
@@ -126,10 +250,19 @@ def expect_attention_weights(
     """Check attention weights ``(..., len_q, len_k)`` against ``expected`` (the reference's,
     whose fully masked rows are zero) and explain any difference.
 
-    ``mistakes`` maps a diagnosis to the weights that mistake gives (or a callable giving
-    them); they are tried before the property checks. Returns the learner's convention for
-    fully masked rows ("zero", "uniform", or None when there are none), so that the
-    caller can compute the expected *output* under the same convention.
+    Shapes must have been checked already. The order of the diagnosis: NaN or inf (on
+    the fully masked rows, on the rows an inverted mask would empty, elsewhere);
+    negative weights; weight on forbidden keys (a matching entry of ``mistakes`` first,
+    then an inverted mask with its own message, then the generic one);
+    fully masked rows that follow no accepted convention; then the values: first the
+    ``mistakes`` (a diagnosis mapped to the weights that mistake gives, or to a callable
+    giving them, or None), then properties (rows not adding up to 1, a softmax over the
+    queries, the mask applied after the softmax, uniform rows), then the largest
+    difference.
+
+    Returns the learner's convention for fully masked rows ("zero", "uniform",
+    "distribution", or None when there are none), so that the caller can compute the
+    expected *output* under the same convention (:func:`with_fully_masked_rows`).
     """
     w = weights.detach().double()
     shape = tuple(w.shape)
@@ -139,82 +272,118 @@ def expect_attention_weights(
     dead = fully_masked_rows(mask, shape)  # (..., len_q)
     live = ~dead
 
-    # 1. NaN: on exactly the fully masked rows, on the rows that allow everything, or elsewhere.
-    nan_rows = (~torch.isfinite(w)).any(dim=-1)  # (..., len_q)
-    if nan_rows.any():
-        if dead.any() and not nan_rows[live].any():
-            c.fail(f"{what}: {FULLY_MASKED_NAN}")
-        everything = allowed.all(dim=-1)
-        if mask is not None and everything.any() and bool((nan_rows == everything).all()):
-            c.fail(f"{what} is NaN in exactly the query rows whose mask allows every key. "
-                   f"{INVERTED_MASK}")  # fmt: skip
-        first = nan_rows.nonzero()[0]
+    # 1. NaN or inf: on exactly the fully masked rows, on the rows that allow every key
+    #    (what an inverted mask empties), or anywhere else.
+    bad_rows = (~torch.isfinite(w)).any(dim=-1)  # (..., len_q)
+    if bad_rows.any():
+        if dead.any() and not bad_rows[live].any():
+            c.fail(
+                f"{what}: {FULLY_MASKED_NAN} (The first such row is query row "
+                f"{_index(dead & bad_rows)}, batch indices first.)"
+            )
+        everything = allowed.all(dim=-1)  # (..., len_q): rows that allow every key
+        if mask is not None and everything.any() and bool((bad_rows == everything).all()):
+            c.fail(
+                f"{what} is NaN in exactly the query rows whose mask allows every key, "
+                f"as if those rows allowed none. {INVERTED_MASK}"
+            )
         c.fail(
-            f"{what} contains NaN or inf (first in query row {_where(first)}, batch indices "
-            "first). Check the masking and the softmax: exp() of large scores overflows unless "
-            "the softmax subtracts the row maximum (torch.softmax does)."
+            f"{what} contains NaN or inf (first in query row {_index(bad_rows)}, batch "
+            f"indices first) where the reference's weights are finite. {NOT_FINITE}"
         )
     c.ok()
     if (w < -1e-6).any():
-        c.fail(f"{what} has negative entries: weights come out of a softmax, so they are >= 0.")
+        c.fail(
+            f"{what} has negative entries (the smallest is {float(w.min()):.3g} at index "
+            f"{_index(w == w.min())}). {NEGATIVE_WEIGHTS}"
+        )
     c.ok()
 
-    # 2. The mask: no weight on forbidden keys of live rows; fully masked rows zero or uniform.
+    def known_mistake() -> str | None:
+        """The first of ``mistakes`` that ``w`` matches (fully masked rows aside)."""
+        for message, wrong in (mistakes or {}).items():
+            wrong_value = wrong() if callable(wrong) else wrong
+            if wrong_value is None:
+                continue
+            wrong_value = with_fully_masked_rows(
+                torch.nan_to_num(wrong_value.detach().double(), nan=0.0), mask, convention, like=w
+            )
+            if wrong_value.shape == w.shape and torch.allclose(
+                w, wrong_value, rtol=max(rtol, 1e-4), atol=max(atol, 1e-5)
+            ):
+                return message
+        return None
+
+    # 2. The mask: no weight on forbidden keys of live rows; fully masked rows finite. A
+    #    known mistake that explains a leak (the mask ignored, filled with 0) comes first.
     convention = fully_masked_convention(w, mask)
     if mask is not None:
-        leak = (w > 1e-6) & ~allowed & live[..., None]
+        leak = (w > 1e-6) & ~allowed & live[..., None]  # (..., len_q, len_k)
         if leak.any():
-            live_keys = allowed & live[..., None]
-            if (w[live_keys] < 1e-6).all():
+            if (message := known_mistake()) is not None:
+                c.fail(f"{what} is not what the reference gives. {message}")
+            if _looks_inverted(w, allowed, live):
                 c.fail(f"{what} puts weight only on keys the mask forbids. {INVERTED_MASK}")
-            c.fail(f"{what} gives weight to keys the mask forbids. {MASK_NOT_APPLIED}")
-        c.ok()
-        if convention == "other":
-            c.fail(f"{what}: {FULLY_MASKED_OTHER}")
-        if convention == "uniform":
-            c.note(
-                "your fully masked query rows get uniform weights (what a large finite fill "
-                "value such as -1e9 gives). That is accepted: such rows belong to padding "
-                "and are ignored downstream. The course's reference returns zeros there, "
-                "as F.scaled_dot_product_attention does."
+            index = _index(leak)
+            c.fail(
+                f"{what} gives weight to keys the mask forbids (first at index {index}: "
+                f"mask False, weight {float(w[index]):.3g}). {MASK_NOT_APPLIED}"
             )
         c.ok()
+        if convention == "other":
+            index = _index(dead)
+            row = w[index]
+            c.fail(
+                f"{what}: {FULLY_MASKED_OTHER} Query row {index} (batch indices first) is "
+                f"{_row(row)}, adding up to {float(row.sum()):.3g}."
+            )
+        if convention == "uniform":
+            c.note(FULLY_MASKED_UNIFORM_NOTE)
+        elif convention == "distribution":
+            c.note(FULLY_MASKED_DISTRIBUTION_NOTE)
+        c.ok()
 
-    # 3. Known mistakes, compared on what is not a matter of convention.
-    target = with_fully_masked_rows(expected.detach().double(), mask, convention)
+    # 3. The values, compared on what is not a matter of convention.
+    target = with_fully_masked_rows(expected.detach().double(), mask, convention, like=w)
     if torch.allclose(w, target, rtol=rtol, atol=atol):
         c.ok()
         return convention
-    for message, wrong in (mistakes or {}).items():
-        wrong_value = wrong() if callable(wrong) else wrong
-        if wrong_value is None:
-            continue
-        wrong_value = with_fully_masked_rows(
-            torch.nan_to_num(wrong_value.detach().double(), nan=0.0), mask, convention
-        )
-        if wrong_value.shape == w.shape and torch.allclose(w, wrong_value, rtol=1e-4, atol=1e-5):
-            c.fail(f"{what} is not what the reference gives. {message}")
+    if (message := known_mistake()) is not None:
+        c.fail(f"{what} is not what the reference gives. {message}")
 
     # 4. Properties that explain the rest.
-    sums = w.sum(dim=-1)
+    sums = w.sum(dim=-1)  # (..., len_q)
     if not torch.allclose(sums[live], torch.ones_like(sums[live]), atol=1e-4):
-        columns = w.sum(dim=-2)
+        columns = w.sum(dim=-2)  # (..., len_k)
         if mask is None and torch.allclose(columns, torch.ones_like(columns), atol=1e-4):
             c.fail(f"{what}: {SOFTMAX_OVER_QUERIES}")
-        if mask is not None and not (w[~allowed & live[..., None]] > 1e-6).any():
-            c.fail(f"{what}: {MASK_AFTER_SOFTMAX}")
+        if mask is not None:
+            complete = live & allowed.all(dim=-1)  # rows with nothing blocked
+            partial = live & ~allowed.all(dim=-1)  # rows with blocked keys
+            if (
+                partial.any()
+                and torch.allclose(sums[complete], torch.ones_like(sums[complete]), atol=1e-4)
+                and bool((sums[partial] < 1 - 1e-4).all())
+            ):
+                c.fail(f"{what}: {MASK_AFTER_SOFTMAX}")
         c.fail(
             f"{what} does not sum to 1 over the keys for every query (row sums from "
             f"{float(sums[live].min()):.3g} to {float(sums[live].max()):.3g}). "
             f"{NOT_A_DISTRIBUTION}"
         )
+    if _uniform_on_allowed(w, allowed, live) and not _uniform_on_allowed(target, allowed, live):
+        c.fail(f"{what} is not what the reference gives. {UNIFORM_WEIGHTS}")
     diff = (w - target).abs()
-    worst = (diff == diff.max()).nonzero()[0]
-    index = tuple(int(i) for i in worst)
+    index = _index(diff == diff.max())
     c.fail(
         f"{what} differs from the reference: largest difference {float(diff.max()):.3g} at "
         f"index {index} (yours {float(w[index]):.6g}, expected {float(target[index]):.6g}). "
         "Check the steps: scores = q @ kᵀ / √d_k, where d_k is the width of each query and key; "
-        "blocked scores = -inf; softmax over the keys."
+        "blocked scores = -inf (or a large negative number); softmax over the keys."
     )
     return convention  # not reached
+
+
+def _row(row: torch.Tensor) -> str:
+    values = ", ".join(f"{float(x):.3g}" for x in row[:8])
+    return f"[{values}{', ...' if row.numel() > 8 else ''}]"

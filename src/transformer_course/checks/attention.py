@@ -1,32 +1,74 @@
-"""Checks for lesson 04: a numerically stable softmax and scaled dot-product attention.
+"""Checks for lesson 04: a numerically stable softmax, one row of attention by hand,
+scaled dot-product attention, and three concept questions.
 
-Every classic mistake gets its own diagnosis. The inputs are chosen so that the
-mistakes cannot hide: len_q != len_k (so swapping q and k breaks the shapes),
-d_v != d_k and d_k, len_k, d_v all different (so scaling by the wrong number
-gives a recognisably different answer), d_v != len_k (so returning the pair in
-the wrong order shows in the shapes), masks that are not symmetric and have a
-fully masked query row.
+The inputs are chosen so that the classic mistakes cannot hide: len_q != len_k (so
+swapping q and k breaks the shapes), d_k, d_v, len_q, len_k and the batch size all
+different (so scaling by the wrong number gives a recognisably different answer,
+and returning the pair in the wrong order shows in the shapes), masks that are not
+symmetric and have a fully masked query row, large logits in float32 (so a softmax
+without the max trick overflows), batched inputs (so ``k.T`` and ``transpose(1, 2)``
+show). Every mistake the hidden run can find, the visible run finds too; the
+hidden run adds other seeds and shapes against hard-coded answers.
+
+What is accepted, because the concept does not fix it: any floating dtype for the
+results (a note when it is not the input's); any value to block masked keys (-inf,
+-1e9, -1e4, ``torch.finfo(dtype).min``, ``masked_fill``, ``torch.where`` or an
+additive float mask); for a query with no key it may attend to, all-zero weights
+(the reference), uniform weights or another finite distribution (a note), but
+never NaN; for a softmax slice that is all -inf, zeros (the reference) or uniform
+weights (a note), but never NaN.
 """
 
 from __future__ import annotations
 
 import math
+import re
+import traceback
+from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 import torch
 
-from transformer_course.checking import Checker, CheckFailure, numpy_rng, torch_generator
+from transformer_course.checking import Checker, numpy_rng, short, tolerance, torch_generator
+from transformer_course.checking.attention import (
+    INVERTED_MASK,
+    SOFTMAX_OVER_QUERIES,
+    attention_weights_variant,
+    expect_attention_weights,
+    with_fully_masked_rows,
+)
+from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.reference import attention as ref
 from transformer_course.registry import Exercise
+
+__all__ = [
+    "check_attention_row",
+    "check_quiz_cross_attention",
+    "check_quiz_d_k",
+    "check_quiz_fully_masked",
+    "check_scaled_dot_product_attention",
+    "check_softmax",
+]
 
 NEG_INF = float("-inf")
 
 
-def _fmt(x: np.ndarray) -> str:
-    """A short, readable repr of a small array for messages."""
-    text = np.array2string(np.asarray(x), precision=3, separator=", ", threshold=24)
-    text = " ".join(text.split())
-    return text if len(text) <= 160 else text[:157] + "..."
+def _output_tolerance(*dtypes, values) -> dict[str, float]:
+    """The tolerance for an attention output: a weighted average of the value rows, so
+    an absolute error in proportion to the size of the values is rounding, not a mistake
+    (outputs near 0 come from large terms that cancel)."""
+    tol = tolerance(*dtypes)
+    if isinstance(values, torch.Tensor):
+        values = values.detach().double().numpy()
+    scale = float(np.abs(np.asarray(values, dtype=np.float64)).max(initial=0.0))
+    return {"rtol": tol["rtol"], "atol": max(tol["atol"], tol["rtol"] * scale)}
+
+
+def _learner_source(exc: BaseException) -> str:
+    """The source lines of the frames an exception passed through (the learner's among
+    them), to recognise what the code that raised it wrote."""
+    return "\n".join(frame.line or "" for frame in traceback.extract_tb(exc.__traceback__))
 
 
 # =============================================================================== softmax
@@ -58,27 +100,38 @@ SOFTMAX_KEEPDIMS = (
     "with their slices."
 )
 SOFTMAX_ALL_NEG_INF = (
-    "A slice in which every entry is -inf has nothing to give weight to. The documented "
-    "convention (the same as F.scaled_dot_product_attention for a fully masked row) is "
-    "that it comes back as all zeros."
+    "A slice in which every entry is -inf has nothing to give weight to, and the formula "
+    "gives 0 / 0. The contract asks for a finite answer there: all zeros (the reference, "
+    "like F.scaled_dot_product_attention for a fully masked row) or uniform weights (the "
+    "limit of a softmax of equal entries)."
 )
 SOFTMAX_ALL_NEG_INF_NAN = (
     SOFTMAX_ALL_NEG_INF + " Yours is NaN there: the slice maximum is -inf and "
     "-inf - (-inf) is NaN (or, without the max, exp gives all zeros and 0 / 0 is NaN). "
-    "Replace a non-finite maximum by 0 (np.where(np.isfinite(m), m, 0.0)) and divide only "
-    "where the sum is positive: np.divide(e, s, out=np.zeros_like(e), where=s > 0)."
+    "Replace a maximum that is not finite by 0 before subtracting it (np.isfinite tells "
+    "which), and divide only where the sum is positive (np.divide has where= and out=)."
 )
-SOFTMAX_ALL_NEG_INF_UNIFORM = (
-    SOFTMAX_ALL_NEG_INF + " Yours is uniform (1/n each) there: did you replace -inf by a "
-    "large finite number such as -1e9? Then all entries of that slice are equal and the "
-    "weight is spread evenly over entries that should get none. Keep -inf (exp(-inf) is "
-    "exactly 0) and give an all -inf slice zeros."
+SOFTMAX_UNIFORM_NOTE = (
+    "your softmax gives a slice that is all -inf uniform weights (1/n each): the limit "
+    "of a softmax of n equal entries, and what replacing -inf by a large finite number "
+    "such as -1e9 gives. That is accepted. The reference returns zeros there (a query with "
+    "nothing to attend to takes in nothing), as F.scaled_dot_product_attention does."
 )
 SOFTMAX_INPLACE = (
-    "Your softmax changed the array it was given (an in-place operation such as "
-    "x -= x.max(...) or x[...] = ...). The caller's data must stay as it was: write "
-    "x - m into a new array instead."
+    "For example x -= x.max(...) or np.exp(x, out=x) write into the caller's array: "
+    "compute x - m into a new array instead."
 )
+SOFTMAX_HINTS = {
+    "could not be broadcast together": (
+        "The slice maxima or sums do not line up with x: reduce with keepdims=True "
+        "(np.max(x, axis=axis, keepdims=True)), so that the reduced axis stays, with size 1, "
+        "and broadcasts along the right axis."
+    ),
+    "out of bounds for array of dimension": (
+        "x may have any number of dims (a 1-D vector of scores too): reduce along the "
+        "`axis` you were given (axis=axis), never a fixed axis number."
+    ),
+}
 
 
 def _softmax_wrong_axis(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
@@ -110,9 +163,6 @@ def _softmax_mistakes(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
             mistakes[SOFTMAX_KEEPDIMS] = exps / sums
         except ValueError:
             pass
-        if np.isneginf(x).any():
-            finite = np.where(np.isneginf(x), -1e9, x)
-            mistakes[SOFTMAX_ALL_NEG_INF_UNIFORM] = ref.softmax(finite, axis=axis)
     return mistakes
 
 
@@ -125,26 +175,35 @@ def _softmax_explain(got: np.ndarray, x: np.ndarray, axis: int) -> str:
         sums = np.sum(got, axis=axis, keepdims=True)
         if not np.allclose(np.where(live, sums, 1.0), 1.0, atol=1e-5):
             return (
-                f"Your values do not add up to 1 along axis={axis} (sums: {_fmt(sums.squeeze())})."
+                f"Your values do not add up to 1 along axis={axis} (sums: {short(sums.squeeze())})."
             )
     return "Check each step: subtract the slice max, exponentiate, divide by the slice sum."
 
 
 def _softmax_cases(hidden: bool) -> list[tuple[str, np.ndarray, int | None, str]]:
-    """(label, x, axis or None for the default, hint for NaN results)."""
+    """(label, x, axis or None for the default, hint for results that are not finite)."""
     nan_hint = "Where does a NaN come from? exp(large) = inf, inf/inf and 0/0 are NaN."
+    neg_inf_hint = "exp(-inf) is exactly 0, so a -inf entry simply gets weight 0."
     if not hidden:
-        cases = [
-            ("small logits", np.array([[1.0, 2.0, 3.0], [0.5, 0.5, 0.5], [-1.0, 0.0, 4.0]]), None, nan_hint),
+        drank = np.array([0.0, -4.0, 1.5, 1.5, 0.0, 3.5])  # "drank" against its sentence
+        small = np.array([[1.0, 2.0, 3.0], [0.5, 0.5, 0.5], [-1.0, 0.0, 4.0]])
+        large = np.array([[1000.0, 1001.0, 1002.0], [990.0, 1000.0, 1010.0]])
+        scales = np.array([[1000.0, 1001.0, 1002.0], [-1000.0, -1001.0, -1000.0]])
+        some_inf = np.array([[0.0, NEG_INF, 1.0, NEG_INF], [2.0, 2.0, NEG_INF, 0.0]])
+        dead_row = np.array([[1.0, 2.0, 3.0], [NEG_INF, NEG_INF, NEG_INF]])
+        dead_column = np.array([[0.5, NEG_INF, 1.0], [2.0, NEG_INF, -1.0]])
+        return [
+            ("small logits", small, None, nan_hint),
+            ("a 1-D vector of scores", drank, None, nan_hint),
             ("axis=0", np.array([[1.0, 2.0, 0.0, -1.0], [3.0, 0.0, 0.0, 2.0]]), 0, nan_hint),
             ("a 3-D input, axis=1", numpy_rng(40).normal(size=(2, 3, 4)), 1, nan_hint),
             ("float32 input", numpy_rng(41).normal(size=(2, 5)).astype(np.float32), -1, nan_hint),
-            ("large logits", np.array([[1000.0, 1001.0, 1002.0], [990.0, 1000.0, 1010.0]]), -1, SOFTMAX_OVERFLOW),
-            ("rows on very different scales", np.array([[1000.0, 1001.0, 1002.0], [-1000.0, -1001.0, -1000.0]]), -1, SOFTMAX_GLOBAL_MAX),
-            ("some -inf entries", np.array([[0.0, NEG_INF, 1.0, NEG_INF], [2.0, 2.0, NEG_INF, 0.0]]), -1, "exp(-inf) is exactly 0, so a -inf entry simply gets weight 0."),
-            ("a row that is all -inf", np.array([[1.0, 2.0, 3.0], [NEG_INF, NEG_INF, NEG_INF]]), -1, SOFTMAX_ALL_NEG_INF_NAN),
-        ]  # fmt: skip
-        return cases
+            ("large logits", large, -1, SOFTMAX_OVERFLOW),
+            ("rows on very different scales", scales, -1, SOFTMAX_GLOBAL_MAX),
+            ("some -inf entries", some_inf, -1, neg_inf_hint),
+            ("a row that is all -inf", dead_row, -1, SOFTMAX_ALL_NEG_INF_NAN),
+            ("a column that is all -inf, axis=0", dead_column, 0, SOFTMAX_ALL_NEG_INF_NAN),
+        ]
     rng = numpy_rng(4040)
     square = rng.normal(size=(4, 4)) * 2
     large = rng.normal(size=(3, 6)) * 5 + 800
@@ -154,6 +213,7 @@ def _softmax_cases(hidden: bool) -> list[tuple[str, np.ndarray, int | None, str]
     with_inf[..., 0] = 0.0  # every slice along the last axis keeps one finite entry
     empty = rng.normal(size=(3, 4, 2)).astype(np.float32)
     empty[1, :, 0] = NEG_INF  # one slice along axis=1 is all -inf
+    dead = np.array([[NEG_INF] * 4, [3.0, NEG_INF, 1.0, 2.0]])
     return [
         ("a random square input", square, None, nan_hint),
         ("a 4-D input, axis=-3", rng.normal(size=(2, 3, 2, 2)), -3, nan_hint),
@@ -162,31 +222,40 @@ def _softmax_cases(hidden: bool) -> list[tuple[str, np.ndarray, int | None, str]
         ("large logits", large, -1, SOFTMAX_OVERFLOW),
         ("large logits along axis=0", large.T.copy(), 0, SOFTMAX_OVERFLOW),
         ("rows on very different scales", scales, -1, SOFTMAX_GLOBAL_MAX),
-        ("some -inf entries", with_inf, -1, "exp(-inf) is exactly 0, so a -inf entry gets weight 0."),
+        ("some -inf entries", with_inf, -1, neg_inf_hint),
         ("an all -inf slice along axis=1 (float32)", empty, 1, SOFTMAX_ALL_NEG_INF_NAN),
-        ("a row that is all -inf", np.array([[NEG_INF] * 4, [3.0, NEG_INF, 1.0, 2.0]]), -1, SOFTMAX_ALL_NEG_INF_NAN),
-    ]  # fmt: skip
+        ("a row that is all -inf", dead, -1, SOFTMAX_ALL_NEG_INF_NAN),
+    ]
 
 
 def check_softmax(softmax, *, hidden: bool = False) -> None:
-    """softmax(x, axis=-1) on numpy arrays: stable, dtype-preserving, any axis, all -inf -> 0."""
+    """softmax(x, axis=-1) on numpy arrays of any shape.
+
+    Required: a numpy array of the input's shape holding the softmax along ``axis``
+    (default -1) within a tolerance that fits its dtype; no overflow on large logits;
+    weight 0 for -inf entries; a finite answer for a slice that is all -inf; ``x`` left
+    unchanged. Accepted: any floating dtype (a note when it is not the input's); an
+    all -inf slice given as zeros (the reference) or as uniform weights (a note).
+    """
     with Checker("softmax", hidden=hidden) as c:
         c.require_callable(softmax)
         for label, x, axis, nan_hint in _softmax_cases(hidden):
-            given = x.copy()
-            if axis is None:
-                what = f"softmax(x) with the default axis on {label}, x = {_fmt(x)}"
-                got = c.call(softmax, given, call_repr=f"softmax({_fmt(x)})")
-                axis = -1
-            else:
-                what = f"softmax(x, axis={axis}) on {label}, x = {_fmt(x)}"
-                got = c.call(
-                    softmax, given, axis=axis, call_repr=f"softmax({_fmt(x)}, axis={axis})"
-                )
-            c.expect_true(
-                given.shape == x.shape and np.array_equal(given, x, equal_nan=True),
-                f"{what}: {SOFTMAX_INPLACE}",
+            call_args = {} if axis is None else {"axis": axis}
+            shown = (
+                f"softmax({' '.join(short(x, 120).split())}"
+                + ("" if axis is None else f", axis={axis}")
+                + ")"
             )
+            got = c.call(
+                softmax,
+                x.copy(),
+                **call_args,
+                call_repr=shown,
+                hints=SOFTMAX_HINTS,
+                mutation_hint=SOFTMAX_INPLACE,
+            )
+            axis = -1 if axis is None else axis
+            what = f"{shown} on {label}"
             c.expect_type(
                 got,
                 np.ndarray,
@@ -195,173 +264,461 @@ def check_softmax(softmax, *, hidden: bool = False) -> None:
                 "convert a torch result back with .numpy()).",
             )
             c.expect_shape(got, x.shape, what, "Softmax keeps the shape of its input.")
-            c.expect_dtype(
-                got,
-                x.dtype,
-                what,
-                "Keep the input's dtype: a float32 input gives a float32 result (don't convert "
-                "to float64 with astype or np.array(..., dtype=np.float64)).",
-            )
+            c.expect_floating(got, "your result", preferred=x.dtype)
             expected = ref.softmax(x, axis=axis)
-            tol = (
-                {"rtol": 1e-5, "atol": 1e-6}
-                if x.dtype == np.float32
-                else {"rtol": 1e-7, "atol": 1e-10}
-            )
             got64 = np.asarray(got, dtype=np.float64)
-            if not np.isfinite(got64).all():
-                # NaN on an all -inf slice is its own mistake; name it before anything else.
-                dead = np.broadcast_to(np.all(np.isneginf(x), axis=axis, keepdims=True), x.shape)
-                if dead.any() and not np.isfinite(got64[dead]).all():
+            dead = np.broadcast_to(np.all(np.isneginf(x), axis=axis, keepdims=True), x.shape)
+            if dead.any():
+                rows = got64[dead]
+                if not np.isfinite(rows).all():
                     c.fail(
-                        f"{what} contains NaN on the slice that is all -inf. {SOFTMAX_ALL_NEG_INF_NAN}"
+                        f"{what} is NaN on the slice that is all -inf. {SOFTMAX_ALL_NEG_INF_NAN}"
                     )
+                uniform = 1.0 / x.shape[axis]
+                if np.allclose(rows, uniform, atol=1e-5) and not np.allclose(rows, 0.0, atol=1e-6):
+                    c.note(SOFTMAX_UNIFORM_NOTE)
+                    expected = np.where(dead, uniform, expected).astype(expected.dtype)
+                elif not np.allclose(rows, 0.0, atol=1e-6):
+                    c.fail(
+                        f"{what} gives the slice that is all -inf the values {short(rows)}. "
+                        f"{SOFTMAX_ALL_NEG_INF}"
+                    )
+                c.ok()
             c.expect_close(
                 got,
                 expected,
                 what,
-                **tol,
+                **tolerance(got.dtype, x.dtype),
                 hint=nan_hint if not np.isfinite(got64).all() else _softmax_explain(got64, x, axis),
                 mistakes=_softmax_mistakes(x, axis),
             )
 
 
-# ==================================================================== scaled dot-product attention
-def _weights_variant(q, k, mask, *, scale, dim=-1, mask_mode="before", fill=NEG_INF):
-    """The weights (float64) some implementation gives; used to name a learner's mistake."""
-    q, k = q.detach().double(), k.detach().double()
-    scores = q @ k.transpose(-2, -1) / scale  # (..., len_q, len_k)
-    if mask is not None and mask_mode == "before":
-        scores = scores.masked_fill(~mask, fill)
-    if mask is not None and mask_mode == "inverted":
-        scores = scores.masked_fill(mask, NEG_INF)
-    weights = torch.softmax(scores, dim=dim)
-    if mask is not None and mask_mode == "after":
-        weights = weights * mask
-    return torch.nan_to_num(weights, nan=0.0)
+# ====================================================================== attention_row
+ROW_NO_SOFTMAX = (
+    "Your weights are the scores themselves, without the softmax. Scaling and softmax are "
+    "not optional details (one popular explanation leaves them out): raw scores can be "
+    "negative and do not add up to 1, so the output would not be a weighted average of the "
+    "values. Turn the scaled scores into weights with your softmax."
+)
+ROW_SUM_NORMALISED = (
+    "Your weights are the scaled scores divided by their sum. That is not a softmax: "
+    "negative scores give negative weights, and a sum near 0 blows the weights up. "
+    "Exponentiate first (your softmax does it)."
+)
+ROW_NOT_NORMALISED = (
+    "Your weights are the exponentials of the scaled scores without dividing by their sum, "
+    "so they do not add up to 1. Use your softmax, which normalises."
+)
+ROW_ARGMAX = (
+    "Your weights put everything on the best-matching key (a one-hot vector): that is a "
+    "hard lookup, argmax, not attention. The softmax gives every key a share, larger for "
+    "larger scores, so the output blends the values."
+)
+ROW_OUTPUT_UNWEIGHTED = (
+    "Your output is the plain {how} of the value rows: the weights are not used. Output = "
+    "sum over j of weights[j] * values[j], i.e. weights @ values."
+)
+ROW_OUTPUT_FROM_SCORES = (
+    "Your output mixes the values with the scores instead of the weights. Use the weights "
+    "(after the softmax), so that the output is a weighted average of the value rows."
+)
 
 
-def _sdpa_mistakes(q, k, v, mask) -> dict[str, torch.Tensor]:
-    d_k, len_k, d_v = q.shape[-1], k.shape[-2], v.shape[-1]
+def _row_scale_mistakes(query, keys, values, make) -> dict[str, np.ndarray]:
+    """Diagnoses for a wrong scale, each mapped to the weights it gives (``make(scale)``)."""
+    d_k, len_k, d_v = query.shape[-1], keys.shape[-2], values.shape[-1]
     root = math.sqrt(d_k)
-    mistakes = {
-        f"Your weights match softmax(q kᵀ) with no scaling. Divide the scores by √d_k = "
-        f"√{d_k} before the softmax: scores = q @ k.transpose(-2, -1) / math.sqrt(d_k), with "
-        "d_k = q.shape[-1]. Without it the scores grow with d_k and the softmax saturates "
-        "(see the section on scaling).": _weights_variant(q, k, mask, scale=1.0),
-        f"Your weights match scores divided by d_k = {d_k} instead of by √d_k = {root:.4g}: "
-        "take the square root (math.sqrt(d_k)).": _weights_variant(q, k, mask, scale=d_k),
-        f"Your weights match scores divided by len_k = {len_k}, the number of keys. The "
-        "paper divides by √d_k, where d_k is the width of each query/key vector "
-        f"(q.shape[-1] = {d_k}), not the number of words in the sentence (a popular "
-        "explanation gets this wrong).": _weights_variant(q, k, mask, scale=len_k),
-        f"Your weights match scores divided by √len_k = √{len_k}, the square root of the "
-        "number of keys. d_k is the width of each query/key vector "
-        f"(q.shape[-1] = {d_k}), not the number of keys (k.shape[-2]); it does not change "
-        "with sentence length.": _weights_variant(q, k, mask, scale=math.sqrt(len_k)),
-        f"Your weights match scores divided by √d_v = √{d_v}: you took the width from v. "
-        f"The scale is √d_k, the width of the queries and keys (q.shape[-1] = {d_k}); here "
-        f"d_v = {d_v} differs from d_k on purpose.": _weights_variant(
-            q, k, mask, scale=math.sqrt(d_v)
+    candidates = [
+        (
+            1.0,
+            f"Your weights match softmax(keys @ query) with no scaling. Divide the scores by "
+            f"√d_k = √{d_k} before the softmax (d_k = query.shape[-1], the width of the query "
+            "and key vectors).",
         ),
-        "Your weights sum to 1 over the queries (dim=-2) instead of over the keys (dim=-1). "
-        "Each query row is a probability distribution over the keys: take the softmax with "
-        "dim=-1.": _weights_variant(q, k, mask, scale=root, dim=-2),
-    }
-    if mask is not None:
-        mistakes.update(
-            {
-                "Your weights match attention with no mask at all: keys where the mask is "
-                "False still get weight. Set their scaled scores to -inf before the softmax, "
-                "e.g. scores.masked_fill(~mask, float('-inf')).": _weights_variant(
-                    q, k, None, scale=root
-                ),
-                "Your weights look like the mask was applied after the softmax: masked keys "
-                "get 0, but the remaining weights of those rows no longer add up to 1. Apply "
-                "the mask to the scaled scores before the softmax (fill with -inf), so the "
-                "softmax renormalises over the keys that are allowed.": _weights_variant(
-                    q, k, mask, scale=root, mask_mode="after"
-                ),
-                "Your weights match the mask with its meaning inverted: you blocked the keys "
-                "where mask is True. Here (as in F.scaled_dot_product_attention) True = may "
-                "attend, so fill where the mask is False: scores.masked_fill(~mask, "
-                "float('-inf')). (nn.MultiheadAttention's bool masks mean the opposite; see "
-                "the lesson.)": _weights_variant(q, k, mask, scale=root, mask_mode="inverted"),
-            }
-        )
+        (
+            float(d_k),
+            f"Your weights match scores divided by d_k = {d_k} instead of by √d_k = "
+            f"{root:.4g}: take the square root.",
+        ),
+        (
+            float(len_k),
+            f"Your weights match scores divided by {len_k}, the number of keys (words). d_k is "
+            f"not the number of words in the sentence (a popular explanation says so): it is "
+            f"the width of each query and key vector, here {d_k}, and the scale is √d_k.",
+        ),
+        (
+            math.sqrt(len_k),
+            f"Your weights match scores divided by √{len_k}, the square root of the number of "
+            f"keys. d_k is the width of each query and key vector (here {d_k}), not a length; "
+            "it does not change when the sentence gets longer.",
+        ),
+        (
+            math.sqrt(d_v),
+            f"Your weights match scores divided by √d_v = √{d_v}: you took the width of the "
+            f"values. The scale is √d_k, the width of the queries and keys (here {d_k}).",
+        ),
+    ]
+    return {message: make(scale) for scale, message in candidates if not math.isclose(scale, root)}
+
+
+def _row_weight_mistakes(query, keys, values) -> dict[str, np.ndarray]:
+    q, k = np.asarray(query, np.float64), np.asarray(keys, np.float64)
+    scores = k @ q  # (len_k,)
+    scaled = scores / math.sqrt(q.shape[-1])
+    mistakes = _row_scale_mistakes(q, k, values, lambda scale: ref.softmax(scores / scale))
+    mistakes[ROW_NO_SOFTMAX] = scaled
+    mistakes[ROW_NO_SOFTMAX.replace("the scores themselves", "the raw scores")] = scores
+    with np.errstate(all="ignore"):
+        mistakes[ROW_SUM_NORMALISED] = scaled / scaled.sum()
+        mistakes[ROW_NOT_NORMALISED] = np.exp(scaled)
+        shifted = ROW_NOT_NORMALISED.replace("exponentials", "shifted exponentials")
+        mistakes[shifted] = np.exp(scaled - scaled.max())
+    one_hot = np.zeros_like(scores)
+    one_hot[int(np.argmax(scores))] = 1.0
+    mistakes[ROW_ARGMAX] = one_hot
     return mistakes
 
 
-SDPA_FULLY_MASKED = (
-    "{where} has no key it may attend to (its mask row is all False). The documented "
-    "convention, the same as F.scaled_dot_product_attention's, is all-zero weights and "
-    "therefore a zero output for such a row."
-)
-SDPA_FULLY_MASKED_NAN = (
-    SDPA_FULLY_MASKED + " Yours are NaN: a softmax over a row that is all -inf is 0 / 0. "
-    "After the softmax, zero those rows, e.g. "
-    "weights.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0), or "
-    "torch.nan_to_num(weights, nan=0.0)."
-)
-SDPA_FULLY_MASKED_UNIFORM = (
-    SDPA_FULLY_MASKED + " Yours are uniform (1/len_k each): that is what a large finite "
-    "fill value such as -1e9 gives, because all the scores of the row become equal and the "
-    "softmax spreads the weight evenly over keys the query may not see. Fill with "
-    "float('-inf') and zero the fully masked rows after the softmax "
-    "(weights.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0))."
-)
+def _row_cases(hidden: bool) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+    """(label, query (d_k,), keys (len_k, d_k), values (len_k, d_v)) with d_k != d_v."""
+    words = ref.CAT_WORDS
+    q_drank, q_cat = ref.CAT_QUERIES[words.index("drank")], ref.CAT_QUERIES[words.index("cat")]
+
+    def random_case(seed, len_k, d_k, d_v, dtype=np.float64, scale=1.0):
+        rng = numpy_rng(seed)
+        query = rng.normal(size=d_k) * scale  # (d_k,)
+        keys = rng.normal(size=(len_k, d_k))  # (len_k, d_k)
+        values = rng.normal(size=(len_k, d_v))  # (len_k, d_v)
+        return query.astype(dtype), keys.astype(dtype), values.astype(dtype)
+
+    sentence = f'"{ref.BLACK_CAT}"'
+    if not hidden:
+        return [
+            (f'the query of "drank" over {sentence}', q_drank, ref.CAT_KEYS, ref.CAT_VALUES),
+            (f'the query of "cat" over {sentence}', q_cat, ref.CAT_KEYS, ref.CAT_VALUES),
+            (
+                f'the query of "drank" times 1000 (large scores) over {sentence}',
+                q_drank * 1000,
+                ref.CAT_KEYS,
+                ref.CAT_VALUES,
+            ),
+            ("random float32 inputs", *random_case(60, len_k=4, d_k=5, d_v=3, dtype=np.float32)),
+        ]
+    return [
+        ("random inputs", *random_case(61, len_k=7, d_k=6, d_v=2)),
+        ("random inputs with large scores", *random_case(62, len_k=5, d_k=9, d_v=4, scale=2000.0)),
+        ("a single key", *random_case(63, len_k=1, d_k=3, d_v=5)),
+        ("a query of zeros (every score 0)", np.zeros(4), *random_case(64, 6, 4, 3)[1:]),
+        ("random float32 inputs", *random_case(65, len_k=8, d_k=2, d_v=6, dtype=np.float32)),
+    ]
+
+
+def check_attention_row(attention_row, *, hidden: bool = False) -> None:
+    """(weights, output) = attention_row(query, keys, values), one query, numpy.
+
+    Required: weights (len_k,) = softmax(keys @ query / √d_k), output (d_v,) = weights @
+    values, within a tolerance that fits the dtype; the inputs left unchanged; no
+    overflow on large scores. Accepted: any floating dtype; a list or tuple pair.
+    """
+    with Checker("attention_row", hidden=hidden) as c:
+        c.require_callable(attention_row)
+        for label, query, keys, values in _row_cases(hidden):
+            (d_k,), (len_k, _), (_, d_v) = query.shape, keys.shape, values.shape
+            shown = (
+                f"attention_row(query {query.shape}, keys {keys.shape}, values {values.shape}, "
+                f"{query.dtype!s})"
+            )
+            result = c.call(
+                attention_row,
+                query.copy(),
+                keys.copy(),
+                values.copy(),
+                call_repr=shown,
+                hints={
+                    "mismatch in its core dimension": (
+                        "Check the shapes of your matrix products: the scores are keys @ query, "
+                        "(len_k, d_k) @ (d_k,) -> (len_k,); the output is weights @ values, "
+                        "(len_k,) @ (len_k, d_v) -> (d_v,)."
+                    ),
+                    "not aligned": (
+                        "Check the shapes of your matrix products: the scores are keys @ query, "
+                        "(len_k, d_k) @ (d_k,) -> (len_k,); the output is weights @ values, "
+                        "(len_k,) @ (len_k, d_v) -> (d_v,)."
+                    ),
+                },
+                mutation_hint="For example query /= np.sqrt(d_k) changes the caller's array: "
+                "write query = query / np.sqrt(d_k), or scale the scores instead.",
+            )
+            what = f"On {label}, {shown}"
+            c.expect_type(result, tuple | list, what, "Return the pair (weights, output).")
+            c.expect_true(
+                len(result) == 2,
+                f"{what} returned {len(result)} items: return exactly (weights, output).",
+            )
+            weights, output = result
+            numpy_hint = "Return numpy arrays (np.exp and @ on the numpy inputs give them)."
+            c.expect_type(weights, np.ndarray, what + ": the weights (first item)", numpy_hint)
+            c.expect_type(output, np.ndarray, what + ": the output (second item)", numpy_hint)
+            if weights.shape == (d_v,) and output.shape == (len_k,):
+                c.fail(f"{what}: return (weights, output), in that order.")
+            c.expect_shape(
+                weights,
+                (len_k,),
+                what + ": the weights",
+                "One weight per key: (len_k,). "
+                + ("Squeeze the extra dim of size 1. " if weights.size == len_k else ""),
+            )
+            c.expect_shape(
+                output,
+                (d_v,),
+                what + ": the output",
+                "The output mixes the *values*, not the keys: weights @ values, shape (d_v,)."
+                if output.shape == (d_k,)
+                else "Output = weights @ values: (len_k,) @ (len_k, d_v) -> (d_v,); a "
+                "weighted sum over the keys, one number per value feature.",
+            )
+            c.expect_floating(weights, "your weights", preferred=query.dtype)
+            c.expect_floating(output, "your output", preferred=query.dtype)
+            exp_w, exp_out = ref.attention_row(
+                query.astype(np.float64), keys.astype(np.float64), values.astype(np.float64)
+            )
+            finite = np.isfinite(np.asarray(weights, dtype=np.float64)).all()
+            c.expect_close(
+                weights,
+                exp_w,
+                what + ": your `weights`",
+                **tolerance(weights.dtype, query.dtype),
+                hint=(
+                    "Weights = softmax(keys @ query / √d_k) with d_k = query.shape[-1]."
+                    if finite
+                    else "These scores are large: " + SOFTMAX_OVERFLOW
+                ),
+                mistakes=_row_weight_mistakes(query, keys, values),
+            )
+            v64 = values.astype(np.float64)
+            c.expect_close(
+                output,
+                exp_out,
+                what + ": your `output`",
+                **_output_tolerance(output.dtype, query.dtype, values=values),
+                hint="Your weights are right, so check the last step: output = weights @ values, "
+                "the weighted sum of the value rows.",
+                mistakes={
+                    ROW_OUTPUT_UNWEIGHTED.format(how="mean"): v64.mean(axis=0),
+                    ROW_OUTPUT_UNWEIGHTED.format(how="sum"): v64.sum(axis=0),
+                    ROW_OUTPUT_FROM_SCORES: (keys.astype(np.float64) @ query / math.sqrt(d_k))
+                    @ v64,
+                },
+            )
+
+
+# ==================================================================== scaled dot-product attention
 SDPA_SWAP = (
     "The inputs have len_q = {len_q} queries and len_k = {len_k} keys on purpose. The scores "
     "are q @ kᵀ, shape (..., len_q, len_k): one row per query, one column per key. Did you "
     "swap q and k (k @ qᵀ), or transpose the weights?"
 )
+SDPA_SHAPES = (
+    "Check the shapes of the two products: the scores are q @ k.transpose(-2, -1), "
+    "(..., len_q, d_k) @ (..., d_k, len_k) -> (..., len_q, len_k); the output is weights @ v, "
+    "(..., len_q, len_k) @ (..., len_k, d_v) -> (..., len_q, d_v). Here len_q = {len_q}, "
+    "len_k = {len_k}, d_k = {d_k} and d_v = {d_v} differ on purpose. Did you swap q and k "
+    "(k @ qᵀ), or multiply by k instead of v?"
+)
+SDPA_DOT_T = (
+    "`k.T` reverses *all* the dims of a tensor: on a batch of keys of shape {shape} it gives "
+    "{reversed}, not {wanted}, so the batch dims end up in the matrix product (PyTorch warns "
+    "that .T on a tensor that is not 2-D is deprecated). It works on a single 2-D sentence "
+    "and breaks on batches. Transpose only the last two dims: k.transpose(-2, -1) (or k.mT)."
+)
+SDPA_SMALL_T = (
+    "k.t() only transposes 2-D tensors, and these inputs have batch dims in front. "
+    "Transpose the last two dims: k.transpose(-2, -1) (or k.mT)."
+)
+SDPA_TRANSPOSE_DIMS = (
+    "Transposing with dims counted from the front (transpose(0, 1), transpose(1, 2)) only "
+    "swaps the last two dims for inputs of one particular rank: with (batch, len, d) "
+    "transpose(1, 2) is right, with (batch, num_heads, len, d) it swaps heads and len. "
+    "Count from the end: k.transpose(-2, -1) works for any number of batch dims."
+)
+SDPA_BMM = (
+    "torch.bmm only takes 3-D tensors (batch, n, m); these inputs have {ndim} dims. Use @ "
+    "(torch.matmul), which broadcasts over any number of leading batch dims."
+)
+SDPA_BOOL_INDEX = (
+    "The mask is only broadcastable to (..., len_q, len_k), not necessarily of the same shape "
+    "as the scores: boolean indexing (scores[~mask] = ...) needs equal shapes. Use masked_fill "
+    "or torch.where, which broadcast."
+)
+SDPA_MUTATION = (
+    "For example q /= math.sqrt(d_k) divides the caller's q: write q = q / math.sqrt(d_k) "
+    "(a new tensor), or scale the scores instead."
+)
+SDPA_FILL_ZERO = (
+    "Your weights match blocked scores set to 0 instead of -inf. A score of 0 still gets "
+    "weight e^0 = 1 in the softmax, so the blocked keys are not hidden at all. Fill with "
+    "-inf (or a large negative number such as -1e9)."
+)
+SDPA_BOOL_ADDED = (
+    "Your weights match softmax(scores + mask) with the bool mask read as numbers (True = 1, "
+    "False = 0): adding it shifts some scores by 1 and blocks nothing. Block the keys where "
+    "the mask is False with masked_fill or torch.where, or first turn the mask into an "
+    "additive one (0 where allowed, -inf where blocked)."
+)
+SDPA_MASK_IGNORED = (
+    "Your weights match attention with no mask at all: keys where the mask is False still "
+    "get weight. Set their scaled scores to -inf (or a large negative number) before the "
+    "softmax."
+)
+SDPA_MASK_AFTER = (
+    "Your weights look like the mask was applied after the softmax: masked keys get 0, but "
+    "the remaining weights of those rows no longer add up to 1. Apply the mask to the scaled "
+    "scores before the softmax (fill with -inf), so the softmax renormalises over the keys "
+    "that are allowed."
+)
+SDPA_OUTPUT_HINT = (
+    "Your weights are right, so check the last step: output = weights @ v, computed from the "
+    "final weights (after fixing fully masked rows). Row i of the output is the weighted sum "
+    "of the value rows, with query i's weights."
+)
 
 
-def _sdpa_explain(c, got_w, exp_w, what, mask, shape_info) -> None:
-    """Name what is wrong with weights that match no known mistake, or pass them."""
-    g = got_w.detach().double()
-    e = exp_w.double()
-    if torch.allclose(g, e, **shape_info["tol"]) and torch.isfinite(g).all():
-        c.ok()
-        return
-    g0 = torch.nan_to_num(g, nan=0.0)  # a NaN row and a zero row tell the same story here
-    for message, wrong in _sdpa_mistakes(*shape_info["qkv"], mask).items():
-        if wrong.shape == g.shape and torch.allclose(g0, wrong, rtol=1e-4, atol=1e-5):
-            c.fail(f"{what} are not what the reference gives. {message}")
-    if mask is not None:
-        empty = ~mask.expand(e.shape).any(dim=-1)  # (..., len_q): rows with nothing to attend
-        if empty.any():
-            index = tuple(int(i) for i in empty.nonzero()[0])
-            where = f"Query row {index} (batch indices first)"
-            rows = g[empty]  # (n_empty, len_k)
-            if not torch.isfinite(rows).all():
-                c.fail(f"{what}: {SDPA_FULLY_MASKED_NAN.format(where=where)}")
-            if torch.allclose(rows, torch.full_like(rows, 1.0 / e.shape[-1]), atol=1e-5):
-                c.fail(f"{what}: {SDPA_FULLY_MASKED_UNIFORM.format(where=where)}")
-            if not torch.allclose(rows, torch.zeros_like(rows), atol=1e-6):
-                c.fail(f"{what}: {SDPA_FULLY_MASKED.format(where=where)} Yours are not zero.")
-        blocked = ~mask.expand(e.shape)
-        if (g[blocked].abs() > 1e-6).any():
-            c.fail(
-                f"{what} give weight to keys the mask forbids (mask False). Set their scaled "
-                "scores to -inf before the softmax, with True = may attend."
-            )
-    if not torch.isfinite(g).all():
-        c.fail(f"{what} contain NaN or inf where the reference's are all finite.")
-    sums = g.sum(dim=-1)
-    live = torch.ones_like(sums, dtype=torch.bool) if mask is None else mask.expand(e.shape).any(-1)
-    if not torch.allclose(sums[live], torch.ones_like(sums[live]), atol=1e-5):
-        c.fail(
-            f"{what} do not add up to 1 over the keys (the last dim) for every query row: take "
-            "the softmax of the scaled scores over dim=-1."
-        )
-    diff = (g - e).abs()
-    worst = tuple(int(i) for i in (diff == diff.max()).nonzero()[0])
-    c.fail(
-        f"{what} differ from the reference: largest difference {float(diff.max()):.3g} at "
-        f"index {worst} (yours {float(g[worst]):.6g}, expected {float(e[worst]):.6g}). "
-        "Check the steps: scores = q @ kᵀ / √d_k; masked scores = -inf; softmax over the keys."
+def _is_dot_t(exc: BaseException) -> bool:
+    return isinstance(exc, RuntimeError) and re.search(r"\.T\b", _learner_source(exc)) is not None
+
+
+def _is_front_transpose(exc: BaseException) -> bool:
+    source = _learner_source(exc)
+    calls = re.findall(r"(?:transpose|swapaxes)\(([^()]*)\)", source)
+    return isinstance(exc, RuntimeError) and any(
+        re.fullmatch(r"\s*\d+\s*,\s*\d+\s*", args) for args in calls
     )
+
+
+SHAPE_ERRORS = (
+    "must match the size",
+    "cannot be multiplied",
+    "size mismatch",
+    "Expected size for first two dimensions",
+)
+
+
+def _is_shape_error(exc: BaseException) -> bool:
+    text = str(exc)
+    return (
+        isinstance(exc, RuntimeError)
+        and any(key in text for key in SHAPE_ERRORS)
+        and not _is_dot_t(exc)
+        and not _is_front_transpose(exc)
+    )
+
+
+def _sdpa_hints(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> list:
+    shape = tuple(k.shape)
+    dims = {"len_q": q.shape[-2], "len_k": k.shape[-2], "d_k": q.shape[-1], "d_v": v.shape[-1]}
+    return [
+        (
+            _is_dot_t,
+            SDPA_DOT_T.format(
+                shape=shape, reversed=shape[::-1], wanted=(*shape[:-2], shape[-1], shape[-2])
+            ),
+        ),
+        ("t() expects a tensor with <= 2 dimensions", SDPA_SMALL_T),
+        (_is_front_transpose, SDPA_TRANSPOSE_DIMS),
+        ("must be a 3D tensor", SDPA_BMM.format(ndim=q.dim())),
+        ("The shape of the mask", SDPA_BOOL_INDEX),
+        (_is_shape_error, SDPA_SHAPES.format(**dims)),
+        ("a leaf Variable that requires grad is being used in an in-place operation",
+         "An in-place operation changed an input that requires gradients. " + SDPA_MUTATION),
+    ]  # fmt: skip
+
+
+def _bool_mask_added(q, k, mask) -> torch.Tensor:
+    """softmax(scores + mask) with the bool mask read as 0 / 1."""
+    scores = q.detach().double() @ k.detach().double().transpose(-2, -1) / math.sqrt(q.shape[-1])
+    return torch.softmax(scores + mask, dim=-1)
+
+
+def _sdpa_mistakes(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
+    """Diagnosis -> the weights (float64) that mistake gives on these inputs."""
+    d_k, len_q, len_k, d_v = q.shape[-1], q.shape[-2], k.shape[-2], v.shape[-1]
+    root = math.sqrt(d_k)
+    scales = [
+        (
+            1.0,
+            f"Your weights match softmax(q kᵀ) with no scaling. Divide the scores by √d_k = "
+            f"√{d_k} before the softmax, with d_k = q.shape[-1]. Without it the scores grow "
+            "with d_k and the softmax saturates (see the section on scaling).",
+        ),
+        (
+            float(d_k),
+            f"Your weights match scores divided by d_k = {d_k} instead of by √d_k = "
+            f"{root:.4g}: take the square root (math.sqrt(d_k)).",
+        ),
+        (
+            float(len_k),
+            f"Your weights match scores divided by len_k = {len_k}, the number of keys. The "
+            "paper divides by √d_k, where d_k is the width of each query/key vector "
+            f"(q.shape[-1] = {d_k}), not the number of words in the sentence (a popular "
+            "explanation gets this wrong).",
+        ),
+        (
+            math.sqrt(len_k),
+            f"Your weights match scores divided by √len_k = √{len_k}, the square root of the "
+            f"number of keys. d_k is the width of each query/key vector (q.shape[-1] = {d_k}), "
+            "not the number of keys (k.shape[-2]); it does not change with sentence length.",
+        ),
+        (
+            math.sqrt(len_q),
+            f"Your weights match scores divided by √len_q = √{len_q}, the square root of the "
+            f"number of queries (q.shape[-2], or len(q) for a single sentence). d_k is the last "
+            f"dim, q.shape[-1] = {d_k}.",
+        ),
+        (
+            math.sqrt(d_v),
+            f"Your weights match scores divided by √d_v = √{d_v}: you took the width from v. "
+            f"The scale is √d_k, the width of the queries and keys (q.shape[-1] = {d_k}); here "
+            f"d_v = {d_v} differs from d_k on purpose.",
+        ),
+    ]
+    if q.dim() > 2:
+        scales.append(
+            (
+                math.sqrt(q.shape[0]),
+                f"Your weights match scores divided by √{q.shape[0]}, the square root of "
+                f"q.shape[0] (or len(q)): the first dim of q is a batch dim here. Count from the "
+                f"end: d_k = q.shape[-1] = {d_k}.",
+            )
+        )
+    mistakes: dict[str, Callable[[], torch.Tensor]] = {}  # computed only when needed
+    for scale, message in scales:
+        if not math.isclose(scale, root):
+            mistakes.setdefault(
+                message, partial(attention_weights_variant, q, k, mask, scale=scale)
+            )
+    for dim in range(q.dim() - 1):  # every dim of the scores but the keys'
+        message = (
+            SOFTMAX_OVER_QUERIES
+            if dim == q.dim() - 2
+            else f"Your weights are normalised over dim {dim}, a batch dim, instead of over "
+            "the keys (dim=-1). Each query row is a probability distribution over the keys: "
+            "take the softmax with dim=-1."
+        )
+        mistakes.setdefault(message, partial(attention_weights_variant, q, k, mask, dim=dim))
+    if mask is not None:
+        mistakes[SDPA_MASK_IGNORED] = partial(
+            attention_weights_variant, q, k, mask, mask_mode="none"
+        )
+        mistakes[SDPA_MASK_AFTER] = partial(
+            attention_weights_variant, q, k, mask, mask_mode="after"
+        )
+        mistakes[INVERTED_MASK] = partial(
+            attention_weights_variant, q, k, mask, mask_mode="inverted"
+        )
+        mistakes[SDPA_FILL_ZERO] = partial(attention_weights_variant, q, k, mask, fill=0.0)
+        mistakes[SDPA_BOOL_ADDED] = partial(_bool_mask_added, q, k, mask)
+    return mistakes
 
 
 def _sdpa_cases(hidden: bool) -> list[dict]:
@@ -390,101 +747,119 @@ def _sdpa_cases(hidden: bool) -> list[dict]:
         q4, k4, v4 = make(2, (2, 2), 3, 4, 5, 2)
         pad = torch.tensor([[True, True, True, False], [True, True, False, False]])
         q32, k32, v32 = make(3, (2,), 4, 3, 8, 5, dtype=torch.float32)
+        ql, kl, vl = make(5, (2,), 4, 6, 8, 3, dtype=torch.float32, scale=80.0)  # large logits
         qg, kg, vg = make(4, (), 2, 3, 4, 5)
+        q1, k1, v1 = make(7, (2,), 1, 4, 3, 5)  # a single query
         return [
             {"label": "no mask, batch of 2", "qkv": (q, k, v), "mask": None},
-            {"label": "a (len_q, len_k) mask broadcast over the batch, with a fully masked "
-                      "query row", "qkv": (q, k, v), "mask": mask},
-            {"label": "4-D inputs (batch, heads, len, d) with a padding mask of shape "
-                      "(batch, 1, 1, len_k)", "qkv": (q4, k4, v4), "mask": pad[:, None, None, :]},
+            {
+                "label": "a (len_q, len_k) mask broadcast over the batch, with a fully masked "
+                "query row",
+                "qkv": (q, k, v),
+                "mask": mask,
+            },
+            {
+                "label": "4-D inputs (batch, heads, len, d) with a padding mask of shape "
+                "(batch, 1, 1, len_k)",
+                "qkv": (q4, k4, v4),
+                "mask": pad[:, None, None, :],
+            },
             {"label": "float32 inputs", "qkv": (q32, k32, v32), "mask": None},
-            {"label": "2-D inputs (no batch dims) that require gradients",
-             "qkv": (qg, kg, vg), "mask": None, "grad": True},
-        ]  # fmt: skip
+            {
+                "label": "large float32 logits (scores up to a few hundred) with a mask",
+                "qkv": (ql, kl, vl),
+                "mask": rand_mask(6, (4, 6), [2]),
+            },
+            {"label": "a single query (len_q = 1)", "qkv": (q1, k1, v1), "mask": None},
+            {
+                "label": "2-D inputs (no batch dims) that require gradients",
+                "qkv": (qg, kg, vg),
+                "mask": None,
+                "grad": True,
+            },
+        ]
     q, k, v = make(101, (3,), 4, 7, 8, 5)
     qb, kb, vb = make(102, (2, 3), 5, 6, 3, 4)
     ql, kl, vl = make(103, (2,), 3, 6, 16, 7, scale=8.0)  # large logits
     q1, k1, v1 = make(104, (2, 2), 1, 5, 6, 3)  # a single query
     q32, k32, v32 = make(105, (2, 2), 5, 3, 4, 6, dtype=torch.float32)
     qg, kg, vg = make(106, (2,), 3, 4, 6, 2)
+    qx, kx, vx = make(111, (3,), 5, 4, 6, 2, dtype=torch.float32, scale=100.0)  # large logits
     pad = torch.tensor([[True, True, True, True, True, False], [False] * 6])
     return [
         {"label": "no mask, batch of 3", "qkv": (q, k, v), "mask": None},
-        {"label": "a (batch, 1, len_q, len_k) mask over 4-D inputs, with fully masked rows",
-         "qkv": (qb, kb, vb), "mask": rand_mask(107, (2, 1, 5, 6), [(0, 0, 2), (1, 0, 4)])},
-        {"label": "a padding mask (batch, 1, 1, len_k) where one sequence is all padding",
-         "qkv": (qb, kb, vb), "mask": pad[:, None, None, :]},
-        {"label": "large logits with a (len_q, len_k) mask",
-         "qkv": (ql, kl, vl), "mask": rand_mask(108, (3, 6), [1])},
-        {"label": "a single query, 4-D inputs", "qkv": (q1, k1, v1),
-         "mask": rand_mask(109, (1, 5))},
-        {"label": "float32 inputs with a mask", "qkv": (q32, k32, v32),
-         "mask": rand_mask(110, (2, 2, 5, 3), [(1, 0, 3)])},
-        {"label": "3-D inputs that require gradients", "qkv": (qg, kg, vg), "mask": None,
-         "grad": True},
-    ]  # fmt: skip
+        {
+            "label": "a (batch, 1, len_q, len_k) mask over 4-D inputs, with fully masked rows",
+            "qkv": (qb, kb, vb),
+            "mask": rand_mask(107, (2, 1, 5, 6), [(0, 0, 2), (1, 0, 4)]),
+        },
+        {
+            "label": "a padding mask (batch, 1, 1, len_k) where one sequence is all padding",
+            "qkv": (qb, kb, vb),
+            "mask": pad[:, None, None, :],
+        },
+        {
+            "label": "large logits with a (len_q, len_k) mask",
+            "qkv": (ql, kl, vl),
+            "mask": rand_mask(108, (3, 6), [1]),
+        },
+        {
+            "label": "a single query, 4-D inputs",
+            "qkv": (q1, k1, v1),
+            "mask": rand_mask(109, (1, 5)),
+        },
+        {
+            "label": "float32 inputs with a mask",
+            "qkv": (q32, k32, v32),
+            "mask": rand_mask(110, (2, 2, 5, 3), [(1, 0, 3)]),
+        },
+        {
+            "label": "large float32 logits (scores up to a few hundred) with a mask",
+            "qkv": (qx, kx, vx),
+            "mask": rand_mask(112, (5, 4), [3]),
+        },
+        {
+            "label": "3-D inputs that require gradients",
+            "qkv": (qg, kg, vg),
+            "mask": None,
+            "grad": True,
+        },
+    ]
 
 
 def _describe(q, k, v, mask) -> str:
     text = f"q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}"
     if mask is not None:
         text += f", mask {tuple(mask.shape)}"
-    return f"{text}, dtype {str(q.dtype).replace('torch.', '')}"
-
-
-def _call_sdpa(c, fn, q, k, v, mask, label):
-    args = (q, k, v) if mask is None else (q, k, v, mask)
-    call_repr = f"scaled_dot_product_attention({_describe(q, k, v, mask)})"
-    try:
-        return c.call(fn, *args, call_repr=call_repr)
-    except CheckFailure as failure:
-        if "not implemented yet" in failure.message:
-            raise
-        cause = str(failure.__cause__ or "")
-        hints = []
-        if "mask" in cause and isinstance(failure.__cause__, IndexError | RuntimeError):
-            hints.append(
-                "The mask is only broadcastable to (..., len_q, len_k), not necessarily of the "
-                "same shape as the scores: boolean indexing (scores[~mask] = ...) needs equal "
-                "shapes. Use masked_fill or torch.where, which broadcast."
-            )
-        elif isinstance(failure.__cause__, RuntimeError) and (
-            "size" in cause or "shape" in cause or "mat1" in cause
-        ):
-            hints.append(
-                SDPA_SWAP.format(len_q=q.shape[-2], len_k=k.shape[-2])
-                + f" Also d_k = {q.shape[-1]} and d_v = {v.shape[-1]} differ: the output is "
-                "weights @ v, shape (..., len_q, len_k) @ (..., len_k, d_v) -> "
-                "(..., len_q, d_v)."
-            )
-        if "requires grad" in cause or "numpy" in cause:
-            hints.append(
-                "Stay in torch (no .numpy()): later lessons train through this function, "
-                "and gradients only flow through torch operations."
-            )
-        raise CheckFailure(
-            c.exercise,
-            f"On {label}: {failure.message} " + " ".join(hints),
-            failure.learner_traceback,
-        ) from failure.__cause__
+    return f"{text}, {str(q.dtype).replace('torch.', '')}"
 
 
 def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: bool = False):
-    """(output, weights) = scaled_dot_product_attention(q, k, v, mask=None) on torch tensors."""
+    """(output, weights) = scaled_dot_product_attention(q, k, v, mask=None) on torch tensors.
+
+    Required: weights (..., len_q, len_k) = softmax over the keys of q kᵀ / √d_k with the
+    blocked keys (mask False) at weight 0, output (..., len_q, d_v) = weights @ v, for any
+    number of leading batch dims, within a tolerance that fits the dtype; q, k, v and the
+    mask left unchanged; the output connected to the autograd graph. Accepted: any
+    floating dtype (a note); any value to block keys (-inf, -1e9, -1e4, finfo.min,
+    masked_fill, torch.where, an additive mask); fully masked rows as zeros (the
+    reference), uniform, or another finite distribution (a note), never NaN; a tuple or
+    a list.
+    """
     with Checker("scaled_dot_product_attention", hidden=hidden) as c:
         c.require_callable(scaled_dot_product_attention)
         for case in _sdpa_cases(hidden):
             (q, k, v), mask, label = case["qkv"], case["mask"], case["label"]
-            originals = [t.clone() for t in (q, k, v)]
             given = [t.clone().requires_grad_(case.get("grad", False)) for t in (q, k, v)]
-            result = _call_sdpa(c, scaled_dot_product_attention, *given, mask, label)
-            what = f"On {label} ({_describe(q, k, v, mask)}), "
-            c.expect_true(
-                all(torch.equal(a.detach(), b) for a, b in zip(given, originals, strict=True)),
-                what + "your function changed q, k or v in place (e.g. q /= math.sqrt(d_k)). "
-                "The caller's tensors must stay as they were: write q = q / math.sqrt(d_k), or "
-                "scale the scores instead.",
+            args = given if mask is None else [*given, mask.clone()]
+            result = c.call(
+                scaled_dot_product_attention,
+                *args,
+                call_repr=f"scaled_dot_product_attention({_describe(q, k, v, mask)})",
+                hints=_sdpa_hints(q, k, v),
+                mutation_hint=SDPA_MUTATION,
             )
+            what = f"On {label} ({_describe(q, k, v, mask)}), "
             if isinstance(result, torch.Tensor):
                 c.fail(
                     what + "your function returned a single tensor. Return a tuple "
@@ -512,7 +887,7 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
             c.expect_shape(
                 weights,
                 w_shape,
-                what + "the weights",
+                what + "your `weights`",
                 "They are (..., len_q, len_k): one row per query, one column per key, with the "
                 "batch dims of the inputs in front. "
                 + (swap_hint if tuple(weights.shape[-2:]) == (len_k, len_q) else ""),
@@ -520,34 +895,35 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
             c.expect_shape(
                 output,
                 o_shape,
-                what + "the output",
-                "It is weights @ v: (..., len_q, len_k) @ (..., len_k, d_v) -> (..., len_q, d_v).",
+                what + "your `output`",
+                "It is weights @ v: (..., len_q, len_k) @ (..., len_k, d_v) -> (..., len_q, d_v)."
+                + (
+                    " Did you multiply by k instead of v?"
+                    if output.shape[-1] == q.shape[-1]
+                    else ""
+                ),
             )
-            dtype_hint = (
-                f"Keep the dtype of the inputs ({q.dtype}): don't convert with .double() / "
-                ".float() or build new tensors with a fixed dtype."
-            )
-            c.expect_dtype(weights, q.dtype, what + "the weights", dtype_hint)
-            c.expect_dtype(output, q.dtype, what + "the output", dtype_hint)
+            c.expect_floating(weights, "your `weights`", preferred=q.dtype)
+            c.expect_floating(output, "your `output`", preferred=q.dtype)
             exp_out, exp_w = ref.scaled_dot_product_attention(
                 q.double(), k.double(), v.double(), mask
             )  # (..., len_q, d_v), (..., len_q, len_k)
-            tol = (
-                {"rtol": 1e-4, "atol": 1e-5}
-                if q.dtype == torch.float32
-                else {"rtol": 1e-6, "atol": 1e-9}
+            convention = expect_attention_weights(
+                c,
+                weights,
+                mask,
+                what + "your `weights`",
+                expected=exp_w,
+                mistakes=_sdpa_mistakes(q, k, v, mask),
+                **tolerance(weights.dtype, q.dtype),
             )
-            _sdpa_explain(
-                c, weights, exp_w, what + "your weights", mask, {"qkv": (q, k, v), "tol": tol}
-            )
+            accepted_w = with_fully_masked_rows(exp_w, mask, convention, like=weights)
             c.expect_close(
                 output,
-                exp_out,
-                what + "your output",
-                **tol,
-                hint="Your weights are right, so check the last step: output = weights @ v, "
-                "computed from the final weights (after zeroing fully masked rows). Row i of the "
-                "output is the weighted sum of the value rows, with query i's weights.",
+                accepted_w @ v.double() if convention else exp_out,
+                what + "your `output`",
+                **_output_tolerance(output.dtype, q.dtype, values=v),
+                hint=SDPA_OUTPUT_HINT,
             )
             if case.get("grad"):
                 c.expect_true(
@@ -556,6 +932,78 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                     "them (it has no grad_fn). Did you use .detach(), torch.no_grad() or go "
                     "through numpy? Later lessons train through this function, so stay in torch.",
                 )
+
+
+# ======================================================================= concept questions
+QUIZ_D_K = Quiz(
+    name="quiz_d_k",
+    answer="c",
+    choices={
+        "a": "the number of words in the sentence",
+        "b": "d_model, the width of the token vectors between layers",
+        "c": "the width of each query and key vector, q.shape[-1] (64 per head in the paper)",
+        "d": "the number of attention heads",
+    },
+    why={
+        "a": "A popular explanation says so, but the scale must not change with the sentence: "
+        "q · k is a sum over the d_k features of one query and one key, so its spread "
+        "grows with d_k, whatever the number of words.",
+        "b": "The projections W^Q and W^K map d_model down to d_k (512 -> 64 per head in the "
+        "paper). The dot product runs over the d_k features of q and k, not over d_model.",
+        "c": "q · k sums d_k products; with unit-variance entries its variance is d_k, so "
+        "dividing by √d_k brings the spread of the scores back to 1, whatever the width.",
+        "d": "The number of heads decides how d_model is split (d_k = d_model / num_heads), "
+        "but the scale is set by the width of the vectors in the dot product, d_k.",
+    },
+)
+QUIZ_FULLY_MASKED = Quiz(
+    name="quiz_fully_masked",
+    answer="b",
+    choices={
+        "a": "NaN, so that the problem shows",
+        "b": "all-zero weights, so the query takes in nothing and its output is zero",
+        "c": "the softmax of its scores as if there were no mask",
+        "d": "weight 1 on the first key",
+    },
+    why={
+        "a": "NaN does not stay put: it spreads into every later layer, the loss and every "
+        "gradient (even NaN times a zero weight is NaN), and training breaks. That is why the "
+        "convention gives such a row finite weights.",
+        "b": "The row belongs to padding and may attend to nothing, so it takes in nothing. "
+        "F.scaled_dot_product_attention (PyTorch 2.5 and later) does the same. The checks "
+        "also accept uniform weights (what a finite fill such as -1e9 gives), never NaN.",
+        "c": "That lets the query see exactly the keys the mask forbids, pads and future words "
+        "included: the mask would be ignored just where every key is forbidden.",
+        "d": "Nothing singles out the first key: that would invent information the mask "
+        "forbids, and it is not what any of the usual implementations computes.",
+    },
+)
+QUIZ_CROSS_ATTENTION = Quiz(
+    name="quiz_cross_attention",
+    answer="b",
+    choices={
+        "a": "queries, keys and values all from the decoder's own words",
+        "b": "queries from the decoder, keys and values from the encoder's output",
+        "c": "queries and keys from the encoder's output, values from the decoder",
+        "d": "queries from the encoder's output, keys and values from the decoder",
+    },
+    why={
+        "a": "That is the decoder's (masked) self-attention. Cross-attention is where the "
+        "decoder reads the source sentence, so something must come from the encoder.",
+        "b": "Each Spanish word being produced asks a question (its query) and reads the answer "
+        "out of the English sentence (its keys and values). The weights are (len_q, len_k) = "
+        "(target length, source length): one output row per target word.",
+        "c": "A widely read illustrated guide says so, but it cannot work: the output has one "
+        "row per query, and the decoder needs one output row per target word; and the values "
+        "must be rows of the sequence the keys describe.",
+        "d": "Then the output would have one row per *source* word, but the decoder needs one "
+        "per target word: the roles are the other way round.",
+    },
+)
+check_quiz_d_k = quiz_check(QUIZ_D_K)
+check_quiz_fully_masked = quiz_check(QUIZ_FULLY_MASKED)
+check_quiz_cross_attention = quiz_check(QUIZ_CROSS_ATTENTION)
+QUIZZES = (QUIZ_D_K, QUIZ_FULLY_MASKED, QUIZ_CROSS_ATTENTION)
 
 
 # ---------------------------------------------------------------------------- registry
@@ -571,15 +1019,36 @@ EXERCISES = (
         forbidden=("scipy.special.softmax", "torch.softmax", "torch.nn.functional.softmax"),
     ),
     Exercise(
+        "attention_row",
+        check_attention_row,
+        kind="function",
+        points=2,
+        minutes=15,
+        level=1,
+        forbidden=("torch.nn.functional.scaled_dot_product_attention",),
+    ),
+    Exercise("quiz_d_k", check_quiz_d_k, kind="quiz", points=1, minutes=2, level=1),
+    Exercise(
+        "quiz_fully_masked", check_quiz_fully_masked, kind="quiz", points=1, minutes=2, level=1
+    ),
+    Exercise(
         "scaled_dot_product_attention",
         check_scaled_dot_product_attention,
         kind="function",
         points=3,
-        minutes=25,
+        minutes=30,
         level=3,
         forbidden=(
             "torch.nn.functional.scaled_dot_product_attention",
             "torch.nn.MultiheadAttention",
         ),
+    ),
+    Exercise(
+        "quiz_cross_attention",
+        check_quiz_cross_attention,
+        kind="quiz",
+        points=1,
+        minutes=2,
+        level=1,
     ),
 )
