@@ -26,6 +26,17 @@ LESSON = "01_tokenization"
 POINTS = {ex.test_grade_id: ex.points for ex in registry.exercises(LESSON)}
 TOTAL = sum(POINTS.values())
 PARTIAL = ["tokenize", "build_vocab", "encode", "decode", "pad_batch"]
+# What a cheater hard-codes: the visible inputs of check_tokenize and their answers
+# (tests/test_01_tokenization.py keeps this in step with the check).
+VISIBLE_TOKENIZE = {
+    "Hello, I love you!": ["hello", ",", "i", "love", "you", "!"],
+    "The ball is blue.": ["the", "ball", "is", "blue", "."],
+    "Hi   how are you?": ["hi", "how", "are", "you", "?"],
+    "Wait... what?!": ["wait", ".", ".", ".", "what", "?", "!"],
+    "Déjà vu:\t2 snake_case\nwords": ["déjà", "vu", ":", "2", "snake_case", "words"],
+    "She didn't.": ["she", "didn", "'", "t", "."],
+    "": [],
+}
 
 
 def nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
@@ -79,10 +90,7 @@ def graded_course(tmp_path_factory):
         solved,
         tokenize=(
             "def tokenize(text):\n"
-            "    known = {'Hello, I love you!': ['hello', ',', 'i', 'love', 'you', '!'],\n"
-            "             'The ball is blue.': ['the', 'ball', 'is', 'blue', '.'],\n"
-            "             'Hi   how are you?': ['hi', 'how', 'are', 'you', '?'],\n"
-            "             'Wait... what?!': ['wait', '.', '.', '.', 'what', '?', '!'], '': []}\n"
+            f"    known = {VISIBLE_TOKENIZE!r}\n"
             "    return known.get(text, text.lower().split())\n"
         ),
     )

@@ -9,6 +9,13 @@
 # %% [markdown]
 # # 00 · Welcome: how this course works
 #
+# *About 20 minutes.* After this lesson you will be able to
+#
+# * run a lesson notebook and check your setup;
+# * read an exercise: its header, its contract, its hints, its test cell;
+# * understand what a failed check tells you, and fix your code from it;
+# * grade your own notebook exactly as an instructor would.
+#
 # In this course you build a Transformer, the architecture of "Attention Is All
 # You Need" (Vaswani et al., 2017), one function at a time. Every lesson is a
 # notebook with explanations, figures and **exercises**: functions for you to write.
@@ -48,7 +55,47 @@ from transformer_course.environment import check_environment
 check_environment()
 
 # %% [markdown]
-# ## 2. The symbols used everywhere
+# ## 2. How a lesson is built
+#
+# Every lesson has the same parts, so that you always know where you are.
+#
+# * **The opening** says how long the lesson takes and what you will be able to do
+#   afterwards, as this one does.
+# * **Sections** explain one idea each, with figures and small demos you can re-run
+#   and change. Demos that need an earlier exercise use the course's reference
+#   implementation, so a slip in one exercise never spoils the next section.
+# * **Exercises** start with a header like this:
+#
+#   > ### Exercise 1: `center_rows`
+#   > *1 point · about 5 min · warm-up*
+#
+#   The name in backticks is the function (or class) you write. Then come the points
+#   its test cell is worth, a time estimate for a first attempt, and a level:
+#   *warm-up*, *core* (the ideas the rest of the course builds on) or *challenging*.
+#   The docstring of the function is its contract: what it receives, what it must
+#   return. The test cell under it checks exactly that contract.
+# * **Hints** are folded away under the exercise. Click *Hint 1* only when you are
+#   stuck; each next hint says more. The last one is close to the answer, but hints
+#   never contain the code itself.
+# * **Predict, then check.** Before a key demo, the lesson asks you what you expect it
+#   to show. Decide (a sentence on paper, or a comment in the cell), then run it.
+#   A prediction that turns out wrong is the fastest way to learn something.
+# * **Concept questions** check an idea rather than code. They have a header like
+#   `### Question 1: ...` with the same points line, and you answer in a small
+#   function that returns a letter:
+#
+#   ```python
+#   def quiz_example() -> str:
+#       return "c"
+#   ```
+#
+#   Its test cell says whether you are right, and explains the choice you made.
+#   Questions are graded like exercises.
+# * **Further reading** closes each lesson: the paper's sections and the best
+#   public explanations, each with a line on what it is good for.
+
+# %% [markdown]
+# ## 3. The symbols used everywhere
 #
 # The same few symbols name tensor sizes in every lesson, every docstring and every
 # shape comment (`# (batch, num_heads, len_q, len_k)`). One warning up front,
@@ -59,30 +106,49 @@ check_environment()
 glossary.show()
 
 # %% [markdown]
-# ## 3. Your first exercise
+# ## 4. Your first exercise
 #
-# Exercises look like the cell below: a function with its contract in the
-# docstring, and `# YOUR CODE HERE` followed by `raise NotImplementedError()`
+# Exercises look like the cell below the header: a function with its contract in
+# the docstring, and `# YOUR CODE HERE` followed by `raise NotImplementedError()`
 # where your code goes. Delete the `raise` line, write the body, run the cell.
 #
 # This warm-up is about the question you will ask most often in this course:
-# **along which axis?** Write `center_rows(x)`, which subtracts from each row its
-# own mean, so that every row ends up with mean 0. "Row" means the last axis: for an
-# array of shape `(batch, len, d_model)` that is each token's feature vector, which
-# is exactly what LayerNorm will normalise later.
+# **along which axis?**
+#
+# ### Exercise 1: `center_rows`
+# *1 point · about 5 min · warm-up*
+#
+# Write `center_rows(x)`, which subtracts from each row its own mean, so that every
+# row ends up with mean 0. "Row" means the last axis: for an array of shape
+# `(batch, len, d_model)` that is each token's feature vector, which is exactly what
+# LayerNorm will normalise later. A 1-D array is a single row.
 #
 # ```
 # [[ 1,  2,  3],        [[ -1,   0,   1],
 #  [10, 20, 60]]   ->    [-20, -10,  30]]
 # ```
 #
-# *Hint:* `x.mean(axis=-1, keepdims=True)` has shape `(..., 1)`, which broadcasts
-# against `x`.
+# <details><summary>Hint 1</summary>
+#
+# numpy computes a mean along one axis when you tell it which. Which number names
+# the last axis whatever the number of dimensions?
+# </details>
+#
+# <details><summary>Hint 2</summary>
+#
+# The means of the rows have one axis fewer than `x`, so they do not line up with
+# `x` when you subtract. Ask numpy to keep the reduced axis with size 1; then
+# broadcasting subtracts each row's mean from every entry of that row.
+# </details>
 
 
 # %% nbgrader={"solution": true, "grade_id": "center_rows"}
 def center_rows(x: np.ndarray) -> np.ndarray:
-    """Return x minus the mean of each row (the last axis); same shape as x."""
+    """Return x minus the mean of each row (the last axis), as a new array of x's shape.
+
+    x has any number of dimensions (a 1-D x is one row) and a floating-point dtype;
+    any floating-point result is accepted. x itself is left unchanged.
+    """
     ### BEGIN SOLUTION
     return x - x.mean(axis=-1, keepdims=True)
     ### END SOLUTION
@@ -105,6 +171,11 @@ check_center_rows(center_rows, hidden=True)
 # Here is a *wrong* implementation, one that averages down the columns instead of
 # along the rows, run through the same check. (In a test cell the message appears as
 # a red error; here we catch it and print it.)
+#
+# **Predict, then check:** the check's first input is the example above,
+# `[[1, 2, 3], [10, 20, 60]]`. What will this function return for it, and will the
+# message say *what* went wrong or only *that* something did? Decide, then run the
+# cell.
 
 
 # %%
@@ -112,32 +183,70 @@ def center_columns(x):
     return x - x.mean(axis=0, keepdims=True)
 
 
+print(center_columns(np.array([[1.0, 2.0, 3.0], [10.0, 20.0, 60.0]])))
 try:
     check_center_rows(center_columns)
 except CheckFailure as failure:
     print(failure)
 
 # %% [markdown]
-# ## 4. Visible checks, hidden checks, and grades
+# The message names the exercise, the input, and the likely cause. Most wrong
+# answers in this course get a diagnosis like this one; for the rest, the message
+# shows the largest difference from the expected result, and where it is.
+
+# %% [markdown]
+# ## 5. Visible checks, hidden checks, and grades
 #
 # Each test cell runs **visible checks**: small, fixed inputs whose results you
 # could work out by hand, so feedback is instant. When your notebook is graded, the
 # same cell also runs **hidden checks** on fresh random inputs of other shapes
-# (batch dimensions, unequal lengths, masks with fully padded rows, ...). A function
-# that is right passes both; a function that only matches the visible examples
-# does not. The number of points of each test cell is shown in its metadata and in
-# the score table below.
+# (batch dimensions, unequal lengths, masks with fully padded rows, ...). They are
+# there to catch answers tailored to the visible examples; a function that does what
+# its docstring says passes both.
 #
-# **Studying on your own?** Grade your notebook with the hidden checks, exactly
-# as an instructor would, from a terminal in the course folder:
+# Each exercise's header shows what its test cell is worth (*1 point* above). A test
+# cell earns all of its points or none.
+#
+# **Studying on your own?** Grade your notebook with the hidden checks, exactly as an
+# instructor would. Save it first (the grader reads the file, not the open tab), then
+# run, in a terminal in the course folder:
 #
 # ```
-# make grade NB=notebooks/00_welcome/00_welcome.ipynb
+# make grade NB=notebooks/01_tokenization/01_tokenization.ipynb
 # ```
 #
-# It prints a table with one row per exercise: points earned, points possible, and
-# the first line of the message for anything that failed. Save your notebook first:
-# the grader reads the file, not the open tab.
+# (Without `make`, the same command is
+# `python -m transformer_course.selfgrade notebooks/01_tokenization/01_tokenization.ipynb`,
+# run with the course's Python environment active.) It runs the real grader in a
+# scratch folder, leaves your notebook untouched, and prints one row per exercise and
+# question, then the message of everything that failed. For a learner who finished
+# lesson 01 with one slip, it prints:
+#
+# ```
+# Lesson 01_tokenization
+#
+# exercise          points
+# tokenize           2 / 2   ✓
+# build_vocab        0 / 2   ✗
+# encode             1 / 1   ✓
+# decode             1 / 1   ✓
+# quiz_unk           1 / 1   ✓
+# pad_batch          1 / 1   ✓
+# get_pair_counts    1 / 1   ✓
+# merge_pair         1 / 1   ✓
+# train_bpe          2 / 2   ✓
+# quiz_merge_order   1 / 1   ✓
+# bpe_encode         2 / 2   ✓
+# bpe_decode         1 / 1   ✓
+# total             14 / 16
+#
+# What to fix:
+#
+# ✗ build_vocab: build_vocab([['b', 'a', 'b'], ['a', 'c'], ['d']], min_freq=2) returned {'<pad>': 0,
+#     '<unk>': 1, '<bos>': 2, '<eos>': 3, 'b': 4, 'a': 5}, expected {'<pad>': 0, '<unk>': 1, '<bos>':
+#     2, '<eos>': 3, 'a': 4, 'b': 5}. Ties must be broken alphabetically; yours keep the order of
+#     first appearance (Counter.most_common does that).
+# ```
 #
 # **In a class?** Your instructor collects your notebooks and grades them with
 # [nbgrader](https://nbgrader.readthedocs.io), running the same hidden checks; you
@@ -152,5 +261,15 @@ except CheckFailure as failure:
 # * Run cells top to bottom. If you restart the kernel, run the setup cell again.
 # * Do not rename the exercise functions or change their parameters: the checks
 #   call them by name, with the arguments the docstring promises.
+#
+# ## Further reading
+#
+# * Vaswani et al., ["Attention Is All You Need"](https://arxiv.org/abs/1706.03762)
+#   (2017): the paper this course rebuilds. Skim the abstract and Figure 1 now; each
+#   lesson points to the section it covers.
+# * The [nbgrader documentation](https://nbgrader.readthedocs.io): how the test cells
+#   become grades, for the curious and for instructors.
+# * The [NumPy broadcasting guide](https://numpy.org/doc/stable/user/basics.broadcasting.html):
+#   the rules behind this lesson's exercise, which every later lesson relies on.
 #
 # That's it. Open `notebooks/01_tokenization/01_tokenization.ipynb` next.

@@ -55,3 +55,67 @@ def toy_corpus(num_sentences: int = 400, seed: int = 0) -> list[str]:
         lambda: f"the {pick(_PLACES)} is {pick(_COLOURS)} and the {pick(_FOODS)} is fresh .",
     ]
     return [templates[int(rng.integers(len(templates)))]() for _ in range(num_sentences)]
+
+
+# Longer word lists for a corpus with a long tail, most common word first: the r-th
+# word of a list is drawn with probability proportional to 1 / r (Zipf's law).
+_TAIL_ANIMALS = (
+    "cat dog bird horse cow mouse sheep goat pig duck rabbit fox owl frog bear deer wolf hen "
+    "goose donkey lion tiger zebra giraffe otter badger hedgehog squirrel beaver camel llama "
+    "parrot penguin seal whale dolphin turtle lizard snake crab moose bison elk lynx ferret "
+    "mole weasel heron swan crow magpie robin sparrow pelican flamingo panda koala kangaroo "
+    "lemur yak"
+).split()
+_TAIL_FOODS = (
+    "milk water bread cheese apple soup tea juice rice cake honey butter pear plum grapes "
+    "carrot porridge lemonade cocoa yogurt oats corn beans peas nuts cherries melon figs dates "
+    "broth cider coffee jam toast pasta noodles lentils barley spinach kale turnip radish mango "
+    "papaya kiwi quince apricot custard pudding sorbet"
+).split()
+_TAIL_COLOURS = (
+    "black white brown red blue green grey yellow orange pink purple golden silver dark pale "
+    "spotted striped ginger tawny beige crimson amber ivory olive teal maroon violet scarlet "
+    "ochre russet"
+).split()
+_TAIL_PLACES = (
+    "garden kitchen field house park barn forest meadow yard river lake village market stable "
+    "orchard hill valley school street bridge beach harbour cellar attic pond marsh vineyard "
+    "quarry lighthouse chapel greenhouse windmill bakery library station museum canyon glacier "
+    "lagoon oasis"
+).split()
+_TAIL_PEOPLE = (
+    "she, he, the teacher, the farmer, my friend, the child, the baker, the doctor, my sister, "
+    "my brother, the pilot, the sailor, the poet, the judge, the nurse, the miller, "
+    "the shepherd, the tailor, the potter, the blacksmith"
+).split(", ")
+_TAIL_DRINK_VERBS = ["drank", "spilled", "wanted", "sipped", "poured", "shared"]
+_TAIL_EAT_VERBS = ["ate", "liked", "found", "cooked", "hid", "stole"]
+
+
+def long_tail_corpus(num_sentences: int = 600, seed: int = 0) -> list[str]:
+    """Sentences of the toy grammar with a long tail of rare words, as real text has.
+
+    Same six sentence patterns as :func:`toy_corpus`, but every slot draws from a
+    long word list with Zipf-like frequencies (the r-th word with probability
+    proportional to 1/r): "cat" and "milk" are everywhere, "yak" and "sorbet" turn
+    up once in a few hundred sentences. A vocabulary built from some of these
+    sentences therefore meets words it has never seen in the others.
+    """
+    rng = np.random.default_rng(seed)
+
+    def pick(words):
+        weights = 1.0 / np.arange(1, len(words) + 1)
+        return words[int(rng.choice(len(words), p=weights / weights.sum()))]
+
+    animals, foods, colours = _TAIL_ANIMALS, _TAIL_FOODS, _TAIL_COLOURS
+    places, people = _TAIL_PLACES, _TAIL_PEOPLE
+    drink, eat = _TAIL_DRINK_VERBS, _TAIL_EAT_VERBS
+    templates = [
+        lambda: f"the {pick(colours)} {pick(animals)} {pick(drink)} the {pick(foods)} .",
+        lambda: f"the {pick(animals)} {pick(eat)} the {pick(foods)} in the {pick(places)} .",
+        lambda: f"{pick(people)} saw a {pick(colours)} {pick(animals)} near the {pick(places)} .",
+        lambda: f"the {pick(animals)} is {pick(colours)} .",
+        lambda: f"{pick(people)} gave the {pick(animals)} some {pick(foods)} .",
+        lambda: f"the {pick(places)} is {pick(colours)} and the {pick(foods)} is fresh .",
+    ]
+    return [templates[int(rng.integers(len(templates)))]() for _ in range(num_sentences)]

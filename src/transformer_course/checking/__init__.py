@@ -482,8 +482,8 @@ class Checker:
                 if isinstance(types, tuple)
                 else types.__name__
             )
-            if value is None and not hint:
-                hint = "Did you forget the `return` statement?"
+            if value is None:
+                hint = f"Did you forget the `return` statement? {hint}"
             self.fail(
                 f"{what} should be a {names}, but it is a {type(value).__name__}. {hint}".strip()
             )
