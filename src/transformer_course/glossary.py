@@ -17,6 +17,11 @@ GLOSSARY: dict[str, str] = {
     "d_head": "the per-head width, d_model / num_heads (= d_k = d_v)",
     "d_ff": "inner width of the position-wise feed-forward network (2048 = 4 * d_model in the paper)",
     "pad_id": "the id of the <pad> token (0 in this course)",
+    "len_src": "length of the (padded) source sequence: the encoder's input and output, and the keys of cross-attention",
+    "len_tgt": "length of the (padded) target sequence: the decoder's input, and the queries of cross-attention",
+    "memory": "the encoder's output (batch, len_src, d_model): the keys and values of every decoder layer's cross-attention",
+    "num_layers": "number of identical (but independently weighted) layers in the encoder and in the decoder, N (6 in the paper)",
+    "eps": "the small number LayerNorm adds to the variance inside the square root (1e-5, as in nn.LayerNorm)",
 }
 
 

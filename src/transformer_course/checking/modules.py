@@ -47,6 +47,14 @@ def state_shapes(module: nn.Module) -> dict[str, tuple[int, ...]]:
     return {name: tuple(tensor.shape) for name, tensor in module.state_dict().items()}
 
 
+def _key_list(keys: list[str], limit: int = 10) -> str:
+    """A list of state-dict keys for a message: in full when short, else its start and a
+    count (a stack of layers has hundreds)."""
+    if len(keys) <= limit:
+        return str(keys)
+    return f"[{', '.join(map(repr, keys[:4]))}, ... ({len(keys)} keys in all)]"
+
+
 def _signature(name: str, args: tuple, kwargs: Mapping[str, Any]) -> str:
     parts = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
     return f"{name}({', '.join(parts)})"
@@ -97,8 +105,9 @@ def build_module(
             extra = sorted(set(found) - set(expected_shapes))
             hint = keys_hint(found) if keys_hint else ""
             c.fail(
-                f"{built} should have the state-dict keys {sorted(expected_shapes)}; "
-                f"missing: {missing or 'none'}, unexpected: {extra or 'none'}. The checks (and "
+                f"{built} should have the state-dict keys {_key_list(sorted(expected_shapes))}; "
+                f"missing: {_key_list(missing) if missing else 'none'}, unexpected: "
+                f"{_key_list(extra) if extra else 'none'}. The checks (and "
                 "the later lessons) load weights by these names, so the submodules must be "
                 f"called exactly so. {hint}".strip()
             )

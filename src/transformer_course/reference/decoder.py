@@ -10,7 +10,12 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from transformer_course.reference.encoder import LayerNorm, PositionwiseFeedForward
+from transformer_course.reference.encoder import (
+    LayerNorm,
+    PositionwiseFeedForward,
+    copy_attention_into,
+    copy_feed_forward_into,
+)
 from transformer_course.reference.multi_head_attention import MultiHeadAttention
 
 
@@ -76,13 +81,39 @@ class DecoderLayer(nn.Module):
         return self.norm3(x + self.dropout(self.feed_forward(x)))  # (batch, len_tgt, d_model)
 
 
+def torch_decoder_layer(ours: nn.Module, norm_first: bool = False) -> nn.TransformerDecoderLayer:
+    """An nn.TransformerDecoderLayer (batch_first, ReLU, dropout 0, eval mode) holding the
+    weights of our DecoderLayer `ours` (PyTorch calls the cross-attention multihead_attn)."""
+    d_model, d_ff = ours.feed_forward.w_1.in_features, ours.feed_forward.w_1.out_features
+    theirs = nn.TransformerDecoderLayer(
+        d_model,
+        ours.self_attn.num_heads,
+        d_ff,
+        dropout=0.0,
+        batch_first=True,
+        norm_first=norm_first,
+    )
+    copy_attention_into(ours.self_attn, theirs.self_attn)
+    copy_attention_into(ours.cross_attn, theirs.multihead_attn)
+    copy_feed_forward_into(ours.feed_forward, theirs)
+    for name in ("norm1", "norm2", "norm3"):
+        getattr(theirs, name).load_state_dict(getattr(ours, name).state_dict())
+    return theirs.eval()
+
+
+def quiz_cross_attention() -> str:
+    """Your answer to Question 1: "a", "b", "c" or "d"."""
+    return "c"
+
+
 class Decoder(nn.Module):
     """A stack of `num_layers` independent DecoderLayers.
 
     Decoder(num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False,
     final_norm=None): `layers` is an nn.ModuleList of new DecoderLayer objects, and
     `norm` a final LayerNorm when final_norm is True (None means "the same as
-    norm_first", as for the Encoder; nn.Transformer always has it).
+    norm_first", as for the Encoder; nn.Transformer always has it). Without a final
+    norm, `norm` is None.
 
     forward(x, memory, src_mask=None, tgt_mask=None): x (batch, len_tgt, d_model)
     through every layer in order, each reading the same memory (batch, len_src,
@@ -116,3 +147,8 @@ class Decoder(nn.Module):
         for layer in self.layers:
             x = layer(x, memory, src_mask, tgt_mask)  # (batch, len_tgt, d_model)
         return x if self.norm is None else self.norm(x)
+
+
+def quiz_decoder_masks() -> str:
+    """Your answer to Question 2: "a", "b", "c" or "d"."""
+    return "b"

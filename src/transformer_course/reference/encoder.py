@@ -38,6 +38,11 @@ class LayerNorm(nn.Module):
         return self.weight * (x - mean) / torch.sqrt(variance + self.eps) + self.bias
 
 
+def quiz_layer_norm_axis() -> str:
+    """Your answer to Question 1: "a", "b", "c" or "d"."""
+    return "b"
+
+
 class PositionwiseFeedForward(nn.Module):
     """The position-wise feed-forward network (paper, section 3.3).
 
@@ -106,6 +111,41 @@ class EncoderLayer(nn.Module):
         return self.norm2(x + self.dropout(self.feed_forward(x)))  # (batch, len, d_model)
 
 
+def copy_attention_into(ours: nn.Module, theirs: nn.MultiheadAttention) -> None:
+    """Copy lesson 05's MultiHeadAttention (w_q, w_k, w_v, w_o) into nn.MultiheadAttention,
+    which keeps the three input projections in one (3·d_model, d_model) in_proj_weight."""
+    with torch.no_grad():
+        theirs.in_proj_weight.copy_(torch.cat([ours.w_q.weight, ours.w_k.weight, ours.w_v.weight]))
+        theirs.in_proj_bias.copy_(torch.cat([ours.w_q.bias, ours.w_k.bias, ours.w_v.bias]))
+        theirs.out_proj.weight.copy_(ours.w_o.weight)
+        theirs.out_proj.bias.copy_(ours.w_o.bias)
+
+
+def copy_feed_forward_into(ours: nn.Module, theirs: nn.Module) -> None:
+    """Copy a PositionwiseFeedForward (w_1, w_2) into PyTorch's layer (linear1, linear2)."""
+    theirs.linear1.load_state_dict(ours.w_1.state_dict())
+    theirs.linear2.load_state_dict(ours.w_2.state_dict())
+
+
+def torch_encoder_layer(ours: nn.Module, norm_first: bool = False) -> nn.TransformerEncoderLayer:
+    """An nn.TransformerEncoderLayer (batch_first, ReLU, dropout 0, eval mode) holding the
+    weights of our EncoderLayer `ours`."""
+    d_model, d_ff = ours.feed_forward.w_1.in_features, ours.feed_forward.w_1.out_features
+    theirs = nn.TransformerEncoderLayer(
+        d_model,
+        ours.self_attn.num_heads,
+        d_ff,
+        dropout=0.0,
+        batch_first=True,
+        norm_first=norm_first,
+    )
+    copy_attention_into(ours.self_attn, theirs.self_attn)
+    copy_feed_forward_into(ours.feed_forward, theirs)
+    theirs.norm1.load_state_dict(ours.norm1.state_dict())
+    theirs.norm2.load_state_dict(ours.norm2.state_dict())
+    return theirs.eval()
+
+
 class Encoder(nn.Module):
     """A stack of `num_layers` independent EncoderLayers.
 
@@ -115,7 +155,7 @@ class Encoder(nn.Module):
     LayerNorm, `norm`, applied to the output of the last layer. final_norm=None means
     "the same as norm_first": the paper's post-LN stack has none (every layer already
     ends with a LayerNorm), a pre-LN stack needs one. nn.Transformer always adds it:
-    Encoder(..., final_norm=True) is its encoder.
+    Encoder(..., final_norm=True) is its encoder. Without a final norm, `norm` is None.
 
     forward(x, mask=None): x (batch, len, d_model) through every layer in order, with
     the same mask; returns (batch, len, d_model).
@@ -142,3 +182,8 @@ class Encoder(nn.Module):
         for layer in self.layers:
             x = layer(x, mask)  # (batch, len, d_model)
         return x if self.norm is None else self.norm(x)
+
+
+def quiz_final_norm() -> str:
+    """Your answer to Question 2: "a", "b", "c" or "d"."""
+    return "c"

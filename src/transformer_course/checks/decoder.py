@@ -1,0 +1,710 @@
+"""Checks for lesson 08: ``DecoderLayer``, ``Decoder`` and the lesson's two concept
+questions.
+
+Built on the helpers of :mod:`transformer_course.checks.encoder` (module building,
+the float64 LayerNorm, feed-forward, attention and residual block). The expected
+values come from ``decoder_layer_f`` / ``decoder_f`` below, one knob per classic
+mistake, so that a wrong answer is told which mistake it matches; the tests prove
+them equal to the reference and to ``nn.TransformerDecoderLayer`` /
+``nn.TransformerDecoder``.
+
+Two properties are checked on top of the values, because they are what the masks are
+for: the output at target position t does not change when only target positions after
+t change (the look-ahead mask), and it does not change when the encoder output changes
+at padded source positions (the source padding mask).
+
+The first case of each run has len_src == len_tgt, so that a mask given to the wrong
+attention, or a swap of where cross-attention's queries, keys and values come from, is
+computed and named rather than ending in a shape error; the other cases have
+len_src != len_tgt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from transformer_course.checking import Checker, tolerance
+from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.checks.encoder import (
+    LAYER_HINTS,
+    PAD,
+    PADDING_WORDS,
+    as_float64,
+    attention_f,
+    build,
+    describe_mask,
+    expect_tensor_result,
+    ffn_f,
+    layer_mistakes,
+    layer_norm_f,
+    mistake_values,
+    post_pre,
+    randn,
+    residual_block,
+    source_mask,
+    stack_description,
+    stack_f,
+    stack_mistakes,
+    sub,
+    token_ids,
+    uses_final_norm,
+)
+from transformer_course.reference import decoder as ref
+from transformer_course.reference.masking import decoder_self_attention_mask, look_ahead_mask
+from transformer_course.registry import Exercise
+
+__all__ = [
+    "check_Decoder",
+    "check_DecoderLayer",
+    "check_quiz_cross_attention",
+    "check_quiz_decoder_masks",
+    "decoder_f",
+    "decoder_layer_f",
+]
+
+
+# ====================================================================== float64 versions
+def decoder_layer_f(
+    x: torch.Tensor,
+    memory: torch.Tensor,
+    p: Mapping[str, torch.Tensor],
+    src_mask: torch.Tensor | None,
+    tgt_mask: torch.Tensor | None,
+    num_heads: int,
+    *,
+    norm_first: bool,
+    drop: bool = False,
+    residual: str = "normal",
+    dropout_at: str = "output",
+    norms: tuple[str, str, str] = ("norm1", "norm2", "norm3"),
+    order: tuple[str, str, str] = ("self", "cross", "ffn"),
+    cross_from: tuple[str, str, str] = ("x", "memory", "memory"),
+    self_mask: str = "tgt",
+    cross_mask: str = "src",
+    memory_norm: bool = False,
+    self_kv: str = "x",
+) -> torch.Tensor:
+    """One decoder layer in float64, with one knob per classic mistake.
+
+    ``cross_from``: where the cross-attention's (queries, keys, values) come from, each
+    "x" (the decoder side, normalised in pre-LN) or "memory". ``self_mask`` and
+    ``cross_mask``: "tgt", "src", "none" or "causal" (a look-ahead mask of the layer's
+    own). ``memory_norm``: pre-LN with the memory normalised too. ``self_kv``: "memory"
+    makes the self-attention read the memory.
+    """
+    causal = look_ahead_mask(x.shape[1])  # (len_tgt, len_tgt): a mask of the layer's own
+    masks = {"tgt": tgt_mask, "src": src_mask, "none": None, "causal": causal}
+    mem = memory.double()
+
+    def norm(name: str):
+        params = sub(p, name)
+        return lambda t: layer_norm_f(t, params)
+
+    def self_attention(h):
+        kv = h if self_kv == "x" else mem
+        return attention_f(sub(p, "self_attn"), h, kv, kv, masks[self_mask], num_heads, drop=drop)
+
+    def cross_attention(h):
+        m = norm(norms[1])(mem) if memory_norm else mem
+        sources = {"x": h, "memory": m}
+        q, k, v = (sources[name] for name in cross_from)
+        return attention_f(sub(p, "cross_attn"), q, k, v, masks[cross_mask], num_heads, drop=drop)
+
+    sublayers = {
+        "self": self_attention,
+        "cross": cross_attention,
+        "ffn": lambda h: ffn_f(h, sub(p, "feed_forward"), drop=drop),
+    }
+    x = x.double()
+    for part, norm_name in zip(order, norms, strict=True):
+        x = residual_block(
+            x,
+            sublayers[part],
+            norm(norm_name),
+            norm_first=norm_first,
+            drop=drop,
+            residual=residual,
+            dropout_at=dropout_at,
+        )
+    return x
+
+
+def decoder_f(
+    x: torch.Tensor,
+    memory: torch.Tensor,
+    p: Mapping[str, torch.Tensor],
+    src_mask: torch.Tensor | None,
+    tgt_mask: torch.Tensor | None,
+    num_heads: int,
+    num_layers: int,
+    *,
+    norm_first: bool,
+    final: bool,
+    drop: bool = False,
+    layer_norm_first: bool | None = None,
+    src_passed: bool = True,
+    tgt_passed: bool = True,
+    masks_swapped: bool = False,
+    memory_from: str = "memory",
+    **stack_knobs: Any,
+) -> torch.Tensor:
+    """The decoder stack in float64 (knobs for the stack-level mistakes)."""
+    layer_nf = norm_first if layer_norm_first is None else layer_norm_first
+    src = src_mask if src_passed else None
+    tgt = tgt_mask if tgt_passed else None
+    if masks_swapped:
+        src, tgt = tgt, src
+
+    def layer(h, layer_p):
+        mem = memory if memory_from == "memory" else h
+        return decoder_layer_f(h, mem, layer_p, src, tgt, num_heads, norm_first=layer_nf, drop=drop)
+
+    return stack_f(layer, x, p, num_layers, final=final, **stack_knobs)
+
+
+# ===================================================================== cases and inputs
+@dataclass(frozen=True)
+class _DecCase:
+    seed: int
+    batch: int
+    len_tgt: int
+    len_src: int
+    d_model: int
+    num_heads: int
+    d_ff: int
+    norm_first: bool = False
+    src_padding: str = "right"  # "none", "right", "left", "both"
+    tgt_mask: str = "combined"  # "combined" (look-ahead & target padding), "look_ahead", "none"
+    dropout: float = 0.0
+    mode: str = "eval"
+    num_layers: int = 1  # for the stack
+    final_norm: bool | None = None  # for the stack
+
+
+_LAYER_VISIBLE = [
+    _DecCase(41, 2, 4, 4, 8, 2, 16),
+    _DecCase(42, 2, 3, 6, 8, 2, 16, src_padding="left", tgt_mask="look_ahead", dropout=0.2),
+    _DecCase(43, 2, 5, 5, 8, 2, 12, norm_first=True),
+    _DecCase(44, 2, 4, 6, 8, 2, 16, dropout=1.0, mode="train"),
+    _DecCase(45, 1, 3, 4, 8, 2, 16, norm_first=True, dropout=1.0, mode="train"),
+]
+_LAYER_HIDDEN = [
+    _DecCase(141, 3, 5, 5, 12, 3, 20, src_padding="both"),
+    _DecCase(142, 2, 4, 4, 16, 4, 32, norm_first=True, dropout=0.1),
+    _DecCase(143, 2, 6, 3, 8, 2, 16, tgt_mask="look_ahead"),
+    _DecCase(144, 2, 4, 7, 12, 3, 12, dropout=0.0, mode="train"),
+    _DecCase(145, 1, 5, 3, 8, 4, 8, dropout=1.0, mode="train"),
+    _DecCase(146, 2, 3, 5, 8, 2, 16, norm_first=True, dropout=1.0, mode="train"),
+    _DecCase(147, 2, 2, 6, 8, 2, 16, norm_first=True, src_padding="left"),
+]
+_STACK_VISIBLE = [
+    _DecCase(51, 2, 4, 4, 8, 2, 16, num_layers=2),
+    _DecCase(52, 2, 3, 5, 8, 2, 16, norm_first=True, src_padding="left", num_layers=2),
+    _DecCase(53, 1, 4, 6, 8, 2, 12, dropout=0.1, num_layers=3, final_norm=True),
+    _DecCase(54, 2, 4, 5, 8, 2, 16, dropout=1.0, mode="train", num_layers=2),
+]
+_STACK_HIDDEN = [
+    _DecCase(151, 2, 5, 5, 12, 3, 20, src_padding="both", num_layers=3, norm_first=True),
+    _DecCase(152, 3, 4, 6, 8, 2, 16, num_layers=1, final_norm=True, tgt_mask="look_ahead"),
+    _DecCase(153, 2, 6, 3, 16, 4, 32, num_layers=4),
+    _DecCase(154, 1, 3, 5, 8, 4, 8, norm_first=True, dropout=1.0, mode="train", num_layers=2),
+    _DecCase(155, 2, 5, 4, 12, 3, 12, dropout=0.0, mode="train", num_layers=2, final_norm=False),
+]
+
+
+@dataclass
+class _Inputs:
+    x: torch.Tensor  # (batch, len_tgt, d_model)
+    memory: torch.Tensor  # (batch, len_src, d_model)
+    src_mask: torch.Tensor | None  # (batch, 1, 1, len_src)
+    tgt_mask: torch.Tensor | None  # (batch, 1, len_tgt, len_tgt) or (len_tgt, len_tgt)
+    src_real: torch.Tensor | None  # bool (batch, len_src): which source positions are real
+
+    def args(self) -> tuple:
+        """forward's positional arguments, (x, memory, src_mask, tgt_mask), trailing Nones off."""
+        args = [self.x, self.memory, self.src_mask, self.tgt_mask]
+        while args[-1] is None:
+            args.pop()
+        return tuple(args)
+
+
+def _inputs(case: _DecCase) -> _Inputs:
+    x = randn((case.batch, case.len_tgt, case.d_model), case.seed + 1)
+    memory = randn((case.batch, case.len_src, case.d_model), case.seed + 2)
+    src_ids, src_mask = source_mask(case.batch, case.len_src, case.src_padding, case.seed + 3)
+    if case.tgt_mask == "combined":  # the last target sequence is padded at the end
+        lengths = [case.len_tgt] * (case.batch - 1) + [max(case.len_tgt - 1, 1)]
+        tgt_ids = token_ids(lengths, case.len_tgt, case.seed + 4)
+        tgt_mask = decoder_self_attention_mask(tgt_ids, PAD)  # (batch, 1, len_tgt, len_tgt)
+    elif case.tgt_mask == "look_ahead":
+        tgt_mask = look_ahead_mask(case.len_tgt)  # (len_tgt, len_tgt)
+    else:
+        tgt_mask = None
+    src_real = None if src_ids is None else src_ids != PAD
+    return _Inputs(x, memory, src_mask, tgt_mask, src_real)
+
+
+def _call_text(name: str, inputs: _Inputs, case: _DecCase, built: str) -> str:
+    src_kind = PADDING_WORDS[case.src_padding] and f"source {PADDING_WORDS[case.src_padding]}"
+    tgt_kind = {
+        "combined": "look-ahead and target padding",
+        "look_ahead": "look-ahead",
+        "none": "",
+    }[case.tgt_mask]
+    return (
+        f"{name}(x {tuple(inputs.x.shape)}, memory {tuple(inputs.memory.shape)}, "
+        f"src_mask={describe_mask(inputs.src_mask, src_kind)}, "
+        f"tgt_mask={describe_mask(inputs.tgt_mask, tgt_kind)}) [{built}]"
+    )
+
+
+def _hints(case: _DecCase) -> list:
+    if case.len_src == case.len_tgt:
+        return LAYER_HINTS
+    text = (
+        f"Here the target and the source differ in length (len_tgt={case.len_tgt}, "
+        f"len_src={case.len_src}). A size clash usually means a tensor met the wrong partner: "
+        "the cross-attention takes its queries from x (len_tgt rows) and its keys and values from "
+        "memory (len_src rows); tgt_mask (len_tgt x len_tgt) goes to the self-attention and "
+        "src_mask (x len_src) to the cross-attention. Check the order of forward's parameters "
+        "too: (x, memory, src_mask, tgt_mask)."
+    )
+    return [*LAYER_HINTS, ("must match the size of tensor", text)]
+
+
+# ================================================================== the two properties
+_SEES_THE_FUTURE = (
+    "The output at target position {t} changed when only the decoder inputs after position {t} "
+    "changed: your decoder looks into the future, which it cannot do while generating. The "
+    "self-attention must get tgt_mask (the look-ahead mask, combined with the target padding): "
+    "self_attn(x, x, x, tgt_mask)."
+)
+_SEES_SOURCE_PADDING = (
+    "Changing the encoder output at padded source positions changed your decoder's output: the "
+    "cross-attention gives weight to <pad> positions. Pass src_mask to the cross-attention: "
+    "cross_attn(x, memory, memory, src_mask)."
+)
+
+
+_EVAL_NOT_DETERMINISTIC = (
+    "In eval mode your output changes from one call to the next: dropout is still active. Use "
+    "nn.Dropout modules (they follow train()/eval()), or F.dropout(..., training=self.training)."
+)
+
+
+def _property_problem(c: Checker, module, inputs: _Inputs, case: _DecCase, call: str, got):
+    """The first mask property that the learner's module breaks, as a message, or ""."""
+    if case.mode != "eval" and case.dropout > 0:
+        return ""
+    if case.dropout > 0:
+        again = c.call(
+            module, *inputs.args(), call_repr=f"{call}, a second time", hints=_hints(case)
+        )
+        if not _same(got, again):
+            return _EVAL_NOT_DETERMINISTIC
+    if inputs.tgt_mask is not None and case.len_tgt > 1:
+        t = (case.len_tgt - 1) // 2
+        later = inputs.x.clone()
+        later[:, t + 1 :] += randn(later[:, t + 1 :].shape, case.seed + 5, scale=3.0)
+        changed = _Inputs(later, inputs.memory, inputs.src_mask, inputs.tgt_mask, inputs.src_real)
+        other = c.call(
+            module,
+            *changed.args(),
+            call_repr=f"{call}, with x changed after position {t}",
+            hints=_hints(case),
+        )
+        if not _same(got[:, : t + 1], other[:, : t + 1]):
+            return _SEES_THE_FUTURE.format(t=t)
+    if inputs.src_real is not None and not bool(inputs.src_real.all()):
+        noisy = inputs.memory.clone()
+        noise = randn(noisy.shape, case.seed + 6, scale=5.0)
+        noisy[~inputs.src_real] += noise[~inputs.src_real]
+        changed = _Inputs(inputs.x, noisy, inputs.src_mask, inputs.tgt_mask, inputs.src_real)
+        other = c.call(
+            module,
+            *changed.args(),
+            call_repr=f"{call}, with memory changed at the padded source positions",
+            hints=_hints(case),
+        )
+        if not _same(got, other):
+            return _SEES_SOURCE_PADDING
+    return ""
+
+
+def _same(a, b) -> bool:
+    if not isinstance(b, torch.Tensor) or a.shape != b.shape:
+        return False
+    return torch.allclose(a.detach().double(), b.detach().double(), **tolerance(a.dtype))
+
+
+def _expect_properties(c: Checker, module, inputs: _Inputs, case: _DecCase, call: str, got):
+    problem = _property_problem(c, module, inputs, case, call, got)
+    c.expect_true(not problem, f"{call}: {problem}")
+
+
+# ================================================================== decoder-layer mistakes
+_CROSS_SOURCES = {
+    ("x", "x", "x"): (
+        "Your cross-attention never reads memory: its queries, keys and values all come from x, "
+        "so it is a second self-attention. Keys and values come from the encoder output: "
+        "cross_attn(x, memory, memory, src_mask)."
+    ),
+    ("memory", "memory", "x"): (
+        "Your cross-attention takes its queries and keys from the encoder output (memory) and its "
+        "values from the decoder (x), as one popular illustrated guide describes it. That is "
+        "backwards: the queries come from the decoder (one output row per target position), the "
+        "keys and values from the encoder output: cross_attn(x, memory, memory, src_mask)."
+    ),
+    ("memory", "x", "x"): (
+        "Your cross-attention takes its queries from the encoder output and its keys and values "
+        "from the decoder: the roles are reversed. The decoder asks (queries from x, one output "
+        "row per target position) and the source answers (keys and values from memory)."
+    ),
+    ("x", "x", "memory"): (
+        "Your cross-attention's keys come from x (the decoder) and its values from memory. Keys "
+        "and values come in pairs, from the same sequence: both from the encoder output, "
+        "cross_attn(x, memory, memory, src_mask)."
+    ),
+    ("x", "memory", "x"): (
+        "Your cross-attention's keys come from memory but its values from x (the decoder). Keys "
+        "and values come in pairs, from the same sequence: both from the encoder output, "
+        "cross_attn(x, memory, memory, src_mask)."
+    ),
+    ("memory", "x", "memory"): (
+        "Your cross-attention takes its queries from memory and its keys from x: those two are "
+        "swapped. Queries from the decoder (x), keys and values from the encoder output: "
+        "cross_attn(x, memory, memory, src_mask)."
+    ),
+    ("memory", "memory", "memory"): (
+        "Your cross-attention never reads x: its queries, keys and values all come from memory, "
+        "an attention of the source over itself. The queries come from the decoder: "
+        "cross_attn(x, memory, memory, src_mask)."
+    ),
+}
+_MASKS = {
+    ("src", "tgt"): (
+        "The masks go to the wrong attentions: tgt_mask (look-ahead and target padding) belongs "
+        "to the self-attention, src_mask (source padding) to the cross-attention. Check the order "
+        "of forward's parameters too: (x, memory, src_mask, tgt_mask)."
+    ),
+    ("none", "src"): (
+        "Your self-attention ignores tgt_mask: without the look-ahead mask each target position "
+        "sees the positions after it. Pass it on: self_attn(x, x, x, tgt_mask)."
+    ),
+    ("tgt", "none"): (
+        "Your cross-attention ignores src_mask: padded source positions get weight. Pass it on: "
+        "cross_attn(x, memory, memory, src_mask)."
+    ),
+    ("none", "none"): (
+        "Your layer ignores both masks: the self-attention needs tgt_mask (look-ahead), the "
+        "cross-attention src_mask (source padding)."
+    ),
+    ("src", "src"): (
+        "Your self-attention gets src_mask, the source padding mask; it needs tgt_mask (look-ahead "
+        "and target padding). src_mask belongs to the cross-attention only."
+    ),
+    ("tgt", "tgt"): (
+        "Your cross-attention gets tgt_mask; it needs src_mask, the source padding mask (the "
+        "cross-attention's keys are source positions)."
+    ),
+    ("causal", "src"): (
+        "Your self-attention builds a look-ahead mask of its own and ignores tgt_mask, so the "
+        "target padding it holds is lost (it shows in the outputs at the padded target "
+        "positions). Use the tgt_mask you are given: it already combines the look-ahead mask and "
+        "the target padding (lesson 06's decoder_self_attention_mask)."
+    ),
+    ("src", "none"): (
+        "The masks go to the wrong attentions: the self-attention gets src_mask and the "
+        "cross-attention none. tgt_mask goes to the self-attention, src_mask to the "
+        "cross-attention."
+    ),
+}
+_MEMORY_NORMALISED = (
+    "In your pre-LN layer the memory is normalised too (norm2(memory)). Only the decoder side "
+    "is normalised before each sub-layer; the cross-attention reads the memory as it comes "
+    "(the encoder's final LayerNorm has normalised it already): "
+    "cross_attn(norm2(x), memory, memory, src_mask)."
+)
+_SELF_READS_MEMORY = (
+    "Your self-attention takes its keys and values from memory: the first attention of the "
+    "decoder layer is a self-attention over the target, self_attn(x, x, x, tgt_mask); the "
+    "memory is read by the second one."
+)
+_CROSS_FIRST = (
+    "Your layer runs the cross-attention before the self-attention. The order is: masked "
+    "self-attention (norm1), cross-attention (norm2), feed-forward (norm3)."
+)
+_NORMS_ORDER = (
+    "Your layer uses its LayerNorms in the wrong places: norm1 belongs to the self-attention, "
+    "norm2 to the cross-attention, norm3 to the feed-forward block (the weights are loaded by "
+    "these names)."
+)
+_ONE_NORM = (
+    "Your layer uses norm1 for every sub-layer: norm2 and norm3 each have their own gain and "
+    "bias, for the cross-attention and the feed-forward block."
+)
+_LAYER_BUILT_ON = (
+    "DecoderLayer builds on lesson 07's LayerNorm and PositionwiseFeedForward and lesson 05's "
+    "MultiHeadAttention (the reference versions, imported in the setup cell). Check the order of "
+    "the steps against the docstring."
+)
+
+
+def _layer_table(case: _DecCase, inputs: _Inputs, drop: bool) -> dict[str, dict[str, Any]]:
+    table = layer_mistakes(case.norm_first, drop)
+    table |= {message: {"cross_from": sources} for sources, message in _CROSS_SOURCES.items()}
+    if inputs.src_mask is not None or inputs.tgt_mask is not None:
+        for (self_mask, cross_mask), message in _MASKS.items():
+            table[message] = {"self_mask": self_mask, "cross_mask": cross_mask}
+    if case.norm_first:
+        table[_MEMORY_NORMALISED] = {"memory_norm": True}
+    table[_SELF_READS_MEMORY] = {"self_kv": "memory"}
+    table[_CROSS_FIRST] = {"order": ("cross", "self", "ffn")}
+    for norms in (
+        ("norm2", "norm1", "norm3"),
+        ("norm1", "norm3", "norm2"),
+        ("norm3", "norm2", "norm1"),
+        ("norm2", "norm3", "norm1"),
+        ("norm3", "norm1", "norm2"),
+    ):
+        yours = "Yours uses {} for the self-attention, {} for the cross-attention, {} for the feed-forward block.".format(
+            *norms
+        )
+        table[f"{_NORMS_ORDER} {yours}"] = {"norms": norms}
+    table[_ONE_NORM] = {"norms": ("norm1", "norm1", "norm1")}
+    return table
+
+
+def check_DecoderLayer(cls, *, hidden: bool = False) -> None:
+    """DecoderLayer(d_model, num_heads, d_ff, dropout, norm_first): masked self-attention,
+    cross-attention, feed-forward, each with a residual connection and a LayerNorm."""
+    with Checker("DecoderLayer", hidden=hidden) as c:
+        c.require_callable(cls, "DecoderLayer")
+        torch.manual_seed(0)  # whatever the learner's code draws, it draws the same each time
+        for case in _LAYER_HIDDEN if hidden else _LAYER_VISIBLE:
+            _check_layer_case(c, cls, case)
+
+
+def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
+    args = (case.d_model, case.num_heads, case.d_ff)
+    module, built, state = build(
+        c,
+        cls,
+        *args,
+        name="DecoderLayer",
+        reference=ref.DecoderLayer(*args, case.dropout, case.norm_first),
+        seed=case.seed,
+        mode=case.mode,
+        dropout=case.dropout,
+        norm_first=case.norm_first,
+    )
+    inputs = _inputs(case)
+    built = f"{built}, {post_pre(case.norm_first)}, {case.mode} mode, holding the check's weights"
+    call = _call_text("layer", inputs, case, built)
+    got = c.call(module, *inputs.args(), call_repr=call, hints=_hints(case))
+    what = f"the output of {call}"
+    expect_tensor_result(c, got, inputs.x.shape, what, shape_hint=_output_shape_hint(got, case))
+    p = as_float64(state)
+    drop = case.mode == "train" and case.dropout == 1.0
+
+    def compute(**knobs):
+        knobs = {"norm_first": case.norm_first, "drop": drop, **knobs}
+        return decoder_layer_f(
+            inputs.x, inputs.memory, p, inputs.src_mask, inputs.tgt_mask, case.num_heads, **knobs
+        )
+
+    c.expect_close(
+        got,
+        compute(),
+        what,
+        **tolerance(got.dtype),
+        mistakes=mistake_values(compute, _layer_table(case, inputs, drop)),
+        hint=lambda: _property_problem(c, module, inputs, case, call, got) or _LAYER_BUILT_ON,
+    )
+    _expect_properties(c, module, inputs, case, call, got)
+
+
+def _output_shape_hint(got, case: _DecCase) -> str:
+    if tuple(got.shape)[1:2] == (case.len_src,) and case.len_src != case.len_tgt:
+        return (
+            "Your output has one row per *source* position: the cross-attention's queries come "
+            "from memory. The queries come from the decoder (x), so the output has one row per "
+            "target position, (batch, len_tgt, d_model); keys and values come from memory."
+        )
+    return "One output row per target position: (batch, len_tgt, d_model), as x."
+
+
+# ======================================================================== Decoder stack
+_STACK_NO_SRC = (
+    "Your stack does not pass src_mask on to its layers: every layer's cross-attention needs it."
+)
+_STACK_NO_TGT = (
+    "Your stack does not pass tgt_mask on to its layers: every layer's self-attention needs the "
+    "look-ahead mask."
+)
+_STACK_NO_MASKS = "Your stack passes neither mask on: layer(x, memory, src_mask, tgt_mask)."
+_STACK_SWAPPED = (
+    "Your stack hands the masks to its layers in the wrong order: DecoderLayer.forward takes "
+    "(x, memory, src_mask, tgt_mask). (nn.TransformerDecoderLayer's order, tgt_mask first, is "
+    "different.)"
+)
+_STACK_MEMORY = (
+    "Your stack does not give its layers the encoder output: each layer reads the same memory, "
+    "layer(x, memory, src_mask, tgt_mask), not its own input."
+)
+_STACK_BUILT_ON = (
+    "Decoder stacks your DecoderLayer (exercise 1): make sure its test cell passes first."
+)
+
+
+def check_Decoder(cls, *, hidden: bool = False) -> None:
+    """Decoder(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)."""
+    with Checker("Decoder", hidden=hidden) as c:
+        c.require_callable(cls, "Decoder")
+        torch.manual_seed(0)
+        for case in _STACK_HIDDEN if hidden else _STACK_VISIBLE:
+            _check_stack_case(c, cls, case)
+
+
+def _check_stack_case(c: Checker, cls, case: _DecCase) -> None:
+    args = (case.num_layers, case.d_model, case.num_heads, case.d_ff)
+    kwargs: dict[str, Any] = {"dropout": case.dropout, "norm_first": case.norm_first}
+    if case.final_norm is not None:
+        kwargs["final_norm"] = case.final_norm
+    module, built, state = build(
+        c,
+        cls,
+        *args,
+        name="Decoder",
+        reference=ref.Decoder(*args, **kwargs),
+        seed=case.seed,
+        mode=case.mode,
+        **kwargs,
+    )
+    inputs = _inputs(case)
+    call = _call_text("decoder", inputs, case, stack_description(case, built))
+    got = c.call(module, *inputs.args(), call_repr=call, hints=_hints(case))
+    what = f"the output of {call}"
+    expect_tensor_result(c, got, inputs.x.shape, what, shape_hint=_output_shape_hint(got, case))
+    p = as_float64(state)
+    drop = case.mode == "train" and case.dropout == 1.0
+    final = uses_final_norm(case.norm_first, case.final_norm)
+
+    def compute(**knobs):
+        return decoder_f(
+            inputs.x,
+            inputs.memory,
+            p,
+            inputs.src_mask,
+            inputs.tgt_mask,
+            case.num_heads,
+            case.num_layers,
+            **{"norm_first": case.norm_first, "final": final, "drop": drop, **knobs},
+        )
+
+    table = stack_mistakes(case.norm_first, case.final_norm)
+    table |= {
+        _STACK_SWAPPED: {"masks_swapped": True},
+        _STACK_NO_MASKS: {"src_passed": False, "tgt_passed": False},
+        _STACK_NO_SRC: {"src_passed": False},
+        _STACK_NO_TGT: {"tgt_passed": False},
+        _STACK_MEMORY: {"memory_from": "x"},
+    }
+    c.expect_close(
+        got,
+        compute(),
+        what,
+        **tolerance(got.dtype),
+        mistakes=mistake_values(compute, table),
+        hint=lambda: _property_problem(c, module, inputs, case, call, got) or _STACK_BUILT_ON,
+    )
+    _expect_properties(c, module, inputs, case, call, got)
+
+
+# ======================================================================= concept questions
+QUIZ_CROSS_ATTENTION = Quiz(
+    name="quiz_cross_attention",
+    answer="c",
+    choices={
+        "a": "queries and keys from the encoder output, values from the decoder",
+        "b": "queries, keys and values all from the encoder output",
+        "c": "queries from the decoder, keys and values from the encoder output",
+        "d": "queries from the encoder output, keys and values from the decoder",
+    },
+    why={
+        "a": "This is what one popular illustrated guide says, and it cannot work: the output has "
+        "one row per query, so with queries from the encoder the decoder would get len_src rows "
+        "back instead of one per target position (and values must pair with keys).",
+        "b": "Then the decoder's own state would play no part: the attention would not depend on "
+        "which target word is being produced.",
+        "c": "Each target position asks (its query) which source positions matter; keys and values "
+        "come from the same sequence, the encoder output, so the weights are (len_tgt, len_src) "
+        "and the output has one row per target position.",
+        "d": "That reverses the roles: it gives one output row per source position, and the "
+        "decoder needs one per target position.",
+    },
+)
+check_quiz_cross_attention = quiz_check(QUIZ_CROSS_ATTENTION)
+
+QUIZ_DECODER_MASKS = Quiz(
+    name="quiz_decoder_masks",
+    answer="b",
+    choices={
+        "a": "the look-ahead mask, because the decoder must not see the future",
+        "b": "the source padding mask, broadcast over every target position",
+        "c": "the look-ahead and target padding masks combined",
+        "d": "no mask: the encoder output has no padding left",
+    },
+    why={
+        "a": "The cross-attention's keys are source positions, all of which exist before decoding "
+        "starts: the whole source may be read. The look-ahead mask belongs to the self-attention.",
+        "b": "Its keys are the source positions, so it must skip the source's <pad> positions: "
+        "src_mask (batch, 1, 1, len_src), the same for every head and every target position.",
+        "c": "That is the self-attention's mask, (len_tgt x len_tgt); the cross-attention's "
+        "weights are (len_tgt x len_src).",
+        "d": "The encoder output still has a vector at every padded source position (it is not "
+        "zero, and not meaningful): without the mask, the decoder would attend to it.",
+    },
+)
+check_quiz_decoder_masks = quiz_check(QUIZ_DECODER_MASKS)
+
+
+# ================================================================================ registry
+LESSON = "08_decoder"
+_FORBIDDEN = (
+    "torch.nn.TransformerDecoderLayer",
+    "torch.nn.TransformerDecoder",
+    "torch.nn.Transformer",
+    "torch.nn.MultiheadAttention",
+    "torch.nn.LayerNorm",
+    "torch.nn.functional.layer_norm",
+)
+EXERCISES = (
+    Exercise(
+        "DecoderLayer",
+        check_DecoderLayer,
+        kind="module",
+        points=3,
+        minutes=30,
+        level=3,
+        forbidden=_FORBIDDEN,
+    ),
+    Exercise(
+        "quiz_cross_attention",
+        check_quiz_cross_attention,
+        kind="quiz",
+        points=1,
+        minutes=3,
+        level=1,
+    ),
+    Exercise(
+        "Decoder", check_Decoder, kind="module", points=2, minutes=15, level=2, forbidden=_FORBIDDEN
+    ),
+    Exercise(
+        "quiz_decoder_masks", check_quiz_decoder_masks, kind="quiz", points=1, minutes=3, level=2
+    ),
+)

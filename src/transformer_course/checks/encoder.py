@@ -1,0 +1,1229 @@
+"""Checks for lesson 07: ``LayerNorm``, ``PositionwiseFeedForward``, ``EncoderLayer``,
+``Encoder`` and the lesson's two concept questions.
+
+Every module is built through :func:`transformer_course.checking.modules.build_module`
+(construct, check the state-dict keys, load deterministic weights, read them back,
+switch to train or eval) and then called through ``Checker.call``; nothing else of
+the learner's code is touched.
+
+Expected values come from small float64 functions written here (``layer_norm_f``,
+``ffn_f``, ``attention_f``, ``encoder_layer_f``, ``encoder_f``), independent of the
+reference modules; ``tests/test_07_encoder.py`` proves that they, the reference and
+PyTorch's ``nn.LayerNorm`` / ``nn.TransformerEncoderLayer`` / ``nn.TransformerEncoder``
+agree. Each function has one keyword ("knob") per classic mistake, so that a wrong
+answer is told which mistake it matches.
+
+Training mode is checked without depending on a random stream: with ``dropout=1.0``
+every dropout zeroes its input, so the result is fixed (a post-LN layer gives
+``norm2(norm1(x))``, a pre-LN layer gives ``x``); with ``dropout=0.0`` train equals
+eval.
+
+``checks/decoder.py`` (lesson 08) builds on the helpers of this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from transformer_course.checking import Checker, tolerance, torch_generator
+from transformer_course.checking.modules import build_module, random_state, state_shapes
+from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.reference import encoder as ref
+from transformer_course.reference.attention import scaled_dot_product_attention
+from transformer_course.reference.masking import padding_mask
+from transformer_course.reference.multi_head_attention import merge_heads, split_heads
+from transformer_course.registry import Exercise
+
+__all__ = [
+    "check_Encoder",
+    "check_EncoderLayer",
+    "check_LayerNorm",
+    "check_PositionwiseFeedForward",
+    "check_quiz_final_norm",
+    "check_quiz_layer_norm_axis",
+]
+
+PAD = 0  # the <pad> id of the checks' token ids
+
+# ============================================================ shared helpers (07 and 08)
+
+
+def randn(shape, seed: int, scale: float = 1.0, dtype=torch.float32) -> torch.Tensor:
+    """Standard normal values from a private generator (float64 draw, then cast)."""
+    values = torch.randn(tuple(shape), generator=torch_generator(seed), dtype=torch.float64)
+    return (values * scale).to(dtype)
+
+
+def token_ids(lengths: list[int], total: int, seed: int, *, left: bool = False) -> torch.Tensor:
+    """int64 (batch, total) ids: row b has lengths[b] real tokens (ids >= 1), the rest
+    <pad> (id 0), at the end (right padding) or at the start (``left=True``)."""
+    generator = torch_generator(seed)
+    ids = torch.randint(1, 20, (len(lengths), total), generator=generator)
+    positions = torch.arange(total)
+    real = (
+        positions >= total - torch.tensor(lengths)[:, None]
+        if left
+        else positions < torch.tensor(lengths)[:, None]
+    )
+    return ids.masked_fill(~real, PAD)
+
+
+def sub(p: Mapping[str, torch.Tensor], prefix: str) -> dict[str, torch.Tensor]:
+    """The entries of a state dict under ``prefix.``, with the prefix removed."""
+    start = prefix + "."
+    return {key[len(start) :]: value for key, value in p.items() if key.startswith(start)}
+
+
+def as_float64(state: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    return {key: value.double() for key, value in state.items()}
+
+
+def describe_mask(mask: torch.Tensor | None, kind: str = "") -> str:
+    if mask is None:
+        return "None"
+    return f"bool {tuple(mask.shape)}" + (f" ({kind})" if kind else "")
+
+
+def mistake_values(
+    compute: Callable[..., torch.Tensor], table: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Callable[[], torch.Tensor | None]]:
+    """{message: zero-argument callable giving what that mistake computes, or None when
+    the mistake cannot happen with these shapes}."""
+
+    def value(knobs: Mapping[str, Any]) -> torch.Tensor | None:
+        try:
+            return compute(**knobs)
+        except (RuntimeError, IndexError, ValueError):
+            return None
+
+    return {message: (lambda knobs=knobs: value(knobs)) for message, knobs in table.items()}
+
+
+def expect_tensor_result(
+    c: Checker, got: Any, shape: tuple, what: str, *, shape_hint: str = ""
+) -> None:
+    """Type, shape, floating dtype and a gradient path, before any value is compared."""
+    c.expect_type(
+        got, torch.Tensor, what, "forward should return one tensor (return x at the end)."
+    )
+    c.expect_shape(got, shape, what, shape_hint)
+    c.expect_floating(got, what, preferred=torch.float32)
+    c.expect_true(
+        got.requires_grad,
+        f"{what} is cut off from the module's parameters (requires_grad is False). Did you "
+        "use torch.no_grad(), .detach(), or go through numpy, or store a weight as a plain "
+        "tensor or buffer instead of an nn.Parameter? Training needs the gradient to reach "
+        "every weight.",
+    )
+
+
+_TUPLE_HINT = (
+    "MultiHeadAttention (lesson 05) returns a pair, (output, weights): take the output, "
+    "`self.self_attn(q, k, v, mask)[0]`."
+)
+#: hints for errors a learner's layer or stack raises (on top of the generic ones)
+LAYER_HINTS = [
+    (
+        lambda exc: "tuple" in str(exc) and ("Tensor" in str(exc) or "'tuple'" in str(exc)),
+        _TUPLE_HINT,
+    ),
+    (
+        "cannot assign 'list' as child module",
+        "A Python list cannot replace a submodule, and a plain list attribute does not register "
+        "its modules at all: use nn.ModuleList([...]).",
+    ),
+]
+
+
+def dropout_hint(case_dropout: float, mode: str) -> str:
+    if mode == "eval" and case_dropout > 0:
+        return (
+            f"The module was built with dropout={case_dropout} and switched to eval(), where "
+            "dropout must do nothing: use nn.Dropout modules (they follow train()/eval()), or "
+            "F.dropout(..., training=self.training)."
+        )
+    return ""
+
+
+def state_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple]) -> str:
+    """Explain a state dict whose keys or shapes differ from the contract's."""
+    missing = set(expected) - set(found)
+    hints = []
+    if any(key.startswith("layers.") for key in expected) and not any(
+        key.startswith("layers.") for key in found
+    ):
+        hints.append(
+            "No `layers.*` keys at all: a plain Python list does not register its modules "
+            "with PyTorch (their weights are invisible to state_dict, .parameters() and the "
+            "optimizer). Use nn.ModuleList([...]) and name it `self.layers`."
+        )
+    layer_numbers = {int(key.split(".")[1]) for key in expected if key.startswith("layers.")}
+    found_numbers = {
+        int(key.split(".")[1])
+        for key in found
+        if key.startswith("layers.") and key.split(".")[1].isdigit()
+    }
+    if found_numbers and found_numbers != layer_numbers:
+        hints.append(
+            f"Your stack has {len(found_numbers)} layer{'s' if len(found_numbers) != 1 else ''}, the contract {len(layer_numbers)}: "
+            "create num_layers layers (range(num_layers))."
+        )
+    if "norm.weight" in found and "norm.weight" not in expected:
+        hints.append(
+            "It has a final LayerNorm `norm` that this configuration must not have: with "
+            "final_norm=None the stack gets one only when norm_first=True (pre-LN), and with "
+            "final_norm=False never. Set self.norm = None otherwise."
+        )
+    if "norm.weight" in missing:
+        hints.append(
+            "It lacks the final LayerNorm `norm`: with final_norm=True, or with final_norm=None "
+            "and norm_first=True (pre-LN), the stack ends with self.norm = LayerNorm(d_model)."
+        )
+    if any(".in_proj_weight" in key for key in found):
+        hints.append(
+            "nn.MultiheadAttention fuses q, k, v into `in_proj_weight`; use lesson 05's "
+            "MultiHeadAttention (imported in the setup cell), whose projections are w_q, w_k, "
+            "w_v, w_o."
+        )
+    if any(key.split(".")[-2] in {"linear1", "linear2"} for key in found if "." in key):
+        hints.append(
+            "`linear1`/`linear2` are nn.TransformerEncoderLayer's names; here the feed-forward "
+            "block is `feed_forward` = PositionwiseFeedForward(...), with w_1 and w_2 inside."
+        )
+    if any(key.split(".")[0] in {"a_2", "b_2", "gamma", "beta"} for key in found):
+        hints.append(
+            "The gain and bias are called `weight` and `bias` here (nn.LayerNorm's names; the "
+            "Annotated Transformer calls them a_2 and b_2)."
+        )
+    numbered = sorted(key for key in found if any(part.isdigit() for part in key.split(".")))
+    if numbered and not any(key.startswith("layers.") for key in found):
+        hints.append(
+            f"Keys such as {numbered[0]!r} come from nn.Sequential, which names its parts by "
+            "position. The maths is the same, but the weights are loaded by name: keep the two "
+            "nn.Linear as attributes `w_1` and `w_2`."
+        )
+    for key, shape in expected.items():
+        if key in found and found[key] != tuple(shape) and key.endswith("w_1.weight"):
+            d_ff, d_model = shape
+            if found[key] == (4 * d_model, d_model):
+                hints.append(
+                    f"w_1 is {4 * d_model} wide, 4 * d_model, but d_ff={d_ff} was asked for: the "
+                    "hidden width is the d_ff argument (the paper's 2048 = 4 * 512 is a choice "
+                    "passed in, not a rule)."
+                )
+            else:
+                hints.append("w_1 is nn.Linear(d_model, d_ff) and w_2 nn.Linear(d_ff, d_model).")
+    return " ".join(dict.fromkeys(hints))
+
+
+def build(
+    c: Checker, cls, *args, name: str, reference: torch.nn.Module, seed: int, mode: str, **kw
+):
+    """Build the learner's module with the reference's state-dict keys and the check's
+    deterministic weights; returns (module, constructor text, float32 state)."""
+    expected = state_shapes(reference)
+    state = random_state(expected, seed)
+    module, built = build_module(
+        c,
+        cls,
+        *args,
+        name=name,
+        expected_shapes=expected,
+        keys_hint=lambda found: state_hint(found, expected),
+        state=state,
+        mode=mode,
+        **kw,
+    )
+    return module, built, state
+
+
+# ============================================================ float64 functional versions
+def layer_norm_f(
+    x: torch.Tensor,
+    p: Mapping[str, torch.Tensor],
+    eps: float = 1e-5,
+    *,
+    unbiased: bool = False,
+    eps_at: str = "inside",
+    over: str = "features",
+    gain: bool = True,
+    shift: bool = True,
+    swap: bool = False,
+) -> torch.Tensor:
+    """LayerNorm in float64: ``over`` "features" (right), "sequence" (dim -2), "batch" (every
+    axis but the features, BatchNorm's statistics), "sequence_and_features" (dims -2, -1),
+    "everything"; ``eps_at`` "inside" (right), "outside" (std + eps), "none"."""
+    x = x.double()
+    dims = {
+        "features": (-1,),
+        "sequence": (-2,),
+        "batch": tuple(range(x.dim() - 1)),
+        "sequence_and_features": (-2, -1),
+        "everything": tuple(range(x.dim())),
+        "axis_2": (2,),  # dim=2 hard-coded: right for (batch, len, d_model) only
+    }[over]
+    mean = x.mean(dim=dims, keepdim=True)
+    var = x.var(dim=dims, keepdim=True, correction=1 if unbiased else 0)
+    if eps_at == "inside":
+        y = (x - mean) / torch.sqrt(var + eps)
+    elif eps_at == "outside":
+        y = (x - mean) / (torch.sqrt(var) + eps)
+    else:
+        y = (x - mean) / torch.sqrt(var)
+    weight, bias = p["weight"].double(), p["bias"].double()
+    if swap:
+        weight, bias = bias, weight
+    if gain:
+        y = y * weight
+    if shift:
+        y = y + bias
+    return y
+
+
+def zero_if(drop: bool) -> Callable[[torch.Tensor], torch.Tensor]:
+    """What nn.Dropout(p=1.0) does in train mode (``drop=True``), or nothing."""
+    return (lambda t: torch.zeros_like(t)) if drop else (lambda t: t)
+
+
+def ffn_f(
+    x: torch.Tensor,
+    p: Mapping[str, torch.Tensor],
+    *,
+    drop: bool = False,
+    activation: str = "relu",
+    drop_at: str = "hidden",
+) -> torch.Tensor:
+    """w_2(dropout(relu(w_1(x)))) in float64. ``drop``: every dropout zeroes (p=1, train);
+    ``activation`` "relu", "none", "gelu", "relu_twice"; ``drop_at`` "hidden", "output",
+    "input", "nowhere"."""
+    zero = zero_if(drop)
+    x = x.double()
+    if drop_at == "input":
+        x = zero(x)
+    h = x @ p["w_1.weight"].double().T + p["w_1.bias"].double()  # (..., d_ff)
+    if activation in {"relu", "relu_twice"}:
+        h = torch.relu(h)
+    elif activation == "gelu":
+        h = F.gelu(h)
+    if drop_at == "hidden":
+        h = zero(h)
+    y = h @ p["w_2.weight"].double().T + p["w_2.bias"].double()  # (..., d_model)
+    if activation == "relu_twice":
+        y = torch.relu(y)
+    if drop_at == "output":
+        y = zero(y)
+    return y
+
+
+def attention_f(
+    p: Mapping[str, torch.Tensor],
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    mask: torch.Tensor | None,
+    num_heads: int,
+    *,
+    drop: bool = False,
+) -> torch.Tensor:
+    """Lesson 05's multi-head attention in float64 (output only); ``drop``: the attention
+    weights are dropped (p=1, train), so only w_o's bias is left."""
+
+    def project(name: str, t: torch.Tensor) -> torch.Tensor:
+        return t.double() @ p[f"{name}.weight"].double().T + p[f"{name}.bias"].double()
+
+    q = split_heads(project("w_q", query), num_heads)  # (batch, num_heads, len_q, d_head)
+    k = split_heads(project("w_k", key), num_heads)  # (batch, num_heads, len_k, d_head)
+    v = split_heads(project("w_v", value), num_heads)
+    heads, _ = scaled_dot_product_attention(q, k, v, mask)  # (batch, num_heads, len_q, d_head)
+    heads = zero_if(drop)(heads)
+    return project("w_o", merge_heads(heads))  # (batch, len_q, d_model)
+
+
+def residual_block(
+    x: torch.Tensor,
+    sublayer: Callable[[torch.Tensor], torch.Tensor],
+    norm: Callable[[torch.Tensor], torch.Tensor],
+    *,
+    norm_first: bool,
+    drop: bool = False,
+    residual: str = "normal",
+    dropout_at: str = "output",
+) -> torch.Tensor:
+    """One sub-layer with its residual connection and LayerNorm.
+
+    Post-LN: norm(x + dropout(sublayer(x))); pre-LN: x + dropout(sublayer(norm(x))).
+    ``residual``: "normal", "none", "after_norm" (post-LN: x + norm(sublayer(x))),
+    "from_normed" (pre-LN: norm(x) + sublayer(norm(x))). ``dropout_at``: "output" (right),
+    "missing", "after_norm", "on_sum" (post-LN: dropout(x + sublayer(x)) before the norm).
+    """
+    zero = zero_if(drop)
+    on_output = zero if dropout_at == "output" else (lambda t: t)
+    if norm_first:
+        h = norm(x)
+        if dropout_at == "after_norm":
+            h = zero(h)
+        y = on_output(sublayer(h))
+        if residual == "none":
+            return y
+        return (h if residual == "from_normed" else x) + y
+    y = on_output(sublayer(x))
+    if residual == "after_norm":
+        return x + norm(y)
+    total = y if residual == "none" else x + y
+    if dropout_at == "on_sum":
+        total = zero(total)
+    out = norm(total)
+    return zero(out) if dropout_at == "after_norm" else out
+
+
+def encoder_layer_f(
+    x: torch.Tensor,
+    p: Mapping[str, torch.Tensor],
+    mask: torch.Tensor | None,
+    num_heads: int,
+    *,
+    norm_first: bool,
+    drop: bool = False,
+    residual: str = "normal",
+    dropout_at: str = "output",
+    norms: tuple[str, str] = ("norm1", "norm2"),
+    order: tuple[str, str] = ("attn", "ffn"),
+    mask_mode: str = "given",
+) -> torch.Tensor:
+    """One encoder layer in float64, with one knob per classic mistake."""
+    m = {"given": mask, "none": None, "inverted": None if mask is None else ~mask}[mask_mode]
+    sublayers = {
+        "attn": lambda h: attention_f(sub(p, "self_attn"), h, h, h, m, num_heads, drop=drop),
+        "ffn": lambda h: ffn_f(h, sub(p, "feed_forward"), drop=drop),
+    }
+    x = x.double()
+    for part, norm_name in zip(order, norms, strict=True):
+        norm_p = sub(p, norm_name)
+        x = residual_block(
+            x,
+            sublayers[part],
+            lambda t, norm_p=norm_p: layer_norm_f(t, norm_p),
+            norm_first=norm_first,
+            drop=drop,
+            residual=residual,
+            dropout_at=dropout_at,
+        )
+    return x
+
+
+def stack_f(
+    layer: Callable[[torch.Tensor, dict], torch.Tensor],
+    x: torch.Tensor,
+    p: Mapping[str, torch.Tensor],
+    num_layers: int,
+    *,
+    final: bool,
+    order: str = "forward",
+    norm_each: bool = False,
+) -> torch.Tensor:
+    """A stack: ``layer(x, layer_state)`` for each of the num_layers layers, then the final
+    norm if ``final``. ``order``: "forward", "reversed", "first_only" (layer 0 applied
+    num_layers times), "first_once" (a return inside the loop). ``norm_each``: the final
+    norm applied after every layer."""
+    indices = {
+        "forward": list(range(num_layers)),
+        "reversed": list(reversed(range(num_layers))),
+        "first_only": [0] * num_layers,
+        "first_once": [0],
+    }[order]
+    x = x.double()
+    for index in indices:
+        x = layer(x, sub(p, f"layers.{index}"))
+        if norm_each and final:
+            x = layer_norm_f(x, sub(p, "norm"))
+    if final and not norm_each:
+        x = layer_norm_f(x, sub(p, "norm"))
+    return x
+
+
+def uses_final_norm(norm_first: bool, final_norm: bool | None) -> bool:
+    """The contract: final_norm=None means 'the same as norm_first'."""
+    return norm_first if final_norm is None else final_norm
+
+
+# ================================================================================ LayerNorm
+@dataclass(frozen=True)
+class _NormCase:
+    seed: int
+    shape: tuple[int, ...]  # the input, (..., d_model)
+    eps: float | None  # None: LayerNorm(d_model), the default eps
+    scale: float = 1.0  # the input's spread (small: the variance is comparable to eps)
+    flat_token: bool = False  # one token whose features are all equal (variance 0)
+    quiet_token: bool = False  # one token with a tiny spread (variance 1e-4, close to eps)
+    fresh: bool = False  # no weights loaded: a fresh module must be plain normalisation
+
+
+_NORM_VISIBLE = [
+    _NormCase(1, (2, 3, 8), None, fresh=True),
+    _NormCase(2, (2, 4, 8), None, flat_token=True, quiet_token=True),
+    _NormCase(3, (4, 6), 0.1, scale=0.3),
+]
+_NORM_HIDDEN = [
+    _NormCase(101, (3, 5, 16), None, flat_token=True, quiet_token=True),
+    _NormCase(102, (7, 12), 1e-3, scale=0.05),
+    _NormCase(103, (2, 2, 3, 6), 0.05, scale=0.3),
+    _NormCase(104, (1, 4, 512), None, quiet_token=True),
+    _NormCase(105, (2, 6, 10), None, fresh=True, flat_token=True),
+]
+
+_UNBIASED = (
+    "You used the unbiased variance, dividing by d_model - 1 (the default of torch.var and "
+    "torch.std, and what x.std(-1) in the Annotated Transformer computes). LayerNorm uses the "
+    "biased variance, the plain mean of the squared deviations: pass unbiased=False (or "
+    "correction=0), or compute ((x - mean) ** 2).mean(-1)."
+)
+_EPS_OUTSIDE = (
+    "You added eps outside the square root, (x - mean) / (std + eps). LayerNorm (Ba et al., "
+    "and nn.LayerNorm) puts it inside: (x - mean) / sqrt(var + eps). The two differ when a "
+    "token's variance is small, as it is in this input."
+)
+_NO_EPS = (
+    "You divide by sqrt(var) with no eps. eps keeps the division safe (a token whose features "
+    "are all equal, a zero <pad> vector say, has variance 0: 0 / 0 is NaN) and belongs inside "
+    "the square root: sqrt(var + eps)."
+)
+_SEQUENCE = (
+    "You normalised over the positions of the sequence (dim=-2, or dim=1) instead of over "
+    "each token's own features (dim=-1). In a Transformer every token is normalised on its "
+    "own, over its d_model features: mean and variance over the last axis."
+)
+_BATCH = (
+    "You normalised each feature over the whole batch (every sequence and position): those "
+    "are BatchNorm's statistics, not LayerNorm's. LayerNorm takes the mean and variance of "
+    "each token's own d_model features, over the last axis only, so that a token's result "
+    "never depends on the other tokens in the batch (or on how much padding they carry)."
+)
+_WHOLE_SEQUENCE = (
+    "You normalised over the whole sequence at once (positions and features together, "
+    "dim=(-2, -1)). That is 'across channels and spatial dims', as LayerNorm is described for "
+    "images; in a Transformer each token is normalised separately, over the last axis only, "
+    "as nn.LayerNorm(d_model) does."
+)
+_EVERYTHING = (
+    "You normalised over the whole tensor at once (one mean and variance for everything). "
+    "LayerNorm takes one mean and one variance per token, over its last axis (dim=-1)."
+)
+_NO_GAIN = (
+    "Your result lacks the gain: after normalising, multiply by self.weight (one learned "
+    "factor per feature), then add self.bias."
+)
+_NO_BIAS = "Your result lacks the bias: after multiplying by self.weight, add self.bias."
+_NO_AFFINE = (
+    "Your result is the bare normalisation: multiply by the learned gain self.weight and add "
+    "the learned bias self.bias, so that the layer can undo the normalisation where that helps."
+)
+_SWAPPED = (
+    "Your gain and bias are swapped: the normalised x is multiplied by self.weight, then "
+    "self.bias is added."
+)
+_WRONG_DEFAULT_EPS = (
+    "Your default eps is not 1e-5. LayerNorm(d_model) should use eps=1e-5 (nn.LayerNorm's "
+    "default, and this contract's; the Annotated Transformer uses 1e-6, BERT 1e-12): make it "
+    "the default value of the eps parameter."
+)
+_EPS_IGNORED = (
+    "Your LayerNorm ignores its eps argument. LayerNorm(d_model, eps=...) must use the value "
+    "passed in: store it in __init__ (self.eps = eps) and use it in forward."
+)
+_ANNOTATED = (
+    "You divide by (std + eps) with the unbiased std, as the Annotated Transformer's LayerNorm "
+    "does (x.std(-1)): two differences from nn.LayerNorm. Use the biased variance and put eps "
+    "inside the square root: (x - mean) / sqrt(var + eps)."
+)
+
+
+_ANY_RANK = (
+    "LayerNorm must work for an input with any number of leading axes, (..., d_model): "
+    "(batch, len, d_model) in a Transformer, but also (tokens, d_model) or more axes. Count "
+    "the axes from the end: the features are dim=-1."
+)
+_NORM_HINTS = {"Dimension out of range": _ANY_RANK}
+
+
+def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
+    eps = 1e-5 if case_eps is None else case_eps
+    table: dict[str, dict[str, Any]] = {
+        _UNBIASED: {"unbiased": True},
+        _EPS_OUTSIDE: {"eps_at": "outside"},
+        _NO_EPS: {"eps_at": "none"},
+        _SEQUENCE: {"over": "sequence"},
+        _BATCH: {"over": "batch"},
+        _WHOLE_SEQUENCE: {"over": "sequence_and_features"},
+        _EVERYTHING: {"over": "everything"},
+        _ANY_RANK: {"over": "axis_2"},
+        _NO_GAIN: {"gain": False},
+        _NO_BIAS: {"shift": False},
+        _NO_AFFINE: {"gain": False, "shift": False},
+        _SWAPPED: {"swap": True},
+        _ANNOTATED: {"unbiased": True, "eps_at": "outside"},
+    }
+    if case_eps is None:
+        table[_WRONG_DEFAULT_EPS] = {"eps": 1e-6}
+        table[_WRONG_DEFAULT_EPS + " "] = {"eps": 1e-12}
+        table[_ANNOTATED + " "] = {"unbiased": True, "eps_at": "outside", "eps": 1e-6}
+    else:
+        table[_EPS_IGNORED] = {"eps": 1e-5}
+        table[_EPS_IGNORED + " "] = {"eps": 1e-6}
+    return {message: {"eps": eps, **knobs} for message, knobs in table.items()}
+
+
+def _norm_input(case: _NormCase) -> torch.Tensor:
+    """(..., d_model): every token with its own mean and spread, so that the wrong axis shows."""
+    lead = case.shape[:-1]
+    x = randn(case.shape, case.seed, scale=case.scale)
+    offsets = randn((*lead, 1), case.seed + 1, scale=2.0 * case.scale)  # a mean per token
+    spreads = 0.5 + randn((*lead, 1), case.seed + 2).abs()  # a different spread per token
+    x = x * spreads + offsets
+    if case.flat_token:  # the last token of the first sequence
+        x[(0,) * (len(lead) - 1) + (lead[-1] - 1,)] = 0.5  # every feature the same: variance 0
+    if case.quiet_token:  # the first token
+        x[(0,) * len(lead)] = randn(case.shape[-1:], case.seed + 3, scale=0.01)
+    return x
+
+
+def check_LayerNorm(cls, *, hidden: bool = False) -> None:
+    """LayerNorm(d_model, eps=1e-5): per-token normalisation over the last axis."""
+    with Checker("LayerNorm", hidden=hidden) as c:
+        c.require_callable(cls, "LayerNorm")
+        torch.manual_seed(0)  # whatever the learner's code draws, it draws the same each time
+        for case in _NORM_HIDDEN if hidden else _NORM_VISIBLE:
+            _check_norm_case(c, cls, case)
+
+
+def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
+    d_model = case.shape[-1]
+    kwargs = {} if case.eps is None else {"eps": case.eps}
+    reference = ref.LayerNorm(d_model, **kwargs)
+    expected_shapes = state_shapes(reference)
+    state = None if case.fresh else random_state(expected_shapes, case.seed)
+    module, built = build_module(
+        c,
+        cls,
+        d_model,
+        name="LayerNorm",
+        expected_shapes=expected_shapes,
+        keys_hint=lambda found: (
+            state_hint(found, expected_shapes)
+            or "Create self.weight = nn.Parameter(torch.ones(d_model)) and self.bias = "
+            "nn.Parameter(torch.zeros(d_model)): a plain tensor attribute is not part of the "
+            "state dict and is not learned."
+        ),
+        state=state,
+        **kwargs,
+    )
+    if case.fresh:
+        found = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
+        weight, bias = found["weight"].detach().double(), found["bias"].detach().double()
+        c.expect_true(
+            torch.equal(weight, torch.ones(d_model, dtype=torch.float64))
+            and torch.equal(bias, torch.zeros(d_model, dtype=torch.float64)),
+            f"a freshly built {built} should have weight all ones and bias all zeros, so that "
+            "it starts as plain normalisation (as nn.LayerNorm does); yours has weight "
+            f"{weight[:4].tolist()}... and bias {bias[:4].tolist()}... Initialise them with "
+            "torch.ones(d_model) and torch.zeros(d_model).",
+        )
+        state = {"weight": weight.float(), "bias": bias.float()}
+    x = _norm_input(case)
+    notes = [
+        *(["one token has all features equal (variance 0)"] if case.flat_token else []),
+        *(["one token has a tiny spread (variance about 1e-4)"] if case.quiet_token else []),
+    ]
+    flat = f" ({'; '.join(notes)})" if notes else ""
+    what = f"{built}{'' if case.fresh else ' holding the check weight and bias'}, applied to x {tuple(x.shape)}{flat}"
+    got = c.call(
+        module, x, call_repr=f"layer_norm(x {tuple(x.shape)}) [{built}]", hints=_NORM_HINTS
+    )
+    expect_tensor_result(
+        c, got, x.shape, what, shape_hint="LayerNorm keeps the shape of its input."
+    )
+    p = as_float64(state)
+    eps = 1e-5 if case.eps is None else case.eps
+    expected = layer_norm_f(x, p, eps)
+    mistakes = _norm_mistakes(case.eps)
+    c.expect_close(
+        got,
+        expected,
+        what,
+        **tolerance(got.dtype),
+        mistakes=mistake_values(lambda **k: layer_norm_f(x, p, **k), mistakes),
+        hint="Per token: mean and biased variance over the last axis, (x - mean) / sqrt(var + "
+        "eps), times weight, plus bias.",
+    )
+
+
+# ================================================================ PositionwiseFeedForward
+@dataclass(frozen=True)
+class _FFNCase:
+    seed: int
+    batch: int
+    length: int
+    d_model: int
+    d_ff: int
+    dropout: float = 0.0
+    mode: str = "eval"
+
+
+_FFN_VISIBLE = [
+    _FFNCase(11, 2, 3, 8, 20),
+    _FFNCase(12, 2, 4, 6, 16, dropout=0.3),
+    _FFNCase(13, 1, 3, 8, 12, dropout=1.0, mode="train"),
+]
+_FFN_HIDDEN = [
+    _FFNCase(111, 3, 5, 12, 48),
+    _FFNCase(112, 2, 4, 16, 24, dropout=0.0, mode="train"),
+    _FFNCase(113, 1, 7, 8, 32, dropout=1.0, mode="train"),
+    _FFNCase(114, 2, 2, 4, 10, dropout=0.5),
+]
+
+_NO_RELU = (
+    "There is no ReLU between w_1 and w_2. Without it the two linear maps collapse into a "
+    "single linear map (W_2 W_1), and the block adds nothing a linear layer could not: "
+    "FFN(x) = max(0, x W_1 + b_1) W_2 + b_2."
+)
+_RELU_TWICE = (
+    "Your output went through a ReLU as well: the ReLU sits only between w_1 and w_2 (the "
+    "output of w_2 may be negative)."
+)
+_GELU = (
+    "You used GELU. The paper's block (and nn.TransformerEncoderLayer's default) uses ReLU; "
+    "GELU is what BERT and GPT use, a fine choice, but not this contract."
+)
+_FFN_DROP_OUTPUT = (
+    "In train mode with dropout=1.0 your output is all zeros: your dropout acts on the output "
+    "of w_2. In this block it sits between the ReLU and w_2, on the d_ff-wide hidden "
+    "activations (as in nn.TransformerEncoderLayer); the dropout on the block's output belongs "
+    "to the encoder layer (exercise 3)."
+)
+_FFN_DROP_INPUT = (
+    "In train mode with dropout=1.0 your result is w_2(relu(b_1)): your dropout acts on the "
+    "input x, before w_1. In this block it sits between the ReLU and w_2."
+)
+_FFN_NO_DROP = (
+    "In train mode with dropout=1.0 your block gives the same as in eval mode: its dropout is "
+    "never applied. Apply self.dropout (an nn.Dropout) to the hidden activations, between the "
+    "ReLU and w_2."
+)
+
+
+def check_PositionwiseFeedForward(cls, *, hidden: bool = False) -> None:
+    """PositionwiseFeedForward(d_model, d_ff, dropout): w_2(dropout(relu(w_1(x))))."""
+    with Checker("PositionwiseFeedForward", hidden=hidden) as c:
+        c.require_callable(cls, "PositionwiseFeedForward")
+        torch.manual_seed(0)
+        for case in _FFN_HIDDEN if hidden else _FFN_VISIBLE:
+            _check_ffn_case(c, cls, case)
+
+
+def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
+    module, built, state = build(
+        c,
+        cls,
+        case.d_model,
+        case.d_ff,
+        name="PositionwiseFeedForward",
+        reference=ref.PositionwiseFeedForward(case.d_model, case.d_ff, case.dropout),
+        seed=case.seed,
+        mode=case.mode,
+        dropout=case.dropout,
+    )
+    x = randn((case.batch, case.length, case.d_model), case.seed + 1)
+    what = (
+        f"the output of {built} in {case.mode} mode (holding the check's weights) for x "
+        f"{tuple(x.shape)}"
+    )
+    got = c.call(module, x, call_repr=f"ffn(x {tuple(x.shape)}) [{built}, {case.mode} mode]")
+    expect_tensor_result(
+        c,
+        got,
+        x.shape,
+        what,
+        shape_hint="The block maps every token d_model -> d_ff -> d_model: (batch, len, d_model).",
+    )
+    p = as_float64(state)
+    drop = case.mode == "train" and case.dropout == 1.0
+    table: dict[str, dict[str, Any]] = {
+        _NO_RELU: {"activation": "none"},
+        _RELU_TWICE: {"activation": "relu_twice"},
+        _GELU: {"activation": "gelu"},
+    }
+    if drop:
+        table |= {
+            _FFN_DROP_OUTPUT: {"drop_at": "output"},
+            _FFN_DROP_INPUT: {"drop_at": "input"},
+            _FFN_NO_DROP: {"drop_at": "nowhere"},
+        }
+    c.expect_close(
+        got,
+        ffn_f(x, p, drop=drop),
+        what,
+        **tolerance(got.dtype),
+        mistakes=mistake_values(lambda **k: ffn_f(x, p, drop=drop, **k), table),
+        hint=dropout_hint(case.dropout, case.mode),
+    )
+
+
+# ============================================================================ EncoderLayer
+@dataclass(frozen=True)
+class _LayerCase:
+    seed: int
+    batch: int
+    length: int
+    d_model: int
+    num_heads: int
+    d_ff: int
+    norm_first: bool = False
+    padding: str = "none"  # "none", "right", "left", "both" (right and left in one batch)
+    dropout: float = 0.0
+    mode: str = "eval"
+
+
+_LAYER_VISIBLE = [
+    _LayerCase(21, 2, 5, 8, 2, 16),
+    _LayerCase(22, 2, 6, 8, 2, 16, padding="right", dropout=0.2),
+    _LayerCase(23, 2, 5, 8, 2, 12, norm_first=True, padding="left"),
+    _LayerCase(24, 2, 4, 8, 2, 16, dropout=1.0, mode="train"),
+    _LayerCase(25, 1, 4, 8, 2, 16, norm_first=True, dropout=1.0, mode="train"),
+]
+_LAYER_HIDDEN = [
+    _LayerCase(121, 3, 7, 12, 3, 20, padding="both"),
+    _LayerCase(122, 2, 4, 16, 4, 64, norm_first=True, dropout=0.1),
+    _LayerCase(123, 2, 5, 12, 3, 24, dropout=0.0, mode="train", padding="right"),
+    _LayerCase(124, 1, 6, 12, 2, 16, dropout=1.0, mode="train"),
+    _LayerCase(125, 2, 3, 8, 4, 16, norm_first=True, dropout=1.0, mode="train"),
+    _LayerCase(126, 3, 6, 8, 2, 8, norm_first=True, padding="both"),
+]
+
+
+PADDING_WORDS = {
+    "none": "",
+    "right": "padded at the end",
+    "left": "padded at the start",
+    "both": "padded at the end and at the start",
+}
+
+
+def source_mask(batch: int, length: int, padding: str, seed: int):
+    """(ids (batch, len) or None, mask (batch, 1, 1, len) or None) for a padding kind."""
+    if padding == "none":
+        return None, None
+    lengths = [length - (b % 3) for b in range(batch)]  # 0, 1, 2 pads
+    lengths[-1] = min(lengths[-1], length - 1) if batch > 1 else length - 2
+    if padding == "both":  # the last sequence padded at the start
+        ids = token_ids(lengths, length, seed)
+        left = token_ids(lengths[-1:], length, seed + 1, left=True)
+        ids[-1] = left[0]
+    else:
+        ids = token_ids(lengths, length, seed, left=padding == "left")
+    return ids, padding_mask(ids, PAD)  # (batch, 1, 1, len), True = may attend
+
+
+def post_pre(norm_first: bool) -> str:
+    return "pre-LN (norm_first=True)" if norm_first else "post-LN (norm_first=False, the paper)"
+
+
+_LAYER_PRE_FOR_POST = (
+    "With norm_first=False (the paper's post-LN) each LayerNorm comes after the residual sum, "
+    "x = norm1(x + dropout(self_attn(x, x, x, mask))); yours normalises before the sub-layer "
+    "(pre-LN). Did you swap the two branches of `if self.norm_first`?"
+)
+_LAYER_POST_FOR_PRE = (
+    "With norm_first=True (pre-LN) each sub-layer reads a normalised copy and its output is "
+    "added to the un-normalised x: x = x + dropout(self_attn(norm1(x), ...)). Yours computes "
+    "post-LN: is norm_first stored and used (and passed on)?"
+)
+_AFTER_NORM = (
+    "You add the residual after the norm, x + norm(sublayer(x)). In post-LN the sum comes "
+    "first, then the norm: norm1(x + dropout(sublayer(x)))."
+)
+_NO_RESIDUAL = (
+    "There is no residual connection: the input x must be added to each sub-layer's output "
+    "(x + dropout(sublayer(...))). Without it, deep stacks lose the input's information and "
+    "their gradients."
+)
+_FROM_NORMED = (
+    "In your pre-LN layer the residual adds the normalised x: norm1(x) + sublayer(norm1(x)). "
+    "The residual path carries the un-normalised x: x + dropout(sublayer(norm1(x)))."
+)
+_NORMS_SWAPPED = (
+    "norm1 and norm2 are used the other way round: norm1 belongs to the self-attention "
+    "sub-layer, norm2 to the feed-forward one (the weights are loaded by these names)."
+)
+_ONE_NORM = (
+    "You use norm1 for both sub-layers: the feed-forward sub-layer has its own LayerNorm, norm2, "
+    "with its own gain and bias."
+)
+_FFN_FIRST = (
+    "Your layer runs the feed-forward block before the self-attention: the order is "
+    "self-attention first (tokens exchange information), then the feed-forward block (each "
+    "token on its own)."
+)
+_MASK_IGNORED = (
+    "Your layer ignores the mask: the real tokens attend to <pad> positions. Pass the mask on "
+    "to the self-attention, self_attn(x, x, x, mask)."
+)
+_MASK_INVERTED = (
+    "Your layer inverts the mask: tokens attend only to <pad> positions. In this course a mask "
+    "is True where attending is allowed (lesson 06), and MultiHeadAttention takes it as it "
+    "is: pass mask, not ~mask (nn.MultiheadAttention's masks mean the opposite)."
+)
+_DROP_MISSING = (
+    "In train mode with dropout=1.0 your sub-layer outputs still reach the residual sum: the "
+    "dropout must act on each sub-layer's output just before it is added to x (paper, "
+    "section 5.4), x + dropout(sublayer(...)). (Dropout on the sub-layer's input, or none at "
+    "all on its output, gives what yours gives.)"
+)
+_DROP_AFTER_NORM = (
+    "In train mode with dropout=1.0 your layer drops the normalised result: the dropout belongs "
+    "on each sub-layer's output, before the residual sum and the norm, "
+    "norm1(x + dropout(sublayer(x)))."
+)
+_DROP_ON_SUM = (
+    "In train mode with dropout=1.0 your layer drops the residual sum x + sublayer(x) (so even "
+    "x is lost). The dropout acts on the sub-layer's output only: norm1(x + dropout(sublayer(x)))."
+)
+_DROP_NEVER = (
+    "In train mode with dropout=1.0 your layer gives the same as in eval mode: dropout is never "
+    "applied. Use nn.Dropout modules (they follow train()/eval()) on each sub-layer's output, "
+    "and pass dropout on to MultiHeadAttention and PositionwiseFeedForward."
+)
+_BUILT_ON = (
+    "EncoderLayer uses your LayerNorm and PositionwiseFeedForward from exercises 1 and 2: make "
+    "sure their test cells pass first. Then check the order of the steps against the docstring."
+)
+
+
+def layer_mistakes(norm_first: bool, drop: bool) -> dict[str, dict[str, Any]]:
+    """The layer-level mistakes (shared by the encoder and the decoder layer)."""
+    table: dict[str, dict[str, Any]] = {}
+    if drop:  # checked after the eval cases: a structural mistake has been reported by then
+        table[_DROP_MISSING] = {"dropout_at": "missing"}
+        table[_DROP_NEVER] = {"drop": False}
+        if not norm_first:
+            table[_DROP_AFTER_NORM] = {"dropout_at": "after_norm"}
+            table[_DROP_ON_SUM] = {"dropout_at": "on_sum"}
+    if norm_first:
+        table[_LAYER_POST_FOR_PRE] = {"norm_first": False}
+        table[_FROM_NORMED] = {"residual": "from_normed"}
+    else:
+        table[_LAYER_PRE_FOR_POST] = {"norm_first": True}
+        table[_AFTER_NORM] = {"residual": "after_norm"}
+    table[_NO_RESIDUAL] = {"residual": "none"}
+    return table
+
+
+def check_EncoderLayer(cls, *, hidden: bool = False) -> None:
+    """EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first): self-attention and
+    feed-forward, each with a residual connection and a LayerNorm."""
+    with Checker("EncoderLayer", hidden=hidden) as c:
+        c.require_callable(cls, "EncoderLayer")
+        torch.manual_seed(0)
+        for case in _LAYER_HIDDEN if hidden else _LAYER_VISIBLE:
+            _check_layer_case(c, cls, case)
+
+
+def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
+    args = (case.d_model, case.num_heads, case.d_ff)
+    module, built, state = build(
+        c,
+        cls,
+        *args,
+        name="EncoderLayer",
+        reference=ref.EncoderLayer(*args, case.dropout, case.norm_first),
+        seed=case.seed,
+        mode=case.mode,
+        dropout=case.dropout,
+        norm_first=case.norm_first,
+    )
+    x = randn((case.batch, case.length, case.d_model), case.seed + 1)
+    _, mask = source_mask(case.batch, case.length, case.padding, case.seed + 2)
+    padding = PADDING_WORDS[case.padding]
+    call = (
+        f"layer(x {tuple(x.shape)}, mask={describe_mask(mask, padding)}) [layer = {built}, "
+        f"{case.mode} mode, holding the check's weights]"
+    )
+    args = (x,) if mask is None else (x, mask)
+    got = c.call(module, *args, call_repr=call, hints=LAYER_HINTS)
+    what = f"the output of {call}"
+    expect_tensor_result(c, got, x.shape, what, shape_hint="(batch, len, d_model), as x.")
+    p = as_float64(state)
+    drop = case.mode == "train" and case.dropout == 1.0
+
+    def compute(**knobs):
+        knobs = {"norm_first": case.norm_first, "drop": drop, **knobs}
+        return encoder_layer_f(x, p, mask, case.num_heads, **knobs)
+
+    table = layer_mistakes(case.norm_first, drop)
+    table |= {
+        _NORMS_SWAPPED: {"norms": ("norm2", "norm1")},
+        _ONE_NORM: {"norms": ("norm1", "norm1")},
+        _FFN_FIRST: {"order": ("ffn", "attn")},
+    }
+    if mask is not None:
+        table |= {_MASK_IGNORED: {"mask_mode": "none"}, _MASK_INVERTED: {"mask_mode": "inverted"}}
+    c.expect_close(
+        got,
+        compute(),
+        what,
+        **tolerance(got.dtype),
+        mistakes=mistake_values(compute, table),
+        hint=dropout_hint(case.dropout, case.mode) or _BUILT_ON,
+    )
+
+
+# ================================================================================= Encoder
+@dataclass(frozen=True)
+class _StackCase:
+    seed: int
+    num_layers: int
+    batch: int
+    length: int
+    d_model: int
+    num_heads: int
+    d_ff: int
+    norm_first: bool = False
+    final_norm: bool | None = None
+    padding: str = "none"
+    dropout: float = 0.0
+    mode: str = "eval"
+
+
+_STACK_VISIBLE = [
+    _StackCase(31, 2, 2, 5, 8, 2, 16, padding="right"),
+    _StackCase(32, 2, 2, 5, 8, 2, 16, norm_first=True, padding="left"),
+    _StackCase(33, 3, 1, 4, 8, 2, 12, final_norm=True, dropout=0.1),
+    _StackCase(34, 2, 2, 4, 8, 2, 16, dropout=1.0, mode="train"),
+]
+_STACK_HIDDEN = [
+    _StackCase(131, 3, 2, 6, 12, 3, 20, norm_first=True, final_norm=False, padding="both"),
+    _StackCase(132, 1, 3, 4, 8, 2, 16, final_norm=True, padding="right"),
+    _StackCase(133, 4, 2, 5, 16, 4, 32, padding="right"),
+    _StackCase(134, 2, 1, 5, 8, 4, 8, norm_first=True, dropout=1.0, mode="train"),
+    _StackCase(135, 2, 2, 4, 12, 3, 12, dropout=0.0, mode="train"),
+]
+
+_STACK_NO_MASK = (
+    "Your stack does not pass the mask on: every layer must get it, layer(x, mask); without it "
+    "the real tokens attend to <pad> positions."
+)
+_STACK_IGNORES_NORM_FIRST = (
+    "Your stack builds post-LN layers although norm_first=True was asked for: pass norm_first "
+    "on to every layer it builds."
+)
+_STACK_REVERSED = (
+    "Your stack applies the layers in reverse order: layers[0] first, then layers[1], ..."
+)
+_STACK_FIRST_ONLY = (
+    "Your stack applies layers[0] num_layers times, and the other layers never: loop over "
+    "self.layers and call each layer once, in order."
+)
+_STACK_FIRST_ONCE = (
+    "Your stack returns after the first layer (is the `return` inside the loop?): every layer "
+    "must run, in order, before the result is returned."
+)
+_STACK_NORM_EACH = (
+    "Your stack applies the final LayerNorm after every layer: it is applied once, to the "
+    "output of the last layer."
+)
+_STACK_NO_FINAL = (
+    "Your stack has the final LayerNorm `norm` but does not apply it: with {why}, the output of "
+    "the last layer goes through self.norm."
+)
+_STACK_BUILT_ON = (
+    "Encoder stacks your EncoderLayer (exercise 3): make sure its test cell passes first."
+)
+
+
+def stack_mistakes(norm_first: bool, final_norm: bool | None) -> dict[str, dict[str, Any]]:
+    """The stack-level mistakes (shared by the encoder and the decoder stack)."""
+    final = uses_final_norm(norm_first, final_norm)
+    table: dict[str, dict[str, Any]] = {
+        _STACK_REVERSED: {"order": "reversed"},
+        _STACK_FIRST_ONLY: {"order": "first_only"},
+        _STACK_FIRST_ONCE: {"order": "first_once"},
+    }
+    if norm_first:
+        table[_STACK_IGNORES_NORM_FIRST] = {"layer_norm_first": False}
+    if final:
+        why = "final_norm=True" if final_norm else "norm_first=True and final_norm=None"
+        table[_STACK_NO_FINAL.format(why=why)] = {"final": False}
+        table[_STACK_NORM_EACH] = {"norm_each": True}
+    return table
+
+
+def check_Encoder(cls, *, hidden: bool = False) -> None:
+    """Encoder(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)."""
+    with Checker("Encoder", hidden=hidden) as c:
+        c.require_callable(cls, "Encoder")
+        torch.manual_seed(0)
+        for case in _STACK_HIDDEN if hidden else _STACK_VISIBLE:
+            _check_encoder_case(c, cls, case)
+
+
+def stack_description(case: Any, built: str) -> str:
+    """What a stack case builds, in words (any case with num_layers, norm_first, final_norm, mode)."""
+    final = uses_final_norm(case.norm_first, case.final_norm)
+    return (
+        f"{built}: {case.num_layers} {post_pre(case.norm_first)} layers"
+        f"{', then a final LayerNorm' if final else ', no final LayerNorm'}; {case.mode} mode, "
+        "holding the check's weights"
+    )
+
+
+def _check_encoder_case(c: Checker, cls, case: _StackCase) -> None:
+    args = (case.num_layers, case.d_model, case.num_heads, case.d_ff)
+    kwargs = {"dropout": case.dropout, "norm_first": case.norm_first}
+    if case.final_norm is not None:
+        kwargs["final_norm"] = case.final_norm
+    module, built, state = build(
+        c,
+        cls,
+        *args,
+        name="Encoder",
+        reference=ref.Encoder(*args, **kwargs),
+        seed=case.seed,
+        mode=case.mode,
+        **kwargs,
+    )
+    x = randn((case.batch, case.length, case.d_model), case.seed + 1)
+    _, mask = source_mask(case.batch, case.length, case.padding, case.seed + 2)
+    call = f"encoder(x {tuple(x.shape)}, mask={describe_mask(mask)}) [{stack_description(case, built)}]"
+    args = (x,) if mask is None else (x, mask)
+    got = c.call(module, *args, call_repr=call, hints=LAYER_HINTS)
+    what = f"the output of {call}"
+    expect_tensor_result(c, got, x.shape, what, shape_hint="(batch, len, d_model), as x.")
+    p = as_float64(state)
+    drop = case.mode == "train" and case.dropout == 1.0
+    final = uses_final_norm(case.norm_first, case.final_norm)
+
+    def compute(*, layer_norm_first=None, mask_passed=True, **knobs):
+        layer_nf = case.norm_first if layer_norm_first is None else layer_norm_first
+        m = mask if mask_passed else None
+
+        def layer(h, layer_p):
+            return encoder_layer_f(h, layer_p, m, case.num_heads, norm_first=layer_nf, drop=drop)
+
+        return stack_f(layer, x, p, case.num_layers, **{"final": final, **knobs})
+
+    table = stack_mistakes(case.norm_first, case.final_norm)
+    if mask is not None:
+        table[_STACK_NO_MASK] = {"mask_passed": False}
+    c.expect_close(
+        got,
+        compute(),
+        what,
+        **tolerance(got.dtype),
+        mistakes=mistake_values(compute, table),
+        hint=dropout_hint(case.dropout, case.mode) or _STACK_BUILT_ON,
+    )
+
+
+# ======================================================================= concept questions
+QUIZ_LAYER_NORM_AXIS = Quiz(
+    name="quiz_layer_norm_axis",
+    answer="b",
+    choices={
+        "a": "over the batch: each feature, across all sentences in the batch",
+        "b": "over the features of each token: one mean and variance per (sentence, position)",
+        "c": "over the positions of each sentence: each feature, across the tokens of one sentence",
+        "d": "over the whole sentence: all positions and all features together",
+    },
+    why={
+        "a": "That is BatchNorm's axis. It would mix sentences, and padded positions, into every "
+        "token's statistics, and make a token's result depend on the rest of the batch.",
+        "b": "Each token's d_model features get their own mean and variance, so a token's result "
+        "never depends on other tokens, other sentences or padding; nn.LayerNorm(d_model) "
+        "normalises the last axis.",
+        "c": "That mixes positions: a token's result would depend on the length of its sentence "
+        "and on its padding.",
+        "d": "That is 'across channels and spatial dims', LayerNorm as used on images. In a "
+        "Transformer each token is normalised separately.",
+    },
+)
+check_quiz_layer_norm_axis = quiz_check(QUIZ_LAYER_NORM_AXIS)
+
+QUIZ_FINAL_NORM = Quiz(
+    name="quiz_final_norm",
+    answer="c",
+    choices={
+        "a": "a post-LN encoder, because its residual stream grows without bound",
+        "b": "neither: a final LayerNorm only slows training down",
+        "c": "a pre-LN encoder, because its last layer ends with a residual sum that no "
+        "LayerNorm follows",
+        "d": "both need one, which is why the paper's Figure 1 shows it",
+    },
+    why={
+        "a": "In post-LN every layer ends with a LayerNorm, so the stack's output is already "
+        "normalised; a further LayerNorm changes little.",
+        "b": "In pre-LN the residual stream is never normalised on its way through the stack: "
+        "the final LayerNorm is what normalises the output.",
+        "c": "Pre-LN layers normalise only the copy each sub-layer reads; the residual sum x + ... "
+        "grows through the stack and leaves the last layer un-normalised, so the stack ends with "
+        "one LayerNorm (PyTorch's nn.Transformer adds it in both modes).",
+        "d": "The paper's post-LN stack has no final LayerNorm; nn.Transformer adds one to both "
+        "its encoder and decoder, even in post-LN mode, which is why Encoder has final_norm.",
+    },
+)
+check_quiz_final_norm = quiz_check(QUIZ_FINAL_NORM)
+
+
+# ================================================================================ registry
+LESSON = "07_encoder"
+_NORM_APIS = ("torch.nn.LayerNorm", "torch.nn.functional.layer_norm", "torch.layer_norm")
+_ENCODER_APIS = ("torch.nn.TransformerEncoderLayer", "torch.nn.TransformerEncoder")
+EXERCISES = (
+    Exercise(
+        "LayerNorm",
+        check_LayerNorm,
+        kind="module",
+        points=2,
+        minutes=20,
+        level=2,
+        forbidden=(*_NORM_APIS, "torch.nn.GroupNorm", "torch.nn.functional.group_norm"),
+    ),
+    Exercise(
+        "quiz_layer_norm_axis",
+        check_quiz_layer_norm_axis,
+        kind="quiz",
+        points=1,
+        minutes=3,
+        level=1,
+    ),
+    Exercise(
+        "PositionwiseFeedForward",
+        check_PositionwiseFeedForward,
+        kind="module",
+        points=1,
+        minutes=10,
+        level=1,
+        forbidden=_ENCODER_APIS,
+    ),
+    Exercise(
+        "EncoderLayer",
+        check_EncoderLayer,
+        kind="module",
+        points=3,
+        minutes=30,
+        level=3,
+        forbidden=(*_ENCODER_APIS, *_NORM_APIS, "torch.nn.MultiheadAttention"),
+    ),
+    Exercise(
+        "Encoder",
+        check_Encoder,
+        kind="module",
+        points=2,
+        minutes=15,
+        level=2,
+        forbidden=(*_ENCODER_APIS, *_NORM_APIS, "torch.nn.MultiheadAttention"),
+    ),
+    Exercise("quiz_final_norm", check_quiz_final_norm, kind="quiz", points=1, minutes=3, level=2),
+)

@@ -1,0 +1,1180 @@
+"""Lesson 07 (the encoder): classic mistakes are rejected with their own message by the
+visible and the hidden checks, correct variants (including the way well-known sources
+write them) pass both, and the reference agrees with PyTorch's nn.LayerNorm,
+nn.TransformerEncoderLayer and nn.TransformerEncoder (weights copied, dropout off)."""
+
+from __future__ import annotations
+
+import copy
+import functools
+import math
+from collections import OrderedDict
+
+import pytest
+import torch
+import torch.nn.functional as F
+from harness import Correct, Mistake, lesson_tests
+from torch import nn
+
+from transformer_course.checks import encoder as checks
+from transformer_course.checks.encoder import (
+    check_Encoder,
+    check_EncoderLayer,
+    check_LayerNorm,
+    check_PositionwiseFeedForward,
+    check_quiz_final_norm,
+    check_quiz_layer_norm_axis,
+)
+from transformer_course.reference import encoder as ref
+from transformer_course.reference.masking import padding_mask
+from transformer_course.reference.multi_head_attention import MultiHeadAttention
+
+
+@pytest.fixture(autouse=True)
+def _no_fastpath():
+    """PyTorch's eval "fast path" returns zeros at padded positions (nested tensors); the
+    oracles compare the plain computation."""
+    before = torch.backends.mha.get_fastpath_enabled()
+    torch.backends.mha.set_fastpath_enabled(False)
+    yield
+    torch.backends.mha.set_fastpath_enabled(before)
+
+
+# ==================================================================================== LayerNorm
+class LNBase(nn.Module):
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(d_model))
+        self.bias = nn.Parameter(torch.zeros(d_model))
+
+
+def ln_class(name, normalise, base=LNBase):
+    """A LayerNorm whose forward is weight * normalise(self, x) + bias."""
+
+    def forward(self, x):
+        return self.weight * normalise(self, x) + self.bias
+
+    return type(name, (base,), {"forward": forward})
+
+
+# ---------------------------------------------------------------- correct
+def _var_mean(self, x):
+    var, mean = torch.var_mean(x, dim=-1, keepdim=True, unbiased=False)
+    return (x - mean) / torch.sqrt(var + self.eps)
+
+
+def _rsqrt(self, x):
+    mean = x.mean(-1, keepdim=True)
+    centred = x - mean
+    return centred * torch.rsqrt(centred.pow(2).mean(-1, keepdim=True) + self.eps)
+
+
+def _moments(self, x):  # E[x^2] - E[x]^2
+    mean = x.mean(-1, keepdim=True)
+    var = (x * x).mean(-1, keepdim=True) - mean**2
+    return (x - mean) / (var + self.eps).sqrt()
+
+
+def _float64_inside(self, x):
+    x64 = x.double()
+    mean = x64.mean(-1, keepdim=True)
+    var = x64.var(-1, keepdim=True, correction=0)
+    return ((x64 - mean) / torch.sqrt(var + self.eps)).to(x.dtype)
+
+
+def _std_biased_squared(self, x):
+    std = x.std(-1, keepdim=True, unbiased=False)
+    return (x - x.mean(-1, keepdim=True)) / torch.sqrt(std**2 + self.eps)
+
+
+class LNAnnotatedCorrected(nn.Module):
+    """The Annotated Transformer's LayerNorm with its names (a_2, b_2) as this contract's
+    and nn.LayerNorm's statistics: biased variance, eps inside the square root."""
+
+    def __init__(self, features, eps=1e-5):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(features))  # a_2
+        self.bias = nn.Parameter(torch.zeros(features))  # b_2
+        self.eps = eps
+
+    def forward(self, x):
+        mean = x.mean(-1, keepdim=True)
+        std = torch.sqrt(x.var(-1, keepdim=True, unbiased=False) + self.eps)
+        return self.weight * (x - mean) / std + self.bias
+
+
+LN_CORRECT = [
+    ref.LayerNorm,
+    ln_class("LNVarMean", _var_mean),
+    ln_class("LNRsqrt", _rsqrt),
+    ln_class("LNMoments", _moments),
+    ln_class("LNFloat64Inside", _float64_inside),
+    ln_class("LNStdSquared", _std_biased_squared),
+    LNAnnotatedCorrected,
+]
+
+
+# ---------------------------------------------------------------- mistakes
+def _unbiased(self, x):
+    mean = x.mean(-1, keepdim=True)
+    return (x - mean) / torch.sqrt(x.var(-1, keepdim=True) + self.eps)
+
+
+def _eps_outside(self, x):
+    mean = x.mean(-1, keepdim=True)
+    return (x - mean) / (x.std(-1, keepdim=True, unbiased=False) + self.eps)
+
+
+def _no_eps(self, x):
+    mean = x.mean(-1, keepdim=True)
+    return (x - mean) / x.std(-1, keepdim=True, unbiased=False)
+
+
+def _over(dims):
+    def normalise(self, x):
+        mean = x.mean(dims, keepdim=True)
+        return (x - mean) / torch.sqrt(x.var(dims, keepdim=True, unbiased=False) + self.eps)
+
+    return normalise
+
+
+class LNAnnotated(nn.Module):
+    """The Annotated Transformer's LayerNorm, names changed to weight/bias: x.std(-1) is the
+    unbiased std, eps is added outside the square root, and its default eps is 1e-6."""
+
+    def __init__(self, features, eps=1e-6):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(features))
+        self.bias = nn.Parameter(torch.zeros(features))
+        self.eps = eps
+
+    def forward(self, x):
+        mean = x.mean(-1, keepdim=True)
+        std = x.std(-1, keepdim=True)
+        return self.weight * (x - mean) / (std + self.eps) + self.bias
+
+
+class LNNoGain(LNBase):
+    def forward(self, x):
+        return _var_mean(self, x) + self.bias
+
+
+class LNNoBiasUsed(LNBase):
+    def forward(self, x):
+        return self.weight * _var_mean(self, x)
+
+
+class LNNoBiasParameter(nn.Module):
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(d_model))
+
+    def forward(self, x):
+        return self.weight * _var_mean(self, x)
+
+
+class LNNoParameters(nn.Module):
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__()
+        self.eps = eps
+
+    def forward(self, x):
+        return _var_mean(self, x)
+
+
+class LNSwapped(LNBase):
+    def forward(self, x):
+        return self.bias * _var_mean(self, x) + self.weight
+
+
+class LNEpsIgnored(LNBase):
+    def forward(self, x):
+        mean = x.mean(-1, keepdim=True)
+        return (
+            self.weight * (x - mean) / torch.sqrt(x.var(-1, keepdim=True, unbiased=False) + 1e-5)
+            + self.bias
+        )
+
+
+class LNDefaultEps1e6(LNBase):
+    def __init__(self, d_model, eps=1e-6):
+        super().__init__(d_model, eps)
+
+    forward = ln_class("_", _var_mean).forward
+
+
+class LNBuffers(nn.Module):
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__()
+        self.eps = eps
+        self.register_buffer("weight", torch.ones(d_model))
+        self.register_buffer("bias", torch.zeros(d_model))
+
+    forward = ln_class("_", _var_mean).forward
+
+
+class LNRandomInit(LNBase):
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__(d_model, eps)
+        self.weight = nn.Parameter(torch.randn(d_model))
+
+    forward = ln_class("_", _var_mean).forward
+
+
+class LNGammaBeta(nn.Module):
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__()
+        self.eps = eps
+        self.gamma = nn.Parameter(torch.ones(d_model))
+        self.beta = nn.Parameter(torch.zeros(d_model))
+
+    def forward(self, x):
+        return self.gamma * _var_mean(self, x) + self.beta
+
+
+class LNNotImplemented(nn.Module):
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__()
+        raise NotImplementedError()
+
+
+LN_MISTAKES = [
+    Mistake(check_LayerNorm, ln_class("LNUnbiased", _unbiased), r"unbiased variance"),
+    Mistake(
+        check_LayerNorm, ln_class("LNEpsOutside", _eps_outside), r"eps outside the square root"
+    ),
+    Mistake(check_LayerNorm, LNAnnotated, r"unbiased"),
+    Mistake(check_LayerNorm, ln_class("LNNoEps", _no_eps), r"with no eps"),
+    Mistake(check_LayerNorm, ln_class("LNOverSequence", _over(-2)), r"positions of the sequence"),
+    Mistake(check_LayerNorm, ln_class("LNOverBatch", _over((0, 1))), r"BatchNorm's statistics"),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNOverWholeSequence", _over((-2, -1))),
+        r"whole sequence at once.*channels and spatial dims",
+    ),
+    Mistake(check_LayerNorm, ln_class("LNDimTwo", _over(2)), r"any number of leading axes"),
+    Mistake(check_LayerNorm, LNNoGain, r"lacks the gain"),
+    Mistake(check_LayerNorm, LNNoBiasUsed, r"lacks the bias"),
+    Mistake(check_LayerNorm, LNNoBiasParameter, r"missing: \['bias'\]"),
+    Mistake(check_LayerNorm, LNNoParameters, r"a plain tensor attribute is not part"),
+    Mistake(check_LayerNorm, LNSwapped, r"gain and bias are swapped"),
+    Mistake(check_LayerNorm, LNEpsIgnored, r"ignores its eps argument"),
+    Mistake(check_LayerNorm, LNDefaultEps1e6, r"default eps is not 1e-5"),
+    Mistake(check_LayerNorm, LNBuffers, r"requires_grad is False.*nn.Parameter"),
+    Mistake(check_LayerNorm, LNRandomInit, r"weight all ones and bias all zeros"),
+    Mistake(check_LayerNorm, LNGammaBeta, r"Annotated Transformer calls them a_2 and b_2"),
+    Mistake(check_LayerNorm, LNNotImplemented, r"not implemented yet"),
+]
+
+
+# ====================================================================== PositionwiseFeedForward
+class FFNBase(nn.Module):
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__()
+        self.w_1 = nn.Linear(d_model, d_ff)
+        self.w_2 = nn.Linear(d_ff, d_model)
+        self.dropout = nn.Dropout(dropout)
+
+
+def ffn_class(name, forward, base=FFNBase):
+    return type(name, (base,), {"forward": forward})
+
+
+class FFNSequential(nn.Sequential):
+    """nn.Sequential with named parts: its state-dict keys are w_1.* and w_2.*, as the
+    contract asks (numbered parts would give 0.weight, 3.weight, which do not load)."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(
+            OrderedDict(
+                w_1=nn.Linear(d_model, d_ff),
+                relu=nn.ReLU(),
+                dropout=nn.Dropout(dropout),
+                w_2=nn.Linear(d_ff, d_model),
+            )
+        )
+
+
+class FFND2L(nn.Module):
+    """d2l's PositionWiseFFN (dense1, ReLU, dense2), with this contract's names and the
+    dropout between the two layers (d2l applies it in AddNorm instead)."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__()
+        self.w_1 = nn.Linear(d_model, d_ff)
+        self.relu = nn.ReLU()
+        self.dropout = nn.Dropout(dropout)
+        self.w_2 = nn.Linear(d_ff, d_model)
+
+    def forward(self, x):
+        return self.w_2(self.dropout(self.relu(self.w_1(x))))
+
+
+class FFNFunctionalDropout(FFNBase):
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, dropout)
+        self.p = dropout
+
+    def forward(self, x):
+        return self.w_2(F.dropout(F.relu(self.w_1(x)), self.p, training=self.training))
+
+
+FFN_CORRECT = [
+    ref.PositionwiseFeedForward,
+    FFNSequential,
+    FFND2L,
+    FFNFunctionalDropout,
+    ffn_class("FFNClamp", lambda self, x: self.w_2(self.dropout(self.w_1(x).clamp(min=0)))),
+    ffn_class(  # ReLU and inverted dropout commute: relu(drop(h)) == drop(relu(h))
+        "FFNDropoutBeforeRelu", lambda self, x: self.w_2(torch.relu(self.dropout(self.w_1(x))))
+    ),
+    ffn_class(
+        "FFNEinsum",
+        lambda self, x: (
+            torch.einsum(
+                "...f,df->...d",
+                self.dropout(
+                    torch.relu(torch.einsum("...d,fd->...f", x, self.w_1.weight) + self.w_1.bias)
+                ),
+                self.w_2.weight,
+            )
+            + self.w_2.bias
+        ),
+    ),
+]
+
+
+class FFNAlwaysDropout(FFNBase):
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, dropout)
+        self.p = dropout
+
+    def forward(self, x):
+        return self.w_2(F.dropout(torch.relu(self.w_1(x)), self.p))  # training=True always
+
+
+class FFNFourTimes(FFNBase):
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, 4 * d_model, dropout)
+
+    def forward(self, x):
+        return self.w_2(self.dropout(torch.relu(self.w_1(x))))
+
+
+class FFNNumberedSequential(nn.Module):
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__()
+        self.net = nn.Sequential(
+            nn.Linear(d_model, d_ff), nn.ReLU(), nn.Dropout(dropout), nn.Linear(d_ff, d_model)
+        )
+
+    def forward(self, x):
+        return self.net(x)
+
+
+class FFNTorchNames(nn.Module):
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__()
+        self.linear1 = nn.Linear(d_model, d_ff)
+        self.linear2 = nn.Linear(d_ff, d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        return self.linear2(self.dropout(torch.relu(self.linear1(x))))
+
+
+class FFNNoBias(FFNBase):
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, dropout)
+        self.w_1 = nn.Linear(d_model, d_ff, bias=False)
+        self.w_2 = nn.Linear(d_ff, d_model, bias=False)
+
+    def forward(self, x):
+        return self.w_2(self.dropout(torch.relu(self.w_1(x))))
+
+
+class FFNNotImplemented(nn.Module):
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__()
+        raise NotImplementedError()
+
+
+FFN_MISTAKES = [
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNNoRelu", lambda self, x: self.w_2(self.dropout(self.w_1(x)))),
+        r"no ReLU between w_1 and w_2",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class(
+            "FFNReluTwice",
+            lambda self, x: torch.relu(self.w_2(self.dropout(torch.relu(self.w_1(x))))),
+        ),
+        r"output went through a ReLU as well",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNGelu", lambda self, x: self.w_2(self.dropout(F.gelu(self.w_1(x))))),
+        r"You used GELU",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class(
+            "FFNDropoutOutput", lambda self, x: self.dropout(self.w_2(torch.relu(self.w_1(x))))
+        ),
+        r"acts on the output of w_2",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class(
+            "FFNDropoutInput", lambda self, x: self.w_2(torch.relu(self.w_1(self.dropout(x))))
+        ),
+        r"acts on the input x, before w_1",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNNoDropout", lambda self, x: self.w_2(torch.relu(self.w_1(x)))),
+        r"never applied",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward, FFNAlwaysDropout, r"eval\(\), where dropout must do nothing"
+    ),
+    Mistake(check_PositionwiseFeedForward, FFNFourTimes, r"hidden width is the d_ff argument"),
+    Mistake(check_PositionwiseFeedForward, FFNNumberedSequential, r"come from nn.Sequential"),
+    Mistake(check_PositionwiseFeedForward, FFNTorchNames, r"w_1.bias"),
+    Mistake(check_PositionwiseFeedForward, FFNNoBias, r"missing: \['w_1.bias', 'w_2.bias'\]"),
+    Mistake(check_PositionwiseFeedForward, FFNNotImplemented, r"not implemented yet"),
+]
+
+
+# ================================================================================ EncoderLayer
+class LayerBase(nn.Module):
+    """What a learner's __init__ looks like (on the reference building blocks)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__()
+        self.norm_first = norm_first
+        self.self_attn = MultiHeadAttention(d_model, num_heads, dropout)
+        self.feed_forward = ref.PositionwiseFeedForward(d_model, d_ff, dropout)
+        self.norm1 = ref.LayerNorm(d_model)
+        self.norm2 = ref.LayerNorm(d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def attend(self, h, mask):
+        return self.self_attn(h, h, h, mask)[0]
+
+
+# ---------------------------------------------------------------- correct
+class LayerAnnotatedStyle(LayerBase):
+    """The Annotated Transformer's SublayerConnection, x + dropout(sublayer(norm(x))), which is
+    pre-LN; its post-LN counterpart for norm_first=False."""
+
+    def connect(self, x, norm, sublayer):
+        if self.norm_first:
+            return x + self.dropout(sublayer(norm(x)))
+        return norm(x + self.dropout(sublayer(x)))
+
+    def forward(self, x, mask=None):
+        x = self.connect(x, self.norm1, lambda h: self.attend(h, mask))
+        return self.connect(x, self.norm2, self.feed_forward)
+
+
+class LayerD2LAddNorm(LayerBase):
+    """d2l's TransformerEncoderBlock: AddNorm(X, Y) = LayerNorm(dropout(Y) + X), post-LN."""
+
+    def add_norm(self, norm, x, y):
+        return norm(self.dropout(y) + x)
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            h = self.norm1(x)
+            x = x + self.dropout(self.attend(h, mask))
+            return x + self.dropout(self.feed_forward(self.norm2(x)))
+        y = self.add_norm(self.norm1, x, self.attend(x, mask))
+        return self.add_norm(self.norm2, y, self.feed_forward(y))
+
+
+class LayerTorchStyle(LayerBase):
+    """PyTorch's own structure: _sa_block and _ff_block, each with its own dropout module."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.dropout1 = nn.Dropout(dropout)
+        self.dropout2 = nn.Dropout(dropout)
+
+    def _sa_block(self, x, mask):
+        return self.dropout1(self.attend(x, mask))
+
+    def _ff_block(self, x):
+        return self.dropout2(self.feed_forward(x))
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), mask)
+            return x + self._ff_block(self.norm2(x))
+        x = self.norm1(x + self._sa_block(x, mask))
+        return self.norm2(x + self._ff_block(x))
+
+
+class LayerFunctionalDropout(LayerBase):
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.p = dropout
+
+    def forward(self, x, mask=None):
+        def drop(t):
+            return F.dropout(t, self.p, training=self.training)
+
+        blocks = [(self.norm1, lambda h: self.attend(h, mask)), (self.norm2, self.feed_forward)]
+        for norm, sublayer in blocks:
+            x = x + drop(sublayer(norm(x))) if self.norm_first else norm(x + drop(sublayer(x)))
+        return x
+
+
+LAYER_CORRECT = [
+    ref.EncoderLayer,
+    LayerAnnotatedStyle,
+    LayerD2LAddNorm,
+    LayerTorchStyle,
+    LayerFunctionalDropout,
+]
+
+
+# ---------------------------------------------------------------- mistakes
+def layer_variant(name, **knobs):
+    """A learner's EncoderLayer with one thing changed (each keyword is one classic mistake)."""
+    residual = knobs.get("residual", "normal")
+    dropout_at = knobs.get("dropout_at", "output")
+    mode = knobs.get("mode")  # "post" or "pre": computed whatever norm_first says
+    norms = knobs.get("norms", ("norm1", "norm2"))
+    order = knobs.get("order", ("attn", "ffn"))
+    mask_mode = knobs.get("mask_mode", "given")
+
+    def forward(self, x, mask=None):
+        m = {"given": mask, "none": None, "inverted": None if mask is None else ~mask}[mask_mode]
+        subs = {"attn": lambda h: self.attend(h, m), "ffn": self.feed_forward}
+        pre = self.norm_first if mode is None else mode == "pre"
+        for part, norm_name in zip(order, norms):
+            norm, sublayer = getattr(self, norm_name), subs[part]
+            if pre:
+                h = norm(x)
+                y = sublayer(h) if dropout_at == "missing" else self.dropout(sublayer(h))
+                x = y if residual == "none" else (h if residual == "from_normed" else x) + y
+            else:
+                y = sublayer(x)
+                if residual == "after_norm":
+                    x = x + norm(self.dropout(y))
+                elif dropout_at == "after_norm":
+                    x = self.dropout(norm(x + y))
+                elif dropout_at == "on_sum":
+                    x = norm(self.dropout(x + y))
+                elif dropout_at == "missing":
+                    x = norm(x + y)
+                else:
+                    x = norm(self.dropout(y) if residual == "none" else x + self.dropout(y))
+        return x
+
+    return type(name, (LayerBase,), {"forward": forward})
+
+
+class LayerDropoutInputOnly(LayerBase):
+    """Dropout on the sub-layer's input instead of its output."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            x = x + self.attend(self.dropout(self.norm1(x)), mask)
+            return x + self.feed_forward(self.dropout(self.norm2(x)))
+        x = self.norm1(x + self.attend(self.dropout(x), mask))
+        return self.norm2(x + self.feed_forward(self.dropout(x)))
+
+
+class LayerNoDropoutAnywhere(LayerBase):
+    """dropout never reaches any module: every sub-layer built with p=0."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, 0.0, norm_first)
+
+    forward = layer_variant("_").forward
+
+
+class LayerAlwaysDropout(LayerBase):
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.p = dropout
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            x = x + F.dropout(self.attend(self.norm1(x), mask), self.p)
+            return x + F.dropout(self.feed_forward(self.norm2(x)), self.p)
+        x = self.norm1(x + F.dropout(self.attend(x, mask), self.p))
+        return self.norm2(x + F.dropout(self.feed_forward(x), self.p))
+
+
+class LayerForgotIndex(LayerBase):
+    def forward(self, x, mask=None):
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, mask)))
+        return self.norm2(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerSharedNorm(LayerBase):
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.norm2 = self.norm1
+
+    forward = layer_variant("_").forward
+
+
+class LayerTorchAttention(LayerBase):
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.self_attn = nn.MultiheadAttention(d_model, num_heads, dropout, batch_first=True)
+
+
+class SwappedBranches(LayerBase):
+    """`if self.norm_first:` with the two branches the wrong way round."""
+
+    def forward(self, x, mask=None):
+        mode = "post" if self.norm_first else "pre"
+        return layer_variant("_", mode=mode).forward(self, x, mask)
+
+
+class LayerNotImplemented(nn.Module):
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__()
+        raise NotImplementedError()
+
+
+LAYER_MISTAKES = [
+    Mistake(
+        check_EncoderLayer,
+        layer_variant("AlwaysPreLN", mode="pre"),
+        r"yours normalises before the sub-layer \(pre-LN\)",
+    ),
+    Mistake(
+        check_EncoderLayer, layer_variant("AlwaysPostLN", mode="post"), r"Yours computes post-LN"
+    ),
+    Mistake(check_EncoderLayer, SwappedBranches, r"swap the two branches"),
+    Mistake(
+        check_EncoderLayer,
+        layer_variant("ResidualAfterNorm", residual="after_norm"),
+        r"residual after the norm",
+    ),
+    Mistake(
+        check_EncoderLayer, layer_variant("NoResidual", residual="none"), r"no residual connection"
+    ),
+    Mistake(
+        check_EncoderLayer,
+        layer_variant("PreLNResidualFromNormed", residual="from_normed"),
+        r"residual adds the normalised x|normalises before",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        layer_variant("NormsSwapped", norms=("norm2", "norm1")),
+        r"norm1 and norm2 are used the other way round",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        layer_variant("OneNormTwice", norms=("norm1", "norm1")),
+        r"norm1 for both sub-layers",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        layer_variant("FeedForwardFirst", order=("ffn", "attn")),
+        r"feed-forward block before the self-attention",
+    ),
+    Mistake(
+        check_EncoderLayer, layer_variant("MaskIgnored", mask_mode="none"), r"ignores the mask"
+    ),
+    Mistake(
+        check_EncoderLayer, layer_variant("MaskInverted", mask_mode="inverted"), r"inverts the mask"
+    ),
+    Mistake(
+        check_EncoderLayer,
+        layer_variant("DropoutMissing", dropout_at="missing"),
+        r"sub-layer outputs still reach the residual sum",
+    ),
+    Mistake(
+        check_EncoderLayer, LayerDropoutInputOnly, r"sub-layer outputs still reach the residual sum"
+    ),
+    Mistake(
+        check_EncoderLayer,
+        layer_variant("DropoutAfterNorm", dropout_at="after_norm"),
+        r"drops the normalised result",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        layer_variant("DropoutOnSum", dropout_at="on_sum"),
+        r"drops the residual sum",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerNoDropoutAnywhere,
+        r"same as in eval mode: dropout is never applied",
+    ),
+    Mistake(check_EncoderLayer, LayerAlwaysDropout, r"eval\(\), where dropout must do nothing"),
+    Mistake(check_EncoderLayer, LayerForgotIndex, r"returns a pair, \(output, weights\)"),
+    Mistake(check_EncoderLayer, LayerSharedNorm, r"one and the same object"),
+    Mistake(check_EncoderLayer, LayerTorchAttention, r"fuses q, k, v into `in_proj_weight`"),
+    Mistake(check_EncoderLayer, LayerNotImplemented, r"not implemented yet"),
+]
+
+
+# ===================================================================================== Encoder
+class StackBase(nn.Module):
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__()
+        self.layers = nn.ModuleList(
+            [
+                ref.EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first)
+                for _ in range(num_layers)
+            ]
+        )
+        use = norm_first if final_norm is None else final_norm
+        self.norm = ref.LayerNorm(d_model) if use else None
+
+    def finish(self, x):
+        return x if self.norm is None else self.norm(x)
+
+
+def stack_class(name, forward, base=StackBase):
+    return type(name, (base,), {"forward": forward})
+
+
+# ---------------------------------------------------------------- correct
+class EncoderAnnotatedClones(StackBase):
+    """The Annotated Transformer's clones(): copy.deepcopy of one layer, N times (each copy
+    has its own weights), and an nn.Identity when there is no final norm."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(1, d_model, num_heads, d_ff, dropout, norm_first, final_norm)
+        layer = ref.EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first)
+        self.layers = nn.ModuleList([copy.deepcopy(layer) for _ in range(num_layers)])
+        if self.norm is None:
+            self.norm = nn.Identity()
+
+    def forward(self, x, mask=None):
+        for layer in self.layers:
+            x = layer(x, mask)
+        return self.norm(x)
+
+
+class EncoderSequential(StackBase):
+    """nn.Sequential holds the layers (keys layers.0..., as nn.ModuleList's); forward loops."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)
+        self.layers = nn.Sequential(*self.layers)
+
+    def forward(self, x, mask=None):
+        for layer in self.layers:
+            x = layer(x, mask)
+        return self.finish(x)
+
+
+ENCODER_CORRECT = [
+    ref.Encoder,
+    EncoderAnnotatedClones,
+    EncoderSequential,
+    stack_class(
+        "EncoderReduce",
+        lambda self, x, mask=None: self.finish(
+            functools.reduce(lambda h, layer: layer(h, mask), self.layers, x)
+        ),
+    ),
+]
+
+
+# ---------------------------------------------------------------- mistakes
+def _loop(self, x, mask=None):
+    for layer in self.layers:
+        x = layer(x, mask)
+    return self.finish(x)
+
+
+class EncoderSharedLayer(StackBase):
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)
+        layer = ref.EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first)
+        self.layers = nn.ModuleList([layer] * num_layers)
+
+    forward = _loop
+
+
+class EncoderPythonList(StackBase):
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        nn.Module.__init__(self)
+        self.layers = [
+            ref.EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first)
+            for _ in range(num_layers)
+        ]
+        use = norm_first if final_norm is None else final_norm
+        self.norm = ref.LayerNorm(d_model) if use else None
+
+    forward = _loop
+
+
+class EncoderOneLayerShort(StackBase):
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)
+        self.layers = self.layers[:-1]
+
+    forward = _loop
+
+
+class EncoderIgnoresNormFirst(StackBase):
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)
+        self.layers = nn.ModuleList(
+            [ref.EncoderLayer(d_model, num_heads, d_ff, dropout) for _ in range(num_layers)]
+        )
+
+    forward = _loop
+
+
+class EncoderAlwaysFinalNorm(StackBase):
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, True)
+
+    forward = _loop
+
+
+class EncoderFinalNormOnlyIfAsked(StackBase):
+    """final_norm=None read as False: a pre-LN stack without its final norm."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(
+            num_layers, d_model, num_heads, d_ff, dropout, norm_first, bool(final_norm)
+        )
+
+    forward = _loop
+
+
+def _first_once(self, x, mask=None):
+    for layer in self.layers:
+        x = layer(x, mask)
+        return self.finish(x)
+
+
+ENCODER_MISTAKES = [
+    Mistake(check_Encoder, EncoderSharedLayer, r"one layer object appended N times"),
+    Mistake(check_Encoder, EncoderPythonList, r"plain Python list does not register"),
+    Mistake(check_Encoder, EncoderOneLayerShort, r"create num_layers layers"),
+    Mistake(
+        check_Encoder,
+        stack_class("EncoderNoMask", lambda self, x, mask=None: _loop(self, x)),
+        r"does not pass the mask on",
+    ),
+    Mistake(check_Encoder, EncoderIgnoresNormFirst, r"pass norm_first on"),
+    Mistake(
+        check_Encoder,
+        stack_class(
+            "EncoderReversed",
+            lambda self, x, mask=None: _loop(
+                type("_", (), {"layers": list(reversed(self.layers)), "finish": self.finish})(),
+                x,
+                mask,
+            ),
+        ),
+        r"reverse order",
+    ),
+    Mistake(
+        check_Encoder,
+        stack_class(
+            "EncoderFirstOnly",
+            lambda self, x, mask=None: self.finish(
+                functools.reduce(lambda h, _: self.layers[0](h, mask), self.layers, x)
+            ),
+        ),
+        r"applies layers\[0\] num_layers times",
+    ),
+    Mistake(
+        check_Encoder,
+        stack_class("EncoderReturnInLoop", _first_once),
+        r"returns after the first layer",
+    ),
+    Mistake(
+        check_Encoder,
+        stack_class(
+            "EncoderNeverFinalNorm",
+            lambda self, x, mask=None: functools.reduce(
+                lambda h, layer: layer(h, mask), self.layers, x
+            ),
+        ),
+        r"does not apply it",
+    ),
+    Mistake(
+        check_Encoder,
+        stack_class(
+            "EncoderNormEachLayer",
+            lambda self, x, mask=None: functools.reduce(
+                lambda h, layer: self.finish(layer(h, mask)), self.layers, x
+            ),
+        ),
+        r"final LayerNorm after every layer",
+    ),
+    Mistake(
+        check_Encoder,
+        EncoderAlwaysFinalNorm,
+        r"final LayerNorm `norm` that this configuration must not have",
+    ),
+    Mistake(check_Encoder, EncoderFinalNormOnlyIfAsked, r"lacks the final LayerNorm `norm`"),
+]
+
+
+# ======================================================================================= quizzes
+def answer(letter):
+    def quiz():
+        return letter
+
+    return quiz
+
+
+QUIZ_MISTAKES = [
+    *(Mistake(check_quiz_layer_norm_axis, answer(x), r"is not right") for x in "acd"),
+    *(Mistake(check_quiz_final_norm, answer(x), r"is not right") for x in "abd"),
+    Mistake(check_quiz_final_norm, answer("e"), r"return one of"),
+]
+QUIZ_CORRECT = [
+    Correct(check_quiz_layer_norm_axis, answer("B")),
+    Correct(check_quiz_layer_norm_axis, answer("(b)")),
+    Correct(check_quiz_final_norm, answer("c")),
+]
+
+
+test_classic_mistake, test_correct_variant = lesson_tests(
+    [*LN_MISTAKES, *FFN_MISTAKES, *LAYER_MISTAKES, *ENCODER_MISTAKES, *QUIZ_MISTAKES],
+    [
+        *(Correct(check_LayerNorm, cls) for cls in LN_CORRECT),
+        *(Correct(check_PositionwiseFeedForward, cls) for cls in FFN_CORRECT),
+        *(Correct(check_EncoderLayer, cls) for cls in LAYER_CORRECT),
+        *(Correct(check_Encoder, cls) for cls in ENCODER_CORRECT),
+        *QUIZ_CORRECT,
+    ],
+)
+
+
+# ======================================================================================= oracles
+def randomize(module, seed):
+    """Non-trivial weights everywhere (gains away from 1, biases away from 0)."""
+    generator = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for parameter in module.parameters():
+            parameter.copy_(torch.randn(parameter.shape, generator=generator) * 0.3)
+            if parameter.dim() == 1:
+                parameter.add_(1.0)
+    return module
+
+
+def copy_attention(ours, theirs):
+    theirs.in_proj_weight.copy_(torch.cat([ours.w_q.weight, ours.w_k.weight, ours.w_v.weight]))
+    theirs.in_proj_bias.copy_(torch.cat([ours.w_q.bias, ours.w_k.bias, ours.w_v.bias]))
+    theirs.out_proj.weight.copy_(ours.w_o.weight)
+    theirs.out_proj.bias.copy_(ours.w_o.bias)
+
+
+def copy_norm(ours, theirs):
+    theirs.weight.copy_(ours.weight)
+    theirs.bias.copy_(ours.bias)
+
+
+def torch_encoder_layer(ours, d_model, num_heads, d_ff, norm_first):
+    theirs = nn.TransformerEncoderLayer(
+        d_model, num_heads, d_ff, 0.0, batch_first=True, norm_first=norm_first
+    )
+    with torch.no_grad():
+        copy_attention(ours.self_attn, theirs.self_attn)
+        theirs.linear1.weight.copy_(ours.feed_forward.w_1.weight)
+        theirs.linear1.bias.copy_(ours.feed_forward.w_1.bias)
+        theirs.linear2.weight.copy_(ours.feed_forward.w_2.weight)
+        theirs.linear2.bias.copy_(ours.feed_forward.w_2.bias)
+        copy_norm(ours.norm1, theirs.norm1)
+        copy_norm(ours.norm2, theirs.norm2)
+    return theirs.eval()
+
+
+def padded_ids(left=False):
+    """(3, 6) source ids with <pad> = 0 at the end of two rows (or at their start)."""
+    if left:
+        return torch.tensor([[0, 0, 5, 6, 7, 8], [3, 4, 5, 6, 7, 8], [0, 0, 0, 0, 9, 4]])
+    return torch.tensor([[5, 6, 7, 8, 0, 0], [3, 4, 5, 6, 7, 8], [9, 4, 0, 0, 0, 0]])
+
+
+@pytest.mark.parametrize("shape", [(3, 5, 16), (7, 12), (2, 2, 3, 6), (1, 4, 512)])
+@pytest.mark.parametrize("eps", [1e-5, 1e-3, 0.1])
+def test_layer_norm_matches_nn_layer_norm(shape, eps):
+    ours = randomize(ref.LayerNorm(shape[-1], eps=eps), seed=1)
+    theirs = nn.LayerNorm(shape[-1], eps=eps)
+    with torch.no_grad():
+        copy_norm(ours, theirs)
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(2)) * 3 + 1
+    with torch.no_grad():
+        torch.testing.assert_close(ours(x), theirs(x), rtol=1e-5, atol=1e-6)
+    fresh = ref.LayerNorm(shape[-1])
+    assert torch.equal(fresh.weight, torch.ones(shape[-1]))
+    assert torch.equal(fresh.bias, torch.zeros(shape[-1]))
+    assert fresh.eps == 1e-5 == nn.LayerNorm(4).eps
+
+
+def test_layer_norm_normalises_each_token_on_its_own():
+    x = torch.randn(3, 6, 10, generator=torch.Generator().manual_seed(3)) * 4 + 2
+    with torch.no_grad():
+        y = ref.LayerNorm(10)(x)
+    torch.testing.assert_close(y.mean(-1), torch.zeros(3, 6), atol=1e-5, rtol=0)
+    torch.testing.assert_close(y.var(-1, unbiased=False), torch.ones(3, 6), atol=1e-3, rtol=0)
+    with torch.no_grad():  # a token's result does not depend on the other tokens
+        torch.testing.assert_close(ref.LayerNorm(10)(x[1:2, 2:3]), y[1:2, 2:3])
+
+
+def test_feed_forward_is_the_papers_formula_and_a_per_token_map():
+    ffn = randomize(ref.PositionwiseFeedForward(8, 32), seed=4).eval()
+    x = torch.randn(2, 5, 8, generator=torch.Generator().manual_seed(5))
+    w1, b1 = ffn.w_1.weight.detach().T, ffn.w_1.bias.detach()
+    w2, b2 = ffn.w_2.weight.detach().T, ffn.w_2.bias.detach()
+    expected = torch.clamp(x @ w1 + b1, min=0) @ w2 + b2  # max(0, x W1 + b1) W2 + b2
+    with torch.no_grad():
+        torch.testing.assert_close(ffn(x), expected)
+        order = torch.tensor([3, 0, 4, 1, 2])
+        torch.testing.assert_close(ffn(x[:, order]), ffn(x)[:, order])
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+@pytest.mark.parametrize("padding", [None, "right", "left"])
+def test_encoder_layer_matches_nn_transformer_encoder_layer(norm_first, padding):
+    d_model, num_heads, d_ff = 16, 4, 40
+    ours = randomize(ref.EncoderLayer(d_model, num_heads, d_ff, 0.0, norm_first), seed=6).eval()
+    theirs = torch_encoder_layer(ours, d_model, num_heads, d_ff, norm_first)
+    ids = padded_ids(left=padding == "left")
+    x = torch.randn(3, 6, d_model, generator=torch.Generator().manual_seed(7))
+    mask, kwargs = None, {}
+    if padding:
+        mask, kwargs = padding_mask(ids, 0), {"src_key_padding_mask": ids == 0}
+    with torch.no_grad():
+        torch.testing.assert_close(ours(x, mask), theirs(x, **kwargs), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("norm_first", "final_norm"), [(False, None), (False, True), (True, None), (True, False)]
+)
+def test_encoder_matches_nn_transformer_encoder(norm_first, final_norm):
+    num_layers, d_model, num_heads, d_ff = 3, 16, 4, 32
+    ours = randomize(
+        ref.Encoder(num_layers, d_model, num_heads, d_ff, 0.0, norm_first, final_norm), 8
+    ).eval()
+    template = nn.TransformerEncoderLayer(
+        d_model, num_heads, d_ff, 0.0, batch_first=True, norm_first=norm_first
+    )
+    use_norm = ours.norm is not None
+    theirs = nn.TransformerEncoder(
+        template,
+        num_layers,
+        norm=nn.LayerNorm(d_model) if use_norm else None,
+        enable_nested_tensor=False,
+    ).eval()
+    with torch.no_grad():
+        for layer_ours, layer_theirs in zip(ours.layers, theirs.layers, strict=True):
+            mine = torch_encoder_layer(layer_ours, d_model, num_heads, d_ff, norm_first)
+            layer_theirs.load_state_dict(mine.state_dict())
+        if use_norm:
+            copy_norm(ours.norm, theirs.norm)
+    assert use_norm == (norm_first if final_norm is None else final_norm)
+    ids = padded_ids()
+    x = torch.randn(3, 6, d_model, generator=torch.Generator().manual_seed(9))
+    with torch.no_grad():
+        got = ours(x, padding_mask(ids, 0))
+        expected = theirs(x, src_key_padding_mask=ids == 0)
+    torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_layers_of_a_stack_are_independent():
+    encoder = ref.Encoder(3, 8, 2, 16)
+    weights = [layer.feed_forward.w_1.weight for layer in encoder.layers]
+    assert len({id(w) for w in weights}) == 3
+    assert not torch.equal(weights[0], weights[1])
+
+
+def test_dropout_one_in_train_mode_gives_the_documented_results():
+    x = torch.randn(2, 4, 8, generator=torch.Generator().manual_seed(10))
+    post = randomize(ref.EncoderLayer(8, 2, 16, dropout=1.0), seed=11).train()
+    pre = randomize(ref.EncoderLayer(8, 2, 16, dropout=1.0, norm_first=True), seed=12).train()
+    ffn = randomize(ref.PositionwiseFeedForward(8, 16, dropout=1.0), seed=13).train()
+    with torch.no_grad():
+        torch.testing.assert_close(post(x), post.norm2(post.norm1(x)))
+        torch.testing.assert_close(pre(x), x)
+        torch.testing.assert_close(ffn(x), ffn.w_2.bias.expand(2, 4, 8))
+        post.dropout.p = 0.0  # p = 0 in train mode is eval
+        post.self_attn.dropout.p = post.feed_forward.dropout.p = 0.0
+        torch.testing.assert_close(post(x), post.eval()(x))
+
+
+def test_the_checks_float64_versions_match_the_reference():
+    """The values the checks expect come from checks.encoder's own float64 functions:
+    prove them equal to the reference modules (which are tested against PyTorch above)."""
+    layer = randomize(ref.EncoderLayer(12, 3, 20, norm_first=False), seed=14).eval()
+    x = torch.randn(2, 5, 12, generator=torch.Generator().manual_seed(15))
+    mask = padding_mask(torch.tensor([[1, 2, 3, 0, 0], [1, 2, 3, 4, 5]]), 0)
+    state = checks.as_float64(layer.state_dict())
+    for norm_first in (False, True):
+        layer.norm_first = norm_first
+        with torch.no_grad():
+            expected = layer(x, mask)
+        got = checks.encoder_layer_f(x, state, mask, 3, norm_first=norm_first)
+        torch.testing.assert_close(got.float(), expected, rtol=1e-5, atol=1e-5)
+    encoder = randomize(ref.Encoder(2, 12, 3, 20, final_norm=True), seed=16).eval()
+    state = checks.as_float64(encoder.state_dict())
+
+    def layer_f(h, p):
+        return checks.encoder_layer_f(h, p, mask, 3, norm_first=False)
+
+    with torch.no_grad():
+        torch.testing.assert_close(
+            checks.stack_f(layer_f, x, state, 2, final=True).float(),
+            encoder(x, mask),
+            rtol=1e-5,
+            atol=1e-5,
+        )
+    norm = randomize(ref.LayerNorm(12, eps=0.1), seed=17)
+    with torch.no_grad():
+        torch.testing.assert_close(
+            checks.layer_norm_f(x, checks.as_float64(norm.state_dict()), 0.1).float(), norm(x)
+        )
+
+
+def test_checks_are_deterministic_and_leave_global_rng_alone(capsys):
+    torch.manual_seed(0)
+    before = torch.rand(3)
+    torch.manual_seed(0)
+    check_Encoder(ref.Encoder)
+    check_LayerNorm(ref.LayerNorm, hidden=True)
+    assert torch.equal(torch.rand(3), before)
+    assert "✓ Encoder: all" in capsys.readouterr().out
+
+
+def test_paper_sizes():
+    """Paper, section 3.3: d_model = 512, d_ff = 2048; one layer's feed-forward block holds
+    2 * 512 * 2048 + 2048 + 512 parameters, twice its attention's 4 * 512^2 + 4 * 512."""
+    ffn = ref.PositionwiseFeedForward(512, 2048)
+    assert sum(p.numel() for p in ffn.parameters()) == 2 * 512 * 2048 + 2048 + 512 == 2_099_712
+    layer = ref.EncoderLayer(512, 8, 2048)
+    assert sum(p.numel() for p in layer.parameters()) == 2_099_712 + 1_050_624 + 2 * 1024
+    assert math.isclose(2_099_712 / 1_050_624, 2.0, rel_tol=1e-3)

@@ -1,0 +1,739 @@
+"""Lesson 08 (the decoder): classic mistakes are rejected with their own message by the
+visible and the hidden checks, correct variants pass both, and the reference agrees with
+PyTorch's nn.TransformerDecoderLayer and nn.TransformerDecoder (weights copied, dropout
+off), including the two properties the masks exist for."""
+
+from __future__ import annotations
+
+import copy
+import functools
+
+import pytest
+import torch
+import torch.nn.functional as F
+from harness import Correct, Mistake, lesson_tests
+from test_07_encoder import _no_fastpath, answer, copy_attention, copy_norm, randomize  # noqa: F401
+from torch import nn
+
+from transformer_course.checking import Checker
+from transformer_course.checking.attention import expect_attention_weights
+from transformer_course.checks import decoder as checks
+from transformer_course.checks.decoder import (
+    check_Decoder,
+    check_DecoderLayer,
+    check_quiz_cross_attention,
+    check_quiz_decoder_masks,
+)
+from transformer_course.reference import decoder as ref
+from transformer_course.reference.encoder import LayerNorm, PositionwiseFeedForward
+from transformer_course.reference.masking import (
+    decoder_self_attention_mask,
+    look_ahead_mask,
+    padding_mask,
+)
+from transformer_course.reference.multi_head_attention import MultiHeadAttention
+
+
+# ================================================================================= DecoderLayer
+class LayerBase(nn.Module):
+    """What a learner's __init__ looks like (on the reference building blocks)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__()
+        self.norm_first = norm_first
+        self.self_attn = MultiHeadAttention(d_model, num_heads, dropout)
+        self.cross_attn = MultiHeadAttention(d_model, num_heads, dropout)
+        self.feed_forward = PositionwiseFeedForward(d_model, d_ff, dropout)
+        self.norm1 = LayerNorm(d_model)
+        self.norm2 = LayerNorm(d_model)
+        self.norm3 = LayerNorm(d_model)
+        self.dropout = nn.Dropout(dropout)
+
+
+def layer_variant(
+    name,
+    *,
+    cross=("x", "memory", "memory"),
+    masks=("tgt", "src"),
+    mode=None,
+    residual="normal",
+    dropout_at="output",
+    norms=("norm1", "norm2", "norm3"),
+    order=("self", "cross", "ffn"),
+    memory_norm=False,
+    self_kv="x",
+):
+    """A learner's DecoderLayer with one thing changed (each keyword is one classic mistake)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        causal = torch.tril(torch.ones(x.shape[1], x.shape[1], dtype=torch.bool))
+        given = {"tgt": tgt_mask, "src": src_mask, "none": None, "causal": causal}
+        self_mask, cross_mask = given[masks[0]], given[masks[1]]
+        pre = self.norm_first if mode is None else mode == "pre"
+
+        def self_block(h):
+            kv = h if self_kv == "x" else memory
+            return self.self_attn(h, kv, kv, self_mask)[0]
+
+        def cross_block(h):
+            mem = getattr(self, norms[1])(memory) if memory_norm and pre else memory
+            sources = {"x": h, "memory": mem}
+            return self.cross_attn(*(sources[s] for s in cross), cross_mask)[0]
+
+        blocks = {"self": self_block, "cross": cross_block, "ffn": self.feed_forward}
+        for part, norm_name in zip(order, norms):
+            norm, sublayer = getattr(self, norm_name), blocks[part]
+            if pre:
+                h = norm(x)
+                y = sublayer(h) if dropout_at == "missing" else self.dropout(sublayer(h))
+                x = y if residual == "none" else (h if residual == "from_normed" else x) + y
+            else:
+                y = sublayer(x)
+                if residual == "after_norm":
+                    x = x + norm(self.dropout(y))
+                elif residual == "none":
+                    x = norm(self.dropout(y))
+                elif dropout_at == "after_norm":
+                    x = self.dropout(norm(x + y))
+                elif dropout_at == "on_sum":
+                    x = norm(self.dropout(x + y))
+                elif dropout_at == "missing":
+                    x = norm(x + y)
+                else:
+                    x = norm(x + self.dropout(y))
+        return x
+
+    return type(name, (LayerBase,), {"forward": forward})
+
+
+# ---------------------------------------------------------------- correct
+class LayerTorchStyle(LayerBase):
+    """PyTorch's structure: _sa_block, _mha_block, _ff_block, each with its own dropout."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.dropout1, self.dropout2, self.dropout3 = (nn.Dropout(dropout) for _ in range(3))
+
+    def _sa_block(self, x, mask):
+        return self.dropout1(self.self_attn(x, x, x, mask)[0])
+
+    def _mha_block(self, x, memory, mask):
+        return self.dropout2(self.cross_attn(x, memory, memory, mask)[0])
+
+    def _ff_block(self, x):
+        return self.dropout3(self.feed_forward(x))
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), tgt_mask)
+            x = x + self._mha_block(self.norm2(x), memory, src_mask)
+            return x + self._ff_block(self.norm3(x))
+        x = self.norm1(x + self._sa_block(x, tgt_mask))
+        x = self.norm2(x + self._mha_block(x, memory, src_mask))
+        return self.norm3(x + self._ff_block(x))
+
+
+class LayerAnnotatedStyle(LayerBase):
+    """The Annotated Transformer's DecoderLayer: three SublayerConnections (pre-LN,
+    x + dropout(sublayer(norm(x)))), with `m = memory` read by the second; post-LN for
+    norm_first=False. (Its `src_attn` is this contract's `cross_attn`.)"""
+
+    def connect(self, x, norm, sublayer):
+        if self.norm_first:
+            return x + self.dropout(sublayer(norm(x)))
+        return norm(x + self.dropout(sublayer(x)))
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        m = memory
+        x = self.connect(x, self.norm1, lambda h: self.self_attn(h, h, h, tgt_mask)[0])
+        x = self.connect(x, self.norm2, lambda h: self.cross_attn(h, m, m, src_mask)[0])
+        return self.connect(x, self.norm3, self.feed_forward)
+
+
+class LayerD2LStyle(LayerBase):
+    """d2l's TransformerDecoderBlock: AddNorm(X, Y) = LayerNorm(dropout(Y) + X); it builds the
+    look-ahead mask itself from the length of its input (here: and-ed with tgt_mask, which
+    changes nothing when tgt_mask already holds it)."""
+
+    def add_norm(self, norm, x, y):
+        return norm(self.dropout(y) + x)
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        causal = torch.tril(torch.ones(x.shape[1], x.shape[1], dtype=torch.bool))
+        self_mask = causal if tgt_mask is None else tgt_mask & causal
+        if self.norm_first:
+            return LayerTorchStyle.forward(self_as_torch(self), x, memory, src_mask, self_mask)
+        y = self.add_norm(self.norm1, x, self.self_attn(x, x, x, self_mask)[0])
+        z = self.add_norm(self.norm2, y, self.cross_attn(y, memory, memory, src_mask)[0])
+        return self.add_norm(self.norm3, z, self.feed_forward(z))
+
+
+def self_as_torch(layer):
+    """Borrow LayerTorchStyle's blocks for a LayerBase (one dropout module for all three)."""
+    layer.dropout1 = layer.dropout2 = layer.dropout3 = layer.dropout
+    layer._sa_block = functools.partial(LayerTorchStyle._sa_block, layer)
+    layer._mha_block = functools.partial(LayerTorchStyle._mha_block, layer)
+    layer._ff_block = functools.partial(LayerTorchStyle._ff_block, layer)
+    return layer
+
+
+class LayerKeywordMasks(LayerBase):
+    """Masks passed by keyword, functional dropout, a loop over (norm, sub-layer) pairs."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.p = dropout
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        blocks = [
+            (self.norm1, lambda h: self.self_attn(h, h, h, mask=tgt_mask)[0]),
+            (
+                self.norm2,
+                lambda h: self.cross_attn(query=h, key=memory, value=memory, mask=src_mask)[0],
+            ),
+            (self.norm3, self.feed_forward),
+        ]
+        for norm, sublayer in blocks:
+            if self.norm_first:
+                x = x + F.dropout(sublayer(norm(x)), self.p, training=self.training)
+            else:
+                x = norm(x + F.dropout(sublayer(x), self.p, training=self.training))
+        return x
+
+
+LAYER_CORRECT = [
+    ref.DecoderLayer,
+    LayerTorchStyle,
+    LayerAnnotatedStyle,
+    LayerD2LStyle,
+    LayerKeywordMasks,
+    layer_variant("PlainOwnCode"),
+]
+
+
+# ---------------------------------------------------------------- mistakes
+class LayerTorchParameterOrder(LayerBase):
+    """forward(x, memory, tgt_mask, src_mask): nn.TransformerDecoderLayer's order."""
+
+    def forward(self, x, memory, tgt_mask=None, src_mask=None):
+        return ref.DecoderLayer.forward(self, x, memory, src_mask, tgt_mask)
+
+
+class LayerNoDropoutAnywhere(LayerBase):
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, 0.0, norm_first)
+
+    forward = ref.DecoderLayer.forward
+
+
+class AlwaysDropout(nn.Module):
+    def __init__(self, p):
+        super().__init__()
+        self.p = p
+
+    def forward(self, x):
+        return F.dropout(x, self.p)  # training=True, whatever the mode
+
+
+class LayerAlwaysDropout(LayerBase):
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.dropout = AlwaysDropout(dropout)
+
+    forward = ref.DecoderLayer.forward
+
+
+class LayerSharedAttention(LayerBase):
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.cross_attn = self.self_attn
+
+    forward = ref.DecoderLayer.forward
+
+
+class LayerForgotIndex(LayerBase):
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)))
+        x = self.norm2(x + self.dropout(self.cross_attn(x, memory, memory, src_mask)))
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerNotImplemented(nn.Module):
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__()
+        raise NotImplementedError()
+
+
+C = check_DecoderLayer
+LAYER_MISTAKES = [
+    # where cross-attention's queries, keys and values come from: every swap
+    Mistake(C, layer_variant("CrossIsSelf", cross=("x", "x", "x")), r"never reads memory"),
+    Mistake(
+        C,
+        layer_variant("IllustratedGuide", cross=("memory", "memory", "x")),
+        r"queries and keys from the encoder output.*popular illustrated guide",
+    ),
+    Mistake(C, layer_variant("RolesReversed", cross=("memory", "x", "x")), r"roles are reversed"),
+    Mistake(
+        C,
+        layer_variant("KeysFromX", cross=("x", "x", "memory")),
+        r"keys come from x \(the decoder\) and its values from memory",
+    ),
+    Mistake(
+        C,
+        layer_variant("ValuesFromX", cross=("x", "memory", "x")),
+        r"keys come from memory but its values from x",
+    ),
+    Mistake(
+        C,
+        layer_variant("QueriesKeysSwapped", cross=("memory", "x", "memory")),
+        r"queries from memory and its keys from x",
+    ),
+    Mistake(
+        C, layer_variant("CrossNeverReadsX", cross=("memory", "memory", "memory")), r"never reads x"
+    ),
+    # masks routed to the wrong attention, or missing
+    Mistake(
+        C, layer_variant("MasksSwapped", masks=("src", "tgt")), r"masks go to the wrong attentions"
+    ),
+    Mistake(C, LayerTorchParameterOrder, r"masks go to the wrong attentions"),
+    Mistake(
+        C, layer_variant("NoLookAhead", masks=("none", "src")), r"self-attention ignores tgt_mask"
+    ),
+    Mistake(
+        C,
+        layer_variant("NoSourcePadding", masks=("tgt", "none")),
+        r"cross-attention ignores src_mask",
+    ),
+    Mistake(C, layer_variant("NoMasks", masks=("none", "none")), r"ignores both masks"),
+    Mistake(
+        C,
+        layer_variant("OwnCausalMask", masks=("causal", "src")),
+        r"builds a look-ahead mask of its own",
+    ),
+    Mistake(
+        C, layer_variant("SourceMaskTwice", masks=("src", "src")), r"self-attention gets src_mask"
+    ),
+    Mistake(
+        C, layer_variant("TargetMaskTwice", masks=("tgt", "tgt")), r"cross-attention gets tgt_mask"
+    ),
+    # the structure of the layer
+    Mistake(C, layer_variant("MemoryNormalised", memory_norm=True), r"memory is normalised too"),
+    Mistake(
+        C,
+        layer_variant("SelfReadsMemory", self_kv="memory"),
+        r"self-attention takes its keys and values from memory",
+    ),
+    Mistake(
+        C,
+        layer_variant("CrossFirst", order=("cross", "self", "ffn")),
+        r"cross-attention before the self-attention",
+    ),
+    Mistake(
+        C,
+        layer_variant("NormsTwoThree", norms=("norm1", "norm3", "norm2")),
+        r"LayerNorms in the wrong places.*norm3 for the cross-attention",
+    ),
+    Mistake(
+        C,
+        layer_variant("NormsReversed", norms=("norm3", "norm2", "norm1")),
+        r"LayerNorms in the wrong places",
+    ),
+    Mistake(
+        C, layer_variant("OneNorm", norms=("norm1", "norm1", "norm1")), r"norm1 for every sub-layer"
+    ),
+    Mistake(
+        C, layer_variant("AlwaysPreLN", mode="pre"), r"normalises before the sub-layer \(pre-LN\)"
+    ),
+    Mistake(C, layer_variant("AlwaysPostLN", mode="post"), r"Yours computes post-LN"),
+    Mistake(
+        C, layer_variant("ResidualAfterNorm", residual="after_norm"), r"residual after the norm"
+    ),
+    Mistake(C, layer_variant("NoResidual", residual="none"), r"no residual connection"),
+    Mistake(
+        C,
+        layer_variant("ResidualFromNormed", residual="from_normed"),
+        r"residual adds the normalised x",
+    ),
+    # dropout
+    Mistake(
+        C,
+        layer_variant("DropoutMissing", dropout_at="missing"),
+        r"sub-layer outputs still reach the residual sum",
+    ),
+    Mistake(
+        C,
+        layer_variant("DropoutAfterNorm", dropout_at="after_norm"),
+        r"drops the normalised result",
+    ),
+    Mistake(C, layer_variant("DropoutOnSum", dropout_at="on_sum"), r"drops the residual sum"),
+    Mistake(C, LayerNoDropoutAnywhere, r"same as in eval mode: dropout is never applied"),
+    Mistake(C, LayerAlwaysDropout, r"In eval mode your output changes from one call to the next"),
+    # objects and return values
+    Mistake(C, LayerSharedAttention, r"one and the same object"),
+    Mistake(C, LayerForgotIndex, r"returns a pair, \(output, weights\)"),
+    Mistake(C, LayerNotImplemented, r"not implemented yet"),
+]
+
+
+# ====================================================================================== Decoder
+class StackBase(nn.Module):
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__()
+        self.layers = nn.ModuleList(
+            [
+                ref.DecoderLayer(d_model, num_heads, d_ff, dropout, norm_first)
+                for _ in range(num_layers)
+            ]
+        )
+        use = norm_first if final_norm is None else final_norm
+        self.norm = LayerNorm(d_model) if use else None
+
+    def finish(self, x):
+        return x if self.norm is None else self.norm(x)
+
+
+def stack_class(name, forward, base=StackBase):
+    return type(name, (base,), {"forward": forward})
+
+
+def _loop(self, x, memory, src_mask=None, tgt_mask=None):
+    for layer in self.layers:
+        x = layer(x, memory, src_mask, tgt_mask)
+    return self.finish(x)
+
+
+class DecoderAnnotatedClones(StackBase):
+    """clones(): copy.deepcopy of one layer N times; nn.Identity when there is no final norm."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(1, d_model, num_heads, d_ff, dropout, norm_first, final_norm)
+        layer = ref.DecoderLayer(d_model, num_heads, d_ff, dropout, norm_first)
+        self.layers = nn.ModuleList([copy.deepcopy(layer) for _ in range(num_layers)])
+        self.norm = self.norm or nn.Identity()
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for layer in self.layers:
+            x = layer(x, memory, src_mask=src_mask, tgt_mask=tgt_mask)
+        return self.norm(x)
+
+
+DECODER_CORRECT = [
+    ref.Decoder,
+    DecoderAnnotatedClones,
+    stack_class(
+        "DecoderReduce",
+        lambda self, x, memory, src_mask=None, tgt_mask=None: self.finish(
+            functools.reduce(lambda h, layer: layer(h, memory, src_mask, tgt_mask), self.layers, x)
+        ),
+    ),
+]
+
+
+class DecoderSharedLayer(StackBase):
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)
+        self.layers = nn.ModuleList([self.layers[0] for _ in range(num_layers)])
+
+    forward = _loop
+
+
+class DecoderPythonList(StackBase):
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        nn.Module.__init__(self)
+        self.layers = [
+            ref.DecoderLayer(d_model, num_heads, d_ff, dropout, norm_first)
+            for _ in range(num_layers)
+        ]
+        use = norm_first if final_norm is None else final_norm
+        self.norm = LayerNorm(d_model) if use else None
+
+    forward = _loop
+
+
+class DecoderIgnoresNormFirst(StackBase):
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)
+        self.layers = nn.ModuleList(
+            [ref.DecoderLayer(d_model, num_heads, d_ff, dropout) for _ in range(num_layers)]
+        )
+
+    forward = _loop
+
+
+def _call_each(call):
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for layer in self.layers:
+            x = call(layer, x, memory, src_mask, tgt_mask)
+        return self.finish(x)
+
+    return forward
+
+
+S = check_Decoder
+DECODER_MISTAKES = [
+    Mistake(S, DecoderSharedLayer, r"one layer object appended N times"),
+    Mistake(S, DecoderPythonList, r"plain Python list does not register"),
+    Mistake(S, DecoderIgnoresNormFirst, r"pass norm_first on"),
+    Mistake(
+        S,
+        stack_class("NoSrcMask", _call_each(lambda layer, x, m, s, t: layer(x, m, None, t))),
+        r"does not pass src_mask on",
+    ),
+    Mistake(
+        S,
+        stack_class("NoTgtMask", _call_each(lambda layer, x, m, s, t: layer(x, m, s))),
+        r"does not pass tgt_mask on",
+    ),
+    Mistake(
+        S,
+        stack_class("NoMasks", _call_each(lambda layer, x, m, s, t: layer(x, m))),
+        r"passes neither mask on",
+    ),
+    Mistake(
+        S,
+        stack_class("TorchOrder", _call_each(lambda layer, x, m, s, t: layer(x, m, t, s))),
+        r"masks to its layers in the wrong order",
+    ),
+    Mistake(
+        S,
+        stack_class("MemoryIsX", _call_each(lambda layer, x, m, s, t: layer(x, x, s, t))),
+        r"does not give its layers the encoder output",
+    ),
+    Mistake(
+        S,
+        stack_class(
+            "Reversed",
+            lambda self, x, m, s=None, t=None: self.finish(
+                functools.reduce(lambda h, layer: layer(h, m, s, t), list(self.layers)[::-1], x)
+            ),
+        ),
+        r"reverse order",
+    ),
+    Mistake(
+        S,
+        stack_class(
+            "FirstOnly",
+            lambda self, x, m, s=None, t=None: self.finish(
+                functools.reduce(lambda h, _: self.layers[0](h, m, s, t), self.layers, x)
+            ),
+        ),
+        r"applies layers\[0\] num_layers times",
+    ),
+    Mistake(
+        S,
+        stack_class(
+            "NoFinalNorm",
+            lambda self, x, m, s=None, t=None: functools.reduce(
+                lambda h, layer: layer(h, m, s, t), self.layers, x
+            ),
+        ),
+        r"does not apply it",
+    ),
+]
+
+
+# ======================================================================================= quizzes
+QUIZ_MISTAKES = [
+    *(Mistake(check_quiz_cross_attention, answer(x), r"is not right") for x in "abd"),
+    *(Mistake(check_quiz_decoder_masks, answer(x), r"is not right") for x in "acd"),
+]
+QUIZ_CORRECT = [
+    Correct(check_quiz_cross_attention, answer("c")),
+    Correct(check_quiz_decoder_masks, answer("B")),
+]
+
+test_classic_mistake, test_correct_variant = lesson_tests(
+    [*LAYER_MISTAKES, *DECODER_MISTAKES, *QUIZ_MISTAKES],
+    [
+        *(Correct(check_DecoderLayer, cls) for cls in LAYER_CORRECT),
+        *(Correct(check_Decoder, cls) for cls in DECODER_CORRECT),
+        *QUIZ_CORRECT,
+    ],
+)
+
+
+# ======================================================================================= oracles
+def torch_decoder_layer(ours, d_model, num_heads, d_ff, norm_first):
+    theirs = nn.TransformerDecoderLayer(
+        d_model, num_heads, d_ff, 0.0, batch_first=True, norm_first=norm_first
+    )
+    with torch.no_grad():
+        copy_attention(ours.self_attn, theirs.self_attn)
+        copy_attention(ours.cross_attn, theirs.multihead_attn)  # nn's name for cross-attention
+        theirs.linear1.weight.copy_(ours.feed_forward.w_1.weight)
+        theirs.linear1.bias.copy_(ours.feed_forward.w_1.bias)
+        theirs.linear2.weight.copy_(ours.feed_forward.w_2.weight)
+        theirs.linear2.bias.copy_(ours.feed_forward.w_2.bias)
+        for name in ("norm1", "norm2", "norm3"):
+            copy_norm(getattr(ours, name), getattr(theirs, name))
+    return theirs.eval()
+
+
+SRC_IDS = {
+    "right": torch.tensor([[5, 6, 7, 8, 9, 0, 0], [3, 4, 5, 6, 7, 8, 9], [9, 4, 0, 0, 0, 0, 0]]),
+    "left": torch.tensor([[0, 0, 5, 6, 7, 8, 9], [3, 4, 5, 6, 7, 8, 9], [0, 0, 0, 0, 0, 9, 4]]),
+}
+TGT_IDS = torch.tensor([[2, 11, 12, 3, 0], [2, 13, 14, 15, 3], [2, 16, 3, 0, 0]])  # len_tgt = 5
+
+
+def _run_both(ours, theirs, x, memory, src_ids, tgt_ids):
+    length = tgt_ids.shape[1]
+    with torch.no_grad():
+        got = ours(x, memory, padding_mask(src_ids, 0), decoder_self_attention_mask(tgt_ids, 0))
+        expected = theirs(
+            x,
+            memory,
+            tgt_mask=~look_ahead_mask(length),  # nn: True = may NOT attend
+            tgt_key_padding_mask=tgt_ids == 0,
+            memory_key_padding_mask=src_ids == 0,
+        )
+    return got, expected
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+@pytest.mark.parametrize("padding", ["right", "left"])
+def test_decoder_layer_matches_nn_transformer_decoder_layer(norm_first, padding):
+    d_model, num_heads, d_ff = 16, 4, 40
+    ours = randomize(ref.DecoderLayer(d_model, num_heads, d_ff, 0.0, norm_first), seed=20).eval()
+    theirs = torch_decoder_layer(ours, d_model, num_heads, d_ff, norm_first)
+    gen = torch.Generator().manual_seed(21)
+    x, memory = torch.randn(3, 5, d_model, generator=gen), torch.randn(3, 7, d_model, generator=gen)
+    got, expected = _run_both(ours, theirs, x, memory, SRC_IDS[padding], TGT_IDS)
+    assert got.shape == (3, 5, d_model)  # len_tgt = 5 != len_src = 7
+    torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(("norm_first", "final_norm"), [(False, None), (False, True), (True, None)])
+def test_decoder_matches_nn_transformer_decoder(norm_first, final_norm):
+    num_layers, d_model, num_heads, d_ff = 3, 16, 4, 32
+    ours = randomize(
+        ref.Decoder(num_layers, d_model, num_heads, d_ff, 0.0, norm_first, final_norm), 22
+    ).eval()
+    use_norm = ours.norm is not None
+    template = nn.TransformerDecoderLayer(
+        d_model, num_heads, d_ff, 0.0, batch_first=True, norm_first=norm_first
+    )
+    theirs = nn.TransformerDecoder(
+        template, num_layers, norm=nn.LayerNorm(d_model) if use_norm else None
+    ).eval()
+    with torch.no_grad():
+        for layer_ours, layer_theirs in zip(ours.layers, theirs.layers, strict=True):
+            mine = torch_decoder_layer(layer_ours, d_model, num_heads, d_ff, norm_first)
+            layer_theirs.load_state_dict(mine.state_dict())
+        if use_norm:
+            copy_norm(ours.norm, theirs.norm)
+    gen = torch.Generator().manual_seed(23)
+    x, memory = torch.randn(3, 5, d_model, generator=gen), torch.randn(3, 7, d_model, generator=gen)
+    got, expected = _run_both(ours, theirs, x, memory, SRC_IDS["right"], TGT_IDS)
+    torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_output_at_t_never_depends_on_later_targets_ours_and_pytorchs():
+    d_model = 16
+    ours = randomize(ref.DecoderLayer(d_model, 4, 32), seed=24).eval()
+    theirs = torch_decoder_layer(ours, d_model, 4, 32, False)
+    gen = torch.Generator().manual_seed(25)
+    x, memory = torch.randn(2, 6, d_model, generator=gen), torch.randn(2, 4, d_model, generator=gen)
+    causal = look_ahead_mask(6)
+    with torch.no_grad():
+        base = ours(x, memory, None, causal)
+        torch.testing.assert_close(base, theirs(x, memory, tgt_mask=~causal), rtol=1e-5, atol=1e-5)
+        for t in range(6):
+            changed = x.clone()
+            changed[:, t + 1 :] += 10 * torch.randn(changed[:, t + 1 :].shape, generator=gen)
+            mine, pytorchs = (
+                ours(changed, memory, None, causal),
+                theirs(changed, memory, tgt_mask=~causal),
+            )
+            assert torch.equal(mine[:, : t + 1], base[:, : t + 1])
+            torch.testing.assert_close(pytorchs[:, : t + 1], base[:, : t + 1], rtol=1e-5, atol=1e-5)
+            if t < 5:
+                assert not torch.allclose(mine[:, t + 1 :], base[:, t + 1 :])
+        changed = x.clone()
+        changed[:, 1:] += 10 * torch.randn(changed[:, 1:].shape, generator=gen)
+        unmasked = ours(changed, memory)  # without the mask, position 0 sees the change
+        assert not torch.allclose(unmasked[:, 0], ours(x, memory)[:, 0])
+
+
+def test_padded_source_positions_get_zero_cross_attention_weight_and_change_nothing():
+    d_model = 16
+    layer = randomize(ref.DecoderLayer(d_model, 4, 32), seed=26).eval()
+    theirs = torch_decoder_layer(layer, d_model, 4, 32, False)
+    gen = torch.Generator().manual_seed(27)
+    x, memory = torch.randn(3, 5, d_model, generator=gen), torch.randn(3, 7, d_model, generator=gen)
+    src_ids = SRC_IDS["left"]
+    src_mask, tgt_mask = padding_mask(src_ids, 0), decoder_self_attention_mask(TGT_IDS, 0)
+    with torch.no_grad():
+        h = layer.norm1(x + layer.self_attn(x, x, x, tgt_mask)[0])  # the cross-attention's queries
+        _, weights = layer.cross_attn(h, memory, memory, src_mask)  # (batch, num_heads, 5, 7)
+        _, expected = theirs.multihead_attn(
+            h, memory, memory, key_padding_mask=src_ids == 0, average_attn_weights=False
+        )
+        with Checker("reference cross-attention") as c:
+            expect_attention_weights(
+                c, weights, src_mask, "cross-attention weights", expected=expected
+            )
+        assert torch.all(weights[..., src_ids[:, None, None, :].expand_as(weights) == 0] == 0)
+        noisy = memory.clone()
+        noisy[src_ids == 0] += 100 * torch.randn(noisy[src_ids == 0].shape, generator=gen)
+        torch.testing.assert_close(
+            layer(x, noisy, src_mask, tgt_mask), layer(x, memory, src_mask, tgt_mask)
+        )
+
+
+def test_the_checks_float64_versions_match_the_reference():
+    d_model = 12
+    gen = torch.Generator().manual_seed(28)
+    x, memory = torch.randn(3, 5, d_model, generator=gen), torch.randn(3, 7, d_model, generator=gen)
+    src_mask, tgt_mask = padding_mask(SRC_IDS["right"], 0), decoder_self_attention_mask(TGT_IDS, 0)
+    for norm_first in (False, True):
+        layer = randomize(ref.DecoderLayer(d_model, 3, 20, norm_first=norm_first), seed=29).eval()
+        state = checks.as_float64(layer.state_dict())
+        got = checks.decoder_layer_f(x, memory, state, src_mask, tgt_mask, 3, norm_first=norm_first)
+        with torch.no_grad():
+            torch.testing.assert_close(
+                got.float(), layer(x, memory, src_mask, tgt_mask), rtol=1e-5, atol=1e-5
+            )
+        stack = randomize(ref.Decoder(2, d_model, 3, 20, norm_first=norm_first), seed=30).eval()
+        state = checks.as_float64(stack.state_dict())
+        got = checks.decoder_f(
+            x, memory, state, src_mask, tgt_mask, 3, 2, norm_first=norm_first, final=norm_first
+        )
+        with torch.no_grad():
+            torch.testing.assert_close(
+                got.float(), stack(x, memory, src_mask, tgt_mask), rtol=1e-5, atol=1e-5
+            )
+
+
+def test_dropout_one_in_train_mode_gives_the_documented_results():
+    x = torch.randn(2, 4, 8, generator=torch.Generator().manual_seed(31))
+    memory = torch.randn(2, 6, 8, generator=torch.Generator().manual_seed(32))
+    post = randomize(ref.DecoderLayer(8, 2, 16, dropout=1.0), seed=33).train()
+    pre = randomize(ref.DecoderLayer(8, 2, 16, dropout=1.0, norm_first=True), seed=34).train()
+    with torch.no_grad():
+        torch.testing.assert_close(post(x, memory), post.norm3(post.norm2(post.norm1(x))))
+        torch.testing.assert_close(pre(x, memory), x)
+
+
+def test_the_three_attentions_have_the_shapes_the_lesson_draws():
+    """Encoder self-attention (len_src x len_src), masked decoder self-attention
+    (len_tgt x len_tgt) and cross-attention (len_tgt x len_src)."""
+    layer = ref.DecoderLayer(8, 2, 16).eval()
+    x, memory = torch.randn(1, 5, 8), torch.randn(1, 7, 8)
+    with torch.no_grad():
+        assert layer.self_attn(x, x, x, look_ahead_mask(5))[1].shape == (1, 2, 5, 5)
+        assert layer.cross_attn(x, memory, memory)[1].shape == (1, 2, 5, 7)
+        assert layer.self_attn(memory, memory, memory)[1].shape == (1, 2, 7, 7)
+        with pytest.raises(RuntimeError):  # queries and keys from memory, values from x
+            layer.cross_attn(memory, memory, x)
