@@ -17,10 +17,11 @@ export PATH := $(abspath $(BIN)):$(PATH)
 # The venv's own kernel first, even if a user-level `python3` kernelspec points elsewhere.
 export JUPYTER_PATH := $(abspath $(VENV))/share/jupyter
 
-.PHONY: help install lab test test-fast lint format notebooks check-generated grade clean
+.PHONY: help install lab lab-instructor test test-fast lint format notebooks check-generated grade clean
 
 help:
 	@echo "make lab               open the course in JupyterLab (installs everything first)"
+	@echo "make lab-instructor    JupyterLab with nbgrader's instructor tools (Formgrader, Create Assignment)"
 	@echo "make test              run the whole test suite (installs everything first)"
 	@echo "make grade NB=path     grade one notebook with the hidden checks"
 	@echo "make notebooks         regenerate solutions/*.ipynb and notebooks/ from the lesson masters"
@@ -40,8 +41,21 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml
 
 install: $(VENV)/.installed
 
+# JupyterLab serves the whole repository (every lesson and the solutions are one click
+# away) and opens lesson 00. jupyter-config/learner/ keeps the first start free of
+# pop-ups and gives learners nbgrader's Validate button only; jupyter-config/instructor/
+# adds nbgrader's instructor panels. Nothing in ~/.jupyter is needed or changed.
+# LAB_ARGS passes more JupyterLab options, e.g. LAB_ARGS="--no-browser --port=8899".
+LAB_ARGS ?=
+LAB_LEARNER := $(CURDIR)/jupyter-config/learner
+LAB_INSTRUCTOR := $(CURDIR)/jupyter-config/instructor:$(LAB_LEARNER)
+LAB = $(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) --ServerApp.root_dir=.
+
 lab: install
-	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/00_welcome/00_welcome.ipynb
+	JUPYTER_CONFIG_PATH="$(LAB_LEARNER)" $(LAB) $(LAB_ARGS) notebooks/00_welcome/00_welcome.ipynb
+
+lab-instructor: install
+	JUPYTER_CONFIG_PATH="$(LAB_INSTRUCTOR)" $(LAB) $(LAB_ARGS) solutions/00_welcome/00_welcome.ipynb
 
 test: install
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
