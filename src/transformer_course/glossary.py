@@ -22,6 +22,9 @@ GLOSSARY: dict[str, str] = {
     "memory": "the encoder's output (batch, len_src, d_model): the keys and values of every decoder layer's cross-attention",
     "num_layers": "number of identical (but independently weighted) layers in the encoder and in the decoder, N (6 in the paper)",
     "eps": "the small number LayerNorm adds to the variance inside the square root (1e-5, as in nn.LayerNorm)",
+    "src_vocab_size": "number of distinct token ids of the source language (the rows of src_embedding)",
+    "tgt_vocab_size": "number of distinct token ids of the target language (the rows of tgt_embedding, the outputs of the output layer)",
+    "logits": "the output layer's unnormalised scores (batch, len_tgt, tgt_vocab_size); a softmax over the last axis gives next-token probabilities",
 }
 
 

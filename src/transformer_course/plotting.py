@@ -375,3 +375,267 @@ def attention_panels(panels: Sequence[tuple], *, title: str = ""):
     if title:
         fig.suptitle(title)
     return fig
+
+
+# ------------------------------------------------------------------ training (lesson 10)
+def training_curves(history: dict, *, floor: float | None = None, title: str = ""):
+    """The curves of a training run, side by side; returns the Figure.
+
+    ``history`` holds per-step lists ``loss`` and ``lr``, and per epoch
+    ``val_exact_match`` and ``epoch_end`` (the step at which each epoch ended).
+    ``floor``: a dashed line at the smallest value the loss can take.
+    """
+    loss = np.asarray(history["loss"], dtype=np.float64)
+    steps = np.arange(1, len(loss) + 1)
+    fig, axes = plt.subplots(1, 3, figsize=(14, 3.6))
+    axes[0].plot(steps, loss, linewidth=0.6, alpha=0.5, label="every step")
+    window = min(25, len(loss))
+    if window > 1:
+        smooth = np.convolve(loss, np.ones(window) / window, mode="valid")
+        axes[0].plot(steps[window - 1 :], smooth, label=f"mean of {window} steps")
+    if floor is not None:
+        axes[0].axhline(floor, color="black", linestyle="--", linewidth=1,
+                        label=f"smallest possible: {floor:.2f}")  # fmt: skip
+    axes[0].set(title="training loss", xlabel="step", ylabel="label-smoothed loss")
+    axes[0].set_ylim(0, 1.05 * min(float(loss.max()), 6.0) if len(loss) else 6.0)
+    axes[0].legend()
+    axes[1].plot(steps, history["lr"])
+    axes[1].set(title="learning rate (noam_lr)", xlabel="step", ylabel="learning rate")
+    val = history.get("val_exact_match", [])
+    ends = history.get("epoch_end", list(range(1, len(val) + 1)))
+    axes[2].plot(range(1, len(val) + 1), val, "o-")
+    axes[2].set(title="validation exact match (greedy)", xlabel="epoch",
+                ylabel="fraction exactly right", ylim=(0, 1.02))  # fmt: skip
+    axes[2].set_xticks(range(1, len(val) + 1))
+    for end in ends[:-1]:
+        axes[0].axvline(end, color="0.85", linewidth=0.8, zorder=0)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+# -------------------------------------------------------- lesson 09: the whole Transformer
+def _box(ax, x, y, width, height, text, *, face="white", edge="0.3", style="-", size=9):
+    """A rounded box centred at (x, y) with ``text`` in it."""
+    from matplotlib.patches import FancyBboxPatch
+
+    ax.add_patch(
+        FancyBboxPatch(
+            (x - width / 2, y - height / 2),
+            width,
+            height,
+            boxstyle="round,pad=0.25,rounding_size=0.6",
+            facecolor=face,
+            edgecolor=edge,
+            linestyle=style,
+            linewidth=1.2,
+        )
+    )
+    ax.text(x, y, text, ha="center", va="center", fontsize=size)
+
+
+def _arrow(ax, start, end, text="", *, colour="0.25", style="-", side="right", rad=0.0):
+    """An arrow from ``start`` to ``end``; ``text`` (a shape) is written beside its middle."""
+    ax.annotate(
+        "",
+        xy=end,
+        xytext=start,
+        arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 1.3, "linestyle": style,
+                    "shrinkA": 0, "shrinkB": 0, "connectionstyle": f"arc3,rad={rad}"},
+    )  # fmt: skip
+    if text:
+        x, y = (start[0] + end[0]) / 2, (start[1] + end[1]) / 2
+        offset = 1.2 if side == "right" else -1.2
+        ax.text(x + offset, y, text, ha="left" if side == "right" else "right", va="center",
+                fontsize=7.5, color="tab:blue", family="monospace")  # fmt: skip
+
+
+def transformer_data_flow(
+    *,
+    batch: int = 2,
+    len_src: int = 7,
+    len_tgt: int = 5,
+    d_model: int = 512,
+    num_heads: int = 8,
+    num_layers: int = 6,
+    d_ff: int = 2048,
+    src_vocab_size: int = 37000,
+    tgt_vocab_size: int = 37000,
+):
+    """The encoder-decoder Transformer on one page: every module of lesson 09's
+    ``Transformer`` as a box, every tensor between them as an arrow labelled with its
+    shape (symbols, then the numbers of this call), the masks and the attention each one
+    goes to, and the three attentions ((1) encoder self-attention, (2) decoder masked
+    self-attention, (3) cross-attention) with the shapes of their weights. Returns the
+    Figure."""
+    fig, ax = plt.subplots(figsize=(14, 10.5))
+    fig.subplots_adjust(left=0.01, right=0.99, top=0.95, bottom=0.01)
+    ax.set_xlim(0, 100)
+    ax.set_ylim(2, 100)
+    ax.axis("off")
+    b, h = batch, num_heads
+    src, tgt, emb, red = "#e8f0fb", "#fdf0e3", "#eef6e8", "tab:red"
+    left, right, middle = 19, 77, 48
+
+    def shape(symbols: str, numbers: tuple) -> str:
+        return f"{symbols}\n= {numbers}"
+
+    ax.text(left, 98, "encoder side: the source sentence", ha="center", fontsize=11,
+            weight="bold")  # fmt: skip
+    ax.text(right, 98, "decoder side: the target so far", ha="center", fontsize=11,
+            weight="bold")  # fmt: skip
+    # ids -> embeddings -> positions
+    _box(ax, left, 93, 27, 2.6, "src_ids: int64 token ids, <pad> = pad_id", face=src)
+    _box(ax, right, 93, 31, 2.6, "tgt_ids: <bos> y1 y2 ..., <pad> = pad_id", face=tgt)
+    _box(ax, left, 82, 25, 4, "src_embedding\nlookup, times sqrt(d_model)", face=emb)
+    _box(ax, right, 82, 25, 4, "tgt_embedding\nlookup, times sqrt(d_model)", face=emb)
+    _arrow(ax, (left, 91.4), (left, 84.4), shape("(batch, len_src)", (b, len_src)))
+    _arrow(ax, (right, 91.4), (right, 84.4), shape("(batch, len_tgt)", (b, len_tgt)))
+    _box(ax, left, 71, 25, 4, "positional_encoding\nadd the sinusoids, then dropout", face=emb)
+    _box(ax, right, 71, 25, 4, "positional_encoding (the same module)\nadd the sinusoids, "
+         "then dropout", face=emb)  # fmt: skip
+    for x, length, name in ((left, len_src, "len_src"), (right, len_tgt, "len_tgt")):
+        _arrow(ax, (x, 79.6), (x, 73.4), shape(f"(batch, {name}, d_model)", (b, length, d_model)))
+    # the two stacks
+    encoder_text = (
+        f"encoder: {num_layers} layers (num_layers), each\n"
+        "(1) self-attention + add & LayerNorm\n"
+        "feed-forward + add & LayerNorm\n"
+        f"(d_model -> d_ff = {d_ff} -> d_model)"
+    )
+    _box(ax, left, 53, 27, 10, encoder_text, face=src, size=9.5)
+    _arrow(
+        ax, (left, 68.6), (left, 58.6), shape("(batch, len_src, d_model)", (b, len_src, d_model))
+    )
+    decoder_text = (
+        f"decoder: {num_layers} layers (num_layers), each\n"
+        "(2) masked self-attention + add & LayerNorm\n"
+        "(3) cross-attention + add & LayerNorm\n"
+        "      queries from the decoder,\n"
+        "      keys and values from memory\n"
+        "feed-forward + add & LayerNorm"
+    )
+    _box(ax, right, 49, 29, 15, decoder_text, face=tgt, size=9.5)
+    _arrow(
+        ax, (right, 68.6), (right, 57.1), shape("(batch, len_tgt, d_model)", (b, len_tgt, d_model))
+    )
+    _box(ax, left, 33, 23, 2.6, "memory = encode(src_ids)", face=src)
+    _arrow(
+        ax, (left, 47.6), (left, 34.6), shape("(batch, len_src, d_model)", (b, len_src, d_model))
+    )
+    _arrow(ax, (left + 12, 33.6), (right - 15.2, 45.5), colour="tab:purple")
+    ax.text(middle - 1, 41.5, "memory: the keys and values\nof (3), in every decoder layer",
+            fontsize=8.5, color="tab:purple", ha="center", rotation=12)  # fmt: skip
+    # output
+    _box(ax, right, 27, 29, 4, f"output = nn.Linear(d_model, tgt_vocab_size)\n"
+         f"tgt_vocab_size = {tgt_vocab_size}", face=emb)  # fmt: skip
+    _arrow(
+        ax, (right, 40.6), (right, 29.4), shape("(batch, len_tgt, d_model)", (b, len_tgt, d_model))
+    )
+    _box(ax, right, 13, 29, 4, "softmax over the last axis: not part of forward\n"
+         "(the loss takes the logits, lesson 10)", face="white", style="--")  # fmt: skip
+    _arrow(ax, (right, 24.6), (right, 15.4),
+           "logits\n" + shape("(batch, len_tgt, tgt_vocab_size)", (b, len_tgt, tgt_vocab_size)))  # fmt: skip
+    _arrow(ax, (right, 10.6), (right, 4.5), "probabilities of the next token,\nsame shape",
+           style="--")  # fmt: skip
+    # masks, built from the ids
+    ax.text(middle, 90, "masks, built from the ids\n(bool, True = may attend)", ha="center",
+            fontsize=9, color=red, weight="bold")  # fmt: skip
+    ax.text(middle, 80, "decoder_self_attention_mask(\n    tgt_ids, pad_id)  -> (2)\n"
+            f"(batch, 1, len_tgt, len_tgt)\n= {(b, 1, len_tgt, len_tgt)}",
+            ha="center", va="center", fontsize=8, color=red, family="monospace")  # fmt: skip
+    ax.text(middle, 63, "padding_mask(src_ids, pad_id)\n-> (1) and (3)\n"
+            f"(batch, 1, 1, len_src)\n= {(b, 1, 1, len_src)}",
+            ha="center", va="center", fontsize=8, color=red, family="monospace")  # fmt: skip
+    _arrow(ax, (middle + 8, 78), (right - 14.8, 53.3), colour=red, style=":", rad=-0.15)
+    _arrow(ax, (middle - 8, 61.5), (left + 13.8, 54.6), colour=red, style=":", rad=-0.1)
+    _arrow(ax, (middle + 7, 60.5), (right - 14.8, 49.5), colour=red, style=":", rad=0.15)
+    # the attention weights
+    weights = (
+        "the three attentions, weights (batch, num_heads, len_q, len_k):\n"
+        f"(1) encoder self-attention  (batch, h, len_src, len_src) = {(b, h, len_src, len_src)}\n"
+        f"(2) decoder self-attention  (batch, h, len_tgt, len_tgt) = {(b, h, len_tgt, len_tgt)}\n"
+        f"(3) cross-attention         (batch, h, len_tgt, len_src) = {(b, h, len_tgt, len_src)}"
+    )
+    ax.text(1, 14, weights, fontsize=8.5, family="monospace", va="center",
+            bbox={"boxstyle": "round", "facecolor": "0.97", "edgecolor": "0.7"})  # fmt: skip
+    fig.suptitle(
+        f"Transformer(src_vocab_size={src_vocab_size}, tgt_vocab_size={tgt_vocab_size}, "
+        f"d_model={d_model}, num_heads={num_heads}, num_layers={num_layers}, d_ff={d_ff}) "
+        f"on a batch of {batch} sentence pairs",
+        fontsize=11,
+    )
+    return fig
+
+
+def teacher_forcing_vs_autoregression(
+    reference: Sequence[str], generated: Sequence[str] | None = None
+):
+    """What the decoder is fed. Left, training (teacher forcing): one pass over the
+    reference target shifted right (<bos> first), every position predicting its next token
+    at once. Right, inference (autoregression): one pass per new token, each fed the tokens
+    generated so far, right or wrong (``generated``, default the reference), until <eos>.
+    Returns the Figure."""
+    from matplotlib.patches import FancyBboxPatch
+
+    generated = list(reference if generated is None else generated)
+    inputs = ["<bos>", *reference]
+    labels = [*reference, "<eos>"]
+    produced = [*generated, "<eos>"]
+    steps = len(produced)
+    fig, (train, infer) = plt.subplots(
+        1, 2, figsize=(14, 1.2 + 0.75 * steps), gridspec_kw={"width_ratios": [1, 1.25]}
+    )
+
+    def token(ax, x, y, text, face, edge="0.35"):
+        ax.add_patch(FancyBboxPatch((x - 0.42, y - 0.28), 0.84, 0.56,
+                                    boxstyle="round,pad=0.02,rounding_size=0.1",
+                                    facecolor=face, edgecolor=edge))  # fmt: skip
+        ax.text(x, y, text, ha="center", va="center", fontsize=9)
+
+    def up(ax, x, y0, y1, colour="0.4"):
+        ax.annotate("", xy=(x, y1), xytext=(x, y0),
+                    arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 1.1})  # fmt: skip
+
+    fed, out, new = "#fdf0e3", "#eef6e8", "#d8ecf8"
+    # training: one pass
+    n = len(inputs)
+    mid = steps / 2
+    for i, (x_in, y_out) in enumerate(zip(inputs, labels, strict=True)):
+        token(train, i, mid - 1.0, x_in, fed)
+        up(train, i, mid - 0.7, mid + 0.05)
+        token(train, i, mid + 0.35, f"-> {y_out}", out)
+    train.add_patch(FancyBboxPatch((-0.5, mid - 0.58), n, 0.42, boxstyle="round,pad=0.02",
+                                   facecolor="0.93", edgecolor="0.6", zorder=0))  # fmt: skip
+    train.text(1.5, mid - 0.37, "decoder", ha="center", va="center", fontsize=8, color="0.3")
+    train.text((n - 1) / 2, mid - 1.75, "decoder input: the reference, shifted right\n"
+               "(one pass; the look-ahead mask hides later positions)",
+               ha="center", va="center", fontsize=9)  # fmt: skip
+    train.text((n - 1) / 2, mid + 1.05, "predicted at every position at once,\n"
+               "compared with the labels (the reference + <eos>)",
+               ha="center", va="center", fontsize=9)  # fmt: skip
+    train.set_xlim(-0.7, n - 0.3)
+    train.set_ylim(-0.6, steps + 0.1)
+    train.set_title("training: teacher forcing, one pass for the whole target")
+    train.axis("off")
+    # inference: one pass per token
+    for step in range(steps):
+        y = steps - 1 - step
+        prefix = ["<bos>", *generated[:step]]
+        for i, text in enumerate(prefix):
+            token(infer, i, y, text, new if i == len(prefix) - 1 and step else fed)
+        token(infer, len(prefix) + 0.6, y, f"-> {produced[step]}", out)
+        infer.text(-0.75, y, f"step {step + 1}", ha="right", va="center", fontsize=9)
+        if step + 1 < steps:
+            infer.annotate("", xy=(len(prefix), y - 0.72), xytext=(len(prefix) + 0.6, y - 0.3),
+                           arrowprops={"arrowstyle": "-|>", "color": "tab:blue", "lw": 1.2,
+                                       "connectionstyle": "arc3,rad=-0.3"})  # fmt: skip
+    infer.text(steps / 2, -0.85, "blue: the token generated one step earlier, fed back in; "
+               "decoding stops at <eos>", ha="center", va="center", fontsize=9)  # fmt: skip
+    infer.set_xlim(-1.9, steps + 1.2)
+    infer.set_ylim(-1.2, steps - 0.3)
+    infer.set_title("inference: autoregression, one decoder pass per new token")
+    infer.axis("off")
+    fig.tight_layout()
+    return fig

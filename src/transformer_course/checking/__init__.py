@@ -347,12 +347,21 @@ class Checker:
         self.count = 0
         self._notes: list[str] = []
         self._random_state: tuple | None = None
+        self._threads = 1
 
     def __enter__(self) -> Checker:
+        import torch
+
         self._random_state = _global_random_state()
+        # Checks compute on tiny tensors, where several threads only cost (10x under load).
+        self._threads = torch.get_num_threads()
+        torch.set_num_threads(1)
         return self
 
     def __exit__(self, exc_type, exc, tb) -> bool:
+        import torch
+
+        torch.set_num_threads(self._threads)
         if self._random_state is not None:
             _restore_random_state(self._random_state)
         if exc_type is None:

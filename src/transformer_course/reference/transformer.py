@@ -10,11 +10,20 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from transformer_course.reference.decoder import Decoder
+from transformer_course.reference.decoder import Decoder, torch_decoder_layer
 from transformer_course.reference.embeddings import TokenEmbedding
-from transformer_course.reference.encoder import Encoder
-from transformer_course.reference.masking import decoder_self_attention_mask, padding_mask
+from transformer_course.reference.encoder import Encoder, torch_encoder_layer
+from transformer_course.reference.masking import (
+    decoder_self_attention_mask,
+    look_ahead_mask,
+    padding_mask,
+)
 from transformer_course.reference.positional_encoding import PositionalEncoding
+
+
+def quiz_tie_embeddings() -> str:
+    """Your answer to Question 1: "a", "b", "c" or "d"."""
+    return "a"
 
 
 class Transformer(nn.Module):
@@ -33,8 +42,9 @@ class Transformer(nn.Module):
         pad_id: the id of <pad>, from which every mask is built.
     tie_embeddings=True (paper, section 3.4) makes src_embedding, tgt_embedding and
     output share one weight matrix (vocab_size, d_model); it needs
-    src_vocab_size == tgt_vocab_size (a shared vocabulary). final_norm=True gives
-    each stack a final LayerNorm, as nn.Transformer has.
+    src_vocab_size == tgt_vocab_size (a shared vocabulary) and raises ValueError
+    otherwise. final_norm=True gives each stack a final LayerNorm, as nn.Transformer
+    has; None follows norm_first (the paper's post-LN stacks have none).
 
     encode(src_ids (batch, len_src) int64) -> memory (batch, len_src, d_model), with
         the source padding mask.
@@ -95,6 +105,112 @@ class Transformer(nn.Module):
 
     def forward(self, src_ids: torch.Tensor, tgt_ids: torch.Tensor) -> torch.Tensor:
         return self.decode(tgt_ids, self.encode(src_ids), src_ids)
+
+
+def torch_transformer(ours: nn.Module) -> nn.Transformer:
+    """An nn.Transformer (batch_first, ReLU, dropout 0, eval mode) holding the weights of
+    the stacks of our Transformer `ours`, with a final LayerNorm in each stack exactly
+    when `ours` has one (nn.Transformer's default stacks always have it)."""
+    first = ours.encoder.layers[0]
+    norm_first = first.norm_first
+    d_model, d_ff = first.feed_forward.w_1.in_features, first.feed_forward.w_1.out_features
+
+    def final(norm: nn.Module | None) -> nn.LayerNorm | None:
+        if norm is None:
+            return None
+        layer_norm = nn.LayerNorm(d_model)
+        layer_norm.load_state_dict(norm.state_dict())
+        return layer_norm
+
+    num_layers = len(ours.encoder.layers)
+    encoder = nn.TransformerEncoder(
+        torch_encoder_layer(first, norm_first),
+        num_layers,
+        final(ours.encoder.norm),
+        enable_nested_tensor=False,
+    )
+    decoder = nn.TransformerDecoder(
+        torch_decoder_layer(ours.decoder.layers[0], norm_first),
+        num_layers,
+        final(ours.decoder.norm),
+    )
+    theirs = nn.Transformer(
+        d_model,
+        first.self_attn.num_heads,
+        dim_feedforward=d_ff,
+        dropout=0.0,
+        custom_encoder=encoder,
+        custom_decoder=decoder,
+        batch_first=True,
+        norm_first=norm_first,
+    )
+    # nn.Transformer's constructor re-initialises every weight matrix of its stacks, custom
+    # ones included: put our layers in after it.
+    theirs.encoder.layers = nn.ModuleList(
+        [torch_encoder_layer(layer, norm_first) for layer in ours.encoder.layers]
+    )
+    theirs.decoder.layers = nn.ModuleList(
+        [torch_decoder_layer(layer, norm_first) for layer in ours.decoder.layers]
+    )
+    return theirs.eval()
+
+
+def torch_transformer_logits(
+    ours: nn.Module, theirs: nn.Transformer, src_ids: torch.Tensor, tgt_ids: torch.Tensor
+) -> torch.Tensor:
+    """Logits (batch, len_tgt, tgt_vocab_size): our embeddings and positions, PyTorch's
+    stacks, our output layer. PyTorch's bool masks mean True = blocked."""
+    src_pads, tgt_pads = src_ids == ours.pad_id, tgt_ids == ours.pad_id  # True at <pad>
+    future = ~look_ahead_mask(tgt_ids.shape[1])  # (len_tgt, len_tgt), True = a later token
+    vectors = theirs(
+        ours.positional_encoding(ours.src_embedding(src_ids)),  # (batch, len_src, d_model)
+        ours.positional_encoding(ours.tgt_embedding(tgt_ids)),  # (batch, len_tgt, d_model)
+        tgt_mask=future,
+        src_key_padding_mask=src_pads,
+        tgt_key_padding_mask=tgt_pads,
+        memory_key_padding_mask=src_pads,
+    )  # (batch, len_tgt, d_model)
+    return ours.output(vectors)
+
+
+def count_parameters(
+    vocab_size: int,
+    d_model: int,
+    num_heads: int,
+    num_layers: int,
+    d_ff: int,
+    tie_embeddings: bool,
+    final_norm: bool = False,
+) -> dict[str, int]:
+    """The number of parameters of Transformer(vocab_size, vocab_size, d_model, num_heads,
+    num_layers, d_ff, tie_embeddings=tie_embeddings, final_norm=final_norm), a post-LN
+    model with a shared vocabulary, from the shapes alone.
+
+    Returns {"embeddings": ..., "encoder": ..., "decoder": ..., "output": ...} (ints):
+    the embedding tables (one shared matrix when tie_embeddings, else two); the encoder
+    and the decoder stacks (with their final LayerNorms when final_norm); the output
+    layer (its bias only when tie_embeddings: the weight is the shared matrix). The sum
+    is sum(p.numel() for p in model.parameters()).
+    """
+    d_head = d_model // num_heads
+    attention = 4 * (d_model * num_heads * d_head + d_model)  # w_q, w_k, w_v, w_o
+    feed_forward = (d_model * d_ff + d_ff) + (d_ff * d_model + d_model)  # w_1, w_2
+    layer_norm = 2 * d_model  # gain and bias
+    encoder_layer = attention + feed_forward + 2 * layer_norm
+    decoder_layer = 2 * attention + feed_forward + 3 * layer_norm
+    final = layer_norm if final_norm else 0
+    table = vocab_size * d_model
+    return {
+        "embeddings": table if tie_embeddings else 2 * table,
+        "encoder": num_layers * encoder_layer + final,
+        "decoder": num_layers * decoder_layer + final,
+        "output": vocab_size if tie_embeddings else table + vocab_size,
+    }
+
+
+def quiz_teacher_forcing() -> str:
+    """Your answer to Question 2: "a", "b", "c" or "d"."""
+    return "b"
 
 
 def greedy_decode(

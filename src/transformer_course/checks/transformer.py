@@ -1,0 +1,1503 @@
+"""Checks for lesson 09 (the full Transformer): ``Transformer``, ``count_parameters``,
+``greedy_decode`` and two concept questions.
+
+Expected values come from :mod:`transformer_course.reference.transformer`, computed in
+float64 (the reference is tested against ``nn.Transformer`` plus embeddings, positions
+and output layer in ``tests/test_09_transformer.py``). The values that classic mistakes
+give are computed by :func:`_encode_f` and :func:`_decode_f`, the reference's own
+submodules wired with one knob per mistake, so that a wrong answer gets the diagnosis
+of the mistake it matches.
+
+The learner's ``Transformer`` is only constructed, read and loaded through its state
+dict, switched between train and eval, and called (``encode``, ``decode``, forward),
+always through :meth:`Checker.call`. Training mode is checked without a random stream:
+with ``dropout=1.0`` every dropout zeroes its input, which gives one deterministic
+output; with ``dropout=0.0`` train mode equals eval mode.
+
+What is accepted beyond the reference's own choices:
+
+* the positional encoding's buffers: any name and layout, or none in the state dict (a
+  non-persistent buffer, or a table computed on the fly); the checks leave them as the
+  learner's module has them and only the outputs show whether the positions are right;
+* masks built in any way that gives the same values (lesson 06's functions, inline
+  comparisons, masks expanded to full size);
+* any exception type for ``tie_embeddings=True`` with two vocabulary sizes;
+* any floating dtype for the outputs (a note when it is not float32).
+
+``greedy_decode`` gets a reference ``Transformer`` made with
+:func:`~transformer_course.checking.objects.course_object` (so that the sandboxed
+grader can rebuild it), with fixed weights chosen so that rows finish at different
+steps, all rows finish before ``max_len`` (early stop), or some never do; the
+next-token margins are large enough that any correct way of decoding (re-encoding at
+every step, one row at a time, softmax before the argmax) gives the same tokens
+(``tests/test_09_transformer.py`` proves both).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch import nn
+
+from transformer_course.checking import Checker, CheckFailure, tolerance, torch_generator
+from transformer_course.checking.modules import build_module, random_state
+from transformer_course.checking.objects import course_object
+from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.reference import transformer as ref
+from transformer_course.reference.masking import (
+    decoder_self_attention_mask,
+    look_ahead_mask,
+    padding_mask,
+)
+from transformer_course.registry import Exercise
+
+__all__ = [
+    "check_Transformer",
+    "check_count_parameters",
+    "check_greedy_decode",
+    "check_quiz_teacher_forcing",
+    "check_quiz_tie_embeddings",
+    "greedy_model",
+]
+
+SRC_TABLE = "src_embedding.embedding.weight"
+TGT_TABLE = "tgt_embedding.embedding.weight"
+OUT_WEIGHT = "output.weight"
+POSITIONS = "positional_encoding."  # buffers only: any layout is accepted
+
+
+# ================================================================== shared helpers
+def token_ids(
+    lengths: tuple[int, ...], total: int, vocab: int, pad_id: int, seed: int, *, left=False
+) -> torch.Tensor:
+    """int64 (batch, total): row b holds lengths[b] real tokens (any id but pad_id, below
+    vocab) and pad_id elsewhere, at the end or (``left=True``) at the start. When pad_id is
+    not 0, the first token of row 0 is id 0, a real token that a mask built with a
+    hard-coded 0 would hide."""
+    generator = torch_generator(seed)
+    ids = torch.randint(0, vocab - 1, (len(lengths), total), generator=generator)
+    ids = ids + (ids >= pad_id).long()  # skip pad_id
+    if pad_id != 0:
+        ids[0, total - lengths[0] if left else 0] = 0
+    positions = torch.arange(total)
+    count = torch.tensor(lengths)[:, None]
+    real = positions >= total - count if left else positions < count
+    return ids.masked_fill(~real, pad_id)
+
+
+def _close(got: torch.Tensor, expected: torch.Tensor, tol: Mapping[str, float]) -> bool:
+    if tuple(got.shape) != tuple(expected.shape):
+        return False
+    return torch.allclose(got.detach().double(), expected.double(), **tol, equal_nan=True)
+
+
+def _value_of(compute: Callable[[], torch.Tensor | None]) -> torch.Tensor | None:
+    try:
+        return compute()
+    except (RuntimeError, IndexError, ValueError):  # the mistake cannot happen here
+        return None
+
+
+# ================================================================== Transformer
+@dataclass(frozen=True)
+class _Case:
+    seed: int
+    src_vocab: int
+    tgt_vocab: int
+    d_model: int
+    num_heads: int
+    num_layers: int
+    d_ff: int
+    src_lengths: tuple[int, ...]
+    len_src: int
+    tgt_lengths: tuple[int, ...]
+    len_tgt: int
+    pad_id: int = 0
+    left: bool = False  # source padded at the start
+    tie: bool = False
+    norm_first: bool = False
+    final_norm: bool | None = None
+    dropout: float = 0.1
+    train: bool = False
+    max_len: int = 32
+
+    @property
+    def kwargs(self) -> dict[str, Any]:
+        """The constructor's keyword arguments (the vocabulary sizes are positional)."""
+        kwargs = {
+            "d_model": self.d_model,
+            "num_heads": self.num_heads,
+            "num_layers": self.num_layers,
+            "d_ff": self.d_ff,
+            "dropout": self.dropout,
+            "max_len": self.max_len,
+            "pad_id": self.pad_id,
+        }
+        if self.tie:
+            kwargs["tie_embeddings"] = True
+        if self.norm_first:
+            kwargs["norm_first"] = True
+        if self.final_norm is not None:
+            kwargs["final_norm"] = self.final_norm
+        return kwargs
+
+    @property
+    def mode(self) -> str:
+        return "train" if self.train else "eval"
+
+    def describe(self) -> str:
+        parts = [f"len_src={self.len_src}, len_tgt={self.len_tgt}"]
+        if self.left:
+            parts.append("the source padded at the start")
+        parts.append(f"pad_id={self.pad_id}")
+        parts.append(f"{self.mode} mode")
+        return ", ".join(parts)
+
+
+# _Case(seed, src_vocab, tgt_vocab, d_model, num_heads, num_layers, d_ff,
+#       src_lengths, len_src, tgt_lengths, len_tgt, pad_id, left, tie, norm_first, final_norm)
+_TRANSFORMER_VISIBLE = [
+    # post-LN, untied, two vocabularies, len_src == len_tgt, dropout 0.1 in eval mode
+    _Case(1, 11, 13, 8, 2, 2, 16, (6, 4, 5), 6, (6, 6, 3), 6),
+    # pre-LN (final norms by default), tied, pad_id 3, left-padded source, len_src != len_tgt
+    _Case(2, 12, 12, 8, 2, 2, 16, (7, 4), 7, (5, 3), 5, 3, True, True, True, dropout=0.0),
+    # nn.Transformer's configuration: post-LN with final norms
+    _Case(3, 10, 10, 12, 3, 1, 20, (5, 3), 5, (4, 4), 4, final_norm=True, pad_id=1),
+    # train mode: dropout=1.0 drops everything, dropout=0.0 changes nothing
+    _Case(4, 9, 10, 8, 2, 2, 16, (5, 3), 5, (4, 2), 4, dropout=1.0, train=True),
+    _Case(
+        5, 12, 12, 8, 2, 1, 16, (5, 5), 5, (5, 3), 5, 0, False, True, True, dropout=1.0, train=True
+    ),
+    _Case(6, 11, 13, 8, 2, 2, 16, (6, 4), 6, (5, 2), 5, dropout=0.0, train=True),
+]
+_TRANSFORMER_HIDDEN = [
+    # len_src == len_tgt first, so that the masks' routing shows in the values
+    _Case(104, 13, 11, 16, 2, 2, 32, (5, 5), 5, (5, 4), 5, 4, False, False, True, False),
+    _Case(101, 17, 14, 16, 4, 3, 24, (9, 2, 7), 9, (6, 6, 1), 6, pad_id=2, left=True),
+    _Case(102, 20, 20, 12, 2, 1, 8, (3,), 3, (1,), 1, tie=True),  # len_tgt = 1, batch 1
+    _Case(
+        103, 15, 15, 8, 4, 2, 16, (4, 6, 6, 2), 6, (7, 3, 7, 5), 7, 5, False, True, final_norm=True
+    ),
+    _Case(105, 10, 12, 8, 2, 3, 12, (4, 2), 4, (6, 3), 6, 1, dropout=1.0, train=True),
+    _Case(
+        106, 16, 16, 8, 2, 2, 16, (6, 3), 6, (4, 4), 4, 3, True, True, True, dropout=0.0, train=True
+    ),
+]
+
+
+def _reference(case: _Case, dtype=torch.float64) -> nn.Module:
+    """The reference Transformer of a case, with its weights, in the case's mode."""
+    model = ref.Transformer(case.src_vocab, case.tgt_vocab, **case.kwargs)
+    full = model.state_dict()
+    full.update(_case_state(case))
+    model.load_state_dict(full)
+    model = model.to(dtype)
+    return model.train() if case.train else model.eval()
+
+
+@functools.lru_cache(maxsize=64)
+def _parameter_shapes(case: _Case) -> dict[str, tuple[int, ...]]:
+    """name -> shape of every state-dict entry of the reference, the positional encoding's
+    fixed table left out."""
+    model = ref.Transformer(case.src_vocab, case.tgt_vocab, **{**case.kwargs, "max_len": 1})
+    return {
+        key: tuple(value.shape)
+        for key, value in model.state_dict().items()
+        if not key.startswith(POSITIONS)
+    }
+
+
+def _case_state(case: _Case, *, distinct: bool = False) -> dict[str, torch.Tensor]:
+    """The check's deterministic weights. Tied: the two tables and the output weight hold
+    one matrix, unless ``distinct`` (three different ones, to see whether the learner's
+    module ties them)."""
+    state = random_state(_parameter_shapes(case), case.seed)
+    if case.tie and not distinct:
+        state[TGT_TABLE] = state[SRC_TABLE]
+        state[OUT_WEIGHT] = state[SRC_TABLE]
+    return state
+
+
+# ----------------------------------------------------------- the mistakes, computed
+def _embed(m: nn.Module, ids: torch.Tensor, side: str, k: Mapping[str, Any]) -> torch.Tensor:
+    """Embedding, positions and dropout of one side, with the knobs of the mistakes:
+    ``scale`` (power of sqrt(d_model): 1 right, 0 none, 2 twice), ``positions`` ("both",
+    "none", "src", "tgt": which sides get them), ``emb_dropout`` ("sum" right, "missing",
+    "before": dropout on the embeddings before the positions are added), ``table``
+    ("own", or "other": the other side's table)."""
+    own, other = (m.src_embedding, m.tgt_embedding)[:: 1 if side == "src" else -1]
+    table = (other if k.get("table") == "other" else own).embedding
+    d_model = table.weight.shape[1]
+    x = table(ids) * math.sqrt(d_model) ** k.get("scale", 1)  # (batch, len, d_model)
+    pe = m.positional_encoding.pe[:, : ids.shape[1]]
+    drop = m.positional_encoding.dropout
+    positions = k.get("positions", "both") in ("both", side)
+    where = k.get("emb_dropout", "sum")
+    if where == "before":
+        return drop(x) + pe if positions else drop(x)
+    x = x + pe if positions else x
+    return x if where == "missing" else drop(x)
+
+
+def _encode_f(m: nn.Module, src: torch.Tensor, pad_id: int, **k: Any) -> torch.Tensor:
+    """memory, with the knobs of _embed and ``mask`` ("pad" right, "none", "pad0")."""
+    x = _embed(m, src, "src", k)
+    mask = {
+        "pad": lambda: padding_mask(src, pad_id),
+        "none": lambda: None,
+        "pad0": lambda: padding_mask(src, 0),
+    }[k.get("mask", "pad")]()
+    return m.encoder(x, mask)
+
+
+def _decode_f(
+    m: nn.Module, tgt: torch.Tensor, memory: torch.Tensor, src: torch.Tensor, pad_id: int, **k
+) -> torch.Tensor:
+    """Logits, with the knobs of _embed and ``self_mask`` ("causal_pad" right, "pad" (no
+    look-ahead), "causal" (no target padding), "src_pad", "pad0"), ``cross_mask``
+    ("src_pad" right, "none", "tgt", "pad0"), ``reads`` ("memory" right, "self": the
+    target read as memory, "swap": decoder(memory, target)), ``output`` ("logits" right,
+    "softmax", "log_softmax", "softmax_positions")."""
+    y = _embed(m, tgt, "tgt", k)
+    length = tgt.shape[1]
+    self_mask = {
+        "causal_pad": lambda: decoder_self_attention_mask(tgt, pad_id),
+        "pad": lambda: padding_mask(tgt, pad_id),
+        "causal": lambda: look_ahead_mask(length),
+        "src_pad": lambda: padding_mask(src, pad_id),
+        "pad0": lambda: decoder_self_attention_mask(tgt, 0),
+    }[k.get("self_mask", "causal_pad")]()
+    cross_mask = {
+        "src_pad": lambda: padding_mask(src, pad_id),
+        "none": lambda: None,
+        "tgt": lambda: decoder_self_attention_mask(tgt, pad_id),
+        "pad0": lambda: padding_mask(src, 0),
+    }[k.get("cross_mask", "src_pad")]()
+    reads = k.get("reads", "memory")
+    if reads == "swap":
+        out = m.decoder(memory, y, cross_mask, self_mask)
+    else:
+        out = m.decoder(y, y if reads == "self" else memory, cross_mask, self_mask)
+    logits = m.output(out)  # (batch, len_tgt, tgt_vocab_size)
+    return {
+        "logits": lambda: logits,
+        "softmax": lambda: torch.softmax(logits, dim=-1),
+        "log_softmax": lambda: torch.log_softmax(logits, dim=-1),
+        "softmax_positions": lambda: torch.softmax(logits, dim=1),
+    }[k.get("output", "logits")]()
+
+
+NOT_SCALED = (
+    "The embeddings are not multiplied by sqrt(d_model) (paper, section 3.4). Lesson 02's "
+    "TokenEmbedding does that for you: call the module itself, `self.src_embedding(ids)`, "
+    "rather than the table inside it (`.embedding`)."
+)
+SCALED_TWICE = (
+    "The embeddings are multiplied by sqrt(d_model) twice: TokenEmbedding (lesson 02) already "
+    "scales its lookup, so do not multiply its output again."
+)
+NO_POSITIONS = {
+    "src": "The source gets no positional encoding: without it the encoder cannot tell one "
+    "word order from another (lesson 03). Pass the embeddings through "
+    "self.positional_encoding before the encoder.",
+    "tgt": "The target gets no positional encoding: the decoder needs positions as much as "
+    "the encoder does. Pass the target's embeddings through self.positional_encoding too "
+    "(one module serves both sides).",
+}
+DROPOUT_MISSING = (
+    "In train mode with dropout=1.0 the sum of embeddings and positions must be dropped "
+    "entirely before the first layer, but yours reached the layers: there is no dropout on "
+    "it. The paper (section 5.4) applies dropout to the sums of the embeddings and the "
+    "positional encodings, on both sides; self.positional_encoding adds the table and then "
+    "applies dropout, with the model's dropout rate (did you add the table yourself, or "
+    "build PositionalEncoding with dropout 0?)."
+)
+DROPOUT_BEFORE_POSITIONS = (
+    "In train mode with dropout=1.0 the positions survived the dropout: you applied dropout to "
+    "the embeddings and added the positions afterwards. Dropout goes on the sum, "
+    "embeddings + positions (paper, section 5.4): self.positional_encoding does both, in "
+    "that order."
+)
+WRONG_TABLE = {
+    "src": "The source ids were looked up in the target's table: the encoder's input comes "
+    "from self.src_embedding.",
+    "tgt": "The target ids were looked up in the source's table: the decoder's input comes "
+    "from self.tgt_embedding.",
+}
+ENCODER_NO_MASK = (
+    "The encoder ignores the padding of the source: its self-attention gives weight to "
+    "<pad> positions. Pass padding_mask(src_ids, self.pad_id) to self.encoder."
+)
+
+
+def _pad0(pad_id: int) -> str:
+    return (
+        f"Your masks treat id 0 as <pad>, but this model's pad_id is {pad_id}: build every mask "
+        "with self.pad_id (the constructor's pad_id argument), never a hard-coded 0."
+    )
+
+
+NO_LOOK_AHEAD = (
+    "The decoder's self-attention has no look-ahead mask: each target position sees the "
+    "tokens after it, which at inference do not exist yet. Use "
+    "decoder_self_attention_mask(tgt_ids, self.pad_id) (look-ahead AND target padding), not "
+    "only padding_mask(tgt_ids, ...)."
+)
+NO_TARGET_PADDING = (
+    "The decoder's self-attention has the look-ahead mask but ignores the target's padding: "
+    "use decoder_self_attention_mask(tgt_ids, self.pad_id), which combines both."
+)
+SOURCE_MASK_TO_SELF = (
+    "The decoder's self-attention got the source padding mask. Its queries and keys are "
+    "target positions: it needs decoder_self_attention_mask(tgt_ids, self.pad_id); the "
+    "source padding mask belongs to the cross-attention."
+)
+MASKS_SWAPPED = (
+    "The two decoder masks are swapped: the target mask went to the cross-attention and the "
+    "source padding mask to the self-attention. The decoder's signature is "
+    "decoder(x, memory, src_mask, tgt_mask): the source mask comes first."
+)
+TARGET_MASK_TO_CROSS = (
+    "The cross-attention got the target mask. Its keys are the source positions (memory), so "
+    "it needs the source padding mask, padding_mask(src_ids, self.pad_id), passed as the "
+    "decoder's src_mask."
+)
+NO_CROSS_MASK = (
+    "The cross-attention ignores the padding of the source: the decoder reads <pad> positions "
+    "of memory. Pass padding_mask(src_ids, self.pad_id) as the decoder's src_mask."
+)
+MEMORY_AS_QUERIES = (
+    "You called the decoder with memory first and the target second. The decoder's input x "
+    "is the target (it supplies the queries, one output row per target position); memory is "
+    "the second argument, the keys and values of the cross-attention: "
+    "decoder(y, memory, src_mask, tgt_mask)."
+)
+IGNORES_MEMORY = (
+    "decode's logits do not depend on `memory`: the cross-attention must read the encoder "
+    "output passed in (decoder(y, memory, ...)), not the target and not a memory computed "
+    "anew."
+)
+SOFTMAX = (
+    "decode returns probabilities (a softmax over the vocabulary): the contract is logits, "
+    "the output layer's raw scores. The loss (F.cross_entropy, and lesson 10's) applies "
+    "log-softmax itself, and greedy decoding only needs an argmax; return self.output(...) "
+    "as it is."
+)
+LOG_SOFTMAX = (
+    "decode returns log-probabilities (log_softmax over the vocabulary), the way the "
+    "Annotated Transformer's Generator does (it trains with a KL-divergence loss on them). "
+    "This course's model returns logits, the output layer's raw scores; the loss and the "
+    "decoders of lesson 10 apply (log-)softmax themselves. Return self.output(...) as it is."
+)
+SOFTMAX_POSITIONS = (
+    "decode applies a softmax over the positions (dim=1): it compares different positions' "
+    "scores for one word, which means nothing. The model returns logits, with no softmax; "
+    "where probabilities are needed, the softmax is over the vocabulary, the last axis."
+)
+ENCODER_ON_TARGET = (
+    "forward ran the encoder on the target: memory is the encoder's reading of the SOURCE, "
+    "memory = self.encode(src_ids), and the decoder reads the target. forward(src_ids, "
+    "tgt_ids) = decode(tgt_ids, encode(src_ids), src_ids)."
+)
+NORM_FIRST_IGNORED = {
+    True: "Your layers are post-LN where this model asked for pre-LN (norm_first=True): pass "
+    "norm_first on to Encoder and Decoder.",
+    False: "Your layers are pre-LN where this model asked for post-LN (norm_first=False): pass "
+    "norm_first on to Encoder and Decoder unchanged.",
+}
+FUTURE_LEAK = (
+    "Changing the LAST target token changed the logits at earlier positions: position t "
+    "sees the target tokens after it. The decoder's self-attention needs the look-ahead "
+    "mask, decoder_self_attention_mask(tgt_ids, self.pad_id)."
+)
+
+
+def _embedding_mistakes(side: str, case: _Case) -> list[tuple[str, dict[str, Any]]]:
+    """(message, knobs) of the mistakes of one side's input."""
+    table = [
+        (NOT_SCALED, {"scale": 0}),
+        (SCALED_TWICE, {"scale": 2}),
+        (NO_POSITIONS[side], {"positions": "tgt" if side == "src" else "src"}),
+    ]
+    if case.train and case.dropout == 1.0:
+        table += [
+            (DROPOUT_MISSING, {"emb_dropout": "missing"}),
+            (DROPOUT_BEFORE_POSITIONS, {"emb_dropout": "before"}),
+        ]
+    table.append((WRONG_TABLE[side], {"table": "other"}))
+    return table
+
+
+def _encode_mistakes(case: _Case) -> list[tuple[str, dict[str, Any]]]:
+    table = _embedding_mistakes("src", case)
+    table.append((ENCODER_NO_MASK, {"mask": "none"}))
+    if case.pad_id != 0:
+        table.append((_pad0(case.pad_id), {"mask": "pad0"}))
+    return table
+
+
+def _decode_mistakes(case: _Case) -> list[tuple[str, dict[str, Any]]]:
+    table = [
+        (SOFTMAX, {"output": "softmax"}),
+        (LOG_SOFTMAX, {"output": "log_softmax"}),
+        (SOFTMAX_POSITIONS, {"output": "softmax_positions"}),
+        *_embedding_mistakes("tgt", case),
+        (NO_LOOK_AHEAD, {"self_mask": "pad"}),
+        (NO_TARGET_PADDING, {"self_mask": "causal"}),
+        (MASKS_SWAPPED, {"self_mask": "src_pad", "cross_mask": "tgt"}),
+        (SOURCE_MASK_TO_SELF, {"self_mask": "src_pad"}),
+        (TARGET_MASK_TO_CROSS, {"cross_mask": "tgt"}),
+        (NO_CROSS_MASK, {"cross_mask": "none"}),
+        (MEMORY_AS_QUERIES, {"reads": "swap"}),
+        (IGNORES_MEMORY, {"reads": "self"}),
+    ]
+    if case.pad_id != 0:
+        table.append((_pad0(case.pad_id), {"self_mask": "pad0", "cross_mask": "pad0"}))
+    return table
+
+
+# ----------------------------------------------------------- hints
+def _length_hint(case: _Case) -> list:
+    """A hint for an error that mixes the source's and the target's lengths."""
+    ls, lt = case.len_src, case.len_tgt
+
+    def mixes(exc: BaseException) -> bool:
+        numbers = {int(n) for n in re.findall(r"\d+", str(exc))}
+        return isinstance(exc, RuntimeError) and {ls, lt} <= numbers
+
+    advice = (
+        f"Here len_src = {ls} and len_tgt = {lt}, and the error mixes exactly these two "
+        "lengths: something built from one sequence met the other. The decoder's "
+        "self-attention mask comes from tgt_ids, (batch, 1, len_tgt, len_tgt); the "
+        "cross-attention mask from src_ids, (batch, 1, 1, len_src); and the decoder is "
+        "called as decoder(target vectors, memory, src_mask, tgt_mask), in that order."
+    )
+    return [(mixes, advice)] if ls != lt else []
+
+
+_INDEX_HINT = (
+    "An id was larger than a table: source ids go through src_embedding (src_vocab_size "
+    "rows), target ids through tgt_embedding (tgt_vocab_size rows). The encoder reads the "
+    "source, encode(src_ids); the decoder reads the target."
+)
+_TUPLE_HINT = (
+    "The encoder and the decoder (lessons 07 and 08) each return one tensor; lesson 05's "
+    "MultiHeadAttention returns a pair, but you do not call it directly here."
+)
+_CALL_HINTS = [
+    ("index out of range", _INDEX_HINT),
+    (lambda exc: "tuple" in str(exc) and "Tensor" in str(exc), _TUPLE_HINT),
+]
+
+
+def _keys_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple], case: _Case) -> str:
+    hints = []
+    if "src_embedding.weight" in found or "tgt_embedding.weight" in found:
+        hints.append(
+            "`src_embedding.weight` is the key of a plain nn.Embedding: use lesson 02's "
+            "TokenEmbedding (imported in the setup cell), which keeps its table as "
+            "`.embedding` and multiplies the lookup by sqrt(d_model)."
+        )
+    for key in (TGT_TABLE, OUT_WEIGHT):
+        if key in found and key in expected and found[key] != expected[key]:
+            if found[key] == expected[SRC_TABLE]:
+                hints.append(
+                    f"{key} has the source vocabulary's shape {found[key]}: the target side "
+                    f"(tgt_embedding and output) has tgt_vocab_size = {case.tgt_vocab} rows. "
+                    "Did you share the source's module?"
+                )
+    missing = set(expected) - set(found)
+    extra = set(found) - set(expected)
+    if {"encoder.norm.weight", "decoder.norm.weight"} & missing:
+        hints.append(
+            "Your stacks lack their final LayerNorm `norm`: pass norm_first and final_norm on "
+            "to Encoder and Decoder (with final_norm=True, or norm_first=True and "
+            "final_norm=None, they add one)."
+        )
+    if {"encoder.norm.weight", "decoder.norm.weight"} & extra:
+        hints.append(
+            "Your stacks have a final LayerNorm this configuration must not have: pass "
+            "norm_first and final_norm on to Encoder and Decoder unchanged (final_norm=None "
+            "adds one only for pre-LN)."
+        )
+    if "output.bias" in missing and OUT_WEIGHT in found:
+        hints.append("The output layer is nn.Linear(d_model, tgt_vocab_size), with its bias.")
+    if not any(key.startswith("output.") for key in found):
+        hints.append(
+            "There is no `output` layer: the decoder's vectors go through "
+            "self.output = nn.Linear(d_model, tgt_vocab_size) (the Annotated Transformer "
+            "calls it generator.proj; this course calls it output)."
+        )
+    layers = {
+        key.split(".")[2] for key in found if key.startswith(("encoder.layers.", "decoder.layers."))
+    }
+    wanted = {key.split(".")[2] for key in expected if key.startswith("encoder.layers.")}
+    if layers and layers != wanted:
+        hints.append(f"Each stack has num_layers = {case.num_layers} layers.")
+    return " ".join(dict.fromkeys(hints))
+
+
+# ----------------------------------------------------------- building and loading
+def _build(c: Checker, cls, case: _Case) -> tuple[nn.Module, str]:
+    """Construct, check the state-dict keys and shapes, check the tying, load the case's
+    weights (leaving the learner's positional-encoding buffers as they are), set the mode."""
+    module, built = build_module(
+        c, cls, case.src_vocab, case.tgt_vocab, name="Transformer", mode=case.mode, **case.kwargs
+    )
+    expected = _parameter_shapes(case)
+    own = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
+    found = {key: tuple(value.shape) for key, value in own.items()}
+    keys = {key for key in found if not key.startswith(POSITIONS)}
+    if keys != set(expected):
+        missing = sorted(set(expected) - keys)
+        extra = sorted(keys - set(expected))
+        c.fail(
+            f"{built} should have the state-dict keys of the contract (besides the positional "
+            f"encoding's table); missing: {missing or 'none'}, unexpected: {extra or 'none'}. "
+            "The checks (and lesson 10) load weights by these names, so the submodules must be "
+            "called src_embedding, tgt_embedding, positional_encoding, encoder, decoder and "
+            f"output. {_keys_hint(found, expected, case)}".strip()
+        )
+    for key, shape in expected.items():
+        if found[key] != shape:
+            c.fail(
+                f"{built}: {key} has shape {found[key]}, expected {shape}. "
+                f"{_keys_hint(found, expected, case)}".strip()
+            )
+    c.ok()
+    buffers = {
+        key: value.detach().clone() for key, value in own.items() if key.startswith(POSITIONS)
+    }
+    _check_sharing(c, module, built, case, buffers)
+    c.call(
+        module.load_state_dict,
+        {**_case_state(case), **buffers},
+        call_repr=f"{built}.load_state_dict(...)",
+    )
+    return module, built
+
+
+def _check_sharing(c: Checker, module, built: str, case: _Case, buffers: dict) -> None:
+    """Load three different matrices into the two tables and the output weight and read
+    them back: a tied model keeps one (all three equal), an untied one keeps three."""
+    distinct = _case_state(case, distinct=True)
+    c.call(
+        module.load_state_dict, {**distinct, **buffers}, call_repr=f"{built}.load_state_dict(...)"
+    )
+    back = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
+    same = {
+        (a, b): torch.equal(back[a], back[b])
+        for a, b in ((SRC_TABLE, TGT_TABLE), (TGT_TABLE, OUT_WEIGHT), (SRC_TABLE, OUT_WEIGHT))
+        if back[a].shape == back[b].shape
+    }
+    if case.tie:
+        if not any(same.values()):
+            c.fail(
+                f"{built}: tie_embeddings=True, but src_embedding, tgt_embedding and output "
+                "keep three separate matrices (loading three different ones, each kept its "
+                "own): tie_embeddings is ignored. Make the three share ONE nn.Parameter: "
+                "assign self.src_embedding.embedding.weight to "
+                "self.tgt_embedding.embedding.weight and to self.output.weight (section 4)."
+            )
+        if not all(same.values()):
+            apart = [a.split(".")[0] for (a, b), s in same.items() if not s]
+            c.fail(
+                f"{built}: tie_embeddings=True, but only some of the three matrices are shared "
+                f"(not: {', '.join(sorted(set(apart)))}). The paper (section 3.4) shares one "
+                "matrix between both embeddings AND the output layer: assign "
+                "self.src_embedding.embedding.weight to self.tgt_embedding.embedding.weight and "
+                "to self.output.weight."
+            )
+    else:
+        if same.get((SRC_TABLE, TGT_TABLE)):
+            c.fail(
+                f"{built}: tie_embeddings=False, but src_embedding and tgt_embedding share one "
+                "table (a value loaded into one appeared in the other). Without tying, each "
+                "side has its own TokenEmbedding: create two."
+            )
+        if same.get((TGT_TABLE, OUT_WEIGHT)) or same.get((SRC_TABLE, OUT_WEIGHT)):
+            c.fail(
+                f"{built}: tie_embeddings=False, but the output layer shares its weight with an "
+                "embedding table. Share only when tie_embeddings is True."
+            )
+    for key, tensor in distinct.items():
+        if key in (SRC_TABLE, TGT_TABLE, OUT_WEIGHT):
+            continue
+        if not torch.equal(back[key].detach().to(tensor.dtype), tensor):
+            c.fail(
+                f"after {built}.load_state_dict(...), {key} does not hold the weights loaded "
+                "into it: a later key overwrote it. Are two of its submodules one and the same "
+                "object? Each needs its own instance."
+            )
+    c.ok()
+
+
+def _expect_vocab_check(c: Checker, cls, case: _Case) -> None:
+    """tie_embeddings=True with two vocabulary sizes must be refused (any exception)."""
+    src_vocab, tgt_vocab = case.src_vocab, case.src_vocab + 3
+    built = f"Transformer({src_vocab}, {tgt_vocab}, ..., tie_embeddings=True)"
+    try:
+        c.call(
+            cls, src_vocab, tgt_vocab, **{**case.kwargs, "tie_embeddings": True}, call_repr=built
+        )
+    except CheckFailure as failure:  # the learner's code raised: the model was refused, good
+        if "not implemented yet" in str(failure):
+            raise
+        c.ok()
+        return
+    c.fail(
+        f"{built} was built without complaint. Tying shares one (vocab_size, d_model) matrix "
+        "between both embeddings and the output layer, so it needs one shared vocabulary: "
+        "raise a ValueError when src_vocab_size != tgt_vocab_size."
+    )
+
+
+# ----------------------------------------------------------- comparing
+def _expect_result(
+    c: Checker,
+    got: Any,
+    expected: torch.Tensor,
+    what: str,
+    *,
+    shape_hint: str,
+    mistakes: dict[str, Callable[[], torch.Tensor | None]],
+    properties: tuple[Callable[[], str | None], ...] = (),
+    hint: str = "",
+) -> None:
+    c.expect_type(got, torch.Tensor, what, "Return one tensor.")
+    c.expect_shape(got, expected.shape, what, shape_hint)
+    c.expect_floating(got, what.split(" [")[0].split("(")[0], preferred=torch.float32)
+    tol = tolerance(got.dtype, torch.float32)
+    if not _close(got, expected, tol):
+        for message, compute in mistakes.items():
+            wrong = _value_of(compute)
+            if wrong is not None and _close(got, wrong, {"rtol": 1e-4, "atol": 1e-5}):
+                c.fail(f"{what} is not what the reference gives. {message}")
+        for diagnose in properties:
+            message = diagnose()
+            if message:
+                c.fail(f"{what} is not what the reference gives. {message}")
+    c.expect_close(got, expected, what, **tol, hint=hint)
+
+
+def _shape_hint(got: Any, case: _Case, kind: str) -> str:
+    shape = tuple(getattr(got, "shape", ()))
+    b, ls, lt, d = len(case.src_lengths), case.len_src, case.len_tgt, case.d_model
+    if kind == "memory":
+        hints = {
+            (b, ls, case.src_vocab): "encode returns the encoder's output, memory, "
+            "(batch, len_src, d_model): no output layer here."
+        }
+        return hints.get(shape, "memory has one d_model-wide vector per source position.")
+    hints = {
+        (b, lt, d): "That is the decoder's output: apply the output layer, self.output, which "
+        "maps d_model to tgt_vocab_size.",
+        (b, lt, case.src_vocab): f"The last axis has src_vocab_size = {case.src_vocab}: the "
+        "output layer scores the TARGET vocabulary, nn.Linear(d_model, tgt_vocab_size).",
+    }
+    if ls != lt:
+        hints[(b, ls, case.tgt_vocab)] = (
+            "One row per SOURCE position: " + MEMORY_AS_QUERIES
+            if kind == "decode"
+            else "One row per SOURCE position: forward returns one row of logits per target "
+            "position, decode(tgt_ids, encode(src_ids), src_ids)."
+        )
+    return hints.get(shape, "The logits are (batch, len_tgt, tgt_vocab_size).")
+
+
+RANDOM_IN_EVAL = (
+    "Two calls with the same inputs gave different results in eval mode: something random is "
+    "still active. The model was built with dropout > 0 and switched to eval(), where dropout "
+    "must do nothing: use nn.Dropout modules (the reference modules do), which follow "
+    "train()/eval(), never F.dropout(..., training=True)."
+)
+
+
+def _dropout_hint(case: _Case) -> str:
+    if not case.train:
+        return (
+            "Follow the figure of section 1 arrow by arrow: scaled embeddings plus positions "
+            "(self.positional_encoding), the encoder with the source padding mask, the decoder "
+            "with both masks, then self.output."
+        )
+    if case.train and case.dropout == 0.0:
+        return "In train mode with dropout=0.0 the model must compute exactly what eval gives."
+    if case.train:
+        return (
+            "In train mode with dropout=1.0 every dropout zeroes its input, which leaves one "
+            "deterministic result. Dropout belongs on the sum of embeddings and positions "
+            "(self.positional_encoding) and inside the layers (the reference modules), "
+            "nowhere else: no dropout on the logits."
+        )
+    return ""
+
+
+def check_Transformer(cls, *, hidden: bool = False) -> None:
+    """Construct cls(src_vocab_size, tgt_vocab_size, ...), check its state dict and its
+    tying, load deterministic weights, and compare encode, decode and forward with the
+    reference in eval and train mode. Accepted: see the module docstring."""
+    with Checker("Transformer", hidden=hidden) as c:
+        c.require_callable(cls, "Transformer")
+        cases = _TRANSFORMER_HIDDEN if hidden else _TRANSFORMER_VISIBLE
+        for case in cases:
+            _check_case(c, cls, case)
+        _expect_vocab_check(c, cls, cases[1])
+
+
+def _check_case(c: Checker, cls, case: _Case) -> None:
+    module, built = _build(c, cls, case)
+    src = token_ids(
+        case.src_lengths, case.len_src, case.src_vocab, case.pad_id, case.seed, left=case.left
+    )
+    tgt = token_ids(case.tgt_lengths, case.len_tgt, case.tgt_vocab, case.pad_id, case.seed + 50)
+    m = _reference(case)
+    final = case.norm_first if case.final_norm is None else case.final_norm
+    flip = dataclasses.replace(case, norm_first=not case.norm_first, final_norm=final)
+    flipped = functools.cache(lambda: _reference(flip))  # the same keys and weights
+    ignored = NORM_FIRST_IGNORED[case.norm_first]
+    with torch.no_grad():
+        memory64 = m.encode(src)
+        logits64 = m.decode(tgt, memory64, src)
+    where = f"[model = {built} holding the check's weights; {case.describe()}]"
+    hints = [*_CALL_HINTS, *_length_hint(case)]
+    pad = case.pad_id
+
+    def random_in_eval(method, call: str, *args) -> Callable[[], str | None]:
+        def diagnose() -> str | None:
+            if case.train or case.dropout == 0.0:
+                return None
+            first = c.call(method, *(a.clone() for a in args), call_repr=call, hints=hints)
+            second = c.call(method, *(a.clone() for a in args), call_repr=call, hints=hints)
+            return None if torch.equal(first.detach(), second.detach()) else RANDOM_IN_EVAL
+
+        return diagnose
+
+    def table(compute, rows):
+        return {message: (lambda knobs=knobs: compute(knobs)) for message, knobs in rows}
+
+    # encode
+    what = f"model.encode(src_ids {tuple(src.shape)}) {where}"
+    encode_call = f"model.encode(src_ids {tuple(src.shape)})"
+    got = c.call(module.encode, src.clone(), call_repr=encode_call, hints=hints)
+    with torch.no_grad():
+        encode_mistakes = table(lambda k: _encode_f(m, src, pad, **k), _encode_mistakes(case))
+        encode_mistakes[ignored] = lambda: flipped().encode(src)
+        _expect_result(
+            c,
+            got,
+            memory64,
+            what,
+            shape_hint=_shape_hint(got, case, "memory"),
+            mistakes=encode_mistakes,
+            properties=(random_in_eval(module.encode, encode_call, src),),
+            hint=_dropout_hint(case),
+        )
+
+    # decode, given the reference's memory
+    memory = memory64.float()
+    what = (
+        f"model.decode(tgt_ids {tuple(tgt.shape)}, memory {tuple(memory.shape)}, src_ids) {where}"
+    )
+    call = f"model.decode(tgt_ids {tuple(tgt.shape)}, memory, src_ids)"
+    got = c.call(
+        module.decode, tgt.clone(), memory.clone(), src.clone(), call_repr=call, hints=hints
+    )
+
+    def ignores_memory() -> str | None:
+        other = memory.flip(1) * 0.5 + 0.3  # any other memory must change the logits
+        again = c.call(module.decode, tgt.clone(), other, src.clone(), call_repr=call, hints=hints)
+        same = isinstance(again, torch.Tensor) and again.shape == got.shape
+        return IGNORES_MEMORY if same and torch.equal(again.detach(), got.detach()) else None
+
+    def sees_the_future() -> str | None:
+        if case.len_tgt < 2 or (case.train and case.dropout == 1.0):
+            return None
+        changed = tgt.clone()
+        last = (tgt[:, -1] + 1) % case.tgt_vocab
+        changed[:, -1] = torch.where(last == pad, (last + 1) % case.tgt_vocab, last)
+        again = c.call(
+            module.decode, changed, memory.clone(), src.clone(), call_repr=call, hints=hints
+        )
+        if not (isinstance(again, torch.Tensor) and again.shape == got.shape):
+            return None
+        earlier = (again[:, :-1] - got[:, :-1]).detach().abs().max().item()
+        return FUTURE_LEAK if earlier > 1e-4 else None
+
+    with torch.no_grad():
+        decode_mistakes = table(
+            lambda k: _decode_f(m, tgt, memory64, src, pad, **k), _decode_mistakes(case)
+        )
+        decode_mistakes[ignored] = lambda: flipped().decode(tgt, memory64, src)
+        _expect_result(
+            c,
+            got,
+            logits64,
+            what,
+            shape_hint=_shape_hint(got, case, "decode"),
+            mistakes=decode_mistakes,
+            properties=(
+                ignores_memory,
+                sees_the_future,
+                random_in_eval(module.decode, call, tgt, memory, src),
+            ),
+            hint=_dropout_hint(case),
+        )
+
+    # forward
+    call = f"model(src_ids {tuple(src.shape)}, tgt_ids {tuple(tgt.shape)})"
+    what = f"{call} {where}"
+    got = c.call(module, src.clone(), tgt.clone(), call_repr=call, hints=hints)
+    with torch.no_grad():
+        forward_mistakes = {
+            ENCODER_ON_TARGET: lambda: _decode_f(m, tgt, _encode_f(m, tgt, pad), tgt, pad),
+            **decode_mistakes,
+            ignored: lambda: flipped()(src, tgt),
+        }
+        _expect_result(
+            c,
+            got,
+            logits64,
+            what,
+            shape_hint=_shape_hint(got, case, "forward"),
+            mistakes=forward_mistakes,
+            hint=_dropout_hint(case),
+        )
+    c.expect_true(
+        got.requires_grad,
+        f"{call} is cut off from the model's parameters (requires_grad is False): no "
+        "torch.no_grad() or .detach() in forward, encode or decode. Training (lesson 10) "
+        "needs the gradient to reach every weight.",
+    )
+
+
+# ================================================================== count_parameters
+_COUNT_KEYS = ("embeddings", "encoder", "decoder", "output")
+#: (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm)
+_COUNT_VISIBLE = [
+    (100, 8, 2, 1, 16, False, False),
+    (100, 8, 2, 2, 16, True, False),
+    (1000, 32, 4, 2, 48, False, True),
+    (37000, 512, 8, 6, 2048, True, False),  # the paper's base model
+    (37000, 1024, 16, 6, 4096, True, False),  # the paper's big model
+]
+_COUNT_HIDDEN = [
+    (5000, 64, 8, 3, 100, False, False),
+    (5000, 64, 1, 3, 100, True, True),
+    (32000, 512, 8, 6, 2048, True, True),
+    (40000, 768, 12, 4, 3072, False, False),
+    (7, 4, 4, 1, 3, True, False),
+]
+
+
+def _count(
+    vocab_size: int,
+    d_model: int,
+    num_heads: int,
+    num_layers: int,
+    d_ff: int,
+    tie: bool,
+    final_norm: bool,
+    *,
+    biases: bool = True,
+    norms: int = 2,  # parameters per feature of one LayerNorm
+    heads_multiply: bool = False,
+    decoder_like_encoder: bool = False,
+    d_ff_4: bool = False,
+    one_layer: bool = False,
+    tied_copies: int = 1,  # how often a tied matrix is counted
+    tied_output_bias: bool = True,
+    untied_tables: int = 2,
+    final: str = "given",  # "given", "never", "always"
+) -> dict[str, int]:
+    """count_parameters, with one knob per classic mistake."""
+    d, f, layers = d_model, (4 * d_model if d_ff_4 else d_ff), (1 if one_layer else num_layers)
+    attention = 4 * (d * d * (num_heads if heads_multiply else 1) + (d if biases else 0))
+    ffn = 2 * d * f + ((f + d) if biases else 0)
+    norm = norms * d
+    enc_layer = attention + ffn + 2 * norm
+    dec_layer = enc_layer if decoder_like_encoder else 2 * attention + ffn + 3 * norm
+    has_final = {"given": final_norm, "never": False, "always": True}[final]
+    extra = norm if has_final else 0
+    table = vocab_size * d
+    out_bias = vocab_size if biases else 0
+    if tie:
+        embeddings = table * min(tied_copies, 2)
+        output = (table if tied_copies == 3 else 0) + (out_bias if tied_output_bias else 0)
+    else:
+        embeddings = untied_tables * table
+        output = table + out_bias
+    return {
+        "embeddings": embeddings,
+        "encoder": layers * enc_layer + extra,
+        "decoder": layers * dec_layer + extra,
+        "output": output,
+    }
+
+
+_COUNT_MISTAKES = [
+    (
+        {"tied_copies": 3},
+        "With tie_embeddings=True the matrix is ONE parameter, shared: count it once, under "
+        "'embeddings'; the output layer then adds only its bias (vocab_size). model.parameters() "
+        "yields a shared parameter once.",
+    ),
+    (
+        {"tied_copies": 2},
+        "With tie_embeddings=True the source and the target embedding are one matrix: "
+        "'embeddings' is vocab_size * d_model, not twice that.",
+    ),
+    (
+        {"tied_output_bias": False},
+        "Tied, the output layer's weight is the shared matrix, but its bias (vocab_size numbers) "
+        "is its own: 'output' is vocab_size.",
+    ),
+    (
+        {"untied_tables": 1},
+        "Without tying, source and target each have their own table: 'embeddings' is "
+        "2 * vocab_size * d_model.",
+    ),
+    (
+        {"biases": False},
+        "You counted the weight matrices but not the biases: every nn.Linear has a bias of "
+        "n_out numbers (d_model for w_q, w_k, w_v, w_o and w_2, d_ff for w_1, vocab_size for "
+        "the output layer).",
+    ),
+    (
+        {"norms": 0},
+        "The LayerNorms are missing: each has a gain and a bias of d_model numbers; an encoder "
+        "layer has two, a decoder layer three.",
+    ),
+    (
+        {"norms": 1},
+        "Each LayerNorm has TWO vectors of d_model numbers, the gain (weight) and the bias: "
+        "2 * d_model, not d_model.",
+    ),
+    (
+        {"heads_multiply": True},
+        "You multiplied the attention's matrices by num_heads. The heads SPLIT d_model between "
+        "them (each projects to d_model / num_heads), so w_q, w_k, w_v and w_o are d_model x "
+        "d_model whatever num_heads is (lesson 05, section 6).",
+    ),
+    (
+        {"decoder_like_encoder": True},
+        "A decoder layer is not an encoder layer: it has a second attention (the "
+        "cross-attention) and a third LayerNorm.",
+    ),
+    (
+        {"d_ff_4": True},
+        "The feed-forward width is the d_ff argument; 4 * d_model is only the paper's choice "
+        "of it.",
+    ),
+    (
+        {"one_layer": True},
+        "Each stack has num_layers layers: multiply one layer's count by num_layers.",
+    ),
+    (
+        {"final": "never"},
+        "With final_norm=True each stack ends with one more LayerNorm (2 * d_model "
+        "parameters), as nn.Transformer's stacks do.",
+    ),
+    (
+        {"final": "always"},
+        "With final_norm=False the post-LN stacks have no final LayerNorm: count it only when "
+        "final_norm is True.",
+    ),
+]
+
+
+def _count_call(args: tuple) -> str:
+    v, d, h, n, f, tie, final = args
+    return (
+        f"count_parameters(vocab_size={v}, d_model={d}, num_heads={h}, num_layers={n}, "
+        f"d_ff={f}, tie_embeddings={tie}, final_norm={final})"
+    )
+
+
+def _as_count(c: Checker, value: Any, what: str) -> int:
+    if isinstance(value, bool) or not hasattr(value, "__int__"):
+        c.fail(f"{what} is {value!r}: each entry is a number of parameters, an int.")
+    if hasattr(value, "numel") and value.numel() != 1:
+        c.fail(f"{what} is a tensor of {value.numel()} numbers; each entry is one int.")
+    number = float(value)
+    if not math.isfinite(number) or number != int(number):
+        c.fail(f"{what} is {value!r}: a number of parameters is a whole number.")
+    if isinstance(value, float):
+        c.note("your counts are floats; a count is an int (use // or int(...)). Accepted.")
+    return int(number)
+
+
+def check_count_parameters(count_parameters, *, hidden: bool = False) -> None:
+    """count_parameters(...) -> {"embeddings", "encoder", "decoder", "output": ints} for the
+    paper's and other configurations (reference: ref.count_parameters, itself tested against
+    the parameters of real models in tests/test_09_transformer.py)."""
+    with Checker("count_parameters", hidden=hidden) as c:
+        c.require_callable(count_parameters)
+        for args in _COUNT_HIDDEN if hidden else _COUNT_VISIBLE:
+            v, d, h, n, f, tie, final = args
+            call = _count_call(args)
+            got = c.call(
+                count_parameters,
+                vocab_size=v,
+                d_model=d,
+                num_heads=h,
+                num_layers=n,
+                d_ff=f,
+                tie_embeddings=tie,
+                final_norm=final,
+                call_repr=call,
+            )
+            if not isinstance(got, dict):
+                extra = (
+                    " (a single number: the total?) Return the count of each component; "
+                    "their sum is the total."
+                    if hasattr(got, "__int__")
+                    else ""
+                )
+                c.fail(
+                    f"{call} returned a {type(got).__name__}; it should return a dict with "
+                    f"the keys {list(_COUNT_KEYS)}.{extra}"
+                )
+            if set(got) != set(_COUNT_KEYS):
+                c.fail(
+                    f"{call} returned the keys {sorted(got)}; expected exactly {list(_COUNT_KEYS)}."
+                )
+            c.ok()
+            counts = {key: _as_count(c, got[key], f"{call}[{key!r}]") for key in _COUNT_KEYS}
+            expected = ref.count_parameters(v, d, h, n, f, tie, final)
+            if counts != expected:
+                wrong = [key for key in _COUNT_KEYS if counts[key] != expected[key]]
+                shown = ", ".join(
+                    f"{key!r}: {counts[key]:,} (expected {expected[key]:,})" for key in wrong
+                )
+                for knobs, message in _COUNT_MISTAKES:
+                    if counts == _count(*args, **knobs):
+                        c.fail(f"{call} gave {shown}. {message}")
+            for key in _COUNT_KEYS:
+                c.expect_equal(
+                    counts[key], expected[key], f"{call}[{key!r}]", hint=_count_hint(key)
+                )
+
+
+def _count_hint(key: str) -> str:
+    return {
+        "embeddings": "One table of vocab_size x d_model per side, or one shared table when tied.",
+        "encoder": "num_layers x (attention + feed-forward + 2 LayerNorms), plus a final "
+        "LayerNorm when final_norm is True.",
+        "decoder": "num_layers x (2 attentions + feed-forward + 3 LayerNorms), plus a final "
+        "LayerNorm when final_norm is True.",
+        "output": "nn.Linear(d_model, vocab_size): weight and bias, or only the bias when tied.",
+    }[key]
+
+
+# ================================================================== greedy_decode
+GREEDY_SIZES = {"d_model": 16, "num_heads": 2, "num_layers": 2, "d_ff": 32, "max_len": 32}
+
+
+def greedy_model(
+    vocab: int, pad_id: int, bos_id: int, eos_id: int, seed: int, eos_bias: float, dropout: float
+) -> nn.Module:
+    """A small reference Transformer with fixed weights, in eval mode, as a course object:
+    <pad> and <bos> never win, <eos> is made more (or less) likely by ``eos_bias``."""
+    model = course_object(
+        ref.Transformer, vocab, vocab, dropout=dropout, pad_id=pad_id, **GREEDY_SIZES
+    )
+    state = model.state_dict()
+    shapes = {k: tuple(v.shape) for k, v in state.items() if not k.startswith(POSITIONS)}
+    state.update(random_state(shapes, seed))
+    bias = state["output.bias"].clone()
+    bias[pad_id] = bias[bos_id] = -30.0
+    bias[eos_id] += eos_bias
+    state["output.bias"] = bias
+    model.load_state_dict(state)
+    return model.eval()
+
+
+@dataclass(frozen=True)
+class _GreedyCase:
+    seed: int
+    vocab: int
+    pad_id: int
+    bos_id: int
+    eos_id: int
+    eos_bias: float
+    src_lengths: tuple[int, ...]
+    len_src: int
+    max_len: int
+    dropout: float = 0.0
+    left: bool = False
+
+    def model(self) -> nn.Module:
+        return greedy_model(
+            self.vocab,
+            self.pad_id,
+            self.bos_id,
+            self.eos_id,
+            self.seed,
+            self.eos_bias,
+            self.dropout,
+        )
+
+    def src(self) -> torch.Tensor:
+        return token_ids(
+            self.src_lengths, self.len_src, self.vocab, self.pad_id, self.seed + 7, left=self.left
+        )
+
+
+# Chosen so that (tests/test_09_transformer.py checks each property): the rows of a case
+# finish at different steps; one visible case never finishes a row (max_len reached) and
+# one finishes every row early; every next-token margin is at least 1e-3.
+_GREEDY_VISIBLE = [
+    # rows finish at steps 4 and 2, one never does: max_len reached
+    _GreedyCase(753, 10, 0, 1, 2, 1.0, (5, 3, 4), 5, 6),
+    # rows finish at steps 2, 3 and 4: an early stop, 4 of max_len 8 columns
+    _GreedyCase(5, 10, 0, 1, 2, 0.0, (4, 4, 2), 4, 8),
+    # pad_id 3 (not 0), <bos> 0, <eos> 1; one row finishes at step 4; dropout 0.1, eval mode
+    _GreedyCase(790, 9, 3, 0, 1, 1.0, (6, 2), 6, 5, dropout=0.1),
+]
+_GREEDY_HIDDEN = [
+    _GreedyCase(459, 12, 0, 2, 3, 1.0, (7, 7, 3, 5), 7, 7),  # two rows never finish
+    _GreedyCase(623, 11, 5, 1, 4, 0.5, (3, 5, 5), 5, 9, left=True),  # early stop, pad_id 5
+    _GreedyCase(503, 10, 2, 0, 1, 0.0, (4,), 4, 1),  # max_len 1, batch 1
+    _GreedyCase(743, 13, 1, 0, 2, 0.0, (6, 4), 6, 4, dropout=0.1),  # pad_id 1, dropout 0.1
+]
+
+
+def _greedy_variant(
+    model: nn.Module,
+    src: torch.Tensor,
+    max_len: int,
+    bos_id: int,
+    eos_id: int,
+    *,
+    keep_bos: bool = False,
+    pad_finished: bool = True,
+    fill: str = "pad",  # what finished rows get: "pad", "eos", "zero"
+    early_stop: bool = True,
+    position: int = -1,
+    argmax_dim: str = "vocab",  # or "positions"
+    feed: str = "prefix",  # "prefix", "last", "one_pass"
+    steps: int | None = None,
+    keep_eos: bool = True,
+) -> torch.Tensor:
+    """greedy_decode with one knob per classic mistake."""
+    pad = model.pad_id
+    steps = max_len if steps is None else steps
+    with torch.no_grad():
+        memory = model.encode(src)
+        batch = src.shape[0]
+        if feed == "one_pass":
+            inputs = torch.full((batch, steps), bos_id, dtype=torch.long)
+            logits = model.decode(inputs, memory, src)  # (batch, steps, vocab)
+            tokens = logits.argmax(-1)
+            finished = torch.zeros(batch, dtype=torch.bool)
+            out = []
+            for t in range(steps):
+                token = tokens[:, t].masked_fill(finished, pad)
+                out.append(token)
+                finished = finished | (token == eos_id)
+            return torch.stack(out, dim=1)
+        tokens = torch.full((batch, 1), bos_id, dtype=torch.long)
+        finished = torch.zeros(batch, dtype=torch.bool)
+        for _ in range(steps):
+            inputs = tokens[:, -1:] if feed == "last" else tokens
+            logits = model.decode(inputs, memory, src)
+            if argmax_dim == "positions":
+                token = logits.argmax(dim=1)[:, -1]
+            else:
+                token = logits[:, position].argmax(dim=-1)
+            if pad_finished:
+                value = {"pad": pad, "eos": eos_id, "zero": 0}[fill]
+                token = token.masked_fill(finished, value)
+            tokens = torch.cat([tokens, token[:, None]], dim=1)
+            finished = finished | (token == eos_id)
+            if early_stop and finished.all():
+                break
+    out = tokens if keep_bos else tokens[:, 1:]
+    if not keep_eos:
+        out = out.masked_fill(out == eos_id, pad)
+    return out
+
+
+_GREEDY_MISTAKES = [
+    (
+        {"keep_bos": True},
+        "Every row starts with <bos>: the result holds the generated tokens only, so drop the "
+        "<bos> column (tokens[:, 1:]).",
+    ),
+    (
+        {"fill": "eos"},
+        "After <eos>, your rows repeat <eos>; a finished row gets model.pad_id from then on.",
+    ),
+    (
+        {"fill": "zero"},
+        "After <eos>, your rows get 0, but this model's pad_id is not 0: use model.pad_id.",
+    ),
+    (
+        {"pad_finished": False},
+        "Your rows go on generating after their <eos>: once a row has produced <eos> it is "
+        "finished, and every later token of it must be model.pad_id (keep a bool tensor of "
+        "finished rows, and masked_fill the new tokens of finished rows).",
+    ),
+    (
+        {"early_stop": False},
+        "Every row had finished, but your loop went on to max_len, adding columns of padding: "
+        "stop as soon as every row has produced <eos> (if finished.all(): break).",
+    ),
+    (
+        {"keep_eos": False},
+        "The <eos> tokens are missing: each row keeps its <eos> (it says where the sentence "
+        "ends), followed by pad ids.",
+    ),
+    (
+        {"position": 0},
+        "You took the FIRST position's logits at every step, which only ever sees <bos>, so "
+        "every step predicts the same token. The next token is predicted by the LAST position "
+        "of the prefix: logits[:, -1].",
+    ),
+    (
+        {"argmax_dim": "positions"},
+        "Your argmax ran over the positions (dim=1) instead of the vocabulary: the next token is "
+        "the argmax over the last axis of the last position's logits, "
+        "logits[:, -1].argmax(dim=-1).",
+    ),
+    (
+        {"feed": "last"},
+        "At each step the decoder saw only the last token, not the whole prefix: feed it "
+        "everything generated so far, <bos> included (the decoder's self-attention reads the "
+        "prefix, and positions count from <bos>).",
+    ),
+    (
+        {"feed": "one_pass"},
+        "Your tokens look like ONE decoder pass over a fixed input, the way training runs "
+        "(teacher forcing). At inference the next input is only known once the model has "
+        "produced it: decode, take the new token, append it, and decode again "
+        "(autoregression).",
+    ),
+]
+
+
+def _off_by_one(max_len: int) -> list[tuple[dict, str]]:
+    return [
+        (
+            {"steps": max_len - 1},
+            f"Your rows stop at {max_len - 1} tokens: max_len = {max_len} "
+            "new tokens may be generated (range(max_len) steps).",
+        ),
+        (
+            {"steps": max_len + 1},
+            f"You generated {max_len + 1} tokens: at most max_len = "
+            f"{max_len} new tokens, <bos> not counted.",
+        ),
+    ]
+
+
+def _rows_text(ids: torch.Tensor) -> str:
+    return "; ".join(f"row {i}: {row}" for i, row in enumerate(ids.tolist()))
+
+
+def check_greedy_decode(greedy_decode, *, hidden: bool = False) -> None:
+    """greedy_decode(model, src_ids, max_len, bos_id, eos_id) on small models with fixed
+    weights: the exact tokens, int64, (batch, n) with n <= max_len, <eos> kept, pad after
+    it, no <bos>, an early stop, and the model left as it was (weights and eval mode)."""
+    with Checker("greedy_decode", hidden=hidden) as c:
+        c.require_callable(greedy_decode)
+        for case in _GREEDY_HIDDEN if hidden else _GREEDY_VISIBLE:
+            _check_greedy_case(c, greedy_decode, case)
+
+
+def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
+    model = case.model()
+    src = case.src()
+    weights = {k: v.clone() for k, v in model.state_dict().items()}
+    expected = ref.greedy_decode(model, src, case.max_len, case.bos_id, case.eos_id)
+    ids = f"bos_id={case.bos_id}, eos_id={case.eos_id}"
+    call = (
+        f"greedy_decode(model, src_ids {tuple(src.shape)}, max_len={case.max_len}, {ids}) "
+        f"[model: a small Transformer with fixed weights in eval mode, pad_id={case.pad_id}]"
+    )
+    got = c.call(
+        greedy_decode,
+        model,
+        src,
+        case.max_len,
+        case.bos_id,
+        case.eos_id,
+        call_repr=call,
+        hints={"index out of range": _INDEX_HINT},
+    )
+    c.expect_true(
+        not model.training,
+        f"{call} left the model in training mode: use the model as it is given (eval mode); "
+        "in training mode dropout makes every run different.",
+    )
+    after = model.state_dict()
+    c.expect_true(
+        all(torch.equal(after[k], v) for k, v in weights.items()),
+        f"{call} changed the model's weights: decoding only reads the model.",
+    )
+    if isinstance(got, list | tuple):
+        c.fail(
+            f"{call} returned a {type(got).__name__}; return one int64 tensor (batch, n), e.g. "
+            "the token tensor you built step by step with torch.cat, or torch.tensor(rows) "
+            "after padding the rows to one length."
+        )
+    c.expect_type(got, torch.Tensor, call)
+    if got.is_floating_point() or got.dtype == torch.bool:
+        c.fail(f"{call} returned {got.dtype} values: token ids are integers, int64.")
+    if got.dtype != torch.int64:
+        c.fail(
+            f"{call} returned {got.dtype}; token ids are int64 in PyTorch (torch.long): "
+            "F.cross_entropy wants int64 labels and lesson 10 feeds these ids back into the "
+            "model. Create the token tensor with dtype=torch.long."
+        )
+    c.ok()
+    batch = src.shape[0]
+    if got.dim() != 2 or got.shape[0] != batch:
+        hint = (
+            " One row per sentence: did you decode a single sentence (the Annotated "
+            "Transformer's greedy_decode does), or squeeze the batch away?"
+            if got.dim() == 1
+            else ""
+        )
+        c.fail(
+            f"{call} returned shape {tuple(got.shape)}; expected (batch, n) = ({batch}, n).{hint}"
+        )
+    mistakes = {
+        message: (
+            lambda knobs=knobs: _greedy_variant(
+                model, src, case.max_len, case.bos_id, case.eos_id, **knobs
+            )
+        )
+        for knobs, message in [*_GREEDY_MISTAKES, *_off_by_one(case.max_len)]
+    }
+    c.expect_equal(
+        got,
+        expected,
+        call,
+        mistakes=mistakes,
+        hint=lambda: _greedy_hint(got, expected, case),
+    )
+
+
+def _greedy_hint(got: torch.Tensor, expected: torch.Tensor, case: _GreedyCase) -> str:
+    """Explain a wrong result that no known mistake gives."""
+    if got.shape[1] > case.max_len:
+        return f"The result has {got.shape[1]} columns: at most max_len = {case.max_len}."
+    if (got[:, 0] == case.bos_id).all():
+        return "Your rows start with <bos>: leave it out of the result."
+    for row, (mine, right) in enumerate(zip(got.tolist(), expected.tolist(), strict=True)):
+        if case.eos_id in mine:
+            after = mine[mine.index(case.eos_id) + 1 :]
+            if any(token != case.pad_id for token in after):
+                return (
+                    f"Row {row} goes on after its <eos> with {after}: every token after <eos> "
+                    f"must be model.pad_id ({case.pad_id})."
+                )
+        for step, (a, b) in enumerate(zip(mine, right, strict=False)):
+            if a != b:
+                return (
+                    f"Row {row} first differs at step {step + 1}: {a} instead of {b}. Each step "
+                    "feeds every token so far (<bos> first) to model.decode(tokens, memory, "
+                    "src_ids) and appends the argmax of logits[:, -1] over the vocabulary."
+                )
+    return (
+        f"The rows agree as far as they go, but the result has {got.shape[1]} columns and the "
+        f"reference {expected.shape[1]}: stop after max_len steps, or as soon as every row has "
+        "produced <eos>."
+    )
+
+
+# ================================================================== concept questions
+QUIZ_TIE_EMBEDDINGS = Quiz(
+    name="quiz_tie_embeddings",
+    answer="a",
+    choices={
+        "a": "English -> German with one shared byte-pair vocabulary of 37,000 tokens",
+        "b": "English -> Japanese with two separate vocabularies of 32,000 tokens each",
+        "c": "English -> German with separate vocabularies of 30,000 and 40,000 tokens",
+        "d": "any of them: tying only needs the same d_model on both sides",
+    },
+    why={
+        "a": "One vocabulary for both languages means id i is the same token on both sides, "
+        "so one row can serve as its source embedding, its target embedding and its output "
+        "weight. This is the paper's setting (section 3.4, with the shared 37,000-token "
+        "vocabulary of section 5.1).",
+        "b": "The shapes would fit, (32000, d_model) three times, but row i would be one "
+        "English token in the source table and an unrelated Japanese token in the target "
+        "table: sharing the row would force two unrelated words to have the same vector. "
+        "Equal sizes are not enough; the ids must mean the same tokens.",
+        "c": "The matrices do not even have the same shape, (30000, d_model) and (40000, "
+        "d_model), so they cannot be one matrix; and the ids mean different tokens anyway. "
+        "(Tying only the target embedding with the output layer would still work here.)",
+        "d": "Every table has d_model columns, but sharing needs the rows to match too: the "
+        "same number of tokens AND the same token behind every id, i.e. one shared vocabulary.",
+    },
+)
+check_quiz_tie_embeddings = quiz_check(QUIZ_TIE_EMBEDDINGS)
+
+QUIZ_TEACHER_FORCING = Quiz(
+    name="quiz_teacher_forcing",
+    answer="b",
+    choices={
+        "a": "the look-ahead mask is switched off at inference",
+        "b": "there is no reference: the input of step t + 1 is the output of step t",
+        "c": "one pass over the whole target would be slower",
+        "d": "the encoder has to run again for every new token",
+    },
+    why={
+        "a": "The look-ahead mask is the same at inference; and even with it, one pass cannot "
+        "work, because the tokens it would have to read have not been produced yet.",
+        "b": "In training the whole target is known, so every position can be fed the right "
+        "previous token at once (teacher forcing). At inference token t only exists once the "
+        "model has chosen it, so each step needs the previous step's output: autoregression.",
+        "c": "One pass would be faster, not slower; it is impossible, not slow, because the "
+        "decoder's input is not known in advance.",
+        "d": "The source does not change while the target grows: memory is computed once and "
+        "reused at every step. Only the decoder runs again.",
+    },
+)
+check_quiz_teacher_forcing = quiz_check(QUIZ_TEACHER_FORCING)
+
+
+# ================================================================== registry
+LESSON = "09_transformer"
+EXERCISES = (
+    Exercise(
+        "quiz_tie_embeddings", check_quiz_tie_embeddings, kind="quiz", points=1, minutes=3, level=1
+    ),
+    Exercise(
+        "Transformer",
+        check_Transformer,
+        kind="module",
+        points=4,
+        minutes=40,
+        level=3,
+        forbidden=(
+            "torch.nn.Transformer",
+            "torch.nn.TransformerEncoder",
+            "torch.nn.TransformerDecoder",
+            "torch.nn.TransformerEncoderLayer",
+            "torch.nn.TransformerDecoderLayer",
+        ),
+        methods=("encode", "decode"),
+    ),
+    Exercise(
+        "count_parameters", check_count_parameters, kind="function", points=2, minutes=20, level=2
+    ),
+    Exercise(
+        "quiz_teacher_forcing",
+        check_quiz_teacher_forcing,
+        kind="quiz",
+        points=1,
+        minutes=3,
+        level=1,
+    ),
+    Exercise("greedy_decode", check_greedy_decode, kind="function", points=3, minutes=30, level=3),
+)

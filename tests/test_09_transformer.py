@@ -1,0 +1,1330 @@
+"""Lesson 09 (the full Transformer): classic mistakes, correct variants, oracles.
+
+The oracles: the reference Transformer against ``nn.Transformer`` plus embeddings,
+positions and output layer (weights copied by code written here, not the lesson's
+helper), post-LN and pre-LN, with and without final norms, tied and untied, with
+padding; ``count_parameters`` against ``sum(p.numel() for p in model.parameters())`` of
+real models, the paper's base and big sizes included; ``greedy_decode`` against an
+independent one-sentence-at-a-time decoder that re-runs the whole model at every step.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+
+import pytest
+import torch
+import torch.nn.functional as F
+from harness import Correct, Mistake, lesson_tests
+from torch import nn
+
+from transformer_course.checking.objects import recipe_of
+from transformer_course.checks import transformer as checks
+from transformer_course.checks.transformer import (
+    QUIZ_TEACHER_FORCING,
+    QUIZ_TIE_EMBEDDINGS,
+    check_count_parameters,
+    check_greedy_decode,
+    check_quiz_teacher_forcing,
+    check_quiz_tie_embeddings,
+    check_Transformer,
+)
+from transformer_course.reference import transformer as ref
+from transformer_course.reference.decoder import Decoder
+from transformer_course.reference.embeddings import TokenEmbedding
+from transformer_course.reference.encoder import Encoder
+from transformer_course.reference.masking import (
+    decoder_self_attention_mask,
+    look_ahead_mask,
+    padding_mask,
+)
+from transformer_course.reference.positional_encoding import PositionalEncoding
+
+
+# ================================================================== Transformer: mistakes
+class _Reference(ref.Transformer):
+    """The mistakes below change one thing of the reference."""
+
+
+class TUnscaled(_Reference):
+    def encode(self, src_ids):
+        x = self.positional_encoding(self.src_embedding.embedding(src_ids))
+        return self.encoder(x, padding_mask(src_ids, self.pad_id))
+
+    def decode(self, tgt_ids, memory, src_ids):
+        y = self.positional_encoding(self.tgt_embedding.embedding(tgt_ids))
+        y = self.decoder(
+            y,
+            memory,
+            padding_mask(src_ids, self.pad_id),
+            decoder_self_attention_mask(tgt_ids, self.pad_id),
+        )
+        return self.output(y)
+
+
+class TScaledTwice(_Reference):
+    """The Annotated Transformer's habit (its Embeddings scales) on top of TokenEmbedding."""
+
+    def encode(self, src_ids):
+        d_model = self.src_embedding.embedding.weight.shape[1]
+        x = self.positional_encoding(self.src_embedding(src_ids) * math.sqrt(d_model))
+        return self.encoder(x, padding_mask(src_ids, self.pad_id))
+
+
+class TPlainEmbedding(_Reference):
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, **kwargs):
+        super().__init__(src_vocab_size, tgt_vocab_size, d_model, **kwargs)
+        self.src_embedding = nn.Embedding(src_vocab_size, d_model)
+        self.tgt_embedding = nn.Embedding(tgt_vocab_size, d_model)
+
+
+class TNoPositions(_Reference):
+    def encode(self, src_ids):
+        return self.encoder(self.src_embedding(src_ids), padding_mask(src_ids, self.pad_id))
+
+
+class TNoTargetPositions(_Reference):
+    def decode(self, tgt_ids, memory, src_ids):
+        y = self.decoder(
+            self.tgt_embedding(tgt_ids),
+            memory,
+            padding_mask(src_ids, self.pad_id),
+            decoder_self_attention_mask(tgt_ids, self.pad_id),
+        )
+        return self.output(y)
+
+
+class _Embedded(_Reference):
+    """encode and decode through one overridable ``embed(table, ids)``."""
+
+    def embed(self, table, ids):
+        return self.positional_encoding(table(ids))
+
+    def encode(self, src_ids):
+        x = self.embed(self.src_embedding, src_ids)
+        return self.encoder(x, padding_mask(src_ids, self.pad_id))
+
+    def decode(self, tgt_ids, memory, src_ids):
+        y = self.embed(self.tgt_embedding, tgt_ids)
+        y = self.decoder(
+            y,
+            memory,
+            padding_mask(src_ids, self.pad_id),
+            decoder_self_attention_mask(tgt_ids, self.pad_id),
+        )
+        return self.output(y)
+
+
+class TAddsTableWithoutDropout(_Embedded):
+    def embed(self, table, ids):
+        return table(ids) + self.positional_encoding.pe[:, : ids.shape[1]]
+
+
+class TPositionalEncodingWithoutDropout(_Embedded):
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, **kwargs):
+        super().__init__(src_vocab_size, tgt_vocab_size, d_model, **kwargs)
+        self.positional_encoding = PositionalEncoding(d_model, kwargs.get("max_len", 512), 0.0)
+
+
+class TDropoutBeforePositions(_Embedded):
+    def embed(self, table, ids):
+        pe = self.positional_encoding
+        return pe.dropout(table(ids)) + pe.pe[:, : ids.shape[1]]
+
+
+class TDropoutAlwaysOn(_Embedded):
+    def embed(self, table, ids):
+        x = table(ids) + self.positional_encoding.pe[:, : ids.shape[1]]
+        return F.dropout(x, self.positional_encoding.dropout.p, training=True)
+
+
+class TSrcEmbeddingForTarget(_Embedded):
+    def decode(self, tgt_ids, memory, src_ids):
+        y = self.embed(self.src_embedding, tgt_ids)
+        y = self.decoder(
+            y,
+            memory,
+            padding_mask(src_ids, self.pad_id),
+            decoder_self_attention_mask(tgt_ids, self.pad_id),
+        )
+        return self.output(y)
+
+
+class _Wired(_Reference):
+    """decode through one overridable ``wire(y, memory, src_ids, tgt_ids)``."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        y = self.positional_encoding(self.tgt_embedding(tgt_ids))
+        return self.output(self.wire(y, memory, src_ids, tgt_ids))
+
+    def masks(self, src_ids, tgt_ids):
+        return padding_mask(src_ids, self.pad_id), decoder_self_attention_mask(tgt_ids, self.pad_id)
+
+
+class TNoSourceMask(_Reference):
+    def encode(self, src_ids):
+        return self.encoder(self.positional_encoding(self.src_embedding(src_ids)))
+
+
+class TSourceMaskToSelfAttention(_Wired):
+    def wire(self, y, memory, src_ids, tgt_ids):
+        src_mask, _ = self.masks(src_ids, tgt_ids)
+        return self.decoder(y, memory, src_mask, src_mask)
+
+
+class TNoLookAhead(_Wired):
+    def wire(self, y, memory, src_ids, tgt_ids):
+        src_mask, _ = self.masks(src_ids, tgt_ids)
+        return self.decoder(y, memory, src_mask, padding_mask(tgt_ids, self.pad_id))
+
+
+class TNoTargetPadding(_Wired):
+    def wire(self, y, memory, src_ids, tgt_ids):
+        src_mask, _ = self.masks(src_ids, tgt_ids)
+        return self.decoder(y, memory, src_mask, look_ahead_mask(tgt_ids.shape[1]))
+
+
+class TMasksSwapped(_Wired):
+    def wire(self, y, memory, src_ids, tgt_ids):
+        src_mask, tgt_mask = self.masks(src_ids, tgt_ids)
+        return self.decoder(y, memory, tgt_mask, src_mask)
+
+
+class TTargetMaskToCross(_Wired):
+    def wire(self, y, memory, src_ids, tgt_ids):
+        _, tgt_mask = self.masks(src_ids, tgt_ids)
+        return self.decoder(y, memory, tgt_mask, tgt_mask)
+
+
+class TNoCrossMask(_Wired):
+    def wire(self, y, memory, src_ids, tgt_ids):
+        _, tgt_mask = self.masks(src_ids, tgt_ids)
+        return self.decoder(y, memory, None, tgt_mask)
+
+
+class TMemoryAsQueries(_Wired):
+    def wire(self, y, memory, src_ids, tgt_ids):
+        src_mask, tgt_mask = self.masks(src_ids, tgt_ids)
+        return self.decoder(memory, y, src_mask, tgt_mask)
+
+
+class TIgnoresMemory(_Wired):
+    def wire(self, y, memory, src_ids, tgt_ids):
+        src_mask, tgt_mask = self.masks(src_ids, tgt_ids)
+        return self.decoder(y, y, src_mask, tgt_mask)
+
+
+class TZeroMemory(_Wired):
+    def wire(self, y, memory, src_ids, tgt_ids):
+        src_mask, tgt_mask = self.masks(src_ids, tgt_ids)
+        return self.decoder(y, torch.zeros_like(memory), src_mask, tgt_mask)
+
+
+class TPadZero(_Reference):
+    def encode(self, src_ids):
+        x = self.positional_encoding(self.src_embedding(src_ids))
+        return self.encoder(x, padding_mask(src_ids, 0))
+
+    def decode(self, tgt_ids, memory, src_ids):
+        y = self.positional_encoding(self.tgt_embedding(tgt_ids))
+        y = self.decoder(
+            y, memory, padding_mask(src_ids, 0), decoder_self_attention_mask(tgt_ids, 0)
+        )
+        return self.output(y)
+
+
+class TEncoderOnTarget(_Reference):
+    def forward(self, src_ids, tgt_ids):
+        return self.decode(tgt_ids, self.encode(tgt_ids), tgt_ids)
+
+
+class TSharedEmbeddings(_Reference):
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, **kwargs):
+        super().__init__(src_vocab_size, tgt_vocab_size, d_model, **kwargs)
+        self.tgt_embedding = self.src_embedding
+
+
+class TTieIgnored(_Reference):
+    def __init__(self, *args, tie_embeddings=False, **kwargs):
+        super().__init__(*args, **kwargs)
+
+
+class TTieOutputOnly(_Reference):
+    def __init__(self, *args, tie_embeddings=False, **kwargs):
+        super().__init__(*args, **kwargs)
+        if tie_embeddings:
+            self.output.weight = self.tgt_embedding.embedding.weight
+
+
+class TTieWithoutVocabularyCheck(_Reference):
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, *, tie_embeddings=False, **kw):
+        super().__init__(src_vocab_size, src_vocab_size, d_model, **kw)
+        self.output = nn.Linear(d_model, tgt_vocab_size)
+        self.tgt_embedding = TokenEmbedding(tgt_vocab_size, d_model)
+        if tie_embeddings:
+            self.tgt_embedding.embedding.weight = self.src_embedding.embedding.weight
+            self.output.weight = self.src_embedding.embedding.weight
+
+
+class TSoftmax(_Reference):
+    def decode(self, tgt_ids, memory, src_ids):
+        return torch.softmax(super().decode(tgt_ids, memory, src_ids), dim=-1)
+
+
+class TAnnotatedGenerator(_Reference):
+    """The Annotated Transformer's Generator: log_softmax(proj(x))."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        return F.log_softmax(super().decode(tgt_ids, memory, src_ids), dim=-1)
+
+
+class TSoftmaxOverPositions(_Reference):
+    def decode(self, tgt_ids, memory, src_ids):
+        return torch.softmax(super().decode(tgt_ids, memory, src_ids), dim=1)
+
+
+class TNoOutputLayer(_Wired):
+    def decode(self, tgt_ids, memory, src_ids):
+        y = self.positional_encoding(self.tgt_embedding(tgt_ids))
+        src_mask, tgt_mask = self.masks(src_ids, tgt_ids)
+        return self.decoder(y, memory, src_mask, tgt_mask)
+
+
+class TOutputWithoutBias(_Reference):
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, **kwargs):
+        super().__init__(src_vocab_size, tgt_vocab_size, d_model, **kwargs)
+        self.output = nn.Linear(d_model, tgt_vocab_size, bias=False)
+        if kwargs.get("tie_embeddings"):
+            self.output.weight = self.src_embedding.embedding.weight
+
+
+class TFinalNormIgnored(_Reference):
+    def __init__(self, *args, final_norm=None, **kwargs):
+        super().__init__(*args, **kwargs)
+
+
+class TNormFirstIgnored(_Reference):
+    def __init__(self, *args, norm_first=False, **kwargs):
+        final_norm = kwargs.pop("final_norm", None)
+        if final_norm is None:
+            final_norm = norm_first  # keeps the state-dict keys: only the layers are wrong
+        super().__init__(*args, final_norm=final_norm, **kwargs)
+
+
+class TReturnsMemoryToo(_Reference):
+    def forward(self, src_ids, tgt_ids):
+        memory = self.encode(src_ids)
+        return self.decode(tgt_ids, memory, src_ids), memory
+
+
+class TNoGradForward(_Reference):
+    def forward(self, src_ids, tgt_ids):
+        with torch.no_grad():
+            return super().forward(src_ids, tgt_ids)
+
+
+class TStubbedEncode(_Reference):
+    """encode left as the stub, forward written inline."""
+
+    def encode(self, src_ids):
+        raise NotImplementedError()
+
+
+# ================================================================== Transformer: correct
+def _subsequent_mask(size):
+    """The Annotated Transformer's subsequent_mask: (1, size, size), True = may attend."""
+    return torch.triu(torch.ones(1, size, size), diagonal=1).type(torch.uint8) == 0
+
+
+class TAnnotatedStyle(nn.Module):
+    """The Annotated Transformer's make_model wiring (EncoderDecoder), with the contract's
+    names and logits out (its Generator's projection without the log_softmax)."""
+
+    def __init__(
+        self,
+        src_vocab_size,
+        tgt_vocab_size,
+        d_model=512,
+        num_heads=8,
+        num_layers=6,
+        d_ff=2048,
+        dropout=0.1,
+        max_len=512,
+        pad_id=0,
+        tie_embeddings=False,
+        norm_first=False,
+        final_norm=None,
+    ):
+        super().__init__()
+        if tie_embeddings:
+            assert src_vocab_size == tgt_vocab_size, "tying needs one vocabulary"
+        self.pad_id = pad_id
+        self.encoder = Encoder(
+            num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm
+        )
+        self.decoder = Decoder(
+            num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm
+        )
+        self.src_embedding = TokenEmbedding(src_vocab_size, d_model)
+        self.tgt_embedding = TokenEmbedding(tgt_vocab_size, d_model)
+        self.positional_encoding = PositionalEncoding(d_model, max_len, dropout)
+        self.output = nn.Linear(d_model, tgt_vocab_size)
+        if tie_embeddings:
+            self.src_embedding.embedding.weight = self.output.weight
+            self.tgt_embedding.embedding.weight = self.output.weight
+
+    def src_mask(self, src):
+        return (src != self.pad_id).unsqueeze(-2).unsqueeze(1)  # (batch, 1, 1, len_src)
+
+    def tgt_mask(self, tgt):
+        mask = (tgt != self.pad_id).unsqueeze(-2)  # (batch, 1, len_tgt)
+        return (mask & _subsequent_mask(tgt.size(-1))).unsqueeze(1)  # (batch, 1, len, len)
+
+    def encode(self, src_ids):
+        src = self.positional_encoding(self.src_embedding(src_ids))
+        return self.encoder(src, self.src_mask(src_ids))
+
+    def decode(self, tgt_ids, memory, src_ids):
+        tgt = self.positional_encoding(self.tgt_embedding(tgt_ids))
+        out = self.decoder(tgt, memory, self.src_mask(src_ids), self.tgt_mask(tgt_ids))
+        return self.output(out)
+
+    def forward(self, src_ids, tgt_ids):
+        return self.decode(tgt_ids, self.encode(src_ids), src_ids)
+
+
+class THelperMethod(ref.Transformer):
+    """One helper for both sides' inputs, and masks from a helper."""
+
+    def _inputs(self, embedding, ids):
+        return self.positional_encoding(embedding(ids))
+
+    def _masks(self, src_ids, tgt_ids=None):
+        src = padding_mask(src_ids, self.pad_id)
+        return src if tgt_ids is None else (src, decoder_self_attention_mask(tgt_ids, self.pad_id))
+
+    def encode(self, src_ids):
+        return self.encoder(self._inputs(self.src_embedding, src_ids), self._masks(src_ids))
+
+    def decode(self, tgt_ids, memory, src_ids):
+        src_mask, tgt_mask = self._masks(src_ids, tgt_ids)
+        y = self.decoder(self._inputs(self.tgt_embedding, tgt_ids), memory, src_mask, tgt_mask)
+        return self.output(y)
+
+
+class TAddModuleLoop(nn.Module):
+    """Submodules registered by name from a dict; the tying checked with an if."""
+
+    def __init__(
+        self,
+        src_vocab_size,
+        tgt_vocab_size,
+        d_model=512,
+        num_heads=8,
+        num_layers=6,
+        d_ff=2048,
+        dropout=0.1,
+        max_len=512,
+        pad_id=0,
+        tie_embeddings=False,
+        norm_first=False,
+        final_norm=None,
+    ):
+        super().__init__()
+        if tie_embeddings and src_vocab_size != tgt_vocab_size:
+            raise ValueError("a shared vocabulary is needed")
+        stack = {
+            "num_layers": num_layers,
+            "d_model": d_model,
+            "num_heads": num_heads,
+            "d_ff": d_ff,
+            "dropout": dropout,
+            "norm_first": norm_first,
+            "final_norm": final_norm,
+        }
+        parts = {
+            "src_embedding": TokenEmbedding(src_vocab_size, d_model),
+            "tgt_embedding": TokenEmbedding(tgt_vocab_size, d_model),
+            "positional_encoding": PositionalEncoding(d_model, max_len, dropout),
+            "encoder": Encoder(**stack),
+            "decoder": Decoder(**stack),
+            "output": nn.Linear(d_model, tgt_vocab_size),
+        }
+        for name, module in parts.items():
+            self.add_module(name, module)
+        self.pad_id = pad_id
+        if tie_embeddings:  # share the module itself, and its matrix with the output
+            self.tgt_embedding = self.src_embedding
+            self.output.weight = self.src_embedding.embedding.weight
+
+    def encode(self, src_ids):
+        x = self.positional_encoding(self.src_embedding(src_ids))
+        return self.encoder(x, mask=padding_mask(src_ids, self.pad_id))
+
+    def decode(self, tgt_ids, memory, src_ids):
+        y = self.positional_encoding(self.tgt_embedding(tgt_ids))
+        y = self.decoder(
+            y,
+            memory,
+            src_mask=padding_mask(src_ids, self.pad_id),
+            tgt_mask=decoder_self_attention_mask(tgt_ids, self.pad_id),
+        )
+        return self.output(y)
+
+    def forward(self, src_ids, tgt_ids):
+        return self.decode(tgt_ids, self.encode(src_ids), src_ids)
+
+
+class TInlineMasks(ref.Transformer):
+    """Masks computed inline with the same values; the cross-attention mask expanded to its
+    full (batch, 1, len_tgt, len_src) size; forward written out without encode/decode."""
+
+    def forward(self, src_ids, tgt_ids):
+        len_tgt, len_src = tgt_ids.shape[1], src_ids.shape[1]
+        src_real = (src_ids != self.pad_id)[:, None, None, :]
+        causal = torch.ones(len_tgt, len_tgt, dtype=torch.bool).tril()
+        tgt_mask = (tgt_ids != self.pad_id)[:, None, None, :] & causal
+        memory = self.encoder(self.positional_encoding(self.src_embedding(src_ids)), src_real)
+        cross = src_real.expand(-1, 1, len_tgt, len_src)
+        y = self.positional_encoding(self.tgt_embedding(tgt_ids))
+        return self.output(self.decoder(y, memory, cross, tgt_mask))
+
+
+class _Sinusoids(nn.Module):
+    """A positional encoding computed on the fly (no buffer in the state dict)."""
+
+    def __init__(self, d_model, dropout):
+        super().__init__()
+        self.d_model = d_model
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        position = torch.arange(x.shape[1], dtype=torch.float32)[:, None]
+        rates = torch.exp(
+            torch.arange(0, self.d_model, 2).float() * (-math.log(10000.0) / self.d_model)
+        )
+        pe = torch.zeros(x.shape[1], self.d_model)
+        pe[:, 0::2] = torch.sin(position * rates)
+        pe[:, 1::2] = torch.cos(position * rates)
+        return self.dropout(x + pe.to(x.dtype))
+
+
+class TSinusoidsOnTheFly(ref.Transformer):
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, **kwargs):
+        super().__init__(src_vocab_size, tgt_vocab_size, d_model, **kwargs)
+        self.positional_encoding = _Sinusoids(d_model, kwargs.get("dropout", 0.1))
+
+
+class _FlatTable(nn.Module):
+    """A positional encoding with a (max_len, d_model) buffer named `table`."""
+
+    def __init__(self, d_model, max_len, dropout):
+        super().__init__()
+        self.register_buffer("table", PositionalEncoding(d_model, max_len, 0.0).pe[0].clone())
+        self.p = dropout
+
+    def forward(self, x):
+        return F.dropout(x + self.table[: x.shape[1]], self.p, self.training)
+
+
+class TFlatPositionTable(ref.Transformer):
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, **kwargs):
+        super().__init__(src_vocab_size, tgt_vocab_size, d_model, **kwargs)
+        self.positional_encoding = _FlatTable(
+            d_model, kwargs.get("max_len", 512), kwargs.get("dropout", 0.1)
+        )
+
+
+class TExplicitDropout(ref.Transformer):
+    """PositionalEncoding without dropout, then F.dropout(training=self.training): the same."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, **kwargs):
+        super().__init__(src_vocab_size, tgt_vocab_size, d_model, **kwargs)
+        self.p = kwargs.get("dropout", 0.1)
+        self.positional_encoding = PositionalEncoding(d_model, kwargs.get("max_len", 512), 0.0)
+
+    def encode(self, src_ids):
+        x = F.dropout(self.positional_encoding(self.src_embedding(src_ids)), self.p, self.training)
+        return self.encoder(x, padding_mask(src_ids, self.pad_id))
+
+    def decode(self, tgt_ids, memory, src_ids):
+        y = F.dropout(self.positional_encoding(self.tgt_embedding(tgt_ids)), self.p, self.training)
+        y = self.decoder(
+            y,
+            memory,
+            padding_mask(src_ids, self.pad_id),
+            decoder_self_attention_mask(tgt_ids, self.pad_id),
+        )
+        return self.output(y)
+
+
+class TTiedTheOtherWay(ref.Transformer):
+    """Tied by assigning the output layer's matrix to both embeddings."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, *, tie_embeddings=False, **kw):
+        if tie_embeddings and src_vocab_size != tgt_vocab_size:
+            raise AssertionError("tie_embeddings needs src_vocab_size == tgt_vocab_size")
+        super().__init__(src_vocab_size, tgt_vocab_size, d_model, **kw)
+        if tie_embeddings:
+            self.src_embedding.embedding.weight = self.output.weight
+            self.tgt_embedding.embedding.weight = self.output.weight
+
+
+# ================================================================== count_parameters
+def count_paper_style(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """Matrix by matrix, the way one reads the shapes off the modules."""
+    linear = lambda n_in, n_out: n_in * n_out + n_out  # noqa: E731
+    attention = 4 * linear(d_model, d_model)
+    ffn = linear(d_model, d_ff) + linear(d_ff, d_model)
+    norm = 2 * d_model
+    encoder = num_layers * (attention + ffn + 2 * norm) + (norm if final_norm else 0)
+    decoder = num_layers * (2 * attention + ffn + 3 * norm) + (norm if final_norm else 0)
+    table = vocab_size * d_model
+    if tie_embeddings:
+        return {"embeddings": table, "encoder": encoder, "decoder": decoder, "output": vocab_size}
+    return {
+        "embeddings": 2 * table,
+        "encoder": encoder,
+        "decoder": decoder,
+        "output": linear(d_model, vocab_size),
+    }
+
+
+def count_numpy_ints(*args, **kwargs):
+    import numpy as np
+
+    return {key: np.int64(value) for key, value in ref.count_parameters(*args, **kwargs).items()}
+
+
+def count_floats(*args, **kwargs):
+    return {key: float(value) for key, value in ref.count_parameters(*args, **kwargs).items()}
+
+
+def _count_mistake(**knobs):
+    def count(vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False):
+        args = (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm)
+        return checks._count(*args, **knobs)
+
+    count.__name__ = "count_" + "_".join(f"{k}_{v}" for k, v in knobs.items())
+    return count
+
+
+def count_total_only(*args, **kwargs):
+    return sum(ref.count_parameters(*args, **kwargs).values())
+
+
+def count_with_total(*args, **kwargs):
+    counts = ref.count_parameters(*args, **kwargs)
+    return {**counts, "total": sum(counts.values())}
+
+
+def count_per_head_width(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """Heads of width d_model (not d_model / num_heads): a classic over-count."""
+    counts = ref.count_parameters(
+        vocab_size, d_model, 1, num_layers, d_ff, tie_embeddings, final_norm
+    )
+    extra = 4 * d_model * d_model * (num_heads - 1)
+    counts["encoder"] += num_layers * extra
+    counts["decoder"] += num_layers * 2 * extra
+    return counts
+
+
+# ================================================================== greedy_decode
+def greedy_reencode(model, src_ids, max_len, bos_id, eos_id):
+    """Runs the whole model (encoder included) at every step: slower, same result."""
+    tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+    done = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+    with torch.no_grad():
+        for _ in range(max_len):
+            next_token = model(src_ids, tokens)[:, -1, :].argmax(-1)
+            next_token = torch.where(done, torch.full_like(next_token, model.pad_id), next_token)
+            tokens = torch.cat([tokens, next_token.unsqueeze(1)], 1)
+            done |= next_token == eos_id
+            if bool(done.all()):
+                break
+    return tokens[:, 1:]
+
+
+def greedy_one_sentence_at_a_time(model, src_ids, max_len, bos_id, eos_id):
+    """The Annotated Transformer's greedy_decode, once per sentence, then padded."""
+    rows = []
+    for src in src_ids:
+        src = src.unsqueeze(0)
+        memory = model.encode(src)
+        ys = torch.full((1, 1), bos_id, dtype=src.dtype)
+        for _ in range(max_len):
+            prob = torch.softmax(model.decode(ys, memory, src)[:, -1], dim=-1)
+            next_word = torch.max(prob, dim=1).indices
+            ys = torch.cat([ys, next_word.view(1, 1)], dim=1)
+            if next_word.item() == eos_id:
+                break
+        rows.append(ys[0, 1:].tolist())
+    width = max(len(row) for row in rows)
+    return torch.tensor([row + [model.pad_id] * (width - len(row)) for row in rows])
+
+
+def greedy_preallocated(model, src_ids, max_len, bos_id, eos_id):
+    """The output tensor allocated up front, filled with pad, cut at the last step."""
+    batch = src_ids.shape[0]
+    out = torch.full((batch, max_len), model.pad_id, dtype=torch.long)
+    memory = model.encode(src_ids)
+    prefix = torch.full((batch, 1), bos_id, dtype=torch.long)
+    alive = torch.ones(batch, dtype=torch.bool)
+    steps = 0
+    for t in range(max_len):
+        if not alive.any():
+            break
+        logits = model.decode(prefix, memory, src_ids)
+        log_probs = torch.log_softmax(logits[:, -1], dim=-1)
+        token = log_probs.argmax(-1)
+        out[alive, t] = token[alive]
+        prefix = torch.cat([prefix, out[:, t : t + 1]], dim=1)
+        alive &= token != eos_id
+        steps = t + 1
+    return out[:, :steps].detach()
+
+
+def greedy_python_lists(model, src_ids, max_len, bos_id, eos_id):
+    """Tokens collected step by step in a list, stacked at the end; model.eval() called."""
+    model.eval()
+    memory = model.encode(src_ids)
+    generated = []
+    finished = [False] * len(src_ids)
+    for _ in range(max_len):
+        prefix = torch.stack(
+            [torch.full((len(src_ids),), bos_id, dtype=torch.long), *generated], dim=1
+        )
+        best = model.decode(prefix, memory, src_ids)[:, -1].argmax(dim=-1).tolist()
+        step = [model.pad_id if done else token for token, done in zip(best, finished)]
+        finished = [done or token == eos_id for token, done in zip(step, finished)]
+        generated.append(torch.tensor(step))
+        if all(finished):
+            break
+    return torch.stack(generated, dim=1)
+
+
+def _greedy_mistake(**knobs):
+    def greedy(model, src_ids, max_len, bos_id, eos_id):
+        return checks._greedy_variant(model, src_ids, max_len, bos_id, eos_id, **knobs)
+
+    greedy.__name__ = "greedy_" + "_".join(f"{k}_{v}" for k, v in knobs.items())
+    return greedy
+
+
+def greedy_one_step_more(model, src_ids, max_len, bos_id, eos_id):
+    return checks._greedy_variant(model, src_ids, max_len, bos_id, eos_id, steps=max_len + 1)
+
+
+def greedy_one_step_less(model, src_ids, max_len, bos_id, eos_id):
+    return checks._greedy_variant(model, src_ids, max_len, bos_id, eos_id, steps=max_len - 1)
+
+
+def greedy_returns_list(model, src_ids, max_len, bos_id, eos_id):
+    return ref.greedy_decode(model, src_ids, max_len, bos_id, eos_id).tolist()
+
+
+def greedy_int32(model, src_ids, max_len, bos_id, eos_id):
+    return ref.greedy_decode(model, src_ids, max_len, bos_id, eos_id).int()
+
+
+def greedy_float(model, src_ids, max_len, bos_id, eos_id):
+    return ref.greedy_decode(model, src_ids, max_len, bos_id, eos_id).float()
+
+
+def greedy_switches_to_train(model, src_ids, max_len, bos_id, eos_id):
+    model.train()
+    return ref.greedy_decode(model, src_ids, max_len, bos_id, eos_id)
+
+
+def greedy_first_sentence_only(model, src_ids, max_len, bos_id, eos_id):
+    return ref.greedy_decode(model, src_ids[:1], max_len, bos_id, eos_id)[0]
+
+
+# ================================================================== quizzes
+def quiz_tie_b():
+    return "b"
+
+
+def quiz_tie_c():
+    return "c"
+
+
+def quiz_tie_d():
+    return "D)"
+
+
+def quiz_tie_spelled():
+    return " (a) "
+
+
+def quiz_tf_a():
+    return "a"
+
+
+def quiz_tf_c():
+    return "c"
+
+
+def quiz_tf_d():
+    return "d"
+
+
+def quiz_tf_number():
+    return 2
+
+
+# ================================================================== the lists
+MISTAKES = [
+    Mistake(check_Transformer, TUnscaled, r"not multiplied by sqrt\(d_model\)"),
+    Mistake(check_Transformer, TScaledTwice, r"sqrt\(d_model\) twice"),
+    Mistake(check_Transformer, TPlainEmbedding, r"plain nn\.Embedding.*TokenEmbedding"),
+    Mistake(check_Transformer, TNoPositions, r"source gets no positional encoding"),
+    Mistake(check_Transformer, TNoTargetPositions, r"target gets no positional encoding"),
+    Mistake(check_Transformer, TAddsTableWithoutDropout, r"there is no dropout on it"),
+    Mistake(check_Transformer, TPositionalEncodingWithoutDropout, r"there is no dropout on it"),
+    Mistake(check_Transformer, TDropoutBeforePositions, r"positions survived the dropout"),
+    Mistake(check_Transformer, TDropoutAlwaysOn, r"something random is still active"),
+    Mistake(
+        check_Transformer,
+        TSrcEmbeddingForTarget,
+        r"(?s)target ids were looked up in the "
+        r"source's table|index out of range.*target ids through tgt_embedding",
+    ),
+    Mistake(check_Transformer, TNoSourceMask, r"encoder ignores the padding of the source"),
+    Mistake(
+        check_Transformer,
+        TSourceMaskToSelfAttention,
+        r"self-attention got the source padding mask",
+    ),
+    Mistake(check_Transformer, TNoLookAhead, r"no look-ahead mask"),
+    Mistake(check_Transformer, TNoTargetPadding, r"ignores the target's padding"),
+    Mistake(check_Transformer, TMasksSwapped, r"two decoder masks are swapped"),
+    Mistake(check_Transformer, TTargetMaskToCross, r"cross-attention got the target mask"),
+    Mistake(check_Transformer, TNoCrossMask, r"cross-attention ignores the padding"),
+    Mistake(check_Transformer, TMemoryAsQueries, r"memory first and the target second"),
+    Mistake(check_Transformer, TIgnoresMemory, r"do not depend on `memory`"),
+    Mistake(check_Transformer, TZeroMemory, r"do not depend on `memory`"),
+    Mistake(check_Transformer, TPadZero, r"treat id 0 as <pad>.*self\.pad_id"),
+    Mistake(
+        check_Transformer,
+        TEncoderOnTarget,
+        r"(?s)ran the encoder on the target|"
+        r"index out of range.*encoder reads the\s+source",
+    ),
+    Mistake(
+        check_Transformer,
+        TSharedEmbeddings,
+        r"source vocabulary's shape.*share the "
+        r"source's module|share one\s+table",
+    ),
+    Mistake(check_Transformer, TTieIgnored, r"tie_embeddings is ignored"),
+    Mistake(check_Transformer, TTieOutputOnly, r"only some of the three matrices are shared"),
+    Mistake(check_Transformer, TTieWithoutVocabularyCheck, r"built without complaint.*ValueError"),
+    Mistake(check_Transformer, TSoftmax, r"returns probabilities"),
+    Mistake(check_Transformer, TAnnotatedGenerator, r"Annotated Transformer's Generator.*logits"),
+    Mistake(check_Transformer, TSoftmaxOverPositions, r"softmax over the positions"),
+    Mistake(check_Transformer, TNoOutputLayer, r"decoder's output: apply the output layer"),
+    Mistake(check_Transformer, TOutputWithoutBias, r"missing: \['output\.bias'\].*with its bias"),
+    Mistake(
+        check_Transformer,
+        TFinalNormIgnored,
+        r"lack their final LayerNorm|final LayerNorm this configuration must not have",
+    ),
+    Mistake(
+        check_Transformer,
+        TNormFirstIgnored,
+        r"post-LN where this model asked for pre-LN|"
+        r"pre-LN where this model asked for post-LN",
+    ),
+    Mistake(check_Transformer, TReturnsMemoryToo, r"should be a Tensor, but it is a tuple"),
+    Mistake(check_Transformer, TNoGradForward, r"cut off from the model's parameters"),
+    Mistake(check_Transformer, TStubbedEncode, r"not implemented yet"),
+    # count_parameters
+    *[
+        Mistake(check_count_parameters, _count_mistake(**knobs), re.escape(message[:60]))
+        for knobs, message in checks._COUNT_MISTAKES
+    ],
+    Mistake(check_count_parameters, count_total_only, r"returned a int.*single number"),
+    Mistake(check_count_parameters, count_with_total, r"expected exactly"),
+    Mistake(check_count_parameters, count_per_head_width, r"multiplied the attention's matrices"),
+    # greedy_decode
+    *[
+        Mistake(check_greedy_decode, _greedy_mistake(**knobs), re.escape(message[:60]))
+        for knobs, message in checks._GREEDY_MISTAKES
+    ],
+    Mistake(
+        check_greedy_decode, greedy_one_step_more, r"You generated \d+ tokens: at most max_len"
+    ),
+    Mistake(check_greedy_decode, greedy_one_step_less, r"Your rows stop at \d+ tokens"),
+    Mistake(check_greedy_decode, greedy_returns_list, r"returned a list"),
+    Mistake(check_greedy_decode, greedy_int32, r"torch\.int32.*int64"),
+    Mistake(check_greedy_decode, greedy_float, r"torch\.float32 values: token ids are integers"),
+    Mistake(check_greedy_decode, greedy_switches_to_train, r"left the model in training mode"),
+    Mistake(check_greedy_decode, greedy_first_sentence_only, r"One row per sentence"),
+    # quizzes
+    Mistake(check_quiz_tie_embeddings, quiz_tie_b, r"\(b\).*Equal sizes are not enough"),
+    Mistake(check_quiz_tie_embeddings, quiz_tie_c, r"\(c\).*same shape"),
+    Mistake(check_quiz_tie_embeddings, quiz_tie_d, r"\(d\).*shared vocabulary"),
+    Mistake(check_quiz_teacher_forcing, quiz_tf_a, r"\(a\).*look-ahead mask is the same"),
+    Mistake(check_quiz_teacher_forcing, quiz_tf_c, r"\(c\).*impossible, not slow"),
+    Mistake(check_quiz_teacher_forcing, quiz_tf_d, r"\(d\).*computed once"),
+    Mistake(check_quiz_teacher_forcing, quiz_tf_number, r"return one of"),
+]
+
+CORRECT = [
+    Correct(check_Transformer, TAnnotatedStyle),
+    Correct(check_Transformer, THelperMethod),
+    Correct(check_Transformer, TAddModuleLoop),
+    Correct(check_Transformer, TInlineMasks),
+    Correct(check_Transformer, TSinusoidsOnTheFly),
+    Correct(check_Transformer, TFlatPositionTable),
+    Correct(check_Transformer, TExplicitDropout),
+    Correct(check_Transformer, TTiedTheOtherWay),
+    Correct(check_count_parameters, count_paper_style),
+    Correct(check_count_parameters, count_numpy_ints),
+    Correct(check_count_parameters, count_floats),
+    Correct(check_greedy_decode, greedy_reencode),
+    Correct(check_greedy_decode, greedy_one_sentence_at_a_time),
+    Correct(check_greedy_decode, greedy_preallocated),
+    Correct(check_greedy_decode, greedy_python_lists),
+    Correct(check_quiz_tie_embeddings, quiz_tie_spelled),
+]
+
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+# ================================================================== oracles: nn.Transformer
+@pytest.fixture
+def plain_pytorch():
+    """PyTorch's own layers without their eval-mode fast path (nested tensors, which return
+    zeros at padded positions): the plain formulas, which is what we compare with."""
+    before = torch.backends.mha.get_fastpath_enabled()
+    torch.backends.mha.set_fastpath_enabled(False)
+    yield
+    torch.backends.mha.set_fastpath_enabled(before)
+
+
+def _randomize(module: nn.Module, seed: int) -> None:
+    generator = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for p in module.parameters():
+            p.copy_(torch.randn(p.shape, generator=generator) * 0.3)
+
+
+def _copy_attention(ours, theirs):
+    theirs.in_proj_weight.copy_(torch.cat([ours.w_q.weight, ours.w_k.weight, ours.w_v.weight]))
+    theirs.in_proj_bias.copy_(torch.cat([ours.w_q.bias, ours.w_k.bias, ours.w_v.bias]))
+    theirs.out_proj.weight.copy_(ours.w_o.weight)
+    theirs.out_proj.bias.copy_(ours.w_o.bias)
+
+
+def _copy_layer(ours, theirs, decoder: bool) -> None:
+    _copy_attention(ours.self_attn, theirs.self_attn)
+    if decoder:
+        _copy_attention(ours.cross_attn, theirs.multihead_attn)
+    theirs.linear1.weight.copy_(ours.feed_forward.w_1.weight)
+    theirs.linear1.bias.copy_(ours.feed_forward.w_1.bias)
+    theirs.linear2.weight.copy_(ours.feed_forward.w_2.weight)
+    theirs.linear2.bias.copy_(ours.feed_forward.w_2.bias)
+    for name in ("norm1", "norm2", "norm3") if decoder else ("norm1", "norm2"):
+        getattr(theirs, name).weight.copy_(getattr(ours, name).weight)
+        getattr(theirs, name).bias.copy_(getattr(ours, name).bias)
+
+
+def _pytorch_model(ours, d_model, num_heads, num_layers, d_ff, norm_first, final):
+    """nn.Transformer with our weights; ``final`` False: stacks without a final LayerNorm
+    (handed to nn.Transformer as custom_encoder / custom_decoder)."""
+    kwargs = {"dropout": 0.0, "batch_first": True, "norm_first": norm_first}
+    if final:
+        theirs = nn.Transformer(d_model, num_heads, num_layers, num_layers, d_ff, **kwargs)
+    else:
+        encoder = nn.TransformerEncoder(
+            nn.TransformerEncoderLayer(d_model, num_heads, d_ff, **kwargs),
+            num_layers,
+            enable_nested_tensor=False,
+        )
+        decoder = nn.TransformerDecoder(
+            nn.TransformerDecoderLayer(d_model, num_heads, d_ff, **kwargs), num_layers
+        )
+        theirs = nn.Transformer(
+            d_model, num_heads, custom_encoder=encoder, custom_decoder=decoder, **kwargs
+        )
+    with torch.no_grad():
+        for o, t in zip(ours.encoder.layers, theirs.encoder.layers, strict=True):
+            _copy_layer(o, t, decoder=False)
+        for o, t in zip(ours.decoder.layers, theirs.decoder.layers, strict=True):
+            _copy_layer(o, t, decoder=True)
+        if final:
+            for o, t in (
+                (ours.encoder.norm, theirs.encoder.norm),
+                (ours.decoder.norm, theirs.decoder.norm),
+            ):
+                t.weight.copy_(o.weight)
+                t.bias.copy_(o.bias)
+    return theirs.eval()
+
+
+def _pytorch_logits(ours, theirs, src, tgt, pad_id):
+    """nn.Transformer between our embeddings + positions and our output layer. Bool masks:
+    True = blocked in PyTorch."""
+    causal = torch.triu(torch.ones(tgt.shape[1], tgt.shape[1], dtype=torch.bool), diagonal=1)
+    out = theirs(
+        ours.positional_encoding(ours.src_embedding(src)),
+        ours.positional_encoding(ours.tgt_embedding(tgt)),
+        tgt_mask=causal,
+        src_key_padding_mask=src == pad_id,
+        tgt_key_padding_mask=tgt == pad_id,
+        memory_key_padding_mask=src == pad_id,
+    )
+    return ours.output(out)
+
+
+#: (norm_first, final_norm, tie_embeddings, pad_id, left-padded source)
+ORACLE_CONFIGS = [
+    (False, True, False, 0, False),  # nn.Transformer's default: post-LN with final norms
+    (True, None, False, 0, False),  # pre-LN, final norms by default
+    (False, None, False, 0, False),  # the paper: post-LN, no final norm
+    (False, True, True, 3, True),  # tied, pad_id 3, the source padded at the start
+    (True, True, True, 1, False),
+]
+MAX_DIFFERENCES = {}
+
+
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")
+@pytest.mark.parametrize(("norm_first", "final_norm", "tie", "pad_id", "left"), ORACLE_CONFIGS)
+def test_reference_equals_nn_transformer(plain_pytorch, norm_first, final_norm, tie, pad_id, left):
+    vocab, d_model, num_heads, num_layers, d_ff = 23, 16, 4, 2, 32
+    ours = ref.Transformer(
+        vocab,
+        vocab,
+        d_model,
+        num_heads,
+        num_layers,
+        d_ff,
+        dropout=0.0,
+        max_len=50,
+        pad_id=pad_id,
+        tie_embeddings=tie,
+        norm_first=norm_first,
+        final_norm=final_norm,
+    )
+    _randomize(ours, seed=7)
+    ours.eval()
+    final = norm_first if final_norm is None else final_norm
+    theirs = _pytorch_model(ours, d_model, num_heads, num_layers, d_ff, norm_first, final)
+    src = checks.token_ids((7, 5, 3), 7, vocab, pad_id, seed=1, left=left)
+    tgt = checks.token_ids((5, 2, 4), 5, vocab, pad_id, seed=2)
+    with torch.no_grad():
+        got = ours(src, tgt)
+        expected = _pytorch_logits(ours, theirs, src, tgt, pad_id)
+        helper = ref.torch_transformer_logits(ours, ref.torch_transformer(ours), src, tgt)
+    difference = (got - expected).abs().max().item()
+    MAX_DIFFERENCES[(norm_first, final_norm, tie)] = difference
+    assert got.shape == (3, 5, vocab)
+    assert difference < 1e-5, difference
+    # the lesson's helper builds the same PyTorch model
+    torch.testing.assert_close(helper, expected, rtol=0, atol=1e-6)
+
+
+def test_decode_of_encode_is_forward_and_padding_changes_nothing():
+    torch.manual_seed(0)
+    model = ref.Transformer(15, 17, 16, 4, 2, 32, dropout=0.0, pad_id=0).eval()
+    src = torch.tensor([[3, 4, 5, 0, 0], [6, 7, 8, 9, 10]])
+    tgt = torch.tensor([[1, 11, 12, 13], [1, 14, 0, 0]])
+    with torch.no_grad():
+        logits = model(src, tgt)
+        torch.testing.assert_close(model.decode(tgt, model.encode(src), src), logits)
+        # extra source padding changes nothing at the real positions
+        wider = torch.cat([src, torch.zeros(2, 3, dtype=torch.long)], dim=1)
+        torch.testing.assert_close(model(wider, tgt), logits, rtol=0, atol=1e-5)
+        # the look-ahead mask: later target tokens do not change earlier logits
+        changed = tgt.clone()
+        changed[:, -1] = 16
+        torch.testing.assert_close(model(src, changed)[:, :-1], logits[:, :-1], rtol=0, atol=1e-6)
+
+
+def test_the_fast_path_returns_zeros_at_padded_positions():
+    """The reason the lesson switches PyTorch's fast path off before comparing."""
+    torch.manual_seed(0)
+    encoder = nn.TransformerEncoder(
+        nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, batch_first=True), 2
+    ).eval()
+    x = torch.randn(2, 6, 16)
+    pads = torch.tensor([[False] * 4 + [True] * 2, [False] * 6])
+    before = torch.backends.mha.get_fastpath_enabled()
+    try:
+        with torch.no_grad(), pytest.warns(UserWarning, match="nested tensors"):
+            torch.backends.mha.set_fastpath_enabled(True)
+            fast = encoder(x, src_key_padding_mask=pads)
+        torch.backends.mha.set_fastpath_enabled(False)
+        with torch.no_grad():
+            plain = encoder(x, src_key_padding_mask=pads)
+    finally:
+        torch.backends.mha.set_fastpath_enabled(before)
+    assert fast[0, 4:].abs().max() == 0 and plain[0, 4:].abs().max() > 0
+    torch.testing.assert_close(fast[0, :4], plain[0, :4], rtol=0, atol=1e-5)
+
+
+def test_dropout_one_is_deterministic():
+    """What the train-mode checks rely on: p=1 zeroes everything, whatever the stream."""
+    dropout = nn.Dropout(1.0).train()
+    x = torch.randn(4, 5)
+    torch.manual_seed(1)
+    first = dropout(x)
+    torch.manual_seed(2)
+    assert torch.equal(first, torch.zeros_like(x)) and torch.equal(dropout(x), first)
+
+
+def test_tied_model_shares_one_parameter():
+    model = ref.Transformer(30, 30, 8, 2, 1, 16, tie_embeddings=True)
+    state = model.state_dict()
+    table = state[checks.SRC_TABLE]
+    assert state[checks.TGT_TABLE].data_ptr() == table.data_ptr()
+    assert state[checks.OUT_WEIGHT].data_ptr() == table.data_ptr()
+    assert sum(p is model.output.weight for p in model.parameters()) == 1
+    with pytest.raises(ValueError, match="shared vocabulary"):
+        ref.Transformer(30, 31, 8, 2, 1, 16, tie_embeddings=True)
+
+
+# ================================================================== oracles: parameter counts
+def _unique_count(*modules: nn.Module, exclude: set[int] = frozenset()) -> int:
+    seen = {}
+    for module in modules:
+        for p in module.parameters():
+            if id(p) not in exclude:
+                seen[id(p)] = p.numel()
+    return sum(seen.values())
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        (50, 8, 2, 1, 16, False, False),
+        (50, 8, 2, 3, 12, True, False),
+        (200, 12, 3, 2, 40, False, True),
+        (200, 12, 1, 2, 40, True, True),
+        (7, 4, 4, 1, 3, True, False),
+    ],
+)
+def test_count_parameters_matches_the_modules(config):
+    vocab, d_model, num_heads, num_layers, d_ff, tie, final = config
+    model = ref.Transformer(
+        vocab, vocab, d_model, num_heads, num_layers, d_ff, tie_embeddings=tie, final_norm=final
+    )
+    tables = {id(p) for p in (*model.src_embedding.parameters(), *model.tgt_embedding.parameters())}
+    measured = {
+        "embeddings": _unique_count(model.src_embedding, model.tgt_embedding),
+        "encoder": _unique_count(model.encoder),
+        "decoder": _unique_count(model.decoder),
+        "output": _unique_count(model.output, exclude=tables),
+    }
+    assert ref.count_parameters(*config) == measured
+    assert sum(measured.values()) == sum(p.numel() for p in model.parameters())
+
+
+def test_the_paper_sizes():
+    """Table 3's base and big models with 37,000 tied tokens, built (on the meta device:
+    no memory) and counted by PyTorch; and the numbers the lesson quotes."""
+    with torch.device("meta"):
+        base = ref.Transformer(37000, 37000, tie_embeddings=True)
+        big = ref.Transformer(37000, 37000, 1024, 16, 6, 4096, tie_embeddings=True)
+        base_final = ref.Transformer(37000, 37000, tie_embeddings=True, final_norm=True)
+    assert sum(p.numel() for p in base.parameters()) == 63_119_496
+    assert sum(p.numel() for p in big.parameters()) == 214_282_376
+    assert sum(p.numel() for p in base_final.parameters()) == 63_119_496 + 2_048
+    assert sum(ref.count_parameters(37000, 512, 8, 6, 2048, True).values()) == 63_119_496
+    assert sum(ref.count_parameters(37000, 1024, 16, 6, 4096, True).values()) == 214_282_376
+    counts = ref.count_parameters(37000, 512, 8, 6, 2048, True)
+    untied = ref.count_parameters(37000, 512, 8, 6, 2048, False)
+    total, untied_total = sum(counts.values()), sum(untied.values())
+    assert round(untied_total / 1e6) == 101
+    assert round(counts["embeddings"] / total, 2) == 0.30
+    assert round(counts["decoder"] / counts["encoder"], 2) == 1.33
+    assert (untied["embeddings"] + untied["output"]) / untied_total > 0.5
+    # each 1,000 tokens: 513,000 parameters; 65M needs about 40,700; the big model then 218M
+    per_token = 512 + 1
+    assert sum(ref.count_parameters(38000, 512, 8, 6, 2048, True).values()) - total == 1000 * 513
+    tokens = 37000 + (65_000_000 - total) / per_token
+    assert round(tokens, -2) == 40_700
+    big_then = sum(ref.count_parameters(round(tokens), 1024, 16, 6, 4096, True).values())
+    assert round(big_then / 1e6) == 218
+    # attention biases: 4 * d_model per attention, 18 attentions in the base model
+    assert 4 * 512 * (6 + 2 * 6) == 36_864
+
+
+# ================================================================== oracles: greedy decoding
+def _rebuilt(model: nn.Module) -> nn.Module:
+    """What the sandboxed grader does: the model rebuilt from its recipe and state dict."""
+    import importlib
+
+    recipe = recipe_of(model)
+    module, _, name = recipe.factory.partition(":")
+    factory = getattr(importlib.import_module(module), name)
+    twin = factory(*recipe.args, **recipe.kwargs)
+    twin.load_state_dict(model.state_dict())
+    return twin.train(model.training)
+
+
+ALL_GREEDY = checks._GREEDY_VISIBLE + checks._GREEDY_HIDDEN
+
+
+def _finish_steps(out: torch.Tensor, eos_id: int) -> list[int | None]:
+    return [row.index(eos_id) + 1 if eos_id in row else None for row in out.tolist()]
+
+
+@pytest.mark.parametrize("case", ALL_GREEDY, ids=[f"seed{c.seed}" for c in ALL_GREEDY])
+def test_greedy_cases_are_well_posed(case):
+    """Every next-token choice wins by a margin (so any correct way of decoding agrees), the
+    model survives the grader's round trip, and no two mistakes look alike."""
+    model = case.model()
+    assert recipe_of(model) is not None and not model.training
+    src = case.src()
+    out = ref.greedy_decode(model, src, case.max_len, case.bos_id, case.eos_id)
+    assert out.dtype == torch.int64 and out.shape[1] <= case.max_len
+    assert torch.equal(
+        ref.greedy_decode(_rebuilt(model), src, case.max_len, case.bos_id, case.eos_id), out
+    )
+    with torch.no_grad():
+        memory = model.encode(src)
+        tokens = torch.full((len(src), 1), case.bos_id)
+        finished = torch.zeros(len(src), dtype=torch.bool)
+        for t in range(out.shape[1]):
+            top = model.decode(tokens, memory, src)[:, -1].topk(2, dim=-1).values
+            assert ((top[:, 0] - top[:, 1])[~finished] > 1e-3).all()
+            tokens = torch.cat([tokens, out[:, t : t + 1]], dim=1)
+            finished |= out[:, t] == case.eos_id
+    assert (out != case.bos_id).all()
+    assert not (out[:, :1] == model.pad_id).any()
+    variants = {}
+    for knobs, message in [*checks._GREEDY_MISTAKES, *checks._off_by_one(case.max_len)]:
+        wrong = checks._greedy_variant(model, src, case.max_len, case.bos_id, case.eos_id, **knobs)
+        if not (wrong.shape == out.shape and torch.equal(wrong, out)):
+            for other, seen in variants.items():
+                assert not (seen.shape == wrong.shape and torch.equal(seen, wrong)), (
+                    message,
+                    other,
+                )
+            variants[message] = wrong
+
+
+def test_greedy_cases_cover_what_the_lesson_promises():
+    outputs = {
+        c.seed: ref.greedy_decode(c.model(), c.src(), c.max_len, c.bos_id, c.eos_id)
+        for c in ALL_GREEDY
+    }
+    ends = {c.seed: _finish_steps(outputs[c.seed], c.eos_id) for c in ALL_GREEDY}
+    widths = {seed: out.shape[1] for seed, out in outputs.items()}
+    first, early, other_pad = checks._GREEDY_VISIBLE
+    # rows finishing at different steps, one never: the result is max_len wide
+    assert None in ends[first.seed] and widths[first.seed] == first.max_len
+    finished = [e for e in ends[first.seed] if e]
+    assert len(finished) == len(set(finished)) >= 2
+    # every row finishes before max_len: an early stop
+    assert None not in ends[early.seed] and widths[early.seed] == max(ends[early.seed])
+    assert widths[early.seed] < early.max_len
+    # a pad id that is not 0, after a row that finished early
+    assert other_pad.pad_id != 0 and any(
+        e and e < widths[other_pad.seed] for e in ends[other_pad.seed]
+    )
+    # the hidden cases: max_len reached, an early stop with pad_id != 0, max_len = 1
+    hidden = checks._GREEDY_HIDDEN
+    assert any(None in ends[c.seed] and widths[c.seed] == c.max_len for c in hidden)
+    assert any(c.pad_id != 0 and widths[c.seed] < c.max_len for c in hidden)
+    assert any(c.max_len == 1 for c in hidden)
+
+
+def test_greedy_decode_agrees_with_one_sentence_at_a_time():
+    """An independent decoder (the whole model re-run on one sentence at a time) on a
+    larger random model gives the reference's tokens."""
+    torch.manual_seed(5)
+    model = ref.Transformer(20, 20, 32, 4, 2, 64, dropout=0.0, pad_id=0).eval()
+    with torch.no_grad():
+        model.output.bias[:3] = -50.0  # <pad>, <unk>, <bos> never win
+        model.output.bias[3] += 1.0  # <eos> = 3 a little more likely
+    src = checks.token_ids((6, 4, 5, 2), 6, 20, 0, seed=3)
+    expected = ref.greedy_decode(model, src, 9, 2, 3)
+    with torch.no_grad():
+        assert torch.equal(greedy_one_sentence_at_a_time(model, src, 9, 2, 3), expected)
+        assert torch.equal(greedy_reencode(model, src, 9, 2, 3), expected)
+
+
+# ================================================================== the rest
+def test_quiz_choices_are_all_explained():
+    for quiz in (QUIZ_TIE_EMBEDDINGS, QUIZ_TEACHER_FORCING):
+        assert set(quiz.why) == set(quiz.choices)
+        assert quiz.answer in quiz.choices
+
+
+def test_reference_gets_no_notes(capsys):
+    for check, fn in (
+        (check_Transformer, ref.Transformer),
+        (check_count_parameters, ref.count_parameters),
+        (check_greedy_decode, ref.greedy_decode),
+    ):
+        check(fn)
+        check(fn, hidden=True)
+    assert "note" not in capsys.readouterr().out
+
+
+def test_float_counts_pass_with_a_note(capsys):
+    check_count_parameters(count_floats)
+    assert "your counts are floats" in capsys.readouterr().out
+
+
+def test_what_the_lesson_says_about_log_softmax():
+    z = torch.tensor([0.0, 120.0])
+    assert torch.log(torch.softmax(z, dim=-1))[0] == float("-inf")
+    assert torch.log_softmax(z, dim=-1)[0].item() == -120.0
+    logits = torch.randn(4, 7)
+    labels = torch.tensor([0, 3, 6, 2])
+    torch.testing.assert_close(
+        F.cross_entropy(logits, labels), F.nll_loss(F.log_softmax(logits, dim=-1), labels)
+    )
+    # argmax is the same before and after the softmax; shifting the logits changes nothing
+    assert torch.equal(logits.argmax(-1), torch.softmax(logits, -1).argmax(-1))
+    torch.testing.assert_close(torch.softmax(logits + 5.0, -1), torch.softmax(logits, -1))
+
+
+def test_the_transformer_check_runs_every_mistake_computation():
+    """Each mistake the Transformer check knows gives a value that differs from the right
+    one in some visible case (so that no diagnosis is dead code)."""
+    seen_encode, seen_decode = set(), set()
+    for case in checks._TRANSFORMER_VISIBLE:
+        m = checks._reference(case)
+        src = checks.token_ids(
+            case.src_lengths, case.len_src, case.src_vocab, case.pad_id, case.seed, left=case.left
+        )
+        tgt = checks.token_ids(
+            case.tgt_lengths, case.len_tgt, case.tgt_vocab, case.pad_id, case.seed + 50
+        )
+        with torch.no_grad():
+            memory = m.encode(src)
+            logits = m.decode(tgt, memory, src)
+            for message, knobs in checks._encode_mistakes(case):
+                compute = functools.partial(checks._encode_f, m, src, case.pad_id, **knobs)
+                value = checks._value_of(compute)
+                if value is not None and (value - memory).abs().max() > 1e-3:
+                    seen_encode.add(message)
+            for message, knobs in checks._decode_mistakes(case):
+                compute = functools.partial(
+                    checks._decode_f, m, tgt, memory, src, case.pad_id, **knobs
+                )
+                value = checks._value_of(compute)
+                if value is not None and (value - logits).abs().max() > 1e-3:
+                    seen_decode.add(message)
+    assert {
+        message
+        for case in checks._TRANSFORMER_VISIBLE
+        for message, _ in checks._encode_mistakes(case)
+    } == seen_encode
+    assert {
+        message
+        for case in checks._TRANSFORMER_VISIBLE
+        for message, _ in checks._decode_mistakes(case)
+    } == seen_decode
