@@ -679,12 +679,16 @@ def quiz_d_k_right_as_text():
     return " 64 "
 
 
-def quiz_cross_from_the_illustrated_guide():
+def quiz_cross_rows_per_source_token():
     return "a"
 
 
-def quiz_cross_all_from_encoder():
+def quiz_cross_self_attention_shape():
     return "(c)"
+
+
+def quiz_cross_averaged_over_heads():
+    return "d"
 
 
 def quiz_cross_right_upper_case():
@@ -823,10 +827,11 @@ MISTAKES = [
     Mistake(check_quiz_d_k, quiz_d_k_12, r"12 is h, the number of heads"),
     Mistake(
         check_quiz_cross_attention,
-        quiz_cross_from_the_illustrated_guide,
-        r"\(a\) queries and keys from the encoder.*cannot work",
+        quiz_cross_rows_per_source_token,
+        r"\(a\) \(2, 8, 7, 5\) is not right.*one row per \*source\* token.*cannot work",
     ),
-    Mistake(check_quiz_cross_attention, quiz_cross_all_from_encoder, r"encoder self-attention"),
+    Mistake(check_quiz_cross_attention, quiz_cross_self_attention_shape, r"\*self\*-attention"),
+    Mistake(check_quiz_cross_attention, quiz_cross_averaged_over_heads, r"averaged over the heads"),
     Mistake(check_quiz_cross_attention, quiz_not_a_letter, r'return one of "a", "b", "c", "d"'),
 ]
 
@@ -1071,8 +1076,10 @@ def test_quiz_answers_agree_with_the_reference_shapes():
     layer = ref.MultiHeadAttention(768, 12)
     q = ref.split_heads(torch.zeros(1, 5, 768), layer.num_heads)
     assert q.shape[-1] == QUIZ_D_K.answer == 64
-    decoder, encoder = torch.zeros(1, 3, 768), torch.zeros(1, 7, 768)
+    layer = ref.MultiHeadAttention(64, 8)
+    decoder, encoder = torch.zeros(2, 5, 64), torch.zeros(2, 7, 64)  # targets 5, sources 7
     with torch.no_grad():
         out, weights = layer(decoder, encoder, encoder)
-    assert out.shape[1] == 3 and weights.shape[-2:] == (3, 7)  # one row per decoder query
+    assert out.shape[1] == 5  # one output row per decoder query
+    assert str(tuple(weights.shape)) == QUIZ_CROSS_ATTENTION.choices[QUIZ_CROSS_ATTENTION.answer]
     assert QUIZ_CROSS_ATTENTION.answer == "b"

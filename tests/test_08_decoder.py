@@ -545,11 +545,13 @@ DECODER_MISTAKES = [
 
 # ======================================================================================= quizzes
 QUIZ_MISTAKES = [
-    *(Mistake(check_quiz_cross_attention, answer(x), r"is not right") for x in "abd"),
+    Mistake(check_quiz_cross_attention, answer("a"), r"norm2 belongs to the decoder's residual"),
+    Mistake(check_quiz_cross_attention, answer("c"), r"normalises the wrong side"),
+    Mistake(check_quiz_cross_attention, answer("d"), r"swaps the roles"),
     *(Mistake(check_quiz_decoder_masks, answer(x), r"is not right") for x in "acd"),
 ]
 QUIZ_CORRECT = [
-    Correct(check_quiz_cross_attention, answer("c")),
+    Correct(check_quiz_cross_attention, answer("b")),
     Correct(check_quiz_decoder_masks, answer("B")),
 ]
 
@@ -737,3 +739,23 @@ def test_the_three_attentions_have_the_shapes_the_lesson_draws():
         assert layer.self_attn(memory, memory, memory)[1].shape == (1, 2, 7, 7)
         with pytest.raises(RuntimeError):  # queries and keys from memory, values from x
             layer.cross_attn(memory, memory, x)
+
+
+def test_quiz_answer_agrees_with_the_pre_ln_reference_layer():
+    """Question 1's answer, observed: in a pre-LN layer, cross-attention gets norm2(x) as
+    its queries and the memory, untouched, as its keys and values."""
+    from transformer_course.checks.decoder import QUIZ_CROSS_ATTENTION
+
+    torch.manual_seed(0)
+    layer = ref.DecoderLayer(8, 2, 16, norm_first=True).eval()
+    seen = {}
+    layer.cross_attn.register_forward_hook(lambda m, args, out: seen.update(args=args))
+    layer.self_attn.register_forward_hook(lambda m, args, out: seen.update(self_out=out[0]))
+    x, memory = torch.randn(1, 3, 8), torch.randn(1, 5, 8)
+    with torch.no_grad():
+        layer(x, memory)
+        after_self = x + seen["self_out"]  # the residual stream entering the second sub-layer
+        query, key, value = seen["args"][:3]
+        torch.testing.assert_close(query, layer.norm2(after_self))
+    assert key is memory and value is memory
+    assert QUIZ_CROSS_ATTENTION.answer == "b"

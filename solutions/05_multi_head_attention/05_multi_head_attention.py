@@ -337,20 +337,20 @@ for h in (1, 2, 3, 4, 6, 12):
 # translation, reads the encoder's output `memory` for the source sentence.
 
 # %% [markdown]
-# ### Question 2: where do cross-attention's inputs come from?
+# ### Question 2: the shape of cross-attention's weights
 # *1 point · about 3 min · warm-up*
 #
-# The decoder is producing *"el gato negro bebió la leche"* from *"the black cat drank
-# the milk"*. In its cross-attention, which input comes from where? Make
+# A batch of 2 sentence pairs goes through a layer with 8 heads. The English sources
+# are padded to 7 tokens, the Spanish targets the decoder is writing to 5. The
+# decoder's cross-attention returns its per-head weights: what is their shape? Make
 # `quiz_cross_attention` return the letter of your answer.
 #
-# * (a) queries and keys from the encoder output, values from the decoder
-# * (b) queries from the decoder, keys and values from the encoder output
-# * (c) queries, keys and values all from the encoder output
-# * (d) queries from the encoder output, keys and values from the decoder
+# * (a) `(2, 8, 7, 5)`
+# * (b) `(2, 8, 5, 7)`
+# * (c) `(2, 8, 5, 5)`
+# * (d) `(2, 5, 7)`
 #
-# A clue: the layer's output has one row per **query**, and the decoder needs one
-# output row for each target word it is writing.
+# A clue: the weights have one row per **query** and one column per **key**.
 
 
 # %% nbgrader={"solution": true, "grade_id": "quiz_cross_attention"}

@@ -422,23 +422,24 @@ for norm_first in (False, True):
     )
 
 # %% [markdown]
-# ### Question 1: where cross-attention reads from
-# *1 point · about 3 min · warm-up*
+# ### Question 1: what cross-attention reads in a pre-LN layer
+# *1 point · about 3 min · core*
 #
-# In the decoder's cross-attention, where do the queries, keys and values come from?
-# Make `quiz_cross_attention` return the letter.
+# In a pre-LN decoder layer (`norm_first=True`), the second sub-layer is
+# `x = x + dropout(cross_attn(query, key, value, src_mask)[0])`. What are `query`,
+# `key` and `value`? Make `quiz_cross_attention` return the letter.
 #
-# * (a) queries and keys from the encoder output, values from the decoder
-# * (b) queries, keys and values all from the encoder output
-# * (c) queries from the decoder, keys and values from the encoder output
-# * (d) queries from the encoder output, keys and values from the decoder
+# * (a) `norm2(x)`, `norm2(memory)`, `norm2(memory)`
+# * (b) `norm2(x)`, `memory`, `memory`
+# * (c) `x`, `norm2(memory)`, `norm2(memory)`
+# * (d) `memory`, `norm2(x)`, `norm2(x)`
 
 
 # %% nbgrader={"solution": true, "grade_id": "quiz_cross_attention"}
 def quiz_cross_attention() -> str:
     """Your answer to Question 1: "a", "b", "c" or "d"."""
     ### BEGIN SOLUTION
-    return "c"
+    return "b"
     ### END SOLUTION
 
 

@@ -628,24 +628,27 @@ def _check_stack_case(c: Checker, cls, case: _DecCase) -> None:
 # ======================================================================= concept questions
 QUIZ_CROSS_ATTENTION = Quiz(
     name="quiz_cross_attention",
-    answer="c",
+    answer="b",
     choices={
-        "a": "queries and keys from the encoder output, values from the decoder",
-        "b": "queries, keys and values all from the encoder output",
-        "c": "queries from the decoder, keys and values from the encoder output",
-        "d": "queries from the encoder output, keys and values from the decoder",
+        "a": "norm2(x), norm2(memory), norm2(memory)",
+        "b": "norm2(x), memory, memory",
+        "c": "x, norm2(memory), norm2(memory)",
+        "d": "memory, norm2(x), norm2(x)",
     },
     why={
-        "a": "This is what one popular illustrated guide says, and it cannot work: the output has "
-        "one row per query, so with queries from the encoder the decoder would get len_src rows "
-        "back instead of one per target position (and values must pair with keys).",
-        "b": "Then the decoder's own state would play no part: the attention would not depend on "
-        "which target word is being produced.",
-        "c": "Each target position asks (its query) which source positions matter; keys and values "
-        "come from the same sequence, the encoder output, so the weights are (len_tgt, len_src) "
-        "and the output has one row per target position.",
-        "d": "That reverses the roles: it gives one output row per source position, and the "
-        "decoder needs one per target position.",
+        "a": "norm2 belongs to the decoder's residual stream: it normalises the tensor that "
+        "becomes the queries. The memory arrives normalised already (a pre-LN encoder ends "
+        "with its final LayerNorm), and running it through the decoder's norm2 as well changes "
+        "the keys and values (norm2's gain and bias are not the encoder's).",
+        "b": "Pre-LN normalises the input of each sub-layer on the decoder's side, so the "
+        "queries are norm2(x); the keys and values are the encoder output as it comes, already "
+        "normalised by the encoder's final LayerNorm. PyTorch's nn.TransformerDecoderLayer "
+        "does the same.",
+        "c": "That normalises the wrong side: pre-LN normalises the sub-layer's input from the "
+        "residual stream, which is x, the source of the queries; the memory is normalised "
+        "already.",
+        "d": "That swaps the roles: the queries come from the decoder (one output row per "
+        "target position), the keys and values from the encoder output.",
     },
 )
 check_quiz_cross_attention = quiz_check(QUIZ_CROSS_ATTENTION)
@@ -699,7 +702,7 @@ EXERCISES = (
         kind="quiz",
         points=1,
         minutes=3,
-        level=1,
+        level=2,
     ),
     Exercise(
         "Decoder", check_Decoder, kind="module", points=2, minutes=15, level=2, forbidden=_FORBIDDEN

@@ -785,22 +785,23 @@ QUIZ_CROSS_ATTENTION = Quiz(
     name="quiz_cross_attention",
     answer="b",
     choices={
-        "a": "queries and keys from the encoder output, values from the decoder",
-        "b": "queries from the decoder, keys and values from the encoder output",
-        "c": "queries, keys and values all from the encoder output",
-        "d": "queries from the encoder output, keys and values from the decoder",
+        "a": "(2, 8, 7, 5)",
+        "b": "(2, 8, 5, 7)",
+        "c": "(2, 8, 5, 5)",
+        "d": "(2, 5, 7)",
     },
     why={
-        "a": "This is what a widely read illustrated guide says, and it cannot work: the output "
-        "has one row per query, so queries from the encoder would give one output per *source* "
-        "word, while the decoder needs one per *target* word.",
-        "b": "The decoder asks (one query per target word), the encoder output answers: each "
-        "key says what a source position offers, each value what it hands over. The weights "
-        "are (len_q, len_k) = (target length, source length).",
-        "c": "Then the layer would not depend on the decoder at all: it would be encoder "
-        "self-attention again, the same for every target sentence.",
-        "d": "That has one output row per source word, not per target word, and the decoder "
-        "could not read the source: keys and values are what is read.",
+        "a": "That has one row per *source* token: queries from the encoder output. A widely "
+        "read illustrated guide puts it that way, and it cannot work: the output has one row "
+        "per query, and the decoder needs one output row for each target word it writes.",
+        "b": "One row per query, the 5 target positions the decoder is writing (queries come "
+        "from the decoder), and one column per key, the 7 source positions (keys and values "
+        "come from the encoder output): (batch, num_heads, len_q, len_k). The two lengths "
+        "need not agree.",
+        "c": "(len_tgt, len_tgt) is the shape of the decoder's *self*-attention, where the "
+        "target attends to itself. In cross-attention the keys are the source positions.",
+        "d": "That is the weights averaged over the heads, what nn.MultiheadAttention returns "
+        "by default. This course's layer returns every head's weights.",
     },
 )
 check_quiz_cross_attention = quiz_check(QUIZ_CROSS_ATTENTION)
