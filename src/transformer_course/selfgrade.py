@@ -3,11 +3,10 @@
     make grade NB=notebooks/01_tokenization/01_tokenization.ipynb
     course-grade notebooks/01_tokenization/01_tokenization.ipynb   (same thing)
 
-This runs the real nbgrader pipeline in a scratch folder: ``generate_assignment``
-from the instructor version in ``solutions/`` (which records the test cells, hidden
-checks included), then ``autograde`` on a copy of your notebook. nbgrader puts the
-instructor's test cells back in place of yours, runs everything, and scores each
-test cell. Your notebook is not modified.
+This is the instructor's grader (``course-grader``, :mod:`transformer_course.grader`)
+on one notebook: your cells run in order in a sandbox, and at each test cell the
+course's visible and hidden checks run against your code, scored as nbgrader
+scores them. Your notebook is not modified.
 """
 
 from __future__ import annotations
@@ -15,9 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import subprocess
 import sys
-import tempfile
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +22,7 @@ from pathlib import Path
 import nbformat
 
 from transformer_course import registry
-from transformer_course.build import REPO, SOLUTIONS, tool_env
+from transformer_course.build import REPO, SOLUTIONS
 
 STUDENT = "me"
 
@@ -62,62 +59,34 @@ def prepare_course(course: Path, lesson: str) -> None:
     shutil.copytree(REPO / SOLUTIONS / lesson, course / SOLUTIONS / lesson)
 
 
-def _run(args: list[str], cwd: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "nbgrader", *args], cwd=cwd, capture_output=True, text=True,
-        env=tool_env(),
-    )  # fmt: skip
-    if result.returncode != 0:
-        raise SystemExit(f"nbgrader {args[0]} failed:\n{result.stdout}\n{result.stderr}")
+def grade_result(notebook: Path, lesson: str | None = None, *, sandbox: str | None = None):
+    """Grade one notebook with the course's grader; the full result (scores, messages, flags)."""
+    from transformer_course.grader.lesson import build_spec
+    from transformer_course.grader.results import SubmissionResult
+    from transformer_course.grader.runner import Task, run_task
 
-
-def _failure_message(cell) -> str:
-    """The learner-facing message of a failed test cell (what nbgrader's feedback shows)."""
-    for output in cell.get("outputs", []):
-        if output.output_type == "error":
-            return output.evalue.strip() or output.ename
-        if output.output_type == "stream" and output.name == "stderr":
-            return (
-                "the cell wrote to stderr, which nbgrader counts as a failure: "
-                + output.text.strip()
-            )
-    return ""
-
-
-def grade(notebook: Path, lesson: str | None = None) -> list[CellScore]:
-    """Autograde one notebook; return the score of every graded cell, in notebook order."""
     notebook = notebook.resolve()
     lesson = lesson or lesson_of(notebook)
     source = REPO / SOLUTIONS / lesson / f"{lesson}.ipynb"
     if not source.exists():
         raise SystemExit(f"No instructor notebook {source}: is {lesson!r} a lesson?")
-    with tempfile.TemporaryDirectory() as scratch:
-        course = Path(scratch)
-        prepare_course(course, lesson)
-        submitted = course / "autograde" / "submitted" / STUDENT / lesson
-        submitted.mkdir(parents=True)
-        shutil.copy2(notebook, submitted / source.name)
-        _run(["generate_assignment", lesson, "--force"], course)
-        _run(["autograde", lesson, f"--student={STUDENT}", "--force"], course)
+    spec = build_spec(lesson, REPO)
+    task = Task(STUDENT, lesson, str(notebook), notebook.read_bytes(), spec.to_dict(), mode=sandbox)
+    return SubmissionResult.from_dict(run_task(task))
 
-        from nbgrader.api import Gradebook
 
-        autograded = nbformat.read(
-            course / "autograde" / "autograded" / STUDENT / lesson / source.name, as_version=4
-        )
-        messages = {
-            cell.metadata["nbgrader"]["grade_id"]: _failure_message(cell)
-            for cell in autograded.cells
-            if cell.metadata.get("nbgrader", {}).get("grade")
-        }
-        scores = []
-        with Gradebook(f"sqlite:///{course}/autograde/gradebook.db") as gradebook:
-            for grade_id, message in messages.items():
-                cell = gradebook.find_grade(grade_id, source.stem, lesson, STUDENT)
-                scores.append(
-                    CellScore(grade_id, float(cell.score), float(cell.max_score), message)
-                )
-        return scores
+def scores_of(result) -> list[CellScore]:
+    return [
+        CellScore(f"test_{e.name}", float(e.score), float(e.points), e.message)
+        for e in result.exercises
+    ]
+
+
+def grade(
+    notebook: Path, lesson: str | None = None, *, sandbox: str | None = None
+) -> list[CellScore]:
+    """Grade one notebook; return the score of every exercise's test cell, in lesson order."""
+    return scores_of(grade_result(notebook, lesson, sandbox=sandbox))
 
 
 def format_table(lesson: str, scores: list[CellScore]) -> str:
@@ -154,11 +123,17 @@ def main(argv: list[str] | None = None) -> int:
     if not args.notebook.exists():
         parser.error(f"{args.notebook} does not exist")
     lesson = args.lesson or lesson_of(args.notebook.resolve())
-    scores = grade(args.notebook, lesson)
+    result = grade_result(args.notebook, lesson)
+    scores = scores_of(result)
     if args.json:
         print(json.dumps([s.__dict__ for s in scores], indent=1))
-    else:
-        print(format_table(lesson, scores))
+        return 0
+    print(format_table(lesson, scores))
+    notes = [flag.splitlines()[0] for flag in result.flags]
+    if notes:
+        print("\nNotes from the grader:")
+        for note in notes:
+            print(textwrap.fill(note, 100, initial_indent="  - ", subsequent_indent="    "))
     return 0
 
 

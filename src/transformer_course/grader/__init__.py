@@ -1,0 +1,21 @@
+"""The course's autograder: nbgrader's formats and gradebook, learner code in a sandbox.
+
+``course-grader <lesson>`` (or ``python -m transformer_course.grader``) grades a
+class's submissions. The pieces:
+
+* :mod:`.cli`: the command; :mod:`.collect`: submissions from nbgrader's folder
+  layout or an LMS zip; :mod:`.distribute`: local worker processes or a Dask cluster;
+  :mod:`.gradebook`: nbgrader's gradebook (written by the coordinating process only);
+  :mod:`.feedback`: per-student HTML.
+* :mod:`.runner`: grades one submission; :mod:`.plan`: which cells run and where each
+  exercise is checked; :mod:`.static`: what the learner's code mentions;
+  :mod:`.lesson`: what the grader knows about a lesson, as plain data.
+* :mod:`.session`, :mod:`.proxy`: the grader's side of the sandbox, and stand-ins for
+  the learner's functions, classes and modules; :mod:`.codec`: the only format that
+  crosses the boundary (plain data, never pickle).
+* :mod:`.sandbox`: bubblewrap (or a degraded fallback) and the pool of pre-started
+  zygotes; :mod:`.worker`: what runs inside the sandbox.
+
+This package's ``__init__`` imports nothing: the sandbox imports :mod:`.worker` and
+:mod:`.codec` from it.
+"""

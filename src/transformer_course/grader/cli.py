@@ -1,0 +1,316 @@
+"""course-grader: grade a class's submissions in sandboxes, in parallel, into nbgrader's gradebook.
+
+    course-grader 04_attention                 # autograde/submitted/<student>/04_attention/
+    course-grader all                          # every lesson
+    course-grader 01_tokenization --zip lms-download.zip
+    course-grader 04_attention --scheduler tcp://10.0.0.5:8786   # a Dask cluster
+
+Reads the course's nbgrader configuration (submitted/autograded/feedback folders,
+``db_url``), registers each lesson in the gradebook as ``nbgrader generate_assignment``
+does, grades every submission that is new or changed since the last run, writes
+the scores into the gradebook, feedback to ``autograde/feedback/<student>/<lesson>/``,
+and the grades to ``autograde/grades.csv`` (``nbgrader export``'s format).
+
+Exit status: 0 all graded, 3 graded but some submissions are flagged for a human
+(listed at the end), 1 the grader could not run, 2 bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_FLAGGED = 0, 1, 2, 3
+STATE_FILE = "grader.json"
+
+
+def _course_dir(given: Path | None) -> Path:
+    if given is not None:
+        return given.resolve()
+    here = Path.cwd()
+    if (here / "nbgrader_config.py").exists() or (here / "solutions").is_dir():
+        return here
+    from transformer_course.build import REPO
+
+    return REPO
+
+
+def nbgrader_settings(course_dir: Path) -> dict:
+    """The nbgrader configuration of the course directory (folders, db_url, zip regex)."""
+    settings = {
+        "submitted": "submitted",
+        "autograded": "autograded",
+        "feedback": "feedback",
+        "db_url": "sqlite:///gradebook.db",
+        "regex": None,
+    }
+    config_file = course_dir / "nbgrader_config.py"
+    if not config_file.exists():
+        return settings
+    from traitlets.config.loader import PyFileConfigLoader
+
+    cwd = os.getcwd()
+    try:
+        os.chdir(course_dir)  # load_subconfig paths are relative to the course directory
+        config = PyFileConfigLoader("nbgrader_config.py", path=str(course_dir)).load_config()
+    finally:
+        os.chdir(cwd)
+    course = config.get("CourseDirectory", {})
+    for key, name in (("submitted", "submitted_directory"), ("autograded", "autograded_directory"),
+                      ("feedback", "feedback_directory"), ("db_url", "db_url")):  # fmt: skip
+        if name in course:
+            settings[key] = course[name]
+    plugin = config.get("FileNameCollectorPlugin", {})
+    if plugin.get("named_regexp"):
+        settings["regex"] = plugin["named_regexp"]
+    return settings
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="course-grader",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="\n\n".join(__doc__.split("\n\n")[1:]),
+    )
+    p.add_argument("lessons", nargs="+", metavar="LESSON", help="lesson(s) to grade, or 'all'")
+    p.add_argument("--course-dir", type=Path, help="the course directory (default: here)")
+    p.add_argument("--submitted", type=Path, help="submissions folder (default: nbgrader's)")
+    p.add_argument("--zip", type=Path, help="an LMS zip download instead of the folder")
+    p.add_argument("--regex", help="file-name regex for --zip (groups student_id, file_id)")
+    p.add_argument("--db", help="gradebook URL (default: nbgrader's db_url)")
+    p.add_argument("--student", action="append", help="grade only this student (repeatable)")
+    p.add_argument("--workers", type=int, help="local worker processes (default: all cores)")
+    p.add_argument("--scheduler", help="a Dask scheduler address, e.g. tcp://host:8786")
+    p.add_argument("--sandbox", choices=["auto", "bwrap", "process"], default=None,
+                   help="auto (default): bubblewrap where it works, else a degraded process sandbox")  # fmt: skip
+    p.add_argument("--force", action="store_true", help="regrade submissions already graded")
+    p.add_argument("--no-feedback", action="store_true", help="do not write feedback HTML")
+    p.add_argument("--export", type=Path, help="grades CSV (default: autograde/grades.csv)")
+    p.add_argument("--no-export", action="store_true", help="do not write the grades CSV")
+    p.add_argument("--json", type=Path, help="also write every result to this JSON file")
+    p.add_argument("--cell-timeout", type=float, default=60.0, help="seconds per cell (60)")
+    p.add_argument("--check-timeout", type=float, default=60.0,
+                   help="seconds per exercise's checks (60)")  # fmt: skip
+    p.add_argument("--submission-timeout", type=float, default=900.0,
+                   help="seconds per notebook (900)")  # fmt: skip
+    p.add_argument("--memory-mb", type=int, default=2048, help="memory per notebook (2048 MB)")
+    p.add_argument("--quiet", action="store_true", help="no per-submission table")
+    return p
+
+
+def _lessons(requested: list[str], course_dir: Path) -> list[str]:
+    from transformer_course import registry
+
+    def gradable(lesson: str) -> bool:
+        return (course_dir / "solutions" / lesson / f"{lesson}.ipynb").exists() and (
+            course_dir / "notebooks" / lesson / f"{lesson}.ipynb"
+        ).exists()
+
+    if requested == ["all"]:
+        return [lesson for lesson in registry.lessons() if gradable(lesson)]
+    unknown = []
+    for lesson in requested:  # import only the named lessons' checks (all of them take seconds)
+        try:
+            registry.exercises(lesson)
+        except (LookupError, ImportError, IndexError):
+            unknown.append(lesson)
+            continue
+        if not gradable(lesson):
+            unknown.append(lesson)
+    if unknown:
+        available = [lesson for lesson in registry.lessons() if gradable(lesson)]
+        raise SystemExit(
+            f"course-grader: unknown lesson(s) {', '.join(unknown)}; the lessons are: "
+            f"{', '.join(available)} (or 'all')"
+        )
+    return requested
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    from transformer_course.grader import collect, distribute, feedback, gradebook, sandbox
+    from transformer_course.grader.lesson import build_spec
+    from transformer_course.grader.results import SubmissionResult
+    from transformer_course.grader.runner import Task
+
+    # nbgrader runs the `alembic` command next to this interpreter to open a gradebook
+    os.environ["PATH"] = os.pathsep.join(
+        [str(Path(sys.executable).parent), os.environ.get("PATH", "")]
+    )
+    course_dir = _course_dir(args.course_dir)
+    settings = nbgrader_settings(course_dir)
+    lessons = _lessons(args.lessons, course_dir)
+    submitted = (args.submitted or course_dir / settings["submitted"]).resolve()
+    autograded_dir = course_dir / settings["autograded"]
+    feedback_dir = course_dir / settings["feedback"]
+    db_url = gradebook.absolute_db_url(args.db or settings["db_url"], course_dir)
+    export = None if args.no_export else (args.export or course_dir / "autograde" / "grades.csv")
+    limits = sandbox.Limits(
+        cell_timeout=args.cell_timeout, check_timeout=args.check_timeout,
+        submission_timeout=args.submission_timeout, memory_mb=args.memory_mb,
+        cpu_s=int(args.submission_timeout) + 60,
+    )  # fmt: skip
+    try:
+        iso = sandbox.isolation(args.sandbox) if not args.scheduler else None
+    except RuntimeError as exc:
+        print(f"course-grader: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    specs = {lesson: build_spec(lesson, course_dir) for lesson in lessons}
+    spec_dicts = {lesson: spec.to_dict() for lesson, spec in specs.items()}
+
+    unmatched: list[str] = []
+    if args.zip:
+        if not args.zip.is_file():
+            print(f"course-grader: no such zip file {args.zip}", file=sys.stderr)
+            return EXIT_USAGE
+        found, unmatched = collect.from_zip(args.zip, lessons, args.regex or settings["regex"],
+                                            submitted, args.student)  # fmt: skip
+    else:
+        found = collect.from_folder(submitted, lessons, args.student)
+    where = args.zip or submitted
+    print(f"course-grader: {len(found)} submission(s) of {', '.join(lessons)} in {where}")
+    print(f"  sandbox: {iso.describe() if iso else 'on the Dask workers (' + args.scheduler + ')'}")
+    print(f"  gradebook: {gradebook.describe(db_url)}")
+
+    for lesson in sorted({s.lesson for s in found}):
+        try:
+            gradebook.ensure_assignment(db_url, specs[lesson], course_dir)
+        except Exception as exc:
+            print(
+                f"course-grader: cannot register {lesson} in the gradebook: {exc}", file=sys.stderr
+            )
+            return EXIT_ERROR
+
+    results: list[SubmissionResult] = []
+    tasks: list[Task] = []
+    writer = gradebook.GradebookWriter(db_url)
+    try:
+        for submission in found:
+            spec = specs[submission.lesson]
+            state_path = autograded_dir / submission.student / submission.lesson / STATE_FILE
+            digest = hashlib.sha256(submission.data).hexdigest()
+            if (
+                not args.force
+                and state_path.exists()
+                and writer.has(submission.lesson, submission.student)
+            ):
+                try:
+                    state = json.loads(state_path.read_text())
+                except ValueError:
+                    state = {}
+                if (state.get("sha256") == digest and state.get("fingerprint") == spec.fingerprint
+                        and state.get("problem") == submission.problem):  # fmt: skip
+                    results.append(SubmissionResult.from_dict(state["result"]))
+                    continue
+            tasks.append(Task(submission.student, submission.lesson, submission.path,
+                              submission.data, spec_dicts[submission.lesson], limits, args.sandbox,
+                              submission.problem, submission.timestamp))  # fmt: skip
+        if len(results):
+            print(f"  {len(results)} already graded and unchanged (use --force to regrade)")
+        progress = distribute.Progress(len(tasks))
+        problems: list[str] = []
+        data_of = {id(task): task.data for task in tasks}
+
+        def on_result(task: Task, payload: dict) -> None:
+            try:
+                save(task, payload)
+            except Exception as exc:  # one result that cannot be saved must not stop the rest
+                problems.append(f"{task.student} / {task.lesson}: could not be saved: {exc}")
+                writer.gradebook.db.rollback()
+            progress.update(f"{task.student}/{task.lesson}")
+
+        def save(task: Task, payload: dict) -> None:
+            result = SubmissionResult.from_dict(payload)
+            spec = specs[task.lesson]
+            writer.write(result, spec)
+            folder = autograded_dir / task.student / task.lesson
+            folder.mkdir(parents=True, exist_ok=True)
+            notebook = feedback.autograded_notebook(data_of[id(task)], result, spec)
+            if notebook is not None:
+                (folder / f"{task.lesson}.ipynb").write_text(json.dumps(notebook, indent=1))
+            if not args.no_feedback:
+                feedback.write_feedback(result, feedback_dir, spec)
+            state = {"sha256": task.sha256, "fingerprint": spec.fingerprint,
+                     "problem": task.problem, "result": payload}  # fmt: skip
+            temporary = folder / (STATE_FILE + ".tmp")
+            temporary.write_text(json.dumps(state))
+            temporary.replace(folder / STATE_FILE)
+            results.append(result)
+
+        started = time.monotonic()
+        try:
+            distribute.run(tasks, on_result, workers=args.workers, scheduler=args.scheduler)
+        except KeyboardInterrupt:
+            progress.close()
+            print("\ncourse-grader: interrupted; what was graded is saved, run again to resume")
+            return 130
+        finally:
+            progress.close()
+        elapsed = time.monotonic() - started
+        if export is not None:
+            writer.export_csv(export)
+    finally:
+        writer.close()
+    if args.json:
+        args.json.write_text(json.dumps([r.to_dict() for r in results], indent=1))
+    print(summary(results, lessons, unmatched + problems, quiet=args.quiet))
+    if tasks:
+        print(f"\n{len(tasks)} graded in {elapsed:.1f} s ({elapsed / len(tasks):.2f} s each)")
+    if export is not None:
+        print(f"grades: {export}")
+    if not args.no_feedback:
+        print(f"feedback: {feedback_dir}/<student>/<lesson>/<lesson>.html")
+    flagged = any(r.flagged for r in results) or bool(unmatched) or bool(problems)
+    return EXIT_FLAGGED if flagged else EXIT_OK
+
+
+def summary(results, lessons: list[str], unmatched: list[str], quiet: bool = False) -> str:
+    lines: list[str] = []
+    ordered = sorted(results, key=lambda r: (r.lesson, r.student))
+    if ordered and not quiet and len(ordered) <= 200:
+        width = max(len("student"), *(len(r.student) for r in ordered))
+        lines += ["", f"{'lesson':<24} {'student':<{width}}  {'score':>11}  flagged"]
+        for r in ordered:
+            mark = "yes" if r.flagged else ""
+            lines.append(
+                f"{r.lesson:<24} {r.student:<{width}}  {r.score:>5g} / {r.max_score:<3g}  {mark}"
+            )
+    for lesson in lessons:
+        subset = [r for r in ordered if r.lesson == lesson]
+        if not subset:
+            continue
+        mean = sum(r.score for r in subset) / len(subset)
+        lines += ["", f"{lesson}: {len(subset)} submission(s), mean {mean:.2f} / "
+                      f"{subset[0].max_score:g}, {sum(r.flagged for r in subset)} flagged"]  # fmt: skip
+        names = [e.name for e in subset[0].exercises]
+        width = max(len(n) for n in names) if names else 8
+        for index, name in enumerate(names):
+            passed = sum(
+                1
+                for r in subset
+                if index < len(r.exercises) and r.exercises[index].status == "passed"
+            )
+            lines.append(f"  {name:<{width}}  passed by {passed}/{len(subset)}")
+    flagged = [r for r in ordered if r.flagged]
+    if flagged or unmatched:
+        lines += ["", f"Flagged for a human ({len(flagged) + len(unmatched)}):"]
+        for r in flagged:
+            reasons = [f.splitlines()[0] for f in r.flags if f] or [r.error]
+            lines.append(f"  {r.student} / {r.lesson} ({r.score:g} / {r.max_score:g}):")
+            lines += [f"    - {reason[:300]}" for reason in reasons[:6]]
+        for name in unmatched:
+            if ": could not be saved" in name:
+                lines.append(f"  {name}")
+            else:
+                lines.append(f"  {name}: could not tell whose or which lesson's notebook this is")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,696 @@
+"""Start and keep sandboxed zygotes; fork a fresh learner process per submission.
+
+Two modes:
+
+``bwrap`` (the default where it works): bubblewrap (Debian's ``bubblewrap``
+package) starts the zygote in new pid, network, IPC and UTS namespaces (and a user
+namespace when not run as root) with a filesystem built from read-only views: the
+Python installation, the system libraries, and a *staged* copy of the course
+package that has no ``checks/`` and no ``reference/`` modules (the grader sends the
+reference modules a lesson may use as source, see :mod:`.worker`). The repository,
+``solutions/``, ``autograde/`` (gradebook, submissions) and $HOME are simply not
+there. Run as root, the zygote drops to a uid of its own; each learner process
+then gets fresh user, mount, pid, IPC, UTS and network namespaces and a private
+tmpfs (:mod:`.worker`).
+
+Why bubblewrap rather than nsjail: both are in Debian; bubblewrap is the smaller
+tool (a setuid-free namespace launcher used by Flatpak, maintained, one binary, no
+configuration language), works unprivileged through user namespaces where the
+kernel allows them, and everything this grader needs beyond it (per-submission
+namespaces, rlimits, the fork server) is a few system calls done here. nsjail's
+extras (seccomp policies, cgroups) would need root or a cgroup delegation that
+instructors' machines and CI runners rarely have.
+
+``process`` (the fallback, or forced with ``--sandbox process`` /
+``COURSE_GRADER_SANDBOX=process``): a plain child process with rlimits, a private
+scratch folder, a new session, and (when the grader runs as root and the Python
+installation is readable to others) an unprivileged uid of its own. It does not
+hide the filesystem or the network from the learner's code: the grader reports
+"DEGRADED ISOLATION" in the summary and in every report.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import transformer_course
+
+__all__ = ["Isolation", "Limits", "Zygote", "acquire", "isolation", "release", "shutdown"]
+
+PACKAGE_DIR = Path(transformer_course.__file__).resolve().parent
+STAGED_MOUNT = "/course"
+PREIMPORT = [
+    "numpy",
+    "torch",
+    "torch.nn",
+    "torch.nn.functional",
+    "matplotlib",
+    "matplotlib.pyplot",
+    "IPython",
+    "IPython.core.interactiveshell",
+    "transformer_course",
+    "transformer_course.checking",
+    "transformer_course.checking.modules",
+    "transformer_course.data",
+    "transformer_course.glossary",
+    "transformer_course.plotting",
+    "transformer_course.grader.codec",
+    "transformer_course.grader.worker",
+    "collections",
+    "math",
+    "re",
+    "itertools",
+    "functools",
+    "dataclasses",
+    "typing",
+]
+ETC_FILES = [
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/localtime",
+    "/etc/nsswitch.conf",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/fonts",
+    "/etc/alternatives",
+]
+SYSTEM_DIRS = ["/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin"]
+BOOT = (
+    "import sys; sys.path.insert(0, sys.argv[2]); "
+    "from transformer_course.grader.worker import main; main()"
+)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Limits for one submission's learner process (the grader enforces the wall clocks)."""
+
+    cell_timeout: float = 60.0  # seconds for one cell
+    check_timeout: float = 60.0  # seconds for one exercise's visible and hidden checks
+    submission_timeout: float = 900.0  # seconds for the whole notebook
+    cpu_s: int = 900  # CPU seconds of the learner process (RLIMIT_CPU)
+    memory_mb: int = 2048  # address space on top of what the zygote already maps
+    scratch_mb: int = 256  # size of the private tmpfs
+    fsize_mb: int = 64  # largest file the learner's code may write
+    nofile: int = 256  # open files
+    nproc: int = 64  # processes and threads (on top of what the uid already runs)
+    max_restarts: int = 6  # sandbox restarts (crashes, timeouts) per submission
+
+    def spawn_config(self, base_processes: int = 0) -> dict:
+        return {
+            "cpu_s": self.cpu_s,
+            "memory_mb": self.memory_mb,
+            "scratch_mb": self.scratch_mb,
+            "fsize_mb": self.fsize_mb,
+            "nofile": self.nofile,
+            "nproc": base_processes + self.nproc if self.nproc else 0,
+        }
+
+
+@dataclass
+class Isolation:
+    """What the sandbox guarantees on this machine."""
+
+    mode: str  # "bwrap" or "process"
+    degraded: bool
+    reason: str = ""
+    details: dict = field(default_factory=dict)
+
+    def describe(self) -> str:
+        if not self.degraded:
+            return "bubblewrap sandbox (namespaces, read-only system, private scratch, no network)"
+        return (
+            "DEGRADED ISOLATION: learner code runs as a plain process with rlimits and a private "
+            f"scratch folder, but can read the filesystem and reach the network ({self.reason})"
+        )
+
+
+# ------------------------------------------------------------------------- detection
+_ISOLATION: dict[str, Isolation] = {}
+_LOCK = threading.RLock()
+
+
+def requested_mode(mode: str | None = None) -> str:
+    mode = mode or os.environ.get("COURSE_GRADER_SANDBOX", "auto")
+    if mode not in {"auto", "bwrap", "process"}:
+        raise ValueError(f"sandbox mode must be auto, bwrap or process, not {mode!r}")
+    return mode
+
+
+def isolation(mode: str | None = None) -> Isolation:
+    """Decide (once per process) which sandbox to use."""
+    mode = requested_mode(mode)
+    with _LOCK:
+        if mode in _ISOLATION:
+            return _ISOLATION[mode]
+        if mode == "process":
+            result = Isolation("process", True, "the process sandbox was asked for")
+        else:
+            ok, reason = _probe_bwrap()
+            if ok:
+                result = Isolation("bwrap", False)
+            elif mode == "bwrap":
+                raise RuntimeError(f"bubblewrap sandbox unavailable: {reason}")
+            else:
+                result = Isolation("process", True, reason)
+        _ISOLATION[mode] = result
+        return result
+
+
+def _probe_bwrap() -> tuple[bool, str]:
+    binary = shutil.which("bwrap")
+    if binary is None:
+        return False, "bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+    command = [binary, *_bwrap_namespace_args(), "--ro-bind", "/", "/", "--proc", "/proc",
+               "--dev", "/dev", "--", "/bin/true"]  # fmt: skip
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return False, f"bwrap failed to start: {exc}"
+    if result.returncode != 0:
+        text = (result.stderr or result.stdout).strip().splitlines()
+        return (
+            False,
+            f"bwrap cannot create namespaces here: {text[-1] if text else result.returncode}",
+        )
+    return True, ""
+
+
+def _bwrap_namespace_args() -> list[str]:
+    args = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+            "--unshare-cgroup-try", "--die-with-parent", "--new-session"]  # fmt: skip
+    if os.geteuid() == 0:
+        args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    else:
+        args.insert(0, "--unshare-user")
+    return args
+
+
+# ---------------------------------------------------------------------------- staging
+def stage_package(destination: Path) -> Path:
+    """A copy of the course package without the checks and the reference modules."""
+    root = destination / "transformer_course"
+
+    def ignore(directory: str, names: list[str]) -> set[str]:
+        skipped = {n for n in names if n == "__pycache__" or n.endswith((".pyc", ".pyo"))}
+        here = Path(directory).resolve()
+        if here == PACKAGE_DIR:
+            skipped |= {"checks"}
+        if here == PACKAGE_DIR / "reference":
+            skipped |= {n for n in names if n != "__init__.py"}
+        return skipped
+
+    shutil.copytree(PACKAGE_DIR, root, ignore=ignore)
+    for path in [destination, *destination.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return destination
+
+
+def _python_paths(repo_hidden: list[str]) -> list[str]:
+    """Folders of the Python installation that the sandbox needs (read-only)."""
+    candidates = {
+        sys.prefix,
+        sys.exec_prefix,
+        sys.base_prefix,
+        sys.base_exec_prefix,
+        str(Path(os.path.realpath(sys.executable)).parent.parent),
+    }
+    for entry in sys.path:
+        if entry and os.path.isdir(entry):
+            candidates.add(entry)
+    paths = set()
+    for candidate in candidates:
+        for path in {os.path.abspath(candidate), os.path.realpath(candidate)}:
+            if any(path == h or path.startswith(h + os.sep) for h in repo_hidden):
+                # inside the repository: only the virtual environment may be shown
+                if not (path == sys.prefix or path.startswith(sys.prefix + os.sep)):
+                    continue
+            if os.path.isdir(path):
+                paths.add(path)
+    ordered = sorted(paths, key=len)
+    result: list[str] = []
+    for path in ordered:
+        if not any(path == p or path.startswith(p + os.sep) for p in result):
+            result.append(path)
+    return result
+
+
+def _hidden_roots() -> list[str]:
+    """What must never be visible: the source tree of the course package (and with it the
+    repository: solutions/, autograde/, the gradebook, submissions)."""
+    src = PACKAGE_DIR.parent
+    roots = [str(src)]
+    repo = src.parent
+    if (repo / "pyproject.toml").exists() or (repo / "solutions").is_dir():
+        roots.append(str(repo))
+    return [os.path.realpath(r) for r in roots]
+
+
+def _clean_env(home: str, extra_path: str) -> dict[str, str]:
+    env = {
+        "PATH": os.pathsep.join([extra_path, "/usr/local/bin", "/usr/bin", "/bin"]),
+        "HOME": home,
+        "TMPDIR": home,
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "NUMEXPR_NUM_THREADS": "1",
+        "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": os.path.join(home, ".matplotlib"),
+        "IPYTHONDIR": os.path.join(home, ".ipython"),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONNOUSERSITE": "1",
+        "NBGRADER_EXECUTION": "autograde",
+        "COURSE_STATIC_FIGURES": "1",
+    }
+    return env
+
+
+_uid_counter = 0
+
+
+def _private_uid() -> int:
+    global _uid_counter
+    with _LOCK:
+        _uid_counter += 1
+        return 10_000_000 + (os.getpid() % 1_000_000) * 8 + (_uid_counter % 8)
+
+
+# ----------------------------------------------------------------------------- zygote
+class ZygoteError(RuntimeError):
+    pass
+
+
+class Zygote:
+    """One sandbox with a pre-imported Python that forks a learner process on request."""
+
+    def __init__(self, iso: Isolation):
+        self.isolation = iso
+        self.process: subprocess.Popen | None = None
+        self.control: socket.socket | None = None
+        self.scratch: tempfile.TemporaryDirectory | None = None
+        self.info: dict = {}
+        self.uid: int | None = None
+
+    # ------------------------------------------------------------------ start/stop
+    def start(self, timeout: float = 180.0) -> None:
+        self.scratch = tempfile.TemporaryDirectory(prefix="course-grader-")
+        base = Path(self.scratch.name)
+        base.chmod(0o755)
+        staged = stage_package(base / "staged")
+        home = base / "home"
+        home.mkdir(mode=0o755)
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        hidden = _hidden_roots()
+        python = sys.executable
+        config = {
+            "control_fd": child.fileno(),
+            "preimport": PREIMPORT,
+            "hide_paths": hidden,
+        }
+        if self.isolation.mode == "bwrap":
+            config.update(staged=STAGED_MOUNT, namespaces=True, private_pids=True)
+            if os.geteuid() == 0:
+                self.uid = _private_uid()
+                config.update(uid=self.uid, gid=self.uid)
+            env = _clean_env("/tmp", str(Path(python).parent))
+            command = [shutil.which("bwrap") or "bwrap", *_bwrap_namespace_args(),
+                       *self._mounts(str(staged), hidden), "--chdir", "/tmp", "--",
+                       python, "-c", BOOT, json.dumps(config), STAGED_MOUNT]  # fmt: skip
+            preexec = None
+        else:
+            scratch_root = base / "scratch"
+            scratch_root.mkdir(mode=0o700)
+            config.update(staged=str(staged), namespaces=False, private_pids=False,
+                          parent_death=True, scratch_root=str(scratch_root))  # fmt: skip
+            if os.geteuid() == 0 and self._others_can_run_python():
+                self.uid = _private_uid()
+                config.update(uid=self.uid, gid=self.uid)
+                os.chown(scratch_root, self.uid, self.uid)
+                os.chown(home, self.uid, self.uid)
+            env = _clean_env(str(home), str(Path(python).parent))
+            command = [python, "-c", BOOT, json.dumps(config), str(staged)]
+            preexec = None
+        self.process = subprocess.Popen(
+            command, env=env, pass_fds=[child.fileno()], stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+            cwd=str(home), preexec_fn=preexec,
+        )  # fmt: skip
+        child.close()
+        self.control = parent
+        try:
+            self.info = self._receive(timeout)
+        except ZygoteError as exc:
+            detail = self._stderr_tail()
+            self.stop()
+            raise ZygoteError(f"the sandbox did not start: {exc}\n{detail}") from None
+        if self.info.get("op") != "ready":
+            self.stop()
+            raise ZygoteError(f"the sandbox did not start: {self.info}")
+        threading.Thread(target=self._drain_stderr, daemon=True).start()
+
+    def _drain_stderr(self) -> None:
+        process = self.process
+        if process is None or process.stderr is None:
+            return
+        try:
+            while process.stderr.read(65536):
+                pass
+        except (OSError, ValueError):
+            pass
+
+    def _stderr_tail(self) -> str:
+        process = self.process
+        if process is None or process.stderr is None:
+            return ""
+        try:
+            try:
+                process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                return ""
+            return process.stderr.read().decode(errors="replace")[-3000:]
+        except (OSError, ValueError):
+            return ""
+
+    def _others_can_run_python(self) -> bool:
+        """Can an unprivileged uid read the Python installation (for the process mode)?"""
+        for path in [*_python_paths(_hidden_roots()), os.path.realpath(sys.executable)]:
+            current = Path(path)
+            for part in [current, *current.parents]:
+                try:
+                    mode = part.stat().st_mode
+                except OSError:
+                    return False
+                if not mode & 0o001:
+                    return False
+        return True
+
+    def _mounts(self, staged: str, hidden: list[str]) -> list[str]:
+        args: list[str] = []
+        for directory in SYSTEM_DIRS:
+            if os.path.islink(directory):
+                args += ["--symlink", os.readlink(directory), directory]
+            elif os.path.isdir(directory):
+                args += ["--ro-bind", directory, directory]
+        args += ["--perms", "0755", "--dir", "/etc"]
+        for path in ETC_FILES:
+            if os.path.exists(path):
+                args += ["--ro-bind", path, path]
+        python_paths = _python_paths(hidden)
+        made: set[str] = set()
+        for path in python_paths:
+            if not any(path == d or path.startswith(d + os.sep) for d in SYSTEM_DIRS):
+                # bwrap would create the parent folders with mode 0700, unreadable to the
+                # unprivileged uid: create them first, world-traversable
+                parents = list(Path(path).parents)[::-1][1:]
+                for parent in map(str, parents):
+                    if parent not in made and parent not in SYSTEM_DIRS:
+                        made.add(parent)
+                        args += ["--perms", "0755", "--dir", parent]
+                args += ["--ro-bind", path, path]
+        for entry in sys.path:  # an installed (non-editable) copy of the package: hide it
+            copy = os.path.join(entry or ".", "transformer_course")
+            real = os.path.realpath(copy)
+            if os.path.isdir(copy) and any(real.startswith(p + os.sep) for p in python_paths):
+                args += ["--tmpfs", real]
+        args += ["--ro-bind", staged, STAGED_MOUNT, "--proc", "/proc", "--dev", "/dev",
+                 "--tmpfs", "/tmp"]  # fmt: skip
+        return args
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def stop(self) -> None:
+        if self.control is not None:
+            try:
+                self.control.sendall(json.dumps({"op": "exit"}).encode())
+            except OSError:
+                pass
+            self.control.close()
+            self.control = None
+        if self.process is not None:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            try:
+                self.process.kill()
+            except OSError:
+                pass
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:  # pragma: no cover
+                pass
+            self.process = None
+        if self.uid is not None and self.isolation.mode == "process":
+            _kill_uid(self.uid)
+        if self.scratch is not None:
+            _remove_tree(Path(self.scratch.name))
+            self.scratch = None
+
+    # --------------------------------------------------------------------- control
+    def _send(self, message: dict, fds=()) -> None:
+        data = json.dumps(message).encode()
+        try:
+            if fds:
+                socket.send_fds(self.control, [data], list(fds))
+            else:
+                self.control.sendall(data)
+        except OSError as exc:
+            raise ZygoteError(f"lost contact with the sandbox: {exc}") from None
+
+    def _receive(self, timeout: float) -> dict:
+        import select
+
+        if self.control is None:
+            raise ZygoteError("the sandbox is not running")
+        ready, _, _ = select.select([self.control], [], [], timeout)
+        if not ready:
+            raise ZygoteError("the sandbox did not answer")
+        try:
+            data = self.control.recv(65536)
+        except OSError as exc:
+            raise ZygoteError(f"lost contact with the sandbox: {exc}") from None
+        if not data:
+            raise ZygoteError("the sandbox closed its control channel")
+        try:
+            return json.loads(data)
+        except ValueError:
+            raise ZygoteError("the sandbox sent a malformed reply") from None
+
+    def spawn(self, limits: Limits) -> LearnerProcess:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        base = 0 if self.uid is not None else _processes_of(os.getuid())
+        try:
+            self._send({"op": "spawn", "cfg": limits.spawn_config(base)}, fds=[theirs.fileno()])
+            reply = self._receive(30.0)
+        finally:
+            theirs.close()
+        if not reply.get("ok") or type(reply.get("pid")) is not int:
+            ours.close()
+            raise ZygoteError(f"the sandbox could not start a learner process: {reply}")
+        return LearnerProcess(self, ours, reply["pid"])
+
+    def kill(self, pid: int) -> None:
+        self._send({"op": "kill", "pid": pid})
+        self._receive(30.0)
+
+    def interrupt(self, pid: int) -> None:
+        self._send({"op": "interrupt", "pid": pid})
+        self._receive(30.0)
+
+    def wait(self, pid: int, timeout: float = 10.0) -> dict:
+        self._send({"op": "wait", "pid": pid, "timeout": timeout})
+        return self._receive(timeout + 30.0)
+
+
+def _processes_of(uid: int) -> int:
+    """How many processes (threads included) a uid runs now: RLIMIT_NPROC counts them all."""
+    count = 0
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return 0
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/status") as handle:
+                fields = dict(line.split(":", 1) for line in handle if ":" in line)
+        except OSError:
+            continue
+        if int(fields.get("Uid", "-1").split()[0]) == uid:
+            count += int(fields.get("Threads", "1").strip() or 1)
+    return count
+
+
+def _kill_uid(uid: int) -> None:
+    """Kill every process of a private uid (process mode, run as root)."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/status") as handle:
+                for line in handle:
+                    if line.startswith("Uid:"):
+                        if int(line.split()[1]) == uid:
+                            os.kill(int(name), signal.SIGKILL)
+                        break
+        except (OSError, ValueError):
+            continue
+
+
+def _remove_tree(path: Path) -> None:
+    def onerror(function, failed, info):
+        try:
+            os.chmod(failed, 0o700)
+            function(failed)
+        except OSError:
+            pass
+
+    shutil.rmtree(path, onerror=onerror)
+
+
+class LearnerProcess:
+    """One learner process: its socket, and how to stop it."""
+
+    def __init__(self, zygote: Zygote, sock: socket.socket, pid: int):
+        self.zygote = zygote
+        self.sock = sock
+        self.pid = pid
+        self.killed = False
+        self._status: dict | None = None
+
+    def kill(self) -> None:
+        if not self.killed:
+            self.killed = True
+            try:
+                self.zygote.kill(self.pid)
+            except ZygoteError:
+                self.zygote.stop()
+
+    def interrupt(self) -> bool:
+        try:
+            self.zygote.interrupt(self.pid)
+            return True
+        except ZygoteError:
+            return False
+
+    def status(self, timeout: float = 5.0) -> dict:
+        """How it ended: {"exit": code or None, "signal": number or None} (waits a little)."""
+        if self._status is None:
+            try:
+                reply = self.zygote.wait(self.pid, timeout)
+            except ZygoteError:
+                reply = {"ok": False}
+            if not reply.get("ok"):
+                self.kill()
+                try:
+                    reply = self.zygote.wait(self.pid, 10.0)
+                except ZygoteError:
+                    reply = {"ok": False}
+            self._status = reply if reply.get("ok") else {"exit": None, "signal": None}
+        return self._status
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+        self.kill()
+        self.status()
+
+
+# ------------------------------------------------------------------------------- pool
+_FREE: dict[str, list[Zygote]] = {}
+_ALL: list[Zygote] = []
+
+
+_STARTING: dict[str, threading.Event] = {}
+
+
+def prestart(mode: str | None = None) -> None:
+    """Start a zygote in the background (a worker process does this while it imports the
+    checks), so that the first submission does not wait for the interpreter and torch."""
+    iso = isolation(mode)
+    with _LOCK:
+        if _FREE.get(iso.mode) or iso.mode in _STARTING:
+            return
+        done = _STARTING[iso.mode] = threading.Event()
+
+    def start() -> None:
+        try:
+            zygote = Zygote(iso)
+            zygote.start()
+            with _LOCK:
+                _ALL.append(zygote)
+            release(zygote)
+        except Exception:  # the first submission will start one and report the problem
+            pass
+        finally:
+            with _LOCK:
+                _STARTING.pop(iso.mode, None)
+            done.set()
+
+    threading.Thread(target=start, daemon=True, name="zygote-prestart").start()
+
+
+def acquire(mode: str | None = None) -> Zygote:
+    """A running zygote for the calling thread (started on first use, then reused)."""
+    iso = isolation(mode)
+    starting = _STARTING.get(iso.mode)
+    if starting is not None:
+        starting.wait(300)
+    with _LOCK:
+        free = _FREE.setdefault(iso.mode, [])
+        while free:
+            zygote = free.pop()
+            if zygote.alive():
+                return zygote
+            zygote.stop()
+    zygote = Zygote(iso)
+    zygote.start()
+    with _LOCK:
+        _ALL.append(zygote)
+    return zygote
+
+
+def release(zygote: Zygote) -> None:
+    with _LOCK:
+        if zygote.alive():
+            _FREE.setdefault(zygote.isolation.mode, []).append(zygote)
+        else:
+            zygote.stop()
+
+
+def discard(zygote: Zygote) -> None:
+    zygote.stop()
+
+
+def shutdown() -> None:
+    with _LOCK:
+        for zygote in _ALL:
+            zygote.stop()
+        _ALL.clear()
+        _FREE.clear()
+
+
+atexit.register(shutdown)
