@@ -349,3 +349,36 @@ def test_the_reference_of_an_exercise_is_not_the_learners_answer():
     )
     assert by_name(early)["Scaler"].score == 3  # refused, so no use was made of it
     assert any("tried to construct the course's reference Scaler" in f for f in early.flags)
+
+
+def test_a_passing_failure_of_the_grader_is_retried_and_a_lasting_one_is_flagged(monkeypatch):
+    from transformer_course.grader import runner
+
+    spec = toy_spec()
+    runner._SPECS[spec.fingerprint] = spec
+    task = Task("toy", "99_toy", "toy", toy_notebook(CORRECT), spec.to_dict(), LIMITS, "process")
+    calls = []
+
+    def flaky(task, spec):
+        calls.append(task.student)
+        if len(calls) == 1:
+            raise RuntimeError("the sandbox did not start in time")
+        return grade_submission(task, spec)
+
+    monkeypatch.setattr(runner, "grade_submission", flaky)
+    result = SubmissionResult.from_dict(runner.run_task(task))
+    assert len(calls) == 2 and not result.error
+    assert {e.name: e.score for e in result.exercises} == {
+        "train_step": 2,
+        "Scaler": 3,
+        "center": 1,
+    }
+
+    def broken(task, spec):
+        raise RuntimeError("the sandbox did not start in time")
+
+    monkeypatch.setattr(runner, "grade_submission", broken)
+    result = SubmissionResult.from_dict(runner.run_task(task))
+    assert "grader failed on this submission 2 times" in result.error
+    assert "did not start in time" in result.error and result.flags
+    assert all(e.status == "not run" and e.score == 0 for e in result.exercises)

@@ -55,6 +55,11 @@ def render(result: SubmissionResult, spec: LessonSpec | None = None) -> str:
             if where and exercise.status == "failed":
                 parts.append(f"<p>It failed {where}:</p>")
             parts.append(f"<pre>{_e(exercise.message)}</pre>")
+        elif exercise.status == "not run":
+            parts.append(
+                "<p>Not graded: the grader could not get this far in your notebook. Your "
+                "instructor's report lists it for a second look.</p>"
+            )
         if exercise.learner_traceback:
             parts.append("<p>Where your code raised it:</p>")
             parts.append(f"<pre>{_e(exercise.learner_traceback)}</pre>")

@@ -56,29 +56,42 @@ class Task:
 
 
 _SPECS: dict[str, LessonSpec] = {}
+GRADER_ATTEMPTS = 2  # tries per submission when the grader itself fails
 
 
 def run_task(task: Task) -> dict:
-    """The worker entry point: grade, and never raise (a grader failure is a flag)."""
+    """The worker entry point: grade, and never raise (a grader failure is a flag).
+
+    A failure of the grader itself (not of the learner's code, which is caught inside) is
+    usually passing (a sandbox that could not start on a loaded machine): the submission is
+    graded once more from the start before it is reported."""
     started = time.monotonic()
-    try:
-        spec = _SPECS.get(task.spec["fingerprint"])
-        if spec is None:
-            spec = _SPECS[task.spec["fingerprint"]] = LessonSpec.from_dict(task.spec)
-        result = grade_submission(task, spec)
-    except BaseException as exc:
-        if isinstance(exc, KeyboardInterrupt):
+    failures: list[str] = []
+    for _attempt in range(GRADER_ATTEMPTS):
+        try:
+            spec = _SPECS.get(task.spec["fingerprint"])
+            if spec is None:
+                spec = _SPECS[task.spec["fingerprint"]] = LessonSpec.from_dict(task.spec)
+            return grade_submission(task, spec).to_dict()
+        except KeyboardInterrupt:
             raise
-        spec_dict = task.spec
-        result = SubmissionResult(task.student, task.lesson, task.path, task.sha256)
-        result.fingerprint = spec_dict.get("fingerprint", "")
-        result.exercises = [
-            ExerciseResult(e["name"], float(e["points"]), status="not run")
-            for e in spec_dict.get("exercises", [])
-        ]
-        result.error = f"the grader failed on this submission: {type(exc).__name__}: {exc}"
-        result.flags.append(result.error + "\n" + traceback.format_exc(limit=5)[-1500:])
-        result.seconds = time.monotonic() - started
+        except BaseException as exc:
+            failures.append(
+                f"{type(exc).__name__}: {exc}\n" + traceback.format_exc(limit=5)[-1500:]
+            )
+    spec_dict = task.spec
+    result = SubmissionResult(task.student, task.lesson, task.path, task.sha256)
+    result.fingerprint = spec_dict.get("fingerprint", "")
+    result.exercises = [
+        ExerciseResult(e["name"], float(e["points"]), status="not run")
+        for e in spec_dict.get("exercises", [])
+    ]
+    result.error = (
+        f"the grader failed on this submission {len(failures)} times: "
+        + failures[-1].splitlines()[0]
+    )
+    result.flags.append(result.error + "\n" + failures[-1])
+    result.seconds = time.monotonic() - started
     return result.to_dict()
 
 
