@@ -1,0 +1,1377 @@
+"""Lesson 10 (training): classic mistakes fail with their message in the visible and the
+hidden check, correct variants (other formulations, the way well-known tutorials write
+them) pass both, and the reference agrees with independent oracles: PyTorch's own loss,
+the paper's schedule, an exhaustive search for beam search, sacrebleu, and the corpus's
+own grammar. The last tests are about the lesson's claims: the shipped checkpoint, and
+(marked ``pipeline``) a full training run that must reach the accuracy target."""
+
+from __future__ import annotations
+
+import functools
+import heapq
+import io
+import json
+import math
+import random
+import time
+from contextlib import redirect_stdout
+
+import numpy as np
+import pytest
+import sacrebleu
+import torch
+import torch.nn.functional as F
+from harness import Correct, Mistake, lesson_tests
+from torch import nn
+
+from transformer_course import checkpoints, translation
+from transformer_course.checks import training as checks
+from transformer_course.checks.training import (
+    check_beam_search,
+    check_label_smoothed_loss,
+    check_make_batches,
+    check_noam_lr,
+    check_quiz_loss_floor,
+    check_quiz_teacher_forcing,
+    check_train_step,
+    check_translation_scores,
+)
+from transformer_course.reference import training as ref
+from transformer_course.reference.tokenization import BOS_ID, EOS_ID, PAD_ID, pad_batch
+from transformer_course.reference.transformer import greedy_decode
+
+
+def named(name):
+    """Give a variant a readable test id."""
+
+    def decorate(fn):
+        fn.__name__ = fn.__qualname__ = name
+        return fn
+
+    return decorate
+
+
+# ==================================================================== make_batches
+def _tensor(rows, pad_id):
+    return torch.from_numpy(pad_batch(rows, pad_id))
+
+
+def batches_with(
+    *,
+    decoder_input=lambda t, bos, eos: [bos, *t],
+    labels=lambda t, bos, eos: [*t, eos],
+    src=lambda s, bos, eos: list(s),
+    label_pad=None,
+    container=tuple,
+    convert=_tensor,
+    drop_last=False,
+    order=None,
+):
+    """A learner-style make_batches built from row recipes (each a plain function)."""
+
+    def make_batches(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0):
+        indices = list(range(len(pairs)))
+        if shuffle:
+            indices = torch.randperm(len(pairs), generator=torch.Generator().manual_seed(seed))
+            indices = indices.tolist()
+        if order is not None:
+            indices = order(pairs, indices, shuffle, seed)
+        batches = []
+        for start in range(0, len(indices), batch_size):
+            chunk = [pairs[i] for i in indices[start : start + batch_size]]
+            if drop_last and len(chunk) < batch_size:
+                break
+            s = convert([src(x, bos_id, eos_id) for x, _ in chunk], pad_id)
+            d = convert([decoder_input(t, bos_id, eos_id) for _, t in chunk], pad_id)
+            lab = convert(
+                [labels(t, bos_id, eos_id) for _, t in chunk],
+                pad_id if label_pad is None else label_pad,
+            )
+            if container is dict:
+                batches.append({"src": s, "decoder_input": d, "labels": lab})
+            else:
+                batches.append(container((s, d, lab)))
+        return batches
+
+    return make_batches
+
+
+no_shift = named("no_shift")(batches_with(labels=lambda t, b, e: [b, *t]))
+swapped = named("swapped")(
+    batches_with(decoder_input=lambda t, b, e: [*t, e], labels=lambda t, b, e: [b, *t])
+)
+eos_as_start = named("eos_as_start")(batches_with(decoder_input=lambda t, b, e: [e, *t]))
+labels_without_eos = named("labels_without_eos")(batches_with(labels=lambda t, b, e: list(t)))
+decoder_input_without_bos = named("decoder_input_without_bos")(
+    batches_with(decoder_input=lambda t, b, e: list(t), labels=lambda t, b, e: [*t[1:], e])
+)
+labels_padded_with_minus_100 = named("labels_padded_with_minus_100")(batches_with(label_pad=-100))
+hard_coded_specials = named("hard_coded_specials")(
+    batches_with(decoder_input=lambda t, b, e: [BOS_ID, *t], labels=lambda t, b, e: [*t, EOS_ID])
+)
+source_with_bos_only = named("source_with_bos_only")(batches_with(src=lambda s, b, e: [b, *s]))
+drops_last_batch = named("drops_last_batch")(batches_with(drop_last=True))
+sorted_by_length = named("sorted_by_length")(
+    batches_with(
+        order=lambda pairs, idx, shuffle, seed: sorted(idx, key=lambda i: len(pairs[i][1]))
+    )
+)
+float_tensors = named("float_tensors")(
+    batches_with(convert=lambda rows, pad: _tensor(rows, pad).float())
+)
+wrong_keys = named("wrong_keys")(batches_with(container=dict))
+
+
+def _rename_keys(fn):
+    def make_batches(*args, **kwargs):
+        return [
+            {"src": b["src"], "tgt_input": b["decoder_input"], "tgt_output": b["labels"]}
+            for b in fn(*args, **kwargs)
+        ]
+
+    return make_batches
+
+
+wrong_keys = named("wrong_keys")(_rename_keys(batches_with(container=dict)))
+
+
+@named("eos_fed_as_input")
+def eos_fed_as_input(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0):
+    """The full sequence as decoder input, labels shifted and padded to the same width."""
+    out = []
+    for start in range(0, len(pairs), batch_size):
+        chunk = pairs[start : start + batch_size]
+        full = [[bos_id, *t, eos_id] for _, t in chunk]
+        labels = [[*t, eos_id] for _, t in chunk]
+        width = max(map(len, full))
+        d = torch.tensor([r + [pad_id] * (width - len(r)) for r in full])
+        lab = torch.tensor([r + [pad_id] * (width - len(r)) for r in labels])
+        out.append((_tensor([list(s) for s, _ in chunk], pad_id), d, lab))
+    if shuffle:
+        random.Random(seed).shuffle(out)
+    return out
+
+
+@named("left_padded")
+def left_padded(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0):
+    def left(rows):
+        width = max(map(len, rows))
+        return torch.tensor([[pad_id] * (width - len(r)) + r for r in rows])
+
+    return [
+        (
+            left([list(s) for s, _ in chunk]),
+            left([[bos_id, *t] for _, t in chunk]),
+            left([[*t, eos_id] for _, t in chunk]),
+        )
+        for chunk in (pairs[i : i + batch_size] for i in range(0, len(pairs), batch_size))
+    ]
+
+
+@named("shuffle_ignored")
+def shuffle_ignored(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0):
+    return ref.make_batches(pairs, batch_size, pad_id=pad_id, bos_id=bos_id, eos_id=eos_id)
+
+
+@named("shuffle_from_global_stream")
+def shuffle_from_global_stream(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    pairs = list(pairs)
+    if shuffle:
+        random.shuffle(pairs)  # the global stream, not seeded
+    return ref.make_batches(pairs, batch_size, pad_id=pad_id, bos_id=bos_id, eos_id=eos_id)
+
+
+@named("seed_ignored")
+def seed_ignored(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0):
+    pairs = list(pairs)
+    if shuffle:
+        random.Random(1234).shuffle(pairs)
+    return ref.make_batches(pairs, batch_size, pad_id=pad_id, bos_id=bos_id, eos_id=eos_id)
+
+
+@named("appends_eos_to_the_callers_targets")
+def appends_eos_to_the_callers_targets(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    out = []
+    for start in range(0, len(pairs), batch_size):
+        chunk = pairs[start : start + batch_size]
+        d = _tensor([[bos_id, *t] for _, t in chunk], pad_id)
+        for _, t in chunk:
+            t.append(eos_id)
+        out.append(
+            (
+                _tensor([list(s) for s, _ in chunk], pad_id),
+                d,
+                _tensor([t for _, t in chunk], pad_id),
+            )
+        )
+    return out
+
+
+@named("one_batch_only")
+def one_batch_only(pairs, batch_size, **kwargs):
+    return ref.make_batches(pairs, batch_size, **kwargs)[0]
+
+
+# ------------------------------------------------------------ correct make_batches
+dict_batches = named("dict_batches")(batches_with(container=dict))
+list_batches = named("list_batches")(batches_with(container=list))
+numpy_arrays = named("numpy_arrays")(batches_with(convert=lambda rows, pad: pad_batch(rows, pad)))
+int32_tensors = named("int32_tensors")(
+    batches_with(convert=lambda rows, pad: _tensor(rows, pad).int())
+)
+source_with_eos = named("source_with_eos")(batches_with(src=lambda s, b, e: [*s, e]))
+source_with_bos_and_eos = named("source_with_bos_and_eos")(
+    batches_with(src=lambda s, b, e: [b, *s, e])
+)
+
+
+@named("annotated_transformer_shift")
+def annotated_transformer_shift(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    """Pad <bos> + target + <eos> first, then slice: tgt[:, :-1] and tgt[:, 1:] (the
+    Annotated Transformer's Batch). Shorter rows then read <eos> where the label is pad."""
+    order = list(range(len(pairs)))
+    if shuffle:
+        order = np.random.default_rng(seed).permutation(len(pairs)).tolist()
+    out = []
+    for start in range(0, len(order), batch_size):
+        chunk = [pairs[i] for i in order[start : start + batch_size]]
+        tgt = _tensor([[bos_id, *t, eos_id] for _, t in chunk], pad_id)
+        src = _tensor([[*s, eos_id] for s, _ in chunk], pad_id)
+        out.append((src, tgt[:, :-1], tgt[:, 1:]))
+    return out
+
+
+@named("padded_to_the_longest_pair_overall")
+def padded_to_the_longest_pair_overall(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    width = max(len(t) for _, t in pairs) + 1
+    src_width = max(len(s) for s, _ in pairs)
+
+    def rows(values, n):
+        return torch.tensor([v + [pad_id] * (n - len(v)) for v in values])
+
+    order = list(range(len(pairs)))
+    if shuffle:
+        random.Random(seed).shuffle(order)
+    return [
+        (
+            rows([list(pairs[i][0]) for i in chunk], src_width),
+            rows([[bos_id, *pairs[i][1]] for i in chunk], width),
+            rows([[*pairs[i][1], eos_id] for i in chunk], width),
+        )
+        for chunk in (order[i : i + batch_size] for i in range(0, len(order), batch_size))
+    ]
+
+
+@named("generator_with_buckets")
+def generator_with_buckets(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    """A generator; shuffled, then sorted by length inside pools of 3 batches (bucketing)."""
+    order = list(range(len(pairs)))
+    if shuffle:
+        rng = np.random.default_rng(seed)
+        order = rng.permutation(len(pairs)).tolist()
+        pool = 3 * batch_size
+        order = [
+            i
+            for p in range(0, len(order), pool)
+            for i in sorted(order[p : p + pool], key=lambda i: len(pairs[i][1]))
+        ]
+    for start in range(0, len(order), batch_size):
+        chunk = [pairs[i] for i in order[start : start + batch_size]]
+        yield (
+            _tensor([list(s) for s, _ in chunk], pad_id),
+            _tensor([[bos_id, *t] for _, t in chunk], pad_id),
+            _tensor([[*t, eos_id] for _, t in chunk], pad_id),
+        )
+
+
+BATCH_MISTAKES = [
+    Mistake(check_make_batches, no_shift, "labels are the same as your decoder input"),
+    Mistake(check_make_batches, swapped, "decoder input and labels are swapped"),
+    Mistake(check_make_batches, eos_as_start, "starts with <eos> instead of <bos>"),
+    Mistake(check_make_batches, eos_fed_as_input, "<eos> is fed to the decoder as an input"),
+    Mistake(check_make_batches, labels_without_eos, "never learns to stop"),
+    Mistake(check_make_batches, decoder_input_without_bos, "does not start with <bos>"),
+    Mistake(check_make_batches, labels_padded_with_minus_100, "-100"),
+    Mistake(check_make_batches, hard_coded_specials, "use the arguments, not the constants"),
+    Mistake(check_make_batches, source_with_bos_only, "It should hold the source ids"),
+    Mistake(check_make_batches, drops_last_batch, "Keep the last, smaller batch"),
+    Mistake(check_make_batches, sorted_by_length, "With shuffle=False keep the order"),
+    Mistake(check_make_batches, float_tensors, "token ids are integers"),
+    Mistake(check_make_batches, wrong_keys, 'the keys "src", "decoder_input" and "labels"'),
+    Mistake(check_make_batches, left_padded, "padded on the left"),
+    Mistake(check_make_batches, shuffle_ignored, "kept the pairs in their original order"),
+    Mistake(check_make_batches, shuffle_from_global_stream, "same seed must give the same order"),
+    Mistake(check_make_batches, seed_ignored, "must depend on `seed`"),
+    Mistake(check_make_batches, appends_eos_to_the_callers_targets, "changed its argument"),
+    Mistake(check_make_batches, one_batch_only, "returned a single batch"),
+]
+BATCH_CORRECT = [
+    Correct(check_make_batches, fn)
+    for fn in (
+        dict_batches,
+        list_batches,
+        numpy_arrays,
+        int32_tensors,
+        source_with_eos,
+        source_with_bos_and_eos,
+        annotated_transformer_shift,
+        padded_to_the_longest_pair_overall,
+        generator_with_buckets,
+    )
+]
+
+
+# ========================================================================= noam_lr
+def noam_variant(formula, name):
+    @named(name)
+    def noam_lr(step, d_model, warmup):
+        step = max(step, 1)
+        return float(formula(step, d_model, warmup))
+
+    return noam_lr
+
+
+NOAM_MISTAKES = [
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-0.5 * min(s**-0.5, s * w**-0.5), "warmup_power"),
+        r"warmup \*\* -0.5",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-0.5 * max(s**-0.5, s * w**-1.5), "max_not_min"),
+        "the max of the two",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: min(s**-0.5, s * w**-1.5), "no_d_model"),
+        r"d_model \*\* -0.5 is missing",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**0.5 * min(s**-0.5, s * w**-1.5), "times_sqrt_d_model"),
+        r"d_model \*\* 0.5",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(
+            lambda s, d, w: d**-0.5 * min((s + 1) ** -0.5, (s + 1) * w**-1.5), "counts_from_zero"
+        ),
+        "step \\+ 1",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-0.5 * s**-0.5, "no_warmup"),
+        "There is no warm-up",
+    ),
+]
+
+
+@named("crashes_at_step_0")
+def crashes_at_step_0(step, d_model, warmup):
+    return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+
+
+@named("inf_at_step_0")
+def inf_at_step_0(step, d_model, warmup):
+    return d_model**-0.5 * min(
+        step**-0.5 if step else math.inf, step * warmup**-1.5 if step else math.inf
+    )
+
+
+@named("returns_a_tensor")
+def returns_a_tensor(step, d_model, warmup):
+    s = torch.tensor(float(max(step, 1)))
+    return d_model**-0.5 * torch.minimum(s**-0.5, s * warmup**-1.5)
+
+
+NOAM_MISTAKES += [
+    Mistake(check_noam_lr, crashes_at_step_0, "should not crash before the first step"),
+    Mistake(check_noam_lr, inf_at_step_0, "Before the first step, return 0.0"),
+    Mistake(check_noam_lr, returns_a_tensor, "Return a Python float"),
+]
+
+
+@named("annotated_transformer_rate")
+def annotated_transformer_rate(step, d_model, warmup, factor=1.0):
+    if step == 0:  # "we have to default the step to 1 for LambdaLR function"
+        step = 1
+    return factor * (d_model ** (-0.5) * min(step ** (-0.5), step * warmup ** (-1.5)))
+
+
+@named("zero_at_step_0")
+def zero_at_step_0(step, d_model, warmup):
+    if step == 0:
+        return 0.0
+    return math.pow(d_model, -0.5) * min(1 / math.sqrt(step), step / warmup**1.5)
+
+
+@named("numpy_float")
+def numpy_float(step, d_model, warmup):
+    s = np.float64(max(step, 1))
+    return np.power(d_model, -0.5) * np.minimum(s**-0.5, s * np.power(warmup, -1.5))
+
+
+@named("peak_times_shape")
+def peak_times_shape(step, d_model, warmup):
+    """The peak value, times a rising line or a falling root."""
+    peak = (d_model * warmup) ** -0.5
+    if step <= warmup:
+        return peak * step / warmup
+    return peak * math.sqrt(warmup / step)
+
+
+NOAM_CORRECT = [
+    Correct(check_noam_lr, fn)
+    for fn in (annotated_transformer_rate, zero_at_step_0, numpy_float, peak_times_shape)
+]
+
+
+# ============================================================ label_smoothed_loss
+def _flat(logits, labels):
+    return logits.reshape(-1, logits.shape[-1]), labels.reshape(-1)
+
+
+@named("fairseq_eps_over_v_minus_1")
+def fairseq_eps_over_v_minus_1(logits, labels, pad_id, smoothing=0.1):
+    lprobs, target = _flat(logits, labels)
+    lprobs = torch.log_softmax(lprobs, -1)
+    nll = -lprobs.gather(-1, target[:, None].clamp(min=0)).squeeze(-1)
+    smooth = -lprobs.sum(-1)
+    eps_i = smoothing / (lprobs.shape[-1] - 1)
+    loss = (1.0 - smoothing - eps_i) * nll + eps_i * smooth
+    return loss[target != pad_id].mean()
+
+
+@named("annotated_transformer_kl")
+def annotated_transformer_kl(logits, labels, pad_id, smoothing=0.1):
+    x, target = _flat(logits, labels)
+    x = torch.log_softmax(x, -1)
+    true_dist = torch.full_like(x, smoothing / (x.shape[-1] - 2))
+    true_dist.scatter_(1, target[:, None], 1.0 - smoothing)
+    true_dist[:, pad_id] = 0
+    true_dist[target == pad_id] = 0
+    return nn.KLDivLoss(reduction="sum")(x, true_dist) / (target != pad_id).sum()
+
+
+@named("opennmt_eps_over_v_minus_2")
+def opennmt_eps_over_v_minus_2(logits, labels, pad_id, smoothing=0.1):
+    x, target = _flat(logits, labels)
+    logp = torch.log_softmax(x, -1)
+    q = torch.full_like(logp, smoothing / (x.shape[-1] - 2))
+    q.scatter_(1, target[:, None], 1.0 - smoothing)
+    q[:, pad_id] = 0
+    keep = target != pad_id
+    return -(q * logp).sum(-1)[keep].mean()
+
+
+@named("kl_divergence")
+def kl_divergence(logits, labels, pad_id, smoothing=0.1):
+    x, target = _flat(logits, labels)
+    vocab = x.shape[-1]
+    q = torch.full_like(x, smoothing / vocab)
+    q.scatter_add_(1, target[:, None], torch.full_like(x[:, :1], 1 - smoothing))
+    keep = target != pad_id
+    return F.kl_div(torch.log_softmax(x, -1)[keep], q[keep], reduction="batchmean")
+
+
+def _pytorch_per_token(logits, labels, smoothing):
+    logp = torch.log_softmax(logits, -1)
+    nll = -logp.gather(-1, labels.clamp(min=0)[..., None]).squeeze(-1)
+    return (1 - smoothing) * nll + smoothing * -logp.mean(-1)
+
+
+@named("no_smoothing")
+def no_smoothing(logits, labels, pad_id, smoothing=0.1):
+    x, target = _flat(logits, labels)
+    return F.nll_loss(torch.log_softmax(x, -1), target, ignore_index=pad_id)
+
+
+@named("eps_over_v_on_the_others_only")
+def eps_over_v_on_the_others_only(logits, labels, pad_id, smoothing=0.1):
+    logp = torch.log_softmax(logits, -1)
+    nll = -logp.gather(-1, labels[..., None]).squeeze(-1)
+    others = -logp.sum(-1) - nll
+    loss = (1 - smoothing) * nll + smoothing / logits.shape[-1] * others
+    return loss[labels != pad_id].mean()
+
+
+@named("forgot_the_uniform_part")
+def forgot_the_uniform_part(logits, labels, pad_id, smoothing=0.1):
+    logp = torch.log_softmax(logits, -1)
+    nll = -logp.gather(-1, labels[..., None]).squeeze(-1)
+    return ((1 - smoothing) * nll)[labels != pad_id].mean()
+
+
+@named("padding_included")
+def padding_included(logits, labels, pad_id, smoothing=0.1):
+    return _pytorch_per_token(logits, labels, smoothing).mean()
+
+
+@named("summed")
+def summed(logits, labels, pad_id, smoothing=0.1):
+    return _pytorch_per_token(logits, labels, smoothing)[labels != pad_id].sum()
+
+
+@named("divided_by_batch_size")
+def divided_by_batch_size(logits, labels, pad_id, smoothing=0.1):
+    per_token = _pytorch_per_token(logits, labels, smoothing)
+    return per_token[labels != pad_id].sum() / labels.shape[0]
+
+
+@named("mean_of_sentence_means")
+def mean_of_sentence_means(logits, labels, pad_id, smoothing=0.1):
+    if logits.dim() == 2:  # (N, V): no sentences, a plain mean
+        return _pytorch_per_token(logits, labels, smoothing)[labels != pad_id].mean()
+    per_token = _pytorch_per_token(logits, labels, smoothing)
+    keep = (labels != pad_id).float()
+    per_sentence = (per_token * keep).sum(-1) / keep.sum(-1).clamp(min=1)
+    return per_sentence[keep.sum(-1) > 0].mean()
+
+
+@named("pad_hard_coded_0")
+def pad_hard_coded_0(logits, labels, pad_id, smoothing=0.1):
+    return _pytorch_per_token(logits, labels, smoothing)[labels != 0].mean()
+
+
+@named("log_of_softmax")
+def log_of_softmax(logits, labels, pad_id, smoothing=0.1):
+    logp = torch.log(torch.softmax(logits, -1))
+    nll = -logp.gather(-1, labels[..., None]).squeeze(-1)
+    loss = (1 - smoothing) * nll + smoothing * -logp.mean(-1)
+    return loss[labels != pad_id].mean()
+
+
+@named("returns_item")
+def returns_item(logits, labels, pad_id, smoothing=0.1):
+    return _pytorch_per_token(logits, labels, smoothing)[labels != pad_id].mean().item()
+
+
+@named("returns_detached")
+def returns_detached(logits, labels, pad_id, smoothing=0.1):
+    return _pytorch_per_token(logits.detach(), labels, smoothing)[labels != pad_id].mean()
+
+
+@named("no_reduction")
+def no_reduction(logits, labels, pad_id, smoothing=0.1):
+    return _pytorch_per_token(logits, labels, smoothing)[labels != pad_id]
+
+
+SMOOTH = check_label_smoothed_loss
+SMOOTHING_MISTAKES = [
+    Mistake(SMOOTH, fairseq_eps_over_v_minus_1, "fairseq's definition"),
+    Mistake(SMOOTH, annotated_transformer_kl, "Annotated Transformer's LabelSmoothing"),
+    Mistake(SMOOTH, opennmt_eps_over_v_minus_2, r"ε over V - 2 tokens"),
+    Mistake(SMOOTH, kl_divergence, "KL divergence KL"),
+    Mistake(SMOOTH, no_smoothing, "the smoothing is missing"),
+    Mistake(SMOOTH, eps_over_v_on_the_others_only, "sums to 1 - ε/V"),
+    Mistake(SMOOTH, forgot_the_uniform_part, r"the ε·mean_j\(-log p\[j\]\) part"),
+    Mistake(SMOOTH, padding_included, "The padding is not ignored"),
+    Mistake(SMOOTH, summed, "You summed over the tokens"),
+    Mistake(SMOOTH, divided_by_batch_size, "divided the sum by the number of sentences"),
+    Mistake(SMOOTH, mean_of_sentence_means, "averaged each sentence's tokens"),
+    Mistake(SMOOTH, pad_hard_coded_0, "use the pad_id argument"),
+    Mistake(SMOOTH, log_of_softmax, "log_softmax"),
+    Mistake(SMOOTH, returns_item, "returned a Python number"),
+    Mistake(SMOOTH, returns_detached, "gradients cannot flow"),
+    Mistake(SMOOTH, no_reduction, "the loss is one number"),
+]
+
+
+@named("smoothed_target_distribution")
+def smoothed_target_distribution(logits, labels, pad_id, smoothing=0.1):
+    """Build q explicitly, then -sum q log p (d2l / Keras style)."""
+    vocab = logits.shape[-1]
+    q = (1 - smoothing) * F.one_hot(labels, vocab).to(logits.dtype) + smoothing / vocab
+    per_token = -(q * torch.log_softmax(logits, -1)).sum(-1)
+    keep = labels != pad_id
+    return (per_token * keep).sum() / keep.sum()
+
+
+@named("nll_loss_plus_uniform")
+def nll_loss_plus_uniform(logits, labels, pad_id, smoothing=0.1):
+    logp, target = _flat(torch.log_softmax(logits, -1), labels)
+    keep = target != pad_id
+    nll = F.nll_loss(logp, target, ignore_index=pad_id)
+    uniform = -logp[keep].mean(-1).mean()
+    return (1 - smoothing) * nll + smoothing * uniform
+
+
+@named("float64_inside")
+def float64_inside(logits, labels, pad_id, smoothing=0.1):
+    per_token = _pytorch_per_token(logits.double(), labels, smoothing)
+    return per_token[labels != pad_id].mean().to(logits.dtype)
+
+
+@named("masked_fill_and_divide")
+def masked_fill_and_divide(logits, labels, pad_id, smoothing=0.1):
+    logp = logits - logits.logsumexp(-1, keepdim=True)
+    vocab = logits.shape[-1]
+    safe = torch.where(labels == pad_id, torch.zeros_like(labels), labels)
+    nll = -torch.take_along_dim(logp, safe[..., None], dim=-1).squeeze(-1)
+    loss = (1 - smoothing) * nll - smoothing / vocab * logp.sum(-1)
+    loss = loss.masked_fill(labels == pad_id, 0.0)
+    return loss.sum() / (labels != pad_id).sum()
+
+
+SMOOTHING_CORRECT = [
+    Correct(SMOOTH, fn)
+    for fn in (
+        smoothed_target_distribution,
+        nll_loss_plus_uniform,
+        float64_inside,
+        masked_fill_and_divide,
+    )
+]
+
+
+# ====================================================================== train_step
+def step_with(
+    *,
+    train=True,
+    clip="norm",
+    order="clip-step",
+    zero="after",
+    returns="item",
+    feed="decoder_input",
+    eval_after=False,
+    steps=1,
+    fixed_clip=None,
+):
+    def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
+        if train:
+            model.train()
+        if zero == "before":
+            optimizer.zero_grad()
+        src, decoder_input, labels = batch
+        for _ in range(steps):
+            logits = model(src, decoder_input if feed == "decoder_input" else labels)
+            loss = loss_fn(logits, labels)
+            if order != "no-backward":
+                loss.backward()
+            norm = fixed_clip if fixed_clip is not None else clip_norm
+            if order == "step-clip":
+                optimizer.step()
+            if clip == "norm" and norm is not None:
+                nn.utils.clip_grad_norm_(model.parameters(), norm)
+            elif clip == "value" and norm is not None:
+                nn.utils.clip_grad_value_(model.parameters(), norm)
+            elif clip == "each" and norm is not None:
+                for p in model.parameters():
+                    nn.utils.clip_grad_norm_(p, norm)
+            elif clip == "unguarded":
+                nn.utils.clip_grad_norm_(model.parameters(), clip_norm * 1.0)
+            if order in ("clip-step", "no-backward"):
+                optimizer.step()
+            if zero == "after":
+                optimizer.zero_grad()
+        if eval_after:
+            model.eval()
+        if returns == "tensor":
+            return loss
+        if returns == "after":
+            with torch.no_grad():
+                return loss_fn(model(src, decoder_input), labels).item()
+        return loss.item()
+
+    return train_step
+
+
+STEP = check_train_step
+STEP_MISTAKES = [
+    Mistake(STEP, named("no_clipping")(step_with(clip=None)), "were not clipped"),
+    Mistake(STEP, named("clip_after_step")(step_with(order="step-clip")), "too late"),
+    Mistake(STEP, named("clip_grad_value")(step_with(clip="value")), "clip_grad_value_"),
+    Mistake(
+        STEP, named("clip_each_parameter")(step_with(clip="each")), "each parameter's gradient"
+    ),
+    Mistake(STEP, named("clip_always_1")(step_with(fixed_clip=1.0)), "You clipped with 1.0"),
+    Mistake(
+        STEP, named("clip_norm_none_crashes")(step_with(clip="unguarded")), "clip_norm=None means"
+    ),
+    Mistake(STEP, named("no_zero_grad")(step_with(zero=None)), "still hold gradients"),
+    Mistake(STEP, named("zero_grad_before_only")(step_with(zero="before")), "still hold gradients"),
+    Mistake(STEP, named("no_train_mode")(step_with(train=False)), "training mode"),
+    Mistake(STEP, named("eval_at_the_end")(step_with(eval_after=True)), "training mode"),
+    Mistake(STEP, named("returns_the_tensor")(step_with(returns="tensor")), r"loss.item\(\)"),
+    Mistake(
+        STEP,
+        named("loss_after_the_step")(step_with(returns="after")),
+        "loss \\*after\\* the update",
+    ),
+    Mistake(STEP, named("no_backward")(step_with(order="no-backward")), "have not changed"),
+    Mistake(
+        STEP,
+        named("two_steps")(step_with(steps=2)),
+        "backward\\(\\) was called twice|stepped twice",
+    ),
+    Mistake(
+        STEP,
+        named("labels_fed_to_decoder")(step_with(feed="labels")),
+        "labels fed to the decoder|fed the labels",
+    ),
+]
+
+
+@named("zero_grad_before_and_after")
+def zero_grad_before_and_after(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    model.train()
+    optimizer.zero_grad(set_to_none=True)
+    src, tgt_in, tgt_out = batch
+    loss = loss_fn(model(src, tgt_in), tgt_out)
+    loss.backward()
+    if clip_norm is not None:
+        nn.utils.clip_grad_norm_(list(model.parameters()), max_norm=clip_norm)
+    optimizer.step()
+    model.zero_grad(set_to_none=False)  # zeros rather than None: also "no gradients"
+    return float(loss)
+
+
+@named("manual_clipping")
+def manual_clipping(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    model.train()
+    src, decoder_input, labels = batch
+    logits = model(src, decoder_input)
+    vocab = logits.shape[-1]
+    loss = loss_fn(logits.reshape(-1, vocab), labels.reshape(-1))  # flattened first
+    loss.backward()
+    if clip_norm is not None:
+        grads = [p.grad for p in model.parameters() if p.grad is not None]
+        total = torch.sqrt(sum((g.detach() ** 2).sum() for g in grads))
+        scale = min(1.0, clip_norm / (float(total) + 1e-6))
+        for g in grads:
+            g.mul_(scale)
+    optimizer.step()
+    for p in model.parameters():
+        p.grad = None
+    return loss.detach().item()
+
+
+STEP_CORRECT = [Correct(STEP, fn) for fn in (zero_grad_before_and_after, manual_clipping)]
+
+
+# ==================================================================== beam_search
+def beam_with(
+    *,
+    logits_only=False,
+    penalty="gnmt",
+    count_eos=True,
+    finished_in_beam=False,
+    shrink=False,
+    stop="bound",
+    live_join=False,
+    keep_bos=False,
+    pad_zero=False,
+    as_list=False,
+    pad_to_max_len=False,
+):
+    """A learner-style beam search with switches for the classic mistakes."""
+
+    def lp(length, alpha):
+        length = length if count_eos else length - 1
+        return length**alpha if penalty == "hf" else ((5 + length) / 6) ** alpha
+
+    def beam_search(model, src_ids, beam_size, max_len, bos_id, eos_id, length_penalty=0.0):
+        out = []
+        for src in src_ids:
+            src = src[None]
+            memory = model.encode(src)
+            live, done = [(0.0, [bos_id])], []
+            for _ in range(max_len):
+                candidates = []
+                for score, seq in live:
+                    logits = model.decode(torch.tensor([seq]), memory, src)[0, -1]
+                    step = logits if logits_only else torch.log_softmax(logits, -1)
+                    for token, value in enumerate(step.tolist()):
+                        candidates.append((score + value, [*seq, token]))
+                candidates.sort(key=lambda c: -c[0])
+                if finished_in_beam or shrink:
+                    width = beam_size - (len(done) if shrink else 0)
+                    top = candidates[:width]
+                    done += [c for c in top if c[1][-1] == eos_id]
+                    live = [c for c in top if c[1][-1] != eos_id]
+                else:
+                    live = []
+                    for c in candidates:
+                        if c[1][-1] == eos_id:
+                            done.append(c)
+                        else:
+                            live.append(c)
+                            if len(live) == beam_size:
+                                break
+
+                def norm(c):
+                    return c[0] if penalty is None else c[0] / lp(len(c[1]) - 1, length_penalty)
+
+                if not live or (stop == "first" and done):
+                    break
+                if stop == "count" and len(done) >= beam_size:
+                    break
+                if stop == "bound" and done and max(map(norm, done)) >= live[0][0]:
+                    break
+            pool = done + live if live_join else (done or live)
+            best = max(pool, key=norm)
+            out.append(best[1] if keep_bos else best[1][1:])
+        if as_list:
+            return out
+        pad = 0 if pad_zero else model.pad_id
+        width = max_len if pad_to_max_len else max(map(len, out))
+        return torch.tensor([seq + [pad] * (width - len(seq)) for seq in out])
+
+    return beam_search
+
+
+BEAM = check_beam_search
+BEAM_MISTAKES = [
+    Mistake(BEAM, named("raw_logits")(beam_with(logits_only=True)), "add up raw logits"),
+    Mistake(
+        BEAM, named("no_length_penalty")(beam_with(penalty=None)), "length penalty is not applied"
+    ),
+    Mistake(BEAM, named("length_without_eos")(beam_with(count_eos=False)), "without <eos>"),
+    Mistake(BEAM, named("hugging_face_penalty")(beam_with(penalty="hf")), r"L \*\* α"),
+    Mistake(
+        BEAM, named("finished_keep_their_place")(beam_with(finished_in_beam=True)), "take up places"
+    ),
+    Mistake(BEAM, named("shrinking_beam")(beam_with(shrink=True)), "shrinks"),
+    Mistake(
+        BEAM,
+        named("stop_at_first_finished")(beam_with(stop="first")),
+        "stopped at the first finished",
+    ),
+    Mistake(BEAM, named("search_to_max_len")(beam_with(stop="max_len")), "kept searching after"),
+    Mistake(
+        BEAM,
+        named("stop_after_beam_size_finished")(beam_with(stop="count")),
+        "stopped once beam_size",
+    ),
+    Mistake(
+        BEAM, named("live_hypotheses_compete")(beam_with(live_join=True)), "compete with finished"
+    ),
+    Mistake(BEAM, named("keeps_bos")(beam_with(keep_bos=True)), "starts with <bos>"),
+    Mistake(BEAM, named("pads_with_zero")(beam_with(pad_zero=True)), "padded with 0"),
+    Mistake(BEAM, named("returns_a_list")(beam_with(as_list=True)), "returned a list"),
+]
+
+
+@named("batched_beam_search")
+def batched_beam_search(model, src_ids, beam_size, max_len, bos_id, eos_id, length_penalty=0.0):
+    """All sentences at once: their live hypotheses stacked in one decoder batch."""
+    batch = src_ids.shape[0]
+    memory = model.encode(src_ids)  # (batch, len_src, d_model)
+    live = [[((), 0.0)] for _ in range(batch)]
+    done = [[] for _ in range(batch)]
+    active = list(range(batch))
+    with torch.no_grad():
+        for _ in range(max_len):
+            if not active:
+                break
+            rows = [(b, h) for b in active for h in live[b]]
+            tokens = torch.tensor([[bos_id, *h[0]] for _, h in rows])
+            index = torch.tensor([b for b, _ in rows])
+            logp = torch.log_softmax(model.decode(tokens, memory[index], src_ids[index])[:, -1], -1)
+            for b in list(active):
+                own = [i for i, (bb, _) in enumerate(rows) if bb == b]
+                scores = torch.tensor([rows[i][1][1] for i in own])[:, None] + logp[own]
+                values, flat = scores.flatten().sort(descending=True, stable=True)
+                fresh = []
+                for value, position in zip(values.tolist(), flat.tolist()):
+                    parent, token = divmod(position, scores.shape[1])
+                    hypothesis = ((*rows[own[parent]][1][0], token), value)
+                    if token == eos_id:
+                        done[b].append(hypothesis)
+                    else:
+                        fresh.append(hypothesis)
+                        if len(fresh) == beam_size:
+                            break
+                live[b] = fresh
+                best_done = max(
+                    (h[1] / ((5 + len(h[0])) / 6) ** length_penalty for h in done[b]),
+                    default=-math.inf,
+                )
+                if best_done >= max(h[1] for h in fresh):
+                    active.remove(b)
+    best = []
+    for b in range(batch):
+        pool = done[b] or live[b]
+        best.append(max(pool, key=lambda h: h[1] / ((5 + len(h[0])) / 6) ** length_penalty)[0])
+    width = max(map(len, best))
+    out = torch.full((batch, width), model.pad_id, dtype=torch.long)
+    for b, seq in enumerate(best):
+        out[b, : len(seq)] = torch.tensor(seq, dtype=torch.long)
+    return out
+
+
+@named("heap_per_sentence")
+def heap_per_sentence(model, src_ids, beam_size, max_len, bos_id, eos_id, length_penalty=0.0):
+    """heapq.nlargest over the candidates; padded to max_len (extra pad columns)."""
+    results = []
+    for row in src_ids.split(1):
+        memory = model.encode(row)
+        beam, finished = [(0.0, [])], []
+        for _ in range(max_len):
+            scored = []
+            for score, seq in beam:
+                logits = model.decode(torch.tensor([[bos_id, *seq]]), memory, row)
+                for token, lp in enumerate(F.log_softmax(logits[0, -1], -1).tolist()):
+                    scored.append((score + lp, [*seq, token]))
+            beam = []
+            for score, seq in heapq.nlargest(len(scored), scored, key=lambda c: c[0]):
+                if seq[-1] == eos_id:
+                    finished.append((score, seq))
+                else:
+                    beam.append((score, seq))
+                    if len(beam) == beam_size:
+                        break
+            lp = [((5 + len(seq)) / 6) ** length_penalty for _, seq in finished]
+            if finished and max(sc / p for (sc, _), p in zip(finished, lp)) >= beam[0][0]:
+                break
+        pool = finished if finished else beam
+        results.append(max(pool, key=lambda c: c[0] / ((5 + len(c[1])) / 6) ** length_penalty)[1])
+    return torch.tensor([seq + [model.pad_id] * (max_len - len(seq)) for seq in results])
+
+
+BEAM_CORRECT = [Correct(BEAM, batched_beam_search), Correct(BEAM, heap_per_sentence)]
+
+
+# ============================================================= translation_scores
+def scores_with(
+    bleu=lambda h, r: sacrebleu.corpus_bleu(h, [r]).score,
+    exact=None,
+    as_tuple=False,
+    keys=("exact_match", "bleu"),
+):
+    def translation_scores(hypotheses, references):
+        match = (
+            exact(hypotheses, references)
+            if exact
+            else sum(h == r for h, r in zip(hypotheses, references)) / len(references)
+        )
+        if as_tuple:
+            return match, bleu(hypotheses, references)
+        return dict(zip(keys, (match, bleu(hypotheses, references))))
+
+    return translation_scores
+
+
+SCORES = check_translation_scores
+SCORE_MISTAKES = [
+    Mistake(
+        SCORES,
+        named("mean_sentence_bleu")(
+            scores_with(
+                bleu=lambda h, r: float(
+                    np.mean([sacrebleu.sentence_bleu(a, [b]).score for a, b in zip(h, r)])
+                )
+            )
+        ),
+        "mean of sentence-level BLEU",
+    ),
+    Mistake(
+        SCORES,
+        named("swapped_arguments")(
+            scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(r, [h]).score)
+        ),
+        "swapped",
+    ),
+    Mistake(
+        SCORES,
+        named("references_not_wrapped")(
+            scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(h, r).score)
+        ),
+        r"pass \[references\]",
+    ),
+    Mistake(
+        SCORES,
+        named("bleu_as_fraction")(
+            scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(h, [r]).score / 100)
+        ),
+        "0-1 scale",
+    ),
+    Mistake(
+        SCORES,
+        named("exact_match_percent")(
+            scores_with(exact=lambda h, r: 100 * np.mean([a == b for a, b in zip(h, r)]))
+        ),
+        "a percentage",
+    ),
+    Mistake(
+        SCORES,
+        named("word_accuracy")(
+            scores_with(
+                exact=lambda h, r: np.mean(
+                    [w1 == w2 for a, b in zip(h, r) for w1, w2 in zip(a.split(), b.split())]
+                )
+            )
+        ),
+        "Compare whole strings",
+    ),
+    Mistake(SCORES, named("returns_a_tuple")(scores_with(as_tuple=True)), "return a dict"),
+    Mistake(
+        SCORES,
+        named("other_keys")(scores_with(keys=("accuracy", "bleu"))),
+        'expected "exact_match" and "bleu"',
+    ),
+]
+SCORE_CORRECT = [
+    Correct(
+        SCORES,
+        named("bleu_object")(
+            scores_with(bleu=lambda h, r: sacrebleu.BLEU().corpus_score(h, [r]).score)
+        ),
+    ),
+    Correct(
+        SCORES,
+        named("numpy_mean")(scores_with(exact=lambda h, r: np.mean(np.array(h) == np.array(r)))),
+    ),
+]
+
+
+# ===================================================================== questions
+def answer(value, name):
+    return named(name)(lambda: value)
+
+
+QUIZ_MISTAKES = [
+    Mistake(check_quiz_teacher_forcing, answer("b", "tf_b"), "In training, teacher forcing feeds"),
+    Mistake(check_quiz_teacher_forcing, answer("c", "tf_c"), "no reference to read"),
+    Mistake(check_quiz_teacher_forcing, answer("d", "tf_d"), "shifted the wrong way"),
+    Mistake(check_quiz_teacher_forcing, answer("teacher", "tf_word"), "return one of"),
+    Mistake(check_quiz_loss_floor, answer(0, "floor_zero"), "is not the minimum"),
+    Mistake(check_quiz_loss_floor, answer(0.545, "floor_fairseq"), r"ε/\(V-1\) definition"),
+    Mistake(check_quiz_loss_floor, answer("low", "floor_text"), "return a number"),
+]
+QUIZ_CORRECT = [
+    Correct(check_quiz_teacher_forcing, answer("A)", "tf_capital")),
+    Correct(check_quiz_loss_floor, answer(0.5, "floor_rounded")),
+    Correct(check_quiz_loss_floor, answer("0.500", "floor_string")),
+    Correct(check_quiz_loss_floor, answer(np.float32(0.5003), "floor_numpy")),
+]
+
+
+test_classic_mistake, test_correct_variant = lesson_tests(
+    BATCH_MISTAKES
+    + NOAM_MISTAKES
+    + SMOOTHING_MISTAKES
+    + STEP_MISTAKES
+    + BEAM_MISTAKES
+    + SCORE_MISTAKES
+    + QUIZ_MISTAKES,
+    BATCH_CORRECT
+    + NOAM_CORRECT
+    + SMOOTHING_CORRECT
+    + STEP_CORRECT
+    + BEAM_CORRECT
+    + SCORE_CORRECT
+    + QUIZ_CORRECT,
+)
+
+
+# ======================================================================== oracles
+@pytest.mark.parametrize("eps", [0.0, 0.1, 0.37])
+def test_label_smoothed_loss_equals_pytorchs(eps):
+    gen = torch.Generator().manual_seed(3)
+    logits = torch.randn(4, 7, 11, generator=gen) * 3
+    labels = torch.randint(0, 11, (4, 7), generator=gen)
+    labels[:, 5:] = 1
+    got = ref.label_smoothed_loss(logits, labels, 1, eps)
+    want = F.cross_entropy(
+        logits.reshape(-1, 11), labels.reshape(-1), ignore_index=1, label_smoothing=eps
+    )
+    torch.testing.assert_close(got, want)
+
+
+def test_smoothing_definitions_differ_measurably_in_the_visible_cases():
+    """The check can only name the definition a learner used if the definitions give
+    different values on its inputs."""
+    for logits, labels, pad_id, eps in checks._smoothing_cases(hidden=False):
+        if eps == 0:
+            continue
+        right = float(
+            F.cross_entropy(
+                logits.detach().reshape(-1, logits.shape[-1]).double(),
+                labels.reshape(-1),
+                ignore_index=pad_id,
+                label_smoothing=eps,
+            )
+        )
+        for name, value in checks._smoothing_variants(logits, labels, pad_id, eps).items():
+            if value is not None and name != "pytorch":
+                assert abs(float(value) - right) > 1e-3 * max(1.0, abs(right)), name
+
+
+def test_noam_lr_matches_the_paper():
+    """Section 5.3 with d_model = 512 and warmup = 4000: the rate peaks at step 4000 at
+    512^-0.5 * 4000^-0.5 ≈ 6.99e-4, and is a straight line before it."""
+    assert ref.noam_lr(4000, 512, 4000) == pytest.approx(1 / math.sqrt(512 * 4000))
+    assert ref.noam_lr(4000, 512, 4000) == pytest.approx(6.9877e-4, rel=1e-4)
+    assert ref.noam_lr(2000, 512, 4000) == pytest.approx(ref.noam_lr(4000, 512, 4000) / 2)
+    assert ref.noam_lr(16000, 512, 4000) == pytest.approx(ref.noam_lr(4000, 512, 4000) / 2)
+    steps = range(1, 20000, 97)
+    rates = [ref.noam_lr(s, 512, 4000) for s in steps]
+    assert max(rates) <= ref.noam_lr(4000, 512, 4000) + 1e-15
+    assert ref.noam_lr(0, 512, 4000) in (0.0, ref.noam_lr(1, 512, 4000))
+    assert isinstance(ref.noam_lr(10, 64, 200), float)
+
+
+def _tiny_model(seed=7131, ids=(0, 2, 3), bias=3.0):
+    return checks._beam_model(seed, *ids, bias)
+
+
+def _log_prob(model, src, seq, bos_id):
+    with torch.no_grad():
+        logits = model(src[None], torch.tensor([[bos_id, *seq[:-1]]]))
+        logp = torch.log_softmax(logits[0], -1)
+    return float(sum(logp[i, t] for i, t in enumerate(seq)))
+
+
+@pytest.mark.parametrize("max_len", [3, 4])
+def test_wide_beam_search_is_exhaustive_search(max_len):
+    """With a beam wider than the number of live sequences, and no length penalty, the
+    search finds the most probable sequence of the whole space (finished ones, scored by
+    teacher-forced log-probabilities): a live hypothesis can only lose probability, so
+    stopping once the best finished one beats every live one loses nothing."""
+    model = _tiny_model()
+    pad_id, bos_id, eos_id, alpha = 0, 2, 3, 0.0
+    src = torch.tensor([[4, 5, 1, 6], [7, 1, 0, 0]])
+    got = ref.beam_search(model, src, 10_000, max_len, bos_id, eos_id, alpha)
+    vocab = checks.BEAM_VOCAB
+    others = [t for t in range(vocab) if t != eos_id]
+    for row in range(src.shape[0]):
+        candidates = [
+            [*prefix, eos_id]
+            for n in range(max_len)
+            for prefix in __import__("itertools").product(others, repeat=n)
+        ]
+        best = max(
+            candidates,
+            key=lambda seq: (
+                _log_prob(model, src[row], list(seq), bos_id) / ((5 + len(seq)) / 6) ** alpha
+            ),
+        )
+        tokens = got[row].tolist()
+        assert tokens[: len(best)] == list(best)
+        assert all(t == pad_id for t in tokens[len(best) :])
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.7, 1.5])
+def test_beam_of_one_is_greedy_on_the_trained_model(alpha):
+    model, corpus, _ = checkpoints.load_translator()
+    sentences = [en for en, _ in corpus.test[:12]]
+    pairs = [(corpus.encode_source(s), []) for s in sentences]
+    src = ref.source_tensor(pairs)
+    greedy = greedy_decode(model, src, 16, BOS_ID, EOS_ID)
+    beam = ref.beam_search(model, src, 1, 16, BOS_ID, EOS_ID, alpha)
+    width = max(greedy.shape[1], beam.shape[1])
+    assert torch.equal(
+        F.pad(greedy, (0, width - greedy.shape[1]), value=PAD_ID),
+        F.pad(beam, (0, width - beam.shape[1]), value=PAD_ID),
+    )
+
+
+def test_beam_check_models_make_greedy_and_beam_disagree():
+    """The check's fixed-weight models are chosen so that beam search and greedy decoding
+    give different answers, the length penalty changes some answers, and greedy both
+    finishes and runs to max_len in the visible cases."""
+    for hidden in (False, True):
+        disagree = penalty_matters = finished = unfinished = 0
+        for model, src, settings, ids, pad_id in checks._beam_cases(hidden):
+            bos_id, eos_id = ids["bos_id"], ids["eos_id"]
+            for beam_size, max_len, alpha in settings:
+                greedy = greedy_decode(model, src, max_len, bos_id, eos_id).tolist()
+                beam = ref.beam_search(model, src, beam_size, max_len, bos_id, eos_id, alpha)
+                plain = ref.beam_search(model, src, beam_size, max_len, bos_id, eos_id, 0.0)
+                for row in range(src.shape[0]):
+                    strip = [t for t in greedy[row] if t != pad_id]
+                    b = [t for t in beam[row].tolist() if t != pad_id]
+                    p = [t for t in plain[row].tolist() if t != pad_id]
+                    if beam_size == 1:
+                        assert strip == b
+                        finished += eos_id in strip
+                        unfinished += eos_id not in strip
+                    else:
+                        disagree += strip != b
+                        penalty_matters += alpha > 0 and b != p
+        assert disagree >= 5 and penalty_matters >= 1, (hidden, disagree, penalty_matters)
+        assert finished >= 2 and unfinished >= 2, (hidden, finished, unfinished)
+
+
+def test_train_step_checks_see_clipping():
+    """In every call the check makes, the gradient norm is above the clip norm, so that a
+    missing or wrong clipping changes the weights."""
+    for hidden in (False, True):
+        pad_id, bos_id, eos_id, seed = (1, 4, 2, 5102) if hidden else (0, 2, 3, 5101)
+        batches = checks._step_batches(pad_id, bos_id, eos_id, seed, 4)
+        model = checks._step_model(checks.STEP_VOCAB, pad_id, seed)
+        loss_fn = functools.partial(checks.smoothed_cross_entropy, pad_id=pad_id, smoothing=0.1)
+        for batch in batches:
+            model.zero_grad()
+            loss_fn(model(batch[0], batch[1]), batch[2]).backward()
+            norm = torch.sqrt(sum((p.grad**2).sum() for p in model.parameters()))
+            assert norm > 2.6, float(norm)
+
+
+def test_train_step_is_one_sgd_step_on_pytorchs_loss():
+    """Oracle: the reference step equals a hand-written SGD update with the total-norm
+    clipping formula, on F.cross_entropy."""
+    model = checks._step_model(checks.STEP_VOCAB, 0, 5101)
+    twin = checks._copy_model(model, checks.STEP_VOCAB, 0)
+    batch = checks._step_batches(0, 2, 3, 5101, 1)[0]
+    loss_fn = functools.partial(checks.smoothed_cross_entropy, pad_id=0, smoothing=0.1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    loss = ref.train_step(model, batch, optimizer, loss_fn, clip_norm=0.3)
+    logits = twin(batch[0], batch[1])
+    want = F.cross_entropy(
+        logits.reshape(-1, logits.shape[-1]),
+        batch[2].reshape(-1),
+        ignore_index=0,
+        label_smoothing=0.1,
+    )
+    want.backward()
+    norm = torch.sqrt(sum((p.grad**2).sum() for p in twin.parameters()))
+    scale = min(1.0, 0.3 / (float(norm) + 1e-6))
+    with torch.no_grad():
+        for p in twin.parameters():
+            p -= 0.5 * scale * p.grad
+    assert loss == pytest.approx(want.item(), rel=1e-6)
+    for (name, a), b in zip(model.state_dict().items(), twin.state_dict().values()):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6, msg=name)
+    assert model.training and all(p.grad is None for p in model.parameters())
+
+
+def test_make_batches_teacher_forcing_lines_up():
+    """Oracle property: labels[:, t] == decoder_input[:, t + 1] wherever both are real
+    tokens, and with the look-ahead mask the logits at t do not depend on later inputs."""
+    corpus = translation.make_corpus(num_train=40, num_validation=0, num_test=0, seed=3)
+    _, dec, lab = ref.make_batches(corpus.encode(corpus.train), 40)[0]
+    real = (dec[:, 1:] != PAD_ID) & (lab[:, :-1] != PAD_ID)
+    assert torch.equal(lab[:, :-1][real], dec[:, 1:][real])
+    assert (dec[:, 0] == BOS_ID).all()
+    assert ((lab == EOS_ID).sum(1) == 1).all()
+
+
+def test_translation_scores_oracle():
+    refs = ["el gato negro bebió la leche", "la pelota es azul"]
+    assert ref.translation_scores(refs, refs) == {"exact_match": 1.0, "bleu": pytest.approx(100.0)}
+    scores = ref.translation_scores(["un perro", "mis casas"], refs)
+    assert scores == {"exact_match": 0.0, "bleu": pytest.approx(0.0)}
+
+
+# ========================================================================= corpus
+def test_corpus_is_deterministic_and_split_by_held_out_combinations():
+    a, b = translation.make_corpus(), translation.make_corpus()
+    assert (a.train, a.validation, a.test, a.held_out) == (
+        b.train,
+        b.validation,
+        b.test,
+        b.held_out,
+    )
+    assert len(a.train) == 6000 and len(a.validation) == 500 and len(a.test) == 1000
+    english = [set(en for en, _ in split) for split in (a.train, a.validation, a.test)]
+    assert not (english[0] & english[1] or english[0] & english[2] or english[1] & english[2])
+    for split, inside in ((a.train, False), (a.validation, False), (a.test, True)):
+        for en, _ in split:
+            has = bool(translation.parse(en).combinations() & a.held_out)
+            assert has == inside, en
+    nouns_in_train = {n for en, _ in a.train for n, _ in translation.parse(en).combinations()}
+    adjectives_in_train = {j for en, _ in a.train for _, j in translation.parse(en).combinations()}
+    for noun, adjective in a.held_out:  # both halves of every held-out pair are known
+        assert noun in nouns_in_train and adjective in adjectives_in_train
+    for en, es in a.validation + a.test:  # no <unk> outside training
+        assert tok_ids_known(a, en, es), (en, es)
+
+
+def tok_ids_known(corpus, en, es):
+    return 1 not in corpus.encode_source(en) and 1 not in corpus.encode_target(es)
+
+
+@pytest.mark.parametrize(
+    ("english", "spanish"),
+    [
+        ("the black cat drank the milk", "el gato negro bebió la leche"),
+        ("the ball is blue", "la pelota es azul"),
+        ("the black cows are old", "las vacas negras son viejas"),
+        (
+            "some red cars are under the old table",
+            "unos coches rojos están debajo de la mesa vieja",
+        ),
+        ("my dog is near the car", "mi perro está cerca del coche"),
+        ("these women have a small box", "estas mujeres tienen una caja pequeña"),
+        ("this young mouse ate the sweet cookies", "este ratón joven comió las galletas dulces"),
+        ("the happy girls bought a blue hat", "las niñas felices compraron un sombrero azul"),
+    ],
+)
+def test_grammar_agreement_and_word_order(english, spanish):
+    assert translation.spanish(english) == spanish
+
+
+@pytest.mark.parametrize(
+    "bad", ["the cat are black", "a cats drank the milk", "the cat flew", "the"]
+)
+def test_grammar_rejects_sentences_outside_it(bad):
+    with pytest.raises(ValueError):
+        translation.spanish(bad)
+
+
+# ======================================================================= checkpoint
+def test_checkpoint_is_small_and_documented():
+    path = checkpoints.DIRECTORY / "translator.pt"
+    assert path.stat().st_size < 2_000_000
+    meta = checkpoints.translator_metadata()
+    for key in ("config", "corpus", "training", "test", "what_if", "torch_version", "made_with"):
+        assert key in meta, key
+    assert meta["config"]["seed"] == ref.DEFAULT_CONFIG["seed"]
+    assert meta["config"] == ref.DEFAULT_CONFIG
+    assert meta["test"]["greedy"]["exact_match"] >= 0.95
+    json.dumps(meta)  # plain data
+
+
+def test_checkpoint_reproduces_its_recorded_accuracy():
+    """Loading the shipped weights and decoding the test split gives the recorded score
+    (greedy decoding of fixed weights: only float summation order can differ)."""
+    model, corpus, meta = checkpoints.load_translator()
+    scores = ref.evaluate(model, corpus, corpus.test)
+    assert scores["exact_match"] == pytest.approx(meta["test"]["greedy"]["exact_match"], abs=0.002)
+
+
+def test_training_writes_progress_to_stdout_only(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_STATIC_FIGURES", "1")
+    corpus = translation.make_corpus(num_train=200, num_validation=20, num_test=0, seed=1)
+    _, history = ref.train_translator(corpus, {"epochs": 1}, max_steps=3)
+    out = capsys.readouterr()
+    assert out.err == ""
+    assert "training" in out.out or "epoch" in out.out
+    assert len(history["loss"]) == 3 and len(history["lr"]) == 3
+
+
+@pytest.mark.pipeline
+def test_default_training_reaches_the_target_and_matches_the_checkpoint():
+    """The lesson's claim: the default small model reaches at least 95% exact match on the
+    held-out test split (fixed seed). Retrained with the course's own code, it matches the
+    shipped checkpoint's accuracy within 1 percentage point: CPU kernels may add in a
+    different order on another machine or thread count, which changes the weights in
+    their last bits and can flip a few borderline sentences; on the same machine the run
+    is bit-for-bit the same. (Not a timing test: the time is printed, not asserted.)"""
+    from transformer_course.checkpoints.__main__ import CORPUS_ARGUMENTS, train_and_evaluate
+
+    corpus = translation.make_corpus(**CORPUS_ARGUMENTS)
+    start = time.perf_counter()
+    with redirect_stdout(io.StringIO()):
+        _, record = train_and_evaluate(corpus, progress=False)
+    accuracy = record["test"]["greedy"]["exact_match"]
+    print(
+        f"trained in {record['training']['seconds']:.1f} s "
+        f"(wall {time.perf_counter() - start:.1f} s); test exact match {accuracy:.1%}"
+    )
+    assert accuracy >= 0.95
+    recorded = checkpoints.translator_metadata()["test"]["greedy"]["exact_match"]
+    assert accuracy == pytest.approx(recorded, abs=0.01)
