@@ -23,8 +23,6 @@ from torch import nn
 from transformer_course.checking.objects import recipe_of
 from transformer_course.checks import transformer as checks
 from transformer_course.checks.transformer import (
-    QUIZ_TEACHER_FORCING,
-    QUIZ_TIE_EMBEDDINGS,
     check_count_parameters,
     check_greedy_decode,
     check_quiz_teacher_forcing,
@@ -1255,23 +1253,6 @@ def test_greedy_decode_agrees_with_one_sentence_at_a_time():
 
 
 # ================================================================== the rest
-def test_quiz_choices_are_all_explained():
-    for quiz in (QUIZ_TIE_EMBEDDINGS, QUIZ_TEACHER_FORCING):
-        assert set(quiz.why) == set(quiz.choices)
-        assert quiz.answer in quiz.choices
-
-
-def test_reference_gets_no_notes(capsys):
-    for check, fn in (
-        (check_Transformer, ref.Transformer),
-        (check_count_parameters, ref.count_parameters),
-        (check_greedy_decode, ref.greedy_decode),
-    ):
-        check(fn)
-        check(fn, hidden=True)
-    assert "note" not in capsys.readouterr().out
-
-
 def test_float_counts_pass_with_a_note(capsys):
     check_count_parameters(count_floats)
     assert "your counts are floats" in capsys.readouterr().out

@@ -31,6 +31,8 @@ EXERCISES = registry.all_exercises()
 IDS = [f"{ex.lesson[:2]}-{ex.name}" for ex in EXERCISES]
 CODE = [ex for ex in EXERCISES if ex.kind != "quiz"]
 CODE_IDS = [f"{ex.lesson[:2]}-{ex.name}" for ex in CODE]
+QUIZZES = [ex for ex in EXERCISES if ex.kind == "quiz"]
+QUIZ_IDS = [f"{ex.lesson[:2]}-{ex.name}" for ex in QUIZZES]
 
 
 # ------------------------------------------------------------------ learner variants
@@ -167,6 +169,21 @@ def test_reference_passes_without_notes(ex):
         assert verdict.startswith("PASS"), verdict
         notes = [line for line in verdict.splitlines() if line.startswith("note")]
         assert not notes, notes
+
+
+@pytest.mark.parametrize("ex", QUIZZES, ids=QUIZ_IDS)
+def test_every_choice_of_a_concept_question_is_explained(ex):
+    """A wrong letter is answered with why it is wrong, and the right one with why it is
+    right; a numeric question explains its answer (and may explain common wrong numbers)."""
+    quiz = ex.check.quiz
+    assert quiz.name == ex.name
+    if quiz.choices:
+        assert quiz.answer in quiz.choices
+        assert set(quiz.why) == set(quiz.choices), "every choice needs its explanation"
+        assert len(quiz.choices) >= 3
+    else:
+        assert quiz.answer in quiz.why
+    assert all(text.strip() for text in quiz.why.values())
 
 
 @pytest.mark.parametrize("ex", CODE, ids=CODE_IDS)
