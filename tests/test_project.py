@@ -11,6 +11,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
 import yaml
 
 from transformer_course.build import REPO, lessons, tool_env
@@ -82,3 +83,12 @@ def test_ci_runs_the_readme_test_command():
     commands = re.search(r"```bash\n(.*?)```", readme, re.S).group(1).splitlines()
     assert commands[0].startswith("make lab") and commands[1].startswith("make test")
     assert "make test" in (REPO / ".ci" / "run").read_text()
+
+
+@pytest.mark.xdist_group("probe")
+def test_xdist_groups_are_honoured(request):
+    """`make test` runs with --dist loadgroup so that each grader and pipeline module builds
+    its graded class once, on one worker. Some pytest / pytest-xdist pairs silently ignore
+    the groups (pytest 9.2 with xdist 3.8): then every worker builds every class again."""
+    if request.config.getoption("loadgroup", default=False):
+        assert request.node.nodeid.endswith("@probe"), request.node.nodeid

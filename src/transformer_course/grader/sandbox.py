@@ -173,6 +173,12 @@ def _probe_bwrap() -> tuple[bool, str]:
     binary = shutil.which("bwrap")
     if binary is None:
         return False, "bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+    under_tmp = [p for p in _python_paths(_hidden_roots()) if p == "/tmp" or p.startswith("/tmp/")]
+    if under_tmp:  # every learner gets a private /tmp, which would hide the interpreter
+        return False, (
+            f"the Python environment is under /tmp ({under_tmp[0]}), which the sandbox replaces "
+            "with each learner's private /tmp: install the course outside /tmp"
+        )
     command = [binary, *_bwrap_namespace_args(), "--ro-bind", "/", "/", "--proc", "/proc",
                "--dev", "/dev", "--", "/bin/true"]  # fmt: skip
     try:
