@@ -173,7 +173,11 @@ def _probe_bwrap() -> tuple[bool, str]:
     binary = shutil.which("bwrap")
     if binary is None:
         return False, "bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
-    under_tmp = [p for p in _python_paths(_hidden_roots()) if p == "/tmp" or p.startswith("/tmp/")]
+    installation = {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix,
+                    os.path.dirname(os.path.realpath(sys.executable))}  # fmt: skip
+    under_tmp = sorted(
+        p for p in map(os.path.realpath, installation) if p == "/tmp" or p.startswith("/tmp/")
+    )
     if under_tmp:  # every learner gets a private /tmp, which would hide the interpreter
         return False, (
             f"the Python environment is under /tmp ({under_tmp[0]}), which the sandbox replaces "
