@@ -50,6 +50,7 @@ __all__ = ["Isolation", "Limits", "Zygote", "acquire", "isolation", "release", "
 
 PACKAGE_DIR = Path(transformer_course.__file__).resolve().parent
 STAGED_MOUNT = "/course"
+HOLD_DIR = "/.course-hold"  # where a learner process holds /tmp while it makes its own
 PREIMPORT = [
     "numpy",
     "torch",
@@ -173,16 +174,6 @@ def _probe_bwrap() -> tuple[bool, str]:
     binary = shutil.which("bwrap")
     if binary is None:
         return False, "bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
-    installation = {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix,
-                    os.path.dirname(os.path.realpath(sys.executable))}  # fmt: skip
-    under_tmp = sorted(
-        p for p in map(os.path.realpath, installation) if p == "/tmp" or p.startswith("/tmp/")
-    )
-    if under_tmp:  # every learner gets a private /tmp, which would hide the interpreter
-        return False, (
-            f"the Python environment is under /tmp ({under_tmp[0]}), which the sandbox replaces "
-            "with each learner's private /tmp: install the course outside /tmp"
-        )
     command = [binary, *_bwrap_namespace_args(), "--ro-bind", "/", "/", "--proc", "/proc",
                "--dev", "/dev", "--", "/bin/true"]  # fmt: skip
     try:
@@ -334,6 +325,9 @@ class Zygote:
         }
         if self.isolation.mode == "bwrap":
             config.update(staged=STAGED_MOUNT, namespaces=True, private_pids=True)
+            under_tmp = [p for p in _python_paths(hidden) if p.startswith("/tmp/")]
+            if under_tmp:  # each learner's private /tmp must not hide them (worker.py)
+                config.update(keep_under_tmp=under_tmp, hold_dir=HOLD_DIR)
             if os.geteuid() == 0:
                 self.uid = _private_uid()
                 config.update(uid=self.uid, gid=self.uid)
@@ -422,6 +416,10 @@ class Zygote:
                 args += ["--ro-bind", path, path]
         python_paths = _python_paths(hidden)
         made: set[str] = set()
+        if any(path.startswith("/tmp/") for path in python_paths):
+            # a Python installation below /tmp: the private /tmp first, its binds on top
+            args += ["--tmpfs", "/tmp", "--perms", "0755", "--dir", HOLD_DIR]
+            made.add("/tmp")
         for path in python_paths:
             if not any(path == d or path.startswith(d + os.sep) for d in SYSTEM_DIRS):
                 # bwrap would create the parent folders with mode 0700, unreadable to the
@@ -437,8 +435,9 @@ class Zygote:
             real = os.path.realpath(copy)
             if os.path.isdir(copy) and any(real.startswith(p + os.sep) for p in python_paths):
                 args += ["--tmpfs", real]
-        args += ["--ro-bind", staged, STAGED_MOUNT, "--proc", "/proc", "--dev", "/dev",
-                 "--tmpfs", "/tmp"]  # fmt: skip
+        args += ["--ro-bind", staged, STAGED_MOUNT, "--proc", "/proc", "--dev", "/dev"]
+        if "/tmp" not in made:
+            args += ["--tmpfs", "/tmp"]
         return args
 
     def alive(self) -> bool:

@@ -60,6 +60,7 @@ CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 MS_NOSUID, MS_NODEV, MS_REC, MS_PRIVATE = 2, 4, 16384, 1 << 18
+MS_BIND, MNT_DETACH = 4096, 2
 
 OUTPUT_LIMIT = 20_000  # characters of a cell's or a call's output sent back
 CELL_FILE = re.compile(r"^<ipython-input-(\d+)-[0-9a-f]+>$")
@@ -398,8 +399,20 @@ def _learner_main(fd: int, spawn_cfg: dict, shell, cfg: dict, *, private: bool) 
         mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None)
         size = int(spawn_cfg.get("scratch_mb", 256))
         options = f"size={size}m,mode=0700".encode()
+        # the Python installation may live below /tmp (a checkout in a temporary folder):
+        # hold on to it while the private /tmp goes on top, then bind it back, read-only
+        keep, hold = cfg.get("keep_under_tmp") or [], cfg.get("hold_dir", "")
+        if keep and mount(b"/tmp", hold.encode(), None, MS_BIND | MS_REC, None) != 0:
+            os._exit(72)
         if mount(b"tmpfs", b"/tmp", b"tmpfs", MS_NOSUID | MS_NODEV, options) != 0:
             os._exit(71)
+        for path in keep:
+            os.makedirs(path, exist_ok=True)
+            source = (hold + path[len("/tmp") :]).encode()
+            if mount(source, path.encode(), None, MS_BIND | MS_REC, None) != 0:
+                os._exit(72)
+        if keep:
+            libc().umount2(hold.encode(), MNT_DETACH)
         if os.path.isdir("/dev/shm"):
             mount(b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, b"size=16m,mode=0700")
         scratch = "/tmp/work"
