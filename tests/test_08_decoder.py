@@ -16,7 +16,7 @@ from test_07_encoder import _no_fastpath, answer, copy_attention, copy_norm, ran
 from torch import nn
 
 from transformer_course.checking import Checker
-from transformer_course.checking.attention import expect_attention_weights
+from transformer_course.checking.attention_weights import expect_attention_weights
 from transformer_course.checks import decoder as checks
 from transformer_course.checks.decoder import (
     check_Decoder,

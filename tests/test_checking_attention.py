@@ -1,4 +1,4 @@
-"""The shared diagnosis of attention weights (transformer_course.checking.attention),
+"""The shared diagnosis of attention weights (transformer_course.checking.attention_weights),
 tested on its own: every convention it accepts, every message it gives, and the
 helpers lessons 04-09 use to compute what a learner's convention implies."""
 
@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from transformer_course.checking import Checker, CheckFailure
-from transformer_course.checking import attention as A
+from transformer_course.checking import attention_weights as A
 
 WHAT = "On a test case, your `weights`"
 

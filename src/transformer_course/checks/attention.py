@@ -31,7 +31,7 @@ import numpy as np
 import torch
 
 from transformer_course.checking import Checker, numpy_rng, short, tolerance, torch_generator
-from transformer_course.checking.attention import (
+from transformer_course.checking.attention_weights import (
     INVERTED_MASK,
     SOFTMAX_OVER_QUERIES,
     attention_weights_variant,

@@ -28,30 +28,30 @@ from typing import Any
 import torch
 
 from transformer_course.checking import Checker, tolerance
-from transformer_course.checking.quiz import Quiz, quiz_check
-from transformer_course.checks.encoder import (
+from transformer_course.checking.inputs import PAD, randn, token_ids
+from transformer_course.checking.layers import (
     LAYER_HINTS,
-    PAD,
-    PADDING_WORDS,
     as_float64,
     attention_f,
     build,
     describe_mask,
     expect_tensor_result,
     ffn_f,
-    layer_mistakes,
     layer_norm_f,
     mistake_values,
-    post_pre,
-    randn,
     residual_block,
+    stack_f,
+    sub,
+    uses_final_norm,
+)
+from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.checks.encoder import (
+    PADDING_WORDS,
+    layer_mistakes,
+    post_pre,
     source_mask,
     stack_description,
-    stack_f,
     stack_mistakes,
-    sub,
-    token_ids,
-    uses_final_norm,
 )
 from transformer_course.reference import decoder as ref
 from transformer_course.reference.masking import decoder_self_attention_mask, look_ahead_mask

@@ -6,7 +6,7 @@ Expected values come from :mod:`transformer_course.reference.multi_head_attentio
 The values that classic mistakes produce are computed by :func:`_variant`, a float64
 multi-head attention with one knob per mistake, so that a wrong answer gets the
 diagnosis of the mistake it matches. The attention weights are diagnosed by the
-course's one shared diagnosis, :func:`~transformer_course.checking.attention.expect_attention_weights`.
+course's one shared diagnosis, :func:`~transformer_course.checking.attention_weights.expect_attention_weights`.
 
 What is required is what the concept needs; incidental choices are accepted:
 
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import torch
 
 from transformer_course.checking import Checker, tolerance, torch_generator
-from transformer_course.checking.attention import (
+from transformer_course.checking.attention_weights import (
     expect_attention_weights,
     with_fully_masked_rows,
 )
