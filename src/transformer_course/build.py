@@ -48,6 +48,7 @@ import jupytext
 import nbformat
 
 from transformer_course.nbgrader_plugins import INSTRUCTOR_ONLY
+from transformer_course.registry import lesson_topic
 
 REPO = Path(__file__).resolve().parents[2]
 SOLUTIONS = "solutions"
@@ -75,13 +76,8 @@ def tool_env() -> dict[str, str]:
     return env
 
 
-def topic(lesson: str) -> str:
-    """``04_attention`` -> ``attention``: the name of the lesson's reference and checks modules."""
-    return lesson.split("_", 1)[1]
-
-
 def reference_path(lesson: str, root: Path = REPO) -> Path:
-    return root / REFERENCE / f"{topic(lesson)}.py"
+    return root / REFERENCE / f"{lesson_topic(lesson)}.py"
 
 
 def lessons(repo: Path = REPO) -> list[str]:
@@ -288,7 +284,7 @@ def build_reference(master: Path, repo: Path = REPO) -> str:
     lesson = master.parent.name
     relative = master.resolve().relative_to(repo.resolve()).as_posix()
     bindings = _import_bindings(nb)
-    own_module = f"{FIRST_PARTY}.reference.{topic(lesson)}"
+    own_module = f"{FIRST_PARTY}.reference.{lesson_topic(lesson)}"
     body = _unqualify("\n\n\n".join(_exported_cells(nb)), _own_module_aliases(bindings, own_module))
     needed = _free_names(body)
     missing = sorted(name for name in needed if name not in bindings)
@@ -423,7 +419,7 @@ def main(argv: list[str] | None = None) -> int:
     for lesson in selected:
         build_lesson(lesson, REPO)
         print(
-            f"built {SOLUTIONS}/{lesson}, {NOTEBOOKS}/{lesson} and {REFERENCE}/{topic(lesson)}.py"
+            f"built {SOLUTIONS}/{lesson}, {NOTEBOOKS}/{lesson} and {REFERENCE}/{lesson_topic(lesson)}.py"
         )
     return 0
 

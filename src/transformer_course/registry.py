@@ -29,10 +29,16 @@ from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import Any, Literal
 
-__all__ = ["Exercise", "all_exercises", "exercise", "exercises", "lessons"]
+__all__ = ["Exercise", "all_exercises", "exercise", "exercises", "lesson_topic", "lessons"]
 
 Kind = Literal["function", "module", "quiz"]
 LEVELS = {1: "warm-up", 2: "core", 3: "challenging"}
+
+
+def lesson_topic(lesson: str) -> str:
+    """The topic of a lesson name, which names its modules: "04_attention" -> "attention"
+    (``checks/attention.py``, ``reference/attention.py``)."""
+    return lesson.split("_", 1)[1]
 
 
 @dataclass(frozen=True)
@@ -74,7 +80,7 @@ class Exercise:
 
     @property
     def topic(self) -> str:
-        return self.lesson.split("_", 1)[1]
+        return lesson_topic(self.lesson)
 
     @property
     def reference(self) -> Any:
@@ -109,7 +115,7 @@ def lessons() -> list[str]:
 
 def exercises(lesson: str) -> tuple[Exercise, ...]:
     """The exercises of one lesson, in the order they appear in it."""
-    topic = lesson.split("_", 1)[1]
+    topic = lesson_topic(lesson)
     module = importlib.import_module(f"transformer_course.checks.{topic}")
     if getattr(module, "LESSON", None) != lesson:
         raise LookupError(f"transformer_course.checks.{topic} does not declare LESSON = {lesson!r}")
