@@ -20,6 +20,8 @@ import torch.nn.functional as F
 from harness import Correct, Mistake, lesson_tests
 from torch import nn
 
+from transformer_course.checking.inputs import vocab_token_ids
+from transformer_course.checking.layers import value_or_none
 from transformer_course.checking.objects import recipe_of
 from transformer_course.checks import transformer as checks
 from transformer_course.checks.transformer import (
@@ -1016,8 +1018,8 @@ def test_reference_equals_nn_transformer(plain_pytorch, norm_first, final_norm, 
     ours.eval()
     final = norm_first if final_norm is None else final_norm
     theirs = _pytorch_model(ours, d_model, num_heads, num_layers, d_ff, norm_first, final)
-    src = checks.token_ids((7, 5, 3), 7, vocab, pad_id, seed=1, left=left)
-    tgt = checks.token_ids((5, 2, 4), 5, vocab, pad_id, seed=2)
+    src = vocab_token_ids((7, 5, 3), 7, vocab, pad_id, seed=1, left=left)
+    tgt = vocab_token_ids((5, 2, 4), 5, vocab, pad_id, seed=2)
     with torch.no_grad():
         got = ours(src, tgt)
         expected = _pytorch_logits(ours, theirs, src, tgt, pad_id)
@@ -1245,7 +1247,7 @@ def test_greedy_decode_agrees_with_one_sentence_at_a_time():
     with torch.no_grad():
         model.output.bias[:3] = -50.0  # <pad>, <unk>, <bos> never win
         model.output.bias[3] += 1.0  # <eos> = 3 a little more likely
-    src = checks.token_ids((6, 4, 5, 2), 6, 20, 0, seed=3)
+    src = vocab_token_ids((6, 4, 5, 2), 6, 20, 0, seed=3)
     expected = ref.greedy_decode(model, src, 9, 2, 3)
     with torch.no_grad():
         assert torch.equal(greedy_one_sentence_at_a_time(model, src, 9, 2, 3), expected)
@@ -1278,10 +1280,10 @@ def test_the_transformer_check_runs_every_mistake_computation():
     seen_encode, seen_decode = set(), set()
     for case in checks._TRANSFORMER_VISIBLE:
         m = checks._reference(case)
-        src = checks.token_ids(
+        src = vocab_token_ids(
             case.src_lengths, case.len_src, case.src_vocab, case.pad_id, case.seed, left=case.left
         )
-        tgt = checks.token_ids(
+        tgt = vocab_token_ids(
             case.tgt_lengths, case.len_tgt, case.tgt_vocab, case.pad_id, case.seed + 50
         )
         with torch.no_grad():
@@ -1289,14 +1291,14 @@ def test_the_transformer_check_runs_every_mistake_computation():
             logits = m.decode(tgt, memory, src)
             for message, knobs in checks._encode_mistakes(case):
                 compute = functools.partial(checks._encode_f, m, src, case.pad_id, **knobs)
-                value = checks._value_of(compute)
+                value = value_or_none(compute)
                 if value is not None and (value - memory).abs().max() > 1e-3:
                     seen_encode.add(message)
             for message, knobs in checks._decode_mistakes(case):
                 compute = functools.partial(
                     checks._decode_f, m, tgt, memory, src, case.pad_id, **knobs
                 )
-                value = checks._value_of(compute)
+                value = value_or_none(compute)
                 if value is not None and (value - logits).abs().max() > 1e-3:
                     seen_decode.add(message)
     assert {

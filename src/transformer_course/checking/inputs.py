@@ -7,7 +7,7 @@ import torch
 
 from transformer_course.checking import torch_generator
 
-__all__ = ["PAD", "randn", "token_ids"]
+__all__ = ["PAD", "randn", "token_ids", "vocab_token_ids"]
 
 PAD = 0  # the <pad> id of the checks' token ids
 
@@ -30,3 +30,21 @@ def token_ids(lengths: list[int], total: int, seed: int, *, left: bool = False) 
         else positions < torch.tensor(lengths)[:, None]
     )
     return ids.masked_fill(~real, PAD)
+
+
+def vocab_token_ids(
+    lengths: tuple[int, ...], total: int, vocab: int, pad_id: int, seed: int, *, left=False
+) -> torch.Tensor:
+    """int64 (batch, total): row b holds lengths[b] real tokens (any id but pad_id, below
+    vocab) and pad_id elsewhere, at the end or (``left=True``) at the start. When pad_id is
+    not 0, the first token of row 0 is id 0, a real token that a mask built with a
+    hard-coded 0 would hide."""
+    generator = torch_generator(seed)
+    ids = torch.randint(0, vocab - 1, (len(lengths), total), generator=generator)
+    ids = ids + (ids >= pad_id).long()  # skip pad_id
+    if pad_id != 0:
+        ids[0, total - lengths[0] if left else 0] = 0
+    positions = torch.arange(total)
+    count = torch.tensor(lengths)[:, None]
+    real = positions >= total - count if left else positions < count
+    return ids.masked_fill(~real, pad_id)

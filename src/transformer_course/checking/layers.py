@@ -38,6 +38,7 @@ __all__ = [
     "state_hint",
     "sub",
     "uses_final_norm",
+    "value_or_none",
     "zero_if",
 ]
 
@@ -64,13 +65,18 @@ def mistake_values(
     """{message: zero-argument callable giving what that mistake computes, or None when
     the mistake cannot happen with these shapes}."""
 
-    def value(knobs: Mapping[str, Any]) -> torch.Tensor | None:
-        try:
-            return compute(**knobs)
-        except (RuntimeError, IndexError, ValueError):
-            return None
+    return {
+        message: (lambda knobs=knobs: value_or_none(lambda: compute(**knobs)))
+        for message, knobs in table.items()
+    }
 
-    return {message: (lambda knobs=knobs: value(knobs)) for message, knobs in table.items()}
+
+def value_or_none(compute: Callable[[], torch.Tensor | None]) -> torch.Tensor | None:
+    """What a mistake computes, or None when it cannot happen with these shapes."""
+    try:
+        return compute()
+    except (RuntimeError, IndexError, ValueError):
+        return None
 
 
 def expect_tensor_result(

@@ -29,6 +29,14 @@ import torch
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.inputs import PAD, randn, token_ids
+from transformer_course.checking.layer_mistakes import (
+    PADDING_WORDS,
+    layer_mistakes,
+    post_pre,
+    source_mask,
+    stack_description,
+    stack_mistakes,
+)
 from transformer_course.checking.layers import (
     LAYER_HINTS,
     as_float64,
@@ -45,14 +53,6 @@ from transformer_course.checking.layers import (
     uses_final_norm,
 )
 from transformer_course.checking.quiz import Quiz, quiz_check
-from transformer_course.checks.encoder import (
-    PADDING_WORDS,
-    layer_mistakes,
-    post_pre,
-    source_mask,
-    stack_description,
-    stack_mistakes,
-)
 from transformer_course.reference import decoder as ref
 from transformer_course.reference.masking import decoder_self_attention_mask, look_ahead_mask
 from transformer_course.registry import Exercise

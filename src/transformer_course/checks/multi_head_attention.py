@@ -35,6 +35,7 @@ from transformer_course.checking.attention_weights import (
     expect_attention_weights,
     with_fully_masked_rows,
 )
+from transformer_course.checking.inputs import randn
 from transformer_course.checking.modules import build_module, random_state
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.reference import multi_head_attention as ref
@@ -49,12 +50,6 @@ __all__ = [
 ]
 
 PROJECTIONS = ("w_q", "w_k", "w_v", "w_o")
-
-
-def _randn(shape, seed: int, dtype=torch.float32, scale: float = 1.0) -> torch.Tensor:
-    """Standard normal values from a private generator (float64 draw, then cast)."""
-    values = torch.randn(tuple(shape), generator=torch_generator(seed), dtype=torch.float64)
-    return (values * scale).to(dtype)
 
 
 def _where_from(got: torch.Tensor, x: torch.Tensor, index: tuple[int, ...]) -> str:
@@ -122,7 +117,7 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
             _SPLIT_HIDDEN if hidden else _SPLIT_VISIBLE
         ):
             d_head = d_model // num_heads
-            x = _randn((batch, length, d_model), seed, dtype)  # (batch, len, d_model)
+            x = randn((batch, length, d_model), seed, dtype=dtype)  # (batch, len, d_model)
             what = (
                 f"split_heads(x, num_heads={num_heads}) for x of shape (batch={batch}, "
                 f"len={length}, d_model={d_model})"
@@ -218,9 +213,9 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
             _MERGE_HIDDEN if hidden else _MERGE_VISIBLE
         ):
             if strided:  # a transposed view, as split_heads returns it
-                x = _randn((batch, length, num_heads, d_head), seed, dtype).transpose(1, 2)
+                x = randn((batch, length, num_heads, d_head), seed, dtype=dtype).transpose(1, 2)
             else:
-                x = _randn((batch, num_heads, length, d_head), seed, dtype)
+                x = randn((batch, num_heads, length, d_head), seed, dtype=dtype)
             layout = ", a transposed (non-contiguous) view" if strided else ""
             what = (
                 f"merge_heads(x) for x of shape (batch={batch}, num_heads={num_heads}, "
@@ -352,14 +347,14 @@ def _keys_hint(d_model: int, num_heads: int):
 def _inputs(case: _Case):
     """query (batch, len_q, d_model), key and value (batch, len_k, d_model), mask or None."""
     b, lq, lk, d = case.batch, case.len_q, case.len_k, case.d_model
-    query = _randn((b, lq, d), case.seed, scale=case.scale)
+    query = randn((b, lq, d), case.seed, scale=case.scale)
     if case.kind == "self":
         key = value = query
     elif case.kind == "cross":
-        key = value = _randn((b, lk, d), case.seed + 1, scale=case.scale)
+        key = value = randn((b, lk, d), case.seed + 1, scale=case.scale)
     else:
-        key = _randn((b, lk, d), case.seed + 1, scale=case.scale)
-        value = _randn((b, lk, d), case.seed + 2, scale=case.scale)
+        key = randn((b, lk, d), case.seed + 1, scale=case.scale)
+        value = randn((b, lk, d), case.seed + 2, scale=case.scale)
     lengths = [lk - (i % 3) for i in range(b)]  # the 2nd sequence has 1 pad, the 3rd 2 pads
     padding = (torch.arange(lk) < torch.tensor(lengths)[:, None])[:, None, None, :]  # (b,1,1,lk)
     causal = torch.tril(torch.ones(lq, lk, dtype=torch.bool))  # (len_q, len_k)

@@ -46,7 +46,9 @@ from typing import Any
 import torch
 from torch import nn
 
-from transformer_course.checking import Checker, CheckFailure, tolerance, torch_generator
+from transformer_course.checking import Checker, CheckFailure, tolerance
+from transformer_course.checking.inputs import vocab_token_ids
+from transformer_course.checking.layers import value_or_none
 from transformer_course.checking.modules import build_module, random_state
 from transformer_course.checking.objects import course_object
 from transformer_course.checking.quiz import Quiz, quiz_check
@@ -74,35 +76,10 @@ POSITIONS = "positional_encoding."  # buffers only: any layout is accepted
 
 
 # ================================================================== shared helpers
-def token_ids(
-    lengths: tuple[int, ...], total: int, vocab: int, pad_id: int, seed: int, *, left=False
-) -> torch.Tensor:
-    """int64 (batch, total): row b holds lengths[b] real tokens (any id but pad_id, below
-    vocab) and pad_id elsewhere, at the end or (``left=True``) at the start. When pad_id is
-    not 0, the first token of row 0 is id 0, a real token that a mask built with a
-    hard-coded 0 would hide."""
-    generator = torch_generator(seed)
-    ids = torch.randint(0, vocab - 1, (len(lengths), total), generator=generator)
-    ids = ids + (ids >= pad_id).long()  # skip pad_id
-    if pad_id != 0:
-        ids[0, total - lengths[0] if left else 0] = 0
-    positions = torch.arange(total)
-    count = torch.tensor(lengths)[:, None]
-    real = positions >= total - count if left else positions < count
-    return ids.masked_fill(~real, pad_id)
-
-
 def _close(got: torch.Tensor, expected: torch.Tensor, tol: Mapping[str, float]) -> bool:
     if tuple(got.shape) != tuple(expected.shape):
         return False
     return torch.allclose(got.detach().double(), expected.double(), **tol, equal_nan=True)
-
-
-def _value_of(compute: Callable[[], torch.Tensor | None]) -> torch.Tensor | None:
-    try:
-        return compute()
-    except (RuntimeError, IndexError, ValueError):  # the mistake cannot happen here
-        return None
 
 
 # ================================================================== Transformer
@@ -677,7 +654,7 @@ def _expect_result(
     tol = tolerance(got.dtype, torch.float32)
     if not _close(got, expected, tol):
         for message, compute in mistakes.items():
-            wrong = _value_of(compute)
+            wrong = value_or_none(compute)
             if wrong is not None and _close(got, wrong, {"rtol": 1e-4, "atol": 1e-5}):
                 c.fail(f"{what} is not what the reference gives. {message}")
         for diagnose in properties:
@@ -753,10 +730,12 @@ def check_Transformer(cls, *, hidden: bool = False) -> None:
 
 def _check_case(c: Checker, cls, case: _Case) -> None:
     module, built = _build(c, cls, case)
-    src = token_ids(
+    src = vocab_token_ids(
         case.src_lengths, case.len_src, case.src_vocab, case.pad_id, case.seed, left=case.left
     )
-    tgt = token_ids(case.tgt_lengths, case.len_tgt, case.tgt_vocab, case.pad_id, case.seed + 50)
+    tgt = vocab_token_ids(
+        case.tgt_lengths, case.len_tgt, case.tgt_vocab, case.pad_id, case.seed + 50
+    )
     m = _reference(case)
     final = case.norm_first if case.final_norm is None else case.final_norm
     flip = dataclasses.replace(case, norm_first=not case.norm_first, final_norm=final)
@@ -1145,7 +1124,7 @@ class _GreedyCase:
         )
 
     def src(self) -> torch.Tensor:
-        return token_ids(
+        return vocab_token_ids(
             self.src_lengths, self.len_src, self.vocab, self.pad_id, self.seed + 7, left=self.left
         )
 

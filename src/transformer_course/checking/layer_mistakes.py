@@ -1,0 +1,165 @@
+"""The mistakes that the encoder's and the decoder's layers and stacks share (lessons 07
+and 08): the mistake tables the float64 oracles of :mod:`transformer_course.checking.layers`
+compute (one message per classic mistake, with the knobs that reproduce it), source padding
+masks and how a case is described in words.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from transformer_course.checking.inputs import PAD, token_ids
+from transformer_course.checking.layers import uses_final_norm
+from transformer_course.reference.masking import padding_mask
+
+__all__ = [
+    "PADDING_WORDS",
+    "layer_mistakes",
+    "post_pre",
+    "source_mask",
+    "stack_description",
+    "stack_mistakes",
+]
+
+
+PADDING_WORDS = {
+    "none": "",
+    "right": "padded at the end",
+    "left": "padded at the start",
+    "both": "padded at the end and at the start",
+}
+
+
+def source_mask(batch: int, length: int, padding: str, seed: int):
+    """(ids (batch, len) or None, mask (batch, 1, 1, len) or None) for a padding kind."""
+    if padding == "none":
+        return None, None
+    lengths = [length - (b % 3) for b in range(batch)]  # 0, 1, 2 pads
+    lengths[-1] = min(lengths[-1], length - 1) if batch > 1 else length - 2
+    if padding == "both":  # the last sequence padded at the start
+        ids = token_ids(lengths, length, seed)
+        left = token_ids(lengths[-1:], length, seed + 1, left=True)
+        ids[-1] = left[0]
+    else:
+        ids = token_ids(lengths, length, seed, left=padding == "left")
+    return ids, padding_mask(ids, PAD)  # (batch, 1, 1, len), True = may attend
+
+
+def post_pre(norm_first: bool) -> str:
+    return "pre-LN (norm_first=True)" if norm_first else "post-LN (norm_first=False, the paper)"
+
+
+_LAYER_PRE_FOR_POST = (
+    "With norm_first=False (the paper's post-LN) each LayerNorm comes after the residual sum, "
+    "x = norm1(x + dropout(self_attn(x, x, x, mask))); yours normalises before the sub-layer "
+    "(pre-LN). Did you swap the two branches of `if self.norm_first`?"
+)
+_LAYER_POST_FOR_PRE = (
+    "With norm_first=True (pre-LN) each sub-layer reads a normalised copy and its output is "
+    "added to the un-normalised x: x = x + dropout(self_attn(norm1(x), ...)). Yours computes "
+    "post-LN: is norm_first stored and used (and passed on)?"
+)
+_AFTER_NORM = (
+    "You add the residual after the norm, x + norm(sublayer(x)). In post-LN the sum comes "
+    "first, then the norm: norm1(x + dropout(sublayer(x)))."
+)
+_NO_RESIDUAL = (
+    "There is no residual connection: the input x must be added to each sub-layer's output "
+    "(x + dropout(sublayer(...))). Without it, deep stacks lose the input's information and "
+    "their gradients."
+)
+_FROM_NORMED = (
+    "In your pre-LN layer the residual adds the normalised x: norm1(x) + sublayer(norm1(x)). "
+    "The residual path carries the un-normalised x: x + dropout(sublayer(norm1(x)))."
+)
+_DROP_MISSING = (
+    "In train mode with dropout=1.0 your sub-layer outputs still reach the residual sum: the "
+    "dropout must act on each sub-layer's output just before it is added to x (paper, "
+    "section 5.4), x + dropout(sublayer(...)). (Dropout on the sub-layer's input, or none at "
+    "all on its output, gives what yours gives.)"
+)
+_DROP_AFTER_NORM = (
+    "In train mode with dropout=1.0 your layer drops the normalised result: the dropout belongs "
+    "on each sub-layer's output, before the residual sum and the norm, "
+    "norm1(x + dropout(sublayer(x)))."
+)
+_DROP_ON_SUM = (
+    "In train mode with dropout=1.0 your layer drops the residual sum x + sublayer(x) (so even "
+    "x is lost). The dropout acts on the sub-layer's output only: norm1(x + dropout(sublayer(x)))."
+)
+_DROP_NEVER = (
+    "In train mode with dropout=1.0 your layer gives the same as in eval mode: dropout is never "
+    "applied. Use nn.Dropout modules (they follow train()/eval()) on each sub-layer's output, "
+    "and pass dropout on to MultiHeadAttention and PositionwiseFeedForward."
+)
+
+
+def layer_mistakes(norm_first: bool, drop: bool) -> dict[str, dict[str, Any]]:
+    """The layer-level mistakes (shared by the encoder and the decoder layer)."""
+    table: dict[str, dict[str, Any]] = {}
+    if drop:  # checked after the eval cases: a structural mistake has been reported by then
+        table[_DROP_MISSING] = {"dropout_at": "missing"}
+        table[_DROP_NEVER] = {"drop": False}
+        if not norm_first:
+            table[_DROP_AFTER_NORM] = {"dropout_at": "after_norm"}
+            table[_DROP_ON_SUM] = {"dropout_at": "on_sum"}
+    if norm_first:
+        table[_LAYER_POST_FOR_PRE] = {"norm_first": False}
+        table[_FROM_NORMED] = {"residual": "from_normed"}
+    else:
+        table[_LAYER_PRE_FOR_POST] = {"norm_first": True}
+        table[_AFTER_NORM] = {"residual": "after_norm"}
+    table[_NO_RESIDUAL] = {"residual": "none"}
+    return table
+
+
+_STACK_IGNORES_NORM_FIRST = (
+    "Your stack builds post-LN layers although norm_first=True was asked for: pass norm_first "
+    "on to every layer it builds."
+)
+_STACK_REVERSED = (
+    "Your stack applies the layers in reverse order: layers[0] first, then layers[1], ..."
+)
+_STACK_FIRST_ONLY = (
+    "Your stack applies layers[0] num_layers times, and the other layers never: loop over "
+    "self.layers and call each layer once, in order."
+)
+_STACK_FIRST_ONCE = (
+    "Your stack returns after the first layer (is the `return` inside the loop?): every layer "
+    "must run, in order, before the result is returned."
+)
+_STACK_NORM_EACH = (
+    "Your stack applies the final LayerNorm after every layer: it is applied once, to the "
+    "output of the last layer."
+)
+_STACK_NO_FINAL = (
+    "Your stack has the final LayerNorm `norm` but does not apply it: with {why}, the output of "
+    "the last layer goes through self.norm."
+)
+
+
+def stack_mistakes(norm_first: bool, final_norm: bool | None) -> dict[str, dict[str, Any]]:
+    """The stack-level mistakes (shared by the encoder and the decoder stack)."""
+    final = uses_final_norm(norm_first, final_norm)
+    table: dict[str, dict[str, Any]] = {
+        _STACK_REVERSED: {"order": "reversed"},
+        _STACK_FIRST_ONLY: {"order": "first_only"},
+        _STACK_FIRST_ONCE: {"order": "first_once"},
+    }
+    if norm_first:
+        table[_STACK_IGNORES_NORM_FIRST] = {"layer_norm_first": False}
+    if final:
+        why = "final_norm=True" if final_norm else "norm_first=True and final_norm=None"
+        table[_STACK_NO_FINAL.format(why=why)] = {"final": False}
+        table[_STACK_NORM_EACH] = {"norm_each": True}
+    return table
+
+
+def stack_description(case: Any, built: str) -> str:
+    """What a stack case builds, in words (any case with num_layers, norm_first, final_norm, mode)."""
+    final = uses_final_norm(case.norm_first, case.final_norm)
+    return (
+        f"{built}: {case.num_layers} {post_pre(case.norm_first)} layers"
+        f"{', then a final LayerNorm' if final else ', no final LayerNorm'}; {case.mode} mode, "
+        "holding the check's weights"
+    )
