@@ -36,7 +36,7 @@ from typing import Any
 
 import torch
 
-from transformer_course.checking import Checker
+from transformer_course.checking.checker import Checker
 
 __all__ = [
     "ACCEPTED_CONVENTIONS",

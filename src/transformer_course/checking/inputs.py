@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from transformer_course.checking import torch_generator
+from transformer_course.checking.randomness import torch_generator
 
 __all__ = ["PAD", "randn", "token_ids", "vocab_token_ids"]
 

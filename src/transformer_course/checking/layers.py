@@ -16,7 +16,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from transformer_course.checking import Checker
+from transformer_course.checking.checker import Checker
 from transformer_course.checking.modules import build_module, random_state, state_shapes
 from transformer_course.reference.attention import scaled_dot_product_attention
 from transformer_course.reference.multi_head_attention import merge_heads, split_heads

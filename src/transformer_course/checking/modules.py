@@ -15,7 +15,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from transformer_course.checking import Checker, torch_generator
+from transformer_course.checking.checker import Checker
+from transformer_course.checking.randomness import torch_generator
 
 __all__ = ["build_module", "random_state", "state_shapes"]
 

@@ -18,7 +18,8 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from transformer_course.checking import Checker
+from transformer_course.checking.checker import Checker
+from transformer_course.checking.formatting import short
 
 __all__ = ["Quiz", "quiz_check"]
 
@@ -54,7 +55,7 @@ def quiz_check(quiz: Quiz) -> Callable[..., None]:
                 letters = ", ".join(f'"{letter}"' for letter in quiz.choices)
                 letter = _letter(given)
                 if letter not in quiz.choices:
-                    c.fail(f"{quiz.name}() returned {given!r}: return one of {letters}.")
+                    c.fail(f"{quiz.name}() returned {short(given)}: return one of {letters}.")
                 if letter != quiz.answer:
                     c.fail(
                         f"({letter}) {quiz.choices[letter]} is not right. "
@@ -63,7 +64,7 @@ def quiz_check(quiz: Quiz) -> Callable[..., None]:
             else:
                 number = _number(given)
                 if number is None:
-                    c.fail(f"{quiz.name}() returned {given!r}: return a number.")
+                    c.fail(f"{quiz.name}() returned {short(given)}: return a number.")
                 if not math.isclose(number, float(quiz.answer), rel_tol=quiz.rel_tol):
                     known = next(
                         (

@@ -51,7 +51,7 @@ def _tokens(c: Checker, got, what: str, hint: str) -> list[str]:
     """A list or tuple of strings, as a list."""
     c.expect_type(got, (list, tuple), what, hint)
     for token in got:
-        c.expect_type(token, str, f"every token of {what}", f"Found {token!r}.")
+        c.expect_type(token, str, f"every token of {what}", f"Found {short(token)}.")
     return list(got)
 
 

@@ -538,7 +538,7 @@ def check_noam_lr(noam_lr, *, hidden: bool = False) -> None:
                 value == 0.0 or (math.isfinite(value) and math.isclose(value, first, rel_tol=1e-6))
             ):
                 c.fail(
-                    f"{what} returned {value!r}. Before the first step, return 0.0 or the value "
+                    f"{what} returned {short(value)}. Before the first step, return 0.0 or the value "
                     f"of step 1 ({first:.6g}); the formula itself gives 0 ** -0.5 = inf there."
                 )
             c.ok()
@@ -717,7 +717,7 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
             )
             if isinstance(got, numbers.Real) and not isinstance(got, bool):
                 c.fail(
-                    f"{what} returned a Python number ({got!r}); return the 0-d tensor itself. "
+                    f"{what} returned a Python number ({short(got)}); return the 0-d tensor itself. "
                     "The training step calls loss.backward() on it, which a float (.item()) "
                     "cannot do."
                 )

@@ -46,7 +46,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from transformer_course.checking import Checker, CheckFailure, tolerance
+from transformer_course.checking import Checker, CheckFailure, short, tolerance
 from transformer_course.checking.inputs import vocab_token_ids
 from transformer_course.checking.layers import value_or_none
 from transformer_course.checking.modules import build_module, random_state
@@ -1001,7 +1001,7 @@ def _count_call(args: tuple) -> str:
 
 def _as_count(c: Checker, value: Any, what: str) -> int:
     if isinstance(value, bool) or not hasattr(value, "__int__"):
-        c.fail(f"{what} is {value!r}: each entry is a number of parameters, an int.")
+        c.fail(f"{what} is {short(value)}: each entry is a number of parameters, an int.")
     if hasattr(value, "numel") and value.numel() != 1:
         c.fail(f"{what} is a tensor of {value.numel()} numbers; each entry is one int.")
     number = float(value)

@@ -1,0 +1,332 @@
+"""The :class:`Checker`: one exercise's checks, the learner's calls turned into teaching
+messages, and the comparisons (type, shape, dtype before values)."""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from transformer_course.checking.failure import CheckFailure, learner_frames
+from transformer_course.checking.formatting import as_numpy, clip, dtype_name, ordinal, short
+from transformer_course.checking.hints import GENERIC_HINTS, Hint, matching_hints
+from transformer_course.checking.randomness import global_random_state, restore_random_state
+from transformer_course.checking.snapshots import same_as_snapshot, snapshot
+
+__all__ = ["Checker"]
+
+
+class Checker:
+    """Collects the checks for one exercise and reports on them.
+
+    Use it as a context manager::
+
+        with Checker("softmax", hidden=hidden) as c:
+            got = c.call(softmax, x, axis=-1)
+            c.expect_close(got, expected, "softmax(x)")
+
+    On leaving the block the global random streams (``random``, ``np.random``,
+    ``torch``) are put back as they were, and, if nothing failed, the success line
+    is printed. ``hidden=True`` marks the hidden run (fresh inputs, more shapes);
+    it only changes the success line.
+    """
+
+    def __init__(self, exercise: str, *, hidden: bool = False):
+        self.exercise = exercise
+        self.hidden = hidden
+        self.count = 0
+        self._notes: list[str] = []
+        self._random_state: tuple | None = None
+        self._threads = 1
+
+    def __enter__(self) -> Checker:
+        import torch
+
+        self._random_state = global_random_state()
+        # Checks compute on tiny tensors, where several threads only cost (10x under load).
+        self._threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        import torch
+
+        torch.set_num_threads(self._threads)
+        if self._random_state is not None:
+            restore_random_state(self._random_state)
+        if exc_type is None:
+            self.done()
+        return False
+
+    # ------------------------------------------------------------------ basics
+    def fail(self, message: str, learner_traceback: str = "") -> None:
+        raise CheckFailure(self.exercise, message, learner_traceback)
+
+    def ok(self) -> None:
+        self.count += 1
+
+    def note(self, message: str) -> None:
+        """Tell the learner something worth knowing that is *not* a mistake (once)."""
+        if message not in self._notes:
+            self._notes.append(message)
+            print(f"note ({self.exercise}): {message}")
+
+    def done(self) -> None:
+        kind = "hidden" if self.hidden else "visible"
+        print(f"✓ {self.exercise}: all {self.count} {kind} checks passed.")
+
+    def require_callable(self, fn: Any, name: str | None = None) -> None:
+        name = name or self.exercise
+        if not callable(fn):
+            self.fail(
+                f"expected `{name}` to be a function (or class), got {type(fn).__name__}. "
+                "Did you overwrite it with a value in a later cell?"
+            )
+
+    # -------------------------------------------------------------------- calls
+    def call(
+        self,
+        fn: Callable,
+        *args: Any,
+        call_repr: str | None = None,
+        hints: Mapping[str, str] | Sequence[Hint] = (),
+        unchanged: bool = True,
+        mutation_hint: str = "",
+        **kwargs: Any,
+    ) -> Any:
+        """Call the learner's code and turn any exception into a teaching message.
+
+        * ``hints``: extra advice for errors whose text contains a key (or matching
+          an exception type or predicate); :data:`GENERIC_HINTS` always apply.
+        * ``unchanged``: fail if the call changed an argument in place (arrays,
+          tensors, lists, dicts), with ``mutation_hint`` as advice.
+        * Warnings the learner's code issues are shown on stdout instead of
+          stderr: nbgrader scores any stderr output in a test cell as a failure.
+        """
+        call_repr = call_repr or self._call_repr(fn, args, kwargs)
+        hint_list = list(hints.items()) if isinstance(hints, Mapping) else list(hints)
+        snapshots = (
+            [(name, value, snapshot(value)) for name, value in self._named_args(fn, args, kwargs)]
+            if unchanged
+            else []
+        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                result = fn(*args, **kwargs)
+            except NotImplementedError as exc:
+                raise CheckFailure(
+                    self.exercise,
+                    f"`{call_repr}` raised NotImplementedError: this exercise is not "
+                    "implemented yet. Replace the line `raise NotImplementedError()` "
+                    "with your code, run that cell, then run this test cell again.",
+                ) from exc
+            except CheckFailure:
+                raise
+            except Exception as exc:
+                advice = matching_hints(exc, [*hint_list, *GENERIC_HINTS.items()])
+                raise CheckFailure(
+                    self.exercise,
+                    f"calling `{call_repr}` raised {type(exc).__name__}: {clip(str(exc), 1000)}"
+                    + "".join(f"\n{text}" for text in advice),
+                    learner_frames(exc),
+                ) from exc
+        for warning in caught:
+            print(
+                f"note: `{call_repr}` issued a {warning.category.__name__}: {clip(str(warning.message))}"
+            )
+        for name, value, recorded in snapshots:
+            if not same_as_snapshot(value, recorded):
+                self.fail(
+                    f"`{call_repr}` changed its argument {name} in place. The caller's data "
+                    "must stay as it was: compute into a new array or tensor (e.g. "
+                    "`x = x - m` rather than `x -= m`, no `x[...] = ...`, no `.append` on "
+                    f"a list you were given). {mutation_hint}".strip()
+                )
+        return result
+
+    @staticmethod
+    def _named_args(fn: Callable, args: tuple, kwargs: Mapping) -> list[tuple[str, Any]]:
+        """(description, value) for every argument, named after the parameter if possible."""
+        positional = [(f"(the {ordinal(i + 1)} one)", value) for i, value in enumerate(args)]
+        fallback = positional + [(f"`{key}`", value) for key, value in kwargs.items()]
+        target = getattr(fn, "forward", fn) if hasattr(fn, "parameters") else fn  # a module
+        try:
+            signature = inspect.signature(target)
+            bound = signature.bind(*args, **kwargs)
+        except (TypeError, ValueError):
+            return fallback
+        named = []
+        for name, value in bound.arguments.items():
+            kind = signature.parameters[name].kind
+            if kind is inspect.Parameter.VAR_POSITIONAL:
+                return fallback
+            if kind is inspect.Parameter.VAR_KEYWORD:
+                named += [(f"`{key}`", item) for key, item in value.items()]
+            else:
+                named.append((f"`{name}`", value))
+        return named
+
+    @staticmethod
+    def _call_repr(fn: Callable, args: tuple, kwargs: Mapping) -> str:
+        name = getattr(fn, "__name__", type(fn).__name__)
+        parts = [short(a, 60) for a in args] + [f"{k}={short(v, 60)}" for k, v in kwargs.items()]
+        return f"{name}({', '.join(parts)})"
+
+    # ------------------------------------------------------------ structure
+    def expect_type(
+        self, value: Any, types: type | tuple[type, ...], what: str, hint: str = ""
+    ) -> None:
+        if not isinstance(value, types):
+            names = (
+                " or ".join(t.__name__ for t in types)
+                if isinstance(types, tuple)
+                else types.__name__
+            )
+            if value is None:
+                hint = f"Did you forget the `return` statement? {hint}"
+            self.fail(
+                f"{what} should be a {names}, but it is a {type(value).__name__}. {hint}".strip()
+            )
+        self.ok()
+
+    def expect_shape(self, value: Any, shape: Iterable[int], what: str, hint: str = "") -> None:
+        shape = tuple(shape)
+        got = tuple(getattr(value, "shape", np.shape(value)))
+        if got != shape:
+            self.fail(f"{what} should have shape {shape}, but it has shape {got}. {hint}".strip())
+        self.ok()
+
+    def expect_dtype(self, value: Any, dtype: Any, what: str, hint: str = "") -> None:
+        got = value.dtype
+        ok = got == dtype
+        if not ok and isinstance(dtype, type | np.dtype | str):
+            with contextlib.suppress(TypeError):
+                ok = np.dtype(got) == np.dtype(dtype)
+        if not ok:
+            self.fail(f"{what} should have dtype {dtype}, but it has dtype {got}. {hint}".strip())
+        self.ok()
+
+    def expect_floating(self, value: Any, what: str, preferred: Any = None) -> None:
+        """Any floating-point dtype is accepted (the concept does not fix one). When it
+        differs from ``preferred``, the learner gets a note (once per dtype), not a failure."""
+        name = dtype_name(value.dtype)
+        floating = getattr(value.dtype, "is_floating_point", None)
+        if floating is None:
+            floating = np.issubdtype(np.dtype(value.dtype), np.floating)
+        if not floating:
+            self.fail(
+                f"{what} should hold floating-point numbers, but its dtype is {name}. "
+                "Integer (or bool) results lose the fractions: create the result as a float "
+                "array or tensor."
+            )
+        if preferred is not None and name != dtype_name(preferred):
+            self.note(
+                f"your result is {name}; the reference gives {dtype_name(preferred)}. That is "
+                "fine here: values are compared with a tolerance that fits your dtype."
+            )
+        self.ok()
+
+    def expect_integer_dtype(self, value: Any, what: str) -> None:
+        if not np.issubdtype(as_numpy(value).dtype, np.integer):
+            self.fail(
+                f"{what} should hold integers (token ids), but its dtype is {value.dtype}. "
+                "Pass `dtype=np.int64` (or another integer type) when you create the array."
+            )
+        self.ok()
+
+    # ---------------------------------------------------------------- values
+    def expect_equal(
+        self,
+        got: Any,
+        expected: Any,
+        what: str,
+        hint: str | Callable[[], str] = "",
+        mistakes: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Exact equality (lists, dicts, ints, integer and bool arrays or tensors).
+
+        ``mistakes`` maps a diagnosis to the value that mistake gives (or a
+        zero-argument callable computing it); the first one ``got`` equals is reported.
+        ``hint`` may be a callable, evaluated only when nothing else explains the value.
+        """
+        if self._equal(got, expected):
+            self.ok()
+            return
+        for message, wrong in (mistakes or {}).items():
+            wrong_value = wrong() if callable(wrong) else wrong
+            if wrong_value is not None and self._equal(got, wrong_value):
+                self.fail(f"{what} returned {short(got)}, expected {short(expected)}. {message}")
+        hint = hint() if callable(hint) else hint
+        self.fail(f"{what} returned {short(got)}, expected {short(expected)}. {hint}".strip())
+
+    @staticmethod
+    def _equal(got: Any, expected: Any) -> bool:
+        if isinstance(expected, np.ndarray) or hasattr(expected, "detach"):
+            if not (isinstance(got, np.ndarray) or hasattr(got, "detach")):
+                return False
+            got_np, exp_np = as_numpy(got), as_numpy(expected)
+            return got_np.shape == exp_np.shape and bool(np.array_equal(got_np, exp_np))
+        try:
+            return bool(got == expected)
+        except (ValueError, TypeError, RuntimeError):
+            return False
+
+    def expect_close(
+        self,
+        got: Any,
+        expected: Any,
+        what: str,
+        *,
+        rtol: float = 1e-5,
+        atol: float = 1e-6,
+        hint: str | Callable[[], str] = "",
+        mistakes: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Numerical closeness; shapes must already have been checked.
+
+        ``mistakes`` maps a diagnosis ("did you scale by d_model instead of
+        d_k?") to the value that mistake would produce (or a zero-argument
+        callable computing it, or None when it cannot happen here). The first
+        one the learner's value matches is reported. ``hint`` may be a callable,
+        evaluated only when no mistake matches.
+        """
+        got_np = as_numpy(got).astype(np.float64)
+        exp_np = as_numpy(expected).astype(np.float64)
+        if got_np.shape != exp_np.shape:
+            self.fail(f"{what} should have shape {exp_np.shape}, but it has shape {got_np.shape}.")
+        if np.allclose(got_np, exp_np, rtol=rtol, atol=atol, equal_nan=True):
+            self.ok()
+            return
+        for message, wrong in (mistakes or {}).items():
+            wrong_value = wrong() if callable(wrong) else wrong
+            if wrong_value is None:
+                continue
+            wrong_np = as_numpy(wrong_value).astype(np.float64)
+            if wrong_np.shape == got_np.shape and np.allclose(
+                got_np, wrong_np, rtol=max(rtol, 1e-4), atol=max(atol, 1e-5), equal_nan=True
+            ):
+                self.fail(f"{what} is not what the reference gives. {message}")
+        hint = hint() if callable(hint) else hint
+        if not np.isfinite(got_np).all() and np.isfinite(exp_np).all():
+            bad = np.argwhere(~np.isfinite(got_np))[0]
+            self.fail(
+                f"{what} contains NaN or inf (first at index {tuple(int(i) for i in bad)}) "
+                f"where the expected values are all finite. {hint}".strip()
+            )
+        diff = np.abs(np.nan_to_num(got_np - exp_np, nan=np.inf))
+        worst = np.unravel_index(int(np.argmax(diff)), diff.shape) if diff.ndim else ()
+        where = f" at index {tuple(int(i) for i in worst)}" if diff.ndim else ""
+        self.fail(
+            f"{what} differs from the reference: largest difference {float(diff.max()):.3g}{where} "
+            f"(yours {float(got_np[worst]):.6g}, expected {float(exp_np[worst]):.6g}). {hint}".strip()
+        )
+
+    def expect_true(self, condition: bool, message: str) -> None:
+        if not condition:
+            self.fail(message)
+        self.ok()

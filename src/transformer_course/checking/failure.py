@@ -1,0 +1,70 @@
+"""How a check fails: :class:`CheckFailure`, and the part of a traceback that is the
+learner's own code (the check library's frames, the standard library's and installed
+packages' are left out)."""
+
+from __future__ import annotations
+
+import sysconfig
+import textwrap
+import traceback
+from pathlib import Path
+
+from transformer_course.checking.formatting import clip
+
+__all__ = ["CheckFailure", "learner_frames"]
+
+_PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
+
+
+class CheckFailure(AssertionError):
+    """A check did not pass. ``str(error)`` is the message for the learner.
+
+    It subclasses ``AssertionError`` so that nbgrader, pytest and plain Python
+    all treat it as a failed test. In Jupyter it renders without the check
+    library's own stack frames (IPython calls ``_render_traceback_``): the
+    learner sees the message, and the traceback of *their* code if it raised.
+    """
+
+    def __init__(self, exercise: str, message: str, learner_traceback: str = ""):
+        self.exercise = exercise
+        self.message = message
+        self.learner_traceback = learner_traceback
+        super().__init__(f"{exercise}: {message}")
+
+    def _render_traceback_(self) -> list[str]:  # used by IPython / ipykernel
+        lines = [f"\x1b[1;31m✗ {self.exercise}: not yet right\x1b[0m", ""]
+        for paragraph in self.message.split("\n"):
+            lines.extend(textwrap.wrap(paragraph, 78) or [""])
+        if self.learner_traceback:
+            lines += ["", "Where your code raised it:", self.learner_traceback.rstrip()]
+        return lines
+
+
+def _library_dirs() -> tuple[str, ...]:
+    paths = sysconfig.get_paths()
+    dirs = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths}
+    return (_PACKAGE_DIR, *sorted(dirs))
+
+
+_LIBRARY_DIRS = _library_dirs()
+
+
+def _is_learner_frame(filename: str) -> bool:
+    """A frame of the learner's own code: not this package, not the standard library,
+    not an installed package (torch's module.py, numpy's internals), not frozen code."""
+    if filename.startswith("<frozen") or filename.startswith("<__array_function__"):
+        return False
+    return not any(filename.startswith(directory) for directory in _LIBRARY_DIRS)
+
+
+def learner_frames(exc: BaseException) -> str:
+    """The part of a traceback that is the learner's own code, and the error line."""
+    frames = [
+        frame
+        for frame in traceback.extract_tb(exc.__traceback__)
+        if _is_learner_frame(frame.filename)
+    ]
+    if not frames:
+        return ""
+    text = "".join(traceback.format_list(frames[-3:]))
+    return clip(text + "".join(traceback.format_exception_only(type(exc), exc)), 2000)

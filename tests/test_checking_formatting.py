@@ -1,0 +1,135 @@
+"""The one bounded formatter for learner values (transformer_course.checking.formatting.short):
+the same text as repr for every ordinary value, and a message of bounded size whatever a
+learner's code returns or raises (a 50 MiB string gave a 200 MB feedback page before)."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+import torch
+
+from transformer_course import registry
+from transformer_course.checking import CheckFailure, short
+from transformer_course.checks.tokenization import check_encode, check_tokenize
+from transformer_course.checks.welcome import check_center_rows
+
+MESSAGE_LIMIT = 5_000  # characters: a few KB, whatever the answer
+
+
+def _self_holding_list():
+    items = [1, "a"]
+    items.append(items)
+    return items
+
+
+def _self_holding_dict():
+    mapping = {"a": 1}
+    mapping["self"] = mapping
+    return mapping
+
+
+ORDINARY = [
+    0,
+    -1.5,
+    float("nan"),
+    True,
+    None,
+    "b",
+    "it's",
+    "both ' and \"",
+    b"bytes\x00",
+    [],
+    (),
+    (1,),
+    {},
+    set(),
+    frozenset(),
+    frozenset({3}),
+    {1, 2},
+    [1, [2, (3, 4)], {"k": [None, 2.5]}],
+    {("a", 1): {"b": []}},
+    np.float32(1.25),
+    np.int64(3),
+    torch.tensor(2.0),
+    [np.arange(3), torch.ones(2)],
+    list(range(200)),  # longer than the limit: cut, as before
+    "x" * 500,
+    _self_holding_list(),
+    _self_holding_dict(),
+]
+
+
+@pytest.mark.parametrize("value", ORDINARY, ids=lambda v: type(v).__name__)
+def test_short_is_repr_cut_to_the_limit_for_ordinary_values(value):
+    text = repr(value)
+    expected = text if len(text) <= 300 else text[:297] + "..."
+    assert short(value) == expected
+    assert short(value, 20) == (text if len(text) <= 20 else text[:17] + "...")
+
+
+def test_short_shows_small_arrays_and_the_shape_of_large_ones():
+    assert short(np.array([1.0, 2.0])) == "ndarray([1., 2.], dtype=float64)"
+    assert short(torch.zeros(40, 2)) == "<Tensor shape=(40, 2) dtype=torch.float32>"
+
+
+def _nested(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@functools.cache
+def _huge(kind: str):
+    """Answers no message may print in full."""
+    return {
+        "string": lambda: "a" * (50 << 20),  # 50 MiB
+        "items": lambda: list(range(5_000_000)),
+        "nested": lambda: _nested(200_000),
+        "tensor": lambda: torch.zeros(20_000_000),
+        "integer": lambda: 10**100_000,  # repr refuses it (int max str digits)
+        "shared": lambda: [list(range(1000))] * 100_000,  # one list, shared: 10^8 items
+    }[kind]()
+
+
+HUGE = ["string", "items", "nested", "tensor", "integer", "shared"]
+
+
+def _message(check, answer) -> str:
+    with pytest.raises(CheckFailure) as info:
+        check(answer)
+    error = info.value
+    return str(error) + error.learner_traceback
+
+
+@pytest.mark.parametrize("kind", HUGE)
+@pytest.mark.parametrize(
+    "quiz", [ex for ex in registry.all_exercises() if ex.kind == "quiz"][:2], ids=lambda ex: ex.name
+)
+def test_a_huge_quiz_answer_gives_a_bounded_message(quiz, kind):
+    value = _huge(kind)
+    message = _message(quiz.check, lambda: value)
+    assert len(message) < MESSAGE_LIMIT
+    assert "returned" in message
+
+
+@pytest.mark.parametrize("kind", HUGE)
+@pytest.mark.parametrize("check", [check_tokenize, check_encode, check_center_rows])
+def test_a_huge_function_answer_gives_a_bounded_message(check, kind):
+    value = _huge(kind)
+    message = _message(check, lambda *args, **kwargs: value)
+    assert len(message) < MESSAGE_LIMIT
+
+
+@pytest.mark.parametrize("kind", ["string", "items"])
+def test_a_huge_exception_message_gives_a_bounded_message(kind):
+    text = _huge(kind) if kind == "string" else str(_huge(kind)[:1_000_000])
+
+    def tokenize(text_in):
+        raise ValueError(text)
+
+    message = _message(check_tokenize, tokenize)
+    assert len(message) < MESSAGE_LIMIT
+    assert "raised ValueError" in message
