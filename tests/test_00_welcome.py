@@ -10,7 +10,7 @@ from collections import Counter
 
 import jupytext
 import numpy as np
-from harness import Correct, Mistake, lesson_tests
+from common import Correct, Mistake, lesson_tests
 
 from transformer_course import registry
 from transformer_course.build import REPO

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import regex  # installed with sacrebleu, a dependency of the course
 import torch
-from harness import Correct, Mistake, lesson_tests
+from common import Correct, Mistake, lesson_tests
 
 from transformer_course.build import REPO
 from transformer_course.checking import CheckFailure

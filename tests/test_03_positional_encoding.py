@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from harness import Correct, Mistake, lesson_tests
+from common import Correct, Mistake, lesson_tests
 from torch import nn
 
 from transformer_course.checks.positional_encoding import (

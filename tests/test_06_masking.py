@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from harness import Correct, Mistake, lesson_tests
+from common import Correct, Mistake, lesson_tests
 from torch import nn
 
 from transformer_course.checking import CheckFailure

@@ -13,7 +13,16 @@ from collections import OrderedDict
 import pytest
 import torch
 import torch.nn.functional as F
-from harness import Correct, Mistake, lesson_tests
+from common import (
+    Correct,
+    Mistake,
+    copy_attention,
+    copy_norm,
+    lesson_tests,
+    quiz_answer,
+    randomize,
+    stack_base,
+)
 from torch import nn
 
 from transformer_course.checks import encoder as checks
@@ -29,15 +38,7 @@ from transformer_course.reference import encoder as ref
 from transformer_course.reference.masking import padding_mask
 from transformer_course.reference.multi_head_attention import MultiHeadAttention
 
-
-@pytest.fixture(autouse=True)
-def _no_fastpath():
-    """PyTorch's eval "fast path" returns zeros at padded positions (nested tensors); the
-    oracles compare the plain computation."""
-    before = torch.backends.mha.get_fastpath_enabled()
-    torch.backends.mha.set_fastpath_enabled(False)
-    yield
-    torch.backends.mha.set_fastpath_enabled(before)
+pytestmark = pytest.mark.usefixtures("no_fastpath")
 
 
 # ==================================================================================== LayerNorm
@@ -723,22 +724,7 @@ LAYER_MISTAKES = [
 
 
 # ===================================================================================== Encoder
-class StackBase(nn.Module):
-    def __init__(
-        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
-    ):
-        super().__init__()
-        self.layers = nn.ModuleList(
-            [
-                ref.EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first)
-                for _ in range(num_layers)
-            ]
-        )
-        use = norm_first if final_norm is None else final_norm
-        self.norm = ref.LayerNorm(d_model) if use else None
-
-    def finish(self, x):
-        return x if self.norm is None else self.norm(x)
+StackBase = stack_base(ref.EncoderLayer)
 
 
 def stack_class(name, forward, base=StackBase):
@@ -943,22 +929,15 @@ ENCODER_MISTAKES = [
 
 
 # ======================================================================================= quizzes
-def answer(letter):
-    def quiz():
-        return letter
-
-    return quiz
-
-
 QUIZ_MISTAKES = [
-    *(Mistake(check_quiz_layer_norm_axis, answer(x), r"is not right") for x in "acd"),
-    *(Mistake(check_quiz_final_norm, answer(x), r"is not right") for x in "abd"),
-    Mistake(check_quiz_final_norm, answer("e"), r"return one of"),
+    *(Mistake(check_quiz_layer_norm_axis, quiz_answer(x), r"is not right") for x in "acd"),
+    *(Mistake(check_quiz_final_norm, quiz_answer(x), r"is not right") for x in "abd"),
+    Mistake(check_quiz_final_norm, quiz_answer("e"), r"return one of"),
 ]
 QUIZ_CORRECT = [
-    Correct(check_quiz_layer_norm_axis, answer("B")),
-    Correct(check_quiz_layer_norm_axis, answer("(b)")),
-    Correct(check_quiz_final_norm, answer("c")),
+    Correct(check_quiz_layer_norm_axis, quiz_answer("B")),
+    Correct(check_quiz_layer_norm_axis, quiz_answer("(b)")),
+    Correct(check_quiz_final_norm, quiz_answer("c")),
 ]
 
 
@@ -975,29 +954,6 @@ test_classic_mistake, test_correct_variant = lesson_tests(
 
 
 # ======================================================================================= oracles
-def randomize(module, seed):
-    """Non-trivial weights everywhere (gains away from 1, biases away from 0)."""
-    generator = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for parameter in module.parameters():
-            parameter.copy_(torch.randn(parameter.shape, generator=generator) * 0.3)
-            if parameter.dim() == 1:
-                parameter.add_(1.0)
-    return module
-
-
-def copy_attention(ours, theirs):
-    theirs.in_proj_weight.copy_(torch.cat([ours.w_q.weight, ours.w_k.weight, ours.w_v.weight]))
-    theirs.in_proj_bias.copy_(torch.cat([ours.w_q.bias, ours.w_k.bias, ours.w_v.bias]))
-    theirs.out_proj.weight.copy_(ours.w_o.weight)
-    theirs.out_proj.bias.copy_(ours.w_o.bias)
-
-
-def copy_norm(ours, theirs):
-    theirs.weight.copy_(ours.weight)
-    theirs.bias.copy_(ours.bias)
-
-
 def torch_encoder_layer(ours, d_model, num_heads, d_ff, norm_first):
     theirs = nn.TransformerEncoderLayer(
         d_model, num_heads, d_ff, 0.0, batch_first=True, norm_first=norm_first

@@ -11,8 +11,16 @@ import functools
 import pytest
 import torch
 import torch.nn.functional as F
-from harness import Correct, Mistake, lesson_tests
-from test_07_encoder import _no_fastpath, answer, copy_attention, copy_norm, randomize  # noqa: F401
+from common import (
+    Correct,
+    Mistake,
+    copy_attention,
+    copy_norm,
+    lesson_tests,
+    quiz_answer,
+    randomize,
+    stack_base,
+)
 from torch import nn
 
 from transformer_course.checking import Checker
@@ -32,6 +40,8 @@ from transformer_course.reference.masking import (
     padding_mask,
 )
 from transformer_course.reference.multi_head_attention import MultiHeadAttention
+
+pytestmark = pytest.mark.usefixtures("no_fastpath")
 
 
 # ================================================================================= DecoderLayer
@@ -377,22 +387,7 @@ LAYER_MISTAKES = [
 
 
 # ====================================================================================== Decoder
-class StackBase(nn.Module):
-    def __init__(
-        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
-    ):
-        super().__init__()
-        self.layers = nn.ModuleList(
-            [
-                ref.DecoderLayer(d_model, num_heads, d_ff, dropout, norm_first)
-                for _ in range(num_layers)
-            ]
-        )
-        use = norm_first if final_norm is None else final_norm
-        self.norm = LayerNorm(d_model) if use else None
-
-    def finish(self, x):
-        return x if self.norm is None else self.norm(x)
+StackBase = stack_base(ref.DecoderLayer)
 
 
 def stack_class(name, forward, base=StackBase):
@@ -545,14 +540,16 @@ DECODER_MISTAKES = [
 
 # ======================================================================================= quizzes
 QUIZ_MISTAKES = [
-    Mistake(check_quiz_cross_attention, answer("a"), r"norm2 belongs to the decoder's residual"),
-    Mistake(check_quiz_cross_attention, answer("c"), r"normalises the wrong side"),
-    Mistake(check_quiz_cross_attention, answer("d"), r"swaps the roles"),
-    *(Mistake(check_quiz_decoder_masks, answer(x), r"is not right") for x in "acd"),
+    Mistake(
+        check_quiz_cross_attention, quiz_answer("a"), r"norm2 belongs to the decoder's residual"
+    ),
+    Mistake(check_quiz_cross_attention, quiz_answer("c"), r"normalises the wrong side"),
+    Mistake(check_quiz_cross_attention, quiz_answer("d"), r"swaps the roles"),
+    *(Mistake(check_quiz_decoder_masks, quiz_answer(x), r"is not right") for x in "acd"),
 ]
 QUIZ_CORRECT = [
-    Correct(check_quiz_cross_attention, answer("b")),
-    Correct(check_quiz_decoder_masks, answer("B")),
+    Correct(check_quiz_cross_attention, quiz_answer("b")),
+    Correct(check_quiz_decoder_masks, quiz_answer("B")),
 ]
 
 test_classic_mistake, test_correct_variant = lesson_tests(

@@ -17,7 +17,7 @@ import re
 import pytest
 import torch
 import torch.nn.functional as F
-from harness import Correct, Mistake, lesson_tests
+from common import Correct, Mistake, lesson_tests
 from torch import nn
 
 from transformer_course.checking.inputs import vocab_token_ids

@@ -21,7 +21,7 @@ import pytest
 import sacrebleu
 import torch
 import torch.nn.functional as F
-from harness import Correct, Mistake, lesson_tests
+from common import Correct, Mistake, lesson_tests
 from torch import nn
 
 from transformer_course import checkpoints, translation

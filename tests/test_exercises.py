@@ -20,7 +20,7 @@ import jupytext
 import numpy as np
 import pytest
 import torch
-from harness import assert_accepted, assert_rejected
+from common import assert_accepted, assert_rejected
 from torch import nn
 
 from transformer_course import registry

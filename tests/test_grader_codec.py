@@ -11,7 +11,7 @@ import threading
 import numpy as np
 import pytest
 import torch
-from test_grader_support import meta, notebook, solutions, source
+from common import meta, notebook, solutions, source
 
 from transformer_course.build import REPO
 from transformer_course.checking import Checker, CheckFailure

@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 import pytest
-from test_grader_support import grader, make_course, points, scores, solutions, submission, submit
+from common import grader, make_course, points, scores, solutions, submission, submit
 
 from transformer_course import registry, selfgrade
 from transformer_course.build import tool_env

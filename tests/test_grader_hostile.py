@@ -17,7 +17,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from test_grader_support import (
+from common import (
     grader,
     home,
     make_course,

@@ -18,7 +18,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from test_grader_support import grader, make_course, points, scores, solutions, submission, submit
+from common import grader, make_course, points, scores, solutions, submission, submit
 
 from transformer_course.build import tool_env
 

@@ -12,7 +12,7 @@ import time
 
 import pytest
 import torch
-from test_grader_support import bwrap_installed, code_cell
+from common import bwrap_installed, code_cell
 
 from transformer_course.build import REPO
 from transformer_course.checking import Checker

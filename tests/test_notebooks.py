@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from nbutils import REPO, execute
+from common import REPO, execute_notebook
 
 from transformer_course.build import lessons, tool_env
 
@@ -31,7 +31,7 @@ def test_there_are_lessons():
 @pytest.mark.notebook
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_solution_notebook_passes_everything(lesson):
-    run = execute(solution_path(lesson))
+    run = execute_notebook(solution_path(lesson))
     problems = []
     for cell in run.nb.cells:
         if cell.cell_type != "code":
@@ -64,7 +64,7 @@ def test_untouched_student_notebook_fails_every_graded_cell(lesson):
     text = path.read_text()
     for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "hidden=True"):
         assert marker not in text, f"{path} reveals a solution: it contains {marker!r}"
-    run = execute(path)
+    run = execute_notebook(path)
     graded = run.graded_cells()
     assert graded
     for cell in graded:

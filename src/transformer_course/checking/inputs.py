@@ -7,7 +7,7 @@ import torch
 
 from transformer_course.checking.randomness import torch_generator
 
-__all__ = ["PAD", "randn", "token_ids", "vocab_token_ids"]
+__all__ = ["PAD", "randn", "spanish_sentences", "token_ids", "vocab_token_ids"]
 
 PAD = 0  # the <pad> id of the checks' token ids
 
@@ -48,3 +48,11 @@ def vocab_token_ids(
     count = torch.tensor(lengths)[:, None]
     real = positions >= total - count if left else positions < count
     return ids.masked_fill(~real, pad_id)
+
+
+def spanish_sentences(count: int, seed: int) -> list[str]:
+    """The Spanish side of ``count`` sentence pairs of lesson 10's generated corpus."""
+    from transformer_course import translation  # the corpus's grammar, only when needed
+
+    corpus = translation.make_corpus(num_train=count, num_validation=0, num_test=0, seed=seed)
+    return [spanish for _, spanish in corpus.train]

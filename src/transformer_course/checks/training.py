@@ -22,6 +22,7 @@ import torch
 import torch.nn.functional as F
 
 from transformer_course.checking import Checker, numpy_rng, short, tolerance, torch_generator
+from transformer_course.checking.inputs import spanish_sentences
 from transformer_course.checking.objects import ParametersOf, course_function, course_object
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.reference import training as ref
@@ -1302,14 +1303,11 @@ SCORE_CASES_VISIBLE = [
 def _score_cases(hidden: bool):
     if not hidden:
         return SCORE_CASES_VISIBLE
-    from transformer_course import translation
-
     rng = numpy_rng(8001)
-    corpus = translation.make_corpus(num_train=60, num_validation=0, num_test=0, seed=8001)
+    sentences = spanish_sentences(60, seed=8001)
     cases = []
     for size in (25, 9):
-        references = [es for _, es in corpus.train[:size]]
-        corpus.train = corpus.train[size:]
+        references, sentences = sentences[:size], sentences[size:]
         hypotheses = []
         for sentence in references:
             words = sentence.split()

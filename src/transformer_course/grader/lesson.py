@@ -129,20 +129,77 @@ def classify(cell: Any, names: set[str]) -> CellSpec:
 
 def checks_fingerprint(lesson: str) -> str:
     """A hash of everything in the grading process that decides a grade for ``lesson``: the
-    check toolkit, the registry, the grader, the lesson's checks and its reference."""
-    topic = lesson.split("_", 1)[1]
-    digest = hashlib.sha256(GRADER_VERSION.encode())
-    paths = [
-        *sorted((PACKAGE_DIR / "checking").glob("*.py")),
-        *sorted((PACKAGE_DIR / "grader").glob("*.py")),
-        PACKAGE_DIR / "registry.py",
-        PACKAGE_DIR / "checks" / f"{topic}.py",
-        PACKAGE_DIR / "reference" / f"{topic}.py",
+    grader, the registry, the lesson's checks and its reference, and every course module
+    these import, found by following their imports (the check toolkit, shared helpers,
+    earlier lessons' references), so that editing any of them changes the fingerprint."""
+    topic = registry.lesson_topic(lesson)
+    roots = [
+        f"transformer_course.checks.{topic}",
+        f"transformer_course.reference.{topic}",
+        "transformer_course.registry",
+        *(_module_name(path) for path in sorted((PACKAGE_DIR / "grader").rglob("*.py"))),
     ]
-    for path in paths:
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes() if path.exists() else b"")
+    digest = hashlib.sha256(GRADER_VERSION.encode())
+    for path in course_dependencies(roots):
+        digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode())
+        digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+def course_dependencies(modules: list[str]) -> list[Path]:
+    """The files of ``modules`` and of every ``transformer_course`` module they import,
+    directly or not (their packages' ``__init__`` included), in a stable order."""
+    files: dict[str, Path] = {}
+    pending = list(modules)
+    while pending:
+        name = pending.pop()
+        path = _module_file(name)
+        if name in files or path is None:
+            continue
+        files[name] = path
+        pending += _imports(path, name)
+    return sorted(set(files.values()))
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE_DIR).with_suffix("").parts
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(("transformer_course", *parts))
+
+
+def _module_file(name: str) -> Path | None:
+    """The source file of a course module (None outside the package, or not a module)."""
+    parts = name.split(".")
+    if parts[0] != "transformer_course":
+        return None
+    base = PACKAGE_DIR.joinpath(*parts[1:])
+    for path in (base / "__init__.py", base.with_suffix(".py")):
+        if len(parts) > 1 or path.name == "__init__.py":
+            if path.is_file():
+                return path
+    return None
+
+
+def _imports(path: Path, name: str) -> list[str]:
+    """The modules that a module's source imports (anywhere in it), with their parent
+    packages; for ``from package import name``, also ``package.name`` (it may be a module)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: list[str] = []
+    for node in ast.walk(ast.parse(path.read_bytes())):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1])
+                base = f"{base}.{node.module}" if node.module else base
+            else:
+                base = node.module or ""
+            found += [base, *(f"{base}.{alias.name}" for alias in node.names)]
+    parents = [
+        ".".join(item.split(".")[:i]) for item in found for i in range(1, item.count(".") + 1)
+    ]
+    return found + parents
 
 
 def _defined_names(source: str) -> set[str]:

@@ -1,0 +1,442 @@
+"""The one helper module of the tests (no tests here).
+
+* **Exercise harness** (every lesson test): a lesson's test file lists ``MISTAKES``
+  (classic wrong implementations, each with the message, a regex, its check must fail
+  with in the visible *and* the hidden run) and ``CORRECT`` (different but correct
+  implementations, including the way well-known tutorials and textbooks write them)
+  and turns them into tests with one line::
+
+      test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+  What every exercise gets anyway (stub, reference, random state, determinism, inputs
+  changed in place, concept questions) is in ``tests/test_exercises.py``, driven by the
+  registry.
+* **Learner-style modules** shared by the layer lessons (07-09): a stack base class on
+  the reference layers, random weights, weights copied into PyTorch's modules.
+* **Notebooks**: execute a notebook headless and read its graded cells.
+* **Grader**: scratch course directories, synthetic submissions built from the real
+  lessons (the committed student notebook with answer cells replaced by the
+  instructor's solutions, markers removed, or by the code a test wants), running the
+  grader's command, reading grades.
+
+The one seam to learner code is the check function: tests hand it a learner-style
+function or class (``check(fn)``, ``check(fn, hidden=True)``), or a whole notebook to
+the grader; nothing here reaches into a check module's internals.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import pytest
+import torch
+from nbclient import NotebookClient
+from torch import nn
+
+from transformer_course import registry
+from transformer_course.build import REPO, tool_env
+from transformer_course.checking import CheckFailure
+from transformer_course.reference.encoder import LayerNorm
+
+__all__ = [
+    "MARKERS",
+    "REPO",
+    "Correct",
+    "ExecutedNotebook",
+    "Mistake",
+    "assert_accepted",
+    "assert_rejected",
+    "bwrap_installed",
+    "code_cell",
+    "copy_attention",
+    "copy_norm",
+    "execute_notebook",
+    "grader",
+    "home",
+    "lesson_tests",
+    "make_course",
+    "meta",
+    "notebook",
+    "points",
+    "python_environment",
+    "quiz_answer",
+    "randomize",
+    "scores",
+    "solutions",
+    "source",
+    "stack_base",
+    "submission",
+    "submit",
+    "tree_digest",
+]
+
+MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+
+# Executed headless, a lesson draws its interactive figures once, statically
+# (transformer_course.plotting.interactive_or_static); kernels inherit this.
+os.environ.setdefault("COURSE_STATIC_FIGURES", "1")
+
+
+# ============================================================================ exercise harness
+@dataclass(frozen=True)
+class Mistake:
+    """``fn`` is wrong; ``check`` must reject it with a message matching ``message``.
+
+    ``hidden_only`` is for mistakes that only the hidden run can see by design
+    (hard-coded answers for the visible inputs); a real mistake is caught visibly too.
+    """
+
+    check: Callable
+    fn: Callable
+    message: str
+    hidden_only: bool = False
+
+
+@dataclass(frozen=True)
+class Correct:
+    """``fn`` is right; ``check`` must accept it, visible and hidden. ``note``: a regex
+    that the visible run's notes must match (an accepted choice the learner is told
+    about, such as a float32 result where the reference gives float64)."""
+
+    check: Callable
+    fn: Callable
+    note: str | None = None
+
+
+def assert_rejected(check: Callable, fn: Callable, message: str, *, hidden_only: bool = False):
+    """Both runs (or only the hidden one) fail with a CheckFailure matching ``message``."""
+    runs = (True,) if hidden_only else (False, True)
+    for hidden in runs:
+        with pytest.raises(CheckFailure, match=message):
+            check(fn, hidden=hidden)
+
+
+def assert_accepted(check: Callable, fn: Callable, note: str | None = None) -> None:
+    """Both runs pass; with ``note``, the visible run prints a note matching it."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        check(fn)
+    check(fn, hidden=True)
+    if note is not None:
+        notes = [line for line in out.getvalue().splitlines() if line.startswith("note")]
+        assert any(re.search(note, line) for line in notes), (note, notes)
+
+
+def _name(thing: Callable) -> str:
+    return getattr(thing, "__name__", type(thing).__name__)
+
+
+def _case_id(check: Callable, fn: Callable) -> str:
+    return f"{_name(check).removeprefix('check_')}-{_name(fn)}"
+
+
+def _as_mistake(case) -> Mistake:
+    return case if isinstance(case, Mistake) else Mistake(*case)
+
+
+def _as_correct(case) -> Correct:
+    return case if isinstance(case, Correct) else Correct(*case)
+
+
+def lesson_tests(mistakes: Sequence, correct: Sequence) -> tuple[Callable, Callable]:
+    """Two parametrized tests: every mistake is rejected with its message, every
+    correct variant is accepted. Entries may be ``Mistake``/``Correct`` or tuples."""
+    mistake_cases = [_as_mistake(case) for case in mistakes]
+    correct_cases = [_as_correct(case) for case in correct]
+
+    @pytest.mark.parametrize(
+        "case", mistake_cases, ids=[_case_id(m.check, m.fn) for m in mistake_cases]
+    )
+    def test_classic_mistake(case: Mistake) -> None:
+        assert_rejected(case.check, case.fn, case.message, hidden_only=case.hidden_only)
+
+    @pytest.mark.parametrize(
+        "case", correct_cases, ids=[_case_id(c.check, c.fn) for c in correct_cases]
+    )
+    def test_correct_variant(case: Correct) -> None:
+        assert_accepted(case.check, case.fn, case.note)
+
+    return test_classic_mistake, test_correct_variant
+
+
+def quiz_answer(letter):
+    """A learner's answer function to a concept question."""
+
+    def quiz():
+        return letter
+
+    return quiz
+
+
+# ===================================================================== learner-style modules
+def stack_base(layer_class: type) -> type:
+    """What a learner's stack __init__ looks like, on the reference ``layer_class``
+    (EncoderLayer or DecoderLayer): ``layers``, an optional final ``norm``, ``finish``."""
+
+    class StackBase(nn.Module):
+        def __init__(
+            self,
+            num_layers,
+            d_model,
+            num_heads,
+            d_ff,
+            dropout=0.0,
+            norm_first=False,
+            final_norm=None,
+        ):
+            super().__init__()
+            self.layers = nn.ModuleList(
+                [
+                    layer_class(d_model, num_heads, d_ff, dropout, norm_first)
+                    for _ in range(num_layers)
+                ]
+            )
+            use = norm_first if final_norm is None else final_norm
+            self.norm = LayerNorm(d_model) if use else None
+
+        def finish(self, x):
+            return x if self.norm is None else self.norm(x)
+
+    return StackBase
+
+
+def randomize(module, seed):
+    """Non-trivial weights everywhere (gains away from 1, biases away from 0)."""
+    generator = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for parameter in module.parameters():
+            parameter.copy_(torch.randn(parameter.shape, generator=generator) * 0.3)
+            if parameter.dim() == 1:
+                parameter.add_(1.0)
+    return module
+
+
+def copy_attention(ours, theirs):
+    """The course's MultiHeadAttention weights into an nn.MultiheadAttention."""
+    theirs.in_proj_weight.copy_(torch.cat([ours.w_q.weight, ours.w_k.weight, ours.w_v.weight]))
+    theirs.in_proj_bias.copy_(torch.cat([ours.w_q.bias, ours.w_k.bias, ours.w_v.bias]))
+    theirs.out_proj.weight.copy_(ours.w_o.weight)
+    theirs.out_proj.bias.copy_(ours.w_o.bias)
+
+
+def copy_norm(ours, theirs):
+    theirs.weight.copy_(ours.weight)
+    theirs.bias.copy_(ours.bias)
+
+
+# =================================================================================== notebooks
+# Executed headless, a lesson draws its interactive figures once, statically
+# (transformer_course.plotting.interactive_or_static); kernels inherit this.
+os.environ.setdefault("COURSE_STATIC_FIGURES", "1")
+
+
+@dataclass
+class ExecutedNotebook:
+    nb: nbformat.NotebookNode
+    seconds: float
+
+    def graded_cells(self):
+        return [c for c in self.nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
+
+    @staticmethod
+    def errors(cell):
+        return [o for o in cell.get("outputs", []) if o.output_type == "error"]
+
+    @staticmethod
+    def stderr(cell):
+        return "".join(
+            o.text
+            for o in cell.get("outputs", [])
+            if o.output_type == "stream" and o.name == "stderr"
+        )
+
+    @staticmethod
+    def stdout(cell):
+        return "".join(
+            o.text
+            for o in cell.get("outputs", [])
+            if o.output_type == "stream" and o.name == "stdout"
+        )
+
+
+def execute_notebook(path: Path, timeout: int = 180) -> ExecutedNotebook:
+    """Run every cell (errors recorded, not raised), in the notebook's own folder."""
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        allow_errors=True,
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    start = time.perf_counter()
+    client.execute()
+    return ExecutedNotebook(nb, time.perf_counter() - start)
+
+
+# ====================================================================================== grader
+def notebook(lesson: str, which: str = "notebooks", root: Path = REPO) -> dict:
+    return json.loads((root / which / lesson / f"{lesson}.ipynb").read_text())
+
+
+def meta(cell: dict) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def source(cell: dict) -> str:
+    text = cell.get("source", "")
+    return "".join(text) if isinstance(text, list) else text
+
+
+def solutions(lesson: str, root: Path = REPO) -> dict[str, str]:
+    """grade_id -> the instructor's answer, markers removed."""
+    found = {}
+    for cell in notebook(lesson, "solutions", root)["cells"]:
+        if meta(cell).get("solution"):
+            lines = [line for line in source(cell).splitlines() if line.strip() not in MARKERS]
+            found[meta(cell)["grade_id"]] = "\n".join(lines)
+    return found
+
+
+def code_cell(text: str, nbgrader: dict | None = None) -> dict:
+    metadata = {"nbgrader": nbgrader} if nbgrader else {}
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "metadata": metadata,
+        "outputs": [],
+        "source": text,
+    }
+
+
+def submission(
+    lesson: str,
+    answers: dict[str, str],
+    *,
+    after: dict[str, str] | None = None,
+    before: dict[str, str] | None = None,
+    edit=None,
+    root: Path = REPO,
+) -> bytes:
+    """The student version with answer cells replaced; ``after``/``before`` add a cell next to
+    the cell with that grade_id; ``edit(nb)`` may change anything else."""
+    nb = copy.deepcopy(notebook(lesson, "notebooks", root))
+    cells = []
+    for cell in nb["cells"]:
+        grade_id = meta(cell).get("grade_id")
+        if before and grade_id in before:
+            cells.append(code_cell(before[grade_id]))
+        if grade_id in answers:
+            cell["source"] = answers[grade_id]
+        cells.append(cell)
+        if after and grade_id in after:
+            cells.append(code_cell(after[grade_id]))
+    nb["cells"] = cells
+    if edit is not None:
+        edit(nb)
+    return json.dumps(nb, indent=1).encode()
+
+
+def points(lesson: str) -> dict[str, float]:
+    return {ex.name: float(ex.points) for ex in registry.exercises(lesson)}
+
+
+def make_course(course: Path, lessons: list[str], root: Path = REPO) -> Path:
+    """A scratch nbgrader course directory with this repository's configuration."""
+    course.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(root / "nbgrader_config.py", course / "nbgrader_config.py")
+    (course / "autograde").mkdir(exist_ok=True)
+    shutil.copy2(root / "autograde" / "nbgrader_config.py", course / "autograde")
+    for lesson in lessons:
+        for which in ("solutions", "notebooks"):
+            folder = course / which / lesson
+            folder.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(root / which / lesson / f"{lesson}.ipynb", folder / f"{lesson}.ipynb")
+    return course
+
+
+def submit(course: Path, student: str, lesson: str, data: bytes, name: str | None = None) -> Path:
+    folder = course / "autograde" / "submitted" / student / lesson
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / (name or f"{lesson}.ipynb")
+    path.write_bytes(data)
+    return path
+
+
+def grader(course: Path, *args: str, timeout: float = 1200, env: dict | None = None):
+    """Run ``python -m transformer_course.grader`` in a course directory."""
+    environment = tool_env()
+    environment.pop("COURSE_GRADER_SANDBOX", None)
+    environment.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "transformer_course.grader", *args, "--course-dir", str(course)],
+        cwd=course,
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=timeout,
+    )
+
+
+def scores(db_url: str, lesson: str) -> dict[str, dict[str, float]]:
+    """student -> exercise -> score, from an nbgrader gradebook."""
+    from nbgrader.api import Gradebook
+
+    found: dict[str, dict[str, float]] = {}
+    names = [ex.name for ex in registry.exercises(lesson)]
+    with Gradebook(db_url) as gradebook:
+        for submission_ in gradebook.assignment_submissions(lesson):
+            student = submission_.student.id
+            found[student] = {}
+            for name in names:
+                grade = gradebook.find_grade(f"test_{name}", lesson, lesson, student)
+                found[student][name] = float(grade.score)
+    return found
+
+
+def tree_digest(root: Path, skip: tuple[str, ...] = (), content: bool = True) -> dict[str, str]:
+    """path -> hash of the content (or size and mtime) of every file under root."""
+    digest = {}
+    if not root.exists():
+        return digest
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root).as_posix()
+        if any(relative == s or relative.startswith(s + "/") for s in skip):
+            continue
+        if "__pycache__" in path.parts or not path.is_file() or path.is_symlink():
+            continue
+        try:
+            if content:
+                digest[relative] = hashlib.sha256(path.read_bytes()).hexdigest()
+            else:
+                stat = path.stat()
+                digest[relative] = f"{stat.st_size}:{stat.st_mtime_ns}"
+        except OSError:
+            continue
+    return digest
+
+
+def bwrap_installed() -> bool:
+    return shutil.which("bwrap") is not None
+
+
+def python_environment() -> Path:
+    return Path(sys.prefix)
+
+
+def home() -> Path:
+    return Path(os.path.expanduser("~"))

@@ -1,0 +1,166 @@
+"""The layering the course relies on (CONTRIBUTING.md, "Layers"): lessons' check modules are
+leaves that share only the checking toolkit, lesson tests do not import each other, and a
+lesson's grading fingerprint covers every course module its checks depend on."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from transformer_course import registry
+from transformer_course.grader import lesson as grader_lesson
+
+PACKAGE = Path(registry.__file__).resolve().parent
+TESTS = Path(__file__).resolve().parent
+#: what a checks/<topic>.py may import from the course (besides the standard library and
+#: the third-party libraries below)
+CHECKS_MAY_IMPORT = ("transformer_course.checking", "transformer_course.reference")
+CHECKS_MAY_IMPORT_EXACTLY = ("transformer_course.registry",)
+THIRD_PARTY = {"numpy", "torch", "sacrebleu"}
+
+
+def imported_modules(source: str, package: str = "") -> list[tuple[int, str]]:
+    """(line, absolute module name) of every import in a module's source; ``from x import
+    y`` gives x.y (y may be a module). Relative imports are resolved within ``package``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+            found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
+    return found
+
+
+def check_module_violations(source: str) -> list[str]:
+    """What a checks/<topic>.py (given its source) imports that a leaf must not."""
+    problems = []
+    for line, name in imported_modules(source, "transformer_course.checks"):
+        top = name.split(".")[0]
+        if name.startswith("transformer_course.checks."):
+            problems.append(f"line {line} imports another check module: {name}")
+        elif top == "transformer_course":
+            allowed = any(name.startswith(prefix + ".") for prefix in CHECKS_MAY_IMPORT) or any(
+                name == module or name.startswith(module + ".")
+                for module in CHECKS_MAY_IMPORT_EXACTLY
+            )
+            if not allowed:
+                problems.append(f"line {line} imports {name}")
+        elif top not in sys.stdlib_module_names and top not in THIRD_PARTY and top != "__future__":
+            problems.append(f"line {line} imports the third-party {name}")
+    return problems
+
+
+def lesson_test_violations(source: str) -> list[str]:
+    """The lesson test modules (tests/test_NN_*.py) that a test module imports."""
+    problems = []
+    for line, name in imported_modules(source):
+        top = name.split(".")[0]
+        if top.startswith("test_") and top[5:7].isdigit():
+            problems.append(f"line {line} imports the lesson test module {top}")
+    return problems
+
+
+CHECK_MODULES = sorted(p for p in (PACKAGE / "checks").glob("*.py") if p.name != "__init__.py")
+
+
+@pytest.mark.parametrize("path", CHECK_MODULES, ids=lambda p: p.name)
+def test_check_modules_are_leaves(path):
+    """A checks/<topic>.py imports only checking, reference and registry from the course
+    (never another check module), besides the standard library, numpy, torch, sacrebleu."""
+    assert check_module_violations(path.read_text()) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "from transformer_course.checks.encoder import post_pre",
+        "import transformer_course.checks.encoder",
+        "from transformer_course.checks import encoder",
+        "from . import encoder",
+        "from .encoder import post_pre",
+        "from transformer_course.grader import codec",
+        "import transformer_course.plotting",
+        "import pandas",
+    ],
+)
+def test_the_leaf_rule_catches_a_forbidden_import(line):
+    source = (PACKAGE / "checks" / "decoder.py").read_text()
+    assert check_module_violations(source + f"\n\ndef f():\n    {line}\n")
+
+
+LESSON_TESTS = sorted(TESTS.glob("test_[0-9][0-9]_*.py"))
+
+
+@pytest.mark.parametrize("path", sorted(TESTS.glob("*.py")), ids=lambda p: p.name)
+def test_no_test_module_imports_a_lesson_test_module(path):
+    """Shared test helpers live in the test-helper module, not in one lesson's tests."""
+    assert lesson_test_violations(path.read_text()) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "from test_07_encoder import answer",
+        "import test_07_encoder",
+        "import test_10_training as t",
+    ],
+)
+def test_the_lesson_test_rule_catches_an_import(line):
+    assert len(LESSON_TESTS) == 11
+    source = (TESTS / "test_08_decoder.py").read_text()
+    assert lesson_test_violations(source + f"\n{line}\n")
+
+
+# ============================================================================ fingerprints
+@pytest.fixture(scope="module")
+def package_copy(tmp_path_factory):
+    """A copy of the package's sources, which the fingerprint is pointed at."""
+    copy = tmp_path_factory.mktemp("package") / "transformer_course"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__", "checkpoints"))
+    return copy
+
+
+def _fingerprints(monkeypatch, root: Path) -> dict[str, str]:
+    monkeypatch.setattr(grader_lesson, "PACKAGE_DIR", root)
+    return {lesson: grader_lesson.checks_fingerprint(lesson) for lesson in registry.lessons()}
+
+
+@pytest.mark.parametrize(
+    ("module", "dependents"),
+    [
+        # lessons 07 and 08 share these mistake tables; no other lesson reads them
+        ("transformer_course.checking.layer_mistakes", {"07_encoder", "08_decoder"}),
+        # every lesson that builds on the encoder's reference: 07 itself, the decoder (08),
+        # the whole model (09) and its training (10)
+        (
+            "transformer_course.reference.encoder",
+            {"07_encoder", "08_decoder", "09_transformer", "10_training"},
+        ),
+        # the one formatter every check uses
+        ("transformer_course.checking.formatting", set(registry.lessons())),
+    ],
+)
+def test_editing_a_shared_module_changes_exactly_its_dependents_fingerprints(
+    monkeypatch, package_copy, module, dependents
+):
+    before = _fingerprints(monkeypatch, package_copy)
+    path = package_copy.joinpath(*module.split(".")[1:]).with_suffix(".py")
+    original = path.read_bytes()
+    try:
+        path.write_bytes(original + b"\n# an edit that changes how a check behaves\n")
+        after = _fingerprints(monkeypatch, package_copy)
+    finally:
+        path.write_bytes(original)
+    assert {lesson for lesson in before if before[lesson] != after[lesson]} == dependents
+
+
+def test_a_lesson_s_fingerprint_is_that_of_the_installed_package(monkeypatch, package_copy):
+    assert _fingerprints(monkeypatch, package_copy) == _fingerprints(monkeypatch, PACKAGE)
