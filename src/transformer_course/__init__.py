@@ -9,7 +9,7 @@
 * ``transformer_course.plotting``, ``transformer_course.data``: figures and the
   small data sets the lessons use (generated or shipped, never downloaded).
 * ``transformer_course.selfgrade``: grade your own notebook with the hidden
-  tests (``course-grade notebooks/01_tokenization/01_tokenization.ipynb``).
+  tests (``course-selfgrade notebooks/01_tokenization/01_tokenization.ipynb``).
 """
 
 __version__ = "0.1.0"

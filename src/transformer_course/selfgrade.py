@@ -1,7 +1,7 @@
 """Grade your own notebook with the hidden checks, exactly as an instructor would.
 
     make grade NB=notebooks/01_tokenization/01_tokenization.ipynb
-    course-grade notebooks/01_tokenization/01_tokenization.ipynb   (same thing)
+    course-selfgrade notebooks/01_tokenization/01_tokenization.ipynb   (same thing)
 
 This is the instructor's grader (``course-grader``, :mod:`transformer_course.grader`)
 on one notebook: your cells run in order in a sandbox, and at each test cell the

@@ -471,7 +471,7 @@ def _keys_diagnosis(shapes: dict[str, tuple[int, ...]], vocab_size: int, d_model
     )
 
 
-def check_TokenEmbedding(TokenEmbedding, *, hidden: bool = False) -> None:
+def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
     """TokenEmbedding(vocab_size, d_model): ids (batch, len) -> embedding(ids) * sqrt(d_model).
 
     The state dict must hold one table of shape (vocab_size, d_model), `embedding.weight`
@@ -480,10 +480,10 @@ def check_TokenEmbedding(TokenEmbedding, *, hidden: bool = False) -> None:
     whatever they hold is loaded back unchanged.
     """
     with Checker("TokenEmbedding", hidden=hidden) as c:
-        c.require_callable(TokenEmbedding, "TokenEmbedding")
+        c.require_callable(cls, "TokenEmbedding")
         for vocab_size, d_model, ids_shape, seed in _token_embedding_cases(hidden):
             module, built = build_module(
-                c, TokenEmbedding, vocab_size, d_model, name="TokenEmbedding", mode="eval"
+                c, cls, vocab_size, d_model, name="TokenEmbedding", mode="eval"
             )
             found = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
             shapes = {key: tuple(value.shape) for key, value in found.items()}

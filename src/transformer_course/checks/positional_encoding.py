@@ -562,17 +562,17 @@ def _check_dropout(c, cls, d_model, max_len, x, table):
     )
 
 
-def check_PositionalEncoding(PositionalEncoding, *, hidden: bool = False) -> None:
+def check_PositionalEncoding(cls, *, hidden: bool = False) -> None:
     """PositionalEncoding(d_model, max_len=..., dropout=...): x (batch, len, d_model) ->
     dropout(x + PE[:len]), with a fixed (never trained) table; see the module docstring
     for the layouts and dtypes that are accepted."""
     with Checker("PositionalEncoding", hidden=hidden) as c:
-        c.require_callable(PositionalEncoding)
+        c.require_callable(cls)
         gen = torch_generator(303 if hidden else 30)
         for d_model, max_len, inputs in HIDDEN_MODULE if hidden else VISIBLE_MODULE:
             module, built = build_module(
                 c,
-                PositionalEncoding,
+                cls,
                 d_model,
                 name="PositionalEncoding",
                 max_len=max_len,
@@ -586,7 +586,7 @@ def check_PositionalEncoding(PositionalEncoding, *, hidden: bool = False) -> Non
                 x = torch.randn(batch, length, d_model, generator=gen)  # (batch, len, d_model)
                 _check_forward(c, module, built, x, table, layout, max_len)
             x = torch.randn(2, min(max_len, 6), d_model, generator=gen)  # (batch, len, d_model)
-            _check_dropout(c, PositionalEncoding, d_model, max_len, x, table)
+            _check_dropout(c, cls, d_model, max_len, x, table)
 
 
 # ------------------------------------------------------------------ concept questions

@@ -31,6 +31,22 @@ from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.reference import tokenization as ref
 from transformer_course.registry import Exercise
 
+__all__ = [
+    "check_bpe_decode",
+    "check_bpe_encode",
+    "check_build_vocab",
+    "check_decode",
+    "check_encode",
+    "check_get_pair_counts",
+    "check_merge_pair",
+    "check_pad_batch",
+    "check_quiz_merge_order",
+    "check_quiz_unk",
+    "check_tokenize",
+    "check_train_bpe",
+]
+
+
 # ------------------------------------------------------------------ shared helpers
 _WORDS = ["cat", "dog", "milk", "blue", "ball", "the", "a", "drank", "is", "red"]
 

@@ -1277,10 +1277,6 @@ def _off_by_one(max_len: int) -> list[tuple[dict, str]]:
     ]
 
 
-def _rows_text(ids: torch.Tensor) -> str:
-    return "; ".join(f"row {i}: {row}" for i, row in enumerate(ids.tolist()))
-
-
 def check_greedy_decode(greedy_decode, *, hidden: bool = False) -> None:
     """greedy_decode(model, src_ids, max_len, bos_id, eos_id) on small models with fixed
     weights: the exact tokens, int64, (batch, n) with n <= max_len, <eos> kept, pad after

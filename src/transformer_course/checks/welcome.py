@@ -14,6 +14,11 @@ from transformer_course.checking import Checker, numpy_rng, tolerance
 from transformer_course.reference import welcome as ref
 from transformer_course.registry import Exercise
 
+__all__ = [
+    "check_center_rows",
+]
+
+
 # Small inputs whose results can be worked out by hand. Together they catch every
 # classic mistake at once: the first is the lesson's worked example; the square one
 # shows what a mean without keepdims does when it happens to broadcast; the 3-D one
