@@ -173,11 +173,11 @@ def lesson_tests(mistakes: Sequence, correct: Sequence) -> tuple[Callable, Calla
     return test_classic_mistake, test_correct_variant
 
 
-def quiz_answer(letter):
-    """A learner's answer function to a concept question."""
+def quiz_answer(value):
+    """A learner's answer function to a concept question, returning ``value``."""
 
     def quiz():
-        return letter
+        return value
 
     return quiz
 

@@ -21,8 +21,6 @@ from transformer_course.checks.embeddings import (
     check_cosine_similarity,
     check_embed,
     check_one_hot,
-    check_quiz_gradient_rows,
-    check_quiz_linear_layer,
     check_TokenEmbedding,
 )
 from transformer_course.reference import embeddings as ref
@@ -498,36 +496,6 @@ class TETableNamedTable(nn.Module):
 
 
 # ================================================================== concept questions
-def quiz_linear_layer_b():
-    return "b"
-
-
-def quiz_linear_layer_c():
-    return "(c)"
-
-
-def quiz_linear_layer_e():
-    return "e"
-
-
-def quiz_linear_layer_a_spelled():
-    return " A) "
-
-
-def quiz_gradient_rows_10():
-    return 10
-
-
-def quiz_gradient_rows_6():
-    return "6"
-
-
-def quiz_gradient_rows_text():
-    return "five"
-
-
-def quiz_gradient_rows_float():
-    return 5.0
 
 
 MISTAKES = [
@@ -578,12 +546,6 @@ MISTAKES = [
     Mistake(check_TokenEmbedding, TENotAModule, r"subclass of nn\.Module"),
     Mistake(check_TokenEmbedding, TEFloat64, r"dtype torch\.float32.*dtype mismatch"),
     Mistake(check_TokenEmbedding, TEExtraBias, r"also holds `bias`"),
-    Mistake(check_quiz_linear_layer, quiz_linear_layer_b, r"\(b\).*is not right.*out_features"),
-    Mistake(check_quiz_linear_layer, quiz_linear_layer_c, r"\(c\).*last layer"),
-    Mistake(check_quiz_linear_layer, quiz_linear_layer_e, r"return one of"),
-    Mistake(check_quiz_gradient_rows, quiz_gradient_rows_10, r"10 is not right.*never looked up"),
-    Mistake(check_quiz_gradient_rows, quiz_gradient_rows_6, r"6 is not right.*one row"),
-    Mistake(check_quiz_gradient_rows, quiz_gradient_rows_text, r"return a number"),
 ]
 
 CORRECT = [
@@ -619,8 +581,6 @@ CORRECT = [
     Correct(check_TokenEmbedding, TEPaddingIdx),
     Correct(check_TokenEmbedding, TEWeightIndexing),
     Correct(check_TokenEmbedding, TETableNamedTable),
-    Correct(check_quiz_linear_layer, quiz_linear_layer_a_spelled),
-    Correct(check_quiz_gradient_rows, quiz_gradient_rows_float),
 ]
 
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

@@ -22,8 +22,6 @@ from transformer_course.checks.positional_encoding import (
     QUIZ_SHIFT,
     check_positional_encoding,
     check_PositionalEncoding,
-    check_quiz_row_length,
-    check_quiz_shift,
     check_relative_shift,
 )
 from transformer_course.reference import positional_encoding as ref
@@ -583,44 +581,6 @@ class PETutorialSequenceFirst(nn.Module):
 
 
 # ================================================================== concept questions
-def quiz_shift_a():
-    return "a"
-
-
-def quiz_shift_b():
-    return "b"
-
-
-def quiz_shift_d():
-    return "D"
-
-
-def quiz_shift_c():
-    return "c)"
-
-
-def quiz_row_length_squared():
-    return 64
-
-
-def quiz_row_length_sqrt_d_model():
-    return math.sqrt(128)
-
-
-def quiz_row_length_paper():
-    return 16
-
-
-def quiz_row_length_float():
-    return 8.0
-
-
-def quiz_row_length_numpy():
-    return np.linalg.norm(ref.positional_encoding(1, 128)[0])
-
-
-def quiz_row_length_string():
-    return "sixteen"
 
 
 MISTAKES = [
@@ -784,15 +744,6 @@ MISTAKES = [
         ),
         r"encoding you add is wrong.*exercise 1\. The exponent is doubled",
     ),
-    Mistake(check_quiz_shift, quiz_shift_a, r"\(a\).*not right.*M\(1\)\^k"),
-    Mistake(check_quiz_shift, quiz_shift_b, r"\(b\).*transpose"),
-    Mistake(check_quiz_shift, quiz_shift_d, r"\(d\).*but not pos"),
-    Mistake(check_quiz_row_length, quiz_row_length_squared, r"64 is not right.*squared length"),
-    Mistake(
-        check_quiz_row_length, quiz_row_length_sqrt_d_model, r"11\.3\d* is not right.*per pair"
-    ),
-    Mistake(check_quiz_row_length, quiz_row_length_paper, r"16 is not right.*d_model = 512"),
-    Mistake(check_quiz_row_length, quiz_row_length_string, r"return a number"),
 ]
 
 CORRECT = [
@@ -823,9 +774,6 @@ CORRECT = [
     Correct(check_PositionalEncoding, PETableInForward, note=r"state dict is empty"),
     Correct(check_PositionalEncoding, PEFrozenParameter),
     Correct(check_PositionalEncoding, _module(_right_forward, register=False, name="plain_attr")),
-    Correct(check_quiz_shift, quiz_shift_c),
-    Correct(check_quiz_row_length, quiz_row_length_float),
-    Correct(check_quiz_row_length, quiz_row_length_numpy),
 ]
 
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

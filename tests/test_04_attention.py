@@ -28,9 +28,6 @@ from transformer_course.checking import CheckFailure
 from transformer_course.checks.attention import (
     QUIZZES,
     check_attention_row,
-    check_quiz_cross_attention,
-    check_quiz_d_k,
-    check_quiz_fully_masked,
     check_scaled_dot_product_attention,
     check_softmax,
 )
@@ -924,36 +921,8 @@ SDPA_CORRECT = [
 ]
 
 
-# ================================================================================ quizzes
-def _answer(letter: str):
-    def answer():
-        return letter
-
-    answer.__name__ = f"answer_{letter.strip('() ') or 'blank'}"
-    return answer
-
-
-QUIZ_CHECKS = {
-    "quiz_d_k": check_quiz_d_k,
-    "quiz_fully_masked": check_quiz_fully_masked,
-    "quiz_cross_attention": check_quiz_cross_attention,
-}
-QUIZ_MISTAKES = [
-    Mistake(QUIZ_CHECKS[quiz.name], _answer(letter), re.escape(quiz.why[letter][:40]))
-    for quiz in QUIZZES
-    for letter in quiz.choices
-    if letter != quiz.answer
-] + [Mistake(check, _answer("e"), r"return one of") for check in QUIZ_CHECKS.values()]
-QUIZ_CORRECT = [
-    Correct(QUIZ_CHECKS[quiz.name], _answer(form.format(quiz.answer)))
-    for quiz in QUIZZES
-    for form in ("{}", "({})", " {} ")
-] + [Correct(QUIZ_CHECKS[quiz.name], _answer(quiz.answer.upper())) for quiz in QUIZZES]
-
-
 test_classic_mistake, test_correct_variant = lesson_tests(
-    SOFTMAX_MISTAKES + ROW_MISTAKES + SDPA_MISTAKES + QUIZ_MISTAKES,
-    SOFTMAX_CORRECT + ROW_CORRECT + SDPA_CORRECT + QUIZ_CORRECT,
+    SOFTMAX_MISTAKES + ROW_MISTAKES + SDPA_MISTAKES, SOFTMAX_CORRECT + ROW_CORRECT + SDPA_CORRECT
 )
 
 
@@ -972,11 +941,6 @@ test_classic_mistake, test_correct_variant = lesson_tests(
 def test_accepted_choices_get_a_note(check, fn, note, capsys):
     check(fn)
     assert note in capsys.readouterr().out
-
-
-def test_a_quiz_explains_the_right_answer(capsys):
-    check_quiz_d_k(_answer("c"))
-    assert "variance is d_k" in capsys.readouterr().out
 
 
 # ========================================================= learner tracebacks: own frames only
@@ -1238,12 +1202,6 @@ def test_no_solution_code_in_the_prose_before_the_exercises():
         "weights @ values",
     ):
         assert line not in before, f"the prose gives away {line!r}"
-
-
-def test_learner_visible_code_has_no_maintainer_notes():
-    for cell in _master_cells():
-        if cell.cell_type == "code":
-            assert "fmt: skip" not in cell.source and "noqa" not in cell.source, cell.source
 
 
 def test_quiz_choices_in_the_lesson_match_the_checks():

@@ -17,8 +17,6 @@ from torch import nn
 from transformer_course.checks.multi_head_attention import (
     check_merge_heads,
     check_MultiHeadAttention,
-    check_quiz_cross_attention,
-    check_quiz_d_k,
     check_split_heads,
 )
 from transformer_course.reference import multi_head_attention as ref
@@ -666,39 +664,6 @@ class NoGrad(Base):
         return WithReferenceAttention.forward(self, query, key, value, mask)
 
 
-# ====================================================================== quizzes
-def quiz_d_k_768():
-    return 768
-
-
-def quiz_d_k_12():
-    return "12"
-
-
-def quiz_d_k_right_as_text():
-    return " 64 "
-
-
-def quiz_cross_rows_per_source_token():
-    return "a"
-
-
-def quiz_cross_self_attention_shape():
-    return "(c)"
-
-
-def quiz_cross_averaged_over_heads():
-    return "d"
-
-
-def quiz_cross_right_upper_case():
-    return "B"
-
-
-def quiz_not_a_letter():
-    return "queries"
-
-
 MISTAKES = [
     # split_heads
     Mistake(
@@ -823,16 +788,6 @@ MISTAKES = [
     Mistake(check_MultiHeadAttention, DropoutAfterOutputProjection, r"after w_o"),
     Mistake(check_MultiHeadAttention, DropoutOnScores, r"applied dropout to the scores"),
     # concept questions
-    Mistake(check_quiz_d_k, quiz_d_k_768, r"768 is not right\. 768 is d_model"),
-    Mistake(check_quiz_d_k, quiz_d_k_12, r"12 is h, the number of heads"),
-    Mistake(
-        check_quiz_cross_attention,
-        quiz_cross_rows_per_source_token,
-        r"\(a\) \(2, 8, 7, 5\) is not right.*one row per \*source\* token.*cannot work",
-    ),
-    Mistake(check_quiz_cross_attention, quiz_cross_self_attention_shape, r"\*self\*-attention"),
-    Mistake(check_quiz_cross_attention, quiz_cross_averaged_over_heads, r"averaged over the heads"),
-    Mistake(check_quiz_cross_attention, quiz_not_a_letter, r'return one of "a", "b", "c", "d"'),
 ]
 
 CORRECT = [
@@ -885,8 +840,6 @@ CORRECT = [
             WeightsAfterDropout,
         )
     ),
-    Correct(check_quiz_d_k, quiz_d_k_right_as_text),
-    Correct(check_quiz_cross_attention, quiz_cross_right_upper_case),
 ]
 
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

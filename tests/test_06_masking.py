@@ -23,8 +23,6 @@ from transformer_course.checks.masking import (
     check_decoder_self_attention_mask,
     check_look_ahead_mask,
     check_padding_mask,
-    check_quiz_fully_masked_row,
-    check_quiz_which_mask,
 )
 from transformer_course.reference import masking as ref
 from transformer_course.reference.attention import scaled_dot_product_attention
@@ -301,11 +299,6 @@ DECODER_CORRECT = {
 }
 
 
-# -------------------------------------------------------------------------- quizzes
-def _answer(letter):
-    return _named(f"answer_{letter}", lambda: letter)
-
-
 MISTAKES = [
     *(Mistake(check_padding_mask, _named(n, f), m) for n, (f, m) in PADDING_MISTAKES.items()),
     *(Mistake(check_look_ahead_mask, _named(n, f), m) for n, (f, m) in LOOK_AHEAD_MISTAKES.items()),
@@ -313,19 +306,11 @@ MISTAKES = [
         Mistake(check_decoder_self_attention_mask, _named(n, f), m)
         for n, (f, m) in DECODER_MISTAKES.items()
     ),
-    Mistake(check_quiz_fully_masked_row, _answer("a"), r"NaN does not stay put"),
-    Mistake(check_quiz_fully_masked_row, _answer("c"), r"-1e9.*accept it with a note"),
-    Mistake(check_quiz_fully_masked_row, _answer("d"), r"does not overrule its mask"),
-    Mistake(check_quiz_which_mask, _answer("a"), r"needs no look-ahead part"),
-    Mistake(check_quiz_which_mask, _answer("b"), r"needs the source\s+padding"),
-    Mistake(check_quiz_which_mask, _answer("d"), r"sees the future tokens"),
 ]
 CORRECT = [
     *(Correct(check_padding_mask, _named(n, f)) for n, f in PADDING_CORRECT.items()),
     *(Correct(check_look_ahead_mask, _named(n, f)) for n, f in LOOK_AHEAD_CORRECT.items()),
     *(Correct(check_decoder_self_attention_mask, _named(n, f)) for n, f in DECODER_CORRECT.items()),
-    Correct(check_quiz_fully_masked_row, _answer("b")),
-    Correct(check_quiz_which_mask, _answer("C")),
 ]
 
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

@@ -19,7 +19,6 @@ from common import (
     copy_attention,
     copy_norm,
     lesson_tests,
-    quiz_answer,
     randomize,
     stack_base,
 )
@@ -31,8 +30,6 @@ from transformer_course.checks.encoder import (
     check_EncoderLayer,
     check_LayerNorm,
     check_PositionwiseFeedForward,
-    check_quiz_final_norm,
-    check_quiz_layer_norm_axis,
 )
 from transformer_course.reference import encoder as ref
 from transformer_course.reference.masking import padding_mask
@@ -928,27 +925,13 @@ ENCODER_MISTAKES = [
 ]
 
 
-# ======================================================================================= quizzes
-QUIZ_MISTAKES = [
-    *(Mistake(check_quiz_layer_norm_axis, quiz_answer(x), r"is not right") for x in "acd"),
-    *(Mistake(check_quiz_final_norm, quiz_answer(x), r"is not right") for x in "abd"),
-    Mistake(check_quiz_final_norm, quiz_answer("e"), r"return one of"),
-]
-QUIZ_CORRECT = [
-    Correct(check_quiz_layer_norm_axis, quiz_answer("B")),
-    Correct(check_quiz_layer_norm_axis, quiz_answer("(b)")),
-    Correct(check_quiz_final_norm, quiz_answer("c")),
-]
-
-
 test_classic_mistake, test_correct_variant = lesson_tests(
-    [*LN_MISTAKES, *FFN_MISTAKES, *LAYER_MISTAKES, *ENCODER_MISTAKES, *QUIZ_MISTAKES],
+    [*LN_MISTAKES, *FFN_MISTAKES, *LAYER_MISTAKES, *ENCODER_MISTAKES],
     [
         *(Correct(check_LayerNorm, cls) for cls in LN_CORRECT),
         *(Correct(check_PositionwiseFeedForward, cls) for cls in FFN_CORRECT),
         *(Correct(check_EncoderLayer, cls) for cls in LAYER_CORRECT),
         *(Correct(check_Encoder, cls) for cls in ENCODER_CORRECT),
-        *QUIZ_CORRECT,
     ],
 )
 

@@ -17,7 +17,6 @@ from common import (
     copy_attention,
     copy_norm,
     lesson_tests,
-    quiz_answer,
     randomize,
     stack_base,
 )
@@ -29,8 +28,6 @@ from transformer_course.checks import decoder as checks
 from transformer_course.checks.decoder import (
     check_Decoder,
     check_DecoderLayer,
-    check_quiz_cross_attention,
-    check_quiz_decoder_masks,
 )
 from transformer_course.reference import decoder as ref
 from transformer_course.reference.encoder import LayerNorm, PositionwiseFeedForward
@@ -538,26 +535,11 @@ DECODER_MISTAKES = [
 ]
 
 
-# ======================================================================================= quizzes
-QUIZ_MISTAKES = [
-    Mistake(
-        check_quiz_cross_attention, quiz_answer("a"), r"norm2 belongs to the decoder's residual"
-    ),
-    Mistake(check_quiz_cross_attention, quiz_answer("c"), r"normalises the wrong side"),
-    Mistake(check_quiz_cross_attention, quiz_answer("d"), r"swaps the roles"),
-    *(Mistake(check_quiz_decoder_masks, quiz_answer(x), r"is not right") for x in "acd"),
-]
-QUIZ_CORRECT = [
-    Correct(check_quiz_cross_attention, quiz_answer("b")),
-    Correct(check_quiz_decoder_masks, quiz_answer("B")),
-]
-
 test_classic_mistake, test_correct_variant = lesson_tests(
-    [*LAYER_MISTAKES, *DECODER_MISTAKES, *QUIZ_MISTAKES],
+    [*LAYER_MISTAKES, *DECODER_MISTAKES],
     [
         *(Correct(check_DecoderLayer, cls) for cls in LAYER_CORRECT),
         *(Correct(check_Decoder, cls) for cls in DECODER_CORRECT),
-        *QUIZ_CORRECT,
     ],
 )
 

@@ -27,8 +27,6 @@ from transformer_course.checks import transformer as checks
 from transformer_course.checks.transformer import (
     check_count_parameters,
     check_greedy_decode,
-    check_quiz_teacher_forcing,
-    check_quiz_tie_embeddings,
     check_Transformer,
 )
 from transformer_course.reference import transformer as ref
@@ -746,39 +744,6 @@ def greedy_first_sentence_only(model, src_ids, max_len, bos_id, eos_id):
     return ref.greedy_decode(model, src_ids[:1], max_len, bos_id, eos_id)[0]
 
 
-# ================================================================== quizzes
-def quiz_tie_b():
-    return "b"
-
-
-def quiz_tie_c():
-    return "c"
-
-
-def quiz_tie_d():
-    return "D)"
-
-
-def quiz_tie_spelled():
-    return " (a) "
-
-
-def quiz_tf_a():
-    return "a"
-
-
-def quiz_tf_c():
-    return "c"
-
-
-def quiz_tf_d():
-    return "d"
-
-
-def quiz_tf_number():
-    return 2
-
-
 # ================================================================== the lists
 MISTAKES = [
     Mistake(check_Transformer, TUnscaled, r"not multiplied by sqrt\(d_model\)"),
@@ -867,14 +832,6 @@ MISTAKES = [
     Mistake(check_greedy_decode, greedy_float, r"torch\.float32 values: token ids are integers"),
     Mistake(check_greedy_decode, greedy_switches_to_train, r"left the model in training mode"),
     Mistake(check_greedy_decode, greedy_first_sentence_only, r"One row per sentence"),
-    # quizzes
-    Mistake(check_quiz_tie_embeddings, quiz_tie_b, r"\(b\).*Equal sizes are not enough"),
-    Mistake(check_quiz_tie_embeddings, quiz_tie_c, r"\(c\).*same shape"),
-    Mistake(check_quiz_tie_embeddings, quiz_tie_d, r"\(d\).*shared vocabulary"),
-    Mistake(check_quiz_teacher_forcing, quiz_tf_a, r"\(a\).*look-ahead mask is the same"),
-    Mistake(check_quiz_teacher_forcing, quiz_tf_c, r"\(c\).*impossible, not slow"),
-    Mistake(check_quiz_teacher_forcing, quiz_tf_d, r"\(d\).*computed once"),
-    Mistake(check_quiz_teacher_forcing, quiz_tf_number, r"return one of"),
 ]
 
 CORRECT = [
@@ -893,7 +850,6 @@ CORRECT = [
     Correct(check_greedy_decode, greedy_one_sentence_at_a_time),
     Correct(check_greedy_decode, greedy_preallocated),
     Correct(check_greedy_decode, greedy_python_lists),
-    Correct(check_quiz_tie_embeddings, quiz_tie_spelled),
 ]
 
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

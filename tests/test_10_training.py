@@ -31,8 +31,6 @@ from transformer_course.checks.training import (
     check_label_smoothed_loss,
     check_make_batches,
     check_noam_lr,
-    check_quiz_loss_floor,
-    check_quiz_teacher_forcing,
     check_train_step,
     check_translation_scores,
 )
@@ -1036,43 +1034,14 @@ SCORE_CORRECT = [
 ]
 
 
-# ===================================================================== questions
-def answer(value, name):
-    return named(name)(lambda: value)
-
-
-QUIZ_MISTAKES = [
-    Mistake(check_quiz_teacher_forcing, answer("b", "tf_b"), "In training, teacher forcing feeds"),
-    Mistake(check_quiz_teacher_forcing, answer("c", "tf_c"), "no reference to read"),
-    Mistake(check_quiz_teacher_forcing, answer("d", "tf_d"), "shifted the wrong way"),
-    Mistake(check_quiz_teacher_forcing, answer("teacher", "tf_word"), "return one of"),
-    Mistake(check_quiz_loss_floor, answer(0, "floor_zero"), "is not the minimum"),
-    Mistake(check_quiz_loss_floor, answer(0.545, "floor_fairseq"), r"ε/\(V-1\) definition"),
-    Mistake(check_quiz_loss_floor, answer("low", "floor_text"), "return a number"),
-]
-QUIZ_CORRECT = [
-    Correct(check_quiz_teacher_forcing, answer("A)", "tf_capital")),
-    Correct(check_quiz_loss_floor, answer(0.5, "floor_rounded")),
-    Correct(check_quiz_loss_floor, answer("0.500", "floor_string")),
-    Correct(check_quiz_loss_floor, answer(np.float32(0.5003), "floor_numpy")),
-]
-
-
 test_classic_mistake, test_correct_variant = lesson_tests(
     BATCH_MISTAKES
     + NOAM_MISTAKES
     + SMOOTHING_MISTAKES
     + STEP_MISTAKES
     + BEAM_MISTAKES
-    + SCORE_MISTAKES
-    + QUIZ_MISTAKES,
-    BATCH_CORRECT
-    + NOAM_CORRECT
-    + SMOOTHING_CORRECT
-    + STEP_CORRECT
-    + BEAM_CORRECT
-    + SCORE_CORRECT
-    + QUIZ_CORRECT,
+    + SCORE_MISTAKES,
+    BATCH_CORRECT + NOAM_CORRECT + SMOOTHING_CORRECT + STEP_CORRECT + BEAM_CORRECT + SCORE_CORRECT,
 )
 
 

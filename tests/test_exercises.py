@@ -20,7 +20,7 @@ import jupytext
 import numpy as np
 import pytest
 import torch
-from common import assert_accepted, assert_rejected
+from common import assert_accepted, assert_rejected, quiz_answer
 from torch import nn
 
 from transformer_course import registry
@@ -186,6 +186,54 @@ def test_every_choice_of_a_concept_question_is_explained(ex):
     assert all(text.strip() for text in quiz.why.values())
 
 
+def _explained(why: str) -> str:
+    """A regex for the first words of an explanation (messages may wrap around them)."""
+    return r"\s+".join(re.escape(word) for word in why.split()[:8])
+
+
+@pytest.mark.parametrize("ex", QUIZZES, ids=QUIZ_IDS)
+def test_a_concept_question_accepts_its_answer_in_every_usual_form(ex, capsys):
+    """The right letter in any usual spelling ("b", "B", "(b)", "b)", " b. "), or the
+    right number as int, float, numpy or torch scalar or text, passes both runs, and the
+    visible run says why it is right."""
+    quiz = ex.check.quiz
+    if quiz.choices:
+        forms = [quiz.answer, quiz.answer.upper(), f"({quiz.answer})", f"{quiz.answer})"]
+        forms += [f" {quiz.answer}. ", f"{quiz.answer}) {quiz.choices[quiz.answer]}"]
+    else:
+        number = float(quiz.answer)
+        forms = [number, np.float64(number), torch.tensor(number), str(quiz.answer)]
+        forms += [int(number)] if number.is_integer() else []
+    for form in forms:
+        assert_accepted(ex.check, quiz_answer(form))
+    capsys.readouterr()
+    ex.check(quiz_answer(quiz.answer))
+    assert re.search(_explained(quiz.why[quiz.answer]), capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("ex", QUIZZES, ids=QUIZ_IDS)
+def test_a_wrong_answer_to_a_concept_question_is_told_why(ex):
+    """Every wrong letter (or a wrong number the question explains) fails, visible and
+    hidden, with its own explanation; any other wrong number fails too."""
+    quiz = ex.check.quiz
+    wrong = [value for value in (quiz.choices or quiz.why) if value != quiz.answer]
+    for value in wrong:
+        shown = f"\\({value}\\)" if quiz.choices else re.escape(f"{float(value):g}")
+        message = shown + r".*is not right\.\s+" + _explained(quiz.why[value])
+        assert_rejected(ex.check, quiz_answer(value), message)
+    if not quiz.choices:
+        assert_rejected(ex.check, quiz_answer(float(quiz.answer) * 3 + 7), "is not right")
+
+
+@pytest.mark.parametrize("ex", QUIZZES, ids=QUIZ_IDS)
+def test_an_answer_of_the_wrong_form_is_told_what_to_return(ex):
+    quiz = ex.check.quiz
+    expected = "return one of" if quiz.choices else "return a number"
+    unused = next(letter for letter in "efghz" if letter not in quiz.choices)
+    for value in (unused, "", None, 3 if quiz.choices else "eight", [quiz.answer]):
+        assert_rejected(ex.check, quiz_answer(value), expected)
+
+
 @pytest.mark.parametrize("ex", CODE, ids=CODE_IDS)
 def test_check_leaves_the_global_random_streams_alone(ex):
     random.seed(5)
@@ -303,3 +351,15 @@ def test_exercise_headers_show_points_time_and_level(lesson):
         assert f"*{ex.header}*" in header, (
             f"{lesson}: the header of {ex.name} should show *{ex.header}*"
         )
+
+
+MAINTAINER_NOTES = ("fmt: skip", "fmt: off", "noqa", "type: ignore", "pragma: no cover")
+
+
+@pytest.mark.parametrize("lesson", lessons())
+def test_no_maintainer_notes_in_the_student_notebook(lesson):
+    """Notes for the tools that keep the repository tidy are noise in a learner's notebook."""
+    student = REPO / "notebooks" / lesson / f"{lesson}.ipynb"
+    for cell in jupytext.read(student).cells:
+        for note in MAINTAINER_NOTES:
+            assert note not in cell.source, f"{lesson}: {note!r} in\n{cell.source}"
