@@ -47,8 +47,15 @@ def heatmap(
         lo, hi = np.nanmin(data), np.nanmax(data)
         middle = (lo + hi) / 2
         for (i, j), value in np.ndenumerate(data):
-            ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=8,
-                    color="black" if value > middle else "white")  # fmt: skip
+            ax.text(
+                j,
+                i,
+                f"{value:.2f}",
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="black" if value > middle else "white",
+            )
     ax.set_title(title)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -68,9 +75,18 @@ def attention_heatmap(
 ):
     """Attention weights (len_q, len_k) with the query words down the side and key words
     along the top, and a colorbar labelled "attention weight" (0 to 1). Returns the Axes."""
-    ax = heatmap(weights, row_labels=query_tokens, col_labels=key_tokens, title=title,
-                 xlabel="key (attended to)", ylabel="query (attending)", ax=ax,
-                 vmin=0.0, vmax=1.0, annotate=annotate)  # fmt: skip
+    ax = heatmap(
+        weights,
+        row_labels=query_tokens,
+        col_labels=key_tokens,
+        title=title,
+        xlabel="key (attended to)",
+        ylabel="query (attending)",
+        ax=ax,
+        vmin=0.0,
+        vmax=1.0,
+        annotate=annotate,
+    )
     colorbar = ax.images[-1].colorbar
     if colorbar is not None:
         colorbar.set_label("attention weight")
@@ -104,9 +120,19 @@ def attention_heads(
             ax.axis("off")
             continue
         name = head_titles[head] if head_titles is not None else f"head {head}"
-        heatmap(data[head], row_labels=query_tokens, col_labels=key_tokens, ax=ax, title=name,
-                xlabel="key", ylabel="query", vmin=0.0, vmax=1.0, colorbar=False,
-                annotate=annotate)  # fmt: skip
+        heatmap(
+            data[head],
+            row_labels=query_tokens,
+            col_labels=key_tokens,
+            ax=ax,
+            title=name,
+            xlabel="key",
+            ylabel="query",
+            vmin=0.0,
+            vmax=1.0,
+            colorbar=False,
+            annotate=annotate,
+        )
         panels.append(ax)
     fig.colorbar(panels[0].images[0], ax=panels, label="attention weight", shrink=0.9)
     if title:
@@ -223,9 +249,12 @@ def rnn_vs_attention_paths(tokens: Sequence[str], source: int = 0, target: int |
             "",
             xy=(i + 0.78, 0),
             xytext=(i + 0.22, 0),
-            arrowprops={"arrowstyle": "->", "color": red if on_path else grey,
-                        "lw": 2.5 if on_path else 1.2},
-        )  # fmt: skip
+            arrowprops={
+                "arrowstyle": "->",
+                "color": red if on_path else grey,
+                "lw": 2.5 if on_path else 1.2,
+            },
+        )
     axes[0].set_title(
         f"RNN: {tokens[source]!r} reaches {tokens[target]!r} in {abs(target - source)} steps",
         fontsize=11,
@@ -238,9 +267,13 @@ def rnn_vs_attention_paths(tokens: Sequence[str], source: int = 0, target: int |
             "",
             xy=(target - 0.08, 0.18),
             xytext=(i + 0.08, 0.18),
-            arrowprops={"arrowstyle": "->", "color": red if chosen else grey,
-                        "lw": 2.5 if chosen else 1.2, "connectionstyle": "arc3,rad=-0.45"},
-        )  # fmt: skip
+            arrowprops={
+                "arrowstyle": "->",
+                "color": red if chosen else grey,
+                "lw": 2.5 if chosen else 1.2,
+                "connectionstyle": "arc3,rad=-0.45",
+            },
+        )
     axes[1].set_title(
         f"self-attention: {tokens[target]!r} reads every token directly (1 step)", fontsize=11
     )
@@ -335,8 +368,17 @@ def normalisation_axes(
                 for f in range(d_model):
                     hit = (b, t) == tuple(token) if kind == "layer" else f == feature
                     face = "tab:orange" if hit else ("0.85" if pad else "white")
-                    ax.add_patch(Rectangle((f, top + t), 1, 1, facecolor=face, edgecolor="0.5",
-                                           hatch="//" if pad else None, linewidth=0.8))  # fmt: skip
+                    ax.add_patch(
+                        Rectangle(
+                            (f, top + t),
+                            1,
+                            1,
+                            facecolor=face,
+                            edgecolor="0.5",
+                            hatch="//" if pad else None,
+                            linewidth=0.8,
+                        )
+                    )
             ticks.append(top + max_len / 2)
             names.append(f"sentence {b}\n({length} tokens)")
             top += max_len + 0.8
@@ -369,9 +411,18 @@ def attention_panels(panels: Sequence[tuple], *, title: str = ""):
         1, len(panels), figsize=(4.6 * len(panels), 4.2), squeeze=False, layout="constrained"
     )
     for ax, (weights, query_tokens, key_tokens, name) in zip(axes[0], panels, strict=True):
-        heatmap(weights, row_labels=query_tokens, col_labels=key_tokens, ax=ax, title=name,
-                xlabel="key (attended to)", ylabel="query (attending)", vmin=0.0, vmax=1.0,
-                colorbar=True)  # fmt: skip
+        heatmap(
+            weights,
+            row_labels=query_tokens,
+            col_labels=key_tokens,
+            ax=ax,
+            title=name,
+            xlabel="key (attended to)",
+            ylabel="query (attending)",
+            vmin=0.0,
+            vmax=1.0,
+            colorbar=True,
+        )
     if title:
         fig.suptitle(title)
     return fig
@@ -394,8 +445,13 @@ def training_curves(history: dict, *, floor: float | None = None, title: str = "
         smooth = np.convolve(loss, np.ones(window) / window, mode="valid")
         axes[0].plot(steps[window - 1 :], smooth, label=f"mean of {window} steps")
     if floor is not None:
-        axes[0].axhline(floor, color="black", linestyle="--", linewidth=1,
-                        label=f"smallest possible: {floor:.2f}")  # fmt: skip
+        axes[0].axhline(
+            floor,
+            color="black",
+            linestyle="--",
+            linewidth=1,
+            label=f"smallest possible: {floor:.2f}",
+        )
     axes[0].set(title="training loss", xlabel="step", ylabel="label-smoothed loss")
     axes[0].set_ylim(0, 1.05 * min(float(loss.max()), 6.0) if len(loss) else 6.0)
     axes[0].legend()
@@ -404,8 +460,12 @@ def training_curves(history: dict, *, floor: float | None = None, title: str = "
     val = history.get("val_exact_match", [])
     ends = history.get("epoch_end", list(range(1, len(val) + 1)))
     axes[2].plot(range(1, len(val) + 1), val, "o-")
-    axes[2].set(title="validation exact match (greedy)", xlabel="epoch",
-                ylabel="fraction exactly right", ylim=(0, 1.02))  # fmt: skip
+    axes[2].set(
+        title="validation exact match (greedy)",
+        xlabel="epoch",
+        ylabel="fraction exactly right",
+        ylim=(0, 1.02),
+    )
     axes[2].set_xticks(range(1, len(val) + 1))
     for end in ends[:-1]:
         axes[0].axvline(end, color="0.85", linewidth=0.8, zorder=0)
@@ -441,14 +501,29 @@ def _arrow(ax, start, end, text="", *, colour="0.25", style="-", side="right", r
         "",
         xy=end,
         xytext=start,
-        arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 1.3, "linestyle": style,
-                    "shrinkA": 0, "shrinkB": 0, "connectionstyle": f"arc3,rad={rad}"},
-    )  # fmt: skip
+        arrowprops={
+            "arrowstyle": "-|>",
+            "color": colour,
+            "lw": 1.3,
+            "linestyle": style,
+            "shrinkA": 0,
+            "shrinkB": 0,
+            "connectionstyle": f"arc3,rad={rad}",
+        },
+    )
     if text:
         x, y = (start[0] + end[0]) / 2, (start[1] + end[1]) / 2
         offset = 1.2 if side == "right" else -1.2
-        ax.text(x + offset, y, text, ha="left" if side == "right" else "right", va="center",
-                fontsize=7.5, color="tab:blue", family="monospace")  # fmt: skip
+        ax.text(
+            x + offset,
+            y,
+            text,
+            ha="left" if side == "right" else "right",
+            va="center",
+            fontsize=7.5,
+            color="tab:blue",
+            family="monospace",
+        )
 
 
 def transformer_data_flow(
@@ -481,10 +556,8 @@ def transformer_data_flow(
     def shape(symbols: str, numbers: tuple) -> str:
         return f"{symbols}\n= {numbers}"
 
-    ax.text(left, 98, "encoder side: the source sentence", ha="center", fontsize=11,
-            weight="bold")  # fmt: skip
-    ax.text(right, 98, "decoder side: the target so far", ha="center", fontsize=11,
-            weight="bold")  # fmt: skip
+    ax.text(left, 98, "encoder side: the source sentence", ha="center", fontsize=11, weight="bold")
+    ax.text(right, 98, "decoder side: the target so far", ha="center", fontsize=11, weight="bold")
     # ids -> embeddings -> positions
     _box(ax, left, 93, 27, 2.6, "src_ids: int64 token ids, <pad> = pad_id", face=src)
     _box(ax, right, 93, 31, 2.6, "tgt_ids: <bos> y1 y2 ..., <pad> = pad_id", face=tgt)
@@ -493,8 +566,15 @@ def transformer_data_flow(
     _arrow(ax, (left, 91.4), (left, 84.4), shape("(batch, len_src)", (b, len_src)))
     _arrow(ax, (right, 91.4), (right, 84.4), shape("(batch, len_tgt)", (b, len_tgt)))
     _box(ax, left, 71, 25, 4, "positional_encoding\nadd the sinusoids, then dropout", face=emb)
-    _box(ax, right, 71, 25, 4, "positional_encoding (the same module)\nadd the sinusoids, "
-         "then dropout", face=emb)  # fmt: skip
+    _box(
+        ax,
+        right,
+        71,
+        25,
+        4,
+        "positional_encoding (the same module)\nadd the sinusoids, then dropout",
+        face=emb,
+    )
     for x, length, name in ((left, len_src, "len_src"), (right, len_tgt, "len_tgt")):
         _arrow(ax, (x, 79.6), (x, 73.4), shape(f"(batch, {name}, d_model)", (b, length, d_model)))
     # the two stacks
@@ -525,29 +605,79 @@ def transformer_data_flow(
         ax, (left, 47.6), (left, 34.6), shape("(batch, len_src, d_model)", (b, len_src, d_model))
     )
     _arrow(ax, (left + 12, 33.6), (right - 15.2, 45.5), colour="tab:purple")
-    ax.text(middle - 1, 41.5, "memory: the keys and values\nof (3), in every decoder layer",
-            fontsize=8.5, color="tab:purple", ha="center", rotation=12)  # fmt: skip
+    ax.text(
+        middle - 1,
+        41.5,
+        "memory: the keys and values\nof (3), in every decoder layer",
+        fontsize=8.5,
+        color="tab:purple",
+        ha="center",
+        rotation=12,
+    )
     # output
-    _box(ax, right, 27, 29, 4, f"output = nn.Linear(d_model, tgt_vocab_size)\n"
-         f"tgt_vocab_size = {tgt_vocab_size}", face=emb)  # fmt: skip
+    _box(
+        ax,
+        right,
+        27,
+        29,
+        4,
+        f"output = nn.Linear(d_model, tgt_vocab_size)\ntgt_vocab_size = {tgt_vocab_size}",
+        face=emb,
+    )
     _arrow(
         ax, (right, 40.6), (right, 29.4), shape("(batch, len_tgt, d_model)", (b, len_tgt, d_model))
     )
-    _box(ax, right, 13, 29, 4, "softmax over the last axis: not part of forward\n"
-         "(the loss takes the logits, lesson 10)", face="white", style="--")  # fmt: skip
-    _arrow(ax, (right, 24.6), (right, 15.4),
-           "logits\n" + shape("(batch, len_tgt, tgt_vocab_size)", (b, len_tgt, tgt_vocab_size)))  # fmt: skip
-    _arrow(ax, (right, 10.6), (right, 4.5), "probabilities of the next token,\nsame shape",
-           style="--")  # fmt: skip
+    _box(
+        ax,
+        right,
+        13,
+        29,
+        4,
+        "softmax over the last axis: not part of forward\n(the loss takes the logits, lesson 10)",
+        face="white",
+        style="--",
+    )
+    _arrow(
+        ax,
+        (right, 24.6),
+        (right, 15.4),
+        "logits\n" + shape("(batch, len_tgt, tgt_vocab_size)", (b, len_tgt, tgt_vocab_size)),
+    )
+    _arrow(
+        ax, (right, 10.6), (right, 4.5), "probabilities of the next token,\nsame shape", style="--"
+    )
     # masks, built from the ids
-    ax.text(middle, 90, "masks, built from the ids\n(bool, True = may attend)", ha="center",
-            fontsize=9, color=red, weight="bold")  # fmt: skip
-    ax.text(middle, 80, "decoder_self_attention_mask(\n    tgt_ids, pad_id)  -> (2)\n"
-            f"(batch, 1, len_tgt, len_tgt)\n= {(b, 1, len_tgt, len_tgt)}",
-            ha="center", va="center", fontsize=8, color=red, family="monospace")  # fmt: skip
-    ax.text(middle, 63, "padding_mask(src_ids, pad_id)\n-> (1) and (3)\n"
-            f"(batch, 1, 1, len_src)\n= {(b, 1, 1, len_src)}",
-            ha="center", va="center", fontsize=8, color=red, family="monospace")  # fmt: skip
+    ax.text(
+        middle,
+        90,
+        "masks, built from the ids\n(bool, True = may attend)",
+        ha="center",
+        fontsize=9,
+        color=red,
+        weight="bold",
+    )
+    ax.text(
+        middle,
+        80,
+        "decoder_self_attention_mask(\n    tgt_ids, pad_id)  -> (2)\n"
+        f"(batch, 1, len_tgt, len_tgt)\n= {(b, 1, len_tgt, len_tgt)}",
+        ha="center",
+        va="center",
+        fontsize=8,
+        color=red,
+        family="monospace",
+    )
+    ax.text(
+        middle,
+        63,
+        "padding_mask(src_ids, pad_id)\n-> (1) and (3)\n"
+        f"(batch, 1, 1, len_src)\n= {(b, 1, 1, len_src)}",
+        ha="center",
+        va="center",
+        fontsize=8,
+        color=red,
+        family="monospace",
+    )
     _arrow(ax, (middle + 8, 78), (right - 14.8, 53.3), colour=red, style=":", rad=-0.15)
     _arrow(ax, (middle - 8, 61.5), (left + 13.8, 54.6), colour=red, style=":", rad=-0.1)
     _arrow(ax, (middle + 7, 60.5), (right - 14.8, 49.5), colour=red, style=":", rad=0.15)
@@ -558,8 +688,15 @@ def transformer_data_flow(
         f"(2) decoder self-attention  (batch, h, len_tgt, len_tgt) = {(b, h, len_tgt, len_tgt)}\n"
         f"(3) cross-attention         (batch, h, len_tgt, len_src) = {(b, h, len_tgt, len_src)}"
     )
-    ax.text(1, 14, weights, fontsize=8.5, family="monospace", va="center",
-            bbox={"boxstyle": "round", "facecolor": "0.97", "edgecolor": "0.7"})  # fmt: skip
+    ax.text(
+        1,
+        14,
+        weights,
+        fontsize=8.5,
+        family="monospace",
+        va="center",
+        bbox={"boxstyle": "round", "facecolor": "0.97", "edgecolor": "0.7"},
+    )
     fig.suptitle(
         f"Transformer(src_vocab_size={src_vocab_size}, tgt_vocab_size={tgt_vocab_size}, "
         f"d_model={d_model}, num_heads={num_heads}, num_layers={num_layers}, d_ff={d_ff}) "
@@ -589,14 +726,25 @@ def teacher_forcing_vs_autoregression(
     )
 
     def token(ax, x, y, text, face, edge="0.35"):
-        ax.add_patch(FancyBboxPatch((x - 0.42, y - 0.28), 0.84, 0.56,
-                                    boxstyle="round,pad=0.02,rounding_size=0.1",
-                                    facecolor=face, edgecolor=edge))  # fmt: skip
+        ax.add_patch(
+            FancyBboxPatch(
+                (x - 0.42, y - 0.28),
+                0.84,
+                0.56,
+                boxstyle="round,pad=0.02,rounding_size=0.1",
+                facecolor=face,
+                edgecolor=edge,
+            )
+        )
         ax.text(x, y, text, ha="center", va="center", fontsize=9)
 
     def up(ax, x, y0, y1, colour="0.4"):
-        ax.annotate("", xy=(x, y1), xytext=(x, y0),
-                    arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 1.1})  # fmt: skip
+        ax.annotate(
+            "",
+            xy=(x, y1),
+            xytext=(x, y0),
+            arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 1.1},
+        )
 
     fed, out, new = "#fdf0e3", "#eef6e8", "#d8ecf8"
     # training: one pass
@@ -606,15 +754,35 @@ def teacher_forcing_vs_autoregression(
         token(train, i, mid - 1.0, x_in, fed)
         up(train, i, mid - 0.7, mid + 0.05)
         token(train, i, mid + 0.35, f"-> {y_out}", out)
-    train.add_patch(FancyBboxPatch((-0.5, mid - 0.58), n, 0.42, boxstyle="round,pad=0.02",
-                                   facecolor="0.93", edgecolor="0.6", zorder=0))  # fmt: skip
+    train.add_patch(
+        FancyBboxPatch(
+            (-0.5, mid - 0.58),
+            n,
+            0.42,
+            boxstyle="round,pad=0.02",
+            facecolor="0.93",
+            edgecolor="0.6",
+            zorder=0,
+        )
+    )
     train.text(1.5, mid - 0.37, "decoder", ha="center", va="center", fontsize=8, color="0.3")
-    train.text((n - 1) / 2, mid - 1.75, "decoder input: the reference, shifted right\n"
-               "(one pass; the look-ahead mask hides later positions)",
-               ha="center", va="center", fontsize=9)  # fmt: skip
-    train.text((n - 1) / 2, mid + 1.05, "predicted at every position at once,\n"
-               "compared with the labels (the reference + <eos>)",
-               ha="center", va="center", fontsize=9)  # fmt: skip
+    train.text(
+        (n - 1) / 2,
+        mid - 1.75,
+        "decoder input: the reference, shifted right\n"
+        "(one pass; the look-ahead mask hides later positions)",
+        ha="center",
+        va="center",
+        fontsize=9,
+    )
+    train.text(
+        (n - 1) / 2,
+        mid + 1.05,
+        "predicted at every position at once,\ncompared with the labels (the reference + <eos>)",
+        ha="center",
+        va="center",
+        fontsize=9,
+    )
     train.set_xlim(-0.7, n - 0.3)
     train.set_ylim(-0.6, steps + 0.1)
     train.set_title("training: teacher forcing, one pass for the whole target")
@@ -628,11 +796,25 @@ def teacher_forcing_vs_autoregression(
         token(infer, len(prefix) + 0.6, y, f"-> {produced[step]}", out)
         infer.text(-0.75, y, f"step {step + 1}", ha="right", va="center", fontsize=9)
         if step + 1 < steps:
-            infer.annotate("", xy=(len(prefix), y - 0.72), xytext=(len(prefix) + 0.6, y - 0.3),
-                           arrowprops={"arrowstyle": "-|>", "color": "tab:blue", "lw": 1.2,
-                                       "connectionstyle": "arc3,rad=-0.3"})  # fmt: skip
-    infer.text(steps / 2, -0.85, "blue: the token generated one step earlier, fed back in; "
-               "decoding stops at <eos>", ha="center", va="center", fontsize=9)  # fmt: skip
+            infer.annotate(
+                "",
+                xy=(len(prefix), y - 0.72),
+                xytext=(len(prefix) + 0.6, y - 0.3),
+                arrowprops={
+                    "arrowstyle": "-|>",
+                    "color": "tab:blue",
+                    "lw": 1.2,
+                    "connectionstyle": "arc3,rad=-0.3",
+                },
+            )
+    infer.text(
+        steps / 2,
+        -0.85,
+        "blue: the token generated one step earlier, fed back in; decoding stops at <eos>",
+        ha="center",
+        va="center",
+        fontsize=9,
+    )
     infer.set_xlim(-1.9, steps + 1.2)
     infer.set_ylim(-1.2, steps - 0.3)
     infer.set_title("inference: autoregression, one decoder pass per new token")
