@@ -326,7 +326,7 @@ def test_hidden_inputs_cover_the_hard_cases():
         "left padding"
     )
     assert any(ids.shape == (1, 1) for ids, _ in cases), "a single token"
-    assert 1 in checks.HIDDEN_SIZES and max(checks.HIDDEN_SIZES) >= 16
+    assert 1 in checks._HIDDEN_SIZES and max(checks._HIDDEN_SIZES) >= 16
     visible = [ids for ids, _ in checks._visible_padding_cases()]
     hidden = [ids for ids, _ in checks._hidden_padding_cases()]
     assert all(a.shape != b.shape or not torch.equal(a, b) for a in visible for b in hidden)

@@ -51,7 +51,7 @@ __all__ = [
     "check_softmax",
 ]
 
-NEG_INF = float("-inf")
+_NEG_INF = float("-inf")
 
 
 def _output_tolerance(*dtypes, values) -> dict[str, float]:
@@ -72,56 +72,56 @@ def _learner_source(exc: BaseException) -> str:
 
 
 # =============================================================================== softmax
-SOFTMAX_OVERFLOW = (
+_SOFTMAX_OVERFLOW = (
     "np.exp(1000.0) overflows to inf, and inf / inf is NaN. Subtract the maximum of each "
     "slice before exponentiating: m = np.max(x, axis=axis, keepdims=True), then "
     "np.exp(x - m). This changes nothing mathematically (softmax(x) = softmax(x - c) for "
     "any constant c per slice), and the largest exponent becomes exp(0) = 1."
 )
-SOFTMAX_GLOBAL_MAX = (
+_SOFTMAX_GLOBAL_MAX = (
     "The rows of this input live on very different scales. It looks like you subtracted "
     "one maximum for the whole array (np.max(x)) instead of the maximum of each slice: "
     "a row around -1000 minus a global maximum around +1000 underflows exp() to 0 "
     "everywhere, and 0 / 0 is NaN. Use np.max(x, axis=axis, keepdims=True)."
 )
-SOFTMAX_NOT_NORMALISED = (
+_SOFTMAX_NOT_NORMALISED = (
     "Your result is exp(x) (or exp(x - max)) without dividing by the sum along the axis, "
     "so the entries of a slice do not add up to 1. Divide by "
     "np.sum(e, axis=axis, keepdims=True)."
 )
-SOFTMAX_WHOLE_ARRAY = (
+_SOFTMAX_WHOLE_ARRAY = (
     "Your values add up to 1 over the whole array instead of along the axis: each slice "
     "along `axis` is normalised on its own. Pass axis=axis, keepdims=True to np.sum."
 )
-SOFTMAX_KEEPDIMS = (
+_SOFTMAX_KEEPDIMS = (
     "It looks like you divided by the sums without keepdims=True: np.sum(e, axis=-1) has "
     "shape (n,), and numpy broadcasts it along the wrong axis (entry [i, j] gets divided by "
     "the sum of row j). Pass keepdims=True to np.sum (and np.max) so the sums line up "
     "with their slices."
 )
-SOFTMAX_ALL_NEG_INF = (
+_SOFTMAX_ALL_NEG_INF = (
     "A slice in which every entry is -inf has nothing to give weight to, and the formula "
     "gives 0 / 0. The contract asks for a finite answer there: all zeros (the reference, "
     "like F.scaled_dot_product_attention for a fully masked row) or uniform weights (the "
     "limit of a softmax of equal entries)."
 )
-SOFTMAX_ALL_NEG_INF_NAN = (
-    SOFTMAX_ALL_NEG_INF + " Yours is NaN there: the slice maximum is -inf and "
+_SOFTMAX_ALL_NEG_INF_NAN = (
+    _SOFTMAX_ALL_NEG_INF + " Yours is NaN there: the slice maximum is -inf and "
     "-inf - (-inf) is NaN (or, without the max, exp gives all zeros and 0 / 0 is NaN). "
     "Replace a maximum that is not finite by 0 before subtracting it (np.isfinite tells "
     "which), and divide only where the sum is positive (np.divide has where= and out=)."
 )
-SOFTMAX_UNIFORM_NOTE = (
+_SOFTMAX_UNIFORM_NOTE = (
     "your softmax gives a slice that is all -inf uniform weights (1/n each): the limit "
     "of a softmax of n equal entries, and what replacing -inf by a large finite number "
     "such as -1e9 gives. That is accepted. The reference returns zeros there (a query with "
     "nothing to attend to takes in nothing), as F.scaled_dot_product_attention does."
 )
-SOFTMAX_INPLACE = (
+_SOFTMAX_INPLACE = (
     "For example x -= x.max(...) or np.exp(x, out=x) write into the caller's array: "
     "compute x - m into a new array instead."
 )
-SOFTMAX_HINTS = {
+_SOFTMAX_HINTS = {
     "could not be broadcast together": (
         "The slice maxima or sums do not line up with x: reduce with keepdims=True "
         "(np.max(x, axis=axis, keepdims=True)), so that the reduced axis stays, with size 1, "
@@ -155,12 +155,12 @@ def _softmax_mistakes(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
         mistakes.update(_softmax_wrong_axis(x, axis))
         peak = np.max(x, axis=axis, keepdims=True)
         exps = np.exp(x - np.where(np.isfinite(peak), peak, 0.0))
-        mistakes[SOFTMAX_NOT_NORMALISED] = exps
-        mistakes[SOFTMAX_NOT_NORMALISED.replace("exp(x) (or exp(x - max))", "exp(x)")] = np.exp(x)
-        mistakes[SOFTMAX_WHOLE_ARRAY] = exps / np.sum(exps)
+        mistakes[_SOFTMAX_NOT_NORMALISED] = exps
+        mistakes[_SOFTMAX_NOT_NORMALISED.replace("exp(x) (or exp(x - max))", "exp(x)")] = np.exp(x)
+        mistakes[_SOFTMAX_WHOLE_ARRAY] = exps / np.sum(exps)
         sums = np.sum(exps, axis=axis)
         try:
-            mistakes[SOFTMAX_KEEPDIMS] = exps / sums
+            mistakes[_SOFTMAX_KEEPDIMS] = exps / sums
         except ValueError:
             pass
     return mistakes
@@ -189,42 +189,42 @@ def _softmax_cases(hidden: bool) -> list[tuple[str, np.ndarray, int | None, str]
         small = np.array([[1.0, 2.0, 3.0], [0.5, 0.5, 0.5], [-1.0, 0.0, 4.0]])
         large = np.array([[1000.0, 1001.0, 1002.0], [990.0, 1000.0, 1010.0]])
         scales = np.array([[1000.0, 1001.0, 1002.0], [-1000.0, -1001.0, -1000.0]])
-        some_inf = np.array([[0.0, NEG_INF, 1.0, NEG_INF], [2.0, 2.0, NEG_INF, 0.0]])
-        dead_row = np.array([[1.0, 2.0, 3.0], [NEG_INF, NEG_INF, NEG_INF]])
-        dead_column = np.array([[0.5, NEG_INF, 1.0], [2.0, NEG_INF, -1.0]])
+        some_inf = np.array([[0.0, _NEG_INF, 1.0, _NEG_INF], [2.0, 2.0, _NEG_INF, 0.0]])
+        dead_row = np.array([[1.0, 2.0, 3.0], [_NEG_INF, _NEG_INF, _NEG_INF]])
+        dead_column = np.array([[0.5, _NEG_INF, 1.0], [2.0, _NEG_INF, -1.0]])
         return [
             ("small logits", small, None, nan_hint),
             ("a 1-D vector of scores", drank, None, nan_hint),
             ("axis=0", np.array([[1.0, 2.0, 0.0, -1.0], [3.0, 0.0, 0.0, 2.0]]), 0, nan_hint),
             ("a 3-D input, axis=1", numpy_rng(40).normal(size=(2, 3, 4)), 1, nan_hint),
             ("float32 input", numpy_rng(41).normal(size=(2, 5)).astype(np.float32), -1, nan_hint),
-            ("large logits", large, -1, SOFTMAX_OVERFLOW),
-            ("rows on very different scales", scales, -1, SOFTMAX_GLOBAL_MAX),
+            ("large logits", large, -1, _SOFTMAX_OVERFLOW),
+            ("rows on very different scales", scales, -1, _SOFTMAX_GLOBAL_MAX),
             ("some -inf entries", some_inf, -1, neg_inf_hint),
-            ("a row that is all -inf", dead_row, -1, SOFTMAX_ALL_NEG_INF_NAN),
-            ("a column that is all -inf, axis=0", dead_column, 0, SOFTMAX_ALL_NEG_INF_NAN),
+            ("a row that is all -inf", dead_row, -1, _SOFTMAX_ALL_NEG_INF_NAN),
+            ("a column that is all -inf, axis=0", dead_column, 0, _SOFTMAX_ALL_NEG_INF_NAN),
         ]
     rng = numpy_rng(4040)
     square = rng.normal(size=(4, 4)) * 2
     large = rng.normal(size=(3, 6)) * 5 + 800
     scales = np.stack([rng.normal(size=5) + 900, rng.normal(size=5) - 900, rng.normal(size=5)])
     with_inf = rng.normal(size=(2, 3, 5))
-    with_inf[rng.random(size=with_inf.shape) < 0.3] = NEG_INF
+    with_inf[rng.random(size=with_inf.shape) < 0.3] = _NEG_INF
     with_inf[..., 0] = 0.0  # every slice along the last axis keeps one finite entry
     empty = rng.normal(size=(3, 4, 2)).astype(np.float32)
-    empty[1, :, 0] = NEG_INF  # one slice along axis=1 is all -inf
-    dead = np.array([[NEG_INF] * 4, [3.0, NEG_INF, 1.0, 2.0]])
+    empty[1, :, 0] = _NEG_INF  # one slice along axis=1 is all -inf
+    dead = np.array([[_NEG_INF] * 4, [3.0, _NEG_INF, 1.0, 2.0]])
     return [
         ("a random square input", square, None, nan_hint),
         ("a 4-D input, axis=-3", rng.normal(size=(2, 3, 2, 2)), -3, nan_hint),
         ("a 3-D input, axis=0", rng.normal(size=(3, 2, 4)), 0, nan_hint),
         ("a 1-D float32 input", rng.normal(size=7).astype(np.float32), -1, nan_hint),
-        ("large logits", large, -1, SOFTMAX_OVERFLOW),
-        ("large logits along axis=0", large.T.copy(), 0, SOFTMAX_OVERFLOW),
-        ("rows on very different scales", scales, -1, SOFTMAX_GLOBAL_MAX),
+        ("large logits", large, -1, _SOFTMAX_OVERFLOW),
+        ("large logits along axis=0", large.T.copy(), 0, _SOFTMAX_OVERFLOW),
+        ("rows on very different scales", scales, -1, _SOFTMAX_GLOBAL_MAX),
         ("some -inf entries", with_inf, -1, neg_inf_hint),
-        ("an all -inf slice along axis=1 (float32)", empty, 1, SOFTMAX_ALL_NEG_INF_NAN),
-        ("a row that is all -inf", dead, -1, SOFTMAX_ALL_NEG_INF_NAN),
+        ("an all -inf slice along axis=1 (float32)", empty, 1, _SOFTMAX_ALL_NEG_INF_NAN),
+        ("a row that is all -inf", dead, -1, _SOFTMAX_ALL_NEG_INF_NAN),
     ]
 
 
@@ -251,8 +251,8 @@ def check_softmax(softmax, *, hidden: bool = False) -> None:
                 x.copy(),
                 **call_args,
                 call_repr=shown,
-                hints=SOFTMAX_HINTS,
-                mutation_hint=SOFTMAX_INPLACE,
+                hints=_SOFTMAX_HINTS,
+                mutation_hint=_SOFTMAX_INPLACE,
             )
             axis = -1 if axis is None else axis
             what = f"{shown} on {label}"
@@ -272,16 +272,16 @@ def check_softmax(softmax, *, hidden: bool = False) -> None:
                 rows = got64[dead]
                 if not np.isfinite(rows).all():
                     c.fail(
-                        f"{what} is NaN on the slice that is all -inf. {SOFTMAX_ALL_NEG_INF_NAN}"
+                        f"{what} is NaN on the slice that is all -inf. {_SOFTMAX_ALL_NEG_INF_NAN}"
                     )
                 uniform = 1.0 / x.shape[axis]
                 if np.allclose(rows, uniform, atol=1e-5) and not np.allclose(rows, 0.0, atol=1e-6):
-                    c.note(SOFTMAX_UNIFORM_NOTE)
+                    c.note(_SOFTMAX_UNIFORM_NOTE)
                     expected = np.where(dead, uniform, expected).astype(expected.dtype)
                 elif not np.allclose(rows, 0.0, atol=1e-6):
                     c.fail(
                         f"{what} gives the slice that is all -inf the values {short(rows)}. "
-                        f"{SOFTMAX_ALL_NEG_INF}"
+                        f"{_SOFTMAX_ALL_NEG_INF}"
                     )
                 c.ok()
             c.expect_close(
@@ -295,31 +295,31 @@ def check_softmax(softmax, *, hidden: bool = False) -> None:
 
 
 # ====================================================================== attention_row
-ROW_NO_SOFTMAX = (
+_ROW_NO_SOFTMAX = (
     "Your weights are the scores themselves, without the softmax. Scaling and softmax are "
     "not optional details (one popular explanation leaves them out): raw scores can be "
     "negative and do not add up to 1, so the output would not be a weighted average of the "
     "values. Turn the scaled scores into weights with your softmax."
 )
-ROW_SUM_NORMALISED = (
+_ROW_SUM_NORMALISED = (
     "Your weights are the scaled scores divided by their sum. That is not a softmax: "
     "negative scores give negative weights, and a sum near 0 blows the weights up. "
     "Exponentiate first (your softmax does it)."
 )
-ROW_NOT_NORMALISED = (
+_ROW_NOT_NORMALISED = (
     "Your weights are the exponentials of the scaled scores without dividing by their sum, "
     "so they do not add up to 1. Use your softmax, which normalises."
 )
-ROW_ARGMAX = (
+_ROW_ARGMAX = (
     "Your weights put everything on the best-matching key (a one-hot vector): that is a "
     "hard lookup, argmax, not attention. The softmax gives every key a share, larger for "
     "larger scores, so the output blends the values."
 )
-ROW_OUTPUT_UNWEIGHTED = (
+_ROW_OUTPUT_UNWEIGHTED = (
     "Your output is the plain {how} of the value rows: the weights are not used. Output = "
     "sum over j of weights[j] * values[j], i.e. weights @ values."
 )
-ROW_OUTPUT_FROM_SCORES = (
+_ROW_OUTPUT_FROM_SCORES = (
     "Your output mixes the values with the scores instead of the weights. Use the weights "
     "(after the softmax), so that the output is a weighted average of the value rows."
 )
@@ -367,16 +367,16 @@ def _row_weight_mistakes(query, keys, values) -> dict[str, np.ndarray]:
     scores = k @ q  # (len_k,)
     scaled = scores / math.sqrt(q.shape[-1])
     mistakes = _row_scale_mistakes(q, k, values, lambda scale: ref.softmax(scores / scale))
-    mistakes[ROW_NO_SOFTMAX] = scaled
-    mistakes[ROW_NO_SOFTMAX.replace("the scores themselves", "the raw scores")] = scores
+    mistakes[_ROW_NO_SOFTMAX] = scaled
+    mistakes[_ROW_NO_SOFTMAX.replace("the scores themselves", "the raw scores")] = scores
     with np.errstate(all="ignore"):
-        mistakes[ROW_SUM_NORMALISED] = scaled / scaled.sum()
-        mistakes[ROW_NOT_NORMALISED] = np.exp(scaled)
-        shifted = ROW_NOT_NORMALISED.replace("exponentials", "shifted exponentials")
+        mistakes[_ROW_SUM_NORMALISED] = scaled / scaled.sum()
+        mistakes[_ROW_NOT_NORMALISED] = np.exp(scaled)
+        shifted = _ROW_NOT_NORMALISED.replace("exponentials", "shifted exponentials")
         mistakes[shifted] = np.exp(scaled - scaled.max())
     one_hot = np.zeros_like(scores)
     one_hot[int(np.argmax(scores))] = 1.0
-    mistakes[ROW_ARGMAX] = one_hot
+    mistakes[_ROW_ARGMAX] = one_hot
     return mistakes
 
 
@@ -492,7 +492,7 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
                 hint=(
                     "Weights = softmax(keys @ query / √d_k) with d_k = query.shape[-1]."
                     if finite
-                    else "These scores are large: " + SOFTMAX_OVERFLOW
+                    else "These scores are large: " + _SOFTMAX_OVERFLOW
                 ),
                 mistakes=_row_weight_mistakes(query, keys, values),
             )
@@ -505,79 +505,79 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
                 hint="Your weights are right, so check the last step: output = weights @ values, "
                 "the weighted sum of the value rows.",
                 mistakes={
-                    ROW_OUTPUT_UNWEIGHTED.format(how="mean"): v64.mean(axis=0),
-                    ROW_OUTPUT_UNWEIGHTED.format(how="sum"): v64.sum(axis=0),
-                    ROW_OUTPUT_FROM_SCORES: (keys.astype(np.float64) @ query / math.sqrt(d_k))
+                    _ROW_OUTPUT_UNWEIGHTED.format(how="mean"): v64.mean(axis=0),
+                    _ROW_OUTPUT_UNWEIGHTED.format(how="sum"): v64.sum(axis=0),
+                    _ROW_OUTPUT_FROM_SCORES: (keys.astype(np.float64) @ query / math.sqrt(d_k))
                     @ v64,
                 },
             )
 
 
 # ==================================================================== scaled dot-product attention
-SDPA_SWAP = (
+_SDPA_SWAP = (
     "The inputs have len_q = {len_q} queries and len_k = {len_k} keys on purpose. The scores "
     "are q @ kᵀ, shape (..., len_q, len_k): one row per query, one column per key. Did you "
     "swap q and k (k @ qᵀ), or transpose the weights?"
 )
-SDPA_SHAPES = (
+_SDPA_SHAPES = (
     "Check the shapes of the two products: the scores are q @ k.transpose(-2, -1), "
     "(..., len_q, d_k) @ (..., d_k, len_k) -> (..., len_q, len_k); the output is weights @ v, "
     "(..., len_q, len_k) @ (..., len_k, d_v) -> (..., len_q, d_v). Here len_q = {len_q}, "
     "len_k = {len_k}, d_k = {d_k} and d_v = {d_v} differ on purpose. Did you swap q and k "
     "(k @ qᵀ), or multiply by k instead of v?"
 )
-SDPA_DOT_T = (
+_SDPA_DOT_T = (
     "`k.T` reverses *all* the dims of a tensor: on a batch of keys of shape {shape} it gives "
     "{reversed}, not {wanted}, so the batch dims end up in the matrix product (PyTorch warns "
     "that .T on a tensor that is not 2-D is deprecated). It works on a single 2-D sentence "
     "and breaks on batches. Transpose only the last two dims: k.transpose(-2, -1) (or k.mT)."
 )
-SDPA_SMALL_T = (
+_SDPA_SMALL_T = (
     "k.t() only transposes 2-D tensors, and these inputs have batch dims in front. "
     "Transpose the last two dims: k.transpose(-2, -1) (or k.mT)."
 )
-SDPA_TRANSPOSE_DIMS = (
+_SDPA_TRANSPOSE_DIMS = (
     "Transposing with dims counted from the front (transpose(0, 1), transpose(1, 2)) only "
     "swaps the last two dims for inputs of one particular rank: with (batch, len, d) "
     "transpose(1, 2) is right, with (batch, num_heads, len, d) it swaps heads and len. "
     "Count from the end: k.transpose(-2, -1) works for any number of batch dims."
 )
-SDPA_BMM = (
+_SDPA_BMM = (
     "torch.bmm only takes 3-D tensors (batch, n, m); these inputs have {ndim} dims. Use @ "
     "(torch.matmul), which broadcasts over any number of leading batch dims."
 )
-SDPA_BOOL_INDEX = (
+_SDPA_BOOL_INDEX = (
     "The mask is only broadcastable to (..., len_q, len_k), not necessarily of the same shape "
     "as the scores: boolean indexing (scores[~mask] = ...) needs equal shapes. Use masked_fill "
     "or torch.where, which broadcast."
 )
-SDPA_MUTATION = (
+_SDPA_MUTATION = (
     "For example q /= math.sqrt(d_k) divides the caller's q: write q = q / math.sqrt(d_k) "
     "(a new tensor), or scale the scores instead."
 )
-SDPA_FILL_ZERO = (
+_SDPA_FILL_ZERO = (
     "Your weights match blocked scores set to 0 instead of -inf. A score of 0 still gets "
     "weight e^0 = 1 in the softmax, so the blocked keys are not hidden at all. Fill with "
     "-inf (or a large negative number such as -1e9)."
 )
-SDPA_BOOL_ADDED = (
+_SDPA_BOOL_ADDED = (
     "Your weights match softmax(scores + mask) with the bool mask read as numbers (True = 1, "
     "False = 0): adding it shifts some scores by 1 and blocks nothing. Block the keys where "
     "the mask is False with masked_fill or torch.where, or first turn the mask into an "
     "additive one (0 where allowed, -inf where blocked)."
 )
-SDPA_MASK_IGNORED = (
+_SDPA_MASK_IGNORED = (
     "Your weights match attention with no mask at all: keys where the mask is False still "
     "get weight. Set their scaled scores to -inf (or a large negative number) before the "
     "softmax."
 )
-SDPA_MASK_AFTER = (
+_SDPA_MASK_AFTER = (
     "Your weights look like the mask was applied after the softmax: masked keys get 0, but "
     "the remaining weights of those rows no longer add up to 1. Apply the mask to the scaled "
     "scores before the softmax (fill with -inf), so the softmax renormalises over the keys "
     "that are allowed."
 )
-SDPA_OUTPUT_HINT = (
+_SDPA_OUTPUT_HINT = (
     "Your weights are right, so check the last step: output = weights @ v, computed from the "
     "final weights (after fixing fully masked rows). Row i of the output is the weighted sum "
     "of the value rows, with query i's weights."
@@ -596,7 +596,7 @@ def _is_front_transpose(exc: BaseException) -> bool:
     )
 
 
-SHAPE_ERRORS = (
+_SHAPE_ERRORS = (
     "must match the size",
     "cannot be multiplied",
     "size mismatch",
@@ -608,7 +608,7 @@ def _is_shape_error(exc: BaseException) -> bool:
     text = str(exc)
     return (
         isinstance(exc, RuntimeError)
-        and any(key in text for key in SHAPE_ERRORS)
+        and any(key in text for key in _SHAPE_ERRORS)
         and not _is_dot_t(exc)
         and not _is_front_transpose(exc)
     )
@@ -620,17 +620,17 @@ def _sdpa_hints(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> list:
     return [
         (
             _is_dot_t,
-            SDPA_DOT_T.format(
+            _SDPA_DOT_T.format(
                 shape=shape, reversed=shape[::-1], wanted=(*shape[:-2], shape[-1], shape[-2])
             ),
         ),
-        ("t() expects a tensor with <= 2 dimensions", SDPA_SMALL_T),
-        (_is_front_transpose, SDPA_TRANSPOSE_DIMS),
-        ("must be a 3D tensor", SDPA_BMM.format(ndim=q.dim())),
-        ("The shape of the mask", SDPA_BOOL_INDEX),
-        (_is_shape_error, SDPA_SHAPES.format(**dims)),
+        ("t() expects a tensor with <= 2 dimensions", _SDPA_SMALL_T),
+        (_is_front_transpose, _SDPA_TRANSPOSE_DIMS),
+        ("must be a 3D tensor", _SDPA_BMM.format(ndim=q.dim())),
+        ("The shape of the mask", _SDPA_BOOL_INDEX),
+        (_is_shape_error, _SDPA_SHAPES.format(**dims)),
         ("a leaf Variable that requires grad is being used in an in-place operation",
-         "An in-place operation changed an input that requires gradients. " + SDPA_MUTATION),
+         "An in-place operation changed an input that requires gradients. " + _SDPA_MUTATION),
     ]  # fmt: skip
 
 
@@ -707,17 +707,17 @@ def _sdpa_mistakes(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
         )
         mistakes.setdefault(message, partial(attention_weights_variant, q, k, mask, dim=dim))
     if mask is not None:
-        mistakes[SDPA_MASK_IGNORED] = partial(
+        mistakes[_SDPA_MASK_IGNORED] = partial(
             attention_weights_variant, q, k, mask, mask_mode="none"
         )
-        mistakes[SDPA_MASK_AFTER] = partial(
+        mistakes[_SDPA_MASK_AFTER] = partial(
             attention_weights_variant, q, k, mask, mask_mode="after"
         )
         mistakes[INVERTED_MASK] = partial(
             attention_weights_variant, q, k, mask, mask_mode="inverted"
         )
-        mistakes[SDPA_FILL_ZERO] = partial(attention_weights_variant, q, k, mask, fill=0.0)
-        mistakes[SDPA_BOOL_ADDED] = partial(_bool_mask_added, q, k, mask)
+        mistakes[_SDPA_FILL_ZERO] = partial(attention_weights_variant, q, k, mask, fill=0.0)
+        mistakes[_SDPA_BOOL_ADDED] = partial(_bool_mask_added, q, k, mask)
     return mistakes
 
 
@@ -857,7 +857,7 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                 *args,
                 call_repr=f"scaled_dot_product_attention({_describe(q, k, v, mask)})",
                 hints=_sdpa_hints(q, k, v),
-                mutation_hint=SDPA_MUTATION,
+                mutation_hint=_SDPA_MUTATION,
             )
             what = f"On {label} ({_describe(q, k, v, mask)}), "
             if isinstance(result, torch.Tensor):
@@ -883,7 +883,7 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                     what + "the first item has the shape of the weights and the second the shape "
                     "of the output: return (output, weights), in that order."
                 )
-            swap_hint = SDPA_SWAP.format(len_q=len_q, len_k=len_k)
+            swap_hint = _SDPA_SWAP.format(len_q=len_q, len_k=len_k)
             c.expect_shape(
                 weights,
                 w_shape,
@@ -923,7 +923,7 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                 accepted_w @ v.double() if convention else exp_out,
                 what + "your `output`",
                 **_output_tolerance(output.dtype, q.dtype, values=v),
-                hint=SDPA_OUTPUT_HINT,
+                hint=_SDPA_OUTPUT_HINT,
             )
             if case.get("grad"):
                 c.expect_true(

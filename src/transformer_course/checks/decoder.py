@@ -185,14 +185,14 @@ class _DecCase:
     final_norm: bool | None = None  # for the stack
 
 
-_LAYER_VISIBLE = [
+_VISIBLE_LAYER = [
     _DecCase(41, 2, 4, 4, 8, 2, 16),
     _DecCase(42, 2, 3, 6, 8, 2, 16, src_padding="left", tgt_mask="look_ahead", dropout=0.2),
     _DecCase(43, 2, 5, 5, 8, 2, 12, norm_first=True),
     _DecCase(44, 2, 4, 6, 8, 2, 16, dropout=1.0, mode="train"),
     _DecCase(45, 1, 3, 4, 8, 2, 16, norm_first=True, dropout=1.0, mode="train"),
 ]
-_LAYER_HIDDEN = [
+_HIDDEN_LAYER = [
     _DecCase(141, 3, 5, 5, 12, 3, 20, src_padding="both"),
     _DecCase(142, 2, 4, 4, 16, 4, 32, norm_first=True, dropout=0.1),
     _DecCase(143, 2, 6, 3, 8, 2, 16, tgt_mask="look_ahead"),
@@ -201,13 +201,13 @@ _LAYER_HIDDEN = [
     _DecCase(146, 2, 3, 5, 8, 2, 16, norm_first=True, dropout=1.0, mode="train"),
     _DecCase(147, 2, 2, 6, 8, 2, 16, norm_first=True, src_padding="left"),
 ]
-_STACK_VISIBLE = [
+_VISIBLE_STACK = [
     _DecCase(51, 2, 4, 4, 8, 2, 16, num_layers=2),
     _DecCase(52, 2, 3, 5, 8, 2, 16, norm_first=True, src_padding="left", num_layers=2),
     _DecCase(53, 1, 4, 6, 8, 2, 12, dropout=0.1, num_layers=3, final_norm=True),
     _DecCase(54, 2, 4, 5, 8, 2, 16, dropout=1.0, mode="train", num_layers=2),
 ]
-_STACK_HIDDEN = [
+_HIDDEN_STACK = [
     _DecCase(151, 2, 5, 5, 12, 3, 20, src_padding="both", num_layers=3, norm_first=True),
     _DecCase(152, 3, 4, 6, 8, 2, 16, num_layers=1, final_norm=True, tgt_mask="look_ahead"),
     _DecCase(153, 2, 6, 3, 16, 4, 32, num_layers=4),
@@ -485,7 +485,7 @@ def check_DecoderLayer(cls, *, hidden: bool = False) -> None:
     with Checker("DecoderLayer", hidden=hidden) as c:
         c.require_callable(cls, "DecoderLayer")
         torch.manual_seed(0)  # whatever the learner's code draws, it draws the same each time
-        for case in _LAYER_HIDDEN if hidden else _LAYER_VISIBLE:
+        for case in _HIDDEN_LAYER if hidden else _VISIBLE_LAYER:
             _check_layer_case(c, cls, case)
 
 
@@ -566,7 +566,7 @@ def check_Decoder(cls, *, hidden: bool = False) -> None:
     with Checker("Decoder", hidden=hidden) as c:
         c.require_callable(cls, "Decoder")
         torch.manual_seed(0)
-        for case in _STACK_HIDDEN if hidden else _STACK_VISIBLE:
+        for case in _HIDDEN_STACK if hidden else _VISIBLE_STACK:
             _check_stack_case(c, cls, case)
 
 

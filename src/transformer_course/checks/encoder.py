@@ -79,12 +79,12 @@ class _NormCase:
     fresh: bool = False  # no weights loaded: a fresh module must be plain normalisation
 
 
-_NORM_VISIBLE = [
+_VISIBLE_NORM = [
     _NormCase(1, (2, 3, 8), None, fresh=True),
     _NormCase(2, (2, 4, 8), None, flat_token=True, quiet_token=True),
     _NormCase(3, (4, 6), 0.1, scale=0.3),
 ]
-_NORM_HIDDEN = [
+_HIDDEN_NORM = [
     _NormCase(101, (3, 5, 16), None, flat_token=True, quiet_token=True),
     _NormCase(102, (7, 12), 1e-3, scale=0.05),
     _NormCase(103, (2, 2, 3, 6), 0.05, scale=0.3),
@@ -212,7 +212,7 @@ def check_LayerNorm(cls, *, hidden: bool = False) -> None:
     with Checker("LayerNorm", hidden=hidden) as c:
         c.require_callable(cls, "LayerNorm")
         torch.manual_seed(0)  # whatever the learner's code draws, it draws the same each time
-        for case in _NORM_HIDDEN if hidden else _NORM_VISIBLE:
+        for case in _HIDDEN_NORM if hidden else _VISIBLE_NORM:
             _check_norm_case(c, cls, case)
 
 
@@ -289,12 +289,12 @@ class _FFNCase:
     mode: str = "eval"
 
 
-_FFN_VISIBLE = [
+_VISIBLE_FFN = [
     _FFNCase(11, 2, 3, 8, 20),
     _FFNCase(12, 2, 4, 6, 16, dropout=0.3),
     _FFNCase(13, 1, 3, 8, 12, dropout=1.0, mode="train"),
 ]
-_FFN_HIDDEN = [
+_HIDDEN_FFN = [
     _FFNCase(111, 3, 5, 12, 48),
     _FFNCase(112, 2, 4, 16, 24, dropout=0.0, mode="train"),
     _FFNCase(113, 1, 7, 8, 32, dropout=1.0, mode="train"),
@@ -336,7 +336,7 @@ def check_PositionwiseFeedForward(cls, *, hidden: bool = False) -> None:
     with Checker("PositionwiseFeedForward", hidden=hidden) as c:
         c.require_callable(cls, "PositionwiseFeedForward")
         torch.manual_seed(0)
-        for case in _FFN_HIDDEN if hidden else _FFN_VISIBLE:
+        for case in _HIDDEN_FFN if hidden else _VISIBLE_FFN:
             _check_ffn_case(c, cls, case)
 
 
@@ -403,14 +403,14 @@ class _LayerCase:
     mode: str = "eval"
 
 
-_LAYER_VISIBLE = [
+_VISIBLE_LAYER = [
     _LayerCase(21, 2, 5, 8, 2, 16),
     _LayerCase(22, 2, 6, 8, 2, 16, padding="right", dropout=0.2),
     _LayerCase(23, 2, 5, 8, 2, 12, norm_first=True, padding="left"),
     _LayerCase(24, 2, 4, 8, 2, 16, dropout=1.0, mode="train"),
     _LayerCase(25, 1, 4, 8, 2, 16, norm_first=True, dropout=1.0, mode="train"),
 ]
-_LAYER_HIDDEN = [
+_HIDDEN_LAYER = [
     _LayerCase(121, 3, 7, 12, 3, 20, padding="both"),
     _LayerCase(122, 2, 4, 16, 4, 64, norm_first=True, dropout=0.1),
     _LayerCase(123, 2, 5, 12, 3, 24, dropout=0.0, mode="train", padding="right"),
@@ -457,7 +457,7 @@ def check_EncoderLayer(cls, *, hidden: bool = False) -> None:
     with Checker("EncoderLayer", hidden=hidden) as c:
         c.require_callable(cls, "EncoderLayer")
         torch.manual_seed(0)
-        for case in _LAYER_HIDDEN if hidden else _LAYER_VISIBLE:
+        for case in _HIDDEN_LAYER if hidden else _VISIBLE_LAYER:
             _check_layer_case(c, cls, case)
 
 
@@ -527,13 +527,13 @@ class _StackCase:
     mode: str = "eval"
 
 
-_STACK_VISIBLE = [
+_VISIBLE_STACK = [
     _StackCase(31, 2, 2, 5, 8, 2, 16, padding="right"),
     _StackCase(32, 2, 2, 5, 8, 2, 16, norm_first=True, padding="left"),
     _StackCase(33, 3, 1, 4, 8, 2, 12, final_norm=True, dropout=0.1),
     _StackCase(34, 2, 2, 4, 8, 2, 16, dropout=1.0, mode="train"),
 ]
-_STACK_HIDDEN = [
+_HIDDEN_STACK = [
     _StackCase(131, 3, 2, 6, 12, 3, 20, norm_first=True, final_norm=False, padding="both"),
     _StackCase(132, 1, 3, 4, 8, 2, 16, final_norm=True, padding="right"),
     _StackCase(133, 4, 2, 5, 16, 4, 32, padding="right"),
@@ -555,7 +555,7 @@ def check_Encoder(cls, *, hidden: bool = False) -> None:
     with Checker("Encoder", hidden=hidden) as c:
         c.require_callable(cls, "Encoder")
         torch.manual_seed(0)
-        for case in _STACK_HIDDEN if hidden else _STACK_VISIBLE:
+        for case in _HIDDEN_STACK if hidden else _VISIBLE_STACK:
             _check_encoder_case(c, cls, case)
 
 

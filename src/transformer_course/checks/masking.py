@@ -45,7 +45,7 @@ __all__ = [
     "check_quiz_which_mask",
 ]
 
-VOCAB_SIZE = 20
+_VOCAB_SIZE = 20
 D_MODEL, NUM_HEADS = 8, 2
 
 
@@ -58,7 +58,7 @@ def _padded_batch(seed: int, lengths: list[int], length: int, pad_id: int, *, le
     the first token is 0, so that a mask comparing with 0 instead of pad_id shows.
     """
     gen = torch_generator(seed)
-    ids = torch.randint(0, VOCAB_SIZE - 1, (len(lengths), length), generator=gen)
+    ids = torch.randint(0, _VOCAB_SIZE - 1, (len(lengths), length), generator=gen)
     ids = ids + (ids >= pad_id).long()  # skip pad_id: values in [0, VOCAB_SIZE) minus {pad_id}
     if pad_id != 0:
         ids[0, length - lengths[0] if left else 0] = 0
@@ -115,8 +115,8 @@ def _hidden_decoder_cases():
     ]
 
 
-VISIBLE_SIZES = [4, 6, 2, 1]
-HIDDEN_SIZES = [5, 9, 3, 16, 1]
+_VISIBLE_SIZES = [4, 6, 2, 1]
+_HIDDEN_SIZES = [5, 9, 3, 16, 1]
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -152,7 +152,7 @@ def _expect_mask_tensor(c: Checker, got, what: str) -> None:
     c.expect_type(got, torch.Tensor, f"{what}'s result", hint)
 
 
-ADDITIVE = (
+_ADDITIVE = (
     "returned a float mask with -inf in it (dtype {dtype}): that is the *additive* form (0 "
     "where allowed, -inf where blocked), the one nn.Transformer.generate_square_subsequent_mask "
     "returns. In this course masks are bool, True = may attend; the attention function turns "
@@ -165,7 +165,7 @@ def _expect_bool(
 ) -> None:
     """dtype torch.bool, with the reason other dtypes fail (a taught choice)."""
     if got.dtype.is_floating_point and bool(torch.isinf(got).any()):
-        c.fail(f"{what} {ADDITIVE.format(dtype=got.dtype)}")
+        c.fail(f"{what} {_ADDITIVE.format(dtype=got.dtype)}")
     if got.dtype.is_floating_point:
         why = (
             "A float mask means something else: F.scaled_dot_product_attention *adds* a float "
@@ -234,10 +234,10 @@ def _causal_leak(
             for name, shape in shapes.items()
         }
     )
-    table = torch.randn(VOCAB_SIZE, D_MODEL, generator=gen)  # a fixed embedding table
+    table = torch.randn(_VOCAB_SIZE, D_MODEL, generator=gen)  # a fixed embedding table
     keep_pads = ids is not None
     if ids is None:  # a single sequence of random tokens
-        ids = torch.randint(0, VOCAB_SIZE, (1, length), generator=gen)
+        ids = torch.randint(0, _VOCAB_SIZE, (1, length), generator=gen)
     with torch.no_grad():
         x = table[ids]  # (batch, len, d_model)
         base, _ = layer(x, x, x, mask_for(ids))  # (batch, len, d_model)
@@ -246,9 +246,9 @@ def _causal_leak(
             future = changed[:, i + 1 :]
             # a different real token at every real future position; pads stay pads
             new = (
-                future + 1 + torch.randint(0, VOCAB_SIZE - 2, future.shape, generator=gen)
-            ) % VOCAB_SIZE
-            new = torch.where(new == pad_id, (new + 1) % VOCAB_SIZE, new)
+                future + 1 + torch.randint(0, _VOCAB_SIZE - 2, future.shape, generator=gen)
+            ) % _VOCAB_SIZE
+            new = torch.where(new == pad_id, (new + 1) % _VOCAB_SIZE, new)
             if keep_pads:
                 new = torch.where(future == pad_id, future, new)
             changed[:, i + 1 :] = new
@@ -309,7 +309,7 @@ def _padding_shape_hint(shape: tuple[int, ...], batch: int, length: int) -> str:
     return "The padding mask has one flag per key: (batch, 1, 1, len)."
 
 
-PAD_INVERTED = (
+_PAD_INVERTED = (
     "Your mask is True at the pad tokens and False at the real ones: the polarity is inverted. "
     "In this course True means 'may attend' (as in F.scaled_dot_product_attention), so the "
     "mask is `ids != pad_id`. (nn.MultiheadAttention's key_padding_mask uses the opposite "
@@ -343,7 +343,7 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                 got, expected.shape, what, _padding_shape_hint(tuple(got.shape), batch, length)
             )
             _expect_bool(c, got, what, _FROM_COMPARISON)
-            mistakes = {PAD_INVERTED: (ids == pad_id)[:, None, None, :]}
+            mistakes = {_PAD_INVERTED: (ids == pad_id)[:, None, None, :]}
             if pad_id != 0:
                 mistakes[
                     f"Your mask hides the token id 0, but the pad id here is {pad_id}: compare "
@@ -416,7 +416,7 @@ def check_look_ahead_mask(look_ahead_mask, *, hidden: bool = False) -> None:
     """
     with Checker("look_ahead_mask", hidden=hidden) as c:
         c.require_callable(look_ahead_mask)
-        for number, size in enumerate(HIDDEN_SIZES if hidden else VISIBLE_SIZES):
+        for number, size in enumerate(_HIDDEN_SIZES if hidden else _VISIBLE_SIZES):
             what = f"look_ahead_mask({size})"
             got = c.call(look_ahead_mask, size, call_repr=what)
             _expect_mask_tensor(c, got, what)
@@ -480,7 +480,7 @@ def _decoder_shape_hint(shape: tuple[int, ...], batch: int, length: int) -> str:
     return "The decoder mask is (batch, 1, len, len): padding mask & look-ahead mask."
 
 
-PAD_QUERY_ROWS = (
+_PAD_QUERY_ROWS = (
     "Your mask blocks the rows of pad *queries*: the padding part sits on the query axis "
     "(len_q). Padding must hide pad *keys* (columns): (ids != pad_id)[:, None, None, :] & "
     "look_ahead_mask(len). Blocking the rows of pad queries also leaves them with no key at "
@@ -500,8 +500,8 @@ def _decoder_mistakes(ids: torch.Tensor, pad_id: int, picture: str) -> dict[str,
         "You combined the masks with OR (|): then a query may attend wherever *either* mask "
         "allows it, so every real future token becomes visible. A key must pass *both* tests "
         "(not in the future AND not a pad): use &.": pad | causal,
-        PAD_QUERY_ROWS: real[:, None, :, None] & causal,
-        PAD_QUERY_ROWS + " ": real[:, None, :, None] & pad & causal,  # on both axes
+        _PAD_QUERY_ROWS: real[:, None, :, None] & causal,
+        _PAD_QUERY_ROWS + " ": real[:, None, :, None] & pad & causal,  # on both axes
         "Your mask is the look-ahead mask alone (broadcast to the batch): pad keys are still "
         "visible. Combine it with the padding mask using &.": causal.expand(full),
         "Your mask is the padding mask alone (broadcast over the queries): every query can "

@@ -49,7 +49,7 @@ __all__ = [
     "check_split_heads",
 ]
 
-PROJECTIONS = ("w_q", "w_k", "w_v", "w_o")
+_PROJECTIONS = ("w_q", "w_k", "w_v", "w_o")
 
 
 def _where_from(got: torch.Tensor, x: torch.Tensor, index: tuple[int, ...]) -> str:
@@ -60,13 +60,13 @@ def _where_from(got: torch.Tensor, x: torch.Tensor, index: tuple[int, ...]) -> s
 
 # ------------------------------------------------------------------ split_heads
 # (seed, batch, len, d_model, num_heads, dtype)
-_SPLIT_VISIBLE = [
+_VISIBLE_SPLIT = [
     (1, 2, 3, 8, 2, torch.float32),
     (2, 1, 5, 12, 3, torch.float64),
     (3, 2, 2, 6, 6, torch.float32),  # d_head = 1
     (4, 1, 3, 4, 1, torch.float32),  # one head
 ]
-_SPLIT_HIDDEN = [
+_HIDDEN_SPLIT = [
     (101, 3, 5, 12, 4, torch.float64),
     (102, 2, 7, 16, 8, torch.float32),
     (103, 1, 6, 6, 1, torch.float32),
@@ -74,13 +74,13 @@ _SPLIT_HIDDEN = [
     (105, 2, 5, 24, 6, torch.float64),
 ]
 
-SPLIT_NO_TRANSPOSE = (
+_SPLIT_NO_TRANSPOSE = (
     "You reshaped straight to (batch, num_heads, len, d_head) without a transpose. A reshape "
     "only regroups the numbers in memory order, so 'head 0' then holds the first tokens' "
     "complete vectors instead of the first d_head features of every token. Reshape to "
     "(batch, len, num_heads, d_head) first, then `.transpose(1, 2)`."
 )
-SPLIT_STRIDED = (
+_SPLIT_STRIDED = (
     "Your heads are split along the wrong axis: head i should hold the contiguous features "
     "i*d_head ... (i+1)*d_head - 1 of each token, but yours holds every num_heads-th feature. "
     "Reshape the last axis as (num_heads, d_head), in that order, not (d_head, num_heads)."
@@ -114,7 +114,7 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
     with Checker("split_heads", hidden=hidden) as c:
         c.require_callable(split_heads)
         for seed, batch, length, d_model, num_heads, dtype in (
-            _SPLIT_HIDDEN if hidden else _SPLIT_VISIBLE
+            _HIDDEN_SPLIT if hidden else _VISIBLE_SPLIT
         ):
             d_head = d_model // num_heads
             x = randn((batch, length, d_model), seed, dtype=dtype)  # (batch, len, d_model)
@@ -154,21 +154,21 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
                 what,
                 hint=explain,
                 mistakes={
-                    SPLIT_NO_TRANSPOSE: x.reshape(batch, num_heads, length, d_head),
-                    SPLIT_STRIDED: x.reshape(batch, length, d_head, num_heads).permute(0, 3, 1, 2),
+                    _SPLIT_NO_TRANSPOSE: x.reshape(batch, num_heads, length, d_head),
+                    _SPLIT_STRIDED: x.reshape(batch, length, d_head, num_heads).permute(0, 3, 1, 2),
                 },
             )
 
 
 # ------------------------------------------------------------------ merge_heads
 # (seed, batch, num_heads, len, d_head, dtype, non_contiguous_input)
-_MERGE_VISIBLE = [
+_VISIBLE_MERGE = [
     (11, 2, 2, 3, 4, torch.float32, False),
     (12, 1, 3, 5, 2, torch.float64, False),
     (13, 2, 2, 3, 2, torch.float32, True),  # a transposed view, as split_heads returns it
     (14, 1, 1, 3, 2, torch.float32, False),  # one head
 ]
-_MERGE_HIDDEN = [
+_HIDDEN_MERGE = [
     (111, 3, 4, 2, 3, torch.float64, False),
     (112, 2, 8, 6, 2, torch.float32, False),
     (113, 1, 1, 4, 6, torch.float32, False),
@@ -176,12 +176,12 @@ _MERGE_HIDDEN = [
     (115, 2, 3, 7, 4, torch.float32, True),
 ]
 
-MERGE_NO_TRANSPOSE = (
+_MERGE_NO_TRANSPOSE = (
     "You reshaped (batch, num_heads, len, d_head) straight to (batch, len, d_model) without a "
     "transpose, so each output 'token' is cut out of one head's block of numbers. Move the "
     "heads axis back behind len first (`.transpose(1, 2)`), then reshape."
 )
-MERGE_INTERLEAVED = (
+_MERGE_INTERLEAVED = (
     "Your heads come out interleaved (feature j of head i landed at j*num_heads + i): merging "
     "should concatenate the heads, head 0's d_head features first. Transpose to (batch, len, "
     "num_heads, d_head) and flatten the last two axes in that order."
@@ -210,7 +210,7 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
     with Checker("merge_heads", hidden=hidden) as c:
         c.require_callable(merge_heads)
         for seed, batch, num_heads, length, d_head, dtype, strided in (
-            _MERGE_HIDDEN if hidden else _MERGE_VISIBLE
+            _HIDDEN_MERGE if hidden else _VISIBLE_MERGE
         ):
             if strided:  # a transposed view, as split_heads returns it
                 x = randn((batch, length, num_heads, d_head), seed, dtype=dtype).transpose(1, 2)
@@ -252,8 +252,8 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
                 what,
                 hint=explain,
                 mistakes={
-                    MERGE_NO_TRANSPOSE: x.reshape(batch, length, num_heads * d_head),
-                    MERGE_INTERLEAVED: x.permute(0, 2, 3, 1).reshape(
+                    _MERGE_NO_TRANSPOSE: x.reshape(batch, length, num_heads * d_head),
+                    _MERGE_INTERLEAVED: x.permute(0, 2, 3, 1).reshape(
                         batch, length, num_heads * d_head
                     ),
                 },
@@ -276,7 +276,7 @@ class _Case:
     train: bool = False  # checked in train() mode (only with dropout 0.0 or 1.0: no randomness)
 
 
-_MHA_VISIBLE = [
+_VISIBLE_MHA = [
     _Case(21, 2, 4, 4, 8, 2, "self", "none"),
     _Case(22, 2, 3, 5, 8, 2, "cross", "padding"),
     _Case(23, 1, 5, 5, 12, 3, "self", "causal", dropout=0.2),
@@ -285,7 +285,7 @@ _MHA_VISIBLE = [
     _Case(26, 2, 3, 4, 8, 2, "cross", "padding", dropout=0.0, train=True),
     _Case(27, 2, 3, 4, 8, 2, "cross", "padding", dropout=1.0, train=True),
 ]
-_MHA_HIDDEN = [
+_HIDDEN_MHA = [
     _Case(121, 2, 5, 7, 12, 3, "cross", "none", scale=3.0),
     _Case(122, 2, 4, 4, 16, 2, "cross", "none"),
     _Case(123, 3, 6, 6, 16, 4, "self", "causal+padding"),
@@ -300,7 +300,7 @@ _MHA_HIDDEN = [
 
 def _state_shapes(d_model: int) -> dict[str, tuple[int, ...]]:
     shapes: dict[str, tuple[int, ...]] = {}
-    for name in PROJECTIONS:
+    for name in _PROJECTIONS:
         shapes[f"{name}.weight"] = (d_model, d_model)
         shapes[f"{name}.bias"] = (d_model,)
     return shapes
@@ -455,12 +455,12 @@ def _output_from_weights(state, value, weights, num_heads):
     return merged @ p["w_o.weight"].T + p["w_o.bias"]
 
 
-KV_FROM_QUERY = (
+_KV_FROM_QUERY = (
     "Your keys and values come from `query`: in cross-attention they come from `key` and "
     "`value`, the encoder output, and only the queries come from `query`, the decoder. "
     "Project `key` with w_k and `value` with w_v."
 )
-Q_FROM_KEY = (
+_Q_FROM_KEY = (
     "Your queries come from `key`, the encoder output. In cross-attention the queries come "
     "from `query` (the decoder), the keys and values from `key`/`value` (the encoder output); "
     "some popular explanations get this backwards."
@@ -481,9 +481,9 @@ _WEIGHT_MISTAKES = [
         {"scale": "d_head"},
         "You divided the scores by d_head; the paper divides by its square root, sqrt(d_head).",
     ),
-    ({"q_from": "key"}, Q_FROM_KEY),
+    ({"q_from": "key"}, _Q_FROM_KEY),
     ({"q_from": "value"}, "Your queries come from the `value` input: project `query` with w_q."),
-    ({"k_from": "query"}, KV_FROM_QUERY),
+    ({"k_from": "query"}, _KV_FROM_QUERY),
     ({"k_proj": "w_q"}, "Your keys look like `key` projected with w_q: project the keys with w_k."),
     ({"k_proj": "w_v"}, "Your keys look like `key` projected with w_v: project the keys with w_k."),
     (
@@ -538,23 +538,23 @@ _OUTPUT_MISTAKES = [
     ),
 ]
 
-DROPOUT_IN_EVAL = (
+_DROPOUT_IN_EVAL = (
     "The module is in eval mode, where dropout must do nothing: use `self.dropout = "
     "nn.Dropout(dropout)` (it follows train()/eval()), or F.dropout(..., "
     "training=self.training)."
 )
-DROPOUT_NOT_IN_TRAIN = (
+_DROPOUT_NOT_IN_TRAIN = (
     "In train mode with dropout=1.0 every attention weight is dropped, so each head's output is "
     "0 and the layer's output is just w_o's bias. Yours is what eval mode gives: dropout is "
     "not applied in training. Apply it to the attention weights before they multiply the "
     "values: `self.dropout(weights) @ v`."
 )
-DROPOUT_AFTER_W_O = (
+_DROPOUT_AFTER_W_O = (
     "In train mode with dropout=1.0 your output is all zeros: you applied dropout to the "
     "layer's output, after w_o. In multi-head attention, dropout acts on the attention weights "
     "(before they multiply the values), so with dropout=1.0 the output is w_o's bias."
 )
-DROPOUT_ON_SCORES = (
+_DROPOUT_ON_SCORES = (
     "With dropout=1.0 in train mode your weights are uniform over the allowed keys: you "
     "applied dropout to the scores before the softmax (zeroed scores give equal weights). "
     "Dropout acts on the weights after the softmax, where the values are mixed."
@@ -582,9 +582,9 @@ def _weights_shape_hint(got: tuple, batch: int, num_heads: int, len_q: int, len_
         "per query and one column per key.",
     }
     if len_q != len_k:
-        hints[(batch, num_heads, len_k, len_k)] = f"You have one row per *key*. {Q_FROM_KEY}"
+        hints[(batch, num_heads, len_k, len_k)] = f"You have one row per *key*. {_Q_FROM_KEY}"
         hints[(batch, num_heads, len_q, len_q)] = (
-            f"You have one column per *query*. {KV_FROM_QUERY}"
+            f"You have one column per *query*. {_KV_FROM_QUERY}"
         )
     return hints.get(tuple(got), "")
 
@@ -597,7 +597,7 @@ def _output_shape_hint(got: tuple, case: _Case) -> str:
         (b, lq, h, d // h): "Flatten the last two axes: (batch, len_q, d_model).",
     }
     if lq != lk:
-        hints[(b, lk, d)] = f"You have one output row per *key*. {Q_FROM_KEY}"
+        hints[(b, lk, d)] = f"You have one output row per *key*. {_Q_FROM_KEY}"
     return hints.get(tuple(got), "There is one output row per query: (batch, len_q, d_model).")
 
 
@@ -640,7 +640,7 @@ def check_MultiHeadAttention(cls, *, hidden: bool = False) -> None:
     """
     with Checker("MultiHeadAttention", hidden=hidden) as c:
         c.require_callable(cls, "MultiHeadAttention")
-        for case in _MHA_HIDDEN if hidden else _MHA_VISIBLE:
+        for case in _HIDDEN_MHA if hidden else _VISIBLE_MHA:
             _check_case(c, cls, case)
 
 
@@ -715,7 +715,7 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
         )
     else:
         if dropped_entirely:
-            weight_mistakes[DROPOUT_ON_SCORES] = lambda: _variant(
+            weight_mistakes[_DROPOUT_ON_SCORES] = lambda: _variant(
                 *variant_args, uniform_weights=True
             )[1]
         convention = expect_attention_weights(
@@ -733,8 +733,8 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
             hint="With dropout=1.0 in train mode, the output must be w_o's bias in every "
             "position: dropout acts on the attention weights, before they multiply the values.",
             mistakes={
-                DROPOUT_NOT_IN_TRAIN: expected_out,
-                DROPOUT_AFTER_W_O: torch.zeros(b, lq, d),
+                _DROPOUT_NOT_IN_TRAIN: expected_out,
+                _DROPOUT_AFTER_W_O: torch.zeros(b, lq, d),
             },
         )
         return
@@ -743,7 +743,7 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
         expected_out = _output_from_weights(state, value, own, h)
     hint = ""
     if case.dropout and not case.train:
-        hint = DROPOUT_IN_EVAL
+        hint = _DROPOUT_IN_EVAL
     elif case.train:
         hint = (
             "In train mode with dropout=0.0, dropout changes nothing: the layer must compute "

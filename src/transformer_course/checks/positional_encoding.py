@@ -44,13 +44,13 @@ __all__ = [
 # float32 arithmetic (torch's default, or the exp/log form of 10000^(2i/d_model))
 # loses about 1e-7 of the angle per unit of position: at position 255 that is a
 # few 1e-5 after sin/cos. Every real mistake is off by far more than 1e-4.
-FLOAT32_FORMULA = {"rtol": 1e-5, "atol": 1e-4}
+_FLOAT32_FORMULA = {"rtol": 1e-5, "atol": 1e-4}
 
 
 def _tolerance(*dtypes) -> dict[str, float]:
     """The tolerance of the least precise dtype, but never tighter than a float32 formula."""
     fit = tolerance(*dtypes)
-    return {key: max(fit[key], FLOAT32_FORMULA[key]) for key in fit}
+    return {key: max(fit[key], _FLOAT32_FORMULA[key]) for key in fit}
 
 
 # ------------------------------------------------------------------ wrong tables
@@ -161,7 +161,7 @@ def _pe_property_hint(got: np.ndarray, max_len: int, d_model: int) -> str:
             "Some values are outside [-1, 1], which sin and cos never leave. Is the angle "
             "inside the sin/cos?"
         )
-    atol = FLOAT32_FORMULA["atol"]
+    atol = _FLOAT32_FORMULA["atol"]
     row0 = np.where(np.arange(d_model) % 2 == 0, 0.0, 1.0)
     if not np.allclose(got[0], row0, atol=atol):
         return (
@@ -184,8 +184,8 @@ def _pe_property_hint(got: np.ndarray, max_len: int, d_model: int) -> str:
 
 
 # --------------------------------------------------------------- positional_encoding
-VISIBLE_PE = [(6, 4), (20, 10), (9, 7), (1, 3)]
-HIDDEN_PE = [(12, 8), (64, 32), (17, 9), (256, 128), (30, 3), (1, 6), (5, 1)]
+_VISIBLE_PE = [(6, 4), (20, 10), (9, 7), (1, 3)]
+_HIDDEN_PE = [(12, 8), (64, 32), (17, 9), (256, 128), (30, 3), (1, 6), (5, 1)]
 
 
 def _expect_array(c: Checker, got, what: str, shape: str) -> None:
@@ -215,7 +215,7 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
     """
     with Checker("positional_encoding", hidden=hidden) as c:
         c.require_callable(positional_encoding)
-        for max_len, d_model in HIDDEN_PE if hidden else VISIBLE_PE:
+        for max_len, d_model in _HIDDEN_PE if hidden else _VISIBLE_PE:
             what = f"positional_encoding(max_len={max_len}, d_model={d_model})"
             got = c.call(
                 positional_encoding,
@@ -294,7 +294,7 @@ def _shift_mistakes(k, d_model):
 
 def _shift_property_hint(got: np.ndarray, k: int, d_model: int) -> str:
     blocks = np.kron(np.eye(d_model // 2), np.ones((2, 2))) > 0
-    if np.abs(np.where(blocks, 0.0, got)).max() > FLOAT32_FORMULA["atol"]:
+    if np.abs(np.where(blocks, 0.0, got)).max() > _FLOAT32_FORMULA["atol"]:
         return (
             "M should be block diagonal: each 2×2 block (2i, 2i+1) mixes one sine with its "
             "own cosine, and everything outside those blocks is 0."
@@ -309,8 +309,8 @@ def _shift_property_hint(got: np.ndarray, k: int, d_model: int) -> str:
     )
 
 
-VISIBLE_SHIFT = [(3, 4), (5, 8), (-2, 6), (0, 4)]
-HIDDEN_SHIFT = [(7, 16), (-11, 10), (100, 32), (0, 4), (1, 2), (4, 64)]
+_VISIBLE_SHIFT = [(3, 4), (5, 8), (-2, 6), (0, 4)]
+_HIDDEN_SHIFT = [(7, 16), (-11, 10), (100, 32), (0, 4), (1, 2), (4, 64)]
 
 _RAISE_VALUE_ERROR = (
     "For an odd d_model, raise a ValueError yourself, with a message that says why, so "
@@ -326,7 +326,7 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
     """
     with Checker("relative_shift", hidden=hidden) as c:
         c.require_callable(relative_shift)
-        for k, d_model in HIDDEN_SHIFT if hidden else VISIBLE_SHIFT:
+        for k, d_model in _HIDDEN_SHIFT if hidden else _VISIBLE_SHIFT:
             what = f"relative_shift(k={k}, d_model={d_model})"
             got = c.call(relative_shift, k, d_model, call_repr=what)
             _expect_array(c, got, what, "(d_model, d_model)")
@@ -368,13 +368,13 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
 
 
 # --------------------------------------------------------------- PositionalEncoding
-VISIBLE_MODULE = [(8, 20, [(2, 5), (1, 20)])]
-HIDDEN_MODULE = [
+_VISIBLE_MODULE = [(8, 20, [(2, 5), (1, 20)])]
+_HIDDEN_MODULE = [
     (16, 64, [(3, 17), (2, 64), (1, 1)]),
     (6, 10, [(4, 10), (5, 3)]),
     (4, 12, [(2, 7)]),
 ]
-LAYOUTS = ("(1, max_len, d_model)", "(max_len, d_model)", "(max_len, 1, d_model)")
+_LAYOUTS = ("(1, max_len, d_model)", "(max_len, d_model)", "(max_len, 1, d_model)")
 
 _NOT_IN_STATE_DICT = (
     "PositionalEncoding's state dict is empty: the table is a plain attribute (or a buffer "
@@ -399,8 +399,8 @@ def _exercise_1(mistake: str) -> str:
 
 def _stored_tables(found: dict, max_len: int, d_model: int) -> dict[str, tuple[str, np.ndarray]]:
     """key -> (layout, the (max_len, d_model) table) of every state-dict entry shaped like one."""
-    shapes = {(1, max_len, d_model): LAYOUTS[0], (max_len, d_model): LAYOUTS[1]}
-    shapes[(max_len, 1, d_model)] = LAYOUTS[2]
+    shapes = {(1, max_len, d_model): _LAYOUTS[0], (max_len, d_model): _LAYOUTS[1]}
+    shapes[(max_len, 1, d_model)] = _LAYOUTS[2]
     tables = {}
     for key, value in found.items():
         layout = shapes.get(tuple(value.shape))
@@ -417,11 +417,11 @@ def _check_stored_table(c: Checker, found: dict, built: str, max_len: int, d_mod
     expected = ref.positional_encoding(max_len, d_model)
     unknown = ""  # the layout of a table-shaped entry that is not the table
     for key, (layout, table) in _stored_tables(found, max_len, d_model).items():
-        if np.allclose(table, expected, **FLOAT32_FORMULA):
+        if np.allclose(table, expected, **_FLOAT32_FORMULA):
             c.ok()
             return layout
         for mistake, wrong in _pe_mistakes(max_len, d_model).items():
-            if np.allclose(table, wrong(), **FLOAT32_FORMULA):
+            if np.allclose(table, wrong(), **_FLOAT32_FORMULA):
                 c.fail(
                     f"{built}: the table in its state dict, `{key}`, is wrong. "
                     + _exercise_1(mistake)
@@ -431,7 +431,7 @@ def _check_stored_table(c: Checker, found: dict, built: str, max_len: int, d_mod
 
 
 def _slice_hint(layout: str, length: int, max_len: int) -> str:
-    if layout == LAYOUTS[1]:
+    if layout == _LAYOUTS[1]:
         return (
             "Your table is 2-D, (max_len, d_model), so slicing its second axis picks "
             "feature columns, not positions. Either store it with a batch axis in front, "
@@ -569,7 +569,7 @@ def check_PositionalEncoding(cls, *, hidden: bool = False) -> None:
     with Checker("PositionalEncoding", hidden=hidden) as c:
         c.require_callable(cls)
         gen = torch_generator(303 if hidden else 30)
-        for d_model, max_len, inputs in HIDDEN_MODULE if hidden else VISIBLE_MODULE:
+        for d_model, max_len, inputs in _HIDDEN_MODULE if hidden else _VISIBLE_MODULE:
             module, built = build_module(
                 c,
                 cls,

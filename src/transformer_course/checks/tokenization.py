@@ -87,7 +87,7 @@ def _ids(c: Checker, got, what: str, hint: str = "Return a list of ids (ints).")
 
 
 # -------------------------------------------------------------------------- tokenize
-VISIBLE_TEXTS = [
+_VISIBLE_TEXTS = [
     "Hello, I love you!",
     "The ball is blue.",
     "Hi   how are you?",
@@ -96,7 +96,7 @@ VISIBLE_TEXTS = [
     "She didn't.",
     "",
 ]
-HIDDEN_TEXTS = [
+_HIDDEN_TEXTS = [
     "The black cat drank the milk... didn't it?!",
     "La bola es azul; ¿verdad?",
     "Ünïcödé wörds, 42 numbers & snake_case",
@@ -110,7 +110,7 @@ def check_tokenize(tokenize, *, hidden: bool = False) -> None:
     punctuation marks, whitespace dropped; a list or a tuple of str is accepted."""
     with Checker("tokenize", hidden=hidden) as c:
         c.require_callable(tokenize)
-        for text in HIDDEN_TEXTS if hidden else VISIBLE_TEXTS:
+        for text in _HIDDEN_TEXTS if hidden else _VISIBLE_TEXTS:
             what = f"tokenize({text!r})"
             got = _tokens(c, c.call(tokenize, text), what, "Return a list of strings.")
             lower = text.lower()
@@ -182,7 +182,7 @@ def _vocab_alphabetical(token_lists, min_freq=1):
     return _vocab_after(sorted(counts.items()), min_freq)
 
 
-VOCAB_ORDER_HINT = (
+_VOCAB_ORDER_HINT = (
     "After the specials: tokens seen at least min_freq times, most frequent first, ties in "
     "alphabetical order."
 )
@@ -236,7 +236,7 @@ def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
                 dict(got),
                 expected,
                 what,
-                hint=VOCAB_ORDER_HINT,
+                hint=_VOCAB_ORDER_HINT,
                 mistakes={
                     "Ties must be broken alphabetically; yours keep the order of first appearance "
                     "(Counter.most_common does that).": _vocab_first_seen(token_lists, min_freq),
@@ -562,14 +562,14 @@ def _merges(c: Checker, got, what: str) -> dict[tuple[int, int], int]:
     return {(int(a), int(b)): int(v) for (a, b), v in got.items()}
 
 
-EARLY_STOP_HINT = (
+_EARLY_STOP_HINT = (
     "When fewer than two ids remain there is no pair left to merge: stop early (train_bpe learns "
     "*up to* num_merges merges) instead of asking max() for the best of no pairs."
 )
 # max() of nothing says so in different words across Python versions.
-EARLY_STOP_HINTS = [
-    ("arg is an empty sequence", EARLY_STOP_HINT),
-    ("iterable argument is empty", EARLY_STOP_HINT),
+_EARLY_STOP_HINTS = [
+    ("arg is an empty sequence", _EARLY_STOP_HINT),
+    ("iterable argument is empty", _EARLY_STOP_HINT),
 ]
 
 
@@ -593,7 +593,7 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
             what = f"train_bpe({text!r}, {num_merges})"
             got = _merges(
                 c,
-                c.call(train_bpe, text, num_merges, hints=EARLY_STOP_HINTS),
+                c.call(train_bpe, text, num_merges, hints=_EARLY_STOP_HINTS),
                 what,
             )
             byte_ids = list(text.encode("utf-8"))
@@ -643,7 +643,7 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
             )
 
 
-HIDDEN_BPE_TEXTS = [
+_HIDDEN_BPE_TEXTS = [
     "the cat sat on the mat",
     "naïve café, déjà vu — 東京 🙂",
     "aaaaaaa",
@@ -665,13 +665,13 @@ def _encode_by_count(text, merges):
         ids = ref.merge_pair(ids, pair, merges[pair])
 
 
-ENCODE_STOP_HINT = (
+_ENCODE_STOP_HINT = (
     "Stop as soon as no adjacent pair has a merge, which includes the case where fewer than "
     "two ids remain ('aa' becomes the single token 256): min() or max() of no pairs fails."
 )
-ENCODE_STOP_HINTS = [
-    ("arg is an empty sequence", ENCODE_STOP_HINT),
-    ("iterable argument is empty", ENCODE_STOP_HINT),
+_ENCODE_STOP_HINTS = [
+    ("arg is an empty sequence", _ENCODE_STOP_HINT),
+    ("iterable argument is empty", _ENCODE_STOP_HINT),
 ]
 
 
@@ -682,7 +682,7 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
         c.require_callable(bpe_encode)
         if hidden:
             merges = ref.train_bpe("the cat sat on the mat. the cat ate. café déjà", 12)
-            cases = [(t, merges) for t in HIDDEN_BPE_TEXTS]
+            cases = [(t, merges) for t in _HIDDEN_BPE_TEXTS]
             cases.append(("abcabc", {(98, 99): 256, (97, 98): 257, (97, 256): 258}))
         else:
             merges = ref.train_bpe(_CLASSIC, 3)
@@ -690,7 +690,7 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             cases.append(("ababcab", _RANKED_MERGES))
         for text, m in cases:
             what = f"bpe_encode({text!r}, merges={m if len(m) <= 3 else '...'})"
-            got = _ids(c, c.call(bpe_encode, text, dict(m), hints=ENCODE_STOP_HINTS), what)
+            got = _ids(c, c.call(bpe_encode, text, dict(m), hints=_ENCODE_STOP_HINTS), what)
             expected = ref.bpe_encode(text, m)
             c.expect_equal(
                 got,
@@ -725,7 +725,7 @@ def _decode_bytes_as_chars(ids, merges):
     return "".join(table[i] for i in ids)
 
 
-DECODE_ONCE_HINT = (
+_DECODE_ONCE_HINT = (
     "Decode the joined bytes once at the end: decoding token by token breaks characters whose "
     "UTF-8 bytes ended up in different tokens."
 )
@@ -738,7 +738,7 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
         c.require_callable(bpe_decode)
         if hidden:
             merges = ref.train_bpe("the cat sat on the mat. café déjà 東京 東京", 15)
-            texts = [*HIDDEN_BPE_TEXTS, "東京 café"]
+            texts = [*_HIDDEN_BPE_TEXTS, "東京 café"]
         else:
             merges = ref.train_bpe(_CLASSIC, 3)
             texts = [_CLASSIC, "abcd", "héllo"]
@@ -749,7 +749,7 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                 bpe_decode,
                 list(ids),
                 dict(merges),
-                hints={"can't decode byte": DECODE_ONCE_HINT},
+                hints={"can't decode byte": _DECODE_ONCE_HINT},
             )
             c.expect_type(got, str, what, "Return the decoded text as a str.")
             c.expect_equal(
@@ -759,7 +759,7 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                 hint="Build a table id -> bytes (0..255 are single bytes; each merge (a, b) -> new_id "
                 "is table[a] + table[b], in learned order), join the bytes, then .decode('utf-8').",
                 mistakes={
-                    DECODE_ONCE_HINT: _decode_per_token(ids, merges),
+                    _DECODE_ONCE_HINT: _decode_per_token(ids, merges),
                     "Each id stands for *bytes*, not characters: chr(byte) turns 'é' (two bytes) "
                     "into 'Ã©'. Keep bytes in the table (bytes([i])), join them, and decode the "
                     "result as UTF-8 once.": _decode_bytes_as_chars(ids, merges),

@@ -23,7 +23,7 @@ __all__ = [
 # classic mistake at once: the first is the lesson's worked example; the square one
 # shows what a mean without keepdims does when it happens to broadcast; the 3-D one
 # tells axis=-1 from axis=1; the 1-D one is a single row.
-VISIBLE_INPUTS = (
+_VISIBLE_INPUTS = (
     np.array([[1.0, 2.0, 3.0], [10.0, 20.0, 60.0]]),
     np.arange(8.0).reshape(4, 2),
     np.array([[1.0, 2.0, 6.0], [0.0, 3.0, 3.0], [4.0, 4.0, 4.0]]),
@@ -31,13 +31,13 @@ VISIBLE_INPUTS = (
     np.array([2.0, 4.0, 9.0]),
 )
 
-KEEPDIMS_HINT = (
+_KEEPDIMS_HINT = (
     "A mean over the last axis drops that axis: for x of shape (n, m) the means have shape "
     "(n,), and numpy lines them up with x's *last* axis, not its first. Keep the reduced axis "
     "as a size-1 axis (numpy's mean has an argument for that), or add it back, so that each "
     "row's mean is subtracted from its own row."
 )
-LAST_AXIS_HINT = (
+_LAST_AXIS_HINT = (
     "'Each row' means the last axis, whatever the number of dimensions: axis=-1 is the "
     "last axis of a 1-D, 2-D or 3-D array alike, while axis=1 is the last one only in 2-D."
 )
@@ -69,14 +69,14 @@ def check_center_rows(center_rows, *, hidden: bool = False) -> None:
     """Check ``center_rows(x)``: x minus the mean of each row (the last axis)."""
     with Checker("center_rows", hidden=hidden) as c:
         c.require_callable(center_rows)
-        for x in _hidden_inputs() if hidden else VISIBLE_INPUTS:
+        for x in _hidden_inputs() if hidden else _VISIBLE_INPUTS:
             what = f"center_rows(x) for x of shape {x.shape}"
             got = c.call(
                 center_rows,
                 x.copy(),
                 hints={
-                    "could not be broadcast": KEEPDIMS_HINT,
-                    "out of bounds for array of dimension": LAST_AXIS_HINT,
+                    "could not be broadcast": _KEEPDIMS_HINT,
+                    "out of bounds for array of dimension": _LAST_AXIS_HINT,
                 },
             )
             c.expect_type(got, np.ndarray, what)
@@ -103,9 +103,9 @@ def check_center_rows(center_rows, *, hidden: bool = False) -> None:
                     "It looks like you also divided by the standard deviation: only subtract the "
                     "mean here.": expected / np.maximum(x.std(axis=-1, keepdims=True), 1e-12),
                     "It looks like the means were taken over axis 1, which is the last axis only "
-                    f"of a 2-D array. {LAST_AXIS_HINT}": _mean_over_axis_1(x),
+                    f"of a 2-D array. {_LAST_AXIS_HINT}": _mean_over_axis_1(x),
                     "It looks like the row means were subtracted down the columns: on this square "
-                    f"input the means broadcast without an error, but the wrong way. {KEEPDIMS_HINT}": (
+                    f"input the means broadcast without an error, but the wrong way. {_KEEPDIMS_HINT}": (
                         _row_means_without_keepdims(x)
                     ),
                 },
