@@ -34,6 +34,7 @@ from torch import nn
 
 from transformer_course.checking.objects import ParametersOf, recipe_of
 from transformer_course.grader import codec
+from transformer_course.grader.inside.allowlist import importable
 
 __all__ = [
     "ClassProxy",
@@ -365,7 +366,7 @@ def encode_course_object(obj: Any, encoder: codec.Encoder) -> Any:
     meta: dict[str, Any] = {
         "factory": recipe.factory,
         "shipped": None
-        if importable_in_sandbox(recipe.factory.partition(":")[0])
+        if importable(recipe.factory.partition(":")[0])
         else ship(_resolve_factory(recipe.factory), encoder),
         "args": encoder.encode(list(recipe.args)),
         "kwargs": encoder.encode(dict(recipe.kwargs)),
@@ -378,18 +379,6 @@ def encode_course_object(obj: Any, encoder: codec.Encoder) -> Any:
     if isinstance(obj, nn.Module):
         meta["modes"] = encoder.encode([[name, m.training] for name, m in obj.named_modules()])
     return ["O", meta, index]
-
-
-SANDBOX_IMPORTABLE = (
-    "torch", "numpy", "math", "functools", "collections", "itertools", "operator",
-    "transformer_course.reference", "transformer_course.checking", "transformer_course.data",
-    "transformer_course.glossary",
-)  # fmt: skip
-
-
-def importable_in_sandbox(module: str) -> bool:
-    """Can the sandbox import this module by name? (Not the checks: they are not there.)"""
-    return any(module == name or module.startswith(name + ".") for name in SANDBOX_IMPORTABLE)
 
 
 def _resolve_factory(dotted: str) -> Any:
@@ -425,10 +414,10 @@ def ship(obj: Any, encoder: codec.Encoder, depth: int = 0) -> dict:
             continue  # a local name, or a builtin
         value = getattr(module, name)
         if isinstance(value, types.ModuleType):
-            if not importable_in_sandbox(value.__name__):
+            if not importable(value.__name__):
                 raise codec.CodecError(f"{obj.__qualname__} uses the module {value.__name__}")
             shipped[name] = ["module", value.__name__]
-        elif callable(value) and importable_in_sandbox(getattr(value, "__module__", "") or ""):
+        elif callable(value) and importable(getattr(value, "__module__", "") or ""):
             shipped[name] = ["import", f"{value.__module__}:{value.__qualname__}"]
         elif callable(value):
             shipped[name] = ["source", ship(value, encoder, depth + 1)]
