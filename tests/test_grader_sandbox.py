@@ -144,8 +144,16 @@ def toy_spec() -> LessonSpec:
         ]
         release += [CellSpec("answer", ex.name, STUB.format(name=ex.name), ex.name),
                     CellSpec("test", f"test_{ex.name}", f"check_{ex.name}({ex.name})", ex.name)]  # fmt: skip
-    return LessonSpec("99_toy", EXERCISES, instructor, release, modules={}, guarded=REFERENCE,
-                      checks_fingerprint="", fingerprint="toy", extra={"checks": CHECKS})  # fmt: skip
+    return LessonSpec(
+        "99_toy",
+        EXERCISES,
+        instructor,
+        release,
+        modules={},
+        guarded=REFERENCE,
+        checks_fingerprint="",
+        fingerprint="toy",
+    )
 
 
 def toy_notebook(answers: dict[str, str], before_scaler: str | None = None) -> bytes:
@@ -169,7 +177,7 @@ def grade_toy(
     answers: dict[str, str], mode: str | None = None, before_scaler=None
 ) -> SubmissionResult:
     task = Task("toy", "99_toy", "toy", toy_notebook(answers, before_scaler), {}, LIMITS, mode)
-    return grade_submission(task, toy_spec())
+    return grade_submission(task, toy_spec(), CHECKS)
 
 
 def by_name(result: SubmissionResult) -> dict:
@@ -363,7 +371,7 @@ def test_a_passing_failure_of_the_grader_is_retried_and_a_lasting_one_is_flagged
         calls.append(task.student)
         if len(calls) == 1:
             raise RuntimeError("the sandbox did not start in time")
-        return grade_submission(task, spec)
+        return grade_submission(task, spec, CHECKS)
 
     monkeypatch.setattr(runner, "grade_submission", flaky)
     result = SubmissionResult.from_dict(runner.run_task(task))

@@ -65,8 +65,9 @@ def from_folder(
                     problem = None
                 except OSError as exc:
                     data, problem = b"", f"the notebook cannot be read ({exc})"
-                found.append(Submission(student, lesson, str(expected), data, problem,
-                                        _timestamp(folder)))  # fmt: skip
+                found.append(
+                    Submission(student, lesson, str(expected), data, problem, _timestamp(folder))
+                )
                 continue
             others = sorted(p.name for p in folder.glob("*.ipynb"))
             problem = f"there is no {lesson}.ipynb in {folder}"
@@ -92,9 +93,12 @@ def _lesson_from_metadata(data: bytes, lessons: list[str]) -> str | None:
 
 
 def from_zip(
-    archive: Path, lessons: list[str], regex: str | None, submitted: Path | None,
+    archive: Path,
+    lessons: list[str],
+    regex: str | None,
+    submitted: Path | None,
     students: list[str] | None = None,
-) -> tuple[list[Submission], list[str]]:  # fmt: skip
+) -> tuple[list[Submission], list[str]]:
     """(submissions, names of files that could not be attributed to a student)."""
     pattern = re.compile(regex or DEFAULT_REGEX)
     chosen: dict[tuple[str, str], Submission] = {}
@@ -132,8 +136,14 @@ def from_zip(
                     f"the notebook is named {file_id or name!r}, not {lesson}: a renamed notebook? "
                     f"Rename it to {lesson}.ipynb and grade again"
                 )
-            submission = Submission(student, lesson, f"{archive}:{info.filename}", data, problem,
-                                    groups.get("timestamp"))  # fmt: skip
+            submission = Submission(
+                student,
+                lesson,
+                f"{archive}:{info.filename}",
+                data,
+                problem,
+                groups.get("timestamp"),
+            )
             key = (student, lesson)
             if key in chosen:
                 duplicates[key] = duplicates.get(key, 1) + 1

@@ -11,7 +11,6 @@ on untouched answer cells, and the submission ``flagged`` when a human should lo
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import tempfile
@@ -51,11 +50,16 @@ def ensure_assignment(db_url: str, spec: LessonSpec, course_dir: Path) -> None:
 
     with tempfile.TemporaryDirectory() as release:
         command = [
-            sys.executable, "-m", "nbgrader", "generate_assignment", spec.lesson, "--force",
+            sys.executable,
+            "-m",
+            "nbgrader",
+            "generate_assignment",
+            spec.lesson,
+            "--force",
             f"--CourseDirectory.root={course_dir}",
             f"--CourseDirectory.release_directory={release}",
             f"--CourseDirectory.db_url={db_url}",
-        ]  # fmt: skip
+        ]
         result = subprocess.run(
             command, cwd=course_dir, capture_output=True, text=True, env=tool_env(), timeout=600
         )
@@ -147,11 +151,6 @@ def _timestamp(text: str | None):
         return None
 
 
-def db_file(db_url: str) -> Path | None:
-    prefix = "sqlite:///"
-    return Path(db_url[len(prefix) :]) if db_url.startswith(prefix) else None
-
-
 def describe(db_url: str) -> str:
     """The URL without a password, for messages."""
     if "@" in db_url and "://" in db_url:
@@ -160,6 +159,3 @@ def describe(db_url: str) -> str:
         user = credentials.split(":", 1)[0]
         return f"{scheme}://{user}@{host}"
     return db_url
-
-
-os.environ.setdefault("SQLALCHEMY_SILENCE_UBER_WARNING", "1")

@@ -70,7 +70,7 @@ class LessonSpec:
 
     @property
     def topic(self) -> str:
-        return self.lesson.split("_", 1)[1]
+        return registry.lesson_topic(self.lesson)
 
     def exercise(self, name: str) -> ExerciseSpec:
         for ex in self.exercises:
@@ -233,7 +233,7 @@ def build_spec(lesson: str, course_dir: Path, exercises=None) -> LessonSpec:
         if spec.role == "text":
             spec = CellSpec("text", None, "")
         release.append(spec)
-    topic = lesson.split("_", 1)[1]
+    topic = registry.lesson_topic(lesson)
     reference_dir = PACKAGE_DIR / "reference"
     modules = {}
     for path in sorted(reference_dir.glob("*.py")):
@@ -279,4 +279,4 @@ def _topics(course_dir: Path) -> dict[str, str]:
         lessons.update(p.name for p in solutions.iterdir() if p.is_dir() and "_" in p.name)
     else:  # pragma: no cover - a course directory without masters
         lessons.update(registry.lessons())
-    return {lesson.split("_", 1)[1]: lesson for lesson in sorted(lessons)}
+    return {registry.lesson_topic(lesson): lesson for lesson in sorted(lessons)}

@@ -145,8 +145,12 @@ class ModuleProxy(nn.Module, Remote):
         return self._session.call(self, "state_dict", args, kwargs)
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        return self._session.call(self, "load_state_dict", (dict(state_dict),),
-                                  {"strict": strict, "assign": assign} if assign else {"strict": strict})  # fmt: skip
+        return self._session.call(
+            self,
+            "load_state_dict",
+            (dict(state_dict),),
+            {"strict": strict, "assign": assign} if assign else {"strict": strict},
+        )
 
     def train(self, mode: bool = True):
         self._session.call(self, "train", (mode,), {})
@@ -259,8 +263,12 @@ def _exception_class(name: str, bases: list[str]) -> type:
         def init(self, message: str = "") -> None:
             Exception.__init__(self, message)
 
-        namespace = {"__str__": __str__, "__init__": init, "__module__": "builtins",
-                     "__doc__": "An exception raised by the learner's code in the sandbox."}  # fmt: skip
+        namespace = {
+            "__str__": __str__,
+            "__init__": init,
+            "__module__": "builtins",
+            "__doc__": "An exception raised by the learner's code in the sandbox.",
+        }
         try:
             cls = type(name, (base,), namespace)
         except TypeError:

@@ -17,6 +17,7 @@ import time
 from typing import Any
 
 from transformer_course.grader import codec, proxy, sandbox
+from transformer_course.grader.evidence import ReferenceUse, Trip
 from transformer_course.grader.lesson import ExerciseSpec, LessonSpec
 
 MISSING = object()
@@ -79,8 +80,13 @@ def describe_death(status: dict, limits: sandbox.Limits) -> str:
 
 
 class Session:
-    def __init__(self, spec: LessonSpec, limits: sandbox.Limits, mode: str | None = None,
-                 given: set[int] | None = None):  # fmt: skip
+    def __init__(
+        self,
+        spec: LessonSpec,
+        limits: sandbox.Limits,
+        mode: str | None = None,
+        given: set[int] | None = None,
+    ):
         self.spec = spec
         self.given = given or set()  # cells that are the lesson's own, unchanged code
         self.limits = limits
@@ -94,8 +100,8 @@ class Session:
         self.methods: tuple[str, ...] = ()
         self.exercise_deadline: float | None = None
         self.submission_deadline = time.monotonic() + limits.submission_timeout
-        self.trips: list[dict] = []
-        self.references: list[dict] = []
+        self.trips: list[Trip] = []
+        self.references: list[ReferenceUse] = []
         self.graded: set[str] = set()
         self.outputs: list[str] = []
         self.request_id = 0
@@ -118,8 +124,12 @@ class Session:
                 self.zygote = sandbox.acquire(self.mode)
         self.generation += 1
         tripwires = {ex.name: list(ex.forbidden) for ex in self.spec.exercises if ex.forbidden}
-        header = {"op": "setup", "modules": self.spec.modules, "guarded": self.spec.guarded,
-                  "tripwires": tripwires}  # fmt: skip
+        header = {
+            "op": "setup",
+            "modules": self.spec.modules,
+            "guarded": self.spec.guarded,
+            "tripwires": tripwires,
+        }
         reply, _ = self.request(header, [], time.monotonic() + 120, "setup")
         self.namespaces = bool(reply.get("namespaces"))
 
@@ -171,20 +181,28 @@ class Session:
                         seconds = 1.0 if len(item) > 3 else self.limits.cell_timeout
                         try:
                             self.request(
-                                {"op": "exec", "cell": item[1], "source": item[2]}, [],
-                                self._deadline(seconds), "cell",
-                            )  # fmt: skip
+                                {"op": "exec", "cell": item[1], "source": item[2]},
+                                [],
+                                self._deadline(seconds),
+                                "cell",
+                            )
                         except SandboxAbort as abort:
                             if not abort.recovered:
                                 raise
                     else:
-                        self.request({"op": "release", "name": item[1]}, [],
-                                     self._deadline(30.0), "setup")  # fmt: skip
+                        self.request(
+                            {"op": "release", "name": item[1]}, [], self._deadline(30.0), "setup"
+                        )
                 return
             except SandboxAbort:
                 self.history.remove(current)  # this cell killed it the second time: skip it
                 self._kill()
                 continue
+
+    def check_submission_time(self) -> None:
+        """Raise :class:`GiveUp` once the whole submission has used up its time."""
+        if time.monotonic() >= self.submission_deadline:
+            raise GiveUp(self._submission_limit())
 
     def _submission_limit(self) -> str:
         return (
@@ -359,9 +377,11 @@ class Session:
     def get_attribute(self, target: proxy.Remote, attr: str) -> Any:
         self._check_generation(target)
         reply, buffers = self.request(
-            {"op": "getattr", "target": target._handle, "attr": attr}, [],
-            self._deadline(self.limits.check_timeout), "check",
-        )  # fmt: skip
+            {"op": "getattr", "target": target._handle, "attr": attr},
+            [],
+            self._deadline(self.limits.check_timeout),
+            "check",
+        )
         try:
             return codec.Decoder(buffers).decode(reply.get("value"))
         except codec.CodecError:
@@ -373,8 +393,14 @@ class Session:
                 "crashed", "the sandbox was restarted, so this object of your code is gone"
             )
 
-    def call(self, target: proxy.Remote, attr: str | None, args: tuple, kwargs: dict,
-             listify: bool = False):  # fmt: skip
+    def call(
+        self,
+        target: proxy.Remote,
+        attr: str | None,
+        args: tuple,
+        kwargs: dict,
+        listify: bool = False,
+    ):
         self._check_generation(target)
         encoder = codec.Encoder(extension=self._encode_extension)
         try:
@@ -384,8 +410,15 @@ class Session:
             raise CheckProblem(
                 f"the check's arguments cannot be sent to the sandbox: {exc}"
             ) from None
-        header = {"op": "call", "target": target._handle, "attr": attr, "args": args_node,
-                  "kwargs": kwargs_node, "exercise": self.exercise, "listify": listify}  # fmt: skip
+        header = {
+            "op": "call",
+            "target": target._handle,
+            "attr": attr,
+            "args": args_node,
+            "kwargs": kwargs_node,
+            "exercise": self.exercise,
+            "listify": listify,
+        }
         reply, buffers = self.request(
             header, encoder.buffers, self._deadline(self.limits.check_timeout), "check"
         )
@@ -394,11 +427,9 @@ class Session:
         for trip in reply.get("trips") or []:
             if isinstance(trip, dict) and isinstance(trip.get("api"), str):
                 origin = trip.get("origin")
-                self.trips.append({
-                    "api": trip["api"][:200],
-                    "exercise": self.exercise,
-                    "origin": origin if type(origin) is int else None,
-                })  # fmt: skip
+                self.trips.append(
+                    Trip(trip["api"][:200], self.exercise, origin if type(origin) is int else None)
+                )
         decoder = codec.Decoder(buffers, extension=self._decode_handle, argrefs=encoder.objects)
         try:
             value = decoder.decode(reply["value"]) if "value" in reply else None
@@ -413,9 +444,12 @@ class Session:
                     proxy.apply_course_state(encoder.objects[int(index)], state, decoder)
         except codec.CodecError as exc:
             raise proxy.rebuild_exception(
-                {"type": "ValueError", "bases": ["ValueError"],
-                 "message": f"your code returned something the grader cannot read: {exc}"}
-            ) from None  # fmt: skip
+                {
+                    "type": "ValueError",
+                    "bases": ["ValueError"],
+                    "message": f"your code returned something the grader cannot read: {exc}",
+                }
+            ) from None
         except proxy.CopyBackError as exc:
             raise proxy.rebuild_exception(
                 {"type": "RuntimeError", "bases": ["RuntimeError"], "message": str(exc)}
@@ -426,10 +460,10 @@ class Session:
         if "error" in reply:
             raise proxy.rebuild_exception(reply["error"])
         if "fail" in reply:
+            message = f"your code returned something the grader cannot accept: {reply['fail']}"
             raise proxy.rebuild_exception(
-                {"type": "ValueError", "bases": ["ValueError"],
-                 "message": f"your code returned something the grader cannot accept: {reply['fail']}"}
-            )  # fmt: skip
+                {"type": "ValueError", "bases": ["ValueError"], "message": message}
+            )
         return value
 
     # -------------------------------------------------------------- the reference
@@ -441,19 +475,15 @@ class Session:
         if not isinstance(name, str) or name not in names:
             codec.send_message(self.process.sock, {"re": request_id, "error": "no such reference"})
             return
-        record = {
-            "name": name,
-            "origin": origin if type(origin) is int else None,
-            "during": self.exercise,
-            "graded": name in self.graded,
-            "refused": False,
-        }
+        record = ReferenceUse(
+            name, origin if type(origin) is int else None, self.exercise, name in self.graded
+        )
         self.references.append(record)
         if header.get("probe"):
             # a reference class wanted before its exercise is graded: only the lesson's own
             # (unchanged) cells get it, outside any check
             early = self.exercise is None and type(origin) is int and origin in self.given
-            record["refused"] = not early
+            record.refused = not early
             codec.send_message(self.process.sock, {"re": request_id, "ok": True, "release": early})
             return
         try:

@@ -29,16 +29,57 @@ from transformer_course.grader.plan import Plan
 
 SUSPICIOUS_CALLS = {"exec", "eval", "compile", "__import__", "breakpoint"}
 SUSPICIOUS_ATTRIBUTES = {
-    "__code__", "__closure__", "__globals__", "__wrapped__", "__builtins__", "__subclasses__",
-    "f_back", "f_globals", "f_locals", "f_builtins", "tb_frame", "_getframe", "gi_frame",
-    "settrace", "setprofile", "__kwdefaults__", "__defaults__",
-}  # fmt: skip
-SUSPICIOUS_MODULES = {"ctypes", "gc", "importlib", "subprocess", "signal", "socket",
-                      "multiprocessing", "marshal", "pickle", "builtins", "pty", "mmap"}  # fmt: skip
-SUSPICIOUS_DOTTED = {"sys.modules", "os.system", "os.fork", "os.kill", "os.killpg", "os._exit",
-                     "os.execv", "os.execve", "os.execl", "os.popen", "os.spawnl", "os.setsid",
-                     "types.FunctionType", "types.CodeType", "sys._getframe", "inspect.currentframe",
-                     "inspect.stack"}  # fmt: skip
+    "__code__",
+    "__closure__",
+    "__globals__",
+    "__wrapped__",
+    "__builtins__",
+    "__subclasses__",
+    "f_back",
+    "f_globals",
+    "f_locals",
+    "f_builtins",
+    "tb_frame",
+    "_getframe",
+    "gi_frame",
+    "settrace",
+    "setprofile",
+    "__kwdefaults__",
+    "__defaults__",
+}
+SUSPICIOUS_MODULES = {
+    "ctypes",
+    "gc",
+    "importlib",
+    "subprocess",
+    "signal",
+    "socket",
+    "multiprocessing",
+    "marshal",
+    "pickle",
+    "builtins",
+    "pty",
+    "mmap",
+}
+SUSPICIOUS_DOTTED = {
+    "sys.modules",
+    "os.system",
+    "os.fork",
+    "os.kill",
+    "os.killpg",
+    "os._exit",
+    "os.execv",
+    "os.execve",
+    "os.execl",
+    "os.popen",
+    "os.spawnl",
+    "os.setsid",
+    "types.FunctionType",
+    "types.CodeType",
+    "sys._getframe",
+    "inspect.currentframe",
+    "inspect.stack",
+}
 RESOLVABLE = {"torch", "numpy", "scipy", "math"}
 
 

@@ -30,8 +30,11 @@ class _SourceLoader(importlib.abc.Loader):
         if self.package:
             module.__path__ = []
         linecache.cache[self.filename] = (
-            len(self.source), None, self.source.splitlines(True), self.filename,
-        )  # fmt: skip
+            len(self.source),
+            None,
+            self.source.splitlines(True),
+            self.filename,
+        )
         exec(compile(self.source, self.filename, "exec"), module.__dict__)
 
     def get_source(self, fullname: str) -> str:

@@ -331,8 +331,9 @@ class Server:
                 continue
 
             def watched(*args, _original=original, **kwargs):
-                server.trips.append({"api": f"reference:{name}", "exercise": server.exercise,
-                                     "origin": None})  # fmt: skip
+                server.trips.append(
+                    {"api": f"reference:{name}", "exercise": server.exercise, "origin": None}
+                )
                 return _original(*args, **kwargs)
 
             watched.__name__ = attr
@@ -378,8 +379,16 @@ class Server:
     @staticmethod
     def _owners(original, module) -> list:
         owners = [module]
-        for name in ("torch", "torch.nn.functional", "torch._C", "torch._C._nn", "torch.special",
-                     "numpy", "scipy.special", "torch.nn"):  # fmt: skip
+        for name in (
+            "torch",
+            "torch.nn.functional",
+            "torch._C",
+            "torch._C._nn",
+            "torch.special",
+            "numpy",
+            "scipy.special",
+            "torch.nn",
+        ):
             candidate = sys.modules.get(name)
             if candidate is not None and candidate not in owners:
                 owners.append(candidate)
@@ -469,9 +478,13 @@ class Server:
             for frame in traceback.extract_tb(exc.__traceback__):
                 if _is_learner_file(frame.filename, self.scratch):
                     frames.append(
-                        [frame.filename[:200], int(frame.lineno or 0), str(frame.name)[:100],
-                         (frame.line or "")[:300]]
-                    )  # fmt: skip
+                        [
+                            frame.filename[:200],
+                            int(frame.lineno or 0),
+                            str(frame.name)[:100],
+                            (frame.line or "")[:300],
+                        ]
+                    )
         except BaseException:
             frames = []
         return {
@@ -669,10 +682,13 @@ class Server:
             for index, obj in self.course_objects.items()
         }
         reply["warnings"] = [
-            [codec.safe_name(w.category.__name__, "UserWarning"), _builtin_bases(w.category),
-             str(w.message)[:1000]]
+            [
+                codec.safe_name(w.category.__name__, "UserWarning"),
+                _builtin_bases(w.category),
+                str(w.message)[:1000],
+            ]
             for w in caught[:20]
-        ]  # fmt: skip
+        ]
         reply["trips"] = self.trips[:50]
         return reply, encoder.buffers
 
