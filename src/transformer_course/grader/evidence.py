@@ -17,13 +17,9 @@ class Trip:
     """An API an exercise forbids ran while that exercise was checked (reported from the
     sandbox: it can only add evidence)."""
 
-    api: str  # dotted name of the API, or "reference:<name>" for a watched reference class
+    api: str  # dotted name of the API
     exercise: str | None  # the exercise being checked when it ran (the grader's record)
     origin: int | None  # the notebook cell whose code called it, as the sandbox reported
-
-    @property
-    def is_reference(self) -> bool:
-        return self.api.startswith("reference:")
 
 
 @dataclass
@@ -36,6 +32,7 @@ class ReferenceUse:
     during: str | None  # the exercise being checked at the time (None: a cell was running)
     graded: bool  # ``name`` had already been graded
     refused: bool = False  # an early use of a reference class that the grader refused
+    watched: bool = False  # the code of a reference class released early ran (in a check)
 
 
 @dataclass(frozen=True)

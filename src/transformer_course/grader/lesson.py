@@ -7,7 +7,12 @@ course package (whose checks must be the same: :attr:`LessonSpec.checks_fingerpr
 
 It never holds the hidden tests (test cells' sources are not needed: the registry
 says what to check) nor the solutions (only the reference module, split so that the
-sandbox receives each exercise's reference only after that exercise is graded).
+sandbox receives each exercise's reference only after that exercise's verdict is
+recorded in the grader: the setup request carries no exercise's code, and each release
+request carries one exercise's). One exception, decided by the grader alone: a reference
+*class* that a cell of the lesson's own code names and constructs before its exercise
+(a demo) is released for that cell, and from then on tells the grader whenever it runs
+during a check.
 """
 
 from __future__ import annotations

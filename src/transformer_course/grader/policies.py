@@ -51,8 +51,7 @@ def forbidden_calls(evidence: Evidence, result: SubmissionResult) -> None:
             {
                 trip.api
                 for trip in evidence.trips
-                if not trip.is_reference
-                and trip.exercise == exercise.name
+                if trip.exercise == exercise.name
                 and not _given(evidence.plan, trip.origin)
                 and any(_api_matches(trip.api, f) for f in exercise.forbidden)
             }
@@ -92,8 +91,7 @@ def reference_use(evidence: Evidence, result: SubmissionResult) -> None:
                 f"{name}: the learner's code tried to construct the course's reference "
                 f"{name} before it was graded (refused): check by hand"
             )
-        watched = [t for t in evidence.trips if t.api == f"reference:{name}" and t.exercise == name]
-        if own or watched:
+        if own:
             outcome = outcomes[name]
             outcome.score = 0.0
             outcome.status = "reference"
@@ -107,7 +105,7 @@ def reference_use(evidence: Evidence, result: SubmissionResult) -> None:
             {
                 r.name
                 for r in evidence.references
-                if r.during == name and r.name != name and not r.graded
+                if r.during == name and r.name != name and not r.graded and not r.watched
             }
         )
         if later:

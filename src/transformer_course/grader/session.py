@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import io
+import re
 import signal
 import time
 from typing import Any
@@ -106,6 +107,7 @@ class Session:
         self.outputs: list[str] = []
         self.request_id = 0
         self.namespaces = False
+        self.cell: tuple[int, str] | None = None  # (index, source) of the cell running now
 
     # ----------------------------------------------------------------- lifecycle
     def start(self) -> None:
@@ -127,7 +129,9 @@ class Session:
         header = {
             "op": "setup",
             "modules": self.spec.modules,
-            "guarded": self.spec.guarded,
+            # the current lesson's reference without its exercises' code: each exercise's
+            # block goes in only after its verdict is recorded here (:meth:`release`)
+            "guarded": {k: v for k, v in self.spec.guarded.items() if k != "blocks"},
             "tripwires": tripwires,
         }
         reply, _ = self.request(header, [], time.monotonic() + 120, "setup")
@@ -180,19 +184,12 @@ class Session:
                         # a cell that was interrupted the first time gets a second only
                         seconds = 1.0 if len(item) > 3 else self.limits.cell_timeout
                         try:
-                            self.request(
-                                {"op": "exec", "cell": item[1], "source": item[2]},
-                                [],
-                                self._deadline(seconds),
-                                "cell",
-                            )
+                            self._exec_request(item[1], item[2], self._deadline(seconds))
                         except SandboxAbort as abort:
                             if not abort.recovered:
                                 raise
                     else:
-                        self.request(
-                            {"op": "release", "name": item[1]}, [], self._deadline(30.0), "setup"
-                        )
+                        self._release_request(item[1])
                 return
             except SandboxAbort:
                 self.history.remove(current)  # this cell killed it the second time: skip it
@@ -290,9 +287,8 @@ class Session:
     # ------------------------------------------------------------------- steps
     def exec_cell(self, index: int, source: str) -> dict:
         """Run one cell; returns {"status", "error", "output"}."""
-        header = {"op": "exec", "cell": index, "source": source}
         try:
-            reply, _ = self.request(header, [], self._deadline(self.limits.cell_timeout), "cell")
+            reply = self._exec_request(index, source, self._deadline(self.limits.cell_timeout))
         except SandboxAbort as abort:
             if abort.recovered:  # interrupted: what the cell did before it stays, as in Jupyter
                 self.history.append(("exec", index, source, "interrupted"))
@@ -309,12 +305,29 @@ class Session:
         )
         return {"status": "error", "error": text, "output": output}
 
+    def _exec_request(self, index: int, source: str, deadline: float) -> dict:
+        self.cell = (index, source)
+        try:
+            reply, _ = self.request(
+                {"op": "exec", "cell": index, "source": source}, [], deadline, "cell"
+            )
+        finally:
+            self.cell = None
+        return reply
+
+    def _release_request(self, name: str) -> None:
+        source = (self.spec.guarded.get("blocks") or {})[name]
+        self.request(
+            {"op": "release", "name": name, "source": source}, [], self._deadline(30.0), "setup"
+        )
+
     def release(self, name: str) -> None:
+        """The exercise ``name`` is graded (its verdict recorded): its reference goes in."""
         self.graded.add(name)
         if name not in (self.spec.guarded.get("blocks") or {}):
             return
         try:
-            self.request({"op": "release", "name": name}, [], self._deadline(30.0), "setup")
+            self._release_request(name)
             self.history.append(("release", name))
         except SandboxAbort:
             self.history.append(("release", name))
@@ -467,6 +480,22 @@ class Session:
         return value
 
     # -------------------------------------------------------------- the reference
+    def _may_release_early(self, name: str, origin: Any) -> bool:
+        """A reference class wanted before its exercise is graded: only a cell of the lesson's
+        own (unchanged) code that names the class gets it, while no check runs. Decided from
+        the grader's record of which cell runs; the sandbox's report of the calling cell
+        (``origin``) can only refuse more."""
+        if self.exercise is not None or self.cell is None or name in self.graded:
+            return False
+        index, source = self.cell
+        if index not in self.given or type(origin) is not int or origin not in self.given:
+            return False
+        if (self.spec.guarded.get("names") or {}).get(name) != "class":
+            return False
+        if name not in (self.spec.guarded.get("blocks") or {}):
+            return False
+        return re.search(rf"\b{re.escape(name)}\b", source) is not None
+
     def _reference_callback(self, header: dict, buffers: list) -> None:
         name = header.get("name")
         origin = header.get("origin")
@@ -475,16 +504,21 @@ class Session:
         if not isinstance(name, str) or name not in names:
             codec.send_message(self.process.sock, {"re": request_id, "error": "no such reference"})
             return
-        record = ReferenceUse(
-            name, origin if type(origin) is int else None, self.exercise, name in self.graded
-        )
+        # which cell runs, and which exercise is checked, are the grader's own record
+        cell = self.cell[0] if self.cell is not None else None
+        record = ReferenceUse(name, cell, self.exercise, name in self.graded)
         self.references.append(record)
+        if header.get("watched"):  # an early-released reference class ran during a check
+            record.watched = True
+            codec.send_message(self.process.sock, {"re": request_id, "ok": True})
+            return
         if header.get("probe"):
-            # a reference class wanted before its exercise is graded: only the lesson's own
-            # (unchanged) cells get it, outside any check
-            early = self.exercise is None and type(origin) is int and origin in self.given
+            early = self._may_release_early(name, origin)
             record.refused = not early
-            codec.send_message(self.process.sock, {"re": request_id, "ok": True, "release": early})
+            reply = {"re": request_id, "ok": True, "release": early}
+            if early:
+                reply["source"] = self.spec.guarded["blocks"][name]
+            codec.send_message(self.process.sock, reply)
             return
         try:
             decoder = codec.Decoder(buffers, extension=self._decode_handle)

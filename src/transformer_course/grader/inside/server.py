@@ -129,6 +129,7 @@ class Server:
         self.course_objects: dict[int, Any] = {}
         self.pid = os.getpid()
         self.release_error = ""
+        self.watch_reported: set[str] = set()
 
     # ----------------------------------------------------------------- transport
     def send(self, header: dict, buffers=()) -> None:
@@ -266,8 +267,9 @@ class Server:
         True when the grader released it (for a given cell of the lesson, outside checks)."""
         header = {"op": "ref", "name": name, "origin": self.origin(), "probe": True}
         reply, _ = self.callback(header, [])
-        if reply.get("release") is True:
-            return self._release(name, watch=True)
+        source = reply.get("source")
+        if reply.get("release") is True and isinstance(source, str):
+            return self._release(name, source, watch=True)
         return False
 
     def call_reference(self, name: str, args: tuple, kwargs: dict):
@@ -286,22 +288,21 @@ class Server:
         return decoder.decode(reply.get("value"))
 
     def op_release(self, header: dict, buffers) -> tuple[dict, list]:
-        name = header.get("name")
+        name, source = header.get("name"), header.get("source")
         if not isinstance(name, str) or name in self.released:
             return {"ok": name in self.released}, []
-        if self._release(name):
+        if not isinstance(source, str):
+            raise codec.CodecError("a malformed release request")
+        if self._release(name, source):
             return {"ok": True}, []
         return {"ok": False, "error": self.release_error}, []
 
-    def _release(self, name: str, watch: bool = False) -> bool:
-        """Run the reference's code for one exercise in the guarded module. ``watch``: it is
-        released before its exercise is graded (for the lesson's own demo cells), so its
-        methods report when they run, and the grader zeroes the exercise if they run while
-        it is checked."""
+    def _release(self, name: str, source: str, watch: bool = False) -> bool:
+        """Run the reference's code for one exercise (``source``, sent by the grader) in the
+        guarded module. ``watch``: it is released before its exercise is graded (for the
+        lesson's own demo cells), so its methods tell the grader when they run during a
+        check, and the grader zeroes the exercise if they run while it is checked."""
         self.release_error = ""
-        source = (self.guarded_spec.get("blocks") or {}).get(name)
-        if source is None:
-            return False
         module = self.guarded_module
         if module is None:
             module = importlib.import_module(self.guarded_name)
@@ -331,9 +332,9 @@ class Server:
                 continue
 
             def watched(*args, _original=original, **kwargs):
-                server.trips.append(
-                    {"api": f"reference:{name}", "exercise": server.exercise, "origin": None}
-                )
+                if server.exercise is not None and name not in server.watch_reported:
+                    server.watch_reported.add(name)  # once per call the grader asked for
+                    server.callback({"op": "ref", "name": name, "watched": True}, [])
                 return _original(*args, **kwargs)
 
             watched.__name__ = attr
@@ -641,6 +642,7 @@ class Server:
         before = {index: _fingerprint(obj) for index, obj in watched.items()}
         self.exercise = header.get("exercise")
         self.trips = []
+        self.watch_reported = set()
         out = BoundedWriter()
         saved = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = out

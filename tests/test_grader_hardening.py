@@ -1,0 +1,156 @@
+"""Hostile submissions against the grader's own mechanisms (issue 14), graded in this process
+through the real pipeline with each lesson's real spec, each class with several variants
+and an honest control:
+
+* the current lesson's reference is not in the sandbox before its exercise is graded:
+  not through the in-sandbox server reached via ``sys.meta_path``, not in a stub's
+  closure or ``__globals__``, not anywhere ``gc`` can find, not in ``linecache``;
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from test_grader_support import bwrap_installed, solutions, submission
+
+from transformer_course.build import REPO
+from transformer_course.grader import sandbox
+from transformer_course.grader.lesson import build_spec
+from transformer_course.grader.results import SubmissionResult
+from transformer_course.grader.runner import Task, grade_submission
+
+pytestmark = [pytest.mark.pipeline, pytest.mark.xdist_group("grader_hardening")]
+
+L4 = "04_attention"
+S4 = solutions(L4)
+FUNCTIONS4 = ("softmax", "attention_row", "scaled_dot_product_attention")
+MODE = "bwrap" if bwrap_installed() else "process"
+LIMITS = sandbox.Limits(cell_timeout=30, check_timeout=30, submission_timeout=300)
+_SPECS: dict = {}
+
+
+def grade(lesson: str, data: bytes) -> SubmissionResult:
+    spec = _SPECS.get(lesson) or _SPECS.setdefault(lesson, build_spec(lesson, REPO))
+    return grade_submission(Task("hostile", lesson, "hostile", data, {}, LIMITS, MODE), spec)
+
+
+def scores(result: SubmissionResult) -> dict[str, float]:
+    return {e.name: e.score for e in result.exercises}
+
+
+def explain(result: SubmissionResult) -> list:
+    return [(e.name, e.score, e.status, e.message[:200]) for e in result.exercises] + result.flags
+
+
+# ------------------------------------------------------- 1. the reference before grading
+STEAL = '''
+def _steal(name, roots):
+    """Look through everything reachable from ``roots`` for the source of ``name`` and
+    run it; None when it is nowhere."""
+    import sys, types
+    seen, stack, found = set(), list(roots), []
+    while stack and len(seen) < 300_000:
+        obj = stack.pop()
+        if id(obj) in seen or isinstance(obj, types.ModuleType):
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, str):
+            if f"def {name}(" in obj and "_steal" not in obj:
+                found.append(obj)
+        elif isinstance(obj, (dict, types.MappingProxyType)):
+            stack.extend(obj.keys())
+            stack.extend(obj.values())
+        elif isinstance(obj, (list, tuple, set, frozenset)):
+            stack.extend(obj)
+        elif isinstance(obj, types.FunctionType):
+            stack.extend([obj.__closure__ or (), obj.__globals__, obj.__defaults__ or ()])
+        elif isinstance(obj, types.CellType):
+            try:
+                stack.append(obj.cell_contents)
+            except ValueError:
+                pass
+        elif isinstance(obj, types.MethodType):
+            stack.append(obj.__self__)
+        elif hasattr(obj, "__dict__"):
+            try:
+                stack.append(vars(obj))
+            except TypeError:
+                pass
+    for text in found:
+        namespace = {}
+        try:
+            exec("import math\\nimport numpy as np\\nimport torch\\n", namespace)
+            exec(text, namespace)
+        except Exception:
+            continue
+        if callable(namespace.get(name)):
+            return namespace[name]
+    return None
+'''
+
+# each: how the answer cell reaches for the reference of exercise {name}
+ROOTS = {
+    "meta_path": """
+import sys
+for finder in list(sys.meta_path):
+    server = getattr(finder, "server", None)
+    for attempt in ("op_release", "record_reference", "_release", "release"):
+        method = getattr(server, attempt, None)
+        for args in (({"op": "release", "name": "{name}"}, []), ("{name}",), ("{name}", True)):
+            try:
+                method(*args)
+            except Exception:
+                pass
+    released = getattr(server, "released", {}) or {}
+    if "{name}" in released:
+        {name} = released["{name}"]
+roots = list(sys.meta_path)
+""",
+    "closure": "roots = [ref.{name}.__closure__]",
+    "globals": "roots = [ref.{name}.__globals__]",
+    "gc": "roots = vars(__builtins__)['__import__']('gc').get_objects()",
+    "linecache": "import linecache\nroots = [linecache.cache]",
+}
+
+
+def stealing_answer(name: str, how: str) -> str:
+    reach = textwrap.dedent(ROOTS[how]).replace("{name}", name)
+    return (
+        f"{STEAL}\n{reach}\n"
+        f"_stolen = _steal({name!r}, roots)\n"
+        f"{name} = _stolen if _stolen is not None else (lambda *args, **kwargs: None)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "variants",
+    [
+        {"softmax": "meta_path", "attention_row": "closure", "scaled_dot_product_attention": "gc"},
+        {"softmax": "gc", "attention_row": "linecache", "scaled_dot_product_attention": "globals"},
+    ],
+    ids=["meta_path-closure-gc", "gc-linecache-globals"],
+)
+def test_the_reference_is_not_in_the_sandbox_before_its_exercise_is_graded(variants):
+    answers = dict(S4, **{n: stealing_answer(n, how) for n, how in variants.items()})
+    result = grade(L4, submission(L4, answers))
+    got = scores(result)
+    assert all(got[name] == 0 for name in variants), explain(result)
+    # the quizzes, answered honestly, keep their points
+    assert all(got[name] > 0 for name in got if name.startswith("quiz_")), explain(result)
+
+
+def test_honest_control_full_marks_unflagged():
+    result = grade(L4, submission(L4, S4))
+    assert all(e.score == e.points for e in result.exercises), explain(result)
+    assert [f for f in result.flags if "DEGRADED" not in f] == []
+
+
+def test_the_reference_is_there_once_its_exercise_is_graded():
+    """Honest control: a cell after softmax's test cell may use the course's softmax."""
+    after_test = "import numpy as np\nprint(float(ref.softmax(np.zeros(4))[0]))"
+    data = submission(L4, S4, after={"test_softmax": after_test})
+    result = grade(L4, data)
+    assert all(e.score == e.points for e in result.exercises), explain(result)
+    cell = next(c for c in result.cells if "0.25" in c.output)
+    assert cell.status == "ok"
