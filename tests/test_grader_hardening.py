@@ -154,3 +154,65 @@ def test_the_reference_is_there_once_its_exercise_is_graded():
     assert all(e.score == e.points for e in result.exercises), explain(result)
     cell = next(c for c in result.cells if "0.25" in c.output)
     assert cell.status == "ok"
+
+
+# ------------------------------------------------- 5. global state, and death in a check
+SDPA = "scaled_dot_product_attention"
+
+
+def wrap_after(name: str, after: str) -> str:
+    """The honest solution of ``name``, with ``after`` run after every call (it leaks)."""
+    body = textwrap.indent(textwrap.dedent(after).strip(), "    ")
+    return (
+        f"{S4[name]}\n\n_honest_{name} = {name}\n\n\ndef {name}(*args, **kwargs):\n"
+        f"    result = _honest_{name}(*args, **kwargs)\n{body}\n    return result\n"
+    )
+
+
+STATE_IN_CELLS = {
+    "softmax": S4["softmax"]
+    + "\nimport warnings\nimport numpy as np\nnp.seterr(all='raise')\n"
+    + "np.set_printoptions(precision=1, suppress=True)\nwarnings.simplefilter('error')\n",
+    "attention_row": S4["attention_row"]
+    + "\nimport torch\ntorch.set_default_dtype(torch.float64)\ntorch.set_printoptions(precision=1)\n",
+    SDPA: S4[SDPA] + "\nimport torch\ntorch.set_grad_enabled(False)\ntorch.set_num_threads(2)\n",
+}
+STATE_AFTER_CALLS = {
+    "softmax": wrap_after("softmax", "import numpy as np\nnp.seterr(all='raise')"),
+    "attention_row": wrap_after(
+        "attention_row", "import torch\ntorch.set_default_dtype(torch.float64)"
+    ),
+    SDPA: wrap_after(SDPA, "import torch\ntorch.set_grad_enabled(False)"),
+}
+
+
+@pytest.mark.parametrize(
+    "answers", [STATE_IN_CELLS, STATE_AFTER_CALLS], ids=["in-cells", "after-calls"]
+)
+def test_global_state_a_learner_sets_does_not_cost_points(answers):
+    result = grade(L4, submission(L4, dict(S4, **answers)))
+    assert all(e.score == e.points for e in result.exercises), explain(result)
+
+
+DEATHS = {
+    "exit0-later": "os._exit(0) if _calls() > 6 else None",
+    "exit0-first": "os._exit(0)",
+    "abort": "os.abort() if _calls() > 3 else None",
+    "thread": "threading.Thread(target=lambda: (time.sleep(0.05), os._exit(0))).start()",
+    "exit3": "os._exit(3) if _calls() > 10 else None",
+}
+
+
+@pytest.mark.parametrize("death", sorted(DEATHS))
+def test_a_sandbox_that_dies_in_a_check_earns_nothing_for_it(death):
+    counter = "import os, threading, time\n_count = [0]\ndef _calls():\n    _count[0] += 1\n    return _count[0]\n"
+    body = textwrap.indent(DEATHS[death], "    ")
+    answer = (
+        f"{S4[SDPA]}\n{counter}\n_honest = {SDPA}\n\n\ndef {SDPA}(*args, **kwargs):\n"
+        f"{body}\n    return _honest(*args, **kwargs)\n"
+    )
+    result = grade(L4, submission(L4, dict(S4, **{SDPA: answer})))
+    got = {e.name: e for e in result.exercises}
+    assert got[SDPA].score == 0 and got[SDPA].status == "crashed", explain(result)
+    assert "stopped while its checks ran" in got[SDPA].message, got[SDPA].message
+    assert all(e.score == e.points for e in result.exercises if e.name != SDPA), explain(result)

@@ -292,6 +292,7 @@ def _check(session: Session, exercise, check, outcome: ExerciseResult, result) -
             check(value)
             outcome.part = "hidden"
             check(value, hidden=True)
+            session.ping()  # a sandbox that died while the checks ran earns nothing
         outcome.status = "passed"
         outcome.score = outcome.points
         outcome.part = ""
@@ -302,6 +303,11 @@ def _check(session: Session, exercise, check, outcome: ExerciseResult, result) -
     except SandboxAbort as abort:
         outcome.status = "timeout" if abort.kind == "timeout" else "crashed"
         outcome.message = f"{exercise.name}: {abort.message}"
+        if abort.kind != "timeout":
+            outcome.message += (
+                ". The sandbox stopped while its checks ran, so this exercise earns no points "
+                "(whatever the checks had seen before)"
+            )
         if "interfered" in abort.message or "cannot read" in abort.message:
             result.flags.append(f"{exercise.name}: {abort.message}")
         if not abort.recovered:

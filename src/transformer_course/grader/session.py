@@ -387,6 +387,10 @@ class Session:
         except codec.CodecError as exc:
             return codec.unsupported("object", f"<a value the grader cannot read: {exc}>")
 
+    def ping(self) -> None:
+        """Is the learner process still alive (after a check: a death counts against it)?"""
+        self.request({"op": "ping"}, [], self._deadline(self.limits.check_timeout), "check")
+
     def get_attribute(self, target: proxy.Remote, attr: str) -> Any:
         self._check_generation(target)
         reply, buffers = self.request(

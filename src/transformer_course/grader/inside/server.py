@@ -9,6 +9,7 @@ decoded by the grader as plain data (:mod:`transformer_course.grader.codec`).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import inspect
@@ -30,6 +31,7 @@ from transformer_course.grader.inside.importing import COURSE_FILE_PREFIX, Cours
 
 __all__ = ["BoundedWriter", "GraderError", "Server"]
 
+TORCH_PRINT_OPTIONS = ("precision", "threshold", "edgeitems", "linewidth", "sci_mode")
 OUTPUT_LIMIT = 20_000  # characters of a cell's or a call's output sent back
 CELL_FILE = re.compile(r"^<ipython-input-(\d+)-[0-9a-f]+>$")
 
@@ -130,6 +132,11 @@ class Server:
         self.pid = os.getpid()
         self.release_error = ""
         self.watch_reported: set[str] = set()
+        numpy = sys.modules.get("numpy")
+        # numpy's settings before any learner code ran: what a check's call runs under
+        self.numpy_defaults = (
+            (numpy.geterr(), numpy.get_printoptions()) if numpy is not None else ({}, {})
+        )
 
     # ----------------------------------------------------------------- transport
     def send(self, header: dict, buffers=()) -> None:
@@ -601,6 +608,47 @@ class Server:
         exec(compile(source, filename, "exec"), namespace)
         return namespace[name]
 
+    @contextlib.contextmanager
+    def pinned_state(self):
+        """Process-wide settings a learner's cells may change (grad mode, default dtype,
+        threads, print options, numpy's error handling; warnings filters are reset by the
+        caller) take their pinned values for a check's call, and the learner's come back
+        after it: a verdict depends on the function, not on what the notebook set."""
+        torch = sys.modules.get("torch")
+        numpy = sys.modules.get("numpy")
+        saved: dict[str, Any] = {}
+        if torch is not None:
+            options = torch._tensor_str.PRINT_OPTS
+            saved["torch"] = (
+                torch.is_grad_enabled(),
+                torch.get_default_dtype(),
+                torch.get_num_threads(),
+                {k: getattr(options, k) for k in TORCH_PRINT_OPTIONS},
+            )
+            torch.set_grad_enabled(True)
+            torch.set_default_dtype(torch.float32)
+            torch.set_num_threads(1)
+            torch.set_printoptions(profile="default", sci_mode=None)
+        if numpy is not None:
+            saved["numpy"] = (numpy.geterr(), numpy.get_printoptions())
+            numpy.seterr(**self.numpy_defaults[0])
+            numpy.set_printoptions(**self.numpy_defaults[1])
+        try:
+            yield
+        finally:
+            if "torch" in saved:
+                grad, dtype, threads, printing = saved["torch"]
+                torch.set_grad_enabled(grad)
+                torch.set_default_dtype(dtype)
+                torch.set_num_threads(threads)
+                torch.set_printoptions(**printing)
+            if "numpy" in saved:
+                numpy.seterr(**saved["numpy"][0])
+                numpy.set_printoptions(**saved["numpy"][1])
+
+    def op_ping(self, header: dict, buffers) -> tuple[dict, list]:
+        return {"ok": True}, []
+
     def op_resolve(self, header: dict, buffers) -> tuple[dict, list]:
         name = header.get("name")
         if not isinstance(name, str):
@@ -648,7 +696,8 @@ class Server:
         sys.stdout = sys.stderr = out
         error = None
         result = None
-        with warnings.catch_warnings(record=True) as caught:
+        with warnings.catch_warnings(record=True) as caught, self.pinned_state():
+            warnings.resetwarnings()
             warnings.simplefilter("always")
             try:
                 function = getattr(target, attr) if attr else target
