@@ -216,3 +216,91 @@ def test_a_sandbox_that_dies_in_a_check_earns_nothing_for_it(death):
     assert got[SDPA].score == 0 and got[SDPA].status == "crashed", explain(result)
     assert "stopped while its checks ran" in got[SDPA].message, got[SDPA].message
     assert all(e.score == e.points for e in result.exercises if e.name != SDPA), explain(result)
+
+
+# -------------------------------------------- 2. forbidden APIs, decided on the grader's side
+def calls_then_honest(name: str, call: str, setup: str = "") -> str:
+    """The honest solution of ``name`` that also calls a forbidden API (``call``, over the
+    arguments ``args``) and throws its result away: it earns full marks unless the grader
+    sees the call."""
+    return (
+        f"{S4[name]}\n{setup}\n_honest_{name} = {name}\n\n\n"
+        f"def {name}(*args, **kwargs):\n    {call}\n    return _honest_{name}(*args, **kwargs)\n"
+    )
+
+
+T = "torch.as_tensor(args[0])"
+Q = "torch.as_tensor(args[0]).double()"
+QKV = f"{Q}, {Q}, {Q}"
+FORBIDDEN_SPELLINGS = {
+    "softmax": [
+        calls_then_honest("softmax", f"torch.special.softmax({T}, dim=-1)", "import torch"),
+        calls_then_honest("softmax", f"{T}.softmax(-1)", "import torch"),
+        calls_then_honest("softmax", f"torch.ops.aten._softmax({T}, -1, False)", "import torch"),
+        calls_then_honest(
+            "softmax", f"getattr(F, 'soft' + 'max')({T}, dim=-1)", "import torch.nn.functional as F"
+        ),
+        calls_then_honest(
+            "softmax", f"vars(F)['softmax']({T}, dim=-1)", "import torch.nn.functional as F"
+        ),
+        calls_then_honest("softmax", f"torch.log_softmax({T}, -1)", "import torch"),
+        calls_then_honest(
+            "softmax", f"_alias({T}, dim=-1)", "import torch\n_alias = torch.special.softmax"
+        ),
+    ],
+    SDPA: [
+        calls_then_honest(
+            SDPA, f"torch.ops.aten.scaled_dot_product_attention({QKV})", "import torch"
+        ),
+        calls_then_honest(
+            SDPA, f"torch._C._nn.scaled_dot_product_attention({QKV})", "import torch"
+        ),
+        calls_then_honest(
+            SDPA,
+            f"vars(F)['scaled_dot_product_attention']({QKV})",
+            "import torch\nimport torch.nn.functional as F",
+        ),
+        calls_then_honest(
+            SDPA,
+            f"F.__dict__['scaled_dot_product_attention']({QKV})",
+            "import torch\nimport torch.nn.functional as F",
+        ),
+        calls_then_honest(
+            SDPA,
+            f"importlib.import_module('torch.nn.functional').scaled_dot_product_attention({QKV})",
+            "import torch\nimport importlib",
+        ),
+        calls_then_honest(
+            SDPA,
+            f"_sdpa({QKV})",
+            "import torch\nfrom torch.nn.functional import scaled_dot_product_attention as _sdpa",
+        ),
+        calls_then_honest(SDPA, "torch.nn.MultiheadAttention(4, 1)", "import torch"),
+    ],
+}
+VARIANTS = max(len(v) for v in FORBIDDEN_SPELLINGS.values())
+
+
+@pytest.mark.parametrize("index", range(VARIANTS))
+def test_every_spelling_of_a_forbidden_api_is_flagged_or_zeroed(index):
+    """Each exercise is answered with another spelling of what it forbids; none earns its
+    points without a flag that names it (or its cell)."""
+    answers = {n: spellings[index] for n, spellings in FORBIDDEN_SPELLINGS.items()}
+    result = grade(L4, submission(L4, dict(S4, **answers)))
+    got = {e.name: e for e in result.exercises}
+    for name in answers:
+        cell = next(c.index for c in result.cells if c.role == "answer" and c.exercise == name)
+        where = f"cell {cell + 1},"
+        flagged = [f for f in result.flags if f.startswith(f"{name}:") or where in f]
+        assert got[name].score == 0 or flagged, (name, answers[name], explain(result))
+
+
+def test_honest_idioms_are_not_flagged():
+    """Honest controls: the library's softmax in a cell after softmax is graded, and in the
+    attention functions (which forbid only the library's attention) raise no flag."""
+    later = "import torch\nprint(torch.softmax(torch.zeros(2), 0))"
+    assert "torch.softmax(" in S4[SDPA]  # the solution's attention uses the library's softmax
+    data = submission(L4, S4, after={"test_softmax": later})
+    result = grade(L4, data)
+    assert all(e.score == e.points for e in result.exercises), explain(result)
+    assert [f for f in result.flags if "DEGRADED" not in f] == [], result.flags

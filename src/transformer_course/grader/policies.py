@@ -14,7 +14,7 @@ from transformer_course.grader.evidence import ReferenceUse, Trip
 from transformer_course.grader.lesson import LessonSpec
 from transformer_course.grader.plan import Plan
 from transformer_course.grader.results import ExerciseResult, SubmissionResult
-from transformer_course.grader.static import Finding
+from transformer_course.grader.static import Finding, expand_forbidden
 
 __all__ = ["POLICIES", "Evidence", "apply_policies"]
 
@@ -53,7 +53,7 @@ def forbidden_calls(evidence: Evidence, result: SubmissionResult) -> None:
                 for trip in evidence.trips
                 if trip.exercise == exercise.name
                 and not _given(evidence.plan, trip.origin)
-                and any(_api_matches(trip.api, f) for f in exercise.forbidden)
+                and any(_api_matches(trip.api, f) for f in expand_forbidden(exercise.forbidden))
             }
         )
         if used:
@@ -116,16 +116,24 @@ def reference_use(evidence: Evidence, result: SubmissionResult) -> None:
 
 
 def forbidden_mentions(evidence: Evidence, result: SubmissionResult) -> None:
-    """A forbidden API the code names but the checks did not see run: a human decides."""
+    """A forbidden API the code names (in any spelling of its family) before the exercise
+    is checked, but the checks did not see run: a human decides."""
     outcomes = _outcomes(result)
+    steps = evidence.plan.steps
+    runs_at = {s.index: i for i, s in enumerate(steps) if s.kind == "exec"}
     for exercise in evidence.spec.exercises:
+        checked_at = next(
+            (i for i, s in enumerate(steps) if s.kind == "check" and s.exercise == exercise.name),
+            len(steps),
+        )
         mentioned = sorted(
             {
                 f.what
                 for f in evidence.findings
                 if f.kind == "forbidden"
-                and f.what in exercise.forbidden
+                and f.forbidden in expand_forbidden(exercise.forbidden)
                 and f.exercise in (exercise.name, None)
+                and runs_at.get(f.cell, -1) < checked_at
             }
         )
         if mentioned and outcomes[exercise.name].status != "forbidden":

@@ -17,7 +17,7 @@ import signal
 import time
 from typing import Any
 
-from transformer_course.grader import codec, proxy, sandbox
+from transformer_course.grader import codec, proxy, sandbox, static
 from transformer_course.grader.evidence import ReferenceUse, Trip
 from transformer_course.grader.lesson import ExerciseSpec, LessonSpec
 
@@ -125,7 +125,11 @@ class Session:
                     raise
                 self.zygote = sandbox.acquire(self.mode)
         self.generation += 1
-        tripwires = {ex.name: list(ex.forbidden) for ex in self.spec.exercises if ex.forbidden}
+        tripwires = {
+            ex.name: list(static.expand_forbidden(ex.forbidden))
+            for ex in self.spec.exercises
+            if ex.forbidden
+        }
         header = {
             "op": "setup",
             "modules": self.spec.modules,
