@@ -185,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
             args.zip, lessons, args.regex or settings["regex"], submitted, args.student
         )
     else:
-        found = collect.from_folder(submitted, lessons, args.student)
+        found, unmatched = collect.from_folder(submitted, lessons, args.student)
     where = args.zip or submitted
     print(f"course-grader: {len(found)} submission(s) of {', '.join(lessons)} in {where}")
     print(f"  sandbox: {iso.describe() if iso else 'on the Dask workers (' + args.scheduler + ')'}")
@@ -244,24 +244,44 @@ def main(argv: list[str] | None = None) -> int:
         data_of = {id(task): task.data for task in tasks}
 
         def on_result(task: Task, payload: dict) -> None:
-            try:
-                save(task, payload)
-            except Exception as exc:  # one result that cannot be saved must not stop the rest
-                problems.append(f"{task.student} / {task.lesson}: could not be saved: {exc}")
-                writer.gradebook.db.rollback()
-            progress.update(f"{task.student}/{task.lesson}")
-
-        def save(task: Task, payload: dict) -> None:
+            """Save one result; every submission gets its feedback page and its entry in
+            --json, even where a part of saving it fails (then it is flagged)."""
             result = SubmissionResult.from_dict(payload)
             spec = specs[task.lesson]
-            writer.write(result, spec)
+            for part in (save_gradebook, save_notebook, save_state):
+                try:
+                    part(task, result, payload)
+                except Exception as exc:  # one result that cannot be saved must not stop the rest
+                    problem = f"could not be saved ({part.__doc__}): {type(exc).__name__}: {exc}"
+                    problems.append(f"{task.student} / {task.lesson}: {problem}"[:500])
+                    result.flags.append(f"the grader {problem}"[:500])
+                    writer.gradebook.db.rollback()
+            if not args.no_feedback:
+                try:
+                    feedback.write_feedback(result, feedback_dir, spec)
+                except Exception as exc:
+                    message = f"{type(exc).__name__}: {exc}"[:300]
+                    problems.append(f"{task.student} / {task.lesson}: no feedback page: {message}")
+            results.append(result)
+            progress.update(f"{task.student}/{task.lesson}")
+
+        def save_gradebook(task: Task, result: SubmissionResult, payload: dict) -> None:
+            """the gradebook"""
+            writer.write(result, specs[task.lesson])
+
+        def save_notebook(task: Task, result: SubmissionResult, payload: dict) -> None:
+            """the autograded notebook"""
             folder = autograded_dir / task.student / task.lesson
             folder.mkdir(parents=True, exist_ok=True)
-            notebook = feedback.autograded_notebook(data_of[id(task)], result, spec)
+            notebook = feedback.autograded_notebook(data_of[id(task)], result, specs[task.lesson])
             if notebook is not None:
                 (folder / f"{task.lesson}.ipynb").write_text(json.dumps(notebook, indent=1))
-            if not args.no_feedback:
-                feedback.write_feedback(result, feedback_dir, spec)
+
+        def save_state(task: Task, result: SubmissionResult, payload: dict) -> None:
+            """the record that lets a later run resume"""
+            folder = autograded_dir / task.student / task.lesson
+            folder.mkdir(parents=True, exist_ok=True)
+            spec = specs[task.lesson]
             state = {
                 "sha256": task.sha256,
                 "fingerprint": spec.fingerprint,
@@ -271,7 +291,6 @@ def main(argv: list[str] | None = None) -> int:
             temporary = folder / (STATE_FILE + ".tmp")
             temporary.write_text(json.dumps(state))
             temporary.replace(folder / STATE_FILE)
-            results.append(result)
 
         started = time.monotonic()
         try:
@@ -338,7 +357,9 @@ def summary(results, lessons: list[str], unmatched: list[str], quiet: bool = Fal
             lines.append(f"  {r.student} / {r.lesson} ({r.score:g} / {r.max_score:g}):")
             lines += [f"    - {reason[:300]}" for reason in reasons[:6]]
         for name in unmatched:
-            if ": could not be saved" in name:
+            if any(
+                m in name for m in (": could not be saved", ": no feedback", "valid student id")
+            ):
                 lines.append(f"  {name}")
             else:
                 lines.append(f"  {name}: could not tell whose or which lesson's notebook this is")

@@ -46,12 +46,22 @@ def _timestamp(folder: Path) -> str | None:
 
 def from_folder(
     submitted: Path, lessons: list[str], students: list[str] | None = None
-) -> list[Submission]:
-    found = []
+) -> tuple[list[Submission], list[str]]:
+    """(submissions, why each refused folder was refused). A folder's name is the student
+    id, validated as strictly as an id from an LMS zip (:data:`STUDENT_ID`): one that could
+    forge a row of the grades, a path or a message is refused, never graded."""
+    found: list[Submission] = []
+    refused: list[str] = []
     if not submitted.is_dir():
-        return found
+        return found, refused
     for student_dir in sorted(p for p in submitted.iterdir() if p.is_dir()):
         student = student_dir.name
+        if not STUDENT_ID.match(student):
+            refused.append(
+                f"{student_dir.parent}/{student!r}: not a valid student id (letters, digits and "
+                "_.@+- only, starting with a letter or digit): not graded"
+            )
+            continue
         if students and student not in students:
             continue
         for lesson in lessons:
@@ -77,7 +87,7 @@ def from_folder(
                     "and grade again)"
                 )
             found.append(Submission(student, lesson, str(folder), b"", problem, _timestamp(folder)))
-    return found
+    return found, refused
 
 
 def _lesson_from_metadata(data: bytes, lessons: list[str]) -> str | None:

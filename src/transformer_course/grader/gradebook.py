@@ -11,6 +11,7 @@ on untouched answer cells, and the submission ``flagged`` when a human should lo
 
 from __future__ import annotations
 
+import csv
 import subprocess
 import sys
 import tempfile
@@ -20,6 +21,20 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from transformer_course.grader.lesson import LessonSpec
 from transformer_course.grader.results import SubmissionResult
+
+EXPORT_COLUMNS = (
+    "assignment",
+    "duedate",
+    "timestamp",
+    "student_id",
+    "last_name",
+    "first_name",
+    "email",
+    "raw_score",
+    "late_submission_penalty",
+    "score",
+    "max_score",
+)
 
 
 def absolute_db_url(db_url: str, course_dir: Path) -> str:
@@ -133,10 +148,45 @@ class GradebookWriter:
         del submission
 
     def export_csv(self, path: Path) -> None:
-        from nbgrader.plugins.export import CsvExportPlugin
-
+        """The grades in ``nbgrader export``'s columns and order, written by the csv module
+        (nbgrader's exporter joins the fields with commas unquoted, so that an id holding a
+        comma or a newline would forge another student's row)."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        CsvExportPlugin(to=str(path)).export(self.gradebook)
+        with open(path, "w", newline="", encoding="utf-8") as handle:
+            out = csv.writer(handle, lineterminator="\n")
+            out.writerow(EXPORT_COLUMNS)
+            for row in self.grade_rows():
+                out.writerow(["" if row[key] is None else str(row[key]) for key in EXPORT_COLUMNS])
+
+    def grade_rows(self) -> list[dict]:
+        """One row per assignment and student, as nbgrader's CSV exporter computes them."""
+        gb = self.gradebook
+        rows = []
+        for assignment in gb.assignments:
+            for student in gb.students:
+                row = {
+                    "assignment": assignment.name,
+                    "duedate": assignment.duedate,
+                    "student_id": student.id,
+                    "last_name": student.last_name,
+                    "first_name": student.first_name,
+                    "email": student.email,
+                    "max_score": assignment.max_score,
+                }
+                try:
+                    submission = gb.find_submission(assignment.name, student.id)
+                except MissingEntry:
+                    row.update(timestamp="", raw_score=0.0, late_submission_penalty=0.0, score=0.0)
+                else:
+                    penalty = submission.late_submission_penalty
+                    row.update(
+                        timestamp=submission.timestamp,
+                        raw_score=submission.score,
+                        late_submission_penalty=penalty,
+                        score=max(0.0, submission.score - penalty),
+                    )
+                rows.append(row)
+        return rows
 
 
 def _timestamp(text: str | None):
