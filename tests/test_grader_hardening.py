@@ -198,7 +198,7 @@ DEATHS = {
     "exit0-later": "os._exit(0) if _calls() > 6 else None",
     "exit0-first": "os._exit(0)",
     "abort": "os.abort() if _calls() > 3 else None",
-    "thread": "threading.Thread(target=lambda: (time.sleep(0.05), os._exit(0))).start()",
+    "thread": "threading.Thread(target=lambda: os._exit(0)).start() if _calls() == 1 else None",
     "exit3": "os._exit(3) if _calls() > 10 else None",
 }
 
