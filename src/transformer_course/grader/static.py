@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from transformer_course.grader.lesson import LessonSpec
 from transformer_course.grader.plan import Plan
 
-__all__ = ["FAMILIES", "Finding", "expand_forbidden", "scan"]
+__all__ = ["FAMILIES", "Finding", "expand_forbidden", "private_or_opaque", "scan"]
 
 SUSPICIOUS_CALLS = {
     "exec",
@@ -264,6 +264,12 @@ def _matches(dotted: str, forbidden: str) -> bool:
         return False
     target = _resolve(forbidden)
     return target is not None and _resolve(dotted) is target
+
+
+def private_or_opaque(dotted: str) -> bool:
+    """A name below ``torch.ops``/``torch._C``, or a private name of a library."""
+    opaque = any(dotted == p or dotted.startswith(p + ".") for p in OPAQUE_PREFIXES)
+    return opaque or _private(dotted)
 
 
 def _private(dotted: str) -> bool:
