@@ -144,8 +144,16 @@ def toy_spec() -> LessonSpec:
         ]
         release += [CellSpec("answer", ex.name, STUB.format(name=ex.name), ex.name),
                     CellSpec("test", f"test_{ex.name}", f"check_{ex.name}({ex.name})", ex.name)]  # fmt: skip
-    return LessonSpec("99_toy", EXERCISES, instructor, release, modules={}, guarded=REFERENCE,
-                      checks_fingerprint="", fingerprint="toy", extra={"checks": CHECKS})  # fmt: skip
+    return LessonSpec(
+        "99_toy",
+        EXERCISES,
+        instructor,
+        release,
+        modules={},
+        guarded=REFERENCE,
+        checks_fingerprint="",
+        fingerprint="toy",
+    )
 
 
 def toy_notebook(answers: dict[str, str], before_scaler: str | None = None) -> bytes:
@@ -169,7 +177,7 @@ def grade_toy(
     answers: dict[str, str], mode: str | None = None, before_scaler=None
 ) -> SubmissionResult:
     task = Task("toy", "99_toy", "toy", toy_notebook(answers, before_scaler), {}, LIMITS, mode)
-    return grade_submission(task, toy_spec())
+    return grade_submission(task, toy_spec(), CHECKS)
 
 
 def by_name(result: SubmissionResult) -> dict:
@@ -363,7 +371,7 @@ def test_a_passing_failure_of_the_grader_is_retried_and_a_lasting_one_is_flagged
         calls.append(task.student)
         if len(calls) == 1:
             raise RuntimeError("the sandbox did not start in time")
-        return grade_submission(task, spec)
+        return grade_submission(task, spec, CHECKS)
 
     monkeypatch.setattr(runner, "grade_submission", flaky)
     result = SubmissionResult.from_dict(runner.run_task(task))
@@ -382,3 +390,59 @@ def test_a_passing_failure_of_the_grader_is_retried_and_a_lasting_one_is_flagged
     assert "grader failed on this submission 2 times" in result.error
     assert "did not start in time" in result.error and result.flags
     assert all(e.status == "not run" and e.score == 0 for e in result.exercises)
+
+
+FORGED_PROBE = """
+import sys
+server = next(f.server for f in sys.meta_path if hasattr(f, "server"))
+for origin in (0, 3):  # the setup cell and the demo are the lesson's own cells
+    try:
+        reply, _ = server.callback(
+            {"op": "ref", "name": "Scaler", "probe": True, "origin": origin}, []
+        )
+        if isinstance(reply.get("source"), str):
+            exec(reply["source"], globals())
+        elif reply.get("release"):
+            server._release("Scaler")
+    except Exception:
+        pass
+if "Scaler" in server.released:
+    Scaler = server.released["Scaler"]
+elif "Scaler" not in globals():
+    class Scaler(nn.Module):
+        def __init__(self, d):
+            super().__init__()
+"""
+# learner code that runs inside the lesson's own demo cell (it calls print), keeps the
+# reference class released for the demo, and answers with it
+HIJACKED_DEMO = """
+import builtins
+_print = builtins.print
+def _spy(*args, **kwargs):
+    import sys
+    released = next(f.server for f in sys.meta_path if hasattr(f, "server")).released
+    if "Scaler" in released:
+        builtins._kept = released["Scaler"]
+    return _print(*args, **kwargs)
+builtins.print = _spy
+"""
+
+
+@needs_bwrap
+def test_the_reference_released_early_for_a_demo_cannot_be_requested_or_kept():
+    """The grader decides from its own record of which cell runs: a probe forged from an
+    answer cell is refused (and flagged), and a reference class the lesson's demo needed
+    early still tells the grader when it runs during the check."""
+    forged = grade_toy(dict(CORRECT, Scaler=FORGED_PROBE))
+    assert by_name(forged)["Scaler"].score == 0, [(e.name, e.message) for e in forged.exercises]
+    assert any("tried to construct the course's reference Scaler" in f for f in forged.flags)
+    kept = grade_toy(
+        dict(
+            CORRECT,
+            train_step=CORRECT["train_step"] + HIJACKED_DEMO,
+            Scaler="import builtins\nScaler = builtins._kept",
+        )
+    )
+    got = by_name(kept)
+    assert got["Scaler"].score == 0 and got["Scaler"].status == "reference", got["Scaler"]
+    assert got["train_step"].score == 2 and got["center"].score == 1  # honest parts

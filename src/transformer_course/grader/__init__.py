@@ -14,8 +14,10 @@ class's submissions. The pieces:
   the learner's functions, classes and modules; :mod:`.codec`: the only format that
   crosses the boundary (plain data, never pickle).
 * :mod:`.sandbox`: bubblewrap (or a degraded fallback) and the pool of pre-started
-  zygotes; :mod:`.worker`: what runs inside the sandbox.
+  zygotes; :mod:`.inside`: what runs inside the sandbox (the untrusted side: the zygote,
+  the import guard, the request server), which imports nothing of this package but
+  :mod:`.codec`.
 
-This package's ``__init__`` imports nothing: the sandbox imports :mod:`.worker` and
+This package's ``__init__`` imports nothing: the sandbox imports :mod:`.inside` and
 :mod:`.codec` from it.
 """

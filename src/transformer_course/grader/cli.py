@@ -61,8 +61,12 @@ def nbgrader_settings(course_dir: Path) -> dict:
     finally:
         os.chdir(cwd)
     course = config.get("CourseDirectory", {})
-    for key, name in (("submitted", "submitted_directory"), ("autograded", "autograded_directory"),
-                      ("feedback", "feedback_directory"), ("db_url", "db_url")):  # fmt: skip
+    for key, name in (
+        ("submitted", "submitted_directory"),
+        ("autograded", "autograded_directory"),
+        ("feedback", "feedback_directory"),
+        ("db_url", "db_url"),
+    ):
         if name in course:
             settings[key] = course[name]
     plugin = config.get("FileNameCollectorPlugin", {})
@@ -87,18 +91,24 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--student", action="append", help="grade only this student (repeatable)")
     p.add_argument("--workers", type=int, help="local worker processes (default: all cores)")
     p.add_argument("--scheduler", help="a Dask scheduler address, e.g. tcp://host:8786")
-    p.add_argument("--sandbox", choices=["auto", "bwrap", "process"], default=None,
-                   help="auto (default): bubblewrap where it works, else a degraded process sandbox")  # fmt: skip
+    p.add_argument(
+        "--sandbox",
+        choices=["auto", "bwrap", "process"],
+        default=None,
+        help="auto (default): bubblewrap where it works, else a degraded process sandbox",
+    )
     p.add_argument("--force", action="store_true", help="regrade submissions already graded")
     p.add_argument("--no-feedback", action="store_true", help="do not write feedback HTML")
     p.add_argument("--export", type=Path, help="grades CSV (default: autograde/grades.csv)")
     p.add_argument("--no-export", action="store_true", help="do not write the grades CSV")
     p.add_argument("--json", type=Path, help="also write every result to this JSON file")
     p.add_argument("--cell-timeout", type=float, default=60.0, help="seconds per cell (60)")
-    p.add_argument("--check-timeout", type=float, default=60.0,
-                   help="seconds per exercise's checks (60)")  # fmt: skip
-    p.add_argument("--submission-timeout", type=float, default=900.0,
-                   help="seconds per notebook (900)")  # fmt: skip
+    p.add_argument(
+        "--check-timeout", type=float, default=60.0, help="seconds per exercise's checks (60)"
+    )
+    p.add_argument(
+        "--submission-timeout", type=float, default=900.0, help="seconds per notebook (900)"
+    )
     p.add_argument("--memory-mb", type=int, default=2048, help="memory per notebook (2048 MB)")
     p.add_argument("--quiet", action="store_true", help="no per-submission table")
     return p
@@ -152,10 +162,12 @@ def main(argv: list[str] | None = None) -> int:
     db_url = gradebook.absolute_db_url(args.db or settings["db_url"], course_dir)
     export = None if args.no_export else (args.export or course_dir / "autograde" / "grades.csv")
     limits = sandbox.Limits(
-        cell_timeout=args.cell_timeout, check_timeout=args.check_timeout,
-        submission_timeout=args.submission_timeout, memory_mb=args.memory_mb,
+        cell_timeout=args.cell_timeout,
+        check_timeout=args.check_timeout,
+        submission_timeout=args.submission_timeout,
+        memory_mb=args.memory_mb,
         cpu_s=int(args.submission_timeout) + 60,
-    )  # fmt: skip
+    )
     try:
         iso = sandbox.isolation(args.sandbox) if not args.scheduler else None
     except RuntimeError as exc:
@@ -169,10 +181,11 @@ def main(argv: list[str] | None = None) -> int:
         if not args.zip.is_file():
             print(f"course-grader: no such zip file {args.zip}", file=sys.stderr)
             return EXIT_USAGE
-        found, unmatched = collect.from_zip(args.zip, lessons, args.regex or settings["regex"],
-                                            submitted, args.student)  # fmt: skip
+        found, unmatched = collect.from_zip(
+            args.zip, lessons, args.regex or settings["regex"], submitted, args.student
+        )
     else:
-        found = collect.from_folder(submitted, lessons, args.student)
+        found, unmatched = collect.from_folder(submitted, lessons, args.student)
     where = args.zip or submitted
     print(f"course-grader: {len(found)} submission(s) of {', '.join(lessons)} in {where}")
     print(f"  sandbox: {iso.describe() if iso else 'on the Dask workers (' + args.scheduler + ')'}")
@@ -204,13 +217,26 @@ def main(argv: list[str] | None = None) -> int:
                     state = json.loads(state_path.read_text())
                 except ValueError:
                     state = {}
-                if (state.get("sha256") == digest and state.get("fingerprint") == spec.fingerprint
-                        and state.get("problem") == submission.problem):  # fmt: skip
+                if (
+                    state.get("sha256") == digest
+                    and state.get("fingerprint") == spec.fingerprint
+                    and state.get("problem") == submission.problem
+                ):
                     results.append(SubmissionResult.from_dict(state["result"]))
                     continue
-            tasks.append(Task(submission.student, submission.lesson, submission.path,
-                              submission.data, spec_dicts[submission.lesson], limits, args.sandbox,
-                              submission.problem, submission.timestamp))  # fmt: skip
+            tasks.append(
+                Task(
+                    submission.student,
+                    submission.lesson,
+                    submission.path,
+                    submission.data,
+                    spec_dicts[submission.lesson],
+                    limits,
+                    args.sandbox,
+                    submission.problem,
+                    submission.timestamp,
+                )
+            )
         if len(results):
             print(f"  {len(results)} already graded and unchanged (use --force to regrade)")
         progress = distribute.Progress(len(tasks))
@@ -218,30 +244,53 @@ def main(argv: list[str] | None = None) -> int:
         data_of = {id(task): task.data for task in tasks}
 
         def on_result(task: Task, payload: dict) -> None:
-            try:
-                save(task, payload)
-            except Exception as exc:  # one result that cannot be saved must not stop the rest
-                problems.append(f"{task.student} / {task.lesson}: could not be saved: {exc}")
-                writer.gradebook.db.rollback()
-            progress.update(f"{task.student}/{task.lesson}")
-
-        def save(task: Task, payload: dict) -> None:
+            """Save one result; every submission gets its feedback page and its entry in
+            --json, even where a part of saving it fails (then it is flagged)."""
             result = SubmissionResult.from_dict(payload)
             spec = specs[task.lesson]
-            writer.write(result, spec)
+            for part in (save_gradebook, save_notebook, save_state):
+                try:
+                    part(task, result, payload)
+                except Exception as exc:  # one result that cannot be saved must not stop the rest
+                    problem = f"could not be saved ({part.__doc__}): {type(exc).__name__}: {exc}"
+                    problems.append(f"{task.student} / {task.lesson}: {problem}"[:500])
+                    result.flags.append(f"the grader {problem}"[:500])
+                    writer.gradebook.db.rollback()
+            if not args.no_feedback:
+                try:
+                    feedback.write_feedback(result, feedback_dir, spec)
+                except Exception as exc:
+                    message = f"{type(exc).__name__}: {exc}"[:300]
+                    problems.append(f"{task.student} / {task.lesson}: no feedback page: {message}")
+            results.append(result)
+            progress.update(f"{task.student}/{task.lesson}")
+
+        def save_gradebook(task: Task, result: SubmissionResult, payload: dict) -> None:
+            """the gradebook"""
+            writer.write(result, specs[task.lesson])
+
+        def save_notebook(task: Task, result: SubmissionResult, payload: dict) -> None:
+            """the autograded notebook"""
             folder = autograded_dir / task.student / task.lesson
             folder.mkdir(parents=True, exist_ok=True)
-            notebook = feedback.autograded_notebook(data_of[id(task)], result, spec)
+            notebook = feedback.autograded_notebook(data_of[id(task)], result, specs[task.lesson])
             if notebook is not None:
                 (folder / f"{task.lesson}.ipynb").write_text(json.dumps(notebook, indent=1))
-            if not args.no_feedback:
-                feedback.write_feedback(result, feedback_dir, spec)
-            state = {"sha256": task.sha256, "fingerprint": spec.fingerprint,
-                     "problem": task.problem, "result": payload}  # fmt: skip
+
+        def save_state(task: Task, result: SubmissionResult, payload: dict) -> None:
+            """the record that lets a later run resume"""
+            folder = autograded_dir / task.student / task.lesson
+            folder.mkdir(parents=True, exist_ok=True)
+            spec = specs[task.lesson]
+            state = {
+                "sha256": task.sha256,
+                "fingerprint": spec.fingerprint,
+                "problem": task.problem,
+                "result": payload,
+            }
             temporary = folder / (STATE_FILE + ".tmp")
             temporary.write_text(json.dumps(state))
             temporary.replace(folder / STATE_FILE)
-            results.append(result)
 
         started = time.monotonic()
         try:
@@ -286,8 +335,11 @@ def summary(results, lessons: list[str], unmatched: list[str], quiet: bool = Fal
         if not subset:
             continue
         mean = sum(r.score for r in subset) / len(subset)
-        lines += ["", f"{lesson}: {len(subset)} submission(s), mean {mean:.2f} / "
-                      f"{subset[0].max_score:g}, {sum(r.flagged for r in subset)} flagged"]  # fmt: skip
+        lines += [
+            "",
+            f"{lesson}: {len(subset)} submission(s), mean {mean:.2f} / "
+            f"{subset[0].max_score:g}, {sum(r.flagged for r in subset)} flagged",
+        ]
         names = [e.name for e in subset[0].exercises]
         width = max(len(n) for n in names) if names else 8
         for index, name in enumerate(names):
@@ -305,7 +357,9 @@ def summary(results, lessons: list[str], unmatched: list[str], quiet: bool = Fal
             lines.append(f"  {r.student} / {r.lesson} ({r.score:g} / {r.max_score:g}):")
             lines += [f"    - {reason[:300]}" for reason in reasons[:6]]
         for name in unmatched:
-            if ": could not be saved" in name:
+            if any(
+                m in name for m in (": could not be saved", ": no feedback", "valid student id")
+            ):
                 lines.append(f"  {name}")
             else:
                 lines.append(f"  {name}: could not tell whose or which lesson's notebook this is")

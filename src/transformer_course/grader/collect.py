@@ -46,12 +46,22 @@ def _timestamp(folder: Path) -> str | None:
 
 def from_folder(
     submitted: Path, lessons: list[str], students: list[str] | None = None
-) -> list[Submission]:
-    found = []
+) -> tuple[list[Submission], list[str]]:
+    """(submissions, why each refused folder was refused). A folder's name is the student
+    id, validated as strictly as an id from an LMS zip (:data:`STUDENT_ID`): one that could
+    forge a row of the grades, a path or a message is refused, never graded."""
+    found: list[Submission] = []
+    refused: list[str] = []
     if not submitted.is_dir():
-        return found
+        return found, refused
     for student_dir in sorted(p for p in submitted.iterdir() if p.is_dir()):
         student = student_dir.name
+        if not STUDENT_ID.match(student):
+            refused.append(
+                f"{student_dir.parent}/{student!r}: not a valid student id (letters, digits and "
+                "_.@+- only, starting with a letter or digit): not graded"
+            )
+            continue
         if students and student not in students:
             continue
         for lesson in lessons:
@@ -65,8 +75,9 @@ def from_folder(
                     problem = None
                 except OSError as exc:
                     data, problem = b"", f"the notebook cannot be read ({exc})"
-                found.append(Submission(student, lesson, str(expected), data, problem,
-                                        _timestamp(folder)))  # fmt: skip
+                found.append(
+                    Submission(student, lesson, str(expected), data, problem, _timestamp(folder))
+                )
                 continue
             others = sorted(p.name for p in folder.glob("*.ipynb"))
             problem = f"there is no {lesson}.ipynb in {folder}"
@@ -76,7 +87,7 @@ def from_folder(
                     "and grade again)"
                 )
             found.append(Submission(student, lesson, str(folder), b"", problem, _timestamp(folder)))
-    return found
+    return found, refused
 
 
 def _lesson_from_metadata(data: bytes, lessons: list[str]) -> str | None:
@@ -92,9 +103,12 @@ def _lesson_from_metadata(data: bytes, lessons: list[str]) -> str | None:
 
 
 def from_zip(
-    archive: Path, lessons: list[str], regex: str | None, submitted: Path | None,
+    archive: Path,
+    lessons: list[str],
+    regex: str | None,
+    submitted: Path | None,
     students: list[str] | None = None,
-) -> tuple[list[Submission], list[str]]:  # fmt: skip
+) -> tuple[list[Submission], list[str]]:
     """(submissions, names of files that could not be attributed to a student)."""
     pattern = re.compile(regex or DEFAULT_REGEX)
     chosen: dict[tuple[str, str], Submission] = {}
@@ -132,8 +146,14 @@ def from_zip(
                     f"the notebook is named {file_id or name!r}, not {lesson}: a renamed notebook? "
                     f"Rename it to {lesson}.ipynb and grade again"
                 )
-            submission = Submission(student, lesson, f"{archive}:{info.filename}", data, problem,
-                                    groups.get("timestamp"))  # fmt: skip
+            submission = Submission(
+                student,
+                lesson,
+                f"{archive}:{info.filename}",
+                data,
+                problem,
+                groups.get("timestamp"),
+            )
             key = (student, lesson)
             if key in chosen:
                 duplicates[key] = duplicates.get(key, 1) + 1

@@ -44,8 +44,10 @@ def render(result: SubmissionResult, spec: LessonSpec | None = None) -> str:
         )
     sections = []
     for exercise in result.exercises:
-        parts = [f"<section id='{_e(exercise.name)}'><h2>{_e(exercise.name)} "
-                 f"({exercise.score:g} / {exercise.points:g})</h2>"]  # fmt: skip
+        parts = [
+            f"<section id='{_e(exercise.name)}'><h2>{_e(exercise.name)} "
+            f"({exercise.score:g} / {exercise.points:g})</h2>"
+        ]
         if exercise.status == "passed":
             parts.append("<p class='pass'>All visible and hidden checks passed.</p>")
         elif exercise.message:
@@ -131,15 +133,27 @@ def autograded_notebook(data: bytes, result: SubmissionResult, spec: LessonSpec)
             if exercise.output.strip():
                 outputs.append({"output_type": "stream", "name": "stdout", "text": exercise.output})
             if exercise.status != "passed":
-                outputs.append({"output_type": "error", "ename": exercise.status,
-                                "evalue": exercise.message, "traceback": [exercise.message]})  # fmt: skip
+                outputs.append(
+                    {
+                        "output_type": "error",
+                        "ename": exercise.status,
+                        "evalue": exercise.message,
+                        "traceback": [exercise.message],
+                    }
+                )
         elif index in by_cell:
             run = by_cell[index]
             if run.output:
                 outputs.append({"output_type": "stream", "name": "stdout", "text": run.output})
             if run.status != "ok":
-                outputs.append({"output_type": "error", "ename": run.status, "evalue": run.error,
-                                "traceback": [run.error]})  # fmt: skip
+                outputs.append(
+                    {
+                        "output_type": "error",
+                        "ename": run.status,
+                        "evalue": run.error,
+                        "traceback": [run.error],
+                    }
+                )
         cell["outputs"] = outputs
         cell["execution_count"] = None
     return notebook

@@ -11,7 +11,7 @@ on untouched answer cells, and the submission ``flagged`` when a human should lo
 
 from __future__ import annotations
 
-import os
+import csv
 import subprocess
 import sys
 import tempfile
@@ -21,6 +21,20 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from transformer_course.grader.lesson import LessonSpec
 from transformer_course.grader.results import SubmissionResult
+
+EXPORT_COLUMNS = (
+    "assignment",
+    "duedate",
+    "timestamp",
+    "student_id",
+    "last_name",
+    "first_name",
+    "email",
+    "raw_score",
+    "late_submission_penalty",
+    "score",
+    "max_score",
+)
 
 
 def absolute_db_url(db_url: str, course_dir: Path) -> str:
@@ -51,11 +65,16 @@ def ensure_assignment(db_url: str, spec: LessonSpec, course_dir: Path) -> None:
 
     with tempfile.TemporaryDirectory() as release:
         command = [
-            sys.executable, "-m", "nbgrader", "generate_assignment", spec.lesson, "--force",
+            sys.executable,
+            "-m",
+            "nbgrader",
+            "generate_assignment",
+            spec.lesson,
+            "--force",
             f"--CourseDirectory.root={course_dir}",
             f"--CourseDirectory.release_directory={release}",
             f"--CourseDirectory.db_url={db_url}",
-        ]  # fmt: skip
+        ]
         result = subprocess.run(
             command, cwd=course_dir, capture_output=True, text=True, env=tool_env(), timeout=600
         )
@@ -129,10 +148,45 @@ class GradebookWriter:
         del submission
 
     def export_csv(self, path: Path) -> None:
-        from nbgrader.plugins.export import CsvExportPlugin
-
+        """The grades in ``nbgrader export``'s columns and order, written by the csv module
+        (nbgrader's exporter joins the fields with commas unquoted, so that an id holding a
+        comma or a newline would forge another student's row)."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        CsvExportPlugin(to=str(path)).export(self.gradebook)
+        with open(path, "w", newline="", encoding="utf-8") as handle:
+            out = csv.writer(handle, lineterminator="\n")
+            out.writerow(EXPORT_COLUMNS)
+            for row in self.grade_rows():
+                out.writerow(["" if row[key] is None else str(row[key]) for key in EXPORT_COLUMNS])
+
+    def grade_rows(self) -> list[dict]:
+        """One row per assignment and student, as nbgrader's CSV exporter computes them."""
+        gb = self.gradebook
+        rows = []
+        for assignment in gb.assignments:
+            for student in gb.students:
+                row = {
+                    "assignment": assignment.name,
+                    "duedate": assignment.duedate,
+                    "student_id": student.id,
+                    "last_name": student.last_name,
+                    "first_name": student.first_name,
+                    "email": student.email,
+                    "max_score": assignment.max_score,
+                }
+                try:
+                    submission = gb.find_submission(assignment.name, student.id)
+                except MissingEntry:
+                    row.update(timestamp="", raw_score=0.0, late_submission_penalty=0.0, score=0.0)
+                else:
+                    penalty = submission.late_submission_penalty
+                    row.update(
+                        timestamp=submission.timestamp,
+                        raw_score=submission.score,
+                        late_submission_penalty=penalty,
+                        score=max(0.0, submission.score - penalty),
+                    )
+                rows.append(row)
+        return rows
 
 
 def _timestamp(text: str | None):
@@ -147,11 +201,6 @@ def _timestamp(text: str | None):
         return None
 
 
-def db_file(db_url: str) -> Path | None:
-    prefix = "sqlite:///"
-    return Path(db_url[len(prefix) :]) if db_url.startswith(prefix) else None
-
-
 def describe(db_url: str) -> str:
     """The URL without a password, for messages."""
     if "@" in db_url and "://" in db_url:
@@ -160,6 +209,3 @@ def describe(db_url: str) -> str:
         user = credentials.split(":", 1)[0]
         return f"{scheme}://{user}@{host}"
     return db_url
-
-
-os.environ.setdefault("SQLALCHEMY_SILENCE_UBER_WARNING", "1")

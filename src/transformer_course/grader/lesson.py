@@ -7,7 +7,12 @@ course package (whose checks must be the same: :attr:`LessonSpec.checks_fingerpr
 
 It never holds the hidden tests (test cells' sources are not needed: the registry
 says what to check) nor the solutions (only the reference module, split so that the
-sandbox receives each exercise's reference only after that exercise is graded).
+sandbox receives each exercise's reference only after that exercise's verdict is
+recorded in the grader: the setup request carries no exercise's code, and each release
+request carries one exercise's). One exception, decided by the grader alone: a reference
+*class* that a cell of the lesson's own code names and constructs before its exercise
+(a demo) is released for that cell, and from then on tells the grader whenever it runs
+during a check.
 """
 
 from __future__ import annotations
@@ -70,7 +75,7 @@ class LessonSpec:
 
     @property
     def topic(self) -> str:
-        return self.lesson.split("_", 1)[1]
+        return registry.lesson_topic(self.lesson)
 
     def exercise(self, name: str) -> ExerciseSpec:
         for ex in self.exercises:
@@ -290,7 +295,7 @@ def build_spec(lesson: str, course_dir: Path, exercises=None) -> LessonSpec:
         if spec.role == "text":
             spec = CellSpec("text", None, "")
         release.append(spec)
-    topic = lesson.split("_", 1)[1]
+    topic = registry.lesson_topic(lesson)
     reference_dir = PACKAGE_DIR / "reference"
     modules = {}
     for path in sorted(reference_dir.glob("*.py")):
@@ -336,4 +341,4 @@ def _topics(course_dir: Path) -> dict[str, str]:
         lessons.update(p.name for p in solutions.iterdir() if p.is_dir() and "_" in p.name)
     else:  # pragma: no cover - a course directory without masters
         lessons.update(registry.lessons())
-    return {lesson.split("_", 1)[1]: lesson for lesson in sorted(lessons)}
+    return {registry.lesson_topic(lesson): lesson for lesson in sorted(lessons)}

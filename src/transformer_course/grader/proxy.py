@@ -34,6 +34,7 @@ from torch import nn
 
 from transformer_course.checking.objects import ParametersOf, recipe_of
 from transformer_course.grader import codec
+from transformer_course.grader.inside.allowlist import importable
 
 __all__ = [
     "ClassProxy",
@@ -144,8 +145,12 @@ class ModuleProxy(nn.Module, Remote):
         return self._session.call(self, "state_dict", args, kwargs)
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        return self._session.call(self, "load_state_dict", (dict(state_dict),),
-                                  {"strict": strict, "assign": assign} if assign else {"strict": strict})  # fmt: skip
+        return self._session.call(
+            self,
+            "load_state_dict",
+            (dict(state_dict),),
+            {"strict": strict, "assign": assign} if assign else {"strict": strict},
+        )
 
     def train(self, mode: bool = True):
         self._session.call(self, "train", (mode,), {})
@@ -258,8 +263,12 @@ def _exception_class(name: str, bases: list[str]) -> type:
         def init(self, message: str = "") -> None:
             Exception.__init__(self, message)
 
-        namespace = {"__str__": __str__, "__init__": init, "__module__": "builtins",
-                     "__doc__": "An exception raised by the learner's code in the sandbox."}  # fmt: skip
+        namespace = {
+            "__str__": __str__,
+            "__init__": init,
+            "__module__": "builtins",
+            "__doc__": "An exception raised by the learner's code in the sandbox.",
+        }
         try:
             cls = type(name, (base,), namespace)
         except TypeError:
@@ -365,7 +374,7 @@ def encode_course_object(obj: Any, encoder: codec.Encoder) -> Any:
     meta: dict[str, Any] = {
         "factory": recipe.factory,
         "shipped": None
-        if importable_in_sandbox(recipe.factory.partition(":")[0])
+        if importable(recipe.factory.partition(":")[0])
         else ship(_resolve_factory(recipe.factory), encoder),
         "args": encoder.encode(list(recipe.args)),
         "kwargs": encoder.encode(dict(recipe.kwargs)),
@@ -378,18 +387,6 @@ def encode_course_object(obj: Any, encoder: codec.Encoder) -> Any:
     if isinstance(obj, nn.Module):
         meta["modes"] = encoder.encode([[name, m.training] for name, m in obj.named_modules()])
     return ["O", meta, index]
-
-
-SANDBOX_IMPORTABLE = (
-    "torch", "numpy", "math", "functools", "collections", "itertools", "operator",
-    "transformer_course.reference", "transformer_course.checking", "transformer_course.data",
-    "transformer_course.glossary",
-)  # fmt: skip
-
-
-def importable_in_sandbox(module: str) -> bool:
-    """Can the sandbox import this module by name? (Not the checks: they are not there.)"""
-    return any(module == name or module.startswith(name + ".") for name in SANDBOX_IMPORTABLE)
 
 
 def _resolve_factory(dotted: str) -> Any:
@@ -425,10 +422,10 @@ def ship(obj: Any, encoder: codec.Encoder, depth: int = 0) -> dict:
             continue  # a local name, or a builtin
         value = getattr(module, name)
         if isinstance(value, types.ModuleType):
-            if not importable_in_sandbox(value.__name__):
+            if not importable(value.__name__):
                 raise codec.CodecError(f"{obj.__qualname__} uses the module {value.__name__}")
             shipped[name] = ["module", value.__name__]
-        elif callable(value) and importable_in_sandbox(getattr(value, "__module__", "") or ""):
+        elif callable(value) and importable(getattr(value, "__module__", "") or ""):
             shipped[name] = ["import", f"{value.__module__}:{value.__qualname__}"]
         elif callable(value):
             shipped[name] = ["source", ship(value, encoder, depth + 1)]

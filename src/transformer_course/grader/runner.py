@@ -1,9 +1,17 @@
 """Grade one submission: the function every worker runs (local process or Dask worker).
 
-The learner's cells run in the sandbox, in order; at each exercise's test cell the
-registry's check runs *here*, in the grader's process, against proxies for the
-learner's objects (:mod:`.proxy`). Then the exercise's reference is released to the
-sandbox and the notebook goes on.
+A submission goes through :data:`PIPELINE`, one named step after another, as
+nbgrader's autograde converter lists its preprocessors:
+
+1. ``parse``: the file's bytes as notebook cells (or why it cannot be graded);
+2. ``plan``: which cells run, in which order, and where each exercise is checked;
+3. ``scan_source``: what the learner's code mentions, read from the source by the grader;
+4. ``run``: the learner's cells run in the sandbox, in order; at each exercise's test
+   cell the registry's check runs *here*, in the grader's process, against proxies for
+   the learner's objects (:mod:`.proxy`); then the exercise's reference is released to
+   the sandbox and the notebook goes on;
+5. ``apply_policies``: :data:`.policies.POLICIES` turn the evidence into scores and flags;
+6. ``record``: the time it took.
 """
 
 from __future__ import annotations
@@ -16,13 +24,15 @@ import threading
 import time
 import traceback
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from transformer_course.checking import CheckFailure
-from transformer_course.grader import sandbox
+from transformer_course.grader import policies, sandbox
+from transformer_course.grader.evidence import ReferenceUse, Trip
 from transformer_course.grader.lesson import LessonSpec, checks_fingerprint
 from transformer_course.grader.plan import Plan, build_plan
+from transformer_course.grader.policies import Evidence
 from transformer_course.grader.results import CellResult, ExerciseResult, SubmissionResult
 from transformer_course.grader.session import (
     MISSING,
@@ -95,12 +105,10 @@ def run_task(task: Task) -> dict:
     return result.to_dict()
 
 
-def check_functions(spec: LessonSpec) -> dict[str, Any]:
+def registry_checks(spec: LessonSpec) -> dict[str, Callable]:
     """The registry's check for every exercise of the lesson (in this process)."""
     from transformer_course import registry
 
-    if spec.extra.get("checks") is not None:  # tests may pass their own exercises
-        return spec.extra["checks"]
     local = checks_fingerprint(spec.lesson)
     if local != spec.checks_fingerprint:
         raise RuntimeError(
@@ -120,6 +128,8 @@ def parse_notebook(data: bytes) -> tuple[list | None, str | None, list[str]]:
         return None, "the notebook file is not text (UTF-8)", []
     except ValueError as exc:
         return None, f"the notebook file is not valid JSON ({str(exc)[:100]})", []
+    except RecursionError:
+        return None, "the notebook file nests too deeply to be read", []
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
         return None, "the file is JSON but not a Jupyter notebook (no list of cells)", []
     flags = []
@@ -128,58 +138,129 @@ def parse_notebook(data: bytes) -> tuple[list | None, str | None, list[str]]:
     return notebook["cells"], None, flags
 
 
-def grade_submission(task: Task, spec: LessonSpec) -> SubmissionResult:
+# ---------------------------------------------------------------------- the pipeline
+@dataclass
+class Grading:
+    """One submission on its way through :data:`PIPELINE` (each step fills in its part)."""
+
+    task: Task
+    spec: LessonSpec
+    checks: dict[str, Callable]
+    result: SubmissionResult
+    started: float
+    cells: list | None = None
+    plan: Plan | None = None
+    findings: list[Finding] = field(default_factory=list)
+    trips: list[Trip] = field(default_factory=list)
+    references: list[ReferenceUse] = field(default_factory=list)
+    done: bool = False  # a step decided the submission cannot be graded further
+
+    @property
+    def by_name(self) -> dict[str, ExerciseResult]:
+        return {e.name: e for e in self.result.exercises}
+
+
+def parse(grading: Grading) -> None:
+    """The submission's bytes as notebook cells (or why it cannot be graded at all)."""
+    problem = grading.task.problem
+    if problem is None:
+        grading.cells, problem, flags = parse_notebook(grading.task.data)
+        grading.result.flags.extend(flags)
+    if problem is not None:
+        grading.result.flags.append(f"not graded: {problem}")
+        for exercise in grading.result.exercises:
+            exercise.status = "invalid"
+            exercise.message = f"{exercise.name}: not graded: {problem}"
+        grading.done = True
+
+
+def plan(grading: Grading) -> None:
+    """Which cells run, in which order, and where each exercise is checked."""
+    grading.plan = build_plan(grading.cells, grading.spec)
+    grading.result.flags.extend(grading.plan.flags)
+    for name, untouched in grading.plan.untouched.items():
+        grading.by_name[name].untouched = untouched
+
+
+def scan_source(grading: Grading) -> None:
+    """What the learner's code mentions (read by the grader from the source it parsed)."""
+    grading.findings = scan(grading.plan, grading.spec)
+
+
+def run(grading: Grading) -> None:
+    """Run the cells in the sandbox and each exercise's checks here, in order."""
+    with _LOCK:
+        _run(grading)
+
+
+def apply_policies(grading: Grading) -> None:
+    evidence = Evidence(
+        grading.spec, grading.plan, grading.findings, grading.trips, grading.references
+    )
+    policies.apply_policies(evidence, grading.result)
+
+
+def record(grading: Grading) -> None:
+    grading.result.seconds = time.monotonic() - grading.started
+
+
+Step = Callable[[Grading], None]
+PIPELINE: tuple[Step, ...] = (parse, plan, scan_source, run, apply_policies, record)
+
+
+def grade_submission(
+    task: Task, spec: LessonSpec, checks: dict[str, Callable] | None = None
+) -> SubmissionResult:
+    """Grade one submission through :data:`PIPELINE`. ``checks`` (exercise name -> check
+    function) defaults to the registry's."""
     started = time.monotonic()
     iso = sandbox.isolation(task.mode)
     result = SubmissionResult(
-        task.student, task.lesson, task.path, task.sha256, spec.fingerprint,
+        task.student,
+        task.lesson,
+        task.path,
+        task.sha256,
+        spec.fingerprint,
         exercises=[ExerciseResult(ex.name, ex.points) for ex in spec.exercises],
-        isolation=iso.describe(), degraded=iso.degraded, timestamp=task.timestamp,
-    )  # fmt: skip
+        isolation=iso.describe(),
+        degraded=iso.degraded,
+        timestamp=task.timestamp,
+    )
     if iso.degraded:
         result.flags.append(iso.describe())
-    by_name = {e.name: e for e in result.exercises}
-    problem = task.problem
-    cells = None
-    if problem is None:
-        cells, problem, flags = parse_notebook(task.data)
-        result.flags.extend(flags)
-    if problem is not None:
-        result.flags.append(f"not graded: {problem}")
-        for exercise in result.exercises:
-            exercise.status = "invalid"
-            exercise.message = f"{exercise.name}: not graded: {problem}"
-        result.seconds = time.monotonic() - started
-        return result
-    plan = build_plan(cells, spec)
-    result.flags.extend(plan.flags)
-    findings = scan(plan, spec)
-    for name, untouched in plan.untouched.items():
-        by_name[name].untouched = untouched
-    checks = check_functions(spec)
-    with _LOCK:
-        trips, references = _run(task, spec, plan, checks, result, by_name)
-    _apply_policies(spec, plan, findings, trips, references, result, by_name)
-    result.seconds = time.monotonic() - started
+    checks = checks if checks is not None else registry_checks(spec)
+    grading = Grading(task, spec, checks, result, started)
+    for step in PIPELINE:
+        if not grading.done or step is record:
+            step(grading)
     return result
 
 
-def _run(task, spec, plan: Plan, checks, result, by_name) -> tuple[list, list]:
-    given = {step.index for step in plan.steps if step.given and step.index >= 0}
+def _run(grading: Grading) -> None:
+    task, spec, result = grading.task, grading.spec, grading.result
+    by_name = grading.by_name
+    given = {step.index for step in grading.plan.steps if step.given and step.index >= 0}
     session = Session(spec, task.limits, task.mode, given)
     session.start()
     try:
-        for _position, step in enumerate(plan.steps):
-            if time.monotonic() >= session.submission_deadline:
-                raise GiveUp(session._submission_limit())
+        for step in grading.plan.steps:
+            session.check_submission_time()
             if step.kind == "exec":
                 outcome = session.exec_cell(step.index, step.source)
-                result.cells.append(CellResult(step.index, step.role, step.exercise,
-                                               outcome["status"], outcome["error"][:2000],
-                                               outcome["output"][:4000]))  # fmt: skip
+                result.cells.append(
+                    CellResult(
+                        step.index,
+                        step.role,
+                        step.exercise,
+                        outcome["status"],
+                        outcome["error"][:2000],
+                        outcome["output"][:4000],
+                    )
+                )
             else:
                 exercise = spec.exercise(step.exercise)
-                _check(session, exercise, checks[exercise.name], by_name[exercise.name], result)
+                check = grading.checks[exercise.name]
+                _check(session, exercise, check, by_name[exercise.name], result)
                 session.release(exercise.name)
     except GiveUp as give_up:
         for exercise in result.exercises:
@@ -188,7 +269,7 @@ def _run(task, spec, plan: Plan, checks, result, by_name) -> tuple[list, list]:
         result.flags.append(give_up.message)
     finally:
         session.close()
-    return session.trips, session.references
+    grading.trips, grading.references = session.trips, session.references
 
 
 def _check(session: Session, exercise, check, outcome: ExerciseResult, result) -> None:
@@ -211,6 +292,7 @@ def _check(session: Session, exercise, check, outcome: ExerciseResult, result) -
             check(value)
             outcome.part = "hidden"
             check(value, hidden=True)
+            session.ping()  # a sandbox that died while the checks ran earns nothing
         outcome.status = "passed"
         outcome.score = outcome.points
         outcome.part = ""
@@ -221,6 +303,11 @@ def _check(session: Session, exercise, check, outcome: ExerciseResult, result) -
     except SandboxAbort as abort:
         outcome.status = "timeout" if abort.kind == "timeout" else "crashed"
         outcome.message = f"{exercise.name}: {abort.message}"
+        if abort.kind != "timeout":
+            outcome.message += (
+                ". The sandbox stopped while its checks ran, so this exercise earns no points "
+                "(whatever the checks had seen before)"
+            )
         if "interfered" in abort.message or "cannot read" in abort.message:
             result.flags.append(f"{exercise.name}: {abort.message}")
         if not abort.recovered:
@@ -238,97 +325,3 @@ def _check(session: Session, exercise, check, outcome: ExerciseResult, result) -
         outcome.output = (printed.getvalue() + "".join(session.outputs))[:8000]
         session.outputs.clear()
         outcome.seconds = round(time.monotonic() - started, 3)
-
-
-# ---------------------------------------------------------------------- policies
-def _api_matches(api: str, forbidden: str) -> bool:
-    import fnmatch
-
-    return api == forbidden or fnmatch.fnmatchcase(api, forbidden)
-
-
-def _given(plan: Plan, origin: int | None) -> bool:
-    step = plan.roles.get(origin) if origin is not None else None
-    return bool(step is not None and step.given)
-
-
-def _apply_policies(spec, plan: Plan, findings: list[Finding], trips: list, references: list,
-                    result, by_name) -> None:  # fmt: skip
-    topic = spec.topic
-    for exercise in spec.exercises:
-        outcome = by_name[exercise.name]
-        used = sorted({t["api"] for t in trips if not t["api"].startswith("reference:")
-                       if t["exercise"] == exercise.name and not _given(plan, t["origin"])
-                       and any(_api_matches(t["api"], f) for f in exercise.forbidden)})  # fmt: skip
-        if used:
-            outcome.score = 0.0
-            outcome.status = "forbidden"
-            outcome.message = (
-                f"{exercise.name}: your code calls {', '.join(used)}, which this exercise asks you "
-                "to build yourself, so it scores 0 (even where the checks passed). Write it with "
-                "basic array or tensor operations instead."
-            )
-        own = [
-            r for r in references
-            if r["name"] == exercise.name and (
-                r["during"] == exercise.name
-                or (r["during"] is None and not r["graded"] and not _given(plan, r["origin"])
-                    and not r["refused"])
-            )
-        ]  # fmt: skip
-        if any(r["name"] == exercise.name and r["refused"] and r["during"] != exercise.name
-               for r in references):  # fmt: skip
-            result.flags.append(
-                f"{exercise.name}: the learner's code tried to construct the course's reference "
-                f"{exercise.name} before it was graded (refused): check by hand"
-            )
-        watched = [t for t in trips
-                   if t["api"] == f"reference:{exercise.name}" and t["exercise"] == exercise.name]  # fmt: skip
-        if own or watched:
-            outcome.score = 0.0
-            outcome.status = "reference"
-            outcome.message = (
-                f"{exercise.name}: your notebook uses the course's reference implementation "
-                f"(transformer_course.reference.{topic}.{exercise.name}) in place of your own "
-                "code, so it scores 0. Write it yourself; the reference becomes available once "
-                "the exercise is graded."
-            )
-        later = sorted({r["name"] for r in references
-                        if r["during"] == exercise.name and r["name"] != exercise.name
-                        and not r["graded"]})  # fmt: skip
-        if later:
-            result.flags.append(
-                f"{exercise.name}: while it was checked, the learner's code called the course's "
-                f"reference of {', '.join(later)} (not graded yet): check by hand"
-            )
-        mentioned = sorted({f.what for f in findings
-                            if f.kind == "forbidden" and f.what in exercise.forbidden
-                            and f.exercise in (exercise.name, None)})  # fmt: skip
-        if mentioned and outcome.status != "forbidden":
-            result.flags.append(
-                f"{exercise.name}: the code mentions {', '.join(mentioned)} (off-limits in this "
-                "exercise) but the grader did not see it called: check by hand"
-            )
-    dynamic = [f for f in findings if f.kind == "dynamic"]
-    if dynamic:
-        listed = "; ".join(f"{f.what} ({f.where()})" for f in dynamic[:8])
-        result.flags.append(
-            "the code uses constructs that can hide what it calls or tamper with grading: "
-            f"{listed}. The grader cannot prove what they did: check by hand"
-        )
-    for finding in findings:
-        if finding.kind == "own-reference" and by_name[finding.exercise].status != "reference":
-            result.flags.append(
-                f"{finding.exercise}: its answer cell refers to {finding.what}, the course's "
-                "reference of this very exercise: check by hand"
-            )
-        if finding.kind == "checks":
-            result.flags.append(
-                f"{finding.where()}: imports {finding.what} (the checks run in the grader, so this "
-                "has no effect on grading, but it may be an attempt to tamper with them)"
-            )
-        if finding.kind == "reference":
-            result.flags.append(
-                f"{finding.where()}: imports {finding.what}, the reference of a later lesson: "
-                "check by hand that it does not stand in for an exercise"
-            )

@@ -67,7 +67,7 @@ PREIMPORT = [
     "transformer_course.glossary",
     "transformer_course.plotting",
     "transformer_course.grader.codec",
-    "transformer_course.grader.worker",
+    "transformer_course.grader.inside.zygote",
     "collections",
     "math",
     "re",
@@ -90,7 +90,7 @@ ETC_FILES = [
 SYSTEM_DIRS = ["/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin"]
 BOOT = (
     "import sys; sys.path.insert(0, sys.argv[2]); "
-    "from transformer_course.grader.worker import main; main()"
+    "from transformer_course.grader.inside.zygote import main; main()"
 )
 
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 import contextlib
 import importlib
 import io
+import re
 import signal
 import time
 from typing import Any
 
-from transformer_course.grader import codec, proxy, sandbox
+from transformer_course.grader import codec, proxy, sandbox, static
+from transformer_course.grader.evidence import ReferenceUse, Trip
 from transformer_course.grader.lesson import ExerciseSpec, LessonSpec
 
 MISSING = object()
@@ -79,8 +81,13 @@ def describe_death(status: dict, limits: sandbox.Limits) -> str:
 
 
 class Session:
-    def __init__(self, spec: LessonSpec, limits: sandbox.Limits, mode: str | None = None,
-                 given: set[int] | None = None):  # fmt: skip
+    def __init__(
+        self,
+        spec: LessonSpec,
+        limits: sandbox.Limits,
+        mode: str | None = None,
+        given: set[int] | None = None,
+    ):
         self.spec = spec
         self.given = given or set()  # cells that are the lesson's own, unchanged code
         self.limits = limits
@@ -94,12 +101,13 @@ class Session:
         self.methods: tuple[str, ...] = ()
         self.exercise_deadline: float | None = None
         self.submission_deadline = time.monotonic() + limits.submission_timeout
-        self.trips: list[dict] = []
-        self.references: list[dict] = []
+        self.trips: list[Trip] = []
+        self.references: list[ReferenceUse] = []
         self.graded: set[str] = set()
         self.outputs: list[str] = []
         self.request_id = 0
         self.namespaces = False
+        self.cell: tuple[int, str] | None = None  # (index, source) of the cell running now
 
     # ----------------------------------------------------------------- lifecycle
     def start(self) -> None:
@@ -117,9 +125,26 @@ class Session:
                     raise
                 self.zygote = sandbox.acquire(self.mode)
         self.generation += 1
-        tripwires = {ex.name: list(ex.forbidden) for ex in self.spec.exercises if ex.forbidden}
-        header = {"op": "setup", "modules": self.spec.modules, "guarded": self.spec.guarded,
-                  "tripwires": tripwires}  # fmt: skip
+        # the families' public spellings only: wrapping operators (torch.ops) or private
+        # names breaks torch itself (its flop counter registers them); those the static
+        # scan flags instead
+        tripwires = {
+            ex.name: [
+                name
+                for name in static.expand_forbidden(ex.forbidden)
+                if name in ex.forbidden or not static.private_or_opaque(name)
+            ]
+            for ex in self.spec.exercises
+            if ex.forbidden
+        }
+        header = {
+            "op": "setup",
+            "modules": self.spec.modules,
+            # the current lesson's reference without its exercises' code: each exercise's
+            # block goes in only after its verdict is recorded here (:meth:`release`)
+            "guarded": {k: v for k, v in self.spec.guarded.items() if k != "blocks"},
+            "tripwires": tripwires,
+        }
         reply, _ = self.request(header, [], time.monotonic() + 120, "setup")
         self.namespaces = bool(reply.get("namespaces"))
 
@@ -170,21 +195,22 @@ class Session:
                         # a cell that was interrupted the first time gets a second only
                         seconds = 1.0 if len(item) > 3 else self.limits.cell_timeout
                         try:
-                            self.request(
-                                {"op": "exec", "cell": item[1], "source": item[2]}, [],
-                                self._deadline(seconds), "cell",
-                            )  # fmt: skip
+                            self._exec_request(item[1], item[2], self._deadline(seconds))
                         except SandboxAbort as abort:
                             if not abort.recovered:
                                 raise
                     else:
-                        self.request({"op": "release", "name": item[1]}, [],
-                                     self._deadline(30.0), "setup")  # fmt: skip
+                        self._release_request(item[1])
                 return
             except SandboxAbort:
                 self.history.remove(current)  # this cell killed it the second time: skip it
                 self._kill()
                 continue
+
+    def check_submission_time(self) -> None:
+        """Raise :class:`GiveUp` once the whole submission has used up its time."""
+        if time.monotonic() >= self.submission_deadline:
+            raise GiveUp(self._submission_limit())
 
     def _submission_limit(self) -> str:
         return (
@@ -272,9 +298,8 @@ class Session:
     # ------------------------------------------------------------------- steps
     def exec_cell(self, index: int, source: str) -> dict:
         """Run one cell; returns {"status", "error", "output"}."""
-        header = {"op": "exec", "cell": index, "source": source}
         try:
-            reply, _ = self.request(header, [], self._deadline(self.limits.cell_timeout), "cell")
+            reply = self._exec_request(index, source, self._deadline(self.limits.cell_timeout))
         except SandboxAbort as abort:
             if abort.recovered:  # interrupted: what the cell did before it stays, as in Jupyter
                 self.history.append(("exec", index, source, "interrupted"))
@@ -291,12 +316,29 @@ class Session:
         )
         return {"status": "error", "error": text, "output": output}
 
+    def _exec_request(self, index: int, source: str, deadline: float) -> dict:
+        self.cell = (index, source)
+        try:
+            reply, _ = self.request(
+                {"op": "exec", "cell": index, "source": source}, [], deadline, "cell"
+            )
+        finally:
+            self.cell = None
+        return reply
+
+    def _release_request(self, name: str) -> None:
+        source = (self.spec.guarded.get("blocks") or {})[name]
+        self.request(
+            {"op": "release", "name": name, "source": source}, [], self._deadline(30.0), "setup"
+        )
+
     def release(self, name: str) -> None:
+        """The exercise ``name`` is graded (its verdict recorded): its reference goes in."""
         self.graded.add(name)
         if name not in (self.spec.guarded.get("blocks") or {}):
             return
         try:
-            self.request({"op": "release", "name": name}, [], self._deadline(30.0), "setup")
+            self._release_request(name)
             self.history.append(("release", name))
         except SandboxAbort:
             self.history.append(("release", name))
@@ -356,12 +398,18 @@ class Session:
         except codec.CodecError as exc:
             return codec.unsupported("object", f"<a value the grader cannot read: {exc}>")
 
+    def ping(self) -> None:
+        """Is the learner process still alive (after a check: a death counts against it)?"""
+        self.request({"op": "ping"}, [], self._deadline(self.limits.check_timeout), "check")
+
     def get_attribute(self, target: proxy.Remote, attr: str) -> Any:
         self._check_generation(target)
         reply, buffers = self.request(
-            {"op": "getattr", "target": target._handle, "attr": attr}, [],
-            self._deadline(self.limits.check_timeout), "check",
-        )  # fmt: skip
+            {"op": "getattr", "target": target._handle, "attr": attr},
+            [],
+            self._deadline(self.limits.check_timeout),
+            "check",
+        )
         try:
             return codec.Decoder(buffers).decode(reply.get("value"))
         except codec.CodecError:
@@ -373,8 +421,14 @@ class Session:
                 "crashed", "the sandbox was restarted, so this object of your code is gone"
             )
 
-    def call(self, target: proxy.Remote, attr: str | None, args: tuple, kwargs: dict,
-             listify: bool = False):  # fmt: skip
+    def call(
+        self,
+        target: proxy.Remote,
+        attr: str | None,
+        args: tuple,
+        kwargs: dict,
+        listify: bool = False,
+    ):
         self._check_generation(target)
         encoder = codec.Encoder(extension=self._encode_extension)
         try:
@@ -384,8 +438,15 @@ class Session:
             raise CheckProblem(
                 f"the check's arguments cannot be sent to the sandbox: {exc}"
             ) from None
-        header = {"op": "call", "target": target._handle, "attr": attr, "args": args_node,
-                  "kwargs": kwargs_node, "exercise": self.exercise, "listify": listify}  # fmt: skip
+        header = {
+            "op": "call",
+            "target": target._handle,
+            "attr": attr,
+            "args": args_node,
+            "kwargs": kwargs_node,
+            "exercise": self.exercise,
+            "listify": listify,
+        }
         reply, buffers = self.request(
             header, encoder.buffers, self._deadline(self.limits.check_timeout), "check"
         )
@@ -394,11 +455,9 @@ class Session:
         for trip in reply.get("trips") or []:
             if isinstance(trip, dict) and isinstance(trip.get("api"), str):
                 origin = trip.get("origin")
-                self.trips.append({
-                    "api": trip["api"][:200],
-                    "exercise": self.exercise,
-                    "origin": origin if type(origin) is int else None,
-                })  # fmt: skip
+                self.trips.append(
+                    Trip(trip["api"][:200], self.exercise, origin if type(origin) is int else None)
+                )
         decoder = codec.Decoder(buffers, extension=self._decode_handle, argrefs=encoder.objects)
         try:
             value = decoder.decode(reply["value"]) if "value" in reply else None
@@ -413,9 +472,12 @@ class Session:
                     proxy.apply_course_state(encoder.objects[int(index)], state, decoder)
         except codec.CodecError as exc:
             raise proxy.rebuild_exception(
-                {"type": "ValueError", "bases": ["ValueError"],
-                 "message": f"your code returned something the grader cannot read: {exc}"}
-            ) from None  # fmt: skip
+                {
+                    "type": "ValueError",
+                    "bases": ["ValueError"],
+                    "message": f"your code returned something the grader cannot read: {exc}",
+                }
+            ) from None
         except proxy.CopyBackError as exc:
             raise proxy.rebuild_exception(
                 {"type": "RuntimeError", "bases": ["RuntimeError"], "message": str(exc)}
@@ -426,13 +488,29 @@ class Session:
         if "error" in reply:
             raise proxy.rebuild_exception(reply["error"])
         if "fail" in reply:
+            message = f"your code returned something the grader cannot accept: {reply['fail']}"
             raise proxy.rebuild_exception(
-                {"type": "ValueError", "bases": ["ValueError"],
-                 "message": f"your code returned something the grader cannot accept: {reply['fail']}"}
-            )  # fmt: skip
+                {"type": "ValueError", "bases": ["ValueError"], "message": message}
+            )
         return value
 
     # -------------------------------------------------------------- the reference
+    def _may_release_early(self, name: str, origin: Any) -> bool:
+        """A reference class wanted before its exercise is graded: only a cell of the lesson's
+        own (unchanged) code that names the class gets it, while no check runs. Decided from
+        the grader's record of which cell runs; the sandbox's report of the calling cell
+        (``origin``) can only refuse more."""
+        if self.exercise is not None or self.cell is None or name in self.graded:
+            return False
+        index, source = self.cell
+        if index not in self.given or type(origin) is not int or origin not in self.given:
+            return False
+        if (self.spec.guarded.get("names") or {}).get(name) != "class":
+            return False
+        if name not in (self.spec.guarded.get("blocks") or {}):
+            return False
+        return re.search(rf"\b{re.escape(name)}\b", source) is not None
+
     def _reference_callback(self, header: dict, buffers: list) -> None:
         name = header.get("name")
         origin = header.get("origin")
@@ -441,20 +519,21 @@ class Session:
         if not isinstance(name, str) or name not in names:
             codec.send_message(self.process.sock, {"re": request_id, "error": "no such reference"})
             return
-        record = {
-            "name": name,
-            "origin": origin if type(origin) is int else None,
-            "during": self.exercise,
-            "graded": name in self.graded,
-            "refused": False,
-        }
+        # which cell runs, and which exercise is checked, are the grader's own record
+        cell = self.cell[0] if self.cell is not None else None
+        record = ReferenceUse(name, cell, self.exercise, name in self.graded)
         self.references.append(record)
+        if header.get("watched"):  # an early-released reference class ran during a check
+            record.watched = True
+            codec.send_message(self.process.sock, {"re": request_id, "ok": True})
+            return
         if header.get("probe"):
-            # a reference class wanted before its exercise is graded: only the lesson's own
-            # (unchanged) cells get it, outside any check
-            early = self.exercise is None and type(origin) is int and origin in self.given
-            record["refused"] = not early
-            codec.send_message(self.process.sock, {"re": request_id, "ok": True, "release": early})
+            early = self._may_release_early(name, origin)
+            record.refused = not early
+            reply = {"re": request_id, "ok": True, "release": early}
+            if early:
+                reply["source"] = self.spec.guarded["blocks"][name]
+            codec.send_message(self.process.sock, reply)
             return
         try:
             decoder = codec.Decoder(buffers, extension=self._decode_handle)

@@ -27,28 +27,164 @@ from dataclasses import dataclass
 from transformer_course.grader.lesson import LessonSpec
 from transformer_course.grader.plan import Plan
 
-SUSPICIOUS_CALLS = {"exec", "eval", "compile", "__import__", "breakpoint"}
+__all__ = ["FAMILIES", "Finding", "expand_forbidden", "private_or_opaque", "scan"]
+
+SUSPICIOUS_CALLS = {
+    "exec",
+    "eval",
+    "compile",
+    "__import__",
+    "breakpoint",
+    "vars",
+    "globals",
+    "locals",
+    "setattr",
+    "delattr",
+}
 SUSPICIOUS_ATTRIBUTES = {
-    "__code__", "__closure__", "__globals__", "__wrapped__", "__builtins__", "__subclasses__",
-    "f_back", "f_globals", "f_locals", "f_builtins", "tb_frame", "_getframe", "gi_frame",
-    "settrace", "setprofile", "__kwdefaults__", "__defaults__",
-}  # fmt: skip
-SUSPICIOUS_MODULES = {"ctypes", "gc", "importlib", "subprocess", "signal", "socket",
-                      "multiprocessing", "marshal", "pickle", "builtins", "pty", "mmap"}  # fmt: skip
-SUSPICIOUS_DOTTED = {"sys.modules", "os.system", "os.fork", "os.kill", "os.killpg", "os._exit",
-                     "os.execv", "os.execve", "os.execl", "os.popen", "os.spawnl", "os.setsid",
-                     "types.FunctionType", "types.CodeType", "sys._getframe", "inspect.currentframe",
-                     "inspect.stack"}  # fmt: skip
+    "__code__",
+    "__closure__",
+    "__globals__",
+    "__wrapped__",
+    "__builtins__",
+    "__subclasses__",
+    "f_back",
+    "f_globals",
+    "f_locals",
+    "f_builtins",
+    "tb_frame",
+    "_getframe",
+    "gi_frame",
+    "settrace",
+    "setprofile",
+    "__kwdefaults__",
+    "__defaults__",
+    "__dict__",
+    "__self__",
+    "__func__",
+    "__bases__",
+    "__mro__",
+    "__getattribute__",
+    "cell_contents",
+    "__loader__",
+    "__spec__",
+}
+SUSPICIOUS_MODULES = {
+    "ctypes",
+    "gc",
+    "importlib",
+    "subprocess",
+    "signal",
+    "socket",
+    "multiprocessing",
+    "marshal",
+    "pickle",
+    "builtins",
+    "pty",
+    "mmap",
+    "inspect",
+    "linecache",
+    "threading",
+    "_thread",
+}
+SUSPICIOUS_DOTTED = {
+    "sys.modules",
+    "os.system",
+    "os.fork",
+    "os.kill",
+    "os.killpg",
+    "os._exit",
+    "os.execv",
+    "os.execve",
+    "os.execl",
+    "os.popen",
+    "os.spawnl",
+    "os.setsid",
+    "types.FunctionType",
+    "types.CodeType",
+    "sys._getframe",
+    "inspect.currentframe",
+    "inspect.stack",
+    "sys.meta_path",
+    "sys.path_hooks",
+    "operator.attrgetter",
+    "operator.methodcaller",
+}
 RESOLVABLE = {"torch", "numpy", "scipy", "math"}
+# Below these, any name is flagged: they reach every operator without its public name.
+OPAQUE_PREFIXES = ("torch.ops", "torch._C")
+
+# Each forbidden API stands for every other spelling of the same computation (patterns).
+FAMILIES: tuple[tuple[str, ...], ...] = (
+    (  # softmax (and what gives it in one step: log_softmax, softmin)
+        "torch.softmax",
+        "torch.nn.functional.softmax",
+        "torch.special.softmax",
+        "torch.Tensor.softmax",
+        "torch._softmax",
+        "torch._safe_softmax",
+        "torch._masked_softmax",
+        "torch.ops.aten.*softmax*",
+        "torch._C._nn.*softmax*",
+        "torch.nn.Softmax",
+        "torch.nn.modules.activation.Softmax",
+        "torch.nn.Softmax2d",
+        "scipy.special.softmax",
+        "torch.log_softmax",
+        "torch.nn.functional.log_softmax",
+        "torch.special.log_softmax",
+        "torch.Tensor.log_softmax",
+        "torch._log_softmax",
+        "torch.nn.LogSoftmax",
+        "scipy.special.log_softmax",
+        "torch.nn.functional.softmin",
+        "torch.nn.Softmin",
+        "torch.Tensor.softmin",
+    ),
+    (  # attention computed by the library
+        "torch.nn.functional.scaled_dot_product_attention",
+        "torch._C._nn.scaled_dot_product_attention",
+        "torch.ops.aten.*scaled_dot_product*",
+        "torch._scaled_dot_product_*",
+        "torch._fused_sdp_choice",
+        "torch._triton_scaled_dot_attention",
+        "torch.nn.MultiheadAttention",
+        "torch.nn.modules.activation.MultiheadAttention",
+        "torch.nn.functional.multi_head_attention_forward",
+        "torch._native_multi_head_attention",
+        "torch._triton_multi_head_attention",
+        "torch.ops.aten.*multi_head_attention*",
+        "torch.nn.Transformer",
+        "torch.nn.TransformerEncoderLayer",
+        "torch.nn.TransformerDecoderLayer",
+        "torch.nn.TransformerEncoder",
+        "torch.nn.TransformerDecoder",
+    ),
+)
+
+
+def expand_forbidden(forbidden: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """The forbidden APIs with every member of each family one of them belongs to."""
+    names = list(forbidden)
+    for family in FAMILIES:
+        if any(_matches(name, member) for name in forbidden for member in family):
+            names += [member for member in family if member not in names]
+    return tuple(names)
+
+
+def _methods(patterns: tuple[str, ...]) -> set[str]:
+    """Tensor methods among the patterns (``torch.Tensor.softmax`` -> ``softmax``)."""
+    return {p.rpartition(".")[2] for p in patterns if p.startswith("torch.Tensor.")}
 
 
 @dataclass
 class Finding:
     cell: int
     exercise: str | None  # the exercise whose answer cell it is in (None: another cell)
-    kind: str  # "forbidden", "dynamic", "reference", "checks"
+    kind: str  # "forbidden", "dynamic", "reference", "checks", "own-reference"
     what: str  # the dotted name or construct
     line: int = 0
+    forbidden: str = ""  # for "forbidden": the member of the exercise's forbidden APIs it is
 
     def where(self) -> str:
         return f"cell {self.cell + 1}" + (f", line {self.line}" if self.line else "")
@@ -67,7 +203,7 @@ def _python(source: str) -> ast.Module | None:
         return None
 
 
-def _imports(tree: ast.Module, aliases: dict[str, str]) -> None:
+def _imports(tree: ast.Module, aliases: dict[str, str], stars: list[str]) -> None:
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -80,6 +216,8 @@ def _imports(tree: ast.Module, aliases: dict[str, str]) -> None:
             for alias in node.names:
                 if alias.name != "*":
                     aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                elif node.module.split(".")[0] in RESOLVABLE and node.module not in stars:
+                    stars.append(node.module)
 
 
 def _dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:
@@ -128,11 +266,147 @@ def _matches(dotted: str, forbidden: str) -> bool:
     return target is not None and _resolve(dotted) is target
 
 
+def private_or_opaque(dotted: str) -> bool:
+    """A name below ``torch.ops``/``torch._C``, or a private name of a library."""
+    opaque = any(dotted == p or dotted.startswith(p + ".") for p in OPAQUE_PREFIXES)
+    return opaque or _private(dotted)
+
+
+def _private(dotted: str) -> bool:
+    """A name below a library that its authors keep private (``torch._softmax``)."""
+    parts = dotted.split(".")
+    return parts[0] in RESOLVABLE and any(
+        part.startswith("_") and not (part.startswith("__") and part.endswith("__"))
+        for part in parts[1:]
+    )
+
+
+class _CellScan:
+    """The findings of one learner cell (``exercise``: whose answer cell it is, or None)."""
+
+    def __init__(self, spec: LessonSpec, cell: int, exercise: str | None, aliases, stars):
+        self.spec = spec
+        self.cell = cell
+        self.exercise = exercise
+        self.aliases = aliases
+        self.stars = stars
+        self.forbidden = sorted(
+            {n for ex in spec.exercises for n in expand_forbidden(ex.forbidden)}
+        )
+        self.methods = _methods(tuple(self.forbidden))
+        self.findings: list[Finding] = []
+
+    def add(self, kind: str, what: str, line: int, **extra) -> None:
+        exercise = extra.pop("exercise", self.exercise)
+        self.findings.append(Finding(self.cell, exercise, kind, what, line, **extra))
+
+    def name(self, dotted: str, line: int, called: bool) -> None:
+        """A dotted name the code refers to (resolved through the notebook's imports)."""
+        if dotted in SUSPICIOUS_DOTTED:
+            self.add("dynamic", dotted, line)
+        opaque = next(
+            (p for p in OPAQUE_PREFIXES if dotted == p or dotted.startswith(p + ".")), None
+        )
+        if opaque:
+            self.add("dynamic", f"{dotted} (reaches operators without their public name)", line)
+        elif _private(dotted):
+            self.add("dynamic", f"{dotted} (a private name of the library)", line)
+        exercise = self.exercise
+        if exercise and dotted == f"transformer_course.reference.{self.spec.topic}.{exercise}":
+            self.add("own-reference", dotted, line)
+        for pattern in self.forbidden:
+            if _matches(dotted, pattern):
+                # a call counts for the exercise whose cell makes it; a name kept for later
+                # (an alias, an argument) counts for every exercise
+                scope = exercise if called else None
+                self.add("forbidden", dotted, line, forbidden=pattern, exercise=scope)
+                break
+
+    def tree(self, tree: ast.Module) -> None:
+        inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+        called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+        for node in ast.walk(tree):
+            line = getattr(node, "lineno", 0)
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                self.imports(node, line)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                self.call(node, line)
+            if isinstance(node, ast.Attribute) and node.attr in SUSPICIOUS_ATTRIBUTES:
+                self.add("dynamic", f".{node.attr}", line)
+            if id(node) in inner or not isinstance(node, ast.Attribute | ast.Name):
+                continue
+            if isinstance(node, ast.Attribute):
+                dotted = _dotted(node, self.aliases)
+            else:
+                dotted = self.aliases.get(node.id) or self.starred(node.id)
+            if dotted:
+                self.name(dotted, line, id(node) in called)
+            elif isinstance(node, ast.Attribute) and node.attr in self.methods:
+                self.add(
+                    "forbidden",
+                    f"<tensor>.{node.attr}",
+                    line,
+                    forbidden=f"torch.Tensor.{node.attr}",
+                )
+
+    def starred(self, name: str) -> str | None:
+        """``name`` as brought in by ``from <library> import *``, if one of them has it."""
+        for module in self.stars:
+            if _resolve(f"{module}.{name}") is not None:
+                return f"{module}.{name}"
+        return None
+
+    def call(self, node: ast.Call, line: int) -> None:
+        function = node.func.id
+        if function in SUSPICIOUS_CALLS and function not in self.aliases:
+            self.add("dynamic", f"{function}()", line)
+        if function != "getattr" or len(node.args) < 2:
+            return
+        target = node.args[0]
+        owner = (
+            _dotted(target, self.aliases) if isinstance(target, ast.Attribute | ast.Name) else None
+        )
+        attribute = node.args[1]
+        if isinstance(attribute, ast.Constant) and isinstance(attribute.value, str):
+            if owner:
+                self.name(f"{owner}.{attribute.value}", line, called=False)
+        else:
+            self.add("dynamic", f"getattr({owner or 'an object'}, <computed name>)", line)
+
+    def imports(self, node: ast.Import | ast.ImportFrom, line: int) -> None:
+        if isinstance(node, ast.Import):
+            modules = [a.name for a in node.names]
+        elif node.module == "transformer_course.reference":
+            modules = [f"{node.module}.{a.name}" for a in node.names]
+        else:
+            modules = [node.module or ""]
+            if node.module and node.level == 0:  # from torch.nn.functional import softmax
+                for alias in node.names:
+                    if alias.name != "*":
+                        self.name(f"{node.module}.{alias.name}", line, called=False)
+        for module in modules:
+            top = module.split(".")[0]
+            if top in SUSPICIOUS_MODULES:
+                self.add("dynamic", f"import {module}", line)
+            if module.startswith(
+                (
+                    "transformer_course.checks",
+                    "transformer_course.checking",
+                    "transformer_course.grader",
+                )
+            ):
+                self.add("checks", module, line)
+            if module.startswith("transformer_course.reference."):
+                topic = module.split(".")[2]
+                lesson = (self.spec.extra.get("topics") or {}).get(topic, "")
+                if lesson > self.spec.lesson:
+                    self.add("reference", module, line)
+
+
 def scan(plan: Plan, spec: LessonSpec) -> list[Finding]:
-    forbidden = {ex.name: ex.forbidden for ex in spec.exercises if ex.forbidden}
-    all_forbidden = sorted({name for names in forbidden.values() for name in names})
-    current = spec.lesson
+    """What the learner's cells mention, in the order the plan runs them."""
     aliases: dict[str, str] = {}
+    stars: list[str] = []
     findings: list[Finding] = []
     learner = {index: exercise for index, _, exercise in plan.learner_cells}
     for step in plan.steps:
@@ -141,77 +415,13 @@ def scan(plan: Plan, spec: LessonSpec) -> list[Finding]:
         tree = _python(step.source)
         if tree is None:
             continue
-        _imports(tree, aliases)
+        _imports(tree, aliases, stars)
         if step.index not in learner:
             continue
-        exercise = learner[step.index]
-        for node in ast.walk(tree):
-            line = getattr(node, "lineno", 0)
-            if isinstance(node, ast.Import | ast.ImportFrom):
-                if isinstance(node, ast.Import):
-                    modules = [a.name for a in node.names]
-                elif node.module == "transformer_course.reference":
-                    modules = [f"{node.module}.{a.name}" for a in node.names]
-                else:
-                    modules = [node.module or ""]
-                for module in modules:
-                    top = module.split(".")[0]
-                    if top in SUSPICIOUS_MODULES:
-                        findings.append(
-                            Finding(step.index, exercise, "dynamic", f"import {module}", line)
-                        )
-                    if (
-                        module.startswith("transformer_course.checks")
-                        or module.startswith("transformer_course.checking")
-                        or module.startswith("transformer_course.grader")
-                    ):
-                        findings.append(Finding(step.index, exercise, "checks", module, line))
-                    if module.startswith("transformer_course.reference."):
-                        topic = module.split(".")[2]
-                        lesson = (spec.extra.get("topics") or {}).get(topic, "")
-                        if lesson > current:
-                            findings.append(
-                                Finding(step.index, exercise, "reference", module, line)
-                            )
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                if node.func.id in SUSPICIOUS_CALLS:
-                    findings.append(
-                        Finding(step.index, exercise, "dynamic", f"{node.func.id}()", line)
-                    )
-                if (
-                    node.func.id == "getattr"
-                    and len(node.args) >= 2
-                    and not isinstance(node.args[1], ast.Constant)
-                ):
-                    target = _dotted(node.args[0], aliases)
-                    if target and target.split(".")[0] in RESOLVABLE:
-                        findings.append(
-                            Finding(
-                                step.index,
-                                exercise,
-                                "dynamic",
-                                f"getattr({target}, <computed name>)",
-                                line,
-                            )
-                        )
-            if isinstance(node, ast.Attribute) and node.attr in SUSPICIOUS_ATTRIBUTES:
-                findings.append(Finding(step.index, exercise, "dynamic", f".{node.attr}", line))
-            if isinstance(node, ast.Attribute | ast.Name):
-                dotted = (
-                    _dotted(node, aliases)
-                    if isinstance(node, ast.Attribute)
-                    else aliases.get(node.id)
-                )
-                if not dotted:
-                    continue
-                if dotted in SUSPICIOUS_DOTTED:
-                    findings.append(Finding(step.index, exercise, "dynamic", dotted, line))
-                if exercise and dotted == f"transformer_course.reference.{spec.topic}.{exercise}":
-                    findings.append(Finding(step.index, exercise, "own-reference", dotted, line))
-                for name in all_forbidden:
-                    if _matches(dotted, name):
-                        findings.append(Finding(step.index, exercise, "forbidden", name, line))
+        cell = _CellScan(spec, step.index, learner[step.index], aliases, stars)
+        cell.tree(tree)
+        findings += cell.findings
     unique: dict[tuple, Finding] = {}
     for finding in findings:
-        unique.setdefault((finding.cell, finding.kind, finding.what), finding)
+        unique.setdefault((finding.cell, finding.kind, finding.what, finding.exercise), finding)
     return list(unique.values())

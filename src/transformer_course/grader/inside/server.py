@@ -1,472 +1,41 @@
-"""The sandbox side of the grader: a zygote, and the learner processes it forks.
+"""The request server in the learner process: run a cell, look up a name, call a function
+or a method for the grader's checks, and take in each piece of this lesson's reference
+when the grader releases it.
 
-Nothing in this module is trusted by the grader: it runs inside the sandbox, next to
-the learner's code, and everything it sends back is decoded by :mod:`.codec` as
-plain data. It is written to give the learner's code the same world as a notebook
-kernel (an IPython shell, cells run in order, errors do not stop the notebook) and
-to keep one submission from reaching another.
-
-Processes (see :mod:`.sandbox` for how the zygote itself is started):
-
-* the **zygote** imports numpy, torch, IPython, matplotlib and the course package
-  once, drops its privileges, makes itself non-dumpable, and then only forks. It
-  never runs learner code.
-* for each submission it forks an **intermediate** process that, where the kernel
-  allows, enters fresh user, mount, pid, IPC and network namespaces and forks
-* the **learner process**: pid 1 of its own pid namespace (when it ends, the kernel
-  kills every process it left behind), with a private tmpfs as ``/tmp`` (its
-  scratch folder and $HOME), no capabilities, rlimits on CPU time, address space,
-  file size, open files and processes, and no way to signal or trace the zygote.
-  It serves the grader's requests on one socket: run a cell, look up a name, call
-  a function or method, release the next piece of this lesson's reference.
+It gives the learner's code the same world as a notebook kernel (an IPython shell,
+cells run in order, errors do not stop the notebook); everything it sends back is
+decoded by the grader as plain data (:mod:`transformer_course.grader.codec`).
 """
 
 from __future__ import annotations
 
-import ctypes
+import contextlib
 import functools
 import importlib
-import importlib.abc
-import importlib.machinery
 import inspect
 import io
 import json
 import linecache
 import os
 import re
-import resource
-import signal
 import socket
 import sys
-import time
 import traceback
 import types
 import warnings
 from typing import Any
 
-# The codec is imported from the staged copy of the package, never from the repository.
 from transformer_course.grader import codec
+from transformer_course.grader.inside.allowlist import importable
+from transformer_course.grader.inside.importing import COURSE_FILE_PREFIX, CourseFinder
 
-PR_SET_PDEATHSIG = 1
-PR_SET_DUMPABLE = 4
-PR_CAPBSET_DROP = 24
-PR_SET_NO_NEW_PRIVS = 38
-PR_CAP_AMBIENT = 47
-PR_CAP_AMBIENT_CLEAR_ALL = 4
-CLONE_NEWNS = 0x00020000
-CLONE_NEWUTS = 0x04000000
-CLONE_NEWIPC = 0x08000000
-CLONE_NEWUSER = 0x10000000
-CLONE_NEWPID = 0x20000000
-CLONE_NEWNET = 0x40000000
-MS_NOSUID, MS_NODEV, MS_REC, MS_PRIVATE = 2, 4, 16384, 1 << 18
-MS_BIND, MNT_DETACH = 4096, 2
+__all__ = ["BoundedWriter", "GraderError", "Server"]
 
+TORCH_PRINT_OPTIONS = ("precision", "threshold", "edgeitems", "linewidth", "sci_mode")
 OUTPUT_LIMIT = 20_000  # characters of a cell's or a call's output sent back
 CELL_FILE = re.compile(r"^<ipython-input-(\d+)-[0-9a-f]+>$")
-COURSE_FILE_PREFIX = "<course:"
-
-_libc = None
 
 
-def libc():
-    global _libc
-    if _libc is None:
-        _libc = ctypes.CDLL(None, use_errno=True)
-    return _libc
-
-
-def prctl(option: int, value: int) -> bool:
-    if not sys.platform.startswith("linux"):
-        return False
-    return libc().prctl(option, value, 0, 0, 0) == 0
-
-
-# ============================================================================ zygote
-def main() -> None:
-    """Entry point of the zygote (``python -c ... main()`` with a JSON config in argv)."""
-    cfg = json.loads(sys.argv[1])
-    control = socket.socket(fileno=cfg["control_fd"])
-    hidden = [os.path.realpath(p) for p in cfg.get("hide_paths", [])]
-    prefix = os.path.realpath(sys.prefix)
-
-    def visible(entry: str) -> bool:
-        real = os.path.realpath(entry or ".")
-        if real == prefix or real.startswith(prefix + os.sep):
-            return True  # the Python installation (a virtual environment may live in the repo)
-        return not any(real == h or real.startswith(h + os.sep) for h in hidden)
-
-    sys.path[:] = [p for p in sys.path if visible(p)]
-    if cfg["staged"] not in sys.path:
-        sys.path.insert(0, cfg["staged"])
-    if cfg.get("parent_death") and sys.platform.startswith("linux"):
-        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    shell = _prepare(cfg)
-    if cfg.get("uid") is not None:
-        os.setgroups([])
-        os.setgid(cfg["gid"])
-        os.setuid(cfg["uid"])
-    prctl(PR_SET_DUMPABLE, 0)
-    prctl(PR_SET_NO_NEW_PRIVS, 1)
-    status = _read_status()
-    _control_send(
-        control,
-        {
-            "op": "ready",
-            "pid": os.getpid(),
-            "uid": os.getuid(),
-            "vm_kb": status.get("VmSize", 0),
-            "python": sys.version.split()[0],
-        },
-    )
-    Zygote(control, shell, cfg).serve()
-
-
-def _read_status() -> dict[str, int]:
-    values = {}
-    try:
-        with open("/proc/self/status") as handle:
-            for line in handle:
-                key, _, rest = line.partition(":")
-                if rest.strip().endswith("kB"):
-                    values[key] = int(rest.split()[0])
-    except OSError:
-        pass
-    return values
-
-
-def _prepare(cfg: dict):
-    """Import what every notebook needs, once, and make the IPython shell the children use."""
-    for name in cfg.get("preimport", []):
-        try:
-            importlib.import_module(name)
-        except Exception:
-            pass
-    try:
-        import torch
-
-        torch.set_num_threads(1)
-        torch.set_num_interop_threads(1)
-    except Exception:
-        pass
-    from IPython.core.interactiveshell import InteractiveShell
-    from traitlets.config import Config
-
-    config = Config()
-    config.HistoryManager.enabled = False
-    config.HistoryManager.hist_file = ":memory:"
-    config.InteractiveShell.colors = "NoColor"
-    config.InteractiveShell.cache_size = 0
-    config.InteractiveShell.autocall = 0
-    shell = InteractiveShell.instance(config=config)
-    shell.display_formatter.active_types = ["text/plain"]
-    # exit() and quit() end an ipykernel (and with it a whole nbgrader run); here they
-    # do nothing, and sys.exit() is reported as an error of its cell, as in IPython.
-    shell.ask_exit = lambda: None
-    return shell
-
-
-def _control_send(sock: socket.socket, message: dict, fds=()) -> None:
-    data = json.dumps(message).encode()
-    if fds:
-        socket.send_fds(sock, [data], list(fds))
-    else:
-        sock.sendall(data)
-
-
-class Zygote:
-    """Forks one learner process at a time and cleans up after it."""
-
-    def __init__(self, control: socket.socket, shell, cfg: dict):
-        self.control = control
-        self.shell = shell
-        self.cfg = cfg
-        self.children: dict[int, dict] = {}
-        self.counter = 0
-
-    def serve(self) -> None:
-        import select
-
-        while True:
-            self._reap()
-            ready, _, _ = select.select([self.control], [], [], 0.2)
-            if not ready:
-                continue
-            try:
-                data, fds, _, _ = socket.recv_fds(self.control, 65536, 4)
-            except OSError:
-                os._exit(0)
-            if not data:
-                self._kill_all()
-                os._exit(0)
-            try:
-                message = json.loads(data)
-            except ValueError:
-                continue
-            op = message.get("op")
-            if op == "spawn":
-                reply = self._spawn(message, fds)
-            elif op == "kill":
-                reply = self._kill(message.get("pid"))
-            elif op == "interrupt":
-                reply = self._signal(message.get("pid"), signal.SIGINT)
-            elif op == "wait":
-                reply = self._wait(message.get("pid"), float(message.get("timeout", 5.0)))
-            elif op == "exit":
-                self._kill_all()
-                os._exit(0)
-            else:
-                reply = {"ok": False, "error": f"unknown op {op!r}"}
-            for fd in fds:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
-            _control_send(self.control, reply)
-
-    def _spawn(self, message: dict, fds: list[int]) -> dict:
-        if len(fds) != 1:
-            return {"ok": False, "error": "spawn needs exactly one socket"}
-        self.counter += 1
-        spawn_cfg = dict(message.get("cfg", {}))
-        spawn_cfg["serial"] = self.counter
-        pid = os.fork()
-        if pid == 0:  # the intermediate process
-            code = 70
-            try:
-                self.control.close()
-                os.setsid()
-                code = _intermediate(fds[0], spawn_cfg, self.shell, self.cfg)
-            except BaseException:
-                traceback.print_exc()
-            os._exit(code)
-        self.children[pid] = {"status": None, "scratch": None}
-        return {"ok": True, "pid": pid}
-
-    def _kill(self, pid: Any) -> dict:
-        if type(pid) is int and pid in self.children:
-            for sender in (os.killpg, os.kill):
-                try:
-                    sender(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-        return {"ok": True}
-
-    def _signal(self, pid: Any, number: int) -> dict:
-        if type(pid) is int and pid in self.children:
-            try:
-                os.killpg(pid, number)
-            except OSError:
-                pass
-        return {"ok": True}
-
-    def _wait(self, pid: Any, timeout: float) -> dict:
-        if type(pid) is not int or pid not in self.children:
-            return {"ok": False, "error": "no such child"}
-        deadline = time.monotonic() + timeout
-        while self.children[pid]["status"] is None and time.monotonic() < deadline:
-            self._reap()
-            if self.children[pid]["status"] is None:
-                time.sleep(0.01)
-        status = self.children[pid]["status"]
-        if status is None:
-            return {"ok": False, "error": "still running"}
-        del self.children[pid]
-        return {"ok": True, **status}
-
-    def _reap(self) -> None:
-        while True:
-            try:
-                pid, raw = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                return
-            if pid == 0:
-                return
-            if os.WIFSIGNALED(raw):
-                status = {"signal": os.WTERMSIG(raw), "exit": None}
-            else:
-                code = os.WEXITSTATUS(raw)
-                # the intermediate reports the learner's death by a signal as 128 + signal
-                if 128 < code < 128 + 65:
-                    status = {"signal": code - 128, "exit": None}
-                else:
-                    status = {"signal": None, "exit": code}
-            if pid in self.children:
-                self.children[pid]["status"] = status
-            self._cleanup()
-
-    def _cleanup(self) -> None:
-        """Kill whatever a finished child left behind (processes that escaped its group)."""
-        if any(child["status"] is None for child in self.children.values()):
-            return
-        if self.cfg.get("private_pids"):  # everything in this pid namespace but us is the learner's
-            keep = {1, os.getpid()}
-            for name in os.listdir("/proc"):
-                if name.isdigit() and int(name) not in keep:
-                    try:
-                        os.kill(int(name), signal.SIGKILL)
-                    except OSError:
-                        pass
-        elif self.cfg.get("uid") is not None:  # a uid of our own: kill its other processes
-            try:
-                os.kill(-1, signal.SIGKILL)  # every process we may signal except ourselves
-            except OSError:
-                pass
-        scratch_root = self.cfg.get("scratch_root")
-        if scratch_root and os.path.isdir(scratch_root):
-            import shutil
-
-            for name in os.listdir(scratch_root):
-                if name.startswith("submission-"):
-                    shutil.rmtree(os.path.join(scratch_root, name), ignore_errors=True)
-
-    def _kill_all(self) -> None:
-        for pid in list(self.children):
-            self._kill(pid)
-
-
-# ===================================================================== intermediate
-def _write(path: str, text: str) -> None:
-    with open(path, "w") as handle:
-        handle.write(text)
-
-
-def _intermediate(fd: int, spawn_cfg: dict, shell, cfg: dict) -> int:
-    """Enter fresh namespaces (when asked and allowed) and run the learner process."""
-    namespaces = False
-    if cfg.get("namespaces") and sys.platform.startswith("linux"):
-        uid, gid = os.getuid(), os.getgid()
-        prctl(PR_SET_DUMPABLE, 1)  # needed to write our own uid_map
-        flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS
-        flags |= CLONE_NEWNET
-        if libc().unshare(flags) == 0:
-            try:
-                _write("/proc/self/setgroups", "deny")
-                _write("/proc/self/uid_map", f"{uid} {uid} 1")
-                _write("/proc/self/gid_map", f"{gid} {gid} 1")
-                namespaces = True
-            except OSError:
-                namespaces = False
-        prctl(PR_SET_DUMPABLE, 0)
-    if not namespaces:
-        _learner_main(fd, spawn_cfg, shell, cfg, private=False)
-        return 70
-    pid = os.fork()
-    if pid == 0:
-        try:
-            _learner_main(fd, spawn_cfg, shell, cfg, private=True)
-        finally:
-            os._exit(70)
-    os.close(fd)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # interrupts are for the learner process
-    while True:
-        try:
-            _, raw = os.waitpid(pid, 0)
-            break
-        except InterruptedError:  # pragma: no cover
-            continue
-    if os.WIFSIGNALED(raw):
-        return 128 + os.WTERMSIG(raw)
-    return os.WEXITSTATUS(raw)
-
-
-def _drop_capabilities() -> None:
-    for cap in range(64):
-        libc().prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
-    libc().prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
-
-    class Header(ctypes.Structure):
-        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-    class Data(ctypes.Structure):
-        _fields_ = [
-            ("effective", ctypes.c_uint32),
-            ("permitted", ctypes.c_uint32),
-            ("inheritable", ctypes.c_uint32),
-        ]
-
-    header = Header(0x20080522, 0)
-    data = (Data * 2)()
-    libc().capset(ctypes.byref(header), ctypes.byref(data))
-
-
-def _learner_main(fd: int, spawn_cfg: dict, shell, cfg: dict, *, private: bool) -> None:
-    """Become the learner process: scratch folder, limits, no privileges; then serve."""
-    if sys.platform.startswith("linux"):
-        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    if private:
-        mount = libc().mount
-        mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None)
-        size = int(spawn_cfg.get("scratch_mb", 256))
-        options = f"size={size}m,mode=0700".encode()
-        # the Python installation may live below /tmp (a checkout in a temporary folder):
-        # hold on to it while the private /tmp goes on top, then bind it back, read-only
-        keep, hold = cfg.get("keep_under_tmp") or [], cfg.get("hold_dir", "")
-        if keep and mount(b"/tmp", hold.encode(), None, MS_BIND | MS_REC, None) != 0:
-            os._exit(72)
-        if mount(b"tmpfs", b"/tmp", b"tmpfs", MS_NOSUID | MS_NODEV, options) != 0:
-            os._exit(71)
-        for path in keep:
-            os.makedirs(path, exist_ok=True)
-            source = (hold + path[len("/tmp") :]).encode()
-            if mount(source, path.encode(), None, MS_BIND | MS_REC, None) != 0:
-                os._exit(72)
-        if keep:
-            libc().umount2(hold.encode(), MNT_DETACH)
-        if os.path.isdir("/dev/shm"):
-            mount(b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, b"size=16m,mode=0700")
-        scratch = "/tmp/work"
-        os.mkdir(scratch, 0o700)
-    else:
-        root = cfg.get("scratch_root") or "/tmp"
-        scratch = os.path.join(root, f"submission-{spawn_cfg.get('serial', 0)}-{os.getpid()}")
-        os.mkdir(scratch, 0o700)
-    os.chdir(scratch)
-    for name in ("HOME", "TMPDIR", "TMP", "TEMP"):
-        os.environ[name] = scratch
-    os.environ["IPYTHONDIR"] = os.path.join(scratch, ".ipython")
-    os.environ["MPLCONFIGDIR"] = os.path.join(scratch, ".matplotlib")
-    os.environ["XDG_CONFIG_HOME"] = os.path.join(scratch, ".config")
-    os.environ["XDG_CACHE_HOME"] = os.path.join(scratch, ".cache")
-    import tempfile
-
-    tempfile.tempdir = scratch
-    null = os.open(os.devnull, os.O_RDWR)
-    for target in (0, 1, 2):
-        os.dup2(null, target)
-    os.closerange(3, fd)
-    os.closerange(fd + 1, 65536)
-    if private:
-        _drop_capabilities()
-    prctl(PR_SET_DUMPABLE, 0)
-    prctl(PR_SET_NO_NEW_PRIVS, 1)
-    _set_limits(spawn_cfg)
-    sock = socket.socket(fileno=fd)
-    server = Server(sock, shell, scratch, spawn_cfg)
-    server.serve()
-    os._exit(0)
-
-
-def _set_limits(spawn_cfg: dict) -> None:
-    def limit(which: int, soft: int, hard: int | None = None) -> None:
-        try:
-            resource.setrlimit(which, (soft, hard if hard is not None else soft))
-        except (ValueError, OSError):
-            pass
-
-    limit(resource.RLIMIT_CORE, 0)
-    cpu = int(spawn_cfg.get("cpu_s", 600))
-    limit(resource.RLIMIT_CPU, cpu, cpu + 5)
-    limit(resource.RLIMIT_FSIZE, int(spawn_cfg.get("fsize_mb", 64)) * 2**20)
-    limit(resource.RLIMIT_NOFILE, int(spawn_cfg.get("nofile", 256)))
-    if spawn_cfg.get("nproc"):
-        limit(resource.RLIMIT_NPROC, int(spawn_cfg["nproc"]))
-    if spawn_cfg.get("memory_mb"):
-        vm_kb = _read_status().get("VmSize", 0)
-        limit(resource.RLIMIT_AS, vm_kb * 1024 + int(spawn_cfg["memory_mb"]) * 2**20)
-
-
-# ============================================================================ output
 class BoundedWriter(io.TextIOBase):
     """sys.stdout/sys.stderr for learner code: keeps the first N characters."""
 
@@ -503,90 +72,6 @@ class BoundedWriter(io.TextIOBase):
         return text
 
 
-# ========================================================================= importing
-class _SourceLoader(importlib.abc.Loader):
-    def __init__(self, fullname: str, source: str, package: bool = False):
-        self.fullname = fullname
-        self.source = source
-        self.package = package
-        self.filename = f"{COURSE_FILE_PREFIX}{fullname}>"
-
-    def create_module(self, spec):
-        return None
-
-    def exec_module(self, module) -> None:
-        module.__file__ = self.filename
-        if self.package:
-            module.__path__ = []
-        linecache.cache[self.filename] = (
-            len(self.source), None, self.source.splitlines(True), self.filename,
-        )  # fmt: skip
-        exec(compile(self.source, self.filename, "exec"), module.__dict__)
-
-    def get_source(self, fullname: str) -> str:
-        return self.source
-
-
-class _StandInModule(types.ModuleType):
-    """``transformer_course.checks`` inside the sandbox: importing a check gives a no-op."""
-
-    def __getattr__(self, name: str):
-        if name.startswith("__"):
-            raise AttributeError(name)
-
-        def stand_in(*args, **kwargs):
-            return None
-
-        stand_in.__name__ = stand_in.__qualname__ = name
-        stand_in.__doc__ = "The checks run in the grader, not in the notebook, while grading."
-        return stand_in
-
-
-class _StandInLoader(importlib.abc.Loader):
-    def create_module(self, spec):
-        module = _StandInModule(spec.name)
-        module.__path__ = []
-        return module
-
-    def exec_module(self, module) -> None:
-        module.__file__ = f"{COURSE_FILE_PREFIX}{module.__name__}>"
-
-
-class _GuardedLoader(importlib.abc.Loader):
-    def __init__(self, server: Server):
-        self.server = server
-
-    def create_module(self, spec):
-        return None
-
-    def exec_module(self, module) -> None:
-        self.server.fill_guarded(module)
-
-
-class CourseFinder(importlib.abc.MetaPathFinder):
-    """Serves the course's reference modules from source sent by the grader, the current
-    lesson's reference as a guarded module, and stand-ins for the checks."""
-
-    def __init__(self, server: Server, sources: dict[str, str], guarded: str | None):
-        self.server = server
-        self.sources = sources
-        self.guarded = guarded
-
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname == "transformer_course.checks" or fullname.startswith(
-            "transformer_course.checks."
-        ):
-            return importlib.machinery.ModuleSpec(fullname, _StandInLoader(), is_package=True)
-        if fullname == self.guarded:
-            return importlib.machinery.ModuleSpec(fullname, _GuardedLoader(self.server))
-        if fullname in self.sources:
-            return importlib.machinery.ModuleSpec(
-                fullname, _SourceLoader(fullname, self.sources[fullname])
-            )
-        return None
-
-
-# ============================================================================ server
 class _Missing:
     pass
 
@@ -646,6 +131,12 @@ class Server:
         self.course_objects: dict[int, Any] = {}
         self.pid = os.getpid()
         self.release_error = ""
+        self.watch_reported: set[str] = set()
+        numpy = sys.modules.get("numpy")
+        # numpy's settings before any learner code ran: what a check's call runs under
+        self.numpy_defaults = (
+            (numpy.geterr(), numpy.get_printoptions()) if numpy is not None else ({}, {})
+        )
 
     # ----------------------------------------------------------------- transport
     def send(self, header: dict, buffers=()) -> None:
@@ -783,8 +274,9 @@ class Server:
         True when the grader released it (for a given cell of the lesson, outside checks)."""
         header = {"op": "ref", "name": name, "origin": self.origin(), "probe": True}
         reply, _ = self.callback(header, [])
-        if reply.get("release") is True:
-            return self._release(name, watch=True)
+        source = reply.get("source")
+        if reply.get("release") is True and isinstance(source, str):
+            return self._release(name, source, watch=True)
         return False
 
     def call_reference(self, name: str, args: tuple, kwargs: dict):
@@ -803,22 +295,21 @@ class Server:
         return decoder.decode(reply.get("value"))
 
     def op_release(self, header: dict, buffers) -> tuple[dict, list]:
-        name = header.get("name")
+        name, source = header.get("name"), header.get("source")
         if not isinstance(name, str) or name in self.released:
             return {"ok": name in self.released}, []
-        if self._release(name):
+        if not isinstance(source, str):
+            raise codec.CodecError("a malformed release request")
+        if self._release(name, source):
             return {"ok": True}, []
         return {"ok": False, "error": self.release_error}, []
 
-    def _release(self, name: str, watch: bool = False) -> bool:
-        """Run the reference's code for one exercise in the guarded module. ``watch``: it is
-        released before its exercise is graded (for the lesson's own demo cells), so its
-        methods report when they run, and the grader zeroes the exercise if they run while
-        it is checked."""
+    def _release(self, name: str, source: str, watch: bool = False) -> bool:
+        """Run the reference's code for one exercise (``source``, sent by the grader) in the
+        guarded module. ``watch``: it is released before its exercise is graded (for the
+        lesson's own demo cells), so its methods tell the grader when they run during a
+        check, and the grader zeroes the exercise if they run while it is checked."""
         self.release_error = ""
-        source = (self.guarded_spec.get("blocks") or {}).get(name)
-        if source is None:
-            return False
         module = self.guarded_module
         if module is None:
             module = importlib.import_module(self.guarded_name)
@@ -848,8 +339,9 @@ class Server:
                 continue
 
             def watched(*args, _original=original, **kwargs):
-                server.trips.append({"api": f"reference:{name}", "exercise": server.exercise,
-                                     "origin": None})  # fmt: skip
+                if server.exercise is not None and name not in server.watch_reported:
+                    server.watch_reported.add(name)  # once per call the grader asked for
+                    server.callback({"op": "ref", "name": name, "watched": True}, [])
                 return _original(*args, **kwargs)
 
             watched.__name__ = attr
@@ -895,8 +387,16 @@ class Server:
     @staticmethod
     def _owners(original, module) -> list:
         owners = [module]
-        for name in ("torch", "torch.nn.functional", "torch._C", "torch._C._nn", "torch.special",
-                     "numpy", "scipy.special", "torch.nn"):  # fmt: skip
+        for name in (
+            "torch",
+            "torch.nn.functional",
+            "torch._C",
+            "torch._C._nn",
+            "torch.special",
+            "numpy",
+            "scipy.special",
+            "torch.nn",
+        ):
             candidate = sys.modules.get(name)
             if candidate is not None and candidate not in owners:
                 owners.append(candidate)
@@ -986,9 +486,13 @@ class Server:
             for frame in traceback.extract_tb(exc.__traceback__):
                 if _is_learner_file(frame.filename, self.scratch):
                     frames.append(
-                        [frame.filename[:200], int(frame.lineno or 0), str(frame.name)[:100],
-                         (frame.line or "")[:300]]
-                    )  # fmt: skip
+                        [
+                            frame.filename[:200],
+                            int(frame.lineno or 0),
+                            str(frame.name)[:100],
+                            (frame.line or "")[:300],
+                        ]
+                    )
         except BaseException:
             frames = []
         return {
@@ -1104,6 +608,47 @@ class Server:
         exec(compile(source, filename, "exec"), namespace)
         return namespace[name]
 
+    @contextlib.contextmanager
+    def pinned_state(self):
+        """Process-wide settings a learner's cells may change (grad mode, default dtype,
+        threads, print options, numpy's error handling; warnings filters are reset by the
+        caller) take their pinned values for a check's call, and the learner's come back
+        after it: a verdict depends on the function, not on what the notebook set."""
+        torch = sys.modules.get("torch")
+        numpy = sys.modules.get("numpy")
+        saved: dict[str, Any] = {}
+        if torch is not None:
+            options = torch._tensor_str.PRINT_OPTS
+            saved["torch"] = (
+                torch.is_grad_enabled(),
+                torch.get_default_dtype(),
+                torch.get_num_threads(),
+                {k: getattr(options, k) for k in TORCH_PRINT_OPTIONS},
+            )
+            torch.set_grad_enabled(True)
+            torch.set_default_dtype(torch.float32)
+            torch.set_num_threads(1)
+            torch.set_printoptions(profile="default", sci_mode=None)
+        if numpy is not None:
+            saved["numpy"] = (numpy.geterr(), numpy.get_printoptions())
+            numpy.seterr(**self.numpy_defaults[0])
+            numpy.set_printoptions(**self.numpy_defaults[1])
+        try:
+            yield
+        finally:
+            if "torch" in saved:
+                grad, dtype, threads, printing = saved["torch"]
+                torch.set_grad_enabled(grad)
+                torch.set_default_dtype(dtype)
+                torch.set_num_threads(threads)
+                torch.set_printoptions(**printing)
+            if "numpy" in saved:
+                numpy.seterr(**saved["numpy"][0])
+                numpy.set_printoptions(**saved["numpy"][1])
+
+    def op_ping(self, header: dict, buffers) -> tuple[dict, list]:
+        return {"ok": True}, []
+
     def op_resolve(self, header: dict, buffers) -> tuple[dict, list]:
         name = header.get("name")
         if not isinstance(name, str):
@@ -1145,12 +690,14 @@ class Server:
         before = {index: _fingerprint(obj) for index, obj in watched.items()}
         self.exercise = header.get("exercise")
         self.trips = []
+        self.watch_reported = set()
         out = BoundedWriter()
         saved = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = out
         error = None
         result = None
-        with warnings.catch_warnings(record=True) as caught:
+        with warnings.catch_warnings(record=True) as caught, self.pinned_state():
+            warnings.resetwarnings()
             warnings.simplefilter("always")
             try:
                 function = getattr(target, attr) if attr else target
@@ -1186,10 +733,13 @@ class Server:
             for index, obj in self.course_objects.items()
         }
         reply["warnings"] = [
-            [codec.safe_name(w.category.__name__, "UserWarning"), _builtin_bases(w.category),
-             str(w.message)[:1000]]
+            [
+                codec.safe_name(w.category.__name__, "UserWarning"),
+                _builtin_bases(w.category),
+                str(w.message)[:1000],
+            ]
             for w in caught[:20]
-        ]  # fmt: skip
+        ]
         reply["trips"] = self.trips[:50]
         return reply, encoder.buffers
 
@@ -1210,27 +760,6 @@ class Server:
         except (codec.CodecError, Exception) as exc:
             state = {"fail": str(exc)[:500]}
         return state
-
-
-ALLOWED_MODULES = (
-    "torch", "numpy", "math", "functools", "collections", "itertools", "operator",
-    "transformer_course.reference", "transformer_course.checking", "transformer_course.data",
-    "transformer_course.glossary",
-)  # fmt: skip
-
-
-def _allowed(module: str) -> str:
-    if not any(module == a or module.startswith(a + ".") for a in ALLOWED_MODULES):
-        raise codec.CodecError(f"the module {module!r} is not available in the sandbox")
-    return module
-
-
-def _import_allowed(dotted: str) -> Any:
-    module_name, _, qualname = dotted.partition(":")
-    obj: Any = importlib.import_module(_allowed(module_name))
-    for part in qualname.split("."):
-        obj = getattr(obj, part)
-    return obj
 
 
 def _syntax_details(exc: BaseException) -> list | None:
@@ -1281,5 +810,15 @@ def _signature(obj: Any) -> list | None:
     return params
 
 
-if __name__ == "__main__":  # pragma: no cover
-    main()
+def _allowed(module: str) -> str:
+    if not importable(module):
+        raise codec.CodecError(f"the module {module!r} is not available in the sandbox")
+    return module
+
+
+def _import_allowed(dotted: str) -> Any:
+    module_name, _, qualname = dotted.partition(":")
+    obj: Any = importlib.import_module(_allowed(module_name))
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj
