@@ -374,3 +374,73 @@ def test_the_seccomp_programs_are_what_libseccomp_builds():
     results = [subprocess.run([sys.executable, "-c", probe, how], capture_output=True, text=True,
                               check=True).stdout.strip() for how in ("plain", "filtered")]  # fmt: skip
     assert results == ["ok", "1"], results
+
+
+# ------------------------------------------------------------- the grader's own clock
+def check_scaled(scaled, *, hidden: bool = False) -> None:
+    """scaled(n) -> list of n floats; compared item by item in Python, as a slow reference
+    comparison would be (each item through a few float operations)."""
+    from transformer_course.checking import Checker
+
+    with Checker("scaled", hidden=hidden) as c:
+        n = 3 if not hidden else 5
+        got = c.call(scaled, n, call_repr=f"scaled({n})")
+        total = 0.0
+        for value in got:  # the grader's own work on the learner's value
+            for k in range(40):
+                total += (value * k) ** 0.5
+        c.expect_equal(list(got)[:n], [float(i) for i in range(n)], f"scaled({n})[:{n}]")
+
+
+def check_double(double, *, hidden: bool = False) -> None:
+    from transformer_course.checking import Checker
+
+    with Checker("double", hidden=hidden) as c:
+        c.expect_equal(c.call(double, 21, call_repr="double(21)"), 42, "double(21)")
+
+
+def _grade(answers: dict[str, str], limits: sandbox.Limits):
+    from test_grader_support import code_cell
+
+    from transformer_course.grader.lesson import CellSpec, ExerciseSpec
+    from transformer_course.grader.runner import Task, grade_submission
+
+    exercises = [ExerciseSpec("scaled", "function", 1.0), ExerciseSpec("double", "function", 1.0)]
+    setup = "from transformer_course.checks.toy import check_scaled, check_double"
+    instructor, release = [CellSpec("locked", "setup", setup)], [CellSpec("locked", "setup", setup)]
+    cells = [code_cell(setup, {"grade_id": "setup", "locked": True, "grade": False,
+                               "solution": False})]  # fmt: skip
+    for ex in exercises:
+        instructor += [CellSpec("answer", ex.name, "", ex.name),
+                       CellSpec("test", f"test_{ex.name}", "", ex.name)]  # fmt: skip
+        release += [CellSpec("answer", ex.name, "", ex.name),
+                    CellSpec("test", f"test_{ex.name}", f"check_{ex.name}({ex.name})", ex.name)]  # fmt: skip
+        cells.append(code_cell(answers[ex.name], {"grade_id": ex.name, "solution": True,
+                                                  "grade": False, "locked": False}))  # fmt: skip
+        cells.append(code_cell(f"check_{ex.name}({ex.name})", {"grade_id": f"test_{ex.name}",
+                               "grade": True, "points": 1.0, "solution": False, "locked": True}))  # fmt: skip
+    spec = LessonSpec("99_clock", exercises, instructor, release, modules={}, guarded={},
+                      checks_fingerprint="", fingerprint="clock",
+                      extra={"checks": {"scaled": check_scaled, "double": check_double}})  # fmt: skip
+    notebook = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    task = Task("clock", "99_clock", "clock", notebook.encode(), {}, limits, "process")
+    return {e.name: e for e in grade_submission(task, spec).exercises}
+
+
+def test_the_check_timeout_holds_on_the_graders_side():
+    """A legal but huge result (1.5 million floats) makes the grader's own comparison take
+    far longer than the check timeout: the check is stopped at the timeout, the exercise
+    says so, and the next exercise is graded as usual."""
+    limits = sandbox.Limits(cell_timeout=30, check_timeout=3, submission_timeout=300)
+    honest = _grade({"scaled": "def scaled(n):\n    return [float(i) for i in range(n)]\n",
+                     "double": "def double(x):\n    return 2 * x\n"}, limits)  # fmt: skip
+    assert [e.score for e in honest.values()] == [1.0, 1.0], [e.message for e in honest.values()]
+    started = time.monotonic()
+    huge = _grade({"scaled": "def scaled(n):\n    return [float(i) for i in range(1_500_000)]\n",
+                   "double": "def double(x):\n    return 2 * x\n"}, limits)  # fmt: skip
+    took = time.monotonic() - started
+    scaled = huge["scaled"]
+    assert scaled.status == "timeout" and scaled.score == 0, (scaled.status, scaled.message)
+    assert "checks ran longer than 3 s" in scaled.message
+    assert scaled.seconds < 3 + 2 + 3, scaled.seconds  # the loop alone takes about 20 s
+    assert huge["double"].score == 1.0 and took < 60, (huge["double"].message, took)
