@@ -14,7 +14,9 @@ class's submissions. The pieces:
   the learner's functions, classes and modules; :mod:`.codec`: the only format that
   crosses the boundary (plain data, never pickle).
 * :mod:`.sandbox`: bubblewrap (or a degraded fallback) and the pool of pre-started
-  zygotes; :mod:`.worker`: what runs inside the sandbox.
+  zygotes; :mod:`.worker`: what runs inside the sandbox (started by :mod:`.boot`).
+* :mod:`.seccomp_filter`, :mod:`.kernel_limits`: the kernel's limits on a sandbox (a
+  seccomp filter, a cgroup); :mod:`.deadline`: the grader's own clock on a check.
 
 This package's ``__init__`` imports nothing: the sandbox imports :mod:`.worker` and
 :mod:`.codec` from it.
