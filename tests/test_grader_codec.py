@@ -175,11 +175,89 @@ def test_limits_on_size_depth_and_items():
         nested = ["L", [nested], 0]
     with pytest.raises(codec.CodecError, match=r"nested|repeated"):
         codec.Decoder([]).decode(nested)
-    small = codec.Limits(max_message_bytes=1000)
+    small = codec.CodecLimits(max_message_bytes=1000)
     with pytest.raises(codec.CodecError, match="larger than"):
         codec.Encoder(limits=small).encode(np.zeros(1000))
     with pytest.raises(codec.CodecError, match="larger than"):
         codec.pack({"v": "x" * 2000}, [], small)
+
+
+def _shared_lists():
+    a = [0] * 1000
+    b = [a] * 1000
+    return [b] * 1000  # 3,000 nodes on the wire, a billion items expanded
+
+
+def _shared_dicts():
+    a = {i: i for i in range(1000)}
+    b = {i: a for i in range(1000)}
+    return {i: b for i in range(1000)}
+
+
+def _shared_tuples_of_lists():
+    a = list(range(1000))
+    b = (a,) * 1000  # tuples are sent in full, the list they share by reference
+    return [b, b, b, b]
+
+
+def _shared_tensor():
+    t = torch.zeros(100_000)
+    return [t] * 1000  # 100 million elements once stacked
+
+
+def _shared_array_in_dict_keys_and_values():
+    a = np.zeros(50_000)
+    row = [a] * 100
+    return {f"k{i}": row for i in range(100)}
+
+
+def _shared_set_in_lists():
+    s = set(range(10_000))
+    inner = [s] * 300
+    return [inner] * 300
+
+
+@pytest.mark.parametrize(
+    "make",
+    [_shared_lists, _shared_dicts, _shared_tuples_of_lists, _shared_tensor,
+     _shared_array_in_dict_keys_and_values, _shared_set_in_lists],
+)  # fmt: skip
+def test_values_that_share_references_are_counted_expanded_and_refused_fast(make):
+    import time
+
+    encoder = codec.Encoder()
+    node = encoder.encode(make())
+    started = time.monotonic()
+    with pytest.raises(codec.CodecError, match="counting every shared reference as a copy"):
+        codec.Decoder(encoder.buffers).decode(node)
+    assert time.monotonic() - started < 2.0
+
+
+def test_one_buffer_used_many_times_is_counted_each_time():
+    big = b"x" * (8 * 2**20)
+    node = ["L", [["B", 0]] * 100, 0]  # a hand-made message: 100 uses of one 8 MiB buffer
+    with pytest.raises(codec.CodecError, match="MiB of data"):
+        codec.Decoder([big]).decode(node)
+    assert len(codec.Decoder([big]).decode(["L", [["B", 0]] * 10, 0])) == 10
+
+
+def test_large_but_legal_values_still_decode():
+    shared = torch.arange(10_000.0)
+    honest = {
+        "tensor": torch.zeros(1_000, 1_000),  # a million elements
+        "distinct": [[i, float(i)] for i in range(100_000)],
+        "shared": [shared] * 20,  # the same tensor 20 times: 200,000 elements expanded
+        "cycle": None,
+    }
+    cycle: list = [1]
+    cycle.append(cycle)
+    honest["cycle"] = cycle
+    back = roundtrip(honest)
+    assert back["tensor"].shape == (1_000, 1_000)
+    assert back["distinct"][-1] == [99_999, 99_999.0]
+    assert all(t is back["shared"][0] for t in back["shared"])
+    assert torch.equal(back["shared"][0], shared)
+    assert back["cycle"][1] is back["cycle"]
 
 
 def test_messages_over_a_socket_with_a_deadline():

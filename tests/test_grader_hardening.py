@@ -12,7 +12,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from test_grader_support import bwrap_installed, solutions, submission
+from common import bwrap_installed, solutions, submission
 
 from transformer_course.build import REPO
 from transformer_course.grader import sandbox

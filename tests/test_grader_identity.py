@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_grader_support import grader, make_course, solutions, submission, submit
+from common import grader, make_course, solutions, submission, submit
 
 from transformer_course.grader import collect
 from transformer_course.grader.gradebook import GradebookWriter

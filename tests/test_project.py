@@ -65,6 +65,7 @@ def test_environment_yml_matches_pyproject():
             conda_deps[name] = spec
     assert conda_deps.pop("python") == ">=" + project["requires-python"].removeprefix(">=")
     assert conda_deps.pop("pip") == ""
+    assert conda_deps.pop("libseccomp") == ">=2.5"  # a C library (ctypes), no PyPI package
     expected = {CONDA_NAMES.get(name, name): spec for name, spec in pip_deps.items()}
     assert conda_deps == expected
     assert pip_section == ["-e ."]

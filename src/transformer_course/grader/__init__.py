@@ -17,6 +17,8 @@ class's submissions. The pieces:
   zygotes; :mod:`.inside`: what runs inside the sandbox (the untrusted side: the zygote,
   the import guard, the request server), which imports nothing of this package but
   :mod:`.codec`.
+* :mod:`.seccomp_filter`, :mod:`.kernel_limits`: the kernel's limits on a sandbox (a
+  seccomp filter, a cgroup); :mod:`.deadline`: the grader's own clock on a check.
 
 This package's ``__init__`` imports nothing: the sandbox imports :mod:`.inside` and
 :mod:`.codec` from it.

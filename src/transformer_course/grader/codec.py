@@ -55,9 +55,9 @@ import numpy as np
 
 __all__ = [
     "CodecError",
+    "CodecLimits",
     "Decoder",
     "Encoder",
-    "Limits",
     "MessageTimeout",
     "PeerClosed",
     "Unsupported",
@@ -106,17 +106,19 @@ class MessageTimeout(TimeoutError):
 
 
 @dataclass(frozen=True)
-class Limits:
-    """Size limits for one message and for one decoded value."""
+class CodecLimits:
+    """Size limits for one message and for one decoded value (``max_items`` counts the
+    value as if every shared reference were a copy: see :class:`Decoder`)."""
 
     max_message_bytes: int = 256 * 2**20
     max_header_bytes: int = 64 * 2**20
     max_depth: int = 100
     max_items: int = 2_000_000
     max_int_bits: int = 100_000
+    max_expanded_bytes: int = 512 * 2**20  # raw data (bytes, arrays, tensors) once expanded
 
 
-DEFAULT_LIMITS = Limits()
+DEFAULT_LIMITS = CodecLimits()
 
 
 class Unsupported:
@@ -166,7 +168,7 @@ class Encoder:
         extension: Callable[[Any, Encoder], Any] | None = None,
         fallback: Callable[[Any, Encoder], Any] | None = None,
         argrefs: dict[int, int] | None = None,
-        limits: Limits = DEFAULT_LIMITS,
+        limits: CodecLimits = DEFAULT_LIMITS,
     ):
         self.buffers: list[bytes] = []
         self.memo: dict[int, int] = {}
@@ -394,6 +396,14 @@ class Decoder:
 
     ``extension(tag, node, decoder, depth)`` decodes extension tags (H, O, P, PO);
     without one they are refused. ``argrefs`` resolves ``["AR", i]``.
+
+    Sizes are counted *expanded*: a reference (``R``) to a list, dict, set, array or
+    tensor decoded earlier counts as much as a copy of it would, and so does every use
+    of a buffer. A value whose parts share references (``a = [0] * 1000;
+    b = [a] * 1000; c = [b] * 1000``: 3,000 nodes on the wire, a billion items once
+    anything walks or converts it) is refused as soon as the count passes
+    ``max_items`` (or ``max_expanded_bytes`` of raw data), before it is built.
+    A reference to a container still being built (a cycle) counts as one item.
     """
 
     def __init__(
@@ -402,7 +412,7 @@ class Decoder:
         *,
         extension: Callable[[str, list, Decoder, int], Any] | None = None,
         argrefs: list[Any] | None = None,
-        limits: Limits = DEFAULT_LIMITS,
+        limits: CodecLimits = DEFAULT_LIMITS,
     ):
         self.buffers = buffers
         self.memo: dict[int, Any] = {}
@@ -410,17 +420,32 @@ class Decoder:
         self.argrefs = argrefs
         self.limits = limits
         self.items = 0
+        self.data_bytes = 0
         self.raw: dict[int, bytes] = {}  # memo index -> the buffer an array/tensor came from
+        self.expanded: dict[int, tuple[int, int]] = {}  # memo index -> (items, data bytes)
 
     def _count(self, n: int = 1) -> None:
         self.items += n
         if self.items > self.limits.max_items:
-            raise CodecError("the value has more items than the grader accepts")
+            raise CodecError(
+                f"the value has more than {self.limits.max_items:,} items (counting every "
+                "shared reference as a copy), more than the grader accepts"
+            )
+
+    def _count_bytes(self, n: int) -> None:
+        self.data_bytes += n
+        if self.data_bytes > self.limits.max_expanded_bytes:
+            raise CodecError(
+                f"the value holds more than {self.limits.max_expanded_bytes // 2**20} MiB of data "
+                "(counting every shared reference as a copy), more than the grader accepts"
+            )
 
     def _buffer(self, index: Any) -> bytes:
         if type(index) is not int or not 0 <= index < len(self.buffers):
             raise CodecError("a reference to a buffer that does not exist")
-        return self.buffers[index]
+        data = self.buffers[index]
+        self._count_bytes(len(data))
+        return data
 
     def _memo_index(self, index: Any) -> int:
         if type(index) is not int or index < 0 or index in self.memo:
@@ -440,7 +465,14 @@ class Decoder:
         try:
             method = _DECODERS.get(tag)
             if method is not None:
-                return method(self, node, depth)
+                position = _MEMO_POSITION.get(tag)
+                if position is None:
+                    return method(self, node, depth)
+                items, data_bytes = self.items - 1, self.data_bytes
+                value = method(self, node, depth)
+                index = node[position]
+                self.expanded[index] = (self.items - items, self.data_bytes - data_bytes)
+                return value
             if self.extension is not None and tag in {"H", "O", "P", "PO"}:
                 return self.extension(tag, node, self, depth)
         except CodecError:
@@ -623,6 +655,9 @@ class Decoder:
         index = node[1]
         if type(index) is not int or index not in self.memo:
             raise CodecError("a reference to an object that was not sent")
+        items, data_bytes = self.expanded.get(index, (1, 0))  # absent: still being built
+        self._count(items - 1)  # decode() counted this node once already
+        self._count_bytes(data_bytes)
         return self.memo[index]
 
     def _argref(self, node, depth):
@@ -648,6 +683,9 @@ class Decoder:
         parts = [_check_int(p) for p in node[1:4]]
         return range(*parts)
 
+
+# where a tag that is remembered (and may be referenced with ``R``) keeps its memo index
+_MEMO_POSITION = {"L": 2, "D": 2, "S": 2, "F": 2, "A": 5, "OA": 3, "X": 3}
 
 _DECODERS: dict[str, Callable[[Decoder, list, int], Any]] = {
     "L": Decoder._list,
@@ -707,7 +745,7 @@ def _numpy_dtype(text: Any) -> np.dtype:
 _FRAME = struct.Struct("!QI")
 
 
-def pack(header: dict, buffers: list[bytes], limits: Limits = DEFAULT_LIMITS) -> list[bytes]:
+def pack(header: dict, buffers: list[bytes], limits: CodecLimits = DEFAULT_LIMITS) -> list[bytes]:
     """The frame for one message, as a list of byte strings to send in order."""
     head = json.dumps(
         {"h": header, "b": [len(b) for b in buffers]}, ensure_ascii=False, allow_nan=True,
@@ -722,7 +760,7 @@ def pack(header: dict, buffers: list[bytes], limits: Limits = DEFAULT_LIMITS) ->
     return [_FRAME.pack(total, len(head)), head, *buffers]
 
 
-def unpack(head: bytes, body: memoryview | bytes, limits: Limits = DEFAULT_LIMITS):
+def unpack(head: bytes, body: memoryview | bytes, limits: CodecLimits = DEFAULT_LIMITS):
     try:
         outer = json.loads(bytes(head).decode("utf-8", "surrogatepass"))
     except (ValueError, RecursionError) as exc:
@@ -773,7 +811,7 @@ def _recv_exact(sock: socket.socket, size: int, deadline: float | None) -> memor
 
 
 def recv_message(
-    sock: socket.socket, deadline: float | None = None, limits: Limits = DEFAULT_LIMITS
+    sock: socket.socket, deadline: float | None = None, limits: CodecLimits = DEFAULT_LIMITS
 ) -> tuple[dict, list[bytes]]:
     """Receive one message; ``deadline`` is a ``time.monotonic()`` value or None."""
     frame = _recv_exact(sock, _FRAME.size, deadline)

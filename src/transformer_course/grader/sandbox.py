@@ -7,11 +7,11 @@ package) starts the zygote in new pid, network, IPC and UTS namespaces (and a us
 namespace when not run as root) with a filesystem built from read-only views: the
 Python installation, the system libraries, and a *staged* copy of the course
 package that has no ``checks/`` and no ``reference/`` modules (the grader sends the
-reference modules a lesson may use as source, see :mod:`.worker`). The repository,
+reference modules a lesson may use as source, see :mod:`.inside`). The repository,
 ``solutions/``, ``autograde/`` (gradebook, submissions) and $HOME are simply not
 there. Run as root, the zygote drops to a uid of its own; each learner process
 then gets fresh user, mount, pid, IPC, UTS and network namespaces and a private
-tmpfs (:mod:`.worker`).
+tmpfs (:mod:`.inside`).
 
 Why bubblewrap rather than nsjail: both are in Debian; bubblewrap is the smaller
 tool (a setuid-free namespace launcher used by Flatpak, maintained, one binary, no
@@ -27,11 +27,29 @@ scratch folder, a new session, and (when the grader runs as root and the Python
 installation is readable to others) an unprivileged uid of its own. It does not
 hide the filesystem or the network from the learner's code: the grader reports
 "DEGRADED ISOLATION" in the summary and in every report.
+
+Kernel limits, in both modes where the machine allows them (:meth:`Isolation.describe`
+says which held; the summary shows it):
+
+* a **seccomp filter** (:mod:`.seccomp_filter`, built with libseccomp): bubblewrap
+  loads one for the whole sandbox (``--seccomp``), and each learner process loads a
+  stricter one once its namespaces are made (no new namespaces, no mounts);
+* a **cgroup** per zygote with a memory and a pids limit (:mod:`.kernel_limits`: v2
+  where delegated, else v1 as root, else none);
+* the rlimits of each learner process (:mod:`.inside`) in any case.
+
+Nothing of the host's layout is on a sandboxed process's command line or in its
+environment beyond the Python installation's own path (which ``sys.prefix`` shows
+anyway): the zygote's configuration arrives on its stdin. Each zygote's temporary
+folder (``course-grader-*``) holds a lock while its grader process lives; the next
+grader removes the folders whose lock is free (a run that was killed).
 """
 
 from __future__ import annotations
 
 import atexit
+import base64
+import fcntl
 import json
 import os
 import shutil
@@ -41,10 +59,12 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import transformer_course
+from transformer_course.grader import kernel_limits, seccomp_filter
 
 __all__ = ["Isolation", "Limits", "Zygote", "acquire", "isolation", "release", "shutdown"]
 
@@ -67,6 +87,7 @@ PREIMPORT = [
     "transformer_course.glossary",
     "transformer_course.plotting",
     "transformer_course.grader.codec",
+    "transformer_course.grader.inside.seccomp",
     "transformer_course.grader.inside.zygote",
     "collections",
     "math",
@@ -88,10 +109,14 @@ ETC_FILES = [
     "/etc/alternatives",
 ]
 SYSTEM_DIRS = ["/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin"]
+# The configuration comes on stdin (a command line is readable in /proc by every process of
+# the sandbox): first the staged package's folder, then JSON for inside.boot.boot().
 BOOT = (
-    "import sys; sys.path.insert(0, sys.argv[2]); "
-    "from transformer_course.grader.inside.zygote import main; main()"
+    "import sys; sys.path.insert(0, sys.stdin.readline().rstrip('\\n')); "
+    "from transformer_course.grader.inside.boot import boot; boot()"
 )
+TEMP_PREFIX = "course-grader-"
+OWNER_LOCK = ".owner.lock"  # locked while the grader process that made the folder lives
 
 
 @dataclass(frozen=True)
@@ -102,17 +127,19 @@ class Limits:
     check_timeout: float = 60.0  # seconds for one exercise's visible and hidden checks
     submission_timeout: float = 900.0  # seconds for the whole notebook
     cpu_s: int = 900  # CPU seconds of the learner process (RLIMIT_CPU)
-    memory_mb: int = 2048  # address space on top of what the zygote already maps
+    memory_mb: int = 2048  # memory (cgroup) and address space on top of the zygote's
     scratch_mb: int = 256  # size of the private tmpfs
     fsize_mb: int = 64  # largest file the learner's code may write
     nofile: int = 256  # open files
     nproc: int = 64  # processes and threads (on top of what the uid already runs)
+    pids: int = 256  # tasks in the sandbox's cgroup (on top of the zygote's own)
     max_restarts: int = 6  # sandbox restarts (crashes, timeouts) per submission
+    rlimit_as: bool = True  # RLIMIT_AS too (tests switch it off to see the cgroup alone)
 
     def spawn_config(self, base_processes: int = 0) -> dict:
         return {
             "cpu_s": self.cpu_s,
-            "memory_mb": self.memory_mb,
+            "memory_mb": self.memory_mb if self.rlimit_as else 0,
             "scratch_mb": self.scratch_mb,
             "fsize_mb": self.fsize_mb,
             "nofile": self.nofile,
@@ -131,11 +158,67 @@ class Isolation:
 
     def describe(self) -> str:
         if not self.degraded:
-            return "bubblewrap sandbox (namespaces, read-only system, private scratch, no network)"
-        return (
-            "DEGRADED ISOLATION: learner code runs as a plain process with rlimits and a private "
-            f"scratch folder, but can read the filesystem and reach the network ({self.reason})"
-        )
+            text = "bubblewrap sandbox (namespaces, read-only system, private scratch, no network)"
+        else:
+            text = (
+                "DEGRADED ISOLATION: learner code runs as a plain process with rlimits and a "
+                "private scratch folder, but can read the filesystem and reach the network "
+                f"({self.reason})"
+            )
+        kernel = self.details.get("kernel")
+        return f"{text}; {kernel}" if kernel else text
+
+    @property
+    def seccomp(self) -> dict[str, bytes]:
+        """The filter programs in force: {"sandbox": ..., "learner": ...} (or empty)."""
+        return self.details.get("seccomp_programs", {})
+
+
+def _kernel_details(mode: str) -> dict:
+    """Which kernel mechanisms hold here (see :mod:`.kernel_limits`, :mod:`.seccomp_filter`)."""
+    held, missing = [], []
+    programs: dict[str, bytes] = {}
+    if os.environ.get("COURSE_GRADER_SECCOMP", "auto") == "off":
+        missing.append("no seccomp filter (switched off: COURSE_GRADER_SECCOMP)")
+    else:
+        try:
+            programs = {kind: seccomp_filter.build(kind) for kind in ("sandbox", "learner")}
+        except (seccomp_filter.SeccompUnavailable, OSError) as exc:
+            missing.append(f"no seccomp filter ({exc})")
+        else:
+            if mode == "bwrap" and not _bwrap_accepts_seccomp(programs["sandbox"]):
+                programs.pop("sandbox")
+                missing.append("bubblewrap refused the sandbox-wide seccomp filter")
+            held.append("seccomp filter" + (" (sandbox and learner)" if "sandbox" in programs
+                                            else " (learner)"))  # fmt: skip
+    cgroups, why_not = kernel_limits.detect()
+    held += [f"{h.describe()} limit" for h in cgroups.values()]
+    missing += [f"no {controller} cgroup ({why})" for controller, why in why_not.items()]
+    text = "kernel limits: " + (", ".join(held) if held else "rlimits only")
+    if missing:
+        text += "; " + "; ".join(missing)
+    return {"kernel": text, "seccomp_programs": programs, "cgroups": sorted(cgroups)}
+
+
+def _bwrap_accepts_seccomp(program: bytes) -> bool:
+    binary = shutil.which("bwrap")
+    if binary is None:
+        return False
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, program)
+        os.close(write_end)
+        write_end = -1
+        command = [binary, *_bwrap_namespace_args(), "--seccomp", str(read_end), "--ro-bind",
+                   "/", "/", "--proc", "/proc", "--dev", "/dev", "--", "/bin/true"]  # fmt: skip
+        result = subprocess.run(command, capture_output=True, timeout=30, pass_fds=[read_end])
+        return result.returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    finally:
+        os.close(read_end)
+        if write_end >= 0:
+            os.close(write_end)
 
 
 # ------------------------------------------------------------------------- detection
@@ -166,6 +249,7 @@ def isolation(mode: str | None = None) -> Isolation:
                 raise RuntimeError(f"bubblewrap sandbox unavailable: {reason}")
             else:
                 result = Isolation("process", True, reason)
+        result.details.update(_kernel_details(result.mode))
         _ISOLATION[mode] = result
         return result
 
@@ -306,12 +390,16 @@ class Zygote:
         self.scratch: tempfile.TemporaryDirectory | None = None
         self.info: dict = {}
         self.uid: int | None = None
+        self.cgroup: kernel_limits.SandboxCgroup | None = None
+        self.owner_lock: int | None = None
 
     # ------------------------------------------------------------------ start/stop
     def start(self, timeout: float = 180.0) -> None:
-        self.scratch = tempfile.TemporaryDirectory(prefix="course-grader-")
+        remove_stale_folders()
+        self.scratch = tempfile.TemporaryDirectory(prefix=TEMP_PREFIX)
         base = Path(self.scratch.name)
         base.chmod(0o755)
+        self.owner_lock = _lock_owner(base)
         staged = stage_package(base / "staged")
         home = base / "home"
         home.mkdir(mode=0o755)
@@ -323,6 +411,11 @@ class Zygote:
             "preimport": PREIMPORT,
             "hide_paths": hidden,
         }
+        programs = self.isolation.seccomp
+        if "learner" in programs:  # loaded by each learner process (worker._learner_main)
+            config["learner_seccomp"] = base64.b64encode(programs["learner"]).decode()
+        pass_fds = [child.fileno()]
+        seccomp_fd = args_fd = None
         if self.isolation.mode == "bwrap":
             config.update(staged=STAGED_MOUNT, namespaces=True, private_pids=True)
             under_tmp = [p for p in _python_paths(hidden) if p.startswith("/tmp/")]
@@ -332,10 +425,17 @@ class Zygote:
                 self.uid = _private_uid()
                 config.update(uid=self.uid, gid=self.uid)
             env = _clean_env("/tmp", str(Path(python).parent))
-            command = [shutil.which("bwrap") or "bwrap", *_bwrap_namespace_args(),
-                       *self._mounts(str(staged), hidden), "--chdir", "/tmp", "--",
-                       python, "-c", BOOT, json.dumps(config), STAGED_MOUNT]  # fmt: skip
-            preexec = None
+            options = [*_bwrap_namespace_args(), *self._mounts(str(staged), hidden),
+                       "--chdir", "/tmp"]  # fmt: skip
+            if "sandbox" in programs:
+                seccomp_fd = _fd_with(programs["sandbox"])
+                pass_fds.append(seccomp_fd)
+                options += ["--seccomp", str(seccomp_fd)]
+            # bubblewrap's options (host paths) on an fd: its own process is pid 1 inside
+            args_fd = _fd_with(b"".join(arg.encode() + b"\0" for arg in options))
+            pass_fds.append(args_fd)
+            command = [shutil.which("bwrap") or "bwrap", "--args", str(args_fd), "--",
+                       python, "-c", BOOT]  # fmt: skip
         else:
             scratch_root = base / "scratch"
             scratch_root.mkdir(mode=0o700)
@@ -347,15 +447,26 @@ class Zygote:
                 os.chown(scratch_root, self.uid, self.uid)
                 os.chown(home, self.uid, self.uid)
             env = _clean_env(str(home), str(Path(python).parent))
-            command = [python, "-c", BOOT, json.dumps(config), str(staged)]
-            preexec = None
-        self.process = subprocess.Popen(
-            command, env=env, pass_fds=[child.fileno()], stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
-            cwd=str(home), preexec_fn=preexec,
-        )  # fmt: skip
-        child.close()
+            command = [python, "-c", BOOT]
+        self.cgroup = kernel_limits.SandboxCgroup.create()
+        try:
+            self.process = subprocess.Popen(
+                command, env=env, pass_fds=pass_fds, stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+                cwd=str(home), preexec_fn=self.cgroup.attach if self.cgroup else None,
+            )  # fmt: skip
+        finally:
+            child.close()
+            for fd in (seccomp_fd, args_fd):
+                if fd is not None:
+                    os.close(fd)
         self.control = parent
+        try:
+            staged_line = config["staged"] + "\n"
+            self.process.stdin.write((staged_line + json.dumps(config)).encode())
+            self.process.stdin.close()
+        except OSError:
+            pass  # it died at once: _receive says so, with its stderr
         try:
             self.info = self._receive(timeout)
         except ZygoteError as exc:
@@ -365,6 +476,8 @@ class Zygote:
         if self.info.get("op") != "ready":
             self.stop()
             raise ZygoteError(f"the sandbox did not start: {self.info}")
+        if self.cgroup is not None:
+            self.cgroup.measure_base()
         threading.Thread(target=self._drain_stderr, daemon=True).start()
 
     def _drain_stderr(self) -> None:
@@ -467,9 +580,15 @@ class Zygote:
             self.process = None
         if self.uid is not None and self.isolation.mode == "process":
             _kill_uid(self.uid)
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
         if self.scratch is not None:
             _remove_tree(Path(self.scratch.name))
             self.scratch = None
+        if self.owner_lock is not None:
+            os.close(self.owner_lock)
+            self.owner_lock = None
 
     # --------------------------------------------------------------------- control
     def _send(self, message: dict, fds=()) -> None:
@@ -504,6 +623,11 @@ class Zygote:
     def spawn(self, limits: Limits) -> LearnerProcess:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         base = 0 if self.uid is not None else _processes_of(os.getuid())
+        if self.cgroup is not None:  # the previous learner process is gone: set them afresh
+            try:
+                self.cgroup.set_limits(limits.memory_mb * 2**20, limits.pids)
+            except OSError as exc:
+                raise ZygoteError(f"the sandbox's cgroup limits could not be set: {exc}") from None
         try:
             self._send({"op": "spawn", "cfg": limits.spawn_config(base)}, fds=[theirs.fileno()])
             reply = self._receive(30.0)
@@ -565,6 +689,72 @@ def _kill_uid(uid: int) -> None:
                         break
         except (OSError, ValueError):
             continue
+
+
+def _fd_with(data: bytes) -> int:
+    """A file descriptor to read ``data`` from (an unlinked temporary file, at offset 0)."""
+    with tempfile.TemporaryFile() as handle:
+        handle.write(data)
+        handle.flush()
+        fd = os.dup(handle.fileno())
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _lock_owner(folder: Path) -> int:
+    """Lock ``folder``'s owner file for as long as this process lives (the lock goes with it)."""
+    fd = os.open(folder / OWNER_LOCK, os.O_CREAT | os.O_RDWR, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    os.write(fd, str(os.getpid()).encode())
+    return fd
+
+
+_STALE_CHECKED = False
+UNLOCKED_GRACE_S = 24 * 3600  # a folder without an owner file (an older grader's) is kept a day
+
+
+def remove_stale_folders(force: bool = False) -> list[Path]:
+    """Remove the ``course-grader-*`` folders of grader processes that are gone (killed
+    runs): those whose owner lock nobody holds. Once per process unless ``force``."""
+    global _STALE_CHECKED
+    with _LOCK:
+        if _STALE_CHECKED and not force:
+            return []
+        _STALE_CHECKED = True
+    removed = []
+    root = Path(tempfile.gettempdir())
+    try:
+        candidates = [p for p in root.iterdir() if p.name.startswith(TEMP_PREFIX)]
+    except OSError:
+        return removed
+    for folder in candidates:
+        if folder.is_symlink() or not folder.is_dir():
+            continue
+        try:
+            if folder.stat().st_uid != os.geteuid():
+                continue  # another user's grader: not ours to judge
+            fd = os.open(folder / OWNER_LOCK, os.O_RDWR | os.O_NOFOLLOW)
+        except FileNotFoundError:
+            try:
+                if time.time() - folder.stat().st_mtime > UNLOCKED_GRACE_S:
+                    _remove_tree(folder)
+                    removed.append(folder)
+            except OSError:
+                pass
+            continue
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)  # locked: its grader is running
+            continue
+        try:
+            _remove_tree(folder)
+            removed.append(folder)
+        finally:
+            os.close(fd)
+    return removed
 
 
 def _remove_tree(path: Path) -> None:

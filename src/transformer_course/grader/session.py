@@ -351,8 +351,12 @@ class Session:
         self.exercise_deadline = min(
             time.monotonic() + self.limits.check_timeout, self.submission_deadline
         )
+        from transformer_course.grader import deadline  # the grader's own clock (issue 14 §3)
+
+        overrun = deadline.check_overrun(self.limits.check_timeout)
         try:
-            yield
+            with deadline.enforced(self.exercise_deadline + deadline.GRACE_S, overrun):
+                yield
         finally:
             self.exercise = None
             self.methods = ()

@@ -422,6 +422,10 @@ def _learner_main(fd: int, spawn_cfg: dict, shell, cfg: dict, *, private: bool) 
         _drop_capabilities()
     prctl(PR_SET_DUMPABLE, 0)
     prctl(PR_SET_NO_NEW_PRIVS, 1)
+    if cfg.get("learner_seccomp"):  # no namespaces or mounts from here on (seccomp_filter.py)
+        from transformer_course.grader.inside.seccomp import install_encoded
+
+        install_encoded(cfg["learner_seccomp"])  # if it fails, no learner process starts
     _set_limits(spawn_cfg)
     sock = socket.socket(fileno=fd)
     server = Server(sock, shell, scratch, spawn_cfg)
