@@ -1353,6 +1353,10 @@ def test_checkpoint_is_small_and_documented():
     assert meta["config"]["seed"] == ref.DEFAULT_CONFIG["seed"]
     assert meta["config"] == ref.DEFAULT_CONFIG
     assert meta["test"]["greedy"]["exact_match"] >= 0.95
+    # the lesson prints these instead of typing them (section 10)
+    assert set(meta["what_if"]["long_runs"]) == {"no positional encoding", "no 1/sqrt(d_k) scaling"}
+    for name, run in meta["what_if"]["runs"].items():
+        assert {"val_exact_match", "test_exact_match", "test_bleu"} <= set(run), name
     json.dumps(meta)  # plain data
 
 

@@ -1293,6 +1293,12 @@ print(
 )
 
 # %% [markdown]
+# Compare the two lines. On this corpus beam search has little or nothing to add: the
+# trained model is confident, and with one correct translation per sentence the most
+# probable next word is almost always the right one, so the greedy path is already
+# the best one the beam finds.
+
+# %% [markdown]
 # Beam search costs `beam_size` times the decoder work of greedy decoding (here more:
 # your version searches one sentence at a time, while `greedy_decode` decodes the
 # whole batch at once). On real data, with many plausible translations and a less
