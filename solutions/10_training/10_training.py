@@ -1088,9 +1088,16 @@ print(
 # the beam keeps its full width).
 #
 # **When to stop.** A live hypothesis can only lose log-probability as it grows (every
-# token adds a negative number). So once the best finished sentence scores at least
-# as well as the best live one, no live one can overtake it any more, and the search
-# stops; otherwise it goes on, at most `max_len` steps. A popular shortcut, "stop when
+# token adds a negative number). So, with no length penalty ($\alpha = 0$), once the
+# best finished sentence scores at least as well as the best live one, no live one can
+# overtake it any more, and the search stops; otherwise it goes on, at most `max_len`
+# steps. With $\alpha > 0$ (below) that guarantee is gone: a finished sentence's score
+# is divided by $\operatorname{lp}(L)$, which grows with its length, so a live
+# hypothesis that finishes later, with a larger divisor, can still end up with a better
+# normalised score than the finished one it trails now. The rule is still used here:
+# it is a cheap heuristic that stops once the search is unlikely to change its answer
+# (a live hypothesis would have to lose almost no log-probability over its remaining
+# tokens), and an exact rule would have to bound how far each live one could still go. A popular shortcut, "stop when
 # `beam_size` sentences have finished", goes wrong with a confident model: it finishes
 # several unlikely sentences early (each ending with an unlikely `<eos>`) while the
 # likely one is still growing. With that rule and a beam of 4, this lesson's model
