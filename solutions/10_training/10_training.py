@@ -1097,7 +1097,9 @@ print(
 # normalised score than the finished one it trails now. The rule is still used here:
 # it is a cheap heuristic that stops once the search is unlikely to change its answer
 # (a live hypothesis would have to lose almost no log-probability over its remaining
-# tokens), and an exact rule would have to bound how far each live one could still go. A popular shortcut, "stop when
+# tokens), and an exact rule would have to bound how far each live one could still go.
+#
+# A popular shortcut, "stop when
 # `beam_size` sentences have finished", goes wrong with a confident model: it finishes
 # several unlikely sentences early (each ending with an unlikely `<eos>`) while the
 # likely one is still growing. With that rule and a beam of 4, this lesson's model
