@@ -1267,3 +1267,12 @@ def test_the_transformer_check_runs_every_mistake_computation():
         for case in checks._TRANSFORMER_VISIBLE
         for message, _ in checks._decode_mistakes(case)
     } == seen_decode
+
+
+def test_the_number_of_heads_changes_no_parameter_count():
+    """The lesson: "8 heads of 64 or 16 heads of 32 use the same d_model x d_model
+    matrices" (d_model = 512 either way)."""
+    counts = [
+        sum(ref.count_parameters(37000, 512, heads, 6, 2048, True).values()) for heads in (8, 16)
+    ]
+    assert counts[0] == counts[1] == 63_119_496

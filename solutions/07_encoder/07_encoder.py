@@ -406,8 +406,10 @@ check_quiz_layer_norm_axis(quiz_layer_norm_axis, hidden=True)
 # non-linearity is the point.
 #
 # **Dropout** inside this block sits on the `d_ff`-wide hidden activations, between the
-# ReLU and $W_2$, as in `nn.TransformerEncoderLayer`. (The paper's own dropout, on the
-# output of each whole sub-layer, comes in section 4.)
+# ReLU and $W_2$, as in `nn.TransformerEncoderLayer`. The paper does not have it: its
+# section 5.4 names only the dropout on each sub-layer's output (section 4) and on the
+# embeddings. This one comes from the authors' code, tensor2tensor (its
+# `relu_dropout`), and PyTorch's `nn.TransformerEncoderLayer` has it too.
 #
 # | step | tensor | shape |
 # |---|---|---|
@@ -576,8 +578,11 @@ for part, module in counts.items():
 # added to the sub-layer input and normalized", with $P_\text{drop} = 0.1$ for the base
 # model; in pre-LN it sits in the same place, just before the addition. The other
 # dropouts of the model live elsewhere: on the sum of embeddings and positional
-# encodings (lesson 03), on the attention weights (lesson 05) and on the feed-forward
-# block's hidden activations (section 3). Dropout never touches the residual path
+# encodings (lesson 03, also in section 5.4 of the paper), on the attention weights
+# (lesson 05) and on the feed-forward block's hidden activations (section 3). The last
+# two are not in the paper: they come from tensor2tensor, the authors' code
+# (`attention_dropout`, `relu_dropout`), and PyTorch's `nn.MultiheadAttention` and
+# `nn.TransformerEncoderLayer` have both. Dropout never touches the residual path
 # itself: what is added back is always the whole $x$.
 
 # %% [markdown]

@@ -592,8 +592,10 @@ for name, options in configurations.items():
     print(f"{name:44} largest difference {difference.abs().max().item():.1e}")
 
 # %% [markdown]
-# Differences of $10^{-6}$ and less are float32 rounding: the same arithmetic done in a
-# different order. Your model *is* the Transformer that PyTorch ships, plus the
+# Differences of a few $10^{-6}$ (all of them below $10^{-5}$) are float32 rounding:
+# float32 keeps about 7 significant digits (its machine epsilon is $1.2\times10^{-7}$),
+# and each logit here is a sum of many products of order 1, added up in a different
+# order by the two models. Your model *is* the Transformer that PyTorch ships, plus the
 # embeddings, positions and output layer that PyTorch leaves to you.
 
 # %% [markdown]
@@ -775,12 +777,14 @@ d, d_ff = 512, 2048
 layer_parts = {
     "attention\n(w_q, w_k, w_v, w_o)": 4 * (d * d + d),
     "feed-forward\n(w_1, w_2)": 2 * d * d_ff + d_ff + d,
-    "LayerNorm": 2 * d,
+    "two LayerNorms": 2 * 2 * d,
 }
 in_layer.barh(list(layer_parts), [n / 1e6 for n in layer_parts.values()], color="tab:gray")
 for i, n in enumerate(layer_parts.values()):
     in_layer.text(n / 1e6, i, f" {n:,}", va="center", fontsize=8)
-in_layer.set(xlabel="parameters (millions)", title="one sub-layer of the base model", xlim=(0, 2.6))
+in_layer.set(
+    xlabel="parameters (millions)", title="one encoder layer of the base model", xlim=(0, 2.6)
+)
 fig.tight_layout()
 plt.show()
 
@@ -789,7 +793,7 @@ plt.show()
 # decoder (three sub-layers per layer) is a third larger than the encoder (two), and
 # inside each layer the feed-forward block is twice as big as the attention. Untied, the
 # vocabulary would take more than half the model. `num_heads` changes nothing: 8 heads
-# of 64 or 16 heads of 64 use the same $d_\text{model} \times d_\text{model}$ matrices.
+# of 64 or 16 heads of 32 use the same $d_\text{model} \times d_\text{model}$ matrices.
 
 # %% [markdown]
 # ## 7. Writing: autoregressive decoding

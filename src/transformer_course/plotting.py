@@ -205,7 +205,7 @@ def padded_batch(batch, pad_id: int, *, title: str | None = None, ax=None):
     ids = np.asarray(batch)
     is_token = ids != pad_id
     if ax is None:
-        _, ax = plt.subplots(figsize=(min(1.5 + 0.45 * ids.shape[1], 12), 0.9 + 0.3 * len(ids)))
+        _, ax = plt.subplots(figsize=(min(1.5 + 0.55 * ids.shape[1], 12), 1.2 + 0.4 * len(ids)))
     ax.imshow(
         is_token.astype(float),
         cmap=ListedColormap([PAD_COLOUR, TOKEN_COLOUR]),
@@ -215,7 +215,9 @@ def padded_batch(batch, pad_id: int, *, title: str | None = None, ax=None):
     )
     for (row, col), token_id in np.ndenumerate(ids):
         colour = "white" if is_token[row, col] else "black"
-        ax.text(col, row, str(token_id), ha="center", va="center", fontsize=7, color=colour)
+        ax.text(col, row, str(token_id), ha="center", va="center", fontsize=10, color=colour)
+    ax.set_yticks(range(ids.shape[0]))  # one tick per row, whole numbers
+    ax.set_xticks(range(ids.shape[1]))
     ax.set_title(
         title or f"token ids: green cells are tokens, {PAD_COLOUR} cells are <pad> (id {pad_id})"
     )
@@ -467,8 +469,11 @@ def training_curves(history: dict, *, floor: float | None = None, title: str = "
         ylim=(0, 1.02),
     )
     axes[2].set_xticks(range(1, len(val) + 1))
-    for end in ends[:-1]:
-        axes[0].axvline(end, color="0.85", linewidth=0.8, zorder=0)
+    for number, end in enumerate(ends[:-1]):
+        label = "end of an epoch" if number == 0 else None
+        axes[0].axvline(end, color="0.75", linewidth=0.8, zorder=0, label=label)
+    if len(ends) > 1:
+        axes[0].legend()  # with the epoch lines
     if title:
         fig.suptitle(title)
     fig.tight_layout()

@@ -22,6 +22,7 @@ from transformer_course.checkpoints import DIRECTORY, TRANSLATOR
 CORPUS_ARGUMENTS = {"num_train": 6000, "num_validation": 500, "num_test": 1000, "seed": 0}
 BEAM_SIZE, LENGTH_PENALTY = 4, 0.6  # the paper's section 6.1
 WHAT_IF_EPOCHS = 3
+LONG_WHAT_IFS = ("no positional encoding", "no 1/sqrt(d_k) scaling")  # also trained 8 epochs
 WHAT_IFS = {
     "baseline": {},
     "no positional encoding": {"positional_encoding": False},
@@ -100,9 +101,24 @@ def main(argv=None) -> None:
                 "examples": scores["translations"][:20],
             }
             print(f"what if, {name}: test exact match {scores['exact_match']:.1%}")
+    long_runs = {}
+    if not args.skip_what_if:
+        for name in LONG_WHAT_IFS:  # as many epochs as the default model
+            run, history = training.train_translator(corpus, WHAT_IFS[name], progress=False)
+            scores = training.evaluate(run, corpus, corpus.test)
+            long_runs[name] = {
+                "change": WHAT_IFS[name],
+                "val_exact_match": _rounded(history["val_exact_match"]),
+                "test_exact_match": scores["exact_match"],
+                "test_bleu": scores["bleu"],
+            }
+            print(
+                f"what if, {name}, {len(history['val_exact_match'])} epochs: "
+                f"test exact match {scores['exact_match']:.1%}, BLEU {scores['bleu']:.1f}"
+            )
     meta = {
         **record,
-        "what_if": {"epochs": WHAT_IF_EPOCHS, "runs": what_if},
+        "what_if": {"epochs": WHAT_IF_EPOCHS, "runs": what_if, "long_runs": long_runs},
         "corpus": {
             "arguments": CORPUS_ARGUMENTS,
             "src_vocab": corpus.src_vocab,

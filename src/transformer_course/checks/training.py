@@ -808,11 +808,16 @@ def _sgd_variant(
     mode="norm",
     steps=1,
     feed_labels=False,
+    stale_grads=None,
 ):
-    """The state after a (possibly mistaken) SGD step from ``start_state``."""
+    """The state after a (possibly mistaken) SGD step from ``start_state``;
+    ``stale_grads`` (name -> tensor) are gradients left over from an earlier step."""
     model = Transformer(vocab, vocab, dropout=0.0, pad_id=pad_id, **STEP_MODEL)
     model.load_state_dict(start_state)
     model.train()
+    for name, p in model.named_parameters():
+        if stale_grads and name in stale_grads:
+            p.grad = stale_grads[name].detach().clone()
     src, decoder_input, labels = batch
     for _ in range(steps):
         logits = model(src, labels if feed_labels else decoder_input)
@@ -863,8 +868,23 @@ def _same_state(a: dict, b: dict, atol: float = 2e-5) -> bool:
     return _max_difference(a, b)[0] <= atol
 
 
-def _diagnose_step(c, what, state, start, expected_model, clip, batch, pad_id, lr, loss_fn):
-    """Fail with the most likely cause of weights that differ from one reference step."""
+def _diagnose_step(
+    c, what, state, start, expected_model, clip, batch, pad_id, lr, loss_fn, stale=None
+):
+    """Fail with the most likely cause of weights that differ from one reference step;
+    ``stale``: the gradients the model held when the call began (None: none)."""
+    if stale:
+        wrong, _ = _sgd_variant(
+            start, STEP_VOCAB, pad_id, batch, lr, loss_fn, clip=clip, stale_grads=stale
+        )
+        if _same_state(state, wrong):
+            c.fail(
+                f"after {what}, the weights are not what one step gives: the gradients "
+                "of the previous call were still in the model and were added to this "
+                "step's (PyTorch accumulates gradients). Clear them once per step with "
+                "optimizer.zero_grad(): after optimizer.step() (the contract's order) or "
+                "at the start, before loss.backward() (the common PyTorch idiom)."
+            )
     if _same_state(state, start, atol=0.0):
         c.fail(
             f"after {what}, the model's weights have not changed. Call "
@@ -929,6 +949,11 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
         expected_optimizer = torch.optim.SGD(expected_model.parameters(), lr=lr)
         for number, ((given, clip), batch) in enumerate(zip(clips, batches)):
             start = {k: v.detach().clone() for k, v in model.state_dict().items()}
+            stale = {  # gradients left by the previous call (the idiom that clears first)
+                name: p.grad.detach().clone()
+                for name, p in model.named_parameters()
+                if p.grad is not None and bool(p.grad.detach().abs().max() > 0)
+            }
             what = (
                 f"train_step(model, batch, optimizer, loss_fn"
                 f"{'' if given == 'default' else f', clip_norm={given}'})"
@@ -963,19 +988,6 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
                     "intermediate result of the step in memory, for every step you store."
                 )
             value = _number(c, got, what, "Return loss.item(), a Python float.")
-            left = [
-                name
-                for name, p in model.named_parameters()
-                if p.grad is not None and bool(p.grad.detach().abs().max() > 0)
-            ]
-            if left:
-                c.fail(
-                    f"after {what}, {len(left)} parameters still hold gradients (e.g. "
-                    f"{left[0]}). Clear them after the optimizer step (optimizer.zero_grad()). "
-                    "Zeroing only before backward(), as many tutorials do, also trains, but "
-                    "the contract asks for a clean model: it frees the gradients' memory "
-                    "between steps, and no stale gradient can leak into the next update."
-                )
             c.ok()
             if not model.training:
                 c.fail(
@@ -988,7 +1000,7 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
             state = model.state_dict()
             if not _same_state(state, expected_model.state_dict()):
                 _diagnose_step(
-                    c, what, state, start, expected_model, clip, batch, pad_id, lr, loss_fn
+                    c, what, state, start, expected_model, clip, batch, pad_id, lr, loss_fn, stale
                 )
             c.ok()
             if not math.isclose(value, expected_loss, rel_tol=1e-4, abs_tol=1e-5):
@@ -1485,5 +1497,5 @@ EXERCISES = (
         minutes=10,
         level=1,
     ),
-    Exercise("beam_search", check_beam_search, kind="function", points=4, minutes=45, level=3),
+    Exercise("beam_search", check_beam_search, kind="function", points=4, minutes=75, level=3),
 )

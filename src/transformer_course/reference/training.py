@@ -145,9 +145,11 @@ def train_step(
     In this order: put the model in training mode; logits = model(src, decoder_input);
     loss = loss_fn(logits, labels); back-propagate; unless clip_norm is None, rescale
     the gradients so that their total 2-norm, over all parameters together, is at most
-    clip_norm; take the optimizer step; clear the gradients.
-    The model arrives without gradients and must leave without any (None or zeros),
-    in training mode. The returned float is the loss computed before the step.
+    clip_norm; take the optimizer step; clear the gradients (optimizer.zero_grad()).
+    Clearing them at the start instead, before the forward pass (PyTorch's tutorials),
+    is accepted too: what counts is that no step adds an earlier step's gradients.
+    The model must be left in training mode. The returned float is the loss computed
+    before the step.
     """
     model.train()
     src, decoder_input, labels = batch
