@@ -1,0 +1,1257 @@
+# ruff: noqa: B023  (each lambda and closure is called in the loop iteration that made it)
+"""Checks for lesson 11: ``next_token_batches``, ``RMSNorm``, ``rotary_embedding``,
+``apply_rotary``, ``SwiGLU``, ``CausalSelfAttention``, ``DecoderBlock``, ``GPT``,
+``sample`` and the lesson's two concept questions.
+
+Expected values come from small float64 functions written here (``rms_norm_f``,
+``rope_angles_f``, ``rotate_f``, ``swiglu_f``, ``attention_f``, ``block_f``,
+``gpt_f``), written from the papers' formulas with explicit rotations, independent of
+the reference; ``tests/test_11_language_model.py`` proves that they, the reference
+and PyTorch's ``nn.RMSNorm`` / ``F.silu`` / ``F.scaled_dot_product_attention`` agree.
+Each function has one keyword ("knob") per classic mistake.
+
+RoPE's two pairings (adjacent pairs, as in RoFormer; "rotate half", as in GPT-NeoX
+and Llama) are both accepted, consistently applied: the checks compute both and
+follow the one the learner's result matches, with a note for the adjacent one (the
+reference uses rotate-half). The defining property (q·k after rotation depends only
+on the offset m − n) and the causal property (a later token never changes an earlier
+position's result) are checked by experiment on the learner's code.
+
+``sample`` is checked by its distribution: thousands of copies of a row of logits in
+one call, the empirical frequencies against the exact probabilities (a tolerance of
+about six standard deviations), the set of tokens that may appear exactly, and the
+``generator`` argument (two generators with the same seed give the same draws).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from transformer_course.checking import Checker, tolerance
+from transformer_course.checking.generators import seeded_generator
+from transformer_course.checking.inputs import randn
+from transformer_course.checking.layers import build, expect_tensor_result, mistake_values, sub
+from transformer_course.checking.modules import build_module, random_state, state_shapes
+from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.reference import language_model as ref
+from transformer_course.registry import Exercise
+
+__all__ = [
+    "attention_f",
+    "block_f",
+    "check_CausalSelfAttention",
+    "check_DecoderBlock",
+    "check_GPT",
+    "check_RMSNorm",
+    "check_SwiGLU",
+    "check_apply_rotary",
+    "check_next_token_batches",
+    "check_quiz_rope_values",
+    "check_quiz_temperature",
+    "check_rotary_embedding",
+    "check_sample",
+    "gpt_f",
+    "rms_norm_f",
+    "rope_angles_f",
+    "rotate_f",
+    "swiglu_f",
+]
+
+
+def _generator(seed: int) -> torch.Generator:
+    return seeded_generator(seed)
+
+
+def _plain_generator(seed: int) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+# ======================================================================= next_token_batches
+@dataclass(frozen=True)
+class _BatchCase:
+    seed: int
+    num_tokens: int
+    block_size: int
+    batch_size: int
+
+
+_BATCH_VISIBLE = [_BatchCase(1, 12, 4, 400), _BatchCase(2, 50, 8, 6)]
+_BATCH_HIDDEN = [
+    _BatchCase(101, 9, 3, 500),
+    _BatchCase(102, 200, 16, 12),
+    _BatchCase(103, 6, 5, 50),
+]
+
+_TARGETS_SAME = (
+    "Your targets are the inputs themselves. The target at each position is the token that "
+    "comes next: tokens[s + 1 : s + block_size + 1]."
+)
+_TARGETS_BEFORE = (
+    "Your targets are shifted the wrong way (the token before, not after). The target of "
+    "inputs[b, i] = tokens[s + i] is tokens[s + i + 1]."
+)
+_LAST_START = (
+    "The last valid start, num_tokens - block_size - 1, never occurs in many draws: "
+    "torch.randint's `high` is exclusive, so draw from 0 to num_tokens - block_size "
+    "(torch.randint(0, len(tokens) - block_size, ...))."
+)
+_GENERATOR = (
+    "Two calls with generators seeded alike gave different batches: draw the starts with "
+    "the generator you were given (torch.randint(..., generator=generator)), never the "
+    "global random stream, so that training is reproducible."
+)
+
+
+def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> None:
+    with Checker("next_token_batches", hidden=hidden) as c:
+        c.require_callable(next_token_batches)
+        for case in _BATCH_HIDDEN if hidden else _BATCH_VISIBLE:
+            # distinct values, so that every token's position is known
+            tokens = torch.randperm(case.num_tokens, generator=_plain_generator(case.seed)) + 3
+            position = {int(t): i for i, t in enumerate(tokens)}
+            call = f"next_token_batches(tokens ({case.num_tokens},), {case.block_size}, {case.batch_size}, generator)"
+            args = (tokens, case.block_size, case.batch_size)
+            got = c.call(next_token_batches, *args, _generator(case.seed), call_repr=call)
+            again = c.call(next_token_batches, *args, _generator(case.seed), call_repr=call)
+            c.expect_type(got, tuple, call, "Return a pair (inputs, targets).")
+            c.expect_true(len(got) == 2, f"{call} should return a pair (inputs, targets).")
+            inputs, targets = got
+            shape = (case.batch_size, case.block_size)
+            for name, value in (("inputs", inputs), ("targets", targets)):
+                c.expect_type(value, torch.Tensor, f"{call}: {name}")
+                c.expect_shape(value, shape, f"{call}: {name}")
+                c.expect_true(
+                    value.dtype == torch.int64,
+                    f"{call}: {name} should be int64 token ids, not {value.dtype}.",
+                )
+            starts = []
+            for b in range(case.batch_size):
+                row = [position.get(int(t), -1) for t in inputs[b]]
+                start = row[0]
+                c.expect_true(
+                    row == list(range(start, start + case.block_size)),
+                    f"{call}: inputs[{b}] is not a window of consecutive tokens of the stream: "
+                    "each row must be tokens[s : s + block_size] for one start s.",
+                )
+                starts.append(start)
+                got_next = [position.get(int(t), -2) for t in targets[b]]
+                if got_next == row:
+                    c.fail(f"{call}: {_TARGETS_SAME}")
+                if got_next == [i - 1 for i in row]:
+                    c.fail(f"{call}: {_TARGETS_BEFORE}")
+                c.expect_true(
+                    got_next == [i + 1 for i in row],
+                    f"{call}: targets[{b}] should be tokens[s + 1 : s + block_size + 1], the "
+                    "inputs moved one token to the right.",
+                )
+            last = case.num_tokens - case.block_size - 1
+            c.expect_true(
+                max(starts) <= last and min(starts) >= 0,
+                f"{call}: a window starts at {max(starts)}, past the last valid start {last}.",
+            )
+            if case.batch_size >= 50 * (last + 1) ** 0.5:
+                c.expect_true(last in starts, f"{call}: {_LAST_START}")
+                c.expect_true(0 in starts, f"{call}: the start 0 never occurs in many draws.")
+            c.expect_true(
+                torch.equal(again[0], inputs) and torch.equal(again[1], targets), _GENERATOR
+            )
+
+
+# ================================================================================ RMSNorm
+def rms_norm_f(
+    x: torch.Tensor,
+    weight: torch.Tensor,
+    eps: float = 1e-5,
+    *,
+    statistic: str = "mean_square",
+    eps_at: str = "inside",
+    over: str = "features",
+    gain: bool = True,
+) -> torch.Tensor:
+    """RMSNorm in float64: x / sqrt(mean(x²) + eps) * weight. ``statistic``
+    "mean_square" (right), "mean" (the plain mean), "variance" (LayerNorm without a
+    bias: the mean subtracted), "sum_square"; ``eps_at`` "inside", "outside", "none";
+    ``over`` "features", "sequence", "everything"."""
+    x = x.double()
+    dims = {"features": (-1,), "sequence": (-2,), "everything": tuple(range(x.dim()))}[over]
+    if statistic == "variance":
+        x = x - x.mean(dim=dims, keepdim=True)
+    if statistic == "mean":
+        stat = x.mean(dim=dims, keepdim=True)
+    elif statistic == "sum_square":
+        stat = x.pow(2).sum(dim=dims, keepdim=True)
+    else:
+        stat = x.pow(2).mean(dim=dims, keepdim=True)
+    if eps_at == "inside":
+        y = x / torch.sqrt(stat + eps)
+    elif eps_at == "outside":
+        y = x / (torch.sqrt(stat) + eps)
+    else:
+        y = x / torch.sqrt(stat)
+    return y * weight.double() if gain else y
+
+
+@dataclass(frozen=True)
+class _NormCase:
+    seed: int
+    shape: tuple[int, ...]
+    eps: float | None  # None: the default
+    quiet_token: bool = True  # one token with a tiny root mean square (close to eps)
+
+
+_NORM_VISIBLE = [_NormCase(1, (2, 3, 8), None), _NormCase(2, (4, 6), 0.1)]
+_NORM_HIDDEN = [_NormCase(101, (3, 5, 16), None), _NormCase(102, (2, 2, 3, 6), 0.01)]
+
+_MEAN = (
+    "You divided by the square root of the mean of x, not of x squared. RMSNorm divides by "
+    "the root of the mean of the squares: sqrt(x.pow(2).mean(-1, keepdim=True) + eps)."
+)
+_SUBTRACT = (
+    "You subtracted the mean first: that is LayerNorm (without its bias). RMSNorm does not "
+    "re-centre: it divides x itself by sqrt(mean(x**2) + eps)."
+)
+_SUM = "You used the sum of the squares; RMSNorm takes their mean (divide by d_model)."
+_EPS_OUT = (
+    "You added eps outside the square root, x / (sqrt(mean(x**2)) + eps). nn.RMSNorm puts it "
+    "inside: x / sqrt(mean(x**2) + eps); the two differ for a token with small values, as here."
+)
+_NO_EPS = "You left out eps: divide by sqrt(mean(x**2) + eps), with eps inside the root."
+_AXIS = (
+    "You normalised over the wrong axis. Each token is normalised on its own, over its "
+    "d_model features: the mean of the squares over the last axis (dim=-1, keepdim=True)."
+)
+_NO_GAIN = "Your result lacks the learned gain: multiply by self.weight."
+_DEFAULT_EPS = (
+    "Your default eps is not 1e-5: make eps=1e-5 the default of the eps parameter (the "
+    "contract's; nn.RMSNorm's own default depends on the dtype)."
+)
+_EPS_IGNORED = "Your RMSNorm ignores its eps argument: store it (self.eps = eps) and use it."
+
+
+def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
+    eps = 1e-5 if case_eps is None else case_eps
+    table: dict[str, dict[str, Any]] = {
+        _MEAN: {"statistic": "mean"},
+        _SUBTRACT: {"statistic": "variance"},
+        _SUM: {"statistic": "sum_square"},
+        _EPS_OUT: {"eps_at": "outside"},
+        _NO_EPS: {"eps_at": "none"},
+        _AXIS: {"over": "sequence"},
+        _AXIS + " ": {"over": "everything"},
+        _NO_GAIN: {"gain": False},
+    }
+    if case_eps is None:
+        for wrong in (1e-6, 1e-8, torch.finfo(torch.float32).eps):
+            table[_DEFAULT_EPS + " " * len(table)] = {"eps": wrong}
+    else:
+        table[_EPS_IGNORED] = {"eps": 1e-5}
+        table[_EPS_IGNORED + " "] = {"eps": 1e-6}
+    return {message: {"eps": eps, **knobs} for message, knobs in table.items()}
+
+
+def check_RMSNorm(RMSNorm, *, hidden: bool = False) -> None:
+    with Checker("RMSNorm", hidden=hidden) as c:
+        c.require_callable(RMSNorm)
+        for case in _NORM_HIDDEN if hidden else _NORM_VISIBLE:
+            d_model = case.shape[-1]
+            args = (d_model,) if case.eps is None else (d_model, case.eps)
+            module, built, state = build(
+                c,
+                RMSNorm,
+                *args,
+                name="RMSNorm",
+                reference=ref.RMSNorm(d_model),
+                seed=case.seed,
+                mode="eval",
+            )
+            x = randn(case.shape, case.seed) * (
+                0.5 + randn((*case.shape[:-1], 1), case.seed + 1).abs()
+            )
+            if case.quiet_token:
+                x[(0,) * (len(case.shape) - 1)] = randn((d_model,), case.seed + 2, scale=3e-3)
+            got = c.call(module, x, call_repr=f"{built}(x {tuple(x.shape)})")
+            what = f"{built}(x {tuple(x.shape)})"
+            expect_tensor_result(c, got, tuple(x.shape), what)
+            eps = 1e-5 if case.eps is None else case.eps
+            table = _norm_mistakes(case.eps)
+            c.expect_close(
+                got,
+                rms_norm_f(x, state["weight"], eps),
+                what,
+                **tolerance(got.dtype),
+                mistakes=mistake_values(lambda **k: rms_norm_f(x, state["weight"], **k), table),
+            )
+
+
+# ================================================================================ RoPE
+def rope_angles_f(
+    length: int, d_head: int, base: float = 10000.0, *, first: int = 0, exponent: str = "2i/d"
+) -> torch.Tensor:
+    """float64 (length, d_head // 2): angle[m, i] = (first + m) * base ** (-2i / d_head).
+    ``exponent`` "2i/d" (right), "i/d" (the 2 forgotten), "+2i/d" (the sign), "2i/(d-2)"
+    (linspace to 1), "i/(d/2)" (the same as 2i/d, for completeness)."""
+    i = torch.arange(d_head // 2, dtype=torch.float64)
+    power = {
+        "2i/d": 2 * i / d_head,
+        "i/d": i / d_head,
+        "+2i/d": -2 * i / d_head,
+        "2i/(d-2)": 2 * i / max(d_head - 2, 1),
+    }[exponent]
+    theta = base**-power  # (d_head/2,)
+    positions = torch.arange(first, first + length, dtype=torch.float64)
+    return positions[:, None] * theta  # (length, d_head/2)
+
+
+def rotate_f(
+    x: torch.Tensor, angles: torch.Tensor, pairing: str = "half", *, direction: int = 1
+) -> torch.Tensor:
+    """Rotate each feature pair of x (..., len, d) by angles (len, d/2), with an explicit
+    2x2 rotation matrix per pair. ``pairing`` "half" (i, i + d/2) or "adjacent"
+    (2i, 2i+1); ``direction`` -1 rotates the other way."""
+    x = x.double()
+    d = x.shape[-1]
+    index_a = torch.arange(d // 2) if pairing == "half" else torch.arange(0, d, 2)
+    index_b = index_a + d // 2 if pairing == "half" else index_a + 1
+    a, b = x[..., index_a], x[..., index_b]  # (..., len, d/2)
+    cos, sin = torch.cos(angles), direction * torch.sin(angles)
+    rotation = torch.stack([torch.stack([cos, -sin], -1), torch.stack([sin, cos], -1)], -2)
+    pair = torch.stack([a, b], dim=-1)[..., None]  # (..., len, d/2, 2, 1)
+    turned = (rotation @ pair)[..., 0]  # (..., len, d/2, 2)
+    out = torch.empty_like(x)
+    out[..., index_a], out[..., index_b] = turned[..., 0], turned[..., 1]
+    return out
+
+
+@dataclass(frozen=True)
+class _RopeCase:
+    length: int
+    d_head: int
+    base: float | None  # None: the default
+
+
+_ROPE_VISIBLE = [_RopeCase(6, 8, None), _RopeCase(40, 16, 100.0)]
+_ROPE_HIDDEN = [_RopeCase(9, 4, None), _RopeCase(64, 32, None), _RopeCase(5, 12, 500000.0)]
+
+_ONE_INDEXED = (
+    "Your positions start at 1. RoPE's first token sits at position 0 (it is not rotated: "
+    "angle 0, cos 1, sin 0); use torch.arange(length)."
+)
+_HALF_EXPONENT = (
+    "Your frequencies use base ** (-i / d_head): the exponent is -2i / d_head, i = 0 .. "
+    "d_head/2 - 1 (torch.arange(0, d_head, 2) / d_head), the same frequencies as lesson 03."
+)
+_SIGN = (
+    "Your frequencies grow with i (base ** (+2i / d_head)): theta_i = base ** (-2i / d_head) "
+    "shrinks from 1 (pair 0 turns fastest) to almost 0."
+)
+_LINSPACE = (
+    "Your exponents run from 0 to exactly 1 (as if divided by d_head - 2): theta_i = "
+    "base ** (-2i / d_head), so the last exponent is (d_head - 2) / d_head, not 1."
+)
+_SWAPPED_COS_SIN = "You returned (sin, cos): return (cos, sin), in that order."
+_IGNORED_BASE = "Your rotary_embedding ignores its base argument: theta_i = base ** (-2i / d_head)."
+_ROPE_SHAPE = (
+    "rotary_embedding returns one angle per pair: (length, d_head // 2). (Implementations "
+    "that rotate half often repeat the table to d_head with torch.cat([angles, angles], -1); "
+    "this contract keeps one column per pair, and apply_rotary uses it for both halves.)"
+)
+
+
+def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
+    with Checker("rotary_embedding", hidden=hidden) as c:
+        c.require_callable(rotary_embedding)
+        for case in _ROPE_HIDDEN if hidden else _ROPE_VISIBLE:
+            args = (case.length, case.d_head) + (() if case.base is None else (case.base,))
+            base = 10000.0 if case.base is None else case.base
+            call = f"rotary_embedding{args}"
+            got = c.call(rotary_embedding, *args, call_repr=call)
+            c.expect_type(got, tuple, call, "Return a pair (cos, sin).")
+            c.expect_true(len(got) == 2, f"{call} should return a pair (cos, sin).")
+            shape = (case.length, case.d_head // 2)
+            for name, value in zip(("cos", "sin"), got, strict=True):
+                c.expect_type(value, torch.Tensor, f"{call}: {name}")
+                c.expect_shape(value, shape, f"{call}: {name}", _ROPE_SHAPE)
+                c.expect_floating(value, f"{call}: {name}", preferred=torch.float32)
+            angles = rope_angles_f(case.length, case.d_head, base)
+            table = {
+                _ONE_INDEXED: {"first": 1},
+                _HALF_EXPONENT: {"exponent": "i/d"},
+                _SIGN: {"exponent": "+2i/d"},
+                _LINSPACE: {"exponent": "2i/(d-2)"},
+            }
+
+            def pair(which, **knobs):
+                a = rope_angles_f(case.length, case.d_head, base, **knobs)
+                return (
+                    torch.stack([a.cos(), a.sin()])
+                    if which == "cs"
+                    else torch.stack([a.sin(), a.cos()])
+                )
+
+            mistakes = mistake_values(lambda **k: pair("cs", **k), table)
+            mistakes[_SWAPPED_COS_SIN] = lambda: pair("sc")
+            if case.base is not None:
+                mistakes[_IGNORED_BASE] = lambda: torch.stack(
+                    [
+                        rope_angles_f(case.length, case.d_head).cos(),
+                        rope_angles_f(case.length, case.d_head).sin(),
+                    ]
+                )
+            c.expect_close(
+                torch.stack([got[0].double(), got[1].double()]),
+                torch.stack([angles.cos(), angles.sin()]),
+                f"{call}, (cos, sin) stacked",
+                rtol=1e-4,
+                atol=1e-4,
+                mistakes=mistakes,
+            )
+
+
+@dataclass(frozen=True)
+class _RotaryCase:
+    seed: int
+    shape: tuple[int, ...]  # x: (..., len, d_head)
+    dtype: torch.dtype = torch.float32
+
+
+_ROTARY_VISIBLE = [_RotaryCase(1, (5, 8)), _RotaryCase(2, (2, 3, 6, 8))]
+_ROTARY_HIDDEN = [
+    _RotaryCase(101, (2, 4, 7, 16)),
+    _RotaryCase(102, (1, 9, 4), torch.float64),
+    _RotaryCase(103, (3, 2, 2, 5, 12)),
+]
+
+_ADJACENT_NOTE = (
+    "your apply_rotary pairs neighbouring features (2i, 2i + 1), as the RoFormer paper does; "
+    "the reference pairs i with i + d_head/2 (rotate half, as GPT-NeoX and Llama). Both are "
+    "correct when queries and keys use the same one, which the later checks of this lesson "
+    "follow; weights trained with one pairing do not work with the other."
+)
+_DIRECTION = (
+    "You rotate the wrong way (by -angle): pair (a, b) becomes (a cos - b sin, a sin + b cos). "
+    "Check the signs of the sin terms."
+)
+_MIXED = (
+    "Your pairing is mixed: you take the pairs one way (halves or neighbours) and put the "
+    "rotated values back the other way. Write the result back in the same positions the pair "
+    "came from."
+)
+_NOT_ROTATED = (
+    "Your result is x * cos + x * sin (or similar) rather than a rotation of pairs: each pair "
+    "(a, b) becomes (a cos - b sin, a sin + b cos); the partner feature b matters."
+)
+_RELATIVE = (
+    "The defining property of RoPE fails: with one query vector at position m and one key "
+    "vector at position n, the dot product of the rotated vectors should depend on m - n "
+    "only, but here two pairs (m, n) with the same offset give different scores."
+)
+
+
+def _mixed(x: torch.Tensor, angles: torch.Tensor) -> torch.Tensor:
+    """Pairs taken as halves, written back interleaved."""
+    x = x.double()
+    half = x.shape[-1] // 2
+    a, b = x[..., :half], x[..., half:]
+    cos, sin = angles.cos(), angles.sin()
+    return torch.stack([a * cos - b * sin, a * sin + b * cos], dim=-1).flatten(-2)
+
+
+def _relative_property(c: Checker, apply_rotary, d_head: int, seed: int) -> None:
+    length = 12
+    cos, sin = ref.rotary_embedding(length, d_head)
+    q = randn((d_head,), seed).expand(length, d_head).contiguous()
+    k = randn((d_head,), seed + 1).expand(length, d_head).contiguous()
+    call = f"apply_rotary(one vector at every position ({length}, {d_head}), cos, sin)"
+    rq = c.call(apply_rotary, q, cos, sin, call_repr=call)
+    rk = c.call(apply_rotary, k, cos, sin, call_repr=call)
+    c.expect_type(rq, torch.Tensor, call)
+    c.expect_shape(rq, (length, d_head), call)
+    scores = rq.double() @ rk.double().T  # (m, n)
+    offsets = torch.arange(length)[:, None] - torch.arange(length)
+    spread = max(
+        float(scores[offsets == d].max() - scores[offsets == d].min())
+        for d in range(-length + 1, length)
+    )
+    c.expect_true(spread < 1e-3 * max(1.0, float(scores.abs().max())), f"{call}: {_RELATIVE}")
+
+
+def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
+    with Checker("apply_rotary", hidden=hidden) as c:
+        c.require_callable(apply_rotary)
+        for case in _ROTARY_HIDDEN if hidden else _ROTARY_VISIBLE:
+            length, d_head = case.shape[-2:]
+            x = randn(case.shape, case.seed, dtype=case.dtype)
+            cos, sin = ref.rotary_embedding(length, d_head)
+            call = f"apply_rotary(x {tuple(x.shape)} {str(case.dtype).replace('torch.', '')}, cos, sin)"
+            got = c.call(apply_rotary, x, cos, sin, call_repr=call)
+            c.expect_type(got, torch.Tensor, call)
+            c.expect_shape(got, tuple(x.shape), call)
+            c.expect_floating(got, call, preferred=case.dtype)
+            angles = rope_angles_f(length, d_head)
+            half, adjacent = rotate_f(x, angles, "half"), rotate_f(x, angles, "adjacent")
+            tol = tolerance(got.dtype, case.dtype)
+            pairing = "half"
+            if not torch.allclose(got.double(), half, **tol) and torch.allclose(
+                got.double(), adjacent, **tol
+            ):
+                pairing = "adjacent"
+                c.note(_ADJACENT_NOTE)
+            mistakes = {
+                _DIRECTION: rotate_f(x, angles, pairing, direction=-1),
+                _MIXED: _mixed(x, angles),
+                _NOT_ROTATED: x.double() * torch.cat([angles.cos(), angles.cos()], -1)
+                + x.double() * torch.cat([angles.sin(), angles.sin()], -1),
+                _ONE_INDEXED: rotate_f(x, rope_angles_f(length, d_head, first=1), pairing),
+            }
+            c.expect_close(got, rotate_f(x, angles, pairing), call, **tol, mistakes=mistakes)
+        _relative_property(c, apply_rotary, 16 if hidden else 8, 55 if hidden else 5)
+
+
+# ================================================================================ SwiGLU
+def swiglu_f(
+    x: torch.Tensor,
+    p: Mapping[str, torch.Tensor],
+    *,
+    activation: str = "silu",
+    swap: bool = False,
+    gate: bool = True,
+    after: bool = False,
+) -> torch.Tensor:
+    """w2(silu(w1 x) * w3 x) in float64. ``activation`` "silu", "relu", "gelu",
+    "sigmoid"; ``swap``: the SiLU on w3 instead of w1; ``gate`` False: w2(silu(w1 x));
+    ``after``: silu(w1 x * w3 x)."""
+    act = {"silu": F.silu, "relu": torch.relu, "gelu": F.gelu, "sigmoid": torch.sigmoid}[activation]
+    x = x.double()
+    h1 = x @ p["w1.weight"].double().T  # (..., d_ff)
+    h3 = x @ p["w3.weight"].double().T
+    if swap:
+        h1, h3 = h3, h1
+    if after:
+        h = act(h1 * h3)
+    else:
+        h = act(h1) * h3 if gate else act(h1)
+    return h @ p["w2.weight"].double().T  # (..., d_model)
+
+
+_SWAP = (
+    "Your gate and value are swapped: the SiLU goes on w1(x) (the gate), which then "
+    "multiplies w3(x): w2(silu(w1(x)) * w3(x))."
+)
+_RELU = "You used ReLU: SwiGLU's gate is the SiLU, F.silu(z) = z * sigmoid(z)."
+_GELU = "You used GELU (that is GeGLU): SwiGLU's gate is the SiLU, F.silu."
+_SIGMOID = (
+    "You used a plain sigmoid as the gate (that is the original GLU): SwiGLU uses the SiLU, "
+    "z * sigmoid(z) (F.silu)."
+)
+_NO_GATE = "Your block has no gate: multiply silu(w1(x)) by w3(x) before w2."
+_AFTER = "You applied the SiLU after the product: it goes on w1(x) alone, silu(w1(x)) * w3(x)."
+_SWIGLU_KEYS = (
+    "SwiGLU has three bias-free nn.Linear named w1, w2, w3 (Llama's names): "
+    "nn.Linear(d_model, d_ff, bias=False) for w1 and w3, nn.Linear(d_ff, d_model, bias=False) for w2."
+)
+
+
+@dataclass(frozen=True)
+class _FfnCase:
+    seed: int
+    shape: tuple[int, ...]
+    d_ff: int
+
+
+_FFN_VISIBLE = [_FfnCase(1, (2, 3, 8), 12)]
+_FFN_HIDDEN = [_FfnCase(101, (4, 16), 40), _FfnCase(102, (1, 2, 5, 6), 6)]
+
+
+def check_SwiGLU(SwiGLU, *, hidden: bool = False) -> None:
+    with Checker("SwiGLU", hidden=hidden) as c:
+        c.require_callable(SwiGLU)
+        for case in _FFN_HIDDEN if hidden else _FFN_VISIBLE:
+            d_model = case.shape[-1]
+            module, built, state = build(
+                c,
+                SwiGLU,
+                d_model,
+                case.d_ff,
+                name="SwiGLU",
+                reference=ref.SwiGLU(d_model, case.d_ff),
+                seed=case.seed,
+                mode="eval",
+            )
+            x = randn(case.shape, case.seed, scale=2.0)
+            what = f"{built}(x {tuple(x.shape)})"
+            got = c.call(module, x, call_repr=what)
+            expect_tensor_result(c, got, tuple(x.shape), what)
+            table = {
+                _SWAP: {"swap": True},
+                _RELU: {"activation": "relu"},
+                _GELU: {"activation": "gelu"},
+                _SIGMOID: {"activation": "sigmoid"},
+                _NO_GATE: {"gate": False},
+                _AFTER: {"after": True},
+            }
+            c.expect_close(
+                got,
+                swiglu_f(x, state),
+                what,
+                **tolerance(got.dtype),
+                mistakes=mistake_values(lambda **k: swiglu_f(x, state, **k), table),
+            )
+
+
+# ================================================================== attention, block, GPT
+def _linear(x: torch.Tensor, p: Mapping[str, torch.Tensor], name: str) -> torch.Tensor:
+    return x.double() @ p[f"{name}.weight"].double().T
+
+
+def attention_f(
+    x: torch.Tensor,
+    p: Mapping[str, torch.Tensor],
+    num_heads: int,
+    *,
+    pairing: str = "half",
+    rope: bool = True,
+    rotate_values: bool = False,
+    split: str = "after",
+    first: int = 0,
+    causal: bool = True,
+) -> torch.Tensor:
+    """Causal multi-head self-attention with RoPE, in float64, from the formulas:
+    softmax(rot(q) rot(k)ᵀ / sqrt(d_head) + causal) v per head. ``split`` "after"
+    (right: rotate each head's d_head features) or "before" (rotate the d_model-wide
+    projections with d_model's angles, then split)."""
+    batch, length, d_model = x.shape
+    d_head = d_model // num_heads
+
+    def heads(t: torch.Tensor) -> torch.Tensor:  # (batch, len, d_model) -> (batch, h, len, d_head)
+        return t.view(batch, length, num_heads, d_head).transpose(1, 2)
+
+    q, k, v = (_linear(x, p, name) for name in ("w_q", "w_k", "w_v"))
+    if rope and split == "before":
+        angles = rope_angles_f(length, d_model, first=first)
+        q, k = rotate_f(q, angles, pairing), rotate_f(k, angles, pairing)
+        if rotate_values:
+            v = rotate_f(v, angles, pairing)
+    q, k, v = heads(q), heads(k), heads(v)
+    if rope and split == "after":
+        angles = rope_angles_f(length, d_head, first=first)
+        q, k = rotate_f(q, angles, pairing), rotate_f(k, angles, pairing)
+        if rotate_values:
+            v = rotate_f(v, angles, pairing)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_head)  # (batch, h, len, len)
+    if causal:
+        future = torch.ones(length, length, dtype=torch.bool).triu(1)
+        scores = scores.masked_fill(future, float("-inf"))
+    out = torch.softmax(scores, dim=-1) @ v  # (batch, h, len, d_head)
+    return _linear(out.transpose(1, 2).reshape(batch, length, d_model), p, "w_o")
+
+
+def block_f(
+    x: torch.Tensor,
+    p: Mapping[str, torch.Tensor],
+    num_heads: int,
+    eps: float = 1e-5,
+    *,
+    pairing: str = "half",
+    layout: str = "pre",
+    attention: Mapping[str, Any] | None = None,
+) -> torch.Tensor:
+    """One decoder block in float64. ``layout`` "pre" (right), "post" (norm after each
+    residual sum), "no_residual", "residual_from_normed", "swapped_norms", "parallel"
+    (both sub-layers read the same x)."""
+    x = x.double()
+    knobs = {"pairing": pairing, **(attention or {})}
+
+    def attn(t):
+        return attention_f(t, sub(p, "attn"), num_heads, **knobs)
+
+    def ffn(t):
+        return swiglu_f(t, sub(p, "feed_forward"))
+
+    def norm(name, t):
+        return rms_norm_f(t, p[f"{name}.weight"], eps)
+
+    n1, n2 = ("norm2", "norm1") if layout == "swapped_norms" else ("norm1", "norm2")
+    if layout == "post":
+        h = norm(n1, x + attn(x))
+        return norm(n2, h + ffn(h))
+    if layout == "no_residual":
+        return ffn(norm(n2, attn(norm(n1, x))))
+    if layout == "residual_from_normed":
+        a = norm(n1, x)
+        h = a + attn(a)
+        b = norm(n2, h)
+        return b + ffn(b)
+    if layout == "parallel":
+        return x + attn(norm(n1, x)) + ffn(norm(n2, x))
+    h = x + attn(norm(n1, x))
+    return h + ffn(norm(n2, h))
+
+
+def gpt_f(
+    ids: torch.Tensor,
+    p: Mapping[str, torch.Tensor],
+    num_heads: int,
+    num_layers: int,
+    eps: float = 1e-5,
+    *,
+    pairing: str = "half",
+    final_norm: bool = True,
+    scale_embedding: bool = False,
+    softmax: bool = False,
+) -> torch.Tensor:
+    """The GPT in float64: logits (batch, len, vocab)."""
+    embedding = p["embedding.weight"].double()  # (vocab, d_model)
+    x = embedding[ids]
+    if scale_embedding:
+        x = x * math.sqrt(embedding.shape[1])
+    for i in range(num_layers):
+        x = block_f(x, sub(p, f"layers.{i}"), num_heads, eps, pairing=pairing)
+    if final_norm:
+        x = rms_norm_f(x, p["norm.weight"], eps)
+    logits = x @ embedding.T
+    return torch.softmax(logits, -1) if softmax else logits
+
+
+def _close(got: torch.Tensor, expected: torch.Tensor) -> bool:
+    return bool(torch.allclose(got.detach().double(), expected, rtol=1e-4, atol=1e-5))
+
+
+def _pairing(c: Checker, got: torch.Tensor, compute: Callable[[str], torch.Tensor]) -> str:
+    """The pairing the learner's result follows: "half" unless it matches "adjacent" only."""
+    if not _close(got, compute("half")) and _close(got, compute("adjacent")):
+        c.note(_ADJACENT_NOTE)
+        return "adjacent"
+    return "half"
+
+
+_NO_ROPE = (
+    "Your attention has no rotary embedding: rotate each head's queries and keys with "
+    "apply_rotary(q, cos, sin), apply_rotary(k, cos, sin), cos and sin from "
+    "rotary_embedding(len, d_head)."
+)
+_ROTATE_VALUES = (
+    "You rotated the values too. RoPE rotates queries and keys only: it is their dot product "
+    "that should depend on the offset; the values carry content, not position."
+)
+_BEFORE_SPLIT = (
+    "You rotated the d_model-wide projections before splitting the heads (angles for "
+    "d_model). RoPE rotates each head: split the heads first, then rotate every head's "
+    "(len, d_head) queries and keys with rotary_embedding(len, d_head)."
+)
+_NOT_CAUSAL = (
+    "Your attention is not causal: every query sees every key. Pass look_ahead_mask(len) "
+    "to scaled_dot_product_attention, so that query i attends to keys 0 .. i."
+)
+_FUTURE = (
+    "Changing the last token changed the output at earlier positions: your attention lets "
+    "a position read tokens after it. Pass look_ahead_mask(len) (True = may attend)."
+)
+_ATTENTION_KEYS = (
+    "The attention's projections are four nn.Linear(d_model, d_model, bias=False) named "
+    "w_q, w_k, w_v, w_o (lesson 12 builds its cache around these names)."
+)
+_ATTENTION_HINTS = {
+    "must match the size of tensor": (
+        "A shape does not fit: are cos and sin from rotary_embedding(len, d_head) (one column "
+        "per pair of a head's d_head features), not d_model?"
+    ),
+}
+
+
+@dataclass(frozen=True)
+class _ModelCase:
+    seed: int
+    batch: int
+    length: int
+    d_model: int
+    num_heads: int
+    d_ff: int = 16
+    num_layers: int = 2
+    vocab: int = 23
+
+
+_ATTENTION_VISIBLE = [_ModelCase(1, 2, 6, 16, 2)]
+_ATTENTION_HIDDEN = [_ModelCase(101, 1, 9, 24, 3), _ModelCase(102, 3, 5, 32, 2)]
+
+
+def _causal_property(c: Checker, module, x: torch.Tensor, call: str, message: str) -> None:
+    changed = x.clone()
+    changed[:, -1] = changed[:, -1] + 1 if changed.is_floating_point() else (changed[:, -1] + 1) % 7
+    before = c.call(module, x, call_repr=call)
+    after = c.call(module, changed, call_repr=call)
+    earlier = (before[:, :-1].detach().double() - after[:, :-1].detach().double()).abs().max()
+    c.expect_true(float(earlier) < 1e-5, f"{call}: {message}")
+
+
+def check_CausalSelfAttention(CausalSelfAttention, *, hidden: bool = False) -> None:
+    with Checker("CausalSelfAttention", hidden=hidden) as c:
+        c.require_callable(CausalSelfAttention)
+        for case in _ATTENTION_HIDDEN if hidden else _ATTENTION_VISIBLE:
+            module, built, state = build(
+                c,
+                CausalSelfAttention,
+                case.d_model,
+                case.num_heads,
+                name="CausalSelfAttention",
+                reference=ref.CausalSelfAttention(case.d_model, case.num_heads),
+                seed=case.seed,
+                mode="eval",
+            )
+            x = randn((case.batch, case.length, case.d_model), case.seed)
+            what = f"{built}(x {tuple(x.shape)})"
+            got = c.call(module, x, call_repr=what, hints=_ATTENTION_HINTS)
+            expect_tensor_result(c, got, tuple(x.shape), what)
+            pairing = _pairing(c, got, lambda pr: attention_f(x, state, case.num_heads, pairing=pr))
+            table = {
+                _NO_ROPE: {"rope": False},
+                _ROTATE_VALUES: {"rotate_values": True},
+                _BEFORE_SPLIT: {"split": "before"},
+                _ONE_INDEXED: {"first": 1},
+                _NOT_CAUSAL: {"causal": False},
+            }
+            c.expect_close(
+                got,
+                attention_f(x, state, case.num_heads, pairing=pairing),
+                what,
+                **tolerance(got.dtype),
+                mistakes=mistake_values(
+                    lambda **k: attention_f(x, state, case.num_heads, pairing=pairing, **k), table
+                ),
+            )
+            _causal_property(c, module, x, what, _FUTURE)
+
+
+_POST = (
+    "Your block is post-norm (norm(x + sublayer(x)), the 2017 layout). A decoder-only block "
+    "is pre-norm: h = x + attn(norm1(x)), then h + feed_forward(norm2(h))."
+)
+_NO_RESIDUAL = "Your block has no residual connections: add each sub-layer's result to its input."
+_FROM_NORMED = (
+    "Your residual starts from the normalised x: h = x + attn(norm1(x)) adds to x itself, "
+    "so that the residual stream is never normalised."
+)
+_SWAPPED_NORMS = "norm1 goes before the attention and norm2 before the feed-forward block."
+_PARALLEL = (
+    "Both of your sub-layers read the block's input (the 'parallel' block of GPT-J/PaLM). "
+    "Here the feed-forward block reads h = x + attn(norm1(x)), the result of the attention."
+)
+
+
+def check_DecoderBlock(DecoderBlock, *, hidden: bool = False) -> None:
+    with Checker("DecoderBlock", hidden=hidden) as c:
+        c.require_callable(DecoderBlock)
+        for case in _ATTENTION_HIDDEN if hidden else _ATTENTION_VISIBLE:
+            args = (case.d_model, case.num_heads, case.d_ff)
+            module, built, state = build(
+                c,
+                DecoderBlock,
+                *args,
+                name="DecoderBlock",
+                reference=ref.DecoderBlock(*args),
+                seed=case.seed,
+                mode="eval",
+            )
+            x = randn((case.batch, case.length, case.d_model), case.seed, scale=2.0)
+            what = f"{built}(x {tuple(x.shape)})"
+            got = c.call(module, x, call_repr=what, hints=_ATTENTION_HINTS)
+            expect_tensor_result(c, got, tuple(x.shape), what)
+            pairing = _pairing(c, got, lambda pr: block_f(x, state, case.num_heads, pairing=pr))
+            table = {
+                _POST: {"layout": "post"},
+                _NO_RESIDUAL: {"layout": "no_residual"},
+                _FROM_NORMED: {"layout": "residual_from_normed"},
+                _SWAPPED_NORMS: {"layout": "swapped_norms"},
+                _PARALLEL: {"layout": "parallel"},
+                _NO_ROPE: {"attention": {"rope": False}},
+                _NOT_CAUSAL: {"attention": {"causal": False}},
+            }
+            c.expect_close(
+                got,
+                block_f(x, state, case.num_heads, pairing=pairing),
+                what,
+                **tolerance(got.dtype),
+                mistakes=mistake_values(
+                    lambda **k: block_f(x, state, case.num_heads, pairing=pairing, **k), table
+                ),
+            )
+            _causal_property(c, module, x, what, _FUTURE)
+
+
+_UNTIED = (
+    "Your output layer is not tied to the embedding: its weight is a separate matrix. Use "
+    "the embedding's weight for the logits (x @ self.embedding.weight.T), or make the "
+    "output layer share it (self.output.weight = self.embedding.weight)."
+)
+_NO_FINAL_NORM = (
+    "Your GPT has no final norm before the logits: a pre-norm stack ends with "
+    "self.norm(x) (RMSNorm), since nothing else normalises the residual stream."
+)
+_SCALED = (
+    "You multiplied the embeddings by sqrt(d_model), as the 2017 Transformer does before "
+    "adding its positional encoding. This GPT has no positional encoding to balance: use "
+    "self.embedding(ids) as it is."
+)
+_PROBS = (
+    "Your GPT returns probabilities (a softmax over the vocabulary): return the logits; "
+    "the cross-entropy and sample take logits."
+)
+_GPT_FUTURE = (
+    "Changing the last token changed the logits at earlier positions: the model can see the "
+    "future. Every attention must be causal."
+)
+
+
+def check_GPT(GPT, *, hidden: bool = False) -> None:
+    with Checker("GPT", hidden=hidden) as c:
+        c.require_callable(GPT)
+        for case in _ATTENTION_HIDDEN if hidden else _ATTENTION_VISIBLE:
+            args = (case.vocab, case.d_model, case.num_heads, case.d_ff, case.num_layers)
+            reference = ref.GPT(*args)
+            expected = state_shapes(reference)
+            state = random_state(expected, case.seed)
+            state["embedding.weight"] = state["embedding.weight"] * 3.0  # larger logits
+            module, built = build_module(
+                c,
+                GPT,
+                *args,
+                name="GPT",
+                expected_shapes=expected,
+                state=state,
+                mode="eval",
+                allow_extra_keys=True,
+            )
+            loaded = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
+            extra = set(loaded) - set(expected)
+            c.expect_true(
+                extra <= {"output.weight", "lm_head.weight"},
+                f"{built} has unexpected state-dict keys {sorted(extra)}: the contract's keys are "
+                "embedding.weight, layers.*, norm.weight (and output.weight if tied).",
+            )
+            for key in extra:
+                c.expect_true(
+                    torch.equal(loaded[key], loaded["embedding.weight"]), f"{built}: {_UNTIED}"
+                )
+            ids = torch.randint(
+                0, case.vocab, (case.batch, case.length), generator=_plain_generator(case.seed)
+            )
+            what = f"{built}(ids {tuple(ids.shape)})"
+            got = c.call(module, ids, call_repr=what, hints=_ATTENTION_HINTS)
+            expect_tensor_result(c, got, (case.batch, case.length, case.vocab), what)
+            n_heads, n_layers = case.num_heads, case.num_layers
+            pairing = _pairing(c, got, lambda pr: gpt_f(ids, state, n_heads, n_layers, pairing=pr))
+            table = {
+                _NO_FINAL_NORM: {"final_norm": False},
+                _SCALED: {"scale_embedding": True},
+                _PROBS: {"softmax": True},
+            }
+            c.expect_close(
+                got,
+                gpt_f(ids, state, n_heads, n_layers, pairing=pairing),
+                what,
+                **tolerance(got.dtype),
+                mistakes=mistake_values(
+                    lambda **k: gpt_f(ids, state, n_heads, n_layers, pairing=pairing, **k), table
+                ),
+            )
+            _causal_property(c, module, ids, what, _GPT_FUTURE)
+
+
+# ================================================================================ sample
+def sample_probabilities(
+    logits: torch.Tensor,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+    *,
+    temperature_at: str = "logits",
+    top_p_rule: str = "crossing_kept",
+    ties: str = "kept",
+) -> torch.Tensor:
+    """The exact distribution sample draws from, in float64 (one row of logits (vocab,)).
+    ``temperature_at`` "logits" (right), "probs" (dividing the probabilities: no effect
+    after renormalising), "multiplied"; ``top_p_rule`` "crossing_kept" (right),
+    "one_too_few" (the crossing token dropped), "one_too_many"; ``ties`` "kept", "strict"
+    (only logits above the k-th are kept)."""
+    z = logits.double()
+    if temperature_at == "logits":
+        z = z / temperature
+    elif temperature_at == "multiplied":
+        z = z * temperature
+    if top_k is not None:
+        kth = torch.topk(z, min(top_k, len(z))).values[-1]
+        z = z.masked_fill(z < kth if ties == "kept" else z <= kth, float("-inf"))
+        if ties == "strict" and torch.isinf(z).all():
+            return torch.full_like(z, float("nan"))
+    if top_p is not None:
+        probs, order = torch.softmax(z, -1).sort(descending=True)
+        before = probs.cumsum(-1) - probs
+        keep = before < top_p
+        count = int(keep.sum())
+        if top_p_rule == "one_too_few":
+            count = max(count - 1, 1) if probs.cumsum(-1)[count - 1] > top_p + 1e-12 else count
+        elif top_p_rule == "one_too_many":
+            count = min(count + 1, len(z))
+        remove = torch.ones_like(z, dtype=torch.bool)
+        remove[order[:count]] = False
+        z = z.masked_fill(remove, float("-inf"))
+    return torch.softmax(z, -1)
+
+
+@dataclass(frozen=True)
+class _SampleCase:
+    logits: tuple[float, ...]
+    temperature: float = 1.0
+    top_k: int | None = None
+    top_p: float | None = None
+    draws: int = 4000
+    seed: int = 0
+
+
+# probabilities of the first row at temperature 1: about .47 .25 .14 .07 .04 .02 .01
+_ROW = (2.0, 1.4, 0.8, 0.1, -0.4, -1.1, -1.7)
+_SAMPLE_VISIBLE = [
+    _SampleCase(_ROW, seed=1),
+    _SampleCase(_ROW, temperature=0.5, seed=2),
+    _SampleCase(_ROW, temperature=2.0, seed=3),
+    _SampleCase(_ROW, top_k=3, seed=4),
+    _SampleCase(_ROW, top_p=0.8, seed=5),
+    _SampleCase(_ROW, temperature=0.7, top_k=5, top_p=0.9, seed=6),
+    _SampleCase((1.0, 3.0, 2.0, 2.0, 0.0), top_k=2, seed=7),  # a tie at the k-th logit
+]
+_ROW2 = (-0.5, 0.3, 1.9, -2.0, 1.1, 0.2, -0.8, 2.3, 0.0, -1.4, 0.7)
+_SAMPLE_HIDDEN = [
+    _SampleCase(_ROW2, seed=101),
+    _SampleCase(_ROW2, temperature=0.6, top_p=0.7, seed=102),
+    _SampleCase(_ROW2, temperature=1.5, top_k=4, seed=103),
+    _SampleCase(_ROW2, top_k=6, top_p=0.5, seed=104),
+    _SampleCase((0.0, 5.0, 1.0, 5.0, 5.0, 2.0), top_k=2, seed=105),
+]
+
+_TEMPERATURE_PROBS = (
+    "Your samples follow softmax(logits), whatever the temperature: you divided the "
+    "probabilities by the temperature, and renormalising (which torch.multinomial does) "
+    "undoes that. Divide the logits, before the softmax: softmax(logits / temperature)."
+)
+_TEMPERATURE_TIMES = (
+    "You multiplied the logits by the temperature: divide them, logits / temperature."
+)
+_TOP_P_FEW = (
+    "Your top-p keeps one token too few: the token whose probability makes the running total "
+    "reach top_p must be kept (remove a token when the total *before* it already reaches top_p)."
+)
+_TOP_P_MANY = (
+    "Your top-p keeps one token too many: keep the smallest set of the most probable tokens "
+    "whose total reaches top_p, and no more."
+)
+_TIES = (
+    "With a tie at the k-th largest logit, your top-k keeps fewer than k tokens: keep every "
+    "logit >= the k-th largest (or exactly k of them), not only those strictly above it."
+)
+_RENORMALISE = (
+    "The tokens you keep are drawn in the wrong proportions, although the right tokens "
+    "appear: after removing tokens, renormalise what is kept (a softmax over the logits "
+    "with the removed ones set to -inf does it)."
+)
+_GREEDY = (
+    "With temperature 0, sample must return the argmax of each row (greedy decoding), "
+    "without dividing by zero."
+)
+_SAMPLE_GENERATOR = (
+    "Two calls with generators seeded alike gave different tokens: pass the generator to "
+    "the random draw (torch.multinomial(probs, 1, generator=generator)), never use the "
+    "global random stream."
+)
+
+
+def _frequencies(tokens: torch.Tensor, vocab: int) -> torch.Tensor:
+    return (
+        torch.bincount(tokens.flatten().long().clamp(0, vocab - 1), minlength=vocab).double()
+        / tokens.numel()
+    )
+
+
+def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
+    kwargs: dict[str, Any] = {"temperature": case.temperature}
+    if case.top_k is not None:
+        kwargs["top_k"] = case.top_k
+    if case.top_p is not None:
+        kwargs["top_p"] = case.top_p
+    shown = ", ".join(f"{k}={v}" for k, v in kwargs.items())
+    call = f"sample(logits ({logits.shape[0]}, {logits.shape[1]}), {shown}, generator=...)"
+    got = c.call(sample, logits, **kwargs, generator=_generator(seed), call_repr=call)
+    return got, call
+
+
+def check_sample(sample, *, hidden: bool = False) -> None:
+    with Checker("sample", hidden=hidden) as c:
+        c.require_callable(sample)
+        cases = _SAMPLE_HIDDEN if hidden else _SAMPLE_VISIBLE
+        # greedy: temperature 0 is the argmax of every row
+        rows = torch.tensor([cases[0].logits, tuple(reversed(cases[0].logits))])
+        call = f"sample(logits {tuple(rows.shape)}, temperature=0.0, generator=...)"
+        got = c.call(sample, rows, temperature=0.0, generator=_generator(1), call_repr=call)
+        c.expect_type(got, torch.Tensor, call, "Return a tensor of token ids, one per row.")
+        c.expect_shape(got, (2,), call, "One token per row of logits: (batch,).")
+        c.expect_equal(got.long(), rows.argmax(-1), call, _GREEDY)
+        for case in cases:
+            logits = (
+                torch.tensor(case.logits, dtype=torch.float32).expand(case.draws, -1).contiguous()
+            )
+            vocab = logits.shape[1]
+            got, call = _sample_call(c, sample, logits, case, case.seed)
+            c.expect_type(got, torch.Tensor, call, "Return a tensor of token ids, one per row.")
+            c.expect_shape(
+                got, (case.draws,), call, "One token per row of logits: (batch,), not (batch, 1)."
+            )
+            c.expect_true(
+                got.dtype == torch.int64, f"{call} should return int64 token ids, not {got.dtype}."
+            )
+            again, _ = _sample_call(c, sample, logits, case, case.seed)
+            c.expect_true(torch.equal(again, got), _SAMPLE_GENERATOR)
+            row = torch.tensor(case.logits)
+            options = dict(temperature=case.temperature, top_k=case.top_k, top_p=case.top_p)
+            expected = sample_probabilities(row, **options)
+            frequencies = _frequencies(got, vocab)
+            allowed = expected > 0
+            tol = 6 * (expected * (1 - expected) / case.draws).sqrt() + 1e-3
+
+            def matches(probs: torch.Tensor) -> bool:
+                if torch.isnan(probs).any():
+                    return False
+                bound = 6 * (probs * (1 - probs) / case.draws).sqrt() + 1e-3
+                return bool(((frequencies - probs).abs() <= bound).all())
+
+            if not matches(expected):
+                wrong = {
+                    _TEMPERATURE_PROBS: {"temperature_at": "probs"},
+                    _TEMPERATURE_TIMES: {"temperature_at": "multiplied"},
+                    _TOP_P_FEW: {"top_p_rule": "one_too_few"},
+                    _TOP_P_MANY: {"top_p_rule": "one_too_many"},
+                    _TIES: {"ties": "strict"},
+                }
+                for message, knobs in wrong.items():
+                    if case.temperature == 1.0 and "temperature_at" in knobs:
+                        continue
+                    if matches(sample_probabilities(row, **options, **knobs)):
+                        c.fail(f"{call}: {message}")
+                outside = frequencies[~allowed].sum()
+                if outside > 0:
+                    c.fail(
+                        f"{call} drew tokens that must never be drawn here "
+                        f"(ids {torch.nonzero(frequencies * ~allowed).flatten().tolist()}): "
+                        "check top-k and top-p."
+                    )
+                if (frequencies[allowed] == 0).any() and not (
+                    expected[frequencies == 0] < 1e-3
+                ).all():
+                    c.fail(
+                        f"{call} never drew some tokens that should be drawn: check top-k and top-p."
+                    )
+                worst = int(((frequencies - expected).abs() - tol).argmax())
+                c.fail(
+                    f"{call}: token {worst} was drawn {frequencies[worst]:.3f} of the time, expected "
+                    f"{expected[worst]:.3f}. {_RENORMALISE}"
+                )
+            c.ok()
+
+
+# ======================================================================= concept questions
+QUIZ_ROPE_VALUES = Quiz(
+    name="quiz_rope_values",
+    answer="c",
+    choices={
+        "a": "the token embeddings, before the first layer, as lesson 03's encoding is added",
+        "b": "queries, keys and values, so that the output carries the position too",
+        "c": "queries and keys only, after the heads are split, in every layer",
+        "d": "the attention weights, after the softmax",
+    },
+    why={
+        "a": "That is lesson 03's absolute encoding. RoPE acts inside every attention, on the "
+        "vectors whose dot product is the score.",
+        "b": "Rotating the values would mix position into the content the attention moves; the "
+        "relative-position property concerns the score q·k only.",
+        "c": "Each head's queries and keys are rotated by their position's angles, so that their "
+        "dot product depends on the offset; the values and the residual stream are untouched.",
+        "d": "The weights are probabilities over keys; rotating them means nothing. The rotation "
+        "acts on q and k before their dot product.",
+    },
+)
+check_quiz_rope_values = quiz_check(QUIZ_ROPE_VALUES)
+
+QUIZ_TEMPERATURE = Quiz(
+    name="quiz_temperature",
+    answer="b",
+    choices={
+        "a": "it sharpens the distribution, as intended",
+        "b": "nothing: multinomial renormalises, so every temperature samples from softmax(logits)",
+        "c": "it flattens the distribution",
+        "d": "it raises an error, because the probabilities sum to 2",
+    },
+    why={
+        "a": "Dividing every probability by the same number keeps their ratios, and the draw "
+        "only sees ratios.",
+        "b": "torch.multinomial takes non-negative weights and renormalises them: dividing all "
+        "by 0.5 changes nothing. Temperature must divide the logits, before the softmax.",
+        "c": "A common-factor change leaves the distribution as it is; flattening needs T > 1 "
+        "applied to the logits.",
+        "d": "torch.multinomial accepts weights that do not sum to 1.",
+    },
+)
+check_quiz_temperature = quiz_check(QUIZ_TEMPERATURE)
+
+
+# ================================================================================ registry
+LESSON = "11_language_model"
+_SDPA = ("torch.nn.functional.scaled_dot_product_attention", "torch.nn.MultiheadAttention")
+EXERCISES = (
+    Exercise(
+        "next_token_batches",
+        check_next_token_batches,
+        kind="function",
+        points=2,
+        minutes=15,
+        level=1,
+    ),
+    Exercise(
+        "RMSNorm",
+        check_RMSNorm,
+        kind="module",
+        points=2,
+        minutes=15,
+        level=2,
+        forbidden=("torch.nn.RMSNorm", "torch.nn.functional.rms_norm", "torch.rms_norm"),
+    ),
+    Exercise(
+        "rotary_embedding", check_rotary_embedding, kind="function", points=2, minutes=15, level=2
+    ),
+    Exercise("apply_rotary", check_apply_rotary, kind="function", points=3, minutes=25, level=2),
+    Exercise("quiz_rope_values", check_quiz_rope_values, kind="quiz", points=1, minutes=3, level=2),
+    Exercise("SwiGLU", check_SwiGLU, kind="module", points=2, minutes=15, level=2),
+    Exercise(
+        "CausalSelfAttention",
+        check_CausalSelfAttention,
+        kind="module",
+        points=3,
+        minutes=20,
+        level=2,
+        forbidden=_SDPA,
+    ),
+    Exercise(
+        "DecoderBlock",
+        check_DecoderBlock,
+        kind="module",
+        points=2,
+        minutes=10,
+        level=2,
+        forbidden=_SDPA,
+    ),
+    Exercise("GPT", check_GPT, kind="module", points=3, minutes=20, level=2, forbidden=_SDPA),
+    Exercise("sample", check_sample, kind="function", points=4, minutes=30, level=3),
+    Exercise("quiz_temperature", check_quiz_temperature, kind="quiz", points=1, minutes=3, level=2),
+)
