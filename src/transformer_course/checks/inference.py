@@ -610,6 +610,19 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     "whole sequence (start + its index in the block).": (
                         _tiled_expected(q, k, v, False) if causal else None
                     ),
+                    "The causal mask compares the query with the key's index *inside the "
+                    "block* instead of its position in the sequence (start + index): later "
+                    "blocks are masked as if they began at key 0.": (
+                        scaled_dot_product_attention(
+                            q,
+                            k,
+                            v,
+                            torch.arange(k.shape[-2])[None, :] % block
+                            <= torch.arange(q.shape[-2])[:, None],
+                        )[0]
+                        if causal and several
+                        else None
+                    ),
                     "With causal=False nothing may be masked, but yours masks the future.": (
                         None if causal else _tiled_expected(q, k, v, True)
                     ),
