@@ -1,0 +1,757 @@
+"""Checks for lesson 12: the KV cache, generation with it, grouped-query attention, the
+online softmax, tiled (flash-style) attention and the sliding-window mask.
+
+Oracles: generation with a cache is compared with the reference generation *without*
+one (the definition of a correct cache: the same tokens, the same logits to float
+tolerance), on a course model whose counter of processed positions shows whether the
+loop feeds one token per step. Grouped-query attention is compared with lesson 04's
+attention on heads repeated group-wise (tests/test_12_inference.py compares it with
+``F.scaled_dot_product_attention(..., enable_gqa=True)``); the online softmax with
+``torch.softmax``; tiled attention with lesson 04's attention (and, in the tests, with
+PyTorch's); the sliding-window mask with its definition (j <= i and i - j < window).
+
+Decided per case: any float dtype for results (a note when it differs), any way of
+computing (a growing cache made with torch.cat passes as well as preallocated buffers;
+a prefill token by token passes; feeding the last generated token too passes), and any
+exception type when a cache overflows. The mask is bool, True = may attend (lesson 06).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from transformer_course.checking import Checker, short, tolerance, torch_generator
+from transformer_course.checking.inputs import randn
+from transformer_course.checking.objects import course_object
+from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.reference import inference as ref
+from transformer_course.reference.attention import scaled_dot_product_attention
+from transformer_course.reference.masking import look_ahead_mask
+from transformer_course.registry import Exercise
+
+__all__ = [
+    "check_KVCache",
+    "check_generate",
+    "check_grouped_query_attention",
+    "check_online_softmax",
+    "check_quiz_cache_memory",
+    "check_sliding_window_mask",
+    "check_tiled_attention",
+]
+
+
+def _expect_tensor(c: Checker, got, what: str) -> None:
+    c.expect_type(got, torch.Tensor, what, "Return a torch.Tensor.")
+
+
+# =============================================================================== KVCache
+_CACHE_VISIBLE = [  # (batch, num_heads, max_len, d_head, chunk sizes, dtype)
+    (2, 2, 8, 4, (3, 1, 1, 2), torch.float32),
+    (1, 3, 4, 2, (1, 1, 1, 1), torch.float32),
+]
+_CACHE_HIDDEN = [
+    (3, 4, 10, 4, (5, 1, 2, 1, 1), torch.float32),
+    (2, 1, 6, 8, (2, 2, 2), torch.float64),
+    (4, 2, 3, 3, (3,), torch.float32),
+]
+
+BEFORE_APPENDING = (
+    "It returned what the cache held *before* this call: the new positions are missing. The "
+    "attention reads what the cache returns, so a new token could not attend to itself (nor "
+    "the prompt's last token to the rest of the prompt). Write the new keys and values first, "
+    "then return everything stored, the new positions included."
+)
+ONLY_NEW = (
+    "It returned only the new positions. The cache exists to give the new queries the keys "
+    "and values of *every* earlier position: return all positions stored so far."
+)
+
+
+def _explain_cache(got_k, got_v, expected_k, expected_v, batch: int) -> str:
+    """Why the keys differ, in terms of a cache's classic mistakes."""
+    if torch.allclose(got_k.double(), expected_v.double()) and torch.allclose(
+        got_v.double(), expected_k.double()
+    ):
+        return "Keys and values are swapped."
+    zero_rows = (got_k == 0).all(dim=-1).all(dim=1).any(dim=0)  # (length,)
+    if bool(zero_rows.any()) and not bool((expected_k == 0).all(dim=-1).all(dim=1).any()):
+        p = int(zero_rows.nonzero()[0])
+        return (
+            f"Position {p} holds zeros: nothing was written there. Is the write position off "
+            "by one (the new positions go to [length, length + n), where length is the "
+            "number already stored)?"
+        )
+    if batch > 1 and torch.allclose(got_k.double(), expected_k[:1].expand_as(expected_k).double()):
+        return (
+            "Every sequence of the batch got the keys of sequence 0: the cache is shared across "
+            "the batch. Each sequence needs its own slot: buffers (batch, num_heads, max_len, "
+            "d_head), written with all of k_new's batch rows."
+        )
+    return "Each call must store k_new and v_new after the positions already held, in order."
+
+
+def check_KVCache(KVCache, *, hidden: bool = False) -> None:
+    """KVCache(batch, num_heads, max_len, d_head, dtype); forward(k_new, v_new) appends the
+    new positions and returns (keys, values), all positions so far."""
+    with Checker("KVCache", hidden=hidden) as c:
+        c.require_callable(KVCache)
+        cases = _CACHE_HIDDEN if hidden else _CACHE_VISIBLE
+        for number, (batch, heads, max_len, d_head, chunks, dtype) in enumerate(cases):
+            built = f"KVCache({batch}, {heads}, {max_len}, {d_head}, dtype={dtype})"
+            cache = c.call(KVCache, batch, heads, max_len, d_head, dtype, call_repr=built)
+            c.expect_type(
+                cache,
+                torch.nn.Module,
+                built,
+                "Make KVCache a subclass of nn.Module and call super().__init__() first.",
+            )
+            seed = 1200 + 10 * number + 100 * hidden
+            all_k = randn((batch, heads, sum(chunks), d_head), seed, dtype=dtype)
+            all_v = randn((batch, heads, sum(chunks), d_head), seed + 1, dtype=dtype)
+            length = 0
+            for n in chunks:
+                k_new = all_k[:, :, length : length + n].clone()
+                v_new = all_v[:, :, length : length + n].clone()
+                call = f"{built} after {length} positions, called with {n} new"
+                got = c.call(
+                    cache,
+                    k_new,
+                    v_new,
+                    call_repr=f"cache(k_new, v_new) ({call})",
+                    mutation_hint="Copy k_new and v_new into the buffers; do not change them.",
+                )
+                c.expect_type(got, tuple, f"{call}: the result", "Return a tuple (keys, values).")
+                c.expect_true(
+                    len(got) == 2,
+                    f"{call}: the result has {len(got)} items; return (keys, values).",
+                )
+                got_k, got_v = got
+                _expect_tensor(c, got_k, f"{call}: keys")
+                _expect_tensor(c, got_v, f"{call}: values")
+                stored = length + n
+                for tensor, what in ((got_k, "keys"), (got_v, "values")):
+                    found = tuple(tensor.shape)
+                    hint = ""
+                    if found[:2] == (batch, heads) and found[3:] == (d_head,):
+                        if found[2] == length and length > 0:
+                            hint = BEFORE_APPENDING
+                        elif found[2] == n and length > 0:
+                            hint = ONLY_NEW
+                        elif found[2] == max_len:
+                            hint = (
+                                "It returned the whole buffer, unused positions included: "
+                                "attention would read zeros there. Return [:, :, :length]."
+                            )
+                    c.expect_shape(tensor, (batch, heads, stored, d_head), f"{call}: {what}", hint)
+                    c.expect_floating(tensor, f"{call}: {what}", preferred=dtype)
+                expected_k = all_k[:, :, :stored]
+                expected_v = all_v[:, :, :stored]
+                for tensor, expected, what in (
+                    (got_k, expected_k, "keys"),
+                    (got_v, expected_v, "values"),
+                ):
+                    c.expect_close(
+                        tensor,
+                        expected,
+                        f"{call}: {what}",
+                        **tolerance(tensor.dtype, dtype),
+                        hint=lambda gk=got_k, gv=got_v, ek=expected_k, ev=expected_v, b=batch: (
+                            _explain_cache(gk, gv, ek, ev, b)
+                        ),
+                    )
+                length = stored
+            # Full: one more position must raise, not silently drop or overwrite.
+            if length == max_len:
+                extra = randn((batch, heads, 1, d_head), seed + 2, dtype=dtype)
+                try:
+                    c.call(cache, extra, extra.clone(), call_repr="cache(k_new, v_new)")
+                except Exception:  # any error is fine: the cache refused
+                    c.ok()
+                else:
+                    c.fail(
+                        f"{built} already held {max_len} positions, and storing one more did not "
+                        "raise an error. The cache must refuse (raise ValueError) instead of "
+                        "silently dropping or overwriting positions."
+                    )
+        # Two caches must not share storage.
+        first = c.call(KVCache, 1, 1, 4, 2, torch.float32, call_repr="KVCache(1, 1, 4, 2)")
+        second = c.call(KVCache, 1, 1, 4, 2, torch.float32, call_repr="KVCache(1, 1, 4, 2)")
+        c.call(first, torch.ones(1, 1, 2, 2), torch.ones(1, 1, 2, 2), call_repr="first(k, v)")
+        got = c.call(
+            second, torch.zeros(1, 1, 1, 2), torch.zeros(1, 1, 1, 2), call_repr="second(k, v)"
+        )
+        c.expect_true(
+            isinstance(got, tuple) and len(got) == 2 and tuple(got[0].shape) == (1, 1, 1, 2),
+            "A second KVCache, fresh, returned "
+            f"{short(got[0]) if isinstance(got, tuple) and got else short(got)} after one "
+            "call with one position: it saw the first cache's positions. Each instance needs "
+            "its own buffers and its own length (made in __init__ with self.; not class "
+            "attributes or module-level lists).",
+        )
+
+
+# ============================================================================== generate
+_GENERATE_VISIBLE = [  # (seed, batch, prompt length, new tokens, model sizes)
+    (11, 2, 5, 6, {}),
+    (12, 1, 1, 4, {}),
+    (13, 3, 3, 1, {}),
+]
+_GENERATE_HIDDEN = [
+    (21, 2, 7, 9, {"d_model": 48, "num_heads": 2, "num_layers": 3, "vocab_size": 40}),
+    (22, 4, 2, 5, {}),
+    (23, 1, 6, 3, {"num_heads": 8}),
+]
+
+
+def _model(seed: int, sizes: dict):
+    return course_object(ref.make_lm, seed, **sizes)
+
+
+@torch.no_grad()
+def _cached_variant(
+    model,
+    prompt: torch.Tensor,
+    max_new_tokens: int,
+    *,
+    offset: int = 0,
+    fixed_start=None,
+    last_row: bool = True,
+    shared: bool = False,
+):
+    """Generation with a cache and one classic mistake: positions off by ``offset``,
+    ``fixed_start`` for every step, the prefill's first row instead of its last, or
+    the batch's sequences generated one by one through one shared set of caches."""
+    if shared:
+        caches = model.new_caches(1, prompt.shape[0] * (prompt.shape[1] + max_new_tokens))
+        rows = [_cached_variant_with(model, row[None], max_new_tokens, caches) for row in prompt]
+        return torch.cat([r[0] for r in rows]), torch.cat([r[1] for r in rows])
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens + 1)
+    logits = model(prompt, caches=caches, start=0)[:, -1 if last_row else 0]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        start = length + step + offset if fixed_start is None else fixed_start
+        logits = model(next_id, caches=caches, start=start)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+def _cached_variant_with(model, prompt, max_new_tokens, caches):
+    length = prompt.shape[1]
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+def _generate_mistakes(seed, sizes, prompt, new) -> dict[str, object]:
+    def variant(**knobs):
+        return lambda: _cached_variant(ref.make_lm(seed, **sizes), prompt, new, **knobs)[1]
+
+    return {
+        "The logits of the steps after the prefill are those of tokens one position too far "
+        "(start = len + t + 1): RoPE rotates each query and key by its absolute position, "
+        "and the token chosen at step t sits at position len + t (count from 0).": variant(
+            offset=1
+        ),
+        "The logits of the steps after the prefill are those of tokens one position too "
+        "early (start = len + t - 1): the token chosen at step t sits at position len + t, "
+        "right after the prompt's last position len - 1.": variant(offset=-1),
+        "Every new token was fed with start=0: RoPE then rotates it as if it were the first "
+        "token. Pass its absolute position, start = len + t.": variant(fixed_start=0),
+        "The first new token was chosen from the prefill's *first* row: the next token after "
+        "the prompt is predicted by the last position, logits[:, -1].": variant(last_row=False),
+        "The sequences of the batch were generated one after another through one shared set "
+        "of caches, so each later sequence attended to the earlier ones' keys. Give each run "
+        "its own caches (one set for the whole batch: model.new_caches(batch, ...)).": variant(
+            shared=True
+        ),
+    }
+
+
+def check_generate(generate, *, hidden: bool = False) -> None:
+    """generate(model, prompt, max_new_tokens) -> (ids, logits), equal to
+    generate_without_cache, running each position through the model once."""
+    with Checker("generate", hidden=hidden) as c:
+        c.require_callable(generate)
+        for seed, batch, length, new, sizes in _GENERATE_HIDDEN if hidden else _GENERATE_VISIBLE:
+            seed = seed + 1000 * hidden
+            model = _model(seed, sizes)
+            vocab = model.embedding.num_embeddings
+            prompt = torch.randint(0, vocab, (batch, length), generator=torch_generator(seed))
+            call = f"generate(model, prompt ({batch}, {length}), {new})"
+            got = c.call(generate, model, prompt, new, call_repr=call)
+            expected_ids, expected_logits = ref.generate_without_cache(
+                ref.make_lm(seed, **sizes), prompt, new
+            )
+            c.expect_type(got, tuple, call, "Return a tuple (ids, logits).")
+            c.expect_true(len(got) == 2, f"{call} returned {len(got)} items; return (ids, logits).")
+            ids, logits = got
+            _expect_tensor(c, ids, f"{call}: ids")
+            _expect_tensor(c, logits, f"{call}: logits")
+            c.expect_shape(
+                ids,
+                (batch, length + new),
+                f"{call}: ids",
+                "ids are the prompt followed by the new tokens.",
+            )
+            c.expect_integer_dtype(ids, f"{call}: ids")
+            c.expect_shape(
+                logits,
+                (batch, new, vocab),
+                f"{call}: logits",
+                "One row of logits per generated token: logits[:, t] chose ids[:, len + t].",
+            )
+            c.expect_floating(logits, f"{call}: logits", preferred=torch.float32)
+            c.expect_equal(
+                ids[:, :length], prompt, f"{call}: ids[:, :len]", "The ids start with the prompt."
+            )
+            c.expect_close(
+                logits,
+                expected_logits,
+                f"{call}: logits",
+                rtol=1e-4,
+                atol=1e-4,
+                mistakes=_generate_mistakes(seed, sizes, prompt, new),
+                hint="The logits must be those of generation without a cache "
+                "(ref.generate_without_cache).",
+            )
+            c.expect_equal(
+                ids,
+                expected_ids,
+                f"{call}: ids",
+                "The logits are right but the tokens are not: each token is the argmax of its "
+                "row of logits, appended in order.",
+            )
+            ran = int(model.state_dict()["positions_processed"])
+            once = batch * (length + new - 1)
+            uncached = batch * sum(length + t for t in range(new))
+            if ran not in (once, once + batch):
+                why = (
+                    "that is generation without a cache: the whole sequence at every step."
+                    if ran >= uncached and new > 1
+                    else "each position should run once: the prompt, then one token per step."
+                )
+                c.fail(
+                    f"{call} ran {ran} token positions through the model; with a cache it runs "
+                    f"{once} ({batch} x ({length} + {new} - 1)). The results are right, but "
+                    f"{why} Feed the prompt once (with the caches), then only the newest token "
+                    "with start = its position."
+                )
+            c.ok()
+
+
+# =============================================================== grouped_query_attention
+def _gqa_expected(q, k, v, mask, *, tile: bool = False, scale: float | None = None):
+    group = q.shape[1] // k.shape[1]
+    if tile:
+        k, v = k.repeat(1, group, 1, 1), v.repeat(1, group, 1, 1)
+    else:
+        k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    if scale is not None:
+        q = q * scale * math.sqrt(q.shape[-1])
+    output, _ = scaled_dot_product_attention(q, k, v, mask)
+    return output
+
+
+def _gqa_cases(hidden: bool):
+    def case(seed, batch, heads, kv, len_q, len_k, d, d_v=None, mask=None):
+        q = randn((batch, heads, len_q, d), seed)
+        k = randn((batch, kv, len_k, d), seed + 1)
+        v = randn((batch, kv, len_k, d_v or d), seed + 2)
+        return q, k, v, mask
+
+    causal = look_ahead_mask(5)  # (len, len)
+    padding = torch.tensor([[True] * 6, [True, True, True, True, False, False]])[:, None, None]
+    if not hidden:
+        return [
+            case(1201, 2, 4, 2, 3, 5, 4),
+            case(1202, 1, 4, 1, 5, 5, 4, mask=causal),  # multi-query
+            case(1203, 2, 2, 2, 2, 3, 3),  # ordinary multi-head attention
+        ]
+    return [
+        case(2201, 2, 6, 3, 4, 6, 4, d_v=5, mask=padding),
+        case(2202, 1, 8, 2, 5, 5, 8, mask=causal),
+        case(2203, 3, 4, 4, 3, 7, 2),
+        case(2204, 2, 3, 1, 1, 4, 6),
+    ]
+
+
+def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = False) -> None:
+    """grouped_query_attention(q, k, v, mask=None) -> output (batch, num_heads, len_q, d_v)."""
+    with Checker("grouped_query_attention", hidden=hidden) as c:
+        c.require_callable(grouped_query_attention)
+        for q, k, v, mask in _gqa_cases(hidden):
+            batch, heads, len_q, _ = q.shape
+            kv = k.shape[1]
+            what = (
+                f"grouped_query_attention(q {tuple(q.shape)}, k {tuple(k.shape)}, "
+                f"v {tuple(v.shape)}, mask={'None' if mask is None else tuple(mask.shape)})"
+            )
+            got = c.call(grouped_query_attention, q, k, v, mask, call_repr=what)
+            if isinstance(got, tuple) and got:
+                c.fail(
+                    f"{what} returned a tuple of {len(got)}; return only the output tensor "
+                    "(batch, num_heads, len_q, d_v)."
+                )
+            _expect_tensor(c, got, what)
+            hint = ""
+            if tuple(got.shape) == (batch, kv, len_q, v.shape[-1]) and kv != heads:
+                hint = (
+                    "Your output has num_kv_heads heads: every query head needs its own output, "
+                    "so the key/value heads are shared (repeated), not the query heads reduced."
+                )
+            c.expect_shape(got, (batch, heads, len_q, v.shape[-1]), what, hint)
+            c.expect_floating(got, what, preferred=q.dtype)
+            mistakes = {
+                "The heads are paired wrongly: query head h must use key/value head "
+                "h // group (heads 0..group-1 share the first), but yours uses h % num_kv_heads. "
+                "k.repeat(1, group, 1, 1) tiles [k0, k1, k0, k1]; repeat_interleave gives "
+                "[k0, k0, k1, k1].": (
+                    _gqa_expected(q, k, v, mask, tile=True) if 1 < kv < heads else None
+                ),
+                "The scores are not divided by sqrt(d_head).": _gqa_expected(
+                    q, k, v, mask, scale=1
+                ),
+                "The mask was ignored: blocked keys got weight.": (
+                    None if mask is None else _gqa_expected(q, k, v, None)
+                ),
+            }
+            c.expect_close(
+                got,
+                _gqa_expected(q, k, v, mask),
+                what,
+                **tolerance(got.dtype),
+                mistakes=mistakes,
+                hint="Query head h attends with key and value head h // (num_heads // "
+                "num_kv_heads), as softmax(q kᵀ / sqrt(d_head), masked) v.",
+            )
+
+
+# ========================================================================= online_softmax
+def _online_variant(x: torch.Tensor, block_size: int, *, rescale: str) -> torch.Tensor:
+    """The online softmax with a wrong rescaling: "none" or "inverted"."""
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new = torch.maximum(m, block.amax(dim=-1))
+        if rescale == "none":
+            factor = torch.ones_like(total)
+        else:
+            factor = torch.exp(new - m).nan_to_num(0.0, posinf=0.0)
+        total = total * factor + torch.exp(block - new[..., None]).sum(dim=-1)
+        m = new
+    return torch.exp(x - m[..., None]) / total[..., None]
+
+
+def _softmax_cases(hidden: bool):
+    if not hidden:
+        return [
+            (randn((2, 7), 1301), 3),
+            (
+                torch.tensor(
+                    [[1000.0, 999.0, 1001.0, -5.0, 998.0], [-1000.0, -999.0, 0.0, 3.0, 2.0]]
+                ),
+                2,
+            ),
+            (randn((2, 3, 5), 1302, scale=3.0), 5),
+            (randn((4, 6), 1303, scale=2.0), 1),
+        ]
+    return [
+        (randn((3, 11), 2301, scale=4.0), 4),
+        (randn((2, 2, 9), 2302, scale=50.0), 2),
+        (randn((5, 4), 2303, dtype=torch.float64), 10),
+        (torch.arange(12.0).reshape(2, 6) * 200.0, 5),
+    ]
+
+
+def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
+    """online_softmax(x, block_size) -> softmax(x) over the last axis."""
+    with Checker("online_softmax", hidden=hidden) as c:
+        c.require_callable(online_softmax)
+        for x, block_size in _softmax_cases(hidden):
+            what = f"online_softmax(x {tuple(x.shape)} = {short(x, 80)}, block_size={block_size})"
+            got = c.call(online_softmax, x, block_size, call_repr=what)
+            _expect_tensor(c, got, what)
+            c.expect_shape(got, x.shape, what)
+            c.expect_floating(got, what, preferred=x.dtype)
+            several_blocks = x.shape[-1] > block_size
+            c.expect_close(
+                got,
+                torch.softmax(x.double(), dim=-1).to(x.dtype),
+                what,
+                **tolerance(got.dtype, x.dtype),
+                mistakes={
+                    "The running sum is not rescaled when the maximum grows: terms summed as "
+                    "exp(s - m_old) must be multiplied by exp(m_old - m_new) before the new "
+                    "block's terms are added.": (
+                        _online_variant(x, block_size, rescale="none") if several_blocks else None
+                    ),
+                    "The running sum is rescaled the wrong way round: the factor is "
+                    "exp(m_old - m_new) (at most 1), not exp(m_new - m_old).": (
+                        _online_variant(x, block_size, rescale="inverted")
+                        if several_blocks
+                        else None
+                    ),
+                },
+                hint="Subtract the running maximum inside every exp (large scores overflow "
+                "otherwise), rescale the running sum by exp(m_old - m_new) whenever the "
+                "maximum grows, and normalise with exp(x - m) / sum at the end.",
+            )
+
+
+# ======================================================================== tiled_attention
+def _tiled_expected(q, k, v, causal: bool, *, diagonal: int = 0, scale: float | None = None):
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    mask = torch.ones(len_q, len_k, dtype=torch.bool).tril(diagonal=diagonal) if causal else None
+    if scale is not None:
+        q = q * scale * math.sqrt(q.shape[-1])
+    output, _ = scaled_dot_product_attention(q, k, v, mask)
+    return output
+
+
+def _tiled_no_rescale(q, k, v, block_size: int, causal: bool, *, accumulator: bool):
+    """Tiled attention that forgets to rescale the accumulated output (``accumulator``)
+    or the running sum (otherwise) when the maximum grows."""
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+    rows = torch.arange(len_q)[:, None]
+    for start in range(0, len_k, block_size):
+        stop = min(start + block_size, len_k)
+        s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            s = s.masked_fill(torch.arange(start, stop)[None] > rows, float("-inf"))
+        new = torch.maximum(m, s.amax(dim=-1))
+        factor = torch.exp(m - new)
+        p = torch.exp(s - new[..., None])
+        total = total * (torch.ones_like(factor) if not accumulator else factor) + p.sum(-1)
+        acc = (
+            acc * (factor if not accumulator else torch.ones_like(factor))[..., None]
+            + p @ v[..., start:stop, :]
+        )
+        m = new
+    return acc / total[..., None]
+
+
+def _tiled_cases(hidden: bool):
+    def case(seed, shape_q, len_k, d_v, block, causal, scale=1.0):
+        q = randn(shape_q, seed, scale=scale)
+        k = randn((*shape_q[:-2], len_k, shape_q[-1]), seed + 1, scale=scale)
+        v = randn((*shape_q[:-2], len_k, d_v), seed + 2)
+        return q, k, v, block, causal
+
+    if not hidden:
+        return [
+            case(1401, (1, 2, 6, 4), 6, 4, 2, False),
+            case(1402, (1, 2, 6, 4), 6, 4, 2, True),
+            case(1403, (2, 3, 8), 7, 5, 3, False, scale=2.0),
+            case(1404, (1, 5, 4), 5, 4, 8, True),
+        ]
+    return [
+        case(2401, (2, 2, 13, 8), 13, 6, 5, True, scale=2.0),
+        case(2402, (3, 4, 4), 9, 3, 4, False),
+        case(2403, (1, 1, 4, 4), 10, 4, 3, True),
+        case(2404, (2, 7, 2), 7, 2, 1, False, scale=3.0),
+    ]
+
+
+def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
+    """tiled_attention(q, k, v, block_size, causal=False) -> output (..., len_q, d_v)."""
+    with Checker("tiled_attention", hidden=hidden) as c:
+        c.require_callable(tiled_attention)
+        for q, k, v, block, causal in _tiled_cases(hidden):
+            what = (
+                f"tiled_attention(q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}, "
+                f"block_size={block}, causal={causal})"
+            )
+            got = c.call(tiled_attention, q, k, v, block, causal, call_repr=what)
+            if isinstance(got, tuple) and got:
+                c.fail(f"{what} returned a tuple; return only the output tensor.")
+            _expect_tensor(c, got, what)
+            c.expect_shape(got, (*q.shape[:-1], v.shape[-1]), what)
+            c.expect_floating(got, what, preferred=q.dtype)
+            several = k.shape[-2] > block
+            c.expect_close(
+                got,
+                _tiled_expected(q, k, v, causal),
+                what,
+                **tolerance(got.dtype),
+                mistakes={
+                    "The output accumulated over earlier blocks is not rescaled when the "
+                    "maximum grows: it was summed with weights exp(s - m_old), so multiply it "
+                    "by exp(m_old - m_new) too, as the running sum.": (
+                        _tiled_no_rescale(q, k, v, block, causal, accumulator=True)
+                        if several
+                        else None
+                    ),
+                    "The running sum is not rescaled when the maximum grows (the accumulated "
+                    "output is): both were computed with the old maximum.": (
+                        _tiled_no_rescale(q, k, v, block, causal, accumulator=False)
+                        if several
+                        else None
+                    ),
+                    "The scores are not divided by sqrt(d_k).": _tiled_expected(
+                        q, k, v, causal, scale=1
+                    ),
+                    "The causal mask ignores the keys' block offset or is missing: query i "
+                    "may attend to key j exactly when j <= i, with j the key's position in the "
+                    "whole sequence (start + its index in the block).": (
+                        _tiled_expected(q, k, v, False) if causal else None
+                    ),
+                    "The causal mask compares the query with the key's index *inside the "
+                    "block* instead of its position in the sequence (start + index): later "
+                    "blocks are masked as if they began at key 0.": (
+                        scaled_dot_product_attention(
+                            q,
+                            k,
+                            v,
+                            torch.arange(k.shape[-2])[None, :] % block
+                            <= torch.arange(q.shape[-2])[:, None],
+                        )[0]
+                        if causal and several
+                        else None
+                    ),
+                    "With causal=False nothing may be masked, but yours masks the future.": (
+                        None if causal else _tiled_expected(q, k, v, True)
+                    ),
+                },
+                hint="For each block: scores, new maximum m' = max(m, block max), rescale the "
+                "running sum and the output by exp(m - m'), add exp(s - m') and exp(s - m') v; "
+                "divide by the sum at the end."
+                + (
+                    " With causal=True, query i sees keys j <= i (the diagonal included)."
+                    if causal
+                    else ""
+                ),
+            )
+
+
+# ===================================================================== sliding_window_mask
+def _window(size: int, low: int, high: int) -> torch.Tensor:
+    """bool (size, size): True where low <= i - j <= high."""
+    offset = torch.arange(size)[:, None] - torch.arange(size)[None, :]  # i - j
+    return (offset >= low) & (offset <= high)
+
+
+def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> None:
+    """sliding_window_mask(size, window) -> bool (size, size): j <= i and i - j < window."""
+    with Checker("sliding_window_mask", hidden=hidden) as c:
+        c.require_callable(sliding_window_mask)
+        cases = (
+            [(9, 2), (12, 5), (1, 1), (7, 7), (8, 20)]
+            if hidden
+            else [(6, 3), (5, 1), (4, 4), (4, 10)]
+        )
+        for size, window in cases:
+            what = f"sliding_window_mask({size}, {window})"
+            got = c.call(sliding_window_mask, size, window)
+            _expect_tensor(c, got, what)
+            c.expect_shape(got, (size, size), what, "(len_q, len_k) = (size, size).")
+            c.expect_dtype(
+                got,
+                torch.bool,
+                what,
+                "Masks are bool, True = may attend (lesson 06); & of two bool masks stays bool.",
+            )
+            expected = _window(size, 0, window - 1)
+            c.expect_equal(
+                got,
+                expected,
+                what,
+                hint="Query i may attend to key j when j <= i and i - j < window.",
+                mistakes={
+                    "Each query sees window + 1 keys (i - j <= window). Here the window counts "
+                    "the query itself: itself and the window - 1 positions before it. (Mistral's "
+                    "paper words it as 'W tokens'; conventions differ by one, the docstring "
+                    "fixes this one.)": _window(size, 0, window),
+                    "Each query sees only window - 1 keys: itself and window - 1 earlier ones "
+                    "make window.": _window(size, 0, window - 2) if window > 1 else None,
+                    "The mask is not causal: it lets queries see the next positions too "
+                    "(|i - j| < window). Combine the window with lesson 06's look_ahead_mask "
+                    "using &.": _window(size, 1 - window, window - 1),
+                    "The mask is inverted: True where attention is blocked. In this course "
+                    "True means 'may attend'.": ~expected,
+                    "The window is at the wrong end: query i sees the keys after it (j >= i) "
+                    "instead of before it.": _window(size, 1 - window, 0),
+                },
+            )
+
+
+# ======================================================================== concept question
+QUIZ_CACHE_MEMORY = Quiz(
+    name="quiz_cache_memory",
+    answer=192,
+    why={
+        192: "2 (keys and values) x 48 layers x 8 key/value heads x 128 x 1024 tokens x 2 "
+        "bytes = 201,326,592 bytes = 192 MiB. With 32 key/value heads (plain multi-head "
+        "attention) it would be four times as much.",
+        768: "That counts 32 key/value heads: with grouped-query attention only the 8 shared "
+        "key/value heads are cached; the 32 query heads are never stored.",
+        96: "That counts keys or values, not both: the cache holds two tensors per layer.",
+        384: "That counts 4 bytes per number (float32); bfloat16 takes 2.",
+        24: "That counts 1024 positions as 1024 bytes, or divides once too often: recount the "
+        "units, bytes / 2**20 = MiB.",
+    },
+)
+check_quiz_cache_memory = quiz_check(QUIZ_CACHE_MEMORY)
+
+
+# ============================================================================== registry
+_ATTENTION_APIS = ("torch.nn.functional.scaled_dot_product_attention",)
+_SOFTMAX_APIS = ("torch.softmax", "torch.nn.functional.softmax", "torch.special.softmax")
+
+LESSON = "12_inference"
+EXERCISES = (
+    Exercise("KVCache", check_KVCache, kind="module", points=3, minutes=15, level=2),
+    Exercise("generate", check_generate, kind="function", points=4, minutes=20, level=2),
+    Exercise(
+        "grouped_query_attention",
+        check_grouped_query_attention,
+        kind="function",
+        points=3,
+        minutes=15,
+        level=2,
+        forbidden=_ATTENTION_APIS,
+    ),
+    Exercise(
+        "quiz_cache_memory", check_quiz_cache_memory, kind="quiz", points=1, minutes=3, level=2
+    ),
+    Exercise(
+        "online_softmax",
+        check_online_softmax,
+        kind="function",
+        points=3,
+        minutes=15,
+        level=2,
+        forbidden=_SOFTMAX_APIS,
+    ),
+    Exercise(
+        "tiled_attention",
+        check_tiled_attention,
+        kind="function",
+        points=4,
+        minutes=25,
+        level=3,
+        forbidden=(*_ATTENTION_APIS, *_SOFTMAX_APIS),
+    ),
+    Exercise(
+        "sliding_window_mask",
+        check_sliding_window_mask,
+        kind="function",
+        points=2,
+        minutes=10,
+        level=1,
+    ),
+)
