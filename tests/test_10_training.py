@@ -1379,7 +1379,8 @@ def test_untouched_student_notebook_shows_the_trained_model(monkeypatch):
     because an exercise is unanswered, except the graded test cells and the demos that
     call an exercise directly (NotImplementedError, raised by the learner's stub);
     nothing fails with a NameError or in the sections about the trained model."""
-    from nbutils import REPO, execute
+    from common import REPO
+    from common import execute_notebook as execute
 
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     run = execute(REPO / "notebooks" / "10_training" / "10_training.ipynb")

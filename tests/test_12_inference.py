@@ -10,7 +10,7 @@ import math
 
 import torch
 import torch.nn.functional as F
-from harness import Correct, Mistake, lesson_tests
+from common import Correct, Mistake, lesson_tests
 from torch import nn
 
 from transformer_course.checks.inference import (
