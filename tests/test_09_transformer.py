@@ -1040,9 +1040,9 @@ def test_dropout_one_is_deterministic():
 def test_tied_model_shares_one_parameter():
     model = ref.Transformer(30, 30, 8, 2, 1, 16, tie_embeddings=True)
     state = model.state_dict()
-    table = state[checks.SRC_TABLE]
-    assert state[checks.TGT_TABLE].data_ptr() == table.data_ptr()
-    assert state[checks.OUT_WEIGHT].data_ptr() == table.data_ptr()
+    table = state[checks._SRC_TABLE]
+    assert state[checks._TGT_TABLE].data_ptr() == table.data_ptr()
+    assert state[checks._OUT_WEIGHT].data_ptr() == table.data_ptr()
     assert sum(p is model.output.weight for p in model.parameters()) == 1
     with pytest.raises(ValueError, match="shared vocabulary"):
         ref.Transformer(30, 31, 8, 2, 1, 16, tie_embeddings=True)
@@ -1127,7 +1127,7 @@ def _rebuilt(model: nn.Module) -> nn.Module:
     return twin.train(model.training)
 
 
-ALL_GREEDY = checks._GREEDY_VISIBLE + checks._GREEDY_HIDDEN
+ALL_GREEDY = checks._VISIBLE_GREEDY + checks._HIDDEN_GREEDY
 
 
 def _finish_steps(out: torch.Tensor, eos_id: int) -> list[int | None]:
@@ -1176,7 +1176,7 @@ def test_greedy_cases_cover_what_the_lesson_promises():
     }
     ends = {c.seed: _finish_steps(outputs[c.seed], c.eos_id) for c in ALL_GREEDY}
     widths = {seed: out.shape[1] for seed, out in outputs.items()}
-    first, early, other_pad = checks._GREEDY_VISIBLE
+    first, early, other_pad = checks._VISIBLE_GREEDY
     # rows finishing at different steps, one never: the result is max_len wide
     assert None in ends[first.seed] and widths[first.seed] == first.max_len
     finished = [e for e in ends[first.seed] if e]
@@ -1189,7 +1189,7 @@ def test_greedy_cases_cover_what_the_lesson_promises():
         e and e < widths[other_pad.seed] for e in ends[other_pad.seed]
     )
     # the hidden cases: max_len reached, an early stop with pad_id != 0, max_len = 1
-    hidden = checks._GREEDY_HIDDEN
+    hidden = checks._HIDDEN_GREEDY
     assert any(None in ends[c.seed] and widths[c.seed] == c.max_len for c in hidden)
     assert any(c.pad_id != 0 and widths[c.seed] < c.max_len for c in hidden)
     assert any(c.max_len == 1 for c in hidden)
@@ -1234,7 +1234,7 @@ def test_the_transformer_check_runs_every_mistake_computation():
     """Each mistake the Transformer check knows gives a value that differs from the right
     one in some visible case (so that no diagnosis is dead code)."""
     seen_encode, seen_decode = set(), set()
-    for case in checks._TRANSFORMER_VISIBLE:
+    for case in checks._VISIBLE_TRANSFORMER:
         m = checks._reference(case)
         src = vocab_token_ids(
             case.src_lengths, case.len_src, case.src_vocab, case.pad_id, case.seed, left=case.left
@@ -1259,12 +1259,12 @@ def test_the_transformer_check_runs_every_mistake_computation():
                     seen_decode.add(message)
     assert {
         message
-        for case in checks._TRANSFORMER_VISIBLE
+        for case in checks._VISIBLE_TRANSFORMER
         for message, _ in checks._encode_mistakes(case)
     } == seen_encode
     assert {
         message
-        for case in checks._TRANSFORMER_VISIBLE
+        for case in checks._VISIBLE_TRANSFORMER
         for message, _ in checks._decode_mistakes(case)
     } == seen_decode
 

@@ -1134,7 +1134,7 @@ def test_wide_beam_search_is_exhaustive_search(max_len):
     pad_id, bos_id, eos_id, alpha = 0, 2, 3, 0.0
     src = torch.tensor([[4, 5, 1, 6], [7, 1, 0, 0]])
     got = ref.beam_search(model, src, 10_000, max_len, bos_id, eos_id, alpha)
-    vocab = checks.BEAM_VOCAB
+    vocab = checks._BEAM_VOCAB
     others = [t for t in range(vocab) if t != eos_id]
     for row in range(src.shape[0]):
         candidates = [
@@ -1201,7 +1201,7 @@ def test_train_step_checks_see_clipping():
     for hidden in (False, True):
         pad_id, bos_id, eos_id, seed = (1, 4, 2, 5102) if hidden else (0, 2, 3, 5101)
         batches = checks._step_batches(pad_id, bos_id, eos_id, seed, 4)
-        model = checks._step_model(checks.STEP_VOCAB, pad_id, seed)
+        model = checks._step_model(checks._STEP_VOCAB, pad_id, seed)
         loss_fn = functools.partial(checks.smoothed_cross_entropy, pad_id=pad_id, smoothing=0.1)
         for batch in batches:
             model.zero_grad()
@@ -1213,8 +1213,8 @@ def test_train_step_checks_see_clipping():
 def test_train_step_is_one_sgd_step_on_pytorchs_loss():
     """Oracle: the reference step equals a hand-written SGD update with the total-norm
     clipping formula, on F.cross_entropy."""
-    model = checks._step_model(checks.STEP_VOCAB, 0, 5101)
-    twin = checks._copy_model(model, checks.STEP_VOCAB, 0)
+    model = checks._step_model(checks._STEP_VOCAB, 0, 5101)
+    twin = checks._copy_model(model, checks._STEP_VOCAB, 0)
     batch = checks._step_batches(0, 2, 3, 5101, 1)[0]
     loss_fn = functools.partial(checks.smoothed_cross_entropy, pad_id=0, smoothing=0.1)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.5)

@@ -58,41 +58,41 @@ def _number(c: Checker, value, what: str, hint: str) -> float:
 
 
 # =================================================================== make_batches
-FIELDS = ("src", "decoder_input", "labels")
-KEYS_HINT = (
+_FIELDS = ("src", "decoder_input", "labels")
+_KEYS_HINT = (
     'A batch is a tuple (src, decoder_input, labels) or a dict with exactly the keys "src", '
     '"decoder_input" and "labels" (the training loop reads them by these names).'
 )
-NO_SHIFT = (
+_NO_SHIFT = (
     "Your labels are the same as your decoder input. Then the token the model must predict "
     "at position t is the very token it reads at position t, which the look-ahead mask lets "
     "it see: it would learn to copy, not to translate. Shift by one: decoder_input = "
     "[<bos>] + target, labels = target + [<eos>], so that position t reads the tokens up to "
     "t and is asked for token t + 1."
 )
-SWAPPED = (
+_SWAPPED = (
     "Your decoder input and labels are swapped: decoder_input should start with <bos> "
     "(it is what the decoder reads, starting from <bos> as at translation time), and labels "
     "should end with <eos> (what it must predict, ending with the signal to stop)."
 )
-EOS_AS_START = (
+_EOS_AS_START = (
     "Your decoder input starts with <eos> instead of <bos>. Some models (BART, Marian) "
     "do start the decoder with <eos>, but this course's decoders, greedy_decode and "
     "beam_search, start from <bos> (bos_id): train the model the way it will be used."
 )
-EOS_FED = (
+_EOS_FED = (
     "<eos> is fed to the decoder as an input: your decoder input is [<bos>] + target + "
     "[<eos>]. <eos> is the last thing the model outputs; it never needs to read it, since "
     "nothing comes after it. That extra position has no label to predict (or a wrong one), "
     "and every batch carries a useless column. The decoder input is [<bos>] + target "
     "(one token shorter than target + <bos> + <eos>), the labels target + [<eos>]."
 )
-NO_EOS_LABEL = (
+_NO_EOS_LABEL = (
     "Your labels have no <eos>: labels should be target + [<eos>]. Without <eos> among the "
     "labels the model never learns to stop, and at translation time it rambles on until "
     "max_len."
 )
-NO_BOS = (
+_NO_BOS = (
     "Your decoder input does not start with <bos>: it should be [<bos>] + target. At "
     "translation time the decoder starts from <bos> alone and predicts the first word from "
     "it; in training, the first position must read <bos> and be asked for the first word."
@@ -103,7 +103,7 @@ MINUS_100 = (
     "F.cross_entropy(..., ignore_index=pad_id)); -100 is not a valid token id and would "
     "crash the loss. Pad labels with pad_id."
 )
-LEFT_PADDED = (
+_LEFT_PADDED = (
     "Your rows are padded on the left. Pad on the right (lesson 01's pad_batch does): "
     "the positional encoding gives the first word of every sentence position 0, and the "
     "decoder's teacher forcing lines up decoder_input[t] with labels[t] from the start."
@@ -149,15 +149,15 @@ def _as_batches(c: Checker, got, what: str) -> list[tuple[torch.Tensor, ...]]:
     for number, batch in enumerate(batches):
         name = f"batch {number} of {what}"
         if isinstance(batch, dict):
-            if set(batch) != set(FIELDS):
-                c.fail(f"{name} is a dict with the keys {sorted(batch)}. {KEYS_HINT}")
-            fields = [batch[key] for key in FIELDS]
+            if set(batch) != set(_FIELDS):
+                c.fail(f"{name} is a dict with the keys {sorted(batch)}. {_KEYS_HINT}")
+            fields = [batch[key] for key in _FIELDS]
         elif isinstance(batch, tuple | list) and len(batch) == 3:
             fields = list(batch)
         else:
-            c.fail(f"{name} is {short(batch, 120)}. {KEYS_HINT}")
+            c.fail(f"{name} is {short(batch, 120)}. {_KEYS_HINT}")
         converted = []
-        for field_name, value in zip(FIELDS, fields):
+        for field_name, value in zip(_FIELDS, fields):
             label = f"{field_name} of {name}"
             if isinstance(value, np.ndarray) and np.issubdtype(value.dtype, np.integer):
                 value = torch.from_numpy(np.ascontiguousarray(value))
@@ -208,7 +208,7 @@ def _check_rows(c: Checker, batch, chunk, ids: dict[str, int], what: str, src_fo
     """One batch against its pairs, row by row, with a diagnosis for each known mistake."""
     pad, bos, eos = ids["pad_id"], ids["bos_id"], ids["eos_id"]
     src, decoder_input, labels = batch
-    for field_name, tensor in zip(FIELDS, batch):
+    for field_name, tensor in zip(_FIELDS, batch):
         if tensor.shape[0] != len(chunk):
             c.fail(
                 f"{field_name} of {what} has {tensor.shape[0]} rows, but the batch should "
@@ -221,7 +221,7 @@ def _check_rows(c: Checker, batch, chunk, ids: dict[str, int], what: str, src_fo
         d_raw, l_raw, s_raw = _rows(decoder_input)[i], _rows(labels)[i], _rows(src)[i]
         for name, raw in (("src", s_raw), ("decoder_input", d_raw), ("labels", l_raw)):
             if raw and raw[0] == pad and any(t != pad for t in raw):
-                c.fail(f"in {what}, row {i} of {name} is {raw}. {LEFT_PADDED}")
+                c.fail(f"in {what}, row {i} of {name} is {raw}. {_LEFT_PADDED}")
         d, lab, s = _strip(d_raw, pad), _strip(l_raw, pad), _strip(s_raw, pad)
         want_d, want_l = [bos, *target], [*target, eos]
         shown = f"for the pair (source {list(source)}, target {list(target)})"
@@ -244,17 +244,17 @@ def _check_rows(c: Checker, batch, chunk, ids: dict[str, int], what: str, src_fo
             continue
         pair = f"{shown}, row {i} has decoder_input {d_raw} and labels {l_raw}"
         if d == lab:
-            c.fail(f"in {what}, {pair}. {NO_SHIFT}")
+            c.fail(f"in {what}, {pair}. {_NO_SHIFT}")
         if d == want_l and lab == want_d:
-            c.fail(f"in {what}, {pair}. {SWAPPED}")
+            c.fail(f"in {what}, {pair}. {_SWAPPED}")
         if d and d[0] == eos and d[1:] == target:
-            c.fail(f"in {what}, {pair}. {EOS_AS_START}")
+            c.fail(f"in {what}, {pair}. {_EOS_AS_START}")
         if d == [*want_d, eos]:
-            c.fail(f"in {what}, {pair}. {EOS_FED}")
+            c.fail(f"in {what}, {pair}. {_EOS_FED}")
         if d == want_d and lab == list(target):
-            c.fail(f"in {what}, {pair}. {NO_EOS_LABEL}")
+            c.fail(f"in {what}, {pair}. {_NO_EOS_LABEL}")
         if d in (list(target), [*target, eos]):
-            c.fail(f"in {what}, {pair}. {NO_BOS}")
+            c.fail(f"in {what}, {pair}. {_NO_BOS}")
         hint = _hardcoded(d_raw, [*want_d, *[pad] * (len(d_raw) - len(want_d))], ids)
         hint = hint or _hardcoded(l_raw, [*want_l, *[pad] * (len(l_raw) - len(want_l))], ids)
         c.fail(
@@ -453,7 +453,7 @@ def _noam(step, d_model, warmup):
     return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
 
 
-NOAM_MISTAKES: dict[str, Callable[[int, int, int], float]] = {
+_NOAM_MISTAKES: dict[str, Callable[[int, int, int], float]] = {
     "You used warmup ** -0.5 in the warm-up branch; the paper has step * warmup ** -1.5, "
     "which is what makes the two branches meet at step == warmup.": lambda s, d, w: (
         d**-0.5 * min(s**-0.5, s * w**-0.5)
@@ -515,7 +515,7 @@ def check_noam_lr(noam_lr, *, hidden: bool = False) -> None:
                 atol=1e-12,
                 mistakes={
                     message: np.array([wrong(s, d_model, warmup) for s in steps])
-                    for message, wrong in NOAM_MISTAKES.items()
+                    for message, wrong in _NOAM_MISTAKES.items()
                 },
                 hint="lr = d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5).",
             )
@@ -617,7 +617,7 @@ def _smoothing_variants(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
     return variants
 
 
-SMOOTHING_MESSAGES = {
+_SMOOTHING_MESSAGES = {
     "fairseq": "You put 1 - ε on the target and spread ε over the V - 1 other tokens (ε/(V-1) "
     "each; fairseq's definition). The contract is PyTorch's (F.cross_entropy's "
     "label_smoothing): ε is spread over all V tokens, the target included, so the target "
@@ -745,8 +745,8 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
                 what,
                 **tolerance(got.dtype),
                 mistakes={
-                    SMOOTHING_MESSAGES[name]: variants[name]
-                    for name in SMOOTHING_MESSAGES
+                    _SMOOTHING_MESSAGES[name]: variants[name]
+                    for name in _SMOOTHING_MESSAGES
                     if eps > 0
                     or name in {"with_pad", "sum", "per_batch", "mean_of_means", "pad_zero"}
                 },
@@ -757,8 +757,8 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
 
 
 # ===================================================================== train_step
-STEP_MODEL = {"d_model": 16, "num_heads": 2, "num_layers": 1, "d_ff": 32, "max_len": 16}
-STEP_VOCAB = 13
+_STEP_MODEL = {"d_model": 16, "num_heads": 2, "num_layers": 1, "d_ff": 32, "max_len": 16}
+_STEP_VOCAB = 13
 
 
 def _deterministic_state(model: torch.nn.Module, seed: int) -> dict[str, torch.Tensor]:
@@ -782,7 +782,7 @@ def _deterministic_state(model: torch.nn.Module, seed: int) -> dict[str, torch.T
     return state
 
 
-def _step_model(vocab: int, pad_id: int, seed: int, config: dict = STEP_MODEL):
+def _step_model(vocab: int, pad_id: int, seed: int, config: dict = _STEP_MODEL):
     """A small reference Transformer (a course object) with deterministic weights."""
     model = course_object(Transformer, vocab, vocab, dropout=0.0, pad_id=pad_id, **config)
     model.load_state_dict(_deterministic_state(model, seed))
@@ -790,7 +790,7 @@ def _step_model(vocab: int, pad_id: int, seed: int, config: dict = STEP_MODEL):
     return model
 
 
-def _copy_model(model, vocab, pad_id, config: dict = STEP_MODEL):
+def _copy_model(model, vocab, pad_id, config: dict = _STEP_MODEL):
     twin = Transformer(vocab, vocab, dropout=0.0, pad_id=pad_id, **config)
     twin.load_state_dict({k: v.detach().clone() for k, v in model.state_dict().items()})
     return twin
@@ -812,7 +812,7 @@ def _sgd_variant(
 ):
     """The state after a (possibly mistaken) SGD step from ``start_state``;
     ``stale_grads`` (name -> tensor) are gradients left over from an earlier step."""
-    model = Transformer(vocab, vocab, dropout=0.0, pad_id=pad_id, **STEP_MODEL)
+    model = Transformer(vocab, vocab, dropout=0.0, pad_id=pad_id, **_STEP_MODEL)
     model.load_state_dict(start_state)
     model.train()
     for name, p in model.named_parameters():
@@ -841,7 +841,7 @@ def _sgd_variant(
 def _step_batches(pad_id: int, bos_id: int, eos_id: int, seed: int, count: int):
     rng = numpy_rng(seed)
     ids = {"pad_id": pad_id, "bos_id": bos_id, "eos_id": eos_id}
-    ordinary = [t for t in range(STEP_VOCAB) if t not in ids.values()]
+    ordinary = [t for t in range(_STEP_VOCAB) if t not in ids.values()]
     batches = []
     for _ in range(count):
         pairs = [
@@ -875,7 +875,7 @@ def _diagnose_step(
     ``stale``: the gradients the model held when the call began (None: none)."""
     if stale:
         wrong, _ = _sgd_variant(
-            start, STEP_VOCAB, pad_id, batch, lr, loss_fn, clip=clip, stale_grads=stale
+            start, _STEP_VOCAB, pad_id, batch, lr, loss_fn, clip=clip, stale_grads=stale
         )
         if _same_state(state, wrong):
             c.fail(
@@ -918,7 +918,7 @@ def _diagnose_step(
     for message, change in mistakes.items():
         if change.get("clip") == clip and "mode" not in change and len(change) == 1:
             continue  # the same as the expected step
-        wrong, _ = _sgd_variant(start, STEP_VOCAB, pad_id, batch, lr, loss_fn, **change)
+        wrong, _ = _sgd_variant(start, _STEP_VOCAB, pad_id, batch, lr, loss_fn, **change)
         if _same_state(state, wrong):
             c.fail(f"after {what}, the weights are not what one step gives. {message}")
     worst, where = _max_difference(state, expected_model.state_dict())
@@ -942,10 +942,10 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
             pad_id, bos_id, eos_id, seed, lr = 0, 2, 3, 5101, 0.5
             clips = [("default", 1.0), (0.3, 0.3), (None, None)]
         batches = _step_batches(pad_id, bos_id, eos_id, seed, len(clips))
-        model = _step_model(STEP_VOCAB, pad_id, seed)
+        model = _step_model(_STEP_VOCAB, pad_id, seed)
         optimizer = course_object(torch.optim.SGD, ParametersOf(model), lr=lr)
         loss_fn = course_function(smoothed_cross_entropy, pad_id=pad_id, smoothing=0.1)
-        expected_model = _copy_model(model, STEP_VOCAB, pad_id)
+        expected_model = _copy_model(model, _STEP_VOCAB, pad_id)
         expected_optimizer = torch.optim.SGD(expected_model.parameters(), lr=lr)
         for number, ((given, clip), batch) in enumerate(zip(clips, batches)):
             start = {k: v.detach().clone() for k, v in model.state_dict().items()}
@@ -1005,10 +1005,10 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
             c.ok()
             if not math.isclose(value, expected_loss, rel_tol=1e-4, abs_tol=1e-5):
                 _, after_loss = _sgd_variant(
-                    expected_model.state_dict(), STEP_VOCAB, pad_id, batch, 0.0, loss_fn, clip=None
+                    expected_model.state_dict(), _STEP_VOCAB, pad_id, batch, 0.0, loss_fn, clip=None
                 )
                 _, fed_labels = _sgd_variant(
-                    start, STEP_VOCAB, pad_id, batch, 0.0, loss_fn, clip=None, feed_labels=True
+                    start, _STEP_VOCAB, pad_id, batch, 0.0, loss_fn, clip=None, feed_labels=True
                 )
                 if math.isclose(value, after_loss, rel_tol=1e-4, abs_tol=1e-5):
                     c.fail(
@@ -1030,15 +1030,15 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
 
 
 # ==================================================================== beam_search
-BEAM_MODEL = {"d_model": 8, "num_heads": 2, "num_layers": 1, "d_ff": 16, "max_len": 24}
-BEAM_VOCAB = 8
+_BEAM_MODEL = {"d_model": 8, "num_heads": 2, "num_layers": 1, "d_ff": 16, "max_len": 24}
+_BEAM_VOCAB = 8
 
 
 def _beam_model(seed: int, pad_id: int, bos_id: int, eos_id: int, eos_bias: float):
     """A tiny reference Transformer with fixed weights; <pad> and <bos> never win, <eos>
     is made more or less likely with ``eos_bias``."""
     model = course_object(
-        Transformer, BEAM_VOCAB, BEAM_VOCAB, dropout=0.0, pad_id=pad_id, **BEAM_MODEL
+        Transformer, _BEAM_VOCAB, _BEAM_VOCAB, dropout=0.0, pad_id=pad_id, **_BEAM_MODEL
     )
     state = _deterministic_state(model, seed)
     state["output.bias"] = state["output.bias"].clone()
@@ -1114,7 +1114,7 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
         return max(pool, key=normalised)[0]
 
 
-BEAM_MESSAGES = {
+_BEAM_MESSAGES = {
     "raw_logits": "Your scores add up raw logits. A hypothesis's score is the sum of the "
     "log-probabilities of its tokens: take torch.log_softmax of the last position's logits "
     "first (logits of different steps are not on the same scale).",
@@ -1159,7 +1159,7 @@ def _beam_cases(hidden: bool):
     for seed, pad_id, bos_id, eos_id, eos_bias, case_settings in specs:
         model = _beam_model(seed, pad_id, bos_id, eos_id, eos_bias)
         rng = numpy_rng(seed)
-        ordinary = [t for t in range(BEAM_VOCAB) if t not in (pad_id, bos_id, eos_id)]
+        ordinary = [t for t in range(_BEAM_VOCAB) if t not in (pad_id, bos_id, eos_id)]
         rows = [[int(t) for t in rng.choice(ordinary, n)] for n in (4, 2, 5)]
         width = max(map(len, rows))
         src = torch.tensor([r + [pad_id] * (width - len(r)) for r in rows])
@@ -1257,7 +1257,7 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
         shown = f"for source row {i}, {what} chose {row}, expected {expected}"
         # The known variants that explain every answer (the right ones included), best first.
         explains = {}
-        for variant in BEAM_MESSAGES:
+        for variant in _BEAM_MESSAGES:
             matched = 0
             for o_model, o_source, o_setting, o_pad, o_row, *_ in observations:
                 if _same_row(o_row, _search(o_model, o_source, *o_setting, variant), o_pad):
@@ -1265,7 +1265,7 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
             explains[variant] = matched
         best = max(explains, key=explains.get)
         if explains[best] == len(observations):
-            c.fail(f"{shown}. {BEAM_MESSAGES[best]}")
+            c.fail(f"{shown}. {_BEAM_MESSAGES[best]}")
         if setting[0] == 1:
             greedy = greedy_decode(model, source[None], setting[1], setting[2], setting[3])
             c.fail(
@@ -1275,7 +1275,7 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
             )
         hint = ""
         if explains[best] > len(observations) - len(wrong):
-            hint = f" The most likely cause: {BEAM_MESSAGES[best]}"
+            hint = f" The most likely cause: {_BEAM_MESSAGES[best]}"
         c.fail(
             f"{shown}.{hint} Walk through the contract step by step on this row: the "
             "candidates' scores are sums of log-probabilities; finished ones are set aside "
@@ -1289,7 +1289,7 @@ def _bleu(hypotheses, references) -> float:
     return sacrebleu.corpus_bleu(hypotheses, [references]).score
 
 
-SCORE_CASES_VISIBLE = [
+_VISIBLE_SCORES = [
     (
         [
             "el gato negro bebió la leche",
@@ -1314,7 +1314,7 @@ SCORE_CASES_VISIBLE = [
 
 def _score_cases(hidden: bool):
     if not hidden:
-        return SCORE_CASES_VISIBLE
+        return _VISIBLE_SCORES
     rng = numpy_rng(8001)
     sentences = spanish_sentences(60, seed=8001)
     cases = []

@@ -69,10 +69,10 @@ __all__ = [
     "greedy_model",
 ]
 
-SRC_TABLE = "src_embedding.embedding.weight"
-TGT_TABLE = "tgt_embedding.embedding.weight"
-OUT_WEIGHT = "output.weight"
-POSITIONS = "positional_encoding."  # buffers only: any layout is accepted
+_SRC_TABLE = "src_embedding.embedding.weight"
+_TGT_TABLE = "tgt_embedding.embedding.weight"
+_OUT_WEIGHT = "output.weight"
+_POSITIONS = "positional_encoding."  # buffers only: any layout is accepted
 
 
 # ================================================================== shared helpers
@@ -140,7 +140,7 @@ class _Case:
 
 # _Case(seed, src_vocab, tgt_vocab, d_model, num_heads, num_layers, d_ff,
 #       src_lengths, len_src, tgt_lengths, len_tgt, pad_id, left, tie, norm_first, final_norm)
-_TRANSFORMER_VISIBLE = [
+_VISIBLE_TRANSFORMER = [
     # post-LN, untied, two vocabularies, len_src == len_tgt, dropout 0.1 in eval mode
     _Case(1, 11, 13, 8, 2, 2, 16, (6, 4, 5), 6, (6, 6, 3), 6),
     # pre-LN (final norms by default), tied, pad_id 3, left-padded source, len_src != len_tgt
@@ -154,7 +154,7 @@ _TRANSFORMER_VISIBLE = [
     ),
     _Case(6, 11, 13, 8, 2, 2, 16, (6, 4), 6, (5, 2), 5, dropout=0.0, train=True),
 ]
-_TRANSFORMER_HIDDEN = [
+_HIDDEN_TRANSFORMER = [
     # len_src == len_tgt first, so that the masks' routing shows in the values
     _Case(104, 13, 11, 16, 2, 2, 32, (5, 5), 5, (5, 4), 5, 4, False, False, True, False),
     _Case(101, 17, 14, 16, 4, 3, 24, (9, 2, 7), 9, (6, 6, 1), 6, pad_id=2, left=True),
@@ -187,7 +187,7 @@ def _parameter_shapes(case: _Case) -> dict[str, tuple[int, ...]]:
     return {
         key: tuple(value.shape)
         for key, value in model.state_dict().items()
-        if not key.startswith(POSITIONS)
+        if not key.startswith(_POSITIONS)
     }
 
 
@@ -197,8 +197,8 @@ def _case_state(case: _Case, *, distinct: bool = False) -> dict[str, torch.Tenso
     module ties them)."""
     state = random_state(_parameter_shapes(case), case.seed)
     if case.tie and not distinct:
-        state[TGT_TABLE] = state[SRC_TABLE]
-        state[OUT_WEIGHT] = state[SRC_TABLE]
+        state[_TGT_TABLE] = state[_SRC_TABLE]
+        state[_OUT_WEIGHT] = state[_SRC_TABLE]
     return state
 
 
@@ -271,16 +271,16 @@ def _decode_f(
     }[k.get("output", "logits")]()
 
 
-NOT_SCALED = (
+_NOT_SCALED = (
     "The embeddings are not multiplied by sqrt(d_model) (paper, section 3.4). Lesson 02's "
     "TokenEmbedding does that for you: call the module itself, `self.src_embedding(ids)`, "
     "rather than the table inside it (`.embedding`)."
 )
-SCALED_TWICE = (
+_SCALED_TWICE = (
     "The embeddings are multiplied by sqrt(d_model) twice: TokenEmbedding (lesson 02) already "
     "scales its lookup, so do not multiply its output again."
 )
-NO_POSITIONS = {
+_NO_POSITIONS = {
     "src": "The source gets no positional encoding: without it the encoder cannot tell one "
     "word order from another (lesson 03). Pass the embeddings through "
     "self.positional_encoding before the encoder.",
@@ -288,7 +288,7 @@ NO_POSITIONS = {
     "the encoder does. Pass the target's embeddings through self.positional_encoding too "
     "(one module serves both sides).",
 }
-DROPOUT_MISSING = (
+_DROPOUT_MISSING = (
     "In train mode with dropout=1.0 the sum of embeddings and positions must be dropped "
     "entirely before the first layer, but yours reached the layers: there is no dropout on "
     "it. The paper (section 5.4) applies dropout to the sums of the embeddings and the "
@@ -296,19 +296,19 @@ DROPOUT_MISSING = (
     "applies dropout, with the model's dropout rate (did you add the table yourself, or "
     "build PositionalEncoding with dropout 0?)."
 )
-DROPOUT_BEFORE_POSITIONS = (
+_DROPOUT_BEFORE_POSITIONS = (
     "In train mode with dropout=1.0 the positions survived the dropout: you applied dropout to "
     "the embeddings and added the positions afterwards. Dropout goes on the sum, "
     "embeddings + positions (paper, section 5.4): self.positional_encoding does both, in "
     "that order."
 )
-WRONG_TABLE = {
+_WRONG_TABLE = {
     "src": "The source ids were looked up in the target's table: the encoder's input comes "
     "from self.src_embedding.",
     "tgt": "The target ids were looked up in the source's table: the decoder's input comes "
     "from self.tgt_embedding.",
 }
-ENCODER_NO_MASK = (
+_ENCODER_NO_MASK = (
     "The encoder ignores the padding of the source: its self-attention gives weight to "
     "<pad> positions. Pass padding_mask(src_ids, self.pad_id) to self.encoder."
 )
@@ -321,75 +321,75 @@ def _pad0(pad_id: int) -> str:
     )
 
 
-NO_LOOK_AHEAD = (
+_NO_LOOK_AHEAD = (
     "The decoder's self-attention has no look-ahead mask: each target position sees the "
     "tokens after it, which at inference do not exist yet. Use "
     "decoder_self_attention_mask(tgt_ids, self.pad_id) (look-ahead AND target padding), not "
     "only padding_mask(tgt_ids, ...)."
 )
-NO_TARGET_PADDING = (
+_NO_TARGET_PADDING = (
     "The decoder's self-attention has the look-ahead mask but ignores the target's padding: "
     "use decoder_self_attention_mask(tgt_ids, self.pad_id), which combines both."
 )
-SOURCE_MASK_TO_SELF = (
+_SOURCE_MASK_TO_SELF = (
     "The decoder's self-attention got the source padding mask. Its queries and keys are "
     "target positions: it needs decoder_self_attention_mask(tgt_ids, self.pad_id); the "
     "source padding mask belongs to the cross-attention."
 )
-MASKS_SWAPPED = (
+_MASKS_SWAPPED = (
     "The two decoder masks are swapped: the target mask went to the cross-attention and the "
     "source padding mask to the self-attention. The decoder's signature is "
     "decoder(x, memory, src_mask, tgt_mask): the source mask comes first."
 )
-TARGET_MASK_TO_CROSS = (
+_TARGET_MASK_TO_CROSS = (
     "The cross-attention got the target mask. Its keys are the source positions (memory), so "
     "it needs the source padding mask, padding_mask(src_ids, self.pad_id), passed as the "
     "decoder's src_mask."
 )
-NO_CROSS_MASK = (
+_NO_CROSS_MASK = (
     "The cross-attention ignores the padding of the source: the decoder reads <pad> positions "
     "of memory. Pass padding_mask(src_ids, self.pad_id) as the decoder's src_mask."
 )
-MEMORY_AS_QUERIES = (
+_MEMORY_AS_QUERIES = (
     "You called the decoder with memory first and the target second. The decoder's input x "
     "is the target (it supplies the queries, one output row per target position); memory is "
     "the second argument, the keys and values of the cross-attention: "
     "decoder(y, memory, src_mask, tgt_mask)."
 )
-IGNORES_MEMORY = (
+_IGNORES_MEMORY = (
     "decode's logits do not depend on `memory`: the cross-attention must read the encoder "
     "output passed in (decoder(y, memory, ...)), not the target and not a memory computed "
     "anew."
 )
-SOFTMAX = (
+_SOFTMAX = (
     "decode returns probabilities (a softmax over the vocabulary): the contract is logits, "
     "the output layer's raw scores. The loss (F.cross_entropy, and lesson 10's) applies "
     "log-softmax itself, and greedy decoding only needs an argmax; return self.output(...) "
     "as it is."
 )
-LOG_SOFTMAX = (
+_LOG_SOFTMAX = (
     "decode returns log-probabilities (log_softmax over the vocabulary), the way the "
     "Annotated Transformer's Generator does (it trains with a KL-divergence loss on them). "
     "This course's model returns logits, the output layer's raw scores; the loss and the "
     "decoders of lesson 10 apply (log-)softmax themselves. Return self.output(...) as it is."
 )
-SOFTMAX_POSITIONS = (
+_SOFTMAX_POSITIONS = (
     "decode applies a softmax over the positions (dim=1): it compares different positions' "
     "scores for one word, which means nothing. The model returns logits, with no softmax; "
     "where probabilities are needed, the softmax is over the vocabulary, the last axis."
 )
-ENCODER_ON_TARGET = (
+_ENCODER_ON_TARGET = (
     "forward ran the encoder on the target: memory is the encoder's reading of the SOURCE, "
     "memory = self.encode(src_ids), and the decoder reads the target. forward(src_ids, "
     "tgt_ids) = decode(tgt_ids, encode(src_ids), src_ids)."
 )
-NORM_FIRST_IGNORED = {
+_NORM_FIRST_IGNORED = {
     True: "Your layers are post-LN where this model asked for pre-LN (norm_first=True): pass "
     "norm_first on to Encoder and Decoder.",
     False: "Your layers are pre-LN where this model asked for post-LN (norm_first=False): pass "
     "norm_first on to Encoder and Decoder unchanged.",
 }
-FUTURE_LEAK = (
+_FUTURE_LEAK = (
     "Changing the LAST target token changed the logits at earlier positions: position t "
     "sees the target tokens after it. The decoder's self-attention needs the look-ahead "
     "mask, decoder_self_attention_mask(tgt_ids, self.pad_id)."
@@ -399,22 +399,22 @@ FUTURE_LEAK = (
 def _embedding_mistakes(side: str, case: _Case) -> list[tuple[str, dict[str, Any]]]:
     """(message, knobs) of the mistakes of one side's input."""
     table = [
-        (NOT_SCALED, {"scale": 0}),
-        (SCALED_TWICE, {"scale": 2}),
-        (NO_POSITIONS[side], {"positions": "tgt" if side == "src" else "src"}),
+        (_NOT_SCALED, {"scale": 0}),
+        (_SCALED_TWICE, {"scale": 2}),
+        (_NO_POSITIONS[side], {"positions": "tgt" if side == "src" else "src"}),
     ]
     if case.train and case.dropout == 1.0:
         table += [
-            (DROPOUT_MISSING, {"emb_dropout": "missing"}),
-            (DROPOUT_BEFORE_POSITIONS, {"emb_dropout": "before"}),
+            (_DROPOUT_MISSING, {"emb_dropout": "missing"}),
+            (_DROPOUT_BEFORE_POSITIONS, {"emb_dropout": "before"}),
         ]
-    table.append((WRONG_TABLE[side], {"table": "other"}))
+    table.append((_WRONG_TABLE[side], {"table": "other"}))
     return table
 
 
 def _encode_mistakes(case: _Case) -> list[tuple[str, dict[str, Any]]]:
     table = _embedding_mistakes("src", case)
-    table.append((ENCODER_NO_MASK, {"mask": "none"}))
+    table.append((_ENCODER_NO_MASK, {"mask": "none"}))
     if case.pad_id != 0:
         table.append((_pad0(case.pad_id), {"mask": "pad0"}))
     return table
@@ -422,18 +422,18 @@ def _encode_mistakes(case: _Case) -> list[tuple[str, dict[str, Any]]]:
 
 def _decode_mistakes(case: _Case) -> list[tuple[str, dict[str, Any]]]:
     table = [
-        (SOFTMAX, {"output": "softmax"}),
-        (LOG_SOFTMAX, {"output": "log_softmax"}),
-        (SOFTMAX_POSITIONS, {"output": "softmax_positions"}),
+        (_SOFTMAX, {"output": "softmax"}),
+        (_LOG_SOFTMAX, {"output": "log_softmax"}),
+        (_SOFTMAX_POSITIONS, {"output": "softmax_positions"}),
         *_embedding_mistakes("tgt", case),
-        (NO_LOOK_AHEAD, {"self_mask": "pad"}),
-        (NO_TARGET_PADDING, {"self_mask": "causal"}),
-        (MASKS_SWAPPED, {"self_mask": "src_pad", "cross_mask": "tgt"}),
-        (SOURCE_MASK_TO_SELF, {"self_mask": "src_pad"}),
-        (TARGET_MASK_TO_CROSS, {"cross_mask": "tgt"}),
-        (NO_CROSS_MASK, {"cross_mask": "none"}),
-        (MEMORY_AS_QUERIES, {"reads": "swap"}),
-        (IGNORES_MEMORY, {"reads": "self"}),
+        (_NO_LOOK_AHEAD, {"self_mask": "pad"}),
+        (_NO_TARGET_PADDING, {"self_mask": "causal"}),
+        (_MASKS_SWAPPED, {"self_mask": "src_pad", "cross_mask": "tgt"}),
+        (_SOURCE_MASK_TO_SELF, {"self_mask": "src_pad"}),
+        (_TARGET_MASK_TO_CROSS, {"cross_mask": "tgt"}),
+        (_NO_CROSS_MASK, {"cross_mask": "none"}),
+        (_MEMORY_AS_QUERIES, {"reads": "swap"}),
+        (_IGNORES_MEMORY, {"reads": "self"}),
     ]
     if case.pad_id != 0:
         table.append((_pad0(case.pad_id), {"self_mask": "pad0", "cross_mask": "pad0"}))
@@ -482,9 +482,9 @@ def _keys_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple], case: 
             "TokenEmbedding (imported in the setup cell), which keeps its table as "
             "`.embedding` and multiplies the lookup by sqrt(d_model)."
         )
-    for key in (TGT_TABLE, OUT_WEIGHT):
+    for key in (_TGT_TABLE, _OUT_WEIGHT):
         if key in found and key in expected and found[key] != expected[key]:
-            if found[key] == expected[SRC_TABLE]:
+            if found[key] == expected[_SRC_TABLE]:
                 hints.append(
                     f"{key} has the source vocabulary's shape {found[key]}: the target side "
                     f"(tgt_embedding and output) has tgt_vocab_size = {case.tgt_vocab} rows. "
@@ -504,7 +504,7 @@ def _keys_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple], case: 
             "norm_first and final_norm on to Encoder and Decoder unchanged (final_norm=None "
             "adds one only for pre-LN)."
         )
-    if "output.bias" in missing and OUT_WEIGHT in found:
+    if "output.bias" in missing and _OUT_WEIGHT in found:
         hints.append("The output layer is nn.Linear(d_model, tgt_vocab_size), with its bias.")
     if not any(key.startswith("output.") for key in found):
         hints.append(
@@ -531,7 +531,7 @@ def _build(c: Checker, cls, case: _Case) -> tuple[nn.Module, str]:
     expected = _parameter_shapes(case)
     own = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
     found = {key: tuple(value.shape) for key, value in own.items()}
-    keys = {key for key in found if not key.startswith(POSITIONS)}
+    keys = {key for key in found if not key.startswith(_POSITIONS)}
     if keys != set(expected):
         missing = sorted(set(expected) - keys)
         extra = sorted(keys - set(expected))
@@ -550,7 +550,7 @@ def _build(c: Checker, cls, case: _Case) -> tuple[nn.Module, str]:
             )
     c.ok()
     buffers = {
-        key: value.detach().clone() for key, value in own.items() if key.startswith(POSITIONS)
+        key: value.detach().clone() for key, value in own.items() if key.startswith(_POSITIONS)
     }
     _check_sharing(c, module, built, case, buffers)
     c.call(
@@ -571,7 +571,7 @@ def _check_sharing(c: Checker, module, built: str, case: _Case, buffers: dict) -
     back = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
     same = {
         (a, b): torch.equal(back[a], back[b])
-        for a, b in ((SRC_TABLE, TGT_TABLE), (TGT_TABLE, OUT_WEIGHT), (SRC_TABLE, OUT_WEIGHT))
+        for a, b in ((_SRC_TABLE, _TGT_TABLE), (_TGT_TABLE, _OUT_WEIGHT), (_SRC_TABLE, _OUT_WEIGHT))
         if back[a].shape == back[b].shape
     }
     if case.tie:
@@ -593,19 +593,19 @@ def _check_sharing(c: Checker, module, built: str, case: _Case, buffers: dict) -
                 "to self.output.weight."
             )
     else:
-        if same.get((SRC_TABLE, TGT_TABLE)):
+        if same.get((_SRC_TABLE, _TGT_TABLE)):
             c.fail(
                 f"{built}: tie_embeddings=False, but src_embedding and tgt_embedding share one "
                 "table (a value loaded into one appeared in the other). Without tying, each "
                 "side has its own TokenEmbedding: create two."
             )
-        if same.get((TGT_TABLE, OUT_WEIGHT)) or same.get((SRC_TABLE, OUT_WEIGHT)):
+        if same.get((_TGT_TABLE, _OUT_WEIGHT)) or same.get((_SRC_TABLE, _OUT_WEIGHT)):
             c.fail(
                 f"{built}: tie_embeddings=False, but the output layer shares its weight with an "
                 "embedding table. Share only when tie_embeddings is True."
             )
     for key, tensor in distinct.items():
-        if key in (SRC_TABLE, TGT_TABLE, OUT_WEIGHT):
+        if key in (_SRC_TABLE, _TGT_TABLE, _OUT_WEIGHT):
             continue
         if not torch.equal(back[key].detach().to(tensor.dtype), tensor):
             c.fail(
@@ -681,7 +681,7 @@ def _shape_hint(got: Any, case: _Case, kind: str) -> str:
     }
     if ls != lt:
         hints[(b, ls, case.tgt_vocab)] = (
-            "One row per SOURCE position: " + MEMORY_AS_QUERIES
+            "One row per SOURCE position: " + _MEMORY_AS_QUERIES
             if kind == "decode"
             else "One row per SOURCE position: forward returns one row of logits per target "
             "position, decode(tgt_ids, encode(src_ids), src_ids)."
@@ -689,7 +689,7 @@ def _shape_hint(got: Any, case: _Case, kind: str) -> str:
     return hints.get(shape, "The logits are (batch, len_tgt, tgt_vocab_size).")
 
 
-RANDOM_IN_EVAL = (
+_RANDOM_IN_EVAL = (
     "Two calls with the same inputs gave different results in eval mode: something random is "
     "still active. The model was built with dropout > 0 and switched to eval(), where dropout "
     "must do nothing: use nn.Dropout modules (the reference modules do), which follow "
@@ -722,7 +722,7 @@ def check_Transformer(cls, *, hidden: bool = False) -> None:
     reference in eval and train mode. Accepted: see the module docstring."""
     with Checker("Transformer", hidden=hidden) as c:
         c.require_callable(cls, "Transformer")
-        cases = _TRANSFORMER_HIDDEN if hidden else _TRANSFORMER_VISIBLE
+        cases = _HIDDEN_TRANSFORMER if hidden else _VISIBLE_TRANSFORMER
         for case in cases:
             _check_case(c, cls, case)
         _expect_vocab_check(c, cls, cases[1])
@@ -740,7 +740,7 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
     final = case.norm_first if case.final_norm is None else case.final_norm
     flip = dataclasses.replace(case, norm_first=not case.norm_first, final_norm=final)
     flipped = functools.cache(lambda: _reference(flip))  # the same keys and weights
-    ignored = NORM_FIRST_IGNORED[case.norm_first]
+    ignored = _NORM_FIRST_IGNORED[case.norm_first]
     with torch.no_grad():
         memory64 = m.encode(src)
         logits64 = m.decode(tgt, memory64, src)
@@ -754,7 +754,7 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
                 return None
             first = c.call(method, *(a.clone() for a in args), call_repr=call, hints=hints)
             second = c.call(method, *(a.clone() for a in args), call_repr=call, hints=hints)
-            return None if torch.equal(first.detach(), second.detach()) else RANDOM_IN_EVAL
+            return None if torch.equal(first.detach(), second.detach()) else _RANDOM_IN_EVAL
 
         return diagnose
 
@@ -793,7 +793,7 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
         other = memory.flip(1) * 0.5 + 0.3  # any other memory must change the logits
         again = c.call(module.decode, tgt.clone(), other, src.clone(), call_repr=call, hints=hints)
         same = isinstance(again, torch.Tensor) and again.shape == got.shape
-        return IGNORES_MEMORY if same and torch.equal(again.detach(), got.detach()) else None
+        return _IGNORES_MEMORY if same and torch.equal(again.detach(), got.detach()) else None
 
     def sees_the_future() -> str | None:
         if case.len_tgt < 2 or (case.train and case.dropout == 1.0):
@@ -807,7 +807,7 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
         if not (isinstance(again, torch.Tensor) and again.shape == got.shape):
             return None
         earlier = (again[:, :-1] - got[:, :-1]).detach().abs().max().item()
-        return FUTURE_LEAK if earlier > 1e-4 else None
+        return _FUTURE_LEAK if earlier > 1e-4 else None
 
     with torch.no_grad():
         decode_mistakes = table(
@@ -835,7 +835,7 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
     got = c.call(module, src.clone(), tgt.clone(), call_repr=call, hints=hints)
     with torch.no_grad():
         forward_mistakes = {
-            ENCODER_ON_TARGET: lambda: _decode_f(m, tgt, _encode_f(m, tgt, pad), tgt, pad),
+            _ENCODER_ON_TARGET: lambda: _decode_f(m, tgt, _encode_f(m, tgt, pad), tgt, pad),
             **decode_mistakes,
             ignored: lambda: flipped()(src, tgt),
         }
@@ -859,14 +859,14 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
 # ================================================================== count_parameters
 _COUNT_KEYS = ("embeddings", "encoder", "decoder", "output")
 #: (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm)
-_COUNT_VISIBLE = [
+_VISIBLE_COUNT = [
     (100, 8, 2, 1, 16, False, False),
     (100, 8, 2, 2, 16, True, False),
     (1000, 32, 4, 2, 48, False, True),
     (37000, 512, 8, 6, 2048, True, False),  # the paper's base model
     (37000, 1024, 16, 6, 4096, True, False),  # the paper's big model
 ]
-_COUNT_HIDDEN = [
+_HIDDEN_COUNT = [
     (5000, 64, 8, 3, 100, False, False),
     (5000, 64, 1, 3, 100, True, True),
     (32000, 512, 8, 6, 2048, True, True),
@@ -1018,7 +1018,7 @@ def check_count_parameters(count_parameters, *, hidden: bool = False) -> None:
     the parameters of real models in tests/test_09_transformer.py)."""
     with Checker("count_parameters", hidden=hidden) as c:
         c.require_callable(count_parameters)
-        for args in _COUNT_HIDDEN if hidden else _COUNT_VISIBLE:
+        for args in _HIDDEN_COUNT if hidden else _VISIBLE_COUNT:
             v, d, h, n, f, tie, final = args
             call = _count_call(args)
             got = c.call(
@@ -1076,7 +1076,7 @@ def _count_hint(key: str) -> str:
 
 
 # ================================================================== greedy_decode
-GREEDY_SIZES = {"d_model": 16, "num_heads": 2, "num_layers": 2, "d_ff": 32, "max_len": 32}
+_GREEDY_SIZES = {"d_model": 16, "num_heads": 2, "num_layers": 2, "d_ff": 32, "max_len": 32}
 
 
 def greedy_model(
@@ -1085,10 +1085,10 @@ def greedy_model(
     """A small reference Transformer with fixed weights, in eval mode, as a course object:
     <pad> and <bos> never win, <eos> is made more (or less) likely by ``eos_bias``."""
     model = course_object(
-        ref.Transformer, vocab, vocab, dropout=dropout, pad_id=pad_id, **GREEDY_SIZES
+        ref.Transformer, vocab, vocab, dropout=dropout, pad_id=pad_id, **_GREEDY_SIZES
     )
     state = model.state_dict()
-    shapes = {k: tuple(v.shape) for k, v in state.items() if not k.startswith(POSITIONS)}
+    shapes = {k: tuple(v.shape) for k, v in state.items() if not k.startswith(_POSITIONS)}
     state.update(random_state(shapes, seed))
     bias = state["output.bias"].clone()
     bias[pad_id] = bias[bos_id] = -30.0
@@ -1132,7 +1132,7 @@ class _GreedyCase:
 # Chosen so that (tests/test_09_transformer.py checks each property): the rows of a case
 # finish at different steps; one visible case never finishes a row (max_len reached) and
 # one finishes every row early; every next-token margin is at least 1e-3.
-_GREEDY_VISIBLE = [
+_VISIBLE_GREEDY = [
     # rows finish at steps 4 and 2, one never does: max_len reached
     _GreedyCase(753, 10, 0, 1, 2, 1.0, (5, 3, 4), 5, 6),
     # rows finish at steps 2, 3 and 4: an early stop, 4 of max_len 8 columns
@@ -1140,7 +1140,7 @@ _GREEDY_VISIBLE = [
     # pad_id 3 (not 0), <bos> 0, <eos> 1; one row finishes at step 4; dropout 0.1, eval mode
     _GreedyCase(790, 9, 3, 0, 1, 1.0, (6, 2), 6, 5, dropout=0.1),
 ]
-_GREEDY_HIDDEN = [
+_HIDDEN_GREEDY = [
     _GreedyCase(459, 12, 0, 2, 3, 1.0, (7, 7, 3, 5), 7, 7),  # two rows never finish
     _GreedyCase(623, 11, 5, 1, 4, 0.5, (3, 5, 5), 5, 9, left=True),  # early stop, pad_id 5
     _GreedyCase(503, 10, 2, 0, 1, 0.0, (4,), 4, 1),  # max_len 1, batch 1
@@ -1283,7 +1283,7 @@ def check_greedy_decode(greedy_decode, *, hidden: bool = False) -> None:
     it, no <bos>, an early stop, and the model left as it was (weights and eval mode)."""
     with Checker("greedy_decode", hidden=hidden) as c:
         c.require_callable(greedy_decode)
-        for case in _GREEDY_HIDDEN if hidden else _GREEDY_VISIBLE:
+        for case in _HIDDEN_GREEDY if hidden else _VISIBLE_GREEDY:
             _check_greedy_case(c, greedy_decode, case)
 
 
