@@ -47,23 +47,23 @@ def _expect_tensor(c: Checker, got, what: str) -> None:
 
 
 # =============================================================================== KVCache
-_CACHE_VISIBLE = [  # (batch, num_heads, max_len, d_head, chunk sizes, dtype)
+_VISIBLE_CACHE = [  # (batch, num_heads, max_len, d_head, chunk sizes, dtype)
     (2, 2, 8, 4, (3, 1, 1, 2), torch.float32),
     (1, 3, 4, 2, (1, 1, 1, 1), torch.float32),
 ]
-_CACHE_HIDDEN = [
+_HIDDEN_CACHE = [
     (3, 4, 10, 4, (5, 1, 2, 1, 1), torch.float32),
     (2, 1, 6, 8, (2, 2, 2), torch.float64),
     (4, 2, 3, 3, (3,), torch.float32),
 ]
 
-BEFORE_APPENDING = (
+_BEFORE_APPENDING = (
     "It returned what the cache held *before* this call: the new positions are missing. The "
     "attention reads what the cache returns, so a new token could not attend to itself (nor "
     "the prompt's last token to the rest of the prompt). Write the new keys and values first, "
     "then return everything stored, the new positions included."
 )
-ONLY_NEW = (
+_ONLY_NEW = (
     "It returned only the new positions. The cache exists to give the new queries the keys "
     "and values of *every* earlier position: return all positions stored so far."
 )
@@ -92,15 +92,15 @@ def _explain_cache(got_k, got_v, expected_k, expected_v, batch: int) -> str:
     return "Each call must store k_new and v_new after the positions already held, in order."
 
 
-def check_KVCache(KVCache, *, hidden: bool = False) -> None:
+def check_KVCache(cls, *, hidden: bool = False) -> None:
     """KVCache(batch, num_heads, max_len, d_head, dtype); forward(k_new, v_new) appends the
     new positions and returns (keys, values), all positions so far."""
     with Checker("KVCache", hidden=hidden) as c:
-        c.require_callable(KVCache)
-        cases = _CACHE_HIDDEN if hidden else _CACHE_VISIBLE
+        c.require_callable(cls)
+        cases = _HIDDEN_CACHE if hidden else _VISIBLE_CACHE
         for number, (batch, heads, max_len, d_head, chunks, dtype) in enumerate(cases):
             built = f"KVCache({batch}, {heads}, {max_len}, {d_head}, dtype={dtype})"
-            cache = c.call(KVCache, batch, heads, max_len, d_head, dtype, call_repr=built)
+            cache = c.call(cls, batch, heads, max_len, d_head, dtype, call_repr=built)
             c.expect_type(
                 cache,
                 torch.nn.Module,
@@ -136,9 +136,9 @@ def check_KVCache(KVCache, *, hidden: bool = False) -> None:
                     hint = ""
                     if found[:2] == (batch, heads) and found[3:] == (d_head,):
                         if found[2] == length and length > 0:
-                            hint = BEFORE_APPENDING
+                            hint = _BEFORE_APPENDING
                         elif found[2] == n and length > 0:
-                            hint = ONLY_NEW
+                            hint = _ONLY_NEW
                         elif found[2] == max_len:
                             hint = (
                                 "It returned the whole buffer, unused positions included: "
@@ -176,8 +176,8 @@ def check_KVCache(KVCache, *, hidden: bool = False) -> None:
                         "silently dropping or overwriting positions."
                     )
         # Two caches must not share storage.
-        first = c.call(KVCache, 1, 1, 4, 2, torch.float32, call_repr="KVCache(1, 1, 4, 2)")
-        second = c.call(KVCache, 1, 1, 4, 2, torch.float32, call_repr="KVCache(1, 1, 4, 2)")
+        first = c.call(cls, 1, 1, 4, 2, torch.float32, call_repr="KVCache(1, 1, 4, 2)")
+        second = c.call(cls, 1, 1, 4, 2, torch.float32, call_repr="KVCache(1, 1, 4, 2)")
         c.call(first, torch.ones(1, 1, 2, 2), torch.ones(1, 1, 2, 2), call_repr="first(k, v)")
         got = c.call(
             second, torch.zeros(1, 1, 1, 2), torch.zeros(1, 1, 1, 2), call_repr="second(k, v)"
@@ -193,12 +193,12 @@ def check_KVCache(KVCache, *, hidden: bool = False) -> None:
 
 
 # ============================================================================== generate
-_GENERATE_VISIBLE = [  # (seed, batch, prompt length, new tokens, model sizes)
+_VISIBLE_GENERATE = [  # (seed, batch, prompt length, new tokens, model sizes)
     (11, 2, 5, 6, {}),
     (12, 1, 1, 4, {}),
     (13, 3, 3, 1, {}),
 ]
-_GENERATE_HIDDEN = [
+_HIDDEN_GENERATE = [
     (21, 2, 7, 9, {"d_model": 48, "num_heads": 2, "num_layers": 3, "vocab_size": 40}),
     (22, 4, 2, 5, {}),
     (23, 1, 6, 3, {"num_heads": 8}),
@@ -283,7 +283,7 @@ def check_generate(generate, *, hidden: bool = False) -> None:
     generate_without_cache, running each position through the model once."""
     with Checker("generate", hidden=hidden) as c:
         c.require_callable(generate)
-        for seed, batch, length, new, sizes in _GENERATE_HIDDEN if hidden else _GENERATE_VISIBLE:
+        for seed, batch, length, new, sizes in _HIDDEN_GENERATE if hidden else _VISIBLE_GENERATE:
             seed = seed + 1000 * hidden
             model = _model(seed, sizes)
             vocab = model.embedding.num_embeddings

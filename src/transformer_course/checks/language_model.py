@@ -81,8 +81,8 @@ class _BatchCase:
     batch_size: int
 
 
-_BATCH_VISIBLE = [_BatchCase(1, 12, 4, 400), _BatchCase(2, 50, 8, 6)]
-_BATCH_HIDDEN = [
+_VISIBLE_BATCH = [_BatchCase(1, 12, 4, 400), _BatchCase(2, 50, 8, 6)]
+_HIDDEN_BATCH = [
     _BatchCase(101, 9, 3, 500),
     _BatchCase(102, 200, 16, 12),
     _BatchCase(103, 6, 5, 50),
@@ -111,7 +111,7 @@ _GENERATOR = (
 def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> None:
     with Checker("next_token_batches", hidden=hidden) as c:
         c.require_callable(next_token_batches)
-        for case in _BATCH_HIDDEN if hidden else _BATCH_VISIBLE:
+        for case in _HIDDEN_BATCH if hidden else _VISIBLE_BATCH:
             # distinct values, so that every token's position is known
             tokens = torch.randperm(case.num_tokens, generator=_plain_generator(case.seed)) + 3
             position = {int(t): i for i, t in enumerate(tokens)}
@@ -205,8 +205,8 @@ class _NormCase:
     quiet_token: bool = True  # one token with a tiny root mean square (close to eps)
 
 
-_NORM_VISIBLE = [_NormCase(1, (2, 3, 8), None), _NormCase(2, (4, 6), 0.1)]
-_NORM_HIDDEN = [_NormCase(101, (3, 5, 16), None), _NormCase(102, (2, 2, 3, 6), 0.01)]
+_VISIBLE_NORM = [_NormCase(1, (2, 3, 8), None), _NormCase(2, (4, 6), 0.1)]
+_HIDDEN_NORM = [_NormCase(101, (3, 5, 16), None), _NormCase(102, (2, 2, 3, 6), 0.01)]
 
 _MEAN = (
     "You divided by the square root of the mean of x, not of x squared. RMSNorm divides by "
@@ -255,15 +255,15 @@ def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
     return {message: {"eps": eps, **knobs} for message, knobs in table.items()}
 
 
-def check_RMSNorm(RMSNorm, *, hidden: bool = False) -> None:
+def check_RMSNorm(cls, *, hidden: bool = False) -> None:
     with Checker("RMSNorm", hidden=hidden) as c:
-        c.require_callable(RMSNorm)
-        for case in _NORM_HIDDEN if hidden else _NORM_VISIBLE:
+        c.require_callable(cls)
+        for case in _HIDDEN_NORM if hidden else _VISIBLE_NORM:
             d_model = case.shape[-1]
             args = (d_model,) if case.eps is None else (d_model, case.eps)
             module, built, state = build(
                 c,
-                RMSNorm,
+                cls,
                 *args,
                 name="RMSNorm",
                 reference=ref.RMSNorm(d_model),
@@ -335,8 +335,8 @@ class _RopeCase:
     base: float | None  # None: the default
 
 
-_ROPE_VISIBLE = [_RopeCase(6, 8, None), _RopeCase(40, 16, 100.0)]
-_ROPE_HIDDEN = [_RopeCase(9, 4, None), _RopeCase(64, 32, None), _RopeCase(5, 12, 500000.0)]
+_VISIBLE_ROPE = [_RopeCase(6, 8, None), _RopeCase(40, 16, 100.0)]
+_HIDDEN_ROPE = [_RopeCase(9, 4, None), _RopeCase(64, 32, None), _RopeCase(5, 12, 500000.0)]
 
 _ONE_INDEXED = (
     "Your positions start at 1. RoPE's first token sits at position 0 (it is not rotated: "
@@ -366,7 +366,7 @@ _ROPE_SHAPE = (
 def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
     with Checker("rotary_embedding", hidden=hidden) as c:
         c.require_callable(rotary_embedding)
-        for case in _ROPE_HIDDEN if hidden else _ROPE_VISIBLE:
+        for case in _HIDDEN_ROPE if hidden else _VISIBLE_ROPE:
             args = (case.length, case.d_head) + (() if case.base is None else (case.base,))
             base = 10000.0 if case.base is None else case.base
             call = f"rotary_embedding{args}"
@@ -420,8 +420,8 @@ class _RotaryCase:
     dtype: torch.dtype = torch.float32
 
 
-_ROTARY_VISIBLE = [_RotaryCase(1, (5, 8)), _RotaryCase(2, (2, 3, 6, 8))]
-_ROTARY_HIDDEN = [
+_VISIBLE_ROTARY = [_RotaryCase(1, (5, 8)), _RotaryCase(2, (2, 3, 6, 8))]
+_HIDDEN_ROTARY = [
     _RotaryCase(101, (2, 4, 7, 16)),
     _RotaryCase(102, (1, 9, 4), torch.float64),
     _RotaryCase(103, (3, 2, 2, 5, 12)),
@@ -484,7 +484,7 @@ def _relative_property(c: Checker, apply_rotary, d_head: int, seed: int) -> None
 def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
     with Checker("apply_rotary", hidden=hidden) as c:
         c.require_callable(apply_rotary)
-        for case in _ROTARY_HIDDEN if hidden else _ROTARY_VISIBLE:
+        for case in _HIDDEN_ROTARY if hidden else _VISIBLE_ROTARY:
             length, d_head = case.shape[-2:]
             x = randn(case.shape, case.seed, dtype=case.dtype)
             cos, sin = ref.rotary_embedding(length, d_head)
@@ -564,18 +564,18 @@ class _FfnCase:
     d_ff: int
 
 
-_FFN_VISIBLE = [_FfnCase(1, (2, 3, 8), 12)]
-_FFN_HIDDEN = [_FfnCase(101, (4, 16), 40), _FfnCase(102, (1, 2, 5, 6), 6)]
+_VISIBLE_FFN = [_FfnCase(1, (2, 3, 8), 12)]
+_HIDDEN_FFN = [_FfnCase(101, (4, 16), 40), _FfnCase(102, (1, 2, 5, 6), 6)]
 
 
-def check_SwiGLU(SwiGLU, *, hidden: bool = False) -> None:
+def check_SwiGLU(cls, *, hidden: bool = False) -> None:
     with Checker("SwiGLU", hidden=hidden) as c:
-        c.require_callable(SwiGLU)
-        for case in _FFN_HIDDEN if hidden else _FFN_VISIBLE:
+        c.require_callable(cls)
+        for case in _HIDDEN_FFN if hidden else _VISIBLE_FFN:
             d_model = case.shape[-1]
             module, built, state = build(
                 c,
-                SwiGLU,
+                cls,
                 d_model,
                 case.d_ff,
                 name="SwiGLU",
@@ -776,8 +776,8 @@ class _ModelCase:
     vocab: int = 23
 
 
-_ATTENTION_VISIBLE = [_ModelCase(1, 2, 6, 16, 2)]
-_ATTENTION_HIDDEN = [_ModelCase(101, 1, 9, 24, 3), _ModelCase(102, 3, 5, 32, 2)]
+_VISIBLE_ATTENTION = [_ModelCase(1, 2, 6, 16, 2)]
+_HIDDEN_ATTENTION = [_ModelCase(101, 1, 9, 24, 3), _ModelCase(102, 3, 5, 32, 2)]
 
 
 def _causal_property(c: Checker, module, x: torch.Tensor, call: str, message: str) -> None:
@@ -789,13 +789,13 @@ def _causal_property(c: Checker, module, x: torch.Tensor, call: str, message: st
     c.expect_true(float(earlier) < 1e-5, f"{call}: {message}")
 
 
-def check_CausalSelfAttention(CausalSelfAttention, *, hidden: bool = False) -> None:
+def check_CausalSelfAttention(cls, *, hidden: bool = False) -> None:
     with Checker("CausalSelfAttention", hidden=hidden) as c:
-        c.require_callable(CausalSelfAttention)
-        for case in _ATTENTION_HIDDEN if hidden else _ATTENTION_VISIBLE:
+        c.require_callable(cls)
+        for case in _HIDDEN_ATTENTION if hidden else _VISIBLE_ATTENTION:
             module, built, state = build(
                 c,
-                CausalSelfAttention,
+                cls,
                 case.d_model,
                 case.num_heads,
                 name="CausalSelfAttention",
@@ -843,14 +843,14 @@ _PARALLEL = (
 )
 
 
-def check_DecoderBlock(DecoderBlock, *, hidden: bool = False) -> None:
+def check_DecoderBlock(cls, *, hidden: bool = False) -> None:
     with Checker("DecoderBlock", hidden=hidden) as c:
-        c.require_callable(DecoderBlock)
-        for case in _ATTENTION_HIDDEN if hidden else _ATTENTION_VISIBLE:
+        c.require_callable(cls)
+        for case in _HIDDEN_ATTENTION if hidden else _VISIBLE_ATTENTION:
             args = (case.d_model, case.num_heads, case.d_ff)
             module, built, state = build(
                 c,
-                DecoderBlock,
+                cls,
                 *args,
                 name="DecoderBlock",
                 reference=ref.DecoderBlock(*args),
@@ -907,10 +907,10 @@ _GPT_FUTURE = (
 )
 
 
-def check_GPT(GPT, *, hidden: bool = False) -> None:
+def check_GPT(cls, *, hidden: bool = False) -> None:
     with Checker("GPT", hidden=hidden) as c:
-        c.require_callable(GPT)
-        for case in _ATTENTION_HIDDEN if hidden else _ATTENTION_VISIBLE:
+        c.require_callable(cls)
+        for case in _HIDDEN_ATTENTION if hidden else _VISIBLE_ATTENTION:
             args = (case.vocab, case.d_model, case.num_heads, case.d_ff, case.num_layers)
             reference = ref.GPT(*args)
             expected = state_shapes(reference)
@@ -918,7 +918,7 @@ def check_GPT(GPT, *, hidden: bool = False) -> None:
             state["embedding.weight"] = state["embedding.weight"] * 3.0  # larger logits
             module, built = build_module(
                 c,
-                GPT,
+                cls,
                 *args,
                 name="GPT",
                 expected_shapes=expected,
@@ -1015,7 +1015,7 @@ class _SampleCase:
 
 # probabilities of the first row at temperature 1: about .47 .25 .14 .07 .04 .02 .01
 _ROW = (2.0, 1.4, 0.8, 0.1, -0.4, -1.1, -1.7)
-_SAMPLE_VISIBLE = [
+_VISIBLE_SAMPLE = [
     _SampleCase(_ROW, seed=1),
     _SampleCase(_ROW, temperature=0.5, seed=2),
     _SampleCase(_ROW, temperature=2.0, seed=3),
@@ -1025,7 +1025,7 @@ _SAMPLE_VISIBLE = [
     _SampleCase((1.0, 3.0, 2.0, 2.0, 0.0), top_k=2, seed=7),  # a tie at the k-th logit
 ]
 _ROW2 = (-0.5, 0.3, 1.9, -2.0, 1.1, 0.2, -0.8, 2.3, 0.0, -1.4, 0.7)
-_SAMPLE_HIDDEN = [
+_HIDDEN_SAMPLE = [
     _SampleCase(_ROW2, seed=101),
     _SampleCase(_ROW2, temperature=0.6, top_p=0.7, seed=102),
     _SampleCase(_ROW2, temperature=1.5, top_k=4, seed=103),
@@ -1091,7 +1091,7 @@ def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
 def check_sample(sample, *, hidden: bool = False) -> None:
     with Checker("sample", hidden=hidden) as c:
         c.require_callable(sample)
-        cases = _SAMPLE_HIDDEN if hidden else _SAMPLE_VISIBLE
+        cases = _HIDDEN_SAMPLE if hidden else _VISIBLE_SAMPLE
         # greedy: temperature 0 is the argmax of every row
         rows = torch.tensor([cases[0].logits, tuple(reversed(cases[0].logits))])
         call = f"sample(logits {tuple(rows.shape)}, temperature=0.0, generator=...)"
