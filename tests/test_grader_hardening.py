@@ -304,3 +304,21 @@ def test_honest_idioms_are_not_flagged():
     result = grade(L4, data)
     assert all(e.score == e.points for e in result.exercises), explain(result)
     assert [f for f in result.flags if "DEGRADED" not in f] == [], result.flags
+
+
+# ------------------------------------------- the reference the grader runs for the learner
+def test_a_call_of_the_reference_too_large_for_the_grader_is_refused_and_flagged():
+    """A cell before scaled_dot_product_attention is graded calls the course's version with
+    30,000 queries and keys (a 30,000 x 30,000 score matrix in the grader): the grader
+    refuses it from the arguments' sizes, the cell's call fails, the use is flagged and the
+    exercise scores 0 (the reference used before its grading); the others keep their points."""
+    huge = (
+        "import torch\nx = torch.ones(1, 30_000, 1)\n"
+        "try:\n    ref.scaled_dot_product_attention(x, x, x)\nexcept Exception as e:\n"
+        "    print('refused:', e)\n"
+    )
+    result = grade(L4, submission(L4, S4, after={"test_softmax": huge}))
+    got = scores(result)
+    assert got[SDPA] == 0 and got["softmax"] > 0 and got["attention_row"] > 0, explain(result)
+    assert any(f.startswith(f"{SDPA}: the course's reference was refused") for f in result.flags)
+    assert any("refused: the course's reference was refused" in c.output for c in result.cells)

@@ -424,7 +424,8 @@ def _grade(answers: dict[str, str], limits: sandbox.Limits):
                       extra={"checks": {"scaled": check_scaled, "double": check_double}})  # fmt: skip
     notebook = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
     task = Task("clock", "99_clock", "clock", notebook.encode(), {}, limits, "process")
-    return {e.name: e for e in grade_submission(task, spec).exercises}
+    checks = {"scaled": check_scaled, "double": check_double}
+    return {e.name: e for e in grade_submission(task, spec, checks).exercises}
 
 
 def test_the_check_timeout_holds_on_the_graders_side():
@@ -444,3 +445,79 @@ def test_the_check_timeout_holds_on_the_graders_side():
     assert "checks ran longer than 3 s" in scaled.message
     assert scaled.seconds < 3 + 2 + 3, scaled.seconds  # the loop alone takes about 20 s
     assert huge["double"].score == 1.0 and took < 60, (huge["double"].message, took)
+
+
+# ------------------------------------------- the reference the grader runs for the learner
+def _reference_session(module: str, names: tuple[str, ...]) -> Session:
+    """A session whose guarded module is ``module`` with ``names`` not released: a call of one
+    of them from the sandbox is run by the grader on the learner's arguments."""
+    limits = sandbox.Limits(cell_timeout=60, check_timeout=15, submission_timeout=300,
+                            reference_timeout=3)  # fmt: skip
+    guarded = {"module": f"transformer_course.reference.{module}", "base": "", "blocks": {},
+               "names": dict.fromkeys(names, "function")}  # fmt: skip
+    spec = LessonSpec("99_reference", [], [], [], modules={}, guarded=guarded,
+                      checks_fingerprint="", fingerprint="reference", extra={"checks": {}})  # fmt: skip
+    session = Session(spec, limits, MODES_HERE)
+    session.start()
+    return session
+
+
+MODES_HERE = "bwrap" if bwrap_installed() else "process"
+TIMED_CALL = """
+import json, time
+from transformer_course.reference import {module} as ref
+{prepare}
+started = time.monotonic()
+try:
+    result = {call}
+    outcome = "ok"
+except Exception as e:
+    result, outcome = None, str(e)
+print(json.dumps({{"outcome": outcome, "took": time.monotonic() - started,
+                  "result": repr(result)[:200]}}))
+"""
+
+
+def _timed_call(session: Session, module: str, prepare: str, call: str) -> dict:
+    return _run(session, TIMED_CALL.format(module=module, prepare=prepare, call=call))
+
+
+def test_a_slow_call_of_the_reference_is_stopped_at_its_budget():
+    """train_bpe on 20,000 distinct-ish characters with no bound on merges would run for
+    minutes in the grader: it is stopped at the reference budget (3 s here), the learner's
+    call fails with the reason, the use is recorded as stopped, and the session goes on."""
+    session = _reference_session("tokenization", ("train_bpe",))
+    try:
+        honest = _timed_call(session, "tokenization", "", "ref.train_bpe('abab abab', 3)")
+        assert honest["outcome"] == "ok" and "(97, 98)" in honest["result"], honest
+        prepare = "import random\nrandom.seed(0)\n" + (
+            "text = ''.join(chr(random.randrange(32, 2000)) for _ in range(20_000))"
+        )
+        slow = _timed_call(session, "tokenization", prepare, "ref.train_bpe(text, 10**6)")
+        assert "ran longer than 3 s" in slow["outcome"], slow
+        assert slow["took"] < 3 + 2, slow
+        assert [bool(r.stopped) for r in session.references] == [False, True]
+        again = _timed_call(session, "tokenization", "", "ref.train_bpe('abab abab', 3)")
+        assert again["outcome"] == "ok", again
+    finally:
+        session.close()
+
+
+def test_a_call_of_the_reference_that_implies_a_huge_result_is_refused():
+    """Attention over 30,000 one-dimensional queries and keys would build a 30,000 x 30,000
+    score matrix (3.6 GB) in the grader: refused before the call from the arguments' sizes;
+    arguments over the element budget are refused too; an honest call is answered."""
+    session = _reference_session("attention", ("scaled_dot_product_attention",))
+    try:
+        honest = _timed_call(session, "attention", "import torch\nx = torch.ones(2, 4, 8)",
+                             "tuple(t.shape for t in ref.scaled_dot_product_attention(x, x, x))")  # fmt: skip
+        assert honest["outcome"] == "ok" and "[2, 4, 4]" in honest["result"], honest
+        wide = _timed_call(session, "attention", "import torch\nx = torch.ones(1, 30_000, 1)",
+                           "ref.scaled_dot_product_attention(x, x, x)")  # fmt: skip
+        assert "was refused" in wide["outcome"] and wide["took"] < 2, wide
+        big = _timed_call(session, "attention", "import torch\nx = torch.ones(1_500_000)",
+                          "ref.scaled_dot_product_attention(x, x[:1], x[:1])")  # fmt: skip
+        assert "1,500,002 array or tensor elements" in big["outcome"], big
+        assert [bool(r.stopped) for r in session.references] == [False, True, True]
+    finally:
+        session.close()

@@ -33,6 +33,7 @@ class ReferenceUse:
     graded: bool  # ``name`` had already been graded
     refused: bool = False  # an early use of a reference class that the grader refused
     watched: bool = False  # the code of a reference class released early ran (in a check)
+    stopped: str = ""  # why the grader refused or stopped running it (too large, too slow)
 
 
 @dataclass(frozen=True)

@@ -69,7 +69,8 @@ def forbidden_calls(evidence: Evidence, result: SubmissionResult) -> None:
 
 def reference_use(evidence: Evidence, result: SubmissionResult) -> None:
     """An exercise answered by the course's own reference scores 0; a reference reached
-    before its exercise was graded is flagged."""
+    before its exercise was graded is flagged, and so is a call of it that the grader refused
+    or stopped (too large or too slow: see :meth:`.session.Session._reference_callback`)."""
     outcomes = _outcomes(result)
     topic = evidence.spec.topic
     for exercise in evidence.spec.exercises:
@@ -86,6 +87,9 @@ def reference_use(evidence: Evidence, result: SubmissionResult) -> None:
                 and not _given(evidence.plan, r.cell)
             )
         ]
+        stopped = next((r.stopped for r in uses if r.stopped), "")
+        if stopped:
+            result.flags.append(f"{name}: {stopped} (the call failed in the learner's code)")
         if any(r.refused and r.during != name for r in uses):
             result.flags.append(
                 f"{name}: the learner's code tried to construct the course's reference "

@@ -126,6 +126,7 @@ class Limits:
     cell_timeout: float = 60.0  # seconds for one cell
     check_timeout: float = 60.0  # seconds for one exercise's visible and hidden checks
     submission_timeout: float = 900.0  # seconds for the whole notebook
+    reference_timeout: float = 10.0  # seconds for one call the grader runs of the reference
     cpu_s: int = 900  # CPU seconds of the learner process (RLIMIT_CPU)
     memory_mb: int = 2048  # memory (cgroup) and address space on top of the zygote's
     scratch_mb: int = 256  # size of the private tmpfs

@@ -14,14 +14,73 @@ import importlib
 import io
 import re
 import signal
+import sys
 import time
 from typing import Any
+
+import numpy as np
 
 from transformer_course.grader import codec, proxy, sandbox, static
 from transformer_course.grader.evidence import ReferenceUse, Trip
 from transformer_course.grader.lesson import ExerciseSpec, LessonSpec
 
 MISSING = object()
+
+
+REFERENCE_MAX_ELEMENTS = (
+    1_000_000  # array/tensor elements in a reference call's arguments or result
+)
+REFERENCE_MAX_PAIRWISE = 100_000_000  # the two largest arguments' elements, multiplied
+
+
+class ReferenceOverrun(BaseException):
+    """Raised (by the grader's clock) in a call of the reference that overran its budget."""
+
+
+class ReferenceRefused(Exception):
+    """A call of the reference that the grader refused or stopped (the message says why)."""
+
+
+def _array_sizes(value: Any) -> list[int]:
+    """The element count of every array and tensor in ``value`` (a decoded value: its size
+    is already bounded by the codec), once per occurrence."""
+    torch = sys.modules.get("torch")
+    sizes: list[int] = []
+    stack, seen = [value], set()
+    while stack:
+        item = stack.pop()
+        if isinstance(item, np.ndarray):
+            sizes.append(int(item.size))
+        elif torch is not None and isinstance(item, torch.Tensor):
+            sizes.append(int(item.numel()))
+        elif isinstance(item, (list, tuple, set, frozenset, dict)):
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+            stack.extend(item.items() if isinstance(item, dict) else item)
+    return sizes
+
+
+def _beyond_budget(sizes: list[int], what: str) -> str:
+    """Why arrays and tensors of ``sizes`` are too much work for the grader ('' if not)."""
+    largest = sorted(sizes, reverse=True)[:2]
+    if sum(sizes) > REFERENCE_MAX_ELEMENTS:
+        return (
+            f"the course's reference was refused: its {what} hold {sum(sizes):,} array or "
+            f"tensor elements, more than the {REFERENCE_MAX_ELEMENTS:,} the grader computes "
+            "for your code"
+        )
+    if (
+        what == "arguments"
+        and len(largest) == 2
+        and largest[0] * largest[1] > REFERENCE_MAX_PAIRWISE
+    ):
+        return (
+            f"the course's reference was refused: two of its arguments hold {largest[0]:,} and "
+            f"{largest[1]:,} elements, which could ask for {largest[0] * largest[1]:,} "
+            f"(more than the {REFERENCE_MAX_PAIRWISE:,} the grader computes for your code)"
+        )
+    return ""
 
 
 class SandboxAbort(BaseException):
@@ -272,7 +331,7 @@ class Session:
             if reply.get("re") == request_id:
                 return reply, reply_buffers
             if reply.get("op") == "ref" and type(reply.get("id")) is int and reply["id"] < 0:
-                self._reference_callback(reply, reply_buffers)
+                self._reference_callback(reply, reply_buffers, deadline)
                 continue
             self._kill()
             raise SandboxAbort("crashed", "your code interfered with the grader's channel")
@@ -289,7 +348,7 @@ class Session:
                 if reply.get("re") == request_id:
                     return True
                 if reply.get("op") == "ref" and type(reply.get("id")) is int and reply["id"] < 0:
-                    self._reference_callback(reply, reply_buffers)
+                    self._reference_callback(reply, reply_buffers, deadline)
                     continue
                 return False
         except (codec.MessageTimeout, codec.PeerClosed, codec.CodecError, OSError):
@@ -515,7 +574,13 @@ class Session:
             return False
         return re.search(rf"\b{re.escape(name)}\b", source) is not None
 
-    def _reference_callback(self, header: dict, buffers: list) -> None:
+    def _reference_callback(self, header: dict, buffers: list, deadline: float) -> None:
+        """The learner's code called the current lesson's reference before it was released:
+        the grader runs it on the learner's arguments (and records the use), within budgets:
+        arguments and result of at most REFERENCE_MAX_ELEMENTS array/tensor elements, two
+        arguments whose sizes multiplied imply no more than REFERENCE_MAX_PAIRWISE elements
+        (an attention's scores), and ``limits.reference_timeout`` seconds (never past the
+        request's ``deadline``), held by the grader's own clock."""
         name = header.get("name")
         origin = header.get("origin")
         request_id = header["id"]
@@ -546,8 +611,27 @@ class Session:
             if type(args) is not list or type(kwargs) is not dict:
                 raise codec.CodecError("malformed arguments")
             function = getattr(importlib.import_module(self.spec.guarded["module"]), name)
-            with contextlib.redirect_stdout(io.StringIO()):
-                result = function(*args, **kwargs)
+            too_large = _beyond_budget(_array_sizes([args, kwargs]), "arguments")
+            if too_large:
+                record.stopped = too_large
+                raise ReferenceRefused(too_large)
+            from transformer_course.grader import deadline as clock  # imports this module
+
+            budget = min(time.monotonic() + self.limits.reference_timeout, deadline)
+            try:
+                with clock.enforced(budget, ReferenceOverrun):
+                    with contextlib.redirect_stdout(io.StringIO()):
+                        result = function(*args, **kwargs)
+            except ReferenceOverrun:
+                record.stopped = (
+                    f"the course's {name} ran longer than {self.limits.reference_timeout:g} s "
+                    "on the arguments your code gave it, so the grader stopped it"
+                )
+                raise ReferenceRefused(record.stopped) from None
+            too_large = _beyond_budget(_array_sizes(result), "result")
+            if too_large:
+                record.stopped = too_large
+                raise ReferenceRefused(too_large)
             encoder = codec.Encoder(extension=self._encode_extension)
             reply, reply_buffers = (
                 {"re": request_id, "value": encoder.encode(result)},
@@ -555,6 +639,8 @@ class Session:
             )
         except (SandboxAbort, GiveUp, CheckProblem):
             raise
+        except ReferenceRefused as exc:
+            reply, reply_buffers = {"re": request_id, "error": str(exc)}, []
         except Exception as exc:  # the learner called the reference with bad arguments
             reply, reply_buffers = (
                 {"re": request_id, "error": f"{type(exc).__name__}: {exc}"[:2000]},
