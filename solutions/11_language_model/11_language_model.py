@@ -358,8 +358,13 @@ cos, sin = ref.rotary_embedding(length, d_head)  # (len, d_head/2) each
 rotated_q = ref.apply_rotary(q.expand(length, d_head), cos, sin)  # q at every position m
 rotated_k = ref.apply_rotary(k.expand(length, d_head), cos, sin)  # k at every position n
 scores = rotated_q @ rotated_k.T  # (m, n)
-heatmap(scores, title="q·k after RoPE: constant along each diagonal", xlabel="key position n",
-        ylabel="query position m", cmap="RdBu_r")  # fmt: skip
+heatmap(
+    scores,
+    title="q·k after RoPE: constant along each diagonal",
+    xlabel="key position n",
+    ylabel="query position m",
+    cmap="RdBu_r",
+)
 plt.show()
 offsets = torch.arange(length)[:, None] - torch.arange(length)  # m - n
 spread = max(
@@ -902,8 +907,9 @@ def train_language_model(corpus, config=None, *, max_steps=None, progress=True):
                 history["loss"].append(loss.item())
                 history["lr"].append(lr)
                 tokens_per_s = step * config["batch_size"] * config["block_size"] / seconds
-                bar.set_postfix(loss=f"{loss.item():.3f}", tokens_per_s=f"{tokens_per_s:,.0f}",
-                                refresh=False)  # fmt: skip
+                bar.set_postfix(
+                    loss=f"{loss.item():.3f}", tokens_per_s=f"{tokens_per_s:,.0f}", refresh=False
+                )
                 bar.update(1)
                 if step % 100 == 0 or step == total:
                     history["val_steps"].append(step)
@@ -991,8 +997,12 @@ ax.plot(range(1, len(history["loss"]) + 1), history["loss"], linewidth=0.7, labe
 ax.plot(history["val_steps"], history["val_loss"], "o-", label="validation")
 ax.axhline(baselines["bigram"], color="black", linestyle="--", linewidth=1, label="bigram")
 ax.axhline(baselines["unigram"], color="0.5", linestyle=":", linewidth=1, label="unigram")
-ax.set(xlabel="step", ylabel="cross-entropy (nats per token)", title="a GPT learns Python",
-       ylim=(0, math.log(corpus.vocab_size) + 0.5))  # fmt: skip
+ax.set(
+    xlabel="step",
+    ylabel="cross-entropy (nats per token)",
+    title="a GPT learns Python",
+    ylim=(0, math.log(corpus.vocab_size) + 0.5),
+)
 ax.legend()
 plt.show()
 
@@ -1007,8 +1017,15 @@ prompt = "def __init__(self"
 prompt_ids = torch.tensor([stdlib_corpus.encode(prompt, corpus.merges)])  # (1, len)
 for temperature in (0.0, 0.8, 1.2):
     generator = torch.Generator().manual_seed(0)
-    out = generate(model, prompt_ids, 60, temperature=temperature, top_p=0.95,
-                   generator=generator, block_size=DEFAULT_CONFIG["block_size"])  # fmt: skip
+    out = generate(
+        model,
+        prompt_ids,
+        60,
+        temperature=temperature,
+        top_p=0.95,
+        generator=generator,
+        block_size=DEFAULT_CONFIG["block_size"],
+    )
     print(f"--- temperature {temperature}:\n{corpus.decode(out[0])}\n")
 
 # %% [markdown]
@@ -1050,9 +1067,17 @@ heads = maps[0].shape[0]
 fig, axes = plt.subplots(2, heads, figsize=(4 * heads, 8))
 for row, block in enumerate((0, len(maps) - 1)):
     for head in range(heads):
-        heatmap(maps[block][head], ax=axes[row, head], row_labels=labels, col_labels=labels,
-                title=f"block {block}, head {head}", xlabel="key", ylabel="query",
-                vmin=0, vmax=1)  # fmt: skip
+        heatmap(
+            maps[block][head],
+            ax=axes[row, head],
+            row_labels=labels,
+            col_labels=labels,
+            title=f"block {block}, head {head}",
+            xlabel="key",
+            ylabel="query",
+            vmin=0,
+            vmax=1,
+        )
         axes[row, head].tick_params(labelsize=6)
 plt.tight_layout()
 plt.show()

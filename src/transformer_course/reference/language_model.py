@@ -348,8 +348,9 @@ def train_language_model(corpus, config=None, *, max_steps=None, progress=True):
                 history["loss"].append(loss.item())
                 history["lr"].append(lr)
                 tokens_per_s = step * config["batch_size"] * config["block_size"] / seconds
-                bar.set_postfix(loss=f"{loss.item():.3f}", tokens_per_s=f"{tokens_per_s:,.0f}",
-                                refresh=False)  # fmt: skip
+                bar.set_postfix(
+                    loss=f"{loss.item():.3f}", tokens_per_s=f"{tokens_per_s:,.0f}", refresh=False
+                )
                 bar.update(1)
                 if step % 100 == 0 or step == total:
                     history["val_steps"].append(step)

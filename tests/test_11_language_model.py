@@ -1,0 +1,626 @@
+"""Lesson 11 (a GPT of your own): classic mistakes fail with their intended message in
+the visible and the hidden check, correct variants (nanoGPT's and Llama's idioms,
+adjacent-pair RoPE used consistently, torch.rsqrt, x * sigmoid(x), einsum forms) pass
+both, and the references agree with independent oracles: torch.nn.RMSNorm with the
+same weight, a plain SwiGLU formula with F.silu, F.scaled_dot_product_attention
+(is_causal=True) on rotated queries and keys, and the GPT's causality."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from common import Correct, Mistake, lesson_tests
+from torch import nn
+
+from transformer_course.checks.language_model import (
+    check_apply_rotary,
+    check_CausalSelfAttention,
+    check_DecoderBlock,
+    check_GPT,
+    check_next_token_batches,
+    check_RMSNorm,
+    check_rotary_embedding,
+    check_sample,
+    check_SwiGLU,
+)
+from transformer_course.reference import language_model as ref
+from transformer_course.reference.attention import scaled_dot_product_attention
+from transformer_course.reference.masking import look_ahead_mask
+from transformer_course.reference.multi_head_attention import merge_heads, split_heads
+
+
+def _named(name, fn):
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+# ------------------------------------------------------------------- next_token_batches
+def _batches(*, shift=1, high_minus=0, global_stream=False):
+    def next_token_batches(tokens, block_size, batch_size, generator):
+        high = len(tokens) - block_size - high_minus
+        if global_stream:
+            starts = torch.randint(0, high, (batch_size,))
+        else:
+            starts = torch.randint(0, high, (batch_size,), generator=generator)
+        positions = starts[:, None] + torch.arange(block_size)
+        return tokens[positions], tokens[(positions + shift).clamp(min=0)]
+
+    return next_token_batches
+
+
+def _batches_nanogpt(tokens, block_size, batch_size, generator):
+    """nanoGPT's get_batch: one-argument randint, then a stack of slices."""
+    ix = torch.randint(len(tokens) - block_size, (batch_size,), generator=generator)
+    x = torch.stack([tokens[i : i + block_size] for i in ix])
+    y = torch.stack([tokens[i + 1 : i + 1 + block_size] for i in ix])
+    return x, y
+
+
+def _batches_unfold(tokens, block_size, batch_size, generator):
+    """All windows of block_size + 1 tokens with unfold, then random rows."""
+    windows = tokens.unfold(0, block_size + 1, 1)  # (num_tokens - block_size, block_size + 1)
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    chosen = windows[starts]
+    return chosen[:, :-1].clone(), chosen[:, 1:].clone()
+
+
+# ------------------------------------------------------------------------------ RMSNorm
+class _Norm(ref.RMSNorm):
+    statistic = "mean_square"
+    eps_outside = False
+    dim = -1
+
+    def forward(self, x):
+        if self.statistic == "variance":
+            x = x - x.mean(dim=self.dim, keepdim=True)
+        stat = x.mean(self.dim, keepdim=True) if self.statistic == "mean" else None
+        if stat is None:
+            stat = x.pow(2).mean(self.dim, keepdim=True)
+        if self.eps_outside:
+            return x / (stat.sqrt() + self.eps) * self.weight
+        return x / torch.sqrt(stat + self.eps) * self.weight
+
+
+class NormMean(_Norm):
+    statistic = "mean"
+
+
+class NormEpsOutside(_Norm):
+    eps_outside = True
+
+
+class NormWrongAxis(_Norm):
+    dim = -2
+
+
+class NormSubtractsMean(_Norm):
+    statistic = "variance"
+
+
+class NormNoGain(ref.RMSNorm):
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
+
+
+class NormDefaultEps(ref.RMSNorm):
+    def __init__(self, d_model, eps=1e-6):
+        super().__init__(d_model, eps)
+
+
+class NormLlama(nn.Module):
+    """Llama's RMSNorm: computed in float32, cast back, then the gain."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(d_model))
+
+    def _norm(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
+
+    def forward(self, x):
+        return self._norm(x.float()).type_as(x) * self.weight
+
+
+class NormPower(ref.RMSNorm):
+    """The textbook formula: x / sqrt(mean(x^2) + eps), with ** -0.5 and a norm."""
+
+    def forward(self, x):
+        rms = torch.linalg.vector_norm(x, dim=-1, keepdim=True) ** 2 / x.shape[-1] + self.eps
+        return self.weight * x * rms**-0.5
+
+
+# ---------------------------------------------------------------------- rotary_embedding
+def _angles(length, d_head, base=10000.0, *, first=0, exponent=2):
+    theta = base ** (-exponent * torch.arange(d_head // 2, dtype=torch.float64) / d_head)
+    return torch.arange(first, first + length, dtype=torch.float64)[:, None] * theta
+
+
+def _rope(*, first=0, exponent=2, swap=False, sign=1):
+    def rotary_embedding(length, d_head, base=10000.0):
+        angles = _angles(length, d_head, base, first=first, exponent=exponent * sign)
+        cos, sin = angles.cos().float(), angles.sin().float()
+        return (sin, cos) if swap else (cos, sin)
+
+    return rotary_embedding
+
+
+def _rope_llama(length, d_head, base=10000.0):
+    """Llama's precompute_freqs_cis, in float32: torch.outer, then polar."""
+    freqs = 1.0 / (base ** (torch.arange(0, d_head, 2)[: d_head // 2].float() / d_head))
+    freqs_cis = torch.polar(
+        torch.ones(length, d_head // 2), torch.outer(torch.arange(length).float(), freqs)
+    )
+    return freqs_cis.real, freqs_cis.imag
+
+
+# -------------------------------------------------------------------------- apply_rotary
+def _rotate(*, direction=1, mixed=False, not_rotated=False):
+    def apply_rotary(x, cos, sin):
+        half = x.shape[-1] // 2
+        cos, sin = cos.to(x.dtype), direction * sin.to(x.dtype)
+        if not_rotated:
+            return x * torch.cat([cos, cos], -1) + x * torch.cat([sin, sin], -1)
+        a, b = x[..., :half], x[..., half:]
+        if mixed:
+            return torch.stack([a * cos - b * sin, a * sin + b * cos], -1).flatten(-2)
+        return torch.cat([a * cos - b * sin, a * sin + b * cos], -1)
+
+    return apply_rotary
+
+
+def _rotate_half_neox(x, cos, sin):
+    """GPT-NeoX / Hugging Face: rotate_half, with the angle table repeated to d_head."""
+    cos, sin = torch.cat([cos, cos], -1).to(x.dtype), torch.cat([sin, sin], -1).to(x.dtype)
+    half = x.shape[-1] // 2
+    rotated = torch.cat([-x[..., half:], x[..., :half]], -1)
+    return x * cos + rotated * sin
+
+
+def _rotate_adjacent_complex(x, cos, sin):
+    """Llama / RoFormer: neighbouring pairs as complex numbers, times e^{i angle}."""
+    pairs = torch.view_as_complex(x.double().reshape(*x.shape[:-1], -1, 2).contiguous())
+    turned = pairs * torch.complex(cos.double(), sin.double())
+    return torch.view_as_real(turned).flatten(-2).to(x.dtype)
+
+
+def _rotate_adjacent(x, cos, sin):
+    """Adjacent pairs (2i, 2i + 1) in real arithmetic."""
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+    a, b = x[..., 0::2], x[..., 1::2]
+    return torch.stack([a * cos - b * sin, a * sin + b * cos], -1).flatten(-2)
+
+
+# ------------------------------------------------------------------------------- SwiGLU
+class _Ffn(ref.SwiGLU):
+    def act(self, z):
+        return F.silu(z)
+
+    def forward(self, x):
+        return self.w2(self.act(self.w1(x)) * self.w3(x))
+
+
+class FfnSwapped(ref.SwiGLU):
+    def forward(self, x):
+        return self.w2(self.w1(x) * F.silu(self.w3(x)))
+
+
+class FfnReLU(_Ffn):
+    def act(self, z):
+        return torch.relu(z)
+
+
+class FfnGELU(_Ffn):
+    def act(self, z):
+        return F.gelu(z)
+
+
+class FfnNoGate(ref.SwiGLU):
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x)))
+
+
+class FfnSiluAfter(ref.SwiGLU):
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x) * self.w3(x)))
+
+
+class FfnSigmoidForm(ref.SwiGLU):
+    """silu written out: z * sigmoid(z)."""
+
+    def forward(self, x):
+        gate = self.w1(x)
+        return self.w2(gate * torch.sigmoid(gate) * self.w3(x))
+
+
+class FfnEinsum(ref.SwiGLU):
+    """Explicit einsum products with the weights (no nn.Linear call)."""
+
+    def forward(self, x):
+        gate = torch.einsum("...d,fd->...f", x, self.w1.weight)
+        value = torch.einsum("...d,fd->...f", x, self.w3.weight)
+        return torch.einsum("...f,df->...d", F.silu(gate) * value, self.w2.weight)
+
+
+# ------------------------------------------------------------------ CausalSelfAttention
+class _Attention(ref.CausalSelfAttention):
+    """The reference with knobs for the classic mistakes and other correct forms."""
+
+    rotate = staticmethod(ref.apply_rotary)
+    first = 0
+    rope = True
+    rotate_values = False
+    before_split = False
+    causal = True
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = self.w_q(x), self.w_k(x), self.w_v(x)  # (batch, len, d_model)
+        if self.before_split and self.rope:
+            cos, sin = ref.rotary_embedding(length + self.first, q.shape[-1], self.base)
+            q, k = self.rotate(q, cos, sin), self.rotate(k, cos, sin)
+        q, k, v = (split_heads(t, self.num_heads) for t in (q, k, v))
+        if self.rope and not self.before_split:
+            cos, sin = ref.rotary_embedding(length + self.first, self.d_head, self.base)
+            cos, sin = cos[self.first :], sin[self.first :]
+            q, k = self.rotate(q, cos, sin), self.rotate(k, cos, sin)
+            if self.rotate_values:
+                v = self.rotate(v, cos, sin)
+        mask = look_ahead_mask(length) if self.causal else None
+        heads, _ = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(merge_heads(heads))
+
+
+class AttentionNoRope(_Attention):
+    rope = False
+
+
+class AttentionRotatesValues(_Attention):
+    rotate_values = True
+
+
+class AttentionRotatesBeforeSplit(_Attention):
+    before_split = True
+
+
+class AttentionOneIndexed(_Attention):
+    first = 1
+
+
+class AttentionNotCausal(_Attention):
+    causal = False
+
+
+class AttentionAdjacent(_Attention):
+    rotate = staticmethod(_rotate_adjacent)
+
+
+class AttentionEinsumTril(ref.CausalSelfAttention):
+    """nanoGPT's manual attention: a tril buffer (not in the state dict), einsum scores."""
+
+    def __init__(self, d_model, num_heads, base=10000.0):
+        super().__init__(d_model, num_heads, base)
+        self.register_buffer("tril", torch.ones(256, 256).tril().bool(), persistent=False)
+
+    def forward(self, x):
+        batch, length, d_model = x.shape
+        q, k, v = (
+            w(x).view(batch, length, self.num_heads, self.d_head).transpose(1, 2)
+            for w in (self.w_q, self.w_k, self.w_v)
+        )
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = _rotate_half_neox(q, cos, sin), _rotate_half_neox(k, cos, sin)
+        scores = torch.einsum("bhqd,bhkd->bhqk", q, k) / math.sqrt(self.d_head)
+        scores = scores.masked_fill(~self.tril[:length, :length], float("-inf"))
+        out = torch.einsum("bhqk,bhkd->bhqd", F.softmax(scores, dim=-1), v)
+        return self.w_o(out.transpose(1, 2).contiguous().view(batch, length, d_model))
+
+
+# ------------------------------------------------------------------------- DecoderBlock
+class BlockPostNorm(ref.DecoderBlock):
+    def forward(self, x):
+        h = self.norm1(x + self.attn(x))
+        return self.norm2(h + self.feed_forward(h))
+
+
+class BlockParallel(ref.DecoderBlock):
+    def forward(self, x):
+        return x + self.attn(self.norm1(x)) + self.feed_forward(self.norm2(x))
+
+
+class BlockNoResidual(ref.DecoderBlock):
+    def forward(self, x):
+        return self.feed_forward(self.norm2(self.attn(self.norm1(x))))
+
+
+class BlockNotCausal(ref.DecoderBlock):
+    def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
+        super().__init__(d_model, num_heads, d_ff, eps)
+        self.attn = AttentionNotCausal(d_model, num_heads)
+
+
+class BlockAdjacent(ref.DecoderBlock):
+    """RoPE on adjacent pairs, consistently; the residual written as in-place-free adds."""
+
+    def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
+        super().__init__(d_model, num_heads, d_ff, eps)
+        self.attn = AttentionAdjacent(d_model, num_heads)
+
+    def forward(self, x):
+        x = x + self.attn(self.norm1(x))
+        x = x + self.feed_forward(self.norm2(x))
+        return x
+
+
+# ---------------------------------------------------------------------------------- GPT
+class GptNoFinalNorm(ref.GPT):
+    def forward(self, ids):
+        x = self.embedding(ids)
+        for layer in self.layers:
+            x = layer(x)
+        return x @ self.embedding.weight.T
+
+
+class GptScaled(ref.GPT):
+    def forward(self, ids):
+        x = self.embedding(ids) * math.sqrt(self.embedding.weight.shape[1])
+        for layer in self.layers:
+            x = layer(x)
+        return self.norm(x) @ self.embedding.weight.T
+
+
+class GptProbabilities(ref.GPT):
+    def forward(self, ids):
+        return torch.softmax(super().forward(ids), dim=-1)
+
+
+class GptUntied(ref.GPT):
+    def __init__(self, vocab_size, d_model, *args, **kwargs):
+        super().__init__(vocab_size, d_model, *args, **kwargs)
+        self.output = nn.Linear(d_model, vocab_size, bias=False)
+
+    def forward(self, ids):
+        x = self.embedding(ids)
+        for layer in self.layers:
+            x = layer(x)
+        return self.output(self.norm(x))
+
+
+class GptTiedLinear(ref.GPT):
+    """nanoGPT's weight tying: an lm_head nn.Linear sharing the embedding's weight."""
+
+    def __init__(self, vocab_size, d_model, *args, **kwargs):
+        super().__init__(vocab_size, d_model, *args, **kwargs)
+        self.lm_head = nn.Linear(d_model, vocab_size, bias=False)
+        self.lm_head.weight = self.embedding.weight
+
+    def forward(self, ids):
+        x = self.embedding(ids)
+        for layer in self.layers:
+            x = layer(x)
+        return self.lm_head(self.norm(x))
+
+
+class GptAdjacent(ref.GPT):
+    """Adjacent-pair RoPE in every block, and F.linear for the tied output."""
+
+    def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, eps=1e-5):
+        super().__init__(vocab_size, d_model, num_heads, d_ff, num_layers, eps)
+        for layer in self.layers:
+            layer.attn = AttentionAdjacent(d_model, num_heads)
+
+    def forward(self, ids):
+        x = self.embedding(ids)
+        for layer in self.layers:
+            x = layer(x)
+        return F.linear(self.norm(x), self.embedding.weight)
+
+
+# ------------------------------------------------------------------------------- sample
+def _filtered(logits, top_k, top_p, *, top_p_rule="right"):
+    if top_k is not None:
+        kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[..., -1:]
+        logits = logits.masked_fill(logits < kth, float("-inf"))
+    if top_p is not None:
+        probs, order = torch.softmax(logits, -1).sort(-1, descending=True)
+        cumulative = probs.cumsum(-1)
+        if top_p_rule == "too_few":
+            remove = cumulative >= top_p  # drops the token that crosses top_p
+        elif top_p_rule == "too_many":
+            remove = (cumulative - probs) >= top_p
+            remove = torch.cat([torch.zeros_like(remove[..., :1]), remove[..., :-1]], -1)
+        else:
+            remove = (cumulative - probs) >= top_p
+        remove[..., 0] = False
+        logits = logits.masked_fill(remove.scatter(-1, order, remove), float("-inf"))
+    return logits
+
+
+def _sampler(*, temperature_at="logits", top_p_rule="right", renormalise=True, greedy=True):
+    def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+        if greedy and temperature == 0:
+            return logits.argmax(-1)
+        if temperature_at == "logits":
+            logits = logits / temperature
+        kept = _filtered(logits, top_k, top_p, top_p_rule=top_p_rule)
+        if temperature_at == "probs":
+            probs = torch.softmax(kept, -1) / temperature
+        elif renormalise:
+            probs = torch.softmax(kept, -1)
+        else:  # the kept tokens' original probabilities, the rest on the most probable
+            probs = torch.softmax(logits, -1).masked_fill(torch.isinf(kept), 0.0)
+            top = probs.argmax(-1, keepdim=True)
+            probs = probs.scatter_add(-1, top, 1 - probs.sum(-1, keepdim=True))
+        return torch.multinomial(probs, 1, generator=generator)[:, 0]
+
+    return sample
+
+
+def _sample_nanogpt_hf(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """nanoGPT's top-k (in place on a copy) and Hugging Face's top-p (shift right)."""
+    if temperature == 0:
+        return torch.argmax(logits, dim=-1)
+    logits = logits / temperature
+    if top_k is not None:
+        v, _ = torch.topk(logits, min(top_k, logits.size(-1)))
+        logits[logits < v[:, [-1]]] = -float("Inf")
+    if top_p is not None:
+        sorted_logits, sorted_indices = torch.sort(logits, descending=True)
+        cumulative_probs = torch.cumsum(F.softmax(sorted_logits, dim=-1), dim=-1)
+        sorted_indices_to_remove = cumulative_probs > top_p
+        sorted_indices_to_remove[..., 1:] = sorted_indices_to_remove[..., :-1].clone()
+        sorted_indices_to_remove[..., 0] = 0
+        indices_to_remove = sorted_indices_to_remove.scatter(
+            1, sorted_indices, sorted_indices_to_remove
+        )
+        logits = logits.masked_fill(indices_to_remove, -float("Inf"))
+    probs = F.softmax(logits, dim=-1)
+    return torch.multinomial(probs, num_samples=1, generator=generator).squeeze(-1)
+
+
+def _sample_gumbel(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """The Gumbel-max trick: argmax(logits + Gumbel noise) draws from softmax(logits)."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    kept = _filtered(logits / temperature, top_k, top_p)
+    uniform = torch.rand(kept.shape, generator=generator).clamp(1e-12, 1 - 1e-7)
+    return (kept - torch.log(-torch.log(uniform))).argmax(-1)
+
+
+MISTAKES = [
+    Mistake(check_next_token_batches, _batches(shift=0), r"targets are the inputs themselves"),
+    Mistake(check_next_token_batches, _batches(shift=-1), r"shifted the wrong way"),
+    Mistake(check_next_token_batches, _batches(high_minus=1), r"last valid start"),
+    Mistake(check_next_token_batches, _batches(global_stream=True), r"the generator you were"),
+    Mistake(check_RMSNorm, NormMean, r"mean of x, not of x squared"),
+    Mistake(check_RMSNorm, NormEpsOutside, r"eps outside the square root"),
+    Mistake(check_RMSNorm, NormWrongAxis, r"wrong axis"),
+    Mistake(check_RMSNorm, NormSubtractsMean, r"subtracted the mean"),
+    Mistake(check_RMSNorm, NormNoGain, r"cut off from the module.s parameters"),
+    Mistake(check_RMSNorm, NormDefaultEps, r"default eps is not 1e-5"),
+    Mistake(check_rotary_embedding, _rope(first=1), r"positions start at 1"),
+    Mistake(check_rotary_embedding, _rope(exponent=1), r"base \*\* \(-i / d_head\)"),
+    Mistake(check_rotary_embedding, _rope(sign=-1), r"grow with i"),
+    Mistake(check_rotary_embedding, _rope(swap=True), r"returned \(sin, cos\)"),
+    Mistake(check_apply_rotary, _rotate(direction=-1), r"wrong way"),
+    Mistake(check_apply_rotary, _rotate(mixed=True), r"pairing is mixed"),
+    Mistake(check_apply_rotary, _rotate(not_rotated=True), r"rather than a rotation"),
+    Mistake(check_SwiGLU, FfnSwapped, r"gate and value are swapped"),
+    Mistake(check_SwiGLU, FfnReLU, r"used ReLU"),
+    Mistake(check_SwiGLU, FfnGELU, r"used GELU"),
+    Mistake(check_SwiGLU, FfnNoGate, r"no gate"),
+    Mistake(check_SwiGLU, FfnSiluAfter, r"SiLU after the product"),
+    Mistake(check_CausalSelfAttention, AttentionNoRope, r"no rotary embedding"),
+    Mistake(check_CausalSelfAttention, AttentionRotatesValues, r"rotated the values too"),
+    Mistake(check_CausalSelfAttention, AttentionRotatesBeforeSplit, r"before splitting"),
+    Mistake(check_CausalSelfAttention, AttentionNotCausal, r"not causal"),
+    Mistake(check_DecoderBlock, BlockPostNorm, r"post-norm"),
+    Mistake(check_DecoderBlock, BlockParallel, r"parallel"),
+    Mistake(check_DecoderBlock, BlockNoResidual, r"no residual"),
+    Mistake(check_DecoderBlock, BlockNotCausal, r"not causal"),
+    Mistake(check_GPT, GptNoFinalNorm, r"no final norm"),
+    Mistake(check_GPT, GptScaled, r"sqrt\(d_model\)"),
+    Mistake(check_GPT, GptProbabilities, r"returns probabilities"),
+    Mistake(check_GPT, GptUntied, r"not tied to the embedding"),
+    Mistake(check_sample, _sampler(temperature_at="probs"), r"whatever the temperature"),
+    Mistake(check_sample, _sampler(top_p_rule="too_few"), r"one token too few"),
+    Mistake(check_sample, _sampler(top_p_rule="too_many"), r"one token too many"),
+    Mistake(check_sample, _sampler(renormalise=False), r"renormalise"),
+    Mistake(check_sample, _sampler(greedy=False), r"(?s)temperature=0\.0.*argmax of each row"),
+]
+
+CORRECT = [
+    Correct(check_next_token_batches, _named("next_token_batches", _batches_nanogpt)),
+    Correct(check_next_token_batches, _named("next_token_batches", _batches_unfold)),
+    Correct(check_RMSNorm, NormLlama),
+    Correct(check_RMSNorm, NormPower),
+    Correct(check_rotary_embedding, _named("rotary_embedding", _rope_llama)),
+    Correct(check_apply_rotary, _named("apply_rotary", _rotate_half_neox)),
+    Correct(check_apply_rotary, _named("apply_rotary", _rotate_adjacent), note=r"neighbouring"),
+    Correct(check_apply_rotary, _named("apply_rotary", _rotate_adjacent_complex), note=r"2i"),
+    Correct(check_SwiGLU, FfnSigmoidForm),
+    Correct(check_SwiGLU, FfnEinsum),
+    Correct(check_CausalSelfAttention, AttentionAdjacent, note=r"neighbouring"),
+    Correct(check_CausalSelfAttention, AttentionEinsumTril),
+    # positions 1 .. len for queries and keys alike: RoPE's scores depend on m - n only
+    Correct(check_CausalSelfAttention, AttentionOneIndexed),
+    Correct(check_DecoderBlock, BlockAdjacent, note=r"neighbouring"),
+    Correct(check_GPT, GptTiedLinear),
+    Correct(check_GPT, GptAdjacent, note=r"neighbouring"),
+    Correct(check_sample, _named("sample", _sample_nanogpt_hf)),
+    Correct(check_sample, _named("sample", _sample_gumbel)),
+]
+
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+# --------------------------------------------------------------------------- oracles
+def test_rms_norm_equals_pytorch_rms_norm_with_the_same_weight():
+    generator = torch.Generator().manual_seed(0)
+    for eps in (1e-5, 0.1):
+        ours = ref.RMSNorm(12, eps)
+        with torch.no_grad():
+            ours.weight.copy_(torch.randn(12, generator=generator))
+        theirs = nn.RMSNorm(12, eps=eps)
+        theirs.load_state_dict(ours.state_dict())
+        x = torch.randn(3, 5, 12, generator=generator)
+        x[0, 0] *= 1e-3  # a quiet token, where eps matters
+        torch.testing.assert_close(ours(x), theirs(x), rtol=1e-5, atol=1e-6)
+
+
+def test_swiglu_equals_the_plain_formula():
+    torch.manual_seed(1)
+    block = ref.SwiGLU(8, 20)
+    x = torch.randn(2, 7, 8)
+    w1, w2, w3 = block.w1.weight, block.w2.weight, block.w3.weight
+    expected = (F.silu(x @ w1.T) * (x @ w3.T)) @ w2.T
+    torch.testing.assert_close(block(x), expected)
+
+
+def test_rotary_embedding_is_the_papers_angle_table():
+    cos, sin = ref.rotary_embedding(5, 6, base=100.0)
+    for m in range(5):
+        for i in range(3):
+            angle = m * 100.0 ** (-2 * i / 6)
+            assert math.isclose(float(cos[m, i]), math.cos(angle), abs_tol=1e-6)
+            assert math.isclose(float(sin[m, i]), math.sin(angle), abs_tol=1e-6)
+
+
+def test_causal_self_attention_equals_pytorch_sdpa_on_rotated_queries_and_keys():
+    torch.manual_seed(2)
+    attention = ref.CausalSelfAttention(24, 3)
+    x = torch.randn(2, 9, 24)
+    q, k, v = (split_heads(w(x), 3) for w in (attention.w_q, attention.w_k, attention.w_v))
+    cos, sin = ref.rotary_embedding(9, 8)
+
+    # rotate half by hand, independently of apply_rotary: pair (i, i + 4)
+    def rotate(t):
+        a, b = t[..., :4], t[..., 4:]
+        return torch.cat([a * cos - b * sin, a * sin + b * cos], -1)
+
+    heads = F.scaled_dot_product_attention(rotate(q), rotate(k), v, is_causal=True)
+    expected = attention.w_o(merge_heads(heads))
+    torch.testing.assert_close(attention(x), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_gpt_is_causal_and_ties_its_output_to_the_embedding():
+    torch.manual_seed(3)
+    model = ref.GPT(31, 16, 2, 24, 2).eval()
+    ids = torch.randint(0, 31, (2, 10))
+    changed = ids.clone()
+    changed[:, 6:] = (changed[:, 6:] + 5) % 31
+    with torch.no_grad():
+        before, after = model(ids), model(changed)
+    torch.testing.assert_close(before[:, :6], after[:, :6])
+    assert not torch.allclose(before[:, 6:], after[:, 6:])
+    assert set(model.state_dict()) >= {"embedding.weight", "norm.weight"}
+    assert not any(key.startswith(("output", "lm_head")) for key in model.state_dict())
+
+
+def test_sample_at_temperature_zero_is_the_argmax_and_top_k_one_is_greedy():
+    logits = torch.randn(6, 40, generator=torch.Generator().manual_seed(4))
+    assert torch.equal(ref.sample(logits, temperature=0.0), logits.argmax(-1))
+    generator = torch.Generator().manual_seed(5)
+    assert torch.equal(ref.sample(logits, top_k=1, generator=generator), logits.argmax(-1))
