@@ -26,6 +26,7 @@ the grader; nothing here reaches into a check module's internals.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import copy
 import hashlib
@@ -67,6 +68,7 @@ __all__ = [
     "execute_notebook",
     "grader",
     "home",
+    "imported_modules",
     "lesson_tests",
     "make_course",
     "meta",
@@ -440,3 +442,19 @@ def python_environment() -> Path:
 
 def home() -> Path:
     return Path(os.path.expanduser("~"))
+
+
+def imported_modules(source: str, package: str = "") -> list[tuple[int, str]]:
+    """(line, absolute module name) of every import in a module's source; ``from x import
+    y`` gives x.y (y may be a module). Relative imports are resolved within ``package``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+            found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
+    return found

@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
+
+from common import imported_modules
 
 import transformer_course.grader as grader_package
 
@@ -12,29 +13,11 @@ INSIDE = Path(grader_package.__file__).resolve().parent / "inside"
 ALLOWED_FROM_OUTSIDE = {"transformer_course.grader.codec"}
 
 
-def imported_modules(source: str, module: str) -> list[tuple[int, str]]:
-    """(line, dotted module) of every import in ``source`` (module ``module``), relative
-    imports resolved, ``from package import name`` read as ``package.name``."""
-    package = module.rpartition(".")[0]
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            found += [(node.lineno, alias.name) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")
-                parts = parts[: len(parts) - node.level + 1]
-                base = ".".join([*parts, base] if base else parts)
-            found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
-    return found
-
-
 def boundary_violations(source: str, module: str) -> list[str]:
     """Imports of the course package from inside the sandbox other than the inside itself
     and the codec."""
     bad = []
-    for line, name in imported_modules(source, module):
+    for line, name in imported_modules(source, module.rpartition(".")[0]):
         if not name.startswith("transformer_course"):
             continue
         if name.startswith("transformer_course.grader.inside."):

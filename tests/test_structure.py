@@ -4,12 +4,12 @@ lesson's grading fingerprint covers every course module its checks depend on."""
 
 from __future__ import annotations
 
-import ast
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
+from common import imported_modules
 
 from transformer_course import registry
 from transformer_course.grader import lesson as grader_lesson
@@ -21,22 +21,6 @@ TESTS = Path(__file__).resolve().parent
 CHECKS_MAY_IMPORT = ("transformer_course.checking", "transformer_course.reference")
 CHECKS_MAY_IMPORT_EXACTLY = ("transformer_course.registry",)
 THIRD_PARTY = {"numpy", "torch", "sacrebleu"}
-
-
-def imported_modules(source: str, package: str = "") -> list[tuple[int, str]]:
-    """(line, absolute module name) of every import in a module's source; ``from x import
-    y`` gives x.y (y may be a module). Relative imports are resolved within ``package``."""
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            found += [(node.lineno, alias.name) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")
-                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
-            found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
-    return found
 
 
 def check_module_violations(source: str) -> list[str]:
