@@ -44,26 +44,40 @@ def _outcomes(result: SubmissionResult) -> dict[str, ExerciseResult]:
 
 
 def forbidden_calls(evidence: Evidence, result: SubmissionResult) -> None:
-    """An exercise whose checks saw a forbidden API run from the learner's code scores 0."""
+    """An exercise whose own code is proven to call a forbidden API (the grader's parse of
+    its answer cell, :mod:`.proof`), or whose checks saw one run from the learner's code,
+    scores 0, with the reason."""
     outcomes = _outcomes(result)
     for exercise in evidence.spec.exercises:
-        used = sorted(
+        forbidden = expand_forbidden(exercise.forbidden)
+        proven = sorted(
+            {
+                f"{finding.what} ({finding.where()})"
+                for finding in evidence.findings
+                if finding.kind == "forbidden"
+                and finding.proven
+                and finding.exercise == exercise.name
+                and finding.forbidden in forbidden
+            }
+        )
+        seen = sorted(
             {
                 trip.api
                 for trip in evidence.trips
                 if trip.exercise == exercise.name
                 and not _given(evidence.plan, trip.origin)
-                and any(_api_matches(trip.api, f) for f in expand_forbidden(exercise.forbidden))
+                and any(_api_matches(trip.api, f) for f in forbidden)
             }
         )
+        used = proven + [f"{api} (seen running in the checks)" for api in seen]
         if used:
             outcome = outcomes[exercise.name]
             outcome.score = 0.0
             outcome.status = "forbidden"
             outcome.message = (
-                f"{exercise.name}: your code calls {', '.join(used)}, which this exercise asks you "
-                "to build yourself, so it scores 0 (even where the checks passed). Write it with "
-                "basic array or tensor operations instead."
+                f"{exercise.name}: your code calls {', '.join(used)}, which this exercise asks "
+                "you to build yourself, so it scores 0 (even where the checks passed). Write it "
+                "with basic array or tensor operations instead."
             )
 
 

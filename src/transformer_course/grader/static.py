@@ -24,10 +24,19 @@ import importlib
 import sys
 from dataclasses import dataclass
 
+from transformer_course.grader import proof
 from transformer_course.grader.lesson import LessonSpec
 from transformer_course.grader.plan import Plan
 
-__all__ = ["FAMILIES", "Finding", "expand_forbidden", "private_or_opaque", "scan"]
+__all__ = [
+    "FAMILIES",
+    "WIDER",
+    "Finding",
+    "expand_forbidden",
+    "family_of",
+    "private_or_opaque",
+    "scan",
+]
 
 SUSPICIOUS_CALLS = {
     "exec",
@@ -114,9 +123,11 @@ RESOLVABLE = {"torch", "numpy", "scipy", "math"}
 # Below these, any name is flagged: they reach every operator without its public name.
 OPAQUE_PREFIXES = ("torch.ops", "torch._C")
 
-# Each forbidden API stands for every other spelling of the same computation (patterns).
-FAMILIES: tuple[tuple[str, ...], ...] = (
-    (  # softmax (and what gives it in one step: log_softmax, softmin)
+# Each forbidden API stands for every other spelling of the same computation: its family
+# (patterns; every member exists in the torch the course pins, and computes what the
+# family's first member does: tests/test_grader_forbidden.py runs each one).
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "softmax": (  # softmax, and what gives it in one step (log_softmax, softmin)
         "torch.softmax",
         "torch.nn.functional.softmax",
         "torch.special.softmax",
@@ -125,7 +136,6 @@ FAMILIES: tuple[tuple[str, ...], ...] = (
         "torch._safe_softmax",
         "torch._masked_softmax",
         "torch.ops.aten.*softmax*",
-        "torch._C._nn.*softmax*",
         "torch.nn.Softmax",
         "torch.nn.modules.activation.Softmax",
         "torch.nn.Softmax2d",
@@ -139,36 +149,124 @@ FAMILIES: tuple[tuple[str, ...], ...] = (
         "scipy.special.log_softmax",
         "torch.nn.functional.softmin",
         "torch.nn.Softmin",
-        "torch.Tensor.softmin",
     ),
-    (  # attention computed by the library
+    "attention": (  # scaled dot-product attention computed by the library
         "torch.nn.functional.scaled_dot_product_attention",
         "torch._C._nn.scaled_dot_product_attention",
         "torch.ops.aten.*scaled_dot_product*",
         "torch._scaled_dot_product_*",
-        "torch._fused_sdp_choice",
-        "torch._triton_scaled_dot_attention",
+        "torch.nn.attention.flex_attention.flex_attention",
+    ),
+    "multi_head_attention": (
         "torch.nn.MultiheadAttention",
         "torch.nn.modules.activation.MultiheadAttention",
         "torch.nn.functional.multi_head_attention_forward",
         "torch._native_multi_head_attention",
-        "torch._triton_multi_head_attention",
         "torch.ops.aten.*multi_head_attention*",
+    ),
+    "transformer": (
         "torch.nn.Transformer",
         "torch.nn.TransformerEncoderLayer",
         "torch.nn.TransformerDecoderLayer",
         "torch.nn.TransformerEncoder",
         "torch.nn.TransformerDecoder",
+        "torch._transformer_encoder_layer_fwd",
+        "torch.ops.aten.*transformer_encoder_layer*",
     ),
-)
+    "layer_norm": (
+        "torch.nn.LayerNorm",
+        "torch.nn.modules.normalization.LayerNorm",
+        "torch.nn.functional.layer_norm",
+        "torch.layer_norm",
+        "torch.native_layer_norm",
+        "torch.ops.aten.*layer_norm*",
+    ),
+    "group_norm": (
+        "torch.nn.GroupNorm",
+        "torch.nn.functional.group_norm",
+        "torch.group_norm",
+        "torch.native_group_norm",
+        "torch.ops.aten.*group_norm*",
+    ),
+    "rms_norm": (
+        "torch.nn.RMSNorm",
+        "torch.nn.modules.normalization.RMSNorm",
+        "torch.nn.functional.rms_norm",
+        "torch.rms_norm",
+        "torch._fused_rms_norm",
+        "torch.ops.aten.*rms_norm*",
+    ),
+    "one_hot": (
+        "torch.nn.functional.one_hot",
+        "torch._C._nn.one_hot",
+        "torch.ops.aten.one_hot*",
+    ),
+    "embedding": (
+        "torch.nn.functional.embedding",
+        "torch.embedding",
+        "torch.nn.Embedding",
+        "torch.nn.modules.sparse.Embedding",
+        "torch.ops.aten.embedding*",
+        "torch.nn.functional.embedding_bag",
+        "torch.embedding_bag",
+        "torch._embedding_bag*",
+        "torch.nn.EmbeddingBag",
+        "torch.ops.aten.*embedding_bag*",
+    ),
+    "cosine_similarity": (
+        "torch.nn.functional.cosine_similarity",
+        "torch.cosine_similarity",
+        "torch.nn.CosineSimilarity",
+        "torch.nn.modules.distance.CosineSimilarity",
+        "torch.ops.aten.cosine_similarity*",
+    ),
+    "cross_entropy": (
+        "torch.nn.functional.cross_entropy",
+        "torch.nn.CrossEntropyLoss",
+        "torch.nn.modules.loss.CrossEntropyLoss",
+        "torch._C._nn.cross_entropy_loss",
+        "torch.ops.aten.cross_entropy_loss*",
+    ),
+}
+# Families whose APIs can be set up to compute another family's result (attention with
+# identity values is a softmax; GroupNorm with one group over (N, C) is a LayerNorm; a
+# Transformer layer with zero weights is its LayerNorm; an embedding of the identity
+# matrix is one-hot): forbidding a family forbids these too (tests run each such use).
+WIDER: dict[str, tuple[str, ...]] = {
+    "softmax": ("attention",),
+    "attention": ("multi_head_attention",),
+    "multi_head_attention": ("transformer",),
+    "layer_norm": ("group_norm", "transformer"),
+    "one_hot": ("embedding",),
+}
+
+
+def family_of(name: str) -> str | None:
+    """The family a forbidden API belongs to (None: it has none)."""
+    for family, members in FAMILIES.items():
+        if any(_matches(name, member) for member in members):
+            return family
+    return None
+
+
+def _with_wider(families: set[str]) -> set[str]:
+    closed, stack = set(), list(families)
+    while stack:
+        family = stack.pop()
+        if family not in closed:
+            closed.add(family)
+            stack.extend(WIDER.get(family, ()))
+    return closed
 
 
 def expand_forbidden(forbidden: tuple[str, ...] | list[str]) -> tuple[str, ...]:
-    """The forbidden APIs with every member of each family one of them belongs to."""
+    """The forbidden APIs with every member of each family one of them belongs to, and of
+    the families that can compute it (:data:`WIDER`)."""
     names = list(forbidden)
-    for family in FAMILIES:
-        if any(_matches(name, member) for name in forbidden for member in family):
-            names += [member for member in family if member not in names]
+    families = {f for f in map(family_of, forbidden) if f is not None}
+    for family in FAMILIES:  # in a fixed order
+        if family in _with_wider(families):
+            names += [member for member in FAMILIES[family] if member not in names]
     return tuple(names)
 
 
@@ -185,6 +283,7 @@ class Finding:
     what: str  # the dotted name or construct
     line: int = 0
     forbidden: str = ""  # for "forbidden": the member of the exercise's forbidden APIs it is
+    proven: bool = False  # for "forbidden": a call the grader proves (:mod:`.proof`)
 
     def where(self) -> str:
         return f"cell {self.cell + 1}" + (f", line {self.line}" if self.line else "")
@@ -403,25 +502,69 @@ class _CellScan:
                     self.add("reference", module, line)
 
 
+def _proven_findings(
+    spec: LessonSpec, trees: dict[int, ast.Module], learner: dict[int, str | None]
+) -> list[Finding]:
+    """Calls of an exercise's forbidden APIs that the grader proves in its own answer cell
+    (they score 0), and those in helpers of other learner cells it uses by name (they are
+    flagged: which definition runs depends on the order the cells ran in)."""
+    bindings = proof.Bindings(list(trees.values()))
+    findings: list[Finding] = []
+    for index, exercise_name in learner.items():
+        exercise = next((e for e in spec.exercises if e.name == exercise_name), None)
+        if exercise is None or not exercise.forbidden or index not in trees:
+            continue
+        patterns = expand_forbidden(exercise.forbidden)
+        _, names, others = proof.reached(trees[index], exercise.name)
+        pending = [(index, names, others)]
+        visited = {(index, name) for name in names}
+        while pending:
+            cell, names, others = pending.pop()
+            for call in proof.calls_of(trees[cell], names, bindings):
+                pattern = next((p for p in patterns if _matches(call.dotted, p)), None)
+                if pattern is None:
+                    continue
+                own = cell == index
+                what = call.dotted if own else f"{call.dotted} (in {call.via}, which it uses)"
+                findings.append(
+                    Finding(cell, exercise.name, "forbidden", what, call.line, pattern, own)
+                )
+            for other, tree in trees.items():  # helpers defined in other learner cells
+                if other == cell or other not in learner:
+                    continue
+                definitions = proof.definitions(tree)
+                for name in sorted(n for n in others if n in definitions):
+                    if (other, name) in visited:
+                        continue
+                    _, reach, beyond = proof.reached(tree, name)
+                    visited.update((other, n) for n in reach)
+                    pending.append((other, reach, beyond))
+    return findings
+
+
 def scan(plan: Plan, spec: LessonSpec) -> list[Finding]:
     """What the learner's cells mention, in the order the plan runs them."""
     aliases: dict[str, str] = {}
     stars: list[str] = []
     findings: list[Finding] = []
+    trees: dict[int, ast.Module] = {}
     learner = {index: exercise for index, _, exercise in plan.learner_cells}
-    for step in plan.steps:
+    for position, step in enumerate(plan.steps):
         if step.kind != "exec" or not step.source:
             continue
         tree = _python(step.source)
         if tree is None:
             continue
+        trees[step.index if step.index >= 0 else -1 - position] = tree
         _imports(tree, aliases, stars)
         if step.index not in learner:
             continue
         cell = _CellScan(spec, step.index, learner[step.index], aliases, stars)
         cell.tree(tree)
         findings += cell.findings
+    findings += _proven_findings(spec, trees, {i: e for i, e in learner.items() if i in trees})
     unique: dict[tuple, Finding] = {}
     for finding in findings:
-        unique.setdefault((finding.cell, finding.kind, finding.what, finding.exercise), finding)
+        key = (finding.cell, finding.kind, finding.what, finding.exercise, finding.proven)
+        unique.setdefault(key, finding)
     return list(unique.values())
