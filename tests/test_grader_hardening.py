@@ -9,9 +9,11 @@ and an honest control:
 
 from __future__ import annotations
 
+import json
 import textwrap
 
 import pytest
+import torch
 from common import bwrap_installed, solutions, submission
 
 from transformer_course.build import REPO
@@ -186,12 +188,98 @@ STATE_AFTER_CALLS = {
 }
 
 
+TORCH_STATE = (
+    "\nimport sys\nimport torch\ntorch.set_default_device('meta')\ntorch.set_anomaly_enabled(True)\n"
+    "torch.use_deterministic_algorithms(True)\ntorch.set_float32_matmul_precision('medium')\n"
+    "torch.set_autocast_enabled('cpu', True)\ntorch.set_warn_always(True)\n"
+    "_limit = 60\nwhile True:  # as low as the cell's own depth allows\n    try:\n"
+    "        sys.setrecursionlimit(_limit)\n        break\n    except RecursionError:\n"
+    "        _limit += 10\n"
+)
+STATE_OF_TORCH = {  # each cell leaves every other process-wide torch setting changed
+    "softmax": S4["softmax"] + TORCH_STATE,
+    "attention_row": S4["attention_row"] + TORCH_STATE + "_mode = torch.inference_mode()\n"
+    "_mode.__enter__()\n",
+    SDPA: S4[SDPA] + TORCH_STATE + "torch.device('meta').__enter__()\n",
+}
+
+
 @pytest.mark.parametrize(
-    "answers", [STATE_IN_CELLS, STATE_AFTER_CALLS], ids=["in-cells", "after-calls"]
+    "answers",
+    [STATE_IN_CELLS, STATE_AFTER_CALLS, STATE_OF_TORCH],
+    ids=["in-cells", "after-calls", "torch-modes"],
 )
 def test_global_state_a_learner_sets_does_not_cost_points(answers):
     result = grade(L4, submission(L4, dict(S4, **answers)))
     assert all(e.score == e.points for e in result.exercises), explain(result)
+
+
+REPORT = """
+import json, sys, numpy as np, torch
+def report(x):
+    return {
+        "grad": torch.is_grad_enabled(), "inference": torch.is_inference_mode_enabled(),
+        "dtype": str(torch.get_default_dtype()), "device": str(torch.empty(0).device),
+        "function modes": torch._C._len_torch_function_stack(),
+        "threads": torch.get_num_threads(), "anomaly": torch.is_anomaly_enabled(),
+        "deterministic": torch.are_deterministic_algorithms_enabled(),
+        "matmul precision": torch.get_float32_matmul_precision(),
+        "autocast": torch.is_autocast_enabled("cpu"),
+        "matmul dtype": str((x @ x).dtype), "warn always": torch.is_warn_always_enabled(),
+        "recursion": sys.getrecursionlimit(), "numpy errors": np.geterr()["divide"],
+    }
+"""
+CHANGE_EVERYTHING = """
+torch.set_grad_enabled(False)
+torch.set_default_dtype(torch.float64)
+torch.set_default_device("meta")
+torch.set_num_threads(2)
+torch.set_anomaly_enabled(True)
+torch.use_deterministic_algorithms(True)
+torch.set_float32_matmul_precision("medium")
+torch.set_autocast_enabled("cpu", True)
+torch.set_warn_always(True)
+np.seterr(all="raise")
+class Doubling(torch.overrides.TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
+Doubling().__enter__()
+_inference = torch.inference_mode()
+_inference.__enter__()
+sys.setrecursionlimit(900)
+print(json.dumps(report(torch.ones(2, 2, device="cpu", dtype=torch.float32))))
+"""
+
+
+@pytest.mark.parametrize("mode", ["process", "bwrap"] if MODE == "bwrap" else ["process"])
+def test_every_process_wide_setting_is_pinned_for_a_call_and_the_learners_come_back(mode):
+    """A cell changes every process-wide setting torch, numpy and Python have that a check's
+    call could see; the call sees the pinned value of each, and the cell after it the
+    learner's own again."""
+    from transformer_course.grader.lesson import LessonSpec
+    from transformer_course.grader.session import Session
+
+    spec = LessonSpec("99_state", [], [], [], modules={}, guarded={}, checks_fingerprint="",
+                      fingerprint="state", extra={"checks": {}})  # fmt: skip
+    session = Session(spec, LIMITS, mode)
+    session.start()
+    try:
+        assert session.exec_cell(0, REPORT)["status"] == "ok"
+        pinned_by_default = session.resolve("report")(torch.ones(2, 2))
+        changed = session.exec_cell(1, CHANGE_EVERYTHING)
+        assert changed["status"] == "ok", changed
+        learners = json.loads(changed["output"].strip().splitlines()[-1])
+        during_a_call = session.resolve("report")(torch.ones(2, 2))
+        after = session.exec_cell(
+            2, "print(json.dumps(report(torch.ones(2, 2, device='cpu', dtype=torch.float32))))"
+        )
+        restored = json.loads(after["output"].strip().splitlines()[-1])
+    finally:
+        session.close()
+    assert during_a_call == pinned_by_default, (during_a_call, pinned_by_default)
+    differs = {k for k in learners if learners[k] != pinned_by_default[k]}
+    assert differs == set(pinned_by_default), set(pinned_by_default) - differs  # all changed
+    assert restored == learners
 
 
 DEATHS = {
