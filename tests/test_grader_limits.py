@@ -10,13 +10,14 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 import pytest
 from common import bwrap_installed
 
-from transformer_course.grader import kernel_limits, sandbox, seccomp_filter
+from transformer_course.grader import cli, kernel_limits, sandbox, seccomp_filter
 from transformer_course.grader.lesson import LessonSpec
 from transformer_course.grader.session import Session
 
@@ -147,10 +148,51 @@ def test_memory_is_limited_by_the_cgroup_beyond_the_address_space_limit():
         ))  # fmt: skip
         assert outcome["status"] == "crashed", outcome
         assert "allocated" not in outcome["output"]
-        assert "memory" in outcome["error"], outcome["error"]
+        assert "killed by the kernel for using more than the 300 MB of memory" in outcome["error"]
         assert session.zygote.cgroup.oom_kills() >= 1
     finally:
         session.close()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_kill_that_is_not_for_memory_is_not_called_one(mode):
+    """A process killed by SIGKILL while the memory cgroup counted no out-of-memory kill is
+    not said to have used too much memory; where no memory cgroup is in force, the message
+    says the grader cannot tell."""
+    _, cgroups = _kernel_mechanisms_held()
+    session = _session(mode)
+    try:
+        process = session.process  # killed from outside (a learner process may be a pid 1)
+        killer = threading.Timer(2.0, lambda: process.zygote.kill(process.pid))
+        killer.start()
+        outcome = session.exec_cell(0, "import time\ntime.sleep(30)")
+        killer.join()
+        honest = session.exec_cell(1, "print('still graded')")
+    finally:
+        session.close()
+    assert outcome["status"] == "crashed", outcome
+    assert "for using more than" not in outcome["error"], outcome["error"]
+    if cgroups:
+        assert "not for memory (the kernel counted no out-of-memory kill)" in outcome["error"]
+    else:
+        assert "cannot tell the grader which" in outcome["error"], outcome["error"]
+    assert honest["status"] == "ok" and "still graded" in honest["output"]
+
+
+@pytest.mark.parametrize(
+    ("oom", "said"),
+    [
+        (True, "killed by the kernel for using more than the 2048 MB of memory allowed"),
+        (False, "not for memory"),
+        (None, "this machine cannot tell the grader which"),
+    ],
+)
+def test_killed_for_memory_is_said_only_when_the_kernel_counted_it(oom, said):
+    from transformer_course.grader.session import describe_death
+
+    message = describe_death({"signal": signal.SIGKILL, "exit": None, "oom": oom}, LIMITS)
+    assert said in message
+    assert ("for using more than" in message) is bool(oom)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -451,8 +493,9 @@ def test_the_check_timeout_holds_on_the_graders_side():
 def _reference_session(module: str, names: tuple[str, ...]) -> Session:
     """A session whose guarded module is ``module`` with ``names`` not released: a call of one
     of them from the sandbox is run by the grader on the learner's arguments."""
-    limits = sandbox.Limits(cell_timeout=60, check_timeout=15, submission_timeout=300,
-                            reference_timeout=3)  # fmt: skip
+    options = ["99_reference", "--cell-timeout", "60", "--check-timeout", "15",
+               "--submission-timeout", "300", "--reference-timeout", "3"]  # fmt: skip
+    limits = cli.limits_from(cli.parser().parse_args(options))  # as course-grader sets them
     guarded = {"module": f"transformer_course.reference.{module}", "base": "", "blocks": {},
                "names": dict.fromkeys(names, "function")}  # fmt: skip
     spec = LessonSpec("99_reference", [], [], [], modules={}, guarded=guarded,
@@ -501,6 +544,21 @@ def test_a_slow_call_of_the_reference_is_stopped_at_its_budget():
         assert again["outcome"] == "ok", again
     finally:
         session.close()
+
+
+def test_the_reference_timeout_is_an_option_of_the_command(capsys):
+    """``--reference-timeout`` sits beside ``--check-timeout`` in --help, reaches the limits
+    (the test above runs under 3 s from it), defaults to the limits' own default and must be
+    positive."""
+    with pytest.raises(SystemExit):
+        cli.parser().parse_args(["--help"])
+    assert "--reference-timeout" in capsys.readouterr().out
+    default = cli.limits_from(cli.parser().parse_args(["04_attention"]))
+    assert default.reference_timeout == sandbox.Limits().reference_timeout == 10.0
+    set_here = cli.parser().parse_args(["04_attention", "--reference-timeout", "2.5"])
+    assert cli.limits_from(set_here).reference_timeout == 2.5
+    with pytest.raises(SystemExit, match="--reference-timeout must be positive"):
+        cli.limits_from(cli.parser().parse_args(["04_attention", "--reference-timeout", "0"]))
 
 
 def test_a_call_of_the_reference_that_implies_a_huge_result_is_refused():

@@ -107,6 +107,13 @@ def parser() -> argparse.ArgumentParser:
         "--check-timeout", type=float, default=60.0, help="seconds per exercise's checks (60)"
     )
     p.add_argument(
+        "--reference-timeout",
+        type=float,
+        default=10.0,
+        help="seconds the grader gives one call of the course's reference that learner code "
+        "makes before that exercise is graded; the grader runs it on its own side (10)",
+    )
+    p.add_argument(
         "--submission-timeout", type=float, default=900.0, help="seconds per notebook (900)"
     )
     p.add_argument("--memory-mb", type=int, default=2048, help="memory per notebook (2048 MB)")
@@ -142,6 +149,24 @@ def _lessons(requested: list[str], course_dir: Path) -> list[str]:
     return requested
 
 
+def limits_from(args: argparse.Namespace):
+    """The sandbox's and the grader's limits (:class:`.sandbox.Limits`) the command line
+    asks for."""
+    from transformer_course.grader import sandbox
+
+    for option in ("cell_timeout", "check_timeout", "reference_timeout", "submission_timeout"):
+        if not getattr(args, option) > 0:
+            raise SystemExit(f"course-grader: --{option.replace('_', '-')} must be positive")
+    return sandbox.Limits(
+        cell_timeout=args.cell_timeout,
+        check_timeout=args.check_timeout,
+        reference_timeout=args.reference_timeout,
+        submission_timeout=args.submission_timeout,
+        memory_mb=args.memory_mb,
+        cpu_s=int(args.submission_timeout) + 60,
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     from transformer_course.grader import collect, distribute, feedback, gradebook, sandbox
@@ -161,13 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     feedback_dir = course_dir / settings["feedback"]
     db_url = gradebook.absolute_db_url(args.db or settings["db_url"], course_dir)
     export = None if args.no_export else (args.export or course_dir / "autograde" / "grades.csv")
-    limits = sandbox.Limits(
-        cell_timeout=args.cell_timeout,
-        check_timeout=args.check_timeout,
-        submission_timeout=args.submission_timeout,
-        memory_mb=args.memory_mb,
-        cpu_s=int(args.submission_timeout) + 60,
-    )
+    limits = limits_from(args)
     try:
         iso = sandbox.isolation(args.sandbox) if not args.scheduler else None
     except RuntimeError as exc:

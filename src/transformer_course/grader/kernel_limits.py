@@ -319,6 +319,11 @@ class SandboxCgroup:
             value = str(self.base_pids + pids) if pids else "max"
             _write(os.path.join(self.paths["pids"], "pids.max"), value)
 
+    @property
+    def limits_memory(self) -> bool:
+        """A memory controller of this cgroup is in force (its oom-kill count means something)."""
+        return "memory" in self.paths
+
     def oom_kills(self) -> int:
         """How many processes the kernel killed for the memory limit so far."""
         if "memory" not in self.paths:

@@ -637,7 +637,8 @@ class Zygote:
         if not reply.get("ok") or type(reply.get("pid")) is not int:
             ours.close()
             raise ZygoteError(f"the sandbox could not start a learner process: {reply}")
-        return LearnerProcess(self, ours, reply["pid"])
+        oom_kills = self.cgroup.oom_kills() if self.cgroup and self.cgroup.limits_memory else None
+        return LearnerProcess(self, ours, reply["pid"], oom_kills)
 
     def kill(self, pid: int) -> None:
         self._send({"op": "kill", "pid": pid})
@@ -772,10 +773,11 @@ def _remove_tree(path: Path) -> None:
 class LearnerProcess:
     """One learner process: its socket, and how to stop it."""
 
-    def __init__(self, zygote: Zygote, sock: socket.socket, pid: int):
+    def __init__(self, zygote: Zygote, sock: socket.socket, pid: int, oom_kills: int | None = None):
         self.zygote = zygote
         self.sock = sock
         self.pid = pid
+        self.oom_kills = oom_kills  # the memory cgroup's count when it started (None: none)
         self.killed = False
         self._status: dict | None = None
 
@@ -786,6 +788,14 @@ class LearnerProcess:
                 self.zygote.kill(self.pid)
             except ZygoteError:
                 self.zygote.stop()
+
+    def oom_killed(self) -> bool | None:
+        """Did the kernel kill a process of the sandbox for memory since this one started?
+        (None: no memory cgroup is in force, so only the kernel's log could say.)"""
+        cgroup = self.zygote.cgroup
+        if self.oom_kills is None or cgroup is None:
+            return None
+        return cgroup.oom_kills() > self.oom_kills
 
     def interrupt(self) -> bool:
         try:

@@ -120,12 +120,29 @@ SIGNALS = {
 
 
 def describe_death(status: dict, limits: sandbox.Limits) -> str:
+    """How the learner process ended, in plain words. ``status["oom"]``: whether the kernel's
+    count of out-of-memory kills in the sandbox's memory cgroup went up while it ran (None:
+    no memory cgroup is in force, so the grader cannot tell); "killed for memory" is said
+    only when the kernel counted it."""
     sig = status.get("signal")
     code = status.get("exit")
     if sig == signal.SIGKILL:
+        oom = status.get("oom")
+        if oom:
+            return (
+                "your code's process was killed by the kernel for using more than the "
+                f"{limits.memory_mb} MB of memory allowed"
+            )
+        if oom is None:
+            return (
+                "your code's process was killed (SIGKILL): by the system for using too much "
+                f"memory, or for more than {limits.cpu_s} s of CPU time (this machine cannot "
+                "tell the grader which)"
+            )
         return (
-            "your code's process was killed: it probably used more memory than the "
-            f"{limits.memory_mb} MB allowed, or more than {limits.cpu_s} s of CPU time"
+            "your code's process was killed (SIGKILL), not for memory (the kernel counted no "
+            f"out-of-memory kill): more than {limits.cpu_s} s of CPU time, or a kill signal "
+            "your code sent itself"
         )
     if sig in SIGNALS:
         return f"your code's process {SIGNALS[sig]}"
@@ -226,7 +243,8 @@ class Session:
         process = self.process
         if not dead:
             process.kill()
-        status = process.status(timeout=3.0 if dead else 5.0)
+        status = dict(process.status(timeout=3.0 if dead else 5.0))
+        status["oom"] = process.oom_killed()
         try:
             process.sock.close()
         except OSError:
