@@ -338,6 +338,59 @@ print(json.dumps({{"found": found[:20], "bwrap": len(bwrap), "read": len(texts)}
 
 
 # ----------------------------------------------------------------------- temp folders
+MOUNTS = """
+import json, os, sys
+mounts = []
+for line in open("/proc/self/mountinfo"):
+    fields = line.split()
+    mounts.append([fields[3], fields[4], fields[fields.index("-") + 1]])
+print(json.dumps({"mounts": mounts, "prefixes": [sys.prefix, sys.base_prefix],
+                  "outside": os.path.exists(OUTSIDE), "home": os.path.exists(HOME)}))
+"""
+VIRTUAL = {"tmpfs", "proc", "devtmpfs", "devpts", "mqueue", "sysfs"}
+
+
+@needs_bwrap
+def test_the_host_paths_a_sandbox_shows_are_the_python_installation_and_the_staged_package(
+    tmp_path, monkeypatch
+):
+    """What README says stays visible, and nothing else: /proc/self/mountinfo names as host
+    sources only the system folders, a few /etc files, the Python installation's folders
+    (which sys.prefix shows anyway) and the staged package in a ``course-grader-*`` folder;
+    a folder on the grader's sys.path that is not part of the installation (``python -m``
+    run from a home folder puts it there) is not mounted, nor is anything else of the
+    repository or of $HOME."""
+    outside = tmp_path / "a-home-folder"
+    outside.mkdir()
+    (outside / "private.txt").write_text("not for learners")
+    monkeypatch.syspath_prepend(str(outside))
+    sandbox.shutdown()  # a zygote started with that sys.path
+    session = _session("bwrap")
+    try:
+        cell = MOUNTS.replace("OUTSIDE", repr(str(outside / "private.txt")))
+        seen = _run(session, cell.replace("HOME", repr(os.path.expanduser("~/.bashrc"))))
+    finally:
+        session.close()
+        sandbox.shutdown()
+    python = sandbox._python_paths(sandbox._hidden_roots())
+    allowed = {*sandbox.SYSTEM_DIRS, *python, *map(os.path.realpath, sandbox.ETC_FILES)}
+    staged = os.path.join(tempfile.gettempdir(), f"{sandbox.TEMP_PREFIX}*", "staged")
+    host = [(source, point) for source, point, kind in seen["mounts"] if kind not in VIRTUAL]
+    unexpected = [
+        (source, point)
+        for source, point in host
+        if source not in allowed
+        and not (point == sandbox.STAGED_MOUNT and Path(source).match(staged))
+    ]
+    assert unexpected == [], host
+    assert [p for _, p in host if p == sandbox.STAGED_MOUNT] == [sandbox.STAGED_MOUNT]
+    assert str(outside) not in python and not seen["outside"], seen
+    assert not seen["home"]
+    repo = str(Path(sandbox.PACKAGE_DIR).parents[1])
+    assert all(not s.startswith(repo) or s.startswith(sys.prefix) for s, _ in host), host
+    assert seen["prefixes"] == [sys.prefix, sys.base_prefix]  # visible, as README says
+
+
 def _lock_in_child(folder: Path) -> subprocess.Popen:
     code = (
         "import fcntl, os, sys, time\n"

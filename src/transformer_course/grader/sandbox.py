@@ -305,7 +305,9 @@ def stage_package(destination: Path) -> Path:
 
 
 def _python_paths(repo_hidden: list[str]) -> list[str]:
-    """Folders of the Python installation that the sandbox needs (read-only)."""
+    """Folders of the Python installation that the sandbox needs (read-only): its prefixes,
+    and package folders (``site-packages``, ``dist-packages``) outside them. Other entries of
+    ``sys.path`` are not: ``python -m`` puts the current folder there (a home folder, say)."""
     candidates = {
         sys.prefix,
         sys.exec_prefix,
@@ -315,7 +317,8 @@ def _python_paths(repo_hidden: list[str]) -> list[str]:
     }
     for entry in sys.path:
         if entry and os.path.isdir(entry):
-            candidates.add(entry)
+            if Path(entry).name in ("site-packages", "dist-packages"):
+                candidates.add(entry)
     paths = set()
     for candidate in candidates:
         for path in {os.path.abspath(candidate), os.path.realpath(candidate)}:
