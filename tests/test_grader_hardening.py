@@ -383,6 +383,44 @@ def test_every_spelling_of_a_forbidden_api_is_flagged_or_zeroed(index):
         assert got[name].score == 0 or flagged, (name, answers[name], explain(result))
 
 
+def never_taken(name: str, call: str, setup: str) -> str:
+    """The honest solution of ``name`` with a forbidden call on a branch no check takes (so
+    nothing sees it run, and a tripwire inside the sandbox never fires)."""
+    return (
+        f"{S4[name]}\n{setup}\n_honest_{name} = {name}\n\n\n"
+        f"def {name}(*args, **kwargs):\n    if len(args) > 99:\n        return {call}\n"
+        f"    return _honest_{name}(*args, **kwargs)\n"
+    )
+
+
+PROVEN_UNSEEN = [
+    {
+        "softmax": never_taken("softmax", "F.softmax(torch.as_tensor(args[0]), -1)",
+                               "import torch\nimport torch.nn.functional as F"),
+        SDPA: never_taken(SDPA, "torch.nn.MultiheadAttention(4, 1)", "import torch"),
+    },
+    {
+        "softmax": never_taken("softmax", "attend(*args)",
+                               "from torch.nn.functional import scaled_dot_product_attention "
+                               "as attend"),
+        "attention_row": never_taken("attention_row", "vars(F)['scaled_dot_product_attention']"
+                                     "(*args)", "import torch.nn.functional as F"),
+    },
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("answers", PROVEN_UNSEEN, ids=["functional-module", "alias-vars"])
+def test_a_proven_call_scores_0_even_where_no_check_saw_it_run(answers):
+    """The grader's parse proves the call in the exercise's own cell: 0 with the reason, not
+    a flag (a tripwire in the sandbox cannot see a branch the checks never take)."""
+    result = grade(L4, submission(L4, dict(S4, **answers)))
+    got = {e.name: e for e in result.exercises}
+    for name in answers:
+        assert got[name].score == 0 and got[name].status == "forbidden", explain(result)
+        assert "which this exercise asks you to build yourself" in got[name].message
+    assert all(e.score == e.points for e in result.exercises if e.name not in answers)
+
+
 def test_honest_idioms_are_not_flagged():
     """Honest controls: the library's softmax in a cell after softmax is graded, and in the
     attention functions (which forbid only the library's attention) raise no flag."""
