@@ -529,6 +529,9 @@ PROVEN = {  # (lesson, exercise, answer cell): each calls a family member the gr
     "rms_norm-torch": ("11_language_model", "RMSNorm", cell(
         "import torch", "class RMSNorm(torch.nn.Module):", "    def forward(self, x):",
         "        return torch.rms_norm(x, x.shape[-1:], None, 1e-6)")),
+    "a-star-import-of-a-known-library-elsewhere": ("04_attention", "softmax", cell(
+        "from numpy import *", "import torch", "def softmax(x, axis=-1):",
+        f"    return torch.softmax({T}, axis).numpy()")),
     "gqa-enable_gqa": ("12_inference", "grouped_query_attention", cell(
         "import torch.nn.functional as F", "def grouped_query_attention(q, k, v, mask=None):",
         "    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=True)")),
@@ -547,6 +550,9 @@ NOT_PROVEN = {  # (lesson, exercise, answer cell, what the flag names)
     "a-tensor-method": ("04_attention", "softmax", cell(
         "import torch", "def softmax(x, axis=-1):", f"    return {T}.softmax(axis).numpy()"),
         "<tensor>.softmax"),
+    "a-star-import-that-may-bind-anything": ("04_attention", "softmax", cell(
+        "from os import *", "import torch", "def softmax(x, axis=-1):",
+        f"    return torch.softmax({T}, axis).numpy()"), "from os import *"),
     "a-module-rebound-in-another-cell": ("04_attention", "softmax", cell(
         "import torch", "def softmax(x, axis=-1):", f"    return torch.softmax({T}, axis).numpy()",
         "def _later():", "    global torch", "    torch = None"), "torch.softmax"),

@@ -22,6 +22,7 @@ import ast
 import fnmatch
 import importlib
 import sys
+import warnings
 from dataclasses import dataclass
 
 from transformer_course.grader import proof
@@ -346,8 +347,10 @@ def _resolve(dotted: str):
             except Exception:
                 continue
             try:
-                for attr in parts[cut:]:
-                    obj = getattr(obj, attr)
+                with warnings.catch_warnings():  # numpy warns on some old aliases
+                    warnings.simplefilter("ignore")
+                    for attr in parts[cut:]:
+                        obj = getattr(obj, attr)
                 result = obj
             except AttributeError:
                 result = None
@@ -483,6 +486,9 @@ class _CellScan:
                 for alias in node.names:
                     if alias.name != "*":
                         self.name(f"{node.module}.{alias.name}", line, called=False)
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            if (node.module or "").split(".")[0] not in RESOLVABLE or node.level:
+                self.add("dynamic", f"from {node.module} import * (binds unknown names)", line)
         for module in modules:
             top = module.split(".")[0]
             if top in SUSPICIOUS_MODULES:
