@@ -8,7 +8,9 @@ class's submissions. The pieces:
   :mod:`.gradebook`: nbgrader's gradebook (written by the coordinating process only);
   :mod:`.feedback`: per-student HTML.
 * :mod:`.runner`: grades one submission; :mod:`.plan`: which cells run and where each
-  exercise is checked; :mod:`.static`: what the learner's code mentions;
+  exercise is checked; :mod:`.static`: what the learner's code mentions (and each
+  forbidden API's family); :mod:`.proof`: which forbidden calls its own answer cell is
+  proven to make; :mod:`.policies`: what the evidence does to scores and flags;
   :mod:`.lesson`: what the grader knows about a lesson, as plain data.
 * :mod:`.session`, :mod:`.proxy`: the grader's side of the sandbox, and stand-ins for
   the learner's functions, classes and modules; :mod:`.codec`: the only format that
