@@ -355,67 +355,80 @@ class BlockAdjacent(ref.DecoderBlock):
 
 
 # ---------------------------------------------------------------------------------- GPT
-class GptNoFinalNorm(ref.GPT):
-    def forward(self, ids):
-        x = self.embedding(ids)
-        for layer in self.layers:
-            x = layer(x)
-        return x @ self.embedding.weight.T
+class _Gpt(ref.GPT):
+    """The reference with knobs for the classic mistakes and other correct output layers.
+    ``attention``: the attention class of every block (None: the reference's); ``head``:
+    "matmul" (x @ embedding.weight.T), "f_linear" (F.linear with the embedding's weight),
+    "lm_head" (nanoGPT: an nn.Linear sharing the embedding's weight) or "untied" (an
+    nn.Linear of its own)."""
 
-
-class GptScaled(ref.GPT):
-    def forward(self, ids):
-        x = self.embedding(ids) * math.sqrt(self.embedding.weight.shape[1])
-        for layer in self.layers:
-            x = layer(x)
-        return self.norm(x) @ self.embedding.weight.T
-
-
-class GptProbabilities(ref.GPT):
-    def forward(self, ids):
-        return torch.softmax(super().forward(ids), dim=-1)
-
-
-class GptUntied(ref.GPT):
-    def __init__(self, vocab_size, d_model, *args, **kwargs):
-        super().__init__(vocab_size, d_model, *args, **kwargs)
-        self.output = nn.Linear(d_model, vocab_size, bias=False)
-
-    def forward(self, ids):
-        x = self.embedding(ids)
-        for layer in self.layers:
-            x = layer(x)
-        return self.output(self.norm(x))
-
-
-class GptTiedLinear(ref.GPT):
-    """nanoGPT's weight tying: an lm_head nn.Linear sharing the embedding's weight."""
-
-    def __init__(self, vocab_size, d_model, *args, **kwargs):
-        super().__init__(vocab_size, d_model, *args, **kwargs)
-        self.lm_head = nn.Linear(d_model, vocab_size, bias=False)
-        self.lm_head.weight = self.embedding.weight
-
-    def forward(self, ids):
-        x = self.embedding(ids)
-        for layer in self.layers:
-            x = layer(x)
-        return self.lm_head(self.norm(x))
-
-
-class GptAdjacent(ref.GPT):
-    """Adjacent-pair RoPE in every block, and F.linear for the tied output."""
+    attention = None
+    scale_embedding = False
+    final_norm = True
+    head = "matmul"
+    probabilities = False
 
     def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, eps=1e-5):
         super().__init__(vocab_size, d_model, num_heads, d_ff, num_layers, eps)
-        for layer in self.layers:
-            layer.attn = AttentionAdjacent(d_model, num_heads)
+        if self.attention is not None:
+            for layer in self.layers:
+                layer.attn = self.attention(d_model, num_heads)
+        if self.head == "lm_head":
+            self.lm_head = nn.Linear(d_model, vocab_size, bias=False)
+            self.lm_head.weight = self.embedding.weight
+        if self.head == "untied":
+            self.output = nn.Linear(d_model, vocab_size, bias=False)
 
     def forward(self, ids):
         x = self.embedding(ids)
+        if self.scale_embedding:
+            x = x * math.sqrt(self.embedding.weight.shape[1])
         for layer in self.layers:
             x = layer(x)
-        return F.linear(self.norm(x), self.embedding.weight)
+        if self.final_norm:
+            x = self.norm(x)
+        if self.head == "lm_head":
+            logits = self.lm_head(x)
+        elif self.head == "untied":
+            logits = self.output(x)
+        elif self.head == "f_linear":
+            logits = F.linear(x, self.embedding.weight)
+        else:
+            logits = x @ self.embedding.weight.T
+        return torch.softmax(logits, dim=-1) if self.probabilities else logits
+
+
+class GptNoFinalNorm(_Gpt):
+    final_norm = False
+
+
+class GptScaled(_Gpt):
+    scale_embedding = True
+
+
+class GptProbabilities(_Gpt):
+    probabilities = True
+
+
+class GptUntied(_Gpt):
+    head = "untied"
+
+
+class GptNotCausal(_Gpt):
+    attention = AttentionNotCausal
+
+
+class GptTiedLinear(_Gpt):
+    """nanoGPT's weight tying: an lm_head nn.Linear sharing the embedding's weight."""
+
+    head = "lm_head"
+
+
+class GptAdjacent(_Gpt):
+    """Adjacent-pair RoPE in every block, and F.linear for the tied output."""
+
+    attention = AttentionAdjacent
+    head = "f_linear"
 
 
 # ------------------------------------------------------------------------------- sample
@@ -524,6 +537,7 @@ MISTAKES = [
     Mistake(check_GPT, GptScaled, r"sqrt\(d_model\)"),
     Mistake(check_GPT, GptProbabilities, r"returns probabilities"),
     Mistake(check_GPT, GptUntied, r"not tied to the embedding"),
+    Mistake(check_GPT, GptNotCausal, r"GPT's logits at a position depend on the tokens after"),
     Mistake(check_sample, _sampler(temperature_at="probs"), r"whatever the temperature"),
     Mistake(check_sample, _sampler(top_p_rule="too_few"), r"one token too few"),
     Mistake(check_sample, _sampler(top_p_rule="too_many"), r"one token too many"),
