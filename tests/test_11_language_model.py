@@ -690,3 +690,36 @@ def test_untouched_student_notebook_shows_the_trained_model(monkeypatch):
     assert not problems, "\n".join(problems)
     assert "validation loss" in printed and "bigram" in printed
     assert "--- temperature 0.8:" in printed
+
+
+def test_the_readme_states_the_shipped_record_which_meets_the_target():
+    """The README's lesson-11 paragraph gives the checkpoint's recorded figures (none
+    typed by hand out of step with the record), and the record meets the lesson's target:
+    at most 5 minutes of training, a validation loss at least half a nat per token below
+    the bigram baseline."""
+    from common import REPO
+
+    from transformer_course.checkpoints import language_model as shipped
+
+    record = shipped.load_record()
+    config, corpus = record["config"], record["corpus"]
+    readme = (REPO / "README.md").read_text()
+    paragraph = readme.split("**Lesson 11's training, measured.**")[1].split("```")[0]
+    paragraph = " ".join(paragraph.split())  # line breaks folded
+    figures = [
+        f"{record['parameters']:,} parameters",
+        f"d_model {config['d_model']}, {config['num_layers']} layers, {config['num_heads']} heads",
+        f"SwiGLU width {config['d_ff']}, {corpus['vocab_size']} byte-pair tokens",
+        f"{config['steps']} steps of {config['batch_size']} windows of {config['block_size']} tokens",
+        f"on {len(corpus['train_modules'])} modules",
+        f"({corpus['train_tokens']:,} tokens",
+        f"on {len(corpus['validation_modules'])} other modules",
+        f"{record['training']['seconds']:.0f} s of training",
+        f"validation loss {record['validation_loss']:.3f} nats",
+        f"{record['baselines']['bigram']:.3f} for the bigram",
+        f"{record['baselines']['unigram']:.3f} for the unigram",
+    ]
+    assert [figure for figure in figures if figure not in paragraph] == []
+    assert config["num_threads"] == 1 and "on one thread" in paragraph
+    assert record["training"]["seconds"] <= 5 * 60
+    assert record["validation_loss"] <= record["baselines"]["bigram"] - 0.5
