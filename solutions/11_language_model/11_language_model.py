@@ -77,7 +77,7 @@ from transformer_course.checks.language_model import (
     check_sample,
     check_SwiGLU,
 )
-from transformer_course.plotting import heatmap, running_headless
+from transformer_course.plotting import attention_heads, heatmap, running_headless
 
 # Earlier lessons, the reference versions: attention (04), heads (05), the causal
 # mask (06) and lesson 10's progress bar.
@@ -88,6 +88,7 @@ from transformer_course.reference.multi_head_attention import merge_heads, split
 from transformer_course.reference.training import progress_bar
 
 torch.set_printoptions(precision=3, sci_mode=False)
+torch.set_num_threads(1)  # small models run fastest on one thread (lesson 10, section 7)
 
 # %% [markdown]
 # ## 1. A language model predicts the next token
@@ -1002,7 +1003,8 @@ print(
 if TRAIN_LIVE:
     model, history = train_language_model(corpus)
 else:
-    _, short_run = train_language_model(corpus, max_steps=5)  # the loop runs; results: below
+    # a 5-step demonstration that the loop runs (validated on 2 batches); results: below
+    _, short_run = train_language_model(corpus, {"eval_batches": 2}, max_steps=5)
     model = shipped_model.load_model(shipped)
     history = shipped["training"]
 validation_loss = estimate_loss(model, corpus.validation, DEFAULT_CONFIG)
@@ -1084,23 +1086,18 @@ line = "    def __repr__(self):\n        return f'{self.name}({self.value!r})'\n
 line_ids = torch.tensor([stdlib_corpus.encode(line, corpus.merges)])  # (1, len)
 labels = [repr(corpus.decode([i]))[1:-1] for i in line_ids[0]]
 maps = (attention_maps if TRAIN_LIVE else ref.attention_maps)(model, line_ids)
+shown = (0, len(maps) - 1)  # the first and the last block
 heads = maps[0].shape[0]
-fig, axes = plt.subplots(2, heads, figsize=(4 * heads, 8))
-for row, block in enumerate((0, len(maps) - 1)):
-    for head in range(heads):
-        heatmap(
-            maps[block][head],
-            ax=axes[row, head],
-            row_labels=labels,
-            col_labels=labels,
-            title=f"block {block}, head {head}",
-            xlabel="key",
-            ylabel="query",
-            vmin=0,
-            vmax=1,
-        )
-        axes[row, head].tick_params(labelsize=6)
-plt.tight_layout()
+fig = attention_heads(
+    torch.cat([maps[block] for block in shown]),  # (2 * num_heads, len, len)
+    labels,
+    labels,
+    max_cols=heads,
+    head_titles=[f"block {block}, head {head}" for block in shown for head in range(heads)],
+    title="what the trained model attends to",
+)
+for ax in fig.axes:
+    ax.tick_params(labelsize=6)
 plt.show()
 
 # %% [markdown]
