@@ -827,26 +827,48 @@ def _causal_property(c: Checker, module, x: torch.Tensor, call: str, message: st
     c.expect_true(float(earlier) < 1e-5, f"{call}: {message}")
 
 
-def check_CausalSelfAttention(cls, *, hidden: bool = False) -> None:
-    with Checker("CausalSelfAttention", hidden=hidden) as c:
+def _check_layer(
+    cls,
+    hidden: bool,
+    name: str,
+    args: Callable[[_ModelCase], tuple],
+    oracle_f: Callable[..., torch.Tensor],
+    table: Mapping[str, Mapping[str, Any]],
+    scale: float,
+) -> None:
+    """The check of a layer of the GPT that maps x (batch, len, d_model) to the same
+    shape: ``cls(*args(case))`` with deterministic weights, against ``oracle_f(x, state,
+    num_heads)`` (with the ``table``'s mistakes), then its causal property."""
+    with Checker(name, hidden=hidden) as c:
         c.require_callable(cls)
         for case in _HIDDEN_ATTENTION if hidden else _VISIBLE_ATTENTION:
             module, built, state = build(
                 c,
                 cls,
-                case.d_model,
-                case.num_heads,
-                name="CausalSelfAttention",
-                reference=ref.CausalSelfAttention(case.d_model, case.num_heads),
+                *args(case),
+                name=name,
+                reference=getattr(ref, name)(*args(case)),
                 seed=case.seed,
                 mode="eval",
             )
-            x = randn((case.batch, case.length, case.d_model), case.seed)
+            x = randn((case.batch, case.length, case.d_model), case.seed, scale=scale)
             what = f"{built}(x {tuple(x.shape)})"
             got = c.call(module, x, call_repr=what, hints=_ATTENTION_HINTS)
             expect_tensor_result(c, got, tuple(x.shape), what)
-            oracle = functools.partial(attention_f, x, state, case.num_heads)
-            _expect_oracle_and_causal(c, module, x, got, oracle, what, _ATTENTION_MISTAKES, _FUTURE)
+            oracle = functools.partial(oracle_f, x, state, case.num_heads)
+            _expect_oracle_and_causal(c, module, x, got, oracle, what, table, _FUTURE)
+
+
+def check_CausalSelfAttention(cls, *, hidden: bool = False) -> None:
+    _check_layer(
+        cls,
+        hidden,
+        "CausalSelfAttention",
+        lambda case: (case.d_model, case.num_heads),
+        attention_f,
+        _ATTENTION_MISTAKES,
+        scale=1.0,
+    )
 
 
 _POST = (
@@ -877,25 +899,15 @@ _BLOCK_MISTAKES = {  # {message: block_f's knobs for that mistake}
 
 
 def check_DecoderBlock(cls, *, hidden: bool = False) -> None:
-    with Checker("DecoderBlock", hidden=hidden) as c:
-        c.require_callable(cls)
-        for case in _HIDDEN_ATTENTION if hidden else _VISIBLE_ATTENTION:
-            args = (case.d_model, case.num_heads, case.d_ff)
-            module, built, state = build(
-                c,
-                cls,
-                *args,
-                name="DecoderBlock",
-                reference=ref.DecoderBlock(*args),
-                seed=case.seed,
-                mode="eval",
-            )
-            x = randn((case.batch, case.length, case.d_model), case.seed, scale=2.0)
-            what = f"{built}(x {tuple(x.shape)})"
-            got = c.call(module, x, call_repr=what, hints=_ATTENTION_HINTS)
-            expect_tensor_result(c, got, tuple(x.shape), what)
-            oracle = functools.partial(block_f, x, state, case.num_heads)
-            _expect_oracle_and_causal(c, module, x, got, oracle, what, _BLOCK_MISTAKES, _FUTURE)
+    _check_layer(
+        cls,
+        hidden,
+        "DecoderBlock",
+        lambda case: (case.d_model, case.num_heads, case.d_ff),
+        block_f,
+        _BLOCK_MISTAKES,
+        scale=2.0,
+    )
 
 
 _UNTIED = (
