@@ -337,18 +337,24 @@ class BlockNoResidual(ref.DecoderBlock):
         return self.feed_forward(self.norm2(self.attn(self.norm1(x))))
 
 
-class BlockNotCausal(ref.DecoderBlock):
+class _Block(ref.DecoderBlock):
+    """The reference block with another attention class."""
+
+    attention = _Attention
+
     def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
         super().__init__(d_model, num_heads, d_ff, eps)
-        self.attn = AttentionNotCausal(d_model, num_heads)
+        self.attn = self.attention(d_model, num_heads)
 
 
-class BlockAdjacent(ref.DecoderBlock):
+class BlockNotCausal(_Block):
+    attention = AttentionNotCausal
+
+
+class BlockAdjacent(_Block):
     """RoPE on adjacent pairs, consistently; the residual written as in-place-free adds."""
 
-    def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
-        super().__init__(d_model, num_heads, d_ff, eps)
-        self.attn = AttentionAdjacent(d_model, num_heads)
+    attention = AttentionAdjacent
 
     def forward(self, x):
         x = x + self.attn(self.norm1(x))
