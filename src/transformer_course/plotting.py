@@ -64,6 +64,26 @@ def heatmap(
     return ax
 
 
+def _attention_map(
+    ax, weights, query_tokens, key_tokens, title, *, xlabel, ylabel, colorbar, annotate
+):
+    """One attention map (len_q, len_k) on ``ax``, from 0 to 1: the query tokens down the
+    side, the key tokens along the top. Returns the Axes."""
+    return heatmap(
+        weights,
+        row_labels=query_tokens,
+        col_labels=key_tokens,
+        title=title,
+        xlabel=xlabel,
+        ylabel=ylabel,
+        ax=ax,
+        vmin=0.0,
+        vmax=1.0,
+        annotate=annotate,
+        colorbar=colorbar,
+    )
+
+
 def attention_heatmap(
     weights,
     query_tokens: Sequence[str],
@@ -75,16 +95,15 @@ def attention_heatmap(
 ):
     """Attention weights (len_q, len_k) with the query words down the side and key words
     along the top, and a colorbar labelled "attention weight" (0 to 1). Returns the Axes."""
-    ax = heatmap(
+    ax = _attention_map(
+        ax,
         weights,
-        row_labels=query_tokens,
-        col_labels=key_tokens,
-        title=title,
+        query_tokens,
+        key_tokens,
+        title,
         xlabel="key (attended to)",
         ylabel="query (attending)",
-        ax=ax,
-        vmin=0.0,
-        vmax=1.0,
+        colorbar=True,
         annotate=annotate,
     )
     colorbar = ax.images[-1].colorbar
@@ -120,16 +139,14 @@ def attention_heads(
             ax.axis("off")
             continue
         name = head_titles[head] if head_titles is not None else f"head {head}"
-        heatmap(
+        _attention_map(
+            ax,
             data[head],
-            row_labels=query_tokens,
-            col_labels=key_tokens,
-            ax=ax,
-            title=name,
+            query_tokens,
+            key_tokens,
+            name,
             xlabel="key",
             ylabel="query",
-            vmin=0.0,
-            vmax=1.0,
             colorbar=False,
             annotate=annotate,
         )
@@ -413,17 +430,16 @@ def attention_panels(panels: Sequence[tuple], *, title: str = ""):
         1, len(panels), figsize=(4.6 * len(panels), 4.2), squeeze=False, layout="constrained"
     )
     for ax, (weights, query_tokens, key_tokens, name) in zip(axes[0], panels, strict=True):
-        heatmap(
+        _attention_map(
+            ax,
             weights,
-            row_labels=query_tokens,
-            col_labels=key_tokens,
-            ax=ax,
-            title=name,
+            query_tokens,
+            key_tokens,
+            name,
             xlabel="key (attended to)",
             ylabel="query (attending)",
-            vmin=0.0,
-            vmax=1.0,
             colorbar=True,
+            annotate=False,
         )
     if title:
         fig.suptitle(title)

@@ -25,6 +25,7 @@ about six standard deviations), the set of tokens that may appear exactly, and t
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -704,14 +705,17 @@ def gpt_f(
     final_norm: bool = True,
     scale_embedding: bool = False,
     softmax: bool = False,
+    causal: bool = True,
 ) -> torch.Tensor:
-    """The GPT in float64: logits (batch, len, vocab)."""
+    """The GPT in float64: logits (batch, len, vocab). ``causal`` False: every block's
+    attention sees every key (the future too)."""
     embedding = p["embedding.weight"].double()  # (vocab, d_model)
     x = embedding[ids]
     if scale_embedding:
         x = x * math.sqrt(embedding.shape[1])
     for i in range(num_layers):
-        x = block_f(x, sub(p, f"layers.{i}"), num_heads, eps, pairing=pairing)
+        attention = {"causal": causal}
+        x = block_f(x, sub(p, f"layers.{i}"), num_heads, eps, pairing=pairing, attention=attention)
     if final_norm:
         x = rms_norm_f(x, p["norm.weight"], eps)
     logits = x @ embedding.T
@@ -728,6 +732,31 @@ def _pairing(c: Checker, got: torch.Tensor, compute: Callable[[str], torch.Tenso
         c.note(_ADJACENT_NOTE)
         return "adjacent"
     return "half"
+
+
+def _expect_oracle_and_causal(
+    c: Checker,
+    module,
+    inputs: torch.Tensor,
+    got: torch.Tensor,
+    oracle: Callable[..., torch.Tensor],
+    what: str,
+    table: Mapping[str, Mapping[str, Any]],
+    future: str,
+) -> None:
+    """``got`` against ``oracle(pairing=...)`` in the learner's RoPE pairing, each mistake
+    of ``table`` ({message: oracle knobs}) named when it matches; then the causal
+    property (changing the last input never changes an earlier output), ``future`` its
+    message."""
+    pairing = _pairing(c, got, lambda pr: oracle(pairing=pr))
+    c.expect_close(
+        got,
+        oracle(pairing=pairing),
+        what,
+        **tolerance(got.dtype),
+        mistakes=mistake_values(lambda **k: oracle(pairing=pairing, **k), table),
+    )
+    _causal_property(c, module, inputs, what, future)
 
 
 _NO_ROPE = (
@@ -764,6 +793,15 @@ _ATTENTION_HINTS = {
 }
 
 
+_ATTENTION_MISTAKES = {  # {message: attention_f's knobs for that mistake}
+    _NO_ROPE: {"rope": False},
+    _ROTATE_VALUES: {"rotate_values": True},
+    _BEFORE_SPLIT: {"split": "before"},
+    _ONE_INDEXED: {"first": 1},
+    _NOT_CAUSAL: {"causal": False},
+}
+
+
 @dataclass(frozen=True)
 class _ModelCase:
     seed: int
@@ -789,42 +827,48 @@ def _causal_property(c: Checker, module, x: torch.Tensor, call: str, message: st
     c.expect_true(float(earlier) < 1e-5, f"{call}: {message}")
 
 
-def check_CausalSelfAttention(cls, *, hidden: bool = False) -> None:
-    with Checker("CausalSelfAttention", hidden=hidden) as c:
+def _check_layer(
+    cls,
+    hidden: bool,
+    name: str,
+    args: Callable[[_ModelCase], tuple],
+    oracle_f: Callable[..., torch.Tensor],
+    table: Mapping[str, Mapping[str, Any]],
+    scale: float,
+) -> None:
+    """The check of a layer of the GPT that maps x (batch, len, d_model) to the same
+    shape: ``cls(*args(case))`` with deterministic weights, against ``oracle_f(x, state,
+    num_heads)`` (with the ``table``'s mistakes), then its causal property."""
+    with Checker(name, hidden=hidden) as c:
         c.require_callable(cls)
         for case in _HIDDEN_ATTENTION if hidden else _VISIBLE_ATTENTION:
             module, built, state = build(
                 c,
                 cls,
-                case.d_model,
-                case.num_heads,
-                name="CausalSelfAttention",
-                reference=ref.CausalSelfAttention(case.d_model, case.num_heads),
+                *args(case),
+                name=name,
+                reference=getattr(ref, name)(*args(case)),
                 seed=case.seed,
                 mode="eval",
             )
-            x = randn((case.batch, case.length, case.d_model), case.seed)
+            x = randn((case.batch, case.length, case.d_model), case.seed, scale=scale)
             what = f"{built}(x {tuple(x.shape)})"
             got = c.call(module, x, call_repr=what, hints=_ATTENTION_HINTS)
             expect_tensor_result(c, got, tuple(x.shape), what)
-            pairing = _pairing(c, got, lambda pr: attention_f(x, state, case.num_heads, pairing=pr))
-            table = {
-                _NO_ROPE: {"rope": False},
-                _ROTATE_VALUES: {"rotate_values": True},
-                _BEFORE_SPLIT: {"split": "before"},
-                _ONE_INDEXED: {"first": 1},
-                _NOT_CAUSAL: {"causal": False},
-            }
-            c.expect_close(
-                got,
-                attention_f(x, state, case.num_heads, pairing=pairing),
-                what,
-                **tolerance(got.dtype),
-                mistakes=mistake_values(
-                    lambda **k: attention_f(x, state, case.num_heads, pairing=pairing, **k), table
-                ),
-            )
-            _causal_property(c, module, x, what, _FUTURE)
+            oracle = functools.partial(oracle_f, x, state, case.num_heads)
+            _expect_oracle_and_causal(c, module, x, got, oracle, what, table, _FUTURE)
+
+
+def check_CausalSelfAttention(cls, *, hidden: bool = False) -> None:
+    _check_layer(
+        cls,
+        hidden,
+        "CausalSelfAttention",
+        lambda case: (case.d_model, case.num_heads),
+        attention_f,
+        _ATTENTION_MISTAKES,
+        scale=1.0,
+    )
 
 
 _POST = (
@@ -843,44 +887,27 @@ _PARALLEL = (
 )
 
 
+_BLOCK_MISTAKES = {  # {message: block_f's knobs for that mistake}
+    _POST: {"layout": "post"},
+    _NO_RESIDUAL: {"layout": "no_residual"},
+    _FROM_NORMED: {"layout": "residual_from_normed"},
+    _SWAPPED_NORMS: {"layout": "swapped_norms"},
+    _PARALLEL: {"layout": "parallel"},
+    _NO_ROPE: {"attention": {"rope": False}},
+    _NOT_CAUSAL: {"attention": {"causal": False}},
+}
+
+
 def check_DecoderBlock(cls, *, hidden: bool = False) -> None:
-    with Checker("DecoderBlock", hidden=hidden) as c:
-        c.require_callable(cls)
-        for case in _HIDDEN_ATTENTION if hidden else _VISIBLE_ATTENTION:
-            args = (case.d_model, case.num_heads, case.d_ff)
-            module, built, state = build(
-                c,
-                cls,
-                *args,
-                name="DecoderBlock",
-                reference=ref.DecoderBlock(*args),
-                seed=case.seed,
-                mode="eval",
-            )
-            x = randn((case.batch, case.length, case.d_model), case.seed, scale=2.0)
-            what = f"{built}(x {tuple(x.shape)})"
-            got = c.call(module, x, call_repr=what, hints=_ATTENTION_HINTS)
-            expect_tensor_result(c, got, tuple(x.shape), what)
-            pairing = _pairing(c, got, lambda pr: block_f(x, state, case.num_heads, pairing=pr))
-            table = {
-                _POST: {"layout": "post"},
-                _NO_RESIDUAL: {"layout": "no_residual"},
-                _FROM_NORMED: {"layout": "residual_from_normed"},
-                _SWAPPED_NORMS: {"layout": "swapped_norms"},
-                _PARALLEL: {"layout": "parallel"},
-                _NO_ROPE: {"attention": {"rope": False}},
-                _NOT_CAUSAL: {"attention": {"causal": False}},
-            }
-            c.expect_close(
-                got,
-                block_f(x, state, case.num_heads, pairing=pairing),
-                what,
-                **tolerance(got.dtype),
-                mistakes=mistake_values(
-                    lambda **k: block_f(x, state, case.num_heads, pairing=pairing, **k), table
-                ),
-            )
-            _causal_property(c, module, x, what, _FUTURE)
+    _check_layer(
+        cls,
+        hidden,
+        "DecoderBlock",
+        lambda case: (case.d_model, case.num_heads, case.d_ff),
+        block_f,
+        _BLOCK_MISTAKES,
+        scale=2.0,
+    )
 
 
 _UNTIED = (
@@ -905,6 +932,18 @@ _GPT_FUTURE = (
     "Changing the last token changed the logits at earlier positions: the model can see the "
     "future. Every attention must be causal."
 )
+_GPT_NOT_CAUSAL = (
+    "Your GPT's logits at a position depend on the tokens after it: its attention is not "
+    "causal, every query sees every key. A language model must predict each token from the "
+    "tokens before it only: every block's attention masks the future with "
+    "look_ahead_mask(len) (True = may attend), as your CausalSelfAttention does."
+)
+_GPT_MISTAKES = {  # {message: gpt_f's knobs for that mistake}
+    _NO_FINAL_NORM: {"final_norm": False},
+    _SCALED: {"scale_embedding": True},
+    _PROBS: {"softmax": True},
+    _GPT_NOT_CAUSAL: {"causal": False},
+}
 
 
 def check_GPT(cls, *, hidden: bool = False) -> None:
@@ -943,23 +982,8 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
             what = f"{built}(ids {tuple(ids.shape)})"
             got = c.call(module, ids, call_repr=what, hints=_ATTENTION_HINTS)
             expect_tensor_result(c, got, (case.batch, case.length, case.vocab), what)
-            n_heads, n_layers = case.num_heads, case.num_layers
-            pairing = _pairing(c, got, lambda pr: gpt_f(ids, state, n_heads, n_layers, pairing=pr))
-            table = {
-                _NO_FINAL_NORM: {"final_norm": False},
-                _SCALED: {"scale_embedding": True},
-                _PROBS: {"softmax": True},
-            }
-            c.expect_close(
-                got,
-                gpt_f(ids, state, n_heads, n_layers, pairing=pairing),
-                what,
-                **tolerance(got.dtype),
-                mistakes=mistake_values(
-                    lambda **k: gpt_f(ids, state, n_heads, n_layers, pairing=pairing, **k), table
-                ),
-            )
-            _causal_property(c, module, ids, what, _GPT_FUTURE)
+            oracle = functools.partial(gpt_f, ids, state, case.num_heads, case.num_layers)
+            _expect_oracle_and_causal(c, module, ids, got, oracle, what, _GPT_MISTAKES, _GPT_FUTURE)
 
 
 # ================================================================================ sample

@@ -238,10 +238,10 @@ DEFAULT_CONFIG = {
     "d_model": 128,
     "num_heads": 4,
     "d_ff": 352,  # about 8/3 * d_model, a multiple of 32
-    "num_layers": 4,
+    "num_layers": 3,
     "block_size": 128,
     "batch_size": 32,
-    "steps": 600,
+    "steps": 400,
     "lr": 3e-3,
     "warmup": 50,
     "weight_decay": 0.1,
