@@ -6,13 +6,18 @@ torch.softmax, and generation without a cache."""
 
 from __future__ import annotations
 
+import json
 import math
 
+import pytest
 import torch
 import torch.nn.functional as F
-from common import Correct, Mistake, lesson_tests
+from common import REPO, Correct, Mistake, execute_notebook, lesson_tests
 from torch import nn
 
+from transformer_course import stdlib_corpus
+from transformer_course.checkpoints import language_model as shipped_model
+from transformer_course.checks import inference as checks
 from transformer_course.checks.inference import (
     check_generate,
     check_grouped_query_attention,
@@ -22,6 +27,7 @@ from transformer_course.checks.inference import (
     check_tiled_attention,
 )
 from transformer_course.reference import inference as ref
+from transformer_course.reference.language_model import GPT
 from transformer_course.reference.masking import look_ahead_mask
 
 
@@ -142,78 +148,22 @@ class ReturnsBeforeAppending(ref.KVCache):
 
 
 # ----------------------------------------------------------------------------- generate
-def _generate(
-    model,
-    prompt,
-    new,
-    *,
-    offset=0,
-    fixed_start=None,
-    uncached=False,
-    feed_last=False,
-    token_by_token=False,
-    shared=False,
-    first_row=False,
-):
-    with torch.no_grad():
-        if uncached:
-            return ref.generate_without_cache(model, prompt, new)
-        batch, length = prompt.shape
-        if shared:
-            caches = model.new_caches(1, batch * (length + new))
-            out = [_one(model, row[None], new, caches) for row in prompt]
-            return torch.cat([o[0] for o in out]), torch.cat([o[1] for o in out])
-        caches = model.new_caches(batch, length + new + 1)
-        if token_by_token:
-            for position in range(length):
-                logits = model(prompt[:, position : position + 1], caches=caches, start=position)
-            logits = logits[:, -1]
-        else:
-            logits = model(prompt, caches=caches, start=0)[:, 0 if first_row else -1]
-        ids, steps = prompt, []
-        for step in range(new):
-            steps.append(logits)
-            next_id = logits.argmax(-1, keepdim=True)
-            ids = torch.cat([ids, next_id], 1)
-            if step + 1 < new or feed_last:
-                start = length + step + offset if fixed_start is None else fixed_start
-                logits = model(next_id, caches=caches, start=start)[:, -1]
-        return ids, torch.stack(steps, 1)
-
-
-def _one(model, prompt, new, caches):
-    length = prompt.shape[1]
-    logits = model(prompt, caches=caches, start=0)[:, -1]
-    ids, steps = prompt, []
-    for step in range(new):
-        steps.append(logits)
-        next_id = logits.argmax(-1, keepdim=True)
-        ids = torch.cat([ids, next_id], 1)
-        if step + 1 < new:
-            logits = model(next_id, caches=caches, start=length + step)[:, -1]
-    return ids, torch.stack(steps, 1)
-
-
-def _gen(name, **knobs):
-    return _named("generate", lambda model, prompt, new: _generate(model, prompt, new, **knobs))
+def _gen(**knobs):
+    """generate as the learner might write it: the checks' own cached generation, right
+    by default, with one knob turned (a mistake or a correct variant)."""
+    return _named(
+        "generate",
+        lambda model, prompt, new: checks._cached_generation(model, prompt, new, **knobs),
+    )
 
 
 # ------------------------------------------------------------- grouped_query_attention
 def _gqa_tiled(q, k, v, mask=None):
-    group = q.shape[1] // k.shape[1]
-    output, _ = ref.scaled_dot_product_attention(
-        q, k.repeat(1, group, 1, 1), v.repeat(1, group, 1, 1), mask
-    )
-    return output
+    return checks._gqa_expected(q, k, v, mask, tile=True)
 
 
 def _gqa_unscaled(q, k, v, mask=None):
-    group = q.shape[1] // k.shape[1]
-    k, v = k.repeat_interleave(group, 1), v.repeat_interleave(group, 1)
-    scores = q @ k.transpose(-2, -1)
-    if mask is not None:
-        scores = scores.masked_fill(~mask, float("-inf"))
-    return torch.softmax(scores, -1) @ v
+    return checks._gqa_expected(q, k, v, mask, scale=1)
 
 
 def _gqa_no_mask(q, k, v, mask=None):
@@ -251,13 +201,7 @@ def _gqa_grouped_einsum(q, k, v, mask=None):
 
 # --------------------------------------------------------------------- online_softmax
 def _softmax_no_rescale(x, block_size):
-    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
-    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
-    for start in range(0, x.shape[-1], block_size):
-        block = x[..., start : start + block_size]
-        m = torch.maximum(m, block.amax(-1))
-        total = total + torch.exp(block - m[..., None]).sum(-1)
-    return torch.exp(x - m[..., None]) / total[..., None]
+    return checks._online_variant(x, block_size, rescale="none")
 
 
 def _softmax_no_max(x, block_size):
@@ -288,58 +232,16 @@ def _softmax_logsumexp_online(x, block_size):
 
 
 # ---------------------------------------------------------------------- tiled_attention
-def _tiled(
-    q,
-    k,
-    v,
-    block_size,
-    causal=False,
-    *,
-    rescale_acc=True,
-    scale=True,
-    diagonal=0,
-    normalise_each_block=False,
-):
-    len_q, len_k = q.shape[-2], k.shape[-2]
-    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
-    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
-    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
-    rows = torch.arange(len_q)[:, None]
-    for start in range(0, len_k, block_size):
-        stop = min(start + block_size, len_k)
-        s = q @ k[..., start:stop, :].transpose(-2, -1)
-        if scale:
-            s = s / math.sqrt(q.shape[-1])
-        if causal:
-            s = s.masked_fill(torch.arange(start, stop)[None] > rows + diagonal, float("-inf"))
-        new = torch.maximum(m, s.amax(-1))
-        factor = torch.exp(m - new)
-        p = torch.exp(s - new[..., None])
-        total = total * factor + p.sum(-1)
-        acc = acc * (factor[..., None] if rescale_acc else 1.0) + p @ v[..., start:stop, :]
-        m = new
-    return acc / total[..., None]
+def _tiled(**knobs):
+    return _named(
+        "tiled_attention",
+        lambda q, k, v, b, causal=False: checks._tiled_variant(q, k, v, b, causal, **knobs),
+    )
 
 
-def _tiled_causal_local_index(q, k, v, block_size, causal=False):
-    """Masks with the key's index inside the block instead of its position."""
-    len_q, len_k = q.shape[-2], k.shape[-2]
-    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
-    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
-    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
-    rows = torch.arange(len_q)[:, None]
-    for start in range(0, len_k, block_size):
-        stop = min(start + block_size, len_k)
-        s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
-        if causal:
-            s = s.masked_fill(torch.arange(stop - start)[None] > rows, float("-inf"))
-        new = torch.maximum(m, s.amax(-1))
-        factor = torch.exp(m - new)
-        p = torch.exp(s - new[..., None])
-        total = total * factor + p.sum(-1)
-        acc = acc * factor[..., None] + p @ v[..., start:stop, :]
-        m = new
-    return acc / total[..., None]
+def _tiled_unscaled(q, k, v, block_size, causal=False):
+    """Forgets to divide the scores by sqrt(d_k): the scaled variant on q * sqrt(d_k)."""
+    return checks._tiled_variant(q * math.sqrt(q.shape[-1]), k, v, block_size, causal)
 
 
 def _tiled_normalised_running(q, k, v, block_size, causal=False):
@@ -377,29 +279,40 @@ MISTAKES = [
     Mistake(check_KVCache, Swapped, r"Keys and values are swapped"),
     Mistake(check_KVCache, NeverFull, r"did not raise an error"),
     Mistake(check_KVCache, ClassLevelStore, r"(?s)second KVCache.*own buffers"),
-    Mistake(check_generate, _gen("off+1", offset=1), r"one position too far"),
-    Mistake(check_generate, _gen("off-1", offset=-1), r"one position too early"),
-    Mistake(check_generate, _gen("start0", fixed_start=0), r"start=0"),
-    Mistake(check_generate, _gen("shared", shared=True), r"shared set of caches"),
-    Mistake(check_generate, _gen("uncached", uncached=True), r"without a cache"),
+    Mistake(check_generate, _gen(offset=1), r"one position too far"),
+    Mistake(check_generate, _gen(offset=-1), r"one position too early"),
+    Mistake(check_generate, _gen(fixed_start=0), r"start=0"),
+    Mistake(check_generate, _gen(shared=True), r"shared set of caches"),
+    Mistake(check_generate, _gen(last_row=False), r"prefill's \*first\* row"),
+    Mistake(
+        check_generate,
+        _named(
+            "generate", lambda model, prompt, new: ref.generate_without_cache(model, prompt, new)
+        ),
+        r"without a cache",
+    ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_tiled), r"paired wrongly"),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_unscaled), r"sqrt\(d_head\)"),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_no_mask), r"mask was ignored"),
     Mistake(check_online_softmax, _named("s", _softmax_no_rescale), r"not rescaled"),
+    Mistake(
+        check_online_softmax,
+        _named("s", lambda x, b: checks._online_variant(x, b, rescale="inverted")),
+        r"wrong way round",
+    ),
     Mistake(check_online_softmax, _named("s", _softmax_no_max), r"NaN or inf.*running maximum"),
     Mistake(
         check_tiled_attention,
-        _named("t", lambda q, k, v, b, causal=False: _tiled(q, k, v, b, causal, rescale_acc=False)),
+        _tiled(rescale_output=False),
         r"accumulated over earlier blocks is not rescaled",
     ),
+    Mistake(check_tiled_attention, _tiled(rescale_sum=False), r"running sum is not rescaled"),
     Mistake(
         check_tiled_attention,
-        _named("t", lambda q, k, v, b, causal=False: _tiled(q, k, v, b, causal, scale=False)),
+        _named("t", _tiled_unscaled),
         r"not divided by sqrt\(d_k\)",
     ),
-    Mistake(
-        check_tiled_attention, _named("t", _tiled_causal_local_index), r"index \*inside the block\*"
-    ),
+    Mistake(check_tiled_attention, _tiled(local_index=True), r"index \*inside the block\*"),
     Mistake(
         check_sliding_window_mask,
         _named("w", lambda n, w: (_offsets(n) >= 0) & (_offsets(n) <= w)),
@@ -420,13 +333,12 @@ MISTAKES = [
 CORRECT = [
     Correct(check_KVCache, GrowingCache),
     Correct(check_KVCache, GptFastCache),
-    Correct(check_generate, _gen("token_by_token", token_by_token=True)),
-    Correct(check_generate, _gen("feed_last", feed_last=True)),
+    Correct(check_generate, _gen(token_by_token=True)),
+    Correct(check_generate, _gen(feed_last=True)),
     Correct(check_grouped_query_attention, _named("gqa", _gqa_repeat_kv)),
     Correct(check_grouped_query_attention, _named("gqa", _gqa_grouped_einsum)),
     Correct(check_online_softmax, _named("s", _softmax_two_pass)),
     Correct(check_online_softmax, _named("s", _softmax_logsumexp_online)),
-    Correct(check_tiled_attention, _named("t", _tiled)),
     Correct(check_tiled_attention, _named("t", _tiled_normalised_running)),
     Correct(
         check_sliding_window_mask,
@@ -479,8 +391,59 @@ def test_sliding_window_mask_is_its_definition_and_the_look_ahead_mask_for_wide_
     assert torch.equal(ref.sliding_window_mask(size, size), look_ahead_mask(size))
 
 
+# ------------------------------------------------------- the cache on lesson 11's GPT
+def _random_gpt(seed: int) -> GPT:
+    """Lesson 11's own GPT with its own initialisation (seeded), in eval mode."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        gpt = GPT(vocab_size=60, d_model=48, num_heads=4, d_ff=96, num_layers=3).eval()
+        with torch.no_grad():  # larger embeddings than lesson 11's 0.02: distinct logits
+            gpt.embedding.weight.normal_()
+    return gpt
+
+
+def test_cached_gpt_without_caches_is_lesson_11s_gpt():
+    gpt = _random_gpt(0)
+    cached = ref.CachedGPT.from_gpt(gpt)
+    assert set(cached.state_dict()) == {*gpt.state_dict(), "positions_processed"}
+    assert not cached.training
+    ids = torch.randint(0, 60, (2, 9), generator=torch.Generator().manual_seed(0))
+    assert torch.equal(cached(ids), gpt(ids))
+    assert int(cached.positions_processed) == 2 * 9
+
+
+def test_cached_forward_chunk_by_chunk_equals_lesson_11s_gpt_on_the_whole_sequence():
+    """The oracle is GPT.forward over the whole sequence; the cached forward sees the
+    prompt once, then chunks of 1 and 3 tokens at their positions."""
+    gpt = _random_gpt(1)
+    cached = ref.CachedGPT.from_gpt(gpt)
+    ids = torch.randint(0, 60, (3, 12), generator=torch.Generator().manual_seed(1))
+    caches = cached.new_caches(3, 12)
+    pieces = []
+    for start, stop in ((0, 5), (5, 6), (6, 9), (9, 10), (10, 12)):
+        pieces.append(cached(ids[:, start:stop], caches=caches, start=start))
+    with torch.no_grad():
+        torch.testing.assert_close(torch.cat(pieces, dim=1), gpt(ids), rtol=1e-4, atol=1e-4)
+    assert all(cache.length == 12 for cache in caches)
+
+
+def test_a_cache_one_position_off_changes_the_logits_on_lesson_11s_gpt():
+    """RoPE makes the positions matter: the same tokens fed one position too far give
+    other logits (what check_generate's off-by-one messages rely on)."""
+    gpt = _random_gpt(2)
+    cached = ref.CachedGPT.from_gpt(gpt)
+    ids = torch.randint(0, 60, (1, 8), generator=torch.Generator().manual_seed(2))
+    with torch.no_grad():
+        right, wrong = cached.new_caches(1, 8), cached.new_caches(1, 8)
+        cached(ids[:, :7], caches=right, start=0)
+        cached(ids[:, :7], caches=wrong, start=0)
+        good = cached(ids[:, 7:], caches=right, start=7)
+        off = cached(ids[:, 7:], caches=wrong, start=8)
+    assert (good - off).abs().max() > 1e-2
+
+
 def test_cached_generation_gives_the_uncached_tokens_and_runs_each_position_once():
-    model = ref.make_lm(seed=3)
+    model = ref.make_cached_gpt(seed=3)
     prompt = torch.randint(0, 50, (3, 6), generator=torch.Generator().manual_seed(3))
     slow_ids, slow_logits = ref.generate_without_cache(model, prompt, 30)
     before = int(model.positions_processed)
@@ -490,13 +453,76 @@ def test_cached_generation_gives_the_uncached_tokens_and_runs_each_position_once
     assert int(model.positions_processed) - before == 3 * (6 + 30 - 1)
 
 
-def test_cache_bytes_match_the_formula():
-    model = ref.make_lm(seed=0, d_model=64, num_heads=4, num_layers=3)
+def test_a_learners_cache_class_plugs_into_the_shipped_gpt_and_generates_its_tokens():
+    """The lesson's demo: lesson 11's shipped checkpoint, a cache of the learner's own
+    (here the HF-style growing one), generation of Python with the uncached tokens."""
+    record = shipped_model.load_record()
+    gpt = shipped_model.load_model(record)
+    prompt = torch.tensor([stdlib_corpus.encode("def __init__(self", shipped_model.merges(record))])
+    new_tokens = min(60, record["config"]["block_size"] - prompt.shape[1])  # the lesson's demo
+    theirs = ref.CachedGPT.from_gpt(gpt, cache_class=GrowingCache)
+    assert isinstance(theirs.new_caches(1, 4)[0], GrowingCache)
+    fast_ids, fast_logits = ref.generate(theirs, prompt, new_tokens)
+    slow = ref.CachedGPT.from_gpt(gpt)
+    slow_ids, slow_logits = ref.generate_without_cache(slow, prompt, new_tokens)
+    assert torch.equal(fast_ids, slow_ids)
+    torch.testing.assert_close(fast_logits, slow_logits, rtol=1e-4, atol=1e-4)
+
+
+def test_cache_bytes_of_the_shipped_gpt_match_the_formula():
+    """Sizes from the checkpoint's record (never typed here): 2 · layers · heads · d_head
+    · length · bytes, per sequence."""
+    config = shipped_model.load_record()["config"]
+    model = ref.CachedGPT.from_gpt(shipped_model.load_model())
     caches = model.new_caches(2, 100)
     measured = sum(c.keys.nbytes + c.values.nbytes for c in caches)
-    assert (
-        measured == 2 * 3 * 4 * 16 * 100 * 4 * 2
-    )  # 2 . layers . heads . d_head . len . bytes . batch
+    d_head = config["d_model"] // config["num_heads"]
+    assert measured == 2 * config["num_layers"] * config["num_heads"] * d_head * 100 * 4 * 2
+
+
+def test_step_times_measure_both_ways_at_every_length():
+    times = ref.step_times(ref.make_cached_gpt(seed=4), [8, 16], repeats=1)
+    assert set(times) == {"without cache", "with cache"}
+    assert all(len(seconds) == 2 and min(seconds) > 0 for seconds in times.values())
+
+
+# ------------------------------------------------------- the benchmark's record (README)
+def test_the_benchmark_record_is_of_the_shipped_model_and_meets_the_targets():
+    """What the lesson shows when graded and the README states, checked against the
+    targets and against the shipped checkpoint (remake the record with
+    `python benchmarks/inference_benchmark.py --record` when lesson 11's model changes)."""
+    record = json.loads(ref.BENCHMARK_RECORD.read_text())
+    config = shipped_model.load_record()["config"]
+    assert record["model"] == {
+        key: config[key] for key in ("d_model", "num_heads", "d_ff", "num_layers")
+    }, "the record was measured on another model: re-run the benchmark with --record"
+    generation = record["generation"]
+    assert generation["tokens"] == 512 and generation["same_tokens"]
+    assert generation["ms_per_token_without_cache"] >= 3 * generation["ms_per_token_with_cache"]
+    assert record["step_times"]["lengths"] == [64, 128, 256, 512, 1024]
+    memory = record["cache_memory"]
+    d_head = config["d_model"] // config["num_heads"]
+    for length, measured in zip(memory["lengths"], memory["bytes"], strict=True):
+        assert measured == 2 * config["num_layers"] * config["num_heads"] * d_head * length * 4
+    attention = record["attention_memory"]
+    assert attention["lengths"][-1] == 4096
+    assert attention["tiled"][-1] <= attention["naive"][-1] / 8
+
+
+@pytest.mark.notebook
+def test_untouched_student_notebook_runs_every_cell_but_the_graded_ones(monkeypatch):
+    """Graded headless, the untouched student notebook fails only its graded test cells:
+    the demos run on the reference until the learner's KVCache and generate exist."""
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    run = execute_notebook(REPO / "notebooks" / "12_inference" / "12_inference.ipynb")
+    problems = []
+    for cell in run.nb.cells:
+        if cell.cell_type != "code" or cell.metadata.get("nbgrader", {}).get("grade"):
+            continue
+        for error in run.errors(cell):
+            problems.append(f"{cell.source.splitlines()[0]!r}: {error.ename}: {error.evalue}")
+    assert not problems, "\n".join(problems)
+    assert run.seconds < 60, f"the graded run took {run.seconds:.1f} s"
 
 
 def test_tiled_attention_peak_memory_grows_linearly_and_naive_quadratically():

@@ -3,8 +3,10 @@ online softmax, tiled (flash-style) attention and the sliding-window mask.
 
 Oracles: generation with a cache is compared with the reference generation *without*
 one (the definition of a correct cache: the same tokens, the same logits to float
-tolerance), on a course model whose counter of processed positions shows whether the
-loop feeds one token per step. Grouped-query attention is compared with lesson 04's
+tolerance), on lesson 11's architecture: a ``CachedGPT`` (lesson 11's GPT with a
+cache-aware forward, whose uncached forward is GPT.forward itself) with small random
+weights, whose counter of processed positions shows whether the loop feeds one token
+per step. Grouped-query attention is compared with lesson 04's
 attention on heads repeated group-wise (tests/test_12_inference.py compares it with
 ``F.scaled_dot_product_attention(..., enable_gqa=True)``); the online softmax with
 ``torch.softmax``; tiled attention with lesson 04's attention (and, in the tests, with
@@ -206,56 +208,59 @@ _HIDDEN_GENERATE = [
 
 
 def _model(seed: int, sizes: dict):
-    return course_object(ref.make_lm, seed, **sizes)
+    return course_object(ref.make_cached_gpt, seed, **sizes)
 
 
 @torch.no_grad()
-def _cached_variant(
+def _cached_generation(
     model,
     prompt: torch.Tensor,
     max_new_tokens: int,
     *,
+    caches=None,
     offset: int = 0,
-    fixed_start=None,
+    fixed_start: int | None = None,
     last_row: bool = True,
     shared: bool = False,
+    token_by_token: bool = False,
+    feed_last: bool = False,
 ):
-    """Generation with a cache and one classic mistake: positions off by ``offset``,
-    ``fixed_start`` for every step, the prefill's first row instead of its last, or
-    the batch's sequences generated one by one through one shared set of caches."""
-    if shared:
-        caches = model.new_caches(1, prompt.shape[0] * (prompt.shape[1] + max_new_tokens))
-        rows = [_cached_variant_with(model, row[None], max_new_tokens, caches) for row in prompt]
-        return torch.cat([r[0] for r in rows]), torch.cat([r[1] for r in rows])
+    """Greedy generation with a cache: right with the defaults. The knobs are classic
+    mistakes (positions off by ``offset``, ``fixed_start`` for every step, the prefill's
+    first row instead of its last, the batch's sequences one by one through one
+    ``shared`` set of caches) or correct variants (a prefill ``token_by_token``,
+    ``feed_last``: the last chosen token fed too)."""
     batch, length = prompt.shape
-    caches = model.new_caches(batch, length + max_new_tokens + 1)
-    logits = model(prompt, caches=caches, start=0)[:, -1 if last_row else 0]
+    if shared:
+        caches = model.new_caches(1, batch * (length + max_new_tokens))
+        rows = [
+            _cached_generation(model, row[None], max_new_tokens, caches=caches) for row in prompt
+        ]
+        return torch.cat([r[0] for r in rows]), torch.cat([r[1] for r in rows])
+    if caches is None:
+        caches = model.new_caches(batch, length + max_new_tokens + feed_last)
+    if token_by_token:
+        for position in range(length):
+            logits = model(prompt[:, position : position + 1], caches=caches, start=position)
+    else:
+        logits = model(prompt, caches=caches, start=0)  # (batch, len, vocab)
+    logits = logits[:, -1 if last_row else 0]  # (batch, vocab)
     ids, steps = prompt, []
     for step in range(max_new_tokens):
         steps.append(logits)
-        next_id = logits.argmax(dim=-1, keepdim=True)
+        next_id = logits.argmax(dim=-1, keepdim=True)  # (batch, 1)
         ids = torch.cat([ids, next_id], dim=1)
-        start = length + step + offset if fixed_start is None else fixed_start
-        logits = model(next_id, caches=caches, start=start)[:, -1]
-    return ids, torch.stack(steps, dim=1)
-
-
-def _cached_variant_with(model, prompt, max_new_tokens, caches):
-    length = prompt.shape[1]
-    logits = model(prompt, caches=caches, start=0)[:, -1]
-    ids, steps = prompt, []
-    for step in range(max_new_tokens):
-        steps.append(logits)
-        next_id = logits.argmax(dim=-1, keepdim=True)
-        ids = torch.cat([ids, next_id], dim=1)
-        if step + 1 < max_new_tokens:
-            logits = model(next_id, caches=caches, start=length + step)[:, -1]
+        if step + 1 < max_new_tokens or feed_last:
+            start = length + step + offset if fixed_start is None else fixed_start
+            logits = model(next_id, caches=caches, start=start)[:, -1]
     return ids, torch.stack(steps, dim=1)
 
 
 def _generate_mistakes(seed, sizes, prompt, new) -> dict[str, object]:
     def variant(**knobs):
-        return lambda: _cached_variant(ref.make_lm(seed, **sizes), prompt, new, **knobs)[1]
+        return lambda: _cached_generation(ref.make_cached_gpt(seed, **sizes), prompt, new, **knobs)[
+            1
+        ]
 
     return {
         "The logits of the steps after the prefill are those of tokens one position too far "
@@ -291,7 +296,7 @@ def check_generate(generate, *, hidden: bool = False) -> None:
             call = f"generate(model, prompt ({batch}, {length}), {new})"
             got = c.call(generate, model, prompt, new, call_repr=call)
             expected_ids, expected_logits = ref.generate_without_cache(
-                ref.make_lm(seed, **sizes), prompt, new
+                ref.make_cached_gpt(seed, **sizes), prompt, new
             )
             c.expect_type(got, tuple, call, "Return a tuple (ids, logits).")
             c.expect_true(len(got) == 2, f"{call} returned {len(got)} items; return (ids, logits).")
@@ -511,36 +516,45 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
 
 
 # ======================================================================== tiled_attention
-def _tiled_expected(q, k, v, causal: bool, *, diagonal: int = 0, scale: float | None = None):
+def _tiled_expected(q, k, v, causal: bool, *, scale: float | None = None):
     len_q, len_k = q.shape[-2], k.shape[-2]
-    mask = torch.ones(len_q, len_k, dtype=torch.bool).tril(diagonal=diagonal) if causal else None
+    mask = torch.ones(len_q, len_k, dtype=torch.bool).tril() if causal else None
     if scale is not None:
         q = q * scale * math.sqrt(q.shape[-1])
     output, _ = scaled_dot_product_attention(q, k, v, mask)
     return output
 
 
-def _tiled_no_rescale(q, k, v, block_size: int, causal: bool, *, accumulator: bool):
-    """Tiled attention that forgets to rescale the accumulated output (``accumulator``)
-    or the running sum (otherwise) when the maximum grows."""
+def _tiled_variant(
+    q,
+    k,
+    v,
+    block_size: int,
+    causal: bool = False,
+    *,
+    rescale_sum: bool = True,
+    rescale_output: bool = True,
+    local_index: bool = False,
+):
+    """Tiled attention, right with the defaults; the knobs are classic mistakes: the
+    running sum or the accumulated output not rescaled when the maximum grows, the causal
+    mask comparing a query with the key's index inside its block."""
     len_q, len_k = q.shape[-2], k.shape[-2]
-    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
-    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
-    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)  # (..., len_q)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)  # (..., len_q)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)  # (..., len_q, d_v)
     rows = torch.arange(len_q)[:, None]
     for start in range(0, len_k, block_size):
         stop = min(start + block_size, len_k)
         s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
         if causal:
-            s = s.masked_fill(torch.arange(start, stop)[None] > rows, float("-inf"))
+            keys = torch.arange(stop - start) if local_index else torch.arange(start, stop)
+            s = s.masked_fill(keys[None] > rows, float("-inf"))
         new = torch.maximum(m, s.amax(dim=-1))
-        factor = torch.exp(m - new)
-        p = torch.exp(s - new[..., None])
-        total = total * (torch.ones_like(factor) if not accumulator else factor) + p.sum(-1)
-        acc = (
-            acc * (factor if not accumulator else torch.ones_like(factor))[..., None]
-            + p @ v[..., start:stop, :]
-        )
+        factor = torch.exp(m - new)  # (..., len_q)
+        p = torch.exp(s - new[..., None])  # (..., len_q, block)
+        total = total * (factor if rescale_sum else 1.0) + p.sum(-1)
+        acc = acc * (factor[..., None] if rescale_output else 1.0) + p @ v[..., start:stop, :]
         m = new
     return acc / total[..., None]
 
@@ -592,13 +606,13 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     "The output accumulated over earlier blocks is not rescaled when the "
                     "maximum grows: it was summed with weights exp(s - m_old), so multiply it "
                     "by exp(m_old - m_new) too, as the running sum.": (
-                        _tiled_no_rescale(q, k, v, block, causal, accumulator=True)
+                        _tiled_variant(q, k, v, block, causal, rescale_output=False)
                         if several
                         else None
                     ),
                     "The running sum is not rescaled when the maximum grows (the accumulated "
                     "output is): both were computed with the old maximum.": (
-                        _tiled_no_rescale(q, k, v, block, causal, accumulator=False)
+                        _tiled_variant(q, k, v, block, causal, rescale_sum=False)
                         if several
                         else None
                     ),

@@ -12,14 +12,22 @@ import math
 import os
 import sys
 import time
+from typing import Self
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 from torch.profiler import ProfilerActivity, profile
 
+from transformer_course.checkpoints import DIRECTORY as CHECKPOINTS
 from transformer_course.reference.attention import scaled_dot_product_attention
+from transformer_course.reference.language_model import (
+    GPT,
+    CausalSelfAttention,
+    apply_rotary,
+    rotary_embedding,
+)
 from transformer_course.reference.masking import look_ahead_mask
+from transformer_course.reference.multi_head_attention import merge_heads, split_heads
 
 
 class KVCache(nn.Module):
@@ -56,18 +64,7 @@ class KVCache(nn.Module):
         return self.keys[:, :, :stop], self.values[:, :, :stop]  # (batch, heads, length, d_head)
 
 
-def rotary_angles(positions: torch.Tensor, d_head: int, base: float = 10000.0) -> torch.Tensor:
-    """positions (len,) -> angles (len, d_head // 2): position * base^(-2i / d_head)."""
-    frequencies = base ** (-torch.arange(0, d_head, 2, dtype=torch.float32) / d_head)
-    return positions.float()[:, None] * frequencies[None, :]  # (len, d_head // 2)
-
-
-def rotate(x: torch.Tensor, angles: torch.Tensor) -> torch.Tensor:
-    """RoPE, "rotate half" pairing (GPT-NeoX, Llama): x (..., len, d_head) rotated by
-    angles (len, d_head // 2); pair i is (x[..., i], x[..., i + d_head // 2])."""
-    first, second = x.chunk(2, dim=-1)  # (..., len, d_head // 2) each
-    cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
-    return torch.cat([first * cos - second * sin, first * sin + second * cos], dim=-1)
+BENCHMARK_RECORD = CHECKPOINTS / "inference_benchmark.json"  # benchmarks/inference_benchmark.py
 
 
 def causal_cache_mask(len_q: int, len_k: int) -> torch.Tensor:
@@ -76,88 +73,99 @@ def causal_cache_mask(len_q: int, len_k: int) -> torch.Tensor:
     return look_ahead_mask(len_k)[len_k - len_q :]  # (len_q, len_k)
 
 
-class Block(nn.Module):
-    """A pre-norm decoder block: RMSNorm, causal self-attention with RoPE, RMSNorm, SwiGLU."""
+def cached_self_attention(
+    attn: CausalSelfAttention, x: torch.Tensor, start: int, cache: nn.Module | None
+) -> torch.Tensor:
+    """Lesson 11's CausalSelfAttention ``attn`` (its own w_q, w_k, w_v, w_o), for tokens
+    at positions start .. start + len - 1, with an optional KV cache.
 
-    def __init__(self, d_model: int, num_heads: int, d_ff: int):
-        super().__init__()
-        self.num_heads, self.d_head = num_heads, d_model // num_heads
-        self.attention_norm = nn.RMSNorm(d_model, eps=1e-6)
-        self.w_q = nn.Linear(d_model, d_model, bias=False)
-        self.w_k = nn.Linear(d_model, d_model, bias=False)
-        self.w_v = nn.Linear(d_model, d_model, bias=False)
-        self.w_o = nn.Linear(d_model, d_model, bias=False)
-        self.ffn_norm = nn.RMSNorm(d_model, eps=1e-6)
-        self.w1 = nn.Linear(d_model, d_ff, bias=False)  # gate
-        self.w3 = nn.Linear(d_model, d_ff, bias=False)  # value
-        self.w2 = nn.Linear(d_ff, d_model, bias=False)
-
-    def split(self, x: torch.Tensor) -> torch.Tensor:
-        batch, length, _ = x.shape  # (batch, len, d_model)
-        return x.view(batch, length, self.num_heads, self.d_head).transpose(1, 2)
-
-    def forward(self, x: torch.Tensor, start: int, cache: nn.Module | None) -> torch.Tensor:
-        batch, length, d_model = x.shape  # (batch, len, d_model)
-        h = self.attention_norm(x)
-        angles = rotary_angles(torch.arange(start, start + length), self.d_head)
-        q = rotate(self.split(self.w_q(h)), angles)  # (batch, num_heads, len, d_head)
-        k = rotate(self.split(self.w_k(h)), angles)
-        v = self.split(self.w_v(h))
-        if cache is not None:
-            k, v = cache(k, v)  # (batch, num_heads, cached len, d_head)
-        mask = causal_cache_mask(length, k.shape[-2])  # (len, cached len)
-        attended, _ = scaled_dot_product_attention(q, k, v, mask)  # (batch, heads, len, d_head)
-        x = x + self.w_o(attended.transpose(1, 2).reshape(batch, length, d_model))
-        h = self.ffn_norm(x)
-        return x + self.w2(F.silu(self.w1(h)) * self.w3(h))
+    x: (batch, len, d_model), already normalised. The new queries and keys are rotated by
+    their absolute positions; the new keys and values go through ``cache(k, v)``, which
+    returns every key and value stored so far. Returns (batch, len, d_model).
+    """
+    length = x.shape[1]
+    q = split_heads(attn.w_q(x), attn.num_heads)  # (batch, num_heads, len, d_head)
+    k = split_heads(attn.w_k(x), attn.num_heads)
+    v = split_heads(attn.w_v(x), attn.num_heads)
+    cos, sin = rotary_embedding(start + length, attn.d_head, attn.base)  # (start + len, d_head/2)
+    cos, sin = cos[start:], sin[start:]  # the angles of positions start .. start + len - 1
+    q, k = apply_rotary(q, cos, sin), apply_rotary(k, cos, sin)
+    if cache is not None:
+        k, v = cache(k, v)  # (batch, num_heads, cached len, d_head), the new positions included
+    heads, _ = scaled_dot_product_attention(q, k, v, causal_cache_mask(length, k.shape[-2]))
+    return attn.w_o(merge_heads(heads))  # (batch, len, d_model)
 
 
-class CachedLM(nn.Module):
-    """A small decoder-only language model whose forward takes optional KV caches.
+class CachedGPT(GPT):
+    """Lesson 11's GPT, whose forward takes optional KV caches.
+
+    CachedGPT(vocab_size, d_model, num_heads, d_ff, num_layers, eps=1e-5,
+    cache_class=None): GPT's submodules and weight keys, plus a buffer
+    ``positions_processed`` (int64: token positions run so far). ``cache_class`` makes
+    the caches of ``new_caches`` (None: the reference KVCache).
 
     forward(ids (batch, len), caches=None, start=0) -> logits (batch, len, vocab_size).
-    ``start`` is the absolute position of ids[:, 0] (for RoPE); ``caches`` is None or
-    one KVCache per layer (from ``new_caches``), which the forward appends to.
+    ``start`` is the absolute position of ids[:, 0] (for RoPE); ``caches`` is None or one
+    cache per layer (from ``new_caches``), which the forward appends to. With
+    caches=None and start=0 it is GPT.forward itself.
     """
 
-    def __init__(self, vocab_size: int, d_model: int, num_heads: int, num_layers: int, d_ff: int):
-        super().__init__()
-        self.num_heads, self.d_head = num_heads, d_model // num_heads
-        self.embedding = nn.Embedding(vocab_size, d_model)
-        self.blocks = nn.ModuleList(Block(d_model, num_heads, d_ff) for _ in range(num_layers))
-        self.final_norm = nn.RMSNorm(d_model, eps=1e-6)
+    def __init__(self, *sizes, cache_class=None, **options):
+        super().__init__(*sizes, **options)
+        self.cache_class = cache_class
         self.register_buffer("positions_processed", torch.zeros((), dtype=torch.int64))
+
+    @classmethod
+    def from_gpt(cls, gpt: GPT, cache_class=None) -> Self:
+        """A CachedGPT with gpt's sizes and a copy of its weights, in gpt's mode."""
+        first = gpt.layers[0]
+        sizes = (
+            gpt.embedding.num_embeddings,
+            gpt.embedding.embedding_dim,
+            first.attn.num_heads,
+            first.feed_forward.w1.out_features,
+            len(gpt.layers),
+        )
+        model = cls(*sizes, eps=gpt.norm.eps, cache_class=cache_class)
+        model.load_state_dict({**gpt.state_dict(), "positions_processed": torch.tensor(0)})
+        return model.train(gpt.training)
 
     def new_caches(self, batch: int, max_len: int) -> list[nn.Module]:
         """One empty cache per layer, room for max_len positions of `batch` sequences."""
-        dtype = self.embedding.weight.dtype
-        shape = (batch, self.num_heads, max_len, self.d_head)
-        return [KVCache(*shape, dtype) for _ in self.blocks]
+        attn = self.layers[0].attn
+        make = KVCache if self.cache_class is None else self.cache_class
+        shape = (batch, attn.num_heads, max_len, attn.d_head)
+        return [make(*shape, self.embedding.weight.dtype) for _ in self.layers]
 
     def forward(
         self, ids: torch.Tensor, caches: list[nn.Module] | None = None, start: int = 0
     ) -> torch.Tensor:
         self.positions_processed += ids.numel()
+        if caches is None and start == 0:
+            return super().forward(ids)  # lesson 11's forward, unchanged
         x = self.embedding(ids)  # (batch, len, d_model)
-        for layer, block in enumerate(self.blocks):
-            x = block(x, start, None if caches is None else caches[layer])
-        return self.final_norm(x) @ self.embedding.weight.T  # tied output: (batch, len, vocab)
+        for number, layer in enumerate(self.layers):  # DecoderBlock.forward, with a cache
+            cache = None if caches is None else caches[number]
+            x = x + cached_self_attention(layer.attn, layer.norm1(x), start, cache)
+            x = x + layer.feed_forward(layer.norm2(x))
+        return self.norm(x) @ self.embedding.weight.T  # tied output: (batch, len, vocab)
 
 
-def make_lm(
+def make_cached_gpt(
     seed: int,
     vocab_size: int = 50,
     d_model: int = 32,
     num_heads: int = 4,
     num_layers: int = 2,
     d_ff: int = 64,
-) -> CachedLM:
-    """A CachedLM with fixed random weights (drawn from a private generator), in eval mode."""
-    model = CachedLM(vocab_size, d_model, num_heads, num_layers, d_ff)
+) -> CachedGPT:
+    """A small CachedGPT with fixed random weights (from a private generator), in eval
+    mode: the checks' model."""
+    model = CachedGPT(vocab_size, d_model, num_heads, d_ff, num_layers)
     generator = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         for name, parameter in model.named_parameters():
-            if name.endswith("norm.weight"):
+            if parameter.dim() == 1:  # the RMSNorm gains
                 parameter.copy_(1 + 0.1 * torch.randn(parameter.shape, generator=generator))
             else:
                 scale = 1.0 if name == "embedding.weight" else parameter.shape[-1] ** -0.5
@@ -167,7 +175,7 @@ def make_lm(
 
 @torch.no_grad()
 def generate_without_cache(
-    model: CachedLM, prompt: torch.Tensor, max_new_tokens: int
+    model: nn.Module, prompt: torch.Tensor, max_new_tokens: int
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Greedy generation the slow way: the whole sequence through the model at every step.
 
@@ -189,7 +197,7 @@ def generate(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Greedy generation with a KV cache.
 
-    model: a CachedLM (forward(ids, caches=None, start=0), new_caches(batch, max_len)).
+    model: a CachedGPT (forward(ids, caches=None, start=0), new_caches(batch, max_len)).
     prompt: int64 (batch, len), len >= 1; max_new_tokens >= 1.
     Returns (ids, logits) exactly as generate_without_cache does: ids (batch, len +
     max_new_tokens) int64, the prompt followed by the greedy tokens; logits (batch,
@@ -209,40 +217,35 @@ def generate(
     return ids, torch.stack(steps, dim=1)
 
 
-def seconds_per_step(step, repeats: int = 5) -> float:
-    """The median wall-clock time of ``step()`` over ``repeats`` runs (after one warm-up)."""
-    step()
-    times = []
-    for _ in range(repeats):
-        begin = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - begin)
-    return sorted(times)[len(times) // 2]
-
-
 @torch.no_grad()
-def step_times(model: CachedLM, lengths, repeats: int = 5) -> dict[str, list[float]]:
+def step_times(model: CachedGPT, lengths, repeats: int = 5) -> dict[str, list[float]]:
     """Seconds for the step that generates token number `length + 1`, with and without
-    the cache, for each context length (batch 1)."""
+    the cache, for each context length (batch 1): medians of `repeats` rounds after a
+    warm-up round. The lengths take turns, one step each per round, so that a change in
+    the machine's load hits them all alike."""
     vocab_size = model.embedding.num_embeddings
-    result: dict[str, list[float]] = {"without cache": [], "with cache": []}
-    for length in lengths:
-        context = torch.randint(0, vocab_size, (1, length + 1))  # (1, length + 1)
-        result["without cache"].append(seconds_per_step(lambda c=context: model(c), repeats))
-
-        def cached_step(context=context, length=length):
+    attn = model.layers[0].attn
+    contexts = [torch.randint(0, vocab_size, (1, length + 1)) for length in lengths]
+    samples = {"without cache": [[] for _ in lengths], "with cache": [[] for _ in lengths]}
+    for round_number in range(repeats + 1):  # round 0 warms up
+        for number, (length, context) in enumerate(zip(lengths, contexts, strict=True)):
+            begin = time.perf_counter()
+            model(context)  # the whole context: (1, length + 1, vocab)
+            without = time.perf_counter() - begin
             caches = model.new_caches(1, length + 1)
-            for cache, block in zip(caches, model.blocks, strict=True):  # a full cache
-                filler = torch.zeros(1, block.num_heads, length, block.d_head)
+            filler = torch.zeros(1, attn.num_heads, length, attn.d_head)  # a context's keys
+            for cache in caches:  # each layer's cache holds `length` positions
                 cache(filler, filler)
             begin = time.perf_counter()
-            model(context[:, -1:], caches=caches, start=length)
-            return time.perf_counter() - begin
-
-        cached_step()
-        times = sorted(cached_step() for _ in range(repeats))
-        result["with cache"].append(times[len(times) // 2])
-    return result
+            model(context[:, -1:], caches=caches, start=length)  # one token: (1, 1, vocab)
+            with_cache = time.perf_counter() - begin
+            if round_number:
+                samples["without cache"][number].append(without)
+                samples["with cache"][number].append(with_cache)
+    return {
+        label: [sorted(times)[len(times) // 2] for times in per_length]
+        for label, per_length in samples.items()
+    }
 
 
 def grouped_query_attention(
