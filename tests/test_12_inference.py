@@ -509,6 +509,40 @@ def test_the_benchmark_record_is_of_the_shipped_model_and_meets_the_targets():
     assert attention["tiled"][-1] <= attention["naive"][-1] / 8
 
 
+
+def test_the_readme_states_the_benchmark_record():
+    """The README's lesson-12 paragraph gives the benchmark's recorded figures, none typed
+    out of step with the record (remake both with `benchmarks/inference_benchmark.py
+    --record`)."""
+    from common import REPO
+
+    record = json.loads(ref.BENCHMARK_RECORD.read_text())
+    model, generation = record["model"], record["generation"]
+    steps = record["step_times"]["seconds"]
+    attention = record["attention_memory"]
+    readme = (REPO / "README.md").read_text()
+    paragraph = readme.split("**Lesson 12, measured.**")[1].split("```")[0]
+    paragraph = " ".join(paragraph.split())  # line breaks folded
+
+    def per_step(key: str) -> str:
+        return " / ".join(f"{seconds * 1000:.1f}" for seconds in steps[key])
+
+    without, with_cache = generation["ms_per_token_without_cache"], generation["ms_per_token_with_cache"]
+    figures = [
+        f"d_model {model['d_model']}, {model['num_heads']} heads, {model['num_layers']} layers, "
+        f"d_ff {model['d_ff']}",
+        f"{generation['tokens']} tokens ({generation['prompt_tokens']}-token prompt",
+        f"took {without:.1f} ms per token without a KV cache and {with_cache:.1f} ms with it, "
+        f"{without / with_cache:.1f}x faster",
+        f"took {per_step('without cache')} ms without the cache",
+        f"and {per_step('with cache')} ms with it",
+        f"({record['cache_memory']['bytes'][-1]:,} at {record['cache_memory']['lengths'][-1]} positions)",
+        f"{attention['tiled'][-1] / 2**20:.2f} MiB",
+        f"naive attention's {attention['naive'][-1] / 2**20:.2f} MiB, "
+        f"1/{attention['naive'][-1] / attention['tiled'][-1]:.1f}",
+    ]
+    assert [figure for figure in figures if figure not in paragraph] == []
+
 @pytest.mark.notebook
 def test_untouched_student_notebook_runs_every_cell_but_the_graded_ones(monkeypatch):
     """Graded headless, the untouched student notebook fails only its graded test cells:
