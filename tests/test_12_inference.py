@@ -509,7 +509,6 @@ def test_the_benchmark_record_is_of_the_shipped_model_and_meets_the_targets():
     assert attention["tiled"][-1] <= attention["naive"][-1] / 8
 
 
-
 def test_the_readme_states_the_benchmark_record():
     """The README's lesson-12 paragraph gives the benchmark's recorded figures, none typed
     out of step with the record (remake both with `benchmarks/inference_benchmark.py
@@ -527,7 +526,10 @@ def test_the_readme_states_the_benchmark_record():
     def per_step(key: str) -> str:
         return " / ".join(f"{seconds * 1000:.1f}" for seconds in steps[key])
 
-    without, with_cache = generation["ms_per_token_without_cache"], generation["ms_per_token_with_cache"]
+    without, with_cache = (
+        generation["ms_per_token_without_cache"],
+        generation["ms_per_token_with_cache"],
+    )
     figures = [
         f"d_model {model['d_model']}, {model['num_heads']} heads, {model['num_layers']} layers, "
         f"d_ff {model['d_ff']}",
@@ -542,6 +544,7 @@ def test_the_readme_states_the_benchmark_record():
         f"1/{attention['naive'][-1] / attention['tiled'][-1]:.1f}",
     ]
     assert [figure for figure in figures if figure not in paragraph] == []
+
 
 @pytest.mark.notebook
 def test_untouched_student_notebook_runs_every_cell_but_the_graded_ones(monkeypatch):
