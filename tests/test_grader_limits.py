@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -537,7 +538,10 @@ def test_the_check_timeout_holds_on_the_graders_side():
     took = time.monotonic() - started
     scaled = huge["scaled"]
     assert scaled.status == "timeout" and scaled.score == 0, (scaled.status, scaled.message)
-    assert "checks ran longer than 3 s" in scaled.message
+    # Which of the grader's two timers stops it depends on the load: its deadline on the
+    # checks' own work, or its deadline on the sandbox's answer (encoding 1.5 million
+    # floats in the sandbox takes seconds on a busy machine). Both hold at 3 s.
+    assert re.search(r"(the checks|your code) ran longer than 3 s", scaled.message), scaled.message
     assert scaled.seconds < 3 + 2 + 3, scaled.seconds  # the loop alone takes about 20 s
     assert huge["double"].score == 1.0 and took < 60, (huge["double"].message, took)
 
