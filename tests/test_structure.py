@@ -107,9 +107,10 @@ def test_the_lesson_test_rule_catches_an_import(line):
 # ============================================================================ fingerprints
 @pytest.fixture(scope="module")
 def package_copy(tmp_path_factory):
-    """A copy of the package's sources, which the fingerprint is pointed at."""
+    """A copy of the package's sources (the checkpoints' code included, which lesson 12's
+    checks import; not their weights), which the fingerprint is pointed at."""
     copy = tmp_path_factory.mktemp("package") / "transformer_course"
-    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__", "checkpoints"))
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pt"))
     return copy
 
 
@@ -124,11 +125,19 @@ def _fingerprints(monkeypatch, root: Path) -> dict[str, str]:
         # lessons 07 and 08 share these mistake tables; no other lesson reads them
         ("transformer_course.checking.layer_mistakes", {"07_encoder", "08_decoder"}),
         # every lesson that builds on the encoder's reference: 07 itself, the decoder (08),
-        # the whole model (09), its training (10) and the language model (11, whose reference
-        # takes the progress bar from training's)
+        # the whole model (09), its training (10), the language model (11, whose reference
+        # takes the progress bar from training's) and inference (12, whose KV cache runs on
+        # lesson 11's GPT)
         (
             "transformer_course.reference.encoder",
-            {"07_encoder", "08_decoder", "09_transformer", "10_training", "11_language_model"},
+            {
+                "07_encoder",
+                "08_decoder",
+                "09_transformer",
+                "10_training",
+                "11_language_model",
+                "12_inference",
+            },
         ),
         # the one formatter every check uses
         ("transformer_course.checking.formatting", set(registry.lessons())),
