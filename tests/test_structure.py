@@ -125,10 +125,17 @@ def _fingerprints(monkeypatch, root: Path) -> dict[str, str]:
         ("transformer_course.checking.layer_mistakes", {"07_encoder", "08_decoder"}),
         # every lesson that builds on the encoder's reference: 07 itself, the decoder (08),
         # the whole model (09), its training (10) and the language model (11, whose reference
-        # takes the progress bar from training's)
+        # takes the progress bar from training's) and inference (12, whose cache runs on 11's GPT)
         (
             "transformer_course.reference.encoder",
-            {"07_encoder", "08_decoder", "09_transformer", "10_training", "11_language_model"},
+            {
+                "07_encoder",
+                "08_decoder",
+                "09_transformer",
+                "10_training",
+                "11_language_model",
+                "12_inference",
+            },
         ),
         # the one formatter every check uses
         ("transformer_course.checking.formatting", set(registry.lessons())),
