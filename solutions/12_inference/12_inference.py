@@ -204,9 +204,6 @@ from transformer_course.reference import inference as ref
 
 
 # %% export=true
-BENCHMARK_RECORD = CHECKPOINTS / "inference_benchmark.json"  # benchmarks/inference_benchmark.py
-
-
 def causal_cache_mask(len_q: int, len_k: int) -> torch.Tensor:
     """bool (len_q, len_k): the len_q queries are the last len_q of len_k positions;
     query a may attend to key b when b <= len_k - len_q + a (True = may attend)."""
@@ -467,7 +464,7 @@ def step_times(model: CachedGPT, lengths, repeats: int = 5) -> dict[str, list[fl
 
 
 # %%
-recorded = json.loads(ref.BENCHMARK_RECORD.read_text())  # what the benchmark measured
+recorded = json.loads((CHECKPOINTS / "inference_benchmark.json").read_text())  # its record
 if running_headless():  # graded or tested: the recorded figures, no timing
     lengths, timings = recorded["step_times"]["lengths"], recorded["step_times"]["seconds"]
     print(f"recorded by {recorded['made_with']} ({recorded['machine']}):")

@@ -18,7 +18,6 @@ import torch
 from torch import nn
 from torch.profiler import ProfilerActivity, profile
 
-from transformer_course.checkpoints import DIRECTORY as CHECKPOINTS
 from transformer_course.reference.attention import scaled_dot_product_attention
 from transformer_course.reference.language_model import (
     GPT,
@@ -62,9 +61,6 @@ class KVCache(nn.Module):
         self.values[:, :, start:stop] = v_new
         self.length = stop
         return self.keys[:, :, :stop], self.values[:, :, :stop]  # (batch, heads, length, d_head)
-
-
-BENCHMARK_RECORD = CHECKPOINTS / "inference_benchmark.json"  # benchmarks/inference_benchmark.py
 
 
 def causal_cache_mask(len_q: int, len_k: int) -> torch.Tensor:
