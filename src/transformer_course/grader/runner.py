@@ -105,12 +105,19 @@ def run_task(task: Task) -> dict:
     return result.to_dict()
 
 
+# lesson -> the checks fingerprint this process computed from its own package, once: walking
+# the imports of a lesson's checks parses dozens of files (a quarter of a second), and a
+# worker grades many submissions of one lesson with the package it started with
+_LOCAL_FINGERPRINTS: dict[str, str] = {}
+
+
 def registry_checks(spec: LessonSpec) -> dict[str, Callable]:
     """The registry's check for every exercise of the lesson (in this process)."""
     from transformer_course import registry
 
-    local = checks_fingerprint(spec.lesson)
-    if local != spec.checks_fingerprint:
+    if spec.lesson not in _LOCAL_FINGERPRINTS:
+        _LOCAL_FINGERPRINTS[spec.lesson] = checks_fingerprint(spec.lesson)
+    if _LOCAL_FINGERPRINTS[spec.lesson] != spec.checks_fingerprint:
         raise RuntimeError(
             "this worker's course package differs from the coordinator's (checks, reference or "
             "grader changed): install the same version everywhere"

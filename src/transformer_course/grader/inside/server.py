@@ -623,7 +623,9 @@ class Server:
         numpy = sys.modules.get("numpy")
         saved: dict[str, Any] = {"recursion": sys.getrecursionlimit()}
         settings = _torch_settings(torch) if torch is not None else []
-        saved["torch"] = [(write, read()) for _, read, write, _ in settings]
+        # (read, write, the learner's value); a setting is written only where it differs:
+        # some setters are costly (use_deterministic_algorithms imports torch._dynamo)
+        saved["torch"] = [(read, write, read()) for _, read, write, _ in settings]
         if torch is not None:
             options = torch._tensor_str.PRINT_OPTS
             saved["printing"] = {k: getattr(options, k) for k in TORCH_PRINT_OPTIONS}
@@ -634,8 +636,9 @@ class Server:
                 if torch is not None:
                     stack.enter_context(torch.inference_mode(False))
                     stack.enter_context(_without_torch_modes(torch))
-                    for _, _, write, pinned in settings:
-                        write(pinned)
+                    for _, read, write, pinned in settings:
+                        if read() != pinned:
+                            write(pinned)
                     torch.set_printoptions(profile="default", sci_mode=None)
                 if numpy is not None:
                     numpy.seterr(**self.numpy_defaults[0])
@@ -645,8 +648,9 @@ class Server:
         finally:  # the learner's settings, once the contexts above have closed
             with contextlib.suppress(RecursionError, ValueError):
                 sys.setrecursionlimit(saved["recursion"])
-            for write, value in saved["torch"]:
-                write(value)
+            for read, write, value in saved["torch"]:
+                if read() != value:
+                    write(value)
             if "printing" in saved:
                 torch.set_printoptions(**saved["printing"])
             if "numpy" in saved:
