@@ -1801,6 +1801,10 @@ def test_lesson_claims_about_beam_search_hold_on_the_record():
     longer = ref.seed_summary(runs)["longer"]
     assert longer["beam"]["mean"] <= longer["greedy"]["mean"]
     assert longer["greedy"]["runs"] == longer["beam"]["runs"] == 3
+    bleu_gain = [
+        run["longer"]["beam"]["bleu"] - run["longer"]["greedy"]["bleu"] for run in runs.values()
+    ]
+    assert max(bleu_gain) > 0 > min(bleu_gain)  # "raises it for some seeds, lowers it for others"
 
 
 def test_lesson_claims_about_label_smoothing_hold_on_the_record():
@@ -1856,3 +1860,34 @@ def test_untouched_student_notebook_shows_the_trained_model(monkeypatch):
             if error.ename != "NotImplementedError" or about_the_model:
                 problems.append(f"{cell.source.splitlines()[0]!r}: {error.ename}: {error.evalue}")
     assert not problems, "\n".join(problems)
+
+
+def test_readme_states_the_checkpoints_measured_figures():
+    """README's lesson-10 paragraph quotes the shipped checkpoint's record, not numbers
+    typed from memory: its time, load, scores per split, seed spreads and step times."""
+    from common import REPO
+
+    readme = (REPO / "README.md").read_text()
+    start = readme.index("**Lesson 10's training, measured.**")
+    text = " ".join(readme[start : readme.index("```", start)].split())
+    meta = checkpoints.translator_metadata()
+    splits, steps = meta["splits"], meta["step_seconds"]
+    summary = {eps: ref.seed_summary(meta["seeds"][eps]) for eps in ("0.1", "0.0")}
+    expected = [
+        f"{meta['parameters']:,} parameters",
+        f"load average {meta['training']['load_average']}",
+        f"{meta['training']['seconds']:.0f} s of training",
+        *(f"{splits[n]['greedy']['exact_match']:.1%}" for n in translation.SPLITS),
+        *(f"{splits[n]['greedy']['bleu']:.1f}" for n in translation.SPLITS),
+        *(f"{splits[n]['beam']['exact_match']:.1%}" for n in translation.SPLITS),
+        *(
+            f"{summary[eps][n][decoder]['mean']:.1%} ({100 * summary[eps][n][decoder]['spread']:.1f})"
+            for eps, decoders in (("0.1", ("greedy", "beam")), ("0.0", ("greedy",)))
+            for decoder in decoders
+            for n in translation.SPLITS
+        ),
+        f"{1000 * steps['1']:.0f} ms on one thread and {1000 * steps['2']:,.0f} ms on two",
+        f"load average {steps['load_average']}",
+    ]
+    missing = [figure for figure in expected if figure not in text]
+    assert not missing, missing

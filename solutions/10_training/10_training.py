@@ -1410,8 +1410,12 @@ for name in translation.SPLITS:
 # them changes nothing. And on sentences longer than any it was trained on, its
 # mistakes are **model errors**, not search errors: it gives a wrong sentence a high
 # probability, and a better search finds the model's favourite, not the right sentence.
-# (Stahlberg and Byrne 2019 separate the two kinds; the disagreements printed above show
-# both decoders' mistakes side by side.)
+# (Stahlberg and Byrne 2019 separate the two kinds.) The disagreements printed above
+# show both sides: on the first two splits most are between two *correct*
+# translations; on the longer ones beam search sometimes rescues a sentence that greedy
+# decoding wrecks (a phrase repeated until the length limit, say), and sometimes loses
+# one greedy got right. BLEU on the longer split tells the same story over the seeds:
+# beam search raises it for some seeds and lowers it for others.
 #
 # **What if: no label smoothing?** The paper (section 5.4) reports that label smoothing
 # makes perplexity worse but accuracy and BLEU better. The checkpoint script trained the
