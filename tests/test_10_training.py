@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import heapq
 import io
+import itertools
 import json
 import math
 import random
@@ -963,8 +964,12 @@ BEAM_CORRECT = [Correct(BEAM, batched_beam_search), Correct(BEAM, heap_per_sente
 
 
 # ============================================================= translation_scores
+def _streams(references, fill=None):
+    return [list(stream) for stream in itertools.zip_longest(*references, fillvalue=fill)]
+
+
 def scores_with(
-    bleu=lambda h, r: sacrebleu.corpus_bleu(h, [r]).score,
+    bleu=lambda h, r: sacrebleu.corpus_bleu(h, _streams(r)).score,
     exact=None,
     as_tuple=False,
     keys=("exact_match", "bleu"),
@@ -973,13 +978,17 @@ def scores_with(
         match = (
             exact(hypotheses, references)
             if exact
-            else sum(h == r for h, r in zip(hypotheses, references)) / len(references)
+            else sum(h in refs for h, refs in zip(hypotheses, references)) / len(references)
         )
         if as_tuple:
             return match, bleu(hypotheses, references)
         return dict(zip(keys, (match, bleu(hypotheses, references))))
 
     return translation_scores
+
+
+def _first(references):
+    return [refs[0] for refs in references]
 
 
 SCORES = check_translation_scores
@@ -989,7 +998,7 @@ SCORE_MISTAKES = [
         named("mean_sentence_bleu")(
             scores_with(
                 bleu=lambda h, r: float(
-                    np.mean([sacrebleu.sentence_bleu(a, [b]).score for a, b in zip(h, r)])
+                    np.mean([sacrebleu.sentence_bleu(a, b).score for a, b in zip(h, r)])
                 )
             )
         ),
@@ -998,28 +1007,63 @@ SCORE_MISTAKES = [
     Mistake(
         SCORES,
         named("swapped_arguments")(
-            scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(r, [h]).score)
+            scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(_first(r), [h]).score)
         ),
         "swapped",
     ),
     Mistake(
         SCORES,
-        named("references_not_wrapped")(
+        named("bleu_against_the_first_reference_only")(
+            scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(h, [_first(r)]).score)
+        ),
+        "only the first reference",
+    ),
+    Mistake(
+        SCORES,
+        named("zip_stops_at_the_shortest_list")(
+            scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(h, list(zip(*r))).score)
+        ),
+        r"zip\(\*references\)",
+    ),
+    Mistake(
+        SCORES,
+        named("streams_padded_with_empty_strings")(
+            scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(h, _streams(r, "")).score)
+        ),
+        'padded with ""',
+    ),
+    Mistake(
+        SCORES,
+        named("references_not_regrouped")(
             scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(h, r).score)
         ),
-        r"pass \[references\]",
+        "one list per sentence",
     ),
     Mistake(
         SCORES,
         named("bleu_as_fraction")(
-            scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(h, [r]).score / 100)
+            scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(h, _streams(r)).score / 100)
         ),
         "0-1 scale",
     ),
     Mistake(
         SCORES,
+        named("exact_match_against_the_first_reference")(
+            scores_with(exact=lambda h, r: np.mean([a == b[0] for a, b in zip(h, r)]))
+        ),
+        "first",
+    ),
+    Mistake(
+        SCORES,
+        named("exact_match_requires_every_reference")(
+            scores_with(exact=lambda h, r: np.mean([all(a == x for x in b) for a, b in zip(h, r)]))
+        ),
+        "every",
+    ),
+    Mistake(
+        SCORES,
         named("exact_match_percent")(
-            scores_with(exact=lambda h, r: 100 * np.mean([a == b for a, b in zip(h, r)]))
+            scores_with(exact=lambda h, r: 100 * np.mean([a in b for a, b in zip(h, r)]))
         ),
         "a percentage",
     ),
@@ -1028,11 +1072,30 @@ SCORE_MISTAKES = [
         named("word_accuracy")(
             scores_with(
                 exact=lambda h, r: np.mean(
-                    [w1 == w2 for a, b in zip(h, r) for w1, w2 in zip(a.split(), b.split())]
+                    [w1 == w2 for a, b in zip(h, r) for w1, w2 in zip(a.split(), b[0].split())]
                 )
             )
         ),
         "Compare whole strings",
+    ),
+    Mistake(
+        SCORES,
+        named("pads_the_callers_lists_in_place")(
+            scores_with(
+                bleu=lambda h, r: (
+                    sacrebleu.corpus_bleu(
+                        h,
+                        [
+                            list(s)
+                            for s in zip(
+                                *[refs.extend([None] * (4 - len(refs))) or refs for refs in r]
+                            )
+                        ],
+                    ).score
+                )
+            )
+        ),
+        "changed",
     ),
     Mistake(SCORES, named("returns_a_tuple")(scores_with(as_tuple=True)), "return a dict"),
     Mistake(
@@ -1041,16 +1104,33 @@ SCORE_MISTAKES = [
         'expected "exact_match" and "bleu"',
     ),
 ]
+
+
+def _repeat_last(references):
+    """Fill the holes with a copy of the sentence's last reference: the same n-gram
+    maxima and the same closest length, so the same BLEU as None."""
+    width = max(len(refs) for refs in references)
+    return [[refs[min(j, len(refs) - 1)] for refs in references] for j in range(width)]
+
+
 SCORE_CORRECT = [
     Correct(
         SCORES,
-        named("bleu_object")(
-            scores_with(bleu=lambda h, r: sacrebleu.BLEU().corpus_score(h, [r]).score)
+        named("bleu_object_and_zip_longest")(
+            scores_with(bleu=lambda h, r: sacrebleu.BLEU().corpus_score(h, _streams(r)).score)
         ),
     ),
     Correct(
         SCORES,
-        named("numpy_mean")(scores_with(exact=lambda h, r: np.mean(np.array(h) == np.array(r)))),
+        named("holes_filled_with_a_repeated_reference")(
+            scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(h, _repeat_last(r)).score)
+        ),
+    ),
+    Correct(
+        SCORES,
+        named("any_with_a_generator")(
+            scores_with(exact=lambda h, r: np.mean([any(a == x for x in b) for a, b in zip(h, r)]))
+        ),
     ),
 ]
 
@@ -1241,7 +1321,7 @@ def test_train_step_is_one_sgd_step_on_pytorchs_loss():
 def test_make_batches_teacher_forcing_lines_up():
     """Oracle property: labels[:, t] == decoder_input[:, t + 1] wherever both are real
     tokens, and with the look-ahead mask the logits at t do not depend on later inputs."""
-    corpus = translation.make_corpus(num_train=40, num_validation=0, num_test=0, seed=3)
+    corpus = translation.make_corpus(40, 0, 0, 0, 0, seed=3)
     _, dec, lab = ref.make_batches(corpus.encode(corpus.train), 40)[0]
     real = (dec[:, 1:] != PAD_ID) & (lab[:, :-1] != PAD_ID)
     assert torch.equal(lab[:, :-1][real], dec[:, 1:][real])
@@ -1250,66 +1330,375 @@ def test_make_batches_teacher_forcing_lines_up():
 
 
 def test_translation_scores_oracle():
-    refs = ["el gato negro bebió la leche", "la pelota es azul"]
-    assert ref.translation_scores(refs, refs) == {"exact_match": 1.0, "bleu": pytest.approx(100.0)}
+    """Exact match against any reference; BLEU with several references is sacrebleu's,
+    and a sentence's missing references (None) change nothing."""
+    refs = [["el gato negro bebe la leche"], ["lo veo", "yo lo veo"]]
+    assert ref.translation_scores(["el gato negro bebe la leche", "yo lo veo"], refs) == {
+        "exact_match": 1.0,
+        "bleu": pytest.approx(100.0),
+    }
     scores = ref.translation_scores(["un perro", "mis casas"], refs)
     assert scores == {"exact_match": 0.0, "bleu": pytest.approx(0.0)}
+    hypotheses = ["el gato bebe la leche", "yo veo"]
+    single = sacrebleu.corpus_bleu(hypotheses, [[r[0] for r in refs]]).score
+    several = ref.translation_scores(hypotheses, refs)["bleu"]
+    assert several > single  # "yo" counts once "yo lo veo" is a reference
 
 
 # ========================================================================= corpus
-def test_corpus_is_deterministic_and_split_by_held_out_combinations():
-    a, b = translation.make_corpus(), translation.make_corpus()
-    assert (a.train, a.validation, a.test, a.held_out) == (
-        b.train,
-        b.validation,
-        b.test,
-        b.held_out,
-    )
-    assert len(a.train) == 6000 and len(a.validation) == 500 and len(a.test) == 1000
-    english = [set(en for en, _ in split) for split in (a.train, a.validation, a.test)]
-    assert not (english[0] & english[1] or english[0] & english[2] or english[1] & english[2])
-    for split, inside in ((a.train, False), (a.validation, False), (a.test, True)):
-        for en, _ in split:
-            has = bool(translation.parse(en).combinations() & a.held_out)
-            assert has == inside, en
-    nouns_in_train = {n for en, _ in a.train for n, _ in translation.parse(en).combinations()}
-    adjectives_in_train = {j for en, _ in a.train for _, j in translation.parse(en).combinations()}
-    for noun, adjective in a.held_out:  # both halves of every held-out pair are known
-        assert noun in nouns_in_train and adjective in adjectives_in_train
-    for en, es in a.validation + a.test:  # no <unk> outside training
-        assert tok_ids_known(a, en, es), (en, es)
+NOUN = {n.en: n for n in translation.NOUNS}
+ADJ = {a.en: a for a in translation.ADJECTIVES}
+VERB = {v.en: v for v in translation.VERBS}
 
 
-def tok_ids_known(corpus, en, es):
-    return 1 not in corpus.encode_source(en) and 1 not in corpus.encode_target(es)
+def np_(det, noun, *, plural=False, adj=None, **extra):
+    return translation.NounPhrase(det, NOUN[noun], plural, ADJ.get(adj), **extra)
 
 
-@pytest.mark.parametrize(
-    ("english", "spanish"),
-    [
-        ("the black cat drank the milk", "el gato negro bebió la leche"),
-        ("the ball is blue", "la pelota es azul"),
-        ("the black cows are old", "las vacas negras son viejas"),
-        (
-            "some red cars are under the old table",
-            "unos coches rojos están debajo de la mesa vieja",
+def _verb(verb, obj=None, **extra):
+    return translation.Clause("verb", verb=VERB[verb], obj=obj, **extra)
+
+
+def _copula(adj, **extra):
+    return translation.Clause("adjective", predicate=ADJ[adj], **extra)
+
+
+GRAMMAR_CASES = [  # (sentence, English, every correct Spanish translation), written by hand
+    (
+        translation.Sentence(np_("the", "soup"), _copula("cold")),
+        "the soup is cold",
+        {"la sopa está fría"},
+    ),
+    (
+        translation.Sentence(np_("the", "woman", plural=True), _copula("tired")),
+        "the women are tired",
+        {"las mujeres están cansadas"},
+    ),
+    (
+        translation.Sentence(np_("my", "ball", plural=True), _copula("red", negated=True)),
+        "my balls are not red",
+        {"mis pelotas no son rojas"},
+    ),
+    (
+        translation.Sentence(
+            translation.Coordination(np_("the", "boy"), np_("the", "girl")), _copula("tired")
         ),
-        ("my dog is near the car", "mi perro está cerca del coche"),
-        ("these women have a small box", "estas mujeres tienen una caja pequeña"),
-        ("this young mouse ate the sweet cookies", "este ratón joven comió las galletas dulces"),
-        ("the happy girls bought a blue hat", "las niñas felices compraron un sombrero azul"),
-    ],
-)
-def test_grammar_agreement_and_word_order(english, spanish):
-    assert translation.spanish(english) == spanish
+        "the boy and the girl are tired",
+        {"el niño y la niña están cansados"},
+    ),
+    (
+        translation.Sentence(
+            translation.Coordination(np_("a", "cow"), np_("the", "hen")), _copula("dirty")
+        ),
+        "a cow and the hen are dirty",
+        {"una vaca y la gallina están sucias"},
+    ),
+    (
+        translation.Sentence(translation.Pronoun("we"), _copula("tired")),
+        "we are tired",
+        {"estamos cansados", "nosotros estamos cansados", "estamos cansadas"}
+        | {"nosotras estamos cansadas"},
+    ),
+    (
+        translation.Sentence(translation.Pronoun("i"), _verb("see", pronoun=("?", False))),
+        "I see it",
+        {"lo veo", "la veo", "yo lo veo", "yo la veo"},
+    ),
+    (
+        translation.Sentence(
+            np_("the", "man"),
+            _verb("buy", np_("the", "cake")),
+            _verb("eat", pronoun=("antecedent", False), negated=True),
+        ),
+        "the man buys the cake and does not eat it",
+        {"el hombre compra el pastel y no lo come", "el hombre compra la tarta y no la come"},
+    ),
+    (
+        translation.Sentence(
+            translation.Pronoun("she"),
+            _verb("find", np_("the", "apple", plural=True)),
+            _verb("eat", pronoun=("antecedent", True), want_to=True),
+        ),
+        "she finds the apples and wants to eat them",
+        {
+            "encuentra las manzanas y quiere comerlas",
+            "encuentra las manzanas y las quiere comer",
+            "ella encuentra las manzanas y quiere comerlas",
+            "ella encuentra las manzanas y las quiere comer",
+        },
+    ),
+    (
+        translation.Sentence(
+            np_("the", "girl"),
+            _verb("see", np_("the", "man")),
+            _verb("help", pronoun=("antecedent", False), animate=True),
+        ),
+        "the girl sees the man and helps him",
+        {"la niña ve al hombre y lo ayuda"},
+    ),
+    (
+        translation.Sentence(np_("the", "cat"), _verb("drink", np_("the", "milk")), question=True),
+        "does the cat drink the milk ?",
+        {"¿ bebe el gato la leche ?", "¿ el gato bebe la leche ?"},
+    ),
+    (
+        translation.Sentence(np_("the", "soup"), _copula("hot"), question=True),
+        "is the soup hot ?",
+        {"¿ está caliente la sopa ?", "¿ la sopa está caliente ?"},
+    ),
+    (
+        translation.Sentence(
+            np_("the", "man", relative=(VERB["see"], np_("the", "girl", plural=True))),
+            _verb("drink", np_("the", "juice")),
+        ),
+        "the man who sees the girls drinks the juice",
+        {"el hombre que ve a las niñas bebe el jugo", "el hombre que ve a las niñas bebe el zumo"},
+    ),
+    (
+        translation.Sentence(np_("the", "woman"), _verb("help", np_("the", "dog"))),
+        "the woman helps the dog",
+        {"la mujer ayuda al perro"},  # help: the personal a, required
+    ),
+    (
+        translation.Sentence(np_("the", "woman"), _verb("see", np_("the", "dog"))),
+        "the woman sees the dog",
+        {"la mujer ve el perro", "la mujer ve al perro"},  # see: optional with an animal
+    ),
+    (
+        translation.Sentence(
+            np_("my", "dog", place=("on", np_("the", "table"))),
+            _verb("eat", np_("the", "bread")),
+        ),
+        "my dog on the table eats the bread",
+        {"mi perro sobre la mesa come el pan", "mi perro encima de la mesa come el pan"},
+    ),
+    (
+        translation.Sentence(
+            np_("the", "book"),
+            translation.Clause("place", obj=np_("the", "car"), preposition="under"),
+        ),
+        "the book is under the car",
+        {"el libro está debajo del coche", "el libro está debajo del carro"},
+    ),
+    (
+        translation.Sentence(
+            np_("this", "horse", plural=True, adj="black"),
+            _verb("want", np_("a", "apple", adj="green", plural=True), negated=True),
+        ),
+        "these black horses do not want some green apples",
+        {"estos caballos negros no quieren unas manzanas verdes"},
+    ),
+]
 
 
 @pytest.mark.parametrize(
-    "bad", ["the cat are black", "a cats drank the milk", "the cat flew", "the"]
+    ("sentence", "english", "spanish"), GRAMMAR_CASES, ids=[c[1] for c in GRAMMAR_CASES]
 )
-def test_grammar_rejects_sentences_outside_it(bad):
-    with pytest.raises(ValueError):
-        translation.spanish(bad)
+def test_grammar_writes_every_correct_translation(sentence, english, spanish):
+    """Hand-written oracles: estar for states and places, ser for qualities, agreement
+    (also of a coordinated subject and of a pronoun with its adjective), clitics before
+    the verb or attached to the infinitive, agreeing with their antecedent, synonyms
+    whose gender the clitic follows, both question orders, the personal a."""
+    assert sentence.english() == english
+    assert set(sentence.references()) == spanish
+    assert len(sentence.references()) == len(spanish)  # no duplicates
+
+
+@functools.cache
+def default_corpus():
+    return translation.make_corpus()
+
+
+SPANISH_DETERMINERS = {  # article -> (gender, plural)
+    **{w: ("m", False) for w in ("el", "un", "este")},
+    **{w: ("f", False) for w in ("la", "una", "esta")},
+    **{w: ("m", True) for w in ("los", "unos", "estos")},
+    **{w: ("f", True) for w in ("las", "unas", "estas")},
+}
+STATES = {"tired", "cold", "hot", "dirty", "clean"}  # estar; every other adjective takes ser
+SER = {"soy", "es", "somos", "son"}
+ESTAR = {"estoy", "está", "estamos", "están"}
+
+
+def _noun_forms():
+    """Spanish noun form -> (gender, plural), from the lexicon ("tarta" is feminine)."""
+    forms = {}
+    for noun in translation.NOUNS:
+        for plural, options in ((False, noun.es), (True, noun.es_plural)):
+            for form in filter(None, options):
+                forms[form] = ("f" if form.startswith("tarta") else noun.gender, plural)
+    return forms
+
+
+def _adjective_forms():
+    """Spanish adjective form -> the (gender, plural) it can agree with."""
+    forms: dict[str, set] = {}
+    for adjective in translation.ADJECTIVES:
+        for i, form in enumerate(adjective.forms):
+            forms.setdefault(form, set()).add(("f" if i % 2 else "m", i >= 2))
+    return forms
+
+
+def _all_pairs(corpus):
+    return [
+        (name, en, es)
+        for name in ("train", "validation", "test", "combinations", "longer")
+        for en, _ in corpus.split(name)
+        for es in corpus.references[en]
+    ]
+
+
+CLITICS = {"lo": ("m", False), "la": ("f", False), "los": ("m", True), "las": ("f", True)}
+
+
+def _clitic(words, nouns):
+    """(pronoun, its position, attached to an infinitive?) of the object pronoun among
+    `words`: a clitic not followed by a noun (an article is), or the end of an
+    infinitive ("comerlo"); None if there is none."""
+    for i, word in enumerate(words):
+        if word in CLITICS and (i + 1 == len(words) or words[i + 1] not in nouns):
+            return word, i, False
+        for clitic in sorted(CLITICS, key=len, reverse=True):
+            if word.endswith("r" + clitic):
+                return clitic, i, True
+    return None
+
+
+def test_every_reference_agrees_in_gender_and_number():
+    """Checked on every reference of every split, with tables written here: an article
+    agrees with the noun after it, an adjective after a noun with that noun, the pronoun
+    of "... y [no] lo come" with the last noun before "y" (its antecedent)."""
+    nouns, adjectives = _noun_forms(), _adjective_forms()
+    checked = {"article": 0, "adjective": 0, "clitic": 0}
+    for _, en, es in _all_pairs(default_corpus()):
+        words = es.split()
+        for i, word in enumerate(words[:-1]):
+            if word in SPANISH_DETERMINERS and words[i + 1] in nouns:
+                assert nouns[words[i + 1]] == SPANISH_DETERMINERS[word], (en, es)
+                checked["article"] += 1
+            if word in nouns and words[i + 1] in adjectives:
+                assert nouns[word] in adjectives[words[i + 1]], (en, es)
+                checked["adjective"] += 1
+        if " y " in es and "clitics" in default_corpus().phenomena[en]:
+            before, after = es.split(" y ", 1)
+            antecedent = [w for w in before.split() if w in nouns][-1]
+            assert CLITICS[_clitic(after.split(), nouns)[0]] == nouns[antecedent], (en, es)
+            checked["clitic"] += 1
+    assert min(checked.values()) > 1000, checked
+
+
+def test_estar_for_states_and_places_ser_for_qualities():
+    """Every sentence with a copula: estar (está, están...) before a state adjective or a
+    place, ser (es, son...) before any other adjective; never both."""
+    seen = {"ser": 0, "estar": 0, "place": 0}
+    for _, en, es in _all_pairs(default_corpus()):
+        english, spanish = en.replace(" ?", "").split(), set(es.split())
+        if not {"is", "are", "am"} & set(english):
+            continue
+        if english[-1] in ADJ:
+            kind = "estar" if english[-1] in STATES else "ser"
+        else:  # a place: "is under the table"
+            kind = "place"
+        right, wrong = (SER, ESTAR) if kind == "ser" else (ESTAR, SER)
+        assert spanish & right and not spanish & wrong, (en, es)
+        seen[kind] += 1
+    assert min(seen.values()) > 500, seen
+
+
+def test_clitics_stand_before_the_finite_verb_or_on_the_infinitive():
+    """An object pronoun comes right before a finite verb (after "no" when negated), or
+    is attached to an infinitive; both places occur."""
+    finite = {form for verb in translation.VERBS for form in verb.forms}
+    nouns, corpus = _noun_forms(), default_corpus()
+    placed = {"before the verb": 0, "on the infinitive": 0}
+    for _, en, es in _all_pairs(corpus):
+        if "clitics" not in corpus.phenomena[en]:
+            continue
+        words = es.split()
+        found = _clitic(words, nouns)
+        assert found is not None, (en, es)
+        _, i, attached = found
+        if attached:
+            placed["on the infinitive"] += 1
+        else:
+            assert i + 1 < len(words) and words[i + 1] in finite, (en, es)
+            assert i == 0 or words[i - 1] not in finite, (en, es)  # never after a verb
+            placed["before the verb"] += 1
+    assert min(placed.values()) > 100, placed
+
+
+def test_every_kind_of_reference_is_reachable_in_training():
+    """The training target is always one of the sentence's references, and every kind of
+    alternative is a training target somewhere: both question orders, with and without
+    the subject pronoun, both places of a clitic after "want to", every synonym."""
+    corpus = default_corpus()
+    targets = [es for _, es in corpus.train]
+    for split in ("train", "validation", "test", "combinations", "longer"):
+        for en, es in corpus.split(split):
+            assert es in corpus.references[en], (en, es)
+            assert len(set(corpus.references[en])) == len(corpus.references[en])
+    finite = {form for verb in translation.VERBS for form in verb.forms}
+    kinds = {
+        "question, verb first": lambda t: t.startswith("¿ ") and t.split()[1] in finite | ESTAR,
+        "question, subject first": lambda t: t.startswith("¿ ") and t.split()[1] not in ESTAR,
+        "subject pronoun": lambda t: t.split()[0] in {"yo", "él", "ella", "nosotros", "ellas"},
+        "clitic on the infinitive": lambda t: re_any(t, r"\b\w+r(lo|la|los|las)\b"),
+        "clitic before quiere": lambda t: re_any(t, r"\b(lo|la|los|las) quier"),
+        **{f"synonym {w}": (lambda t, w=w: w in t.split()) for w in SYNONYMS},
+    }
+    for name, test in kinds.items():
+        assert any(test(t) for t in targets), name
+
+
+SYNONYMS = ("coche", "carro", "jugo", "zumo", "pastel", "tarta", "sobre", "encima")
+
+
+def re_any(text, pattern):
+    import re
+
+    return re.search(pattern, text) is not None
+
+
+def test_corpus_splits_are_disjoint_deterministic_and_what_they_say():
+    a, b = default_corpus(), translation.make_corpus()
+    names = ("train", "validation", "test", "combinations", "longer")
+    assert all(a.split(n) == b.split(n) for n in names) and a.held_out == b.held_out
+    sizes = {n: len(a.split(n)) for n in names}
+    assert sizes == {
+        "train": 8000,
+        "validation": 500,
+        "test": 1000,
+        "combinations": 500,
+        "longer": 500,
+    }
+    english = {n: {en for en, _ in a.split(n)} for n in names}
+    for first, second in itertools.combinations(names, 2):
+        assert not english[first] & english[second], (first, second)
+    longest_inside = max(translation.words(en) for n in names[:4] for en, _ in a.split(n))
+    assert longest_inside <= translation.MAX_TRAINING_WORDS
+    assert min(translation.words(en) for en, _ in a.longer) > longest_inside
+    # held-out combinations: only in their split, and both halves known from training
+    nouns_seen = {w for en, _ in a.train for w in en.split()}
+    for noun, adjective in a.held_out:
+        assert NOUN[noun].en in nouns_seen and adjective in nouns_seen
+    for n in names:
+        for en, es in a.split(n):
+            assert 1 not in a.encode_source(en) and 1 not in a.encode_target(es), (n, en)
+
+
+def test_held_out_combinations_are_only_in_their_split():
+    """Read from the English words alone: a held-out adjective right before its noun
+    (singular or plural) occurs only in the combinations split."""
+    corpus = default_corpus()
+    phrases = set()
+    for noun, adjective in corpus.held_out:
+        phrases |= {f" {adjective} {noun} ", f" {adjective} {NOUN[noun].en_plural} "}
+    found = {n: 0 for n in ("train", "validation", "test", "combinations", "longer")}
+    for name in found:
+        for en, _ in corpus.split(name):
+            found[name] += any(p in f" {en} " for p in phrases)
+    assert found["combinations"] > 100
+    assert found["train"] == found["validation"] == found["test"] == found["longer"] == 0
 
 
 # ======================================================================= checkpoint
@@ -1317,29 +1706,45 @@ def test_checkpoint_is_small_and_documented():
     path = checkpoints.DIRECTORY / "translator.pt"
     assert path.stat().st_size < 2_000_000
     meta = checkpoints.translator_metadata()
-    for key in ("config", "corpus", "training", "test", "what_if", "torch_version", "made_with"):
+    for key in ("config", "corpus", "training", "splits", "translations", "seeds", "what_if"):
         assert key in meta, key
-    assert meta["config"]["seed"] == ref.DEFAULT_CONFIG["seed"]
     assert meta["config"] == ref.DEFAULT_CONFIG
-    assert meta["test"]["greedy"]["exact_match"] >= 0.95
-    # the lesson prints these instead of typing them (section 10)
+    splits = meta["splits"]
+    assert set(splits) == set(translation.SPLITS)
+    # the lesson's targets: >= 95% on the in-distribution split in at most 3 minutes;
+    # the harder splits are reported, and stay below 100%
+    assert splits["test"]["greedy"]["exact_match"] >= 0.95
+    assert meta["training"]["seconds"] <= 180
+    assert all(splits[name]["greedy"]["exact_match"] < 1 for name in ("combinations", "longer"))
+    # the lesson prints these instead of typing them (sections 8 and 10)
+    for smoothing in ("0.1", "0.0"):
+        assert set(meta["seeds"][smoothing]) == {"0", "1", "2"}, smoothing
+    assert meta["seeds"]["0.1"]["0"] == splits
     assert set(meta["what_if"]["long_runs"]) == {"no positional encoding", "no 1/sqrt(d_k) scaling"}
     for name, run in meta["what_if"]["runs"].items():
         assert {"val_exact_match", "test_exact_match", "test_bleu"} <= set(run), name
+    assert {"1", "2", "load_average"} <= set(meta["step_seconds"])
     json.dumps(meta)  # plain data
 
 
-def test_checkpoint_reproduces_its_recorded_accuracy():
-    """Loading the shipped weights and decoding the test split gives the recorded score
-    (greedy decoding of fixed weights: only float summation order can differ)."""
+def test_checkpoint_reproduces_its_recorded_scores():
+    """Loading the shipped weights and decoding each test split gives the recorded
+    scores and translations (greedy decoding of fixed weights: only float summation
+    order can differ)."""
     model, corpus, meta = checkpoints.load_translator()
-    scores = ref.evaluate(model, corpus, corpus.test)
-    assert scores["exact_match"] == pytest.approx(meta["test"]["greedy"]["exact_match"], abs=0.002)
+    for name in translation.SPLITS:
+        scores = ref.evaluate(model, corpus, corpus.split(name))
+        recorded = meta["splits"][name]["greedy"]
+        assert scores["exact_match"] == pytest.approx(recorded["exact_match"], abs=0.002), name
+        same = np.mean(
+            [a == b for a, b in zip(scores["translations"], meta["translations"][name]["greedy"])]
+        )
+        assert same >= 0.99, name
 
 
 def test_training_writes_progress_to_stdout_only(monkeypatch, capsys):
     monkeypatch.setenv("COURSE_STATIC_FIGURES", "1")
-    corpus = translation.make_corpus(num_train=200, num_validation=20, num_test=0, seed=1)
+    corpus = translation.make_corpus(200, 20, 0, 0, 0, seed=1)
     _, history = ref.train_translator(corpus, {"epochs": 1}, max_steps=3)
     out = capsys.readouterr()
     assert out.err == ""
@@ -1349,26 +1754,87 @@ def test_training_writes_progress_to_stdout_only(monkeypatch, capsys):
 
 @pytest.mark.pipeline
 def test_default_training_reaches_the_target_and_matches_the_checkpoint():
-    """The lesson's claim: the default small model reaches at least 95% exact match on the
-    held-out test split (fixed seed). Retrained with the course's own code, it matches the
-    shipped checkpoint's accuracy within 1 percentage point: CPU kernels may add in a
-    different order on another machine or thread count, which changes the weights in
-    their last bits and can flip a few borderline sentences; on the same machine the run
-    is bit-for-bit the same. (Not a timing test: the time is printed, not asserted.)"""
+    """The lesson's claims: the default small model reaches at least 95% exact match on
+    the in-distribution split (fixed seed), the harder splits stay below 100%, and beam
+    search beats greedy decoding by no more than the recorded run-to-run spread wherever
+    the lesson says so (section 8). Retrained with the course's own code, it matches the
+    shipped checkpoint's scores within 1 percentage point on every split: CPU kernels
+    may add in a different order on another machine or thread count, which changes the
+    weights in their last bits and can flip a few borderline sentences; on the same
+    machine the run is bit-for-bit the same. (Not a timing test: the time is printed.)"""
     from transformer_course.checkpoints.__main__ import CORPUS_ARGUMENTS, train_and_evaluate
 
     corpus = translation.make_corpus(**CORPUS_ARGUMENTS)
     start = time.perf_counter()
     with redirect_stdout(io.StringIO()):
-        _, record = train_and_evaluate(corpus, progress=False)
-    accuracy = record["test"]["greedy"]["exact_match"]
+        _, record, _ = train_and_evaluate(corpus, progress=False)
+    splits = record["splits"]
     print(
-        f"trained in {record['training']['seconds']:.1f} s "
-        f"(wall {time.perf_counter() - start:.1f} s); test exact match {accuracy:.1%}"
+        f"trained in {record['training']['seconds']:.1f} s (wall "
+        f"{time.perf_counter() - start:.1f} s, load average "
+        f"{record['training']['load_average']}); exact match, greedy / beam: "
+        + ", ".join(
+            f"{name} {s['greedy']['exact_match']:.1%} / {s['beam']['exact_match']:.1%}"
+            for name, s in splits.items()
+        )
     )
-    assert accuracy >= 0.95
-    recorded = checkpoints.translator_metadata()["test"]["greedy"]["exact_match"]
-    assert accuracy == pytest.approx(recorded, abs=0.01)
+    assert splits["test"]["greedy"]["exact_match"] >= 0.95
+    assert all(splits[name]["greedy"]["exact_match"] < 1 for name in ("combinations", "longer"))
+    meta = checkpoints.translator_metadata()
+    for name in translation.SPLITS:
+        for decoder in ("greedy", "beam"):
+            got, recorded = splits[name][decoder], meta["splits"][name][decoder]
+            assert got["exact_match"] == pytest.approx(recorded["exact_match"], abs=0.01)
+    summary = ref.seed_summary(meta["seeds"]["0.1"])
+    for name, wins in ref.beam_verdict(meta["seeds"]["0.1"]).items():
+        gain = splits[name]["beam"]["exact_match"] - splits[name]["greedy"]["exact_match"]
+        spread = max(summary[name]["beam"]["spread"], summary[name]["greedy"]["spread"])
+        assert (gain > spread) == wins, name  # a fresh run agrees with the lesson's claim
+
+
+def test_lesson_claims_about_beam_search_hold_on_the_record():
+    """Section 8 says: beam search beats greedy decoding by more than the run-to-run
+    spread over the three recorded seeds on no split, and is on average a little worse
+    on the longer sentences (the seeds' scores are what the lesson prints)."""
+    runs = checkpoints.translator_metadata()["seeds"]["0.1"]
+    assert not any(ref.beam_verdict(runs).values())
+    longer = ref.seed_summary(runs)["longer"]
+    assert longer["beam"]["mean"] <= longer["greedy"]["mean"]
+    assert longer["greedy"]["runs"] == longer["beam"]["runs"] == 3
+    bleu_gain = [
+        run["longer"]["beam"]["bleu"] - run["longer"]["greedy"]["bleu"] for run in runs.values()
+    ]
+    assert max(bleu_gain) > 0 > min(bleu_gain)  # "raises it for some seeds, lowers it for others"
+
+
+def test_lesson_claims_about_label_smoothing_hold_on_the_record():
+    """Section 8 says: over the three recorded seeds (greedy decoding), smoothing
+    (epsilon 0.1) beats no smoothing by more than either spread on the new
+    combinations, and differs by no more than the larger spread on the other splits."""
+    seeds = checkpoints.translator_metadata()["seeds"]
+    smoothed, plain = ref.seed_summary(seeds["0.1"]), ref.seed_summary(seeds["0.0"])
+    for name in translation.SPLITS:
+        a, b = smoothed[name]["greedy"], plain[name]["greedy"]
+        assert a["runs"] == b["runs"] == 3
+        spread, gain = max(a["spread"], b["spread"]), a["mean"] - b["mean"]
+        if name == "combinations":
+            assert gain > spread, (name, gain, spread)
+        else:
+            assert abs(gain) <= spread, (name, gain, spread)
+
+
+def test_seed_summary_and_beam_verdict():
+    runs = {
+        str(seed): {"a": {"greedy": {"exact_match": g}, "beam": {"exact_match": b}}}
+        for seed, (g, b) in enumerate([(0.5, 0.7), (0.6, 0.75), (0.55, 0.8)])
+    }
+    summary = ref.seed_summary(runs)["a"]
+    assert summary["greedy"]["mean"] == pytest.approx(0.55)
+    assert summary["greedy"]["spread"] == pytest.approx(0.1)
+    assert summary["beam"]["spread"] == pytest.approx(0.1)
+    assert ref.beam_verdict(runs) == {"a": True}  # gain 0.2 > spread 0.1
+    runs["0"]["a"]["beam"]["exact_match"] = 0.5  # spread 0.3 > gain 0.133
+    assert ref.beam_verdict(runs) == {"a": False}
 
 
 # ================================================ an unanswered notebook, end to end
@@ -1394,3 +1860,34 @@ def test_untouched_student_notebook_shows_the_trained_model(monkeypatch):
             if error.ename != "NotImplementedError" or about_the_model:
                 problems.append(f"{cell.source.splitlines()[0]!r}: {error.ename}: {error.evalue}")
     assert not problems, "\n".join(problems)
+
+
+def test_readme_states_the_checkpoints_measured_figures():
+    """README's lesson-10 paragraph quotes the shipped checkpoint's record, not numbers
+    typed from memory: its time, load, scores per split, seed spreads and step times."""
+    from common import REPO
+
+    readme = (REPO / "README.md").read_text()
+    start = readme.index("**Lesson 10's training, measured.**")
+    text = " ".join(readme[start : readme.index("```", start)].split())
+    meta = checkpoints.translator_metadata()
+    splits, steps = meta["splits"], meta["step_seconds"]
+    summary = {eps: ref.seed_summary(meta["seeds"][eps]) for eps in ("0.1", "0.0")}
+    expected = [
+        f"{meta['parameters']:,} parameters",
+        f"load average {meta['training']['load_average']}",
+        f"{meta['training']['seconds']:.0f} s of training",
+        *(f"{splits[n]['greedy']['exact_match']:.1%}" for n in translation.SPLITS),
+        *(f"{splits[n]['greedy']['bleu']:.1f}" for n in translation.SPLITS),
+        *(f"{splits[n]['beam']['exact_match']:.1%}" for n in translation.SPLITS),
+        *(
+            f"{summary[eps][n][decoder]['mean']:.1%} ({100 * summary[eps][n][decoder]['spread']:.1f})"
+            for eps, decoders in (("0.1", ("greedy", "beam")), ("0.0", ("greedy",)))
+            for decoder in decoders
+            for n in translation.SPLITS
+        ),
+        f"{1000 * steps['1']:.0f} ms on one thread and {1000 * steps['2']:,.0f} ms on two",
+        f"load average {steps['load_average']}",
+    ]
+    missing = [figure for figure in expected if figure not in text]
+    assert not missing, missing

@@ -7,7 +7,7 @@ import torch
 
 from transformer_course.checking.randomness import torch_generator
 
-__all__ = ["PAD", "randn", "spanish_sentences", "token_ids", "vocab_token_ids"]
+__all__ = ["PAD", "randn", "spanish_references", "token_ids", "vocab_token_ids"]
 
 PAD = 0  # the <pad> id of the checks' token ids
 
@@ -50,9 +50,12 @@ def vocab_token_ids(
     return ids.masked_fill(~real, pad_id)
 
 
-def spanish_sentences(count: int, seed: int) -> list[str]:
-    """The Spanish side of ``count`` sentence pairs of lesson 10's generated corpus."""
+def spanish_references(count: int, seed: int) -> list[list[str]]:
+    """Every correct Spanish translation of ``count`` sentences of lesson 10's generated
+    corpus (one list per sentence; their lengths differ)."""
     from transformer_course import translation  # the corpus's grammar, only when needed
 
-    corpus = translation.make_corpus(num_train=count, num_validation=0, num_test=0, seed=seed)
-    return [spanish for _, spanish in corpus.train]
+    corpus = translation.make_corpus(
+        num_train=count, num_validation=0, num_test=0, num_combinations=0, num_longer=0, seed=seed
+    )
+    return corpus.references_of(corpus.train)

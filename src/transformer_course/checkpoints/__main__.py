@@ -1,8 +1,11 @@
 """Remake the shipped translator: ``python -m transformer_course.checkpoints``.
 
-Trains lesson 10's default model with the course's own code, evaluates it, runs the
-lesson's short "what if" experiments, and writes translator.pt and translator.json
-next to this file. Prints the training time and the test accuracy.
+Trains lesson 10's default model with the course's own code, evaluates it on the three
+test splits (greedy and beam search), trains the same model with two more seeds and,
+for each seed, without label smoothing, runs the lesson's short "what if" experiments,
+times training steps on one and two threads, and writes translator.pt and
+translator.json next to this file (the json after each stage, so a stage that is cut
+short leaves the ones before it). Prints what it measures.
 """
 
 from __future__ import annotations
@@ -19,8 +22,17 @@ import torch
 from transformer_course import translation
 from transformer_course.checkpoints import DIRECTORY, TRANSLATOR
 
-CORPUS_ARGUMENTS = {"num_train": 6000, "num_validation": 500, "num_test": 1000, "seed": 0}
+CORPUS_ARGUMENTS = {
+    "num_train": 8000,
+    "num_validation": 500,
+    "num_test": 1000,
+    "num_combinations": 500,
+    "num_longer": 500,
+    "seed": 0,
+}
 BEAM_SIZE, LENGTH_PENALTY = 4, 0.6  # the paper's section 6.1
+SEEDS = (0, 1, 2)  # the default model is seed 0; the others measure the run-to-run spread
+SMOOTHINGS = (0.1, 0.0)  # the default, and the "what if" without label smoothing
 WHAT_IF_EPOCHS = 3
 LONG_WHAT_IFS = ("no positional encoding", "no 1/sqrt(d_k) scaling")  # also trained 8 epochs
 WHAT_IFS = {
@@ -28,32 +40,87 @@ WHAT_IFS = {
     "no positional encoding": {"positional_encoding": False},
     "no 1/sqrt(d_k) scaling": {"scale_scores": False},
 }
+TIMED_STEPS = 20  # training steps timed on one and on two threads
 
 
 def _rounded(values, digits=5):
     return [round(float(v), digits) for v in values]
 
 
-def train_and_evaluate(corpus, config=None, *, progress=True) -> tuple:
-    """(model, record): the default training run, its curves and its test scores."""
+def _scores(scores: dict) -> dict:
+    return {"exact_match": round(scores["exact_match"], 6), "bleu": round(scores["bleu"], 4)}
+
+
+def evaluate_splits(model, corpus, *, beam: bool = True) -> tuple[dict, dict]:
+    """(scores, translations) on every test split: greedy, and beam search if `beam`."""
+    from transformer_course.reference import training
+
+    scores, translations = {}, {}
+    for name in translation.SPLITS:
+        pairs = corpus.split(name)
+        greedy = training.evaluate(model, corpus, pairs)
+        scores[name] = {"size": len(pairs), "greedy": _scores(greedy)}
+        translations[name] = {"greedy": greedy["translations"]}
+        if beam:
+            start = time.perf_counter()
+            found = training.evaluate(
+                model, corpus, pairs, beam_size=BEAM_SIZE, length_penalty=LENGTH_PENALTY
+            )
+            scores[name]["beam"] = {
+                **_scores(found),
+                "seconds": round(time.perf_counter() - start, 1),
+            }
+            translations[name]["beam"] = found["translations"]
+    return scores, translations
+
+
+def train_and_evaluate(corpus, config=None, *, progress=True, beam=True) -> tuple:
+    """(model, record, translations): one training run, its curves and its scores on
+    every test split (greedy, and beam search with the paper's settings if `beam`)."""
     from transformer_course.reference import training
 
     model, history = training.train_translator(corpus, config, progress=progress)
-    greedy = training.evaluate(model, corpus, corpus.test)
+    scores, translations = evaluate_splits(model, corpus, beam=beam)
     record = {
         "config": history["config"],
         "training": {
             "seconds": round(history["seconds"], 2),
             "tokens_per_second": round(history["tokens_per_second"]),
+            "load_average": round(os.getloadavg()[0], 2),
             "steps": len(history["loss"]),
             "epoch_end": history["epoch_end"],
             "loss": _rounded(history["loss"]),
             "lr": _rounded(history["lr"], 8),
             "val_exact_match": _rounded(history["val_exact_match"]),
         },
-        "test": {"greedy": {k: greedy[k] for k in ("exact_match", "bleu")}},
+        "splits": scores,
     }
-    return model, record
+    return model, record, translations
+
+
+def time_steps(corpus, threads: int, steps: int = TIMED_STEPS) -> float:
+    """Mean seconds per training step of the default model on `threads` CPU threads."""
+    from transformer_course.reference import training
+
+    config = {**training.DEFAULT_CONFIG, "num_threads": threads}
+    _, history = training.train_translator(corpus, config, max_steps=steps + 2, progress=False)
+    return history["seconds"] / (steps + 2)
+
+
+def _write(directory: Path, meta: dict, model=None) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    if model is not None:
+        state = {name: tensor.detach().clone() for name, tensor in model.state_dict().items()}
+        torch.save(state, directory / f"{TRANSLATOR}.pt")
+    (directory / f"{TRANSLATOR}.json").write_text(json.dumps(meta, indent=1) + "\n")
+
+
+def _line(scores: dict) -> str:
+    return ", ".join(
+        f"{name} {s['greedy']['exact_match']:.1%}"
+        + (f" (beam {s['beam']['exact_match']:.1%})" if "beam" in s else "")
+        for name, s in scores.items()
+    )
 
 
 def main(argv=None) -> None:
@@ -64,61 +131,17 @@ def main(argv=None) -> None:
     from transformer_course.reference import training
 
     torch.set_num_threads(1)  # as the training loop does: see lesson 10, section 7
-
     corpus = translation.make_corpus(**CORPUS_ARGUMENTS)
     print(corpus.summary())
-    model, record = train_and_evaluate(corpus)
-    start = time.perf_counter()
-    beam = training.evaluate(
-        model, corpus, corpus.test, beam_size=BEAM_SIZE, length_penalty=LENGTH_PENALTY
-    )
-    record["test"]["beam"] = {
-        "beam_size": BEAM_SIZE,
-        "length_penalty": LENGTH_PENALTY,
-        "exact_match": beam["exact_match"],
-        "bleu": beam["bleu"],
-        "seconds": round(time.perf_counter() - start, 1),
-    }
+    model, record, translations = train_and_evaluate(corpus)
     print(
         f"trained in {record['training']['seconds']:.0f} s "
-        f"({record['training']['tokens_per_second']:,} target tokens/s); test exact match: "
-        f"greedy {record['test']['greedy']['exact_match']:.1%}, "
-        f"beam {beam['exact_match']:.1%}; BLEU {record['test']['greedy']['bleu']:.1f}"
+        f"({record['training']['tokens_per_second']:,} target tokens/s, load average "
+        f"{record['training']['load_average']}); exact match: {_line(record['splits'])}"
     )
-    what_if = {}
-    if not args.skip_what_if:
-        for name, change in WHAT_IFS.items():
-            run, history = training.train_translator(
-                corpus, {**change, "epochs": WHAT_IF_EPOCHS}, progress=False
-            )
-            scores = training.evaluate(run, corpus, corpus.test)
-            what_if[name] = {
-                "change": change,
-                "loss": _rounded(history["loss"]),
-                "val_exact_match": _rounded(history["val_exact_match"]),
-                "test_exact_match": scores["exact_match"],
-                "test_bleu": scores["bleu"],
-                "examples": scores["translations"][:20],
-            }
-            print(f"what if, {name}: test exact match {scores['exact_match']:.1%}")
-    long_runs = {}
-    if not args.skip_what_if:
-        for name in LONG_WHAT_IFS:  # as many epochs as the default model
-            run, history = training.train_translator(corpus, WHAT_IFS[name], progress=False)
-            scores = training.evaluate(run, corpus, corpus.test)
-            long_runs[name] = {
-                "change": WHAT_IFS[name],
-                "val_exact_match": _rounded(history["val_exact_match"]),
-                "test_exact_match": scores["exact_match"],
-                "test_bleu": scores["bleu"],
-            }
-            print(
-                f"what if, {name}, {len(history['val_exact_match'])} epochs: "
-                f"test exact match {scores['exact_match']:.1%}, BLEU {scores['bleu']:.1f}"
-            )
     meta = {
         **record,
-        "what_if": {"epochs": WHAT_IF_EPOCHS, "runs": what_if, "long_runs": long_runs},
+        "translations": translations,
         "corpus": {
             "arguments": CORPUS_ARGUMENTS,
             "src_vocab": corpus.src_vocab,
@@ -134,10 +157,63 @@ def main(argv=None) -> None:
         },
         "parameters": sum(p.numel() for p in model.parameters()),
     }
-    args.directory.mkdir(parents=True, exist_ok=True)
-    state = {name: tensor.detach().clone() for name, tensor in model.state_dict().items()}
-    torch.save(state, args.directory / f"{TRANSLATOR}.pt")
-    (args.directory / f"{TRANSLATOR}.json").write_text(json.dumps(meta, indent=1) + "\n")
+    _write(args.directory, meta, model)
+    if args.skip_what_if:
+        return
+
+    seeds: dict[str, dict[str, dict]] = {}  # smoothing -> seed -> split scores
+    for smoothing in SMOOTHINGS:
+        runs = seeds.setdefault(str(smoothing), {})
+        for seed in SEEDS:
+            if smoothing == training.DEFAULT_CONFIG["smoothing"] and seed == 0:
+                runs[str(seed)] = record["splits"]  # the default model itself
+                continue
+            beam = smoothing == training.DEFAULT_CONFIG["smoothing"] or seed == 0
+            config = {"seed": seed, "smoothing": smoothing}
+            _, run, _ = train_and_evaluate(corpus, config, progress=False, beam=beam)
+            runs[str(seed)] = run["splits"]
+            print(f"smoothing {smoothing}, seed {seed}: {_line(run['splits'])}")
+            meta["seeds"] = seeds
+            _write(args.directory, meta)
+
+    what_if = {}
+    for name, change in WHAT_IFS.items():
+        run, history = training.train_translator(
+            corpus, {**change, "epochs": WHAT_IF_EPOCHS}, progress=False
+        )
+        scores = training.evaluate(run, corpus, corpus.test)
+        what_if[name] = {
+            "change": change,
+            "loss": _rounded(history["loss"]),
+            "val_exact_match": _rounded(history["val_exact_match"]),
+            "test_exact_match": scores["exact_match"],
+            "test_bleu": scores["bleu"],
+            "examples": scores["translations"][:40],
+        }
+        print(f"what if, {name}: test exact match {scores['exact_match']:.1%}")
+    meta["what_if"] = {"epochs": WHAT_IF_EPOCHS, "runs": what_if, "long_runs": {}}
+    _write(args.directory, meta)
+    for name in LONG_WHAT_IFS:  # as many epochs as the default model
+        run, history = training.train_translator(corpus, WHAT_IFS[name], progress=False)
+        scores = training.evaluate(run, corpus, corpus.test)
+        meta["what_if"]["long_runs"][name] = {
+            "change": WHAT_IFS[name],
+            "val_exact_match": _rounded(history["val_exact_match"]),
+            "test_exact_match": scores["exact_match"],
+            "test_bleu": scores["bleu"],
+        }
+        print(
+            f"what if, {name}, {len(history['val_exact_match'])} epochs: "
+            f"test exact match {scores['exact_match']:.1%}, BLEU {scores['bleu']:.1f}"
+        )
+        _write(args.directory, meta)
+
+    meta["step_seconds"] = {
+        str(threads): round(time_steps(corpus, threads), 4) for threads in (1, 2)
+    }
+    meta["step_seconds"]["load_average"] = round(os.getloadavg()[0], 2)
+    print(f"seconds per training step: {meta['step_seconds']}")
+    _write(args.directory, meta)
     size = (args.directory / f"{TRANSLATOR}.pt").stat().st_size
     print(f"wrote {args.directory / TRANSLATOR}.pt ({size / 1e6:.2f} MB) and .json")
 

@@ -163,23 +163,27 @@ def train_step(
     return loss.item()
 
 
-def translation_scores(hypotheses: list[str], references: list[str]) -> dict[str, float]:
+def translation_scores(hypotheses: list[str], references: list[list[str]]) -> dict[str, float]:
     """Exact-match accuracy and corpus BLEU of a set of translations.
 
-    hypotheses[i] is the model's translation of sentence i and references[i] the
-    correct one, both strings of words separated by single spaces.
-    Returns {"exact_match": the fraction (0 to 1) of hypotheses equal to their
-    reference, "bleu": corpus BLEU on sacrebleu's 0-100 scale, from
-    sacrebleu.corpus_bleu with its default settings, one reference per sentence}.
+    hypotheses[i] is the model's translation of sentence i; references[i] is the list of
+    every correct translation of sentence i (at least one; the lists may have different
+    lengths). All are strings of words separated by single spaces.
+    Returns {"exact_match": the fraction (0 to 1) of hypotheses equal to at least one of
+    their references, "bleu": corpus BLEU on sacrebleu's 0-100 scale, from
+    sacrebleu.corpus_bleu with its default settings and every reference: reference
+    stream j holds the j-th reference of each sentence, None where a sentence has fewer}.
     Neither list may be modified.
     """
-    exact = sum(h == r for h, r in zip(hypotheses, references)) / len(references)
-    bleu = sacrebleu.corpus_bleu(hypotheses, [references]).score
+    exact = sum(h in refs for h, refs in zip(hypotheses, references)) / len(hypotheses)
+    width = max(len(refs) for refs in references)
+    streams = [[refs[j] if j < len(refs) else None for refs in references] for j in range(width)]
+    bleu = sacrebleu.corpus_bleu(hypotheses, streams).score  # streams: (width, num_sentences)
     return {"exact_match": exact, "bleu": bleu}
 
 
 DEFAULT_CONFIG = {
-    "d_model": 64,  # the lesson's small model: about 264,000 parameters
+    "d_model": 64,  # the lesson's small model
     "num_heads": 4,
     "num_layers": 2,
     "d_ff": 256,
@@ -196,7 +200,7 @@ DEFAULT_CONFIG = {
     "scale_scores": True,  # False: the "what if" without the 1/sqrt(d_k)
     "num_threads": 1,  # CPU threads while training (see the text above the training cell)
 }
-MAX_OUTPUT_LEN = 16  # longest translation the decoders may produce
+MAX_OUTPUT_LEN = 26  # longest translation the decoders may produce
 
 
 def build_model(corpus, config: dict) -> Transformer:
@@ -247,8 +251,8 @@ def translate(model, corpus, sentences, *, beam_size=None, length_penalty=0.0, b
 def evaluate(
     model, corpus, pairs, *, beam_size=None, length_penalty=0.0, chunk=250, batcher=None
 ) -> dict:
-    """Translate the English side of (English, Spanish) pairs and score the result:
-    {"exact_match", "bleu", "translations"}."""
+    """Translate the English side of (English, Spanish) pairs and score the result
+    against every correct translation: {"exact_match", "bleu", "translations"}."""
     translations = []
     for start in range(0, len(pairs), chunk):
         english = [en for en, _ in pairs[start : start + chunk]]
@@ -260,7 +264,7 @@ def evaluate(
             length_penalty=length_penalty,
             batcher=batcher,
         )
-    scores = translation_scores(translations, [es for _, es in pairs])
+    scores = translation_scores(translations, corpus.references_of(pairs))
     return {**scores, "translations": translations}
 
 
@@ -416,3 +420,29 @@ def beam_search(
     for row, tokens in enumerate(results):
         out[row, : len(tokens)] = torch.tensor(tokens, dtype=torch.long)
     return out
+
+
+def seed_summary(runs: dict) -> dict:
+    """runs[seed][split][decoder]["exact_match"] (as the checkpoint script records them)
+    -> summary[split][decoder] = {"mean": mean over the seeds, "spread": max - min}."""
+    summary = {}
+    for split in next(iter(runs.values())):
+        summary[split] = {}
+        for decoder in ("greedy", "beam"):
+            values = [
+                run[split][decoder]["exact_match"] for run in runs.values() if decoder in run[split]
+            ]
+            if values:
+                mean, spread = sum(values) / len(values), max(values) - min(values)
+                summary[split][decoder] = {"mean": mean, "spread": spread, "runs": len(values)}
+    return summary
+
+
+def beam_verdict(runs: dict) -> dict[str, bool]:
+    """split -> whether beam search's mean exact match beats greedy decoding's by more
+    than the run-to-run spread (the larger of the two decoders' spreads)."""
+    verdict = {}
+    for split, decoders in seed_summary(runs).items():
+        gain = decoders["beam"]["mean"] - decoders["greedy"]["mean"]
+        verdict[split] = gain > max(decoders["beam"]["spread"], decoders["greedy"]["spread"])
+    return verdict
