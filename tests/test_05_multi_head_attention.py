@@ -1024,15 +1024,21 @@ def test_reference_in_training_agrees_with_nn_multihead_attention_at_p_0_and_1(p
 def test_quiz_answers_agree_with_the_reference_shapes():
     """The concept questions' answers, computed: d_k = d_model / h, and cross-attention's
     weights are (len_q, len_k) with queries from the decoder."""
-    from transformer_course.checks.multi_head_attention import QUIZ_CROSS_ATTENTION, QUIZ_D_K
+    from transformer_course.checks.multi_head_attention import (
+        QUIZ_CROSS_ATTENTION_SHAPE,
+        QUIZ_HEAD_WIDTH,
+    )
 
     layer = ref.MultiHeadAttention(768, 12)
     q = ref.split_heads(torch.zeros(1, 5, 768), layer.num_heads)
-    assert q.shape[-1] == QUIZ_D_K.answer == 64
+    assert q.shape[-1] == QUIZ_HEAD_WIDTH.answer == 64
     layer = ref.MultiHeadAttention(64, 8)
     decoder, encoder = torch.zeros(2, 5, 64), torch.zeros(2, 7, 64)  # targets 5, sources 7
     with torch.no_grad():
         out, weights = layer(decoder, encoder, encoder)
     assert out.shape[1] == 5  # one output row per decoder query
-    assert str(tuple(weights.shape)) == QUIZ_CROSS_ATTENTION.choices[QUIZ_CROSS_ATTENTION.answer]
-    assert QUIZ_CROSS_ATTENTION.answer == "b"
+    assert (
+        str(tuple(weights.shape))
+        == QUIZ_CROSS_ATTENTION_SHAPE.choices[QUIZ_CROSS_ATTENTION_SHAPE.answer]
+    )
+    assert QUIZ_CROSS_ATTENTION_SHAPE.answer == "b"

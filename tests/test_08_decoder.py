@@ -723,7 +723,7 @@ def test_the_three_attentions_have_the_shapes_the_lesson_draws():
 def test_quiz_answer_agrees_with_the_pre_ln_reference_layer():
     """Question 1's answer, observed: in a pre-LN layer, cross-attention gets norm2(x) as
     its queries and the memory, untouched, as its keys and values."""
-    from transformer_course.checks.decoder import QUIZ_CROSS_ATTENTION
+    from transformer_course.checks.decoder import QUIZ_CROSS_ATTENTION_NORM
 
     torch.manual_seed(0)
     layer = ref.DecoderLayer(8, 2, 16, norm_first=True).eval()
@@ -737,4 +737,4 @@ def test_quiz_answer_agrees_with_the_pre_ln_reference_layer():
         query, key, value = seen["args"][:3]
         torch.testing.assert_close(query, layer.norm2(after_self))
     assert key is memory and value is memory
-    assert QUIZ_CROSS_ATTENTION.answer == "b"
+    assert QUIZ_CROSS_ATTENTION_NORM.answer == "b"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ TESTS = Path(__file__).resolve().parent
 #: what a checks/<topic>.py may import from the course (besides the standard library and
 #: the third-party libraries below)
 CHECKS_MAY_IMPORT = ("transformer_course.checking", "transformer_course.reference")
-CHECKS_MAY_IMPORT_EXACTLY = ("transformer_course.registry",)
+CHECKS_MAY_IMPORT_EXACTLY = ("transformer_course.exercise",)
 THIRD_PARTY = {"numpy", "torch", "sacrebleu"}
 
 
@@ -141,6 +142,8 @@ def _fingerprints(monkeypatch, root: Path) -> dict[str, str]:
         ),
         # the one formatter every check uses
         ("transformer_course.checking.formatting", set(registry.lessons())),
+        # the forbidden-API families: course content the grader reads and enforces
+        ("transformer_course.api_families", set(registry.lessons())),
         # the grader's code inside the sandbox (a subpackage: the grader is hashed recursively)
         ("transformer_course.grader.inside.server", set(registry.lessons())),
     ],
@@ -161,3 +164,121 @@ def test_editing_a_shared_module_changes_exactly_its_dependents_fingerprints(
 
 def test_a_lesson_s_fingerprint_is_that_of_the_installed_package(monkeypatch, package_copy):
     assert _fingerprints(monkeypatch, package_copy) == _fingerprints(monkeypatch, PACKAGE)
+
+
+def repeated_quiz_names(exercises) -> dict[str, list[str]]:
+    """Each quiz name defined by more than one lesson, with those lessons."""
+    lessons_of: dict[str, list[str]] = {}
+    for ex in exercises:
+        if ex.kind == "quiz":
+            lessons_of.setdefault(ex.name, []).append(ex.lesson)
+    return {name: where for name, where in lessons_of.items() if len(where) > 1}
+
+
+def test_quiz_names_are_unique_in_the_course():
+    """A quiz is named by what it asks, once in the course: a grade_id that two lessons share
+    reads as one question in a gradebook export, in feedback and in a learner's search."""
+    assert repeated_quiz_names(registry.all_exercises()) == {}
+
+
+def test_the_quiz_name_rule_catches_a_repeat():
+    exercises = registry.exercises("04_attention") + registry.exercises("05_multi_head_attention")
+    quiz = next(ex for ex in exercises if ex.kind == "quiz")
+    repeat = replace(quiz, lesson="05_multi_head_attention")
+    assert repeated_quiz_names((*exercises, repeat)) == {
+        quiz.name: ["04_attention", "05_multi_head_attention"]
+    }
+
+
+# ------------------------------------------------------------ the grader: trusted, generic
+GRADER = PACKAGE / "grader"
+
+
+def grader_sources(root: Path = GRADER) -> dict[str, str]:
+    """{module name: source} of every module of the grader (packages' ``__init__`` left out:
+    Python runs a package before its modules, so an import of the package is no edge)."""
+    return {
+        "transformer_course.grader." + ".".join(path.relative_to(root).with_suffix("").parts): (
+            path.read_text()
+        )
+        for path in sorted(root.rglob("*.py"))
+        if path.name != "__init__.py"
+    }
+
+
+def import_cycle(sources: dict[str, str]) -> tuple[str, ...] | None:
+    """A circle of imports among the given modules (imports anywhere in a module count:
+    a function-level import is a circle tied at run time), or None."""
+    import graphlib
+
+    graph: dict[str, set[str]] = {}
+    for module, source in sources.items():
+        package = module.rpartition(".")[0]
+        targets = set()
+        for _, name in imported_modules(source, package):
+            while name and name not in sources:
+                name = name.rpartition(".")[0]
+            if name and name != module:
+                targets.add(name)
+        graph[module] = targets
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as error:
+        return tuple(error.args[1])
+    return None
+
+
+def grader_content_violations(sources: dict[str, str]) -> list[str]:
+    """What in the grader is course content: an import of the notebook builder, a lesson's
+    name, or a member of a family of forbidden APIs (those live in ``api_families``)."""
+    import ast
+    import re
+
+    from transformer_course.api_families import FAMILIES
+
+    members = {member for family in FAMILIES.values() for member in family}
+    problems = []
+    for module, source in sources.items():
+        for line, name in imported_modules(source, module.rpartition(".")[0]):
+            if name == "transformer_course.build" or name.startswith("transformer_course.build."):
+                problems.append(f"{module} line {line} imports the notebook builder ({name})")
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if node.value in members:
+                    problems.append(f"{module} line {node.lineno} names the API {node.value!r}")
+                elif re.fullmatch(r"\d\d_[a-z_]+", node.value):
+                    problems.append(f"{module} line {node.lineno} names the lesson {node.value!r}")
+    return problems
+
+
+def test_the_grader_has_no_import_circle():
+    assert import_cycle(grader_sources()) is None
+
+
+def test_the_circle_rule_catches_a_circle():
+    sources = grader_sources()
+    errors = "transformer_course.grader.errors"
+    sources[errors] += (
+        "\n\ndef _late():\n    from transformer_course.grader.session import Session\n"
+    )
+    cycle = import_cycle(sources)
+    assert cycle is not None and errors in cycle
+
+
+def test_the_grader_holds_no_course_content():
+    """A new lesson, or a new forbidden API, is added without editing the trusted grader."""
+    assert grader_content_violations(grader_sources()) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "from transformer_course.build import REPO",
+        'FORBIDDEN = ("torch.nn.functional.softmax",)',
+        'LESSON = "04_attention"',
+    ],
+)
+def test_the_grader_content_rule_catches_a_violation(line):
+    sources = grader_sources()
+    sources["transformer_course.grader.cli"] += "\n" + line + "\n"
+    assert len(grader_content_violations(sources)) == 1

@@ -56,8 +56,8 @@ from torch import nn
 
 from transformer_course.checks.attention import (
     check_attention_row,
-    check_quiz_cross_attention,
-    check_quiz_d_k,
+    check_quiz_cross_attention_roles,
+    check_quiz_score_scale,
     check_quiz_fully_masked,
     check_scaled_dot_product_attention,
     check_softmax,
@@ -540,7 +540,7 @@ interactive_or_static(
 # ### Question 1: what is `d_k`?
 # *1 point · about 2 min · warm-up*
 #
-# In $\operatorname{softmax}(QK^\top/\sqrt{d_k})$, what is $d_k$? Make `quiz_d_k` return
+# In $\operatorname{softmax}(QK^\top/\sqrt{d_k})$, what is $d_k$? Make `quiz_score_scale` return
 # the letter of your answer.
 #
 # * (a) the number of words in the sentence
@@ -549,18 +549,18 @@ interactive_or_static(
 # * (d) the number of attention heads
 
 
-# %% nbgrader={"solution": true, "grade_id": "quiz_d_k"}
-def quiz_d_k() -> str:
+# %% nbgrader={"solution": true, "grade_id": "quiz_score_scale"}
+def quiz_score_scale() -> str:
     """Your answer to Question 1: "a", "b", "c" or "d"."""
     ### BEGIN SOLUTION
     return "c"
     ### END SOLUTION
 
 
-# %% nbgrader={"grade": true, "grade_id": "test_quiz_d_k", "points": 1}
-check_quiz_d_k(quiz_d_k)
+# %% nbgrader={"grade": true, "grade_id": "test_quiz_score_scale", "points": 1}
+check_quiz_score_scale(quiz_score_scale)
 ### BEGIN HIDDEN TESTS
-check_quiz_d_k(quiz_d_k, hidden=True)
+check_quiz_score_scale(quiz_score_scale, hidden=True)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -851,7 +851,7 @@ print("after 'la bola es': weights of shape", tuple(w_partial.shape), "= (len_q,
 # *1 point · about 2 min · warm-up*
 #
 # In the decoder's cross-attention, where do the queries, keys and values come from?
-# Make `quiz_cross_attention` return the letter.
+# Make `quiz_cross_attention_roles` return the letter.
 #
 # * (a) queries, keys and values all from the decoder's own words
 # * (b) queries from the decoder, keys and values from the encoder's output
@@ -859,18 +859,18 @@ print("after 'la bola es': weights of shape", tuple(w_partial.shape), "= (len_q,
 # * (d) queries from the encoder's output, keys and values from the decoder
 
 
-# %% nbgrader={"solution": true, "grade_id": "quiz_cross_attention"}
-def quiz_cross_attention() -> str:
+# %% nbgrader={"solution": true, "grade_id": "quiz_cross_attention_roles"}
+def quiz_cross_attention_roles() -> str:
     """Your answer to Question 3: "a", "b", "c" or "d"."""
     ### BEGIN SOLUTION
     return "b"
     ### END SOLUTION
 
 
-# %% nbgrader={"grade": true, "grade_id": "test_quiz_cross_attention", "points": 1}
-check_quiz_cross_attention(quiz_cross_attention)
+# %% nbgrader={"grade": true, "grade_id": "test_quiz_cross_attention_roles", "points": 1}
+check_quiz_cross_attention_roles(quiz_cross_attention_roles)
 ### BEGIN HIDDEN TESTS
-check_quiz_cross_attention(quiz_cross_attention, hidden=True)
+check_quiz_cross_attention_roles(quiz_cross_attention_roles, hidden=True)
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -54,8 +54,8 @@ from torch.utils.flop_counter import FlopCounterMode
 from transformer_course.checks.multi_head_attention import (
     check_merge_heads,
     check_MultiHeadAttention,
-    check_quiz_cross_attention,
-    check_quiz_d_k,
+    check_quiz_cross_attention_shape,
+    check_quiz_head_width,
     check_split_heads,
 )
 from transformer_course.data import BLACK_CAT
@@ -157,22 +157,22 @@ torch.set_printoptions(precision=3, sci_mode=False)
 #
 # BERT-base, a widely used Transformer encoder, has `d_model = 768` and `h = 12` heads
 # in every attention layer. It reads a sentence of 20 tokens. What is $d_k$, the width
-# of each head's queries and keys? Make `quiz_d_k` return that number; the test cell
+# of each head's queries and keys? Make `quiz_head_width` return that number; the test cell
 # tells you whether it is right, and why.
 
 
-# %% nbgrader={"solution": true, "grade_id": "quiz_d_k"}
-def quiz_d_k() -> int:
+# %% nbgrader={"solution": true, "grade_id": "quiz_head_width"}
+def quiz_head_width() -> int:
     """Your answer to Question 1: d_k, as a number."""
     ### BEGIN SOLUTION
     return 64
     ### END SOLUTION
 
 
-# %% nbgrader={"grade": true, "grade_id": "test_quiz_d_k", "points": 1}
-check_quiz_d_k(quiz_d_k)
+# %% nbgrader={"grade": true, "grade_id": "test_quiz_head_width", "points": 1}
+check_quiz_head_width(quiz_head_width)
 ### BEGIN HIDDEN TESTS
-check_quiz_d_k(quiz_d_k, hidden=True)
+check_quiz_head_width(quiz_head_width, hidden=True)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -343,7 +343,7 @@ for h in (1, 2, 3, 4, 6, 12):
 # A batch of 2 sentence pairs goes through a layer with 8 heads. The English sources
 # are padded to 7 tokens, the Spanish targets the decoder is writing to 5. The
 # decoder's cross-attention returns its per-head weights: what is their shape? Make
-# `quiz_cross_attention` return the letter of your answer.
+# `quiz_cross_attention_shape` return the letter of your answer.
 #
 # * (a) `(2, 8, 7, 5)`
 # * (b) `(2, 8, 5, 7)`
@@ -353,18 +353,18 @@ for h in (1, 2, 3, 4, 6, 12):
 # A clue: the weights have one row per **query** and one column per **key**.
 
 
-# %% nbgrader={"solution": true, "grade_id": "quiz_cross_attention"}
-def quiz_cross_attention() -> str:
+# %% nbgrader={"solution": true, "grade_id": "quiz_cross_attention_shape"}
+def quiz_cross_attention_shape() -> str:
     """Your answer to Question 2: "a", "b", "c" or "d"."""
     ### BEGIN SOLUTION
     return "b"
     ### END SOLUTION
 
 
-# %% nbgrader={"grade": true, "grade_id": "test_quiz_cross_attention", "points": 1}
-check_quiz_cross_attention(quiz_cross_attention)
+# %% nbgrader={"grade": true, "grade_id": "test_quiz_cross_attention_shape", "points": 1}
+check_quiz_cross_attention_shape(quiz_cross_attention_shape)
 ### BEGIN HIDDEN TESTS
-check_quiz_cross_attention(quiz_cross_attention, hidden=True)
+check_quiz_cross_attention_shape(quiz_cross_attention_shape, hidden=True)
 ### END HIDDEN TESTS
 
 # %% [markdown]

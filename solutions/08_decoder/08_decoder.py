@@ -52,7 +52,7 @@ from torch import nn
 from transformer_course.checks.decoder import (
     check_Decoder,
     check_DecoderLayer,
-    check_quiz_cross_attention,
+    check_quiz_cross_attention_norm,
     check_quiz_decoder_masks,
 )
 from transformer_course.data import BALL_IS_BLUE
@@ -427,7 +427,7 @@ for norm_first in (False, True):
 #
 # In a pre-LN decoder layer (`norm_first=True`), the second sub-layer is
 # `x = x + dropout(cross_attn(query, key, value, src_mask)[0])`. What are `query`,
-# `key` and `value`? Make `quiz_cross_attention` return the letter.
+# `key` and `value`? Make `quiz_cross_attention_norm` return the letter.
 #
 # * (a) `norm2(x)`, `norm2(memory)`, `norm2(memory)`
 # * (b) `norm2(x)`, `memory`, `memory`
@@ -435,18 +435,18 @@ for norm_first in (False, True):
 # * (d) `memory`, `norm2(x)`, `norm2(x)`
 
 
-# %% nbgrader={"solution": true, "grade_id": "quiz_cross_attention"}
-def quiz_cross_attention() -> str:
+# %% nbgrader={"solution": true, "grade_id": "quiz_cross_attention_norm"}
+def quiz_cross_attention_norm() -> str:
     """Your answer to Question 1: "a", "b", "c" or "d"."""
     ### BEGIN SOLUTION
     return "b"
     ### END SOLUTION
 
 
-# %% nbgrader={"grade": true, "grade_id": "test_quiz_cross_attention", "points": 1}
-check_quiz_cross_attention(quiz_cross_attention)
+# %% nbgrader={"grade": true, "grade_id": "test_quiz_cross_attention_norm", "points": 1}
+check_quiz_cross_attention_norm(quiz_cross_attention_norm)
 ### BEGIN HIDDEN TESTS
-check_quiz_cross_attention(quiz_cross_attention, hidden=True)
+check_quiz_cross_attention_norm(quiz_cross_attention_norm, hidden=True)
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -64,7 +64,7 @@ from torch import nn
 from transformer_course.checks.transformer import (
     check_count_parameters,
     check_greedy_decode,
-    check_quiz_teacher_forcing,
+    check_quiz_autoregression,
     check_quiz_tie_embeddings,
     check_Transformer,
 )
@@ -846,21 +846,21 @@ plt.show()
 #   token.
 # * **d)** Because the encoder has to run again for every new token.
 #
-# Make `quiz_teacher_forcing` return your letter.
+# Make `quiz_autoregression` return your letter.
 
 
-# %% nbgrader={"solution": true, "grade_id": "quiz_teacher_forcing"}
-def quiz_teacher_forcing() -> str:
+# %% nbgrader={"solution": true, "grade_id": "quiz_autoregression"}
+def quiz_autoregression() -> str:
     """Your answer to Question 2: "a", "b", "c" or "d"."""
     ### BEGIN SOLUTION
     return "b"
     ### END SOLUTION
 
 
-# %% nbgrader={"grade": true, "grade_id": "test_quiz_teacher_forcing", "points": 1}
-check_quiz_teacher_forcing(quiz_teacher_forcing)
+# %% nbgrader={"grade": true, "grade_id": "test_quiz_autoregression", "points": 1}
+check_quiz_autoregression(quiz_autoregression)
 ### BEGIN HIDDEN TESTS
-check_quiz_teacher_forcing(quiz_teacher_forcing, hidden=True)
+check_quiz_autoregression(quiz_autoregression, hidden=True)
 ### END HIDDEN TESTS
 
 # %% [markdown]

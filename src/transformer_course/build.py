@@ -35,7 +35,6 @@ import ast
 import builtins
 import difflib
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -47,10 +46,10 @@ from pathlib import Path
 import jupytext
 import nbformat
 
+from transformer_course.exercise import lesson_topic
 from transformer_course.nbgrader_plugins import INSTRUCTOR_ONLY
-from transformer_course.registry import lesson_topic
+from transformer_course.paths import REPO, tool_env
 
-REPO = Path(__file__).resolve().parents[2]
 SOLUTIONS = "solutions"
 NOTEBOOKS = "notebooks"
 REFERENCE = Path("src") / "transformer_course" / "reference"
@@ -66,14 +65,6 @@ BANNER = (
     "this notice out.</small>"
 )
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
-
-
-def tool_env() -> dict[str, str]:
-    """The environment for nbgrader subprocesses: this interpreter's scripts first on
-    PATH (nbgrader runs the ``alembic`` command to open its gradebook)."""
-    env = dict(os.environ)
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    return env
 
 
 def reference_path(lesson: str, root: Path = REPO) -> Path:

@@ -2,11 +2,11 @@
 
 A lesson asks a question in markdown and the learner answers in an answer cell::
 
-    def quiz_d_k() -> str:
+    def quiz_score_scale() -> str:
         \"\"\"Your answer to the question above: "a", "b", "c" or "d".\"\"\"
         return "b"
 
-The test cell calls ``check_quiz_d_k(quiz_d_k)``, made by :func:`quiz_check` from a
+The test cell calls ``check_quiz_score_scale(quiz_score_scale)``, made by :func:`quiz_check` from a
 :class:`Quiz`. A quiz is an exercise like any other (registered with
 ``kind="quiz"``): a function answer keeps the untouched notebook's "not
 implemented yet" message and lets the grader fetch the answer as plain data.

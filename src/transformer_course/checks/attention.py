@@ -39,14 +39,14 @@ from transformer_course.checking.attention_weights import (
     with_fully_masked_rows,
 )
 from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.exercise import Exercise
 from transformer_course.reference import attention as ref
-from transformer_course.registry import Exercise
 
 __all__ = [
     "check_attention_row",
-    "check_quiz_cross_attention",
-    "check_quiz_d_k",
+    "check_quiz_cross_attention_roles",
     "check_quiz_fully_masked",
+    "check_quiz_score_scale",
     "check_scaled_dot_product_attention",
     "check_softmax",
 ]
@@ -935,8 +935,8 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
 
 
 # ======================================================================= concept questions
-QUIZ_D_K = Quiz(
-    name="quiz_d_k",
+QUIZ_SCORE_SCALE = Quiz(
+    name="quiz_score_scale",
     answer="c",
     choices={
         "a": "the number of words in the sentence",
@@ -978,8 +978,8 @@ QUIZ_FULLY_MASKED = Quiz(
         "forbids, and it is not what any of the usual implementations computes.",
     },
 )
-QUIZ_CROSS_ATTENTION = Quiz(
-    name="quiz_cross_attention",
+QUIZ_CROSS_ATTENTION_ROLES = Quiz(
+    name="quiz_cross_attention_roles",
     answer="b",
     choices={
         "a": "queries, keys and values all from the decoder's own words",
@@ -1000,10 +1000,10 @@ QUIZ_CROSS_ATTENTION = Quiz(
         "per target word: the roles are the other way round.",
     },
 )
-check_quiz_d_k = quiz_check(QUIZ_D_K)
+check_quiz_score_scale = quiz_check(QUIZ_SCORE_SCALE)
 check_quiz_fully_masked = quiz_check(QUIZ_FULLY_MASKED)
-check_quiz_cross_attention = quiz_check(QUIZ_CROSS_ATTENTION)
-QUIZZES = (QUIZ_D_K, QUIZ_FULLY_MASKED, QUIZ_CROSS_ATTENTION)
+check_quiz_cross_attention_roles = quiz_check(QUIZ_CROSS_ATTENTION_ROLES)
+QUIZZES = (QUIZ_SCORE_SCALE, QUIZ_FULLY_MASKED, QUIZ_CROSS_ATTENTION_ROLES)
 
 
 # ---------------------------------------------------------------------------- registry
@@ -1027,7 +1027,7 @@ EXERCISES = (
         level=1,
         forbidden=("torch.nn.functional.scaled_dot_product_attention",),
     ),
-    Exercise("quiz_d_k", check_quiz_d_k, kind="quiz", points=1, minutes=2, level=1),
+    Exercise("quiz_score_scale", check_quiz_score_scale, kind="quiz", points=1, minutes=2, level=1),
     Exercise(
         "quiz_fully_masked", check_quiz_fully_masked, kind="quiz", points=1, minutes=2, level=1
     ),
@@ -1044,8 +1044,8 @@ EXERCISES = (
         ),
     ),
     Exercise(
-        "quiz_cross_attention",
-        check_quiz_cross_attention,
+        "quiz_cross_attention_roles",
+        check_quiz_cross_attention_roles,
         kind="quiz",
         points=1,
         minutes=2,

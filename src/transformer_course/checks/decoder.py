@@ -53,14 +53,14 @@ from transformer_course.checking.layers import (
     uses_final_norm,
 )
 from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.exercise import Exercise
 from transformer_course.reference import decoder as ref
 from transformer_course.reference.masking import decoder_self_attention_mask, look_ahead_mask
-from transformer_course.registry import Exercise
 
 __all__ = [
     "check_Decoder",
     "check_DecoderLayer",
-    "check_quiz_cross_attention",
+    "check_quiz_cross_attention_norm",
     "check_quiz_decoder_masks",
     "decoder_f",
     "decoder_layer_f",
@@ -626,8 +626,8 @@ def _check_stack_case(c: Checker, cls, case: _DecCase) -> None:
 
 
 # ======================================================================= concept questions
-QUIZ_CROSS_ATTENTION = Quiz(
-    name="quiz_cross_attention",
+QUIZ_CROSS_ATTENTION_NORM = Quiz(
+    name="quiz_cross_attention_norm",
     answer="b",
     choices={
         "a": "norm2(x), norm2(memory), norm2(memory)",
@@ -651,7 +651,7 @@ QUIZ_CROSS_ATTENTION = Quiz(
         "target position), the keys and values from the encoder output.",
     },
 )
-check_quiz_cross_attention = quiz_check(QUIZ_CROSS_ATTENTION)
+check_quiz_cross_attention_norm = quiz_check(QUIZ_CROSS_ATTENTION_NORM)
 
 QUIZ_DECODER_MASKS = Quiz(
     name="quiz_decoder_masks",
@@ -697,8 +697,8 @@ EXERCISES = (
         forbidden=_FORBIDDEN,
     ),
     Exercise(
-        "quiz_cross_attention",
-        check_quiz_cross_attention,
+        "quiz_cross_attention_norm",
+        check_quiz_cross_attention_norm,
         kind="quiz",
         points=1,
         minutes=3,

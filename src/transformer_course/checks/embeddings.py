@@ -28,8 +28,8 @@ from torch import nn
 from transformer_course.checking import Checker, numpy_rng, tolerance, torch_generator
 from transformer_course.checking.modules import build_module, random_state
 from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.exercise import Exercise
 from transformer_course.reference import embeddings as ref
-from transformer_course.registry import Exercise
 
 __all__ = [
     "check_TokenEmbedding",

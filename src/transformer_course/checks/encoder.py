@@ -54,8 +54,8 @@ from transformer_course.checking.layers import (
 )
 from transformer_course.checking.modules import build_module, random_state, state_shapes
 from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.exercise import Exercise
 from transformer_course.reference import encoder as ref
-from transformer_course.registry import Exercise
 
 __all__ = [
     "check_Encoder",

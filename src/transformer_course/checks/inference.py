@@ -28,10 +28,10 @@ from transformer_course.checking import Checker, short, tolerance, torch_generat
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.objects import course_object
 from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.exercise import Exercise
 from transformer_course.reference import inference as ref
 from transformer_course.reference.attention import scaled_dot_product_attention
 from transformer_course.reference.masking import look_ahead_mask
-from transformer_course.registry import Exercise
 
 __all__ = [
     "check_KVCache",

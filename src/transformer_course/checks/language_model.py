@@ -40,8 +40,8 @@ from transformer_course.checking.inputs import randn
 from transformer_course.checking.layers import build, expect_tensor_result, mistake_values, sub
 from transformer_course.checking.modules import build_module, random_state, state_shapes
 from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.exercise import Exercise
 from transformer_course.reference import language_model as ref
-from transformer_course.registry import Exercise
 
 __all__ = [
     "attention_f",

@@ -32,10 +32,10 @@ import torch
 
 from transformer_course.checking import Checker, torch_generator
 from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.exercise import Exercise
 from transformer_course.reference import masking as ref
 from transformer_course.reference.attention import scaled_dot_product_attention
 from transformer_course.reference.multi_head_attention import MultiHeadAttention
-from transformer_course.registry import Exercise
 
 __all__ = [
     "check_decoder_self_attention_mask",

@@ -38,14 +38,14 @@ from transformer_course.checking.attention_weights import (
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.modules import build_module, random_state
 from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.exercise import Exercise
 from transformer_course.reference import multi_head_attention as ref
-from transformer_course.registry import Exercise
 
 __all__ = [
     "check_MultiHeadAttention",
     "check_merge_heads",
-    "check_quiz_cross_attention",
-    "check_quiz_d_k",
+    "check_quiz_cross_attention_shape",
+    "check_quiz_head_width",
     "check_split_heads",
 ]
 
@@ -760,8 +760,8 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
 
 
 # ---------------------------------------------------------------------- concept questions
-QUIZ_D_K = Quiz(
-    name="quiz_d_k",
+QUIZ_HEAD_WIDTH = Quiz(
+    name="quiz_head_width",
     answer=64,
     why={
         64: "d_k = d_model / h = 768 / 12 = 64: each head's queries and keys are 64 numbers "
@@ -774,10 +774,10 @@ QUIZ_D_K = Quiz(
         8: "8 = sqrt(64) is what the scores are divided by, sqrt(d_k), not d_k itself.",
     },
 )
-check_quiz_d_k = quiz_check(QUIZ_D_K)
+check_quiz_head_width = quiz_check(QUIZ_HEAD_WIDTH)
 
-QUIZ_CROSS_ATTENTION = Quiz(
-    name="quiz_cross_attention",
+QUIZ_CROSS_ATTENTION_SHAPE = Quiz(
+    name="quiz_cross_attention_shape",
     answer="b",
     choices={
         "a": "(2, 8, 7, 5)",
@@ -799,18 +799,18 @@ QUIZ_CROSS_ATTENTION = Quiz(
         "by default. This course's layer returns every head's weights.",
     },
 )
-check_quiz_cross_attention = quiz_check(QUIZ_CROSS_ATTENTION)
+check_quiz_cross_attention_shape = quiz_check(QUIZ_CROSS_ATTENTION_SHAPE)
 
 
 # ---------------------------------------------------------------------------- registry
 LESSON = "05_multi_head_attention"
 EXERCISES = (
-    Exercise("quiz_d_k", check_quiz_d_k, kind="quiz", points=1, minutes=3, level=1),
+    Exercise("quiz_head_width", check_quiz_head_width, kind="quiz", points=1, minutes=3, level=1),
     Exercise("split_heads", check_split_heads, kind="function", points=1, minutes=10, level=2),
     Exercise("merge_heads", check_merge_heads, kind="function", points=1, minutes=10, level=2),
     Exercise(
-        "quiz_cross_attention",
-        check_quiz_cross_attention,
+        "quiz_cross_attention_shape",
+        check_quiz_cross_attention_shape,
         kind="quiz",
         points=1,
         minutes=3,

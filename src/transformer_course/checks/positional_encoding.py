@@ -30,8 +30,8 @@ import torch
 from transformer_course.checking import Checker, CheckFailure, tolerance, torch_generator
 from transformer_course.checking.modules import build_module
 from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.exercise import Exercise
 from transformer_course.reference import positional_encoding as ref
-from transformer_course.registry import Exercise
 
 __all__ = [
     "check_PositionalEncoding",

@@ -28,8 +28,8 @@ import numpy as np
 
 from transformer_course.checking import Checker, numpy_rng, short
 from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.exercise import Exercise
 from transformer_course.reference import tokenization as ref
-from transformer_course.registry import Exercise
 
 __all__ = [
     "check_bpe_decode",

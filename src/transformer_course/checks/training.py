@@ -25,9 +25,9 @@ from transformer_course.checking import Checker, numpy_rng, short, tolerance, to
 from transformer_course.checking.inputs import spanish_references
 from transformer_course.checking.objects import ParametersOf, course_function, course_object
 from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.exercise import Exercise
 from transformer_course.reference import training as ref
 from transformer_course.reference.transformer import Transformer, greedy_decode
-from transformer_course.registry import Exercise
 
 __all__ = [
     "check_beam_search",

@@ -52,19 +52,19 @@ from transformer_course.checking.layers import value_or_none
 from transformer_course.checking.modules import build_module, random_state
 from transformer_course.checking.objects import course_object
 from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.exercise import Exercise
 from transformer_course.reference import transformer as ref
 from transformer_course.reference.masking import (
     decoder_self_attention_mask,
     look_ahead_mask,
     padding_mask,
 )
-from transformer_course.registry import Exercise
 
 __all__ = [
     "check_Transformer",
     "check_count_parameters",
     "check_greedy_decode",
-    "check_quiz_teacher_forcing",
+    "check_quiz_autoregression",
     "check_quiz_tie_embeddings",
     "greedy_model",
 ]
@@ -1417,8 +1417,8 @@ QUIZ_TIE_EMBEDDINGS = Quiz(
 )
 check_quiz_tie_embeddings = quiz_check(QUIZ_TIE_EMBEDDINGS)
 
-QUIZ_TEACHER_FORCING = Quiz(
-    name="quiz_teacher_forcing",
+QUIZ_AUTOREGRESSION = Quiz(
+    name="quiz_autoregression",
     answer="b",
     choices={
         "a": "the look-ahead mask is switched off at inference",
@@ -1438,7 +1438,7 @@ QUIZ_TEACHER_FORCING = Quiz(
         "reused at every step. Only the decoder runs again.",
     },
 )
-check_quiz_teacher_forcing = quiz_check(QUIZ_TEACHER_FORCING)
+check_quiz_autoregression = quiz_check(QUIZ_AUTOREGRESSION)
 
 
 # ================================================================== registry
@@ -1467,8 +1467,8 @@ EXERCISES = (
         "count_parameters", check_count_parameters, kind="function", points=2, minutes=20, level=2
     ),
     Exercise(
-        "quiz_teacher_forcing",
-        check_quiz_teacher_forcing,
+        "quiz_autoregression",
+        check_quiz_autoregression,
         kind="quiz",
         points=1,
         minutes=3,

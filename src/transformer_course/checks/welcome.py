@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from transformer_course.checking import Checker, numpy_rng, tolerance
+from transformer_course.exercise import Exercise
 from transformer_course.reference import welcome as ref
-from transformer_course.registry import Exercise
 
 __all__ = [
     "check_center_rows",

@@ -25,6 +25,8 @@ import sys
 import time
 from pathlib import Path
 
+from transformer_course.paths import scripts_first_on_path
+
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_FLAGGED = 0, 1, 2, 3
 STATE_FILE = "grader.json"
 
@@ -35,7 +37,7 @@ def _course_dir(given: Path | None) -> Path:
     here = Path.cwd()
     if (here / "nbgrader_config.py").exists() or (here / "solutions").is_dir():
         return here
-    from transformer_course.build import REPO
+    from transformer_course.paths import REPO
 
     return REPO
 
@@ -175,9 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     from transformer_course.grader.runner import Task
 
     # nbgrader runs the `alembic` command next to this interpreter to open a gradebook
-    os.environ["PATH"] = os.pathsep.join(
-        [str(Path(sys.executable).parent), os.environ.get("PATH", "")]
-    )
+    os.environ["PATH"] = scripts_first_on_path(os.environ.get("PATH"))
     course_dir = _course_dir(args.course_dir)
     settings = nbgrader_settings(course_dir)
     lessons = _lessons(args.lessons, course_dir)

@@ -7,7 +7,7 @@ back (a comparison, a reference computation on the learner's output) ran unbound
 an exception in the checking thread when the deadline passes (between two Python
 bytecodes: a single long library call ends first; the codec's limits keep every value
 small enough for one call to be short). The exception is a
-:class:`~.session.SandboxAbort` (``timeout``, not recovered): the exercise gets the
+:class:`~.errors.SandboxAbort` (``timeout``, not recovered): the exercise gets the
 timeout message and the learner process is replaced, since the channel may have been
 interrupted in the middle of a request.
 """
@@ -20,18 +20,14 @@ import threading
 import time
 from collections.abc import Iterator
 
+from transformer_course.grader.errors import SandboxAbort
+
 __all__ = ["GRACE_S", "CheckOverrun", "check_overrun", "enforced"]
 
 GRACE_S = 2.0  # past the check's deadline: the sandbox's own request deadline comes first
 
 
-def _abort_class():
-    from transformer_course.grader.session import SandboxAbort
-
-    return SandboxAbort
-
-
-class CheckOverrun(_abort_class()):
+class CheckOverrun(SandboxAbort):
     """Raised (as a class, without arguments) in a check that overran its deadline."""
 
     seconds = 0.0

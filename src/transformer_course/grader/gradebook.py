@@ -61,7 +61,7 @@ def ensure_assignment(db_url: str, spec: LessonSpec, course_dir: Path) -> None:
     with Gradebook(db_url) as gradebook:
         if _registered(gradebook, spec):
             return
-    from transformer_course.build import tool_env
+    from transformer_course.paths import tool_env
 
     with tempfile.TemporaryDirectory() as release:
         command = [

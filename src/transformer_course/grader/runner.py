@@ -29,18 +29,13 @@ from dataclasses import dataclass, field
 
 from transformer_course.checking import CheckFailure
 from transformer_course.grader import policies, sandbox
+from transformer_course.grader.errors import CheckProblem, GiveUp, SandboxAbort
 from transformer_course.grader.evidence import ReferenceUse, Trip
 from transformer_course.grader.lesson import LessonSpec, checks_fingerprint
 from transformer_course.grader.plan import Plan, build_plan
 from transformer_course.grader.policies import Evidence
 from transformer_course.grader.results import CellResult, ExerciseResult, SubmissionResult
-from transformer_course.grader.session import (
-    MISSING,
-    CheckProblem,
-    GiveUp,
-    SandboxAbort,
-    Session,
-)
+from transformer_course.grader.session import MISSING, Session
 from transformer_course.grader.static import Finding, scan
 
 _LOCK = threading.Lock()  # checks use process-global state (random streams): one at a time

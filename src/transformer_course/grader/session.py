@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from transformer_course.grader import codec, proxy, sandbox, static
+from transformer_course.grader.errors import CheckProblem, GiveUp, SandboxAbort
 from transformer_course.grader.evidence import ReferenceUse, Trip
 from transformer_course.grader.lesson import ExerciseSpec, LessonSpec
 
@@ -81,31 +82,6 @@ def _beyond_budget(sizes: list[int], what: str) -> str:
             f"(more than the {REFERENCE_MAX_PAIRWISE:,} the grader computes for your code)"
         )
     return ""
-
-
-class SandboxAbort(BaseException):
-    """The learner process timed out, died or misbehaved during a request.
-
-    A BaseException, so that it passes through ``Checker.call`` (which turns
-    ordinary exceptions into teaching messages) straight to the grader."""
-
-    def __init__(self, kind: str, message: str, recovered: bool = False):
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
-        self.recovered = recovered  # interrupted, and the process is still usable
-
-
-class GiveUp(BaseException):
-    """The submission used up its time or its sandbox restarts."""
-
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
-
-
-class CheckProblem(BaseException):
-    """The check asked for something the sandbox channel cannot do (a grader or check bug)."""
 
 
 SIGNALS = {

@@ -86,7 +86,7 @@ def attention_row(
     return weights, output
 
 
-def quiz_d_k() -> str:
+def quiz_score_scale() -> str:
     """Your answer to Question 1: "a", "b", "c" or "d"."""
     return "c"
 
@@ -127,6 +127,6 @@ def scaled_dot_product_attention(
     return output, weights
 
 
-def quiz_cross_attention() -> str:
+def quiz_cross_attention_roles() -> str:
     """Your answer to Question 3: "a", "b", "c" or "d"."""
     return "b"

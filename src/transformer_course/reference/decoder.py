@@ -101,7 +101,7 @@ def torch_decoder_layer(ours: nn.Module, norm_first: bool = False) -> nn.Transfo
     return theirs.eval()
 
 
-def quiz_cross_attention() -> str:
+def quiz_cross_attention_norm() -> str:
     """Your answer to Question 1: "a", "b", "c" or "d"."""
     return "b"
 

@@ -13,7 +13,7 @@ from torch import nn
 from transformer_course.reference.attention import scaled_dot_product_attention
 
 
-def quiz_d_k() -> int:
+def quiz_head_width() -> int:
     """Your answer to Question 1: d_k, as a number."""
     return 64
 
@@ -41,7 +41,7 @@ def merge_heads(x: torch.Tensor) -> torch.Tensor:
     return x.transpose(1, 2).reshape(batch, length, num_heads * d_head)
 
 
-def quiz_cross_attention() -> str:
+def quiz_cross_attention_shape() -> str:
     """Your answer to Question 2: "a", "b", "c" or "d"."""
     return "b"
 

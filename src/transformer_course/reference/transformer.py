@@ -208,7 +208,7 @@ def count_parameters(
     }
 
 
-def quiz_teacher_forcing() -> str:
+def quiz_autoregression() -> str:
     """Your answer to Question 2: "a", "b", "c" or "d"."""
     return "b"
 
