@@ -18,17 +18,14 @@ Exit status: 0 all graded, 3 graded but some submissions are flagged for a human
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 from transformer_course.paths import scripts_first_on_path
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_FLAGGED = 0, 1, 2, 3
-STATE_FILE = "grader.json"
 
 
 def _course_dir(given: Path | None) -> Path:
@@ -171,171 +168,50 @@ def limits_from(args: argparse.Namespace):
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    from transformer_course.grader import collect, distribute, feedback, gradebook, sandbox
-    from transformer_course.grader.lesson import build_spec
-    from transformer_course.grader.results import SubmissionResult
-    from transformer_course.grader.runner import Task
+    from transformer_course.grader import gradebook
+    from transformer_course.grader.classrun import ClassRun, ClassRunError, grade_class
 
     # nbgrader runs the `alembic` command next to this interpreter to open a gradebook
     os.environ["PATH"] = scripts_first_on_path(os.environ.get("PATH"))
     course_dir = _course_dir(args.course_dir)
     settings = nbgrader_settings(course_dir)
-    lessons = _lessons(args.lessons, course_dir)
-    submitted = (args.submitted or course_dir / settings["submitted"]).resolve()
-    autograded_dir = course_dir / settings["autograded"]
     feedback_dir = course_dir / settings["feedback"]
-    db_url = gradebook.absolute_db_url(args.db or settings["db_url"], course_dir)
-    export = None if args.no_export else (args.export or course_dir / "autograde" / "grades.csv")
-    limits = limits_from(args)
+    options = ClassRun(
+        course_dir=course_dir,
+        lessons=_lessons(args.lessons, course_dir),
+        submitted=(args.submitted or course_dir / settings["submitted"]).resolve(),
+        autograded_dir=course_dir / settings["autograded"],
+        feedback_dir=None if args.no_feedback else feedback_dir,
+        db_url=gradebook.absolute_db_url(args.db or settings["db_url"], course_dir),
+        export=None if args.no_export else (args.export or course_dir / "autograde" / "grades.csv"),
+        limits=limits_from(args),
+        sandbox_mode=args.sandbox,
+        scheduler=args.scheduler,
+        workers=args.workers,
+        force=args.force,
+        zip=args.zip,
+        regex=args.regex or settings["regex"],
+        students=args.student,
+    )
     try:
-        iso = sandbox.isolation(args.sandbox) if not args.scheduler else None
-    except RuntimeError as exc:
-        print(f"course-grader: {exc}", file=sys.stderr)
-        return EXIT_ERROR
-    specs = {lesson: build_spec(lesson, course_dir) for lesson in lessons}
-    spec_dicts = {lesson: spec.to_dict() for lesson, spec in specs.items()}
-
-    unmatched: list[str] = []
-    if args.zip:
-        if not args.zip.is_file():
-            print(f"course-grader: no such zip file {args.zip}", file=sys.stderr)
-            return EXIT_USAGE
-        found, unmatched = collect.from_zip(
-            args.zip, lessons, args.regex or settings["regex"], submitted, args.student
-        )
-    else:
-        found, unmatched = collect.from_folder(submitted, lessons, args.student)
-    where = args.zip or submitted
-    print(f"course-grader: {len(found)} submission(s) of {', '.join(lessons)} in {where}")
-    print(f"  sandbox: {iso.describe() if iso else 'on the Dask workers (' + args.scheduler + ')'}")
-    print(f"  gradebook: {gradebook.describe(db_url)}")
-
-    for lesson in sorted({s.lesson for s in found}):
-        try:
-            gradebook.ensure_assignment(db_url, specs[lesson], course_dir)
-        except Exception as exc:
-            print(
-                f"course-grader: cannot register {lesson} in the gradebook: {exc}", file=sys.stderr
-            )
-            return EXIT_ERROR
-
-    results: list[SubmissionResult] = []
-    tasks: list[Task] = []
-    writer = gradebook.GradebookWriter(db_url)
-    try:
-        for submission in found:
-            spec = specs[submission.lesson]
-            state_path = autograded_dir / submission.student / submission.lesson / STATE_FILE
-            digest = hashlib.sha256(submission.data).hexdigest()
-            if (
-                not args.force
-                and state_path.exists()
-                and writer.has(submission.lesson, submission.student)
-            ):
-                try:
-                    state = json.loads(state_path.read_text())
-                except ValueError:
-                    state = {}
-                if (
-                    state.get("sha256") == digest
-                    and state.get("fingerprint") == spec.fingerprint
-                    and state.get("problem") == submission.problem
-                ):
-                    results.append(SubmissionResult.from_dict(state["result"]))
-                    continue
-            tasks.append(
-                Task(
-                    submission.student,
-                    submission.lesson,
-                    submission.path,
-                    submission.data,
-                    spec_dicts[submission.lesson],
-                    limits,
-                    args.sandbox,
-                    submission.problem,
-                    submission.timestamp,
-                )
-            )
-        if len(results):
-            print(f"  {len(results)} already graded and unchanged (use --force to regrade)")
-        progress = distribute.Progress(len(tasks))
-        problems: list[str] = []
-        data_of = {id(task): task.data for task in tasks}
-
-        def on_result(task: Task, payload: dict) -> None:
-            """Save one result; every submission gets its feedback page and its entry in
-            --json, even where a part of saving it fails (then it is flagged)."""
-            result = SubmissionResult.from_dict(payload)
-            spec = specs[task.lesson]
-            for part in (save_gradebook, save_notebook, save_state):
-                try:
-                    part(task, result, payload)
-                except Exception as exc:  # one result that cannot be saved must not stop the rest
-                    problem = f"could not be saved ({part.__doc__}): {type(exc).__name__}: {exc}"
-                    problems.append(f"{task.student} / {task.lesson}: {problem}"[:500])
-                    result.flags.append(f"the grader {problem}"[:500])
-                    writer.gradebook.db.rollback()
-            if not args.no_feedback:
-                try:
-                    feedback.write_feedback(result, feedback_dir, spec)
-                except Exception as exc:
-                    message = f"{type(exc).__name__}: {exc}"[:300]
-                    problems.append(f"{task.student} / {task.lesson}: no feedback page: {message}")
-            results.append(result)
-            progress.update(f"{task.student}/{task.lesson}")
-
-        def save_gradebook(task: Task, result: SubmissionResult, payload: dict) -> None:
-            """the gradebook"""
-            writer.write(result, specs[task.lesson])
-
-        def save_notebook(task: Task, result: SubmissionResult, payload: dict) -> None:
-            """the autograded notebook"""
-            folder = autograded_dir / task.student / task.lesson
-            folder.mkdir(parents=True, exist_ok=True)
-            notebook = feedback.autograded_notebook(data_of[id(task)], result, specs[task.lesson])
-            if notebook is not None:
-                (folder / f"{task.lesson}.ipynb").write_text(json.dumps(notebook, indent=1))
-
-        def save_state(task: Task, result: SubmissionResult, payload: dict) -> None:
-            """the record that lets a later run resume"""
-            folder = autograded_dir / task.student / task.lesson
-            folder.mkdir(parents=True, exist_ok=True)
-            spec = specs[task.lesson]
-            state = {
-                "sha256": task.sha256,
-                "fingerprint": spec.fingerprint,
-                "problem": task.problem,
-                "result": payload,
-            }
-            temporary = folder / (STATE_FILE + ".tmp")
-            temporary.write_text(json.dumps(state))
-            temporary.replace(folder / STATE_FILE)
-
-        started = time.monotonic()
-        try:
-            distribute.run(tasks, on_result, workers=args.workers, scheduler=args.scheduler)
-        except KeyboardInterrupt:
-            progress.close()
-            print("\ncourse-grader: interrupted; what was graded is saved, run again to resume")
-            return 130
-        finally:
-            progress.close()
-        elapsed = time.monotonic() - started
-        if export is not None:
-            writer.export_csv(export)
-    finally:
-        writer.close()
+        report = grade_class(options)
+    except ClassRunError as error:
+        print(f"course-grader: {error.message}", file=sys.stderr)
+        return EXIT_USAGE if error.usage else EXIT_ERROR
+    if report.interrupted:
+        print("\ncourse-grader: interrupted; what was graded is saved, run again to resume")
+        return 130
     if args.json:
-        args.json.write_text(json.dumps([r.to_dict() for r in results], indent=1))
-    print(summary(results, lessons, unmatched + problems, quiet=args.quiet))
-    if tasks:
-        print(f"\n{len(tasks)} graded in {elapsed:.1f} s ({elapsed / len(tasks):.2f} s each)")
-    if export is not None:
-        print(f"grades: {export}")
-    if not args.no_feedback:
+        args.json.write_text(json.dumps([r.to_dict() for r in report.results], indent=1))
+    print(summary(report.results, options.lessons, report.unmatched + report.problems, args.quiet))
+    if report.graded:
+        each = report.seconds / report.graded
+        print(f"\n{report.graded} graded in {report.seconds:.1f} s ({each:.2f} s each)")
+    if options.export is not None:
+        print(f"grades: {options.export}")
+    if options.feedback_dir is not None:
         print(f"feedback: {feedback_dir}/<student>/<lesson>/<lesson>.html")
-    flagged = any(r.flagged for r in results) or bool(unmatched) or bool(problems)
-    return EXIT_FLAGGED if flagged else EXIT_OK
+    return EXIT_FLAGGED if report.flagged else EXIT_OK
 
 
 def summary(results, lessons: list[str], unmatched: list[str], quiet: bool = False) -> str:

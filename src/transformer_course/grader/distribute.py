@@ -109,16 +109,9 @@ def _run_dask(tasks: list[Task], on_result, scheduler: str) -> None:
 
 
 def _failed(task: Task, reason: str) -> dict:
-    from transformer_course.grader.results import ExerciseResult, SubmissionResult
+    from transformer_course.grader.results import SubmissionResult
 
-    result = SubmissionResult(task.student, task.lesson, task.path, task.sha256)
-    result.exercises = [
-        ExerciseResult(e["name"], float(e["points"]), status="not run", message=reason)
-        for e in task.spec.get("exercises", [])
-    ]
-    result.error = f"not graded: {reason}"
-    result.flags.append(result.error)
-    return result.to_dict()
+    return SubmissionResult.not_graded(task, f"not graded: {reason}", message=reason).to_dict()
 
 
 class Progress:

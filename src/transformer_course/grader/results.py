@@ -74,6 +74,28 @@ class SubmissionResult:
         return asdict(self)
 
     @classmethod
+    def not_graded(
+        cls,
+        task,
+        error: str,
+        *,
+        detail: str = "",
+        message: str = "",
+    ) -> SubmissionResult:
+        """A submission the grader could not grade (``task``: a ``runner.Task``): every
+        exercise of its lesson "not run" (with ``message``), and flagged with ``error`` (and
+        ``detail``, for the instructor) for a human."""
+        result = cls(task.student, task.lesson, task.path, task.sha256)
+        result.fingerprint = task.spec.get("fingerprint", "")
+        result.exercises = [
+            ExerciseResult(e["name"], float(e["points"]), status="not run", message=message)
+            for e in task.spec.get("exercises", [])
+        ]
+        result.error = error
+        result.flags.append(error + detail)
+        return result
+
+    @classmethod
     def from_dict(cls, data: dict) -> SubmissionResult:
         data = dict(data)
         data["exercises"] = [ExerciseResult(**e) for e in data.get("exercises", [])]

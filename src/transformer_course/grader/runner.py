@@ -84,18 +84,12 @@ def run_task(task: Task) -> dict:
             failures.append(
                 f"{type(exc).__name__}: {exc}\n" + traceback.format_exc(limit=5)[-1500:]
             )
-    spec_dict = task.spec
-    result = SubmissionResult(task.student, task.lesson, task.path, task.sha256)
-    result.fingerprint = spec_dict.get("fingerprint", "")
-    result.exercises = [
-        ExerciseResult(e["name"], float(e["points"]), status="not run")
-        for e in spec_dict.get("exercises", [])
-    ]
-    result.error = (
+    result = SubmissionResult.not_graded(
+        task,
         f"the grader failed on this submission {len(failures)} times: "
-        + failures[-1].splitlines()[0]
+        + failures[-1].splitlines()[0],
+        detail="\n" + failures[-1],
     )
-    result.flags.append(result.error + "\n" + failures[-1])
     result.seconds = time.monotonic() - started
     return result.to_dict()
 
