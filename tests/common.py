@@ -26,7 +26,6 @@ the grader; nothing here reaches into a check module's internals.
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import copy
 import hashlib
@@ -51,6 +50,8 @@ from torch import nn
 from transformer_course import registry
 from transformer_course.build import REPO, tool_env
 from transformer_course.checking import CheckFailure
+from transformer_course.exercise import SOLUTION_MARKERS
+from transformer_course.grader.lesson import imported_modules
 from transformer_course.reference.encoder import LayerNorm
 
 __all__ = [
@@ -77,16 +78,18 @@ __all__ = [
     "python_environment",
     "quiz_answer",
     "randomize",
+    "run_in_session",
     "scores",
     "solutions",
     "source",
     "stack_base",
+    "started_session",
     "submission",
     "submit",
     "tree_digest",
 ]
 
-MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+MARKERS = SOLUTION_MARKERS
 
 # Executed headless, a lesson draws its interactive figures once, statically
 # (transformer_course.plotting.interactive_or_static); kernels inherit this.
@@ -444,17 +447,18 @@ def home() -> Path:
     return Path(os.path.expanduser("~"))
 
 
-def imported_modules(source: str, package: str = "") -> list[tuple[int, str]]:
-    """(line, absolute module name) of every import in a module's source; ``from x import
-    y`` gives x.y (y may be a module). Relative imports are resolved within ``package``."""
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            found += [(node.lineno, alias.name) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")
-                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
-            found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
-    return found
+def started_session(spec, limits, mode: str = "bwrap"):
+    """A grader :class:`~transformer_course.grader.session.Session` for ``spec``, started
+    (the caller closes it)."""
+    from transformer_course.grader.session import Session
+
+    session = Session(spec, limits, mode)
+    session.start()
+    return session
+
+
+def run_in_session(session, code: str) -> str:
+    """Run ``code`` as one cell in a started session; it must go through. What it printed."""
+    outcome = session.exec_cell(0, code)
+    assert outcome["status"] == "ok", outcome
+    return outcome["output"].strip()

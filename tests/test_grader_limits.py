@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from common import bwrap_installed
+from common import bwrap_installed, run_in_session, started_session
 
 from transformer_course.grader import cli, kernel_limits, sandbox, seccomp_filter
 from transformer_course.grader.lesson import LessonSpec
@@ -34,15 +34,12 @@ def _spec() -> LessonSpec:
 
 
 def _session(mode: str, limits: sandbox.Limits = LIMITS) -> Session:
-    session = Session(_spec(), limits, mode)
-    session.start()
-    return session
+    return started_session(_spec(), limits, mode)
 
 
 def _run(session: Session, code: str) -> dict:
-    outcome = session.exec_cell(0, code)
-    assert outcome["status"] == "ok", outcome
-    return json.loads(outcome["output"].strip().splitlines()[-1])
+    """The JSON the cell printed last."""
+    return json.loads(run_in_session(session, code).splitlines()[-1])
 
 
 ATTEMPT = """

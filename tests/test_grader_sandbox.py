@@ -12,7 +12,7 @@ import time
 
 import pytest
 import torch
-from common import bwrap_installed, code_cell
+from common import bwrap_installed, code_cell, run_in_session, started_session
 
 from transformer_course.build import REPO
 from transformer_course.checking import Checker
@@ -228,15 +228,10 @@ def test_copy_back_tells_what_the_learner_did_wrong():
 
 # -------------------------------------------------------------------- isolation
 def _session(mode="bwrap") -> Session:
-    session = Session(toy_spec(), LIMITS, mode)
-    session.start()
-    return session
+    return started_session(toy_spec(), LIMITS, mode)
 
 
-def _run(session: Session, code: str) -> str:
-    outcome = session.exec_cell(0, code)
-    assert outcome["status"] == "ok", outcome
-    return outcome["output"].strip()
+_run = run_in_session
 
 
 @needs_bwrap

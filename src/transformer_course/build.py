@@ -46,7 +46,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 
-from transformer_course.exercise import lesson_topic
+from transformer_course.exercise import SOLUTION_MARKERS, lesson_topic
 from transformer_course.nbgrader_plugins import INSTRUCTOR_ONLY
 from transformer_course.paths import REPO, tool_env
 
@@ -54,7 +54,6 @@ SOLUTIONS = "solutions"
 NOTEBOOKS = "notebooks"
 REFERENCE = Path("src") / "transformer_course" / "reference"
 EXPORT_KEY = "export"  # `# %% export=true`: a code cell that also goes into the reference
-SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 FIRST_PARTY = "transformer_course"
 LINE_LENGTH = 100
 

@@ -12,7 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["LEVELS", "Exercise", "Kind", "lesson_topic"]
+__all__ = ["LEVELS", "SOLUTION_MARKERS", "Exercise", "Kind", "lesson_topic"]
+
+#: nbgrader's markers around the solution inside an answer cell (the student version gets
+#: the stub instead; the reference module and the grader read the code between them)
+SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 
 Kind = Literal["function", "module", "quiz"]
 LEVELS = {1: "warm-up", 2: "core", 3: "challenging"}

@@ -25,7 +25,7 @@ AR     a reference to an *argument* of the call being answered (``return x``)
 U      a value the codec cannot carry: only its type name and a short repr
 H O P  extension tags: a handle to an object living in the sandbox (``H``), a
 PO     course object sent by recipe (``O``), a handle sent back (``P``),
-       ``ParametersOf(module)`` (``PO``); see :mod:`.proxy` and :mod:`.worker`
+       ``ParametersOf(module)`` (``PO``); see :mod:`.proxy` and :mod:`.inside.server`
 =====  =========================================================================
 
 Decoding builds only the plain types above (never a subclass the other side

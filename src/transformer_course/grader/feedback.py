@@ -104,6 +104,18 @@ def write_feedback(
     return path
 
 
+def _cell_outputs(printed: str, status: str, message: str, ok: bool) -> list[dict]:
+    """A graded cell's outputs in the autograded notebook: what it printed (stdout), and,
+    unless it went through, an error named by its status with the message."""
+    outputs: list[dict] = []
+    if printed:
+        outputs.append({"output_type": "stream", "name": "stdout", "text": printed})
+    if not ok:
+        error = {"output_type": "error", "ename": status, "evalue": message}
+        outputs.append({**error, "traceback": [message]})
+    return outputs
+
+
 def autograded_notebook(data: bytes, result: SubmissionResult, spec: LessonSpec) -> dict | None:
     """The submission with the check results as the test cells' outputs (for the formgrader)."""
     try:
@@ -130,30 +142,12 @@ def autograded_notebook(data: bytes, result: SubmissionResult, spec: LessonSpec)
         if name in exercises:
             exercise = exercises[name]
             cell["source"] = visible.get(name, cell_source(cell))
-            if exercise.output.strip():
-                outputs.append({"output_type": "stream", "name": "stdout", "text": exercise.output})
-            if exercise.status != "passed":
-                outputs.append(
-                    {
-                        "output_type": "error",
-                        "ename": exercise.status,
-                        "evalue": exercise.message,
-                        "traceback": [exercise.message],
-                    }
-                )
+            ok = exercise.status == "passed"
+            printed = exercise.output if exercise.output.strip() else ""
+            outputs = _cell_outputs(printed, exercise.status, exercise.message, ok)
         elif index in by_cell:
             run = by_cell[index]
-            if run.output:
-                outputs.append({"output_type": "stream", "name": "stdout", "text": run.output})
-            if run.status != "ok":
-                outputs.append(
-                    {
-                        "output_type": "error",
-                        "ename": run.status,
-                        "evalue": run.error,
-                        "traceback": [run.error],
-                    }
-                )
+            outputs = _cell_outputs(run.output, run.status, run.error, run.status == "ok")
         cell["outputs"] = outputs
         cell["execution_count"] = None
     return notebook

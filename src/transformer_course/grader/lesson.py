@@ -28,10 +28,10 @@ import nbformat
 
 import transformer_course
 from transformer_course import registry
+from transformer_course.exercise import SOLUTION_MARKERS
 
 GRADER_VERSION = "1"
 PACKAGE_DIR = Path(transformer_course.__file__).resolve().parent
-SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 
 
 @dataclass
@@ -186,21 +186,28 @@ def _module_file(name: str) -> Path | None:
     return None
 
 
+def imported_modules(source: str | bytes, package: str = "") -> list[tuple[int, str]]:
+    """(line, absolute module name) of every import in a module's source, anywhere in it;
+    ``from x import y`` gives x.y (y may be a module or a name). Relative imports are
+    resolved within ``package`` (the importing module's package)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+            found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
+    return found
+
+
 def _imports(path: Path, name: str) -> list[str]:
     """The modules that a module's source imports (anywhere in it), with their parent
-    packages; for ``from package import name``, also ``package.name`` (it may be a module)."""
+    packages (for ``from package import name``, ``package`` and ``package.name``)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found: list[str] = []
-    for node in ast.walk(ast.parse(path.read_bytes())):
-        if isinstance(node, ast.Import):
-            found += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1])
-                base = f"{base}.{node.module}" if node.module else base
-            else:
-                base = node.module or ""
-            found += [base, *(f"{base}.{alias.name}" for alias in node.names)]
+    found = [module for _, module in imported_modules(path.read_bytes(), package)]
     parents = [
         ".".join(item.split(".")[:i]) for item in found for i in range(1, item.count(".") + 1)
     ]
