@@ -1032,6 +1032,9 @@ def test_attention_row_matches_torch_sdpa_with_one_query():
 
 def test_the_lessons_hand_worked_numbers():
     """The prose quotes these numbers; they must follow from the data the lesson uses."""
+    from transformer_course.data import BLACK_CAT
+
+    assert ref.CAT_WORDS == BLACK_CAT.lower().split()  # the reference spells out the sentence
     drank = ref.CAT_QUERIES[ref.CAT_WORDS.index("drank")]
     scores = {w: float(k @ drank) for w, k in zip(ref.CAT_WORDS, ref.CAT_KEYS, strict=True)}
     assert (scores["black"], scores["cat"], scores["milk"]) == (-4.0, 1.5, 3.5)

@@ -275,7 +275,7 @@ check_softmax(softmax, hidden=True)
 
 # %% export=true
 # "The black cat drank the milk" with hand-made vectors (a trained model learns its own).
-CAT_WORDS = BLACK_CAT.lower().split()  # ['the', 'black', 'cat', 'drank', 'the', 'milk']
+CAT_WORDS = ["the", "black", "cat", "drank", "the", "milk"]  # BLACK_CAT, word by word
 CAT_QUERIES = np.array(  # (len_q, d_k) = (6, 3): drinkable, animal, colour
     [
         [0.0, 1.0, 0.0],  # the:   looks for the animal it introduces

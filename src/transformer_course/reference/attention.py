@@ -12,8 +12,6 @@ import math
 import numpy as np
 import torch
 
-from transformer_course.data import BLACK_CAT
-
 
 def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     """Numerically stable softmax of `x` along `axis`.
@@ -32,7 +30,7 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
 
 
 # "The black cat drank the milk" with hand-made vectors (a trained model learns its own).
-CAT_WORDS = BLACK_CAT.lower().split()  # ['the', 'black', 'cat', 'drank', 'the', 'milk']
+CAT_WORDS = ["the", "black", "cat", "drank", "the", "milk"]  # BLACK_CAT, word by word
 CAT_QUERIES = np.array(  # (len_q, d_k) = (6, 3): drinkable, animal, colour
     [
         [0.0, 1.0, 0.0],  # the:   looks for the animal it introduces
