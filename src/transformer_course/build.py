@@ -395,17 +395,23 @@ def _stale(label: str, committed: list[str], fresh: list[str]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from transformer_course.course_map import stale_tables, update_tables
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("lessons", nargs="*", help="lesson folders (default: all)")
     parser.add_argument("--check", action="store_true", help="only check that files are current")
     args = parser.parse_args(argv)
     selected = args.lessons or lessons()
     if args.check:
-        problems = stale_files(selected)
+        problems = stale_tables() + stale_files(selected)
         for problem in problems:
             print(problem)
         print(json.dumps({"lessons": selected, "stale": len(problems)}))
         return 1 if problems else 0
+    for path in update_tables():  # the course map first: lesson 00's master holds one
+        print(f"updated the course map in {path.relative_to(REPO)}")
+        if path.name == "00_welcome.py" and "00_welcome" not in selected:
+            selected = ["00_welcome", *selected]
     for lesson in selected:
         build_lesson(lesson, REPO)
         print(
