@@ -4,6 +4,7 @@ lesson's grading fingerprint covers every course module its checks depend on."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 from dataclasses import replace
@@ -120,37 +121,55 @@ def _fingerprints(monkeypatch, root: Path) -> dict[str, str]:
     return {lesson: grader_lesson.checks_fingerprint(lesson) for lesson in registry.lessons()}
 
 
-@pytest.mark.parametrize(
-    ("module", "dependents"),
-    [
-        # lessons 07 and 08 share these mistake tables; no other lesson reads them
-        ("transformer_course.checking.layer_mistakes", {"07_encoder", "08_decoder"}),
-        # every lesson that builds on the encoder's reference: 07 itself, the decoder (08),
-        # the whole model (09), its training (10), the language model (11, whose reference
-        # takes the progress bar from training's) and inference (12, whose KV cache runs on
-        # lesson 11's GPT)
-        (
-            "transformer_course.reference.encoder",
-            {
-                "07_encoder",
-                "08_decoder",
-                "09_transformer",
-                "10_training",
-                "11_language_model",
-                "12_inference",
-            },
-        ),
-        # the one formatter every check uses
-        ("transformer_course.checking.formatting", set(registry.lessons())),
-        # the forbidden-API families: course content the grader reads and enforces
-        ("transformer_course.api_families", set(registry.lessons())),
-        # the grader's code inside the sandbox (a subpackage: the grader is hashed recursively)
-        ("transformer_course.grader.inside.server", set(registry.lessons())),
-    ],
+#: shared modules of the lessons' side: a lesson depends on one when importing its checks and
+#: reference loads it (07-08 share the layer mistakes; 07-12 build on the encoder's
+#: reference; every check uses the formatter)
+LESSON_SIDE = (
+    "transformer_course.checking.layer_mistakes",
+    "transformer_course.reference.encoder",
+    "transformer_course.checking.formatting",
 )
+#: the grader's side: hashed whole (its code inside the sandbox) or imported by it (the
+#: forbidden-API families it enforces), so in every lesson's fingerprint
+GRADER_SIDE = ("transformer_course.grader.inside.server", "transformer_course.api_families")
+
+_LOADED_BY_LESSON = """
+import importlib, json, sys
+import numpy, torch
+from transformer_course import registry
+loaded = {}
+for lesson in registry.lessons():
+    for name in [m for m in sys.modules if m.startswith("transformer_course")]:
+        del sys.modules[name]
+    topic = lesson.split("_", 1)[1]
+    importlib.import_module(f"transformer_course.checks.{topic}")
+    importlib.import_module(f"transformer_course.reference.{topic}")
+    loaded[lesson] = sorted(m for m in sys.modules if m.startswith("transformer_course"))
+print(json.dumps(loaded))
+"""
+
+
+@pytest.fixture(scope="module")
+def loaded_by_lesson() -> dict[str, list[str]]:
+    """Each lesson's course modules as Python loads them, in a fresh interpreter: an oracle
+    for the fingerprint's own walk of the imports, and no list to keep by hand."""
+    import subprocess
+
+    run = subprocess.run(
+        [sys.executable, "-c", _LOADED_BY_LESSON], capture_output=True, text=True, check=True
+    )
+    return json.loads(run.stdout)
+
+
+@pytest.mark.parametrize("module", LESSON_SIDE + GRADER_SIDE)
 def test_editing_a_shared_module_changes_exactly_its_dependents_fingerprints(
-    monkeypatch, package_copy, module, dependents
+    monkeypatch, package_copy, loaded_by_lesson, module
 ):
+    if module in GRADER_SIDE:
+        dependents = set(registry.lessons())
+    else:
+        dependents = {lesson for lesson, loaded in loaded_by_lesson.items() if module in loaded}
+    assert dependents, f"no lesson loads {module}"
     before = _fingerprints(monkeypatch, package_copy)
     path = package_copy.joinpath(*module.split(".")[1:]).with_suffix(".py")
     original = path.read_bytes()
