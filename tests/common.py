@@ -36,6 +36,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -87,6 +88,7 @@ __all__ = [
     "submission",
     "submit",
     "tree_digest",
+    "validated_notebook",
 ]
 
 MARKERS = SOLUTION_MARKERS
@@ -291,6 +293,73 @@ def execute_notebook(path: Path, timeout: int = 180) -> ExecutedNotebook:
     start = time.perf_counter()
     client.execute()
     return ExecutedNotebook(nb, time.perf_counter() - start)
+
+
+@dataclass
+class ValidatedNotebook(ExecutedNotebook):
+    """A notebook run by nbgrader's own validator, and its verdict: what ``nbgrader validate``
+    returns (``{}``: success; ``invert``: the student version, where success is "does not
+    pass any tests")."""
+
+    verdict: dict
+    invert: bool
+
+
+def _nbgrader_config():
+    from traitlets.config.loader import PyFileConfigLoader
+
+    cwd = os.getcwd()
+    try:
+        os.chdir(REPO)  # the configuration loads autograde/nbgrader_config.py relative to it
+        return PyFileConfigLoader("nbgrader_config.py", path=str(REPO)).load_config()
+    finally:
+        os.chdir(cwd)
+
+
+def _validate(path: Path, invert: bool) -> ValidatedNotebook:
+    from nbgrader.validator import Validator
+
+    class Recording(Validator):
+        executed = None
+
+        def _preprocess(self, nb):
+            self.executed = super()._preprocess(nb)
+            return self.executed
+
+    validator = Recording(config=_nbgrader_config(), invert=invert)
+    start = time.perf_counter()
+    verdict = validator.validate(str(path))
+    seconds = time.perf_counter() - start
+    assert validator.executed is not None, f"nbgrader did not run {path}: {verdict}"
+    return ValidatedNotebook(validator.executed, seconds, verdict, invert)
+
+
+def validated_notebook(path: Path) -> ValidatedNotebook:
+    """A lesson's notebook run once per test run, the way ``nbgrader validate`` (and the
+    Validate button) runs it: nbgrader's own validator, with the course's configuration,
+    headless; a student version (``notebooks/``) with ``--invert``. Every test that needs
+    the run (the solution passes, the student version fails every graded cell, a lesson's
+    own look at its untouched notebook) reads the same one, across pytest-xdist's workers
+    (a file lock, and a folder per test run), instead of running the notebook again."""
+    from filelock import FileLock
+
+    path = Path(path).resolve()
+    invert = path.relative_to(REPO).parts[0] == "notebooks"
+    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid{os.getpid()}"
+    cache = Path(tempfile.gettempdir()) / f"course-validated-{run_id}"
+    cache.mkdir(exist_ok=True)
+    key = hashlib.sha256(f"{path}:{invert}".encode() + path.read_bytes()).hexdigest()[:24]
+    record = cache / f"{key}.json"
+    with FileLock(str(record) + ".lock"):
+        if not record.exists():
+            run = _validate(path, invert)
+            payload = {"nb": run.nb, "seconds": run.seconds, "verdict": run.verdict}
+            temporary = record.with_suffix(".tmp")
+            temporary.write_text(json.dumps(payload))
+            temporary.replace(record)
+        payload = json.loads(record.read_text())
+    nb = nbformat.from_dict(payload["nb"])
+    return ValidatedNotebook(nb, payload["seconds"], payload["verdict"], invert)
 
 
 # ====================================================================================== grader

@@ -392,7 +392,7 @@ def _row_cases(hidden: bool) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarr
         values = rng.normal(size=(len_k, d_v))  # (len_k, d_v)
         return query.astype(dtype), keys.astype(dtype), values.astype(dtype)
 
-    sentence = f'"{ref.BLACK_CAT}"'
+    sentence = f'"{" ".join(ref.CAT_WORDS).capitalize()}"'
     if not hidden:
         return [
             (f'the query of "drank" over {sentence}', q_drank, ref.CAT_KEYS, ref.CAT_VALUES),
