@@ -332,6 +332,14 @@ class BlockParallel(ref.DecoderBlock):
         return x + self.attn(self.norm1(x)) + self.feed_forward(self.norm2(x))
 
 
+class BlockDefaultEps(ref.DecoderBlock):
+    """Builds its norms without the eps it was given."""
+
+    def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
+        super().__init__(d_model, num_heads, d_ff, eps)
+        self.norm1, self.norm2 = ref.RMSNorm(d_model), ref.RMSNorm(d_model)
+
+
 class BlockNoResidual(ref.DecoderBlock):
     def forward(self, x):
         return self.feed_forward(self.norm2(self.attn(self.norm1(x))))
@@ -440,7 +448,7 @@ class GptAdjacent(_Gpt):
 
 
 # ------------------------------------------------------------------------------- sample
-def _filtered(logits, top_k, top_p, *, top_p_rule="right"):
+def _filtered(logits, top_k, top_p, *, top_p_rule="right", map_back="scatter", first_row=False):
     if top_k is not None:
         kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[..., -1:]
         logits = logits.masked_fill(logits < kth, float("-inf"))
@@ -452,20 +460,45 @@ def _filtered(logits, top_k, top_p, *, top_p_rule="right"):
         elif top_p_rule == "too_many":
             remove = (cumulative - probs) >= top_p
             remove = torch.cat([torch.zeros_like(remove[..., :1]), remove[..., :-1]], -1)
+        elif top_p_rule == "ties_kept":  # every token tied with the crossing one is kept
+            count = ((cumulative - probs) < top_p).sum(-1, keepdim=True)
+            remove = probs < probs.gather(-1, count - 1)
         else:
             remove = (cumulative - probs) >= top_p
-        remove[..., 0] = False
-        logits = logits.masked_fill(remove.scatter(-1, order, remove), float("-inf"))
+        if first_row:
+            remove[0] = False  # meant: the first column of every row
+        else:
+            remove[..., 0] = False
+        if map_back == "gather":
+            remove = remove.gather(-1, order)
+        else:
+            remove = remove.scatter(-1, order, remove)
+        logits = logits.masked_fill(remove, float("-inf"))
     return logits
 
 
-def _sampler(*, temperature_at="logits", top_p_rule="right", renormalise=True, greedy=True):
+def _sampler(
+    *,
+    temperature_at="logits",
+    top_p_rule="right",
+    renormalise=True,
+    greedy=True,
+    map_back="scatter",
+    first_row=False,
+    top_p_first=False,
+):
     def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         if greedy and temperature == 0:
             return logits.argmax(-1)
         if temperature_at == "logits":
             logits = logits / temperature
-        kept = _filtered(logits, top_k, top_p, top_p_rule=top_p_rule)
+        options = dict(top_p_rule=top_p_rule, map_back=map_back, first_row=first_row)
+        if top_p_first:
+            kept = _filtered(_filtered(logits, None, top_p, **options), top_k, None)
+        else:
+            kept = _filtered(logits, top_k, top_p, **options)
+        if temperature_at == "after_top_p":
+            kept = kept / temperature
         if temperature_at == "probs":
             probs = torch.softmax(kept, -1) / temperature
         elif renormalise:
@@ -541,6 +574,7 @@ MISTAKES = [
     Mistake(check_DecoderBlock, BlockParallel, r"parallel"),
     Mistake(check_DecoderBlock, BlockNoResidual, r"no residual"),
     Mistake(check_DecoderBlock, BlockNotCausal, r"not causal"),
+    Mistake(check_DecoderBlock, BlockDefaultEps, r"norms ignore the eps it was given"),
     Mistake(check_GPT, GptNoFinalNorm, r"no final norm"),
     Mistake(check_GPT, GptScaled, r"sqrt\(d_model\)"),
     Mistake(check_GPT, GptProbabilities, r"returns probabilities"),
@@ -550,6 +584,12 @@ MISTAKES = [
     Mistake(check_sample, _sampler(top_p_rule="too_few"), r"one token too few"),
     Mistake(check_sample, _sampler(top_p_rule="too_many"), r"one token too many"),
     Mistake(check_sample, _sampler(renormalise=False), r"renormalise"),
+    Mistake(
+        check_sample, _sampler(temperature_at="after_top_p"), r"probabilities at temperature 1"
+    ),
+    Mistake(check_sample, _sampler(top_p_first=True), r"top-p before top-k"),
+    Mistake(check_sample, _sampler(map_back="gather"), r"mapped back.*with gather"),
+    Mistake(check_sample, _sampler(first_row=True), r"drop\[0\] = False"),
     Mistake(check_sample, _sampler(greedy=False), r"(?s)temperature=0\.0.*argmax of each row"),
 ]
 
@@ -573,6 +613,8 @@ CORRECT = [
     Correct(check_GPT, GptAdjacent, note=r"neighbouring"),
     Correct(check_sample, _named("sample", _sample_nanogpt_hf)),
     Correct(check_sample, _named("sample", _sample_gumbel)),
+    # ties at the top-p threshold: keeping every token tied with the crossing one passes
+    Correct(check_sample, _named("sample", _sampler(top_p_rule="ties_kept"))),
 ]
 
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
