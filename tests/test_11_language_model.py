@@ -111,6 +111,13 @@ class NormDefaultEps(ref.RMSNorm):
         super().__init__(d_model, eps)
 
 
+class NormTorch(nn.RMSNorm):
+    """PyTorch's own RMSNorm, which the exercise asks to build."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__(d_model, eps=eps)
+
+
 class NormLlama(nn.Module):
     """Llama's RMSNorm: computed in float32, cast back, then the gain."""
 
@@ -299,6 +306,16 @@ class AttentionAdjacent(_Attention):
     rotate = staticmethod(_rotate_adjacent)
 
 
+class AttentionSdpa(ref.CausalSelfAttention):
+    """nanoGPT's fast path: F.scaled_dot_product_attention(..., is_causal=True)."""
+
+    def forward(self, x):
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(x.shape[1], self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        return self.w_o(merge_heads(F.scaled_dot_product_attention(q, k, v, is_causal=True)))
+
+
 class AttentionEinsumTril(ref.CausalSelfAttention):
     """nanoGPT's manual attention: a tril buffer (not in the state dict), einsum scores."""
 
@@ -412,6 +429,14 @@ class _Gpt(ref.GPT):
         else:
             logits = x @ self.embedding.weight.T
         return torch.softmax(logits, dim=-1) if self.probabilities else logits
+
+
+class BlockSdpa(_Block):
+    attention = AttentionSdpa
+
+
+class GptSdpa(_Gpt):
+    attention = AttentionSdpa
 
 
 class GptNoFinalNorm(_Gpt):
@@ -554,6 +579,7 @@ MISTAKES = [
     Mistake(check_RMSNorm, NormSubtractsMean, r"subtracted the mean"),
     Mistake(check_RMSNorm, NormNoGain, r"cut off from the module.s parameters"),
     Mistake(check_RMSNorm, NormDefaultEps, r"default eps is not 1e-5"),
+    Mistake(check_RMSNorm, NormTorch, r"calls torch\.nn\..*rms_?norm.*grader scores it 0"),
     Mistake(check_rotary_embedding, _rope(first=1), r"positions start at 1"),
     Mistake(check_rotary_embedding, _rope(exponent=1), r"base \*\* \(-i / d_head\)"),
     Mistake(check_rotary_embedding, _rope(sign=-1), r"grow with i"),
@@ -570,6 +596,9 @@ MISTAKES = [
     Mistake(check_CausalSelfAttention, AttentionRotatesValues, r"rotated the values too"),
     Mistake(check_CausalSelfAttention, AttentionRotatesBeforeSplit, r"before splitting"),
     Mistake(check_CausalSelfAttention, AttentionNotCausal, r"not causal"),
+    Mistake(check_CausalSelfAttention, AttentionSdpa, r"calls .*scaled_dot_product_attention"),
+    Mistake(check_DecoderBlock, BlockSdpa, r"calls .*scaled_dot_product_attention"),
+    Mistake(check_GPT, GptSdpa, r"calls .*scaled_dot_product_attention"),
     Mistake(check_DecoderBlock, BlockPostNorm, r"post-norm"),
     Mistake(check_DecoderBlock, BlockParallel, r"parallel"),
     Mistake(check_DecoderBlock, BlockNoResidual, r"no residual"),

@@ -342,6 +342,31 @@ MISTAKES = [
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_tiled), r"paired wrongly"),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_unscaled), r"sqrt\(d_head\)"),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_no_mask), r"mask was ignored"),
+    Mistake(
+        check_grouped_query_attention,
+        _named(
+            "gqa",
+            lambda q, k, v, mask=None: F.scaled_dot_product_attention(
+                q, k, v, attn_mask=mask, enable_gqa=True
+            ),
+        ),
+        r"calls .*scaled_dot_product_attention.*grader scores it 0",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("s", lambda x, b: x.softmax(-1)),
+        r"calls torch\.softmax.*grader scores it 0",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named(
+            "t",
+            lambda q, k, v, b, causal=False: F.scaled_dot_product_attention(
+                q, k, v, is_causal=causal
+            ),
+        ),
+        r"calls .*scaled_dot_product_attention",
+    ),
     Mistake(check_online_softmax, _named("s", _softmax_no_rescale), r"not rescaled"),
     Mistake(
         check_online_softmax,

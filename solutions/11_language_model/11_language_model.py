@@ -480,6 +480,10 @@ check_SwiGLU(SwiGLU, hidden=True)
 # Use the reference `split_heads`, `merge_heads` (lesson 05),
 # `scaled_dot_product_attention` (lesson 04) and `look_ahead_mask` (lesson 06), all
 # imported in the setup cell, and your `rotary_embedding` and `apply_rotary`.
+# PyTorch's `F.scaled_dot_product_attention` and `nn.MultiheadAttention` are **not
+# allowed** in `CausalSelfAttention`, `DecoderBlock` and `GPT` (lesson 04 had you build
+# what they compute): the test cells below reject an answer that calls them, and the
+# course's grader scores it 0.
 # The projection names are part of the contract (lesson 12 adds a cache of the rotated
 # keys and the values around them).
 
@@ -687,11 +691,18 @@ print("largest change of the logits at each position:", change)
 # * **top-p** (nucleus sampling, Holtzman et al. 2020): sort the probabilities
 #   (after the temperature) in decreasing order and keep the **smallest** set of
 #   tokens whose total reaches $p$: the token that crosses $p$ is kept, the next is
-#   not. At least one token is always kept.
+#   not. At least one token is always kept, in every row of the batch. A tie at the
+#   threshold (the crossing token has the same probability as the next one) is rare:
+#   the reference then keeps as many tokens as it needs, and which of the tied tokens
+#   those are depends on the sort; keeping every tied token is accepted too.
 #
 # Then renormalise what is kept and draw, with the `generator` given (for example
-# `torch.multinomial(probs, 1, generator=generator)`). Order: temperature, then top-k,
-# then top-p on the remaining tokens' probabilities.
+# `torch.multinomial(probs, 1, generator=generator)`). **The order matters**:
+# temperature first, then top-k, then top-p on the probabilities of the tokens top-k
+# kept, renormalised (a softmax over the logits with the others at $-\infty$). Both
+# filters then see the distribution the draw will use: top-p before the temperature
+# would keep the tokens of another distribution, and top-p before top-k more tokens
+# than it should. The checks use inputs where each wrong order gives another result.
 
 # %% [markdown]
 # ### Exercise 9: `sample`
@@ -702,7 +713,8 @@ print("largest change of the logits at each position:", change)
 # Top-p: `sorted_probs, order = probs.sort(descending=True)`; with
 # `cumulative = sorted_probs.cumsum(-1)`, a token is removed when the tokens *before* it
 # already reach $p$: `cumulative - sorted_probs >= p`. Scatter the decision back to the
-# original order with `order`.
+# original order with `order` (`scatter`, not `gather`: the token at sorted position `i`
+# is `order[..., i]`). Every row is a sequence of its own: work along the last axis.
 # </details>
 #
 # <details><summary>Hint 2</summary>
@@ -724,10 +736,11 @@ def sample(
 
     temperature > 0: sample from softmax(logits / temperature); temperature == 0:
     the argmax (greedy). top_k (None: all): keep only the top_k largest logits (ties
-    with the k-th may be kept). top_p (None: all): then keep the smallest set of the
-    most probable tokens whose probabilities sum to at least top_p (the token that
-    crosses top_p is kept; at least one token). What is kept is renormalised. Random
-    draws use `generator`. Returns int64 (batch,); logits is not modified.
+    with the k-th may be kept). top_p (None: all): then, on the probabilities after the
+    temperature and top-k (renormalised), keep the smallest set of the most probable
+    tokens whose probabilities sum to at least top_p (the token that crosses top_p is
+    kept; at least one token per row). What is kept is renormalised. Random draws use
+    `generator`. Returns int64 (batch,); logits is not modified.
     """
     ### BEGIN SOLUTION
     if temperature == 0:

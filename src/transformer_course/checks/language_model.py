@@ -35,6 +35,7 @@ import torch
 import torch.nn.functional as F
 
 from transformer_course.checking import Checker, tolerance
+from transformer_course.checking.forbidden import refuse_forbidden
 from transformer_course.checking.generators import seeded_generator
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.layers import build, expect_tensor_result, mistake_values, sub
@@ -257,7 +258,7 @@ def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
 
 
 def check_RMSNorm(cls, *, hidden: bool = False) -> None:
-    with Checker("RMSNorm", hidden=hidden) as c:
+    with Checker("RMSNorm", hidden=hidden) as c, refuse_forbidden(c, _RMS_NORM_APIS):
         c.require_callable(cls)
         for case in _HIDDEN_NORM if hidden else _VISIBLE_NORM:
             d_model = case.shape[-1]
@@ -842,7 +843,7 @@ def _check_layer(
     shape: ``cls(*args(case))`` with deterministic weights, against ``oracle_f(x, state,
     num_heads, **oracle_options(case))`` (with the ``table``'s mistakes), then its causal
     property."""
-    with Checker(name, hidden=hidden) as c:
+    with Checker(name, hidden=hidden) as c, refuse_forbidden(c, _SDPA):
         c.require_callable(cls)
         for case in _HIDDEN_ATTENTION if hidden else _VISIBLE_ATTENTION:
             module, built, state = build(
@@ -960,7 +961,7 @@ _GPT_MISTAKES = {  # {message: gpt_f's knobs for that mistake}
 
 
 def check_GPT(cls, *, hidden: bool = False) -> None:
-    with Checker("GPT", hidden=hidden) as c:
+    with Checker("GPT", hidden=hidden) as c, refuse_forbidden(c, _SDPA):
         c.require_callable(cls)
         for case in _HIDDEN_ATTENTION if hidden else _VISIBLE_ATTENTION:
             args = (case.vocab, case.d_model, case.num_heads, case.d_ff, case.num_layers)
@@ -1380,6 +1381,7 @@ check_quiz_temperature = quiz_check(QUIZ_TEMPERATURE)
 # ================================================================================ registry
 LESSON = "11_language_model"
 _SDPA = ("torch.nn.functional.scaled_dot_product_attention", "torch.nn.MultiheadAttention")
+_RMS_NORM_APIS = ("torch.nn.RMSNorm", "torch.nn.functional.rms_norm", "torch.rms_norm")
 EXERCISES = (
     Exercise(
         "next_token_batches",
@@ -1396,7 +1398,7 @@ EXERCISES = (
         points=2,
         minutes=15,
         level=2,
-        forbidden=("torch.nn.RMSNorm", "torch.nn.functional.rms_norm", "torch.rms_norm"),
+        forbidden=_RMS_NORM_APIS,
     ),
     Exercise(
         "rotary_embedding", check_rotary_embedding, kind="function", points=2, minutes=15, level=2
