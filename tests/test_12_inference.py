@@ -354,7 +354,7 @@ MISTAKES = [
     ),
     Mistake(
         check_online_softmax,
-        _named("s", lambda x, b: x.softmax(-1)),
+        _named("s", lambda x, b: torch.softmax(x, -1)),
         r"calls torch\.softmax.*grader scores it 0",
     ),
     Mistake(
@@ -458,9 +458,36 @@ def test_tiled_attention_equals_pytorch_with_and_without_causal_mask():
             )
 
 
+def test_the_two_causal_alignments_are_pytorchs():
+    """Section 2's cache mask is PyTorch's causal_lower_right; tiled_attention's
+    causal=True is is_causal=True (causal_upper_left), also when len_q < len_k."""
+    from torch.nn.attention.bias import causal_lower_right, causal_upper_left
+
+    for len_q, len_k in ((3, 7), (1, 5), (4, 4)):
+        lower_right = causal_lower_right(len_q, len_k)._materialize()
+        assert torch.equal(ref.causal_cache_mask(len_q, len_k), lower_right)
+        upper_left = causal_upper_left(len_q, len_k)._materialize()
+        assert torch.equal(look_ahead_mask(len_k)[:len_q], upper_left)
+    generator = torch.Generator().manual_seed(5)
+    q = torch.randn(2, 2, 5, 8, generator=generator)
+    k, v = (
+        torch.randn(2, 2, 11, 8, generator=generator),
+        torch.randn(2, 2, 11, 6, generator=generator),
+    )
+    for block in (1, 3, 11):
+        torch.testing.assert_close(
+            ref.tiled_attention(q, k, v, block, True),
+            F.scaled_dot_product_attention(q, k, v, is_causal=True),
+            rtol=1e-5,
+            atol=1e-5,
+        )
+
+
 def test_online_softmax_equals_torch_softmax_with_large_logits():
     x = torch.randn(4, 50, generator=torch.Generator().manual_seed(2)) * 300
     torch.testing.assert_close(ref.online_softmax(x, 7), torch.softmax(x, -1))
+    far_below = torch.randn(3, 20, generator=torch.Generator().manual_seed(3)) - 1000
+    torch.testing.assert_close(ref.online_softmax(far_below, 6), torch.softmax(far_below, -1))
 
 
 def test_sliding_window_mask_is_its_definition_and_the_look_ahead_mask_for_wide_windows():

@@ -679,8 +679,8 @@ check_quiz_cache_memory(quiz_cache_memory, hidden=True)
 #
 # Softmax over the last axis, computed with one pass over blocks of `block_size`
 # columns (running maximum and sum), then the normalisation. The softmax functions
-# (`torch.softmax`, `F.softmax`, `torch.special.softmax`, and `x.softmax`) are off limits
-# here: the test cell rejects an answer that calls them, and the grader scores it 0.
+# (`torch.softmax`, `F.softmax`, `torch.special.softmax`) are off limits here: the test
+# cell rejects an answer that calls them, and the grader scores it 0.
 #
 # <details><summary>Hint 1</summary>
 #

@@ -7,12 +7,12 @@ watches every PyTorch function called, and a call of a forbidden one whose neare
 caller outside PyTorch is not the course's own code (the checks, the references) fails
 the check with a message that names the API and the line that called it.
 
-What it sees is what PyTorch reports to a ``TorchFunctionMode``: functions such as
-``F.scaled_dot_product_attention``, ``torch.softmax`` and the tensor method of the same
-name (``x.softmax``); a module class is seen through the functional its forward calls
+What it watches are the APIs the exercise names, as the grader's run-time watch does:
+functions such as ``F.scaled_dot_product_attention`` or ``torch.softmax`` (however they
+were imported or aliased), and a module class through the functional its forward calls
 (``nn.MultiheadAttention`` through ``F.multi_head_attention_forward``, ``nn.RMSNorm``
-through ``F.rms_norm``). The grader's own watch is wider (it also knows other spellings
-of the same computation); this one covers the APIs an exercise names.
+through ``F.rms_norm``). Tensor methods (``x.softmax``) are not watched: the grader
+flags those for a human instead of scoring them, and the two must agree.
 """
 
 from __future__ import annotations
@@ -65,9 +65,6 @@ def _watched(apis: Sequence[str]) -> dict[int, str]:
         if function is None or isinstance(function, type):
             continue
         watched[id(function)] = api
-        method = getattr(torch.Tensor, target.rpartition(".")[2], None)
-        if target.startswith("torch.") and target.count(".") == 1 and method is not None:
-            watched[id(method)] = api  # torch.softmax(x) and x.softmax()
     return watched
 
 
