@@ -702,7 +702,8 @@ print("largest change of the logits at each position:", change)
 # kept, renormalised (a softmax over the logits with the others at $-\infty$). Both
 # filters then see the distribution the draw will use: top-p before the temperature
 # would keep the tokens of another distribution, and top-p before top-k can keep more
-# tokens than it should. The checks use inputs where each wrong order gives another result.
+# tokens than it should. The checks use inputs where each wrong order gives another
+# result.
 
 # %% [markdown]
 # ### Exercise 9: `sample`
@@ -1135,8 +1136,7 @@ print(
 # **QK-norm.** OLMo 2 (["2 OLMo 2 Furious"](https://arxiv.org/abs/2501.00656), 2024)
 # normalises the queries and the keys with an RMSNorm before their dot product, one of the
 # changes it made for a stabler training; Gemma 3 replaced Gemma 2's soft-capping with
-# it. A score can then no longer grow just because the queries and
-# keys grow.
+# it. A score can then no longer grow just because the queries and keys grow.
 #
 # **RoPE's base and long contexts.** Pair $i$ turns by $\theta_i = \text{base}^{-2i/d_\text{head}}$
 # per position, so it comes back to where it started after $2\pi / \theta_i$ positions,
