@@ -892,8 +892,9 @@ _PARALLEL = (
 
 
 _BLOCK_EPS = (
-    "Your block's norms ignore the eps it was given: they use RMSNorm's default 1e-5. Pass "
-    "it on when you build them: RMSNorm(d_model, eps) for norm1 and norm2."
+    "Your block's norms ignore the eps it was given: they compute with RMSNorm's default "
+    "1e-5. Pass it on when you build them, RMSNorm(d_model, eps) for norm1 and norm2 (and "
+    "if you do, your RMSNorm itself ignores its eps argument: its own test cell says so)."
 )
 
 
