@@ -1115,10 +1115,33 @@ for ax in fig.axes:
 plt.show()
 
 # %% [markdown]
-# ## 11. What larger models add
+# ## Common misconceptions
 #
-# The GPT above has the parts of a 2026 open model; the large ones add a few more. Each
-# paragraph names the paper or model where it comes from.
+# * *"RMSNorm is LayerNorm without the bias."* It also skips the mean: nothing is
+#   subtracted, so a token's offset is kept.
+# * *"RoPE adds a position vector."* It multiplies (rotates) the queries and keys only,
+#   in every layer; the values and the residual stream carry no position at all.
+# * *"Rotate-half is a different RoPE."* It rotates the same pairs of a permuted vector;
+#   a model trained with one pairing must be run with the same one.
+# * *"Temperature scales the probabilities."* It divides the logits before the softmax;
+#   dividing the probabilities changes nothing once they are renormalised.
+# * *"Top-p keeps the tokens whose probability is above p."* It keeps the most
+#   probable tokens until their *total* reaches p, the crossing token included.
+#
+# ## Summary
+#
+# * A decoder-only model: embedding, `num_layers` pre-norm blocks (RMSNorm, causal
+#   self-attention with RoPE, RMSNorm, SwiGLU), a final RMSNorm, and logits through the
+#   tied embedding matrix; trained on next-token cross-entropy over random windows.
+# * RoPE rotates each head's query and key pairs by $m\,\theta_i$; their dot product then
+#   depends on the offset only.
+# * Sampling: temperature on the logits, then top-k, then top-p, renormalise, draw.
+
+# %% [markdown]
+# ## Beyond this lesson: what larger models add
+#
+# The GPT of this lesson has the parts of a 2026 open model; the large ones add a few
+# more. Each paragraph names the paper or model where it comes from.
 #
 # **Perplexity.** Papers often report a language model's **perplexity**, $e^{\text{loss}}$
 # with the loss in nats per token: the model is, on average, as unsure as a uniform
@@ -1177,28 +1200,6 @@ for base in (10_000.0, 500_000.0):
 # only uses 13B active parameters during inference".
 
 # %% [markdown]
-# ## Common misconceptions
-#
-# * *"RMSNorm is LayerNorm without the bias."* It also skips the mean: nothing is
-#   subtracted, so a token's offset is kept.
-# * *"RoPE adds a position vector."* It multiplies (rotates) the queries and keys only,
-#   in every layer; the values and the residual stream carry no position at all.
-# * *"Rotate-half is a different RoPE."* It rotates the same pairs of a permuted vector;
-#   a model trained with one pairing must be run with the same one.
-# * *"Temperature scales the probabilities."* It divides the logits before the softmax;
-#   dividing the probabilities changes nothing once they are renormalised.
-# * *"Top-p keeps the tokens whose probability is above p."* It keeps the most
-#   probable tokens until their *total* reaches p, the crossing token included.
-#
-# ## Summary
-#
-# * A decoder-only model: embedding, `num_layers` pre-norm blocks (RMSNorm, causal
-#   self-attention with RoPE, RMSNorm, SwiGLU), a final RMSNorm, and logits through the
-#   tied embedding matrix; trained on next-token cross-entropy over random windows.
-# * RoPE rotates each head's query and key pairs by $m\,\theta_i$; their dot product then
-#   depends on the offset only.
-# * Sampling: temperature on the logits, then top-k, then top-p, renormalise, draw.
-#
 # ## Further reading
 #
 # * Radford et al., "Language Models are Unsupervised Multitask Learners" (GPT-2,

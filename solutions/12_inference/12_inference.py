@@ -971,7 +971,7 @@ plt.show()
 # whole context; Gemma 3 (["Gemma 3 Technical Report"](https://arxiv.org/abs/2503.19786),
 # 2025) uses five local layers with a window of 1024 for each global one, so only one
 # layer in six keeps a cache as long as the context. Its global layers use a RoPE base of
-# 1,000,000 and its local ones 10,000 (lesson 11, section 11).
+# 1,000,000 and its local ones 10,000 (lesson 11, "Beyond this lesson").
 #
 # **Multi-head latent attention.** Grouped-query attention shrinks the cache by sharing
 # key/value heads. DeepSeek-V2 (["DeepSeek-V2"](https://arxiv.org/abs/2405.04434), 2024)
