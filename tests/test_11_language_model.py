@@ -111,6 +111,13 @@ class NormDefaultEps(ref.RMSNorm):
         super().__init__(d_model, eps)
 
 
+class NormTorch(nn.RMSNorm):
+    """PyTorch's own RMSNorm, which the exercise asks to build."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__(d_model, eps=eps)
+
+
 class NormLlama(nn.Module):
     """Llama's RMSNorm: computed in float32, cast back, then the gain."""
 
@@ -299,6 +306,16 @@ class AttentionAdjacent(_Attention):
     rotate = staticmethod(_rotate_adjacent)
 
 
+class AttentionSdpa(ref.CausalSelfAttention):
+    """nanoGPT's fast path: F.scaled_dot_product_attention(..., is_causal=True)."""
+
+    def forward(self, x):
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(x.shape[1], self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        return self.w_o(merge_heads(F.scaled_dot_product_attention(q, k, v, is_causal=True)))
+
+
 class AttentionEinsumTril(ref.CausalSelfAttention):
     """nanoGPT's manual attention: a tril buffer (not in the state dict), einsum scores."""
 
@@ -330,6 +347,14 @@ class BlockPostNorm(ref.DecoderBlock):
 class BlockParallel(ref.DecoderBlock):
     def forward(self, x):
         return x + self.attn(self.norm1(x)) + self.feed_forward(self.norm2(x))
+
+
+class BlockDefaultEps(ref.DecoderBlock):
+    """Builds its norms without the eps it was given."""
+
+    def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
+        super().__init__(d_model, num_heads, d_ff, eps)
+        self.norm1, self.norm2 = ref.RMSNorm(d_model), ref.RMSNorm(d_model)
 
 
 class BlockNoResidual(ref.DecoderBlock):
@@ -406,6 +431,14 @@ class _Gpt(ref.GPT):
         return torch.softmax(logits, dim=-1) if self.probabilities else logits
 
 
+class BlockSdpa(_Block):
+    attention = AttentionSdpa
+
+
+class GptSdpa(_Gpt):
+    attention = AttentionSdpa
+
+
 class GptNoFinalNorm(_Gpt):
     final_norm = False
 
@@ -440,7 +473,7 @@ class GptAdjacent(_Gpt):
 
 
 # ------------------------------------------------------------------------------- sample
-def _filtered(logits, top_k, top_p, *, top_p_rule="right"):
+def _filtered(logits, top_k, top_p, *, top_p_rule="right", map_back="scatter", first_row=False):
     if top_k is not None:
         kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[..., -1:]
         logits = logits.masked_fill(logits < kth, float("-inf"))
@@ -452,20 +485,45 @@ def _filtered(logits, top_k, top_p, *, top_p_rule="right"):
         elif top_p_rule == "too_many":
             remove = (cumulative - probs) >= top_p
             remove = torch.cat([torch.zeros_like(remove[..., :1]), remove[..., :-1]], -1)
+        elif top_p_rule == "ties_kept":  # every token tied with the crossing one is kept
+            count = ((cumulative - probs) < top_p).sum(-1, keepdim=True)
+            remove = probs < probs.gather(-1, count - 1)
         else:
             remove = (cumulative - probs) >= top_p
-        remove[..., 0] = False
-        logits = logits.masked_fill(remove.scatter(-1, order, remove), float("-inf"))
+        if first_row:
+            remove[0] = False  # meant: the first column of every row
+        else:
+            remove[..., 0] = False
+        if map_back == "gather":
+            remove = remove.gather(-1, order)
+        else:
+            remove = remove.scatter(-1, order, remove)
+        logits = logits.masked_fill(remove, float("-inf"))
     return logits
 
 
-def _sampler(*, temperature_at="logits", top_p_rule="right", renormalise=True, greedy=True):
+def _sampler(
+    *,
+    temperature_at="logits",
+    top_p_rule="right",
+    renormalise=True,
+    greedy=True,
+    map_back="scatter",
+    first_row=False,
+    top_p_first=False,
+):
     def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         if greedy and temperature == 0:
             return logits.argmax(-1)
         if temperature_at == "logits":
             logits = logits / temperature
-        kept = _filtered(logits, top_k, top_p, top_p_rule=top_p_rule)
+        options = dict(top_p_rule=top_p_rule, map_back=map_back, first_row=first_row)
+        if top_p_first:
+            kept = _filtered(_filtered(logits, None, top_p, **options), top_k, None)
+        else:
+            kept = _filtered(logits, top_k, top_p, **options)
+        if temperature_at == "after_top_p":
+            kept = kept / temperature
         if temperature_at == "probs":
             probs = torch.softmax(kept, -1) / temperature
         elif renormalise:
@@ -521,6 +579,7 @@ MISTAKES = [
     Mistake(check_RMSNorm, NormSubtractsMean, r"subtracted the mean"),
     Mistake(check_RMSNorm, NormNoGain, r"cut off from the module.s parameters"),
     Mistake(check_RMSNorm, NormDefaultEps, r"default eps is not 1e-5"),
+    Mistake(check_RMSNorm, NormTorch, r"calls torch\.nn\..*rms_?norm.*grader scores it 0"),
     Mistake(check_rotary_embedding, _rope(first=1), r"positions start at 1"),
     Mistake(check_rotary_embedding, _rope(exponent=1), r"base \*\* \(-i / d_head\)"),
     Mistake(check_rotary_embedding, _rope(sign=-1), r"grow with i"),
@@ -537,10 +596,14 @@ MISTAKES = [
     Mistake(check_CausalSelfAttention, AttentionRotatesValues, r"rotated the values too"),
     Mistake(check_CausalSelfAttention, AttentionRotatesBeforeSplit, r"before splitting"),
     Mistake(check_CausalSelfAttention, AttentionNotCausal, r"not causal"),
+    Mistake(check_CausalSelfAttention, AttentionSdpa, r"calls .*scaled_dot_product_attention"),
+    Mistake(check_DecoderBlock, BlockSdpa, r"calls .*scaled_dot_product_attention"),
+    Mistake(check_GPT, GptSdpa, r"calls .*scaled_dot_product_attention"),
     Mistake(check_DecoderBlock, BlockPostNorm, r"post-norm"),
     Mistake(check_DecoderBlock, BlockParallel, r"parallel"),
     Mistake(check_DecoderBlock, BlockNoResidual, r"no residual"),
     Mistake(check_DecoderBlock, BlockNotCausal, r"not causal"),
+    Mistake(check_DecoderBlock, BlockDefaultEps, r"norms ignore the eps it was given"),
     Mistake(check_GPT, GptNoFinalNorm, r"no final norm"),
     Mistake(check_GPT, GptScaled, r"sqrt\(d_model\)"),
     Mistake(check_GPT, GptProbabilities, r"returns probabilities"),
@@ -550,6 +613,12 @@ MISTAKES = [
     Mistake(check_sample, _sampler(top_p_rule="too_few"), r"one token too few"),
     Mistake(check_sample, _sampler(top_p_rule="too_many"), r"one token too many"),
     Mistake(check_sample, _sampler(renormalise=False), r"renormalise"),
+    Mistake(
+        check_sample, _sampler(temperature_at="after_top_p"), r"probabilities at temperature 1"
+    ),
+    Mistake(check_sample, _sampler(top_p_first=True), r"top-p before top-k"),
+    Mistake(check_sample, _sampler(map_back="gather"), r"mapped back.*with gather"),
+    Mistake(check_sample, _sampler(first_row=True), r"drop\[0\] = False"),
     Mistake(check_sample, _sampler(greedy=False), r"(?s)temperature=0\.0.*argmax of each row"),
 ]
 
@@ -573,6 +642,8 @@ CORRECT = [
     Correct(check_GPT, GptAdjacent, note=r"neighbouring"),
     Correct(check_sample, _named("sample", _sample_nanogpt_hf)),
     Correct(check_sample, _named("sample", _sample_gumbel)),
+    # ties at the top-p threshold: keeping every token tied with the crossing one passes
+    Correct(check_sample, _named("sample", _sampler(top_p_rule="ties_kept"))),
 ]
 
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

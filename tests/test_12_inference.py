@@ -148,6 +148,15 @@ class ReturnsBeforeAppending(ref.KVCache):
         return old
 
 
+class ReturnsOld(ref.KVCache):
+    """Returns what it held before the call (nothing, on the first call)."""
+
+    def forward(self, k_new, v_new):
+        old = self.keys[:, :, : self.length].clone(), self.values[:, :, : self.length].clone()
+        super().forward(k_new, v_new)
+        return old
+
+
 # ----------------------------------------------------------------------------- generate
 def _gen(**knobs):
     """generate as the learner might write it: the checks' own cached generation, right
@@ -212,6 +221,22 @@ def _softmax_no_max(x, block_size):
     return torch.exp(x) / total[..., None]
 
 
+def _softmax_max_from_zero(x, block_size):
+    return checks._online_variant(x, block_size, start=0.0)
+
+
+def _softmax_block_max(x, block_size):
+    """The maximum of each block, not the running one (exact, until exp overflows)."""
+    m = total = None
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new = block.amax(-1)
+        part = torch.exp(block - new[..., None]).sum(-1)
+        total = part if total is None else total * torch.exp(m - new) + part
+        m = new
+    return torch.exp(x - m[..., None]) / total[..., None]
+
+
 def _softmax_two_pass(x, block_size):
     """A blocked two-pass softmax: the maximum first, then the sum (also correct)."""
     m = torch.stack(
@@ -238,6 +263,26 @@ def _tiled(**knobs):
         "tiled_attention",
         lambda q, k, v, b, causal=False: checks._tiled_variant(q, k, v, b, causal, **knobs),
     )
+
+
+def _tiled_bottom_right(q, k, v, block_size, causal=False):
+    """The causal mask of section 2's cache: query i sees keys j <= len_k - len_q + i."""
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    m = torch.full(q.shape[:-1], float("-inf"))
+    total = torch.zeros(q.shape[:-1])
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]))
+    last = torch.arange(len_q)[:, None] + len_k - len_q  # the last key each query sees
+    for start in range(0, len_k, block_size):
+        stop = min(start + block_size, len_k)
+        s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            s = s.masked_fill(torch.arange(start, stop)[None] > last, float("-inf"))
+        new = torch.maximum(m, s.amax(-1))
+        p = torch.exp(s - new[..., None])
+        total = total * torch.exp(m - new) + p.sum(-1)
+        acc = acc * torch.exp(m - new)[..., None] + p @ v[..., start:stop, :]
+        m = new
+    return acc / total[..., None]
 
 
 def _tiled_unscaled(q, k, v, block_size, causal=False):
@@ -275,6 +320,7 @@ def _offsets(size):
 MISTAKES = [
     Mistake(check_KVCache, ReturnsBeforeAppending, r"\*before\* this call"),
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
+    Mistake(check_KVCache, ReturnsOld, r"\*before\* this call"),
     Mistake(check_KVCache, OffByOne, r"holds zeros.*off by one"),
     Mistake(check_KVCache, SharedAcrossBatch, r"shared across the batch"),
     Mistake(check_KVCache, Swapped, r"Keys and values are swapped"),
@@ -285,6 +331,7 @@ MISTAKES = [
     Mistake(check_generate, _gen(fixed_start=0), r"start=0"),
     Mistake(check_generate, _gen(shared=True), r"shared set of caches"),
     Mistake(check_generate, _gen(last_row=False), r"prefill's \*first\* row"),
+    Mistake(check_generate, _gen(prompt_room=False), r"caches are too small"),
     Mistake(
         check_generate,
         _named(
@@ -295,6 +342,31 @@ MISTAKES = [
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_tiled), r"paired wrongly"),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_unscaled), r"sqrt\(d_head\)"),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_no_mask), r"mask was ignored"),
+    Mistake(
+        check_grouped_query_attention,
+        _named(
+            "gqa",
+            lambda q, k, v, mask=None: F.scaled_dot_product_attention(
+                q, k, v, attn_mask=mask, enable_gqa=True
+            ),
+        ),
+        r"calls .*scaled_dot_product_attention.*grader scores it 0",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("s", lambda x, b: torch.softmax(x, -1)),
+        r"calls torch\.softmax.*grader scores it 0",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named(
+            "t",
+            lambda q, k, v, b, causal=False: F.scaled_dot_product_attention(
+                q, k, v, is_causal=causal
+            ),
+        ),
+        r"calls .*scaled_dot_product_attention",
+    ),
     Mistake(check_online_softmax, _named("s", _softmax_no_rescale), r"not rescaled"),
     Mistake(
         check_online_softmax,
@@ -302,6 +374,8 @@ MISTAKES = [
         r"wrong way round",
     ),
     Mistake(check_online_softmax, _named("s", _softmax_no_max), r"NaN or inf.*running maximum"),
+    Mistake(check_online_softmax, _named("s", _softmax_max_from_zero), r"starts at 0 instead of"),
+    Mistake(check_online_softmax, _named("s", _softmax_block_max), r"each block's own"),
     Mistake(
         check_tiled_attention,
         _tiled(rescale_output=False),
@@ -314,6 +388,10 @@ MISTAKES = [
         r"not divided by sqrt\(d_k\)",
     ),
     Mistake(check_tiled_attention, _tiled(local_index=True), r"index \*inside the block\*"),
+    Mistake(check_tiled_attention, _tiled(running=False), r"each block's own"),
+    Mistake(
+        check_tiled_attention, _named("t", _tiled_bottom_right), r"aligned to the bottom right"
+    ),
     Mistake(
         check_sliding_window_mask,
         _named("w", lambda n, w: (_offsets(n) >= 0) & (_offsets(n) <= w)),
@@ -380,9 +458,36 @@ def test_tiled_attention_equals_pytorch_with_and_without_causal_mask():
             )
 
 
+def test_the_two_causal_alignments_are_pytorchs():
+    """Section 2's cache mask is PyTorch's causal_lower_right; tiled_attention's
+    causal=True is is_causal=True (causal_upper_left), also when len_q < len_k."""
+    from torch.nn.attention.bias import causal_lower_right, causal_upper_left
+
+    for len_q, len_k in ((3, 7), (1, 5), (4, 4)):
+        lower_right = causal_lower_right(len_q, len_k)._materialize()
+        assert torch.equal(ref.causal_cache_mask(len_q, len_k), lower_right)
+        upper_left = causal_upper_left(len_q, len_k)._materialize()
+        assert torch.equal(look_ahead_mask(len_k)[:len_q], upper_left)
+    generator = torch.Generator().manual_seed(5)
+    q = torch.randn(2, 2, 5, 8, generator=generator)
+    k, v = (
+        torch.randn(2, 2, 11, 8, generator=generator),
+        torch.randn(2, 2, 11, 6, generator=generator),
+    )
+    for block in (1, 3, 11):
+        torch.testing.assert_close(
+            ref.tiled_attention(q, k, v, block, True),
+            F.scaled_dot_product_attention(q, k, v, is_causal=True),
+            rtol=1e-5,
+            atol=1e-5,
+        )
+
+
 def test_online_softmax_equals_torch_softmax_with_large_logits():
     x = torch.randn(4, 50, generator=torch.Generator().manual_seed(2)) * 300
     torch.testing.assert_close(ref.online_softmax(x, 7), torch.softmax(x, -1))
+    far_below = torch.randn(3, 20, generator=torch.Generator().manual_seed(3)) - 1000
+    torch.testing.assert_close(ref.online_softmax(far_below, 6), torch.softmax(far_below, -1))
 
 
 def test_sliding_window_mask_is_its_definition_and_the_look_ahead_mask_for_wide_windows():

@@ -480,6 +480,10 @@ check_SwiGLU(SwiGLU, hidden=True)
 # Use the reference `split_heads`, `merge_heads` (lesson 05),
 # `scaled_dot_product_attention` (lesson 04) and `look_ahead_mask` (lesson 06), all
 # imported in the setup cell, and your `rotary_embedding` and `apply_rotary`.
+# PyTorch's `F.scaled_dot_product_attention` and `nn.MultiheadAttention` are **not
+# allowed** in `CausalSelfAttention`, `DecoderBlock` and `GPT` (lesson 04 had you build
+# what they compute): the test cells below reject an answer that calls them, and the
+# course's grader scores it 0.
 # The projection names are part of the contract (lesson 12 adds a cache of the rotated
 # keys and the values around them).
 
@@ -687,11 +691,19 @@ print("largest change of the logits at each position:", change)
 # * **top-p** (nucleus sampling, Holtzman et al. 2020): sort the probabilities
 #   (after the temperature) in decreasing order and keep the **smallest** set of
 #   tokens whose total reaches $p$: the token that crosses $p$ is kept, the next is
-#   not. At least one token is always kept.
+#   not. At least one token is always kept, in every row of the batch. A tie at the
+#   threshold (the crossing token has the same probability as the next one) is rare:
+#   the reference then keeps as many tokens as it needs, and which of the tied tokens
+#   those are depends on the sort; keeping every tied token is accepted too.
 #
 # Then renormalise what is kept and draw, with the `generator` given (for example
-# `torch.multinomial(probs, 1, generator=generator)`). Order: temperature, then top-k,
-# then top-p on the remaining tokens' probabilities.
+# `torch.multinomial(probs, 1, generator=generator)`). **The order matters**:
+# temperature first, then top-k, then top-p on the probabilities of the tokens top-k
+# kept, renormalised (a softmax over the logits with the others at $-\infty$). Both
+# filters then see the distribution the draw will use: top-p before the temperature
+# would keep the tokens of another distribution, and top-p before top-k can keep more
+# tokens than it should. The checks use inputs where each wrong order gives another
+# result.
 
 # %% [markdown]
 # ### Exercise 9: `sample`
@@ -702,7 +714,8 @@ print("largest change of the logits at each position:", change)
 # Top-p: `sorted_probs, order = probs.sort(descending=True)`; with
 # `cumulative = sorted_probs.cumsum(-1)`, a token is removed when the tokens *before* it
 # already reach $p$: `cumulative - sorted_probs >= p`. Scatter the decision back to the
-# original order with `order`.
+# original order with `order` (`scatter`, not `gather`: the token at sorted position `i`
+# is `order[..., i]`). Every row is a sequence of its own: work along the last axis.
 # </details>
 #
 # <details><summary>Hint 2</summary>
@@ -724,10 +737,11 @@ def sample(
 
     temperature > 0: sample from softmax(logits / temperature); temperature == 0:
     the argmax (greedy). top_k (None: all): keep only the top_k largest logits (ties
-    with the k-th may be kept). top_p (None: all): then keep the smallest set of the
-    most probable tokens whose probabilities sum to at least top_p (the token that
-    crosses top_p is kept; at least one token). What is kept is renormalised. Random
-    draws use `generator`. Returns int64 (batch,); logits is not modified.
+    with the k-th may be kept). top_p (None: all): then, on the probabilities after the
+    temperature and top-k (renormalised), keep the smallest set of the most probable
+    tokens whose probabilities sum to at least top_p (the token that crosses top_p is
+    kept; at least one token per row). What is kept is renormalised. Random draws use
+    `generator`. Returns int64 (batch,); logits is not modified.
     """
     ### BEGIN SOLUTION
     if temperature == 0:
@@ -1122,7 +1136,70 @@ plt.show()
 # * RoPE rotates each head's query and key pairs by $m\,\theta_i$; their dot product then
 #   depends on the offset only.
 # * Sampling: temperature on the logits, then top-k, then top-p, renormalise, draw.
+
+# %% [markdown]
+# ## Beyond this lesson: what larger models add
 #
+# The GPT of this lesson has the parts of a 2026 open model; the large ones add a few
+# more. Each paragraph names the paper or model where it comes from.
+#
+# **Perplexity.** Papers often report a language model's **perplexity**, $e^{\text{loss}}$
+# with the loss in nats per token: the model is, on average, as unsure as a uniform
+# choice among that many tokens. A uniform guess over the vocabulary has exactly the
+# vocabulary's size:
+
+# %%
+print(
+    f"perplexity e^loss: this GPT {math.exp(validation_loss):.1f}, "
+    f"bigram {math.exp(baselines['bigram']):.1f}, unigram {math.exp(baselines['unigram']):.1f}, "
+    f"uniform guess {math.exp(math.log(corpus.vocab_size)):.0f} (the vocabulary: {corpus.vocab_size})"
+)
+
+# %% [markdown]
+# **QK-norm.** OLMo 2 (["2 OLMo 2 Furious"](https://arxiv.org/abs/2501.00656), 2024)
+# normalises the queries and the keys with an RMSNorm before their dot product, one of the
+# changes it made for a stabler training; Gemma 3 replaced Gemma 2's soft-capping with
+# it. A score can then no longer grow just because the queries and keys grow.
+#
+# **RoPE's base and long contexts.** Pair $i$ turns by $\theta_i = \text{base}^{-2i/d_\text{head}}$
+# per position, so it comes back to where it started after $2\pi / \theta_i$ positions,
+# its wavelength. A model only learns the angles its training windows contain.
+# Llama 3 (["The Llama 3 Herd of Models"](https://arxiv.org/abs/2407.21783), 2024) raised
+# the base from 10,000 to 500,000, which stretches every wavelength but the first:
+
+# %%
+for base in (10_000.0, 500_000.0):
+    cos, sin = ref.rotary_embedding(2, 128, base)  # angle[1, i] = theta_i: d_head 128
+    theta = torch.atan2(sin[1].double(), cos[1].double())  # (64,): one angle per pair
+    print(
+        f"base {base:9,.0f}, d_head 128: wavelengths from {2 * math.pi / theta[0]:.1f} to "
+        f"{2 * math.pi / theta[-1]:,.0f} positions"
+    )
+
+# %% [markdown]
+# To run a model on texts longer than its training windows, **Position Interpolation**
+# (Chen et al., ["Extending Context Window of Large Language Models via Positional
+# Interpolation"](https://arxiv.org/abs/2306.15595), 2023) divides every position by the
+# extension factor, so that the angles stay in the trained range, then fine-tunes
+# briefly. **YaRN** (Peng et al., ["YaRN"](https://arxiv.org/abs/2309.00071), 2023)
+# interpolates only the pairs with long wavelengths, leaves the fast ones that tell
+# neighbouring tokens apart as they are, and rescales the attention scores. Llama 3.1's
+# rope scaling, in Meta's code, is of the same kind: it divides $\theta_i$ by 8 for the
+# pairs whose wavelength is longer than 8192 positions (Llama 3's original context),
+# keeps those shorter than 8192 / 4 = 2048, and blends the two in between.
+#
+# **Mixture of experts.** A layer can hold several feed-forward blocks ("experts") and a
+# router, a linear layer that scores the experts for each token; each token goes through
+# its top-$k$ experts only, and their outputs are added, weighted by the router. The
+# parameters grow with the number of experts, the computation per token only with $k$.
+# The Switch Transformer (Fedus et al., ["Switch
+# Transformers"](https://arxiv.org/abs/2101.03961), 2021) routes each token to one
+# expert; Mixtral 8x7B (Jiang et al., ["Mixtral of Experts"](https://arxiv.org/abs/2401.04088),
+# 2024) has 8 SwiGLU experts per layer and routes each token to 2 of them (weighted by a
+# softmax over those two scores), so that "each token has access to 47B parameters, but
+# only uses 13B active parameters during inference".
+
+# %% [markdown]
 # ## Further reading
 #
 # * Radford et al., "Language Models are Unsupervised Multitask Learners" (GPT-2,

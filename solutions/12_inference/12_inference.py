@@ -200,7 +200,11 @@ from transformer_course.reference import inference as ref
 #
 # The mask with a cache: the `n` new queries are the *last* `n` of the `length` cached
 # positions, so query `a` may attend to key `b` when `b <= length - n + a` (lesson
-# 06's look-ahead mask, aligned to the bottom right).
+# 06's look-ahead mask, aligned to the bottom right). That is **not** the mask of
+# `F.scaled_dot_product_attention(..., is_causal=True)`, which is aligned to the top
+# left (query `a` sees keys `b <= a`, PyTorch's `causal_upper_left`; the bottom-right one
+# is `torch.nn.attention.bias.causal_lower_right`): the two agree only when
+# `len_q == len_k`, as in the prefill, and every step after it needs this one.
 
 
 # %% export=true
@@ -557,7 +561,8 @@ print(
 #
 # Attention with shared key/value heads, equal to PyTorch's
 # `F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=True)` (which you
-# may not use here). Lesson 04's `scaled_dot_product_attention` is imported and welcome.
+# may not use here: the test cell rejects an answer that calls it, and the grader scores
+# it 0). Lesson 04's `scaled_dot_product_attention` is imported and welcome.
 #
 # <details><summary>Hint 1</summary>
 #
@@ -662,12 +667,20 @@ check_quiz_cache_memory(quiz_cache_memory, hidden=True)
 # After the last block, $\ell = \sum_j e^{s_j - m}$ with the true maximum $m$, and
 # $\operatorname{softmax}(s)_j = e^{s_j - m} / \ell$.
 #
+# Two details decide whether this survives large scores. $m$ starts at $-\infty$, not 0:
+# on a row whose scores are all far below 0 a maximum stuck at 0 makes every
+# $e^{s - 0}$ underflow to 0, and the sum is 0. And $m'$ is the largest score *so far*,
+# never just the block's own maximum: after a block far below an earlier one,
+# $e^{m - m'}$ would overflow. (In exact arithmetic any reference point would do; in
+# floating point only the running maximum keeps every exponent at most 0.)
+#
 # ### Exercise 4: `online_softmax`
 # *3 points · about 15 min · core*
 #
 # Softmax over the last axis, computed with one pass over blocks of `block_size`
-# columns (running maximum and sum), then the normalisation. `torch.softmax` and
-# `F.softmax` are off limits here.
+# columns (running maximum and sum), then the normalisation. The softmax functions
+# (`torch.softmax`, `F.softmax`, `torch.special.softmax`) are off limits here: the test
+# cell rejects an answer that calls them, and the grader scores it 0.
 #
 # <details><summary>Hint 1</summary>
 #
@@ -722,14 +735,18 @@ check_online_softmax(online_softmax, hidden=True)
 #
 # With `causal=True`, query `i` may attend to key `j` when `j <= i` (the convention of
 # `F.scaled_dot_product_attention(..., is_causal=True)`, lesson 06's look-ahead mask):
-# inside each block, scores of later keys become −∞ before the update. (Real
+# inside each block, scores of later keys become −∞ before the update. This mask is
+# aligned to the top left even when `len_q < len_k`, unlike section 2's cache mask, and
+# the checks include such a case. A block in which every key is masked for a query has
+# the maximum −∞, which the running maximum $\max(m, \cdot)$ ignores. (Real
 # FlashAttention also skips blocks that are entirely in the future, and tiles the
 # queries too; the memory argument is the same.)
 #
 # ### Exercise 5: `tiled_attention`
 # *4 points · about 25 min · challenging*
 #
-# `F.scaled_dot_product_attention` and the softmax functions are off limits here.
+# `F.scaled_dot_product_attention` and the softmax functions are off limits here (the
+# test cell rejects an answer that calls them, and the grader scores it 0).
 #
 # <details><summary>Hint 1</summary>
 #
@@ -933,6 +950,69 @@ fig, axes = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
 mask_heatmap(look_ahead_mask(8), title="causal (lesson 06)", ax=axes[0])
 mask_heatmap(ref.sliding_window_mask(8, 3), title="sliding window, window = 3", ax=axes[1])
 plt.show()
+
+# %% [markdown]
+# ## 8. Outlook: what serving a large model adds
+#
+# The ideas above are in every serving system; a 2026 model and server add a few more.
+# Each paragraph names the paper or model where it comes from.
+#
+# **Attention sinks.** A sliding window evicts the oldest positions, and with them the
+# first tokens of the text. Xiao et al. (StreamingLLM, ["Efficient Streaming Language
+# Models with Attention Sinks"](https://arxiv.org/abs/2309.17453), 2023) found that a
+# model trained with full attention degrades as soon as those first tokens leave the
+# cache: they receive a large share of the attention whatever their content (the weights
+# of a softmax must go somewhere; lesson 11, section 10, looked for such heads). Keeping
+# the keys and values of a few initial tokens next to the rolling window restores the
+# model's quality, without retraining: the mask of section 7 with `j < num_sinks` added.
+#
+# **Interleaved local and global layers.** A window need not be in every layer. Gemma 2
+# alternates sliding-window layers (a window of 4096) with global layers that see the
+# whole context; Gemma 3 (["Gemma 3 Technical Report"](https://arxiv.org/abs/2503.19786),
+# 2025) uses five local layers with a window of 1024 for each global one, so only one
+# layer in six keeps a cache as long as the context. Its global layers use a RoPE base of
+# 1,000,000 and its local ones 10,000 (lesson 11, "Beyond this lesson").
+#
+# **Multi-head latent attention.** Grouped-query attention shrinks the cache by sharing
+# key/value heads. DeepSeek-V2 (["DeepSeek-V2"](https://arxiv.org/abs/2405.04434), 2024)
+# caches instead, per token and layer, one latent vector of 512 numbers from which
+# learned up-projections make every head's keys and values, plus one key of 64 numbers,
+# shared by all heads, that carries RoPE (a rotation that depends on the position cannot
+# be folded into those projections). Multi-head attention with its 128 heads of 128
+# would cache 2 · 128 · 128 = 32,768 numbers per token and layer; MLA caches 576, as
+# much as grouped-query attention with 2.25 groups, and the paper reports better results
+# than multi-head attention.
+#
+# **Paged attention.** Section 3's caches reserve `max_len` positions per sequence up
+# front; a server whose requests have unknown lengths wastes most of that. vLLM's
+# PagedAttention (Kwon et al., ["Efficient Memory Management for Large Language Model
+# Serving with PagedAttention"](https://arxiv.org/abs/2309.06180), 2023) stores the cache
+# in fixed-size blocks of positions, allocated as a sequence grows, and a block table per
+# sequence maps its positions to blocks, as an operating system's page table maps virtual
+# memory; the attention kernel reads keys and values through the table. Sequences that
+# share a prompt can share its blocks, and the paper reports near-zero waste of cache
+# memory.
+#
+# **Continuous batching.** Generating for a batch until its longest sequence ends keeps
+# finished sequences waiting and new requests queueing. Orca (Yu et al., ["Orca: A
+# Distributed Serving System for Transformer-Based Generative
+# Models"](https://www.usenix.org/conference/osdi22/presentation/yu), OSDI 2022)
+# schedules one generation step at a time instead ("iteration-level scheduling"): after
+# every step, finished sequences leave the batch and waiting requests join it.
+#
+# **Speculative decoding.** On an accelerator, a generation step of a large model is
+# limited by reading every weight and the cache, not by its arithmetic, so scoring a few
+# tokens in one forward pass costs little more than scoring one. A small *draft* model proposes the next `k` tokens; the
+# large model scores all of them in one pass (with its cache, as `generate` fed the
+# prompt); a proposed token `x` is accepted with probability $\min(1, p(x) / q(x))$ ($p$
+# the large model's probability, $q$ the draft's), and at the first rejection a token is
+# drawn from the normalised $\max(0, p - q)$. The tokens then follow exactly the large
+# model's distribution (Leviathan et al., ["Fast Inference from Transformers via
+# Speculative Decoding"](https://arxiv.org/abs/2211.17192), 2023; Chen et al.,
+# ["Accelerating Large Language Model Decoding with Speculative
+# Sampling"](https://arxiv.org/abs/2302.01318), 2023). With greedy decoding it is
+# simpler: keep the proposed tokens up to the first one that is not the large model's
+# argmax, and take the large model's token there.
 
 # %% [markdown]
 # ## Common misconceptions

@@ -25,6 +25,7 @@ import math
 import torch
 
 from transformer_course.checking import Checker, short, tolerance, torch_generator
+from transformer_course.checking.forbidden import refuse_forbidden
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.objects import course_object
 from transformer_course.checking.quiz import Quiz, quiz_check
@@ -137,7 +138,7 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                     found = tuple(tensor.shape)
                     hint = ""
                     if found[:2] == (batch, heads) and found[3:] == (d_head,):
-                        if found[2] == length and length > 0:
+                        if found[2] == length:  # on the first call: nothing (0 positions)
                             hint = _BEFORE_APPENDING
                         elif found[2] == n and length > 0:
                             hint = _ONLY_NEW
@@ -224,12 +225,14 @@ def _cached_generation(
     shared: bool = False,
     token_by_token: bool = False,
     feed_last: bool = False,
+    prompt_room: bool = True,
 ):
     """Greedy generation with a cache: right with the defaults. The knobs are classic
     mistakes (positions off by ``offset``, ``fixed_start`` for every step, the prefill's
     first row instead of its last, the batch's sequences one by one through one
     ``shared`` set of caches) or correct variants (a prefill ``token_by_token``,
-    ``feed_last``: the last chosen token fed too)."""
+    ``feed_last``: the last chosen token fed too; ``prompt_room`` False: caches with no
+    room for the prompt, a mistake)."""
     batch, length = prompt.shape
     if shared:
         caches = model.new_caches(1, batch * (length + max_new_tokens))
@@ -238,7 +241,7 @@ def _cached_generation(
         ]
         return torch.cat([r[0] for r in rows]), torch.cat([r[1] for r in rows])
     if caches is None:
-        caches = model.new_caches(batch, length + max_new_tokens + feed_last)
+        caches = model.new_caches(batch, length * prompt_room + max_new_tokens + feed_last)
     if token_by_token:
         for position in range(length):
             logits = model(prompt[:, position : position + 1], caches=caches, start=position)
@@ -283,6 +286,15 @@ def _generate_mistakes(seed, sizes, prompt, new) -> dict[str, object]:
     }
 
 
+_CACHE_TOO_SMALL = (
+    "The caches are too small for the positions your loop feeds: the reference KVCache "
+    "refuses to store more than the max_len it was made with. Every position fed to the "
+    "model is stored, the prompt's and each new token's: make them with "
+    "model.new_caches(batch, len + max_new_tokens)."
+)
+_GENERATE_HINTS = {"the cache holds": _CACHE_TOO_SMALL}
+
+
 def check_generate(generate, *, hidden: bool = False) -> None:
     """generate(model, prompt, max_new_tokens) -> (ids, logits), equal to
     generate_without_cache, running each position through the model once."""
@@ -294,7 +306,7 @@ def check_generate(generate, *, hidden: bool = False) -> None:
             vocab = model.embedding.num_embeddings
             prompt = torch.randint(0, vocab, (batch, length), generator=torch_generator(seed))
             call = f"generate(model, prompt ({batch}, {length}), {new})"
-            got = c.call(generate, model, prompt, new, call_repr=call)
+            got = c.call(generate, model, prompt, new, call_repr=call, hints=_GENERATE_HINTS)
             expected_ids, expected_logits = ref.generate_without_cache(
                 ref.make_cached_gpt(seed, **sizes), prompt, new
             )
@@ -393,7 +405,10 @@ def _gqa_cases(hidden: bool):
 
 def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = False) -> None:
     """grouped_query_attention(q, k, v, mask=None) -> output (batch, num_heads, len_q, d_v)."""
-    with Checker("grouped_query_attention", hidden=hidden) as c:
+    with (
+        Checker("grouped_query_attention", hidden=hidden) as c,
+        refuse_forbidden(c, _ATTENTION_APIS),
+    ):
         c.require_callable(grouped_query_attention)
         for q, k, v, mask in _gqa_cases(hidden):
             batch, heads, len_q, _ = q.shape
@@ -443,20 +458,41 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
 
 
 # ========================================================================= online_softmax
-def _online_variant(x: torch.Tensor, block_size: int, *, rescale: str) -> torch.Tensor:
-    """The online softmax with a wrong rescaling: "none" or "inverted"."""
-    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+def _online_variant(
+    x: torch.Tensor,
+    block_size: int,
+    *,
+    rescale: str = "right",
+    start: float = float("-inf"),
+    running: bool = True,
+) -> torch.Tensor:
+    """The online softmax, right with the defaults; the knobs are classic mistakes:
+    ``rescale`` "none" or "inverted", the running maximum ``start``ing at 0 instead of
+    -inf, and (``running`` False) a maximum that is each block's own instead of the
+    largest value seen so far."""
+    m = torch.full(x.shape[:-1], start, dtype=x.dtype)
     total = torch.zeros(x.shape[:-1], dtype=x.dtype)
-    for start in range(0, x.shape[-1], block_size):
-        block = x[..., start : start + block_size]
-        new = torch.maximum(m, block.amax(dim=-1))
+    for first in range(0, x.shape[-1], block_size):
+        block = x[..., first : first + block_size]
+        new = torch.maximum(m, block.amax(dim=-1)) if running else block.amax(dim=-1)
         if rescale == "none":
             factor = torch.ones_like(total)
-        else:
+        elif rescale == "inverted":
             factor = torch.exp(new - m).nan_to_num(0.0, posinf=0.0)
+        else:
+            factor = torch.exp(m - new)
         total = total * factor + torch.exp(block - new[..., None]).sum(dim=-1)
         m = new
     return torch.exp(x - m[..., None]) / total[..., None]
+
+
+def _falling(x: torch.Tensor, block_size: int) -> torch.Tensor:
+    """x with its first block of columns raised by 200 and the next lowered by 100: a
+    maximum that is each block's own falls by about 300 there, and exp overflows."""
+    x = x.clone()
+    x[..., :block_size] += 200.0
+    x[..., block_size : 2 * block_size] -= 100.0
+    return x
 
 
 def _softmax_cases(hidden: bool):
@@ -471,18 +507,36 @@ def _softmax_cases(hidden: bool):
             ),
             (randn((2, 3, 5), 1302, scale=3.0), 5),
             (randn((4, 6), 1303, scale=2.0), 1),
+            (randn((2, 6), 1304) - 1000.0, 4),  # every value far below 0 (after large ones)
+            (_falling(randn((2, 6), 1305), 2), 2),  # a later block far below an earlier one
         ]
     return [
         (randn((3, 11), 2301, scale=4.0), 4),
         (randn((2, 2, 9), 2302, scale=50.0), 2),
         (randn((5, 4), 2303, dtype=torch.float64), 10),
         (torch.arange(12.0).reshape(2, 6) * 200.0, 5),
+        # after large values, which tell a missing maximum apart from these two:
+        (randn((3, 7), 2304, scale=2.0) - 700.0, 3),
+        (_falling(randn((2, 2, 9), 2305), 3), 3),
     ]
+
+
+_MAX_FROM_ZERO = (
+    "Your running maximum starts at 0 instead of -inf: on a row whose values are all far "
+    "below 0 (as here) it stays 0, every exp(s - 0) underflows to 0, and the sum is 0. "
+    "Start it at -inf (torch.full(..., float('-inf'))): exp(-inf) = 0 handles the first "
+    "block."
+)
+_BLOCK_OWN_MAX = (
+    "Your maximum is each block's own, not the largest value seen so far: when a later "
+    "block's values are far below an earlier one's (as here), exp(m_old - m_new) "
+    "overflows. The running maximum only grows: m_new = max(m, block max)."
+)
 
 
 def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
     """online_softmax(x, block_size) -> softmax(x) over the last axis."""
-    with Checker("online_softmax", hidden=hidden) as c:
+    with Checker("online_softmax", hidden=hidden) as c, refuse_forbidden(c, _SOFTMAX_APIS):
         c.require_callable(online_softmax)
         for x, block_size in _softmax_cases(hidden):
             what = f"online_softmax(x {tuple(x.shape)} = {short(x, 80)}, block_size={block_size})"
@@ -507,6 +561,10 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                         _online_variant(x, block_size, rescale="inverted")
                         if several_blocks
                         else None
+                    ),
+                    _MAX_FROM_ZERO: _online_variant(x, block_size, start=0.0),
+                    _BLOCK_OWN_MAX: (
+                        _online_variant(x, block_size, running=False) if several_blocks else None
                     ),
                 },
                 hint="Subtract the running maximum inside every exp (large scores overflow "
@@ -535,10 +593,12 @@ def _tiled_variant(
     rescale_sum: bool = True,
     rescale_output: bool = True,
     local_index: bool = False,
+    running: bool = True,
 ):
     """Tiled attention, right with the defaults; the knobs are classic mistakes: the
     running sum or the accumulated output not rescaled when the maximum grows, the causal
-    mask comparing a query with the key's index inside its block."""
+    mask comparing a query with the key's index inside its block, a maximum that is each
+    block's own (``running`` False)."""
     len_q, len_k = q.shape[-2], k.shape[-2]
     m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)  # (..., len_q)
     total = torch.zeros(q.shape[:-1], dtype=q.dtype)  # (..., len_q)
@@ -550,7 +610,7 @@ def _tiled_variant(
         if causal:
             keys = torch.arange(stop - start) if local_index else torch.arange(start, stop)
             s = s.masked_fill(keys[None] > rows, float("-inf"))
-        new = torch.maximum(m, s.amax(dim=-1))
+        new = torch.maximum(m, s.amax(dim=-1)) if running else s.amax(dim=-1)
         factor = torch.exp(m - new)  # (..., len_q)
         p = torch.exp(s - new[..., None])  # (..., len_q, block)
         total = total * (factor if rescale_sum else 1.0) + p.sum(-1)
@@ -566,24 +626,62 @@ def _tiled_cases(hidden: bool):
         v = randn((*shape_q[:-2], len_k, d_v), seed + 2)
         return q, k, v, block, causal
 
+    def sink(seed, shape_q, len_k, block, causal):
+        """Queries that all match the first block of keys far better than the rest (an
+        attention "sink"): the block maxima fall by over 100 after the first block."""
+        q, k, v, block, causal = case(seed, shape_q, len_k, shape_q[-1], block, causal)
+        q = q * 0.3 + 4.0
+        k = k * 0.3
+        k[..., :block, :] += 16.0
+        return q, k, v, block, causal
+
     if not hidden:
         return [
             case(1401, (1, 2, 6, 4), 6, 4, 2, False),
             case(1402, (1, 2, 6, 4), 6, 4, 2, True),
             case(1403, (2, 3, 8), 7, 5, 3, False, scale=2.0),
             case(1404, (1, 5, 4), 5, 4, 8, True),
+            case(1405, (2, 3, 4), 7, 3, 3, True),  # len_q < len_k
+            sink(1406, (1, 4, 4), 6, 2, False),
         ]
     return [
         case(2401, (2, 2, 13, 8), 13, 6, 5, True, scale=2.0),
         case(2402, (3, 4, 4), 9, 3, 4, False),
         case(2403, (1, 1, 4, 4), 10, 4, 3, True),
         case(2404, (2, 7, 2), 7, 2, 1, False, scale=3.0),
+        sink(2405, (2, 5, 4), 9, 3, True),
     ]
+
+
+def causal_lower_right(len_q: int, len_k: int) -> torch.Tensor:
+    """bool (len_q, len_k), the causal mask aligned to the bottom right: the queries are
+    the last len_q positions, query i sees keys j <= len_k - len_q + i (lesson 12's cache
+    mask; torch.nn.attention.bias.causal_lower_right)."""
+    return torch.ones(len_q, len_k, dtype=torch.bool).tril(len_k - len_q)
+
+
+_BOTTOM_RIGHT = (
+    "Your causal mask is aligned to the bottom right: query i sees keys j <= len_k - len_q "
+    "+ i, as if the queries were the last len_q positions (section 2's cache mask, "
+    "causal_cache_mask). tiled_attention's causal=True is aligned to the top left, as "
+    "F.scaled_dot_product_attention(..., is_causal=True): query i sees keys j <= i. The two "
+    "agree only when len_q == len_k."
+)
+
+
+_TILED_OWN_MAX = (
+    "Your maximum is each block's own, not the largest score seen so far: when a later "
+    "block's scores are far below an earlier one's, or all masked (-inf), exp(m_old - "
+    "m_new) overflows. The running maximum only grows: m_new = max(m, block max)."
+)
 
 
 def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
     """tiled_attention(q, k, v, block_size, causal=False) -> output (..., len_q, d_v)."""
-    with Checker("tiled_attention", hidden=hidden) as c:
+    with (
+        Checker("tiled_attention", hidden=hidden) as c,
+        refuse_forbidden(c, (*_ATTENTION_APIS, *_SOFTMAX_APIS)),
+    ):
         c.require_callable(tiled_attention)
         for q, k, v, block, causal in _tiled_cases(hidden):
             what = (
@@ -639,6 +737,16 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     ),
                     "With causal=False nothing may be masked, but yours masks the future.": (
                         None if causal else _tiled_expected(q, k, v, True)
+                    ),
+                    _BOTTOM_RIGHT: (
+                        scaled_dot_product_attention(
+                            q, k, v, causal_lower_right(q.shape[-2], k.shape[-2])
+                        )[0]
+                        if causal and q.shape[-2] != k.shape[-2]
+                        else None
+                    ),
+                    _TILED_OWN_MAX: (
+                        _tiled_variant(q, k, v, block, causal, running=False) if several else None
                     ),
                 },
                 hint="For each block: scores, new maximum m' = max(m, block max), rescale the "
