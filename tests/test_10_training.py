@@ -1434,17 +1434,78 @@ GRAMMAR_CASES = [  # (sentence, English, every correct Spanish translation), wri
             _verb("help", pronoun=("antecedent", False), animate=True),
         ),
         "the girl sees the man and helps him",
-        {"la niña ve al hombre y lo ayuda"},
+        {"la niña ve al hombre y lo ayuda", "la niña ve al hombre y le ayuda"},  # leísmo
+    ),
+    (
+        translation.Sentence(
+            np_("the", "man"),
+            _verb("help", np_("the", "girl")),
+            _verb("see", pronoun=("antecedent", False), animate=True),
+        ),
+        "the man helps the girl and sees her",
+        {"el hombre ayuda a la niña y la ve"},  # no le for a woman
+    ),
+    (
+        translation.Sentence(
+            np_("the", "woman", plural=True),
+            _verb("see", np_("the", "boy", plural=True)),
+            _verb("help", pronoun=("antecedent", True), animate=True),
+        ),
+        "the women see the boys and help them",
+        {"las mujeres ven a los niños y los ayudan"},  # no les for los
+    ),
+    (
+        translation.Sentence(
+            translation.Pronoun("she"),
+            _verb("see", np_("the", "boy")),
+            _verb("help", pronoun=("antecedent", False), animate=True, want_to=True),
+        ),
+        "she sees the boy and wants to help him",
+        {
+            f"{subject}ve al niño y {rest}"
+            for subject in ("", "ella ")
+            for rest in (
+                "quiere ayudarlo",
+                "quiere ayudarle",
+                "lo quiere ayudar",
+                "le quiere ayudar",
+            )
+        },
+    ),
+    (
+        translation.Sentence(np_("a", "man", adj="old"), _verb("eat", np_("a", "apple"))),
+        "an old man eats an apple",
+        {"un hombre viejo come una manzana"},
+    ),
+    (
+        translation.Sentence(np_("the", "ball"), _copula("blue")),
+        "the ball is blue",
+        {"la pelota es azul"},  # the lesson's example
+    ),
+    (
+        translation.Sentence(np_("the", "woman"), _verb("drink", np_("the", "soup"))),
+        "the woman drinks the soup",
+        {"la mujer toma la sopa"},  # soup is taken, not drunk (*bebe la sopa*)
+    ),
+    (
+        translation.Sentence(
+            np_("the", "boy"),
+            _verb("buy", np_("the", "soup")),
+            _verb("drink", pronoun=("antecedent", False)),
+        ),
+        "the boy buys the soup and drinks it",
+        {"el niño compra la sopa y la toma"},
     ),
     (
         translation.Sentence(np_("the", "cat"), _verb("drink", np_("the", "milk")), question=True),
         "does the cat drink the milk ?",
-        {"¿ bebe el gato la leche ?", "¿ el gato bebe la leche ?"},
+        {"¿ bebe el gato la leche ?", "¿ el gato bebe la leche ?"}
+        | {"¿ toma el gato la leche ?", "¿ el gato toma la leche ?"},
     ),
     (
         translation.Sentence(np_("the", "soup"), _copula("hot"), question=True),
         "is the soup hot ?",
-        {"¿ está caliente la sopa ?", "¿ la sopa está caliente ?"},
+        {"¿ está caliente la sopa ?", "¿ está la sopa caliente ?", "¿ la sopa está caliente ?"},
     ),
     (
         translation.Sentence(
@@ -1452,7 +1513,11 @@ GRAMMAR_CASES = [  # (sentence, English, every correct Spanish translation), wri
             _verb("drink", np_("the", "juice")),
         ),
         "the man who sees the girls drinks the juice",
-        {"el hombre que ve a las niñas bebe el jugo", "el hombre que ve a las niñas bebe el zumo"},
+        {
+            f"el hombre que ve a las niñas {verb} el {juice}"
+            for verb in ("bebe", "toma")
+            for juice in ("jugo", "zumo")
+        },
     ),
     (
         translation.Sentence(np_("the", "woman"), _verb("help", np_("the", "dog"))),
@@ -1470,7 +1535,7 @@ GRAMMAR_CASES = [  # (sentence, English, every correct Spanish translation), wri
             _verb("eat", np_("the", "bread")),
         ),
         "my dog on the table eats the bread",
-        {"mi perro sobre la mesa come el pan", "mi perro encima de la mesa come el pan"},
+        {f"mi perro {on} la mesa come el pan" for on in ("en", "sobre", "encima de")},
     ),
     (
         translation.Sentence(
@@ -1479,6 +1544,23 @@ GRAMMAR_CASES = [  # (sentence, English, every correct Spanish translation), wri
         ),
         "the book is under the car",
         {"el libro está debajo del coche", "el libro está debajo del carro"},
+    ),
+    (
+        translation.Sentence(
+            np_("the", "cat"),
+            translation.Clause("place", obj=np_("the", "table"), preposition="on"),
+        ),
+        "the cat is on the table",
+        {f"el gato está {on} la mesa" for on in ("en", "sobre", "encima de")},
+    ),
+    (
+        translation.Sentence(
+            np_("my", "hen"),
+            translation.Clause("place", obj=np_("a", "box"), preposition="in"),
+            question=True,
+        ),
+        "is my hen in a box ?",
+        {"¿ está mi gallina en una caja ?", "¿ mi gallina está en una caja ?"},
     ),
     (
         translation.Sentence(
@@ -1549,6 +1631,7 @@ def _all_pairs(corpus):
 
 
 CLITICS = {"lo": ("m", False), "la": ("f", False), "los": ("m", True), "las": ("f", True)}
+CLITICS["le"] = ("m", False)  # leísmo: only for a man or a boy (see rule_leismo)
 
 
 def _clitic(words, nouns):
@@ -1605,10 +1688,226 @@ def test_estar_for_states_and_places_ser_for_qualities():
     assert min(seen.values()) > 500, seen
 
 
+# ---------------------------------------------------------- rules of both languages
+# Each rule reads one sentence (English, every reference) and returns None where it
+# does not apply, else the list of what is wrong. Written here as tables, independent
+# of the generator; each is run on every split, and on a generator broken on purpose.
+OBJECT_PRONOUN = {"man": "him", "boy": "him", "woman": "her", "girl": "her"}  # else "it"
+# English words spelt with a first vowel but sounding a consonant (or the reverse):
+# "a" / "an" follows the sound, so none of them may be in the lexicon for the test's
+# spelling rule ("an" before a, e, i, o, u) to be right
+ARTICLE_EXCEPTIONS = {"hour", "honest", "heir", "one", "once", "unit", "uniform", "user", "use"}
+ENGLISH_INDEFINITE = {"a", "an", "some"}
+SPANISH_INDEFINITE = {"un", "una", "unos", "unas"}
+PREPOSITIONS_EN = {"in", "on", "under", "near", "behind"}
+ON_IN_SPANISH = ("en", "sobre", "encima de")  # every rendering of "on"
+BEBER = {"bebo", "bebe", "bebemos", "beben", "beber"}
+TOMAR = {"tomo", "toma", "tomamos", "toman", "tomar"}
+DRINKS_EN = {"milk", "juice", "coffee", "soup"}
+MASCULINE_PERSON_CLITIC = {"lo", "le"}  # leísmo: le for a man or a boy, the RAE accepts it
+
+
+def _english_nouns():
+    """English noun form -> (lemma, plural)."""
+    forms = {n.en: (n.en, False) for n in translation.NOUNS}
+    forms.update({n.en_plural: (n.en, True) for n in translation.NOUNS if n.en_plural})
+    return forms
+
+
+def rule_english_object_pronoun(en, refs):
+    """ "... and helps him / her / it / them": the pronoun of the last noun before "and"."""
+    words = en.split()
+    if " and " not in en or words[-1] not in {"him", "her", "it", "them"}:
+        return None
+    nouns = _english_nouns()
+    antecedent = [w for w in en.split(" and ")[0].split() if w in nouns][-1]
+    lemma, plural = nouns[antecedent]
+    expected = "them" if plural else OBJECT_PRONOUN.get(lemma, "it")
+    return [] if words[-1] == expected else [f"{words[-1]!r} for {antecedent!r}"]
+
+
+def rule_a_or_an(en, refs):
+    """ "an" before a vowel, "a" before a consonant."""
+    words = en.split()
+    pairs = [(w, n) for w, n in zip(words, words[1:]) if w in {"a", "an"}]
+    if not pairs:
+        return None
+    wrong = [f"{w} {n}" for w, n in pairs if (w == "an") != (n[0] in "aeiou")]
+    return wrong + [w for w in words if w in ARTICLE_EXCEPTIONS]
+
+
+def _located(en):
+    """(subject's first English word) of "X is under the table" / "is X under ... ?"."""
+    words = en.replace(" ?", "").split()
+    for i, word in enumerate(words):
+        if word in {"is", "are", "am"}:
+            after = words[i + 1 :]
+            if after and after[0] == "not":
+                after = after[1:]
+            if en.endswith("?"):  # is my hen in a box ?
+                return after[0] if any(w in PREPOSITIONS_EN for w in after) else None
+            return words[0] if after and after[0] in PREPOSITIONS_EN else None
+    return None
+
+
+def rule_no_estar_for_an_indefinite_location(en, refs):
+    """Where an indefinite thing is, Spanish says with *hay*; the grammar writes only
+    definite, demonstrative, possessive and pronoun subjects for a location."""
+    first = _located(en)
+    if first is None:
+        return None
+    wrong = [en] if first in ENGLISH_INDEFINITE else []
+    for es in refs:
+        words = [w for w in es.split() if w not in {"¿", "no"}]
+        if words[0] in ESTAR:
+            words = words[1:]
+        if words[0] in SPANISH_INDEFINITE or "hay" in words:
+            wrong.append(es)
+    return wrong
+
+
+def rule_every_rendering_of_on(en, refs):
+    """ "on the table": *en*, *sobre* and *encima de* la mesa are all listed."""
+    words = en.split()
+    if words.count("on") != 1 or "in" in words:
+        return None
+    rendered = {on for on in ON_IN_SPANISH for es in refs if re_any(es, rf" {on}l? ")}  # del
+    return [f"no {on!r}" for on in ON_IN_SPANISH if on not in rendered]
+
+
+def rule_every_question_order(en, refs):
+    """ "is the soup cold ?": *¿ está fría la sopa ?*, *¿ está la sopa fría ?* and
+    *¿ la sopa está fría ?* are all listed."""
+    words = en.split()
+    if words[0] not in {"is", "are"} or words[-2] not in ADJ:
+        return None
+    adjectives = _adjective_forms()
+    orders = set()
+    for es in refs:
+        w = es.split()
+        if w[1] in SER | ESTAR:
+            orders.add("verb adjective subject" if w[2] in adjectives else "verb subject adjective")
+        else:
+            orders.add("subject first")
+    return sorted({"verb adjective subject", "verb subject adjective", "subject first"} - orders)
+
+
+def rule_leismo(en, refs):
+    """A man or a boy as object pronoun: *lo* and *le* both listed (the RAE accepts
+    le for a masculine person in the singular); never le for a woman, never les."""
+    words = en.split()
+    if words[-1] not in {"him", "her", "them"} or " and " not in en:
+        return None
+    clitics = {_clitic(es.split(" y ", 1)[1].split(), _noun_forms())[0] for es in refs}
+    expected = {"him": MASCULINE_PERSON_CLITIC, "her": {"la"}}.get(words[-1])
+    if expected is None:  # them: los or las, never les
+        return ["les"] if "les" in clitics else []
+    return [] if clitics == expected else [f"{sorted(clitics)} for {words[-1]!r}"]
+
+
+def _uses(es, forms):
+    """Whether `es` uses a form of the verb, an infinitive with a pronoun ("tomarla") too."""
+    return any(
+        w in forms or w.startswith(tuple(f for f in forms if f.endswith("r"))) for w in es.split()
+    )
+
+
+def rule_soup_is_taken(en, refs):
+    """A drink is *bebida* or *tomada* (both listed); soup is only *tomada*."""
+    words = set(en.split())
+    drinks = words & DRINKS_EN
+    if len(drinks) != 1 or not words & {"drink", "drinks"}:
+        return None
+    if drinks == {"soup"}:
+        return [es for es in refs if _uses(es, BEBER) or not _uses(es, TOMAR)]
+    return [
+        f"no {name}"
+        for name, forms in (("beber", BEBER), ("tomar", TOMAR))
+        if not any(_uses(es, forms) for es in refs)
+    ]
+
+
+RULES = {
+    "him for a man, her for a woman": rule_english_object_pronoun,
+    "a / an": rule_a_or_an,
+    "no estar for an indefinite location": rule_no_estar_for_an_indefinite_location,
+    "every rendering of on": rule_every_rendering_of_on,
+    "every question order": rule_every_question_order,
+    "leísmo listed": rule_leismo,
+    "soup is taken": rule_soup_is_taken,
+}
+
+
+@pytest.mark.parametrize("name", RULES)
+def test_every_sentence_follows_the_rules_of_both_languages(name):
+    rule, corpus = RULES[name], default_corpus()
+    applied, problems = 0, []
+    for split in ("train", "validation", "test", "combinations", "longer"):
+        for en, _ in corpus.split(split):
+            found = rule(en, corpus.references[en])
+            if found is not None:
+                applied += 1
+                problems += [(split, en, problem) for problem in found]
+    assert not problems, problems[:5]
+    assert applied > 100, applied  # the rule saw the corpus, not nothing
+
+
+def _buggy_english_object(self, antecedent=""):  # compared "antecedent" with "f"
+    if self.pronoun is None:
+        return self.obj.english()
+    gender, plural = self.pronoun
+    return "them" if plural else ("her" if gender == "f" else "him") if self.animate else "it"
+
+
+def _verb_first_once(self, clause, subject):
+    verb, rest = clause.split(" ", 1)
+    return [
+        f"{verb} {rest} {subject}"
+        if self.clause.kind == "adjective"
+        else f"{verb} {subject} {rest}"
+    ]
+
+
+BREAKAGES = {  # rule -> a generator broken on purpose (the mistakes the issue found)
+    "him for a man, her for a woman": lambda m: m.setattr(
+        translation.Clause, "_english_object", _buggy_english_object
+    ),
+    "a / an": lambda m: m.setattr(translation, "_english_article", lambda det, word: det),
+    "no estar for an indefinite location": lambda m: m.setattr(
+        translation, "_LOCATED_DETERMINERS", frozenset({"the", "a", "this", "my"})
+    ),
+    "every rendering of on": lambda m: m.setitem(
+        translation._PREPOSITIONS, "on", ("sobre", "encima de")
+    ),
+    "every question order": lambda m: m.setattr(
+        translation.Sentence, "_inverted", _verb_first_once
+    ),
+    "leísmo listed": lambda m: m.setattr(
+        translation.Clause,
+        "clitics",
+        lambda self, antecedent="": [c for c in CLITICS_BEFORE(self, antecedent) if c != "le"],
+    ),
+    "soup is taken": lambda m: m.setattr(translation, "_TAKEN_ONLY", frozenset()),
+}
+CLITICS_BEFORE = translation.Clause.clitics
+
+
+@pytest.mark.parametrize("name", RULES)
+def test_each_rule_fails_on_its_breakage(name, monkeypatch):
+    BREAKAGES[name](monkeypatch)
+    corpus = translation.make_corpus(3000, 0, 0, 0, 0, seed=3)
+    problems = [
+        problem
+        for en, _ in corpus.train
+        for problem in RULES[name](en, corpus.references[en]) or []
+    ]
+    assert problems, name
+
+
 def test_clitics_stand_before_the_finite_verb_or_on_the_infinitive():
     """An object pronoun comes right before a finite verb (after "no" when negated), or
     is attached to an infinitive; both places occur."""
-    finite = {form for verb in translation.VERBS for form in verb.forms}
+    finite = {form for verb in translation.VERBS for form in verb.forms} | TOMAR
     nouns, corpus = _noun_forms(), default_corpus()
     placed = {"before the verb": 0, "on the infinitive": 0}
     for _, en, es in _all_pairs(corpus):
@@ -1643,14 +1942,41 @@ def test_every_kind_of_reference_is_reachable_in_training():
         "question, subject first": lambda t: t.startswith("¿ ") and t.split()[1] not in ESTAR,
         "subject pronoun": lambda t: t.split()[0] in {"yo", "él", "ella", "nosotros", "ellas"},
         "clitic on the infinitive": lambda t: re_any(t, r"\b\w+r(lo|la|los|las)\b"),
-        "clitic before quiere": lambda t: re_any(t, r"\b(lo|la|los|las) quier"),
+        "clitic before quiere": lambda t: re_any(t, r"\b(lo|la|los|las|le) quier"),
+        "question, verb subject adjective": lambda t: re_any(
+            t, r"^¿ (está|es) (el|la) \w+ \w+ \?$"
+        ),
         **{f"synonym {w}": (lambda t, w=w: w in t.split()) for w in SYNONYMS},
     }
     for name, test in kinds.items():
         assert any(test(t) for t in targets), name
 
 
-SYNONYMS = ("coche", "carro", "jugo", "zumo", "pastel", "tarta", "sobre", "encima")
+SYNONYMS = ("coche", "carro", "jugo", "zumo", "pastel", "tarta", "sobre", "encima", "en")
+SYNONYMS += ("le", "toma")  # leísmo; tomar for beber
+
+# the examples the lesson's text quotes (sections 1 and 2): a learner who types one in
+# gets no <unk>
+LESSON_EXAMPLES = [
+    ("the ball is blue", "la pelota es azul"),
+    ("the soup is cold", "la sopa está fría"),
+    ("the black cows", "las vacas negras"),
+    ("does the cat drink the milk ?", "¿ bebe el gato la leche ?"),
+    ("the man buys the apples and eats them", "el hombre compra las manzanas y las come"),
+    ("the man who sees the girls drinks the milk", "el hombre que ve a las niñas bebe la leche"),
+    ("the women are tired", "las mujeres están cansadas"),
+    ("the cat is under the table", "el gato está debajo de la mesa"),
+    ("I see it", "lo veo yo la veo"),
+    ("a red car", "un coche rojo"),
+]
+
+
+@pytest.mark.parametrize(("english", "spanish"), LESSON_EXAMPLES)
+def test_the_lessons_examples_are_in_the_vocabularies(english, spanish):
+    corpus = default_corpus()
+    assert translation.words(english) == len(corpus.encode_source(english))
+    assert 1 not in corpus.encode_source(english), english  # 1: <unk>
+    assert 1 not in corpus.encode_target(spanish), spanish
 
 
 def re_any(text, pattern):

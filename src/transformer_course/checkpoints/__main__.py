@@ -79,12 +79,15 @@ def train_and_evaluate(corpus, config=None, *, progress=True, beam=True) -> tupl
     every test split (greedy, and beam search with the paper's settings if `beam`)."""
     from transformer_course.reference import training
 
+    start = time.perf_counter()
     model, history = training.train_translator(corpus, config, progress=progress)
+    wall = time.perf_counter() - start  # with the validation decoding after each epoch
     scores, translations = evaluate_splits(model, corpus, beam=beam)
     record = {
         "config": history["config"],
         "training": {
             "seconds": round(history["seconds"], 2),
+            "wall_seconds": round(wall, 1),
             "tokens_per_second": round(history["tokens_per_second"]),
             "load_average": round(os.getloadavg()[0], 2),
             "steps": len(history["loss"]),
@@ -178,16 +181,21 @@ def main(argv=None) -> None:
 
     what_if = {}
     for name, change in WHAT_IFS.items():
+        start = time.perf_counter()
         run, history = training.train_translator(
             corpus, {**change, "epochs": WHAT_IF_EPOCHS}, progress=False
         )
         scores = training.evaluate(run, corpus, corpus.test)
+        wall = time.perf_counter() - start  # what the lesson's live cell takes per run
         what_if[name] = {
             "change": change,
             "loss": _rounded(history["loss"]),
             "val_exact_match": _rounded(history["val_exact_match"]),
             "test_exact_match": scores["exact_match"],
             "test_bleu": scores["bleu"],
+            "seconds": round(history["seconds"], 1),
+            "wall_seconds": round(wall, 1),
+            "load_average": round(os.getloadavg()[0], 2),
             "examples": scores["translations"][:40],
         }
         print(f"what if, {name}: test exact match {scores['exact_match']:.1%}")
@@ -201,6 +209,7 @@ def main(argv=None) -> None:
             "val_exact_match": _rounded(history["val_exact_match"]),
             "test_exact_match": scores["exact_match"],
             "test_bleu": scores["bleu"],
+            "seconds": round(history["seconds"], 1),
         }
         print(
             f"what if, {name}, {len(history['val_exact_match'])} epochs: "
