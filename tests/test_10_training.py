@@ -517,6 +517,12 @@ def padding_included(logits, labels, pad_id, smoothing=0.1):
     return _pytorch_per_token(logits, labels, smoothing).mean()
 
 
+@named("pad_in_the_denominator")
+def pad_in_the_denominator(logits, labels, pad_id, smoothing=0.1):
+    per_token = _pytorch_per_token(logits, labels, smoothing)
+    return per_token.masked_fill(labels == pad_id, 0.0).mean()
+
+
 @named("summed")
 def summed(logits, labels, pad_id, smoothing=0.1):
     return _pytorch_per_token(logits, labels, smoothing)[labels != pad_id].sum()
@@ -576,6 +582,7 @@ SMOOTHING_MISTAKES = [
     Mistake(SMOOTH, eps_over_v_on_the_others_only, "sums to 1 - ε/V"),
     Mistake(SMOOTH, forgot_the_uniform_part, r"the ε·mean_j\(-log p\[j\]\) part"),
     Mistake(SMOOTH, padding_included, "The padding is not ignored"),
+    Mistake(SMOOTH, pad_in_the_denominator, "out of the sum but not out of the count"),
     Mistake(SMOOTH, summed, "You summed over the tokens"),
     Mistake(SMOOTH, divided_by_batch_size, "divided the sum by the number of sentences"),
     Mistake(SMOOTH, mean_of_sentence_means, "averaged each sentence's tokens"),
@@ -2083,11 +2090,16 @@ def test_default_training_reaches_the_target_and_matches_the_checkpoint():
     """The lesson's claims: the default small model reaches at least 95% exact match on
     the in-distribution split (fixed seed), the harder splits stay below 100%, and beam
     search beats greedy decoding by no more than the recorded run-to-run spread wherever
-    the lesson says so (section 8). Retrained with the course's own code, it matches the
-    shipped checkpoint's scores within 1 percentage point on every split: CPU kernels
-    may add in a different order on another machine or thread count, which changes the
-    weights in their last bits and can flip a few borderline sentences; on the same
-    machine the run is bit-for-bit the same. (Not a timing test: the time is printed.)"""
+    the lesson says so (section 8). Retrained with the course's own code, it is compared
+    with the shipped checkpoint's scores within a tolerance taken from the record: on
+    another machine or thread count CPU kernels add in another order, the weights differ
+    in their last bits from the first step on, and training drifts as it would with
+    another seed (a fresh clone on another machine of the course's kind got 97.9% where
+    the record said 96.8%). So the tolerance of each split and decoder is twice the
+    spread (largest minus smallest) of its three recorded seeds: the range of three
+    draws is about 1.7 standard deviations, and a fourth draw can land further from any
+    one of them than that. On the machine that made the record the run is bit-for-bit
+    the same. (Not a timing test: the time is printed.)"""
     from transformer_course.checkpoints.__main__ import CORPUS_ARGUMENTS, train_and_evaluate
 
     corpus = translation.make_corpus(**CORPUS_ARGUMENTS)
@@ -2107,11 +2119,17 @@ def test_default_training_reaches_the_target_and_matches_the_checkpoint():
     assert splits["test"]["greedy"]["exact_match"] >= 0.95
     assert all(splits[name]["greedy"]["exact_match"] < 1 for name in ("combinations", "longer"))
     meta = checkpoints.translator_metadata()
+    summary = ref.seed_summary(meta["seeds"]["0.1"])
     for name in translation.SPLITS:
         for decoder in ("greedy", "beam"):
             got, recorded = splits[name][decoder], meta["splits"][name][decoder]
-            assert got["exact_match"] == pytest.approx(recorded["exact_match"], abs=0.01)
-    summary = ref.seed_summary(meta["seeds"]["0.1"])
+            # at least two sentences of the split, should the three seeds agree
+            tolerance = max(2 * summary[name][decoder]["spread"], 2 / meta["splits"][name]["size"])
+            assert got["exact_match"] == pytest.approx(recorded["exact_match"], abs=tolerance), (
+                name,
+                decoder,
+                tolerance,
+            )
     for name, wins in ref.beam_verdict(meta["seeds"]["0.1"]).items():
         gain = splits[name]["beam"]["exact_match"] - splits[name]["greedy"]["exact_match"]
         spread = max(summary[name]["beam"]["spread"], summary[name]["greedy"]["spread"])
@@ -2167,25 +2185,26 @@ def test_seed_summary_and_beam_verdict():
 @pytest.mark.notebook
 def test_untouched_student_notebook_shows_the_trained_model(monkeypatch):
     """Graded headless (TRAIN_LIVE is False), the untouched student notebook loads the
-    shipped checkpoint and scores it with the reference functions: no cell fails
-    because an exercise is unanswered, except the graded test cells and the demos that
-    call an exercise directly (NotImplementedError, raised by the learner's stub);
-    nothing fails with a NameError or in the sections about the trained model."""
+    shipped checkpoint and shows it with the reference functions: errors only in the
+    answer cells and the graded test cells; every demo that calls an unfinished
+    exercise says so in a line instead of failing."""
     from common import REPO
     from common import execute_notebook as execute
 
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     run = execute(REPO / "notebooks" / "10_training" / "10_training.ipynb")
-    trained_model_cells = ("TRAIN_LIVE", "attention_maps(", "training_curves(", "what_if_runs")
-    problems = []
+    problems, unfinished = [], 0
     for cell in run.nb.cells:
-        if cell.cell_type != "code" or cell.metadata.get("nbgrader", {}).get("grade"):
+        if cell.cell_type != "code":
+            continue
+        nbgrader = cell.metadata.get("nbgrader", {})
+        if nbgrader.get("grade") or nbgrader.get("solution"):
             continue
         for error in run.errors(cell):
-            about_the_model = any(marker in cell.source for marker in trained_model_cells)
-            if error.ename != "NotImplementedError" or about_the_model:
-                problems.append(f"{cell.source.splitlines()[0]!r}: {error.ename}: {error.evalue}")
+            problems.append(f"{cell.source.splitlines()[0]!r}: {error.ename}: {error.evalue}")
+        unfinished += "is not written yet" in run.stdout(cell)
     assert not problems, "\n".join(problems)
+    assert unfinished == 5, unfinished  # the five demos of an exercise said so
 
 
 def test_readme_states_the_checkpoints_measured_figures():

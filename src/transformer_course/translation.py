@@ -15,13 +15,18 @@ word-by-word lookup:
   across a relative clause ("the man who sees the girls drinks ..." → "... bebe ...");
 * **context**: "is" becomes *ser* before an inherent quality ("la pelota es azul")
   but *estar* before a state or a place ("la sopa está fría", "las mujeres están
-  cansadas", "el gato está debajo de la mesa"); a person as object takes the
-  "personal a" ("ve a la mujer"; a + el = "al", de + el = "del");
-* **ambiguity**: synonyms ("car" → "coche" or "carro"), optional subject pronouns ("I
-  see it" → "lo veo" or "yo lo veo", and "la veo": "it" has no gender in English),
-  two correct question orders, two places for a pronoun after "want to" ("quiere
-  comerlo", "lo quiere comer"). Each English sentence comes with the list of all its
-  correct translations; the training target is one of them, drawn at random.
+  cansadas", "el gato está debajo de la mesa"; the place of an indefinite subject is
+  said with *hay*, which the grammar leaves out: its located subjects are definite,
+  demonstrative, possessive or pronouns); a person as object takes the "personal a"
+  ("ve a la mujer"; a + el = "al", de + el = "del"); English says "an" before a vowel
+  and "him" or "her" for a person;
+* **ambiguity**: synonyms ("car" → "coche" or "carro", "on" → "en", "sobre" or "encima
+  de", "drink" → "beber" or "tomar", but soup only "tomar"), leísmo ("le ayuda" beside
+  "lo ayuda" for a man or a boy), optional subject pronouns ("I see it" → "lo veo" or
+  "yo lo veo", and "la veo": "it" has no gender in English), three correct orders of
+  "is the soup cold ?", two places for a pronoun after "want to" ("quiere comerlo",
+  "lo quiere comer"). Each English sentence comes with the list of all its correct
+  translations; the training target is one of them, drawn at random.
 
 :func:`make_corpus` samples distinct sentences (seeded, deterministic) and splits them:
 **train** and **validation**, an **in-distribution test** split (new sentences like the
