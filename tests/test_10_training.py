@@ -1490,18 +1490,21 @@ GRAMMAR_CASES = [  # (sentence, English, every correct Spanish translation), wri
         {"la pelota es azul"},  # the lesson's example
     ),
     (
-        translation.Sentence(np_("the", "woman"), _verb("drink", np_("the", "soup"))),
-        "the woman drinks the soup",
-        {"la mujer toma la sopa"},  # soup is taken, not drunk (*bebe la sopa*)
-    ),
-    (
         translation.Sentence(
             np_("the", "boy"),
-            _verb("buy", np_("the", "soup")),
-            _verb("drink", pronoun=("antecedent", False)),
+            _verb("buy", np_("the", "coffee")),
+            _verb("drink", pronoun=("antecedent", False), want_to=True),
         ),
-        "the boy buys the soup and drinks it",
-        {"el niño compra la sopa y la toma"},
+        "the boy buys the coffee and wants to drink it",
+        {
+            f"el niño compra el café y {rest}"
+            for rest in ("quiere beberlo", "lo quiere beber", "quiere tomarlo", "lo quiere tomar")
+        },
+    ),
+    (
+        translation.Sentence(np_("my", "house", adj="dirty"), _copula("clean"), question=True),
+        "is my dirty house clean ?",
+        {"¿ está limpia mi casa sucia ?", "¿ mi casa sucia está limpia ?"},  # not "sucia limpia"
     ),
     (
         translation.Sentence(np_("the", "cat"), _verb("drink", np_("the", "milk")), question=True),
@@ -1710,7 +1713,7 @@ PREPOSITIONS_EN = {"in", "on", "under", "near", "behind"}
 ON_IN_SPANISH = ("en", "sobre", "encima de")  # every rendering of "on"
 BEBER = {"bebo", "bebe", "bebemos", "beben", "beber"}
 TOMAR = {"tomo", "toma", "tomamos", "toman", "tomar"}
-DRINKS_EN = {"milk", "juice", "coffee", "soup"}
+DRINKS_EN = {"milk", "juice", "coffee", "soup"}  # "drink" and "drinks" take these
 MASCULINE_PERSON_CLITIC = {"lo", "le"}  # leísmo: le for a man or a boy, the RAE accepts it
 
 
@@ -1789,6 +1792,9 @@ def rule_every_question_order(en, refs):
     if words[0] not in {"is", "are"} or words[-2] not in ADJ:
         return None
     adjectives = _adjective_forms()
+    expected = {"verb adjective subject", "verb subject adjective", "subject first"}
+    if any(w in ADJ for w in words[1:-2]):  # the subject has its own adjective
+        expected.remove("verb subject adjective")  # see rule_no_adjectives_together
     orders = set()
     for es in refs:
         w = es.split()
@@ -1796,12 +1802,13 @@ def rule_every_question_order(en, refs):
             orders.add("verb adjective subject" if w[2] in adjectives else "verb subject adjective")
         else:
             orders.add("subject first")
-    return sorted({"verb adjective subject", "verb subject adjective", "subject first"} - orders)
+    return sorted(expected - orders)
 
 
 def rule_leismo(en, refs):
     """A man or a boy as object pronoun: *lo* and *le* both listed (the RAE accepts
-    le for a masculine person in the singular); never le for a woman, never les."""
+    le for a masculine person in the singular: Diccionario panhispánico de dudas, 2005,
+    "leísmo"); never le for a woman, never les (which the same entry advises against)."""
     words = en.split()
     if words[-1] not in {"him", "her", "them"} or " and " not in en:
         return None
@@ -1819,18 +1826,31 @@ def _uses(es, forms):
     )
 
 
-def rule_soup_is_taken(en, refs):
-    """A drink is *bebida* or *tomada* (both listed); soup is only *tomada*."""
+def rule_drinks(en, refs):
+    """A drink is *bebida* or *tomada*, both listed; soup is not drunk (*beber la sopa*
+    reads oddly, and the English would say *eat*)."""
     words = set(en.split())
-    drinks = words & DRINKS_EN
-    if len(drinks) != 1 or not words & {"drink", "drinks"}:
+    if not words & DRINKS_EN or not words & {"drink", "drinks"}:
         return None
-    if drinks == {"soup"}:
-        return [es for es in refs if _uses(es, BEBER) or not _uses(es, TOMAR)]
+    if words & DRINKS_EN == {"soup"}:
+        return [en]
     return [
         f"no {name}"
         for name, forms in (("beber", BEBER), ("tomar", TOMAR))
         if not any(_uses(es, forms) for es in refs)
+    ]
+
+
+def rule_no_adjectives_together(en, refs):
+    """ "is my dirty house clean ?": never *está mi casa sucia limpia* (the adjectives
+    would run together), but *está limpia mi casa sucia*."""
+    if not en.endswith("?") or en.split()[0] not in {"is", "are"}:
+        return None
+    adjectives = _adjective_forms()
+    return [
+        es
+        for es in refs
+        if any(a in adjectives and b in adjectives for a, b in itertools.pairwise(es.split()))
     ]
 
 
@@ -1841,7 +1861,8 @@ RULES = {
     "every rendering of on": rule_every_rendering_of_on,
     "every question order": rule_every_question_order,
     "leísmo listed": rule_leismo,
-    "soup is taken": rule_soup_is_taken,
+    "beber or tomar, soup not drunk": rule_drinks,
+    "no two adjectives together": rule_no_adjectives_together,
 }
 
 
@@ -1875,6 +1896,13 @@ def _verb_first_once(self, clause, subject):
     ]
 
 
+def _both_orders(self, clause, subject):  # the subject's own adjective ignored
+    verb, rest = clause.split(" ", 1)
+    if self.clause.kind != "adjective":
+        return [f"{verb} {subject} {rest}"]
+    return [f"{verb} {rest} {subject}", f"{verb} {subject} {rest}"]
+
+
 BREAKAGES = {  # rule -> a generator broken on purpose (the mistakes the issue found)
     "him for a man, her for a woman": lambda m: m.setattr(
         translation.Clause, "_english_object", _buggy_english_object
@@ -1894,7 +1922,10 @@ BREAKAGES = {  # rule -> a generator broken on purpose (the mistakes the issue f
         "clitics",
         lambda self, antecedent="": [c for c in CLITICS_BEFORE(self, antecedent) if c != "le"],
     ),
-    "soup is taken": lambda m: m.setattr(translation, "_TAKEN_ONLY", frozenset()),
+    "beber or tomar, soup not drunk": lambda m: m.setattr(translation, "_NOT_DONE_TO", frozenset()),
+    "no two adjectives together": lambda m: m.setattr(
+        translation.Sentence, "_inverted", _both_orders
+    ),
 }
 CLITICS_BEFORE = translation.Clause.clitics
 

@@ -121,11 +121,11 @@ torch.set_printoptions(precision=3, sci_mode=False)
 #   a person as object takes the "personal *a*" (*ve a la mujer*); *de* + *el* and *a* +
 #   *el* contract to *del*, *al*.
 # * **More than one right answer.** *car* is *coche* or *carro*, *on* is *en*, *sobre*
-#   or *encima de*, *drink* is *beber* or *tomar* (but soup is only *tomada*); a man
-#   as object pronoun is *lo* or *le* (*lo ayuda*, *le ayuda*); Spanish may leave out
+#   or *encima de*, *drink* is *beber* or *tomar*; a man as object pronoun is *lo* or
+#   *le* (*lo ayuda*, *le ayuda*); Spanish may leave out
 #   the subject pronoun (*I see it* → *lo veo* or *yo lo veo*), and *it* has no gender in
 #   English (*la veo* is just as right); a question may keep the statement's order, and
-#   *is the soup cold ?* may put *la sopa* on either side of *fría*; after
+#   *is the soup cold ?* may put *la sopa* on either side of *fría* after *está*; after
 #   *want to* the pronoun may go on either verb (*quiere comerlo*, *lo quiere comer*).
 #   The corpus lists **every** correct translation of each sentence; the training target
 #   is one of them, drawn at random.

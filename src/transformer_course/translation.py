@@ -21,7 +21,7 @@ word-by-word lookup:
   ("ve a la mujer"; a + el = "al", de + el = "del"); English says "an" before a vowel
   and "him" or "her" for a person;
 * **ambiguity**: synonyms ("car" → "coche" or "carro", "on" → "en", "sobre" or "encima
-  de", "drink" → "beber" or "tomar", but soup only "tomar"), leísmo ("le ayuda" beside
+  de", "drink" → "beber" or "tomar"), leísmo ("le ayuda" beside
   "lo ayuda" for a man or a boy), optional subject pronouns ("I see it" → "lo veo" or
   "yo lo veo", and "la veo": "it" has no gender in English), three correct orders of
   "is the soup cold ?", two places for a pronoun after "want to" ("quiere comerlo",
@@ -317,7 +317,7 @@ class NounPhrase:
             if self.relative:
                 verb, obj = self.relative
                 person = 3 if self.plural else 1
-                forms = [f[person] for f, _ in _spanish_verbs(verb, obj.noun)]
+                forms = [f[person] for f, _ in _spanish_verbs(verb)]
                 tails = _join("que", forms, [t for t, _ in _object(verb, obj)])
             out += [(text, gender) for text in _join(det, noun, adjective, tails)]
         return out
@@ -345,19 +345,15 @@ def _english_article(determiner: str, next_word: str) -> str:
     return "an" if determiner == "a" and next_word[0] in "aeiou" else determiner
 
 
-def _spanish_verbs(verb: Verb, obj: Noun | None) -> list[tuple[tuple[str, ...], str]]:
-    """The Spanish verbs (forms, infinitive) for `verb` done to `obj`, the commonest
-    first: "drink" is *beber* or *tomar* ("toma la leche"), but soup is only taken
-    (*toma la sopa*; *bebe la sopa* reads oddly)."""
-    if verb.en != "drink":
-        return [(verb.forms, verb.infinitive)]
-    if obj is not None and obj.en in _TAKEN_ONLY:
-        return [_TOMAR]
-    return [(verb.forms, verb.infinitive), _TOMAR]
+def _spanish_verbs(verb: Verb) -> list[tuple[tuple[str, ...], str]]:
+    """The Spanish verbs (forms, infinitive) for `verb`, the commonest first: "drink"
+    is *beber* or *tomar* ("bebe la leche", "toma la leche")."""
+    if verb.en == "drink":
+        return [(verb.forms, verb.infinitive), _TOMAR]
+    return [(verb.forms, verb.infinitive)]
 
 
 _TOMAR = (("tomo", "toma", "tomamos", "toman"), "tomar")
-_TAKEN_ONLY = frozenset({"soup"})
 
 
 def _object(verb: Verb, obj: NounPhrase) -> list[Reading]:
@@ -473,13 +469,10 @@ class Clause:
             return "her" if gender == "f" else "him"
         return "it"
 
-    def readings(
-        self, person: int, gender: str, antecedent: str = "", noun: Noun | None = None
-    ) -> list[Reading]:
+    def readings(self, person: int, gender: str, antecedent: str = "") -> list[Reading]:
         """The clause in Spanish, every reading, with the gender of its object (for a
         pronoun in a later clause). `gender`: what a predicate adjective agrees with;
-        `antecedent`: the gender of the noun a pronoun object stands for, `noun` that
-        noun (it can choose the verb: "la toma", the soup)."""
+        `antecedent`: the gender of the noun a pronoun object stands for."""
         no = "no" if self.negated else ""
         plural = person in (2, 3)
         if self.kind == "adjective":
@@ -493,7 +486,7 @@ class Clause:
                 )
             ]
         verb, want = self.verb, _WANT.forms[person]
-        verbs = _spanish_verbs(verb, self.obj.noun if self.obj else noun)
+        verbs = _spanish_verbs(verb)
         if self.pronoun is None:
             out = []
             for obj, obj_gender in _object(verb, self.obj):
@@ -517,8 +510,9 @@ class Clause:
 
     def clitics(self, antecedent: str = "") -> list[str]:
         """The Spanish object pronouns the clause may use: lo, la, los, las, and le for
-        a man or a boy (leísmo: *le ayuda*, *le ve*; the RAE accepts it for a masculine
-        person in the singular, not *les* for *los*)."""
+        a man or a boy (leísmo: *le ayuda*, *le ve*; the RAE's Diccionario panhispánico
+        de dudas, 2005, admits it for a masculine person in the singular and advises
+        against *les* for *los* in the plural)."""
         gender, plural = self.pronoun
         gender = antecedent if gender == "antecedent" else gender
         genders = ("m", "f") if gender == "?" else (gender,)
@@ -566,8 +560,7 @@ class Sentence:
                     out += [f"¿ {t} ?" for t in self._inverted(clause, subject)]
                     out.append(f"¿ {subject} {clause} ?")
                 elif self.second:
-                    antecedent = self.clause.obj.noun
-                    for second, _ in self.second.readings(person, gender, obj_gender, antecedent):
+                    for second, _ in self.second.readings(person, gender, obj_gender):
                         out.append(" ".join(w for w in (subject, clause, "y", second) if w))
                 else:
                     out.append(" ".join(w for w in (subject, clause) if w))
@@ -575,11 +568,15 @@ class Sentence:
 
     def _inverted(self, clause: str, subject: str) -> list[str]:
         """The verb first: "bebe el gato la leche"; before an adjective, the subject on
-        either side of it: "está fría la sopa", "está la sopa fría"."""
+        either side of it ("está fría la sopa", "está la sopa fría"), but after it where
+        the subject has an adjective of its own ("está limpia mi casa sucia": in "está mi
+        casa sucia limpia" the two adjectives would run together)."""
         verb, rest = clause.split(" ", 1)
-        if self.clause.kind == "adjective":
-            return [f"{verb} {rest} {subject}", f"{verb} {subject} {rest}"]
-        return [f"{verb} {subject} {rest}"]
+        if self.clause.kind != "adjective":
+            return [f"{verb} {subject} {rest}"]
+        if getattr(self.subject, "adjective", None) is not None:
+            return [f"{verb} {rest} {subject}"]
+        return [f"{verb} {rest} {subject}", f"{verb} {subject} {rest}"]
 
     def noun_phrases(self) -> list[NounPhrase]:
         """Every noun phrase of the sentence, nested ones included."""
@@ -664,7 +661,7 @@ def _noun_subject(rng, kinds, *, modifier_p: float, located=False) -> NounPhrase
     roll = rng.random()
     if roll < modifier_p and phrase.noun.kind in _LIVING:  # "the man who sees the dog"
         verb = _pick(rng, [v for v in VERBS if phrase.noun.kind in v.subjects])
-        relative = (verb, _phrase(rng, _nouns(verb.objects), 0.3, 0.3))
+        relative = (verb, _phrase(rng, _objects(verb), 0.3, 0.3))
         return NounPhrase(
             phrase.determiner, phrase.noun, phrase.plural, phrase.adjective, relative=relative
         )
@@ -688,9 +685,19 @@ def _subject(
     return _noun_subject(rng, {kind}, modifier_p=modifier_p, located=located)
 
 
+# (verb, noun) pairs the grammar leaves out: soup is not drunk (Spanish says *tomar la
+# sopa*, not *beber*; English *eat the soup*), nor eaten (it is not a food here)
+_NOT_DONE_TO = frozenset({("drink", "soup")})
+
+
+def _objects(verb: Verb) -> list[Noun]:
+    """The nouns `verb` can be done to."""
+    return [n for n in _nouns(verb.objects) if (verb.en, n.en) not in _NOT_DONE_TO]
+
+
 def _verb_clause(rng, kind: str, negation_p: float, want_p: float = 0.1) -> Clause:
     verb = _pick(rng, [v for v in VERBS if kind in v.subjects])
-    obj = _phrase(rng, _nouns(verb.objects), 0.4, 0.3)
+    obj = _phrase(rng, _objects(verb), 0.4, 0.3)
     want_to = verb is not _WANT and rng.random() < want_p
     return Clause("verb", verb=verb, obj=obj, negated=rng.random() < negation_p, want_to=want_to)
 
@@ -745,7 +752,7 @@ def random_sentence(rng: np.random.Generator) -> Sentence:
         options = [
             v
             for v in VERBS
-            if living in v.subjects and first.obj.noun.kind in v.objects and v is not first.verb
+            if living in v.subjects and first.obj.noun in _objects(v) and v is not first.verb
         ]
         if not options:
             return Sentence(subject, first)
