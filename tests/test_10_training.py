@@ -2086,7 +2086,12 @@ def test_checkpoint_is_small_and_documented():
     assert meta["seeds"]["0.1"]["0"] == splits
     assert set(meta["what_if"]["long_runs"]) == {"no positional encoding", "no 1/sqrt(d_k) scaling"}
     for name, run in meta["what_if"]["runs"].items():
-        assert {"val_exact_match", "test_exact_match", "test_bleu"} <= set(run), name
+        assert {"val_exact_match", "test_exact_match", "test_bleu", "wall_seconds"} <= set(run), (
+            name
+        )
+    # the times the lesson prints before a live run (training, beam search, what-ifs)
+    assert meta["training"]["wall_seconds"] >= meta["training"]["seconds"] > 0
+    assert all(splits[name]["beam"]["seconds"] > 0 for name in translation.SPLITS)
     assert {"1", "2", "load_average"} <= set(meta["step_seconds"])
     json.dumps(meta)  # plain data
 
@@ -2249,7 +2254,11 @@ def test_readme_states_the_checkpoints_measured_figures():
     meta = checkpoints.translator_metadata()
     splits, steps = meta["splits"], meta["step_seconds"]
     summary = {eps: ref.seed_summary(meta["seeds"][eps]) for eps in ("0.1", "0.0")}
+    corpus = default_corpus()
+    several = np.mean([len(corpus.references[en]) > 1 for en, _ in corpus.train])
     expected = [
+        f"{len(corpus.train):,} training pairs",
+        f"{several:.0%} of the sentences have more than one",
         f"{meta['parameters']:,} parameters",
         f"load average {meta['training']['load_average']}",
         f"{meta['training']['seconds']:.0f} s of training",

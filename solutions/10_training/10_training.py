@@ -42,10 +42,11 @@
 # solutions is in `solutions/10_training/`.
 #
 # **About the training run.** Section 7 trains the model with *your* functions, in
-# a few minutes on a 2-core CPU (section 7 prints how long). When the notebook is graded or
-# executed by the course's tests, it does only a short demonstration run and then
-# loads a checkpoint shipped with the course (trained by the same code, with the same
-# seed), so that nothing you are graded on depends on a full training run.
+# a few minutes on a 2-core CPU (section 7 prints how long it took on the course's
+# machine). When the notebook is graded or executed by the course's tests, it trains
+# only a tiny model on one batch (section 5) and loads a checkpoint shipped with the
+# course (trained by the same code, with the same seed) with its recorded scores, so
+# that nothing you are graded on depends on a full training run.
 #
 # The model is lesson 09's `Transformer`, the course's reference version (as are the
 # tokenizer of lesson 01 and the decoder `greedy_decode` of lesson 09): a slip in an
@@ -1471,7 +1472,7 @@ for name in translation.SPLITS:
 # decoder changes; there beam search is often even a little *worse*. Why? Where the
 # grammar leaves one right choice, the trained model is confident and the greedy path
 # is the best one the beam finds. Where it leaves several (*lo veo* or *yo lo veo*, the
-# two question orders), every one of them is right, so finding the more probable of
+# orders of a question), every one of them is right, so finding the more probable of
 # them changes nothing. And on sentences longer than any it was trained on, its
 # mistakes are **model errors**, not search errors: it gives a wrong sentence a high
 # probability, and a better search finds the model's favourite, not the right sentence.
