@@ -95,6 +95,7 @@ from transformer_course.reference.tokenization import BOS_ID, EOS_ID, PAD_ID, pa
 from transformer_course.reference.transformer import Transformer, greedy_decode
 
 torch.set_printoptions(precision=3, sci_mode=False)
+torch.set_num_threads(1)  # this lesson's small models run fastest on one thread (section 7)
 
 # %% [markdown]
 # ## 1. The task: a small translator, and data that can tell learning from memorising
@@ -1064,8 +1065,9 @@ def train_translator(corpus, config=None, *, max_steps=None, progress=True):
 # model's matrices are small, so a second thread has little to share, and on a CPU busy
 # with other programs the threads spend their time waiting for each other. The cell
 # after the training prints what the checkpoint's run measured on the course's test
-# machine. On an idle machine with many cores, try `{"num_threads": None}` (PyTorch's
-# default).
+# machine, on one thread and on two. The setup cell put the rest of this notebook on
+# one thread too. On an idle machine with many cores, try
+# `{"num_threads": 4}`, or as many as it has cores.
 #
 # Set `TRAIN_LIVE = False` to skip the run and load the shipped checkpoint instead
 # (when the notebook is graded or tested, `running_headless()` is True and it does
