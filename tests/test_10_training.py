@@ -2189,18 +2189,18 @@ def test_lesson_claims_about_beam_search_hold_on_the_record():
 
 def test_lesson_claims_about_label_smoothing_hold_on_the_record():
     """Section 8 says: over the three recorded seeds (greedy decoding), smoothing
-    (epsilon 0.1) beats no smoothing by more than either spread on the new
-    combinations, and differs by no more than the larger spread on the other splits."""
+    (epsilon 0.1) moves the mean exact match by no more than the larger spread on any
+    split, and the seeds differ most on the longer sentences."""
     seeds = checkpoints.translator_metadata()["seeds"]
     smoothed, plain = ref.seed_summary(seeds["0.1"]), ref.seed_summary(seeds["0.0"])
     for name in translation.SPLITS:
         a, b = smoothed[name]["greedy"], plain[name]["greedy"]
         assert a["runs"] == b["runs"] == 3
         spread, gain = max(a["spread"], b["spread"]), a["mean"] - b["mean"]
-        if name == "combinations":
-            assert gain > spread, (name, gain, spread)
-        else:
-            assert abs(gain) <= spread, (name, gain, spread)
+        assert abs(gain) <= spread, (name, gain, spread)
+    for summary in (smoothed, plain):
+        spreads = {name: summary[name]["greedy"]["spread"] for name in translation.SPLITS}
+        assert max(spreads, key=spreads.get) == "longer", spreads
 
 
 def test_seed_summary_and_beam_verdict():
