@@ -2203,6 +2203,35 @@ def test_lesson_claims_about_label_smoothing_hold_on_the_record():
         assert max(spreads, key=spreads.get) == "longer", spreads
 
 
+def test_lesson_claims_about_the_what_if_runs_hold_on_the_record():
+    """Section 10 says: without positions the loss stalls higher and the test score is
+    lower after 3 epochs, and 8 epochs do not help much (the long run stays closer to
+    the 3-epoch run than to the lesson's model); without the scaling the model learns
+    more slowly (lower after 3 epochs) but, trained as long as the lesson's model,
+    catches up much of the way (closer to the lesson's model than after 3 epochs)."""
+    meta = checkpoints.translator_metadata()
+    runs, long_runs = meta["what_if"]["runs"], meta["what_if"]["long_runs"]
+    default = meta["splits"]["test"]["greedy"]["exact_match"]
+
+    def last_epoch_loss(run):
+        return np.mean(run["loss"][-len(run["loss"]) // meta["what_if"]["epochs"] :])
+
+    baseline = runs["baseline"]
+    for name in ("no positional encoding", "no 1/sqrt(d_k) scaling"):
+        assert runs[name]["test_exact_match"] < baseline["test_exact_match"], name
+        assert last_epoch_loss(runs[name]) > last_epoch_loss(baseline), name
+    short, long = (
+        runs["no positional encoding"]["test_exact_match"],
+        long_runs["no positional encoding"]["test_exact_match"],
+    )
+    assert abs(long - short) < default - long
+    short, long = (
+        runs["no 1/sqrt(d_k) scaling"]["test_exact_match"],
+        long_runs["no 1/sqrt(d_k) scaling"]["test_exact_match"],
+    )
+    assert default - long < default - short and long - short > default - long
+
+
 def test_seed_summary_and_beam_verdict():
     runs = {
         str(seed): {"a": {"greedy": {"exact_match": g}, "beam": {"exact_match": b}}}
