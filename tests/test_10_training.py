@@ -2291,6 +2291,7 @@ def test_readme_states_the_checkpoints_measured_figures():
         f"{meta['parameters']:,} parameters",
         f"load average {meta['training']['load_average']}",
         f"{meta['training']['seconds']:.0f} s of training",
+        f"{meta['training']['cpu_seconds']:.0f} s of CPU time",
         *(f"{splits[n]['greedy']['exact_match']:.1%}" for n in translation.SPLITS),
         *(f"{splits[n]['greedy']['bleu']:.1f}" for n in translation.SPLITS),
         *(f"{splits[n]['beam']['exact_match']:.1%}" for n in translation.SPLITS),
