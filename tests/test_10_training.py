@@ -517,6 +517,12 @@ def padding_included(logits, labels, pad_id, smoothing=0.1):
     return _pytorch_per_token(logits, labels, smoothing).mean()
 
 
+@named("pad_in_the_denominator")
+def pad_in_the_denominator(logits, labels, pad_id, smoothing=0.1):
+    per_token = _pytorch_per_token(logits, labels, smoothing)
+    return per_token.masked_fill(labels == pad_id, 0.0).mean()
+
+
 @named("summed")
 def summed(logits, labels, pad_id, smoothing=0.1):
     return _pytorch_per_token(logits, labels, smoothing)[labels != pad_id].sum()
@@ -576,6 +582,7 @@ SMOOTHING_MISTAKES = [
     Mistake(SMOOTH, eps_over_v_on_the_others_only, "sums to 1 - ε/V"),
     Mistake(SMOOTH, forgot_the_uniform_part, r"the ε·mean_j\(-log p\[j\]\) part"),
     Mistake(SMOOTH, padding_included, "The padding is not ignored"),
+    Mistake(SMOOTH, pad_in_the_denominator, "out of the sum but not out of the count"),
     Mistake(SMOOTH, summed, "You summed over the tokens"),
     Mistake(SMOOTH, divided_by_batch_size, "divided the sum by the number of sentences"),
     Mistake(SMOOTH, mean_of_sentence_means, "averaged each sentence's tokens"),
@@ -1434,17 +1441,81 @@ GRAMMAR_CASES = [  # (sentence, English, every correct Spanish translation), wri
             _verb("help", pronoun=("antecedent", False), animate=True),
         ),
         "the girl sees the man and helps him",
-        {"la niña ve al hombre y lo ayuda"},
+        {"la niña ve al hombre y lo ayuda", "la niña ve al hombre y le ayuda"},  # leísmo
+    ),
+    (
+        translation.Sentence(
+            np_("the", "man"),
+            _verb("help", np_("the", "girl")),
+            _verb("see", pronoun=("antecedent", False), animate=True),
+        ),
+        "the man helps the girl and sees her",
+        {"el hombre ayuda a la niña y la ve"},  # no le for a woman
+    ),
+    (
+        translation.Sentence(
+            np_("the", "woman", plural=True),
+            _verb("see", np_("the", "boy", plural=True)),
+            _verb("help", pronoun=("antecedent", True), animate=True),
+        ),
+        "the women see the boys and help them",
+        {"las mujeres ven a los niños y los ayudan"},  # no les for los
+    ),
+    (
+        translation.Sentence(
+            translation.Pronoun("she"),
+            _verb("see", np_("the", "boy")),
+            _verb("help", pronoun=("antecedent", False), animate=True, want_to=True),
+        ),
+        "she sees the boy and wants to help him",
+        {
+            f"{subject}ve al niño y {rest}"
+            for subject in ("", "ella ")
+            for rest in (
+                "quiere ayudarlo",
+                "quiere ayudarle",
+                "lo quiere ayudar",
+                "le quiere ayudar",
+            )
+        },
+    ),
+    (
+        translation.Sentence(np_("a", "man", adj="old"), _verb("eat", np_("a", "apple"))),
+        "an old man eats an apple",
+        {"un hombre viejo come una manzana"},
+    ),
+    (
+        translation.Sentence(np_("the", "ball"), _copula("blue")),
+        "the ball is blue",
+        {"la pelota es azul"},  # the lesson's example
+    ),
+    (
+        translation.Sentence(
+            np_("the", "boy"),
+            _verb("buy", np_("the", "coffee")),
+            _verb("drink", pronoun=("antecedent", False), want_to=True),
+        ),
+        "the boy buys the coffee and wants to drink it",
+        {
+            f"el niño compra el café y {rest}"
+            for rest in ("quiere beberlo", "lo quiere beber", "quiere tomarlo", "lo quiere tomar")
+        },
+    ),
+    (
+        translation.Sentence(np_("my", "house", adj="dirty"), _copula("clean"), question=True),
+        "is my dirty house clean ?",
+        {"¿ está limpia mi casa sucia ?", "¿ mi casa sucia está limpia ?"},  # not "sucia limpia"
     ),
     (
         translation.Sentence(np_("the", "cat"), _verb("drink", np_("the", "milk")), question=True),
         "does the cat drink the milk ?",
-        {"¿ bebe el gato la leche ?", "¿ el gato bebe la leche ?"},
+        {"¿ bebe el gato la leche ?", "¿ el gato bebe la leche ?"}
+        | {"¿ toma el gato la leche ?", "¿ el gato toma la leche ?"},
     ),
     (
         translation.Sentence(np_("the", "soup"), _copula("hot"), question=True),
         "is the soup hot ?",
-        {"¿ está caliente la sopa ?", "¿ la sopa está caliente ?"},
+        {"¿ está caliente la sopa ?", "¿ está la sopa caliente ?", "¿ la sopa está caliente ?"},
     ),
     (
         translation.Sentence(
@@ -1452,7 +1523,11 @@ GRAMMAR_CASES = [  # (sentence, English, every correct Spanish translation), wri
             _verb("drink", np_("the", "juice")),
         ),
         "the man who sees the girls drinks the juice",
-        {"el hombre que ve a las niñas bebe el jugo", "el hombre que ve a las niñas bebe el zumo"},
+        {
+            f"el hombre que ve a las niñas {verb} el {juice}"
+            for verb in ("bebe", "toma")
+            for juice in ("jugo", "zumo")
+        },
     ),
     (
         translation.Sentence(np_("the", "woman"), _verb("help", np_("the", "dog"))),
@@ -1470,7 +1545,7 @@ GRAMMAR_CASES = [  # (sentence, English, every correct Spanish translation), wri
             _verb("eat", np_("the", "bread")),
         ),
         "my dog on the table eats the bread",
-        {"mi perro sobre la mesa come el pan", "mi perro encima de la mesa come el pan"},
+        {f"mi perro {on} la mesa come el pan" for on in ("en", "sobre", "encima de")},
     ),
     (
         translation.Sentence(
@@ -1479,6 +1554,23 @@ GRAMMAR_CASES = [  # (sentence, English, every correct Spanish translation), wri
         ),
         "the book is under the car",
         {"el libro está debajo del coche", "el libro está debajo del carro"},
+    ),
+    (
+        translation.Sentence(
+            np_("the", "cat"),
+            translation.Clause("place", obj=np_("the", "table"), preposition="on"),
+        ),
+        "the cat is on the table",
+        {f"el gato está {on} la mesa" for on in ("en", "sobre", "encima de")},
+    ),
+    (
+        translation.Sentence(
+            np_("my", "hen"),
+            translation.Clause("place", obj=np_("a", "box"), preposition="in"),
+            question=True,
+        ),
+        "is my hen in a box ?",
+        {"¿ está mi gallina en una caja ?", "¿ mi gallina está en una caja ?"},
     ),
     (
         translation.Sentence(
@@ -1549,6 +1641,7 @@ def _all_pairs(corpus):
 
 
 CLITICS = {"lo": ("m", False), "la": ("f", False), "los": ("m", True), "las": ("f", True)}
+CLITICS["le"] = ("m", False)  # leísmo: only for a man or a boy (see rule_leismo)
 
 
 def _clitic(words, nouns):
@@ -1605,10 +1698,254 @@ def test_estar_for_states_and_places_ser_for_qualities():
     assert min(seen.values()) > 500, seen
 
 
+# ---------------------------------------------------------- rules of both languages
+# Each rule reads one sentence (English, every reference) and returns None where it
+# does not apply, else the list of what is wrong. Written here as tables, independent
+# of the generator; each is run on every split, and on a generator broken on purpose.
+OBJECT_PRONOUN = {"man": "him", "boy": "him", "woman": "her", "girl": "her"}  # else "it"
+# English words spelt with a first vowel but sounding a consonant (or the reverse):
+# "a" / "an" follows the sound, so none of them may be in the lexicon for the test's
+# spelling rule ("an" before a, e, i, o, u) to be right
+ARTICLE_EXCEPTIONS = {"hour", "honest", "heir", "one", "once", "unit", "uniform", "user", "use"}
+ENGLISH_INDEFINITE = {"a", "an", "some"}
+SPANISH_INDEFINITE = {"un", "una", "unos", "unas"}
+PREPOSITIONS_EN = {"in", "on", "under", "near", "behind"}
+ON_IN_SPANISH = ("en", "sobre", "encima de")  # every rendering of "on"
+BEBER = {"bebo", "bebe", "bebemos", "beben", "beber"}
+TOMAR = {"tomo", "toma", "tomamos", "toman", "tomar"}
+DRINKS_EN = {"milk", "juice", "coffee", "soup"}  # "drink" and "drinks" take these
+MASCULINE_PERSON_CLITIC = {"lo", "le"}  # leísmo: le for a man or a boy, the RAE accepts it
+
+
+def _english_nouns():
+    """English noun form -> (lemma, plural)."""
+    forms = {n.en: (n.en, False) for n in translation.NOUNS}
+    forms.update({n.en_plural: (n.en, True) for n in translation.NOUNS if n.en_plural})
+    return forms
+
+
+def rule_english_object_pronoun(en, refs):
+    """ "... and helps him / her / it / them": the pronoun of the last noun before "and"."""
+    words = en.split()
+    if " and " not in en or words[-1] not in {"him", "her", "it", "them"}:
+        return None
+    nouns = _english_nouns()
+    antecedent = [w for w in en.split(" and ")[0].split() if w in nouns][-1]
+    lemma, plural = nouns[antecedent]
+    expected = "them" if plural else OBJECT_PRONOUN.get(lemma, "it")
+    return [] if words[-1] == expected else [f"{words[-1]!r} for {antecedent!r}"]
+
+
+def rule_a_or_an(en, refs):
+    """ "an" before a vowel, "a" before a consonant."""
+    words = en.split()
+    pairs = [(w, n) for w, n in zip(words, words[1:]) if w in {"a", "an"}]
+    if not pairs:
+        return None
+    wrong = [f"{w} {n}" for w, n in pairs if (w == "an") != (n[0] in "aeiou")]
+    return wrong + [w for w in words if w in ARTICLE_EXCEPTIONS]
+
+
+def _located(en):
+    """(subject's first English word) of "X is under the table" / "is X under ... ?"."""
+    words = en.replace(" ?", "").split()
+    for i, word in enumerate(words):
+        if word in {"is", "are", "am"}:
+            after = words[i + 1 :]
+            if after and after[0] == "not":
+                after = after[1:]
+            if en.endswith("?"):  # is my hen in a box ?
+                return after[0] if any(w in PREPOSITIONS_EN for w in after) else None
+            return words[0] if after and after[0] in PREPOSITIONS_EN else None
+    return None
+
+
+def rule_no_estar_for_an_indefinite_location(en, refs):
+    """Where an indefinite thing is, Spanish says with *hay*; the grammar writes only
+    definite, demonstrative, possessive and pronoun subjects for a location."""
+    first = _located(en)
+    if first is None:
+        return None
+    wrong = [en] if first in ENGLISH_INDEFINITE else []
+    for es in refs:
+        words = [w for w in es.split() if w not in {"¿", "no"}]
+        if words[0] in ESTAR:
+            words = words[1:]
+        if words[0] in SPANISH_INDEFINITE or "hay" in words:
+            wrong.append(es)
+    return wrong
+
+
+def rule_every_rendering_of_on(en, refs):
+    """ "on the table": *en*, *sobre* and *encima de* la mesa are all listed."""
+    words = en.split()
+    if words.count("on") != 1 or "in" in words:
+        return None
+    rendered = {on for on in ON_IN_SPANISH for es in refs if re_any(es, rf" {on}l? ")}  # del
+    return [f"no {on!r}" for on in ON_IN_SPANISH if on not in rendered]
+
+
+def rule_every_question_order(en, refs):
+    """ "is the soup cold ?": *¿ está fría la sopa ?*, *¿ está la sopa fría ?* and
+    *¿ la sopa está fría ?* are all listed."""
+    words = en.split()
+    if words[0] not in {"is", "are"} or words[-2] not in ADJ:
+        return None
+    adjectives = _adjective_forms()
+    expected = {"verb adjective subject", "verb subject adjective", "subject first"}
+    if any(w in ADJ for w in words[1:-2]):  # the subject has its own adjective
+        expected.remove("verb subject adjective")  # see rule_no_adjectives_together
+    orders = set()
+    for es in refs:
+        w = es.split()
+        if w[1] in SER | ESTAR:
+            orders.add("verb adjective subject" if w[2] in adjectives else "verb subject adjective")
+        else:
+            orders.add("subject first")
+    return sorted(expected - orders)
+
+
+def rule_leismo(en, refs):
+    """A man or a boy as object pronoun: *lo* and *le* both listed (the RAE accepts
+    le for a masculine person in the singular: Diccionario panhispánico de dudas, 2005,
+    "leísmo"); never le for a woman, never les (which the same entry advises against)."""
+    words = en.split()
+    if words[-1] not in {"him", "her", "them"} or " and " not in en:
+        return None
+    clitics = {_clitic(es.split(" y ", 1)[1].split(), _noun_forms())[0] for es in refs}
+    expected = {"him": MASCULINE_PERSON_CLITIC, "her": {"la"}}.get(words[-1])
+    if expected is None:  # them: los or las, never les
+        return ["les"] if "les" in clitics else []
+    return [] if clitics == expected else [f"{sorted(clitics)} for {words[-1]!r}"]
+
+
+def _uses(es, forms):
+    """Whether `es` uses a form of the verb, an infinitive with a pronoun ("tomarla") too."""
+    return any(
+        w in forms or w.startswith(tuple(f for f in forms if f.endswith("r"))) for w in es.split()
+    )
+
+
+def rule_drinks(en, refs):
+    """A drink is *bebida* or *tomada*, both listed; soup is not drunk (*beber la sopa*
+    reads oddly, and the English would say *eat*)."""
+    words = set(en.split())
+    if not words & DRINKS_EN or not words & {"drink", "drinks"}:
+        return None
+    if words & DRINKS_EN == {"soup"}:
+        return [en]
+    return [
+        f"no {name}"
+        for name, forms in (("beber", BEBER), ("tomar", TOMAR))
+        if not any(_uses(es, forms) for es in refs)
+    ]
+
+
+def rule_no_adjectives_together(en, refs):
+    """ "is my dirty house clean ?": never *está mi casa sucia limpia* (the adjectives
+    would run together), but *está limpia mi casa sucia*."""
+    if not en.endswith("?") or en.split()[0] not in {"is", "are"}:
+        return None
+    adjectives = _adjective_forms()
+    return [
+        es
+        for es in refs
+        if any(a in adjectives and b in adjectives for a, b in itertools.pairwise(es.split()))
+    ]
+
+
+RULES = {
+    "him for a man, her for a woman": rule_english_object_pronoun,
+    "a / an": rule_a_or_an,
+    "no estar for an indefinite location": rule_no_estar_for_an_indefinite_location,
+    "every rendering of on": rule_every_rendering_of_on,
+    "every question order": rule_every_question_order,
+    "leísmo listed": rule_leismo,
+    "beber or tomar, soup not drunk": rule_drinks,
+    "no two adjectives together": rule_no_adjectives_together,
+}
+
+
+@pytest.mark.parametrize("name", RULES)
+def test_every_sentence_follows_the_rules_of_both_languages(name):
+    rule, corpus = RULES[name], default_corpus()
+    applied, problems = 0, []
+    for split in ("train", "validation", "test", "combinations", "longer"):
+        for en, _ in corpus.split(split):
+            found = rule(en, corpus.references[en])
+            if found is not None:
+                applied += 1
+                problems += [(split, en, problem) for problem in found]
+    assert not problems, problems[:5]
+    assert applied > 100, applied  # the rule saw the corpus, not nothing
+
+
+def _buggy_english_object(self, antecedent=""):  # compared "antecedent" with "f"
+    if self.pronoun is None:
+        return self.obj.english()
+    gender, plural = self.pronoun
+    return "them" if plural else ("her" if gender == "f" else "him") if self.animate else "it"
+
+
+def _verb_first_once(self, clause, subject):
+    verb, rest = clause.split(" ", 1)
+    return [
+        f"{verb} {rest} {subject}"
+        if self.clause.kind == "adjective"
+        else f"{verb} {subject} {rest}"
+    ]
+
+
+def _both_orders(self, clause, subject):  # the subject's own adjective ignored
+    verb, rest = clause.split(" ", 1)
+    if self.clause.kind != "adjective":
+        return [f"{verb} {subject} {rest}"]
+    return [f"{verb} {rest} {subject}", f"{verb} {subject} {rest}"]
+
+
+BREAKAGES = {  # rule -> a generator broken on purpose (the mistakes the issue found)
+    "him for a man, her for a woman": lambda m: m.setattr(
+        translation.Clause, "_english_object", _buggy_english_object
+    ),
+    "a / an": lambda m: m.setattr(translation, "_english_article", lambda det, word: det),
+    "no estar for an indefinite location": lambda m: m.setattr(
+        translation, "_LOCATED_DETERMINERS", frozenset({"the", "a", "this", "my"})
+    ),
+    "every rendering of on": lambda m: m.setitem(
+        translation._PREPOSITIONS, "on", ("sobre", "encima de")
+    ),
+    "every question order": lambda m: m.setattr(
+        translation.Sentence, "_inverted", _verb_first_once
+    ),
+    "leísmo listed": lambda m: m.setattr(
+        translation.Clause,
+        "clitics",
+        lambda self, antecedent="": [c for c in CLITICS_BEFORE(self, antecedent) if c != "le"],
+    ),
+    "beber or tomar, soup not drunk": lambda m: m.setattr(translation, "_NOT_DONE_TO", frozenset()),
+    "no two adjectives together": lambda m: m.setattr(
+        translation.Sentence, "_inverted", _both_orders
+    ),
+}
+CLITICS_BEFORE = translation.Clause.clitics
+
+
+@pytest.mark.parametrize("name", RULES)
+def test_each_rule_fails_on_its_breakage(name, monkeypatch):
+    BREAKAGES[name](monkeypatch)
+    corpus = translation.make_corpus(3000, 0, 0, 0, 0, seed=3)
+    problems = [
+        problem
+        for en, _ in corpus.train
+        for problem in RULES[name](en, corpus.references[en]) or []
+    ]
+    assert problems, name
+
+
 def test_clitics_stand_before_the_finite_verb_or_on_the_infinitive():
     """An object pronoun comes right before a finite verb (after "no" when negated), or
     is attached to an infinitive; both places occur."""
-    finite = {form for verb in translation.VERBS for form in verb.forms}
+    finite = {form for verb in translation.VERBS for form in verb.forms} | TOMAR
     nouns, corpus = _noun_forms(), default_corpus()
     placed = {"before the verb": 0, "on the infinitive": 0}
     for _, en, es in _all_pairs(corpus):
@@ -1643,14 +1980,41 @@ def test_every_kind_of_reference_is_reachable_in_training():
         "question, subject first": lambda t: t.startswith("¿ ") and t.split()[1] not in ESTAR,
         "subject pronoun": lambda t: t.split()[0] in {"yo", "él", "ella", "nosotros", "ellas"},
         "clitic on the infinitive": lambda t: re_any(t, r"\b\w+r(lo|la|los|las)\b"),
-        "clitic before quiere": lambda t: re_any(t, r"\b(lo|la|los|las) quier"),
+        "clitic before quiere": lambda t: re_any(t, r"\b(lo|la|los|las|le) quier"),
+        "question, verb subject adjective": lambda t: re_any(
+            t, r"^¿ (está|es) (el|la) \w+ \w+ \?$"
+        ),
         **{f"synonym {w}": (lambda t, w=w: w in t.split()) for w in SYNONYMS},
     }
     for name, test in kinds.items():
         assert any(test(t) for t in targets), name
 
 
-SYNONYMS = ("coche", "carro", "jugo", "zumo", "pastel", "tarta", "sobre", "encima")
+SYNONYMS = ("coche", "carro", "jugo", "zumo", "pastel", "tarta", "sobre", "encima", "en")
+SYNONYMS += ("le", "toma")  # leísmo; tomar for beber
+
+# the examples the lesson's text quotes (sections 1 and 2): a learner who types one in
+# gets no <unk>
+LESSON_EXAMPLES = [
+    ("the ball is blue", "la pelota es azul"),
+    ("the soup is cold", "la sopa está fría"),
+    ("the black cows", "las vacas negras"),
+    ("does the cat drink the milk ?", "¿ bebe el gato la leche ?"),
+    ("the man buys the apples and eats them", "el hombre compra las manzanas y las come"),
+    ("the man who sees the girls drinks the milk", "el hombre que ve a las niñas bebe la leche"),
+    ("the women are tired", "las mujeres están cansadas"),
+    ("the cat is under the table", "el gato está debajo de la mesa"),
+    ("I see it", "lo veo yo la veo"),
+    ("a red car", "un coche rojo"),
+]
+
+
+@pytest.mark.parametrize(("english", "spanish"), LESSON_EXAMPLES)
+def test_the_lessons_examples_are_in_the_vocabularies(english, spanish):
+    corpus = default_corpus()
+    assert translation.words(english) == len(corpus.encode_source(english))
+    assert 1 not in corpus.encode_source(english), english  # 1: <unk>
+    assert 1 not in corpus.encode_target(spanish), spanish
 
 
 def re_any(text, pattern):
@@ -1722,7 +2086,12 @@ def test_checkpoint_is_small_and_documented():
     assert meta["seeds"]["0.1"]["0"] == splits
     assert set(meta["what_if"]["long_runs"]) == {"no positional encoding", "no 1/sqrt(d_k) scaling"}
     for name, run in meta["what_if"]["runs"].items():
-        assert {"val_exact_match", "test_exact_match", "test_bleu"} <= set(run), name
+        assert {"val_exact_match", "test_exact_match", "test_bleu", "wall_seconds"} <= set(run), (
+            name
+        )
+    # the times the lesson prints before a live run (training, beam search, what-ifs)
+    assert meta["training"]["wall_seconds"] >= meta["training"]["seconds"] > 0
+    assert all(splits[name]["beam"]["seconds"] > 0 for name in translation.SPLITS)
     assert {"1", "2", "load_average"} <= set(meta["step_seconds"])
     json.dumps(meta)  # plain data
 
@@ -1757,11 +2126,16 @@ def test_default_training_reaches_the_target_and_matches_the_checkpoint():
     """The lesson's claims: the default small model reaches at least 95% exact match on
     the in-distribution split (fixed seed), the harder splits stay below 100%, and beam
     search beats greedy decoding by no more than the recorded run-to-run spread wherever
-    the lesson says so (section 8). Retrained with the course's own code, it matches the
-    shipped checkpoint's scores within 1 percentage point on every split: CPU kernels
-    may add in a different order on another machine or thread count, which changes the
-    weights in their last bits and can flip a few borderline sentences; on the same
-    machine the run is bit-for-bit the same. (Not a timing test: the time is printed.)"""
+    the lesson says so (section 8). Retrained with the course's own code, it is compared
+    with the shipped checkpoint's scores within a tolerance taken from the record: on
+    another machine or thread count CPU kernels add in another order, the weights differ
+    in their last bits from the first step on, and training drifts as it would with
+    another seed (a fresh clone on another machine of the course's kind got 97.9% where
+    the record said 96.8%). So the tolerance of each split and decoder is twice the
+    spread (largest minus smallest) of its three recorded seeds: the range of three
+    draws is about 1.7 standard deviations, and a fourth draw can land further from any
+    one of them than that. On the machine that made the record the run is bit-for-bit
+    the same. (Not a timing test: the time is printed.)"""
     from transformer_course.checkpoints.__main__ import CORPUS_ARGUMENTS, train_and_evaluate
 
     corpus = translation.make_corpus(**CORPUS_ARGUMENTS)
@@ -1781,11 +2155,17 @@ def test_default_training_reaches_the_target_and_matches_the_checkpoint():
     assert splits["test"]["greedy"]["exact_match"] >= 0.95
     assert all(splits[name]["greedy"]["exact_match"] < 1 for name in ("combinations", "longer"))
     meta = checkpoints.translator_metadata()
+    summary = ref.seed_summary(meta["seeds"]["0.1"])
     for name in translation.SPLITS:
         for decoder in ("greedy", "beam"):
             got, recorded = splits[name][decoder], meta["splits"][name][decoder]
-            assert got["exact_match"] == pytest.approx(recorded["exact_match"], abs=0.01)
-    summary = ref.seed_summary(meta["seeds"]["0.1"])
+            # at least two sentences of the split, should the three seeds agree
+            tolerance = max(2 * summary[name][decoder]["spread"], 2 / meta["splits"][name]["size"])
+            assert got["exact_match"] == pytest.approx(recorded["exact_match"], abs=tolerance), (
+                name,
+                decoder,
+                tolerance,
+            )
     for name, wins in ref.beam_verdict(meta["seeds"]["0.1"]).items():
         gain = splits[name]["beam"]["exact_match"] - splits[name]["greedy"]["exact_match"]
         spread = max(summary[name]["beam"]["spread"], summary[name]["greedy"]["spread"])
@@ -1809,18 +2189,47 @@ def test_lesson_claims_about_beam_search_hold_on_the_record():
 
 def test_lesson_claims_about_label_smoothing_hold_on_the_record():
     """Section 8 says: over the three recorded seeds (greedy decoding), smoothing
-    (epsilon 0.1) beats no smoothing by more than either spread on the new
-    combinations, and differs by no more than the larger spread on the other splits."""
+    (epsilon 0.1) moves the mean exact match by no more than the larger spread on any
+    split, and the seeds differ most on the longer sentences."""
     seeds = checkpoints.translator_metadata()["seeds"]
     smoothed, plain = ref.seed_summary(seeds["0.1"]), ref.seed_summary(seeds["0.0"])
     for name in translation.SPLITS:
         a, b = smoothed[name]["greedy"], plain[name]["greedy"]
         assert a["runs"] == b["runs"] == 3
         spread, gain = max(a["spread"], b["spread"]), a["mean"] - b["mean"]
-        if name == "combinations":
-            assert gain > spread, (name, gain, spread)
-        else:
-            assert abs(gain) <= spread, (name, gain, spread)
+        assert abs(gain) <= spread, (name, gain, spread)
+    for summary in (smoothed, plain):
+        spreads = {name: summary[name]["greedy"]["spread"] for name in translation.SPLITS}
+        assert max(spreads, key=spreads.get) == "longer", spreads
+
+
+def test_lesson_claims_about_the_what_if_runs_hold_on_the_record():
+    """Section 10 says: without positions the loss stalls higher and the test score is
+    lower after 3 epochs, and 8 epochs do not help much (the long run stays closer to
+    the 3-epoch run than to the lesson's model); without the scaling the model learns
+    more slowly (lower after 3 epochs) but, trained as long as the lesson's model,
+    catches up much of the way (closer to the lesson's model than after 3 epochs)."""
+    meta = checkpoints.translator_metadata()
+    runs, long_runs = meta["what_if"]["runs"], meta["what_if"]["long_runs"]
+    default = meta["splits"]["test"]["greedy"]["exact_match"]
+
+    def last_epoch_loss(run):
+        return np.mean(run["loss"][-len(run["loss"]) // meta["what_if"]["epochs"] :])
+
+    baseline = runs["baseline"]
+    for name in ("no positional encoding", "no 1/sqrt(d_k) scaling"):
+        assert runs[name]["test_exact_match"] < baseline["test_exact_match"], name
+        assert last_epoch_loss(runs[name]) > last_epoch_loss(baseline), name
+    short, long = (
+        runs["no positional encoding"]["test_exact_match"],
+        long_runs["no positional encoding"]["test_exact_match"],
+    )
+    assert abs(long - short) < default - long
+    short, long = (
+        runs["no 1/sqrt(d_k) scaling"]["test_exact_match"],
+        long_runs["no 1/sqrt(d_k) scaling"]["test_exact_match"],
+    )
+    assert default - long < default - short and long - short > default - long
 
 
 def test_seed_summary_and_beam_verdict():
@@ -1841,25 +2250,26 @@ def test_seed_summary_and_beam_verdict():
 @pytest.mark.notebook
 def test_untouched_student_notebook_shows_the_trained_model(monkeypatch):
     """Graded headless (TRAIN_LIVE is False), the untouched student notebook loads the
-    shipped checkpoint and scores it with the reference functions: no cell fails
-    because an exercise is unanswered, except the graded test cells and the demos that
-    call an exercise directly (NotImplementedError, raised by the learner's stub);
-    nothing fails with a NameError or in the sections about the trained model."""
+    shipped checkpoint and shows it with the reference functions: errors only in the
+    answer cells and the graded test cells; every demo that calls an unfinished
+    exercise says so in a line instead of failing."""
     from common import REPO
     from common import execute_notebook as execute
 
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     run = execute(REPO / "notebooks" / "10_training" / "10_training.ipynb")
-    trained_model_cells = ("TRAIN_LIVE", "attention_maps(", "training_curves(", "what_if_runs")
-    problems = []
+    problems, unfinished = [], 0
     for cell in run.nb.cells:
-        if cell.cell_type != "code" or cell.metadata.get("nbgrader", {}).get("grade"):
+        if cell.cell_type != "code":
+            continue
+        nbgrader = cell.metadata.get("nbgrader", {})
+        if nbgrader.get("grade") or nbgrader.get("solution"):
             continue
         for error in run.errors(cell):
-            about_the_model = any(marker in cell.source for marker in trained_model_cells)
-            if error.ename != "NotImplementedError" or about_the_model:
-                problems.append(f"{cell.source.splitlines()[0]!r}: {error.ename}: {error.evalue}")
+            problems.append(f"{cell.source.splitlines()[0]!r}: {error.ename}: {error.evalue}")
+        unfinished += "written yet" in run.stdout(cell)
     assert not problems, "\n".join(problems)
+    assert unfinished == 5, unfinished  # the five demos of an exercise said so
 
 
 def test_readme_states_the_checkpoints_measured_figures():
@@ -1873,10 +2283,15 @@ def test_readme_states_the_checkpoints_measured_figures():
     meta = checkpoints.translator_metadata()
     splits, steps = meta["splits"], meta["step_seconds"]
     summary = {eps: ref.seed_summary(meta["seeds"][eps]) for eps in ("0.1", "0.0")}
+    corpus = default_corpus()
+    several = np.mean([len(corpus.references[en]) > 1 for en, _ in corpus.train])
     expected = [
+        f"{len(corpus.train):,} training pairs",
+        f"{several:.0%} of the sentences have more than one",
         f"{meta['parameters']:,} parameters",
         f"load average {meta['training']['load_average']}",
         f"{meta['training']['seconds']:.0f} s of training",
+        f"{meta['training']['cpu_seconds']:.0f} s of CPU time",
         *(f"{splits[n]['greedy']['exact_match']:.1%}" for n in translation.SPLITS),
         *(f"{splits[n]['greedy']['bleu']:.1f}" for n in translation.SPLITS),
         *(f"{splits[n]['beam']['exact_match']:.1%}" for n in translation.SPLITS),

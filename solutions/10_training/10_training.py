@@ -10,7 +10,8 @@
 # # 10 · Training: the Transformer learns to translate
 #
 # **Time:** about 3½ hours: a little under three hours for the six exercises and two
-# questions, the rest for reading, a one-minute training run and the experiments.
+# questions, the rest for reading, a training run of a few minutes and the experiments
+# (each long cell prints first how long it took on the course's machine).
 #
 # Lessons 01–09 built every part of the Transformer of "Attention Is All You Need",
 # and lesson 09 proved that the assembled model computes the same function as
@@ -41,10 +42,11 @@
 # solutions is in `solutions/10_training/`.
 #
 # **About the training run.** Section 7 trains the model with *your* functions, in
-# a few minutes on a 2-core CPU (section 7 prints how long). When the notebook is graded or
-# executed by the course's tests, it does only a short demonstration run and then
-# loads a checkpoint shipped with the course (trained by the same code, with the same
-# seed), so that nothing you are graded on depends on a full training run.
+# a few minutes on a 2-core CPU (section 7 prints how long it took on the course's
+# machine). When the notebook is graded or executed by the course's tests, it trains
+# only a tiny model on one batch (section 5) and loads a checkpoint shipped with the
+# course (trained by the same code, with the same seed) with its recorded scores, so
+# that nothing you are graded on depends on a full training run.
 #
 # The model is lesson 09's `Transformer`, the course's reference version (as are the
 # tokenizer of lesson 01 and the decoder `greedy_decode` of lesson 09): a slip in an
@@ -93,6 +95,7 @@ from transformer_course.reference.tokenization import BOS_ID, EOS_ID, PAD_ID, pa
 from transformer_course.reference.transformer import Transformer, greedy_decode
 
 torch.set_printoptions(precision=3, sci_mode=False)
+torch.set_num_threads(1)  # this lesson's small models run fastest on one thread (section 7)
 
 # %% [markdown]
 # ## 1. The task: a small translator, and data that can tell learning from memorising
@@ -115,11 +118,16 @@ torch.set_printoptions(precision=3, sci_mode=False)
 #   sees the girls drinks the milk* → *el hombre que ve a las niñas bebe la leche*.
 # * **Context.** English *is* is Spanish *ser* before a quality (*la pelota es azul*)
 #   but *estar* before a state or a place (*la sopa está fría*, *las mujeres están
-#   cansadas*, *el gato está debajo de la mesa*); a person as object takes the
-#   "personal *a*" (*ve a la mujer*); *de* + *el* and *a* + *el* contract to *del*, *al*.
-# * **More than one right answer.** *car* is *coche* or *carro*; Spanish may leave out
+#   cansadas*, *el gato está debajo de la mesa*; where *a* cat is, Spanish says with
+#   *hay*, "there is", which the grammar leaves out: its located subjects are definite);
+#   a person as object takes the "personal *a*" (*ve a la mujer*); *de* + *el* and *a* +
+#   *el* contract to *del*, *al*.
+# * **More than one right answer.** *car* is *coche* or *carro*, *on* is *en*, *sobre*
+#   or *encima de*, *drink* is *beber* or *tomar*; a man as object pronoun is *lo* or
+#   *le* (*lo ayuda*, *le ayuda*); Spanish may leave out
 #   the subject pronoun (*I see it* → *lo veo* or *yo lo veo*), and *it* has no gender in
-#   English (*la veo* is just as right); a question may keep the statement's order; after
+#   English (*la veo* is just as right); a question may keep the statement's order, and
+#   *is the soup cold ?* may put *la sopa* on either side of *fría* after *está*; after
 #   *want to* the pronoun may go on either verb (*quiere comerlo*, *lo quiere comer*).
 #   The corpus lists **every** correct translation of each sentence; the training target
 #   is one of them, drawn at random.
@@ -328,9 +336,12 @@ def show_batch(batch, corpus):
         print()
 
 
-example = make_batches(corpus.encode(corpus.train[:3]), batch_size=3)[0]
-print(batch_fields(example)[1])  # decoder_input: ids, padded with 0
-show_batch(example, corpus)
+try:
+    example = make_batches(corpus.encode(corpus.train[:3]), batch_size=3)[0]
+    print(batch_fields(example)[1])  # decoder_input: ids, padded with 0
+    show_batch(example, corpus)
+except NotImplementedError:
+    print("make_batches is not written yet: this cell shows its batches once it is.")
 
 # %% [markdown]
 # (`target_words` leaves out `<pad>`; the ids above show where it is.)
@@ -440,22 +451,30 @@ check_noam_lr(noam_lr, hidden=True)
 # lower, and when? Then run the cell: it plots your `noam_lr` for both.
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.5))
-for ax, (d_model, warmup, last) in zip(axes, [(512, 4000, 40_000), (64, 200, 1_000)]):
-    steps = np.arange(1, last)
-    ax.plot(steps, [noam_lr(int(s), d_model, warmup) for s in steps])
-    ax.axvline(warmup, color="0.6", linestyle="--", label=f"warmup = {warmup}")
-    ax.set_title(f"d_model = {d_model}: peak {noam_lr(warmup, d_model, warmup):.2g}")
-    ax.set_xlabel("step")
-    ax.set_ylabel("learning rate")
-    ax.legend()
-fig.tight_layout()
-plt.show()
+try:
+    rates = {
+        (d_model, warmup): [noam_lr(step, d_model, warmup) for step in range(1, last)]
+        for d_model, warmup, last in [(512, 4000, 40_000), (64, 200, 1_000)]
+    }
+except NotImplementedError:
+    rates = None
+    print("noam_lr is not written yet: this cell plots its schedules once it is.")
+if rates is not None:
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.5))
+    for ax, ((d_model, warmup), rate) in zip(axes, rates.items()):
+        ax.plot(np.arange(1, len(rate) + 1), rate)
+        ax.axvline(warmup, color="0.6", linestyle="--", label=f"warmup = {warmup}")
+        ax.set_title(f"d_model = {d_model}: peak {rate[warmup - 1]:.2g}")
+        ax.set_xlabel("step")
+        ax.set_ylabel("learning rate")
+        ax.legend()
+    fig.tight_layout()
+    plt.show()
 
 # %% [markdown]
 # The paper's rate peaks at about $7\times10^{-4}$ at step 4000. Ours peaks twenty
-# times earlier and about 12 times higher, at step 200: $(64\cdot 200)^{-1/2} \approx
-# 8.8\times10^{-3}$. A small model tolerates (and needs) larger steps, and our whole
+# times earlier and $\sqrt{(512\cdot 4000)/(64\cdot 200)} = \sqrt{160} \approx 12.6$
+# times higher, at step 200: $(64\cdot 200)^{-1/2} \approx 8.8\times10^{-3}$. A small model tolerates (and needs) larger steps, and our whole
 # training run is shorter than the paper's warm-up alone.
 #
 # ## 4. Label smoothing: do not train the model to be certain
@@ -561,14 +580,20 @@ check_label_smoothed_loss(label_smoothed_loss, hidden=True)
 logits = torch.randn(4, 9, len(corpus.tgt_vocab))  # (batch, len_tgt, V)
 labels = torch.randint(4, len(corpus.tgt_vocab), (4, 9))  # (batch, len_tgt)
 labels[:, 6:] = PAD_ID
-yours = label_smoothed_loss(logits, labels, PAD_ID, 0.1)
 pytorchs = F.cross_entropy(
     logits.reshape(-1, logits.shape[-1]),
     labels.reshape(-1),
     ignore_index=PAD_ID,
     label_smoothing=0.1,
 )
-print(f"yours {yours.item():.6f}   F.cross_entropy {pytorchs.item():.6f}")
+try:
+    yours = label_smoothed_loss(logits, labels, PAD_ID, 0.1)
+    print(f"yours {yours.item():.6f}   F.cross_entropy {pytorchs.item():.6f}")
+except NotImplementedError:
+    print(
+        f"F.cross_entropy {pytorchs.item():.6f}; label_smoothed_loss is not written yet: "
+        "this cell prints yours beside it once it is."
+    )
 
 # %% [markdown]
 # **Predict, then check.** Take one position with $V = 10$ tokens and
@@ -739,11 +764,17 @@ with torch.random.fork_rng(devices=[]):  # the demos leave the global random str
         dropout=0.0,
         max_len=32,
     )
-    one_batch = batch_fields(make_batches(corpus.encode(corpus.train[:32]), 32)[0])
-    optimizer = torch.optim.Adam(tiny.parameters(), lr=3e-3)
-    loss_fn = functools.partial(label_smoothed_loss, pad_id=PAD_ID, smoothing=0.0)
-    losses = [train_step(tiny, one_batch, optimizer, loss_fn) for _ in range(60)]
-print("loss at steps 1, 20, 40, 60:", [round(losses[i], 3) for i in (0, 19, 39, 59)])
+    try:
+        one_batch = batch_fields(make_batches(corpus.encode(corpus.train[:32]), 32)[0])
+        optimizer = torch.optim.Adam(tiny.parameters(), lr=3e-3)
+        loss_fn = functools.partial(label_smoothed_loss, pad_id=PAD_ID, smoothing=0.0)
+        losses = [train_step(tiny, one_batch, optimizer, loss_fn) for _ in range(60)]
+        print("loss at steps 1, 20, 40, 60:", [round(losses[i], 3) for i in (0, 19, 39, 59)])
+    except NotImplementedError:
+        print(
+            "make_batches, label_smoothed_loss and train_step are not all written yet: "
+            "this cell runs them on one batch once they are."
+        )
 
 # %% [markdown]
 # ## 6. Measuring a translation
@@ -1034,8 +1065,9 @@ def train_translator(corpus, config=None, *, max_steps=None, progress=True):
 # model's matrices are small, so a second thread has little to share, and on a CPU busy
 # with other programs the threads spend their time waiting for each other. The cell
 # after the training prints what the checkpoint's run measured on the course's test
-# machine. On an idle machine with many cores, try `{"num_threads": None}` (PyTorch's
-# default).
+# machine, on one thread and on two. The setup cell put the rest of this notebook on
+# one thread too. On an idle machine with many cores, try
+# `{"num_threads": 4}`, or as many as it has cores.
 #
 # Set `TRAIN_LIVE = False` to skip the run and load the shipped checkpoint instead
 # (when the notebook is graded or tested, `running_headless()` is True and it does
@@ -1049,6 +1081,11 @@ def train_translator(corpus, config=None, *, max_steps=None, progress=True):
 shipped = checkpoints.translator_metadata()  # what the shipped checkpoint recorded
 TRAIN_LIVE = not running_headless()
 if TRAIN_LIVE:  # your make_batches, noam_lr, label_smoothed_loss, train_step, ...
+    print(
+        f"the shipped checkpoint's run took {shipped['training']['wall_seconds']:.0f} s on "
+        f"the course's machine ({shipped['machine']['cpu_count']} cores, load average "
+        f"{shipped['training']['load_average']}), validation included"
+    )
     model, history = train_translator(corpus)
     lesson_evaluate, lesson_translate = evaluate, translate
 else:  # the shipped checkpoint; decoded and scored by the course's reference functions
@@ -1060,9 +1097,31 @@ else:  # the shipped checkpoint; decoded and scored by the course's reference fu
         f"({shipped['made_with']}, torch {shipped['torch_version']}, load average "
         f"{shipped['training']['load_average']} on {shipped['machine']['cpu_count']} cores)."
     )
-greedy_results = {
-    name: lesson_evaluate(model, corpus, corpus.split(name)) for name in translation.SPLITS
-}
+if TRAIN_LIVE:
+    greedy_results = {
+        name: lesson_evaluate(model, corpus, corpus.split(name)) for name in translation.SPLITS
+    }
+else:  # the scores recorded with the checkpoint; a sample of each split decoded again here
+    greedy_results = {
+        name: {
+            **shipped["splits"][name]["greedy"],
+            "translations": shipped["translations"][name]["greedy"],
+        }
+        for name in translation.SPLITS
+    }
+    SAMPLE = 50
+    same = [
+        a == b
+        for name in translation.SPLITS
+        for a, b in zip(
+            lesson_evaluate(model, corpus, corpus.split(name)[:SAMPLE])["translations"],
+            greedy_results[name]["translations"],
+        )
+    ]
+    print(
+        f"decoded again now: {sum(same)} of the first {len(same)} sentences ({SAMPLE} per "
+        "split) translated as recorded; the scores below are the record's, over every sentence"
+    )
 print(
     f"{sum(p.numel() for p in model.parameters()):,} parameters; training time "
     f"{history['seconds']:.0f} s, {history['tokens_per_second']:,.0f} target tokens/s"
@@ -1319,26 +1378,30 @@ check_beam_search(beam_search, hidden=True)
 # and a better sentence.
 
 # %%
-beam_tokens = [
-    t for t in beam_search(toy, toy_src, 3, 6, BOS_ID, EOS_ID)[0].tolist() if t != PAD_ID
-]
 print(
     "greedy:     ",
     [TOY_WORDS[t] for t in greedy_tokens],
     f"log-probability {sentence_log_prob(toy, toy_src, greedy_tokens):.3f}",
 )
-print(
-    "beam size 3:",
-    [TOY_WORDS[t] for t in beam_tokens],
-    f"log-probability {sentence_log_prob(toy, toy_src, beam_tokens):.3f}",
-)
+try:
+    beam_tokens = [
+        t for t in beam_search(toy, toy_src, 3, 6, BOS_ID, EOS_ID)[0].tolist() if t != PAD_ID
+    ]
+    print(
+        "beam size 3:",
+        [TOY_WORDS[t] for t in beam_tokens],
+        f"log-probability {sentence_log_prob(toy, toy_src, beam_tokens):.3f}",
+    )
+except NotImplementedError:
+    print("beam_search is not written yet: this cell shows what it finds once it is.")
 
 # %% [markdown]
 # **Beam search on the trained model.** Now decode the three test splits with beam size
 # 4 and α = 0.6 (the paper's settings), and compare with greedy decoding. With
-# `TRAIN_LIVE = True` this is *your* model decoded by *your* `beam_search` (a minute or
-# two: it searches one sentence at a time); otherwise the translations recorded with the
-# shipped checkpoint, made by the same code.
+# `TRAIN_LIVE = True` this is *your* model decoded by *your* `beam_search` (it searches
+# one sentence at a time: the cell prints first how long the reference took on the
+# course's machine); otherwise the translations recorded with the shipped checkpoint,
+# made by the same code.
 #
 # **Predict first.** Where should a wider search help: on sentences the model knows well,
 # or where it hesitates between continuations? And will it help more on the longer
@@ -1346,6 +1409,11 @@ print(
 
 # %%
 if TRAIN_LIVE:
+    print(
+        "beam search on the three splits took the reference "
+        f"{sum(shipped['splits'][n]['beam']['seconds'] for n in translation.SPLITS):.0f} s "
+        "on the course's machine; yours may take more or less"
+    )
     beam_results = {
         name: lesson_evaluate(model, corpus, corpus.split(name), beam_size=4, length_penalty=0.6)
         for name in translation.SPLITS
@@ -1406,7 +1474,7 @@ for name in translation.SPLITS:
 # decoder changes; there beam search is often even a little *worse*. Why? Where the
 # grammar leaves one right choice, the trained model is confident and the greedy path
 # is the best one the beam finds. Where it leaves several (*lo veo* or *yo lo veo*, the
-# two question orders), every one of them is right, so finding the more probable of
+# orders of a question), every one of them is right, so finding the more probable of
 # them changes nothing. And on sentences longer than any it was trained on, its
 # mistakes are **model errors**, not search errors: it gives a wrong sentence a high
 # probability, and a better search finds the model's favourite, not the right sentence.
@@ -1447,15 +1515,28 @@ for name in translation.SPLITS:
         for eps in ("0.1", "0.0")
     ]
     print(f"{translation.SPLIT_TITLES[name]:<17} ε = 0.1: {gains[0]:+.1%}   ε = 0: {gains[1]:+.1%}")
+beyond = []
+for name in translation.SPLITS:
+    exact = {  # ε -> the seeds' greedy exact match
+        eps: [run[name]["greedy"]["exact_match"] for run in shipped["seeds"][eps].values()]
+        for eps in ("0.1", "0.0")
+    }
+    spread = max(max(values) - min(values) for values in exact.values())
+    if abs(np.mean(exact["0.1"]) - np.mean(exact["0.0"])) > spread:
+        beyond.append(translation.SPLIT_TITLES[name])
+print(
+    "smoothing moves the mean by more than the larger spread on:", ", ".join(beyond) or "no split"
+)
 
 # %% [markdown]
-# Compare each split's two columns with their spreads. On the in-distribution and the
-# longer sentences, smoothing makes no difference larger than the spread between seeds.
-# On the **new combinations** the smoothed models are better than the unsmoothed ones by
-# more than the spread of either (a test of the course checks both statements against
-# the recorded runs): where the model must combine what it knows in a new way, a model
-# trained not to be certain generalises a little better, the paper's observation on a
-# small scale. (The beam lines show no pattern beyond noise either way.)
+# Compare each split's two columns with their spreads. On no split does smoothing change
+# the mean exact match by more than the spread between seeds (the last line; a test of
+# the course checks this against the recorded runs): three seeds cannot tell the two
+# losses apart here. The seeds differ most on the longer sentences (the spreads in the
+# table), so a single run there would tell a story that the next seed takes back. The paper's gain (section 5.4: worse perplexity, better BLEU) was
+# measured on a large, noisy task, where the model is never sure; on a small corpus
+# that is right by construction, the model is sure and right on most sentences either
+# way. (The beam lines show no pattern beyond noise either way.)
 
 # %% [markdown]
 # **Error analysis.** Which phenomena does the model get wrong, and where? Each cell is
@@ -1543,6 +1624,7 @@ for name, decoders in summary.items():
 wins = [translation.SPLIT_TITLES[name] for name, won in verdict.items() if won]
 print("beam search beats greedy by more than the spread on:", ", ".join(wins) or "no split")
 
+# %% [markdown]
 # Beam search costs `beam_size` times the decoder work of greedy decoding (here more:
 # your version searches one sentence at a time, while `greedy_decode` decodes the
 # whole batch at once). On real data, with many plausible translations and a less
@@ -1745,7 +1827,12 @@ WHAT_IFS = {
     "no 1/sqrt(d_k) scaling": {"scale_scores": False},
 }
 what_if_runs = {}
-if TRAIN_LIVE:  # about 3 x 15 s on a laptop CPU
+if TRAIN_LIVE:
+    took = [run["wall_seconds"] for run in shipped["what_if"]["runs"].values()]
+    print(
+        f"{len(took)} runs of {WHAT_IF_EPOCHS} epochs: {' + '.join(f'{t:.0f}' for t in took)} s "
+        "with the reference on the course's machine"
+    )
     for name, change in WHAT_IFS.items():
         run, run_history = train_translator(corpus, {**change, "epochs": WHAT_IF_EPOCHS})
         scores = evaluate(run, corpus, corpus.test)

@@ -15,13 +15,18 @@ word-by-word lookup:
   across a relative clause ("the man who sees the girls drinks ..." → "... bebe ...");
 * **context**: "is" becomes *ser* before an inherent quality ("la pelota es azul")
   but *estar* before a state or a place ("la sopa está fría", "las mujeres están
-  cansadas", "el gato está debajo de la mesa"); a person as object takes the
-  "personal a" ("ve a la mujer"; a + el = "al", de + el = "del");
-* **ambiguity**: synonyms ("car" → "coche" or "carro"), optional subject pronouns ("I
-  see it" → "lo veo" or "yo lo veo", and "la veo": "it" has no gender in English),
-  two correct question orders, two places for a pronoun after "want to" ("quiere
-  comerlo", "lo quiere comer"). Each English sentence comes with the list of all its
-  correct translations; the training target is one of them, drawn at random.
+  cansadas", "el gato está debajo de la mesa"; the place of an indefinite subject is
+  said with *hay*, which the grammar leaves out: its located subjects are definite,
+  demonstrative, possessive or pronouns); a person as object takes the "personal a"
+  ("ve a la mujer"; a + el = "al", de + el = "del"); English says "an" before a vowel
+  and "him" or "her" for a person;
+* **ambiguity**: synonyms ("car" → "coche" or "carro", "on" → "en", "sobre" or "encima
+  de", "drink" → "beber" or "tomar"), leísmo ("le ayuda" beside
+  "lo ayuda" for a man or a boy), optional subject pronouns ("I see it" → "lo veo" or
+  "yo lo veo", and "la veo": "it" has no gender in English), three correct orders of
+  "is the soup cold ?", two places for a pronoun after "want to" ("quiere comerlo",
+  "lo quiere comer"). Each English sentence comes with the list of all its correct
+  translations; the training target is one of them, drawn at random.
 
 :func:`make_corpus` samples distinct sentences (seeded, deterministic) and splits them:
 **train** and **validation**, an **in-distribution test** split (new sentences like the
@@ -150,6 +155,7 @@ ADJECTIVES: tuple[Adjective, ...] = (
     _adj("black", "negro negra negros negras", {"animal", "thing"}),
     _adj("white", "blanco blanca blancos blancas", {"animal", "thing"}),
     _adj("red", "rojo roja rojos rojas", {"thing", "food"}),
+    _adj("blue", "azul azul azules azules", {"thing"}),
     _adj("green", "verde verde verdes verdes", {"thing", "food"}),
     _adj("big", "grande grande grandes grandes", {"animal", "person", "thing", "food"}),
     _adj("small", "pequeño pequeña pequeños pequeñas", {"animal", "person", "thing", "food"}),
@@ -225,11 +231,15 @@ _DETERMINERS = {
 }
 _PREPOSITIONS = {  # English -> the Spanish alternatives
     "in": ("en",),
-    "on": ("sobre", "encima de"),
+    "on": ("en", "sobre", "encima de"),
     "under": ("debajo de",),
     "near": ("cerca de",),
     "behind": ("detrás de",),
 }
+# the subject of "is under the table": Spanish says where an indefinite thing is with
+# *hay* ("hay un gato debajo de la mesa", not "un gato está ..."), which the grammar
+# does not write, so a located subject is definite, demonstrative or possessive
+_LOCATED_DETERMINERS = frozenset({"the", "this", "my"})
 _PLACES = frozenset({"box", "chair", "table", "car", "house", "cup", "hat"})
 # ser and estar: (yo, él/ella, nosotros, ellos)
 _SER = ("soy", "es", "somos", "son")
@@ -283,7 +293,8 @@ class NounPhrase:
     def english(self) -> str:
         det = _DETERMINERS[self.determiner][1 if self.plural else 0]
         noun = self.noun.en_plural if self.plural else self.noun.en
-        words = [det, self.adjective.en if self.adjective else "", noun]
+        adjective = self.adjective.en if self.adjective else ""
+        words = [_english_article(det, adjective or noun), adjective, noun]
         if self.place:
             words += [self.place[0], self.place[1].english()]
         if self.relative:
@@ -306,7 +317,8 @@ class NounPhrase:
             if self.relative:
                 verb, obj = self.relative
                 person = 3 if self.plural else 1
-                tails = _join("que", verb.forms[person], [t for t, _ in _object(verb, obj)])
+                forms = [f[person] for f, _ in _spanish_verbs(verb)]
+                tails = _join("que", forms, [t for t, _ in _object(verb, obj)])
             out += [(text, gender) for text in _join(det, noun, adjective, tails)]
         return out
 
@@ -325,6 +337,23 @@ class NounPhrase:
 
     def has_adjective(self) -> bool:
         return self.adjective is not None or any(p.has_adjective() for p in self.inner())
+
+
+def _english_article(determiner: str, next_word: str) -> str:
+    """ "a" is "an" before a vowel sound ("an apple", "an old man"); every word of the
+    lexicon that starts with a vowel letter starts with a vowel sound."""
+    return "an" if determiner == "a" and next_word[0] in "aeiou" else determiner
+
+
+def _spanish_verbs(verb: Verb) -> list[tuple[tuple[str, ...], str]]:
+    """The Spanish verbs (forms, infinitive) for `verb`, the commonest first: "drink"
+    is *beber* or *tomar* ("bebe la leche", "toma la leche")."""
+    if verb.en == "drink":
+        return [(verb.forms, verb.infinitive), _TOMAR]
+    return [(verb.forms, verb.infinitive)]
+
+
+_TOMAR = (("tomo", "toma", "tomamos", "toman"), "tomar")
 
 
 def _object(verb: Verb, obj: NounPhrase) -> list[Reading]:
@@ -410,7 +439,8 @@ class Clause:
     negated: bool = False
     want_to: bool = False  # "wants to eat it"
 
-    def english(self, person: int) -> str:
+    def english(self, person: int, antecedent: str = "") -> str:
+        """`antecedent`: the gender of the person a pronoun object stands for."""
         third = person == 1
         if self.kind == "verb":
             verbs = [_WANT, "to", self.verb] if self.want_to else [self.verb]
@@ -419,7 +449,7 @@ class Clause:
                 words = ["does" if third else "do", "not", *words]
             elif third:
                 words[0] = verbs[0].en_third
-            return " ".join([*words, self._english_object()])
+            return " ".join([*words, self._english_object(antecedent)])
         be = ("am", "is", "are", "are")[person]
         rest = (
             self.predicate.en
@@ -428,10 +458,11 @@ class Clause:
         )
         return " ".join(w for w in (be, "not" if self.negated else "", rest) if w)
 
-    def _english_object(self) -> str:
+    def _english_object(self, antecedent: str = "") -> str:
         if self.pronoun is None:
             return self.obj.english()
         gender, plural = self.pronoun
+        gender = antecedent if gender == "antecedent" else gender
         if plural:
             return "them"
         if self.animate:
@@ -455,30 +486,40 @@ class Clause:
                 )
             ]
         verb, want = self.verb, _WANT.forms[person]
+        verbs = _spanish_verbs(verb)
         if self.pronoun is None:
             out = []
             for obj, obj_gender in _object(verb, self.obj):
-                texts = (
-                    _join(no, want, verb.infinitive, obj)
-                    if self.want_to
-                    else _join(no, verb.forms[person], obj)
-                )
-                out += [(t, obj_gender) for t in texts]
+                for forms, infinitive in verbs:
+                    texts = (
+                        _join(no, want, infinitive, obj)
+                        if self.want_to
+                        else _join(no, forms[person], obj)
+                    )
+                    out += [(t, obj_gender) for t in texts]
             return out
         clitics = self.clitics(antecedent)
-        if self.want_to:  # "quiere comerlo" or "lo quiere comer"
-            texts = _join(no, want, [f"{verb.infinitive}{c}" for c in clitics])
-            texts += _join(no, clitics, want, verb.infinitive)
-        else:
-            texts = _join(no, clitics, verb.forms[person])  # "no lo come"
+        texts = []
+        for forms, infinitive in verbs:
+            if self.want_to:  # "quiere comerlo" or "lo quiere comer"
+                texts += _join(no, want, [f"{infinitive}{c}" for c in clitics])
+                texts += _join(no, clitics, want, infinitive)
+            else:
+                texts += _join(no, clitics, forms[person])  # "no lo come"
         return [(t, "") for t in texts]
 
     def clitics(self, antecedent: str = "") -> list[str]:
-        """The Spanish object pronouns the clause may use: lo, la, los, las."""
+        """The Spanish object pronouns the clause may use: lo, la, los, las, and le for
+        a man or a boy (leísmo: *le ayuda*, *le ve*; the RAE's Diccionario panhispánico
+        de dudas, 2005, admits it for a masculine person in the singular and advises
+        against *les* for *los* in the plural)."""
         gender, plural = self.pronoun
         gender = antecedent if gender == "antecedent" else gender
         genders = ("m", "f") if gender == "?" else (gender,)
-        return [_CLITICS[(g, plural)] for g in genders]
+        out = [_CLITICS[(g, plural)] for g in genders]
+        if self.animate and gender == "m" and not plural:
+            out.append("le")
+        return out
 
 
 _CLITICS = {("m", False): "lo", ("f", False): "la", ("m", True): "los", ("f", True): "las"}
@@ -506,7 +547,7 @@ class Sentence:
             return f"{be} {self.subject.english()} {rest} ?"
         words = [self.subject.english(), clause]
         if self.second:
-            words += ["and", self.second.english(person)]
+            words += ["and", self.second.english(person, self.clause.obj.noun.gender)]
         return " ".join(words)
 
     def references(self) -> list[str]:
@@ -516,7 +557,8 @@ class Sentence:
         for subject, gender in self.subject.readings():
             for clause, obj_gender in self.clause.readings(person, gender):
                 if self.question:
-                    out += [f"¿ {self._inverted(clause, subject)} ?", f"¿ {subject} {clause} ?"]
+                    out += [f"¿ {t} ?" for t in self._inverted(clause, subject)]
+                    out.append(f"¿ {subject} {clause} ?")
                 elif self.second:
                     for second, _ in self.second.readings(person, gender, obj_gender):
                         out.append(" ".join(w for w in (subject, clause, "y", second) if w))
@@ -524,12 +566,17 @@ class Sentence:
                     out.append(" ".join(w for w in (subject, clause) if w))
         return list(dict.fromkeys(out))
 
-    def _inverted(self, clause: str, subject: str) -> str:
-        """The verb first: "bebe el gato la leche", "está fría la sopa"."""
+    def _inverted(self, clause: str, subject: str) -> list[str]:
+        """The verb first: "bebe el gato la leche"; before an adjective, the subject on
+        either side of it ("está fría la sopa", "está la sopa fría"), but after it where
+        the subject has an adjective of its own ("está limpia mi casa sucia": in "está mi
+        casa sucia limpia" the two adjectives would run together)."""
         verb, rest = clause.split(" ", 1)
-        if self.clause.kind == "adjective":
-            return f"{verb} {rest} {subject}"
-        return f"{verb} {subject} {rest}"
+        if self.clause.kind != "adjective":
+            return [f"{verb} {subject} {rest}"]
+        if getattr(self.subject, "adjective", None) is not None:
+            return [f"{verb} {rest} {subject}"]
+        return [f"{verb} {rest} {subject}", f"{verb} {subject} {rest}"]
 
     def noun_phrases(self) -> list[NounPhrase]:
         """Every noun phrase of the sentence, nested ones included."""
@@ -589,10 +636,16 @@ def _adjectives_for(noun: Noun) -> list[Adjective]:
     return [a for a in ADJECTIVES if noun.kind in a.kinds]
 
 
-def _phrase(rng, nouns: Sequence[Noun], adjective_p: float, plural_p: float = 0.35) -> NounPhrase:
+def _phrase(
+    rng, nouns: Sequence[Noun], adjective_p: float, plural_p: float = 0.35, *, located=False
+) -> NounPhrase:
+    """`located`: the subject of "is under the table", never indefinite (see
+    _LOCATED_DETERMINERS)."""
     noun = _pick(rng, nouns)
     plural = bool(noun.countable and rng.random() < plural_p)
     dets = ("the", "the", "a", "this", "my") if noun.countable else ("the", "the", "this", "my")
+    if located:
+        dets = tuple(d for d in dets if d in _LOCATED_DETERMINERS)
     adjective = _pick(rng, _adjectives_for(noun)) if rng.random() < adjective_p else None
     return NounPhrase(_pick(rng, dets), noun, plural, adjective)
 
@@ -602,13 +655,13 @@ def _place(rng, exclude: Noun | None = None) -> NounPhrase:
     return _phrase(rng, places, 0.3, 0.0)
 
 
-def _noun_subject(rng, kinds, *, modifier_p: float) -> NounPhrase:
+def _noun_subject(rng, kinds, *, modifier_p: float, located=False) -> NounPhrase:
     """A noun phrase, sometimes with a relative clause (living nouns) or a place."""
-    phrase = _phrase(rng, _nouns(kinds), 0.4)
+    phrase = _phrase(rng, _nouns(kinds), 0.4, located=located)
     roll = rng.random()
     if roll < modifier_p and phrase.noun.kind in _LIVING:  # "the man who sees the dog"
         verb = _pick(rng, [v for v in VERBS if phrase.noun.kind in v.subjects])
-        relative = (verb, _phrase(rng, _nouns(verb.objects), 0.3, 0.3))
+        relative = (verb, _phrase(rng, _objects(verb), 0.3, 0.3))
         return NounPhrase(
             phrase.determiner, phrase.noun, phrase.plural, phrase.adjective, relative=relative
         )
@@ -620,19 +673,31 @@ def _noun_subject(rng, kinds, *, modifier_p: float) -> NounPhrase:
     return phrase
 
 
-def _subject(rng, kind: str, *, pronoun_p: float, modifier_p: float, pair_p: float) -> Subject:
+def _subject(
+    rng, kind: str, *, pronoun_p: float, modifier_p: float, pair_p: float, located=False
+) -> Subject:
     """A subject of the given kind of noun: a pronoun (people), two nouns, or one."""
     if kind == "person" and rng.random() < pronoun_p:
         return Pronoun(_pick(rng, ("i", "he", "she", "we", "they")))
     if kind != "drink" and rng.random() < pair_p:
         first = _phrase(rng, _nouns({kind}), 0.25)
         return Coordination(first, _phrase(rng, _nouns({kind}, exclude=first.noun), 0.25))
-    return _noun_subject(rng, {kind}, modifier_p=modifier_p)
+    return _noun_subject(rng, {kind}, modifier_p=modifier_p, located=located)
+
+
+# (verb, noun) pairs the grammar leaves out: soup is not drunk (Spanish says *tomar la
+# sopa*, not *beber*; English *eat the soup*), nor eaten (it is not a food here)
+_NOT_DONE_TO = frozenset({("drink", "soup")})
+
+
+def _objects(verb: Verb) -> list[Noun]:
+    """The nouns `verb` can be done to."""
+    return [n for n in _nouns(verb.objects) if (verb.en, n.en) not in _NOT_DONE_TO]
 
 
 def _verb_clause(rng, kind: str, negation_p: float, want_p: float = 0.1) -> Clause:
     verb = _pick(rng, [v for v in VERBS if kind in v.subjects])
-    obj = _phrase(rng, _nouns(verb.objects), 0.4, 0.3)
+    obj = _phrase(rng, _objects(verb), 0.4, 0.3)
     want_to = verb is not _WANT and rng.random() < want_p
     return Clause("verb", verb=verb, obj=obj, negated=rng.random() < negation_p, want_to=want_to)
 
@@ -656,7 +721,7 @@ def random_sentence(rng: np.random.Generator) -> Sentence:
         )
     if roll < 0.62:  # the cat is under the table
         kind = _pick(rng, ("person", "animal", "thing"))
-        subject = _subject(rng, kind, pronoun_p=0.25, modifier_p=0.0, pair_p=0.0)
+        subject = _subject(rng, kind, pronoun_p=0.25, modifier_p=0.0, pair_p=0.0, located=True)
         place = _place(rng, exclude=getattr(subject, "noun", None))
         clause = Clause(
             "place",
@@ -674,7 +739,7 @@ def random_sentence(rng: np.random.Generator) -> Sentence:
             subject = _phrase(rng, _nouns(_ALL), 0.2)
             predicate = _pick(rng, _adjectives_for(subject.noun))
             return Sentence(subject, Clause("adjective", predicate=predicate), question=True)
-        subject = _phrase(rng, _nouns({"person", "animal", "thing"}), 0.2)
+        subject = _phrase(rng, _nouns({"person", "animal", "thing"}), 0.2, located=True)
         clause = Clause(
             "place",
             obj=_place(rng, exclude=subject.noun),
@@ -687,7 +752,7 @@ def random_sentence(rng: np.random.Generator) -> Sentence:
         options = [
             v
             for v in VERBS
-            if living in v.subjects and first.obj.noun.kind in v.objects and v is not first.verb
+            if living in v.subjects and first.obj.noun in _objects(v) and v is not first.verb
         ]
         if not options:
             return Sentence(subject, first)

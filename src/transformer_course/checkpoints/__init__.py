@@ -10,7 +10,7 @@ loss and learning rate of every step, the validation accuracy of every epoch, th
 test scores (greedy and beam search), the short "what if" runs, the training time,
 the machine and the torch version.
 
-Remake both with ``python -m transformer_course.checkpoints`` (about a minute of
+Remake both with ``python -m transformer_course.checkpoints`` (a few minutes of
 training on 2 CPU cores, plus the "what if" runs); ``tests/test_10_training.py``
 retrains the model and compares its accuracy with the one recorded here.
 """

@@ -614,6 +614,12 @@ def _smoothing_variants(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
         y0 = labels.masked_fill(~keep0, 0)
         nll0 = -logp.gather(-1, y0[..., None]).squeeze(-1)
         variants["pad_zero"] = ((1 - eps) * nll0 + eps * total / vocab)[keep0].mean()
+    # the pad positions' losses zeroed, but counted in the mean (loss.masked_fill(pad,
+    # 0).mean()): named only where no other candidate, nor the right answer, gives it
+    pad_denominator = pytorch[keep].sum() / keep.numel()
+    others = [v for v in (variants["pytorch"], *variants.values()) if v is not None]
+    distinct = all(not torch.allclose(pad_denominator, v, rtol=1e-3, atol=1e-4) for v in others)
+    variants["pad_denominator"] = pad_denominator if distinct else None
     return variants
 
 
@@ -641,6 +647,10 @@ _SMOOTHING_MESSAGES = {
     "gets its share too: q[y] = 1 - ε + ε/V.",
     "target_only": "Only the (1 - ε)·(-log p[y]) part is there: the ε·mean_j(-log p[j]) part, "
     "which is what pulls the model away from over-confidence, is missing.",
+    "pad_denominator": "You left the pad positions out of the sum but not out of the "
+    "count: the mean divides by every position, pad included (as "
+    "loss.masked_fill(pad, 0).mean() does), so the more padding a batch has, the smaller "
+    "its loss. Divide by the number of positions whose label is not pad_id.",
     "with_pad": "The padding is not ignored: your mean includes the positions whose label is "
     "pad_id. Average only over the positions where labels != pad_id.",
     "sum": "You summed over the tokens; the contract asks for the mean over the non-pad "
@@ -748,7 +758,15 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
                     _SMOOTHING_MESSAGES[name]: variants[name]
                     for name in _SMOOTHING_MESSAGES
                     if eps > 0
-                    or name in {"with_pad", "sum", "per_batch", "mean_of_means", "pad_zero"}
+                    or name
+                    in {
+                        "with_pad",
+                        "pad_denominator",
+                        "sum",
+                        "per_batch",
+                        "mean_of_means",
+                        "pad_zero",
+                    }
                 },
                 hint="Compute log-probabilities with torch.log_softmax (stable for large "
                 "logits: log(softmax(x)) gives log 0 = -inf), then (1 - ε)·(-log p[y]) + "
