@@ -21,7 +21,14 @@ TESTS = Path(__file__).resolve().parent
 #: what a checks/<topic>.py may import from the course (besides the standard library and
 #: the third-party libraries below)
 CHECKS_MAY_IMPORT = ("transformer_course.checking", "transformer_course.reference")
-CHECKS_MAY_IMPORT_EXACTLY = ("transformer_course.exercise",)
+CHECKS_MAY_IMPORT_EXACTLY = (
+    "transformer_course.exercise",
+    # the lessons' data: a lesson's checks may use its own generated data, which then
+    # regrades only the lessons whose checks import it
+    "transformer_course.data",
+    "transformer_course.translation",
+    "transformer_course.stdlib_corpus",
+)
 THIRD_PARTY = {"numpy", "torch", "sacrebleu"}
 
 
@@ -128,6 +135,9 @@ LESSON_SIDE = (
     "transformer_course.checking.layer_mistakes",
     "transformer_course.reference.encoder",
     "transformer_course.checking.formatting",
+    # lesson 10's corpus: only the lessons whose checks use it (not every lesson that uses
+    # the check toolkit)
+    "transformer_course.translation",
 )
 #: the grader's side: hashed whole (its code inside the sandbox) or imported by it (the
 #: forbidden-API families it enforces), so in every lesson's fingerprint
@@ -301,3 +311,51 @@ def test_the_grader_content_rule_catches_a_violation(line):
     sources = grader_sources()
     sources["transformer_course.grader.cli"] += "\n" + line + "\n"
     assert len(grader_content_violations(sources)) == 1
+
+
+# ------------------------------------ the bottom layers: no figures, no lesson data in them
+#: what reference/ and checking/ must not import: editing a figure or a lesson's data would
+#: otherwise regrade every lesson that builds on them
+NOT_IN_THE_BOTTOM_LAYERS = (
+    "transformer_course.plotting",
+    "transformer_course.data",
+    "transformer_course.translation",
+    "transformer_course.stdlib_corpus",
+    "transformer_course.wordvectors",
+)
+BOTTOM_LAYERS = sorted(
+    path
+    for folder in ("reference", "checking")
+    for path in (PACKAGE / folder).glob("*.py")
+    if path.name != "__init__.py"
+)
+
+
+def bottom_layer_violations(source: str, package: str) -> list[str]:
+    return [
+        f"line {line} imports {name}"
+        for line, name in imported_modules(source, package)
+        if any(
+            name == banned or name.startswith(banned + ".") for banned in NOT_IN_THE_BOTTOM_LAYERS
+        )
+    ]
+
+
+@pytest.mark.parametrize("path", BOTTOM_LAYERS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_bottom_layers_import_no_figures_and_no_lesson_data(path):
+    package = f"transformer_course.{path.parent.name}"
+    assert bottom_layer_violations(path.read_text(), package) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "from transformer_course.plotting import running_headless",
+        "from transformer_course import translation",
+        "    from transformer_course.data import BLACK_CAT",
+    ],
+)
+def test_the_bottom_layer_rule_catches_an_import(line):
+    source = (PACKAGE / "checking" / "inputs.py").read_text()
+    body = f"def late():\n{line}\n" if line.startswith(" ") else line + "\n"
+    assert len(bottom_layer_violations(source + "\n" + body, "transformer_course.checking")) == 1

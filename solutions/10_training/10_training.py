@@ -78,11 +78,11 @@ from transformer_course.checks.training import (
     check_train_step,
     check_translation_scores,
 )
+from transformer_course.environment import running_headless
 from transformer_course.plotting import (
     attention_heads,
     attention_heatmap,
     interactive_or_static,
-    running_headless,
     training_curves,
 )
 

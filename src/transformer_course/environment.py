@@ -1,10 +1,21 @@
-"""The environment check of lesson 00: versions, CPU threads, and whether they fit the course."""
+"""The environment a lesson runs in: whether it runs headless (graded, validated or tested),
+and lesson 00's environment check (versions, CPU threads, and whether they fit the course)."""
 
 from __future__ import annotations
 
 import os
 import platform
 from importlib import metadata
+
+#: set while nbgrader grades or validates, or the tests execute a lesson
+STATIC_ENV = ("NBGRADER_EXECUTION", "COURSE_STATIC_FIGURES")
+
+
+def running_headless() -> bool:
+    """True while nbgrader grades or validates, or tests execute a lesson: no widgets, no
+    live training then (the lessons show what their records hold)."""
+    return any(os.environ.get(name) for name in STATIC_ENV)
+
 
 REQUIRED = {"numpy": "1.26", "torch": "2.2", "matplotlib": "3.8", "nbgrader": "0.9.3"}
 

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 
+from transformer_course.environment import running_headless
+
 
 def _as_array(values) -> np.ndarray:
     if hasattr(values, "detach"):
@@ -158,14 +160,6 @@ def attention_heads(
 
 
 # ------------------------------------------------------------------ interactive figures
-STATIC_ENV = ("NBGRADER_EXECUTION", "COURSE_STATIC_FIGURES")
-
-
-def running_headless() -> bool:
-    """True while nbgrader grades or validates, or tests execute a lesson: no widgets then."""
-    import os
-
-    return any(os.environ.get(name) for name in STATIC_ENV)
 
 
 def interactive_or_static(draw, static: dict, **controls) -> None:

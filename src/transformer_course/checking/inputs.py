@@ -7,7 +7,7 @@ import torch
 
 from transformer_course.checking.randomness import torch_generator
 
-__all__ = ["PAD", "randn", "spanish_references", "token_ids", "vocab_token_ids"]
+__all__ = ["PAD", "randn", "token_ids", "vocab_token_ids"]
 
 PAD = 0  # the <pad> id of the checks' token ids
 
@@ -48,14 +48,3 @@ def vocab_token_ids(
     count = torch.tensor(lengths)[:, None]
     real = positions >= total - count if left else positions < count
     return ids.masked_fill(~real, pad_id)
-
-
-def spanish_references(count: int, seed: int) -> list[list[str]]:
-    """Every correct Spanish translation of ``count`` sentences of lesson 10's generated
-    corpus (one list per sentence; their lengths differ)."""
-    from transformer_course import translation  # the corpus's grammar, only when needed
-
-    corpus = translation.make_corpus(
-        num_train=count, num_validation=0, num_test=0, num_combinations=0, num_longer=0, seed=seed
-    )
-    return corpus.references_of(corpus.train)

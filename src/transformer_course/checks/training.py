@@ -21,8 +21,8 @@ import sacrebleu
 import torch
 import torch.nn.functional as F
 
+from transformer_course import translation
 from transformer_course.checking import Checker, numpy_rng, short, tolerance, torch_generator
-from transformer_course.checking.inputs import spanish_references
 from transformer_course.checking.objects import ParametersOf, course_function, course_object
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.exercise import Exercise
@@ -40,6 +40,15 @@ __all__ = [
     "check_translation_scores",
     "smoothed_cross_entropy",
 ]
+
+
+def _spanish_references(count: int, seed: int) -> list[list[str]]:
+    """Every correct Spanish translation of ``count`` sentences of the lesson's generated
+    corpus (one list per sentence; their lengths differ)."""
+    corpus = translation.make_corpus(
+        num_train=count, num_validation=0, num_test=0, num_combinations=0, num_longer=0, seed=seed
+    )
+    return corpus.references_of(corpus.train)
 
 
 def _is_tensor(value) -> bool:
@@ -1356,7 +1365,7 @@ def _score_cases(hidden: bool):
     rng = numpy_rng(8001)
     cases = []
     for size, seed in ((25, 8001), (9, 8002)):
-        references = spanish_references(size, seed=seed)
+        references = _spanish_references(size, seed=seed)
         hypotheses = []
         several = next(i for i, refs in enumerate(references) if len(refs) > 1)
         for i, refs in enumerate(references):

@@ -18,7 +18,7 @@ from torch import nn
 from tqdm.auto import tqdm as auto_tqdm
 from tqdm.std import tqdm as text_tqdm
 
-from transformer_course.plotting import running_headless
+from transformer_course.environment import running_headless
 from transformer_course.reference.multi_head_attention import MultiHeadAttention
 from transformer_course.reference.tokenization import BOS_ID, EOS_ID, PAD_ID, pad_batch
 from transformer_course.reference.transformer import Transformer, greedy_decode
