@@ -11,7 +11,7 @@ test scores (greedy and beam search), the short "what if" runs, the training tim
 the machine and the torch version.
 
 Remake both with ``python -m transformer_course.checkpoints`` (a few minutes of
-training on 2 CPU cores, plus the "what if" runs); ``tests/test_10_training.py``
+training on 2 CPU cores, plus the "what if" runs); ``tests/test_10_checkpoint.py``
 retrains the model and compares its accuracy with the one recorded here.
 """
 
