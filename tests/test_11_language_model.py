@@ -426,6 +426,31 @@ class GptNotCausal(_Gpt):
     attention = AttentionNotCausal
 
 
+class GptDefaultInit(_Gpt):
+    """nn.Embedding's own initialisation (standard deviation 1) kept."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        nn.init.normal_(self.embedding.weight, std=1.0)
+
+
+class GptTiedTheOtherWay(_Gpt):
+    """The embedding initialised, then replaced by an untouched nn.Linear's weight."""
+
+    def __init__(self, vocab_size, d_model, *args, **kwargs):
+        super().__init__(vocab_size, d_model, *args, **kwargs)
+        self.output = nn.Linear(d_model, vocab_size, bias=False)
+        self.embedding.weight = self.output.weight
+
+
+class GptTruncatedNormalInit(_Gpt):
+    """A truncated normal of standard deviation 0.02 (cut at +-2 std: std about 0.0176)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        nn.init.trunc_normal_(self.embedding.weight, std=0.02, a=-0.04, b=0.04)
+
+
 class GptTiedLinear(_Gpt):
     """nanoGPT's weight tying: an lm_head nn.Linear sharing the embedding's weight."""
 
@@ -546,6 +571,8 @@ MISTAKES = [
     Mistake(check_GPT, GptProbabilities, r"returns probabilities"),
     Mistake(check_GPT, GptUntied, r"not tied to the embedding"),
     Mistake(check_GPT, GptNotCausal, r"GPT's logits at a position depend on the tokens after"),
+    Mistake(check_GPT, GptDefaultInit, r"nn.Embedding's default initialisation"),
+    Mistake(check_GPT, GptTiedTheOtherWay, r"(?s)standard deviation 0\.0[3-9].*tensor the model"),
     Mistake(check_sample, _sampler(temperature_at="probs"), r"whatever the temperature"),
     Mistake(check_sample, _sampler(top_p_rule="too_few"), r"one token too few"),
     Mistake(check_sample, _sampler(top_p_rule="too_many"), r"one token too many"),
@@ -571,6 +598,7 @@ CORRECT = [
     Correct(check_DecoderBlock, BlockAdjacent, note=r"neighbouring"),
     Correct(check_GPT, GptTiedLinear),
     Correct(check_GPT, GptAdjacent, note=r"neighbouring"),
+    Correct(check_GPT, GptTruncatedNormalInit),
     Correct(check_sample, _named("sample", _sample_nanogpt_hf)),
     Correct(check_sample, _named("sample", _sample_gumbel)),
 ]
@@ -649,29 +677,73 @@ def test_sample_at_temperature_zero_is_the_argmax_and_top_k_one_is_greedy():
 
 
 # ================================================== the shipped model: the lesson's claim
+def _seed_spread() -> dict[str, float]:
+    """The run-to-run spread of the default model, max - min over the shipped run (seed 0)
+    and the budget benchmark's seeds 1 and 2 (benchmarks/language_model_budget.py), of
+    the validation loss and of the bits per byte; the seeds' configs must be the
+    record's but for the seed."""
+    import json
+
+    from transformer_course.checkpoints import DIRECTORY
+    from transformer_course.checkpoints import language_model as shipped
+
+    record = shipped.load_record()
+    budget = json.loads((DIRECTORY / "language_model_budget.json").read_text())
+    runs = [record] + [budget[name] for name in ("seed 1", "seed 2")]
+    for run in runs[1:]:
+        assert {**run["config"], "seed": 0} == record["config"], "re-run the seeds' benchmark"
+    return {
+        key: max(run[key] for run in runs) - min(run[key] for run in runs)
+        for key in ("validation_loss", "validation_bits_per_byte")
+    }
+
+
 @pytest.mark.pipeline
-def test_default_training_beats_the_bigram_baseline_and_matches_the_checkpoint():
-    """The lesson's claim: the default GPT, trained with the course's own code on the
-    standard-library corpus, ends with a validation loss at least half a nat per token
-    below the bigram baseline measured on the same validation windows. Retrained, it
-    agrees with the shipped checkpoint's recorded loss within 0.05 nats: on the machine
-    and thread count of the record the run is bit-for-bit the same; elsewhere CPU kernels
-    add in another order and the weights differ in their last bits. The record was made on
-    CPython 3.11's standard library; another version's sources make a slightly different
-    corpus. (Not a timing test: the time is printed, not asserted.)"""
+def test_default_training_meets_the_targets_and_matches_the_record():
+    """The lesson's claims, wherever it runs: the default GPT, trained with the course's
+    own code on the standard-library corpus, ends at least half a nat per token below the
+    bigram baseline measured on the same validation windows, and compresses the
+    validation split to fewer bits per byte than gzip -9. (Not a timing test: the CPU
+    time is printed; the README's test holds the record to the 5-minute target.)
+
+    Retrained, it matches the shipped record within three times the range of three seeds'
+    runs: on another CPU the kernels add in another order, so the weights differ in their
+    last bits after the first steps; such a run shares the record's initial weights and
+    batches, and lands no further from it than another seed's run does. Three seeds'
+    range is about 1.7 standard deviations of one run, so three times it (about five) also
+    covers the range's own uncertainty. The comparison needs the record's corpus: the
+    record was made on CPython 3.11's standard library, and another version's modules
+    are other text."""
     from transformer_course.checkpoints import language_model as shipped
 
     start = time.perf_counter()
     *_, record = shipped.train_and_record(progress=False)
     loss, bigram = record["validation_loss"], record["baselines"]["bigram"]
+    bits, gzip_bits = (
+        record["validation_bits_per_byte"],
+        record["compressors_bits_per_byte"]["gzip -9"],
+    )
     print(
-        f"trained in {record['training']['seconds']:.1f} s (wall "
-        f"{time.perf_counter() - start:.1f} s); validation loss {loss:.3f}, bigram {bigram:.3f}"
+        f"trained in {record['training']['cpu_seconds']:.1f} s of CPU time (wall "
+        f"{time.perf_counter() - start:.1f} s); validation loss {loss:.3f}, bigram {bigram:.3f}; "
+        f"{bits:.3f} bits per byte, gzip -9 {gzip_bits:.3f}"
     )
     assert loss <= bigram - 0.5
+    assert bits < gzip_bits
     recorded = shipped.load_record()
-    assert loss == pytest.approx(recorded["validation_loss"], abs=0.05)
-    assert bigram == pytest.approx(recorded["baselines"]["bigram"], abs=0.05)
+    same_corpus = all(
+        record["corpus"][key] == recorded["corpus"][key]
+        for key in ("train_modules", "train_tokens", "validation_tokens", "merges")
+    )
+    if not same_corpus:
+        print("another standard library than the record's: not compared with the record")
+        return
+    spread = _seed_spread()
+    assert loss == pytest.approx(recorded["validation_loss"], abs=3 * spread["validation_loss"])
+    assert bits == pytest.approx(
+        recorded["validation_bits_per_byte"], abs=3 * spread["validation_bits_per_byte"]
+    )
+    assert bigram == pytest.approx(recorded["baselines"]["bigram"], abs=1e-3)  # no training
 
 
 # ================================================ an unanswered notebook, end to end

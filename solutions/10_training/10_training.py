@@ -9,8 +9,8 @@
 # %% [markdown]
 # # 10 · Training: the Transformer learns to translate
 #
-# **Time:** about 3½ hours: a little under three hours for the six exercises and two
-# questions, the rest for reading, a one-minute training run and the experiments.
+# **Time:** about 3½ hours: 173 minutes for the six exercises and two questions, the
+# rest for reading, a one-minute training run and the experiments.
 #
 # Lessons 01–09 built every part of the Transformer of "Attention Is All You Need",
 # and lesson 09 proved that the assembled model computes the same function as
