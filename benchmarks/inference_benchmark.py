@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import statistics
 import time
@@ -101,6 +102,7 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
+    load_before = os.getloadavg()[0]  # other jobs on the machine: 1-minute load average
     config = shipped_model.load_record()["config"]
     model = ref.CachedGPT.from_gpt(shipped_model.load_model())
     sizes = {key: config[key] for key in ("d_model", "num_heads", "d_ff", "num_layers")}
@@ -141,7 +143,10 @@ def main() -> None:
         record = {
             "made_with": "python benchmarks/inference_benchmark.py --record",
             "model": sizes,
-            "machine": f"{machine}, a 2-core machine shared with other jobs",
+            "machine": (
+                f"{machine}, a 2-core machine shared with other jobs (load average "
+                f"{load_before:.2f} at the start, {os.getloadavg()[0]:.2f} at the end)"
+            ),
             "torch_version": torch.__version__,
             "generation": {
                 "tokens": args.tokens,
