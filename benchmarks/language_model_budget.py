@@ -36,15 +36,7 @@ SHAPE = {"d_model": 128, "num_heads": 4, "d_ff": 352, "num_layers": 3, "block_si
 CONFIGS = {  # name: the changes to lesson 11's DEFAULT_CONFIG
     "before: 400 steps, lr 3e-3": {**SHAPE, "steps": 400, "batch_size": 32, "lr": 3e-3},
     "560 steps, lr 3e-3": {**SHAPE, "steps": 560, "batch_size": 32, "lr": 3e-3},
-    "700 steps, lr 3e-3": {**SHAPE, "steps": 700, "batch_size": 32, "lr": 3e-3},
     "700 steps, lr 6e-3": {**SHAPE, "steps": 700, "batch_size": 32, "lr": 6e-3},
-    "1400 steps of 16 windows, lr 3e-3": {
-        **SHAPE,
-        "steps": 1400,
-        "batch_size": 16,
-        "lr": 3e-3,
-        "warmup": 100,
-    },
     "seed 1": {"seed": 1},  # the default model, other seeds: the run-to-run spread
     "seed 2": {"seed": 2},
 }

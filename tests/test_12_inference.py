@@ -541,6 +541,7 @@ def test_the_readme_states_the_benchmark_record():
         f"took {per_step('without cache')} ms without the cache",
         f"and {per_step('with cache')} ms with it",
         f"the fastest of {record['step_times']['rounds']} rounds",
+        record["machine"].split("(")[-1].rstrip(")"),  # the load average while it ran
         f"({record['cache_memory']['bytes'][-1]:,} at {record['cache_memory']['lengths'][-1]} positions)",
         f"{attention['tiled'][-1] / 2**20:.2f} MiB",
         f"naive attention's {attention['naive'][-1] / 2**20:.2f} MiB, "

@@ -26,7 +26,15 @@ from typing import Any
 
 import torch
 
-__all__ = ["NAME", "load_model", "load_record", "main", "merges", "train_and_record"]
+__all__ = [
+    "NAME",
+    "load_budget",
+    "load_model",
+    "load_record",
+    "main",
+    "merges",
+    "train_and_record",
+]
 
 DIRECTORY = Path(__file__).resolve().parent
 NAME = "language_model"
@@ -35,6 +43,12 @@ NAME = "language_model"
 def load_record(directory: Path = DIRECTORY) -> dict[str, Any]:
     """The metadata of the shipped model (language_model.json)."""
     return json.loads((directory / f"{NAME}.json").read_text())
+
+
+def load_budget(directory: Path = DIRECTORY) -> dict[str, dict[str, Any]]:
+    """Other ways of spending the training budget, and the default model with other seeds,
+    measured like the shipped model (benchmarks/language_model_budget.py), by name."""
+    return json.loads((directory / f"{NAME}_budget.json").read_text())
 
 
 def merges(record: dict[str, Any]) -> dict[tuple[int, int], int]:
