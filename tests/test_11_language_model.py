@@ -818,10 +818,12 @@ def test_the_readme_states_the_shipped_record_which_meets_the_target():
     assert training["cpu_seconds"] <= 5 * 60
     assert record["validation_loss"] <= record["baselines"]["bigram"] - 0.5
     assert record["validation_bits_per_byte"] < compressors["gzip -9"]
-    # the lesson's reading of the budget runs: each step from 400 to 560 to the default's
-    # 640 steps lowered the loss, and a doubled learning rate did not help
+    # the lesson's reading of the budget runs, against the seeds' spread: 400 -> 560 steps
+    # lowered the loss by several times the spread, 560 -> 640 by about the spread, and
+    # the doubled learning rate ended within the spread of the default
     losses = {name: run["validation_loss"] for name, run in budget.items()}
+    spread = _seed_spread()["validation_loss"]
     assert config["steps"] == 640 and config["lr"] == 3e-3
-    assert losses["before: 400 steps, lr 3e-3"] > losses["560 steps, lr 3e-3"]
-    assert losses["560 steps, lr 3e-3"] > record["validation_loss"]
-    assert losses["700 steps, lr 6e-3"] > record["validation_loss"]
+    assert losses["before: 400 steps, lr 3e-3"] - losses["560 steps, lr 3e-3"] > 3 * spread
+    assert 0.5 * spread < losses["560 steps, lr 3e-3"] - record["validation_loss"] < 2 * spread
+    assert abs(losses["700 steps, lr 6e-3"] - record["validation_loss"]) < spread

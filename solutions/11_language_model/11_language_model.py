@@ -1142,11 +1142,14 @@ print(
 print(f"  this GPT:  {model_bits:.3f} bits per byte")
 for name, bits in compressors.items():
     nats_per_token = bits * bytes_per_token * math.log(2)  # the loss that would equal it
-    print(f"  {name + ':':<36}{bits:.3f} bits per byte (= {nats_per_token:.2f} nats per token)")
+    print(
+        f"  {name + ':':<36}{bits:.3f} bits per byte (= {nats_per_token:.2f} nats per token; "
+        f"the GPT is {model_bits - bits:+.3f} bits per byte from it)"
+    )
 
 # %% [markdown]
 # The nats-per-token column translates each compressor into the validation loss the
-# GPT would need to match it. Two things to keep in mind. A compressor's decoder is a
+# GPT would need to match it, and the last column is how far the GPT stands from it. Two things to keep in mind. A compressor's decoder is a
 # few kilobytes of code; this model's is its weights, over a megabyte: to send *this*
 # file, the weights would cost more than they save. What the comparison measures is how
 # well each one predicts text it has not seen. And the compressors are not weak: xz
@@ -1171,16 +1174,17 @@ print(
 )
 
 # %% [markdown]
-# More **steps** help first: the validation loss is still falling when the run stops
-# (the curve above), and each step from 400 to 560 to 640 lowered it; a doubled
-# learning rate did not help (700 steps at 6e-3 ended above 640 at 3e-3). A larger
-# model learns more per step but costs more per step (not tried here: at five minutes
-# the default is already short of steps); and the corpus, under a million tokens read
-# a few times over, is small. With much more **data**, **steps** and **size**,
-# language models compress text far better than any of these compressors (Delétang et
-# al., 2024, measured large ones against gzip and LZMA2, xz's algorithm). The seeds
-# show how much of a difference between two runs is luck: compare them with the gaps
-# above before believing a change helped.
+# Read the seeds first: the same run with other random initial weights and batches
+# lands a few hundredths of a nat away, so only a gap larger than theirs is evidence.
+# More **steps** help most: the validation loss is still falling when the run stops
+# (the curve above), going from 400 to 560 steps lowered it by several times the seeds'
+# spread, and 640 steps by about that spread again. A doubled learning rate (700 steps
+# at 6e-3) ended within the seeds' spread of the default: no evidence either way. A
+# larger model learns more per step but costs more per step (not tried here); and the
+# corpus, under a million tokens read a few times over, is small. With much more
+# **data**, **steps** and **size**, language models compress text far better than any
+# of these compressors (Delétang et al., 2024, measured large ones against gzip and
+# LZMA2, xz's algorithm).
 
 # %% [markdown]
 # ## 10. What it writes
