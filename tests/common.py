@@ -45,7 +45,6 @@ from pathlib import Path
 import nbformat
 import pytest
 import torch
-from nbclient import NotebookClient
 from torch import nn
 
 from transformer_course import registry
@@ -67,7 +66,6 @@ __all__ = [
     "code_cell",
     "copy_attention",
     "copy_norm",
-    "execute_notebook",
     "grader",
     "home",
     "imported_modules",
@@ -278,21 +276,6 @@ class ExecutedNotebook:
             for o in cell.get("outputs", [])
             if o.output_type == "stream" and o.name == "stdout"
         )
-
-
-def execute_notebook(path: Path, timeout: int = 180) -> ExecutedNotebook:
-    """Run every cell (errors recorded, not raised), in the notebook's own folder."""
-    nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(
-        nb,
-        timeout=timeout,
-        kernel_name="python3",
-        allow_errors=True,
-        resources={"metadata": {"path": str(path.parent)}},
-    )
-    start = time.perf_counter()
-    client.execute()
-    return ExecutedNotebook(nb, time.perf_counter() - start)
 
 
 @dataclass

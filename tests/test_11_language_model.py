@@ -459,6 +459,31 @@ class GptNotCausal(_Gpt):
     attention = AttentionNotCausal
 
 
+class GptDefaultInit(_Gpt):
+    """nn.Embedding's own initialisation (standard deviation 1) kept."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        nn.init.normal_(self.embedding.weight, std=1.0)
+
+
+class GptTiedTheOtherWay(_Gpt):
+    """The embedding initialised, then replaced by an untouched nn.Linear's weight."""
+
+    def __init__(self, vocab_size, d_model, *args, **kwargs):
+        super().__init__(vocab_size, d_model, *args, **kwargs)
+        self.output = nn.Linear(d_model, vocab_size, bias=False)
+        self.embedding.weight = self.output.weight
+
+
+class GptTruncatedNormalInit(_Gpt):
+    """A truncated normal of standard deviation 0.02 (cut at +-2 std: std about 0.0176)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        nn.init.trunc_normal_(self.embedding.weight, std=0.02, a=-0.04, b=0.04)
+
+
 class GptTiedLinear(_Gpt):
     """nanoGPT's weight tying: an lm_head nn.Linear sharing the embedding's weight."""
 
@@ -609,6 +634,8 @@ MISTAKES = [
     Mistake(check_GPT, GptProbabilities, r"returns probabilities"),
     Mistake(check_GPT, GptUntied, r"not tied to the embedding"),
     Mistake(check_GPT, GptNotCausal, r"GPT's logits at a position depend on the tokens after"),
+    Mistake(check_GPT, GptDefaultInit, r"nn.Embedding's default initialisation"),
+    Mistake(check_GPT, GptTiedTheOtherWay, r"(?s)standard deviation 0\.0[3-9].*tensor the model"),
     Mistake(check_sample, _sampler(temperature_at="probs"), r"whatever the temperature"),
     Mistake(check_sample, _sampler(top_p_rule="too_few"), r"one token too few"),
     Mistake(check_sample, _sampler(top_p_rule="too_many"), r"one token too many"),
@@ -640,6 +667,7 @@ CORRECT = [
     Correct(check_DecoderBlock, BlockAdjacent, note=r"neighbouring"),
     Correct(check_GPT, GptTiedLinear),
     Correct(check_GPT, GptAdjacent, note=r"neighbouring"),
+    Correct(check_GPT, GptTruncatedNormalInit),
     Correct(check_sample, _named("sample", _sample_nanogpt_hf)),
     Correct(check_sample, _named("sample", _sample_gumbel)),
     # ties at the top-p threshold: keeping every token tied with the crossing one passes
@@ -720,43 +748,86 @@ def test_sample_at_temperature_zero_is_the_argmax_and_top_k_one_is_greedy():
 
 
 # ================================================== the shipped model: the lesson's claim
+def _seed_spread() -> dict[str, float]:
+    """The run-to-run spread of the default model, max - min over the shipped run (seed 0)
+    and the budget benchmark's seeds 1 and 2 (benchmarks/language_model_budget.py), of
+    the validation loss and of the bits per byte; the seeds' configs must be the
+    record's but for the seed."""
+    import json
+
+    from transformer_course.checkpoints import DIRECTORY
+    from transformer_course.checkpoints import language_model as shipped
+
+    record = shipped.load_record()
+    budget = json.loads((DIRECTORY / "language_model_budget.json").read_text())
+    runs = [record] + [budget[name] for name in ("seed 1", "seed 2")]
+    for run in runs[1:]:
+        assert {**run["config"], "seed": 0} == record["config"], "re-run the seeds' benchmark"
+    return {
+        key: max(run[key] for run in runs) - min(run[key] for run in runs)
+        for key in ("validation_loss", "validation_bits_per_byte")
+    }
+
+
 @pytest.mark.pipeline
-def test_default_training_beats_the_bigram_baseline_and_matches_the_checkpoint():
-    """The lesson's claim: the default GPT, trained with the course's own code on the
-    standard-library corpus, ends with a validation loss at least half a nat per token
-    below the bigram baseline measured on the same validation windows. Retrained, it
-    agrees with the shipped checkpoint's recorded loss within 0.05 nats: on the machine
-    and thread count of the record the run is bit-for-bit the same; elsewhere CPU kernels
-    add in another order and the weights differ in their last bits. The record was made on
-    CPython 3.11's standard library; another version's sources make a slightly different
-    corpus. (Not a timing test: the time is printed, not asserted.)"""
+def test_default_training_meets_the_targets_and_matches_the_record():
+    """The lesson's claims, wherever it runs: the default GPT, trained with the course's
+    own code on the standard-library corpus, ends at least half a nat per token below the
+    bigram baseline measured on the same validation windows, and compresses the
+    validation split to fewer bits per byte than gzip -9. (Not a timing test: the CPU
+    time is printed; the README's test holds the record to the 5-minute target.)
+
+    Retrained, it matches the shipped record within three times the range of three seeds'
+    runs: on another CPU the kernels add in another order, so the weights differ in their
+    last bits after the first steps; such a run shares the record's initial weights and
+    batches, and lands no further from it than another seed's run does. Three seeds'
+    range is about 1.7 standard deviations of one run, so three times it (about five) also
+    covers the range's own uncertainty. The comparison needs the record's corpus: the
+    record was made on CPython 3.11's standard library, and another version's modules
+    are other text."""
     from transformer_course.checkpoints import language_model as shipped
 
     start = time.perf_counter()
     *_, record = shipped.train_and_record(progress=False)
     loss, bigram = record["validation_loss"], record["baselines"]["bigram"]
+    bits, gzip_bits = (
+        record["validation_bits_per_byte"],
+        record["compressors_bits_per_byte"]["gzip -9"],
+    )
     print(
-        f"trained in {record['training']['seconds']:.1f} s (wall "
-        f"{time.perf_counter() - start:.1f} s); validation loss {loss:.3f}, bigram {bigram:.3f}"
+        f"trained in {record['training']['cpu_seconds']:.1f} s of CPU time (wall "
+        f"{time.perf_counter() - start:.1f} s); validation loss {loss:.3f}, bigram {bigram:.3f}; "
+        f"{bits:.3f} bits per byte, gzip -9 {gzip_bits:.3f}"
     )
     assert loss <= bigram - 0.5
+    assert bits < gzip_bits
     recorded = shipped.load_record()
-    assert loss == pytest.approx(recorded["validation_loss"], abs=0.05)
-    assert bigram == pytest.approx(recorded["baselines"]["bigram"], abs=0.05)
+    same_corpus = all(
+        record["corpus"][key] == recorded["corpus"][key]
+        for key in ("train_modules", "train_tokens", "validation_tokens", "merges")
+    )
+    if not same_corpus:
+        print("another standard library than the record's: not compared with the record")
+        return
+    spread = _seed_spread()
+    assert loss == pytest.approx(recorded["validation_loss"], abs=3 * spread["validation_loss"])
+    assert bits == pytest.approx(
+        recorded["validation_bits_per_byte"], abs=3 * spread["validation_bits_per_byte"]
+    )
+    assert bigram == pytest.approx(recorded["baselines"]["bigram"], abs=1e-3)  # no training
 
 
 # ================================================ an unanswered notebook, end to end
 @pytest.mark.notebook
-def test_untouched_student_notebook_shows_the_trained_model(monkeypatch):
-    """Graded headless (TRAIN_LIVE is False), the untouched student notebook loads the
-    shipped checkpoint and shows it with the reference functions: a learner who is stuck
-    still sees the trained model's losses, samples and attention. No cell outside the
-    graded test cells fails, and those cells print the model's figures."""
-    from common import REPO
-    from common import execute_notebook as execute
+def test_untouched_student_notebook_shows_the_trained_model():
+    """Run headless as nbgrader runs it (TRAIN_LIVE is False), the untouched student
+    notebook loads the shipped checkpoint and shows it with the reference functions: a
+    learner who is stuck still sees the trained model's losses, samples and attention. No
+    cell outside the graded test cells fails, and those cells print the model's figures.
+    (The same run as tests/test_notebooks.py's: common.validated_notebook.)"""
+    from common import REPO, validated_notebook
 
-    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
-    run = execute(REPO / "notebooks" / "11_language_model" / "11_language_model.ipynb")
+    run = validated_notebook(REPO / "notebooks" / "11_language_model" / "11_language_model.ipynb")
     problems, printed = [], ""
     for cell in run.nb.cells:
         if cell.cell_type != "code" or cell.metadata.get("nbgrader", {}).get("grade"):
@@ -766,20 +837,23 @@ def test_untouched_student_notebook_shows_the_trained_model(monkeypatch):
             problems.append(f"{cell.source.splitlines()[0]!r}: {error.ename}: {error.evalue}")
     assert not problems, "\n".join(problems)
     assert "validation loss" in printed and "bigram" in printed
+    assert "bits per byte" in printed and "gzip -9" in printed
     assert "--- temperature 0.8:" in printed
 
 
 def test_the_readme_states_the_shipped_record_which_meets_the_target():
-    """The README's lesson-11 paragraph gives the checkpoint's recorded figures (none
-    typed by hand out of step with the record), and the record meets the lesson's target:
-    at most 5 minutes of training, a validation loss at least half a nat per token below
-    the bigram baseline."""
+    """The README's lesson-11 paragraph gives the checkpoint's recorded figures and the
+    budget benchmark's (none typed by hand out of step with the records), and the record
+    meets the lesson's targets: at most 5 minutes of training on one core (CPU time: the
+    wall-clock time of a machine running nothing else), a validation loss at least half
+    a nat per token below the bigram baseline, and fewer bits per byte than gzip -9."""
     from common import REPO
 
     from transformer_course.checkpoints import language_model as shipped
 
-    record = shipped.load_record()
-    config, corpus = record["config"], record["corpus"]
+    record, budget = shipped.load_record(), shipped.load_budget()
+    config, corpus, training = record["config"], record["corpus"], record["training"]
+    compressors = record["compressors_bits_per_byte"]
     readme = (REPO / "README.md").read_text()
     paragraph = readme.split("**Lesson 11's training, measured.**")[1].split("```")[0]
     paragraph = " ".join(paragraph.split())  # line breaks folded
@@ -788,15 +862,38 @@ def test_the_readme_states_the_shipped_record_which_meets_the_target():
         f"d_model {config['d_model']}, {config['num_layers']} layers, {config['num_heads']} heads",
         f"SwiGLU width {config['d_ff']}, {corpus['vocab_size']} byte-pair tokens",
         f"{config['steps']} steps of {config['batch_size']} windows of {config['block_size']} tokens",
+        f"{training['passes']:.1f} passes",
         f"on {len(corpus['train_modules'])} modules",
         f"({corpus['train_tokens']:,} tokens",
         f"on {len(corpus['validation_modules'])} other modules",
-        f"{record['training']['seconds']:.0f} s of training",
+        f"({corpus['validation_bytes']:,} bytes, {corpus['validation_tokens']:,} tokens)",
+        f"{training['cpu_seconds']:.0f} s of CPU time",
+        f"{training['seconds']:.0f} s of wall-clock time",
+        f"load average {training['load_average'][0]} at the start and "
+        f"{training['load_average'][1]} at the end",
         f"validation loss {record['validation_loss']:.3f} nats",
         f"{record['baselines']['bigram']:.3f} for the bigram",
         f"{record['baselines']['unigram']:.3f} for the unigram",
+        f"{record['validation_bits_per_byte']:.2f} bits per byte",
+        f"gzip -9 {compressors['gzip -9']:.2f}",
+        f"bz2 -9 {compressors['bz2 -9']:.2f}",
+        f"xz -9e {compressors['xz -9e, given the training text']:.2f}",
+    ] + [
+        f"{name}: {run['validation_loss']:.3f} nats per token, "
+        f"{run['validation_bits_per_byte']:.2f} bits per byte"
+        for name, run in budget.items()
     ]
     assert [figure for figure in figures if figure not in paragraph] == []
     assert config["num_threads"] == 1 and "on one thread" in paragraph
-    assert record["training"]["seconds"] <= 5 * 60
+    assert training["cpu_seconds"] <= 5 * 60
     assert record["validation_loss"] <= record["baselines"]["bigram"] - 0.5
+    assert record["validation_bits_per_byte"] < compressors["gzip -9"]
+    # the lesson's reading of the budget runs, against the seeds' spread: 400 -> 560 steps
+    # lowered the loss by several times the spread, 560 -> 640 by about the spread, and
+    # the doubled learning rate ended within the spread of the default
+    losses = {name: run["validation_loss"] for name, run in budget.items()}
+    spread = _seed_spread()["validation_loss"]
+    assert config["steps"] == 640 and config["lr"] == 3e-3
+    assert losses["before: 400 steps, lr 3e-3"] - losses["560 steps, lr 3e-3"] > 3 * spread
+    assert 0.5 * spread < losses["560 steps, lr 3e-3"] - record["validation_loss"] < 2 * spread
+    assert abs(losses["700 steps, lr 6e-3"] - record["validation_loss"]) < spread

@@ -353,6 +353,45 @@ def test_exercise_headers_show_points_time_and_level(lesson):
         )
 
 
+_NUMBER_WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()
+_FRACTIONS = {"": 0, "¼": 15, "½": 30, "¾": 45}
+
+
+@pytest.mark.parametrize("lesson", lessons())
+def test_lesson_time_states_the_registrys_minutes(lesson):
+    """The lesson's opening time estimate gives the minutes its exercises add up to in
+    the registry (the exercise headers' own minutes, summed), in one form in every
+    lesson, "N minutes for the K exercises and Q questions", and the whole lesson is
+    estimated at no less than that."""
+    exercises = registry.exercises(lesson)
+    questions = sum(ex.kind == "quiz" for ex in exercises)
+    code = len(exercises) - questions
+
+    def count(n, noun):
+        return f"{_NUMBER_WORDS[n]} {noun}{'' if n == 1 else 's'}"
+
+    minutes = sum(ex.minutes for ex in exercises)
+    phrase = f"{minutes} minutes for the {count(code, 'exercise')}" + (
+        f" and {count(questions, 'question')}" if questions else ""
+    )
+    intro = next(cell.source for cell in _master(lesson).cells if cell.cell_type == "markdown")
+    intro = " ".join(intro.split())  # line breaks folded
+    assert phrase in intro, f"{lesson}: the opening time estimate should say '{phrase}'"
+    total = re.search(
+        r"about (\d+)([¼½¾]?) hours?(?: (\d+) minutes)?|about (\d+) minutes", intro, re.I
+    )
+    assert total, f"{lesson}: the opening cell gives no 'about ... hours/minutes' for the lesson"
+    hours, fraction, extra, only_minutes = total.groups()
+    stated = (
+        int(only_minutes)
+        if only_minutes
+        else 60 * int(hours) + _FRACTIONS[fraction] + int(extra or 0)
+    )
+    assert stated >= minutes, (
+        f"{lesson}: the lesson is estimated at {stated} minutes, less than its exercises' {minutes}"
+    )
+
+
 MAINTAINER_NOTES = ("fmt: skip", "fmt: off", "noqa", "type: ignore", "pragma: no cover")
 
 

@@ -9,7 +9,8 @@
 # %% [markdown]
 # # 00 · Welcome: how this course works
 #
-# *About 20 minutes.* After this lesson you will be able to
+# *About 20 minutes (5 minutes for the one exercise).* After this lesson you will be
+# able to
 #
 # * run a lesson notebook and check your setup;
 # * read an exercise: its header, its contract, its hints, its test cell;

@@ -10,7 +10,8 @@
 # # 01 · Tokenization: from text to integer ids
 #
 # *About 2½ hours: 1 hour for sections 1–3 (words, vocabularies, padding), 1½ hours
-# for section 4 (byte-pair encoding). Between the two is a good place for a break.*
+# for section 4 (byte-pair encoding); 128 minutes for the ten exercises and two
+# questions. Between the two sections is a good place for a break.*
 #
 # After this lesson you will be able to
 #

@@ -9,7 +9,7 @@
 # %% [markdown]
 # # 02 · Embeddings: from token ids to vectors
 #
-# *About 80 minutes: 45 for the four exercises and two questions, the rest for
+# *About 80 minutes: 45 minutes for the four exercises and two questions, the rest for
 # reading and the demos.*
 #
 # Lesson 01 turned text into integer ids. A Transformer cannot compute with an id

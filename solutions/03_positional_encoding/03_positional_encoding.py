@@ -17,7 +17,7 @@
 # *Attention Is All You Need*, section 3.5): each position gets its own fixed
 # vector of sines and cosines, which is **added** to the token's embedding.
 #
-# *About 1 hour 45 minutes: 70 for the three exercises and two questions, the rest
+# *About 1 hour 45 minutes: 71 minutes for the three exercises and two questions, the rest
 # for reading and the demos.*
 #
 # **By the end of this lesson you will be able to**

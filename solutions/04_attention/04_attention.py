@@ -9,8 +9,8 @@
 # %% [markdown]
 # # 04 · Scaled dot-product attention
 #
-# **Time:** about 2 hours on the core path (about 65 minutes of it for the three
-# exercises and three questions); the deeper dives add about 30 minutes.
+# **Time:** about 2 hours on the core path (66 minutes for the three exercises and
+# three questions); the deeper dives add about 30 minutes.
 #
 # The lesson the whole course turns on. *Attention* is the one operation that lets a
 # word's vector take in information from the other words of its sentence; every other

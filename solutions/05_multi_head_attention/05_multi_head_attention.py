@@ -9,8 +9,8 @@
 # %% [markdown]
 # # 05 · Multi-head attention
 #
-# **Time:** about 1½ hours: close to an hour for the three exercises and two
-# questions, the rest for reading and the demos.
+# **Time:** about 1½ hours: 56 minutes for the three exercises and two questions,
+# the rest for reading and the demos.
 #
 # Lesson 04 built one attention: every query row gets **one** set of weights over the
 # keys, and its output is **one** weighted average of the values. The Transformer

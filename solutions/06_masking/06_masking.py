@@ -9,7 +9,7 @@
 # %% [markdown]
 # # 06 · Masking: what attention is not allowed to see
 #
-# **Time:** about 1¼ hours: about 40 minutes for the three exercises and two questions,
+# **Time:** about 1¼ hours: 41 minutes for the three exercises and two questions,
 # the rest for reading and the demos.
 #
 # Attention, as built in lessons 04 and 05, lets **every query look at every key**.

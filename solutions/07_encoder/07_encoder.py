@@ -9,7 +9,7 @@
 # %% [markdown]
 # # 07 · The encoder
 #
-# **Time:** about 2 hours: about 80 minutes for the four exercises and two questions,
+# **Time:** about 2 hours: 81 minutes for the four exercises and two questions,
 # the rest for reading and the demos.
 #
 # Lessons 04 to 06 built the Transformer's one new idea, attention, with its heads and

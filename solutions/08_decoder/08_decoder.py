@@ -9,7 +9,7 @@
 # %% [markdown]
 # # 08 · The decoder
 #
-# **Time:** about 1¾ hours: about 50 minutes for the two exercises and two questions,
+# **Time:** about 1¾ hours: 51 minutes for the two exercises and two questions,
 # the rest for reading and the demos.
 #
 # The encoder of lesson 07 reads the source sentence once and turns it into

@@ -9,7 +9,7 @@
 # %% [markdown]
 # # 09 · The full Transformer
 #
-# **Time:** about 2¼ hours: about 95 minutes for the three exercises and two questions,
+# **Time:** about 2¼ hours: 96 minutes for the three exercises and two questions,
 # the rest for reading and the demos.
 #
 # Lessons 02 to 08 built every part of "Attention Is All You Need": token embeddings,

@@ -9,9 +9,9 @@
 # %% [markdown]
 # # 10 · Training: the Transformer learns to translate
 #
-# **Time:** about 3½ hours: a little under three hours for the six exercises and two
-# questions, the rest for reading, a training run of a few minutes and the experiments
-# (each long cell prints first how long it took on the course's machine).
+# **Time:** about 3½ hours: 173 minutes for the six exercises and two questions, the
+# rest for reading, a training run of a few minutes and the experiments (each long cell
+# prints first how long it took on the course's machine).
 #
 # Lessons 01–09 built every part of the Transformer of "Attention Is All You Need",
 # and lesson 09 proved that the assembled model computes the same function as

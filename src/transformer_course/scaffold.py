@@ -37,7 +37,8 @@ MASTER = '''# ---
 # %% [markdown]
 # # {number} · {title}
 #
-# *About 10 minutes.* After this lesson you will be able to
+# **Time:** about 15 minutes: 7 minutes for the one exercise and one question, the rest
+# for reading. After this lesson you will be able to
 #
 # * say what the lesson teaches, in one line per skill (replace this list).
 #

@@ -137,6 +137,15 @@ class StdlibCorpus:
     def decode(self, ids) -> str:
         return bpe_decode([int(i) for i in ids], self.merges)
 
+    def split_bytes(self, split: str) -> bytes:
+        """The bytes of text that a split's tokens stand for ("train" or "validation"):
+        its modules joined, in UTF-8, exactly what a compressor would be given."""
+        table = {i: bytes([i]) for i in range(256)}
+        for (a, b), new_id in sorted(self.merges.items(), key=lambda item: item[1]):
+            table[new_id] = table[a] + table[b]
+        tokens = {"train": self.train, "validation": self.validation}[split]
+        return b"".join(table[i] for i in tokens.tolist())
+
     def summary(self) -> str:
         return (
             f"{len(self.train_modules)} training modules ({self.num_characters['train']:,} "

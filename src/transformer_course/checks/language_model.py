@@ -10,10 +10,10 @@ the reference; ``tests/test_11_language_model.py`` proves that they, the referen
 and PyTorch's ``nn.RMSNorm`` / ``F.silu`` / ``F.scaled_dot_product_attention`` agree.
 Each function has one keyword ("knob") per classic mistake.
 
-RoPE's two pairings (adjacent pairs, as in RoFormer; "rotate half", as in GPT-NeoX
-and Llama) are both accepted, consistently applied: the checks compute both and
-follow the one the learner's result matches, with a note for the adjacent one (the
-reference uses rotate-half). The defining property (q·k after rotation depends only
+RoPE's two pairings (adjacent pairs, as in RoFormer and Meta's Llama code; "rotate
+half", as in GPT-NeoX and Hugging Face's Llama) are both accepted, consistently applied:
+the checks compute both and follow the one the learner's result matches, with a note
+for the adjacent one (the reference uses rotate-half). The defining property (q·k after rotation depends only
 on the offset m − n) and the causal property (a later token never changes an earlier
 position's result) are checked by experiment on the learner's code.
 
@@ -430,10 +430,11 @@ _HIDDEN_ROTARY = [
 ]
 
 _ADJACENT_NOTE = (
-    "your apply_rotary pairs neighbouring features (2i, 2i + 1), as the RoFormer paper does; "
-    "the reference pairs i with i + d_head/2 (rotate half, as GPT-NeoX and Llama). Both are "
-    "correct when queries and keys use the same one, which the later checks of this lesson "
-    "follow; weights trained with one pairing do not work with the other."
+    "your apply_rotary pairs neighbouring features (2i, 2i + 1), as the RoFormer paper and "
+    "Meta's Llama code do; the reference pairs i with i + d_head/2 (rotate half, as GPT-NeoX "
+    "and Hugging Face's port of Llama, which permutes the query and key weights to match). "
+    "Both are correct when queries and keys use the same one, which the later checks of this "
+    "lesson follow; weights trained with one pairing do not work with the other."
 )
 _DIRECTION = (
     "You rotate the wrong way (by -angle): pair (a, b) becomes (a cos - b sin, a sin + b cos). "
@@ -961,6 +962,45 @@ _GPT_MISTAKES = {  # {message: gpt_f's knobs for that mistake}
 }
 
 
+_EMBEDDING_STD = 0.02  # GPT-2's initialisation of the embedding, part of the contract
+_INIT_SIZES = (512, 64, 2, 32, 1)  # vocab, d_model, heads, d_ff, layers: 32,768 weights
+
+
+def _check_embedding_init(c: Checker, cls, seed: int) -> None:
+    """A newly built GPT's embedding weights have the contract's standard deviation: with
+    the output tied to the embedding, nn.Embedding's default (1) makes the first logits
+    about sqrt(d_model) times too large, and training from there ends far above the
+    lesson's loss although the model computes the right function."""
+    built = f"GPT{_INIT_SIZES}"
+    torch.manual_seed(seed)  # the Checker puts the global stream back afterwards
+    module = c.call(cls, *_INIT_SIZES, call_repr=built)
+    state = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
+    weight = state.get("embedding.weight")
+    c.expect_true(weight is not None, f"{built} has no state-dict key embedding.weight.")
+    std = float(weight.detach().double().std())
+    if 0.015 <= std <= 0.025:  # 32,768 draws: a correct init lands within 1% of 0.02
+        return
+    if 0.8 <= std <= 1.2:
+        cause = (
+            "That is nn.Embedding's default initialisation (standard deviation 1): add "
+            "nn.init.normal_(self.embedding.weight, std=0.02) after creating it."
+        )
+    else:
+        cause = (
+            "Is the initialisation applied to the tensor the model ends up with? For example, "
+            "tying with self.embedding.weight = self.output.weight after initialising the "
+            "embedding replaces it with the nn.Linear's initial weights; or another standard "
+            "deviation was used."
+        )
+    c.fail(
+        f"A newly built {built} has embedding weights with standard deviation {std:.3g}; the "
+        f"contract asks for a normal initialisation with standard deviation {_EMBEDDING_STD} "
+        "(GPT-2's). The output layer is tied to the embedding, so larger weights make the "
+        "first logits far too large: the model computes the right function, but training "
+        f"starts from a huge loss and ends well above the lesson's. {cause}"
+    )
+
+
 def check_GPT(cls, *, hidden: bool = False) -> None:
     with Checker("GPT", hidden=hidden) as c, refuse_forbidden(c, _SDPA):
         c.require_callable(cls)
@@ -999,6 +1039,7 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
             expect_tensor_result(c, got, (case.batch, case.length, case.vocab), what)
             oracle = functools.partial(gpt_f, ids, state, case.num_heads, case.num_layers)
             _expect_oracle_and_causal(c, module, ids, got, oracle, what, _GPT_MISTAKES, _GPT_FUTURE)
+        _check_embedding_init(c, cls, seed=101 if hidden else 1)
 
 
 # ================================================================================ sample

@@ -216,9 +216,11 @@ def generate(
 @torch.no_grad()
 def step_times(model: CachedGPT, lengths, repeats: int = 5) -> dict[str, list[float]]:
     """Seconds for the step that generates token number `length + 1`, with and without
-    the cache, for each context length (batch 1): medians of `repeats` rounds after a
-    warm-up round. The lengths take turns, one step each per round, so that a change in
-    the machine's load hits them all alike."""
+    the cache, for each context length (batch 1): the fastest of `repeats` rounds after
+    a warm-up round. Other work on the machine only ever adds time, so the minimum is
+    the best estimate of what the step itself costs (a median still jumps when a busy
+    spell covers half the rounds). The lengths take turns, one step each per round, so
+    that a change in the machine's load hits them all alike."""
     vocab_size = model.embedding.num_embeddings
     attn = model.layers[0].attn
     contexts = [torch.randint(0, vocab_size, (1, length + 1)) for length in lengths]
@@ -238,10 +240,7 @@ def step_times(model: CachedGPT, lengths, repeats: int = 5) -> dict[str, list[fl
             if round_number:
                 samples["without cache"][number].append(without)
                 samples["with cache"][number].append(with_cache)
-    return {
-        label: [sorted(times)[len(times) // 2] for times in per_length]
-        for label, per_length in samples.items()
-    }
+    return {label: [min(times) for times in per_length] for label, per_length in samples.items()}
 
 
 def grouped_query_attention(
