@@ -86,6 +86,7 @@ __all__ = [
     "submission",
     "submit",
     "tree_digest",
+    "validated_folder",
     "validated_notebook",
 ]
 
@@ -317,6 +318,13 @@ def _validate(path: Path, invert: bool) -> ValidatedNotebook:
     return ValidatedNotebook(validator.executed, seconds, verdict, invert)
 
 
+def validated_folder() -> Path:
+    """Where this test run keeps its notebooks' runs (tests/conftest.py names the run, and
+    removes the folder when the run ends)."""
+    run_id = os.environ.get("COURSE_TEST_RUN") or f"pid{os.getpid()}"
+    return Path(tempfile.gettempdir()) / f"course-validated-{run_id}"
+
+
 def validated_notebook(path: Path) -> ValidatedNotebook:
     """A lesson's notebook run once per test run, the way ``nbgrader validate`` (and the
     Validate button) runs it: nbgrader's own validator, with the course's configuration,
@@ -328,8 +336,7 @@ def validated_notebook(path: Path) -> ValidatedNotebook:
 
     path = Path(path).resolve()
     invert = path.relative_to(REPO).parts[0] == "notebooks"
-    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid{os.getpid()}"
-    cache = Path(tempfile.gettempdir()) / f"course-validated-{run_id}"
+    cache = validated_folder()
     cache.mkdir(exist_ok=True)
     key = hashlib.sha256(f"{path}:{invert}".encode() + path.read_bytes()).hexdigest()[:24]
     record = cache / f"{key}.json"
