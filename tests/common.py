@@ -52,6 +52,7 @@ from transformer_course.build import REPO, tool_env
 from transformer_course.checking import CheckFailure
 from transformer_course.exercise import SOLUTION_MARKERS
 from transformer_course.grader.lesson import imported_modules
+from transformer_course.paths import nbgrader_config
 from transformer_course.reference.encoder import LayerNorm
 
 __all__ = [
@@ -289,17 +290,6 @@ class ValidatedNotebook(ExecutedNotebook):
     invert: bool
 
 
-def _nbgrader_config():
-    from traitlets.config.loader import PyFileConfigLoader
-
-    cwd = os.getcwd()
-    try:
-        os.chdir(REPO)  # the configuration loads autograde/nbgrader_config.py relative to it
-        return PyFileConfigLoader("nbgrader_config.py", path=str(REPO)).load_config()
-    finally:
-        os.chdir(cwd)
-
-
 def _validate(path: Path, invert: bool) -> ValidatedNotebook:
     from nbgrader.validator import Validator
 
@@ -310,7 +300,7 @@ def _validate(path: Path, invert: bool) -> ValidatedNotebook:
             self.executed = super()._preprocess(nb)
             return self.executed
 
-    validator = Recording(config=_nbgrader_config(), invert=invert)
+    validator = Recording(config=nbgrader_config(REPO), invert=invert)
     start = time.perf_counter()
     verdict = validator.validate(str(path))
     seconds = time.perf_counter() - start

@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-__all__ = ["REPO", "scripts_first_on_path", "tool_env"]
+__all__ = ["REPO", "nbgrader_config", "scripts_first_on_path", "tool_env"]
 
 #: the repository root (the course directory nbgrader's configuration maps)
 REPO = Path(__file__).resolve().parents[2]
@@ -25,3 +25,20 @@ def tool_env() -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = scripts_first_on_path(env.get("PATH"))
     return env
+
+
+def nbgrader_config(course_dir: Path = REPO):
+    """The course directory's nbgrader configuration (a traitlets ``Config``; empty when
+    the folder has no ``nbgrader_config.py``), loaded as nbgrader loads it: from inside the
+    folder, since ``load_subconfig`` paths are relative to it."""
+    from traitlets.config import Config
+    from traitlets.config.loader import PyFileConfigLoader
+
+    if not (course_dir / "nbgrader_config.py").exists():
+        return Config()
+    cwd = os.getcwd()
+    try:
+        os.chdir(course_dir)
+        return PyFileConfigLoader("nbgrader_config.py", path=str(course_dir)).load_config()
+    finally:
+        os.chdir(cwd)

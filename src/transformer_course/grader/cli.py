@@ -23,7 +23,7 @@ import os
 import sys
 from pathlib import Path
 
-from transformer_course.paths import scripts_first_on_path
+from transformer_course.paths import nbgrader_config, scripts_first_on_path
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_FLAGGED = 0, 1, 2, 3
 
@@ -48,17 +48,7 @@ def nbgrader_settings(course_dir: Path) -> dict:
         "db_url": "sqlite:///gradebook.db",
         "regex": None,
     }
-    config_file = course_dir / "nbgrader_config.py"
-    if not config_file.exists():
-        return settings
-    from traitlets.config.loader import PyFileConfigLoader
-
-    cwd = os.getcwd()
-    try:
-        os.chdir(course_dir)  # load_subconfig paths are relative to the course directory
-        config = PyFileConfigLoader("nbgrader_config.py", path=str(course_dir)).load_config()
-    finally:
-        os.chdir(cwd)
+    config = nbgrader_config(course_dir)
     course = config.get("CourseDirectory", {})
     for key, name in (
         ("submitted", "submitted_directory"),
