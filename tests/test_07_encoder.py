@@ -24,7 +24,6 @@ from common import (
 )
 from torch import nn
 
-from transformer_course.checks import encoder as checks
 from transformer_course.checks.encoder import (
     check_Encoder,
     check_EncoderLayer,
@@ -1064,39 +1063,6 @@ def test_dropout_one_in_train_mode_gives_the_documented_results():
         post.dropout.p = 0.0  # p = 0 in train mode is eval
         post.self_attn.dropout.p = post.feed_forward.dropout.p = 0.0
         torch.testing.assert_close(post(x), post.eval()(x))
-
-
-def test_the_checks_float64_versions_match_the_reference():
-    """The values the checks expect come from checks.encoder's own float64 functions:
-    prove them equal to the reference modules (which are tested against PyTorch above)."""
-    layer = randomize(ref.EncoderLayer(12, 3, 20, norm_first=False), seed=14).eval()
-    x = torch.randn(2, 5, 12, generator=torch.Generator().manual_seed(15))
-    mask = padding_mask(torch.tensor([[1, 2, 3, 0, 0], [1, 2, 3, 4, 5]]), 0)
-    state = checks.as_float64(layer.state_dict())
-    for norm_first in (False, True):
-        layer.norm_first = norm_first
-        with torch.no_grad():
-            expected = layer(x, mask)
-        got = checks.encoder_layer_f(x, state, mask, 3, norm_first=norm_first)
-        torch.testing.assert_close(got.float(), expected, rtol=1e-5, atol=1e-5)
-    encoder = randomize(ref.Encoder(2, 12, 3, 20, final_norm=True), seed=16).eval()
-    state = checks.as_float64(encoder.state_dict())
-
-    def layer_f(h, p):
-        return checks.encoder_layer_f(h, p, mask, 3, norm_first=False)
-
-    with torch.no_grad():
-        torch.testing.assert_close(
-            checks.stack_f(layer_f, x, state, 2, final=True).float(),
-            encoder(x, mask),
-            rtol=1e-5,
-            atol=1e-5,
-        )
-    norm = randomize(ref.LayerNorm(12, eps=0.1), seed=17)
-    with torch.no_grad():
-        torch.testing.assert_close(
-            checks.layer_norm_f(x, checks.as_float64(norm.state_dict()), 0.1).float(), norm(x)
-        )
 
 
 def test_checks_are_deterministic_and_leave_global_rng_alone(capsys):

@@ -24,7 +24,6 @@ from torch import nn
 
 from transformer_course.checking import Checker
 from transformer_course.checking.attention_weights import expect_attention_weights
-from transformer_course.checks import decoder as checks
 from transformer_course.checks.decoder import (
     check_Decoder,
     check_DecoderLayer,
@@ -671,30 +670,6 @@ def test_padded_source_positions_get_zero_cross_attention_weight_and_change_noth
         torch.testing.assert_close(
             layer(x, noisy, src_mask, tgt_mask), layer(x, memory, src_mask, tgt_mask)
         )
-
-
-def test_the_checks_float64_versions_match_the_reference():
-    d_model = 12
-    gen = torch.Generator().manual_seed(28)
-    x, memory = torch.randn(3, 5, d_model, generator=gen), torch.randn(3, 7, d_model, generator=gen)
-    src_mask, tgt_mask = padding_mask(SRC_IDS["right"], 0), decoder_self_attention_mask(TGT_IDS, 0)
-    for norm_first in (False, True):
-        layer = randomize(ref.DecoderLayer(d_model, 3, 20, norm_first=norm_first), seed=29).eval()
-        state = checks.as_float64(layer.state_dict())
-        got = checks.decoder_layer_f(x, memory, state, src_mask, tgt_mask, 3, norm_first=norm_first)
-        with torch.no_grad():
-            torch.testing.assert_close(
-                got.float(), layer(x, memory, src_mask, tgt_mask), rtol=1e-5, atol=1e-5
-            )
-        stack = randomize(ref.Decoder(2, d_model, 3, 20, norm_first=norm_first), seed=30).eval()
-        state = checks.as_float64(stack.state_dict())
-        got = checks.decoder_f(
-            x, memory, state, src_mask, tgt_mask, 3, 2, norm_first=norm_first, final=norm_first
-        )
-        with torch.no_grad():
-            torch.testing.assert_close(
-                got.float(), stack(x, memory, src_mask, tgt_mask), rtol=1e-5, atol=1e-5
-            )
 
 
 def test_dropout_one_in_train_mode_gives_the_documented_results():

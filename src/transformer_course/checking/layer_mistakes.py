@@ -1,5 +1,5 @@
 """The mistakes that the encoder's and the decoder's layers and stacks share (lessons 07
-and 08): the mistake tables the float64 oracles of :mod:`transformer_course.checking.layers`
+and 08): the mistake tables the float64 oracles of :mod:`transformer_course.checking.oracles`
 compute (one message per classic mistake, with the knobs that reproduce it), source padding
 masks and how a case is described in words.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from transformer_course.checking.inputs import PAD, token_ids
-from transformer_course.checking.layers import uses_final_norm
+from transformer_course.checking.oracles.encoder_decoder import uses_final_norm
 from transformer_course.reference.masking import padding_mask
 
 __all__ = [

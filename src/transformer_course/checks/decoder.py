@@ -1,12 +1,11 @@
 """Checks for lesson 08: ``DecoderLayer``, ``Decoder`` and the lesson's two concept
 questions.
 
-Built on the helpers of :mod:`transformer_course.checks.encoder` (module building,
-the float64 LayerNorm, feed-forward, attention and residual block). The expected
-values come from ``decoder_layer_f`` / ``decoder_f`` below, one knob per classic
-mistake, so that a wrong answer is told which mistake it matches; the tests prove
-them equal to the reference and to ``nn.TransformerDecoderLayer`` /
-``nn.TransformerDecoder``.
+Built on the layer checks' helpers (:mod:`transformer_course.checking.layers`). The
+expected values come from the float64 oracles ``decoder_layer_f`` / ``decoder_f`` of
+:mod:`transformer_course.checking.oracles`, one knob per classic mistake, so that a
+wrong answer is told which mistake it matches; ``tests/test_oracles.py`` proves them
+equal to ``nn.TransformerDecoderLayer`` / ``nn.TransformerDecoder``.
 
 Two properties are checked on top of the values, because they are what the masks are
 for: the output at target position t does not change when only target positions after
@@ -21,7 +20,6 @@ len_src != len_tgt.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,17 +37,15 @@ from transformer_course.checking.layer_mistakes import (
 )
 from transformer_course.checking.layers import (
     LAYER_HINTS,
-    as_float64,
-    attention_f,
     build,
     describe_mask,
     expect_tensor_result,
-    ffn_f,
-    layer_norm_f,
     mistake_values,
-    residual_block,
-    stack_f,
-    sub,
+)
+from transformer_course.checking.oracles import (
+    as_float64,
+    decoder_f,
+    decoder_layer_f,
     uses_final_norm,
 )
 from transformer_course.checking.quiz import Quiz, quiz_check
@@ -62,108 +58,7 @@ __all__ = [
     "check_DecoderLayer",
     "check_quiz_cross_attention_norm",
     "check_quiz_decoder_masks",
-    "decoder_f",
-    "decoder_layer_f",
 ]
-
-
-# ====================================================================== float64 versions
-def decoder_layer_f(
-    x: torch.Tensor,
-    memory: torch.Tensor,
-    p: Mapping[str, torch.Tensor],
-    src_mask: torch.Tensor | None,
-    tgt_mask: torch.Tensor | None,
-    num_heads: int,
-    *,
-    norm_first: bool,
-    drop: bool = False,
-    residual: str = "normal",
-    dropout_at: str = "output",
-    norms: tuple[str, str, str] = ("norm1", "norm2", "norm3"),
-    order: tuple[str, str, str] = ("self", "cross", "ffn"),
-    cross_from: tuple[str, str, str] = ("x", "memory", "memory"),
-    self_mask: str = "tgt",
-    cross_mask: str = "src",
-    memory_norm: bool = False,
-    self_kv: str = "x",
-) -> torch.Tensor:
-    """One decoder layer in float64, with one knob per classic mistake.
-
-    ``cross_from``: where the cross-attention's (queries, keys, values) come from, each
-    "x" (the decoder side, normalised in pre-LN) or "memory". ``self_mask`` and
-    ``cross_mask``: "tgt", "src", "none" or "causal" (a look-ahead mask of the layer's
-    own). ``memory_norm``: pre-LN with the memory normalised too. ``self_kv``: "memory"
-    makes the self-attention read the memory.
-    """
-    causal = look_ahead_mask(x.shape[1])  # (len_tgt, len_tgt): a mask of the layer's own
-    masks = {"tgt": tgt_mask, "src": src_mask, "none": None, "causal": causal}
-    mem = memory.double()
-
-    def norm(name: str):
-        params = sub(p, name)
-        return lambda t: layer_norm_f(t, params)
-
-    def self_attention(h):
-        kv = h if self_kv == "x" else mem
-        return attention_f(sub(p, "self_attn"), h, kv, kv, masks[self_mask], num_heads, drop=drop)
-
-    def cross_attention(h):
-        m = norm(norms[1])(mem) if memory_norm else mem
-        sources = {"x": h, "memory": m}
-        q, k, v = (sources[name] for name in cross_from)
-        return attention_f(sub(p, "cross_attn"), q, k, v, masks[cross_mask], num_heads, drop=drop)
-
-    sublayers = {
-        "self": self_attention,
-        "cross": cross_attention,
-        "ffn": lambda h: ffn_f(h, sub(p, "feed_forward"), drop=drop),
-    }
-    x = x.double()
-    for part, norm_name in zip(order, norms, strict=True):
-        x = residual_block(
-            x,
-            sublayers[part],
-            norm(norm_name),
-            norm_first=norm_first,
-            drop=drop,
-            residual=residual,
-            dropout_at=dropout_at,
-        )
-    return x
-
-
-def decoder_f(
-    x: torch.Tensor,
-    memory: torch.Tensor,
-    p: Mapping[str, torch.Tensor],
-    src_mask: torch.Tensor | None,
-    tgt_mask: torch.Tensor | None,
-    num_heads: int,
-    num_layers: int,
-    *,
-    norm_first: bool,
-    final: bool,
-    drop: bool = False,
-    layer_norm_first: bool | None = None,
-    src_passed: bool = True,
-    tgt_passed: bool = True,
-    masks_swapped: bool = False,
-    memory_from: str = "memory",
-    **stack_knobs: Any,
-) -> torch.Tensor:
-    """The decoder stack in float64 (knobs for the stack-level mistakes)."""
-    layer_nf = norm_first if layer_norm_first is None else layer_norm_first
-    src = src_mask if src_passed else None
-    tgt = tgt_mask if tgt_passed else None
-    if masks_swapped:
-        src, tgt = tgt, src
-
-    def layer(h, layer_p):
-        mem = memory if memory_from == "memory" else h
-        return decoder_layer_f(h, mem, layer_p, src, tgt, num_heads, norm_first=layer_nf, drop=drop)
-
-    return stack_f(layer, x, p, num_layers, final=final, **stack_knobs)
 
 
 # ===================================================================== cases and inputs

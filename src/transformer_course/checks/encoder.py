@@ -6,11 +6,11 @@ Every module is built through :func:`transformer_course.checking.modules.build_m
 switch to train or eval) and then called through ``Checker.call``; nothing else of
 the learner's code is touched.
 
-Expected values come from small float64 functions written here (``layer_norm_f``,
-``ffn_f``, ``attention_f``, ``encoder_layer_f``, ``encoder_f``), independent of the
-reference modules; ``tests/test_07_encoder.py`` proves that they, the reference and
-PyTorch's ``nn.LayerNorm`` / ``nn.TransformerEncoderLayer`` / ``nn.TransformerEncoder``
-agree. Each function has one keyword ("knob") per classic mistake, so that a wrong
+Expected values come from the float64 oracles of
+:mod:`transformer_course.checking.oracles` (``layer_norm_f``, ``ffn_f``,
+``encoder_layer_f``, ``encoder_f``), written from the formulas, independent of the
+reference modules; ``tests/test_oracles.py`` proves that they and PyTorch's
+``nn.LayerNorm`` / ``nn.TransformerEncoderLayer`` / ``nn.TransformerEncoder`` agree. Each function has one keyword ("knob") per classic mistake, so that a wrong
 answer is told which mistake it matches.
 
 Training mode is checked without depending on a random stream: with ``dropout=1.0``
@@ -18,7 +18,7 @@ every dropout zeroes its input, so the result is fixed (a post-LN layer gives
 ``norm2(norm1(x))``, a pre-LN layer gives ``x``); with ``dropout=0.0`` train equals
 eval.
 
-The float64 layers and module helpers live in :mod:`transformer_course.checking.layers`.
+The module helpers live in :mod:`transformer_course.checking.layers`.
 """
 
 from __future__ import annotations
@@ -39,20 +39,22 @@ from transformer_course.checking.layer_mistakes import (
 )
 from transformer_course.checking.layers import (
     LAYER_HINTS,
-    as_float64,
     build,
     describe_mask,
     dropout_hint,
-    encoder_layer_f,
     expect_tensor_result,
-    ffn_f,
-    layer_norm_f,
     mistake_values,
-    stack_f,
     state_hint,
-    uses_final_norm,
 )
 from transformer_course.checking.modules import build_module, random_state, state_shapes
+from transformer_course.checking.oracles import (
+    as_float64,
+    encoder_f,
+    encoder_layer_f,
+    ffn_f,
+    layer_norm_f,
+    uses_final_norm,
+)
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.exercise import Exercise
 from transformer_course.reference import encoder as ref
@@ -585,14 +587,9 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase) -> None:
     drop = case.mode == "train" and case.dropout == 1.0
     final = uses_final_norm(case.norm_first, case.final_norm)
 
-    def compute(*, layer_norm_first=None, mask_passed=True, **knobs):
-        layer_nf = case.norm_first if layer_norm_first is None else layer_norm_first
-        m = mask if mask_passed else None
-
-        def layer(h, layer_p):
-            return encoder_layer_f(h, layer_p, m, case.num_heads, norm_first=layer_nf, drop=drop)
-
-        return stack_f(layer, x, p, case.num_layers, **{"final": final, **knobs})
+    def compute(**knobs):
+        knobs = {"norm_first": case.norm_first, "final": final, "drop": drop, **knobs}
+        return encoder_f(x, p, mask, case.num_heads, case.num_layers, **knobs)
 
     table = stack_mistakes(case.norm_first, case.final_norm)
     if mask is not None:

@@ -3,12 +3,13 @@
 ``apply_rotary``, ``SwiGLU``, ``CausalSelfAttention``, ``DecoderBlock``, ``GPT``,
 ``sample`` and the lesson's two concept questions.
 
-Expected values come from small float64 functions written here (``rms_norm_f``,
-``rope_angles_f``, ``rotate_f``, ``swiglu_f``, ``attention_f``, ``block_f``,
-``gpt_f``), written from the papers' formulas with explicit rotations, independent of
-the reference; ``tests/test_11_language_model.py`` proves that they, the reference
-and PyTorch's ``nn.RMSNorm`` / ``F.silu`` / ``F.scaled_dot_product_attention`` agree.
-Each function has one keyword ("knob") per classic mistake.
+Expected values come from the float64 oracles of
+:mod:`transformer_course.checking.oracles` (``rms_norm_f``, ``rope_angles_f``,
+``rotate_f``, ``swiglu_f``, ``causal_self_attention_f``, ``decoder_block_f``, ``gpt_f``),
+written from the papers' formulas with explicit rotations, independent of the reference;
+``tests/test_oracles.py`` proves that they and PyTorch's ``nn.RMSNorm`` / ``F.silu`` /
+``F.scaled_dot_product_attention`` agree. Each has one keyword ("knob") per classic
+mistake.
 
 RoPE's two pairings (adjacent pairs, as in RoFormer and Meta's Llama code; "rotate
 half", as in GPT-NeoX and Hugging Face's Llama) are both accepted, consistently applied:
@@ -26,27 +27,32 @@ about six standard deviations), the set of tokens that may appear exactly, and t
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import torch
-import torch.nn.functional as F
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.forbidden import refuse_forbidden
 from transformer_course.checking.generators import seeded_generator
 from transformer_course.checking.inputs import randn
-from transformer_course.checking.layers import build, expect_tensor_result, mistake_values, sub
+from transformer_course.checking.layers import build, expect_tensor_result, mistake_values
 from transformer_course.checking.modules import build_module, random_state, state_shapes
+from transformer_course.checking.oracles import (
+    causal_self_attention_f,
+    decoder_block_f,
+    gpt_f,
+    rms_norm_f,
+    rope_angles_f,
+    rotate_f,
+    swiglu_f,
+)
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.exercise import Exercise
 from transformer_course.reference import language_model as ref
 
 __all__ = [
-    "attention_f",
-    "block_f",
     "check_CausalSelfAttention",
     "check_DecoderBlock",
     "check_GPT",
@@ -58,11 +64,6 @@ __all__ = [
     "check_quiz_temperature",
     "check_rotary_embedding",
     "check_sample",
-    "gpt_f",
-    "rms_norm_f",
-    "rope_angles_f",
-    "rotate_f",
-    "swiglu_f",
 ]
 
 
@@ -166,39 +167,6 @@ def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> Non
 
 
 # ================================================================================ RMSNorm
-def rms_norm_f(
-    x: torch.Tensor,
-    weight: torch.Tensor,
-    eps: float = 1e-5,
-    *,
-    statistic: str = "mean_square",
-    eps_at: str = "inside",
-    over: str = "features",
-    gain: bool = True,
-) -> torch.Tensor:
-    """RMSNorm in float64: x / sqrt(mean(x²) + eps) * weight. ``statistic``
-    "mean_square" (right), "mean" (the plain mean), "variance" (LayerNorm without a
-    bias: the mean subtracted), "sum_square"; ``eps_at`` "inside", "outside", "none";
-    ``over`` "features", "sequence", "everything"."""
-    x = x.double()
-    dims = {"features": (-1,), "sequence": (-2,), "everything": tuple(range(x.dim()))}[over]
-    if statistic == "variance":
-        x = x - x.mean(dim=dims, keepdim=True)
-    if statistic == "mean":
-        stat = x.mean(dim=dims, keepdim=True)
-    elif statistic == "sum_square":
-        stat = x.pow(2).sum(dim=dims, keepdim=True)
-    else:
-        stat = x.pow(2).mean(dim=dims, keepdim=True)
-    if eps_at == "inside":
-        y = x / torch.sqrt(stat + eps)
-    elif eps_at == "outside":
-        y = x / (torch.sqrt(stat) + eps)
-    else:
-        y = x / torch.sqrt(stat)
-    return y * weight.double() if gain else y
-
-
 @dataclass(frozen=True)
 class _NormCase:
     seed: int
@@ -284,52 +252,14 @@ def check_RMSNorm(cls, *, hidden: bool = False) -> None:
             table = _norm_mistakes(case.eps)
             c.expect_close(
                 got,
-                rms_norm_f(x, state["weight"], eps),
+                rms_norm_f(x, state, eps),
                 what,
                 **tolerance(got.dtype),
-                mistakes=mistake_values(lambda **k: rms_norm_f(x, state["weight"], **k), table),
+                mistakes=mistake_values(lambda **k: rms_norm_f(x, state, **k), table),
             )
 
 
 # ================================================================================ RoPE
-def rope_angles_f(
-    length: int, d_head: int, base: float = 10000.0, *, first: int = 0, exponent: str = "2i/d"
-) -> torch.Tensor:
-    """float64 (length, d_head // 2): angle[m, i] = (first + m) * base ** (-2i / d_head).
-    ``exponent`` "2i/d" (right), "i/d" (the 2 forgotten), "+2i/d" (the sign), "2i/(d-2)"
-    (linspace to 1), "i/(d/2)" (the same as 2i/d, for completeness)."""
-    i = torch.arange(d_head // 2, dtype=torch.float64)
-    power = {
-        "2i/d": 2 * i / d_head,
-        "i/d": i / d_head,
-        "+2i/d": -2 * i / d_head,
-        "2i/(d-2)": 2 * i / max(d_head - 2, 1),
-    }[exponent]
-    theta = base**-power  # (d_head/2,)
-    positions = torch.arange(first, first + length, dtype=torch.float64)
-    return positions[:, None] * theta  # (length, d_head/2)
-
-
-def rotate_f(
-    x: torch.Tensor, angles: torch.Tensor, pairing: str = "half", *, direction: int = 1
-) -> torch.Tensor:
-    """Rotate each feature pair of x (..., len, d) by angles (len, d/2), with an explicit
-    2x2 rotation matrix per pair. ``pairing`` "half" (i, i + d/2) or "adjacent"
-    (2i, 2i+1); ``direction`` -1 rotates the other way."""
-    x = x.double()
-    d = x.shape[-1]
-    index_a = torch.arange(d // 2) if pairing == "half" else torch.arange(0, d, 2)
-    index_b = index_a + d // 2 if pairing == "half" else index_a + 1
-    a, b = x[..., index_a], x[..., index_b]  # (..., len, d/2)
-    cos, sin = torch.cos(angles), direction * torch.sin(angles)
-    rotation = torch.stack([torch.stack([cos, -sin], -1), torch.stack([sin, cos], -1)], -2)
-    pair = torch.stack([a, b], dim=-1)[..., None]  # (..., len, d/2, 2, 1)
-    turned = (rotation @ pair)[..., 0]  # (..., len, d/2, 2)
-    out = torch.empty_like(x)
-    out[..., index_a], out[..., index_b] = turned[..., 0], turned[..., 1]
-    return out
-
-
 @dataclass(frozen=True)
 class _RopeCase:
     length: int
@@ -517,31 +447,6 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
 
 
 # ================================================================================ SwiGLU
-def swiglu_f(
-    x: torch.Tensor,
-    p: Mapping[str, torch.Tensor],
-    *,
-    activation: str = "silu",
-    swap: bool = False,
-    gate: bool = True,
-    after: bool = False,
-) -> torch.Tensor:
-    """w2(silu(w1 x) * w3 x) in float64. ``activation`` "silu", "relu", "gelu",
-    "sigmoid"; ``swap``: the SiLU on w3 instead of w1; ``gate`` False: w2(silu(w1 x));
-    ``after``: silu(w1 x * w3 x)."""
-    act = {"silu": F.silu, "relu": torch.relu, "gelu": F.gelu, "sigmoid": torch.sigmoid}[activation]
-    x = x.double()
-    h1 = x @ p["w1.weight"].double().T  # (..., d_ff)
-    h3 = x @ p["w3.weight"].double().T
-    if swap:
-        h1, h3 = h3, h1
-    if after:
-        h = act(h1 * h3)
-    else:
-        h = act(h1) * h3 if gate else act(h1)
-    return h @ p["w2.weight"].double().T  # (..., d_model)
-
-
 _SWAP = (
     "Your gate and value are swapped: the SiLU goes on w1(x) (the gate), which then "
     "multiplies w3(x): w2(silu(w1(x)) * w3(x))."
@@ -608,122 +513,6 @@ def check_SwiGLU(cls, *, hidden: bool = False) -> None:
 
 
 # ================================================================== attention, block, GPT
-def _linear(x: torch.Tensor, p: Mapping[str, torch.Tensor], name: str) -> torch.Tensor:
-    return x.double() @ p[f"{name}.weight"].double().T
-
-
-def attention_f(
-    x: torch.Tensor,
-    p: Mapping[str, torch.Tensor],
-    num_heads: int,
-    *,
-    pairing: str = "half",
-    rope: bool = True,
-    rotate_values: bool = False,
-    split: str = "after",
-    first: int = 0,
-    causal: bool = True,
-) -> torch.Tensor:
-    """Causal multi-head self-attention with RoPE, in float64, from the formulas:
-    softmax(rot(q) rot(k)ᵀ / sqrt(d_head) + causal) v per head. ``split`` "after"
-    (right: rotate each head's d_head features) or "before" (rotate the d_model-wide
-    projections with d_model's angles, then split)."""
-    batch, length, d_model = x.shape
-    d_head = d_model // num_heads
-
-    def heads(t: torch.Tensor) -> torch.Tensor:  # (batch, len, d_model) -> (batch, h, len, d_head)
-        return t.view(batch, length, num_heads, d_head).transpose(1, 2)
-
-    q, k, v = (_linear(x, p, name) for name in ("w_q", "w_k", "w_v"))
-    if rope and split == "before":
-        angles = rope_angles_f(length, d_model, first=first)
-        q, k = rotate_f(q, angles, pairing), rotate_f(k, angles, pairing)
-        if rotate_values:
-            v = rotate_f(v, angles, pairing)
-    q, k, v = heads(q), heads(k), heads(v)
-    if rope and split == "after":
-        angles = rope_angles_f(length, d_head, first=first)
-        q, k = rotate_f(q, angles, pairing), rotate_f(k, angles, pairing)
-        if rotate_values:
-            v = rotate_f(v, angles, pairing)
-    scores = q @ k.transpose(-2, -1) / math.sqrt(d_head)  # (batch, h, len, len)
-    if causal:
-        future = torch.ones(length, length, dtype=torch.bool).triu(1)
-        scores = scores.masked_fill(future, float("-inf"))
-    out = torch.softmax(scores, dim=-1) @ v  # (batch, h, len, d_head)
-    return _linear(out.transpose(1, 2).reshape(batch, length, d_model), p, "w_o")
-
-
-def block_f(
-    x: torch.Tensor,
-    p: Mapping[str, torch.Tensor],
-    num_heads: int,
-    eps: float = 1e-5,
-    *,
-    pairing: str = "half",
-    layout: str = "pre",
-    attention: Mapping[str, Any] | None = None,
-) -> torch.Tensor:
-    """One decoder block in float64. ``layout`` "pre" (right), "post" (norm after each
-    residual sum), "no_residual", "residual_from_normed", "swapped_norms", "parallel"
-    (both sub-layers read the same x)."""
-    x = x.double()
-    knobs = {"pairing": pairing, **(attention or {})}
-
-    def attn(t):
-        return attention_f(t, sub(p, "attn"), num_heads, **knobs)
-
-    def ffn(t):
-        return swiglu_f(t, sub(p, "feed_forward"))
-
-    def norm(name, t):
-        return rms_norm_f(t, p[f"{name}.weight"], eps)
-
-    n1, n2 = ("norm2", "norm1") if layout == "swapped_norms" else ("norm1", "norm2")
-    if layout == "post":
-        h = norm(n1, x + attn(x))
-        return norm(n2, h + ffn(h))
-    if layout == "no_residual":
-        return ffn(norm(n2, attn(norm(n1, x))))
-    if layout == "residual_from_normed":
-        a = norm(n1, x)
-        h = a + attn(a)
-        b = norm(n2, h)
-        return b + ffn(b)
-    if layout == "parallel":
-        return x + attn(norm(n1, x)) + ffn(norm(n2, x))
-    h = x + attn(norm(n1, x))
-    return h + ffn(norm(n2, h))
-
-
-def gpt_f(
-    ids: torch.Tensor,
-    p: Mapping[str, torch.Tensor],
-    num_heads: int,
-    num_layers: int,
-    eps: float = 1e-5,
-    *,
-    pairing: str = "half",
-    final_norm: bool = True,
-    scale_embedding: bool = False,
-    softmax: bool = False,
-    causal: bool = True,
-) -> torch.Tensor:
-    """The GPT in float64: logits (batch, len, vocab). ``causal`` False: every block's
-    attention sees every key (the future too)."""
-    embedding = p["embedding.weight"].double()  # (vocab, d_model)
-    x = embedding[ids]
-    if scale_embedding:
-        x = x * math.sqrt(embedding.shape[1])
-    for i in range(num_layers):
-        attention = {"causal": causal}
-        x = block_f(x, sub(p, f"layers.{i}"), num_heads, eps, pairing=pairing, attention=attention)
-    if final_norm:
-        x = rms_norm_f(x, p["norm.weight"], eps)
-    logits = x @ embedding.T
-    return torch.softmax(logits, -1) if softmax else logits
-
-
 def _close(got: torch.Tensor, expected: torch.Tensor) -> bool:
     return bool(torch.allclose(got.detach().double(), expected, rtol=1e-4, atol=1e-5))
 
@@ -795,7 +584,7 @@ _ATTENTION_HINTS = {
 }
 
 
-_ATTENTION_MISTAKES = {  # {message: attention_f's knobs for that mistake}
+_ATTENTION_MISTAKES = {  # {message: causal_self_attention_f's knobs for that mistake}
     _NO_ROPE: {"rope": False},
     _ROTATE_VALUES: {"rotate_values": True},
     _BEFORE_SPLIT: {"split": "before"},
@@ -870,7 +659,7 @@ def check_CausalSelfAttention(cls, *, hidden: bool = False) -> None:
         hidden,
         "CausalSelfAttention",
         lambda case: (case.d_model, case.num_heads),
-        attention_f,
+        causal_self_attention_f,
         _ATTENTION_MISTAKES,
         scale=1.0,
     )
@@ -899,7 +688,7 @@ _BLOCK_EPS = (
 )
 
 
-_BLOCK_MISTAKES = {  # {message: block_f's knobs for that mistake}
+_BLOCK_MISTAKES = {  # {message: decoder_block_f's knobs for that mistake}
     _POST: {"layout": "post"},
     _NO_RESIDUAL: {"layout": "no_residual"},
     _FROM_NORMED: {"layout": "residual_from_normed"},
@@ -919,7 +708,7 @@ def check_DecoderBlock(cls, *, hidden: bool = False) -> None:
         lambda case: (
             (case.d_model, case.num_heads, case.d_ff) + (() if case.eps is None else (case.eps,))
         ),
-        block_f,
+        decoder_block_f,
         _BLOCK_MISTAKES,
         scale=2.0,
         oracle_options=lambda case: {} if case.eps is None else {"eps": case.eps},

@@ -3,9 +3,9 @@ concept questions.
 
 Expected values come from :mod:`transformer_course.reference.multi_head_attention`
 (tested against ``nn.MultiheadAttention`` in ``tests/test_05_multi_head_attention.py``).
-The values that classic mistakes produce are computed by :func:`_variant`, a float64
-multi-head attention with one knob per mistake, so that a wrong answer gets the
-diagnosis of the mistake it matches. The attention weights are diagnosed by the
+The values that classic mistakes produce are computed by the float64 oracle
+:func:`~transformer_course.checking.oracles.multi_head_attention_f`, with one knob per
+mistake, so that a wrong answer gets the diagnosis of the mistake it matches. The attention weights are diagnosed by the
 course's one shared diagnosis, :func:`~transformer_course.checking.attention_weights.expect_attention_weights`.
 
 What is required is what the concept needs; incidental choices are accepted:
@@ -24,7 +24,6 @@ What is required is what the concept needs; incidental choices are accepted:
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
@@ -37,6 +36,7 @@ from transformer_course.checking.attention_weights import (
 )
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.modules import build_module, random_state
+from transformer_course.checking.oracles import multi_head_attention_f
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.exercise import Exercise
 from transformer_course.reference import multi_head_attention as ref
@@ -379,82 +379,6 @@ def _describe_mask(mask) -> str:
     return "None" if mask is None else f"bool {tuple(mask.shape)}"
 
 
-def _variant(
-    state,
-    query,
-    key,
-    value,
-    mask,
-    num_heads,
-    *,
-    q_from="query",
-    k_from="key",
-    k_proj="w_k",
-    v_proj="w_v",
-    v_from="value",
-    scale="sqrt_d_head",
-    softmax_dim=-1,
-    mask_mode="normal",
-    split="correct",
-    merge="correct",
-    use_w_o=True,
-    uniform_weights=False,
-):
-    """Multi-head attention in float64 with one knob per classic mistake.
-
-    Returns (output (batch, len_q, d_model), weights (batch, num_heads, len_q, len_k)).
-    ``uniform_weights`` spreads each row evenly over its allowed keys (dropout on the scores).
-    """
-    p = {name: tensor.double() for name, tensor in state.items()}
-    inputs = {"query": query.double(), "key": key.double(), "value": value.double()}
-
-    def project(name, x):
-        return x if name is None else x @ p[f"{name}.weight"].T + p[f"{name}.bias"]
-
-    def cut(x):  # (batch, len, d_model) -> (batch, heads, len, d_head)
-        b, length, d = x.shape
-        if split == "no_transpose":
-            return x.reshape(b, num_heads, length, d // num_heads)
-        return x.reshape(b, length, num_heads, d // num_heads).transpose(1, 2)
-
-    q = cut(project("w_q", inputs[q_from]))
-    k = cut(project(k_proj, inputs[k_from]))
-    v = cut(project(v_proj, inputs[v_from]))
-    d_head, d_model = q.shape[-1], query.shape[-1]
-    divisor = {
-        "sqrt_d_head": math.sqrt(d_head),
-        "sqrt_d_model": math.sqrt(d_model),
-        "d_head": float(d_head),
-        "none": 1.0,
-    }[scale]
-    scores = q @ k.transpose(-2, -1) / divisor  # (batch, heads, len_q, len_k)
-    if uniform_weights:
-        scores = torch.zeros_like(scores)
-    if mask is not None and mask_mode != "ignored":
-        allowed = ~mask if mask_mode == "inverted" else mask
-        allowed = allowed.expand(scores.shape)
-        scores = scores.masked_fill(~allowed, float("-inf"))
-    weights = torch.softmax(scores, dim=softmax_dim).nan_to_num(0.0)
-    heads = weights @ v  # (batch, heads, len_q, d_head)
-    b, h, lq, dh = heads.shape
-    if merge == "no_transpose":
-        merged = heads.reshape(b, lq, h * dh)
-    else:
-        merged = heads.transpose(1, 2).reshape(b, lq, h * dh)
-    return (project("w_o", merged) if use_w_o else merged), weights
-
-
-def _output_from_weights(state, value, weights, num_heads):
-    """w_o(merge(weights @ split(w_v(value)))) in float64: the output given the weights."""
-    p = {name: tensor.double() for name, tensor in state.items()}
-    v = value.double() @ p["w_v.weight"].T + p["w_v.bias"]  # (batch, len_k, d_model)
-    b, lk, d = v.shape
-    v = v.reshape(b, lk, num_heads, d // num_heads).transpose(1, 2)  # (b, h, len_k, d_head)
-    heads = weights.double() @ v  # (batch, num_heads, len_q, d_head)
-    merged = heads.transpose(1, 2).reshape(b, heads.shape[2], d)  # (batch, len_q, d_model)
-    return merged @ p["w_o.weight"].T + p["w_o.bias"]
-
-
 _KV_FROM_QUERY = (
     "Your keys and values come from `query`: in cross-attention they come from `key` and "
     "`value`, the encoder output, and only the queries come from `query`, the decoder. "
@@ -466,7 +390,7 @@ _Q_FROM_KEY = (
     "some popular explanations get this backwards."
 )
 
-# (knobs of _variant, diagnosis): mistakes visible in the attention weights ...
+# (knobs of multi_head_attention_f, diagnosis): mistakes visible in the attention weights ...
 _WEIGHT_MISTAKES = [
     (
         {"scale": "sqrt_d_model"},
@@ -498,7 +422,7 @@ _WEIGHT_MISTAKES = [
         "over the keys: softmax over the last axis.",
     ),
     (
-        {"mask_mode": "ignored"},
+        {"mask_mode": "none"},
         "Your attention ignores the mask: keys the mask forbids get weight. Pass the mask on "
         "and apply it to the scaled scores before the softmax (blocked scores become -inf or "
         "a large negative number); it broadcasts to (batch, num_heads, len_q, len_k).",
@@ -566,7 +490,7 @@ def _mistake_values(table, part: int, args: tuple) -> dict:
 
     def value(knobs):
         try:
-            return _variant(*args, **knobs)[part]
+            return multi_head_attention_f(*args, **knobs)[part]
         except RuntimeError:  # a mistake that cannot happen with these shapes
             return None
 
@@ -715,7 +639,7 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
         )
     else:
         if dropped_entirely:
-            weight_mistakes[_DROPOUT_ON_SCORES] = lambda: _variant(
+            weight_mistakes[_DROPOUT_ON_SCORES] = lambda: multi_head_attention_f(
                 *variant_args, uniform_weights=True
             )[1]
         convention = expect_attention_weights(
@@ -740,7 +664,7 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
         return
     if convention not in (None, "zero"):  # the learner's own fully masked rows
         own = with_fully_masked_rows(expected_weights, mask, convention, like=weights)
-        expected_out = _output_from_weights(state, value, own, h)
+        expected_out = multi_head_attention_f(*variant_args, weights=own)[0]
     hint = ""
     if case.dropout and not case.train:
         hint = _DROPOUT_IN_EVAL

@@ -1,0 +1,70 @@
+"""Position-wise feed-forward blocks in float64, from their formulas: the paper's ReLU
+network (lesson 07) and SwiGLU (lesson 11), each with one knob per classic mistake.
+Shapes: x (..., d_model) -> (..., d_model), through a hidden (..., d_ff)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import torch
+import torch.nn.functional as F
+
+from transformer_course.checking.oracles.state import linear, zero_if
+
+__all__ = ["ffn_f", "swiglu_f"]
+
+
+def ffn_f(
+    x: torch.Tensor,
+    p: Mapping[str, torch.Tensor],
+    *,
+    drop: bool = False,
+    activation: str = "relu",
+    drop_at: str = "hidden",
+) -> torch.Tensor:
+    """w_2(dropout(relu(w_1(x)))) in float64, ``p`` holding w_1 (d_ff, d_model) and w_2
+    (d_model, d_ff) with biases. ``drop``: every dropout zeroes (p=1, train);
+    ``activation`` "relu", "none", "gelu", "relu_twice"; ``drop_at`` "hidden" (right),
+    "output", "input", "nowhere"."""
+    zero = zero_if(drop)
+    x = x.double()
+    if drop_at == "input":
+        x = zero(x)
+    h = linear(x, p, "w_1")  # (..., d_ff)
+    if activation in {"relu", "relu_twice"}:
+        h = torch.relu(h)
+    elif activation == "gelu":
+        h = F.gelu(h)
+    if drop_at == "hidden":
+        h = zero(h)
+    y = linear(h, p, "w_2")  # (..., d_model)
+    if activation == "relu_twice":
+        y = torch.relu(y)
+    if drop_at == "output":
+        y = zero(y)
+    return y
+
+
+def swiglu_f(
+    x: torch.Tensor,
+    p: Mapping[str, torch.Tensor],
+    *,
+    activation: str = "silu",
+    swap: bool = False,
+    gate: bool = True,
+    after: bool = False,
+) -> torch.Tensor:
+    """w2(silu(w1 x) * w3 x) in float64, ``p`` holding the bias-free w1, w3 (d_ff, d_model)
+    and w2 (d_model, d_ff). ``activation`` "silu" (right), "relu", "gelu", "sigmoid";
+    ``swap``: the SiLU on w3 instead of w1; ``gate`` False: w2(silu(w1 x)); ``after``:
+    silu(w1 x * w3 x)."""
+    act = {"silu": F.silu, "relu": torch.relu, "gelu": F.gelu, "sigmoid": torch.sigmoid}[activation]
+    h1 = linear(x, p, "w1")  # (..., d_ff)
+    h3 = linear(x, p, "w3")
+    if swap:
+        h1, h3 = h3, h1
+    if after:
+        h = act(h1 * h3)
+    else:
+        h = act(h1) * h3 if gate else act(h1)
+    return linear(h, p, "w2")  # (..., d_model)

@@ -1,0 +1,140 @@
+"""The decoder-only GPT of lesson 11 in float64: causal self-attention with RoPE (lesson
+05's :func:`~.attention.multi_head_attention_f` with a rotation and a causal mask), the
+pre-norm block (RMSNorm, SwiGLU) and the whole model with tied embeddings, each with one
+knob per classic mistake. State dicts use lesson 11's names: ``attn`` (bias-free w_q,
+w_k, w_v, w_o), ``feed_forward`` (w1, w2, w3), ``norm1``/``norm2``, ``layers.<i>``,
+``norm``, ``embedding``.
+
+Shapes: x (batch, len, d_model), ids (batch, len), logits (batch, len, vocab_size).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import torch
+
+from transformer_course.checking.oracles.attention import multi_head_attention_f
+from transformer_course.checking.oracles.feed_forward import swiglu_f
+from transformer_course.checking.oracles.norms import rms_norm_f
+from transformer_course.checking.oracles.positions import rope_angles_f, rotate_f
+from transformer_course.checking.oracles.state import sub
+
+__all__ = ["causal_self_attention_f", "decoder_block_f", "gpt_f"]
+
+
+def causal_self_attention_f(
+    x: torch.Tensor,
+    p: Mapping[str, torch.Tensor],
+    num_heads: int,
+    *,
+    pairing: str = "half",
+    rope: bool = True,
+    rotate_values: bool = False,
+    split: str = "after",
+    first: int = 0,
+    causal: bool = True,
+) -> torch.Tensor:
+    """softmax(rot(q) rot(k)ᵀ / sqrt(d_head) + causal) v per head, then w_o: x (batch,
+    len, d_model) -> the same shape. ``pairing``: RoPE's feature pairs ("half" or
+    "adjacent"); ``rope`` False: no rotation; ``rotate_values``: the values rotated too;
+    ``split`` "after" (right: rotate each head's d_head features) or "before" (rotate the
+    d_model-wide projections with d_model's angles, then split); ``first``: the first
+    position (1: one-indexed); ``causal`` False: every query sees every key."""
+    length = x.shape[1]
+
+    def rotate(t: torch.Tensor) -> torch.Tensor:  # (..., len, width) -> the same
+        return rotate_f(t, rope_angles_f(length, t.shape[-1], first=first), pairing)
+
+    output, _ = multi_head_attention_f(
+        p,
+        x,
+        x,
+        x,
+        None,
+        num_heads,
+        is_causal=causal,
+        rotate=rotate if rope else None,
+        rotate_at="heads" if split == "after" else "model",
+        rotate_values=rotate_values,
+    )
+    return output
+
+
+def decoder_block_f(
+    x: torch.Tensor,
+    p: Mapping[str, torch.Tensor],
+    num_heads: int,
+    eps: float = 1e-5,
+    *,
+    pairing: str = "half",
+    layout: str = "pre",
+    attention: Mapping[str, Any] | None = None,
+) -> torch.Tensor:
+    """One pre-norm decoder block in float64: h = x + attn(norm1(x)), then h +
+    feed_forward(norm2(h)); x (batch, len, d_model) -> the same shape. ``layout`` "pre"
+    (right), "post" (norm after each residual sum), "no_residual",
+    "residual_from_normed", "swapped_norms", "parallel" (both sub-layers read the same
+    x); ``attention``: knobs of :func:`causal_self_attention_f`."""
+    x = x.double()
+    knobs = {"pairing": pairing, **(attention or {})}
+
+    def attn(t):
+        return causal_self_attention_f(t, sub(p, "attn"), num_heads, **knobs)
+
+    def ffn(t):
+        return swiglu_f(t, sub(p, "feed_forward"))
+
+    def norm(name, t):
+        return rms_norm_f(t, sub(p, name), eps)
+
+    n1, n2 = ("norm2", "norm1") if layout == "swapped_norms" else ("norm1", "norm2")
+    if layout == "post":
+        h = norm(n1, x + attn(x))
+        return norm(n2, h + ffn(h))
+    if layout == "no_residual":
+        return ffn(norm(n2, attn(norm(n1, x))))
+    if layout == "residual_from_normed":
+        a = norm(n1, x)
+        h = a + attn(a)
+        b = norm(n2, h)
+        return b + ffn(b)
+    if layout == "parallel":
+        return x + attn(norm(n1, x)) + ffn(norm(n2, x))
+    h = x + attn(norm(n1, x))
+    return h + ffn(norm(n2, h))
+
+
+def gpt_f(
+    ids: torch.Tensor,
+    p: Mapping[str, torch.Tensor],
+    num_heads: int,
+    num_layers: int,
+    eps: float = 1e-5,
+    *,
+    pairing: str = "half",
+    final_norm: bool = True,
+    scale_embedding: bool = False,
+    softmax: bool = False,
+    causal: bool = True,
+) -> torch.Tensor:
+    """The GPT in float64: ids (batch, len) -> logits (batch, len, vocab_size), the output
+    layer tied to the embedding. Knobs: ``final_norm`` False (no RMSNorm before the
+    logits), ``scale_embedding`` (embeddings times sqrt(d_model)), ``softmax``
+    (probabilities returned), ``causal`` False (every block's attention sees every key,
+    the future too)."""
+    embedding = p["embedding.weight"].double()  # (vocab_size, d_model)
+    x = embedding[ids]  # (batch, len, d_model)
+    if scale_embedding:
+        x = x * math.sqrt(embedding.shape[1])
+    for i in range(num_layers):
+        attention = {"causal": causal}
+        x = decoder_block_f(
+            x, sub(p, f"layers.{i}"), num_heads, eps, pairing=pairing, attention=attention
+        )
+    if final_norm:
+        x = rms_norm_f(x, sub(p, "norm"), eps)
+    logits = x @ embedding.T  # (batch, len, vocab_size)
+    return torch.softmax(logits, -1) if softmax else logits

@@ -1,0 +1,93 @@
+"""Normalisations in float64, from their formulas: LayerNorm (lesson 07) and RMSNorm
+(lesson 11), each with one knob per classic mistake. Shapes: x (..., d_model) in and out."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import torch
+
+__all__ = ["layer_norm_f", "rms_norm_f"]
+
+
+def layer_norm_f(
+    x: torch.Tensor,
+    p: Mapping[str, torch.Tensor],
+    eps: float = 1e-5,
+    *,
+    unbiased: bool = False,
+    eps_at: str = "inside",
+    over: str = "features",
+    gain: bool = True,
+    shift: bool = True,
+    swap: bool = False,
+) -> torch.Tensor:
+    """LayerNorm in float64: (x - mean) / sqrt(var + eps) * weight + bias over d_model,
+    ``p`` holding ``weight`` and ``bias`` (d_model,). x (..., d_model) -> (..., d_model).
+
+    Knobs: ``unbiased`` (the variance divided by n - 1); ``over`` "features" (right),
+    "sequence" (dim -2), "batch" (every axis but the features, BatchNorm's statistics),
+    "sequence_and_features" (dims -2, -1), "everything", "axis_2" (dim=2 hard-coded);
+    ``eps_at`` "inside" (right), "outside" (std + eps), "none"; ``gain``/``shift`` False
+    leave out weight/bias; ``swap`` exchanges weight and bias."""
+    x = x.double()
+    dims = {
+        "features": (-1,),
+        "sequence": (-2,),
+        "batch": tuple(range(x.dim() - 1)),
+        "sequence_and_features": (-2, -1),
+        "everything": tuple(range(x.dim())),
+        "axis_2": (2,),  # dim=2 hard-coded: right for (batch, len, d_model) only
+    }[over]
+    mean = x.mean(dim=dims, keepdim=True)
+    var = x.var(dim=dims, keepdim=True, correction=1 if unbiased else 0)
+    if eps_at == "inside":
+        y = (x - mean) / torch.sqrt(var + eps)
+    elif eps_at == "outside":
+        y = (x - mean) / (torch.sqrt(var) + eps)
+    else:
+        y = (x - mean) / torch.sqrt(var)
+    weight, bias = p["weight"].double(), p["bias"].double()
+    if swap:
+        weight, bias = bias, weight
+    if gain:
+        y = y * weight
+    if shift:
+        y = y + bias
+    return y
+
+
+def rms_norm_f(
+    x: torch.Tensor,
+    p: Mapping[str, torch.Tensor],
+    eps: float = 1e-5,
+    *,
+    statistic: str = "mean_square",
+    eps_at: str = "inside",
+    over: str = "features",
+    gain: bool = True,
+) -> torch.Tensor:
+    """RMSNorm in float64: x / sqrt(mean(x²) + eps) * weight, ``p`` holding ``weight``
+    (d_model,). x (..., d_model) -> (..., d_model).
+
+    Knobs: ``statistic`` "mean_square" (right), "mean" (the plain mean), "variance"
+    (LayerNorm without a bias: the mean subtracted), "sum_square"; ``eps_at`` "inside",
+    "outside", "none"; ``over`` "features", "sequence", "everything"; ``gain`` False
+    leaves out the weight."""
+    x = x.double()
+    dims = {"features": (-1,), "sequence": (-2,), "everything": tuple(range(x.dim()))}[over]
+    if statistic == "variance":
+        x = x - x.mean(dim=dims, keepdim=True)
+    if statistic == "mean":
+        stat = x.mean(dim=dims, keepdim=True)
+    elif statistic == "sum_square":
+        stat = x.pow(2).sum(dim=dims, keepdim=True)
+    else:
+        stat = x.pow(2).mean(dim=dims, keepdim=True)
+    if eps_at == "inside":
+        y = x / torch.sqrt(stat + eps)
+    elif eps_at == "outside":
+        y = x / (torch.sqrt(stat) + eps)
+    else:
+        y = x / torch.sqrt(stat)
+    return y * p["weight"].double() if gain else y
