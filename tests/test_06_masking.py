@@ -319,16 +319,16 @@ test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 def test_hidden_inputs_cover_the_hard_cases():
     from transformer_course.checks import masking as checks
 
-    cases = checks._hidden_padding_cases() + checks._hidden_decoder_cases()
+    cases = checks.hidden_padding_cases() + checks.hidden_decoder_cases()
     assert any(bool((ids == p).all(dim=1).any()) for ids, p in cases), "a fully padded sequence"
     assert any(p != 0 for _, p in cases), "a pad id other than 0"
     assert any(bool((ids[:, 0] == p).any()) and not bool((ids == p).all()) for ids, p in cases), (
         "left padding"
     )
     assert any(ids.shape == (1, 1) for ids, _ in cases), "a single token"
-    assert 1 in checks._HIDDEN_SIZES and max(checks._HIDDEN_SIZES) >= 16
-    visible = [ids for ids, _ in checks._visible_padding_cases()]
-    hidden = [ids for ids, _ in checks._hidden_padding_cases()]
+    assert 1 in checks.HIDDEN_SIZES and max(checks.HIDDEN_SIZES) >= 16
+    visible = [ids for ids, _ in checks.visible_padding_cases()]
+    hidden = [ids for ids, _ in checks.hidden_padding_cases()]
     assert all(a.shape != b.shape or not torch.equal(a, b) for a in visible for b in hidden)
 
 

@@ -23,6 +23,7 @@ from torch import nn
 from transformer_course.checking.inputs import vocab_token_ids
 from transformer_course.checking.layers import value_or_none
 from transformer_course.checking.objects import recipe_of
+from transformer_course.checking.oracles import count_parameters_f, greedy_decode_f
 from transformer_course.checks import transformer as checks
 from transformer_course.checks.transformer import (
     check_count_parameters,
@@ -605,7 +606,7 @@ def count_floats(*args, **kwargs):
 def _count_mistake(**knobs):
     def count(vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False):
         args = (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm)
-        return checks._count(*args, **knobs)
+        return count_parameters_f(*args, **knobs)
 
     count.__name__ = "count_" + "_".join(f"{k}_{v}" for k, v in knobs.items())
     return count
@@ -709,18 +710,18 @@ def greedy_python_lists(model, src_ids, max_len, bos_id, eos_id):
 
 def _greedy_mistake(**knobs):
     def greedy(model, src_ids, max_len, bos_id, eos_id):
-        return checks._greedy_variant(model, src_ids, max_len, bos_id, eos_id, **knobs)
+        return greedy_decode_f(model, src_ids, max_len, bos_id, eos_id, **knobs)
 
     greedy.__name__ = "greedy_" + "_".join(f"{k}_{v}" for k, v in knobs.items())
     return greedy
 
 
 def greedy_one_step_more(model, src_ids, max_len, bos_id, eos_id):
-    return checks._greedy_variant(model, src_ids, max_len, bos_id, eos_id, steps=max_len + 1)
+    return greedy_decode_f(model, src_ids, max_len, bos_id, eos_id, steps=max_len + 1)
 
 
 def greedy_one_step_less(model, src_ids, max_len, bos_id, eos_id):
-    return checks._greedy_variant(model, src_ids, max_len, bos_id, eos_id, steps=max_len - 1)
+    return greedy_decode_f(model, src_ids, max_len, bos_id, eos_id, steps=max_len - 1)
 
 
 def greedy_returns_list(model, src_ids, max_len, bos_id, eos_id):
@@ -813,7 +814,7 @@ MISTAKES = [
     # count_parameters
     *[
         Mistake(check_count_parameters, _count_mistake(**knobs), re.escape(message[:60]))
-        for knobs, message in checks._COUNT_MISTAKES
+        for knobs, message in checks.COUNT_MISTAKES
     ],
     Mistake(check_count_parameters, count_total_only, r"returned a int.*single number"),
     Mistake(check_count_parameters, count_with_total, r"expected exactly"),
@@ -821,7 +822,7 @@ MISTAKES = [
     # greedy_decode
     *[
         Mistake(check_greedy_decode, _greedy_mistake(**knobs), re.escape(message[:60]))
-        for knobs, message in checks._GREEDY_MISTAKES
+        for knobs, message in checks.GREEDY_MISTAKES
     ],
     Mistake(
         check_greedy_decode, greedy_one_step_more, r"You generated \d+ tokens: at most max_len"
@@ -1040,9 +1041,9 @@ def test_dropout_one_is_deterministic():
 def test_tied_model_shares_one_parameter():
     model = ref.Transformer(30, 30, 8, 2, 1, 16, tie_embeddings=True)
     state = model.state_dict()
-    table = state[checks._SRC_TABLE]
-    assert state[checks._TGT_TABLE].data_ptr() == table.data_ptr()
-    assert state[checks._OUT_WEIGHT].data_ptr() == table.data_ptr()
+    table = state["src_embedding.embedding.weight"]
+    assert state["tgt_embedding.embedding.weight"].data_ptr() == table.data_ptr()
+    assert state["output.weight"].data_ptr() == table.data_ptr()
     assert sum(p is model.output.weight for p in model.parameters()) == 1
     with pytest.raises(ValueError, match="shared vocabulary"):
         ref.Transformer(30, 31, 8, 2, 1, 16, tie_embeddings=True)
@@ -1127,7 +1128,7 @@ def _rebuilt(model: nn.Module) -> nn.Module:
     return twin.train(model.training)
 
 
-ALL_GREEDY = checks._VISIBLE_GREEDY + checks._HIDDEN_GREEDY
+ALL_GREEDY = checks.VISIBLE_GREEDY + checks.HIDDEN_GREEDY
 
 
 def _finish_steps(out: torch.Tensor, eos_id: int) -> list[int | None]:
@@ -1158,8 +1159,8 @@ def test_greedy_cases_are_well_posed(case):
     assert (out != case.bos_id).all()
     assert not (out[:, :1] == model.pad_id).any()
     variants = {}
-    for knobs, message in [*checks._GREEDY_MISTAKES, *checks._off_by_one(case.max_len)]:
-        wrong = checks._greedy_variant(model, src, case.max_len, case.bos_id, case.eos_id, **knobs)
+    for knobs, message in [*checks.GREEDY_MISTAKES, *checks.off_by_one_mistakes(case.max_len)]:
+        wrong = greedy_decode_f(model, src, case.max_len, case.bos_id, case.eos_id, **knobs)
         if not (wrong.shape == out.shape and torch.equal(wrong, out)):
             for other, seen in variants.items():
                 assert not (seen.shape == wrong.shape and torch.equal(seen, wrong)), (
@@ -1176,7 +1177,7 @@ def test_greedy_cases_cover_what_the_lesson_promises():
     }
     ends = {c.seed: _finish_steps(outputs[c.seed], c.eos_id) for c in ALL_GREEDY}
     widths = {seed: out.shape[1] for seed, out in outputs.items()}
-    first, early, other_pad = checks._VISIBLE_GREEDY
+    first, early, other_pad = checks.VISIBLE_GREEDY
     # rows finishing at different steps, one never: the result is max_len wide
     assert None in ends[first.seed] and widths[first.seed] == first.max_len
     finished = [e for e in ends[first.seed] if e]
@@ -1189,7 +1190,7 @@ def test_greedy_cases_cover_what_the_lesson_promises():
         e and e < widths[other_pad.seed] for e in ends[other_pad.seed]
     )
     # the hidden cases: max_len reached, an early stop with pad_id != 0, max_len = 1
-    hidden = checks._HIDDEN_GREEDY
+    hidden = checks.HIDDEN_GREEDY
     assert any(None in ends[c.seed] and widths[c.seed] == c.max_len for c in hidden)
     assert any(c.pad_id != 0 and widths[c.seed] < c.max_len for c in hidden)
     assert any(c.max_len == 1 for c in hidden)
@@ -1234,38 +1235,35 @@ def test_the_transformer_check_runs_every_mistake_computation():
     """Each mistake the Transformer check knows gives a value that differs from the right
     one in some visible case (so that no diagnosis is dead code)."""
     seen_encode, seen_decode = set(), set()
-    for case in checks._VISIBLE_TRANSFORMER:
-        m = checks._reference(case)
+    for case in checks.VISIBLE_TRANSFORMER:
+        m = checks.reference_model(case)
         src = vocab_token_ids(
             case.src_lengths, case.len_src, case.src_vocab, case.pad_id, case.seed, left=case.left
         )
         tgt = vocab_token_ids(
             case.tgt_lengths, case.len_tgt, case.tgt_vocab, case.pad_id, case.seed + 50
         )
+        encode_f, decode_f = checks.case_oracles(case)
         with torch.no_grad():
             memory = m.encode(src)
             logits = m.decode(tgt, memory, src)
-            for message, knobs in checks._encode_mistakes(case):
-                compute = functools.partial(checks._encode_f, m, src, case.pad_id, **knobs)
-                value = value_or_none(compute)
+            for message, knobs in checks.encode_mistakes(case):
+                value = value_or_none(functools.partial(encode_f, src, **knobs))
                 if value is not None and (value - memory).abs().max() > 1e-3:
                     seen_encode.add(message)
-            for message, knobs in checks._decode_mistakes(case):
-                compute = functools.partial(
-                    checks._decode_f, m, tgt, memory, src, case.pad_id, **knobs
-                )
-                value = value_or_none(compute)
+            for message, knobs in checks.decode_mistakes(case):
+                value = value_or_none(functools.partial(decode_f, tgt, memory, src, **knobs))
                 if value is not None and (value - logits).abs().max() > 1e-3:
                     seen_decode.add(message)
     assert {
         message
-        for case in checks._VISIBLE_TRANSFORMER
-        for message, _ in checks._encode_mistakes(case)
+        for case in checks.VISIBLE_TRANSFORMER
+        for message, _ in checks.encode_mistakes(case)
     } == seen_encode
     assert {
         message
-        for case in checks._VISIBLE_TRANSFORMER
-        for message, _ in checks._decode_mistakes(case)
+        for case in checks.VISIBLE_TRANSFORMER
+        for message, _ in checks.decode_mistakes(case)
     } == seen_decode
 
 

@@ -37,12 +37,20 @@ from transformer_course.reference import masking as ref
 from transformer_course.reference.attention import scaled_dot_product_attention
 from transformer_course.reference.multi_head_attention import MultiHeadAttention
 
+# the check functions, and the inputs they run (public for the lesson's tests, which prove
+# that the hidden ones cover the hard cases)
 __all__ = [
+    "HIDDEN_SIZES",
+    "VISIBLE_SIZES",
     "check_decoder_self_attention_mask",
     "check_look_ahead_mask",
     "check_padding_mask",
     "check_quiz_fully_masked_row",
     "check_quiz_which_mask",
+    "hidden_decoder_cases",
+    "hidden_padding_cases",
+    "visible_decoder_cases",
+    "visible_padding_cases",
 ]
 
 _VOCAB_SIZE = 20
@@ -70,7 +78,8 @@ def _padded_batch(seed: int, lengths: list[int], length: int, pad_id: int, *, le
     return ids
 
 
-def _visible_padding_cases():
+def visible_padding_cases() -> list[tuple[torch.Tensor, int]]:
+    """(ids (batch, len), pad_id) pairs the visible padding_mask check runs."""
     return [
         (torch.tensor([[5, 7, 9, 0, 0], [3, 4, 8, 6, 2], [11, 0, 0, 0, 0]]), 0),
         # pad_id 1: here 0 is an ordinary token (a start token, say)
@@ -82,7 +91,9 @@ def _visible_padding_cases():
     ]
 
 
-def _hidden_padding_cases():
+def hidden_padding_cases() -> list[tuple[torch.Tensor, int]]:
+    """(ids (batch, len), pad_id) pairs the hidden padding_mask check runs: other seeds and
+    shapes, a fully padded sequence, left padding, a pad id other than 0, a single token."""
     return [
         (_padded_batch(6101, [7, 3, 0, 5], 7, 0), 0),
         (_padded_batch(6102, [4, 6, 1], 6, 1), 1),
@@ -92,7 +103,8 @@ def _hidden_padding_cases():
     ]
 
 
-def _visible_decoder_cases():
+def visible_decoder_cases() -> list[tuple[torch.Tensor, int]]:
+    """(tgt_ids (batch, len_tgt), pad_id) pairs the visible decoder-mask check runs."""
     return [
         # "<bos> i am fine <eos>" and "<bos> hi <eos>", right-padded with pad_id 0
         (torch.tensor([[2, 5, 6, 7, 3, 0], [2, 8, 3, 0, 0, 0]]), 0),
@@ -105,7 +117,8 @@ def _visible_decoder_cases():
     ]
 
 
-def _hidden_decoder_cases():
+def hidden_decoder_cases() -> list[tuple[torch.Tensor, int]]:
+    """(tgt_ids (batch, len_tgt), pad_id) pairs the hidden decoder-mask check runs."""
     return [
         (_padded_batch(6201, [9, 4, 0, 6], 9, 0), 0),
         (_padded_batch(6202, [3, 7, 5], 7, 2, left=True), 2),
@@ -115,8 +128,9 @@ def _hidden_decoder_cases():
     ]
 
 
-_VISIBLE_SIZES = [4, 6, 2, 1]
-_HIDDEN_SIZES = [5, 9, 3, 16, 1]
+#: the sizes the look_ahead_mask check runs, visible and hidden
+VISIBLE_SIZES = [4, 6, 2, 1]
+HIDDEN_SIZES = [5, 9, 3, 16, 1]
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -325,7 +339,7 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
     """
     with Checker("padding_mask", hidden=hidden) as c:
         c.require_callable(padding_mask)
-        cases = _hidden_padding_cases() if hidden else _visible_padding_cases()
+        cases = hidden_padding_cases() if hidden else visible_padding_cases()
         for number, (ids, pad_id) in enumerate(cases):
             batch, length = ids.shape
             what = f"padding_mask(ids, pad_id={pad_id}) with ids = {_ids_repr(ids)}"
@@ -416,7 +430,7 @@ def check_look_ahead_mask(look_ahead_mask, *, hidden: bool = False) -> None:
     """
     with Checker("look_ahead_mask", hidden=hidden) as c:
         c.require_callable(look_ahead_mask)
-        for number, size in enumerate(_HIDDEN_SIZES if hidden else _VISIBLE_SIZES):
+        for number, size in enumerate(HIDDEN_SIZES if hidden else VISIBLE_SIZES):
             what = f"look_ahead_mask({size})"
             got = c.call(look_ahead_mask, size, call_repr=what)
             _expect_mask_tensor(c, got, what)
@@ -570,7 +584,7 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
     """
     with Checker("decoder_self_attention_mask", hidden=hidden) as c:
         c.require_callable(decoder_self_attention_mask)
-        cases = _hidden_decoder_cases() if hidden else _visible_decoder_cases()
+        cases = hidden_decoder_cases() if hidden else visible_decoder_cases()
         for number, (ids, pad_id) in enumerate(cases):
             batch, length = ids.shape
             what = (

@@ -4,9 +4,12 @@
 Expected values come from :mod:`transformer_course.reference.transformer`, computed in
 float64 (the reference is tested against ``nn.Transformer`` plus embeddings, positions
 and output layer in ``tests/test_09_transformer.py``). The values that classic mistakes
-give are computed by :func:`_encode_f` and :func:`_decode_f`, the reference's own
-submodules wired with one knob per mistake, so that a wrong answer gets the diagnosis
-of the mistake it matches.
+give are computed by the float64 oracles
+:func:`~transformer_course.checking.oracles.transformer_encode_f` and
+:func:`~transformer_course.checking.oracles.transformer_decode_f` (through
+:func:`case_oracles`), one knob per mistake, so that a wrong answer gets the diagnosis of
+the mistake it matches; ``count_parameters`` and ``greedy_decode``'s mistakes come from
+``count_parameters_f`` and ``greedy_decode_f``.
 
 The learner's ``Transformer`` is only constructed, read and loaded through its state
 dict, switched between train and eval, and called (``encode``, ``decode``, forward),
@@ -35,7 +38,6 @@ every step, one row at a time, softmax before the argmax) gives the same tokens
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
 import re
@@ -51,14 +53,17 @@ from transformer_course.checking.inputs import vocab_token_ids
 from transformer_course.checking.layers import value_or_none
 from transformer_course.checking.modules import build_module, random_state
 from transformer_course.checking.objects import course_object
+from transformer_course.checking.oracles import (
+    as_float64,
+    count_parameters_f,
+    greedy_decode_f,
+    transformer_decode_f,
+    transformer_encode_f,
+    uses_final_norm,
+)
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.exercise import Exercise
 from transformer_course.reference import transformer as ref
-from transformer_course.reference.masking import (
-    decoder_self_attention_mask,
-    look_ahead_mask,
-    padding_mask,
-)
 
 __all__ = [
     "check_Transformer",
@@ -140,7 +145,7 @@ class _Case:
 
 # _Case(seed, src_vocab, tgt_vocab, d_model, num_heads, num_layers, d_ff,
 #       src_lengths, len_src, tgt_lengths, len_tgt, pad_id, left, tie, norm_first, final_norm)
-_VISIBLE_TRANSFORMER = [
+VISIBLE_TRANSFORMER = [
     # post-LN, untied, two vocabularies, len_src == len_tgt, dropout 0.1 in eval mode
     _Case(1, 11, 13, 8, 2, 2, 16, (6, 4, 5), 6, (6, 6, 3), 6),
     # pre-LN (final norms by default), tied, pad_id 3, left-padded source, len_src != len_tgt
@@ -154,7 +159,7 @@ _VISIBLE_TRANSFORMER = [
     ),
     _Case(6, 11, 13, 8, 2, 2, 16, (6, 4), 6, (5, 2), 5, dropout=0.0, train=True),
 ]
-_HIDDEN_TRANSFORMER = [
+HIDDEN_TRANSFORMER = [
     # len_src == len_tgt first, so that the masks' routing shows in the values
     _Case(104, 13, 11, 16, 2, 2, 32, (5, 5), 5, (5, 4), 5, 4, False, False, True, False),
     _Case(101, 17, 14, 16, 4, 3, 24, (9, 2, 7), 9, (6, 6, 1), 6, pad_id=2, left=True),
@@ -169,7 +174,7 @@ _HIDDEN_TRANSFORMER = [
 ]
 
 
-def _reference(case: _Case, dtype=torch.float64) -> nn.Module:
+def reference_model(case: _Case, dtype=torch.float64) -> nn.Module:
     """The reference Transformer of a case, with its weights, in the case's mode."""
     model = ref.Transformer(case.src_vocab, case.tgt_vocab, **case.kwargs)
     full = model.state_dict()
@@ -202,73 +207,31 @@ def _case_state(case: _Case, *, distinct: bool = False) -> dict[str, torch.Tenso
     return state
 
 
-# ----------------------------------------------------------- the mistakes, computed
-def _embed(m: nn.Module, ids: torch.Tensor, side: str, k: Mapping[str, Any]) -> torch.Tensor:
-    """Embedding, positions and dropout of one side, with the knobs of the mistakes:
-    ``scale`` (power of sqrt(d_model): 1 right, 0 none, 2 twice), ``positions`` ("both",
-    "none", "src", "tgt": which sides get them), ``emb_dropout`` ("sum" right, "missing",
-    "before": dropout on the embeddings before the positions are added), ``table``
-    ("own", or "other": the other side's table)."""
-    own, other = (m.src_embedding, m.tgt_embedding)[:: 1 if side == "src" else -1]
-    table = (other if k.get("table") == "other" else own).embedding
-    d_model = table.weight.shape[1]
-    x = table(ids) * math.sqrt(d_model) ** k.get("scale", 1)  # (batch, len, d_model)
-    pe = m.positional_encoding.pe[:, : ids.shape[1]]
-    drop = m.positional_encoding.dropout
-    positions = k.get("positions", "both") in ("both", side)
-    where = k.get("emb_dropout", "sum")
-    if where == "before":
-        return drop(x) + pe if positions else drop(x)
-    x = x + pe if positions else x
-    return x if where == "missing" else drop(x)
+def case_oracles(
+    case: _Case, *, norm_first: bool | None = None
+) -> tuple[Callable[..., torch.Tensor], Callable[..., torch.Tensor]]:
+    """(encode, decode): the float64 oracles of a case's model (its weights, sizes and mode;
+    ``norm_first`` another layout with the same weights). ``encode(src_ids, **knobs)`` ->
+    memory (batch, len_src, d_model) and ``decode(tgt_ids, memory, src_ids, **knobs)`` ->
+    logits (batch, len_tgt, tgt_vocab_size), the knobs those of
+    :func:`~transformer_course.checking.oracles.transformer_encode_f` and
+    :func:`~transformer_course.checking.oracles.transformer_decode_f` (what
+    :func:`encode_mistakes` and :func:`decode_mistakes` list)."""
+    p = as_float64(_case_state(case))
+    layout = {
+        "norm_first": case.norm_first if norm_first is None else norm_first,
+        "final": uses_final_norm(case.norm_first, case.final_norm),
+        "drop": case.train and case.dropout == 1.0,  # every dropout zeroes
+    }
+    sizes = (case.pad_id, case.num_heads, case.num_layers)
 
+    def encode(src_ids: torch.Tensor, **knobs: Any) -> torch.Tensor:
+        return transformer_encode_f(src_ids, p, *sizes, **layout, **knobs)
 
-def _encode_f(m: nn.Module, src: torch.Tensor, pad_id: int, **k: Any) -> torch.Tensor:
-    """memory, with the knobs of _embed and ``mask`` ("pad" right, "none", "pad0")."""
-    x = _embed(m, src, "src", k)
-    mask = {
-        "pad": lambda: padding_mask(src, pad_id),
-        "none": lambda: None,
-        "pad0": lambda: padding_mask(src, 0),
-    }[k.get("mask", "pad")]()
-    return m.encoder(x, mask)
+    def decode(tgt_ids, memory, src_ids, **knobs: Any) -> torch.Tensor:
+        return transformer_decode_f(tgt_ids, memory, src_ids, p, *sizes, **layout, **knobs)
 
-
-def _decode_f(
-    m: nn.Module, tgt: torch.Tensor, memory: torch.Tensor, src: torch.Tensor, pad_id: int, **k
-) -> torch.Tensor:
-    """Logits, with the knobs of _embed and ``self_mask`` ("causal_pad" right, "pad" (no
-    look-ahead), "causal" (no target padding), "src_pad", "pad0"), ``cross_mask``
-    ("src_pad" right, "none", "tgt", "pad0"), ``reads`` ("memory" right, "self": the
-    target read as memory, "swap": decoder(memory, target)), ``output`` ("logits" right,
-    "softmax", "log_softmax", "softmax_positions")."""
-    y = _embed(m, tgt, "tgt", k)
-    length = tgt.shape[1]
-    self_mask = {
-        "causal_pad": lambda: decoder_self_attention_mask(tgt, pad_id),
-        "pad": lambda: padding_mask(tgt, pad_id),
-        "causal": lambda: look_ahead_mask(length),
-        "src_pad": lambda: padding_mask(src, pad_id),
-        "pad0": lambda: decoder_self_attention_mask(tgt, 0),
-    }[k.get("self_mask", "causal_pad")]()
-    cross_mask = {
-        "src_pad": lambda: padding_mask(src, pad_id),
-        "none": lambda: None,
-        "tgt": lambda: decoder_self_attention_mask(tgt, pad_id),
-        "pad0": lambda: padding_mask(src, 0),
-    }[k.get("cross_mask", "src_pad")]()
-    reads = k.get("reads", "memory")
-    if reads == "swap":
-        out = m.decoder(memory, y, cross_mask, self_mask)
-    else:
-        out = m.decoder(y, y if reads == "self" else memory, cross_mask, self_mask)
-    logits = m.output(out)  # (batch, len_tgt, tgt_vocab_size)
-    return {
-        "logits": lambda: logits,
-        "softmax": lambda: torch.softmax(logits, dim=-1),
-        "log_softmax": lambda: torch.log_softmax(logits, dim=-1),
-        "softmax_positions": lambda: torch.softmax(logits, dim=1),
-    }[k.get("output", "logits")]()
+    return encode, decode
 
 
 _NOT_SCALED = (
@@ -412,7 +375,7 @@ def _embedding_mistakes(side: str, case: _Case) -> list[tuple[str, dict[str, Any
     return table
 
 
-def _encode_mistakes(case: _Case) -> list[tuple[str, dict[str, Any]]]:
+def encode_mistakes(case: _Case) -> list[tuple[str, dict[str, Any]]]:
     table = _embedding_mistakes("src", case)
     table.append((_ENCODER_NO_MASK, {"mask": "none"}))
     if case.pad_id != 0:
@@ -420,7 +383,7 @@ def _encode_mistakes(case: _Case) -> list[tuple[str, dict[str, Any]]]:
     return table
 
 
-def _decode_mistakes(case: _Case) -> list[tuple[str, dict[str, Any]]]:
+def decode_mistakes(case: _Case) -> list[tuple[str, dict[str, Any]]]:
     table = [
         (_SOFTMAX, {"output": "softmax"}),
         (_LOG_SOFTMAX, {"output": "log_softmax"}),
@@ -722,7 +685,7 @@ def check_Transformer(cls, *, hidden: bool = False) -> None:
     reference in eval and train mode. Accepted: see the module docstring."""
     with Checker("Transformer", hidden=hidden) as c:
         c.require_callable(cls, "Transformer")
-        cases = _HIDDEN_TRANSFORMER if hidden else _VISIBLE_TRANSFORMER
+        cases = HIDDEN_TRANSFORMER if hidden else VISIBLE_TRANSFORMER
         for case in cases:
             _check_case(c, cls, case)
         _expect_vocab_check(c, cls, cases[1])
@@ -736,10 +699,9 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
     tgt = vocab_token_ids(
         case.tgt_lengths, case.len_tgt, case.tgt_vocab, case.pad_id, case.seed + 50
     )
-    m = _reference(case)
-    final = case.norm_first if case.final_norm is None else case.final_norm
-    flip = dataclasses.replace(case, norm_first=not case.norm_first, final_norm=final)
-    flipped = functools.cache(lambda: _reference(flip))  # the same keys and weights
+    m = reference_model(case)
+    encode_f, decode_f = case_oracles(case)
+    flip_encode, flip_decode = case_oracles(case, norm_first=not case.norm_first)
     ignored = _NORM_FIRST_IGNORED[case.norm_first]
     with torch.no_grad():
         memory64 = m.encode(src)
@@ -766,15 +728,15 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
     encode_call = f"model.encode(src_ids {tuple(src.shape)})"
     got = c.call(module.encode, src.clone(), call_repr=encode_call, hints=hints)
     with torch.no_grad():
-        encode_mistakes = table(lambda k: _encode_f(m, src, pad, **k), _encode_mistakes(case))
-        encode_mistakes[ignored] = lambda: flipped().encode(src)
+        encode_values = table(lambda k: encode_f(src, **k), encode_mistakes(case))
+        encode_values[ignored] = lambda: flip_encode(src)
         _expect_result(
             c,
             got,
             memory64,
             what,
             shape_hint=_shape_hint(got, case, "memory"),
-            mistakes=encode_mistakes,
+            mistakes=encode_values,
             properties=(random_in_eval(module.encode, encode_call, src),),
             hint=_dropout_hint(case),
         )
@@ -810,17 +772,15 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
         return _FUTURE_LEAK if earlier > 1e-4 else None
 
     with torch.no_grad():
-        decode_mistakes = table(
-            lambda k: _decode_f(m, tgt, memory64, src, pad, **k), _decode_mistakes(case)
-        )
-        decode_mistakes[ignored] = lambda: flipped().decode(tgt, memory64, src)
+        decode_values = table(lambda k: decode_f(tgt, memory64, src, **k), decode_mistakes(case))
+        decode_values[ignored] = lambda: flip_decode(tgt, memory64, src)
         _expect_result(
             c,
             got,
             logits64,
             what,
             shape_hint=_shape_hint(got, case, "decode"),
-            mistakes=decode_mistakes,
+            mistakes=decode_values,
             properties=(
                 ignores_memory,
                 sees_the_future,
@@ -834,10 +794,10 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
     what = f"{call} {where}"
     got = c.call(module, src.clone(), tgt.clone(), call_repr=call, hints=hints)
     with torch.no_grad():
-        forward_mistakes = {
-            _ENCODER_ON_TARGET: lambda: _decode_f(m, tgt, _encode_f(m, tgt, pad), tgt, pad),
-            **decode_mistakes,
-            ignored: lambda: flipped()(src, tgt),
+        forward_values = {
+            _ENCODER_ON_TARGET: lambda: decode_f(tgt, encode_f(tgt), tgt),
+            **decode_values,
+            ignored: lambda: flip_decode(tgt, flip_encode(src), src),
         }
         _expect_result(
             c,
@@ -845,7 +805,7 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
             logits64,
             what,
             shape_hint=_shape_hint(got, case, "forward"),
-            mistakes=forward_mistakes,
+            mistakes=forward_values,
             hint=_dropout_hint(case),
         )
     c.expect_true(
@@ -859,14 +819,14 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
 # ================================================================== count_parameters
 _COUNT_KEYS = ("embeddings", "encoder", "decoder", "output")
 #: (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm)
-_VISIBLE_COUNT = [
+VISIBLE_COUNT = [
     (100, 8, 2, 1, 16, False, False),
     (100, 8, 2, 2, 16, True, False),
     (1000, 32, 4, 2, 48, False, True),
     (37000, 512, 8, 6, 2048, True, False),  # the paper's base model
     (37000, 1024, 16, 6, 4096, True, False),  # the paper's big model
 ]
-_HIDDEN_COUNT = [
+HIDDEN_COUNT = [
     (5000, 64, 8, 3, 100, False, False),
     (5000, 64, 1, 3, 100, True, True),
     (32000, 512, 8, 6, 2048, True, True),
@@ -875,52 +835,7 @@ _HIDDEN_COUNT = [
 ]
 
 
-def _count(
-    vocab_size: int,
-    d_model: int,
-    num_heads: int,
-    num_layers: int,
-    d_ff: int,
-    tie: bool,
-    final_norm: bool,
-    *,
-    biases: bool = True,
-    norms: int = 2,  # parameters per feature of one LayerNorm
-    heads_multiply: bool = False,
-    decoder_like_encoder: bool = False,
-    d_ff_4: bool = False,
-    one_layer: bool = False,
-    tied_copies: int = 1,  # how often a tied matrix is counted
-    tied_output_bias: bool = True,
-    untied_tables: int = 2,
-    final: str = "given",  # "given", "never", "always"
-) -> dict[str, int]:
-    """count_parameters, with one knob per classic mistake."""
-    d, f, layers = d_model, (4 * d_model if d_ff_4 else d_ff), (1 if one_layer else num_layers)
-    attention = 4 * (d * d * (num_heads if heads_multiply else 1) + (d if biases else 0))
-    ffn = 2 * d * f + ((f + d) if biases else 0)
-    norm = norms * d
-    enc_layer = attention + ffn + 2 * norm
-    dec_layer = enc_layer if decoder_like_encoder else 2 * attention + ffn + 3 * norm
-    has_final = {"given": final_norm, "never": False, "always": True}[final]
-    extra = norm if has_final else 0
-    table = vocab_size * d
-    out_bias = vocab_size if biases else 0
-    if tie:
-        embeddings = table * min(tied_copies, 2)
-        output = (table if tied_copies == 3 else 0) + (out_bias if tied_output_bias else 0)
-    else:
-        embeddings = untied_tables * table
-        output = table + out_bias
-    return {
-        "embeddings": embeddings,
-        "encoder": layers * enc_layer + extra,
-        "decoder": layers * dec_layer + extra,
-        "output": output,
-    }
-
-
-_COUNT_MISTAKES = [
+COUNT_MISTAKES = [
     (
         {"tied_copies": 3},
         "With tie_embeddings=True the matrix is ONE parameter, shared: count it once, under "
@@ -1018,7 +933,7 @@ def check_count_parameters(count_parameters, *, hidden: bool = False) -> None:
     the parameters of real models in tests/test_09_transformer.py)."""
     with Checker("count_parameters", hidden=hidden) as c:
         c.require_callable(count_parameters)
-        for args in _HIDDEN_COUNT if hidden else _VISIBLE_COUNT:
+        for args in HIDDEN_COUNT if hidden else VISIBLE_COUNT:
             v, d, h, n, f, tie, final = args
             call = _count_call(args)
             got = c.call(
@@ -1055,8 +970,8 @@ def check_count_parameters(count_parameters, *, hidden: bool = False) -> None:
                 shown = ", ".join(
                     f"{key!r}: {counts[key]:,} (expected {expected[key]:,})" for key in wrong
                 )
-                for knobs, message in _COUNT_MISTAKES:
-                    if counts == _count(*args, **knobs):
+                for knobs, message in COUNT_MISTAKES:
+                    if counts == count_parameters_f(*args, **knobs):
                         c.fail(f"{call} gave {shown}. {message}")
             for key in _COUNT_KEYS:
                 c.expect_equal(
@@ -1132,7 +1047,7 @@ class _GreedyCase:
 # Chosen so that (tests/test_09_transformer.py checks each property): the rows of a case
 # finish at different steps; one visible case never finishes a row (max_len reached) and
 # one finishes every row early; every next-token margin is at least 1e-3.
-_VISIBLE_GREEDY = [
+VISIBLE_GREEDY = [
     # rows finish at steps 4 and 2, one never does: max_len reached
     _GreedyCase(753, 10, 0, 1, 2, 1.0, (5, 3, 4), 5, 6),
     # rows finish at steps 2, 3 and 4: an early stop, 4 of max_len 8 columns
@@ -1140,7 +1055,7 @@ _VISIBLE_GREEDY = [
     # pad_id 3 (not 0), <bos> 0, <eos> 1; one row finishes at step 4; dropout 0.1, eval mode
     _GreedyCase(790, 9, 3, 0, 1, 1.0, (6, 2), 6, 5, dropout=0.1),
 ]
-_HIDDEN_GREEDY = [
+HIDDEN_GREEDY = [
     _GreedyCase(459, 12, 0, 2, 3, 1.0, (7, 7, 3, 5), 7, 7),  # two rows never finish
     _GreedyCase(623, 11, 5, 1, 4, 0.5, (3, 5, 5), 5, 9, left=True),  # early stop, pad_id 5
     _GreedyCase(503, 10, 2, 0, 1, 0.0, (4,), 4, 1),  # max_len 1, batch 1
@@ -1148,63 +1063,7 @@ _HIDDEN_GREEDY = [
 ]
 
 
-def _greedy_variant(
-    model: nn.Module,
-    src: torch.Tensor,
-    max_len: int,
-    bos_id: int,
-    eos_id: int,
-    *,
-    keep_bos: bool = False,
-    pad_finished: bool = True,
-    fill: str = "pad",  # what finished rows get: "pad", "eos", "zero"
-    early_stop: bool = True,
-    position: int = -1,
-    argmax_dim: str = "vocab",  # or "positions"
-    feed: str = "prefix",  # "prefix", "last", "one_pass"
-    steps: int | None = None,
-    keep_eos: bool = True,
-) -> torch.Tensor:
-    """greedy_decode with one knob per classic mistake."""
-    pad = model.pad_id
-    steps = max_len if steps is None else steps
-    with torch.no_grad():
-        memory = model.encode(src)
-        batch = src.shape[0]
-        if feed == "one_pass":
-            inputs = torch.full((batch, steps), bos_id, dtype=torch.long)
-            logits = model.decode(inputs, memory, src)  # (batch, steps, vocab)
-            tokens = logits.argmax(-1)
-            finished = torch.zeros(batch, dtype=torch.bool)
-            out = []
-            for t in range(steps):
-                token = tokens[:, t].masked_fill(finished, pad)
-                out.append(token)
-                finished = finished | (token == eos_id)
-            return torch.stack(out, dim=1)
-        tokens = torch.full((batch, 1), bos_id, dtype=torch.long)
-        finished = torch.zeros(batch, dtype=torch.bool)
-        for _ in range(steps):
-            inputs = tokens[:, -1:] if feed == "last" else tokens
-            logits = model.decode(inputs, memory, src)
-            if argmax_dim == "positions":
-                token = logits.argmax(dim=1)[:, -1]
-            else:
-                token = logits[:, position].argmax(dim=-1)
-            if pad_finished:
-                value = {"pad": pad, "eos": eos_id, "zero": 0}[fill]
-                token = token.masked_fill(finished, value)
-            tokens = torch.cat([tokens, token[:, None]], dim=1)
-            finished = finished | (token == eos_id)
-            if early_stop and finished.all():
-                break
-    out = tokens if keep_bos else tokens[:, 1:]
-    if not keep_eos:
-        out = out.masked_fill(out == eos_id, pad)
-    return out
-
-
-_GREEDY_MISTAKES = [
+GREEDY_MISTAKES = [
     (
         {"keep_bos": True},
         "Every row starts with <bos>: the result holds the generated tokens only, so drop the "
@@ -1262,7 +1121,7 @@ _GREEDY_MISTAKES = [
 ]
 
 
-def _off_by_one(max_len: int) -> list[tuple[dict, str]]:
+def off_by_one_mistakes(max_len: int) -> list[tuple[dict, str]]:
     return [
         (
             {"steps": max_len - 1},
@@ -1283,7 +1142,7 @@ def check_greedy_decode(greedy_decode, *, hidden: bool = False) -> None:
     it, no <bos>, an early stop, and the model left as it was (weights and eval mode)."""
     with Checker("greedy_decode", hidden=hidden) as c:
         c.require_callable(greedy_decode)
-        for case in _HIDDEN_GREEDY if hidden else _VISIBLE_GREEDY:
+        for case in HIDDEN_GREEDY if hidden else VISIBLE_GREEDY:
             _check_greedy_case(c, greedy_decode, case)
 
 
@@ -1346,11 +1205,11 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
         )
     mistakes = {
         message: (
-            lambda knobs=knobs: _greedy_variant(
+            lambda knobs=knobs: greedy_decode_f(
                 model, src, case.max_len, case.bos_id, case.eos_id, **knobs
             )
         )
-        for knobs, message in [*_GREEDY_MISTAKES, *_off_by_one(case.max_len)]
+        for knobs, message in [*GREEDY_MISTAKES, *off_by_one_mistakes(case.max_len)]
     }
     c.expect_equal(
         got,

@@ -13,13 +13,18 @@ from transformer_course.checking.oracles.attention import (
     scaled_dot_product_attention_f,
     split_heads_f,
 )
+from transformer_course.checking.oracles.decoding import greedy_decode_f
 from transformer_course.checking.oracles.encoder_decoder import (
+    count_parameters_f,
     decoder_f,
     decoder_layer_f,
     encoder_f,
     encoder_layer_f,
     residual_block,
     stack_f,
+    transformer_decode_f,
+    transformer_embed_f,
+    transformer_encode_f,
     uses_final_norm,
 )
 from transformer_course.checking.oracles.feed_forward import ffn_f, swiglu_f
@@ -35,6 +40,7 @@ from transformer_course.checking.oracles.state import as_float64, linear, sub, z
 __all__ = [
     "as_float64",
     "causal_self_attention_f",
+    "count_parameters_f",
     "decoder_block_f",
     "decoder_f",
     "decoder_layer_f",
@@ -42,6 +48,7 @@ __all__ = [
     "encoder_layer_f",
     "ffn_f",
     "gpt_f",
+    "greedy_decode_f",
     "layer_norm_f",
     "linear",
     "merge_heads_f",
@@ -56,6 +63,9 @@ __all__ = [
     "stack_f",
     "sub",
     "swiglu_f",
+    "transformer_decode_f",
+    "transformer_embed_f",
+    "transformer_encode_f",
     "uses_final_norm",
     "zero_if",
 ]

@@ -1,8 +1,9 @@
-"""The encoder-decoder Transformer's layers and stacks in float64 (lessons 07-09), built
-from :mod:`.attention`, :mod:`.feed_forward` and :mod:`.norms`, with one knob per
-classic mistake. State dicts use the course's names: ``self_attn``, ``cross_attn``
-(w_q, w_k, w_v, w_o), ``feed_forward`` (w_1, w_2), ``norm1`` .. ``norm3``, a stack's
-``layers.<i>`` and final ``norm``.
+"""The encoder-decoder Transformer's layers, stacks and whole model in float64 (lessons
+07-09), built from :mod:`.attention`, :mod:`.feed_forward`, :mod:`.norms` and
+:mod:`.positions`, with one knob per classic mistake. State dicts use the course's names:
+``self_attn``, ``cross_attn`` (w_q, w_k, w_v, w_o), ``feed_forward`` (w_1, w_2),
+``norm1`` .. ``norm3``, a stack's ``layers.<i>`` and final ``norm``; the whole model's
+``src_embedding``, ``tgt_embedding``, ``encoder``, ``decoder``, ``output``.
 
 Shapes: x (batch, len, d_model) (len = len_src in the encoder, len_tgt in the decoder),
 memory (batch, len_src, d_model); masks bool (True = may attend), broadcastable to
@@ -11,6 +12,7 @@ memory (batch, len_src, d_model); masks bool (True = may attend), broadcastable 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -19,15 +21,20 @@ import torch
 from transformer_course.checking.oracles.attention import multi_head_attention_f
 from transformer_course.checking.oracles.feed_forward import ffn_f
 from transformer_course.checking.oracles.norms import layer_norm_f
-from transformer_course.checking.oracles.state import sub, zero_if
+from transformer_course.checking.oracles.positions import sinusoidal_positions_f
+from transformer_course.checking.oracles.state import linear, sub, zero_if
 
 __all__ = [
+    "count_parameters_f",
     "decoder_f",
     "decoder_layer_f",
     "encoder_f",
     "encoder_layer_f",
     "residual_block",
     "stack_f",
+    "transformer_decode_f",
+    "transformer_embed_f",
+    "transformer_encode_f",
     "uses_final_norm",
 ]
 
@@ -281,3 +288,177 @@ def decoder_f(
         return decoder_layer_f(h, mem, layer_p, src, tgt, num_heads, norm_first=layer_nf, drop=drop)
 
     return stack_f(layer, x, p, num_layers, final=final, **stack_knobs)
+
+
+# ==================================================== the whole encoder-decoder (lesson 09)
+def _padding(ids: torch.Tensor, pad_id: int) -> torch.Tensor:
+    return (ids != pad_id)[:, None, None, :]  # (batch, 1, 1, len): True = a real token
+
+
+def _causal_padding(ids: torch.Tensor, pad_id: int) -> torch.Tensor:
+    causal = torch.ones(ids.shape[1], ids.shape[1], dtype=torch.bool).tril()  # (len, len)
+    return _padding(ids, pad_id) & causal  # (batch, 1, len, len)
+
+
+def transformer_embed_f(
+    ids: torch.Tensor,
+    p: Mapping[str, torch.Tensor],
+    side: str,
+    *,
+    drop: bool = False,
+    scale: int = 1,
+    positions: str = "both",
+    emb_dropout: str = "sum",
+    table: str = "own",
+) -> torch.Tensor:
+    """One side's input in float64: dropout(embedding(ids) * sqrt(d_model) + PE), ids
+    (batch, len) -> (batch, len, d_model); ``p`` the Transformer's state dict (its
+    ``src_embedding.embedding.weight``, ``tgt_embedding.embedding.weight``), ``side``
+    "src" or "tgt". Knobs: ``scale`` (the power of sqrt(d_model): 1 right, 0 none, 2
+    twice), ``positions`` ("both", "none", "src", "tgt": which sides get them),
+    ``emb_dropout`` ("sum" right, "missing", "before": dropout on the embeddings before
+    the positions are added), ``table`` ("own", or "other": the other side's table)."""
+    other = {"src": "tgt", "tgt": "src"}[side]
+    weight = p[f"{other if table == 'other' else side}_embedding.embedding.weight"].double()
+    d_model = weight.shape[1]
+    x = weight[ids] * math.sqrt(d_model) ** scale  # (batch, len, d_model)
+    pe = sinusoidal_positions_f(ids.shape[1], d_model)  # (len, d_model)
+    zero = zero_if(drop)
+    with_positions = positions in ("both", side)
+    if emb_dropout == "before":
+        return zero(x) + pe if with_positions else zero(x)
+    x = x + pe if with_positions else x
+    return x if emb_dropout == "missing" else zero(x)
+
+
+def transformer_encode_f(
+    src: torch.Tensor,
+    p: Mapping[str, torch.Tensor],
+    pad_id: int,
+    num_heads: int,
+    num_layers: int,
+    *,
+    norm_first: bool,
+    final: bool,
+    drop: bool = False,
+    mask: str = "pad",
+    **embed_knobs: Any,
+) -> torch.Tensor:
+    """Lesson 09's ``encode``: src (batch, len_src) -> memory (batch, len_src, d_model),
+    ``p`` the Transformer's state dict (``encoder.*``). Knobs: ``mask`` ("pad" right,
+    "none", "pad0": the padding taken to be id 0), and :func:`transformer_embed_f`'s."""
+    x = transformer_embed_f(src, p, "src", drop=drop, **embed_knobs)
+    src_mask = {"pad": _padding(src, pad_id), "none": None, "pad0": _padding(src, 0)}[mask]
+    encoder = sub(p, "encoder")
+    return encoder_f(
+        x, encoder, src_mask, num_heads, num_layers, norm_first=norm_first, final=final, drop=drop
+    )
+
+
+def transformer_decode_f(
+    tgt: torch.Tensor,
+    memory: torch.Tensor,
+    src: torch.Tensor,
+    p: Mapping[str, torch.Tensor],
+    pad_id: int,
+    num_heads: int,
+    num_layers: int,
+    *,
+    norm_first: bool,
+    final: bool,
+    drop: bool = False,
+    self_mask: str = "causal_pad",
+    cross_mask: str = "src_pad",
+    reads: str = "memory",
+    output: str = "logits",
+    **embed_knobs: Any,
+) -> torch.Tensor:
+    """Lesson 09's ``decode``: tgt (batch, len_tgt), memory (batch, len_src, d_model), src
+    (batch, len_src) -> logits (batch, len_tgt, tgt_vocab_size). Knobs: ``self_mask``
+    ("causal_pad" right, "pad" (no look-ahead), "causal" (no target padding), "src_pad",
+    "pad0"), ``cross_mask`` ("src_pad" right, "none", "tgt", "pad0"), ``reads`` ("memory"
+    right, "self": the target read as memory, "swap": decoder(memory, target)), ``output``
+    ("logits" right, "softmax", "log_softmax", "softmax_positions"), and
+    :func:`transformer_embed_f`'s."""
+    y = transformer_embed_f(tgt, p, "tgt", drop=drop, **embed_knobs)
+    causal = torch.ones(tgt.shape[1], tgt.shape[1], dtype=torch.bool).tril()
+    masks_self = {
+        "causal_pad": lambda: _causal_padding(tgt, pad_id),
+        "pad": lambda: _padding(tgt, pad_id),
+        "causal": lambda: causal,
+        "src_pad": lambda: _padding(src, pad_id),
+        "pad0": lambda: _causal_padding(tgt, 0),
+    }
+    masks_cross = {
+        "src_pad": lambda: _padding(src, pad_id),
+        "none": lambda: None,
+        "tgt": lambda: _causal_padding(tgt, pad_id),
+        "pad0": lambda: _padding(src, 0),
+    }
+    self_m, cross_m = masks_self[self_mask](), masks_cross[cross_mask]()
+    decoder = sub(p, "decoder")
+    knobs = {"norm_first": norm_first, "final": final, "drop": drop}
+    if reads == "swap":
+        out = decoder_f(memory, y, decoder, cross_m, self_m, num_heads, num_layers, **knobs)
+    else:
+        mem = y if reads == "self" else memory
+        out = decoder_f(y, mem, decoder, cross_m, self_m, num_heads, num_layers, **knobs)
+    logits = linear(out, p, "output")  # (batch, len_tgt, tgt_vocab_size)
+    return {
+        "logits": lambda: logits,
+        "softmax": lambda: torch.softmax(logits, dim=-1),
+        "log_softmax": lambda: torch.log_softmax(logits, dim=-1),
+        "softmax_positions": lambda: torch.softmax(logits, dim=1),
+    }[output]()
+
+
+def count_parameters_f(
+    vocab_size: int,
+    d_model: int,
+    num_heads: int,
+    num_layers: int,
+    d_ff: int,
+    tie: bool,
+    final_norm: bool,
+    *,
+    biases: bool = True,
+    norms: int = 2,  # parameters per feature of one LayerNorm
+    heads_multiply: bool = False,
+    decoder_like_encoder: bool = False,
+    d_ff_4: bool = False,
+    one_layer: bool = False,
+    tied_copies: int = 1,  # how often a tied matrix is counted
+    tied_output_bias: bool = True,
+    untied_tables: int = 2,
+    final: str = "given",  # "given", "never", "always"
+) -> dict[str, int]:
+    """Lesson 09's count_parameters from the formulas: {"embeddings", "encoder", "decoder",
+    "output": number of parameters}, with one knob per classic mistake: ``biases`` False
+    (no bias counted), ``norms`` (parameters per feature of a LayerNorm), ``heads_multiply``
+    (each head given d_model x d_model matrices), ``decoder_like_encoder`` (no
+    cross-attention), ``d_ff_4`` (d_ff taken as 4 * d_model), ``one_layer``,
+    ``tied_copies`` (how often a tied matrix is counted), ``tied_output_bias`` False,
+    ``untied_tables`` (tables counted when untied), ``final`` ("given", "never",
+    "always": the final norms)."""
+    d, f, layers = d_model, (4 * d_model if d_ff_4 else d_ff), (1 if one_layer else num_layers)
+    attention = 4 * (d * d * (num_heads if heads_multiply else 1) + (d if biases else 0))
+    ffn = 2 * d * f + ((f + d) if biases else 0)
+    norm = norms * d
+    enc_layer = attention + ffn + 2 * norm
+    dec_layer = enc_layer if decoder_like_encoder else 2 * attention + ffn + 3 * norm
+    has_final = {"given": final_norm, "never": False, "always": True}[final]
+    extra = norm if has_final else 0
+    table = vocab_size * d
+    out_bias = vocab_size if biases else 0
+    if tie:
+        embeddings = table * min(tied_copies, 2)
+        output = (table if tied_copies == 3 else 0) + (out_bias if tied_output_bias else 0)
+    else:
+        embeddings = untied_tables * table
+        output = table + out_bias
+    return {
+        "embeddings": embeddings,
+        "encoder": layers * enc_layer + extra,
+        "decoder": layers * dec_layer + extra,
+        "output": output,
+    }
