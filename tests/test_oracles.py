@@ -809,3 +809,130 @@ def test_decoder_block_and_gpt_are_pre_norm_and_causal():
     later = x.clone()
     later[:, -1] += 1
     torch.testing.assert_close(o.decoder_block_f(later, block, NUM_HEADS)[:, :-1], expected[:, :-1])
+
+
+# ======================================================= the whole encoder-decoder (lesson 09)
+def transformer_state(model: nn.Transformer, vocab: tuple[int, int], seed: int) -> dict:
+    """The course's state dict of a Transformer: nn.Transformer's stacks, two random
+    tables and a random output layer."""
+    g = gen(seed)
+    src_vocab, tgt_vocab = vocab
+    return {
+        "src_embedding.embedding.weight": torch.randn(src_vocab, D_MODEL, generator=g).double(),
+        "tgt_embedding.embedding.weight": torch.randn(tgt_vocab, D_MODEL, generator=g).double(),
+        **prefixed("encoder", stack_state(model.encoder, encoder_layer_state)),
+        **prefixed("decoder", stack_state(model.decoder, decoder_layer_state)),
+        "output.weight": torch.randn(tgt_vocab, D_MODEL, generator=g).double(),
+        "output.bias": torch.randn(tgt_vocab, generator=g).double(),
+    }
+
+
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_transformer_encode_and_decode_are_nn_transformer_with_embeddings(norm_first):
+    """Embeddings times sqrt(d_model) plus the sinusoids (paper, sections 3.4-3.5), then
+    nn.Transformer (final norms in both stacks), then the output layer."""
+    model = nn.Transformer(
+        D_MODEL, NUM_HEADS, 2, 2, D_FF, dropout=0.0, batch_first=True, norm_first=norm_first
+    )
+    model = randomized(model, 80)
+    p, pad = transformer_state(model, (9, 11), 81), 1
+    src = torch.tensor([[4, 5, 6, 7, 1, 1], [3, 8, 2, 5, 6, 0]])
+    tgt = torch.tensor([[2, 9, 10, 1, 1], [2, 4, 3, 7, 8]])
+
+    def embed(ids, side):
+        table = p[f"{side}_embedding.embedding.weight"]
+        return table[ids] * math.sqrt(D_MODEL) + o.sinusoidal_positions_f(ids.shape[1], D_MODEL)
+
+    future = torch.ones(5, 5, dtype=torch.bool).triu(1)
+    out = model(
+        embed(src, "src"),
+        embed(tgt, "tgt"),
+        tgt_mask=future,
+        src_key_padding_mask=src == pad,
+        tgt_key_padding_mask=tgt == pad,
+        memory_key_padding_mask=src == pad,
+    )
+    expected = out @ p["output.weight"].T + p["output.bias"]
+    sizes = {"norm_first": norm_first, "final": True}
+    memory = o.transformer_encode_f(src, p, pad, NUM_HEADS, 2, **sizes)
+    expected_memory = model.encoder(embed(src, "src"), src_key_padding_mask=src == pad)
+    torch.testing.assert_close(memory, expected_memory.detach(), **CLOSE)
+    logits = o.transformer_decode_f(tgt, memory, src, p, pad, NUM_HEADS, 2, **sizes)
+    torch.testing.assert_close(logits, expected.detach(), **CLOSE)
+
+    # knobs: the output's normalisation, the embeddings' scale and positions
+    def decode(**k):
+        return o.transformer_decode_f(tgt, memory, src, p, pad, NUM_HEADS, 2, **sizes, **k)
+
+    torch.testing.assert_close(decode(output="log_softmax"), logits.log_softmax(-1))
+    torch.testing.assert_close(decode(output="softmax_positions"), logits.softmax(1))
+    torch.testing.assert_close(
+        o.transformer_embed_f(src, p, "src", scale=0),
+        p["src_embedding.embedding.weight"][src] + o.sinusoidal_positions_f(6, D_MODEL),
+    )
+    torch.testing.assert_close(
+        o.transformer_embed_f(src, p, "src", positions="tgt"),
+        p["src_embedding.embedding.weight"][src] * math.sqrt(D_MODEL),
+    )
+    torch.testing.assert_close(
+        o.transformer_embed_f(tgt, p, "tgt", drop=True, emb_dropout="before"),
+        o.sinusoidal_positions_f(5, D_MODEL).expand(2, 5, D_MODEL),
+    )
+    torch.testing.assert_close(
+        o.transformer_embed_f(tgt, p, "tgt", drop=True),
+        torch.zeros(2, 5, D_MODEL, dtype=torch.float64),
+    )
+    torch.testing.assert_close(
+        o.transformer_encode_f(src, p, pad, NUM_HEADS, 2, **sizes, mask="none"),
+        o.encoder_f(embed(src, "src"), o.sub(p, "encoder"), None, NUM_HEADS, 2, **sizes),
+    )
+
+
+def test_count_parameters_f_counts_what_pytorch_holds():
+    """The formula against the parameters of a model made of PyTorch's modules: nn.Transformer
+    (final norms in both stacks), two embedding tables and the output layer."""
+    v, d, h, n, f = 37, 16, 4, 3, 24
+    model = nn.Transformer(d, h, n, n, f, batch_first=True)
+    counts = o.count_parameters_f(v, d, h, n, f, False, True)
+    assert counts["encoder"] == sum(q.numel() for q in model.encoder.parameters())
+    assert counts["decoder"] == sum(q.numel() for q in model.decoder.parameters())
+    assert counts["embeddings"] == 2 * v * d and counts["output"] == v * d + v
+    tied = o.count_parameters_f(v, d, h, n, f, True, False)
+    assert tied["embeddings"] == v * d and tied["output"] == v  # one matrix, the output's bias
+    assert tied["encoder"] == counts["encoder"] - 2 * d  # without the final norm
+    for knobs in (
+        {"biases": False},
+        {"heads_multiply": True},
+        {"one_layer": True},
+        {"final": "never"},
+    ):
+        assert o.count_parameters_f(v, d, h, n, f, False, True, **knobs) != counts, knobs
+
+
+def test_greedy_decode_f_is_the_greedy_loop():
+    """The argmax of the last position, fed back, finished rows padded, <bos> dropped."""
+
+    class Toy(nn.Module):
+        pad_id = 0
+
+        def encode(self, src):
+            return src.double()[..., None]
+
+        def decode(self, tokens, memory, src):  # next token: (last + row's first src) % 5
+            nxt = (tokens[:, -1:] + src[:, :1]) % 5
+            return F.one_hot(nxt.expand(-1, tokens.shape[1]), 5).double()
+
+    src = torch.tensor([[1, 2], [3, 4]])
+    out = o.greedy_decode_f(Toy(), src, 6, bos_id=2, eos_id=4)
+    # row 0: 2 -> 3 -> 4 (eos), then padded; row 1: 2 -> 0 -> 3 -> 1 -> 4 (eos)
+    assert out.tolist() == [[3, 4, 0, 0], [0, 3, 1, 4]]
+    assert o.greedy_decode_f(Toy(), src, 6, bos_id=2, eos_id=4, keep_bos=True)[:, 0].tolist() == [
+        2,
+        2,
+    ]
+    assert o.greedy_decode_f(Toy(), src, 6, bos_id=2, eos_id=4, early_stop=False).shape == (2, 6)
+    assert o.greedy_decode_f(Toy(), src, 6, bos_id=2, eos_id=4, fill="eos").tolist() == [
+        [3, 4, 4, 4],
+        [0, 3, 1, 4],
+    ]
