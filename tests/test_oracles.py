@@ -936,3 +936,33 @@ def test_greedy_decode_f_is_the_greedy_loop():
         [3, 4, 4, 4],
         [0, 3, 1, 4],
     ]
+
+
+# =============================================================================== sampling
+def test_sample_probabilities_follow_temperature_top_k_and_top_p():
+    """softmax(logits / T); top-k keeps the k largest logits; top-p the fewest most probable
+    tokens whose probabilities reach p (the token that crosses p kept), as Holtzman et al.
+    define the nucleus; top-k before top-p, renormalised after each."""
+    logits = torch.tensor([0.8, 2.0, -1.1, 1.4, -0.4, 0.1, -1.7], dtype=torch.float64)
+    torch.testing.assert_close(o.sample_probabilities_f(logits, 0.5), (logits / 0.5).softmax(-1))
+    top3 = o.sample_probabilities_f(logits, top_k=3)
+    keep = torch.tensor([1, 1, 0, 1, 0, 0, 0], dtype=torch.bool)
+    torch.testing.assert_close(top3, logits.masked_fill(~keep, -math.inf).softmax(-1))
+    probs = logits.softmax(-1)  # sorted: 1 (.46), 3 (.25), 0 (.14), 5 (.07), ...
+    nucleus = o.sample_probabilities_f(logits, top_p=0.8)  # .46 + .25 < .8 <= .46 + .25 + .14
+    assert set(torch.nonzero(nucleus).flatten().tolist()) == {0, 1, 3}
+    assert probs[[1, 3]].sum() < 0.8 <= probs[[0, 1, 3]].sum()
+    few = o.sample_probabilities_f(logits, top_p=0.8, top_p_rule="one_too_few")
+    many = o.sample_probabilities_f(logits, top_p=0.8, top_p_rule="one_too_many")
+    assert (few > 0).sum() == 2 and (many > 0).sum() == 4
+    # the temperature does nothing where it divides the probabilities before renormalising
+    torch.testing.assert_close(
+        o.sample_probabilities_f(logits, 0.5, temperature_at="probs"), logits.softmax(-1)
+    )
+    torch.testing.assert_close(
+        o.sample_probabilities_f(logits, 0.5, temperature_at="multiplied"),
+        (logits * 0.5).softmax(-1),
+    )
+    tied = torch.tensor([1.0, 1.0, 0.0], dtype=torch.float64)
+    assert (o.sample_probabilities_f(tied, top_k=1) > 0).sum() == 2  # ties at the k-th kept
+    assert o.sample_probabilities_f(tied, top_k=1, ties="strict").isnan().all()

@@ -46,6 +46,7 @@ from transformer_course.checking.oracles import (
     rms_norm_f,
     rope_angles_f,
     rotate_f,
+    sample_probabilities_f,
     swiglu_f,
 )
 from transformer_course.checking.quiz import Quiz, quiz_check
@@ -832,63 +833,6 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
 
 
 # ================================================================================ sample
-def sample_probabilities(
-    logits: torch.Tensor,
-    temperature: float = 1.0,
-    top_k: int | None = None,
-    top_p: float | None = None,
-    *,
-    temperature_at: str = "logits",
-    top_p_rule: str = "crossing_kept",
-    ties: str = "kept",
-    top_p_map: str = "scatter",
-    order: str = "top_k_first",
-) -> torch.Tensor:
-    """The exact distribution sample draws from, in float64 (one row of logits (vocab,)).
-    ``temperature_at`` "logits" (right), "probs" (dividing the probabilities: no effect
-    after renormalising), "multiplied", "after_top_p" (top-p on the probabilities at
-    temperature 1, the temperature applied afterwards); ``top_p_rule`` "crossing_kept"
-    (right), "one_too_few" (the crossing token dropped), "one_too_many"; ``ties`` "kept",
-    "strict" (only logits above the k-th are kept); ``top_p_map`` "scatter" (right) or
-    "gather" (the sorted removal mask mapped back with the inverse permutation);
-    ``order`` "top_k_first" (right) or "top_p_first"."""
-    z = logits.double()
-    if temperature_at == "logits":
-        z = z / temperature
-    elif temperature_at == "multiplied":
-        z = z * temperature
-
-    def keep_top_k(z: torch.Tensor) -> torch.Tensor:
-        kth = torch.topk(z, min(top_k, len(z))).values[-1]
-        return z.masked_fill(z < kth if ties == "kept" else z <= kth, float("-inf"))
-
-    def keep_top_p(z: torch.Tensor) -> torch.Tensor:
-        probs, order_ = torch.softmax(z, -1).sort(descending=True)
-        count = int((probs.cumsum(-1) - probs < top_p).sum())
-        if top_p_rule == "one_too_few":
-            count = max(count - 1, 1) if probs.cumsum(-1)[count - 1] > top_p + 1e-12 else count
-        elif top_p_rule == "one_too_many":
-            count = min(count + 1, len(z))
-        remove_sorted = torch.arange(len(z)) >= count
-        if top_p_map == "gather":
-            remove = remove_sorted.gather(-1, order_)
-        else:
-            remove = remove_sorted.scatter(-1, order_, remove_sorted)
-        return z.masked_fill(remove, float("-inf"))
-
-    steps = ("top_k", "top_p") if order == "top_k_first" else ("top_p", "top_k")
-    for step in steps:
-        if step == "top_k" and top_k is not None:
-            z = keep_top_k(z)
-            if ties == "strict" and torch.isinf(z).all():
-                return torch.full_like(z, float("nan"))
-        if step == "top_p" and top_p is not None:
-            z = keep_top_p(z)
-    if temperature_at == "after_top_p":
-        z = z / temperature
-    return torch.softmax(z, -1)
-
-
 @dataclass(frozen=True)
 class _SampleCase:
     logits: tuple[float, ...]
@@ -988,7 +932,7 @@ _TOP_P_ROWS = (
     "probabilities (sort, cumsum and scatter along the last axis, dim=-1)."
 )
 
-_SAMPLE_MISTAKES = {  # {message: sample_probabilities' knobs for that mistake}
+_SAMPLE_MISTAKES = {  # {message: sample_probabilities_f's knobs for that mistake}
     _TEMPERATURE_PROBS: {"temperature_at": "probs"},
     _TEMPERATURE_TIMES: {"temperature_at": "multiplied"},
     _TOP_P_BEFORE_TEMPERATURE: {"temperature_at": "after_top_p"},
@@ -1047,7 +991,7 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
     c.expect_true(torch.equal(again, got), _SAMPLE_GENERATOR)
     row = torch.tensor(case.logits)
     options = dict(temperature=case.temperature, top_k=case.top_k, top_p=case.top_p)
-    expected = sample_probabilities(row, **options)
+    expected = sample_probabilities_f(row, **options)
     frequencies = _frequencies(got, vocab)
     allowed = expected > 0
     tol = 6 * (expected * (1 - expected) / case.draws).sqrt() + 1e-3
@@ -1064,7 +1008,7 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
     fitting = [
         message
         for message, knobs in _SAMPLE_MISTAKES.items()
-        if _applies(knobs, case) and matches(sample_probabilities(row, **options, **knobs))
+        if _applies(knobs, case) and matches(sample_probabilities_f(row, **options, **knobs))
     ]
     if len(fitting) == 1:
         c.fail(f"{call}: {fitting[0]}")
@@ -1113,7 +1057,7 @@ def _sample_rows(c: Checker, sample, case: _RowsCase) -> None:
     generator = _plain_generator(case.seed)
     order = torch.stack([torch.randperm(len(base), generator=generator) for _ in range(case.rows)])
     logits = base[order]  # (rows, vocab): row r holds base[order[r, j]] at column j
-    allowed = torch.stack([sample_probabilities(row, top_p=case.top_p) > 0 for row in logits])
+    allowed = torch.stack([sample_probabilities_f(row, top_p=case.top_p) > 0 for row in logits])
     call = f"sample(logits ({case.rows}, {len(base)}), top_p={case.top_p}, generator=...)"
     outside: dict[int, list[int]] = {}
     for number in range(case.calls):

@@ -35,6 +35,7 @@ from transformer_course.checking.oracles.positions import (
     rotate_f,
     sinusoidal_positions_f,
 )
+from transformer_course.checking.oracles.sampling import sample_probabilities_f
 from transformer_course.checking.oracles.state import as_float64, linear, sub, zero_if
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "rms_norm_f",
     "rope_angles_f",
     "rotate_f",
+    "sample_probabilities_f",
     "scaled_dot_product_attention_f",
     "sinusoidal_positions_f",
     "split_heads_f",

@@ -1,0 +1,65 @@
+"""Sampling in float64 (lesson 11): the exact distribution ``sample`` draws from, after
+temperature, top-k and top-p (nucleus), with one knob per classic mistake."""
+
+from __future__ import annotations
+
+import torch
+
+__all__ = ["sample_probabilities_f"]
+
+
+def sample_probabilities_f(
+    logits: torch.Tensor,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+    *,
+    temperature_at: str = "logits",
+    top_p_rule: str = "crossing_kept",
+    ties: str = "kept",
+    top_p_map: str = "scatter",
+    order: str = "top_k_first",
+) -> torch.Tensor:
+    """The exact distribution sample draws from, in float64 (one row of logits (vocab,)).
+    ``temperature_at`` "logits" (right), "probs" (dividing the probabilities: no effect
+    after renormalising), "multiplied", "after_top_p" (top-p on the probabilities at
+    temperature 1, the temperature applied afterwards); ``top_p_rule`` "crossing_kept"
+    (right), "one_too_few" (the crossing token dropped), "one_too_many"; ``ties`` "kept",
+    "strict" (only logits above the k-th are kept); ``top_p_map`` "scatter" (right) or
+    "gather" (the sorted removal mask mapped back with the inverse permutation);
+    ``order`` "top_k_first" (right) or "top_p_first"."""
+    z = logits.double()
+    if temperature_at == "logits":
+        z = z / temperature
+    elif temperature_at == "multiplied":
+        z = z * temperature
+
+    def keep_top_k(z: torch.Tensor) -> torch.Tensor:
+        kth = torch.topk(z, min(top_k, len(z))).values[-1]
+        return z.masked_fill(z < kth if ties == "kept" else z <= kth, float("-inf"))
+
+    def keep_top_p(z: torch.Tensor) -> torch.Tensor:
+        probs, order_ = torch.softmax(z, -1).sort(descending=True)
+        count = int((probs.cumsum(-1) - probs < top_p).sum())
+        if top_p_rule == "one_too_few":
+            count = max(count - 1, 1) if probs.cumsum(-1)[count - 1] > top_p + 1e-12 else count
+        elif top_p_rule == "one_too_many":
+            count = min(count + 1, len(z))
+        remove_sorted = torch.arange(len(z)) >= count
+        if top_p_map == "gather":
+            remove = remove_sorted.gather(-1, order_)
+        else:
+            remove = remove_sorted.scatter(-1, order_, remove_sorted)
+        return z.masked_fill(remove, float("-inf"))
+
+    steps = ("top_k", "top_p") if order == "top_k_first" else ("top_p", "top_k")
+    for step in steps:
+        if step == "top_k" and top_k is not None:
+            z = keep_top_k(z)
+            if ties == "strict" and torch.isinf(z).all():
+                return torch.full_like(z, float("nan"))
+        if step == "top_p" and top_p is not None:
+            z = keep_top_p(z)
+    if temperature_at == "after_top_p":
+        z = z / temperature
+    return torch.softmax(z, -1)
