@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -662,6 +663,58 @@ def test_sinusoidal_positions_are_the_paper_s_formula():
             assert math.isclose(table[pos, 2 * i + 1], math.cos(angle), abs_tol=1e-12)
 
 
+def test_sinusoidal_knobs_compute_what_they_name():
+    right = o.sinusoidal_positions_f(6, 8)
+    odd = o.sinusoidal_positions_f(6, 7)
+    np.testing.assert_allclose(o.sinusoidal_positions_f(6, 8, swap=True)[0], [1, 0] * 4)
+    np.testing.assert_allclose(o.sinusoidal_positions_f(6, 8, start=1)[:-1], right[1:])
+    concatenated = o.sinusoidal_positions_f(6, 8, layout="concatenated")
+    np.testing.assert_allclose(concatenated, np.concatenate([right[:, 0::2], right[:, 1::2]], 1))
+    np.testing.assert_allclose(
+        o.sinusoidal_positions_f(6, 8, exponent="2j"), o.sinusoidal_positions_f(6, 8, base=1e8)
+    )
+    by_column = o.sinusoidal_positions_f(6, 8, exponent="j")  # cos 2i+1 at its own frequency
+    np.testing.assert_allclose(by_column[:, 0::2], right[:, 0::2])
+    np.testing.assert_allclose(by_column[:, 3], np.cos(np.arange(6.0) / 10000 ** (3 / 8)))
+    # 10000^(i/d) = 100^(2i/d): the base's square root
+    np.testing.assert_allclose(
+        o.sinusoidal_positions_f(6, 8, exponent="i"), o.sinusoidal_positions_f(6, 8, base=100.0)
+    )
+    np.testing.assert_allclose(
+        o.sinusoidal_positions_f(6, 8, exponent="int")[:, 0::2],
+        np.sin(np.arange(6.0))[:, None].repeat(4, 1),
+    )
+    np.testing.assert_allclose(
+        o.sinusoidal_positions_f(6, 8, multiply=True)[:, 2], np.sin(np.arange(6.0) * 10000**0.25)
+    )
+    np.testing.assert_allclose(o.sinusoidal_positions_f(6, 7, odd_last="zero")[:, -1], 0.0)
+    np.testing.assert_allclose(
+        o.sinusoidal_positions_f(6, 7, odd_last="cos")[:, -1],
+        np.cos(np.arange(6.0) / 10000 ** (6 / 7)),
+    )
+    np.testing.assert_allclose(odd[:, -1], np.sin(np.arange(6.0) / 10000 ** (6 / 7)))
+
+
+def test_relative_shift_moves_every_position_by_k_and_its_knobs():
+    """The defining property: PE[pos] @ M(k) = PE[pos + k]."""
+    table = o.sinusoidal_positions_f(12, 8)
+    for k in (1, 3):
+        np.testing.assert_allclose(table[:-k] @ o.relative_shift_f(k, 8), table[k:], atol=1e-12)
+    np.testing.assert_allclose(
+        table[3:] @ o.relative_shift_f(3, 8, transpose=True), table[:-3], atol=1e-12
+    )
+    np.testing.assert_allclose(o.relative_shift_f(3, 8, angle="w"), o.relative_shift_f(1, 8))
+    concatenated = o.sinusoidal_positions_f(12, 8, layout="concatenated")
+    shifted = concatenated[:-2] @ o.relative_shift_f(2, 8, layout="concatenated")
+    np.testing.assert_allclose(shifted, concatenated[2:], atol=1e-12)
+    i_table = o.sinusoidal_positions_f(12, 8, exponent="i")
+    np.testing.assert_allclose(
+        i_table[:-2] @ o.relative_shift_f(2, 8, exponent="i"), i_table[2:], atol=1e-12
+    )
+    same_angle = o.relative_shift_f(2, 8, angle="k")
+    np.testing.assert_allclose(np.diag(same_angle), np.cos(2.0))
+
+
 def test_rotate_is_rope_in_both_pairings_and_its_knobs():
     """Adjacent pairs as Meta's Llama code writes it (a complex product); "rotate half" as
     GPT-NeoX does (x cos + rotate_half(x) sin)."""
@@ -842,7 +895,9 @@ def test_transformer_encode_and_decode_are_nn_transformer_with_embeddings(norm_f
 
     def embed(ids, side):
         table = p[f"{side}_embedding.embedding.weight"]
-        return table[ids] * math.sqrt(D_MODEL) + o.sinusoidal_positions_f(ids.shape[1], D_MODEL)
+        return table[ids] * math.sqrt(D_MODEL) + torch.from_numpy(
+            o.sinusoidal_positions_f(ids.shape[1], D_MODEL)
+        )
 
     future = torch.ones(5, 5, dtype=torch.bool).triu(1)
     out = model(
@@ -869,7 +924,8 @@ def test_transformer_encode_and_decode_are_nn_transformer_with_embeddings(norm_f
     torch.testing.assert_close(decode(output="softmax_positions"), logits.softmax(1))
     torch.testing.assert_close(
         o.transformer_embed_f(src, p, "src", scale=0),
-        p["src_embedding.embedding.weight"][src] + o.sinusoidal_positions_f(6, D_MODEL),
+        p["src_embedding.embedding.weight"][src]
+        + torch.from_numpy(o.sinusoidal_positions_f(6, D_MODEL)),
     )
     torch.testing.assert_close(
         o.transformer_embed_f(src, p, "src", positions="tgt"),
@@ -877,7 +933,7 @@ def test_transformer_encode_and_decode_are_nn_transformer_with_embeddings(norm_f
     )
     torch.testing.assert_close(
         o.transformer_embed_f(tgt, p, "tgt", drop=True, emb_dropout="before"),
-        o.sinusoidal_positions_f(5, D_MODEL).expand(2, 5, D_MODEL),
+        torch.from_numpy(o.sinusoidal_positions_f(5, D_MODEL)).expand(2, 5, D_MODEL),
     )
     torch.testing.assert_close(
         o.transformer_embed_f(tgt, p, "tgt", drop=True),

@@ -5,6 +5,10 @@ d_model)``, the rotation ``relative_shift(k, d_model)`` that moves every positio
 k, and the module ``PositionalEncoding(d_model, max_len, dropout)`` that adds the
 table to a batch of embeddings.
 
+The tables and matrices that classic mistakes give come from the float64 oracles
+``sinusoidal_positions_f`` and ``relative_shift_f`` of
+:mod:`transformer_course.checking.oracles`, one knob per mistake.
+
 What the checks accept beyond the reference's own choices:
 
 * ``positional_encoding`` and ``relative_shift``: any float dtype (float64 preferred,
@@ -29,6 +33,7 @@ import torch
 
 from transformer_course.checking import Checker, CheckFailure, tolerance, torch_generator
 from transformer_course.checking.modules import build_module
+from transformer_course.checking.oracles import relative_shift_f, sinusoidal_positions_f
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.exercise import Exercise
 from transformer_course.reference import positional_encoding as ref
@@ -54,89 +59,46 @@ def _tolerance(*dtypes) -> dict[str, float]:
 
 
 # ------------------------------------------------------------------ wrong tables
-def _table(
-    max_len,
-    d_model,
-    *,
-    base=10000.0,
-    start=0,
-    exponent="2i",
-    swap=False,
-    layout="interleaved",
-    multiply=False,
-    odd_last="sin",
-):
-    """A sinusoidal table with one classic mistake switched on (the defaults give the right one).
-
-    exponent: "2i" (right), "i" (pair index without the 2), "j" (the column index j,
-    so the cos column 2i+1 gets the wrong frequency), "2j" (2 * the even column
-    index 2i, i.e. 4i), "int" (2i // d_model: integer division).
-    """
-    pos = np.arange(start, start + max_len, dtype=np.float64)[:, None]  # (max_len, 1)
-    cols = np.arange(d_model)
-    pair = cols // 2  # i for columns 2i and 2i+1
-    power = {
-        "2i": 2 * pair / d_model,
-        "i": pair / d_model,
-        "j": cols / d_model,
-        "2j": 4 * pair / d_model,
-        "int": (2 * pair // d_model).astype(np.float64),
-    }[exponent]
-    scale = np.power(base, power)  # (d_model,)
-    angles = pos * scale if multiply else pos / scale  # (max_len, d_model)
-    if layout == "concatenated":
-        half = (d_model + 1) // 2
-        rates = np.power(base, 2 * np.arange(half) / d_model)
-        ang = pos / rates  # (max_len, half)
-        return np.concatenate([np.sin(ang), np.cos(ang[:, : d_model // 2])], axis=1)
-    even = np.sin(angles) if not swap else np.cos(angles)
-    odd = np.cos(angles) if not swap else np.sin(angles)
-    table = np.where(cols % 2 == 0, even, odd)
-    if d_model % 2 and odd_last != "sin":
-        table[:, -1] = 0.0 if odd_last == "zero" else np.cos(angles[:, -1])
-    return table
-
-
 def _pe_mistakes(max_len, d_model):
     """diagnosis -> (a zero-argument function giving the table that mistake produces)."""
     mistakes = {
         "Sine and cosine are swapped: even features (0, 2, 4, ...) hold the sine, "
         "PE[pos, 2i] = sin(...), and odd features the cosine, PE[pos, 2i+1] = cos(...). "
-        "(Row 0 is a give-away: it must read 0, 1, 0, 1, ...)": lambda: _table(
+        "(Row 0 is a give-away: it must read 0, 1, 0, 1, ...)": lambda: sinusoidal_positions_f(
             max_len, d_model, swap=True
         ),
         "The sin and cos halves are concatenated (all sines in features 0..d_model/2-1, then "
         "all cosines). Some codebases (tensor2tensor, for one) use that layout and it carries "
         "the same information, but the paper, and this course, interleave them: sin in "
-        "feature 2i, cos in feature 2i+1 (the even and the odd columns).": lambda: _table(
-            max_len, d_model, layout="concatenated"
+        "feature 2i, cos in feature 2i+1 (the even and the odd columns).": lambda: (
+            sinusoidal_positions_f(max_len, d_model, layout="concatenated")
         ),
         "The exponent uses i/d_model where the formula has 2i/d_model (i counts the "
         "sin/cos *pairs*, so the exponent runs over 0, 2/d_model, 4/d_model, ...). With i "
-        "alone the wavelengths stop at about 100·2π instead of reaching 10000·2π.": lambda: _table(
-            max_len, d_model, exponent="i"
+        "alone the wavelengths stop at about 100·2π instead of reaching 10000·2π.": lambda: (
+            sinusoidal_positions_f(max_len, d_model, exponent="i")
         ),
         "The cos feature 2i+1 has the wrong frequency: you put the feature index j = 2i+1 "
         "in the exponent. Both members of a pair share one angle, pos / 10000^(2i/d_model) "
         "with the *even* index 2i (use j - j % 2, or compute the angles once per pair).": (
-            lambda: _table(max_len, d_model, exponent="j")
+            lambda: sinusoidal_positions_f(max_len, d_model, exponent="j")
         ),
         "The exponent is doubled: you wrote 2·j/d_model with j the even feature index, but "
         "j already *is* 2i (range(0, d_model, 2) gives 2i). Use j/d_model, or 2i/d_model "
-        "with i = j // 2.": lambda: _table(max_len, d_model, exponent="2j"),
+        "with i = j // 2.": lambda: sinusoidal_positions_f(max_len, d_model, exponent="2j"),
         "Every pair has the same frequency (1): the exponent 2i/d_model came out as 0. Did "
-        "you use integer division (2 * i // d_model)?": lambda: _table(
+        "you use integer division (2 * i // d_model)?": lambda: sinusoidal_positions_f(
             max_len, d_model, exponent="int"
         ),
-        "The base is 1000; the paper uses 10000 (10000^(2i/d_model)).": lambda: _table(
-            max_len, d_model, base=1000.0
+        "The base is 1000; the paper uses 10000 (10000^(2i/d_model)).": lambda: (
+            sinusoidal_positions_f(max_len, d_model, base=1000.0)
         ),
         "The angle is pos *times* 10000^(2i/d_model); it must be pos *divided* by it "
         "(equivalently times 10000^(-2i/d_model), i.e. exp(-2i·ln(10000)/d_model)).": lambda: (
-            _table(max_len, d_model, multiply=True)
+            sinusoidal_positions_f(max_len, d_model, multiply=True)
         ),
         "Positions start at 1; they start at 0 (row 0 is sin(0), cos(0), ... = 0, 1, 0, 1, "
-        "...). Count the positions from 0 to max_len - 1.": lambda: _table(
+        "...). Count the positions from 0 to max_len - 1.": lambda: sinusoidal_positions_f(
             max_len, d_model, start=1
         ),
     }
@@ -145,10 +107,10 @@ def _pe_mistakes(max_len, d_model):
             f"With odd d_model={d_model} the last feature, {d_model - 1}, is even: it is the "
             f"sine of pair i={(d_model - 1) // 2}, which simply has no cosine partner. "
         )
-        mistakes[last + "Yours is all zeros there."] = lambda: _table(
+        mistakes[last + "Yours is all zeros there."] = lambda: sinusoidal_positions_f(
             max_len, d_model, odd_last="zero"
         )
-        mistakes[last + "Yours holds a cosine there."] = lambda: _table(
+        mistakes[last + "Yours holds a cosine there."] = lambda: sinusoidal_positions_f(
             max_len, d_model, odd_last="cos"
         )
     return mistakes
@@ -255,22 +217,6 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
 
 
 # ------------------------------------------------------------------- relative_shift
-def _shift(k, d_model, *, transpose=False, angle="wk", exponent="2i", layout="interleaved"):
-    """relative_shift with one mistake switched on (the defaults give the right matrix)."""
-    pairs = d_model // 2
-    i = np.arange(pairs)
-    w = 1.0 / np.power(10000.0, (2 * i if exponent == "2i" else i) / d_model)
-    theta = {"wk": w * k, "w": w, "k": np.full(pairs, float(k))}[angle]
-    m = np.zeros((d_model, d_model))
-    s_idx = 2 * i if layout == "interleaved" else i
-    c_idx = 2 * i + 1 if layout == "interleaved" else i + pairs
-    m[s_idx, s_idx] = np.cos(theta)
-    m[c_idx, c_idx] = np.cos(theta)
-    m[s_idx, c_idx] = -np.sin(theta)
-    m[c_idx, s_idx] = np.sin(theta)
-    return m.T if transpose else m
-
-
 def _shift_mistakes(k, d_model):
     return {
         "The sine terms have the wrong sign: this matrix shifts by -k (it is the transpose "
@@ -278,15 +224,15 @@ def _shift_mistakes(k, d_model):
         "and sin(a+b) = sin a·cos b + cos a·sin b, cos(a+b) = cos a·cos b - sin a·sin b give "
         "M[2i, 2i] = M[2i+1, 2i+1] = cos(w_i·k), M[2i+1, 2i] = +sin(w_i·k) and "
         "M[2i, 2i+1] = -sin(w_i·k). (Deriving it for a column vector, M @ PE[pos], gives "
-        "the transpose.)": (lambda: _shift(k, d_model, transpose=True)),
+        "the transpose.)": (lambda: relative_shift_f(k, d_model, transpose=True)),
         "Each pair rotates by w_i, the shift for k = 1. To move k positions it must rotate "
-        "by the angle w_i·k.": lambda: _shift(k, d_model, angle="w"),
+        "by the angle w_i·k.": lambda: relative_shift_f(k, d_model, angle="w"),
         "Every pair rotates by the same angle k. Pair i rotates by w_i·k, with its own "
-        "frequency w_i = 1 / 10000^(2i/d_model).": lambda: _shift(k, d_model, angle="k"),
+        "frequency w_i = 1 / 10000^(2i/d_model).": lambda: relative_shift_f(k, d_model, angle="k"),
         "The frequencies use 10000^(i/d_model); they are the ones of positional_encoding, "
-        "w_i = 1 / 10000^(2i/d_model).": lambda: _shift(k, d_model, exponent="i"),
+        "w_i = 1 / 10000^(2i/d_model).": lambda: relative_shift_f(k, d_model, exponent="i"),
         "The blocks sit at (i, i + d_model/2), the concatenated layout. In this course a "
-        "pair is the interleaved features (2i, 2i+1).": lambda: _shift(
+        "pair is the interleaved features (2i, 2i+1).": lambda: relative_shift_f(
             k, d_model, layout="concatenated"
         ),
     }

@@ -31,6 +31,7 @@ from transformer_course.checking.oracles.feed_forward import ffn_f, swiglu_f
 from transformer_course.checking.oracles.gpt import causal_self_attention_f, decoder_block_f, gpt_f
 from transformer_course.checking.oracles.norms import layer_norm_f, rms_norm_f
 from transformer_course.checking.oracles.positions import (
+    relative_shift_f,
     rope_angles_f,
     rotate_f,
     sinusoidal_positions_f,
@@ -54,6 +55,7 @@ __all__ = [
     "linear",
     "merge_heads_f",
     "multi_head_attention_f",
+    "relative_shift_f",
     "residual_block",
     "rms_norm_f",
     "rope_angles_f",

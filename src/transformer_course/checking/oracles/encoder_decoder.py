@@ -322,7 +322,7 @@ def transformer_embed_f(
     weight = p[f"{other if table == 'other' else side}_embedding.embedding.weight"].double()
     d_model = weight.shape[1]
     x = weight[ids] * math.sqrt(d_model) ** scale  # (batch, len, d_model)
-    pe = sinusoidal_positions_f(ids.shape[1], d_model)  # (len, d_model)
+    pe = torch.from_numpy(sinusoidal_positions_f(ids.shape[1], d_model))  # (len, d_model)
     zero = zero_if(drop)
     with_positions = positions in ("both", side)
     if emb_dropout == "before":

@@ -1,24 +1,91 @@
-"""Position encodings in float64, from their formulas: the paper's sinusoidal table
-(lesson 03) and rotary position embeddings, RoPE (lesson 11), with knobs for the
-classic mistakes."""
+"""Position encodings, from their formulas: the paper's sinusoidal table and its
+relative shift (lesson 03, float64 numpy) and rotary position embeddings, RoPE (lesson 11,
+float64 torch), each with knobs for the classic mistakes."""
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
-__all__ = ["rope_angles_f", "rotate_f", "sinusoidal_positions_f"]
+__all__ = ["relative_shift_f", "rope_angles_f", "rotate_f", "sinusoidal_positions_f"]
 
 
-def sinusoidal_positions_f(length: int, d_model: int) -> torch.Tensor:
-    """float64 (length, d_model): PE[pos, 2i] = sin(pos / 10000^(2i/d_model)),
-    PE[pos, 2i+1] = cos(pos / 10000^(2i/d_model)) (paper, section 3.5)."""
-    position = torch.arange(length, dtype=torch.float64)[:, None]  # (length, 1)
-    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # (d_model/2,)
-    angle = position / 10000.0 ** (two_i / d_model)  # (length, d_model/2)
-    table = torch.zeros(length, d_model, dtype=torch.float64)
-    table[:, 0::2] = torch.sin(angle)
-    table[:, 1::2] = torch.cos(angle[:, : d_model // 2])
+def sinusoidal_positions_f(
+    max_len: int,
+    d_model: int,
+    *,
+    base: float = 10000.0,
+    start: int = 0,
+    exponent: str = "2i",
+    swap: bool = False,
+    layout: str = "interleaved",
+    multiply: bool = False,
+    odd_last: str = "sin",
+) -> np.ndarray:
+    """The paper's sinusoidal table (section 3.5), float64 numpy (max_len, d_model):
+    PE[pos, 2i] = sin(pos / base^(2i/d_model)), PE[pos, 2i+1] = cos(the same angle); with
+    odd d_model the last feature is a sine without a partner.
+
+    Knobs (the defaults give the right table): ``base`` (1000: the wrong base), ``start``
+    (1: positions counted from 1), ``swap`` (cos in the even features), ``layout``
+    "concatenated" (all sines, then all cosines), ``multiply`` (pos times base^(..)),
+    ``odd_last`` "zero" or "cos" (odd d_model's last feature), ``exponent``: "2i" (right), "i" (pair index without the 2), "j" (the column index j,
+    so the cos column 2i+1 gets the wrong frequency), "2j" (2 * the even column
+    index 2i, i.e. 4i), "int" (2i // d_model: integer division).
+    """
+    pos = np.arange(start, start + max_len, dtype=np.float64)[:, None]  # (max_len, 1)
+    cols = np.arange(d_model)
+    pair = cols // 2  # i for columns 2i and 2i+1
+    power = {
+        "2i": 2 * pair / d_model,
+        "i": pair / d_model,
+        "j": cols / d_model,
+        "2j": 4 * pair / d_model,
+        "int": (2 * pair // d_model).astype(np.float64),
+    }[exponent]
+    scale = np.power(base, power)  # (d_model,)
+    angles = pos * scale if multiply else pos / scale  # (max_len, d_model)
+    if layout == "concatenated":
+        half = (d_model + 1) // 2
+        rates = np.power(base, 2 * np.arange(half) / d_model)
+        ang = pos / rates  # (max_len, half)
+        return np.concatenate([np.sin(ang), np.cos(ang[:, : d_model // 2])], axis=1)
+    even = np.sin(angles) if not swap else np.cos(angles)
+    odd = np.cos(angles) if not swap else np.sin(angles)
+    table = np.where(cols % 2 == 0, even, odd)
+    if d_model % 2 and odd_last != "sin":
+        table[:, -1] = 0.0 if odd_last == "zero" else np.cos(angles[:, -1])
     return table
+
+
+def relative_shift_f(
+    k: int,
+    d_model: int,
+    *,
+    transpose: bool = False,
+    angle: str = "wk",
+    exponent: str = "2i",
+    layout: str = "interleaved",
+) -> np.ndarray:
+    """The (d_model, d_model) matrix M with PE[pos] @ M = PE[pos + k] (lesson 03): a 2x2
+    rotation by w_i k per pair (2i, 2i+1), w_i = 1 / 10000^(2i/d_model), in float64 numpy.
+
+    Knobs (the defaults give the right matrix): ``transpose`` (the shift by -k),
+    ``angle`` "wk" (right), "w" (the shift for k = 1), "k" (one angle for every pair);
+    ``exponent`` "i" (10000^(i/d_model)); ``layout`` "concatenated" (pairs (i, i +
+    d_model/2))."""
+    pairs = d_model // 2
+    i = np.arange(pairs)
+    w = 1.0 / np.power(10000.0, (2 * i if exponent == "2i" else i) / d_model)
+    theta = {"wk": w * k, "w": w, "k": np.full(pairs, float(k))}[angle]
+    m = np.zeros((d_model, d_model))
+    s_idx = 2 * i if layout == "interleaved" else i
+    c_idx = 2 * i + 1 if layout == "interleaved" else i + pairs
+    m[s_idx, s_idx] = np.cos(theta)
+    m[c_idx, c_idx] = np.cos(theta)
+    m[s_idx, c_idx] = -np.sin(theta)
+    m[c_idx, s_idx] = np.sin(theta)
+    return m.T if transpose else m
 
 
 def rope_angles_f(
