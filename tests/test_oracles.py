@@ -165,6 +165,11 @@ def test_scaled_dot_product_attention_knobs():
     torch.testing.assert_close(uniform, mask.double() / allowed)
     dropped, kept = f(drop=True)  # the weights dropped, before the values: zero output
     assert torch.all(dropped == 0) and torch.equal(kept, weights)
+    after = f(mask_mode="after")[1]  # the softmax over every key, then the mask, no renormalising
+    torch.testing.assert_close(after, o.scaled_dot_product_attention_f(q, k, v)[1] * mask)
+    zero_filled = f(fill=0.0)[1]  # blocked scores set to 0 instead of -inf
+    scores = (q @ k.transpose(-2, -1) / math.sqrt(6)).masked_fill(~mask, 0.0)
+    torch.testing.assert_close(zero_filled, scores.softmax(-1))
     given = torch.rand(2, 4, 5, generator=gen(12), dtype=torch.float64)
     torch.testing.assert_close(f(weights=given)[0], given @ v)
 

@@ -30,13 +30,13 @@ gradient included (NaN times a zero weight is still NaN).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 import torch
 
 from transformer_course.checking.checker import Checker
+from transformer_course.checking.oracles.attention import scaled_dot_product_attention_f
 
 __all__ = [
     "ACCEPTED_CONVENTIONS",
@@ -200,18 +200,20 @@ def attention_weights_variant(
     name a learner's mistake: ``softmax(q kᵀ / scale)`` over ``dim`` (``scale``
     defaults to √d_k), with the mask applied ``"before"`` the softmax (with ``fill``),
     ``"after"`` it (weights times the mask), ``"inverted"`` (True = blocked), or
-    ``"none"`` (ignored)."""
-    q, k = q.detach().double(), k.detach().double()
-    scale = math.sqrt(q.shape[-1]) if scale is None else scale
-    scores = q @ k.transpose(-2, -1) / scale  # (..., len_q, len_k)
-    if mask is not None and mask_mode == "before":
-        scores = scores.masked_fill(~mask, fill)
-    if mask is not None and mask_mode == "inverted":
-        scores = scores.masked_fill(mask, fill)
-    weights = torch.softmax(scores, dim=dim)
-    if mask is not None and mask_mode == "after":
-        weights = weights * mask
-    return torch.nan_to_num(weights, nan=0.0)
+    ``"none"`` (ignored). The weights of the one float64 attention oracle,
+    :func:`~transformer_course.checking.oracles.scaled_dot_product_attention_f`."""
+    q, k = q.detach(), k.detach()
+    _, weights = scaled_dot_product_attention_f(
+        q,
+        k,
+        k,  # the values play no part in the weights
+        mask,
+        scale=None if scale is None else 1.0 / scale,
+        softmax_dim=dim,
+        mask_mode="given" if mask_mode == "before" else mask_mode,
+        fill=fill,
+    )
+    return weights
 
 
 # ---------------------------------------------------------------------- the diagnosis

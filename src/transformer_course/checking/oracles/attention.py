@@ -34,6 +34,7 @@ def scaled_dot_product_attention_f(
     scale: float | None = None,
     softmax_dim: int = -1,
     mask_mode: str = "given",
+    fill: float = float("-inf"),
     is_causal: bool = False,
     enable_gqa: bool = False,
     uniform_weights: bool = False,
@@ -47,8 +48,10 @@ def scaled_dot_product_attention_f(
 
     ``scale``: what the scores are multiplied by (None: 1 / sqrt(d_k), right; 1.0: no
     scaling), as in F.scaled_dot_product_attention. ``softmax_dim``: -1 (over the keys,
-    right) or -2 (over the queries). ``mask_mode``: "given" (right), "none" (the mask
-    ignored), "inverted" (~mask used). ``is_causal``: query i also sees only keys 0 .. i.
+    right) or any other dim (-2: over the queries). ``mask_mode``: "given" (right),
+    "none" (the mask ignored), "inverted" (~mask used), "after" (the weights multiplied by
+    the mask after the softmax, not renormalised); ``fill``: what blocked scores become
+    (-inf, right; 0.0: masked with zeros). ``is_causal``: query i also sees only keys 0 .. i.
     ``enable_gqa``: k and v have num_kv_heads heads (dim -3), each shared by num_heads /
     num_kv_heads query heads. ``uniform_weights``: the scores zeroed before the softmax
     (dropout on the scores). ``drop``: the weights dropped (dropout p=1 in train mode)
@@ -72,9 +75,12 @@ def scaled_dot_product_attention_f(
         if is_causal:
             causal = torch.ones(len_q, len_k, dtype=torch.bool).tril()  # (len_q, len_k)
             allowed = causal if allowed is None else allowed & causal
-        if allowed is not None:
-            scores = scores.masked_fill(~allowed.expand(scores.shape), float("-inf"))
-        weights = torch.softmax(scores, dim=softmax_dim).nan_to_num(0.0)  # rows with no key: 0
+        if allowed is not None and mask_mode != "after":
+            scores = scores.masked_fill(~allowed.expand(scores.shape), fill)
+        weights = torch.softmax(scores, dim=softmax_dim)
+        if allowed is not None and mask_mode == "after":
+            weights = weights * allowed
+        weights = weights.nan_to_num(0.0)  # rows with no allowed key: all zero
     output = zero_if(drop)(weights.double()) @ v  # (..., len_q, d_v)
     return output, weights
 
