@@ -1027,3 +1027,25 @@ def test_sample_probabilities_follow_temperature_top_k_and_top_p():
     tied = torch.tensor([1.0, 1.0, 0.0], dtype=torch.float64)
     assert (o.sample_probabilities_f(tied, top_k=1) > 0).sum() == 2  # ties at the k-th kept
     assert o.sample_probabilities_f(tied, top_k=1, ties="strict").isnan().all()
+
+
+# ================================================================================= losses
+def test_label_smoothing_f_is_pytorch_s_cross_entropy_and_its_slips():
+    logits = randn(2, 5, 7, seed=90)
+    labels = torch.tensor([[3, 4, 5, 1, 1], [2, 6, 1, 1, 1]])  # pad_id 1
+    flat_logits, flat_labels = logits.reshape(-1, 7), labels.reshape(-1)
+    losses = o.label_smoothing_f(logits, labels, 1, 0.1)
+
+    def ce(**kwargs):
+        return F.cross_entropy(flat_logits, flat_labels, **kwargs)
+
+    torch.testing.assert_close(losses["pytorch"], ce(ignore_index=1, label_smoothing=0.1))
+    torch.testing.assert_close(losses["no_smoothing"], ce(ignore_index=1))
+    # the <pad> positions averaged in too (their target read as token 0)
+    zeroed = flat_labels.masked_fill(flat_labels == 1, 0)
+    with_pad = F.cross_entropy(flat_logits, zeroed, label_smoothing=0.1)
+    torch.testing.assert_close(losses["with_pad"], with_pad)
+    torch.testing.assert_close(
+        losses["sum"], ce(ignore_index=1, label_smoothing=0.1, reduction="sum")
+    )
+    torch.testing.assert_close(losses["pad_zero"], ce(ignore_index=0, label_smoothing=0.1))

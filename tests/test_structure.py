@@ -474,7 +474,6 @@ KNOWN_PRIVATE_REACHES = {
         "training._beam_model",
         "training._copy_model",
         "training._smoothing_cases",
-        "training._smoothing_variants",
         "training._step_batches",
         "training._step_model",
     },

@@ -29,6 +29,7 @@ from transformer_course.checking.oracles.encoder_decoder import (
 )
 from transformer_course.checking.oracles.feed_forward import ffn_f, swiglu_f
 from transformer_course.checking.oracles.gpt import causal_self_attention_f, decoder_block_f, gpt_f
+from transformer_course.checking.oracles.losses import label_smoothing_f
 from transformer_course.checking.oracles.norms import layer_norm_f, rms_norm_f
 from transformer_course.checking.oracles.positions import (
     relative_shift_f,
@@ -51,6 +52,7 @@ __all__ = [
     "ffn_f",
     "gpt_f",
     "greedy_decode_f",
+    "label_smoothing_f",
     "layer_norm_f",
     "linear",
     "merge_heads_f",
