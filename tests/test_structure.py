@@ -135,6 +135,8 @@ LESSON_SIDE = (
     "transformer_course.checking.layer_mistakes",
     "transformer_course.reference.encoder",
     "transformer_course.checking.formatting",
+    # the float64 oracles: lessons 04-11 take their mistakes' values from the attention
+    "transformer_course.checking.oracles.attention",
     # lesson 10's corpus: only the lessons whose checks use it (not every lesson that uses
     # the check toolkit)
     "transformer_course.translation",
