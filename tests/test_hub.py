@@ -1,0 +1,463 @@
+"""The course run by an instructor on a real JupyterHub (`make hub`), end to end.
+
+One hub per module (``course-hub start``, as `make hub` runs it), with real Unix accounts
+(PAMAuthenticator, LocalProcessSpawner): an instructor and three students from a roster
+CSV. The cycle is lesson 00 through nbgrader's exchange, as a class runs it: the
+instructor generates and releases it; one student fetches it through her own server's
+Assignments API (what the Assignments tab calls) and solves it in her server, the other
+two fetch and submit by nbgrader's CLI as themselves, one half done (a wrong answer), one
+twice (untouched, then solved); the instructor collects, grades with ``course-grader``
+(its sandbox), releases the feedback; each student fetches their own and sees only their
+own score and no hidden test. The scores equal ``nbgrader autograde``'s on the same
+collected submissions. The isolation tests then run, as a student's uid (the uid their
+server and kernels run as, checked), what a student could try: reading another
+student's home and submission, the instructor's solutions and gradebook.
+
+Needs root (accounts, setuid), JupyterHub and the proxy `make install` installs. Outside
+CI, a missing piece skips; in CI (CI=true) it fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import json
+import os
+import pwd
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+from common import points, scores, solutions
+
+from transformer_course import hub as course_hub
+from transformer_course.build import REPO, tool_env
+
+pytestmark = [pytest.mark.pipeline, pytest.mark.xdist_group("hub")]
+
+LESSON = "00_welcome"  # the smallest graded lesson: one exercise, one point
+COURSE = course_hub.COURSE_ID
+VENV_BIN = Path(sys.prefix) / "bin"
+HUB_START = 120  # seconds
+SERVER_START = 180
+WRONG = "def center_rows(x):\n    return x - x.mean(axis=0, keepdims=True)\n"  # columns
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def _require(ok: bool, what: str) -> None:
+    if not ok:
+        if _in_ci():
+            pytest.fail(f"{what}; CI must run the hub tests (.ci/run installs what they need)")
+        pytest.skip(what)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Hub:
+    """A running course hub: its settings, its REST API, and commands as its users."""
+
+    def __init__(self, settings: dict, log: Path, roster: Path):
+        self.settings, self.log, self.roster = settings, log, roster
+        self.base = f"http://127.0.0.1:{settings['port']}"
+        self.instructor = settings["instructor"]
+        self.students = settings["students"]
+        self.course_dir = Path(settings["course_dir"])
+        self.exchange = Path(settings["exchange"])
+
+    def request(self, method: str, url: str, token: str, data=None, form=False):
+        headers = {"Authorization": f"token {token}"}
+        body = None
+        if data is not None:
+            if form:
+                body = urllib.parse.urlencode(data).encode()
+                headers["Content-Type"] = "application/x-www-form-urlencoded"
+            else:
+                body = json.dumps(data).encode()
+                headers["Content-Type"] = "application/json"
+        request = urllib.request.Request(f"{self.base}{url}", body, headers, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=120) as response:
+                text = response.read()
+                return response.status, (json.loads(text) if text.strip() else None)
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode(errors="replace")
+
+    def admin(self, method: str, path: str, data=None):
+        return self.request(method, f"/hub/api{path}", self.settings["admin_token"], data)
+
+    def log_tail(self, chars: int = 4000) -> str:
+        return self.log.read_text(errors="replace")[-chars:]
+
+    def as_user(self, user: str, argv: list[str], *, cwd: Path | None = None, check=True):
+        role = "instructor" if user == self.instructor else "student"
+        result = course_hub.as_user(
+            user, argv, env=course_hub.role_env(self.settings, role), cwd=cwd,
+            capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        if check:
+            assert result.returncode == 0, (
+                f"as {user}: {' '.join(argv)} exited {result.returncode}\n"
+                f"{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+            )
+        return result
+
+    def nbgrader(self, user: str, *args: str, check=True):
+        cwd = self.course_dir if user == self.instructor else None
+        return self.as_user(user, [str(VENV_BIN / "nbgrader"), *args], cwd=cwd, check=check)
+
+    def home(self, user: str) -> Path:
+        return Path(pwd.getpwnam(user).pw_dir)
+
+    def start_server(self, user: str) -> str:
+        """Start the user's server through the hub's API; return a token of the user's."""
+        status, body = self.admin("POST", f"/users/{user}/server")
+        assert status in (201, 202), f"spawn {user}: HTTP {status} {body}\n{self.log_tail()}"
+        deadline = time.monotonic() + SERVER_START
+        while time.monotonic() < deadline:
+            status, model = self.admin("GET", f"/users/{user}")
+            server = (model.get("servers") or {}).get("", {}) if status == 200 else {}
+            if server.get("ready"):
+                break
+            time.sleep(0.5)
+        else:
+            pytest.fail(f"{user}'s server did not start in {SERVER_START} s:\n{self.log_tail()}")
+        status, token = self.admin("POST", f"/users/{user}/tokens", {"note": "test"})
+        assert status == 201, f"token for {user}: HTTP {status} {token}"
+        return token["token"]
+
+
+def _roster(folder: Path, students: list[str]) -> Path:
+    roster = folder / "roster.csv"
+    lines = ["id,first_name,last_name,email"]
+    lines += [f"{s},{s.title()},Student,{s}@example.org" for s in students]
+    roster.write_text("\n".join(lines) + "\n")
+    return roster
+
+
+def _remove_accounts(names: list[str]) -> None:
+    for name in names:
+        with contextlib.suppress(KeyError):
+            pwd.getpwnam(name)
+            subprocess.run(["pkill", "-KILL", "-u", name], capture_output=True)
+            subprocess.run(["userdel", "--remove", name], capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    _require(os.geteuid() == 0, "the hub tests make Unix accounts: run them as root")
+    _require(shutil.which("useradd") is not None, "useradd is missing")
+    _require(course_hub.PROXY.exists(), f"{course_hub.PROXY} is missing (make install, npm)")
+    try:
+        import jupyterhub  # noqa: F401
+    except ImportError:
+        _require(False, "JupyterHub is not installed (make install installs .[dev,hub])")
+
+    tag = secrets.token_hex(2)
+    instructor = f"hub{tag}prof"
+    students = [f"hub{tag}{name}" for name in ("ada", "alan", "grace")]
+    work = tmp_path_factory.mktemp("hub")
+    roster = _roster(work, students)
+    # The state folder must be reachable by the students (pytest's own is 0700).
+    state = Path(tempfile.mkdtemp(prefix="course-hub-"))
+    os.chmod(state, 0o755)
+    log = work / "hub.log"
+    port = _free_port()
+    command = [
+        sys.executable, "-m", "transformer_course.hub", "start", str(roster),
+        "--instructor", instructor, "--state", str(state / "hub"),
+        "--exchange", str(state / "exchange"), "--port", str(port), "--grant-traverse",
+    ]  # fmt: skip
+    env = tool_env()
+    env.pop("COURSE_TEST_RUN", None)
+    started = time.monotonic()
+    with log.open("w") as out:
+        launcher = subprocess.Popen(
+            command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+    try:
+        settings_file = state / "hub" / "settings.json"
+        deadline = time.monotonic() + HUB_START
+        running = None
+        while time.monotonic() < deadline:
+            if launcher.poll() is not None:
+                pytest.fail(f"course-hub exited ({launcher.returncode}):\n{log.read_text()}")
+            if settings_file.exists() and running is None:
+                with contextlib.suppress(ValueError):
+                    running = Hub(json.loads(settings_file.read_text()), log, roster)
+            if running is not None:
+                with contextlib.suppress(OSError):
+                    urllib.request.urlopen(f"{running.base}/hub/api/", timeout=5).close()
+                    break
+            time.sleep(0.3)
+        else:
+            pytest.fail(f"the hub did not answer within {HUB_START} s:\n{log.read_text()[-4000:]}")
+        print(f"hub up in {time.monotonic() - started:.1f} s")
+        yield running
+    finally:
+        launcher.send_signal(signal.SIGTERM)
+        try:
+            launcher.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(launcher.pid, signal.SIGKILL)
+            launcher.wait()
+        _remove_accounts([instructor, *students])
+        shutil.rmtree(state, ignore_errors=True)
+
+
+# ----------------------------------------------------------------------- notebook edits
+def _answered(notebook: dict, answer: str) -> dict:
+    """The notebook with lesson 00's answer cell replaced, as a student types it."""
+    notebook = json.loads(json.dumps(notebook))
+    cells = [c for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("solution")]
+    assert [c["metadata"]["nbgrader"]["grade_id"] for c in cells] == ["center_rows"]
+    cells[0]["source"] = answer
+    return notebook
+
+
+EDIT_AS_STUDENT = """
+import json, sys
+path, answer = sys.argv[1], sys.argv[2]
+nb = json.load(open(path))
+for cell in nb["cells"]:
+    if cell["metadata"].get("nbgrader", {}).get("solution"):
+        cell["source"] = answer
+json.dump(nb, open(path, "w"), indent=1)
+"""
+
+
+def _edit_as(hub: Hub, user: str, answer: str) -> None:
+    path = hub.home(user) / LESSON / f"{LESSON}.ipynb"
+    hub.as_user(user, [str(VENV_BIN / "python"), "-c", EDIT_AS_STUDENT, str(path), answer])
+
+
+# ---------------------------------------------------------------------------- the cycle
+@pytest.fixture(scope="module")
+def cycle(hub):
+    """Release, fetch, work, submit, collect, grade, return: the whole class's cycle."""
+    started = time.monotonic()
+    times: list[str] = []
+
+    def mark(what: str) -> None:
+        times.append(f"{time.monotonic() - started:6.1f} s  {what}")
+
+    ada, alan, grace = hub.students
+    solved = solutions(LESSON)["center_rows"]
+    # The instructor: the student version and its release into the exchange.
+    hub.nbgrader(hub.instructor, "generate_assignment", LESSON, "--force")
+    hub.nbgrader(hub.instructor, "release_assignment", LESSON, "--force")
+    mark("released")
+
+    # Ada, through her own server: the Assignments tab's API lists and fetches it; she
+    # answers in her server (the contents API is what JupyterLab saves with) and submits.
+    token = hub.start_server(ada)
+    mark("Ada's server started")
+    user_url = f"/user/{ada}"
+    status, listed = hub.request("GET", f"{user_url}/assignments?course_id={COURSE}", token)
+    assert status == 200, listed
+    assert listed["success"], listed
+    released = [(a["assignment_id"], a["status"]) for a in listed["value"]]
+    assert (LESSON, "released") in released, released
+    status, fetched = hub.request(
+        "POST", f"{user_url}/assignments/fetch", token,
+        {"course_id": COURSE, "assignment_id": LESSON}, form=True,
+    )  # fmt: skip
+    assert status == 200 and fetched["success"], fetched
+    path = f"{LESSON}/{LESSON}.ipynb"
+    status, model = hub.request("GET", f"{user_url}/api/contents/{path}", token)
+    assert status == 200, model
+    notebook = _answered(model["content"], solved)
+    status, saved = hub.request(
+        "PUT", f"{user_url}/api/contents/{path}", token,
+        {"type": "notebook", "format": "json", "content": notebook},
+    )  # fmt: skip
+    assert status == 200, saved
+    assert (hub.home(ada) / path).stat().st_uid == pwd.getpwnam(ada).pw_uid
+    status, submitted = hub.request(
+        "POST", f"{user_url}/assignments/submit", token,
+        {"course_id": COURSE, "assignment_id": LESSON}, form=True,
+    )  # fmt: skip
+    assert status == 200 and submitted["success"], submitted
+    mark("Ada fetched, answered and submitted through her server")
+
+    # Alan and Grace by nbgrader's CLI, as themselves.
+    for student in (alan, grace):
+        hub.nbgrader(student, "fetch_assignment", LESSON)
+        assert (hub.home(student) / path).exists()
+    _edit_as(hub, alan, WRONG)  # half done: an answer, a wrong one
+    hub.nbgrader(alan, "submit", LESSON)
+    hub.nbgrader(grace, "submit", LESSON)  # untouched
+    time.sleep(1.1)  # nbgrader's timestamps: a later second
+    _edit_as(hub, grace, solved)
+    hub.nbgrader(grace, "submit", LESSON)  # again, solved
+    mark("Alan and Grace fetched and submitted by the CLI")
+
+    # The instructor collects, grades with course-grader, returns the feedback.
+    hub.nbgrader(hub.instructor, "collect", LESSON)
+    mark("collected")
+    grading = hub.as_user(
+        hub.instructor, [str(VENV_BIN / "course-grader"), LESSON], cwd=hub.course_dir,
+        check=False,
+    )  # fmt: skip
+    assert grading.returncode == 0, f"{grading.stdout[-4000:]}\n{grading.stderr[-3000:]}"
+    mark("graded by course-grader")
+    hub.nbgrader(hub.instructor, "release_feedback", LESSON)
+    for student in hub.students:
+        hub.nbgrader(student, "fetch_feedback", LESSON)
+        mark("feedback released and fetched")
+    seconds = time.monotonic() - started
+    print("the cycle:", *times, grading.stdout[-1500:], sep="\n")
+    return {"grading": grading, "seconds": seconds}
+
+
+def _gradebook(hub: Hub) -> str:
+    return f"sqlite:///{hub.course_dir}/autograde/gradebook.db"
+
+
+def test_the_class_cycle_scores(hub, cycle):
+    """course-grader's scores: Ada solved it, Alan's answer is wrong, Grace's second
+    submission (solved) is the one collected."""
+    ada, alan, grace = hub.students
+    total = sum(points(LESSON).values())
+    got = {s: sum(e.values()) for s, e in scores(_gradebook(hub), LESSON).items()}
+    assert got == {ada: total, alan: 0.0, grace: total}, cycle["grading"].stdout[-3000:]
+    collected = hub.course_dir / "autograde" / "submitted" / grace / LESSON / f"{LESSON}.ipynb"
+    answer = [
+        "".join(c["source"]) for c in json.loads(collected.read_text())["cells"]
+        if c["metadata"].get("nbgrader", {}).get("solution")
+    ]  # fmt: skip
+    assert answer == [solutions(LESSON)["center_rows"]], "collect took Grace's first submission"
+
+
+def test_scores_equal_nbgrader_autograde(hub, cycle, tmp_path):
+    """`nbgrader autograde` on a copy of the same collected submissions (its own gradebook)
+    gives the same score to every student, exercise by exercise."""
+    copy = tmp_path / "course"
+    shutil.copytree(hub.course_dir, copy, symlinks=True)
+    (copy / "autograde" / "gradebook.db").unlink()
+    shutil.rmtree(copy / "autograde" / "autograded", ignore_errors=True)
+    shutil.rmtree(copy / "autograde" / "feedback", ignore_errors=True)
+    env = tool_env()
+    env.pop("JUPYTER_CONFIG_PATH", None)
+    for args in (["generate_assignment", LESSON, "--force"], ["autograde", LESSON, "--force"]):
+        result = subprocess.run(
+            [str(VENV_BIN / "nbgrader"), *args], cwd=copy, env=env,
+            capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        assert result.returncode == 0, f"nbgrader {args}:\n{result.stdout}\n{result.stderr}"
+    theirs = scores(f"sqlite:///{copy}/autograde/gradebook.db", LESSON)
+    ours = scores(_gradebook(hub), LESSON)
+    assert set(ours) == set(hub.students)
+    assert ours == theirs
+
+
+def _feedback(hub: Hub, student: str) -> str:
+    pages = list((hub.home(student) / LESSON / "feedback").glob(f"*/{LESSON}.html"))
+    assert len(pages) == 1, f"{student}'s fetched feedback: {pages}"
+    assert pages[0].stat().st_uid == pwd.getpwnam(student).pw_uid
+    return pages[0].read_text()
+
+
+def test_each_student_fetches_only_their_own_feedback(hub, cycle):
+    ada, alan, grace = hub.students
+    total = sum(points(LESSON).values())
+    expected = {ada: total, alan: 0.0, grace: total}
+    master = (REPO / "solutions" / LESSON / f"{LESSON}.py").read_text()
+    hidden = re.search(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", master, re.S)
+    for student in hub.students:
+        page = _feedback(hub, student)
+        text = html.unescape(re.sub(r"<[^>]+>", " ", page))
+        assert f"center_rows ({expected[student]:g} / {total:g})" in " ".join(text.split())
+        for other in set(hub.students) - {student}:
+            assert other not in page, f"{student}'s feedback names {other}"
+        assert hidden.group(1).strip() not in text, f"{student}'s feedback shows a hidden test"
+        assert "BEGIN HIDDEN TESTS" not in page
+    alans = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", _feedback(hub, alan))).split())
+    assert "center_rows" in alans and "mean" in alans, alans[:2000]
+
+
+# ---------------------------------------------------------------------------- isolation
+PROBE = """
+import json, os, sys
+found = {}
+for path in sys.argv[1:]:
+    try:
+        if os.path.isdir(path):
+            os.listdir(path)
+        else:
+            open(path, "rb").read(1)
+        found[path] = "read"
+    except PermissionError:
+        found[path] = "denied"
+    except FileNotFoundError:
+        found[path] = "missing"
+print(json.dumps(found))
+"""
+
+
+def _probe(hub: Hub, user: str, paths: list[Path]) -> dict[str, str]:
+    result = hub.as_user(user, [str(VENV_BIN / "python"), "-c", PROBE, *map(str, paths)])
+    return json.loads(result.stdout)
+
+
+def _server_uids(user: str) -> set[int]:
+    """The uids of the processes that run ``user``'s single-user server."""
+    uids = set()
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            environ = (proc / "environ").read_bytes().split(b"\0")
+            if f"JUPYTERHUB_USER={user}".encode() in environ:
+                status = (proc / "status").read_text()
+                uids.add(int(re.search(r"^Uid:\s+(\d+)", status, re.M).group(1)))
+    return uids
+
+
+def test_a_students_server_cannot_read_other_students_or_the_instructor(hub, cycle):
+    """As Ada's uid (her server's and kernels' uid, checked): another student's home,
+    fetched notebook, submission in the exchange and feedback, and the instructor's
+    solutions and gradebook are all refused; her own work is readable (the probe works)."""
+    ada, alan, _ = hub.students
+    assert _server_uids(ada) == {pwd.getpwnam(ada).pw_uid}, "Ada's server runs as another uid"
+    inbound = hub.exchange / COURSE / "inbound"
+    alans_submission = sorted(inbound.glob(f"{alan}+{LESSON}+*/{LESSON}.ipynb"))
+    assert alans_submission, f"no submission of Alan's in {inbound}"
+    course = hub.course_dir
+    theirs = [
+        hub.home(alan),
+        hub.home(alan) / LESSON / f"{LESSON}.ipynb",
+        inbound,
+        alans_submission[0],
+        hub.exchange / COURSE / "feedback",
+        hub.home(hub.instructor),
+        course / "solutions" / LESSON / f"{LESSON}.ipynb",
+        course / "solutions" / LESSON / f"{LESSON}.py",
+        course / "autograde" / "gradebook.db",
+        course / "autograde" / "submitted" / alan / LESSON / f"{LESSON}.ipynb",
+    ]
+    own = [hub.home(ada) / LESSON / f"{LESSON}.ipynb"]
+    for path in theirs:
+        assert path.exists(), f"the probe's target {path} does not exist"
+    found = _probe(hub, ada, theirs + own)
+    readable = [path for path in map(str, theirs) if found[path] != "denied"]
+    assert not readable, f"{ada} can read: {readable}"
+    assert found[str(own[0])] == "read", found
