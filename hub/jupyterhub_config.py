@@ -78,7 +78,6 @@ c.Spawner.cmd = [PYTHON, "-m", "jupyterhub.singleuser"]
 c.Spawner.default_url = "/lab"
 c.Spawner.start_timeout = 180  # a server imports JupyterLab and nbgrader: slow on 2 busy cores
 c.Spawner.http_timeout = 180
-c.Spawner.args = ["--ServerApp.terminals_enabled=False"]  # the course needs no shell
 
 
 def _role(spawner) -> str:

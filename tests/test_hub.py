@@ -19,8 +19,11 @@ CI, a missing piece skips; in CI (CI=true) it fails.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
+import functools
 import html
+import http.cookiejar
 import json
 import os
 import pwd
@@ -126,10 +129,13 @@ class Hub:
     def home(self, user: str) -> Path:
         return Path(pwd.getpwnam(user).pw_dir)
 
-    def start_server(self, user: str) -> str:
-        """Start the user's server through the hub's API; return a token of the user's."""
+    def spawn(self, user: str) -> None:
+        """Ask the hub to start the user's server (it starts in the background)."""
         status, body = self.admin("POST", f"/users/{user}/server")
         assert status in (201, 202), f"spawn {user}: HTTP {status} {body}\n{self.log_tail()}"
+
+    def server_token(self, user: str) -> str:
+        """Wait for the user's server; return a token of the user's for its API."""
         deadline = time.monotonic() + SERVER_START
         while time.monotonic() < deadline:
             status, model = self.admin("GET", f"/users/{user}")
@@ -142,6 +148,28 @@ class Hub:
         status, token = self.admin("POST", f"/users/{user}/tokens", {"note": "test"})
         assert status == 201, f"token for {user}: HTTP {status} {token}"
         return token["token"]
+
+    def password(self, user: str) -> str:
+        rows = (Path(self.settings["state"]) / "passwords.csv").read_text().splitlines()
+        return dict(row.split(",", 1) for row in rows[1:])[user]
+
+    def login(self, user: str, password: str) -> int:
+        """Log in on the hub's login page (PAM); the HTTP status of the form's answer."""
+        jar = http.cookiejar.CookieJar()
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar), _NoRedirect())
+        with opener.open(f"{self.base}/hub/login", timeout=60) as page:
+            xsrf = re.search(r'name="_xsrf" value="([^"]+)"', page.read().decode()).group(1)
+        form = urllib.parse.urlencode({"username": user, "password": password, "_xsrf": xsrf})
+        try:
+            with opener.open(f"{self.base}/hub/login", form.encode(), timeout=60) as answer:
+                return answer.status
+        except urllib.error.HTTPError as error:
+            return error.code
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
 
 
 def _roster(folder: Path, students: list[str]) -> Path:
@@ -250,6 +278,13 @@ def _edit_as(hub: Hub, user: str, answer: str) -> None:
 
 
 # ---------------------------------------------------------------------------- the cycle
+def _at_once(*work) -> None:
+    """Run the calls in parallel threads (each waits on its own processes); re-raise."""
+    with concurrent.futures.ThreadPoolExecutor(len(work)) as pool:
+        for future in [pool.submit(w) for w in work]:
+            future.result()
+
+
 @pytest.fixture(scope="module")
 def cycle(hub):
     """Release, fetch, work, submit, collect, grade, return: the whole class's cycle."""
@@ -266,10 +301,33 @@ def cycle(hub):
     hub.nbgrader(hub.instructor, "release_assignment", LESSON, "--force")
     mark("released")
 
-    # Ada, through her own server: the Assignments tab's API lists and fetches it; she
-    # answers in her server (the contents API is what JupyterLab saves with) and submits.
-    token = hub.start_server(ada)
-    mark("Ada's server started")
+    # Ada logs in (PAM, her roster password) and her server starts; meanwhile Alan and
+    # Grace fetch by nbgrader's CLI, as themselves: Alan leaves a wrong answer (half
+    # done), Grace submits the untouched notebook, then again, solved.
+    assert hub.login(ada, "not her password") == 403
+    assert hub.login(ada, hub.password(ada)) == 302
+    hub.spawn(ada)
+    path = f"{LESSON}/{LESSON}.ipynb"
+
+    def alans_work() -> None:
+        hub.nbgrader(alan, "fetch_assignment", LESSON)
+        _edit_as(hub, alan, WRONG)
+        hub.nbgrader(alan, "submit", LESSON)
+
+    def graces_work() -> None:
+        hub.nbgrader(grace, "fetch_assignment", LESSON)
+        hub.nbgrader(grace, "submit", LESSON)
+        time.sleep(1.1)  # nbgrader's timestamps: a later second
+        _edit_as(hub, grace, solved)
+        hub.nbgrader(grace, "submit", LESSON)
+
+    _at_once(alans_work, graces_work)  # students work at the same time
+    mark("Alan and Grace fetched and submitted by the CLI")
+
+    # Ada, in her own server: the Assignments tab's API lists and fetches the lesson; she
+    # answers (the contents API is what JupyterLab saves with) and submits.
+    token = hub.server_token(ada)
+    mark("Ada logged in and her server started")
     user_url = f"/user/{ada}"
     status, listed = hub.request("GET", f"{user_url}/assignments?course_id={COURSE}", token)
     assert status == 200, listed
@@ -281,7 +339,6 @@ def cycle(hub):
         {"course_id": COURSE, "assignment_id": LESSON}, form=True,
     )  # fmt: skip
     assert status == 200 and fetched["success"], fetched
-    path = f"{LESSON}/{LESSON}.ipynb"
     status, model = hub.request("GET", f"{user_url}/api/contents/{path}", token)
     assert status == 200, model
     notebook = _answered(model["content"], solved)
@@ -298,18 +355,6 @@ def cycle(hub):
     assert status == 200 and submitted["success"], submitted
     mark("Ada fetched, answered and submitted through her server")
 
-    # Alan and Grace by nbgrader's CLI, as themselves.
-    for student in (alan, grace):
-        hub.nbgrader(student, "fetch_assignment", LESSON)
-        assert (hub.home(student) / path).exists()
-    _edit_as(hub, alan, WRONG)  # half done: an answer, a wrong one
-    hub.nbgrader(alan, "submit", LESSON)
-    hub.nbgrader(grace, "submit", LESSON)  # untouched
-    time.sleep(1.1)  # nbgrader's timestamps: a later second
-    _edit_as(hub, grace, solved)
-    hub.nbgrader(grace, "submit", LESSON)  # again, solved
-    mark("Alan and Grace fetched and submitted by the CLI")
-
     # The instructor collects, grades with course-grader, returns the feedback.
     hub.nbgrader(hub.instructor, "collect", LESSON)
     mark("collected")
@@ -320,9 +365,8 @@ def cycle(hub):
     assert grading.returncode == 0, f"{grading.stdout[-4000:]}\n{grading.stderr[-3000:]}"
     mark("graded by course-grader")
     hub.nbgrader(hub.instructor, "release_feedback", LESSON)
-    for student in hub.students:
-        hub.nbgrader(student, "fetch_feedback", LESSON)
-        mark("feedback released and fetched")
+    _at_once(*(functools.partial(hub.nbgrader, s, "fetch_feedback", LESSON) for s in hub.students))
+    mark("feedback released and fetched")
     seconds = time.monotonic() - started
     print("the cycle:", *times, grading.stdout[-1500:], sep="\n")
     return {"grading": grading, "seconds": seconds}
@@ -434,8 +478,9 @@ def _server_uids(user: str) -> set[int]:
 
 def test_a_students_server_cannot_read_other_students_or_the_instructor(hub, cycle):
     """As Ada's uid (her server's and kernels' uid, checked): another student's home,
-    fetched notebook, submission in the exchange and feedback, and the instructor's
-    solutions and gradebook are all refused; her own work is readable (the probe works)."""
+    fetched notebook, the exchange's inbound and feedback folders, and the instructor's
+    solutions, gradebook and collected submissions are all refused; her own work is
+    readable (so the probe can succeed)."""
     ada, alan, _ = hub.students
     assert _server_uids(ada) == {pwd.getpwnam(ada).pw_uid}, "Ada's server runs as another uid"
     inbound = hub.exchange / COURSE / "inbound"
@@ -446,7 +491,6 @@ def test_a_students_server_cannot_read_other_students_or_the_instructor(hub, cyc
         hub.home(alan),
         hub.home(alan) / LESSON / f"{LESSON}.ipynb",
         inbound,
-        alans_submission[0],
         hub.exchange / COURSE / "feedback",
         hub.home(hub.instructor),
         course / "solutions" / LESSON / f"{LESSON}.ipynb",
@@ -461,3 +505,8 @@ def test_a_students_server_cannot_read_other_students_or_the_instructor(hub, cyc
     readable = [path for path in map(str, theirs) if found[path] != "denied"]
     assert not readable, f"{ada} can read: {readable}"
     assert found[str(own[0])] == "read", found
+    # nbgrader's exchange keeps submissions in a write-only inbound: a student cannot list
+    # it (checked above), and each submission's folder ends in a random part, so its path
+    # cannot be guessed. That name is the protection: the file itself is readable by path.
+    name = alans_submission[0].parent.name
+    assert re.fullmatch(rf"{alan}\+{LESSON}\+[^+]+\+[A-Za-z0-9_-]{{12}}", name), name
