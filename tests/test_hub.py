@@ -29,6 +29,7 @@ import os
 import pwd
 import re
 import secrets
+import shlex
 import shutil
 import signal
 import socket
@@ -51,10 +52,34 @@ pytestmark = [pytest.mark.pipeline, pytest.mark.xdist_group("hub")]
 
 LESSON = "00_welcome"  # the smallest graded lesson: one exercise, one point
 COURSE = course_hub.COURSE_ID
-VENV_BIN = Path(sys.prefix) / "bin"
+VENV = Path(sys.prefix)
+VENV_BIN = VENV / "bin"
 HUB_START = 120  # seconds
 SERVER_START = 180
 WRONG = "def center_rows(x):\n    return x - x.mean(axis=0, keepdims=True)\n"  # columns
+
+
+def _readme_hub() -> tuple[str, list[str]]:
+    """The README's hub section: its `make hub` line and the instructor's commands."""
+    readme = (REPO / "README.md").read_text()
+    section = re.search(r"^### A course hub .*?(?=^##)", readme, re.S | re.M)
+    assert section, "README: no section '### A course hub'"
+    blocks = re.findall(r"```bash\n(.*?)```", section.group(0), re.S)
+    assert len(blocks) == 2, "README's hub section: one block to start, one for the cycle"
+    lines = [[ln.strip() for ln in b.splitlines() if ln.strip()] for b in blocks]
+    (start,) = lines[0]
+    return start, lines[1]
+
+
+# The cycle, in the README's order (its block is checked to say exactly this).
+INSTRUCTOR_STEPS = [
+    f"cd ~/{COURSE}",
+    f"nbgrader generate_assignment {LESSON} --force",
+    f"nbgrader release_assignment {LESSON} --force",
+    f"nbgrader collect {LESSON}",
+    f"course-grader {LESSON}",
+    f"nbgrader release_feedback {LESSON}",
+]
 
 
 def _in_ci() -> bool:
@@ -126,6 +151,11 @@ class Hub:
         cwd = self.course_dir if user == self.instructor else None
         return self.as_user(user, [str(VENV_BIN / "nbgrader"), *args], cwd=cwd, check=check)
 
+    def instructor_runs(self, line: str, check=True):
+        """A README command line, as the instructor, in the course directory (the
+        commands are found on the PATH their server has: the course's environment)."""
+        return self.as_user(self.instructor, shlex.split(line), cwd=self.course_dir, check=check)
+
     def home(self, user: str) -> Path:
         return Path(pwd.getpwnam(user).pw_dir)
 
@@ -180,6 +210,18 @@ def _roster(folder: Path, students: list[str]) -> Path:
     return roster
 
 
+def _stop(make: subprocess.Popen, pid_file: Path) -> None:
+    """Stop the hub as Ctrl+C does: course-hub stops JupyterHub (and every user's server)
+    and takes back the traverse bits it granted; then make ends."""
+    with contextlib.suppress(OSError, ValueError):
+        os.kill(int(pid_file.read_text()), signal.SIGINT)
+    try:
+        make.wait(timeout=90)
+    except subprocess.TimeoutExpired:
+        os.killpg(make.pid, signal.SIGKILL)
+        make.wait()
+
+
 def _remove_accounts(names: list[str]) -> None:
     for name in names:
         with contextlib.suppress(KeyError):
@@ -192,6 +234,7 @@ def _remove_accounts(names: list[str]) -> None:
 def hub(tmp_path_factory):
     _require(os.geteuid() == 0, "the hub tests make Unix accounts: run them as root")
     _require(shutil.which("useradd") is not None, "useradd is missing")
+    _require(shutil.which("make") is not None, "make is missing")
     _require(course_hub.PROXY.exists(), f"{course_hub.PROXY} is missing (make install, npm)")
     try:
         import jupyterhub  # noqa: F401
@@ -208,12 +251,17 @@ def hub(tmp_path_factory):
     os.chmod(state, 0o755)
     log = work / "hub.log"
     port = _free_port()
-    command = [
-        sys.executable, "-m", "transformer_course.hub", "start", str(roster),
-        "--instructor", instructor, "--state", str(state / "hub"),
-        "--exchange", str(state / "exchange"), "--port", str(port), "--grant-traverse",
-    ]  # fmt: skip
-    env = tool_env()
+    # The README's command, with this test's roster, users, folders and port added.
+    start, _ = _readme_hub()
+    readme_args = re.fullmatch(r'make hub ROSTER=students\.csv HUB_ARGS="([^"]*)"', start)
+    assert readme_args, f"README's hub command is not `make hub ROSTER=... HUB_ARGS=...`: {start}"
+    hub_args = (
+        f"{readme_args.group(1)} --instructor {instructor} --state {state / 'hub'} "
+        f"--exchange {state / 'exchange'} --port {port}"
+    )
+    command = ["make", "--no-print-directory", "-o", f"{VENV}/.installed", "hub"]
+    command += [f"VENV={VENV}", f"ROSTER={roster}", f"HUB_ARGS={hub_args}"]
+    env = {k: v for k, v in tool_env().items() if not k.startswith(("MAKE", "MFLAGS"))}
     env.pop("COURSE_TEST_RUN", None)
     started = time.monotonic()
     with log.open("w") as out:
@@ -241,12 +289,7 @@ def hub(tmp_path_factory):
         print(f"hub up in {time.monotonic() - started:.1f} s")
         yield running
     finally:
-        launcher.send_signal(signal.SIGTERM)
-        try:
-            launcher.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(launcher.pid, signal.SIGKILL)
-            launcher.wait()
+        _stop(launcher, state / "hub" / "course-hub.pid")
         _remove_accounts([instructor, *students])
         shutil.rmtree(state, ignore_errors=True)
 
@@ -296,9 +339,13 @@ def cycle(hub):
 
     ada, alan, grace = hub.students
     solved = solutions(LESSON)["center_rows"]
+    _, steps = _readme_hub()
+    assert steps == INSTRUCTOR_STEPS, "README's instructor commands are not the tested cycle"
+    assert Path(steps[0].split()[1]).name == hub.course_dir.name
+    generate, release, collect, grade, release_feedback = steps[1:]
     # The instructor: the student version and its release into the exchange.
-    hub.nbgrader(hub.instructor, "generate_assignment", LESSON, "--force")
-    hub.nbgrader(hub.instructor, "release_assignment", LESSON, "--force")
+    hub.instructor_runs(generate)
+    hub.instructor_runs(release)
     mark("released")
 
     # Ada logs in (PAM, her roster password) and her server starts; meanwhile Alan and
@@ -356,15 +403,12 @@ def cycle(hub):
     mark("Ada fetched, answered and submitted through her server")
 
     # The instructor collects, grades with course-grader, returns the feedback.
-    hub.nbgrader(hub.instructor, "collect", LESSON)
+    hub.instructor_runs(collect)
     mark("collected")
-    grading = hub.as_user(
-        hub.instructor, [str(VENV_BIN / "course-grader"), LESSON], cwd=hub.course_dir,
-        check=False,
-    )  # fmt: skip
+    grading = hub.instructor_runs(grade, check=False)
     assert grading.returncode == 0, f"{grading.stdout[-4000:]}\n{grading.stderr[-3000:]}"
     mark("graded by course-grader")
-    hub.nbgrader(hub.instructor, "release_feedback", LESSON)
+    hub.instructor_runs(release_feedback)
     _at_once(*(functools.partial(hub.nbgrader, s, "fetch_feedback", LESSON) for s in hub.students))
     mark("feedback released and fetched")
     seconds = time.monotonic() - started

@@ -321,10 +321,13 @@ def start(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    pid_file = state / "course-hub.pid"
+    pid_file.write_text(str(os.getpid()))
     try:
         return hub.wait()
     finally:
         restore_traverse(state)
+        pid_file.unlink(missing_ok=True)
 
 
 def parser() -> argparse.ArgumentParser:
