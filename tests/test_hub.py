@@ -107,6 +107,7 @@ class Hub:
         self.base = f"http://127.0.0.1:{settings['port']}"
         self.instructor = settings["instructor"]
         self.students = settings["students"]
+        self.cycle_students, self.browser_student = self.students[:3], self.students[3]
         self.course_dir = Path(settings["course_dir"])
         self.exchange = Path(settings["exchange"])
 
@@ -243,7 +244,8 @@ def hub(tmp_path_factory):
 
     tag = secrets.token_hex(2)
     instructor = f"hub{tag}prof"
-    students = [f"hub{tag}{name}" for name in ("ada", "alan", "grace")]
+    # Ada, Alan and Grace go through the scripted cycle; Bo through the browser.
+    students = [f"hub{tag}{name}" for name in ("ada", "alan", "grace", "bo")]
     work = tmp_path_factory.mktemp("hub")
     roster = _roster(work, students)
     # The state folder must be reachable by the students (pytest's own is 0700).
@@ -337,7 +339,7 @@ def cycle(hub):
     def mark(what: str) -> None:
         times.append(f"{time.monotonic() - started:6.1f} s  {what}")
 
-    ada, alan, grace = hub.students
+    ada, alan, grace = hub.cycle_students
     solved = solutions(LESSON)["center_rows"]
     _, steps = _readme_hub()
     assert steps == INSTRUCTOR_STEPS, "README's instructor commands are not the tested cycle"
@@ -409,7 +411,9 @@ def cycle(hub):
     assert grading.returncode == 0, f"{grading.stdout[-4000:]}\n{grading.stderr[-3000:]}"
     mark("graded by course-grader")
     hub.instructor_runs(release_feedback)
-    _at_once(*(functools.partial(hub.nbgrader, s, "fetch_feedback", LESSON) for s in hub.students))
+    _at_once(
+        *(functools.partial(hub.nbgrader, s, "fetch_feedback", LESSON) for s in hub.cycle_students)
+    )
     mark("feedback released and fetched")
     seconds = time.monotonic() - started
     print("the cycle:", *times, grading.stdout[-1500:], sep="\n")
@@ -423,7 +427,7 @@ def _gradebook(hub: Hub) -> str:
 def test_the_class_cycle_scores(hub, cycle):
     """course-grader's scores: Ada solved it, Alan's answer is wrong, Grace's second
     submission (solved) is the one collected."""
-    ada, alan, grace = hub.students
+    ada, alan, grace = hub.cycle_students
     total = sum(points(LESSON).values())
     got = {s: sum(e.values()) for s, e in scores(_gradebook(hub), LESSON).items()}
     assert got == {ada: total, alan: 0.0, grace: total}, cycle["grading"].stdout[-3000:]
@@ -453,7 +457,7 @@ def test_scores_equal_nbgrader_autograde(hub, cycle, tmp_path):
         assert result.returncode == 0, f"nbgrader {args}:\n{result.stdout}\n{result.stderr}"
     theirs = scores(f"sqlite:///{copy}/autograde/gradebook.db", LESSON)
     ours = scores(_gradebook(hub), LESSON)
-    assert set(ours) == set(hub.students)
+    assert set(ours) == set(hub.cycle_students)
     assert ours == theirs
 
 
@@ -465,12 +469,12 @@ def _feedback(hub: Hub, student: str) -> str:
 
 
 def test_each_student_fetches_only_their_own_feedback(hub, cycle):
-    ada, alan, grace = hub.students
+    ada, alan, grace = hub.cycle_students
     total = sum(points(LESSON).values())
     expected = {ada: total, alan: 0.0, grace: total}
     master = (REPO / "solutions" / LESSON / f"{LESSON}.py").read_text()
     hidden = re.search(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", master, re.S)
-    for student in hub.students:
+    for student in hub.cycle_students:
         page = _feedback(hub, student)
         text = html.unescape(re.sub(r"<[^>]+>", " ", page))
         assert f"center_rows ({expected[student]:g} / {total:g})" in " ".join(text.split())
@@ -525,7 +529,7 @@ def test_a_students_server_cannot_read_other_students_or_the_instructor(hub, cyc
     fetched notebook, the exchange's inbound and feedback folders, and the instructor's
     solutions, gradebook and collected submissions are all refused; her own work is
     readable (so the probe can succeed)."""
-    ada, alan, _ = hub.students
+    ada, alan, _ = hub.cycle_students
     assert _server_uids(ada) == {pwd.getpwnam(ada).pw_uid}, "Ada's server runs as another uid"
     inbound = hub.exchange / COURSE / "inbound"
     alans_submission = sorted(inbound.glob(f"{alan}+{LESSON}+*/{LESSON}.ipynb"))
@@ -554,3 +558,152 @@ def test_a_students_server_cannot_read_other_students_or_the_instructor(hub, cyc
     # cannot be guessed. That name is the protection: the file itself is readable by path.
     name = alans_submission[0].parent.name
     assert re.fullmatch(rf"{alan}\+{LESSON}\+[^+]+\+[A-Za-z0-9_-]{{12}}", name), name
+
+
+# ------------------------------------------------------------------------------ browser
+def _browser(hub: Hub, playwright, name: str, tmp: Path):
+    """Debian's Chromium as test_browser.py drives it (never a downloaded browser), a
+    fresh profile, and the Browser helper that keeps a screenshot of every step."""
+    from test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, Browser
+
+    shots = ARTIFACTS / f"hub-{name}"
+    shutil.rmtree(shots, ignore_errors=True)
+    shots.mkdir(parents=True)
+    context = playwright.chromium.launch_persistent_context(
+        str(tmp / f"chromium-{name}"), executable_path=str(CHROMIUM), headless=True,
+        args=CHROMIUM_ARGS, viewport={"width": 1400, "height": 900},
+    )  # fmt: skip
+    context.set_default_timeout(60_000)
+    page = context.pages[0] if context.pages else context.new_page()
+    return context, Browser(page, shots, hub)
+
+
+def _log_in(browser, hub: Hub, user: str) -> None:
+    from playwright.sync_api import expect
+
+    page = browser.page
+    page.goto(f"{hub.base}/hub/login")
+    page.fill("#username_input", user)
+    page.fill("#password_input", hub.password(user))
+    page.click("#login_submit")
+    expect(page).to_have_url(re.compile(rf"/user/{user}/lab"), timeout=SERVER_START * 1000)
+    expect(page.locator(".lm-MenuBar-item").first).to_be_visible(timeout=SERVER_START * 1000)
+
+
+def _assignment_list(page):
+    """Nbgrader > Assignment List: nbgrader's Assignments tab."""
+    from playwright.sync_api import expect
+
+    page.locator(".lm-MenuBar-item", has_text="Nbgrader").click()
+    page.locator(".lm-Menu-item", has_text="Assignment List").click()
+    tab = page.locator("#nbgrader-assignment-list")
+    expect(tab).to_be_visible()
+    return tab
+
+
+def _cell_indices(notebook: Path) -> tuple[list[int], int, int]:
+    """(code cells up to the test cell, the answer cell, the test cell) of lesson 00."""
+    cells = json.loads(notebook.read_text())["cells"]
+    nbg = [c["metadata"].get("nbgrader", {}) for c in cells]
+    answer = next(i for i, m in enumerate(nbg) if m.get("solution"))
+    test = next(i for i, m in enumerate(nbg) if m.get("grade") and not m.get("solution"))
+    code = [i for i, c in enumerate(cells[: test + 1]) if c["cell_type"] == "code"]
+    return code, answer, test
+
+
+def test_browser_a_student_and_the_instructor_through_the_hub(hub, cycle, tmp_path):
+    """Bo, in Chromium: logs in, fetches lesson 00 in the Assignments tab, types a wrong
+    answer, runs the test cell (it explains), presses Validate, submits. The instructor
+    collects, grades and returns (the README's commands); Bo fetches the feedback and
+    reads the failed check's message. The instructor logs in and sees the submissions
+    with course-grader's scores in the formgrader."""
+    _require(Path("/usr/bin/chromium").exists(), "/usr/bin/chromium is missing")
+    from playwright.sync_api import expect, sync_playwright
+    from test_browser import _run_cell, _validate
+
+    expect.set_options(timeout=60_000)
+    bo, path = hub.browser_student, f"{LESSON}/{LESSON}.ipynb"
+    _, steps = _readme_hub()
+    collect, grade, release_feedback = steps[3:]
+    with sync_playwright() as playwright:
+        context, browser = _browser(hub, playwright, "student", tmp_path)
+        page = browser.page
+        try:
+            with browser.step("student-logs-in"):
+                _log_in(browser, hub, bo)
+            with browser.step("assignments-tab-fetch"):
+                tab = _assignment_list(page)
+                tab.locator("#released_assignments_list button", has_text="Fetch").click()
+                expect(tab.locator("#fetched_assignments_list")).to_contain_text(LESSON)
+                assert (hub.home(bo) / path).stat().st_uid == pwd.getpwnam(bo).pw_uid
+            code, answer, test = _cell_indices(hub.home(bo) / path)
+            with browser.step("open-the-lesson"):
+                page.goto(f"{hub.base}/user/{bo}/lab/tree/{path}")
+                expect(page.locator(".jp-StatusBar-Widget")).to_contain_text("| Idle")
+                panel = page.locator(".jp-NotebookPanel:visible")
+                cells = panel.locator(".jp-Notebook .jp-Cell")
+            with browser.step("type-an-answer"):
+                editor = cells.nth(answer).locator(".cm-content")
+                editor.click()
+                page.keyboard.press("Control+A")
+                page.keyboard.insert_text(WRONG.rstrip())
+                expect(editor).to_contain_text("axis=0")
+            with browser.step("run-the-test-cell"):
+                for i in code:
+                    _run_cell(page, cells.nth(i))
+                text = "\n".join(cells.nth(test).locator(".jp-OutputArea-output").all_inner_texts())
+                assert "not yet right" in text, f"the test cell shows:\n{text}"
+            with browser.step("validate"):
+                verdict, text = _validate(browser, panel)
+                assert "validation-failed" in verdict, text
+            with browser.step("submit"):
+                page.locator(".lm-TabBar-tab", has_text="Assignments").click()
+                tab = page.locator("#nbgrader-assignment-list")
+                tab.locator("#fetched_assignments_list button", has_text="Submit").click()
+                expect(tab.locator("#submitted_assignments_list")).to_contain_text(LESSON)
+
+            # The instructor collects, grades and returns the feedback (README's commands).
+            for line in (collect, grade, release_feedback):
+                hub.instructor_runs(line)
+
+            with browser.step("fetch-feedback"):
+                tab.locator("#refresh_assignments_list").click()
+                submitted = tab.locator("#submitted_assignments_list")
+                submitted.locator("button", has_text="Fetch Feedback").click()
+                link = submitted.locator("a", has_text="view feedback")
+                expect(link).to_have_count(1)
+            with browser.step("read-the-failed-check"):
+                link.click()  # the file browser goes to the feedback's folder
+                page.locator(
+                    "#filebrowser .jp-DirListing-item", has_text=f"{LESSON}.html"
+                ).dblclick()
+                body = page.frame_locator(".jp-HTMLViewer iframe").locator("body")
+                expect(body).to_contain_text("center_rows (0 / 1)")
+                text = " ".join(body.inner_text().split())
+                assert "mean" in text, text[:2000]
+        finally:
+            context.close()
+
+        context, browser = _browser(hub, playwright, "instructor", tmp_path)
+        page = browser.page
+        try:
+            with browser.step("instructor-logs-in"):
+                _log_in(browser, hub, hub.instructor)
+            with browser.step("formgrader-submissions"):
+                page.goto(
+                    f"{hub.base}/user/{hub.instructor}/formgrader/manage_submissions/{LESSON}"
+                )
+                table = page.locator("table")
+                for student in hub.students:
+                    expect(table).to_contain_text(student)
+                rows = {
+                    student: " ".join(
+                        table.locator("tr", has_text=student).first.inner_text().split()
+                    )
+                    for student in hub.students
+                }
+                ada, alan, grace, bo = hub.students
+                for student, score in ((ada, 1), (alan, 0), (grace, 1), (bo, 0)):
+                    assert f"{score} / 1" in rows[student], rows
+        finally:
+            context.close()
