@@ -11,7 +11,11 @@ twice (untouched, then solved); the instructor collects, grades with ``course-gr
 own score and no hidden test. The scores equal ``nbgrader autograde``'s on the same
 collected submissions. The isolation tests then run, as a student's uid (the uid their
 server and kernels run as, checked), what a student could try: reading another
-student's home and submission, the instructor's solutions and gradebook.
+student's home and submission, the instructor's solutions and gradebook. In Chromium, a
+fourth student does it by clicking (Assignments tab, test cell, Validate, Submit, Fetch
+Feedback) and the instructor sees the scores in the formgrader; screenshots of every step
+go to test-artifacts/browser/hub-student/ and hub-instructor/. Last, the fallback without
+root (one shared account) is set up and its configuration read.
 
 Needs root (accounts, setuid), JupyterHub and the proxy `make install` installs. Outside
 CI, a missing piece skips; in CI (CI=true) it fails.
@@ -201,6 +205,12 @@ class Hub:
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
     def redirect_request(self, *args, **kwargs):
         return None
+
+
+def _Config():
+    from traitlets.config import Config
+
+    return Config()
 
 
 def _roster(folder: Path, students: list[str]) -> Path:
@@ -437,6 +447,10 @@ def test_the_class_cycle_scores(hub, cycle):
         if c["metadata"].get("nbgrader", {}).get("solution")
     ]  # fmt: skip
     assert answer == [solutions(LESSON)["center_rows"]], "collect took Grace's first submission"
+    # Run as the instructor, course-grader still sandboxes (README's hub section).
+    summary = cycle["grading"].stdout
+    assert "bubblewrap sandbox" in summary and "seccomp filter" in summary, summary[:2000]
+    assert "DEGRADED ISOLATION" not in summary, summary[:2000]
 
 
 def test_scores_equal_nbgrader_autograde(hub, cycle, tmp_path):
@@ -595,6 +609,10 @@ def _assignment_list(page):
     from playwright.sync_api import expect
 
     page.locator(".lm-MenuBar-item", has_text="Nbgrader").click()
+    items = page.locator(".lm-Menu:visible .lm-Menu-item:visible .lm-Menu-itemLabel")
+    expect(items.first).to_be_visible()
+    labels = [label.strip() for label in items.all_inner_texts() if label.strip()]
+    assert labels == ["Assignment List"], f"a student's Nbgrader menu offers {labels}"
     page.locator(".lm-Menu-item", has_text="Assignment List").click()
     tab = page.locator("#nbgrader-assignment-list")
     expect(tab).to_be_visible()
@@ -707,3 +725,45 @@ def test_browser_a_student_and_the_instructor_through_the_hub(hub, cycle, tmp_pa
                     assert f"{score} / 1" in rows[student], rows
         finally:
             context.close()
+
+
+# ----------------------------------------------------------------------- the fallback
+def test_without_accounts_the_hub_runs_everyone_in_one_account(tmp_path):
+    """`--accounts shared` (the default when not root): no accounts are made; every user
+    gets a home under the state folder, the instructor a course directory with the roster
+    in its gradebook, and JupyterHub's DummyAuthenticator and SimpleLocalProcessSpawner
+    are configured with the shared password."""
+    from nbgrader.api import Gradebook
+
+    roster = _roster(tmp_path, ["fallbackada", "fallbackalan"])
+    args = course_hub.parser().parse_args(
+        ["accounts", str(roster), "--accounts", "shared", "--state", str(tmp_path / "state"),
+         "--exchange", str(tmp_path / "exchange")]
+    )  # fmt: skip
+    settings = course_hub.setup(args)
+    for user in ("fallbackada", "fallbackalan", "instructor"):
+        assert (tmp_path / "state" / "homes" / user).is_dir()
+    for user in ("fallbackada", "fallbackalan"):
+        with pytest.raises(KeyError):
+            pwd.getpwnam(user)  # no account was made
+    course = Path(settings["course_dir"])
+    assert (course / "solutions" / LESSON / f"{LESSON}.py").exists()
+    with Gradebook(f"sqlite:///{course}/autograde/gradebook.db") as gradebook:
+        assert {s.id for s in gradebook.students} == {"fallbackada", "fallbackalan"}
+    loaded = {}
+    exec(  # the configuration as JupyterHub reads it, with these settings
+        (REPO / "hub" / "jupyterhub_config.py")
+        .read_text()
+        .replace(
+            'os.environ["COURSE_HUB_SETTINGS"]', repr(str(tmp_path / "state" / "settings.json"))
+        ),
+        {"get_config": lambda: loaded.setdefault("c", _Config()), "__name__": "config"},
+    )
+    c = loaded["c"]
+    assert c.JupyterHub.authenticator_class == "dummy"
+    assert c.JupyterHub.spawner_class == "simple"
+    assert (
+        c.DummyAuthenticator.password
+        == course_hub._read_passwords(tmp_path / "state" / "passwords.csv")["*shared*"]
+    )
+    assert oct((tmp_path / "exchange").stat().st_mode & 0o777) == "0o777"
