@@ -767,3 +767,26 @@ def test_without_accounts_the_hub_runs_everyone_in_one_account(tmp_path):
         == course_hub._read_passwords(tmp_path / "state" / "passwords.csv")["*shared*"]
     )
     assert oct((tmp_path / "exchange").stat().st_mode & 0o777) == "0o777"
+
+
+def test_course_grader_feedback_carries_nbgrader_exchange_keys(tmp_path):
+    """`nbgrader release_feedback` files a page in the exchange under a key made from the
+    submission's timestamp.txt and submission_secret.txt (which `nbgrader collect` writes);
+    course-grader's page gets them from the submission's folder, and a page regraded from
+    a folder without them loses stale ones rather than being returned under an old key."""
+    from transformer_course.grader.feedback import EXCHANGE_KEYS, write_feedback
+    from transformer_course.grader.results import SubmissionResult
+
+    submitted = tmp_path / "submitted" / "ada" / LESSON
+    submitted.mkdir(parents=True)
+    keys = {"timestamp.txt": "2026-01-02 03:04:05.000006 UTC", "submission_secret.txt": "s3cr"}
+    assert set(keys) == set(EXCHANGE_KEYS)
+    for name, text in keys.items():
+        (submitted / name).write_text(text)
+    result = SubmissionResult(student="ada", lesson=LESSON)
+    page = write_feedback(result, tmp_path / "feedback", None, submitted)
+    assert {name: (page.parent / name).read_text() for name in keys} == keys
+    for name in keys:
+        (submitted / name).unlink()
+    write_feedback(result, tmp_path / "feedback", None, submitted)
+    assert sorted(p.name for p in page.parent.iterdir()) == [f"{LESSON}.html"]
