@@ -560,13 +560,18 @@ def test_a_students_server_cannot_read_other_students_or_the_instructor(hub, cyc
         course / "autograde" / "gradebook.db",
         course / "autograde" / "submitted" / alan / LESSON / f"{LESSON}.ipynb",
     ]
-    own = [hub.home(ada) / LESSON / f"{LESSON}.ipynb"]
+    # Readable by design (README: what the hub does not hide): her own work, and the
+    # course's environment her kernel imports, reference implementations included.
+    own = [
+        hub.home(ada) / LESSON / f"{LESSON}.ipynb",
+        REPO / "src" / "transformer_course" / "reference" / "welcome.py",
+    ]
     for path in theirs:
         assert path.exists(), f"the probe's target {path} does not exist"
     found = _probe(hub, ada, theirs + own)
     readable = [path for path in map(str, theirs) if found[path] != "denied"]
     assert not readable, f"{ada} can read: {readable}"
-    assert found[str(own[0])] == "read", found
+    assert all(found[str(path)] == "read" for path in own), found
     # nbgrader's exchange keeps submissions in a write-only inbound: a student cannot list
     # it (checked above), and each submission's folder ends in a random part, so its path
     # cannot be guessed. That name is the protection: the file itself is readable by path.
