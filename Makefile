@@ -12,16 +12,21 @@ TORCH_SPEC ?= torch==2.13.0
 TORCH_INDEX ?=
 PYTEST_ARGS ?= -n 2 --dist loadgroup
 NB ?=
+# The course hub's proxy (JupyterHub's own, Node), installed by npm into the venv.
+CHP_SPEC ?= configurable-http-proxy@5.3.0
+ROSTER ?= hub/roster.example.csv
+HUB_ARGS ?=
 
 export PATH := $(abspath $(BIN)):$(PATH)
 # The venv's own kernel first, even if a user-level `python3` kernelspec points elsewhere.
 export JUPYTER_PATH := $(abspath $(VENV))/share/jupyter
 
-.PHONY: help install lab lab-instructor test test-fast lint format notebooks check-generated grade clean
+.PHONY: help install hub lab lab-instructor test test-fast lint format notebooks check-generated grade clean
 
 help:
 	@echo "make lab               open the course in JupyterLab (installs everything first)"
 	@echo "make lab-instructor    JupyterLab with nbgrader's instructor tools (Formgrader, Create Assignment)"
+	@echo "make hub               a JupyterHub for a class on this machine (ROSTER=students.csv; README)"
 	@echo "make test              run the whole test suite (installs everything first)"
 	@echo "make grade NB=path     grade one notebook with the hidden checks"
 	@echo "make notebooks         regenerate solutions/*.ipynb and notebooks/ from the lesson masters"
@@ -35,8 +40,11 @@ $(BIN)/python:
 
 $(VENV)/.installed: $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet $(TORCH_INDEX) "$(TORCH_SPEC)"
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,hub]"
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" >/dev/null
+	@if command -v npm >/dev/null; then \
+	  npm install --silent --no-audit --no-fund --prefix $(VENV)/hub-proxy $(CHP_SPEC); \
+	else echo "npm not found: the course hub (make hub) needs Node's npm for its proxy"; fi
 	touch $@
 
 install: $(VENV)/.installed
@@ -53,6 +61,11 @@ LAB = $(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) --ServerA
 
 lab: install
 	JUPYTER_CONFIG_PATH="$(LAB_LEARNER)" $(LAB) $(LAB_ARGS) notebooks/00_welcome/00_welcome.ipynb
+
+# A JupyterHub for a class (README, "For instructors"): accounts from the roster,
+# nbgrader's exchange, the instructor's course directory; Ctrl+C stops it.
+hub: install
+	$(BIN)/python -m transformer_course.hub start $(ROSTER) $(HUB_ARGS)
 
 lab-instructor: install
 	JUPYTER_CONFIG_PATH="$(LAB_INSTRUCTOR)" $(LAB) $(LAB_ARGS) solutions/00_welcome/00_welcome.ipynb

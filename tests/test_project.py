@@ -52,7 +52,10 @@ def test_generated_notebooks_say_so_and_have_no_outputs():
 def test_environment_yml_matches_pyproject():
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     pip_deps = dict(
-        _requirement(r) for r in project["dependencies"] + project["optional-dependencies"]["dev"]
+        _requirement(r)
+        for r in project["dependencies"]
+        + project["optional-dependencies"]["dev"]
+        + project["optional-dependencies"]["hub"]
     )
     env = yaml.safe_load((REPO / "environment.yml").read_text())
     assert env["name"] == "transformer-course"
@@ -66,6 +69,11 @@ def test_environment_yml_matches_pyproject():
     assert conda_deps.pop("python") == ">=" + project["requires-python"].removeprefix(">=")
     assert conda_deps.pop("pip") == ""
     assert conda_deps.pop("libseccomp") == ">=2.5"  # a C library (ctypes), no PyPI package
+    # the hub's Node proxy: npm's package, installed by `make install` at CHP_SPEC's version
+    chp = re.search(
+        r"^CHP_SPEC \?= configurable-http-proxy@(\S+)$", (REPO / "Makefile").read_text(), re.M
+    )
+    assert conda_deps.pop("configurable-http-proxy") == ">=" + chp.group(1)
     expected = {CONDA_NAMES.get(name, name): spec for name, spec in pip_deps.items()}
     assert conda_deps == expected
     assert pip_section == ["-e ."]

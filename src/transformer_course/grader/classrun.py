@@ -182,7 +182,9 @@ def _to_resume_state(run: _Run, task: Task, result: SubmissionResult, payload: d
 
 
 def _to_feedback(run: _Run, task: Task, result: SubmissionResult, payload: dict) -> None:
-    feedback.write_feedback(result, run.options.feedback_dir, run.specs[task.lesson])
+    notebook = Path(task.path)
+    folder = notebook.parent if notebook.suffix == ".ipynb" else None
+    feedback.write_feedback(result, run.options.feedback_dir, run.specs[task.lesson], folder)
 
 
 SINKS: tuple[Sink, ...] = (

@@ -94,13 +94,30 @@ def render(result: SubmissionResult, spec: LessonSpec | None = None) -> str:
 """
 
 
+#: What ``nbgrader collect`` leaves beside a submission and ``nbgrader release_feedback``
+#: needs beside its feedback page (the key of the page in the exchange).
+EXCHANGE_KEYS = ("timestamp.txt", "submission_secret.txt")
+
+
 def write_feedback(
-    result: SubmissionResult, feedback_dir: Path, spec: LessonSpec | None = None
+    result: SubmissionResult,
+    feedback_dir: Path,
+    spec: LessonSpec | None = None,
+    submission_folder: Path | None = None,
 ) -> Path:
+    """The feedback page; with the submission's folder, also nbgrader's exchange keys from
+    it (as ``nbgrader generate_feedback`` copies them), so that ``release_feedback`` can
+    return the page to the student through an nbgrader exchange."""
     folder = feedback_dir / result.student / result.lesson
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{result.lesson}.html"
     path.write_text(render(result, spec), encoding="utf-8")
+    for name in EXCHANGE_KEYS:
+        key = submission_folder / name if submission_folder is not None else None
+        if key is not None and key.is_file():
+            (folder / name).write_bytes(key.read_bytes())
+        else:
+            (folder / name).unlink(missing_ok=True)  # a stale key would return the page wrongly
     return path
 
 
