@@ -286,6 +286,7 @@ class Checker:
         atol: float = 1e-6,
         hint: str | Callable[[], str] = "",
         mistakes: Mapping[str, Any] | None = None,
+        explain: Callable[[], str] | None = None,
     ) -> None:
         """Numerical closeness; shapes must already have been checked.
 
@@ -293,7 +294,9 @@ class Checker:
         d_k?") to the value that mistake would produce (or a zero-argument
         callable computing it, or None when it cannot happen here). The first
         one the learner's value matches is reported. ``hint`` may be a callable,
-        evaluated only when no mistake matches.
+        evaluated only when no mistake matches. ``explain``, evaluated next, returns a
+        diagnosis made from more than the value (a replay of the learner's steps, say)
+        or ""; a diagnosis replaces the "largest difference" report.
         """
         got_np = as_numpy(got).astype(np.float64)
         exp_np = as_numpy(expected).astype(np.float64)
@@ -311,6 +314,9 @@ class Checker:
                 got_np, wrong_np, rtol=max(rtol, 1e-4), atol=max(atol, 1e-5), equal_nan=True
             ):
                 self.fail(f"{what} is not what the reference gives. {message}")
+        diagnosis = explain() if explain is not None else ""
+        if diagnosis:
+            self.fail(f"{what} is not what the reference gives. {diagnosis}")
         hint = hint() if callable(hint) else hint
         if not np.isfinite(got_np).all() and np.isfinite(exp_np).all():
             bad = np.argwhere(~np.isfinite(got_np))[0]

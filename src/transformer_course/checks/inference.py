@@ -26,6 +26,7 @@ import torch
 
 from transformer_course.checking import Checker, short, tolerance, torch_generator
 from transformer_course.checking.forbidden import refuse_forbidden
+from transformer_course.checking.hints import shape_mismatch_hint
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.objects import course_object
 from transformer_course.checking.quiz import Quiz, quiz_check
@@ -53,6 +54,7 @@ def _expect_tensor(c: Checker, got, what: str) -> None:
 _VISIBLE_CACHE = [  # (batch, num_heads, max_len, d_head, chunk sizes, dtype)
     (2, 2, 8, 4, (3, 1, 1, 2), torch.float32),
     (1, 3, 4, 2, (1, 1, 1, 1), torch.float32),
+    (2, 1, 5, 3, (2, 3), torch.float64),  # the dtype argument is used
 ]
 _HIDDEN_CACHE = [
     (3, 4, 10, 4, (5, 1, 2, 1, 1), torch.float32),
@@ -66,6 +68,24 @@ _BEFORE_APPENDING = (
     "the prompt's last token to the rest of the prompt). Write the new keys and values first, "
     "then return everything stored, the new positions included."
 )
+_CACHE_SHAPES = [
+    shape_mismatch_hint(
+        ("batch", "num_heads", "positions", "d_head"),
+        "The buffers are (batch, num_heads, max_len, d_head), one slot per sequence of the "
+        "batch; k_new and v_new are (batch, num_heads, n, d_head). Write them at "
+        "[:, :, length : length + n] (positions are axis 2, dim=-2), or, in a cache that "
+        "grows, torch.cat along dim=-2.",
+    )
+]
+_GQA_SHAPES = [
+    shape_mismatch_hint(
+        ("batch", "heads", "positions", "features"),
+        "q is (batch, num_heads, len_q, d_head); k and v are (batch, num_kv_heads, len_k, ·). "
+        "Repeat each key/value head group = num_heads // num_kv_heads times along the head "
+        "axis (dim=1): k.repeat_interleave(group, dim=1), so that query head h meets "
+        "key/value head h // group.",
+    )
+]
 _ONLY_NEW = (
     "It returned only the new positions. The cache exists to give the new queries the keys "
     "and values of *every* earlier position: return all positions stored so far."
@@ -110,6 +130,21 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                 built,
                 "Make KVCache a subclass of nn.Module and call super().__init__() first.",
             )
+            saved = [key for key in cache.state_dict() if key.split(".")[-1] in ("keys", "values")]
+            c.expect_true(
+                not saved,
+                f"{built}.state_dict() holds {saved}: register the buffers with "
+                "persistent=False. A cache is scratch space for one generation; persistent "
+                "buffers would be saved with (and loaded into) the model's weights.",
+            )
+            for name in ("keys", "values"):
+                buffer = getattr(cache, name, None)
+                if isinstance(buffer, torch.Tensor) and buffer.dtype != dtype:
+                    c.fail(
+                        f"{built}: the buffer {name} has dtype {buffer.dtype}, not {dtype}: "
+                        "allocate the buffers with dtype=dtype (torch.zeros(shape, "
+                        "dtype=dtype)); the dtype argument is the model's."
+                    )
             seed = 1200 + 10 * number + 100 * hidden
             all_k = randn((batch, heads, sum(chunks), d_head), seed, dtype=dtype)
             all_v = randn((batch, heads, sum(chunks), d_head), seed + 1, dtype=dtype)
@@ -124,6 +159,7 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                     v_new,
                     call_repr=f"cache(k_new, v_new) ({call})",
                     mutation_hint="Copy k_new and v_new into the buffers; do not change them.",
+                    hints=_CACHE_SHAPES,
                 )
                 c.expect_type(got, tuple, f"{call}: the result", "Return a tuple (keys, values).")
                 c.expect_true(
@@ -134,6 +170,22 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                 _expect_tensor(c, got_k, f"{call}: keys")
                 _expect_tensor(c, got_v, f"{call}: values")
                 stored = length + n
+                counter = getattr(cache, "length", None)
+                if isinstance(counter, int) and not isinstance(counter, bool) and counter != stored:
+                    never = counter == 0 or (counter == n and length > 0)
+                    c.fail(
+                        f"{call}: self.length is {counter} afterwards, but the cache now holds "
+                        f"{stored} positions. "
+                        + (
+                            "self.length never advances, so every chunk is written at the "
+                            "same place (position 0) and overwrites the one before. "
+                            if never
+                            else "It counts the stored positions wrongly, so the next chunk "
+                            "is written over (or after a gap from) the last ones. "
+                        )
+                        + "After writing n new positions at [length, length + n), set "
+                        "self.length = length + n."
+                    )
                 for tensor, what in ((got_k, "keys"), (got_v, "values")):
                     found = tuple(tensor.shape)
                     hint = ""
@@ -286,6 +338,128 @@ def _generate_mistakes(seed, sizes, prompt, new) -> dict[str, object]:
     }
 
 
+class _CallTrace:
+    """Records every call of the model during the learner's generate: the ids' shape, the
+    ``start``, which caches (by identity) and how many positions each held before the call.
+    A forward pre-hook: the learner's code runs exactly as it would without it."""
+
+    def __init__(self, model):
+        self.calls: list[dict] = []
+        self._handle = model.register_forward_pre_hook(self._record, with_kwargs=True)
+
+    def _record(self, module, args, kwargs):
+        names = ("ids", "caches", "start")
+        bound = dict(zip(names, args, strict=False)) | {
+            k: v for k, v in kwargs.items() if k in names
+        }
+        caches = bound.get("caches")
+        ids = bound.get("ids")
+        self.calls.append(
+            {
+                "shape": tuple(ids.shape) if isinstance(ids, torch.Tensor) else None,
+                "start": bound.get("start", 0),
+                "caches": None if caches is None else [id(cache) for cache in caches],
+                "held": None
+                if caches is None
+                else [getattr(cache, "length", None) for cache in caches],
+            }
+        )
+
+    def remove(self) -> None:
+        self._handle.remove()
+
+
+def _diagnose_calls(calls: list[dict], length: int) -> str:
+    """The first call of the model that departs from generation with a cache (the prompt
+    with fresh caches at start 0, or token by token; then each new token with the same
+    caches and start = the number of positions they hold), named; "" when none does."""
+    seen: set[int] = set()
+    position = 0  # positions fed through the caches so far
+    for number, call in enumerate(calls):
+        which = (
+            "the prompt's call (the prefill)"
+            if number == 0
+            else f"call {number + 1} of the model (the token at position {position})"
+        )
+        n = call["shape"][1] if call["shape"] and len(call["shape"]) == 2 else None
+        if call["caches"] is None:
+            if number == 0:
+                return (
+                    "The prompt ran through the model without the caches (caches=None): they "
+                    "stay empty, so the new tokens attend to nothing of the prompt. Pass the "
+                    "caches to the prefill call too: model(prompt, caches=caches, start=0)."
+                )
+            return (
+                f"{which.capitalize()} ran without the caches (caches=None): a new token "
+                "must go through the same caches as the prompt, with start = its position."
+            )
+        fresh = not seen.intersection(call["caches"])
+        if number > 0 and fresh:
+            return (
+                f"{which.capitalize()} got new, empty caches instead of the ones the earlier "
+                "calls filled: the caches are made anew at every step, so each new token "
+                "attends to itself only. Make them once, before the prefill "
+                "(model.new_caches(batch, len + max_new_tokens)), and pass the same list to "
+                "every call."
+            )
+        held = call["held"][0] if call["held"] else None
+        if isinstance(held, int) and call["start"] != held:
+            if number > 0 and call["start"] == calls[number - 1]["start"]:
+                return (
+                    f"{which.capitalize()} ran with start={call['start']}, the same start as "
+                    f"the call before: start never advances. The caches held {held} positions, "
+                    f"so this token sits at position {held}: pass start={held} (len + t)."
+                )
+            return (
+                f"{which.capitalize()} ran with start={call['start']}, but the caches held "
+                f"{held} positions, so its first token sits at position {held}: start is the "
+                "absolute position of ids[:, 0] (len + t for the token chosen at step t), "
+                "which RoPE rotates by."
+            )
+        seen.update(call["caches"])
+        position = (held if isinstance(held, int) else position) + (n or 0)
+    return ""
+
+
+def _shifted_logits(got: torch.Tensor, expected: torch.Tensor) -> str:
+    """Whether the learner's logits are the reference's one step late or early."""
+    new = expected.shape[1]
+    if new < 2:
+        return ""
+    got, expected = got.detach().double(), expected.double()
+    late = torch.allclose(got[:, :-1], expected[:, 1:], rtol=1e-4, atol=1e-4)
+    early = torch.allclose(got[:, 1:], expected[:, :-1], rtol=1e-4, atol=1e-4)
+    if late:
+        return (
+            "Your logits are recorded one step late: logits[:, t] holds the logits computed "
+            "after token t was appended (those that chose token t + 1). Record each step's "
+            "logits before running the model on the token they chose."
+        )
+    if early:
+        return (
+            "Your logits are recorded one step early: logits[:, t] holds the logits that chose "
+            "token t - 1."
+        )
+    return ""
+
+
+def _first_wrong_step(got: torch.Tensor, expected: torch.Tensor, length: int) -> str:
+    wrong = ~torch.isclose(got.detach().double(), expected.double(), rtol=1e-4, atol=1e-4)
+    steps = wrong.flatten(2).any(-1).any(0).nonzero().flatten().tolist()
+    if not steps:
+        return ""
+    t = steps[0]
+    where = "the prefill's last position" if t == 0 else f"the token at position {length + t - 1}"
+    return f"The logits first differ at step {t} (those computed from {where})."
+
+
+def _explain_generation(got, expected, calls, length: int) -> str:
+    """The first wrong step, and the first call of the model that departs from generation
+    with a cache (or logits recorded a step off); "" when neither explains it."""
+    cause = _diagnose_calls(calls, length) or _shifted_logits(got, expected)
+    return f"{_first_wrong_step(got, expected, length)} {cause}".strip() if cause else ""
+
+
 _CACHE_TOO_SMALL = (
     "The caches are too small for the positions your loop feeds: the reference KVCache "
     "refuses to store more than the max_len it was made with. Every position fed to the "
@@ -306,7 +480,11 @@ def check_generate(generate, *, hidden: bool = False) -> None:
             vocab = model.embedding.num_embeddings
             prompt = torch.randint(0, vocab, (batch, length), generator=torch_generator(seed))
             call = f"generate(model, prompt ({batch}, {length}), {new})"
-            got = c.call(generate, model, prompt, new, call_repr=call, hints=_GENERATE_HINTS)
+            trace = _CallTrace(model)
+            try:
+                got = c.call(generate, model, prompt, new, call_repr=call, hints=_GENERATE_HINTS)
+            finally:
+                trace.remove()
             expected_ids, expected_logits = ref.generate_without_cache(
                 ref.make_cached_gpt(seed, **sizes), prompt, new
             )
@@ -339,6 +517,9 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 rtol=1e-4,
                 atol=1e-4,
                 mistakes=_generate_mistakes(seed, sizes, prompt, new),
+                explain=lambda got=logits, expected=expected_logits, calls=trace.calls: (
+                    _explain_generation(got, expected, calls, length)
+                ),
                 hint="The logits must be those of generation without a cache "
                 "(ref.generate_without_cache).",
             )
@@ -380,6 +561,16 @@ def _gqa_expected(q, k, v, mask, *, tile: bool = False, scale: float | None = No
     return output
 
 
+def _gqa_query_softmax(q, k, v, mask):
+    """The softmax taken over the queries (dim=-2) instead of the keys."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.nan_to_num(torch.softmax(scores, dim=-2)) @ v.double()
+
+
 def _gqa_cases(hidden: bool):
     def case(seed, batch, heads, kv, len_q, len_k, d, d_v=None, mask=None):
         q = randn((batch, heads, len_q, d), seed)
@@ -417,7 +608,9 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 f"grouped_query_attention(q {tuple(q.shape)}, k {tuple(k.shape)}, "
                 f"v {tuple(v.shape)}, mask={'None' if mask is None else tuple(mask.shape)})"
             )
-            got = c.call(grouped_query_attention, q, k, v, mask, call_repr=what)
+            got = c.call(
+                grouped_query_attention, q, k, v, mask, call_repr=what, hints=_GQA_SHAPES
+            )
             if isinstance(got, tuple) and got:
                 c.fail(
                     f"{what} returned a tuple of {len(got)}; return only the output tensor "
@@ -444,6 +637,15 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 ),
                 "The mask was ignored: blocked keys got weight.": (
                     None if mask is None else _gqa_expected(q, k, v, None)
+                ),
+                "The mask is read the wrong way round: True means *may attend* (as in "
+                "lesson 06), so blocked positions are where the mask is False "
+                "(masked_fill(~mask, -inf)).": (
+                    None if mask is None else _gqa_expected(q, k, v, ~mask)
+                ),
+                "Your softmax runs over the queries (dim=-2): each query's weights over the "
+                "keys must sum to 1, so take the softmax over the last axis (dim=-1).": (
+                    _gqa_query_softmax(q, k, v, mask)
                 ),
             }
             c.expect_close(
