@@ -373,7 +373,11 @@ MISTAKES = [
         _named("s", lambda x, b: checks._online_variant(x, b, rescale="inverted")),
         r"wrong way round",
     ),
-    Mistake(check_online_softmax, _named("s", _softmax_no_max), r"NaN or inf.*running maximum"),
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_no_max),
+        r"No maximum is subtracted.*running maximum",
+    ),
     Mistake(check_online_softmax, _named("s", _softmax_max_from_zero), r"starts at 0 instead of"),
     Mistake(check_online_softmax, _named("s", _softmax_block_max), r"each block's own"),
     Mistake(

@@ -130,7 +130,13 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                 built,
                 "Make KVCache a subclass of nn.Module and call super().__init__() first.",
             )
-            saved = [key for key in cache.state_dict() if key.split(".")[-1] in ("keys", "values")]
+            # Preallocated buffers (max_len positions) must stay out of the state dict; an
+            # empty growing buffer (0 positions, Hugging Face's style) costs nothing there.
+            saved = [
+                key
+                for key, value in cache.state_dict().items()
+                if isinstance(value, torch.Tensor) and value.dim() >= 3 and value.shape[-2] > 0
+            ]
             c.expect_true(
                 not saved,
                 f"{built}.state_dict() holds {saved}: register the buffers with "
@@ -608,9 +614,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 f"grouped_query_attention(q {tuple(q.shape)}, k {tuple(k.shape)}, "
                 f"v {tuple(v.shape)}, mask={'None' if mask is None else tuple(mask.shape)})"
             )
-            got = c.call(
-                grouped_query_attention, q, k, v, mask, call_repr=what, hints=_GQA_SHAPES
-            )
+            got = c.call(grouped_query_attention, q, k, v, mask, call_repr=what, hints=_GQA_SHAPES)
             if isinstance(got, tuple) and got:
                 c.fail(
                     f"{what} returned a tuple of {len(got)}; return only the output tensor "
@@ -667,6 +671,8 @@ def _online_variant(
     rescale: str = "right",
     start: float = float("-inf"),
     running: bool = True,
+    update: bool = True,
+    skip_last: bool = False,
 ) -> torch.Tensor:
     """The online softmax, right with the defaults; the knobs are classic mistakes:
     ``rescale`` "none" or "inverted", the running maximum ``start``ing at 0 instead of
@@ -674,18 +680,58 @@ def _online_variant(
     largest value seen so far."""
     m = torch.full(x.shape[:-1], start, dtype=x.dtype)
     total = torch.zeros(x.shape[:-1], dtype=x.dtype)
-    for first in range(0, x.shape[-1], block_size):
+    n = x.shape[-1]
+    for first in range(0, n - block_size + 1 if skip_last else n, block_size):
         block = x[..., first : first + block_size]
         new = torch.maximum(m, block.amax(dim=-1)) if running else block.amax(dim=-1)
         if rescale == "none":
             factor = torch.ones_like(total)
         elif rescale == "inverted":
             factor = torch.exp(new - m).nan_to_num(0.0, posinf=0.0)
+        elif rescale == "inverted_raw":  # exp(+inf) on the first block: NaN, as written
+            factor = torch.exp(new - m)
         else:
             factor = torch.exp(m - new)
         total = total * factor + torch.exp(block - new[..., None]).sum(dim=-1)
-        m = new
+        if update:
+            m = new
     return torch.exp(x - m[..., None]) / total[..., None]
+
+
+def _informative(value: torch.Tensor) -> torch.Tensor | None:
+    """A mistake's value, or None when it is NaN or inf everywhere: every such mistake
+    gives the same value, so matching it would tell them apart no better than chance."""
+    return value if bool(torch.isfinite(value).any()) else None
+
+
+def _all_nan_candidates(got: torch.Tensor, candidates: dict[str, torch.Tensor | None]) -> str:
+    """When the learner's value is NaN or inf everywhere: the causes that give exactly that
+    on this input, all of them (one such input cannot tell them apart); "" otherwise."""
+    if bool(torch.isfinite(got).any()):
+        return ""
+    agree = [
+        cause
+        for cause, value in candidates.items()
+        if value is not None and not bool(torch.isfinite(value).any())
+    ]
+    if not agree:
+        return ""
+    return (
+        "Your result is NaN or inf everywhere. On this input that is what each of these "
+        "mistakes gives (one of them, or several, is yours): " + "; ".join(agree) + "."
+    )
+
+
+def _no_maximum(x: torch.Tensor) -> torch.Tensor:
+    """exp(x) / sum(exp(x)), no maximum subtracted: inf / inf = NaN for large x."""
+    e = torch.exp(x)
+    return e / e.sum(dim=-1, keepdim=True)
+
+
+_INVERTED_RESCALE = (
+    "The running sum is rescaled the wrong way round: the factor is exp(m_old - m_new) (at "
+    "most 1), not exp(m_new - m_old)."
+)
 
 
 def _falling(x: torch.Tensor, block_size: int) -> torch.Tensor:
@@ -747,6 +793,14 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
             c.expect_shape(got, x.shape, what)
             c.expect_floating(got, what, preferred=x.dtype)
             several_blocks = x.shape[-1] > block_size
+            nan_causes = {
+                "the rescale factor inverted, exp(m_new - m_old) instead of exp(m_old - m_new)": (
+                    _online_variant(x, block_size, rescale="inverted_raw")
+                ),
+                "the running maximum never updated after a block (running_max = new_max "
+                "missing)": _online_variant(x, block_size, update=False),
+                "no maximum subtracted inside exp (exp overflows)": _no_maximum(x),
+            }
             c.expect_close(
                 got,
                 torch.softmax(x.double(), dim=-1).to(x.dtype),
@@ -758,8 +812,7 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                     "block's terms are added.": (
                         _online_variant(x, block_size, rescale="none") if several_blocks else None
                     ),
-                    "The running sum is rescaled the wrong way round: the factor is "
-                    "exp(m_old - m_new) (at most 1), not exp(m_new - m_old).": (
+                    _INVERTED_RESCALE: (
                         _online_variant(x, block_size, rescale="inverted")
                         if several_blocks
                         else None
@@ -768,7 +821,31 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                     _BLOCK_OWN_MAX: (
                         _online_variant(x, block_size, running=False) if several_blocks else None
                     ),
+                    _INVERTED_RESCALE + " (Here exp(m_new - m_old) with m_old = -inf on the "
+                    "first block is exp(+inf) = inf, and 0 · inf = NaN.)": (
+                        _informative(_online_variant(x, block_size, rescale="inverted_raw"))
+                    ),
+                    "The running maximum is never updated (running_max = new_max is missing): "
+                    "every exp is then taken against the initial -inf, which gives inf and "
+                    "NaN. After each block, keep the new maximum for the next one.": (
+                        _informative(_online_variant(x, block_size, update=False))
+                    ),
+                    "The last, shorter block is skipped: when n is not a multiple of "
+                    "block_size, the loop must still visit the last columns (range(0, n, "
+                    "block_size) with x[..., start : start + block_size]).": (
+                        _online_variant(x, block_size, skip_last=True)
+                        if x.shape[-1] % block_size
+                        else None
+                    ),
+                    "No maximum is subtracted: exp(x) overflows to inf for large x (here "
+                    f"up to {float(x.abs().max()):.4g}), and inf / inf is NaN. Subtract the "
+                    "running maximum inside every exp.": (
+                        _informative(_no_maximum(x))
+                        if not torch.isfinite(torch.exp(x)).all()
+                        else None
+                    ),
                 },
+                explain=lambda got=got, causes=nan_causes: _all_nan_candidates(got, causes),
                 hint="Subtract the running maximum inside every exp (large scores overflow "
                 "otherwise), rescale the running sum by exp(m_old - m_new) whenever the "
                 "maximum grows, and normalise with exp(x - m) / sum at the end.",
@@ -796,6 +873,9 @@ def _tiled_variant(
     rescale_output: bool = True,
     local_index: bool = False,
     running: bool = True,
+    strict: bool = False,
+    old_max: bool = False,
+    divide: bool = True,
 ):
     """Tiled attention, right with the defaults; the knobs are classic mistakes: the
     running sum or the accumulated output not rescaled when the maximum grows, the causal
@@ -811,14 +891,15 @@ def _tiled_variant(
         s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
         if causal:
             keys = torch.arange(stop - start) if local_index else torch.arange(start, stop)
-            s = s.masked_fill(keys[None] > rows, float("-inf"))
+            future = keys[None] >= rows if strict else keys[None] > rows
+            s = s.masked_fill(future, float("-inf"))
         new = torch.maximum(m, s.amax(dim=-1)) if running else s.amax(dim=-1)
         factor = torch.exp(m - new)  # (..., len_q)
-        p = torch.exp(s - new[..., None])  # (..., len_q, block)
+        p = torch.exp(s - (m if old_max else new)[..., None])  # (..., len_q, block)
         total = total * (factor if rescale_sum else 1.0) + p.sum(-1)
         acc = acc * (factor[..., None] if rescale_output else 1.0) + p @ v[..., start:stop, :]
         m = new
-    return acc / total[..., None]
+    return acc / total[..., None] if divide else acc
 
 
 def _tiled_cases(hidden: bool):
@@ -897,6 +978,15 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
             c.expect_shape(got, (*q.shape[:-1], v.shape[-1]), what)
             c.expect_floating(got, what, preferred=q.dtype)
             several = k.shape[-2] > block
+            nan_causes = {
+                "the causal mask hiding the diagonal too (j >= i masked: query 0 sees no key)": (
+                    _tiled_variant(q, k, v, block, causal, strict=True) if causal else None
+                ),
+                "each block's weights exponentiated against the previous maximum (-inf on the "
+                "first block) instead of the new one": (
+                    _tiled_variant(q, k, v, block, causal, old_max=True)
+                ),
+            }
             c.expect_close(
                 got,
                 _tiled_expected(q, k, v, causal),
@@ -950,7 +1040,24 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     _TILED_OWN_MAX: (
                         _tiled_variant(q, k, v, block, causal, running=False) if several else None
                     ),
+                    "Your causal mask hides the diagonal too (key j masked when j >= i): a "
+                    "query may attend to its own position, so mask only j > i. (Query 0 then "
+                    "has no key at all: its row of weights is 0/0 = NaN.)": (
+                        _informative(_tiled_variant(q, k, v, block, causal, strict=True))
+                        if causal
+                        else None
+                    ),
+                    "Each block's weights are exponentiated against the previous maximum "
+                    "(m_old, -inf on the first block) instead of the new one: compute "
+                    "m_new = max(m_old, block max) first, then exp(s - m_new).": (
+                        _informative(_tiled_variant(q, k, v, block, causal, old_max=True))
+                    ),
+                    "The accumulated output is never divided by the running sum of the "
+                    "weights: return acc / total at the end (the softmax's denominator).": (
+                        _tiled_variant(q, k, v, block, causal, divide=False)
+                    ),
                 },
+                explain=lambda got=got, causes=nan_causes: _all_nan_candidates(got, causes),
                 hint="For each block: scores, new maximum m' = max(m, block max), rescale the "
                 "running sum and the output by exp(m - m'), add exp(s - m') and exp(s - m') v; "
                 "divide by the sum at the end."
