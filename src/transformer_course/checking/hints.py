@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-
 import re
+from collections.abc import Callable, Iterable, Sequence
 
 __all__ = ["GENERIC_HINTS", "Hint", "matching_hints", "shape_mismatch_hint"]
 
@@ -49,9 +48,7 @@ GENERIC_HINTS: dict[str, str] = {
     ),
 }
 
-Hint = tuple[
-    str | type | Callable[[BaseException], bool], str | Callable[[BaseException], str]
-]
+Hint = tuple[str | type | Callable[[BaseException], bool], str | Callable[[BaseException], str]]
 
 _AXIS = re.compile(r"(?:non-singleton dimension|except in dimension|at dimension) (-?\d+)")
 

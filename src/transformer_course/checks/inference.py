@@ -523,8 +523,8 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 rtol=1e-4,
                 atol=1e-4,
                 mistakes=_generate_mistakes(seed, sizes, prompt, new),
-                explain=lambda got=logits, expected=expected_logits, calls=trace.calls: (
-                    _explain_generation(got, expected, calls, length)
+                explain=lambda got=logits, want=expected_logits, calls=trace.calls, n=length: (
+                    _explain_generation(got, want, calls, n)
                 ),
                 hint="The logits must be those of generation without a cache "
                 "(ref.generate_without_cache).",

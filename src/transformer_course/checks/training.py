@@ -674,6 +674,94 @@ _SMOOTHING_MESSAGES = {
 }
 
 
+_COUNTS = {"keep": "the non-pad positions", "all": "every position, pad included"}
+
+
+def _loss_grid(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
+    """Every way of masking and averaging the two terms of the smoothed loss, each with
+    what it does: the target term (1 - ε)·(-log p[y]) and the smoothing term
+    ε·mean_j(-log p[j]), each summed over the non-pad positions or every position and
+    divided by the number of non-pad positions, of all positions, or the batch size (the
+    contract's own choice left out). With ε = 0 only the target term is there."""
+    x = logits.detach().double()
+    logp = torch.log_softmax(x, dim=-1)
+    keep = labels != pad_id
+    nll = -logp.gather(-1, labels[..., None]).squeeze(-1)  # pad labels are valid indices
+    uniform = -logp.mean(dim=-1)
+    masks = {"keep": keep, "all": torch.ones_like(keep)}
+    counts = {
+        "the number of non-pad positions": keep.sum(),
+        "the number of all positions (pad included)": keep.numel(),
+        "the batch size": x.shape[0] if x.dim() > 2 else 1,
+    }
+    right = ("keep", "the number of non-pad positions")
+    grid = {}
+    for (t_mask, t_count), (u_mask, u_count) in itertools.product(
+        itertools.product(masks, counts), repeat=2
+    ):
+        if (t_mask, t_count) == right and (u_mask, u_count) == right:
+            continue
+        if eps == 0 and (u_mask, u_count) != (t_mask, t_count):
+            continue
+        value = (1 - eps) * nll[masks[t_mask]].sum() / counts[t_count] + eps * uniform[
+            masks[u_mask]
+        ].sum() / counts[u_count]
+        if (t_mask, t_count) == (u_mask, u_count):
+            what = f"the loss summed over {_COUNTS[t_mask]} and divided by {t_count}"
+        else:
+            what = (
+                f"the target term (1 - ε)·(-log p[y]) summed over {_COUNTS[t_mask]} and "
+                f"divided by {t_count}, but the smoothing term ε·mean_j(-log p[j]) summed "
+                f"over {_COUNTS[u_mask]} and divided by {u_count}"
+            )
+        grid[what] = value
+    return grid
+
+
+def _explain_loss(got, logits, labels, pad_id, eps, rtol, atol) -> str:
+    """Which masks and denominators give the learner's value (all of them, when several
+    do); or softmax applied before F.cross_entropy; "" when none does."""
+    value = float(got.detach().double())
+    x = logits.detach().double()
+    twice = F.cross_entropy(
+        torch.softmax(x, -1).reshape(-1, x.shape[-1]),
+        labels.reshape(-1),
+        ignore_index=pad_id,
+        label_smoothing=eps,
+    )
+    if math.isclose(value, float(twice), rel_tol=max(rtol, 1e-4), abs_tol=max(atol, 1e-5)):
+        return (
+            "Your value is F.cross_entropy applied to probabilities: softmax was taken "
+            "before F.cross_entropy, which applies log_softmax itself. Give it the logits, "
+            "not the probabilities (or compute log_softmax once, yourself)."
+        )
+    if not math.isfinite(value):
+        logp = torch.log(torch.softmax(logits.detach(), -1))
+        if not bool(torch.isfinite(logp).all()):
+            return (
+                "log(softmax(x)) gives log 0 = -inf for large logits (a probability that "
+                "underflows to 0): use torch.log_softmax, which computes it stably."
+            )
+        return ""
+    found = [
+        parts
+        for parts, wrong in _loss_grid(logits, labels, pad_id, eps).items()
+        if math.isclose(value, float(wrong), rel_tol=max(rtol, 1e-4), abs_tol=max(atol, 1e-5))
+    ]
+    if not found:
+        return ""
+    head = (
+        "Your value is what this masking gives"
+        if len(found) == 1
+        else ("Your value is what each of these maskings gives (this input cannot tell them apart)")
+    )
+    return (
+        f"{head}: " + "; or ".join(found) + ". The contract: both terms over the non-pad "
+        "positions only, divided by the number of non-pad positions (the mean over the "
+        "positions whose label is not pad_id)."
+    )
+
+
 def _smoothing_cases(hidden: bool):
     gen = torch_generator(4002 if hidden else 4001)
     cases = []
@@ -757,6 +845,7 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
                 )
             c.ok()
             variants = _smoothing_variants(logits, labels, pad_id, eps)
+            tol = tolerance(got.dtype)
             expected = smoothed_cross_entropy(logits.detach().double(), labels, pad_id, eps)
             c.expect_close(
                 got.detach(),
@@ -777,6 +866,9 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
                         "pad_zero",
                     }
                 },
+                explain=lambda got=got, x=logits, y=labels, p=pad_id, e=eps, t=tol: _explain_loss(
+                    got, x, y, p, e, t["rtol"], t["atol"]
+                ),
                 hint="Compute log-probabilities with torch.log_softmax (stable for large "
                 "logits: log(softmax(x)) gives log 0 = -inf), then (1 - ε)·(-log p[y]) + "
                 "ε·mean over all V tokens of -log p, averaged over the non-pad positions.",
@@ -1355,7 +1447,7 @@ def _log_probability(model, source: torch.Tensor, tokens: list[int], bos_id: int
 
 def _compare_hypotheses(model, source, setting, row, expected) -> str:
     """What the learner's answer and the expected one score: the symptom, precisely."""
-    _, max_len, bos_id, eos_id, alpha = setting
+    _, _, bos_id, eos_id, alpha = setting
     if any(t >= _BEAM_VOCAB or t < 0 for t in row):
         return ""
 
