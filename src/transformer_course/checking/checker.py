@@ -12,7 +12,14 @@ from typing import Any
 import numpy as np
 
 from transformer_course.checking.failure import CheckFailure, learner_frames
-from transformer_course.checking.formatting import as_numpy, clip, dtype_name, ordinal, short
+from transformer_course.checking.formatting import (
+    as_numpy,
+    clip,
+    dtype_name,
+    first_difference,
+    ordinal,
+    short,
+)
 from transformer_course.checking.hints import GENERIC_HINTS, Hint, matching_hints
 from transformer_course.checking.randomness import global_random_state, restore_random_state
 from transformer_course.checking.snapshots import same_as_snapshot, snapshot
@@ -262,7 +269,10 @@ class Checker:
             if wrong_value is not None and self._equal(got, wrong_value):
                 self.fail(f"{what} returned {short(got)}, expected {short(expected)}. {message}")
         hint = hint() if callable(hint) else hint
-        self.fail(f"{what} returned {short(got)}, expected {short(expected)}. {hint}".strip())
+        where = first_difference(got, expected)
+        self.fail(
+            f"{what} returned {short(got)}, expected {short(expected)}. {where} {hint}".strip()
+        )
 
     @staticmethod
     def _equal(got: Any, expected: Any) -> bool:
