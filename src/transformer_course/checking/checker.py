@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from transformer_course.checking.failure import CheckFailure, learner_frames
+from transformer_course.checking.failure import CheckFailure, course_origin, learner_frames
 from transformer_course.checking.formatting import (
     as_numpy,
     clip,
@@ -136,6 +136,13 @@ class Checker:
                 raise
             except Exception as exc:
                 advice = matching_hints(exc, [*hint_list, *GENERIC_HINTS.items()])
+                origin = course_origin(exc)
+                if origin:
+                    advice.append(
+                        f"The error was raised inside the course's own code ({origin}), "
+                        "called by yours: your code handed it something outside its "
+                        "contract (the message above says what)."
+                    )
                 raise CheckFailure(
                     self.exercise,
                     f"calling `{call_repr}` raised {type(exc).__name__}: {clip(str(exc), 1000)}"

@@ -41,6 +41,17 @@ GENERIC_HINTS: dict[str, str] = {
         "`.item()`, float() or int() needs a tensor with one value, and this one holds "
         "several (a batch, a row). Keep the tensor, and work on it element-wise."
     ),
+    "mat1 and mat2 shapes cannot be multiplied": (
+        "A matrix product (@, nn.Linear) got shapes that do not chain: the last axis of the "
+        "left operand must equal the first of the right's (its second-to-last for batched "
+        "tensors). Print the shapes on the line shown below; a missing or extra transpose is "
+        "the usual cause."
+    ),
+    "must match the size of tensor b": (
+        "Two tensors of different sizes met in one element-wise operation (+, *, "
+        "masked_fill, ...): along the axis the error names, one is neither the same size nor "
+        "1. Print both shapes on the line shown below."
+    ),
     "must have the same dtype": (
         "Two tensors of different dtypes met in one operation. Keep the dtype of the inputs: "
         "avoid .double()/.float() and new tensors created with a fixed dtype (pass "

@@ -472,7 +472,15 @@ _CACHE_TOO_SMALL = (
     "model is stored, the prompt's and each new token's: make them with "
     "model.new_caches(batch, len + max_new_tokens)."
 )
-_GENERATE_HINTS = {"the cache holds": _CACHE_TOO_SMALL}
+_GENERATE_HINTS = [
+    ("the cache holds", _CACHE_TOO_SMALL),
+    shape_mismatch_hint(
+        ("batch", "positions"),
+        "ids are (batch, len): each step appends one token per row, "
+        "logits.argmax(dim=-1, keepdim=True), of shape (batch, 1), along dim=1. An argmax "
+        "over another axis than the vocabulary (the last) gives a tensor of another shape.",
+    ),
+]
 
 
 def check_generate(generate, *, hidden: bool = False) -> None:
