@@ -364,7 +364,9 @@ class _CallTrace:
             {
                 "shape": tuple(ids.shape) if isinstance(ids, torch.Tensor) else None,
                 "start": bound.get("start", 0),
-                "caches": None if caches is None else [id(cache) for cache in caches],
+                # the objects themselves (kept alive while the check runs): an id() of a
+                # cache the learner dropped may be reused by the next one
+                "caches": None if caches is None else list(caches),
                 "held": None
                 if caches is None
                 else [getattr(cache, "length", None) for cache in caches],
@@ -379,7 +381,7 @@ def _diagnose_calls(calls: list[dict], length: int) -> str:
     """The first call of the model that departs from generation with a cache (the prompt
     with fresh caches at start 0, or token by token; then each new token with the same
     caches and start = the number of positions they hold), named; "" when none does."""
-    seen: set[int] = set()
+    seen: list = []  # every cache object the earlier calls used
     position = 0  # positions fed through the caches so far
     for number, call in enumerate(calls):
         which = (
@@ -399,7 +401,7 @@ def _diagnose_calls(calls: list[dict], length: int) -> str:
                 f"{which.capitalize()} ran without the caches (caches=None): a new token "
                 "must go through the same caches as the prompt, with start = its position."
             )
-        fresh = not seen.intersection(call["caches"])
+        fresh = not any(cache is old for cache in call["caches"] for old in seen)
         if number > 0 and fresh:
             return (
                 f"{which.capitalize()} got new, empty caches instead of the ones the earlier "
@@ -422,7 +424,7 @@ def _diagnose_calls(calls: list[dict], length: int) -> str:
                 "absolute position of ids[:, 0] (len + t for the token chosen at step t), "
                 "which RoPE rotates by."
             )
-        seen.update(call["caches"])
+        seen.extend(call["caches"])
         position = (held if isinstance(held, int) else position) + (n or 0)
     return ""
 
