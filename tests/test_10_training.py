@@ -1424,13 +1424,8 @@ def _smoothing_unmasked(logits, labels, pad_id, smoothing=0.1):
 
 
 def _softmax_then_cross_entropy(logits, labels, pad_id, smoothing=0.1):
-    probs = torch.softmax(logits, dim=-1)
-    return F.cross_entropy(
-        probs.reshape(-1, probs.shape[-1]),
-        labels.reshape(-1),
-        ignore_index=pad_id,
-        label_smoothing=smoothing,
-    )
+    criterion = nn.CrossEntropyLoss(ignore_index=pad_id, label_smoothing=smoothing)
+    return criterion(logits.softmax(-1).flatten(0, -2), labels.flatten())
 
 
 @pytest.mark.parametrize(

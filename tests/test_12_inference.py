@@ -711,7 +711,7 @@ def _generate_stale_start(model, prompt, max_new_tokens):
         next_id = logits.argmax(dim=-1, keepdim=True)
         ids = torch.cat([ids, next_id], dim=1)
         if step + 1 < max_new_tokens:
-            logits = model(next_id, caches=caches, start=length)[:, -1]
+            logits = model(next_id, caches=caches, start=length + 1)[:, -1]
     return ids, torch.stack(steps, dim=1)
 
 
@@ -719,7 +719,8 @@ def _generate_stale_start(model, prompt, max_new_tokens):
 def _generate_prompt_uncached(model, prompt, max_new_tokens):
     batch, length = prompt.shape
     caches = model.new_caches(batch, length + max_new_tokens)
-    logits = model(prompt)[:, -1]
+    for position in range(length):  # the prompt token by token, but without the caches
+        logits = model(prompt[:, : position + 1])[:, -1]
     ids, steps = prompt, []
     for step in range(max_new_tokens):
         steps.append(logits)
@@ -762,7 +763,7 @@ def _generate_logits_late(model, prompt, max_new_tokens):
 @pytest.mark.parametrize(
     ("fn", "message"),
     [
-        (_generate_stale_start, r"step 2 .*start=5, the same start as the call before"),
+        (_generate_stale_start, r"Call 2 of the model .* ran with start=6, but the caches held 5"),
         (_generate_prompt_uncached, r"prompt ran through the model without the caches"),
         (_generate_fresh_caches, r"got new, empty caches"),
         (_generate_logits_late, r"recorded one step late"),

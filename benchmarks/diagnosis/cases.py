@@ -1389,15 +1389,6 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         edits=(("text.lower()", "text"),),
     ),
     Case(
-        "tok-split-whitespace",
-        "01_tokenization",
-        "tokenize",
-        "splits on whitespace only, so punctuation stays glued to words.",
-        "https://github.com/karpathy/minbpe/issues/93",
-        (r"punctuation|split\(\)|whitespace",),
-        code="def tokenize(text):\n    return text.lower().split()\n",
-    ),
-    Case(
         "tok-drop-punct",
         "01_tokenization",
         "tokenize",
@@ -1543,20 +1534,6 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         code="def bpe_encode(text, merges):\n    ids = list(text.encode('utf-8'))\n"
         "    for pair, new_id in merges.items():\n        ids = merge_pair(ids, pair, new_id)\n"
         "        break\n    return ids\n",
-    ),
-    Case(
-        "decode-per-token",
-        "01_tokenization",
-        "bpe_decode",
-        "decodes each token's bytes on its own, which breaks characters split across tokens.",
-        MINBPE_ORDER,
-        (r"bytes|multi-byte|per token|each token|join",),
-        edits=(
-            (
-                "b''.join((table[i] for i in ids)).decode('utf-8', errors='replace')",
-                "''.join((table[i].decode('utf-8', errors='replace') for i in ids))",
-            ),
-        ),
     ),
     Case(
         "onehot-transposed",
@@ -2355,23 +2332,5 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
                 "tokens = torch.full((batch, 1), model.pad_id, dtype=torch.long)",
             ),
         ),
-    ),
-    Case(
-        "center-whole-mean",
-        "00_welcome",
-        "center_rows",
-        "subtracts the mean of the whole array instead of each row's.",
-        SOFTMAX_DIM,
-        (r"row|axis|whole",),
-        edits=(("x - x.mean(axis=-1, keepdims=True)", "x - x.mean()"),),
-    ),
-    Case(
-        "center-axis0",
-        "00_welcome",
-        "center_rows",
-        "subtracts the column means (axis 0).",
-        SOFTMAX_DIM,
-        (r"axis|column|row",),
-        edits=(("x - x.mean(axis=-1, keepdims=True)", "x - x.mean(axis=0, keepdims=True)"),),
     ),
 ]

@@ -593,6 +593,7 @@ def _replay_merges(text: str, merges: dict[tuple[int, int], int]) -> str:
     ids = list(text.encode("utf-8"))
     original = ref.get_pair_counts(ids)
     taken: list[tuple[int, int]] = []
+    merges_made: list[int] = []
     for step, (pair, new_id) in enumerate(sorted(merges.items(), key=lambda item: item[1])):
         counts = ref.get_pair_counts(ids)
         if not counts:
@@ -632,13 +633,19 @@ def _replay_merges(text: str, merges: dict[tuple[int, int], int]) -> str:
                     + "."
                 )
             if mine == 0:
-                return (
-                    f"{said} Your pair does not occur in the current ids at all: was it "
-                    "counted on ids from before the previous merges?"
-                )
+                unknown = sorted({t for t in pair if t >= 256 and t not in merges_made})
+                if unknown:
+                    return (
+                        f"{said} Your pair does not occur in the current ids: it holds id "
+                        f"{unknown[0]}, which no earlier merge created (so far: "
+                        f"{sorted(merges_made) or 'none'}). The ids you merged with and the "
+                        "ids you recorded in the dict must be the same, 256 + i."
+                    )
+                return f"{said} Your pair does not occur in the current ids at all."
             return said
         ids = ref.merge_pair(ids, pair, new_id)
         taken.append(pair)
+        merges_made.append(new_id)
     return ""
 
 
