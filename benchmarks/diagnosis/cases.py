@@ -5,7 +5,10 @@ reference, ``edits``, or from scratch, ``code``; nothing is copied from a public
 repository), with its ``cause`` in one sentence and the judging criteria, all written
 before any check's message was read: ``named_if``, patterns (regular expressions,
 case-insensitive) a message must contain to name that cause; ``misnamed_if``, patterns
-that would name another cause. ``source`` says where learners report the mistake.
+that would name another cause. ``source`` says where learners report the mistake (an
+issue thread or Q&A page read for this benchmark), or "author: ..." where no public report
+was found in the time given (the mistake is then the author's own, written as a learner
+would).
 
 These cases are kept apart from the mistake tables that tests/test_*.py assert on
 (tests/test_diagnosis_benchmark.py checks that no case's code is one of them).
@@ -52,6 +55,18 @@ SMOOTH_V2 = "https://github.com/OpenNMT/OpenNMT-py/issues/1463"
 SOFTMAX_CE = "https://openillumi.com/en/en-pytorch-crossentropy-logits-nllloss-mechanism"
 SOFTMAX_DIM = "https://runebook.dev/en/docs/pytorch/generated/torch.tensor.softmax"
 SDPA_SCALE = "https://github.com/chenjunyi1999/Translator-Transformer/issues/1"
+ROPE_LAYOUT = "https://github.com/huggingface/transformers/issues/25199"
+TOP_P = "https://github.com/rasbt/reasoning-from-scratch/issues/164"
+TOP_K = "https://github.com/kingoflolz/mesh-transformer-jax/issues/164"
+TYING = "https://github.com/karpathy/nanoGPT/pull/21"
+RMS_EPS = "https://github.com/allenai/OLMo/issues/281"
+RMS_BUG = "https://github.com/mosaicml/llm-foundry/issues/371"
+MODULE_LIST = (
+    "https://discuss.pytorch.org/t/when-should-i-use-nn-modulelist-and-when-should-i-use-"
+    "nn-sequential/5463"
+)
+#: no public report was found for this one in the time given: the author's own
+AUTHOR = "author: written for this benchmark, no public report cited"
 
 L10, L11, L12 = "10_training", "11_language_model", "12_inference"
 
@@ -394,7 +409,7 @@ def grouped_query_attention(q, k, v, mask=None):
         L12,
         "online_softmax",
         "the running sum is not rescaled when the running maximum grows.",
-        KV_BREAKS,
+        AUTHOR,
         (r"rescal|not (re)?scaled|correction|when the max(imum)? (grows|changes|increases)",),
         edits=(("total * torch.exp(running_max - new_max)", "total"),),
     ),
@@ -403,7 +418,7 @@ def grouped_query_attention(q, k, v, mask=None):
         L12,
         "online_softmax",
         "running_max is never updated, so only the last block's sum survives.",
-        KV_BREAKS,
+        AUTHOR,
         (r"running.?max.{0,40}(never|not) updat|never updat|last block",),
         edits=(("        running_max = new_max\n", "        pass\n"),),
     ),
@@ -412,7 +427,7 @@ def grouped_query_attention(q, k, v, mask=None):
         L12,
         "online_softmax",
         "the loop skips the last, shorter block when n is not a multiple of block_size.",
-        KV_WINDOW,
+        AUTHOR,
         (r"last block|shorter|partial|remainder|not a multiple",),
         edits=(
             (
@@ -441,7 +456,7 @@ def online_softmax(x, block_size):
         L12,
         "online_softmax",
         "subtracts the maximum from x in place, changing the caller's tensor.",
-        SOFTMAX_DIM,
+        AUTHOR,
         (r"in place|changed its argument",),
         code="""
 def online_softmax(x, block_size):
@@ -469,7 +484,7 @@ def online_softmax(x, block_size):
         L12,
         "tiled_attention",
         "the accumulated output is not rescaled when the running maximum grows.",
-        KV_BREAKS,
+        AUTHOR,
         (r"rescal|acc|correction|output.{0,30}not.{0,20}scaled",),
         edits=(("acc = acc * correction[..., None] +", "acc = acc +"),),
     ),
@@ -487,7 +502,7 @@ def online_softmax(x, block_size):
         L12,
         "tiled_attention",
         "the causal mask compares block-local key indices (0..block) with the query positions.",
-        KV_WINDOW,
+        AUTHOR,
         (r"block-local|local ind|within the block|absolute (key )?(index|position)|offset|start",),
         edits=(("torch.arange(start, stop)[None, :]", "torch.arange(0, stop - start)[None, :]"),),
     ),
@@ -496,7 +511,7 @@ def online_softmax(x, block_size):
         L12,
         "tiled_attention",
         "the block's weights are exponentiated against the previous maximum, not the new one.",
-        KV_BREAKS,
+        AUTHOR,
         (r"new max|previous max|old max|new_max|before (it is )?updat",),
         edits=(
             (
@@ -510,7 +525,7 @@ def online_softmax(x, block_size):
         L12,
         "tiled_attention",
         "the running sum of weights is not rescaled when the running maximum grows.",
-        KV_BREAKS,
+        AUTHOR,
         (r"rescal|correction|running sum|total",),
         edits=(("total = total * correction +", "total = total +"),),
     ),
@@ -529,7 +544,7 @@ def online_softmax(x, block_size):
         L12,
         "tiled_attention",
         "the accumulated output is never divided by the running sum of weights.",
-        KV_BREAKS,
+        AUTHOR,
         (r"divid|normalis|normaliz|running sum|total|sum of (the )?weights",),
         edits=(("return acc / total[..., None]", "return acc"),),
     ),
@@ -565,7 +580,7 @@ def online_softmax(x, block_size):
         L10,
         "make_batches",
         "the last, smaller batch is dropped.",
-        SMOOTH_PAD_HF,
+        AUTHOR,
         (r"last batch|drop|rest|remainder|smaller batch|every pair",),
         edits=(
             (
@@ -579,7 +594,7 @@ def online_softmax(x, block_size):
         L10,
         "make_batches",
         "shuffles with the global random generator, ignoring the seed argument.",
-        SOFTMAX_DIM,
+        AUTHOR,
         (r"seed|generator|same order",),
         edits=(("torch.randperm(len(pairs), generator=generator)", "torch.randperm(len(pairs))"),),
     ),
@@ -612,7 +627,7 @@ def make_batches(pairs, batch_size, *, pad_id=PAD_ID, bos_id=BOS_ID, eos_id=EOS_
         L10,
         "make_batches",
         "appends <eos> to the caller's target lists in place.",
-        SMOOTH_PAD_HF,
+        AUTHOR,
         (r"in place|changed its argument|modif",),
         edits=(
             (
@@ -626,7 +641,7 @@ def make_batches(pairs, batch_size, *, pad_id=PAD_ID, bos_id=BOS_ID, eos_id=EOS_
         L10,
         "noam_lr",
         "the d_model ** -0.5 factor is missing.",
-        SDPA_SCALE,
+        AUTHOR,
         (r"d_model",),
         edits=(("return d_model**-0.5 * min(", "return min("),),
     ),
@@ -635,7 +650,7 @@ def make_batches(pairs, batch_size, *, pad_id=PAD_ID, bos_id=BOS_ID, eos_id=EOS_
         L10,
         "noam_lr",
         "uses warmup ** -0.5 instead of warmup ** -1.5 in the warm-up branch.",
-        SDPA_SCALE,
+        AUTHOR,
         (r"warmup \*\* -1\.5|warmup\*\*-1\.5|-1\.5",),
         edits=(("step * warmup**-1.5", "step * warmup**-0.5"),),
     ),
@@ -644,7 +659,7 @@ def make_batches(pairs, batch_size, *, pad_id=PAD_ID, bos_id=BOS_ID, eos_id=EOS_
         L10,
         "noam_lr",
         "takes the max of the two branches instead of the min.",
-        SDPA_SCALE,
+        AUTHOR,
         (r"\bmax\b|\bmin\b",),
         edits=(("min(step**-0.5", "max(step**-0.5"),),
     ),
@@ -653,7 +668,7 @@ def make_batches(pairs, batch_size, *, pad_id=PAD_ID, bos_id=BOS_ID, eos_id=EOS_
         L10,
         "noam_lr",
         "no guard for step 0, where step ** -0.5 divides by zero.",
-        SDPA_SCALE,
+        AUTHOR,
         (r"step 0|step=0|0 \*\* -0\.5|before the first step|ZeroDivision",),
         edits=(("step = max(step, 1)", "pass"),),
     ),
@@ -662,7 +677,7 @@ def make_batches(pairs, batch_size, *, pad_id=PAD_ID, bos_id=BOS_ID, eos_id=EOS_
         L10,
         "noam_lr",
         "counts steps from 0 (uses step + 1), so the peak comes one step early.",
-        SDPA_SCALE,
+        AUTHOR,
         (r"off by one|from 1|step \+ 1|one step (early|late)|count(s)? from",),
         edits=(("step = max(step, 1)", "step = step + 1"),),
     ),
@@ -671,7 +686,7 @@ def make_batches(pairs, batch_size, *, pad_id=PAD_ID, bos_id=BOS_ID, eos_id=EOS_
         L10,
         "noam_lr",
         "returns a tensor instead of a Python float.",
-        SDPA_SCALE,
+        AUTHOR,
         (r"float|tensor",),
         edits=(("return d_model**-0.5 * min(", "return torch.tensor(d_model**-0.5) * min("),),
     ),
@@ -787,7 +802,7 @@ def label_smoothed_loss(logits, labels, pad_id, smoothing=0.1):
         L10,
         "train_step",
         "never clears the gradients, so each step adds the previous steps' gradients.",
-        SMOOTH_PAD_HF,
+        AUTHOR,
         (r"zero_grad|accumulat|clear",),
         edits=(("    optimizer.zero_grad()\n", ""),),
     ),
@@ -796,7 +811,7 @@ def label_smoothed_loss(logits, labels, pad_id, smoothing=0.1):
         L10,
         "train_step",
         "clips the gradients after optimizer.step(), when they no longer matter.",
-        SMOOTH_PAD_HF,
+        AUTHOR,
         (r"after.{0,40}step|before.{0,40}step|clip.{0,60}(order|too late)",),
         code="""
 def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
@@ -816,7 +831,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L10,
         "train_step",
         "returns the loss tensor instead of a Python float.",
-        SOFTMAX_CE,
+        AUTHOR,
         (r"float|\.item\(\)",),
         edits=(("return loss.item()", "return loss"),),
     ),
@@ -825,7 +840,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L10,
         "train_step",
         "never puts the model in training mode (dropout stays off).",
-        SMOOTH_PAD_HF,
+        AUTHOR,
         (r"train\(\)|training mode|dropout",),
         edits=(("    model.train()\n", ""),),
     ),
@@ -834,7 +849,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L10,
         "train_step",
         "clips each gradient entry (clip_grad_value_) instead of the total norm.",
-        SMOOTH_PAD_HF,
+        AUTHOR,
         (r"clip_grad_value|each (gradient )?(entry|value|element)|total (2-)?norm|clip_grad_norm",),
         edits=(
             (
@@ -848,7 +863,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L10,
         "train_step",
         "returns the loss recomputed after the optimizer step instead of the one before it.",
-        SMOOTH_PAD_HF,
+        AUTHOR,
         (r"before the step|after the step|recomput",),
         edits=(
             (
@@ -862,7 +877,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L10,
         "train_step",
         "clips every parameter's gradient norm on its own instead of the total norm.",
-        SMOOTH_PAD_HF,
+        AUTHOR,
         (r"each parameter|per.parameter|on its own|separately|all parameters together|total",),
         edits=(
             (
@@ -975,7 +990,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "next_token_batches",
         "the labels are the inputs themselves, not shifted by one position.",
-        "https://github.com/karpathy/nanoGPT/issues",
+        AUTHOR,
         (r"shift|next token|one position|positions \+ 1|\+ 1",),
         edits=(("tokens[positions + 1]", "tokens[positions]"),),
     ),
@@ -984,7 +999,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "next_token_batches",
         "draws the start positions from the global generator, ignoring `generator`.",
-        SOFTMAX_DIM,
+        AUTHOR,
         (r"generator",),
         edits=(("(batch_size,), generator=generator)", "(batch_size,))"),),
     ),
@@ -993,7 +1008,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "next_token_batches",
         "draws starts up to len - block_size inclusive, so the last label runs past the end.",
-        "https://github.com/karpathy/nanoGPT/issues",
+        AUTHOR,
         (
             r"past the end|out of (range|bounds)|len\(tokens\) - block_size|last (label|start)|off by one|IndexError",
         ),
@@ -1009,7 +1024,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "RMSNorm",
         "subtracts the mean first (a LayerNorm), which RMSNorm does not do.",
-        "https://github.com/meta-llama/llama/issues",
+        RMS_EPS,
         (r"mean.{0,40}(subtract|centr)|LayerNorm|centr",),
         edits=(
             (
@@ -1023,7 +1038,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "RMSNorm",
         "adds eps after the square root instead of inside it.",
-        "https://github.com/meta-llama/llama/issues",
+        RMS_EPS,
         (r"eps.{0,60}(inside|outside|under|after)|sqrt\(mean|rsqrt",),
         edits=(
             ("x * torch.rsqrt(mean_square + self.eps)", "x / (torch.sqrt(mean_square) + self.eps)"),
@@ -1034,7 +1049,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "RMSNorm",
         "forgets to multiply by the learned gain (weight).",
-        "https://github.com/meta-llama/llama/issues",
+        RMS_BUG,
         (r"weight|gain|scale parameter",),
         edits=(
             (
@@ -1057,7 +1072,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "rotary_embedding",
         "the frequencies use i/d instead of 2i/d (arange(d/2) / d).",
-        "https://github.com/meta-llama/llama/issues",
+        AUTHOR,
         (r"2i|2 ?\* ?i|arange\(0, d_head, 2\)|even|frequenc|theta",),
         edits=(
             (
@@ -1085,7 +1100,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "rotary_embedding",
         "returns (sin, cos) instead of (cos, sin).",
-        "https://github.com/meta-llama/llama/issues",
+        AUTHOR,
         (r"swap|order|\(cos, sin\)|sin.{0,20}cos",),
         edits=(
             (
@@ -1099,7 +1114,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "rotary_embedding",
         "ignores the base argument and always uses 10000.",
-        "https://github.com/meta-llama/llama/issues",
+        AUTHOR,
         (r"\bbase\b",),
         edits=(("theta = base ** (", "theta = 10000.0 ** ("),),
     ),
@@ -1108,7 +1123,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "apply_rotary",
         "rotates the wrong way: the minus sign sits on the second half.",
-        "https://github.com/huggingface/transformers/issues/25199",
+        ROPE_LAYOUT,
         (r"sign|direction|clockwise|wrong way|-sin|negative",),
         edits=(
             (
@@ -1122,7 +1137,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "apply_rotary",
         "writes the two rotated halves back in the wrong order.",
-        "https://github.com/huggingface/transformers/issues/25199",
+        ROPE_LAYOUT,
         (r"order|swap|halves",),
         edits=(
             (
@@ -1136,7 +1151,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "SwiGLU",
         "applies silu to w3 (the value) instead of w1 (the gate).",
-        "https://github.com/meta-llama/llama/issues",
+        AUTHOR,
         (r"w1.{0,40}w3|w3.{0,40}w1|gate|swapped",),
         edits=(("F.silu(self.w1(x)) * self.w3(x)", "self.w1(x) * F.silu(self.w3(x))"),),
     ),
@@ -1145,7 +1160,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "SwiGLU",
         "uses relu instead of silu.",
-        "https://github.com/meta-llama/llama/issues",
+        AUTHOR,
         (r"silu|relu|swish",),
         edits=(("F.silu(self.w1(x))", "F.relu(self.w1(x))"),),
     ),
@@ -1154,7 +1169,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "SwiGLU",
         "keeps the biases of the three linear layers.",
-        "https://github.com/meta-llama/llama/issues",
+        AUTHOR,
         (r"bias",),
         edits=(("nn.Linear(d_model, d_ff, bias=False)", "nn.Linear(d_model, d_ff)"),),
     ),
@@ -1163,7 +1178,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "SwiGLU",
         "uses sigmoid (a GLU) instead of silu for the gate.",
-        "https://github.com/meta-llama/llama/issues",
+        AUTHOR,
         (r"silu|sigmoid|swish",),
         edits=(("F.silu(self.w1(x))", "torch.sigmoid(self.w1(x))"),),
     ),
@@ -1186,7 +1201,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "CausalSelfAttention",
         "rotates the values too.",
-        "https://github.com/huggingface/transformers/issues/25199",
+        ROPE_LAYOUT,
         (r"values?.{0,40}(rotat|not)|rotat.{0,40}values",),
         edits=(
             (
@@ -1200,7 +1215,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "CausalSelfAttention",
         "rotates the queries but not the keys.",
-        "https://github.com/huggingface/transformers/issues/25199",
+        ROPE_LAYOUT,
         (r"keys?.{0,40}(rotat|not)|rotat.{0,40}keys",),
         edits=(
             (
@@ -1214,7 +1229,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "CausalSelfAttention",
         "returns the merged heads without the output projection w_o.",
-        SDPA_SCALE,
+        AUTHOR,
         (r"w_o|output projection",),
         edits=(("return self.w_o(merge_heads(heads))", "return merge_heads(heads)"),),
     ),
@@ -1223,7 +1238,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "DecoderBlock",
         "normalises after each residual addition (post-norm) instead of before the sublayer.",
-        "https://github.com/karpathy/nanoGPT/issues",
+        AUTHOR,
         (r"post.norm|pre.norm|before the sublayer|after the (residual|addition)",),
         edits=(
             ("h = x + self.attn(self.norm1(x))", "h = self.norm1(x + self.attn(x))"),
@@ -1238,7 +1253,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "DecoderBlock",
         "the attention sublayer has no residual connection.",
-        "https://github.com/karpathy/nanoGPT/issues",
+        AUTHOR,
         (r"residual|skip connection|x \+",),
         edits=(("h = x + self.attn(self.norm1(x))", "h = self.attn(self.norm1(x))"),),
     ),
@@ -1247,7 +1262,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "DecoderBlock",
         "uses norm1 for both sublayers (norm2 never used).",
-        "https://github.com/karpathy/nanoGPT/issues",
+        AUTHOR,
         (r"norm2|norm1.{0,40}(both|twice)|same norm",),
         edits=(("self.feed_forward(self.norm2(h))", "self.feed_forward(self.norm1(h))"),),
     ),
@@ -1256,7 +1271,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "GPT",
         "skips the final RMSNorm before the output layer.",
-        "https://github.com/karpathy/nanoGPT/issues",
+        AUTHOR,
         (r"final norm|self\.norm|norm before the output|last norm",),
         edits=(
             ("return self.norm(x) @ self.embedding.weight.T", "return x @ self.embedding.weight.T"),
@@ -1267,7 +1282,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "GPT",
         "keeps the blocks in a plain Python list, so their parameters are never registered.",
-        "https://discuss.pytorch.org/t/when-should-i-use-nn-modulelist-and-when-should-i-use-nn-sequential/5463",
+        MODULE_LIST,
         (r"ModuleList|plain (Python )?list|not registered|never registered",),
         (r"must be called exactly so",),
         edits=(("self.layers = nn.ModuleList(\n", "self.layers = list(\n"),),
@@ -1277,7 +1292,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "GPT",
         "adds a separate output nn.Linear instead of tying it to the embedding.",
-        "https://github.com/karpathy/nanoGPT/issues",
+        TYING,
         (r"tied|tie|embedding\.weight|same tensor",),
         edits=(
             (
@@ -1292,7 +1307,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "GPT",
         "repeats one DecoderBlock num_layers times (the same weights in every layer).",
-        "https://github.com/karpathy/nanoGPT/issues",
+        AUTHOR,
         (r"same (block|layer|module|weights)|shared|one block|distinct",),
         edits=(
             (
@@ -1306,7 +1321,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "sample",
         "multiplies the logits by the temperature instead of dividing.",
-        "https://github.com/karpathy/nanoGPT/issues",
+        AUTHOR,
         (r"multipl|divid",),
         edits=(("logits = logits / temperature", "logits = logits * temperature"),),
     ),
@@ -1315,7 +1330,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "sample",
         "keeps top_k + 1 tokens (the k-th threshold taken one too far).",
-        "https://github.com/karpathy/nanoGPT/issues",
+        TOP_K,
         (r"top_k.{0,60}(one|\+ 1|more)|k \+ 1|one too many|off by one",),
         edits=(("min(top_k, logits.shape[-1])", "min(top_k + 1, logits.shape[-1])"),),
     ),
@@ -1324,7 +1339,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "sample",
         "drops the token that crosses top_p (keeps only those strictly below it).",
-        "https://github.com/huggingface/transformers/issues/20537",
+        TOP_P,
         (r"cross(es|ing)? top_p|crosses|the token that|at least top_p",),
         edits=(
             (
@@ -1338,7 +1353,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "sample",
         "draws with the global generator instead of `generator`.",
-        SOFTMAX_DIM,
+        AUTHOR,
         (r"generator",),
         edits=(
             ("torch.multinomial(probs, 1, generator=generator)", "torch.multinomial(probs, 1)"),
@@ -1349,7 +1364,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "sample",
         "always returns the argmax, whatever the temperature.",
-        "https://github.com/karpathy/nanoGPT/issues",
+        AUTHOR,
         (r"argmax|greedy|always the (most|same)|never sampl|random",),
         edits=(("if temperature == 0:", "if True:"),),
     ),
@@ -1358,7 +1373,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         L11,
         "sample",
         "accumulates top_p in vocabulary order instead of sorted by probability.",
-        "https://github.com/huggingface/transformers/issues/20537",
+        TOP_P,
         (r"sort|most probable|vocabulary order",),
         code="""
 def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
@@ -1384,7 +1399,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "01_tokenization",
         "tokenize",
         "does not lower-case the text.",
-        "https://github.com/harvardnlp/annotated-transformer/issues",
+        AUTHOR,
         (r"lower",),
         edits=(("text.lower()", "text"),),
     ),
@@ -1393,7 +1408,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "01_tokenization",
         "tokenize",
         "drops punctuation marks entirely.",
-        MINBPE_ORDER,
+        AUTHOR,
         (r"punctuation",),
         edits=(("'\\\\w+|[^\\\\w\\\\s]'", "'\\\\w+'"),),
     ),
@@ -1403,7 +1418,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "build_vocab",
         "sorts by count only, so tokens with the same count keep first-seen order instead "
         "of alphabetical.",
-        MINBPE_ORDER,
+        AUTHOR,
         (r"tie|alphabetical|same count",),
         edits=(("key=lambda item: (-item[1], item[0])", "key=lambda item: -item[1]"),),
     ),
@@ -1412,7 +1427,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "01_tokenization",
         "build_vocab",
         "keeps tokens whose count is strictly above min_freq instead of at least min_freq.",
-        MINBPE_ORDER,
+        AUTHOR,
         (r"min_freq|at least|>=",),
         edits=(("count >= min_freq", "count > min_freq"),),
     ),
@@ -1421,7 +1436,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "01_tokenization",
         "build_vocab",
         "leaves out the special tokens (<pad>, <unk>, ...).",
-        MINBPE_ORDER,
+        AUTHOR,
         (r"special|<pad>|<unk>",),
         edits=(
             ("vocab = {token: index for index, token in enumerate(SPECIAL_TOKENS)}", "vocab = {}"),
@@ -1433,7 +1448,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "encode",
         "looks tokens up with vocab[token], so an unknown token raises KeyError instead "
         "of mapping to <unk>.",
-        MINBPE_ORDER,
+        AUTHOR,
         (r"<unk>|unknown",),
         edits=(
             ("[vocab.get(token, unk) for token in tokens]", "[vocab[token] for token in tokens]"),
@@ -1540,7 +1555,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "02_embeddings",
         "one_hot",
         "returns the (vocab_size, n) transpose.",
-        SOFTMAX_DIM,
+        AUTHOR,
         (r"transpos|shape",),
         edits=(("[np.asarray(ids)]", "[:, np.asarray(ids)]"),),
     ),
@@ -1591,7 +1606,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "02_embeddings",
         "TokenEmbedding",
         "forgets the sqrt(d_model) scale.",
-        SDPA_SCALE,
+        AUTHOR,
         (r"sqrt|scale",),
         edits=(("self.embedding(ids) * math.sqrt(self.d_model)", "self.embedding(ids)"),),
     ),
@@ -1600,7 +1615,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "02_embeddings",
         "TokenEmbedding",
         "divides by sqrt(d_model) instead of multiplying.",
-        SDPA_SCALE,
+        AUTHOR,
         (r"divid|multipl",),
         edits=(
             (
@@ -1614,7 +1629,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "02_embeddings",
         "embed",
         "looks ids up as columns of the table (table[:, ids]) instead of rows.",
-        SOFTMAX_DIM,
+        AUTHOR,
         (r"row|column|transpos",),
         edits=(("np.asarray(table)[np.asarray(ids)]", "np.asarray(table)[:, np.asarray(ids)].T"),),
     ),
@@ -1623,7 +1638,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "03_positional_encoding",
         "positional_encoding",
         "puts cos on the even columns and sin on the odd ones.",
-        SDPA_SCALE,
+        AUTHOR,
         (r"swap|sin.{0,40}even|cos.{0,40}odd|even columns",),
         edits=(
             ("pe[:, 0::2] = np.sin(angles)", "pe[:, 0::2] = np.cos(angles)"),
@@ -1638,7 +1653,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "03_positional_encoding",
         "positional_encoding",
         "uses i/d_model instead of 2i/d_model in the exponent.",
-        SDPA_SCALE,
+        AUTHOR,
         (r"2i|2 ?\* ?i|exponent|frequenc",),
         edits=(("two_i / d_model", "two_i / 2 / d_model"),),
     ),
@@ -1658,7 +1673,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "03_positional_encoding",
         "positional_encoding",
         "puts all sines in the first half of the columns and all cosines in the second.",
-        "https://github.com/huggingface/transformers/issues/25199",
+        ROPE_LAYOUT,
         (r"interleav|halves|half|concaten|even and odd",),
         edits=(
             ("pe[:, 0::2] = np.sin(angles)", "pe[:, :d_model // 2] = np.sin(angles)"),
@@ -1673,7 +1688,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "03_positional_encoding",
         "relative_shift",
         "puts -sin below the diagonal and sin above it (the transpose).",
-        SDPA_SCALE,
+        AUTHOR,
         (r"transpos|sign|inverse|direction|-k",),
         edits=(
             ("m[two_i + 1, two_i] = np.sin(theta)", "m[two_i + 1, two_i] = -np.sin(theta)"),
@@ -1685,7 +1700,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "03_positional_encoding",
         "PositionalEncoding",
         "stores the table as a plain attribute instead of a registered buffer.",
-        KV_FIRST_TOKEN,
+        AUTHOR,
         (r"buffer|register",),
         edits=(("self.register_buffer('pe', table.unsqueeze(0))", "self.pe = table.unsqueeze(0)"),),
     ),
@@ -1694,7 +1709,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "03_positional_encoding",
         "PositionalEncoding",
         "never applies dropout.",
-        SDPA_SCALE,
+        AUTHOR,
         (r"dropout",),
         edits=(("return self.dropout(x + self.pe[:, :length])", "return x + self.pe[:, :length]"),),
     ),
@@ -1703,7 +1718,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "03_positional_encoding",
         "PositionalEncoding",
         "adds the whole max_len table instead of its first len rows.",
-        SDPA_SCALE,
+        AUTHOR,
         (r"first len|slice|max_len|length",),
         edits=(
             ("return self.dropout(x + self.pe[:, :length])", "return self.dropout(x + self.pe)"),
@@ -1799,7 +1814,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "05_multi_head_attention",
         "split_heads",
         "reshapes to (batch, len, heads, d_head) and forgets the transpose.",
-        KV_GQA,
+        AUTHOR,
         (r"transpos",),
         edits=((".transpose(1, 2)", ""),),
     ),
@@ -1808,7 +1823,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "05_multi_head_attention",
         "split_heads",
         "reshapes straight to (batch, heads, len, d_head), mixing positions and features.",
-        KV_GQA,
+        AUTHOR,
         (r"transpos|reshape|view",),
         edits=(
             (
@@ -1822,7 +1837,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "05_multi_head_attention",
         "merge_heads",
         "reshapes without transposing the heads back first.",
-        KV_GQA,
+        AUTHOR,
         (r"transpos",),
         edits=(("x.transpose(1, 2).reshape", "x.reshape"),),
     ),
@@ -1831,7 +1846,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "05_multi_head_attention",
         "MultiHeadAttention",
         "returns the merged heads without the output projection w_o.",
-        SDPA_SCALE,
+        AUTHOR,
         (r"w_o|output projection",),
         edits=(
             (
@@ -1845,7 +1860,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "05_multi_head_attention",
         "MultiHeadAttention",
         "projects the values with w_k instead of w_v.",
-        SDPA_SCALE,
+        AUTHOR,
         (r"w_v|w_k",),
         edits=(
             (
@@ -1859,7 +1874,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "05_multi_head_attention",
         "MultiHeadAttention",
         "returns only the output, not (output, weights).",
-        SDPA_SCALE,
+        AUTHOR,
         (r"tuple|weights|two values|pair",),
         edits=(
             (
@@ -1873,7 +1888,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "05_multi_head_attention",
         "MultiHeadAttention",
         "splits the heads as if d_head were d_model // 1 (no split: one head).",
-        SDPA_SCALE,
+        AUTHOR,
         (r"num_heads|one head|split",),
         edits=(
             (
@@ -1964,7 +1979,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "07_encoder",
         "LayerNorm",
         "uses the unbiased variance (divides by n - 1).",
-        SMOOTH_PAD_COUNT,
+        AUTHOR,
         (r"unbiased|biased|n - 1|n-1|bessel|correction",),
         edits=(("unbiased=False", "unbiased=True"),),
     ),
@@ -1973,7 +1988,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "07_encoder",
         "LayerNorm",
         "adds eps to the standard deviation instead of the variance.",
-        SMOOTH_PAD_COUNT,
+        AUTHOR,
         (r"eps.{0,60}(inside|outside|under|variance)",),
         edits=(("torch.sqrt(variance + self.eps)", "(torch.sqrt(variance) + self.eps)"),),
     ),
@@ -1997,7 +2012,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "07_encoder",
         "PositionwiseFeedForward",
         "forgets the ReLU between the two linear layers.",
-        SDPA_SCALE,
+        AUTHOR,
         (r"relu|activation|nonlinear",),
         edits=(("hidden = torch.relu(self.w_1(x))", "hidden = self.w_1(x)"),),
     ),
@@ -2006,7 +2021,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "07_encoder",
         "PositionwiseFeedForward",
         "applies the ReLU after w_2 instead of between the layers.",
-        SDPA_SCALE,
+        AUTHOR,
         (r"relu|activation",),
         edits=(
             ("hidden = torch.relu(self.w_1(x))", "hidden = self.w_1(x)"),
@@ -2021,7 +2036,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "07_encoder",
         "EncoderLayer",
         "the attention sublayer has no residual connection (post-norm path).",
-        "https://github.com/harvardnlp/annotated-transformer/issues",
+        AUTHOR,
         (r"residual|skip connection|x \+",),
         edits=(
             (
@@ -2035,7 +2050,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "07_encoder",
         "EncoderLayer",
         "ignores norm_first: always post-norm.",
-        "https://github.com/harvardnlp/annotated-transformer/issues",
+        AUTHOR,
         (r"norm_first|pre.norm|pre-LN",),
         edits=(("if self.norm_first:", "if False:"),),
     ),
@@ -2044,7 +2059,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "07_encoder",
         "Encoder",
         "feeds every layer the stack's input instead of the previous layer's output.",
-        "https://github.com/harvardnlp/annotated-transformer/issues",
+        AUTHOR,
         (r"chain|previous layer|stack's input|each layer.{0,40}input|receives",),
         edits=(
             (
@@ -2058,7 +2073,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "07_encoder",
         "Encoder",
         "always adds a final norm, also for the post-LN stack.",
-        "https://github.com/harvardnlp/annotated-transformer/issues",
+        AUTHOR,
         (r"final (layer)?norm",),
         edits=(
             (
@@ -2198,7 +2213,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "09_transformer",
         "Transformer",
         "ties only the output layer to the source embedding, not the target embedding.",
-        "https://github.com/karpathy/nanoGPT/issues",
+        TYING,
         (r"tgt_embedding|three|target embedding",),
         edits=(
             ("self.tgt_embedding.embedding.weight = self.src_embedding.embedding.weight", "pass"),
@@ -2218,7 +2233,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "09_transformer",
         "count_parameters",
         "forgets the biases of the attention projections.",
-        SDPA_SCALE,
+        AUTHOR,
         (r"bias",),
         edits=(
             (
@@ -2232,7 +2247,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "09_transformer",
         "count_parameters",
         "counts one attention block per decoder layer instead of two.",
-        SDPA_SCALE,
+        AUTHOR,
         (r"cross.attention|two attention|2 \*",),
         edits=(
             (
@@ -2246,7 +2261,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "09_transformer",
         "count_parameters",
         "counts the output weight again when the embeddings are tied.",
-        SDPA_SCALE,
+        AUTHOR,
         (r"tied|shared|tie",),
         edits=(
             (
@@ -2260,7 +2275,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         "09_transformer",
         "count_parameters",
         "counts a LayerNorm as d_model parameters (forgets the bias).",
-        SDPA_SCALE,
+        AUTHOR,
         (r"LayerNorm|layer norm|gain and bias|2 \* d_model",),
         edits=(("layer_norm = 2 * d_model", "layer_norm = d_model"),),
     ),
