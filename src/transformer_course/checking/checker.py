@@ -276,10 +276,8 @@ class Checker:
             if wrong_value is not None and self._equal(got, wrong_value):
                 self.fail(f"{what} returned {short(got)}, expected {short(expected)}. {message}")
         hint = hint() if callable(hint) else hint
-        where = first_difference(got, expected)
-        self.fail(
-            f"{what} returned {short(got)}, expected {short(expected)}. {where} {hint}".strip()
-        )
+        advice = " ".join(part for part in (first_difference(got, expected), hint) if part)
+        self.fail(f"{what} returned {short(got)}, expected {short(expected)}. {advice}".strip())
 
     @staticmethod
     def _equal(got: Any, expected: Any) -> bool:
