@@ -414,7 +414,7 @@ MISTAKES = [
     Mistake(checks.check_merge_pair, merge_drops_last, "last id went missing"),
     Mistake(checks.check_train_bpe, train_ties_last, "tie was broken the wrong way"),
     Mistake(checks.check_train_bpe, train_ids_from_255, r"gets id 256 \+ i"),
-    Mistake(checks.check_train_bpe, train_counts_once, "count pairs on the \\*current\\* ids"),
+    Mistake(checks.check_train_bpe, train_counts_once, "counted once, on the original bytes"),
     Mistake(checks.check_train_bpe, train_on_characters, "UTF-8 bytes of the text"),
     Mistake(checks.check_train_bpe, train_never_stops, r"empty sequence[\s\S]*stop early"),
     Mistake(checks.check_train_bpe, train_merges_newest_first, "in the order they were learned"),

@@ -12,6 +12,7 @@ import heapq
 import itertools
 import math
 import random
+import re
 
 import numpy as np
 import pytest
@@ -1347,3 +1348,95 @@ def test_translation_scores_oracle():
     single = sacrebleu.corpus_bleu(hypotheses, [[r[0] for r in refs]]).score
     several = ref.translation_scores(hypotheses, refs)["bleu"]
     assert several > single  # "yo" counts once "yo lo veo" is a reference
+
+
+# ------------------------------------------ issue 22: diagnoses that name the mistake made
+def _visible_message(check, fn) -> str:
+    from transformer_course.checking.failure import CheckFailure
+
+    with pytest.raises(CheckFailure) as failure:
+        check(fn)
+    return failure.value.message
+
+
+def _beam_editing(old: str, new: str):
+    """The reference beam_search with one line changed (a learner's slip)."""
+    import inspect
+    import textwrap
+
+    source = textwrap.dedent(inspect.getsource(ref.beam_search))
+    assert old in source
+    namespace = dict(vars(ref))
+    exec(source.replace(old, new, 1), namespace)
+    return namespace["beam_search"]
+
+
+def test_beam_search_names_returning_the_last_hypothesis_not_the_length_penalty():
+    """It used to say "The most likely cause: You divided by L ** α" on a row searched with
+    length_penalty=0.0, where no penalty can change anything."""
+    fn = _beam_editing(
+        "results.append(max(finished or beam, key=normalised)[0])",
+        "results.append((finished or beam)[-1][0])",
+    )
+    text = _visible_message(check_beam_search, fn)
+    assert "last hypothesis collected" in text, text
+    assert "most likely cause" not in text and "L ** α" not in text, text
+
+
+def test_beam_search_names_every_cause_that_agrees_with_all_answers():
+    """A multiplied penalty was told the penalty is missing, summed probabilities that they
+    were raw logits: each agrees with another mistake on every input, so both are named."""
+    multiplied = _beam_editing(
+        "return score / ((5 + len(tokens)) / 6) ** length_penalty",
+        "return score * ((5 + len(tokens)) / 6) ** length_penalty",
+    )
+    text = _visible_message(check_beam_search, multiplied)
+    assert "multiplied the score by the length penalty" in text, text
+    probabilities = _beam_editing(
+        "torch.log_softmax(logits[:, -1], dim=-1)", "torch.softmax(logits[:, -1], dim=-1)"
+    )
+    text = _visible_message(check_beam_search, probabilities)
+    assert "add up probabilities" in text and "raw logits" in text, text
+
+
+def test_beam_search_names_a_hypothesis_extended_after_eos():
+    fn = _beam_editing("if token == eos_id:", "if False:")
+    assert "went on after <eos>" in _visible_message(check_beam_search, fn)
+
+
+def test_beam_search_fallback_states_the_contracts_stopping_rule():
+    """The fallback used to say "stop once beam_size have finished", not the contract, and to
+    guess a "most likely cause" that did not explain every answer."""
+    fn = _beam_editing(  # a beam one narrower than asked, from beam_size 2 up
+        "if len(new_beam) == beam_size:",
+        "if len(new_beam) == (beam_size if beam_size < 2 else beam_size - 1):",
+    )
+    text = _visible_message(check_beam_search, fn)
+    assert "stop once beam_size have finished" not in text, text
+    assert "best finished normalised score is at least the best live score" in text, text
+    assert re.search(r"Yours: log-probability .*; expected: log-probability", text), text
+
+
+def _smoothing_unmasked(logits, labels, pad_id, smoothing=0.1):
+    log_probs = torch.log_softmax(logits, dim=-1)
+    keep = labels != pad_id
+    target = -log_probs.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+    return (1 - smoothing) * target[keep].mean() + smoothing * (-log_probs.mean(-1)).mean()
+
+
+def _softmax_then_cross_entropy(logits, labels, pad_id, smoothing=0.1):
+    criterion = nn.CrossEntropyLoss(ignore_index=pad_id, label_smoothing=smoothing)
+    return criterion(logits.softmax(-1).flatten(0, -2), labels.flatten())
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        (_smoothing_unmasked, r"smoothing term .* summed over every position, pad included"),
+        (_softmax_then_cross_entropy, r"softmax was taken before F\.cross_entropy"),
+    ],
+)
+def test_label_smoothed_loss_names_the_masking_or_the_double_softmax(fn, message):
+    """Both used to get the one formula hint every unmatched loss got."""
+    text = _visible_message(check_label_smoothed_loss, fn)
+    assert re.search(message, text), text

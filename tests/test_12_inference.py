@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 import torch
@@ -16,6 +17,7 @@ from common import REPO, Correct, Mistake, lesson_tests, validated_notebook
 from torch import nn
 
 from transformer_course import stdlib_corpus
+from transformer_course.checking.failure import CheckFailure
 from transformer_course.checkpoints import DIRECTORY as CHECKPOINTS
 from transformer_course.checkpoints import language_model as shipped_model
 from transformer_course.checks import inference as checks
@@ -28,6 +30,7 @@ from transformer_course.checks.inference import (
     check_tiled_attention,
 )
 from transformer_course.reference import inference as ref
+from transformer_course.reference.attention import scaled_dot_product_attention
 from transformer_course.reference.language_model import GPT
 from transformer_course.reference.masking import look_ahead_mask
 
@@ -373,7 +376,11 @@ MISTAKES = [
         _named("s", lambda x, b: checks._online_variant(x, b, rescale="inverted")),
         r"wrong way round",
     ),
-    Mistake(check_online_softmax, _named("s", _softmax_no_max), r"NaN or inf.*running maximum"),
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_no_max),
+        r"No maximum is subtracted.*running maximum",
+    ),
     Mistake(check_online_softmax, _named("s", _softmax_max_from_zero), r"starts at 0 instead of"),
     Mistake(check_online_softmax, _named("s", _softmax_block_max), r"each block's own"),
     Mistake(
@@ -684,3 +691,173 @@ def test_tiled_attention_peak_memory_grows_linearly_and_naive_quadratically():
     tiled_growth = peaks[large][1] / peaks[small][1]
     assert naive_growth > 12, naive_growth  # 16 for len²
     assert tiled_growth < 6, tiled_growth  # 4 for len
+
+
+# ------------------------------------------ issue 22: diagnoses that name the mistake made
+def _visible_message(check, fn) -> str:
+    with pytest.raises(CheckFailure) as failure:
+        check(fn)
+    return failure.value.message
+
+
+@torch.no_grad()
+def _generate_stale_start(model, prompt, max_new_tokens):
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + 1)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+@torch.no_grad()
+def _generate_prompt_uncached(model, prompt, max_new_tokens):
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    for position in range(length):  # the prompt token by token, but without the caches
+        logits = model(prompt[:, : position + 1])[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+@torch.no_grad()
+def _generate_fresh_caches(model, prompt, max_new_tokens):
+    batch, length = prompt.shape
+    logits = model(prompt, caches=model.new_caches(batch, length), start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            fresh = model.new_caches(batch, 1)
+            logits = model(next_id, caches=fresh, start=length + step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+@torch.no_grad()
+def _generate_logits_late(model, prompt, max_new_tokens):
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        logits = model(next_id, caches=caches, start=length + step)[:, -1]
+        steps.append(logits)
+    return ids, torch.stack(steps, dim=1)
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        (_generate_stale_start, r"Call 2 of the model .* ran with start=6, but the caches held 5"),
+        (_generate_prompt_uncached, r"prompt ran through the model without the caches"),
+        (_generate_fresh_caches, r"got new, empty caches"),
+        (_generate_logits_late, r"recorded one step late"),
+    ],
+)
+def test_generate_names_the_first_call_that_departs_from_cached_generation(fn, message):
+    """Four cache bugs used to share "logits differ ... largest difference at index ..."."""
+    text = _visible_message(check_generate, _named("generate", fn))
+    assert re.search(message, text), text
+    assert "largest difference" not in text
+
+
+class _LengthNeverAdvances(ref.KVCache):
+    def forward(self, k_new, v_new):
+        n = k_new.shape[-2]
+        self.keys[:, :, :n] = k_new
+        self.values[:, :, :n] = v_new
+        return self.keys[:, :, :n], self.values[:, :, :n]
+
+
+class _PersistentCache(ref.KVCache):
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__(batch, num_heads, max_len, d_head, dtype)
+        keys, values = self.keys, self.values
+        del self.keys, self.values
+        self.register_buffer("keys", keys)
+        self.register_buffer("values", values)
+
+
+class _Float32Cache(ref.KVCache):
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__(batch, num_heads, max_len, d_head)
+
+
+class _FeatureAxisCache(nn.Module):
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__()
+        empty = torch.zeros(batch, num_heads, 0, d_head, dtype=dtype)
+        self.register_buffer("keys", empty, persistent=False)
+        self.register_buffer("values", empty.clone(), persistent=False)
+
+    def forward(self, k_new, v_new):
+        self.keys = torch.cat([self.keys, k_new], dim=-1)
+        self.values = torch.cat([self.values, v_new], dim=-1)
+        return self.keys, self.values
+
+
+@pytest.mark.parametrize(
+    ("cls", "message"),
+    [
+        # was "It returned only the new positions" (the symptom another bug shares)
+        (_LengthNeverAdvances, r"self\.length never advances"),
+        (_PersistentCache, r"persistent=False"),
+        (_Float32Cache, r"allocate the buffers with dtype=dtype"),
+        # was PyTorch's raw "Sizes of tensors must match except in dimension 3" alone
+        (_FeatureAxisCache, r"along axis 3 \(d_head\)"),
+    ],
+)
+def test_kv_cache_names_the_state_or_the_axis_that_is_wrong(cls, message):
+    text = _visible_message(check_KVCache, cls)
+    assert re.search(message, text), text
+
+
+def test_an_error_raised_in_course_code_called_by_the_learner_says_so():
+    @torch.no_grad()
+    def generate(model, prompt, max_new_tokens):
+        caches = model.new_caches(prompt.shape[0], prompt.shape[1])  # no room for new tokens
+        logits = model(prompt, caches=caches)[:, -1]
+        model(logits.argmax(-1, keepdim=True), caches=caches, start=prompt.shape[1])
+        raise AssertionError("the cache should have refused")
+
+    text = _visible_message(check_generate, generate)
+    assert "the course's own code" in text, text
+
+
+def test_all_nan_online_softmax_names_every_cause_that_gives_it():
+    """An output NaN everywhere used to get the fixed hint ("large scores overflow")."""
+
+    def online_softmax(x, block_size):
+        return checks._online_variant(x, block_size, rescale="inverted_raw")
+
+    text = _visible_message(check_online_softmax, online_softmax)
+    assert "NaN or inf everywhere" in text and "inverted" in text, text
+
+
+def test_grouped_query_attention_names_an_inverted_mask_and_the_axis_of_a_shape_error():
+    def inverted(q, k, v, mask=None):
+        return ref.grouped_query_attention(q, k, v, None if mask is None else ~mask)
+
+    def repeated_on_positions(q, k, v, mask=None):
+        group = q.shape[1] // k.shape[1]
+        k, v = k.repeat_interleave(group, dim=2), v.repeat_interleave(group, dim=2)
+        return scaled_dot_product_attention(q, k, v)[0]
+
+    assert "wrong way round" in _visible_message(check_grouped_query_attention, inverted)
+    text = _visible_message(check_grouped_query_attention, repeated_on_positions)
+    assert re.search(r"axis 1 \(heads\)", text), text

@@ -133,3 +133,24 @@ def test_a_huge_exception_message_gives_a_bounded_message(kind):
     message = _message(check_tokenize, tokenize)
     assert len(message) < MESSAGE_LIMIT
     assert "raised ValueError" in message
+
+
+def test_a_boolean_mask_shows_its_entries_and_the_first_wrong_one():
+    """Issue 22: a (6, 6) mask used to print as <Tensor shape=(6, 6) dtype=torch.bool> on
+    both sides of "returned ..., expected ...", so the learner could not see the difference."""
+    import torch
+
+    from transformer_course.checking import Checker
+    from transformer_course.checking.failure import CheckFailure
+
+    causal = torch.ones(6, 6, dtype=torch.bool).tril()
+    assert short(causal) == (
+        "Tensor([[100000] [110000] [111000] [111100] [111110] [111111]] as 0/1, dtype=torch.bool)"
+    )
+    with pytest.raises(CheckFailure) as failure, Checker("look_ahead_mask") as c:
+        c.expect_equal(causal.T, causal, "look_ahead_mask(6)")
+    message = failure.value.message
+    assert "<Tensor shape" not in message
+    assert "First wrong entry at (0, 1): yours True, expected False (30 of 36 entries differ)" in (
+        message
+    )

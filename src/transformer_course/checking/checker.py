@@ -11,8 +11,15 @@ from typing import Any
 
 import numpy as np
 
-from transformer_course.checking.failure import CheckFailure, learner_frames
-from transformer_course.checking.formatting import as_numpy, clip, dtype_name, ordinal, short
+from transformer_course.checking.failure import CheckFailure, course_origin, learner_frames
+from transformer_course.checking.formatting import (
+    as_numpy,
+    clip,
+    dtype_name,
+    first_difference,
+    ordinal,
+    short,
+)
 from transformer_course.checking.hints import GENERIC_HINTS, Hint, matching_hints
 from transformer_course.checking.randomness import global_random_state, restore_random_state
 from transformer_course.checking.snapshots import same_as_snapshot, snapshot
@@ -129,6 +136,13 @@ class Checker:
                 raise
             except Exception as exc:
                 advice = matching_hints(exc, [*hint_list, *GENERIC_HINTS.items()])
+                origin = course_origin(exc)
+                if origin:
+                    advice.append(
+                        f"The error was raised inside the course's own code ({origin}), "
+                        "called by yours: your code handed it something outside its "
+                        "contract (the message above says what)."
+                    )
                 raise CheckFailure(
                     self.exercise,
                     f"calling `{call_repr}` raised {type(exc).__name__}: {clip(str(exc), 1000)}"
@@ -262,7 +276,8 @@ class Checker:
             if wrong_value is not None and self._equal(got, wrong_value):
                 self.fail(f"{what} returned {short(got)}, expected {short(expected)}. {message}")
         hint = hint() if callable(hint) else hint
-        self.fail(f"{what} returned {short(got)}, expected {short(expected)}. {hint}".strip())
+        advice = " ".join(part for part in (first_difference(got, expected), hint) if part)
+        self.fail(f"{what} returned {short(got)}, expected {short(expected)}. {advice}".strip())
 
     @staticmethod
     def _equal(got: Any, expected: Any) -> bool:
@@ -286,6 +301,7 @@ class Checker:
         atol: float = 1e-6,
         hint: str | Callable[[], str] = "",
         mistakes: Mapping[str, Any] | None = None,
+        explain: Callable[[], str] | None = None,
     ) -> None:
         """Numerical closeness; shapes must already have been checked.
 
@@ -293,7 +309,9 @@ class Checker:
         d_k?") to the value that mistake would produce (or a zero-argument
         callable computing it, or None when it cannot happen here). The first
         one the learner's value matches is reported. ``hint`` may be a callable,
-        evaluated only when no mistake matches.
+        evaluated only when no mistake matches. ``explain``, evaluated next, returns a
+        diagnosis made from more than the value (a replay of the learner's steps, say)
+        or ""; a diagnosis replaces the "largest difference" report.
         """
         got_np = as_numpy(got).astype(np.float64)
         exp_np = as_numpy(expected).astype(np.float64)
@@ -311,6 +329,9 @@ class Checker:
                 got_np, wrong_np, rtol=max(rtol, 1e-4), atol=max(atol, 1e-5), equal_nan=True
             ):
                 self.fail(f"{what} is not what the reference gives. {message}")
+        diagnosis = explain() if explain is not None else ""
+        if diagnosis:
+            self.fail(f"{what} is not what the reference gives. {diagnosis}")
         hint = hint() if callable(hint) else hint
         if not np.isfinite(got_np).all() and np.isfinite(exp_np).all():
             bad = np.argwhere(~np.isfinite(got_np))[0]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from transformer_course.checking.formatting import clip
 
-__all__ = ["CheckFailure", "learner_frames"]
+__all__ = ["CheckFailure", "course_origin", "learner_frames"]
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
 
@@ -68,3 +68,17 @@ def learner_frames(exc: BaseException) -> str:
         return ""
     text = "".join(traceback.format_list(frames[-3:]))
     return clip(text + "".join(traceback.format_exception_only(type(exc), exc)), 2000)
+
+
+def course_origin(exc: BaseException) -> str:
+    """``module.function`` of the course code (not the checks) that raised ``exc`` after
+    the learner's code called it (the reference KVCache refusing a chunk, say); "" when
+    the error comes from the learner's code, a library, or no learner code is involved."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames or not any(_is_learner_frame(frame.filename) for frame in frames):
+        return ""
+    last = frames[-1]
+    if not last.filename.startswith(_PACKAGE_DIR) or "/checking/" in last.filename:
+        return ""
+    module = Path(last.filename).stem
+    return f"{module}.{last.name}"

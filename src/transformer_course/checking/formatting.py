@@ -12,9 +12,10 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["as_numpy", "clip", "dtype_name", "ordinal", "short"]
+__all__ = ["as_numpy", "clip", "dtype_name", "first_difference", "ordinal", "short"]
 
 _SMALL_ARRAY = 30  # arrays and tensors up to this many values show them
+_SMALL_MASK = 144  # bool ones up to this many (a 12 x 12 mask), as rows of 0 and 1
 
 
 def short(value: Any, limit: int = 300) -> str:
@@ -25,8 +26,13 @@ def short(value: Any, limit: int = 300) -> str:
     """
     if hasattr(value, "shape") and hasattr(value, "dtype") and getattr(value, "ndim", 0) >= 1:
         size = math.prod(int(n) for n in value.shape)
-        array = as_numpy(value) if size <= _SMALL_ARRAY else None
-        if array is not None and array.dtype != object:
+        boolean = "bool" in str(value.dtype)
+        array = as_numpy(value) if size <= (_SMALL_MASK if boolean else _SMALL_ARRAY) else None
+        if array is not None and boolean:
+            body = np.array2string(array.astype(np.int8), separator="", max_line_width=10_000)
+            body = " ".join(body.split())  # one line: [[100] [110] [111]] for a 3 x 3 mask
+            text = f"{type(value).__name__}({body} as 0/1, dtype={value.dtype})"
+        elif array is not None and array.dtype != object:
             body = np.array2string(array, precision=4, separator=", ", suppress_small=True)
             text = f"{type(value).__name__}({body}, dtype={value.dtype})"
         else:
@@ -156,3 +162,26 @@ def dtype_name(dtype: Any) -> str:
 def ordinal(n: int) -> str:
     """1st, 2nd, 3rd, 4th, ... (as the messages have always written them: 11th is "11th")."""
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
+
+
+def first_difference(got: Any, expected: Any) -> str:
+    """Where two arrays (or tensors) of the same shape first differ, in reading order:
+    "first wrong entry at (i, j): yours ..., expected ... (k of n entries differ)"; ""
+    when they are not two arrays of one shape, or do not differ."""
+    if not (hasattr(got, "shape") and hasattr(expected, "shape")):
+        return ""
+    try:
+        got_np, exp_np = as_numpy(got), as_numpy(expected)
+    except Exception:
+        return ""
+    if got_np.shape != exp_np.shape or got_np.ndim == 0:
+        return ""
+    with np.errstate(invalid="ignore"):
+        wrong = got_np != exp_np
+    if not wrong.any():
+        return ""
+    index = tuple(int(i) for i in np.argwhere(wrong)[0])
+    return (
+        f"First wrong entry at {index}: yours {got_np[index].item()!r}, expected "
+        f"{exp_np[index].item()!r} ({int(wrong.sum())} of {wrong.size} entries differ)."
+    )

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import re
+from collections.abc import Callable, Iterable, Sequence
 
-__all__ = ["GENERIC_HINTS", "Hint", "matching_hints"]
+__all__ = ["GENERIC_HINTS", "Hint", "matching_hints", "shape_mismatch_hint"]
 
 
 #: Hints added to the message when the learner's code raises an error whose text
@@ -31,6 +32,26 @@ GENERIC_HINTS: dict[str, str] = {
         "A matrix product mixed two dtypes (float32 and float64, say). Keep the dtype of the "
         "inputs: avoid .double()/.float() and tensors created with a fixed dtype."
     ),
+    "cannot be converted to Scalar": (
+        "`.item()` (or float(), int(), or an `if`) needs a tensor with one value, and this one "
+        "holds a whole batch (or a row). Keep working on the tensor, element-wise, without "
+        "turning it into a Python number."
+    ),
+    "only one element tensors can be converted to Python scalars": (
+        "`.item()`, float() or int() needs a tensor with one value, and this one holds "
+        "several (a batch, a row). Keep the tensor, and work on it element-wise."
+    ),
+    "mat1 and mat2 shapes cannot be multiplied": (
+        "A matrix product (@, nn.Linear) got shapes that do not chain: the last axis of the "
+        "left operand must equal the first of the right's (its second-to-last for batched "
+        "tensors). Print the shapes on the line shown below; a missing or extra transpose is "
+        "the usual cause."
+    ),
+    "must match the size of tensor b": (
+        "Two tensors of different sizes met in one element-wise operation (+, *, "
+        "masked_fill, ...): along the axis the error names, one is neither the same size nor "
+        "1. Print both shapes on the line shown below."
+    ),
     "must have the same dtype": (
         "Two tensors of different dtypes met in one operation. Keep the dtype of the inputs: "
         "avoid .double()/.float() and new tensors created with a fixed dtype (pass "
@@ -38,13 +59,53 @@ GENERIC_HINTS: dict[str, str] = {
     ),
 }
 
-Hint = tuple[str | type | Callable[[BaseException], bool], str]
+Hint = tuple[str | type | Callable[[BaseException], bool], str | Callable[[BaseException], str]]
+
+_AXIS = re.compile(r"(?:non-singleton dimension|except in dimension|at dimension) (-?\d+)")
+
+
+def shape_mismatch_hint(axes: Sequence[str], layout: str) -> Hint:
+    """A hint for PyTorch's shape-mismatch RuntimeErrors ("... must match ... at
+    non-singleton dimension 1", "Sizes of tensors must match except in dimension 3"):
+    it names the axis the error is about, from ``axes`` (the names of the axes of the
+    tensors involved, in order), and restates the expected ``layout``."""
+
+    def text(exc: BaseException) -> str:
+        found = _AXIS.search(str(exc))
+        if not found:
+            return ""
+        number = int(found.group(1))
+        if not -len(axes) <= number < len(axes):
+            return ""
+        name = axes[number]
+        if "except in dimension" in str(exc):
+            return (
+                f"torch.cat joined the tensors along axis {number % len(axes)} ({name}), so "
+                f"every other axis had to agree and did not. {layout}"
+            )
+        return (
+            f"Two tensors disagree along axis {number % len(axes)} ({name}): one of yours has "
+            f"the wrong size there. {layout}"
+        )
+
+    def when(exc: BaseException) -> bool:
+        return isinstance(exc, RuntimeError) and bool(_AXIS.search(str(exc)))
+
+    return when, text
 
 
 def matching_hints(exc: BaseException, hints: Iterable[Hint]) -> list[str]:
     text = f"{type(exc).__name__}: {exc}"
     found = []
     for when, hint in hints:
+        if callable(hint):
+            try:
+                hint = hint(exc) if _hits(when, exc, text) else ""
+            except Exception:
+                hint = ""
+            if hint and hint not in found:
+                found.append(hint)
+            continue
         if isinstance(when, str):
             hit = when in text
         elif isinstance(when, type):
@@ -57,3 +118,14 @@ def matching_hints(exc: BaseException, hints: Iterable[Hint]) -> list[str]:
         if hit and hint not in found:
             found.append(hint)
     return found
+
+
+def _hits(when, exc: BaseException, text: str) -> bool:
+    if isinstance(when, str):
+        return when in text
+    if isinstance(when, type):
+        return isinstance(exc, when)
+    try:
+        return bool(when(exc))
+    except Exception:
+        return False

@@ -26,6 +26,7 @@ import torch
 
 from transformer_course.checking import Checker, short, tolerance, torch_generator
 from transformer_course.checking.forbidden import refuse_forbidden
+from transformer_course.checking.hints import shape_mismatch_hint
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.objects import course_object
 from transformer_course.checking.quiz import Quiz, quiz_check
@@ -53,6 +54,7 @@ def _expect_tensor(c: Checker, got, what: str) -> None:
 _VISIBLE_CACHE = [  # (batch, num_heads, max_len, d_head, chunk sizes, dtype)
     (2, 2, 8, 4, (3, 1, 1, 2), torch.float32),
     (1, 3, 4, 2, (1, 1, 1, 1), torch.float32),
+    (2, 1, 5, 3, (2, 3), torch.float64),  # the dtype argument is used
 ]
 _HIDDEN_CACHE = [
     (3, 4, 10, 4, (5, 1, 2, 1, 1), torch.float32),
@@ -66,6 +68,24 @@ _BEFORE_APPENDING = (
     "the prompt's last token to the rest of the prompt). Write the new keys and values first, "
     "then return everything stored, the new positions included."
 )
+_CACHE_SHAPES = [
+    shape_mismatch_hint(
+        ("batch", "num_heads", "positions", "d_head"),
+        "The buffers are (batch, num_heads, max_len, d_head), one slot per sequence of the "
+        "batch; k_new and v_new are (batch, num_heads, n, d_head). Write them at "
+        "[:, :, length : length + n] (positions are axis 2, dim=-2), or, in a cache that "
+        "grows, torch.cat along dim=-2.",
+    )
+]
+_GQA_SHAPES = [
+    shape_mismatch_hint(
+        ("batch", "heads", "positions", "features"),
+        "q is (batch, num_heads, len_q, d_head); k and v are (batch, num_kv_heads, len_k, ·). "
+        "Repeat each key/value head group = num_heads // num_kv_heads times along the head "
+        "axis (dim=1): k.repeat_interleave(group, dim=1), so that query head h meets "
+        "key/value head h // group.",
+    )
+]
 _ONLY_NEW = (
     "It returned only the new positions. The cache exists to give the new queries the keys "
     "and values of *every* earlier position: return all positions stored so far."
@@ -110,6 +130,27 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                 built,
                 "Make KVCache a subclass of nn.Module and call super().__init__() first.",
             )
+            # Preallocated buffers (max_len positions) must stay out of the state dict; an
+            # empty growing buffer (0 positions, Hugging Face's style) costs nothing there.
+            saved = [
+                key
+                for key, value in cache.state_dict().items()
+                if isinstance(value, torch.Tensor) and value.dim() >= 3 and value.shape[-2] > 0
+            ]
+            c.expect_true(
+                not saved,
+                f"{built}.state_dict() holds {saved}: register the buffers with "
+                "persistent=False. A cache is scratch space for one generation; persistent "
+                "buffers would be saved with (and loaded into) the model's weights.",
+            )
+            for name in ("keys", "values"):
+                buffer = getattr(cache, name, None)
+                if isinstance(buffer, torch.Tensor) and buffer.dtype != dtype:
+                    c.fail(
+                        f"{built}: the buffer {name} has dtype {buffer.dtype}, not {dtype}: "
+                        "allocate the buffers with dtype=dtype (torch.zeros(shape, "
+                        "dtype=dtype)); the dtype argument is the model's."
+                    )
             seed = 1200 + 10 * number + 100 * hidden
             all_k = randn((batch, heads, sum(chunks), d_head), seed, dtype=dtype)
             all_v = randn((batch, heads, sum(chunks), d_head), seed + 1, dtype=dtype)
@@ -124,6 +165,7 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                     v_new,
                     call_repr=f"cache(k_new, v_new) ({call})",
                     mutation_hint="Copy k_new and v_new into the buffers; do not change them.",
+                    hints=_CACHE_SHAPES,
                 )
                 c.expect_type(got, tuple, f"{call}: the result", "Return a tuple (keys, values).")
                 c.expect_true(
@@ -134,6 +176,22 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                 _expect_tensor(c, got_k, f"{call}: keys")
                 _expect_tensor(c, got_v, f"{call}: values")
                 stored = length + n
+                counter = getattr(cache, "length", None)
+                if isinstance(counter, int) and not isinstance(counter, bool) and counter != stored:
+                    never = counter == 0 or (counter == n and length > 0)
+                    c.fail(
+                        f"{call}: self.length is {counter} afterwards, but the cache now holds "
+                        f"{stored} positions. "
+                        + (
+                            "self.length never advances, so every chunk is written at the "
+                            "same place (position 0) and overwrites the one before. "
+                            if never
+                            else "It counts the stored positions wrongly, so the next chunk "
+                            "is written over (or after a gap from) the last ones. "
+                        )
+                        + "After writing n new positions at [length, length + n), set "
+                        "self.length = length + n."
+                    )
                 for tensor, what in ((got_k, "keys"), (got_v, "values")):
                     found = tuple(tensor.shape)
                     hint = ""
@@ -286,13 +344,145 @@ def _generate_mistakes(seed, sizes, prompt, new) -> dict[str, object]:
     }
 
 
+class _CallTrace:
+    """Records every call of the model during the learner's generate: the ids' shape, the
+    ``start``, which caches (by identity) and how many positions each held before the call.
+    A forward pre-hook: the learner's code runs exactly as it would without it."""
+
+    def __init__(self, model):
+        self.calls: list[dict] = []
+        self._handle = model.register_forward_pre_hook(self._record, with_kwargs=True)
+
+    def _record(self, module, args, kwargs):
+        names = ("ids", "caches", "start")
+        bound = dict(zip(names, args, strict=False)) | {
+            k: v for k, v in kwargs.items() if k in names
+        }
+        caches = bound.get("caches")
+        ids = bound.get("ids")
+        self.calls.append(
+            {
+                "shape": tuple(ids.shape) if isinstance(ids, torch.Tensor) else None,
+                "start": bound.get("start", 0),
+                # the objects themselves (kept alive while the check runs): an id() of a
+                # cache the learner dropped may be reused by the next one
+                "caches": None if caches is None else list(caches),
+                "held": None
+                if caches is None
+                else [getattr(cache, "length", None) for cache in caches],
+            }
+        )
+
+    def remove(self) -> None:
+        self._handle.remove()
+
+
+def _diagnose_calls(calls: list[dict], length: int) -> str:
+    """The first call of the model that departs from generation with a cache (the prompt
+    with fresh caches at start 0, or token by token; then each new token with the same
+    caches and start = the number of positions they hold), named; "" when none does."""
+    seen: list = []  # every cache object the earlier calls used
+    position = 0  # positions fed through the caches so far
+    for number, call in enumerate(calls):
+        which = (
+            "the prompt's call (the prefill)"
+            if number == 0
+            else f"call {number + 1} of the model (the token at position {position})"
+        )
+        n = call["shape"][1] if call["shape"] and len(call["shape"]) == 2 else None
+        if call["caches"] is None:
+            if number == 0:
+                return (
+                    "The prompt ran through the model without the caches (caches=None): they "
+                    "stay empty, so the new tokens attend to nothing of the prompt. Pass the "
+                    "caches to the prefill call too: model(prompt, caches=caches, start=0)."
+                )
+            return (
+                f"{which.capitalize()} ran without the caches (caches=None): a new token "
+                "must go through the same caches as the prompt, with start = its position."
+            )
+        fresh = not any(cache is old for cache in call["caches"] for old in seen)
+        if number > 0 and fresh:
+            return (
+                f"{which.capitalize()} got new, empty caches instead of the ones the earlier "
+                "calls filled: the caches are made anew at every step, so each new token "
+                "attends to itself only. Make them once, before the prefill "
+                "(model.new_caches(batch, len + max_new_tokens)), and pass the same list to "
+                "every call."
+            )
+        held = call["held"][0] if call["held"] else None
+        if isinstance(held, int) and call["start"] != held:
+            if number > 0 and call["start"] == calls[number - 1]["start"]:
+                return (
+                    f"{which.capitalize()} ran with start={call['start']}, the same start as "
+                    f"the call before: start never advances. The caches held {held} positions, "
+                    f"so this token sits at position {held}: pass start={held} (len + t)."
+                )
+            return (
+                f"{which.capitalize()} ran with start={call['start']}, but the caches held "
+                f"{held} positions, so its first token sits at position {held}: start is the "
+                "absolute position of ids[:, 0] (len + t for the token chosen at step t), "
+                "which RoPE rotates by."
+            )
+        seen.extend(call["caches"])
+        position = (held if isinstance(held, int) else position) + (n or 0)
+    return ""
+
+
+def _shifted_logits(got: torch.Tensor, expected: torch.Tensor) -> str:
+    """Whether the learner's logits are the reference's one step late or early."""
+    new = expected.shape[1]
+    if new < 2:
+        return ""
+    got, expected = got.detach().double(), expected.double()
+    late = torch.allclose(got[:, :-1], expected[:, 1:], rtol=1e-4, atol=1e-4)
+    early = torch.allclose(got[:, 1:], expected[:, :-1], rtol=1e-4, atol=1e-4)
+    if late:
+        return (
+            "Your logits are recorded one step late: logits[:, t] holds the logits computed "
+            "after token t was appended (those that chose token t + 1). Record each step's "
+            "logits before running the model on the token they chose."
+        )
+    if early:
+        return (
+            "Your logits are recorded one step early: logits[:, t] holds the logits that chose "
+            "token t - 1."
+        )
+    return ""
+
+
+def _first_wrong_step(got: torch.Tensor, expected: torch.Tensor, length: int) -> str:
+    wrong = ~torch.isclose(got.detach().double(), expected.double(), rtol=1e-4, atol=1e-4)
+    steps = wrong.flatten(2).any(-1).any(0).nonzero().flatten().tolist()
+    if not steps:
+        return ""
+    t = steps[0]
+    where = "the prefill's last position" if t == 0 else f"the token at position {length + t - 1}"
+    return f"The logits first differ at step {t} (those computed from {where})."
+
+
+def _explain_generation(got, expected, calls, length: int) -> str:
+    """The first wrong step, and the first call of the model that departs from generation
+    with a cache (or logits recorded a step off); "" when neither explains it."""
+    cause = _diagnose_calls(calls, length) or _shifted_logits(got, expected)
+    return f"{_first_wrong_step(got, expected, length)} {cause}".strip() if cause else ""
+
+
 _CACHE_TOO_SMALL = (
     "The caches are too small for the positions your loop feeds: the reference KVCache "
     "refuses to store more than the max_len it was made with. Every position fed to the "
     "model is stored, the prompt's and each new token's: make them with "
     "model.new_caches(batch, len + max_new_tokens)."
 )
-_GENERATE_HINTS = {"the cache holds": _CACHE_TOO_SMALL}
+_GENERATE_HINTS = [
+    ("the cache holds", _CACHE_TOO_SMALL),
+    shape_mismatch_hint(
+        ("batch", "positions"),
+        "ids are (batch, len): each step appends one token per row, "
+        "logits.argmax(dim=-1, keepdim=True), of shape (batch, 1), along dim=1. An argmax "
+        "over another axis than the vocabulary (the last) gives a tensor of another shape.",
+    ),
+]
 
 
 def check_generate(generate, *, hidden: bool = False) -> None:
@@ -306,7 +496,11 @@ def check_generate(generate, *, hidden: bool = False) -> None:
             vocab = model.embedding.num_embeddings
             prompt = torch.randint(0, vocab, (batch, length), generator=torch_generator(seed))
             call = f"generate(model, prompt ({batch}, {length}), {new})"
-            got = c.call(generate, model, prompt, new, call_repr=call, hints=_GENERATE_HINTS)
+            trace = _CallTrace(model)
+            try:
+                got = c.call(generate, model, prompt, new, call_repr=call, hints=_GENERATE_HINTS)
+            finally:
+                trace.remove()
             expected_ids, expected_logits = ref.generate_without_cache(
                 ref.make_cached_gpt(seed, **sizes), prompt, new
             )
@@ -339,6 +533,9 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 rtol=1e-4,
                 atol=1e-4,
                 mistakes=_generate_mistakes(seed, sizes, prompt, new),
+                explain=lambda got=logits, want=expected_logits, calls=trace.calls, n=length: (
+                    _explain_generation(got, want, calls, n)
+                ),
                 hint="The logits must be those of generation without a cache "
                 "(ref.generate_without_cache).",
             )
@@ -380,6 +577,16 @@ def _gqa_expected(q, k, v, mask, *, tile: bool = False, scale: float | None = No
     return output
 
 
+def _gqa_query_softmax(q, k, v, mask):
+    """The softmax taken over the queries (dim=-2) instead of the keys."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.nan_to_num(torch.softmax(scores, dim=-2)) @ v.double()
+
+
 def _gqa_cases(hidden: bool):
     def case(seed, batch, heads, kv, len_q, len_k, d, d_v=None, mask=None):
         q = randn((batch, heads, len_q, d), seed)
@@ -417,7 +624,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 f"grouped_query_attention(q {tuple(q.shape)}, k {tuple(k.shape)}, "
                 f"v {tuple(v.shape)}, mask={'None' if mask is None else tuple(mask.shape)})"
             )
-            got = c.call(grouped_query_attention, q, k, v, mask, call_repr=what)
+            got = c.call(grouped_query_attention, q, k, v, mask, call_repr=what, hints=_GQA_SHAPES)
             if isinstance(got, tuple) and got:
                 c.fail(
                     f"{what} returned a tuple of {len(got)}; return only the output tensor "
@@ -445,6 +652,15 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 "The mask was ignored: blocked keys got weight.": (
                     None if mask is None else _gqa_expected(q, k, v, None)
                 ),
+                "The mask is read the wrong way round: True means *may attend* (as in "
+                "lesson 06), so blocked positions are where the mask is False "
+                "(masked_fill(~mask, -inf)).": (
+                    None if mask is None else _gqa_expected(q, k, v, ~mask)
+                ),
+                "Your softmax runs over the queries (dim=-2): each query's weights over the "
+                "keys must sum to 1, so take the softmax over the last axis (dim=-1).": (
+                    _gqa_query_softmax(q, k, v, mask)
+                ),
             }
             c.expect_close(
                 got,
@@ -465,6 +681,8 @@ def _online_variant(
     rescale: str = "right",
     start: float = float("-inf"),
     running: bool = True,
+    update: bool = True,
+    skip_last: bool = False,
 ) -> torch.Tensor:
     """The online softmax, right with the defaults; the knobs are classic mistakes:
     ``rescale`` "none" or "inverted", the running maximum ``start``ing at 0 instead of
@@ -472,18 +690,58 @@ def _online_variant(
     largest value seen so far."""
     m = torch.full(x.shape[:-1], start, dtype=x.dtype)
     total = torch.zeros(x.shape[:-1], dtype=x.dtype)
-    for first in range(0, x.shape[-1], block_size):
+    n = x.shape[-1]
+    for first in range(0, n - block_size + 1 if skip_last else n, block_size):
         block = x[..., first : first + block_size]
         new = torch.maximum(m, block.amax(dim=-1)) if running else block.amax(dim=-1)
         if rescale == "none":
             factor = torch.ones_like(total)
         elif rescale == "inverted":
             factor = torch.exp(new - m).nan_to_num(0.0, posinf=0.0)
+        elif rescale == "inverted_raw":  # exp(+inf) on the first block: NaN, as written
+            factor = torch.exp(new - m)
         else:
             factor = torch.exp(m - new)
         total = total * factor + torch.exp(block - new[..., None]).sum(dim=-1)
-        m = new
+        if update:
+            m = new
     return torch.exp(x - m[..., None]) / total[..., None]
+
+
+def _informative(value: torch.Tensor) -> torch.Tensor | None:
+    """A mistake's value, or None when it is NaN or inf everywhere: every such mistake
+    gives the same value, so matching it would tell them apart no better than chance."""
+    return value if bool(torch.isfinite(value).any()) else None
+
+
+def _all_nan_candidates(got: torch.Tensor, candidates: dict[str, torch.Tensor | None]) -> str:
+    """When the learner's value is NaN or inf everywhere: the causes that give exactly that
+    on this input, all of them (one such input cannot tell them apart); "" otherwise."""
+    if bool(torch.isfinite(got).any()):
+        return ""
+    agree = [
+        cause
+        for cause, value in candidates.items()
+        if value is not None and not bool(torch.isfinite(value).any())
+    ]
+    if not agree:
+        return ""
+    return (
+        "Your result is NaN or inf everywhere. On this input that is what each of these "
+        "mistakes gives (one of them, or several, is yours): " + "; ".join(agree) + "."
+    )
+
+
+def _no_maximum(x: torch.Tensor) -> torch.Tensor:
+    """exp(x) / sum(exp(x)), no maximum subtracted: inf / inf = NaN for large x."""
+    e = torch.exp(x)
+    return e / e.sum(dim=-1, keepdim=True)
+
+
+_INVERTED_RESCALE = (
+    "The running sum is rescaled the wrong way round: the factor is exp(m_old - m_new) (at "
+    "most 1), not exp(m_new - m_old)."
+)
 
 
 def _falling(x: torch.Tensor, block_size: int) -> torch.Tensor:
@@ -545,6 +803,14 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
             c.expect_shape(got, x.shape, what)
             c.expect_floating(got, what, preferred=x.dtype)
             several_blocks = x.shape[-1] > block_size
+            nan_causes = {
+                "the rescale factor inverted, exp(m_new - m_old) instead of exp(m_old - m_new)": (
+                    _online_variant(x, block_size, rescale="inverted_raw")
+                ),
+                "the running maximum never updated after a block (running_max = new_max "
+                "missing)": _online_variant(x, block_size, update=False),
+                "no maximum subtracted inside exp (exp overflows)": _no_maximum(x),
+            }
             c.expect_close(
                 got,
                 torch.softmax(x.double(), dim=-1).to(x.dtype),
@@ -556,8 +822,7 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                     "block's terms are added.": (
                         _online_variant(x, block_size, rescale="none") if several_blocks else None
                     ),
-                    "The running sum is rescaled the wrong way round: the factor is "
-                    "exp(m_old - m_new) (at most 1), not exp(m_new - m_old).": (
+                    _INVERTED_RESCALE: (
                         _online_variant(x, block_size, rescale="inverted")
                         if several_blocks
                         else None
@@ -566,7 +831,31 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                     _BLOCK_OWN_MAX: (
                         _online_variant(x, block_size, running=False) if several_blocks else None
                     ),
+                    _INVERTED_RESCALE + " (Here exp(m_new - m_old) with m_old = -inf on the "
+                    "first block is exp(+inf) = inf, and 0 · inf = NaN.)": (
+                        _informative(_online_variant(x, block_size, rescale="inverted_raw"))
+                    ),
+                    "The running maximum is never updated (running_max = new_max is missing): "
+                    "every exp is then taken against the initial -inf, which gives inf and "
+                    "NaN. After each block, keep the new maximum for the next one.": (
+                        _informative(_online_variant(x, block_size, update=False))
+                    ),
+                    "The last, shorter block is skipped: when n is not a multiple of "
+                    "block_size, the loop must still visit the last columns (range(0, n, "
+                    "block_size) with x[..., start : start + block_size]).": (
+                        _online_variant(x, block_size, skip_last=True)
+                        if x.shape[-1] % block_size
+                        else None
+                    ),
+                    "No maximum is subtracted: exp(x) overflows to inf for large x (here "
+                    f"up to {float(x.abs().max()):.4g}), and inf / inf is NaN. Subtract the "
+                    "running maximum inside every exp.": (
+                        _informative(_no_maximum(x))
+                        if not torch.isfinite(torch.exp(x)).all()
+                        else None
+                    ),
                 },
+                explain=lambda got=got, causes=nan_causes: _all_nan_candidates(got, causes),
                 hint="Subtract the running maximum inside every exp (large scores overflow "
                 "otherwise), rescale the running sum by exp(m_old - m_new) whenever the "
                 "maximum grows, and normalise with exp(x - m) / sum at the end.",
@@ -594,6 +883,9 @@ def _tiled_variant(
     rescale_output: bool = True,
     local_index: bool = False,
     running: bool = True,
+    strict: bool = False,
+    old_max: bool = False,
+    divide: bool = True,
 ):
     """Tiled attention, right with the defaults; the knobs are classic mistakes: the
     running sum or the accumulated output not rescaled when the maximum grows, the causal
@@ -609,14 +901,15 @@ def _tiled_variant(
         s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
         if causal:
             keys = torch.arange(stop - start) if local_index else torch.arange(start, stop)
-            s = s.masked_fill(keys[None] > rows, float("-inf"))
+            future = keys[None] >= rows if strict else keys[None] > rows
+            s = s.masked_fill(future, float("-inf"))
         new = torch.maximum(m, s.amax(dim=-1)) if running else s.amax(dim=-1)
         factor = torch.exp(m - new)  # (..., len_q)
-        p = torch.exp(s - new[..., None])  # (..., len_q, block)
+        p = torch.exp(s - (m if old_max else new)[..., None])  # (..., len_q, block)
         total = total * (factor if rescale_sum else 1.0) + p.sum(-1)
         acc = acc * (factor[..., None] if rescale_output else 1.0) + p @ v[..., start:stop, :]
         m = new
-    return acc / total[..., None]
+    return acc / total[..., None] if divide else acc
 
 
 def _tiled_cases(hidden: bool):
@@ -695,6 +988,15 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
             c.expect_shape(got, (*q.shape[:-1], v.shape[-1]), what)
             c.expect_floating(got, what, preferred=q.dtype)
             several = k.shape[-2] > block
+            nan_causes = {
+                "the causal mask hiding the diagonal too (j >= i masked: query 0 sees no key)": (
+                    _tiled_variant(q, k, v, block, causal, strict=True) if causal else None
+                ),
+                "each block's weights exponentiated against the previous maximum (-inf on the "
+                "first block) instead of the new one": (
+                    _tiled_variant(q, k, v, block, causal, old_max=True)
+                ),
+            }
             c.expect_close(
                 got,
                 _tiled_expected(q, k, v, causal),
@@ -748,7 +1050,24 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     _TILED_OWN_MAX: (
                         _tiled_variant(q, k, v, block, causal, running=False) if several else None
                     ),
+                    "Your causal mask hides the diagonal too (key j masked when j >= i): a "
+                    "query may attend to its own position, so mask only j > i. (Query 0 then "
+                    "has no key at all: its row of weights is 0/0 = NaN.)": (
+                        _informative(_tiled_variant(q, k, v, block, causal, strict=True))
+                        if causal
+                        else None
+                    ),
+                    "Each block's weights are exponentiated against the previous maximum "
+                    "(m_old, -inf on the first block) instead of the new one: compute "
+                    "m_new = max(m_old, block max) first, then exp(s - m_new).": (
+                        _informative(_tiled_variant(q, k, v, block, causal, old_max=True))
+                    ),
+                    "The accumulated output is never divided by the running sum of the "
+                    "weights: return acc / total at the end (the softmax's denominator).": (
+                        _tiled_variant(q, k, v, block, causal, divide=False)
+                    ),
                 },
+                explain=lambda got=got, causes=nan_causes: _all_nan_candidates(got, causes),
                 hint="For each block: scores, new maximum m' = max(m, block max), rescale the "
                 "running sum and the output by exp(m - m'), add exp(s - m') and exp(s - m') v; "
                 "divide by the sum at the end."

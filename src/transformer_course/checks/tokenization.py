@@ -573,6 +573,82 @@ _EARLY_STOP_HINTS = [
 ]
 
 
+def _counted_once(ids: list[int], num_merges: int) -> dict[tuple[int, int], int]:
+    """The merges when the pairs are counted once, before the loop (never recounted)."""
+    counts = dict(ref.get_pair_counts(ids))
+    merges = {}
+    for step in range(num_merges):
+        if not counts:
+            break
+        best = max(counts, key=counts.get)
+        del counts[best]
+        merges[best] = 256 + step
+    return merges
+
+
+def _replay_merges(text: str, merges: dict[tuple[int, int], int]) -> str:
+    """Replay the learner's merges (in the order of their new ids) on the text's bytes and
+    name the first decision that differs from the rule (the most frequent pair of the
+    current ids, ties to the first occurrence); "" when none does."""
+    ids = list(text.encode("utf-8"))
+    original = ref.get_pair_counts(ids)
+    taken: list[tuple[int, int]] = []
+    merges_made: list[int] = []
+    for step, (pair, new_id) in enumerate(sorted(merges.items(), key=lambda item: item[1])):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            return (
+                f"Merge {step} (id {new_id}) should not exist: after {step} merges fewer than "
+                "two ids remain, so training stops there."
+            )
+        best = max(counts, key=counts.get)
+        if pair != best or new_id != 256 + step:
+            mine = counts.get(pair, 0)
+            said = (
+                f"Merge {step} (id {new_id}) is the first that departs from the rule: you "
+                f"merged {pair}, which occurs {mine} times in the ids at that point, but the "
+                f"most frequent pair there is {best} ({counts[best]} times)."
+            )
+            remaining = {p: n for p, n in original.items() if p not in taken}
+            if pair == best:
+                return f"Merge {step} merged {pair} but gave it id {new_id}, not {256 + step}."
+            causes = []
+            if mine == counts[best]:
+                causes.append(
+                    "a tie broken the wrong way (both occur "
+                    f"{mine} times here; ties go to the pair that occurs first in the ids)"
+                )
+            if remaining and pair == max(remaining, key=remaining.get):
+                causes.append(
+                    "pairs counted once, on the original bytes, before the loop (your choice "
+                    "is the most frequent pair there): count them again on the current ids "
+                    "after every merge"
+                )
+            if len(causes) == 1:
+                return f"{said} The cause: {causes[0]}."
+            if causes:
+                return (
+                    f"{said} This step agrees with two causes, which it cannot tell apart: "
+                    + "; or ".join(causes)
+                    + "."
+                )
+            if mine == 0:
+                unknown = sorted({t for t in pair if t >= 256 and t not in merges_made})
+                if unknown:
+                    return (
+                        f"{said} Your pair does not occur in the current ids: it holds id "
+                        f"{unknown[0]}, which no earlier merge created (so far: "
+                        f"{sorted(merges_made) or 'none'}). The ids you merged with and the "
+                        "ids you recorded in the dict must be the same, 256 + i."
+                    )
+                return f"{said} Your pair does not occur in the current ids at all."
+            return said
+        ids = ref.merge_pair(ids, pair, new_id)
+        taken.append(pair)
+        merges_made.append(new_id)
+    return ""
+
+
 def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
     """Check ``train_bpe(text, num_merges)``: merges over UTF-8 bytes, the most frequent
     pair first (ties: first occurrence), new ids 256 + i, in the order learned. Stopping
@@ -618,9 +694,17 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                 list(by_id.items()),
                 list(expected.items()),
                 what,
-                hint="Each step: count pairs on the *current* ids, merge the most frequent pair "
-                "(ties: the pair that occurs first), then repeat.",
+                hint=lambda got=got, text=text: (
+                    _replay_merges(text, got)
+                    or "Each step: count pairs on the *current* ids, merge the most frequent "
+                    "pair (ties: the pair that occurs first), then repeat."
+                ),
                 mistakes={
+                    "The pairs were counted once, on the original bytes, before the loop: "
+                    "each merge creates new pairs (with the new id) and removes others, so "
+                    "count them again on the current ids after every merge.": list(
+                        _counted_once(byte_ids, num_merges).items()
+                    ),
                     "A tie was broken the wrong way: among equally frequent pairs, pick the one "
                     "that occurs first (max() over the ordered dict does that; sorted(...)[-1] "
                     "does not).": list(_train(byte_ids, num_merges, _last_of_max).items()),

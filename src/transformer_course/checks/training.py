@@ -612,6 +612,94 @@ _SMOOTHING_MESSAGES = {
 }
 
 
+_COUNTS = {"keep": "the non-pad positions", "all": "every position, pad included"}
+
+
+def _loss_grid(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
+    """Every way of masking and averaging the two terms of the smoothed loss, each with
+    what it does: the target term (1 - ε)·(-log p[y]) and the smoothing term
+    ε·mean_j(-log p[j]), each summed over the non-pad positions or every position and
+    divided by the number of non-pad positions, of all positions, or the batch size (the
+    contract's own choice left out). With ε = 0 only the target term is there."""
+    x = logits.detach().double()
+    logp = torch.log_softmax(x, dim=-1)
+    keep = labels != pad_id
+    nll = -logp.gather(-1, labels[..., None]).squeeze(-1)  # pad labels are valid indices
+    uniform = -logp.mean(dim=-1)
+    masks = {"keep": keep, "all": torch.ones_like(keep)}
+    counts = {
+        "the number of non-pad positions": keep.sum(),
+        "the number of all positions (pad included)": keep.numel(),
+        "the batch size": x.shape[0] if x.dim() > 2 else 1,
+    }
+    right = ("keep", "the number of non-pad positions")
+    grid = {}
+    for (t_mask, t_count), (u_mask, u_count) in itertools.product(
+        itertools.product(masks, counts), repeat=2
+    ):
+        if (t_mask, t_count) == right and (u_mask, u_count) == right:
+            continue
+        if eps == 0 and (u_mask, u_count) != (t_mask, t_count):
+            continue
+        value = (1 - eps) * nll[masks[t_mask]].sum() / counts[t_count] + eps * uniform[
+            masks[u_mask]
+        ].sum() / counts[u_count]
+        if (t_mask, t_count) == (u_mask, u_count):
+            what = f"the loss summed over {_COUNTS[t_mask]} and divided by {t_count}"
+        else:
+            what = (
+                f"the target term (1 - ε)·(-log p[y]) summed over {_COUNTS[t_mask]} and "
+                f"divided by {t_count}, but the smoothing term ε·mean_j(-log p[j]) summed "
+                f"over {_COUNTS[u_mask]} and divided by {u_count}"
+            )
+        grid[what] = value
+    return grid
+
+
+def _explain_loss(got, logits, labels, pad_id, eps, rtol, atol) -> str:
+    """Which masks and denominators give the learner's value (all of them, when several
+    do); or softmax applied before F.cross_entropy; "" when none does."""
+    value = float(got.detach().double())
+    x = logits.detach().double()
+    twice = F.cross_entropy(
+        torch.softmax(x, -1).reshape(-1, x.shape[-1]),
+        labels.reshape(-1),
+        ignore_index=pad_id,
+        label_smoothing=eps,
+    )
+    if math.isclose(value, float(twice), rel_tol=max(rtol, 1e-4), abs_tol=max(atol, 1e-5)):
+        return (
+            "Your value is F.cross_entropy applied to probabilities: softmax was taken "
+            "before F.cross_entropy, which applies log_softmax itself. Give it the logits, "
+            "not the probabilities (or compute log_softmax once, yourself)."
+        )
+    if not math.isfinite(value):
+        logp = torch.log(torch.softmax(logits.detach(), -1))
+        if not bool(torch.isfinite(logp).all()):
+            return (
+                "log(softmax(x)) gives log 0 = -inf for large logits (a probability that "
+                "underflows to 0): use torch.log_softmax, which computes it stably."
+            )
+        return ""
+    found = [
+        parts
+        for parts, wrong in _loss_grid(logits, labels, pad_id, eps).items()
+        if math.isclose(value, float(wrong), rel_tol=max(rtol, 1e-4), abs_tol=max(atol, 1e-5))
+    ]
+    if not found:
+        return ""
+    head = (
+        "Your value is what this masking gives"
+        if len(found) == 1
+        else ("Your value is what each of these maskings gives (this input cannot tell them apart)")
+    )
+    return (
+        f"{head}: " + "; or ".join(found) + ". The contract: both terms over the non-pad "
+        "positions only, divided by the number of non-pad positions (the mean over the "
+        "positions whose label is not pad_id)."
+    )
+
+
 def _smoothing_cases(hidden: bool):
     gen = torch_generator(4002 if hidden else 4001)
     cases = []
@@ -695,6 +783,7 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
                 )
             c.ok()
             variants = label_smoothing_f(logits, labels, pad_id, eps)
+            tol = tolerance(got.dtype)
             expected = smoothed_cross_entropy(logits.detach().double(), labels, pad_id, eps)
             c.expect_close(
                 got.detach(),
@@ -715,6 +804,9 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
                         "pad_zero",
                     }
                 },
+                explain=lambda got=got, x=logits, y=labels, p=pad_id, e=eps, t=tol: _explain_loss(
+                    got, x, y, p, e, t["rtol"], t["atol"]
+                ),
                 hint="Compute log-probabilities with torch.log_softmax (stable for large "
                 "logits: log(softmax(x)) gives log 0 = -inf), then (1 - ε)·(-log p[y]) + "
                 "ε·mean over all V tokens of -log p, averaged over the non-pad positions.",
@@ -1028,6 +1120,8 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
         return ((5 + length) / 6) ** alpha
 
     def normalised(hypothesis):
+        if variant == "multiplied_penalty":
+            return hypothesis[1] * penalty(len(hypothesis[0]))
         return hypothesis[1] / penalty(len(hypothesis[0]))
 
     with torch.no_grad():
@@ -1038,9 +1132,12 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
             tokens = torch.tensor([[bos_id, *t] for t, _ in beam])
             k = tokens.shape[0]
             logits = model.decode(tokens, memory.expand(k, -1, -1), src.expand(k, -1))
-            step = (
-                logits[:, -1] if variant == "raw_logits" else torch.log_softmax(logits[:, -1], -1)
-            )
+            if variant == "raw_logits":
+                step = logits[:, -1]
+            elif variant == "probabilities":
+                step = torch.softmax(logits[:, -1], -1)
+            else:
+                step = torch.log_softmax(logits[:, -1], -1)
             scores = torch.tensor([s for _, s in beam])[:, None] + step
             order = scores.flatten().argsort(descending=True, stable=True).tolist()
             new_beam = []
@@ -1071,11 +1168,15 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
                 stop = len(finished) >= beam_size
             elif variant == "to_max_len":
                 stop = False
+            elif variant == "raw_stop":
+                stop = bool(finished) and max(score for _, score in finished) >= beam[0][1]
             else:
                 stop = bool(finished) and max(map(normalised, finished)) >= beam[0][1]
             if stop:
                 break
         pool = finished + beam if variant == "live_joins" else (finished or beam)
+        if variant == "last_collected":
+            return pool[-1][0]
         return max(pool, key=normalised)[0]
 
 
@@ -1083,6 +1184,14 @@ _BEAM_MESSAGES = {
     "raw_logits": "Your scores add up raw logits. A hypothesis's score is the sum of the "
     "log-probabilities of its tokens: take torch.log_softmax of the last position's logits "
     "first (logits of different steps are not on the same scale).",
+    "probabilities": "Your scores add up probabilities (softmax), not log-probabilities: a "
+    "sum of probabilities favours long hypotheses and is not the hypothesis's probability. "
+    "Add torch.log_softmax of the last position's logits.",
+    "multiplied_penalty": "You multiplied the score by the length penalty; divide it: "
+    "score / ((5 + L) / 6) ** α (the scores are negative, so multiplying favours short "
+    "hypotheses instead of long ones).",
+    "last_collected": "You returned the last hypothesis collected (finished[-1]) rather "
+    "than the best one: pick max(finished, key=normalised score).",
     "no_normalisation": "The length penalty is not applied: with length_penalty = α, the "
     "finished hypotheses are compared by score / ((5 + L) / 6) ** α, L counting <eos>.",
     "no_eos_in_length": "Your length penalty counts the tokens without <eos>; in this "
@@ -1105,6 +1214,9 @@ _BEAM_MESSAGES = {
     "to_max_len": "You kept searching after no live hypothesis could win any more. Stop "
     "after the step at which the best finished hypothesis's normalised score is at least the "
     "best live hypothesis's score (not normalised), or after max_len steps.",
+    "raw_stop": "Your stopping rule compares the best finished hypothesis's raw score "
+    "with the best live score; the contract compares its *normalised* score, "
+    "score / ((5 + L) / 6) ** α, with the best live score.",
     "live_joins": "You let unfinished hypotheses compete with finished ones at the end. A "
     "live hypothesis is chosen only when none has finished at all.",
 }
@@ -1166,7 +1278,10 @@ def _beam_rows(
                 hint = (
                     " You padded with 0: use model.pad_id."
                     if all(t == 0 for t in tail) and pad_id != 0
-                    else " After <eos> a row holds only model.pad_id."
+                    else " Tokens follow its <eos>: a hypothesis went on after <eos>. A "
+                    "candidate that ends in <eos> is finished: set it aside (it takes no place "
+                    "in the beam and is never extended), and after <eos> a row holds only "
+                    "model.pad_id."
                 )
                 c.fail(f"row {i} of {what} is {row}.{hint}")
             rows.append(row[:end])
@@ -1220,17 +1335,24 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
             return
         model, source, setting, pad_id, row, expected, what, i = wrong[0]
         shown = f"for source row {i}, {what} chose {row}, expected {expected}"
-        # The known variants that explain every answer (the right ones included), best first.
-        explains = {}
-        for variant in _BEAM_MESSAGES:
-            matched = 0
-            for o_model, o_source, o_setting, o_pad, o_row, *_ in observations:
-                if _same_row(o_row, _search(o_model, o_source, *o_setting, variant), o_pad):
-                    matched += 1
-            explains[variant] = matched
-        best = max(explains, key=explains.get)
-        if explains[best] == len(observations):
-            c.fail(f"{shown}. {_BEAM_MESSAGES[best]}")
+        # A cause is stated only when its predictions agree with every answer (every row of
+        # every call, the right ones included); when several do, all of them are named.
+        agree = [
+            variant
+            for variant in _BEAM_MESSAGES
+            if all(
+                _same_row(o_row, _search(o_model, o_source, *o_setting, variant), o_pad)
+                for o_model, o_source, o_setting, o_pad, o_row, *_ in observations
+            )
+        ]
+        if len(agree) == 1:
+            c.fail(f"{shown}. {_BEAM_MESSAGES[agree[0]]}")
+        if agree:
+            c.fail(
+                f"{shown}. Your answers agree, on every input here, with each of these "
+                "mistakes (they cannot be told apart on these inputs): "
+                + " / ".join(_BEAM_MESSAGES[v] for v in agree)
+            )
         if setting[0] == 1:
             greedy = greedy_decode(model, source[None], setting[1], setting[2], setting[3])
             c.fail(
@@ -1238,15 +1360,58 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                 f"({greedy[0].tolist()}) whatever the length_penalty: one live hypothesis, "
                 "extended by its best token at each step."
             )
-        hint = ""
-        if explains[best] > len(observations) - len(wrong):
-            hint = f" The most likely cause: {_BEAM_MESSAGES[best]}"
         c.fail(
-            f"{shown}.{hint} Walk through the contract step by step on this row: the "
-            "candidates' scores are sums of log-probabilities; finished ones are set aside "
-            "and the beam refilled to beam_size; stop once beam_size have finished; pick by "
-            "score / ((5 + L) / 6) ** length_penalty."
+            f"{shown}. {_compare_hypotheses(model, source, setting, row, expected)} None of "
+            "the known mistakes explains all your answers. Walk through the contract step by "
+            "step on this row: the candidates' scores are sums of log-probabilities; finished "
+            "ones are set aside and the beam refilled to beam_size live ones; stop once the "
+            "best finished normalised score is at least the best live score (or after "
+            "max_len steps); return the finished hypothesis with the best score / ((5 + L) / "
+            "6) ** length_penalty."
         )
+
+
+def _log_probability(model, source: torch.Tensor, tokens: list[int], bos_id: int) -> float:
+    """The sum of the log-probabilities the model gives ``tokens`` after <bos>."""
+    if not tokens:
+        return 0.0
+    with torch.no_grad():
+        src = source[None]
+        inputs = torch.tensor([[bos_id, *tokens[:-1]]])
+        logits = model.decode(inputs, model.encode(src), src)
+        logp = torch.log_softmax(logits[0].double(), dim=-1)
+        return float(logp[torch.arange(len(tokens)), torch.tensor(tokens)].sum())
+
+
+def _compare_hypotheses(model, source, setting, row, expected) -> str:
+    """What the learner's answer and the expected one score: the symptom, precisely."""
+    _, _, bos_id, eos_id, alpha = setting
+    if any(t >= _BEAM_VOCAB or t < 0 for t in row):
+        return ""
+
+    def described(tokens):
+        score = _log_probability(model, source, tokens, bos_id)
+        norm = score / ((5 + len(tokens)) / 6) ** alpha
+        state = "finished" if tokens and tokens[-1] == eos_id else "not finished"
+        return score, norm, f"log-probability {score:.4f}, normalised {norm:.4f}, {state}"
+
+    _, mine, mine_text = described(row)
+    _, theirs, theirs_text = described(expected)
+    if mine < theirs - 1e-9:
+        verdict = (
+            "The contract's search finds a hypothesis that scores better than yours: yours "
+            "lost it on the way (which candidates were kept, or when the search stopped) or "
+            "did not pick the best at the end."
+        )
+    elif mine > theirs + 1e-9:
+        verdict = (
+            "Yours scores better than the contract's answer: your search went on (or kept "
+            "candidates) past where the contract's rules stop; the answer is the one those "
+            "rules give, not the best possible."
+        )
+    else:
+        verdict = "Both score the same: break ties as the contract's order does."
+    return f"Yours: {mine_text}; expected: {theirs_text}. {verdict}"
 
 
 # ============================================================= translation_scores

@@ -1,0 +1,3 @@
+from benchmarks.diagnosis.run import main
+
+raise SystemExit(main())

@@ -1,0 +1,308 @@
+"""Run the diagnosis benchmark: every case through its exercise's visible and hidden check,
+in-process, as the test cells call them (``check_<name>(<name>)`` and
+``check_<name>(<name>, hidden=True)``), and classify the first message a learner reads.
+
+    .venv/bin/python -m benchmarks.diagnosis            # table; writes records.json
+    .venv/bin/python -m benchmarks.diagnosis --lesson 12_inference --show
+
+Classes, decided by the criteria written with each case (cases.py) before any run:
+* caught (visible / hidden): the check fails (a check that crashes counts as caught, and
+  its text is the message);
+* named: the message matches one of the case's ``named_if`` patterns (it names the cause
+  the case's author stated, so the learner knows what to change), and is not one of the
+  checks' fallback forms (:data:`FALLBACK`: "differs from the reference: largest
+  difference ...", "contains NaN or inf ...", whose fixed hint restates the rule for every
+  unmatched answer and so names nothing, even when its words match);
+* misnamed: not named, and it matches one of ``misnamed_if`` (it names another cause);
+* pointed: neither, and it locates the symptom precisely (:data:`POINTED`: a row, step,
+  position, index, (i, j) entry or merge; "largest difference at index" does not count);
+* generic: the rest.
+Mutants that both checks accept are counted apart ("accepted": most are equivalent).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import importlib
+import inspect
+import io
+import json
+import re
+import signal
+import sys
+import textwrap
+import time
+from collections import Counter
+from pathlib import Path
+
+from benchmarks.diagnosis.cases import CASES, Case
+from benchmarks.diagnosis.mutants import OPERATION_WORDS, mutants
+from transformer_course import registry
+from transformer_course.checking.failure import CheckFailure
+
+HERE = Path(__file__).resolve().parent
+RECORDS = HERE / "records.json"
+MUTANTS_PER_EXERCISE = 3
+MUTANT_SEED = 2026
+CHECK_SECONDS = 30
+
+#: a precise location of the symptom
+POINTED = re.compile(
+    r"first (differs|wrong|diverg|departs)|\bat (step|position|row|merge)\b|\brow \d|\bstep \d"
+    r"|\bposition \d|\(\d+, \d+\)|\bentry\b|\bmerge (number )?\d|\bcolumn \d|\bquery \d"
+    r"|\btoken \d",
+    re.IGNORECASE,
+)
+#: what a mutant's message says when it asserts a cause
+ASSERTS_CAUSE = re.compile(
+    r"\bYou |\bYour \w+ (is|are|uses|takes|adds|puts|returns|divides|multiplies|stops)"
+    r"|Did you|most likely|likely cause|This is the|looks like",
+)
+
+
+class _Timeout(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def _deadline(seconds: int):
+    def raise_timeout(*_):
+        raise _Timeout()
+
+    previous = signal.signal(signal.SIGALRM, raise_timeout)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _reference_source(exercise) -> str:
+    return textwrap.dedent(inspect.getsource(exercise.reference))
+
+
+def _without_docstrings(source: str) -> str:
+    """``source`` with its docstrings' lines removed (comments kept), so that an edit
+    never lands in a docstring."""
+    drop: set[int] = set()
+    for node in ast.walk(ast.parse(source)):
+        body = getattr(node, "body", None)
+        if (
+            isinstance(node, ast.FunctionDef | ast.ClassDef | ast.AsyncFunctionDef)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
+            drop.update(range(body[0].lineno, body[0].end_lineno + 1))
+            if len(body) == 1:  # keep the body valid
+                drop.discard(body[0].lineno)
+    lines = source.splitlines(keepends=True)
+    return "".join(line for number, line in enumerate(lines, 1) if number not in drop)
+
+
+def _learner_object(exercise, source: str, label: str):
+    """What the learner's answer cell defines: ``source`` run in the namespace the
+    lesson's earlier cells made (the reference module's)."""
+    module = importlib.import_module(f"transformer_course.reference.{exercise.topic}")
+    namespace = dict(vars(module))
+    exec(compile(source, f"<answer {label}>", "exec"), namespace)
+    return namespace[exercise.name]
+
+
+def case_source(case: Case, exercise) -> str:
+    if case.code is not None:
+        return textwrap.dedent(case.code)
+    raw = _without_docstrings(_reference_source(exercise))
+    # edits are written against the reference's code (docstrings left out), or against
+    # its ast.unparse form (comments gone, quotes normalised)
+    for source in (raw, ast.unparse(ast.parse(raw))):
+        if all(old in source for old, _ in case.edits):
+            for old, new in case.edits:
+                source = source.replace(old, new, 1)
+            return source
+    missing = [old for old, _ in case.edits if old not in raw]
+    raise ValueError(f"case {case.id}: {missing!r} not in the reference {exercise.name}")
+
+
+def _run_check(check, answer, hidden: bool) -> str | None:
+    """The check's message, or None when it passes."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            with _deadline(CHECK_SECONDS):
+                check(answer, hidden=hidden)
+        except CheckFailure as failure:
+            return failure.message
+        except _Timeout:
+            return f"(the check ran for more than {CHECK_SECONDS} s)"
+        except Exception as error:  # a check that crashes still rejects the answer
+            return f"(the check itself raised {type(error).__name__}: {error})"
+    return None
+
+
+#: the checks' fallback forms: a restated rule after them names nothing
+FALLBACK = re.compile(r"differs from the reference: largest difference|contains NaN or inf \(first")
+
+
+def classify(message: str, named_if, misnamed_if) -> str:
+    if not FALLBACK.search(message) and any(
+        re.search(pattern, message, re.IGNORECASE) for pattern in named_if
+    ):
+        return "named"
+    if any(re.search(pattern, message, re.IGNORECASE) for pattern in misnamed_if):
+        return "misnamed"
+    located = re.sub(r"largest difference .*?expected [^)]*\)", "", message, flags=re.DOTALL)
+    return "pointed" if POINTED.search(located) else "generic"
+
+
+def _judge(label, lesson, exercise, answer, named_if, misnamed_if, origin, cause, source):
+    started = time.perf_counter()
+    visible = _run_check(exercise.check, answer, hidden=False)
+    hidden = _run_check(exercise.check, answer, hidden=True)
+    first = visible if visible is not None else hidden
+    if first is None:
+        verdict = "accepted" if origin == "mutant" else "uncaught"
+    else:
+        verdict = classify(first, named_if, misnamed_if)
+    return {
+        "id": label,
+        "lesson": lesson,
+        "exercise": exercise.name,
+        "origin": origin,
+        "cause": cause,
+        "source": source,
+        "visible": visible is not None,
+        "hidden": hidden is not None,
+        "verdict": verdict,
+        "message": first,
+        "seconds": round(time.perf_counter() - started, 2),
+    }
+
+
+def run_case(case: Case) -> dict:
+    exercise = registry.exercise(case.lesson, case.exercise)
+    answer = _learner_object(exercise, case_source(case, exercise), case.id)
+    return _judge(
+        case.id,
+        case.lesson,
+        exercise,
+        answer,
+        case.named_if,
+        case.misnamed_if,
+        "reported",
+        case.cause,
+        case.source,
+    )
+
+
+def mutant_results(lessons: set[str] | None = None) -> list[dict]:
+    results = []
+    for exercise in registry.all_exercises():
+        if exercise.kind == "quiz" or (lessons and exercise.lesson not in lessons):
+            continue
+        source = _reference_source(exercise)
+        seed = MUTANT_SEED + sum(map(ord, exercise.name))
+        for number, (text, mutation) in enumerate(
+            mutants(source, MUTANTS_PER_EXERCISE, seed), start=1
+        ):
+            label = f"mutant-{exercise.name}-{number}"
+            try:
+                answer = _learner_object(exercise, text, label)
+            except Exception:  # the mutant does not even define the object
+                continue
+            results.append(
+                _judge(
+                    label,
+                    exercise.lesson,
+                    exercise,
+                    answer,
+                    [OPERATION_WORDS[mutation.kind]],
+                    [ASSERTS_CAUSE.pattern],
+                    "mutant",
+                    f"{mutation.kind}: {mutation.describe}",
+                    "mechanical",
+                )
+            )
+    return results
+
+
+COLUMNS = ("cases", "visible", "hidden", "named", "pointed", "generic", "misnamed", "uncaught")
+
+
+def table(results: list[dict]) -> dict[str, dict[str, dict[str, int]]]:
+    """{origin: {lesson: {column: count}}}; mutants both checks accept are left out of
+    "cases" and counted under "accepted"."""
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    for result in results:
+        row = out.setdefault(result["origin"], {}).setdefault(
+            result["lesson"], dict.fromkeys((*COLUMNS, "accepted"), 0)
+        )
+        if result["verdict"] == "accepted":
+            row["accepted"] += 1
+            continue
+        row["cases"] += 1
+        row["visible"] += result["visible"]
+        row["hidden"] += result["hidden"]
+        row[result["verdict"]] += 1
+    for rows in out.values():
+        total = Counter()
+        for row in rows.values():
+            total.update(row)
+        rows["all"] = {key: total[key] for key in (*COLUMNS, "accepted")}
+    return {origin: dict(sorted(rows.items())) for origin, rows in sorted(out.items())}
+
+
+def markdown(figures: dict) -> str:
+    lines = []
+    for origin, rows in figures.items():
+        lines.append(f"{origin}:")
+        lines.append("")
+        lines.append("| lesson | " + " | ".join(COLUMNS) + " | named % | accepted |")
+        lines.append("|" + "---|" * (len(COLUMNS) + 3))
+        for lesson, row in rows.items():
+            share = f"{100 * row['named'] / row['cases']:.0f}" if row["cases"] else "-"
+            cells = " | ".join(str(row[key]) for key in COLUMNS)
+            lines.append(f"| {lesson} | {cells} | {share} | {row['accepted']} |")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--lesson", action="append", help="only these lessons (no records)")
+    parser.add_argument("--show", action="store_true", help="print every case's message")
+    parser.add_argument("--no-mutants", action="store_true")
+    args = parser.parse_args(argv)
+    import torch
+
+    torch.set_num_threads(1)
+    lessons = set(args.lesson) if args.lesson else None
+    started = time.perf_counter()
+    results = [run_case(case) for case in CASES if not lessons or case.lesson in lessons]
+    if not args.no_mutants:
+        results += mutant_results(lessons)
+    figures = table(results)
+    if args.show:
+        for result in results:
+            print(f"--- {result['id']} [{result['verdict']}] cause: {result['cause']}")
+            print(textwrap.indent(str(result["message"]), "    "))
+    print(markdown(figures))
+    seconds = time.perf_counter() - started
+    load = Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
+    print(f"{len(results)} answers in {seconds:.0f} s (load average {load})")
+    if not lessons and not args.no_mutants:
+        RECORDS.write_text(
+            json.dumps({"figures": figures, "results": results}, indent=1, ensure_ascii=False)
+            + "\n"
+        )
+        print(
+            f"wrote {RECORDS.relative_to(Path.cwd()) if RECORDS.is_relative_to(Path.cwd()) else RECORDS}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""The diagnosis benchmark (benchmarks/diagnosis/, issue 22): its README figures are the
+records the runner wrote, the records are the runner's current output (a sample of cases
+re-run), and its cases are well formed and kept apart from the tests' mistake tables."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import sys
+
+import pytest
+from common import REPO
+
+sys.path.insert(0, str(REPO))
+
+from benchmarks.diagnosis import readme
+from benchmarks.diagnosis.cases import CASES
+from benchmarks.diagnosis.run import RECORDS, case_source, markdown, run_case, table
+from transformer_course import registry
+
+RECORDED = json.loads(RECORDS.read_text())
+BY_ID = {result["id"]: result for result in RECORDED["results"]}
+
+
+def test_the_readme_shows_the_recorded_figures():
+    text = (REPO / "README.md").read_text()
+    assert readme.block() in text
+    assert markdown(RECORDED["figures"]) in text
+
+
+def test_the_recorded_figures_are_the_recorded_results_counted():
+    assert table(RECORDED["results"]) == RECORDED["figures"]
+    assert {r["id"] for r in RECORDED["results"] if r["origin"] == "reported"} == {
+        case.id for case in CASES
+    }
+
+
+def _sample() -> list:
+    """Per lesson, its first and last hand-written case (the slow beam search left out)."""
+    chosen = {}
+    for case in CASES:
+        if case.exercise == "beam_search":
+            continue
+        chosen.setdefault(case.lesson, []).append(case)
+    return [
+        case
+        for cases in chosen.values()
+        for case in {cases[0].id: cases[0], cases[-1].id: cases[-1]}.values()
+    ]
+
+
+@pytest.mark.parametrize("case", _sample(), ids=lambda case: case.id)
+def test_the_records_are_the_runners_current_output(case):
+    """A sample re-run: same catch, same verdict, same first message as recorded. Rerun
+    `python -m benchmarks.diagnosis` (and `python -m benchmarks.diagnosis.readme`) after
+    changing a check's messages."""
+    now = run_case(case)
+    recorded = BY_ID[case.id]
+    for key in ("visible", "hidden", "verdict", "message"):
+        assert now[key] == recorded[key], (case.id, key, now[key], recorded[key])
+
+
+def test_every_lesson_has_cases_and_every_case_is_well_formed():
+    lessons = {case.lesson for case in CASES}
+    for number in range(1, 13):
+        (lesson,) = [name for name in registry.lessons() if name.startswith(f"{number:02d}_")]
+        count = sum(case.lesson == lesson for case in CASES)
+        assert count >= 5, (lesson, count)
+    assert lessons <= set(registry.lessons())
+    assert len({case.id for case in CASES}) == len(CASES)
+    for case in CASES:
+        assert case.cause and case.named_if, case.id
+        assert re.match(r"https?://|author: ", case.source), case.id
+        for pattern in (*case.named_if, *case.misnamed_if):
+            re.compile(pattern)
+        source = case_source(case, registry.exercise(case.lesson, case.exercise))
+        ast.parse(source)  # the edits applied and left Python
+
+
+def _mistake_sources() -> set[str]:
+    """The source of every function and class defined in the lesson test files: the
+    mistake tables and their helpers, normalised by ast.unparse."""
+    found = set()
+    for path in REPO.glob("tests/test_[01][0-9]_*.py"):
+        tree = ast.parse(path.read_text())
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef | ast.ClassDef):
+                body = ast.unparse(ast.Module(body=node.body, type_ignores=[]))
+                found.add(body)
+    return found
+
+
+def test_no_case_is_a_mistake_from_the_tests_tables():
+    """The benchmark measures generalisation: no case's answer is one of the tests' own
+    wrong implementations (compared body for body, after ast.unparse), and the benchmark
+    does not import the tests."""
+    tables = _mistake_sources()
+    for case in CASES:
+        source = case_source(case, registry.exercise(case.lesson, case.exercise))
+        for node in ast.parse(source).body:
+            if isinstance(node, ast.FunctionDef | ast.ClassDef):
+                body = ast.unparse(ast.Module(body=node.body, type_ignores=[]))
+                assert body not in tables, case.id
+    for path in (REPO / "benchmarks" / "diagnosis").glob("*.py"):
+        assert not re.search(r"^\s*(from|import) (tests|test_|common)", path.read_text(), re.M)
