@@ -87,7 +87,6 @@ SUSPICIOUS_MODULES = {
     "builtins",
     "pty",
     "mmap",
-    "inspect",
     "linecache",
     "threading",
     "_thread",
@@ -110,6 +109,13 @@ SUSPICIOUS_DOTTED = {
     "sys._getframe",
     "inspect.currentframe",
     "inspect.stack",
+    "inspect.trace",
+    "inspect.getouterframes",
+    "inspect.getinnerframes",
+    "inspect.getmembers",
+    "inspect.getattr_static",
+    "inspect.getclosurevars",
+    "inspect.unwrap",
     "sys.meta_path",
     "sys.path_hooks",
     "operator.attrgetter",
@@ -142,6 +148,14 @@ class Finding:
 
     def where(self) -> str:
         return f"cell {self.cell + 1}" + (f", line {self.line}" if self.line else "")
+
+
+def _own_object(node: ast.AST | None, aliases: dict[str, str]) -> bool:
+    """``self``, ``self.layers``, a local object: a name (and its attributes) that no import
+    of the notebook binds."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id not in aliases
 
 
 def _python(source: str) -> ast.Module | None:
@@ -262,20 +276,48 @@ class _CellScan:
 
     def call(self, node: ast.Call, line: int) -> None:
         function = node.func.id
-        if function in SUSPICIOUS_CALLS and function not in self.aliases:
-            self.add("dynamic", f"{function}()", line)
-        if function != "getattr" or len(node.args) < 2:
-            return
-        target = node.args[0]
+        target = node.args[0] if node.args else None
         owner = (
             _dotted(target, self.aliases) if isinstance(target, ast.Attribute | ast.Name) else None
         )
+        if function in SUSPICIOUS_CALLS and function not in self.aliases:
+            if function in ("setattr", "delattr") and _own_object(target, self.aliases):
+                pass  # setattr(self, f"layer{i}", ...): the learner's own objects
+            elif function in ("setattr", "delattr"):
+                self.add(
+                    "dynamic",
+                    f"{function}({owner or 'an object'}, ...) (look at what it replaces: a "
+                    "library's or the course's function would change what the checks see)",
+                    line,
+                )
+            else:
+                self.add("dynamic", f"{function}()", line)
+        if function != "getattr" or len(node.args) < 2:
+            return
         attribute = node.args[1]
         if isinstance(attribute, ast.Constant) and isinstance(attribute.value, str):
             if owner:
                 self.name(f"{owner}.{attribute.value}", line, called=False)
-        else:
-            self.add("dynamic", f"getattr({owner or 'an object'}, <computed name>)", line)
+            return
+        unwatched = self.unwatched_below(owner) if owner else []
+        if unwatched or (owner is None and not _own_object(target, self.aliases)):
+            reaches = f"; it can reach {unwatched[0]}, which no check sees run" if unwatched else ""
+            self.add(
+                "dynamic",
+                f"getattr({owner or 'an object'}, <computed name>) (look at the name it "
+                f"builds{reaches})",
+                line,
+            )
+
+    def unwatched_below(self, owner: str) -> list[str]:
+        """The lesson's forbidden names below ``owner`` that the grader does not watch run
+        (private or opaque): a computed name there is what a human must look at.
+        ``getattr(nn, name)`` reaches only watched names and is not flagged."""
+        return [
+            name
+            for name in self.forbidden
+            if name.startswith(owner + ".") and private_or_opaque(name)
+        ]
 
     def imports(self, node: ast.Import | ast.ImportFrom, line: int) -> None:
         if isinstance(node, ast.Import):
