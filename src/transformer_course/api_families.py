@@ -265,6 +265,8 @@ def advice(api: str, forbidden: tuple[str, ...] | list[str] = ()) -> str:
     """ "`F.one_hot` computes the answer for you; build the one-hot rows with comparisons or
     indexing": what the notebook's check and the grader both say about a call of ``api`` in
     an exercise that forbids ``forbidden`` (the advice is for the exercise's own family)."""
+    if api.startswith("<tensor>."):
+        api = "torch.Tensor." + api.removeprefix("<tensor>.")
     family = family_of(api)
     for name in forbidden:
         own = family_of(name)

@@ -88,6 +88,8 @@ class Checker:
 
     def require_callable(self, fn: Any, name: str | None = None) -> None:
         name = name or self.exercise
+        if self._watch is not None and name == self.exercise:
+            self._watch.answer(fn)  # its forbidden APIs, read from its cell as the grader does
         if not callable(fn):
             self.fail(
                 f"expected `{name}` to be a function (or class), got {type(fn).__name__}. "

@@ -119,6 +119,45 @@ def _members(patterns: tuple[str, ...]):
     return functions, classes, operators
 
 
+def _cell_of(fn: Any) -> str | None:
+    """The file (a notebook cell) the learner's function or class was written in."""
+    codes = [getattr(fn, "__code__", None)]
+    if isinstance(fn, type):
+        codes = [getattr(v, "__code__", None) for v in vars(fn).values()]
+    for code in codes:
+        if code is not None and not code.co_filename.startswith((*_COURSE, *_TORCH)):
+            return code.co_filename
+    return None
+
+
+def _parse(filename: str) -> ast.Module | None:
+    try:
+        return ast.parse("".join(linecache.getlines(filename)))
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _sibling_cells(filename: str) -> list[str]:
+    """The other cells the kernel ran (their sources are in ``linecache``, in the same
+    folder or under the same name pattern as this one), for the names they bind."""
+    if filename.startswith("<"):
+        stem = filename.rstrip(">").rstrip("0123456789-")
+        return [f for f in list(linecache.cache) if f != filename and f.startswith(stem)]
+    folder = str(Path(filename).parent)
+    return [f for f in list(linecache.cache) if f != filename and str(Path(f).parent) == folder]
+
+
+def _dotted(node: ast.AST, bindings) -> str | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    root = bindings.resolve(node.id)
+    return ".".join([root, *reversed(parts)]) if root else None
+
+
 def _operator_name(func) -> str | None:
     schema = getattr(func, "_schema", None)
     if schema is None or not isinstance(func, torch._ops.OpOverload | torch._ops.OpOverloadPacket):
@@ -147,6 +186,7 @@ class Watch(TorchFunctionMode):
             if e.name != exercise.name
         }
         self.seen: list[_Seen] = []
+        self.mentioned: list[_Seen] = []  # in the answer cell, not proven to be called
         self._call = _checker_call_code()
 
     # ------------------------------------------------------------------ the watch
@@ -186,6 +226,40 @@ class Watch(TorchFunctionMode):
             owner = next((name for name in self.others if name in defined), None)
         self.seen.append(_Seen(api, filename, frame.f_lineno, owner))
 
+    # ------------------------------------------------- what the answer cell says
+    def answer(self, fn: Any) -> None:
+        """The learner's answer (``Checker.require_callable``): read its cell as the grader
+        reads it, so that a call it proves there (even on a branch no check takes) fails
+        here too, and a mention it cannot prove is flagged here as it is there."""
+        filename = _cell_of(fn)
+        if filename is None:
+            return
+        tree = _parse(filename)
+        if tree is None:
+            return
+        from transformer_course.grader import proof
+
+        trees = [t for t in map(_parse, _sibling_cells(filename)) if t is not None]
+        _, names, _ = proof.reached(tree, self.exercise.name)
+        for call in proof.calls_of(tree, names, proof.Bindings([*trees, tree])):
+            api = next((p for p in self.patterns if api_families.matches(call.dotted, p)), None)
+            if api is not None:
+                self.seen.append(_Seen(api, filename, call.line, self.exercise.name))
+                return
+        bindings = proof.Bindings([*trees, tree])
+        methods = {p.rpartition(".")[2] for p in self.patterns if p.startswith("torch.Tensor.")}
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Attribute | ast.Name):
+                continue
+            dotted = _dotted(node, bindings)
+            if dotted is None and isinstance(node, ast.Attribute) and node.attr in methods:
+                dotted = f"torch.Tensor.{node.attr}"
+            if dotted is None:
+                continue
+            api = next((p for p in self.patterns if api_families.matches(dotted, p)), None)
+            if api is not None:
+                self.mentioned.append(_Seen(api, filename, node.lineno, self.exercise.name))
+
     # ----------------------------------------------------------------- the verdict
     def verdict(self) -> tuple[_Seen | None, list[_Seen]]:
         """The call that scores the exercise 0 (or None), and those a human will check."""
@@ -212,6 +286,14 @@ class Watch(TorchFunctionMode):
         failing, flagged = self.verdict()
         name = self.exercise.name
         forbidden = self.exercise.forbidden
+        if failing is None and not flagged and self.mentioned:
+            seen = self.mentioned[0]
+            print(
+                f"⚠ {name}: your answer mentions {seen.api} ({seen.where()}), which this "
+                f"exercise asks you to build yourself. {api_families.advice(seen.api, forbidden)}."
+                " No check saw it run, so the grader flags your notebook for a human, who will "
+                "look at that line."
+            )
         for seen in {s.api: s for s in flagged}.values():
             print(
                 f"⚠ {name}: your code calls {seen.api} ({seen.where()}), which this exercise "
