@@ -239,6 +239,9 @@ class Watch(TorchFunctionMode):
             return
         from transformer_course.grader import proof
 
+        if self.exercise.name not in proof.definitions(tree):
+            return  # not the exercise's answer cell (a file, a cell that renamed it)
+
         trees = [t for t in map(_parse, _sibling_cells(filename)) if t is not None]
         _, names, _ = proof.reached(tree, self.exercise.name)
         for call in proof.calls_of(tree, names, proof.Bindings([*trees, tree])):
@@ -303,9 +306,10 @@ class Watch(TorchFunctionMode):
             )
         if ok and failing is not None:
             checker.fail(
-                f"{api_families.advice(failing.api, forbidden)} ({failing.api}, "
-                f"{failing.where()}). This exercise asks you to build it yourself: the "
-                "course's grader scores it 0, even where the results are right."
+                f"Your code calls {failing.api} ({failing.where()}): "
+                f"{api_families.advice(failing.api, forbidden)}. This exercise asks you to "
+                "build it yourself: the course's grader scores it 0, even where the results "
+                "are right."
             )
 
 
