@@ -108,8 +108,8 @@ def one_hot_loops(ids, vocab_size):
 
 
 def one_hot_torch(ids, vocab_size):
-    """F.one_hot(...).numpy(): int64 zeros and ones (accepted with a note). The grader
-    forbids F.one_hot in submissions (registry); the check itself judges values."""
+    """F.one_hot(...).numpy(): right values, but the exercise forbids F.one_hot (registry):
+    the check refuses it as the grader does (issue 22), naming what to write instead."""
     return F.one_hot(torch.as_tensor(np.asarray(ids, dtype=np.int64)), vocab_size).numpy()
 
 
@@ -499,6 +499,12 @@ class TETableNamedTable(nn.Module):
 
 
 MISTAKES = [
+    Mistake(
+        check_one_hot,
+        one_hot_torch,
+        r"calls torch\.nn\.functional\.one_hot.*`F\.one_hot` computes the answer for you; build "
+        r"the one-hot rows with comparisons or indexing.*grader scores it 0",
+    ),
     Mistake(check_one_hot, one_hot_bool, r"booleans.*add up as logic.*astype"),
     Mistake(check_one_hot, one_hot_transposed, r"transposed"),
     Mistake(check_one_hot, one_hot_width_from_ids, r"max\(ids\) \+ 1"),
@@ -554,7 +560,6 @@ CORRECT = [
     Correct(check_one_hot, one_hot_compare),
     Correct(check_one_hot, one_hot_put_along_axis),
     Correct(check_one_hot, one_hot_loops),
-    Correct(check_one_hot, one_hot_torch),
     Correct(check_one_hot, one_hot_int, note=r"returns integers .*F\.one_hot\(ids\) @ weight"),
     Correct(check_one_hot, one_hot_float32, note=r"is float32; the reference gives float64"),
     Correct(check_embed, embed_via_one_hot, note=r"is float64; the reference gives float32"),

@@ -220,7 +220,6 @@ SOFTMAX_CORRECT = [
         sm_textbook,
         sm_logsumexp,
         sm_moveaxis_loop,
-        sm_via_torch,
         sm_nan_to_num,
         sm_finite_fill,
         sm_finfo_min,
@@ -914,15 +913,31 @@ SDPA_CORRECT = [
         c_upcast,
         c_float64_inside,
         c_loops,
-        c_torch_output,
         c_returns_list,
         ref.scaled_dot_product_attention,
     )
 ]
 
 
+FORBIDDEN_MISTAKES = [  # right values through the API the exercise forbids (issue 22)
+    Mistake(
+        check_softmax,
+        sm_via_torch,
+        r"(?s)calls torch\.softmax.*`torch\.softmax` computes the answer for you; exponentiate "
+        r"the shifted scores.*grader scores it 0",
+    ),
+    Mistake(
+        SDPA,
+        c_torch_output,
+        r"(?s)calls torch\.nn\.functional\.scaled_dot_product_attention.*compute the scores, the "
+        r"mask and the weighted sum of the values yourself.*grader scores it 0",
+    ),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
-    SOFTMAX_MISTAKES + ROW_MISTAKES + SDPA_MISTAKES, SOFTMAX_CORRECT + ROW_CORRECT + SDPA_CORRECT
+    SOFTMAX_MISTAKES + ROW_MISTAKES + SDPA_MISTAKES + FORBIDDEN_MISTAKES,
+    SOFTMAX_CORRECT + ROW_CORRECT + SDPA_CORRECT,
 )
 
 

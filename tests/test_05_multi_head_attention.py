@@ -824,7 +824,6 @@ CORRECT = [
             WithReferenceAttention,
             Einsum,
             LoopOverHeads,
-            TorchSdpaPlusWeights,
             PermuteFloat64Inside,
             Float64Result,
             FunctionalDropout,
@@ -842,6 +841,13 @@ CORRECT = [
     ),
 ]
 
+MISTAKES.append(  # right values through the API the exercise forbids (issue 22)
+    Mistake(
+        check_MultiHeadAttention,
+        TorchSdpaPlusWeights,
+        r"(?s)calls torch\.nn\.functional\.scaled_dot_product_attention.*grader scores it 0",
+    )
+)
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 

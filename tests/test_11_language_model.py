@@ -604,7 +604,7 @@ MISTAKES = [
     Mistake(check_RMSNorm, NormSubtractsMean, r"subtracted the mean"),
     Mistake(check_RMSNorm, NormNoGain, r"cut off from the module.s parameters"),
     Mistake(check_RMSNorm, NormDefaultEps, r"default eps is not 1e-5"),
-    Mistake(check_RMSNorm, NormTorch, r"calls torch\.nn\..*rms_?norm.*grader scores it 0"),
+    Mistake(check_RMSNorm, NormTorch, r"(?s)calls torch\.nn\.RMSNorm.*grader scores it 0"),
     Mistake(check_rotary_embedding, _rope(first=1), r"positions start at 1"),
     Mistake(check_rotary_embedding, _rope(exponent=1), r"base \*\* \(-i / d_head\)"),
     Mistake(check_rotary_embedding, _rope(sign=-1), r"grow with i"),

@@ -615,6 +615,39 @@ HONEST = {  # must neither zero nor flag anything
 }
 
 
+HONEST.update({  # constructs adapter code uses honestly (issue 22): no flag
+    "getattr-computed-on-torch-nn": ("04_attention", "softmax", lambda s: s + cell(
+        "", "from torch import nn", "_ACTIVATION = 'ReLU'", "def _activation():",
+        "    return getattr(nn, _ACTIVATION)()")),
+    "setattr-and-getattr-on-its-own-objects": ("04_attention", "softmax", lambda s: s + cell(
+        "", "class _Holder:", "    def __init__(self, names):", "        for n in names:",
+        "            setattr(self, n, len(n))", "    def get(self, n):",
+        "        return getattr(self, n)")),
+    "import-inspect-for-a-signature": ("04_attention", "softmax", lambda s: s + cell(
+        "", "import inspect", "_PARAMETERS = list(inspect.signature(softmax).parameters)")),
+})  # fmt: skip
+FLAGGED_WITH_WHAT_TO_LOOK_AT = {  # (answer addition, what the flag tells a human to look at)
+    "setattr-on-the-library": (cell(
+        "", "import torch.nn.functional as F", "setattr(F, 'gelu', lambda x: x)"),
+        "setattr(torch.nn.functional, ...) (look at what it replaces"),
+    "getattr-computed-on-torch": (cell(
+        "", "import torch", "_op = getattr(torch, '_soft' + 'max')"),
+        "getattr(torch, <computed name>) (look at the name it builds; it can reach torch."),
+    "the-caller-s-frame": (cell("", "import inspect", "_frame = inspect.currentframe()"),
+                           "inspect.currentframe"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(FLAGGED_WITH_WHAT_TO_LOOK_AT))
+def test_a_construct_that_can_hide_a_call_is_flagged_with_what_to_look_at(case):
+    addition, named = FLAGGED_WITH_WHAT_TO_LOOK_AT[case]
+    outcomes, flags = judge(
+        "04_attention", {"softmax": solutions("04_attention")["softmax"] + addition}
+    )
+    assert all(e.score == e.points for e in outcomes.values())
+    assert any(named in flag for flag in flags), flags
+
+
 @pytest.mark.parametrize("case", sorted(HONEST))
 def test_honest_code_is_neither_zeroed_nor_flagged(case):
     lesson, exercise, change = HONEST[case]

@@ -84,6 +84,26 @@ def test_untouched_student_notebook_fails_every_graded_cell(lesson):
 
 
 @pytest.mark.notebook
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_untouched_student_notebooks_demos_never_end_in_a_bare_not_implemented_error(lesson):
+    """A demo cell (neither an answer nor a test cell) that calls an unfinished exercise
+    says so in a line ("softmax is not written yet: ..."), as lessons 10-12's do, instead of
+    a NotImplementedError traceback (the same run as the test above)."""
+    run = validated_notebook(student_path(lesson))
+    bare = []
+    for index, cell in enumerate(run.nb.cells):
+        nbgrader = cell.metadata.get("nbgrader", {})
+        if cell.cell_type != "code" or nbgrader.get("grade") or nbgrader.get("solution"):
+            continue
+        bare += [
+            f"cell {index}: {cell.source.splitlines()[0]!r}"
+            for error in run.errors(cell)
+            if error.ename == "NotImplementedError"
+        ]
+    assert not bare, "\n".join(bare)
+
+
+@pytest.mark.notebook
 @pytest.mark.parametrize("lesson", ["00_welcome"])
 def test_nbgrader_validate_command(lesson):
     """The command line gives nbgrader's verdicts too: the solution passes, the student

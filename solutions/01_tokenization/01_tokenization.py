@@ -134,8 +134,11 @@ check_tokenize(tokenize, hidden=True)
 # Your tokenizer on the sentences the course keeps coming back to:
 
 # %%
-for sentence in (HELLO, *BALL_IS_BLUE, BLACK_CAT):
-    print(f"{sentence!r:35} -> {tokenize(sentence)}")
+try:
+    for sentence in (HELLO, *BALL_IS_BLUE, BLACK_CAT):
+        print(f"{sentence!r:35} -> {tokenize(sentence)}")
+except NotImplementedError:
+    print("tokenize is not written yet: this cell shows it at work once it is.")
 
 # %% [markdown]
 # ### A sequence, not a bag

@@ -163,22 +163,25 @@ check_one_hot(one_hot, hidden=True)
 # both occurrences of "the" light the same column.
 
 # %%
-sentence = BLACK_CAT.lower().split()  # ['the', 'black', 'cat', 'drank', 'the', 'milk']
-tiny_vocab = {word: index for index, word in enumerate(dict.fromkeys(sentence))}
-sentence_ids = np.array([tiny_vocab[word] for word in sentence])  # (len,)
-print("ids:", sentence_ids)
-heatmap(
-    one_hot(sentence_ids, len(tiny_vocab)),  # (len, vocab_size)
-    row_labels=sentence,
-    col_labels=list(tiny_vocab),
-    title="one_hot(ids): one row per token, one column per vocabulary entry",
-    xlabel="vocabulary entry (id)",
-    ylabel="position in the sentence",
-    cmap="Greys",
-    vmin=0.0,
-    vmax=1.0,
-)
-plt.show()
+try:
+    sentence = BLACK_CAT.lower().split()  # ['the', 'black', 'cat', 'drank', 'the', 'milk']
+    tiny_vocab = {word: index for index, word in enumerate(dict.fromkeys(sentence))}
+    sentence_ids = np.array([tiny_vocab[word] for word in sentence])  # (len,)
+    print("ids:", sentence_ids)
+    heatmap(
+        one_hot(sentence_ids, len(tiny_vocab)),  # (len, vocab_size)
+        row_labels=sentence,
+        col_labels=list(tiny_vocab),
+        title="one_hot(ids): one row per token, one column per vocabulary entry",
+        xlabel="vocabulary entry (id)",
+        ylabel="position in the sentence",
+        cmap="Greys",
+        vmin=0.0,
+        vmax=1.0,
+    )
+    plt.show()
+except NotImplementedError:
+    print("one_hot is not written yet: this cell shows it at work once it is.")
 
 # %% [markdown]
 # ## 3. An embedding table is a lookup table
@@ -260,13 +263,18 @@ check_embed(embed, hidden=True)
 # it, write down the shape of the product and whether it will equal the lookup.
 
 # %%
-demo_rng = np.random.default_rng(0)
-demo_table = demo_rng.normal(size=(6, 4))  # (vocab_size, d_model)
-demo_ids = np.array([[3, 0, 5], [1, 1, 2]])  # (batch, len)
-via_product = one_hot(demo_ids, 6) @ demo_table  # (batch, len, vocab_size) @ (vocab_size, d_model)
-via_lookup = embed(demo_ids, demo_table)  # (batch, len, d_model)
-print("shapes:", via_product.shape, via_lookup.shape)
-print("same values:", np.allclose(via_product, via_lookup))
+try:
+    demo_rng = np.random.default_rng(0)
+    demo_table = demo_rng.normal(size=(6, 4))  # (vocab_size, d_model)
+    demo_ids = np.array([[3, 0, 5], [1, 1, 2]])  # (batch, len)
+    via_product = (
+        one_hot(demo_ids, 6) @ demo_table
+    )  # (batch, len, vocab_size) @ (vocab_size, d_model)
+    via_lookup = embed(demo_ids, demo_table)  # (batch, len, d_model)
+    print("shapes:", via_product.shape, via_lookup.shape)
+    print("same values:", np.allclose(via_product, via_lookup))
+except NotImplementedError:
+    print("one_hot or embed is not written yet: this cell shows them at work once they are.")
 
 # %% [markdown]
 # `(2, 3, 4)` both times, and the same numbers. The figure shows why: each lit cell
@@ -515,8 +523,15 @@ check_cosine_similarity(cosine_similarity, hidden=True)
 # is orthogonal, so the matrix is the identity):
 
 # %%
-print(cosine_similarity(np.array([[1.0, 0.0]]), np.array([[1.0, 1.0], [-1.0, -1.0], [5.0, 0.0]])))
-print(cosine_similarity(one_hot(np.arange(4), 4), one_hot(np.arange(4), 4)))
+try:
+    print(
+        cosine_similarity(np.array([[1.0, 0.0]]), np.array([[1.0, 1.0], [-1.0, -1.0], [5.0, 0.0]]))
+    )
+    print(cosine_similarity(one_hot(np.arange(4), 4), one_hot(np.arange(4), 4)))
+except NotImplementedError:
+    print(
+        "one_hot or cosine_similarity is not written yet: this cell shows them at work once they are."
+    )
 
 # %% [markdown]
 # ## 6. Exploring a small table of word vectors
@@ -541,12 +556,15 @@ print(cosine_similarity(one_hot(np.arange(4), 4), one_hot(np.arange(4), 4)))
 # 3 are the special tokens `<pad>`, `<unk>`, `<bos>`, `<eos>`.
 
 # %%
-from transformer_course.wordvectors import project_2d, word_vectors
+try:
+    from transformer_course.wordvectors import project_2d, word_vectors
 
-vocab, word_table = word_vectors()  # word_table: (vocab_size, d_model)
-words = list(vocab)  # words[i] is the token with id i
-print(f"vocab_size = {len(vocab)}, d_model = {word_table.shape[1]}")
-print("the vector of 'cat':", np.round(embed(np.array(vocab["cat"]), word_table), 2))
+    vocab, word_table = word_vectors()  # word_table: (vocab_size, d_model)
+    words = list(vocab)  # words[i] is the token with id i
+    print(f"vocab_size = {len(vocab)}, d_model = {word_table.shape[1]}")
+    print("the vector of 'cat':", np.round(embed(np.array(vocab["cat"]), word_table), 2))
+except NotImplementedError:
+    print("embed is not written yet: this cell shows it at work once it is.")
 
 # %% [markdown]
 # **Nearest neighbours.** For a query word, compute its cosine with every row of the
@@ -562,8 +580,13 @@ def nearest(word: str, k: int = 5) -> list[tuple[str, float]]:
     return [(words[i], round(float(similarity[i]), 2)) for i in order]
 
 
-for word in ("cat", "milk", "red", "garden", "drank", "she"):
-    print(f"{word:>7} -> {nearest(word)}")
+try:
+    for word in ("cat", "milk", "red", "garden", "drank", "she"):
+        print(f"{word:>7} -> {nearest(word)}")
+except NotImplementedError:
+    print(
+        "embed or cosine_similarity is not written yet: this cell shows them at work once they are."
+    )
 
 # %% [markdown]
 # Animals find animals, foods find foods, colours colours, places places; even the
@@ -744,15 +767,18 @@ check_TokenEmbedding(TokenEmbedding, hidden=True)
 # to the same length with lesson 01's reference `pad_batch` (id 0 is `<pad>`).
 
 # %%
-from transformer_course.reference.tokenization import PAD_ID, encode, pad_batch, tokenize
+try:
+    from transformer_course.reference.tokenization import PAD_ID, encode, pad_batch, tokenize
 
-sentences = [BLACK_CAT, "the dog is brown ."]
-token_lists = [encode(tokenize(s), vocab) for s in sentences]
-batch_ids = torch.from_numpy(pad_batch(token_lists, PAD_ID))  # (batch, len)
-token_embedding = TokenEmbedding(len(vocab), 8)
-vectors = token_embedding(batch_ids)  # (batch, len, d_model)
-print("ids", tuple(batch_ids.shape), "->", "vectors", tuple(vectors.shape))
-print(batch_ids)
+    sentences = [BLACK_CAT, "the dog is brown ."]
+    token_lists = [encode(tokenize(s), vocab) for s in sentences]
+    batch_ids = torch.from_numpy(pad_batch(token_lists, PAD_ID))  # (batch, len)
+    token_embedding = TokenEmbedding(len(vocab), 8)
+    vectors = token_embedding(batch_ids)  # (batch, len, d_model)
+    print("ids", tuple(batch_ids.shape), "->", "vectors", tuple(vectors.shape))
+    print(batch_ids)
+except NotImplementedError:
+    print("TokenEmbedding is not written yet: this cell shows it at work once it is.")
 
 # %% [markdown]
 # The sizes of the vectors that meet in lesson 03, with the paper's `d_model = 512`:

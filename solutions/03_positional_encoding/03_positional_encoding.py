@@ -305,17 +305,20 @@ check_positional_encoding(positional_encoding, hidden=True)
 # And what does row 0 look like?
 
 # %%
-table = positional_encoding(100, 64)  # (max_len, d_model)
-pe_style = {"cmap": "RdBu", "vmin": -1, "vmax": 1, "ylabel": "position"}  # blue +1, red -1
-fig, ax = plt.subplots(figsize=(9, 4.5))
-heatmap(
-    table,
-    ax=ax,
-    title="PE: 100 positions × 64 features",
-    xlabel="feature (0 = sin of pair 0, 1 = cos of pair 0, 2 = sin of pair 1, ...)",
-    **pe_style,
-)
-plt.show()
+try:
+    table = positional_encoding(100, 64)  # (max_len, d_model)
+    pe_style = {"cmap": "RdBu", "vmin": -1, "vmax": 1, "ylabel": "position"}  # blue +1, red -1
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    heatmap(
+        table,
+        ax=ax,
+        title="PE: 100 positions × 64 features",
+        xlabel="feature (0 = sin of pair 0, 1 = cos of pair 0, 2 = sin of pair 1, ...)",
+        **pe_style,
+    )
+    plt.show()
+except NotImplementedError:
+    print("positional_encoding is not written yet: this cell shows it at work once it is.")
 
 # %% [markdown]
 # Each column is one wave sampled at the integer positions. On the left, pair 0

@@ -258,7 +258,10 @@ check_split_heads(split_heads, hidden=True)
 # Your `split_heads` on the numbered example (compare with the picture above):
 
 # %%
-print(split_heads(x, num_heads=2))  # (batch=1, num_heads=2, len=3, d_head=2)
+try:
+    print(split_heads(x, num_heads=2))  # (batch=1, num_heads=2, len=3, d_head=2)
+except NotImplementedError:
+    print("split_heads is not written yet: this cell prints its heads once it is.")
 
 # %% [markdown]
 # ### Exercise 2: `merge_heads`
@@ -313,10 +316,17 @@ check_merge_heads(merge_heads, hidden=True)
 # `d_model`:
 
 # %%
-tokens = torch.randn(2, 5, 12, generator=torch.Generator().manual_seed(0))  # (batch, len, d_model)
-for h in (1, 2, 3, 4, 6, 12):
-    same = torch.equal(merge_heads(split_heads(tokens, h)), tokens)
-    print(f"num_heads={h:2}: split then merge gives back the input: {same}")
+try:
+    tokens = torch.randn(
+        2, 5, 12, generator=torch.Generator().manual_seed(0)
+    )  # (batch, len, d_model)
+    for h in (1, 2, 3, 4, 6, 12):
+        same = torch.equal(merge_heads(split_heads(tokens, h)), tokens)
+        print(f"num_heads={h:2}: split then merge gives back the input: {same}")
+except NotImplementedError:
+    print(
+        "split_heads or merge_heads is not written yet: this cell checks that merge_heads undoes split_heads once both are."
+    )
 
 # %% [markdown]
 # ## 4. Where attention is used, and what goes into `query`, `key`, `value`
@@ -512,31 +522,36 @@ check_MultiHeadAttention(MultiHeadAttention, hidden=True)
 # encoder positions padding.
 
 # %%
-d_model, num_heads = 16, 4
-ours = MultiHeadAttention(d_model, num_heads)
-theirs = nn.MultiheadAttention(d_model, num_heads, batch_first=True)
-with torch.no_grad():
-    theirs.in_proj_weight.copy_(torch.cat([ours.w_q.weight, ours.w_k.weight, ours.w_v.weight]))
-    theirs.in_proj_bias.copy_(torch.cat([ours.w_q.bias, ours.w_k.bias, ours.w_v.bias]))
-    theirs.out_proj.weight.copy_(ours.w_o.weight)
-    theirs.out_proj.bias.copy_(ours.w_o.bias)
+try:
+    d_model, num_heads = 16, 4
+    ours = MultiHeadAttention(d_model, num_heads)
+    theirs = nn.MultiheadAttention(d_model, num_heads, batch_first=True)
+    with torch.no_grad():
+        theirs.in_proj_weight.copy_(torch.cat([ours.w_q.weight, ours.w_k.weight, ours.w_v.weight]))
+        theirs.in_proj_bias.copy_(torch.cat([ours.w_q.bias, ours.w_k.bias, ours.w_v.bias]))
+        theirs.out_proj.weight.copy_(ours.w_o.weight)
+        theirs.out_proj.bias.copy_(ours.w_o.bias)
 
-gen = torch.Generator().manual_seed(1)
-decoder_tokens = torch.randn(2, 3, d_model, generator=gen)  # (batch, len_q, d_model)
-memory = torch.randn(2, 5, d_model, generator=gen)  # (batch, len_k, d_model): encoder output
-source_is_real = torch.tensor([[True] * 5, [True, True, True, False, False]])  # (batch, len_k)
-mask = source_is_real[:, None, None, :]  # (batch, 1, 1, len_k), True = may attend
+    gen = torch.Generator().manual_seed(1)
+    decoder_tokens = torch.randn(2, 3, d_model, generator=gen)  # (batch, len_q, d_model)
+    memory = torch.randn(2, 5, d_model, generator=gen)  # (batch, len_k, d_model): encoder output
+    source_is_real = torch.tensor([[True] * 5, [True, True, True, False, False]])  # (batch, len_k)
+    mask = source_is_real[:, None, None, :]  # (batch, 1, 1, len_k), True = may attend
 
-with torch.no_grad():
-    out, weights = ours(decoder_tokens, memory, memory, mask)
-    pads = ~source_is_real  # nn.MultiheadAttention's key_padding_mask: True = a pad
-    out_t, weights_t = theirs(
-        decoder_tokens, memory, memory, key_padding_mask=pads, average_attn_weights=False
+    with torch.no_grad():
+        out, weights = ours(decoder_tokens, memory, memory, mask)
+        pads = ~source_is_real  # nn.MultiheadAttention's key_padding_mask: True = a pad
+        out_t, weights_t = theirs(
+            decoder_tokens, memory, memory, key_padding_mask=pads, average_attn_weights=False
+        )
+    print("output shape :", tuple(out.shape), " weights shape:", tuple(weights.shape))
+    print("same output as nn.MultiheadAttention: ", torch.allclose(out, out_t, atol=1e-6))
+    print("same per-head weights:                ", torch.allclose(weights, weights_t, atol=1e-6))
+    print("weights on the two padding positions: ", weights[1, :, :, 3:].abs().max().item())
+except NotImplementedError:
+    print(
+        "MultiHeadAttention is not written yet: this cell compares it with nn.MultiheadAttention once it is."
     )
-print("output shape :", tuple(out.shape), " weights shape:", tuple(weights.shape))
-print("same output as nn.MultiheadAttention: ", torch.allclose(out, out_t, atol=1e-6))
-print("same per-head weights:                ", torch.allclose(weights, weights_t, atol=1e-6))
-print("weights on the two padding positions: ", weights[1, :, :, 3:].abs().max().item())
 
 # %% [markdown]
 # ## 6. What it costs: $h$ heads of $d_\text{model}/h$ = one head of $d_\text{model}$

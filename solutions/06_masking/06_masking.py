@@ -351,30 +351,33 @@ check_padding_mask(padding_mask, hidden=True)
 # with the mask, does padding still change "the ball is blue"?
 
 # %%
-mask = padding_mask(batch_ids, PAD_ID)  # (batch, 1, 1, len)
-with torch.no_grad():
-    out_masked, weights = self_attention(x, x, x, mask)  # weights (batch, heads, len_q, len_k)
-labels = tokens_of(batch_ids[0])
-sequences = ["the ball is blue", "the black cat ..."]
-fig, axes = plt.subplots(1, 3, figsize=(16, 4), layout="constrained")
-mask_heatmap(
-    mask[:, 0, 0, :],
-    sequences,
-    range(6),
-    title="padding_mask: one row per sequence",
-    ax=axes[0],
-    xlabel="position (key)",
-    ylabel="sequence",
-)
-mask_heatmap(
-    mask[0, 0].expand(6, 6), labels, labels, title="broadcast over the queries", ax=axes[1]
-)
-attention_heatmap(weights[0, 0], labels, labels, title="masked weights, head 0", ax=axes[2])
-plt.show()
-change = (out_masked[0, :4] - out_alone[0]).abs().max()
-print("weight on pad keys:", weights[0, :, :, 4:].abs().max().item())
-print("rows sum to 1:", torch.allclose(weights[0].sum(-1), torch.ones(num_heads, 6)))
-print(f"with the mask, 'the ball is blue' changes by {change:.1e} when padded")
+try:
+    mask = padding_mask(batch_ids, PAD_ID)  # (batch, 1, 1, len)
+    with torch.no_grad():
+        out_masked, weights = self_attention(x, x, x, mask)  # weights (batch, heads, len_q, len_k)
+    labels = tokens_of(batch_ids[0])
+    sequences = ["the ball is blue", "the black cat ..."]
+    fig, axes = plt.subplots(1, 3, figsize=(16, 4), layout="constrained")
+    mask_heatmap(
+        mask[:, 0, 0, :],
+        sequences,
+        range(6),
+        title="padding_mask: one row per sequence",
+        ax=axes[0],
+        xlabel="position (key)",
+        ylabel="sequence",
+    )
+    mask_heatmap(
+        mask[0, 0].expand(6, 6), labels, labels, title="broadcast over the queries", ax=axes[1]
+    )
+    attention_heatmap(weights[0, 0], labels, labels, title="masked weights, head 0", ax=axes[2])
+    plt.show()
+    change = (out_masked[0, :4] - out_alone[0]).abs().max()
+    print("weight on pad keys:", weights[0, :, :, 4:].abs().max().item())
+    print("rows sum to 1:", torch.allclose(weights[0].sum(-1), torch.ones(num_heads, 6)))
+    print(f"with the mask, 'the ball is blue' changes by {change:.1e} when padded")
+except NotImplementedError:
+    print("padding_mask is not written yet: this cell shows it at work once it is.")
 
 # %% [markdown]
 # The last line is the point of the whole exercise: with the mask, the sentence's
@@ -471,16 +474,21 @@ check_look_ahead_mask(look_ahead_mask, hidden=True)
 # does the first position, `<bos>`, put its weight?
 
 # %%
-tgt = torch.tensor([encode("I am fine", bos_eos=True)[:-1]])  # (1, 4): <bos> i am fine
-words = tokens_of(tgt[0])
-causal = look_ahead_mask(tgt.shape[1])  # (len, len)
-with torch.no_grad():
-    y = embedding(tgt)  # (1, len, d_model)
-    _, causal_weights = self_attention(y, y, y, causal)  # (1, heads, len, len)
-fig, axes = plt.subplots(1, 2, figsize=(11, 4), layout="constrained")
-mask_heatmap(causal, words, words, title="look_ahead_mask(4)", ax=axes[0])
-attention_heatmap(causal_weights[0, 0], words, words, title="masked weights, head 0", ax=axes[1])
-plt.show()
+try:
+    tgt = torch.tensor([encode("I am fine", bos_eos=True)[:-1]])  # (1, 4): <bos> i am fine
+    words = tokens_of(tgt[0])
+    causal = look_ahead_mask(tgt.shape[1])  # (len, len)
+    with torch.no_grad():
+        y = embedding(tgt)  # (1, len, d_model)
+        _, causal_weights = self_attention(y, y, y, causal)  # (1, heads, len, len)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), layout="constrained")
+    mask_heatmap(causal, words, words, title="look_ahead_mask(4)", ax=axes[0])
+    attention_heatmap(
+        causal_weights[0, 0], words, words, title="masked weights, head 0", ax=axes[1]
+    )
+    plt.show()
+except NotImplementedError:
+    print("look_ahead_mask is not written yet: this cell shows it at work once it is.")
 
 # %% [markdown]
 # The upper triangle of the weights is exactly zero, and `<bos>`, which may only see
@@ -594,23 +602,26 @@ check_decoder_self_attention_mask(decoder_self_attention_mask, hidden=True)
 # come out blank?
 
 # %%
-targets = [encode(BALL_IS_BLUE[1], bos_eos=True), encode(HI_HOW_ARE_YOU[1], bos_eos=True)]
-tgt_batch = torch.tensor(tok.pad_batch(targets, PAD_ID))  # (2, 6)
-dec_mask = decoder_self_attention_mask(tgt_batch, PAD_ID)  # (batch, 1, len, len)
-fig, axes = plt.subplots(1, 2, figsize=(12, 4), layout="constrained")
-for b, ax in enumerate(axes):
-    row_words = tokens_of(tgt_batch[b])
-    mask_heatmap(
-        dec_mask[b, 0], row_words, row_words, title=f"sequence {b}: causal & not pad", ax=ax
-    )
-plt.show()
-with torch.no_grad():
-    z = embedding(tgt_batch)  # (batch, len, d_model)
-    _, dec_weights = self_attention(z, z, z, dec_mask)  # (batch, heads, len, len)
-short_words = tokens_of(tgt_batch[1])
-title = "decoder self-attention weights, sequence 1, per head"
-attention_heads(dec_weights[1], short_words, short_words, title=title)
-plt.show()
+try:
+    targets = [encode(BALL_IS_BLUE[1], bos_eos=True), encode(HI_HOW_ARE_YOU[1], bos_eos=True)]
+    tgt_batch = torch.tensor(tok.pad_batch(targets, PAD_ID))  # (2, 6)
+    dec_mask = decoder_self_attention_mask(tgt_batch, PAD_ID)  # (batch, 1, len, len)
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4), layout="constrained")
+    for b, ax in enumerate(axes):
+        row_words = tokens_of(tgt_batch[b])
+        mask_heatmap(
+            dec_mask[b, 0], row_words, row_words, title=f"sequence {b}: causal & not pad", ax=ax
+        )
+    plt.show()
+    with torch.no_grad():
+        z = embedding(tgt_batch)  # (batch, len, d_model)
+        _, dec_weights = self_attention(z, z, z, dec_mask)  # (batch, heads, len, len)
+    short_words = tokens_of(tgt_batch[1])
+    title = "decoder self-attention weights, sequence 1, per head"
+    attention_heads(dec_weights[1], short_words, short_words, title=title)
+    plt.show()
+except NotImplementedError:
+    print("decoder_self_attention_mask is not written yet: this cell shows it at work once it is.")
 
 # %% [markdown]
 # Each sequence gets the triangle of the look-ahead mask minus its own pad columns,

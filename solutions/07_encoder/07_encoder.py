@@ -296,15 +296,18 @@ print("per-token variance:", normalised.var(dim=-1, unbiased=False))
 # bias, feed both the same batch, and compare:
 
 # %%
-d_model = 16
-yours, theirs = LayerNorm(d_model), nn.LayerNorm(d_model)
-with torch.no_grad():
-    yours.weight.copy_(1 + 0.3 * torch.randn(d_model, generator=gen))  # some learned gain
-    yours.bias.copy_(0.3 * torch.randn(d_model, generator=gen))  # and bias
-    theirs.load_state_dict(yours.state_dict())  # same names: weight, bias
-    x = 3 * torch.randn(4, 7, d_model, generator=gen) + 1  # (batch, len, d_model)
-    difference = (yours(x) - theirs(x)).abs().max().item()
-print(f"largest difference from nn.LayerNorm: {difference:.1e}")
+try:
+    d_model = 16
+    yours, theirs = LayerNorm(d_model), nn.LayerNorm(d_model)
+    with torch.no_grad():
+        yours.weight.copy_(1 + 0.3 * torch.randn(d_model, generator=gen))  # some learned gain
+        yours.bias.copy_(0.3 * torch.randn(d_model, generator=gen))  # and bias
+        theirs.load_state_dict(yours.state_dict())  # same names: weight, bias
+        x = 3 * torch.randn(4, 7, d_model, generator=gen) + 1  # (batch, len, d_model)
+        difference = (yours(x) - theirs(x)).abs().max().item()
+    print(f"largest difference from nn.LayerNorm: {difference:.1e}")
+except NotImplementedError:
+    print("LayerNorm is not written yet: this cell shows it at work once it is.")
 
 # %% [markdown]
 # ### Padding cannot change a LayerNorm
@@ -730,23 +733,30 @@ def torch_encoder_layer(ours: nn.Module, norm_first: bool = False) -> nn.Transfo
 # computation and can be compared.
 
 # %%
-torch.backends.mha.set_fastpath_enabled(False)
+try:
+    torch.backends.mha.set_fastpath_enabled(False)
 
-d_model, num_heads, d_ff = 16, 4, 40
-ids = torch.tensor([[5, 6, 7, 8, 0, 0], [3, 4, 5, 6, 7, 8]])  # (batch, len), <pad> = 0
-mask = padding_mask(ids, pad_id=0)  # (batch, 1, 1, len), True = may attend
-x = torch.randn(2, 6, d_model, generator=torch.Generator().manual_seed(3))  # (batch, len, d_model)
-for norm_first in (False, True):
-    torch.manual_seed(4)
-    yours = EncoderLayer(d_model, num_heads, d_ff, dropout=0.0, norm_first=norm_first).eval()
-    with torch.no_grad():
-        for p in yours.parameters():  # move every weight away from its initial value
-            p.add_(0.2 * torch.randn(p.shape))
-        theirs = torch_encoder_layer(yours, norm_first)
-        # nn's key padding mask is True at the pads: the opposite of ours (lesson 06)
-        difference = (yours(x, mask) - theirs(x, src_key_padding_mask=ids == 0)).abs().max()
-    name = "pre-LN " if norm_first else "post-LN"
-    print(f"{name}: largest difference from nn.TransformerEncoderLayer = {difference.item():.1e}")
+    d_model, num_heads, d_ff = 16, 4, 40
+    ids = torch.tensor([[5, 6, 7, 8, 0, 0], [3, 4, 5, 6, 7, 8]])  # (batch, len), <pad> = 0
+    mask = padding_mask(ids, pad_id=0)  # (batch, 1, 1, len), True = may attend
+    x = torch.randn(
+        2, 6, d_model, generator=torch.Generator().manual_seed(3)
+    )  # (batch, len, d_model)
+    for norm_first in (False, True):
+        torch.manual_seed(4)
+        yours = EncoderLayer(d_model, num_heads, d_ff, dropout=0.0, norm_first=norm_first).eval()
+        with torch.no_grad():
+            for p in yours.parameters():  # move every weight away from its initial value
+                p.add_(0.2 * torch.randn(p.shape))
+            theirs = torch_encoder_layer(yours, norm_first)
+            # nn's key padding mask is True at the pads: the opposite of ours (lesson 06)
+            difference = (yours(x, mask) - theirs(x, src_key_padding_mask=ids == 0)).abs().max()
+        name = "pre-LN " if norm_first else "post-LN"
+        print(
+            f"{name}: largest difference from nn.TransformerEncoderLayer = {difference.item():.1e}"
+        )
+except NotImplementedError:
+    print("EncoderLayer is not written yet: this cell shows it at work once it is.")
 
 # %% [markdown]
 # ### Post-LN and pre-LN at initialisation
@@ -929,26 +939,31 @@ check_Encoder(Encoder, hidden=True)
 # padding at the end of one sentence and at the start of another.
 
 # %%
-d_model, num_heads, d_ff, num_layers = 16, 4, 32, 3
-ids = torch.tensor([[5, 6, 7, 8, 0, 0], [0, 0, 0, 3, 4, 5]])  # right and left padding
-mask = padding_mask(ids, pad_id=0)  # (batch, 1, 1, len)
-x = torch.randn(2, 6, d_model, generator=torch.Generator().manual_seed(7))
-for final_norm in (True, None):
-    torch.manual_seed(8)
-    yours = Encoder(num_layers, d_model, num_heads, d_ff, final_norm=final_norm).eval()
-    layer = nn.TransformerEncoderLayer(d_model, num_heads, d_ff, 0.0, batch_first=True)
-    final = nn.LayerNorm(d_model) if final_norm else None
-    theirs = nn.TransformerEncoder(layer, num_layers, norm=final, enable_nested_tensor=False)
-    with torch.no_grad():
-        for ours_i, theirs_i in zip(yours.layers, theirs.layers, strict=True):
-            theirs_i.load_state_dict(torch_encoder_layer(ours_i).state_dict())
-        if final_norm:
-            theirs.norm.load_state_dict(yours.norm.state_dict())
-        difference = (yours(x, mask) - theirs.eval()(x, src_key_padding_mask=ids == 0)).abs().max()
-    print(
-        f"final_norm={final_norm!s:5}: largest difference from nn.TransformerEncoder = "
-        f"{difference.item():.1e}"
-    )
+try:
+    d_model, num_heads, d_ff, num_layers = 16, 4, 32, 3
+    ids = torch.tensor([[5, 6, 7, 8, 0, 0], [0, 0, 0, 3, 4, 5]])  # right and left padding
+    mask = padding_mask(ids, pad_id=0)  # (batch, 1, 1, len)
+    x = torch.randn(2, 6, d_model, generator=torch.Generator().manual_seed(7))
+    for final_norm in (True, None):
+        torch.manual_seed(8)
+        yours = Encoder(num_layers, d_model, num_heads, d_ff, final_norm=final_norm).eval()
+        layer = nn.TransformerEncoderLayer(d_model, num_heads, d_ff, 0.0, batch_first=True)
+        final = nn.LayerNorm(d_model) if final_norm else None
+        theirs = nn.TransformerEncoder(layer, num_layers, norm=final, enable_nested_tensor=False)
+        with torch.no_grad():
+            for ours_i, theirs_i in zip(yours.layers, theirs.layers, strict=True):
+                theirs_i.load_state_dict(torch_encoder_layer(ours_i).state_dict())
+            if final_norm:
+                theirs.norm.load_state_dict(yours.norm.state_dict())
+            difference = (
+                (yours(x, mask) - theirs.eval()(x, src_key_padding_mask=ids == 0)).abs().max()
+            )
+        print(
+            f"final_norm={final_norm!s:5}: largest difference from nn.TransformerEncoder = "
+            f"{difference.item():.1e}"
+        )
+except NotImplementedError:
+    print("Encoder is not written yet: this cell shows it at work once it is.")
 
 # %% [markdown]
 # And the point of the padding mask, through the whole stack (a reference encoder):

@@ -573,23 +573,28 @@ def torch_transformer_logits(
 # initialisation), the model in eval mode so that dropout is off.
 
 # %%
-cmp_src = torch.tensor([[2, 5, 6, 7, 3, 0, 0], [2, 8, 9, 10, 11, 12, 3]])  # (batch, len_src)
-cmp_tgt = torch.tensor([[2, 13, 14, 3, 0], [2, 15, 16, 17, 3]])  # (batch, len_tgt)
-configurations = {
-    "post-LN, no final norm (the paper)": {},
-    "post-LN, final_norm=True (nn.Transformer)": {"final_norm": True},
-    "pre-LN (final norm by default)": {"norm_first": True},
-    "post-LN, tied embeddings": {"tie_embeddings": True},
-}
-torch.manual_seed(0)
-for name, options in configurations.items():
-    yours = Transformer(23, 23, d_model=16, num_heads=4, num_layers=2, d_ff=32, **options).eval()
-    pytorch = torch_transformer(yours)
-    with torch.no_grad():
-        difference = yours(cmp_src, cmp_tgt) - torch_transformer_logits(
-            yours, pytorch, cmp_src, cmp_tgt
-        )
-    print(f"{name:44} largest difference {difference.abs().max().item():.1e}")
+try:
+    cmp_src = torch.tensor([[2, 5, 6, 7, 3, 0, 0], [2, 8, 9, 10, 11, 12, 3]])  # (batch, len_src)
+    cmp_tgt = torch.tensor([[2, 13, 14, 3, 0], [2, 15, 16, 17, 3]])  # (batch, len_tgt)
+    configurations = {
+        "post-LN, no final norm (the paper)": {},
+        "post-LN, final_norm=True (nn.Transformer)": {"final_norm": True},
+        "pre-LN (final norm by default)": {"norm_first": True},
+        "post-LN, tied embeddings": {"tie_embeddings": True},
+    }
+    torch.manual_seed(0)
+    for name, options in configurations.items():
+        yours = Transformer(
+            23, 23, d_model=16, num_heads=4, num_layers=2, d_ff=32, **options
+        ).eval()
+        pytorch = torch_transformer(yours)
+        with torch.no_grad():
+            difference = yours(cmp_src, cmp_tgt) - torch_transformer_logits(
+                yours, pytorch, cmp_src, cmp_tgt
+            )
+        print(f"{name:44} largest difference {difference.abs().max().item():.1e}")
+except NotImplementedError:
+    print("Transformer is not written yet: this cell compares it with nn.Transformer once it is.")
 
 # %% [markdown]
 # Differences of a few $10^{-6}$ (all of them below $10^{-5}$) are float32 rounding:
@@ -709,20 +714,29 @@ check_count_parameters(count_parameters, hidden=True)
 # the state dict lists it under three names.
 
 # %%
-# (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings)
-for config in [(50, 8, 2, 1, 16, False), (50, 8, 2, 3, 12, True), (37000, 512, 8, 6, 2048, True)]:
-    yours = sum(count_parameters(*config).values())
-    vocab_size, d_model, num_heads, num_layers, d_ff, tied = config
-    model = ref.Transformer(
-        vocab_size, vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings=tied
+try:
+    # (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings)
+    for config in [
+        (50, 8, 2, 1, 16, False),
+        (50, 8, 2, 3, 12, True),
+        (37000, 512, 8, 6, 2048, True),
+    ]:
+        yours = sum(count_parameters(*config).values())
+        vocab_size, d_model, num_heads, num_layers, d_ff, tied = config
+        model = ref.Transformer(
+            vocab_size, vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings=tied
+        )
+        pytorch = sum(p.numel() for p in model.parameters())  # a shared Parameter counts once
+        print(f"{config}: yours {yours:>12,}   PyTorch {pytorch:>12,}")
+    print(
+        f"the tied model: {len(model.state_dict())} state-dict entries, "
+        f"{len(list(model.parameters()))} parameter tensors"
     )
-    pytorch = sum(p.numel() for p in model.parameters())  # a shared Parameter counts once
-    print(f"{config}: yours {yours:>12,}   PyTorch {pytorch:>12,}")
-print(
-    f"the tied model: {len(model.state_dict())} state-dict entries, "
-    f"{len(list(model.parameters()))} parameter tensors"
-)
-del model
+    del model
+except NotImplementedError:
+    print(
+        "count_parameters is not written yet: this cell compares its counts with PyTorch's once it is."
+    )
 
 # %% [markdown]
 # The base model has **63,119,496** parameters, the big one **214,282,376** (computed

@@ -489,10 +489,16 @@ check_SwiGLU(SwiGLU, hidden=True)
 # Use the reference `split_heads`, `merge_heads` (lesson 05),
 # `scaled_dot_product_attention` (lesson 04) and `look_ahead_mask` (lesson 06), all
 # imported in the setup cell, and your `rotary_embedding` and `apply_rotary`.
-# PyTorch's `F.scaled_dot_product_attention` and `nn.MultiheadAttention` are **not
-# allowed** in `CausalSelfAttention`, `DecoderBlock` and `GPT` (lesson 04 had you build
-# what they compute): the test cells below reject an answer that calls them, and the
-# course's grader scores it 0.
+#
+# What is allowed, plainly: the course's `scaled_dot_product_attention`, the one the setup
+# cell imports from `transformer_course.reference.attention` (your lesson-04 function),
+# **is allowed**. PyTorch's own `F.scaled_dot_product_attention` (in any spelling:
+# `torch.nn.functional.scaled_dot_product_attention`, an import alias, `torch._C._nn` or
+# `torch.ops.aten`) and `nn.MultiheadAttention` are **not allowed** in
+# `CausalSelfAttention`, `DecoderBlock` and `GPT` (lesson 04 had you build what they
+# compute): the test cells below reject an answer that calls them, and the course's
+# grader scores it 0. A call costs only the exercise whose answer cell holds it: one in
+# `CausalSelfAttention` does not cost `DecoderBlock` and `GPT`, which use your attention.
 # The projection names are part of the contract (lesson 12 adds a cache of the rotated
 # keys and the values around them).
 

@@ -49,14 +49,18 @@ class Checker:
         self._notes: list[str] = []
         self._random_state: tuple | None = None
         self._threads = 1
+        self._watch = None
 
     def __enter__(self) -> Checker:
         import torch
+
+        from transformer_course.checking.forbidden import watch_for
 
         self._random_state = global_random_state()
         # Checks compute on tiny tensors, where several threads only cost (10x under load).
         self._threads = torch.get_num_threads()
         torch.set_num_threads(1)
+        self._watch = watch_for(self.exercise)  # its forbidden APIs, as the grader sees them
         return self
 
     def __exit__(self, exc_type, exc, tb) -> bool:
@@ -65,6 +69,9 @@ class Checker:
         torch.set_num_threads(self._threads)
         if self._random_state is not None:
             restore_random_state(self._random_state)
+        if self._watch is not None:
+            watch, self._watch = self._watch, None
+            watch.close(self, ok=exc_type is None)
         if exc_type is None:
             self.done()
         return False
@@ -88,6 +95,8 @@ class Checker:
 
     def require_callable(self, fn: Any, name: str | None = None) -> None:
         name = name or self.exercise
+        if self._watch is not None and name == self.exercise:
+            self._watch.answer(fn)  # its forbidden APIs, read from its cell as the grader does
         if not callable(fn):
             self.fail(
                 f"expected `{name}` to be a function (or class), got {type(fn).__name__}. "

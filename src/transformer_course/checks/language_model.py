@@ -34,7 +34,6 @@ from typing import Any
 import torch
 
 from transformer_course.checking import Checker, tolerance
-from transformer_course.checking.forbidden import refuse_forbidden
 from transformer_course.checking.generators import seeded_generator
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.layers import build, expect_tensor_result, mistake_values
@@ -227,7 +226,7 @@ def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
 
 
 def check_RMSNorm(cls, *, hidden: bool = False) -> None:
-    with Checker("RMSNorm", hidden=hidden) as c, refuse_forbidden(c, _RMS_NORM_APIS):
+    with Checker("RMSNorm", hidden=hidden) as c:
         c.require_callable(cls)
         for case in _HIDDEN_NORM if hidden else _VISIBLE_NORM:
             d_model = case.shape[-1]
@@ -634,7 +633,7 @@ def _check_layer(
     shape: ``cls(*args(case))`` with deterministic weights, against ``oracle_f(x, state,
     num_heads, **oracle_options(case))`` (with the ``table``'s mistakes), then its causal
     property."""
-    with Checker(name, hidden=hidden) as c, refuse_forbidden(c, _SDPA):
+    with Checker(name, hidden=hidden) as c:
         c.require_callable(cls)
         for case in _HIDDEN_ATTENTION if hidden else _VISIBLE_ATTENTION:
             module, built, state = build(
@@ -792,7 +791,7 @@ def _check_embedding_init(c: Checker, cls, seed: int) -> None:
 
 
 def check_GPT(cls, *, hidden: bool = False) -> None:
-    with Checker("GPT", hidden=hidden) as c, refuse_forbidden(c, _SDPA):
+    with Checker("GPT", hidden=hidden) as c:
         c.require_callable(cls)
         for case in _HIDDEN_ATTENTION if hidden else _VISIBLE_ATTENTION:
             args = (case.vocab, case.d_model, case.num_heads, case.d_ff, case.num_layers)

@@ -10,6 +10,7 @@ import fnmatch
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from transformer_course import api_families
 from transformer_course.grader.evidence import ReferenceUse, Trip
 from transformer_course.grader.lesson import LessonSpec
 from transformer_course.grader.plan import Plan
@@ -43,10 +44,23 @@ def _outcomes(result: SubmissionResult) -> dict[str, ExerciseResult]:
     return {e.name: e for e in result.exercises}
 
 
+def _paid_elsewhere(evidence: Evidence, exercise: str, trip: Trip) -> bool:
+    """The trip's call is written in another exercise's answer cell that forbids it too:
+    that exercise pays for it (``CausalSelfAttention``'s SDPA does not cost ``DecoderBlock``,
+    whose checks use the learner's attention), as the notebook's check decides."""
+    owner = next((e for i, _, e in evidence.plan.learner_cells if i == trip.origin), None)
+    if owner in (None, exercise):
+        return False
+    other = next((e for e in evidence.spec.exercises if e.name == owner), None)
+    return other is not None and any(
+        _api_matches(trip.api, f) for f in expand_forbidden(other.forbidden)
+    )
+
+
 def forbidden_calls(evidence: Evidence, result: SubmissionResult) -> None:
     """An exercise whose own code is proven to call a forbidden API (the grader's parse of
-    its answer cell, :mod:`.proof`), or whose checks saw one run from the learner's code,
-    scores 0, with the reason."""
+    its answer cell, :mod:`.proof`), or whose checks saw one run from the learner's code
+    (not from another exercise's answer that forbids it too), scores 0, with the reason."""
     outcomes = _outcomes(result)
     for exercise in evidence.spec.exercises:
         forbidden = expand_forbidden(exercise.forbidden)
@@ -67,17 +81,19 @@ def forbidden_calls(evidence: Evidence, result: SubmissionResult) -> None:
                 if trip.exercise == exercise.name
                 and not _given(evidence.plan, trip.origin)
                 and any(_api_matches(trip.api, f) for f in forbidden)
+                and not _paid_elsewhere(evidence, exercise.name, trip)
             }
         )
         used = proven + [f"{api} (seen running in the checks)" for api in seen]
         if used:
+            first = used[0].split(" ")[0]  # the name as the learner's code spells it
             outcome = outcomes[exercise.name]
             outcome.score = 0.0
             outcome.status = "forbidden"
             outcome.message = (
                 f"{exercise.name}: your code calls {', '.join(used)}, which this exercise asks "
-                "you to build yourself, so it scores 0 (even where the checks passed). Write it "
-                "with basic array or tensor operations instead."
+                "you to build yourself, so it scores 0 (even where the checks passed). "
+                f"{api_families.advice(first, exercise.forbidden)}."
             )
 
 

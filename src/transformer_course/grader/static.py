@@ -19,13 +19,9 @@ tampered with by the code they describe:
 from __future__ import annotations
 
 import ast
-import fnmatch
-import importlib
-import sys
-import warnings
 from dataclasses import dataclass
 
-from transformer_course.api_families import FAMILIES, WIDER
+from transformer_course import api_families
 from transformer_course.grader import proof
 from transformer_course.grader.lesson import LessonSpec
 from transformer_course.grader.plan import Plan
@@ -91,7 +87,6 @@ SUSPICIOUS_MODULES = {
     "builtins",
     "pty",
     "mmap",
-    "inspect",
     "linecache",
     "threading",
     "_thread",
@@ -114,43 +109,26 @@ SUSPICIOUS_DOTTED = {
     "sys._getframe",
     "inspect.currentframe",
     "inspect.stack",
+    "inspect.trace",
+    "inspect.getouterframes",
+    "inspect.getinnerframes",
+    "inspect.getmembers",
+    "inspect.getattr_static",
+    "inspect.getclosurevars",
+    "inspect.unwrap",
     "sys.meta_path",
     "sys.path_hooks",
     "operator.attrgetter",
     "operator.methodcaller",
 }
-RESOLVABLE = {"torch", "numpy", "scipy", "math"}
-# Below these, any name is flagged: they reach every operator without its public name.
-OPAQUE_PREFIXES = ("torch.ops", "torch._C")
-
-
-def family_of(name: str) -> str | None:
-    """The family a forbidden API belongs to (None: it has none)."""
-    for family, members in FAMILIES.items():
-        if any(_matches(name, member) for member in members):
-            return family
-    return None
-
-
-def _with_wider(families: set[str]) -> set[str]:
-    closed, stack = set(), list(families)
-    while stack:
-        family = stack.pop()
-        if family not in closed:
-            closed.add(family)
-            stack.extend(WIDER.get(family, ()))
-    return closed
-
-
-def expand_forbidden(forbidden: tuple[str, ...] | list[str]) -> tuple[str, ...]:
-    """The forbidden APIs with every member of each family one of them belongs to, and of
-    the families that can compute it (:data:`WIDER`)."""
-    names = list(forbidden)
-    families = {f for f in map(family_of, forbidden) if f is not None}
-    for family in FAMILIES:  # in a fixed order
-        if family in _with_wider(families):
-            names += [member for member in FAMILIES[family] if member not in names]
-    return tuple(names)
+RESOLVABLE = api_families.RESOLVABLE
+OPAQUE_PREFIXES = api_families.OPAQUE_PREFIXES
+family_of = api_families.family_of
+expand_forbidden = api_families.expand_forbidden
+private_or_opaque = api_families.private_or_opaque
+_private = api_families.private
+_resolve = api_families.resolve
+_matches = api_families.matches
 
 
 def _methods(patterns: tuple[str, ...]) -> set[str]:
@@ -170,6 +148,14 @@ class Finding:
 
     def where(self) -> str:
         return f"cell {self.cell + 1}" + (f", line {self.line}" if self.line else "")
+
+
+def _own_object(node: ast.AST | None, aliases: dict[str, str]) -> bool:
+    """``self``, ``self.layers``, a local object: a name (and its attributes) that no import
+    of the notebook binds."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id not in aliases
 
 
 def _python(source: str) -> ast.Module | None:
@@ -212,59 +198,6 @@ def _dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:
     return None
 
 
-_objects: dict[str, object] = {}
-
-
-def _resolve(dotted: str):
-    """The object a dotted name stands for (only in well-known libraries), or None."""
-    if dotted in _objects:
-        return _objects[dotted]
-    result = None
-    if dotted.split(".")[0] in RESOLVABLE:
-        parts = dotted.split(".")
-        for cut in range(len(parts), 0, -1):
-            module_name = ".".join(parts[:cut])
-            try:
-                obj = sys.modules.get(module_name) or importlib.import_module(module_name)
-            except Exception:
-                continue
-            try:
-                with warnings.catch_warnings():  # numpy warns on some old aliases
-                    warnings.simplefilter("ignore")
-                    for attr in parts[cut:]:
-                        obj = getattr(obj, attr)
-                result = obj
-            except AttributeError:
-                result = None
-            break
-    _objects[dotted] = result
-    return result
-
-
-def _matches(dotted: str, forbidden: str) -> bool:
-    if dotted == forbidden or fnmatch.fnmatchcase(dotted, forbidden):
-        return True
-    if any(ch in forbidden for ch in "*?["):
-        return False
-    target = _resolve(forbidden)
-    return target is not None and _resolve(dotted) is target
-
-
-def private_or_opaque(dotted: str) -> bool:
-    """A name below ``torch.ops``/``torch._C``, or a private name of a library."""
-    opaque = any(dotted == p or dotted.startswith(p + ".") for p in OPAQUE_PREFIXES)
-    return opaque or _private(dotted)
-
-
-def _private(dotted: str) -> bool:
-    """A name below a library that its authors keep private (``torch._softmax``)."""
-    parts = dotted.split(".")
-    return parts[0] in RESOLVABLE and any(
-        part.startswith("_") and not (part.startswith("__") and part.endswith("__"))
-        for part in parts[1:]
-    )
-
-
 class _CellScan:
     """The findings of one learner cell (``exercise``: whose answer cell it is, or None)."""
 
@@ -300,9 +233,10 @@ class _CellScan:
             self.add("own-reference", dotted, line)
         for pattern in self.forbidden:
             if _matches(dotted, pattern):
-                # a call counts for the exercise whose cell makes it; a name kept for later
-                # (an alias, an argument) counts for every exercise
-                scope = exercise if called else None
+                # a mention in an exercise's answer cell is that exercise's, called or kept
+                # for later (an exercise that allows it mentions it freely: a later use in
+                # another exercise's code is seen there); one in another cell, every exercise's
+                scope = exercise
                 self.add("forbidden", dotted, line, forbidden=pattern, exercise=scope)
                 break
 
@@ -342,20 +276,48 @@ class _CellScan:
 
     def call(self, node: ast.Call, line: int) -> None:
         function = node.func.id
-        if function in SUSPICIOUS_CALLS and function not in self.aliases:
-            self.add("dynamic", f"{function}()", line)
-        if function != "getattr" or len(node.args) < 2:
-            return
-        target = node.args[0]
+        target = node.args[0] if node.args else None
         owner = (
             _dotted(target, self.aliases) if isinstance(target, ast.Attribute | ast.Name) else None
         )
+        if function in SUSPICIOUS_CALLS and function not in self.aliases:
+            if function in ("setattr", "delattr") and _own_object(target, self.aliases):
+                pass  # setattr(self, f"layer{i}", ...): the learner's own objects
+            elif function in ("setattr", "delattr"):
+                self.add(
+                    "dynamic",
+                    f"{function}({owner or 'an object'}, ...) (look at what it replaces: a "
+                    "library's or the course's function would change what the checks see)",
+                    line,
+                )
+            else:
+                self.add("dynamic", f"{function}()", line)
+        if function != "getattr" or len(node.args) < 2:
+            return
         attribute = node.args[1]
         if isinstance(attribute, ast.Constant) and isinstance(attribute.value, str):
             if owner:
                 self.name(f"{owner}.{attribute.value}", line, called=False)
-        else:
-            self.add("dynamic", f"getattr({owner or 'an object'}, <computed name>)", line)
+            return
+        unwatched = self.unwatched_below(owner) if owner else []
+        if unwatched or (owner is None and not _own_object(target, self.aliases)):
+            reaches = f"; it can reach {unwatched[0]}, which no check sees run" if unwatched else ""
+            self.add(
+                "dynamic",
+                f"getattr({owner or 'an object'}, <computed name>) (look at the name it "
+                f"builds{reaches})",
+                line,
+            )
+
+    def unwatched_below(self, owner: str) -> list[str]:
+        """The lesson's forbidden names below ``owner`` that the grader does not watch run
+        (private or opaque): a computed name there is what a human must look at.
+        ``getattr(nn, name)`` reaches only watched names and is not flagged."""
+        return [
+            name
+            for name in self.forbidden
+            if name.startswith(owner + ".") and private_or_opaque(name)
+        ]
 
     def imports(self, node: ast.Import | ast.ImportFrom, line: int) -> None:
         if isinstance(node, ast.Import):
@@ -390,6 +352,17 @@ class _CellScan:
                     self.add("reference", module, line)
 
 
+def _paid_by_its_own(spec: LessonSpec, owner: str | None, exercise, call) -> bool:
+    """A call in another exercise's answer cell that forbids it too is that exercise's (its
+    own scan finds it), not that of every exercise that uses its code."""
+    if owner in (None, exercise.name):
+        return False
+    other = next((e for e in spec.exercises if e.name == owner), None)
+    return other is not None and any(
+        _matches(call.dotted, p) for p in expand_forbidden(other.forbidden)
+    )
+
+
 def _proven_findings(
     spec: LessonSpec, trees: dict[int, ast.Module], learner: dict[int, str | None]
 ) -> list[Finding]:
@@ -410,7 +383,7 @@ def _proven_findings(
             cell, names, others = pending.pop()
             for call in proof.calls_of(trees[cell], names, bindings):
                 pattern = next((p for p in patterns if _matches(call.dotted, p)), None)
-                if pattern is None:
+                if pattern is None or _paid_by_its_own(spec, learner.get(cell), exercise, call):
                     continue
                 own = cell == index
                 what = call.dotted if own else f"{call.dotted} (in {call.via}, which it uses)"
