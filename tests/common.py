@@ -660,6 +660,11 @@ def _grade_class(course: Path, lessons: list[str]) -> dict:
         for student, data in honest_submissions(lesson).items():
             submit(course, student, lesson, data)
     nbgrader(course, "generate_assignment", "*", "--force")  # every lesson of the course
+    # course-grader's gradebook starts with the lessons as nbgrader registered them, as an
+    # instructor's does after generate_assignment (it checks each lesson's test cells and
+    # points against the registry, and registers the lesson again if they differ); a fresh
+    # gradebook, where it registers each lesson itself: test_grader_infra, _hostile, _scaffold
+    shutil.copy2(course / "autograde" / "gradebook.db", course / "ours.db")
     nbgrader(course, "autograde", "*", "--force")
     theirs = {
         lesson: scores(f"sqlite:///{course}/autograde/gradebook.db", lesson) for lesson in lessons
