@@ -22,7 +22,7 @@ from transformer_course import selfgrade
 pytestmark = pytest.mark.pipeline
 
 #: about how long a part takes on CI's two cores, for the order in which they start
-SECONDS = {"trained": 300, "others": 300}
+SECONDS = {"trained": 250, "others": 250}
 
 
 def in_part(value, part: str):
