@@ -64,15 +64,21 @@ __all__ = [
     "assert_accepted",
     "assert_rejected",
     "bwrap_installed",
+    "class_group",
+    "class_part",
+    "class_parts",
     "code_cell",
     "copy_attention",
     "copy_norm",
+    "graded_class",
     "grader",
     "home",
+    "honest_submissions",
     "imported_modules",
     "lesson_tests",
     "make_course",
     "meta",
+    "nbgrader",
     "notebook",
     "points",
     "python_environment",
@@ -316,16 +322,29 @@ def validated_folder() -> Path:
 
 
 def validated_notebook(path: Path) -> ValidatedNotebook:
-    """A lesson's notebook run once per test run, the way ``nbgrader validate`` (and the
-    Validate button) runs it: nbgrader's own validator, with the course's configuration,
-    headless; a student version (``notebooks/``) with ``--invert``. Every test that needs
-    the run (the solution passes, the student version fails every graded cell, a lesson's
-    own look at its untouched notebook) reads the same one, across pytest-xdist's workers
-    (a file lock, and a folder per test run), instead of running the notebook again."""
+    """A lesson's notebook run once per test run, and nbgrader's validator's verdict on it
+    (``nbgrader validate``, the Validate button: the course's configuration, headless; a
+    student version (``notebooks/``) with ``--invert``). Every test that needs the run (the
+    solution passes, the student version fails every graded cell, a lesson's own look at its
+    untouched notebook) reads the same one, across pytest-xdist's workers (a file lock, and a
+    folder per test run), instead of running the notebook again.
+
+    Where this test run grades the class of honest submissions (tests/test_grader_honest.py)
+    the notebook is already run there: ``nbgrader autograde`` runs the solution (the
+    "solved" submission: the student version with the instructor's answers) and the
+    untouched student version. The validator then judges the notebook file itself, with the
+    outputs of that run put in its cells (matched by cell id) instead of running it a third
+    time. Otherwise (a run of some test files alone) the validator runs it."""
+    path = Path(path).resolve()
+    top, lesson = path.relative_to(REPO).parts[:2]
+    invert = top == "notebooks"
+    if class_part(lesson) in CLASS_PARTS_IN_RUN and path == REPO / top / lesson / f"{lesson}.ipynb":
+        graded = graded_class(class_part(lesson))
+        return _replayed(
+            path, graded.nbgrader_autograded("untouched" if invert else "solved", lesson)
+        )
     from filelock import FileLock
 
-    path = Path(path).resolve()
-    invert = path.relative_to(REPO).parts[0] == "notebooks"
     cache = validated_folder()
     cache.mkdir(exist_ok=True)
     key = hashlib.sha256(f"{path}:{invert}".encode() + path.read_bytes()).hexdigest()[:24]
@@ -340,6 +359,53 @@ def validated_notebook(path: Path) -> ValidatedNotebook:
         payload = json.loads(record.read_text())
     nb = nbformat.from_dict(payload["nb"])
     return ValidatedNotebook(nb, payload["seconds"], payload["verdict"], invert)
+
+
+def _execution_seconds(nb: nbformat.NotebookNode) -> float:
+    """From the first cell's start to the last cell's end, by the kernel's own timestamps
+    (nbclient records them in each cell's metadata); the kernel's start is not included."""
+    from datetime import datetime
+
+    stamps = [
+        datetime.fromisoformat(cell.metadata["execution"][key].replace("Z", "+00:00"))
+        for cell in nb.cells
+        if cell.cell_type == "code" and "execution" in cell.metadata
+        for key in ("iopub.status.busy", "iopub.status.idle")
+        if key in cell.metadata["execution"]
+    ]
+    assert stamps, "the run recorded no execution times (nbclient's record_timing)"
+    return (max(stamps) - min(stamps)).total_seconds()
+
+
+def _replayed(path: Path, executed: nbformat.NotebookNode) -> ValidatedNotebook:
+    """nbgrader's validator on the notebook at ``path``, its code cells given the outputs of
+    ``executed`` (a run of the same notebook) instead of being run again."""
+    from nbgrader.validator import Validator
+
+    invert = path.relative_to(REPO).parts[0] == "notebooks"
+    ran = {cell.get("id"): cell for cell in executed.cells if cell.cell_type == "code"}
+
+    class Replaying(Validator):
+        executed = None
+
+        def _preprocess(self, nb):
+            missing = [
+                cell.id for cell in nb.cells if cell.cell_type == "code" and cell.id not in ran
+            ]
+            assert not missing, f"code cells of {path} that the run did not have: {missing}"
+            for cell in nb.cells:
+                if cell.cell_type == "code":
+                    cell.outputs = ran[cell.id].outputs
+                    cell.execution_count = ran[cell.id].execution_count
+                    cell.metadata["execution"] = ran[cell.id].metadata.get("execution", {})
+            self.executed = nb
+            return nb
+
+    validator = Replaying(config=nbgrader_config(REPO), invert=invert)
+    verdict = validator.validate(str(path))
+    assert validator.executed is not None, f"nbgrader did not judge {path}: {verdict}"
+    nb = validator.executed
+    return ValidatedNotebook(nb, _execution_seconds(nb), verdict, invert)
 
 
 # ====================================================================================== grader
@@ -511,3 +577,126 @@ def run_in_session(session, code: str) -> str:
     outcome = session.exec_cell(0, code)
     assert outcome["status"] == "ok", outcome
     return outcome["output"].strip()
+
+
+# ========================================================== the class of honest submissions
+#: tests/test_grader_honest.py grades a class of honest submissions of every lesson with
+#: ``nbgrader autograde`` and with ``course-grader``, in two parts (each a pytest-xdist
+#: group, so the two workers grade one each): the lessons that load or train a model, whose
+#: notebooks take longest, and the rest. A lesson named here that no longer exists is
+#: ignored; a new lesson joins the second part.
+TRAINED_LESSONS = ("10_training", "11_language_model", "12_inference")
+NBGRADER_AUTOGRADED = "nbgrader-autograded"  # beside course-grader's autograded/
+#: the parts whose class this test run grades (set by tests/conftest.py from the selection)
+CLASS_PARTS_IN_RUN: set[str] = set()
+
+
+def class_parts() -> dict[str, tuple[str, ...]]:
+    lessons = registry.lessons()
+    trained = tuple(lesson for lesson in lessons if lesson in TRAINED_LESSONS)
+    return {
+        "trained": trained,
+        "others": tuple(lesson for lesson in lessons if lesson not in trained),
+    }
+
+
+def class_part(lesson: str) -> str:
+    return next((part for part, lessons in class_parts().items() if lesson in lessons), "")
+
+
+def class_group(part: str) -> str:
+    """The xdist_group of the tests that read a part of the class."""
+    return f"graded_class_{part}"
+
+
+def honest_submissions(lesson: str) -> dict[str, bytes]:
+    """The solution, the untouched student version, the first half of the exercises solved,
+    and the solution with a syntax error in one answer cell."""
+    solved = solutions(lesson)
+    names = list(points(lesson))
+    half = names[: len(names) // 2]
+    broken_name = names[len(names) // 2]
+    broken = dict(solved, **{broken_name: solved[broken_name] + "\n    )"})  # a syntax error
+    return {
+        "solved": submission(lesson, solved),
+        "untouched": submission(lesson, {}),
+        "partial": submission(lesson, {name: solved[name] for name in half}),
+        "broken": submission(lesson, broken),
+    }
+
+
+@dataclass
+class GradedClass:
+    """A part of the class, graded: ``theirs`` (nbgrader autograde) and ``ours``
+    (course-grader), lesson -> student -> exercise -> score; course-grader's command."""
+
+    course: Path
+    lessons: list[str]
+    theirs: dict
+    ours: dict
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def nbgrader_autograded(self, student: str, lesson: str) -> nbformat.NotebookNode:
+        """The notebook as ``nbgrader autograde`` ran it, outputs included."""
+        path = (
+            self.course / "autograde" / NBGRADER_AUTOGRADED / student / lesson / f"{lesson}.ipynb"
+        )
+        return nbformat.read(path, as_version=4)
+
+
+def nbgrader(course: Path, *args: str, timeout: float = 1800) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "nbgrader", *args], cwd=course, capture_output=True, text=True,
+        env=tool_env(), timeout=timeout,
+    )  # fmt: skip
+    assert result.returncode == 0, f"nbgrader {args}:\n{result.stdout}\n{result.stderr}"
+
+
+def _grade_class(course: Path, lessons: list[str]) -> dict:
+    make_course(course, lessons)
+    for lesson in lessons:
+        for student, data in honest_submissions(lesson).items():
+            submit(course, student, lesson, data)
+    nbgrader(course, "generate_assignment", "*", "--force")  # every lesson of the course
+    # course-grader's gradebook starts with the lessons as nbgrader registered them, as an
+    # instructor's does after generate_assignment (it checks each lesson's test cells and
+    # points against the registry, and registers the lesson again if they differ); a fresh
+    # gradebook, where it registers each lesson itself: test_grader_infra, _hostile, _scaffold
+    shutil.copy2(course / "autograde" / "gradebook.db", course / "ours.db")
+    nbgrader(course, "autograde", "*", "--force")
+    theirs = {
+        lesson: scores(f"sqlite:///{course}/autograde/gradebook.db", lesson) for lesson in lessons
+    }
+    # course-grader writes its own autograded notebooks where nbgrader wrote its
+    (course / "autograde" / "autograded").rename(course / "autograde" / NBGRADER_AUTOGRADED)
+    ours_db = f"sqlite:///{course}/ours.db"
+    run = grader(course, *lessons, "--db", ours_db, "--no-export", "--workers", "2")
+    ours = {lesson: scores(ours_db, lesson) for lesson in lessons} if run.returncode == 0 else {}
+    return {"theirs": theirs, "ours": ours, "returncode": run.returncode, "stdout": run.stdout,
+            "stderr": run.stderr}  # fmt: skip
+
+
+def graded_class(part: str) -> GradedClass:
+    """The part of the class graded once per test run, read by every test that needs it
+    (across pytest-xdist's workers: a file lock, and the run's folder). A failure is kept
+    too, so that every reader reports it instead of grading again."""
+    from filelock import FileLock
+
+    lessons = list(class_parts()[part])
+    folder = validated_folder() / f"class-{part}"
+    record = folder / "result.json"
+    validated_folder().mkdir(exist_ok=True)
+    with FileLock(str(folder) + ".lock"):
+        if not record.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            try:
+                payload = _grade_class(folder / "course", lessons)
+            except Exception as error:  # kept for the other readers
+                payload = {"error": f"{type(error).__name__}: {error}"}
+            folder.mkdir(parents=True, exist_ok=True)
+            record.write_text(json.dumps(payload))
+        payload = json.loads(record.read_text())
+    assert "error" not in payload, f"grading the class ({part}) failed: {payload.get('error')}"
+    return GradedClass(folder / "course", lessons, **payload)

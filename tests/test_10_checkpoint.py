@@ -74,6 +74,7 @@ def test_training_writes_progress_to_stdout_only(monkeypatch, capsys):
 
 
 @pytest.mark.pipeline
+@pytest.mark.slow(130)  # started first by pytest-xdist (tests/conftest.py)
 def test_default_training_reaches_the_target_and_matches_the_checkpoint():
     """The lesson's claims: the default small model reaches at least 95% exact match on
     the in-distribution split (fixed seed), the harder splits stay below 100%, and beam

@@ -770,6 +770,7 @@ def _seed_spread() -> dict[str, float]:
 
 
 @pytest.mark.pipeline
+@pytest.mark.slow(280)  # started first by pytest-xdist (tests/conftest.py)
 def test_default_training_meets_the_targets_and_matches_the_record():
     """The lesson's claims, wherever it runs: the default GPT, trained with the course's
     own code on the standard-library corpus, ends at least half a nat per token below the

@@ -616,6 +616,7 @@ def test_readme_start_here_for_windows_says_the_same_as_for_linux():
     assert "jupyter-config/learner" in lab_line and "jupyter-config/learner" in make_lab
 
 
+@pytest.mark.slow(90)  # started first by pytest-xdist (tests/conftest.py)
 def test_readme_start_here_without_make_works(tmp_path):
     """The README's commands for a learner without make, run as written in a fresh
     clone: a new virtual environment, pip (torch included), JupyterLab serving lesson

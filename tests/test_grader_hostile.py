@@ -36,7 +36,11 @@ from transformer_course import registry
 from transformer_course.build import REPO
 
 # one xdist worker builds this module's graded class once (make test uses --dist loadgroup)
-pytestmark = [pytest.mark.pipeline, pytest.mark.xdist_group("grader_hostile")]
+pytestmark = [
+    pytest.mark.pipeline,
+    pytest.mark.xdist_group("grader_hostile"),
+    pytest.mark.slow(130),
+]
 
 L4, L1 = "04_attention", "01_tokenization"
 P4, P1 = points(L4), points(L1)

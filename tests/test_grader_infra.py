@@ -54,6 +54,7 @@ EXPECTED = {student: total for student, (_, total) in class_of_three().items()}
 
 
 # ------------------------------------------------------------------------------ Dask
+@pytest.mark.slow(35)
 def test_a_dask_cluster_of_worker_processes_grades_the_class(tmp_path):
     distributed = pytest.importorskip("distributed")
     course = course_with_class(tmp_path / "course")
@@ -112,6 +113,7 @@ def postgres():
         shutil.rmtree(root, ignore_errors=True)
 
 
+@pytest.mark.slow(35)
 def test_a_postgresql_gradebook_works_with_nbgrader_export(tmp_path, postgres):
     course = course_with_class(tmp_path / "course")
     run = grader(course, LESSON, "--db", postgres, "--workers", "2")
@@ -131,6 +133,7 @@ def test_a_postgresql_gradebook_works_with_nbgrader_export(tmp_path, postgres):
 
 
 # ------------------------------------------------------------------------------- zip
+@pytest.mark.slow(35)
 def test_an_lms_zip_is_collected_as_nbgrader_zip_collect_does(tmp_path):
     course = make_course(tmp_path / "course", [LESSON])
     archive = tmp_path / "download.zip"
@@ -152,6 +155,7 @@ def test_an_lms_zip_is_collected_as_nbgrader_zip_collect_does(tmp_path):
 
 
 # ---------------------------------------------------------------------------- resume
+@pytest.mark.slow(35)
 def test_an_interrupted_run_resumes_and_regrades_only_what_changed(tmp_path):
     course = course_with_class(tmp_path / "course")
     state = course / "autograde" / "autograded"

@@ -2,9 +2,12 @@
 test; the untouched student notebook fails every graded test with a clear
 message; nbgrader's own validator agrees; the lesson runs fast.
 
-Each notebook runs once, through nbgrader's validator (``common.validated_notebook``): its
-verdict is nbgrader's, and the same run's outputs are what these tests read. The command
-line, ``nbgrader validate``, is run on lesson 00 both ways."""
+Each notebook runs once per test run (``common.validated_notebook``): where the run grades
+the class of honest submissions (tests/test_grader_honest.py), nbgrader autograde's run of
+the solution and of the untouched notebook there, otherwise nbgrader's validator's own run;
+the verdict is nbgrader's validator's on the notebook file with that run's outputs, and the
+same outputs are what these tests read. The command line, ``nbgrader validate``, is run on
+lesson 00 both ways."""
 
 from __future__ import annotations
 

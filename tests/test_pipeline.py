@@ -21,7 +21,11 @@ from transformer_course import registry, selfgrade
 from transformer_course.build import REPO, tool_env
 
 # one xdist worker runs this module's nbgrader course once (make test uses --dist loadgroup)
-pytestmark = [pytest.mark.pipeline, pytest.mark.xdist_group("nbgrader_pipeline")]
+pytestmark = [
+    pytest.mark.pipeline,
+    pytest.mark.xdist_group("nbgrader_pipeline"),
+    pytest.mark.slow(50),
+]
 
 LESSON = "01_tokenization"
 POINTS = {ex.test_grade_id: ex.points for ex in registry.exercises(LESSON)}

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from common import REPO, tool_env
 
-pytestmark = [pytest.mark.pipeline, pytest.mark.xdist_group("scaffold")]
+pytestmark = [pytest.mark.pipeline, pytest.mark.xdist_group("scaffold"), pytest.mark.slow(55)]
 
 LESSON = "13_mixture_of_experts"
 TOPIC = "mixture_of_experts"

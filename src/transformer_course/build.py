@@ -309,7 +309,8 @@ def build_reference(master: Path, repo: Path = REPO) -> str:
 
 
 def generate_release(lesson: str, source_root: Path, release_root: Path, repo: Path = REPO) -> None:
-    """Run nbgrader generate_assignment for one lesson, with this repo's config.
+    """Run nbgrader generate_assignment for one lesson (or, with ``"*"``, for every lesson
+    under ``source_root`` in one run of nbgrader), with this repo's config.
 
     ``source_root/<lesson>/`` is read; ``release_root/<lesson>/`` is written.
     A throw-away gradebook is used, so this never touches autograde/gradebook.db.
@@ -330,8 +331,9 @@ def generate_release(lesson: str, source_root: Path, release_root: Path, repo: P
             )
 
 
-def build_lesson(lesson: str, out_root: Path, repo: Path = REPO) -> None:
-    """Write solutions/<lesson>/<lesson>.ipynb and notebooks/<lesson>/ under out_root."""
+def build_lesson(lesson: str, out_root: Path, repo: Path = REPO, release: bool = True) -> None:
+    """Write solutions/<lesson>/<lesson>.ipynb and notebooks/<lesson>/ under out_root
+    (``release=False``: not notebooks/, which the caller generates)."""
     master = repo / SOLUTIONS / lesson / f"{lesson}.py"
     source_dir = out_root / SOLUTIONS / lesson
     source_dir.mkdir(parents=True, exist_ok=True)
@@ -344,7 +346,8 @@ def build_lesson(lesson: str, out_root: Path, repo: Path = REPO) -> None:
     release_dir = out_root / NOTEBOOKS / lesson
     if release_dir.exists():
         shutil.rmtree(release_dir)
-    generate_release(lesson, out_root / SOLUTIONS, out_root / NOTEBOOKS, repo)
+    if release:
+        generate_release(lesson, out_root / SOLUTIONS, out_root / NOTEBOOKS, repo)
     reference = reference_path(lesson, out_root)
     reference.parent.mkdir(parents=True, exist_ok=True)
     reference.write_text(build_reference(master, repo))
@@ -356,7 +359,12 @@ def stale_files(selected: list[str], repo: Path = REPO) -> list[str]:
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch)
         for lesson in selected:
-            build_lesson(lesson, out, repo)
+            build_lesson(lesson, out, repo, release=False)
+        # the student versions of every selected lesson in one run of nbgrader (each run
+        # starts nbgrader and a gradebook anew: most of its time)
+        if selected:
+            generate_release("*", out / SOLUTIONS, out / NOTEBOOKS, repo)
+        for lesson in selected:
             for top in (SOLUTIONS, NOTEBOOKS):
                 fresh_dir, committed_dir = out / top / lesson, repo / top / lesson
                 fresh = {p.relative_to(fresh_dir) for p in fresh_dir.rglob("*") if p.is_file()}
