@@ -1168,7 +1168,7 @@ def test_label_smoothed_loss_equals_pytorchs(eps):
 def test_smoothing_definitions_differ_measurably_in_the_visible_cases():
     """The check can only name the definition a learner used if the definitions give
     different values on its inputs."""
-    for logits, labels, pad_id, eps in checks._smoothing_cases(hidden=False):
+    for logits, labels, pad_id, eps in checks.smoothing_cases(hidden=False):
         if eps == 0:
             continue
         right = float(
@@ -1199,7 +1199,7 @@ def test_noam_lr_matches_the_paper():
 
 
 def _tiny_model(seed=7131, ids=(0, 2, 3), bias=3.0):
-    return checks._beam_model(seed, *ids, bias)
+    return checks.beam_model(seed, *ids, bias)
 
 
 def _log_prob(model, src, seq, bos_id):
@@ -1219,7 +1219,7 @@ def test_wide_beam_search_is_exhaustive_search(max_len):
     pad_id, bos_id, eos_id, alpha = 0, 2, 3, 0.0
     src = torch.tensor([[4, 5, 1, 6], [7, 1, 0, 0]])
     got = ref.beam_search(model, src, 10_000, max_len, bos_id, eos_id, alpha)
-    vocab = checks._BEAM_VOCAB
+    vocab = checks.BEAM_VOCAB
     others = [t for t in range(vocab) if t != eos_id]
     for row in range(src.shape[0]):
         candidates = [
@@ -1259,7 +1259,7 @@ def test_beam_check_models_make_greedy_and_beam_disagree():
     finishes and runs to max_len in the visible cases."""
     for hidden in (False, True):
         disagree = penalty_matters = finished = unfinished = 0
-        for model, src, settings, ids, pad_id in checks._beam_cases(hidden):
+        for model, src, settings, ids, pad_id in checks.beam_cases(hidden):
             bos_id, eos_id = ids["bos_id"], ids["eos_id"]
             for beam_size, max_len, alpha in settings:
                 greedy = greedy_decode(model, src, max_len, bos_id, eos_id).tolist()
@@ -1285,8 +1285,8 @@ def test_train_step_checks_see_clipping():
     missing or wrong clipping changes the weights."""
     for hidden in (False, True):
         pad_id, bos_id, eos_id, seed = (1, 4, 2, 5102) if hidden else (0, 2, 3, 5101)
-        batches = checks._step_batches(pad_id, bos_id, eos_id, seed, 4)
-        model = checks._step_model(checks._STEP_VOCAB, pad_id, seed)
+        batches = checks.step_batches(pad_id, bos_id, eos_id, seed, 4)
+        model = checks.step_model(checks.STEP_VOCAB, pad_id, seed)
         loss_fn = functools.partial(checks.smoothed_cross_entropy, pad_id=pad_id, smoothing=0.1)
         for batch in batches:
             model.zero_grad()
@@ -1298,9 +1298,9 @@ def test_train_step_checks_see_clipping():
 def test_train_step_is_one_sgd_step_on_pytorchs_loss():
     """Oracle: the reference step equals a hand-written SGD update with the total-norm
     clipping formula, on F.cross_entropy."""
-    model = checks._step_model(checks._STEP_VOCAB, 0, 5101)
-    twin = checks._copy_model(model, checks._STEP_VOCAB, 0)
-    batch = checks._step_batches(0, 2, 3, 5101, 1)[0]
+    model = checks.step_model(checks.STEP_VOCAB, 0, 5101)
+    twin = checks.copy_model(model, checks.STEP_VOCAB, 0)
+    batch = checks.step_batches(0, 2, 3, 5101, 1)[0]
     loss_fn = functools.partial(checks.smoothed_cross_entropy, pad_id=0, smoothing=0.1)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
     loss = ref.train_step(model, batch, optimizer, loss_fn, clip_norm=0.3)

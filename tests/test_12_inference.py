@@ -18,6 +18,7 @@ from torch import nn
 
 from transformer_course import stdlib_corpus
 from transformer_course.checking.failure import CheckFailure
+from transformer_course.checking.oracles import online_softmax_f, tiled_attention_f
 from transformer_course.checkpoints import DIRECTORY as CHECKPOINTS
 from transformer_course.checkpoints import language_model as shipped_model
 from transformer_course.checks import inference as checks
@@ -166,17 +167,17 @@ def _gen(**knobs):
     by default, with one knob turned (a mistake or a correct variant)."""
     return _named(
         "generate",
-        lambda model, prompt, new: checks._cached_generation(model, prompt, new, **knobs),
+        lambda model, prompt, new: checks.cached_generation(model, prompt, new, **knobs),
     )
 
 
 # ------------------------------------------------------------- grouped_query_attention
 def _gqa_tiled(q, k, v, mask=None):
-    return checks._gqa_expected(q, k, v, mask, tile=True)
+    return checks.gqa_expected(q, k, v, mask, tile=True)
 
 
 def _gqa_unscaled(q, k, v, mask=None):
-    return checks._gqa_expected(q, k, v, mask, scale=1)
+    return checks.gqa_expected(q, k, v, mask, scale=1)
 
 
 def _gqa_no_mask(q, k, v, mask=None):
@@ -214,7 +215,7 @@ def _gqa_grouped_einsum(q, k, v, mask=None):
 
 # --------------------------------------------------------------------- online_softmax
 def _softmax_no_rescale(x, block_size):
-    return checks._online_variant(x, block_size, rescale="none")
+    return online_softmax_f(x, block_size, rescale="none")
 
 
 def _softmax_no_max(x, block_size):
@@ -225,7 +226,7 @@ def _softmax_no_max(x, block_size):
 
 
 def _softmax_max_from_zero(x, block_size):
-    return checks._online_variant(x, block_size, start=0.0)
+    return online_softmax_f(x, block_size, start=0.0)
 
 
 def _softmax_block_max(x, block_size):
@@ -264,7 +265,7 @@ def _softmax_logsumexp_online(x, block_size):
 def _tiled(**knobs):
     return _named(
         "tiled_attention",
-        lambda q, k, v, b, causal=False: checks._tiled_variant(q, k, v, b, causal, **knobs),
+        lambda q, k, v, b, causal=False: tiled_attention_f(q, k, v, b, causal, **knobs),
     )
 
 
@@ -290,7 +291,7 @@ def _tiled_bottom_right(q, k, v, block_size, causal=False):
 
 def _tiled_unscaled(q, k, v, block_size, causal=False):
     """Forgets to divide the scores by sqrt(d_k): the scaled variant on q * sqrt(d_k)."""
-    return checks._tiled_variant(q * math.sqrt(q.shape[-1]), k, v, block_size, causal)
+    return tiled_attention_f(q * math.sqrt(q.shape[-1]), k, v, block_size, causal)
 
 
 def _tiled_normalised_running(q, k, v, block_size, causal=False):
@@ -373,7 +374,7 @@ MISTAKES = [
     Mistake(check_online_softmax, _named("s", _softmax_no_rescale), r"not rescaled"),
     Mistake(
         check_online_softmax,
-        _named("s", lambda x, b: checks._online_variant(x, b, rescale="inverted")),
+        _named("s", lambda x, b: online_softmax_f(x, b, rescale="inverted")),
         r"wrong way round",
     ),
     Mistake(
@@ -843,7 +844,7 @@ def test_all_nan_online_softmax_names_every_cause_that_gives_it():
     """An output NaN everywhere used to get the fixed hint ("large scores overflow")."""
 
     def online_softmax(x, block_size):
-        return checks._online_variant(x, block_size, rescale="inverted_raw")
+        return online_softmax_f(x, block_size, rescale="inverted_raw")
 
     text = _visible_message(check_online_softmax, online_softmax)
     assert "NaN or inf everywhere" in text and "inverted" in text, text

@@ -1049,3 +1049,43 @@ def test_label_smoothing_f_is_pytorch_s_cross_entropy_and_its_slips():
         losses["sum"], ce(ignore_index=1, label_smoothing=0.1, reduction="sum")
     )
     torch.testing.assert_close(losses["pad_zero"], ce(ignore_index=0, label_smoothing=0.1))
+
+
+# ----------------------------------------------------- online softmax, tiled attention
+@pytest.mark.parametrize("block_size", [1, 3, 7, 16])
+def test_online_softmax_f_is_the_softmax_and_its_slips_are_not(block_size):
+    x = randn(4, 7, seed=41) * 5.0  # (rows, n): block sizes that divide n and do not
+    right = o.online_softmax_f(x, block_size)
+    torch.testing.assert_close(right, torch.softmax(x, dim=-1), **CLOSE)
+    if block_size >= x.shape[-1]:
+        return  # one block: no rescaling happens, every knob below gives the softmax
+    # (``running`` False, each block's own maximum, is exact in exact arithmetic: its slip
+    # is overflow, which the lesson's check provokes with large scores)
+    for knobs in ({"rescale": "none"}, {"rescale": "inverted"}):
+        wrong = o.online_softmax_f(x, block_size, **knobs)
+        assert not torch.allclose(wrong, right), knobs
+    # a running maximum started at 0: the softmax again unless every score is negative
+    negative = -x.abs() - 1.0
+    started_at_0 = o.online_softmax_f(negative, block_size, start=0.0)
+    torch.testing.assert_close(started_at_0.sum(-1), torch.ones(4, dtype=torch.float64))
+    assert torch.isfinite(started_at_0).all()
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("block_size", [1, 2, 5, 8])
+def test_tiled_attention_f_is_scaled_dot_product_attention(causal, block_size):
+    q, k, v = randn(2, 3, 5, 4, seed=42), randn(2, 3, 5, 4, seed=43), randn(2, 3, 5, 6, seed=44)
+    right = o.tiled_attention_f(q, k, v, block_size, causal)
+    torch.testing.assert_close(
+        right, F.scaled_dot_product_attention(q, k, v, is_causal=causal), **CLOSE
+    )
+    if block_size == 1 or block_size >= k.shape[-2]:
+        return
+    # each knob is a different slip: none of them gives the right attention here
+    slips = [{"rescale_sum": False}, {"rescale_output": False}, {"old_max": True}]
+    if causal:
+        slips += [{"local_index": True}, {"strict": True}]
+    for knobs in slips:
+        wrong = o.tiled_attention_f(q * 4.0, k, v, block_size, causal, **knobs)
+        expected = F.scaled_dot_product_attention(q * 4.0, k, v, is_causal=causal)
+        assert not torch.allclose(wrong, expected), knobs

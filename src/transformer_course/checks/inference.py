@@ -28,13 +28,17 @@ from transformer_course.checking import Checker, short, tolerance, torch_generat
 from transformer_course.checking.hints import shape_mismatch_hint
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.objects import course_object
+from transformer_course.checking.oracles import online_softmax_f, tiled_attention_f
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.exercise import Exercise
 from transformer_course.reference import inference as ref
 from transformer_course.reference.attention import scaled_dot_product_attention
 from transformer_course.reference.masking import look_ahead_mask
 
+# check functions, and the cases, models and expected values they run (public, so that
+# the lesson's tests can prove what the checks rely on)
 __all__ = [
+    "cached_generation",
     "check_KVCache",
     "check_generate",
     "check_grouped_query_attention",
@@ -42,6 +46,7 @@ __all__ = [
     "check_quiz_cache_memory",
     "check_sliding_window_mask",
     "check_tiled_attention",
+    "gqa_expected",
 ]
 
 
@@ -270,7 +275,7 @@ def _model(seed: int, sizes: dict):
 
 
 @torch.no_grad()
-def _cached_generation(
+def cached_generation(
     model,
     prompt: torch.Tensor,
     max_new_tokens: int,
@@ -294,7 +299,7 @@ def _cached_generation(
     if shared:
         caches = model.new_caches(1, batch * (length + max_new_tokens))
         rows = [
-            _cached_generation(model, row[None], max_new_tokens, caches=caches) for row in prompt
+            cached_generation(model, row[None], max_new_tokens, caches=caches) for row in prompt
         ]
         return torch.cat([r[0] for r in rows]), torch.cat([r[1] for r in rows])
     if caches is None:
@@ -318,7 +323,7 @@ def _cached_generation(
 
 def _generate_mistakes(seed, sizes, prompt, new) -> dict[str, object]:
     def variant(**knobs):
-        return lambda: _cached_generation(ref.make_cached_gpt(seed, **sizes), prompt, new, **knobs)[
+        return lambda: cached_generation(ref.make_cached_gpt(seed, **sizes), prompt, new, **knobs)[
             1
         ]
 
@@ -564,7 +569,12 @@ def check_generate(generate, *, hidden: bool = False) -> None:
 
 
 # =============================================================== grouped_query_attention
-def _gqa_expected(q, k, v, mask, *, tile: bool = False, scale: float | None = None):
+def gqa_expected(q, k, v, mask, *, tile: bool = False, scale: float | None = None):
+    """Grouped-query attention by the reference: each of k's and v's num_kv_heads heads
+    (dim 1) repeated for its group of num_heads / num_kv_heads query heads, then
+    scaled_dot_product_attention. ``tile``: the heads repeated as a whole block
+    (``repeat``) instead of each in place (``repeat_interleave``), a classic mistake;
+    ``scale``: the scores scaled by ``scale`` instead of 1 / sqrt(d_head)."""
     group = q.shape[1] // k.shape[1]
     if tile:
         k, v = k.repeat(1, group, 1, 1), v.repeat(1, group, 1, 1)
@@ -642,18 +652,16 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 "h // group (heads 0..group-1 share the first), but yours uses h % num_kv_heads. "
                 "k.repeat(1, group, 1, 1) tiles [k0, k1, k0, k1]; repeat_interleave gives "
                 "[k0, k0, k1, k1].": (
-                    _gqa_expected(q, k, v, mask, tile=True) if 1 < kv < heads else None
+                    gqa_expected(q, k, v, mask, tile=True) if 1 < kv < heads else None
                 ),
-                "The scores are not divided by sqrt(d_head).": _gqa_expected(
-                    q, k, v, mask, scale=1
-                ),
+                "The scores are not divided by sqrt(d_head).": gqa_expected(q, k, v, mask, scale=1),
                 "The mask was ignored: blocked keys got weight.": (
-                    None if mask is None else _gqa_expected(q, k, v, None)
+                    None if mask is None else gqa_expected(q, k, v, None)
                 ),
                 "The mask is read the wrong way round: True means *may attend* (as in "
                 "lesson 06), so blocked positions are where the mask is False "
                 "(masked_fill(~mask, -inf)).": (
-                    None if mask is None else _gqa_expected(q, k, v, ~mask)
+                    None if mask is None else gqa_expected(q, k, v, ~mask)
                 ),
                 "Your softmax runs over the queries (dim=-2): each query's weights over the "
                 "keys must sum to 1, so take the softmax over the last axis (dim=-1).": (
@@ -662,7 +670,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
             }
             c.expect_close(
                 got,
-                _gqa_expected(q, k, v, mask),
+                gqa_expected(q, k, v, mask),
                 what,
                 **tolerance(got.dtype),
                 mistakes=mistakes,
@@ -672,40 +680,6 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
 
 
 # ========================================================================= online_softmax
-def _online_variant(
-    x: torch.Tensor,
-    block_size: int,
-    *,
-    rescale: str = "right",
-    start: float = float("-inf"),
-    running: bool = True,
-    update: bool = True,
-    skip_last: bool = False,
-) -> torch.Tensor:
-    """The online softmax, right with the defaults; the knobs are classic mistakes:
-    ``rescale`` "none" or "inverted", the running maximum ``start``ing at 0 instead of
-    -inf, and (``running`` False) a maximum that is each block's own instead of the
-    largest value seen so far."""
-    m = torch.full(x.shape[:-1], start, dtype=x.dtype)
-    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
-    n = x.shape[-1]
-    for first in range(0, n - block_size + 1 if skip_last else n, block_size):
-        block = x[..., first : first + block_size]
-        new = torch.maximum(m, block.amax(dim=-1)) if running else block.amax(dim=-1)
-        if rescale == "none":
-            factor = torch.ones_like(total)
-        elif rescale == "inverted":
-            factor = torch.exp(new - m).nan_to_num(0.0, posinf=0.0)
-        elif rescale == "inverted_raw":  # exp(+inf) on the first block: NaN, as written
-            factor = torch.exp(new - m)
-        else:
-            factor = torch.exp(m - new)
-        total = total * factor + torch.exp(block - new[..., None]).sum(dim=-1)
-        if update:
-            m = new
-    return torch.exp(x - m[..., None]) / total[..., None]
-
-
 def _informative(value: torch.Tensor) -> torch.Tensor | None:
     """A mistake's value, or None when it is NaN or inf everywhere: every such mistake
     gives the same value, so matching it would tell them apart no better than chance."""
@@ -803,10 +777,10 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
             several_blocks = x.shape[-1] > block_size
             nan_causes = {
                 "the rescale factor inverted, exp(m_new - m_old) instead of exp(m_old - m_new)": (
-                    _online_variant(x, block_size, rescale="inverted_raw")
+                    online_softmax_f(x, block_size, rescale="inverted_raw")
                 ),
                 "the running maximum never updated after a block (running_max = new_max "
-                "missing)": _online_variant(x, block_size, update=False),
+                "missing)": online_softmax_f(x, block_size, update=False),
                 "no maximum subtracted inside exp (exp overflows)": _no_maximum(x),
             }
             c.expect_close(
@@ -818,30 +792,30 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                     "The running sum is not rescaled when the maximum grows: terms summed as "
                     "exp(s - m_old) must be multiplied by exp(m_old - m_new) before the new "
                     "block's terms are added.": (
-                        _online_variant(x, block_size, rescale="none") if several_blocks else None
+                        online_softmax_f(x, block_size, rescale="none") if several_blocks else None
                     ),
                     _INVERTED_RESCALE: (
-                        _online_variant(x, block_size, rescale="inverted")
+                        online_softmax_f(x, block_size, rescale="inverted")
                         if several_blocks
                         else None
                     ),
-                    _MAX_FROM_ZERO: _online_variant(x, block_size, start=0.0),
+                    _MAX_FROM_ZERO: online_softmax_f(x, block_size, start=0.0),
                     _BLOCK_OWN_MAX: (
-                        _online_variant(x, block_size, running=False) if several_blocks else None
+                        online_softmax_f(x, block_size, running=False) if several_blocks else None
                     ),
                     _INVERTED_RESCALE + " (Here exp(m_new - m_old) with m_old = -inf on the "
                     "first block is exp(+inf) = inf, and 0 · inf = NaN.)": (
-                        _informative(_online_variant(x, block_size, rescale="inverted_raw"))
+                        _informative(online_softmax_f(x, block_size, rescale="inverted_raw"))
                     ),
                     "The running maximum is never updated (running_max = new_max is missing): "
                     "every exp is then taken against the initial -inf, which gives inf and "
                     "NaN. After each block, keep the new maximum for the next one.": (
-                        _informative(_online_variant(x, block_size, update=False))
+                        _informative(online_softmax_f(x, block_size, update=False))
                     ),
                     "The last, shorter block is skipped: when n is not a multiple of "
                     "block_size, the loop must still visit the last columns (range(0, n, "
                     "block_size) with x[..., start : start + block_size]).": (
-                        _online_variant(x, block_size, skip_last=True)
+                        online_softmax_f(x, block_size, skip_last=True)
                         if x.shape[-1] % block_size
                         else None
                     ),
@@ -868,46 +842,6 @@ def _tiled_expected(q, k, v, causal: bool, *, scale: float | None = None):
         q = q * scale * math.sqrt(q.shape[-1])
     output, _ = scaled_dot_product_attention(q, k, v, mask)
     return output
-
-
-def _tiled_variant(
-    q,
-    k,
-    v,
-    block_size: int,
-    causal: bool = False,
-    *,
-    rescale_sum: bool = True,
-    rescale_output: bool = True,
-    local_index: bool = False,
-    running: bool = True,
-    strict: bool = False,
-    old_max: bool = False,
-    divide: bool = True,
-):
-    """Tiled attention, right with the defaults; the knobs are classic mistakes: the
-    running sum or the accumulated output not rescaled when the maximum grows, the causal
-    mask comparing a query with the key's index inside its block, a maximum that is each
-    block's own (``running`` False)."""
-    len_q, len_k = q.shape[-2], k.shape[-2]
-    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)  # (..., len_q)
-    total = torch.zeros(q.shape[:-1], dtype=q.dtype)  # (..., len_q)
-    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)  # (..., len_q, d_v)
-    rows = torch.arange(len_q)[:, None]
-    for start in range(0, len_k, block_size):
-        stop = min(start + block_size, len_k)
-        s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
-        if causal:
-            keys = torch.arange(stop - start) if local_index else torch.arange(start, stop)
-            future = keys[None] >= rows if strict else keys[None] > rows
-            s = s.masked_fill(future, float("-inf"))
-        new = torch.maximum(m, s.amax(dim=-1)) if running else s.amax(dim=-1)
-        factor = torch.exp(m - new)  # (..., len_q)
-        p = torch.exp(s - (m if old_max else new)[..., None])  # (..., len_q, block)
-        total = total * (factor if rescale_sum else 1.0) + p.sum(-1)
-        acc = acc * (factor[..., None] if rescale_output else 1.0) + p @ v[..., start:stop, :]
-        m = new
-    return acc / total[..., None] if divide else acc
 
 
 def _tiled_cases(hidden: bool):
@@ -987,11 +921,11 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
             several = k.shape[-2] > block
             nan_causes = {
                 "the causal mask hiding the diagonal too (j >= i masked: query 0 sees no key)": (
-                    _tiled_variant(q, k, v, block, causal, strict=True) if causal else None
+                    tiled_attention_f(q, k, v, block, causal, strict=True) if causal else None
                 ),
                 "each block's weights exponentiated against the previous maximum (-inf on the "
                 "first block) instead of the new one": (
-                    _tiled_variant(q, k, v, block, causal, old_max=True)
+                    tiled_attention_f(q, k, v, block, causal, old_max=True)
                 ),
             }
             c.expect_close(
@@ -1003,13 +937,13 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     "The output accumulated over earlier blocks is not rescaled when the "
                     "maximum grows: it was summed with weights exp(s - m_old), so multiply it "
                     "by exp(m_old - m_new) too, as the running sum.": (
-                        _tiled_variant(q, k, v, block, causal, rescale_output=False)
+                        tiled_attention_f(q, k, v, block, causal, rescale_output=False)
                         if several
                         else None
                     ),
                     "The running sum is not rescaled when the maximum grows (the accumulated "
                     "output is): both were computed with the old maximum.": (
-                        _tiled_variant(q, k, v, block, causal, rescale_sum=False)
+                        tiled_attention_f(q, k, v, block, causal, rescale_sum=False)
                         if several
                         else None
                     ),
@@ -1045,23 +979,25 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                         else None
                     ),
                     _TILED_OWN_MAX: (
-                        _tiled_variant(q, k, v, block, causal, running=False) if several else None
+                        tiled_attention_f(q, k, v, block, causal, running=False)
+                        if several
+                        else None
                     ),
                     "Your causal mask hides the diagonal too (key j masked when j >= i): a "
                     "query may attend to its own position, so mask only j > i. (Query 0 then "
                     "has no key at all: its row of weights is 0/0 = NaN.)": (
-                        _informative(_tiled_variant(q, k, v, block, causal, strict=True))
+                        _informative(tiled_attention_f(q, k, v, block, causal, strict=True))
                         if causal
                         else None
                     ),
                     "Each block's weights are exponentiated against the previous maximum "
                     "(m_old, -inf on the first block) instead of the new one: compute "
                     "m_new = max(m_old, block max) first, then exp(s - m_new).": (
-                        _informative(_tiled_variant(q, k, v, block, causal, old_max=True))
+                        _informative(tiled_attention_f(q, k, v, block, causal, old_max=True))
                     ),
                     "The accumulated output is never divided by the running sum of the "
                     "weights: return acc / total at the end (the softmax's denominator).": (
-                        _tiled_variant(q, k, v, block, causal, divide=False)
+                        tiled_attention_f(q, k, v, block, causal, divide=False)
                     ),
                 },
                 explain=lambda got=got, causes=nan_causes: _all_nan_candidates(got, causes),

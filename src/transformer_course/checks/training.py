@@ -30,7 +30,13 @@ from transformer_course.exercise import Exercise
 from transformer_course.reference import training as ref
 from transformer_course.reference.transformer import Transformer, greedy_decode
 
+# check functions, and the cases, models and expected values they run (public, so that
+# the lesson's tests can prove what the checks rely on)
 __all__ = [
+    "BEAM_VOCAB",
+    "STEP_VOCAB",
+    "beam_cases",
+    "beam_model",
     "check_beam_search",
     "check_label_smoothed_loss",
     "check_make_batches",
@@ -39,7 +45,11 @@ __all__ = [
     "check_quiz_teacher_forcing",
     "check_train_step",
     "check_translation_scores",
+    "copy_model",
     "smoothed_cross_entropy",
+    "smoothing_cases",
+    "step_batches",
+    "step_model",
 ]
 
 
@@ -700,7 +710,8 @@ def _explain_loss(got, logits, labels, pad_id, eps, rtol, atol) -> str:
     )
 
 
-def _smoothing_cases(hidden: bool):
+def smoothing_cases(hidden: bool):
+    """The label-smoothed loss's (logits, labels, pad_id, eps) cases, visible or hidden."""
     gen = torch_generator(4002 if hidden else 4001)
     cases = []
 
@@ -743,7 +754,7 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
     """label_smoothed_loss(logits, labels, pad_id, smoothing) -> 0-d tensor (PyTorch's)."""
     with Checker("label_smoothed_loss", hidden=hidden) as c:
         c.require_callable(label_smoothed_loss)
-        for logits, labels, pad_id, eps in _smoothing_cases(hidden):
+        for logits, labels, pad_id, eps in smoothing_cases(hidden):
             what = (
                 f"label_smoothed_loss(logits {tuple(logits.shape)}, labels "
                 f"{labels.tolist() if labels.numel() <= 12 else tuple(labels.shape)}, "
@@ -815,7 +826,7 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
 
 # ===================================================================== train_step
 _STEP_MODEL = {"d_model": 16, "num_heads": 2, "num_layers": 1, "d_ff": 32, "max_len": 16}
-_STEP_VOCAB = 13
+STEP_VOCAB = 13  # the vocabulary size of train_step's models and batches
 
 
 def _deterministic_state(model: torch.nn.Module, seed: int) -> dict[str, torch.Tensor]:
@@ -839,7 +850,7 @@ def _deterministic_state(model: torch.nn.Module, seed: int) -> dict[str, torch.T
     return state
 
 
-def _step_model(vocab: int, pad_id: int, seed: int, config: dict = _STEP_MODEL):
+def step_model(vocab: int, pad_id: int, seed: int, config: dict = _STEP_MODEL):
     """A small reference Transformer (a course object) with deterministic weights."""
     model = course_object(Transformer, vocab, vocab, dropout=0.0, pad_id=pad_id, **config)
     model.load_state_dict(_deterministic_state(model, seed))
@@ -847,7 +858,9 @@ def _step_model(vocab: int, pad_id: int, seed: int, config: dict = _STEP_MODEL):
     return model
 
 
-def _copy_model(model, vocab, pad_id, config: dict = _STEP_MODEL):
+def copy_model(model, vocab, pad_id, config: dict = _STEP_MODEL):
+    """A twin of ``model`` (a reference Transformer built with ``config``): the same
+    weights, copied, in a separate module."""
     twin = Transformer(vocab, vocab, dropout=0.0, pad_id=pad_id, **config)
     twin.load_state_dict({k: v.detach().clone() for k, v in model.state_dict().items()})
     return twin
@@ -895,10 +908,12 @@ def _sgd_variant(
     return model.state_dict(), loss.item()
 
 
-def _step_batches(pad_id: int, bos_id: int, eos_id: int, seed: int, count: int):
+def step_batches(pad_id: int, bos_id: int, eos_id: int, seed: int, count: int):
+    """``count`` deterministic batches (each ``make_batches``'s first batch of four random
+    pairs over ``STEP_VOCAB`` token ids) for the train_step checks."""
     rng = numpy_rng(seed)
     ids = {"pad_id": pad_id, "bos_id": bos_id, "eos_id": eos_id}
-    ordinary = [t for t in range(_STEP_VOCAB) if t not in ids.values()]
+    ordinary = [t for t in range(STEP_VOCAB) if t not in ids.values()]
     batches = []
     for _ in range(count):
         pairs = [
@@ -932,7 +947,7 @@ def _diagnose_step(
     ``stale``: the gradients the model held when the call began (None: none)."""
     if stale:
         wrong, _ = _sgd_variant(
-            start, _STEP_VOCAB, pad_id, batch, lr, loss_fn, clip=clip, stale_grads=stale
+            start, STEP_VOCAB, pad_id, batch, lr, loss_fn, clip=clip, stale_grads=stale
         )
         if _same_state(state, wrong):
             c.fail(
@@ -975,7 +990,7 @@ def _diagnose_step(
     for message, change in mistakes.items():
         if change.get("clip") == clip and "mode" not in change and len(change) == 1:
             continue  # the same as the expected step
-        wrong, _ = _sgd_variant(start, _STEP_VOCAB, pad_id, batch, lr, loss_fn, **change)
+        wrong, _ = _sgd_variant(start, STEP_VOCAB, pad_id, batch, lr, loss_fn, **change)
         if _same_state(state, wrong):
             c.fail(f"after {what}, the weights are not what one step gives. {message}")
     worst, where = _max_difference(state, expected_model.state_dict())
@@ -998,11 +1013,11 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
         else:
             pad_id, bos_id, eos_id, seed, lr = 0, 2, 3, 5101, 0.5
             clips = [("default", 1.0), (0.3, 0.3), (None, None)]
-        batches = _step_batches(pad_id, bos_id, eos_id, seed, len(clips))
-        model = _step_model(_STEP_VOCAB, pad_id, seed)
+        batches = step_batches(pad_id, bos_id, eos_id, seed, len(clips))
+        model = step_model(STEP_VOCAB, pad_id, seed)
         optimizer = course_object(torch.optim.SGD, ParametersOf(model), lr=lr)
         loss_fn = course_function(smoothed_cross_entropy, pad_id=pad_id, smoothing=0.1)
-        expected_model = _copy_model(model, _STEP_VOCAB, pad_id)
+        expected_model = copy_model(model, STEP_VOCAB, pad_id)
         expected_optimizer = torch.optim.SGD(expected_model.parameters(), lr=lr)
         for number, ((given, clip), batch) in enumerate(zip(clips, batches)):
             start = {k: v.detach().clone() for k, v in model.state_dict().items()}
@@ -1062,10 +1077,10 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
             c.ok()
             if not math.isclose(value, expected_loss, rel_tol=1e-4, abs_tol=1e-5):
                 _, after_loss = _sgd_variant(
-                    expected_model.state_dict(), _STEP_VOCAB, pad_id, batch, 0.0, loss_fn, clip=None
+                    expected_model.state_dict(), STEP_VOCAB, pad_id, batch, 0.0, loss_fn, clip=None
                 )
                 _, fed_labels = _sgd_variant(
-                    start, _STEP_VOCAB, pad_id, batch, 0.0, loss_fn, clip=None, feed_labels=True
+                    start, STEP_VOCAB, pad_id, batch, 0.0, loss_fn, clip=None, feed_labels=True
                 )
                 if math.isclose(value, after_loss, rel_tol=1e-4, abs_tol=1e-5):
                     c.fail(
@@ -1088,14 +1103,14 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
 
 # ==================================================================== beam_search
 _BEAM_MODEL = {"d_model": 8, "num_heads": 2, "num_layers": 1, "d_ff": 16, "max_len": 24}
-_BEAM_VOCAB = 8
+BEAM_VOCAB = 8  # the vocabulary size of beam search's tiny models
 
 
-def _beam_model(seed: int, pad_id: int, bos_id: int, eos_id: int, eos_bias: float):
+def beam_model(seed: int, pad_id: int, bos_id: int, eos_id: int, eos_bias: float):
     """A tiny reference Transformer with fixed weights; <pad> and <bos> never win, <eos>
     is made more or less likely with ``eos_bias``."""
     model = course_object(
-        Transformer, _BEAM_VOCAB, _BEAM_VOCAB, dropout=0.0, pad_id=pad_id, **_BEAM_MODEL
+        Transformer, BEAM_VOCAB, BEAM_VOCAB, dropout=0.0, pad_id=pad_id, **_BEAM_MODEL
     )
     state = _deterministic_state(model, seed)
     state["output.bias"] = state["output.bias"].clone()
@@ -1222,7 +1237,7 @@ _BEAM_MESSAGES = {
 }
 
 
-def _beam_cases(hidden: bool):
+def beam_cases(hidden: bool):
     """(model, src_ids, [(beam_size, max_len, alpha)], ids) cases; the seeds were chosen
     (tests/test_10_training.py proves it) so that greedy and beam search disagree, the
     length penalty changes the answer, and every variant above is caught."""
@@ -1234,9 +1249,9 @@ def _beam_cases(hidden: bool):
         specs = [(7100, 0, 2, 3, 3.0, settings), (7160, 4, 5, 6, 2.0, settings)]
     cases = []
     for seed, pad_id, bos_id, eos_id, eos_bias, case_settings in specs:
-        model = _beam_model(seed, pad_id, bos_id, eos_id, eos_bias)
+        model = beam_model(seed, pad_id, bos_id, eos_id, eos_bias)
         rng = numpy_rng(seed)
-        ordinary = [t for t in range(_BEAM_VOCAB) if t not in (pad_id, bos_id, eos_id)]
+        ordinary = [t for t in range(BEAM_VOCAB) if t not in (pad_id, bos_id, eos_id)]
         rows = [[int(t) for t in rng.choice(ordinary, n)] for n in (4, 2, 5)]
         width = max(map(len, rows))
         src = torch.tensor([r + [pad_id] * (width - len(r)) for r in rows])
@@ -1300,7 +1315,7 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
     with Checker("beam_search", hidden=hidden) as c:
         c.require_callable(beam_search)
         observations = []  # (model, source row, setting, ids, pad_id, row, expected, what, i)
-        for model, src, settings, ids, pad_id in _beam_cases(hidden):
+        for model, src, settings, ids, pad_id in beam_cases(hidden):
             bos_id, eos_id = ids["bos_id"], ids["eos_id"]
             for beam_size, max_len, alpha in settings:
                 what = (
@@ -1386,7 +1401,7 @@ def _log_probability(model, source: torch.Tensor, tokens: list[int], bos_id: int
 def _compare_hypotheses(model, source, setting, row, expected) -> str:
     """What the learner's answer and the expected one score: the symptom, precisely."""
     _, _, bos_id, eos_id, alpha = setting
-    if any(t >= _BEAM_VOCAB or t < 0 for t in row):
+    if any(t >= BEAM_VOCAB or t < 0 for t in row):
         return ""
 
     def described(tokens):

@@ -39,6 +39,7 @@ from transformer_course.checking.oracles.positions import (
 )
 from transformer_course.checking.oracles.sampling import sample_probabilities_f
 from transformer_course.checking.oracles.state import as_float64, linear, sub, zero_if
+from transformer_course.checking.oracles.tiled import online_softmax_f, tiled_attention_f
 
 __all__ = [
     "as_float64",
@@ -57,6 +58,7 @@ __all__ = [
     "linear",
     "merge_heads_f",
     "multi_head_attention_f",
+    "online_softmax_f",
     "relative_shift_f",
     "residual_block",
     "rms_norm_f",
@@ -69,6 +71,7 @@ __all__ = [
     "stack_f",
     "sub",
     "swiglu_f",
+    "tiled_attention_f",
     "transformer_decode_f",
     "transformer_embed_f",
     "transformer_encode_f",

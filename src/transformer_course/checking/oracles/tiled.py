@@ -1,0 +1,91 @@
+"""Online softmax and tiled (flash-style) attention (lesson 12), block by block as the
+lesson builds them, with one knob per classic mistake: a running maximum or sum not
+rescaled when the maximum grows, rescaled the wrong way, started at 0, each block's own
+maximum, the causal mask indexed inside the block. Right with the defaults
+(tests/test_oracles.py: equal to torch.softmax and F.scaled_dot_product_attention)."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+__all__ = ["online_softmax_f", "tiled_attention_f"]
+
+
+def online_softmax_f(
+    x: torch.Tensor,
+    block_size: int,
+    *,
+    rescale: str = "right",
+    start: float = float("-inf"),
+    running: bool = True,
+    update: bool = True,
+    skip_last: bool = False,
+) -> torch.Tensor:
+    """The online softmax of x (..., n) over its last axis, one block of ``block_size``
+    at a time, in x's dtype: right with the defaults; the knobs are classic mistakes:
+    ``rescale`` "none" or "inverted", the running maximum ``start``ing at 0 instead of
+    -inf, and (``running`` False) a maximum that is each block's own instead of the
+    largest value seen so far."""
+    m = torch.full(x.shape[:-1], start, dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    n = x.shape[-1]
+    for first in range(0, n - block_size + 1 if skip_last else n, block_size):
+        block = x[..., first : first + block_size]
+        new = torch.maximum(m, block.amax(dim=-1)) if running else block.amax(dim=-1)
+        if rescale == "none":
+            factor = torch.ones_like(total)
+        elif rescale == "inverted":
+            factor = torch.exp(new - m).nan_to_num(0.0, posinf=0.0)
+        elif rescale == "inverted_raw":  # exp(+inf) on the first block: NaN, as written
+            factor = torch.exp(new - m)
+        else:
+            factor = torch.exp(m - new)
+        total = total * factor + torch.exp(block - new[..., None]).sum(dim=-1)
+        if update:
+            m = new
+    return torch.exp(x - m[..., None]) / total[..., None]
+
+
+def tiled_attention_f(
+    q,
+    k,
+    v,
+    block_size: int,
+    causal: bool = False,
+    *,
+    rescale_sum: bool = True,
+    rescale_output: bool = True,
+    local_index: bool = False,
+    running: bool = True,
+    strict: bool = False,
+    old_max: bool = False,
+    divide: bool = True,
+):
+    """Tiled (flash-style) attention: softmax(q kᵀ / sqrt(d_k)) v, one block of
+    ``block_size`` keys at a time, in q's dtype; q (..., len_q, d_k), k (..., len_k, d_k),
+    v (..., len_k, d_v) -> (..., len_q, d_v); ``causal``: query i sees keys 0 .. i. Right
+    with the defaults; the knobs are classic mistakes: the
+    running sum or the accumulated output not rescaled when the maximum grows, the causal
+    mask comparing a query with the key's index inside its block, a maximum that is each
+    block's own (``running`` False)."""
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)  # (..., len_q)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)  # (..., len_q)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)  # (..., len_q, d_v)
+    rows = torch.arange(len_q)[:, None]
+    for start in range(0, len_k, block_size):
+        stop = min(start + block_size, len_k)
+        s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            keys = torch.arange(stop - start) if local_index else torch.arange(start, stop)
+            future = keys[None] >= rows if strict else keys[None] > rows
+            s = s.masked_fill(future, float("-inf"))
+        new = torch.maximum(m, s.amax(dim=-1)) if running else s.amax(dim=-1)
+        factor = torch.exp(m - new)  # (..., len_q)
+        p = torch.exp(s - (m if old_max else new)[..., None])  # (..., len_q, block)
+        total = total * (factor if rescale_sum else 1.0) + p.sum(-1)
+        acc = acc * (factor[..., None] if rescale_output else 1.0) + p @ v[..., start:stop, :]
+        m = new
+    return acc / total[..., None] if divide else acc
