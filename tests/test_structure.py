@@ -465,12 +465,6 @@ def oracles_outside_their_home(source: str) -> list[str]:
     ]
 
 
-#: private names of check modules that lesson tests still use: those check modules are
-#: being edited on other branches (their messages), so they were left alone. The list may
-#: only shrink: the test below fails when a listed use is gone.
-KNOWN_PRIVATE_REACHES: dict[str, set[str]] = {}
-
-
 def _lesson_topic(test_file: Path) -> str:
     """The check module of a lesson test's lesson (tests/test_10_corpus.py -> training)."""
     number = test_file.name[5:7]
@@ -486,11 +480,7 @@ def test_no_lesson_test_uses_a_private_name_of_a_check_module(path):
     found = {
         name.split()[-1].removeprefix(CHECKS + ".") for name in private_reaches(path.read_text())
     }
-    known = KNOWN_PRIVATE_REACHES.get(path.name, set())
-    assert found <= known, sorted(found - known)
-    assert found == known, (
-        f"no longer used, drop from KNOWN_PRIVATE_REACHES: {sorted(known - found)}"
-    )
+    assert not found, sorted(found)
 
 
 @pytest.mark.parametrize(
