@@ -583,7 +583,27 @@ class PETutorialSequenceFirst(nn.Module):
 # ================================================================== concept questions
 
 
+def pe_from_one_base_1000(max_len, d_model):
+    """Two mistakes at once: positions counted from 1 and base 1000."""
+    pos = np.arange(1, max_len + 1)[:, None]
+    angles = pos / 1000.0 ** (np.arange(0, d_model, 2) / d_model)
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles[:, : d_model // 2])
+    return pe
+
+
+def pe_positions_reversed(max_len, d_model):
+    """A layout mistake no table lists: the rows run from the last position to the first."""
+    return ref.positional_encoding(max_len, d_model)[::-1].copy()
+
+
 MISTAKES = [
+    Mistake(
+        check_positional_encoding,
+        pe_from_one_base_1000,
+        r"Two mistakes at once\. \(1\) The base is 1000.* \(2\) Positions start at 1",
+    ),
+    Mistake(check_positional_encoding, pe_positions_reversed, r"position axis in reverse order"),
     Mistake(check_positional_encoding, pe_swapped, "swapped"),
     Mistake(check_positional_encoding, pe_concatenated, "concatenated .*tensor2tensor.*interleave"),
     Mistake(check_positional_encoding, pe_i_not_2i, r"i/d_model where the formula has 2i/d_model"),

@@ -37,7 +37,12 @@ from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.forbidden import refuse_forbidden
 from transformer_course.checking.generators import seeded_generator
 from transformer_course.checking.inputs import randn
-from transformer_course.checking.layers import build, expect_tensor_result, mistake_values
+from transformer_course.checking.layers import (
+    build,
+    expect_tensor_result,
+    mistake_pairs,
+    mistake_values,
+)
 from transformer_course.checking.layouts import match_layout
 from transformer_course.checking.modules import build_module, random_state, state_shapes
 from transformer_course.checking.oracles import (
@@ -344,6 +349,8 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
                 rtol=1e-4,
                 atol=1e-4,
                 mistakes=mistakes,
+                pairs=mistake_pairs(lambda **k: pair("cs", **k), table),
+                axes=("cos/sin", "len", "pair"),
             )
 
 
