@@ -111,17 +111,35 @@ def check_tokenize(tokenize, *, hidden: bool = False) -> None:
     punctuation marks, whitespace dropped; a list or a tuple of str is accepted."""
     with Checker("tokenize", hidden=hidden) as c:
         c.require_callable(tokenize)
+        runs = []
         for text in _HIDDEN_TEXTS if hidden else _VISIBLE_TEXTS:
             what = f"tokenize({text!r})"
             got = _tokens(c, c.call(tokenize, text), what, "Return a list of strings.")
+            runs.append((text, what, got))
+        # A mistake (or a pair) is named first when it agrees with every text run, not just
+        # the first wrong one (on a text without capitals, "no lower-casing" is invisible).
+        singles = [_tokenize_mistakes(text) for text, _, _ in runs]
+        pairs = [_tokenize_pairs(text) for text, _, _ in runs]
+
+        def agreeing(tables):
+            return [
+                m for m in tables[0] if all(t[m] == got for t, (_, _, got) in zip(tables, runs))
+            ]
+
+        every_single, every_pair = agreeing(singles), agreeing(pairs)
+        for (text, what, got), single, pair in zip(runs, singles, pairs, strict=True):
+            if every_single:
+                single, pair = {m: single[m] for m in every_single}, None
+            elif len(every_pair) == 1:
+                single, pair = {}, {every_pair[0]: pair[every_pair[0]]}
             c.expect_equal(
                 got,
                 ref.tokenize(text),
                 what,
                 hint="Words are runs of letters, digits or '_' (re's \\w); every other non-space "
                 "character is a token on its own; everything is lower-cased.",
-                mistakes=_tokenize_mistakes(text),
-                pairs=_tokenize_pairs(text),
+                mistakes=single,
+                pairs=pair,
             )
 
 
