@@ -262,7 +262,7 @@ class Checker:
         what: str,
         hint: str | Callable[[], str] = "",
         mistakes: Mapping[str, Any] | None = None,
-        pairs: Mapping[str, Any] | None = None,
+        pairs: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None,
     ) -> None:
         """Exact equality (lists, dicts, ints, integer and bool arrays or tensors).
 
@@ -300,9 +300,11 @@ class Checker:
             return False
 
     @staticmethod
-    def _matching(candidates: Mapping[str, Any] | None, matches: Callable[[Any], bool]) -> list:
-        """The messages of ``candidates`` (message -> value or zero-argument callable)
-        whose value ``matches``; messages that share one value are counted once."""
+    def _matching(candidates: Any, matches: Callable[[Any], bool]) -> list:
+        """The messages of ``candidates`` (message -> value or zero-argument callable; or
+        a zero-argument callable giving that mapping) whose value ``matches``."""
+        if callable(candidates):  # computed only when needed
+            candidates = candidates()
         found: list[str] = []
         for message, wrong in (candidates or {}).items():
             value = wrong() if callable(wrong) else wrong
@@ -321,7 +323,7 @@ class Checker:
         hint: str | Callable[[], str] = "",
         mistakes: Mapping[str, Any] | None = None,
         explain: Callable[[], str] | None = None,
-        pairs: Mapping[str, Any] | None = None,
+        pairs: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None,
         axes: Sequence[str] | None = None,
         num_heads: int | None = None,
     ) -> None:

@@ -113,6 +113,32 @@ def _pe_mistakes(max_len, d_model):
     return mistakes
 
 
+def _pe_pairs(positional_encoding, cases, current, tol) -> dict[str, np.ndarray]:
+    """Two mistakes of the table at once that agree with the learner's tables on every
+    case the check runs ({both messages: the table for the ``current`` case}): on one
+    small table two
+    pairs of knobs can coincide (base 1000 with 4i/d_model is 10000 with 3i/d_model at
+    d_model = 4), so a pair is named only when every case agrees with it."""
+    tables = []
+    for max_len, d_model in cases:
+        try:
+            tables.append(np.asarray(positional_encoding(max_len, d_model), dtype=np.float64))
+        except Exception:  # the learner's code fails on another case: no pair is confirmed
+            return {}
+    per_case = [mistake_pairs(_pe_compute(*case), _PE_MISTAKES) for case in cases]
+    found = {}
+    for message in per_case[0]:
+        values = [pairs[message]() for pairs in per_case]
+        if all(
+            v is not None
+            and np.shape(v) == t.shape
+            and np.allclose(t, np.asarray(v, dtype=np.float64), **tol)
+            for v, t in zip(values, tables, strict=True)
+        ):
+            found[message] = values[cases.index(current)]
+    return found
+
+
 def _pe_property_hint(got: np.ndarray, max_len: int, d_model: int) -> str:
     """Explain the first basic property the learner's table violates."""
     if np.abs(got).max() > 1 + 1e-6:
@@ -174,7 +200,8 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
     """
     with Checker("positional_encoding", hidden=hidden) as c:
         c.require_callable(positional_encoding)
-        for max_len, d_model in _HIDDEN_PE if hidden else _VISIBLE_PE:
+        cases = _HIDDEN_PE if hidden else _VISIBLE_PE
+        for max_len, d_model in cases:
             what = f"positional_encoding(max_len={max_len}, d_model={d_model})"
             got = c.call(
                 positional_encoding,
@@ -210,7 +237,9 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                 **_tolerance(got.dtype),
                 hint=hint,
                 mistakes=_pe_mistakes(max_len, d_model),
-                pairs=mistake_pairs(_pe_compute(max_len, d_model), _PE_MISTAKES),
+                pairs=lambda max_len=max_len, d_model=d_model, got=got: _pe_pairs(
+                    positional_encoding, cases, (max_len, d_model), _tolerance(got.dtype)
+                ),
                 axes=("position", "d_model"),
             )
 
