@@ -629,6 +629,11 @@ MISTAKES = [
     Mistake(check_RMSNorm, NormTorch, r"calls torch\.nn\..*rms_?norm.*grader scores it 0"),
     Mistake(check_rotary_embedding, _rope(first=1), r"positions start at 1"),
     Mistake(check_rotary_embedding, _rope(exponent=1), r"base \*\* \(-i / d_head\)"),
+    Mistake(
+        check_rotary_embedding,
+        _rope(first=1, exponent=1),
+        r"Two mistakes at once\. \(1\) Your positions start at 1.* \(2\) .*base \*\* \(-i / d_head\)",
+    ),
     Mistake(check_rotary_embedding, _rope(sign=-1), r"grow with i"),
     Mistake(check_rotary_embedding, _rope(swap=True), r"returned \(sin, cos\)"),
     Mistake(check_apply_rotary, _rotate(direction=-1), r"wrong way"),
