@@ -54,6 +54,15 @@ def tokenize_split(text):
     return text.lower().split()
 
 
+# two mistakes at once (issue 22, class 4): each is recognised alone, and together too
+def tokenize_split_no_lower(text):
+    return text.split()
+
+
+tokenize_drop_punct_no_lower = _finds("tokenize_drop_punct_no_lower", r"\w+", lower=False)
+tokenize_ascii_no_lower = _finds("tokenize_ascii_no_lower", r"[A-Za-z]+|[^A-Za-z\s]", lower=False)
+
+
 def tokenize_split_keeps_empty_strings(text):
     return re.split(r"\s+|(?=[^\w\s])|(?<=[^\w\s])", text.lower())
 
@@ -378,6 +387,21 @@ MISTAKES = [
     Mistake(checks.check_tokenize, tokenize_ascii_word_chars, "Letters outside ASCII"),
     Mistake(checks.check_tokenize, tokenize_space_only, "Tabs and newlines are whitespace too"),
     Mistake(checks.check_tokenize, tokenize_keeps_apostrophes, "apostrophe"),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_split_no_lower,
+        r"Two mistakes at once\. \(1\) .*did not lower-case.* \(2\) .*split on whitespace only",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_drop_punct_no_lower,
+        r"Two mistakes at once\. \(1\) .*did not lower-case.* \(2\) Punctuation disappeared",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_ascii_no_lower,
+        r"Two mistakes at once\. \(1\) .*did not lower-case.* \(2\) .*26 ASCII",
+    ),
     Mistake(checks.check_build_vocab, vocab_most_common, "Ties must be broken alphabetically"),
     Mistake(checks.check_build_vocab, vocab_ascending, "descending count"),
     Mistake(checks.check_build_vocab, vocab_alphabetical, "use the alphabet only to break ties"),

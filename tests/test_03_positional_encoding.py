@@ -17,6 +17,7 @@ import torch.nn.functional as F
 from common import Correct, Mistake, lesson_tests
 from torch import nn
 
+from transformer_course.checking import CheckFailure
 from transformer_course.checks.positional_encoding import (
     QUIZ_ROW_LENGTH,
     QUIZ_SHIFT,
@@ -583,7 +584,27 @@ class PETutorialSequenceFirst(nn.Module):
 # ================================================================== concept questions
 
 
+def pe_from_one_base_1000(max_len, d_model):
+    """Two mistakes at once: positions counted from 1 and base 1000."""
+    pos = np.arange(1, max_len + 1)[:, None]
+    angles = pos / 1000.0 ** (np.arange(0, d_model, 2) / d_model)
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles[:, : d_model // 2])
+    return pe
+
+
+def pe_positions_reversed(max_len, d_model):
+    """A layout mistake no table lists: the rows run from the last position to the first."""
+    return ref.positional_encoding(max_len, d_model)[::-1].copy()
+
+
 MISTAKES = [
+    Mistake(
+        check_positional_encoding,
+        pe_from_one_base_1000,
+        r"Two mistakes at once\. \(1\) The base is 1000.* \(2\) Positions start at 1",
+    ),
+    Mistake(check_positional_encoding, pe_positions_reversed, r"position axis in reverse order"),
     Mistake(check_positional_encoding, pe_swapped, "swapped"),
     Mistake(check_positional_encoding, pe_concatenated, "concatenated .*tensor2tensor.*interleave"),
     Mistake(check_positional_encoding, pe_i_not_2i, r"i/d_model where the formula has 2i/d_model"),
@@ -892,3 +913,23 @@ def test_reference_module_dropout_acts_on_the_sum():
     torch.testing.assert_close(
         ref.PositionalEncoding(8, 20, 0.0).train()(x), ref.PositionalEncoding(8, 20, 0.0).eval()(x)
     )
+
+
+def test_a_pair_of_mistakes_is_named_only_when_every_case_agrees():
+    """np.arange(0, d_model, 3) for the 2i: at d_model = 4 (the first case) its exponents
+    are 0 and 3/4, and 10000^(3/4) = 1000^(4/4), the table of base 1000 with a doubled
+    exponent, a pair the check knows; the other cases (where this code does not even run)
+    tell them apart, so no pair is named (the first version named it from one case)."""
+
+    def pe_step_three(max_len, d_model):
+        positions = np.arange(max_len, dtype=np.float64)[:, None]
+        angles = positions / np.power(10000.0, np.arange(0, d_model, 3) / d_model)
+        pe = np.zeros((max_len, d_model))
+        pe[:, 0::2] = np.sin(angles)
+        pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+        return pe
+
+    for hidden in (False, True):
+        with pytest.raises(CheckFailure) as failure:
+            check_positional_encoding(pe_step_three, hidden=hidden)
+        assert "Two mistakes" not in failure.value.message

@@ -664,7 +664,22 @@ class NoGrad(Base):
         return WithReferenceAttention.forward(self, query, key, value, mask)
 
 
+class MergeWithoutTransposeNoOutputProjection(Base):
+    """Two mistakes at once: the heads merged with a plain reshape, and no w_o."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        heads = self.dropout(weights) @ v  # (batch, heads, len_q, d_head)
+        return heads.reshape(heads.shape[0], heads.shape[2], self.d_model), weights
+
+
 MISTAKES = [
+    Mistake(
+        check_MultiHeadAttention,
+        MergeWithoutTransposeNoOutputProjection,
+        r"Two mistakes at once\. \(1\) .*output projection.* \(2\) .*without transpose",
+    ),
     # split_heads
     Mistake(
         check_split_heads,

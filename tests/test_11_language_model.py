@@ -180,6 +180,28 @@ def _rotate(*, direction=1, mixed=False, not_rotated=False):
     return apply_rotary
 
 
+def _adjacent_written_as_halves(x, cos, sin):
+    """Neighbouring pairs (2i, 2i + 1) rotated, the results written back as halves."""
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+    a, b = x[..., 0::2], x[..., 1::2]
+    return torch.cat([a * cos - b * sin, a * sin + b * cos], -1)
+
+
+def _adjacent_with_halves_table(x, cos, sin):
+    """Neighbouring pairs rotated with the halves' angle table, cat([cos, cos])."""
+    cos, sin = torch.cat([cos, cos], -1).to(x.dtype), torch.cat([sin, sin], -1).to(x.dtype)
+    swapped = torch.stack([-x[..., 1::2], x[..., 0::2]], -1).flatten(-2)
+    return x * cos + swapped * sin
+
+
+def _halves_swapped(x, cos, sin):
+    """The two rotated halves written back in the wrong order."""
+    half = x.shape[-1] // 2
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat([a * sin + b * cos, a * cos - b * sin], -1)
+
+
 def _rotate_half_neox(x, cos, sin):
     """GPT-NeoX / Hugging Face: rotate_half, with the angle table repeated to d_head."""
     cos, sin = torch.cat([cos, cos], -1).to(x.dtype), torch.cat([sin, sin], -1).to(x.dtype)
@@ -607,11 +629,31 @@ MISTAKES = [
     Mistake(check_RMSNorm, NormTorch, r"(?s)calls torch\.nn\.RMSNorm.*grader scores it 0"),
     Mistake(check_rotary_embedding, _rope(first=1), r"positions start at 1"),
     Mistake(check_rotary_embedding, _rope(exponent=1), r"base \*\* \(-i / d_head\)"),
+    Mistake(
+        check_rotary_embedding,
+        _rope(first=1, exponent=1),
+        r"Two mistakes at once\. \(1\) Your positions start at 1.* \(2\) .*base \*\* \(-i / d_head\)",
+    ),
     Mistake(check_rotary_embedding, _rope(sign=-1), r"grow with i"),
     Mistake(check_rotary_embedding, _rope(swap=True), r"returned \(sin, cos\)"),
     Mistake(check_apply_rotary, _rotate(direction=-1), r"wrong way"),
     Mistake(check_apply_rotary, _rotate(mixed=True), r"pairing is mixed"),
     Mistake(check_apply_rotary, _rotate(not_rotated=True), r"rather than a rotation"),
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _adjacent_written_as_halves),
+        r"rotate neighbouring features \(2i, 2i \+ 1\) as pairs but write the results back as halves",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _adjacent_with_halves_table),
+        r"neighbouring pairs \(2i, 2i \+ 1\) with the halves' angle table",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _halves_swapped),
+        r"two rotated halves back in the wrong order",
+    ),
     Mistake(check_SwiGLU, FfnSwapped, r"gate and value are swapped"),
     Mistake(check_SwiGLU, FfnReLU, r"used ReLU"),
     Mistake(check_SwiGLU, FfnGELU, r"used GELU"),

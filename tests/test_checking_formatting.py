@@ -154,3 +154,94 @@ def test_a_boolean_mask_shows_its_entries_and_the_first_wrong_one():
     assert "First wrong entry at (0, 1): yours True, expected False (30 of 36 entries differ)" in (
         message
     )
+
+
+# ------------------------------------------------------------------ layouts (issue 22, class 6)
+def _layout_message(got, expected, axes=None, **kwargs):
+    from transformer_course.checking.layouts import match_layout
+
+    layout = match_layout(got, expected, axes, **kwargs)
+    return None if layout is None else layout.message
+
+
+def test_match_layout_names_each_re_arrangement_in_the_callers_axis_names():
+    g = torch.Generator().manual_seed(0)
+    e = torch.randn(2, 3, 4, 4, generator=g, dtype=torch.float64)
+    axes = ("batch", "num_heads", "len_q", "d_k")
+    assert "len_q and d_k axes swapped" in _layout_message(e.transpose(2, 3), e, axes)
+    assert "len_q axis in reverse order" in _layout_message(e.flip(2), e, axes)
+    assert "halves of its last axis (d_k) swapped" in _layout_message(e.roll(2, -1), e, axes)
+    assert "k + 1" in _layout_message(torch.cat([e[:, :, 1:], e[:, :, :1] + 7], 2), e, axes)
+    # heads split with one view and no transpose: x (2, 4, 12) -> (2, 3, 4, 4)
+    x = torch.randn(2, 4, 12, generator=g, dtype=torch.float64)
+    split = x.view(2, 4, 3, 4).transpose(1, 2)
+    assert "one view/reshape to (batch, num_heads, len_q, d_k) and no transpose" in (
+        _layout_message(x.view(2, 3, 4, 4), split, axes, num_heads=3)
+    )
+    # heads merged with a plain reshape
+    merged = split.transpose(1, 2).reshape(2, 4, 12)
+    assert "merged with a plain reshape to (batch, len_q, d_model)" in _layout_message(
+        split.reshape(2, 4, 12), merged, ("batch", "len_q", "d_model"), num_heads=3
+    )
+    # interleaved <-> halves on the last axis (with d_k = 4 the two are the same swap, and
+    # then neither is named)
+    assert _layout_message(torch.stack([e[..., :2], e[..., 2:]], -1).flatten(-2), e, axes) is None
+    e8 = torch.randn(2, 3, 4, 8, generator=g, dtype=torch.float64)
+    inter = torch.stack([e8[..., :4], e8[..., 4:]], -1).flatten(-2)
+    assert "(i, i + d_k/2) written to neighbouring places" in _layout_message(inter, e8, axes)
+
+
+def test_match_layout_names_nothing_when_it_is_not_a_layout_or_two_candidates_match():
+    g = torch.Generator().manual_seed(1)
+    e = torch.randn(3, 4, generator=g, dtype=torch.float64)
+    assert _layout_message(e + 0.5, e) is None
+    assert _layout_message(e, e) is None  # nothing to explain
+    # rows (a, a, b, b): reversed and halves swapped give the same numbers, so neither is named
+    rows = torch.tensor([[1.0, 1.0, 2.0, 2.0], [3.0, 3.0, 5.0, 5.0]])
+    assert _layout_message(rows.flip(1), rows) is None
+    assert "reverse order" in _layout_message(rows.flip(0), rows)
+
+
+def test_match_layout_re_arranges_the_references_inputs():
+    from transformer_course.reference import language_model as lm
+
+    x = torch.randn(5, 8, generator=torch.Generator().manual_seed(2))
+    cos, sin = lm.rotary_embedding(5, 8)
+    a, b = x[..., 0::2], x[..., 1::2]
+    got = torch.cat([a * cos - b * sin, a * sin + b * cos], -1)  # neighbours, written as halves
+    message = _layout_message(
+        got,
+        lm.apply_rotary(x, cos, sin),
+        ("len", "d_head"),
+        reference=lambda x_: lm.apply_rotary(x_, cos, sin),
+        inputs=[("x", x, ("len", "d_head"))],
+    )
+    assert "for x re-arranged: x with its last axis (d_head) in halves" in message
+
+
+def test_expect_close_names_a_layout_after_the_known_mistakes():
+    from transformer_course.checking import Checker
+
+    e = np.arange(12.0).reshape(3, 4) ** 1.5
+    with pytest.raises(CheckFailure, match=r"position axis in reverse order"):
+        with Checker("demo") as c:
+            c.expect_close(e[::-1], e, "demo()", axes=("position", "d_model"))
+    with pytest.raises(CheckFailure, match=r"largest difference"):
+        with Checker("demo") as c:
+            c.expect_close(e + 1, e, "demo()")
+
+
+def test_expect_close_and_expect_equal_name_a_pair_only_when_exactly_one_matches():
+    from transformer_course.checking import Checker
+
+    e = np.zeros(3)
+    pairs = {"A and B": np.ones(3), "A and C": np.full(3, 2.0)}
+    with pytest.raises(CheckFailure, match=r"A and C"):
+        with Checker("demo") as c:
+            c.expect_close(np.full(3, 2.0), e, "demo()", pairs=pairs)
+    with pytest.raises(CheckFailure, match=r"largest difference"):
+        with Checker("demo") as c:
+            c.expect_close(np.ones(3), e, "demo()", pairs={**pairs, "B and C": np.ones(3)})
+    with pytest.raises(CheckFailure, match=r"A and B$"):
+        with Checker("demo") as c:
+            c.expect_equal([1], [0], "demo()", pairs={"A and B": [1], "A and C": [2]})

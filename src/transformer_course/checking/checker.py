@@ -21,6 +21,7 @@ from transformer_course.checking.formatting import (
     short,
 )
 from transformer_course.checking.hints import GENERIC_HINTS, Hint, matching_hints
+from transformer_course.checking.layouts import match_layout
 from transformer_course.checking.randomness import global_random_state, restore_random_state
 from transformer_course.checking.snapshots import same_as_snapshot, snapshot
 
@@ -270,11 +271,15 @@ class Checker:
         what: str,
         hint: str | Callable[[], str] = "",
         mistakes: Mapping[str, Any] | None = None,
+        pairs: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None,
     ) -> None:
         """Exact equality (lists, dicts, ints, integer and bool arrays or tensors).
 
         ``mistakes`` maps a diagnosis to the value that mistake gives (or a
         zero-argument callable computing it); the first one ``got`` equals is reported.
+        ``pairs`` does the same for two mistakes made at once (see
+        :func:`~transformer_course.checking.layers.mistake_pairs`); tried only when no
+        single mistake matches, and reported only when exactly one pair matches.
         ``hint`` may be a callable, evaluated only when nothing else explains the value.
         """
         if self._equal(got, expected):
@@ -284,6 +289,9 @@ class Checker:
             wrong_value = wrong() if callable(wrong) else wrong
             if wrong_value is not None and self._equal(got, wrong_value):
                 self.fail(f"{what} returned {short(got)}, expected {short(expected)}. {message}")
+        both = self._matching(pairs, lambda value: self._equal(got, value))
+        if len(both) == 1:
+            self.fail(f"{what} returned {short(got)}, expected {short(expected)}. {both[0]}")
         hint = hint() if callable(hint) else hint
         advice = " ".join(part for part in (first_difference(got, expected), hint) if part)
         self.fail(f"{what} returned {short(got)}, expected {short(expected)}. {advice}".strip())
@@ -300,6 +308,19 @@ class Checker:
         except (ValueError, TypeError, RuntimeError):
             return False
 
+    @staticmethod
+    def _matching(candidates: Any, matches: Callable[[Any], bool]) -> list:
+        """The messages of ``candidates`` (message -> value or zero-argument callable; or
+        a zero-argument callable giving that mapping) whose value ``matches``."""
+        if callable(candidates):  # computed only when needed
+            candidates = candidates()
+        found: list[str] = []
+        for message, wrong in (candidates or {}).items():
+            value = wrong() if callable(wrong) else wrong
+            if value is not None and matches(value) and message not in found:
+                found.append(message)
+        return found
+
     def expect_close(
         self,
         got: Any,
@@ -311,6 +332,9 @@ class Checker:
         hint: str | Callable[[], str] = "",
         mistakes: Mapping[str, Any] | None = None,
         explain: Callable[[], str] | None = None,
+        pairs: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None,
+        axes: Sequence[str] | None = None,
+        num_heads: int | None = None,
     ) -> None:
         """Numerical closeness; shapes must already have been checked.
 
@@ -320,7 +344,13 @@ class Checker:
         one the learner's value matches is reported. ``hint`` may be a callable,
         evaluated only when no mistake matches. ``explain``, evaluated next, returns a
         diagnosis made from more than the value (a replay of the learner's steps, say)
-        or ""; a diagnosis replaces the "largest difference" report.
+        or ""; a diagnosis replaces the "largest difference" report. ``pairs`` (two
+        mistakes at once) is tried when no single mistake matches, and reported only when
+        exactly one pair matches. Last, when the value is the reference's numbers in
+        another arrangement (a transpose, heads split or merged without a transpose,
+        halves and interleaved pairs, reversed or shifted by one), that layout is named
+        (:func:`~transformer_course.checking.layouts.match_layout`; ``axes`` names the
+        axes in the glossary's symbols, ``num_heads`` enables the head layouts).
         """
         got_np = as_numpy(got).astype(np.float64)
         exp_np = as_numpy(expected).astype(np.float64)
@@ -338,9 +368,23 @@ class Checker:
                 got_np, wrong_np, rtol=max(rtol, 1e-4), atol=max(atol, 1e-5), equal_nan=True
             ):
                 self.fail(f"{what} is not what the reference gives. {message}")
+        pair_tol = {"rtol": max(rtol, 1e-4), "atol": max(atol, 1e-5)}
+
+        def close(value) -> bool:
+            value_np = as_numpy(value).astype(np.float64)
+            return value_np.shape == got_np.shape and bool(
+                np.allclose(got_np, value_np, equal_nan=True, **pair_tol)
+            )
+
+        both = self._matching(pairs, close)
+        if len(both) == 1:
+            self.fail(f"{what} is not what the reference gives. {both[0]}")
         diagnosis = explain() if explain is not None else ""
         if diagnosis:
             self.fail(f"{what} is not what the reference gives. {diagnosis}")
+        layout = match_layout(got_np, exp_np, axes, rtol=rtol, atol=atol, num_heads=num_heads)
+        if layout is not None:
+            self.fail(f"{what} is not what the reference gives. {layout.message}")
         hint = hint() if callable(hint) else hint
         if not np.isfinite(got_np).all() and np.isfinite(exp_np).all():
             bad = np.argwhere(~np.isfinite(got_np))[0]

@@ -129,3 +129,8 @@ def _hits(when, exc: BaseException, text: str) -> bool:
         return bool(when(exc))
     except Exception:
         return False
+
+
+def two_mistakes(first: str, second: str) -> str:
+    """The message for two known mistakes made at once: both named."""
+    return f"Two mistakes at once. (1) {first} (2) {second}"

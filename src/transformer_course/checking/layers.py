@@ -12,6 +12,7 @@ from typing import Any
 import torch
 
 from transformer_course.checking.checker import Checker
+from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.modules import build_module, random_state, state_shapes
 
 __all__ = [
@@ -20,8 +21,10 @@ __all__ = [
     "describe_mask",
     "dropout_hint",
     "expect_tensor_result",
+    "mistake_pairs",
     "mistake_values",
     "state_hint",
+    "two_mistakes",
     "value_or_none",
 ]
 
@@ -42,6 +45,25 @@ def mistake_values(
         message: (lambda knobs=knobs: value_or_none(lambda: compute(**knobs)))
         for message, knobs in table.items()
     }
+
+
+def mistake_pairs(
+    compute: Callable[..., torch.Tensor], table: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Callable[[], torch.Tensor | None]]:
+    """Two mistakes of ``table`` made at once: {both messages: zero-argument callable
+    giving what they compute together}, for every two entries that turn different knobs
+    (entries that set the same knob are alternatives, not a pair)."""
+    items = list(table.items())
+    out: dict[str, Callable[[], torch.Tensor | None]] = {}
+    for index, (first, knobs) in enumerate(items):
+        for second, more in items[index + 1 :]:
+            if set(knobs) & set(more):
+                continue
+            joined = {**knobs, **more}
+            out[two_mistakes(first, second)] = lambda joined=joined: value_or_none(
+                lambda: compute(**joined)
+            )
+    return out
 
 
 def value_or_none(compute: Callable[[], torch.Tensor | None]) -> torch.Tensor | None:

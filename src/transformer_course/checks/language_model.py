@@ -36,7 +36,13 @@ import torch
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.generators import seeded_generator
 from transformer_course.checking.inputs import randn
-from transformer_course.checking.layers import build, expect_tensor_result, mistake_values
+from transformer_course.checking.layers import (
+    build,
+    expect_tensor_result,
+    mistake_pairs,
+    mistake_values,
+)
+from transformer_course.checking.layouts import match_layout
 from transformer_course.checking.modules import build_module, random_state, state_shapes
 from transformer_course.checking.oracles import (
     causal_self_attention_f,
@@ -342,6 +348,8 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
                 rtol=1e-4,
                 atol=1e-4,
                 mistakes=mistakes,
+                pairs=mistake_pairs(lambda **k: pair("cs", **k), table),
+                axes=("cos/sin", "len", "pair"),
             )
 
 
@@ -395,6 +403,54 @@ def _mixed(x: torch.Tensor, angles: torch.Tensor) -> torch.Tensor:
     return torch.stack([a * cos - b * sin, a * sin + b * cos], dim=-1).flatten(-2)
 
 
+_ROTARY_LAYOUTS = {
+    ("output", "halves_swapped"): (
+        "You wrote the two rotated halves back in the wrong order: the first half of the "
+        "result is a * cos - b * sin (pair i's first element), the second a * sin + b * cos: "
+        "torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)."
+    ),
+    ("output", "interleave"): _MIXED,
+    ("x", "deinterleave"): (
+        "Your pairing is mixed: you rotate neighbouring features (2i, 2i + 1) as pairs but "
+        "write the results back as halves (i, i + d_head/2). Write each rotated pair back "
+        "where it came from."
+    ),
+    ("x", "interleave"): (
+        "Your pairing is mixed: you read features i and i + d_head/2 into neighbouring "
+        "places before rotating. Rotate the pairs in place: a = x[..., :d/2], b = x[..., d/2:]."
+    ),
+}
+
+
+def _rotary_layout(layout) -> str:
+    """A RoPE layout mistake in the course's words, or the layout tool's own sentence."""
+    if layout is None:
+        return ""
+    return _ROTARY_LAYOUTS.get((layout.where, layout.kind), layout.message)
+
+
+def _angle_layout_mistakes(x: torch.Tensor, angles: torch.Tensor) -> dict[str, torch.Tensor]:
+    """The angle table laid out for one pairing and used with the other: one angle per
+    feature, cat([angles, angles]) (halves) or repeat_interleave (neighbours)."""
+    x = x.double()
+    halves = torch.cat([angles, angles], -1)  # feature j turns by theta_(j mod d/2)
+    neighbours = angles.repeat_interleave(2, -1)  # feature j turns by theta_(j // 2)
+    rotate_half = torch.cat([-x[..., x.shape[-1] // 2 :], x[..., : x.shape[-1] // 2]], -1)
+    swap_neighbours = torch.stack([-x[..., 1::2], x[..., 0::2]], -1).flatten(-2)
+    return {
+        "You rotate neighbouring pairs (2i, 2i + 1) with the halves' angle table "
+        "(cat([angles, angles]): feature j turns by theta_(j mod d_head/2)), so the two "
+        "features of a pair turn by different angles. Neighbouring pairs need "
+        "repeat_interleave(2) of the table; or pair halves with the halves' table.": (
+            x * halves.cos() + swap_neighbours * halves.sin()
+        ),
+        "You rotate halves (i, i + d_head/2) with an interleaved angle table "
+        "(repeat_interleave: feature j turns by theta_(j // 2)), so the two features of a "
+        "pair turn by different angles. Halves need cat([angles, angles]) (one column per "
+        "pair, used for both halves).": x * neighbours.cos() + rotate_half * neighbours.sin(),
+    }
+
+
 def _relative_property(c: Checker, apply_rotary, d_head: int, seed: int) -> None:
     length = 12
     cos, sin = ref.rotary_embedding(length, d_head)
@@ -442,7 +498,26 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
                 + x.double() * torch.cat([angles.sin(), angles.sin()], -1),
                 _ONE_INDEXED: rotate_f(x, rope_angles_f(length, d_head, first=1), pairing),
             }
-            c.expect_close(got, rotate_f(x, angles, pairing), call, **tol, mistakes=mistakes)
+            mistakes.update(_angle_layout_mistakes(x, angles))
+            expected = rotate_f(x, angles, pairing)
+            axes = (*(f"axis {i}" for i in range(x.dim() - 2)), "len", "d_head")
+
+            def explain(got=got, expected=expected, x=x, angles=angles, pairing=pairing) -> str:
+                return _rotary_layout(
+                    match_layout(
+                        got,
+                        expected,
+                        axes,
+                        reference=lambda x_: rotate_f(x_, angles, pairing),
+                        inputs=[("x", x, axes)],
+                        input_kinds=("interleave", "deinterleave"),
+                        **tol,
+                    )
+                )
+
+            c.expect_close(
+                got, expected, call, **tol, mistakes=mistakes, explain=explain, axes=axes
+            )
         _relative_property(c, apply_rotary, 16 if hidden else 8, 55 if hidden else 5)
 
 

@@ -35,6 +35,7 @@ from transformer_course.checking.attention_weights import (
     with_fully_masked_rows,
 )
 from transformer_course.checking.inputs import randn
+from transformer_course.checking.layers import mistake_pairs
 from transformer_course.checking.modules import build_module, random_state
 from transformer_course.checking.oracles import multi_head_attention_f
 from transformer_course.checking.quiz import Quiz, quiz_check
@@ -680,6 +681,12 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
         **tol,
         hint=hint,
         mistakes=_mistake_values(_OUTPUT_MISTAKES, 0, variant_args),
+        pairs=mistake_pairs(
+            lambda **knobs: multi_head_attention_f(*variant_args, **knobs)[0],
+            {message: knobs for knobs, message in (*_WEIGHT_MISTAKES, *_OUTPUT_MISTAKES)},
+        ),
+        axes=("batch", "len_q", "d_model"),
+        num_heads=h,
     )
 
 

@@ -32,6 +32,7 @@ import numpy as np
 import torch
 
 from transformer_course.checking import Checker, CheckFailure, tolerance, torch_generator
+from transformer_course.checking.layers import mistake_pairs, mistake_values
 from transformer_course.checking.modules import build_module
 from transformer_course.checking.oracles import relative_shift_f, sinusoidal_positions_f
 from transformer_course.checking.quiz import Quiz, quiz_check
@@ -59,49 +60,45 @@ def _tolerance(*dtypes) -> dict[str, float]:
 
 
 # ------------------------------------------------------------------ wrong tables
+#: diagnosis -> the knobs of sinusoidal_positions_f that make that mistake
+_PE_MISTAKES: dict[str, dict] = {
+    "Sine and cosine are swapped: even features (0, 2, 4, ...) hold the sine, "
+    "PE[pos, 2i] = sin(...), and odd features the cosine, PE[pos, 2i+1] = cos(...). "
+    "(Row 0 is a give-away: it must read 0, 1, 0, 1, ...)": {"swap": True},
+    "The sin and cos halves are concatenated (all sines in features 0..d_model/2-1, then "
+    "all cosines). Some codebases (tensor2tensor, for one) use that layout and it carries "
+    "the same information, but the paper, and this course, interleave them: sin in "
+    "feature 2i, cos in feature 2i+1 (the even and the odd columns).": {"layout": "concatenated"},
+    "The exponent uses i/d_model where the formula has 2i/d_model (i counts the "
+    "sin/cos *pairs*, so the exponent runs over 0, 2/d_model, 4/d_model, ...). With i "
+    "alone the wavelengths stop at about 100·2π instead of reaching 10000·2π.": {"exponent": "i"},
+    "The cos feature 2i+1 has the wrong frequency: you put the feature index j = 2i+1 "
+    "in the exponent. Both members of a pair share one angle, pos / 10000^(2i/d_model) "
+    "with the *even* index 2i (use j - j % 2, or compute the angles once per pair).": {
+        "exponent": "j"
+    },
+    "The exponent is doubled: you wrote 2·j/d_model with j the even feature index, but "
+    "j already *is* 2i (range(0, d_model, 2) gives 2i). Use j/d_model, or 2i/d_model "
+    "with i = j // 2.": {"exponent": "2j"},
+    "Every pair has the same frequency (1): the exponent 2i/d_model came out as 0. Did "
+    "you use integer division (2 * i // d_model)?": {"exponent": "int"},
+    "The base is 1000; the paper uses 10000 (10000^(2i/d_model)).": {"base": 1000.0},
+    "The angle is pos *times* 10000^(2i/d_model); it must be pos *divided* by it "
+    "(equivalently times 10000^(-2i/d_model), i.e. exp(-2i·ln(10000)/d_model)).": {
+        "multiply": True
+    },
+    "Positions start at 1; they start at 0 (row 0 is sin(0), cos(0), ... = 0, 1, 0, 1, "
+    "...). Count the positions from 0 to max_len - 1.": {"start": 1},
+}
+
+
+def _pe_compute(max_len, d_model):
+    return lambda **knobs: sinusoidal_positions_f(max_len, d_model, **knobs)
+
+
 def _pe_mistakes(max_len, d_model):
     """diagnosis -> (a zero-argument function giving the table that mistake produces)."""
-    mistakes = {
-        "Sine and cosine are swapped: even features (0, 2, 4, ...) hold the sine, "
-        "PE[pos, 2i] = sin(...), and odd features the cosine, PE[pos, 2i+1] = cos(...). "
-        "(Row 0 is a give-away: it must read 0, 1, 0, 1, ...)": lambda: sinusoidal_positions_f(
-            max_len, d_model, swap=True
-        ),
-        "The sin and cos halves are concatenated (all sines in features 0..d_model/2-1, then "
-        "all cosines). Some codebases (tensor2tensor, for one) use that layout and it carries "
-        "the same information, but the paper, and this course, interleave them: sin in "
-        "feature 2i, cos in feature 2i+1 (the even and the odd columns).": lambda: (
-            sinusoidal_positions_f(max_len, d_model, layout="concatenated")
-        ),
-        "The exponent uses i/d_model where the formula has 2i/d_model (i counts the "
-        "sin/cos *pairs*, so the exponent runs over 0, 2/d_model, 4/d_model, ...). With i "
-        "alone the wavelengths stop at about 100·2π instead of reaching 10000·2π.": lambda: (
-            sinusoidal_positions_f(max_len, d_model, exponent="i")
-        ),
-        "The cos feature 2i+1 has the wrong frequency: you put the feature index j = 2i+1 "
-        "in the exponent. Both members of a pair share one angle, pos / 10000^(2i/d_model) "
-        "with the *even* index 2i (use j - j % 2, or compute the angles once per pair).": (
-            lambda: sinusoidal_positions_f(max_len, d_model, exponent="j")
-        ),
-        "The exponent is doubled: you wrote 2·j/d_model with j the even feature index, but "
-        "j already *is* 2i (range(0, d_model, 2) gives 2i). Use j/d_model, or 2i/d_model "
-        "with i = j // 2.": lambda: sinusoidal_positions_f(max_len, d_model, exponent="2j"),
-        "Every pair has the same frequency (1): the exponent 2i/d_model came out as 0. Did "
-        "you use integer division (2 * i // d_model)?": lambda: sinusoidal_positions_f(
-            max_len, d_model, exponent="int"
-        ),
-        "The base is 1000; the paper uses 10000 (10000^(2i/d_model)).": lambda: (
-            sinusoidal_positions_f(max_len, d_model, base=1000.0)
-        ),
-        "The angle is pos *times* 10000^(2i/d_model); it must be pos *divided* by it "
-        "(equivalently times 10000^(-2i/d_model), i.e. exp(-2i·ln(10000)/d_model)).": lambda: (
-            sinusoidal_positions_f(max_len, d_model, multiply=True)
-        ),
-        "Positions start at 1; they start at 0 (row 0 is sin(0), cos(0), ... = 0, 1, 0, 1, "
-        "...). Count the positions from 0 to max_len - 1.": lambda: sinusoidal_positions_f(
-            max_len, d_model, start=1
-        ),
-    }
+    mistakes = mistake_values(_pe_compute(max_len, d_model), _PE_MISTAKES)
     if d_model % 2:
         last = (
             f"With odd d_model={d_model} the last feature, {d_model - 1}, is even: it is the "
@@ -114,6 +111,32 @@ def _pe_mistakes(max_len, d_model):
             max_len, d_model, odd_last="cos"
         )
     return mistakes
+
+
+def _pe_pairs(positional_encoding, cases, current, tol) -> dict[str, np.ndarray]:
+    """Two mistakes of the table at once that agree with the learner's tables on every
+    case the check runs ({both messages: the table for the ``current`` case}): on one
+    small table two
+    pairs of knobs can coincide (base 1000 with 4i/d_model is 10000 with 3i/d_model at
+    d_model = 4), so a pair is named only when every case agrees with it."""
+    tables = []
+    for max_len, d_model in cases:
+        try:
+            tables.append(np.asarray(positional_encoding(max_len, d_model), dtype=np.float64))
+        except Exception:  # the learner's code fails on another case: no pair is confirmed
+            return {}
+    per_case = [mistake_pairs(_pe_compute(*case), _PE_MISTAKES) for case in cases]
+    found = {}
+    for message in per_case[0]:
+        values = [pairs[message]() for pairs in per_case]
+        if all(
+            v is not None
+            and np.shape(v) == t.shape
+            and np.allclose(t, np.asarray(v, dtype=np.float64), **tol)
+            for v, t in zip(values, tables, strict=True)
+        ):
+            found[message] = values[cases.index(current)]
+    return found
 
 
 def _pe_property_hint(got: np.ndarray, max_len: int, d_model: int) -> str:
@@ -177,7 +200,8 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
     """
     with Checker("positional_encoding", hidden=hidden) as c:
         c.require_callable(positional_encoding)
-        for max_len, d_model in _HIDDEN_PE if hidden else _VISIBLE_PE:
+        cases = _HIDDEN_PE if hidden else _VISIBLE_PE
+        for max_len, d_model in cases:
             what = f"positional_encoding(max_len={max_len}, d_model={d_model})"
             got = c.call(
                 positional_encoding,
@@ -213,6 +237,10 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                 **_tolerance(got.dtype),
                 hint=hint,
                 mistakes=_pe_mistakes(max_len, d_model),
+                pairs=lambda max_len=max_len, d_model=d_model, got=got: _pe_pairs(
+                    positional_encoding, cases, (max_len, d_model), _tolerance(got.dtype)
+                ),
+                axes=("position", "d_model"),
             )
 
 
