@@ -36,7 +36,11 @@ from common import grader, make_course, solutions, submission, submit
 from transformer_course import api_families, registry
 from transformer_course.checking.failure import CheckFailure
 
-pytestmark = [pytest.mark.pipeline, pytest.mark.xdist_group("forbidden_agreement")]
+pytestmark = [
+    pytest.mark.pipeline,
+    pytest.mark.xdist_group("forbidden_agreement"),
+    pytest.mark.slow(180),
+]
 
 LESSONS = [lesson for lesson in registry.lessons() if any(e.forbidden for e in registry.exercises(lesson))]  # fmt: skip
 

@@ -52,7 +52,7 @@ from common import points, scores, solutions
 from transformer_course import hub as course_hub
 from transformer_course.build import REPO, tool_env
 
-pytestmark = [pytest.mark.pipeline, pytest.mark.xdist_group("hub")]
+pytestmark = [pytest.mark.pipeline, pytest.mark.xdist_group("hub"), pytest.mark.slow(240)]
 
 LESSON = "00_welcome"  # the smallest graded lesson: one exercise, one point
 COURSE = course_hub.COURSE_ID
