@@ -72,6 +72,10 @@ def diagnose(
 
 
 # ------------------------------------------------------------------------ recording calls
+class _NotReproducible(Exception):
+    """The learner's module gives another result on each call (dropout active)."""
+
+
 def _first_tensor(value: Any) -> torch.Tensor | None:
     if isinstance(value, torch.Tensor):
         return value
@@ -85,9 +89,14 @@ def record_calls(
 ) -> tuple[Any, list[tuple[str, torch.Tensor | None, torch.Tensor | None]]]:
     """Run ``call()`` with forward hooks on the named submodules of ``module`` (dotted
     names such as ``layers.0``); returns (its result, [(name, first input, output)] in the
-    order the submodules returned). Hooks are removed afterwards."""
+    order the submodules returned). Hooks are removed afterwards. Raises when two calls
+    give different results (dropout still active): nothing can be localised then."""
     records: list[tuple[str, torch.Tensor | None, torch.Tensor | None]] = []
     handles = []
+    with torch.no_grad():  # a module that differs from call to call cannot be localised
+        first, second = _first_tensor(call()), _first_tensor(call())
+    if first is None or second is None or not torch.equal(first, second):
+        raise _NotReproducible
     named = dict(module.named_modules())
     for name in children:
         child = named.get(name)

@@ -77,10 +77,10 @@ def _unregistered(found: Mapping[str, Any], missing: list[str], extra: list[str]
     return (
         f"its state dict has no parameters at all under {names} (missing: "
         f"{_key_list(missing)}), so the modules kept there are not registered: a plain Python "
-        "list (or dict) hides its modules from PyTorch, and their weights are never registered "
-        "(invisible to state_dict, .parameters(), .to() and the optimizer, which would never "
-        f"train them). Hold them in an nn.ModuleList: self.{sorted(containers)[0]} = "
-        "nn.ModuleList([...])."
+        "list does not register its modules with PyTorch (nor does a dict), and their weights "
+        "are never registered (invisible to state_dict, .parameters(), .to() and the "
+        f"optimizer, which would never train them). Hold them in an nn.ModuleList: "
+        f"self.{sorted(containers)[0]} = nn.ModuleList([...])."
     )
 
 
