@@ -391,7 +391,9 @@ class GptPlainList(ref.GPT):
 
     def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, eps=1e-5):
         super().__init__(vocab_size, d_model, num_heads, d_ff, num_layers, eps)
-        self.layers = list(self.layers)
+        blocks = list(self.layers)
+        del self.layers  # unregistered: held as a plain attribute from here on
+        self.layers = blocks
 
 
 class GptRepeatedBlock(ref.GPT):
