@@ -317,6 +317,7 @@ def transformer_embed_f(
     positions: str = "both",
     emb_dropout: str = "sum",
     table: str = "own",
+    pe_times: int = 1,
 ) -> torch.Tensor:
     """One side's input in float64: dropout(embedding(ids) * sqrt(d_model) + PE), ids
     (batch, len) -> (batch, len, d_model); ``p`` the Transformer's state dict (its
@@ -324,12 +325,13 @@ def transformer_embed_f(
     "src" or "tgt". Knobs: ``scale`` (the power of sqrt(d_model): 1 right, 0 none, 2
     twice), ``positions`` ("both", "none", "src", "tgt": which sides get them),
     ``emb_dropout`` ("sum" right, "missing", "before": dropout on the embeddings before
-    the positions are added), ``table`` ("own", or "other": the other side's table)."""
+    the positions are added), ``table`` ("own", or "other": the other side's table),
+    ``pe_times`` (how often the positions are added where they are: 1 right, 2 twice)."""
     other = {"src": "tgt", "tgt": "src"}[side]
     weight = p[f"{other if table == 'other' else side}_embedding.embedding.weight"].double()
     d_model = weight.shape[1]
     x = weight[ids] * math.sqrt(d_model) ** scale  # (batch, len, d_model)
-    pe = torch.from_numpy(sinusoidal_positions_f(ids.shape[1], d_model))  # (len, d_model)
+    pe = pe_times * torch.from_numpy(sinusoidal_positions_f(ids.shape[1], d_model))
     zero = zero_if(drop)
     with_positions = positions in ("both", side)
     if emb_dropout == "before":
