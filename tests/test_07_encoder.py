@@ -644,6 +644,35 @@ class LayerNotImplemented(nn.Module):
         raise NotImplementedError()
 
 
+class LayerNoAttentionResidual(LayerBase):
+    """Post-LN with the attention's residual alone missing (the feed-forward keeps its own)."""
+
+    def forward(self, x, mask=None):
+        x = self.norm1(self.dropout(self.attend(x, mask)))
+        return self.norm2(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerDoubledAttention(LayerBase):
+    """Post-LN whose attention output is added twice: no oracle knob computes it."""
+
+    def forward(self, x, mask=None):
+        a = self.attend(x, mask)
+        x = self.norm1(x + a + a)
+        return self.norm2(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerPreFeedForwardFromNormed(LayerBase):
+    """Pre-LN whose feed-forward residual alone starts from the normalised copy."""
+
+    def forward(self, x, mask=None):
+        if not self.norm_first:
+            return layer_variant("_").forward(self, x, mask)
+        h = self.norm1(x)
+        x = x + self.dropout(self.attend(h, mask))
+        h = self.norm2(x)
+        return h + self.dropout(self.feed_forward(h))
+
+
 LAYER_MISTAKES = [
     Mistake(
         check_EncoderLayer,
@@ -712,6 +741,28 @@ LAYER_MISTAKES = [
         r"same as in eval mode: dropout is never applied",
     ),
     Mistake(check_EncoderLayer, LayerAlwaysDropout, r"eval\(\), where dropout must do nothing"),
+    # one residual alone missing, one norm used twice: named from the oracle's knobs
+    Mistake(
+        check_EncoderLayer,
+        LayerNoAttentionResidual,
+        r"output of `self\.self_attn` is not added back to its input",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        layer_variant("Norm2Twice", norms=("norm2", "norm2")),
+        r"`self\.self_attn` sub-layer uses `self\.norm2` instead of its own `self\.norm1`",
+    ),
+    # in no table: localised by the hooks on the sub-layers
+    Mistake(
+        check_EncoderLayer,
+        LayerDoubledAttention,
+        r"input of `self\.norm1` after `self\.self_attn` is not x \+ self_attn\(x\)",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerPreFeedForwardFromNormed,
+        r"residual around `self\.feed_forward` adds the normalised copy",
+    ),
     Mistake(check_EncoderLayer, LayerForgotIndex, r"returns a pair, \(output, weights\)"),
     Mistake(check_EncoderLayer, LayerSharedNorm, r"one and the same object"),
     Mistake(check_EncoderLayer, LayerTorchAttention, r"fuses q, k, v into `in_proj_weight`"),
@@ -921,6 +972,33 @@ ENCODER_MISTAKES = [
         r"final LayerNorm `norm` that this configuration must not have",
     ),
     Mistake(check_Encoder, EncoderFinalNormOnlyIfAsked, r"lacks the final LayerNorm `norm`"),
+    Mistake(
+        check_Encoder,
+        stack_class(
+            "EncoderNotChained",
+            lambda self, x, mask=None: self.finish([layer(x, mask) for layer in self.layers][-1]),
+        ),
+        r"feeds every layer the stack's input x instead of the previous layer's output",
+    ),
+    # in no table: localised by the hooks on self.layers
+    Mistake(
+        check_Encoder,
+        stack_class(
+            "EncoderSumsLayers",
+            lambda self, x, mask=None: self.finish(sum(layer(x, mask) for layer in self.layers)),
+        ),
+        r"layers\[1\] receives the stack's input x, not layers\[0\]'s output",
+    ),
+    Mistake(
+        check_Encoder,
+        stack_class(
+            "EncoderResidualAroundLayers",
+            lambda self, x, mask=None: self.finish(
+                functools.reduce(lambda h, layer: h + layer(h, mask), self.layers, x)
+            ),
+        ),
+        r"layers\[1\] does not receive layers\[0\]'s output",
+    ),
 ]
 
 

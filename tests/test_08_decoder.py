@@ -270,8 +270,33 @@ class LayerNotImplemented(nn.Module):
         raise NotImplementedError()
 
 
+class LayerNoCrossResidual(LayerBase):
+    """Post-LN with the cross-attention's residual alone missing."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        x = self.norm2(self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerCrossHalved(LayerBase):
+    """Post-LN whose cross-attention output is halved before the sum: in no table."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        x = self.norm2(x + 0.5 * self.cross_attn(x, memory, memory, src_mask)[0])
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
 C = check_DecoderLayer
 LAYER_MISTAKES = [
+    Mistake(C, LayerNoCrossResidual, r"output of `self\.cross_attn` is not added back"),
+    Mistake(
+        C,
+        layer_variant("Norm2Twice", norms=("norm1", "norm2", "norm2")),
+        r"`self\.feed_forward` sub-layer uses `self\.norm2` instead of its own `self\.norm3`",
+    ),
+    Mistake(C, LayerCrossHalved, r"residual sum around `self\.cross_attn`"),
     # where cross-attention's queries, keys and values come from: every swap
     Mistake(C, layer_variant("CrossIsSelf", cross=("x", "x", "x")), r"never reads memory"),
     Mistake(
@@ -473,6 +498,26 @@ def _call_each(call):
 
 S = check_Decoder
 DECODER_MISTAKES = [
+    Mistake(
+        S,
+        stack_class(
+            "NotChained",
+            lambda self, x, memory, src_mask=None, tgt_mask=None: self.finish(
+                [layer(x, memory, src_mask, tgt_mask) for layer in self.layers][-1]
+            ),
+        ),
+        r"feeds every layer the stack's input x instead of the previous layer's output",
+    ),
+    Mistake(
+        S,
+        stack_class(
+            "SumsLayers",
+            lambda self, x, memory, src_mask=None, tgt_mask=None: self.finish(
+                sum(layer(x, memory, src_mask, tgt_mask) for layer in self.layers)
+            ),
+        ),
+        r"layers\[1\] receives the stack's input x, not layers\[0\]'s output",
+    ),
     Mistake(S, DecoderSharedLayer, r"one layer object appended N times"),
     Mistake(S, DecoderPythonList, r"plain Python list does not register"),
     Mistake(S, DecoderIgnoresNormFirst, r"pass norm_first on"),

@@ -95,6 +95,15 @@ class TNoTargetPositions(_Reference):
         return self.output(y)
 
 
+class TPositionsTwice(_Reference):
+    """Adds the positional table itself before self.positional_encoding adds it again."""
+
+    def encode(self, src_ids):
+        x = self.src_embedding(src_ids)
+        x = x + self.positional_encoding.pe[:, : x.shape[1]]
+        return self.encoder(self.positional_encoding(x), padding_mask(src_ids, self.pad_id))
+
+
 class _Embedded(_Reference):
     """encode and decode through one overridable ``embed(table, ids)``."""
 
@@ -751,6 +760,7 @@ MISTAKES = [
     Mistake(check_Transformer, TScaledTwice, r"sqrt\(d_model\) twice"),
     Mistake(check_Transformer, TPlainEmbedding, r"plain nn\.Embedding.*TokenEmbedding"),
     Mistake(check_Transformer, TNoPositions, r"source gets no positional encoding"),
+    Mistake(check_Transformer, TPositionsTwice, r"positional encoding is added twice"),
     Mistake(check_Transformer, TNoTargetPositions, r"target gets no positional encoding"),
     Mistake(check_Transformer, TAddsTableWithoutDropout, r"there is no dropout on it"),
     Mistake(check_Transformer, TPositionalEncodingWithoutDropout, r"there is no dropout on it"),

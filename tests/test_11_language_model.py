@@ -384,6 +384,57 @@ class BlockNoResidual(ref.DecoderBlock):
         return self.feed_forward(self.norm2(self.attn(self.norm1(x))))
 
 
+class BlockNoAttnResidual(ref.DecoderBlock):
+    """The attention's residual alone is missing."""
+
+    def forward(self, x):
+        h = self.attn(self.norm1(x))
+        return h + self.feed_forward(self.norm2(h))
+
+
+class BlockOneNorm(ref.DecoderBlock):
+    """norm1 before both sub-layers (norm2 never used)."""
+
+    def forward(self, x):
+        h = x + self.attn(self.norm1(x))
+        return h + self.feed_forward(self.norm1(h))
+
+
+class BlockHalfFeedForward(ref.DecoderBlock):
+    """The feed-forward output halved before the residual sum: in no table."""
+
+    def forward(self, x):
+        h = x + self.attn(self.norm1(x))
+        return h + 0.5 * self.feed_forward(self.norm2(h))
+
+
+class GptPlainList(ref.GPT):
+    """The blocks in a plain Python list: their parameters are never registered."""
+
+    def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, eps=1e-5):
+        super().__init__(vocab_size, d_model, num_heads, d_ff, num_layers, eps)
+        blocks = list(self.layers)
+        del self.layers  # unregistered: held as a plain attribute from here on
+        self.layers = blocks
+
+
+class GptRepeatedBlock(ref.GPT):
+    """One block repeated num_layers times."""
+
+    def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, eps=1e-5):
+        super().__init__(vocab_size, d_model, num_heads, d_ff, num_layers, eps)
+        self.layers = nn.ModuleList([self.layers[0]] * num_layers)
+
+
+class GptUnchained(ref.GPT):
+    """Every block reads the embeddings; the last block's output goes on: in no table."""
+
+    def forward(self, ids):
+        x = self.embedding(ids)
+        out = [layer(x) for layer in self.layers][-1]
+        return self.norm(out) @ self.embedding.weight.T
+
+
 class _Block(ref.DecoderBlock):
     """The reference block with another attention class."""
 
@@ -669,6 +720,24 @@ MISTAKES = [
     Mistake(check_DecoderBlock, BlockPostNorm, r"post-norm"),
     Mistake(check_DecoderBlock, BlockParallel, r"parallel"),
     Mistake(check_DecoderBlock, BlockNoResidual, r"no residual"),
+    Mistake(check_DecoderBlock, BlockNoAttnResidual, r"output of `self\.attn` is not added back"),
+    Mistake(
+        check_DecoderBlock,
+        BlockOneNorm,
+        r"`self\.feed_forward` sub-layer uses `self\.norm1` instead of its own `self\.norm2`",
+    ),
+    Mistake(
+        check_DecoderBlock,
+        BlockHalfFeedForward,
+        r"The layer's output is not x \+ feed_forward\(norm2\(x\)\)",
+    ),
+    Mistake(check_GPT, GptPlainList, r"(?s)no parameters at all under `layers`.*nn\.ModuleList"),
+    Mistake(check_GPT, GptRepeatedBlock, r"`layers\.0` and `layers\.1` are one and the same"),
+    Mistake(
+        check_GPT,
+        GptUnchained,
+        r"layers\[1\] receives the embeddings of the ids, not layers\[0\]'s output",
+    ),
     Mistake(check_DecoderBlock, BlockNotCausal, r"not causal"),
     Mistake(check_DecoderBlock, BlockDefaultEps, r"norms ignore the eps it was given"),
     Mistake(check_GPT, GptNoFinalNorm, r"no final norm"),

@@ -592,6 +592,21 @@ def test_layer_and_stack_knobs_compute_what_they_name():
     torch.testing.assert_close(enc(final=True, order="reversed"), run([2, 1, 0]))
     torch.testing.assert_close(enc(final=True, order="first_only"), run([0, 0, 0]))
     torch.testing.assert_close(enc(final=True, order="first_once"), run([0]))
+    unchained = o.encoder_layer_f(
+        x, o.sub(stack, "layers.2"), mask, NUM_HEADS, norm_first=False
+    )  # every layer reads x: only the last one's result goes on
+    torch.testing.assert_close(
+        enc(final=True, order="unchained"), o.layer_norm_f(unchained, o.sub(stack, "norm"))
+    )
+    # one residual alone missing: post-LN norm1(attn(x)), then the feed-forward's own
+    norm1, norm2 = o.sub(state, "norm1"), o.sub(state, "norm2")
+    attended = o.layer_norm_f(
+        o.multi_head_attention_f(o.sub(state, "self_attn"), x, x, x, mask, NUM_HEADS)[0], norm1
+    )
+    torch.testing.assert_close(
+        f(no_residual=("attn",)),
+        o.layer_norm_f(attended + o.ffn_f(attended, o.sub(state, "feed_forward")), norm2),
+    )
     torch.testing.assert_close(
         enc(final=False, mask_passed=False),
         o.encoder_f(x, stack, None, NUM_HEADS, 3, norm_first=False, final=False),
@@ -840,6 +855,17 @@ def test_decoder_block_and_gpt_are_pre_norm_and_causal():
     h = x + o.causal_self_attention_f(norm1(x).detach(), attn, NUM_HEADS)
     expected = h + o.swiglu_f(norm2(h).detach(), ffn)
     torch.testing.assert_close(o.decoder_block_f(x, block, NUM_HEADS), expected, **CLOSE)
+    h_alone = o.causal_self_attention_f(norm1(x).detach(), attn, NUM_HEADS)
+    torch.testing.assert_close(
+        o.decoder_block_f(x, block, NUM_HEADS, no_residual=("attn",)),
+        h_alone + o.swiglu_f(norm2(h_alone).detach(), ffn),
+        **CLOSE,
+    )
+    torch.testing.assert_close(
+        o.decoder_block_f(x, block, NUM_HEADS, norms=("norm1", "norm1")),
+        h + o.swiglu_f(norm1(h).detach(), ffn),
+        **CLOSE,
+    )
     for layout in ("post", "no_residual", "residual_from_normed", "swapped_norms", "parallel"):
         assert not torch.allclose(
             o.decoder_block_f(x, block, NUM_HEADS, layout=layout), expected
@@ -1089,3 +1115,15 @@ def test_tiled_attention_f_is_scaled_dot_product_attention(causal, block_size):
         wrong = o.tiled_attention_f(q * 4.0, k, v, block_size, causal, **knobs)
         expected = F.scaled_dot_product_attention(q * 4.0, k, v, is_causal=causal)
         assert not torch.allclose(wrong, expected), knobs
+
+
+def test_diagnose_names_the_one_match_all_matches_or_localises():
+    from transformer_course.checking.localise import diagnose
+
+    got = torch.tensor([1.0, 2.0])
+    table = {"A": torch.tensor([1.0, 2.0]), "B": lambda: None, "C": torch.tensor([0.0, 2.0])}
+    assert diagnose(got, table, rtol=1e-5, atol=1e-6) == "A"
+    both = diagnose(got, table | {"D": lambda: got.clone()}, rtol=1e-5, atol=1e-6)
+    assert "2 different mistakes" in both and "(1) A" in both and "(2) D" in both
+    assert diagnose(got, {"C": table["C"]}, rtol=1e-5, atol=1e-6, localise=lambda: "L") == "L"
+    assert diagnose(got, {}, rtol=1e-5, atol=1e-6) == ""

@@ -14,8 +14,11 @@ from transformer_course.reference.masking import padding_mask
 
 __all__ = [
     "PADDING_WORDS",
+    "add_new",
     "layer_mistakes",
+    "norm_choice_mistakes",
     "post_pre",
+    "residual_mistakes",
     "source_mask",
     "stack_description",
     "stack_mistakes",
@@ -113,6 +116,62 @@ def layer_mistakes(norm_first: bool, drop: bool) -> dict[str, dict[str, Any]]:
     return table
 
 
+def residual_mistakes(
+    parts: dict[str, str], norms: dict[str, str], norm_first: bool, *, dropout: bool = True
+) -> dict[str, dict[str, Any]]:
+    """One mistake per sub-layer: its residual connection alone is missing. ``parts``:
+    {oracle part name: the sub-layer's attribute}, ``norms``: {part: its norm}."""
+    table = {}
+    for part, attr in parts.items():
+        norm = norms[part]
+        out = f"dropout({attr}(...))" if dropout else f"{attr}(...)"
+        right = (
+            f"x + {out.replace('...', f'{norm}(x)')}"
+            if norm_first
+            else f"{norm}(x + {out.replace('...', 'x')})"
+        )
+        table[
+            f"The output of `self.{attr}` is not added back to its input: there is no residual "
+            f"connection around that sub-layer (the others have theirs). Write {right}."
+        ] = {"no_residual": (part,)}
+    return table
+
+
+def norm_choice_mistakes(parts: dict[str, str], norms: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """One mistake per (sub-layer, other norm): the sub-layer uses another sub-layer's norm
+    (so one norm runs twice and its own never). Knobs ``norms``, in the parts' order."""
+    order = list(parts)
+    right = tuple(norms[p] for p in order)
+    table = {}
+    for i, part in enumerate(order):
+        for other in right:
+            if other == right[i]:
+                continue
+            chosen = tuple(other if j == i else n for j, n in enumerate(right))
+            table[
+                f"The `self.{parts[part]}` sub-layer uses `self.{other}` instead of its own "
+                f"`self.{right[i]}` (so {other} runs twice and {right[i]} never): each sub-layer "
+                "has its own norm, with its own weights, loaded by these names."
+            ] = {"norms": chosen}
+    return table
+
+
+def add_new(table: dict[str, dict[str, Any]], more: dict[str, dict[str, Any]]) -> dict:
+    """``table`` with the entries of ``more`` whose knobs it does not already hold (one
+    message per computation, so that a match is never reported twice)."""
+    known = list(table.values())
+    for message, knobs in more.items():
+        if knobs not in known:
+            table[message] = knobs
+            known.append(knobs)
+    return table
+
+
+_STACK_UNCHAINED = (
+    "Your stack feeds every layer the stack's input x instead of the previous layer's output "
+    "(the layers are not chained), so only the last layer's work reaches the output: write "
+    "x = layer(x, ...) in the loop, reassigning x."
+)
 _STACK_IGNORES_NORM_FIRST = (
     "Your stack builds post-LN layers although norm_first=True was asked for: pass norm_first "
     "on to every layer it builds."
@@ -145,6 +204,7 @@ def stack_mistakes(norm_first: bool, final_norm: bool | None) -> dict[str, dict[
         _STACK_REVERSED: {"order": "reversed"},
         _STACK_FIRST_ONLY: {"order": "first_only"},
         _STACK_FIRST_ONCE: {"order": "first_once"},
+        _STACK_UNCHAINED: {"order": "unchained"},
     }
     if norm_first:
         table[_STACK_IGNORES_NORM_FIRST] = {"layer_norm_first": False}

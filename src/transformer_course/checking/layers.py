@@ -13,6 +13,7 @@ import torch
 
 from transformer_course.checking.checker import Checker
 from transformer_course.checking.hints import two_mistakes
+from transformer_course.checking.localise import diagnose
 from transformer_course.checking.modules import build_module, random_state, state_shapes
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "build",
     "describe_mask",
     "dropout_hint",
+    "expect_composite",
     "expect_tensor_result",
     "mistake_pairs",
     "mistake_values",
@@ -89,6 +91,32 @@ def expect_tensor_result(
         "use torch.no_grad(), .detach(), or go through numpy, or store a weight as a plain "
         "tensor or buffer instead of an nn.Parameter? Training needs the gradient to reach "
         "every weight.",
+    )
+
+
+def expect_composite(
+    c: Checker,
+    got: torch.Tensor,
+    expected: torch.Tensor,
+    what: str,
+    *,
+    rtol: float,
+    atol: float,
+    mistakes: Mapping[str, Any],
+    localise: Callable[[], str] | None = None,
+    hint: str | Callable[[], str] = "",
+) -> None:
+    """A composite module's output against the reference: when it differs, the one
+    structural mistake that matches is named (all of them when several match on these
+    inputs), else ``localise()`` says which sub-result first departs, else ``hint``."""
+    c.expect_close(
+        got,
+        expected,
+        what,
+        rtol=rtol,
+        atol=atol,
+        explain=lambda: diagnose(got, mistakes, rtol=rtol, atol=atol, localise=localise),
+        hint=hint,
     )
 
 

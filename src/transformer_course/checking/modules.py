@@ -61,6 +61,62 @@ def _signature(name: str, args: tuple, kwargs: Mapping[str, Any]) -> str:
     return f"{name}({', '.join(parts)})"
 
 
+def _unregistered(found: Mapping[str, Any], missing: list[str], extra: list[str]) -> str:
+    """The message for modules held where PyTorch cannot see them (a plain list or dict):
+    every missing key lies under numbered entries of an attribute of which the state dict
+    has nothing, and nothing unexpected is there instead. "" otherwise."""
+    if not missing or extra:
+        return ""
+    containers = {key.split(".")[0] for key in missing}
+    for name in containers:
+        under = [key for key in missing if key.split(".")[0] == name]
+        numbered = all(len(key.split(".")) > 2 and key.split(".")[1].isdigit() for key in under)
+        if not numbered or any(key.split(".")[0] == name for key in found):
+            return ""
+    names = ", ".join(f"`{name}`" for name in sorted(containers))
+    return (
+        f"its state dict has no parameters at all under {names} (missing: "
+        f"{_key_list(missing)}), so the modules kept there are not registered: a plain Python "
+        "list does not register its modules with PyTorch (nor does a dict), and their weights "
+        "are never registered (invisible to state_dict, .parameters(), .to() and the "
+        f"optimizer, which would never train them). Hold them in an nn.ModuleList: "
+        f"self.{sorted(containers)[0]} = nn.ModuleList([...])."
+    )
+
+
+def _shared_modules(key: str, value: torch.Tensor, state: Mapping[str, torch.Tensor]) -> str:
+    """When ``key`` holds what was loaded into another key with the same ending, the two
+    submodules are one object: say which two, or "" when no such key is found."""
+    for other, tensor in state.items():
+        if other == key or tensor.shape != value.shape:
+            continue
+        if not torch.equal(value.detach().cpu().to(tensor.dtype), tensor):
+            continue
+        a, b = key.split("."), other.split(".")
+        common = 0
+        while common < min(len(a), len(b)) and a[-1 - common] == b[-1 - common]:
+            common += 1
+        if common == 0:
+            continue
+        first, second = ".".join(a[: len(a) - common]), ".".join(b[: len(b) - common])
+        if first.split(".")[-1].isdigit():
+            how = (
+                "one layer object appended N times to a list, or [Block(...)] * n. Each needs "
+                "its own instance, with its own weights: [Block(...) for _ in range(n)]"
+            )
+        else:
+            how = (
+                f"`self.{first} = self.{second} = ...`. Each needs its own instance, with its "
+                "own weights: create a new one each time"
+            )
+        return (
+            f"{key} holds the weights loaded into {other} (a later key overwrote it): "
+            f"`{first}` and `{second}` are one and the same object, the same module with the "
+            f"same weights, e.g. {how}."
+        )
+    return ""
+
+
 def build_module(
     c: Checker,
     cls: Any,
@@ -104,6 +160,9 @@ def build_module(
         if mismatch:
             missing = sorted(set(expected_shapes) - set(found))
             extra = sorted(set(found) - set(expected_shapes))
+            unregistered = _unregistered(found, missing, extra)
+            if unregistered:
+                c.fail(f"{built}: {unregistered}")
             hint = keys_hint(found) if keys_hint else ""
             c.fail(
                 f"{built} should have the state-dict keys {_key_list(sorted(expected_shapes))}; "
@@ -129,6 +188,9 @@ def build_module(
         loaded = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
         for key, tensor in state.items():
             if not torch.equal(loaded[key].detach().cpu().to(tensor.dtype), tensor):
+                shared = _shared_modules(key, loaded[key], state)
+                if shared:
+                    c.fail(f"after {built}.load_state_dict(...), {shared}")
                 c.fail(
                     f"after {built}.load_state_dict(...), {key} does not hold the weights loaded "
                     "into it: a later key overwrote it. Are two of its submodules one and the "

@@ -29,8 +29,11 @@ from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.inputs import PAD, randn, token_ids
 from transformer_course.checking.layer_mistakes import (
     PADDING_WORDS,
+    add_new,
     layer_mistakes,
+    norm_choice_mistakes,
     post_pre,
+    residual_mistakes,
     source_mask,
     stack_description,
     stack_mistakes,
@@ -39,15 +42,19 @@ from transformer_course.checking.layers import (
     LAYER_HINTS,
     build,
     describe_mask,
+    expect_composite,
     expect_tensor_result,
     mistake_values,
 )
+from transformer_course.checking.localise import localise_layer, localise_stack
 from transformer_course.checking.oracles import (
     as_float64,
     decoder_f,
     decoder_layer_f,
     uses_final_norm,
 )
+from transformer_course.checking.oracles.norms import layer_norm_f
+from transformer_course.checking.oracles.state import sub
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.exercise import Exercise
 from transformer_course.reference import decoder as ref
@@ -371,7 +378,13 @@ def _layer_table(case: _DecCase, inputs: _Inputs, drop: bool) -> dict[str, dict[
         )
         table[f"{_NORMS_ORDER} {yours}"] = {"norms": norms}
     table[_ONE_NORM] = {"norms": ("norm1", "norm1", "norm1")}
+    add_new(table, residual_mistakes(_PARTS, _PART_NORMS, case.norm_first))
+    add_new(table, norm_choice_mistakes(_PARTS, _PART_NORMS))
     return table
+
+
+_PARTS = {"self": "self_attn", "cross": "cross_attn", "ffn": "feed_forward"}
+_PART_NORMS = {"self": "norm1", "cross": "norm2", "ffn": "norm3"}
 
 
 def check_DecoderLayer(cls, *, hidden: bool = False) -> None:
@@ -412,12 +425,24 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
             inputs.x, inputs.memory, p, inputs.src_mask, inputs.tgt_mask, case.num_heads, **knobs
         )
 
-    c.expect_close(
+    def localise():
+        return _property_problem(c, module, inputs, case, call, got) or localise_layer(
+            module,
+            lambda: module(*inputs.args()),
+            inputs.x,
+            sublayers=list(_PARTS.values()),
+            norms={_PARTS[k]: v for k, v in _PART_NORMS.items()},
+            norm_first=case.norm_first,
+        )
+
+    expect_composite(
+        c,
         got,
         compute(),
         what,
         **tolerance(got.dtype),
         mistakes=mistake_values(compute, _layer_table(case, inputs, drop)),
+        localise=None if case.mode == "train" and case.dropout > 0 else localise,
         hint=lambda: _property_problem(c, module, inputs, case, call, got) or _LAYER_BUILT_ON,
     )
     _expect_properties(c, module, inputs, case, call, got)
@@ -509,12 +534,36 @@ def _check_stack_case(c: Checker, cls, case: _DecCase) -> None:
         _STACK_NO_TGT: {"tgt_passed": False},
         _STACK_MEMORY: {"memory_from": "x"},
     }
-    c.expect_close(
+
+    def layer_oracle(h, i):
+        return decoder_layer_f(
+            h,
+            inputs.memory,
+            sub(p, f"layers.{i}"),
+            inputs.src_mask,
+            inputs.tgt_mask,
+            case.num_heads,
+            norm_first=case.norm_first,
+        )
+
+    def localise():
+        return _property_problem(c, module, inputs, case, call, got) or localise_stack(
+            module,
+            lambda: module(*inputs.args()),
+            inputs.x,
+            case.num_layers,
+            final=(lambda t: layer_norm_f(t, sub(p, "norm"))) if final else None,
+            layer_oracle=layer_oracle,
+        )
+
+    expect_composite(
+        c,
         got,
         compute(),
         what,
         **tolerance(got.dtype),
         mistakes=mistake_values(compute, table),
+        localise=None if case.mode == "train" and case.dropout > 0 else localise,
         hint=lambda: _property_problem(c, module, inputs, case, call, got) or _STACK_BUILT_ON,
     )
     _expect_properties(c, module, inputs, case, call, got)

@@ -32,7 +32,10 @@ from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.layer_mistakes import (
     PADDING_WORDS,
+    add_new,
     layer_mistakes,
+    norm_choice_mistakes,
+    residual_mistakes,
     source_mask,
     stack_description,
     stack_mistakes,
@@ -42,10 +45,12 @@ from transformer_course.checking.layers import (
     build,
     describe_mask,
     dropout_hint,
+    expect_composite,
     expect_tensor_result,
     mistake_values,
     state_hint,
 )
+from transformer_course.checking.localise import localise_layer, localise_stack
 from transformer_course.checking.modules import build_module, random_state, state_shapes
 from transformer_course.checking.oracles import (
     as_float64,
@@ -55,6 +60,7 @@ from transformer_course.checking.oracles import (
     layer_norm_f,
     uses_final_norm,
 )
+from transformer_course.checking.oracles.state import sub
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.exercise import Exercise
 from transformer_course.reference import encoder as ref
@@ -422,6 +428,9 @@ _HIDDEN_LAYER = [
 ]
 
 
+_PARTS = {"attn": "self_attn", "ffn": "feed_forward"}  # the oracle's parts: attributes
+_PART_NORMS = {"attn": "norm1", "ffn": "norm2"}
+
 _NORMS_SWAPPED = (
     "norm1 and norm2 are used the other way round: norm1 belongs to the self-attention "
     "sub-layer, norm2 to the feed-forward one (the weights are loaded by these names)."
@@ -500,14 +509,29 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         _ONE_NORM: {"norms": ("norm1", "norm1")},
         _FFN_FIRST: {"order": ("ffn", "attn")},
     }
+    add_new(table, residual_mistakes(_PARTS, _PART_NORMS, case.norm_first))
+    add_new(table, norm_choice_mistakes(_PARTS, _PART_NORMS))
     if mask is not None:
         table |= {_MASK_IGNORED: {"mask_mode": "none"}, _MASK_INVERTED: {"mask_mode": "inverted"}}
-    c.expect_close(
+
+    def localise():
+        return localise_layer(
+            module,
+            lambda: module(*args),
+            x,
+            sublayers=list(_PARTS.values()),
+            norms={_PARTS[k]: v for k, v in _PART_NORMS.items()},
+            norm_first=case.norm_first,
+        )
+
+    expect_composite(
+        c,
         got,
         compute(),
         what,
         **tolerance(got.dtype),
         mistakes=mistake_values(compute, table),
+        localise=None if case.mode == "train" and case.dropout > 0 else localise,
         hint=dropout_hint(case.dropout, case.mode) or _BUILT_ON,
     )
 
@@ -594,12 +618,30 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase) -> None:
     table = stack_mistakes(case.norm_first, case.final_norm)
     if mask is not None:
         table[_STACK_NO_MASK] = {"mask_passed": False}
-    c.expect_close(
+
+    def layer_oracle(h, i):
+        return encoder_layer_f(
+            h, sub(p, f"layers.{i}"), mask, case.num_heads, norm_first=case.norm_first
+        )
+
+    def localise():
+        return localise_stack(
+            module,
+            lambda: module(*args),
+            x,
+            case.num_layers,
+            final=(lambda t: layer_norm_f(t, sub(p, "norm"))) if final else None,
+            layer_oracle=layer_oracle,
+        )
+
+    expect_composite(
+        c,
         got,
         compute(),
         what,
         **tolerance(got.dtype),
         mistakes=mistake_values(compute, table),
+        localise=None if case.mode == "train" and case.dropout > 0 else localise,
         hint=dropout_hint(case.dropout, case.mode) or _STACK_BUILT_ON,
     )
 

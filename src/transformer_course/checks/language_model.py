@@ -36,15 +36,23 @@ import torch
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.generators import seeded_generator
 from transformer_course.checking.inputs import randn
+from transformer_course.checking.layer_mistakes import (
+    add_new,
+    norm_choice_mistakes,
+    residual_mistakes,
+)
 from transformer_course.checking.layers import (
     build,
+    expect_composite,
     expect_tensor_result,
     mistake_pairs,
     mistake_values,
 )
 from transformer_course.checking.layouts import match_layout
+from transformer_course.checking.localise import localise_layer, localise_stack
 from transformer_course.checking.modules import build_module, random_state, state_shapes
 from transformer_course.checking.oracles import (
+    as_float64,
     causal_self_attention_f,
     decoder_block_f,
     gpt_f,
@@ -54,6 +62,7 @@ from transformer_course.checking.oracles import (
     sample_probabilities_f,
     swiglu_f,
 )
+from transformer_course.checking.oracles.state import sub
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.exercise import Exercise
 from transformer_course.reference import language_model as ref
@@ -609,18 +618,21 @@ def _expect_oracle_and_causal(
     what: str,
     table: Mapping[str, Mapping[str, Any]],
     future: str,
+    localise: Callable[[str], str] | None = None,
 ) -> None:
     """``got`` against ``oracle(pairing=...)`` in the learner's RoPE pairing, each mistake
     of ``table`` ({message: oracle knobs}) named when it matches; then the causal
     property (changing the last input never changes an earlier output), ``future`` its
-    message."""
+    message; ``localise(pairing)`` says which sub-result departs when no mistake matches."""
     pairing = _pairing(c, got, lambda pr: oracle(pairing=pr))
-    c.expect_close(
+    expect_composite(
+        c,
         got,
         oracle(pairing=pairing),
         what,
         **tolerance(got.dtype),
         mistakes=mistake_values(lambda **k: oracle(pairing=pairing, **k), table),
+        localise=None if localise is None else lambda: localise(pairing),
     )
     _causal_property(c, module, inputs, what, future)
 
@@ -703,6 +715,7 @@ def _check_layer(
     table: Mapping[str, Mapping[str, Any]],
     scale: float,
     oracle_options: Callable[[_ModelCase], dict[str, Any]] = lambda case: {},
+    localise: bool = False,
 ) -> None:
     """The check of a layer of the GPT that maps x (batch, len, d_model) to the same
     shape: ``cls(*args(case))`` with deterministic weights, against ``oracle_f(x, state,
@@ -725,7 +738,8 @@ def _check_layer(
             got = c.call(module, x, call_repr=what, hints=_ATTENTION_HINTS)
             expect_tensor_result(c, got, tuple(x.shape), what)
             oracle = functools.partial(oracle_f, x, state, case.num_heads, **oracle_options(case))
-            _expect_oracle_and_causal(c, module, x, got, oracle, what, table, _FUTURE)
+            where = functools.partial(_localise_block, module, x) if localise else None
+            _expect_oracle_and_causal(c, module, x, got, oracle, what, table, _FUTURE, where)
 
 
 def check_CausalSelfAttention(cls, *, hidden: bool = False) -> None:
@@ -763,6 +777,22 @@ _BLOCK_EPS = (
 )
 
 
+_BLOCK_PARTS = {"attn": "attn", "ffn": "feed_forward"}  # decoder_block_f's parts: attributes
+_BLOCK_NORMS = {"attn": "norm1", "ffn": "norm2"}
+
+
+def _localise_block(module, x: torch.Tensor, pairing: str) -> str:
+    """Which residual sub-result of the learner's pre-norm block first departs."""
+    return localise_layer(
+        module,
+        lambda: module(x),
+        x,
+        sublayers=list(_BLOCK_PARTS.values()),
+        norms={_BLOCK_PARTS[k]: v for k, v in _BLOCK_NORMS.items()},
+        norm_first=True,
+    )
+
+
 _BLOCK_MISTAKES = {  # {message: decoder_block_f's knobs for that mistake}
     _POST: {"layout": "post"},
     _NO_RESIDUAL: {"layout": "no_residual"},
@@ -773,6 +803,8 @@ _BLOCK_MISTAKES = {  # {message: decoder_block_f's knobs for that mistake}
     _NOT_CAUSAL: {"attention": {"causal": False}},
     _BLOCK_EPS: {"eps": 1e-5},  # (the same as the right result where the case's eps is the default)
 }
+add_new(_BLOCK_MISTAKES, residual_mistakes(_BLOCK_PARTS, _BLOCK_NORMS, True, dropout=False))
+add_new(_BLOCK_MISTAKES, norm_choice_mistakes(_BLOCK_PARTS, _BLOCK_NORMS))
 
 
 def check_DecoderBlock(cls, *, hidden: bool = False) -> None:
@@ -787,6 +819,7 @@ def check_DecoderBlock(cls, *, hidden: bool = False) -> None:
         _BLOCK_MISTAKES,
         scale=2.0,
         oracle_options=lambda case: {} if case.eps is None else {"eps": case.eps},
+        localise=True,
     )
 
 
@@ -865,6 +898,28 @@ def _check_embedding_init(c: Checker, cls, seed: int) -> None:
     )
 
 
+def _localise_gpt(module, ids: torch.Tensor, state, case: _ModelCase, pairing: str) -> str:
+    """Which step of the learner's GPT first departs: the blocks' chaining (each fed the
+    previous block's output, the first the embeddings), each block's result, the final
+    norm before the tied output layer."""
+    p = as_float64(state)
+    embedding = p["embedding.weight"]  # (vocab_size, d_model)
+
+    def block(h, i):
+        return decoder_block_f(h, sub(p, f"layers.{i}"), case.num_heads, pairing=pairing)
+
+    return localise_stack(
+        module,
+        lambda: module(ids),
+        embedding[ids],
+        case.num_layers,
+        final=lambda t: rms_norm_f(t, sub(p, "norm"), 1e-5) @ embedding.T,
+        unnormed=lambda t: t @ embedding.T,
+        layer_oracle=block,
+        input_name="the embeddings of the ids",
+    )
+
+
 def check_GPT(cls, *, hidden: bool = False) -> None:
     with Checker("GPT", hidden=hidden) as c:
         c.require_callable(cls)
@@ -902,7 +957,10 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
             got = c.call(module, ids, call_repr=what, hints=_ATTENTION_HINTS)
             expect_tensor_result(c, got, (case.batch, case.length, case.vocab), what)
             oracle = functools.partial(gpt_f, ids, state, case.num_heads, case.num_layers)
-            _expect_oracle_and_causal(c, module, ids, got, oracle, what, _GPT_MISTAKES, _GPT_FUTURE)
+            where = functools.partial(_localise_gpt, module, ids, state, case)
+            _expect_oracle_and_causal(
+                c, module, ids, got, oracle, what, _GPT_MISTAKES, _GPT_FUTURE, where
+            )
         _check_embedding_init(c, cls, seed=101 if hidden else 1)
 
 

@@ -51,6 +51,7 @@ from torch import nn
 from transformer_course.checking import Checker, CheckFailure, short, tolerance
 from transformer_course.checking.inputs import vocab_token_ids
 from transformer_course.checking.layers import value_or_none
+from transformer_course.checking.localise import diagnose as name_mistakes
 from transformer_course.checking.modules import build_module, random_state
 from transformer_course.checking.objects import course_object
 from transformer_course.checking.oracles import (
@@ -251,6 +252,10 @@ _NO_POSITIONS = {
     "the encoder does. Pass the target's embeddings through self.positional_encoding too "
     "(one module serves both sides).",
 }
+_POSITIONS_TWICE = (
+    "The positional encoding is added twice: self.positional_encoding already adds the table "
+    "(lesson 03), so do not add it again, before or after it."
+)
 _DROPOUT_MISSING = (
     "In train mode with dropout=1.0 the sum of embeddings and positions must be dropped "
     "entirely before the first layer, but yours reached the layers: there is no dropout on "
@@ -365,6 +370,7 @@ def _embedding_mistakes(side: str, case: _Case) -> list[tuple[str, dict[str, Any
         (_NOT_SCALED, {"scale": 0}),
         (_SCALED_TWICE, {"scale": 2}),
         (_NO_POSITIONS[side], {"positions": "tgt" if side == "src" else "src"}),
+        (_POSITIONS_TWICE, {"pe_times": 2}),
     ]
     if case.train and case.dropout == 1.0:
         table += [
@@ -616,10 +622,11 @@ def _expect_result(
     c.expect_floating(got, what.split(" [")[0].split("(")[0], preferred=torch.float32)
     tol = tolerance(got.dtype, torch.float32)
     if not _close(got, expected, tol):
-        for message, compute in mistakes.items():
-            wrong = value_or_none(compute)
-            if wrong is not None and _close(got, wrong, {"rtol": 1e-4, "atol": 1e-5}):
-                c.fail(f"{what} is not what the reference gives. {message}")
+        named = name_mistakes(
+            got, {m: lambda f=f: value_or_none(f) for m, f in mistakes.items()}, **tol
+        )
+        if named:
+            c.fail(f"{what} is not what the reference gives. {named}")
         for diagnose in properties:
             message = diagnose()
             if message:

@@ -95,13 +95,15 @@ def encoder_layer_f(
     norms: tuple[str, str] = ("norm1", "norm2"),
     order: tuple[str, str] = ("attn", "ffn"),
     mask_mode: str = "given",
+    no_residual: tuple[str, ...] = (),
 ) -> torch.Tensor:
     """One encoder layer in float64: self-attention, then the feed-forward block, each in
     a :func:`residual_block`. x (batch, len_src, d_model) -> the same shape.
 
     Knobs: ``drop``, ``residual``, ``dropout_at`` (of :func:`residual_block`); ``norms``:
     which LayerNorm each sub-layer uses; ``order``: the sub-layers' order; ``mask_mode``
-    "given" (right), "none", "inverted"."""
+    "given" (right), "none", "inverted"; ``no_residual``: the sub-layers ("attn", "ffn")
+    whose residual connection is missing (the others keep theirs)."""
     sublayers = {
         "attn": lambda h: multi_head_attention_f(
             sub(p, "self_attn"), h, h, h, mask, num_heads, mask_mode=mask_mode, drop=drop
@@ -117,7 +119,7 @@ def encoder_layer_f(
             lambda t, norm_p=norm_p: layer_norm_f(t, norm_p),
             norm_first=norm_first,
             drop=drop,
-            residual=residual,
+            residual="none" if part in no_residual else residual,
             dropout_at=dropout_at,
         )
     return x
@@ -142,6 +144,7 @@ def decoder_layer_f(
     cross_mask: str = "src",
     memory_norm: bool = False,
     self_kv: str = "x",
+    no_residual: tuple[str, ...] = (),
 ) -> torch.Tensor:
     """One decoder layer in float64: masked self-attention, cross-attention over the
     memory, the feed-forward block, each in a :func:`residual_block`. x (batch, len_tgt,
@@ -151,7 +154,8 @@ def decoder_layer_f(
     "x" (the decoder side, normalised in pre-LN) or "memory". ``self_mask`` and
     ``cross_mask``: "tgt", "src", "none" or "causal" (a look-ahead mask of the layer's
     own). ``memory_norm``: pre-LN with the memory normalised too. ``self_kv``: "memory"
-    makes the self-attention read the memory. The other knobs as in
+    makes the self-attention read the memory. ``no_residual``: the sub-layers ("self",
+    "cross", "ffn") whose residual connection is missing. The other knobs as in
     :func:`encoder_layer_f`.
     """
     len_tgt = x.shape[1]
@@ -186,7 +190,7 @@ def decoder_layer_f(
             norm(norm_name),
             norm_first=norm_first,
             drop=drop,
-            residual=residual,
+            residual="none" if part in no_residual else residual,
             dropout_at=dropout_at,
         )
     return x
@@ -205,16 +209,19 @@ def stack_f(
     """A stack: ``layer(x, layer_state)`` for each of the num_layers layers (state
     ``layers.<i>``), then the final LayerNorm ``norm`` if ``final``. ``order``: "forward",
     "reversed", "first_only" (layer 0 applied num_layers times), "first_once" (a return
-    inside the loop). ``norm_each``: the final norm applied after every layer."""
+    inside the loop), "unchained" (every layer fed the stack's input, the last one's
+    output returned). ``norm_each``: the final norm applied after every layer."""
     indices = {
         "forward": list(range(num_layers)),
         "reversed": list(reversed(range(num_layers))),
         "first_only": [0] * num_layers,
         "first_once": [0],
+        "unchained": list(range(num_layers)),
     }[order]
     x = x.double()
+    stack_input = x
     for index in indices:
-        x = layer(x, sub(p, f"layers.{index}"))
+        x = layer(stack_input if order == "unchained" else x, sub(p, f"layers.{index}"))
         if norm_each and final:
             x = layer_norm_f(x, sub(p, "norm"))
     if final and not norm_each:
@@ -310,6 +317,7 @@ def transformer_embed_f(
     positions: str = "both",
     emb_dropout: str = "sum",
     table: str = "own",
+    pe_times: int = 1,
 ) -> torch.Tensor:
     """One side's input in float64: dropout(embedding(ids) * sqrt(d_model) + PE), ids
     (batch, len) -> (batch, len, d_model); ``p`` the Transformer's state dict (its
@@ -317,12 +325,13 @@ def transformer_embed_f(
     "src" or "tgt". Knobs: ``scale`` (the power of sqrt(d_model): 1 right, 0 none, 2
     twice), ``positions`` ("both", "none", "src", "tgt": which sides get them),
     ``emb_dropout`` ("sum" right, "missing", "before": dropout on the embeddings before
-    the positions are added), ``table`` ("own", or "other": the other side's table)."""
+    the positions are added), ``table`` ("own", or "other": the other side's table),
+    ``pe_times`` (how often the positions are added where they are: 1 right, 2 twice)."""
     other = {"src": "tgt", "tgt": "src"}[side]
     weight = p[f"{other if table == 'other' else side}_embedding.embedding.weight"].double()
     d_model = weight.shape[1]
     x = weight[ids] * math.sqrt(d_model) ** scale  # (batch, len, d_model)
-    pe = torch.from_numpy(sinusoidal_positions_f(ids.shape[1], d_model))  # (len, d_model)
+    pe = pe_times * torch.from_numpy(sinusoidal_positions_f(ids.shape[1], d_model))
     zero = zero_if(drop)
     with_positions = positions in ("both", side)
     if emb_dropout == "before":

@@ -72,12 +72,16 @@ def decoder_block_f(
     pairing: str = "half",
     layout: str = "pre",
     attention: Mapping[str, Any] | None = None,
+    no_residual: tuple[str, ...] = (),
+    norms: tuple[str, str] = ("norm1", "norm2"),
 ) -> torch.Tensor:
     """One pre-norm decoder block in float64: h = x + attn(norm1(x)), then h +
     feed_forward(norm2(h)); x (batch, len, d_model) -> the same shape. ``layout`` "pre"
     (right), "post" (norm after each residual sum), "no_residual",
     "residual_from_normed", "swapped_norms", "parallel" (both sub-layers read the same
-    x); ``attention``: knobs of :func:`causal_self_attention_f`."""
+    x); ``attention``: knobs of :func:`causal_self_attention_f`; ``no_residual``: the
+    sub-layers ("attn", "ffn") whose residual connection alone is missing; ``norms``:
+    which norm each sub-layer reads (("norm1", "norm1"): norm1 used twice)."""
     x = x.double()
     knobs = {"pairing": pairing, **(attention or {})}
 
@@ -90,7 +94,7 @@ def decoder_block_f(
     def norm(name, t):
         return rms_norm_f(t, sub(p, name), eps)
 
-    n1, n2 = ("norm2", "norm1") if layout == "swapped_norms" else ("norm1", "norm2")
+    n1, n2 = ("norm2", "norm1") if layout == "swapped_norms" else norms
     if layout == "post":
         h = norm(n1, x + attn(x))
         return norm(n2, h + ffn(h))
@@ -103,8 +107,8 @@ def decoder_block_f(
         return b + ffn(b)
     if layout == "parallel":
         return x + attn(norm(n1, x)) + ffn(norm(n2, x))
-    h = x + attn(norm(n1, x))
-    return h + ffn(norm(n2, h))
+    h = attn(norm(n1, x)) + (0 if "attn" in no_residual else x)
+    return ffn(norm(n2, h)) + (0 if "ffn" in no_residual else h)
 
 
 def gpt_f(

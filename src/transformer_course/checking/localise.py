@@ -1,0 +1,319 @@
+"""Diagnosing a composite module (a layer, a stack, a whole model) of lessons 07-11.
+
+Two steps, used by the checks of EncoderLayer/Encoder, DecoderLayer/Decoder, the
+Transformer and DecoderBlock/GPT:
+
+1. :func:`matching_mistakes`: the learner's output against every structural single-step
+   deviation the oracle enumerates ({message: value}); a cause is named only when it is
+   the one that matches, and when several match on the inputs the check ran, all of them
+   are named.
+2. When none matches, :func:`localise_layer` and :func:`localise_stack` run the learner's
+   module once more with forward hooks on its submodules (hooks only observe: the
+   learner's code is only called) and say which sub-result first departs from what the
+   reference computes at the same place: a sub-layer's output not added back to its input,
+   a layer fed the stack's input instead of the previous layer's output, a final norm
+   missing or extra.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+__all__ = ["diagnose", "localise_layer", "localise_stack", "matching_mistakes", "record_calls"]
+
+
+def _close(a: Any, b: Any, rtol: float = 1e-4, atol: float = 1e-5) -> bool:
+    if a is None or b is None:
+        return False
+    a_np = np.asarray(torch.as_tensor(a).detach().cpu().double())
+    b_np = np.asarray(torch.as_tensor(b).detach().cpu().double())
+    return a_np.shape == b_np.shape and bool(np.allclose(a_np, b_np, rtol=rtol, atol=atol))
+
+
+def matching_mistakes(
+    got: torch.Tensor, mistakes: Mapping[str, Callable[[], Any] | Any], *, rtol: float, atol: float
+) -> list[str]:
+    """The messages of every mistake whose value matches ``got`` (callables evaluated; a
+    None value means the mistake cannot happen here)."""
+    found = []
+    for message, wrong in mistakes.items():
+        value = wrong() if callable(wrong) else wrong
+        if value is not None and _close(got, value, max(rtol, 1e-4), max(atol, 1e-5)):
+            found.append(message)
+    return list(dict.fromkeys(found))
+
+
+def diagnose(
+    got: torch.Tensor,
+    mistakes: Mapping[str, Any],
+    *,
+    rtol: float,
+    atol: float,
+    localise: Callable[[], str] | None = None,
+) -> str:
+    """The diagnosis of a composite's wrong output, or "": the one matching mistake; all
+    of them when several give the same values on these inputs; else what the localiser
+    finds."""
+    found = matching_mistakes(got, mistakes, rtol=rtol, atol=atol)
+    if len(found) == 1:
+        return found[0]
+    if found:
+        listed = " ".join(f"({i}) {m}" for i, m in enumerate(found, 1))
+        return (
+            f"On these inputs {len(found)} different mistakes give exactly what yours gives, "
+            f"so it is one of them: {listed}"
+        )
+    return localise() if localise is not None else ""
+
+
+# ------------------------------------------------------------------------ recording calls
+class _NotReproducible(Exception):
+    """The learner's module gives another result on each call (dropout active)."""
+
+
+def _first_tensor(value: Any) -> torch.Tensor | None:
+    if isinstance(value, torch.Tensor):
+        return value
+    if isinstance(value, (tuple, list)) and value and isinstance(value[0], torch.Tensor):
+        return value[0]
+    return None
+
+
+def record_calls(
+    module: nn.Module, children: Sequence[str], call: Callable[[], Any]
+) -> tuple[Any, list[tuple[str, torch.Tensor | None, torch.Tensor | None]]]:
+    """Run ``call()`` with forward hooks on the named submodules of ``module`` (dotted
+    names such as ``layers.0``); returns (its result, [(name, first input, output)] in the
+    order the submodules returned). Hooks are removed afterwards. Raises when two calls
+    give different results (dropout still active): nothing can be localised then."""
+    records: list[tuple[str, torch.Tensor | None, torch.Tensor | None]] = []
+    handles = []
+    with torch.no_grad():  # a module that differs from call to call cannot be localised
+        first, second = _first_tensor(call()), _first_tensor(call())
+    if first is None or second is None or not torch.equal(first, second):
+        raise _NotReproducible
+    named = dict(module.named_modules())
+    for name in children:
+        child = named.get(name)
+        if child is None:
+            continue
+
+        def hook(_mod, args, kwargs, output, name=name):
+            first = args[0] if args else next(iter(kwargs.values()), None)
+            records.append((name, _first_tensor(first), _first_tensor(output)))
+
+        handles.append(child.register_forward_hook(hook, with_kwargs=True))
+    try:
+        with torch.no_grad():
+            result = call()
+    finally:
+        for handle in handles:
+            handle.remove()
+    return result, records
+
+
+# ------------------------------------------------------------------------------- a layer
+def localise_layer(
+    module: nn.Module,
+    call: Callable[[], Any],
+    x: torch.Tensor,
+    *,
+    sublayers: Sequence[str],
+    norms: Mapping[str, str],
+    norm_first: bool,
+) -> str:
+    """Which residual sub-result of a layer first departs from the reference.
+
+    ``sublayers``: the sub-layers' attribute names in the order they run
+    (``self_attn``, ``feed_forward``); ``norms``: {sub-layer: the norm that belongs to
+    it}. Pre-LN: each sub-layer reads norm(stream) and stream + its output goes on;
+    post-LN: norm(input + output). Each is checked on the learner's own sub-results (a
+    wrong sub-layer was reported by its own test cell), in order.
+    """
+    try:
+        got, records = record_calls(module, [*sublayers, *norms.values()], call)
+    except Exception:  # the learner's module raised under hooks: no localisation
+        return ""
+    stream = x.detach().double()
+    for position, name in enumerate(sublayers):
+        index = next((i for i, r in enumerate(records) if r[0] == name), None)
+        if index is None:
+            return (
+                f"`self.{name}` is never called during forward: every sub-layer runs once, in "
+                f"the order {', '.join(sublayers)}."
+            )
+        _, inp, out = records[index]
+        if inp is None or out is None:
+            return ""
+        inp, out = inp.detach().double(), out.detach().double()
+        wanted_norm = norms[name]
+        before = [r for r in records[:index] if r[0] in norms.values()]
+        after = [r for r in records[index + 1 :] if r[0] in norms.values()]
+        if norm_first:
+            used = before[-1] if before and _close(before[-1][2], inp) else None
+            if used is not None and used[0] != wanted_norm:
+                return _wrong_norm(name, used[0], wanted_norm)
+            if used is None and not _close(inp, stream):
+                return (
+                    f"The input of `self.{name}` is not {wanted_norm}(x) of the stream that "
+                    "reaches it: in pre-LN each sub-layer reads a normalised copy, "
+                    f"{name}({wanted_norm}(x))."
+                )
+            if used is None:
+                return (
+                    f"`self.{name}` reads x itself, not {wanted_norm}(x): in pre-LN each "
+                    f"sub-layer reads a normalised copy, x + {name}({wanted_norm}(x))."
+                )
+            later = after[0][1] if after else got
+            nxt = f"the input of `self.{after[0][0]}`" if after else "the layer's output"
+            expected = stream + out
+            if later is None:
+                return ""
+            later = later.detach().double()
+            if _close(later, expected):
+                stream = expected
+                continue
+            if _close(later, out):
+                return _no_residual(name, nxt, f"x + {name}({wanted_norm}(x))")
+            if _close(later, inp + out):
+                return (
+                    f"The residual around `self.{name}` adds the normalised copy: {nxt} is "
+                    f"{wanted_norm}(x) + {name}(...). The residual path carries the "
+                    f"un-normalised x: x + {name}({wanted_norm}(x))."
+                )
+            return (
+                f"{nxt[0].upper()}{nxt[1:]} is not x + {name}({wanted_norm}(x)) (the stream plus "
+                f"the output of `self.{name}`): check the step right after `self.{name}`."
+            )
+        # post-LN: norm(stream + out), the stream being what the sub-layer read
+        if position == 0 and not _close(inp, stream):
+            return (
+                f"`self.{name}` does not read the layer's input x: in post-LN the first "
+                f"sub-layer reads x itself, {wanted_norm}(x + {name}(x, ...))."
+            )
+        stream = inp
+        if not after:
+            return (
+                f"No LayerNorm runs after `self.{name}`: in post-LN each residual sum is "
+                f"normalised, {wanted_norm}(x + {name}(...))."
+            )
+        norm_name, norm_in, norm_out = after[0]
+        if norm_in is None or norm_out is None:
+            return ""
+        norm_in = norm_in.detach().double()
+        if _close(norm_in, stream + out):
+            if norm_name != wanted_norm:
+                return _wrong_norm(name, norm_name, wanted_norm)
+            stream = norm_out.detach().double()
+            continue
+        if _close(norm_in, out):
+            return _no_residual(
+                name, f"the input of `self.{norm_name}`", f"{wanted_norm}(x + {name}(x))"
+            )
+        return (
+            f"The input of `self.{norm_name}` after `self.{name}` is not x + {name}(x) (the "
+            f"sub-layer's input plus its output): check the residual sum around `self.{name}`."
+        )
+    if not norm_first and not _close(got, stream):
+        return (
+            "Each sub-layer's residual sum and norm are right, but the layer does not return "
+            "the last norm's output: return x after the last sub-layer."
+        )
+    return ""
+
+
+def _no_residual(name: str, where: str, right: str) -> str:
+    return (
+        f"The output of `self.{name}` is not added back to its input (no residual connection "
+        f"around this sub-layer): {where} is {name}(...) alone. Write {right}."
+    )
+
+
+def _wrong_norm(name: str, used: str, wanted: str) -> str:
+    return (
+        f"The sub-layer `self.{name}` goes with `self.{used}`, but its own LayerNorm is "
+        f"`self.{wanted}` (each sub-layer has its own norm, with its own weights, loaded by "
+        "these names)."
+    )
+
+
+# ------------------------------------------------------------------------------- a stack
+def localise_stack(
+    module: nn.Module,
+    call: Callable[[], Any],
+    x: torch.Tensor,
+    num_layers: int,
+    *,
+    final: Callable[[torch.Tensor], torch.Tensor] | None,
+    layer_oracle: Callable[[torch.Tensor, int], torch.Tensor] | None = None,
+    container: str = "layers",
+    unnormed: Callable[[torch.Tensor], torch.Tensor] | None = None,
+    input_name: str = "the stack's input x",
+) -> str:
+    """Which step of a stack first departs: layers[0] fed the stack's input x, layers[i]
+    fed layers[i - 1]'s output, each layer's output what the reference layer computes from
+    that input (``layer_oracle(input, i)``), and the stack's output the last layer's output
+    through ``final`` (the final norm, or None when there is none; ``unnormed``: what
+    the output would be without that norm, the identity by default)."""
+    names = [f"{container}.{i}" for i in range(num_layers)]
+    try:
+        got, records = record_calls(module, names, call)
+    except Exception:  # the learner's module raised under hooks: no localisation
+        return ""
+    if not records:
+        return ""
+    order = [r[0] for r in records]
+    if order != names:
+        return (
+            f"The layers ran in the order {', '.join(order)}; each of the {num_layers} layers "
+            "runs once, in order: for layer in self.layers: x = layer(x, ...)."
+        )
+    x64 = x.detach().double()
+    previous = None
+    for i, (_name, inp, out) in enumerate(records):
+        if inp is None or out is None:
+            return ""
+        inp = inp.detach().double()
+        if i == 0 and not _close(inp, x64):
+            return f"{container}[0] does not receive {input_name}."
+        if i > 0 and not _close(inp, previous):
+            if _close(inp, x64):
+                return (
+                    f"{container}[{i}] receives {input_name}, not {container}[{i - 1}]'s "
+                    "output: the layers are not chained. Feed each layer the previous one's "
+                    "result, x = layer(x, ...), reassigning x in the loop."
+                )
+            return f"{container}[{i}] does not receive {container}[{i - 1}]'s output."
+        if layer_oracle is not None and not _close(out, layer_oracle(inp, i)):
+            return (
+                f"{container}[{i}], given the input it received, returns something other than "
+                "the reference layer with the stack's arguments: are the masks passed on to "
+                "every layer, in the right order (layer(x, ...) with the stack's arguments)?"
+            )
+        previous = out.detach().double()
+    last = previous
+    if final is None:
+        if not _close(got, last):
+            return (
+                f"The stack's output is not {container}[{num_layers - 1}]'s output, although in "
+                "this configuration nothing follows the last layer (no final norm): return x "
+                "after the loop."
+            )
+        return ""
+    expected = final(last)
+    if _close(got, expected):
+        return ""
+    if _close(got, last if unnormed is None else unnormed(last)):
+        return (
+            "The stack returns the last layer's output without the final norm: in this "
+            "configuration the stack ends with x = self.norm(x)."
+        )
+    return (
+        f"The stack's output is not the final norm of {container}[{num_layers - 1}]'s output: "
+        "apply self.norm once, after the loop."
+    )
