@@ -39,6 +39,11 @@ KINDS = (
 )
 
 
+def _axis(name: str) -> str:
+    """An axis in a sentence: "len_q axis", or "axis 2" for an axis with no symbol."""
+    return name if name.startswith("axis ") else f"{name} axis"
+
+
 @dataclass(frozen=True)
 class Layout:
     """One re-arrangement: ``kind`` (one of :data:`KINDS`), the axes it concerns, and where
@@ -81,10 +86,10 @@ class Layout:
         elif kind == "halves_swapped":
             text = f"the two halves of its last axis ({a[0]}) swapped: the second half first"
         elif kind == "reversed":
-            text = f"its {a[0]} axis in reverse order"
+            text = f"its {_axis(a[0])} in reverse order"
         else:  # shift
             text = (
-                f"its {a[0]} axis shifted by one: entry k holds what belongs at "
+                f"its {_axis(a[0])} shifted by one: entry k holds what belongs at "
                 f"k {self.detail} 1 (an off-by-one in where {a[0]} starts)"
             )
         if self.where == "output":

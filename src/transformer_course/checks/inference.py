@@ -97,7 +97,9 @@ _ONLY_NEW = (
 
 
 def _explain_cache(got_k, got_v, expected_k, expected_v, batch: int) -> str:
-    """Why the keys differ, in terms of a cache's classic mistakes."""
+    """Why the keys differ, in terms of a cache's classic mistakes ("" when none fits):
+    named before any re-arrangement of the values is (a write one position too far is
+    also a shift, but the zeros left behind say where it went wrong)."""
     if torch.allclose(got_k.double(), expected_v.double()) and torch.allclose(
         got_v.double(), expected_k.double()
     ):
@@ -116,7 +118,10 @@ def _explain_cache(got_k, got_v, expected_k, expected_v, batch: int) -> str:
             "the batch. Each sequence needs its own slot: buffers (batch, num_heads, max_len, "
             "d_head), written with all of k_new's batch rows."
         )
-    return "Each call must store k_new and v_new after the positions already held, in order."
+    return ""
+
+
+_CACHE_RULE = "Each call must store k_new and v_new after the positions already held, in order."
 
 
 def check_KVCache(cls, *, hidden: bool = False) -> None:
@@ -222,9 +227,10 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                         expected,
                         f"{call}: {what}",
                         **tolerance(tensor.dtype, dtype),
-                        hint=lambda gk=got_k, gv=got_v, ek=expected_k, ev=expected_v, b=batch: (
+                        explain=lambda gk=got_k, gv=got_v, ek=expected_k, ev=expected_v, b=batch: (
                             _explain_cache(gk, gv, ek, ev, b)
                         ),
+                        hint=_CACHE_RULE,
                     )
                 length = stored
             # Full: one more position must raise, not silently drop or overwrite.
