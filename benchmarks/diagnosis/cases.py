@@ -30,6 +30,10 @@ class Case:
     misnamed_if: tuple[str, ...] = ()
     edits: tuple[tuple[str, str], ...] = ()
     code: str | None = None
+    #: True for the cases written in a later round, committed before any fix of that round
+    #: was made: the figures over them measure how the diagnoses generalise to mistakes
+    #: the checks were not tuned on.
+    heldout: bool = False
 
 
 # Where these mistakes are reported (each URL was read for this benchmark).
