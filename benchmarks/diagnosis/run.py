@@ -18,6 +18,8 @@ Classes, decided by the criteria written with each case (cases.py) before any ru
   position, index, (i, j) entry or merge; "largest difference at index" does not count);
 * generic: the rest.
 Mutants that both checks accept are counted apart ("accepted": most are equivalent).
+Held-out cases (``Case.heldout``: written before the fixes of their round) are counted in
+a table of their own, so that their figures show how the diagnoses generalise.
 """
 
 from __future__ import annotations
@@ -158,7 +160,9 @@ def classify(message: str, named_if, misnamed_if) -> str:
     return "pointed" if POINTED.search(located) else "generic"
 
 
-def _judge(label, lesson, exercise, answer, named_if, misnamed_if, origin, cause, source):
+def _judge(
+    label, lesson, exercise, answer, named_if, misnamed_if, origin, cause, source, heldout=False
+):
     started = time.perf_counter()
     visible = _run_check(exercise.check, answer, hidden=False)
     hidden = _run_check(exercise.check, answer, hidden=True)
@@ -172,6 +176,7 @@ def _judge(label, lesson, exercise, answer, named_if, misnamed_if, origin, cause
         "lesson": lesson,
         "exercise": exercise.name,
         "origin": origin,
+        "heldout": heldout,
         "cause": cause,
         "source": source,
         "visible": visible is not None,
@@ -195,6 +200,7 @@ def run_case(case: Case) -> dict:
         "reported",
         case.cause,
         case.source,
+        case.heldout,
     )
 
 
@@ -229,15 +235,20 @@ def mutant_results(lessons: set[str] | None = None) -> list[dict]:
     return results
 
 
+#: the table of the cases written before their round's fixes
+HELD_OUT = "reported, held out (written before the fixes of their round)"
+
 COLUMNS = ("cases", "visible", "hidden", "named", "pointed", "generic", "misnamed", "uncaught")
 
 
 def table(results: list[dict]) -> dict[str, dict[str, dict[str, int]]]:
-    """{origin: {lesson: {column: count}}}; mutants both checks accept are left out of
-    "cases" and counted under "accepted"."""
+    """{origin: {lesson: {column: count}}}, the held-out cases under their own origin
+    (:data:`HELD_OUT`); mutants both checks accept are left out of "cases" and counted
+    under "accepted"."""
     out: dict[str, dict[str, dict[str, int]]] = {}
     for result in results:
-        row = out.setdefault(result["origin"], {}).setdefault(
+        origin = HELD_OUT if result.get("heldout") else result["origin"]
+        row = out.setdefault(origin, {}).setdefault(
             result["lesson"], dict.fromkeys((*COLUMNS, "accepted"), 0)
         )
         if result["verdict"] == "accepted":
