@@ -408,7 +408,8 @@ class PEAnnotated(nn.Module):
 
 class PEd2l(nn.Module):
     """d2l's PositionalEncoding: the table P is a plain attribute (not in the state dict),
-    moved to x's device in forward."""
+    moved to x's device in forward; .to(dtype) and .half() leave it behind (a mistake,
+    listed in MISTAKES)."""
 
     def __init__(self, num_hiddens, dropout, max_len=1000):
         super().__init__()
@@ -765,6 +766,13 @@ MISTAKES = [
         ),
         r"encoding you add is wrong.*exercise 1\. The exponent is doubled",
     ),
+    # a plain attribute is left behind by .to(): caught by converting the module
+    Mistake(
+        check_PositionalEncoding,
+        _module(_right_forward, register=False, name="plain_attr"),
+        r"did not follow the module.*plain attribute.*register_buffer",
+    ),
+    Mistake(check_PositionalEncoding, PEd2l, r"did not follow the module.*d2l"),
 ]
 
 CORRECT = [
@@ -786,7 +794,6 @@ CORRECT = [
     Correct(check_relative_shift, shift_power_of_one_step),
     Correct(check_relative_shift, shift_scipy_style_block_diag),
     Correct(check_PositionalEncoding, PEAnnotated),
-    Correct(check_PositionalEncoding, PEd2l, note=r"state dict is empty.*register_buffer"),
     Correct(check_PositionalEncoding, PEOwnFunction),
     Correct(check_PositionalEncoding, PEFloat32Formula),
     Correct(check_PositionalEncoding, PEExpand),
@@ -794,7 +801,6 @@ CORRECT = [
     Correct(check_PositionalEncoding, PEFloat64BufferCast),
     Correct(check_PositionalEncoding, PETableInForward, note=r"state dict is empty"),
     Correct(check_PositionalEncoding, PEFrozenParameter),
-    Correct(check_PositionalEncoding, _module(_right_forward, register=False, name="plain_attr")),
 ]
 
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

@@ -704,6 +704,9 @@ plt.show()
 # float32 tensor in a buffer; `(1, max_len, d_model)` under the name `pe` is the
 # course's layout, and any layout that broadcasts correctly works. In `forward`, add
 # the first `len` rows to `x` and apply dropout to the sum. Don't modify `x` in place.
+# A plain attribute (`self.pe = table`) is not a buffer: `.to(device)`, `.half()` and
+# `state_dict()` do not see it, and the check converts your module with
+# `.to(torch.bfloat16)` to tell the two apart.
 #
 # The check runs your module with dropout off, then with `dropout=0.5` in eval mode
 # (nothing may be dropped), `dropout=0.0` in training mode (the same as eval) and
@@ -743,8 +746,9 @@ class PositionalEncoding(nn.Module):
     shape (batch, len, d_model), in x's dtype. The table PE (max_len, d_model) is
     built once in __init__ with positional_encoding (exercise 1) and kept fixed: in
     the course's layout, a float32 buffer named `pe` of shape (1, max_len, d_model)
-    (register_buffer: saved with the module, never trained). Other names and layouts
-    that broadcast correctly, such as (max_len, d_model), are accepted too.
+    (register_buffer: converted by .to() and saved with the module, never trained).
+    Other names and layouts that broadcast correctly, such as (max_len, d_model), are
+    accepted too; a plain attribute (self.pe = table) is not, as .to() leaves it behind.
     """
 
     def __init__(self, d_model: int, max_len: int = 5000, dropout: float = 0.1):

@@ -351,10 +351,9 @@ _HIDDEN_MODULE = [
 _LAYOUTS = ("(1, max_len, d_model)", "(max_len, d_model)", "(max_len, 1, d_model)")
 
 _NOT_IN_STATE_DICT = (
-    "PositionalEncoding's state dict is empty: the table is a plain attribute (or a buffer "
-    "with persistent=False). That works (d2l keeps it so, and moves it to x's device in "
-    "forward), but a buffer made with register_buffer travels with the module: .to(device) "
-    "moves it and state_dict() saves it."
+    "PositionalEncoding's state dict is empty: the table is not saved with the module (a "
+    "buffer with persistent=False, or rows computed in forward). That works; a buffer made "
+    "with register_buffer('pe', table) is also saved by state_dict()."
 )
 _EVAL_HINT = (
     "In eval mode dropout must do nothing. F.dropout(x, p) defaults to training=True and "
@@ -536,6 +535,42 @@ def _check_dropout(c, cls, d_model, max_len, x, table):
     )
 
 
+_NOT_A_BUFFER = (
+    "The table did not follow the module: after .to(torch.bfloat16) the output is {got}, "
+    "so the table is still float32 (or float64). It is a plain attribute (self.pe = table, "
+    "a numpy array, or a tensor kept outside the module): .to(dtype), .half(), "
+    ".to(device)/.cuda() and state_dict() only see parameters and buffers, so on a GPU or "
+    "in half precision the model fails with a device or dtype mismatch. Register it in "
+    "__init__: self.register_buffer('pe', table) (fixed, never trained, moved and saved "
+    "with the module). (d2l keeps a plain attribute and moves it to x's device in every "
+    "forward; .half() still leaves it behind.)"
+)
+
+
+def _check_follows_to(c, cls, d_model, max_len, gen):
+    """The table is a buffer (or computed from x): converting the module converts it.
+    Run in bfloat16, where a table left behind in float32 shows in the output's dtype."""
+    module, built = build_module(
+        c, cls, d_model, name="PositionalEncoding", max_len=max_len, dropout=0.0, mode="eval"
+    )
+    c.call(module.to, torch.bfloat16, call_repr=f"{built}.to(torch.bfloat16)")
+    x = torch.randn(2, min(max_len, 4), d_model, generator=gen)  # (batch, len, d_model)
+    what = f"{built}.to(torch.bfloat16) applied to x of shape {tuple(x.shape)} in bfloat16"
+    out = c.call(module, x.to(torch.bfloat16), call_repr=what)
+    c.expect_type(out, torch.Tensor, what, "Return a tensor.")
+    if out.dtype != torch.bfloat16:
+        c.fail(f"{what} returned dtype {out.dtype}. " + _NOT_A_BUFFER.format(got=out.dtype))
+    table = torch.tensor(ref.positional_encoding(max_len, d_model), dtype=torch.float32)
+    c.expect_close(
+        out.float(),
+        (x.to(torch.bfloat16) + table[: x.shape[1]].to(torch.bfloat16)).float(),
+        what,
+        rtol=2e-2,
+        atol=2e-2,
+        hint="In bfloat16 the output must still be x + PE[:len].",
+    )
+
+
 def check_PositionalEncoding(cls, *, hidden: bool = False) -> None:
     """PositionalEncoding(d_model, max_len=..., dropout=...): x (batch, len, d_model) ->
     dropout(x + PE[:len]), with a fixed (never trained) table; see the module docstring
@@ -561,6 +596,7 @@ def check_PositionalEncoding(cls, *, hidden: bool = False) -> None:
                 _check_forward(c, module, built, x, table, layout, max_len)
             x = torch.randn(2, min(max_len, 6), d_model, generator=gen)  # (batch, len, d_model)
             _check_dropout(c, cls, d_model, max_len, x, table)
+            _check_follows_to(c, cls, d_model, max_len, gen)
 
 
 # ------------------------------------------------------------------ concept questions
