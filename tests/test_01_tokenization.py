@@ -173,6 +173,12 @@ def decode_tests_truthiness(ids, vocab):
     return ref.decode(ids, vocab)
 
 
+def decode_by_key_position(ids, vocab):
+    """Reads list(vocab) by id: right only while the keys are stored in id order."""
+    itos = dict(enumerate(vocab))
+    return [itos[int(i)] for i in ids]
+
+
 # ----------------------------------------------------------------------------- pad_batch
 def pad_left(sequences, pad_id):
     width = max((len(s) for s in sequences), default=0)
@@ -423,6 +429,7 @@ MISTAKES = [
     Mistake(checks.check_decode, decode_drops_specials, "must be decoded too"),
     Mistake(checks.check_decode, decode_off_by_one, "Invert the vocab"),
     Mistake(checks.check_decode, decode_tests_truthiness, "truth value of an array"),
+    Mistake(checks.check_decode, decode_by_key_position, r"keys in alphabetical order.*list\(vocab\)"),
     Mistake(checks.check_pad_batch, pad_left, "Pad on the right"),
     Mistake(checks.check_pad_batch, pad_with_zero, "not a hard-coded 0"),
     Mistake(checks.check_pad_batch, pad_returns_list, "should be a ndarray"),

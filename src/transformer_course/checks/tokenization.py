@@ -350,9 +350,19 @@ def check_encode(encode, *, hidden: bool = False) -> None:
 
 
 # ----------------------------------------------------------------------------- decode
+_KEY_ORDER_HINT = (
+    "Your decode reads the tokens by their position among the dict's keys (list(vocab)[id], "
+    "or an enumerate over vocab): that holds only while the keys happen to be stored in id "
+    "order. Here they are in alphabetical order, a vocab as valid as any other (build_vocab "
+    "may return any dict; the order of its keys does not matter). Invert the mapping by its "
+    "values: {{index: token for token, index in vocab.items()}}."
+)
+
+
 def check_decode(decode, *, hidden: bool = False) -> None:
     """Check ``decode(ids, vocab)``; ids come as a list or as a 1-D integer array (a row
-    of a padded batch); a list or a tuple of str is accepted back."""
+    of a padded batch); a list or a tuple of str is accepted back. The last case's vocab
+    lists its keys alphabetically (not in id order)."""
     with Checker("decode", hidden=hidden) as c:
         c.require_callable(decode)
         if hidden:
@@ -364,11 +374,17 @@ def check_decode(decode, *, hidden: bool = False) -> None:
         else:
             vocab = _VOCAB
             cases = [[4, 5, 6, 4, 7, 8], [2, 4, 1, 3, 0], np.array([2, 4, 5, 6, 3, 0, 0])]
-        for ids in cases:
+        runs = [(ids, dict(vocab), "vocab") for ids in cases]
+        alphabetical = dict(sorted(vocab.items()))
+        runs.append(
+            (list(cases[0]) or [4], alphabetical, "vocab with its keys in alphabetical order")
+        )
+        for ids, vocab, named in runs:
             kind = "array " if isinstance(ids, np.ndarray) else ""
-            what = f"decode({kind}{[int(i) for i in ids]}, vocab)"
+            what = f"decode({kind}{[int(i) for i in ids]}, {named})"
             got = c.call(decode, ids.copy() if kind else list(ids), dict(vocab))
             got = _tokens(c, got, what, "Return a list of token strings.")
+            keys = list(vocab)
             c.expect_equal(
                 got,
                 ref.decode(ids, vocab),
@@ -379,6 +395,9 @@ def check_decode(decode, *, hidden: bool = False) -> None:
                     "decode is the exact inverse of encode.": [
                         t for t in ref.decode(ids, vocab) if t not in ref.SPECIAL_TOKENS
                     ],
+                    _KEY_ORDER_HINT.format(): (
+                        [keys[int(i)] for i in ids] if keys != sorted(keys, key=vocab.get) else None
+                    ),
                 },
             )
 
