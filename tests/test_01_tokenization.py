@@ -328,6 +328,62 @@ def encode_without_a_stop(text, merges):
         ids = ref.merge_pair(ids, pair, merges[pair])
 
 
+def encode_latest_merge_first(text, merges):
+    ids = list(text.encode("utf-8"))
+    while len(ids) > 1:
+        known = [p for p in zip(ids, ids[1:]) if p in merges]
+        if not known:
+            break
+        newest = max(known, key=lambda p: merges[p])
+        ids = ref.merge_pair(ids, newest, merges[newest])
+    return ids
+
+
+def encode_first_merge_only(text, merges):
+    """Applies the earliest-learned merge present, then stops."""
+    ids = list(text.encode("utf-8"))
+    known = [p for p in zip(ids, ids[1:]) if p in merges]
+    if known:
+        pair = min(known, key=lambda p: merges[p])
+        ids = ref.merge_pair(ids, pair, merges[pair])
+    return ids
+
+
+def train_for_a_vocab_size(text, num_merges):
+    """Reads num_merges as minbpe's vocab_size: learns num_merges - 256 merges."""
+    merges, ids = {}, list(text.encode("utf-8"))
+    for new_id in range(256, num_merges):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            break
+        best = max(counts, key=counts.get)
+        ids = ref.merge_pair(ids, best, new_id)
+        merges[best] = new_id
+    return merges
+
+
+def merge_first_occurrence_only(ids, pair, new_id):
+    out = list(ids)
+    for i in range(len(out) - 1):
+        if out[i] == pair[0] and out[i + 1] == pair[1]:
+            out[i : i + 2] = [new_id]
+            break
+    return out
+
+
+def vocab_ties_reverse_alphabetical(token_lists, min_freq=1):
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    vocab = {t: i for i, t in enumerate(SPECIALS)}
+    for token in sorted(counts, key=lambda t: (counts[t], t))[::-1]:
+        if counts[token] >= min_freq and token not in vocab:
+            vocab[token] = len(vocab)
+    return vocab
+
+
+def tokenize_keeps_separators(text):
+    return list(filter(None, re.split(r"(\W)", text.lower())))
+
+
 def encode_chars(text, merges):
     ids = [ord(ch) for ch in text]
     for pair, new_id in merges.items():
@@ -429,7 +485,9 @@ MISTAKES = [
     Mistake(checks.check_decode, decode_drops_specials, "must be decoded too"),
     Mistake(checks.check_decode, decode_off_by_one, "Invert the vocab"),
     Mistake(checks.check_decode, decode_tests_truthiness, "truth value of an array"),
-    Mistake(checks.check_decode, decode_by_key_position, r"keys in alphabetical order.*list\(vocab\)"),
+    Mistake(
+        checks.check_decode, decode_by_key_position, r"keys in alphabetical order.*list\(vocab\)"
+    ),
     Mistake(checks.check_pad_batch, pad_left, "Pad on the right"),
     Mistake(checks.check_pad_batch, pad_with_zero, "not a hard-coded 0"),
     Mistake(checks.check_pad_batch, pad_returns_list, "should be a ndarray"),
@@ -450,6 +508,16 @@ MISTAKES = [
     Mistake(checks.check_train_bpe, train_never_stops, r"empty sequence[\s\S]*stop early"),
     Mistake(checks.check_train_bpe, train_merges_newest_first, "in the order they were learned"),
     Mistake(checks.check_bpe_encode, encode_chars, "UTF-8 bytes, not characters"),
+    Mistake(checks.check_bpe_encode, encode_latest_merge_first, "latest-learned merge first"),
+    Mistake(
+        checks.check_bpe_encode,
+        encode_first_merge_only,
+        r"Replaying the merges: decision 2 merges .* first departs",
+    ),
+    Mistake(checks.check_train_bpe, train_for_a_vocab_size, r"num_merges - 256 merges.*vocab_size"),
+    Mistake(checks.check_merge_pair, merge_first_occurrence_only, "Only the first occurrence"),
+    Mistake(checks.check_build_vocab, vocab_ties_reverse_alphabetical, "reverse alphabetical"),
+    Mistake(checks.check_tokenize, tokenize_keeps_separators, r"spaces came back as tokens"),
     Mistake(checks.check_bpe_encode, encode_no_merges, "earliest-learned merge"),
     Mistake(checks.check_bpe_encode, encode_without_a_stop, r"empty sequence[\s\S]*fewer than two"),
     Mistake(checks.check_bpe_encode, encode_most_frequent_pair_first, "Apply the merges by rank"),
@@ -849,6 +917,27 @@ CORRECT = [
 ]
 
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def test_several_agreeing_mistakes_are_all_named_never_one_of_them():
+    """A wrong value that two known mistakes both give is reported with both, not with
+    whichever the table lists first."""
+    from transformer_course.checking import Checker
+
+    with pytest.raises(CheckFailure) as failure, Checker("demo") as c:
+        c.expect_equal([2], [1], "demo()", mistakes={"Cause A.": [2], "Cause B.": [2], "C.": [3]})
+    message = failure.value.message
+    assert "2 known mistakes" in message and "Cause A." in message and "Cause B." in message
+    assert "C." not in message.replace("Cause", "")
+
+
+def test_bpe_encode_names_a_mistake_only_if_it_agrees_with_every_input():
+    """On the ranked case counting and latest-first give the same ids; the overlapping
+    case before it tells them apart, so counting is not named for a latest-first encoder."""
+    with pytest.raises(CheckFailure) as failure:
+        checks.check_bpe_encode(encode_latest_merge_first)
+    assert "latest-learned" in failure.value.message
+    assert "how often" not in failure.value.message
 
 
 def test_notes_for_accepted_alternatives(capsys):

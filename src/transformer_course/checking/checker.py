@@ -276,7 +276,8 @@ class Checker:
         """Exact equality (lists, dicts, ints, integer and bool arrays or tensors).
 
         ``mistakes`` maps a diagnosis to the value that mistake gives (or a
-        zero-argument callable computing it); the first one ``got`` equals is reported.
+        zero-argument callable computing it); the one ``got`` equals is reported, or all of
+        them when several do (these inputs cannot tell them apart).
         ``pairs`` does the same for two mistakes made at once (see
         :func:`~transformer_course.checking.layers.mistake_pairs`); tried only when no
         single mistake matches, and reported only when exactly one pair matches.
@@ -285,10 +286,11 @@ class Checker:
         if self._equal(got, expected):
             self.ok()
             return
-        for message, wrong in (mistakes or {}).items():
-            wrong_value = wrong() if callable(wrong) else wrong
-            if wrong_value is not None and self._equal(got, wrong_value):
-                self.fail(f"{what} returned {short(got)}, expected {short(expected)}. {message}")
+        found = self._matching(mistakes, lambda value: self._equal(got, value))
+        if found:
+            self.fail(
+                f"{what} returned {short(got)}, expected {short(expected)}. {_one_or_all(found)}"
+            )
         both = self._matching(pairs, lambda value: self._equal(got, value))
         if len(both) == 1:
             self.fail(f"{what} returned {short(got)}, expected {short(expected)}. {both[0]}")
@@ -340,8 +342,8 @@ class Checker:
 
         ``mistakes`` maps a diagnosis ("did you scale by d_model instead of
         d_k?") to the value that mistake would produce (or a zero-argument
-        callable computing it, or None when it cannot happen here). The first
-        one the learner's value matches is reported. ``hint`` may be a callable,
+        callable computing it, or None when it cannot happen here). The one the
+        learner's value matches is reported, or all of them when several match. ``hint`` may be a callable,
         evaluated only when no mistake matches. ``explain``, evaluated next, returns a
         diagnosis made from more than the value (a replay of the learner's steps, say)
         or ""; a diagnosis replaces the "largest difference" report. ``pairs`` (two
@@ -359,16 +361,20 @@ class Checker:
         if np.allclose(got_np, exp_np, rtol=rtol, atol=atol, equal_nan=True):
             self.ok()
             return
-        for message, wrong in (mistakes or {}).items():
-            wrong_value = wrong() if callable(wrong) else wrong
-            if wrong_value is None:
-                continue
-            wrong_np = as_numpy(wrong_value).astype(np.float64)
-            if wrong_np.shape == got_np.shape and np.allclose(
-                got_np, wrong_np, rtol=max(rtol, 1e-4), atol=max(atol, 1e-5), equal_nan=True
-            ):
-                self.fail(f"{what} is not what the reference gives. {message}")
         pair_tol = {"rtol": max(rtol, 1e-4), "atol": max(atol, 1e-5)}
+        found = self._matching(
+            mistakes,
+            lambda value: (
+                as_numpy(value).shape == got_np.shape
+                and bool(
+                    np.allclose(
+                        got_np, as_numpy(value).astype(np.float64), equal_nan=True, **pair_tol
+                    )
+                )
+            ),
+        )
+        if found:
+            self.fail(f"{what} is not what the reference gives. {_one_or_all(found)}")
 
         def close(value) -> bool:
             value_np = as_numpy(value).astype(np.float64)
@@ -404,3 +410,14 @@ class Checker:
         if not condition:
             self.fail(message)
         self.ok()
+
+
+def _one_or_all(found: list[str]) -> str:
+    """The diagnosis when one known mistake matches; every candidate when several do."""
+    if len(found) == 1:
+        return found[0]
+    listed = " ".join(f"({number}) {message}" for number, message in enumerate(found, 1))
+    return (
+        f"{len(found)} known mistakes give exactly this result on these inputs, which cannot "
+        f"tell them apart: {listed}"
+    )

@@ -21,12 +21,14 @@ first occurrence, non-overlapping merges, first-occurrence tie-breaking, new ids
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 from collections import Counter
 
 import numpy as np
 
-from transformer_course.checking import Checker, numpy_rng, short
+from transformer_course.checking import Checker, CheckFailure, numpy_rng, short
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.exercise import Exercise
@@ -145,7 +147,8 @@ def check_tokenize(tokenize, *, hidden: bool = False) -> None:
 
 _NO_LOWER = "It looks like you did not lower-case the text first."
 #: (diagnosis, (how, pattern)): each splitting mistake, applied to the lower-cased text;
-#: how is "findall" (re.findall), "split" (re.split) or "str" (str.split)
+#: how is "findall" (re.findall), "split" (re.split), "split_kept" (re.split, empty
+#: strings dropped) or "str" (str.split)
 _SPLIT_MISTAKES: dict[str, tuple[str, str]] = {
     "It looks like you split on whitespace only: punctuation must become tokens "
     "of its own ('hello,' should be 'hello' and ',').": ("str", ""),
@@ -168,6 +171,10 @@ _SPLIT_MISTAKES: dict[str, tuple[str, str]] = {
         "findall",
         r"\w+|[^\w ]",
     ),
+    "The spaces came back as tokens (' '): splitting on every non-word character with a "
+    "capturing group, re.split(r'(\\W)', ...), keeps each separator, spaces included. "
+    "Whitespace separates tokens and is never one: drop it (or use re.findall(r'\\w+|"
+    "[^\\w\\s]', ...)).": ("split_kept", r"(\W)"),
 }
 
 
@@ -175,6 +182,8 @@ def _split(rule: tuple[str, str], text: str) -> list[str]:
     how, pattern = rule
     if how == "str":
         return text.split()
+    if how == "split_kept":  # the separators kept, empty strings dropped
+        return [piece for piece in re.split(pattern, text) if piece]
     return re.split(pattern, text) if how == "split" else re.findall(pattern, text)
 
 
@@ -217,6 +226,12 @@ def _vocab_ascending(token_lists, min_freq=1):
 def _vocab_in_order_seen(token_lists, min_freq=1):
     counts = Counter(t for tokens in token_lists for t in tokens)
     return _vocab_after(counts.items(), min_freq)  # Counter keeps first-appearance order
+
+
+def _vocab_ties_reversed(token_lists, min_freq=1):
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    ranked = sorted(counts.items(), key=lambda item: (item[1], item[0]), reverse=True)
+    return _vocab_after(ranked, min_freq)
 
 
 def _vocab_alphabetical(token_lists, min_freq=1):
@@ -289,6 +304,11 @@ def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
                     "only to break ties.": _vocab_ascending(token_lists, min_freq),
                     "Order by frequency first (descending) and use the alphabet only to break ties.": (
                         _vocab_alphabetical(token_lists, min_freq)
+                    ),
+                    "Ties come in reverse alphabetical order: sorting by (count, token) with "
+                    "reverse=True reverses the tie-break too. Sort by (-count, token) without "
+                    "reverse: key=lambda item: (-item[1], item[0]).": _vocab_ties_reversed(
+                        token_lists, min_freq
                     ),
                     "A token seen exactly min_freq times belongs in the vocabulary (count >= min_freq, "
                     "not >).": ref.build_vocab(token_lists, min_freq + 1),
@@ -539,6 +559,13 @@ def _merge_double(ids, pair, new_id):
     return out
 
 
+def _merge_first_only(ids, pair, new_id):
+    for i in range(len(ids) - 1):
+        if (ids[i], ids[i + 1]) == pair:
+            return [*ids[:i], new_id, *ids[i + 2 :]]
+    return list(ids)
+
+
 def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
     """Check ``merge_pair(ids, pair, new_id)``: a new list (or tuple), non-overlapping
     merges from the left, the input left alone."""
@@ -582,6 +609,9 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                     "not [X, X] or [X].": _merge_double(ids, pair, new_id),
                     "The last id went missing: when no merge happens at the final position, it "
                     "still has to be copied.": expected[:-1] if expected else None,
+                    "Only the first occurrence of the pair was replaced: after a merge, keep "
+                    "scanning (from the id after the pair) and replace every later, "
+                    "non-overlapping occurrence too.": _merge_first_only(ids, pair, new_id),
                 },
             )
 
@@ -710,6 +740,24 @@ def _replay_merges(text: str, merges: dict[tuple[int, int], int]) -> str:
     return ""
 
 
+def _vocab_size_hint(train_bpe, learned: int, num_merges: int, expected: int) -> str:
+    """Too few merges: if they are num_merges - 256, and a call with num_merges = 258
+    (where the two readings differ) learns 2, num_merges was read as a vocabulary size."""
+    if learned != max(0, min(expected, num_merges - 256)):
+        return ""
+    probe = None
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        probe = train_bpe(_CLASSIC, 258)
+    if not isinstance(probe, dict) or len(probe) != 2:
+        return ""
+    return (
+        f" You learned num_merges - 256 merges ({learned} here, and 2 for "
+        f"train_bpe({_CLASSIC!r}, 258)): num_merges is the number of merges itself, not the "
+        "size of the vocabulary (minbpe's train takes vocab_size and learns vocab_size - 256 "
+        "merges). Loop for step in range(num_merges)."
+    )
+
+
 def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
     """Check ``train_bpe(text, num_merges)``: merges over UTF-8 bytes, the most frequent
     pair first (ties: first occurrence), new ids 256 + i, in the order learned. Stopping
@@ -743,11 +791,15 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                     "once, up to num_merges, and the rest of the lesson uses its merges."
                 )
                 expected = stopped
+            count_hint = ""
+            if len(got) < len(expected):
+                count_hint = _vocab_size_hint(train_bpe, len(got), num_merges, len(expected))
             c.expect_equal(
                 sorted(got.values()),
                 list(expected.values()),
                 f"the new ids of {what}",
-                hint="The i-th merge (counting from 0) gets id 256 + i; stop early when fewer "
+                hint=count_hint.strip()
+                or "The i-th merge (counting from 0) gets id 256 + i; stop early when fewer "
                 "than two ids remain.",
             )
             by_id = dict(sorted(got.items(), key=lambda item: item[1]))
@@ -797,6 +849,9 @@ _HIDDEN_BPE_TEXTS = [
 # Merges learned elsewhere, applied to a text where the later merge's pair is the more
 # frequent one: bpe_encode must follow the merges' rank, not the counts in this text.
 _RANKED_MERGES = {(98, 99): 256, (97, 98): 257}
+# Two merges whose pairs overlap ("abc"), the earlier one the more frequent in "ababc":
+# applying the latest-learned merge first differs from the rank order, counting does not.
+_OVERLAPPING_MERGES = {(97, 98): 256, (98, 99): 257}
 
 
 def _encode_by_count(text, merges):
@@ -808,6 +863,71 @@ def _encode_by_count(text, merges):
             return ids
         pair = max(counts, key=counts.get)
         ids = ref.merge_pair(ids, pair, merges[pair])
+
+
+def _encode_latest_first(text, merges):
+    """What applying the latest-learned merge present (the highest new id) first gives."""
+    ids = list(text.encode("utf-8"))
+    while True:
+        present = [p for p in ref.get_pair_counts(ids) if p in merges]
+        if not present:
+            return ids
+        pair = max(present, key=merges.get)
+        ids = ref.merge_pair(ids, pair, merges[pair])
+
+
+def _byte_spans(ids, merges) -> list[tuple[int, int, int]] | None:
+    """(start, stop, id) of each id over the text's bytes; None for an unknown id."""
+    width = {i: 1 for i in range(256)}
+    for (a, b), new_id in merges.items():
+        if a in width and b in width:
+            width[new_id] = width[a] + width[b]
+    spans, at = [], 0
+    for token in ids:
+        if token not in width:
+            return None
+        spans.append((at, at + width[token], token))
+        at += width[token]
+    return spans
+
+
+def _replay_encoding(text: str, merges: dict, got: list[int]) -> str:
+    """Replay the reference's merges on the text's bytes, one decision at a time, and name
+    the first one the learner's result contradicts (a boundary of theirs inside a token the
+    reference forms); "" when the result cannot be laid over the bytes."""
+    data = text.encode("utf-8")
+    mine = _byte_spans(got, merges)
+    if mine is None or (mine[-1][1] if mine else 0) != len(data):
+        return ""
+    cuts = {start for start, _, _ in mine[1:]}
+    current = [(k, k + 1, byte) for k, byte in enumerate(data)]
+    for step in range(len(merges) * max(len(data), 1) + 1):
+        present = [p for p in ref.get_pair_counts([t for _, _, t in current]) if p in merges]
+        if not present:
+            break
+        pair = min(present, key=merges.get)
+        merged, i = [], 0
+        while i < len(current):
+            if i + 1 < len(current) and (current[i][2], current[i + 1][2]) == pair:
+                start, stop = current[i][0], current[i + 1][1]
+                if any(start < cut < stop for cut in cuts):
+                    yours = [(t, a, b - 1) for a, b, t in mine if a < stop and b > start]
+                    shown = ", ".join(f"{t} (bytes {a}-{b})" for t, a, b in yours)
+                    return (
+                        f"Replaying the merges: decision {step + 1} merges {pair} -> "
+                        f"{merges[pair]} over bytes {start}-{stop - 1} ({data[start:stop]!r}), "
+                        "the earliest-learned merge that occurs at that point; your result "
+                        f"covers those bytes with {shown}, so that is where your encoding "
+                        "first departs. Each step: among the pairs present, take the one "
+                        "with the smallest new id, merge it everywhere, repeat."
+                    )
+                merged.append((start, stop, merges[pair]))
+                i += 2
+            else:
+                merged.append(current[i])
+                i += 1
+        current = merged
+    return ""
 
 
 _ENCODE_STOP_HINT = (
@@ -829,30 +949,57 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             merges = ref.train_bpe("the cat sat on the mat. the cat ate. café déjà", 12)
             cases = [(t, merges) for t in _HIDDEN_BPE_TEXTS]
             cases.append(("abcabc", {(98, 99): 256, (97, 98): 257, (97, 256): 258}))
+            cases.append(("xababcx", _OVERLAPPING_MERGES))
         else:
             merges = ref.train_bpe(_CLASSIC, 3)
             cases = [(_CLASSIC, merges), ("aaab", merges), ("café", merges), ("aa", merges)]
+            cases.append(("ababc", _OVERLAPPING_MERGES))
             cases.append(("ababcab", _RANKED_MERGES))
+        # Every call first (a call that raises ends the list), then the first wrong result
+        # is diagnosed with the known mistakes that agree with *every* result collected:
+        # one of them alone on one input proves nothing.
+        runs, pending = [], None
         for text, m in cases:
             what = f"bpe_encode({text!r}, merges={m if len(m) <= 3 else '...'})"
-            got = _ids(c, c.call(bpe_encode, text, dict(m), hints=_ENCODE_STOP_HINTS), what)
-            expected = ref.bpe_encode(text, m)
+            try:
+                got = _ids(c, c.call(bpe_encode, text, dict(m), hints=_ENCODE_STOP_HINTS), what)
+            except CheckFailure as failure:
+                pending = failure
+                break
+            runs.append((text, m, what, got))
+        models = {
+            "Start from UTF-8 bytes, not characters: ord(ch) differs from the bytes for "
+            "anything outside ASCII.": lambda text, m: (
+                [ord(ch) for ch in text] if any(ord(ch) > 127 for ch in text) else None
+            ),
+            "Apply the merges by rank, the earliest learned first (smallest new id), not by "
+            "how often or where a pair occurs in the text being encoded: the merges were "
+            "learned on other text, in that order.": _encode_by_count,
+            "You applied the latest-learned merge first (the highest new id, max() where "
+            "min() belongs): a later merge is built on the earlier ones, so apply them by "
+            "rank, the smallest new id first (min(present, key=merges.get)).": (
+                _encode_latest_first
+            ),
+        }
+        agreeing = {
+            message: model
+            for message, model in models.items()
+            if all((value := model(text, m)) is None or value == got for text, m, _, got in runs)
+        }
+        for text, m, what, got in runs:
             c.expect_equal(
                 got,
-                expected,
+                ref.bpe_encode(text, m),
                 what,
-                hint="Start from the UTF-8 bytes (list(text.encode('utf-8'))), then repeatedly "
-                "apply the earliest-learned merge that still occurs.",
-                mistakes={
-                    "Start from UTF-8 bytes, not characters: ord(ch) differs from the bytes for "
-                    "anything outside ASCII.": [ord(ch) for ch in text]
-                    if any(ord(ch) > 127 for ch in text)
-                    else None,
-                    "Apply the merges by rank, the earliest learned first (smallest new id), not "
-                    "by how often or where a pair occurs in the text being encoded: the merges "
-                    "were learned on other text, in that order.": _encode_by_count(text, m),
-                },
+                hint=lambda got=got, text=text, m=m: (
+                    _replay_encoding(text, m, got)
+                    or "Start from the UTF-8 bytes (list(text.encode('utf-8'))), then "
+                    "repeatedly apply the earliest-learned merge that still occurs."
+                ),
+                mistakes={message: model(text, m) for message, model in agreeing.items()},
             )
+        if pending is not None:
+            raise pending
 
 
 def _decode_per_token(ids, merges):
