@@ -76,6 +76,10 @@ def one_hot_values_not_one(ids, vocab_size):
     return np.eye(vocab_size)[ids] * 2.0
 
 
+def one_hot_squeezed(ids, vocab_size):
+    return np.squeeze(np.eye(vocab_size)[np.asarray(ids)])
+
+
 # ------------------------------------------------------------------ correct
 def one_hot_eye(ids, vocab_size):
     return np.eye(vocab_size)[ids]
@@ -160,6 +164,11 @@ def embed_int(ids, table):
     return table[ids].astype(np.int64)
 
 
+def embed_one_hot_of_width_d_model(ids, table):
+    d_model = np.shape(table)[1]
+    return ref.one_hot(ids, d_model) @ table
+
+
 # ------------------------------------------------------------------ correct
 def embed_via_one_hot(ids, table):
     return ref.one_hot(ids, len(table)) @ table  # float64, also for a float32 table
@@ -237,6 +246,22 @@ def cos_nan_for_zero(a, b):
 
 def cos_scalar(a, b):
     return float(np.sum(_unit(a).mean(0) * _unit(b).mean(0)))
+
+
+def cos_norm_vectors_not_outer(a, b):
+    return (a @ b.T) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))
+
+
+def cos_b_per_column(a, b):
+    return _unit(a) @ (b / np.linalg.norm(b, axis=0)).T
+
+
+def cos_a_times_length(a, b):
+    return (a * np.linalg.norm(a, axis=1, keepdims=True)) @ _unit(b).T
+
+
+def cos_norms_without_keepdims(a, b):
+    return (a / np.linalg.norm(a, axis=1)) @ (b / np.linalg.norm(b, axis=1)).T
 
 
 def cos_clamp_at_one(a, b):
@@ -323,6 +348,11 @@ class TEScaledByDModel(_Base):
 class TEDivided(_Base):
     def forward(self, ids):
         return self.embedding(ids) / math.sqrt(self.d_model)
+
+
+class TEScaledByLength(_Base):
+    def forward(self, ids):
+        return self.embedding(ids) * ids.size(1) ** 0.5
 
 
 class TEScaledByVocab(_Base):
@@ -537,6 +567,15 @@ MISTAKES = [
     Mistake(check_cosine_similarity, cos_nan_for_zero, r"zero vector.*NaN.*argmax"),
     Mistake(check_cosine_similarity, cos_scalar, r"single number"),
     Mistake(check_cosine_similarity, cos_clamp_at_one, r"shorter than 1 were not normalised"),
+    Mistake(check_cosine_similarity, cos_norm_vectors_not_outer, r"elementwise product.*outer"),
+    Mistake(
+        check_cosine_similarity, cos_b_per_column, r"`b` was divided by norms taken over axis 0"
+    ),
+    Mistake(check_cosine_similarity, cos_a_times_length, r"`a` was multiplied by its lengths"),
+    Mistake(check_cosine_similarity, cos_norms_without_keepdims, r"lost their axis.*keepdims"),
+    Mistake(check_one_hot, one_hot_squeezed, r"axes of size 1 are gone.*squeeze"),
+    Mistake(check_embed, embed_one_hot_of_width_d_model, r"square table.*table\.shape\[0\]"),
+    Mistake(check_TokenEmbedding, TEScaledByLength, r"square root of the sequence length"),
     Mistake(check_TokenEmbedding, TEUnscaled, r"forgot the scale"),
     Mistake(check_TokenEmbedding, TEScaledByDModel, r"scaled by d_model"),
     Mistake(check_TokenEmbedding, TEDivided, r"divided by sqrt\(d_model\)"),

@@ -19,13 +19,22 @@ values or shapes they produce. What the checks accept beyond the reference's own
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
+import re
 
 import numpy as np
 import torch
 from torch import nn
 
-from transformer_course.checking import Checker, numpy_rng, tolerance, torch_generator
+from transformer_course.checking import (
+    Checker,
+    CheckFailure,
+    numpy_rng,
+    tolerance,
+    torch_generator,
+)
 from transformer_course.checking.modules import build_module, random_state
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.exercise import Exercise
@@ -52,6 +61,7 @@ def _one_hot_cases(hidden: bool) -> list[tuple[np.ndarray, int]]:
             (np.array([2, 0, 3]), 5),
             (np.array([[1, 4, 4], [0, 2, 5]]), 7),
             (np.array([0, 3, 1, 3], dtype=np.int32), 4),  # the largest id is used; int32 ids
+            (np.array([[3], [1]]), 5),  # an axis of size 1 (a batch of one-token sequences)
         ]
     rng = numpy_rng(2002)
     cases = []
@@ -62,7 +72,22 @@ def _one_hot_cases(hidden: bool) -> list[tuple[np.ndarray, int]]:
     return cases
 
 
-def _one_hot_shape_hint(got: tuple, ids: np.ndarray, vocab_size: int) -> str:
+_SQUEEZED = (
+    "The axes of size 1 are gone: did you .squeeze() the result (or the ids)? ids of shape "
+    "{shape} give one-hot vectors of shape {expected}; a batch of one sequence, or of "
+    "one-token sequences, keeps its axes of size 1. Return np.eye(vocab_size)[ids] as it is."
+)
+
+
+def _one_hot_shape_hint(
+    got: tuple, ids: np.ndarray, vocab_size: int, passed_several: bool = False
+) -> str:
+    """``passed_several``: an earlier case with several ids passed, so the ids were not
+    summed into one vector (a bag of words)."""
+    expected = (*ids.shape, vocab_size)
+    squeezed = tuple(d for d in expected if d != 1)
+    if 1 in expected and got == squeezed and (ids.size > 1 or passed_several):
+        return _SQUEEZED.format(shape=ids.shape, expected=expected)
     if got == (vocab_size, *ids.shape):
         return (
             "The one-hot axis came first: the result looks transposed. Each token gets one row "
@@ -111,6 +136,7 @@ def check_one_hot(one_hot, *, hidden: bool = False) -> None:
     """
     with Checker("one_hot", hidden=hidden) as c:
         c.require_callable(one_hot)
+        passed_several = False  # a case with several ids has passed
         for ids, vocab_size in _one_hot_cases(hidden):
             what = f"one_hot({_ids_repr(ids)}, vocab_size={vocab_size})"
             expected = ref.one_hot(ids, vocab_size)
@@ -128,7 +154,10 @@ def check_one_hot(one_hot, *, hidden: bool = False) -> None:
                 "Return a numpy array (a torch tensor from F.one_hot converts with .numpy()).",
             )
             c.expect_shape(
-                got, expected.shape, what, _one_hot_shape_hint(tuple(got.shape), ids, vocab_size)
+                got,
+                expected.shape,
+                what,
+                _one_hot_shape_hint(tuple(got.shape), ids, vocab_size, passed_several),
             )
             c.expect_true(got.dtype != np.bool_, f"{what} holds booleans. {_BOOL_ONE_HOT}")
             if np.issubdtype(got.dtype, np.integer):
@@ -164,6 +193,7 @@ def check_one_hot(one_hot, *, hidden: bool = False) -> None:
                     "Ids count from 0, and id i goes in column i.": np.roll(expected, 1, axis=-1),
                 },
             )
+            passed_several = passed_several or ids.size > 1
 
 
 # ------------------------------------------------------------------ embed
@@ -217,6 +247,30 @@ def _embed_shape_hint(got: tuple, ids: np.ndarray, table: np.ndarray) -> str:
     return "The result has the ids' shape plus one axis of length d_model: (..., d_model)."
 
 
+def _square_table_hint(embed, ids: np.ndarray, table: np.ndarray) -> str:
+    """After an error: with a square table (vocab_size = d_model) the two sizes cannot be
+    confused; if the learner's embed is right there, it reads one for the other."""
+    vocab_size, d_model = table.shape
+    size = max(vocab_size, d_model)
+    if vocab_size == d_model:
+        return ""
+    square = numpy_rng(7).normal(size=(size, size)).astype(table.dtype)
+    probe = None
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        probe = np.asarray(embed(ids.copy(), square.copy()), dtype=np.float64)
+    if probe is None or probe.shape != (*ids.shape, size):
+        return ""
+    if not np.allclose(probe, square[ids], rtol=1e-5, atol=1e-6):
+        return ""
+    return (
+        f" With a square table ({size}, {size}) yours gives the right rows, so it confuses the "
+        f"table's two sizes: the vocabulary size is table.shape[0] ({vocab_size} here), the "
+        f"width d_model is table.shape[1] ({d_model}). One-hot vectors need vocab_size "
+        "columns (np.eye(table.shape[0])[ids] @ table), or index the rows directly, "
+        "table[ids]."
+    )
+
+
 def check_embed(embed, *, hidden: bool = False) -> None:
     """embed(ids, table) -> table[ids]: (...) ids, (vocab_size, d_model) table -> (..., d_model).
 
@@ -227,14 +281,20 @@ def check_embed(embed, *, hidden: bool = False) -> None:
         for ids, table in _embed_cases(hidden):
             what = f"embed({_ids_repr(ids)}, table of shape {table.shape}, dtype {table.dtype})"
             expected = ref.embed(ids, table)
-            got = c.call(
-                embed,
-                ids.copy(),
-                table.copy(),
-                call_repr=what,
-                hints={"out of bounds for axis 1": _COLUMNS_HINT},
-                mutation_hint="An embedding lookup only reads the table; it never writes to it.",
-            )
+            try:
+                got = c.call(
+                    embed,
+                    ids.copy(),
+                    table.copy(),
+                    call_repr=what,
+                    hints={"out of bounds for axis 1": _COLUMNS_HINT},
+                    mutation_hint="An embedding lookup only reads the table; it never writes to it.",
+                )
+            except CheckFailure as failure:
+                named = _square_table_hint(embed, ids, table)
+                if named:
+                    c.fail(failure.message.split("\n")[0] + named)
+                raise
             c.expect_type(got, np.ndarray, what, "Return a numpy array.")
             c.expect_shape(
                 got, expected.shape, what, _embed_shape_hint(tuple(got.shape), ids, table)
@@ -319,6 +379,78 @@ def _normalised(x: np.ndarray, axis=-1) -> np.ndarray:
     return x / np.maximum(norm, 1e-12)
 
 
+#: how one argument's rows may be scaled: (what was done, the rows it gives)
+_SCALINGS = {
+    "divided by its own length": lambda x: _normalised(x),
+    "not normalised": lambda x: x,
+    "divided by norms taken over axis 0 (one per column, across different vectors) instead "
+    "of each row's own length (axis=-1, keepdims=True)": lambda x: _normalised(x, 0),
+    "divided by the norm of the whole matrix instead of each row's own length": (
+        lambda x: _normalised(x, None)
+    ),
+    "multiplied by its lengths instead of divided by them": (
+        lambda x: x * np.linalg.norm(x, axis=-1, keepdims=True)
+    ),
+    "divided by its squared lengths instead of its lengths": (
+        lambda x: x / np.maximum((x * x).sum(-1, keepdims=True), 1e-24)
+    ),
+}
+_SAME_FOR_BOTH = ("not normalised", "divided by norms taken", "divided by the norm of the whole")
+
+
+def _scaling_mistakes(a: np.ndarray, b: np.ndarray) -> dict[str, np.ndarray]:
+    """Each argument scaled its own way (one of them wrongly): {diagnosis: result}. The
+    symmetric mistakes and "only one normalised" have messages of their own."""
+    out = {}
+    for how_a, scale_a in _SCALINGS.items():
+        for how_b, scale_b in _SCALINGS.items():
+            right = "divided by its own length"
+            if how_a == how_b or {how_a, how_b} == {right, "not normalised"}:
+                continue
+            parts = [f"`{name}` was {how}" for name, how in (("a", how_a), ("b", how_b))]
+            wrong = [part for part, how in zip(parts, (how_a, how_b)) if how != right]
+            out[
+                f"{' and '.join(wrong)}"
+                + (f" (while {parts[0 if how_a == right else 1]})" if len(wrong) == 1 else "")
+                + ". Each row of a and of b is divided by its own length: "
+                "x / np.linalg.norm(x, axis=-1, keepdims=True)."
+            ] = scale_a(a) @ scale_b(b).T
+    return out
+
+
+def _norm_product_hint(cosine_similarity, a: np.ndarray, b: np.ndarray) -> str:
+    """After a broadcasting error: with as many rows in a as in b, does the learner's
+    function divide a @ b.T by the elementwise product of the two norm vectors?"""
+    k = min(len(a), len(b))
+    a2, b2 = a[:k].astype(np.float64), b[:k].astype(np.float64)
+    probe = None
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        probe = np.asarray(cosine_similarity(a2.copy(), b2.copy()), dtype=np.float64)
+    norms = np.linalg.norm(a2, axis=-1) * np.linalg.norm(b2, axis=-1)  # (k,): elementwise
+    if probe is None or probe.shape != (k, k) or not np.allclose(probe, a2 @ b2.T / norms):
+        return ""
+    return (
+        f" With {k} rows in both, yours runs and gives a @ b.T / (|a| * |b|) where |a| * |b| "
+        "is the elementwise product of the two norm vectors: entry (i, j) is divided by "
+        "|a[j]| |b[j]|, and with different numbers of rows it cannot broadcast. Entry (i, j) "
+        "needs |a[i]| |b[j]|, the outer product: np.linalg.norm(a, axis=1)[:, None] * "
+        "np.linalg.norm(b, axis=1)[None, :] (or normalise the rows first)."
+    )
+
+
+def _keepdims_hint(message: str) -> str:
+    """(n, d) divided by a vector of n norms: the norms lost their axis (no keepdims)."""
+    found = re.search(r"shapes \((\d+),\s*(\d+)\)\s+\((\d+),\)", message)
+    if not found or found[1] != found[3] or found[2] == found[1]:
+        return ""
+    return (
+        f" A ({found[1]}, {found[2]}) array divided by {found[3]} norms of shape "
+        f"({found[3]},): the norms lost their axis, so numpy lines them up with the last "
+        "axis (the features), not the rows. Keep it: np.linalg.norm(x, axis=-1, "
+        "keepdims=True), shape (n, 1), divides each row by its own length."
+    )
+
+
 def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
     """cosine_similarity(a (n, d), b (m, d)) -> (n, m); a zero vector gives 0.
 
@@ -335,16 +467,24 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
             has_zero = not (np.linalg.norm(a, axis=-1).all() and np.linalg.norm(b, axis=-1).all())
             if has_zero:
                 what += " (some rows are zero vectors)"
-            got = c.call(
-                cosine_similarity,
-                a.copy(),
-                b.copy(),
-                call_repr=what,
-                hints={
-                    "could not be broadcast": _PAIRWISE_HINT,
-                    "mismatch in its core dimension": _TRANSPOSE_HINT,
-                },
-            )
+            try:
+                got = c.call(
+                    cosine_similarity,
+                    a.copy(),
+                    b.copy(),
+                    call_repr=what,
+                    hints={
+                        "could not be broadcast": _PAIRWISE_HINT,
+                        "mismatch in its core dimension": _TRANSPOSE_HINT,
+                    },
+                )
+            except CheckFailure as failure:
+                named = "could not be broadcast" in failure.message and (
+                    _norm_product_hint(cosine_similarity, a, b) or _keepdims_hint(failure.message)
+                )
+                if named:
+                    c.fail(failure.message.split("\n")[0] + named)
+                raise
             c.expect_true(
                 got is None or np.ndim(got) > 0,
                 f"{what} returned a single number, {repr(got)[:60]}. {_PAIRWISE_HINT}",
@@ -414,6 +554,7 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                         (a64 / np.maximum((a64 * a64).sum(-1, keepdims=True), 1e-24))
                         @ (b64 / np.maximum((b64 * b64).sum(-1, keepdims=True), 1e-24)).T
                     ),
+                    **_scaling_mistakes(a64, b64),
                 },
             )
 
@@ -568,6 +709,17 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                     / math.sqrt(d_model),
                     f"You scaled by sqrt(vocab_size); the factor is sqrt(d_model) = "
                     f"sqrt({d_model}), the width of each vector.": plain * math.sqrt(vocab_size),
+                    f"You scaled by the square root of the sequence length (ids.shape[-1] = "
+                    f"{ids.shape[-1]}); the factor is sqrt(d_model) = sqrt({d_model}), the width "
+                    "of each vector, whatever the length of the input.": (
+                        plain * math.sqrt(ids.shape[-1]) if ids.shape[-1] != d_model else None
+                    ),
+                    f"You scaled by the square root of the batch size (ids.shape[0] = "
+                    f"{ids.shape[0]}); the factor is sqrt(d_model) = sqrt({d_model}).": (
+                        plain * math.sqrt(ids.shape[0])
+                        if ids.shape[0] not in (1, d_model, ids.shape[-1])
+                        else None
+                    ),
                 },
             )
 
