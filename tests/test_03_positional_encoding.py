@@ -252,6 +252,11 @@ def pe_precedence(max_len, d_model):
     return _interleave(np.sin(angles), np.cos(angles), d_model)
 
 
+def pe_sine_in_every_feature(max_len, d_model):
+    angles = _angles(max_len, d_model)
+    return _interleave(np.sin(angles), np.sin(angles), d_model)
+
+
 def pe_no_sin(max_len, d_model):
     angles = _angles(max_len, d_model)
     return _interleave(angles, np.cos(angles), d_model)
@@ -766,6 +771,18 @@ MISTAKES = [
         ),
         r"encoding you add is wrong.*exercise 1\. The exponent is doubled",
     ),
+    Mistake(
+        check_PositionalEncoding,
+        _module(
+            _right_forward,
+            table=lambda n, d: torch.tensor(ref.positional_encoding(d, n), dtype=torch.float32)[
+                None
+            ],
+            name="arguments_swapped",
+        ),
+        r"positional_encoding\(\d+, \d+\), the arguments swapped",
+    ),
+    Mistake(check_positional_encoding, pe_sine_in_every_feature, r"odd features hold a sine too"),
     # a plain attribute is left behind by .to(): caught by converting the module
     Mistake(
         check_PositionalEncoding,

@@ -96,9 +96,28 @@ def _pe_compute(max_len, d_model):
     return lambda **knobs: sinusoidal_positions_f(max_len, d_model, **knobs)
 
 
+def _one_function(max_len, d_model, function):
+    """The table with `function` (np.sin or np.cos) in every feature, at each pair's angle."""
+    positions = np.arange(max_len, dtype=np.float64)[:, None]
+    angles = positions / np.power(10000.0, np.arange(0, d_model, 2) / d_model)
+    table = np.zeros((max_len, d_model))
+    table[:, 0::2] = function(angles)
+    table[:, 1::2] = function(angles[:, : d_model // 2])
+    return table
+
+
 def _pe_mistakes(max_len, d_model):
     """diagnosis -> (a zero-argument function giving the table that mistake produces)."""
     mistakes = mistake_values(_pe_compute(max_len, d_model), _PE_MISTAKES)
+    mistakes[
+        "The odd features hold a sine too: there is no cosine at all (a copy of the even "
+        "line?). Feature 2i+1 is cos(pos / 10000^(2i/d_model)), the cosine of the same angle "
+        "as feature 2i (row 0 reads 0, 1, 0, 1, ...)."
+    ] = lambda: _one_function(max_len, d_model, np.sin)
+    mistakes[
+        "The even features hold a cosine too: there is no sine at all. Feature 2i is "
+        "sin(pos / 10000^(2i/d_model)), feature 2i+1 the cosine of the same angle."
+    ] = lambda: _one_function(max_len, d_model, np.cos)
     if d_model % 2:
         last = (
             f"With odd d_model={d_model} the last feature, {d_model - 1}, is even: it is the "
@@ -388,6 +407,22 @@ def _check_stored_table(c: Checker, found: dict, built: str, max_len: int, d_mod
         c.note(_NOT_IN_STATE_DICT)
         return ""
     expected = ref.positional_encoding(max_len, d_model)
+    if max_len != d_model:
+        swapped = ref.positional_encoding(d_model, max_len)  # (d_model, max_len)
+        for key, value in found.items():
+            if (
+                value.is_floating_point()
+                and value.numel() == swapped.size
+                and tuple(value.shape)[-2:] == swapped.shape
+                and np.allclose(value.detach().double().reshape(swapped.shape), swapped, atol=1e-5)
+            ):
+                c.fail(
+                    f"{built}: the table in its state dict, `{key}`, has shape "
+                    f"{tuple(value.shape)}: it is positional_encoding({d_model}, {max_len}), "
+                    f"the arguments swapped. The function takes (max_len, d_model): call "
+                    f"positional_encoding(max_len, d_model), {max_len} positions of "
+                    f"{d_model} features."
+                )
     unknown = ""  # the layout of a table-shaped entry that is not the table
     for key, (layout, table) in _stored_tables(found, max_len, d_model).items():
         if np.allclose(table, expected, **_FLOAT32_FORMULA):
