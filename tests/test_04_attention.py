@@ -102,6 +102,11 @@ def sm_integer(x, axis=-1):
     return (ref.softmax(x, axis=axis) * 100).astype(np.int64)
 
 
+def sm_max_without_keepdims(x, axis=-1):
+    e = np.exp(x - x.max(axis=axis))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
 def sm_axis_one(x, axis=-1):  # hard-coded axis=1 breaks on a 1-D vector
     e = np.exp(x - x.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
@@ -110,7 +115,8 @@ def sm_axis_one(x, axis=-1):  # hard-coded axis=1 breaks on a 1-D vector
 OVERFLOW = r"overflows to inf.*Subtract the maximum of each slice"
 DEAD_NAN = r"every entry is -inf.*Yours is NaN"
 SOFTMAX_MISTAKES = [
-    Mistake(check_softmax, sm_no_max, OVERFLOW),
+    Mistake(check_softmax, sm_no_max, r"maximum is not subtracted.*" + OVERFLOW),
+    Mistake(check_softmax, sm_max_without_keepdims, r"maximum without keepdims=True"),
     Mistake(check_softmax, sm_global_max, r"one maximum for the whole array"),
     Mistake(check_softmax, sm_fixed_axis, r"normalised along axis .* instead of axis="),
     Mistake(check_softmax, sm_max_wrong_axis, r"normalised along axis|add up to 1"),
@@ -251,6 +257,10 @@ def r_by_d_k(query, keys, values):
     return _row(query, keys, values, scale=query.shape[-1])
 
 
+def r_times_sqrt_d_k(query, keys, values):
+    return _row(query, keys, values, scale=1 / math.sqrt(query.shape[-1]))
+
+
 def r_by_sqrt_len_k(query, keys, values):
     return _row(query, keys, values, scale=math.sqrt(len(keys)))
 
@@ -328,7 +338,8 @@ ROW = check_attention_row
 ROW_MISTAKES = [
     Mistake(ROW, r_no_scaling, r"no scaling.*√d_k"),
     Mistake(ROW, r_by_number_of_words, r"the number of keys \(words\).*not the number of words"),
-    Mistake(ROW, r_by_d_k, r"divided by d_k = \d+ instead of by √d_k"),
+    Mistake(ROW, r_by_d_k, r"divided by d_k = \d+ instead of by sqrt\(d_k\) = √\d+"),
+    Mistake(ROW, r_times_sqrt_d_k, r"multiplied by sqrt\(d_k\) = √\d+ instead of divided"),
     Mistake(ROW, r_by_sqrt_len_k, r"square root of the number of keys"),
     Mistake(ROW, r_no_softmax, r"scores themselves, without the softmax.*not optional"),
     Mistake(ROW, r_no_scaling_no_softmax, r"raw scores, without the softmax"),

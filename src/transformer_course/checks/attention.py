@@ -99,6 +99,16 @@ _SOFTMAX_KEEPDIMS = (
     "the sum of row j). Pass keepdims=True to np.sum (and np.max) so the sums line up "
     "with their slices."
 )
+_SOFTMAX_PEAK_KEEPDIMS = (
+    "It looks like you took the maximum without keepdims=True: np.max(x, axis=-1) has shape "
+    "(n,), and x - m then subtracts the maximum of row j from column j instead of each "
+    "row's own maximum (on a square input it runs, and gives wrong weights). Pass "
+    "keepdims=True to np.max (and np.sum) so the maxima line up with their slices."
+)
+_SOFTMAX_NO_MAX = (
+    "Your softmax exponentiates x as it is: wherever exp(x) overflows it gives NaN, and "
+    "everywhere else it matches exp(x) / sum(exp(x)), so the maximum is not subtracted. "
+)
 _SOFTMAX_ALL_NEG_INF = (
     "A slice in which every entry is -inf has nothing to give weight to, and the formula "
     "gives 0 / 0. The contract asks for a finite answer there: all zeros (the reference, "
@@ -163,7 +173,26 @@ def _softmax_mistakes(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
             mistakes[_SOFTMAX_KEEPDIMS] = exps / sums
         except ValueError:
             pass
+        try:
+            shifted = np.exp(x - np.max(x, axis=axis))
+            mistakes[_SOFTMAX_PEAK_KEEPDIMS] = shifted / np.sum(shifted, axis=axis, keepdims=True)
+        except ValueError:
+            pass
     return mistakes
+
+
+def _overflows_like_no_max(got: np.ndarray, x: np.ndarray, axis: int) -> bool:
+    """The learner's result is exp(x) / sum(exp(x)): NaN exactly where that overflows,
+    equal to it elsewhere."""
+    with np.errstate(all="ignore"):
+        exps = np.exp(x.astype(np.float64))
+        naive = exps / np.sum(exps, axis=axis, keepdims=True)
+    bad = ~np.isfinite(naive)
+    return (
+        bool(bad.any())
+        and bool(np.array_equal(bad, ~np.isfinite(got)))
+        and bool(np.allclose(got[~bad], naive[~bad], rtol=1e-4, atol=1e-6))
+    )
 
 
 def _softmax_explain(got: np.ndarray, x: np.ndarray, axis: int) -> str:
@@ -284,6 +313,12 @@ def check_softmax(softmax, *, hidden: bool = False) -> None:
                         f"{_SOFTMAX_ALL_NEG_INF}"
                     )
                 c.ok()
+            if (
+                np.isfinite(expected).all()
+                and not np.isfinite(got64).all()
+                and _overflows_like_no_max(got64, x, axis)
+            ):
+                c.fail(f"{what} is not what the reference gives. {_SOFTMAX_NO_MAX}{nan_hint}")
             c.expect_close(
                 got,
                 expected,
@@ -337,9 +372,14 @@ def _row_scale_mistakes(query, keys, values, make) -> dict[str, np.ndarray]:
             "and key vectors).",
         ),
         (
+            1.0 / root,
+            f"Your weights match scores multiplied by sqrt(d_k) = √{d_k} instead of divided "
+            "by it: the scale shrinks the scores, scores = keys @ query / sqrt(d_k).",
+        ),
+        (
             float(d_k),
-            f"Your weights match scores divided by d_k = {d_k} instead of by √d_k = "
-            f"{root:.4g}: take the square root.",
+            f"Your weights match scores divided by d_k = {d_k} instead of by sqrt(d_k) = "
+            f"√{d_k} = {root:.4g}: take the square root.",
         ),
         (
             float(len_k),
