@@ -260,6 +260,10 @@ DECODER_MISTAKES = {
         lambda ids, p: _pad(ids, p) & _tril(ids.shape[1], 1),
         r"can see the future",
     ),
+    "look-ahead mask of the batch size": (
+        lambda ids, p: _pad(ids, p) & _tril(len(ids)),
+        r"yours gives the right mask.*look_ahead_mask\(tgt_ids\.shape\[1\]\)",
+    ),
     "in place": (
         lambda ids, p: _pad(ids.masked_fill_(ids == p, -1), -1) & _tril(ids.shape[1]),
         r"changed its argument `\w+` in place.*Build new tensors",

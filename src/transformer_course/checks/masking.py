@@ -25,12 +25,14 @@ need, with the reason in the message):
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 from collections.abc import Callable
 
 import torch
 
-from transformer_course.checking import Checker, torch_generator
+from transformer_course.checking import Checker, CheckFailure, torch_generator
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.exercise import Exercise
 from transformer_course.reference import masking as ref
@@ -575,6 +577,29 @@ _DECODER_MUTATION = (
 )
 
 
+def _square_batch_hint(decoder_self_attention_mask, ids: torch.Tensor, pad_id: int) -> str:
+    """After an error: with as many sequences as positions (batch = len), are the learner's
+    masks right? Then the error comes from reading one size for the other."""
+    batch, length = ids.shape
+    if batch == length:
+        return ""
+    square = ids[:, :batch] if length > batch else ids[:length]  # (n, n)
+    probe = None
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        probe = decoder_self_attention_mask(square.clone(), pad_id)
+    expected = ref.decoder_self_attention_mask(square, pad_id)
+    if not (isinstance(probe, torch.Tensor) and probe.shape == expected.shape):
+        return ""
+    if not torch.equal(probe.bool(), expected):
+        return ""
+    return (
+        f" With as many sequences as positions ({len(square)} of each) yours gives the right "
+        f"mask, so it reads one size for the other: here the batch size is tgt_ids.shape[0] "
+        f"= {batch} and the length tgt_ids.shape[1] = {length}. The look-ahead mask is "
+        "(len, len): look_ahead_mask(tgt_ids.shape[1])."
+    )
+
+
 def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bool = False) -> None:
     """decoder_self_attention_mask(tgt_ids (batch, len), pad_id) -> bool (batch, 1, len, len).
 
@@ -592,13 +617,19 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                 f"{_ids_repr(ids)}"
             )
             call_repr = f"decoder_self_attention_mask(tgt_ids, {pad_id})"
-            got = c.call(
-                decoder_self_attention_mask,
-                ids,
-                pad_id,
-                call_repr=call_repr,
-                mutation_hint=_DECODER_MUTATION,
-            )
+            try:
+                got = c.call(
+                    decoder_self_attention_mask,
+                    ids,
+                    pad_id,
+                    call_repr=call_repr,
+                    mutation_hint=_DECODER_MUTATION,
+                )
+            except CheckFailure as failure:
+                named = _square_batch_hint(decoder_self_attention_mask, ids, pad_id)
+                if named:
+                    c.fail(failure.message.split("\n")[0] + named)
+                raise
             _expect_mask_tensor(c, got, what)
             expected = ref.decoder_self_attention_mask(ids, pad_id)  # (batch, 1, len, len)
             c.expect_shape(
