@@ -552,6 +552,16 @@ def mistake(name, **knobs):
     return type(name, (Base,), {"forward": forward})
 
 
+class QueriesOfHeadZero(Base):
+    """Every head attends with head 0's queries: q is not split like k and v."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        q = q[:, :1].expand_as(q)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(self.merge(heads)), weights
+
+
 class InvertedMaskWithReference(Base):
     """Passes ~mask to the lesson-04 attention (the polarity of nn.MultiheadAttention)."""
 
@@ -741,7 +751,12 @@ MISTAKES = [
     Mistake(
         check_MultiHeadAttention,
         mistake("KeysValuesFromQuery", k_in="query", v_in="query"),
-        r"(keys|values) come from `query`: in cross-attention they come from `key` and `value`",
+        r"Your keys and (your )?values (both )?come from `query`(\.|:) [Ii]n cross-attention",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        mistake("KeysFromQuery", k_in="query"),
+        r"(?s)len_q = \d.*yours gives exactly what this gives: Your keys come from `query`",
     ),
     Mistake(
         check_MultiHeadAttention, mistake("ScaleDModel", divisor="sqrt_d_model"), r"sqrt\(d_model\)"
@@ -796,6 +811,11 @@ MISTAKES = [
         r"values come from (the )?`query`",
     ),
     Mistake(check_MultiHeadAttention, OnlyOutput, r"should return a pair: \(output, weights\)"),
+    Mistake(
+        check_MultiHeadAttention,
+        QueriesOfHeadZero,
+        r"Every head uses the queries of head 0.*not split into heads",
+    ),
     Mistake(check_MultiHeadAttention, NoGrad, r"requires_grad is False"),
     # MultiHeadAttention: dropout, in eval and in train mode
     Mistake(check_MultiHeadAttention, DropoutAlwaysOn, r"eval mode, where dropout must do nothing"),
@@ -877,6 +897,25 @@ def test_notes_say_what_was_accepted(capsys):
     assert "float64; the reference gives float32" in capsys.readouterr().out
     check_MultiHeadAttention(WithReferenceAttention)
     assert "note" not in capsys.readouterr().out
+
+
+def test_a_mistake_is_named_only_if_no_input_contradicts_it():
+    """Scaled by sqrt(d_model) only when len_q == len_k: the first (self-attention) case
+    matches that mistake, but the cross-attention case, computed right, contradicts it,
+    so the message must not state it as the cause (it used to)."""
+    from transformer_course.checking import CheckFailure
+
+    def forward(self, query, key, value, mask=None):
+        divisor = "sqrt_d_model" if query.shape[1] == key.shape[1] else "sqrt_d_head"
+        return own_math(self, query, key, value, mask, divisor=divisor)
+
+    cls = type("ScaleDependsOnLength", (Base,), {"forward": forward})
+    with pytest.raises(CheckFailure) as caught:
+        check_MultiHeadAttention(cls)
+    assert "sqrt(d_model)" not in caught.value.message
+    with pytest.raises(CheckFailure) as caught:  # the plain mistake is still named
+        check_MultiHeadAttention(mistake("ScaleDModelEverywhere", divisor="sqrt_d_model"))
+    assert "sqrt(d_model)" in caught.value.message
 
 
 def test_cross_attention_shape_error_is_taught_without_torch_frames():

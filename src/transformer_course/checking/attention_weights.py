@@ -30,7 +30,7 @@ gradient included (NaN times a zero weight is still NaN).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import torch
@@ -248,6 +248,8 @@ def expect_attention_weights(
     mistakes: Mapping[str, Any] | None = None,
     rtol: float = 1e-5,
     atol: float = 1e-6,
+    pairs: Mapping[str, Any] | None = None,
+    explain: Callable[[], str] | None = None,
 ) -> str | None:
     """Check attention weights ``(..., len_q, len_k)`` against ``expected`` (the reference's,
     whose fully masked rows are zero) and explain any difference.
@@ -260,7 +262,9 @@ def expect_attention_weights(
     ``mistakes`` (a diagnosis mapped to the weights that mistake gives, or to a callable
     giving them, or None), then properties (rows not adding up to 1, a softmax over the
     queries, the mask applied after the softmax, uniform rows), then the largest
-    difference.
+    difference. ``pairs`` (two mistakes at once, as ``mistakes``) are tried after the
+    single mistakes and named only when exactly one matches; ``explain`` (a diagnosis from
+    more than the value, or "") comes next.
 
     Returns the learner's convention for fully masked rows ("zero", "uniform",
     "distribution", or None when there are none), so that the caller can compute the
@@ -301,9 +305,9 @@ def expect_attention_weights(
         )
     c.ok()
 
-    def known_mistake() -> str | None:
-        """The first of ``mistakes`` that ``w`` matches (fully masked rows aside)."""
-        for message, wrong in (mistakes or {}).items():
+    def known_mistake(table: Mapping[str, Any] | None = mistakes) -> str | None:
+        """The first of ``table`` that ``w`` matches (fully masked rows aside)."""
+        for message, wrong in (table or {}).items():
             wrong_value = wrong() if callable(wrong) else wrong
             if wrong_value is None:
                 continue
@@ -352,6 +356,11 @@ def expect_attention_weights(
         return convention
     if (message := known_mistake()) is not None:
         c.fail(f"{what} is not what the reference gives. {message}")
+    both = [message for message in (pairs or {}) if known_mistake({message: pairs[message]})]
+    if len(both) == 1:
+        c.fail(f"{what} is not what the reference gives. {both[0]}")
+    if explain is not None and (diagnosis := explain()):
+        c.fail(f"{what} is not what the reference gives. {diagnosis}")
 
     # 4. Properties that explain the rest.
     sums = w.sum(dim=-1)  # (..., len_q)

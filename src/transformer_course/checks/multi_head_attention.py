@@ -24,18 +24,21 @@ What is required is what the concept needs; incidental choices are accepted:
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
-from transformer_course.checking import Checker, tolerance, torch_generator
+from transformer_course.checking import Checker, CheckFailure, tolerance, torch_generator
 from transformer_course.checking.attention_weights import (
     expect_attention_weights,
     with_fully_masked_rows,
 )
 from transformer_course.checking.inputs import randn
-from transformer_course.checking.layers import mistake_pairs
+from transformer_course.checking.layers import mistake_pairs, value_or_none
 from transformer_course.checking.modules import build_module, random_state
 from transformer_course.checking.oracles import multi_head_attention_f
 from transformer_course.checking.quiz import Quiz, quiz_check
@@ -544,6 +547,101 @@ def _length_mixup_hint(case: _Case):
     return [(mixes_lengths, advice)] if lq != lk and case.kind != "self" else []
 
 
+_FROM_QUERY = {
+    "keys": ({"k_from": "query"}, "Your keys come from `query` (w_k(query))"),
+    "values": ({"v_from": "query"}, "Your values come from `query` (w_v(query))"),
+    "keys and values": (
+        {"k_from": "query", "v_from": "query"},
+        "Your keys and your values both come from `query`",
+    ),
+}
+
+
+def _length_mixup_source(module, state, case: _Case) -> str:
+    """After a shape error that mixes len_q and len_k: rerun with len_k = len_q and key,
+    value, query all different, where reading `query` for the keys, the values or both
+    gives three different results, and name the one the learner's output agrees with."""
+    b, h, lq, d = case.batch, case.num_heads, case.len_q, case.d_model
+    query = randn((b, lq, d), case.seed + 7)
+    key = randn((b, lq, d), case.seed + 8)
+    value = randn((b, lq, d), case.seed + 9)
+    result = None
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        result = module(query, key, value)
+    if not (isinstance(result, tuple | list) and len(result) == 2):
+        return ""
+    output = result[0]
+    if not isinstance(output, torch.Tensor) or tuple(output.shape) != (b, lq, d):
+        return ""
+    found = []
+    for knobs, said in _FROM_QUERY.values():
+        wrong = multi_head_attention_f(state, query, key, value, None, h, **knobs)[0]
+        if torch.allclose(output.detach().double(), wrong, rtol=1e-4, atol=1e-5):
+            found.append(said)
+    if len(found) != 1:
+        return ""
+    return (
+        f"Run again with len_k = len_q (and query, key, value all different), yours gives "
+        f"exactly what this gives: {found[0]}. In cross-attention the keys and values come "
+        "from `key` and `value`, the encoder output, and only the queries from `query`: "
+        "k = split_heads(self.w_k(key), ...), v = split_heads(self.w_v(value), ...)."
+    )
+
+
+def _heads_mixed(weights, state, query, key, mask, num_heads: int) -> str:
+    """Localise a weights mistake by head: which of the reference's per-head queries and
+    keys give each of the learner's heads? Named when every head has exactly one such
+    pair and they are not head i's own (e.g. every head reusing head 0's queries)."""
+    w = weights.detach().double()
+    d_model = query.shape[-1]
+    d_head = d_model // num_heads
+
+    def heads(x, name):  # (batch, num_heads, len, d_head)
+        projected = x.double() @ state[f"{name}.weight"].double().T + state[f"{name}.bias"].double()
+        return projected.reshape(*x.shape[:2], num_heads, d_head).transpose(1, 2)
+
+    q, k = heads(query, "w_q"), heads(key, "w_k")
+    allowed = None if mask is None else mask.expand(w.shape)
+    found = []
+    for i in range(num_heads):
+        matches = []
+        for a in range(num_heads):
+            for b in range(num_heads):
+                scores = q[:, a] @ k[:, b].transpose(-2, -1) / d_head**0.5
+                if allowed is not None:
+                    scores = scores.masked_fill(~allowed[:, i], float("-inf"))
+                guess = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+                if torch.allclose(w[:, i], guess, rtol=1e-4, atol=1e-5):
+                    matches.append((a, b))
+        if len(matches) != 1:
+            return ""
+        found.append(matches[0])
+    if all(pair == (i, i) for i, pair in enumerate(found)):
+        return ""
+    q_heads, k_heads = [a for a, _ in found], [b for _, b in found]
+    own = list(range(num_heads))
+    if k_heads == own and len(set(q_heads)) == 1:
+        return (
+            f"Every head uses the queries of head {q_heads[0]} (features "
+            f"{q_heads[0] * d_head}..{(q_heads[0] + 1) * d_head - 1} of w_q(query)) with its "
+            "own keys: the queries are not split into heads the way the keys are. Split all "
+            "three the same way: split_heads(self.w_q(query), num_heads), and likewise k, v."
+        )
+    if q_heads == own and len(set(k_heads)) == 1:
+        return (
+            f"Every head uses the keys of head {k_heads[0]} with its own queries: the keys "
+            "are not split into heads the way the queries are. Split all three the same "
+            "way: split_heads(self.w_k(key), num_heads)."
+        )
+    listed = "; ".join(
+        f"head {i}: queries of head {a}, keys of head {b}" for i, (a, b) in enumerate(found)
+    )
+    return (
+        f"Your heads mix the reference's heads ({listed}): head i must pair the queries and "
+        "keys of the same d_head features, i*d_head ... (i+1)*d_head - 1."
+    )
+
+
 def _kind(case: _Case) -> str:
     if case.kind == "self":
         return "self-attention (query = key = value)"
@@ -565,11 +663,98 @@ def check_MultiHeadAttention(cls, *, hidden: bool = False) -> None:
     """
     with Checker("MultiHeadAttention", hidden=hidden) as c:
         c.require_callable(cls, "MultiHeadAttention")
-        for case in _HIDDEN_MHA if hidden else _VISIBLE_MHA:
-            _check_case(c, cls, case)
+        cases = _HIDDEN_MHA if hidden else _VISIBLE_MHA
+        agree = _Agreement(cls, cases)
+        for case in cases:
+            _check_case(c, cls, case, agree)
 
 
-def _check_case(c: Checker, cls, case: _Case) -> None:
+def _variant_args(case: _Case):
+    state = random_state(_state_shapes(case.d_model), seed=case.seed)
+    return (state, *_inputs(case), case.num_heads)
+
+
+def _candidates(args) -> dict[str, Any]:
+    """Every known mistake, alone and in pairs: {message: callable giving (output, weights)}."""
+    singles = {message: knobs for knobs, message in (*_WEIGHT_MISTAKES, *_OUTPUT_MISTAKES)}
+    out = {m: (lambda k=k: multi_head_attention_f(*args, **k)) for m, k in singles.items()}
+    out.update(mistake_pairs(lambda **knobs: multi_head_attention_f(*args, **knobs), singles))
+    return out
+
+
+class _Agreement:
+    """The known mistakes (and pairs) that agree with the learner's module on *every*
+    case it runs without error (eval mode, no fully masked rows), computed once, when a
+    diagnosis is first needed: a mistake is named only if no input contradicts it."""
+
+    def __init__(self, cls, cases):
+        self.cls, self.cases, self._found = cls, cases, None
+
+    def __contains__(self, message: str) -> bool:
+        if self._found is None:
+            self._found = self._compute()
+        return self._found is True or message in self._found
+
+    def _compute(self):
+        runs = []
+        for case in self.cases:
+            if case.train or case.mask == "rows":
+                continue
+            args = _variant_args(case)
+            result = None
+            with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+                module = self.cls(case.d_model, case.num_heads, dropout=case.dropout)
+                module.load_state_dict(args[0])
+                module.eval()
+                query, key, value, mask = args[1:5]
+                call = (query, key, value) if mask is None else (query, key, value, mask)
+                result = module(*call)
+            if isinstance(result, tuple | list) and len(result) == 2:
+                runs.append((args, result))
+        if not runs:
+            return True  # nothing to compare against: every mistake stays a candidate
+        found = None
+        for args, (output, weights) in runs:
+            agreeing = set()
+            for message, compute in _candidates(args).items():
+                if found is not None and message not in found:
+                    continue
+                value = value_or_none(compute)
+                if value is None or value[0] is None:
+                    continue
+                out, w = value
+                if (
+                    isinstance(output, torch.Tensor)
+                    and isinstance(weights, torch.Tensor)
+                    and output.shape == out.shape
+                    and weights.shape == w.shape
+                    and torch.allclose(output.detach().double(), out, rtol=1e-4, atol=1e-5)
+                    and torch.allclose(
+                        weights.detach().double(),
+                        torch.nan_to_num(w, nan=0.0),
+                        rtol=1e-4,
+                        atol=1e-5,
+                    )
+                ):
+                    agreeing.add(message)
+            found = agreeing
+        return found
+
+
+def _only_agreeing(table: dict, agree) -> dict:
+    """``table`` ({message: value or callable}) with every mistake some input contradicts
+    left out (its value None)."""
+    return {
+        message: (
+            lambda m=message, v=value: (
+                (v() if callable(v) else v) if agree is None or m in agree else None
+            )
+        )
+        for message, value in table.items()
+    }
+
+
+def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
     b, h, lq, lk, d = case.batch, case.num_heads, case.len_q, case.len_k, case.d_model
     state = random_state(_state_shapes(d), seed=case.seed)
     module, built = build_module(
@@ -592,7 +777,21 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
         f"weights, in {mode} mode]"
     )
     args = (query, key, value) if mask is None else (query, key, value, mask)
-    result = c.call(module, *args, call_repr=call, hints=_length_mixup_hint(case))
+    try:
+        result = c.call(module, *args, call_repr=call, hints=_length_mixup_hint(case))
+    except CheckFailure as failure:
+        named = _length_mixup_source(module, state, case) if _length_mixup_hint(case) else ""
+        if named:
+            generic = "Most likely your keys or your values come from `query`"
+            message = failure.message
+            start = message.find(generic)
+            if start >= 0:
+                stop = message.find("\n", start)
+                message = message[:start] + named + (message[stop:] if stop >= 0 else "")
+            else:
+                message = f"{message}\n{named}"
+            raise CheckFailure(failure.exercise, message, failure.learner_traceback) from None
+        raise
     pair = isinstance(result, tuple | list) and len(result) == 2
     length = f" of length {len(result)}" if isinstance(result, tuple | list) else ""
     c.expect_true(
@@ -629,7 +828,7 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
 
     # The weights: before dropout (the contract), or, in training, after it (with a note).
     dropped_entirely = case.train and case.dropout == 1.0
-    weight_mistakes = _mistake_values(_WEIGHT_MISTAKES, 1, variant_args)
+    weight_mistakes = _only_agreeing(_mistake_values(_WEIGHT_MISTAKES, 1, variant_args), agree)
     convention = None
     if dropped_entirely and bool((weights.detach().abs() < 1e-6).all()):
         c.note(
@@ -644,7 +843,21 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
                 *variant_args, uniform_weights=True
             )[1]
         convention = expect_attention_weights(
-            c, weights, mask, what_w, expected=expected_weights, mistakes=weight_mistakes, **tol
+            c,
+            weights,
+            mask,
+            what_w,
+            expected=expected_weights,
+            mistakes=weight_mistakes,
+            pairs=_only_agreeing(
+                mistake_pairs(
+                    lambda **knobs: multi_head_attention_f(*variant_args, **knobs)[1],
+                    {message: knobs for knobs, message in _WEIGHT_MISTAKES},
+                ),
+                agree,
+            ),
+            explain=lambda: _heads_mixed(weights, state, query, key, mask, h),
+            **tol,
         )
 
     # The output.
@@ -680,10 +893,13 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
         what_o,
         **tol,
         hint=hint,
-        mistakes=_mistake_values(_OUTPUT_MISTAKES, 0, variant_args),
-        pairs=mistake_pairs(
-            lambda **knobs: multi_head_attention_f(*variant_args, **knobs)[0],
-            {message: knobs for knobs, message in (*_WEIGHT_MISTAKES, *_OUTPUT_MISTAKES)},
+        mistakes=_only_agreeing(_mistake_values(_OUTPUT_MISTAKES, 0, variant_args), agree),
+        pairs=_only_agreeing(
+            mistake_pairs(
+                lambda **knobs: multi_head_attention_f(*variant_args, **knobs)[0],
+                {message: knobs for knobs, message in (*_WEIGHT_MISTAKES, *_OUTPUT_MISTAKES)},
+            ),
+            agree,
         ),
         axes=("batch", "len_q", "d_model"),
         num_heads=h,
