@@ -72,6 +72,12 @@ ASSERTS_CAUSE = re.compile(
 #: the reference or the message changes, the pattern or the key no longer matches and the
 #: rule judges again.
 HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
+    ("build_vocab", "number: line 12: 0 -> 1"): (
+        "named",
+        r"yours keep the order of first appearance",
+        "key (-count, count) leaves ties in first-appearance order (a stable sort); the "
+        "message says so",
+    ),
     ("train_bpe", "number: line 15: 256 -> 257"): (
         "named",
         r"ids you merged with and the ids you recorded in the dict must be the same",
