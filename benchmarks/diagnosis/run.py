@@ -68,47 +68,47 @@ ASSERTS_CAUSE = re.compile(
 
 #: Mutants whose first message was read by hand, where the crude word rule above is wrong
 #: (it calls any message that asserts a cause without the operation's words "misnamed"):
-#: (exercise, mutation) -> (verdict, a pattern the message must still match, why). When
-#: the reference or the message changes, the pattern or the key no longer matches and the
-#: rule judges again.
+#: (exercise, mutation without its line number) -> (verdict, a pattern the message must
+#: still match, why). When the reference or the message changes, the pattern or the key
+#: no longer matches and the rule judges again.
 HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
-    ("build_vocab", "number: line 12: 0 -> 1"): (
+    ("build_vocab", "number: 0 -> 1"): (
         "named",
         r"yours keep the order of first appearance",
         "key (-count, count) leaves ties in first-appearance order (a stable sort); the "
         "message says so",
     ),
-    ("train_bpe", "number: line 15: 256 -> 257"): (
+    ("train_bpe", "number: 256 -> 257"): (
         "named",
         r"ids you merged with and the ids you recorded in the dict must be the same",
         "merges with id 257 + i but records 256 + i; the message says exactly that",
     ),
-    ("PositionalEncoding", "drop: line 22: a ± b -> a"): (
+    ("PositionalEncoding", "drop: a ± b -> a"): (
         "named",
         r"You returned x unchanged",
         "returns dropout(x), x unchanged in eval mode; the message says so",
     ),
-    ("split_heads", "number: line 10: 1 -> 2"): (
+    ("split_heads", "number: 1 -> 2"): (
         "named",
         r"left the heads axis after len\. Add `\.transpose\(1, 2\)`",
         "transpose(2, 2) transposes nothing; the message says the transpose is missing",
     ),
-    ("merge_heads", "number: line 9: 1 -> 2"): (
+    ("merge_heads", "number: 1 -> 2"): (
         "named",
         r"straight to \(batch, len, d_model\) without a transpose",
         "transpose(2, 2) transposes nothing; the message says the transpose is missing",
     ),
-    ("padding_mask", "compare: line 15: NotEq -> Eq"): (
+    ("padding_mask", "compare: NotEq -> Eq"): (
         "named",
         r"the polarity is inverted",
         "ids == pad_id marks the pads; the message says the polarity is inverted",
     ),
-    ("softmax", "drop: line 12: a ± b -> a"): (
+    ("softmax", "drop: a ± b -> a"): (
         "named",
         r"the maximum is not subtracted",
         "np.exp(x) instead of np.exp(x - peak); the message says the maximum is not subtracted",
     ),
-    ("MultiHeadAttention", "number: line 38: 0 -> 1"): (
+    ("MultiHeadAttention", "number: 0 -> 1"): (
         "named",
         r"dropout is not applied in training",
         "`self.dropout.p > 1` never applies dropout; the message says it is not applied",
@@ -282,7 +282,7 @@ def mutant_results(lessons: set[str] | None = None) -> list[dict]:
                 f"{mutation.kind}: {mutation.describe}",
                 "mechanical",
             )
-            hand = HAND_VERDICTS.get((exercise.name, result["cause"]))
+            hand = HAND_VERDICTS.get((exercise.name, re.sub(r"line \d+: ", "", result["cause"])))
             if hand and result["message"] and re.search(hand[1], result["message"]):
                 result["verdict"] = hand[0]
                 result["judged"] = f"by hand: {hand[2]}"
