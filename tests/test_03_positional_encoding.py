@@ -357,6 +357,23 @@ for _fn, _name in [
     _fn.__name__ = _name
 
 
+def shift_sine_written_to_the_diagonal(k, d_model):
+    """The +sin line writes to row 2i instead of 2i + 1 (over the cosine)."""
+    m = ref.relative_shift(k, d_model)
+    m[1::2, 0::2] = 0.0 * m[1::2, 0::2]
+    for i in range(0, d_model, 2):
+        m[i, i] = np.sin(k / 10000 ** (i / d_model))
+    return m
+
+
+def shift_angle_times_frequency(k, d_model):
+    m = np.zeros((d_model, d_model))
+    for i in range(0, d_model, 2):
+        theta = k * 10000 ** (i / d_model)
+        m[i : i + 2, i : i + 2] = [[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]]
+    return m
+
+
 def shift_sin_on_diagonal(k, d_model):
     m = ref.relative_shift(k, d_model)
     return m[:, [j ^ 1 for j in range(d_model)]]  # swaps the columns of each pair
@@ -640,9 +657,16 @@ MISTAKES = [
     Mistake(
         check_relative_shift,
         shift_sin_on_diagonal,
-        r"PE\[pos\] @ M should equal PE\[pos \+ -?\d+\]",
+        r"In every 2×2 block, M\[2i, 2i\] holds [+-]sin\(w_i·k\) where cos\(w_i·k\) belongs",
     ),
     Mistake(check_relative_shift, shift_dense, "block diagonal"),
+    Mistake(
+        check_relative_shift,
+        shift_sine_written_to_the_diagonal,
+        r"In every 2×2 block, M\[2i, 2i\] holds \+sin\(w_i·k\) where cos\(w_i·k\) belongs; "
+        r"M\[2i\+1, 2i\] holds 0",
+    ),
+    Mistake(check_relative_shift, shift_angle_times_frequency, r"k \*times\* 10000"),
     Mistake(check_relative_shift, shift_no_error_for_odd, "instead of raising ValueError"),
     Mistake(
         check_relative_shift,

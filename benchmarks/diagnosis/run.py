@@ -88,6 +88,12 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         r"You returned x unchanged",
         "returns dropout(x), x unchanged in eval mode; the message says so",
     ),
+    ("relative_shift", "drop: a ± b -> a"): (
+        "named",
+        r"In every 2×2 block, M\[2i, 2i\] holds [+-]sin\(w_i·k\) where cos\(w_i·k\) belongs",
+        "one line writes its sine to M[2i, 2i] (row or column 2i + 1 dropped to 2i); the "
+        "message names that place and what it holds",
+    ),
     ("split_heads", "number: 1 -> 2"): (
         "named",
         r"left the heads axis after len\. Add `\.transpose\(1, 2\)`",

@@ -282,7 +282,59 @@ def _shift_mistakes(k, d_model):
         "pair is the interleaved features (2i, 2i+1).": lambda: relative_shift_f(
             k, d_model, layout="concatenated"
         ),
+        "The angle is k *times* 10000^(2i/d_model); it is k *divided* by it, w_i·k with "
+        "w_i = 1 / 10000^(2i/d_model) (the frequencies of positional_encoding).": (
+            lambda: _shift_at_angles(k * np.power(10000.0, np.arange(0, d_model, 2) / d_model))
+        ),
     }
+
+
+def _shift_at_angles(theta: np.ndarray) -> np.ndarray:
+    """The block-diagonal rotation with pair i turned by theta[i]."""
+    two_i = 2 * np.arange(len(theta))
+    m = np.zeros((2 * len(theta), 2 * len(theta)))
+    m[two_i, two_i] = m[two_i + 1, two_i + 1] = np.cos(theta)
+    m[two_i + 1, two_i], m[two_i, two_i + 1] = np.sin(theta), -np.sin(theta)
+    return m
+
+
+def _block_entries(got: np.ndarray, k: int, d_model: int) -> str:
+    """Localise by the four places of the 2×2 blocks: which of them hold what (cos, ±sin
+    of the right angles, or 0) in every block; "" unless each wrong place holds one."""
+    if d_model < 2:
+        return ""
+    i = np.arange(0, d_model, 2)
+    theta = k / np.power(10000.0, i / d_model)
+    forms = {
+        "cos(w_i·k)": np.cos(theta),
+        "+sin(w_i·k)": np.sin(theta),
+        "-sin(w_i·k)": -np.sin(theta),
+        "-cos(w_i·k)": -np.cos(theta),
+        "0": np.zeros_like(theta),
+    }
+    places = {
+        "M[2i, 2i]": ((i, i), "cos(w_i·k)"),
+        "M[2i+1, 2i]": ((i + 1, i), "+sin(w_i·k)"),
+        "M[2i, 2i+1]": ((i, i + 1), "-sin(w_i·k)"),
+        "M[2i+1, 2i+1]": ((i + 1, i + 1), "cos(w_i·k)"),
+    }
+    wrong = []
+    for place, (index, right) in places.items():
+        values = got[index]
+        if np.allclose(values, forms[right], atol=1e-6):
+            continue
+        held = [name for name, form in forms.items() if np.allclose(values, form, atol=1e-6)]
+        if len(held) != 1:
+            return ""
+        wrong.append(f"{place} holds {held[0]} where {right} belongs")
+    if not wrong:
+        return ""
+    return (
+        "In every 2×2 block, " + "; ".join(wrong) + ". The block of pair i is "
+        "[[cos, -sin], [+sin, cos]] at the angle w_i·k: M[2i, 2i] = M[2i+1, 2i+1] = "
+        "cos(w_i·k), M[2i+1, 2i] = +sin(w_i·k), M[2i, 2i+1] = -sin(w_i·k) (did one line "
+        "write to the wrong row or column?)."
+    )
 
 
 def _shift_property_hint(got: np.ndarray, k: int, d_model: int) -> str:
@@ -336,7 +388,10 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
                 what,
                 **_tolerance(got.dtype),
                 hint=_shift_property_hint(got.astype(np.float64), k, d_model),
-                mistakes=_shift_mistakes(k, d_model),
+                mistakes=_shift_mistakes(k, d_model) if d_model % 2 == 0 else None,
+                explain=lambda got=got, k=k, d_model=d_model: _block_entries(
+                    np.asarray(got, dtype=np.float64), k, d_model
+                ),
             )
         for d_model in (7, 1) if hidden else (5,):
             what = f"relative_shift(k=2, d_model={d_model})"
