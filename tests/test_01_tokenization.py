@@ -281,6 +281,22 @@ def train_ids_from_255(text, num_merges):
     return {pair: new_id - 1 for pair, new_id in ref.train_bpe(text, num_merges).items()}
 
 
+def train_ids_from_257(text, num_merges):
+    return {pair: new_id + 1 for pair, new_id in ref.train_bpe(text, num_merges).items()}
+
+
+def train_same_id_for_every_merge(text, num_merges):
+    ids, merges = list(text.encode("utf-8")), {}
+    for _ in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            break
+        best = max(counts, key=counts.get)
+        ids = ref.merge_pair(ids, best, 256)
+        merges[best] = 256
+    return merges
+
+
 def train_counts_once(text, num_merges):
     ids = list(text.encode("utf-8"))
     counts = ref.get_pair_counts(ids)
@@ -503,6 +519,8 @@ MISTAKES = [
     Mistake(checks.check_merge_pair, merge_drops_last, "last id went missing"),
     Mistake(checks.check_train_bpe, train_ties_last, "tie was broken the wrong way"),
     Mistake(checks.check_train_bpe, train_ids_from_255, r"gets id 256 \+ i"),
+    Mistake(checks.check_train_bpe, train_ids_from_257, r"start at 257, one too high"),
+    Mistake(checks.check_train_bpe, train_same_id_for_every_merge, r"Every merge got the same id"),
     Mistake(checks.check_train_bpe, train_counts_once, "counted once, on the original bytes"),
     Mistake(checks.check_train_bpe, train_on_characters, "UTF-8 bytes of the text"),
     Mistake(checks.check_train_bpe, train_never_stops, r"empty sequence[\s\S]*stop early"),

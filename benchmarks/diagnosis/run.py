@@ -78,6 +78,11 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         "key (-count, count) leaves ties in first-appearance order (a stable sort); the "
         "message says so",
     ),
+    ("train_bpe", "drop: a ± b -> a"): (
+        "named",
+        r"Every merge got the same id, 256: the step is not added",
+        "records every merge as 256 (the + step dropped); the message says so",
+    ),
     ("train_bpe", "number: 256 -> 257"): (
         "named",
         r"ids you merged with and the ids you recorded in the dict must be the same",

@@ -824,6 +824,7 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
             count_hint = ""
             if len(got) < len(expected):
                 count_hint = _vocab_size_hint(train_bpe, len(got), num_merges, len(expected))
+            learned = len(expected)
             c.expect_equal(
                 sorted(got.values()),
                 list(expected.values()),
@@ -831,6 +832,16 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                 hint=count_hint.strip()
                 or "The i-th merge (counting from 0) gets id 256 + i; stop early when fewer "
                 "than two ids remain.",
+                mistakes={
+                    "Every merge got the same id, 256: the step is not added. The i-th merge "
+                    "(counting from 0) gets 256 + i, a new id each time.": (
+                        [256] * len(got) if len(got) > 1 and set(got.values()) == {256} else None
+                    ),
+                    "Your ids start at 257, one too high: the first merge (i = 0) gets 256 "
+                    "and the i-th 256 + i (did you count the steps from 1?).": [
+                        257 + i for i in range(learned)
+                    ],
+                },
             )
             by_id = dict(sorted(got.items(), key=lambda item: item[1]))
             c.expect_equal(
