@@ -999,6 +999,17 @@ ENCODER_MISTAKES = [
         ),
         r"layers\[1\] does not receive layers\[0\]'s output",
     ),
+    Mistake(
+        check_Encoder,
+        stack_class(
+            "EncoderNormEveryLayerAndEnd",
+            lambda self, x, mask=None: self.finish(
+                functools.reduce(lambda h, layer: self.finish(layer(h, mask)), self.layers, x)
+            ),
+        ),
+        r"(layers\[1\] receives the final norm of layers\[0\]'s output|final norm applied "
+        r"twice to layers\[0\]'s output): the final norm runs once",
+    ),
 ]
 
 

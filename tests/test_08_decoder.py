@@ -518,6 +518,17 @@ DECODER_MISTAKES = [
         ),
         r"layers\[1\] receives the stack's input x, not layers\[0\]'s output",
     ),
+    Mistake(
+        S,
+        stack_class(
+            "NormEveryLayerAndEnd",
+            lambda self, x, m, s=None, t=None: self.finish(
+                functools.reduce(lambda h, layer: self.finish(layer(h, m, s, t)), self.layers, x)
+            ),
+        ),
+        r"(layers\[1\] receives the final norm of layers\[0\]'s output|final norm applied "
+        r"twice to layers\[0\]'s output): the final norm runs once",
+    ),
     Mistake(S, DecoderSharedLayer, r"one layer object appended N times"),
     Mistake(S, DecoderPythonList, r"plain Python list does not register"),
     Mistake(S, DecoderIgnoresNormFirst, r"pass norm_first on"),

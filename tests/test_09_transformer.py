@@ -621,6 +621,28 @@ def _count_mistake(**knobs):
     return count
 
 
+def count_w1_bias_d_model(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """w_1's bias counted as d_model numbers instead of d_ff: in no table."""
+    counts = ref.count_parameters(
+        vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm
+    )
+    off = num_layers * (d_ff - d_model)
+    return {**counts, "encoder": counts["encoder"] - off, "decoder": counts["decoder"] - off}
+
+
+def count_no_attention_bias_when_one_layer(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """Wrong only for one layer, where it equals the attention-biases mistake: that cause
+    does not give these counts on the other configurations, so it must not be stated."""
+    args = (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm)
+    if num_layers == 1:
+        return count_parameters_f(*args, attention_biases=False)
+    return ref.count_parameters(*args)
+
+
 def count_total_only(*args, **kwargs):
     return sum(ref.count_parameters(*args, **kwargs).values())
 
@@ -829,6 +851,18 @@ MISTAKES = [
     Mistake(check_count_parameters, count_total_only, r"returned a int.*single number"),
     Mistake(check_count_parameters, count_with_total, r"expected exactly"),
     Mistake(check_count_parameters, count_per_head_width, r"multiplied the attention's matrices"),
+    Mistake(
+        check_count_parameters,
+        count_w1_bias_d_model,
+        r"Yours is [\d,]+ fewer than the reference(, [\d,]+ per layer over \d layers| in the "
+        r"layer); here one attention [\d,]+, the feed-forward",
+    ),
+    Mistake(
+        check_count_parameters,
+        count_no_attention_bias_when_one_layer,
+        r"\['encoder'\] returned [\d,]+, expected [\d,]+\. (?!.*You left out).*Yours is "
+        r"[\d,]+ fewer",
+    ),
     # greedy_decode
     *[
         Mistake(check_greedy_decode, _greedy_mistake(**knobs), re.escape(message[:60]))

@@ -435,6 +435,16 @@ class GptUnchained(ref.GPT):
         return self.norm(out) @ self.embedding.weight.T
 
 
+class GptNormEveryBlock(ref.GPT):
+    """The final norm applied after every block, inside the loop."""
+
+    def forward(self, ids):
+        x = self.embedding(ids)
+        for layer in self.layers:
+            x = self.norm(layer(x))
+        return x @ self.embedding.weight.T
+
+
 class _Block(ref.DecoderBlock):
     """The reference block with another attention class."""
 
@@ -737,6 +747,12 @@ MISTAKES = [
         check_GPT,
         GptUnchained,
         r"layers\[1\] receives the embeddings of the ids, not layers\[0\]'s output",
+    ),
+    Mistake(
+        check_GPT,
+        GptNormEveryBlock,
+        r"(layers\[1\] receives the final norm of layers\[0\]'s output|final norm applied "
+        r"twice to layers\[0\]'s output): the final norm runs once",
     ),
     Mistake(check_DecoderBlock, BlockNotCausal, r"not causal"),
     Mistake(check_DecoderBlock, BlockDefaultEps, r"norms ignore the eps it was given"),

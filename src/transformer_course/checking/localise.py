@@ -254,12 +254,14 @@ def localise_stack(
     container: str = "layers",
     unnormed: Callable[[torch.Tensor], torch.Tensor] | None = None,
     input_name: str = "the stack's input x",
+    norm: Callable[[torch.Tensor], torch.Tensor] | None = None,
 ) -> str:
     """Which step of a stack first departs: layers[0] fed the stack's input x, layers[i]
     fed layers[i - 1]'s output, each layer's output what the reference layer computes from
     that input (``layer_oracle(input, i)``), and the stack's output the last layer's output
     through ``final`` (the final norm, or None when there is none; ``unnormed``: what
-    the output would be without that norm, the identity by default)."""
+    the output would be without that norm, the identity by default; ``norm``: the final
+    norm alone, ``final`` by default, to recognise it applied between the layers)."""
     names = [f"{container}.{i}" for i in range(num_layers)]
     try:
         got, records = record_calls(module, names, call)
@@ -288,6 +290,14 @@ def localise_stack(
                     "output: the layers are not chained. Feed each layer the previous one's "
                     "result, x = layer(x, ...), reassigning x in the loop."
                 )
+            between = norm if norm is not None else final
+            if between is not None and _close(inp, between(previous)):
+                return (
+                    f"{container}[{i}] receives the final norm of {container}[{i - 1}]'s "
+                    "output: the final norm runs once, after the loop "
+                    "(for layer in self.layers: x = layer(x, ...); then x = self.norm(x)), "
+                    "not after every layer."
+                )
             return f"{container}[{i}] does not receive {container}[{i - 1}]'s output."
         if layer_oracle is not None and not _close(out, layer_oracle(inp, i)):
             return (
@@ -312,6 +322,12 @@ def localise_stack(
         return (
             "The stack returns the last layer's output without the final norm: in this "
             "configuration the stack ends with x = self.norm(x)."
+        )
+    between = norm if norm is not None else final
+    if _close(got, final(between(last))):
+        return (
+            f"The stack's output is the final norm applied twice to {container}"
+            f"[{num_layers - 1}]'s output: the final norm runs once, after the loop."
         )
     return (
         f"The stack's output is not the final norm of {container}[{num_layers - 1}]'s output: "

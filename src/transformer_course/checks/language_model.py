@@ -915,6 +915,7 @@ def _localise_gpt(module, ids: torch.Tensor, state, case: _ModelCase, pairing: s
         case.num_layers,
         final=lambda t: rms_norm_f(t, sub(p, "norm"), 1e-5) @ embedding.T,
         unnormed=lambda t: t @ embedding.T,
+        norm=lambda t: rms_norm_f(t, sub(p, "norm"), 1e-5),
         layer_oracle=block,
         input_name="the embeddings of the ids",
     )

@@ -871,6 +871,42 @@ COUNT_MISTAKES = [
         "the output layer).",
     ),
     (
+        {"attention_biases": False},
+        "You left out the attention's biases: w_q, w_k, w_v and w_o are each an nn.Linear "
+        "with a bias of d_model numbers, so one attention is 4 * (d_model * d_model + d_model).",
+    ),
+    (
+        {"ffn_biases": False},
+        "You left out the feed-forward network's biases: w_1 has a bias of d_ff numbers and "
+        "w_2 one of d_model, so the feed-forward is (d_model * d_ff + d_ff) + (d_ff * d_model "
+        "+ d_model).",
+    ),
+    (
+        {"attention_projections": 3},
+        "Each attention has FOUR projections, w_q, w_k, w_v and the output projection w_o "
+        "(lesson 05): 4 * (d_model * d_model + d_model); you counted three.",
+    ),
+    (
+        {"decoder_attentions": 1},
+        "A decoder layer has TWO attentions, the masked self-attention and the "
+        "cross-attention (each 4 * (d_model * d_model + d_model)); you counted one.",
+    ),
+    (
+        {"decoder_norms": 2},
+        "A decoder layer has THREE LayerNorms, one per sub-layer (self-attention, "
+        "cross-attention, feed-forward); you counted two.",
+    ),
+    (
+        {"final_in": ("encoder",)},
+        "With final_norm=True BOTH stacks end with a LayerNorm: the decoder's final norm "
+        "(2 * d_model) is missing; you counted only the encoder's.",
+    ),
+    (
+        {"final_in": ("decoder",)},
+        "With final_norm=True BOTH stacks end with a LayerNorm: the encoder's final norm "
+        "(2 * d_model) is missing; you counted only the decoder's.",
+    ),
+    (
         {"norms": 0},
         "The LayerNorms are missing: each has a gain and a bias of d_model numbers; an encoder "
         "layer has two, a decoder layer three.",
@@ -940,6 +976,7 @@ def check_count_parameters(count_parameters, *, hidden: bool = False) -> None:
     the parameters of real models in tests/test_09_transformer.py)."""
     with Checker("count_parameters", hidden=hidden) as c:
         c.require_callable(count_parameters)
+        results = []  # (args, call, counts, expected), every configuration
         for args in HIDDEN_COUNT if hidden else VISIBLE_COUNT:
             v, d, h, n, f, tie, final = args
             call = _count_call(args)
@@ -971,22 +1008,61 @@ def check_count_parameters(count_parameters, *, hidden: bool = False) -> None:
                 )
             c.ok()
             counts = {key: _as_count(c, got[key], f"{call}[{key!r}]") for key in _COUNT_KEYS}
-            expected = ref.count_parameters(v, d, h, n, f, tie, final)
-            if counts != expected:
-                wrong = [key for key in _COUNT_KEYS if counts[key] != expected[key]]
-                shown = ", ".join(
-                    f"{key!r}: {counts[key]:,} (expected {expected[key]:,})" for key in wrong
-                )
-                for knobs, message in COUNT_MISTAKES:
-                    if counts == count_parameters_f(*args, **knobs):
-                        c.fail(f"{call} gave {shown}. {message}")
-            for key in _COUNT_KEYS:
-                c.expect_equal(
-                    counts[key], expected[key], f"{call}[{key!r}]", hint=_count_hint(key)
-                )
+            results.append((args, call, counts, ref.count_parameters(v, d, h, n, f, tie, final)))
+        wrong_results = [r for r in results if r[2] != r[3]]
+        if not wrong_results:
+            return
+        args, call, counts, expected = wrong_results[0]
+        wrong = [key for key in _COUNT_KEYS if counts[key] != expected[key]]
+        shown = ", ".join(f"{key!r}: {counts[key]:,} (expected {expected[key]:,})" for key in wrong)
+        # a cause is stated only when it gives the learner's counts on every configuration
+        # the check ran; when several do, all are named
+        found = [
+            message
+            for knobs, message in COUNT_MISTAKES
+            if all(got == count_parameters_f(*a, **knobs) for a, _, got, _ in results)
+        ]
+        if len(found) == 1:
+            c.fail(f"{call} gave {shown}. {found[0]}")
+        if found:
+            listed = " ".join(f"({i}) {m}" for i, m in enumerate(found, 1))
+            c.fail(
+                f"{call} gave {shown}. On these configurations {len(found)} different mistakes "
+                f"give exactly your counts, so it is one of them: {listed}"
+            )
+        key = wrong[0]
+        c.expect_equal(
+            counts[key], expected[key], f"{call}[{key!r}]", hint=_count_hint(key, args, counts)
+        )
 
 
-def _count_hint(key: str) -> str:
+def _count_hint(key: str, args: tuple, counts: dict[str, int]) -> str:
+    """The rule for ``key``, and for a stack the learner's count taken apart against the
+    components of one layer (so that the part that is off can be found)."""
+    rule = _count_rule(key)
+    if key not in ("encoder", "decoder"):
+        return rule
+    _v, d, _h, n, f, _tie, final = args
+    attention, ffn, norm = 4 * (d * d + d), 2 * d * f + f + d, 2 * d
+    extra = norm if final else 0
+    parts = f"one attention {attention:,}, the feed-forward {ffn:,}, one LayerNorm {norm:,}" + (
+        f"; the final LayerNorm {norm:,}" if final else ""
+    )
+    layer = attention + ffn + 2 * norm if key == "encoder" else 2 * attention + ffn + 3 * norm
+    off = counts[key] - (n * layer + extra)
+    if off % n == 0:
+        where = f"Yours is {abs(off):,} {'more' if off > 0 else 'fewer'} than the reference" + (
+            f", {abs(off) // n:,} per layer over {n} layers" if n > 1 else " in the layer"
+        )
+    else:
+        where = (
+            f"Yours is {abs(off):,} {'more' if off > 0 else 'fewer'} than the reference, not "
+            f"a multiple of num_layers={n}: look at what is counted once per stack"
+        )
+    return f"{rule} {where}; here {parts}."
+
+
+def _count_rule(key: str) -> str:
     return {
         "embeddings": "One table of vocab_size x d_model per side, or one shared table when tied.",
         "encoder": "num_layers x (attention + feed-forward + 2 LayerNorms), plus a final "

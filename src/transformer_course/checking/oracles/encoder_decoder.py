@@ -440,6 +440,12 @@ def count_parameters_f(
     tied_output_bias: bool = True,
     untied_tables: int = 2,
     final: str = "given",  # "given", "never", "always"
+    attention_biases: bool | None = None,  # None: as ``biases``
+    ffn_biases: bool | None = None,  # None: as ``biases``
+    attention_projections: int = 4,
+    decoder_attentions: int = 2,
+    decoder_norms: int = 3,
+    final_in: tuple[str, ...] = ("encoder", "decoder"),
 ) -> dict[str, int]:
     """Lesson 09's count_parameters from the formulas: {"embeddings", "encoder", "decoder",
     "output": number of parameters}, with one knob per classic mistake: ``biases`` False
@@ -448,15 +454,26 @@ def count_parameters_f(
     cross-attention), ``d_ff_4`` (d_ff taken as 4 * d_model), ``one_layer``,
     ``tied_copies`` (how often a tied matrix is counted), ``tied_output_bias`` False,
     ``untied_tables`` (tables counted when untied), ``final`` ("given", "never",
-    "always": the final norms)."""
+    "always": the final norms). Finer knobs: ``attention_biases`` / ``ffn_biases`` False
+    (those biases alone left out), ``attention_projections`` (projections counted per
+    attention), ``decoder_attentions`` and ``decoder_norms`` (per decoder layer),
+    ``final_in`` (the stacks that get the final norm)."""
     d, f, layers = d_model, (4 * d_model if d_ff_4 else d_ff), (1 if one_layer else num_layers)
-    attention = 4 * (d * d * (num_heads if heads_multiply else 1) + (d if biases else 0))
-    ffn = 2 * d * f + ((f + d) if biases else 0)
+    attention_bias = biases if attention_biases is None else attention_biases
+    ffn_bias = biases if ffn_biases is None else ffn_biases
+    attention = attention_projections * (
+        d * d * (num_heads if heads_multiply else 1) + (d if attention_bias else 0)
+    )
+    ffn = 2 * d * f + ((f + d) if ffn_bias else 0)
     norm = norms * d
     enc_layer = attention + ffn + 2 * norm
-    dec_layer = enc_layer if decoder_like_encoder else 2 * attention + ffn + 3 * norm
+    dec_layer = (
+        enc_layer
+        if decoder_like_encoder
+        else decoder_attentions * attention + ffn + decoder_norms * norm
+    )
     has_final = {"given": final_norm, "never": False, "always": True}[final]
-    extra = norm if has_final else 0
+    extra = {key: norm if has_final and key in final_in else 0 for key in ("encoder", "decoder")}
     table = vocab_size * d
     out_bias = vocab_size if biases else 0
     if tie:
@@ -467,7 +484,7 @@ def count_parameters_f(
         output = table + out_bias
     return {
         "embeddings": embeddings,
-        "encoder": layers * enc_layer + extra,
-        "decoder": layers * dec_layer + extra,
+        "encoder": layers * enc_layer + extra["encoder"],
+        "decoder": layers * dec_layer + extra["decoder"],
         "output": output,
     }
