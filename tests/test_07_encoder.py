@@ -246,6 +246,15 @@ LN_MISTAKES = [
     Mistake(check_LayerNorm, ln_class("LNNoEps", _no_eps), r"with no eps"),
     Mistake(check_LayerNorm, ln_class("LNOverSequence", _over(-2)), r"positions of the sequence"),
     Mistake(check_LayerNorm, ln_class("LNOverBatch", _over((0, 1))), r"BatchNorm's statistics"),
+    Mistake(check_LayerNorm, ln_class("LNOverAxis0", _over(0)), r"over dim=0 of x's \d axes"),
+    Mistake(
+        check_LayerNorm,
+        ln_class(
+            "LNNoKeepdim",
+            lambda self, x: (x - x.mean(-1)) / torch.sqrt(x.var(-1, unbiased=False) + self.eps),
+        ),
+        r"most likely a mean or variance taken without keepdim=True",
+    ),
     Mistake(
         check_LayerNorm,
         ln_class("LNOverWholeSequence", _over((-2, -1))),
@@ -399,6 +408,16 @@ class FFNNotImplemented(nn.Module):
 
 
 FFN_MISTAKES = [
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNReluAfter", lambda self, x: torch.relu(self.w_2(self.dropout(self.w_1(x))))),
+        r"Your ReLU comes after w_2 instead of between w_1 and w_2",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNGeluAfter", lambda self, x: F.gelu(self.w_2(self.dropout(self.w_1(x))))),
+        r"Your activation \(GELU\) comes after w_2",
+    ),
     Mistake(
         check_PositionwiseFeedForward,
         ffn_class("FFNNoRelu", lambda self, x: self.w_2(self.dropout(self.w_1(x)))),

@@ -101,6 +101,26 @@ class NormSubtractsMean(_Norm):
     statistic = "variance"
 
 
+class NormCentredNumerator(ref.RMSNorm):
+    """The mean subtracted from x after the mean square was taken of x itself."""
+
+    def forward(self, x):
+        scale = torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
+        return (x - x.mean(-1, keepdim=True)) * scale * self.weight
+
+
+class NormDividesByRsqrt(ref.RMSNorm):
+    def forward(self, x):
+        return x / torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class NormSumAndEpsOutside(ref.RMSNorm):
+    """Two mistakes at once: the L2 norm (no mean), and eps outside the root."""
+
+    def forward(self, x):
+        return x / (x.norm(dim=-1, keepdim=True) + self.eps) * self.weight
+
+
 class NormNoGain(ref.RMSNorm):
     def forward(self, x):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
@@ -685,6 +705,18 @@ MISTAKES = [
     Mistake(check_RMSNorm, NormEpsOutside, r"eps outside the square root"),
     Mistake(check_RMSNorm, NormWrongAxis, r"wrong axis"),
     Mistake(check_RMSNorm, NormSubtractsMean, r"subtracted the mean"),
+    Mistake(
+        check_RMSNorm,
+        NormCentredNumerator,
+        r"subtracted the mean from x, although the root mean square is taken of x itself",
+    ),
+    Mistake(check_RMSNorm, NormDividesByRsqrt, r"multiplied by the root mean square instead"),
+    Mistake(
+        check_RMSNorm,
+        NormSumAndEpsOutside,
+        r"(?s)Two mistakes at once\. \(1\) You used the sum of the squares.*\(2\) You added "
+        r"eps outside",
+    ),
     Mistake(check_RMSNorm, NormNoGain, r"cut off from the module.s parameters"),
     Mistake(check_RMSNorm, NormDefaultEps, r"default eps is not 1e-5"),
     Mistake(check_RMSNorm, NormTorch, r"(?s)calls torch\.nn\.RMSNorm.*grader scores it 0"),

@@ -201,7 +201,18 @@ _SUBTRACT = (
     "You subtracted the mean first: that is LayerNorm (without its bias). RMSNorm does not "
     "re-centre: it divides x itself by sqrt(mean(x**2) + eps)."
 )
-_SUM = "You used the sum of the squares; RMSNorm takes their mean (divide by d_model)."
+_SUM = (
+    "You used the sum of the squares (x.norm(dim=-1) is its root, the L2 norm); RMSNorm takes "
+    "their mean (divide by d_model): the root mean square is x.norm(dim=-1) / sqrt(d_model)."
+)
+_CENTRED = (
+    "You subtracted the mean from x, although the root mean square is taken of x itself: "
+    "RMSNorm does not re-centre at all, x / sqrt(mean(x**2) + eps) * weight."
+)
+_INVERTED = (
+    "You multiplied by the root mean square instead of dividing by it (dividing by "
+    "torch.rsqrt(...), which is already 1 / sqrt): multiply by rsqrt, or divide by sqrt."
+)
 _EPS_OUT = (
     "You added eps outside the square root, x / (sqrt(mean(x**2)) + eps). nn.RMSNorm puts it "
     "inside: x / sqrt(mean(x**2) + eps); the two differ for a token with small values, as here."
@@ -230,6 +241,8 @@ def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
         _AXIS: {"over": "sequence"},
         _AXIS + " ": {"over": "everything"},
         _NO_GAIN: {"gain": False},
+        _CENTRED: {"centre": True},
+        _INVERTED: {"invert": True},
     }
     if case_eps is None:
         for wrong in (1e-6, 1e-8, torch.finfo(torch.float32).eps):
@@ -238,6 +251,16 @@ def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
         table[_EPS_IGNORED] = {"eps": 1e-5}
         table[_EPS_IGNORED + " "] = {"eps": 1e-6}
     return {message: {"eps": eps, **knobs} for message, knobs in table.items()}
+
+
+def _without_eps(table: dict[str, dict[str, Any]], eps: float) -> dict[str, dict[str, Any]]:
+    """The mistakes of ``table`` made with the right eps, without the eps knob (so that
+    any two can be combined)."""
+    return {
+        message: {k: v for k, v in knobs.items() if k != "eps"}
+        for message, knobs in table.items()
+        if knobs.get("eps") == eps
+    }
 
 
 def check_RMSNorm(cls, *, hidden: bool = False) -> None:
@@ -271,6 +294,9 @@ def check_RMSNorm(cls, *, hidden: bool = False) -> None:
                 what,
                 **tolerance(got.dtype),
                 mistakes=mistake_values(lambda **k: rms_norm_f(x, state, **k), table),
+                pairs=lambda table=table, x=x, state=state, eps=eps: mistake_pairs(
+                    lambda **k: rms_norm_f(x, state, eps, **k), _without_eps(table, eps)
+                ),
             )
 
 
