@@ -200,6 +200,23 @@ def _rotate(*, direction=1, mixed=False, not_rotated=False):
     return apply_rotary
 
 
+def _rotary_no_minus(x, cos, sin):
+    half = x.shape[-1] // 2
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat([a * cos + b * sin, a * sin + b * cos], -1)
+
+
+def _rotary_wrong_way_for_4d_only(x, cos, sin):
+    """Wrong only for 4-D inputs: no known mistake gives this on every input."""
+    return _rotate(direction=-1 if x.dim() == 4 else 1)(x, cos, sin)
+
+
+def _rope_one_indexed_when_long(length, d_head, base=10000.0):
+    """Positions from 1 only when length > 10: no known mistake gives this on every input."""
+    return _rope(first=1 if length > 10 else 0)(length, d_head, base)
+
+
 def _adjacent_written_as_halves(x, cos, sin):
     """Neighbouring pairs (2i, 2i + 1) rotated, the results written back as halves."""
     cos, sin = cos.to(x.dtype), sin.to(x.dtype)
@@ -342,6 +359,37 @@ class AttentionOneIndexed(_Attention):
 
 class AttentionNotCausal(_Attention):
     causal = False
+
+
+class AttentionKeysNotRotated(_Attention):
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        heads, _ = scaled_dot_product_attention(
+            ref.apply_rotary(q, cos, sin), k, v, look_ahead_mask(length)
+        )
+        return self.w_o(merge_heads(heads))
+
+
+class AttentionNoOutputProjection(_Attention):
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return merge_heads(heads)
+
+
+class AttentionUnscaled(_Attention):
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        scores = (q @ k.transpose(-2, -1)).masked_fill(~look_ahead_mask(length), float("-inf"))
+        return self.w_o(merge_heads(torch.softmax(scores, dim=-1) @ v))
 
 
 class AttentionAdjacent(_Attention):
@@ -756,6 +804,24 @@ MISTAKES = [
     Mistake(check_CausalSelfAttention, AttentionRotatesValues, r"rotated the values too"),
     Mistake(check_CausalSelfAttention, AttentionRotatesBeforeSplit, r"before splitting"),
     Mistake(check_CausalSelfAttention, AttentionNotCausal, r"not causal"),
+    Mistake(
+        check_CausalSelfAttention, AttentionKeysNotRotated, r"rotated the queries but not the keys"
+    ),
+    Mistake(
+        check_CausalSelfAttention, AttentionNoOutputProjection, r"without the output projection"
+    ),
+    Mistake(check_CausalSelfAttention, AttentionUnscaled, r"not divided by sqrt\(d_head\)"),
+    Mistake(check_apply_rotary, _rotary_no_minus, r"no minus sign"),
+    Mistake(
+        check_apply_rotary,
+        _rotary_wrong_way_for_4d_only,
+        r"(?s)^(?!.*wrong way).*apply_rotary\(x \(\d, \d, \d, \d+\).*differs from the reference",
+    ),
+    Mistake(
+        check_rotary_embedding,
+        _rope_one_indexed_when_long,
+        r"(?s)^(?!.*Your positions start at 1).*(differs from the reference|shifted by one)",
+    ),
     Mistake(check_CausalSelfAttention, AttentionSdpa, r"calls .*scaled_dot_product_attention"),
     Mistake(check_DecoderBlock, BlockSdpa, r"calls .*scaled_dot_product_attention"),
     Mistake(check_GPT, GptSdpa, r"calls .*scaled_dot_product_attention"),

@@ -24,7 +24,15 @@ import numpy as np
 import torch
 from torch import nn
 
-__all__ = ["diagnose", "localise_layer", "localise_stack", "matching_mistakes", "record_calls"]
+__all__ = [
+    "agreeing_mistakes",
+    "candidates_message",
+    "diagnose",
+    "localise_layer",
+    "localise_stack",
+    "matching_mistakes",
+    "record_calls",
+]
 
 
 def _close(a: Any, b: Any, rtol: float = 1e-4, atol: float = 1e-5) -> bool:
@@ -69,6 +77,43 @@ def diagnose(
             f"so it is one of them: {listed}"
         )
     return localise() if localise is not None else ""
+
+
+def agreeing_mistakes(
+    records: Sequence[tuple[Any, Mapping[str, Any], float, float]],
+) -> list[str]:
+    """The mistakes that agree with the learner on EVERY input a check ran: ``records``
+    holds, per input, (the learner's value, {message: what that mistake gives there, or a
+    zero-argument callable, or None when it cannot happen}, rtol, atol). A message counts
+    only when each input's value matches (where the learner is right, the mistake must
+    give the right value too); those are the causes a check may state (one), or name as
+    candidates (several)."""
+    if not records:
+        return []
+    messages = list(dict.fromkeys(m for _, mistakes, _, _ in records for m in mistakes))
+    found = []
+    for message in messages:
+        agrees = True
+        for got, mistakes, rtol, atol in records:
+            wrong = mistakes.get(message)
+            value = wrong() if callable(wrong) else wrong
+            if value is None or not _close(got, value, max(rtol, 1e-4), max(atol, 1e-5)):
+                agrees = False
+                break
+        if agrees:
+            found.append(message)
+    return found
+
+
+def candidates_message(found: Sequence[str]) -> str:
+    """One cause, or several named as candidates."""
+    if len(found) == 1:
+        return found[0]
+    listed = " ".join(f"({i}) {m}" for i, m in enumerate(found, 1))
+    return (
+        f"On these inputs {len(found)} different mistakes give exactly what yours gives, so it "
+        f"is one of them: {listed}"
+    )
 
 
 # ------------------------------------------------------------------------ recording calls

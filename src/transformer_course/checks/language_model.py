@@ -49,7 +49,12 @@ from transformer_course.checking.layers import (
     mistake_values,
 )
 from transformer_course.checking.layouts import match_layout
-from transformer_course.checking.localise import localise_layer, localise_stack
+from transformer_course.checking.localise import (
+    agreeing_mistakes,
+    candidates_message,
+    localise_layer,
+    localise_stack,
+)
 from transformer_course.checking.modules import build_module, random_state, state_shapes
 from transformer_course.checking.oracles import (
     as_float64,
@@ -339,6 +344,7 @@ _ROPE_SHAPE = (
 def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
     with Checker("rotary_embedding", hidden=hidden) as c:
         c.require_callable(rotary_embedding)
+        runs = []
         for case in _HIDDEN_ROPE if hidden else _VISIBLE_ROPE:
             args = (case.length, case.d_head) + (() if case.base is None else (case.base,))
             base = 10000.0 if case.base is None else case.base
@@ -359,7 +365,7 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
                 _LINSPACE: {"exponent": "2i/(d-2)"},
             }
 
-            def pair(which, **knobs):
+            def pair(which, case=case, base=base, **knobs):
                 a = rope_angles_f(case.length, case.d_head, base, **knobs)
                 return (
                     torch.stack([a.cos(), a.sin()])
@@ -367,25 +373,29 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
                     else torch.stack([a.sin(), a.cos()])
                 )
 
-            mistakes = mistake_values(lambda **k: pair("cs", **k), table)
-            mistakes[_SWAPPED_COS_SIN] = lambda: pair("sc")
-            if case.base is not None:
-                mistakes[_IGNORED_BASE] = lambda: torch.stack(
-                    [
-                        rope_angles_f(case.length, case.d_head).cos(),
-                        rope_angles_f(case.length, case.d_head).sin(),
-                    ]
-                )
-            c.expect_close(
-                torch.stack([got[0].double(), got[1].double()]),
-                torch.stack([angles.cos(), angles.sin()]),
-                f"{call}, (cos, sin) stacked",
-                rtol=1e-4,
-                atol=1e-4,
-                mistakes=mistakes,
-                pairs=mistake_pairs(lambda **k: pair("cs", **k), table),
-                axes=("cos/sin", "len", "pair"),
+            mistakes = {message: pair("cs", **knobs) for message, knobs in table.items()}
+            mistakes[_SWAPPED_COS_SIN] = pair("sc")
+            # with the default base, ignoring it changes nothing: the learner's value
+            mistakes[_IGNORED_BASE] = torch.stack(
+                [
+                    rope_angles_f(case.length, case.d_head).cos(),
+                    rope_angles_f(case.length, case.d_head).sin(),
+                ]
             )
+            runs.append(
+                (
+                    torch.stack([got[0].double(), got[1].double()]),
+                    torch.stack([angles.cos(), angles.sin()]),
+                    f"{call}, (cos, sin) stacked",
+                    {"rtol": 1e-4, "atol": 1e-4},
+                    mistakes,
+                    {
+                        "pairs": mistake_pairs(lambda pair=pair, **k: pair("cs", **k), table),
+                        "axes": ("cos/sin", "len", "pair"),
+                    },
+                )
+            )
+        _judge_runs(c, runs)
 
 
 @dataclass(frozen=True)
@@ -412,6 +422,14 @@ _ADJACENT_NOTE = (
 _DIRECTION = (
     "You rotate the wrong way (by -angle): pair (a, b) becomes (a cos - b sin, a sin + b cos). "
     "Check the signs of the sin terms."
+)
+_NO_MINUS = (
+    "Your rotation has no minus sign: (a cos + b sin, a sin + b cos) is not a rotation. Pair "
+    "(a, b) becomes (a cos - b sin, a sin + b cos)."
+)
+_TWO_MINUS = (
+    "Both sin terms carry a minus sign: (a cos - b sin, -a sin + b cos) is not a rotation. "
+    "Pair (a, b) becomes (a cos - b sin, a sin + b cos)."
 )
 _MIXED = (
     "Your pairing is mixed: you take the pairs one way (halves or neighbours) and put the "
@@ -505,9 +523,33 @@ def _relative_property(c: Checker, apply_rotary, d_head: int, seed: int) -> None
     c.expect_true(spread < 1e-3 * max(1.0, float(scores.abs().max())), f"{call}: {_RELATIVE}")
 
 
+def _judge_runs(c: Checker, runs: list[tuple]) -> None:
+    """Every input's (got, expected, call, tolerance, mistakes, expect_close options): when
+    one is wrong, the known mistakes that agree with the learner on EVERY input are
+    stated (one) or named as candidates (several); when none agrees, each input is
+    compared in turn without them (its layout, replay and fixed hint)."""
+    wrong = [
+        run
+        for run in runs
+        if not torch.allclose(
+            torch.as_tensor(run[0]).double(), torch.as_tensor(run[1]).double(), **run[3]
+        )
+    ]
+    if wrong:
+        records = [
+            (got, mistakes, tol["rtol"], tol["atol"]) for got, _, _, tol, mistakes, _ in runs
+        ]
+        found = agreeing_mistakes(records)
+        if found:
+            c.fail(f"{wrong[0][2]} is not what the reference gives. {candidates_message(found)}")
+    for got, expected, call, tol, _, options in runs:
+        c.expect_close(got, expected, call, **tol, **options)
+
+
 def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
     with Checker("apply_rotary", hidden=hidden) as c:
         c.require_callable(apply_rotary)
+        runs = []
         for case in _HIDDEN_ROTARY if hidden else _VISIBLE_ROTARY:
             length, d_head = case.shape[-2:]
             x = randn(case.shape, case.seed, dtype=case.dtype)
@@ -528,6 +570,8 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
                 c.note(_ADJACENT_NOTE)
             mistakes = {
                 _DIRECTION: rotate_f(x, angles, pairing, direction=-1),
+                _NO_MINUS: rotate_f(x, angles, pairing, signs=(1, 1)),
+                _TWO_MINUS: rotate_f(x, angles, pairing, signs=(-1, -1)),
                 _MIXED: _mixed(x, angles),
                 _NOT_ROTATED: x.double() * torch.cat([angles.cos(), angles.cos()], -1)
                 + x.double() * torch.cat([angles.sin(), angles.sin()], -1),
@@ -537,7 +581,9 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
             expected = rotate_f(x, angles, pairing)
             axes = (*(f"axis {i}" for i in range(x.dim() - 2)), "len", "d_head")
 
-            def explain(got=got, expected=expected, x=x, angles=angles, pairing=pairing) -> str:
+            def explain(
+                got=got, expected=expected, x=x, angles=angles, pairing=pairing, axes=axes, tol=tol
+            ) -> str:
                 return _rotary_layout(
                     match_layout(
                         got,
@@ -550,9 +596,12 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
                     )
                 )
 
-            c.expect_close(
-                got, expected, call, **tol, mistakes=mistakes, explain=explain, axes=axes
-            )
+            runs.append((got, expected, call, tol, mistakes, explain, axes))
+        # a cause is stated only when it gives the learner's values on every input
+        _judge_runs(
+            c,
+            [(g, e, call, tol, m, {"explain": x, "axes": a}) for g, e, call, tol, m, x, a in runs],
+        )
         _relative_property(c, apply_rotary, 16 if hidden else 8, 55 if hidden else 5)
 
 
@@ -697,12 +746,40 @@ _ATTENTION_HINTS = {
 }
 
 
-_ATTENTION_MISTAKES = {  # {message: causal_self_attention_f's knobs for that mistake}
+_KEYS_NOT_ROTATED = (
+    "You rotated the queries but not the keys. RoPE rotates both, with the same angles: "
+    "only then does the score q_i . k_j depend on the offset i - j alone."
+)
+_QUERIES_NOT_ROTATED = (
+    "You rotated the keys but not the queries. RoPE rotates both, with the same angles: "
+    "only then does the score q_i . k_j depend on the offset i - j alone."
+)
+_NO_W_O = (
+    "You return the merged heads without the output projection: finish with "
+    "self.w_o(merge_heads(heads))."
+)
+_NO_SCALE = (
+    "Your scores are not divided by sqrt(d_head): softmax(q kᵀ / sqrt(d_head)), as lesson "
+    "04's scaled_dot_product_attention does."
+)
+_SCALE_D_MODEL = (
+    "You divided the scores by sqrt(d_model); each head's scores are divided by "
+    "sqrt(d_head), d_head = d_model // num_heads."
+)
+
+#: {message: causal_self_attention_f's knobs for that mistake}. A one-indexed position is
+#: not among them: RoPE's scores depend only on offsets, so the attention cannot show it
+#: (rotary_embedding's own check does).
+_ATTENTION_MISTAKES = {
     _NO_ROPE: {"rope": False},
     _ROTATE_VALUES: {"rotate_values": True},
     _BEFORE_SPLIT: {"split": "before"},
-    _ONE_INDEXED: {"first": 1},
     _NOT_CAUSAL: {"causal": False},
+    _KEYS_NOT_ROTATED: {"rotated": "q"},
+    _QUERIES_NOT_ROTATED: {"rotated": "k"},
+    _NO_W_O: {"use_w_o": False},
+    _NO_SCALE: {"scale": "none"},
+    _SCALE_D_MODEL: {"scale": "sqrt_d_model"},
 }
 
 
