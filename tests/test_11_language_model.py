@@ -713,6 +713,32 @@ def _sampler(
     return sample
 
 
+def _sample_edited(*, top_k_extra=0, strict=False, unsorted=False, always_argmax=False):
+    """The reference sample with one of the mistakes it is built to show."""
+
+    def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+        if temperature == 0 or always_argmax:
+            return logits.argmax(dim=-1)
+        logits = logits / temperature
+        if top_k is not None:
+            kth = torch.topk(logits, min(top_k + top_k_extra, logits.shape[-1])).values[..., -1:]
+            logits = logits.masked_fill(logits <= kth if strict else logits < kth, -torch.inf)
+        if top_p is not None and unsorted:
+            probs = torch.softmax(logits, dim=-1)
+            remove = probs.cumsum(dim=-1) - probs >= top_p
+            remove[..., 0] = False
+            logits = logits.masked_fill(remove, -torch.inf)
+        elif top_p is not None:
+            probs, order = torch.softmax(logits, dim=-1).sort(dim=-1, descending=True)
+            remove = probs.cumsum(dim=-1) - probs >= top_p
+            remove[..., 0] = False
+            logits = logits.masked_fill(remove.scatter(-1, order, remove), -torch.inf)
+        probs = torch.softmax(logits, dim=-1)
+        return torch.multinomial(probs, 1, generator=generator)[:, 0]
+
+    return sample
+
+
 def _sample_nanogpt_hf(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """nanoGPT's top-k (in place on a copy) and Hugging Face's top-p (shift right)."""
     if temperature == 0:
@@ -869,6 +895,10 @@ MISTAKES = [
         check_sample, _sampler(temperature_at="after_top_p"), r"probabilities at temperature 1"
     ),
     Mistake(check_sample, _sampler(top_p_first=True), r"top-p before top-k"),
+    Mistake(check_sample, _sample_edited(top_k_extra=1), r"top-k keeps k \+ 1 tokens"),
+    Mistake(check_sample, _sample_edited(strict=True), r"top-k keeps k - 1 tokens"),
+    Mistake(check_sample, _sample_edited(unsorted=True), r"in vocabulary order: sort"),
+    Mistake(check_sample, _sample_edited(always_argmax=True), r"always the most probable token"),
     Mistake(check_sample, _sampler(map_back="gather"), r"mapped back.*with gather"),
     Mistake(check_sample, _sampler(first_row=True), r"drop\[0\] = False"),
     Mistake(check_sample, _sampler(greedy=False), r"(?s)temperature=0\.0.*argmax of each row"),

@@ -1132,8 +1132,27 @@ _TOP_P_GATHER = (
     "the token at sorted position i, order[i], gets decision i."
 )
 _TOP_P_FEW = (
-    "Your top-p keeps one token too few: the token whose probability makes the running total "
-    "reach top_p must be kept (remove a token when the total *before* it already reaches top_p)."
+    "Your top-p keeps one token too few: the token that makes the running total reach "
+    "top_p (the one that crosses it) must be kept (remove a token when the total *before* "
+    "it already reaches top_p)."
+)
+_TOP_K_FEWER = (
+    "Your top-k keeps k - 1 tokens, one too few: it removes the k-th largest logit itself "
+    "(logits <= kth). Remove only the logits below the k-th largest (logits < kth)."
+)
+_TOP_K_MORE = (
+    "Your top-k keeps k + 1 tokens, one too many: the threshold is the k-th largest logit, "
+    "torch.topk(logits, top_k).values[..., -1:]; keep the logits >= it."
+)
+_TOP_P_UNSORTED = (
+    "Your top-p runs its total over the tokens in vocabulary order: sort the probabilities "
+    "first (most probable first), accumulate in that order, then map the decisions back to "
+    "the vocabulary with scatter."
+)
+_ALWAYS_ARGMAX = (
+    "Your samples are always the most probable token (the argmax), whatever the "
+    "temperature: with temperature > 0, draw at random from the probabilities, "
+    "torch.multinomial(probs, 1, generator=generator); only temperature == 0 is greedy."
 )
 _TOP_P_MANY = (
     "Your top-p keeps one token too many: keep the smallest set of the most probable tokens "
@@ -1177,6 +1196,9 @@ _SAMPLE_MISTAKES = {  # {message: sample_probabilities_f's knobs for that mistak
     _TOP_P_FEW: {"top_p_rule": "one_too_few"},
     _TOP_P_MANY: {"top_p_rule": "one_too_many"},
     _TIES: {"ties": "strict"},
+    _TOP_K_MORE: {"top_k_extra": 1},
+    _TOP_P_UNSORTED: {"top_p_sorted": False},
+    _ALWAYS_ARGMAX: {"greedy": True},
 }
 
 
@@ -1207,6 +1229,10 @@ def _applies(knobs: Mapping[str, Any], case: _SampleCase) -> bool:
         return case.temperature != 1.0 and case.top_p is not None
     if "order" in knobs:
         return case.top_k is not None and case.top_p is not None
+    if "top_k_extra" in knobs or "ties" in knobs:
+        return case.top_k is not None
+    if "top_p_sorted" in knobs or "top_p_rule" in knobs or "top_p_map" in knobs:
+        return case.top_p is not None
     return True
 
 
@@ -1241,8 +1267,11 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
     if matches(expected):
         c.ok()
         return
+    tie = case.top_k is not None and bool(
+        (row == torch.topk(row, min(case.top_k, len(row))).values[-1]).sum() > 1
+    )
     fitting = [
-        message
+        _TOP_K_FEWER if message == _TIES and not tie else message
         for message, knobs in _SAMPLE_MISTAKES.items()
         if _applies(knobs, case) and matches(sample_probabilities_f(row, **options, **knobs))
     ]
