@@ -180,6 +180,35 @@ def _gqa_unscaled(q, k, v, mask=None):
     return checks.gqa_expected(q, k, v, mask, scale=1)
 
 
+def _gqa_mask_filled_zero(q, k, v, mask=None):
+    """The blocked scores set to 0, not -inf."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, 0.0)
+    return torch.softmax(scores, dim=-1) @ v
+
+
+def _tiled_mask_filled_zero(q, k, v, block_size, causal=False):
+    """Tiled, right but for the causal mask's fill: 0 instead of -inf."""
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    m = torch.full(q.shape[:-1], float("-inf"))
+    total = torch.zeros(q.shape[:-1])
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]))
+    for start in range(0, len_k, block_size):
+        stop = min(start + block_size, len_k)
+        s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            s = s.masked_fill(torch.arange(start, stop)[None] > torch.arange(len_q)[:, None], 0.0)
+        new = torch.maximum(m, s.amax(-1))
+        p = torch.exp(s - new[..., None])
+        total = total * torch.exp(m - new) + p.sum(-1)
+        acc = acc * torch.exp(m - new)[..., None] + p @ v[..., start:stop, :]
+        m = new
+    return acc / total[..., None]
+
+
 def _gqa_no_mask(q, k, v, mask=None):
     return ref.grouped_query_attention(q, k, v)
 
@@ -346,6 +375,16 @@ MISTAKES = [
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_tiled), r"paired wrongly"),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_unscaled), r"sqrt\(d_head\)"),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_no_mask), r"mask was ignored"),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_mask_filled_zero),
+        r"blocked scores are set to 0 instead of -inf",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_mask_filled_zero),
+        r"blocked scores are set to 0 instead of -inf",
+    ),
     Mistake(
         check_grouped_query_attention,
         _named(

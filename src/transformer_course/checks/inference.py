@@ -28,7 +28,11 @@ from transformer_course.checking import Checker, short, tolerance, torch_generat
 from transformer_course.checking.hints import shape_mismatch_hint
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.objects import course_object
-from transformer_course.checking.oracles import online_softmax_f, tiled_attention_f
+from transformer_course.checking.oracles import (
+    online_softmax_f,
+    scaled_dot_product_attention_f,
+    tiled_attention_f,
+)
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.exercise import Exercise
 from transformer_course.reference import inference as ref
@@ -673,6 +677,11 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 "keys must sum to 1, so take the softmax over the last axis (dim=-1).": (
                     _gqa_query_softmax(q, k, v, mask)
                 ),
+                _MASK_FILLED_ZERO: (
+                    None
+                    if mask is None
+                    else scaled_dot_product_attention_f(q, k, v, mask, fill=0.0, enable_gqa=True)[0]
+                ),
             }
             c.expect_close(
                 got,
@@ -891,6 +900,11 @@ def causal_lower_right(len_q: int, len_k: int) -> torch.Tensor:
     return torch.ones(len_q, len_k, dtype=torch.bool).tril(len_k - len_q)
 
 
+_MASK_FILLED_ZERO = (
+    "Your blocked scores are set to 0 instead of -inf: a score of 0 still gets weight "
+    "exp(0) / sum after the softmax, so masked keys are attended to. Fill them with "
+    "float('-inf') (scores.masked_fill(blocked, float('-inf')))."
+)
 _BOTTOM_RIGHT = (
     "Your causal mask is aligned to the bottom right: query i sees keys j <= len_k - len_q "
     "+ i, as if the queries were the last len_q positions (section 2's cache mask, "
@@ -976,6 +990,17 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     ),
                     "With causal=False nothing may be masked, but yours masks the future.": (
                         None if causal else _tiled_expected(q, k, v, True)
+                    ),
+                    _MASK_FILLED_ZERO: (
+                        scaled_dot_product_attention_f(
+                            q,
+                            k,
+                            v,
+                            torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool).tril(),
+                            fill=0.0,
+                        )[0]
+                        if causal
+                        else None
                     ),
                     _BOTTOM_RIGHT: (
                         scaled_dot_product_attention(
