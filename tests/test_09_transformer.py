@@ -755,6 +755,30 @@ def greedy_one_step_less(model, src_ids, max_len, bos_id, eos_id):
     return greedy_decode_f(model, src_ids, max_len, bos_id, eos_id, steps=max_len - 1)
 
 
+def _greedy_variant(*, start=None, softmax_positions=False, stop_on_any=False):
+    """The reference loop with one decision changed (no knob of greedy_decode_f)."""
+
+    def greedy(model, src_ids, max_len, bos_id, eos_id):
+        with torch.no_grad():
+            memory = model.encode(src_ids)
+            batch = src_ids.shape[0]
+            first = model.pad_id if start == "pad" else bos_id
+            tokens = torch.full((batch, 1), first, dtype=torch.long)
+            finished = torch.zeros(batch, dtype=torch.bool)
+            for _ in range(max_len):
+                logits = model.decode(tokens, memory, src_ids)
+                if softmax_positions:
+                    logits = torch.softmax(logits, dim=1)
+                token = logits[:, -1].argmax(-1).masked_fill(finished, model.pad_id)
+                tokens = torch.cat([tokens, token[:, None]], dim=1)
+                finished = finished | (token == eos_id)
+                if finished.any() if stop_on_any else finished.all():
+                    break
+        return tokens[:, 1:]
+
+    return greedy
+
+
 def greedy_returns_list(model, src_ids, max_len, bos_id, eos_id):
     return ref.greedy_decode(model, src_ids, max_len, bos_id, eos_id).tolist()
 
@@ -873,6 +897,21 @@ MISTAKES = [
     ),
     Mistake(check_greedy_decode, greedy_one_step_less, r"Your rows stop at \d+ tokens"),
     Mistake(check_greedy_decode, greedy_returns_list, r"returned a list"),
+    Mistake(
+        check_greedy_decode,
+        _greedy_variant(start="pad"),
+        r"decoder input starts with model\.pad_id, not <bos>",
+    ),
+    Mistake(
+        check_greedy_decode,
+        _greedy_variant(softmax_positions=True),
+        r"softmax runs over the positions \(dim=1\) before the argmax",
+    ),
+    Mistake(
+        check_greedy_decode,
+        _greedy_variant(stop_on_any=True),
+        r"stops after \d steps, when some rows had produced <eos>, although row \d had not",
+    ),
     Mistake(check_greedy_decode, greedy_int32, r"torch\.int32.*int64"),
     Mistake(check_greedy_decode, greedy_float, r"torch\.float32 values: token ids are integers"),
     Mistake(check_greedy_decode, greedy_switches_to_train, r"left the model in training mode"),

@@ -1299,16 +1299,115 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
         expected,
         call,
         mistakes=mistakes,
-        hint=lambda: _greedy_hint(got, expected, case),
+        hint=lambda: _greedy_hint(got, expected, case, model, src),
     )
 
 
-def _greedy_hint(got: torch.Tensor, expected: torch.Tensor, case: _GreedyCase) -> str:
+_REPLAY_RULES = {
+    "start": (
+        "Your decoder input starts with model.pad_id, not <bos>: every target starts with "
+        "bos_id (torch.full((batch, 1), bos_id)); a <pad> first token is masked out as "
+        "padding."
+    ),
+    "softmax_positions": (
+        "Your softmax runs over the positions (dim=1) before the argmax: the probabilities of "
+        "the next token are a softmax over the vocabulary (dim=-1) of the last position's "
+        "logits, logits[:, -1] (and the argmax of the logits alone gives the same token)."
+    ),
+    "positions": (
+        "Your argmax ran over the positions (dim=1) instead of the vocabulary: the next token "
+        "is logits[:, -1].argmax(dim=-1)."
+    ),
+    "first": (
+        "You took the FIRST position's logits at every step: the next token is predicted by "
+        "the LAST position of the prefix, logits[:, -1]."
+    ),
+}
+
+
+def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCase) -> str:
+    """Replay the learner's decisions: at each step, the prefix the learner's function had
+    built (<bos> + its own tokens so far) through the reference's rule. A known wrong rule
+    is named when it reproduces EVERY decision of every row; otherwise the first decision
+    that departs, and what the reference decides from the same prefix."""
+    pad, bos, eos = case.pad_id, case.bos_id, case.eos_id
+    batch, steps = got.shape
+    with torch.no_grad():
+        memory = model.encode(src)
+        prefix = torch.full((batch, 1), bos, dtype=torch.long)
+        finished = torch.zeros(batch, dtype=torch.bool)
+        agrees = dict.fromkeys(_REPLAY_RULES, True)
+        first = None  # (step, row, yours, reference's)
+        for step in range(steps):
+            logits = model.decode(prefix, memory, src)  # (batch, len, vocab)
+            padded = torch.cat([torch.full((batch, 1), pad, dtype=torch.long), prefix[:, 1:]], 1)
+            rules = {
+                "right": logits[:, -1].argmax(-1),
+                "start": model.decode(padded, memory, src)[:, -1].argmax(-1),
+                "softmax_positions": torch.softmax(logits, dim=1)[:, -1].argmax(-1),
+                "positions": logits.argmax(dim=1)[:, -1],
+                "first": logits[:, 0].argmax(-1),
+            }
+            mine = got[:, step]
+            for name in _REPLAY_RULES:
+                if not torch.equal(rules[name].masked_fill(finished, pad), mine):
+                    agrees[name] = False
+            right = rules["right"].masked_fill(finished, pad)
+            if first is None and not torch.equal(right, mine):
+                row = int((right != mine).nonzero()[0])
+                first = (step, row, int(mine[row]), int(right[row]), bool(finished[row]))
+            prefix = torch.cat([prefix, mine[:, None]], dim=1)
+            finished = finished | (mine == eos)
+    found = [_REPLAY_RULES[name] for name, ok in agrees.items() if ok]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        return "Replaying your steps, each of these gives every one of your tokens: " + " ".join(
+            f"({i}) {m}" for i, m in enumerate(found, 1)
+        )
+    if first is not None:
+        step, row, mine_, right_, done = first
+        if done:
+            return (
+                f"Row {row} had produced <eos> before step {step + 1}, but yours then gives "
+                f"{mine_}: a finished row gets model.pad_id ({pad}) from then on."
+            )
+        if mine_ == pad:
+            return (
+                f"Row {row} has not produced <eos>, but at step {step + 1} yours gives it "
+                f"pad_id ({pad}); from the same prefix the reference decides {right_}. Only a "
+                "row that has produced <eos> is padded."
+            )
+        return (
+            f"Replaying your steps: row {row}'s decision at step {step + 1} is the first that "
+            f"departs: from the tokens your function had produced so far (<bos> first), the "
+            f"argmax of logits[:, -1] is {right_}, yours is {mine_}."
+        )
+    open_rows = [r for r in range(batch) if not bool(finished[r])]
+    if steps < case.max_len and open_rows and bool(finished.any()):
+        return (
+            f"Your result stops after {steps} steps, when some rows had produced <eos>, "
+            f"although row {open_rows[0]} had not: stop only when every row has finished "
+            "(if finished.all(): break), or after max_len steps."
+        )
+    return ""
+
+
+def _greedy_hint(
+    got: torch.Tensor, expected: torch.Tensor, case: _GreedyCase, model=None, src=None
+) -> str:
     """Explain a wrong result that no known mistake gives."""
     if got.shape[1] > case.max_len:
         return f"The result has {got.shape[1]} columns: at most max_len = {case.max_len}."
     if (got[:, 0] == case.bos_id).all():
         return "Your rows start with <bos>: leave it out of the result."
+    if model is not None:
+        try:
+            replay = _greedy_replay(model, src, got, case)
+        except Exception:  # ids out of the vocabulary, say: no replay
+            replay = ""
+        if replay:
+            return replay
     for row, (mine, right) in enumerate(zip(got.tolist(), expected.tolist(), strict=True)):
         if case.eos_id in mine:
             after = mine[mine.index(case.eos_id) + 1 :]
