@@ -289,7 +289,43 @@ class LayerCrossHalved(LayerBase):
 
 
 C = check_DecoderLayer
+
+
+class LayerCrossQueriesFromSelfOutput(ref.DecoderLayer):
+    """Post-LN: the cross-attention's queries are the self-attention's raw output."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        y = self.dropout(self.self_attn(x, x, x, tgt_mask)[0])
+        x = self.norm1(x + y)
+        x = self.norm2(x + self.dropout(self.cross_attn(y, memory, memory, src_mask)[0]))
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerFeedForwardBeforeCross(ref.DecoderLayer):
+    """Post-LN: the feed-forward sub-layer runs before the cross-attention."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        x = self.norm3(x + self.dropout(self.feed_forward(x)))
+        return self.norm2(x + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        C,
+        LayerCrossQueriesFromSelfOutput,
+        r"`self\.cross_attn`'s first input \(for an attention, its queries\) is the raw output "
+        r"of `self\.self_attn`",
+    ),
+    Mistake(
+        C,
+        LayerFeedForwardBeforeCross,
+        r"sub-layers run in the order self_attn, feed_forward, cross_attn",
+    ),
     Mistake(C, LayerNoCrossResidual, r"output of `self\.cross_attn` is not added back"),
     Mistake(
         C,

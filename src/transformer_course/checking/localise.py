@@ -184,7 +184,14 @@ def localise_layer(
         got, records = record_calls(module, [*sublayers, *norms.values()], call)
     except Exception:  # the learner's module raised under hooks: no localisation
         return ""
+    ran = [r[0] for r in records if r[0] in sublayers]
+    if len(ran) == len(sublayers) and set(ran) == set(sublayers) and ran != list(sublayers):
+        return (
+            f"Your sub-layers run in the order {', '.join(ran)}; they run in the order "
+            f"{', '.join(sublayers)}, each once."
+        )
     stream = x.detach().double()
+    previous_out = stream
     for position, name in enumerate(sublayers):
         index = next((i for i, r in enumerate(records) if r[0] == name), None)
         if index is None:
@@ -241,6 +248,22 @@ def localise_layer(
                 f"`self.{name}` does not read the layer's input x: in post-LN the first "
                 f"sub-layer reads x itself, {wanted_norm}(x + {name}(x, ...))."
             )
+        if position > 0 and not _close(inp, stream):
+            previous, previous_norm = sublayers[position - 1], norms[sublayers[position - 1]]
+            if _close(inp, previous_out):
+                return (
+                    f"`self.{name}`'s first input (for an attention, its queries) is the raw "
+                    f"output of `self.{previous}` (before its "
+                    f"residual sum and `self.{previous_norm}`): in post-LN each sub-layer reads "
+                    f"the stream after the previous norm, x = {previous_norm}(x + "
+                    f"{previous}(...)), then {name}(x, ...)."
+                )
+            return (
+                f"`self.{name}` does not read the output of `self.{previous_norm}`: in post-LN "
+                f"each sub-layer reads the stream after the previous norm, x = "
+                f"{previous_norm}(x + {previous}(...)), then {name}(x, ...)."
+            )
+        previous_out = out
         stream = inp
         if not after:
             return (
