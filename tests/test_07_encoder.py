@@ -250,6 +250,17 @@ LN_MISTAKES = [
     Mistake(
         check_LayerNorm,
         ln_class(
+            "LNMeanOverPositions",
+            lambda self, x: (
+                (x - x.mean(-2, keepdim=True))
+                / torch.sqrt(x.var(-1, keepdim=True, unbiased=False) + self.eps)
+            ),
+        ),
+        r"Your mean is taken over dim=\d while the variance is over the features",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class(
             "LNNoKeepdim",
             lambda self, x: (x - x.mean(-1)) / torch.sqrt(x.var(-1, unbiased=False) + self.eps),
         ),

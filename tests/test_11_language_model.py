@@ -52,6 +52,20 @@ def _batches(*, shift=1, high_minus=0, global_stream=False):
     return next_token_batches
 
 
+def _batches_whole_stream(tokens, block_size, batch_size, generator):
+    """Starts drawn from the whole stream: windows near the end run past it."""
+    starts = torch.randint(0, len(tokens), (batch_size,), generator=generator)
+    positions = starts[:, None] + torch.arange(block_size)
+    return tokens[positions], tokens[positions + 1]
+
+
+def _sample_softmax_over_batch(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    if temperature == 0:
+        return logits.argmax(dim=-1)
+    probs = torch.softmax(logits / temperature, dim=0)
+    return torch.multinomial(probs, 1, generator=generator)[:, 0]
+
+
 def _batches_nanogpt(tokens, block_size, batch_size, generator):
     """nanoGPT's get_batch: one-argument randint, then a stack of slices."""
     ix = torch.randint(len(tokens) - block_size, (batch_size,), generator=generator)
@@ -774,6 +788,12 @@ MISTAKES = [
     Mistake(check_next_token_batches, _batches(shift=0), r"targets are the inputs themselves"),
     Mistake(check_next_token_batches, _batches(shift=-1), r"shifted the wrong way"),
     Mistake(check_next_token_batches, _batches(high_minus=1), r"last valid start"),
+    Mistake(
+        check_next_token_batches,
+        _batches_whole_stream,
+        r"(?s)IndexError.*a window or its targets reach beyond the last token",
+    ),
+    Mistake(check_sample, _sample_softmax_over_batch, r"softmax over the wrong axis \(dim=0"),
     Mistake(check_next_token_batches, _batches(global_stream=True), r"the generator you were"),
     Mistake(check_RMSNorm, NormMean, r"mean of x, not of x squared"),
     Mistake(check_RMSNorm, NormEpsOutside, r"eps outside the square root"),

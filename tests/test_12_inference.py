@@ -209,6 +209,12 @@ def _tiled_mask_filled_zero(q, k, v, block_size, causal=False):
     return acc / total[..., None]
 
 
+def _gqa_float_group(q, k, v, mask=None):
+    group = q.shape[1] / k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    return ref.scaled_dot_product_attention(q, k, v, mask)[0]
+
+
 def _gqa_no_mask(q, k, v, mask=None):
     return ref.grouped_query_attention(q, k, v)
 
@@ -373,6 +379,11 @@ MISTAKES = [
         r"without a cache",
     ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_tiled), r"paired wrongly"),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_float_group),
+        r"number of repeats is a float",
+    ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_unscaled), r"sqrt\(d_head\)"),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_no_mask), r"mask was ignored"),
     Mistake(

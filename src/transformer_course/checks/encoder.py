@@ -220,6 +220,12 @@ def _norm_mistakes(case_eps: float | None, ndim: int = 3) -> dict[str, dict[str,
         for dims in itertools.combinations(range(ndim), size):
             if frozenset(dims) not in named:
                 table[_axes_message(dims, ndim)] = {"over": dims}
+    for dim in range(ndim - 1):  # the mean alone over another axis
+        table[
+            f"Your mean is taken over dim={dim} while the variance is over the features: "
+            "both statistics are per token, over the last axis (x.mean(dim=-1, "
+            "keepdim=True))."
+        ] = {"mean_over": (dim,)}
     if case_eps is None:
         table[_WRONG_DEFAULT_EPS] = {"eps": 1e-6}
         table[_WRONG_DEFAULT_EPS + " "] = {"eps": 1e-12}

@@ -92,7 +92,12 @@ _GQA_SHAPES = [
         "Repeat each key/value head group = num_heads // num_kv_heads times along the head "
         "axis (dim=1): k.repeat_interleave(group, dim=1), so that query head h meets "
         "key/value head h // group.",
-    )
+    ),
+    (
+        "repeat_interleave() received an invalid combination of arguments - got (float",
+        "The number of repeats is a float: the group size is an int, num_heads // "
+        "num_kv_heads (floor division, //), not num_heads / num_kv_heads.",
+    ),
 ]
 _ONLY_NEW = (
     "It returned only the new positions. The cache exists to give the new queries the keys "

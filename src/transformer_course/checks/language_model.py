@@ -131,6 +131,14 @@ _GENERATOR = (
 )
 
 
+_WINDOW_PAST_END = (
+    "An index ran past the end of the stream: a window or its targets reach beyond the last "
+    "token. The window tokens[s : s + block_size] and its targets tokens[s + 1 : s + "
+    "block_size + 1] must both fit, so every start s < num_tokens - block_size: "
+    "torch.randint(0, num_tokens - block_size, (batch_size,), generator=generator)."
+)
+
+
 def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> None:
     with Checker("next_token_batches", hidden=hidden) as c:
         c.require_callable(next_token_batches)
@@ -140,7 +148,13 @@ def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> Non
             position = {int(t): i for i, t in enumerate(tokens)}
             call = f"next_token_batches(tokens ({case.num_tokens},), {case.block_size}, {case.batch_size}, generator)"
             args = (tokens, case.block_size, case.batch_size)
-            got = c.call(next_token_batches, *args, _generator(case.seed), call_repr=call)
+            got = c.call(
+                next_token_batches,
+                *args,
+                _generator(case.seed),
+                call_repr=call,
+                hints={"out of bounds for dimension 0": _WINDOW_PAST_END},
+            )
             again = c.call(next_token_batches, *args, _generator(case.seed), call_repr=call)
             c.expect_type(got, tuple, call, "Return a pair (inputs, targets).")
             c.expect_true(len(got) == 2, f"{call} should return a pair (inputs, targets).")
@@ -1149,6 +1163,13 @@ _TOP_P_UNSORTED = (
     "first (most probable first), accumulate in that order, then map the decisions back to "
     "the vocabulary with scatter."
 )
+_UNIFORM = (
+    "Every token you keep is drawn about equally often: your probabilities do not depend on "
+    "the logits. The likely cause: a softmax over the wrong axis (dim=0 or -2, across the "
+    "batch: here the rows are copies of one row, so every entry becomes 1 / batch); take it "
+    "over the vocabulary, torch.softmax(logits, dim=-1). (Or weights drawn from something "
+    "other than the probabilities.)"
+)
 _ALWAYS_ARGMAX = (
     "Your samples are always the most probable token (the argmax), whatever the "
     "temperature: with temperature > 0, draw at random from the probabilities, "
@@ -1199,6 +1220,7 @@ _SAMPLE_MISTAKES = {  # {message: sample_probabilities_f's knobs for that mistak
     _TOP_K_MORE: {"top_k_extra": 1},
     _TOP_P_UNSORTED: {"top_p_sorted": False},
     _ALWAYS_ARGMAX: {"greedy": True},
+    _UNIFORM: {"softmax_dim": "batch"},
 }
 
 

@@ -21,6 +21,7 @@ def layer_norm_f(
     gain: bool = True,
     shift: bool = True,
     swap: bool = False,
+    mean_over: tuple[int, ...] | None = None,
 ) -> torch.Tensor:
     """LayerNorm in float64: (x - mean) / sqrt(var + eps) * weight + bias over d_model,
     ``p`` holding ``weight`` and ``bias`` (d_model,). x (..., d_model) -> (..., d_model).
@@ -30,7 +31,8 @@ def layer_norm_f(
     "sequence_and_features" (dims -2, -1), "everything", "axis_2" (dim=2 hard-coded), or
     a tuple of dims;
     ``eps_at`` "inside" (right), "outside" (std + eps), "none"; ``gain``/``shift`` False
-    leave out weight/bias; ``swap`` exchanges weight and bias."""
+    leave out weight/bias; ``swap`` exchanges weight and bias; ``mean_over``: the mean that
+    is subtracted taken over these dims (the variance as ``over`` says)."""
     x = x.double()
     dims = (
         over
@@ -44,8 +46,8 @@ def layer_norm_f(
             "axis_2": (2,),  # dim=2 hard-coded: right for (batch, len, d_model) only
         }[over]
     )
-    mean = x.mean(dim=dims, keepdim=True)
     var = x.var(dim=dims, keepdim=True, correction=1 if unbiased else 0)
+    mean = x.mean(dim=dims if mean_over is None else mean_over, keepdim=True)
     if eps_at == "inside":
         y = (x - mean) / torch.sqrt(var + eps)
     elif eps_at == "outside":

@@ -22,6 +22,7 @@ def sample_probabilities_f(
     top_k_extra: int = 0,
     top_p_sorted: bool = True,
     greedy: bool = False,
+    softmax_dim: str = "vocab",
 ) -> torch.Tensor:
     """The exact distribution sample draws from, in float64 (one row of logits (vocab,)).
     ``temperature_at`` "logits" (right), "probs" (dividing the probabilities: no effect
@@ -32,7 +33,10 @@ def sample_probabilities_f(
     "gather" (the sorted removal mask mapped back with the inverse permutation);
     ``order`` "top_k_first" (right) or "top_p_first"; ``top_k_extra``: top_k + that many
     tokens kept; ``top_p_sorted`` False: the running total taken in vocabulary order (the
-    first token always kept); ``greedy``: always the argmax, whatever the temperature."""
+    first token always kept); ``greedy``: always the argmax, whatever the temperature;
+    ``softmax_dim`` "batch": the final softmax across a batch of copies of this row, which
+    makes every kept token equally likely (NaN, "cannot happen", when tokens were removed:
+    a column of -inf gives 0 / 0)."""
     z = logits.double()
     if greedy:
         return torch.nn.functional.one_hot(z.argmax(), len(z)).double()
@@ -74,4 +78,8 @@ def sample_probabilities_f(
             z = keep_top_p(z)
     if temperature_at == "after_top_p":
         z = z / temperature
+    if softmax_dim == "batch":
+        if torch.isinf(z).any():
+            return torch.full_like(z, float("nan"))
+        return torch.full_like(z, 1.0 / len(z))
     return torch.softmax(z, -1)
