@@ -811,9 +811,39 @@ def _generate_logits_late(model, prompt, max_new_tokens):
     return ids, torch.stack(steps, dim=1)
 
 
+@torch.no_grad()
+def _generate_skips_last_call(model, prompt, max_new_tokens):
+    """The loop's last model call is skipped (step + 2 < max_new_tokens): the last step
+    records the logits of the step before."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 2 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+@torch.no_grad()
+def _generate_negative_cache(model, prompt, max_new_tokens):
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length - max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    return prompt, logits
+
+
 @pytest.mark.parametrize(
     ("fn", "message"),
     [
+        (
+            _generate_skips_last_call,
+            r"logits at step \d repeat those of step \d: the model was not",
+        ),
+        (_generate_negative_cache, r"(?s)non-negative.*caches were made with a negative size"),
         (_generate_stale_start, r"Call 2 of the model .* ran with start=6, but the caches held 5"),
         (_generate_prompt_uncached, r"prompt ran through the model without the caches"),
         (_generate_fresh_caches, r"got new, empty caches"),

@@ -480,11 +480,44 @@ def _first_wrong_step(got: torch.Tensor, expected: torch.Tensor, length: int) ->
     return f"The logits first differ at step {t} (those computed from {where})."
 
 
+def _stale_logits(got: torch.Tensor, expected: torch.Tensor, calls: list[dict]) -> str:
+    """Whether the first wrong step's logits repeat the step before's (the model was not
+    run on the token chosen at the step before)."""
+    got, expected = got.detach().double(), expected.double()
+    close = lambda a, b: torch.allclose(a, b, rtol=1e-4, atol=1e-4)  # noqa: E731
+    for t in range(1, expected.shape[1]):
+        if close(got[:, t], expected[:, t]):
+            continue
+        if close(got[:, t], got[:, t - 1]) and not close(expected[:, t], expected[:, t - 1]):
+            return (
+                f"Your logits at step {t} repeat those of step {t - 1}: the model was not run "
+                f"on the token chosen at step {t - 1} before step {t} recorded its logits "
+                f"(your function called the model {len(calls)} times; with a cache it runs "
+                f"the prompt once, then each new token but the last: {expected.shape[1]} "
+                "calls)."
+            )
+        return ""
+    return ""
+
+
 def _explain_generation(got, expected, calls, length: int) -> str:
     """The first wrong step, and the first call of the model that departs from generation
-    with a cache (or logits recorded a step off); "" when neither explains it."""
-    cause = _diagnose_calls(calls, length) or _shifted_logits(got, expected)
-    return f"{_first_wrong_step(got, expected, length)} {cause}".strip() if cause else ""
+    with a cache (or logits recorded a step off, or a step's logits repeating the step
+    before's); when none explains it, the first wrong step alone."""
+    cause = (
+        _diagnose_calls(calls, length)
+        or _shifted_logits(got, expected)
+        or _stale_logits(got, expected, calls)
+    )
+    first = _first_wrong_step(got, expected, length)
+    if cause:
+        return f"{first} {cause}".strip()
+    return (
+        f"{first} The logits must be those of generation without a cache "
+        "(ref.generate_without_cache): check what that step fed to the model."
+        if first
+        else ""
+    )
 
 
 _CACHE_TOO_SMALL = (
@@ -495,6 +528,11 @@ _CACHE_TOO_SMALL = (
 )
 _GENERATE_HINTS = [
     ("the cache holds", _CACHE_TOO_SMALL),
+    (
+        "Dimension size must be non-negative",
+        "The caches were made with a negative size: model.new_caches(batch, max_len) needs "
+        "max_len = the positions they will hold, len + max_new_tokens.",
+    ),
     shape_mismatch_hint(
         ("batch", "positions"),
         "ids are (batch, len): each step appends one token per row, "
