@@ -396,6 +396,18 @@ class AttentionNoOutputProjection(_Attention):
         return merge_heads(heads)
 
 
+class AttentionDividedByDHead(_Attention):
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        scores = (q @ k.transpose(-2, -1) / self.d_head).masked_fill(
+            ~look_ahead_mask(length), float("-inf")
+        )
+        return self.w_o(merge_heads(torch.softmax(scores, dim=-1) @ v))
+
+
 class AttentionUnscaled(_Attention):
     def forward(self, x):
         length = x.shape[1]
@@ -857,6 +869,11 @@ MISTAKES = [
         check_CausalSelfAttention, AttentionNoOutputProjection, r"without the output projection"
     ),
     Mistake(check_CausalSelfAttention, AttentionUnscaled, r"not divided by sqrt\(d_head\)"),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionDividedByDHead,
+        r"divided the scores by d_head instead of sqrt\(d_head\)",
+    ),
     Mistake(check_apply_rotary, _rotary_no_minus, r"no minus sign"),
     Mistake(
         check_apply_rotary,

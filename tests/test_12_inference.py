@@ -209,6 +209,14 @@ def _tiled_mask_filled_zero(q, k, v, block_size, causal=False):
     return acc / total[..., None]
 
 
+def _gqa_divided_by_d(q, k, v, mask=None):
+    return checks.gqa_expected(q, k, v, mask, scale=1 / q.shape[-1])
+
+
+def _tiled_divided_by_d(q, k, v, block_size, causal=False):
+    return tiled_attention_f(q / math.sqrt(q.shape[-1]), k, v, block_size, causal)
+
+
 def _gqa_float_group(q, k, v, mask=None):
     group = q.shape[1] / k.shape[1]
     k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
@@ -379,6 +387,16 @@ MISTAKES = [
         r"without a cache",
     ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_tiled), r"paired wrongly"),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_divided_by_d),
+        r"divided by d_head instead of sqrt\(d_head\)",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_divided_by_d),
+        r"divided by d_k instead of sqrt\(d_k\)",
+    ),
     Mistake(
         check_grouped_query_attention,
         _named("gqa", _gqa_float_group),

@@ -708,6 +708,9 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                     gqa_expected(q, k, v, mask, tile=True) if 1 < kv < heads else None
                 ),
                 "The scores are not divided by sqrt(d_head).": gqa_expected(q, k, v, mask, scale=1),
+                "The scores are divided by d_head instead of sqrt(d_head).": gqa_expected(
+                    q, k, v, mask, scale=1 / q.shape[-1]
+                ),
                 "The mask was ignored: blocked keys got weight.": (
                     None if mask is None else gqa_expected(q, k, v, None)
                 ),
@@ -1012,6 +1015,9 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     ),
                     "The scores are not divided by sqrt(d_k).": _tiled_expected(
                         q, k, v, causal, scale=1
+                    ),
+                    "The scores are divided by d_k instead of sqrt(d_k).": _tiled_expected(
+                        q, k, v, causal, scale=1 / q.shape[-1]
                     ),
                     "The causal mask ignores the keys' block offset or is missing: query i "
                     "may attend to key j exactly when j <= i, with j the key's position in the "

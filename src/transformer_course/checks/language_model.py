@@ -794,6 +794,7 @@ _ATTENTION_MISTAKES = {
     _NO_W_O: {"use_w_o": False},
     _NO_SCALE: {"scale": "none"},
     _SCALE_D_MODEL: {"scale": "sqrt_d_model"},
+    "You divided the scores by d_head instead of sqrt(d_head).": {"scale": "d_head"},
 }
 
 
