@@ -212,6 +212,22 @@ class TNoCrossMask(_Wired):
         return self.decoder(y, memory, None, tgt_mask)
 
 
+class TCrossMaskFromTarget(_Wired):
+    """The cross-attention's mask built from tgt_ids' padding (the lengths are equal in the
+    check's first case, so no error shows it)."""
+
+    def wire(self, y, memory, src_ids, tgt_ids):
+        _, tgt_mask = self.masks(src_ids, tgt_ids)
+        return self.decoder(y, memory, padding_mask(tgt_ids, self.pad_id), tgt_mask)
+
+
+class TTieEmbeddingsNotOutput(_Reference):
+    def __init__(self, *args, tie_embeddings=False, **kwargs):
+        super().__init__(*args, **kwargs)
+        if tie_embeddings:
+            self.tgt_embedding.embedding.weight = self.src_embedding.embedding.weight
+
+
 class TMemoryAsQueries(_Wired):
     def wire(self, y, memory, src_ids, tgt_ids):
         src_mask, tgt_mask = self.masks(src_ids, tgt_ids)
@@ -846,7 +862,21 @@ MISTAKES = [
         r"source's module|share one\s+table",
     ),
     Mistake(check_Transformer, TTieIgnored, r"tie_embeddings is ignored"),
-    Mistake(check_Transformer, TTieOutputOnly, r"only some of the three matrices are shared"),
+    Mistake(
+        check_Transformer,
+        TTieOutputOnly,
+        r"only some of the three matrices are shared \(src_embedding keeps its own\)",
+    ),
+    Mistake(
+        check_Transformer,
+        TTieEmbeddingsNotOutput,
+        r"only some of the three matrices are shared \(output keeps its own\)",
+    ),
+    Mistake(
+        check_Transformer,
+        TCrossMaskFromTarget,
+        r"(?s)^(?!.*LAST target token).*cross-attention's mask is the padding mask of tgt_ids",
+    ),
     Mistake(check_Transformer, TTieWithoutVocabularyCheck, r"built without complaint.*ValueError"),
     Mistake(check_Transformer, TSoftmax, r"returns probabilities"),
     Mistake(check_Transformer, TAnnotatedGenerator, r"Annotated Transformer's Generator.*logits"),

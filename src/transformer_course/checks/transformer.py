@@ -357,6 +357,10 @@ _NORM_FIRST_IGNORED = {
     False: "Your layers are pre-LN where this model asked for post-LN (norm_first=False): pass "
     "norm_first on to Encoder and Decoder unchanged.",
 }
+_CROSS_MASK_FROM_TARGET = (
+    "Your cross-attention's mask is the padding mask of tgt_ids: the cross-attention's keys "
+    "are the SOURCE positions, so its mask is padding_mask(src_ids, self.pad_id)."
+)
 _FUTURE_LEAK = (
     "Changing the LAST target token changed the logits at earlier positions: position t "
     "sees the target tokens after it. The decoder's self-attention needs the look-ahead "
@@ -401,6 +405,7 @@ def decode_mistakes(case: _Case) -> list[tuple[str, dict[str, Any]]]:
         (_SOURCE_MASK_TO_SELF, {"self_mask": "src_pad"}),
         (_TARGET_MASK_TO_CROSS, {"cross_mask": "tgt"}),
         (_NO_CROSS_MASK, {"cross_mask": "none"}),
+        (_CROSS_MASK_FROM_TARGET, {"cross_mask": "tgt_pad"}),
         (_MEMORY_AS_QUERIES, {"reads": "swap"}),
         (_IGNORES_MEMORY, {"reads": "self"}),
     ]
@@ -553,10 +558,15 @@ def _check_sharing(c: Checker, module, built: str, case: _Case, buffers: dict) -
                 "self.tgt_embedding.embedding.weight and to self.output.weight (section 4)."
             )
         if not all(same.values()):
-            apart = [a.split(".")[0] for (a, b), s in same.items() if not s]
+            # equality is transitive: with one pair shared, the third matrix is the one apart
+            shared = {name for pair, s in same.items() if s for name in pair}
+            apart = sorted(
+                {name.split(".")[0] for pair in same for name in pair}
+                - {name.split(".")[0] for name in shared}
+            )
             c.fail(
                 f"{built}: tie_embeddings=True, but only some of the three matrices are shared "
-                f"(not: {', '.join(sorted(set(apart)))}). The paper (section 3.4) shares one "
+                f"({', '.join(apart)} keeps its own). The paper (section 3.4) shares one "
                 "matrix between both embeddings AND the output layer: assign "
                 "self.src_embedding.embedding.weight to self.tgt_embedding.embedding.weight and "
                 "to self.output.weight."
@@ -767,15 +777,21 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
     def sees_the_future() -> str | None:
         if case.len_tgt < 2 or (case.train and case.dropout == 1.0):
             return None
+        # only rows whose last token is not <pad>, changed to another token that is not
+        # <pad>: the padding is the same, so only a look at the future can change the rest
+        rows = tgt[:, -1] != pad
+        if not rows.any():
+            return None
         changed = tgt.clone()
         last = (tgt[:, -1] + 1) % case.tgt_vocab
-        changed[:, -1] = torch.where(last == pad, (last + 1) % case.tgt_vocab, last)
+        last = torch.where(last == pad, (last + 1) % case.tgt_vocab, last)
+        changed[:, -1] = torch.where(rows, last, tgt[:, -1])
         again = c.call(
             module.decode, changed, memory.clone(), src.clone(), call_repr=call, hints=hints
         )
         if not (isinstance(again, torch.Tensor) and again.shape == got.shape):
             return None
-        earlier = (again[:, :-1] - got[:, :-1]).detach().abs().max().item()
+        earlier = (again[rows, :-1] - got[rows, :-1]).detach().abs().max().item()
         return _FUTURE_LEAK if earlier > 1e-4 else None
 
     with torch.no_grad():

@@ -385,7 +385,7 @@ def transformer_decode_f(
     """Lesson 09's ``decode``: tgt (batch, len_tgt), memory (batch, len_src, d_model), src
     (batch, len_src) -> logits (batch, len_tgt, tgt_vocab_size). Knobs: ``self_mask``
     ("causal_pad" right, "pad" (no look-ahead), "causal" (no target padding), "src_pad",
-    "pad0"), ``cross_mask`` ("src_pad" right, "none", "tgt", "pad0"), ``reads`` ("memory"
+    "pad0"), ``cross_mask`` ("src_pad" right, "none", "tgt", "tgt_pad": padding_mask(tgt_ids), "pad0"), ``reads`` ("memory"
     right, "self": the target read as memory, "swap": decoder(memory, target)), ``output``
     ("logits" right, "softmax", "log_softmax", "softmax_positions"), and
     :func:`transformer_embed_f`'s."""
@@ -402,6 +402,7 @@ def transformer_decode_f(
         "src_pad": lambda: _padding(src, pad_id),
         "none": lambda: None,
         "tgt": lambda: _causal_padding(tgt, pad_id),
+        "tgt_pad": lambda: _padding(tgt, pad_id) if tgt.shape[1] == src.shape[1] else None,
         "pad0": lambda: _padding(src, 0),
     }
     self_m, cross_m = masks_self[self_mask](), masks_cross[cross_mask]()
