@@ -250,6 +250,17 @@ LN_MISTAKES = [
     Mistake(
         check_LayerNorm,
         ln_class(
+            "LNDividesByRsqrt",
+            lambda self, x: (
+                (x - x.mean(-1, keepdim=True))
+                / torch.rsqrt(x.var(-1, keepdim=True, unbiased=False) + self.eps)
+            ),
+        ),
+        r"multiplied \(x - mean\) by the standard deviation instead of dividing",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class(
             "LNMeanOverPositions",
             lambda self, x: (
                 (x - x.mean(-2, keepdim=True))
@@ -691,6 +702,18 @@ class LayerDoubledAttention(LayerBase):
         return self.norm2(x + self.dropout(self.feed_forward(x)))
 
 
+class LayerPreFeedForwardReadsInput(LayerBase):
+    """Pre-LN whose feed-forward reads norm2 of the layer's input, not of the stream after
+    the attention's residual."""
+
+    def forward(self, x, mask=None):
+        if not self.norm_first:
+            return layer_variant("_").forward(self, x, mask)
+        h = self.norm1(x)
+        y = x + self.dropout(self.attend(h, mask))
+        return y + self.dropout(self.feed_forward(self.norm2(x)))
+
+
 class LayerPreFeedForwardFromNormed(LayerBase):
     """Pre-LN whose feed-forward residual alone starts from the normalised copy."""
 
@@ -787,6 +810,11 @@ LAYER_MISTAKES = [
         check_EncoderLayer,
         LayerDoubledAttention,
         r"input of `self\.norm1` after `self\.self_attn` is not x \+ self_attn\(x\)",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerPreFeedForwardReadsInput,
+        r"input of `self\.norm2` is the stream from before `self\.self_attn`",
     ),
     Mistake(
         check_EncoderLayer,

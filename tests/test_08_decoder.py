@@ -303,6 +303,19 @@ class LayerCrossQueriesFromSelfOutput(ref.DecoderLayer):
         return self.norm3(x + self.dropout(self.feed_forward(x)))
 
 
+class LayerPreFeedForwardUnnormed(ref.DecoderLayer):
+    """Pre-LN: the feed-forward reads x, not norm3(x)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if not self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        h = self.norm1(x)
+        x = x + self.dropout(self.self_attn(h, h, h, tgt_mask)[0])
+        h = self.norm2(x)
+        x = x + self.dropout(self.cross_attn(h, memory, memory, src_mask)[0])
+        return x + self.dropout(self.feed_forward(x))
+
+
 class LayerFeedForwardBeforeCross(ref.DecoderLayer):
     """Post-LN: the feed-forward sub-layer runs before the cross-attention."""
 
@@ -321,6 +334,7 @@ LAYER_MISTAKES = [
         r"`self\.cross_attn`'s first input \(for an attention, its queries\) is the raw output "
         r"of `self\.self_attn`",
     ),
+    Mistake(C, LayerPreFeedForwardUnnormed, r"`self\.feed_forward` reads x itself, not norm3"),
     Mistake(
         C,
         LayerFeedForwardBeforeCross,
@@ -564,6 +578,16 @@ DECODER_MISTAKES = [
         ),
         r"(layers\[1\] receives the final norm of layers\[0\]'s output|final norm applied "
         r"twice to layers\[0\]'s output): the final norm runs once",
+    ),
+    Mistake(
+        S,
+        stack_class(
+            "NormBeforeLoop",
+            lambda self, x, m, s=None, t=None: functools.reduce(
+                lambda h, layer: layer(h, m, s, t), self.layers, self.finish(x)
+            ),
+        ),
+        r"layers\[0\] receives the final norm of the stack's input x",
     ),
     Mistake(S, DecoderSharedLayer, r"one layer object appended N times"),
     Mistake(S, DecoderPythonList, r"plain Python list does not register"),

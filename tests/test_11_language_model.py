@@ -123,6 +123,11 @@ class NormCentredNumerator(ref.RMSNorm):
         return (x - x.mean(-1, keepdim=True)) * scale * self.weight
 
 
+class NormOverSequenceAndFeatures(ref.RMSNorm):
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean((-2, -1), keepdim=True) + self.eps) * self.weight
+
+
 class NormDividesByRsqrt(ref.RMSNorm):
     def forward(self, x):
         return x / torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
@@ -817,6 +822,7 @@ MISTAKES = [
         r"subtracted the mean from x, although the root mean square is taken of x itself",
     ),
     Mistake(check_RMSNorm, NormDividesByRsqrt, r"multiplied by the root mean square instead"),
+    Mistake(check_RMSNorm, NormOverSequenceAndFeatures, r"normalised over the wrong axis"),
     Mistake(
         check_RMSNorm,
         NormSumAndEpsOutside,

@@ -847,6 +847,14 @@ def _generate_skips_last_call(model, prompt, max_new_tokens):
 
 
 @torch.no_grad()
+def _generate_caches_batch_one(model, prompt, max_new_tokens):
+    _batch, length = prompt.shape
+    caches = model.new_caches(1, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    return prompt, logits
+
+
+@torch.no_grad()
 def _generate_negative_cache(model, prompt, max_new_tokens):
     batch, length = prompt.shape
     caches = model.new_caches(batch, length - max_new_tokens)
@@ -862,6 +870,7 @@ def _generate_negative_cache(model, prompt, max_new_tokens):
             r"logits at step \d repeat those of step \d: the model was not",
         ),
         (_generate_negative_cache, r"(?s)non-negative.*caches were made with a negative size"),
+        (_generate_caches_batch_one, r"(?s)axis 0 \(batch\).*caches hold one slot per sequence"),
         (_generate_stale_start, r"Call 2 of the model .* ran with start=6, but the caches held 5"),
         (_generate_prompt_uncached, r"prompt ran through the model without the caches"),
         (_generate_fresh_caches, r"got new, empty caches"),

@@ -221,15 +221,31 @@ def localise_layer(
                     f"`self.{name}` reads x itself, not {wanted_norm}(x): in pre-LN each "
                     f"sub-layer reads a normalised copy, x + {name}({wanted_norm}(x))."
                 )
+            expected = stream + out
+            following = (
+                next((r for r in records[index + 1 :] if r[0] == sublayers[position + 1]), None)
+                if position + 1 < len(sublayers)
+                else None
+            )
+            if following is not None and following[1] is not None:
+                if _close(following[1].detach().double(), expected):
+                    stream = expected  # the next sub-layer reads the sum itself: said there
+                    continue
             later = after[0][1] if after else got
             nxt = f"the input of `self.{after[0][0]}`" if after else "the layer's output"
-            expected = stream + out
             if later is None:
                 return ""
             later = later.detach().double()
             if _close(later, expected):
                 stream = expected
                 continue
+            if after and _close(later, stream):
+                return (
+                    f"{nxt[0].upper()}{nxt[1:]} is the stream from before `self.{name}` (x, not "
+                    f"x + {name}(...)): the sum with `self.{name}`'s output is not carried on. "
+                    f"Each sub-layer reads the stream after the previous residual: x = x + "
+                    f"{name}({wanted_norm}(x)), then the next one reads {after[0][0]}(x)."
+                )
             if _close(later, out):
                 return _no_residual(name, nxt, f"x + {name}({wanted_norm}(x))")
             if _close(later, inp + out):
@@ -350,6 +366,13 @@ def localise_stack(
             return ""
         inp = inp.detach().double()
         if i == 0 and not _close(inp, x64):
+            between = norm if norm is not None else final
+            if between is not None and _close(inp, between(x64)):
+                return (
+                    f"{container}[0] receives the final norm of {input_name}: the final norm "
+                    "runs once, after the loop (for layer in self.layers: x = layer(x, ...); "
+                    "then x = self.norm(x)), not before it."
+                )
             return f"{container}[0] does not receive {input_name}."
         if i > 0 and not _close(inp, previous):
             if _close(inp, x64):

@@ -173,6 +173,11 @@ _ANY_RANK = (
     "(batch, len, d_model) in a Transformer, but also (tokens, d_model) or more axes. Count "
     "the axes from the end: the features are dim=-1."
 )
+_LN_INVERTED = (
+    "You multiplied (x - mean) by the standard deviation instead of dividing by it (dividing "
+    "by torch.rsqrt(var + eps), which is already 1 / sqrt): divide by torch.sqrt(var + "
+    "eps), or multiply by torch.rsqrt(var + eps)."
+)
 _KEEPDIM = (
     "The statistics do not line up with x: most likely a mean or variance taken without "
     "keepdim=True loses the reduced axis, (batch, len) instead of (batch, len, 1), and then meets x's "
@@ -206,6 +211,7 @@ def _norm_mistakes(case_eps: float | None, ndim: int = 3) -> dict[str, dict[str,
         _NO_AFFINE: {"gain": False, "shift": False},
         _SWAPPED: {"swap": True},
         _ANNOTATED: {"unbiased": True, "eps_at": "outside"},
+        _LN_INVERTED: {"invert": True},
     }
     # any other set of axes (the batch axis alone, say): named by its dims
     named = {

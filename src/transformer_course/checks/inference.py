@@ -536,8 +536,10 @@ _GENERATE_HINTS = [
     shape_mismatch_hint(
         ("batch", "positions"),
         "ids are (batch, len): each step appends one token per row, "
-        "logits.argmax(dim=-1, keepdim=True), of shape (batch, 1), along dim=1. An argmax "
-        "over another axis than the vocabulary (the last) gives a tensor of another shape.",
+        "logits.argmax(dim=-1, keepdim=True), of shape (batch, 1), along dim=1; an argmax "
+        "over another axis than the vocabulary (the last) gives a tensor of another shape. "
+        "The caches hold one slot per sequence: model.new_caches(batch, len + "
+        "max_new_tokens) with the prompt's batch.",
     ),
 ]
 

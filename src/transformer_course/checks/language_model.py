@@ -259,6 +259,7 @@ def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
         _NO_EPS: {"eps_at": "none"},
         _AXIS: {"over": "sequence"},
         _AXIS + " ": {"over": "everything"},
+        _AXIS + "  ": {"over": "sequence_and_features"},
         _NO_GAIN: {"gain": False},
         _CENTRED: {"centre": True},
         _INVERTED: {"invert": True},

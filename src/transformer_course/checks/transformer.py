@@ -898,6 +898,11 @@ COUNT_MISTAKES = [
         "+ d_model).",
     ),
     (
+        {"untied_output_bias": False},
+        "Untied, you left out the output layer's bias: nn.Linear(d_model, vocab_size) has a "
+        "weight (vocab_size * d_model) and a bias (vocab_size).",
+    ),
+    (
         {"attention_projections": 3},
         "Each attention has FOUR projections, w_q, w_k, w_v and the output projection w_o "
         "(lesson 05): 4 * (d_model * d_model + d_model); you counted three.",

@@ -447,6 +447,7 @@ def count_parameters_f(
     decoder_attentions: int = 2,
     decoder_norms: int = 3,
     final_in: tuple[str, ...] = ("encoder", "decoder"),
+    untied_output_bias: bool = True,
 ) -> dict[str, int]:
     """Lesson 09's count_parameters from the formulas: {"embeddings", "encoder", "decoder",
     "output": number of parameters}, with one knob per classic mistake: ``biases`` False
@@ -458,7 +459,8 @@ def count_parameters_f(
     "always": the final norms). Finer knobs: ``attention_biases`` / ``ffn_biases`` False
     (those biases alone left out), ``attention_projections`` (projections counted per
     attention), ``decoder_attentions`` and ``decoder_norms`` (per decoder layer),
-    ``final_in`` (the stacks that get the final norm)."""
+    ``final_in`` (the stacks that get the final norm), ``untied_output_bias`` False (the
+    untied output layer's bias left out)."""
     d, f, layers = d_model, (4 * d_model if d_ff_4 else d_ff), (1 if one_layer else num_layers)
     attention_bias = biases if attention_biases is None else attention_biases
     ffn_bias = biases if ffn_biases is None else ffn_biases
@@ -482,7 +484,7 @@ def count_parameters_f(
         output = (table if tied_copies == 3 else 0) + (out_bias if tied_output_bias else 0)
     else:
         embeddings = untied_tables * table
-        output = table + out_bias
+        output = table + (out_bias if untied_output_bias else 0)
     return {
         "embeddings": embeddings,
         "encoder": layers * enc_layer + extra["encoder"],

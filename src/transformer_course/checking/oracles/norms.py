@@ -22,6 +22,7 @@ def layer_norm_f(
     shift: bool = True,
     swap: bool = False,
     mean_over: tuple[int, ...] | None = None,
+    invert: bool = False,
 ) -> torch.Tensor:
     """LayerNorm in float64: (x - mean) / sqrt(var + eps) * weight + bias over d_model,
     ``p`` holding ``weight`` and ``bias`` (d_model,). x (..., d_model) -> (..., d_model).
@@ -32,7 +33,8 @@ def layer_norm_f(
     a tuple of dims;
     ``eps_at`` "inside" (right), "outside" (std + eps), "none"; ``gain``/``shift`` False
     leave out weight/bias; ``swap`` exchanges weight and bias; ``mean_over``: the mean that
-    is subtracted taken over these dims (the variance as ``over`` says)."""
+    is subtracted taken over these dims (the variance as ``over`` says); ``invert``:
+    (x - mean) multiplied by the root instead of divided (a division by rsqrt)."""
     x = x.double()
     dims = (
         over
@@ -48,7 +50,9 @@ def layer_norm_f(
     )
     var = x.var(dim=dims, keepdim=True, correction=1 if unbiased else 0)
     mean = x.mean(dim=dims if mean_over is None else mean_over, keepdim=True)
-    if eps_at == "inside":
+    if invert:
+        y = (x - mean) * torch.sqrt(var + eps)
+    elif eps_at == "inside":
         y = (x - mean) / torch.sqrt(var + eps)
     elif eps_at == "outside":
         y = (x - mean) / (torch.sqrt(var) + eps)
@@ -81,11 +85,16 @@ def rms_norm_f(
 
     Knobs: ``statistic`` "mean_square" (right), "mean" (the plain mean), "variance"
     (LayerNorm without a bias: the mean subtracted), "sum_square"; ``eps_at`` "inside",
-    "outside", "none"; ``over`` "features", "sequence", "everything"; ``gain`` False
+    "outside", "none"; ``over`` "features", "sequence", "sequence_and_features", "everything"; ``gain`` False
     leaves out the weight; ``centre``: the mean subtracted from the numerator only (the
     statistic still from x); ``invert``: multiplied by the root (divided by rsqrt)."""
     x = x.double()
-    dims = {"features": (-1,), "sequence": (-2,), "everything": tuple(range(x.dim()))}[over]
+    dims = {
+        "features": (-1,),
+        "sequence": (-2,),
+        "sequence_and_features": (-2, -1),
+        "everything": tuple(range(x.dim())),
+    }[over]
     numerator = x - x.mean(dim=dims, keepdim=True) if centre else x
     if statistic == "variance":
         x = numerator = x - x.mean(dim=dims, keepdim=True)
