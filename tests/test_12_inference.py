@@ -483,6 +483,16 @@ MISTAKES = [
         _named("w", lambda n, w: ~((_offsets(n) >= 0) & (_offsets(n) < w))),
         r"inverted",
     ),
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", lambda n, w: _offsets(n) < w),  # the band of recent keys, and all the future
+        r"lets a query see keys after it: \(\d, \d\) is True",
+    ),
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", lambda n, w: (_offsets(n) > 0) & (_offsets(n) <= w)),  # itself left out
+        r"leaves the query itself out: \(0, 0\) is False",
+    ),
 ]
 
 CORRECT = [

@@ -1101,6 +1101,28 @@ def _window(size: int, low: int, high: int) -> torch.Tensor:
     return (offset >= low) & (offset <= high)
 
 
+def _window_hint(got: torch.Tensor, size: int, window: int) -> str:
+    """What a wrong window mask gets wrong, part by part: the future, the diagonal, the
+    band's width."""
+    got = torch.as_tensor(got).bool()
+    rule = "Query i may attend to key j when j <= i and i - j < window."
+    future = torch.ones(size, size, dtype=torch.bool).triu(1) & got
+    if future.any():
+        i, j = (int(v) for v in future.nonzero()[0])
+        return (
+            f"Your mask lets a query see keys after it: ({i}, {j}) is True, key {j} > query "
+            f"{i}. Combine the window with lesson 06's look_ahead_mask using &. {rule}"
+        )
+    diagonal = ~got.diagonal()
+    if diagonal.any():
+        i = int(diagonal.nonzero()[0])
+        return (
+            f"Your mask leaves the query itself out: ({i}, {i}) is False. Each query sees "
+            f"itself and the window - 1 positions before it. {rule}"
+        )
+    return rule
+
+
 def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> None:
     """sliding_window_mask(size, window) -> bool (size, size): j <= i and i - j < window."""
     with Checker("sliding_window_mask", hidden=hidden) as c:
@@ -1126,7 +1148,7 @@ def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> N
                 got,
                 expected,
                 what,
-                hint="Query i may attend to key j when j <= i and i - j < window.",
+                hint=lambda got=got, size=size, window=window: _window_hint(got, size, window),
                 mistakes={
                     "Each query sees window + 1 keys (i - j <= window). Here the window counts "
                     "the query itself: itself and the window - 1 positions before it. (Mistral's "
