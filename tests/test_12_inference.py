@@ -857,6 +857,22 @@ def _generate_skips_last_call(model, prompt, max_new_tokens):
 
 
 @torch.no_grad()
+def _generate_prefill_last_token(model, prompt, max_new_tokens):
+    """Only the prompt's last token is run as the prefill."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt[:, -1:], caches=caches, start=length - 1)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+@torch.no_grad()
 def _generate_caches_batch_one(model, prompt, max_new_tokens):
     _batch, length = prompt.shape
     caches = model.new_caches(1, length + max_new_tokens)
@@ -880,6 +896,7 @@ def _generate_negative_cache(model, prompt, max_new_tokens):
             r"logits at step \d repeat those of step \d: the model was not",
         ),
         (_generate_negative_cache, r"(?s)non-negative.*caches were made with a negative size"),
+        (_generate_prefill_last_token, r"positions 0 \.\. \d+ of the prompt never ran"),
         (_generate_caches_batch_one, r"(?s)axis 0 \(batch\).*caches hold one slot per sequence"),
         (_generate_stale_start, r"Call 2 of the model .* ran with start=6, but the caches held 5"),
         (_generate_prompt_uncached, r"prompt ran through the model without the caches"),

@@ -430,6 +430,14 @@ def _diagnose_calls(calls: list[dict], length: int) -> str:
                 "every call."
             )
         held = call["held"][0] if call["held"] else None
+        if number == 0 and held == 0 and isinstance(call["start"], int) and call["start"] > 0:
+            return (
+                f"The first call of the model ran {n if n is not None else 'the'} token(s) "
+                f"from position {call['start']} into empty caches: positions 0 .. "
+                f"{call['start'] - 1} of the prompt never ran, so the caches never hold them "
+                "and the new tokens cannot attend to them. Run the whole prompt first, "
+                "model(prompt, caches=caches, start=0) (or token by token from position 0)."
+            )
         if isinstance(held, int) and call["start"] != held:
             if number > 0 and call["start"] == calls[number - 1]["start"]:
                 return (
