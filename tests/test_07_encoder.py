@@ -246,6 +246,37 @@ LN_MISTAKES = [
     Mistake(check_LayerNorm, ln_class("LNNoEps", _no_eps), r"with no eps"),
     Mistake(check_LayerNorm, ln_class("LNOverSequence", _over(-2)), r"positions of the sequence"),
     Mistake(check_LayerNorm, ln_class("LNOverBatch", _over((0, 1))), r"BatchNorm's statistics"),
+    Mistake(check_LayerNorm, ln_class("LNOverAxis0", _over(0)), r"over dim=0 of x's \d axes"),
+    Mistake(
+        check_LayerNorm,
+        ln_class(
+            "LNDividesByRsqrt",
+            lambda self, x: (
+                (x - x.mean(-1, keepdim=True))
+                / torch.rsqrt(x.var(-1, keepdim=True, unbiased=False) + self.eps)
+            ),
+        ),
+        r"multiplied \(x - mean\) by the standard deviation instead of dividing",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class(
+            "LNMeanOverPositions",
+            lambda self, x: (
+                (x - x.mean(-2, keepdim=True))
+                / torch.sqrt(x.var(-1, keepdim=True, unbiased=False) + self.eps)
+            ),
+        ),
+        r"Your mean is taken over dim=\d while the variance is over the features",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class(
+            "LNNoKeepdim",
+            lambda self, x: (x - x.mean(-1)) / torch.sqrt(x.var(-1, unbiased=False) + self.eps),
+        ),
+        r"most likely a mean or variance taken without keepdim=True",
+    ),
     Mistake(
         check_LayerNorm,
         ln_class("LNOverWholeSequence", _over((-2, -1))),
@@ -399,6 +430,16 @@ class FFNNotImplemented(nn.Module):
 
 
 FFN_MISTAKES = [
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNReluAfter", lambda self, x: torch.relu(self.w_2(self.dropout(self.w_1(x))))),
+        r"Your ReLU comes after w_2 instead of between w_1 and w_2",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNGeluAfter", lambda self, x: F.gelu(self.w_2(self.dropout(self.w_1(x))))),
+        r"Your activation \(GELU\) comes after w_2",
+    ),
     Mistake(
         check_PositionwiseFeedForward,
         ffn_class("FFNNoRelu", lambda self, x: self.w_2(self.dropout(self.w_1(x)))),
@@ -661,6 +702,18 @@ class LayerDoubledAttention(LayerBase):
         return self.norm2(x + self.dropout(self.feed_forward(x)))
 
 
+class LayerPreFeedForwardReadsInput(LayerBase):
+    """Pre-LN whose feed-forward reads norm2 of the layer's input, not of the stream after
+    the attention's residual."""
+
+    def forward(self, x, mask=None):
+        if not self.norm_first:
+            return layer_variant("_").forward(self, x, mask)
+        h = self.norm1(x)
+        y = x + self.dropout(self.attend(h, mask))
+        return y + self.dropout(self.feed_forward(self.norm2(x)))
+
+
 class LayerPreFeedForwardFromNormed(LayerBase):
     """Pre-LN whose feed-forward residual alone starts from the normalised copy."""
 
@@ -757,6 +810,11 @@ LAYER_MISTAKES = [
         check_EncoderLayer,
         LayerDoubledAttention,
         r"input of `self\.norm1` after `self\.self_attn` is not x \+ self_attn\(x\)",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerPreFeedForwardReadsInput,
+        r"input of `self\.norm2` is the stream from before `self\.self_attn`",
     ),
     Mistake(
         check_EncoderLayer,
@@ -998,6 +1056,17 @@ ENCODER_MISTAKES = [
             ),
         ),
         r"layers\[1\] does not receive layers\[0\]'s output",
+    ),
+    Mistake(
+        check_Encoder,
+        stack_class(
+            "EncoderNormEveryLayerAndEnd",
+            lambda self, x, mask=None: self.finish(
+                functools.reduce(lambda h, layer: self.finish(layer(h, mask)), self.layers, x)
+            ),
+        ),
+        r"(layers\[1\] receives the final norm of layers\[0\]'s output|final norm applied "
+        r"twice to layers\[0\]'s output): the final norm runs once",
     ),
 ]
 

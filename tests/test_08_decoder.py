@@ -289,7 +289,57 @@ class LayerCrossHalved(LayerBase):
 
 
 C = check_DecoderLayer
+
+
+class LayerCrossQueriesFromSelfOutput(ref.DecoderLayer):
+    """Post-LN: the cross-attention's queries are the self-attention's raw output."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        y = self.dropout(self.self_attn(x, x, x, tgt_mask)[0])
+        x = self.norm1(x + y)
+        x = self.norm2(x + self.dropout(self.cross_attn(y, memory, memory, src_mask)[0]))
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerPreFeedForwardUnnormed(ref.DecoderLayer):
+    """Pre-LN: the feed-forward reads x, not norm3(x)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if not self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        h = self.norm1(x)
+        x = x + self.dropout(self.self_attn(h, h, h, tgt_mask)[0])
+        h = self.norm2(x)
+        x = x + self.dropout(self.cross_attn(h, memory, memory, src_mask)[0])
+        return x + self.dropout(self.feed_forward(x))
+
+
+class LayerFeedForwardBeforeCross(ref.DecoderLayer):
+    """Post-LN: the feed-forward sub-layer runs before the cross-attention."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        x = self.norm3(x + self.dropout(self.feed_forward(x)))
+        return self.norm2(x + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        C,
+        LayerCrossQueriesFromSelfOutput,
+        r"`self\.cross_attn`'s first input \(for an attention, its queries\) is the raw output "
+        r"of `self\.self_attn`",
+    ),
+    Mistake(C, LayerPreFeedForwardUnnormed, r"`self\.feed_forward` reads x itself, not norm3"),
+    Mistake(
+        C,
+        LayerFeedForwardBeforeCross,
+        r"sub-layers run in the order self_attn, feed_forward, cross_attn",
+    ),
     Mistake(C, LayerNoCrossResidual, r"output of `self\.cross_attn` is not added back"),
     Mistake(
         C,
@@ -517,6 +567,27 @@ DECODER_MISTAKES = [
             ),
         ),
         r"layers\[1\] receives the stack's input x, not layers\[0\]'s output",
+    ),
+    Mistake(
+        S,
+        stack_class(
+            "NormEveryLayerAndEnd",
+            lambda self, x, m, s=None, t=None: self.finish(
+                functools.reduce(lambda h, layer: self.finish(layer(h, m, s, t)), self.layers, x)
+            ),
+        ),
+        r"(layers\[1\] receives the final norm of layers\[0\]'s output|final norm applied "
+        r"twice to layers\[0\]'s output): the final norm runs once",
+    ),
+    Mistake(
+        S,
+        stack_class(
+            "NormBeforeLoop",
+            lambda self, x, m, s=None, t=None: functools.reduce(
+                lambda h, layer: layer(h, m, s, t), self.layers, self.finish(x)
+            ),
+        ),
+        r"layers\[0\] receives the final norm of the stack's input x",
     ),
     Mistake(S, DecoderSharedLayer, r"one layer object appended N times"),
     Mistake(S, DecoderPythonList, r"plain Python list does not register"),

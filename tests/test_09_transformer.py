@@ -212,6 +212,22 @@ class TNoCrossMask(_Wired):
         return self.decoder(y, memory, None, tgt_mask)
 
 
+class TCrossMaskFromTarget(_Wired):
+    """The cross-attention's mask built from tgt_ids' padding (the lengths are equal in the
+    check's first case, so no error shows it)."""
+
+    def wire(self, y, memory, src_ids, tgt_ids):
+        _, tgt_mask = self.masks(src_ids, tgt_ids)
+        return self.decoder(y, memory, padding_mask(tgt_ids, self.pad_id), tgt_mask)
+
+
+class TTieEmbeddingsNotOutput(_Reference):
+    def __init__(self, *args, tie_embeddings=False, **kwargs):
+        super().__init__(*args, **kwargs)
+        if tie_embeddings:
+            self.tgt_embedding.embedding.weight = self.src_embedding.embedding.weight
+
+
 class TMemoryAsQueries(_Wired):
     def wire(self, y, memory, src_ids, tgt_ids):
         src_mask, tgt_mask = self.masks(src_ids, tgt_ids)
@@ -621,6 +637,28 @@ def _count_mistake(**knobs):
     return count
 
 
+def count_w1_bias_d_model(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """w_1's bias counted as d_model numbers instead of d_ff: in no table."""
+    counts = ref.count_parameters(
+        vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm
+    )
+    off = num_layers * (d_ff - d_model)
+    return {**counts, "encoder": counts["encoder"] - off, "decoder": counts["decoder"] - off}
+
+
+def count_no_attention_bias_when_one_layer(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """Wrong only for one layer, where it equals the attention-biases mistake: that cause
+    does not give these counts on the other configurations, so it must not be stated."""
+    args = (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm)
+    if num_layers == 1:
+        return count_parameters_f(*args, attention_biases=False)
+    return ref.count_parameters(*args)
+
+
 def count_total_only(*args, **kwargs):
     return sum(ref.count_parameters(*args, **kwargs).values())
 
@@ -733,6 +771,30 @@ def greedy_one_step_less(model, src_ids, max_len, bos_id, eos_id):
     return greedy_decode_f(model, src_ids, max_len, bos_id, eos_id, steps=max_len - 1)
 
 
+def _greedy_variant(*, start=None, softmax_positions=False, stop_on_any=False):
+    """The reference loop with one decision changed (no knob of greedy_decode_f)."""
+
+    def greedy(model, src_ids, max_len, bos_id, eos_id):
+        with torch.no_grad():
+            memory = model.encode(src_ids)
+            batch = src_ids.shape[0]
+            first = model.pad_id if start == "pad" else bos_id
+            tokens = torch.full((batch, 1), first, dtype=torch.long)
+            finished = torch.zeros(batch, dtype=torch.bool)
+            for _ in range(max_len):
+                logits = model.decode(tokens, memory, src_ids)
+                if softmax_positions:
+                    logits = torch.softmax(logits, dim=1)
+                token = logits[:, -1].argmax(-1).masked_fill(finished, model.pad_id)
+                tokens = torch.cat([tokens, token[:, None]], dim=1)
+                finished = finished | (token == eos_id)
+                if finished.any() if stop_on_any else finished.all():
+                    break
+        return tokens[:, 1:]
+
+    return greedy
+
+
 def greedy_returns_list(model, src_ids, max_len, bos_id, eos_id):
     return ref.greedy_decode(model, src_ids, max_len, bos_id, eos_id).tolist()
 
@@ -800,7 +862,21 @@ MISTAKES = [
         r"source's module|share one\s+table",
     ),
     Mistake(check_Transformer, TTieIgnored, r"tie_embeddings is ignored"),
-    Mistake(check_Transformer, TTieOutputOnly, r"only some of the three matrices are shared"),
+    Mistake(
+        check_Transformer,
+        TTieOutputOnly,
+        r"only some of the three matrices are shared \(src_embedding keeps its own\)",
+    ),
+    Mistake(
+        check_Transformer,
+        TTieEmbeddingsNotOutput,
+        r"only some of the three matrices are shared \(output keeps its own\)",
+    ),
+    Mistake(
+        check_Transformer,
+        TCrossMaskFromTarget,
+        r"(?s)^(?!.*LAST target token).*cross-attention's mask is the padding mask of tgt_ids",
+    ),
     Mistake(check_Transformer, TTieWithoutVocabularyCheck, r"built without complaint.*ValueError"),
     Mistake(check_Transformer, TSoftmax, r"returns probabilities"),
     Mistake(check_Transformer, TAnnotatedGenerator, r"Annotated Transformer's Generator.*logits"),
@@ -829,6 +905,18 @@ MISTAKES = [
     Mistake(check_count_parameters, count_total_only, r"returned a int.*single number"),
     Mistake(check_count_parameters, count_with_total, r"expected exactly"),
     Mistake(check_count_parameters, count_per_head_width, r"multiplied the attention's matrices"),
+    Mistake(
+        check_count_parameters,
+        count_w1_bias_d_model,
+        r"Yours is [\d,]+ fewer than the reference(, [\d,]+ per layer over \d layers| in the "
+        r"layer); here one attention [\d,]+, the feed-forward",
+    ),
+    Mistake(
+        check_count_parameters,
+        count_no_attention_bias_when_one_layer,
+        r"\['encoder'\] returned [\d,]+, expected [\d,]+\. (?!.*You left out).*Yours is "
+        r"[\d,]+ fewer",
+    ),
     # greedy_decode
     *[
         Mistake(check_greedy_decode, _greedy_mistake(**knobs), re.escape(message[:60]))
@@ -839,6 +927,21 @@ MISTAKES = [
     ),
     Mistake(check_greedy_decode, greedy_one_step_less, r"Your rows stop at \d+ tokens"),
     Mistake(check_greedy_decode, greedy_returns_list, r"returned a list"),
+    Mistake(
+        check_greedy_decode,
+        _greedy_variant(start="pad"),
+        r"decoder input starts with model\.pad_id, not <bos>",
+    ),
+    Mistake(
+        check_greedy_decode,
+        _greedy_variant(softmax_positions=True),
+        r"softmax runs over the positions \(dim=1\) before the argmax",
+    ),
+    Mistake(
+        check_greedy_decode,
+        _greedy_variant(stop_on_any=True),
+        r"stops after \d steps, when some rows had produced <eos>, although row \d had not",
+    ),
     Mistake(check_greedy_decode, greedy_int32, r"torch\.int32.*int64"),
     Mistake(check_greedy_decode, greedy_float, r"torch\.float32 values: token ids are integers"),
     Mistake(check_greedy_decode, greedy_switches_to_train, r"left the model in training mode"),

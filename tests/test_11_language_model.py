@@ -52,6 +52,20 @@ def _batches(*, shift=1, high_minus=0, global_stream=False):
     return next_token_batches
 
 
+def _batches_whole_stream(tokens, block_size, batch_size, generator):
+    """Starts drawn from the whole stream: windows near the end run past it."""
+    starts = torch.randint(0, len(tokens), (batch_size,), generator=generator)
+    positions = starts[:, None] + torch.arange(block_size)
+    return tokens[positions], tokens[positions + 1]
+
+
+def _sample_softmax_over_batch(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    if temperature == 0:
+        return logits.argmax(dim=-1)
+    probs = torch.softmax(logits / temperature, dim=0)
+    return torch.multinomial(probs, 1, generator=generator)[:, 0]
+
+
 def _batches_nanogpt(tokens, block_size, batch_size, generator):
     """nanoGPT's get_batch: one-argument randint, then a stack of slices."""
     ix = torch.randint(len(tokens) - block_size, (batch_size,), generator=generator)
@@ -99,6 +113,31 @@ class NormWrongAxis(_Norm):
 
 class NormSubtractsMean(_Norm):
     statistic = "variance"
+
+
+class NormCentredNumerator(ref.RMSNorm):
+    """The mean subtracted from x after the mean square was taken of x itself."""
+
+    def forward(self, x):
+        scale = torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
+        return (x - x.mean(-1, keepdim=True)) * scale * self.weight
+
+
+class NormOverSequenceAndFeatures(ref.RMSNorm):
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean((-2, -1), keepdim=True) + self.eps) * self.weight
+
+
+class NormDividesByRsqrt(ref.RMSNorm):
+    def forward(self, x):
+        return x / torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class NormSumAndEpsOutside(ref.RMSNorm):
+    """Two mistakes at once: the L2 norm (no mean), and eps outside the root."""
+
+    def forward(self, x):
+        return x / (x.norm(dim=-1, keepdim=True) + self.eps) * self.weight
 
 
 class NormNoGain(ref.RMSNorm):
@@ -178,6 +217,23 @@ def _rotate(*, direction=1, mixed=False, not_rotated=False):
         return torch.cat([a * cos - b * sin, a * sin + b * cos], -1)
 
     return apply_rotary
+
+
+def _rotary_no_minus(x, cos, sin):
+    half = x.shape[-1] // 2
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat([a * cos + b * sin, a * sin + b * cos], -1)
+
+
+def _rotary_wrong_way_for_4d_only(x, cos, sin):
+    """Wrong only for 4-D inputs: no known mistake gives this on every input."""
+    return _rotate(direction=-1 if x.dim() == 4 else 1)(x, cos, sin)
+
+
+def _rope_one_indexed_when_long(length, d_head, base=10000.0):
+    """Positions from 1 only when length > 10: no known mistake gives this on every input."""
+    return _rope(first=1 if length > 10 else 0)(length, d_head, base)
 
 
 def _adjacent_written_as_halves(x, cos, sin):
@@ -324,6 +380,49 @@ class AttentionNotCausal(_Attention):
     causal = False
 
 
+class AttentionKeysNotRotated(_Attention):
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        heads, _ = scaled_dot_product_attention(
+            ref.apply_rotary(q, cos, sin), k, v, look_ahead_mask(length)
+        )
+        return self.w_o(merge_heads(heads))
+
+
+class AttentionNoOutputProjection(_Attention):
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return merge_heads(heads)
+
+
+class AttentionDividedByDHead(_Attention):
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        scores = (q @ k.transpose(-2, -1) / self.d_head).masked_fill(
+            ~look_ahead_mask(length), float("-inf")
+        )
+        return self.w_o(merge_heads(torch.softmax(scores, dim=-1) @ v))
+
+
+class AttentionUnscaled(_Attention):
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        scores = (q @ k.transpose(-2, -1)).masked_fill(~look_ahead_mask(length), float("-inf"))
+        return self.w_o(merge_heads(torch.softmax(scores, dim=-1) @ v))
+
+
 class AttentionAdjacent(_Attention):
     rotate = staticmethod(_rotate_adjacent)
 
@@ -433,6 +532,16 @@ class GptUnchained(ref.GPT):
         x = self.embedding(ids)
         out = [layer(x) for layer in self.layers][-1]
         return self.norm(out) @ self.embedding.weight.T
+
+
+class GptNormEveryBlock(ref.GPT):
+    """The final norm applied after every block, inside the loop."""
+
+    def forward(self, ids):
+        x = self.embedding(ids)
+        for layer in self.layers:
+            x = self.norm(layer(x))
+        return x @ self.embedding.weight.T
 
 
 class _Block(ref.DecoderBlock):
@@ -635,6 +744,32 @@ def _sampler(
     return sample
 
 
+def _sample_edited(*, top_k_extra=0, strict=False, unsorted=False, always_argmax=False):
+    """The reference sample with one of the mistakes it is built to show."""
+
+    def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+        if temperature == 0 or always_argmax:
+            return logits.argmax(dim=-1)
+        logits = logits / temperature
+        if top_k is not None:
+            kth = torch.topk(logits, min(top_k + top_k_extra, logits.shape[-1])).values[..., -1:]
+            logits = logits.masked_fill(logits <= kth if strict else logits < kth, -torch.inf)
+        if top_p is not None and unsorted:
+            probs = torch.softmax(logits, dim=-1)
+            remove = probs.cumsum(dim=-1) - probs >= top_p
+            remove[..., 0] = False
+            logits = logits.masked_fill(remove, -torch.inf)
+        elif top_p is not None:
+            probs, order = torch.softmax(logits, dim=-1).sort(dim=-1, descending=True)
+            remove = probs.cumsum(dim=-1) - probs >= top_p
+            remove[..., 0] = False
+            logits = logits.masked_fill(remove.scatter(-1, order, remove), -torch.inf)
+        probs = torch.softmax(logits, dim=-1)
+        return torch.multinomial(probs, 1, generator=generator)[:, 0]
+
+    return sample
+
+
 def _sample_nanogpt_hf(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """nanoGPT's top-k (in place on a copy) and Hugging Face's top-p (shift right)."""
     if temperature == 0:
@@ -670,11 +805,30 @@ MISTAKES = [
     Mistake(check_next_token_batches, _batches(shift=0), r"targets are the inputs themselves"),
     Mistake(check_next_token_batches, _batches(shift=-1), r"shifted the wrong way"),
     Mistake(check_next_token_batches, _batches(high_minus=1), r"last valid start"),
+    Mistake(
+        check_next_token_batches,
+        _batches_whole_stream,
+        r"(?s)IndexError.*a window or its targets reach beyond the last token",
+    ),
+    Mistake(check_sample, _sample_softmax_over_batch, r"softmax over the wrong axis \(dim=0"),
     Mistake(check_next_token_batches, _batches(global_stream=True), r"the generator you were"),
     Mistake(check_RMSNorm, NormMean, r"mean of x, not of x squared"),
     Mistake(check_RMSNorm, NormEpsOutside, r"eps outside the square root"),
     Mistake(check_RMSNorm, NormWrongAxis, r"wrong axis"),
     Mistake(check_RMSNorm, NormSubtractsMean, r"subtracted the mean"),
+    Mistake(
+        check_RMSNorm,
+        NormCentredNumerator,
+        r"subtracted the mean from x, although the root mean square is taken of x itself",
+    ),
+    Mistake(check_RMSNorm, NormDividesByRsqrt, r"multiplied by the root mean square instead"),
+    Mistake(check_RMSNorm, NormOverSequenceAndFeatures, r"normalised over the wrong axis"),
+    Mistake(
+        check_RMSNorm,
+        NormSumAndEpsOutside,
+        r"(?s)Two mistakes at once\. \(1\) You used the sum of the squares.*\(2\) You added "
+        r"eps outside",
+    ),
     Mistake(check_RMSNorm, NormNoGain, r"cut off from the module.s parameters"),
     Mistake(check_RMSNorm, NormDefaultEps, r"default eps is not 1e-5"),
     Mistake(check_RMSNorm, NormTorch, r"(?s)calls torch\.nn\.RMSNorm.*grader scores it 0"),
@@ -714,6 +868,29 @@ MISTAKES = [
     Mistake(check_CausalSelfAttention, AttentionRotatesValues, r"rotated the values too"),
     Mistake(check_CausalSelfAttention, AttentionRotatesBeforeSplit, r"before splitting"),
     Mistake(check_CausalSelfAttention, AttentionNotCausal, r"not causal"),
+    Mistake(
+        check_CausalSelfAttention, AttentionKeysNotRotated, r"rotated the queries but not the keys"
+    ),
+    Mistake(
+        check_CausalSelfAttention, AttentionNoOutputProjection, r"without the output projection"
+    ),
+    Mistake(check_CausalSelfAttention, AttentionUnscaled, r"not divided by sqrt\(d_head\)"),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionDividedByDHead,
+        r"divided the scores by d_head instead of sqrt\(d_head\)",
+    ),
+    Mistake(check_apply_rotary, _rotary_no_minus, r"no minus sign"),
+    Mistake(
+        check_apply_rotary,
+        _rotary_wrong_way_for_4d_only,
+        r"(?s)^(?!.*wrong way).*apply_rotary\(x \(\d, \d, \d, \d+\).*differs from the reference",
+    ),
+    Mistake(
+        check_rotary_embedding,
+        _rope_one_indexed_when_long,
+        r"(?s)^(?!.*Your positions start at 1).*(differs from the reference|shifted by one)",
+    ),
     Mistake(check_CausalSelfAttention, AttentionSdpa, r"calls .*scaled_dot_product_attention"),
     Mistake(check_DecoderBlock, BlockSdpa, r"calls .*scaled_dot_product_attention"),
     Mistake(check_GPT, GptSdpa, r"calls .*scaled_dot_product_attention"),
@@ -738,6 +915,12 @@ MISTAKES = [
         GptUnchained,
         r"layers\[1\] receives the embeddings of the ids, not layers\[0\]'s output",
     ),
+    Mistake(
+        check_GPT,
+        GptNormEveryBlock,
+        r"(layers\[1\] receives the final norm of layers\[0\]'s output|final norm applied "
+        r"twice to layers\[0\]'s output): the final norm runs once",
+    ),
     Mistake(check_DecoderBlock, BlockNotCausal, r"not causal"),
     Mistake(check_DecoderBlock, BlockDefaultEps, r"norms ignore the eps it was given"),
     Mistake(check_GPT, GptNoFinalNorm, r"no final norm"),
@@ -755,6 +938,10 @@ MISTAKES = [
         check_sample, _sampler(temperature_at="after_top_p"), r"probabilities at temperature 1"
     ),
     Mistake(check_sample, _sampler(top_p_first=True), r"top-p before top-k"),
+    Mistake(check_sample, _sample_edited(top_k_extra=1), r"top-k keeps k \+ 1 tokens"),
+    Mistake(check_sample, _sample_edited(strict=True), r"top-k keeps k - 1 tokens"),
+    Mistake(check_sample, _sample_edited(unsorted=True), r"in vocabulary order: sort"),
+    Mistake(check_sample, _sample_edited(always_argmax=True), r"always the most probable token"),
     Mistake(check_sample, _sampler(map_back="gather"), r"mapped back.*with gather"),
     Mistake(check_sample, _sampler(first_row=True), r"drop\[0\] = False"),
     Mistake(check_sample, _sampler(greedy=False), r"(?s)temperature=0\.0.*argmax of each row"),

@@ -180,6 +180,49 @@ def _gqa_unscaled(q, k, v, mask=None):
     return checks.gqa_expected(q, k, v, mask, scale=1)
 
 
+def _gqa_mask_filled_zero(q, k, v, mask=None):
+    """The blocked scores set to 0, not -inf."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, 0.0)
+    return torch.softmax(scores, dim=-1) @ v
+
+
+def _tiled_mask_filled_zero(q, k, v, block_size, causal=False):
+    """Tiled, right but for the causal mask's fill: 0 instead of -inf."""
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    m = torch.full(q.shape[:-1], float("-inf"))
+    total = torch.zeros(q.shape[:-1])
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]))
+    for start in range(0, len_k, block_size):
+        stop = min(start + block_size, len_k)
+        s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            s = s.masked_fill(torch.arange(start, stop)[None] > torch.arange(len_q)[:, None], 0.0)
+        new = torch.maximum(m, s.amax(-1))
+        p = torch.exp(s - new[..., None])
+        total = total * torch.exp(m - new) + p.sum(-1)
+        acc = acc * torch.exp(m - new)[..., None] + p @ v[..., start:stop, :]
+        m = new
+    return acc / total[..., None]
+
+
+def _gqa_divided_by_d(q, k, v, mask=None):
+    return checks.gqa_expected(q, k, v, mask, scale=1 / q.shape[-1])
+
+
+def _tiled_divided_by_d(q, k, v, block_size, causal=False):
+    return tiled_attention_f(q / math.sqrt(q.shape[-1]), k, v, block_size, causal)
+
+
+def _gqa_float_group(q, k, v, mask=None):
+    group = q.shape[1] / k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    return ref.scaled_dot_product_attention(q, k, v, mask)[0]
+
+
 def _gqa_no_mask(q, k, v, mask=None):
     return ref.grouped_query_attention(q, k, v)
 
@@ -344,8 +387,33 @@ MISTAKES = [
         r"without a cache",
     ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_tiled), r"paired wrongly"),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_divided_by_d),
+        r"divided by d_head instead of sqrt\(d_head\)",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_divided_by_d),
+        r"divided by d_k instead of sqrt\(d_k\)",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_float_group),
+        r"number of repeats is a float",
+    ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_unscaled), r"sqrt\(d_head\)"),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_no_mask), r"mask was ignored"),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_mask_filled_zero),
+        r"blocked scores are set to 0 instead of -inf",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_mask_filled_zero),
+        r"blocked scores are set to 0 instead of -inf",
+    ),
     Mistake(
         check_grouped_query_attention,
         _named(
@@ -414,6 +482,16 @@ MISTAKES = [
         check_sliding_window_mask,
         _named("w", lambda n, w: ~((_offsets(n) >= 0) & (_offsets(n) < w))),
         r"inverted",
+    ),
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", lambda n, w: _offsets(n) < w),  # the band of recent keys, and all the future
+        r"lets a query see keys after it: \(\d, \d\) is True",
+    ),
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", lambda n, w: (_offsets(n) > 0) & (_offsets(n) <= w)),  # itself left out
+        r"leaves the query itself out: \(0, 0\) is False",
     ),
 ]
 
@@ -761,9 +839,65 @@ def _generate_logits_late(model, prompt, max_new_tokens):
     return ids, torch.stack(steps, dim=1)
 
 
+@torch.no_grad()
+def _generate_skips_last_call(model, prompt, max_new_tokens):
+    """The loop's last model call is skipped (step + 2 < max_new_tokens): the last step
+    records the logits of the step before."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 2 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+@torch.no_grad()
+def _generate_prefill_last_token(model, prompt, max_new_tokens):
+    """Only the prompt's last token is run as the prefill."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt[:, -1:], caches=caches, start=length - 1)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+@torch.no_grad()
+def _generate_caches_batch_one(model, prompt, max_new_tokens):
+    _batch, length = prompt.shape
+    caches = model.new_caches(1, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    return prompt, logits
+
+
+@torch.no_grad()
+def _generate_negative_cache(model, prompt, max_new_tokens):
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length - max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    return prompt, logits
+
+
 @pytest.mark.parametrize(
     ("fn", "message"),
     [
+        (
+            _generate_skips_last_call,
+            r"logits at step \d repeat those of step \d: the model was not",
+        ),
+        (_generate_negative_cache, r"(?s)non-negative.*caches were made with a negative size"),
+        (_generate_prefill_last_token, r"positions 0 \.\. \d+ of the prompt never ran"),
+        (_generate_caches_batch_one, r"(?s)axis 0 \(batch\).*caches hold one slot per sequence"),
         (_generate_stale_start, r"Call 2 of the model .* ran with start=6, but the caches held 5"),
         (_generate_prompt_uncached, r"prompt ran through the model without the caches"),
         (_generate_fresh_caches, r"got new, empty caches"),

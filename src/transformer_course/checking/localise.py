@@ -24,7 +24,15 @@ import numpy as np
 import torch
 from torch import nn
 
-__all__ = ["diagnose", "localise_layer", "localise_stack", "matching_mistakes", "record_calls"]
+__all__ = [
+    "agreeing_mistakes",
+    "candidates_message",
+    "diagnose",
+    "localise_layer",
+    "localise_stack",
+    "matching_mistakes",
+    "record_calls",
+]
 
 
 def _close(a: Any, b: Any, rtol: float = 1e-4, atol: float = 1e-5) -> bool:
@@ -69,6 +77,43 @@ def diagnose(
             f"so it is one of them: {listed}"
         )
     return localise() if localise is not None else ""
+
+
+def agreeing_mistakes(
+    records: Sequence[tuple[Any, Mapping[str, Any], float, float]],
+) -> list[str]:
+    """The mistakes that agree with the learner on EVERY input a check ran: ``records``
+    holds, per input, (the learner's value, {message: what that mistake gives there, or a
+    zero-argument callable, or None when it cannot happen}, rtol, atol). A message counts
+    only when each input's value matches (where the learner is right, the mistake must
+    give the right value too); those are the causes a check may state (one), or name as
+    candidates (several)."""
+    if not records:
+        return []
+    messages = list(dict.fromkeys(m for _, mistakes, _, _ in records for m in mistakes))
+    found = []
+    for message in messages:
+        agrees = True
+        for got, mistakes, rtol, atol in records:
+            wrong = mistakes.get(message)
+            value = wrong() if callable(wrong) else wrong
+            if value is None or not _close(got, value, max(rtol, 1e-4), max(atol, 1e-5)):
+                agrees = False
+                break
+        if agrees:
+            found.append(message)
+    return found
+
+
+def candidates_message(found: Sequence[str]) -> str:
+    """One cause, or several named as candidates."""
+    if len(found) == 1:
+        return found[0]
+    listed = " ".join(f"({i}) {m}" for i, m in enumerate(found, 1))
+    return (
+        f"On these inputs {len(found)} different mistakes give exactly what yours gives, so it "
+        f"is one of them: {listed}"
+    )
 
 
 # ------------------------------------------------------------------------ recording calls
@@ -139,7 +184,14 @@ def localise_layer(
         got, records = record_calls(module, [*sublayers, *norms.values()], call)
     except Exception:  # the learner's module raised under hooks: no localisation
         return ""
+    ran = [r[0] for r in records if r[0] in sublayers]
+    if len(ran) == len(sublayers) and set(ran) == set(sublayers) and ran != list(sublayers):
+        return (
+            f"Your sub-layers run in the order {', '.join(ran)}; they run in the order "
+            f"{', '.join(sublayers)}, each once."
+        )
     stream = x.detach().double()
+    previous_out = stream
     for position, name in enumerate(sublayers):
         index = next((i for i, r in enumerate(records) if r[0] == name), None)
         if index is None:
@@ -169,15 +221,31 @@ def localise_layer(
                     f"`self.{name}` reads x itself, not {wanted_norm}(x): in pre-LN each "
                     f"sub-layer reads a normalised copy, x + {name}({wanted_norm}(x))."
                 )
+            expected = stream + out
+            following = (
+                next((r for r in records[index + 1 :] if r[0] == sublayers[position + 1]), None)
+                if position + 1 < len(sublayers)
+                else None
+            )
+            if following is not None and following[1] is not None:
+                if _close(following[1].detach().double(), expected):
+                    stream = expected  # the next sub-layer reads the sum itself: said there
+                    continue
             later = after[0][1] if after else got
             nxt = f"the input of `self.{after[0][0]}`" if after else "the layer's output"
-            expected = stream + out
             if later is None:
                 return ""
             later = later.detach().double()
             if _close(later, expected):
                 stream = expected
                 continue
+            if after and _close(later, stream):
+                return (
+                    f"{nxt[0].upper()}{nxt[1:]} is the stream from before `self.{name}` (x, not "
+                    f"x + {name}(...)): the sum with `self.{name}`'s output is not carried on. "
+                    f"Each sub-layer reads the stream after the previous residual: x = x + "
+                    f"{name}({wanted_norm}(x)), then the next one reads {after[0][0]}(x)."
+                )
             if _close(later, out):
                 return _no_residual(name, nxt, f"x + {name}({wanted_norm}(x))")
             if _close(later, inp + out):
@@ -196,6 +264,22 @@ def localise_layer(
                 f"`self.{name}` does not read the layer's input x: in post-LN the first "
                 f"sub-layer reads x itself, {wanted_norm}(x + {name}(x, ...))."
             )
+        if position > 0 and not _close(inp, stream):
+            previous, previous_norm = sublayers[position - 1], norms[sublayers[position - 1]]
+            if _close(inp, previous_out):
+                return (
+                    f"`self.{name}`'s first input (for an attention, its queries) is the raw "
+                    f"output of `self.{previous}` (before its "
+                    f"residual sum and `self.{previous_norm}`): in post-LN each sub-layer reads "
+                    f"the stream after the previous norm, x = {previous_norm}(x + "
+                    f"{previous}(...)), then {name}(x, ...)."
+                )
+            return (
+                f"`self.{name}` does not read the output of `self.{previous_norm}`: in post-LN "
+                f"each sub-layer reads the stream after the previous norm, x = "
+                f"{previous_norm}(x + {previous}(...)), then {name}(x, ...)."
+            )
+        previous_out = out
         stream = inp
         if not after:
             return (
@@ -254,12 +338,14 @@ def localise_stack(
     container: str = "layers",
     unnormed: Callable[[torch.Tensor], torch.Tensor] | None = None,
     input_name: str = "the stack's input x",
+    norm: Callable[[torch.Tensor], torch.Tensor] | None = None,
 ) -> str:
     """Which step of a stack first departs: layers[0] fed the stack's input x, layers[i]
     fed layers[i - 1]'s output, each layer's output what the reference layer computes from
     that input (``layer_oracle(input, i)``), and the stack's output the last layer's output
     through ``final`` (the final norm, or None when there is none; ``unnormed``: what
-    the output would be without that norm, the identity by default)."""
+    the output would be without that norm, the identity by default; ``norm``: the final
+    norm alone, ``final`` by default, to recognise it applied between the layers)."""
     names = [f"{container}.{i}" for i in range(num_layers)]
     try:
         got, records = record_calls(module, names, call)
@@ -280,6 +366,13 @@ def localise_stack(
             return ""
         inp = inp.detach().double()
         if i == 0 and not _close(inp, x64):
+            between = norm if norm is not None else final
+            if between is not None and _close(inp, between(x64)):
+                return (
+                    f"{container}[0] receives the final norm of {input_name}: the final norm "
+                    "runs once, after the loop (for layer in self.layers: x = layer(x, ...); "
+                    "then x = self.norm(x)), not before it."
+                )
             return f"{container}[0] does not receive {input_name}."
         if i > 0 and not _close(inp, previous):
             if _close(inp, x64):
@@ -287,6 +380,14 @@ def localise_stack(
                     f"{container}[{i}] receives {input_name}, not {container}[{i - 1}]'s "
                     "output: the layers are not chained. Feed each layer the previous one's "
                     "result, x = layer(x, ...), reassigning x in the loop."
+                )
+            between = norm if norm is not None else final
+            if between is not None and _close(inp, between(previous)):
+                return (
+                    f"{container}[{i}] receives the final norm of {container}[{i - 1}]'s "
+                    "output: the final norm runs once, after the loop "
+                    "(for layer in self.layers: x = layer(x, ...); then x = self.norm(x)), "
+                    "not after every layer."
                 )
             return f"{container}[{i}] does not receive {container}[{i - 1}]'s output."
         if layer_oracle is not None and not _close(out, layer_oracle(inp, i)):
@@ -312,6 +413,12 @@ def localise_stack(
         return (
             "The stack returns the last layer's output without the final norm: in this "
             "configuration the stack ends with x = self.norm(x)."
+        )
+    between = norm if norm is not None else final
+    if _close(got, final(between(last))):
+        return (
+            f"The stack's output is the final norm applied twice to {container}"
+            f"[{num_layers - 1}]'s output: the final norm runs once, after the loop."
         )
     return (
         f"The stack's output is not the final norm of {container}[{num_layers - 1}]'s output: "

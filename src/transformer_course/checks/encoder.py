@@ -23,6 +23,7 @@ The module helpers live in :mod:`transformer_course.checking.layers`.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +48,7 @@ from transformer_course.checking.layers import (
     dropout_hint,
     expect_composite,
     expect_tensor_result,
+    mistake_pairs,
     mistake_values,
     state_hint,
 )
@@ -171,10 +173,29 @@ _ANY_RANK = (
     "(batch, len, d_model) in a Transformer, but also (tokens, d_model) or more axes. Count "
     "the axes from the end: the features are dim=-1."
 )
-_NORM_HINTS = {"Dimension out of range": _ANY_RANK}
+_LN_INVERTED = (
+    "You multiplied (x - mean) by the standard deviation instead of dividing by it (dividing "
+    "by torch.rsqrt(var + eps), which is already 1 / sqrt): divide by torch.sqrt(var + "
+    "eps), or multiply by torch.rsqrt(var + eps)."
+)
+_KEEPDIM = (
+    "The statistics do not line up with x: most likely a mean or variance taken without "
+    "keepdim=True loses the reduced axis, (batch, len) instead of (batch, len, 1), and then meets x's "
+    "feature axis. Keep the axis: x.mean(dim=-1, keepdim=True), x.var(dim=-1, "
+    "keepdim=True, unbiased=False)."
+)
+_NORM_HINTS = {"Dimension out of range": _ANY_RANK, "must match the size of tensor": _KEEPDIM}
 
 
-def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
+def _axes_message(dims: tuple[int, ...], ndim: int) -> str:
+    return (
+        f"You took the mean and variance over dim={dims[0] if len(dims) == 1 else dims} of "
+        f"x's {ndim} axes, instead of over each token's own features, the last axis only "
+        "(dim=-1, keepdim=True): every (sequence, position) gets its own mean and variance."
+    )
+
+
+def _norm_mistakes(case_eps: float | None, ndim: int = 3) -> dict[str, dict[str, Any]]:
     eps = 1e-5 if case_eps is None else case_eps
     table: dict[str, dict[str, Any]] = {
         _UNBIASED: {"unbiased": True},
@@ -190,7 +211,27 @@ def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
         _NO_AFFINE: {"gain": False, "shift": False},
         _SWAPPED: {"swap": True},
         _ANNOTATED: {"unbiased": True, "eps_at": "outside"},
+        _LN_INVERTED: {"invert": True},
     }
+    # any other set of axes (the batch axis alone, say): named by its dims
+    named = {
+        frozenset({ndim - 2}),
+        frozenset(range(ndim - 1)),
+        frozenset({ndim - 2, ndim - 1}),
+        frozenset(range(ndim)),
+        frozenset({2} if ndim > 2 else {ndim - 1}),
+        frozenset({ndim - 1}),
+    }
+    for size in range(1, ndim + 1):
+        for dims in itertools.combinations(range(ndim), size):
+            if frozenset(dims) not in named:
+                table[_axes_message(dims, ndim)] = {"over": dims}
+    for dim in range(ndim - 1):  # the mean alone over another axis
+        table[
+            f"Your mean is taken over dim={dim} while the variance is over the features: "
+            "both statistics are per token, over the last axis (x.mean(dim=-1, "
+            "keepdim=True))."
+        ] = {"mean_over": (dim,)}
     if case_eps is None:
         table[_WRONG_DEFAULT_EPS] = {"eps": 1e-6}
         table[_WRONG_DEFAULT_EPS + " "] = {"eps": 1e-12}
@@ -273,7 +314,7 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
     p = as_float64(state)
     eps = 1e-5 if case.eps is None else case.eps
     expected = layer_norm_f(x, p, eps)
-    mistakes = _norm_mistakes(case.eps)
+    mistakes = _norm_mistakes(case.eps, x.dim())
     c.expect_close(
         got,
         expected,
@@ -317,6 +358,14 @@ _NO_RELU = (
 _RELU_TWICE = (
     "Your output went through a ReLU as well: the ReLU sits only between w_1 and w_2 (the "
     "output of w_2 may be negative)."
+)
+_RELU_AFTER = (
+    "Your ReLU comes after w_2 instead of between w_1 and w_2: w_2(dropout(relu(w_1(x)))). "
+    "The hidden layer needs the non-linearity; the block's output may be negative."
+)
+_GELU_AFTER = (
+    "Your activation (GELU) comes after w_2 instead of between w_1 and w_2; and the paper's "
+    "block uses ReLU: w_2(dropout(relu(w_1(x))))."
 )
 _GELU = (
     "You used GELU. The paper's block (and nn.TransformerEncoderLayer's default) uses ReLU; "
@@ -379,6 +428,8 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
         _NO_RELU: {"activation": "none"},
         _RELU_TWICE: {"activation": "relu_twice"},
         _GELU: {"activation": "gelu"},
+        _RELU_AFTER: {"activation": "none", "after": "relu"},
+        _GELU_AFTER: {"activation": "none", "after": "gelu"},
     }
     if drop:
         table |= {
@@ -392,6 +443,7 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
         what,
         **tolerance(got.dtype),
         mistakes=mistake_values(lambda **k: ffn_f(x, p, drop=drop, **k), table),
+        pairs=lambda: mistake_pairs(lambda **k: ffn_f(x, p, drop=drop, **k), table),
         hint=dropout_hint(case.dropout, case.mode),
     )
 

@@ -28,7 +28,11 @@ from transformer_course.checking import Checker, short, tolerance, torch_generat
 from transformer_course.checking.hints import shape_mismatch_hint
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.objects import course_object
-from transformer_course.checking.oracles import online_softmax_f, tiled_attention_f
+from transformer_course.checking.oracles import (
+    online_softmax_f,
+    scaled_dot_product_attention_f,
+    tiled_attention_f,
+)
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.exercise import Exercise
 from transformer_course.reference import inference as ref
@@ -88,7 +92,12 @@ _GQA_SHAPES = [
         "Repeat each key/value head group = num_heads // num_kv_heads times along the head "
         "axis (dim=1): k.repeat_interleave(group, dim=1), so that query head h meets "
         "key/value head h // group.",
-    )
+    ),
+    (
+        "repeat_interleave() received an invalid combination of arguments - got (float",
+        "The number of repeats is a float: the group size is an int, num_heads // "
+        "num_kv_heads (floor division, //), not num_heads / num_kv_heads.",
+    ),
 ]
 _ONLY_NEW = (
     "It returned only the new positions. The cache exists to give the new queries the keys "
@@ -421,6 +430,14 @@ def _diagnose_calls(calls: list[dict], length: int) -> str:
                 "every call."
             )
         held = call["held"][0] if call["held"] else None
+        if number == 0 and held == 0 and isinstance(call["start"], int) and call["start"] > 0:
+            return (
+                f"The first call of the model ran {n if n is not None else 'the'} token(s) "
+                f"from position {call['start']} into empty caches: positions 0 .. "
+                f"{call['start'] - 1} of the prompt never ran, so the caches never hold them "
+                "and the new tokens cannot attend to them. Run the whole prompt first, "
+                "model(prompt, caches=caches, start=0) (or token by token from position 0)."
+            )
         if isinstance(held, int) and call["start"] != held:
             if number > 0 and call["start"] == calls[number - 1]["start"]:
                 return (
@@ -471,11 +488,44 @@ def _first_wrong_step(got: torch.Tensor, expected: torch.Tensor, length: int) ->
     return f"The logits first differ at step {t} (those computed from {where})."
 
 
+def _stale_logits(got: torch.Tensor, expected: torch.Tensor, calls: list[dict]) -> str:
+    """Whether the first wrong step's logits repeat the step before's (the model was not
+    run on the token chosen at the step before)."""
+    got, expected = got.detach().double(), expected.double()
+    close = lambda a, b: torch.allclose(a, b, rtol=1e-4, atol=1e-4)  # noqa: E731
+    for t in range(1, expected.shape[1]):
+        if close(got[:, t], expected[:, t]):
+            continue
+        if close(got[:, t], got[:, t - 1]) and not close(expected[:, t], expected[:, t - 1]):
+            return (
+                f"Your logits at step {t} repeat those of step {t - 1}: the model was not run "
+                f"on the token chosen at step {t - 1} before step {t} recorded its logits "
+                f"(your function called the model {len(calls)} times; with a cache it runs "
+                f"the prompt once, then each new token but the last: {expected.shape[1]} "
+                "calls)."
+            )
+        return ""
+    return ""
+
+
 def _explain_generation(got, expected, calls, length: int) -> str:
     """The first wrong step, and the first call of the model that departs from generation
-    with a cache (or logits recorded a step off); "" when neither explains it."""
-    cause = _diagnose_calls(calls, length) or _shifted_logits(got, expected)
-    return f"{_first_wrong_step(got, expected, length)} {cause}".strip() if cause else ""
+    with a cache (or logits recorded a step off, or a step's logits repeating the step
+    before's); when none explains it, the first wrong step alone."""
+    cause = (
+        _diagnose_calls(calls, length)
+        or _shifted_logits(got, expected)
+        or _stale_logits(got, expected, calls)
+    )
+    first = _first_wrong_step(got, expected, length)
+    if cause:
+        return f"{first} {cause}".strip()
+    return (
+        f"{first} The logits must be those of generation without a cache "
+        "(ref.generate_without_cache): check what that step fed to the model."
+        if first
+        else ""
+    )
 
 
 _CACHE_TOO_SMALL = (
@@ -486,11 +536,18 @@ _CACHE_TOO_SMALL = (
 )
 _GENERATE_HINTS = [
     ("the cache holds", _CACHE_TOO_SMALL),
+    (
+        "Dimension size must be non-negative",
+        "The caches were made with a negative size: model.new_caches(batch, max_len) needs "
+        "max_len = the positions they will hold, len + max_new_tokens.",
+    ),
     shape_mismatch_hint(
         ("batch", "positions"),
         "ids are (batch, len): each step appends one token per row, "
-        "logits.argmax(dim=-1, keepdim=True), of shape (batch, 1), along dim=1. An argmax "
-        "over another axis than the vocabulary (the last) gives a tensor of another shape.",
+        "logits.argmax(dim=-1, keepdim=True), of shape (batch, 1), along dim=1; an argmax "
+        "over another axis than the vocabulary (the last) gives a tensor of another shape. "
+        "The caches hold one slot per sequence: model.new_caches(batch, len + "
+        "max_new_tokens) with the prompt's batch.",
     ),
 ]
 
@@ -661,6 +718,9 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                     gqa_expected(q, k, v, mask, tile=True) if 1 < kv < heads else None
                 ),
                 "The scores are not divided by sqrt(d_head).": gqa_expected(q, k, v, mask, scale=1),
+                "The scores are divided by d_head instead of sqrt(d_head).": gqa_expected(
+                    q, k, v, mask, scale=1 / q.shape[-1]
+                ),
                 "The mask was ignored: blocked keys got weight.": (
                     None if mask is None else gqa_expected(q, k, v, None)
                 ),
@@ -672,6 +732,11 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 "Your softmax runs over the queries (dim=-2): each query's weights over the "
                 "keys must sum to 1, so take the softmax over the last axis (dim=-1).": (
                     _gqa_query_softmax(q, k, v, mask)
+                ),
+                _MASK_FILLED_ZERO: (
+                    None
+                    if mask is None
+                    else scaled_dot_product_attention_f(q, k, v, mask, fill=0.0, enable_gqa=True)[0]
                 ),
             }
             c.expect_close(
@@ -891,6 +956,11 @@ def causal_lower_right(len_q: int, len_k: int) -> torch.Tensor:
     return torch.ones(len_q, len_k, dtype=torch.bool).tril(len_k - len_q)
 
 
+_MASK_FILLED_ZERO = (
+    "Your blocked scores are set to 0 instead of -inf: a score of 0 still gets weight "
+    "exp(0) / sum after the softmax, so masked keys are attended to. Fill them with "
+    "float('-inf') (scores.masked_fill(blocked, float('-inf')))."
+)
 _BOTTOM_RIGHT = (
     "Your causal mask is aligned to the bottom right: query i sees keys j <= len_k - len_q "
     "+ i, as if the queries were the last len_q positions (section 2's cache mask, "
@@ -956,6 +1026,9 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     "The scores are not divided by sqrt(d_k).": _tiled_expected(
                         q, k, v, causal, scale=1
                     ),
+                    "The scores are divided by d_k instead of sqrt(d_k).": _tiled_expected(
+                        q, k, v, causal, scale=1 / q.shape[-1]
+                    ),
                     "The causal mask ignores the keys' block offset or is missing: query i "
                     "may attend to key j exactly when j <= i, with j the key's position in the "
                     "whole sequence (start + its index in the block).": (
@@ -976,6 +1049,17 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     ),
                     "With causal=False nothing may be masked, but yours masks the future.": (
                         None if causal else _tiled_expected(q, k, v, True)
+                    ),
+                    _MASK_FILLED_ZERO: (
+                        scaled_dot_product_attention_f(
+                            q,
+                            k,
+                            v,
+                            torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool).tril(),
+                            fill=0.0,
+                        )[0]
+                        if causal
+                        else None
                     ),
                     _BOTTOM_RIGHT: (
                         scaled_dot_product_attention(
@@ -1025,6 +1109,28 @@ def _window(size: int, low: int, high: int) -> torch.Tensor:
     return (offset >= low) & (offset <= high)
 
 
+def _window_hint(got: torch.Tensor, size: int, window: int) -> str:
+    """What a wrong window mask gets wrong, part by part: the future, the diagonal, the
+    band's width."""
+    got = torch.as_tensor(got).bool()
+    rule = "Query i may attend to key j when j <= i and i - j < window."
+    future = torch.ones(size, size, dtype=torch.bool).triu(1) & got
+    if future.any():
+        i, j = (int(v) for v in future.nonzero()[0])
+        return (
+            f"Your mask lets a query see keys after it: ({i}, {j}) is True, key {j} > query "
+            f"{i}. Combine the window with lesson 06's look_ahead_mask using &. {rule}"
+        )
+    diagonal = ~got.diagonal()
+    if diagonal.any():
+        i = int(diagonal.nonzero()[0])
+        return (
+            f"Your mask leaves the query itself out: ({i}, {i}) is False. Each query sees "
+            f"itself and the window - 1 positions before it. {rule}"
+        )
+    return rule
+
+
 def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> None:
     """sliding_window_mask(size, window) -> bool (size, size): j <= i and i - j < window."""
     with Checker("sliding_window_mask", hidden=hidden) as c:
@@ -1050,7 +1156,7 @@ def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> N
                 got,
                 expected,
                 what,
-                hint="Query i may attend to key j when j <= i and i - j < window.",
+                hint=lambda got=got, size=size, window=window: _window_hint(got, size, window),
                 mistakes={
                     "Each query sees window + 1 keys (i - j <= window). Here the window counts "
                     "the query itself: itself and the window - 1 positions before it. (Mistral's "

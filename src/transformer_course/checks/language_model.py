@@ -49,7 +49,12 @@ from transformer_course.checking.layers import (
     mistake_values,
 )
 from transformer_course.checking.layouts import match_layout
-from transformer_course.checking.localise import localise_layer, localise_stack
+from transformer_course.checking.localise import (
+    agreeing_mistakes,
+    candidates_message,
+    localise_layer,
+    localise_stack,
+)
 from transformer_course.checking.modules import build_module, random_state, state_shapes
 from transformer_course.checking.oracles import (
     as_float64,
@@ -126,6 +131,14 @@ _GENERATOR = (
 )
 
 
+_WINDOW_PAST_END = (
+    "An index ran past the end of the stream: a window or its targets reach beyond the last "
+    "token. The window tokens[s : s + block_size] and its targets tokens[s + 1 : s + "
+    "block_size + 1] must both fit, so every start s < num_tokens - block_size: "
+    "torch.randint(0, num_tokens - block_size, (batch_size,), generator=generator)."
+)
+
+
 def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> None:
     with Checker("next_token_batches", hidden=hidden) as c:
         c.require_callable(next_token_batches)
@@ -135,7 +148,13 @@ def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> Non
             position = {int(t): i for i, t in enumerate(tokens)}
             call = f"next_token_batches(tokens ({case.num_tokens},), {case.block_size}, {case.batch_size}, generator)"
             args = (tokens, case.block_size, case.batch_size)
-            got = c.call(next_token_batches, *args, _generator(case.seed), call_repr=call)
+            got = c.call(
+                next_token_batches,
+                *args,
+                _generator(case.seed),
+                call_repr=call,
+                hints={"out of bounds for dimension 0": _WINDOW_PAST_END},
+            )
             again = c.call(next_token_batches, *args, _generator(case.seed), call_repr=call)
             c.expect_type(got, tuple, call, "Return a pair (inputs, targets).")
             c.expect_true(len(got) == 2, f"{call} should return a pair (inputs, targets).")
@@ -201,7 +220,18 @@ _SUBTRACT = (
     "You subtracted the mean first: that is LayerNorm (without its bias). RMSNorm does not "
     "re-centre: it divides x itself by sqrt(mean(x**2) + eps)."
 )
-_SUM = "You used the sum of the squares; RMSNorm takes their mean (divide by d_model)."
+_SUM = (
+    "You used the sum of the squares (x.norm(dim=-1) is its root, the L2 norm); RMSNorm takes "
+    "their mean (divide by d_model): the root mean square is x.norm(dim=-1) / sqrt(d_model)."
+)
+_CENTRED = (
+    "You subtracted the mean from x, although the root mean square is taken of x itself: "
+    "RMSNorm does not re-centre at all, x / sqrt(mean(x**2) + eps) * weight."
+)
+_INVERTED = (
+    "You multiplied by the root mean square instead of dividing by it (dividing by "
+    "torch.rsqrt(...), which is already 1 / sqrt): multiply by rsqrt, or divide by sqrt."
+)
 _EPS_OUT = (
     "You added eps outside the square root, x / (sqrt(mean(x**2)) + eps). nn.RMSNorm puts it "
     "inside: x / sqrt(mean(x**2) + eps); the two differ for a token with small values, as here."
@@ -229,7 +259,10 @@ def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
         _NO_EPS: {"eps_at": "none"},
         _AXIS: {"over": "sequence"},
         _AXIS + " ": {"over": "everything"},
+        _AXIS + "  ": {"over": "sequence_and_features"},
         _NO_GAIN: {"gain": False},
+        _CENTRED: {"centre": True},
+        _INVERTED: {"invert": True},
     }
     if case_eps is None:
         for wrong in (1e-6, 1e-8, torch.finfo(torch.float32).eps):
@@ -238,6 +271,16 @@ def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
         table[_EPS_IGNORED] = {"eps": 1e-5}
         table[_EPS_IGNORED + " "] = {"eps": 1e-6}
     return {message: {"eps": eps, **knobs} for message, knobs in table.items()}
+
+
+def _without_eps(table: dict[str, dict[str, Any]], eps: float) -> dict[str, dict[str, Any]]:
+    """The mistakes of ``table`` made with the right eps, without the eps knob (so that
+    any two can be combined)."""
+    return {
+        message: {k: v for k, v in knobs.items() if k != "eps"}
+        for message, knobs in table.items()
+        if knobs.get("eps") == eps
+    }
 
 
 def check_RMSNorm(cls, *, hidden: bool = False) -> None:
@@ -271,6 +314,9 @@ def check_RMSNorm(cls, *, hidden: bool = False) -> None:
                 what,
                 **tolerance(got.dtype),
                 mistakes=mistake_values(lambda **k: rms_norm_f(x, state, **k), table),
+                pairs=lambda table=table, x=x, state=state, eps=eps: mistake_pairs(
+                    lambda **k: rms_norm_f(x, state, eps, **k), _without_eps(table, eps)
+                ),
             )
 
 
@@ -313,6 +359,7 @@ _ROPE_SHAPE = (
 def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
     with Checker("rotary_embedding", hidden=hidden) as c:
         c.require_callable(rotary_embedding)
+        runs = []
         for case in _HIDDEN_ROPE if hidden else _VISIBLE_ROPE:
             args = (case.length, case.d_head) + (() if case.base is None else (case.base,))
             base = 10000.0 if case.base is None else case.base
@@ -333,7 +380,7 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
                 _LINSPACE: {"exponent": "2i/(d-2)"},
             }
 
-            def pair(which, **knobs):
+            def pair(which, case=case, base=base, **knobs):
                 a = rope_angles_f(case.length, case.d_head, base, **knobs)
                 return (
                     torch.stack([a.cos(), a.sin()])
@@ -341,25 +388,29 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
                     else torch.stack([a.sin(), a.cos()])
                 )
 
-            mistakes = mistake_values(lambda **k: pair("cs", **k), table)
-            mistakes[_SWAPPED_COS_SIN] = lambda: pair("sc")
-            if case.base is not None:
-                mistakes[_IGNORED_BASE] = lambda: torch.stack(
-                    [
-                        rope_angles_f(case.length, case.d_head).cos(),
-                        rope_angles_f(case.length, case.d_head).sin(),
-                    ]
-                )
-            c.expect_close(
-                torch.stack([got[0].double(), got[1].double()]),
-                torch.stack([angles.cos(), angles.sin()]),
-                f"{call}, (cos, sin) stacked",
-                rtol=1e-4,
-                atol=1e-4,
-                mistakes=mistakes,
-                pairs=mistake_pairs(lambda **k: pair("cs", **k), table),
-                axes=("cos/sin", "len", "pair"),
+            mistakes = {message: pair("cs", **knobs) for message, knobs in table.items()}
+            mistakes[_SWAPPED_COS_SIN] = pair("sc")
+            # with the default base, ignoring it changes nothing: the learner's value
+            mistakes[_IGNORED_BASE] = torch.stack(
+                [
+                    rope_angles_f(case.length, case.d_head).cos(),
+                    rope_angles_f(case.length, case.d_head).sin(),
+                ]
             )
+            runs.append(
+                (
+                    torch.stack([got[0].double(), got[1].double()]),
+                    torch.stack([angles.cos(), angles.sin()]),
+                    f"{call}, (cos, sin) stacked",
+                    {"rtol": 1e-4, "atol": 1e-4},
+                    mistakes,
+                    {
+                        "pairs": mistake_pairs(lambda pair=pair, **k: pair("cs", **k), table),
+                        "axes": ("cos/sin", "len", "pair"),
+                    },
+                )
+            )
+        _judge_runs(c, runs)
 
 
 @dataclass(frozen=True)
@@ -386,6 +437,14 @@ _ADJACENT_NOTE = (
 _DIRECTION = (
     "You rotate the wrong way (by -angle): pair (a, b) becomes (a cos - b sin, a sin + b cos). "
     "Check the signs of the sin terms."
+)
+_NO_MINUS = (
+    "Your rotation has no minus sign: (a cos + b sin, a sin + b cos) is not a rotation. Pair "
+    "(a, b) becomes (a cos - b sin, a sin + b cos)."
+)
+_TWO_MINUS = (
+    "Both sin terms carry a minus sign: (a cos - b sin, -a sin + b cos) is not a rotation. "
+    "Pair (a, b) becomes (a cos - b sin, a sin + b cos)."
 )
 _MIXED = (
     "Your pairing is mixed: you take the pairs one way (halves or neighbours) and put the "
@@ -479,9 +538,33 @@ def _relative_property(c: Checker, apply_rotary, d_head: int, seed: int) -> None
     c.expect_true(spread < 1e-3 * max(1.0, float(scores.abs().max())), f"{call}: {_RELATIVE}")
 
 
+def _judge_runs(c: Checker, runs: list[tuple]) -> None:
+    """Every input's (got, expected, call, tolerance, mistakes, expect_close options): when
+    one is wrong, the known mistakes that agree with the learner on EVERY input are
+    stated (one) or named as candidates (several); when none agrees, each input is
+    compared in turn without them (its layout, replay and fixed hint)."""
+    wrong = [
+        run
+        for run in runs
+        if not torch.allclose(
+            torch.as_tensor(run[0]).double(), torch.as_tensor(run[1]).double(), **run[3]
+        )
+    ]
+    if wrong:
+        records = [
+            (got, mistakes, tol["rtol"], tol["atol"]) for got, _, _, tol, mistakes, _ in runs
+        ]
+        found = agreeing_mistakes(records)
+        if found:
+            c.fail(f"{wrong[0][2]} is not what the reference gives. {candidates_message(found)}")
+    for got, expected, call, tol, _, options in runs:
+        c.expect_close(got, expected, call, **tol, **options)
+
+
 def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
     with Checker("apply_rotary", hidden=hidden) as c:
         c.require_callable(apply_rotary)
+        runs = []
         for case in _HIDDEN_ROTARY if hidden else _VISIBLE_ROTARY:
             length, d_head = case.shape[-2:]
             x = randn(case.shape, case.seed, dtype=case.dtype)
@@ -502,6 +585,8 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
                 c.note(_ADJACENT_NOTE)
             mistakes = {
                 _DIRECTION: rotate_f(x, angles, pairing, direction=-1),
+                _NO_MINUS: rotate_f(x, angles, pairing, signs=(1, 1)),
+                _TWO_MINUS: rotate_f(x, angles, pairing, signs=(-1, -1)),
                 _MIXED: _mixed(x, angles),
                 _NOT_ROTATED: x.double() * torch.cat([angles.cos(), angles.cos()], -1)
                 + x.double() * torch.cat([angles.sin(), angles.sin()], -1),
@@ -511,7 +596,9 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
             expected = rotate_f(x, angles, pairing)
             axes = (*(f"axis {i}" for i in range(x.dim() - 2)), "len", "d_head")
 
-            def explain(got=got, expected=expected, x=x, angles=angles, pairing=pairing) -> str:
+            def explain(
+                got=got, expected=expected, x=x, angles=angles, pairing=pairing, axes=axes, tol=tol
+            ) -> str:
                 return _rotary_layout(
                     match_layout(
                         got,
@@ -524,9 +611,12 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
                     )
                 )
 
-            c.expect_close(
-                got, expected, call, **tol, mistakes=mistakes, explain=explain, axes=axes
-            )
+            runs.append((got, expected, call, tol, mistakes, explain, axes))
+        # a cause is stated only when it gives the learner's values on every input
+        _judge_runs(
+            c,
+            [(g, e, call, tol, m, {"explain": x, "axes": a}) for g, e, call, tol, m, x, a in runs],
+        )
         _relative_property(c, apply_rotary, 16 if hidden else 8, 55 if hidden else 5)
 
 
@@ -671,12 +761,41 @@ _ATTENTION_HINTS = {
 }
 
 
-_ATTENTION_MISTAKES = {  # {message: causal_self_attention_f's knobs for that mistake}
+_KEYS_NOT_ROTATED = (
+    "You rotated the queries but not the keys. RoPE rotates both, with the same angles: "
+    "only then does the score q_i . k_j depend on the offset i - j alone."
+)
+_QUERIES_NOT_ROTATED = (
+    "You rotated the keys but not the queries. RoPE rotates both, with the same angles: "
+    "only then does the score q_i . k_j depend on the offset i - j alone."
+)
+_NO_W_O = (
+    "You return the merged heads without the output projection: finish with "
+    "self.w_o(merge_heads(heads))."
+)
+_NO_SCALE = (
+    "Your scores are not divided by sqrt(d_head): softmax(q kᵀ / sqrt(d_head)), as lesson "
+    "04's scaled_dot_product_attention does."
+)
+_SCALE_D_MODEL = (
+    "You divided the scores by sqrt(d_model); each head's scores are divided by "
+    "sqrt(d_head), d_head = d_model // num_heads."
+)
+
+#: {message: causal_self_attention_f's knobs for that mistake}. A one-indexed position is
+#: not among them: RoPE's scores depend only on offsets, so the attention cannot show it
+#: (rotary_embedding's own check does).
+_ATTENTION_MISTAKES = {
     _NO_ROPE: {"rope": False},
     _ROTATE_VALUES: {"rotate_values": True},
     _BEFORE_SPLIT: {"split": "before"},
-    _ONE_INDEXED: {"first": 1},
     _NOT_CAUSAL: {"causal": False},
+    _KEYS_NOT_ROTATED: {"rotated": "q"},
+    _QUERIES_NOT_ROTATED: {"rotated": "k"},
+    _NO_W_O: {"use_w_o": False},
+    _NO_SCALE: {"scale": "none"},
+    _SCALE_D_MODEL: {"scale": "sqrt_d_model"},
+    "You divided the scores by d_head instead of sqrt(d_head).": {"scale": "d_head"},
 }
 
 
@@ -915,6 +1034,7 @@ def _localise_gpt(module, ids: torch.Tensor, state, case: _ModelCase, pairing: s
         case.num_layers,
         final=lambda t: rms_norm_f(t, sub(p, "norm"), 1e-5) @ embedding.T,
         unnormed=lambda t: t @ embedding.T,
+        norm=lambda t: rms_norm_f(t, sub(p, "norm"), 1e-5),
         layer_oracle=block,
         input_name="the embeddings of the ids",
     )
@@ -1028,8 +1148,34 @@ _TOP_P_GATHER = (
     "the token at sorted position i, order[i], gets decision i."
 )
 _TOP_P_FEW = (
-    "Your top-p keeps one token too few: the token whose probability makes the running total "
-    "reach top_p must be kept (remove a token when the total *before* it already reaches top_p)."
+    "Your top-p keeps one token too few: the token that makes the running total reach "
+    "top_p (the one that crosses it) must be kept (remove a token when the total *before* "
+    "it already reaches top_p)."
+)
+_TOP_K_FEWER = (
+    "Your top-k keeps k - 1 tokens, one too few: it removes the k-th largest logit itself "
+    "(logits <= kth). Remove only the logits below the k-th largest (logits < kth)."
+)
+_TOP_K_MORE = (
+    "Your top-k keeps k + 1 tokens, one too many: the threshold is the k-th largest logit, "
+    "torch.topk(logits, top_k).values[..., -1:]; keep the logits >= it."
+)
+_TOP_P_UNSORTED = (
+    "Your top-p runs its total over the tokens in vocabulary order: sort the probabilities "
+    "first (most probable first), accumulate in that order, then map the decisions back to "
+    "the vocabulary with scatter."
+)
+_UNIFORM = (
+    "Every token you keep is drawn about equally often: your probabilities do not depend on "
+    "the logits. The likely cause: a softmax over the wrong axis (dim=0 or -2, across the "
+    "batch: here the rows are copies of one row, so every entry becomes 1 / batch); take it "
+    "over the vocabulary, torch.softmax(logits, dim=-1). (Or weights drawn from something "
+    "other than the probabilities.)"
+)
+_ALWAYS_ARGMAX = (
+    "Your samples are always the most probable token (the argmax), whatever the "
+    "temperature: with temperature > 0, draw at random from the probabilities, "
+    "torch.multinomial(probs, 1, generator=generator); only temperature == 0 is greedy."
 )
 _TOP_P_MANY = (
     "Your top-p keeps one token too many: keep the smallest set of the most probable tokens "
@@ -1073,6 +1219,10 @@ _SAMPLE_MISTAKES = {  # {message: sample_probabilities_f's knobs for that mistak
     _TOP_P_FEW: {"top_p_rule": "one_too_few"},
     _TOP_P_MANY: {"top_p_rule": "one_too_many"},
     _TIES: {"ties": "strict"},
+    _TOP_K_MORE: {"top_k_extra": 1},
+    _TOP_P_UNSORTED: {"top_p_sorted": False},
+    _ALWAYS_ARGMAX: {"greedy": True},
+    _UNIFORM: {"softmax_dim": "batch"},
 }
 
 
@@ -1103,6 +1253,10 @@ def _applies(knobs: Mapping[str, Any], case: _SampleCase) -> bool:
         return case.temperature != 1.0 and case.top_p is not None
     if "order" in knobs:
         return case.top_k is not None and case.top_p is not None
+    if "top_k_extra" in knobs or "ties" in knobs:
+        return case.top_k is not None
+    if "top_p_sorted" in knobs or "top_p_rule" in knobs or "top_p_map" in knobs:
+        return case.top_p is not None
     return True
 
 
@@ -1137,8 +1291,11 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
     if matches(expected):
         c.ok()
         return
+    tie = case.top_k is not None and bool(
+        (row == torch.topk(row, min(case.top_k, len(row))).values[-1]).sum() > 1
+    )
     fitting = [
-        message
+        _TOP_K_FEWER if message == _TIES and not tie else message
         for message, knobs in _SAMPLE_MISTAKES.items()
         if _applies(knobs, case) and matches(sample_probabilities_f(row, **options, **knobs))
     ]

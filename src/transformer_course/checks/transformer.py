@@ -357,6 +357,10 @@ _NORM_FIRST_IGNORED = {
     False: "Your layers are pre-LN where this model asked for post-LN (norm_first=False): pass "
     "norm_first on to Encoder and Decoder unchanged.",
 }
+_CROSS_MASK_FROM_TARGET = (
+    "Your cross-attention's mask is the padding mask of tgt_ids: the cross-attention's keys "
+    "are the SOURCE positions, so its mask is padding_mask(src_ids, self.pad_id)."
+)
 _FUTURE_LEAK = (
     "Changing the LAST target token changed the logits at earlier positions: position t "
     "sees the target tokens after it. The decoder's self-attention needs the look-ahead "
@@ -401,6 +405,7 @@ def decode_mistakes(case: _Case) -> list[tuple[str, dict[str, Any]]]:
         (_SOURCE_MASK_TO_SELF, {"self_mask": "src_pad"}),
         (_TARGET_MASK_TO_CROSS, {"cross_mask": "tgt"}),
         (_NO_CROSS_MASK, {"cross_mask": "none"}),
+        (_CROSS_MASK_FROM_TARGET, {"cross_mask": "tgt_pad"}),
         (_MEMORY_AS_QUERIES, {"reads": "swap"}),
         (_IGNORES_MEMORY, {"reads": "self"}),
     ]
@@ -553,10 +558,15 @@ def _check_sharing(c: Checker, module, built: str, case: _Case, buffers: dict) -
                 "self.tgt_embedding.embedding.weight and to self.output.weight (section 4)."
             )
         if not all(same.values()):
-            apart = [a.split(".")[0] for (a, b), s in same.items() if not s]
+            # equality is transitive: with one pair shared, the third matrix is the one apart
+            shared = {name for pair, s in same.items() if s for name in pair}
+            apart = sorted(
+                {name.split(".")[0] for pair in same for name in pair}
+                - {name.split(".")[0] for name in shared}
+            )
             c.fail(
                 f"{built}: tie_embeddings=True, but only some of the three matrices are shared "
-                f"(not: {', '.join(sorted(set(apart)))}). The paper (section 3.4) shares one "
+                f"({', '.join(apart)} keeps its own). The paper (section 3.4) shares one "
                 "matrix between both embeddings AND the output layer: assign "
                 "self.src_embedding.embedding.weight to self.tgt_embedding.embedding.weight and "
                 "to self.output.weight."
@@ -767,15 +777,21 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
     def sees_the_future() -> str | None:
         if case.len_tgt < 2 or (case.train and case.dropout == 1.0):
             return None
+        # only rows whose last token is not <pad>, changed to another token that is not
+        # <pad>: the padding is the same, so only a look at the future can change the rest
+        rows = tgt[:, -1] != pad
+        if not rows.any():
+            return None
         changed = tgt.clone()
         last = (tgt[:, -1] + 1) % case.tgt_vocab
-        changed[:, -1] = torch.where(last == pad, (last + 1) % case.tgt_vocab, last)
+        last = torch.where(last == pad, (last + 1) % case.tgt_vocab, last)
+        changed[:, -1] = torch.where(rows, last, tgt[:, -1])
         again = c.call(
             module.decode, changed, memory.clone(), src.clone(), call_repr=call, hints=hints
         )
         if not (isinstance(again, torch.Tensor) and again.shape == got.shape):
             return None
-        earlier = (again[:, :-1] - got[:, :-1]).detach().abs().max().item()
+        earlier = (again[rows, :-1] - got[rows, :-1]).detach().abs().max().item()
         return _FUTURE_LEAK if earlier > 1e-4 else None
 
     with torch.no_grad():
@@ -871,6 +887,47 @@ COUNT_MISTAKES = [
         "the output layer).",
     ),
     (
+        {"attention_biases": False},
+        "You left out the attention's biases: w_q, w_k, w_v and w_o are each an nn.Linear "
+        "with a bias of d_model numbers, so one attention is 4 * (d_model * d_model + d_model).",
+    ),
+    (
+        {"ffn_biases": False},
+        "You left out the feed-forward network's biases: w_1 has a bias of d_ff numbers and "
+        "w_2 one of d_model, so the feed-forward is (d_model * d_ff + d_ff) + (d_ff * d_model "
+        "+ d_model).",
+    ),
+    (
+        {"untied_output_bias": False},
+        "Untied, you left out the output layer's bias: nn.Linear(d_model, vocab_size) has a "
+        "weight (vocab_size * d_model) and a bias (vocab_size).",
+    ),
+    (
+        {"attention_projections": 3},
+        "Each attention has FOUR projections, w_q, w_k, w_v and the output projection w_o "
+        "(lesson 05): 4 * (d_model * d_model + d_model); you counted three.",
+    ),
+    (
+        {"decoder_attentions": 1},
+        "A decoder layer has TWO attentions, the masked self-attention and the "
+        "cross-attention (each 4 * (d_model * d_model + d_model)); you counted one.",
+    ),
+    (
+        {"decoder_norms": 2},
+        "A decoder layer has THREE LayerNorms, one per sub-layer (self-attention, "
+        "cross-attention, feed-forward); you counted two.",
+    ),
+    (
+        {"final_in": ("encoder",)},
+        "With final_norm=True BOTH stacks end with a LayerNorm: the decoder's final norm "
+        "(2 * d_model) is missing; you counted only the encoder's.",
+    ),
+    (
+        {"final_in": ("decoder",)},
+        "With final_norm=True BOTH stacks end with a LayerNorm: the encoder's final norm "
+        "(2 * d_model) is missing; you counted only the decoder's.",
+    ),
+    (
         {"norms": 0},
         "The LayerNorms are missing: each has a gain and a bias of d_model numbers; an encoder "
         "layer has two, a decoder layer three.",
@@ -940,6 +997,7 @@ def check_count_parameters(count_parameters, *, hidden: bool = False) -> None:
     the parameters of real models in tests/test_09_transformer.py)."""
     with Checker("count_parameters", hidden=hidden) as c:
         c.require_callable(count_parameters)
+        results = []  # (args, call, counts, expected), every configuration
         for args in HIDDEN_COUNT if hidden else VISIBLE_COUNT:
             v, d, h, n, f, tie, final = args
             call = _count_call(args)
@@ -971,22 +1029,61 @@ def check_count_parameters(count_parameters, *, hidden: bool = False) -> None:
                 )
             c.ok()
             counts = {key: _as_count(c, got[key], f"{call}[{key!r}]") for key in _COUNT_KEYS}
-            expected = ref.count_parameters(v, d, h, n, f, tie, final)
-            if counts != expected:
-                wrong = [key for key in _COUNT_KEYS if counts[key] != expected[key]]
-                shown = ", ".join(
-                    f"{key!r}: {counts[key]:,} (expected {expected[key]:,})" for key in wrong
-                )
-                for knobs, message in COUNT_MISTAKES:
-                    if counts == count_parameters_f(*args, **knobs):
-                        c.fail(f"{call} gave {shown}. {message}")
-            for key in _COUNT_KEYS:
-                c.expect_equal(
-                    counts[key], expected[key], f"{call}[{key!r}]", hint=_count_hint(key)
-                )
+            results.append((args, call, counts, ref.count_parameters(v, d, h, n, f, tie, final)))
+        wrong_results = [r for r in results if r[2] != r[3]]
+        if not wrong_results:
+            return
+        args, call, counts, expected = wrong_results[0]
+        wrong = [key for key in _COUNT_KEYS if counts[key] != expected[key]]
+        shown = ", ".join(f"{key!r}: {counts[key]:,} (expected {expected[key]:,})" for key in wrong)
+        # a cause is stated only when it gives the learner's counts on every configuration
+        # the check ran; when several do, all are named
+        found = [
+            message
+            for knobs, message in COUNT_MISTAKES
+            if all(got == count_parameters_f(*a, **knobs) for a, _, got, _ in results)
+        ]
+        if len(found) == 1:
+            c.fail(f"{call} gave {shown}. {found[0]}")
+        if found:
+            listed = " ".join(f"({i}) {m}" for i, m in enumerate(found, 1))
+            c.fail(
+                f"{call} gave {shown}. On these configurations {len(found)} different mistakes "
+                f"give exactly your counts, so it is one of them: {listed}"
+            )
+        key = wrong[0]
+        c.expect_equal(
+            counts[key], expected[key], f"{call}[{key!r}]", hint=_count_hint(key, args, counts)
+        )
 
 
-def _count_hint(key: str) -> str:
+def _count_hint(key: str, args: tuple, counts: dict[str, int]) -> str:
+    """The rule for ``key``, and for a stack the learner's count taken apart against the
+    components of one layer (so that the part that is off can be found)."""
+    rule = _count_rule(key)
+    if key not in ("encoder", "decoder"):
+        return rule
+    _v, d, _h, n, f, _tie, final = args
+    attention, ffn, norm = 4 * (d * d + d), 2 * d * f + f + d, 2 * d
+    extra = norm if final else 0
+    parts = f"one attention {attention:,}, the feed-forward {ffn:,}, one LayerNorm {norm:,}" + (
+        f"; the final LayerNorm {norm:,}" if final else ""
+    )
+    layer = attention + ffn + 2 * norm if key == "encoder" else 2 * attention + ffn + 3 * norm
+    off = counts[key] - (n * layer + extra)
+    if off % n == 0:
+        where = f"Yours is {abs(off):,} {'more' if off > 0 else 'fewer'} than the reference" + (
+            f", {abs(off) // n:,} per layer over {n} layers" if n > 1 else " in the layer"
+        )
+    else:
+        where = (
+            f"Yours is {abs(off):,} {'more' if off > 0 else 'fewer'} than the reference, not "
+            f"a multiple of num_layers={n}: look at what is counted once per stack"
+        )
+    return f"{rule} {where}; here {parts}."
+
+
+def _count_rule(key: str) -> str:
     return {
         "embeddings": "One table of vocab_size x d_model per side, or one shared table when tied.",
         "encoder": "num_layers x (attention + feed-forward + 2 LayerNorms), plus a final "
@@ -1223,16 +1320,115 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
         expected,
         call,
         mistakes=mistakes,
-        hint=lambda: _greedy_hint(got, expected, case),
+        hint=lambda: _greedy_hint(got, expected, case, model, src),
     )
 
 
-def _greedy_hint(got: torch.Tensor, expected: torch.Tensor, case: _GreedyCase) -> str:
+_REPLAY_RULES = {
+    "start": (
+        "Your decoder input starts with model.pad_id, not <bos>: every target starts with "
+        "bos_id (torch.full((batch, 1), bos_id)); a <pad> first token is masked out as "
+        "padding."
+    ),
+    "softmax_positions": (
+        "Your softmax runs over the positions (dim=1) before the argmax: the probabilities of "
+        "the next token are a softmax over the vocabulary (dim=-1) of the last position's "
+        "logits, logits[:, -1] (and the argmax of the logits alone gives the same token)."
+    ),
+    "positions": (
+        "Your argmax ran over the positions (dim=1) instead of the vocabulary: the next token "
+        "is logits[:, -1].argmax(dim=-1)."
+    ),
+    "first": (
+        "You took the FIRST position's logits at every step: the next token is predicted by "
+        "the LAST position of the prefix, logits[:, -1]."
+    ),
+}
+
+
+def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCase) -> str:
+    """Replay the learner's decisions: at each step, the prefix the learner's function had
+    built (<bos> + its own tokens so far) through the reference's rule. A known wrong rule
+    is named when it reproduces EVERY decision of every row; otherwise the first decision
+    that departs, and what the reference decides from the same prefix."""
+    pad, bos, eos = case.pad_id, case.bos_id, case.eos_id
+    batch, steps = got.shape
+    with torch.no_grad():
+        memory = model.encode(src)
+        prefix = torch.full((batch, 1), bos, dtype=torch.long)
+        finished = torch.zeros(batch, dtype=torch.bool)
+        agrees = dict.fromkeys(_REPLAY_RULES, True)
+        first = None  # (step, row, yours, reference's)
+        for step in range(steps):
+            logits = model.decode(prefix, memory, src)  # (batch, len, vocab)
+            padded = torch.cat([torch.full((batch, 1), pad, dtype=torch.long), prefix[:, 1:]], 1)
+            rules = {
+                "right": logits[:, -1].argmax(-1),
+                "start": model.decode(padded, memory, src)[:, -1].argmax(-1),
+                "softmax_positions": torch.softmax(logits, dim=1)[:, -1].argmax(-1),
+                "positions": logits.argmax(dim=1)[:, -1],
+                "first": logits[:, 0].argmax(-1),
+            }
+            mine = got[:, step]
+            for name in _REPLAY_RULES:
+                if not torch.equal(rules[name].masked_fill(finished, pad), mine):
+                    agrees[name] = False
+            right = rules["right"].masked_fill(finished, pad)
+            if first is None and not torch.equal(right, mine):
+                row = int((right != mine).nonzero()[0])
+                first = (step, row, int(mine[row]), int(right[row]), bool(finished[row]))
+            prefix = torch.cat([prefix, mine[:, None]], dim=1)
+            finished = finished | (mine == eos)
+    found = [_REPLAY_RULES[name] for name, ok in agrees.items() if ok]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        return "Replaying your steps, each of these gives every one of your tokens: " + " ".join(
+            f"({i}) {m}" for i, m in enumerate(found, 1)
+        )
+    if first is not None:
+        step, row, mine_, right_, done = first
+        if done:
+            return (
+                f"Row {row} had produced <eos> before step {step + 1}, but yours then gives "
+                f"{mine_}: a finished row gets model.pad_id ({pad}) from then on."
+            )
+        if mine_ == pad:
+            return (
+                f"Row {row} has not produced <eos>, but at step {step + 1} yours gives it "
+                f"pad_id ({pad}); from the same prefix the reference decides {right_}. Only a "
+                "row that has produced <eos> is padded."
+            )
+        return (
+            f"Replaying your steps: row {row}'s decision at step {step + 1} is the first that "
+            f"departs: from the tokens your function had produced so far (<bos> first), the "
+            f"argmax of logits[:, -1] is {right_}, yours is {mine_}."
+        )
+    open_rows = [r for r in range(batch) if not bool(finished[r])]
+    if steps < case.max_len and open_rows and bool(finished.any()):
+        return (
+            f"Your result stops after {steps} steps, when some rows had produced <eos>, "
+            f"although row {open_rows[0]} had not: stop only when every row has finished "
+            "(if finished.all(): break), or after max_len steps."
+        )
+    return ""
+
+
+def _greedy_hint(
+    got: torch.Tensor, expected: torch.Tensor, case: _GreedyCase, model=None, src=None
+) -> str:
     """Explain a wrong result that no known mistake gives."""
     if got.shape[1] > case.max_len:
         return f"The result has {got.shape[1]} columns: at most max_len = {case.max_len}."
     if (got[:, 0] == case.bos_id).all():
         return "Your rows start with <bos>: leave it out of the result."
+    if model is not None:
+        try:
+            replay = _greedy_replay(model, src, got, case)
+        except Exception:  # ids out of the vocabulary, say: no replay
+            replay = ""
+        if replay:
+            return replay
     for row, (mine, right) in enumerate(zip(got.tolist(), expected.tolist(), strict=True)):
         if case.eos_id in mine:
             after = mine[mine.index(case.eos_id) + 1 :]

@@ -129,6 +129,8 @@ def multi_head_attention_f(
     rotate_at: str = "heads",
     rotate_values: bool = False,
     weights: torch.Tensor | None = None,
+    rotate_which: str = "qk",
+    fill: float = float("-inf"),
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Multi-head attention in float64: w_o(merge(attention(split(w_q q), split(w_k k),
     split(w_v v)))), ``p`` holding the nn.Linear w_q, w_k, w_v, w_o (d_model, d_model),
@@ -147,7 +149,8 @@ def multi_head_attention_f(
     ``rotate``: a position encoding applied to the queries and keys (RoPE: a function of
     (..., len, width) -> same), on each head's d_head features (``rotate_at="heads"``,
     right) or on the d_model-wide projections before the split (``"model"``);
-    ``rotate_values`` rotates the values too.
+    ``rotate_values`` rotates the values too; ``rotate_which`` "qk" (right), "q" or "k":
+    only the queries or only the keys rotated. ``fill``: what blocked scores become.
     """
     inputs = {"query": query.double(), "key": key.double(), "value": value.double()}
 
@@ -157,13 +160,18 @@ def multi_head_attention_f(
     q = project("w_q", inputs[q_from])  # (batch, len_q, d_model)
     k = project(k_proj, inputs[k_from])  # (batch, len_k, d_model)
     v = project(v_proj, inputs[v_from])
+
+    def rotate_qk(q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        assert rotate is not None
+        return (rotate(q) if "q" in rotate_which else q), (rotate(k) if "k" in rotate_which else k)
+
     if rotate is not None and rotate_at == "model":
-        q, k = rotate(q), rotate(k)
+        q, k = rotate_qk(q, k)
         v = rotate(v) if rotate_values else v
     transpose = split != "no_transpose"
     q, k, v = (split_heads_f(t, num_heads, transpose=transpose) for t in (q, k, v))
     if rotate is not None and rotate_at == "heads":  # (batch, num_heads, len, d_head)
-        q, k = rotate(q), rotate(k)
+        q, k = rotate_qk(q, k)
         v = rotate(v) if rotate_values else v
     d_head, d_model = q.shape[-1], query.shape[-1]
     factor = {
@@ -180,6 +188,7 @@ def multi_head_attention_f(
         scale=factor,
         softmax_dim=softmax_dim,
         mask_mode=mask_mode,
+        fill=fill,
         is_causal=is_causal,
         uniform_weights=uniform_weights,
         drop=drop,

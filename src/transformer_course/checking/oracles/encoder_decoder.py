@@ -385,7 +385,7 @@ def transformer_decode_f(
     """Lesson 09's ``decode``: tgt (batch, len_tgt), memory (batch, len_src, d_model), src
     (batch, len_src) -> logits (batch, len_tgt, tgt_vocab_size). Knobs: ``self_mask``
     ("causal_pad" right, "pad" (no look-ahead), "causal" (no target padding), "src_pad",
-    "pad0"), ``cross_mask`` ("src_pad" right, "none", "tgt", "pad0"), ``reads`` ("memory"
+    "pad0"), ``cross_mask`` ("src_pad" right, "none", "tgt", "tgt_pad": padding_mask(tgt_ids), "pad0"), ``reads`` ("memory"
     right, "self": the target read as memory, "swap": decoder(memory, target)), ``output``
     ("logits" right, "softmax", "log_softmax", "softmax_positions"), and
     :func:`transformer_embed_f`'s."""
@@ -402,6 +402,7 @@ def transformer_decode_f(
         "src_pad": lambda: _padding(src, pad_id),
         "none": lambda: None,
         "tgt": lambda: _causal_padding(tgt, pad_id),
+        "tgt_pad": lambda: _padding(tgt, pad_id) if tgt.shape[1] == src.shape[1] else None,
         "pad0": lambda: _padding(src, 0),
     }
     self_m, cross_m = masks_self[self_mask](), masks_cross[cross_mask]()
@@ -440,6 +441,13 @@ def count_parameters_f(
     tied_output_bias: bool = True,
     untied_tables: int = 2,
     final: str = "given",  # "given", "never", "always"
+    attention_biases: bool | None = None,  # None: as ``biases``
+    ffn_biases: bool | None = None,  # None: as ``biases``
+    attention_projections: int = 4,
+    decoder_attentions: int = 2,
+    decoder_norms: int = 3,
+    final_in: tuple[str, ...] = ("encoder", "decoder"),
+    untied_output_bias: bool = True,
 ) -> dict[str, int]:
     """Lesson 09's count_parameters from the formulas: {"embeddings", "encoder", "decoder",
     "output": number of parameters}, with one knob per classic mistake: ``biases`` False
@@ -448,15 +456,27 @@ def count_parameters_f(
     cross-attention), ``d_ff_4`` (d_ff taken as 4 * d_model), ``one_layer``,
     ``tied_copies`` (how often a tied matrix is counted), ``tied_output_bias`` False,
     ``untied_tables`` (tables counted when untied), ``final`` ("given", "never",
-    "always": the final norms)."""
+    "always": the final norms). Finer knobs: ``attention_biases`` / ``ffn_biases`` False
+    (those biases alone left out), ``attention_projections`` (projections counted per
+    attention), ``decoder_attentions`` and ``decoder_norms`` (per decoder layer),
+    ``final_in`` (the stacks that get the final norm), ``untied_output_bias`` False (the
+    untied output layer's bias left out)."""
     d, f, layers = d_model, (4 * d_model if d_ff_4 else d_ff), (1 if one_layer else num_layers)
-    attention = 4 * (d * d * (num_heads if heads_multiply else 1) + (d if biases else 0))
-    ffn = 2 * d * f + ((f + d) if biases else 0)
+    attention_bias = biases if attention_biases is None else attention_biases
+    ffn_bias = biases if ffn_biases is None else ffn_biases
+    attention = attention_projections * (
+        d * d * (num_heads if heads_multiply else 1) + (d if attention_bias else 0)
+    )
+    ffn = 2 * d * f + ((f + d) if ffn_bias else 0)
     norm = norms * d
     enc_layer = attention + ffn + 2 * norm
-    dec_layer = enc_layer if decoder_like_encoder else 2 * attention + ffn + 3 * norm
+    dec_layer = (
+        enc_layer
+        if decoder_like_encoder
+        else decoder_attentions * attention + ffn + decoder_norms * norm
+    )
     has_final = {"given": final_norm, "never": False, "always": True}[final]
-    extra = norm if has_final else 0
+    extra = {key: norm if has_final and key in final_in else 0 for key in ("encoder", "decoder")}
     table = vocab_size * d
     out_bias = vocab_size if biases else 0
     if tie:
@@ -464,10 +484,10 @@ def count_parameters_f(
         output = (table if tied_copies == 3 else 0) + (out_bias if tied_output_bias else 0)
     else:
         embeddings = untied_tables * table
-        output = table + out_bias
+        output = table + (out_bias if untied_output_bias else 0)
     return {
         "embeddings": embeddings,
-        "encoder": layers * enc_layer + extra,
-        "decoder": layers * dec_layer + extra,
+        "encoder": layers * enc_layer + extra["encoder"],
+        "decoder": layers * dec_layer + extra["decoder"],
         "output": output,
     }

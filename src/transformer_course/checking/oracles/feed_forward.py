@@ -21,11 +21,13 @@ def ffn_f(
     drop: bool = False,
     activation: str = "relu",
     drop_at: str = "hidden",
+    after: str = "none",
 ) -> torch.Tensor:
     """w_2(dropout(relu(w_1(x)))) in float64, ``p`` holding w_1 (d_ff, d_model) and w_2
     (d_model, d_ff) with biases. ``drop``: every dropout zeroes (p=1, train);
     ``activation`` "relu", "none", "gelu", "relu_twice"; ``drop_at`` "hidden" (right),
-    "output", "input", "nowhere"."""
+    "output", "input", "nowhere"; ``after`` "none" (right), "relu", "gelu": an activation
+    on w_2's output."""
     zero = zero_if(drop)
     x = x.double()
     if drop_at == "input":
@@ -38,8 +40,10 @@ def ffn_f(
     if drop_at == "hidden":
         h = zero(h)
     y = linear(h, p, "w_2")  # (..., d_model)
-    if activation == "relu_twice":
+    if activation == "relu_twice" or after == "relu":
         y = torch.relu(y)
+    elif after == "gelu":
+        y = F.gelu(y)
     if drop_at == "output":
         y = zero(y)
     return y

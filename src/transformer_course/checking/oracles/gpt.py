@@ -36,13 +36,18 @@ def causal_self_attention_f(
     split: str = "after",
     first: int = 0,
     causal: bool = True,
+    rotated: str = "qk",
+    use_w_o: bool = True,
+    scale: str = "sqrt_d_head",
 ) -> torch.Tensor:
     """softmax(rot(q) rot(k)ᵀ / sqrt(d_head) + causal) v per head, then w_o: x (batch,
     len, d_model) -> the same shape. ``pairing``: RoPE's feature pairs ("half" or
     "adjacent"); ``rope`` False: no rotation; ``rotate_values``: the values rotated too;
     ``split`` "after" (right: rotate each head's d_head features) or "before" (rotate the
     d_model-wide projections with d_model's angles, then split); ``first``: the first
-    position (1: one-indexed); ``causal`` False: every query sees every key."""
+    position (1: one-indexed); ``causal`` False: every query sees every key; ``rotated``
+    "qk" (right), "q", "k": which of queries and keys are rotated; ``use_w_o`` False: no
+    output projection; ``scale``: as in :func:`multi_head_attention_f`."""
     length = x.shape[1]
 
     def rotate(t: torch.Tensor) -> torch.Tensor:  # (..., len, width) -> the same
@@ -59,6 +64,9 @@ def causal_self_attention_f(
         rotate=rotate if rope else None,
         rotate_at="heads" if split == "after" else "model",
         rotate_values=rotate_values,
+        rotate_which=rotated,
+        use_w_o=use_w_o,
+        scale=scale,
     )
     return output
 

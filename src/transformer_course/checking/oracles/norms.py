@@ -17,31 +17,42 @@ def layer_norm_f(
     *,
     unbiased: bool = False,
     eps_at: str = "inside",
-    over: str = "features",
+    over: str | tuple[int, ...] = "features",
     gain: bool = True,
     shift: bool = True,
     swap: bool = False,
+    mean_over: tuple[int, ...] | None = None,
+    invert: bool = False,
 ) -> torch.Tensor:
     """LayerNorm in float64: (x - mean) / sqrt(var + eps) * weight + bias over d_model,
     ``p`` holding ``weight`` and ``bias`` (d_model,). x (..., d_model) -> (..., d_model).
 
     Knobs: ``unbiased`` (the variance divided by n - 1); ``over`` "features" (right),
     "sequence" (dim -2), "batch" (every axis but the features, BatchNorm's statistics),
-    "sequence_and_features" (dims -2, -1), "everything", "axis_2" (dim=2 hard-coded);
+    "sequence_and_features" (dims -2, -1), "everything", "axis_2" (dim=2 hard-coded), or
+    a tuple of dims;
     ``eps_at`` "inside" (right), "outside" (std + eps), "none"; ``gain``/``shift`` False
-    leave out weight/bias; ``swap`` exchanges weight and bias."""
+    leave out weight/bias; ``swap`` exchanges weight and bias; ``mean_over``: the mean that
+    is subtracted taken over these dims (the variance as ``over`` says); ``invert``:
+    (x - mean) multiplied by the root instead of divided (a division by rsqrt)."""
     x = x.double()
-    dims = {
-        "features": (-1,),
-        "sequence": (-2,),
-        "batch": tuple(range(x.dim() - 1)),
-        "sequence_and_features": (-2, -1),
-        "everything": tuple(range(x.dim())),
-        "axis_2": (2,),  # dim=2 hard-coded: right for (batch, len, d_model) only
-    }[over]
-    mean = x.mean(dim=dims, keepdim=True)
+    dims = (
+        over
+        if isinstance(over, tuple)
+        else {
+            "features": (-1,),
+            "sequence": (-2,),
+            "batch": tuple(range(x.dim() - 1)),
+            "sequence_and_features": (-2, -1),
+            "everything": tuple(range(x.dim())),
+            "axis_2": (2,),  # dim=2 hard-coded: right for (batch, len, d_model) only
+        }[over]
+    )
     var = x.var(dim=dims, keepdim=True, correction=1 if unbiased else 0)
-    if eps_at == "inside":
+    mean = x.mean(dim=dims if mean_over is None else mean_over, keepdim=True)
+    if invert:
+        y = (x - mean) * torch.sqrt(var + eps)
+    elif eps_at == "inside":
         y = (x - mean) / torch.sqrt(var + eps)
     elif eps_at == "outside":
         y = (x - mean) / (torch.sqrt(var) + eps)
@@ -66,18 +77,27 @@ def rms_norm_f(
     eps_at: str = "inside",
     over: str = "features",
     gain: bool = True,
+    centre: bool = False,
+    invert: bool = False,
 ) -> torch.Tensor:
     """RMSNorm in float64: x / sqrt(mean(x²) + eps) * weight, ``p`` holding ``weight``
     (d_model,). x (..., d_model) -> (..., d_model).
 
     Knobs: ``statistic`` "mean_square" (right), "mean" (the plain mean), "variance"
     (LayerNorm without a bias: the mean subtracted), "sum_square"; ``eps_at`` "inside",
-    "outside", "none"; ``over`` "features", "sequence", "everything"; ``gain`` False
-    leaves out the weight."""
+    "outside", "none"; ``over`` "features", "sequence", "sequence_and_features", "everything"; ``gain`` False
+    leaves out the weight; ``centre``: the mean subtracted from the numerator only (the
+    statistic still from x); ``invert``: multiplied by the root (divided by rsqrt)."""
     x = x.double()
-    dims = {"features": (-1,), "sequence": (-2,), "everything": tuple(range(x.dim()))}[over]
+    dims = {
+        "features": (-1,),
+        "sequence": (-2,),
+        "sequence_and_features": (-2, -1),
+        "everything": tuple(range(x.dim())),
+    }[over]
+    numerator = x - x.mean(dim=dims, keepdim=True) if centre else x
     if statistic == "variance":
-        x = x - x.mean(dim=dims, keepdim=True)
+        x = numerator = x - x.mean(dim=dims, keepdim=True)
     if statistic == "mean":
         stat = x.mean(dim=dims, keepdim=True)
     elif statistic == "sum_square":
@@ -85,9 +105,10 @@ def rms_norm_f(
     else:
         stat = x.pow(2).mean(dim=dims, keepdim=True)
     if eps_at == "inside":
-        y = x / torch.sqrt(stat + eps)
+        root = torch.sqrt(stat + eps)
     elif eps_at == "outside":
-        y = x / (torch.sqrt(stat) + eps)
+        root = torch.sqrt(stat) + eps
     else:
-        y = x / torch.sqrt(stat)
+        root = torch.sqrt(stat)
+    y = numerator * root if invert else numerator / root
     return y * p["weight"].double() if gain else y

@@ -108,18 +108,28 @@ def rope_angles_f(
 
 
 def rotate_f(
-    x: torch.Tensor, angles: torch.Tensor, pairing: str = "half", *, direction: int = 1
+    x: torch.Tensor,
+    angles: torch.Tensor,
+    pairing: str = "half",
+    *,
+    direction: int = 1,
+    signs: tuple[int, int] = (-1, 1),
 ) -> torch.Tensor:
     """Rotate each feature pair of x (..., len, d) by angles (len, d/2), with an explicit
     2x2 rotation matrix per pair. ``pairing`` "half" (i, i + d/2) or "adjacent"
-    (2i, 2i+1); ``direction`` -1 rotates the other way."""
+    (2i, 2i+1); ``direction`` -1 rotates the other way; ``signs``: the signs of the two
+    sin terms, (a cos + signs[0] b sin, signs[1] a sin + b cos) ((-1, 1) is a rotation;
+    (1, 1) and (-1, -1) are not)."""
     x = x.double()
     d = x.shape[-1]
     index_a = torch.arange(d // 2) if pairing == "half" else torch.arange(0, d, 2)
     index_b = index_a + d // 2 if pairing == "half" else index_a + 1
     a, b = x[..., index_a], x[..., index_b]  # (..., len, d/2)
     cos, sin = torch.cos(angles), direction * torch.sin(angles)
-    rotation = torch.stack([torch.stack([cos, -sin], -1), torch.stack([sin, cos], -1)], -2)
+    first, second = signs
+    rotation = torch.stack(
+        [torch.stack([cos, first * sin], -1), torch.stack([second * sin, cos], -1)], -2
+    )
     pair = torch.stack([a, b], dim=-1)[..., None]  # (..., len, d/2, 2, 1)
     turned = (rotation @ pair)[..., 0]  # (..., len, d/2, 2)
     out = torch.empty_like(x)

@@ -19,6 +19,10 @@ def sample_probabilities_f(
     ties: str = "kept",
     top_p_map: str = "scatter",
     order: str = "top_k_first",
+    top_k_extra: int = 0,
+    top_p_sorted: bool = True,
+    greedy: bool = False,
+    softmax_dim: str = "vocab",
 ) -> torch.Tensor:
     """The exact distribution sample draws from, in float64 (one row of logits (vocab,)).
     ``temperature_at`` "logits" (right), "probs" (dividing the probabilities: no effect
@@ -27,18 +31,30 @@ def sample_probabilities_f(
     (right), "one_too_few" (the crossing token dropped), "one_too_many"; ``ties`` "kept",
     "strict" (only logits above the k-th are kept); ``top_p_map`` "scatter" (right) or
     "gather" (the sorted removal mask mapped back with the inverse permutation);
-    ``order`` "top_k_first" (right) or "top_p_first"."""
+    ``order`` "top_k_first" (right) or "top_p_first"; ``top_k_extra``: top_k + that many
+    tokens kept; ``top_p_sorted`` False: the running total taken in vocabulary order (the
+    first token always kept); ``greedy``: always the argmax, whatever the temperature;
+    ``softmax_dim`` "batch": the final softmax across a batch of copies of this row, which
+    makes every kept token equally likely (NaN, "cannot happen", when tokens were removed:
+    a column of -inf gives 0 / 0)."""
     z = logits.double()
+    if greedy:
+        return torch.nn.functional.one_hot(z.argmax(), len(z)).double()
     if temperature_at == "logits":
         z = z / temperature
     elif temperature_at == "multiplied":
         z = z * temperature
 
     def keep_top_k(z: torch.Tensor) -> torch.Tensor:
-        kth = torch.topk(z, min(top_k, len(z))).values[-1]
+        kth = torch.topk(z, min(top_k + top_k_extra, len(z))).values[-1]
         return z.masked_fill(z < kth if ties == "kept" else z <= kth, float("-inf"))
 
     def keep_top_p(z: torch.Tensor) -> torch.Tensor:
+        if not top_p_sorted:
+            probs = torch.softmax(z, -1)
+            remove = probs.cumsum(-1) - probs >= top_p
+            remove[0] = False
+            return z.masked_fill(remove, float("-inf"))
         probs, order_ = torch.softmax(z, -1).sort(descending=True)
         count = int((probs.cumsum(-1) - probs < top_p).sum())
         if top_p_rule == "one_too_few":
@@ -62,4 +78,8 @@ def sample_probabilities_f(
             z = keep_top_p(z)
     if temperature_at == "after_top_p":
         z = z / temperature
+    if softmax_dim == "batch":
+        if torch.isinf(z).any():
+            return torch.full_like(z, float("nan"))
+        return torch.full_like(z, 1.0 / len(z))
     return torch.softmax(z, -1)
