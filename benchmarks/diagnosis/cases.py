@@ -2353,3 +2353,7 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
         ),
     ),
 ]
+
+from benchmarks.diagnosis.cases_lesson10 import CASES_LESSON10  # noqa: E402
+
+CASES += CASES_LESSON10
