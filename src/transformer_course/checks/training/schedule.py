@@ -1,0 +1,108 @@
+"""Checks for lesson 10's noam_lr: the learning-rate schedule of section 5.3."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from transformer_course.checking import Checker, numpy_rng, short
+
+from .common import plain_float
+
+
+def _noam(step, d_model, warmup):
+    return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+
+
+_NOAM_MISTAKES: dict[str, Callable[[int, int, int], float]] = {
+    "You used warmup ** -0.5 in the warm-up branch; the paper has step * warmup ** -1.5, "
+    "which is what makes the two branches meet at step == warmup.": lambda s, d, w: (
+        d**-0.5 * min(s**-0.5, s * w**-0.5)
+    ),
+    "You took the max of the two branches; the paper takes the min: the rate is the "
+    "rising line while step < warmup and the falling 1/sqrt(step) curve after it.": lambda s, d, w: (
+        d**-0.5 * max(s**-0.5, s * w**-1.5)
+    ),
+    "The factor d_model ** -0.5 is missing (the rates are sqrt(d_model) times too "
+    "large).": lambda s, d, w: min(s**-0.5, s * w**-1.5),
+    "You multiplied by d_model ** 0.5 instead of d_model ** -0.5: a wider model gets a "
+    "smaller learning rate, not a larger one.": lambda s, d, w: d**0.5 * min(s**-0.5, s * w**-1.5),
+    "Your values are the paper's for step + 1: steps count from 1 (the first optimizer "
+    "step is step 1), so do not add 1 to `step`.": lambda s, d, w: _noam(s + 1, d, w),
+    "Your values are the paper's for step - 1: steps already count from 1.": lambda s, d, w: _noam(
+        max(s - 1, 1), d, w
+    ),
+    "There is no warm-up: the rate starts at its largest value and only decays. For the "
+    "first `warmup` steps it should grow linearly, step * warmup ** -1.5.": lambda s, d, w: (
+        d**-0.5 * s**-0.5
+    ),
+}
+
+
+def check_noam_lr(noam_lr, *, hidden: bool = False) -> None:
+    """noam_lr(step, d_model, warmup) -> float, the schedule of section 5.3."""
+    with Checker("noam_lr", hidden=hidden) as c:
+        c.require_callable(noam_lr)
+        if hidden:
+            rng = numpy_rng(3001)
+            cases = [
+                (int(d), int(w), sorted({1, int(w), int(w) + 1, *rng.integers(1, 50 * w, 6)}))
+                for d, w in ((256, 1000), (96, 50), (1024, 8000), (20, 3))
+            ]
+        else:
+            cases = [
+                (512, 4000, [1, 2, 100, 3999, 4000, 4001, 10_000, 100_000]),
+                (64, 200, [1, 50, 199, 200, 201, 1_000, 5_000]),
+            ]
+        for d_model, warmup, steps in cases:
+            got = []
+            for step in steps:
+                value = c.call(noam_lr, step, d_model, warmup)
+                got.append(
+                    plain_float(
+                        c,
+                        value,
+                        f"noam_lr({step}, {d_model}, {warmup})",
+                        "Return a Python float (float(x) or x.item()): the training loop sets "
+                        "the optimizer's learning rate to it.",
+                    )
+                )
+            what = f"noam_lr(step, d_model={d_model}, warmup={warmup}) for step in {steps}"
+            c.expect_close(
+                np.array(got),
+                np.array([_noam(s, d_model, warmup) for s in steps]),
+                what,
+                rtol=1e-6,
+                atol=1e-12,
+                mistakes={
+                    message: np.array([wrong(s, d_model, warmup) for s in steps])
+                    for message, wrong in _NOAM_MISTAKES.items()
+                },
+                hint="lr = d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5).",
+            )
+            # Step 0: before the first step. 0.0 (the formula's limit) or lr(1) are accepted.
+            what = f"noam_lr(0, {d_model}, {warmup})"
+            value = c.call(
+                noam_lr,
+                0,
+                d_model,
+                warmup,
+                call_repr=what,
+                hints={
+                    "ZeroDivisionError": "At step 0, 0 ** -0.5 divides by zero. Steps count "
+                    "from 1, but the function should not crash before the first step: return "
+                    "0.0 there (or the value of step 1, using max(step, 1))."
+                },
+            )
+            value = plain_float(c, value, what, "Return a Python float.")
+            first = _noam(1, d_model, warmup)
+            if not (
+                value == 0.0 or (math.isfinite(value) and math.isclose(value, first, rel_tol=1e-6))
+            ):
+                c.fail(
+                    f"{what} returned {short(value)}. Before the first step, return 0.0 or the value "
+                    f"of step 1 ({first:.6g}); the formula itself gives 0 ** -0.5 = inf there."
+                )
+            c.ok()
