@@ -578,7 +578,9 @@ SMOOTHING_MISTAKES = [
     Mistake(SMOOTH, kl_divergence, "KL divergence KL"),
     Mistake(SMOOTH, no_smoothing, "the smoothing is missing"),
     Mistake(SMOOTH, eps_over_v_on_the_others_only, "sums to 1 - ε/V"),
-    Mistake(SMOOTH, forgot_the_uniform_part, r"the ε·mean_j\(-log p\[j\]\) part"),
+    Mistake(
+        SMOOTH, forgot_the_uniform_part, r"The smoothing term ε·mean_j\(-log p\[j\]\) is missing"
+    ),
     Mistake(SMOOTH, padding_included, "The padding is not ignored"),
     Mistake(SMOOTH, pad_in_the_denominator, "out of the sum but not out of the count"),
     Mistake(SMOOTH, summed, "You summed over the tokens"),
@@ -799,6 +801,8 @@ def beam_with(
     pad_zero=False,
     as_list=False,
     pad_to_max_len=False,
+    raw_choice=False,
+    ascending=False,
 ):
     """A learner-style beam search with switches for the classic mistakes."""
 
@@ -819,7 +823,7 @@ def beam_with(
                     step = logits if logits_only else torch.log_softmax(logits, -1)
                     for token, value in enumerate(step.tolist()):
                         candidates.append((score + value, [*seq, token]))
-                candidates.sort(key=lambda c: -c[0])
+                candidates.sort(key=lambda c: c[0] if ascending else -c[0])
                 if finished_in_beam or shrink:
                     width = beam_size - (len(done) if shrink else 0)
                     top = candidates[:width]
@@ -845,7 +849,7 @@ def beam_with(
                 if stop == "bound" and done and max(map(norm, done)) >= live[0][0]:
                     break
             pool = done + live if live_join else (done or live)
-            best = max(pool, key=norm)
+            best = max(pool, key=(lambda c: c[0]) if raw_choice else norm)
             out.append(best[1] if keep_bos else best[1][1:])
         if as_list:
             return out
@@ -885,6 +889,14 @@ BEAM_MISTAKES = [
     Mistake(BEAM, named("keeps_bos")(beam_with(keep_bos=True)), "starts with <bos>"),
     Mistake(BEAM, named("pads_with_zero")(beam_with(pad_zero=True)), "padded with 0"),
     Mistake(BEAM, named("returns_a_list")(beam_with(as_list=True)), "returned a list"),
+    # the length penalty in the stopping rule only: a third visible model tells this
+    # apart from a penalty left out or multiplied (the first two cannot)
+    Mistake(
+        BEAM, named("raw_choice")(beam_with(raw_choice=True)), "picked the answer by its raw score"
+    ),
+    # rows that start with <bos> because the search keeps the worst candidates (<bos> is
+    # one of the least likely tokens) are not told to leave <bos> out
+    Mistake(BEAM, named("ascending")(beam_with(ascending=True)), "keeps the worst candidates"),
 ]
 
 
@@ -1385,7 +1397,9 @@ def test_beam_search_names_returning_the_last_hypothesis_not_the_length_penalty(
 
 def test_beam_search_names_every_cause_that_agrees_with_all_answers():
     """A multiplied penalty was told the penalty is missing, summed probabilities that they
-    were raw logits: each agrees with another mistake on every input, so both are named."""
+    were raw logits. A multiplied penalty agrees on every input with one multiplied in the
+    choice of the answer only, so both are named; the third visible model tells summed
+    probabilities apart from raw logits, so only the probabilities are named."""
     multiplied = _beam_editing(
         "return score / ((5 + len(tokens)) / 6) ** length_penalty",
         "return score * ((5 + len(tokens)) / 6) ** length_penalty",
@@ -1396,7 +1410,7 @@ def test_beam_search_names_every_cause_that_agrees_with_all_answers():
         "torch.log_softmax(logits[:, -1], dim=-1)", "torch.softmax(logits[:, -1], dim=-1)"
     )
     text = _visible_message(check_beam_search, probabilities)
-    assert "add up probabilities" in text and "raw logits" in text, text
+    assert "add up probabilities" in text and "raw logits" not in text, text
 
 
 def test_beam_search_names_a_hypothesis_extended_after_eos():

@@ -30,20 +30,35 @@ def beam_model(seed: int, pad_id: int, bos_id: int, eos_id: int, eos_bias: float
     return model
 
 
+#: the length penalty is used in two places, the stopping rule and the choice of the
+#: answer; each variant here is how a learner's search scores the finished hypotheses in
+#: each place: normalised (the contract, score / lp(L)), raw (score) or multiplied
+#: (score * lp(L)), in one place or both
+_PENALTY_PLACES = {
+    "no_normalisation": ("raw", "raw"),
+    "multiplied_penalty": ("multiplied", "multiplied"),
+    "raw_stop": ("raw", "normalised"),
+    "raw_choice": ("normalised", "raw"),
+    "multiplied_stop": ("multiplied", "normalised"),
+    "multiplied_choice": ("normalised", "multiplied"),
+}
+
+
 def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant=""):
     """The reference search for one source row, or a known variant of it."""
+    stop_mode, choice_mode = _PENALTY_PLACES.get(variant, ("normalised", "normalised"))
 
     def penalty(length):
-        if variant == "no_normalisation":
-            return 1.0
         if variant == "no_eos_in_length":
             length -= 1
         if variant == "hf_penalty":
             return length**alpha
         return ((5 + length) / 6) ** alpha
 
-    def normalised(hypothesis):
-        if variant == "multiplied_penalty":
+    def scored(hypothesis, mode):
+        if mode == "raw":
+            return hypothesis[1]
+        if mode == "multiplied":
             return hypothesis[1] * penalty(len(hypothesis[0]))
         return hypothesis[1] / penalty(len(hypothesis[0]))
 
@@ -62,7 +77,8 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
             else:
                 step = torch.log_softmax(logits[:, -1], -1)
             scores = torch.tensor([s for _, s in beam])[:, None] + step
-            order = scores.flatten().argsort(descending=True, stable=True).tolist()
+            ascending = variant == "ascending"
+            order = scores.flatten().argsort(descending=not ascending, stable=True).tolist()
             new_beam = []
             if variant in ("shrinking", "finished_in_beam"):
                 # shrinking: each finished hypothesis costs the beam one place for good;
@@ -91,16 +107,15 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
                 stop = len(finished) >= beam_size
             elif variant == "to_max_len":
                 stop = False
-            elif variant == "raw_stop":
-                stop = bool(finished) and max(score for _, score in finished) >= beam[0][1]
             else:
-                stop = bool(finished) and max(map(normalised, finished)) >= beam[0][1]
+                best = max((scored(h, stop_mode) for h in finished), default=None)
+                stop = best is not None and best >= beam[0][1]
             if stop:
                 break
         pool = finished + beam if variant == "live_joins" else (finished or beam)
         if variant == "last_collected":
             return pool[-1][0]
-        return max(pool, key=normalised)[0]
+        return max(pool, key=lambda h: scored(h, choice_mode))[0]
 
 
 _BEAM_MESSAGES = {
@@ -142,6 +157,18 @@ _BEAM_MESSAGES = {
     "score / ((5 + L) / 6) ** α, with the best live score.",
     "live_joins": "You let unfinished hypotheses compete with finished ones at the end. A "
     "live hypothesis is chosen only when none has finished at all.",
+    "raw_choice": "You picked the answer by its raw score: your stopping rule divides by the "
+    "length penalty, but the choice of the answer does not. Return the finished hypothesis "
+    "with the best score / ((5 + L) / 6) ** α.",
+    "multiplied_stop": "Your stopping rule multiplies the best finished score by the length "
+    "penalty; divide it, as your choice of the answer does: stop once the best "
+    "score / ((5 + L) / 6) ** α of the finished hypotheses is at least the best live score.",
+    "multiplied_choice": "You picked the answer by score × ((5 + L) / 6) ** α; divide, as "
+    "your stopping rule does: the answer is the finished hypothesis with the best "
+    "score / ((5 + L) / 6) ** α.",
+    "ascending": "Your search keeps the worst candidates: sort them by score from best to "
+    "worst (argsort(descending=True), or topk, whose largest=True is the default) before "
+    "walking down the list.",
 }
 
 
@@ -154,7 +181,14 @@ def beam_cases(hidden: bool):
         specs = [(7202, 5, 6, 1, 1.0, settings), (7263, 3, 0, 7, 1.0, settings)]
     else:
         settings = [(1, 7, 0.0), (1, 7, 1.0), (3, 7, 0.0), (3, 7, 1.0), (2, 6, 2.0), (4, 8, 0.6)]
-        specs = [(7100, 0, 2, 3, 3.0, settings), (7160, 4, 5, 6, 2.0, settings)]
+        # the third model tells apart where the length penalty is applied (the stopping
+        # rule, the choice of the answer; divided, multiplied or left out), which the first
+        # two cannot
+        specs = [
+            (7100, 0, 2, 3, 3.0, settings),
+            (7160, 4, 5, 6, 2.0, settings),
+            (7313, 1, 6, 4, 1.0, [(4, 8, 2.0)]),
+        ]
     cases = []
     for seed, pad_id, bos_id, eos_id, eos_bias, case_settings in specs:
         model = beam_model(seed, pad_id, bos_id, eos_id, eos_bias)
@@ -189,11 +223,6 @@ def _beam_rows(
         c.fail(f"{what} has {got.shape[1]} columns, more than max_len={max_len} tokens.")
     rows = []
     for i, row in enumerate(got.tolist()):
-        if row and row[0] == bos_id:
-            c.fail(
-                f"row {i} of {what} starts with <bos> ({bos_id}): return the generated tokens "
-                "only, without <bos>, as greedy_decode does."
-            )
         if eos_id in row:
             end = row.index(eos_id) + 1
             tail = row[end:]
@@ -257,6 +286,13 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
             c.ok()
             return
         model, source, setting, pad_id, row, expected, what, i = wrong[0]
+        # <bos> in front is named only when the rest of every wrong row is the answer
+        if all(o[4][:1] == [o[2][2]] and _same_row(o[4][1:], o[5], o[3]) for o in wrong):
+            c.fail(
+                f"row {i} of {what} is {row}: it starts with <bos> ({setting[2]}), and the rest "
+                f"is the expected {expected}. Return the generated tokens only, without <bos>, "
+                "as greedy_decode does."
+            )
         shown = f"for source row {i}, {what} chose {row}, expected {expected}"
         # A cause is stated only when its predictions agree with every answer (every row of
         # every call, the right ones included); when several do, all of them are named.

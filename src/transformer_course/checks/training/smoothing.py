@@ -51,8 +51,9 @@ _SMOOTHING_MESSAGES = {
     "others_only": "You spread ε/V over the other tokens only and gave the target 1 - ε: "
     "that target distribution sums to 1 - ε/V, not 1. In PyTorch's definition the target "
     "gets its share too: q[y] = 1 - ε + ε/V.",
-    "target_only": "Only the (1 - ε)·(-log p[y]) part is there: the ε·mean_j(-log p[j]) part, "
-    "which is what pulls the model away from over-confidence, is missing.",
+    "target_only": "The smoothing term ε·mean_j(-log p[j]) is missing: only the "
+    "(1 - ε)·(-log p[y]) part is there. Add ε times the mean over all V tokens of -log p: "
+    "it is what pulls the model away from over-confidence.",
     "pad_denominator": "You left the pad positions out of the sum but not out of the "
     "count: the mean divides by every position, pad included (as "
     "loss.masked_fill(pad, 0).mean() does), so the more padding a batch has, the smaller "
