@@ -570,6 +570,22 @@ def no_reduction(logits, labels, pad_id, smoothing=0.1):
     return _pytorch_per_token(logits, labels, smoothing)[labels != pad_id]
 
 
+def _weighted(target_weight, smoothing_weight, axis=-1):
+    """A loss with the given weights on its two terms (functions of ε and V), log_softmax
+    over ``axis``; masking and mean right."""
+
+    def label_smoothed_loss(logits, labels, pad_id, smoothing=0.1):
+        logp = F.log_softmax(logits, dim=axis)
+        keep = labels != pad_id
+        nll = -torch.take_along_dim(logp, labels.clamp(min=0)[..., None], dim=-1)[..., 0]
+        per_position = -logp.mean(-1)
+        vocab = logits.shape[-1]
+        a, b = target_weight(smoothing, vocab), smoothing_weight(smoothing, vocab)
+        return (a * nll[keep]).mean() + (b * per_position[keep]).mean()
+
+    return label_smoothed_loss
+
+
 SMOOTH = check_label_smoothed_loss
 SMOOTHING_MISTAKES = [
     Mistake(SMOOTH, fairseq_eps_over_v_minus_1, "fairseq's definition"),
@@ -591,6 +607,33 @@ SMOOTHING_MISTAKES = [
     Mistake(SMOOTH, returns_item, "returned a Python number"),
     Mistake(SMOOTH, returns_detached, "gradients cannot flow"),
     Mistake(SMOOTH, no_reduction, "the loss is one number"),
+    # the two terms' weights, and the axis of log_softmax (these fell back to a restated
+    # formula): each is named from the value it gives
+    Mistake(
+        SMOOTH,
+        named("log_softmax_over_positions")(_weighted(lambda e, v: 1 - e, lambda e, v: e, 1)),
+        r"log_softmax over axis 1 \(of size",
+    ),
+    Mistake(
+        SMOOTH,
+        named("smoothing_weighted_by_1")(_weighted(lambda e, v: 1 - e, lambda e, v: 1.0)),
+        "weighted by 1 instead of ε",
+    ),
+    Mistake(
+        SMOOTH,
+        named("smoothing_summed_over_v")(_weighted(lambda e, v: 1 - e, lambda e, v: e * v)),
+        r"sums -log p\[j\] over the V tokens instead of averaging",
+    ),
+    Mistake(
+        SMOOTH,
+        named("target_not_scaled")(_weighted(lambda e, v: 1.0, lambda e, v: e)),
+        r"not multiplied by 1 - ε\.",
+    ),
+    Mistake(
+        SMOOTH,
+        named("weights_swapped")(_weighted(lambda e, v: e, lambda e, v: 1 - e)),
+        "the weights are swapped",
+    ),
 ]
 
 

@@ -116,11 +116,88 @@ def _loss_grid(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
     return grid
 
 
+def _term_means(logp, labels, keep) -> tuple[torch.Tensor, torch.Tensor]:
+    """The two terms' means over the non-pad positions: -log p[y] and mean_j(-log p[j])."""
+    nll = -logp.gather(-1, labels[..., None]).squeeze(-1)  # pad labels are valid indices
+    return nll[keep].mean(), -logp.mean(dim=-1)[keep].mean()
+
+
+def _weightings(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
+    """The loss with each other weight of its two terms (the masking and the mean right):
+    what the target term (1 - ε)·(-log p[y]) and the smoothing term ε·mean_j(-log p[j]) get
+    instead, each described (the weightings the known mistakes cover are left out)."""
+    x = logits.detach().double()
+    keep = labels != pad_id
+    target, uniform = _term_means(torch.log_softmax(x, dim=-1), labels, keep)
+    vocab = x.shape[-1]
+    unscaled = "the target term -log p[y] is not multiplied by 1 - ε"
+    by_one = "the smoothing term mean_j(-log p[j]) is weighted by 1 instead of ε"
+    summed = (
+        "the smoothing term sums -log p[j] over the V tokens instead of averaging them "
+        "(ε·Σ_j is V times ε·mean_j)"
+    )
+    combos = [  # (target weight, smoothing weight, what)
+        (1 - eps, 1.0, by_one),
+        (1 - eps, eps * vocab, summed),
+        (1.0, eps, unscaled),
+        (1.0, 1.0, f"{unscaled}; and {by_one}"),
+        (1.0, eps * vocab, f"{unscaled}; and {summed}"),
+        (
+            eps,
+            1 - eps,
+            "the weights are swapped: ε on the target term, 1 - ε on the smoothing term",
+        ),
+    ]
+    grid = {}
+    if eps <= 0:
+        return grid  # no smoothing: the two terms' weights are not told apart
+    for a, b, what in combos:
+        if not (math.isclose(a, 1 - eps) and math.isclose(b, eps)):  # not the contract
+            grid[what] = a * target + b * uniform
+    return grid
+
+
+def _wrong_axis(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
+    """The loss with log_softmax taken over another axis than the last (the vocabulary)."""
+    x = logits.detach().double()
+    keep = labels != pad_id
+    found = {}
+    for axis in range(x.dim() - 1):
+        target, uniform = _term_means(torch.log_softmax(x, dim=axis), labels, keep)
+        found[
+            f"You took log_softmax over axis {axis} (of size {x.shape[axis]}) of the logits "
+            f"{tuple(x.shape)}, not over the last axis, the V = {x.shape[-1]} tokens of the "
+            "vocabulary: use dim=-1, so that each position's probabilities sum to 1."
+        ] = (1 - eps) * target + eps * uniform
+    return found
+
+
 def _explain_loss(got, logits, labels, pad_id, eps, rtol, atol) -> str:
     """Which masks and denominators give the learner's value (all of them, when several
-    do); or softmax applied before F.cross_entropy; "" when none does."""
+    do); or softmax applied before F.cross_entropy, log_softmax over another axis, other
+    weights of the two terms; "" when none does."""
     value = float(got.detach().double())
     x = logits.detach().double()
+
+    def close(wrong) -> bool:
+        return math.isclose(value, float(wrong), rel_tol=max(rtol, 1e-4), abs_tol=max(atol, 1e-5))
+
+    axes = [
+        what for what, wrong in _wrong_axis(logits, labels, pad_id, eps).items() if close(wrong)
+    ]
+    if axes:
+        return " Or: ".join(axes)
+    weights = [
+        what for what, wrong in _weightings(logits, labels, pad_id, eps).items() if close(wrong)
+    ]
+    if weights:
+        head = "Your value is the loss with other weights on its two terms: "
+        if len(weights) > 1:
+            head = "Your value is what each of these weightings gives (this input cannot tell them apart): "
+        return (
+            head + "; or ".join(weights) + ". The contract: (1 - ε)·(-log p[y]) + "
+            "ε·mean_j(-log p[j]), averaged over the non-pad positions."
+        )
     twice = F.cross_entropy(
         torch.softmax(x, -1).reshape(-1, x.shape[-1]),
         labels.reshape(-1),
