@@ -371,7 +371,33 @@ NOAM_MISTAKES = [
         noam_variant(lambda s, d, w: d**-0.5 * s**-0.5, "no_warmup"),
         "There is no warm-up",
     ),
+    # a scale factor or a power of step that no table entry lists: named from the values
+    # (these fell back to "differs from the reference")
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: w**0.5 * min(s**-0.5, s * w**-1.5), "peak_of_one"),
+        r"your scale factor is warmup \*\* 0\.5; the paper's is d_model \*\* -0\.5",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: 2 * d**-0.5 * min(s**-0.5, s * w**-1.5), "doubled"),
+        r"a constant factor times its values at every step \(2 for .*the scale factor is wrong",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-0.5 * min(s**-0.5, (s * w) ** -1.5), "power_of_product"),
+        r"yours go like step \*\* -1\.5; the paper's decay like step \*\* -0\.5",
+    ),
 ]
+
+
+def test_noam_lr_names_a_power_taken_of_the_product():
+    """(step * warmup) ** -1.5 was told only "differs from the reference"; the visible
+    steps show the warm-up's power of step and the formula those values follow."""
+    fn = noam_variant(lambda s, d, w: d**-0.5 * min(s**-0.5, (s * w) ** -1.5), "product")
+    text = _visible_message(check_noam_lr, fn)
+    assert "During the warm-up (step < warmup) your rates go like step ** -1.5" in text, text
+    assert "d_model ** -0.5 * (step * warmup) ** -1.5: the power -1.5 belongs" in text, text
 
 
 @named("crashes_at_step_0")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 
@@ -39,6 +40,104 @@ _NOAM_MISTAKES: dict[str, Callable[[int, int, int], float]] = {
         d**-0.5 * s**-0.5
     ),
 }
+
+
+_HALVES = [x / 2 for x in range(-6, 7)]  # the powers of d_model and warmup tried
+
+
+def _powers(d_power: float, w_power: float) -> str:
+    parts = [
+        f"d_model ** {d_power:g}" if d_power else "",
+        f"warmup ** {w_power:g}" if w_power else "",
+    ]
+    return " * ".join(part for part in parts if part) or "1"
+
+
+def _learner_values(noam_lr, d_model, warmup, steps) -> list[float] | None:
+    """The learner's rates for other inputs, to test a candidate cause on them too."""
+    try:
+        values = [float(noam_lr(step, d_model, warmup)) for step in steps]
+    except Exception:  # a candidate needs every value, or it is not tested
+        return None
+    return values if all(math.isfinite(v) and v > 0 for v in values) else None
+
+
+def _exponent(points: list[tuple[int, float]]) -> float | None:
+    """k when every value is C * step ** k (the same k between each pair of steps)."""
+    slopes = [
+        math.log(g2 / g1) / math.log(s2 / s1)
+        for (s1, g1), (s2, g2) in zip(points, points[1:])
+        if s2 != s1
+    ]
+    if not slopes or any(not math.isclose(k, slopes[0], abs_tol=1e-6) for k in slopes):
+        return None
+    return (
+        round(slopes[0] * 2) / 2 if abs(slopes[0] * 2 - round(slopes[0] * 2)) < 1e-6 else slopes[0]
+    )
+
+
+def _explain_noam(noam_lr, cases) -> str:
+    """What the learner's rates are, when it can be told from every visible case: the
+    paper's times a constant factor (a power of d_model and warmup, when exactly one fits
+    every case), or a power of step other than the paper's in the warm-up or after it."""
+    rates = [(d, w, steps, _learner_values(noam_lr, d, w, steps)) for d, w, steps in cases]
+    if any(values is None for *_, values in rates):
+        return ""
+    ratios = [[v / _noam(s, d, w) for s, v in zip(steps, vals)] for d, w, steps, vals in rates]
+    if all(math.isclose(max(r), min(r), rel_tol=1e-6) for r in ratios):
+        fits = [
+            (a, b)
+            for a, b in itertools.product(_HALVES, _HALVES)
+            if (a, b) != (0, 0)
+            and all(
+                math.isclose(r[0], d**a * w**b, rel_tol=1e-6)
+                for r, (d, w, *_) in zip(ratios, rates)
+            )
+        ]
+        factors = ", ".join(
+            f"{r[0]:.6g} for d_model={d}, warmup={w}" for r, (d, w, *_) in zip(ratios, rates)
+        )
+        head = (
+            "Your rates have the paper's shape (the linear warm-up, then the 1/sqrt(step) "
+            f"decay) but are a constant factor times its values at every step ({factors})"
+        )
+        if len(fits) == 1:
+            a, b = fits[0]
+            return (
+                f"{head}: your scale factor is {_powers(-0.5 + a, b)}; the paper's is "
+                "d_model ** -0.5."
+            )
+        return f"{head}: the scale factor is wrong; the paper's is d_model ** -0.5."
+    _, w, steps, values = rates[0]
+    warm = [(s, v) for s, v in zip(steps, values) if s < w]
+    decay = [(s, v) for s, v in zip(steps, values) if s > w]
+    k_warm, k_decay = _exponent(warm), _exponent(decay)
+    parts = []
+    if k_warm is not None and not math.isclose(k_warm, 1.0):
+        parts.append(
+            f"during the warm-up (step < warmup) your rates go like step ** {k_warm:g}; the "
+            "paper's rise linearly, like step ** 1 (step * warmup ** -1.5)"
+        )
+    if k_decay is not None and not math.isclose(k_decay, -0.5):
+        parts.append(
+            f"after it (step > warmup) yours go like step ** {k_decay:g}; the paper's decay "
+            "like step ** -0.5"
+        )
+    if not parts:
+        return ""
+    text = "; ".join(parts)
+    text = text[0].upper() + text[1:] + "."
+    if k_warm == -1.5 and all(
+        math.isclose(v, d**-0.5 * (s * w) ** -1.5, rel_tol=1e-6)
+        for d, w, steps, vals in rates
+        for s, v in zip(steps, vals)
+        if s < w
+    ):
+        text += (
+            " Your warm-up values are d_model ** -0.5 * (step * warmup) ** -1.5: the power "
+            "-1.5 belongs to warmup alone, step * warmup ** -1.5."
+        )
+    return text
 
 
 def check_noam_lr(noam_lr, *, hidden: bool = False) -> None:
@@ -80,6 +179,7 @@ def check_noam_lr(noam_lr, *, hidden: bool = False) -> None:
                     message: np.array([wrong(s, d_model, warmup) for s in steps])
                     for message, wrong in _NOAM_MISTAKES.items()
                 },
+                explain=lambda: _explain_noam(noam_lr, cases),
                 hint="lr = d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5).",
             )
             # Step 0: before the first step. 0.0 (the formula's limit) or lr(1) are accepted.
