@@ -117,6 +117,12 @@ float_tensors = named("float_tensors")(
     batches_with(convert=lambda rows, pad: _tensor(rows, pad).float())
 )
 wrong_keys = named("wrong_keys")(batches_with(container=dict))
+sequence_first = named("sequence_first")(
+    batches_with(convert=lambda rows, pad: _tensor(rows, pad).T.contiguous())
+)
+skips_the_first_pair = named("skips_the_first_pair")(
+    batches_with(order=lambda pairs, idx, shuffle, seed: idx[1:])
+)
 
 
 def _rename_keys(fn):
@@ -311,6 +317,10 @@ BATCH_MISTAKES = [
     Mistake(check_make_batches, seed_ignored, "must depend on `seed`"),
     Mistake(check_make_batches, appends_eos_to_the_callers_targets, "changed its argument"),
     Mistake(check_make_batches, one_batch_only, "returned a single batch"),
+    # these were told "src has 3 rows, but the batch should hold 2 pairs" and "the last
+    # pair is missing" (the first one was)
+    Mistake(check_make_batches, sequence_first, r"are transposed .*sequence-first, \(len, batch\)"),
+    Mistake(check_make_batches, skips_the_first_pair, "the first pair is missing"),
 ]
 BATCH_CORRECT = [
     Correct(check_make_batches, fn)
@@ -1184,6 +1194,22 @@ SCORE_MISTAKES = [
         "changed",
     ),
     Mistake(SCORES, named("returns_a_tuple")(scores_with(as_tuple=True)), "return a dict"),
+    # these fell back to "Compare whole strings"
+    Mistake(
+        SCORES,
+        named("exact_match_count")(
+            scores_with(exact=lambda h, r: sum(a in b for a, b in zip(h, r)))
+        ),
+        "the number of hypotheses that equal one of their references; the contract asks for "
+        "their fraction",
+    ),
+    Mistake(
+        SCORES,
+        named("exact_match_string_equals_list")(
+            scores_with(exact=lambda h, r: float(np.mean([a == b for a, b in zip(h, r)])))
+        ),
+        r"comparing a hypothesis with its whole list of references",
+    ),
     Mistake(
         SCORES,
         named("other_keys")(scores_with(keys=("accuracy", "bleu"))),

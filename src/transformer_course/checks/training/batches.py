@@ -157,10 +157,37 @@ def _src_form(row: list[int], source: list[int], bos: int, eos: int) -> str | No
     return next((name for name, form in forms.items() if row == form), None)
 
 
+def _sequence_first(batch, chunk, ids: dict[str, int]) -> bool:
+    """Whether the batch's tensors, transposed, are exactly the expected rows (decoder
+    input and labels; the source in one of its accepted forms) while they are not already."""
+    pad, bos, eos = ids["pad_id"], ids["bos_id"], ids["eos_id"]
+    if any(t.dim() != 2 or t.shape[1] != len(chunk) for t in batch):
+        return False
+    if all(t.shape[0] == len(chunk) for t in batch) and all(
+        _strip(_rows(batch[2])[i], pad) == [*target, eos] for i, (_, target) in enumerate(chunk)
+    ):
+        return False  # square, and already right as it is
+    src, decoder_input, labels = (_rows(t.T) for t in batch)
+    return all(
+        _strip(decoder_input[i], pad) == [bos, *target]
+        and _strip(labels[i], pad) == [*target, eos]
+        and _src_form(_strip(src[i], pad), list(source), bos, eos) is not None
+        for i, (source, target) in enumerate(chunk)
+    )
+
+
 def _check_rows(c: Checker, batch, chunk, ids: dict[str, int], what: str, src_forms: set):
     """One batch against its pairs, row by row, with a diagnosis for each known mistake."""
     pad, bos, eos = ids["pad_id"], ids["bos_id"], ids["eos_id"]
     src, decoder_input, labels = batch
+    if _sequence_first(batch, chunk, ids):
+        shapes = ", ".join(f"{name} {tuple(t.shape)}" for name, t in zip(_FIELDS, batch))
+        c.fail(
+            f"the tensors of {what} are transposed ({shapes}): they are sequence-first, "
+            "(len, batch), nn.Transformer's batch_first=False layout, and their columns are "
+            "the right rows. This course's model is batch-first: (batch, len), one row per "
+            "pair; return them without the transpose."
+        )
     for field_name, tensor in zip(_FIELDS, batch):
         if tensor.shape[0] != len(chunk):
             c.fail(
@@ -333,6 +360,28 @@ def _check_order_free(c, batches, pairs, batch_size, ids, what, src_forms) -> li
     return order
 
 
+def _count(missing: list[int]) -> str:
+    return "pair is" if len(missing) == 1 else f"{len(missing)} pairs are"
+
+
+def _missing_pairs(batches, pairs, ids: dict[str, int]) -> list[int] | None:
+    """The indices of the pairs whose labels row is in no batch, when every row the batches
+    hold is one of the pairs' (None otherwise: then which pairs are there is not known)."""
+    pad, eos = ids["pad_id"], ids["eos_id"]
+    left = {}
+    for i, (_, target) in enumerate(pairs):
+        left.setdefault(tuple([*target, eos]), []).append(i)
+    for batch in batches:
+        if batch[2].dim() != 2:
+            return None
+        for row in _rows(batch[2]):
+            found = left.get(tuple(_strip(row, pad)))
+            if not found:
+                return None
+            found.pop(0)
+    return sorted(i for indices in left.values() for i in indices)
+
+
 def check_make_batches(make_batches, *, hidden: bool = False) -> None:
     """make_batches(pairs, batch_size, *, pad_id, bos_id, eos_id, shuffle, seed) -> batches."""
     with Checker("make_batches", hidden=hidden) as c:
@@ -344,14 +393,22 @@ def check_make_batches(make_batches, *, hidden: bool = False) -> None:
                 c, make_batches, pairs, batch_size, ids, src_forms, shuffle=False
             )
             expected = [pairs[i : i + batch_size] for i in range(0, len(pairs), batch_size)]
+            missing = _missing_pairs(batches, pairs, ids)
+            first = f"{what} returned {len(batches)} batches for {len(pairs)} pairs"
+            if missing and missing == list(range(len(pairs) - len(missing), len(pairs))):
+                c.fail(
+                    f"{first}: the last {_count(missing)} missing. Keep the last, smaller "
+                    "batch (range(0, len(pairs), batch_size) visits every start)."
+                )
+            if missing and missing == list(range(len(missing))):
+                c.fail(
+                    f"{first}: the first {_count(missing)} missing. The first batch starts "
+                    "at pair 0 (range(0, len(pairs), batch_size))."
+                )
+            if missing:
+                c.fail(f"{first}: the pairs {missing} (counting from 0) are missing.")
             if len(batches) != len(expected):
                 used = sum(batch[0].shape[0] for batch in batches)
-                if len(batches) == len(expected) - 1 and used == batch_size * len(batches):
-                    c.fail(
-                        f"{what} returned {len(batches)} batches for {len(pairs)} pairs: the "
-                        f"last {len(pairs) - used} pairs are missing. Keep the last, smaller "
-                        "batch (range(0, len(pairs), batch_size) visits every start)."
-                    )
                 c.fail(
                     f"{what} returned {len(batches)} batches (holding {used} pairs); "
                     f"{len(pairs)} pairs in batches of {batch_size} make {len(expected)}."

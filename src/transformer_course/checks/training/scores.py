@@ -200,6 +200,24 @@ def _check_exact_match(c: Checker, got, hypotheses, references, what: str) -> No
         c.ok()
         return
     matches = round(exact * n)
+    if matches and math.isclose(value, matches):
+        c.fail(
+            f'{what}["exact_match"] is {value:g}, the number of hypotheses that equal one of '
+            f"their references; the contract asks for their fraction: divide by the number "
+            f"of hypotheses, {matches} / {n} = {exact:g}."
+        )
+    if matches and math.isclose(value, matches * n):
+        c.fail(
+            f'{what}["exact_match"] is {value:g}, the number of matches ({matches}) times the '
+            f"number of hypotheses ({n}); divide instead: {matches} / {n} = {exact:g}."
+        )
+    if matches and value == 0:
+        c.fail(
+            f'{what}["exact_match"] is 0: no hypothesis counted, though {matches} of the {n} '
+            "equal one of their references. 0 is what comparing a hypothesis with its whole "
+            "list of references gives (`hypothesis == references[i]`: a string never equals "
+            "a list); test membership, `hypothesis in references[i]`."
+        )
     first = sum(h == refs[0] for h, refs in zip(hypotheses, references)) / n
     every = sum(all(h == r for r in refs) for h, refs in zip(hypotheses, references)) / n
     if math.isclose(value, first, abs_tol=1e-9):
