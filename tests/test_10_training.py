@@ -744,6 +744,8 @@ def step_with(
             loss = loss_fn(logits, labels)
             if order != "no-backward":
                 loss.backward()
+            if zero == "between":
+                optimizer.zero_grad()
             norm = fixed_clip if fixed_clip is not None else clip_norm
             if order == "step-clip":
                 optimizer.step()
@@ -756,7 +758,7 @@ def step_with(
                     nn.utils.clip_grad_norm_(p, norm)
             elif clip == "unguarded":
                 nn.utils.clip_grad_norm_(model.parameters(), clip_norm * 1.0)
-            if order in ("clip-step", "no-backward"):
+            if order in ("clip-step", "no-backward") and zero != "never-steps":
                 optimizer.step()
             if zero == "after":
                 optimizer.zero_grad()
@@ -794,6 +796,19 @@ STEP_MISTAKES = [
         "loss \\*after\\* the update",
     ),
     Mistake(STEP, named("no_backward")(step_with(order="no-backward")), "have not changed"),
+    # these were told to call loss.backward() (which they did): a step that applies
+    # cleared gradients is one of the three causes named; one that never steps (and
+    # leaves the gradients) is named alone
+    Mistake(
+        STEP,
+        named("zero_grad_between_backward_and_step")(step_with(zero="between")),
+        r"cleared \(optimizer.zero_grad\(\)\) between loss.backward\(\) and optimizer.step\(\)",
+    ),
+    Mistake(
+        STEP,
+        named("never_steps")(step_with(zero="never-steps")),
+        r"holds the step's gradients: loss.backward\(\) ran and optimizer.step\(\) did not",
+    ),
     Mistake(
         STEP,
         named("two_steps")(step_with(steps=2)),

@@ -115,10 +115,22 @@ def _same_state(a: dict, b: dict, atol: float = 2e-5) -> bool:
 
 
 def _diagnose_step(
-    c, what, state, start, expected_model, clip, batch, pad_id, lr, loss_fn, stale=None
+    c,
+    what,
+    state,
+    start,
+    expected_model,
+    clip,
+    batch,
+    pad_id,
+    lr,
+    loss_fn,
+    stale=None,
+    grads_left=False,
 ):
     """Fail with the most likely cause of weights that differ from one reference step;
-    ``stale``: the gradients the model held when the call began (None: none)."""
+    ``stale``: the gradients the model held when the call began (None: none);
+    ``grads_left``: whether non-zero gradients were left in the model after the call."""
     if stale:
         wrong, _ = _sgd_variant(
             start, STEP_VOCAB, pad_id, batch, lr, loss_fn, clip=clip, stale_grads=stale
@@ -131,11 +143,22 @@ def _diagnose_step(
                 "optimizer.zero_grad(): after optimizer.step() (the contract's order) or "
                 "at the start, before loss.backward() (the common PyTorch idiom)."
             )
-    if _same_state(state, start, atol=0.0):
+    if _same_state(state, start, atol=0.0) and grads_left:
         c.fail(
-            f"after {what}, the model's weights have not changed. Call "
-            "loss.backward() (to compute the gradients) and then optimizer.step() "
-            "(to apply them), in that order."
+            f"after {what}, the model's weights have not changed, but it holds the step's "
+            "gradients: loss.backward() ran and optimizer.step() did not (or ran before "
+            "it). Call optimizer.step() after loss.backward() (and the clipping), then "
+            "optimizer.zero_grad()."
+        )
+    if _same_state(state, start, atol=0.0):
+        # what the call left (no gradients, the weights as they were) is the same for
+        # these three, so all are named
+        c.fail(
+            f"after {what}, the model's weights have not changed: no gradient reached "
+            "optimizer.step(). Either loss.backward() was not called, or optimizer.step() "
+            "was not called, or the gradients were cleared (optimizer.zero_grad()) between "
+            "loss.backward() and optimizer.step(). The order: loss.backward(), the "
+            "clipping, optimizer.step(), then optimizer.zero_grad()."
         )
     mistakes = {
         "The gradients were not clipped by their total norm: no clipping, clipping "
@@ -245,8 +268,23 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
             c.ok()
             state = model.state_dict()
             if not _same_state(state, expected_model.state_dict()):
+                grads_left = any(
+                    p.grad is not None and bool(p.grad.detach().abs().max() > 0)
+                    for p in model.parameters()
+                )
                 _diagnose_step(
-                    c, what, state, start, expected_model, clip, batch, pad_id, lr, loss_fn, stale
+                    c,
+                    what,
+                    state,
+                    start,
+                    expected_model,
+                    clip,
+                    batch,
+                    pad_id,
+                    lr,
+                    loss_fn,
+                    stale,
+                    grads_left,
                 )
             c.ok()
             if not math.isclose(value, expected_loss, rel_tol=1e-4, abs_tol=1e-5):
