@@ -390,8 +390,13 @@ NOAM_MISTAKES = [
     ),
     Mistake(
         check_noam_lr,
-        noam_variant(lambda s, d, w: 2 * d**-0.5 * min(s**-0.5, s * w**-1.5), "doubled"),
-        r"a constant factor times its values at every step \(2 for .*the scale factor is wrong",
+        noam_variant(lambda s, d, w: d * -0.5 * min(s**-0.5, s * w**-1.5), "times_minus_half"),
+        r"your scale factor is -0\.5 \* d_model \*\* 1;",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: 3 * d**-0.5 * min(s**-0.5, s * w**-1.5), "tripled"),
+        r"a constant factor times its values at every step \(3 for .*the scale factor is wrong",
     ),
     Mistake(
         check_noam_lr,
@@ -670,6 +675,16 @@ SMOOTHING_MISTAKES = [
         named("weights_swapped")(_weighted(lambda e, v: e, lambda e, v: 1 - e)),
         "the weights are swapped",
     ),
+    Mistake(
+        SMOOTH,
+        named("target_sign_flipped")(_weighted(lambda e, v: -(1 - e), lambda e, v: e)),
+        r"the target term has the wrong sign: you added \+log p\[y\]",
+    ),
+    Mistake(
+        SMOOTH,
+        named("smoothing_sign_flipped")(_weighted(lambda e, v: 1 - e, lambda e, v: -e)),
+        "the smoothing term has the wrong sign",
+    ),
 ]
 
 
@@ -897,6 +912,7 @@ def beam_with(
     pad_to_max_len=False,
     raw_choice=False,
     ascending=False,
+    position=-1,
 ):
     """A learner-style beam search with switches for the classic mistakes."""
 
@@ -913,7 +929,7 @@ def beam_with(
             for _ in range(max_len):
                 candidates = []
                 for score, seq in live:
-                    logits = model.decode(torch.tensor([seq]), memory, src)[0, -1]
+                    logits = model.decode(torch.tensor([seq]), memory, src)[0, position]
                     step = logits if logits_only else torch.log_softmax(logits, -1)
                     for token, value in enumerate(step.tolist()):
                         candidates.append((score + value, [*seq, token]))
@@ -991,6 +1007,7 @@ BEAM_MISTAKES = [
     # rows that start with <bos> because the search keeps the worst candidates (<bos> is
     # one of the least likely tokens) are not told to leave <bos> out
     Mistake(BEAM, named("ascending")(beam_with(ascending=True)), "keeps the worst candidates"),
+    Mistake(BEAM, named("first_position")(beam_with(position=0)), "logits at the first position"),
 ]
 
 
@@ -1210,6 +1227,23 @@ SCORE_MISTAKES = [
     ),
     Mistake(SCORES, named("returns_a_tuple")(scores_with(as_tuple=True)), "return a dict"),
     # these fell back to "Compare whole strings"
+    Mistake(
+        SCORES,
+        named("streams_index_past_the_end")(
+            scores_with(
+                bleu=lambda h, r: (
+                    sacrebleu.corpus_bleu(
+                        h,
+                        [
+                            [x[j] if j <= len(x) else None for x in r]
+                            for j in range(max(map(len, r)))
+                        ],
+                    ).score
+                )
+            )
+        ),
+        "An index ran past the end of a list",
+    ),
     Mistake(
         SCORES,
         named("exact_match_count")(

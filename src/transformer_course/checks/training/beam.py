@@ -72,6 +72,8 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
             logits = model.decode(tokens, memory.expand(k, -1, -1), src.expand(k, -1))
             if variant == "raw_logits":
                 step = logits[:, -1]
+            elif variant == "first_position":
+                step = torch.log_softmax(logits[:, 0], -1)
             elif variant == "probabilities":
                 step = torch.softmax(logits[:, -1], -1)
             else:
@@ -166,6 +168,9 @@ _BEAM_MESSAGES = {
     "multiplied_choice": "You picked the answer by score × ((5 + L) / 6) ** α; divide, as "
     "your stopping rule does: the answer is the finished hypothesis with the best "
     "score / ((5 + L) / 6) ** α.",
+    "first_position": "Your scores come from the logits at the first position "
+    "(logits[:, 0], the one that reads <bos>); the next token's are at the last position: "
+    "torch.log_softmax(logits[:, -1], dim=-1).",
     "ascending": "Your search keeps the worst candidates: sort them by score from best to "
     "worst (argsort(descending=True), or topk, whose largest=True is the default) before "
     "walking down the list.",

@@ -43,10 +43,12 @@ _NOAM_MISTAKES: dict[str, Callable[[int, int, int], float]] = {
 
 
 _HALVES = [x / 2 for x in range(-6, 7)]  # the powers of d_model and warmup tried
+_COEFFICIENTS = [1.0, -1.0, 0.5, -0.5, 2.0, -2.0]  # and the numbers in front of them
 
 
-def _powers(d_power: float, w_power: float) -> str:
+def _powers(coefficient: float, d_power: float, w_power: float) -> str:
     parts = [
+        f"{coefficient:g}" if coefficient != 1 else "",
         f"d_model ** {d_power:g}" if d_power else "",
         f"warmup ** {w_power:g}" if w_power else "",
     ]
@@ -59,11 +61,13 @@ def _learner_values(noam_lr, d_model, warmup, steps) -> list[float] | None:
         values = [float(noam_lr(step, d_model, warmup)) for step in steps]
     except Exception:  # a candidate needs every value, or it is not tested
         return None
-    return values if all(math.isfinite(v) and v > 0 for v in values) else None
+    return values if all(math.isfinite(v) and v != 0 for v in values) else None
 
 
 def _exponent(points: list[tuple[int, float]]) -> float | None:
     """k when every value is C * step ** k (the same k between each pair of steps)."""
+    if any(g1 / g2 <= 0 for (_, g1), (_, g2) in zip(points, points[1:])):
+        return None  # a change of sign: not a power of step
     slopes = [
         math.log(g2 / g1) / math.log(s2 / s1)
         for (s1, g1), (s2, g2) in zip(points, points[1:])
@@ -86,11 +90,11 @@ def _explain_noam(noam_lr, cases) -> str:
     ratios = [[v / _noam(s, d, w) for s, v in zip(steps, vals)] for d, w, steps, vals in rates]
     if all(math.isclose(max(r), min(r), rel_tol=1e-6) for r in ratios):
         fits = [
-            (a, b)
-            for a, b in itertools.product(_HALVES, _HALVES)
-            if (a, b) != (0, 0)
+            (k, a, b)
+            for k, a, b in itertools.product(_COEFFICIENTS, _HALVES, _HALVES)
+            if (k, a, b) != (1, 0, 0)
             and all(
-                math.isclose(r[0], d**a * w**b, rel_tol=1e-6)
+                math.isclose(r[0], k * d**a * w**b, rel_tol=1e-6)
                 for r, (d, w, *_) in zip(ratios, rates)
             )
         ]
@@ -102,9 +106,9 @@ def _explain_noam(noam_lr, cases) -> str:
             f"decay) but are a constant factor times its values at every step ({factors})"
         )
         if len(fits) == 1:
-            a, b = fits[0]
+            k, a, b = fits[0]
             return (
-                f"{head}: your scale factor is {_powers(-0.5 + a, b)}; the paper's is "
+                f"{head}: your scale factor is {_powers(k, -0.5 + a, b)}; the paper's is "
                 "d_model ** -0.5."
             )
         return f"{head}: the scale factor is wrong; the paper's is d_model ** -0.5."

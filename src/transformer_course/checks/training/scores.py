@@ -161,6 +161,10 @@ def check_translation_scores(translation_scores, *, hidden: bool = False) -> Non
                     "does not match": _ONE_STREAM_HINT,
                     "NoneType": "A None in the streams is fine for sacrebleu; it must not "
                     "reach your own code (exact match compares against the real references).",
+                    "list index out of range": "An index ran past the end of a list. Here the "
+                    "sentences have different numbers of references: reference stream j "
+                    "holds references[i][j] only where j < len(references[i]) (None "
+                    "elsewhere), for j in range(the largest number of references).",
                 },
             )
             if isinstance(got, tuple | list):

@@ -148,9 +148,16 @@ def _weightings(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
             "the weights are swapped: ε on the target term, 1 - ε on the smoothing term",
         ),
     ]
-    grid = {}
+    grid = {
+        "the target term has the wrong sign: you added +log p[y]; the loss adds -log p[y], "
+        "which is positive (log p[y] ≤ 0)": -(1 - eps) * target + eps * uniform,
+    }
     if eps <= 0:
         return grid  # no smoothing: the two terms' weights are not told apart
+    grid[
+        "the smoothing term has the wrong sign: you added ε·mean_j(log p[j]); the loss adds "
+        "ε·mean_j(-log p[j]), which is positive"
+    ] = (1 - eps) * target - eps * uniform
     for a, b, what in combos:
         if not (math.isclose(a, 1 - eps) and math.isclose(b, eps)):  # not the contract
             grid[what] = a * target + b * uniform
