@@ -63,6 +63,7 @@ def batches_with(
     convert=_tensor,
     drop_last=False,
     order=None,
+    short_by=0,
 ):
     """A learner-style make_batches built from row recipes (each a plain function)."""
 
@@ -75,7 +76,7 @@ def batches_with(
             indices = order(pairs, indices, shuffle, seed)
         batches = []
         for start in range(0, len(indices), batch_size):
-            chunk = [pairs[i] for i in indices[start : start + batch_size]]
+            chunk = [pairs[i] for i in indices[start : start + batch_size - short_by]]
             if drop_last and len(chunk) < batch_size:
                 break
             s = convert([src(x, bos_id, eos_id) for x, _ in chunk], pad_id)
@@ -120,6 +121,7 @@ wrong_keys = named("wrong_keys")(batches_with(container=dict))
 sequence_first = named("sequence_first")(
     batches_with(convert=lambda rows, pad: _tensor(rows, pad).T.contiguous())
 )
+one_pair_short = named("one_pair_short")(batches_with(short_by=1))
 skips_the_first_pair = named("skips_the_first_pair")(
     batches_with(order=lambda pairs, idx, shuffle, seed: idx[1:])
 )
@@ -321,6 +323,12 @@ BATCH_MISTAKES = [
     # pair is missing" (the first one was)
     Mistake(check_make_batches, sequence_first, r"are transposed .*sequence-first, \(len, batch\)"),
     Mistake(check_make_batches, skips_the_first_pair, "the first pair is missing"),
+    # batches one pair short: not told that the last batch was dropped
+    Mistake(
+        check_make_batches,
+        one_pair_short,
+        r"holding \[.*\] pairs: the pairs \[.*\] \(counting from 0\) are missing",
+    ),
 ]
 BATCH_CORRECT = [
     Correct(check_make_batches, fn)
@@ -392,6 +400,11 @@ NOAM_MISTAKES = [
         check_noam_lr,
         noam_variant(lambda s, d, w: d * -0.5 * min(s**-0.5, s * w**-1.5), "times_minus_half"),
         r"your scale factor is -0\.5 \* d_model \*\* 1;",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-0.5 / min(s**-0.5, s * w**-1.5), "divided_by_min"),
+        "inversely proportional to the paper's",
     ),
     Mistake(
         check_noam_lr,
@@ -627,6 +640,14 @@ def _weighted(target_weight, smoothing_weight, axis=-1):
     return label_smoothed_loss
 
 
+@named("smoothing_mean_over_positions")
+def smoothing_mean_over_positions(logits, labels, pad_id, smoothing=0.1):
+    logp = torch.log_softmax(logits, -1)
+    nll = -logp.gather(-1, labels[..., None]).squeeze(-1)
+    loss = (1 - smoothing) * nll - smoothing * logp.mean(-2)
+    return loss[labels != pad_id].mean()
+
+
 SMOOTH = check_label_smoothed_loss
 SMOOTHING_MISTAKES = [
     Mistake(SMOOTH, fairseq_eps_over_v_minus_1, "fairseq's definition"),
@@ -675,6 +696,8 @@ SMOOTHING_MISTAKES = [
         named("weights_swapped")(_weighted(lambda e, v: e, lambda e, v: 1 - e)),
         "the weights are swapped",
     ),
+    # a shape error in the learner's code comes with what each term's shape must be
+    Mistake(SMOOTH, smoothing_mean_over_positions, "Two tensors of different shapes were combined"),
     Mistake(
         SMOOTH,
         named("target_sign_flipped")(_weighted(lambda e, v: -(1 - e), lambda e, v: e)),

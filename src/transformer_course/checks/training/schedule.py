@@ -112,6 +112,13 @@ def _explain_noam(noam_lr, cases) -> str:
                 "d_model ** -0.5."
             )
         return f"{head}: the scale factor is wrong; the paper's is d_model ** -0.5."
+    products = [[v * _noam(s, d, w) for s, v in zip(steps, vals)] for d, w, steps, vals in rates]
+    if all(math.isclose(max(r), min(r), rel_tol=1e-6) for r in products):
+        return (
+            "Your rates are inversely proportional to the paper's (yours times the paper's is "
+            "the same number at every step): a division where the formula multiplies, "
+            "lr = d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)."
+        )
     _, w, steps, values = rates[0]
     warm = [(s, v) for s, v in zip(steps, values) if s < w]
     decay = [(s, v) for s, v in zip(steps, values) if s > w]

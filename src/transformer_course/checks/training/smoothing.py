@@ -304,6 +304,11 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
                 hints={
                     "one_hot": "F.one_hot needs int64 labels in [0, V); pad labels are in range "
                     "here, so check the shape you pass.",
+                    "must match the size of tensor": "Two tensors of different shapes were "
+                    "combined. Each term has one value per position, the shape of labels: "
+                    "-log p[y] gathered along the last axis, and mean_j(-log p[j]) taken over "
+                    "the last axis (dim=-1, the V tokens); check the axis of each mean, sum "
+                    "and gather.",
                 },
             )
             if isinstance(got, numbers.Real) and not isinstance(got, bool):
