@@ -63,6 +63,7 @@ def batches_with(
     convert=_tensor,
     drop_last=False,
     order=None,
+    short_by=0,
 ):
     """A learner-style make_batches built from row recipes (each a plain function)."""
 
@@ -75,7 +76,7 @@ def batches_with(
             indices = order(pairs, indices, shuffle, seed)
         batches = []
         for start in range(0, len(indices), batch_size):
-            chunk = [pairs[i] for i in indices[start : start + batch_size]]
+            chunk = [pairs[i] for i in indices[start : start + batch_size - short_by]]
             if drop_last and len(chunk) < batch_size:
                 break
             s = convert([src(x, bos_id, eos_id) for x, _ in chunk], pad_id)
@@ -117,6 +118,13 @@ float_tensors = named("float_tensors")(
     batches_with(convert=lambda rows, pad: _tensor(rows, pad).float())
 )
 wrong_keys = named("wrong_keys")(batches_with(container=dict))
+sequence_first = named("sequence_first")(
+    batches_with(convert=lambda rows, pad: _tensor(rows, pad).T.contiguous())
+)
+one_pair_short = named("one_pair_short")(batches_with(short_by=1))
+skips_the_first_pair = named("skips_the_first_pair")(
+    batches_with(order=lambda pairs, idx, shuffle, seed: idx[1:])
+)
 
 
 def _rename_keys(fn):
@@ -311,6 +319,16 @@ BATCH_MISTAKES = [
     Mistake(check_make_batches, seed_ignored, "must depend on `seed`"),
     Mistake(check_make_batches, appends_eos_to_the_callers_targets, "changed its argument"),
     Mistake(check_make_batches, one_batch_only, "returned a single batch"),
+    # these were told "src has 3 rows, but the batch should hold 2 pairs" and "the last
+    # pair is missing" (the first one was)
+    Mistake(check_make_batches, sequence_first, r"are transposed .*sequence-first, \(len, batch\)"),
+    Mistake(check_make_batches, skips_the_first_pair, "the first pair is missing"),
+    # batches one pair short: not told that the last batch was dropped
+    Mistake(
+        check_make_batches,
+        one_pair_short,
+        r"holding \[.*\] pairs: the pairs \[.*\] \(counting from 0\) are missing",
+    ),
 ]
 BATCH_CORRECT = [
     Correct(check_make_batches, fn)
@@ -371,7 +389,43 @@ NOAM_MISTAKES = [
         noam_variant(lambda s, d, w: d**-0.5 * s**-0.5, "no_warmup"),
         "There is no warm-up",
     ),
+    # a scale factor or a power of step that no table entry lists: named from the values
+    # (these fell back to "differs from the reference")
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: w**0.5 * min(s**-0.5, s * w**-1.5), "peak_of_one"),
+        r"your scale factor is warmup \*\* 0\.5; the paper's is d_model \*\* -0\.5",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d * -0.5 * min(s**-0.5, s * w**-1.5), "times_minus_half"),
+        r"your scale factor is -0\.5 \* d_model \*\* 1;",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-0.5 / min(s**-0.5, s * w**-1.5), "divided_by_min"),
+        "inversely proportional to the paper's",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: 3 * d**-0.5 * min(s**-0.5, s * w**-1.5), "tripled"),
+        r"a constant factor times its values at every step \(3 for .*the scale factor is wrong",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-0.5 * min(s**-0.5, (s * w) ** -1.5), "power_of_product"),
+        r"yours go like step \*\* -1\.5; the paper's decay like step \*\* -0\.5",
+    ),
 ]
+
+
+def test_noam_lr_names_a_power_taken_of_the_product():
+    """(step * warmup) ** -1.5 was told only "differs from the reference"; the visible
+    steps show the warm-up's power of step and the formula those values follow."""
+    fn = noam_variant(lambda s, d, w: d**-0.5 * min(s**-0.5, (s * w) ** -1.5), "product")
+    text = _visible_message(check_noam_lr, fn)
+    assert "During the warm-up (step < warmup) your rates go like step ** -1.5" in text, text
+    assert "d_model ** -0.5 * (step * warmup) ** -1.5: the power -1.5 belongs" in text, text
 
 
 @named("crashes_at_step_0")
@@ -570,6 +624,30 @@ def no_reduction(logits, labels, pad_id, smoothing=0.1):
     return _pytorch_per_token(logits, labels, smoothing)[labels != pad_id]
 
 
+def _weighted(target_weight, smoothing_weight, axis=-1):
+    """A loss with the given weights on its two terms (functions of ε and V), log_softmax
+    over ``axis``; masking and mean right."""
+
+    def label_smoothed_loss(logits, labels, pad_id, smoothing=0.1):
+        logp = F.log_softmax(logits, dim=axis)
+        keep = labels != pad_id
+        nll = -torch.take_along_dim(logp, labels.clamp(min=0)[..., None], dim=-1)[..., 0]
+        per_position = -logp.mean(-1)
+        vocab = logits.shape[-1]
+        a, b = target_weight(smoothing, vocab), smoothing_weight(smoothing, vocab)
+        return (a * nll[keep]).mean() + (b * per_position[keep]).mean()
+
+    return label_smoothed_loss
+
+
+@named("smoothing_mean_over_positions")
+def smoothing_mean_over_positions(logits, labels, pad_id, smoothing=0.1):
+    logp = torch.log_softmax(logits, -1)
+    nll = -logp.gather(-1, labels[..., None]).squeeze(-1)
+    loss = (1 - smoothing) * nll - smoothing * logp.mean(-2)
+    return loss[labels != pad_id].mean()
+
+
 SMOOTH = check_label_smoothed_loss
 SMOOTHING_MISTAKES = [
     Mistake(SMOOTH, fairseq_eps_over_v_minus_1, "fairseq's definition"),
@@ -578,7 +656,9 @@ SMOOTHING_MISTAKES = [
     Mistake(SMOOTH, kl_divergence, "KL divergence KL"),
     Mistake(SMOOTH, no_smoothing, "the smoothing is missing"),
     Mistake(SMOOTH, eps_over_v_on_the_others_only, "sums to 1 - ε/V"),
-    Mistake(SMOOTH, forgot_the_uniform_part, r"the ε·mean_j\(-log p\[j\]\) part"),
+    Mistake(
+        SMOOTH, forgot_the_uniform_part, r"The smoothing term ε·mean_j\(-log p\[j\]\) is missing"
+    ),
     Mistake(SMOOTH, padding_included, "The padding is not ignored"),
     Mistake(SMOOTH, pad_in_the_denominator, "out of the sum but not out of the count"),
     Mistake(SMOOTH, summed, "You summed over the tokens"),
@@ -589,6 +669,45 @@ SMOOTHING_MISTAKES = [
     Mistake(SMOOTH, returns_item, "returned a Python number"),
     Mistake(SMOOTH, returns_detached, "gradients cannot flow"),
     Mistake(SMOOTH, no_reduction, "the loss is one number"),
+    # the two terms' weights, and the axis of log_softmax (these fell back to a restated
+    # formula): each is named from the value it gives
+    Mistake(
+        SMOOTH,
+        named("log_softmax_over_positions")(_weighted(lambda e, v: 1 - e, lambda e, v: e, 1)),
+        r"log_softmax over axis 1 \(of size",
+    ),
+    Mistake(
+        SMOOTH,
+        named("smoothing_weighted_by_1")(_weighted(lambda e, v: 1 - e, lambda e, v: 1.0)),
+        "weighted by 1 instead of ε",
+    ),
+    Mistake(
+        SMOOTH,
+        named("smoothing_summed_over_v")(_weighted(lambda e, v: 1 - e, lambda e, v: e * v)),
+        r"sums -log p\[j\] over the V tokens instead of averaging",
+    ),
+    Mistake(
+        SMOOTH,
+        named("target_not_scaled")(_weighted(lambda e, v: 1.0, lambda e, v: e)),
+        r"not multiplied by 1 - ε\.",
+    ),
+    Mistake(
+        SMOOTH,
+        named("weights_swapped")(_weighted(lambda e, v: e, lambda e, v: 1 - e)),
+        "the weights are swapped",
+    ),
+    # a shape error in the learner's code comes with what each term's shape must be
+    Mistake(SMOOTH, smoothing_mean_over_positions, "Two tensors of different shapes were combined"),
+    Mistake(
+        SMOOTH,
+        named("target_sign_flipped")(_weighted(lambda e, v: -(1 - e), lambda e, v: e)),
+        r"the target term has the wrong sign: you added \+log p\[y\]",
+    ),
+    Mistake(
+        SMOOTH,
+        named("smoothing_sign_flipped")(_weighted(lambda e, v: 1 - e, lambda e, v: -e)),
+        "the smoothing term has the wrong sign",
+    ),
 ]
 
 
@@ -663,6 +782,8 @@ def step_with(
             loss = loss_fn(logits, labels)
             if order != "no-backward":
                 loss.backward()
+            if zero == "between":
+                optimizer.zero_grad()
             norm = fixed_clip if fixed_clip is not None else clip_norm
             if order == "step-clip":
                 optimizer.step()
@@ -675,7 +796,7 @@ def step_with(
                     nn.utils.clip_grad_norm_(p, norm)
             elif clip == "unguarded":
                 nn.utils.clip_grad_norm_(model.parameters(), clip_norm * 1.0)
-            if order in ("clip-step", "no-backward"):
+            if order in ("clip-step", "no-backward") and zero != "never-steps":
                 optimizer.step()
             if zero == "after":
                 optimizer.zero_grad()
@@ -713,6 +834,19 @@ STEP_MISTAKES = [
         "loss \\*after\\* the update",
     ),
     Mistake(STEP, named("no_backward")(step_with(order="no-backward")), "have not changed"),
+    # these were told to call loss.backward() (which they did): a step that applies
+    # cleared gradients is one of the three causes named; one that never steps (and
+    # leaves the gradients) is named alone
+    Mistake(
+        STEP,
+        named("zero_grad_between_backward_and_step")(step_with(zero="between")),
+        r"cleared \(optimizer.zero_grad\(\)\) between loss.backward\(\) and optimizer.step\(\)",
+    ),
+    Mistake(
+        STEP,
+        named("never_steps")(step_with(zero="never-steps")),
+        r"holds the step's gradients: loss.backward\(\) ran and optimizer.step\(\) did not",
+    ),
     Mistake(
         STEP,
         named("two_steps")(step_with(steps=2)),
@@ -799,6 +933,9 @@ def beam_with(
     pad_zero=False,
     as_list=False,
     pad_to_max_len=False,
+    raw_choice=False,
+    ascending=False,
+    position=-1,
 ):
     """A learner-style beam search with switches for the classic mistakes."""
 
@@ -815,11 +952,11 @@ def beam_with(
             for _ in range(max_len):
                 candidates = []
                 for score, seq in live:
-                    logits = model.decode(torch.tensor([seq]), memory, src)[0, -1]
+                    logits = model.decode(torch.tensor([seq]), memory, src)[0, position]
                     step = logits if logits_only else torch.log_softmax(logits, -1)
                     for token, value in enumerate(step.tolist()):
                         candidates.append((score + value, [*seq, token]))
-                candidates.sort(key=lambda c: -c[0])
+                candidates.sort(key=lambda c: c[0] if ascending else -c[0])
                 if finished_in_beam or shrink:
                     width = beam_size - (len(done) if shrink else 0)
                     top = candidates[:width]
@@ -845,7 +982,7 @@ def beam_with(
                 if stop == "bound" and done and max(map(norm, done)) >= live[0][0]:
                     break
             pool = done + live if live_join else (done or live)
-            best = max(pool, key=norm)
+            best = max(pool, key=(lambda c: c[0]) if raw_choice else norm)
             out.append(best[1] if keep_bos else best[1][1:])
         if as_list:
             return out
@@ -885,6 +1022,15 @@ BEAM_MISTAKES = [
     Mistake(BEAM, named("keeps_bos")(beam_with(keep_bos=True)), "starts with <bos>"),
     Mistake(BEAM, named("pads_with_zero")(beam_with(pad_zero=True)), "padded with 0"),
     Mistake(BEAM, named("returns_a_list")(beam_with(as_list=True)), "returned a list"),
+    # the length penalty in the stopping rule only: a third visible model tells this
+    # apart from a penalty left out or multiplied (the first two cannot)
+    Mistake(
+        BEAM, named("raw_choice")(beam_with(raw_choice=True)), "picked the answer by its raw score"
+    ),
+    # rows that start with <bos> because the search keeps the worst candidates (<bos> is
+    # one of the least likely tokens) are not told to leave <bos> out
+    Mistake(BEAM, named("ascending")(beam_with(ascending=True)), "keeps the worst candidates"),
+    Mistake(BEAM, named("first_position")(beam_with(position=0)), "logits at the first position"),
 ]
 
 
@@ -1103,6 +1249,39 @@ SCORE_MISTAKES = [
         "changed",
     ),
     Mistake(SCORES, named("returns_a_tuple")(scores_with(as_tuple=True)), "return a dict"),
+    # these fell back to "Compare whole strings"
+    Mistake(
+        SCORES,
+        named("streams_index_past_the_end")(
+            scores_with(
+                bleu=lambda h, r: (
+                    sacrebleu.corpus_bleu(
+                        h,
+                        [
+                            [x[j] if j <= len(x) else None for x in r]
+                            for j in range(max(map(len, r)))
+                        ],
+                    ).score
+                )
+            )
+        ),
+        "An index ran past the end of a list",
+    ),
+    Mistake(
+        SCORES,
+        named("exact_match_count")(
+            scores_with(exact=lambda h, r: sum(a in b for a, b in zip(h, r)))
+        ),
+        "the number of hypotheses that equal one of their references; the contract asks for "
+        "their fraction",
+    ),
+    Mistake(
+        SCORES,
+        named("exact_match_string_equals_list")(
+            scores_with(exact=lambda h, r: float(np.mean([a == b for a, b in zip(h, r)])))
+        ),
+        r"comparing a hypothesis with its whole list of references",
+    ),
     Mistake(
         SCORES,
         named("other_keys")(scores_with(keys=("accuracy", "bleu"))),
@@ -1385,7 +1564,9 @@ def test_beam_search_names_returning_the_last_hypothesis_not_the_length_penalty(
 
 def test_beam_search_names_every_cause_that_agrees_with_all_answers():
     """A multiplied penalty was told the penalty is missing, summed probabilities that they
-    were raw logits: each agrees with another mistake on every input, so both are named."""
+    were raw logits. A multiplied penalty agrees on every input with one multiplied in the
+    choice of the answer only, so both are named; the third visible model tells summed
+    probabilities apart from raw logits, so only the probabilities are named."""
     multiplied = _beam_editing(
         "return score / ((5 + len(tokens)) / 6) ** length_penalty",
         "return score * ((5 + len(tokens)) / 6) ** length_penalty",
@@ -1396,7 +1577,7 @@ def test_beam_search_names_every_cause_that_agrees_with_all_answers():
         "torch.log_softmax(logits[:, -1], dim=-1)", "torch.softmax(logits[:, -1], dim=-1)"
     )
     text = _visible_message(check_beam_search, probabilities)
-    assert "add up probabilities" in text and "raw logits" in text, text
+    assert "add up probabilities" in text and "raw logits" not in text, text
 
 
 def test_beam_search_names_a_hypothesis_extended_after_eos():

@@ -32,11 +32,16 @@ CHECKS_MAY_IMPORT_EXACTLY = (
 THIRD_PARTY = {"numpy", "torch", "sacrebleu"}
 
 
-def check_module_violations(source: str) -> list[str]:
-    """What a checks/<topic>.py (given its source) imports that a leaf must not."""
+def check_module_violations(source: str, package: str = "transformer_course.checks") -> list[str]:
+    """What a checks/<topic>.py, or a module of a check package checks/<topic>/ (given its
+    source and its package), imports that a leaf must not. A check package's modules may
+    import each other (``package``'s own modules), and nothing else of checks/."""
     problems = []
-    for line, name in imported_modules(source, "transformer_course.checks"):
+    own = package + "." if package != "transformer_course.checks" else None
+    for line, name in imported_modules(source, package):
         top = name.split(".")[0]
+        if own and name.startswith(own):
+            continue  # a sibling in the same check package
         if name.startswith("transformer_course.checks."):
             problems.append(f"line {line} imports another check module: {name}")
         elif top == "transformer_course":
@@ -61,14 +66,72 @@ def lesson_test_violations(source: str) -> list[str]:
     return problems
 
 
-CHECK_MODULES = sorted(p for p in (PACKAGE / "checks").glob("*.py") if p.name != "__init__.py")
+CHECKS_DIR = PACKAGE / "checks"
+#: the check modules: checks/<topic>.py, and every module of a check package checks/<topic>/
+CHECK_MODULES = sorted(p for p in CHECKS_DIR.rglob("*.py") if p != CHECKS_DIR / "__init__.py")
+#: the check packages (a large lesson's checks, one module per exercise)
+CHECK_PACKAGES = sorted(p.parent for p in CHECKS_DIR.glob("*/__init__.py"))
 
 
-@pytest.mark.parametrize("path", CHECK_MODULES, ids=lambda p: p.name)
+def _package_of(path: Path) -> str:
+    """The package a module of the course lives in (checks/training/beam.py ->
+    transformer_course.checks.training; a package's __init__ is its own package)."""
+    return ".".join(["transformer_course", *path.parent.relative_to(PACKAGE).parts])
+
+
+@pytest.mark.parametrize("path", CHECK_MODULES, ids=lambda p: str(p.relative_to(CHECKS_DIR)))
 def test_check_modules_are_leaves(path):
-    """A checks/<topic>.py imports only checking, reference and registry from the course
-    (never another check module), besides the standard library, numpy, torch, sacrebleu."""
-    assert check_module_violations(path.read_text()) == []
+    """A checks/<topic>.py imports only checking, reference, the lesson data modules and
+    exercise from the course (never another check module), besides the standard library,
+    numpy, torch, sacrebleu; a check package's modules also import their siblings."""
+    assert check_module_violations(path.read_text(), _package_of(path)) == []
+
+
+def test_lesson_10_s_checks_are_a_package():
+    assert CHECKS_DIR / "training" in CHECK_PACKAGES
+    assert len([p for p in CHECK_MODULES if p.parent == CHECKS_DIR / "training"]) > 2
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "from transformer_course.checks.encoder import post_pre",
+        "from transformer_course.checks import encoder",
+        "from ..encoder import post_pre",
+        "from .. import encoder",
+        "import transformer_course.checks.decoder",
+        "from transformer_course.grader import codec",
+        "import transformer_course.plotting",
+        "import pandas",
+    ],
+)
+def test_the_leaf_rule_catches_a_forbidden_import_inside_a_package(line):
+    path = CHECKS_DIR / "training" / "beam.py"
+    source = path.read_text()
+    assert check_module_violations(source, _package_of(path)) == []
+    # a sibling, relative or absolute, is allowed
+    siblings = (
+        "from .common import is_tensor\nfrom transformer_course.checks.training import step\n"
+    )
+    assert check_module_violations(source + siblings, _package_of(path)) == []
+    assert check_module_violations(source + f"\n\ndef f():\n    {line}\n", _package_of(path))
+
+
+@pytest.mark.parametrize("path", CHECK_PACKAGES, ids=lambda p: p.name)
+def test_a_check_package_s_face_only_re_exports(path):
+    """checks/<topic>/__init__.py defines nothing: each exercise's checks live in a named
+    module, and the face gives the names that notebooks, tests and the registry import."""
+    import ast
+
+    tree = ast.parse((path / "__init__.py").read_text())
+    kinds = {type(node).__name__ for node in tree.body} - {"Expr", "ImportFrom", "Assign"}
+    assert kinds == set()
+    assigned = [t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets]
+    assert assigned == ["__all__"]
+    package = _package_of(path / "__init__.py")
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            assert node.level == 1 or (node.module or "").startswith(package + "."), node.module
 
 
 @pytest.mark.parametrize(
@@ -140,6 +203,8 @@ LESSON_SIDE = (
     # lesson 10's corpus: only the lessons whose checks use it (not every lesson that uses
     # the check toolkit)
     "transformer_course.translation",
+    # the shared machinery of a check package: its own lesson only
+    "transformer_course.checks.training.common",
 )
 #: the grader's side: hashed whole (its code inside the sandbox) or imported by it (the
 #: forbidden-API families it enforces), so in every lesson's fingerprint
@@ -422,7 +487,8 @@ def check_module_uses(source: str) -> list[tuple[int, str]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute):
             base = resolve(_dotted(node.value))
-            if base is not None and base.count(".") == 2:  # transformer_course.checks.topic
+            # transformer_course.checks.topic, or a module of a check package
+            if base is not None and base.count(".") >= 2:
                 uses.append((node.lineno, f"{base}.{node.attr}"))
         elif isinstance(node, ast.Call) and len(node.args) >= 2:
             base, name = resolve(_dotted(node.args[0])), node.args[1]
@@ -491,6 +557,10 @@ def test_no_lesson_test_uses_a_private_name_of_a_check_module(path):
         "import transformer_course.checks.encoder as enc\nenc._STACK_NO_MASK",
         "from transformer_course.checks import encoder\ngetattr(encoder, '_build')",
         "from transformer_course.checks import encoder\nmonkeypatch.setattr(encoder, '_X', 1)",
+        # into a check package's modules
+        "from transformer_course.checks.training.beam import _search",
+        "from transformer_course.checks import training\ntraining.beam._search",
+        "import transformer_course.checks.training.step as step\nstep._STEP_MODEL",
     ],
 )
 def test_the_private_name_rule_catches_a_reach(line):

@@ -2357,6 +2357,8 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
 # Held-out cases, written before the fixes of their round (heldout=True).
 from benchmarks.diagnosis.cases_early import HELD_OUT as _EARLY  # noqa: E402
 from benchmarks.diagnosis.cases_late import CASES as _LATE  # noqa: E402
+from benchmarks.diagnosis.cases_lesson10 import CASES_LESSON10  # noqa: E402
 
 CASES += _EARLY
 CASES += _LATE
+CASES += CASES_LESSON10

@@ -1,0 +1,464 @@
+"""Checks for lesson 10's make_batches: padded batches for teacher forcing."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import torch
+
+from transformer_course.checking import Checker, numpy_rng, short
+
+from .common import is_tensor
+
+_FIELDS = ("src", "decoder_input", "labels")
+_KEYS_HINT = (
+    'A batch is a tuple (src, decoder_input, labels) or a dict with exactly the keys "src", '
+    '"decoder_input" and "labels" (the training loop reads them by these names).'
+)
+_NO_SHIFT = (
+    "Your labels are the same as your decoder input. Then the token the model must predict "
+    "at position t is the very token it reads at position t, which the look-ahead mask lets "
+    "it see: it would learn to copy, not to translate. Shift by one: decoder_input = "
+    "[<bos>] + target, labels = target + [<eos>], so that position t reads the tokens up to "
+    "t and is asked for token t + 1."
+)
+_SWAPPED = (
+    "Your decoder input and labels are swapped: decoder_input should start with <bos> "
+    "(it is what the decoder reads, starting from <bos> as at translation time), and labels "
+    "should end with <eos> (what it must predict, ending with the signal to stop)."
+)
+_EOS_AS_START = (
+    "Your decoder input starts with <eos> instead of <bos>. Some models (BART, Marian) "
+    "do start the decoder with <eos>, but this course's decoders, greedy_decode and "
+    "beam_search, start from <bos> (bos_id): train the model the way it will be used."
+)
+_EOS_FED = (
+    "<eos> is fed to the decoder as an input: your decoder input is [<bos>] + target + "
+    "[<eos>]. <eos> is the last thing the model outputs; it never needs to read it, since "
+    "nothing comes after it. That extra position has no label to predict (or a wrong one), "
+    "and every batch carries a useless column. The decoder input is [<bos>] + target "
+    "(one token shorter than target + <bos> + <eos>), the labels target + [<eos>]."
+)
+_NO_EOS_LABEL = (
+    "Your labels have no <eos>: labels should be target + [<eos>]. Without <eos> among the "
+    "labels the model never learns to stop, and at translation time it rambles on until "
+    "max_len."
+)
+_NO_BOS = (
+    "Your decoder input does not start with <bos>: it should be [<bos>] + target. At "
+    "translation time the decoder starts from <bos> alone and predicts the first word from "
+    "it; in training, the first position must read <bos> and be asked for the first word."
+)
+MINUS_100 = (
+    "Your labels are padded with -100 (Hugging Face's 'ignore this label' value). In this "
+    "course the loss skips labels equal to pad_id (label_smoothed_loss(..., pad_id) and "
+    "F.cross_entropy(..., ignore_index=pad_id)); -100 is not a valid token id and would "
+    "crash the loss. Pad labels with pad_id."
+)
+_LEFT_PADDED = (
+    "Your rows are padded on the left. Pad on the right (lesson 01's pad_batch does): "
+    "the positional encoding gives the first word of every sentence position 0, and the "
+    "decoder's teacher forcing lines up decoder_input[t] with labels[t] from the start."
+)
+
+
+def _hardcoded(got: list[int], expected: list[int], ids: dict[str, int]) -> str:
+    """A note when a row would be right with some of the course's default special ids."""
+    defaults = {"pad_id": 0, "bos_id": 2, "eos_id": 3}
+    differing = [name for name in ids if ids[name] != defaults[name]]
+    for size in range(1, len(differing) + 1):
+        for names in itertools.combinations(differing, size):
+            swap = {ids[name]: defaults[name] for name in names}
+            if [swap.get(t, t) for t in expected] == got:
+                passed = ", ".join(f"{n}={ids[n]}" for n in names)
+                return (
+                    f"It would be right with lesson 01's ids (<pad>=0, <bos>=2, <eos>=3), but "
+                    f"this call passed {passed}: use the arguments, not the constants."
+                )
+    return ""
+
+
+def _as_batches(c: Checker, got, what: str) -> list[tuple[torch.Tensor, ...]]:
+    """The learner's batches as (src, decoder_input, labels) int64 tensors."""
+    if got is None:
+        c.fail(f"{what} returned None. Did you forget the `return` statement?")
+    if isinstance(got, dict) or (
+        isinstance(got, tuple) and len(got) == 3 and all(is_tensor(x) for x in got)
+    ):
+        c.fail(
+            f"{what} returned a single batch; it should return a list of batches (one per "
+            "batch_size pairs), even when there is only one."
+        )
+    if is_tensor(got) or isinstance(got, np.ndarray | str):
+        c.fail(f"{what} should return a list of batches, but it returned {short(got)}.")
+    try:
+        batches = list(got)
+    except TypeError:
+        c.fail(f"{what} should return a list of batches, but it returned {short(got)}.")
+    if not isinstance(got, list | tuple):
+        c.note("make_batches returned an iterator rather than a list; that works here.")
+    out = []
+    for number, batch in enumerate(batches):
+        name = f"batch {number} of {what}"
+        if isinstance(batch, dict):
+            if set(batch) != set(_FIELDS):
+                c.fail(f"{name} is a dict with the keys {sorted(batch)}. {_KEYS_HINT}")
+            fields = [batch[key] for key in _FIELDS]
+        elif isinstance(batch, tuple | list) and len(batch) == 3:
+            fields = list(batch)
+        else:
+            c.fail(f"{name} is {short(batch, 120)}. {_KEYS_HINT}")
+        converted = []
+        for field_name, value in zip(_FIELDS, fields):
+            label = f"{field_name} of {name}"
+            if isinstance(value, np.ndarray) and np.issubdtype(value.dtype, np.integer):
+                value = torch.from_numpy(np.ascontiguousarray(value))
+            elif isinstance(value, list):
+                c.fail(
+                    f"{label} is a list; make it a 2-D tensor padded with pad_id "
+                    "(lesson 01's pad_batch, then torch.from_numpy or torch.tensor)."
+                )
+            if not is_tensor(value):
+                c.fail(f"{label} should be a 2-D integer tensor, but it is {short(value)}.")
+            if value.dtype.is_floating_point or value.dtype == torch.bool:
+                c.fail(
+                    f"{label} has dtype {value.dtype}; token ids are integers "
+                    "(torch.int64: create it with dtype=torch.long)."
+                )
+            if value.dim() != 2:
+                c.fail(
+                    f"{label} should be 2-D (batch, len), but it has shape {tuple(value.shape)}."
+                )
+            if value.dtype != torch.int64:
+                c.note(
+                    f"the fields are {value.dtype}; nn.Embedding and the loss want int64 "
+                    "(torch.long), which batch_fields converts to."
+                )
+            converted.append(value.long())
+        out.append(tuple(converted))
+    c.ok()
+    return out
+
+
+def _rows(tensor: torch.Tensor) -> list[list[int]]:
+    return tensor.tolist()
+
+
+def _strip(row: list[int], pad_id: int) -> list[int]:
+    end = len(row)
+    while end and row[end - 1] == pad_id:
+        end -= 1
+    return row[:end]
+
+
+def _src_form(row: list[int], source: list[int], bos: int, eos: int) -> str | None:
+    forms = {"plain": source, "eos": [*source, eos], "bos+eos": [bos, *source, eos]}
+    return next((name for name, form in forms.items() if row == form), None)
+
+
+def _sequence_first(batch, chunk, ids: dict[str, int]) -> bool:
+    """Whether the batch's tensors, transposed, are exactly the expected rows (decoder
+    input and labels; the source in one of its accepted forms) while they are not already."""
+    pad, bos, eos = ids["pad_id"], ids["bos_id"], ids["eos_id"]
+    if any(t.dim() != 2 or t.shape[1] != len(chunk) for t in batch):
+        return False
+    if all(t.shape[0] == len(chunk) for t in batch) and all(
+        _strip(_rows(batch[2])[i], pad) == [*target, eos] for i, (_, target) in enumerate(chunk)
+    ):
+        return False  # square, and already right as it is
+    src, decoder_input, labels = (_rows(t.T) for t in batch)
+    return all(
+        _strip(decoder_input[i], pad) == [bos, *target]
+        and _strip(labels[i], pad) == [*target, eos]
+        and _src_form(_strip(src[i], pad), list(source), bos, eos) is not None
+        for i, (source, target) in enumerate(chunk)
+    )
+
+
+def _check_rows(c: Checker, batch, chunk, ids: dict[str, int], what: str, src_forms: set):
+    """One batch against its pairs, row by row, with a diagnosis for each known mistake."""
+    pad, bos, eos = ids["pad_id"], ids["bos_id"], ids["eos_id"]
+    src, decoder_input, labels = batch
+    if _sequence_first(batch, chunk, ids):
+        shapes = ", ".join(f"{name} {tuple(t.shape)}" for name, t in zip(_FIELDS, batch))
+        c.fail(
+            f"the tensors of {what} are transposed ({shapes}): they are sequence-first, "
+            "(len, batch), nn.Transformer's batch_first=False layout, and their columns are "
+            "the right rows. This course's model is batch-first: (batch, len), one row per "
+            "pair; return them without the transpose."
+        )
+    for field_name, tensor in zip(_FIELDS, batch):
+        if tensor.shape[0] != len(chunk):
+            c.fail(
+                f"{field_name} of {what} has {tensor.shape[0]} rows, but the batch should "
+                f"hold {len(chunk)} pairs (one row per pair)."
+            )
+    if (labels == -100).any():
+        c.fail(f"{what}: {MINUS_100}")
+    width = max(len(target) for _, target in chunk) + 1
+    for i, (source, target) in enumerate(chunk):
+        d_raw, l_raw, s_raw = _rows(decoder_input)[i], _rows(labels)[i], _rows(src)[i]
+        for name, raw in (("src", s_raw), ("decoder_input", d_raw), ("labels", l_raw)):
+            if raw and raw[0] == pad and any(t != pad for t in raw):
+                c.fail(f"in {what}, row {i} of {name} is {raw}. {_LEFT_PADDED}")
+        d, lab, s = _strip(d_raw, pad), _strip(l_raw, pad), _strip(s_raw, pad)
+        want_d, want_l = [bos, *target], [*target, eos]
+        shown = f"for the pair (source {list(source)}, target {list(target)})"
+        form = _src_form(s, list(source), bos, eos)
+        if form is None:
+            hint = _hardcoded(s_raw[: len(s)], s, ids) or _hardcoded(s_raw, s_raw, ids)
+            c.fail(
+                f"in {what}, src row {i} is {s_raw} {shown}. It should hold the source ids, "
+                f"padded with pad_id={pad} on the right: {list(source)}, or with markers, "
+                f"{[*source, eos]} or {[bos, *source, eos]}. {hint}".strip()
+            )
+        src_forms.add(form)
+        if len(src_forms) > 1:
+            c.fail(
+                f"in {what}, some source rows carry <bos>/<eos> markers and others do not "
+                f"({sorted(src_forms)}): pick one form and use it for every row."
+            )
+        annotated = d == [*want_d, eos] and len(want_d) < width  # eos where the label is pad
+        if lab == want_l and (d == want_d or annotated):
+            continue
+        pair = f"{shown}, row {i} has decoder_input {d_raw} and labels {l_raw}"
+        if d == lab:
+            c.fail(f"in {what}, {pair}. {_NO_SHIFT}")
+        if d == want_l and lab == want_d:
+            c.fail(f"in {what}, {pair}. {_SWAPPED}")
+        if d and d[0] == eos and d[1:] == target:
+            c.fail(f"in {what}, {pair}. {_EOS_AS_START}")
+        if d == [*want_d, eos]:
+            c.fail(f"in {what}, {pair}. {_EOS_FED}")
+        if d == want_d and lab == list(target):
+            c.fail(f"in {what}, {pair}. {_NO_EOS_LABEL}")
+        if d in (list(target), [*target, eos]):
+            c.fail(f"in {what}, {pair}. {_NO_BOS}")
+        hint = _hardcoded(d_raw, [*want_d, *[pad] * (len(d_raw) - len(want_d))], ids)
+        hint = hint or _hardcoded(l_raw, [*want_l, *[pad] * (len(l_raw) - len(want_l))], ids)
+        c.fail(
+            f"in {what}, {pair}; expected decoder_input {want_d} and labels {want_l} "
+            f"(then pad_id={pad} up to the batch's longest row). {hint}".strip()
+        )
+    if decoder_input.shape != labels.shape:
+        c.fail(
+            f"in {what}, decoder_input has shape {tuple(decoder_input.shape)} and labels "
+            f"{tuple(labels.shape)}: they must have the same shape, because labels[:, t] is "
+            "what the decoder should predict after reading decoder_input[:, :t + 1]."
+        )
+    for name, tensor in (("decoder_input", decoder_input), ("labels", labels)):
+        extra = tensor.shape[1] - width
+        if extra > 0:
+            c.note(
+                f"{name} is padded {extra} column(s) beyond the batch's longest row; that "
+                "works, but each batch needs only its own longest row."
+            )
+    c.ok()
+
+
+def _visible_batch_cases():
+    standard = {"pad_id": 0, "bos_id": 2, "eos_id": 3}
+    pairs = [
+        ([4, 5, 6], [7, 8]),
+        ([9], [10, 11, 12]),
+        ([5, 6], [8]),
+        ([4, 4, 9, 5], [7, 12]),
+        ([6], [9, 10]),
+    ]
+    # Unusual special ids; 0, 2 and 3 are ordinary tokens here.
+    unusual = {"pad_id": 9, "bos_id": 7, "eos_id": 8}
+    pairs_unusual = [([0, 2, 3, 1], [3, 0]), ([5], [2, 1, 4, 0]), ([1, 1], [6])]
+    return [(pairs, 2, standard), (pairs_unusual, 3, unusual)]
+
+
+def _random_pairs(rng: np.random.Generator, n: int, ids: dict[str, int], max_len: int = 9):
+    ordinary = [t for t in range(20) if t not in ids.values()]
+
+    def sentence():
+        return [int(t) for t in rng.choice(ordinary, size=int(rng.integers(1, max_len + 1)))]
+
+    pairs, seen = [], set()
+    while len(pairs) < n:
+        pair = (sentence(), sentence())
+        key = (tuple(pair[0]), tuple(pair[1]))
+        if key not in seen:
+            seen.add(key)
+            pairs.append(pair)
+    return pairs
+
+
+def _hidden_batch_cases():
+    rng = numpy_rng(1001)
+    cases = []
+    for n, batch_size, ids in (
+        (37, 8, {"pad_id": 0, "bos_id": 2, "eos_id": 3}),
+        (12, 5, {"pad_id": 4, "bos_id": 11, "eos_id": 1}),
+        (6, 10, {"pad_id": 0, "bos_id": 2, "eos_id": 3}),  # one batch, smaller than batch_size
+        (5, 1, {"pad_id": 3, "bos_id": 0, "eos_id": 2}),
+    ):
+        cases.append((_random_pairs(rng, n, ids), batch_size, ids))
+    return cases
+
+
+def _expect_batches(c, make_batches, pairs, batch_size, ids, src_forms, **extra):
+    arguments = ", ".join(f"{k}={v}" for k, v in {**ids, **extra}.items())
+    what = f"make_batches(pairs, batch_size={batch_size}, {arguments})"
+    got = c.call(
+        make_batches,
+        pairs,
+        batch_size,
+        call_repr=what,
+        mutation_hint="Build new lists ([bos_id, *target], [*target, eos_id]) instead of "
+        "calling .append/.insert on the targets you were given.",
+        **ids,
+        **extra,
+    )
+    return _as_batches(c, got, what), what
+
+
+def _check_order_free(c, batches, pairs, batch_size, ids, what, src_forms) -> list[int]:
+    """Shuffled batches: every pair exactly once, each row right; returns the pair order."""
+    lookup = {(tuple(s), tuple(t)): i for i, (s, t) in enumerate(pairs)}
+    order = []
+    pad, eos = ids["pad_id"], ids["eos_id"]
+    sizes = [batch[0].shape[0] for batch in batches]
+    for number, batch in enumerate(batches):
+        chunk = []
+        for row in range(batch[0].shape[0]):
+            labels = _strip(_rows(batch[2])[row], pad)
+            target = tuple(labels[:-1]) if labels and labels[-1] == eos else None
+            source = _strip(_rows(batch[0])[row], pad)
+            for candidate in (source, source[:-1], source[1:-1]):
+                if (tuple(candidate), target) in lookup:
+                    index = lookup[(tuple(candidate), target)]
+                    break
+            else:
+                c.fail(
+                    f"{what}: row {row} of batch {number} (src {source}, labels {labels}) "
+                    "is not one of the pairs, in any of the accepted forms. Check the "
+                    "batches with shuffle=False first."
+                )
+            order.append(index)
+            chunk.append(pairs[index])
+        _check_rows(c, batch, chunk, ids, f"batch {number} of {what}", src_forms)
+    if sorted(order) != list(range(len(pairs))):
+        missing = len(set(range(len(pairs))) - set(order))
+        c.fail(
+            f"{what}: with shuffle=True every pair must be used exactly once; "
+            f"{missing} pair(s) are missing and {len(order) - len(set(order))} repeated. "
+            "Shuffle a list of indices (or a copy of the pairs), then cut it into batches."
+        )
+    full = len(pairs) // batch_size
+    expected = [batch_size] * full + ([len(pairs) % batch_size] if len(pairs) % batch_size else [])
+    if sorted(sizes, reverse=True) != expected:
+        c.fail(
+            f"{what}: the batches hold {sizes} pairs; every batch should hold batch_size="
+            f"{batch_size} pairs, except one smaller batch for the rest."
+        )
+    c.ok()
+    return order
+
+
+def _count(missing: list[int]) -> str:
+    return "pair is" if len(missing) == 1 else f"{len(missing)} pairs are"
+
+
+def _missing_pairs(batches, pairs, ids: dict[str, int]) -> list[int] | None:
+    """The indices of the pairs whose labels row is in no batch, when every row the batches
+    hold is one of the pairs' (None otherwise: then which pairs are there is not known)."""
+    pad, eos = ids["pad_id"], ids["eos_id"]
+    left = {}
+    for i, (_, target) in enumerate(pairs):
+        left.setdefault(tuple([*target, eos]), []).append(i)
+    for batch in batches:
+        if batch[2].dim() != 2:
+            return None
+        for row in _rows(batch[2]):
+            found = left.get(tuple(_strip(row, pad)))
+            if not found:
+                return None
+            found.pop(0)
+    return sorted(i for indices in left.values() for i in indices)
+
+
+def check_make_batches(make_batches, *, hidden: bool = False) -> None:
+    """make_batches(pairs, batch_size, *, pad_id, bos_id, eos_id, shuffle, seed) -> batches."""
+    with Checker("make_batches", hidden=hidden) as c:
+        c.require_callable(make_batches)
+        cases = _hidden_batch_cases() if hidden else _visible_batch_cases()
+        src_forms: set = set()
+        for pairs, batch_size, ids in cases:
+            batches, what = _expect_batches(
+                c, make_batches, pairs, batch_size, ids, src_forms, shuffle=False
+            )
+            expected = [pairs[i : i + batch_size] for i in range(0, len(pairs), batch_size)]
+            missing = _missing_pairs(batches, pairs, ids)
+            first = f"{what} returned {len(batches)} batches for {len(pairs)} pairs"
+            sizes = [batch[0].shape[0] for batch in batches]
+            dropped_last = len(batches) == len(expected) - 1 and set(sizes) == {batch_size}
+            if missing and dropped_last and missing == list(range(sum(sizes), len(pairs))):
+                c.fail(
+                    f"{first}: the last {_count(missing)} missing. Keep the last, smaller "
+                    "batch (range(0, len(pairs), batch_size) visits every start)."
+                )
+            if missing and missing == list(range(len(missing))):
+                c.fail(
+                    f"{first}: the first {_count(missing)} missing. The first batch starts "
+                    "at pair 0 (range(0, len(pairs), batch_size))."
+                )
+            if missing:
+                c.fail(
+                    f"{first}, holding {sizes} pairs: the pairs {missing} (counting from 0) "
+                    f"are missing. With batch_size={batch_size}, batch k holds "
+                    "pairs[k * batch_size : (k + 1) * batch_size]."
+                )
+            if len(batches) != len(expected):
+                used = sum(batch[0].shape[0] for batch in batches)
+                c.fail(
+                    f"{what} returned {len(batches)} batches (holding {used} pairs); "
+                    f"{len(pairs)} pairs in batches of {batch_size} make {len(expected)}."
+                )
+            rows = [_strip(r, ids["pad_id"]) for batch in batches for r in _rows(batch[2])]
+            wanted = [[*t, ids["eos_id"]] for _, t in pairs]
+            if sorted(map(tuple, rows)) == sorted(map(tuple, wanted)) and rows != wanted:
+                c.fail(
+                    f"{what}: the batches hold the right pairs, in another order. With "
+                    "shuffle=False keep the order of `pairs`: batch 0 holds the first "
+                    "batch_size pairs, and so on (no sorting by length)."
+                )
+            for number, (batch, chunk) in enumerate(zip(batches, expected)):
+                _check_rows(c, batch, chunk, ids, f"batch {number} of {what}", src_forms)
+        # Shuffling: any order, each pair once; the same seed gives the same order.
+        rng = numpy_rng(2002 if hidden else 2001)
+        ids = {"pad_id": 0, "bos_id": 2, "eos_id": 3}
+        pairs = _random_pairs(rng, 41 if hidden else 23, ids)
+        batch_size = 6 if hidden else 5
+        seeds = (11, 12) if hidden else (3, 4)
+        orders = []
+        for seed in (seeds[0], seeds[0], seeds[1]):
+            batches, what = _expect_batches(
+                c, make_batches, pairs, batch_size, ids, src_forms, shuffle=True, seed=seed
+            )
+            orders.append(_check_order_free(c, batches, pairs, batch_size, ids, what, src_forms))
+        if orders[0] == list(range(len(pairs))):
+            c.fail(
+                f"make_batches(..., shuffle=True, seed={seeds[0]}) kept the pairs in their "
+                "original order: shuffle=True should put them in a random order first, so "
+                "that every epoch sees the batches in a different order and mix."
+            )
+        if orders[0] != orders[1]:
+            c.fail(
+                f"two calls of make_batches(..., shuffle=True, seed={seeds[0]}) gave different "
+                "orders. The same seed must give the same order: draw the order from a "
+                "generator seeded with `seed` (torch.Generator().manual_seed(seed), "
+                "random.Random(seed) or np.random.default_rng(seed)), not from the global "
+                "random stream."
+            )
+        if orders[0] == orders[2]:
+            c.fail(
+                f"seed={seeds[0]} and seed={seeds[1]} gave the same order: the order must "
+                "depend on `seed` (the training loop passes a new seed every epoch, so that "
+                "each epoch sees the data in a new order)."
+            )
+        c.ok()

@@ -1,0 +1,378 @@
+"""Checks for lesson 10's beam_search, on tiny reference Transformers with fixed weights."""
+
+from __future__ import annotations
+
+import torch
+
+from transformer_course.checking import Checker, numpy_rng
+from transformer_course.checking.objects import course_object
+from transformer_course.reference.transformer import Transformer, greedy_decode
+
+from .common import deterministic_state
+
+_BEAM_MODEL = {"d_model": 8, "num_heads": 2, "num_layers": 1, "d_ff": 16, "max_len": 24}
+BEAM_VOCAB = 8  # the vocabulary size of beam search's tiny models
+
+
+def beam_model(seed: int, pad_id: int, bos_id: int, eos_id: int, eos_bias: float):
+    """A tiny reference Transformer with fixed weights; <pad> and <bos> never win, <eos>
+    is made more or less likely with ``eos_bias``."""
+    model = course_object(
+        Transformer, BEAM_VOCAB, BEAM_VOCAB, dropout=0.0, pad_id=pad_id, **_BEAM_MODEL
+    )
+    state = deterministic_state(model, seed)
+    state["output.bias"] = state["output.bias"].clone()
+    state["output.bias"][pad_id] = -30.0
+    state["output.bias"][bos_id] = -30.0
+    state["output.bias"][eos_id] += eos_bias
+    model.load_state_dict(state)
+    model.eval()
+    return model
+
+
+#: the length penalty is used in two places, the stopping rule and the choice of the
+#: answer; each variant here is how a learner's search scores the finished hypotheses in
+#: each place: normalised (the contract, score / lp(L)), raw (score) or multiplied
+#: (score * lp(L)), in one place or both
+_PENALTY_PLACES = {
+    "no_normalisation": ("raw", "raw"),
+    "multiplied_penalty": ("multiplied", "multiplied"),
+    "raw_stop": ("raw", "normalised"),
+    "raw_choice": ("normalised", "raw"),
+    "multiplied_stop": ("multiplied", "normalised"),
+    "multiplied_choice": ("normalised", "multiplied"),
+}
+
+
+def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant=""):
+    """The reference search for one source row, or a known variant of it."""
+    stop_mode, choice_mode = _PENALTY_PLACES.get(variant, ("normalised", "normalised"))
+
+    def penalty(length):
+        if variant == "no_eos_in_length":
+            length -= 1
+        if variant == "hf_penalty":
+            return length**alpha
+        return ((5 + length) / 6) ** alpha
+
+    def scored(hypothesis, mode):
+        if mode == "raw":
+            return hypothesis[1]
+        if mode == "multiplied":
+            return hypothesis[1] * penalty(len(hypothesis[0]))
+        return hypothesis[1] / penalty(len(hypothesis[0]))
+
+    with torch.no_grad():
+        src = src_row[None]
+        memory = model.encode(src)
+        beam, finished = [([], 0.0)], []
+        for _ in range(max_len):
+            tokens = torch.tensor([[bos_id, *t] for t, _ in beam])
+            k = tokens.shape[0]
+            logits = model.decode(tokens, memory.expand(k, -1, -1), src.expand(k, -1))
+            if variant == "raw_logits":
+                step = logits[:, -1]
+            elif variant == "first_position":
+                step = torch.log_softmax(logits[:, 0], -1)
+            elif variant == "probabilities":
+                step = torch.softmax(logits[:, -1], -1)
+            else:
+                step = torch.log_softmax(logits[:, -1], -1)
+            scores = torch.tensor([s for _, s in beam])[:, None] + step
+            ascending = variant == "ascending"
+            order = scores.flatten().argsort(descending=not ascending, stable=True).tolist()
+            new_beam = []
+            if variant in ("shrinking", "finished_in_beam"):
+                # shrinking: each finished hypothesis costs the beam one place for good;
+                # finished_in_beam: finished candidates take places in this step's beam
+                width = beam_size - len(finished) if variant == "shrinking" else beam_size
+                for index in order[: max(width, 0)]:
+                    parent, token = divmod(index, scores.shape[1])
+                    item = (beam[parent][0] + [token], float(scores[parent, token]))
+                    (finished if token == eos_id else new_beam).append(item)
+            else:
+                for index in order:
+                    parent, token = divmod(index, scores.shape[1])
+                    item = (beam[parent][0] + [token], float(scores[parent, token]))
+                    if token == eos_id:
+                        finished.append(item)
+                    else:
+                        new_beam.append(item)
+                        if len(new_beam) == beam_size:
+                            break
+            beam = new_beam
+            if not beam:
+                break
+            if variant == "first_finished":
+                stop = bool(finished)
+            elif variant == "count_rule":
+                stop = len(finished) >= beam_size
+            elif variant == "to_max_len":
+                stop = False
+            else:
+                best = max((scored(h, stop_mode) for h in finished), default=None)
+                stop = best is not None and best >= beam[0][1]
+            if stop:
+                break
+        pool = finished + beam if variant == "live_joins" else (finished or beam)
+        if variant == "last_collected":
+            return pool[-1][0]
+        return max(pool, key=lambda h: scored(h, choice_mode))[0]
+
+
+_BEAM_MESSAGES = {
+    "raw_logits": "Your scores add up raw logits. A hypothesis's score is the sum of the "
+    "log-probabilities of its tokens: take torch.log_softmax of the last position's logits "
+    "first (logits of different steps are not on the same scale).",
+    "probabilities": "Your scores add up probabilities (softmax), not log-probabilities: a "
+    "sum of probabilities favours long hypotheses and is not the hypothesis's probability. "
+    "Add torch.log_softmax of the last position's logits.",
+    "multiplied_penalty": "You multiplied the score by the length penalty; divide it: "
+    "score / ((5 + L) / 6) ** α (the scores are negative, so multiplying favours short "
+    "hypotheses instead of long ones).",
+    "last_collected": "You returned the last hypothesis collected (finished[-1]) rather "
+    "than the best one: pick max(finished, key=normalised score).",
+    "no_normalisation": "The length penalty is not applied: with length_penalty = α, the "
+    "finished hypotheses are compared by score / ((5 + L) / 6) ** α, L counting <eos>.",
+    "no_eos_in_length": "Your length penalty counts the tokens without <eos>; in this "
+    "contract L counts <eos> too (it is a generated token): lp(L) = ((5 + L) / 6) ** α.",
+    "hf_penalty": "You divided by L ** α (Hugging Face's length_penalty); this contract uses "
+    "GNMT's lp(L) = ((5 + L) / 6) ** α.",
+    "finished_in_beam": "Finished hypotheses take up places in your beam, so fewer live "
+    "hypotheses go on. Set a finished hypothesis aside and keep walking down the sorted "
+    "candidates until the new beam again holds beam_size live ones (a fixed beam width).",
+    "shrinking": "Your beam shrinks by one every time a hypothesis finishes. In this contract "
+    "the width stays beam_size: finished hypotheses are set aside and the beam is refilled "
+    "from the next-best candidates.",
+    "first_finished": "You stopped at the first finished hypothesis, although a live "
+    "hypothesis still scored better. Stop only once the best finished hypothesis's normalised "
+    "score is at least the best live hypothesis's score (or after max_len steps).",
+    "count_rule": "You stopped once beam_size hypotheses had finished. A confident model "
+    "finishes several unlikely hypotheses early (each ends with an unlikely <eos>) while the "
+    "likely one is still live: the count is reached before the best answer finishes. Stop "
+    "when the best finished hypothesis's normalised score is at least the best live score.",
+    "to_max_len": "You kept searching after no live hypothesis could win any more. Stop "
+    "after the step at which the best finished hypothesis's normalised score is at least the "
+    "best live hypothesis's score (not normalised), or after max_len steps.",
+    "raw_stop": "Your stopping rule compares the best finished hypothesis's raw score "
+    "with the best live score; the contract compares its *normalised* score, "
+    "score / ((5 + L) / 6) ** α, with the best live score.",
+    "live_joins": "You let unfinished hypotheses compete with finished ones at the end. A "
+    "live hypothesis is chosen only when none has finished at all.",
+    "raw_choice": "You picked the answer by its raw score: your stopping rule divides by the "
+    "length penalty, but the choice of the answer does not. Return the finished hypothesis "
+    "with the best score / ((5 + L) / 6) ** α.",
+    "multiplied_stop": "Your stopping rule multiplies the best finished score by the length "
+    "penalty; divide it, as your choice of the answer does: stop once the best "
+    "score / ((5 + L) / 6) ** α of the finished hypotheses is at least the best live score.",
+    "multiplied_choice": "You picked the answer by score × ((5 + L) / 6) ** α; divide, as "
+    "your stopping rule does: the answer is the finished hypothesis with the best "
+    "score / ((5 + L) / 6) ** α.",
+    "first_position": "Your scores come from the logits at the first position "
+    "(logits[:, 0], the one that reads <bos>); the next token's are at the last position: "
+    "torch.log_softmax(logits[:, -1], dim=-1).",
+    "ascending": "Your search keeps the worst candidates: sort them by score from best to "
+    "worst (argsort(descending=True), or topk, whose largest=True is the default) before "
+    "walking down the list.",
+}
+
+
+def beam_cases(hidden: bool):
+    """(model, src_ids, [(beam_size, max_len, alpha)], ids) cases; the seeds were chosen
+    (tests/test_10_training.py proves it) so that greedy and beam search disagree, the
+    length penalty changes the answer, and every variant above is caught."""
+    if hidden:
+        settings = [(1, 8, 0.0), (1, 6, 1.5), (3, 8, 0.0), (4, 8, 1.0), (2, 6, 2.0), (5, 8, 0.6)]
+        specs = [(7202, 5, 6, 1, 1.0, settings), (7263, 3, 0, 7, 1.0, settings)]
+    else:
+        settings = [(1, 7, 0.0), (1, 7, 1.0), (3, 7, 0.0), (3, 7, 1.0), (2, 6, 2.0), (4, 8, 0.6)]
+        # the third model tells apart where the length penalty is applied (the stopping
+        # rule, the choice of the answer; divided, multiplied or left out), which the first
+        # two cannot
+        specs = [
+            (7100, 0, 2, 3, 3.0, settings),
+            (7160, 4, 5, 6, 2.0, settings),
+            (7313, 1, 6, 4, 1.0, [(4, 8, 2.0)]),
+        ]
+    cases = []
+    for seed, pad_id, bos_id, eos_id, eos_bias, case_settings in specs:
+        model = beam_model(seed, pad_id, bos_id, eos_id, eos_bias)
+        rng = numpy_rng(seed)
+        ordinary = [t for t in range(BEAM_VOCAB) if t not in (pad_id, bos_id, eos_id)]
+        rows = [[int(t) for t in rng.choice(ordinary, n)] for n in (4, 2, 5)]
+        width = max(map(len, rows))
+        src = torch.tensor([r + [pad_id] * (width - len(r)) for r in rows])
+        cases.append((model, src, case_settings, {"bos_id": bos_id, "eos_id": eos_id}, pad_id))
+    return cases
+
+
+def _beam_rows(
+    c: Checker, got, batch: int, max_len: int, pad_id: int, eos_id: int, bos_id: int, what: str
+) -> list[list[int]]:
+    """The learner's output as one token list per row (up to and including <eos>)."""
+    if isinstance(got, list) and got and isinstance(got[0], list | torch.Tensor):
+        c.fail(
+            f"{what} returned a list; return an int64 tensor (batch, n) padded with "
+            "model.pad_id, as greedy_decode does (torch.full(..., model.pad_id) and fill "
+            "each row)."
+        )
+    c.expect_type(got, torch.Tensor, what)
+    if got.dtype != torch.int64:
+        c.fail(f"{what} has dtype {got.dtype}; token ids are int64 (dtype=torch.long).")
+    if got.dim() != 2 or got.shape[0] != batch:
+        c.fail(
+            f"{what} has shape {tuple(got.shape)}; expected (batch={batch}, n): one row per "
+            "source sentence."
+        )
+    if got.shape[1] > max_len + 1:
+        c.fail(f"{what} has {got.shape[1]} columns, more than max_len={max_len} tokens.")
+    rows = []
+    for i, row in enumerate(got.tolist()):
+        if eos_id in row:
+            end = row.index(eos_id) + 1
+            tail = row[end:]
+            if any(t != pad_id for t in tail):
+                hint = (
+                    " You padded with 0: use model.pad_id."
+                    if all(t == 0 for t in tail) and pad_id != 0
+                    else " Tokens follow its <eos>: a hypothesis went on after <eos>. A "
+                    "candidate that ends in <eos> is finished: set it aside (it takes no place "
+                    "in the beam and is never extended), and after <eos> a row holds only "
+                    "model.pad_id."
+                )
+                c.fail(f"row {i} of {what} is {row}.{hint}")
+            rows.append(row[:end])
+        else:
+            rows.append(row)
+    c.ok()
+    return rows
+
+
+def _same_row(row: list[int], expected: list[int], pad_id: int) -> bool:
+    return row[: len(expected)] == expected and all(t == pad_id for t in row[len(expected) :])
+
+
+def check_beam_search(beam_search, *, hidden: bool = False) -> None:
+    """beam_search(model, src_ids, beam_size, max_len, bos_id, eos_id, length_penalty)."""
+    with Checker("beam_search", hidden=hidden) as c:
+        c.require_callable(beam_search)
+        observations = []  # (model, source row, setting, ids, pad_id, row, expected, what, i)
+        for model, src, settings, ids, pad_id in beam_cases(hidden):
+            bos_id, eos_id = ids["bos_id"], ids["eos_id"]
+            for beam_size, max_len, alpha in settings:
+                what = (
+                    f"beam_search(model, src_ids {src.tolist()}, beam_size={beam_size}, "
+                    f"max_len={max_len}, bos_id={bos_id}, eos_id={eos_id}, "
+                    f"length_penalty={alpha}) (model.pad_id={pad_id})"
+                )
+                got = c.call(
+                    beam_search,
+                    model,
+                    src,
+                    beam_size,
+                    max_len,
+                    bos_id,
+                    eos_id,
+                    alpha,
+                    call_repr=what,
+                    hints={
+                        "must match the size": "The memory and the source ids must have one "
+                        "row per hypothesis: expand them to the number of live hypotheses "
+                        "(memory.expand(k, -1, -1), src.expand(k, -1)).",
+                    },
+                )
+                rows = _beam_rows(c, got, src.shape[0], max_len, pad_id, eos_id, bos_id, what)
+                setting = (beam_size, max_len, bos_id, eos_id, alpha)
+                for i, row in enumerate(rows):
+                    expected = _search(model, src[i], *setting)
+                    observations.append((model, src[i], setting, pad_id, row, expected, what, i))
+        wrong = [o for o in observations if not _same_row(o[4], o[5], o[3])]
+        if not wrong:
+            c.ok()
+            return
+        model, source, setting, pad_id, row, expected, what, i = wrong[0]
+        # <bos> in front is named only when the rest of every wrong row is the answer
+        if all(o[4][:1] == [o[2][2]] and _same_row(o[4][1:], o[5], o[3]) for o in wrong):
+            c.fail(
+                f"row {i} of {what} is {row}: it starts with <bos> ({setting[2]}), and the rest "
+                f"is the expected {expected}. Return the generated tokens only, without <bos>, "
+                "as greedy_decode does."
+            )
+        shown = f"for source row {i}, {what} chose {row}, expected {expected}"
+        # A cause is stated only when its predictions agree with every answer (every row of
+        # every call, the right ones included); when several do, all of them are named.
+        agree = [
+            variant
+            for variant in _BEAM_MESSAGES
+            if all(
+                _same_row(o_row, _search(o_model, o_source, *o_setting, variant), o_pad)
+                for o_model, o_source, o_setting, o_pad, o_row, *_ in observations
+            )
+        ]
+        if len(agree) == 1:
+            c.fail(f"{shown}. {_BEAM_MESSAGES[agree[0]]}")
+        if agree:
+            c.fail(
+                f"{shown}. Your answers agree, on every input here, with each of these "
+                "mistakes (they cannot be told apart on these inputs): "
+                + " / ".join(_BEAM_MESSAGES[v] for v in agree)
+            )
+        if setting[0] == 1:
+            greedy = greedy_decode(model, source[None], setting[1], setting[2], setting[3])
+            c.fail(
+                f"{shown}. With beam_size=1 beam search must give greedy_decode's answer "
+                f"({greedy[0].tolist()}) whatever the length_penalty: one live hypothesis, "
+                "extended by its best token at each step."
+            )
+        c.fail(
+            f"{shown}. {_compare_hypotheses(model, source, setting, row, expected)} None of "
+            "the known mistakes explains all your answers. Walk through the contract step by "
+            "step on this row: the candidates' scores are sums of log-probabilities; finished "
+            "ones are set aside and the beam refilled to beam_size live ones; stop once the "
+            "best finished normalised score is at least the best live score (or after "
+            "max_len steps); return the finished hypothesis with the best score / ((5 + L) / "
+            "6) ** length_penalty."
+        )
+
+
+def _log_probability(model, source: torch.Tensor, tokens: list[int], bos_id: int) -> float:
+    """The sum of the log-probabilities the model gives ``tokens`` after <bos>."""
+    if not tokens:
+        return 0.0
+    with torch.no_grad():
+        src = source[None]
+        inputs = torch.tensor([[bos_id, *tokens[:-1]]])
+        logits = model.decode(inputs, model.encode(src), src)
+        logp = torch.log_softmax(logits[0].double(), dim=-1)
+        return float(logp[torch.arange(len(tokens)), torch.tensor(tokens)].sum())
+
+
+def _compare_hypotheses(model, source, setting, row, expected) -> str:
+    """What the learner's answer and the expected one score: the symptom, precisely."""
+    _, _, bos_id, eos_id, alpha = setting
+    if any(t >= BEAM_VOCAB or t < 0 for t in row):
+        return ""
+
+    def described(tokens):
+        score = _log_probability(model, source, tokens, bos_id)
+        norm = score / ((5 + len(tokens)) / 6) ** alpha
+        state = "finished" if tokens and tokens[-1] == eos_id else "not finished"
+        return score, norm, f"log-probability {score:.4f}, normalised {norm:.4f}, {state}"
+
+    _, mine, mine_text = described(row)
+    _, theirs, theirs_text = described(expected)
+    if mine < theirs - 1e-9:
+        verdict = (
+            "The contract's search finds a hypothesis that scores better than yours: yours "
+            "lost it on the way (which candidates were kept, or when the search stopped) or "
+            "did not pick the best at the end."
+        )
+    elif mine > theirs + 1e-9:
+        verdict = (
+            "Yours scores better than the contract's answer: your search went on (or kept "
+            "candidates) past where the contract's rules stop; the answer is the one those "
+            "rules give, not the best possible."
+        )
+    else:
+        verdict = "Both score the same: break ties as the contract's order does."
+    return f"Yours: {mine_text}; expected: {theirs_text}. {verdict}"

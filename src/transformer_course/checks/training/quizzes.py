@@ -1,0 +1,57 @@
+"""Lesson 10's concept questions."""
+
+from __future__ import annotations
+
+import math
+
+from transformer_course.checking.quiz import Quiz, quiz_check
+
+QUIZ_TEACHER_FORCING = Quiz(
+    name="quiz_teacher_forcing",
+    answer="a",
+    choices={
+        "a": "(i) <bos> el gato negro   (ii) <bos> el gato blanco",
+        "b": "(i) <bos> el gato blanco   (ii) <bos> el gato blanco",
+        "c": "(i) <bos> el gato negro   (ii) <bos> el gato negro",
+        "d": "(i) el gato negro bebe   (ii) <bos> el gato blanco",
+    },
+    why={
+        "a": "With teacher forcing the decoder always reads the reference (shifted right by "
+        "one), whatever it would have predicted: its mistake costs loss at that position, "
+        "but does not change what later positions read. When it translates, it can only "
+        "read what it produced itself, mistakes included. That gap (exposure bias) is why "
+        "a model can do better in training than when it decodes.",
+        "b": "That describes decoding in both cases. In training, teacher forcing feeds the "
+        "reference tokens, not the model's own predictions: all positions are computed in "
+        "one parallel pass, which needs the inputs known in advance.",
+        "c": "At translation time there is no reference to read: the decoder is fed its own "
+        "output, so its mistake ('blanco') is what it reads next.",
+        "d": "That decoder input has been shifted the wrong way: it is the labels. Position t "
+        "must not read the token it is asked to predict; the input starts with <bos>.",
+    },
+)
+check_quiz_teacher_forcing = quiz_check(QUIZ_TEACHER_FORCING)
+
+_Q = 0.9 + 0.1 / 10  # the target's share with eps = 0.1, V = 10
+QUIZ_LOSS_FLOOR = Quiz(
+    name="quiz_loss_floor",
+    answer=-(_Q * math.log(_Q) + 9 * 0.01 * math.log(0.01)),
+    rel_tol=0.01,
+    why={
+        -(_Q * math.log(_Q) + 9 * 0.01 * math.log(0.01)): "The cross-entropy -Σ q log p is "
+        "smallest when p = q, and then it equals the entropy of q: -(0.91 ln 0.91 + 9 × "
+        "0.01 ln 0.01) ≈ 0.500. A model that is right every time still has a loss of about "
+        "0.5 per token, which is why a label-smoothed loss curve levels off well above 0.",
+        0: "A perfect one-hot prediction (p[y] = 1) is not the minimum: the ε/V part of the "
+        "loss contains -log p[j] for every other token j, which is infinite when p[j] = 0. "
+        "The loss is smallest when p equals the smoothed target q.",
+        -math.log(_Q): "-ln 0.91 ≈ 0.094 is what the target's share alone costs when "
+        "p = q; the other nine tokens add 9 × 0.01 × (-ln 0.01) ≈ 0.414.",
+        -math.log(0.9): "-ln 0.9 ≈ 0.105 leaves out the other tokens' part, and the target "
+        "gets 0.91 (1 - ε + ε/V) in PyTorch's definition, not 0.9.",
+        -(0.9 * math.log(0.9) + 0.1 * math.log(0.1 / 9)): "≈ 0.545 is the floor for the "
+        "ε/(V-1) definition (0.9 on the target, 0.1/9 on each other token); this question "
+        "uses PyTorch's, ε/V on every token, the target included.",
+    },
+)
+check_quiz_loss_floor = quiz_check(QUIZ_LOSS_FLOOR)

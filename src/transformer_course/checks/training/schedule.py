@@ -1,0 +1,219 @@
+"""Checks for lesson 10's noam_lr: the learning-rate schedule of section 5.3."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from transformer_course.checking import Checker, numpy_rng, short
+
+from .common import plain_float
+
+
+def _noam(step, d_model, warmup):
+    return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+
+
+_NOAM_MISTAKES: dict[str, Callable[[int, int, int], float]] = {
+    "You used warmup ** -0.5 in the warm-up branch; the paper has step * warmup ** -1.5, "
+    "which is what makes the two branches meet at step == warmup.": lambda s, d, w: (
+        d**-0.5 * min(s**-0.5, s * w**-0.5)
+    ),
+    "You took the max of the two branches; the paper takes the min: the rate is the "
+    "rising line while step < warmup and the falling 1/sqrt(step) curve after it.": lambda s, d, w: (
+        d**-0.5 * max(s**-0.5, s * w**-1.5)
+    ),
+    "The factor d_model ** -0.5 is missing (the rates are sqrt(d_model) times too "
+    "large).": lambda s, d, w: min(s**-0.5, s * w**-1.5),
+    "You multiplied by d_model ** 0.5 instead of d_model ** -0.5: a wider model gets a "
+    "smaller learning rate, not a larger one.": lambda s, d, w: d**0.5 * min(s**-0.5, s * w**-1.5),
+    "Your values are the paper's for step + 1: steps count from 1 (the first optimizer "
+    "step is step 1), so do not add 1 to `step`.": lambda s, d, w: _noam(s + 1, d, w),
+    "Your values are the paper's for step - 1: steps already count from 1.": lambda s, d, w: _noam(
+        max(s - 1, 1), d, w
+    ),
+    "There is no warm-up: the rate starts at its largest value and only decays. For the "
+    "first `warmup` steps it should grow linearly, step * warmup ** -1.5.": lambda s, d, w: (
+        d**-0.5 * s**-0.5
+    ),
+}
+
+
+_HALVES = [x / 2 for x in range(-6, 7)]  # the powers of d_model and warmup tried
+_COEFFICIENTS = [1.0, -1.0, 0.5, -0.5, 2.0, -2.0]  # and the numbers in front of them
+
+
+def _powers(coefficient: float, d_power: float, w_power: float) -> str:
+    parts = [
+        f"{coefficient:g}" if coefficient != 1 else "",
+        f"d_model ** {d_power:g}" if d_power else "",
+        f"warmup ** {w_power:g}" if w_power else "",
+    ]
+    return " * ".join(part for part in parts if part) or "1"
+
+
+def _learner_values(noam_lr, d_model, warmup, steps) -> list[float] | None:
+    """The learner's rates for other inputs, to test a candidate cause on them too."""
+    try:
+        values = [float(noam_lr(step, d_model, warmup)) for step in steps]
+    except Exception:  # a candidate needs every value, or it is not tested
+        return None
+    return values if all(math.isfinite(v) and v != 0 for v in values) else None
+
+
+def _exponent(points: list[tuple[int, float]]) -> float | None:
+    """k when every value is C * step ** k (the same k between each pair of steps)."""
+    if any(g1 / g2 <= 0 for (_, g1), (_, g2) in zip(points, points[1:])):
+        return None  # a change of sign: not a power of step
+    slopes = [
+        math.log(g2 / g1) / math.log(s2 / s1)
+        for (s1, g1), (s2, g2) in zip(points, points[1:])
+        if s2 != s1
+    ]
+    if not slopes or any(not math.isclose(k, slopes[0], abs_tol=1e-6) for k in slopes):
+        return None
+    return (
+        round(slopes[0] * 2) / 2 if abs(slopes[0] * 2 - round(slopes[0] * 2)) < 1e-6 else slopes[0]
+    )
+
+
+def _explain_noam(noam_lr, cases) -> str:
+    """What the learner's rates are, when it can be told from every visible case: the
+    paper's times a constant factor (a power of d_model and warmup, when exactly one fits
+    every case), or a power of step other than the paper's in the warm-up or after it."""
+    rates = [(d, w, steps, _learner_values(noam_lr, d, w, steps)) for d, w, steps in cases]
+    if any(values is None for *_, values in rates):
+        return ""
+    ratios = [[v / _noam(s, d, w) for s, v in zip(steps, vals)] for d, w, steps, vals in rates]
+    if all(math.isclose(max(r), min(r), rel_tol=1e-6) for r in ratios):
+        fits = [
+            (k, a, b)
+            for k, a, b in itertools.product(_COEFFICIENTS, _HALVES, _HALVES)
+            if (k, a, b) != (1, 0, 0)
+            and all(
+                math.isclose(r[0], k * d**a * w**b, rel_tol=1e-6)
+                for r, (d, w, *_) in zip(ratios, rates)
+            )
+        ]
+        factors = ", ".join(
+            f"{r[0]:.6g} for d_model={d}, warmup={w}" for r, (d, w, *_) in zip(ratios, rates)
+        )
+        head = (
+            "Your rates have the paper's shape (the linear warm-up, then the 1/sqrt(step) "
+            f"decay) but are a constant factor times its values at every step ({factors})"
+        )
+        if len(fits) == 1:
+            k, a, b = fits[0]
+            return (
+                f"{head}: your scale factor is {_powers(k, -0.5 + a, b)}; the paper's is "
+                "d_model ** -0.5."
+            )
+        return f"{head}: the scale factor is wrong; the paper's is d_model ** -0.5."
+    products = [[v * _noam(s, d, w) for s, v in zip(steps, vals)] for d, w, steps, vals in rates]
+    if all(math.isclose(max(r), min(r), rel_tol=1e-6) for r in products):
+        return (
+            "Your rates are inversely proportional to the paper's (yours times the paper's is "
+            "the same number at every step): a division where the formula multiplies, "
+            "lr = d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)."
+        )
+    _, w, steps, values = rates[0]
+    warm = [(s, v) for s, v in zip(steps, values) if s < w]
+    decay = [(s, v) for s, v in zip(steps, values) if s > w]
+    k_warm, k_decay = _exponent(warm), _exponent(decay)
+    parts = []
+    if k_warm is not None and not math.isclose(k_warm, 1.0):
+        parts.append(
+            f"during the warm-up (step < warmup) your rates go like step ** {k_warm:g}; the "
+            "paper's rise linearly, like step ** 1 (step * warmup ** -1.5)"
+        )
+    if k_decay is not None and not math.isclose(k_decay, -0.5):
+        parts.append(
+            f"after it (step > warmup) yours go like step ** {k_decay:g}; the paper's decay "
+            "like step ** -0.5"
+        )
+    if not parts:
+        return ""
+    text = "; ".join(parts)
+    text = text[0].upper() + text[1:] + "."
+    if k_warm == -1.5 and all(
+        math.isclose(v, d**-0.5 * (s * w) ** -1.5, rel_tol=1e-6)
+        for d, w, steps, vals in rates
+        for s, v in zip(steps, vals)
+        if s < w
+    ):
+        text += (
+            " Your warm-up values are d_model ** -0.5 * (step * warmup) ** -1.5: the power "
+            "-1.5 belongs to warmup alone, step * warmup ** -1.5."
+        )
+    return text
+
+
+def check_noam_lr(noam_lr, *, hidden: bool = False) -> None:
+    """noam_lr(step, d_model, warmup) -> float, the schedule of section 5.3."""
+    with Checker("noam_lr", hidden=hidden) as c:
+        c.require_callable(noam_lr)
+        if hidden:
+            rng = numpy_rng(3001)
+            cases = [
+                (int(d), int(w), sorted({1, int(w), int(w) + 1, *rng.integers(1, 50 * w, 6)}))
+                for d, w in ((256, 1000), (96, 50), (1024, 8000), (20, 3))
+            ]
+        else:
+            cases = [
+                (512, 4000, [1, 2, 100, 3999, 4000, 4001, 10_000, 100_000]),
+                (64, 200, [1, 50, 199, 200, 201, 1_000, 5_000]),
+            ]
+        for d_model, warmup, steps in cases:
+            got = []
+            for step in steps:
+                value = c.call(noam_lr, step, d_model, warmup)
+                got.append(
+                    plain_float(
+                        c,
+                        value,
+                        f"noam_lr({step}, {d_model}, {warmup})",
+                        "Return a Python float (float(x) or x.item()): the training loop sets "
+                        "the optimizer's learning rate to it.",
+                    )
+                )
+            what = f"noam_lr(step, d_model={d_model}, warmup={warmup}) for step in {steps}"
+            c.expect_close(
+                np.array(got),
+                np.array([_noam(s, d_model, warmup) for s in steps]),
+                what,
+                rtol=1e-6,
+                atol=1e-12,
+                mistakes={
+                    message: np.array([wrong(s, d_model, warmup) for s in steps])
+                    for message, wrong in _NOAM_MISTAKES.items()
+                },
+                explain=lambda: _explain_noam(noam_lr, cases),
+                hint="lr = d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5).",
+            )
+            # Step 0: before the first step. 0.0 (the formula's limit) or lr(1) are accepted.
+            what = f"noam_lr(0, {d_model}, {warmup})"
+            value = c.call(
+                noam_lr,
+                0,
+                d_model,
+                warmup,
+                call_repr=what,
+                hints={
+                    "ZeroDivisionError": "At step 0, 0 ** -0.5 divides by zero. Steps count "
+                    "from 1, but the function should not crash before the first step: return "
+                    "0.0 there (or the value of step 1, using max(step, 1))."
+                },
+            )
+            value = plain_float(c, value, what, "Return a Python float.")
+            first = _noam(1, d_model, warmup)
+            if not (
+                value == 0.0 or (math.isfinite(value) and math.isclose(value, first, rel_tol=1e-6))
+            ):
+                c.fail(
+                    f"{what} returned {short(value)}. Before the first step, return 0.0 or the value "
+                    f"of step 1 ({first:.6g}); the formula itself gives 0 ** -0.5 = inf there."
+                )
+            c.ok()

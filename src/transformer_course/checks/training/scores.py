@@ -1,0 +1,244 @@
+"""Checks for lesson 10's translation_scores: exact match and corpus BLEU."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import sacrebleu
+
+from transformer_course import translation
+from transformer_course.checking import Checker, numpy_rng
+
+from .common import plain_float
+
+
+def _spanish_references(count: int, seed: int) -> list[list[str]]:
+    """Every correct Spanish translation of ``count`` sentences of the lesson's generated
+    corpus (one list per sentence; their lengths differ)."""
+    corpus = translation.make_corpus(
+        num_train=count, num_validation=0, num_test=0, num_combinations=0, num_longer=0, seed=seed
+    )
+    return corpus.references_of(corpus.train)
+
+
+def _streams(references, fill=None) -> list[list]:
+    """Reference lists per sentence -> sacrebleu's reference streams, stream j holding
+    every sentence's j-th reference (`fill` where a sentence has fewer)."""
+    width = max(len(refs) for refs in references)
+    return [[refs[j] if j < len(refs) else fill for refs in references] for j in range(width)]
+
+
+def _bleu(hypotheses, references, fill=None) -> float:
+    return sacrebleu.corpus_bleu(list(hypotheses), _streams(references, fill)).score
+
+
+def _attempt(score, *args) -> float | None:
+    """A mistake's value, or None where the mistake would raise."""
+    try:
+        return score(*args)
+    except Exception:
+        return None
+
+
+_VISIBLE_SCORES = [
+    (  # several references per sentence, 1 to 4 of them; matches on later references
+        [
+            "el gato negro bebe la leche",
+            "¿ el gato bebe la leche ?",
+            "lo quiere comer",
+            "la mujer está cansada",
+            "el",
+            "veo el perro",
+            "unos niños comen la tarta",
+        ],
+        [
+            ["el gato negro bebe la leche"],
+            ["¿ bebe el gato la leche ?", "¿ el gato bebe la leche ?"],
+            ["quiere comerlo", "lo quiere comer"],
+            ["la mujer está cansada"],
+            ["la sopa está fría", "la sopa no está caliente"],
+            ["veo el perro", "veo al perro", "yo veo el perro", "yo veo al perro"],
+            ["unos niños comen el pastel", "unos niños comen la tarta"],
+        ],
+    ),
+    (  # one reference each: the familiar case
+        ["la casa es grande", "el pan", "mi libro está debajo de la mesa"],
+        [["la casa es grande"], ["el pan es dulce"], ["mi libro está debajo de la mesa roja"]],
+    ),
+]
+
+
+def _score_cases(hidden: bool):
+    if not hidden:
+        return _VISIBLE_SCORES
+    rng = numpy_rng(8001)
+    cases = []
+    for size, seed in ((25, 8001), (9, 8002)):
+        references = _spanish_references(size, seed=seed)
+        hypotheses = []
+        several = next(i for i, refs in enumerate(references) if len(refs) > 1)
+        for i, refs in enumerate(references):
+            if i == several:  # right, with the first of several references
+                hypotheses.append(refs[0])
+                continue
+            words = refs[int(rng.integers(len(refs)))].split()  # any of the references
+            roll = rng.random()
+            if roll < 0.25:
+                words = words[: max(1, len(words) - int(rng.integers(1, 3)))]
+            elif roll < 0.45:
+                words[int(rng.integers(len(words)))] = "gato"
+            elif roll < 0.5:
+                words = words[:1]  # very short: where padding with "" changes BLEU
+            hypotheses.append(" ".join(words))
+        cases.append((hypotheses, references))
+    return cases
+
+
+_ONE_STREAM_HINT = (
+    "sacrebleu.corpus_bleu(hypotheses, streams) takes reference *streams*: stream j holds "
+    "the j-th reference of every sentence (None where a sentence has fewer), so "
+    "references[i] (the list for sentence i) must be regrouped first."
+)
+_BLEU_MISTAKES = {
+    "first": "BLEU counts only the first reference of each sentence (zip(*references) "
+    "does that too when a sentence has just one: it stops at the shortest list). Every "
+    "correct translation counts: an n-gram matches if it occurs in any of the references; "
+    "itertools.zip_longest(*references) fills the missing ones with None.",
+    "empty": 'The streams are padded with "" where a sentence has fewer references: '
+    'sacrebleu 2 drops None but keeps "" as a reference of length 0, and the brevity '
+    "penalty then compares a short hypothesis with that empty reference. Pad with None.",
+    "sentence_mean": "This is the mean of sentence-level BLEU scores. BLEU is a corpus-level "
+    "measure: it adds up the n-gram matches and lengths of all sentences first, then "
+    "computes one score (sacrebleu.corpus_bleu). A mean of sentence scores is dominated "
+    "by short sentences, where one missing 4-gram gives 0.",
+    "swapped": "The hypotheses and the references are swapped: corpus_bleu(hypotheses, "
+    "streams). BLEU is not symmetric (its brevity penalty punishes hypotheses shorter "
+    "than the references).",
+    "fraction": "That is BLEU on a 0-1 scale; sacrebleu's score (.score) is on 0-100, which "
+    "the contract asks for.",
+    "per_sentence_lists": "The references were passed as they came, one list per sentence; "
+    + _ONE_STREAM_HINT,
+}
+
+
+def _bleu_mistakes(hypotheses, references) -> dict[str, float | None]:
+    first = [refs[0] for refs in references]
+    return {
+        _BLEU_MISTAKES["first"]: _attempt(_bleu, hypotheses, [[r] for r in first]),
+        _BLEU_MISTAKES["empty"]: _attempt(_bleu, hypotheses, references, ""),
+        _BLEU_MISTAKES["sentence_mean"]: float(
+            np.mean(
+                [sacrebleu.sentence_bleu(h, list(r)).score for h, r in zip(hypotheses, references)]
+            )
+        ),
+        _BLEU_MISTAKES["swapped"]: _attempt(_bleu, first, [[h] for h in hypotheses]),
+        _BLEU_MISTAKES["fraction"]: _bleu(hypotheses, references) / 100,
+        _BLEU_MISTAKES["per_sentence_lists"]: _attempt(
+            lambda h, r: sacrebleu.corpus_bleu(h, r).score, list(hypotheses), references
+        ),
+    }
+
+
+def check_translation_scores(translation_scores, *, hidden: bool = False) -> None:
+    """translation_scores(hypotheses, references) -> {"exact_match", "bleu"}, with a list
+    of every correct translation per sentence."""
+    with Checker("translation_scores", hidden=hidden) as c:
+        c.require_callable(translation_scores)
+        for hypotheses, references in _score_cases(hidden):
+            counts = sorted({len(refs) for refs in references})
+            what = (
+                f"translation_scores({len(hypotheses)} hypotheses, {len(references)} lists of "
+                f"references with {', '.join(map(str, counts))} references each)"
+            )
+            got = c.call(
+                translation_scores,
+                list(hypotheses),
+                [list(refs) for refs in references],
+                call_repr=what,
+                hints={
+                    "Reference sentence": _ONE_STREAM_HINT,
+                    "does not match": _ONE_STREAM_HINT,
+                    "NoneType": "A None in the streams is fine for sacrebleu; it must not "
+                    "reach your own code (exact match compares against the real references).",
+                    "list index out of range": "An index ran past the end of a list. Here the "
+                    "sentences have different numbers of references: reference stream j "
+                    "holds references[i][j] only where j < len(references[i]) (None "
+                    "elsewhere), for j in range(the largest number of references).",
+                },
+            )
+            if isinstance(got, tuple | list):
+                c.fail(
+                    f"{what} returned a {type(got).__name__}; return a dict "
+                    '{"exact_match": ..., "bleu": ...}.'
+                )
+            c.expect_type(got, dict, what)
+            if set(got) != {"exact_match", "bleu"}:
+                c.fail(f'{what} has the keys {sorted(got)}; expected "exact_match" and "bleu".')
+            c.ok()
+            _check_exact_match(c, got, hypotheses, references, what)
+            bleu = plain_float(c, got["bleu"], f'{what}["bleu"]', "Return a float: .score.")
+            expected = _bleu(hypotheses, references)
+            if not math.isclose(bleu, expected, rel_tol=1e-6, abs_tol=1e-6):
+                for message, value in _bleu_mistakes(hypotheses, references).items():
+                    if value is not None and math.isclose(bleu, value, rel_tol=1e-6, abs_tol=1e-9):
+                        c.fail(f'{what}["bleu"] is {bleu:.4g}, expected {expected:.4g}. {message}')
+                c.fail(
+                    f'{what}["bleu"] is {bleu:.4g}, expected {expected:.4g}: '
+                    "sacrebleu.corpus_bleu(hypotheses, streams).score with default settings, "
+                    "stream j holding every sentence's j-th reference (None where it has fewer)."
+                )
+            c.ok()
+
+
+def _check_exact_match(c: Checker, got, hypotheses, references, what: str) -> None:
+    n = len(hypotheses)
+    exact = sum(h in refs for h, refs in zip(hypotheses, references)) / n
+    value = plain_float(c, got["exact_match"], f'{what}["exact_match"]', "Return a float.")
+    if math.isclose(value, 100 * exact) and exact > 0:
+        c.fail(
+            f'{what}["exact_match"] is {value:g}, a percentage; the contract asks for the '
+            f"fraction, {exact:g} (0 to 1)."
+        )
+    if math.isclose(value, exact, abs_tol=1e-9):
+        c.ok()
+        return
+    matches = round(exact * n)
+    if matches and math.isclose(value, matches):
+        c.fail(
+            f'{what}["exact_match"] is {value:g}, the number of hypotheses that equal one of '
+            f"their references; the contract asks for their fraction: divide by the number "
+            f"of hypotheses, {matches} / {n} = {exact:g}."
+        )
+    if matches and math.isclose(value, matches * n):
+        c.fail(
+            f'{what}["exact_match"] is {value:g}, the number of matches ({matches}) times the '
+            f"number of hypotheses ({n}); divide instead: {matches} / {n} = {exact:g}."
+        )
+    if matches and value == 0:
+        c.fail(
+            f'{what}["exact_match"] is 0: no hypothesis counted, though {matches} of the {n} '
+            "equal one of their references. 0 is what comparing a hypothesis with its whole "
+            "list of references gives (`hypothesis == references[i]`: a string never equals "
+            "a list); test membership, `hypothesis in references[i]`."
+        )
+    first = sum(h == refs[0] for h, refs in zip(hypotheses, references)) / n
+    every = sum(all(h == r for r in refs) for h, refs in zip(hypotheses, references)) / n
+    if math.isclose(value, first, abs_tol=1e-9):
+        c.fail(
+            f'{what}["exact_match"] is {value:g}: only hypotheses equal to the *first* '
+            f"reference counted. A hypothesis is right when it equals any of its references: "
+            f"{matches} of {n} do, {exact:g}."
+        )
+    if math.isclose(value, every, abs_tol=1e-9):
+        c.fail(
+            f'{what}["exact_match"] is {value:g}: a hypothesis counted only if it equals '
+            "*every* reference of its sentence, which no sentence with two different correct "
+            f"translations can pass. It is right when it equals any one: {matches} of {n}, "
+            f"{exact:g}."
+        )
+    c.fail(
+        f'{what}["exact_match"] is {value:g}; {matches} of the {n} hypotheses equal one of '
+        f"their references: {exact:g}. Compare whole strings, hypothesis i with the "
+        "references of sentence i (`hypothesis in references[i]`)."
+    )

@@ -1,0 +1,363 @@
+"""Checks for lesson 10's label_smoothed_loss: cross-entropy with label smoothing,
+ignoring padding (PyTorch's definition).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import numbers
+
+import torch
+import torch.nn.functional as F
+
+from transformer_course.checking import Checker, short, tolerance, torch_generator
+from transformer_course.checking.oracles import label_smoothing_f
+
+
+def smoothed_cross_entropy(logits, labels, pad_id, smoothing=0.1):
+    """The course's loss for checks that need one: PyTorch's own, on any leading shape.
+
+    A module-level function, so that a check can hand it to learner code as a course
+    object (course_function) that the sandboxed grader can rebuild.
+    """
+    return F.cross_entropy(
+        logits.reshape(-1, logits.shape[-1]),
+        labels.reshape(-1),
+        ignore_index=pad_id,
+        label_smoothing=smoothing,
+    )
+
+
+_SMOOTHING_MESSAGES = {
+    "fairseq": "You put 1 - ε on the target and spread ε over the V - 1 other tokens (ε/(V-1) "
+    "each; fairseq's definition). The contract is PyTorch's (F.cross_entropy's "
+    "label_smoothing): ε is spread over all V tokens, the target included, so the target "
+    "gets 1 - ε + ε/V and every other token ε/V.",
+    "annotated_kl": "This is the Annotated Transformer's LabelSmoothing: a KL divergence, "
+    "with ε/(V-2) on every token except the target and <pad> (whose column is zeroed). The "
+    "contract is PyTorch's definition: the cross-entropy, with ε spread over all V tokens "
+    "(the target included, <pad> too): q = (1 - ε)·one_hot(y) + ε/V.",
+    "annotated_ce": "You spread ε over V - 2 tokens (all but the target and <pad>), as the "
+    "Annotated Transformer and OpenNMT do. The contract is PyTorch's: ε spread over all V "
+    "tokens, the target (and <pad>) included: q = (1 - ε)·one_hot(y) + ε/V.",
+    "kl": "You computed the KL divergence KL(q ‖ p) instead of the cross-entropy "
+    "-Σ q log p. They differ by the entropy of q, a constant: same gradients, different "
+    "value (the KL can reach 0, the cross-entropy cannot). The contract, like "
+    "F.cross_entropy, asks for the cross-entropy.",
+    "no_smoothing": "This is the plain cross-entropy: the smoothing is missing. Mix the "
+    "target's -log p[y] with the mean of -log p over all V tokens: "
+    "(1 - ε)·(-log p[y]) + ε·mean_j(-log p[j]).",
+    "others_only": "You spread ε/V over the other tokens only and gave the target 1 - ε: "
+    "that target distribution sums to 1 - ε/V, not 1. In PyTorch's definition the target "
+    "gets its share too: q[y] = 1 - ε + ε/V.",
+    "target_only": "The smoothing term ε·mean_j(-log p[j]) is missing: only the "
+    "(1 - ε)·(-log p[y]) part is there. Add ε times the mean over all V tokens of -log p: "
+    "it is what pulls the model away from over-confidence.",
+    "pad_denominator": "You left the pad positions out of the sum but not out of the "
+    "count: the mean divides by every position, pad included (as "
+    "loss.masked_fill(pad, 0).mean() does), so the more padding a batch has, the smaller "
+    "its loss. Divide by the number of positions whose label is not pad_id.",
+    "with_pad": "The padding is not ignored: your mean includes the positions whose label is "
+    "pad_id. Average only over the positions where labels != pad_id.",
+    "sum": "You summed over the tokens; the contract asks for the mean over the non-pad "
+    "positions (so that the loss does not grow with the batch size or the sentence length).",
+    "per_batch": "You divided the sum by the number of sentences (the batch size); divide by "
+    "the number of non-pad tokens instead: the mean over the positions whose label is not "
+    "pad_id.",
+    "mean_of_means": "You averaged each sentence's tokens, then the sentences: short sentences "
+    "then weigh as much as long ones. Take one mean over all non-pad positions of the batch.",
+    "pad_zero": "You skipped the positions whose label is 0, not those equal to pad_id: use "
+    "the pad_id argument (here it is not 0, and 0 is an ordinary token).",
+}
+
+
+_COUNTS = {"keep": "the non-pad positions", "all": "every position, pad included"}
+
+
+def _loss_grid(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
+    """Every way of masking and averaging the two terms of the smoothed loss, each with
+    what it does: the target term (1 - ε)·(-log p[y]) and the smoothing term
+    ε·mean_j(-log p[j]), each summed over the non-pad positions or every position and
+    divided by the number of non-pad positions, of all positions, or the batch size (the
+    contract's own choice left out). With ε = 0 only the target term is there."""
+    x = logits.detach().double()
+    logp = torch.log_softmax(x, dim=-1)
+    keep = labels != pad_id
+    nll = -logp.gather(-1, labels[..., None]).squeeze(-1)  # pad labels are valid indices
+    uniform = -logp.mean(dim=-1)
+    masks = {"keep": keep, "all": torch.ones_like(keep)}
+    counts = {
+        "the number of non-pad positions": keep.sum(),
+        "the number of all positions (pad included)": keep.numel(),
+        "the batch size": x.shape[0] if x.dim() > 2 else 1,
+    }
+    right = ("keep", "the number of non-pad positions")
+    grid = {}
+    for (t_mask, t_count), (u_mask, u_count) in itertools.product(
+        itertools.product(masks, counts), repeat=2
+    ):
+        if (t_mask, t_count) == right and (u_mask, u_count) == right:
+            continue
+        if eps == 0 and (u_mask, u_count) != (t_mask, t_count):
+            continue
+        value = (1 - eps) * nll[masks[t_mask]].sum() / counts[t_count] + eps * uniform[
+            masks[u_mask]
+        ].sum() / counts[u_count]
+        if (t_mask, t_count) == (u_mask, u_count):
+            what = f"the loss summed over {_COUNTS[t_mask]} and divided by {t_count}"
+        else:
+            what = (
+                f"the target term (1 - ε)·(-log p[y]) summed over {_COUNTS[t_mask]} and "
+                f"divided by {t_count}, but the smoothing term ε·mean_j(-log p[j]) summed "
+                f"over {_COUNTS[u_mask]} and divided by {u_count}"
+            )
+        grid[what] = value
+    return grid
+
+
+def _term_means(logp, labels, keep) -> tuple[torch.Tensor, torch.Tensor]:
+    """The two terms' means over the non-pad positions: -log p[y] and mean_j(-log p[j])."""
+    nll = -logp.gather(-1, labels[..., None]).squeeze(-1)  # pad labels are valid indices
+    return nll[keep].mean(), -logp.mean(dim=-1)[keep].mean()
+
+
+def _weightings(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
+    """The loss with each other weight of its two terms (the masking and the mean right):
+    what the target term (1 - ε)·(-log p[y]) and the smoothing term ε·mean_j(-log p[j]) get
+    instead, each described (the weightings the known mistakes cover are left out)."""
+    x = logits.detach().double()
+    keep = labels != pad_id
+    target, uniform = _term_means(torch.log_softmax(x, dim=-1), labels, keep)
+    vocab = x.shape[-1]
+    unscaled = "the target term -log p[y] is not multiplied by 1 - ε"
+    by_one = "the smoothing term mean_j(-log p[j]) is weighted by 1 instead of ε"
+    summed = (
+        "the smoothing term sums -log p[j] over the V tokens instead of averaging them "
+        "(ε·Σ_j is V times ε·mean_j)"
+    )
+    combos = [  # (target weight, smoothing weight, what)
+        (1 - eps, 1.0, by_one),
+        (1 - eps, eps * vocab, summed),
+        (1.0, eps, unscaled),
+        (1.0, 1.0, f"{unscaled}; and {by_one}"),
+        (1.0, eps * vocab, f"{unscaled}; and {summed}"),
+        (
+            eps,
+            1 - eps,
+            "the weights are swapped: ε on the target term, 1 - ε on the smoothing term",
+        ),
+    ]
+    grid = {
+        "the target term has the wrong sign: you added +log p[y]; the loss adds -log p[y], "
+        "which is positive (log p[y] ≤ 0)": -(1 - eps) * target + eps * uniform,
+    }
+    if eps <= 0:
+        return grid  # no smoothing: the two terms' weights are not told apart
+    grid[
+        "the smoothing term has the wrong sign: you added ε·mean_j(log p[j]); the loss adds "
+        "ε·mean_j(-log p[j]), which is positive"
+    ] = (1 - eps) * target - eps * uniform
+    for a, b, what in combos:
+        if not (math.isclose(a, 1 - eps) and math.isclose(b, eps)):  # not the contract
+            grid[what] = a * target + b * uniform
+    return grid
+
+
+def _wrong_axis(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
+    """The loss with log_softmax taken over another axis than the last (the vocabulary)."""
+    x = logits.detach().double()
+    keep = labels != pad_id
+    found = {}
+    for axis in range(x.dim() - 1):
+        target, uniform = _term_means(torch.log_softmax(x, dim=axis), labels, keep)
+        found[
+            f"You took log_softmax over axis {axis} (of size {x.shape[axis]}) of the logits "
+            f"{tuple(x.shape)}, not over the last axis, the V = {x.shape[-1]} tokens of the "
+            "vocabulary: use dim=-1, so that each position's probabilities sum to 1."
+        ] = (1 - eps) * target + eps * uniform
+    return found
+
+
+def _explain_loss(got, logits, labels, pad_id, eps, rtol, atol) -> str:
+    """Which masks and denominators give the learner's value (all of them, when several
+    do); or softmax applied before F.cross_entropy, log_softmax over another axis, other
+    weights of the two terms; "" when none does."""
+    value = float(got.detach().double())
+    x = logits.detach().double()
+
+    def close(wrong) -> bool:
+        return math.isclose(value, float(wrong), rel_tol=max(rtol, 1e-4), abs_tol=max(atol, 1e-5))
+
+    axes = [
+        what for what, wrong in _wrong_axis(logits, labels, pad_id, eps).items() if close(wrong)
+    ]
+    if axes:
+        return " Or: ".join(axes)
+    weights = [
+        what for what, wrong in _weightings(logits, labels, pad_id, eps).items() if close(wrong)
+    ]
+    if weights:
+        head = "Your value is the loss with other weights on its two terms: "
+        if len(weights) > 1:
+            head = "Your value is what each of these weightings gives (this input cannot tell them apart): "
+        return (
+            head + "; or ".join(weights) + ". The contract: (1 - ε)·(-log p[y]) + "
+            "ε·mean_j(-log p[j]), averaged over the non-pad positions."
+        )
+    twice = F.cross_entropy(
+        torch.softmax(x, -1).reshape(-1, x.shape[-1]),
+        labels.reshape(-1),
+        ignore_index=pad_id,
+        label_smoothing=eps,
+    )
+    if math.isclose(value, float(twice), rel_tol=max(rtol, 1e-4), abs_tol=max(atol, 1e-5)):
+        return (
+            "Your value is F.cross_entropy applied to probabilities: softmax was taken "
+            "before F.cross_entropy, which applies log_softmax itself. Give it the logits, "
+            "not the probabilities (or compute log_softmax once, yourself)."
+        )
+    if not math.isfinite(value):
+        logp = torch.log(torch.softmax(logits.detach(), -1))
+        if not bool(torch.isfinite(logp).all()):
+            return (
+                "log(softmax(x)) gives log 0 = -inf for large logits (a probability that "
+                "underflows to 0): use torch.log_softmax, which computes it stably."
+            )
+        return ""
+    found = [
+        parts
+        for parts, wrong in _loss_grid(logits, labels, pad_id, eps).items()
+        if math.isclose(value, float(wrong), rel_tol=max(rtol, 1e-4), abs_tol=max(atol, 1e-5))
+    ]
+    if not found:
+        return ""
+    head = (
+        "Your value is what this masking gives"
+        if len(found) == 1
+        else ("Your value is what each of these maskings gives (this input cannot tell them apart)")
+    )
+    return (
+        f"{head}: " + "; or ".join(found) + ". The contract: both terms over the non-pad "
+        "positions only, divided by the number of non-pad positions (the mean over the "
+        "positions whose label is not pad_id)."
+    )
+
+
+def smoothing_cases(hidden: bool):
+    """The label-smoothed loss's (logits, labels, pad_id, eps) cases, visible or hidden."""
+    gen = torch_generator(4002 if hidden else 4001)
+    cases = []
+
+    def logits(*shape, scale=2.0):
+        return (torch.randn(*shape, generator=gen) * scale).requires_grad_(True)
+
+    if not hidden:
+        cases.append((logits(2, 4, 5), torch.tensor([[1, 3, 2, 0], [4, 4, 0, 0]]), 0, 0.1))
+        # <pad> is 2 here, and 0 an ordinary token
+        cases.append(
+            (
+                logits(3, 3, 6),
+                torch.tensor([[0, 4, 2], [5, 2, 2], [1, 0, 3]]),
+                2,
+                0.3,
+            )
+        )
+        cases.append((logits(6, 4), torch.tensor([3, 0, 1, 1, 2, 0]), 0, 0.2))  # (N, V)
+        cases.append(
+            (logits(2, 3, 7, scale=60.0), torch.tensor([[6, 1, 0], [2, 5, 4]]), 0, 0.1)
+        )  # large logits
+        cases.append((logits(2, 3, 5), torch.tensor([[1, 2, 0], [3, 4, 4]]), 0, 0.0))
+    else:
+        for shape, pad_id, eps, scale in (
+            ((4, 9, 11), 0, 0.1, 3.0),
+            ((3, 5, 8), 3, 0.25, 2.0),
+            ((17, 6), 1, 0.15, 1.0),
+            ((2, 6, 40), 0, 0.1, 80.0),
+            ((5, 2, 4, 7), 2, 0.4, 2.0),
+        ):
+            x = logits(*shape, scale=scale)
+            labels = torch.randint(0, shape[-1], shape[:-1], generator=gen)
+            labels = labels.masked_fill(torch.rand(shape[:-1], generator=gen) < 0.3, pad_id)
+            labels.view(-1)[0] = (pad_id + 1) % shape[-1]  # at least one real position
+            cases.append((x, labels, pad_id, eps))
+    return cases
+
+
+def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> None:
+    """label_smoothed_loss(logits, labels, pad_id, smoothing) -> 0-d tensor (PyTorch's)."""
+    with Checker("label_smoothed_loss", hidden=hidden) as c:
+        c.require_callable(label_smoothed_loss)
+        for logits, labels, pad_id, eps in smoothing_cases(hidden):
+            what = (
+                f"label_smoothed_loss(logits {tuple(logits.shape)}, labels "
+                f"{labels.tolist() if labels.numel() <= 12 else tuple(labels.shape)}, "
+                f"pad_id={pad_id}, smoothing={eps})"
+            )
+            got = c.call(
+                label_smoothed_loss,
+                logits,
+                labels,
+                pad_id,
+                eps,
+                call_repr=what,
+                hints={
+                    "one_hot": "F.one_hot needs int64 labels in [0, V); pad labels are in range "
+                    "here, so check the shape you pass.",
+                    "must match the size of tensor": "Two tensors of different shapes were "
+                    "combined. Each term has one value per position, the shape of labels: "
+                    "-log p[y] gathered along the last axis, and mean_j(-log p[j]) taken over "
+                    "the last axis (dim=-1, the V tokens); check the axis of each mean, sum "
+                    "and gather.",
+                },
+            )
+            if isinstance(got, numbers.Real) and not isinstance(got, bool):
+                c.fail(
+                    f"{what} returned a Python number ({short(got)}); return the 0-d tensor itself. "
+                    "The training step calls loss.backward() on it, which a float (.item()) "
+                    "cannot do."
+                )
+            c.expect_type(got, torch.Tensor, what)
+            if got.dim() != 0:
+                c.fail(
+                    f"{what} returned shape {tuple(got.shape)}; the loss is one number, a 0-d "
+                    "tensor: take the mean over the non-pad positions (no keepdim, no [None])."
+                )
+            c.ok()
+            c.expect_floating(got, what, preferred=logits.dtype)
+            if not got.requires_grad:
+                c.fail(
+                    f"{what} returned a tensor that gradients cannot flow through "
+                    "(requires_grad is False): compute it from `logits` with torch operations "
+                    "only, without .item(), .detach(), .numpy() or torch.tensor(...) on the way."
+                )
+            c.ok()
+            variants = label_smoothing_f(logits, labels, pad_id, eps)
+            tol = tolerance(got.dtype)
+            expected = smoothed_cross_entropy(logits.detach().double(), labels, pad_id, eps)
+            c.expect_close(
+                got.detach(),
+                expected,
+                what,
+                **tolerance(got.dtype),
+                mistakes={
+                    _SMOOTHING_MESSAGES[name]: variants[name]
+                    for name in _SMOOTHING_MESSAGES
+                    if eps > 0
+                    or name
+                    in {
+                        "with_pad",
+                        "pad_denominator",
+                        "sum",
+                        "per_batch",
+                        "mean_of_means",
+                        "pad_zero",
+                    }
+                },
+                explain=lambda got=got, x=logits, y=labels, p=pad_id, e=eps, t=tol: _explain_loss(
+                    got, x, y, p, e, t["rtol"], t["atol"]
+                ),
+                hint="Compute log-probabilities with torch.log_softmax (stable for large "
+                "logits: log(softmax(x)) gives log 0 = -inf), then (1 - ε)·(-log p[y]) + "
+                "ε·mean over all V tokens of -log p, averaged over the non-pad positions.",
+            )

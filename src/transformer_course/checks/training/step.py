@@ -1,0 +1,313 @@
+"""Checks for lesson 10's train_step: one optimisation step with teacher forcing.
+
+The model, optimizer and loss function that the learner's code receives are course
+objects, read afterwards only through ``state_dict()``, ``.training`` and the
+parameters' ``.grad``; the models have dropout 0, so every expected value is computed
+exactly, from the same state, by the course's reference.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from transformer_course.checking import Checker, numpy_rng, short
+from transformer_course.checking.objects import ParametersOf, course_function, course_object
+from transformer_course.reference import training as ref
+from transformer_course.reference.transformer import Transformer
+
+from .common import deterministic_state, is_tensor, plain_float
+from .smoothing import smoothed_cross_entropy
+
+_STEP_MODEL = {"d_model": 16, "num_heads": 2, "num_layers": 1, "d_ff": 32, "max_len": 16}
+STEP_VOCAB = 13  # the vocabulary size of train_step's models and batches
+
+
+def step_model(vocab: int, pad_id: int, seed: int, config: dict = _STEP_MODEL):
+    """A small reference Transformer (a course object) with deterministic weights."""
+    model = course_object(Transformer, vocab, vocab, dropout=0.0, pad_id=pad_id, **config)
+    model.load_state_dict(deterministic_state(model, seed))
+    model.eval()  # the learner's train_step must switch it to training mode
+    return model
+
+
+def copy_model(model, vocab, pad_id, config: dict = _STEP_MODEL):
+    """A twin of ``model`` (a reference Transformer built with ``config``): the same
+    weights, copied, in a separate module."""
+    twin = Transformer(vocab, vocab, dropout=0.0, pad_id=pad_id, **config)
+    twin.load_state_dict({k: v.detach().clone() for k, v in model.state_dict().items()})
+    return twin
+
+
+def _sgd_variant(
+    start_state,
+    vocab,
+    pad_id,
+    batch,
+    lr,
+    loss_fn,
+    *,
+    clip,
+    mode="norm",
+    steps=1,
+    feed_labels=False,
+    stale_grads=None,
+):
+    """The state after a (possibly mistaken) SGD step from ``start_state``;
+    ``stale_grads`` (name -> tensor) are gradients left over from an earlier step."""
+    model = Transformer(vocab, vocab, dropout=0.0, pad_id=pad_id, **_STEP_MODEL)
+    model.load_state_dict(start_state)
+    model.train()
+    for name, p in model.named_parameters():
+        if stale_grads and name in stale_grads:
+            p.grad = stale_grads[name].detach().clone()
+    src, decoder_input, labels = batch
+    for _ in range(steps):
+        logits = model(src, labels if feed_labels else decoder_input)
+        loss = loss_fn(logits, labels)
+        loss.backward()
+        if clip is not None and mode == "norm":
+            torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+        elif clip is not None and mode == "value":
+            torch.nn.utils.clip_grad_value_(model.parameters(), clip)
+        elif clip is not None and mode == "each":
+            for p in model.parameters():
+                torch.nn.utils.clip_grad_norm_([p], clip)
+        with torch.no_grad():
+            for p in model.parameters():
+                if p.grad is not None:
+                    p -= lr * p.grad
+                    p.grad = None
+    return model.state_dict(), loss.item()
+
+
+def step_batches(pad_id: int, bos_id: int, eos_id: int, seed: int, count: int):
+    """``count`` deterministic batches (each ``make_batches``'s first batch of four random
+    pairs over ``STEP_VOCAB`` token ids) for the train_step checks."""
+    rng = numpy_rng(seed)
+    ids = {"pad_id": pad_id, "bos_id": bos_id, "eos_id": eos_id}
+    ordinary = [t for t in range(STEP_VOCAB) if t not in ids.values()]
+    batches = []
+    for _ in range(count):
+        pairs = [
+            (
+                [int(t) for t in rng.choice(ordinary, int(rng.integers(2, 7)))],
+                [int(t) for t in rng.choice(ordinary, int(rng.integers(1, 6)))],
+            )
+            for _ in range(4)
+        ]
+        batches.append(ref.make_batches(pairs, len(pairs), **ids)[0])
+    return batches
+
+
+def _max_difference(a: dict, b: dict) -> tuple[float, str]:
+    worst, where = 0.0, ""
+    for key, value in a.items():
+        diff = float((value.detach().double() - b[key].detach().double()).abs().max())
+        if diff > worst:
+            worst, where = diff, key
+    return worst, where
+
+
+def _same_state(a: dict, b: dict, atol: float = 2e-5) -> bool:
+    return _max_difference(a, b)[0] <= atol
+
+
+def _diagnose_step(
+    c,
+    what,
+    state,
+    start,
+    expected_model,
+    clip,
+    batch,
+    pad_id,
+    lr,
+    loss_fn,
+    stale=None,
+    grads_left=False,
+):
+    """Fail with the most likely cause of weights that differ from one reference step;
+    ``stale``: the gradients the model held when the call began (None: none);
+    ``grads_left``: whether non-zero gradients were left in the model after the call."""
+    if stale:
+        wrong, _ = _sgd_variant(
+            start, STEP_VOCAB, pad_id, batch, lr, loss_fn, clip=clip, stale_grads=stale
+        )
+        if _same_state(state, wrong):
+            c.fail(
+                f"after {what}, the weights are not what one step gives: the gradients "
+                "of the previous call were still in the model and were added to this "
+                "step's (PyTorch accumulates gradients). Clear them once per step with "
+                "optimizer.zero_grad(): after optimizer.step() (the contract's order) or "
+                "at the start, before loss.backward() (the common PyTorch idiom)."
+            )
+    if _same_state(state, start, atol=0.0) and grads_left:
+        c.fail(
+            f"after {what}, the model's weights have not changed, but it holds the step's "
+            "gradients: loss.backward() ran and optimizer.step() did not (or ran before "
+            "it). Call optimizer.step() after loss.backward() (and the clipping), then "
+            "optimizer.zero_grad()."
+        )
+    if _same_state(state, start, atol=0.0):
+        # what the call left (no gradients, the weights as they were) is the same for
+        # these three, so all are named
+        c.fail(
+            f"after {what}, the model's weights have not changed: no gradient reached "
+            "optimizer.step(). Either loss.backward() was not called, or optimizer.step() "
+            "was not called, or the gradients were cleared (optimizer.zero_grad()) between "
+            "loss.backward() and optimizer.step(). The order: loss.backward(), the "
+            "clipping, optimizer.step(), then optimizer.zero_grad()."
+        )
+    mistakes = {
+        "The gradients were not clipped by their total norm: no clipping, clipping "
+        "after the optimizer step (too late), or clip_grad_value_ (which caps single "
+        "entries, and here none was large enough) all leave them like this. Clip "
+        "between loss.backward() and optimizer.step(): "
+        "torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm).": dict(clip=None),
+        "You clipped each gradient entry to [-clip_norm, clip_norm] "
+        "(clip_grad_value_); the contract clips the total 2-norm of all gradients "
+        "together, which keeps their direction: clip_grad_norm_.": dict(clip=clip, mode="value"),
+        "You clipped each parameter's gradient norm on its own; the contract clips "
+        "the norm of all gradients together (one call, clip_grad_norm_("
+        "model.parameters(), clip_norm)).": dict(clip=clip, mode="each"),
+        "You clipped with 1.0 whatever clip_norm was passed: use the argument.": dict(clip=1.0),
+        "The optimizer stepped twice (or the step was repeated): one forward, one "
+        "backward, one optimizer.step() per call.": dict(clip=clip, steps=2),
+        "The update was computed with the labels fed to the decoder: "
+        "model(src, decoder_input) is the forward pass.": dict(clip=clip, feed_labels=True),
+    }
+    if clip is None:
+        mistakes = {
+            "clip_norm=None should mean no clipping, but the gradients were clipped "
+            "(to 1.0?).": dict(clip=1.0),
+            **{k: v for k, v in mistakes.items() if v.get("steps") or v.get("feed_labels")},
+        }
+    for message, change in mistakes.items():
+        if change.get("clip") == clip and "mode" not in change and len(change) == 1:
+            continue  # the same as the expected step
+        wrong, _ = _sgd_variant(start, STEP_VOCAB, pad_id, batch, lr, loss_fn, **change)
+        if _same_state(state, wrong):
+            c.fail(f"after {what}, the weights are not what one step gives. {message}")
+    worst, where = _max_difference(state, expected_model.state_dict())
+    c.fail(
+        f"after {what}, the weights differ from one reference step from the same "
+        f"state (largest difference {worst:.3g}, in {where}). The steps, in order: "
+        "model.train(); logits = model(src, decoder_input); loss = loss_fn(logits, "
+        "labels); loss.backward(); clip_grad_norm_(model.parameters(), clip_norm) "
+        "unless clip_norm is None; optimizer.step(); optimizer.zero_grad()."
+    )
+
+
+def check_train_step(train_step, *, hidden: bool = False) -> None:
+    """train_step(model, batch, optimizer, loss_fn, clip_norm=1.0) -> float."""
+    with Checker("train_step", hidden=hidden) as c:
+        c.require_callable(train_step)
+        if hidden:
+            pad_id, bos_id, eos_id, seed, lr = 1, 4, 2, 5102, 0.3
+            clips = [("default", 1.0), (0.4, 0.4), (None, None), (2.5, 2.5)]
+        else:
+            pad_id, bos_id, eos_id, seed, lr = 0, 2, 3, 5101, 0.5
+            clips = [("default", 1.0), (0.3, 0.3), (None, None)]
+        batches = step_batches(pad_id, bos_id, eos_id, seed, len(clips))
+        model = step_model(STEP_VOCAB, pad_id, seed)
+        optimizer = course_object(torch.optim.SGD, ParametersOf(model), lr=lr)
+        loss_fn = course_function(smoothed_cross_entropy, pad_id=pad_id, smoothing=0.1)
+        expected_model = copy_model(model, STEP_VOCAB, pad_id)
+        expected_optimizer = torch.optim.SGD(expected_model.parameters(), lr=lr)
+        for number, ((given, clip), batch) in enumerate(zip(clips, batches)):
+            start = {k: v.detach().clone() for k, v in model.state_dict().items()}
+            stale = {  # gradients left by the previous call (the idiom that clears first)
+                name: p.grad.detach().clone()
+                for name, p in model.named_parameters()
+                if p.grad is not None and bool(p.grad.detach().abs().max() > 0)
+            }
+            what = (
+                f"train_step(model, batch, optimizer, loss_fn"
+                f"{'' if given == 'default' else f', clip_norm={given}'})"
+                f" (call {number + 1}: SGD, lr={lr})"
+            )
+            got = c.call(
+                train_step,
+                model,
+                batch,
+                optimizer,
+                loss_fn,
+                **({} if given == "default" else {"clip_norm": given}),
+                call_repr=what,
+                hints={
+                    "'NoneType' and 'float'": "clip_norm=None means: do not clip at all. "
+                    "Test `if clip_norm is not None:` before clipping.",
+                    "unsupported operand type(s) for": "clip_norm=None means: do not clip at "
+                    "all. Test `if clip_norm is not None:` before clipping.",
+                    "element 0 of tensors does not require grad": "The loss has no graph to "
+                    "back-propagate through: call loss_fn on the model's logits directly "
+                    "(no torch.no_grad(), no .detach()).",
+                    "Trying to backward through the graph a second time": "backward() was "
+                    "called twice on the same loss: call it once per step.",
+                },
+                mutation_hint="The batch must stay as it is: it is reused by the training loop.",
+            )
+            expected_loss = ref.train_step(expected_model, batch, expected_optimizer, loss_fn, clip)
+            if is_tensor(got) and got.numel() == 1:
+                c.fail(
+                    f"{what} returned a tensor ({short(got)}); return a Python float, "
+                    "loss.item(). A tensor that is still attached to the graph keeps every "
+                    "intermediate result of the step in memory, for every step you store."
+                )
+            value = plain_float(c, got, what, "Return loss.item(), a Python float.")
+            c.ok()
+            if not model.training:
+                c.fail(
+                    f"after {what}, the model is in eval mode (model.training is False). "
+                    "train_step must put it in training mode (model.train()) before the "
+                    "forward pass, so that dropout is active while it learns, and leave it "
+                    "so: the model here arrived in eval mode."
+                )
+            c.ok()
+            state = model.state_dict()
+            if not _same_state(state, expected_model.state_dict()):
+                grads_left = any(
+                    p.grad is not None and bool(p.grad.detach().abs().max() > 0)
+                    for p in model.parameters()
+                )
+                _diagnose_step(
+                    c,
+                    what,
+                    state,
+                    start,
+                    expected_model,
+                    clip,
+                    batch,
+                    pad_id,
+                    lr,
+                    loss_fn,
+                    stale,
+                    grads_left,
+                )
+            c.ok()
+            if not math.isclose(value, expected_loss, rel_tol=1e-4, abs_tol=1e-5):
+                _, after_loss = _sgd_variant(
+                    expected_model.state_dict(), STEP_VOCAB, pad_id, batch, 0.0, loss_fn, clip=None
+                )
+                _, fed_labels = _sgd_variant(
+                    start, STEP_VOCAB, pad_id, batch, 0.0, loss_fn, clip=None, feed_labels=True
+                )
+                if math.isclose(value, after_loss, rel_tol=1e-4, abs_tol=1e-5):
+                    c.fail(
+                        f"{what} returned {value:.6g}, the loss *after* the update; return "
+                        f"the loss computed before the step ({expected_loss:.6g}): the one "
+                        "whose gradients made the update."
+                    )
+                if math.isclose(value, fed_labels, rel_tol=1e-4, abs_tol=1e-5):
+                    c.fail(
+                        f"{what} returned {value:.6g}: the decoder was fed the labels. The "
+                        "decoder reads decoder_input (<bos> + target) and is scored against "
+                        "the labels (target + <eos>): model(src, decoder_input)."
+                    )
+                c.fail(
+                    f"{what} returned the loss {value:.6g}; expected {expected_loss:.6g}, "
+                    "loss_fn(model(src, decoder_input), labels) before the step."
+                )
+            c.ok()
