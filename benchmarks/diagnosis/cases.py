@@ -2358,3 +2358,6 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
 from benchmarks.diagnosis.cases_early import HELD_OUT as _EARLY  # noqa: E402
 
 CASES += _EARLY
+from benchmarks.diagnosis.cases_blind import BLIND as _BLIND  # noqa: E402
+
+CASES += _BLIND
