@@ -84,6 +84,12 @@ _SOFTMAX_GLOBAL_MAX = (
     "a row around -1000 minus a global maximum around +1000 underflows exp() to 0 "
     "everywhere, and 0 / 0 is NaN. Use np.max(x, axis=axis, keepdims=True)."
 )
+_SOFTMAX_GLOBAL_MAX_ZEROS = (
+    "Your result matches a softmax that subtracts one maximum for the whole array "
+    "(np.max(x)) instead of the maximum of each slice: a slice far below the global "
+    "maximum underflows exp() to 0 everywhere, so its weights come out 0 instead of adding "
+    "up to 1. Use np.max(x, axis=axis, keepdims=True)."
+)
 _SOFTMAX_NOT_NORMALISED = (
     "Your result is exp(x) (or exp(x - max)) without dividing by the sum along the axis, "
     "so the entries of a slice do not add up to 1. Divide by "
@@ -173,6 +179,12 @@ def _softmax_mistakes(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
             mistakes[_SOFTMAX_KEEPDIMS] = exps / sums
         except ValueError:
             pass
+        if x.size and np.isfinite(np.max(x)):  # one maximum for the whole array
+            whole = np.exp(x - np.max(x))
+            total = np.sum(whole, axis=axis, keepdims=True)
+            global_max = np.divide(whole, total, out=np.zeros_like(whole), where=total > 0)
+            if not np.allclose(global_max, ref.softmax(x, axis=axis), atol=1e-6):
+                mistakes[_SOFTMAX_GLOBAL_MAX_ZEROS] = global_max
         try:
             shifted = np.exp(x - np.max(x, axis=axis))
             mistakes[_SOFTMAX_PEAK_KEEPDIMS] = shifted / np.sum(shifted, axis=axis, keepdims=True)
@@ -631,7 +643,9 @@ def _is_dot_t(exc: BaseException) -> bool:
 def _is_front_transpose(exc: BaseException) -> bool:
     source = _learner_source(exc)
     calls = re.findall(r"(?:transpose|swapaxes)\(([^()]*)\)", source)
-    return isinstance(exc, RuntimeError) and any(
+    # RuntimeError: a shape mismatch (the rank has the axes, the wrong ones);
+    # IndexError "Dimension out of range": a rank without them (transpose(2, 3) on 3-D)
+    return isinstance(exc, RuntimeError | IndexError) and any(
         re.fullmatch(r"\s*\d+\s*,\s*\d+\s*", args) for args in calls
     )
 
