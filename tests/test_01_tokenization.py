@@ -344,6 +344,15 @@ def encode_without_a_stop(text, merges):
         ids = ref.merge_pair(ids, pair, merges[pair])
 
 
+def encode_looks_up_unlearned_pair(text, merges):
+    """Looks the lowest-ranked pair up without asking whether it is a merge: KeyError."""
+    ids = list(text.encode("utf-8"))
+    while len(ids) > 1:
+        ranked = sorted(ref.get_pair_counts(ids), key=lambda p: merges.get(p, 10**9))
+        ids = ref.merge_pair(ids, ranked[0], merges[ranked[0]])
+    return ids
+
+
 def encode_latest_merge_first(text, merges):
     ids = list(text.encode("utf-8"))
     while len(ids) > 1:
@@ -538,6 +547,11 @@ MISTAKES = [
     Mistake(checks.check_tokenize, tokenize_keeps_separators, r"spaces came back as tokens"),
     Mistake(checks.check_bpe_encode, encode_no_merges, "earliest-learned merge"),
     Mistake(checks.check_bpe_encode, encode_without_a_stop, r"empty sequence[\s\S]*fewer than two"),
+    Mistake(
+        checks.check_bpe_encode,
+        encode_looks_up_unlearned_pair,
+        r"raised KeyError[\s\S]*never learned[\s\S]*if pair not in merges: break",
+    ),
     Mistake(checks.check_bpe_encode, encode_most_frequent_pair_first, "Apply the merges by rank"),
     Mistake(checks.check_bpe_encode, encode_pairs_in_text_order, "Apply the merges by rank"),
     Mistake(checks.check_bpe_decode, decode_per_token, "Decode the joined bytes once"),

@@ -981,6 +981,24 @@ _ENCODE_STOP_HINTS = [
 ]
 
 
+def _encode_hints(merges: dict) -> list:
+    """_ENCODE_STOP_HINTS, and a KeyError on a pair that is not a learned merge."""
+
+    def unlearned_pair(exc: BaseException) -> bool:
+        key = exc.args[0] if isinstance(exc, KeyError) and exc.args else None
+        return isinstance(key, tuple) and len(key) == 2 and key not in merges
+
+    def text(exc: BaseException) -> str:
+        return (
+            f"Your code looked up merges[{exc.args[0]}], a pair that was never learned. "
+            "Check `pair in merges` before looking it up: when even the earliest-learned "
+            "pair present (min with merges.get(p, inf)) is not in merges, no merge applies "
+            "any more and the loop must stop (if pair not in merges: break)."
+        )
+
+    return [*_ENCODE_STOP_HINTS, (unlearned_pair, text)]
+
+
 def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
     """Check ``bpe_encode(text, merges)``: UTF-8 bytes, then the merges by rank
     (earliest learned first); a list, tuple or 1-D integer array is accepted."""
@@ -1003,7 +1021,7 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
         for text, m in cases:
             what = f"bpe_encode({text!r}, merges={m if len(m) <= 3 else '...'})"
             try:
-                got = _ids(c, c.call(bpe_encode, text, dict(m), hints=_ENCODE_STOP_HINTS), what)
+                got = _ids(c, c.call(bpe_encode, text, dict(m), hints=_encode_hints(m)), what)
             except CheckFailure as failure:
                 pending = failure
                 break
