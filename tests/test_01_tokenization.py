@@ -180,6 +180,21 @@ def decode_by_key_position(ids, vocab):
 
 
 # ----------------------------------------------------------------------------- pad_batch
+def pad_width_of_first(sequences, pad_id):  # raises once a later sequence is longer
+    batch = np.full((len(sequences), len(sequences[0]) if sequences else 0), pad_id)
+    for row, seq in enumerate(sequences):
+        batch[row, : len(seq)] = seq
+    return batch
+
+
+def pad_truncated_to_first(sequences, pad_id):  # cuts the longer ones to the first's width
+    width = len(sequences[0]) if sequences else 0
+    batch = np.full((len(sequences), width), pad_id)
+    for row, seq in enumerate(sequences):
+        batch[row, : min(width, len(seq))] = seq[:width]
+    return batch
+
+
 def pad_left(sequences, pad_id):
     width = max((len(s) for s in sequences), default=0)
     return np.array(
@@ -514,6 +529,12 @@ MISTAKES = [
         checks.check_decode, decode_by_key_position, r"keys in alphabetical order.*list\(vocab\)"
     ),
     Mistake(checks.check_pad_batch, pad_left, "Pad on the right"),
+    Mistake(
+        checks.check_pad_batch, pad_width_of_first, r"(?s)raised ValueError.*comes from the first"
+    ),
+    Mistake(
+        checks.check_pad_batch, pad_truncated_to_first, r"shape.*comes from the first sequence"
+    ),
     Mistake(checks.check_pad_batch, pad_with_zero, "not a hard-coded 0"),
     Mistake(checks.check_pad_batch, pad_returns_list, "should be a ndarray"),
     Mistake(checks.check_pad_batch, pad_float, "should hold integers"),

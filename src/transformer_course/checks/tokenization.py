@@ -461,6 +461,28 @@ def _left_padded(seqs, pad_id, expected):
     return left
 
 
+def _width_of_first_hint(pad_batch, seqs: list[list[int]], pad_id: int) -> str:
+    """When the longest sequence is not the first: if the learner's pad_batch is right
+    with the sequences reordered longest first, its width comes from the first one."""
+    longest = max(range(len(seqs)), key=lambda i: len(seqs[i]), default=0)
+    if not seqs or longest == 0 or len(seqs[0]) == len(seqs[longest]):
+        return ""
+    order = [longest, *(i for i in range(len(seqs)) if i != longest)]
+    reordered = [list(seqs[i]) for i in order]
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        probe = np.asarray(pad_batch([list(s) for s in reordered], pad_id))
+        if probe.shape == (len(seqs), len(seqs[longest])) and np.array_equal(
+            probe, ref.pad_batch(reordered, pad_id)
+        ):
+            return (
+                f"With the longest sequence first yours is right, and here the first one is "
+                f"shorter ({len(seqs[0])} ids, the longest has {len(seqs[longest])}): the width "
+                "comes from the first sequence. max_len is the length of the longest "
+                "sequence: max(len(seq) for seq in sequences)."
+            )
+    return ""
+
+
 def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
     """Check ``pad_batch(sequences, pad_id)``: a (batch, max_len) numpy array or torch
     tensor of any integer dtype, right-padded with pad_id."""
@@ -482,7 +504,15 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
         for sequences, pad_id in cases:
             seqs = [[int(i) for i in s] for s in sequences]
             what = f"pad_batch({seqs}, pad_id={pad_id})"
-            got = c.call(pad_batch, [list(s) for s in seqs], pad_id)
+            try:
+                got = c.call(pad_batch, [list(s) for s in seqs], pad_id)
+            except CheckFailure as failure:
+                hint = _width_of_first_hint(pad_batch, seqs, pad_id)
+                if hint:
+                    raise CheckFailure(
+                        failure.exercise, f"{failure.message}\n{hint}", failure.learner_traceback
+                    ) from None
+                raise
             expected = ref.pad_batch(seqs, pad_id)
             c.expect_type(
                 got,
@@ -491,12 +521,12 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                 "A batch is one rectangular array, not a list of rows: return a numpy array "
                 "(np.full / np.array).",
             )
-            c.expect_shape(
-                got,
-                expected.shape,
-                what,
-                "The shape is (batch, max_len): one row per sequence, as long as the longest one.",
+            shape_hint = (
+                "The shape is (batch, max_len): one row per sequence, as long as the longest one."
             )
+            if tuple(got.shape) != expected.shape:
+                shape_hint = _width_of_first_hint(pad_batch, seqs, pad_id) or shape_hint
+            c.expect_shape(got, expected.shape, what, shape_hint)
             array = got.numpy() if isinstance(got, torch.Tensor) else np.asarray(got)
             if array.size:
                 c.expect_integer_dtype(got, what)
