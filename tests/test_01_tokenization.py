@@ -97,6 +97,17 @@ vocab_in_order_seen = _ranked_vocab(
 )
 
 
+def vocab_once_per_sentence(token_lists, min_freq=1):  # document frequency, not counts
+    counts = Counter()
+    for tokens in token_lists:
+        counts.update(set(tokens))
+    vocab = {t: i for i, t in enumerate(ref.SPECIAL_TOKENS)}
+    for token, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        if n >= min_freq and token not in vocab:
+            vocab[token] = len(vocab)
+    return vocab
+
+
 def vocab_strict(token_lists, min_freq=1):
     return ref.build_vocab(token_lists, min_freq + 1)
 
@@ -506,6 +517,7 @@ MISTAKES = [
     ),
     Mistake(checks.check_build_vocab, vocab_most_common, "Ties must be broken alphabetically"),
     Mistake(checks.check_build_vocab, vocab_ascending, "descending count"),
+    Mistake(checks.check_build_vocab, vocab_once_per_sentence, r"once per token list"),
     Mistake(checks.check_build_vocab, vocab_alphabetical, "use the alphabet only to break ties"),
     Mistake(checks.check_build_vocab, vocab_in_order_seen, "order in which the tokens first"),
     Mistake(checks.check_build_vocab, vocab_strict, r"count >= min_freq"),

@@ -239,6 +239,16 @@ def _vocab_alphabetical(token_lists, min_freq=1):
     return _vocab_after(sorted(counts.items()), min_freq)
 
 
+def _vocab_once_per_list(token_lists, min_freq=1):
+    """Counts each token once per token list (set(tokens)): None where no list repeats
+    a token (it cannot show there)."""
+    if all(len(set(tokens)) == len(tokens) for tokens in token_lists):
+        return None
+    counts = Counter(t for tokens in token_lists for t in set(tokens))
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return _vocab_after(ordered, min_freq)
+
+
 _VOCAB_ORDER_HINT = (
     "After the specials: tokens seen at least min_freq times, most frequent first, ties in "
     "alphabetical order."
@@ -265,6 +275,10 @@ def _vocab_mistakes(token_lists, min_freq) -> dict:
         ),
         "A token seen exactly min_freq times belongs in the vocabulary (count >= min_freq, "
         "not >).": ref.build_vocab(token_lists, min_freq + 1),
+        "Your counts take each token once per token list (as set(tokens) does): count "
+        "every occurrence, so a token repeated within one list counts each time.": (
+            _vocab_once_per_list(token_lists, min_freq)
+        ),
         "min_freq was ignored: drop tokens seen fewer than min_freq times.": (
             ref.build_vocab(token_lists, 1) if min_freq > 1 else None
         ),
