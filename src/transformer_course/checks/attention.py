@@ -643,9 +643,7 @@ def _is_dot_t(exc: BaseException) -> bool:
 def _is_front_transpose(exc: BaseException) -> bool:
     source = _learner_source(exc)
     calls = re.findall(r"(?:transpose|swapaxes)\(([^()]*)\)", source)
-    # RuntimeError: a shape mismatch (the rank has the axes, the wrong ones);
-    # IndexError "Dimension out of range": a rank without them (transpose(2, 3) on 3-D)
-    return isinstance(exc, RuntimeError | IndexError) and any(
+    return isinstance(exc, RuntimeError) and any(
         re.fullmatch(r"\s*\d+\s*,\s*\d+\s*", args) for args in calls
     )
 
@@ -668,6 +666,26 @@ def _is_shape_error(exc: BaseException) -> bool:
     )
 
 
+_DIM_OUT_OF_RANGE = re.compile(
+    r"Dimension out of range \(expected to be in range of \[-(\d+), (\d+)\], but got (\d+)\)"
+)
+
+
+def _front_axis_hint(exc: BaseException) -> str:
+    """A positive axis that this input lacks: the code counts axes from the front, for
+    inputs of one rank (read from torch's message, so the source is not needed)."""
+    found = _DIM_OUT_OF_RANGE.search(str(exc))
+    if not isinstance(exc, IndexError) or not found:
+        return ""
+    ndim, axis = int(found.group(1)), int(found.group(3))
+    return (
+        f"Your code names axis {axis}, counted from the front, and this input has only {ndim} "
+        "axes: q, k and v may have any number of leading batch dims ((batch, len, d) here, "
+        "(batch, num_heads, len, d) in multi-head attention). Count from the end: "
+        "k.transpose(-2, -1), softmax(dim=-1)."
+    )
+
+
 def _sdpa_hints(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> list:
     shape = tuple(k.shape)
     dims = {"len_q": q.shape[-2], "len_k": k.shape[-2], "d_k": q.shape[-1], "d_v": v.shape[-1]}
@@ -680,6 +698,7 @@ def _sdpa_hints(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> list:
         ),
         ("t() expects a tensor with <= 2 dimensions", _SDPA_SMALL_T),
         (_is_front_transpose, _SDPA_TRANSPOSE_DIMS),
+        (IndexError, _front_axis_hint),
         ("must be a 3D tensor", _SDPA_BMM.format(ndim=q.dim())),
         ("The shape of the mask", _SDPA_BOOL_INDEX),
         (_is_shape_error, _SDPA_SHAPES.format(**dims)),
