@@ -97,6 +97,17 @@ vocab_in_order_seen = _ranked_vocab(
 )
 
 
+def vocab_once_per_sentence(token_lists, min_freq=1):  # document frequency, not counts
+    counts = Counter()
+    for tokens in token_lists:
+        counts.update(set(tokens))
+    vocab = {t: i for i, t in enumerate(ref.SPECIAL_TOKENS)}
+    for token, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        if n >= min_freq and token not in vocab:
+            vocab[token] = len(vocab)
+    return vocab
+
+
 def vocab_strict(token_lists, min_freq=1):
     return ref.build_vocab(token_lists, min_freq + 1)
 
@@ -180,6 +191,21 @@ def decode_by_key_position(ids, vocab):
 
 
 # ----------------------------------------------------------------------------- pad_batch
+def pad_width_of_first(sequences, pad_id):  # raises once a later sequence is longer
+    batch = np.full((len(sequences), len(sequences[0]) if sequences else 0), pad_id)
+    for row, seq in enumerate(sequences):
+        batch[row, : len(seq)] = seq
+    return batch
+
+
+def pad_truncated_to_first(sequences, pad_id):  # cuts the longer ones to the first's width
+    width = len(sequences[0]) if sequences else 0
+    batch = np.full((len(sequences), width), pad_id)
+    for row, seq in enumerate(sequences):
+        batch[row, : min(width, len(seq))] = seq[:width]
+    return batch
+
+
 def pad_left(sequences, pad_id):
     width = max((len(s) for s in sequences), default=0)
     return np.array(
@@ -344,6 +370,15 @@ def encode_without_a_stop(text, merges):
         ids = ref.merge_pair(ids, pair, merges[pair])
 
 
+def encode_looks_up_unlearned_pair(text, merges):
+    """Looks the lowest-ranked pair up without asking whether it is a merge: KeyError."""
+    ids = list(text.encode("utf-8"))
+    while len(ids) > 1:
+        ranked = sorted(ref.get_pair_counts(ids), key=lambda p: merges.get(p, 10**9))
+        ids = ref.merge_pair(ids, ranked[0], merges[ranked[0]])
+    return ids
+
+
 def encode_latest_merge_first(text, merges):
     ids = list(text.encode("utf-8"))
     while len(ids) > 1:
@@ -482,6 +517,7 @@ MISTAKES = [
     ),
     Mistake(checks.check_build_vocab, vocab_most_common, "Ties must be broken alphabetically"),
     Mistake(checks.check_build_vocab, vocab_ascending, "descending count"),
+    Mistake(checks.check_build_vocab, vocab_once_per_sentence, r"once per token list"),
     Mistake(checks.check_build_vocab, vocab_alphabetical, "use the alphabet only to break ties"),
     Mistake(checks.check_build_vocab, vocab_in_order_seen, "order in which the tokens first"),
     Mistake(checks.check_build_vocab, vocab_strict, r"count >= min_freq"),
@@ -505,6 +541,12 @@ MISTAKES = [
         checks.check_decode, decode_by_key_position, r"keys in alphabetical order.*list\(vocab\)"
     ),
     Mistake(checks.check_pad_batch, pad_left, "Pad on the right"),
+    Mistake(
+        checks.check_pad_batch, pad_width_of_first, r"(?s)raised ValueError.*comes from the first"
+    ),
+    Mistake(
+        checks.check_pad_batch, pad_truncated_to_first, r"shape.*comes from the first sequence"
+    ),
     Mistake(checks.check_pad_batch, pad_with_zero, "not a hard-coded 0"),
     Mistake(checks.check_pad_batch, pad_returns_list, "should be a ndarray"),
     Mistake(checks.check_pad_batch, pad_float, "should hold integers"),
@@ -538,6 +580,11 @@ MISTAKES = [
     Mistake(checks.check_tokenize, tokenize_keeps_separators, r"spaces came back as tokens"),
     Mistake(checks.check_bpe_encode, encode_no_merges, "earliest-learned merge"),
     Mistake(checks.check_bpe_encode, encode_without_a_stop, r"empty sequence[\s\S]*fewer than two"),
+    Mistake(
+        checks.check_bpe_encode,
+        encode_looks_up_unlearned_pair,
+        r"raised KeyError[\s\S]*never learned[\s\S]*if pair not in merges: break",
+    ),
     Mistake(checks.check_bpe_encode, encode_most_frequent_pair_first, "Apply the merges by rank"),
     Mistake(checks.check_bpe_encode, encode_pairs_in_text_order, "Apply the merges by rank"),
     Mistake(checks.check_bpe_decode, decode_per_token, "Decode the joined bytes once"),

@@ -139,6 +139,16 @@ def embed_flattened(ids, table):
     return table[np.ravel(ids)]
 
 
+def embed_take_without_axis(ids, table):  # np.take reads the flattened table
+    return np.take(table, ids)
+
+
+def one_hot_rows_for_1d_ids(ids, vocab_size):  # (arange(n), ids): raises on 2-D ids
+    out = np.zeros((np.size(ids, 0), vocab_size))
+    out[np.arange(np.size(ids, 0)), ids] = 1
+    return out
+
+
 def embed_off_by_one(ids, table):
     return table[np.asarray(ids) - 1]
 
@@ -537,6 +547,10 @@ MISTAKES = [
     ),
     Mistake(check_one_hot, one_hot_bool, r"booleans.*add up as logic.*astype"),
     Mistake(check_one_hot, one_hot_transposed, r"transposed"),
+    Mistake(
+        check_one_hot, one_hot_rows_for_1d_ids, r"(?s)right on the same ids flattened.*any shape"
+    ),
+    Mistake(check_embed, embed_take_without_axis, r"flat list.*np\.take\(table, ids, axis=0\)"),
     Mistake(check_one_hot, one_hot_width_from_ids, r"max\(ids\) \+ 1"),
     Mistake(check_one_hot, one_hot_flattened, r"flattened"),
     Mistake(check_one_hot, one_hot_bag_of_words, r"bag of words"),

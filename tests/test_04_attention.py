@@ -102,6 +102,12 @@ def sm_integer(x, axis=-1):
     return (ref.softmax(x, axis=axis) * 100).astype(np.int64)
 
 
+def sm_global_max_guarded(x, axis=-1):  # one max for the array, 0/0 guarded: zeros, no NaN
+    e = np.exp(x - np.max(x))
+    s = e.sum(axis=axis, keepdims=True)
+    return np.divide(e, s, out=np.zeros_like(e), where=s > 0)
+
+
 def sm_max_without_keepdims(x, axis=-1):
     e = np.exp(x - x.max(axis=axis))
     return e / e.sum(axis=axis, keepdims=True)
@@ -118,6 +124,7 @@ SOFTMAX_MISTAKES = [
     Mistake(check_softmax, sm_no_max, r"maximum is not subtracted.*" + OVERFLOW),
     Mistake(check_softmax, sm_max_without_keepdims, r"maximum without keepdims=True"),
     Mistake(check_softmax, sm_global_max, r"one maximum for the whole array"),
+    Mistake(check_softmax, sm_global_max_guarded, r"one maximum for the whole array.*come out 0"),
     Mistake(check_softmax, sm_fixed_axis, r"normalised along axis .* instead of axis="),
     Mistake(check_softmax, sm_max_wrong_axis, r"normalised along axis|add up to 1"),
     Mistake(check_softmax, sm_not_normalised, r"without dividing by the sum"),
@@ -542,6 +549,11 @@ def a_transpose_1_2(q, k, v, mask=None):  # d2l's keys.transpose(1, 2): right fo
     return w @ v, w
 
 
+def a_transpose_2_3(q, k, v, mask=None):  # right for 4-D only; IndexError on 3-D
+    w = _fill_and_softmax(q @ k.transpose(2, 3) / _root(q), mask)
+    return w @ v, w
+
+
 def a_bmm(q, k, v, mask=None):  # torch.bmm takes 3-D tensors only
     w = _fill_and_softmax(torch.bmm(q, k.transpose(-2, -1)) / _root(q), mask)
     return torch.bmm(w, v), w
@@ -659,6 +671,7 @@ SDPA_MISTAKES = [
     Mistake(SDPA, a_qk_swapped, r"len_q = \d+, len_k = \d+.*swap q and k"),
     Mistake(SDPA, a_k_dot_T, r"(?s)^(?!.*swap q and k).*`k\.T` reverses \*all\* the dims.*transpose\(-2, -1\)"),
     Mistake(SDPA, a_transpose_1_2, r"transpose\(1, 2\) is right.*Count from the end"),
+    Mistake(SDPA, a_transpose_2_3, r"(?s)raised IndexError: Dimension out of range.*Count from the end"),
     Mistake(SDPA, a_bmm, r"torch.bmm only takes 3-D tensors.*torch.matmul"),
     Mistake(SDPA, a_naive_exp, r"NaN or inf.*overflows"),
     Mistake(SDPA, a_nan_on_fully_masked, r"mask is all False.*came out as NaN.*spreads"),

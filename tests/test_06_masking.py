@@ -256,6 +256,11 @@ DECODER_MISTAKES = {
         r"dtype torch.bool",
     ),
     "hard-coded pad id 0": (lambda ids, p: _pad(ids, 0) & _tril(ids.shape[1]), r"hard-coded 0"),
+    # torch raises NotImplementedError for & on floats: not the unimplemented exercise
+    "& with a float causal matrix": (
+        lambda ids, p: _pad(ids, p) & torch.tril(torch.ones(ids.shape[1], ids.shape[1])),
+        r"(?s)raised NotImplementedError: \"bitwise_and.*float tensor.*dtype=torch\.bool",
+    ),
     "sees one step ahead": (
         lambda ids, p: _pad(ids, p) & _tril(ids.shape[1], 1),
         r"can see the future",

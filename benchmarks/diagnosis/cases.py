@@ -2362,3 +2362,7 @@ from benchmarks.diagnosis.cases_lesson10 import CASES_LESSON10  # noqa: E402
 CASES += _EARLY
 CASES += _LATE
 CASES += CASES_LESSON10
+
+from benchmarks.diagnosis.cases_blind import BLIND as _BLIND  # noqa: E402
+
+CASES += _BLIND

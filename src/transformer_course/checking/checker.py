@@ -136,6 +136,8 @@ class Checker:
             try:
                 result = fn(*args, **kwargs)
             except NotImplementedError as exc:
+                if str(exc).strip():  # a library's (torch: an op with no kernel for a dtype)
+                    raise self._raised(exc, call_repr, hint_list) from exc
                 raise CheckFailure(
                     self.exercise,
                     f"`{call_repr}` raised NotImplementedError: this exercise is not "
@@ -145,20 +147,7 @@ class Checker:
             except CheckFailure:
                 raise
             except Exception as exc:
-                advice = matching_hints(exc, [*hint_list, *GENERIC_HINTS.items()])
-                origin = course_origin(exc)
-                if origin:
-                    advice.append(
-                        f"The error was raised inside the course's own code ({origin}), "
-                        "called by yours: your code handed it something outside its "
-                        "contract (the message above says what)."
-                    )
-                raise CheckFailure(
-                    self.exercise,
-                    f"calling `{call_repr}` raised {type(exc).__name__}: {clip(str(exc), 1000)}"
-                    + "".join(f"\n{text}" for text in advice),
-                    learner_frames(exc),
-                ) from exc
+                raise self._raised(exc, call_repr, hint_list) from exc
         for warning in caught:
             print(
                 f"note: `{call_repr}` issued a {warning.category.__name__}: {clip(str(warning.message))}"
@@ -172,6 +161,23 @@ class Checker:
                     f"a list you were given). {mutation_hint}".strip()
                 )
         return result
+
+    def _raised(self, exc: Exception, call_repr: str, hint_list: list) -> CheckFailure:
+        """The failure for an exception the learner's code raised (with its hints)."""
+        advice = matching_hints(exc, [*hint_list, *GENERIC_HINTS.items()])
+        origin = course_origin(exc)
+        if origin:
+            advice.append(
+                f"The error was raised inside the course's own code ({origin}), "
+                "called by yours: your code handed it something outside its "
+                "contract (the message above says what)."
+            )
+        return CheckFailure(
+            self.exercise,
+            f"calling `{call_repr}` raised {type(exc).__name__}: {clip(str(exc), 1000)}"
+            + "".join(f"\n{text}" for text in advice),
+            learner_frames(exc),
+        )
 
     @staticmethod
     def _named_args(fn: Callable, args: tuple, kwargs: Mapping) -> list[tuple[str, Any]]:

@@ -11,6 +11,11 @@ __all__ = ["GENERIC_HINTS", "Hint", "matching_hints", "shape_mismatch_hint"]
 #: Hints added to the message when the learner's code raises an error whose text
 #: contains the key. Every check gets these; an exercise can add its own.
 GENERIC_HINTS: dict[str, str] = {
+    '"bitwise_': (
+        "&, | and ~ work on bool (or integer) tensors, and one operand here is a float "
+        "tensor (torch.ones(...) and torch.tril/triu of it are float unless you pass "
+        "dtype=torch.bool): build it as bool, or compare it (`== 1`, `.bool()`)."
+    ),
     "view size is not compatible": (
         "After a transpose (or another reordering of axes) a tensor is no longer laid out "
         "row by row in memory, so `.view` cannot regroup its axes. Use `.reshape(...)` (it "

@@ -84,6 +84,12 @@ _SOFTMAX_GLOBAL_MAX = (
     "a row around -1000 minus a global maximum around +1000 underflows exp() to 0 "
     "everywhere, and 0 / 0 is NaN. Use np.max(x, axis=axis, keepdims=True)."
 )
+_SOFTMAX_GLOBAL_MAX_ZEROS = (
+    "Your result matches a softmax that subtracts one maximum for the whole array "
+    "(np.max(x)) instead of the maximum of each slice: a slice far below the global "
+    "maximum underflows exp() to 0 everywhere, so its weights come out 0 instead of adding "
+    "up to 1. Use np.max(x, axis=axis, keepdims=True)."
+)
 _SOFTMAX_NOT_NORMALISED = (
     "Your result is exp(x) (or exp(x - max)) without dividing by the sum along the axis, "
     "so the entries of a slice do not add up to 1. Divide by "
@@ -173,6 +179,12 @@ def _softmax_mistakes(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
             mistakes[_SOFTMAX_KEEPDIMS] = exps / sums
         except ValueError:
             pass
+        if x.size and np.isfinite(np.max(x)):  # one maximum for the whole array
+            whole = np.exp(x - np.max(x))
+            total = np.sum(whole, axis=axis, keepdims=True)
+            global_max = np.divide(whole, total, out=np.zeros_like(whole), where=total > 0)
+            if not np.allclose(global_max, ref.softmax(x, axis=axis), atol=1e-6):
+                mistakes[_SOFTMAX_GLOBAL_MAX_ZEROS] = global_max
         try:
             shifted = np.exp(x - np.max(x, axis=axis))
             mistakes[_SOFTMAX_PEAK_KEEPDIMS] = shifted / np.sum(shifted, axis=axis, keepdims=True)
@@ -654,6 +666,26 @@ def _is_shape_error(exc: BaseException) -> bool:
     )
 
 
+_DIM_OUT_OF_RANGE = re.compile(
+    r"Dimension out of range \(expected to be in range of \[-(\d+), (\d+)\], but got (\d+)\)"
+)
+
+
+def _front_axis_hint(exc: BaseException) -> str:
+    """A positive axis that this input lacks: the code counts axes from the front, for
+    inputs of one rank (read from torch's message, so the source is not needed)."""
+    found = _DIM_OUT_OF_RANGE.search(str(exc))
+    if not isinstance(exc, IndexError) or not found:
+        return ""
+    ndim, axis = int(found.group(1)), int(found.group(3))
+    return (
+        f"Your code names axis {axis}, counted from the front, and this input has only {ndim} "
+        "axes: q, k and v may have any number of leading batch dims ((batch, len, d) here, "
+        "(batch, num_heads, len, d) in multi-head attention). Count from the end: "
+        "k.transpose(-2, -1), softmax(dim=-1)."
+    )
+
+
 def _sdpa_hints(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> list:
     shape = tuple(k.shape)
     dims = {"len_q": q.shape[-2], "len_k": k.shape[-2], "d_k": q.shape[-1], "d_v": v.shape[-1]}
@@ -666,6 +698,7 @@ def _sdpa_hints(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> list:
         ),
         ("t() expects a tensor with <= 2 dimensions", _SDPA_SMALL_T),
         (_is_front_transpose, _SDPA_TRANSPOSE_DIMS),
+        (IndexError, _front_axis_hint),
         ("must be a 3D tensor", _SDPA_BMM.format(ndim=q.dim())),
         ("The shape of the mask", _SDPA_BOOL_INDEX),
         (_is_shape_error, _SDPA_SHAPES.format(**dims)),

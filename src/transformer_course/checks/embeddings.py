@@ -72,6 +72,17 @@ def _one_hot_cases(hidden: bool) -> list[tuple[np.ndarray, int]]:
     return cases
 
 
+def _right_on_flat_ids(one_hot, ids: np.ndarray, vocab_size: int) -> bool:
+    """Whether the learner's one_hot gives the right answer for ids.ravel()."""
+    flat = ids.ravel().copy()
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        probe = np.asarray(one_hot(flat, vocab_size), dtype=np.float64)
+        return probe.shape == (flat.size, vocab_size) and bool(
+            np.array_equal(probe, ref.one_hot(flat, vocab_size))
+        )
+    return False
+
+
 _SQUEEZED = (
     "The axes of size 1 are gone: did you .squeeze() the result (or the ids)? ids of shape "
     "{shape} give one-hot vectors of shape {expected}; a batch of one sequence, or of "
@@ -140,13 +151,26 @@ def check_one_hot(one_hot, *, hidden: bool = False) -> None:
         for ids, vocab_size in _one_hot_cases(hidden):
             what = f"one_hot({_ids_repr(ids)}, vocab_size={vocab_size})"
             expected = ref.one_hot(ids, vocab_size)
-            got = c.call(
-                one_hot,
-                ids.copy(),
-                vocab_size,
-                call_repr=what,
-                mutation_hint="one_hot only reads the ids.",
-            )
+            try:
+                got = c.call(
+                    one_hot,
+                    ids.copy(),
+                    vocab_size,
+                    call_repr=what,
+                    mutation_hint="one_hot only reads the ids.",
+                )
+            except CheckFailure as failure:
+                if ids.ndim > 1 and _right_on_flat_ids(one_hot, ids, vocab_size):
+                    raise CheckFailure(
+                        failure.exercise,
+                        f"{failure.message}\nYours is right on the same ids flattened to 1-D "
+                        f"({_ids_repr(ids.ravel())}), and fails on their shape {ids.shape}: "
+                        "ids can have any shape (a batch of sequences), and the result is "
+                        "(*ids.shape, vocab_size). Index once with all the ids "
+                        "(np.eye(vocab_size)[ids]), or flatten them and reshape the result.",
+                        failure.learner_traceback,
+                    ) from None
+                raise
             c.expect_type(
                 got,
                 np.ndarray,
@@ -230,8 +254,15 @@ _COLUMNS_HINT = (
 )
 
 
-def _embed_shape_hint(got: tuple, ids: np.ndarray, table: np.ndarray) -> str:
+def _embed_shape_hint(result: np.ndarray, ids: np.ndarray, table: np.ndarray) -> str:
     vocab_size, d_model = table.shape
+    got = tuple(result.shape)
+    if got == ids.shape and np.array_equal(result, np.asarray(table).ravel()[ids]):
+        return (
+            "Yours gives one number per id, entry ids[i] of the table read as one flat list "
+            "(table.ravel()[ids]): that is what np.take(table, ids) does without an axis. "
+            "Pick whole rows: np.take(table, ids, axis=0), or table[ids]."
+        )
     if got == (vocab_size, *ids.shape):
         return _COLUMNS_HINT
     if ids.ndim > 1 and got == (ids.size, d_model):
@@ -300,9 +331,7 @@ def check_embed(embed, *, hidden: bool = False) -> None:
                     ) from None
                 raise
             c.expect_type(got, np.ndarray, what, "Return a numpy array.")
-            c.expect_shape(
-                got, expected.shape, what, _embed_shape_hint(tuple(got.shape), ids, table)
-            )
+            c.expect_shape(got, expected.shape, what, _embed_shape_hint(got, ids, table))
             c.expect_floating(got, what, preferred=table.dtype)
             vocab_size, d_model = table.shape
             c.expect_close(

@@ -754,6 +754,16 @@ def _only_agreeing(table: dict, agree) -> dict:
     }
 
 
+def _random_in_eval(module, args) -> bool:
+    """Whether two more calls of the (eval-mode) module on the same inputs disagree."""
+    outputs = []
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        with torch.no_grad():
+            for _ in range(2):
+                outputs.append(torch.as_tensor(module(*args)[0]).detach().double())
+    return len(outputs) == 2 and not torch.allclose(outputs[0], outputs[1], atol=1e-9)
+
+
 def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
     b, h, lq, lk, d = case.batch, case.num_heads, case.len_q, case.len_k, case.d_model
     state = random_state(_state_shapes(d), seed=case.seed)
@@ -882,6 +892,11 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
     hint = ""
     if case.dropout and not case.train:
         hint = _DROPOUT_IN_EVAL
+        if _random_in_eval(module, args):
+            c.fail(
+                f"{what_o}: two calls on the same inputs, in eval mode, give two different "
+                f"outputs, so something random still runs in eval mode. {_DROPOUT_IN_EVAL}"
+            )
     elif case.train:
         hint = (
             "In train mode with dropout=0.0, dropout changes nothing: the layer must compute "

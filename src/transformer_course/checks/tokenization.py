@@ -239,6 +239,16 @@ def _vocab_alphabetical(token_lists, min_freq=1):
     return _vocab_after(sorted(counts.items()), min_freq)
 
 
+def _vocab_once_per_list(token_lists, min_freq=1):
+    """Counts each token once per token list (set(tokens)): None where no list repeats
+    a token (it cannot show there)."""
+    if all(len(set(tokens)) == len(tokens) for tokens in token_lists):
+        return None
+    counts = Counter(t for tokens in token_lists for t in set(tokens))
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return _vocab_after(ordered, min_freq)
+
+
 _VOCAB_ORDER_HINT = (
     "After the specials: tokens seen at least min_freq times, most frequent first, ties in "
     "alphabetical order."
@@ -265,6 +275,10 @@ def _vocab_mistakes(token_lists, min_freq) -> dict:
         ),
         "A token seen exactly min_freq times belongs in the vocabulary (count >= min_freq, "
         "not >).": ref.build_vocab(token_lists, min_freq + 1),
+        "Your counts take each token once per token list (as set(tokens) does): count "
+        "every occurrence, so a token repeated within one list counts each time.": (
+            _vocab_once_per_list(token_lists, min_freq)
+        ),
         "min_freq was ignored: drop tokens seen fewer than min_freq times.": (
             ref.build_vocab(token_lists, 1) if min_freq > 1 else None
         ),
@@ -461,6 +475,28 @@ def _left_padded(seqs, pad_id, expected):
     return left
 
 
+def _width_of_first_hint(pad_batch, seqs: list[list[int]], pad_id: int) -> str:
+    """When the longest sequence is not the first: if the learner's pad_batch is right
+    with the sequences reordered longest first, its width comes from the first one."""
+    longest = max(range(len(seqs)), key=lambda i: len(seqs[i]), default=0)
+    if not seqs or longest == 0 or len(seqs[0]) == len(seqs[longest]):
+        return ""
+    order = [longest, *(i for i in range(len(seqs)) if i != longest)]
+    reordered = [list(seqs[i]) for i in order]
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        probe = np.asarray(pad_batch([list(s) for s in reordered], pad_id))
+        if probe.shape == (len(seqs), len(seqs[longest])) and np.array_equal(
+            probe, ref.pad_batch(reordered, pad_id)
+        ):
+            return (
+                f"With the longest sequence first yours is right, and here the first one is "
+                f"shorter ({len(seqs[0])} ids, the longest has {len(seqs[longest])}): the width "
+                "comes from the first sequence. max_len is the length of the longest "
+                "sequence: max(len(seq) for seq in sequences)."
+            )
+    return ""
+
+
 def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
     """Check ``pad_batch(sequences, pad_id)``: a (batch, max_len) numpy array or torch
     tensor of any integer dtype, right-padded with pad_id."""
@@ -482,7 +518,15 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
         for sequences, pad_id in cases:
             seqs = [[int(i) for i in s] for s in sequences]
             what = f"pad_batch({seqs}, pad_id={pad_id})"
-            got = c.call(pad_batch, [list(s) for s in seqs], pad_id)
+            try:
+                got = c.call(pad_batch, [list(s) for s in seqs], pad_id)
+            except CheckFailure as failure:
+                hint = _width_of_first_hint(pad_batch, seqs, pad_id)
+                if hint:
+                    raise CheckFailure(
+                        failure.exercise, f"{failure.message}\n{hint}", failure.learner_traceback
+                    ) from None
+                raise
             expected = ref.pad_batch(seqs, pad_id)
             c.expect_type(
                 got,
@@ -491,12 +535,12 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                 "A batch is one rectangular array, not a list of rows: return a numpy array "
                 "(np.full / np.array).",
             )
-            c.expect_shape(
-                got,
-                expected.shape,
-                what,
-                "The shape is (batch, max_len): one row per sequence, as long as the longest one.",
+            shape_hint = (
+                "The shape is (batch, max_len): one row per sequence, as long as the longest one."
             )
+            if tuple(got.shape) != expected.shape:
+                shape_hint = _width_of_first_hint(pad_batch, seqs, pad_id) or shape_hint
+            c.expect_shape(got, expected.shape, what, shape_hint)
             array = got.numpy() if isinstance(got, torch.Tensor) else np.asarray(got)
             if array.size:
                 c.expect_integer_dtype(got, what)
@@ -981,6 +1025,24 @@ _ENCODE_STOP_HINTS = [
 ]
 
 
+def _encode_hints(merges: dict) -> list:
+    """_ENCODE_STOP_HINTS, and a KeyError on a pair that is not a learned merge."""
+
+    def unlearned_pair(exc: BaseException) -> bool:
+        key = exc.args[0] if isinstance(exc, KeyError) and exc.args else None
+        return isinstance(key, tuple) and len(key) == 2 and key not in merges
+
+    def text(exc: BaseException) -> str:
+        return (
+            f"Your code looked up merges[{exc.args[0]}], a pair that was never learned. "
+            "Check `pair in merges` before looking it up: when even the earliest-learned "
+            "pair present (min with merges.get(p, inf)) is not in merges, no merge applies "
+            "any more and the loop must stop (if pair not in merges: break)."
+        )
+
+    return [*_ENCODE_STOP_HINTS, (unlearned_pair, text)]
+
+
 def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
     """Check ``bpe_encode(text, merges)``: UTF-8 bytes, then the merges by rank
     (earliest learned first); a list, tuple or 1-D integer array is accepted."""
@@ -1003,7 +1065,7 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
         for text, m in cases:
             what = f"bpe_encode({text!r}, merges={m if len(m) <= 3 else '...'})"
             try:
-                got = _ids(c, c.call(bpe_encode, text, dict(m), hints=_ENCODE_STOP_HINTS), what)
+                got = _ids(c, c.call(bpe_encode, text, dict(m), hints=_encode_hints(m)), what)
             except CheckFailure as failure:
                 pending = failure
                 break
