@@ -79,6 +79,20 @@ def test_environment_yml_matches_pyproject():
     assert pip_section == ["-e ."]
 
 
+def test_importing_nbformat_builds_no_grammar():
+    """Every nbgrader command, course-grader and JupyterLab import nbformat, and with it
+    jsonschema: jsonschema 4.25 and newer also import rfc3987-syntax, whose Lark grammar
+    costs about 1.9 s of CPU per process (pyproject.toml pins jsonschema below 4.25)."""
+    code = "import sys, nbformat, jsonschema; print(sorted({'lark', 'rfc3987_syntax'} & set(sys.modules)))"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]", (
+        f"importing nbformat imported {result.stdout.strip()}: is jsonschema 4.25 or newer "
+        "installed (pyproject.toml pins it below 4.25)?"
+    )
+
+
 def test_ruff_lint_and_format_are_clean():
     for args in (["check", "."], ["format", "--check", "."]):
         result = subprocess.run(

@@ -18,6 +18,7 @@ during a check.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
@@ -190,6 +191,14 @@ def imported_modules(source: str | bytes, package: str = "") -> list[tuple[int, 
     """(line, absolute module name) of every import in a module's source, anywhere in it;
     ``from x import y`` gives x.y (y may be a module or a name). Relative imports are
     resolved within ``package`` (the importing module's package)."""
+    return list(_imported_modules(source, package))
+
+
+@functools.lru_cache(maxsize=512)
+def _imported_modules(source: str | bytes, package: str) -> tuple[tuple[int, str], ...]:
+    """:func:`imported_modules`, remembered by the source itself (not by a path: an edited
+    file is another key). A lesson's fingerprint walks some 70 course modules, most of them
+    shared with every other lesson's: each is parsed once per process, not once per lesson."""
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
@@ -200,7 +209,7 @@ def imported_modules(source: str | bytes, package: str = "") -> list[tuple[int, 
                 parts = package.split(".")
                 base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
             found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
-    return found
+    return tuple(found)
 
 
 def _imports(path: Path, name: str) -> list[str]:
