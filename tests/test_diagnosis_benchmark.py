@@ -14,7 +14,7 @@ from common import REPO
 
 sys.path.insert(0, str(REPO))
 
-from benchmarks.diagnosis import readme
+from benchmarks.diagnosis import generalisation, readme
 from benchmarks.diagnosis.cases import CASES
 from benchmarks.diagnosis.run import RECORDS, case_source, markdown, run_case, table
 from transformer_course import registry
@@ -27,6 +27,30 @@ def test_the_readme_shows_the_recorded_figures():
     text = (REPO / "README.md").read_text()
     assert readme.block() in text
     assert markdown(RECORDED["figures"]) in text
+
+
+def test_the_readme_shows_how_the_diagnoses_generalised():
+    text = (REPO / "README.md").read_text()
+    record = json.loads(generalisation.RECORD.read_text())
+    assert readme.generalisation_block() in text
+    assert [batch.name for batch in generalisation.BATCHES] == list(record)
+    for name, batch in record.items():
+        counts = {verdict: 0 for verdict in generalisation.VERDICTS}
+        for verdict in batch["cases"].values():
+            counts[verdict] += 1
+        per_lesson = {v: sum(c[v] for c in batch["lessons"].values()) for v in counts}
+        assert per_lesson == counts, name
+
+
+def test_a_batch_re_run_from_git_gives_its_recorded_figures():
+    """The smallest batch, rebuilt from its commit and judged there again (about 15 s)."""
+    batch = min(
+        generalisation.BATCHES,
+        key=lambda b: len(json.loads(generalisation.RECORD.read_text())[b.name]["cases"]),
+    )
+    assert (
+        generalisation.run_batch(batch) == json.loads(generalisation.RECORD.read_text())[batch.name]
+    )
 
 
 def test_the_recorded_figures_are_the_recorded_results_counted():

@@ -1,4 +1,5 @@
-"""Write the benchmark's table (from records.json) into README.md between its markers:
+"""Write the benchmark's tables into README.md between their markers: today's figures (from
+records.json) and how the diagnoses generalised (from generalisation.json):
 ``.venv/bin/python -m benchmarks.diagnosis.readme``."""
 
 from __future__ import annotations
@@ -6,10 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from benchmarks.diagnosis import generalisation
 from benchmarks.diagnosis.run import RECORDS, markdown
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 BEGIN, END = "<!-- diagnosis:begin -->", "<!-- diagnosis:end -->"
+GENERAL_BEGIN, GENERAL_END = "<!-- generalisation:begin -->", "<!-- generalisation:end -->"
 
 
 def block() -> str:
@@ -17,10 +20,19 @@ def block() -> str:
     return f"{BEGIN}\n{markdown(figures)}{END}"
 
 
+def generalisation_block() -> str:
+    record = json.loads(generalisation.RECORD.read_text())
+    return f"{GENERAL_BEGIN}\n{generalisation.markdown(record)}{GENERAL_END}"
+
+
+def _replace(text: str, begin: str, end: str, block: str) -> str:
+    start, stop = text.index(begin), text.index(end) + len(end)
+    return text[:start] + block + text[stop:]
+
+
 def main() -> None:
-    text = README.read_text()
-    start, stop = text.index(BEGIN), text.index(END) + len(END)
-    README.write_text(text[:start] + block() + text[stop:])
+    text = _replace(README.read_text(), BEGIN, END, block())
+    README.write_text(_replace(text, GENERAL_BEGIN, GENERAL_END, generalisation_block()))
 
 
 if __name__ == "__main__":

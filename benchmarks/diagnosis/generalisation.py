@@ -1,0 +1,169 @@
+"""How the diagnoses generalise: each batch of held-out cases run against the checks as they
+were in the commit that added the batch, before any fix of its round was made.
+
+The benchmark's main tables (``records.json``) judge every case against today's checks,
+which were fixed using those very cases; only this run measures mistakes the checks had
+not been tuned on. Each batch is rebuilt from git (``git archive`` of its commit into a
+temporary folder) and judged there by that commit's own runner, cases and criteria, in a
+subprocess of this venv::
+
+    .venv/bin/python -m benchmarks.diagnosis.generalisation    # writes generalisation.json
+    .venv/bin/python -m benchmarks.diagnosis.readme            # README's tables
+
+A batch is the held-out cases present in its commit and absent from the commit's parent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+RECORD = Path(__file__).with_name("generalisation.json")
+VERDICTS = ("named", "pointed", "generic", "misnamed", "uncaught")
+
+
+@dataclass(frozen=True)
+class Batch:
+    name: str
+    commit: str  # the commit that added the batch's cases, before any fix of its round
+    written: str  # who wrote it, and what they had read
+
+
+BATCHES = (
+    Batch(
+        "round 1, lesson 10",
+        "c0ea2fb",
+        "by the helper who then fixed lesson 10, before reading its messages",
+    ),
+    Batch(
+        "round 1, lessons 01-06",
+        "d73553b",
+        "by the helper who then fixed lessons 01-06, before reading their messages",
+    ),
+    Batch(
+        "round 1, lessons 07-09, 11, 12",
+        "a3636f4",
+        "by the helper who then fixed lessons 07-12, before reading their messages",
+    ),
+    Batch(
+        "round 2, lessons 07-09, 11, 12",
+        "5d14ac5",
+        "by the same helper, after its round-1 fixes, before running the batch",
+    ),
+    Batch(
+        "round 2, lessons 01-06",
+        "e577057",
+        "by a new helper that had read no check module and no message",
+    ),
+)
+
+# Run inside the batch's own tree: its cases, its runner, its checks.
+_DRIVER = """
+import json, sys
+import torch
+torch.set_num_threads(1)
+from benchmarks.diagnosis.cases import CASES
+wanted = None if sys.argv[1] == "-" else set(json.loads(sys.argv[1]))
+if wanted is None:
+    print("IDS " + json.dumps([c.id for c in CASES if getattr(c, "heldout", False)]))
+    raise SystemExit
+from benchmarks.diagnosis.run import run_case
+out = {}
+for case in CASES:
+    if case.id in wanted:
+        result = run_case(case)
+        out[case.id] = {"lesson": case.lesson, "verdict": result["verdict"]}
+print("RESULTS " + json.dumps(out))
+"""
+
+
+def _in_tree(commit: str, argument: str) -> tuple[str, dict | list]:
+    with tempfile.TemporaryDirectory(prefix="generalisation-") as tmp:
+        archive = subprocess.run(
+            ["git", "archive", "--format=tar", commit],
+            cwd=REPO,
+            check=True,
+            capture_output=True,
+        ).stdout
+        with tarfile.open(fileobj=__import__("io").BytesIO(archive)) as tar:
+            tar.extractall(tmp, filter="data")
+        env = {**os.environ, "PYTHONPATH": f"{tmp}/src{os.pathsep}{tmp}"}
+        run = subprocess.run(
+            [sys.executable, "-c", _DRIVER, argument],
+            cwd=tmp,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    lines = [line for line in run.stdout.splitlines() if line.startswith(("IDS ", "RESULTS "))]
+    if run.returncode or not lines:
+        raise RuntimeError(f"{commit}: the batch's run failed:\n{run.stderr[-3000:]}")
+    kind, _, payload = lines[-1].partition(" ")
+    return kind, json.loads(payload)
+
+
+def batch_ids(batch: Batch) -> list[str]:
+    """The held-out case ids that the batch's commit added."""
+    _, now = _in_tree(batch.commit, "-")
+    _, before = _in_tree(f"{batch.commit}^", "-")
+    return [case_id for case_id in now if case_id not in set(before)]
+
+
+def run_batch(batch: Batch) -> dict:
+    ids = batch_ids(batch)
+    _, results = _in_tree(batch.commit, json.dumps(ids))
+    lessons: dict[str, Counter] = {}
+    for record in results.values():
+        lessons.setdefault(record["lesson"], Counter())[record["verdict"]] += 1
+    return {
+        "commit": batch.commit,
+        "written": batch.written,
+        "cases": {case_id: results[case_id]["verdict"] for case_id in sorted(results)},
+        "lessons": {
+            lesson: {verdict: counts[verdict] for verdict in VERDICTS}
+            for lesson, counts in sorted(lessons.items())
+        },
+    }
+
+
+def markdown(record: dict) -> str:
+    lines = [
+        "| batch (commit) | lessons | cases | named | pointed | generic | misnamed | uncaught "
+        "| named % |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, batch in record.items():
+        totals = Counter()
+        for counts in batch["lessons"].values():
+            totals.update(counts)
+        cases = sum(totals.values())
+        lessons = ", ".join(lesson[:2] for lesson in batch["lessons"])
+        lines.append(
+            f"| {name} (`{batch['commit']}`) | {lessons} | {cases} | "
+            + " | ".join(str(totals[verdict]) for verdict in VERDICTS)
+            + f" | {round(100 * totals['named'] / cases) if cases else 0} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    record = {}
+    for batch in BATCHES:
+        record[batch.name] = run_batch(batch)
+        print(batch.name, record[batch.name]["lessons"], flush=True)
+    RECORD.write_text(json.dumps(record, indent=1) + "\n")
+    print(markdown(record))
+    print(f"wrote {RECORD.relative_to(REPO)}")
+
+
+if __name__ == "__main__":
+    main()
