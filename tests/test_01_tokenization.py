@@ -370,6 +370,18 @@ def encode_without_a_stop(text, merges):
         ids = ref.merge_pair(ids, pair, merges[pair])
 
 
+def encode_stops_at_two_ids(text, merges):
+    """Stops while two ids are left (> 2 where >= 2 belongs): their merge is never made."""
+    ids = list(text.encode("utf-8"))
+    while len(ids) > 2:
+        present = [pair for pair in ref.get_pair_counts(ids) if pair in merges]
+        if not present:
+            break
+        pair = min(present, key=merges.get)
+        ids = ref.merge_pair(ids, pair, merges[pair])
+    return ids
+
+
 def encode_looks_up_unlearned_pair(text, merges):
     """Looks the lowest-ranked pair up without asking whether it is a merge: KeyError."""
     ids = list(text.encode("utf-8"))
@@ -579,6 +591,7 @@ MISTAKES = [
     Mistake(checks.check_build_vocab, vocab_ties_reverse_alphabetical, "reverse alphabetical"),
     Mistake(checks.check_tokenize, tokenize_keeps_separators, r"spaces came back as tokens"),
     Mistake(checks.check_bpe_encode, encode_no_merges, "earliest-learned merge"),
+    Mistake(checks.check_bpe_encode, encode_stops_at_two_ids, r"two ids are still left"),
     Mistake(checks.check_bpe_encode, encode_without_a_stop, r"empty sequence[\s\S]*fewer than two"),
     Mistake(
         checks.check_bpe_encode,

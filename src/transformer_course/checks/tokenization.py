@@ -961,6 +961,18 @@ def _encode_latest_first(text, merges):
         ids = ref.merge_pair(ids, pair, merges[pair])
 
 
+def _encode_stopping_at_two(text, merges):
+    """What a loop that stops while two ids are left (``len(ids) > 2``) gives."""
+    ids = list(text.encode("utf-8"))
+    while len(ids) > 2:
+        present = [p for p in ref.get_pair_counts(ids) if p in merges]
+        if not present:
+            break
+        pair = min(present, key=merges.get)
+        ids = ref.merge_pair(ids, pair, merges[pair])
+    return ids
+
+
 def _byte_spans(ids, merges) -> list[tuple[int, int, int]] | None:
     """(start, stop, id) of each id over the text's bytes; None for an unknown id."""
     width = {i: 1 for i in range(256)}
@@ -1053,6 +1065,7 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             cases = [(t, merges) for t in _HIDDEN_BPE_TEXTS]
             cases.append(("abcabc", {(98, 99): 256, (97, 98): 257, (97, 256): 258}))
             cases.append(("xababcx", _OVERLAPPING_MERGES))
+            cases.append(("xy", {(120, 121): 256}))  # two ids left: the last merge still applies
         else:
             merges = ref.train_bpe(_CLASSIC, 3)
             cases = [(_CLASSIC, merges), ("aaab", merges), ("café", merges), ("aa", merges)]
@@ -1083,6 +1096,9 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             "rank, the smallest new id first (min(present, key=merges.get)).": (
                 _encode_latest_first
             ),
+            "Your loop stops while two ids are still left (len(ids) > 2 where len(ids) >= 2 "
+            "belongs): the merge of the last two ids is never made. Keep going while at "
+            "least two ids remain.": _encode_stopping_at_two,
         }
         agreeing = {
             message: model
