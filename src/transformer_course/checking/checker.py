@@ -14,6 +14,7 @@ import numpy as np
 from transformer_course.checking.failure import CheckFailure, course_origin, learner_frames
 from transformer_course.checking.formatting import (
     as_numpy,
+    candidates_message,
     clip,
     dtype_name,
     first_difference,
@@ -295,7 +296,7 @@ class Checker:
         found = self._matching(mistakes, lambda value: self._equal(got, value))
         if found:
             self.fail(
-                f"{what} returned {short(got)}, expected {short(expected)}. {_one_or_all(found)}"
+                f"{what} returned {short(got)}, expected {short(expected)}. {candidates_message(found)}"
             )
         both = self._matching(pairs, lambda value: self._equal(got, value))
         if len(both) == 1:
@@ -380,7 +381,7 @@ class Checker:
             ),
         )
         if found:
-            self.fail(f"{what} is not what the reference gives. {_one_or_all(found)}")
+            self.fail(f"{what} is not what the reference gives. {candidates_message(found)}")
 
         def close(value) -> bool:
             value_np = as_numpy(value).astype(np.float64)
@@ -416,14 +417,3 @@ class Checker:
         if not condition:
             self.fail(message)
         self.ok()
-
-
-def _one_or_all(found: list[str]) -> str:
-    """The diagnosis when one known mistake matches; every candidate when several do."""
-    if len(found) == 1:
-        return found[0]
-    listed = " ".join(f"({number}) {message}" for number, message in enumerate(found, 1))
-    return (
-        f"{len(found)} known mistakes give exactly this result on these inputs, which cannot "
-        f"tell them apart: {listed}"
-    )

@@ -31,6 +31,13 @@ class CheckFailure(AssertionError):
         self.learner_traceback = learner_traceback
         super().__init__(f"{exercise}: {message}")
 
+    def with_cause(self, cause: str) -> CheckFailure:
+        """The same failure, its first line (what went wrong) kept and the generic
+        rest replaced by ``cause``, found by a further call that told the candidates apart."""
+        return CheckFailure(
+            self.exercise, self.message.split("\n")[0] + cause, self.learner_traceback
+        )
+
     def _render_traceback_(self) -> list[str]:  # used by IPython / ipykernel
         lines = [f"\x1b[1;31m✗ {self.exercise}: not yet right\x1b[0m", ""]
         for paragraph in self.message.split("\n"):

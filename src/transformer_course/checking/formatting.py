@@ -12,7 +12,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["as_numpy", "clip", "dtype_name", "first_difference", "ordinal", "short"]
+__all__ = [
+    "as_numpy",
+    "candidates_message",
+    "clip",
+    "dtype_name",
+    "first_difference",
+    "ordinal",
+    "short",
+]
 
 _SMALL_ARRAY = 30  # arrays and tensors up to this many values show them
 _SMALL_MASK = 144  # bool ones up to this many (a 12 x 12 mask), as rows of 0 and 1
@@ -184,4 +192,15 @@ def first_difference(got: Any, expected: Any) -> str:
     return (
         f"First wrong entry at {index}: yours {got_np[index].item()!r}, expected "
         f"{exp_np[index].item()!r} ({int(wrong.sum())} of {wrong.size} entries differ)."
+    )
+
+
+def candidates_message(found: list[str] | tuple[str, ...]) -> str:
+    """The diagnosis when one known mistake matches; every candidate when several do."""
+    if len(found) == 1:
+        return found[0]
+    listed = " ".join(f"({number}) {message}" for number, message in enumerate(found, 1))
+    return (
+        f"{len(found)} known mistakes give exactly this result on these inputs, which cannot "
+        f"tell them apart: {listed}"
     )

@@ -24,6 +24,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from transformer_course.checking.formatting import candidates_message
+
 __all__ = [
     "agreeing_mistakes",
     "candidates_message",
@@ -103,17 +105,6 @@ def agreeing_mistakes(
         if agrees:
             found.append(message)
     return found
-
-
-def candidates_message(found: Sequence[str]) -> str:
-    """One cause, or several named as candidates."""
-    if len(found) == 1:
-        return found[0]
-    listed = " ".join(f"({i}) {m}" for i, m in enumerate(found, 1))
-    return (
-        f"On these inputs {len(found)} different mistakes give exactly what yours gives, so it "
-        f"is one of them: {listed}"
-    )
 
 
 # ------------------------------------------------------------------------ recording calls

@@ -324,11 +324,7 @@ def check_embed(embed, *, hidden: bool = False) -> None:
             except CheckFailure as failure:
                 named = _square_table_hint(embed, ids, table)
                 if named:
-                    raise CheckFailure(
-                        failure.exercise,
-                        failure.message.split("\n")[0] + named,
-                        failure.learner_traceback,
-                    ) from None
+                    raise failure.with_cause(named) from None
                 raise
             c.expect_type(got, np.ndarray, what, "Return a numpy array.")
             c.expect_shape(got, expected.shape, what, _embed_shape_hint(got, ids, table))
@@ -516,11 +512,7 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                     _norm_product_hint(cosine_similarity, a, b) or _keepdims_hint(failure.message)
                 )
                 if named:
-                    raise CheckFailure(
-                        failure.exercise,
-                        failure.message.split("\n")[0] + named,
-                        failure.learner_traceback,
-                    ) from None
+                    raise failure.with_cause(named) from None
                 raise
             c.expect_true(
                 got is None or np.ndim(got) > 0,

@@ -628,11 +628,7 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
             except CheckFailure as failure:
                 named = _square_batch_hint(decoder_self_attention_mask, ids, pad_id)
                 if named:
-                    raise CheckFailure(
-                        failure.exercise,
-                        failure.message.split("\n")[0] + named,
-                        failure.learner_traceback,
-                    ) from None
+                    raise failure.with_cause(named) from None
                 raise
             _expect_mask_tensor(c, got, what)
             expected = ref.decoder_self_attention_mask(ids, pad_id)  # (batch, 1, len, len)
