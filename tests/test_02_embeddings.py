@@ -360,6 +360,11 @@ class TEDivided(_Base):
         return self.embedding(ids) / math.sqrt(self.d_model)
 
 
+class TEScaledByFixedWidth(_Base):
+    def forward(self, ids):
+        return self.embedding(ids) * math.sqrt(300)  # a width written in, not self.d_model
+
+
 class TEScaledByLength(_Base):
     def forward(self, ids):
         return self.embedding(ids) * ids.size(1) ** 0.5
@@ -593,6 +598,9 @@ MISTAKES = [
     Mistake(check_TokenEmbedding, TEUnscaled, r"forgot the scale"),
     Mistake(check_TokenEmbedding, TEScaledByDModel, r"scaled by d_model"),
     Mistake(check_TokenEmbedding, TEDivided, r"divided by sqrt\(d_model\)"),
+    Mistake(
+        check_TokenEmbedding, TEScaledByFixedWidth, r"one constant, 17\.32.*sqrt\(300\).*hard-coded"
+    ),
     Mistake(check_TokenEmbedding, TEScaledByVocab, r"sqrt\(vocab_size\)"),
     Mistake(check_TokenEmbedding, TELinear, r"looks like an nn\.Linear"),
     Mistake(check_TokenEmbedding, TELinearNoBias, r"transposed: either an nn\.Linear"),

@@ -716,6 +716,26 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
             )
             plain = nn.functional.embedding(ids, weight)  # the lookup without the scale
             extra = [name for name in found if name != key]
+            scale_hint, factor = "", None
+            with torch.no_grad():
+                nonzero = plain.abs() > 1e-6
+                if nonzero.any() and got.shape == plain.shape:
+                    ratios = got.detach()[nonzero] / plain[nonzero]
+                    factor = float(ratios.mean())
+                    if float((ratios - factor).abs().max()) <= 1e-4 * max(1.0, abs(factor)) and (
+                        abs(factor - math.sqrt(d_model)) > 1e-3 * math.sqrt(d_model)
+                    ):
+                        scale_hint = (
+                            f"Your output is the lookup times one constant, {factor:.4g}, "
+                            f"but the factor is sqrt(d_model) = sqrt({d_model}) = "
+                            f"{math.sqrt(d_model):.4g}, this layer's own d_model: "
+                            + (
+                                f"{factor:.4g} = sqrt({round(factor**2)}), a hard-coded width? "
+                                if abs(factor**2 - round(factor**2)) < 1e-3 * factor**2
+                                else ""
+                            )
+                            + "Use the d_model passed to __init__."
+                        )
             c.expect_close(
                 got,
                 plain * math.sqrt(d_model),
@@ -749,6 +769,8 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                         if ids.shape[0] not in (1, d_model, ids.shape[-1])
                         else None
                     ),
+                    # any other constant factor: after the named ones above, which win
+                    **({scale_hint: plain * factor} if scale_hint else {}),
                 },
             )
 
