@@ -63,22 +63,9 @@ BLIND_C: list[Case] = [
         (r"longest", r"left"),
         (("pad_id, dtype=np.int64)", "pad_id, dtype=np.float64)"),),
     ),
-    _c(
-        "bpe-decode-strict",
-        L01,
-        "bpe_decode",
-        "decodes with errors='strict' (the default), so ids that end inside a multi-byte "
-        "character raise UnicodeDecodeError instead of giving a replacement character.",
-        (
-            r"errors\s*=",
-            r"replace",
-            r"UnicodeDecodeError",
-            r"invalid (utf-?8|bytes?)",
-            r"incomplete|partial (character|sequence)",
-        ),
-        (r"merge order", r"latin"),
-        (('.decode("utf-8", errors="replace")', '.decode("utf-8")'),),
-    ),
+    # "bpe-decode-strict" (strict UTF-8 decoding) was written here and measured in its
+    # round (commit eeff6f9); read afterwards, it is not a mistake: the lesson accepts strict
+    # decoding on purpose (see check_bpe_decode), so it was taken out of the benchmark.
     _c(
         "bpe-decode-latin1",
         L01,
