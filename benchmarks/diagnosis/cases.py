@@ -2366,3 +2366,7 @@ CASES += CASES_LESSON10
 from benchmarks.diagnosis.cases_blind import BLIND as _BLIND  # noqa: E402
 
 CASES += _BLIND
+
+from benchmarks.diagnosis.cases_blind_b import BLIND_B as _BLIND_B  # noqa: E402
+
+CASES += _BLIND_B
