@@ -2370,3 +2370,7 @@ CASES += _BLIND
 from benchmarks.diagnosis.cases_blind_c import BLIND_C as _BLIND_C  # noqa: E402
 
 CASES += _BLIND_C
+
+from benchmarks.diagnosis.cases_blind_b import BLIND_B as _BLIND_B  # noqa: E402
+
+CASES += _BLIND_B

@@ -78,6 +78,11 @@ BATCHES = (
             ),
         ),
     ),
+    Batch(
+        "round 3, lessons 10-12",
+        "c4cec53",
+        "by a new helper that had read no check module and no message",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
