@@ -2366,3 +2366,7 @@ CASES += CASES_LESSON10
 from benchmarks.diagnosis.cases_blind import BLIND as _BLIND  # noqa: E402
 
 CASES += _BLIND
+
+from benchmarks.diagnosis.cases_blind_a import BLIND_A as _BLIND_A  # noqa: E402
+
+CASES += _BLIND_A
