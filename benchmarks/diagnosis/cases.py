@@ -2374,3 +2374,7 @@ CASES += _BLIND_C
 from benchmarks.diagnosis.cases_blind_b import BLIND_B as _BLIND_B  # noqa: E402
 
 CASES += _BLIND_B
+
+from benchmarks.diagnosis.cases_blind_a import BLIND_A as _BLIND_A  # noqa: E402
+
+CASES += _BLIND_A

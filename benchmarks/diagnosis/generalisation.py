@@ -79,6 +79,11 @@ BATCHES = (
         ),
     ),
     Batch(
+        "round 3, lessons 07-09",
+        "25be7b8",
+        "by a new helper that had read no check module and no message",
+    ),
+    Batch(
         "round 3, lessons 10-12",
         "c4cec53",
         "by a new helper that had read no check module and no message",
