@@ -140,6 +140,13 @@ class NormSumAndEpsOutside(ref.RMSNorm):
         return x / (x.norm(dim=-1, keepdim=True) + self.eps) * self.weight
 
 
+class NormNoSquareRoot(ref.RMSNorm):
+    """Divides by the mean square, the root forgotten."""
+
+    def forward(self, x):
+        return x / (x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
 class NormNoGain(ref.RMSNorm):
     def forward(self, x):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
@@ -828,6 +835,9 @@ MISTAKES = [
         NormSumAndEpsOutside,
         r"(?s)Two mistakes at once\. \(1\) You used the sum of the squares.*\(2\) You added "
         r"eps outside",
+    ),
+    Mistake(
+        check_RMSNorm, NormNoSquareRoot, r"mean of the squares itself, without its square root"
     ),
     Mistake(check_RMSNorm, NormNoGain, r"cut off from the module.s parameters"),
     Mistake(check_RMSNorm, NormDefaultEps, r"default eps is not 1e-5"),

@@ -245,3 +245,16 @@ def test_expect_close_and_expect_equal_name_a_pair_only_when_exactly_one_matches
     with pytest.raises(CheckFailure, match=r"A and B$"):
         with Checker("demo") as c:
             c.expect_equal([1], [0], "demo()", pairs={"A and B": [1], "A and C": [2]})
+
+
+def test_candidates_are_each_said_once():
+    """Tables pad a repeated message with spaces to keep it a distinct key; when two such
+    entries match, the learner reads the message once (LayerNorm's unbiased-std candidate
+    was listed twice)."""
+    from transformer_course.checking.formatting import candidates_message
+
+    assert candidates_message(["A.", "B.", "B. "]) == (
+        "2 known mistakes give exactly this result on these inputs, which cannot tell them "
+        "apart: (1) A. (2) B."
+    )
+    assert candidates_message(["A.", "A.  "]) == "A."

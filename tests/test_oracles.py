@@ -383,6 +383,9 @@ def test_rms_norm_is_nn_rms_norm_and_its_knobs():
     )
     rms = x.pow(2).mean(-1, keepdim=True).sqrt()
     torch.testing.assert_close(o.rms_norm_f(x, p, 0.1, eps_at="outside"), x / (rms + 0.1) * w)
+    torch.testing.assert_close(
+        o.rms_norm_f(x, p, 0.1, root=False), x / (x.pow(2).mean(-1, keepdim=True) + 0.1) * w
+    )
 
 
 # =========================================================================== feed-forward
@@ -995,6 +998,15 @@ def test_count_parameters_f_counts_what_pytorch_holds():
         {"final": "never"},
     ):
         assert o.count_parameters_f(v, d, h, n, f, False, True, **knobs) != counts, knobs
+    layer = model.encoder.layers[0]
+    for omitted, tensor in (
+        ("w_1.bias", layer.linear1.bias),
+        ("w_2.bias", layer.linear2.bias),
+        ("w_2.weight", layer.linear2.weight),
+    ):
+        fewer = o.count_parameters_f(v, d, h, n, f, False, True, ffn_omitted=(omitted,))
+        assert fewer["encoder"] == counts["encoder"] - n * tensor.numel(), omitted
+        assert fewer["decoder"] == counts["decoder"] - n * tensor.numel(), omitted
 
 
 def test_greedy_decode_f_is_the_greedy_loop():

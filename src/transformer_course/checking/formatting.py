@@ -196,7 +196,10 @@ def first_difference(got: Any, expected: Any) -> str:
 
 
 def candidates_message(found: list[str] | tuple[str, ...]) -> str:
-    """The diagnosis when one known mistake matches; every candidate when several do."""
+    """The diagnosis when one known mistake matches; every candidate when several do (a
+    message listed twice, as tables pad a repeated message with spaces to keep it a
+    distinct key, is said once)."""
+    found = list(dict.fromkeys(message.strip() for message in found))
     if len(found) == 1:
         return found[0]
     listed = " ".join(f"({number}) {message}" for number, message in enumerate(found, 1))

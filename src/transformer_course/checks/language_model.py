@@ -236,6 +236,11 @@ _EPS_OUT = (
     "You added eps outside the square root, x / (sqrt(mean(x**2)) + eps). nn.RMSNorm puts it "
     "inside: x / sqrt(mean(x**2) + eps); the two differ for a token with small values, as here."
 )
+_NO_ROOT = (
+    "You divided by the mean of the squares itself, without its square root: RMSNorm divides "
+    "by the root mean square, sqrt(x.pow(2).mean(-1, keepdim=True) + eps) (or multiplies by "
+    "torch.rsqrt of it)."
+)
 _NO_EPS = "You left out eps: divide by sqrt(mean(x**2) + eps), with eps inside the root."
 _AXIS = (
     "You normalised over the wrong axis. Each token is normalised on its own, over its "
@@ -263,6 +268,7 @@ def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
         _NO_GAIN: {"gain": False},
         _CENTRED: {"centre": True},
         _INVERTED: {"invert": True},
+        _NO_ROOT: {"root": False},
     }
     if case_eps is None:
         for wrong in (1e-6, 1e-8, torch.finfo(torch.float32).eps):
@@ -435,8 +441,9 @@ _ADJACENT_NOTE = (
     "lesson follow; weights trained with one pairing do not work with the other."
 )
 _DIRECTION = (
-    "You rotate the wrong way (by -angle): pair (a, b) becomes (a cos - b sin, a sin + b cos). "
-    "Check the signs of the sin terms."
+    "You rotate the wrong way (by -angle): yours gives (a cos + b sin, -a sin + b cos). Pair "
+    "(a, b) must become (a cos - b sin, a sin + b cos): the minus belongs to the first "
+    "output's sin term."
 )
 _NO_MINUS = (
     "Your rotation has no minus sign: (a cos + b sin, a sin + b cos) is not a rotation. Pair "

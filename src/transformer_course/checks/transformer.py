@@ -898,6 +898,21 @@ COUNT_MISTAKES = [
         "+ d_model).",
     ),
     (
+        {"ffn_omitted": ("w_2.bias",)},
+        "You left out w_2's bias (d_model numbers): the feed-forward is (d_model * d_ff + "
+        "d_ff) + (d_ff * d_model + d_model), a bias for each of its two nn.Linear layers.",
+    ),
+    (
+        {"ffn_omitted": ("w_1.bias",)},
+        "You left out w_1's bias (d_ff numbers): the feed-forward is (d_model * d_ff + d_ff) "
+        "+ (d_ff * d_model + d_model), a bias for each of its two nn.Linear layers.",
+    ),
+    (
+        {"ffn_omitted": ("w_2.weight",)},
+        "You counted one weight matrix of the feed-forward: it has two, w_1 (d_model x d_ff) "
+        "and w_2 (d_ff x d_model), each with its bias: 2 * d_model * d_ff + d_ff + d_model.",
+    ),
+    (
         {"untied_output_bias": False},
         "Untied, you left out the output layer's bias: nn.Linear(d_model, vocab_size) has a "
         "weight (vocab_size * d_model) and a bias (vocab_size).",

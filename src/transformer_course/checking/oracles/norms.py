@@ -79,6 +79,7 @@ def rms_norm_f(
     gain: bool = True,
     centre: bool = False,
     invert: bool = False,
+    root: bool = True,
 ) -> torch.Tensor:
     """RMSNorm in float64: x / sqrt(mean(x²) + eps) * weight, ``p`` holding ``weight``
     (d_model,). x (..., d_model) -> (..., d_model).
@@ -87,7 +88,8 @@ def rms_norm_f(
     (LayerNorm without a bias: the mean subtracted), "sum_square"; ``eps_at`` "inside",
     "outside", "none"; ``over`` "features", "sequence", "sequence_and_features", "everything"; ``gain`` False
     leaves out the weight; ``centre``: the mean subtracted from the numerator only (the
-    statistic still from x); ``invert``: multiplied by the root (divided by rsqrt)."""
+    statistic still from x); ``invert``: multiplied by the root (divided by rsqrt); ``root``
+    False: divided by the statistic itself, the square root left out."""
     x = x.double()
     dims = {
         "features": (-1,),
@@ -104,11 +106,12 @@ def rms_norm_f(
         stat = x.pow(2).sum(dim=dims, keepdim=True)
     else:
         stat = x.pow(2).mean(dim=dims, keepdim=True)
+    sqrt = torch.sqrt if root else (lambda t: t)
     if eps_at == "inside":
-        root = torch.sqrt(stat + eps)
+        scale = sqrt(stat + eps)
     elif eps_at == "outside":
-        root = torch.sqrt(stat) + eps
+        scale = sqrt(stat) + eps
     else:
-        root = torch.sqrt(stat)
-    y = numerator * root if invert else numerator / root
+        scale = sqrt(stat)
+    y = numerator * scale if invert else numerator / scale
     return y * p["weight"].double() if gain else y
