@@ -659,6 +659,26 @@ def count_no_attention_bias_when_one_layer(
     return ref.count_parameters(*args)
 
 
+def count_three_decoder_attentions(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """Three attentions per decoder layer: in no table; the layer's difference is one
+    attention on every configuration, which the message says."""
+    args = (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm)
+    return count_parameters_f(*args, decoder_attentions=3)
+
+
+def count_decoder_without_ffn(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """The decoder layer's feed-forward left out: in no table."""
+    counts = ref.count_parameters(
+        vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm
+    )
+    ffn = 2 * d_model * d_ff + d_ff + d_model
+    return {**counts, "decoder": counts["decoder"] - num_layers * ffn}
+
+
 def count_total_only(*args, **kwargs):
     return sum(ref.count_parameters(*args, **kwargs).values())
 
@@ -910,6 +930,18 @@ MISTAKES = [
         count_w1_bias_d_model,
         r"Yours is [\d,]+ fewer than the reference(, [\d,]+ per layer over \d layers| in the "
         r"layer); here one attention [\d,]+, the feed-forward",
+    ),
+    Mistake(
+        check_count_parameters,
+        count_three_decoder_attentions,
+        r"[\d,]+ more than the reference[^.]*\. On every configuration checked the "
+        r"difference is exactly one attention per layer",
+    ),
+    Mistake(
+        check_count_parameters,
+        count_decoder_without_ffn,
+        r"[\d,]+ fewer than the reference[^.]*\. On every configuration checked the "
+        r"difference is exactly one feed-forward per layer",
     ),
     Mistake(
         check_count_parameters,

@@ -5,6 +5,7 @@ learner's code returns or raises (a 50 MiB string gave a 200 MB feedback page be
 from __future__ import annotations
 
 import functools
+import re
 
 import numpy as np
 import pytest
@@ -226,9 +227,11 @@ def test_expect_close_names_a_layout_after_the_known_mistakes():
     with pytest.raises(CheckFailure, match=r"position axis in reverse order"):
         with Checker("demo") as c:
             c.expect_close(e[::-1], e, "demo()", axes=("position", "d_model"))
+    one_wrong = e.copy()
+    one_wrong[1, 2] += 1
     with pytest.raises(CheckFailure, match=r"largest difference"):
         with Checker("demo") as c:
-            c.expect_close(e + 1, e, "demo()")
+            c.expect_close(one_wrong, e, "demo()")
 
 
 def test_expect_close_and_expect_equal_name_a_pair_only_when_exactly_one_matches():
@@ -258,3 +261,56 @@ def test_candidates_are_each_said_once():
         "apart: (1) A. (2) B."
     )
     assert candidates_message(["A.", "A.  "]) == "A."
+
+
+@pytest.mark.parametrize(
+    ("transform", "message"),
+    [
+        (lambda e: -e, r"the reference's with the opposite sign at every entry"),
+        (lambda e: e / np.sqrt(8), r"times one constant, 0\.353553 \(= 1/sqrt\(8\)\), at every"),
+        (lambda e: 4 * e, r"times one constant, 4 \(= 4\), at every"),
+        (lambda e: e * 1.2345, r"times one constant, 1\.2345, at every"),
+        (lambda e: e + 0.25, r"plus one constant, 0\.25, at every entry"),
+    ],
+)
+def test_expect_close_names_a_sign_a_constant_factor_or_a_constant_term(transform, message):
+    """A wrong value that is the reference's negated, scaled or shifted by one constant is
+    said to be so (the old message gave only the largest difference)."""
+    from transformer_course.checking import Checker
+
+    e = np.sin(np.arange(1.0, 13.0)).reshape(3, 4)
+    with pytest.raises(CheckFailure, match=message):
+        with Checker("demo") as c:
+            c.expect_close(transform(e), e, "demo()")
+
+
+def test_expect_close_gives_the_first_wrong_entry_when_only_some_differ():
+    """A computation that goes wrong from one step on is located where it starts."""
+    from transformer_course.checking import Checker
+
+    e = np.sin(np.arange(1.0, 13.0)).reshape(3, 4)
+    late = e.copy()
+    late[1, 1:] += np.array([0.1, 0.2, 0.3])
+    late[2] += 5.0
+    with pytest.raises(
+        CheckFailure,
+        match=r"largest difference 5 at index \(2, 0\).*"
+        + re.escape(
+            f"7 of 12 entries differ, the first at index (1, 1) (yours {late[1, 1]:.6g}, "
+            f"expected {e[1, 1]:.6g})"
+        ),
+    ):
+        with Checker("demo") as c:
+            c.expect_close(late, e, "demo()")
+    with pytest.raises(CheckFailure) as everywhere:
+        with Checker("demo") as c:
+            c.expect_close(e**3 + 1, e, "demo()")
+    assert "entries differ" not in str(everywhere.value)
+
+
+def test_no_relation_is_named_against_an_all_zero_reference():
+    from transformer_course.checking.relations import match_relation
+
+    zeros = np.zeros((2, 3))
+    assert match_relation(np.ones((2, 3)), zeros, rtol=1e-5, atol=1e-6) is None
+    assert match_relation(zeros + 1e-9, zeros, rtol=1e-5, atol=1e-6) is None

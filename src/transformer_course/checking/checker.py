@@ -24,6 +24,7 @@ from transformer_course.checking.formatting import (
 from transformer_course.checking.hints import GENERIC_HINTS, Hint, matching_hints
 from transformer_course.checking.layouts import match_layout
 from transformer_course.checking.randomness import global_random_state, restore_random_state
+from transformer_course.checking.relations import first_wrong, match_relation
 from transformer_course.checking.snapshots import same_as_snapshot, snapshot
 
 __all__ = ["Checker"]
@@ -399,6 +400,9 @@ class Checker:
         if layout is not None:
             self.fail(f"{what} is not what the reference gives. {layout.message}")
         hint = hint() if callable(hint) else hint
+        relation = match_relation(got_np, exp_np, rtol=rtol, atol=atol)
+        if relation is not None:
+            self.fail(f"{what} is not what the reference gives. {relation.message} {hint}".strip())
         if not np.isfinite(got_np).all() and np.isfinite(exp_np).all():
             bad = np.argwhere(~np.isfinite(got_np))[0]
             self.fail(
@@ -408,9 +412,12 @@ class Checker:
         diff = np.abs(np.nan_to_num(got_np - exp_np, nan=np.inf))
         worst = np.unravel_index(int(np.argmax(diff)), diff.shape) if diff.ndim else ()
         where = f" at index {tuple(int(i) for i in worst)}" if diff.ndim else ""
+        advice = " ".join(
+            part for part in (first_wrong(got_np, exp_np, rtol=rtol, atol=atol), hint) if part
+        )
         self.fail(
             f"{what} differs from the reference: largest difference {float(diff.max()):.3g}{where} "
-            f"(yours {float(got_np[worst]):.6g}, expected {float(exp_np[worst]):.6g}). {hint}".strip()
+            f"(yours {float(got_np[worst]):.6g}, expected {float(exp_np[worst]):.6g}). {advice}".strip()
         )
 
     def expect_true(self, condition: bool, message: str) -> None:

@@ -1068,13 +1068,18 @@ def check_count_parameters(count_parameters, *, hidden: bool = False) -> None:
             )
         key = wrong[0]
         c.expect_equal(
-            counts[key], expected[key], f"{call}[{key!r}]", hint=_count_hint(key, args, counts)
+            counts[key],
+            expected[key],
+            f"{call}[{key!r}]",
+            hint=_count_hint(key, args, counts, results),
         )
 
 
-def _count_hint(key: str, args: tuple, counts: dict[str, int]) -> str:
+def _count_hint(key: str, args: tuple, counts: dict[str, int], results=()) -> str:
     """The rule for ``key``, and for a stack the learner's count taken apart against the
-    components of one layer (so that the part that is off can be found)."""
+    components of one layer (so that the part that is off can be found): the parts whose
+    size is the difference per layer on every configuration of ``results`` (args, call,
+    counts, expected) are named."""
     rule = _count_rule(key)
     if key not in ("encoder", "decoder"):
         return rule
@@ -1090,12 +1095,62 @@ def _count_hint(key: str, args: tuple, counts: dict[str, int]) -> str:
         where = f"Yours is {abs(off):,} {'more' if off > 0 else 'fewer'} than the reference" + (
             f", {abs(off) // n:,} per layer over {n} layers" if n > 1 else " in the layer"
         )
+        found = _component_multiples(abs(off) // n, d, f)
+        for (_v, d2, _h, n2, f2, _t, _final), _, theirs, expected in results:
+            off2 = theirs[key] - expected[key]
+            if off2 * off < 0 or off2 % n2:
+                found = set()
+            else:
+                found &= _component_multiples(abs(off2) // n2, d2, f2)
+        if found:
+            where += (
+                f". On every configuration checked the difference is exactly "
+                f"{_component_words(found)} per layer"
+            )
     else:
         where = (
             f"Yours is {abs(off):,} {'more' if off > 0 else 'fewer'} than the reference, not "
             f"a multiple of num_layers={n}: look at what is counted once per stack"
         )
     return f"{rule} {where}; here {parts}."
+
+
+def _component_multiples(count: int, d: int, f: int) -> set[tuple[str, int]]:
+    """The parts of a layer that hold exactly ``count`` parameters when counted once to
+    three times (d = d_model, f = d_ff), as (part, times)."""
+    parts = (  # (part, size); parts with the same size are all candidates
+        ("attention", 4 * (d * d + d)),
+        ("feed-forward", 2 * d * f + f + d),
+        ("LayerNorm", 2 * d),
+        ("projection with its bias", d * d + d),
+        ("projection weight (d_model x d_model)", d * d),
+        ("feed-forward weight matrix (d_model x d_ff)", d * f),
+        ("bias of d_model numbers (w_q, w_k, w_v, w_o or w_2) or LayerNorm vector", d),
+        ("bias of w_1 (d_ff numbers)", f),
+    )
+    return {
+        (part, times)
+        for part, size in parts
+        for times in ((1,) if size == d else (1, 2, 3))  # two d-vectors: a LayerNorm
+        if size * times == count
+    }
+
+
+def _component_words(found: set[tuple[str, int]]) -> str:
+    plural = {
+        "attention": "attentions",
+        "feed-forward": "feed-forwards",
+        "LayerNorm": "LayerNorms",
+        "projection with its bias": "projections with their biases",
+        "projection weight (d_model x d_model)": "projection weights (d_model x d_model)",
+        "feed-forward weight matrix (d_model x d_ff)": "weight matrices (d_model x d_ff)",
+        "bias of w_1 (d_ff numbers)": "biases of d_ff numbers",
+    }
+    words = {1: "one", 2: "two", 3: "three"}
+    return " or ".join(
+        f"{words[times]} {part if times == 1 else plural[part]}"
+        for part, times in sorted(found, key=lambda pair: (pair[1], pair[0]))
+    )
 
 
 def _count_rule(key: str) -> str:
