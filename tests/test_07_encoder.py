@@ -657,6 +657,14 @@ class LayerForgotIndex(LayerBase):
         return self.norm2(x + self.dropout(self.feed_forward(x)))
 
 
+class LayerTakesTheWeights(LayerBase):
+    """The attention's weights, [1], added to the stream instead of its output, [0]."""
+
+    def forward(self, x, mask=None):
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, mask)[1]))
+        return self.norm2(x + self.dropout(self.feed_forward(x)))
+
+
 class LayerSharedNorm(LayerBase):
     def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
         super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
@@ -823,6 +831,12 @@ LAYER_MISTAKES = [
     ),
     Mistake(check_EncoderLayer, LayerForgotIndex, r"returns a pair, \(output, weights\)"),
     Mistake(check_EncoderLayer, LayerSharedNorm, r"one and the same object"),
+    Mistake(
+        check_EncoderLayer,
+        LayerTakesTheWeights,
+        r"(?s)must match the size of tensor.*the attention weights \(batch, num_heads, len_q, "
+        r"len_k\), taken where the attention's output belongs",
+    ),
     Mistake(check_EncoderLayer, LayerTorchAttention, r"fuses q, k, v into `in_proj_weight`"),
     Mistake(check_EncoderLayer, LayerNotImplemented, r"not implemented yet"),
 ]

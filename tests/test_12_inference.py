@@ -332,6 +332,12 @@ def _tiled_bottom_right(q, k, v, block_size, causal=False):
     return acc / total[..., None]
 
 
+def _tiled_scaled_by_length(q, k, v, block_size, causal=False):
+    """Divides the scores by sqrt(q.shape[-2]), a length, instead of sqrt(d_k)."""
+    scale = math.sqrt(q.shape[-1]) / math.sqrt(q.shape[-2])
+    return tiled_attention_f(q * scale, k, v, block_size, causal)
+
+
 def _tiled_unscaled(q, k, v, block_size, causal=False):
     """Forgets to divide the scores by sqrt(d_k): the scaled variant on q * sqrt(d_k)."""
     return tiled_attention_f(q * math.sqrt(q.shape[-1]), k, v, block_size, causal)
@@ -396,6 +402,11 @@ MISTAKES = [
         check_tiled_attention,
         _named("tiled_attention", _tiled_divided_by_d),
         r"divided by d_k instead of sqrt\(d_k\)",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_scaled_by_length),
+        r"divided by sqrt\(len_q\), the square root of a length \(q\.shape\[-2\]",
     ),
     Mistake(
         check_grouped_query_attention,

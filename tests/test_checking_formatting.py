@@ -157,6 +157,22 @@ def test_a_boolean_mask_shows_its_entries_and_the_first_wrong_one():
     )
 
 
+def test_a_mask_that_holds_one_value_everywhere_is_said_to_be_so():
+    """An all-False (or all-True) mask reads as such, before any hint about one entry."""
+    from transformer_course.checking import Checker
+
+    causal = torch.ones(4, 4, dtype=torch.bool).tril()
+    for got, said in (
+        (torch.zeros(4, 4, dtype=torch.bool), "Your mask is False everywhere"),
+        (torch.ones(4, 4, dtype=torch.bool), "Your mask is True everywhere"),
+    ):
+        with pytest.raises(CheckFailure, match=said), Checker("demo") as c:
+            c.expect_equal(got, causal, "demo(4)")
+    with pytest.raises(CheckFailure) as failure, Checker("demo") as c:
+        c.expect_equal(causal.T, causal, "demo(4)")
+    assert "everywhere" not in failure.value.message
+
+
 # ------------------------------------------------------------------ layouts (issue 22, class 6)
 def _layout_message(got, expected, axes=None, **kwargs):
     from transformer_course.checking.layouts import match_layout
@@ -314,3 +330,25 @@ def test_no_relation_is_named_against_an_all_zero_reference():
     zeros = np.zeros((2, 3))
     assert match_relation(np.ones((2, 3)), zeros, rtol=1e-5, atol=1e-6) is None
     assert match_relation(zeros + 1e-9, zeros, rtol=1e-5, atol=1e-6) is None
+
+
+@pytest.mark.parametrize(
+    ("raise_it", "hint"),
+    [
+        (lambda: torch.zeros(2, 3).reshape(2, 3 / 1), r"A size in a shape is a float"),
+        (lambda: [1, 2][2], r"An index ran past the end of a list"),
+        (
+            lambda: np.zeros((2, 3)).__setitem__((slice(None), slice(0, 2)), np.ones((2, 3))),
+            r"the slice on the left and the value on the right must have the same shape",
+        ),
+        (lambda: torch.zeros(2, 3).sum(dim=2), r"An axis number does not exist"),
+        (lambda: 1 / 0, r"A division by zero"),
+    ],
+)
+def test_common_errors_raised_by_a_learners_code_come_with_advice(raise_it, hint):
+    """Raw Python, numpy and torch errors get a course hint (they passed through bare)."""
+    from transformer_course.checking import Checker
+
+    with pytest.raises(CheckFailure, match=r"(?s)raised \w+Error: .*" + hint):
+        with Checker("demo") as c:
+            c.call(lambda: raise_it(), call_repr="demo()")

@@ -129,6 +129,97 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         r"dropout is not applied in training",
         "`self.dropout.p > 1` never applies dropout; the message says it is not applied",
     ),
+    ("center_rows", "bool: True -> False"): (
+        "named",
+        r"Keep the reduced axis as a size-1 axis",
+        "keepdims=False drops the reduced axis; the message says to keep it (keepdims)",
+    ),
+    ("build_vocab", "unary: -x -> x"): (
+        "named",
+        r"sort by descending count",
+        "key (count, token) sorts by ascending count; both candidates say: descending count",
+    ),
+    ("EncoderLayer", "number: 0 -> 1"): (
+        "named",
+        r"the residual adds \[0\], not \[1\]",
+        "self_attn(...)[1] adds the attention weights to the stream; the message says so",
+    ),
+    ("DecoderLayer", "number: 0 -> 1"): (
+        "named",
+        r"the residual adds \[0\], not \[1\]",
+        "self_attn(...)[1] / cross_attn(...)[1] adds the weights; the message says so",
+    ),
+    ("EncoderLayer", "drop: a ± b -> a"): (
+        "named",
+        r"`self\.feed_forward` is never called during forward",
+        "`return x + dropout(feed_forward(norm2(x)))` became `return x`: the feed-forward is "
+        "never called, as the message says",
+    ),
+    ("DecoderBlock", "drop: a ± b -> a"): (
+        "named",
+        r"`self\.(attn|feed_forward)` is never called during forward",
+        "`h = x + attn(norm1(x))` became `h = x` (or the feed-forward's line likewise): that "
+        "sub-layer is never called, as the message says",
+    ),
+    ("count_parameters", "number: 2 -> 3"): (
+        "named",
+        r"difference is exactly one attention per layer",
+        "3 * attention per decoder layer; the message says one attention too many per layer",
+    ),
+    ("count_parameters", "drop: a ± b -> a"): (
+        "named",
+        r"difference is exactly one feed-forward per layer",
+        "the decoder layer lost its feed-forward term; the message says one feed-forward fewer",
+    ),
+    ("make_batches", "number: 0 -> 1"): (
+        "named",
+        r"the first pair is missing\. The first batch starts at pair 0",
+        "range(1, ...) skips pair 0; the message says the batches must start at pair 0",
+    ),
+    ("noam_lr", "binop: Pow -> Mult"): (
+        "named",
+        r"your scale factor is -0\.5 \* d_model \*\* 1; the paper's is d_model \*\* -0\.5",
+        "d_model * -0.5 instead of d_model ** -0.5; the message shows both",
+    ),
+    ("noam_lr", "binop: Mult -> Div"): (
+        "named",
+        r"There is no warm-up.*should grow linearly, step \* warmup \*\* -1\.5",
+        "step / warmup ** -1.5 makes the warm-up term never the minimum; the message names "
+        "that term and its formula",
+    ),
+    ("beam_search", "drop: a ± b -> a"): (
+        "named",
+        r"The length penalty is not applied",
+        "((5 + L) / 6) ** α became (5 / 6) ** α, a constant: the penalty no longer depends on "
+        "the length, i.e. is not applied; the first candidate says so (the second, also "
+        "consistent with these inputs, is listed as such)",
+    ),
+    ("next_token_batches", "drop: a ± b -> a"): (
+        "named",
+        r"every start s < num_tokens - block_size",
+        "starts drawn up to len(tokens); the message gives the bound on the start",
+    ),
+    ("next_token_batches", "binop: Sub -> Add"): (
+        "named",
+        r"every start s < num_tokens - block_size",
+        "starts drawn up to len(tokens) + block_size; the message gives the bound on the start",
+    ),
+    ("generate", "drop: a ± b -> a"): (
+        "named",
+        r"start never advances",
+        "start=length instead of length + step; the message says start never advances",
+    ),
+    ("generate", "number: 1 -> 2"): (
+        "named",
+        r"the model was not run on the token chosen at step \d+ before step \d+ recorded",
+        "step + 2 < max_new_tokens skips the last model call; the message says which call is "
+        "missing",
+    ),
+    ("grouped_query_attention", "binop: FloorDiv -> Div"): (
+        "named",
+        r"num_heads // num_kv_heads \(floor division, //\), not num_heads / num_kv_heads",
+        "q.shape[1] / k.shape[1] is a float; the message names the floor division",
+    ),
 }
 
 

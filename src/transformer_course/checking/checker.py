@@ -30,6 +30,29 @@ from transformer_course.checking.snapshots import same_as_snapshot, snapshot
 __all__ = ["Checker"]
 
 
+def _uniform_mask(got: Any, expected: Any) -> str:
+    """For a boolean mask that holds one value everywhere where the expected one does not:
+    that fact, first (a condition that never, or always, holds)."""
+    if not (hasattr(got, "dtype") and hasattr(expected, "dtype")):
+        return ""
+    got_np, exp_np = as_numpy(got), as_numpy(expected)
+    if got_np.dtype != np.bool_ or exp_np.dtype != np.bool_ or got_np.size < 2:
+        return ""
+    if exp_np.all() or not exp_np.any():
+        return ""
+    if not got_np.any():
+        return (
+            "Your mask is False everywhere: nothing may attend to anything. The condition "
+            "you built never holds; test it on one entry that should be True."
+        )
+    if got_np.all():
+        return (
+            "Your mask is True everywhere: nothing is masked. The condition you built always "
+            "holds; test it on one entry that should be False."
+        )
+    return ""
+
+
 class Checker:
     """Collects the checks for one exercise and reports on them.
 
@@ -303,7 +326,8 @@ class Checker:
         if len(both) == 1:
             self.fail(f"{what} returned {short(got)}, expected {short(expected)}. {both[0]}")
         hint = hint() if callable(hint) else hint
-        advice = " ".join(part for part in (first_difference(got, expected), hint) if part)
+        parts = (first_difference(got, expected), _uniform_mask(got, expected), hint)
+        advice = " ".join(part for part in parts if part)
         self.fail(f"{what} returned {short(got)}, expected {short(expected)}. {advice}".strip())
 
     @staticmethod
@@ -407,7 +431,9 @@ class Checker:
             bad = np.argwhere(~np.isfinite(got_np))[0]
             self.fail(
                 f"{what} contains NaN or inf (first at index {tuple(int(i) for i in bad)}) "
-                f"where the expected values are all finite. {hint}".strip()
+                f"where the expected values are all finite. NaN comes from the square root or "
+                f"log of a negative number, 0 / 0 or inf - inf; inf from a division by zero "
+                f"or the exp of a large number. {hint}".strip()
             )
         diff = np.abs(np.nan_to_num(got_np - exp_np, nan=np.inf))
         worst = np.unravel_index(int(np.argmax(diff)), diff.shape) if diff.ndim else ()

@@ -57,6 +57,29 @@ GENERIC_HINTS: dict[str, str] = {
         "masked_fill, ...): along the axis the error names, one is neither the same size nor "
         "1. Print both shapes on the line shown below."
     ),
+    "but got float": (
+        "A size in a shape is a float: `/` gives a float in Python 3 even when it divides "
+        "evenly (8 / 2 == 4.0), and shapes need ints. Compute sizes with // (or int(...)), "
+        "and check that the formula is the one you meant."
+    ),
+    "IndexError: list index out of range": (
+        "An index ran past the end of a list: a loop bound or an index is one too far "
+        "(range(len(x)) already stops at len(x) - 1; reading x[i + 1] needs i < len(x) - 1)."
+    ),
+    "could not broadcast input array from shape": (
+        "An assignment into a slice got a value of another shape: the slice on the left and "
+        "the value on the right must have the same shape (a[i:j] holds j - i entries; check "
+        "both bounds and the step)."
+    ),
+    "Dimension out of range": (
+        "An axis number does not exist for this tensor (dim=2 on a tensor with two axes, "
+        "say): count its axes (x.dim(), x.shape) and prefer negative axes for the last ones "
+        "(-1 is always the last)."
+    ),
+    "ZeroDivisionError": (
+        "A division by zero: a length, a count, a norm or a penalty that is 0 on this input "
+        "was used as a divisor."
+    ),
     "must have the same dtype": (
         "Two tensors of different dtypes met in one operation. Keep the dtype of the inputs: "
         "avoid .double()/.float() and new tensors created with a fixed dtype (pass "

@@ -124,11 +124,25 @@ _TUPLE_HINT = (
     "MultiHeadAttention (lesson 05) returns a pair, (output, weights): take the output, "
     "`self.self_attn(q, k, v, mask)[0]`."
 )
+_FOUR_AXES_HINT = (
+    "The stream x is (batch, len, d_model), three axes; it met a tensor with four. In a "
+    "layer that is the attention weights (batch, num_heads, len_q, len_k), taken where the "
+    "attention's output belongs (MultiHeadAttention returns (output, weights): the residual "
+    "adds [0], not [1]), or a mask added to the stream (masks go into the attention only)."
+)
 #: hints for errors a learner's layer or stack raises (on top of the generic ones)
 LAYER_HINTS = [
     (
         lambda exc: "tuple" in str(exc) and ("Tensor" in str(exc) or "'tuple'" in str(exc)),
         _TUPLE_HINT,
+    ),
+    (
+        lambda exc: (
+            isinstance(exc, RuntimeError)
+            and "must match the size of tensor" in str(exc)
+            and "non-singleton dimension 3" in str(exc)
+        ),
+        _FOUR_AXES_HINT,
     ),
     (
         "cannot assign 'list' as child module",

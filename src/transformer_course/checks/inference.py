@@ -906,6 +906,27 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
 
 
 # ======================================================================== tiled_attention
+_SCALED_BY_LENGTH = (
+    "The scores are divided by sqrt({n}), the square root of a length ({axis}), instead of "
+    "sqrt(d_k) = sqrt(q.shape[-1]): d_k is the last axis."
+)
+
+
+def _scaled_by_length(q, k, v, causal: bool) -> dict:
+    """The scores divided by the square root of a length (an axis mix-up): one candidate
+    when len_q == len_k, where the two cannot be told apart."""
+    lengths = {"len_q": ("q.shape[-2]", q.shape[-2]), "len_k": ("k.shape[-2]", k.shape[-2])}
+    if q.shape[-2] == k.shape[-2]:
+        lengths = {"len_q": ("q.shape[-2], equal to len_k here", q.shape[-2])}
+    return {
+        _SCALED_BY_LENGTH.format(n=name, axis=axis): _tiled_expected(
+            q, k, v, causal, scale=1 / math.sqrt(size)
+        )
+        for name, (axis, size) in lengths.items()
+        if size != q.shape[-1]
+    }
+
+
 def _tiled_expected(q, k, v, causal: bool, *, scale: float | None = None):
     len_q, len_k = q.shape[-2], k.shape[-2]
     mask = torch.ones(len_q, len_k, dtype=torch.bool).tril() if causal else None
@@ -1029,6 +1050,7 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     "The scores are divided by d_k instead of sqrt(d_k).": _tiled_expected(
                         q, k, v, causal, scale=1 / q.shape[-1]
                     ),
+                    **_scaled_by_length(q, k, v, causal),
                     "The causal mask ignores the keys' block offset or is missing: query i "
                     "may attend to key j exactly when j <= i, with j the key's position in the "
                     "whole sequence (start + its index in the block).": (
