@@ -215,6 +215,18 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         "step + 2 < max_new_tokens skips the last model call; the message says which call is "
         "missing",
     ),
+    ("sliding_window_mask", "drop: a ± b -> a"): (
+        "pointed",
+        r"Your mask is False everywhere",
+        "triu(diagonal=1) & the causal mask is empty; the message says the mask is False "
+        "everywhere (a fact, which the word rule reads as a cause) and gives the rule",
+    ),
+    ("sliding_window_mask", "binop: Sub -> Add"): (
+        "pointed",
+        r"Your mask is False everywhere",
+        "triu(diagonal=1 + window) & the causal mask is empty; the message says the mask is "
+        "False everywhere (a fact, which the word rule reads as a cause) and gives the rule",
+    ),
     ("grouped_query_attention", "binop: FloorDiv -> Div"): (
         "named",
         r"num_heads // num_kv_heads \(floor division, //\), not num_heads / num_kv_heads",

@@ -1144,6 +1144,11 @@ def _window_hint(got: torch.Tensor, size: int, window: int) -> str:
             f"{i}. Combine the window with lesson 06's look_ahead_mask using &. {rule}"
         )
     diagonal = ~got.diagonal()
+    if not got.any():  # said first by the check itself: no entry holds
+        return (
+            f"Each query sees itself and the window - 1 positions before it, so the diagonal "
+            f"at least is True. {rule}"
+        )
     if diagonal.any():
         i = int(diagonal.nonzero()[0])
         return (
