@@ -26,6 +26,8 @@ This ``__init__`` only re-exports; the logic lives in named modules:
 * :mod:`.checker` (:class:`Checker`), :mod:`.failure` (:class:`CheckFailure`, the
   learner's frames of a traceback), :mod:`.formatting` (:func:`short`, the one bounded
   formatter for learner values; dtype names), :mod:`.hints` (advice for known errors),
+  :mod:`.layouts` and :mod:`.relations` (a wrong value that is the reference's
+  re-arranged, negated, scaled or shifted; the first wrong entry),
   :mod:`.randomness` (private generators; the global streams saved and restored),
   :mod:`.snapshots` (arguments changed in place), :mod:`.tolerances`;
 * for the check modules: :mod:`.inputs` (deterministic tensors and token ids),
