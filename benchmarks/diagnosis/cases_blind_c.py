@@ -51,7 +51,10 @@ BLIND_C: list[Case] = [
             r"(start|beginning) of (the|each) row",
             r"pad(ding)? (goes |go )?(after|at the end)",
         ),
-        (r"longest", r"dtype"),
+        # `dtype(?!=)`: "dtype" as a stated cause, not the dtype=int64 of a printed array
+        # (the pattern as first written matched the repr; corrected after the run, the
+        # generalisation record keeps the batch's commit and its verdict)
+        (r"longest", r"dtype(?!=)"),
         (("batch[row, : len(seq)] = seq", "batch[row, max_len - len(seq) :] = seq"),),
     ),
     _c(
