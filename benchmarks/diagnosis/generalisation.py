@@ -38,6 +38,9 @@ class Batch:
     #: ids read after the run and found not to be mistakes under the lesson's own text,
     #: each with the reason; left out of the figures (and listed in README)
     excluded: tuple[tuple[str, str], ...] = ()
+    #: a batch of mechanical mistakes instead of written cases: the mutants numbered
+    #: (first, last) of every exercise, as the commit's runner draws and judges them
+    mutants: tuple[int, int] | None = None
 
 
 BATCHES = (
@@ -96,6 +99,16 @@ import json, sys
 import torch
 torch.set_num_threads(1)
 from benchmarks.diagnosis.cases import CASES
+if sys.argv[1].startswith("MUTANTS "):
+    from benchmarks.diagnosis.run import mutant_results
+    first, last = json.loads(sys.argv[1].split(" ", 1)[1])
+    out = {
+        r["id"]: {"lesson": r["lesson"], "verdict": r["verdict"]}
+        for r in mutant_results(numbers=(first, last))
+        if r["verdict"] != "accepted"
+    }
+    print("RESULTS " + json.dumps(out))
+    raise SystemExit
 wanted = None if sys.argv[1] == "-" else set(json.loads(sys.argv[1]))
 if wanted is None:
     print("IDS " + json.dumps([c.id for c in CASES if getattr(c, "heldout", False)]))
@@ -145,8 +158,12 @@ def batch_ids(batch: Batch) -> list[str]:
 
 def run_batch(batch: Batch) -> dict:
     left_out = {case_id for case_id, _ in batch.excluded}
-    ids = [case_id for case_id in batch_ids(batch) if case_id not in left_out]
-    _, results = _in_tree(batch.commit, json.dumps(ids))
+    if batch.mutants is not None:
+        _, results = _in_tree(batch.commit, "MUTANTS " + json.dumps(list(batch.mutants)))
+        results = {key: value for key, value in results.items() if key not in left_out}
+    else:
+        ids = [case_id for case_id in batch_ids(batch) if case_id not in left_out]
+        _, results = _in_tree(batch.commit, json.dumps(ids))
     lessons: dict[str, Counter] = {}
     for record in results.values():
         lessons.setdefault(record["lesson"], Counter())[record["verdict"]] += 1
