@@ -323,6 +323,22 @@ def train_same_id_for_every_merge(text, num_merges):
     return merges
 
 
+def _train_merging_with(merged_with):
+    def train(text, num_merges):
+        """Merges with ``merged_with(i)`` but records 256 + i."""
+        ids, merges = list(text.encode("utf-8")), {}
+        for i in range(num_merges):
+            counts = ref.get_pair_counts(ids)
+            if not counts:
+                break
+            best = max(counts, key=counts.get)
+            ids = ref.merge_pair(ids, best, merged_with(i))
+            merges[best] = 256 + i
+        return merges
+
+    return train
+
+
 def train_counts_once(text, num_merges):
     ids = list(text.encode("utf-8"))
     counts = ref.get_pair_counts(ids)
@@ -576,6 +592,19 @@ MISTAKES = [
     Mistake(checks.check_train_bpe, train_ids_from_257, r"start at 257, one too high"),
     Mistake(checks.check_train_bpe, train_same_id_for_every_merge, r"Every merge got the same id"),
     Mistake(checks.check_train_bpe, train_counts_once, "counted once, on the original bytes"),
+    Mistake(
+        checks.check_train_bpe,
+        _train_merging_with(lambda i: 256),
+        # hidden: a pair met again after its id was reused overwrites its entry, so the
+        # recorded ids skip a number, which the message says first
+        r"merged with the id 256 every time \(\[256, 256, 256.*while it recorded \[256, 257"
+        r"|the new ids of train_bpe.*The i-th merge \(counting from 0\) gets id 256 \+ i",
+    ),
+    Mistake(
+        checks.check_train_bpe,
+        _train_merging_with(lambda i: 256 - i),
+        r"merged with the id 256 - i \(\[256, 255, 254.*while it recorded \[256, 257",
+    ),
     Mistake(checks.check_train_bpe, train_on_characters, "UTF-8 bytes of the text"),
     Mistake(checks.check_train_bpe, train_never_stops, r"empty sequence[\s\S]*stop early"),
     Mistake(checks.check_train_bpe, train_merges_newest_first, "in the order they were learned"),

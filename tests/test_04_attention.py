@@ -438,6 +438,11 @@ def a_by_d_k(q, k, v, mask=None):
     return w @ v, w
 
 
+def a_times_sqrt_d_k(q, k, v, mask=None):
+    w = _fill_and_softmax(_scaled(q, k, 1 / q.shape[-1] ** 0.5), mask)
+    return w @ v, w
+
+
 def a_by_len_k(q, k, v, mask=None):
     w = _fill_and_softmax(_scaled(q, k, k.shape[-2]), mask)
     return w @ v, w
@@ -654,6 +659,7 @@ MASK_AFTER = r"mask was applied after the softmax"
 SDPA_MISTAKES = [
     Mistake(SDPA, a_no_scaling, r"with no scaling.*√d_k"),
     Mistake(SDPA, a_by_d_k, r"divided by d_k = \d+ instead of by √d_k"),
+    Mistake(SDPA, a_times_sqrt_d_k, r"multiplied by √d_k = √\d+ instead of divided by it"),
     Mistake(SDPA, a_by_len_k, r"divided by len_k = \d+, the number of keys.*not the number of words"),
     Mistake(SDPA, a_by_sqrt_len_k, r"divided by √len_k"),
     Mistake(SDPA, a_by_sqrt_d_v, r"divided by √d_v"),

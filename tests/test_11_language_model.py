@@ -140,6 +140,14 @@ class NormSumAndEpsOutside(ref.RMSNorm):
         return x / (x.norm(dim=-1, keepdim=True) + self.eps) * self.weight
 
 
+class NormWithoutKeepdim(ref.RMSNorm):
+    """The mean square without keepdim=True: a size clash (or a silent broadcast when
+    len == d_model, which the inputs avoid)."""
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1) + self.eps) * self.weight
+
+
 class NormNoSquareRoot(ref.RMSNorm):
     """Divides by the mean square, the root forgotten."""
 
@@ -839,6 +847,7 @@ MISTAKES = [
     Mistake(
         check_RMSNorm, NormNoSquareRoot, r"mean of the squares itself, without its square root"
     ),
+    Mistake(check_RMSNorm, NormWithoutKeepdim, r"(?s)must match.*without keepdim=True"),
     Mistake(check_RMSNorm, NormNoGain, r"cut off from the module.s parameters"),
     Mistake(check_RMSNorm, NormDefaultEps, r"default eps is not 1e-5"),
     Mistake(check_RMSNorm, NormTorch, r"(?s)calls torch\.nn\.RMSNorm.*grader scores it 0"),

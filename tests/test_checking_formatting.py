@@ -287,6 +287,7 @@ def test_candidates_are_each_said_once():
         (lambda e: 4 * e, r"times one constant, 4 \(= 4\), at every"),
         (lambda e: e * 1.2345, r"times one constant, 1\.2345, at every"),
         (lambda e: e + 0.25, r"plus one constant, 0\.25, at every entry"),
+        (lambda e: 0 * e, r"Your values are all 0 where the reference's are not"),
     ],
 )
 def test_expect_close_names_a_sign_a_constant_factor_or_a_constant_term(transform, message):
@@ -352,3 +353,27 @@ def test_common_errors_raised_by_a_learners_code_come_with_advice(raise_it, hint
     with pytest.raises(CheckFailure, match=r"(?s)raised \w+Error: .*" + hint):
         with Checker("demo") as c:
             c.call(lambda: raise_it(), call_repr="demo()")
+
+
+def test_a_slice_bound_that_is_a_float_gets_advice():
+    from transformer_course.checking import Checker
+
+    with pytest.raises(CheckFailure, match=r"(?s)slice indices.*A slice bound is a float"):
+        with Checker("demo") as c:
+            c.call(lambda: [1, 2, 3][: 4 / 2], call_repr="demo()")
+
+
+def test_expect_equal_names_the_relation_of_two_dicts_of_counts():
+    from transformer_course.checking import Checker
+
+    expected = {"a": 3, "b": 1, "c": 2}
+    for got, said in (
+        ({"a": 0, "b": 0, "c": 0}, r"all 0 where the reference's are not"),
+        ({"a": -3, "b": -1, "c": -2}, r"opposite sign at every entry"),
+        ({"a": 6, "b": 2, "c": 4}, r"times one constant, 2 \(= 2\)"),
+    ):
+        with pytest.raises(CheckFailure, match=said), Checker("demo") as c:
+            c.expect_equal(got, expected, "demo()")
+    with pytest.raises(CheckFailure) as failure, Checker("demo") as c:
+        c.expect_equal({"a": 3, "b": 1, "c": 5}, expected, "demo()")
+    assert "Your values" not in failure.value.message

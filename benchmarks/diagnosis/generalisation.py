@@ -91,6 +91,14 @@ BATCHES = (
         "c4cec53",
         "by a new helper that had read no check module and no message",
     ),
+    Batch(
+        "mechanical, mutants 4-6 of every exercise",
+        "fcd53ed",
+        "by the mutator (the same operators and seed as the main table's mutants 1-3, the "
+        "next three of each exercise's draw), judged by the word rule before any fix made "
+        "after reading them",
+        mutants=(4, 6),
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.

@@ -30,6 +30,25 @@ from transformer_course.checking.snapshots import same_as_snapshot, snapshot
 __all__ = ["Checker"]
 
 
+def _value_relation(got: Any, expected: Any) -> str:
+    """For two dicts with the same keys and numbers as values (counts, say): the relation
+    between their values (all 0, negated, scaled, shifted), or ""."""
+    if not (isinstance(got, dict) and isinstance(expected, dict)) or set(got) != set(expected):
+        return ""
+    keys = list(expected)
+    numbers = (int, float, np.integer, np.floating)
+    values = [got[key] for key in keys] + [expected[key] for key in keys]
+    if not all(isinstance(v, numbers) and not isinstance(v, bool) for v in values):
+        return ""
+    relation = match_relation(
+        np.array([got[key] for key in keys], dtype=np.float64),
+        np.array([expected[key] for key in keys], dtype=np.float64),
+        rtol=0.0,
+        atol=0.0,
+    )
+    return "" if relation is None else relation.message
+
+
 def _uniform_mask(got: Any, expected: Any) -> str:
     """For a boolean mask that holds one value everywhere where the expected one does not:
     that fact, first (a condition that never, or always, holds)."""
@@ -326,7 +345,8 @@ class Checker:
         if len(both) == 1:
             self.fail(f"{what} returned {short(got)}, expected {short(expected)}. {both[0]}")
         hint = hint() if callable(hint) else hint
-        parts = (first_difference(got, expected), _uniform_mask(got, expected), hint)
+        relation = _value_relation(got, expected)
+        parts = (first_difference(got, expected), _uniform_mask(got, expected), relation, hint)
         advice = " ".join(part for part in parts if part)
         self.fail(f"{what} returned {short(got)}, expected {short(expected)}. {advice}".strip())
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 
-__all__ = ["GENERIC_HINTS", "Hint", "matching_hints", "shape_mismatch_hint"]
+__all__ = [
+    "GENERIC_HINTS",
+    "Hint",
+    "dropped_axis_hint",
+    "matching_hints",
+    "shape_mismatch_hint",
+]
 
 
 #: Hints added to the message when the learner's code raises an error whose text
@@ -61,6 +67,11 @@ GENERIC_HINTS: dict[str, str] = {
         "A size in a shape is a float: `/` gives a float in Python 3 even when it divides "
         "evenly (8 / 2 == 4.0), and shapes need ints. Compute sizes with // (or int(...)), "
         "and check that the formula is the one you meant."
+    ),
+    "slice indices must be integers": (
+        "A slice bound is a float: `/` gives a float in Python 3 even when it divides evenly "
+        "(8 / 2 == 4.0). Slice bounds and sizes need ints: compute them with // (or "
+        "int(...))."
     ),
     "IndexError: list index out of range": (
         "An index ran past the end of a list: a loop bound or an index is one too far "
@@ -119,6 +130,37 @@ def shape_mismatch_hint(axes: Sequence[str], layout: str) -> Hint:
     def when(exc: BaseException) -> bool:
         return isinstance(exc, RuntimeError) and bool(_AXIS.search(str(exc)))
 
+    return when, text
+
+
+_SIZES = re.compile(
+    r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
+    r"non-singleton dimension (\d+)"
+)
+
+
+def dropped_axis_hint(shape: Sequence[int]) -> Hint:
+    """A hint for a statistic taken over the last axis without ``keepdim=True``, met in a
+    tensor of ``shape``: the reduced (..., len) lines its len up with the features axis, so
+    PyTorch reports the feature size against len at the last dimension. Said only when
+    the error's sizes and dimension are exactly those."""
+    features, rows, last = shape[-1], shape[-2], len(shape) - 1
+
+    def when(exc: BaseException) -> bool:
+        found = _SIZES.search(str(exc))
+        return (
+            bool(found)
+            and {int(found.group(1)), int(found.group(2))} == {features, rows}
+            and int(found.group(3)) == last
+            and features != rows
+        )
+
+    text = (
+        f"A statistic taken over the last axis without keepdim=True has one axis fewer: its "
+        f"(..., {rows}) lines up with the {features} features, not with the tokens. Keep the "
+        "reduced axis, .mean(-1, keepdim=True), so that each token is scaled by its own "
+        "statistic."
+    )
     return when, text
 
 

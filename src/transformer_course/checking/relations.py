@@ -1,6 +1,6 @@
 """Simple relations between a wrong value and the reference's, tried when no known mistake
-and no layout explains it: the same numbers with the opposite sign, the same numbers times
-one constant, or plus one constant.
+and no layout explains it: all zeros, the same numbers with the opposite sign, the same
+numbers times one constant, or plus one constant.
 
 Each is a fact about the learner's output on the inputs the check ran, and is stated as
 such, with the kind of step that produces it (a flipped sign, a scale factor, a constant
@@ -24,7 +24,8 @@ __all__ = ["Relation", "first_wrong", "match_relation"]
 
 @dataclass(frozen=True)
 class Relation:
-    """``kind``: "negated", "scaled" or "offset"; ``message``: what the learner reads."""
+    """``kind``: "zero", "negated", "scaled" or "offset"; ``message``: what the learner
+    reads."""
 
     kind: str
     message: str
@@ -55,6 +56,13 @@ def match_relation(
     spread = float(np.abs(expected).max())
     if spread <= 100 * tol["atol"]:
         return None
+    if not np.any(got):
+        return Relation(
+            "zero",
+            "Your values are all 0 where the reference's are not: nothing is ever added or "
+            "written to them (an assignment where an addition belongs, or a result never "
+            "stored).",
+        )
     if np.allclose(got, -expected, **tol):
         return Relation(
             "negated",

@@ -730,6 +730,11 @@ def _sdpa_mistakes(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
             f"{root:.4g}: take the square root (math.sqrt(d_k)).",
         ),
         (
+            1.0 / root,
+            f"Your weights match scores multiplied by √d_k = √{d_k} instead of divided by it: "
+            "the scale shrinks the scores, q @ k.transpose(-2, -1) / math.sqrt(d_k).",
+        ),
+        (
             float(len_k),
             f"Your weights match scores divided by len_k = {len_k}, the number of keys. The "
             "paper divides by √d_k, where d_k is the width of each query/key vector "

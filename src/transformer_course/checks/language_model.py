@@ -35,6 +35,7 @@ import torch
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.generators import seeded_generator
+from transformer_course.checking.hints import dropped_axis_hint
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.layer_mistakes import (
     add_new,
@@ -309,7 +310,12 @@ def check_RMSNorm(cls, *, hidden: bool = False) -> None:
             )
             if case.quiet_token:
                 x[(0,) * (len(case.shape) - 1)] = randn((d_model,), case.seed + 2, scale=3e-3)
-            got = c.call(module, x, call_repr=f"{built}(x {tuple(x.shape)})")
+            got = c.call(
+                module,
+                x,
+                call_repr=f"{built}(x {tuple(x.shape)})",
+                hints=[dropped_axis_hint(x.shape)],
+            )
             what = f"{built}(x {tuple(x.shape)})"
             expect_tensor_result(c, got, tuple(x.shape), what)
             eps = 1e-5 if case.eps is None else case.eps

@@ -751,6 +751,44 @@ def _counted_once(ids: list[int], num_merges: int) -> dict[tuple[int, int], int]
     return merges
 
 
+#: ids a loop may merge with instead of the ids it records, 256 + i (i counts merges)
+_MERGED_WITH = {
+    "256 every time": lambda i: 256,
+    "256 - i": lambda i: 256 - i,
+    "255 + i": lambda i: 255 + i,
+    "257 + i": lambda i: 257 + i,
+}
+
+
+def _ids_merged_with(text: str, merges: dict[tuple[int, int], int]) -> str:
+    """When the learner's pairs follow the rule exactly if the ids were merged with another
+    id than the one recorded (merge_pair(ids, pair, 256) but merges[pair] = 256 + i, say):
+    that, said only when exactly one such id scheme explains every pair; "" otherwise."""
+    ordered = sorted(merges.items(), key=lambda item: item[1])
+    recorded = [new_id for _, new_id in ordered]
+    found = []
+    for name, merged_with in _MERGED_WITH.items():
+        used = [merged_with(i) for i in range(len(ordered))]
+        if used == recorded:
+            continue
+        ids = list(text.encode("utf-8"))
+        for i, (pair, _) in enumerate(ordered):
+            counts = ref.get_pair_counts(ids)
+            if not counts or pair != max(counts, key=counts.get):
+                break
+            ids = ref.merge_pair(ids, pair, used[i])
+        else:
+            found.append((name, used))
+    if len(found) != 1:
+        return ""
+    name, used = found[0]
+    return (
+        f"Your pairs are exactly the rule's if your loop merged with the id {name} "
+        f"({used}) while it recorded {recorded}: merge_pair and the dict must use the same "
+        "new id, 256 + i."
+    )
+
+
 def _replay_merges(text: str, merges: dict[tuple[int, int], int]) -> str:
     """Replay the learner's merges (in the order of their new ids) on the text's bytes and
     name the first decision that differs from the rule (the most frequent pair of the
@@ -798,6 +836,9 @@ def _replay_merges(text: str, merges: dict[tuple[int, int], int]) -> str:
                     + "."
                 )
             if mine == 0:
+                used = _ids_merged_with(text, merges)
+                if used:
+                    return f"{said} {used}"
                 unknown = sorted({t for t in pair if t >= 256 and t not in merges_made})
                 if unknown:
                     return (
