@@ -268,6 +268,21 @@ def _softmax_no_max(x, block_size):
     return torch.exp(x) / total[..., None]
 
 
+def _softmax_state_one_axis_short(x, block_size):
+    """The running sum made with x.shape[:-2]: broadcasting hides it whenever the leading
+    axes happen to broadcast, so the hidden inputs include ones that do not."""
+    running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-2], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new_max = torch.maximum(running_max, block.amax(dim=-1))
+        total = total * torch.exp(running_max - new_max) + torch.exp(
+            block - new_max[..., None]
+        ).sum(dim=-1)
+        running_max = new_max
+    return torch.exp(x - running_max[..., None]) / total[..., None]
+
+
 def _softmax_max_from_zero(x, block_size):
     return online_softmax_f(x, block_size, start=0.0)
 
@@ -462,6 +477,11 @@ MISTAKES = [
         r"No maximum is subtracted.*running maximum",
     ),
     Mistake(check_online_softmax, _named("s", _softmax_max_from_zero), r"starts at 0 instead of"),
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_state_one_axis_short),
+        r"raised RuntimeError: The size of tensor a \(\d\) must match",
+    ),
     Mistake(check_online_softmax, _named("s", _softmax_block_max), r"each block's own"),
     Mistake(
         check_tiled_attention,

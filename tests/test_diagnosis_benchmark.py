@@ -16,7 +16,16 @@ sys.path.insert(0, str(REPO))
 
 from benchmarks.diagnosis import generalisation, readme
 from benchmarks.diagnosis.cases import CASES
-from benchmarks.diagnosis.run import RECORDS, case_source, markdown, run_case, table
+from benchmarks.diagnosis.run import (
+    HELD_OUT_MUTANT_ORIGIN,
+    HELD_OUT_MUTANTS,
+    RECORDS,
+    case_source,
+    markdown,
+    mutant_results,
+    run_case,
+    table,
+)
 from transformer_course import registry
 
 RECORDED = json.loads(RECORDS.read_text())
@@ -83,6 +92,19 @@ def test_the_records_are_the_runners_current_output(case):
     recorded = BY_ID[case.id]
     for key in ("visible", "hidden", "verdict", "message"):
         assert now[key] == recorded[key], (case.id, key, now[key], recorded[key])
+
+
+def test_the_mutants_are_the_runners_current_output():
+    """Lesson 09's mutants, 1-3 and the held-out 4-6, re-run: same ids, verdicts and first
+    messages as recorded (the held-out ones under their own table)."""
+    for numbers, origin in (((1, 3), "mutant"), (HELD_OUT_MUTANTS, HELD_OUT_MUTANT_ORIGIN)):
+        now = mutant_results({"09_transformer"}, numbers, origin)
+        assert now, numbers
+        for result in now:
+            recorded = BY_ID[result["id"]]
+            assert recorded["origin"] == origin
+            for key in ("verdict", "message"):
+                assert result[key] == recorded[key], (result["id"], key)
 
 
 def test_every_lesson_has_cases_and_every_case_is_well_formed():

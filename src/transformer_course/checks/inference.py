@@ -818,7 +818,7 @@ def _softmax_cases(hidden: bool):
         (torch.arange(12.0).reshape(2, 6) * 200.0, 5),
         # after large values, which tell a missing maximum apart from these two:
         (randn((3, 7), 2304, scale=2.0) - 700.0, 3),
-        (_falling(randn((2, 2, 9), 2305), 3), 3),
+        (_falling(randn((3, 2, 9), 2305), 3), 3),  # leading axes that do not broadcast
     ]
 
 
