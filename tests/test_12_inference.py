@@ -62,6 +62,17 @@ class OffByOne(ref.KVCache):
         return self.keys[:, :, : self.length], self.values[:, :, : self.length]
 
 
+class WritesAtZero(ref.KVCache):
+    """Writes every chunk at positions 0 .. n - 1 while the length advances."""
+
+    def forward(self, k_new, v_new):
+        n = k_new.shape[-2]
+        self.keys[:, :, :n] = k_new
+        self.values[:, :, :n] = v_new
+        self.length += n
+        return self.keys[:, :, : self.length], self.values[:, :, : self.length]
+
+
 class SharedAcrossBatch(ref.KVCache):
     def forward(self, k_new, v_new):
         return super().forward(k_new[:1].expand_as(k_new), v_new[:1].expand_as(v_new))
@@ -391,6 +402,11 @@ MISTAKES = [
     Mistake(check_KVCache, ReturnsOld, r"\*before\* this call"),
     Mistake(check_KVCache, OffByOne, r"holds zeros.*off by one"),
     Mistake(check_KVCache, SharedAcrossBatch, r"shared across the batch"),
+    Mistake(
+        check_KVCache,
+        WritesAtZero,
+        r"new position\(s\) were written at \[0, \d+\), over the first positions",
+    ),
     Mistake(check_KVCache, Swapped, r"Keys and values are swapped"),
     Mistake(check_KVCache, NeverFull, r"did not raise an error"),
     Mistake(check_KVCache, ClassLevelStore, r"(?s)second KVCache.*own buffers"),
@@ -477,6 +493,11 @@ MISTAKES = [
         r"No maximum is subtracted.*running maximum",
     ),
     Mistake(check_online_softmax, _named("s", _softmax_max_from_zero), r"starts at 0 instead of"),
+    Mistake(
+        check_online_softmax,
+        _named("s", lambda x, b: online_softmax_f(x, b, final="last_block")),
+        r"normalise with the last block's own maximum, not the running maximum",
+    ),
     Mistake(
         check_online_softmax,
         _named("s", _softmax_state_one_axis_short),

@@ -105,7 +105,17 @@ _ONLY_NEW = (
 )
 
 
-def _explain_cache(got_k, got_v, expected_k, expected_v, batch: int) -> str:
+def _written_at(got_k, k_new, length: int) -> int | None:
+    """The first position at which the keys returned hold k_new's n rows, when that is not
+    ``length`` (where they belong); None when they are nowhere or where they belong."""
+    n, stored = k_new.shape[-2], got_k.shape[-2]
+    for start in range(0, stored - n + 1):
+        if start != length and torch.equal(got_k[:, :, start : start + n], k_new):
+            return start
+    return None
+
+
+def _explain_cache(got_k, got_v, expected_k, expected_v, batch: int, k_new=None, length=0) -> str:
     """Why the keys differ, in terms of a cache's classic mistakes ("" when none fits):
     named before any re-arrangement of the values is (a write one position too far is
     also a shift, but the zeros left behind say where it went wrong)."""
@@ -113,6 +123,20 @@ def _explain_cache(got_k, got_v, expected_k, expected_v, batch: int) -> str:
         got_v.double(), expected_k.double()
     ):
         return "Keys and values are swapped."
+    if k_new is not None and length > 0:
+        start = _written_at(got_k, k_new, length)
+        if start is not None:
+            n = k_new.shape[-2]
+            where = (
+                "over the first positions, as if nothing were stored yet"
+                if start == 0
+                else f"{start - length:+d} from where they belong"
+            )
+            return (
+                f"The {n} new position(s) were written at [{start}, {start + n}), {where}: "
+                f"{length} positions were already stored, so they go to [{length}, "
+                f"{length + n}) (self.length, the number stored so far, is the write position)."
+            )
     zero_rows = (got_k == 0).all(dim=-1).all(dim=1).any(dim=0)  # (length,)
     if bool(zero_rows.any()) and not bool((expected_k == 0).all(dim=-1).all(dim=1).any()):
         p = int(zero_rows.nonzero()[0])
@@ -236,8 +260,8 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                         expected,
                         f"{call}: {what}",
                         **tolerance(tensor.dtype, dtype),
-                        explain=lambda gk=got_k, gv=got_v, ek=expected_k, ev=expected_v, b=batch: (
-                            _explain_cache(gk, gv, ek, ev, b)
+                        explain=lambda gk=got_k, gv=got_v, ek=expected_k, ev=expected_v, b=batch, kn=k_new, at=length: (
+                            _explain_cache(gk, gv, ek, ev, b, kn, at)
                         ),
                         hint=_CACHE_RULE,
                     )
@@ -871,6 +895,13 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                         else None
                     ),
                     _MAX_FROM_ZERO: online_softmax_f(x, block_size, start=0.0),
+                    "At the end you normalise with the last block's own maximum, not the "
+                    "running maximum: the sum was kept against the running maximum m, so the "
+                    "result is exp(x - m) / sum with that same m.": (
+                        online_softmax_f(x, block_size, final="last_block")
+                        if several_blocks
+                        else None
+                    ),
                     _BLOCK_OWN_MAX: (
                         online_softmax_f(x, block_size, running=False) if several_blocks else None
                     ),

@@ -22,12 +22,14 @@ def online_softmax_f(
     running: bool = True,
     update: bool = True,
     skip_last: bool = False,
+    final: str = "running",
 ) -> torch.Tensor:
     """The online softmax of x (..., n) over its last axis, one block of ``block_size``
     at a time, in x's dtype: right with the defaults; the knobs are classic mistakes:
     ``rescale`` "none" or "inverted", the running maximum ``start``ing at 0 instead of
     -inf, and (``running`` False) a maximum that is each block's own instead of the
-    largest value seen so far."""
+    largest value seen so far; ``final`` "last_block": the end's exp(x - m) / sum taken
+    with the last block's own maximum instead of the running one."""
     m = torch.full(x.shape[:-1], start, dtype=x.dtype)
     total = torch.zeros(x.shape[:-1], dtype=x.dtype)
     n = x.shape[-1]
@@ -45,6 +47,9 @@ def online_softmax_f(
         total = total * factor + torch.exp(block - new[..., None]).sum(dim=-1)
         if update:
             m = new
+        last = block.amax(dim=-1)
+    if final == "last_block":
+        m = last
     return torch.exp(x - m[..., None]) / total[..., None]
 
 
