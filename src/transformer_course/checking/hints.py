@@ -77,6 +77,11 @@ GENERIC_HINTS: dict[str, str] = {
         "An index ran past the end of a list: a loop bound or an index is one too far "
         "(range(len(x)) already stops at len(x) - 1; reading x[i + 1] needs i < len(x) - 1)."
     ),
+    "IndexError: tuple index out of range": (
+        "An index ran past the end of a tuple: a shape has as many entries as the tensor has "
+        "axes (x.shape[-1] is always the last), and a (key, value) pair from .items() has "
+        "only [0] and [1]."
+    ),
     "could not broadcast input array from shape": (
         "An assignment into a slice got a value of another shape: the slice on the left and "
         "the value on the right must have the same shape (a[i:j] holds j - i entries; check "
