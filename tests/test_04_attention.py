@@ -493,6 +493,14 @@ def a_mask_ignored(q, k, v, mask=None):
     return w @ v, w
 
 
+def a_masked_fill_discarded(q, k, v, mask=None):
+    scores = _scaled(q, k, _root(q))
+    if mask is not None:
+        scores.masked_fill(~mask, NEG_INF)  # not in place: the result is dropped
+    w = torch.softmax(scores, dim=-1)
+    return w @ v, w
+
+
 def a_polarity_inverted(q, k, v, mask=None):
     scores = _scaled(q, k, _root(q))
     if mask is not None:
@@ -663,6 +671,7 @@ SDPA_MISTAKES = [
     Mistake(SDPA, a_mask_after_softmax_fill, MASK_AFTER),
     Mistake(SDPA, a_mask_after_softmax_multiply, MASK_AFTER),
     Mistake(SDPA, a_mask_ignored, r"attention with no mask at all"),
+    Mistake(SDPA, a_masked_fill_discarded, r"masked_fill\(\.\.\.\) returns a new tensor.*assign"),
     Mistake(SDPA, a_polarity_inverted, INVERTED),
     Mistake(SDPA, a_polarity_inverted_zeroed, INVERTED),
     Mistake(SDPA, a_polarity_inverted_finite, INVERTED),

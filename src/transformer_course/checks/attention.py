@@ -620,8 +620,11 @@ _SDPA_BOOL_ADDED = (
 )
 _SDPA_MASK_IGNORED = (
     "Your weights match attention with no mask at all: keys where the mask is False still "
-    "get weight. Set their scaled scores to -inf (or a large negative number) before the "
-    "softmax."
+    "get weight, so the mask never reached the scores. Either it is not used, or its result "
+    "was thrown away: scores.masked_fill(...) returns a new tensor and leaves scores as they "
+    "were, so assign it (scores = scores.masked_fill(~mask, float('-inf'))) or use the "
+    "in-place masked_fill_. The blocked keys' scaled scores must be -inf (or a large "
+    "negative number) before the softmax."
 )
 _SDPA_MASK_AFTER = (
     "Your weights look like the mask was applied after the softmax: masked keys get 0, but "
