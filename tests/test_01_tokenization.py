@@ -273,6 +273,18 @@ def merge_double(ids, pair, new_id):
     return out
 
 
+def merge_slice_against_tuple(ids, pair, new_id):
+    out, i = [], 0
+    while i < len(ids):
+        if ids[i : i + 2] == pair:  # a list never equals a tuple: nothing merges
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
 def merge_in_place(ids, pair, new_id):
     merged = ref.merge_pair(ids, pair, new_id)
     ids[:] = merged
@@ -588,6 +600,7 @@ MISTAKES = [
     ),
     Mistake(checks.check_train_bpe, train_for_a_vocab_size, r"num_merges - 256 merges.*vocab_size"),
     Mistake(checks.check_merge_pair, merge_first_occurrence_only, "Only the first occurrence"),
+    Mistake(checks.check_merge_pair, merge_slice_against_tuple, r"Nothing was merged.*tuple"),
     Mistake(checks.check_build_vocab, vocab_ties_reverse_alphabetical, "reverse alphabetical"),
     Mistake(checks.check_tokenize, tokenize_keeps_separators, r"spaces came back as tokens"),
     Mistake(checks.check_bpe_encode, encode_no_merges, "earliest-learned merge"),

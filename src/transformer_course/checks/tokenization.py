@@ -686,6 +686,12 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                     "Only the first occurrence of the pair was replaced: after a merge, keep "
                     "scanning (from the id after the pair) and replace every later, "
                     "non-overlapping occurrence too.": _merge_first_only(ids, pair, new_id),
+                    "Nothing was merged: you returned the ids unchanged although the pair "
+                    "occurs in them, so your test for the pair is never true. A list slice "
+                    "never equals the tuple pair (ids[i:i + 2] == pair compares [a, b] with "
+                    "(a, b), always False): compare (ids[i], ids[i + 1]) == pair, or "
+                    "tuple(ids[i:i + 2]) == pair. (Or the input list was returned instead of "
+                    "the new one.)": list(ids),
                 },
             )
 
