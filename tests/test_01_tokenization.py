@@ -285,6 +285,13 @@ def merge_slice_against_tuple(ids, pair, new_id):
     return out
 
 
+def bpe_decode_parts_as_bytes(ids, merges):
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = bytes([a, b])  # wrong when a or b is itself a merge
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
+
+
 def merge_in_place(ids, pair, new_id):
     merged = ref.merge_pair(ids, pair, new_id)
     ids[:] = merged
@@ -620,6 +627,7 @@ MISTAKES = [
         r"UnicodeDecodeError[\s\S]*Decode the joined bytes once",
     ),
     Mistake(checks.check_bpe_decode, decode_with_chr, r"chr\(byte\)"),
+    Mistake(checks.check_bpe_decode, bpe_decode_parts_as_bytes, r"256 or more.*bytes\(\[a, b\]\)"),
 ]
 
 

@@ -1148,6 +1148,15 @@ _DECODE_ONCE_HINT = (
 )
 
 
+_DECODE_ID_AS_BYTE_HINT = (
+    "An id of 256 or more was turned into a single byte: ids from 256 up are merges, each "
+    "standing for several bytes. Either a merge's table entry was built from its two ids "
+    "(bytes([a, b])), although a and b may themselves be merges, or the ids were read as "
+    "bytes directly (bytes(ids)). Expand through the table: table[new_id] = table[a] + "
+    "table[b], in learned order, then join table[i] for every id."
+)
+
+
 def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
     """Check ``bpe_decode(ids, merges)`` on ids that ``bpe_encode`` produced (valid UTF-8,
     so strict decoding and errors="replace" both pass)."""
@@ -1166,7 +1175,10 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                 bpe_decode,
                 list(ids),
                 dict(merges),
-                hints={"can't decode byte": _DECODE_ONCE_HINT},
+                hints={
+                    "can't decode byte": _DECODE_ONCE_HINT,
+                    "bytes must be in range(0, 256)": _DECODE_ID_AS_BYTE_HINT,
+                },
             )
             c.expect_type(got, str, what, "Return the decoded text as a str.")
             c.expect_equal(
