@@ -107,6 +107,14 @@ def _one_function(max_len, d_model, function):
     return table
 
 
+def _rows_alternate(max_len, d_model):
+    """sin on the even positions (rows) and cos on the odd ones, of the right angles."""
+    pairs = 2 * (np.arange(d_model) // 2)  # (d_model,): 2i of each feature
+    angles = np.arange(max_len, dtype=np.float64)[:, None] / np.power(10000.0, pairs / d_model)
+    even_row = (np.arange(max_len) % 2 == 0)[:, None]
+    return np.where(even_row, np.sin(angles), np.cos(angles))
+
+
 def _pe_mistakes(max_len, d_model):
     """diagnosis -> (a zero-argument function giving the table that mistake produces)."""
     mistakes = mistake_values(_pe_compute(max_len, d_model), _PE_MISTAKES)
@@ -119,6 +127,12 @@ def _pe_mistakes(max_len, d_model):
         "The even features hold a cosine too: there is no sine at all. Feature 2i is "
         "sin(pos / 10000^(2i/d_model)), feature 2i+1 the cosine of the same angle."
     ] = lambda: _one_function(max_len, d_model, np.cos)
+    mistakes[
+        "The sines and cosines alternate along the wrong axis: yours has sin on the even "
+        "*positions* (rows) and cos on the odd ones, as pe[0::2, :] = sin, pe[1::2, :] = cos "
+        "would write. They alternate along the features: pe[:, 0::2] = sin and "
+        "pe[:, 1::2] = cos, so every row holds sin, cos, sin, cos, ..."
+    ] = lambda: _rows_alternate(max_len, d_model)
     if d_model % 2:
         last = (
             f"With odd d_model={d_model} the last feature, {d_model - 1}, is even: it is the "
