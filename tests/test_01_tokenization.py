@@ -50,6 +50,10 @@ tokenize_space_only = _finds("tokenize_space_only", r"\w+|[^\w ]")
 tokenize_keeps_apostrophes = _finds("tokenize_keeps_apostrophes", r"[\w']+|[^\w\s]")
 
 
+def tokenize_split_capturing_all_kept(text):
+    return re.split(r"(\W)", text.lower())  # spaces and '' kept
+
+
 def tokenize_split(text):
     return text.lower().split()
 
@@ -525,6 +529,11 @@ MISTAKES = [
     Mistake(checks.check_tokenize, tokenize_no_lower, "did not lower-case"),
     Mistake(checks.check_tokenize, tokenize_split, "split on whitespace only"),
     Mistake(checks.check_tokenize, tokenize_drop_punct, "Punctuation disappeared"),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_split_capturing_all_kept,
+        r"Spaces \(' '\) and empty strings",
+    ),
     Mistake(checks.check_tokenize, tokenize_punct_runs, "one token per character"),
     Mistake(checks.check_tokenize, tokenize_split_keeps_empty_strings, "Empty strings slipped in"),
     Mistake(checks.check_tokenize, tokenize_ascii_letters, r"\[a-z\] matches only the 26 ASCII"),
