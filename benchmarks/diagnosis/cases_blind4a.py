@@ -10,7 +10,6 @@ AUTHOR = "author: a plausible learner slip, written from the exercise's docstrin
 L01, L02, L03, L04 = "01_tokenization", "02_embeddings", "03_positional_encoding", "04_attention"
 
 # Reports read for this round (search tool, corpus issues / pages).
-BPE_DECODE_STRICT = "https://github.com/karpathy/minbpe/issues/96"
 BPE_CHARS_NOT_BYTES = "https://github.com/paiml/aprender/pull/2139"
 ONEHOT_WIDTH_FROM_MAX = (
     "https://newbetuts.com/29831489-convert-array-of-indices-to-1-hot-encoded-numpy-array"
@@ -166,24 +165,6 @@ BLIND4A: list[Case] = [
                 "    ids = [ord(character) for character in text]\n    while len(ids) >= 2:",
             ),
         ),
-        heldout=True,
-    ),
-    Case(
-        "blind4a-bpe-decode-strict",
-        L01,
-        "bpe_decode",
-        "decodes the joined bytes with the default errors='strict', so ids whose bytes are "
-        "not valid UTF-8 (a lone continuation byte, a character cut in two) raise "
-        "UnicodeDecodeError instead of giving replacement characters.",
-        BPE_DECODE_STRICT,
-        (
-            r"errors ?= ?.?replace",
-            r"replacement character",
-            r"invalid utf-?8|not valid utf-?8",
-            r"UnicodeDecodeError",
-        ),
-        (r"merge order", r"earliest"),
-        edits=(('.decode("utf-8", errors="replace")', '.decode("utf-8")'),),
         heldout=True,
     ),
     Case(
