@@ -51,7 +51,7 @@ tokenize_keeps_apostrophes = _finds("tokenize_keeps_apostrophes", r"[\w']+|[^\w\
 
 
 def tokenize_split_capturing_all_kept(text):
-    return re.split(r"(\W)", text.lower())  # spaces and '' kept
+    return re.split(r"([^\w])", text.lower())  # spaces and '' kept
 
 
 def tokenize_split(text):
@@ -290,10 +290,8 @@ def merge_slice_against_tuple(ids, pair, new_id):
 
 
 def bpe_decode_parts_as_bytes(ids, merges):
-    table = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        table[new_id] = bytes([a, b])  # wrong when a or b is itself a merge
-    return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
+    vocab = {new_id: bytes(pair) for pair, new_id in merges.items()}  # wrong for nested merges
+    return b"".join(vocab.get(i, bytes([i])) for i in ids).decode("utf-8")
 
 
 def merge_in_place(ids, pair, new_id):

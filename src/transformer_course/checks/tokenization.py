@@ -175,6 +175,13 @@ _SPLIT_MISTAKES: dict[str, tuple[str, str]] = {
     "capturing group, re.split(r'(\\W)', ...), keeps each separator, spaces included. "
     "Whitespace separates tokens and is never one: drop it (or use re.findall(r'\\w+|"
     "[^\\w\\s]', ...)).": ("split_kept", r"(\W)"),
+    "Spaces (' ') and empty strings ('') came back as tokens: re.split(r'(\\W)', ...) keeps "
+    "each separator its capturing group matched, spaces included, and leaves '' between "
+    "two adjacent separators and at the ends. Whitespace separates tokens and is never one, "
+    "and '' is no token: drop both (or use re.findall(r'\\w+|[^\\w\\s]', ...)).": (
+        "split",
+        r"(\W)",
+    ),
 }
 
 
