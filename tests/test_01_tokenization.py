@@ -50,6 +50,10 @@ tokenize_space_only = _finds("tokenize_space_only", r"\w+|[^\w ]")
 tokenize_keeps_apostrophes = _finds("tokenize_keeps_apostrophes", r"[\w']+|[^\w\s]")
 
 
+def tokenize_split_capturing_all_kept(text):
+    return re.split(r"([^\w])", text.lower())  # spaces and '' kept
+
+
 def tokenize_split(text):
     return text.lower().split()
 
@@ -271,6 +275,23 @@ def merge_double(ids, pair, new_id):
         else:
             out.append(token)
     return out
+
+
+def merge_slice_against_tuple(ids, pair, new_id):
+    out, i = [], 0
+    while i < len(ids):
+        if ids[i : i + 2] == pair:  # a list never equals a tuple: nothing merges
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
+def bpe_decode_parts_as_bytes(ids, merges):
+    vocab = {new_id: bytes(pair) for pair, new_id in merges.items()}  # wrong for nested merges
+    return b"".join(vocab.get(i, bytes([i])) for i in ids).decode("utf-8")
 
 
 def merge_in_place(ids, pair, new_id):
@@ -522,6 +543,11 @@ MISTAKES = [
     Mistake(checks.check_tokenize, tokenize_no_lower, "did not lower-case"),
     Mistake(checks.check_tokenize, tokenize_split, "split on whitespace only"),
     Mistake(checks.check_tokenize, tokenize_drop_punct, "Punctuation disappeared"),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_split_capturing_all_kept,
+        r"Spaces \(' '\) and empty strings",
+    ),
     Mistake(checks.check_tokenize, tokenize_punct_runs, "one token per character"),
     Mistake(checks.check_tokenize, tokenize_split_keeps_empty_strings, "Empty strings slipped in"),
     Mistake(checks.check_tokenize, tokenize_ascii_letters, r"\[a-z\] matches only the 26 ASCII"),
@@ -617,6 +643,7 @@ MISTAKES = [
     ),
     Mistake(checks.check_train_bpe, train_for_a_vocab_size, r"num_merges - 256 merges.*vocab_size"),
     Mistake(checks.check_merge_pair, merge_first_occurrence_only, "Only the first occurrence"),
+    Mistake(checks.check_merge_pair, merge_slice_against_tuple, r"Nothing was merged.*tuple"),
     Mistake(checks.check_build_vocab, vocab_ties_reverse_alphabetical, "reverse alphabetical"),
     Mistake(checks.check_tokenize, tokenize_keeps_separators, r"spaces came back as tokens"),
     Mistake(checks.check_bpe_encode, encode_no_merges, "earliest-learned merge"),
@@ -636,6 +663,7 @@ MISTAKES = [
         r"UnicodeDecodeError[\s\S]*Decode the joined bytes once",
     ),
     Mistake(checks.check_bpe_decode, decode_with_chr, r"chr\(byte\)"),
+    Mistake(checks.check_bpe_decode, bpe_decode_parts_as_bytes, r"256 or more.*bytes\(\[a, b\]\)"),
 ]
 
 

@@ -597,7 +597,12 @@ MISTAKES = [
     Mistake(check_TokenEmbedding, TEScaledByLength, r"square root of the sequence length"),
     Mistake(check_TokenEmbedding, TEUnscaled, r"forgot the scale"),
     Mistake(check_TokenEmbedding, TEScaledByDModel, r"scaled by d_model"),
-    Mistake(check_TokenEmbedding, TEDivided, r"divided by sqrt\(d_model\)"),
+    # named alone: no second, vaguer "times one constant" candidate beside it
+    Mistake(
+        check_TokenEmbedding,
+        TEDivided,
+        r"^(?![\s\S]*(known mistakes|one constant))[\s\S]*divided by sqrt\(d_model\)",
+    ),
     Mistake(
         check_TokenEmbedding, TEScaledByFixedWidth, r"one constant, 17\.32.*sqrt\(300\).*hard-coded"
     ),

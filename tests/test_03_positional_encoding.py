@@ -232,6 +232,15 @@ def pe_stack_untrimmed(max_len, d_model):
     return np.stack([np.sin(angles), np.cos(angles)], axis=-1).reshape(max_len, -1)
 
 
+def pe_sin_cos_on_rows(max_len, d_model):
+    two_i = 2 * (np.arange(d_model) // 2)
+    angles = np.arange(max_len)[:, None] / 10000 ** (two_i / d_model)
+    pe = np.zeros((max_len, d_model))
+    pe[0::2, :] = np.sin(angles[0::2, :])  # rows, where the columns were meant
+    pe[1::2, :] = np.cos(angles[1::2, :])
+    return pe
+
+
 def pe_transposed(max_len, d_model):
     return ref.positional_encoding(max_len, d_model).T
 
@@ -644,6 +653,7 @@ MISTAKES = [
     ),
     Mistake(check_positional_encoding, pe_stack_untrimmed, r"one extra column"),
     Mistake(check_positional_encoding, pe_transposed, "transposed"),
+    Mistake(check_positional_encoding, pe_sin_cos_on_rows, r"wrong axis.*\*positions\* \(rows\)"),
     Mistake(check_positional_encoding, pe_batch_axis, "batch axis is added later"),
     Mistake(check_positional_encoding, pe_tensor, r"torch\.Tensor.*work in numpy"),
     Mistake(check_positional_encoding, pe_precedence, "NaN or inf.*parentheses"),
@@ -703,6 +713,11 @@ MISTAKES = [
         check_PositionalEncoding,
         _module(lambda s, x: s.dropout(x + s.pe[: x.size(1)]), name="slices_batch_axis"),
         "first len rows",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        _module(lambda s, x: s.dropout(x + s.pe[:, : x.size(0)]), name="slices_with_batch_size"),
+        r"sliced with x\.size\(0\).*slice with x\.size\(1\)",
     ),
     Mistake(
         check_PositionalEncoding,

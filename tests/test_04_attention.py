@@ -498,6 +498,30 @@ def a_mask_ignored(q, k, v, mask=None):
     return w @ v, w
 
 
+def _without_source(source: str, name: str):
+    """A function compiled from a string that linecache does not know, as in a session
+    whose tracebacks carry no source lines: hints must then reason from the data alone."""
+    namespace = {"torch": torch, "math": math}
+    exec(compile(source, "<no source>", "exec"), namespace)
+    return namespace[name]
+
+
+a_dot_t_no_source = _without_source(
+    "def a_dot_t_no_source(q, k, v, mask=None):\n"
+    "    w = torch.softmax(q @ k.T / math.sqrt(q.shape[-1]), dim=-1)\n"
+    "    return w @ v, w\n",
+    "a_dot_t_no_source",
+)
+
+
+def a_masked_fill_discarded(q, k, v, mask=None):
+    scores = _scaled(q, k, _root(q))
+    if mask is not None:
+        scores.masked_fill(~mask, NEG_INF)  # not in place: the result is dropped
+    w = torch.softmax(scores, dim=-1)
+    return w @ v, w
+
+
 def a_polarity_inverted(q, k, v, mask=None):
     scores = _scaled(q, k, _root(q))
     if mask is not None:
@@ -669,6 +693,8 @@ SDPA_MISTAKES = [
     Mistake(SDPA, a_mask_after_softmax_fill, MASK_AFTER),
     Mistake(SDPA, a_mask_after_softmax_multiply, MASK_AFTER),
     Mistake(SDPA, a_mask_ignored, r"attention with no mask at all"),
+    Mistake(SDPA, a_dot_t_no_source, r"k\.T reverses them all"),
+    Mistake(SDPA, a_masked_fill_discarded, r"masked_fill\(\.\.\.\) returns a new tensor.*assign"),
     Mistake(SDPA, a_polarity_inverted, INVERTED),
     Mistake(SDPA, a_polarity_inverted_zeroed, INVERTED),
     Mistake(SDPA, a_polarity_inverted_finite, INVERTED),

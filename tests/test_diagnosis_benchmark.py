@@ -150,3 +150,16 @@ def test_no_case_is_a_mistake_from_the_tests_tables():
                 assert body not in tables, case.id
     for path in (REPO / "benchmarks" / "diagnosis").glob("*.py"):
         assert not re.search(r"^\s*(from|import) (tests|test_|common)", path.read_text(), re.M)
+
+
+def test_an_answer_s_lines_show_in_its_tracebacks_as_in_a_notebook():
+    """A kernel keeps each cell's source in linecache, and some hints read the learner's
+    line from the traceback (`k.T`); the runner's answers must be read the same way."""
+    import linecache
+
+    from benchmarks.diagnosis.run import _learner_object
+
+    exercise = registry.exercise("04_attention", "scaled_dot_product_attention")
+    source = "def scaled_dot_product_attention(q, k, v, mask=None):\n    return q @ k.T, None\n"
+    answer = _learner_object(exercise, source, "linecache-probe")
+    assert linecache.getline(answer.__code__.co_filename, 2).strip() == "return q @ k.T, None"

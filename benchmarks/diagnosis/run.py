@@ -33,6 +33,7 @@ import importlib
 import inspect
 import io
 import json
+import linecache
 import re
 import signal
 import sys
@@ -320,7 +321,11 @@ def _learner_object(exercise, source: str, label: str):
     lesson's earlier cells made (the reference module's)."""
     module = importlib.import_module(f"transformer_course.reference.{exercise.topic}")
     namespace = dict(vars(module))
-    exec(compile(source, f"<answer {label}>", "exec"), namespace)
+    filename = f"<answer {label}>"
+    # as in a notebook, whose kernel keeps each cell's source in linecache: tracebacks
+    # then show the learner's lines, which some hints read
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), namespace)
     return namespace[exercise.name]
 
 

@@ -576,7 +576,9 @@ _SDPA_SHAPES = (
     "(..., len_q, d_k) @ (..., d_k, len_k) -> (..., len_q, len_k); the output is weights @ v, "
     "(..., len_q, len_k) @ (..., len_k, d_v) -> (..., len_q, d_v). Here len_q = {len_q}, "
     "len_k = {len_k}, d_k = {d_k} and d_v = {d_v} differ on purpose. Did you swap q and k "
-    "(k @ qᵀ), or multiply by k instead of v?"
+    "(k @ qᵀ), multiply by k instead of v, or transpose other dims than the last two (k.T "
+    "reverses them all, k.transpose(0, 1) swaps the first two; k.transpose(-2, -1) is right "
+    "whatever the batch dims)?"
 )
 _SDPA_DOT_T = (
     "`k.T` reverses *all* the dims of a tensor: on a batch of keys of shape {shape} it gives "
@@ -620,8 +622,11 @@ _SDPA_BOOL_ADDED = (
 )
 _SDPA_MASK_IGNORED = (
     "Your weights match attention with no mask at all: keys where the mask is False still "
-    "get weight. Set their scaled scores to -inf (or a large negative number) before the "
-    "softmax."
+    "get weight, so the mask never reached the scores. Either it is not used, or its result "
+    "was thrown away: scores.masked_fill(...) returns a new tensor and leaves scores as they "
+    "were, so assign it (scores = scores.masked_fill(~mask, float('-inf'))) or use the "
+    "in-place masked_fill_. The blocked keys' scaled scores must be -inf (or a large "
+    "negative number) before the softmax."
 )
 _SDPA_MASK_AFTER = (
     "Your weights look like the mask was applied after the softmax: masked keys get 0, but "

@@ -722,8 +722,14 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                 if nonzero.any() and got.shape == plain.shape:
                     ratios = got.detach()[nonzero] / plain[nonzero]
                     factor = float(ratios.mean())
-                    if float((ratios - factor).abs().max()) <= 1e-4 * max(1.0, abs(factor)) and (
-                        abs(factor - math.sqrt(d_model)) > 1e-3 * math.sqrt(d_model)
+                    # factors a named mistake below explains: the catch-all would only
+                    # repeat it as a second, vaguer candidate
+                    named = (1.0, d_model, 1 / math.sqrt(d_model), math.sqrt(vocab_size))
+                    named += (math.sqrt(ids.shape[-1]), math.sqrt(ids.shape[0]))
+                    if (
+                        float((ratios - factor).abs().max()) <= 1e-4 * max(1.0, abs(factor))
+                        and abs(factor - math.sqrt(d_model)) > 1e-3 * math.sqrt(d_model)
+                        and all(abs(factor - f) > 1e-4 * max(1.0, f) for f in named)
                     ):
                         scale_hint = (
                             f"Your output is the lookup times one constant, {factor:.4g}, "

@@ -27,6 +27,7 @@ What the checks accept beyond the reference's own choices:
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import torch
@@ -106,6 +107,14 @@ def _one_function(max_len, d_model, function):
     return table
 
 
+def _rows_alternate(max_len, d_model):
+    """sin on the even positions (rows) and cos on the odd ones, of the right angles."""
+    pairs = 2 * (np.arange(d_model) // 2)  # (d_model,): 2i of each feature
+    angles = np.arange(max_len, dtype=np.float64)[:, None] / np.power(10000.0, pairs / d_model)
+    even_row = (np.arange(max_len) % 2 == 0)[:, None]
+    return np.where(even_row, np.sin(angles), np.cos(angles))
+
+
 def _pe_mistakes(max_len, d_model):
     """diagnosis -> (a zero-argument function giving the table that mistake produces)."""
     mistakes = mistake_values(_pe_compute(max_len, d_model), _PE_MISTAKES)
@@ -118,6 +127,12 @@ def _pe_mistakes(max_len, d_model):
         "The even features hold a cosine too: there is no sine at all. Feature 2i is "
         "sin(pos / 10000^(2i/d_model)), feature 2i+1 the cosine of the same angle."
     ] = lambda: _one_function(max_len, d_model, np.cos)
+    mistakes[
+        "The sines and cosines alternate along the wrong axis: yours has sin on the even "
+        "*positions* (rows) and cos on the odd ones, as pe[0::2, :] = sin, pe[1::2, :] = cos "
+        "would write. They alternate along the features: pe[:, 0::2] = sin and "
+        "pe[:, 1::2] = cos, so every row holds sin, cos, sin, cos, ..."
+    ] = lambda: _rows_alternate(max_len, d_model)
     if d_model % 2:
         last = (
             f"With odd d_model={d_model} the last feature, {d_model - 1}, is even: it is the "
@@ -493,20 +508,44 @@ def _check_stored_table(c: Checker, found: dict, built: str, max_len: int, d_mod
     return unknown  # the output check explains what is wrong, if anything is
 
 
-def _slice_hint(layout: str, length: int, max_len: int) -> str:
-    if layout == _LAYOUTS[1]:
+def _slice_hint(layout: str, batch: int, length: int, max_len: int):
+    """Advice for a shape mismatch in x + table, from the sizes the error names: the
+    number of table rows the learner added tells which slice they took."""
+
+    def hint(exc: BaseException) -> str:
+        if layout == _LAYOUTS[1]:
+            return (
+                "Your table is 2-D, (max_len, d_model), so slicing its second axis picks "
+                "feature columns, not positions. Either store it with a batch axis in front, "
+                "(1, max_len, d_model) (table.unsqueeze(0)), and slice table[:, :len], or keep "
+                "it 2-D and slice its rows, table[:len]."
+            )
+        found = re.search(r"tensor a \((\d+)\) must match the size of tensor b \((\d+)\)", str(exc))
+        sizes = {int(found[1]), int(found[2])} if found else set()
+        added = sizes - {length}
+        if length in sizes and added == {batch} and batch not in (length, max_len):
+            return (
+                f"You added {batch} rows of the table, the batch size of x, to its "
+                f"len={length} positions: the table was sliced with x.size(0) (x.shape[0]), "
+                "the sequence-first (len, batch, d_model) convention of older tutorials. Here "
+                "x is (batch, len, d_model): slice with x.size(1), table[:, :x.size(1)] for "
+                "a (1, max_len, d_model) table."
+            )
+        if length in sizes and added == {max_len}:
+            return (
+                f"You added all max_len={max_len} rows of the table to x's len={length} "
+                "positions: add only the first len rows (for a (1, max_len, d_model) table, "
+                "table[:, :len]). Slicing table[:len] cuts the batch axis (of size 1) and "
+                "leaves every row, and adding the whole table only works when len happens "
+                "to equal max_len."
+            )
         return (
-            "Your table is 2-D, (max_len, d_model), so slicing its second axis picks "
-            "feature columns, not positions. Either store it with a batch axis in front, "
-            "(1, max_len, d_model) (table.unsqueeze(0)), and slice table[:, :len], or keep it "
-            "2-D and slice its rows, table[:len]."
+            f"x has len={length} positions (batch {batch}, max_len={max_len}): add only the "
+            "first len rows of the table, table[:, :x.size(1)] for a (1, max_len, d_model) "
+            "table. The two sizes in the error are x's len and the number of rows you added."
         )
-    return (
-        f"x has len={length} positions but the table has max_len={max_len}: add only the "
-        "first len rows (for a (1, max_len, d_model) table, table[:, :len]). Slicing "
-        "table[:len] cuts the batch axis (of size 1) instead, and adding the whole table "
-        "only works when len happens to equal max_len."
-    )
+
+    return hint
 
 
 def _check_forward(c, module, built, x, table, layout, max_len):
@@ -517,7 +556,7 @@ def _check_forward(c, module, built, x, table, layout, max_len):
         module,
         x,
         call_repr=what,
-        hints={"must match the size of tensor": _slice_hint(layout, length, max_len)},
+        hints=[("must match the size of tensor", _slice_hint(layout, batch, length, max_len))],
         mutation_hint="Return x + the table as a new tensor: `x += ...` (or x.add_) "
         "changes the caller's embeddings.",
     )

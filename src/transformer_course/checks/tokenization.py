@@ -175,6 +175,13 @@ _SPLIT_MISTAKES: dict[str, tuple[str, str]] = {
     "capturing group, re.split(r'(\\W)', ...), keeps each separator, spaces included. "
     "Whitespace separates tokens and is never one: drop it (or use re.findall(r'\\w+|"
     "[^\\w\\s]', ...)).": ("split_kept", r"(\W)"),
+    "Spaces (' ') and empty strings ('') came back as tokens: re.split(r'(\\W)', ...) keeps "
+    "each separator its capturing group matched, spaces included, and leaves '' between "
+    "two adjacent separators and at the ends. Whitespace separates tokens and is never one, "
+    "and '' is no token: drop both (or use re.findall(r'\\w+|[^\\w\\s]', ...)).": (
+        "split",
+        r"(\W)",
+    ),
 }
 
 
@@ -686,6 +693,12 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                     "Only the first occurrence of the pair was replaced: after a merge, keep "
                     "scanning (from the id after the pair) and replace every later, "
                     "non-overlapping occurrence too.": _merge_first_only(ids, pair, new_id),
+                    "Nothing was merged: you returned the ids unchanged although the pair "
+                    "occurs in them, so your test for the pair is never true. A list slice "
+                    "never equals the tuple pair (ids[i:i + 2] == pair compares [a, b] with "
+                    "(a, b), always False): compare (ids[i], ids[i + 1]) == pair, or "
+                    "tuple(ids[i:i + 2]) == pair. (Or the input list was returned instead of "
+                    "the new one.)": list(ids),
                 },
             )
 
@@ -1183,6 +1196,15 @@ _DECODE_ONCE_HINT = (
 )
 
 
+_DECODE_ID_AS_BYTE_HINT = (
+    "An id of 256 or more was turned into a single byte: ids from 256 up are merges, each "
+    "standing for several bytes. Either a merge's table entry was built from its two ids "
+    "(bytes([a, b])), although a and b may themselves be merges, or the ids were read as "
+    "bytes directly (bytes(ids)). Expand through the table: table[new_id] = table[a] + "
+    "table[b], in learned order, then join table[i] for every id."
+)
+
+
 def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
     """Check ``bpe_decode(ids, merges)`` on ids that ``bpe_encode`` produced (valid UTF-8,
     so strict decoding and errors="replace" both pass)."""
@@ -1201,7 +1223,10 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                 bpe_decode,
                 list(ids),
                 dict(merges),
-                hints={"can't decode byte": _DECODE_ONCE_HINT},
+                hints={
+                    "can't decode byte": _DECODE_ONCE_HINT,
+                    "bytes must be in range(0, 256)": _DECODE_ID_AS_BYTE_HINT,
+                },
             )
             c.expect_type(got, str, what, "Return the decoded text as a str.")
             c.expect_equal(
