@@ -529,24 +529,38 @@ def scores(db_url: str, lesson: str) -> dict[str, dict[str, float]]:
 
 
 def tree_digest(root: Path, skip: tuple[str, ...] = (), content: bool = True) -> dict[str, str]:
-    """path -> hash of the content (or size and mtime) of every file under root."""
-    digest = {}
-    if not root.exists():
-        return digest
-    for path in sorted(root.rglob("*")):
-        relative = path.relative_to(root).as_posix()
-        if any(relative == s or relative.startswith(s + "/") for s in skip):
-            continue
-        if "__pycache__" in path.parts or not path.is_file() or path.is_symlink():
-            continue
+    """path -> hash of the content (or size and mtime) of every file under root: regular
+    files, not symbolic links, nothing in ``__pycache__``, nothing at or under a path in
+    ``skip`` (a skipped folder is not walked at all: $HOME's caches hold many files)."""
+    digest: dict[str, str] = {}
+
+    def skipped(relative: str) -> bool:
+        return any(relative == s or relative.startswith(s + "/") for s in skip)
+
+    def walk(folder: str, prefix: str) -> None:
         try:
-            if content:
-                digest[relative] = hashlib.sha256(path.read_bytes()).hexdigest()
-            else:
-                stat = path.stat()
-                digest[relative] = f"{stat.st_size}:{stat.st_mtime_ns}"
+            entries = list(os.scandir(folder))
         except OSError:
-            continue
+            return
+        for entry in entries:
+            relative = prefix + entry.name
+            if entry.name == "__pycache__" or skipped(relative):
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    walk(entry.path, relative + "/")
+                elif not entry.is_file(follow_symlinks=False):
+                    continue  # a symbolic link, a socket, ...
+                elif content:
+                    digest[relative] = hashlib.sha256(Path(entry.path).read_bytes()).hexdigest()
+                else:
+                    stat = entry.stat(follow_symlinks=False)
+                    digest[relative] = f"{stat.st_size}:{stat.st_mtime_ns}"
+            except OSError:
+                continue
+
+    if root.exists():
+        walk(str(root), "")
     return digest
 
 
