@@ -196,7 +196,9 @@ def first_difference(got: Any, expected: Any) -> str:
 
 
 def candidates_message(found: list[str] | tuple[str, ...]) -> str:
-    """The diagnosis when one known mistake matches; every candidate when several do."""
+    """The diagnosis when one known mistake matches; every candidate when several do
+    (each text once: two table entries may share a message)."""
+    found = list(dict.fromkeys(message.strip() for message in found))
     if len(found) == 1:
         return found[0]
     listed = " ".join(f"({number}) {message}" for number, message in enumerate(found, 1))
