@@ -543,6 +543,22 @@ class DecoderOneLayerReused(StackBase):
         return self.finish(x)
 
 
+class DecoderBlocksName(StackBase):
+    """num_layers layers in an nn.ModuleList named `blocks` instead of `layers`."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)
+        self.blocks = self.layers
+        del self.layers
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for layer in self.blocks:
+            x = layer(x, memory, src_mask, tgt_mask)
+        return self.finish(x)
+
+
 class DecoderIgnoresNormFirst(StackBase):
     def __init__(
         self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
@@ -609,6 +625,7 @@ DECODER_MISTAKES = [
     ),
     Mistake(S, DecoderSharedLayer, r"one layer object appended N times"),
     Mistake(S, DecoderPythonList, r"plain Python list does not register"),
+    Mistake(S, DecoderBlocksName, r"registered, but under other names \(`blocks\.0`"),
     Mistake(S, DecoderOneLayerReused, r"weights of one layer only, under `layer\.\*`"),
     Mistake(S, DecoderIgnoresNormFirst, r"pass norm_first on"),
     Mistake(
