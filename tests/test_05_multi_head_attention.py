@@ -106,6 +106,13 @@ def split_float32(x, num_heads):
     return split_permute(x, num_heads).float()
 
 
+def split_heads_before_batch(x, num_heads):
+    """(num_heads, batch, len, d_head): a reshape then permute(2, 0, 1, 3); the first
+    visible case has batch == num_heads, so the shape alone cannot show it."""
+    b, length, d_model = x.shape
+    return x.reshape(b, length, num_heads, d_model // num_heads).permute(2, 0, 1, 3)
+
+
 def split_rolled_heads(x, num_heads):
     """Heads in the wrong order: no known mistake, so the check locates the first bad entry."""
     return split_permute(x, num_heads).roll(1, dims=1)
@@ -704,6 +711,11 @@ MISTAKES = [
     ),
     Mistake(
         check_split_heads, split_wrong_transpose, r"The last two axes are \(d_head, num_heads\)"
+    ),
+    Mistake(
+        check_split_heads,
+        split_heads_before_batch,
+        r"\(num_heads, batch, len, d_head\)",
     ),
     Mistake(check_split_heads, split_d2l_folded, r"Keep batch and heads as separate axes.*d2l"),
     Mistake(check_split_heads, split_numpy, r"should be a Tensor, but it is a ndarray"),

@@ -230,7 +230,7 @@ DECODER_MISTAKES = {
     ),
     "padding on both axes": (
         lambda ids, p: (ids != p)[:, None, :, None] & _pad(ids, p) & _tril(ids.shape[1]),
-        r"rows of pad \*queries\*",
+        r"rows of pad \*queries\*.*as well as on the key axis",
     ),
     "inverted": (lambda ids, p: ~(_pad(ids, p) & _tril(ids.shape[1])), r"mask is inverted"),
     "triu": (

@@ -123,6 +123,16 @@ def _eps_outside(self, x):
     return (x - mean) / (x.std(-1, keepdim=True, unbiased=False) + self.eps)
 
 
+def _no_sqrt(self, x):
+    mean = x.mean(-1, keepdim=True)
+    return (x - mean) / (x.var(-1, keepdim=True, unbiased=False) + self.eps)
+
+
+def _std_unbiased_eps_outside(self, x):
+    mean = x.mean(-1, keepdim=True)
+    return (x - mean) / (x.std(-1, keepdim=True) + self.eps)
+
+
 def _no_eps(self, x):
     mean = x.mean(-1, keepdim=True)
     return (x - mean) / x.std(-1, keepdim=True, unbiased=False)
@@ -243,6 +253,14 @@ LN_MISTAKES = [
         check_LayerNorm, ln_class("LNEpsOutside", _eps_outside), r"eps outside the square root"
     ),
     Mistake(check_LayerNorm, LNAnnotated, r"unbiased"),
+    Mistake(check_LayerNorm, ln_class("LNNoSqrt", _no_sqrt), r"not by its square root"),
+    # both Annotated differences with this contract's eps: the first case (a token with a
+    # tiny spread) tells them from the unbiased variance alone, and says it once
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNStdUnbiasedEpsOutside", _std_unbiased_eps_outside),
+        r"^(?![\s\S]*(cannot tell them apart|\(2\)))[\s\S]*\(std \+ eps\) with the unbiased std",
+    ),
     Mistake(check_LayerNorm, ln_class("LNNoEps", _no_eps), r"with no eps"),
     Mistake(check_LayerNorm, ln_class("LNOverSequence", _over(-2)), r"positions of the sequence"),
     Mistake(check_LayerNorm, ln_class("LNOverBatch", _over((0, 1))), r"BatchNorm's statistics"),

@@ -525,6 +525,40 @@ class DecoderPythonList(StackBase):
     forward = _loop
 
 
+class DecoderOneLayerReused(StackBase):
+    """One DecoderLayer held as `self.layer` and applied num_layers times."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        nn.Module.__init__(self)
+        self.layer = ref.DecoderLayer(d_model, num_heads, d_ff, dropout, norm_first)
+        self.num_layers = num_layers
+        use = norm_first if final_norm is None else final_norm
+        self.norm = LayerNorm(d_model) if use else None
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for _ in range(self.num_layers):
+            x = self.layer(x, memory, src_mask, tgt_mask)
+        return self.finish(x)
+
+
+class DecoderBlocksName(StackBase):
+    """num_layers layers in an nn.ModuleList named `blocks` instead of `layers`."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)
+        self.blocks = self.layers
+        del self.layers
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for layer in self.blocks:
+            x = layer(x, memory, src_mask, tgt_mask)
+        return self.finish(x)
+
+
 class DecoderIgnoresNormFirst(StackBase):
     def __init__(
         self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
@@ -591,6 +625,8 @@ DECODER_MISTAKES = [
     ),
     Mistake(S, DecoderSharedLayer, r"one layer object appended N times"),
     Mistake(S, DecoderPythonList, r"plain Python list does not register"),
+    Mistake(S, DecoderBlocksName, r"registered, but under other names \(`blocks\.0`"),
+    Mistake(S, DecoderOneLayerReused, r"weights of one layer only, under `layer\.\*`"),
     Mistake(S, DecoderIgnoresNormFirst, r"pass norm_first on"),
     Mistake(
         S,

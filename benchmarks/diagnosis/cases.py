@@ -2382,3 +2382,7 @@ CASES += _BLIND_A
 from benchmarks.diagnosis.cases_blind4a import BLIND4A as _BLIND4A  # noqa: E402
 
 CASES += _BLIND4A
+
+from benchmarks.diagnosis.cases_blind4b import BLIND4B as _BLIND4B  # noqa: E402
+
+CASES += _BLIND4B

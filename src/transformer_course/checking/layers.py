@@ -162,6 +162,38 @@ def dropout_hint(case_dropout: float, mode: str) -> str:
     return ""
 
 
+def _layers_elsewhere_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple]) -> str:
+    """No `layers.*` key: say where the layers' weights are (another name, one layer only)
+    or, when no layer's weights are registered anywhere, that a plain list hides them."""
+    one_layer = {key.split(".", 2)[2] for key in expected if key.startswith("layers.0.")}
+    num_layers = len({key.split(".")[1] for key in expected if key.startswith("layers.")})
+    holders: dict[str, set[str]] = {}
+    for key in set(found) - set(expected):
+        for suffix in one_layer:
+            if key.endswith("." + suffix):
+                holders.setdefault(key[: -len(suffix) - 1], set()).add(suffix)
+    whole = sorted(prefix for prefix, suffixes in holders.items() if suffixes == one_layer)
+    if len(whole) == 1 and num_layers > 1:
+        return (
+            f"Your stack registers the weights of one layer only, under `{whole[0]}.*`, where "
+            f"the contract has {num_layers} independent layers, `layers.0.*` ... "
+            f"`layers.{num_layers - 1}.*`: a single layer object (applied once, or reused at "
+            "every step, which makes all the steps share one set of weights). Build num_layers "
+            "layers: self.layers = nn.ModuleList([... for _ in range(num_layers)])."
+        )
+    if whole:
+        shown = ", ".join(f"`{prefix}`" for prefix in whole[:4])
+        return (
+            f"Your layers are registered, but under other names ({shown}): the contract names "
+            "them `layers.0`, `layers.1`, ...: self.layers = nn.ModuleList([...])."
+        )
+    return (
+        "No `layers.*` keys at all: a plain Python list does not register its modules "
+        "with PyTorch (their weights are invisible to state_dict, .parameters() and the "
+        "optimizer). Use nn.ModuleList([...]) and name it `self.layers`."
+    )
+
+
 def state_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple]) -> str:
     """Explain a state dict whose keys or shapes differ from the contract's."""
     missing = set(expected) - set(found)
@@ -169,11 +201,7 @@ def state_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple]) -> str
     if any(key.startswith("layers.") for key in expected) and not any(
         key.startswith("layers.") for key in found
     ):
-        hints.append(
-            "No `layers.*` keys at all: a plain Python list does not register its modules "
-            "with PyTorch (their weights are invisible to state_dict, .parameters() and the "
-            "optimizer). Use nn.ModuleList([...]) and name it `self.layers`."
-        )
+        hints.append(_layers_elsewhere_hint(found, expected))
     layer_numbers = {int(key.split(".")[1]) for key in expected if key.startswith("layers.")}
     found_numbers = {
         int(key.split(".")[1])

@@ -90,7 +90,7 @@ class _NormCase:
 
 
 _VISIBLE_NORM = [
-    _NormCase(1, (2, 3, 8), None, fresh=True),
+    _NormCase(1, (2, 3, 8), None, fresh=True, quiet_token=True),
     _NormCase(2, (2, 4, 8), None, flat_token=True, quiet_token=True),
     _NormCase(3, (4, 6), 0.1, scale=0.3),
 ]
@@ -117,6 +117,10 @@ _NO_EPS = (
     "You divide by sqrt(var) with no eps. eps keeps the division safe (a token whose features "
     "are all equal, a zero <pad> vector say, has variance 0: 0 / 0 is NaN) and belongs inside "
     "the square root: sqrt(var + eps)."
+)
+_NO_SQRT = (
+    "You divide by the variance, var + eps, not by its square root: LayerNorm divides by the "
+    "standard deviation, (x - mean) / torch.sqrt(var + eps)."
 )
 _SEQUENCE = (
     "You normalised over the positions of the sequence (dim=-2, or dim=1) instead of over "
@@ -201,6 +205,7 @@ def _norm_mistakes(case_eps: float | None, ndim: int = 3) -> dict[str, dict[str,
         _UNBIASED: {"unbiased": True},
         _EPS_OUTSIDE: {"eps_at": "outside"},
         _NO_EPS: {"eps_at": "none"},
+        _NO_SQRT: {"eps_at": "no_sqrt"},
         _SEQUENCE: {"over": "sequence"},
         _BATCH: {"over": "batch"},
         _WHOLE_SEQUENCE: {"over": "sequence_and_features"},

@@ -498,7 +498,9 @@ def _decoder_shape_hint(shape: tuple[int, ...], batch: int, length: int) -> str:
 
 _PAD_QUERY_ROWS = (
     "Your mask blocks the rows of pad *queries*: the padding part sits on the query axis "
-    "(len_q). Padding must hide pad *keys* (columns): (ids != pad_id)[:, None, None, :] & "
+    "(len_q), alone or as well as on the key axis (with the pads at the end of each sequence "
+    "the two give the same mask). Padding must hide pad *keys* (columns) only: "
+    "(ids != pad_id)[:, None, None, :] & "
     "look_ahead_mask(len). Blocking the rows of pad queries also leaves them with no key at "
     "all (a fully masked row: NaN in a plain softmax, and that NaN spreads to every position "
     "in the next layer)."

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -92,6 +93,32 @@ _SPLIT_STRIDED = (
 _SAME_DTYPE = "Reshaping and transposing move numbers around; they never need to change the dtype."
 
 
+_SPLIT_AXES = ("batch", "len", "num_heads", "d_head")
+
+
+def _split_permutation_message(order: tuple[int, ...]) -> str:
+    names = ", ".join(_SPLIT_AXES[axis] for axis in order)
+    return (
+        f"Your axes come out in the order ({names}): that is x.reshape(batch, len, num_heads, "
+        f"d_head).permute{order}. The contract's order is (batch, num_heads, len, d_head): "
+        ".permute(0, 2, 1, 3), i.e. .transpose(1, 2)."
+    )
+
+
+def _split_permutations(x: torch.Tensor, num_heads: int, expected: torch.Tensor) -> dict:
+    """Every other order of the axes of (batch, len, num_heads, d_head) that has the expected
+    shape (when sizes coincide), as a known mistake named by its order."""
+    batch, length, d_model = x.shape
+    four = x.reshape(batch, length, num_heads, d_model // num_heads)
+    found = {}
+    for order in itertools.permutations(range(4)):
+        value = four.permute(order)
+        if order != (0, 2, 1, 3) and value.shape == expected.shape:
+            if not torch.equal(value, expected):
+                found[_split_permutation_message(order)] = value
+    return found
+
+
 def _split_shape_hint(got: tuple, batch: int, length: int, num_heads: int, d_head: int) -> str:
     hints = {
         (batch, length, num_heads, d_head): "That is (batch, len, num_heads, d_head): you cut "
@@ -105,6 +132,21 @@ def _split_shape_hint(got: tuple, batch: int, length: int, num_heads: int, d_hea
         "into one axis for its own attention function; here they stay apart.)",
     }
     default = "The contract is (batch, num_heads, len, d_head) with d_head = d_model // num_heads."
+    sizes = (batch, length, num_heads, d_head)
+    orders = [
+        order
+        for order in itertools.permutations(range(4))
+        if tuple(sizes[axis] for axis in order) == tuple(got)
+    ]
+    if tuple(got) not in hints and orders:  # another order of the four axes: say which
+        names = " or ".join(
+            "(" + ", ".join(_SPLIT_AXES[axis] for axis in order) + ")" for order in orders[:2]
+        )
+        default = (
+            f"That is {names}: the four axes are there, in the wrong order. The contract's "
+            "order is (batch, num_heads, len, d_head): reshape to (batch, len, num_heads, "
+            "d_head), then .transpose(1, 2)."
+        )
     return hints.get(tuple(got), default)
 
 
@@ -160,6 +202,7 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
                 mistakes={
                     _SPLIT_NO_TRANSPOSE: x.reshape(batch, num_heads, length, d_head),
                     _SPLIT_STRIDED: x.reshape(batch, length, d_head, num_heads).permute(0, 3, 1, 2),
+                    **_split_permutations(x, num_heads, expected),
                 },
             )
 

@@ -31,7 +31,8 @@ def layer_norm_f(
     "sequence" (dim -2), "batch" (every axis but the features, BatchNorm's statistics),
     "sequence_and_features" (dims -2, -1), "everything", "axis_2" (dim=2 hard-coded), or
     a tuple of dims;
-    ``eps_at`` "inside" (right), "outside" (std + eps), "none"; ``gain``/``shift`` False
+    ``eps_at`` "inside" (right), "outside" (std + eps), "none", "no_sqrt" (a division
+    by var + eps, no square root); ``gain``/``shift`` False
     leave out weight/bias; ``swap`` exchanges weight and bias; ``mean_over``: the mean that
     is subtracted taken over these dims (the variance as ``over`` says); ``invert``:
     (x - mean) multiplied by the root instead of divided (a division by rsqrt)."""
@@ -56,6 +57,8 @@ def layer_norm_f(
         y = (x - mean) / torch.sqrt(var + eps)
     elif eps_at == "outside":
         y = (x - mean) / (torch.sqrt(var) + eps)
+    elif eps_at == "no_sqrt":
+        y = (x - mean) / (var + eps)
     else:
         y = (x - mean) / torch.sqrt(var)
     weight, bias = p["weight"].double(), p["bias"].double()
