@@ -92,6 +92,25 @@ BATCHES = (
         "by a new helper that had read no check module and no message",
     ),
     Batch(
+        "round 4, lessons 01-04",
+        "56d2668",
+        "by a new helper that had read no check and no message; 10 of 22 from reports read "
+        "with the search tool",
+        excluded=(
+            (
+                "blind4a-bpe-decode-strict",
+                "strict UTF-8 decoding is a choice the lesson accepts on purpose: every id list "
+                "bpe_encode produces is valid UTF-8 (check_bpe_decode's docstring)",
+            ),
+        ),
+    ),
+    Batch(
+        "round 4, lessons 05-08",
+        "692cee8",
+        "by a new helper that had read no check and no message; 14 of 19 from reports read "
+        "with the search tool",
+    ),
+    Batch(
         "mechanical, mutants 4-6 of every exercise",
         "fcd53ed",
         "by the mutator (the same operators and seed as the main table's mutants 1-3, the "
