@@ -273,6 +273,30 @@ def merge_double(ids, pair, new_id):
     return out
 
 
+def _scan(ids, new_id, matches, step=2):
+    out, i = [], 0
+    while i < len(ids):
+        if i + 1 < len(ids) and matches(ids[i], ids[i + 1]):
+            out.append(new_id)
+            i += step
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
+def merge_first_id_only(ids, pair, new_id):  # ids[i] == pair[0], whatever follows
+    return _scan(ids, new_id, lambda a, b: a == pair[0])
+
+
+def merge_second_id_only(ids, pair, new_id):  # ids[i + 1] == pair[1], whatever precedes
+    return _scan(ids, new_id, lambda a, b: b == pair[1])
+
+
+def merge_step_one(ids, pair, new_id):  # i += 1 after a merge: overlapping merges
+    return _scan(ids, new_id, lambda a, b: (a, b) == tuple(pair), step=1)
+
+
 def merge_in_place(ids, pair, new_id):
     merged = ref.merge_pair(ids, pair, new_id)
     ids[:] = merged
@@ -569,6 +593,15 @@ MISTAKES = [
     Mistake(checks.check_get_pair_counts, pairs_in_set_order, "counts are right, but"),
     Mistake(checks.check_get_pair_counts, pairs_missing_last, "last pair is missing"),
     Mistake(checks.check_merge_pair, merge_double, "skip \\*both\\* merged ids"),
+    Mistake(
+        checks.check_merge_pair, merge_first_id_only, r"wherever the \*first\* id matches pair\[0\]"
+    ),
+    Mistake(
+        checks.check_merge_pair,
+        merge_second_id_only,
+        r"wherever the \*second\* id matches pair\[1\]|only one id of the pair matches",
+    ),
+    Mistake(checks.check_merge_pair, merge_step_one, r"moved on by one id instead of two"),
     Mistake(checks.check_merge_pair, merge_in_place, r"changed its argument `ids` in place"),
     Mistake(checks.check_merge_pair, merge_drops_last, "last id went missing"),
     Mistake(checks.check_train_bpe, train_ties_last, "tie was broken the wrong way"),

@@ -640,6 +640,53 @@ def _merge_first_only(ids, pair, new_id):
     return list(ids)
 
 
+def _merge_scan(ids, new_id, matches, step_after_merge=2):
+    """The left-to-right scan with another test for 'the pair is here' (``matches(a, b)``)
+    or another step after a merge: the merge_pair that a mistake in either gives."""
+    out, i = [], 0
+    while i < len(ids):
+        if i + 1 < len(ids) and matches(ids[i], ids[i + 1]):
+            out.append(new_id)
+            i += step_after_merge
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
+def _merge_scan_mistakes(ids, pair, new_id) -> dict[str, list]:
+    """Each half of the pair test alone, and a step of one after a merge. Where the two
+    halves give the same list on this input, one message names both."""
+    first = _merge_scan(ids, new_id, lambda a, b: a == pair[0])
+    second = _merge_scan(ids, new_id, lambda a, b: b == pair[1])
+    if first == second:
+        return {
+            "You merged where only one id of the pair matches (ids[i] == pair[0], or "
+            "ids[i + 1] == pair[1]: on this input both give your result): compare both "
+            "ids, (ids[i], ids[i + 1]) == pair.": first,
+            "After a merge you moved on by one id instead of two, so the second id of a "
+            "merged pair starts another pair (overlapping merges): [1, 1, 1] with (1, 1) "
+            "becomes [X, 1], not [X, X]. Skip both merged ids (i += 2).": _merge_scan(
+                ids, new_id, lambda a, b: (a, b) == tuple(pair), step_after_merge=1
+            ),
+        }
+    return {
+        f"You merged wherever the *first* id matches pair[0] = {pair[0]}, whatever follows "
+        f"it: compare both ids, (ids[i], ids[i + 1]) == pair, not ids[i] == pair[0].": _merge_scan(
+            ids, new_id, lambda a, b: a == pair[0]
+        ),
+        f"You merged wherever the *second* id matches pair[1] = {pair[1]}, whatever comes "
+        f"before it: compare both ids, (ids[i], ids[i + 1]) == pair.": _merge_scan(
+            ids, new_id, lambda a, b: b == pair[1]
+        ),
+        "After a merge you moved on by one id instead of two, so the second id of a merged "
+        "pair starts another pair (overlapping merges): [1, 1, 1] with (1, 1) becomes [X, 1], "
+        "not [X, X]. Skip both merged ids (i += 2).": _merge_scan(
+            ids, new_id, lambda a, b: (a, b) == tuple(pair), step_after_merge=1
+        ),
+    }
+
+
 def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
     """Check ``merge_pair(ids, pair, new_id)``: a new list (or tuple), non-overlapping
     merges from the left, the input left alone."""
@@ -686,6 +733,7 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                     "Only the first occurrence of the pair was replaced: after a merge, keep "
                     "scanning (from the id after the pair) and replace every later, "
                     "non-overlapping occurrence too.": _merge_first_only(ids, pair, new_id),
+                    **_merge_scan_mistakes(ids, pair, new_id),
                 },
             )
 
