@@ -505,6 +505,21 @@ def encode_pairs_in_text_order(text, merges):
     return ids
 
 
+def decode_bytes_of_int(ids, merges):  # bytes(i): i zero bytes, not the byte i
+    table = {i: bytes(i) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
+
+
+def encode_pairs_looked_up_once(text, merges):  # pairs present on the bytes only
+    ids = list(text.encode("utf-8"))
+    present = set(zip(ids, ids[1:]))
+    for pair in sorted(present & set(merges), key=merges.get):
+        ids = ref.merge_pair(ids, pair, merges[pair])
+    return ids
+
+
 def decode_per_token(ids, merges):
     table = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
@@ -634,6 +649,12 @@ MISTAKES = [
     Mistake(checks.check_bpe_encode, encode_most_frequent_pair_first, "Apply the merges by rank"),
     Mistake(checks.check_bpe_encode, encode_pairs_in_text_order, "Apply the merges by rank"),
     Mistake(checks.check_bpe_decode, decode_per_token, "Decode the joined bytes once"),
+    Mistake(checks.check_bpe_decode, decode_bytes_of_int, r"zero bytes.*bytes\(\[i\]\)"),
+    Mistake(
+        checks.check_bpe_encode,
+        encode_pairs_looked_up_once,
+        r"collected the pairs present once, on the original bytes.*Recount",
+    ),
     Mistake(
         checks.check_bpe_decode,
         decode_per_token_strict,

@@ -1036,6 +1036,16 @@ def _byte_spans(ids, merges) -> list[tuple[int, int, int]] | None:
     return spans
 
 
+def _encode_pairs_found_once(text, merges):
+    """The merges applied by rank, but only those whose pair occurs in the original bytes
+    (the pairs present looked up once, before the first merge)."""
+    ids = list(text.encode("utf-8"))
+    present = set(zip(ids, ids[1:]))
+    for pair in sorted((p for p in present if p in merges), key=merges.get):
+        ids = ref.merge_pair(ids, pair, merges[pair])
+    return ids
+
+
 def _replay_encoding(text: str, merges: dict, got: list[int]) -> str:
     """Replay the reference's merges on the text's bytes, one decision at a time, and name
     the first one the learner's result contradicts (a boundary of theirs inside a token the
@@ -1144,6 +1154,12 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             "rank, the smallest new id first (min(present, key=merges.get)).": (
                 _encode_latest_first
             ),
+            "You collected the pairs present once, on the original bytes, before merging: a "
+            "pair that contains a new id (such as (256, 97)) only appears after an earlier "
+            "merge made that id, so it was never merged. Recount the pairs on the current "
+            "ids after every merge (get_pair_counts(ids) inside the loop).": (
+                _encode_pairs_found_once
+            ),
             "Your loop stops while two ids are still left (len(ids) > 2 where len(ids) >= 2 "
             "belongs): the merge of the last two ids is never made. Keep going while at "
             "least two ids remain.": _encode_stopping_at_two,
@@ -1174,6 +1190,14 @@ def _decode_per_token(ids, merges):
     for (a, b), new_id in merges.items():
         table[new_id] = table[a] + table[b]
     return "".join(table[i].decode("utf-8", errors="replace") for i in ids)
+
+
+def _decode_zero_bytes(ids, merges):
+    """What building the table with bytes(i) gives: i zero bytes for the byte i."""
+    table = {i: bytes(i) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
 
 
 def _decode_bytes_as_chars(ids, merges):
@@ -1219,6 +1243,9 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                 "is table[a] + table[b], in learned order), join the bytes, then .decode('utf-8').",
                 mistakes={
                     _DECODE_ONCE_HINT: _decode_per_token(ids, merges),
+                    "Your text is made of zero bytes ('\\x00'): bytes(i) with an int makes i "
+                    "zero bytes (bytes(3) == b'\\x00\\x00\\x00'). The single byte with "
+                    "value i is bytes([i]).": _decode_zero_bytes(ids, merges),
                     "Each id stands for *bytes*, not characters: chr(byte) turns 'é' (two bytes) "
                     "into 'Ã©'. Keep bytes in the table (bytes([i])), join them, and decode the "
                     "result as UTF-8 once.": _decode_bytes_as_chars(ids, merges),
