@@ -640,8 +640,13 @@ MISTAKES = [
         r"Two mistakes at once\. \(1\) The base is 1000.* \(2\) Positions start at 1",
     ),
     Mistake(check_positional_encoding, pe_positions_reversed, r"position axis in reverse order"),
-    Mistake(check_positional_encoding, pe_swapped, "swapped"),
-    Mistake(check_positional_encoding, pe_concatenated, "concatenated .*tensor2tensor.*interleave"),
+    # the named swap and halves, not also the generic "another feature order" (both permute)
+    Mistake(check_positional_encoding, pe_swapped, r"^(?!.*another feature order).*swapped"),
+    Mistake(
+        check_positional_encoding,
+        pe_concatenated,
+        r"^(?!.*another feature order).*concatenated .*tensor2tensor.*interleave",
+    ),
     Mistake(
         check_positional_encoding,
         pe_cos_halves_first,

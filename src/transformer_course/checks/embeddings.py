@@ -676,9 +676,11 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
     with Checker("TokenEmbedding", hidden=hidden) as c:
         c.require_callable(cls, "TokenEmbedding")
         for vocab_size, d_model, ids_shape, seed in _token_embedding_cases(hidden):
-            module, built = build_module(
-                c, cls, vocab_size, d_model, name="TokenEmbedding", mode="eval"
-            )
+            with torch.random.fork_rng(devices=[]):  # a fixed initial table, RNG left alone
+                torch.manual_seed(seed)
+                module, built = build_module(
+                    c, cls, vocab_size, d_model, name="TokenEmbedding", mode="eval"
+                )
             found = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
             shapes = {key: tuple(value.shape) for key, value in found.items()}
             tables = [key for key, shape in shapes.items() if shape == (vocab_size, d_model)]

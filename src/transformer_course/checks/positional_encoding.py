@@ -193,6 +193,22 @@ def _pe_layout_hint(got: np.ndarray, max_len: int, d_model: int) -> str | None:
     )
 
 
+def _pe_mistakes_and_layout(got: np.ndarray, max_len: int, d_model: int) -> dict:
+    """The named mistakes, then the layout diagnosis only where none of them gives the
+    learner's table (a sin/cos swap or the sin|cos halves are permutations too, and their
+    own messages say more)."""
+    named = _pe_mistakes(max_len, d_model)
+    for wrong in named.values():
+        value = wrong() if callable(wrong) else wrong
+        if (
+            value is not None
+            and np.shape(value) == got.shape
+            and np.allclose(value, got, atol=1e-3)
+        ):
+            return named
+    return {**named, **_pe_layout(got, max_len, d_model)}
+
+
 def _pe_layout(got: np.ndarray, max_len: int, d_model: int) -> dict[str, np.ndarray]:
     """{the layout diagnosis: the reference's features in the learner's order}, or {}."""
     if got.shape != (max_len, d_model) or not np.isfinite(got).all():
@@ -305,7 +321,7 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                 what,
                 **_tolerance(got.dtype),
                 hint=hint,
-                mistakes={**_pe_mistakes(max_len, d_model), **_pe_layout(got64, max_len, d_model)},
+                mistakes=_pe_mistakes_and_layout(got64, max_len, d_model),
                 pairs=lambda max_len=max_len, d_model=d_model, got=got: _pe_pairs(
                     positional_encoding, cases, (max_len, d_model), _tolerance(got.dtype)
                 ),
