@@ -506,10 +506,10 @@ def encode_pairs_in_text_order(text, merges):
 
 
 def decode_bytes_of_int(ids, merges):  # bytes(i): i zero bytes, not the byte i
-    table = {i: bytes(i) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        table[new_id] = table[a] + table[b]
-    return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
+    pieces = {i: bytes(i) for i in range(256)}
+    for pair, new_id in merges.items():
+        pieces[new_id] = pieces[pair[0]] + pieces[pair[1]]
+    return b"".join(pieces[i] for i in ids).decode("utf-8", "replace")
 
 
 def encode_pairs_looked_up_once(text, merges):  # pairs present on the bytes only
