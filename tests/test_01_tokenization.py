@@ -289,9 +289,33 @@ def merge_slice_against_tuple(ids, pair, new_id):
     return out
 
 
+def _scan(ids, new_id, matches, step=2):
+    out, i = [], 0
+    while i < len(ids):
+        if i + 1 < len(ids) and matches(ids[i], ids[i + 1]):
+            out.append(new_id)
+            i += step
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
 def bpe_decode_parts_as_bytes(ids, merges):
     vocab = {new_id: bytes(pair) for pair, new_id in merges.items()}  # wrong for nested merges
     return b"".join(vocab.get(i, bytes([i])) for i in ids).decode("utf-8")
+
+
+def merge_first_id_only(ids, pair, new_id):  # ids[i] == pair[0], whatever follows
+    return _scan(ids, new_id, lambda a, b: a == pair[0])
+
+
+def merge_second_id_only(ids, pair, new_id):  # ids[i + 1] == pair[1], whatever precedes
+    return _scan(ids, new_id, lambda a, b: b == pair[1])
+
+
+def merge_step_one(ids, pair, new_id):  # i += 1 after a merge: overlapping merges
+    return _scan(ids, new_id, lambda a, b: (a, b) == tuple(pair), step=1)
 
 
 def merge_in_place(ids, pair, new_id):
@@ -518,6 +542,21 @@ def encode_pairs_in_text_order(text, merges):
     return ids
 
 
+def decode_bytes_of_int(ids, merges):  # bytes(i): i zero bytes, not the byte i
+    pieces = {i: bytes(i) for i in range(256)}
+    for pair, new_id in merges.items():
+        pieces[new_id] = pieces[pair[0]] + pieces[pair[1]]
+    return b"".join(pieces[i] for i in ids).decode("utf-8", "replace")
+
+
+def encode_pairs_looked_up_once(text, merges):  # pairs present on the bytes only
+    ids = list(text.encode("utf-8"))
+    present = set(zip(ids, ids[1:]))
+    for pair in sorted(present & set(merges), key=merges.get):
+        ids = ref.merge_pair(ids, pair, merges[pair])
+    return ids
+
+
 def decode_per_token(ids, merges):
     table = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
@@ -611,6 +650,15 @@ MISTAKES = [
     Mistake(checks.check_get_pair_counts, pairs_in_set_order, "counts are right, but"),
     Mistake(checks.check_get_pair_counts, pairs_missing_last, "last pair is missing"),
     Mistake(checks.check_merge_pair, merge_double, "skip \\*both\\* merged ids"),
+    Mistake(
+        checks.check_merge_pair, merge_first_id_only, r"wherever the \*first\* id matches pair\[0\]"
+    ),
+    Mistake(
+        checks.check_merge_pair,
+        merge_second_id_only,
+        r"wherever the \*second\* id matches pair\[1\]|only one id of the pair matches",
+    ),
+    Mistake(checks.check_merge_pair, merge_step_one, r"moved on by one id instead of two"),
     Mistake(checks.check_merge_pair, merge_in_place, r"changed its argument `ids` in place"),
     Mistake(checks.check_merge_pair, merge_drops_last, "last id went missing"),
     Mistake(checks.check_train_bpe, train_ties_last, "tie was broken the wrong way"),
@@ -657,6 +705,12 @@ MISTAKES = [
     Mistake(checks.check_bpe_encode, encode_most_frequent_pair_first, "Apply the merges by rank"),
     Mistake(checks.check_bpe_encode, encode_pairs_in_text_order, "Apply the merges by rank"),
     Mistake(checks.check_bpe_decode, decode_per_token, "Decode the joined bytes once"),
+    Mistake(checks.check_bpe_decode, decode_bytes_of_int, r"zero bytes.*bytes\(\[i\]\)"),
+    Mistake(
+        checks.check_bpe_encode,
+        encode_pairs_looked_up_once,
+        r"collected the pairs present once, on the original bytes.*Recount",
+    ),
     Mistake(
         checks.check_bpe_decode,
         decode_per_token_strict,

@@ -350,6 +350,16 @@ class TEUnscaled(_Base):
         return self.embedding(ids)
 
 
+class TEScaleInInit(_Base):  # the factor put into the initial table, lost on loading
+    def __init__(self, vocab_size, d_model):
+        super().__init__(vocab_size, d_model)
+        with torch.no_grad():
+            self.embedding.weight.mul_(math.sqrt(d_model))
+
+    def forward(self, ids):
+        return self.embedding(ids)
+
+
 class TEScaledByDModel(_Base):
     def forward(self, ids):
         return self.embedding(ids) * self.d_model
@@ -595,7 +605,16 @@ MISTAKES = [
     Mistake(check_one_hot, one_hot_squeezed, r"axes of size 1 are gone.*squeeze"),
     Mistake(check_embed, embed_one_hot_of_width_d_model, r"square table.*table\.shape\[0\]"),
     Mistake(check_TokenEmbedding, TEScaledByLength, r"square root of the sequence length"),
-    Mistake(check_TokenEmbedding, TEUnscaled, r"forgot the scale"),
+    Mistake(
+        check_TokenEmbedding,
+        TEUnscaled,
+        r"^(?!.*did you scale the weights).*plain lookup.*multiplies the embeddings by sqrt\(d_model\)",
+    ),
+    Mistake(
+        check_TokenEmbedding,
+        TEScaleInInit,
+        r"plain lookup.*sqrt\(d_model\) times nn.Embedding's N\(0, 1\).*scale the weights in __init__",
+    ),
     Mistake(check_TokenEmbedding, TEScaledByDModel, r"scaled by d_model"),
     # named alone: no second, vaguer "times one constant" candidate beside it
     Mistake(

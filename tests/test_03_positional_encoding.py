@@ -150,6 +150,18 @@ def pe_concatenated(max_len, d_model):
     return np.concatenate([np.sin(angles), np.cos(angles[:, : d_model // 2])], axis=1)
 
 
+def pe_cos_halves_first(max_len, d_model):  # all cosines, then all sines (a permutation)
+    angles = _angles(max_len, d_model)
+    return np.concatenate([np.cos(angles), np.sin(angles)], axis=1)[:, :d_model]
+
+
+def pe_pairs_reversed(max_len, d_model):  # the right pairs, the last pair first
+    table = ref.positional_encoding(max_len, d_model)
+    pairs = d_model // 2
+    order = [j for i in reversed(range(pairs)) for j in (2 * i, 2 * i + 1)]
+    return table[:, order + list(range(2 * pairs, d_model))]
+
+
 def pe_i_not_2i(max_len, d_model):
     pos = np.arange(max_len)[:, None]
     i = np.arange((d_model + 1) // 2)
@@ -637,8 +649,23 @@ MISTAKES = [
         r"Two mistakes at once\. \(1\) The base is 1000.* \(2\) Positions start at 1",
     ),
     Mistake(check_positional_encoding, pe_positions_reversed, r"position axis in reverse order"),
-    Mistake(check_positional_encoding, pe_swapped, "swapped"),
-    Mistake(check_positional_encoding, pe_concatenated, "concatenated .*tensor2tensor.*interleave"),
+    # the named swap and halves, not also the generic "another feature order" (both permute)
+    Mistake(check_positional_encoding, pe_swapped, r"^(?!.*another feature order).*swapped"),
+    Mistake(
+        check_positional_encoding,
+        pe_concatenated,
+        r"^(?!.*another feature order).*concatenated .*tensor2tensor.*interleave",
+    ),
+    Mistake(
+        check_positional_encoding,
+        pe_cos_halves_first,
+        r"right sines and cosines, but in another feature order.*yours is \[cos0, cos1, .*sin0.*Interleave",
+    ),
+    Mistake(
+        check_positional_encoding,
+        pe_pairs_reversed,
+        r"another feature order.*yours is \[sin(1|3), cos(1|3), .*feature 0, which holds sin.*pairs are out of order",
+    ),
     Mistake(check_positional_encoding, pe_i_not_2i, r"i/d_model where the formula has 2i/d_model"),
     Mistake(check_positional_encoding, pe_column_index, r"feature index j = 2i\+1"),
     Mistake(check_positional_encoding, pe_doubled, "exponent is doubled"),

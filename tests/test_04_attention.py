@@ -58,6 +58,11 @@ def sm_max_wrong_axis(x, axis=-1):  # max along axis, but the sum ignores it
     return e / e.sum(axis=0, keepdims=True)
 
 
+def sm_max_last_axis(x, axis=-1):  # the sum along axis, the max always along the last
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
 def sm_not_normalised(x, axis=-1):
     return np.exp(x - x.max(axis=axis, keepdims=True))
 
@@ -126,7 +131,16 @@ SOFTMAX_MISTAKES = [
     Mistake(check_softmax, sm_global_max, r"one maximum for the whole array"),
     Mistake(check_softmax, sm_global_max_guarded, r"one maximum for the whole array.*come out 0"),
     Mistake(check_softmax, sm_fixed_axis, r"normalised along axis .* instead of axis="),
-    Mistake(check_softmax, sm_max_wrong_axis, r"normalised along axis|add up to 1"),
+    Mistake(
+        check_softmax,
+        sm_max_wrong_axis,
+        r"sum taken along axis -2 while the max is taken along axis=-1",
+    ),
+    Mistake(
+        check_softmax,
+        sm_max_last_axis,
+        r"max taken along axis -1 while the sum is taken along axis=-?\d",
+    ),
     Mistake(check_softmax, sm_not_normalised, r"without dividing by the sum"),
     Mistake(check_softmax, sm_whole_array, r"add up to 1 over the whole array"),
     Mistake(check_softmax, sm_no_keepdims, r"keepdims=True"),
@@ -438,8 +452,13 @@ def a_by_d_k(q, k, v, mask=None):
     return w @ v, w
 
 
-def a_times_sqrt_d_k(q, k, v, mask=None):
-    w = _fill_and_softmax(_scaled(q, k, 1 / q.shape[-1] ** 0.5), mask)
+def a_by_inverted_scale(q, k, v, mask=None):  # divides by d_k ** -0.5: multiplies by √d_k
+    w = _fill_and_softmax(_scaled(q, k, q.shape[-1] ** -0.5), mask)
+    return w @ v, w
+
+
+def a_by_fourth_root(q, k, v, mask=None):  # a constant no named mistake gives: d_k ** 0.75
+    w = _fill_and_softmax(_scaled(q, k, q.shape[-1] ** 0.75), mask)
     return w @ v, w
 
 
@@ -683,7 +702,8 @@ MASK_AFTER = r"mask was applied after the softmax"
 SDPA_MISTAKES = [
     Mistake(SDPA, a_no_scaling, r"with no scaling.*√d_k"),
     Mistake(SDPA, a_by_d_k, r"divided by d_k = \d+ instead of by √d_k"),
-    Mistake(SDPA, a_times_sqrt_d_k, r"multiplied by √d_k = √\d+ instead of divided by it"),
+    Mistake(SDPA, a_by_inverted_scale, r"multiplied by √d_k = √\d+ instead of divided"),
+    Mistake(SDPA, a_by_fourth_root, r"one constant c = [\d.]+ for every score.*must be √d_k.*too small"),
     Mistake(SDPA, a_by_len_k, r"divided by len_k = \d+, the number of keys.*not the number of words"),
     Mistake(SDPA, a_by_sqrt_len_k, r"divided by √len_k"),
     Mistake(SDPA, a_by_sqrt_d_v, r"divided by √d_v"),

@@ -2386,3 +2386,7 @@ CASES += _BLIND4A
 from benchmarks.diagnosis.cases_blind4b import BLIND4B as _BLIND4B  # noqa: E402
 
 CASES += _BLIND4B
+
+from benchmarks.diagnosis.cases_blind5a import BLIND5A as _BLIND5A  # noqa: E402
+
+CASES += _BLIND5A

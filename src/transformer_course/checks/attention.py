@@ -165,10 +165,38 @@ def _softmax_wrong_axis(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
     return wrong
 
 
+def _softmax_split_axes(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
+    """The answers whose max and sum are taken along different axes (one of them `axis`):
+    the max's shift then differs inside a slice and no longer cancels."""
+    wrong = {}
+    own = axis % x.ndim
+    for other in range(x.ndim):
+        if other == own:
+            continue
+        for max_axis, sum_axis, which in ((other, own, "max"), (own, other, "sum")):
+            peak = np.max(x, axis=max_axis, keepdims=True)
+            exps = np.exp(x - np.where(np.isfinite(peak), peak, 0.0))
+            total = np.sum(exps, axis=sum_axis, keepdims=True)
+            stray = (max_axis if which == "max" else sum_axis) - x.ndim
+            message = (
+                f"Your result matches the {which} taken along axis {stray} while the "
+                f"{'sum' if which == 'max' else 'max'} is taken along axis={axis}: "
+                f"take both along the same axis, `axis` (np.max(x, axis=axis, keepdims=True) "
+                f"and np.sum(..., axis=axis, keepdims=True)). Subtracting a max taken along "
+                f"another axis shifts the entries of one slice by different amounts, which "
+                f"changes the result."
+            )
+            wrong[message] = np.divide(exps, total, out=np.zeros_like(exps), where=total > 0)
+    return wrong
+
+
 def _softmax_mistakes(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
     mistakes: dict[str, np.ndarray] = {}
     with np.errstate(all="ignore"):
         mistakes.update(_softmax_wrong_axis(x, axis))
+        for message, wrong in _softmax_split_axes(x, axis).items():
+            if not np.allclose(wrong, ref.softmax(x, axis=axis), atol=1e-6):
+                mistakes[message] = wrong
         peak = np.max(x, axis=axis, keepdims=True)
         exps = np.exp(x - np.where(np.isfinite(peak), peak, 0.0))
         mistakes[_SOFTMAX_NOT_NORMALISED] = exps
@@ -735,11 +763,6 @@ def _sdpa_mistakes(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
             f"{root:.4g}: take the square root (math.sqrt(d_k)).",
         ),
         (
-            1.0 / root,
-            f"Your weights match scores multiplied by √d_k = √{d_k} instead of divided by it: "
-            "the scale shrinks the scores, q @ k.transpose(-2, -1) / math.sqrt(d_k).",
-        ),
-        (
             float(len_k),
             f"Your weights match scores divided by len_k = {len_k}, the number of keys. The "
             "paper divides by √d_k, where d_k is the width of each query/key vector "
@@ -765,6 +788,14 @@ def _sdpa_mistakes(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
             f"d_v = {d_v} differs from d_k on purpose.",
         ),
     ]
+    scales.append(
+        (
+            1.0 / root,
+            f"Your weights match scores multiplied by √d_k = √{d_k} instead of divided by it "
+            f"(dividing by d_k ** -0.5, or by a scale already inverted, does that): the scale "
+            f"shrinks the scores, scores = q @ kᵀ / math.sqrt(d_k).",
+        )
+    )
     if q.dim() > 2:
         scales.append(
             (
@@ -802,6 +833,46 @@ def _sdpa_mistakes(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
         mistakes[_SDPA_FILL_ZERO] = partial(attention_weights_variant, q, k, mask, fill=0.0)
         mistakes[_SDPA_BOOL_ADDED] = partial(_bool_mask_added, q, k, mask)
     return mistakes
+
+
+def _fitted_scale(q, k, mask, weights) -> float | None:
+    """The one constant c for which the learner's weights are closest to softmax(q kᵀ / c),
+    fitted on the log-weights of the allowed keys (None when it cannot be fitted: weights
+    not positive where allowed, or no row with two allowed keys)."""
+    w = weights.detach().double()
+    scores = q.detach().double() @ k.detach().double().transpose(-2, -1)  # (..., len_q, len_k)
+    allowed = torch.ones_like(scores, dtype=torch.bool)
+    if mask is not None:
+        allowed = allowed & mask
+    scores, w = torch.broadcast_tensors(scores, w)
+    allowed = allowed.expand_as(scores)
+    if not bool(torch.isfinite(w).all()) or not bool((w[allowed] > 0).all()):
+        return None
+    count = allowed.sum(dim=-1, keepdim=True).clamp(min=1)
+    log_w = torch.where(allowed, w.clamp(min=1e-300).log(), 0.0)
+    s = torch.where(allowed, scores, 0.0)
+    d_log = torch.where(allowed, log_w - log_w.sum(-1, keepdim=True) / count, 0.0)
+    d_s = torch.where(allowed, s - s.sum(-1, keepdim=True) / count, 0.0)
+    denominator = float((d_s * d_s).sum())
+    slope = float((d_s * d_log).sum()) / denominator if denominator > 0 else 0.0
+    return 1.0 / slope if slope > 0 else None
+
+
+def _fitted_scale_mistake(q, k, mask, weights) -> dict[str, Callable[[], torch.Tensor]]:
+    """A wrong constant scale that none of the named ones explains: what it is, measured
+    (the matcher keeps it only if softmax(q kᵀ / c) then gives the learner's weights)."""
+    d_k = q.shape[-1]
+    root = math.sqrt(d_k)
+    c = _fitted_scale(q, k, mask, weights)
+    if c is None or math.isclose(c, root, rel_tol=1e-3):
+        return {}
+    message = (
+        f"Your weights match softmax(q kᵀ / c) with one constant c = {c:.4g} for every score, "
+        f"but c must be √d_k = √{d_k} = {root:.4g} (d_k = q.shape[-1]): your scores are "
+        f"{'too large' if c < root else 'too small'} by a factor {max(c, root) / min(c, root):.4g}"
+        f" = {'√d_k / c' if c < root else 'c / √d_k'}. Look at the number you divide by."
+    )
+    return {message: partial(attention_weights_variant, q, k, mask, scale=c)}
 
 
 def _sdpa_cases(hidden: bool) -> list[dict]:
@@ -997,7 +1068,10 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                 mask,
                 what + "your `weights`",
                 expected=exp_w,
-                mistakes=_sdpa_mistakes(q, k, v, mask),
+                mistakes={
+                    **_sdpa_mistakes(q, k, v, mask),
+                    **_fitted_scale_mistake(q, k, mask, weights),
+                },
                 **tolerance(weights.dtype, q.dtype),
             )
             accepted_w = with_fully_masked_rows(exp_w, mask, convention, like=weights)

@@ -641,6 +641,30 @@ def _keys_diagnosis(shapes: dict[str, tuple[int, ...]], vocab_size: int, d_model
     )
 
 
+def _no_scale_message(fresh_table: torch.Tensor, d_model: int) -> str:
+    """The output is the plain lookup of the table loaded into the module: either no
+    scale at all, or a scale put into the initial table (which loading replaces). A
+    freshly built nn.Embedding holds N(0, 1) entries (root mean square about 1); one whose
+    entries are about sqrt(d_model) times larger was scaled in __init__."""
+    root = math.sqrt(d_model)
+    rms = float(fresh_table.double().pow(2).mean().sqrt()) if fresh_table.numel() else 0.0
+    if d_model >= 4 and fresh_table.numel() >= 32 and abs(rms / root - 1.0) < 0.25:
+        return (
+            f"Your forward returns the plain lookup: the sqrt(d_model) = {root:.3g} factor is "
+            f"not applied to the output. Your freshly built table's entries are about {rms:.3g} "
+            f"in size, sqrt(d_model) times nn.Embedding's N(0, 1) initialisation: did you "
+            "scale the weights in __init__? That factor is lost as soon as the table is loaded "
+            "(as here) or trained. Scale the output in forward: "
+            "self.embedding(ids) * math.sqrt(self.d_model)."
+        )
+    return (
+        f"Your forward returns the plain lookup: the paper multiplies the embeddings by "
+        f"sqrt(d_model) (here sqrt({d_model}) = {root:.3g}) in forward, "
+        "self.embedding(ids) * math.sqrt(self.d_model). (A factor put into the table's "
+        "initial weights in __init__ does not count: loading or training replaces them.)"
+    )
+
+
 def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
     """TokenEmbedding(vocab_size, d_model): ids (batch, len) -> embedding(ids) * sqrt(d_model).
 
@@ -652,9 +676,11 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
     with Checker("TokenEmbedding", hidden=hidden) as c:
         c.require_callable(cls, "TokenEmbedding")
         for vocab_size, d_model, ids_shape, seed in _token_embedding_cases(hidden):
-            module, built = build_module(
-                c, cls, vocab_size, d_model, name="TokenEmbedding", mode="eval"
-            )
+            with torch.random.fork_rng(devices=[]):  # a fixed initial table, RNG left alone
+                torch.manual_seed(seed)
+                module, built = build_module(
+                    c, cls, vocab_size, d_model, name="TokenEmbedding", mode="eval"
+                )
             found = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
             shapes = {key: tuple(value.shape) for key, value in found.items()}
             tables = [key for key, shape in shapes.items() if shape == (vocab_size, d_model)]
@@ -669,6 +695,7 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                     "call it `embedding.weight` (self.embedding = nn.Embedding(...)), the name "
                     "later lessons use."
                 )
+            fresh_table = found[key].detach().clone()  # the learner's own initial table
             weight = random_state({key: (vocab_size, d_model)}, seed)[key]
             # (vocab_size, d_model), entries of size about 1/sqrt(d_model); other entries
             # (a stored scale, say) are loaded back as they were
@@ -755,8 +782,7 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                     else ""
                 ),
                 mistakes={
-                    f"You forgot the scale: the paper multiplies the embeddings by sqrt(d_model) "
-                    f"(here sqrt({d_model}) = {math.sqrt(d_model):.3g}).": plain,
+                    _no_scale_message(fresh_table, d_model): plain,
                     f"You scaled by d_model ({d_model}); the factor is its square root, "
                     f"sqrt(d_model) = {math.sqrt(d_model):.3g}.": plain * d_model,
                     "You divided by sqrt(d_model); the paper multiplies the embeddings by it "

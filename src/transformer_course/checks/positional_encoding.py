@@ -173,6 +173,72 @@ def _pe_pairs(positional_encoding, cases, current, tol) -> dict[str, np.ndarray]
     return found
 
 
+def _pe_layout_hint(got: np.ndarray, max_len: int, d_model: int) -> str | None:
+    """When each of the learner's features is one of the reference's (the sine or cosine of
+    one pair, each used once) but in another order: say which order, feature by feature."""
+    expected = ref.positional_encoding(max_len, d_model)
+    atol = _FLOAT32_FORMULA["atol"]
+    names = [f"{'cos' if j % 2 else 'sin'}{j // 2}" for j in range(d_model)]
+    order = []
+    for j in range(d_model):
+        same = [m for m in range(d_model) if np.allclose(got[:, j], expected[:, m], atol=10 * atol)]
+        if len(same) != 1:
+            return None  # not a reference feature, or one that several features equal
+        order.append(same[0])
+    if sorted(order) != list(range(d_model)) or order == list(range(d_model)):
+        return None
+
+    def show(indices) -> str:
+        shown = ", ".join(names[m] for m in indices[:8])
+        return f"[{shown}{', ...' if len(indices) > 8 else ''}]"
+
+    first = next(j for j in range(d_model) if order[j] != j)
+    return (
+        "Your table holds exactly the right sines and cosines, but in another feature order "
+        f"(sinI / cosI: the sine / cosine of pair i): yours is {show(order)}, the course's is "
+        f"{show(list(range(d_model)))}. The first misplaced one is feature {first}, which holds "
+        f"{names[order[first]]} instead of {names[first]}. "
+        + (
+            "Each sine sits next to its cosine, but the pairs are out of order: pair i "
+            "(frequency 1 / 10000^(2i/d_model)) belongs in features 2i and 2i+1."
+            if all(order[j] // 2 == order[j + 1] // 2 for j in range(0, d_model - 1, 2))
+            else "Interleave them: PE[:, 2i] = sin(angle_i), PE[:, 2i+1] = cos(angle_i) "
+            "(pe[:, 0::2] and pe[:, 1::2])."
+        )
+    )
+
+
+def _pe_mistakes_and_layout(got: np.ndarray, max_len: int, d_model: int) -> dict:
+    """The named mistakes, then the layout diagnosis only where none of them gives the
+    learner's table (a sin/cos swap or the sin|cos halves are permutations too, and their
+    own messages say more)."""
+    named = _pe_mistakes(max_len, d_model)
+    for wrong in named.values():
+        value = wrong() if callable(wrong) else wrong
+        if (
+            value is not None
+            and np.shape(value) == got.shape
+            and np.allclose(value, got, atol=1e-3)
+        ):
+            return named
+    return {**named, **_pe_layout(got, max_len, d_model)}
+
+
+def _pe_layout(got: np.ndarray, max_len: int, d_model: int) -> dict[str, np.ndarray]:
+    """{the layout diagnosis: the reference's features in the learner's order}, or {}."""
+    if got.shape != (max_len, d_model) or not np.isfinite(got).all():
+        return {}
+    message = _pe_layout_hint(got, max_len, d_model)
+    if message is None:
+        return {}
+    expected = ref.positional_encoding(max_len, d_model)
+    order = [
+        next(m for m in range(d_model) if np.allclose(got[:, j], expected[:, m], atol=1e-3))
+        for j in range(d_model)
+    ]
+    return {message: expected[:, order]}
+
+
 def _pe_property_hint(got: np.ndarray, max_len: int, d_model: int) -> str:
     """Explain the first basic property the learner's table violates."""
     if np.abs(got).max() > 1 + 1e-6:
@@ -270,7 +336,7 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                 what,
                 **_tolerance(got.dtype),
                 hint=hint,
-                mistakes=_pe_mistakes(max_len, d_model),
+                mistakes=_pe_mistakes_and_layout(got64, max_len, d_model),
                 pairs=lambda max_len=max_len, d_model=d_model, got=got: _pe_pairs(
                     positional_encoding, cases, (max_len, d_model), _tolerance(got.dtype)
                 ),

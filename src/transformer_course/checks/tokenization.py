@@ -647,6 +647,53 @@ def _merge_first_only(ids, pair, new_id):
     return list(ids)
 
 
+def _merge_scan(ids, new_id, matches, step_after_merge=2):
+    """The left-to-right scan with another test for 'the pair is here' (``matches(a, b)``)
+    or another step after a merge: the merge_pair that a mistake in either gives."""
+    out, i = [], 0
+    while i < len(ids):
+        if i + 1 < len(ids) and matches(ids[i], ids[i + 1]):
+            out.append(new_id)
+            i += step_after_merge
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
+def _merge_scan_mistakes(ids, pair, new_id) -> dict[str, list]:
+    """Each half of the pair test alone, and a step of one after a merge. Where the two
+    halves give the same list on this input, one message names both."""
+    first = _merge_scan(ids, new_id, lambda a, b: a == pair[0])
+    second = _merge_scan(ids, new_id, lambda a, b: b == pair[1])
+    if first == second:
+        return {
+            "You merged where only one id of the pair matches (ids[i] == pair[0], or "
+            "ids[i + 1] == pair[1]: on this input both give your result): compare both "
+            "ids, (ids[i], ids[i + 1]) == pair.": first,
+            "After a merge you moved on by one id instead of two, so the second id of a "
+            "merged pair starts another pair (overlapping merges): [1, 1, 1] with (1, 1) "
+            "becomes [X, 1], not [X, X]. Skip both merged ids (i += 2).": _merge_scan(
+                ids, new_id, lambda a, b: (a, b) == tuple(pair), step_after_merge=1
+            ),
+        }
+    return {
+        f"You merged wherever the *first* id matches pair[0] = {pair[0]}, whatever follows "
+        f"it: compare both ids, (ids[i], ids[i + 1]) == pair, not ids[i] == pair[0].": _merge_scan(
+            ids, new_id, lambda a, b: a == pair[0]
+        ),
+        f"You merged wherever the *second* id matches pair[1] = {pair[1]}, whatever comes "
+        f"before it: compare both ids, (ids[i], ids[i + 1]) == pair.": _merge_scan(
+            ids, new_id, lambda a, b: b == pair[1]
+        ),
+        "After a merge you moved on by one id instead of two, so the second id of a merged "
+        "pair starts another pair (overlapping merges): [1, 1, 1] with (1, 1) becomes [X, 1], "
+        "not [X, X]. Skip both merged ids (i += 2).": _merge_scan(
+            ids, new_id, lambda a, b: (a, b) == tuple(pair), step_after_merge=1
+        ),
+    }
+
+
 def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
     """Check ``merge_pair(ids, pair, new_id)``: a new list (or tuple), non-overlapping
     merges from the left, the input left alone."""
@@ -699,6 +746,7 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                     "(a, b), always False): compare (ids[i], ids[i + 1]) == pair, or "
                     "tuple(ids[i:i + 2]) == pair. (Or the input list was returned instead of "
                     "the new one.)": list(ids),
+                    **_merge_scan_mistakes(ids, pair, new_id),
                 },
             )
 
@@ -1042,6 +1090,16 @@ def _byte_spans(ids, merges) -> list[tuple[int, int, int]] | None:
     return spans
 
 
+def _encode_pairs_found_once(text, merges):
+    """The merges applied by rank, but only those whose pair occurs in the original bytes
+    (the pairs present looked up once, before the first merge)."""
+    ids = list(text.encode("utf-8"))
+    present = set(zip(ids, ids[1:]))
+    for pair in sorted((p for p in present if p in merges), key=merges.get):
+        ids = ref.merge_pair(ids, pair, merges[pair])
+    return ids
+
+
 def _replay_encoding(text: str, merges: dict, got: list[int]) -> str:
     """Replay the reference's merges on the text's bytes, one decision at a time, and name
     the first one the learner's result contradicts (a boundary of theirs inside a token the
@@ -1150,6 +1208,12 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             "rank, the smallest new id first (min(present, key=merges.get)).": (
                 _encode_latest_first
             ),
+            "You collected the pairs present once, on the original bytes, before merging: a "
+            "pair that contains a new id (such as (256, 97)) only appears after an earlier "
+            "merge made that id, so it was never merged. Recount the pairs on the current "
+            "ids after every merge (get_pair_counts(ids) inside the loop).": (
+                _encode_pairs_found_once
+            ),
             "Your loop stops while two ids are still left (len(ids) > 2 where len(ids) >= 2 "
             "belongs): the merge of the last two ids is never made. Keep going while at "
             "least two ids remain.": _encode_stopping_at_two,
@@ -1180,6 +1244,14 @@ def _decode_per_token(ids, merges):
     for (a, b), new_id in merges.items():
         table[new_id] = table[a] + table[b]
     return "".join(table[i].decode("utf-8", errors="replace") for i in ids)
+
+
+def _decode_zero_bytes(ids, merges):
+    """What building the table with bytes(i) gives: i zero bytes for the byte i."""
+    table = {i: bytes(i) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
 
 
 def _decode_bytes_as_chars(ids, merges):
@@ -1237,6 +1309,9 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                 "is table[a] + table[b], in learned order), join the bytes, then .decode('utf-8').",
                 mistakes={
                     _DECODE_ONCE_HINT: _decode_per_token(ids, merges),
+                    "Your text is made of zero bytes ('\\x00'): bytes(i) with an int makes i "
+                    "zero bytes (bytes(3) == b'\\x00\\x00\\x00'). The single byte with "
+                    "value i is bytes([i]).": _decode_zero_bytes(ids, merges),
                     "Each id stands for *bytes*, not characters: chr(byte) turns 'é' (two bytes) "
                     "into 'Ã©'. Keep bytes in the table (bytes([i])), join them, and decode the "
                     "result as UTF-8 once.": _decode_bytes_as_chars(ids, merges),
