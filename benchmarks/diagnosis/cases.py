@@ -2378,3 +2378,7 @@ CASES += _BLIND_B
 from benchmarks.diagnosis.cases_blind_a import BLIND_A as _BLIND_A  # noqa: E402
 
 CASES += _BLIND_A
+
+from benchmarks.diagnosis.cases_blind4d import BLIND4D as _BLIND4D  # noqa: E402
+
+CASES += _BLIND4D
