@@ -744,7 +744,9 @@ def _sampler(
     return sample
 
 
-def _sample_edited(*, top_k_extra=0, strict=False, unsorted=False, always_argmax=False):
+def _sample_edited(
+    *, top_k_extra=0, strict=False, unsorted=False, always_argmax=False, complement=False
+):
     """The reference sample with one of the mistakes it is built to show."""
 
     def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
@@ -761,7 +763,7 @@ def _sample_edited(*, top_k_extra=0, strict=False, unsorted=False, always_argmax
             logits = logits.masked_fill(remove, -torch.inf)
         elif top_p is not None:
             probs, order = torch.softmax(logits, dim=-1).sort(dim=-1, descending=True)
-            remove = probs.cumsum(dim=-1) - probs >= top_p
+            remove = probs.cumsum(dim=-1) - probs >= (1 - top_p if complement else top_p)
             remove[..., 0] = False
             logits = logits.masked_fill(remove.scatter(-1, order, remove), -torch.inf)
         probs = torch.softmax(logits, dim=-1)
@@ -942,6 +944,9 @@ MISTAKES = [
     Mistake(check_sample, _sample_edited(strict=True), r"top-k keeps k - 1 tokens"),
     Mistake(check_sample, _sample_edited(unsorted=True), r"in vocabulary order: sort"),
     Mistake(check_sample, _sample_edited(always_argmax=True), r"always the most probable token"),
+    # x-transformers#184: the nucleus cut at 1 - top_p; it keeps only the argmax at top_p=0.8,
+    # which was told "always the most probable token, whatever the temperature"
+    Mistake(check_sample, _sample_edited(complement=True), r"cut at 1 - top_p, not at top_p"),
     Mistake(check_sample, _sampler(map_back="gather"), r"mapped back.*with gather"),
     Mistake(check_sample, _sampler(first_row=True), r"drop\[0\] = False"),
     Mistake(check_sample, _sampler(greedy=False), r"(?s)temperature=0\.0.*argmax of each row"),

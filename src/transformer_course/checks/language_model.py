@@ -1177,6 +1177,12 @@ _ALWAYS_ARGMAX = (
     "temperature: with temperature > 0, draw at random from the probabilities, "
     "torch.multinomial(probs, 1, generator=generator); only temperature == 0 is greedy."
 )
+_TOP_P_COMPLEMENT = (
+    "Your top-p set is cut at 1 - top_p, not at top_p: it keeps the most probable tokens "
+    "while the mass before them is below 1 - top_p (too few tokens when top_p > 0.5, too "
+    "many below). Remove a token when the mass before it reaches top_p itself: "
+    "cumsum - probs >= top_p."
+)
 _TOP_P_MANY = (
     "Your top-p keeps one token too many: keep the smallest set of the most probable tokens "
     "whose total reaches top_p, and no more."
@@ -1218,6 +1224,7 @@ _SAMPLE_MISTAKES = {  # {message: sample_probabilities_f's knobs for that mistak
     _TOP_P_GATHER: {"top_p_map": "gather"},
     _TOP_P_FEW: {"top_p_rule": "one_too_few"},
     _TOP_P_MANY: {"top_p_rule": "one_too_many"},
+    _TOP_P_COMPLEMENT: {"top_p_rule": "complement"},
     _TIES: {"ties": "strict"},
     _TOP_K_MORE: {"top_k_extra": 1},
     _TOP_P_UNSORTED: {"top_p_sorted": False},
@@ -1247,6 +1254,11 @@ def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
 
 def _applies(knobs: Mapping[str, Any], case: _SampleCase) -> bool:
     """Whether a mistake can show in this case (it changes nothing otherwise)."""
+    if knobs.get("greedy"):
+        # always the argmax is told only where nothing filters the tokens: with top-k or
+        # top-p, a filter that keeps one token looks the same (and the first case, with
+        # neither, has caught a sampler that is always greedy)
+        return case.top_k is None and case.top_p is None
     if knobs.get("temperature_at") in ("probs", "multiplied") and case.temperature == 1.0:
         return False
     if knobs.get("temperature_at") == "after_top_p":
