@@ -465,6 +465,13 @@ MISTAKES = [
     ),
     Mistake(check_tiled_attention, _tiled(local_index=True), r"index \*inside the block\*"),
     Mistake(check_tiled_attention, _tiled(running=False), r"each block's own"),
+    # FlashAttention-2's Algorithm 1 as printed (flash-attention#991): the output divided by
+    # exp(m_old - m_new); it is NaN everywhere, as other mistakes: all of them are named
+    Mistake(
+        check_tiled_attention,
+        _tiled(inverted="output"),
+        r"(?s)(?=.*accumulated output divided by the rescale factor)(?=.*previous maximum)",
+    ),
     Mistake(
         check_tiled_attention, _named("t", _tiled_bottom_right), r"aligned to the bottom right"
     ),

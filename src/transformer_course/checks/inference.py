@@ -1003,6 +1003,13 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                 "first block) instead of the new one": (
                     tiled_attention_f(q, k, v, block, causal, old_max=True)
                 ),
+                "the accumulated output divided by the rescale factor exp(m_old - m_new) "
+                "instead of multiplied by it (the factor is 0 on the first block: 0 / 0)": (
+                    tiled_attention_f(q, k, v, block, causal, inverted="output")
+                ),
+                "the running sum divided by that factor instead of multiplied by it": (
+                    tiled_attention_f(q, k, v, block, causal, inverted="sum")
+                ),
             }
             c.expect_close(
                 got,
