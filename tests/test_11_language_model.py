@@ -423,6 +423,18 @@ class AttentionUnscaled(_Attention):
         return self.w_o(merge_heads(torch.softmax(scores, dim=-1) @ v))
 
 
+class AttentionIgnoresBase(ref.CausalSelfAttention):
+    """rotary_embedding(len, d_head) without self.base: right only with the default base."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = ref.scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))
+
+
 class AttentionAdjacent(_Attention):
     rotate = staticmethod(_rotate_adjacent)
 
@@ -877,6 +889,8 @@ MISTAKES = [
         check_CausalSelfAttention, AttentionNoOutputProjection, r"without the output projection"
     ),
     Mistake(check_CausalSelfAttention, AttentionUnscaled, r"not divided by sqrt\(d_head\)"),
+    # passed every visible and hidden case (all at the default base) before they had one
+    Mistake(check_CausalSelfAttention, AttentionIgnoresBase, r"ignores the base"),
     Mistake(
         check_CausalSelfAttention,
         AttentionDividedByDHead,

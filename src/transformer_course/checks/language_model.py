@@ -782,6 +782,11 @@ _SCALE_D_MODEL = (
     "sqrt(d_head), d_head = d_model // num_heads."
 )
 
+_IGNORES_BASE = (
+    "Your rotation ignores the base the module was built with: it uses rotary_embedding's "
+    "default 10000. Pass it on: rotary_embedding(len, self.d_head, self.base)."
+)
+
 #: {message: causal_self_attention_f's knobs for that mistake}. A one-indexed position is
 #: not among them: RoPE's scores depend only on offsets, so the attention cannot show it
 #: (rotary_embedding's own check does).
@@ -796,6 +801,7 @@ _ATTENTION_MISTAKES = {
     _NO_SCALE: {"scale": "none"},
     _SCALE_D_MODEL: {"scale": "sqrt_d_model"},
     "You divided the scores by d_head instead of sqrt(d_head).": {"scale": "d_head"},
+    _IGNORES_BASE: {"base": 10000.0},
 }
 
 
@@ -810,10 +816,15 @@ class _ModelCase:
     num_layers: int = 2
     vocab: int = 23
     eps: float | None = None  # the block's eps (None: its default); the other layers ignore it
+    base: float | None = None  # the attention's RoPE base (None: its default)
 
 
 _VISIBLE_ATTENTION = [_ModelCase(1, 2, 6, 16, 2, eps=0.5)]
 _HIDDEN_ATTENTION = [_ModelCase(101, 1, 9, 24, 3), _ModelCase(102, 3, 5, 32, 2, eps=0.25)]
+#: CausalSelfAttention's own cases add a base other than the default (a learner's
+#: rotary_embedding(len, d_head) without self.base shows only there)
+_VISIBLE_CSA = [*_VISIBLE_ATTENTION, _ModelCase(3, 2, 6, 16, 2, base=100.0)]
+_HIDDEN_CSA = [*_HIDDEN_ATTENTION, _ModelCase(103, 1, 7, 24, 3, base=500.0)]
 
 
 def _causal_property(c: Checker, module, x: torch.Tensor, call: str, message: str) -> None:
@@ -835,6 +846,7 @@ def _check_layer(
     scale: float,
     oracle_options: Callable[[_ModelCase], dict[str, Any]] = lambda case: {},
     localise: bool = False,
+    cases: tuple[list[_ModelCase], list[_ModelCase]] = (_VISIBLE_ATTENTION, _HIDDEN_ATTENTION),
 ) -> None:
     """The check of a layer of the GPT that maps x (batch, len, d_model) to the same
     shape: ``cls(*args(case))`` with deterministic weights, against ``oracle_f(x, state,
@@ -842,7 +854,7 @@ def _check_layer(
     property."""
     with Checker(name, hidden=hidden) as c:
         c.require_callable(cls)
-        for case in _HIDDEN_ATTENTION if hidden else _VISIBLE_ATTENTION:
+        for case in cases[1] if hidden else cases[0]:
             module, built, state = build(
                 c,
                 cls,
@@ -866,10 +878,12 @@ def check_CausalSelfAttention(cls, *, hidden: bool = False) -> None:
         cls,
         hidden,
         "CausalSelfAttention",
-        lambda case: (case.d_model, case.num_heads),
+        lambda case: (case.d_model, case.num_heads, *(() if case.base is None else (case.base,))),
         causal_self_attention_f,
         _ATTENTION_MISTAKES,
         scale=1.0,
+        oracle_options=lambda case: {} if case.base is None else {"base": case.base},
+        cases=(_VISIBLE_CSA, _HIDDEN_CSA),
     )
 
 
