@@ -140,6 +140,13 @@ class NormSumAndEpsOutside(ref.RMSNorm):
         return x / (x.norm(dim=-1, keepdim=True) + self.eps) * self.weight
 
 
+class NormUnitOffset(ref.RMSNorm):
+    """Gemma's gain (Liger-Kernel#74): x / rms * (1 + weight)."""
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * (1 + self.weight)
+
+
 class NormNoGain(ref.RMSNorm):
     def forward(self, x):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
@@ -827,6 +834,7 @@ MISTAKES = [
     Mistake(check_sample, _sample_softmax_over_batch, r"softmax over the wrong axis \(dim=0"),
     Mistake(check_next_token_batches, _batches(global_stream=True), r"the generator you were"),
     Mistake(check_RMSNorm, NormMean, r"mean of x, not of x squared"),
+    Mistake(check_RMSNorm, NormUnitOffset, r"multiplied by 1 \+ self\.weight"),
     Mistake(check_RMSNorm, NormEpsOutside, r"eps outside the square root"),
     Mistake(check_RMSNorm, NormWrongAxis, r"wrong axis"),
     Mistake(check_RMSNorm, NormSubtractsMean, r"subtracted the mean"),

@@ -242,6 +242,11 @@ _AXIS = (
     "d_model features: the mean of the squares over the last axis (dim=-1, keepdim=True)."
 )
 _NO_GAIN = "Your result lacks the learned gain: multiply by self.weight."
+_UNIT_OFFSET = (
+    "You multiplied by 1 + self.weight (Gemma's convention, where the gain is stored as an "
+    "offset from one and initialised to zeros): here the gain is self.weight itself, "
+    "initialised to ones; multiply by it."
+)
 _DEFAULT_EPS = (
     "Your default eps is not 1e-5: make eps=1e-5 the default of the eps parameter (the "
     "contract's; nn.RMSNorm's own default depends on the dtype)."
@@ -263,6 +268,7 @@ def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
         _NO_GAIN: {"gain": False},
         _CENTRED: {"centre": True},
         _INVERTED: {"invert": True},
+        _UNIT_OFFSET: {"unit_offset": True},
     }
     if case_eps is None:
         for wrong in (1e-6, 1e-8, torch.finfo(torch.float32).eps):

@@ -79,6 +79,7 @@ def rms_norm_f(
     gain: bool = True,
     centre: bool = False,
     invert: bool = False,
+    unit_offset: bool = False,
 ) -> torch.Tensor:
     """RMSNorm in float64: x / sqrt(mean(x²) + eps) * weight, ``p`` holding ``weight``
     (d_model,). x (..., d_model) -> (..., d_model).
@@ -87,7 +88,8 @@ def rms_norm_f(
     (LayerNorm without a bias: the mean subtracted), "sum_square"; ``eps_at`` "inside",
     "outside", "none"; ``over`` "features", "sequence", "sequence_and_features", "everything"; ``gain`` False
     leaves out the weight; ``centre``: the mean subtracted from the numerator only (the
-    statistic still from x); ``invert``: multiplied by the root (divided by rsqrt)."""
+    statistic still from x); ``invert``: multiplied by the root (divided by rsqrt);
+    ``unit_offset``: multiplied by 1 + weight (Gemma's gain stored as an offset from one)."""
     x = x.double()
     dims = {
         "features": (-1,),
@@ -111,4 +113,5 @@ def rms_norm_f(
     else:
         root = torch.sqrt(stat)
     y = numerator * root if invert else numerator / root
-    return y * p["weight"].double() if gain else y
+    weight = p["weight"].double() + (1.0 if unit_offset else 0.0)
+    return y * weight if gain else y
