@@ -73,6 +73,15 @@ class Swapped(ref.KVCache):
         return values, keys
 
 
+class RejectsFull(ref.KVCache):
+    """Raises when the cache would be exactly full (stop >= max_len, not >)."""
+
+    def forward(self, k_new, v_new):
+        if self.length + k_new.shape[-2] >= self.keys.shape[-2]:
+            raise ValueError("the cache is full")
+        return super().forward(k_new, v_new)
+
+
 class NeverFull(nn.Module):
     """A growing cache with no limit (HF's DynamicCache style) and no error when full."""
 
@@ -372,6 +381,8 @@ MISTAKES = [
     Mistake(check_KVCache, SharedAcrossBatch, r"shared across the batch"),
     Mistake(check_KVCache, Swapped, r"Keys and values are swapped"),
     Mistake(check_KVCache, NeverFull, r"did not raise an error"),
+    # the learner's own ValueError passed through raw, with no word on why it was wrong
+    Mistake(check_KVCache, RejectsFull, r"fills the cache exactly.*stop > max_len"),
     Mistake(check_KVCache, ClassLevelStore, r"(?s)second KVCache.*own buffers"),
     Mistake(check_generate, _gen(offset=1), r"one position too far"),
     Mistake(check_generate, _gen(offset=-1), r"one position too early"),

@@ -130,6 +130,26 @@ def _explain_cache(got_k, got_v, expected_k, expected_v, batch: int) -> str:
     return ""
 
 
+def _fits_hint(stored: int, max_len: int):
+    """A ValueError from a call whose positions fit: the learner's own overflow test is
+    wrong (the check never asks for more than max_len positions)."""
+
+    def raised_on_fit(exc: BaseException) -> bool:
+        return isinstance(exc, ValueError) and "unpack" not in str(exc)
+
+    full = (
+        f" This call fills the cache exactly ({stored} = max_len): is your test "
+        "stop >= max_len where it should be stop > max_len?"
+        if stored == max_len
+        else ""
+    )
+    return (
+        raised_on_fit,
+        f"The {stored} positions stored after this call fit in max_len={max_len}: raise "
+        f"ValueError only when more than max_len positions would be stored.{full}",
+    )
+
+
 _CACHE_RULE = "Each call must store k_new and v_new after the positions already held, in order."
 
 
@@ -183,7 +203,7 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                     v_new,
                     call_repr=f"cache(k_new, v_new) ({call})",
                     mutation_hint="Copy k_new and v_new into the buffers; do not change them.",
-                    hints=_CACHE_SHAPES,
+                    hints=[*_CACHE_SHAPES, _fits_hint(length + n, max_len)],
                 )
                 c.expect_type(got, tuple, f"{call}: the result", "Return a tuple (keys, values).")
                 c.expect_true(
