@@ -906,9 +906,22 @@ def _generate_negative_cache(model, prompt, max_new_tokens):
     return prompt, logits
 
 
+def _generate_probabilities(model, prompt, max_new_tokens):
+    ids, logits = ref.generate(model, prompt, max_new_tokens)
+    return ids, logits.softmax(dim=-1)
+
+
+def _generate_log_probabilities(model, prompt, max_new_tokens):
+    ids, logits = ref.generate(model, prompt, max_new_tokens)
+    return ids, logits.log_softmax(dim=-1)
+
+
 @pytest.mark.parametrize(
     ("fn", "message"),
     [
+        # told "check what that step fed to the model", although the model ran as it should
+        (_generate_probabilities, r"logits are probabilities"),
+        (_generate_log_probabilities, r"logits are log-probabilities"),
         (
             _generate_skips_last_call,
             r"logits at step \d repeat those of step \d: the model was not",

@@ -572,6 +572,17 @@ _GENERATE_HINTS = [
 ]
 
 
+_RECORDED_PROBS = (
+    "Your logits are probabilities: each row is the softmax of the right logits (it sums to "
+    "1). Record the model's output itself, logits[:, t] before any softmax; the argmax, "
+    "and so the tokens, are the same either way."
+)
+_RECORDED_LOG_PROBS = (
+    "Your logits are log-probabilities: each row is the right logits minus one constant "
+    "(log_softmax). Record the model's output itself, before any normalisation."
+)
+
+
 def check_generate(generate, *, hidden: bool = False) -> None:
     """generate(model, prompt, max_new_tokens) -> (ids, logits), equal to
     generate_without_cache, running each position through the model once."""
@@ -619,7 +630,11 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 f"{call}: logits",
                 rtol=1e-4,
                 atol=1e-4,
-                mistakes=_generate_mistakes(seed, sizes, prompt, new),
+                mistakes={
+                    **_generate_mistakes(seed, sizes, prompt, new),
+                    _RECORDED_PROBS: expected_logits.softmax(dim=-1),
+                    _RECORDED_LOG_PROBS: expected_logits.log_softmax(dim=-1),
+                },
                 explain=lambda got=logits, want=expected_logits, calls=trace.calls, n=length: (
                     _explain_generation(got, want, calls, n)
                 ),
