@@ -526,6 +526,16 @@ class BlockHalfFeedForward(ref.DecoderBlock):
         return h + 0.5 * self.feed_forward(self.norm2(h))
 
 
+class GptLastPosition(ref.GPT):
+    """nanoGPT's generation shortcut (nanoGPT#42) in forward: the last position's logits."""
+
+    def forward(self, ids):
+        x = self.embedding(ids)
+        for layer in self.layers:
+            x = layer(x)
+        return self.norm(x[:, [-1]]) @ self.embedding.weight.T
+
+
 class GptPlainList(ref.GPT):
     """The blocks in a plain Python list: their parameters are never registered."""
 
@@ -918,6 +928,7 @@ MISTAKES = [
     Mistake(check_CausalSelfAttention, AttentionSdpa, r"calls .*scaled_dot_product_attention"),
     Mistake(check_DecoderBlock, BlockSdpa, r"calls .*scaled_dot_product_attention"),
     Mistake(check_GPT, GptSdpa, r"calls .*scaled_dot_product_attention"),
+    Mistake(check_GPT, GptLastPosition, r"not one per position.*only the last position"),
     Mistake(check_DecoderBlock, BlockPostNorm, r"post-norm"),
     Mistake(check_DecoderBlock, BlockParallel, r"parallel"),
     Mistake(check_DecoderBlock, BlockNoResidual, r"no residual"),

@@ -1060,6 +1060,13 @@ def _localise_gpt(module, ids: torch.Tensor, state, case: _ModelCase, pairing: s
     )
 
 
+_LAST_POSITION_ONLY = (
+    "one row of logits per sequence, not one per position (batch, len, vocab_size). "
+    "Did you keep only the last position (x[:, [-1]], generation's shortcut)? Training "
+    "needs the logits of every position: logits[:, t] predicts the token after ids[:, t]."
+)
+
+
 def check_GPT(cls, *, hidden: bool = False) -> None:
     with Checker("GPT", hidden=hidden) as c:
         c.require_callable(cls)
@@ -1095,6 +1102,12 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
             )
             what = f"{built}(ids {tuple(ids.shape)})"
             got = c.call(module, ids, call_repr=what, hints=_ATTENTION_HINTS)
+            if (
+                isinstance(got, torch.Tensor)
+                and case.length > 1
+                and tuple(got.shape) == (case.batch, 1, case.vocab)
+            ):
+                c.fail(f"{what} has shape {tuple(got.shape)}: {_LAST_POSITION_ONLY}")
             expect_tensor_result(c, got, (case.batch, case.length, case.vocab), what)
             oracle = functools.partial(gpt_f, ids, state, case.num_heads, case.num_layers)
             where = functools.partial(_localise_gpt, module, ids, state, case)
