@@ -301,6 +301,15 @@ class FfnSwapped(ref.SwiGLU):
         return self.w2(self.w1(x) * F.silu(self.w3(x)))
 
 
+class FfnWithBias(ref.SwiGLU):
+    """nn.Linear's default bias on all three projections (llama-from-scratch#7)."""
+
+    def __init__(self, d_model, d_ff):
+        super().__init__(d_model, d_ff)
+        self.w1, self.w3 = nn.Linear(d_model, d_ff), nn.Linear(d_model, d_ff)
+        self.w2 = nn.Linear(d_ff, d_model)
+
+
 class FfnReLU(_Ffn):
     def act(self, z):
         return torch.relu(z)
@@ -893,6 +902,8 @@ MISTAKES = [
     ),
     Mistake(check_SwiGLU, FfnSwapped, r"gate and value are swapped"),
     Mistake(check_SwiGLU, FfnReLU, r"used ReLU"),
+    # was told "the submodules must be called exactly so", though their names were right
+    Mistake(check_SwiGLU, FfnWithBias, r"has biases its contract leaves out.*bias=False"),
     Mistake(check_SwiGLU, FfnGELU, r"used GELU"),
     Mistake(check_SwiGLU, FfnNoGate, r"no gate"),
     Mistake(check_SwiGLU, FfnSiluAfter, r"SiLU after the product"),
