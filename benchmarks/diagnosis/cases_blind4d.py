@@ -201,8 +201,8 @@ BLIND4D: list[Case] = [
         "of h + feed_forward(norm2(h)).",
         AUTHOR,
         (
-            r"residual.{0,60}(feed[- ]forward|ffn|second|swiglu)",
-            r"(feed[- ]forward|ffn|second|swiglu).{0,60}residual",
+            r"residual.{0,60}(feed[-_ ]forward|ffn|second|swiglu)",
+            r"(feed[-_ ]forward|ffn|second|swiglu).{0,60}residual",
             r"h \+ (self\.)?feed_forward",
         ),
         (r"attention('s)? residual|post-?norm|shared norm",),
