@@ -147,6 +147,11 @@ class NormUnitOffset(ref.RMSNorm):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * (1 + self.weight)
 
 
+class NormNoRoot(ref.RMSNorm):
+    def forward(self, x):
+        return x / (x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
 class NormNoGain(ref.RMSNorm):
     def forward(self, x):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
@@ -853,6 +858,8 @@ MISTAKES = [
     Mistake(check_sample, _sample_softmax_over_batch, r"softmax over the wrong axis \(dim=0"),
     Mistake(check_next_token_batches, _batches(global_stream=True), r"the generator you were"),
     Mistake(check_RMSNorm, NormMean, r"mean of x, not of x squared"),
+    # told only "largest difference" before (blind round 3's rms-sqrt-missing)
+    Mistake(check_RMSNorm, NormNoRoot, r"mean square itself, without its square root"),
     Mistake(check_RMSNorm, NormUnitOffset, r"multiplied by 1 \+ self\.weight"),
     Mistake(check_RMSNorm, NormEpsOutside, r"eps outside the square root"),
     Mistake(check_RMSNorm, NormWrongAxis, r"wrong axis"),

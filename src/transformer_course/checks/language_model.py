@@ -242,6 +242,10 @@ _AXIS = (
     "d_model features: the mean of the squares over the last axis (dim=-1, keepdim=True)."
 )
 _NO_GAIN = "Your result lacks the learned gain: multiply by self.weight."
+_NO_ROOT = (
+    "You divided by the mean square itself, without its square root: RMSNorm divides by "
+    "the root of the mean square, x / sqrt(mean(x**2) + eps) (or x * torch.rsqrt(...))."
+)
 _UNIT_OFFSET = (
     "You multiplied by 1 + self.weight (Gemma's convention, where the gain is stored as an "
     "offset from one and initialised to zeros): here the gain is self.weight itself, "
@@ -269,6 +273,7 @@ def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
         _CENTRED: {"centre": True},
         _INVERTED: {"invert": True},
         _UNIT_OFFSET: {"unit_offset": True},
+        _NO_ROOT: {"root": False},
     }
     if case_eps is None:
         for wrong in (1e-6, 1e-8, torch.finfo(torch.float32).eps):

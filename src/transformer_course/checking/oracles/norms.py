@@ -80,6 +80,7 @@ def rms_norm_f(
     centre: bool = False,
     invert: bool = False,
     unit_offset: bool = False,
+    root: bool = True,
 ) -> torch.Tensor:
     """RMSNorm in float64: x / sqrt(mean(x²) + eps) * weight, ``p`` holding ``weight``
     (d_model,). x (..., d_model) -> (..., d_model).
@@ -89,7 +90,8 @@ def rms_norm_f(
     "outside", "none"; ``over`` "features", "sequence", "sequence_and_features", "everything"; ``gain`` False
     leaves out the weight; ``centre``: the mean subtracted from the numerator only (the
     statistic still from x); ``invert``: multiplied by the root (divided by rsqrt);
-    ``unit_offset``: multiplied by 1 + weight (Gemma's gain stored as an offset from one)."""
+    ``unit_offset``: multiplied by 1 + weight (Gemma's gain stored as an offset from one);
+    ``root`` False: divided by the mean square itself (no square root)."""
     x = x.double()
     dims = {
         "features": (-1,),
@@ -106,12 +108,13 @@ def rms_norm_f(
         stat = x.pow(2).sum(dim=dims, keepdim=True)
     else:
         stat = x.pow(2).mean(dim=dims, keepdim=True)
+    sqrt = torch.sqrt if root else (lambda t: t)
     if eps_at == "inside":
-        root = torch.sqrt(stat + eps)
+        denominator = sqrt(stat + eps)
     elif eps_at == "outside":
-        root = torch.sqrt(stat) + eps
+        denominator = sqrt(stat) + eps
     else:
-        root = torch.sqrt(stat)
-    y = numerator * root if invert else numerator / root
+        denominator = sqrt(stat)
+    y = numerator * denominator if invert else numerator / denominator
     weight = p["weight"].double() + (1.0 if unit_offset else 0.0)
     return y * weight if gain else y
