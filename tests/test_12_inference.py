@@ -463,6 +463,12 @@ MISTAKES = [
     ),
     Mistake(check_online_softmax, _named("s", _softmax_max_from_zero), r"starts at 0 instead of"),
     Mistake(check_online_softmax, _named("s", _softmax_block_max), r"each block's own"),
+    # got only "largest difference" before (round 2's ho2-online-final-block-max)
+    Mistake(
+        check_online_softmax,
+        _named("s", lambda x, b: online_softmax_f(x, b, final_max="last_block")),
+        r"final exp\(x - m\) uses the last block's own maximum",
+    ),
     Mistake(
         check_tiled_attention,
         _tiled(rescale_output=False),

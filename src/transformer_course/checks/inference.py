@@ -810,6 +810,13 @@ def _all_nan_candidates(got: torch.Tensor, candidates: dict[str, torch.Tensor | 
     )
 
 
+_FINAL_BLOCK_MAX = (
+    "Your final exp(x - m) uses the last block's own maximum, not the running maximum: the "
+    "sum was accumulated relative to the largest value seen, so divide exp(x - m) by it "
+    "with that same m (running_max after the loop)."
+)
+
+
 def _no_maximum(x: torch.Tensor) -> torch.Tensor:
     """exp(x) / sum(exp(x)), no maximum subtracted: inf / inf = NaN for large x."""
     e = torch.exp(x)
@@ -906,6 +913,11 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                         else None
                     ),
                     _MAX_FROM_ZERO: online_softmax_f(x, block_size, start=0.0),
+                    _FINAL_BLOCK_MAX: (
+                        online_softmax_f(x, block_size, final_max="last_block")
+                        if several_blocks
+                        else None
+                    ),
                     _BLOCK_OWN_MAX: (
                         online_softmax_f(x, block_size, running=False) if several_blocks else None
                     ),

@@ -22,18 +22,22 @@ def online_softmax_f(
     running: bool = True,
     update: bool = True,
     skip_last: bool = False,
+    final_max: str = "running",
 ) -> torch.Tensor:
     """The online softmax of x (..., n) over its last axis, one block of ``block_size``
     at a time, in x's dtype: right with the defaults; the knobs are classic mistakes:
     ``rescale`` "none" or "inverted", the running maximum ``start``ing at 0 instead of
     -inf, and (``running`` False) a maximum that is each block's own instead of the
-    largest value seen so far."""
+    largest value seen so far; ``final_max`` "last_block": the final exp(x - m) taken with
+    the last block's own maximum instead of the running one."""
     m = torch.full(x.shape[:-1], start, dtype=x.dtype)
+    last = m
     total = torch.zeros(x.shape[:-1], dtype=x.dtype)
     n = x.shape[-1]
     for first in range(0, n - block_size + 1 if skip_last else n, block_size):
         block = x[..., first : first + block_size]
-        new = torch.maximum(m, block.amax(dim=-1)) if running else block.amax(dim=-1)
+        last = block.amax(dim=-1)
+        new = torch.maximum(m, last) if running else last
         if rescale == "none":
             factor = torch.ones_like(total)
         elif rescale == "inverted":
@@ -45,7 +49,8 @@ def online_softmax_f(
         total = total * factor + torch.exp(block - new[..., None]).sum(dim=-1)
         if update:
             m = new
-    return torch.exp(x - m[..., None]) / total[..., None]
+    final = last if final_max == "last_block" else m
+    return torch.exp(x - final[..., None]) / total[..., None]
 
 
 def tiled_attention_f(
