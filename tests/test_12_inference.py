@@ -48,6 +48,17 @@ class OnlyNew(ref.KVCache):
         return k_new.clone(), v_new.clone()
 
 
+class WritesAtZero(ref.KVCache):
+    """Writes every chunk at 0 .. n - 1, though its length advances."""
+
+    def forward(self, k_new, v_new):
+        n = k_new.shape[-2]
+        self.keys[:, :, :n] = k_new
+        self.values[:, :, :n] = v_new
+        self.length += n
+        return self.keys[:, :, : self.length], self.values[:, :, : self.length]
+
+
 class OffByOne(ref.KVCache):
     """Writes each chunk one position too far (and returns one position more)."""
 
@@ -378,6 +389,8 @@ MISTAKES = [
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
     Mistake(check_KVCache, ReturnsOld, r"\*before\* this call"),
     Mistake(check_KVCache, OffByOne, r"holds zeros.*off by one"),
+    # was asked whether the write position is off by one (round 2's ho2-kv-writes-at-zero)
+    Mistake(check_KVCache, WritesAtZero, r"written at position 0, over the first ones"),
     Mistake(check_KVCache, SharedAcrossBatch, r"shared across the batch"),
     Mistake(check_KVCache, Swapped, r"Keys and values are swapped"),
     Mistake(check_KVCache, NeverFull, r"did not raise an error"),

@@ -105,7 +105,9 @@ _ONLY_NEW = (
 )
 
 
-def _explain_cache(got_k, got_v, expected_k, expected_v, batch: int) -> str:
+def _explain_cache(
+    got_k, got_v, expected_k, expected_v, batch: int, length: int = 0, n: int = 0
+) -> str:
     """Why the keys differ, in terms of a cache's classic mistakes ("" when none fits):
     named before any re-arrangement of the values is (a write one position too far is
     also a shift, but the zeros left behind say where it went wrong)."""
@@ -113,6 +115,18 @@ def _explain_cache(got_k, got_v, expected_k, expected_v, batch: int) -> str:
         got_v.double(), expected_k.double()
     ):
         return "Keys and values are swapped."
+    if (
+        0 < length
+        and n > 0
+        and got_k.shape == expected_k.shape
+        and torch.allclose(got_k[:, :, :n].double(), expected_k[:, :, length:].double())
+    ):
+        return (
+            f"The {n} new position(s) were written at "
+            f"{'position 0' if n == 1 else f'0 .. {n - 1}'}, over the first ones, not "
+            f"after the {length} already stored: write them at [length, length + n), with "
+            "the cache's own length (not 0) as the start."
+        )
     zero_rows = (got_k == 0).all(dim=-1).all(dim=1).any(dim=0)  # (length,)
     if bool(zero_rows.any()) and not bool((expected_k == 0).all(dim=-1).all(dim=1).any()):
         p = int(zero_rows.nonzero()[0])
@@ -256,8 +270,8 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                         expected,
                         f"{call}: {what}",
                         **tolerance(tensor.dtype, dtype),
-                        explain=lambda gk=got_k, gv=got_v, ek=expected_k, ev=expected_v, b=batch: (
-                            _explain_cache(gk, gv, ek, ev, b)
+                        explain=lambda why=(got_k, got_v, expected_k, expected_v, batch, length, n): (
+                            _explain_cache(*why)
                         ),
                         hint=_CACHE_RULE,
                     )
