@@ -148,6 +148,13 @@ class NormWithoutKeepdim(ref.RMSNorm):
         return x * torch.rsqrt(x.pow(2).mean(-1) + self.eps) * self.weight
 
 
+class NormUnitOffset(ref.RMSNorm):
+    """Gemma's gain (Liger-Kernel#74): x / rms * (1 + weight)."""
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * (1 + self.weight)
+
+
 class NormNoSquareRoot(ref.RMSNorm):
     """Divides by the mean square, the root forgotten."""
 
@@ -309,6 +316,15 @@ class FfnSwapped(ref.SwiGLU):
         return self.w2(self.w1(x) * F.silu(self.w3(x)))
 
 
+class FfnWithBias(ref.SwiGLU):
+    """nn.Linear's default bias on all three projections (llama-from-scratch#7)."""
+
+    def __init__(self, d_model, d_ff):
+        super().__init__(d_model, d_ff)
+        self.w1, self.w3 = nn.Linear(d_model, d_ff), nn.Linear(d_model, d_ff)
+        self.w2 = nn.Linear(d_ff, d_model)
+
+
 class FfnReLU(_Ffn):
     def act(self, z):
         return torch.relu(z)
@@ -438,6 +454,18 @@ class AttentionUnscaled(_Attention):
         return self.w_o(merge_heads(torch.softmax(scores, dim=-1) @ v))
 
 
+class AttentionIgnoresBase(ref.CausalSelfAttention):
+    """rotary_embedding(len, d_head) without self.base: right only with the default base."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = ref.scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))
+
+
 class AttentionAdjacent(_Attention):
     rotate = staticmethod(_rotate_adjacent)
 
@@ -520,6 +548,16 @@ class BlockHalfFeedForward(ref.DecoderBlock):
     def forward(self, x):
         h = x + self.attn(self.norm1(x))
         return h + 0.5 * self.feed_forward(self.norm2(h))
+
+
+class GptLastPosition(ref.GPT):
+    """nanoGPT's generation shortcut (nanoGPT#42) in forward: the last position's logits."""
+
+    def forward(self, ids):
+        x = self.embedding(ids)
+        for layer in self.layers:
+            x = layer(x)
+        return self.norm(x[:, [-1]]) @ self.embedding.weight.T
 
 
 class GptPlainList(ref.GPT):
@@ -759,7 +797,9 @@ def _sampler(
     return sample
 
 
-def _sample_edited(*, top_k_extra=0, strict=False, unsorted=False, always_argmax=False):
+def _sample_edited(
+    *, top_k_extra=0, strict=False, unsorted=False, always_argmax=False, complement=False
+):
     """The reference sample with one of the mistakes it is built to show."""
 
     def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
@@ -776,7 +816,7 @@ def _sample_edited(*, top_k_extra=0, strict=False, unsorted=False, always_argmax
             logits = logits.masked_fill(remove, -torch.inf)
         elif top_p is not None:
             probs, order = torch.softmax(logits, dim=-1).sort(dim=-1, descending=True)
-            remove = probs.cumsum(dim=-1) - probs >= top_p
+            remove = probs.cumsum(dim=-1) - probs >= (1 - top_p if complement else top_p)
             remove[..., 0] = False
             logits = logits.masked_fill(remove.scatter(-1, order, remove), -torch.inf)
         probs = torch.softmax(logits, dim=-1)
@@ -828,6 +868,8 @@ MISTAKES = [
     Mistake(check_sample, _sample_softmax_over_batch, r"softmax over the wrong axis \(dim=0"),
     Mistake(check_next_token_batches, _batches(global_stream=True), r"the generator you were"),
     Mistake(check_RMSNorm, NormMean, r"mean of x, not of x squared"),
+    # told only "largest difference" before (blind round 3's rms-sqrt-missing)
+    Mistake(check_RMSNorm, NormUnitOffset, r"multiplied by 1 \+ self\.weight"),
     Mistake(check_RMSNorm, NormEpsOutside, r"eps outside the square root"),
     Mistake(check_RMSNorm, NormWrongAxis, r"wrong axis"),
     Mistake(check_RMSNorm, NormSubtractsMean, r"subtracted the mean"),
@@ -880,6 +922,8 @@ MISTAKES = [
     ),
     Mistake(check_SwiGLU, FfnSwapped, r"gate and value are swapped"),
     Mistake(check_SwiGLU, FfnReLU, r"used ReLU"),
+    # was told "the submodules must be called exactly so", though their names were right
+    Mistake(check_SwiGLU, FfnWithBias, r"has biases its contract leaves out.*bias=False"),
     Mistake(check_SwiGLU, FfnGELU, r"used GELU"),
     Mistake(check_SwiGLU, FfnNoGate, r"no gate"),
     Mistake(check_SwiGLU, FfnSiluAfter, r"SiLU after the product"),
@@ -894,6 +938,8 @@ MISTAKES = [
         check_CausalSelfAttention, AttentionNoOutputProjection, r"without the output projection"
     ),
     Mistake(check_CausalSelfAttention, AttentionUnscaled, r"not divided by sqrt\(d_head\)"),
+    # passed every visible and hidden case (all at the default base) before they had one
+    Mistake(check_CausalSelfAttention, AttentionIgnoresBase, r"ignores the base"),
     Mistake(
         check_CausalSelfAttention,
         AttentionDividedByDHead,
@@ -913,6 +959,7 @@ MISTAKES = [
     Mistake(check_CausalSelfAttention, AttentionSdpa, r"calls .*scaled_dot_product_attention"),
     Mistake(check_DecoderBlock, BlockSdpa, r"calls .*scaled_dot_product_attention"),
     Mistake(check_GPT, GptSdpa, r"calls .*scaled_dot_product_attention"),
+    Mistake(check_GPT, GptLastPosition, r"not one per position.*only the last position"),
     Mistake(check_DecoderBlock, BlockPostNorm, r"post-norm"),
     Mistake(check_DecoderBlock, BlockParallel, r"parallel"),
     Mistake(check_DecoderBlock, BlockNoResidual, r"no residual"),
@@ -961,6 +1008,9 @@ MISTAKES = [
     Mistake(check_sample, _sample_edited(strict=True), r"top-k keeps k - 1 tokens"),
     Mistake(check_sample, _sample_edited(unsorted=True), r"in vocabulary order: sort"),
     Mistake(check_sample, _sample_edited(always_argmax=True), r"always the most probable token"),
+    # x-transformers#184: the nucleus cut at 1 - top_p; it keeps only the argmax at top_p=0.8,
+    # which was told "always the most probable token, whatever the temperature"
+    Mistake(check_sample, _sample_edited(complement=True), r"cut at 1 - top_p, not at top_p"),
     Mistake(check_sample, _sampler(map_back="gather"), r"mapped back.*with gather"),
     Mistake(check_sample, _sampler(first_row=True), r"drop\[0\] = False"),
     Mistake(check_sample, _sampler(greedy=False), r"(?s)temperature=0\.0.*argmax of each row"),

@@ -48,6 +48,17 @@ class OnlyNew(ref.KVCache):
         return k_new.clone(), v_new.clone()
 
 
+class WritesAtZero(ref.KVCache):
+    """Writes every chunk at 0 .. n - 1, though its length advances."""
+
+    def forward(self, k_new, v_new):
+        n = k_new.shape[-2]
+        self.keys[:, :, :n] = k_new
+        self.values[:, :, :n] = v_new
+        self.length += n
+        return self.keys[:, :, : self.length], self.values[:, :, : self.length]
+
+
 class OffByOne(ref.KVCache):
     """Writes each chunk one position too far (and returns one position more)."""
 
@@ -62,17 +73,6 @@ class OffByOne(ref.KVCache):
         return self.keys[:, :, : self.length], self.values[:, :, : self.length]
 
 
-class WritesAtZero(ref.KVCache):
-    """Writes every chunk at positions 0 .. n - 1 while the length advances."""
-
-    def forward(self, k_new, v_new):
-        n = k_new.shape[-2]
-        self.keys[:, :, :n] = k_new
-        self.values[:, :, :n] = v_new
-        self.length += n
-        return self.keys[:, :, : self.length], self.values[:, :, : self.length]
-
-
 class SharedAcrossBatch(ref.KVCache):
     def forward(self, k_new, v_new):
         return super().forward(k_new[:1].expand_as(k_new), v_new[:1].expand_as(v_new))
@@ -82,6 +82,15 @@ class Swapped(ref.KVCache):
     def forward(self, k_new, v_new):
         keys, values = super().forward(k_new, v_new)
         return values, keys
+
+
+class RejectsFull(ref.KVCache):
+    """Raises when the cache would be exactly full (stop >= max_len, not >)."""
+
+    def forward(self, k_new, v_new):
+        if self.length + k_new.shape[-2] >= self.keys.shape[-2]:
+            raise ValueError("the cache is full")
+        return super().forward(k_new, v_new)
 
 
 class NeverFull(nn.Module):
@@ -401,6 +410,7 @@ MISTAKES = [
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
     Mistake(check_KVCache, ReturnsOld, r"\*before\* this call"),
     Mistake(check_KVCache, OffByOne, r"holds zeros.*off by one"),
+    # was asked whether the write position is off by one (round 2's ho2-kv-writes-at-zero)
     Mistake(check_KVCache, SharedAcrossBatch, r"shared across the batch"),
     Mistake(
         check_KVCache,
@@ -409,6 +419,8 @@ MISTAKES = [
     ),
     Mistake(check_KVCache, Swapped, r"Keys and values are swapped"),
     Mistake(check_KVCache, NeverFull, r"did not raise an error"),
+    # the learner's own ValueError passed through raw, with no word on why it was wrong
+    Mistake(check_KVCache, RejectsFull, r"fills the cache exactly.*stop > max_len"),
     Mistake(check_KVCache, ClassLevelStore, r"(?s)second KVCache.*own buffers"),
     Mistake(check_generate, _gen(offset=1), r"one position too far"),
     Mistake(check_generate, _gen(offset=-1), r"one position too early"),
@@ -495,15 +507,16 @@ MISTAKES = [
     Mistake(check_online_softmax, _named("s", _softmax_max_from_zero), r"starts at 0 instead of"),
     Mistake(
         check_online_softmax,
-        _named("s", lambda x, b: online_softmax_f(x, b, final="last_block")),
-        r"normalise with the last block's own maximum, not the running maximum",
-    ),
-    Mistake(
-        check_online_softmax,
         _named("s", _softmax_state_one_axis_short),
         r"raised RuntimeError: The size of tensor a \(\d\) must match",
     ),
     Mistake(check_online_softmax, _named("s", _softmax_block_max), r"each block's own"),
+    # got only "largest difference" before (round 2's ho2-online-final-block-max)
+    Mistake(
+        check_online_softmax,
+        _named("s", lambda x, b: online_softmax_f(x, b, final_max="last_block")),
+        r"final exp\(x - m\) uses the last block's own maximum",
+    ),
     Mistake(
         check_tiled_attention,
         _tiled(rescale_output=False),
@@ -517,6 +530,13 @@ MISTAKES = [
     ),
     Mistake(check_tiled_attention, _tiled(local_index=True), r"index \*inside the block\*"),
     Mistake(check_tiled_attention, _tiled(running=False), r"each block's own"),
+    # FlashAttention-2's Algorithm 1 as printed (flash-attention#991): the output divided by
+    # exp(m_old - m_new); it is NaN everywhere, as other mistakes: all of them are named
+    Mistake(
+        check_tiled_attention,
+        _tiled(inverted="output"),
+        r"(?s)(?=.*accumulated output divided by the rescale factor)(?=.*previous maximum)",
+    ),
     Mistake(
         check_tiled_attention, _named("t", _tiled_bottom_right), r"aligned to the bottom right"
     ),
@@ -940,9 +960,22 @@ def _generate_negative_cache(model, prompt, max_new_tokens):
     return prompt, logits
 
 
+def _generate_probabilities(model, prompt, max_new_tokens):
+    ids, logits = ref.generate(model, prompt, max_new_tokens)
+    return ids, logits.softmax(dim=-1)
+
+
+def _generate_log_probabilities(model, prompt, max_new_tokens):
+    ids, logits = ref.generate(model, prompt, max_new_tokens)
+    return ids, logits.log_softmax(dim=-1)
+
+
 @pytest.mark.parametrize(
     ("fn", "message"),
     [
+        # told "check what that step fed to the model", although the model ran as it should
+        (_generate_probabilities, r"logits are probabilities"),
+        (_generate_log_probabilities, r"logits are log-probabilities"),
         (
             _generate_skips_last_call,
             r"logits at step \d repeat those of step \d: the model was not",

@@ -1099,7 +1099,7 @@ def test_online_softmax_f_is_the_softmax_and_its_slips_are_not(block_size):
         return  # one block: no rescaling happens, every knob below gives the softmax
     # (``running`` False, each block's own maximum, is exact in exact arithmetic: its slip
     # is overflow, which the lesson's check provokes with large scores)
-    for knobs in ({"rescale": "none"}, {"rescale": "inverted"}, {"final": "last_block"}):
+    for knobs in ({"rescale": "none"}, {"rescale": "inverted"}, {"final_max": "last_block"}):
         wrong = o.online_softmax_f(x, block_size, **knobs)
         assert not torch.allclose(wrong, right), knobs
     # a running maximum started at 0: the softmax again unless every score is negative

@@ -2390,3 +2390,7 @@ CASES += _BLIND4B
 from benchmarks.diagnosis.cases_blind5a import BLIND5A as _BLIND5A  # noqa: E402
 
 CASES += _BLIND5A
+
+from benchmarks.diagnosis.cases_blind4d import BLIND4D as _BLIND4D  # noqa: E402
+
+CASES += _BLIND4D

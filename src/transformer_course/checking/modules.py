@@ -164,6 +164,15 @@ def build_module(
             if unregistered:
                 c.fail(f"{built}: {unregistered}")
             hint = keys_hint(found) if keys_hint else ""
+            if not missing and all(
+                key.endswith(".bias") and key[: -len("bias")] + "weight" in expected_shapes
+                for key in extra
+            ):
+                c.fail(
+                    f"{built} has biases its contract leaves out: unexpected state-dict keys "
+                    f"{_key_list(extra)}. Build those layers without one, nn.Linear(..., "
+                    f"bias=False). {hint}".strip()
+                )
             c.fail(
                 f"{built} should have the state-dict keys {_key_list(sorted(expected_shapes))}; "
                 f"missing: {_key_list(missing) if missing else 'none'}, unexpected: "

@@ -154,6 +154,26 @@ def _explain_cache(got_k, got_v, expected_k, expected_v, batch: int, k_new=None,
     return ""
 
 
+def _fits_hint(stored: int, max_len: int):
+    """A ValueError from a call whose positions fit: the learner's own overflow test is
+    wrong (the check never asks for more than max_len positions)."""
+
+    def raised_on_fit(exc: BaseException) -> bool:
+        return isinstance(exc, ValueError) and "unpack" not in str(exc)
+
+    full = (
+        f" This call fills the cache exactly ({stored} = max_len): is your test "
+        "stop >= max_len where it should be stop > max_len?"
+        if stored == max_len
+        else ""
+    )
+    return (
+        raised_on_fit,
+        f"The {stored} positions stored after this call fit in max_len={max_len}: raise "
+        f"ValueError only when more than max_len positions would be stored.{full}",
+    )
+
+
 _CACHE_RULE = "Each call must store k_new and v_new after the positions already held, in order."
 
 
@@ -207,7 +227,7 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                     v_new,
                     call_repr=f"cache(k_new, v_new) ({call})",
                     mutation_hint="Copy k_new and v_new into the buffers; do not change them.",
-                    hints=_CACHE_SHAPES,
+                    hints=[*_CACHE_SHAPES, _fits_hint(length + n, max_len)],
                 )
                 c.expect_type(got, tuple, f"{call}: the result", "Return a tuple (keys, values).")
                 c.expect_true(
@@ -576,6 +596,17 @@ _GENERATE_HINTS = [
 ]
 
 
+_RECORDED_PROBS = (
+    "Your logits are probabilities: each row is the softmax of the right logits (it sums to "
+    "1). Record the model's output itself, logits[:, t] before any softmax; the argmax, "
+    "and so the tokens, are the same either way."
+)
+_RECORDED_LOG_PROBS = (
+    "Your logits are log-probabilities: each row is the right logits minus one constant "
+    "(log_softmax). Record the model's output itself, before any normalisation."
+)
+
+
 def check_generate(generate, *, hidden: bool = False) -> None:
     """generate(model, prompt, max_new_tokens) -> (ids, logits), equal to
     generate_without_cache, running each position through the model once."""
@@ -623,7 +654,11 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 f"{call}: logits",
                 rtol=1e-4,
                 atol=1e-4,
-                mistakes=_generate_mistakes(seed, sizes, prompt, new),
+                mistakes={
+                    **_generate_mistakes(seed, sizes, prompt, new),
+                    _RECORDED_PROBS: expected_logits.softmax(dim=-1),
+                    _RECORDED_LOG_PROBS: expected_logits.log_softmax(dim=-1),
+                },
                 explain=lambda got=logits, want=expected_logits, calls=trace.calls, n=length: (
                     _explain_generation(got, want, calls, n)
                 ),
@@ -799,6 +834,13 @@ def _all_nan_candidates(got: torch.Tensor, candidates: dict[str, torch.Tensor | 
     )
 
 
+_FINAL_BLOCK_MAX = (
+    "Your final exp(x - m) uses the last block's own maximum, not the running maximum: the "
+    "sum was accumulated relative to the largest value seen, so divide exp(x - m) by it "
+    "with that same m (running_max after the loop)."
+)
+
+
 def _no_maximum(x: torch.Tensor) -> torch.Tensor:
     """exp(x) / sum(exp(x)), no maximum subtracted: inf / inf = NaN for large x."""
     e = torch.exp(x)
@@ -895,10 +937,8 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                         else None
                     ),
                     _MAX_FROM_ZERO: online_softmax_f(x, block_size, start=0.0),
-                    "At the end you normalise with the last block's own maximum, not the "
-                    "running maximum: the sum was kept against the running maximum m, so the "
-                    "result is exp(x - m) / sum with that same m.": (
-                        online_softmax_f(x, block_size, final="last_block")
+                    _FINAL_BLOCK_MAX: (
+                        online_softmax_f(x, block_size, final_max="last_block")
                         if several_blocks
                         else None
                     ),
@@ -1054,6 +1094,13 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                 "each block's weights exponentiated against the previous maximum (-inf on the "
                 "first block) instead of the new one": (
                     tiled_attention_f(q, k, v, block, causal, old_max=True)
+                ),
+                "the accumulated output divided by the rescale factor exp(m_old - m_new) "
+                "instead of multiplied by it (the factor is 0 on the first block: 0 / 0)": (
+                    tiled_attention_f(q, k, v, block, causal, inverted="output")
+                ),
+                "the running sum divided by that factor instead of multiplied by it": (
+                    tiled_attention_f(q, k, v, block, causal, inverted="sum")
                 ),
             }
             c.expect_close(

@@ -248,6 +248,11 @@ _AXIS = (
     "d_model features: the mean of the squares over the last axis (dim=-1, keepdim=True)."
 )
 _NO_GAIN = "Your result lacks the learned gain: multiply by self.weight."
+_UNIT_OFFSET = (
+    "You multiplied by 1 + self.weight (Gemma's convention, where the gain is stored as an "
+    "offset from one and initialised to zeros): here the gain is self.weight itself, "
+    "initialised to ones; multiply by it."
+)
 _DEFAULT_EPS = (
     "Your default eps is not 1e-5: make eps=1e-5 the default of the eps parameter (the "
     "contract's; nn.RMSNorm's own default depends on the dtype)."
@@ -269,6 +274,7 @@ def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
         _NO_GAIN: {"gain": False},
         _CENTRED: {"centre": True},
         _INVERTED: {"invert": True},
+        _UNIT_OFFSET: {"unit_offset": True},
         _NO_ROOT: {"root": False},
     }
     if case_eps is None:
@@ -795,6 +801,11 @@ _SCALE_D_MODEL = (
     "sqrt(d_head), d_head = d_model // num_heads."
 )
 
+_IGNORES_BASE = (
+    "Your rotation ignores the base the module was built with: it uses rotary_embedding's "
+    "default 10000. Pass it on: rotary_embedding(len, self.d_head, self.base)."
+)
+
 #: {message: causal_self_attention_f's knobs for that mistake}. A one-indexed position is
 #: not among them: RoPE's scores depend only on offsets, so the attention cannot show it
 #: (rotary_embedding's own check does).
@@ -809,6 +820,7 @@ _ATTENTION_MISTAKES = {
     _NO_SCALE: {"scale": "none"},
     _SCALE_D_MODEL: {"scale": "sqrt_d_model"},
     "You divided the scores by d_head instead of sqrt(d_head).": {"scale": "d_head"},
+    _IGNORES_BASE: {"base": 10000.0},
 }
 
 
@@ -823,10 +835,15 @@ class _ModelCase:
     num_layers: int = 2
     vocab: int = 23
     eps: float | None = None  # the block's eps (None: its default); the other layers ignore it
+    base: float | None = None  # the attention's RoPE base (None: its default)
 
 
 _VISIBLE_ATTENTION = [_ModelCase(1, 2, 6, 16, 2, eps=0.5)]
 _HIDDEN_ATTENTION = [_ModelCase(101, 1, 9, 24, 3), _ModelCase(102, 3, 5, 32, 2, eps=0.25)]
+#: CausalSelfAttention's own cases add a base other than the default (a learner's
+#: rotary_embedding(len, d_head) without self.base shows only there)
+_VISIBLE_CSA = [*_VISIBLE_ATTENTION, _ModelCase(3, 2, 6, 16, 2, base=100.0)]
+_HIDDEN_CSA = [*_HIDDEN_ATTENTION, _ModelCase(103, 1, 7, 24, 3, base=500.0)]
 
 
 def _causal_property(c: Checker, module, x: torch.Tensor, call: str, message: str) -> None:
@@ -848,6 +865,7 @@ def _check_layer(
     scale: float,
     oracle_options: Callable[[_ModelCase], dict[str, Any]] = lambda case: {},
     localise: bool = False,
+    cases: tuple[list[_ModelCase], list[_ModelCase]] = (_VISIBLE_ATTENTION, _HIDDEN_ATTENTION),
 ) -> None:
     """The check of a layer of the GPT that maps x (batch, len, d_model) to the same
     shape: ``cls(*args(case))`` with deterministic weights, against ``oracle_f(x, state,
@@ -855,7 +873,7 @@ def _check_layer(
     property."""
     with Checker(name, hidden=hidden) as c:
         c.require_callable(cls)
-        for case in _HIDDEN_ATTENTION if hidden else _VISIBLE_ATTENTION:
+        for case in cases[1] if hidden else cases[0]:
             module, built, state = build(
                 c,
                 cls,
@@ -879,10 +897,12 @@ def check_CausalSelfAttention(cls, *, hidden: bool = False) -> None:
         cls,
         hidden,
         "CausalSelfAttention",
-        lambda case: (case.d_model, case.num_heads),
+        lambda case: (case.d_model, case.num_heads, *(() if case.base is None else (case.base,))),
         causal_self_attention_f,
         _ATTENTION_MISTAKES,
         scale=1.0,
+        oracle_options=lambda case: {} if case.base is None else {"base": case.base},
+        cases=(_VISIBLE_CSA, _HIDDEN_CSA),
     )
 
 
@@ -1053,6 +1073,13 @@ def _localise_gpt(module, ids: torch.Tensor, state, case: _ModelCase, pairing: s
     )
 
 
+_LAST_POSITION_ONLY = (
+    "one row of logits per sequence, not one per position (batch, len, vocab_size). "
+    "Did you keep only the last position (x[:, [-1]], generation's shortcut)? Training "
+    "needs the logits of every position: logits[:, t] predicts the token after ids[:, t]."
+)
+
+
 def check_GPT(cls, *, hidden: bool = False) -> None:
     with Checker("GPT", hidden=hidden) as c:
         c.require_callable(cls)
@@ -1088,6 +1115,12 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
             )
             what = f"{built}(ids {tuple(ids.shape)})"
             got = c.call(module, ids, call_repr=what, hints=_ATTENTION_HINTS)
+            if (
+                isinstance(got, torch.Tensor)
+                and case.length > 1
+                and tuple(got.shape) == (case.batch, 1, case.vocab)
+            ):
+                c.fail(f"{what} has shape {tuple(got.shape)}: {_LAST_POSITION_ONLY}")
             expect_tensor_result(c, got, (case.batch, case.length, case.vocab), what)
             oracle = functools.partial(gpt_f, ids, state, case.num_heads, case.num_layers)
             where = functools.partial(_localise_gpt, module, ids, state, case)
@@ -1190,6 +1223,12 @@ _ALWAYS_ARGMAX = (
     "temperature: with temperature > 0, draw at random from the probabilities, "
     "torch.multinomial(probs, 1, generator=generator); only temperature == 0 is greedy."
 )
+_TOP_P_COMPLEMENT = (
+    "Your top-p set is cut at 1 - top_p, not at top_p: it keeps the most probable tokens "
+    "while the mass before them is below 1 - top_p (too few tokens when top_p > 0.5, too "
+    "many below). Remove a token when the mass before it reaches top_p itself: "
+    "cumsum - probs >= top_p."
+)
 _TOP_P_MANY = (
     "Your top-p keeps one token too many: keep the smallest set of the most probable tokens "
     "whose total reaches top_p, and no more."
@@ -1231,6 +1270,7 @@ _SAMPLE_MISTAKES = {  # {message: sample_probabilities_f's knobs for that mistak
     _TOP_P_GATHER: {"top_p_map": "gather"},
     _TOP_P_FEW: {"top_p_rule": "one_too_few"},
     _TOP_P_MANY: {"top_p_rule": "one_too_many"},
+    _TOP_P_COMPLEMENT: {"top_p_rule": "complement"},
     _TIES: {"ties": "strict"},
     _TOP_K_MORE: {"top_k_extra": 1},
     _TOP_P_UNSORTED: {"top_p_sorted": False},
@@ -1260,6 +1300,11 @@ def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
 
 def _applies(knobs: Mapping[str, Any], case: _SampleCase) -> bool:
     """Whether a mistake can show in this case (it changes nothing otherwise)."""
+    if knobs.get("greedy"):
+        # always the argmax is told only where nothing filters the tokens: with top-k or
+        # top-p, a filter that keeps one token looks the same (and the first case, with
+        # neither, has caught a sampler that is always greedy)
+        return case.top_k is None and case.top_p is None
     if knobs.get("temperature_at") in ("probs", "multiplied") and case.temperature == 1.0:
         return False
     if knobs.get("temperature_at") == "after_top_p":

@@ -39,6 +39,7 @@ def causal_self_attention_f(
     rotated: str = "qk",
     use_w_o: bool = True,
     scale: str = "sqrt_d_head",
+    base: float = 10000.0,
 ) -> torch.Tensor:
     """softmax(rot(q) rot(k)ᵀ / sqrt(d_head) + causal) v per head, then w_o: x (batch,
     len, d_model) -> the same shape. ``pairing``: RoPE's feature pairs ("half" or
@@ -47,11 +48,11 @@ def causal_self_attention_f(
     d_model-wide projections with d_model's angles, then split); ``first``: the first
     position (1: one-indexed); ``causal`` False: every query sees every key; ``rotated``
     "qk" (right), "q", "k": which of queries and keys are rotated; ``use_w_o`` False: no
-    output projection; ``scale``: as in :func:`multi_head_attention_f`."""
+    output projection; ``scale``: as in :func:`multi_head_attention_f`; ``base``: RoPE's."""
     length = x.shape[1]
 
     def rotate(t: torch.Tensor) -> torch.Tensor:  # (..., len, width) -> the same
-        return rotate_f(t, rope_angles_f(length, t.shape[-1], first=first), pairing)
+        return rotate_f(t, rope_angles_f(length, t.shape[-1], base, first=first), pairing)
 
     output, _ = multi_head_attention_f(
         p,

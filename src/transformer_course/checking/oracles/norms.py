@@ -82,6 +82,7 @@ def rms_norm_f(
     gain: bool = True,
     centre: bool = False,
     invert: bool = False,
+    unit_offset: bool = False,
     root: bool = True,
 ) -> torch.Tensor:
     """RMSNorm in float64: x / sqrt(mean(x²) + eps) * weight, ``p`` holding ``weight``
@@ -91,8 +92,9 @@ def rms_norm_f(
     (LayerNorm without a bias: the mean subtracted), "sum_square"; ``eps_at`` "inside",
     "outside", "none"; ``over`` "features", "sequence", "sequence_and_features", "everything"; ``gain`` False
     leaves out the weight; ``centre``: the mean subtracted from the numerator only (the
-    statistic still from x); ``invert``: multiplied by the root (divided by rsqrt); ``root``
-    False: divided by the statistic itself, the square root left out."""
+    statistic still from x); ``invert``: multiplied by the root (divided by rsqrt);
+    ``unit_offset``: multiplied by 1 + weight (Gemma's gain stored as an offset from one);
+    ``root`` False: divided by the mean square itself (no square root)."""
     x = x.double()
     dims = {
         "features": (-1,),
@@ -111,10 +113,11 @@ def rms_norm_f(
         stat = x.pow(2).mean(dim=dims, keepdim=True)
     sqrt = torch.sqrt if root else (lambda t: t)
     if eps_at == "inside":
-        scale = sqrt(stat + eps)
+        denominator = sqrt(stat + eps)
     elif eps_at == "outside":
-        scale = sqrt(stat) + eps
+        denominator = sqrt(stat) + eps
     else:
-        scale = sqrt(stat)
-    y = numerator * scale if invert else numerator / scale
-    return y * p["weight"].double() if gain else y
+        denominator = sqrt(stat)
+    y = numerator * denominator if invert else numerator / denominator
+    weight = p["weight"].double() + (1.0 if unit_offset else 0.0)
+    return y * weight if gain else y

@@ -28,7 +28,8 @@ def sample_probabilities_f(
     ``temperature_at`` "logits" (right), "probs" (dividing the probabilities: no effect
     after renormalising), "multiplied", "after_top_p" (top-p on the probabilities at
     temperature 1, the temperature applied afterwards); ``top_p_rule`` "crossing_kept"
-    (right), "one_too_few" (the crossing token dropped), "one_too_many"; ``ties`` "kept",
+    (right), "one_too_few" (the crossing token dropped), "one_too_many", "complement" (the
+    set cut at 1 - top_p instead of top_p); ``ties`` "kept",
     "strict" (only logits above the k-th are kept); ``top_p_map`` "scatter" (right) or
     "gather" (the sorted removal mask mapped back with the inverse permutation);
     ``order`` "top_k_first" (right) or "top_p_first"; ``top_k_extra``: top_k + that many
@@ -56,7 +57,8 @@ def sample_probabilities_f(
             remove[0] = False
             return z.masked_fill(remove, float("-inf"))
         probs, order_ = torch.softmax(z, -1).sort(descending=True)
-        count = int((probs.cumsum(-1) - probs < top_p).sum())
+        cut = 1 - top_p if top_p_rule == "complement" else top_p
+        count = max(int((probs.cumsum(-1) - probs < cut).sum()), 1)
         if top_p_rule == "one_too_few":
             count = max(count - 1, 1) if probs.cumsum(-1)[count - 1] > top_p + 1e-12 else count
         elif top_p_rule == "one_too_many":

@@ -22,20 +22,22 @@ def online_softmax_f(
     running: bool = True,
     update: bool = True,
     skip_last: bool = False,
-    final: str = "running",
+    final_max: str = "running",
 ) -> torch.Tensor:
     """The online softmax of x (..., n) over its last axis, one block of ``block_size``
     at a time, in x's dtype: right with the defaults; the knobs are classic mistakes:
     ``rescale`` "none" or "inverted", the running maximum ``start``ing at 0 instead of
     -inf, and (``running`` False) a maximum that is each block's own instead of the
-    largest value seen so far; ``final`` "last_block": the end's exp(x - m) / sum taken
-    with the last block's own maximum instead of the running one."""
+    largest value seen so far; ``final_max`` "last_block": the final exp(x - m) taken with
+    the last block's own maximum instead of the running one."""
     m = torch.full(x.shape[:-1], start, dtype=x.dtype)
+    last = m
     total = torch.zeros(x.shape[:-1], dtype=x.dtype)
     n = x.shape[-1]
     for first in range(0, n - block_size + 1 if skip_last else n, block_size):
         block = x[..., first : first + block_size]
-        new = torch.maximum(m, block.amax(dim=-1)) if running else block.amax(dim=-1)
+        last = block.amax(dim=-1)
+        new = torch.maximum(m, last) if running else last
         if rescale == "none":
             factor = torch.ones_like(total)
         elif rescale == "inverted":
@@ -47,10 +49,8 @@ def online_softmax_f(
         total = total * factor + torch.exp(block - new[..., None]).sum(dim=-1)
         if update:
             m = new
-        last = block.amax(dim=-1)
-    if final == "last_block":
-        m = last
-    return torch.exp(x - m[..., None]) / total[..., None]
+    final = last if final_max == "last_block" else m
+    return torch.exp(x - final[..., None]) / total[..., None]
 
 
 def tiled_attention_f(
@@ -67,6 +67,7 @@ def tiled_attention_f(
     strict: bool = False,
     old_max: bool = False,
     divide: bool = True,
+    inverted: str = "",
 ):
     """Tiled (flash-style) attention: softmax(q kᵀ / sqrt(d_k)) v, one block of
     ``block_size`` keys at a time, in q's dtype; q (..., len_q, d_k), k (..., len_k, d_k),
@@ -74,7 +75,9 @@ def tiled_attention_f(
     with the defaults; the knobs are classic mistakes: the
     running sum or the accumulated output not rescaled when the maximum grows, the causal
     mask comparing a query with the key's index inside its block, a maximum that is each
-    block's own (``running`` False)."""
+    block's own (``running`` False), the accumulated output (``inverted`` "output") or the
+    running sum ("sum") divided by the factor exp(m_old - m_new) instead of multiplied (0 on
+    the first block: 0 / 0)."""
     len_q, len_k = q.shape[-2], k.shape[-2]
     m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)  # (..., len_q)
     total = torch.zeros(q.shape[:-1], dtype=q.dtype)  # (..., len_q)
@@ -90,7 +93,9 @@ def tiled_attention_f(
         new = torch.maximum(m, s.amax(dim=-1)) if running else s.amax(dim=-1)
         factor = torch.exp(m - new)  # (..., len_q)
         p = torch.exp(s - (m if old_max else new)[..., None])  # (..., len_q, block)
-        total = total * (factor if rescale_sum else 1.0) + p.sum(-1)
-        acc = acc * (factor[..., None] if rescale_output else 1.0) + p @ v[..., start:stop, :]
+        sum_factor = 1 / factor if inverted == "sum" else factor
+        out_factor = 1 / factor if inverted == "output" else factor
+        total = total * (sum_factor if rescale_sum else 1.0) + p.sum(-1)
+        acc = acc * (out_factor[..., None] if rescale_output else 1.0) + p @ v[..., start:stop, :]
         m = new
     return acc / total[..., None] if divide else acc
