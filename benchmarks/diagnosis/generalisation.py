@@ -111,6 +111,18 @@ BATCHES = (
         "with the search tool",
     ),
     Batch(
+        "round 4, lessons 11-12",
+        "d4c5b13",
+        "by a new helper that had read no check and no message; 10 of 20 from reports read "
+        "with the search tool",
+    ),
+    Batch(
+        "round 4 (second helper), lessons 01-04",
+        "e38f777",
+        "by a second new helper, likewise, judged by the checks of this session's first "
+        "fixes (1799abf); 10 of 21 from reports (ids blind4a- there, blind5a- today)",
+    ),
+    Batch(
         "mechanical, mutants 4-6 of every exercise",
         "fcd53ed",
         "by the mutator (the same operators and seed as the main table's mutants 1-3, the "
