@@ -489,6 +489,36 @@ class WeightsAfterDropout(Base):
         return self.w_o(self.merge(weights @ v)), weights
 
 
+class DropoutOnValues(Base):
+    """Dropout on the values instead of on the attention weights (issue 22, blind round 5)."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(self.merge(weights @ self.dropout(v))), weights
+
+
+class DropoutOnHeads(Base):
+    """Dropout on the heads (weights @ v) instead of on the attention weights."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(self.merge(self.dropout(weights @ v))), weights
+
+
+class DropoutNotRescaled(Base):
+    """Drops attention weights but does not scale the kept ones by 1/(1 - p) (no name)."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        if self.training:
+            keep = torch.rand_like(weights) >= self.dropout.p
+            return self.w_o(self.merge((weights * keep) @ v)), weights
+        return self.w_o(self.merge(weights @ v)), weights
+
+
 # ------------------------------------------------------------------- mistakes
 def own_math(
     self,
@@ -827,6 +857,13 @@ MISTAKES = [
     Mistake(check_MultiHeadAttention, DropoutNeverApplied, r"dropout is not applied in training"),
     Mistake(check_MultiHeadAttention, DropoutAfterOutputProjection, r"after w_o"),
     Mistake(check_MultiHeadAttention, DropoutOnScores, r"applied dropout to the scores"),
+    Mistake(check_MultiHeadAttention, DropoutOnValues, r"applied dropout to the values v instead"),
+    Mistake(check_MultiHeadAttention, DropoutOnHeads, r"dropout to the attention's result"),
+    Mistake(
+        check_MultiHeadAttention,
+        DropoutNotRescaled,
+        r"^(?!.*(values v instead|attention's result)).*not \(dropped-out attention weights\)",
+    ),
     # concept questions
 ]
 
