@@ -501,7 +501,17 @@ def _mistake_values(table, part: int, args: tuple) -> dict:
     return {message: (lambda knobs=knobs: value(knobs)) for knobs, message in table}
 
 
-def _weights_shape_hint(got: tuple, batch: int, num_heads: int, len_q: int, len_k: int) -> str:
+def _weights_shape_hint(
+    got: tuple, batch: int, num_heads: int, len_q: int, len_k: int, d_model: int = 0
+) -> str:
+    d_head = d_model // num_heads
+    if d_model and d_head != num_heads and tuple(got) == (batch, d_head, len_q, len_k):
+        return (
+            f"Your weights have {d_head} heads, d_head = d_model // num_heads = {d_model} // "
+            f"{num_heads}, instead of num_heads = {num_heads}: the number of heads and the "
+            "width of a head are swapped. split_heads(x, num_heads) takes the number of "
+            "heads (it computes d_head itself)."
+        )
     hints = {
         (batch, len_q, len_k): "Those are weights averaged over the heads (what "
         "nn.MultiheadAttention returns by default); return every head's weights, "
@@ -765,6 +775,15 @@ def _random_in_eval(module, args) -> bool:
     return len(outputs) == 2 and not torch.allclose(outputs[0], outputs[1], atol=1e-9)
 
 
+def _runs_without_mask(module, query, key, value) -> bool:
+    """Whether the module returns a pair on these inputs when no mask is passed."""
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        with torch.no_grad():
+            result = module(query, key, value)
+        return isinstance(result, tuple | list) and len(result) == 2
+    return False
+
+
 def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
     b, h, lq, lk, d = case.batch, case.num_heads, case.len_q, case.len_k, case.d_model
     state = random_state(_state_shapes(d), seed=case.seed)
@@ -802,6 +821,17 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
             else:
                 message = f"{message}\n{named}"
             raise CheckFailure(failure.exercise, message, failure.learner_traceback) from None
+        if mask is not None and _runs_without_mask(module, query, key, value):
+            raise CheckFailure(
+                failure.exercise,
+                f"{failure.message}\nYour forward runs on these inputs without a mask but "
+                f"fails with this one, a bool mask of shape {tuple(mask.shape)}, which "
+                f"already broadcasts to the scores (batch, num_heads, len_q, len_k) = "
+                f"({b}, {h}, {lq}, {lk}): it already has its heads axis. Pass the mask to "
+                "the attention as it is given: no mask.unsqueeze(...), view or expand "
+                "(the Annotated Transformer's mask.unsqueeze(1) is for its 3-D masks).",
+                failure.learner_traceback,
+            ) from None
         raise
     pair = isinstance(result, tuple | list) and len(result) == 2
     length = f" of length {len(result)}" if isinstance(result, tuple | list) else ""
@@ -816,7 +846,7 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
     c.expect_type(weights, torch.Tensor, what_w)
     c.expect_shape(output, (b, lq, d), what_o, _output_shape_hint(output.shape, case))
     c.expect_shape(
-        weights, (b, h, lq, lk), what_w, _weights_shape_hint(weights.shape, b, h, lq, lk)
+        weights, (b, h, lq, lk), what_w, _weights_shape_hint(weights.shape, b, h, lq, lk, d)
     )
     # short names: the note about another float dtype is then printed once, not per case
     c.expect_floating(output, "the output of forward", preferred=query.dtype)
