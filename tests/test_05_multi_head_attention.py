@@ -496,6 +496,61 @@ class WeightsAfterDropout(Base):
         return self.w_o(self.merge(weights @ v)), weights
 
 
+class DropoutOnValues(Base):
+    """Dropout on the values instead of on the attention weights (issue 22, blind round 5)."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(self.merge(weights @ self.dropout(v))), weights
+
+
+class DropoutOnHeads(Base):
+    """Dropout on the heads (weights @ v) instead of on the attention weights."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(self.merge(self.dropout(weights @ v))), weights
+
+
+class DropoutNotRescaled(Base):
+    """Drops attention weights but does not scale the kept ones by 1/(1 - p) (no name)."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        if self.training:
+            keep = torch.rand_like(weights) >= self.dropout.p
+            return self.w_o(self.merge((weights * keep) @ v)), weights
+        return self.w_o(self.merge(weights @ v)), weights
+
+
+class MaskUnsqueezedAgain(Base):
+    """Adds a heads axis to a mask that already has one, as the Annotated Transformer
+    does for its 3-D masks (issue 22, blind round 5)."""
+
+    def forward(self, query, key, value, mask=None):
+        if mask is not None:
+            mask = mask.unsqueeze(1)
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+class SplitIntoDHeadHeads(Base):
+    """Passes d_head where split_heads expects the number of heads (blind round 5)."""
+
+    def forward(self, query, key, value, mask=None):
+        def split(x):
+            return x.reshape(x.shape[0], x.shape[1], self.d_head, self.num_heads).transpose(1, 2)
+
+        q, k, v = split(self.w_q(query)), split(self.w_k(key)), split(self.w_v(value))
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        merged = weights @ v
+        return self.w_o(merged.transpose(1, 2).reshape(query.shape)), weights
+
+
 # ------------------------------------------------------------------- mistakes
 def own_math(
     self,
@@ -839,6 +894,23 @@ MISTAKES = [
     Mistake(check_MultiHeadAttention, DropoutNeverApplied, r"dropout is not applied in training"),
     Mistake(check_MultiHeadAttention, DropoutAfterOutputProjection, r"after w_o"),
     Mistake(check_MultiHeadAttention, DropoutOnScores, r"applied dropout to the scores"),
+    Mistake(check_MultiHeadAttention, DropoutOnValues, r"applied dropout to the values v instead"),
+    Mistake(
+        check_MultiHeadAttention,
+        MaskUnsqueezedAgain,
+        r"runs on these inputs without a mask but fails.*already has its heads axis",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        SplitIntoDHeadHeads,
+        r"number of heads and the width of a head are swapped",
+    ),
+    Mistake(check_MultiHeadAttention, DropoutOnHeads, r"dropout to the attention's result"),
+    Mistake(
+        check_MultiHeadAttention,
+        DropoutNotRescaled,
+        r"^(?!.*(values v instead|attention's result)).*not \(dropped-out attention weights\)",
+    ),
     # concept questions
 ]
 

@@ -199,6 +199,16 @@ def make_std_mask(tgt, pad):
 
 
 DECODER_MISTAKES = {
+    # blind round 5: the look-ahead part built for len - 1 positions, or the padding of
+    # len - 1 (the sizes in the broadcast error tell it is a length off by one)
+    "look-ahead for len - 1": (
+        lambda ids, p: _pad(ids, p) & _tril(ids.shape[1] - 1),
+        r"one of your tensors has \d+ \(len - 1\): a length off by one",
+    ),
+    "padding of len - 1": (
+        lambda ids, p: _pad(ids[:, :-1], p) & _tril(ids.shape[1]),
+        r"\(len - 1\): a length off by one.*no tgt_ids\[:, :-1\]",
+    ),
     "OR instead of AND": (lambda ids, p: _pad(ids, p) | _tril(ids.shape[1]), r"OR \(\|\)"),
     "only causal (expanded)": (
         lambda ids, p: _tril(ids.shape[1]).expand(ids.shape[0], 1, -1, -1),

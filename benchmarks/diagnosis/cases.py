@@ -2394,3 +2394,7 @@ CASES += _BLIND5A
 from benchmarks.diagnosis.cases_blind4d import BLIND4D as _BLIND4D  # noqa: E402
 
 CASES += _BLIND4D
+
+from benchmarks.diagnosis.cases_blind5b import BLIND5B as _BLIND5B  # noqa: E402
+
+CASES += _BLIND5B

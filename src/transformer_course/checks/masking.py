@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import io
 import math
+import re
 from collections.abc import Callable
 
 import torch
@@ -602,6 +603,32 @@ def _square_batch_hint(decoder_self_attention_mask, ids: torch.Tensor, pad_id: i
     )
 
 
+def _off_by_one_length_hint(length: int):
+    """A hint for a broadcast error between a tensor of ``length`` positions and one of
+    ``length`` - 1 or + 1: a length off by one (the sizes in the error tell it)."""
+
+    def hint(exc: BaseException) -> str:
+        found = re.search(
+            r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)", str(exc)
+        )
+        if not found:
+            return ""
+        sizes = {int(found.group(1)), int(found.group(2))}
+        if length not in sizes or not sizes & {length - 1, length + 1}:
+            return ""
+        (other,) = sizes - {length}
+        formula = "len - 1" if other == length - 1 else "len + 1"
+        return (
+            f"tgt_ids has len = {length} positions, and one of your tensors has {other} "
+            f"({formula}): a length off by one. Both parts are built for all len = "
+            "tgt_ids.shape[1] positions: look_ahead_mask(tgt_ids.shape[1]) (not shape[1] - 1: "
+            "tgt_ids is already the decoder's input, shifted by the caller) and the padding "
+            "of every position (no tgt_ids[:, :-1])."
+        )
+
+    return hint
+
+
 def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bool = False) -> None:
     """decoder_self_attention_mask(tgt_ids (batch, len), pad_id) -> bool (batch, 1, len, len).
 
@@ -626,8 +653,15 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                     pad_id,
                     call_repr=call_repr,
                     mutation_hint=_DECODER_MUTATION,
+                    hints=[(RuntimeError, _off_by_one_length_hint(length))],
                 )
             except CheckFailure as failure:
+                sizes = re.search(
+                    r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)",
+                    failure.message,
+                )
+                if sizes and {int(sizes.group(1)), int(sizes.group(2))} != {batch, length}:
+                    raise  # the sizes that clash are not the batch size and the length
                 named = _square_batch_hint(decoder_self_attention_mask, ids, pad_id)
                 if named:
                     raise failure.with_cause(named) from None
