@@ -428,6 +428,23 @@ def test_noam_lr_names_a_power_taken_of_the_product():
     assert "d_model ** -0.5 * (step * warmup) ** -1.5: the power -1.5 belongs" in text, text
 
 
+def test_noam_lr_tells_a_step_shifted_forward_from_one_shifted_back():
+    """Rates of ~1e-4 all fell within the mistakes' absolute tolerance of 1e-5, so step + 1
+    and step - 1 were both offered "as these inputs cannot tell them apart" (blind4c)."""
+    back = noam_variant(
+        lambda s, d, w: d**-0.5 * min(max(s - 1, 1) ** -0.5, max(s - 1, 1) * w**-1.5), "back"
+    )
+    text = _visible_message(check_noam_lr, back)
+    assert "paper's for step - 1" in text and "step + 1" not in text, text
+    forward = noam_variant(lambda s, d, w: _noam_ref(s + 1, d, w), "forward")
+    text = _visible_message(check_noam_lr, forward)
+    assert "paper's for step + 1" in text and "step - 1" not in text, text
+
+
+def _noam_ref(s, d, w):
+    return d**-0.5 * min(s**-0.5, s * w**-1.5)
+
+
 @named("crashes_at_step_0")
 def crashes_at_step_0(step, d_model, warmup):
     return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
