@@ -776,6 +776,19 @@ SMOOTHING_CORRECT = [
 
 
 # ====================================================================== train_step
+@named("clip_before_backward")
+def clip_before_backward(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    if clip_norm is not None:
+        nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
 def step_with(
     *,
     train=True,
@@ -833,6 +846,8 @@ STEP = check_train_step
 STEP_MISTAKES = [
     Mistake(STEP, named("no_clipping")(step_with(clip=None)), "were not clipped"),
     Mistake(STEP, named("clip_after_step")(step_with(order="step-clip")), "too late"),
+    # the candidates left this one out (blind4c): clipping zeros before backward()
+    Mistake(STEP, clip_before_backward, r"clipping before loss\.backward\(\)"),
     Mistake(STEP, named("clip_grad_value")(step_with(clip="value")), "clip_grad_value_"),
     Mistake(
         STEP, named("clip_each_parameter")(step_with(clip="each")), "each parameter's gradient"
