@@ -103,6 +103,9 @@ labels_without_eos = named("labels_without_eos")(batches_with(labels=lambda t, b
 decoder_input_without_bos = named("decoder_input_without_bos")(
     batches_with(decoder_input=lambda t, b, e: list(t), labels=lambda t, b, e: [*t[1:], e])
 )
+labels_shifted_twice = named("labels_shifted_twice")(
+    batches_with(labels=lambda t, b, e: [*t[1:], e])
+)
 labels_padded_with_minus_100 = named("labels_padded_with_minus_100")(batches_with(label_pad=-100))
 hard_coded_specials = named("hard_coded_specials")(
     batches_with(decoder_input=lambda t, b, e: [BOS_ID, *t], labels=lambda t, b, e: [*t, EOS_ID])
@@ -307,6 +310,8 @@ BATCH_MISTAKES = [
     Mistake(check_make_batches, labels_without_eos, "never learns to stop"),
     Mistake(check_make_batches, decoder_input_without_bos, "does not start with <bos>"),
     Mistake(check_make_batches, labels_padded_with_minus_100, "-100"),
+    # was only shown the row (blind4c): a second shift of the labels
+    Mistake(check_make_batches, labels_shifted_twice, "labels are shifted twice"),
     Mistake(check_make_batches, hard_coded_specials, "use the arguments, not the constants"),
     Mistake(check_make_batches, source_with_bos_only, "It should hold the source ids"),
     Mistake(check_make_batches, drops_last_batch, "Keep the last, smaller batch"),
