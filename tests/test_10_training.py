@@ -1220,6 +1220,14 @@ SCORE_MISTAKES = [
         ),
         'padded with ""',
     ),
+    # was told the rule only (blind4c): the first references as a flat list, not a stream
+    Mistake(
+        SCORES,
+        named("first_references_not_wrapped")(
+            scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(h, _first(r)).score)
+        ),
+        "flat list of strings",
+    ),
     Mistake(
         SCORES,
         named("references_not_regrouped")(
