@@ -389,6 +389,13 @@ NOAM_MISTAKES = [
         ),
         "step \\+ 1",
     ),
+    # (step - 1) in the warm-up branch only (blind4c, nanoGPT's zero rate at the first
+    # step): was "largest difference" once the tolerance stopped matching step - 1
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-0.5 * min(s**-0.5, (s - 1) * w**-1.5), "warmup_from_0"),
+        r"warm-up branch counts from 0, so step 1 .* gets a rate of 0",
+    ),
     Mistake(
         check_noam_lr,
         noam_variant(lambda s, d, w: d**-0.5 * s**-0.5, "no_warmup"),
