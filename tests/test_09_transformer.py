@@ -827,6 +827,17 @@ def greedy_float(model, src_ids, max_len, bos_id, eos_id):
     return ref.greedy_decode(model, src_ids, max_len, bos_id, eos_id).float()
 
 
+def greedy_float_bos(model, src_ids, max_len, bos_id, eos_id):
+    """The <bos> column built without a dtype: float ids reach the embedding (blind4c)."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), float(bos_id))
+        for _ in range(max_len):
+            logits = model.decode(tokens, memory, src_ids)
+            tokens = torch.cat([tokens, logits[:, -1].argmax(-1, keepdim=True)], dim=1)
+    return tokens[:, 1:]
+
+
 def greedy_switches_to_train(model, src_ids, max_len, bos_id, eos_id):
     model.train()
     return ref.greedy_decode(model, src_ids, max_len, bos_id, eos_id)
@@ -976,6 +987,7 @@ MISTAKES = [
     ),
     Mistake(check_greedy_decode, greedy_int32, r"torch\.int32.*int64"),
     Mistake(check_greedy_decode, greedy_float, r"torch\.float32 values: token ids are integers"),
+    Mistake(check_greedy_decode, greedy_float_bos, r"ids that reached an embedding are floats"),
     Mistake(check_greedy_decode, greedy_switches_to_train, r"left the model in training mode"),
     Mistake(check_greedy_decode, greedy_first_sentence_only, r"One row per sentence"),
 ]

@@ -103,6 +103,9 @@ labels_without_eos = named("labels_without_eos")(batches_with(labels=lambda t, b
 decoder_input_without_bos = named("decoder_input_without_bos")(
     batches_with(decoder_input=lambda t, b, e: list(t), labels=lambda t, b, e: [*t[1:], e])
 )
+labels_shifted_twice = named("labels_shifted_twice")(
+    batches_with(labels=lambda t, b, e: [*t[1:], e])
+)
 labels_padded_with_minus_100 = named("labels_padded_with_minus_100")(batches_with(label_pad=-100))
 hard_coded_specials = named("hard_coded_specials")(
     batches_with(decoder_input=lambda t, b, e: [BOS_ID, *t], labels=lambda t, b, e: [*t, EOS_ID])
@@ -307,6 +310,8 @@ BATCH_MISTAKES = [
     Mistake(check_make_batches, labels_without_eos, "never learns to stop"),
     Mistake(check_make_batches, decoder_input_without_bos, "does not start with <bos>"),
     Mistake(check_make_batches, labels_padded_with_minus_100, "-100"),
+    # was only shown the row (blind4c): a second shift of the labels
+    Mistake(check_make_batches, labels_shifted_twice, "labels are shifted twice"),
     Mistake(check_make_batches, hard_coded_specials, "use the arguments, not the constants"),
     Mistake(check_make_batches, source_with_bos_only, "It should hold the source ids"),
     Mistake(check_make_batches, drops_last_batch, "Keep the last, smaller batch"),
@@ -384,6 +389,13 @@ NOAM_MISTAKES = [
         ),
         "step \\+ 1",
     ),
+    # (step - 1) in the warm-up branch only (blind4c, nanoGPT's zero rate at the first
+    # step): was "largest difference" once the tolerance stopped matching step - 1
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-0.5 * min(s**-0.5, (s - 1) * w**-1.5), "warmup_from_0"),
+        r"warm-up branch counts from 0, so step 1 .* gets a rate of 0",
+    ),
     Mistake(
         check_noam_lr,
         noam_variant(lambda s, d, w: d**-0.5 * s**-0.5, "no_warmup"),
@@ -426,6 +438,23 @@ def test_noam_lr_names_a_power_taken_of_the_product():
     text = _visible_message(check_noam_lr, fn)
     assert "During the warm-up (step < warmup) your rates go like step ** -1.5" in text, text
     assert "d_model ** -0.5 * (step * warmup) ** -1.5: the power -1.5 belongs" in text, text
+
+
+def test_noam_lr_tells_a_step_shifted_forward_from_one_shifted_back():
+    """Rates of ~1e-4 all fell within the mistakes' absolute tolerance of 1e-5, so step + 1
+    and step - 1 were both offered "as these inputs cannot tell them apart" (blind4c)."""
+    back = noam_variant(
+        lambda s, d, w: d**-0.5 * min(max(s - 1, 1) ** -0.5, max(s - 1, 1) * w**-1.5), "back"
+    )
+    text = _visible_message(check_noam_lr, back)
+    assert "paper's for step - 1" in text and "step + 1" not in text, text
+    forward = noam_variant(lambda s, d, w: _noam_ref(s + 1, d, w), "forward")
+    text = _visible_message(check_noam_lr, forward)
+    assert "paper's for step + 1" in text and "step - 1" not in text, text
+
+
+def _noam_ref(s, d, w):
+    return d**-0.5 * min(s**-0.5, s * w**-1.5)
 
 
 @named("crashes_at_step_0")
@@ -759,6 +788,19 @@ SMOOTHING_CORRECT = [
 
 
 # ====================================================================== train_step
+@named("clip_before_backward")
+def clip_before_backward(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    if clip_norm is not None:
+        nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
 def step_with(
     *,
     train=True,
@@ -816,6 +858,8 @@ STEP = check_train_step
 STEP_MISTAKES = [
     Mistake(STEP, named("no_clipping")(step_with(clip=None)), "were not clipped"),
     Mistake(STEP, named("clip_after_step")(step_with(order="step-clip")), "too late"),
+    # the candidates left this one out (blind4c): clipping zeros before backward()
+    Mistake(STEP, clip_before_backward, r"clipping before loss\.backward\(\)"),
     Mistake(STEP, named("clip_grad_value")(step_with(clip="value")), "clip_grad_value_"),
     Mistake(
         STEP, named("clip_each_parameter")(step_with(clip="each")), "each parameter's gradient"
@@ -1182,6 +1226,14 @@ SCORE_MISTAKES = [
             scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(h, _streams(r, "")).score)
         ),
         'padded with ""',
+    ),
+    # was told the rule only (blind4c): the first references as a flat list, not a stream
+    Mistake(
+        SCORES,
+        named("first_references_not_wrapped")(
+            scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(h, _first(r)).score)
+        ),
+        "flat list of strings",
     ),
     Mistake(
         SCORES,

@@ -2398,3 +2398,7 @@ CASES += _BLIND4D
 from benchmarks.diagnosis.cases_blind5b import BLIND5B as _BLIND5B  # noqa: E402
 
 CASES += _BLIND5B
+
+from benchmarks.diagnosis.cases_blind5c import BLIND5C as _BLIND5C  # noqa: E402
+
+CASES += _BLIND5C

@@ -129,6 +129,12 @@ BATCHES = (
         "fixes (1799abf); 12 of 23 from reports (ids blind4b- there, blind5b- today)",
     ),
     Batch(
+        "round 4 (second helper), lessons 09-10",
+        "7288c90",
+        "by a second new helper, likewise, judged by the checks of this session's first "
+        "fixes (1799abf); 10 of 20 from reports (ids blind4c- there, blind5c- today)",
+    ),
+    Batch(
         "mechanical, mutants 4-6 of every exercise",
         "fcd53ed",
         "by the mutator (the same operators and seed as the main table's mutants 1-3, the "

@@ -438,6 +438,12 @@ _INDEX_HINT = (
     "rows), target ids through tgt_embedding (tgt_vocab_size rows). The encoder reads the "
     "source, encode(src_ids); the decoder reads the target."
 )
+_FLOAT_IDS_HINT = (
+    "The token ids that reached an embedding are floats: ids must be int64. A tensor of ids "
+    "you build yourself (the <bos> column from torch.full or torch.ones, a torch.cat with a "
+    "float tensor) needs dtype=torch.long, e.g. torch.full((batch, 1), bos_id, "
+    "dtype=torch.long)."
+)
 _TUPLE_HINT = (
     "The encoder and the decoder (lessons 07 and 08) each return one tensor; lesson 05's "
     "MultiHeadAttention returns a pair, but you do not call it directly here."
@@ -1338,7 +1344,10 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
         case.bos_id,
         case.eos_id,
         call_repr=call,
-        hints={"index out of range": _INDEX_HINT},
+        hints={
+            "index out of range": _INDEX_HINT,
+            "'indices' to have one of the following scalar types": _FLOAT_IDS_HINT,
+        },
     )
     c.expect_true(
         not model.training,

@@ -56,6 +56,12 @@ MINUS_100 = (
     "F.cross_entropy(..., ignore_index=pad_id)); -100 is not a valid token id and would "
     "crash the loss. Pad labels with pad_id."
 )
+_SHIFTED_TWICE = (
+    "Your labels are shifted twice: they are target[1:] + [<eos>], so the first target token "
+    "is never a label and position t is asked for the token after the next one. The "
+    "decoder input already makes the shift ([<bos>] + target): the labels are the target "
+    "itself plus <eos>, target + [<eos>]."
+)
 _LEFT_PADDED = (
     "Your rows are padded on the left. Pad on the right (lesson 01's pad_batch does): "
     "the positional encoding gives the first word of every sentence position 0, and the "
@@ -233,6 +239,8 @@ def _check_rows(c: Checker, batch, chunk, ids: dict[str, int], what: str, src_fo
             c.fail(f"in {what}, {pair}. {_EOS_FED}")
         if d == want_d and lab == list(target):
             c.fail(f"in {what}, {pair}. {_NO_EOS_LABEL}")
+        if d == want_d and target and lab == [*target[1:], eos]:
+            c.fail(f"in {what}, {pair}. {_SHIFTED_TWICE}")
         if d in (list(target), [*target, eos]):
             c.fail(f"in {what}, {pair}. {_NO_BOS}")
         hint = _hardcoded(d_raw, [*want_d, *[pad] * (len(d_raw) - len(want_d))], ids)

@@ -80,10 +80,34 @@ def _exponent(points: list[tuple[int, float]]) -> float | None:
     )
 
 
+def _warm_up_from_zero(noam_lr, cases) -> str:
+    """The warm-up branch fed step - 1 (a counter from 0), the decay branch step: the
+    learner's rate at step 1 is 0, so the first optimizer step does nothing."""
+    try:
+        values = [[float(noam_lr(s, d, w)) for s in steps] for d, w, steps in cases]
+    except Exception:
+        return ""
+    fits = all(
+        math.isclose(v, d**-0.5 * min(s**-0.5, (s - 1) * w**-1.5), rel_tol=1e-6, abs_tol=1e-15)
+        for (d, w, steps), vals in zip(cases, values)
+        for s, v in zip(steps, vals)
+    )
+    if not fits:
+        return ""
+    return (
+        "Your rates are d_model ** -0.5 * min(step ** -0.5, (step - 1) * warmup ** -1.5): the "
+        "warm-up branch counts from 0, so step 1 (the first optimizer step) gets a rate of 0 "
+        "and the whole ramp lags one step. Steps count from 1: step * warmup ** -1.5."
+    )
+
+
 def _explain_noam(noam_lr, cases) -> str:
     """What the learner's rates are, when it can be told from every visible case: the
     paper's times a constant factor (a power of d_model and warmup, when exactly one fits
     every case), or a power of step other than the paper's in the warm-up or after it."""
+    shifted = _warm_up_from_zero(noam_lr, cases)
+    if shifted:
+        return shifted
     rates = [(d, w, steps, _learner_values(noam_lr, d, w, steps)) for d, w, steps in cases]
     if any(values is None for *_, values in rates):
         return ""

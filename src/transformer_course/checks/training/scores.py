@@ -119,6 +119,11 @@ _BLEU_MISTAKES = {
     "the contract asks for.",
     "per_sentence_lists": "The references were passed as they came, one list per sentence; "
     + _ONE_STREAM_HINT,
+    "flat": "The references were given as a flat list of strings, one per sentence "
+    "(references[i][0]), not as a list of streams: sacrebleu then reads each string as a "
+    "stream of its own. corpus_bleu's second argument is a list of streams, "
+    "[stream_0, stream_1, ...]; and every reference counts, not only the first: "
+    + _ONE_STREAM_HINT,
 }
 
 
@@ -134,6 +139,9 @@ def _bleu_mistakes(hypotheses, references) -> dict[str, float | None]:
         ),
         _BLEU_MISTAKES["swapped"]: _attempt(_bleu, first, [[h] for h in hypotheses]),
         _BLEU_MISTAKES["fraction"]: _bleu(hypotheses, references) / 100,
+        _BLEU_MISTAKES["flat"]: _attempt(
+            lambda h, r: sacrebleu.corpus_bleu(h, r).score, list(hypotheses), first
+        ),
         _BLEU_MISTAKES["per_sentence_lists"]: _attempt(
             lambda h, r: sacrebleu.corpus_bleu(h, r).score, list(hypotheses), references
         ),

@@ -162,7 +162,8 @@ def _diagnose_step(
         )
     mistakes = {
         "The gradients were not clipped by their total norm: no clipping, clipping "
-        "after the optimizer step (too late), or clip_grad_value_ (which caps single "
+        "before loss.backward() (the gradients are still zero then, so it does nothing), "
+        "clipping after the optimizer step (too late), or clip_grad_value_ (which caps single "
         "entries, and here none was large enough) all leave them like this. Clip "
         "between loss.backward() and optimizer.step(): "
         "torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm).": dict(clip=None),
