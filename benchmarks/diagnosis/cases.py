@@ -2378,3 +2378,7 @@ CASES += _BLIND_B
 from benchmarks.diagnosis.cases_blind_a import BLIND_A as _BLIND_A  # noqa: E402
 
 CASES += _BLIND_A
+
+from benchmarks.diagnosis.cases_blind4c import BLIND4C as _BLIND4C  # noqa: E402
+
+CASES += _BLIND4C
