@@ -816,6 +816,22 @@ def greedy_first_sentence_only(model, src_ids, max_len, bos_id, eos_id):
     return ref.greedy_decode(model, src_ids[:1], max_len, bos_id, eos_id)[0]
 
 
+def greedy_tokens_as_source(model, src_ids, max_len, bos_id, eos_id):
+    """Blind round 4: the generated tokens passed as decode's third argument (src_ids)."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        finished = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            step = model.decode(tokens, memory, tokens)[:, -1].argmax(-1)
+            step = step.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, step[:, None]], dim=1)
+            finished = finished | (step == eos_id)
+            if finished.all():
+                break
+    return tokens[:, 1:]
+
+
 # ================================================================== the lists
 MISTAKES = [
     Mistake(check_Transformer, TUnscaled, r"not multiplied by sqrt\(d_model\)"),
@@ -946,6 +962,11 @@ MISTAKES = [
     Mistake(check_greedy_decode, greedy_float, r"torch\.float32 values: token ids are integers"),
     Mistake(check_greedy_decode, greedy_switches_to_train, r"left the model in training mode"),
     Mistake(check_greedy_decode, greedy_first_sentence_only, r"One row per sentence"),
+    Mistake(
+        check_greedy_decode,
+        greedy_tokens_as_source,
+        r"third argument must be the source ids themselves",
+    ),
 ]
 
 CORRECT = [

@@ -438,6 +438,14 @@ _INDEX_HINT = (
     "rows), target ids through tgt_embedding (tgt_vocab_size rows). The encoder reads the "
     "source, encode(src_ids); the decoder reads the target."
 )
+_DECODE_SIZES_HINT = (
+    "In greedy decoding the sizes that must agree are those of model.decode(tokens, memory, "
+    "src_ids): tokens are the target so far (batch, steps), memory comes from "
+    "model.encode(src_ids) (batch, len_src, d_model), and the third argument must be the "
+    "source ids themselves, from which the cross-attention's padding mask is built (len_src "
+    "long; the generated tokens do not fit there). Pass the same src_ids to encode and to "
+    "every decode call, with one row per sentence."
+)
 _TUPLE_HINT = (
     "The encoder and the decoder (lessons 07 and 08) each return one tensor; lesson 05's "
     "MultiHeadAttention returns a pair, but you do not call it directly here."
@@ -1268,7 +1276,7 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
         case.bos_id,
         case.eos_id,
         call_repr=call,
-        hints={"index out of range": _INDEX_HINT},
+        hints={"index out of range": _INDEX_HINT, "must match the size": _DECODE_SIZES_HINT},
     )
     c.expect_true(
         not model.training,
