@@ -596,6 +596,17 @@ class TTiedTheOtherWay(ref.Transformer):
             self.tgt_embedding.embedding.weight = self.output.weight
 
 
+class TTiedByCopy(ref.Transformer):
+    """Blind round 4: 'tied' by copying the source table into two new Parameters."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, *, tie_embeddings=False, **kw):
+        super().__init__(src_vocab_size, tgt_vocab_size, d_model, **kw)
+        if tie_embeddings:
+            table = self.src_embedding.embedding.weight.detach()
+            self.tgt_embedding.embedding.weight = nn.Parameter(table.clone())
+            self.output.weight = nn.Parameter(table.clone())
+
+
 # ================================================================== count_parameters
 def count_paper_style(
     vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
@@ -844,6 +855,7 @@ MISTAKES = [
     Mistake(check_Transformer, TPositionalEncodingWithoutDropout, r"there is no dropout on it"),
     Mistake(check_Transformer, TDropoutBeforePositions, r"positions survived the dropout"),
     Mistake(check_Transformer, TDropoutAlwaysOn, r"something random is still active"),
+    Mistake(check_Transformer, TTiedByCopy, r"they were copied .* rather than shared"),
     Mistake(
         check_Transformer,
         TSrcEmbeddingForTarget,

@@ -546,6 +546,14 @@ def _build(c: Checker, cls, case: _Case) -> tuple[nn.Module, str]:
 def _check_sharing(c: Checker, module, built: str, case: _Case, buffers: dict) -> None:
     """Load three different matrices into the two tables and the output weight and read
     them back: a tied model keeps one (all three equal), an untied one keeps three."""
+    # as built: matrices that start with equal values but are not shared were copied
+    initial = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
+    initial = {key: initial[key].detach().clone() for key in (_SRC_TABLE, _TGT_TABLE, _OUT_WEIGHT)}
+    copied = (
+        " They start with the same values, so they were copied (clone(), copy_(), "
+        "nn.Parameter(weight.clone()), load_state_dict) rather than shared: copies drift "
+        "apart at the first optimizer step."
+    )
     distinct = _case_state(case, distinct=True)
     c.call(
         module.load_state_dict, {**distinct, **buffers}, call_repr=f"{built}.load_state_dict(...)"
@@ -556,12 +564,22 @@ def _check_sharing(c: Checker, module, built: str, case: _Case, buffers: dict) -
         for a, b in ((_SRC_TABLE, _TGT_TABLE), (_TGT_TABLE, _OUT_WEIGHT), (_SRC_TABLE, _OUT_WEIGHT))
         if back[a].shape == back[b].shape
     }
+    started_equal = {
+        pair: initial[pair[0]].shape == initial[pair[1]].shape
+        and torch.equal(initial[pair[0]], initial[pair[1]])
+        for pair in same
+    }
     if case.tie:
         if not any(same.values()):
+            how = (
+                copied.strip()
+                if all(started_equal.values())
+                else "tie_embeddings is ignored (they do not even start equal)."
+            )
             c.fail(
                 f"{built}: tie_embeddings=True, but src_embedding, tgt_embedding and output "
                 "keep three separate matrices (loading three different ones, each kept its "
-                "own): tie_embeddings is ignored. Make the three share ONE nn.Parameter: "
+                f"own): {how} Make the three share ONE nn.Parameter: "
                 "assign self.src_embedding.embedding.weight to "
                 "self.tgt_embedding.embedding.weight and to self.output.weight (section 4)."
             )
@@ -572,12 +590,13 @@ def _check_sharing(c: Checker, module, built: str, case: _Case, buffers: dict) -
                 {name.split(".")[0] for pair in same for name in pair}
                 - {name.split(".")[0] for name in shared}
             )
+            apart_copied = all(started_equal.values())
             c.fail(
                 f"{built}: tie_embeddings=True, but only some of the three matrices are shared "
-                f"({', '.join(apart)} keeps its own). The paper (section 3.4) shares one "
-                "matrix between both embeddings AND the output layer: assign "
-                "self.src_embedding.embedding.weight to self.tgt_embedding.embedding.weight and "
-                "to self.output.weight."
+                f"({', '.join(apart)} keeps its own).{copied if apart_copied else ''} The paper "
+                "(section 3.4) shares one matrix between both embeddings AND the output layer: "
+                "assign self.src_embedding.embedding.weight to "
+                "self.tgt_embedding.embedding.weight and to self.output.weight."
             )
     else:
         if same.get((_SRC_TABLE, _TGT_TABLE)):
