@@ -971,6 +971,13 @@ COUNT_MISTAKES = [
         "d_model whatever num_heads is (lesson 05, section 6).",
     ),
     (
+        {"qkv_per_head": True},
+        "You counted w_q, w_k and w_v as d_model x d_head (one head's share, or num_heads "
+        "blocks of d_head x d_head). Each is ONE nn.Linear(d_model, d_model): the heads split "
+        "its output between them, they do not shrink it, so each projection is d_model * "
+        "d_model + d_model, like w_o (lesson 05).",
+    ),
+    (
         {"decoder_like_encoder": True},
         "A decoder layer is not an encoder layer: it has a second attention (the "
         "cross-attention) and a third LayerNorm.",

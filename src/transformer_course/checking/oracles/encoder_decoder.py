@@ -448,6 +448,7 @@ def count_parameters_f(
     decoder_norms: int = 3,
     final_in: tuple[str, ...] = ("encoder", "decoder"),
     untied_output_bias: bool = True,
+    qkv_per_head: bool = False,
 ) -> dict[str, int]:
     """Lesson 09's count_parameters from the formulas: {"embeddings", "encoder", "decoder",
     "output": number of parameters}, with one knob per classic mistake: ``biases`` False
@@ -460,13 +461,16 @@ def count_parameters_f(
     (those biases alone left out), ``attention_projections`` (projections counted per
     attention), ``decoder_attentions`` and ``decoder_norms`` (per decoder layer),
     ``final_in`` (the stacks that get the final norm), ``untied_output_bias`` False (the
-    untied output layer's bias left out)."""
+    untied output layer's bias left out), ``qkv_per_head`` (w_q, w_k and w_v counted as
+    d_model x d_head, one head's share, while w_o stays d_model x d_model)."""
     d, f, layers = d_model, (4 * d_model if d_ff_4 else d_ff), (1 if one_layer else num_layers)
     attention_bias = biases if attention_biases is None else attention_biases
     ffn_bias = biases if ffn_biases is None else ffn_biases
     attention = attention_projections * (
         d * d * (num_heads if heads_multiply else 1) + (d if attention_bias else 0)
     )
+    if qkv_per_head:
+        attention -= 3 * d * (d - d // num_heads)
     ffn = 2 * d * f + ((f + d) if ffn_bias else 0)
     norm = norms * d
     enc_layer = attention + ffn + 2 * norm
