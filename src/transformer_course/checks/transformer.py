@@ -550,7 +550,7 @@ def _check_sharing(c: Checker, module, built: str, case: _Case, buffers: dict) -
     initial = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
     initial = {key: initial[key].detach().clone() for key in (_SRC_TABLE, _TGT_TABLE, _OUT_WEIGHT)}
     copied = (
-        " They start with the same values, so they were copied (clone(), copy_(), "
+        "they start with the same values, so they were copied (clone(), copy_(), "
         "nn.Parameter(weight.clone()), load_state_dict) rather than shared: copies drift "
         "apart at the first optimizer step."
     )
@@ -572,7 +572,7 @@ def _check_sharing(c: Checker, module, built: str, case: _Case, buffers: dict) -
     if case.tie:
         if not any(same.values()):
             how = (
-                copied.strip()
+                copied
                 if all(started_equal.values())
                 else "tie_embeddings is ignored (they do not even start equal)."
             )
@@ -593,7 +593,7 @@ def _check_sharing(c: Checker, module, built: str, case: _Case, buffers: dict) -
             apart_copied = all(started_equal.values())
             c.fail(
                 f"{built}: tie_embeddings=True, but only some of the three matrices are shared "
-                f"({', '.join(apart)} keeps its own).{copied if apart_copied else ''} The paper "
+                f"({', '.join(apart)} keeps its own).{' T' + copied[1:] if apart_copied else ''} The paper "
                 "(section 3.4) shares one matrix between both embeddings AND the output layer: "
                 "assign self.src_embedding.embedding.weight to "
                 "self.tgt_embedding.embedding.weight and to self.output.weight."
