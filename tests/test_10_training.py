@@ -1157,6 +1157,14 @@ def _first(references):
 
 SCORES = check_translation_scores
 SCORE_MISTAKES = [
+    # blind round 4: a flat list of (first) references where corpus_bleu wants streams
+    Mistake(
+        SCORES,
+        named("flat_list_of_first_references")(
+            scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(h, _first(r)).score)
+        ),
+        "flat list of strings",
+    ),
     Mistake(
         SCORES,
         named("mean_sentence_bleu")(

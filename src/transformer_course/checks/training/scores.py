@@ -119,6 +119,10 @@ _BLEU_MISTAKES = {
     "the contract asks for.",
     "per_sentence_lists": "The references were passed as they came, one list per sentence; "
     + _ONE_STREAM_HINT,
+    "flat": "That is what corpus_bleu gives when its references are a flat list of strings "
+    "(one reference per sentence, e.g. each sentence's first) instead of a list of streams: "
+    "sacrebleu then reads each string as a stream. Pass a list of streams, every reference "
+    "included: stream j holds the j-th reference of every sentence (None where it has fewer).",
 }
 
 
@@ -136,6 +140,9 @@ def _bleu_mistakes(hypotheses, references) -> dict[str, float | None]:
         _BLEU_MISTAKES["fraction"]: _bleu(hypotheses, references) / 100,
         _BLEU_MISTAKES["per_sentence_lists"]: _attempt(
             lambda h, r: sacrebleu.corpus_bleu(h, r).score, list(hypotheses), references
+        ),
+        _BLEU_MISTAKES["flat"]: _attempt(
+            lambda h, r: sacrebleu.corpus_bleu(h, r).score, list(hypotheses), first
         ),
     }
 
