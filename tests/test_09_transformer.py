@@ -596,6 +596,17 @@ class TTiedTheOtherWay(ref.Transformer):
             self.tgt_embedding.embedding.weight = self.output.weight
 
 
+class TTiedByCopy(ref.Transformer):
+    """Blind round 4: 'tied' by copying the source table into two new Parameters."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, *, tie_embeddings=False, **kw):
+        super().__init__(src_vocab_size, tgt_vocab_size, d_model, **kw)
+        if tie_embeddings:
+            table = self.src_embedding.embedding.weight.detach()
+            self.tgt_embedding.embedding.weight = nn.Parameter(table.clone())
+            self.output.weight = nn.Parameter(table.clone())
+
+
 # ================================================================== count_parameters
 def count_paper_style(
     vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
@@ -847,6 +858,22 @@ def greedy_first_sentence_only(model, src_ids, max_len, bos_id, eos_id):
     return ref.greedy_decode(model, src_ids[:1], max_len, bos_id, eos_id)[0]
 
 
+def greedy_tokens_as_source(model, src_ids, max_len, bos_id, eos_id):
+    """Blind round 4: the generated tokens passed as decode's third argument (src_ids)."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        finished = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            step = model.decode(tokens, memory, tokens)[:, -1].argmax(-1)
+            step = step.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, step[:, None]], dim=1)
+            finished = finished | (step == eos_id)
+            if finished.all():
+                break
+    return tokens[:, 1:]
+
+
 # ================================================================== the lists
 MISTAKES = [
     Mistake(check_Transformer, TUnscaled, r"not multiplied by sqrt\(d_model\)"),
@@ -859,6 +886,7 @@ MISTAKES = [
     Mistake(check_Transformer, TPositionalEncodingWithoutDropout, r"there is no dropout on it"),
     Mistake(check_Transformer, TDropoutBeforePositions, r"positions survived the dropout"),
     Mistake(check_Transformer, TDropoutAlwaysOn, r"something random is still active"),
+    Mistake(check_Transformer, TTiedByCopy, r"they were copied .* rather than shared"),
     Mistake(
         check_Transformer,
         TSrcEmbeddingForTarget,
@@ -990,6 +1018,11 @@ MISTAKES = [
     Mistake(check_greedy_decode, greedy_float_bos, r"ids that reached an embedding are floats"),
     Mistake(check_greedy_decode, greedy_switches_to_train, r"left the model in training mode"),
     Mistake(check_greedy_decode, greedy_first_sentence_only, r"One row per sentence"),
+    Mistake(
+        check_greedy_decode,
+        greedy_tokens_as_source,
+        r"third argument must be the source ids themselves",
+    ),
 ]
 
 CORRECT = [

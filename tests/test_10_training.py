@@ -980,6 +980,8 @@ def beam_with(
     raw_choice=False,
     ascending=False,
     position=-1,
+    product=False,
+    cumulative=True,
 ):
     """A learner-style beam search with switches for the classic mistakes."""
 
@@ -992,14 +994,16 @@ def beam_with(
         for src in src_ids:
             src = src[None]
             memory = model.encode(src)
-            live, done = [(0.0, [bos_id])], []
+            live, done = [(1.0 if product else 0.0, [bos_id])], []
             for _ in range(max_len):
                 candidates = []
                 for score, seq in live:
                     logits = model.decode(torch.tensor([seq]), memory, src)[0, position]
                     step = logits if logits_only else torch.log_softmax(logits, -1)
+                    step = torch.softmax(logits, -1) if product else step
                     for token, value in enumerate(step.tolist()):
-                        candidates.append((score + value, [*seq, token]))
+                        total = score * value if product else score + value
+                        candidates.append((total if cumulative else value, [*seq, token]))
                 candidates.sort(key=lambda c: c[0] if ascending else -c[0])
                 if finished_in_beam or shrink:
                     width = beam_size - (len(done) if shrink else 0)
@@ -1075,6 +1079,15 @@ BEAM_MISTAKES = [
     # one of the least likely tokens) are not told to leave <bos> out
     Mistake(BEAM, named("ascending")(beam_with(ascending=True)), "keeps the worst candidates"),
     Mistake(BEAM, named("first_position")(beam_with(position=0)), "logits at the first position"),
+    # blind round 4: a product of probabilities agrees with a penalty left out (or used only
+    # in the stopping rule) on every input here; the message must offer it among them rather
+    # than name only the other two
+    Mistake(
+        BEAM, named("product_of_probabilities")(beam_with(product=True)), "multiply probabilities"
+    ),
+    Mistake(
+        BEAM, named("last_token_score_only")(beam_with(cumulative=False)), "only its last token"
+    ),
 ]
 
 
@@ -1188,6 +1201,14 @@ def _first(references):
 
 SCORES = check_translation_scores
 SCORE_MISTAKES = [
+    # blind round 4: a flat list of (first) references where corpus_bleu wants streams
+    Mistake(
+        SCORES,
+        named("flat_list_of_first_references")(
+            scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(h, _first(r)).score)
+        ),
+        "flat list of strings",
+    ),
     Mistake(
         SCORES,
         named("mean_sentence_bleu")(
@@ -1226,14 +1247,6 @@ SCORE_MISTAKES = [
             scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(h, _streams(r, "")).score)
         ),
         'padded with ""',
-    ),
-    # was told the rule only (blind4c): the first references as a flat list, not a stream
-    Mistake(
-        SCORES,
-        named("first_references_not_wrapped")(
-            scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(h, _first(r)).score)
-        ),
-        "flat list of strings",
     ),
     Mistake(
         SCORES,

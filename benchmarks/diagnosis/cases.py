@@ -2402,3 +2402,7 @@ CASES += _BLIND5B
 from benchmarks.diagnosis.cases_blind5c import BLIND5C as _BLIND5C  # noqa: E402
 
 CASES += _BLIND5C
+
+from benchmarks.diagnosis.cases_blind4c import BLIND4C as _BLIND4C  # noqa: E402
+
+CASES += _BLIND4C

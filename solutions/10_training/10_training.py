@@ -284,7 +284,9 @@ def make_batches(
         src (batch, len_src): row i holds pair i's source ids. It may carry markers,
             source + [eos_id] or [bos_id] + source + [eos_id]: all three forms are
             accepted (the model learns whichever it is trained on).
-        decoder_input (batch, len_tgt): row i = [bos_id] + target ids.
+        decoder_input (batch, len_tgt): row i = [bos_id] + target ids. (An <eos> in
+            a padded position, which slicing [bos_id] + target + [eos_id] after padding
+            leaves in shorter rows, is accepted too: its label is pad_id, so no loss reads it.)
         labels (batch, len_tgt): row i = target ids + [eos_id], the token that should
             come next at each position of decoder_input (teacher forcing).
     """

@@ -444,6 +444,14 @@ _FLOAT_IDS_HINT = (
     "float tensor) needs dtype=torch.long, e.g. torch.full((batch, 1), bos_id, "
     "dtype=torch.long)."
 )
+_DECODE_SIZES_HINT = (
+    "In greedy decoding the sizes that must agree are those of model.decode(tokens, memory, "
+    "src_ids): tokens are the target so far (batch, steps), memory comes from "
+    "model.encode(src_ids) (batch, len_src, d_model), and the third argument must be the "
+    "source ids themselves, from which the cross-attention's padding mask is built (len_src "
+    "long; the generated tokens do not fit there). Pass the same src_ids to encode and to "
+    "every decode call, with one row per sentence."
+)
 _TUPLE_HINT = (
     "The encoder and the decoder (lessons 07 and 08) each return one tensor; lesson 05's "
     "MultiHeadAttention returns a pair, but you do not call it directly here."
@@ -544,6 +552,14 @@ def _build(c: Checker, cls, case: _Case) -> tuple[nn.Module, str]:
 def _check_sharing(c: Checker, module, built: str, case: _Case, buffers: dict) -> None:
     """Load three different matrices into the two tables and the output weight and read
     them back: a tied model keeps one (all three equal), an untied one keeps three."""
+    # as built: matrices that start with equal values but are not shared were copied
+    initial = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
+    initial = {key: initial[key].detach().clone() for key in (_SRC_TABLE, _TGT_TABLE, _OUT_WEIGHT)}
+    copied = (
+        "they start with the same values, so they were copied (clone(), copy_(), "
+        "nn.Parameter(weight.clone()), load_state_dict) rather than shared: copies drift "
+        "apart at the first optimizer step."
+    )
     distinct = _case_state(case, distinct=True)
     c.call(
         module.load_state_dict, {**distinct, **buffers}, call_repr=f"{built}.load_state_dict(...)"
@@ -554,12 +570,22 @@ def _check_sharing(c: Checker, module, built: str, case: _Case, buffers: dict) -
         for a, b in ((_SRC_TABLE, _TGT_TABLE), (_TGT_TABLE, _OUT_WEIGHT), (_SRC_TABLE, _OUT_WEIGHT))
         if back[a].shape == back[b].shape
     }
+    started_equal = {
+        pair: initial[pair[0]].shape == initial[pair[1]].shape
+        and torch.equal(initial[pair[0]], initial[pair[1]])
+        for pair in same
+    }
     if case.tie:
         if not any(same.values()):
+            how = (
+                copied
+                if all(started_equal.values())
+                else "tie_embeddings is ignored (they do not even start equal)."
+            )
             c.fail(
                 f"{built}: tie_embeddings=True, but src_embedding, tgt_embedding and output "
                 "keep three separate matrices (loading three different ones, each kept its "
-                "own): tie_embeddings is ignored. Make the three share ONE nn.Parameter: "
+                f"own): {how} Make the three share ONE nn.Parameter: "
                 "assign self.src_embedding.embedding.weight to "
                 "self.tgt_embedding.embedding.weight and to self.output.weight (section 4)."
             )
@@ -570,12 +596,13 @@ def _check_sharing(c: Checker, module, built: str, case: _Case, buffers: dict) -
                 {name.split(".")[0] for pair in same for name in pair}
                 - {name.split(".")[0] for name in shared}
             )
+            apart_copied = all(started_equal.values())
             c.fail(
                 f"{built}: tie_embeddings=True, but only some of the three matrices are shared "
-                f"({', '.join(apart)} keeps its own). The paper (section 3.4) shares one "
-                "matrix between both embeddings AND the output layer: assign "
-                "self.src_embedding.embedding.weight to self.tgt_embedding.embedding.weight and "
-                "to self.output.weight."
+                f"({', '.join(apart)} keeps its own).{' T' + copied[1:] if apart_copied else ''} The paper "
+                "(section 3.4) shares one matrix between both embeddings AND the output layer: "
+                "assign self.src_embedding.embedding.weight to "
+                "self.tgt_embedding.embedding.weight and to self.output.weight."
             )
     else:
         if same.get((_SRC_TABLE, _TGT_TABLE)):
@@ -965,6 +992,13 @@ COUNT_MISTAKES = [
         "d_model whatever num_heads is (lesson 05, section 6).",
     ),
     (
+        {"qkv_per_head": True},
+        "You counted w_q, w_k and w_v as d_model x d_head (one head's share, or num_heads "
+        "blocks of d_head x d_head). Each is ONE nn.Linear(d_model, d_model): the heads split "
+        "its output between them, they do not shrink it, so each projection is d_model * "
+        "d_model + d_model, like w_o (lesson 05).",
+    ),
+    (
         {"decoder_like_encoder": True},
         "A decoder layer is not an encoder layer: it has a second attention (the "
         "cross-attention) and a third LayerNorm.",
@@ -1347,6 +1381,7 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
         hints={
             "index out of range": _INDEX_HINT,
             "'indices' to have one of the following scalar types": _FLOAT_IDS_HINT,
+            "must match the size": _DECODE_SIZES_HINT,
         },
     )
     c.expect_true(

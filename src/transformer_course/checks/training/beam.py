@@ -65,7 +65,8 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
     with torch.no_grad():
         src = src_row[None]
         memory = model.encode(src)
-        beam, finished = [([], 0.0)], []
+        # product: the scores are products of probabilities, starting from 1
+        beam, finished = [([], 1.0 if variant == "product" else 0.0)], []
         for _ in range(max_len):
             tokens = torch.tensor([[bos_id, *t] for t, _ in beam])
             k = tokens.shape[0]
@@ -74,11 +75,17 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
                 step = logits[:, -1]
             elif variant == "first_position":
                 step = torch.log_softmax(logits[:, 0], -1)
-            elif variant == "probabilities":
+            elif variant in ("probabilities", "product"):
                 step = torch.softmax(logits[:, -1], -1)
             else:
                 step = torch.log_softmax(logits[:, -1], -1)
-            scores = torch.tensor([s for _, s in beam])[:, None] + step
+            parents = torch.tensor([s for _, s in beam])[:, None]
+            if variant == "product":
+                scores = parents * step
+            elif variant == "last_token_only":  # the parent's score is not added
+                scores = step
+            else:
+                scores = parents + step
             ascending = variant == "ascending"
             order = scores.flatten().argsort(descending=not ascending, stable=True).tolist()
             new_beam = []
@@ -127,6 +134,13 @@ _BEAM_MESSAGES = {
     "probabilities": "Your scores add up probabilities (softmax), not log-probabilities: a "
     "sum of probabilities favours long hypotheses and is not the hypothesis's probability. "
     "Add torch.log_softmax of the last position's logits.",
+    "product": "Your scores multiply probabilities (softmax), starting from 1. The product "
+    "ranks hypotheses as the sum of log-probabilities does, but the length penalty divides a "
+    "log-probability: dividing a probability by lp(L) > 1 penalises long hypotheses instead "
+    "of favouring them. Start from 0 and add torch.log_softmax of the last position's logits.",
+    "last_token_only": "Each candidate's score is only its last token's log-probability: add "
+    "the parent hypothesis's score (a hypothesis's score is the sum of the log-probabilities "
+    "of all its tokens, scores[parent] + log_probs).",
     "multiplied_penalty": "You multiplied the score by the length penalty; divide it: "
     "score / ((5 + L) / 6) ** α (the scores are negative, so multiplying favours short "
     "hypotheses instead of long ones).",

@@ -145,6 +145,9 @@ def _bleu_mistakes(hypotheses, references) -> dict[str, float | None]:
         _BLEU_MISTAKES["per_sentence_lists"]: _attempt(
             lambda h, r: sacrebleu.corpus_bleu(h, r).score, list(hypotheses), references
         ),
+        _BLEU_MISTAKES["flat"]: _attempt(
+            lambda h, r: sacrebleu.corpus_bleu(h, r).score, list(hypotheses), first
+        ),
     }
 
 
