@@ -218,30 +218,10 @@ BLIND4C: list[Case] = [
         ),
         heldout=True,
     ),
-    Case(
-        "blind4c-batches-slice-after-padding",
-        L10,
-        "make_batches",
-        "pads [bos] + target + [eos] to the batch's width and then slices it ([:, :-1] as "
-        "decoder_input, [:, 1:] as labels), so shorter rows keep <eos> in decoder_input.",
-        SLICE_AFTER_PADDING,
-        (
-            r"<?eos>?.{0,60}decoder_input",
-            r"decoder_input.{0,80}<?eos>?",
-            r"slic(e|ed|ing).{0,40}(after|once) pad",
-        ),
-        (r"-100", r"shuffle", r"bos.{0,30}missing"),
-        edits=(
-            (
-                "        decoder_input = pad_batch([[bos_id, *target] for _, target in chunk], pad_id)\n"
-                "        labels = pad_batch([[*target, eos_id] for _, target in chunk], pad_id)"
-                "  # same shape\n",
-                "        full = pad_batch([[bos_id, *target, eos_id] for _, target in chunk], pad_id)\n"
-                "        decoder_input, labels = full[:, :-1], full[:, 1:]\n",
-            ),
-        ),
-        heldout=True,
-    ),
+    # "batches-slice-after-padding" (an <eos> left in a padded position of decoder_input)
+    # was written here and measured in its batch's commit (711402e); it is an answer the
+    # lesson accepts on purpose (the tests' annotated_transformer_shift Correct variant),
+    # so it is left out here and in the generalisation record, with that reason.
     Case(
         "blind4c-loss-kl-divergence",
         L10,
