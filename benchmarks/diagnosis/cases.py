@@ -36,6 +36,27 @@ class Case:
     heldout: bool = False
 
 
+def held_out(prefix: str):
+    """The constructor of one blind batch's cases: ids ``prefix-...``, criteria as tuples,
+    every case held out. ``make(id_, lesson, exercise, cause, source, named, misnamed=(),
+    edits=())``."""
+
+    def make(id_, lesson, exercise, cause, source, named, misnamed=(), edits=()) -> Case:
+        return Case(
+            f"{prefix}-{id_}",
+            lesson,
+            exercise,
+            cause,
+            source,
+            tuple(named),
+            tuple(misnamed),
+            edits=tuple(edits),
+            heldout=True,
+        )
+
+    return make
+
+
 # Where these mistakes are reported (each URL was read for this benchmark).
 ANNOTATED_MASK = "https://github.com/harvardnlp/annotated-transformer/issues/137"
 TUTORIAL_MASK = "https://github.com/pytorch/tutorials/issues/2250"

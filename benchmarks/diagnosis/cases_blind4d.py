@@ -8,7 +8,7 @@ batch) to the course's exercise; the rest are the author's own.
 
 from __future__ import annotations
 
-from benchmarks.diagnosis.cases import Case
+from benchmarks.diagnosis.cases import Case, held_out
 
 AUTHOR = "author: written for this benchmark, no public report cited"
 
@@ -27,18 +27,7 @@ FA2_INVERSE = "https://github.com/Dao-AILab/flash-attention/issues/991"
 L11, L12 = "11_language_model", "12_inference"
 
 
-def _c(id_, lesson, exercise, cause, source, named, misnamed=(), edits=()):
-    return Case(
-        "blind4d-" + id_,
-        lesson,
-        exercise,
-        cause,
-        source,
-        tuple(named),
-        tuple(misnamed),
-        edits=tuple(edits),
-        heldout=True,
-    )
+_c = held_out("blind4d")
 
 
 BLIND4D: list[Case] = [

@@ -8,7 +8,7 @@ source; the mistake it describes is transposed to this course's exercise, no cod
 
 from __future__ import annotations
 
-from benchmarks.diagnosis.cases import Case
+from benchmarks.diagnosis.cases import Case, held_out
 
 AUTHOR = "author: written for this benchmark, no public report cited"
 PADDLE_IDX = "https://github.com/PaddlePaddle/PaddleNLP/issues/599"
@@ -26,18 +26,7 @@ L01, L02, L03 = "01_tokenization", "02_embeddings", "03_positional_encoding"
 L04 = "04_attention"
 
 
-def _c(id_, lesson, exercise, cause, source, named, misnamed=(), edits=()):
-    return Case(
-        "blind5a-" + id_,
-        lesson,
-        exercise,
-        cause,
-        source,
-        tuple(named),
-        tuple(misnamed),
-        edits=tuple(edits),
-        heldout=True,
-    )
+_c = held_out("blind5a")
 
 
 BLIND5A: list[Case] = [
