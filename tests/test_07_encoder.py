@@ -923,6 +923,19 @@ def _loop(self, x, mask=None):
     return self.finish(x)
 
 
+class EncoderFinalNormOr(ref.Encoder):
+    """`final_norm or norm_first`: an explicit final_norm=False on a pre-LN stack still
+    gets a final norm (blind5b-enc-final-norm-or, caught by the hidden inputs only
+    before)."""
+
+    def __init__(self, num_layers, d_model, *args, norm_first=False, final_norm=None, **kw):
+        super().__init__(
+            num_layers, d_model, *args, norm_first=norm_first, final_norm=final_norm, **kw
+        )
+        if self.norm is None and norm_first:
+            self.norm = ref.LayerNorm(d_model)
+
+
 class EncoderSharedLayer(StackBase):
     def __init__(
         self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
@@ -1001,6 +1014,7 @@ def _first_once(self, x, mask=None):
 
 ENCODER_MISTAKES = [
     Mistake(check_Encoder, EncoderSharedLayer, r"one layer object appended N times"),
+    Mistake(check_Encoder, EncoderFinalNormOr, r"unexpected: \['norm\.bias', 'norm\.weight'\]"),
     Mistake(check_Encoder, EncoderPythonList, r"plain Python list does not register"),
     Mistake(check_Encoder, EncoderOneLayerShort, r"create num_layers layers"),
     Mistake(

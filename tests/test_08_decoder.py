@@ -581,7 +581,22 @@ def _call_each(call):
 
 
 S = check_Decoder
+
+
+class DecoderFinalNormOr(ref.Decoder):
+    """`final_norm or norm_first`: an explicit final_norm=False on a pre-LN stack still
+    gets a final norm (no case had that combination before)."""
+
+    def __init__(self, num_layers, d_model, *args, norm_first=False, final_norm=None, **kw):
+        super().__init__(
+            num_layers, d_model, *args, norm_first=norm_first, final_norm=final_norm, **kw
+        )
+        if self.norm is None and norm_first:
+            self.norm = LayerNorm(d_model)
+
+
 DECODER_MISTAKES = [
+    Mistake(S, DecoderFinalNormOr, r"unexpected: \['norm\.bias', 'norm\.weight'\]"),
     Mistake(
         S,
         stack_class(

@@ -615,6 +615,8 @@ _VISIBLE_STACK = [
     _StackCase(32, 2, 2, 5, 8, 2, 16, norm_first=True, padding="left"),
     _StackCase(33, 3, 1, 4, 8, 2, 12, final_norm=True, dropout=0.1),
     _StackCase(34, 2, 2, 4, 8, 2, 16, dropout=1.0, mode="train"),
+    # an explicit final_norm=False on a pre-LN stack: no final norm (not `or norm_first`)
+    _StackCase(35, 2, 2, 4, 8, 2, 16, norm_first=True, final_norm=False),
 ]
 _HIDDEN_STACK = [
     _StackCase(131, 3, 2, 6, 12, 3, 20, norm_first=True, final_norm=False, padding="both"),
