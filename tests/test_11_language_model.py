@@ -148,6 +148,15 @@ class NormWithoutKeepdim(ref.RMSNorm):
         return x * torch.rsqrt(x.pow(2).mean(-1) + self.eps) * self.weight
 
 
+class NormNeverCastsBack(ref.RMSNorm):
+    """Statistics in float32 and no cast back: a float64 input gives a float32 output
+    (blind4d-rms-returns-float32, uncaught before: every input was float32)."""
+
+    def forward(self, x):
+        x = x.float()
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
 class NormUnitOffset(ref.RMSNorm):
     """Gemma's gain (Liger-Kernel#74): x / rms * (1 + weight)."""
 
@@ -869,6 +878,7 @@ MISTAKES = [
     Mistake(check_next_token_batches, _batches(global_stream=True), r"the generator you were"),
     Mistake(check_RMSNorm, NormMean, r"mean of x, not of x squared"),
     # told only "largest difference" before (blind round 3's rms-sqrt-missing)
+    Mistake(check_RMSNorm, NormNeverCastsBack, r"returned torch\.float32 for a float64 input"),
     Mistake(check_RMSNorm, NormUnitOffset, r"multiplied by 1 \+ self\.weight"),
     Mistake(check_RMSNorm, NormEpsOutside, r"eps outside the square root"),
     Mistake(check_RMSNorm, NormWrongAxis, r"wrong axis"),

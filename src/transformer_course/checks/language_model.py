@@ -208,10 +208,24 @@ class _NormCase:
     shape: tuple[int, ...]
     eps: float | None  # None: the default
     quiet_token: bool = True  # one token with a tiny root mean square (close to eps)
+    dtype: torch.dtype = torch.float32  # of x
 
 
-_VISIBLE_NORM = [_NormCase(1, (2, 3, 8), None), _NormCase(2, (4, 6), 0.1)]
-_HIDDEN_NORM = [_NormCase(101, (3, 5, 16), None), _NormCase(102, (2, 2, 3, 6), 0.01)]
+_VISIBLE_NORM = [
+    _NormCase(1, (2, 3, 8), None),
+    _NormCase(2, (4, 6), 0.1),
+    _NormCase(3, (2, 5), None, dtype=torch.float64),  # the output keeps x's dtype
+]
+_HIDDEN_NORM = [
+    _NormCase(101, (3, 5, 16), None),
+    _NormCase(102, (2, 2, 3, 6), 0.01),
+    _NormCase(103, (3, 4, 8), 0.001, dtype=torch.float64),
+]
+_LOWER_PRECISION = (
+    "{what} returned {got} for a float64 input: your RMSNorm computes in a lower precision "
+    "and never casts back. Return x's dtype, as nn.RMSNorm does (Llama's RMSNorm computes "
+    "in float32 and casts back with .type_as(x))."
+)
 
 _MEAN = (
     "You divided by the square root of the mean of x, not of x squared. RMSNorm divides by "
@@ -316,21 +330,26 @@ def check_RMSNorm(cls, *, hidden: bool = False) -> None:
             )
             if case.quiet_token:
                 x[(0,) * (len(case.shape) - 1)] = randn((d_model,), case.seed + 2, scale=3e-3)
+            x = x.to(case.dtype)
             got = c.call(
                 module,
                 x,
                 call_repr=f"{built}(x {tuple(x.shape)})",
                 hints=[dropped_axis_hint(x.shape)],
             )
-            what = f"{built}(x {tuple(x.shape)})"
+            what = f"{built}(x {tuple(x.shape)}{', float64' if x.dtype == torch.float64 else ''})"
             expect_tensor_result(c, got, tuple(x.shape), what)
+            if x.dtype == torch.float64 and got.dtype != torch.float64:
+                c.fail(_LOWER_PRECISION.format(what=what, got=got.dtype))
             eps = 1e-5 if case.eps is None else case.eps
             table = _norm_mistakes(case.eps)
             c.expect_close(
                 got,
                 rms_norm_f(x, state, eps),
                 what,
-                **tolerance(got.dtype),
+                # float32 precision is enough, also for a float64 input (Llama's RMSNorm
+                # computes in float32 and casts back)
+                **tolerance(got.dtype, torch.float32),
                 mistakes=mistake_values(lambda **k: rms_norm_f(x, state, **k), table),
                 pairs=lambda table=table, x=x, state=state, eps=eps: mistake_pairs(
                     lambda **k: rms_norm_f(x, state, eps, **k), _without_eps(table, eps)
