@@ -345,6 +345,10 @@ def test_no_relation_is_named_against_an_all_zero_reference():
         (lambda: torch.zeros(2, 3).sum(dim=2), r"An axis number does not exist"),
         (lambda: 1 / 0, r"A division by zero"),
         (lambda: torch.zeros(2, 3).shape[2], r"An index ran past the end of a tuple"),
+        (
+            lambda: torch.nn.Embedding(3, 2)(torch.zeros(2)),
+            r"token ids that reached an embedding are floats",
+        ),
     ],
 )
 def test_common_errors_raised_by_a_learners_code_come_with_advice(raise_it, hint):

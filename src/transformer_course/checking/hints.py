@@ -63,6 +63,12 @@ GENERIC_HINTS: dict[str, str] = {
         "masked_fill, ...): along the axis the error names, one is neither the same size nor "
         "1. Print both shapes on the line shown below."
     ),
+    "'indices' to have one of the following scalar types": (
+        "The token ids that reached an embedding are floats: ids must be int64. A tensor of "
+        "ids you build yourself (the <bos> column from torch.full or torch.ones, a torch.cat "
+        "with a float tensor) needs dtype=torch.long, e.g. torch.full((batch, 1), bos_id, "
+        "dtype=torch.long)."
+    ),
     "but got float": (
         "A size in a shape is a float: `/` gives a float in Python 3 even when it divides "
         "evenly (8 / 2 == 4.0), and shapes need ints. Compute sizes with // (or int(...)), "

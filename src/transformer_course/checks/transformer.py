@@ -438,12 +438,6 @@ _INDEX_HINT = (
     "rows), target ids through tgt_embedding (tgt_vocab_size rows). The encoder reads the "
     "source, encode(src_ids); the decoder reads the target."
 )
-_FLOAT_IDS_HINT = (
-    "The token ids that reached an embedding are floats: ids must be int64. A tensor of ids "
-    "you build yourself (the <bos> column from torch.full or torch.ones, a torch.cat with a "
-    "float tensor) needs dtype=torch.long, e.g. torch.full((batch, 1), bos_id, "
-    "dtype=torch.long)."
-)
 _DECODE_SIZES_HINT = (
     "In greedy decoding the sizes that must agree are those of model.decode(tokens, memory, "
     "src_ids): tokens are the target so far (batch, steps), memory comes from "
@@ -1380,7 +1374,6 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
         call_repr=call,
         hints={
             "index out of range": _INDEX_HINT,
-            "'indices' to have one of the following scalar types": _FLOAT_IDS_HINT,
             "must match the size": _DECODE_SIZES_HINT,
         },
     )
