@@ -1298,8 +1298,11 @@ GREEDY_MISTAKES = [
     ),
     (
         {"keep_eos": False},
-        "The <eos> tokens are missing: each row keeps its <eos> (it says where the sentence "
-        "ends), followed by pad ids.",
+        "The <eos> tokens are missing, each replaced by a pad id: each row keeps its <eos> "
+        "(it says where the sentence ends), followed by pad ids. In the step that produces a "
+        "row's <eos>, pad only the rows that had finished before it: mask with the old "
+        "`finished`, then update it (finished | (next == eos_id)); updating it first pads "
+        "the <eos> itself.",
     ),
     (
         {"position": 0},
