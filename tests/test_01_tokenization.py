@@ -277,18 +277,6 @@ def merge_double(ids, pair, new_id):
     return out
 
 
-def merge_slice_against_tuple(ids, pair, new_id):
-    out, i = [], 0
-    while i < len(ids):
-        if ids[i : i + 2] == pair:  # a list never equals a tuple: nothing merges
-            out.append(new_id)
-            i += 2
-        else:
-            out.append(ids[i])
-            i += 1
-    return out
-
-
 def _scan(ids, new_id, matches, step=2):
     out, i = [], 0
     while i < len(ids):
@@ -299,6 +287,10 @@ def _scan(ids, new_id, matches, step=2):
             out.append(ids[i])
             i += 1
     return out
+
+
+def merge_slice_against_tuple(ids, pair, new_id):  # a list never equals a tuple
+    return _scan(ids, new_id, lambda a, b: [a, b] == pair)
 
 
 def bpe_decode_parts_as_bytes(ids, merges):

@@ -16,7 +16,6 @@ TIE_BY_COPY = "https://github.com/dhansmair/flamingo-mini/issues/4"
 QKV_PER_HEAD = "https://github.com/karpathy/nanoGPT/issues/629"
 LAST_TOKEN_ONLY = "https://github.com/OpenNMT/OpenNMT-py/issues/2156"
 LABELS_MINUS_100 = "https://github.com/huggingface/transformers/issues/9909"
-SLICE_AFTER_PADDING = "https://github.com/Shivanandroy/T5-Finetuning-PyTorch/issues/3"
 KL_DIV_LOSS = "https://github.com/harvardnlp/annotated-transformer/issues/109"
 SMOOTH_MINUS_2 = "https://github.com/chenjunyi1999/Translator-Transformer/issues/1"
 CLIP_ORDER = (
@@ -218,8 +217,8 @@ BLIND4C: list[Case] = [
         ),
         heldout=True,
     ),
-    # "batches-slice-after-padding" (an <eos> left in a padded position of decoder_input)
-    # was written here and measured in its batch's commit (711402e); it is an answer the
+    # "batches-slice-after-padding" (an <eos> left in a padded position of decoder_input;
+    # https://github.com/Shivanandroy/T5-Finetuning-PyTorch/issues/3) was written here and measured in its batch's commit (711402e); it is an answer the
     # lesson accepts on purpose (the tests' annotated_transformer_shift Correct variant),
     # so it is left out here and in the generalisation record, with that reason.
     Case(

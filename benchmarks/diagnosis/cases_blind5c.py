@@ -8,7 +8,7 @@ this benchmark) to the course's exercise; the others are the author's.
 
 from __future__ import annotations
 
-from benchmarks.diagnosis.cases import Case
+from benchmarks.diagnosis.cases import Case, held_out
 
 AUTHOR = "author: written for this benchmark, no public report cited"
 
@@ -28,17 +28,10 @@ REFS_UNWRAPPED = "https://github.com/mjpost/sacrebleu/issues/272"
 
 
 def _c(id_, lesson, exercise, cause, named, misnamed=(), edits=(), source=AUTHOR):
-    return Case(
-        "blind5c-" + id_,
-        lesson,
-        exercise,
-        cause,
-        source,
-        tuple(named),
-        tuple(misnamed),
-        edits=tuple(edits),
-        heldout=True,
-    )
+    return _held_out(id_, lesson, exercise, cause, source, named, misnamed, edits)
+
+
+_held_out = held_out("blind5c")
 
 
 BLIND5C: list[Case] = [

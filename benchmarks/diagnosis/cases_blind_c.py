@@ -8,7 +8,7 @@ wrong defaults/constants, axes, off-by-one axis choices, operator swaps.
 
 from __future__ import annotations
 
-from benchmarks.diagnosis.cases import Case
+from benchmarks.diagnosis.cases import Case, held_out
 
 AUTHOR = "author: written for this benchmark, no public report cited"
 
@@ -17,17 +17,10 @@ L04, L05, L06 = "04_attention", "05_multi_head_attention", "06_masking"
 
 
 def _c(id_, lesson, exercise, cause, named, misnamed=(), edits=()):
-    return Case(
-        "blind3-" + id_,
-        lesson,
-        exercise,
-        cause,
-        AUTHOR,
-        tuple(named),
-        tuple(misnamed),
-        edits=tuple(edits),
-        heldout=True,
-    )
+    return _held_out(id_, lesson, exercise, cause, AUTHOR, named, misnamed, edits)
+
+
+_held_out = held_out("blind3")
 
 
 BLIND_C: list[Case] = [
