@@ -2427,3 +2427,19 @@ CASES += _BLIND5C
 from benchmarks.diagnosis.cases_blind4c import BLIND4C as _BLIND4C  # noqa: E402
 
 CASES += _BLIND4C
+
+from benchmarks.diagnosis.cases_blind6a import BLIND6A as _BLIND6A  # noqa: E402
+
+CASES += _BLIND6A
+
+from benchmarks.diagnosis.cases_blind6b import BLIND6B as _BLIND6B  # noqa: E402
+
+CASES += _BLIND6B
+
+from benchmarks.diagnosis.cases_blind6c import BLIND6C as _BLIND6C  # noqa: E402
+
+CASES += _BLIND6C
+
+from benchmarks.diagnosis.cases_blind6d import BLIND6D as _BLIND6D  # noqa: E402
+
+CASES += _BLIND6D

@@ -1,0 +1,7 @@
+"""Held-out wrong answers, blind round 6 (helper b6d, 2026-11-26): filled by the round's helper."""
+
+from __future__ import annotations
+
+from benchmarks.diagnosis.cases import Case
+
+BLIND6D: list[Case] = []
