@@ -157,6 +157,13 @@ BATCHES = (
         "after reading them",
         mutants=(4, 6),
     ),
+    Batch(
+        "mechanical, mutants 7-9 of every exercise",
+        "f093ee2",
+        "by the mutator (the same draw, the next three of each exercise), judged before the "
+        "round-6 fixes, which were made without reading them",
+        mutants=(7, 9),
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
