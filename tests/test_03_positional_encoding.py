@@ -799,6 +799,18 @@ MISTAKES = [
         "sequence-first",
     ),
     Mistake(check_PositionalEncoding, PETutorialSequenceFirst, "sequence-first.*word-language"),
+    # the tutorial's (max_len, 1, d_model) table sliced by len, x.size(1): an error when
+    # 1 < batch != len, a (len, len, d_model) output for a batch of one; never x.size(0)
+    Mistake(
+        check_PositionalEncoding,
+        _module(
+            lambda s, x: s.dropout(x + s.pe[: x.size(1)]),
+            table=lambda n, d: _table(n, d).unsqueeze(1),
+            name="sequence_first_table_sliced_by_len",
+        ),
+        r"^(?!.*sliced with x\.size\(0\))(?s:.*)stored as \(max_len, 1, d_model\).*"
+        r"unsqueeze\(0\)",
+    ),
     Mistake(
         check_PositionalEncoding,
         _module(_right_forward, table=lambda n, d: _table(n, d), name="no_batch_axis"),

@@ -574,6 +574,17 @@ def _check_stored_table(c: Checker, found: dict, built: str, max_len: int, d_mod
     return unknown  # the output check explains what is wrong, if anything is
 
 
+#: the table kept as (max_len, 1, d_model) (the layout the state dict shows), whatever slice
+#: of it was taken: its len rows meet x's batch axis
+_SEQ_FIRST_TABLE = (
+    "Your table is stored as (max_len, 1, d_model), the sequence-first layout of older "
+    "PyTorch tutorials (for x of shape (len, batch, d_model)): a slice of its first axis, "
+    "table[:{length}], is ({length}, 1, d_model), so its positions line up with the *batch* "
+    "axis of x and its axis of size 1 with the positions. Here x is (batch, len, d_model): "
+    "store the table as (1, max_len, d_model) (table.unsqueeze(0)) and add table[:, :len]."
+)
+
+
 def _slice_hint(layout: str, batch: int, length: int, max_len: int):
     """Advice for a shape mismatch in x + table, from the sizes the error names: the
     number of table rows the learner added tells which slice they took."""
@@ -586,6 +597,8 @@ def _slice_hint(layout: str, batch: int, length: int, max_len: int):
                 "(1, max_len, d_model) (table.unsqueeze(0)), and slice table[:, :len], or keep "
                 "it 2-D and slice its rows, table[:len]."
             )
+        if layout == _LAYOUTS[2]:
+            return _SEQ_FIRST_TABLE.format(length=length)
         found = re.search(r"tensor a \((\d+)\) must match the size of tensor b \((\d+)\)", str(exc))
         sizes = {int(found[1]), int(found[2])} if found else set()
         added = sizes - {length}
@@ -628,6 +641,8 @@ def _check_forward(c, module, built, x, table, layout, max_len):
     )
     c.expect_type(out, torch.Tensor, what, "Return a tensor.")
     hint = "The output has the shape of x: (batch, len, d_model)."
+    if layout == _LAYOUTS[2] and tuple(out.shape) == (length, length, d_model):
+        hint += " " + _SEQ_FIRST_TABLE.format(length=length)
     if tuple(out.shape) == (1, length, d_model):
         hint += " Yours has batch size 1: did you return the encoding without adding x?"
     c.expect_shape(out, x.shape, what, hint)
