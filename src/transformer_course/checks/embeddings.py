@@ -759,8 +759,10 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
             again = c.call(module, ids.clone(), call_repr=what)
             c.expect_true(
                 torch.equal(got.detach(), again.detach()),
-                f"{what} gave different results on two calls with the same ids. Does forward create a new "
-                "nn.Embedding (new random weights) on every call? Create it once, in __init__.",
+                f"{what} gave different results on two calls with the same ids, its table "
+                "unchanged: something random runs in forward. Does it create a new nn.Embedding "
+                "(new random weights) on every call (create it once, in __init__), or apply "
+                "dropout (F.dropout drops even in eval mode unless given training=self.training)?",
             )
             plain = nn.functional.embedding(ids, weight)  # the lookup without the scale
             extra = [name for name in found if name != key]
