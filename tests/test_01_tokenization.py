@@ -386,6 +386,19 @@ def train_counts_once(text, num_merges):
     return merges
 
 
+def train_ids_never_updated(text, num_merges):
+    """merge_pair's result dropped: every step counts the same ids and picks the same pair."""
+    ids, merges = list(text.encode("utf-8")), {}
+    for step in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            break
+        best = max(counts, key=counts.get)
+        ref.merge_pair(ids, best, 256 + step)
+        merges[best] = 256 + step
+    return merges
+
+
 def train_on_characters(text, num_merges):
     ids, merges = [ord(ch) for ch in text], {}
     for step in range(num_merges):
@@ -658,6 +671,11 @@ MISTAKES = [
     Mistake(checks.check_train_bpe, train_ids_from_257, r"start at 257, one too high"),
     Mistake(checks.check_train_bpe, train_same_id_for_every_merge, r"Every merge got the same id"),
     Mistake(checks.check_train_bpe, train_counts_once, "counted once, on the original bytes"),
+    Mistake(
+        checks.check_train_bpe,
+        train_ids_never_updated,
+        r"^(?!.*gets id 256 \+ i).*same pair again.*ids = merge_pair",
+    ),
     Mistake(
         checks.check_train_bpe,
         _train_merging_with(lambda i: 256),

@@ -971,6 +971,14 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
             if len(got) < len(expected):
                 count_hint = _vocab_size_hint(train_bpe, len(got), num_merges, len(expected))
             learned = len(expected)
+            first_counts = ref.get_pair_counts(byte_ids)
+            # ids never updated (merge_pair's result dropped): every step finds the same
+            # pair, and the dict keeps it once, with the last step's id
+            stuck = (
+                {max(first_counts, key=first_counts.get): 256 + num_merges - 1}
+                if first_counts and num_merges > 1
+                else None
+            )
             c.expect_equal(
                 sorted(got.values()),
                 list(expected.values()),
@@ -982,6 +990,13 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                     "Every merge got the same id, 256: the step is not added. The i-th merge "
                     "(counting from 0) gets 256 + i, a new id each time.": (
                         [256] * len(got) if len(got) > 1 and set(got.values()) == {256} else None
+                    ),
+                    f"One merge came back, the first step's pair with the last step's id "
+                    f"{256 + num_merges - 1}: every step found the same pair again, so the ids "
+                    "were never updated. merge_pair returns a new list and leaves its input "
+                    "alone: assign its result (ids = merge_pair(ids, pair, new_id)) before the "
+                    "next step counts the pairs.": (
+                        list(stuck.values()) if stuck and got == stuck else None
                     ),
                     "Your ids start at 257, one too high: the first merge (i = 0) gets 256 "
                     "and the i-th 256 + i (did you count the steps from 1?).": [
