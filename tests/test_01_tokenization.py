@@ -491,6 +491,14 @@ def train_for_a_vocab_size(text, num_merges):
     return merges
 
 
+def merge_by_string_replace(ids, pair, new_id):
+    """str.replace on the space-joined ids: right for separate occurrences, but one match
+    uses up the space the next needs, so [3, 4, 3, 4] keeps its second (3, 4)."""
+    text = " " + " ".join(map(str, ids)) + " "
+    text = text.replace(f" {pair[0]} {pair[1]} ", f" {new_id} ")
+    return [int(token) for token in text.split()]
+
+
 def merge_first_occurrence_only(ids, pair, new_id):
     out = list(ids)
     for i in range(len(out) - 1):
@@ -701,6 +709,12 @@ MISTAKES = [
     ),
     Mistake(checks.check_train_bpe, train_for_a_vocab_size, r"num_merges - 256 merges.*vocab_size"),
     Mistake(checks.check_merge_pair, merge_first_occurrence_only, "Only the first occurrence"),
+    Mistake(
+        checks.check_merge_pair,
+        merge_by_string_replace,
+        r"^(?!.*Only the first occurrence).*starts right where a merged one ended.*"
+        r"string replacement",
+    ),
     Mistake(checks.check_merge_pair, merge_slice_against_tuple, r"Nothing was merged.*tuple"),
     Mistake(checks.check_build_vocab, vocab_ties_reverse_alphabetical, "reverse alphabetical"),
     Mistake(checks.check_tokenize, tokenize_keeps_separators, r"spaces came back as tokens"),

@@ -647,6 +647,23 @@ def _merge_first_only(ids, pair, new_id):
     return list(ids)
 
 
+def _merge_back_to_back_missed(ids, pair, new_id):
+    """Merges every occurrence except one that starts right where a merged one ended (what
+    a string replacement on the space-joined ids does: one match uses up the separator
+    the next one needs)."""
+    out, i, just_merged = [], 0, False
+    while i < len(ids):
+        if not just_merged and i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
+            out.append(new_id)
+            i += 2
+            just_merged = True
+        else:
+            out.append(ids[i])
+            i += 1
+            just_merged = False
+    return out
+
+
 def _merge_scan(ids, new_id, matches, step_after_merge=2):
     """The left-to-right scan with another test for 'the pair is here' (``matches(a, b)``)
     or another step after a merge: the merge_pair that a mistake in either gives."""
@@ -714,6 +731,7 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                 ([3, 4, 3, 4], (3, 4), 9),
                 ([], (1, 2), 9),
             ]
+        first_only_ruled_out = False  # an earlier input merged a later occurrence too
         for ids, pair, new_id in cases:
             what = f"merge_pair({ids}, {pair}, {new_id})"
             got = c.call(
@@ -726,6 +744,31 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
             )
             got = _ids(c, got, what, "Return a new list of ids.")
             expected = ref.merge_pair(ids, pair, new_id)
+            first_only = _merge_first_only(ids, pair, new_id)
+            back_to_back = _merge_back_to_back_missed(ids, pair, new_id)
+            later_missed = {}
+            if first_only == back_to_back and not first_only_ruled_out:
+                later_missed[
+                    "Only the first occurrence of the pair was replaced, or an occurrence that "
+                    "starts right where a merged one ended was skipped (on this input the two "
+                    "look alike): after a merge, keep scanning from the id after the pair and "
+                    "replace every later, non-overlapping occurrence, including one that "
+                    "follows directly."
+                ] = first_only
+            else:
+                if not first_only_ruled_out:
+                    later_missed[
+                        "Only the first occurrence of the pair was replaced: after a merge, "
+                        "keep scanning (from the id after the pair) and replace every later, "
+                        "non-overlapping occurrence too."
+                    ] = first_only
+                later_missed[
+                    "An occurrence that starts right where a merged one ended was not merged "
+                    "(separate occurrences were). Merging by string replacement on the joined "
+                    "ids does that: one match uses up the separator that the next one needs. "
+                    "Scan the list with an index instead: after a merge at i, look for the "
+                    "pair again at i + 2."
+                ] = back_to_back
             c.expect_equal(
                 got,
                 expected,
@@ -737,9 +780,7 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                     "not [X, X] or [X].": _merge_double(ids, pair, new_id),
                     "The last id went missing: when no merge happens at the final position, it "
                     "still has to be copied.": expected[:-1] if expected else None,
-                    "Only the first occurrence of the pair was replaced: after a merge, keep "
-                    "scanning (from the id after the pair) and replace every later, "
-                    "non-overlapping occurrence too.": _merge_first_only(ids, pair, new_id),
+                    **later_missed,
                     "Nothing was merged: you returned the ids unchanged although the pair "
                     "occurs in them, so your test for the pair is never true. A list slice "
                     "never equals the tuple pair (ids[i:i + 2] == pair compares [a, b] with "
@@ -749,6 +790,8 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                     **_merge_scan_mistakes(ids, pair, new_id),
                 },
             )
+            # this input passed: if only the first occurrence had been merged, it would not have
+            first_only_ruled_out = first_only_ruled_out or first_only != expected
 
 
 def _train(ids, num_merges, choose, min_count=1):
