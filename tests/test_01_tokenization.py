@@ -457,6 +457,17 @@ def encode_looks_up_unlearned_pair(text, merges):
     return ids
 
 
+def encode_greedy_left_to_right(text, merges):
+    """A stack: merge the last two ids whenever they form a learned pair, as bytes arrive."""
+    out = []
+    for token in text.encode("utf-8"):
+        out.append(token)
+        while len(out) >= 2 and (out[-2], out[-1]) in merges:
+            right, left = out.pop(), out.pop()
+            out.append(merges[(left, right)])
+    return out
+
+
 def encode_latest_merge_first(text, merges):
     ids = list(text.encode("utf-8"))
     while len(ids) > 1:
@@ -702,6 +713,11 @@ MISTAKES = [
     Mistake(checks.check_train_bpe, train_merges_newest_first, "in the order they were learned"),
     Mistake(checks.check_bpe_encode, encode_chars, "UTF-8 bytes, not characters"),
     Mistake(checks.check_bpe_encode, encode_latest_merge_first, "latest-learned merge first"),
+    Mistake(
+        checks.check_bpe_encode,
+        encode_greedy_left_to_right,
+        r"^(?!.*how often).*greedily from the left",
+    ),
     Mistake(
         checks.check_bpe_encode,
         encode_first_merge_only,

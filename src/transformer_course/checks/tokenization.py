@@ -1110,6 +1110,18 @@ def _encode_by_count(text, merges):
         ids = ref.merge_pair(ids, pair, merges[pair])
 
 
+def _encode_left_to_right(text, merges):
+    """What merging greedily as the bytes come gives: whenever the last two ids on a
+    stack form a learned pair, they are merged (rank order ignored)."""
+    out: list[int] = []
+    for token in text.encode("utf-8"):
+        out.append(token)
+        while len(out) >= 2 and (out[-2], out[-1]) in merges:
+            right, left = out.pop(), out.pop()
+            out.append(merges[(left, right)])
+    return out
+
+
 def _encode_latest_first(text, merges):
     """What applying the latest-learned merge present (the highest new id) first gives."""
     ids = list(text.encode("utf-8"))
@@ -1236,11 +1248,15 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             cases.append(("abcabc", {(98, 99): 256, (97, 98): 257, (97, 256): 258}))
             cases.append(("xababcx", _OVERLAPPING_MERGES))
             cases.append(("xy", {(120, 121): 256}))  # two ids left: the last merge still applies
+            cases.append(("abcbc", _RANKED_MERGES))
         else:
             merges = ref.train_bpe(_CLASSIC, 3)
             cases = [(_CLASSIC, merges), ("aaab", merges), ("café", merges), ("aa", merges)]
             cases.append(("ababc", _OVERLAPPING_MERGES))
             cases.append(("ababcab", _RANKED_MERGES))
+            # "bc" is the earlier merge and the more frequent pair, but "ab" comes first:
+            # counting gets it right, merging greedily from the left does not
+            cases.append(("abcbc", _RANKED_MERGES))
         # Every call first (a call that raises ends the list), then the first wrong result
         # is diagnosed with the known mistakes that agree with *every* result collected:
         # one of them alone on one input proves nothing.
@@ -1261,6 +1277,11 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             "Apply the merges by rank, the earliest learned first (smallest new id), not by "
             "how often or where a pair occurs in the text being encoded: the merges were "
             "learned on other text, in that order.": _encode_by_count,
+            "You merged greedily from the left as the bytes come (whenever the last two ids "
+            "form a learned pair, they are merged at once): a pair is merged where it appears "
+            "first, not in the order the merges were learned. Apply the merges by rank: among "
+            "the pairs present, take the one with the smallest new id, merge it everywhere, "
+            "repeat.": _encode_left_to_right,
             "You applied the latest-learned merge first (the highest new id, max() where "
             "min() belongs): a later merge is built on the earlier ones, so apply them by "
             "rank, the smallest new id first (min(present, key=merges.get)).": (
