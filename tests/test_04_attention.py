@@ -286,6 +286,12 @@ def r_by_sqrt_len_k(query, keys, values):
     return _row(query, keys, values, scale=math.sqrt(len(keys)))
 
 
+def r_scaled_after_softmax(query, keys, values):
+    return _row(
+        query, keys, values, scale=1.0, weights_fn=lambda s: ref.softmax(s) / math.sqrt(len(query))
+    )
+
+
 def r_no_softmax(query, keys, values):
     return _row(query, keys, values, weights_fn=lambda s: s)
 
@@ -362,6 +368,7 @@ ROW_MISTAKES = [
     Mistake(ROW, r_by_d_k, r"divided by d_k = \d+ instead of by sqrt\(d_k\) = √\d+"),
     Mistake(ROW, r_times_sqrt_d_k, r"multiplied by sqrt\(d_k\) = √\d+ instead of divided"),
     Mistake(ROW, r_by_sqrt_len_k, r"square root of the number of keys"),
+    Mistake(ROW, r_scaled_after_softmax, r"divided by √d_k = √\d+ afterwards.*before the softmax"),
     Mistake(ROW, r_no_softmax, r"scores themselves, without the softmax.*not optional"),
     Mistake(ROW, r_no_scaling_no_softmax, r"raw scores, without the softmax"),
     Mistake(ROW, r_sum_normalised, r"divided by their sum.*not a softmax"),
@@ -442,6 +449,11 @@ def _root(q):
 
 
 # ========================================================================== sdpa: mistakes
+def a_scaled_after_softmax(q, k, v, mask=None):
+    w = _fill_and_softmax(_scaled(q, k, 1.0), mask) / _root(q)
+    return w @ v, w
+
+
 def a_no_scaling(q, k, v, mask=None):
     w = _fill_and_softmax(_scaled(q, k, 1.0), mask)
     return w @ v, w
@@ -701,6 +713,7 @@ INVERTED = r"mask's meaning is inverted.*True means 'may attend'"
 MASK_AFTER = r"mask was applied after the softmax"
 SDPA_MISTAKES = [
     Mistake(SDPA, a_no_scaling, r"with no scaling.*√d_k"),
+    Mistake(SDPA, a_scaled_after_softmax, r"divided by √d_k = √\d+ afterwards.*before the softmax"),
     Mistake(SDPA, a_by_d_k, r"divided by d_k = \d+ instead of by √d_k"),
     Mistake(SDPA, a_by_inverted_scale, r"multiplied by √d_k = √\d+ instead of divided"),
     Mistake(SDPA, a_by_fourth_root, r"one constant c = [\d.]+ for every score.*must be √d_k.*too small"),

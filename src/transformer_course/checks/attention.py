@@ -376,6 +376,12 @@ _ROW_NO_SOFTMAX = (
     "negative and do not add up to 1, so the output would not be a weighted average of the "
     "values. Turn the scaled scores into weights with your softmax."
 )
+#: the scale applied to the weights, after the softmax, instead of to the scores
+_SCALED_AFTER_SOFTMAX = (
+    "Your weights are softmax({scores}) divided by √d_k = √{d_k} afterwards: the scaling "
+    "went after the softmax, so each row of weights adds up to 1/√d_k = {total:.4g} instead "
+    "of 1. Scale the scores, before the softmax: softmax({scores} / √d_k)."
+)
 _ROW_SUM_NORMALISED = (
     "Your weights are the scaled scores divided by their sum. That is not a softmax: "
     "negative scores give negative weights, and a sum near 0 blows the weights up. "
@@ -448,6 +454,10 @@ def _row_weight_mistakes(query, keys, values) -> dict[str, np.ndarray]:
     scaled = scores / math.sqrt(q.shape[-1])
     mistakes = _row_scale_mistakes(q, k, values, lambda scale: ref.softmax(scores / scale))
     mistakes[_ROW_NO_SOFTMAX] = scaled
+    root = math.sqrt(q.shape[-1])
+    mistakes[
+        _SCALED_AFTER_SOFTMAX.format(d_k=q.shape[-1], total=1 / root, scores="keys @ query")
+    ] = ref.softmax(scores) / root
     mistakes[_ROW_NO_SOFTMAX.replace("the scores themselves", "the raw scores")] = scores
     with np.errstate(all="ignore"):
         mistakes[_ROW_SUM_NORMALISED] = scaled / scaled.sum()
@@ -811,6 +821,8 @@ def _sdpa_mistakes(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
             mistakes.setdefault(
                 message, partial(attention_weights_variant, q, k, mask, scale=scale)
             )
+    after = _SCALED_AFTER_SOFTMAX.format(d_k=d_k, total=1 / root, scores="q kᵀ")
+    mistakes[after] = lambda: attention_weights_variant(q, k, mask, scale=1.0) / root
     for dim in range(q.dim() - 1):  # every dim of the scores but the keys'
         message = (
             SOFTMAX_OVER_QUERIES
