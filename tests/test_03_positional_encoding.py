@@ -395,6 +395,23 @@ def shift_angle_times_frequency(k, d_model):
     return m
 
 
+def shift_exponent_4i(k, d_model):
+    """The even indices (already 2i) multiplied by 2 again: pair i turns by k / 10000^(4i/d)."""
+    m = np.zeros((d_model, d_model))
+    for i in range(0, d_model, 2):
+        theta = k / 10000 ** (2 * i / d_model)
+        m[i : i + 2, i : i + 2] = [[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]]
+    return m
+
+
+def shift_base_1000(k, d_model):
+    m = np.zeros((d_model, d_model))
+    for i in range(0, d_model, 2):
+        theta = k / 1000 ** (i / d_model)
+        m[i : i + 2, i : i + 2] = [[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]]
+    return m
+
+
 def shift_sin_on_diagonal(k, d_model):
     m = ref.relative_shift(k, d_model)
     return m[:, [j ^ 1 for j in range(d_model)]]  # swaps the columns of each pair
@@ -704,6 +721,17 @@ MISTAKES = [
         r"M\[2i\+1, 2i\] holds 0",
     ),
     Mistake(check_relative_shift, shift_angle_times_frequency, r"k \*times\* 10000"),
+    Mistake(
+        check_relative_shift,
+        shift_exponent_4i,
+        r"pair i turns by k / 10000\^\(4·i/d_model\).*already are even",
+    ),
+    # 1000^(2i/d) = 10000^(1.5·i/d): the exponent measured, no cause claimed for it
+    Mistake(
+        check_relative_shift,
+        shift_base_1000,
+        r"pair i turns by k / 10000\^\(1\.5·i/d_model\)(?!.*already are even)",
+    ),
     Mistake(check_relative_shift, shift_no_error_for_odd, "instead of raising ValueError"),
     Mistake(
         check_relative_shift,

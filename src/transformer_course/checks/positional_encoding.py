@@ -418,6 +418,44 @@ def _block_entries(got: np.ndarray, k: int, d_model: int) -> str:
     )
 
 
+def _fitted_frequencies(got: np.ndarray, k: int, d_model: int) -> str:
+    """A rotation per pair whose frequencies fall geometrically, w_i = 10000^(-c·i/d_model),
+    with another c than 2 (i the pair index): the c measured from the learner's angles,
+    said only when the matrix it gives is the learner's. "" otherwise."""
+    pairs = d_model // 2
+    if k == 0 or pairs < 2:
+        return ""
+    two_i = 2 * np.arange(pairs)
+    theta = np.arctan2(got[two_i + 1, two_i], got[two_i, two_i])  # each pair's angle
+    if not np.allclose(got, _shift_at_angles(theta), atol=1e-6):
+        return ""  # not one rotation per pair
+    index = np.arange(1, pairs)
+    freq = theta[1:] / k
+    usable = (np.abs(theta[1:]) < 3.0) & (freq > 1e-12)  # away from the wrap at ±π
+    if not usable.any():
+        return ""
+    slope = -float(np.sum(index[usable] * np.log(freq[usable])) / np.sum(index[usable] ** 2))
+    c = slope * d_model / math.log(10000.0)
+    if abs(c - 2.0) < 1e-3 or c <= 0:
+        return ""
+    model = _shift_at_angles(k * np.exp(-slope * np.arange(pairs)))
+    if not np.allclose(got, model, atol=1e-6):
+        return ""
+    why = ""
+    if abs(c - 4.0) < 1e-3:
+        why = (
+            " c = 4: did you multiply by 2 indices that already are even? "
+            "np.arange(0, d_model, 2) gives 2i itself."
+        )
+    elif abs(c - 1.0) < 1e-3:
+        why = " c = 1: the exponent needs 2i, twice the pair index."
+    return (
+        f"Each pair is rotated, but pair i turns by k / 10000^({c:.4g}·i/d_model) (i the "
+        f"pair index, measured from your matrix): the frequencies are those of "
+        f"positional_encoding, w_i = 1 / 10000^(2i/d_model), so the exponent is 2i/d_model." + why
+    )
+
+
 def _shift_property_hint(got: np.ndarray, k: int, d_model: int) -> str:
     blocks = np.kron(np.eye(d_model // 2), np.ones((2, 2))) > 0
     if np.abs(np.where(blocks, 0.0, got)).max() > _FLOAT32_FORMULA["atol"]:
@@ -470,8 +508,9 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
                 **_tolerance(got.dtype),
                 hint=_shift_property_hint(got.astype(np.float64), k, d_model),
                 mistakes=_shift_mistakes(k, d_model) if d_model % 2 == 0 else None,
-                explain=lambda got=got, k=k, d_model=d_model: _block_entries(
-                    np.asarray(got, dtype=np.float64), k, d_model
+                explain=lambda got=got, k=k, d_model=d_model: (
+                    _block_entries(np.asarray(got, dtype=np.float64), k, d_model)
+                    or _fitted_frequencies(np.asarray(got, dtype=np.float64), k, d_model)
                 ),
             )
         for d_model in (7, 1) if hidden else (5,):
