@@ -72,6 +72,18 @@ def tokenize_split_keeps_empty_strings(text):
 
 
 # --------------------------------------------------------------------------- build_vocab
+def vocab_shared_between_calls(token_lists, min_freq=1, _vocab={}):  # noqa: B006
+    """One dict for every call (a mutable default, never copied): each call keeps the
+    tokens of the earlier ones."""
+    if not _vocab:
+        _vocab.update({t: i for i, t in enumerate(SPECIALS)})
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    for token, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        if count >= min_freq and token not in _vocab:
+            _vocab[token] = len(_vocab)
+    return _vocab
+
+
 def _ranked_vocab(name: str, rank):
     """Specials first, then the frequent tokens in the order `rank(counts, token_lists)`
     gives: the learner's vocabulary loop, with one ordering mistake plugged in."""
@@ -638,6 +650,11 @@ MISTAKES = [
     Mistake(checks.check_build_vocab, vocab_alphabetical, "use the alphabet only to break ties"),
     Mistake(checks.check_build_vocab, vocab_in_order_seen, "order in which the tokens first"),
     Mistake(checks.check_build_vocab, vocab_strict, r"count >= min_freq"),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_shared_between_calls,
+        r"not in its input.*keeps the tokens of earlier calls.*new dict",
+    ),
     Mistake(checks.check_build_vocab, vocab_ignores_min_freq, "min_freq was ignored"),
     Mistake(checks.check_build_vocab, vocab_specials_last, "special tokens"),
     Mistake(checks.check_build_vocab, vocab_duplicate_special, "no gaps or repeats"),

@@ -292,6 +292,32 @@ def _vocab_mistakes(token_lists, min_freq) -> dict:
     }
 
 
+def _expect_no_state_between_calls(c, build_vocab, got, token_lists, min_freq, what) -> None:
+    """Tokens that are not in this call's data: kept from an earlier call (a dict that
+    outlives the call) if a probe call's token then shows up in a repeat of this call."""
+    seen = {t for tokens in token_lists for t in tokens} | set(ref.SPECIAL_TOKENS)
+    foreign = [t for t in got if t not in seen]
+    if not foreign:
+        return
+    probe = "<probe-token>"
+    c.call(build_vocab, [[probe]], min_freq=1, call_repr=f"build_vocab([[{probe!r}]])")
+    again = c.call(build_vocab, [list(t) for t in token_lists], min_freq=min_freq)
+    shown = ", ".join(repr(t) for t in foreign[:5]) + (", ..." if len(foreign) > 5 else "")
+    if isinstance(again, dict) and probe in again:
+        c.fail(
+            f"{what} returned tokens that are not in its input ({shown}), and after a call "
+            f"build_vocab([[{probe!r}]]) the same call returns {probe!r} too: your vocabulary "
+            "keeps the tokens of earlier calls. The dict you add to outlives the call (a "
+            "module-level dict of the specials, or a default argument, updated without a "
+            "copy). Start every call from a new dict: "
+            "{token: i for i, token in enumerate(SPECIAL_TOKENS)}, or dict(...) / .copy()."
+        )
+    c.fail(
+        f"{what} returned tokens that are not in its input: {shown}. The vocabulary holds "
+        "the four special tokens and the tokens of token_lists, nothing else."
+    )
+
+
 def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
     """Check ``build_vocab(token_lists, min_freq)``; any dict (a Counter, an OrderedDict)
     is accepted, its key order is not compared."""
@@ -355,6 +381,7 @@ def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
                 hint="Ids must be 0, 1, 2, ... with no gaps or repeats (use len(vocab) as the next "
                 "id, and skip a token that is already in the vocabulary without using up an id).",
             )
+            _expect_no_state_between_calls(c, build_vocab, got, token_lists, min_freq, what)
             c.expect_equal(
                 dict(got),
                 expected,
