@@ -118,6 +118,13 @@ def sm_max_without_keepdims(x, axis=-1):
     return e / e.sum(axis=axis, keepdims=True)
 
 
+def sm_global_max_axis_0(x, axis=-1):
+    """Two mistakes at once (a well-known Stack Overflow answer's form): one maximum for
+    the whole array, and the sum along axis 0 whatever `axis` says."""
+    e = np.exp(x - np.max(x))
+    return e / e.sum(axis=0)
+
+
 def sm_axis_one(x, axis=-1):  # hard-coded axis=1 breaks on a 1-D vector
     e = np.exp(x - x.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
@@ -140,6 +147,11 @@ SOFTMAX_MISTAKES = [
         check_softmax,
         sm_max_last_axis,
         r"max taken along axis -1 while the sum is taken along axis=-?\d",
+    ),
+    Mistake(
+        check_softmax,
+        sm_global_max_axis_0,
+        r"Two mistakes at once\. \(1\).*normalised along axis -2.*\(2\).*one maximum for the whole",
     ),
     Mistake(check_softmax, sm_not_normalised, r"without dividing by the sum"),
     Mistake(check_softmax, sm_whole_array, r"add up to 1 over the whole array"),

@@ -30,7 +30,14 @@ from functools import partial
 import numpy as np
 import torch
 
-from transformer_course.checking import Checker, numpy_rng, short, tolerance, torch_generator
+from transformer_course.checking import (
+    Checker,
+    CheckFailure,
+    numpy_rng,
+    short,
+    tolerance,
+    torch_generator,
+)
 from transformer_course.checking.attention_weights import (
     INVERTED_MASK,
     SOFTMAX_OVER_QUERIES,
@@ -297,6 +304,54 @@ def _softmax_cases(hidden: bool) -> list[tuple[str, np.ndarray, int | None, str]
     ]
 
 
+def _softmax_axis_and_global_max(c, softmax, got: np.ndarray, x: np.ndarray, axis: int) -> str:
+    """When the result is the softmax along another axis (a hard-coded one), a probe whose
+    slices along that axis live on very different scales tells whether the maximum is one
+    for the whole array too: then both mistakes are named. "" otherwise."""
+    if x.ndim < 2 or not np.isfinite(x).all():
+        return ""
+    own = axis % x.ndim
+    for other in range(x.ndim):
+        if other == own or not np.allclose(got, ref.softmax(x, axis=other), atol=1e-6):
+            continue
+        across = (other + 1) % x.ndim  # the slices along `other` differ along this axis
+        if x.shape[across] < 2:
+            return ""
+        offsets = np.where(np.arange(x.shape[across]) % 2 == 0, 900.0, -900.0)
+        shape = [1] * x.ndim
+        shape[across] = x.shape[across]
+        probe = numpy_rng(4141).normal(size=x.shape) + offsets.reshape(shape)
+        try:
+            with np.errstate(all="ignore"):
+                result = np.asarray(
+                    c.call(softmax, probe.copy(), axis=other - x.ndim), dtype=np.float64
+                )
+        except CheckFailure:
+            return ""
+        whole = np.exp(probe - np.max(probe))
+        total = np.sum(whole, axis=other, keepdims=True)
+        with np.errstate(all="ignore"):
+            zeros = np.divide(whole, total, out=np.zeros_like(whole), where=total > 0)
+            nans = whole / total
+        right = ref.softmax(probe, axis=other)
+        if result.shape != probe.shape or np.allclose(result, right, atol=1e-6):
+            return ""
+        if np.allclose(result, zeros, atol=1e-6) or np.allclose(
+            result, nans, atol=1e-6, equal_nan=True
+        ):
+            return (
+                f"Two mistakes at once. (1) Your result is normalised along axis "
+                f"{other - x.ndim} instead of axis={axis}: did you hard-code the axis, or "
+                "forget to pass axis=axis to np.max or np.sum? (2) On an input whose slices "
+                "along that axis live on very different scales (around +900 and -900), "
+                "yours come out 0 (or NaN) where they should add up to 1: you subtract one "
+                "maximum for the whole array (np.max(x)). Use "
+                "np.max(x, axis=axis, keepdims=True) and np.sum(..., axis=axis, keepdims=True)."
+            )
+        return ""
+    return ""
+
+
 def check_softmax(softmax, *, hidden: bool = False) -> None:
     """softmax(x, axis=-1) on numpy arrays of any shape.
 
@@ -359,6 +414,9 @@ def check_softmax(softmax, *, hidden: bool = False) -> None:
                 and _overflows_like_no_max(got64, x, axis)
             ):
                 c.fail(f"{what} is not what the reference gives. {_SOFTMAX_NO_MAX}{nan_hint}")
+            both = _softmax_axis_and_global_max(c, softmax, got64, x, axis)
+            if both:
+                c.fail(f"{what} is not what the reference gives. {both}")
             c.expect_close(
                 got,
                 expected,
