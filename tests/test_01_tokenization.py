@@ -600,6 +600,14 @@ def decode_per_token(ids, merges):
     return "".join(table[i].decode("utf-8", errors="replace") for i in ids)
 
 
+def decode_per_token_ignoring_errors(ids, merges):
+    table = [bytes([i]) for i in range(256)] + [b""] * len(merges)
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    pieces = [table[i].decode("utf-8", "ignore") for i in ids]
+    return "".join(pieces)
+
+
 def decode_per_token_strict(ids, merges):
     table = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
@@ -762,6 +770,11 @@ MISTAKES = [
     Mistake(checks.check_bpe_encode, encode_most_frequent_pair_first, "Apply the merges by rank"),
     Mistake(checks.check_bpe_encode, encode_pairs_in_text_order, "Apply the merges by rank"),
     Mistake(checks.check_bpe_decode, decode_per_token, "Decode the joined bytes once"),
+    Mistake(
+        checks.check_bpe_decode,
+        decode_per_token_ignoring_errors,
+        r"Decode the joined bytes once.*errors='ignore'.*dropped",
+    ),
     Mistake(checks.check_bpe_decode, decode_bytes_of_int, r"zero bytes.*bytes\(\[i\]\)"),
     Mistake(
         checks.check_bpe_encode,

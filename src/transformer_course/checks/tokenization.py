@@ -1345,11 +1345,12 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             raise pending
 
 
-def _decode_per_token(ids, merges):
+def _decode_per_token(ids, merges, errors="replace"):
+    """What decoding each token's bytes on its own, then joining the strings, gives."""
     table = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
         table[new_id] = table[a] + table[b]
-    return "".join(table[i].decode("utf-8", errors="replace") for i in ids)
+    return "".join(table[i].decode("utf-8", errors=errors) for i in ids)
 
 
 def _decode_zero_bytes(ids, merges):
@@ -1415,6 +1416,14 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                 "is table[a] + table[b], in learned order), join the bytes, then .decode('utf-8').",
                 mistakes={
                     _DECODE_ONCE_HINT: _decode_per_token(ids, merges),
+                    **{
+                        f"{_DECODE_ONCE_HINT} (With errors='{errors}' the bytes of such a "
+                        f"character are {effect} instead.)": _decode_per_token(ids, merges, errors)
+                        for errors, effect in (
+                            ("ignore", "dropped silently"),
+                            ("backslashreplace", "written as escapes such as \\xc3"),
+                        )
+                    },
                     "Your text is made of zero bytes ('\\x00'): bytes(i) with an int makes i "
                     "zero bytes (bytes(3) == b'\\x00\\x00\\x00'). The single byte with "
                     "value i is bytes([i]).": _decode_zero_bytes(ids, merges),
