@@ -752,7 +752,11 @@ SDPA_MISTAKES = [
     Mistake(SDPA, a_bmm, r"torch.bmm only takes 3-D tensors.*torch.matmul"),
     Mistake(SDPA, a_naive_exp, r"NaN or inf.*overflows"),
     Mistake(SDPA, a_nan_on_fully_masked, r"mask is all False.*came out as NaN.*spreads"),
-    Mistake(SDPA, a_output_from_nan_weights, r"your `output` contains NaN.*after fixing fully masked rows"),
+    Mistake(
+        SDPA,
+        a_output_from_nan_weights,
+        r"weights are right, but your output is NaN in the rows.*before those rows were set to zero",
+    ),
     Mistake(SDPA, a_output_from_keys, r"your `output` should have shape.*multiply by k instead of v"),
     Mistake(SDPA, a_weights_transposed, r"your `weights` should have shape.*swap q and k"),
     Mistake(SDPA, a_weights_flattened, r"your `weights` should have shape"),

@@ -730,6 +730,25 @@ _SDPA_MASK_AFTER = (
     "scores before the softmax (fill with -inf), so the softmax renormalises over the keys "
     "that are allowed."
 )
+
+
+def _sdpa_output_mistakes(exp_out: torch.Tensor, mask) -> dict[str, torch.Tensor]:
+    """The output computed from the softmax's weights before the rows with no allowed key
+    were fixed: NaN in those rows, right everywhere else."""
+    if mask is None:
+        return {}
+    dead = ~mask.any(dim=-1, keepdim=True)  # (..., len_q, 1)
+    if not bool(dead.any()):
+        return {}
+    nan_rows = torch.where(dead, torch.full_like(exp_out, float("nan")), exp_out)
+    return {
+        "Your weights are right, but your output is NaN in the rows of the queries that may "
+        "attend to no key: it was computed from the softmax's weights before those rows were "
+        "set to zero (their softmax is 0/0 = NaN). Compute output = weights @ v last, from "
+        "the final weights.": nan_rows
+    }
+
+
 _SDPA_OUTPUT_HINT = (
     "Your weights are right, so check the last step: output = weights @ v, computed from the "
     "final weights (after fixing fully masked rows). Row i of the output is the weighted sum "
@@ -1151,6 +1170,7 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                 what + "your `output`",
                 **_output_tolerance(output.dtype, q.dtype, values=v),
                 hint=_SDPA_OUTPUT_HINT,
+                mistakes=_sdpa_output_mistakes(exp_out, mask),
             )
             if case.get("grad"):
                 c.expect_true(
