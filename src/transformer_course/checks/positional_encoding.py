@@ -746,6 +746,17 @@ def _check_dropout(c, cls, d_model, max_len, x, table):
         return c.call(module, x.clone(), call_repr=what), what
 
     out, what = run(0.5, "eval")
+    if isinstance(out, torch.Tensor) and out.shape == total.shape:
+        # dropout's training behaviour: each entry 0, or the sum scaled by 1 / (1 - p)
+        got = out.detach().double()
+        dropped = got.abs() <= 1e-6
+        kept = torch.isclose(got, 2.0 * total.double(), rtol=1e-4, atol=1e-5)
+        if bool((dropped | kept).all()) and bool(dropped.any()):
+            c.fail(
+                f"{what} still drops: {int(dropped.sum())} of its {got.numel()} entries are 0 "
+                "and the others are (x + PE) / (1 - p) = 2·(x + PE), which is dropout in "
+                f"training mode. {_EVAL_HINT}"
+            )
     c.expect_close(out, total, what, **_tolerance(out.dtype), hint=_EVAL_HINT)
 
     out, what = run(0.0, "train")
