@@ -724,7 +724,7 @@ MISTAKES = [
     Mistake(
         check_relative_shift,
         shift_exponent_4i,
-        r"pair i turns by k / 10000\^\(4·i/d_model\).*already are even",
+        r"pair i turns by k / 10000\^\(4i/d_model\).*already are even",
     ),
     # 1000^(2i/d) = 10000^(1.5·i/d): the exponent measured, no cause claimed for it
     Mistake(

@@ -341,7 +341,8 @@ def _softmax_axis_and_global_max(c, softmax, got: np.ndarray, x: np.ndarray, axi
         ):
             return (
                 f"Two mistakes at once. (1) Your result is normalised along axis "
-                f"{other - x.ndim} instead of axis={axis}: did you hard-code the axis, or "
+                f"{other - x.ndim} (axis {other} of this {x.ndim}-D input) instead of "
+                f"axis={axis}: did you hard-code the axis, or "
                 "forget to pass axis=axis to np.max or np.sum? (2) On an input whose slices "
                 "along that axis live on very different scales (around +900 and -900), "
                 "yours come out 0 (or NaN) where they should add up to 1: you subtract one "

@@ -444,13 +444,14 @@ def _fitted_frequencies(got: np.ndarray, k: int, d_model: int) -> str:
     why = ""
     if abs(c - 4.0) < 1e-3:
         why = (
-            " c = 4: did you multiply by 2 indices that already are even? "
+            " 4i, not 2i: did you multiply by 2 indices that already are even (2i)? "
             "np.arange(0, d_model, 2) gives 2i itself."
         )
     elif abs(c - 1.0) < 1e-3:
-        why = " c = 1: the exponent needs 2i, twice the pair index."
+        why = " i, not 2i: the exponent needs twice the pair index."
+    shown = f"{round(c)}i" if abs(c - round(c)) < 1e-3 else f"{c:.4g}·i"
     return (
-        f"Each pair is rotated, but pair i turns by k / 10000^({c:.4g}·i/d_model) (i the "
+        f"Each pair is rotated, but pair i turns by k / 10000^({shown}/d_model) (i the "
         f"pair index, measured from your matrix): the frequencies are those of "
         f"positional_encoding, w_i = 1 / 10000^(2i/d_model), so the exponent is 2i/d_model." + why
     )
