@@ -614,6 +614,12 @@ def _seq_first_forward(self, x):
     return self.dropout(x + self.pe[: x.size(0)])
 
 
+def _refuses_max_len(self, x):  # >= where > belongs: len == max_len is refused
+    if x.size(1) >= self.pe.size(1):
+        raise ValueError(f"sequence length {x.size(1)} exceeds max_len={self.pe.size(1)}")
+    return self.dropout(x + self.pe[:, : x.size(1)])
+
+
 def _f_dropout_always(self, x):
     return F.dropout(x + self.pe[:, : x.size(1)], self.dropout.p)
 
@@ -827,6 +833,12 @@ MISTAKES = [
         "sequence-first",
     ),
     Mistake(check_PositionalEncoding, PETutorialSequenceFirst, "sequence-first.*word-language"),
+    # the learner's own ValueError, raised on a legal length: wrapped with what was asked
+    Mistake(
+        check_PositionalEncoding,
+        _module(_refuses_max_len, name="refuses_len_equal_to_max_len"),
+        r"(?s)raised ValueError.*len=(\d+) positions.*max_len=\1: len <= max_len is a legal",
+    ),
     # the tutorial's (max_len, 1, d_model) table sliced by len, x.size(1): an error when
     # 1 < batch != len, a (len, len, d_model) output for a batch of one; never x.size(0)
     Mistake(

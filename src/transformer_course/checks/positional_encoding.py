@@ -675,7 +675,18 @@ def _check_forward(c, module, built, x, table, layout, max_len):
         module,
         x,
         call_repr=what,
-        hints=[("must match the size of tensor", _slice_hint(layout, batch, length, max_len))],
+        hints=[
+            ("must match the size of tensor", _slice_hint(layout, batch, length, max_len)),
+            (
+                lambda error: isinstance(error, ValueError) and length <= max_len,
+                f"x has len={length} positions and the module was built with "
+                f"max_len={max_len}: len <= max_len is a legal input, which your own check "
+                "refused. Refuse only len > max_len, comparing len with the number of "
+                "positions the table holds (its position axis: pe.shape[1] for a "
+                "(1, max_len, d_model) table)."
+                + (f" {_SEQ_FIRST_TABLE.format(length=length)}" if layout == _LAYOUTS[2] else ""),
+            ),
+        ],
         mutation_hint="Return x + the table as a new tensor: `x += ...` (or x.add_) "
         "changes the caller's embeddings.",
     )
