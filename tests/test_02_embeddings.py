@@ -476,6 +476,17 @@ class TELearnedScale(_Base):
         return self.embedding(ids) * self.scale
 
 
+class TEUnusedLayer(_Base):
+    """The output is right, but an unused nn.Linear adds trainable parameters."""
+
+    def __init__(self, vocab_size, d_model):
+        super().__init__(vocab_size, d_model)
+        self.proj = nn.Linear(d_model, d_model)
+
+    def forward(self, ids):
+        return self.embedding(ids) * math.sqrt(self.d_model)
+
+
 class TEExtraBias(_Base):
     def __init__(self, vocab_size, d_model):
         super().__init__(vocab_size, d_model)
@@ -662,6 +673,12 @@ MISTAKES = [
         TEScalesWeightsInForward,
         r"^(?!.*new random weights).*changed the table `embedding\.weight` itself.*"
         r"sqrt\(d_model\).*in place",
+    ),
+    Mistake(
+        check_TokenEmbedding,
+        TEUnusedLayer,
+        r"trainable parameter besides the table: `proj\.weight`, `proj\.bias`\.(?!.*Python float)"
+        r".*Remove it",
     ),
     Mistake(
         check_TokenEmbedding,

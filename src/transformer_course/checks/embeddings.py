@@ -850,9 +850,15 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                     if scales
                     else ""
                 )
-                + ". The table should be the module's only parameter: sqrt(d_model) is a fixed "
-                "constant of the paper, not something to learn (an optimiser would change it). "
-                "Keep the scale a Python float, math.sqrt(d_model) (or a buffer).",
+                + ". The table should be the module's only parameter (an optimiser would "
+                "train every other one, and the output would drift from the lookup times "
+                "sqrt(d_model)). "
+                + (
+                    "sqrt(d_model) is a fixed constant of the paper, not something to learn: "
+                    "keep the scale a Python float, math.sqrt(d_model) (or a buffer)."
+                    if scales
+                    else "Remove it: the lookup and its fixed scale need nothing else."
+                ),
             )
 
 
