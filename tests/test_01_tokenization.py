@@ -72,6 +72,18 @@ def tokenize_split_keeps_empty_strings(text):
 
 
 # --------------------------------------------------------------------------- build_vocab
+def vocab_shared_between_calls(token_lists, min_freq=1, _vocab={}):  # noqa: B006
+    """One dict for every call (a mutable default, never copied): each call keeps the
+    tokens of the earlier ones."""
+    if not _vocab:
+        _vocab.update({t: i for i, t in enumerate(SPECIALS)})
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    for token, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        if count >= min_freq and token not in _vocab:
+            _vocab[token] = len(_vocab)
+    return _vocab
+
+
 def _ranked_vocab(name: str, rank):
     """Specials first, then the frequent tokens in the order `rank(counts, token_lists)`
     gives: the learner's vocabulary loop, with one ordering mistake plugged in."""
@@ -386,6 +398,19 @@ def train_counts_once(text, num_merges):
     return merges
 
 
+def train_ids_never_updated(text, num_merges):
+    """merge_pair's result dropped: every step counts the same ids and picks the same pair."""
+    ids, merges = list(text.encode("utf-8")), {}
+    for step in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            break
+        best = max(counts, key=counts.get)
+        ref.merge_pair(ids, best, 256 + step)
+        merges[best] = 256 + step
+    return merges
+
+
 def train_on_characters(text, num_merges):
     ids, merges = [ord(ch) for ch in text], {}
     for step in range(num_merges):
@@ -444,6 +469,17 @@ def encode_looks_up_unlearned_pair(text, merges):
     return ids
 
 
+def encode_greedy_left_to_right(text, merges):
+    """A stack: merge the last two ids whenever they form a learned pair, as bytes arrive."""
+    out = []
+    for token in text.encode("utf-8"):
+        out.append(token)
+        while len(out) >= 2 and (out[-2], out[-1]) in merges:
+            right, left = out.pop(), out.pop()
+            out.append(merges[(left, right)])
+    return out
+
+
 def encode_latest_merge_first(text, merges):
     ids = list(text.encode("utf-8"))
     while len(ids) > 1:
@@ -476,6 +512,14 @@ def train_for_a_vocab_size(text, num_merges):
         ids = ref.merge_pair(ids, best, new_id)
         merges[best] = new_id
     return merges
+
+
+def merge_by_string_replace(ids, pair, new_id):
+    """str.replace on the space-joined ids: right for separate occurrences, but one match
+    uses up the space the next needs, so [3, 4, 3, 4] keeps its second (3, 4)."""
+    text = " " + " ".join(map(str, ids)) + " "
+    text = text.replace(f" {pair[0]} {pair[1]} ", f" {new_id} ")
+    return [int(token) for token in text.split()]
 
 
 def merge_first_occurrence_only(ids, pair, new_id):
@@ -556,6 +600,14 @@ def decode_per_token(ids, merges):
     return "".join(table[i].decode("utf-8", errors="replace") for i in ids)
 
 
+def decode_per_token_ignoring_errors(ids, merges):
+    table = [bytes([i]) for i in range(256)] + [b""] * len(merges)
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    pieces = [table[i].decode("utf-8", "ignore") for i in ids]
+    return "".join(pieces)
+
+
 def decode_per_token_strict(ids, merges):
     table = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
@@ -606,6 +658,11 @@ MISTAKES = [
     Mistake(checks.check_build_vocab, vocab_alphabetical, "use the alphabet only to break ties"),
     Mistake(checks.check_build_vocab, vocab_in_order_seen, "order in which the tokens first"),
     Mistake(checks.check_build_vocab, vocab_strict, r"count >= min_freq"),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_shared_between_calls,
+        r"not in its input.*keeps the tokens of earlier calls.*new dict",
+    ),
     Mistake(checks.check_build_vocab, vocab_ignores_min_freq, "min_freq was ignored"),
     Mistake(checks.check_build_vocab, vocab_specials_last, "special tokens"),
     Mistake(checks.check_build_vocab, vocab_duplicate_special, "no gaps or repeats"),
@@ -660,6 +717,11 @@ MISTAKES = [
     Mistake(checks.check_train_bpe, train_counts_once, "counted once, on the original bytes"),
     Mistake(
         checks.check_train_bpe,
+        train_ids_never_updated,
+        r"^(?!.*gets id 256 \+ i).*same pair again.*ids = merge_pair",
+    ),
+    Mistake(
+        checks.check_train_bpe,
         _train_merging_with(lambda i: 256),
         # hidden: a pair met again after its id was reused overwrites its entry, so the
         # recorded ids skip a number, which the message says first
@@ -678,11 +740,22 @@ MISTAKES = [
     Mistake(checks.check_bpe_encode, encode_latest_merge_first, "latest-learned merge first"),
     Mistake(
         checks.check_bpe_encode,
+        encode_greedy_left_to_right,
+        r"^(?!.*how often).*greedily from the left",
+    ),
+    Mistake(
+        checks.check_bpe_encode,
         encode_first_merge_only,
         r"Replaying the merges: decision 2 merges .* first departs",
     ),
     Mistake(checks.check_train_bpe, train_for_a_vocab_size, r"num_merges - 256 merges.*vocab_size"),
     Mistake(checks.check_merge_pair, merge_first_occurrence_only, "Only the first occurrence"),
+    Mistake(
+        checks.check_merge_pair,
+        merge_by_string_replace,
+        r"^(?!.*Only the first occurrence).*starts right where a merged one ended.*"
+        r"string replacement",
+    ),
     Mistake(checks.check_merge_pair, merge_slice_against_tuple, r"Nothing was merged.*tuple"),
     Mistake(checks.check_build_vocab, vocab_ties_reverse_alphabetical, "reverse alphabetical"),
     Mistake(checks.check_tokenize, tokenize_keeps_separators, r"spaces came back as tokens"),
@@ -697,6 +770,11 @@ MISTAKES = [
     Mistake(checks.check_bpe_encode, encode_most_frequent_pair_first, "Apply the merges by rank"),
     Mistake(checks.check_bpe_encode, encode_pairs_in_text_order, "Apply the merges by rank"),
     Mistake(checks.check_bpe_decode, decode_per_token, "Decode the joined bytes once"),
+    Mistake(
+        checks.check_bpe_decode,
+        decode_per_token_ignoring_errors,
+        r"Decode the joined bytes once.*errors='ignore'.*dropped",
+    ),
     Mistake(checks.check_bpe_decode, decode_bytes_of_int, r"zero bytes.*bytes\(\[i\]\)"),
     Mistake(
         checks.check_bpe_encode,

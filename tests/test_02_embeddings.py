@@ -456,6 +456,37 @@ class TENewTableEachCall(nn.Module):
         return fresh(ids) * math.sqrt(self.d_model)
 
 
+class TEScalesWeightsInForward(_Base):
+    """Scales the table itself in forward: right on the first call, sqrt(d_model) times
+    larger on each later one (not a fresh table: the weights change)."""
+
+    def forward(self, ids):
+        self.embedding.weight.data.mul_(math.sqrt(self.d_model))
+        return self.embedding(ids)
+
+
+class TELearnedScale(_Base):
+    """The output is right, but the scale is a second, trainable parameter."""
+
+    def __init__(self, vocab_size, d_model):
+        super().__init__(vocab_size, d_model)
+        self.scale = nn.Parameter(torch.tensor(math.sqrt(d_model)))
+
+    def forward(self, ids):
+        return self.embedding(ids) * self.scale
+
+
+class TEUnusedLayer(_Base):
+    """The output is right, but an unused nn.Linear adds trainable parameters."""
+
+    def __init__(self, vocab_size, d_model):
+        super().__init__(vocab_size, d_model)
+        self.proj = nn.Linear(d_model, d_model)
+
+    def forward(self, ids):
+        return self.embedding(ids) * math.sqrt(self.d_model)
+
+
 class TEExtraBias(_Base):
     def __init__(self, vocab_size, d_model):
         super().__init__(vocab_size, d_model)
@@ -637,6 +668,23 @@ MISTAKES = [
     Mistake(check_TokenEmbedding, TENotAModule, r"subclass of nn\.Module"),
     Mistake(check_TokenEmbedding, TEFloat64, r"dtype torch\.float32.*dtype mismatch"),
     Mistake(check_TokenEmbedding, TEExtraBias, r"also holds `bias`"),
+    Mistake(
+        check_TokenEmbedding,
+        TEScalesWeightsInForward,
+        r"^(?!.*new random weights).*changed the table `embedding\.weight` itself.*"
+        r"sqrt\(d_model\).*in place",
+    ),
+    Mistake(
+        check_TokenEmbedding,
+        TEUnusedLayer,
+        r"trainable parameter besides the table: `proj\.weight`, `proj\.bias`\.(?!.*Python float)"
+        r".*Remove it",
+    ),
+    Mistake(
+        check_TokenEmbedding,
+        TELearnedScale,
+        r"trainable parameter besides the table: `scale` \(`scale` holds sqrt\(d_model\)",
+    ),
 ]
 
 CORRECT = [

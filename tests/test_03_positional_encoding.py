@@ -395,6 +395,23 @@ def shift_angle_times_frequency(k, d_model):
     return m
 
 
+def shift_exponent_4i(k, d_model):
+    """The even indices (already 2i) multiplied by 2 again: pair i turns by k / 10000^(4i/d)."""
+    m = np.zeros((d_model, d_model))
+    for i in range(0, d_model, 2):
+        theta = k / 10000 ** (2 * i / d_model)
+        m[i : i + 2, i : i + 2] = [[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]]
+    return m
+
+
+def shift_base_1000(k, d_model):
+    m = np.zeros((d_model, d_model))
+    for i in range(0, d_model, 2):
+        theta = k / 1000 ** (i / d_model)
+        m[i : i + 2, i : i + 2] = [[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]]
+    return m
+
+
 def shift_sin_on_diagonal(k, d_model):
     m = ref.relative_shift(k, d_model)
     return m[:, [j ^ 1 for j in range(d_model)]]  # swaps the columns of each pair
@@ -597,6 +614,12 @@ def _seq_first_forward(self, x):
     return self.dropout(x + self.pe[: x.size(0)])
 
 
+def _refuses_max_len(self, x):  # >= where > belongs: len == max_len is refused
+    if x.size(1) >= self.pe.size(1):
+        raise ValueError(f"sequence length {x.size(1)} exceeds max_len={self.pe.size(1)}")
+    return self.dropout(x + self.pe[:, : x.size(1)])
+
+
 def _f_dropout_always(self, x):
     return F.dropout(x + self.pe[:, : x.size(1)], self.dropout.p)
 
@@ -704,6 +727,17 @@ MISTAKES = [
         r"M\[2i\+1, 2i\] holds 0",
     ),
     Mistake(check_relative_shift, shift_angle_times_frequency, r"k \*times\* 10000"),
+    Mistake(
+        check_relative_shift,
+        shift_exponent_4i,
+        r"pair i turns by k / 10000\^\(4i/d_model\).*already are even",
+    ),
+    # 1000^(2i/d) = 10000^(1.5·i/d): the exponent measured, no cause claimed for it
+    Mistake(
+        check_relative_shift,
+        shift_base_1000,
+        r"pair i turns by k / 10000\^\(1\.5·i/d_model\)(?!.*already are even)",
+    ),
     Mistake(check_relative_shift, shift_no_error_for_odd, "instead of raising ValueError"),
     Mistake(
         check_relative_shift,
@@ -772,7 +806,7 @@ MISTAKES = [
     Mistake(
         check_PositionalEncoding,
         _module(_f_dropout_always, name="f_dropout_in_eval"),
-        "training=True",
+        r"^(?!.*differs from the reference).*still drops.*dropout in training mode.*training=True",
     ),
     Mistake(
         check_PositionalEncoding,
@@ -799,6 +833,24 @@ MISTAKES = [
         "sequence-first",
     ),
     Mistake(check_PositionalEncoding, PETutorialSequenceFirst, "sequence-first.*word-language"),
+    # the learner's own ValueError, raised on a legal length: wrapped with what was asked
+    Mistake(
+        check_PositionalEncoding,
+        _module(_refuses_max_len, name="refuses_len_equal_to_max_len"),
+        r"(?s)raised ValueError.*len=(\d+) positions.*max_len=\1: len <= max_len is a legal",
+    ),
+    # the tutorial's (max_len, 1, d_model) table sliced by len, x.size(1): an error when
+    # 1 < batch != len, a (len, len, d_model) output for a batch of one; never x.size(0)
+    Mistake(
+        check_PositionalEncoding,
+        _module(
+            lambda s, x: s.dropout(x + s.pe[: x.size(1)]),
+            table=lambda n, d: _table(n, d).unsqueeze(1),
+            name="sequence_first_table_sliced_by_len",
+        ),
+        r"^(?!.*sliced with x\.size\(0\))(?s:.*)stored as \(max_len, 1, d_model\).*"
+        r"unsqueeze\(0\)",
+    ),
     Mistake(
         check_PositionalEncoding,
         _module(_right_forward, table=lambda n, d: _table(n, d), name="no_batch_axis"),

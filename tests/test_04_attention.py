@@ -118,6 +118,13 @@ def sm_max_without_keepdims(x, axis=-1):
     return e / e.sum(axis=axis, keepdims=True)
 
 
+def sm_global_max_axis_0(x, axis=-1):
+    """Two mistakes at once (a well-known Stack Overflow answer's form): one maximum for
+    the whole array, and the sum along axis 0 whatever `axis` says."""
+    e = np.exp(x - np.max(x))
+    return e / e.sum(axis=0)
+
+
 def sm_axis_one(x, axis=-1):  # hard-coded axis=1 breaks on a 1-D vector
     e = np.exp(x - x.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
@@ -140,6 +147,11 @@ SOFTMAX_MISTAKES = [
         check_softmax,
         sm_max_last_axis,
         r"max taken along axis -1 while the sum is taken along axis=-?\d",
+    ),
+    Mistake(
+        check_softmax,
+        sm_global_max_axis_0,
+        r"Two mistakes at once\. \(1\).*normalised along axis -2.*\(2\).*one maximum for the whole",
     ),
     Mistake(check_softmax, sm_not_normalised, r"without dividing by the sum"),
     Mistake(check_softmax, sm_whole_array, r"add up to 1 over the whole array"),
@@ -286,6 +298,12 @@ def r_by_sqrt_len_k(query, keys, values):
     return _row(query, keys, values, scale=math.sqrt(len(keys)))
 
 
+def r_scaled_after_softmax(query, keys, values):
+    return _row(
+        query, keys, values, scale=1.0, weights_fn=lambda s: ref.softmax(s) / math.sqrt(len(query))
+    )
+
+
 def r_no_softmax(query, keys, values):
     return _row(query, keys, values, weights_fn=lambda s: s)
 
@@ -362,6 +380,7 @@ ROW_MISTAKES = [
     Mistake(ROW, r_by_d_k, r"divided by d_k = \d+ instead of by sqrt\(d_k\) = √\d+"),
     Mistake(ROW, r_times_sqrt_d_k, r"multiplied by sqrt\(d_k\) = √\d+ instead of divided"),
     Mistake(ROW, r_by_sqrt_len_k, r"square root of the number of keys"),
+    Mistake(ROW, r_scaled_after_softmax, r"divided by √d_k = √\d+ afterwards.*before the softmax"),
     Mistake(ROW, r_no_softmax, r"scores themselves, without the softmax.*not optional"),
     Mistake(ROW, r_no_scaling_no_softmax, r"raw scores, without the softmax"),
     Mistake(ROW, r_sum_normalised, r"divided by their sum.*not a softmax"),
@@ -442,6 +461,11 @@ def _root(q):
 
 
 # ========================================================================== sdpa: mistakes
+def a_scaled_after_softmax(q, k, v, mask=None):
+    w = _fill_and_softmax(_scaled(q, k, 1.0), mask) / _root(q)
+    return w @ v, w
+
+
 def a_no_scaling(q, k, v, mask=None):
     w = _fill_and_softmax(_scaled(q, k, 1.0), mask)
     return w @ v, w
@@ -701,6 +725,7 @@ INVERTED = r"mask's meaning is inverted.*True means 'may attend'"
 MASK_AFTER = r"mask was applied after the softmax"
 SDPA_MISTAKES = [
     Mistake(SDPA, a_no_scaling, r"with no scaling.*√d_k"),
+    Mistake(SDPA, a_scaled_after_softmax, r"divided by √d_k = √\d+ afterwards.*before the softmax"),
     Mistake(SDPA, a_by_d_k, r"divided by d_k = \d+ instead of by √d_k"),
     Mistake(SDPA, a_by_inverted_scale, r"multiplied by √d_k = √\d+ instead of divided"),
     Mistake(SDPA, a_by_fourth_root, r"one constant c = [\d.]+ for every score.*must be √d_k.*too small"),
@@ -727,7 +752,11 @@ SDPA_MISTAKES = [
     Mistake(SDPA, a_bmm, r"torch.bmm only takes 3-D tensors.*torch.matmul"),
     Mistake(SDPA, a_naive_exp, r"NaN or inf.*overflows"),
     Mistake(SDPA, a_nan_on_fully_masked, r"mask is all False.*came out as NaN.*spreads"),
-    Mistake(SDPA, a_output_from_nan_weights, r"your `output` contains NaN.*after fixing fully masked rows"),
+    Mistake(
+        SDPA,
+        a_output_from_nan_weights,
+        r"weights are right, but your output is NaN in the rows.*before those rows were set to zero",
+    ),
     Mistake(SDPA, a_output_from_keys, r"your `output` should have shape.*multiply by k instead of v"),
     Mistake(SDPA, a_weights_transposed, r"your `weights` should have shape.*swap q and k"),
     Mistake(SDPA, a_weights_flattened, r"your `weights` should have shape"),

@@ -30,7 +30,14 @@ from functools import partial
 import numpy as np
 import torch
 
-from transformer_course.checking import Checker, numpy_rng, short, tolerance, torch_generator
+from transformer_course.checking import (
+    Checker,
+    CheckFailure,
+    numpy_rng,
+    short,
+    tolerance,
+    torch_generator,
+)
 from transformer_course.checking.attention_weights import (
     INVERTED_MASK,
     SOFTMAX_OVER_QUERIES,
@@ -297,6 +304,55 @@ def _softmax_cases(hidden: bool) -> list[tuple[str, np.ndarray, int | None, str]
     ]
 
 
+def _softmax_axis_and_global_max(c, softmax, got: np.ndarray, x: np.ndarray, axis: int) -> str:
+    """When the result is the softmax along another axis (a hard-coded one), a probe whose
+    slices along that axis live on very different scales tells whether the maximum is one
+    for the whole array too: then both mistakes are named. "" otherwise."""
+    if x.ndim < 2 or not np.isfinite(x).all():
+        return ""
+    own = axis % x.ndim
+    for other in range(x.ndim):
+        if other == own or not np.allclose(got, ref.softmax(x, axis=other), atol=1e-6):
+            continue
+        across = (other + 1) % x.ndim  # the slices along `other` differ along this axis
+        if x.shape[across] < 2:
+            return ""
+        offsets = np.where(np.arange(x.shape[across]) % 2 == 0, 900.0, -900.0)
+        shape = [1] * x.ndim
+        shape[across] = x.shape[across]
+        probe = numpy_rng(4141).normal(size=x.shape) + offsets.reshape(shape)
+        try:
+            with np.errstate(all="ignore"):
+                result = np.asarray(
+                    c.call(softmax, probe.copy(), axis=other - x.ndim), dtype=np.float64
+                )
+        except CheckFailure:
+            return ""
+        whole = np.exp(probe - np.max(probe))
+        total = np.sum(whole, axis=other, keepdims=True)
+        with np.errstate(all="ignore"):
+            zeros = np.divide(whole, total, out=np.zeros_like(whole), where=total > 0)
+            nans = whole / total
+        right = ref.softmax(probe, axis=other)
+        if result.shape != probe.shape or np.allclose(result, right, atol=1e-6):
+            return ""
+        if np.allclose(result, zeros, atol=1e-6) or np.allclose(
+            result, nans, atol=1e-6, equal_nan=True
+        ):
+            return (
+                f"Two mistakes at once. (1) Your result is normalised along axis "
+                f"{other - x.ndim} (axis {other} of this {x.ndim}-D input) instead of "
+                f"axis={axis}: did you hard-code the axis, or "
+                "forget to pass axis=axis to np.max or np.sum? (2) On an input whose slices "
+                "along that axis live on very different scales (around +900 and -900), "
+                "yours come out 0 (or NaN) where they should add up to 1: you subtract one "
+                "maximum for the whole array (np.max(x)). Use "
+                "np.max(x, axis=axis, keepdims=True) and np.sum(..., axis=axis, keepdims=True)."
+            )
+        return ""
+    return ""
+
+
 def check_softmax(softmax, *, hidden: bool = False) -> None:
     """softmax(x, axis=-1) on numpy arrays of any shape.
 
@@ -359,6 +415,9 @@ def check_softmax(softmax, *, hidden: bool = False) -> None:
                 and _overflows_like_no_max(got64, x, axis)
             ):
                 c.fail(f"{what} is not what the reference gives. {_SOFTMAX_NO_MAX}{nan_hint}")
+            both = _softmax_axis_and_global_max(c, softmax, got64, x, axis)
+            if both:
+                c.fail(f"{what} is not what the reference gives. {both}")
             c.expect_close(
                 got,
                 expected,
@@ -375,6 +434,12 @@ _ROW_NO_SOFTMAX = (
     "not optional details (one popular explanation leaves them out): raw scores can be "
     "negative and do not add up to 1, so the output would not be a weighted average of the "
     "values. Turn the scaled scores into weights with your softmax."
+)
+#: the scale applied to the weights, after the softmax, instead of to the scores
+_SCALED_AFTER_SOFTMAX = (
+    "Your weights are softmax({scores}) divided by √d_k = √{d_k} afterwards: the scaling "
+    "went after the softmax, so each row of weights adds up to 1/√d_k = {total:.4g} instead "
+    "of 1. Scale the scores, before the softmax: softmax({scores} / √d_k)."
 )
 _ROW_SUM_NORMALISED = (
     "Your weights are the scaled scores divided by their sum. That is not a softmax: "
@@ -448,6 +513,10 @@ def _row_weight_mistakes(query, keys, values) -> dict[str, np.ndarray]:
     scaled = scores / math.sqrt(q.shape[-1])
     mistakes = _row_scale_mistakes(q, k, values, lambda scale: ref.softmax(scores / scale))
     mistakes[_ROW_NO_SOFTMAX] = scaled
+    root = math.sqrt(q.shape[-1])
+    mistakes[
+        _SCALED_AFTER_SOFTMAX.format(d_k=q.shape[-1], total=1 / root, scores="keys @ query")
+    ] = ref.softmax(scores) / root
     mistakes[_ROW_NO_SOFTMAX.replace("the scores themselves", "the raw scores")] = scores
     with np.errstate(all="ignore"):
         mistakes[_ROW_SUM_NORMALISED] = scaled / scaled.sum()
@@ -662,6 +731,25 @@ _SDPA_MASK_AFTER = (
     "scores before the softmax (fill with -inf), so the softmax renormalises over the keys "
     "that are allowed."
 )
+
+
+def _sdpa_output_mistakes(exp_out: torch.Tensor, mask) -> dict[str, torch.Tensor]:
+    """The output computed from the softmax's weights before the rows with no allowed key
+    were fixed: NaN in those rows, right everywhere else."""
+    if mask is None:
+        return {}
+    dead = ~mask.any(dim=-1, keepdim=True)  # (..., len_q, 1)
+    if not bool(dead.any()):
+        return {}
+    nan_rows = torch.where(dead, torch.full_like(exp_out, float("nan")), exp_out)
+    return {
+        "Your weights are right, but your output is NaN in the rows of the queries that may "
+        "attend to no key: it was computed from the softmax's weights before those rows were "
+        "set to zero (their softmax is 0/0 = NaN). Compute output = weights @ v last, from "
+        "the final weights.": nan_rows
+    }
+
+
 _SDPA_OUTPUT_HINT = (
     "Your weights are right, so check the last step: output = weights @ v, computed from the "
     "final weights (after fixing fully masked rows). Row i of the output is the weighted sum "
@@ -811,6 +899,8 @@ def _sdpa_mistakes(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
             mistakes.setdefault(
                 message, partial(attention_weights_variant, q, k, mask, scale=scale)
             )
+    after = _SCALED_AFTER_SOFTMAX.format(d_k=d_k, total=1 / root, scores="q kᵀ")
+    mistakes[after] = lambda: attention_weights_variant(q, k, mask, scale=1.0) / root
     for dim in range(q.dim() - 1):  # every dim of the scores but the keys'
         message = (
             SOFTMAX_OVER_QUERIES
@@ -1081,6 +1171,7 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                 what + "your `output`",
                 **_output_tolerance(output.dtype, q.dtype, values=v),
                 hint=_SDPA_OUTPUT_HINT,
+                mistakes=_sdpa_output_mistakes(exp_out, mask),
             )
             if case.get("grad"):
                 c.expect_true(

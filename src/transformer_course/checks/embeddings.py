@@ -735,11 +735,34 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                 "reach the embedding table: did you use torch.no_grad(), .detach(), .data or numpy? "
                 "The table is learned, so the lookup must stay inside autograd.",
             )
+            after = c.call(module.state_dict, call_repr=f"{built}.state_dict()")[key].detach()
+            if not torch.equal(after, weight):
+                ratio = after.double() / weight.double()
+                same = bool(weight.abs().min() > 1e-6) and float(ratio.std()) < 1e-4
+                c.fail(
+                    f"{what} changed the table `{key}` itself: after the call its entries "
+                    + (
+                        f"are {float(ratio.mean()):.4g} times those loaded"
+                        + (
+                            f" (sqrt(d_model) = {math.sqrt(d_model):.4g})"
+                            if abs(float(ratio.mean()) - math.sqrt(d_model)) < 1e-3 * d_model
+                            else ""
+                        )
+                        if same
+                        else "are no longer those loaded"
+                    )
+                    + ". forward modifies the weights in place (weight.data.mul_, *=, ...), so "
+                    "every call scales them again and training starts from a changed table. "
+                    "Leave the weights alone and scale the output: "
+                    "self.embedding(ids) * math.sqrt(self.d_model)."
+                )
             again = c.call(module, ids.clone(), call_repr=what)
             c.expect_true(
                 torch.equal(got.detach(), again.detach()),
-                f"{what} gave different results on two calls with the same ids. Does forward create a new "
-                "nn.Embedding (new random weights) on every call? Create it once, in __init__.",
+                f"{what} gave different results on two calls with the same ids, its table "
+                "unchanged: something random runs in forward. Does it create a new nn.Embedding "
+                "(new random weights) on every call (create it once, in __init__), or apply "
+                "dropout (F.dropout drops even in eval mode unless given training=self.training)?",
             )
             plain = nn.functional.embedding(ids, weight)  # the lookup without the scale
             extra = [name for name in found if name != key]
@@ -804,6 +827,38 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                     # any other constant factor: after the named ones above, which win
                     **({scale_hint: plain * factor} if scale_hint else {}),
                 },
+            )
+            # the output is right: an extra trainable parameter is the only thing left
+            trainable = {
+                name: parameter
+                for name, parameter in module.named_parameters()
+                if parameter.requires_grad and tuple(parameter.shape) != (vocab_size, d_model)
+            }
+            scales = [
+                name
+                for name, parameter in trainable.items()
+                if parameter.numel() == 1
+                and abs(float(parameter.detach().reshape(())) - math.sqrt(d_model)) < 1e-4 * d_model
+            ]
+            c.expect_true(
+                not trainable,
+                f"{built} has a trainable parameter besides the table: "
+                + ", ".join(f"`{name}`" for name in trainable)
+                + (
+                    f" ({', '.join(f'`{name}`' for name in scales)} holds sqrt(d_model): the "
+                    "scale is an nn.Parameter)"
+                    if scales
+                    else ""
+                )
+                + ". The table should be the module's only parameter (an optimiser would "
+                "train every other one, and the output would drift from the lookup times "
+                "sqrt(d_model)). "
+                + (
+                    "sqrt(d_model) is a fixed constant of the paper, not something to learn: "
+                    "keep the scale a Python float, math.sqrt(d_model) (or a buffer)."
+                    if scales
+                    else "Remove it: the lookup and its fixed scale need nothing else."
+                ),
             )
 
 

@@ -418,6 +418,45 @@ def _block_entries(got: np.ndarray, k: int, d_model: int) -> str:
     )
 
 
+def _fitted_frequencies(got: np.ndarray, k: int, d_model: int) -> str:
+    """A rotation per pair whose frequencies fall geometrically, w_i = 10000^(-c·i/d_model),
+    with another c than 2 (i the pair index): the c measured from the learner's angles,
+    said only when the matrix it gives is the learner's. "" otherwise."""
+    pairs = d_model // 2
+    if k == 0 or pairs < 2:
+        return ""
+    two_i = 2 * np.arange(pairs)
+    theta = np.arctan2(got[two_i + 1, two_i], got[two_i, two_i])  # each pair's angle
+    if not np.allclose(got, _shift_at_angles(theta), atol=1e-6):
+        return ""  # not one rotation per pair
+    index = np.arange(1, pairs)
+    freq = theta[1:] / k
+    usable = (np.abs(theta[1:]) < 3.0) & (freq > 1e-12)  # away from the wrap at ±π
+    if not usable.any():
+        return ""
+    slope = -float(np.sum(index[usable] * np.log(freq[usable])) / np.sum(index[usable] ** 2))
+    c = slope * d_model / math.log(10000.0)
+    if abs(c - 2.0) < 1e-3 or c <= 0:
+        return ""
+    model = _shift_at_angles(k * np.exp(-slope * np.arange(pairs)))
+    if not np.allclose(got, model, atol=1e-6):
+        return ""
+    why = ""
+    if abs(c - 4.0) < 1e-3:
+        why = (
+            " 4i, not 2i: did you multiply by 2 indices that already are even (2i)? "
+            "np.arange(0, d_model, 2) gives 2i itself."
+        )
+    elif abs(c - 1.0) < 1e-3:
+        why = " i, not 2i: the exponent needs twice the pair index."
+    shown = f"{round(c)}i" if abs(c - round(c)) < 1e-3 else f"{c:.4g}·i"
+    return (
+        f"Each pair is rotated, but pair i turns by k / 10000^({shown}/d_model) (i the "
+        f"pair index, measured from your matrix): the frequencies are those of "
+        f"positional_encoding, w_i = 1 / 10000^(2i/d_model), so the exponent is 2i/d_model." + why
+    )
+
+
 def _shift_property_hint(got: np.ndarray, k: int, d_model: int) -> str:
     blocks = np.kron(np.eye(d_model // 2), np.ones((2, 2))) > 0
     if np.abs(np.where(blocks, 0.0, got)).max() > _FLOAT32_FORMULA["atol"]:
@@ -470,8 +509,9 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
                 **_tolerance(got.dtype),
                 hint=_shift_property_hint(got.astype(np.float64), k, d_model),
                 mistakes=_shift_mistakes(k, d_model) if d_model % 2 == 0 else None,
-                explain=lambda got=got, k=k, d_model=d_model: _block_entries(
-                    np.asarray(got, dtype=np.float64), k, d_model
+                explain=lambda got=got, k=k, d_model=d_model: (
+                    _block_entries(np.asarray(got, dtype=np.float64), k, d_model)
+                    or _fitted_frequencies(np.asarray(got, dtype=np.float64), k, d_model)
                 ),
             )
         for d_model in (7, 1) if hidden else (5,):
@@ -574,6 +614,17 @@ def _check_stored_table(c: Checker, found: dict, built: str, max_len: int, d_mod
     return unknown  # the output check explains what is wrong, if anything is
 
 
+#: the table kept as (max_len, 1, d_model) (the layout the state dict shows), whatever slice
+#: of it was taken: its len rows meet x's batch axis
+_SEQ_FIRST_TABLE = (
+    "Your table is stored as (max_len, 1, d_model), the sequence-first layout of older "
+    "PyTorch tutorials (for x of shape (len, batch, d_model)): a slice of its first axis, "
+    "table[:{length}], is ({length}, 1, d_model), so its positions line up with the *batch* "
+    "axis of x and its axis of size 1 with the positions. Here x is (batch, len, d_model): "
+    "store the table as (1, max_len, d_model) (table.unsqueeze(0)) and add table[:, :len]."
+)
+
+
 def _slice_hint(layout: str, batch: int, length: int, max_len: int):
     """Advice for a shape mismatch in x + table, from the sizes the error names: the
     number of table rows the learner added tells which slice they took."""
@@ -586,6 +637,8 @@ def _slice_hint(layout: str, batch: int, length: int, max_len: int):
                 "(1, max_len, d_model) (table.unsqueeze(0)), and slice table[:, :len], or keep "
                 "it 2-D and slice its rows, table[:len]."
             )
+        if layout == _LAYOUTS[2]:
+            return _SEQ_FIRST_TABLE.format(length=length)
         found = re.search(r"tensor a \((\d+)\) must match the size of tensor b \((\d+)\)", str(exc))
         sizes = {int(found[1]), int(found[2])} if found else set()
         added = sizes - {length}
@@ -622,12 +675,25 @@ def _check_forward(c, module, built, x, table, layout, max_len):
         module,
         x,
         call_repr=what,
-        hints=[("must match the size of tensor", _slice_hint(layout, batch, length, max_len))],
+        hints=[
+            ("must match the size of tensor", _slice_hint(layout, batch, length, max_len)),
+            (
+                lambda error: isinstance(error, ValueError) and length <= max_len,
+                f"x has len={length} positions and the module was built with "
+                f"max_len={max_len}: len <= max_len is a legal input, which your own check "
+                "refused. Refuse only len > max_len, comparing len with the number of "
+                "positions the table holds (its position axis: pe.shape[1] for a "
+                "(1, max_len, d_model) table)."
+                + (f" {_SEQ_FIRST_TABLE.format(length=length)}" if layout == _LAYOUTS[2] else ""),
+            ),
+        ],
         mutation_hint="Return x + the table as a new tensor: `x += ...` (or x.add_) "
         "changes the caller's embeddings.",
     )
     c.expect_type(out, torch.Tensor, what, "Return a tensor.")
     hint = "The output has the shape of x: (batch, len, d_model)."
+    if layout == _LAYOUTS[2] and tuple(out.shape) == (length, length, d_model):
+        hint += " " + _SEQ_FIRST_TABLE.format(length=length)
     if tuple(out.shape) == (1, length, d_model):
         hint += " Yours has batch size 1: did you return the encoding without adding x?"
     c.expect_shape(out, x.shape, what, hint)
@@ -692,6 +758,17 @@ def _check_dropout(c, cls, d_model, max_len, x, table):
         return c.call(module, x.clone(), call_repr=what), what
 
     out, what = run(0.5, "eval")
+    if isinstance(out, torch.Tensor) and out.shape == total.shape:
+        # dropout's training behaviour: each entry 0, or the sum scaled by 1 / (1 - p)
+        got = out.detach().double()
+        dropped = got.abs() <= 1e-6
+        kept = torch.isclose(got, 2.0 * total.double(), rtol=1e-4, atol=1e-5)
+        if bool((dropped | kept).all()) and bool(dropped.any()):
+            c.fail(
+                f"{what} still drops: {int(dropped.sum())} of its {got.numel()} entries are 0 "
+                "and the others are (x + PE) / (1 - p) = 2·(x + PE), which is dropout in "
+                f"training mode. {_EVAL_HINT}"
+            )
     c.expect_close(out, total, what, **_tolerance(out.dtype), hint=_EVAL_HINT)
 
     out, what = run(0.0, "train")

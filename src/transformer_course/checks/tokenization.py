@@ -292,6 +292,32 @@ def _vocab_mistakes(token_lists, min_freq) -> dict:
     }
 
 
+def _expect_no_state_between_calls(c, build_vocab, got, token_lists, min_freq, what) -> None:
+    """Tokens that are not in this call's data: kept from an earlier call (a dict that
+    outlives the call) if a probe call's token then shows up in a repeat of this call."""
+    seen = {t for tokens in token_lists for t in tokens} | set(ref.SPECIAL_TOKENS)
+    foreign = [t for t in got if t not in seen]
+    if not foreign:
+        return
+    probe = "<probe-token>"
+    c.call(build_vocab, [[probe]], min_freq=1, call_repr=f"build_vocab([[{probe!r}]])")
+    again = c.call(build_vocab, [list(t) for t in token_lists], min_freq=min_freq)
+    shown = ", ".join(repr(t) for t in foreign[:5]) + (", ..." if len(foreign) > 5 else "")
+    if isinstance(again, dict) and probe in again:
+        c.fail(
+            f"{what} returned tokens that are not in its input ({shown}), and after a call "
+            f"build_vocab([[{probe!r}]]) the same call returns {probe!r} too: your vocabulary "
+            "keeps the tokens of earlier calls. The dict you add to outlives the call (a "
+            "module-level dict of the specials, or a default argument, updated without a "
+            "copy). Start every call from a new dict: "
+            "{token: i for i, token in enumerate(SPECIAL_TOKENS)}, or dict(...) / .copy()."
+        )
+    c.fail(
+        f"{what} returned tokens that are not in its input: {shown}. The vocabulary holds "
+        "the four special tokens and the tokens of token_lists, nothing else."
+    )
+
+
 def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
     """Check ``build_vocab(token_lists, min_freq)``; any dict (a Counter, an OrderedDict)
     is accepted, its key order is not compared."""
@@ -355,6 +381,7 @@ def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
                 hint="Ids must be 0, 1, 2, ... with no gaps or repeats (use len(vocab) as the next "
                 "id, and skip a token that is already in the vocabulary without using up an id).",
             )
+            _expect_no_state_between_calls(c, build_vocab, got, token_lists, min_freq, what)
             c.expect_equal(
                 dict(got),
                 expected,
@@ -647,6 +674,23 @@ def _merge_first_only(ids, pair, new_id):
     return list(ids)
 
 
+def _merge_back_to_back_missed(ids, pair, new_id):
+    """Merges every occurrence except one that starts right where a merged one ended (what
+    a string replacement on the space-joined ids does: one match uses up the separator
+    the next one needs)."""
+    out, i, just_merged = [], 0, False
+    while i < len(ids):
+        if not just_merged and i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
+            out.append(new_id)
+            i += 2
+            just_merged = True
+        else:
+            out.append(ids[i])
+            i += 1
+            just_merged = False
+    return out
+
+
 def _merge_scan(ids, new_id, matches, step_after_merge=2):
     """The left-to-right scan with another test for 'the pair is here' (``matches(a, b)``)
     or another step after a merge: the merge_pair that a mistake in either gives."""
@@ -714,6 +758,7 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                 ([3, 4, 3, 4], (3, 4), 9),
                 ([], (1, 2), 9),
             ]
+        first_only_ruled_out = False  # an earlier input merged a later occurrence too
         for ids, pair, new_id in cases:
             what = f"merge_pair({ids}, {pair}, {new_id})"
             got = c.call(
@@ -726,6 +771,31 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
             )
             got = _ids(c, got, what, "Return a new list of ids.")
             expected = ref.merge_pair(ids, pair, new_id)
+            first_only = _merge_first_only(ids, pair, new_id)
+            back_to_back = _merge_back_to_back_missed(ids, pair, new_id)
+            later_missed = {}
+            if first_only == back_to_back and not first_only_ruled_out:
+                later_missed[
+                    "Only the first occurrence of the pair was replaced, or an occurrence that "
+                    "starts right where a merged one ended was skipped (on this input the two "
+                    "look alike): after a merge, keep scanning from the id after the pair and "
+                    "replace every later, non-overlapping occurrence, including one that "
+                    "follows directly."
+                ] = first_only
+            else:
+                if not first_only_ruled_out:
+                    later_missed[
+                        "Only the first occurrence of the pair was replaced: after a merge, "
+                        "keep scanning (from the id after the pair) and replace every later, "
+                        "non-overlapping occurrence too."
+                    ] = first_only
+                later_missed[
+                    "An occurrence that starts right where a merged one ended was not merged "
+                    "(separate occurrences were). Merging by string replacement on the joined "
+                    "ids does that: one match uses up the separator that the next one needs. "
+                    "Scan the list with an index instead: after a merge at i, look for the "
+                    "pair again at i + 2."
+                ] = back_to_back
             c.expect_equal(
                 got,
                 expected,
@@ -737,9 +807,7 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                     "not [X, X] or [X].": _merge_double(ids, pair, new_id),
                     "The last id went missing: when no merge happens at the final position, it "
                     "still has to be copied.": expected[:-1] if expected else None,
-                    "Only the first occurrence of the pair was replaced: after a merge, keep "
-                    "scanning (from the id after the pair) and replace every later, "
-                    "non-overlapping occurrence too.": _merge_first_only(ids, pair, new_id),
+                    **later_missed,
                     "Nothing was merged: you returned the ids unchanged although the pair "
                     "occurs in them, so your test for the pair is never true. A list slice "
                     "never equals the tuple pair (ids[i:i + 2] == pair compares [a, b] with "
@@ -749,6 +817,8 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                     **_merge_scan_mistakes(ids, pair, new_id),
                 },
             )
+            # this input passed: if only the first occurrence had been merged, it would not have
+            first_only_ruled_out = first_only_ruled_out or first_only != expected
 
 
 def _train(ids, num_merges, choose, min_count=1):
@@ -971,6 +1041,14 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
             if len(got) < len(expected):
                 count_hint = _vocab_size_hint(train_bpe, len(got), num_merges, len(expected))
             learned = len(expected)
+            first_counts = ref.get_pair_counts(byte_ids)
+            # ids never updated (merge_pair's result dropped): every step finds the same
+            # pair, and the dict keeps it once, with the last step's id
+            stuck = (
+                {max(first_counts, key=first_counts.get): 256 + num_merges - 1}
+                if first_counts and num_merges > 1
+                else None
+            )
             c.expect_equal(
                 sorted(got.values()),
                 list(expected.values()),
@@ -982,6 +1060,13 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                     "Every merge got the same id, 256: the step is not added. The i-th merge "
                     "(counting from 0) gets 256 + i, a new id each time.": (
                         [256] * len(got) if len(got) > 1 and set(got.values()) == {256} else None
+                    ),
+                    f"One merge came back, the first step's pair with the last step's id "
+                    f"{256 + num_merges - 1}: every step found the same pair again, so the ids "
+                    "were never updated. merge_pair returns a new list and leaves its input "
+                    "alone: assign its result (ids = merge_pair(ids, pair, new_id)) before the "
+                    "next step counts the pairs.": (
+                        list(stuck.values()) if stuck and got == stuck else None
                     ),
                     "Your ids start at 257, one too high: the first merge (i = 0) gets 256 "
                     "and the i-th 256 + i (did you count the steps from 1?).": [
@@ -1050,6 +1135,18 @@ def _encode_by_count(text, merges):
             return ids
         pair = max(counts, key=counts.get)
         ids = ref.merge_pair(ids, pair, merges[pair])
+
+
+def _encode_left_to_right(text, merges):
+    """What merging greedily as the bytes come gives: whenever the last two ids on a
+    stack form a learned pair, they are merged (rank order ignored)."""
+    out: list[int] = []
+    for token in text.encode("utf-8"):
+        out.append(token)
+        while len(out) >= 2 and (out[-2], out[-1]) in merges:
+            right, left = out.pop(), out.pop()
+            out.append(merges[(left, right)])
+    return out
 
 
 def _encode_latest_first(text, merges):
@@ -1178,11 +1275,15 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             cases.append(("abcabc", {(98, 99): 256, (97, 98): 257, (97, 256): 258}))
             cases.append(("xababcx", _OVERLAPPING_MERGES))
             cases.append(("xy", {(120, 121): 256}))  # two ids left: the last merge still applies
+            cases.append(("abcbc", _RANKED_MERGES))
         else:
             merges = ref.train_bpe(_CLASSIC, 3)
             cases = [(_CLASSIC, merges), ("aaab", merges), ("café", merges), ("aa", merges)]
             cases.append(("ababc", _OVERLAPPING_MERGES))
             cases.append(("ababcab", _RANKED_MERGES))
+            # "bc" is the earlier merge and the more frequent pair, but "ab" comes first:
+            # counting gets it right, merging greedily from the left does not
+            cases.append(("abcbc", _RANKED_MERGES))
         # Every call first (a call that raises ends the list), then the first wrong result
         # is diagnosed with the known mistakes that agree with *every* result collected:
         # one of them alone on one input proves nothing.
@@ -1203,6 +1304,11 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             "Apply the merges by rank, the earliest learned first (smallest new id), not by "
             "how often or where a pair occurs in the text being encoded: the merges were "
             "learned on other text, in that order.": _encode_by_count,
+            "You merged greedily from the left as the bytes come (whenever the last two ids "
+            "form a learned pair, they are merged at once): a pair is merged where it appears "
+            "first, not in the order the merges were learned. Apply the merges by rank: among "
+            "the pairs present, take the one with the smallest new id, merge it everywhere, "
+            "repeat.": _encode_left_to_right,
             "You applied the latest-learned merge first (the highest new id, max() where "
             "min() belongs): a later merge is built on the earlier ones, so apply them by "
             "rank, the smallest new id first (min(present, key=merges.get)).": (
@@ -1239,11 +1345,12 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             raise pending
 
 
-def _decode_per_token(ids, merges):
+def _decode_per_token(ids, merges, errors="replace"):
+    """What decoding each token's bytes on its own, then joining the strings, gives."""
     table = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
         table[new_id] = table[a] + table[b]
-    return "".join(table[i].decode("utf-8", errors="replace") for i in ids)
+    return "".join(table[i].decode("utf-8", errors=errors) for i in ids)
 
 
 def _decode_zero_bytes(ids, merges):
@@ -1309,6 +1416,14 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                 "is table[a] + table[b], in learned order), join the bytes, then .decode('utf-8').",
                 mistakes={
                     _DECODE_ONCE_HINT: _decode_per_token(ids, merges),
+                    **{
+                        f"{_DECODE_ONCE_HINT} (With errors='{errors}' the bytes of such a "
+                        f"character are {effect} instead.)": _decode_per_token(ids, merges, errors)
+                        for errors, effect in (
+                            ("ignore", "dropped silently"),
+                            ("backslashreplace", "written as escapes such as \\xc3"),
+                        )
+                    },
                     "Your text is made of zero bytes ('\\x00'): bytes(i) with an int makes i "
                     "zero bytes (bytes(3) == b'\\x00\\x00\\x00'). The single byte with "
                     "value i is bytes([i]).": _decode_zero_bytes(ids, merges),
