@@ -1050,6 +1050,18 @@ ENCODER_MISTAKES = [
         stack_class("EncoderReturnInLoop", _first_once),
         r"returns after the first layer",
     ),
+    # an off-by-one loop (blind6b-encoder-skips-last-layer): on two layers it gives what a
+    # return inside the loop gives, and was told so; three layers tell the two apart
+    Mistake(
+        check_Encoder,
+        stack_class(
+            "EncoderLoopOneShort",
+            lambda self, x, mask=None: _loop(
+                type("_", (), {"layers": self.layers[:-1], "finish": self.finish})(), x, mask
+            ),
+        ),
+        r"Your loop stops one layer early: the last layer, layers\[num_layers - 1\], never runs",
+    ),
     Mistake(
         check_Encoder,
         stack_class(

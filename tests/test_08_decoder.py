@@ -596,6 +596,18 @@ class DecoderFinalNormOr(ref.Decoder):
 
 
 DECODER_MISTAKES = [
+    # an off-by-one loop (the decoder twin of blind6b-encoder-skips-last-layer), told apart
+    # from a return inside the loop by the three-layer case
+    Mistake(
+        S,
+        stack_class(
+            "LoopOneShort",
+            lambda self, x, m, s=None, t=None: _loop(
+                type("_", (), {"layers": self.layers[:-1], "finish": self.finish})(), x, m, s, t
+            ),
+        ),
+        r"Your loop stops one layer early: the last layer, layers\[num_layers - 1\], never runs",
+    ),
     Mistake(S, DecoderFinalNormOr, r"unexpected: \['norm\.bias', 'norm\.weight'\]"),
     Mistake(
         S,

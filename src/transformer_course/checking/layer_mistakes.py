@@ -187,6 +187,10 @@ _STACK_FIRST_ONCE = (
     "Your stack returns after the first layer (is the `return` inside the loop?): every layer "
     "must run, in order, before the result is returned."
 )
+_STACK_STOPS_EARLY = (
+    "Your loop stops one layer early: the last layer, layers[num_layers - 1], never runs "
+    "(range(len(self.layers) - 1), or self.layers[:-1]?): every layer must run, in order."
+)
 _STACK_NORM_EACH = (
     "Your stack applies the final LayerNorm after every layer: it is applied once, to the "
     "output of the last layer."
@@ -204,6 +208,7 @@ def stack_mistakes(norm_first: bool, final_norm: bool | None) -> dict[str, dict[
         _STACK_REVERSED: {"order": "reversed"},
         _STACK_FIRST_ONLY: {"order": "first_only"},
         _STACK_FIRST_ONCE: {"order": "first_once"},
+        _STACK_STOPS_EARLY: {"order": "all_but_last"},
         _STACK_UNCHAINED: {"order": "unchained"},
     }
     if norm_first:

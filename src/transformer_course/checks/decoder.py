@@ -104,7 +104,8 @@ _HIDDEN_LAYER = [
     _DecCase(147, 2, 2, 6, 8, 2, 16, norm_first=True, src_padding="left"),
 ]
 _VISIBLE_STACK = [
-    _DecCase(51, 2, 4, 4, 8, 2, 16, num_layers=2),
+    # three layers: a return inside the loop and a loop one layer short differ
+    _DecCase(51, 2, 4, 4, 8, 2, 16, num_layers=3),
     _DecCase(52, 2, 3, 5, 8, 2, 16, norm_first=True, src_padding="left", num_layers=2),
     _DecCase(53, 1, 4, 6, 8, 2, 12, dropout=0.1, num_layers=3, final_norm=True),
     _DecCase(54, 2, 4, 5, 8, 2, 16, dropout=1.0, mode="train", num_layers=2),

@@ -611,7 +611,9 @@ class _StackCase:
 
 
 _VISIBLE_STACK = [
-    _StackCase(31, 2, 2, 5, 8, 2, 16, padding="right"),
+    # three layers: a return inside the loop (layer 0 only) and a loop that stops one layer
+    # early (layers 0 and 1) give different outputs
+    _StackCase(31, 3, 2, 5, 8, 2, 16, padding="right"),
     _StackCase(32, 2, 2, 5, 8, 2, 16, norm_first=True, padding="left"),
     _StackCase(33, 3, 1, 4, 8, 2, 12, final_norm=True, dropout=0.1),
     _StackCase(34, 2, 2, 4, 8, 2, 16, dropout=1.0, mode="train"),

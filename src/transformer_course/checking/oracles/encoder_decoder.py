@@ -209,13 +209,14 @@ def stack_f(
     """A stack: ``layer(x, layer_state)`` for each of the num_layers layers (state
     ``layers.<i>``), then the final LayerNorm ``norm`` if ``final``. ``order``: "forward",
     "reversed", "first_only" (layer 0 applied num_layers times), "first_once" (a return
-    inside the loop), "unchained" (every layer fed the stack's input, the last one's
-    output returned). ``norm_each``: the final norm applied after every layer."""
+    inside the loop), "all_but_last" (a loop that stops one layer early), "unchained" (every
+    layer fed the stack's input, the last one's output returned). ``norm_each``: the final norm applied after every layer."""
     indices = {
         "forward": list(range(num_layers)),
         "reversed": list(reversed(range(num_layers))),
         "first_only": [0] * num_layers,
         "first_once": [0],
+        "all_but_last": list(range(num_layers - 1)),
         "unchained": list(range(num_layers)),
     }[order]
     x = x.double()
