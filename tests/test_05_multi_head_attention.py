@@ -189,6 +189,19 @@ def merge_float64(x):
     return merge_transpose_reshape(x).double()
 
 
+def merge_unpacked_as_split(x):
+    """x.shape unpacked in split_heads' layout (blind6b-merge-unpacks-split-layout): the
+    transpose is there, len and num_heads are exchanged in the reshape."""
+    b, length, h, d_head = x.shape
+    return x.transpose(1, 2).reshape(b, length, h * d_head)
+
+
+def merge_batch_of_one(x):
+    """A batch of one written into the reshape (blind6b-merge-batch-of-one)."""
+    _, h, length, d_head = x.shape
+    return x.transpose(1, 2).reshape(1, length, h * d_head)
+
+
 # ============================================================ MultiHeadAttention
 class Base(nn.Module):
     """What a learner's __init__ looks like; forward is what the variants change."""
@@ -614,6 +627,19 @@ def mistake(name, **knobs):
     return type(name, (Base,), {"forward": forward})
 
 
+class KeysViewedWithQueryLength(Base):
+    """Splits the keys and values with the query's length (blind6b-mha-kv-viewed-with-
+    query-length): self-attention works, cross-attention raises in the view."""
+
+    def forward(self, query, key, value, mask=None):
+        b, len_q = query.shape[:2]
+        q = self.split(self.w_q(query))
+        k = self.w_k(key).view(b, len_q, -1, self.d_head).transpose(1, 2)
+        v = self.w_v(value).view(b, len_q, -1, self.d_head).transpose(1, 2)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(self.merge(heads)), weights
+
+
 class QueriesOfHeadZero(Base):
     """Every head attends with head 0's queries: q is not split like k and v."""
 
@@ -789,6 +815,16 @@ MISTAKES = [
     Mistake(check_merge_heads, merge_view_without_contiguous, r"Use `\.reshape\(\.\.\.\)`"),
     Mistake(check_merge_heads, merge_len_and_d_head, r"You flattened len and d_head together"),
     Mistake(check_merge_heads, merge_float64, r"should have dtype torch.float32"),
+    Mistake(check_merge_heads, merge_unpacked_as_split, r"the transpose is there, but the sizes"),
+    Mistake(
+        check_merge_heads, merge_batch_of_one, r"a batch of one, but x holds batch = \d+ sequences"
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        KeysViewedWithQueryLength,
+        r"a key or value projection \(len_k = \d+, the encoder's length\), but the shape asks "
+        r"for len_q = \d+ positions",
+    ),
     # MultiHeadAttention: the layers
     Mistake(check_MultiHeadAttention, SharedLinear, r"one and the same object"),
     Mistake(check_MultiHeadAttention, FusedLinear, r"fused nn.Linear"),

@@ -235,16 +235,59 @@ _MERGE_INTERLEAVED = (
 )
 
 
-def _merge_shape_hint(got: tuple, batch: int, num_heads: int, length: int, d_head: int) -> str:
+_MERGE_UNPACKED_AS_SPLIT = (
+    "Yours is x.transpose(1, 2) reshaped to (batch, num_heads, len * d_head): the transpose is "
+    "there, but the sizes you reshape to have len and num_heads exchanged (was x.shape unpacked "
+    "as (batch, len, num_heads, d_head), split_heads' layout?). x is (batch, num_heads, len, "
+    "d_head): unpack it in that order and reshape to (batch, len, num_heads * d_head)."
+)
+
+
+def _merge_shape_hint(got, x, batch: int, num_heads: int, length: int, d_head: int) -> str:
+    """The advice for a wrong shape; where two computations give that shape, the values
+    say which one it is (the shape alone names none)."""
+    shape = tuple(got.shape)
+    if shape == (batch, num_heads, length * d_head) and got.dtype == x.dtype:
+        if torch.equal(got, x.reshape(shape)):
+            return (
+                "You flattened len and d_head together: move the heads axis back behind len "
+                "first (`.transpose(1, 2)`), then flatten the last two axes."
+            )
+        if torch.equal(got, x.transpose(1, 2).reshape(shape)):
+            return _MERGE_UNPACKED_AS_SPLIT
+        return (
+            f"Your middle axis has num_heads = {num_heads} entries where len = {length} belongs, "
+            "and the last one len * d_head: the result is (batch, len, num_heads * d_head)."
+        )
     hints = {
         (batch, length, num_heads, d_head): "That is (batch, len, num_heads, d_head): flatten the "
         "last two axes into one of size num_heads * d_head.",
-        (batch, num_heads, length * d_head): "You flattened len and d_head together: move the "
-        "heads axis back behind len first (`.transpose(1, 2)`), then flatten the last two axes.",
         (batch, length * num_heads, d_head): "You merged len and num_heads: the heads must be "
         "concatenated along the feature axis, giving (batch, len, num_heads * d_head).",
     }
-    return hints.get(tuple(got), "The contract is (batch, len, num_heads * d_head).")
+    return hints.get(shape, "The contract is (batch, len, num_heads * d_head).")
+
+
+def _batch_of_one_hint(batch: int, length: int, d_model: int):
+    """A reshape to (1, len, d_model) of a batch of several sequences: a batch size of 1
+    written into the code (the other two sizes are right, so nothing else gives it)."""
+
+    def hit(exc: BaseException) -> bool:
+        found = re.search(r"shape '\[([-\d, ]+)\]' is invalid", str(exc))
+        return (
+            batch > 1
+            and found is not None
+            and [int(n) for n in found.group(1).split(",")] == [1, length, d_model]
+        )
+
+    return [
+        (
+            hit,
+            f"Your reshape asks for (1, {length}, {d_model}): a batch of one, but x holds "
+            f"batch = {batch} sequences. Take the batch size from x (batch = x.shape[0]) "
+            "instead of writing 1.",
+        )
+    ]
 
 
 def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
@@ -272,6 +315,7 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
                 merge_heads,
                 x,
                 call_repr=f"merge_heads(x {tuple(x.shape)}{layout})",
+                hints=_batch_of_one_hint(batch, length, num_heads * d_head),
                 mutation_hint="Transpose and reshape give new tensors; nothing needs to be "
                 "written into x.",
             )
@@ -281,7 +325,7 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
                 got,
                 expected.shape,
                 what,
-                _merge_shape_hint(got.shape, batch, num_heads, length, d_head),
+                _merge_shape_hint(got, x, batch, num_heads, length, d_head),
             )
             c.expect_dtype(got, dtype, what, _SAME_DTYPE)
 
@@ -597,7 +641,49 @@ def _length_mixup_hint(case: _Case):
         "or your values come from `query`: in cross-attention they come from `key` and "
         "`value`, the encoder output, and only the queries come from `query`, the decoder."
     )
-    return [(mixes_lengths, advice)] if lq != lk and case.kind != "self" else []
+    if lq == lk or case.kind == "self":
+        return []
+    b, d = case.batch, case.d_model
+
+    def reshaped(exc: BaseException) -> tuple[list[int], int] | None:
+        """(the shape asked for, the number of elements) of a failed view/reshape."""
+        found = re.search(r"shape '\[([-\d, ]+)\]' is invalid for input of size (\d+)", str(exc))
+        if not isinstance(exc, RuntimeError) or found is None:
+            return None
+        return [int(n) for n in found.group(1).split(",")], int(found.group(2))
+
+    def with_length(numbers: int, length: int):
+        def hit(exc: BaseException) -> bool:
+            got = reshaped(exc)
+            return got is not None and got[1] == numbers and length in got[0][1:2]
+
+        return hit
+
+    # only a key or value projection holds b * len_k * d_model numbers (len_q != len_k), and
+    # only the query projection b * len_q * d_model: a view of one of them with the other's
+    # length is that mistake, whatever the code around it
+    kv_with_len_q = (
+        f"The tensor your code reshapes holds batch * len_k * d_model = {b * lk * d} numbers, a "
+        f"key or value projection (len_k = {lk}, the encoder's length), but the shape asks for "
+        f"len_q = {lq} positions, the query's length: split the keys and values with their own "
+        "length, key.shape[1] (or -1 in that place), not the query's (split_heads(self.w_k(key), "
+        "num_heads) does that)."
+    )
+    q_with_len_k = (
+        f"The tensor your code reshapes holds batch * len_q * d_model = {b * lq * d} numbers, the "
+        f"query projection (len_q = {lq}), but the shape asks for len_k = {lk} positions, the "
+        "keys' length: split the queries with their own length, query.shape[1] (or -1 there)."
+    )
+    specific = [with_length(b * lk * d, lq), with_length(b * lq * d, lk)]
+
+    def other_mixup(exc: BaseException) -> bool:
+        return mixes_lengths(exc) and not any(hit(exc) for hit in specific)
+
+    return [
+        (specific[0], kv_with_len_q),
+        (specific[1], q_with_len_k),
+        (other_mixup, advice),
+    ]
 
 
 _FROM_QUERY = {
