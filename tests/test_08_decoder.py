@@ -328,6 +328,14 @@ class LayerFeedForwardBeforeCross(ref.DecoderLayer):
 
 
 LAYER_MISTAKES = [
+    # two masks moved at once (blind6b-dec-causal-mask-in-cross): only the self-attention's
+    # was named before
+    Mistake(
+        C,
+        layer_variant("SelfUnmaskedCrossTgt", masks=("none", "tgt")),
+        r"Two masks in the wrong places: your self-attention gets no mask .* cross-attention gets "
+        r"tgt_mask",
+    ),
     Mistake(
         C,
         LayerCrossQueriesFromSelfOutput,

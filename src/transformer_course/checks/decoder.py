@@ -328,6 +328,13 @@ _MASKS = {
         "cross-attention none. tgt_mask goes to the self-attention, src_mask to the "
         "cross-attention."
     ),
+    ("none", "tgt"): (
+        "Two masks in the wrong places: your self-attention gets no mask (so it sees the "
+        "positions after each target position) and your cross-attention gets tgt_mask. "
+        "tgt_mask (look-ahead and target padding) goes to the self-attention, "
+        "self_attn(x, x, x, tgt_mask); src_mask to the cross-attention, "
+        "cross_attn(x, memory, memory, src_mask)."
+    ),
 }
 _MEMORY_NORMALISED = (
     "In your pre-LN layer the memory is normalised too (norm2(memory)). Only the decoder side "
