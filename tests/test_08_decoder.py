@@ -455,7 +455,11 @@ LAYER_MISTAKES = [
         layer_variant("DropoutAfterNorm", dropout_at="after_norm"),
         r"drops the normalised result",
     ),
-    Mistake(C, layer_variant("DropoutOnSum", dropout_at="on_sum"), r"drops the residual sum"),
+    Mistake(
+        C,
+        layer_variant("DropoutOnSum", dropout_at="on_sum"),
+        r"reference gives\. In train mode with dropout=1\.0 your layer drops the residual sum",
+    ),
     Mistake(C, LayerNoDropoutAnywhere, r"same as in eval mode: dropout is never applied"),
     Mistake(C, LayerAlwaysDropout, r"In eval mode your output changes from one call to the next"),
     # objects and return values

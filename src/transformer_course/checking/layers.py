@@ -25,6 +25,7 @@ __all__ = [
     "expect_tensor_result",
     "mistake_pairs",
     "mistake_values",
+    "only_dropout_mistakes",
     "state_hint",
     "two_mistakes",
     "value_or_none",
@@ -47,6 +48,33 @@ def mistake_values(
         message: (lambda knobs=knobs: value_or_none(lambda: compute(**knobs)))
         for message, knobs in table.items()
     }
+
+
+def only_dropout_mistakes(
+    table: Mapping[str, Mapping[str, Any]],
+    module: torch.nn.Module,
+    args: tuple,
+    eval_expected: torch.Tensor,
+) -> dict[str, Mapping[str, Any]]:
+    """For a train-mode case with dropout=1.0: when the learner's module, switched to eval
+    mode on the same inputs, gives the reference's eval-mode result, no structural mistake
+    can be what it made (each would show in eval mode too), so only the entries about
+    dropout (knobs ``drop``/``dropout_at``) stay candidates. Otherwise ``table`` as it is."""
+    was_training = module.training
+    out = None
+    try:
+        module.eval()
+        with torch.no_grad():
+            out = module(*args)
+    except Exception:
+        out = None
+    finally:
+        module.train(was_training)
+    if not (isinstance(out, torch.Tensor) and out.shape == eval_expected.shape):
+        return dict(table)
+    if not torch.allclose(out.double(), eval_expected, rtol=1e-4, atol=1e-5):
+        return dict(table)
+    return {m: k for m, k in table.items() if set(k) <= {"drop", "dropout_at"}}
 
 
 def mistake_pairs(

@@ -45,6 +45,7 @@ from transformer_course.checking.layers import (
     expect_composite,
     expect_tensor_result,
     mistake_values,
+    only_dropout_mistakes,
 )
 from transformer_course.checking.localise import localise_layer, localise_stack
 from transformer_course.checking.oracles import (
@@ -436,6 +437,10 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
             inputs.x, inputs.memory, p, inputs.src_mask, inputs.tgt_mask, case.num_heads, **knobs
         )
 
+    table = _layer_table(case, inputs, drop)
+    if drop:  # what eval mode rules out is no candidate (a missing residual, say)
+        table = only_dropout_mistakes(table, module, inputs.args(), compute(drop=False))
+
     def localise():
         return _property_problem(c, module, inputs, case, call, got) or localise_layer(
             module,
@@ -452,7 +457,7 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
         compute(),
         what,
         **tolerance(got.dtype),
-        mistakes=mistake_values(compute, _layer_table(case, inputs, drop)),
+        mistakes=mistake_values(compute, table),
         localise=None if case.mode == "train" and case.dropout > 0 else localise,
         hint=lambda: _property_problem(c, module, inputs, case, call, got) or _LAYER_BUILT_ON,
     )

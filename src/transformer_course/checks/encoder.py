@@ -50,6 +50,7 @@ from transformer_course.checking.layers import (
     expect_tensor_result,
     mistake_pairs,
     mistake_values,
+    only_dropout_mistakes,
     state_hint,
 )
 from transformer_course.checking.localise import localise_layer, localise_stack
@@ -570,6 +571,8 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
     add_new(table, norm_choice_mistakes(_PARTS, _PART_NORMS))
     if mask is not None:
         table |= {_MASK_IGNORED: {"mask_mode": "none"}, _MASK_INVERTED: {"mask_mode": "inverted"}}
+    if drop:  # what eval mode rules out is no candidate (a missing residual, say)
+        table = only_dropout_mistakes(table, module, args, compute(drop=False))
 
     def localise():
         return localise_layer(
