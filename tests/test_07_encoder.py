@@ -496,7 +496,10 @@ FFN_MISTAKES = [
         r"never applied",
     ),
     Mistake(
-        check_PositionwiseFeedForward, FFNAlwaysDropout, r"eval\(\), where dropout must do nothing"
+        check_PositionwiseFeedForward,
+        FFNAlwaysDropout,
+        # named in its own words, not in the fallback's (blind6b-ffn-functional-dropout-eval)
+        r"two different results for the same input in eval mode: dropout is still active",
     ),
     Mistake(check_PositionwiseFeedForward, FFNFourTimes, r"hidden width is the d_ff argument"),
     Mistake(check_PositionwiseFeedForward, FFNNumberedSequential, r"come from nn.Sequential"),
@@ -821,7 +824,11 @@ LAYER_MISTAKES = [
         LayerNoDropoutAnywhere,
         r"same as in eval mode: dropout is never applied",
     ),
-    Mistake(check_EncoderLayer, LayerAlwaysDropout, r"eval\(\), where dropout must do nothing"),
+    Mistake(
+        check_EncoderLayer,
+        LayerAlwaysDropout,
+        r"two different results for the same input in eval mode: dropout is still active",
+    ),
     # one residual alone missing, one norm used twice: named from the oracle's knobs
     Mistake(
         check_EncoderLayer,

@@ -22,6 +22,7 @@ __all__ = [
     "describe_mask",
     "dropout_hint",
     "expect_composite",
+    "expect_deterministic_in_eval",
     "expect_tensor_result",
     "mistake_pairs",
     "mistake_values",
@@ -188,6 +189,27 @@ def dropout_hint(case_dropout: float, mode: str) -> str:
             "F.dropout(..., training=self.training)."
         )
     return ""
+
+
+def expect_deterministic_in_eval(
+    c: Checker, module: Any, args: tuple, got: torch.Tensor, call: str, case_dropout: float
+) -> None:
+    """An eval-mode module built with dropout > 0 must give the same result twice: when a
+    second call on the same inputs gives another, dropout is still active, whatever else
+    may be wrong (the one cause of randomness in these modules)."""
+    again = c.call(module, *args, call_repr=f"{call}, a second time")
+    same = (
+        isinstance(again, torch.Tensor)
+        and again.shape == got.shape
+        and torch.allclose(again.detach().double(), got.detach().double(), rtol=0, atol=1e-12)
+    )
+    c.expect_true(
+        same,
+        f"{call} gave two different results for the same input in eval mode: dropout is still "
+        f"active (the module was built with dropout={case_dropout}, then switched to eval()). "
+        "nn.Dropout modules follow train()/eval(); the functional F.dropout(h, p) defaults to "
+        "training=True, so pass training=self.training, or call the module's self.dropout.",
+    )
 
 
 def _layers_elsewhere_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple]) -> str:

@@ -47,6 +47,7 @@ from transformer_course.checking.layers import (
     describe_mask,
     dropout_hint,
     expect_composite,
+    expect_deterministic_in_eval,
     expect_tensor_result,
     mistake_pairs,
     mistake_values,
@@ -428,6 +429,10 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
         what,
         shape_hint="The block maps every token d_model -> d_ff -> d_model: (batch, len, d_model).",
     )
+    if case.mode == "eval" and case.dropout > 0:
+        expect_deterministic_in_eval(
+            c, module, (x,), got, f"ffn(x {tuple(x.shape)}) [{built}, eval mode]", case.dropout
+        )
     p = as_float64(state)
     drop = case.mode == "train" and case.dropout == 1.0
     table: dict[str, dict[str, Any]] = {
@@ -554,6 +559,8 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
     got = c.call(module, *args, call_repr=call, hints=LAYER_HINTS)
     what = f"the output of {call}"
     expect_tensor_result(c, got, x.shape, what, shape_hint="(batch, len, d_model), as x.")
+    if case.mode == "eval" and case.dropout > 0:
+        expect_deterministic_in_eval(c, module, args, got, call, case.dropout)
     p = as_float64(state)
     drop = case.mode == "train" and case.dropout == 1.0
 
@@ -671,6 +678,8 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase) -> None:
     got = c.call(module, *args, call_repr=call, hints=LAYER_HINTS)
     what = f"the output of {call}"
     expect_tensor_result(c, got, x.shape, what, shape_hint="(batch, len, d_model), as x.")
+    if case.mode == "eval" and case.dropout > 0:
+        expect_deterministic_in_eval(c, module, args, got, call, case.dropout)
     p = as_float64(state)
     drop = case.mode == "train" and case.dropout == 1.0
     final = uses_final_norm(case.norm_first, case.final_norm)
