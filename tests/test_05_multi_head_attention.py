@@ -113,6 +113,12 @@ def split_heads_before_batch(x, num_heads):
     return x.reshape(b, length, num_heads, d_model // num_heads).permute(2, 0, 1, 3)
 
 
+def split_pieces_of_num_heads(x, num_heads):
+    """torch.split's second argument read as a number of pieces (blind6b-split-torch-split-
+    size): d_head pieces of num_heads features."""
+    return torch.stack(torch.split(x, num_heads, dim=-1), dim=1)
+
+
 def split_rolled_heads(x, num_heads):
     """Heads in the wrong order: no known mistake, so the check locates the first bad entry."""
     return split_permute(x, num_heads).roll(1, dims=1)
@@ -815,6 +821,11 @@ MISTAKES = [
     Mistake(check_merge_heads, merge_view_without_contiguous, r"Use `\.reshape\(\.\.\.\)`"),
     Mistake(check_merge_heads, merge_len_and_d_head, r"You flattened len and d_head together"),
     Mistake(check_merge_heads, merge_float64, r"should have dtype torch.float32"),
+    Mistake(
+        check_split_heads,
+        split_pieces_of_num_heads,
+        r"what torch\.split\(x, num_heads, dim=-1\) gives, whose second argument is the size",
+    ),
     Mistake(check_merge_heads, merge_unpacked_as_split, r"the transpose is there, but the sizes"),
     Mistake(
         check_merge_heads, merge_batch_of_one, r"a batch of one, but x holds batch = \d+ sequences"

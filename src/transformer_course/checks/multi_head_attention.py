@@ -150,6 +150,21 @@ def _split_shape_hint(got: tuple, batch: int, length: int, num_heads: int, d_hea
     return hints.get(tuple(got), default)
 
 
+_SPLIT_PIECES_OF_NUM_HEADS = (
+    "Yours holds d_head pieces of num_heads consecutive features each, stacked: what "
+    "torch.split(x, num_heads, dim=-1) gives, whose second argument is the size of each "
+    "piece, not the number of pieces. Cut num_heads pieces of d_head features: "
+    "torch.chunk(x, num_heads, dim=-1) or torch.split(x, d_head, dim=-1), stacked on dim=1 (or "
+    "reshape to (batch, len, num_heads, d_head) and .transpose(1, 2))."
+)
+
+
+def _pieces_of_num_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
+    """torch.stack(torch.split(x, num_heads, dim=-1), dim=1): (batch, d_head, len, num_heads)."""
+    batch, length, d_model = x.shape
+    return x.reshape(batch, length, d_model // num_heads, num_heads).permute(0, 2, 1, 3)
+
+
 def check_split_heads(split_heads, *, hidden: bool = False) -> None:
     """split_heads(x (batch, len, d_model), num_heads) -> (batch, num_heads, len, d_head).
 
@@ -178,11 +193,17 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
             )
             c.expect_type(got, torch.Tensor, what, "Return a torch tensor (reshape/transpose x).")
             expected = ref.split_heads(x, num_heads)  # (batch, num_heads, len, d_head)
+            pieces = _pieces_of_num_heads(x, num_heads)
+            by_value = (
+                got.shape == pieces.shape and got.dtype == x.dtype and torch.equal(got, pieces)
+            )
             c.expect_shape(
                 got,
                 expected.shape,
                 what,
-                _split_shape_hint(got.shape, batch, length, num_heads, d_head),
+                _SPLIT_PIECES_OF_NUM_HEADS
+                if by_value
+                else _split_shape_hint(got.shape, batch, length, num_heads, d_head),
             )
             c.expect_dtype(got, dtype, what, _SAME_DTYPE)
 
@@ -202,6 +223,7 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
                 mistakes={
                     _SPLIT_NO_TRANSPOSE: x.reshape(batch, num_heads, length, d_head),
                     _SPLIT_STRIDED: x.reshape(batch, length, d_head, num_heads).permute(0, 3, 1, 2),
+                    _SPLIT_PIECES_OF_NUM_HEADS: pieces,
                     **_split_permutations(x, num_heads, expected),
                 },
             )
