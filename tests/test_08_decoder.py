@@ -327,7 +327,26 @@ class LayerFeedForwardBeforeCross(ref.DecoderLayer):
         return self.norm2(x + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
 
 
+class LayerFeedForwardDiscarded(LayerBase):
+    """Computes the feed-forward but adds dropout(x) (blind6b-dec-ffn-output-discarded;
+    before: located at the residual sum only)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            return ref.DecoderLayer.forward(self, x, memory, src_mask, tgt_mask)
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        x = self.norm2(x + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
+        self.feed_forward(x)
+        return self.norm3(x + self.dropout(x))
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        C,
+        LayerFeedForwardDiscarded,
+        r"The output of `self\.feed_forward` never reaches the result: yours gives what "
+        r"norm3\(x \+ dropout\(x\)\) gives",
+    ),
     # two masks moved at once (blind6b-dec-causal-mask-in-cross): only the self-attention's
     # was named before
     Mistake(

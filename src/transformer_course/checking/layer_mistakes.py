@@ -15,6 +15,7 @@ from transformer_course.reference.masking import padding_mask
 __all__ = [
     "PADDING_WORDS",
     "add_new",
+    "discarded_mistakes",
     "layer_mistakes",
     "norm_choice_mistakes",
     "post_pre",
@@ -134,6 +135,27 @@ def residual_mistakes(
             f"The output of `self.{attr}` is not added back to its input: there is no residual "
             f"connection around that sub-layer (the others have theirs). Write {right}."
         ] = {"no_residual": (part,)}
+    return table
+
+
+def discarded_mistakes(
+    parts: dict[str, str], norms: dict[str, str], norm_first: bool
+) -> dict[str, dict[str, Any]]:
+    """One mistake per sub-layer: its output computed but never used, the residual sum
+    adding the sub-layer's input to itself (x + dropout(x)), as after a variable mix-up."""
+    table = {}
+    for part, attr in parts.items():
+        norm = norms[part]
+        if norm_first:
+            wrong, right = f"x + dropout({norm}(x))", f"x + dropout({attr}({norm}(x)))"
+        else:
+            wrong, right = f"{norm}(x + dropout(x))", f"{norm}(x + dropout({attr}(x)))"
+        table[
+            f"The output of `self.{attr}` never reaches the result: yours gives what {wrong} "
+            "gives, the sub-layer's input where its output belongs (a variable mix-up, say "
+            f"`y = self.{attr}(...)` followed by `dropout(x)`; leaving the sub-layer out gives "
+            f"nearly the same). Write {right}."
+        ] = {"discarded": (part,)}
     return table
 
 

@@ -30,6 +30,7 @@ from transformer_course.checking.inputs import PAD, randn, token_ids
 from transformer_course.checking.layer_mistakes import (
     PADDING_WORDS,
     add_new,
+    discarded_mistakes,
     layer_mistakes,
     norm_choice_mistakes,
     post_pre,
@@ -391,6 +392,7 @@ def _layer_table(case: _DecCase, inputs: _Inputs, drop: bool) -> dict[str, dict[
         table[f"{_NORMS_ORDER} {yours}"] = {"norms": norms}
     table[_ONE_NORM] = {"norms": ("norm1", "norm1", "norm1")}
     add_new(table, residual_mistakes(_PARTS, _PART_NORMS, case.norm_first))
+    add_new(table, discarded_mistakes(_PARTS, _PART_NORMS, case.norm_first))
     add_new(table, norm_choice_mistakes(_PARTS, _PART_NORMS))
     return table
 

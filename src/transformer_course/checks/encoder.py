@@ -34,6 +34,7 @@ from transformer_course.checking.inputs import randn
 from transformer_course.checking.layer_mistakes import (
     PADDING_WORDS,
     add_new,
+    discarded_mistakes,
     layer_mistakes,
     norm_choice_mistakes,
     residual_mistakes,
@@ -575,6 +576,7 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         _FFN_FIRST: {"order": ("ffn", "attn")},
     }
     add_new(table, residual_mistakes(_PARTS, _PART_NORMS, case.norm_first))
+    add_new(table, discarded_mistakes(_PARTS, _PART_NORMS, case.norm_first))
     add_new(table, norm_choice_mistakes(_PARTS, _PART_NORMS))
     if mask is not None:
         table |= {_MASK_IGNORED: {"mask_mode": "none"}, _MASK_INVERTED: {"mask_mode": "inverted"}}
