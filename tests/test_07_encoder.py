@@ -247,7 +247,18 @@ class LNNotImplemented(nn.Module):
         raise NotImplementedError()
 
 
+class LNComputesInFloat32(LNBase):
+    """Casts x to float32 for stability and never back (blind6b-ln-float32-upcast; no
+    float64 input was checked before)."""
+
+    def forward(self, x):
+        x = x.float()
+        var, mean = torch.var_mean(x, dim=-1, keepdim=True, unbiased=False)
+        return self.weight * (x - mean) / torch.sqrt(var + self.eps) + self.bias
+
+
 LN_MISTAKES = [
+    Mistake(check_LayerNorm, LNComputesInFloat32, r"returns float32 for a float64 x"),
     Mistake(check_LayerNorm, ln_class("LNUnbiased", _unbiased), r"unbiased variance"),
     Mistake(
         check_LayerNorm, ln_class("LNEpsOutside", _eps_outside), r"eps outside the square root"

@@ -90,12 +90,14 @@ class _NormCase:
     flat_token: bool = False  # one token whose features are all equal (variance 0)
     quiet_token: bool = False  # one token with a tiny spread (variance 1e-4, close to eps)
     fresh: bool = False  # no weights loaded: a fresh module must be plain normalisation
+    dtype: torch.dtype = torch.float32  # the input's (float64: the result stays float64)
 
 
 _VISIBLE_NORM = [
     _NormCase(1, (2, 3, 8), None, fresh=True, quiet_token=True),
     _NormCase(2, (2, 4, 8), None, flat_token=True, quiet_token=True),
     _NormCase(3, (4, 6), 0.1, scale=0.3),
+    _NormCase(4, (2, 3, 6), None, dtype=torch.float64),
 ]
 _HIDDEN_NORM = [
     _NormCase(101, (3, 5, 16), None, flat_token=True, quiet_token=True),
@@ -103,7 +105,15 @@ _HIDDEN_NORM = [
     _NormCase(103, (2, 2, 3, 6), 0.05, scale=0.3),
     _NormCase(104, (1, 4, 512), None, quiet_token=True),
     _NormCase(105, (2, 6, 10), None, fresh=True, flat_token=True),
+    _NormCase(106, (3, 4, 10), 1e-3, scale=0.3, dtype=torch.float64),
 ]
+_DOWNCAST = (
+    "Your LayerNorm returns float32 for a float64 x: somewhere x is cast down (x.float(), "
+    ".to(torch.float32), or .to(self.weight.dtype)), and the result loses float64's "
+    "precision. Compute in x's dtype: the float32 weight and bias promote to float64 by "
+    "themselves. (Upcasting half-precision input for stability is fine, if you cast the "
+    "result back: .to(x.dtype).)"
+)
 
 _UNBIASED = (
     "You used the unbiased variance, dividing by d_model - 1 (the default of torch.var and "
@@ -306,7 +316,7 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
             "torch.ones(d_model) and torch.zeros(d_model).",
         )
         state = {"weight": weight.float(), "bias": bias.float()}
-    x = _norm_input(case)
+    x = _norm_input(case).to(case.dtype)
     notes = [
         *(["one token has all features equal (variance 0)"] if case.flat_token else []),
         *(["one token has a tiny spread (variance about 1e-4)"] if case.quiet_token else []),
@@ -319,6 +329,8 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
     expect_tensor_result(
         c, got, x.shape, what, shape_hint="LayerNorm keeps the shape of its input."
     )
+    if x.dtype == torch.float64:
+        c.expect_dtype(got, torch.float64, what, _DOWNCAST)
     p = as_float64(state)
     eps = 1e-5 if case.eps is None else case.eps
     expected = layer_norm_f(x, p, eps)
