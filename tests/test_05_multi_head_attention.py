@@ -119,6 +119,12 @@ def split_pieces_of_num_heads(x, num_heads):
     return torch.stack(torch.split(x, num_heads, dim=-1), dim=1)
 
 
+def split_batch_of_one(x, num_heads):
+    """A batch of one written into the reshape."""
+    _, length, d_model = x.shape
+    return x.reshape(1, length, num_heads, d_model // num_heads).transpose(1, 2)
+
+
 def split_rolled_heads(x, num_heads):
     """Heads in the wrong order: no known mistake, so the check locates the first bad entry."""
     return split_permute(x, num_heads).roll(1, dims=1)
@@ -646,6 +652,18 @@ class KeysViewedWithQueryLength(Base):
         return self.w_o(self.merge(heads)), weights
 
 
+class HeadsOfABatchOfOne(Base):
+    """Splits the heads with a batch of one written in (a single-sentence example's code)."""
+
+    def forward(self, query, key, value, mask=None):
+        def split(t):
+            return t.view(1, t.shape[1], self.num_heads, self.d_head).transpose(1, 2)
+
+        q, k, v = split(self.w_q(query)), split(self.w_k(key)), split(self.w_v(value))
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(self.merge(heads)), weights
+
+
 class QueriesOfHeadZero(Base):
     """Every head attends with head 0's queries: q is not split like k and v."""
 
@@ -826,9 +844,17 @@ MISTAKES = [
         split_pieces_of_num_heads,
         r"what torch\.split\(x, num_heads, dim=-1\) gives, whose second argument is the size",
     ),
+    Mistake(check_split_heads, split_batch_of_one, r"a batch of one, but the tensor holds batch"),
+    Mistake(
+        check_MultiHeadAttention,
+        HeadsOfABatchOfOne,
+        r"a batch of one, but the tensor holds batch = \d+ sequences",
+    ),
     Mistake(check_merge_heads, merge_unpacked_as_split, r"the transpose is there, but the sizes"),
     Mistake(
-        check_merge_heads, merge_batch_of_one, r"a batch of one, but x holds batch = \d+ sequences"
+        check_merge_heads,
+        merge_batch_of_one,
+        r"a batch of one, but the tensor holds batch = \d+ sequences",
     ),
     Mistake(
         check_MultiHeadAttention,

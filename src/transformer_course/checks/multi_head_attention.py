@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import io
 import itertools
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -188,6 +189,7 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
                 x,
                 num_heads,
                 call_repr=f"split_heads(x {tuple(x.shape)}, {num_heads})",
+                hints=_batch_of_one_hint(batch),
                 mutation_hint="Reshape and transpose give new views of x; nothing needs to be "
                 "written into x.",
             )
@@ -290,26 +292,25 @@ def _merge_shape_hint(got, x, batch: int, num_heads: int, length: int, d_head: i
     return hints.get(shape, "The contract is (batch, len, num_heads * d_head).")
 
 
-def _batch_of_one_hint(batch: int, length: int, d_model: int):
-    """A reshape to (1, len, d_model) of a batch of several sequences: a batch size of 1
-    written into the code (the other two sizes are right, so nothing else gives it)."""
+def _batch_of_one_hint(batch: int):
+    """A view/reshape that asks for a batch of 1 of a tensor that holds ``batch`` (> 1)
+    sequences: the requested size times batch is exactly the number of elements, so the
+    other sizes are right and the 1 was written into the code."""
 
-    def hit(exc: BaseException) -> bool:
-        found = re.search(r"shape '\[([-\d, ]+)\]' is invalid", str(exc))
+    def hit(exc: BaseException) -> str:
+        found = re.search(r"shape '\[([-\d, ]+)\]' is invalid for input of size (\d+)", str(exc))
+        if batch <= 1 or found is None:
+            return ""
+        shape = [int(n) for n in found.group(1).split(",")]
+        if shape[0] != 1 or -1 in shape or math.prod(shape) * batch != int(found.group(2)):
+            return ""
         return (
-            batch > 1
-            and found is not None
-            and [int(n) for n in found.group(1).split(",")] == [1, length, d_model]
+            f"Your reshape asks for {tuple(shape)}: a batch of one, but the tensor holds "
+            f"batch = {batch} sequences. Take the batch size from the input (batch = "
+            "x.shape[0]) instead of writing 1."
         )
 
-    return [
-        (
-            hit,
-            f"Your reshape asks for (1, {length}, {d_model}): a batch of one, but x holds "
-            f"batch = {batch} sequences. Take the batch size from x (batch = x.shape[0]) "
-            "instead of writing 1.",
-        )
-    ]
+    return [(RuntimeError, hit)]
 
 
 def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
@@ -337,7 +338,7 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
                 merge_heads,
                 x,
                 call_repr=f"merge_heads(x {tuple(x.shape)}{layout})",
-                hints=_batch_of_one_hint(batch, length, num_heads * d_head),
+                hints=_batch_of_one_hint(batch),
                 mutation_hint="Transpose and reshape give new tensors; nothing needs to be "
                 "written into x.",
             )
@@ -959,7 +960,12 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
     )
     args = (query, key, value) if mask is None else (query, key, value, mask)
     try:
-        result = c.call(module, *args, call_repr=call, hints=_length_mixup_hint(case))
+        result = c.call(
+            module,
+            *args,
+            call_repr=call,
+            hints=[*_length_mixup_hint(case), *_batch_of_one_hint(case.batch)],
+        )
     except CheckFailure as failure:
         named = _length_mixup_source(module, state, case) if _length_mixup_hint(case) else ""
         if named:
