@@ -311,6 +311,11 @@ DECODER_MISTAKES = {
         lambda ids, p: _loop_reusing_one_mask(ids, p),
         r"the pad columns of every sequence before it as well",
     ),
+    # two mistakes at once, both said in the first message
+    "Annotated Transformer's make_std_mask, as float": (
+        lambda ids, p: make_std_mask(ids, p).float(),
+        r"Two things to change: the shape, and the dtype \(torch\.float32.*head axis is missing",
+    ),
     "in place": (
         lambda ids, p: _pad(ids.masked_fill_(ids == p, -1), -1) & _tril(ids.shape[1]),
         r"changed its argument `\w+` in place.*Build new tensors",

@@ -383,7 +383,10 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
             _expect_mask_tensor(c, got, what)
             expected = ref.padding_mask(ids, pad_id)  # (batch, 1, 1, len)
             c.expect_shape(
-                got, expected.shape, what, _padding_shape_hint(tuple(got.shape), batch, length)
+                got,
+                expected.shape,
+                what,
+                _and_dtype(_padding_shape_hint(tuple(got.shape), batch, length), got.dtype),
             )
             _expect_bool(c, got, what, _FROM_COMPARISON)
             mistakes = {_PAD_INVERTED: (ids == pad_id)[:, None, None, :]}
@@ -440,13 +443,23 @@ def _look_ahead_mistakes(size: int, picture: str) -> dict[str, torch.Tensor]:
     return {message + picture: value for message, value in mistakes.items()}
 
 
+def _and_dtype(hint: str, dtype: torch.dtype) -> str:
+    """A shape hint, with the dtype named too when it is wrong as well (a second mistake in
+    the same result, which the dtype check would only report after the shape is fixed)."""
+    if dtype == torch.bool:
+        return hint
+    return (
+        f"Two things to change: the shape, and the dtype ({dtype}, where masks are torch.bool: "
+        "build it bool, e.g. with a comparison or dtype=torch.bool, or convert with .bool()). "
+        + hint
+    )
+
+
 def _look_ahead_shape_hint(shape: tuple[int, ...], size: int, dtype=torch.bool) -> str:
-    hint = "The look-ahead mask is one (len_q, len_k) matrix shared by every sequence and head."
-    if dtype != torch.bool:  # a second mistake, in the same result: say it now as well
-        hint = (
-            f"Two things to change: the shape, and the dtype ({dtype}, where masks are "
-            "torch.bool: build it with dtype=torch.bool or convert with .bool()). " + hint
-        )
+    hint = _and_dtype(
+        "The look-ahead mask is one (len_q, len_k) matrix shared by every sequence and head.",
+        dtype,
+    )
     if shape in {(1, 1, size, size), (1, size, size)}:
         hint += (
             " Return exactly (size, size): broadcasting adds the leading axes when it is "
@@ -745,7 +758,10 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
             _expect_mask_tensor(c, got, what)
             expected = ref.decoder_self_attention_mask(ids, pad_id)  # (batch, 1, len, len)
             c.expect_shape(
-                got, expected.shape, what, _decoder_shape_hint(tuple(got.shape), batch, length)
+                got,
+                expected.shape,
+                what,
+                _and_dtype(_decoder_shape_hint(tuple(got.shape), batch, length), got.dtype),
             )
             _expect_bool(
                 c,
