@@ -139,12 +139,16 @@ def residual_mistakes(
 
 
 def discarded_mistakes(
-    parts: dict[str, str], norms: dict[str, str], norm_first: bool
+    parts: dict[str, str], norms: dict[str, str], norm_first: bool, called: set[str] | None
 ) -> dict[str, dict[str, Any]]:
-    """One mistake per sub-layer: its output computed but never used, the residual sum
-    adding the sub-layer's input to itself (x + dropout(x)), as after a variable mix-up."""
+    """One mistake per sub-layer that ``called`` says ran: its output computed but never
+    used, the residual sum adding the sub-layer's input to itself (x + dropout(x)), as
+    after a variable mix-up. (A sub-layer never called gives nearly the same result; the
+    localisation says that one exactly, so it is left to it.)"""
     table = {}
     for part, attr in parts.items():
+        if called is None or attr not in called:
+            continue
         norm = norms[part]
         if norm_first:
             wrong, right = f"x + dropout({norm}(x))", f"x + dropout({attr}({norm}(x)))"
@@ -153,8 +157,7 @@ def discarded_mistakes(
         table[
             f"The output of `self.{attr}` never reaches the result: yours gives what {wrong} "
             "gives, the sub-layer's input where its output belongs (a variable mix-up, say "
-            f"`y = self.{attr}(...)` followed by `dropout(x)`; leaving the sub-layer out gives "
-            f"nearly the same). Write {right}."
+            f"`y = self.{attr}(...)` followed by `dropout(x)`). Write {right}."
         ] = {"discarded": (part,)}
     return table
 

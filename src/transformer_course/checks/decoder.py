@@ -48,7 +48,11 @@ from transformer_course.checking.layers import (
     mistake_values,
     only_dropout_mistakes,
 )
-from transformer_course.checking.localise import localise_layer, localise_stack
+from transformer_course.checking.localise import (
+    called_submodules,
+    localise_layer,
+    localise_stack,
+)
 from transformer_course.checking.oracles import (
     as_float64,
     decoder_f,
@@ -369,7 +373,9 @@ _LAYER_BUILT_ON = (
 )
 
 
-def _layer_table(case: _DecCase, inputs: _Inputs, drop: bool) -> dict[str, dict[str, Any]]:
+def _layer_table(
+    case: _DecCase, inputs: _Inputs, drop: bool, called: set[str] | None = None
+) -> dict[str, dict[str, Any]]:
     table = layer_mistakes(case.norm_first, drop)
     table |= {message: {"cross_from": sources} for sources, message in _CROSS_SOURCES.items()}
     if inputs.src_mask is not None or inputs.tgt_mask is not None:
@@ -392,7 +398,7 @@ def _layer_table(case: _DecCase, inputs: _Inputs, drop: bool) -> dict[str, dict[
         table[f"{_NORMS_ORDER} {yours}"] = {"norms": norms}
     table[_ONE_NORM] = {"norms": ("norm1", "norm1", "norm1")}
     add_new(table, residual_mistakes(_PARTS, _PART_NORMS, case.norm_first))
-    add_new(table, discarded_mistakes(_PARTS, _PART_NORMS, case.norm_first))
+    add_new(table, discarded_mistakes(_PARTS, _PART_NORMS, case.norm_first, called))
     add_new(table, norm_choice_mistakes(_PARTS, _PART_NORMS))
     return table
 
@@ -439,7 +445,12 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
             inputs.x, inputs.memory, p, inputs.src_mask, inputs.tgt_mask, case.num_heads, **knobs
         )
 
-    table = _layer_table(case, inputs, drop)
+    called = (
+        None
+        if case.mode == "train" and case.dropout > 0
+        else called_submodules(module, list(_PARTS.values()), lambda: module(*inputs.args()))
+    )
+    table = _layer_table(case, inputs, drop, called)
     if drop:  # what eval mode rules out is no candidate (a missing residual, say)
         table = only_dropout_mistakes(table, module, inputs.args(), compute(drop=False))
 

@@ -55,7 +55,11 @@ from transformer_course.checking.layers import (
     only_dropout_mistakes,
     state_hint,
 )
-from transformer_course.checking.localise import localise_layer, localise_stack
+from transformer_course.checking.localise import (
+    called_submodules,
+    localise_layer,
+    localise_stack,
+)
 from transformer_course.checking.modules import build_module, random_state, state_shapes
 from transformer_course.checking.oracles import (
     as_float64,
@@ -588,7 +592,9 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         _FFN_FIRST: {"order": ("ffn", "attn")},
     }
     add_new(table, residual_mistakes(_PARTS, _PART_NORMS, case.norm_first))
-    add_new(table, discarded_mistakes(_PARTS, _PART_NORMS, case.norm_first))
+    if not (case.mode == "train" and case.dropout > 0):
+        called = called_submodules(module, list(_PARTS.values()), lambda: module(*args))
+        add_new(table, discarded_mistakes(_PARTS, _PART_NORMS, case.norm_first, called))
     add_new(table, norm_choice_mistakes(_PARTS, _PART_NORMS))
     if mask is not None:
         table |= {_MASK_IGNORED: {"mask_mode": "none"}, _MASK_INVERTED: {"mask_mode": "inverted"}}
