@@ -113,6 +113,18 @@ def split_heads_before_batch(x, num_heads):
     return x.reshape(b, length, num_heads, d_model // num_heads).permute(2, 0, 1, 3)
 
 
+def split_pieces_of_num_heads(x, num_heads):
+    """torch.split's second argument read as a number of pieces (blind6b-split-torch-split-
+    size): d_head pieces of num_heads features."""
+    return torch.stack(torch.split(x, num_heads, dim=-1), dim=1)
+
+
+def split_batch_of_one(x, num_heads):
+    """A batch of one written into the reshape."""
+    _, length, d_model = x.shape
+    return x.reshape(1, length, num_heads, d_model // num_heads).transpose(1, 2)
+
+
 def split_rolled_heads(x, num_heads):
     """Heads in the wrong order: no known mistake, so the check locates the first bad entry."""
     return split_permute(x, num_heads).roll(1, dims=1)
@@ -187,6 +199,19 @@ def merge_len_and_d_head(x):
 
 def merge_float64(x):
     return merge_transpose_reshape(x).double()
+
+
+def merge_unpacked_as_split(x):
+    """x.shape unpacked in split_heads' layout (blind6b-merge-unpacks-split-layout): the
+    transpose is there, len and num_heads are exchanged in the reshape."""
+    b, length, h, d_head = x.shape
+    return x.transpose(1, 2).reshape(b, length, h * d_head)
+
+
+def merge_batch_of_one(x):
+    """A batch of one written into the reshape (blind6b-merge-batch-of-one)."""
+    _, h, length, d_head = x.shape
+    return x.transpose(1, 2).reshape(1, length, h * d_head)
 
 
 # ============================================================ MultiHeadAttention
@@ -614,6 +639,31 @@ def mistake(name, **knobs):
     return type(name, (Base,), {"forward": forward})
 
 
+class KeysViewedWithQueryLength(Base):
+    """Splits the keys and values with the query's length (blind6b-mha-kv-viewed-with-
+    query-length): self-attention works, cross-attention raises in the view."""
+
+    def forward(self, query, key, value, mask=None):
+        b, len_q = query.shape[:2]
+        q = self.split(self.w_q(query))
+        k = self.w_k(key).view(b, len_q, -1, self.d_head).transpose(1, 2)
+        v = self.w_v(value).view(b, len_q, -1, self.d_head).transpose(1, 2)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(self.merge(heads)), weights
+
+
+class HeadsOfABatchOfOne(Base):
+    """Splits the heads with a batch of one written in (a single-sentence example's code)."""
+
+    def forward(self, query, key, value, mask=None):
+        def split(t):
+            return t.view(1, t.shape[1], self.num_heads, self.d_head).transpose(1, 2)
+
+        q, k, v = split(self.w_q(query)), split(self.w_k(key)), split(self.w_v(value))
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(self.merge(heads)), weights
+
+
 class QueriesOfHeadZero(Base):
     """Every head attends with head 0's queries: q is not split like k and v."""
 
@@ -789,6 +839,29 @@ MISTAKES = [
     Mistake(check_merge_heads, merge_view_without_contiguous, r"Use `\.reshape\(\.\.\.\)`"),
     Mistake(check_merge_heads, merge_len_and_d_head, r"You flattened len and d_head together"),
     Mistake(check_merge_heads, merge_float64, r"should have dtype torch.float32"),
+    Mistake(
+        check_split_heads,
+        split_pieces_of_num_heads,
+        r"what torch\.split\(x, num_heads, dim=-1\) gives, whose second argument is the size",
+    ),
+    Mistake(check_split_heads, split_batch_of_one, r"a batch of one, but the tensor holds batch"),
+    Mistake(
+        check_MultiHeadAttention,
+        HeadsOfABatchOfOne,
+        r"a batch of one, but the tensor holds batch = \d+ sequences",
+    ),
+    Mistake(check_merge_heads, merge_unpacked_as_split, r"the transpose is there, but the sizes"),
+    Mistake(
+        check_merge_heads,
+        merge_batch_of_one,
+        r"a batch of one, but the tensor holds batch = \d+ sequences",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        KeysViewedWithQueryLength,
+        r"a key or value projection \(len_k = \d+, the encoder's length\), but the shape asks "
+        r"for len_q = \d+ positions",
+    ),
     # MultiHeadAttention: the layers
     Mistake(check_MultiHeadAttention, SharedLinear, r"one and the same object"),
     Mistake(check_MultiHeadAttention, FusedLinear, r"fused nn.Linear"),

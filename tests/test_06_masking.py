@@ -96,8 +96,8 @@ PADDING_MISTAKES = {
         lambda ids, p: (torch.arange(ids.shape[1])[None, :] < (ids != p).sum(1, keepdim=True))[
             :, None, None, :
         ],
-        r"real token at key position \d of sequence \d \(id \d+\) gets zero weight"
-        r"|pad key at position \d of sequence \d a weight of",
+        # named since blind6b-padmask-from-lengths (before: the attention symptom only)
+        r"marks the first n positions of each row as real.*assumes the pads sit at the end",
     ),
 }
 
@@ -151,6 +151,12 @@ LOOK_AHEAD_MISTAKES = {
         r"Return exactly \(size, size\).*attn_mask.*Annotated Transformer's subsequent_mask",
     ),
     "numpy": (lambda n: np.tril(np.ones((n, n), dtype=bool)), r"torch.from_numpy"),
+    # nanoGPT's registered buffer returned as it is: two mistakes, both said at once
+    # (blind6b-lookahead-nanogpt-bias: only the shape was)
+    "nanoGPT's float (1, 1, size, size) buffer": (
+        lambda n: torch.tril(torch.ones(n, n)).view(1, 1, n, n),
+        r"Two things to change: the shape, and the dtype \(torch\.float32",
+    ),
     "tril with diagonal=1 (sees one step ahead)": (lambda n: _tril(n, 1), r"can see the future"),
     "band of width 2 (forgets the distant past)": (
         lambda n: _tril(n) & ~_tril(n, -3),
@@ -196,6 +202,22 @@ def make_std_mask(tgt, pad):
     """The Annotated Transformer's make_std_mask, written again: (batch, len, len)."""
     tgt_mask = (tgt != pad).unsqueeze(-2)
     return tgt_mask & subsequent_mask(tgt.size(-1)).type_as(tgt_mask.data)
+
+
+def _in_place_and(ids, pad_id):
+    mask = _tril(ids.shape[1])
+    mask &= _pad(ids, pad_id)
+    return mask
+
+
+def _loop_reusing_one_mask(ids, pad_id):
+    batch, length = ids.shape
+    causal = _tril(length)
+    mask = torch.zeros(batch, 1, length, length, dtype=torch.bool)
+    for b in range(batch):
+        causal[:, ids[b] == pad_id] = False
+        mask[b, 0] = causal
+    return mask
 
 
 DECODER_MISTAKES = {
@@ -278,6 +300,21 @@ DECODER_MISTAKES = {
     "look-ahead mask of the batch size": (
         lambda ids, p: _pad(ids, p) & _tril(len(ids)),
         r"yours gives the right mask.*look_ahead_mask\(tgt_ids\.shape\[1\]\)",
+    ),
+    # blind6b: combined in place, mask &= ..., which cannot grow the (len, len) mask
+    "combined in place (&=)": (
+        lambda ids, p: _in_place_and(ids, p),
+        r"in-place operation \(such as mask &= other.*cannot hold the \(batch, 1, len, len\)",
+    ),
+    # blind6b: a loop that blocks each row's pads in one shared mask
+    "loop over the batch reusing one mask": (
+        lambda ids, p: _loop_reusing_one_mask(ids, p),
+        r"the pad columns of every sequence before it as well",
+    ),
+    # two mistakes at once, both said in the first message
+    "Annotated Transformer's make_std_mask, as float": (
+        lambda ids, p: make_std_mask(ids, p).float(),
+        r"Two things to change: the shape, and the dtype \(torch\.float32.*head axis is missing",
     ),
     "in place": (
         lambda ids, p: _pad(ids.masked_fill_(ids == p, -1), -1) & _tril(ids.shape[1]),

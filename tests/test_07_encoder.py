@@ -247,7 +247,18 @@ class LNNotImplemented(nn.Module):
         raise NotImplementedError()
 
 
+class LNComputesInFloat32(LNBase):
+    """Casts x to float32 for stability and never back (blind6b-ln-float32-upcast; no
+    float64 input was checked before)."""
+
+    def forward(self, x):
+        x = x.float()
+        var, mean = torch.var_mean(x, dim=-1, keepdim=True, unbiased=False)
+        return self.weight * (x - mean) / torch.sqrt(var + self.eps) + self.bias
+
+
 LN_MISTAKES = [
+    Mistake(check_LayerNorm, LNComputesInFloat32, r"returns float32 for a float64 x"),
     Mistake(check_LayerNorm, ln_class("LNUnbiased", _unbiased), r"unbiased variance"),
     Mistake(
         check_LayerNorm, ln_class("LNEpsOutside", _eps_outside), r"eps outside the square root"
@@ -496,7 +507,10 @@ FFN_MISTAKES = [
         r"never applied",
     ),
     Mistake(
-        check_PositionwiseFeedForward, FFNAlwaysDropout, r"eval\(\), where dropout must do nothing"
+        check_PositionwiseFeedForward,
+        FFNAlwaysDropout,
+        # named in its own words, not in the fallback's (blind6b-ffn-functional-dropout-eval)
+        r"two different results for the same input in eval mode: dropout is still active",
     ),
     Mistake(check_PositionwiseFeedForward, FFNFourTimes, r"hidden width is the d_ff argument"),
     Mistake(check_PositionwiseFeedForward, FFNNumberedSequential, r"come from nn.Sequential"),
@@ -812,14 +826,20 @@ LAYER_MISTAKES = [
     Mistake(
         check_EncoderLayer,
         layer_variant("DropoutOnSum", dropout_at="on_sum"),
-        r"drops the residual sum",
+        # named alone: the eval-mode run rules out a missing residual (blind6b-enc-dropout-on-
+        # residual-sum was told three candidates, two of them already ruled out)
+        r"reference gives\. In train mode with dropout=1\.0 your layer drops the residual sum",
     ),
     Mistake(
         check_EncoderLayer,
         LayerNoDropoutAnywhere,
         r"same as in eval mode: dropout is never applied",
     ),
-    Mistake(check_EncoderLayer, LayerAlwaysDropout, r"eval\(\), where dropout must do nothing"),
+    Mistake(
+        check_EncoderLayer,
+        LayerAlwaysDropout,
+        r"two different results for the same input in eval mode: dropout is still active",
+    ),
     # one residual alone missing, one norm used twice: named from the oracle's knobs
     Mistake(
         check_EncoderLayer,
@@ -1049,6 +1069,18 @@ ENCODER_MISTAKES = [
         check_Encoder,
         stack_class("EncoderReturnInLoop", _first_once),
         r"returns after the first layer",
+    ),
+    # an off-by-one loop (blind6b-encoder-skips-last-layer): on two layers it gives what a
+    # return inside the loop gives, and was told so; three layers tell the two apart
+    Mistake(
+        check_Encoder,
+        stack_class(
+            "EncoderLoopOneShort",
+            lambda self, x, mask=None: _loop(
+                type("_", (), {"layers": self.layers[:-1], "finish": self.finish})(), x, mask
+            ),
+        ),
+        r"Your loop stops one layer early: the last layer, layers\[num_layers - 1\], never runs",
     ),
     Mistake(
         check_Encoder,

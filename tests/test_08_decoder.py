@@ -327,7 +327,34 @@ class LayerFeedForwardBeforeCross(ref.DecoderLayer):
         return self.norm2(x + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
 
 
+class LayerFeedForwardDiscarded(LayerBase):
+    """Computes the feed-forward but adds dropout(x) (blind6b-dec-ffn-output-discarded;
+    before: located at the residual sum only)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            return ref.DecoderLayer.forward(self, x, memory, src_mask, tgt_mask)
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        x = self.norm2(x + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
+        self.feed_forward(x)
+        return self.norm3(x + self.dropout(x))
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        C,
+        LayerFeedForwardDiscarded,
+        r"The output of `self\.feed_forward` never reaches the result: yours gives what "
+        r"norm3\(x \+ dropout\(x\)\) gives",
+    ),
+    # two masks moved at once (blind6b-dec-causal-mask-in-cross): only the self-attention's
+    # was named before
+    Mistake(
+        C,
+        layer_variant("SelfUnmaskedCrossTgt", masks=("none", "tgt")),
+        r"Two masks in the wrong places: your self-attention gets no mask .* cross-attention gets "
+        r"tgt_mask",
+    ),
     Mistake(
         C,
         LayerCrossQueriesFromSelfOutput,
@@ -447,7 +474,11 @@ LAYER_MISTAKES = [
         layer_variant("DropoutAfterNorm", dropout_at="after_norm"),
         r"drops the normalised result",
     ),
-    Mistake(C, layer_variant("DropoutOnSum", dropout_at="on_sum"), r"drops the residual sum"),
+    Mistake(
+        C,
+        layer_variant("DropoutOnSum", dropout_at="on_sum"),
+        r"reference gives\. In train mode with dropout=1\.0 your layer drops the residual sum",
+    ),
     Mistake(C, LayerNoDropoutAnywhere, r"same as in eval mode: dropout is never applied"),
     Mistake(C, LayerAlwaysDropout, r"In eval mode your output changes from one call to the next"),
     # objects and return values
@@ -596,6 +627,18 @@ class DecoderFinalNormOr(ref.Decoder):
 
 
 DECODER_MISTAKES = [
+    # an off-by-one loop (the decoder twin of blind6b-encoder-skips-last-layer), told apart
+    # from a return inside the loop by the three-layer case
+    Mistake(
+        S,
+        stack_class(
+            "LoopOneShort",
+            lambda self, x, m, s=None, t=None: _loop(
+                type("_", (), {"layers": self.layers[:-1], "finish": self.finish})(), x, m, s, t
+            ),
+        ),
+        r"Your loop stops one layer early: the last layer, layers\[num_layers - 1\], never runs",
+    ),
     Mistake(S, DecoderFinalNormOr, r"unexpected: \['norm\.bias', 'norm\.weight'\]"),
     Mistake(
         S,

@@ -15,6 +15,7 @@ from transformer_course.reference.masking import padding_mask
 __all__ = [
     "PADDING_WORDS",
     "add_new",
+    "discarded_mistakes",
     "layer_mistakes",
     "norm_choice_mistakes",
     "post_pre",
@@ -137,6 +138,30 @@ def residual_mistakes(
     return table
 
 
+def discarded_mistakes(
+    parts: dict[str, str], norms: dict[str, str], norm_first: bool, called: set[str] | None
+) -> dict[str, dict[str, Any]]:
+    """One mistake per sub-layer that ``called`` says ran: its output computed but never
+    used, the residual sum adding the sub-layer's input to itself (x + dropout(x)), as
+    after a variable mix-up. (A sub-layer never called gives nearly the same result; the
+    localisation says that one exactly, so it is left to it.)"""
+    table = {}
+    for part, attr in parts.items():
+        if called is None or attr not in called:
+            continue
+        norm = norms[part]
+        if norm_first:
+            wrong, right = f"x + dropout({norm}(x))", f"x + dropout({attr}({norm}(x)))"
+        else:
+            wrong, right = f"{norm}(x + dropout(x))", f"{norm}(x + dropout({attr}(x)))"
+        table[
+            f"The output of `self.{attr}` never reaches the result: yours gives what {wrong} "
+            "gives, the sub-layer's input where its output belongs (a variable mix-up, say "
+            f"`y = self.{attr}(...)` followed by `dropout(x)`). Write {right}."
+        ] = {"discarded": (part,)}
+    return table
+
+
 def norm_choice_mistakes(parts: dict[str, str], norms: dict[str, str]) -> dict[str, dict[str, Any]]:
     """One mistake per (sub-layer, other norm): the sub-layer uses another sub-layer's norm
     (so one norm runs twice and its own never). Knobs ``norms``, in the parts' order."""
@@ -187,6 +212,10 @@ _STACK_FIRST_ONCE = (
     "Your stack returns after the first layer (is the `return` inside the loop?): every layer "
     "must run, in order, before the result is returned."
 )
+_STACK_STOPS_EARLY = (
+    "Your loop stops one layer early: the last layer, layers[num_layers - 1], never runs "
+    "(range(len(self.layers) - 1), or self.layers[:-1]?): every layer must run, in order."
+)
 _STACK_NORM_EACH = (
     "Your stack applies the final LayerNorm after every layer: it is applied once, to the "
     "output of the last layer."
@@ -204,6 +233,7 @@ def stack_mistakes(norm_first: bool, final_norm: bool | None) -> dict[str, dict[
         _STACK_REVERSED: {"order": "reversed"},
         _STACK_FIRST_ONLY: {"order": "first_only"},
         _STACK_FIRST_ONCE: {"order": "first_once"},
+        _STACK_STOPS_EARLY: {"order": "all_but_last"},
         _STACK_UNCHAINED: {"order": "unchained"},
     }
     if norm_first:

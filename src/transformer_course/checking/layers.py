@@ -22,9 +22,11 @@ __all__ = [
     "describe_mask",
     "dropout_hint",
     "expect_composite",
+    "expect_deterministic_in_eval",
     "expect_tensor_result",
     "mistake_pairs",
     "mistake_values",
+    "only_dropout_mistakes",
     "state_hint",
     "two_mistakes",
     "value_or_none",
@@ -47,6 +49,33 @@ def mistake_values(
         message: (lambda knobs=knobs: value_or_none(lambda: compute(**knobs)))
         for message, knobs in table.items()
     }
+
+
+def only_dropout_mistakes(
+    table: Mapping[str, Mapping[str, Any]],
+    module: torch.nn.Module,
+    args: tuple,
+    eval_expected: torch.Tensor,
+) -> dict[str, Mapping[str, Any]]:
+    """For a train-mode case with dropout=1.0: when the learner's module, switched to eval
+    mode on the same inputs, gives the reference's eval-mode result, no structural mistake
+    can be what it made (each would show in eval mode too), so only the entries about
+    dropout (knobs ``drop``/``dropout_at``) stay candidates. Otherwise ``table`` as it is."""
+    was_training = module.training
+    out = None
+    try:
+        module.eval()
+        with torch.no_grad():
+            out = module(*args)
+    except Exception:
+        out = None
+    finally:
+        module.train(was_training)
+    if not (isinstance(out, torch.Tensor) and out.shape == eval_expected.shape):
+        return dict(table)
+    if not torch.allclose(out.double(), eval_expected, rtol=1e-4, atol=1e-5):
+        return dict(table)
+    return {m: k for m, k in table.items() if set(k) <= {"drop", "dropout_at"}}
 
 
 def mistake_pairs(
@@ -160,6 +189,27 @@ def dropout_hint(case_dropout: float, mode: str) -> str:
             "F.dropout(..., training=self.training)."
         )
     return ""
+
+
+def expect_deterministic_in_eval(
+    c: Checker, module: Any, args: tuple, got: torch.Tensor, call: str, case_dropout: float
+) -> None:
+    """An eval-mode module built with dropout > 0 must give the same result twice: when a
+    second call on the same inputs gives another, dropout is still active, whatever else
+    may be wrong (the one cause of randomness in these modules)."""
+    again = c.call(module, *args, call_repr=f"{call}, a second time")
+    same = (
+        isinstance(again, torch.Tensor)
+        and again.shape == got.shape
+        and torch.allclose(again.detach().double(), got.detach().double(), rtol=0, atol=1e-12)
+    )
+    c.expect_true(
+        same,
+        f"{call} gave two different results for the same input in eval mode: dropout is still "
+        f"active (the module was built with dropout={case_dropout}, then switched to eval()). "
+        "nn.Dropout modules follow train()/eval(); the functional F.dropout(h, p) defaults to "
+        "training=True, so pass training=self.training, or call the module's self.dropout.",
+    )
 
 
 def _layers_elsewhere_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple]) -> str:

@@ -28,6 +28,7 @@ from transformer_course.checking.formatting import candidates_message
 
 __all__ = [
     "agreeing_mistakes",
+    "called_submodules",
     "candidates_message",
     "diagnose",
     "localise_layer",
@@ -118,6 +119,18 @@ def _first_tensor(value: Any) -> torch.Tensor | None:
     if isinstance(value, (tuple, list)) and value and isinstance(value[0], torch.Tensor):
         return value[0]
     return None
+
+
+def called_submodules(
+    module: nn.Module, children: Sequence[str], call: Callable[[], Any]
+) -> set[str] | None:
+    """The named submodules that ``call()`` runs (forward hooks), or None when that cannot
+    be told (the module raises, or differs from call to call)."""
+    try:
+        _, records = record_calls(module, children, call)
+    except Exception:
+        return None
+    return {name for name, _, _ in records}
 
 
 def record_calls(

@@ -30,6 +30,7 @@ from transformer_course.checking.inputs import PAD, randn, token_ids
 from transformer_course.checking.layer_mistakes import (
     PADDING_WORDS,
     add_new,
+    discarded_mistakes,
     layer_mistakes,
     norm_choice_mistakes,
     post_pre,
@@ -45,8 +46,13 @@ from transformer_course.checking.layers import (
     expect_composite,
     expect_tensor_result,
     mistake_values,
+    only_dropout_mistakes,
 )
-from transformer_course.checking.localise import localise_layer, localise_stack
+from transformer_course.checking.localise import (
+    called_submodules,
+    localise_layer,
+    localise_stack,
+)
 from transformer_course.checking.oracles import (
     as_float64,
     decoder_f,
@@ -104,7 +110,8 @@ _HIDDEN_LAYER = [
     _DecCase(147, 2, 2, 6, 8, 2, 16, norm_first=True, src_padding="left"),
 ]
 _VISIBLE_STACK = [
-    _DecCase(51, 2, 4, 4, 8, 2, 16, num_layers=2),
+    # three layers: a return inside the loop and a loop one layer short differ
+    _DecCase(51, 2, 4, 4, 8, 2, 16, num_layers=3),
     _DecCase(52, 2, 3, 5, 8, 2, 16, norm_first=True, src_padding="left", num_layers=2),
     _DecCase(53, 1, 4, 6, 8, 2, 12, dropout=0.1, num_layers=3, final_norm=True),
     _DecCase(54, 2, 4, 5, 8, 2, 16, dropout=1.0, mode="train", num_layers=2),
@@ -327,6 +334,13 @@ _MASKS = {
         "cross-attention none. tgt_mask goes to the self-attention, src_mask to the "
         "cross-attention."
     ),
+    ("none", "tgt"): (
+        "Two masks in the wrong places: your self-attention gets no mask (so it sees the "
+        "positions after each target position) and your cross-attention gets tgt_mask. "
+        "tgt_mask (look-ahead and target padding) goes to the self-attention, "
+        "self_attn(x, x, x, tgt_mask); src_mask to the cross-attention, "
+        "cross_attn(x, memory, memory, src_mask)."
+    ),
 }
 _MEMORY_NORMALISED = (
     "In your pre-LN layer the memory is normalised too (norm2(memory)). Only the decoder side "
@@ -359,7 +373,9 @@ _LAYER_BUILT_ON = (
 )
 
 
-def _layer_table(case: _DecCase, inputs: _Inputs, drop: bool) -> dict[str, dict[str, Any]]:
+def _layer_table(
+    case: _DecCase, inputs: _Inputs, drop: bool, called: set[str] | None = None
+) -> dict[str, dict[str, Any]]:
     table = layer_mistakes(case.norm_first, drop)
     table |= {message: {"cross_from": sources} for sources, message in _CROSS_SOURCES.items()}
     if inputs.src_mask is not None or inputs.tgt_mask is not None:
@@ -382,6 +398,7 @@ def _layer_table(case: _DecCase, inputs: _Inputs, drop: bool) -> dict[str, dict[
         table[f"{_NORMS_ORDER} {yours}"] = {"norms": norms}
     table[_ONE_NORM] = {"norms": ("norm1", "norm1", "norm1")}
     add_new(table, residual_mistakes(_PARTS, _PART_NORMS, case.norm_first))
+    add_new(table, discarded_mistakes(_PARTS, _PART_NORMS, case.norm_first, called))
     add_new(table, norm_choice_mistakes(_PARTS, _PART_NORMS))
     return table
 
@@ -428,6 +445,15 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
             inputs.x, inputs.memory, p, inputs.src_mask, inputs.tgt_mask, case.num_heads, **knobs
         )
 
+    called = (
+        None
+        if case.mode == "train" and case.dropout > 0
+        else called_submodules(module, list(_PARTS.values()), lambda: module(*inputs.args()))
+    )
+    table = _layer_table(case, inputs, drop, called)
+    if drop:  # what eval mode rules out is no candidate (a missing residual, say)
+        table = only_dropout_mistakes(table, module, inputs.args(), compute(drop=False))
+
     def localise():
         return _property_problem(c, module, inputs, case, call, got) or localise_layer(
             module,
@@ -444,7 +470,7 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
         compute(),
         what,
         **tolerance(got.dtype),
-        mistakes=mistake_values(compute, _layer_table(case, inputs, drop)),
+        mistakes=mistake_values(compute, table),
         localise=None if case.mode == "train" and case.dropout > 0 else localise,
         hint=lambda: _property_problem(c, module, inputs, case, call, got) or _LAYER_BUILT_ON,
     )

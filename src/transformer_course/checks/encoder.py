@@ -34,6 +34,7 @@ from transformer_course.checking.inputs import randn
 from transformer_course.checking.layer_mistakes import (
     PADDING_WORDS,
     add_new,
+    discarded_mistakes,
     layer_mistakes,
     norm_choice_mistakes,
     residual_mistakes,
@@ -47,12 +48,18 @@ from transformer_course.checking.layers import (
     describe_mask,
     dropout_hint,
     expect_composite,
+    expect_deterministic_in_eval,
     expect_tensor_result,
     mistake_pairs,
     mistake_values,
+    only_dropout_mistakes,
     state_hint,
 )
-from transformer_course.checking.localise import localise_layer, localise_stack
+from transformer_course.checking.localise import (
+    called_submodules,
+    localise_layer,
+    localise_stack,
+)
 from transformer_course.checking.modules import build_module, random_state, state_shapes
 from transformer_course.checking.oracles import (
     as_float64,
@@ -87,12 +94,14 @@ class _NormCase:
     flat_token: bool = False  # one token whose features are all equal (variance 0)
     quiet_token: bool = False  # one token with a tiny spread (variance 1e-4, close to eps)
     fresh: bool = False  # no weights loaded: a fresh module must be plain normalisation
+    dtype: torch.dtype = torch.float32  # the input's (float64: the result stays float64)
 
 
 _VISIBLE_NORM = [
     _NormCase(1, (2, 3, 8), None, fresh=True, quiet_token=True),
     _NormCase(2, (2, 4, 8), None, flat_token=True, quiet_token=True),
     _NormCase(3, (4, 6), 0.1, scale=0.3),
+    _NormCase(4, (2, 3, 6), None, dtype=torch.float64),
 ]
 _HIDDEN_NORM = [
     _NormCase(101, (3, 5, 16), None, flat_token=True, quiet_token=True),
@@ -100,7 +109,15 @@ _HIDDEN_NORM = [
     _NormCase(103, (2, 2, 3, 6), 0.05, scale=0.3),
     _NormCase(104, (1, 4, 512), None, quiet_token=True),
     _NormCase(105, (2, 6, 10), None, fresh=True, flat_token=True),
+    _NormCase(106, (3, 4, 10), 1e-3, scale=0.3, dtype=torch.float64),
 ]
+_DOWNCAST = (
+    "Your LayerNorm returns float32 for a float64 x: somewhere x is cast down (x.float(), "
+    ".to(torch.float32), or .to(self.weight.dtype)), and the result loses float64's "
+    "precision. Compute in x's dtype: the float32 weight and bias promote to float64 by "
+    "themselves. (Upcasting half-precision input for stability is fine, if you cast the "
+    "result back: .to(x.dtype).)"
+)
 
 _UNBIASED = (
     "You used the unbiased variance, dividing by d_model - 1 (the default of torch.var and "
@@ -303,7 +320,7 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
             "torch.ones(d_model) and torch.zeros(d_model).",
         )
         state = {"weight": weight.float(), "bias": bias.float()}
-    x = _norm_input(case)
+    x = _norm_input(case).to(case.dtype)
     notes = [
         *(["one token has all features equal (variance 0)"] if case.flat_token else []),
         *(["one token has a tiny spread (variance about 1e-4)"] if case.quiet_token else []),
@@ -316,6 +333,8 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
     expect_tensor_result(
         c, got, x.shape, what, shape_hint="LayerNorm keeps the shape of its input."
     )
+    if x.dtype == torch.float64:
+        c.expect_dtype(got, torch.float64, what, _DOWNCAST)
     p = as_float64(state)
     eps = 1e-5 if case.eps is None else case.eps
     expected = layer_norm_f(x, p, eps)
@@ -427,6 +446,10 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
         what,
         shape_hint="The block maps every token d_model -> d_ff -> d_model: (batch, len, d_model).",
     )
+    if case.mode == "eval" and case.dropout > 0:
+        expect_deterministic_in_eval(
+            c, module, (x,), got, f"ffn(x {tuple(x.shape)}) [{built}, eval mode]", case.dropout
+        )
     p = as_float64(state)
     drop = case.mode == "train" and case.dropout == 1.0
     table: dict[str, dict[str, Any]] = {
@@ -553,6 +576,8 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
     got = c.call(module, *args, call_repr=call, hints=LAYER_HINTS)
     what = f"the output of {call}"
     expect_tensor_result(c, got, x.shape, what, shape_hint="(batch, len, d_model), as x.")
+    if case.mode == "eval" and case.dropout > 0:
+        expect_deterministic_in_eval(c, module, args, got, call, case.dropout)
     p = as_float64(state)
     drop = case.mode == "train" and case.dropout == 1.0
 
@@ -567,9 +592,14 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         _FFN_FIRST: {"order": ("ffn", "attn")},
     }
     add_new(table, residual_mistakes(_PARTS, _PART_NORMS, case.norm_first))
+    if not (case.mode == "train" and case.dropout > 0):
+        called = called_submodules(module, list(_PARTS.values()), lambda: module(*args))
+        add_new(table, discarded_mistakes(_PARTS, _PART_NORMS, case.norm_first, called))
     add_new(table, norm_choice_mistakes(_PARTS, _PART_NORMS))
     if mask is not None:
         table |= {_MASK_IGNORED: {"mask_mode": "none"}, _MASK_INVERTED: {"mask_mode": "inverted"}}
+    if drop:  # what eval mode rules out is no candidate (a missing residual, say)
+        table = only_dropout_mistakes(table, module, args, compute(drop=False))
 
     def localise():
         return localise_layer(
@@ -611,7 +641,9 @@ class _StackCase:
 
 
 _VISIBLE_STACK = [
-    _StackCase(31, 2, 2, 5, 8, 2, 16, padding="right"),
+    # three layers: a return inside the loop (layer 0 only) and a loop that stops one layer
+    # early (layers 0 and 1) give different outputs
+    _StackCase(31, 3, 2, 5, 8, 2, 16, padding="right"),
     _StackCase(32, 2, 2, 5, 8, 2, 16, norm_first=True, padding="left"),
     _StackCase(33, 3, 1, 4, 8, 2, 12, final_norm=True, dropout=0.1),
     _StackCase(34, 2, 2, 4, 8, 2, 16, dropout=1.0, mode="train"),
@@ -666,6 +698,8 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase) -> None:
     got = c.call(module, *args, call_repr=call, hints=LAYER_HINTS)
     what = f"the output of {call}"
     expect_tensor_result(c, got, x.shape, what, shape_hint="(batch, len, d_model), as x.")
+    if case.mode == "eval" and case.dropout > 0:
+        expect_deterministic_in_eval(c, module, args, got, call, case.dropout)
     p = as_float64(state)
     drop = case.mode == "train" and case.dropout == 1.0
     final = uses_final_norm(case.norm_first, case.final_norm)

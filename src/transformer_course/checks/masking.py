@@ -334,6 +334,32 @@ _PAD_INVERTED = (
 )
 
 
+def _counted_padding_mistakes(ids: torch.Tensor, pad_id: int, expected) -> dict:
+    """A mask built from each row's number of real tokens, n, as if the pads sat at one end:
+    the first n positions marked real (or the last n). Only where the pads are elsewhere
+    does that differ from ids != pad_id, and then it is that computation and nothing else."""
+    length = ids.shape[1]
+    counts = (ids != pad_id).sum(dim=1, keepdim=True)  # (batch, 1)
+    positions = torch.arange(length)[None, :]  # (1, len)
+    found = {}
+    for where, real in (
+        ("end", positions < counts),
+        ("start", positions >= length - counts),
+    ):
+        value = real[:, None, None, :]
+        if torch.equal(value, expected):
+            continue
+        rows = (value != expected).flatten(1).any(dim=1)
+        b = int(rows.nonzero()[0])
+        found[
+            f"Your mask marks the {'first' if where == 'end' else 'last'} n positions of each "
+            f"row as real, n = its number of real tokens: that assumes the pads sit at the "
+            f"{where}. Sequence {b} here, {ids[b].tolist()}, has its pads elsewhere. Mark each "
+            "position by its own id, (ids != pad_id), wherever the pads are."
+        ] = value
+    return found
+
+
 def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
     """padding_mask(ids (batch, len) int64, pad_id) -> bool (batch, 1, 1, len), True = real token.
 
@@ -357,7 +383,10 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
             _expect_mask_tensor(c, got, what)
             expected = ref.padding_mask(ids, pad_id)  # (batch, 1, 1, len)
             c.expect_shape(
-                got, expected.shape, what, _padding_shape_hint(tuple(got.shape), batch, length)
+                got,
+                expected.shape,
+                what,
+                _and_dtype(_padding_shape_hint(tuple(got.shape), batch, length), got.dtype),
             )
             _expect_bool(c, got, what, _FROM_COMPARISON)
             mistakes = {_PAD_INVERTED: (ids == pad_id)[:, None, None, :]}
@@ -371,6 +400,7 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                     "Your mask is True everywhere: it lets every query attend to the pads. It "
                     "must be False where ids == pad_id."
                 ] = torch.ones_like(expected)
+            mistakes.update(_counted_padding_mistakes(ids, pad_id, expected))
 
             def explain(got=got, ids=ids, pad_id=pad_id, seed=6000 + 10 * number + hidden):
                 # what the mask does to attention: the reference attention with *your* mask
@@ -413,8 +443,23 @@ def _look_ahead_mistakes(size: int, picture: str) -> dict[str, torch.Tensor]:
     return {message + picture: value for message, value in mistakes.items()}
 
 
-def _look_ahead_shape_hint(shape: tuple[int, ...], size: int) -> str:
-    hint = "The look-ahead mask is one (len_q, len_k) matrix shared by every sequence and head."
+def _and_dtype(hint: str, dtype: torch.dtype) -> str:
+    """A shape hint, with the dtype named too when it is wrong as well (a second mistake in
+    the same result, which the dtype check would only report after the shape is fixed)."""
+    if dtype == torch.bool:
+        return hint
+    return (
+        f"Two things to change: the shape, and the dtype ({dtype}, where masks are torch.bool: "
+        "build it bool, e.g. with a comparison or dtype=torch.bool, or convert with .bool()). "
+        + hint
+    )
+
+
+def _look_ahead_shape_hint(shape: tuple[int, ...], size: int, dtype=torch.bool) -> str:
+    hint = _and_dtype(
+        "The look-ahead mask is one (len_q, len_k) matrix shared by every sequence and head.",
+        dtype,
+    )
     if shape in {(1, 1, size, size), (1, size, size)}:
         hint += (
             " Return exactly (size, size): broadcasting adds the leading axes when it is "
@@ -438,7 +483,9 @@ def check_look_ahead_mask(look_ahead_mask, *, hidden: bool = False) -> None:
             got = c.call(look_ahead_mask, size, call_repr=what)
             _expect_mask_tensor(c, got, what)
             expected = ref.look_ahead_mask(size)  # (size, size)
-            c.expect_shape(got, (size, size), what, _look_ahead_shape_hint(tuple(got.shape), size))
+            c.expect_shape(
+                got, (size, size), what, _look_ahead_shape_hint(tuple(got.shape), size, got.dtype)
+            )
             _expect_bool(
                 c,
                 got,
@@ -543,6 +590,10 @@ def _decoder_mistakes(ids: torch.Tensor, pad_id: int, picture: str) -> dict[str,
             f"Your mask hides the token id 0, but the pad id here is {pad_id}: compare with the "
             "`pad_id` argument instead of a hard-coded 0."
         ] = (ids != 0)[:, None, None, :] & causal
+    accumulated = _accumulated_pads(ids, pad_id)
+    if accumulated is not None:
+        value, message = accumulated
+        mistakes[message] = value
     return {message.rstrip() + picture: value for message, value in mistakes.items()}
 
 
@@ -573,6 +624,41 @@ def _explain_decoder(got, ids, pad_id, seed, picture) -> str:
         f"{bool(expected[b, 0, i, j])}: {reason}. The mask is padding_mask & "
         f"look_ahead_mask.{picture}"
     )
+
+
+_IN_PLACE_COMBINE = (
+    "That error comes from an in-place operation (such as mask &= other, or mask.logical_and_"
+    "(other)): its result must fit in the tensor on the left, and the (len, len) look-ahead "
+    "mask cannot hold the (batch, 1, len, len) combination. Combine out of place: "
+    "padding_mask(tgt_ids, pad_id) & look_ahead_mask(len), a new tensor."
+)
+_EARLIER_ROWS_PADS = (
+    "Your mask blocks, in each sequence, the pad columns of every sequence before it as well "
+    "(sequence {b} loses key {j}, a pad of an earlier sequence only): the pads accumulate "
+    "from row to row, as they do when one mask is modified in place inside a loop over the "
+    "batch and reused. Give each sequence its own: padding_mask(tgt_ids, pad_id) & "
+    "look_ahead_mask(len) combines them all at once, or .clone() the look-ahead mask per row."
+)
+
+
+def _accumulated_pads(ids: torch.Tensor, pad_id: int) -> tuple[torch.Tensor, str] | None:
+    """The mask a loop makes that blocks each row's pads in one shared mask: row b blocks
+    the pad keys of rows 0..b. None where no row gains a blocked key from that."""
+    batch, length = ids.shape
+    causal = ref.look_ahead_mask(length)
+    blocked = torch.zeros(length, dtype=torch.bool)
+    rows = []
+    first = None
+    for b in range(batch):
+        own = ids[b] == pad_id
+        extra = blocked & ~own
+        if first is None and bool(extra.any()):
+            first = (b, int(extra.nonzero()[0]))
+        blocked = blocked | own
+        rows.append(causal & ~blocked)
+    if first is None:
+        return None
+    return torch.stack(rows)[:, None], _EARLIER_ROWS_PADS.format(b=first[0], j=first[1])
 
 
 _DECODER_MUTATION = (
@@ -653,7 +739,10 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                     pad_id,
                     call_repr=call_repr,
                     mutation_hint=_DECODER_MUTATION,
-                    hints=[(RuntimeError, _off_by_one_length_hint(length))],
+                    hints=[
+                        (RuntimeError, _off_by_one_length_hint(length)),
+                        ("doesn't match the broadcast shape", _IN_PLACE_COMBINE),
+                    ],
                 )
             except CheckFailure as failure:
                 sizes = re.search(
@@ -669,7 +758,10 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
             _expect_mask_tensor(c, got, what)
             expected = ref.decoder_self_attention_mask(ids, pad_id)  # (batch, 1, len, len)
             c.expect_shape(
-                got, expected.shape, what, _decoder_shape_hint(tuple(got.shape), batch, length)
+                got,
+                expected.shape,
+                what,
+                _and_dtype(_decoder_shape_hint(tuple(got.shape), batch, length), got.dtype),
             )
             _expect_bool(
                 c,

@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import io
 import itertools
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -150,6 +151,21 @@ def _split_shape_hint(got: tuple, batch: int, length: int, num_heads: int, d_hea
     return hints.get(tuple(got), default)
 
 
+_SPLIT_PIECES_OF_NUM_HEADS = (
+    "Yours holds d_head pieces of num_heads consecutive features each, stacked: what "
+    "torch.split(x, num_heads, dim=-1) gives, whose second argument is the size of each "
+    "piece, not the number of pieces. Cut num_heads pieces of d_head features: "
+    "torch.chunk(x, num_heads, dim=-1) or torch.split(x, d_head, dim=-1), stacked on dim=1 (or "
+    "reshape to (batch, len, num_heads, d_head) and .transpose(1, 2))."
+)
+
+
+def _pieces_of_num_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
+    """torch.stack(torch.split(x, num_heads, dim=-1), dim=1): (batch, d_head, len, num_heads)."""
+    batch, length, d_model = x.shape
+    return x.reshape(batch, length, d_model // num_heads, num_heads).permute(0, 2, 1, 3)
+
+
 def check_split_heads(split_heads, *, hidden: bool = False) -> None:
     """split_heads(x (batch, len, d_model), num_heads) -> (batch, num_heads, len, d_head).
 
@@ -173,16 +189,23 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
                 x,
                 num_heads,
                 call_repr=f"split_heads(x {tuple(x.shape)}, {num_heads})",
+                hints=_batch_of_one_hint(batch),
                 mutation_hint="Reshape and transpose give new views of x; nothing needs to be "
                 "written into x.",
             )
             c.expect_type(got, torch.Tensor, what, "Return a torch tensor (reshape/transpose x).")
             expected = ref.split_heads(x, num_heads)  # (batch, num_heads, len, d_head)
+            pieces = _pieces_of_num_heads(x, num_heads)
+            by_value = (
+                got.shape == pieces.shape and got.dtype == x.dtype and torch.equal(got, pieces)
+            )
             c.expect_shape(
                 got,
                 expected.shape,
                 what,
-                _split_shape_hint(got.shape, batch, length, num_heads, d_head),
+                _SPLIT_PIECES_OF_NUM_HEADS
+                if by_value
+                else _split_shape_hint(got.shape, batch, length, num_heads, d_head),
             )
             c.expect_dtype(got, dtype, what, _SAME_DTYPE)
 
@@ -202,6 +225,7 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
                 mistakes={
                     _SPLIT_NO_TRANSPOSE: x.reshape(batch, num_heads, length, d_head),
                     _SPLIT_STRIDED: x.reshape(batch, length, d_head, num_heads).permute(0, 3, 1, 2),
+                    _SPLIT_PIECES_OF_NUM_HEADS: pieces,
                     **_split_permutations(x, num_heads, expected),
                 },
             )
@@ -235,16 +259,58 @@ _MERGE_INTERLEAVED = (
 )
 
 
-def _merge_shape_hint(got: tuple, batch: int, num_heads: int, length: int, d_head: int) -> str:
+_MERGE_UNPACKED_AS_SPLIT = (
+    "Yours is x.transpose(1, 2) reshaped to (batch, num_heads, len * d_head): the transpose is "
+    "there, but the sizes you reshape to have len and num_heads exchanged (was x.shape unpacked "
+    "as (batch, len, num_heads, d_head), split_heads' layout?). x is (batch, num_heads, len, "
+    "d_head): unpack it in that order and reshape to (batch, len, num_heads * d_head)."
+)
+
+
+def _merge_shape_hint(got, x, batch: int, num_heads: int, length: int, d_head: int) -> str:
+    """The advice for a wrong shape; where two computations give that shape, the values
+    say which one it is (the shape alone names none)."""
+    shape = tuple(got.shape)
+    if shape == (batch, num_heads, length * d_head) and got.dtype == x.dtype:
+        if torch.equal(got, x.reshape(shape)):
+            return (
+                "You flattened len and d_head together: move the heads axis back behind len "
+                "first (`.transpose(1, 2)`), then flatten the last two axes."
+            )
+        if torch.equal(got, x.transpose(1, 2).reshape(shape)):
+            return _MERGE_UNPACKED_AS_SPLIT
+        return (
+            f"Your middle axis has num_heads = {num_heads} entries where len = {length} belongs, "
+            "and the last one len * d_head: the result is (batch, len, num_heads * d_head)."
+        )
     hints = {
         (batch, length, num_heads, d_head): "That is (batch, len, num_heads, d_head): flatten the "
         "last two axes into one of size num_heads * d_head.",
-        (batch, num_heads, length * d_head): "You flattened len and d_head together: move the "
-        "heads axis back behind len first (`.transpose(1, 2)`), then flatten the last two axes.",
         (batch, length * num_heads, d_head): "You merged len and num_heads: the heads must be "
         "concatenated along the feature axis, giving (batch, len, num_heads * d_head).",
     }
-    return hints.get(tuple(got), "The contract is (batch, len, num_heads * d_head).")
+    return hints.get(shape, "The contract is (batch, len, num_heads * d_head).")
+
+
+def _batch_of_one_hint(batch: int):
+    """A view/reshape that asks for a batch of 1 of a tensor that holds ``batch`` (> 1)
+    sequences: the requested size times batch is exactly the number of elements, so the
+    other sizes are right and the 1 was written into the code."""
+
+    def hit(exc: BaseException) -> str:
+        found = re.search(r"shape '\[([-\d, ]+)\]' is invalid for input of size (\d+)", str(exc))
+        if batch <= 1 or found is None:
+            return ""
+        shape = [int(n) for n in found.group(1).split(",")]
+        if shape[0] != 1 or -1 in shape or math.prod(shape) * batch != int(found.group(2)):
+            return ""
+        return (
+            f"Your reshape asks for {tuple(shape)}: a batch of one, but the tensor holds "
+            f"batch = {batch} sequences. Take the batch size from the input (batch = "
+            "x.shape[0]) instead of writing 1."
+        )
+
+    return [(RuntimeError, hit)]
 
 
 def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
@@ -272,6 +338,7 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
                 merge_heads,
                 x,
                 call_repr=f"merge_heads(x {tuple(x.shape)}{layout})",
+                hints=_batch_of_one_hint(batch),
                 mutation_hint="Transpose and reshape give new tensors; nothing needs to be "
                 "written into x.",
             )
@@ -281,7 +348,7 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
                 got,
                 expected.shape,
                 what,
-                _merge_shape_hint(got.shape, batch, num_heads, length, d_head),
+                _merge_shape_hint(got, x, batch, num_heads, length, d_head),
             )
             c.expect_dtype(got, dtype, what, _SAME_DTYPE)
 
@@ -597,7 +664,49 @@ def _length_mixup_hint(case: _Case):
         "or your values come from `query`: in cross-attention they come from `key` and "
         "`value`, the encoder output, and only the queries come from `query`, the decoder."
     )
-    return [(mixes_lengths, advice)] if lq != lk and case.kind != "self" else []
+    if lq == lk or case.kind == "self":
+        return []
+    b, d = case.batch, case.d_model
+
+    def reshaped(exc: BaseException) -> tuple[list[int], int] | None:
+        """(the shape asked for, the number of elements) of a failed view/reshape."""
+        found = re.search(r"shape '\[([-\d, ]+)\]' is invalid for input of size (\d+)", str(exc))
+        if not isinstance(exc, RuntimeError) or found is None:
+            return None
+        return [int(n) for n in found.group(1).split(",")], int(found.group(2))
+
+    def with_length(numbers: int, length: int):
+        def hit(exc: BaseException) -> bool:
+            got = reshaped(exc)
+            return got is not None and got[1] == numbers and length in got[0][1:2]
+
+        return hit
+
+    # only a key or value projection holds b * len_k * d_model numbers (len_q != len_k), and
+    # only the query projection b * len_q * d_model: a view of one of them with the other's
+    # length is that mistake, whatever the code around it
+    kv_with_len_q = (
+        f"The tensor your code reshapes holds batch * len_k * d_model = {b * lk * d} numbers, a "
+        f"key or value projection (len_k = {lk}, the encoder's length), but the shape asks for "
+        f"len_q = {lq} positions, the query's length: split the keys and values with their own "
+        "length, key.shape[1] (or -1 in that place), not the query's (split_heads(self.w_k(key), "
+        "num_heads) does that)."
+    )
+    q_with_len_k = (
+        f"The tensor your code reshapes holds batch * len_q * d_model = {b * lq * d} numbers, the "
+        f"query projection (len_q = {lq}), but the shape asks for len_k = {lk} positions, the "
+        "keys' length: split the queries with their own length, query.shape[1] (or -1 there)."
+    )
+    specific = [with_length(b * lk * d, lq), with_length(b * lq * d, lk)]
+
+    def other_mixup(exc: BaseException) -> bool:
+        return mixes_lengths(exc) and not any(hit(exc) for hit in specific)
+
+    return [
+        (specific[0], kv_with_len_q),
+        (specific[1], q_with_len_k),
+        (other_mixup, advice),
+    ]
 
 
 _FROM_QUERY = {
@@ -851,7 +960,12 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
     )
     args = (query, key, value) if mask is None else (query, key, value, mask)
     try:
-        result = c.call(module, *args, call_repr=call, hints=_length_mixup_hint(case))
+        result = c.call(
+            module,
+            *args,
+            call_repr=call,
+            hints=[*_length_mixup_hint(case), *_batch_of_one_hint(case.batch)],
+        )
     except CheckFailure as failure:
         named = _length_mixup_source(module, state, case) if _length_mixup_hint(case) else ""
         if named:

@@ -23,7 +23,8 @@ class LayerNorm(nn.Module):
     forward(x): x (..., d_model) -> (..., d_model). For every token separately, over
     its d_model features: subtract their mean, divide by sqrt(their biased variance
     + eps), then multiply by `weight` and add `bias`. Nothing is averaged over the
-    batch or over the positions of a sequence.
+    batch or over the positions of a sequence. A float64 x gives a float64 result
+    (the float32 parameters promote; nothing casts x down to float32).
     """
 
     def __init__(self, d_model: int, eps: float = 1e-5):

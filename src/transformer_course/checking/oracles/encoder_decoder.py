@@ -96,6 +96,7 @@ def encoder_layer_f(
     order: tuple[str, str] = ("attn", "ffn"),
     mask_mode: str = "given",
     no_residual: tuple[str, ...] = (),
+    discarded: tuple[str, ...] = (),
 ) -> torch.Tensor:
     """One encoder layer in float64: self-attention, then the feed-forward block, each in
     a :func:`residual_block`. x (batch, len_src, d_model) -> the same shape.
@@ -103,7 +104,8 @@ def encoder_layer_f(
     Knobs: ``drop``, ``residual``, ``dropout_at`` (of :func:`residual_block`); ``norms``:
     which LayerNorm each sub-layer uses; ``order``: the sub-layers' order; ``mask_mode``
     "given" (right), "none", "inverted"; ``no_residual``: the sub-layers ("attn", "ffn")
-    whose residual connection is missing (the others keep theirs)."""
+    whose residual connection is missing (the others keep theirs); ``discarded``: the
+    sub-layers whose output is never used, their input taking its place."""
     sublayers = {
         "attn": lambda h: multi_head_attention_f(
             sub(p, "self_attn"), h, h, h, mask, num_heads, mask_mode=mask_mode, drop=drop
@@ -115,7 +117,7 @@ def encoder_layer_f(
         norm_p = sub(p, norm_name)
         x = residual_block(
             x,
-            sublayers[part],
+            (lambda h: h) if part in discarded else sublayers[part],
             lambda t, norm_p=norm_p: layer_norm_f(t, norm_p),
             norm_first=norm_first,
             drop=drop,
@@ -145,6 +147,7 @@ def decoder_layer_f(
     memory_norm: bool = False,
     self_kv: str = "x",
     no_residual: tuple[str, ...] = (),
+    discarded: tuple[str, ...] = (),
 ) -> torch.Tensor:
     """One decoder layer in float64: masked self-attention, cross-attention over the
     memory, the feed-forward block, each in a :func:`residual_block`. x (batch, len_tgt,
@@ -155,8 +158,8 @@ def decoder_layer_f(
     ``cross_mask``: "tgt", "src", "none" or "causal" (a look-ahead mask of the layer's
     own). ``memory_norm``: pre-LN with the memory normalised too. ``self_kv``: "memory"
     makes the self-attention read the memory. ``no_residual``: the sub-layers ("self",
-    "cross", "ffn") whose residual connection is missing. The other knobs as in
-    :func:`encoder_layer_f`.
+    "cross", "ffn") whose residual connection is missing; ``discarded``: the sub-layers
+    whose output is never used. The other knobs as in :func:`encoder_layer_f`.
     """
     len_tgt = x.shape[1]
     causal = torch.ones(len_tgt, len_tgt, dtype=torch.bool).tril()  # (len_tgt, len_tgt)
@@ -186,7 +189,7 @@ def decoder_layer_f(
     for part, norm_name in zip(order, norms, strict=True):
         x = residual_block(
             x,
-            sublayers[part],
+            (lambda h: h) if part in discarded else sublayers[part],
             norm(norm_name),
             norm_first=norm_first,
             drop=drop,
@@ -209,13 +212,14 @@ def stack_f(
     """A stack: ``layer(x, layer_state)`` for each of the num_layers layers (state
     ``layers.<i>``), then the final LayerNorm ``norm`` if ``final``. ``order``: "forward",
     "reversed", "first_only" (layer 0 applied num_layers times), "first_once" (a return
-    inside the loop), "unchained" (every layer fed the stack's input, the last one's
-    output returned). ``norm_each``: the final norm applied after every layer."""
+    inside the loop), "all_but_last" (a loop that stops one layer early), "unchained" (every
+    layer fed the stack's input, the last one's output returned). ``norm_each``: the final norm applied after every layer."""
     indices = {
         "forward": list(range(num_layers)),
         "reversed": list(reversed(range(num_layers))),
         "first_only": [0] * num_layers,
         "first_once": [0],
+        "all_but_last": list(range(num_layers - 1)),
         "unchained": list(range(num_layers)),
     }[order]
     x = x.double()
