@@ -2443,3 +2443,11 @@ CASES += _BLIND6C
 from benchmarks.diagnosis.cases_blind6d import BLIND6D as _BLIND6D  # noqa: E402
 
 CASES += _BLIND6D
+
+from benchmarks.diagnosis.cases_blind7a import BLIND7A as _BLIND7A  # noqa: E402
+
+CASES += _BLIND7A
+
+from benchmarks.diagnosis.cases_blind7b import BLIND7B as _BLIND7B  # noqa: E402
+
+CASES += _BLIND7B
