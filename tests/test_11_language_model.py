@@ -39,14 +39,17 @@ def _named(name, fn):
 
 
 # ------------------------------------------------------------------- next_token_batches
-def _batches(*, shift=1, high_minus=0, global_stream=False):
+def _batches(*, shift=1, high_minus=0, global_stream=False, step=1):
     def next_token_batches(tokens, block_size, batch_size, generator):
         high = len(tokens) - block_size - high_minus
         if global_stream:
             starts = torch.randint(0, high, (batch_size,))
         else:
             starts = torch.randint(0, high, (batch_size,), generator=generator)
-        positions = starts[:, None] + torch.arange(block_size)
+        positions = starts[:, None] + step * torch.arange(block_size)
+        if step != 1:  # a window that wraps around the stream
+            positions = positions % len(tokens)
+            return tokens[positions], tokens[(positions + shift) % len(tokens)]
         return tokens[positions], tokens[(positions + shift).clamp(min=0)]
 
     return next_token_batches
@@ -867,6 +870,8 @@ def _sample_gumbel(logits, temperature=1.0, top_k=None, top_p=None, generator=No
 
 MISTAKES = [
     Mistake(check_next_token_batches, _batches(shift=0), r"targets are the inputs themselves"),
+    Mistake(check_next_token_batches, _batches(step=-1), r"window runs backwards .* subtracted"),
+    Mistake(check_next_token_batches, _batches(step=2), r"window steps by 2 positions, not 1"),
     Mistake(check_next_token_batches, _batches(shift=-1), r"shifted the wrong way"),
     Mistake(check_next_token_batches, _batches(high_minus=1), r"last valid start"),
     Mistake(

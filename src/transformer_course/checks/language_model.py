@@ -140,6 +140,31 @@ _WINDOW_PAST_END = (
 )
 
 
+def _window_message(call: str, b: int, row: list[int], num_tokens: int) -> str:
+    """What inputs[b] holds, told by the stream positions of its tokens (``row``; -1:
+    a token that is not in the stream): a window that runs backwards or steps by more
+    than one is named."""
+    shown = f"{call}: inputs[{b}] holds the tokens at stream positions {row}"
+    rule = "Each row must be tokens[s : s + block_size] for one start s"
+    start, length = row[0], len(row)
+    if -1 in row:
+        return f"{shown} (-1: a token that is not in the stream). {rule}."
+    for step in (-1, *range(2, length + 1), *range(-length, -1)):
+        if row == [(start + step * i) % num_tokens for i in range(length)]:
+            if step == -1:
+                return (
+                    f"{shown}: your window runs backwards (positions s - i: the offsets "
+                    "are subtracted from the start instead of added, or the window is "
+                    f"reversed). "
+                    f"{rule}: positions s + torch.arange(block_size)."
+                )
+            return (
+                f"{shown}: your window steps by {step} positions, not 1 (positions s + "
+                f"{step}·i). {rule}: positions s + torch.arange(block_size)."
+            )
+    return f"{shown}, not consecutive ones. {rule}."
+
+
 def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> None:
     with Checker("next_token_batches", hidden=hidden) as c:
         c.require_callable(next_token_batches)
@@ -172,10 +197,10 @@ def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> Non
             for b in range(case.batch_size):
                 row = [position.get(int(t), -1) for t in inputs[b]]
                 start = row[0]
+                consecutive = row == list(range(start, start + case.block_size))
                 c.expect_true(
-                    row == list(range(start, start + case.block_size)),
-                    f"{call}: inputs[{b}] is not a window of consecutive tokens of the stream: "
-                    "each row must be tokens[s : s + block_size] for one start s.",
+                    consecutive,
+                    "" if consecutive else _window_message(call, b, row, case.num_tokens),
                 )
                 starts.append(start)
                 got_next = [position.get(int(t), -2) for t in targets[b]]
