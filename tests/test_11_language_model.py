@@ -179,6 +179,18 @@ class NormNoGain(ref.RMSNorm):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
 
 
+class NormEpsSubtracted(ref.RMSNorm):
+    """eps subtracted under the root: NaN on a token with small values."""
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) - self.eps) * self.weight
+
+
+class NormDividesByGain(ref.RMSNorm):
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) / self.weight
+
+
 class NormDefaultEps(ref.RMSNorm):
     def __init__(self, d_model, eps=1e-6):
         super().__init__(d_model, eps)
@@ -886,6 +898,8 @@ MISTAKES = [
     Mistake(check_RMSNorm, NormNeverCastsBack, r"returned torch\.float32 for a float64 input"),
     Mistake(check_RMSNorm, NormUnitOffset, r"multiplied by 1 \+ self\.weight"),
     Mistake(check_RMSNorm, NormEpsOutside, r"eps outside the square root"),
+    Mistake(check_RMSNorm, NormEpsSubtracted, r"subtracted eps under the square root"),
+    Mistake(check_RMSNorm, NormDividesByGain, r"divided by the learned gain self\.weight"),
     Mistake(check_RMSNorm, NormWrongAxis, r"wrong axis"),
     Mistake(check_RMSNorm, NormSubtractsMean, r"subtracted the mean"),
     Mistake(

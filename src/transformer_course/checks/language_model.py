@@ -281,6 +281,15 @@ _NO_ROOT = (
     "by the root mean square, sqrt(x.pow(2).mean(-1, keepdim=True) + eps) (or multiplies by "
     "torch.rsqrt of it)."
 )
+_EPS_SUBTRACTED = (
+    "You subtracted eps under the square root, sqrt(mean(x**2) - eps): add it, "
+    "sqrt(mean(x**2) + eps) (a token with small values, as here, then takes the root of a "
+    "negative number: NaN)."
+)
+_GAIN_DIVIDED = (
+    "You divided by the learned gain self.weight instead of multiplying by it: "
+    "x / sqrt(mean(x**2) + eps) * self.weight."
+)
 _NO_EPS = "You left out eps: divide by sqrt(mean(x**2) + eps), with eps inside the root."
 _AXIS = (
     "You normalised over the wrong axis. Each token is normalised on its own, over its "
@@ -307,6 +316,8 @@ def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
         _SUM: {"statistic": "sum_square"},
         _EPS_OUT: {"eps_at": "outside"},
         _NO_EPS: {"eps_at": "none"},
+        _EPS_SUBTRACTED: {"eps_at": "subtracted"},
+        _GAIN_DIVIDED: {"divide_gain": True},
         _AXIS: {"over": "sequence"},
         _AXIS + " ": {"over": "everything"},
         _AXIS + "  ": {"over": "sequence_and_features"},
