@@ -251,15 +251,17 @@ def _rope_llama(length, d_head, base=10000.0):
 
 
 # -------------------------------------------------------------------------- apply_rotary
-def _rotate(*, direction=1, mixed=False, not_rotated=False):
+def _rotate(*, direction=1, mixed=False, not_rotated=False, split_axis=-1, join=None):
     def apply_rotary(x, cos, sin):
-        half = x.shape[-1] // 2
+        half = x.shape[split_axis] // 2
         cos, sin = cos.to(x.dtype), direction * sin.to(x.dtype)
         if not_rotated:
             return x * torch.cat([cos, cos], -1) + x * torch.cat([sin, sin], -1)
         a, b = x[..., :half], x[..., half:]
         if mixed:
             return torch.stack([a * cos - b * sin, a * sin + b * cos], -1).flatten(-2)
+        if join is not None:  # (function, axis)
+            return join[0]([a * cos - b * sin, a * sin + b * cos], join[1])
         return torch.cat([a * cos - b * sin, a * sin + b * cos], -1)
 
     return apply_rotary
@@ -934,6 +936,18 @@ MISTAKES = [
     Mistake(check_apply_rotary, _rotate(direction=-1), r"wrong way"),
     Mistake(check_apply_rotary, _rotate(mixed=True), r"pairing is mixed"),
     Mistake(check_apply_rotary, _rotate(not_rotated=True), r"rather than a rotation"),
+    # told only the shapes or PyTorch's raw size clash before
+    Mistake(
+        check_apply_rotary,
+        _rotate(join=(torch.cat, -2)),
+        r"two rotated halves .* joined along axis -2 \(len\), with the right values",
+    ),
+    Mistake(check_apply_rotary, _rotate(join=(torch.stack, -3)), r"extra axis of size 2"),
+    Mistake(
+        check_apply_rotary,
+        _rotate(split_axis=-2),
+        r"(?s)halves of x has \d+ features .* split point must be x\.shape\[-1\] // 2",
+    ),
     Mistake(
         check_apply_rotary,
         _named("apply_rotary", _adjacent_written_as_halves),

@@ -266,6 +266,20 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         "triu(diagonal=1 + window) & the causal mask is empty; the message says the mask is "
         "False everywhere (a fact, which the word rule reads as a cause) and gives the rule",
     ),
+    ("apply_rotary", "number: 2 -> 3"): (
+        "named",
+        r"halves of x has \d+ features .* split point must be x\.shape\[-1\] // 2",
+        "half = x.shape[-1] // 3 splits x off the middle; the message says the split point "
+        "must be the last axis halved",
+    ),
+    ("apply_rotary", "number: 1 -> 2"): (
+        "named",
+        r"halves of x has \d+ features .* split point must be x\.shape\[-1\] // 2"
+        r"|two rotated halves .* joined along axis -2 \(len\)",
+        "half = x.shape[-2] // 2 (the split point from len; the message says it must be the "
+        "last axis halved), or torch.cat(..., dim=-2) (the message says the halves are joined "
+        "along axis -2 instead of the last)",
+    ),
     ("grouped_query_attention", "binop: FloorDiv -> Div"): (
         "named",
         r"num_heads // num_kv_heads \(floor division, //\), not num_heads / num_kv_heads",

@@ -27,6 +27,7 @@ about six standard deviations), the set of tokens that may appear exactly, and t
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -35,7 +36,7 @@ import torch
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.generators import seeded_generator
-from transformer_course.checking.hints import dropped_axis_hint
+from transformer_course.checking.hints import Hint, dropped_axis_hint
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.layer_mistakes import (
     add_new,
@@ -635,6 +636,60 @@ def _judge_runs(c: Checker, runs: list[tuple]) -> None:
         c.expect_close(got, expected, call, **tol, **options)
 
 
+_BROADCAST = re.compile(
+    r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
+    r"non-singleton dimension (\d+)"
+)
+
+
+def _split_hint(d_head: int, ndim: int) -> Hint:
+    """For a size clash along the last axis of a part of x with cos or sin (d_head // 2
+    columns), the part being neither a half nor the whole: the split point of x is not
+    the last axis halved."""
+
+    def text(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if not found or int(found.group(3)) != ndim - 1:
+            return ""
+        sizes = {int(found.group(1)), int(found.group(2))}
+        if d_head // 2 not in sizes or len(sizes) != 2 or d_head in sizes:
+            return ""
+        (other,) = sizes - {d_head // 2}
+        return (
+            f"One of your halves of x has {other} features where cos and sin have d_head // 2 "
+            f"= {d_head // 2} columns: the split point must be x.shape[-1] // 2 (the last "
+            "axis, d_head, halved): a, b = x[..., :half], x[..., half:]."
+        )
+
+    return lambda exc: isinstance(exc, RuntimeError), text
+
+
+def _rotary_shape_hint(got: Any, x: torch.Tensor, expected: torch.Tensor) -> str:
+    """For a result of the wrong shape: the two rotated halves joined along another axis
+    than the last (or stacked), said when the shape is exactly that."""
+    shape = tuple(getattr(got, "shape", ()))
+    lead, (length, d_head) = tuple(x.shape[:-2]), tuple(x.shape[-2:])
+    half = d_head // 2
+    halves = (expected[..., :half], expected[..., half:])
+    if shape == (*lead, 2 * length, half):
+        joined = torch.cat(halves, dim=-2)
+        same = isinstance(got, torch.Tensor) and torch.allclose(
+            got.double(), joined, rtol=1e-4, atol=1e-4
+        )
+        return (
+            f"Your result is the two rotated halves ({(*lead, length, half)} each) joined "
+            f"along axis -2 (len){', with the right values,' if same else ''} instead of the "
+            "last axis: torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)."
+        )
+    if shape in ((*lead, 2, length, half), (*lead, length, 2, half)):
+        return (
+            "Your result has an extra axis of size 2: torch.stack puts the two rotated "
+            "halves on a new axis; join them along the last axis with "
+            "torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)."
+        )
+    return ""
+
+
 def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
     with Checker("apply_rotary", hidden=hidden) as c:
         c.require_callable(apply_rotary)
@@ -644,12 +699,15 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
             x = randn(case.shape, case.seed, dtype=case.dtype)
             cos, sin = ref.rotary_embedding(length, d_head)
             call = f"apply_rotary(x {tuple(x.shape)} {str(case.dtype).replace('torch.', '')}, cos, sin)"
-            got = c.call(apply_rotary, x, cos, sin, call_repr=call)
+            got = c.call(
+                apply_rotary, x, cos, sin, call_repr=call, hints=[_split_hint(d_head, x.dim())]
+            )
             c.expect_type(got, torch.Tensor, call)
-            c.expect_shape(got, tuple(x.shape), call)
-            c.expect_floating(got, call, preferred=case.dtype)
             angles = rope_angles_f(length, d_head)
             half, adjacent = rotate_f(x, angles, "half"), rotate_f(x, angles, "adjacent")
+            if tuple(got.shape) != tuple(x.shape):
+                c.expect_shape(got, tuple(x.shape), call, _rotary_shape_hint(got, x, half))
+            c.expect_floating(got, call, preferred=case.dtype)
             tol = tolerance(got.dtype, case.dtype)
             pairing = "half"
             if not torch.allclose(got.double(), half, **tol) and torch.allclose(
