@@ -73,6 +73,28 @@ class OffByOne(ref.KVCache):
         return self.keys[:, :, : self.length], self.values[:, :, : self.length]
 
 
+class SlotTooLong(ref.KVCache):
+    """Writes n new positions into a slice one position longer (stop + 1)."""
+
+    def forward(self, k_new, v_new):
+        start, stop = self.length, self.length + k_new.shape[-2]
+        self.keys[:, :, start : stop + 1] = k_new
+        self.values[:, :, start : stop + 1] = v_new
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
+class SlotFromHeads(ref.KVCache):
+    """n read from k_new's heads axis (k_new.shape[1]) instead of its positions axis."""
+
+    def forward(self, k_new, v_new):
+        start, stop = self.length, self.length + k_new.shape[1]
+        self.keys[:, :, start:stop] = k_new
+        self.values[:, :, start:stop] = v_new
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
 class SharedAcrossBatch(ref.KVCache):
     def forward(self, k_new, v_new):
         return super().forward(k_new[:1].expand_as(k_new), v_new[:1].expand_as(v_new))
@@ -410,6 +432,17 @@ MISTAKES = [
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
     Mistake(check_KVCache, ReturnsOld, r"\*before\* this call"),
     Mistake(check_KVCache, OffByOne, r"holds zeros.*off by one"),
+    # PyTorch's raw "expanded size" error before
+    Mistake(
+        check_KVCache,
+        SlotTooLong,
+        r"slice .* holds \d+ positions, but k_new brings n = \d+: one position too many",
+    ),
+    Mistake(
+        check_KVCache,
+        SlotFromHeads,
+        r"holds \d+ positions, but k_new brings n = \d+: .*the size of k_new's .*num_heads",
+    ),
     # was asked whether the write position is off by one (round 2's ho2-kv-writes-at-zero)
     Mistake(check_KVCache, SharedAcrossBatch, r"shared across the batch"),
     Mistake(

@@ -280,6 +280,13 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         "last axis halved), or torch.cat(..., dim=-2) (the message says the halves are joined "
         "along axis -2 instead of the last)",
     ),
+    ("KVCache", "number: 2 -> 3"): (
+        "named",
+        r"holds \d+ positions, but k_new brings n = \d+: .*n read from the wrong axis of k_new",
+        "stop = length + k_new.shape[-3] reads n from the heads axis; the message says the "
+        "slice's length is that axis's size (n read from the wrong axis), with the other "
+        "candidate these inputs leave open",
+    ),
     ("grouped_query_attention", "binop: FloorDiv -> Div"): (
         "named",
         r"num_heads // num_kv_heads \(floor division, //\), not num_heads / num_kv_heads",

@@ -21,6 +21,7 @@ exception type when a cache overflows. The mask is bool, True = may attend (less
 from __future__ import annotations
 
 import math
+import re
 
 import torch
 
@@ -174,6 +175,43 @@ def _fits_hint(stored: int, max_len: int):
     )
 
 
+_EXPANDED = re.compile(
+    r"expanded size of the tensor \((\d+)\) must match the existing size \((\d+)\) at "
+    r"non-singleton dimension (\d+)"
+)
+
+
+def _slot_hint(k_new: torch.Tensor, length: int):
+    """For a write of k_new (n positions) into a slice of the buffer of another length
+    along the positions axis: the slice's length is told, and what it equals (n ± 1, or
+    the size of another axis of k_new)."""
+    n = k_new.shape[-2]
+
+    def text(exc: BaseException) -> str:
+        found = _EXPANDED.search(str(exc))
+        if not found or int(found.group(2)) != n or int(found.group(3)) != k_new.dim() - 2:
+            return ""
+        size = int(found.group(1))
+        names = ("batch", "num_heads", "positions", "d_head")
+        others = [names[i] for i in (0, 1, 3) if k_new.shape[i] == size]
+        reasons = [
+            "one position too many (a stop bound + 1?)" if size == n + 1 else "",
+            "one position too few" if size == n - 1 else "",
+            f"the size of k_new's {' and '.join(others)} axis (n read from the wrong axis of "
+            "k_new?)"
+            if others
+            else "",
+        ]
+        why = " " + ", or ".join(r for r in reasons if r) if any(reasons) else ""
+        return (
+            f"Your slice of the buffer along the positions axis holds {size} positions, but "
+            f"k_new brings n = {n}:{why}. The new positions go to [length, length + n) = "
+            f"[{length}, {length + n}), with n = k_new.shape[-2] (k_new's positions axis)."
+        )
+
+    return lambda exc: isinstance(exc, RuntimeError), text
+
+
 _CACHE_RULE = "Each call must store k_new and v_new after the positions already held, in order."
 
 
@@ -227,7 +265,11 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                     v_new,
                     call_repr=f"cache(k_new, v_new) ({call})",
                     mutation_hint="Copy k_new and v_new into the buffers; do not change them.",
-                    hints=[*_CACHE_SHAPES, _fits_hint(length + n, max_len)],
+                    hints=[
+                        _slot_hint(k_new, length),
+                        *_CACHE_SHAPES,
+                        _fits_hint(length + n, max_len),
+                    ],
                 )
                 c.expect_type(got, tuple, f"{call}: the result", "Return a tuple (keys, values).")
                 c.expect_true(
