@@ -213,6 +213,21 @@ def _gen(**knobs):
     )
 
 
+@torch.no_grad()
+def _generate_no_keepdim(model, prompt, max_new_tokens):
+    """The chosen tokens appended as (batch,), not as a column (batch, 1)."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1)
+        ids = torch.cat([ids, next_id], dim=1)
+        logits = model(next_id[:, None], caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
 # ------------------------------------------------------------- grouped_query_attention
 def _gqa_tiled(q, k, v, mask=None):
     return checks.gqa_expected(q, k, v, mask, tile=True)
@@ -460,6 +475,9 @@ MISTAKES = [
     Mistake(check_generate, _gen(fixed_start=0), r"start=0"),
     Mistake(check_generate, _gen(shared=True), r"shared set of caches"),
     Mistake(check_generate, _gen(last_row=False), r"prefill's \*first\* row"),
+    # told "first differ at step 0" only, and PyTorch's raw torch.cat error, before
+    Mistake(check_generate, _gen(last_row=-2), r"prefill's row \d+ .*logits\[:, -2\]"),
+    Mistake(check_generate, _named("generate", _generate_no_keepdim), r"keepdim=True"),
     Mistake(check_generate, _gen(prompt_room=False), r"caches are too small"),
     Mistake(
         check_generate,

@@ -280,6 +280,12 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         "last axis halved), or torch.cat(..., dim=-2) (the message says the halves are joined "
         "along axis -2 instead of the last)",
     ),
+    ("generate", "binop: Add -> Sub"): (
+        "named",
+        r"The caches were made with a negative size: .*len \+ max_new_tokens",
+        "new_caches(batch, length - max_new_tokens) is negative here; the message says so and "
+        "gives the size, len + max_new_tokens",
+    ),
     ("KVCache", "number: 2 -> 3"): (
         "named",
         r"holds \d+ positions, but k_new brings n = \d+: .*n read from the wrong axis of k_new",

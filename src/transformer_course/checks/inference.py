@@ -384,7 +384,7 @@ def cached_generation(
     caches=None,
     offset: int = 0,
     fixed_start: int | None = None,
-    last_row: bool = True,
+    last_row: bool | int = True,
     shared: bool = False,
     token_by_token: bool = False,
     feed_last: bool = False,
@@ -392,7 +392,7 @@ def cached_generation(
 ):
     """Greedy generation with a cache: right with the defaults. The knobs are classic
     mistakes (positions off by ``offset``, ``fixed_start`` for every step, the prefill's
-    first row instead of its last, the batch's sequences one by one through one
+    first row instead of its last, or row ``last_row`` when an int, the batch's sequences one by one through one
     ``shared`` set of caches) or correct variants (a prefill ``token_by_token``,
     ``feed_last``: the last chosen token fed too; ``prompt_room`` False: caches with no
     room for the prompt, a mistake)."""
@@ -410,7 +410,8 @@ def cached_generation(
             logits = model(prompt[:, position : position + 1], caches=caches, start=position)
     else:
         logits = model(prompt, caches=caches, start=0)  # (batch, len, vocab)
-    logits = logits[:, -1 if last_row else 0]  # (batch, vocab)
+    row = last_row if not isinstance(last_row, bool) else -1 if last_row else 0
+    logits = logits[:, row]  # (batch, vocab)
     ids, steps = prompt, []
     for step in range(max_new_tokens):
         steps.append(logits)
@@ -428,7 +429,16 @@ def _generate_mistakes(seed, sizes, prompt, new) -> dict[str, object]:
             1
         ]
 
+    length = prompt.shape[1]
+    rows = {
+        f"The first new token was chosen from the prefill's row {row} (of rows 0 .. "
+        f"{length - 1}: logits[:, {row - length}], the prediction after prompt position "
+        f"{row}): the token after the prompt is predicted by its last position, "
+        "logits[:, -1].": variant(last_row=row)
+        for row in range(1, length - 1)
+    }
     return {
+        **rows,
         "The logits of the steps after the prefill are those of tokens one position too far "
         "(start = len + t + 1): RoPE rotates each query and key by its absolute position, "
         "and the token chosen at step t sits at position len + t (count from 0).": variant(
@@ -622,6 +632,13 @@ _CACHE_TOO_SMALL = (
 )
 _GENERATE_HINTS = [
     ("the cache holds", _CACHE_TOO_SMALL),
+    (
+        "Tensors must have same number of dimensions",
+        "torch.cat met tensors with different numbers of axes: ids are (batch, len), so the "
+        "tokens appended at each step must be a column (batch, 1): "
+        "logits.argmax(dim=-1, keepdim=True) (an argmax without keepdim=True gives (batch,); "
+        "or next_id[:, None]).",
+    ),
     (
         "Dimension size must be non-negative",
         "The caches were made with a negative size: model.new_caches(batch, max_len) needs "
