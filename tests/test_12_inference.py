@@ -229,6 +229,17 @@ def _generate_no_keepdim(model, prompt, max_new_tokens):
 
 
 # ------------------------------------------------------------- grouped_query_attention
+def _gqa_axes(q_axis=1, k_axis=1, dim=1):
+    """The group size read from axes q_axis and k_axis, the repeat along dim."""
+
+    def grouped_query_attention(q, k, v, mask=None):
+        group = q.shape[q_axis] // k.shape[k_axis]
+        k, v = k.repeat_interleave(group, dim=dim), v.repeat_interleave(group, dim=dim)
+        return scaled_dot_product_attention(q, k, v, mask)[0]
+
+    return grouped_query_attention
+
+
 def _gqa_tiled(q, k, v, mask=None):
     return checks.gqa_expected(q, k, v, mask, tile=True)
 
@@ -487,6 +498,18 @@ MISTAKES = [
         r"without a cache",
     ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_tiled), r"paired wrongly"),
+    # PyTorch's raw size clash, with the layout restated, before
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_axes(dim=2)),
+        r"num_kv_heads = \d+ heads, not num_heads = \d+: .*another axis than dim=1",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_axes(k_axis=2)),
+        r"reached the attention with (\d+ heads: each of the \d+ key/value heads was "
+        r"repeated|num_kv_heads = \d+ heads, .*the group size came out 1)",
+    ),
     Mistake(
         check_grouped_query_attention,
         _named("gqa", _gqa_divided_by_d),

@@ -293,6 +293,14 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         "slice's length is that axis's size (n read from the wrong axis), with the other "
         "candidate these inputs leave open",
     ),
+    ("grouped_query_attention", "number: 1 -> 2"): (
+        "named",
+        r"num_kv_heads = \d+ heads, not num_heads = \d+: .*another axis than dim=1, or the "
+        r"group size came out 1|each of the \d+ key/value heads was repeated \d+ times, not",
+        "repeat_interleave(group, dim=2), or group = q.shape[2] // k.shape[1] (1 here) or "
+        "q.shape[1] // k.shape[2] (0 here): the message names the repeat's axis and the group "
+        "size read from other axes among the candidates these inputs leave",
+    ),
     ("grouped_query_attention", "binop: FloorDiv -> Div"): (
         "named",
         r"num_heads // num_kv_heads \(floor division, //\), not num_heads / num_kv_heads",

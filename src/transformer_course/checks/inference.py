@@ -800,6 +800,48 @@ def _gqa_cases(hidden: bool):
     ]
 
 
+_BROADCAST = re.compile(
+    r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
+    r"non-singleton dimension (\d+)"
+)
+
+
+def _gqa_heads_hint(heads: int, kv: int):
+    """For a clash along the head axis between num_heads and another count: how many heads
+    the learner's keys or values had, and the steps that give that count."""
+    group = heads // kv
+
+    def text(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if not found or int(found.group(3)) != 1:
+            return ""
+        sizes = {int(found.group(1)), int(found.group(2))}
+        if heads not in sizes or len(sizes) != 2:
+            return ""
+        (other,) = sizes - {heads}
+        rule = (
+            f"group = num_heads // num_kv_heads = q.shape[1] // k.shape[1] = {group}, and "
+            "k.repeat_interleave(group, dim=1) (likewise v)."
+        )
+        if other == kv:
+            return (
+                f"Your keys or values reached the attention with num_kv_heads = {kv} heads, "
+                f"not num_heads = {heads}: they were not repeated along the head axis: "
+                "either not repeated at all, or repeated along another axis than dim=1, or "
+                "the group size came out 1 (read from other axes than q.shape[1] and "
+                "k.shape[1]). " + rule
+            )
+        if other % kv == 0:
+            return (
+                f"Your keys or values reached the attention with {other} heads: each of the "
+                f"{kv} key/value heads was repeated {other // kv} times, not {group} (the "
+                "group size read from other axes than q.shape[1] and k.shape[1]?). " + rule
+            )
+        return ""
+
+    return lambda exc: isinstance(exc, RuntimeError), text
+
+
 def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = False) -> None:
     """grouped_query_attention(q, k, v, mask=None) -> output (batch, num_heads, len_q, d_v)."""
     with (
@@ -813,7 +855,15 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 f"grouped_query_attention(q {tuple(q.shape)}, k {tuple(k.shape)}, "
                 f"v {tuple(v.shape)}, mask={'None' if mask is None else tuple(mask.shape)})"
             )
-            got = c.call(grouped_query_attention, q, k, v, mask, call_repr=what, hints=_GQA_SHAPES)
+            got = c.call(
+                grouped_query_attention,
+                q,
+                k,
+                v,
+                mask,
+                call_repr=what,
+                hints=[_gqa_heads_hint(heads, kv), *_GQA_SHAPES],
+            )
             if isinstance(got, tuple) and got:
                 c.fail(
                     f"{what} returned a tuple of {len(got)}; return only the output tensor "
