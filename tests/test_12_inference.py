@@ -351,6 +351,23 @@ def _softmax_state_one_axis_short(x, block_size):
     return torch.exp(x - running_max[..., None]) / total[..., None]
 
 
+def _softmax_blocks(extra=0, stop_axis=-1):
+    """Blocks of block_size + extra columns; the loop bound read from axis stop_axis."""
+
+    def online_softmax(x, block_size):
+        running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        for start in range(0, x.shape[stop_axis], block_size):
+            block = x[..., start : start + block_size + extra]
+            new_max = torch.maximum(running_max, block.amax(dim=-1))
+            scaled = torch.exp(block - new_max[..., None]).sum(dim=-1)
+            total = total * torch.exp(running_max - new_max) + scaled
+            running_max = new_max
+        return torch.exp(x - running_max[..., None]) / total[..., None]
+
+    return online_softmax
+
+
 def _softmax_max_from_zero(x, block_size):
     return online_softmax_f(x, block_size, start=0.0)
 
@@ -582,7 +599,19 @@ MISTAKES = [
     Mistake(
         check_online_softmax,
         _named("s", _softmax_state_one_axis_short),
-        r"raised RuntimeError: The size of tensor a \(\d\) must match",
+        r"(?s)raised RuntimeError: The size of tensor a \(\d\) must match.*A per-row tensor "
+        r"of yours has shape x\.shape\[:-2\] = \(\d,\), one axis too few",
+    ),
+    # told only "largest difference" before
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_blocks(extra=1)),
+        r"blocks are one column too long: .* overlap",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_blocks(stop_axis=-2)),
+        r"running sum covers only the first \d+ of the \d+ columns",
     ),
     Mistake(check_online_softmax, _named("s", _softmax_block_max), r"each block's own"),
     # got only "largest difference" before (round 2's ho2-online-final-block-max)

@@ -997,6 +997,69 @@ def _softmax_cases(hidden: bool):
     ]
 
 
+def _with_counts(x: torch.Tensor, counts: torch.Tensor) -> torch.Tensor:
+    """exp(x) / sum_j counts[j] exp(x_j) over the last axis (float64, stable): the softmax
+    whose running sum saw column j counts[j] times."""
+    x = x.double()
+    e = torch.exp(x - x.amax(dim=-1, keepdim=True))
+    return e / (e * counts.double()).sum(dim=-1, keepdim=True)
+
+
+def _coverage_mistakes(x: torch.Tensor, block_size: int) -> dict[str, torch.Tensor]:
+    """The running sum built over other columns than each exactly once: the loop stopping
+    early (only a first part of the columns), or blocks one column too long or too short
+    (overlapping, or leaving a column out between blocks)."""
+    n = x.shape[-1]
+    out = {}
+    for width in (block_size + 1, block_size - 1):
+        if width < 1 or n <= block_size:
+            continue
+        counts = torch.zeros(n)
+        for start in range(0, n, block_size):
+            counts[start : start + width] += 1
+        longer = width > block_size
+        out[
+            f"Your blocks are one column too {'long' if longer else 'short'}: each reads "
+            f"x[..., start : start + block_size {'+' if longer else '-'} 1], so "
+            + (
+                "neighbouring blocks overlap and the first column of each later block is "
+                "counted twice in the running sum"
+                if longer
+                else "the last column of each block is never counted in the running sum"
+            )
+            + ". A block is x[..., start : start + block_size]."
+        ] = _with_counts(x, counts)
+    for m in range(1, n):
+        counts = (torch.arange(n) < m).double()
+        out[
+            f"Your running sum covers only the first {m} of the {n} columns (a loop that "
+            "stops early): the loop runs over every column, range(0, x.shape[-1], "
+            "block_size), x.shape[-1] being the number of columns."
+        ] = _with_counts(x, counts)
+    return out
+
+
+def _row_shape_hint(x: torch.Tensor):
+    """For a size clash along the last axis of x.shape[:-1] between the sizes of x's
+    last two leading axes: a running statistic made with one axis too few."""
+    rows = tuple(x.shape[:-1])
+
+    def text(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if not found or len(rows) < 2 or int(found.group(3)) != len(rows) - 1:
+            return ""
+        if {int(found.group(1)), int(found.group(2))} != {rows[-2], rows[-1]}:
+            return ""
+        return (
+            f"A per-row tensor of yours has shape x.shape[:-2] = {rows[:-1]}, one axis too "
+            f"few, where x.shape[:-1] = {rows} is needed: the running maximum and sum (and "
+            "each block's maximum and sum) hold one value per row "
+            "(torch.full(x.shape[:-1], float('-inf')), torch.zeros(x.shape[:-1]))."
+        )
+
+    return lambda exc: isinstance(exc, RuntimeError), text
+
+
 _MAX_FROM_ZERO = (
     "Your running maximum starts at 0 instead of -inf: on a row whose values are all far "
     "below 0 (as here) it stays 0, every exp(s - 0) underflows to 0, and the sum is 0. "
@@ -1016,7 +1079,7 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
         c.require_callable(online_softmax)
         for x, block_size in _softmax_cases(hidden):
             what = f"online_softmax(x {tuple(x.shape)} = {short(x, 80)}, block_size={block_size})"
-            got = c.call(online_softmax, x, block_size, call_repr=what)
+            got = c.call(online_softmax, x, block_size, call_repr=what, hints=[_row_shape_hint(x)])
             _expect_tensor(c, got, what)
             c.expect_shape(got, x.shape, what)
             c.expect_floating(got, what, preferred=x.dtype)
@@ -1070,6 +1133,7 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                         if x.shape[-1] % block_size
                         else None
                     ),
+                    **_coverage_mistakes(x, block_size),
                     "No maximum is subtracted: exp(x) overflows to inf for large x (here "
                     f"up to {float(x.abs().max()):.4g}), and inf / inf is NaN. Subtract the "
                     "running maximum inside every exp.": (
