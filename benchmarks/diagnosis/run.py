@@ -301,6 +301,13 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         "q.shape[1] // k.shape[2] (0 here): the message names the repeat's axis and the group "
         "size read from other axes among the candidates these inputs leave",
     ),
+    ("online_softmax", "slice: a:b -> a:b + 1"): (
+        "named",
+        r"Your blocks are one column too long: each reads x\[\.\.\., start : start \+ "
+        r"block_size \+ 1\]",
+        "x[..., start : start + block_size + 1]; the message names that slice (the word rule "
+        "misses \"one column too long\")",
+    ),
     ("grouped_query_attention", "binop: FloorDiv -> Div"): (
         "named",
         r"num_heads // num_kv_heads \(floor division, //\), not num_heads / num_kv_heads",
