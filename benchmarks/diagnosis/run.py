@@ -306,7 +306,7 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         r"Your blocks are one column too long: each reads x\[\.\.\., start : start \+ "
         r"block_size \+ 1\]",
         "x[..., start : start + block_size + 1]; the message names that slice (the word rule "
-        "misses \"one column too long\")",
+        'misses "one column too long")',
     ),
     ("grouped_query_attention", "binop: FloorDiv -> Div"): (
         "named",
