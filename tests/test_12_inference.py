@@ -668,6 +668,12 @@ MISTAKES = [
         _named("w", lambda n, w: (_offsets(n) > 0) & (_offsets(n) <= w)),  # itself left out
         r"leaves the query itself out: \(0, 0\) is False",
     ),
+    # told "False everywhere" and the rule only, before
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", lambda n, w: look_ahead_mask(n) & torch.ones(n, n, dtype=torch.bool).triu(1)),
+        r"False everywhere.*diagonal=d\) & look_ahead_mask\(size\).* d must be 1 - window",
+    ),
 ]
 
 CORRECT = [

@@ -255,16 +255,18 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         "missing",
     ),
     ("sliding_window_mask", "drop: a ± b -> a"): (
-        "pointed",
-        r"Your mask is False everywhere",
+        "named",
+        r"Your mask is False everywhere.*d must be 1 - window .*keeps nothing, as yours does",
         "triu(diagonal=1) & the causal mask is empty; the message says the mask is False "
-        "everywhere (a fact, which the word rule reads as a cause) and gives the rule",
+        "everywhere and that triu's diagonal must be 1 - window, a diagonal of 1 or more "
+        "keeping nothing",
     ),
     ("sliding_window_mask", "binop: Sub -> Add"): (
-        "pointed",
-        r"Your mask is False everywhere",
-        "triu(diagonal=1 + window) & the causal mask is empty; the message says the mask is "
-        "False everywhere (a fact, which the word rule reads as a cause) and gives the rule",
+        "named",
+        r"Your mask is False everywhere.*d must be 1 - window .*keeps nothing, as yours does",
+        "triu(diagonal=1 + window) & the causal mask is empty; the message says the mask is False "
+        "everywhere and that triu's diagonal must be 1 - window, a diagonal of 1 or more "
+        "keeping nothing",
     ),
     ("apply_rotary", "number: 2 -> 3"): (
         "named",

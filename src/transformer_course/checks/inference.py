@@ -1398,7 +1398,10 @@ def _window_hint(got: torch.Tensor, size: int, window: int) -> str:
     if not got.any():  # said first by the check itself: no entry holds
         return (
             f"Each query sees itself and the window - 1 positions before it, so the diagonal "
-            f"at least is True. {rule}"
+            f"at least is True. {rule} Built with torch.triu(ones, diagonal=d) & "
+            "look_ahead_mask(size), the band keeps 0 <= i - j <= -d: d must be 1 - window "
+            f"(= {1 - window} here); a d of 1 or more (diagonal=1, or 1 + window) keeps "
+            "nothing, as yours does."
         )
     if diagonal.any():
         i = int(diagonal.nonzero()[0])
