@@ -277,6 +277,31 @@ def _tiled_mask_filled_zero(q, k, v, block_size, causal=False):
     return acc / total[..., None]
 
 
+def _tiled_slips(*, queries_axis=-2, sum_axis=-1, acc_axis=-1, v_extra=0):
+    """Tiled, right but for one slip: len_q read from queries_axis, the block's weights
+    summed over sum_axis, the output made with v.shape[acc_axis], v sliced v_extra long."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        len_q, len_k = q.shape[queries_axis], k.shape[-2]
+        m = torch.full(q.shape[:-1], float("-inf"))
+        total = torch.zeros(q.shape[:-1])
+        acc = torch.zeros((*q.shape[:-1], v.shape[acc_axis]))
+        for start in range(0, len_k, block_size):
+            stop = min(start + block_size, len_k)
+            s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+            if causal:
+                future = torch.arange(start, stop)[None] > torch.arange(len_q)[:, None]
+                s = s.masked_fill(future, float("-inf"))
+            new = torch.maximum(m, s.amax(-1))
+            p = torch.exp(s - new[..., None])
+            total = total * torch.exp(m - new) + p.sum(sum_axis)
+            acc = acc * torch.exp(m - new)[..., None] + p @ v[..., start : stop + v_extra, :]
+            m = new
+        return acc / total[..., None]
+
+    return tiled_attention
+
+
 def _gqa_divided_by_d(q, k, v, mask=None):
     return checks.gqa_expected(q, k, v, mask, scale=1 / q.shape[-1])
 
@@ -642,6 +667,29 @@ MISTAKES = [
     ),
     Mistake(
         check_tiled_attention, _named("t", _tiled_bottom_right), r"aligned to the bottom right"
+    ),
+    # PyTorch's raw size clashes before
+    Mistake(
+        check_tiled_attention,
+        _named("t", _tiled_slips(queries_axis=-3)),
+        r"met one of size \d+ along the queries' axis: the causal mask built for another "
+        r"number of queries than len_q = q\.shape\[-2\]",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("t", _tiled_slips(sum_axis=-2)),
+        r"met one of size \d+ along the queries' axis: (either )?the block's weights summed "
+        r"over the queries \(dim=-2\)",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("t", _tiled_slips(acc_axis=-2)),
+        r"output's last axis must be d_v = v\.shape\[-1\] = \d+, but a tensor of yours has",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("t", _tiled_slips(v_extra=1)),
+        r"weights cover \d+ keys, but your slice of v has \d+ rows \(one row too many\)",
     ),
     Mistake(
         check_sliding_window_mask,

@@ -310,6 +310,20 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         "x[..., start : start + block_size + 1]; the message names that slice (the word rule "
         'misses "one column too long")',
     ),
+    ("tiled_attention", "number: 2 -> 3"): (
+        "named",
+        r"the causal mask built for another number of queries than len_q = q\.shape\[-2\]",
+        "len_q = q.shape[-3] makes the causal mask's query positions arange(num_heads); the "
+        "message says the mask was built for another number of queries than q.shape[-2]",
+    ),
+    ("tiled_attention", "number: 1 -> 2"): (
+        "named",
+        r"the block's weights summed over the queries \(dim=-2\) instead of over the keys"
+        r"|output's last axis must be d_v = v\.shape\[-1\] = \d+, but a tensor of yours",
+        "weights.sum(dim=-2) (the message says the weights are summed over the queries, "
+        "dim=-2), or acc made with v.shape[-2] (the message says its last axis must be "
+        "v.shape[-1])",
+    ),
     ("grouped_query_attention", "binop: FloorDiv -> Div"): (
         "named",
         r"num_heads // num_kv_heads \(floor division, //\), not num_heads / num_kv_heads",

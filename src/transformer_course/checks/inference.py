@@ -1242,18 +1242,109 @@ _TILED_OWN_MAX = (
 )
 
 
+_BATCH2 = re.compile(
+    r"Expected size for first two dimensions of batch2 tensor to be: \[\d+, (\d+)\] but "
+    r"got: \[\d+, (\d+)\]"
+)
+
+
+def _tiled_hints(
+    q: torch.Tensor, v: torch.Tensor, block: int, causal: bool, summed_fine: bool
+) -> list:
+    """For the size clashes of tiled attention's classic slips, what the sizes are: a
+    block's weights against its slice of v (the rows differ), a per-query tensor against
+    a block's width (a sum over the wrong axis, unless ``summed_fine``: an earlier input
+    where that sum would have clashed ran; or a causal mask of the wrong height), the
+    accumulated output's last axis against d_v."""
+    len_q, len_k, d_v = q.shape[-2], v.shape[-2], v.shape[-1]
+    widths = {min(block, len_k - start) for start in range(0, len_k, block)}
+
+    def rows(exc: BaseException) -> str:
+        found = _BATCH2.search(str(exc))
+        if not found:
+            return ""
+        keys, got = int(found.group(1)), int(found.group(2))
+        if keys not in widths or got == keys:
+            return ""
+        off = got - keys
+        return (
+            f"A block's weights cover {keys} keys, but your slice of v has {got} rows"
+            + (f" (one row too {'many' if off > 0 else 'few'})" if abs(off) == 1 else "")
+            + ": slice v exactly as k, v[..., start:stop, :], so that weights @ v pairs each "
+            "key's weight with its own value."
+        )
+
+    def clash(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if not found:
+            return ""
+        sizes, axis = {int(found.group(1)), int(found.group(2))}, int(found.group(3))
+        if axis == q.dim() - 2 and len_q in sizes and len(sizes) == 2:
+            (other,) = sizes - {len_q}
+            summed = (
+                "the block's weights summed over the queries (dim=-2) instead of over the keys "
+                "(weights.sum(dim=-1), one sum per query)"
+                if other in widths and not summed_fine
+                else ""
+            )
+            mask = (
+                "the causal mask built for another number of queries than len_q = "
+                "q.shape[-2] (it is (len_q, block): query positions torch.arange(len_q))"
+                if causal
+                else ""
+            )
+            found = [cause for cause in (summed, mask) if cause]
+            if not found:
+                return ""
+            return (
+                f"A per-query tensor (len_q = {len_q}) met one of size {other} along the "
+                "queries' axis: "
+                + (" or ".join(found) if len(found) < 2 else f"either {found[0]}, or {found[1]}")
+                + "."
+            )
+        if axis == q.dim() - 1 and d_v in sizes and len(sizes) == 2:
+            (other,) = sizes - {d_v}
+            names = [
+                n for n, size in (("len_k = v.shape[-2]", len_k), ("len_q", len_q)) if size == other
+            ]
+            return (
+                f"The accumulated output's last axis must be d_v = v.shape[-1] = {d_v}, "
+                f"but a tensor of yours has {other} there"
+                + (f" ({' or '.join(names)})" if names else "")
+                + ": acc = torch.zeros((*q.shape[:-1], v.shape[-1]))."
+            )
+        return ""
+
+    return [
+        (lambda exc: isinstance(exc, RuntimeError), rows),
+        (lambda exc: isinstance(exc, RuntimeError), clash),
+    ]
+
+
 def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
     """tiled_attention(q, k, v, block_size, causal=False) -> output (..., len_q, d_v)."""
     with (
         Checker("tiled_attention", hidden=hidden) as c,
     ):
         c.require_callable(tiled_attention)
+        summed_fine = False  # a call ran where weights summed over dim=-2 would clash
         for q, k, v, block, causal in _tiled_cases(hidden):
             what = (
                 f"tiled_attention(q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}, "
                 f"block_size={block}, causal={causal})"
             )
-            got = c.call(tiled_attention, q, k, v, block, causal, call_repr=what)
+            got = c.call(
+                tiled_attention,
+                q,
+                k,
+                v,
+                block,
+                causal,
+                call_repr=what,
+                hints=_tiled_hints(q, v, block, causal, summed_fine),
+            )
+            widths = {min(block, k.shape[-2] - start) for start in range(0, k.shape[-2], block)}
+            summed_fine = summed_fine or not widths <= {q.shape[-2]}
             if isinstance(got, tuple) and got:
                 c.fail(f"{what} returned a tuple; return only the output tensor.")
             _expect_tensor(c, got, what)
