@@ -125,6 +125,7 @@ sequence_first = named("sequence_first")(
     batches_with(convert=lambda rows, pad: _tensor(rows, pad).T.contiguous())
 )
 one_pair_short = named("one_pair_short")(batches_with(short_by=1))
+one_pair_long = named("one_pair_long")(batches_with(short_by=-1))
 skips_the_first_pair = named("skips_the_first_pair")(
     batches_with(order=lambda pairs, idx, shuffle, seed: idx[1:])
 )
@@ -328,11 +329,18 @@ BATCH_MISTAKES = [
     # pair is missing" (the first one was)
     Mistake(check_make_batches, sequence_first, r"are transposed .*sequence-first, \(len, batch\)"),
     Mistake(check_make_batches, skips_the_first_pair, "the first pair is missing"),
-    # batches one pair short: not told that the last batch was dropped
+    # batches one pair short: not told that the last batch was dropped (then told only
+    # which pairs were missing)
     Mistake(
         check_make_batches,
         one_pair_short,
-        r"holding \[.*\] pairs: the pairs \[.*\] \(counting from 0\) are missing",
+        r"Your batches hold \[.*\] pairs: each is pairs\[start : start \+ batch_size - 1\]",
+    ),
+    # told "src of batch 0 has 3 rows" before
+    Mistake(
+        check_make_batches,
+        one_pair_long,
+        r"pairs\[start : start \+ batch_size \+ 1\], .* neighbouring batches overlap",
     ),
 ]
 BATCH_CORRECT = [
