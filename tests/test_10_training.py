@@ -990,11 +990,14 @@ def beam_with(
     position=-1,
     product=False,
     cumulative=True,
+    subtract_list=False,
 ):
     """A learner-style beam search with switches for the classic mistakes."""
 
     def lp(length, alpha):
         length = length if count_eos else length - 1
+        if penalty == "minus":
+            return ((5 - length) / 6) ** alpha
         return length**alpha if penalty == "hf" else ((5 + length) / 6) ** alpha
 
     def beam_search(model, src_ids, beam_size, max_len, bos_id, eos_id, length_penalty=0.0):
@@ -1011,7 +1014,8 @@ def beam_with(
                     step = torch.softmax(logits, -1) if product else step
                     for token, value in enumerate(step.tolist()):
                         total = score * value if product else score + value
-                        candidates.append((total if cumulative else value, [*seq, token]))
+                        extended = seq - [token] if subtract_list else [*seq, token]
+                        candidates.append((total if cumulative else value, extended))
                 candidates.sort(key=lambda c: c[0] if ascending else -c[0])
                 if finished_in_beam or shrink:
                     width = beam_size - (len(done) if shrink else 0)
@@ -1096,6 +1100,10 @@ BEAM_MISTAKES = [
     Mistake(
         BEAM, named("last_token_score_only")(beam_with(cumulative=False)), "only its last token"
     ),
+    # PyTorch's or Python's raw error (with a generic word at most) before
+    Mistake(BEAM, named("second_to_last")(beam_with(position=-2)), r"<bos> alone .*\[:, -1\]"),
+    Mistake(BEAM, named("penalty_minus")(beam_with(penalty="minus")), r"\(5 - L\) / 6 does"),
+    Mistake(BEAM, named("list_minus")(beam_with(subtract_list=True)), r"tokens \+ \[token\]"),
 ]
 
 

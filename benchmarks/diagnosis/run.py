@@ -324,6 +324,23 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         "dim=-2), or acc made with v.shape[-2] (the message says its last axis must be "
         "v.shape[-1])",
     ),
+    ("make_batches", "binop: Add -> Sub"): (
+        "named",
+        r"each is pairs\[start : start - batch_size\]",
+        "order[start : start - batch_size]; the message names that slice end",
+    ),
+    ("make_batches", "slice: a:b -> a:b + 1"): (
+        "named",
+        r"each is pairs\[start : start \+ batch_size \+ 1\]",
+        "order[start : start + batch_size + 1]; the message names that slice end and the "
+        "overlap it makes",
+    ),
+    ("translation_scores", "compare: Lt -> LtE"): (
+        "named",
+        r"reference stream j holds references\[i\]\[j\] only where j < len\(references\[i\]\)",
+        "refs[j] if j <= len(refs) runs past the list; the message gives the bound, "
+        "j < len(references[i]), and says an index is one too far",
+    ),
     ("grouped_query_attention", "binop: FloorDiv -> Div"): (
         "named",
         r"num_heads // num_kv_heads \(floor division, //\), not num_heads / num_kv_heads",
