@@ -477,6 +477,18 @@ def inf_at_step_0(step, d_model, warmup):
     )
 
 
+@named("clamped_to_2")
+def clamped_to_2(step, d_model, warmup):
+    step = max(step, 2)
+    return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+
+
+@named("steps_plus_2")
+def steps_plus_2(step, d_model, warmup):
+    step = max(step, 1) + 2
+    return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+
+
 @named("returns_a_tensor")
 def returns_a_tensor(step, d_model, warmup):
     s = torch.tensor(float(max(step, 1)))
@@ -487,6 +499,13 @@ NOAM_MISTAKES += [
     Mistake(check_noam_lr, crashes_at_step_0, "should not crash before the first step"),
     Mistake(check_noam_lr, inf_at_step_0, "Before the first step, return 0.0"),
     Mistake(check_noam_lr, returns_a_tensor, "Return a Python float"),
+    # told "largest difference at index (0,)" before
+    Mistake(
+        check_noam_lr,
+        clamped_to_2,
+        r"rate at step 1 is the paper.s rate of step 2, and every other step is right",
+    ),
+    Mistake(check_noam_lr, steps_plus_2, r"your steps are shifted by \+2 \(step \+ 2\)"),
 ]
 
 
