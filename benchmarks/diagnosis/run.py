@@ -341,6 +341,11 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         "refs[j] if j <= len(refs) runs past the list; the message gives the bound, "
         "j < len(references[i]), and says an index is one too far",
     ),
+    ("noam_lr", "number: 1 -> 2"): (
+        "named",
+        r"is your step clamped to at least 2 \(max\(step, 2\)\)",
+        "max(step, 2) gives step 1 the rate of step 2; the message says so and names the clamp",
+    ),
     ("grouped_query_attention", "binop: FloorDiv -> Div"): (
         "named",
         r"num_heads // num_kv_heads \(floor division, //\), not num_heads / num_kv_heads",
