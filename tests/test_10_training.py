@@ -704,8 +704,33 @@ def smoothing_mean_over_positions(logits, labels, pad_id, smoothing=0.1):
     return loss[labels != pad_id].mean()
 
 
+def _smoothing_weighted(target_weight, uniform_weight):
+    """The two terms right, weighted target_weight(ε) and uniform_weight(ε)."""
+
+    @named("label_smoothed_loss")
+    def label_smoothed_loss(logits, labels, pad_id, smoothing=0.1):
+        logp = torch.log_softmax(logits, -1)
+        keep = labels != pad_id
+        nll = -logp.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+        loss = target_weight(smoothing) * nll - uniform_weight(smoothing) * logp.mean(-1)
+        return loss[keep].mean()
+
+    return label_smoothed_loss
+
+
 SMOOTH = check_label_smoothed_loss
 SMOOTHING_MISTAKES = [
+    # told the formula only before: other weights, fitted on three inputs, are named
+    Mistake(
+        SMOOTH,
+        _smoothing_weighted(lambda e: 2 - e, lambda e: e),
+        r"target term -log p\[y\] is weighted by 1\.9 = 2 - ε, not 1 - ε",
+    ),
+    Mistake(
+        SMOOTH,
+        _smoothing_weighted(lambda e: 1 - e, lambda e: e / 2),
+        r"smoothing term mean_j\(-log p\[j\]\) is weighted by 0\.05, not ε",
+    ),
     Mistake(SMOOTH, fairseq_eps_over_v_minus_1, "fairseq's definition"),
     Mistake(SMOOTH, annotated_transformer_kl, "Annotated Transformer's LabelSmoothing"),
     Mistake(SMOOTH, opennmt_eps_over_v_minus_2, r"ε over V - 2 tokens"),

@@ -346,6 +346,11 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         r"is your step clamped to at least 2 \(max\(step, 2\)\)",
         "max(step, 2) gives step 1 the rate of step 2; the message says so and names the clamp",
     ),
+    ("label_smoothed_loss", "number: 1 -> 2"): (
+        "named",
+        r"target term -log p\[y\] is weighted by [\d.]+ = 2 - ε, not 1 - ε",
+        "(2 - smoothing) * target; the message gives the fitted weight, 2 - ε, and the right one",
+    ),
     ("grouped_query_attention", "binop: FloorDiv -> Div"): (
         "named",
         r"num_heads // num_kv_heads \(floor division, //\), not num_heads / num_kv_heads",
