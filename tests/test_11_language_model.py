@@ -241,6 +241,17 @@ def _rope(*, first=0, exponent=2, swap=False, sign=1):
     return rotary_embedding
 
 
+def _rope_theta(theta_of):
+    """rotary_embedding with the frequencies theta_of(i, d_head, base), i the pair index."""
+
+    def rotary_embedding(length, d_head, base=10000.0):
+        i = torch.arange(d_head // 2, dtype=torch.float64)
+        angles = torch.arange(length, dtype=torch.float64)[:, None] * theta_of(i, d_head, base)
+        return angles.cos().float(), angles.sin().float()
+
+    return rotary_embedding
+
+
 def _rope_llama(length, d_head, base=10000.0):
     """Llama's precompute_freqs_cis, in float32: torch.outer, then polar."""
     freqs = 1.0 / (base ** (torch.arange(0, d_head, 2)[: d_head // 2].float() / d_head))
@@ -933,6 +944,22 @@ MISTAKES = [
     ),
     Mistake(check_rotary_embedding, _rope(sign=-1), r"grow with i"),
     Mistake(check_rotary_embedding, _rope(swap=True), r"returned \(sin, cos\)"),
+    # told "largest difference at index ..." before
+    Mistake(
+        check_rotary_embedding,
+        _rope_theta(lambda i, d, base: base ** (-(2 * i + 1) / d)),
+        r"exponents are -\(2i \+ 1\) / d_head, shifted by one",
+    ),
+    Mistake(
+        check_rotary_embedding,
+        _rope_theta(lambda i, d, base: base ** (-2 * i * d)),
+        r"multiplied by d_head where the formula divides",
+    ),
+    Mistake(
+        check_rotary_embedding,
+        _rope_theta(lambda i, d, base: base * (-2 * i / d)),
+        r"multiplied base by the exponent",
+    ),
     Mistake(check_apply_rotary, _rotate(direction=-1), r"wrong way"),
     Mistake(check_apply_rotary, _rotate(mixed=True), r"pairing is mixed"),
     Mistake(check_apply_rotary, _rotate(not_rotated=True), r"rather than a rotation"),

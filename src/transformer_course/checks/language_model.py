@@ -421,6 +421,36 @@ _LINSPACE = (
     "Your exponents run from 0 to exactly 1 (as if divided by d_head - 2): theta_i = "
     "base ** (-2i / d_head), so the last exponent is (d_head - 2) / d_head, not 1."
 )
+_ODD_EXPONENT = (
+    "Your exponents are -(2i + 1) / d_head, shifted by one (odd numbers 1, 3, 5, ...): "
+    "theta_i = base ** (-2i / d_head), the even numbers torch.arange(0, d_head, 2) from 0, "
+    "so that pair 0 turns by 1 radian per position."
+)
+_TIMES_D = (
+    "Your exponents are -2i · d_head: you multiplied by d_head where the formula divides, "
+    "so every pair but pair 0 turns by almost 0. theta_i = base ** (-2i / d_head)."
+)
+_TIMES_BASE = (
+    "You multiplied base by the exponent, base * (-2i / d_head), instead of raising it to "
+    "that power: theta_i = base ** (-2i / d_head) (** is the power, * a product)."
+)
+
+
+def _rope_slips(length: int, d_head: int, base: float) -> dict[str, torch.Tensor]:
+    """(cos, sin) stacked for the frequency formula's slips of one symbol (float64)."""
+    i = torch.arange(d_head // 2, dtype=torch.float64)
+    positions = torch.arange(length, dtype=torch.float64)[:, None]
+    thetas = {
+        _ODD_EXPONENT: base ** (-(2 * i + 1) / d_head),
+        _TIMES_D: base ** (-2 * i * d_head),
+        _TIMES_BASE: base * (-2 * i / d_head),
+    }
+    return {
+        message: torch.stack([(positions * theta).cos(), (positions * theta).sin()])
+        for message, theta in thetas.items()
+    }
+
+
 _SWAPPED_COS_SIN = "You returned (sin, cos): return (cos, sin), in that order."
 _IGNORED_BASE = "Your rotary_embedding ignores its base argument: theta_i = base ** (-2i / d_head)."
 _ROPE_SHAPE = (
@@ -464,6 +494,7 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
 
             mistakes = {message: pair("cs", **knobs) for message, knobs in table.items()}
             mistakes[_SWAPPED_COS_SIN] = pair("sc")
+            mistakes.update(_rope_slips(case.length, case.d_head, base))
             # with the default base, ignoring it changes nothing: the learner's value
             mistakes[_IGNORED_BASE] = torch.stack(
                 [
