@@ -410,8 +410,10 @@ class _Attention(ref.CausalSelfAttention):
     before_split = False
     causal = True
 
+    length_axis = 1
+
     def forward(self, x):
-        length = x.shape[1]
+        length = x.shape[self.length_axis]
         q, k, v = self.w_q(x), self.w_k(x), self.w_v(x)  # (batch, len, d_model)
         if self.before_split and self.rope:
             cos, sin = ref.rotary_embedding(length + self.first, q.shape[-1], self.base)
@@ -430,6 +432,10 @@ class _Attention(ref.CausalSelfAttention):
 
 class AttentionNoRope(_Attention):
     rope = False
+
+
+class AttentionLengthFromFeatures(_Attention):
+    length_axis = 2
 
 
 class AttentionRotatesValues(_Attention):
@@ -998,6 +1004,12 @@ MISTAKES = [
     Mistake(check_SwiGLU, FfnNoGate, r"no gate"),
     Mistake(check_SwiGLU, FfnSiluAfter, r"SiLU after the product"),
     Mistake(check_CausalSelfAttention, AttentionNoRope, r"no rotary embedding"),
+    # a raw size clash and a guess about d_model before
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionLengthFromFeatures,
+        r"is x\.shape\[2\] \(d_model\), so the length given to rotary_embedding",
+    ),
     Mistake(check_CausalSelfAttention, AttentionRotatesValues, r"rotated the values too"),
     Mistake(check_CausalSelfAttention, AttentionRotatesBeforeSplit, r"before splitting"),
     Mistake(check_CausalSelfAttention, AttentionNotCausal, r"not causal"),

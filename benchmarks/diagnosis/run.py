@@ -351,6 +351,13 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         r"target term -log p\[y\] is weighted by [\d.]+ = 2 - ε, not 1 - ε",
         "(2 - smoothing) * target; the message gives the fitted weight, 2 - ε, and the right one",
     ),
+    ("CausalSelfAttention", "number: 1 -> 2"): (
+        "named",
+        r"so the length given to rotary_embedding \(or to look_ahead_mask\) was read from "
+        r"another axis of x",
+        "length = x.shape[2] (d_model); the message says the length was read from another "
+        "axis than x.shape[1]",
+    ),
     ("grouped_query_attention", "binop: FloorDiv -> Div"): (
         "named",
         r"num_heads // num_kv_heads \(floor division, //\), not num_heads / num_kv_heads",

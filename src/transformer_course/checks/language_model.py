@@ -924,6 +924,34 @@ _ATTENTION_HINTS = {
 }
 
 
+def _length_hint(shape: tuple[int, ...]) -> Hint:
+    """For a clash on the positions axis of the heads (batch, num_heads, len, ·) between
+    len and the size of another axis of x (batch, len, d_model): the length read from
+    that axis."""
+    length = shape[1]
+    names = {0: "batch", 2: "d_model"}
+
+    def text(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if not found or int(found.group(3)) not in (2, 3):
+            return ""
+        sizes = {int(found.group(1)), int(found.group(2))}
+        if length not in sizes or len(sizes) != 2:
+            return ""
+        (other,) = sizes - {length}
+        axes = [f"x.shape[{k}] ({names[k]})" for k in (0, 2) if shape[k] == other]
+        if not axes:
+            return ""
+        return (
+            f"A size {other} met the {length} positions of x: {other} is {' and '.join(axes)}, "
+            "so the length given to rotary_embedding (or to look_ahead_mask) was read from "
+            f"another axis of x: the number of positions is len = x.shape[1] = {length} "
+            "(x is (batch, len, d_model))."
+        )
+
+    return lambda exc: isinstance(exc, RuntimeError), text
+
+
 _KEYS_NOT_ROTATED = (
     "You rotated the queries but not the keys. RoPE rotates both, with the same angles: "
     "only then does the score q_i . k_j depend on the offset i - j alone."
@@ -1029,7 +1057,17 @@ def _check_layer(
             )
             x = randn((case.batch, case.length, case.d_model), case.seed, scale=scale)
             what = f"{built}(x {tuple(x.shape)})"
-            got = c.call(module, x, call_repr=what, hints=_ATTENTION_HINTS)
+            got = c.call(
+                module,
+                x,
+                call_repr=what,
+                # in a block, a norm's statistic without keepdim clashes alike: the
+                # length hint is for the attention alone
+                hints=[
+                    *([_length_hint(tuple(x.shape))] if name == "CausalSelfAttention" else []),
+                    *_ATTENTION_HINTS.items(),
+                ],
+            )
             expect_tensor_result(c, got, tuple(x.shape), what)
             oracle = functools.partial(oracle_f, x, state, case.num_heads, **oracle_options(case))
             where = functools.partial(_localise_block, module, x) if localise else None
