@@ -186,6 +186,13 @@ class NormEpsSubtracted(ref.RMSNorm):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) - self.eps) * self.weight
 
 
+class NormCubes(ref.RMSNorm):
+    """The mean of x ** 3 under the root: NaN wherever it is negative."""
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(3).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
 class NormDividesByGain(ref.RMSNorm):
     def forward(self, x):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) / self.weight
@@ -919,6 +926,8 @@ MISTAKES = [
     Mistake(check_RMSNorm, NormEpsOutside, r"eps outside the square root"),
     Mistake(check_RMSNorm, NormEpsSubtracted, r"subtracted eps under the square root"),
     Mistake(check_RMSNorm, NormDividesByGain, r"divided by the learned gain self\.weight"),
+    # told only that NaN comes from a root, a log, 0 / 0 ... before
+    Mistake(check_RMSNorm, NormCubes, r"NaN on the tokens .*exactly those where .*x \*\* 3"),
     Mistake(check_RMSNorm, NormWrongAxis, r"wrong axis"),
     Mistake(check_RMSNorm, NormSubtractsMean, r"subtracted the mean"),
     Mistake(

@@ -347,6 +347,32 @@ def _without_eps(table: dict[str, dict[str, Any]], eps: float) -> dict[str, dict
     }
 
 
+def _negative_root(got: torch.Tensor, x: torch.Tensor, eps: float) -> str:
+    """For NaN tokens: the quantities that are negative on exactly those tokens (their
+    root is NaN), among what a root mean square could be taken of by a slip; "" when
+    none is, or the result has no NaN."""
+    bad = torch.isnan(got.detach().double()).any(dim=-1)  # (...): one per token
+    if not bool(bad.any()):
+        return ""
+    x = x.double()
+    candidates = {
+        "the mean of x itself (not squared)": x.mean(-1) + eps,
+        "the mean of x ** 3 (an odd power: the power is one too high, x ** 2 is meant)": (
+            x.pow(3).mean(-1) + eps
+        ),
+        "the mean of the squares minus eps": x.pow(2).mean(-1) - eps,
+    }
+    found = [what for what, value in candidates.items() if torch.equal(value < 0, bad)]
+    if not found:
+        return ""
+    tokens = [tuple(int(i) for i in t) for t in bad.nonzero()[:3]]
+    return (
+        f"Your result is NaN on the tokens {tokens}{' ...' if int(bad.sum()) > 3 else ''}, "
+        "exactly those where " + " or ".join(found) + " is negative: the root of a negative "
+        "number. RMSNorm takes the root of mean(x ** 2) + eps, positive for every token."
+    )
+
+
 def check_RMSNorm(cls, *, hidden: bool = False) -> None:
     with Checker("RMSNorm", hidden=hidden) as c:
         c.require_callable(cls)
@@ -391,6 +417,7 @@ def check_RMSNorm(cls, *, hidden: bool = False) -> None:
                 pairs=lambda table=table, x=x, state=state, eps=eps: mistake_pairs(
                     lambda **k: rms_norm_f(x, state, eps, **k), _without_eps(table, eps)
                 ),
+                hint=lambda got=got, x=x, eps=eps: _negative_root(got, x, eps),
             )
 
 
