@@ -417,7 +417,7 @@ def check_RMSNorm(cls, *, hidden: bool = False) -> None:
                 pairs=lambda table=table, x=x, state=state, eps=eps: mistake_pairs(
                     lambda **k: rms_norm_f(x, state, eps, **k), _without_eps(table, eps)
                 ),
-                hint=lambda got=got, x=x, eps=eps: _negative_root(got, x, eps),
+                explain=lambda got=got, x=x, eps=eps: _negative_root(got, x, eps),
             )
 
 
