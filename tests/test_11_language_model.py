@@ -975,6 +975,12 @@ MISTAKES = [
         _rope_theta(lambda i, d, base: base * (-2 * i / d)),
         r"multiplied base by the exponent",
     ),
+    # m / theta_i gives the same table as a lost minus: both are named
+    Mistake(
+        check_rotary_embedding,
+        _rope_theta(lambda i, d, base: 1 / base ** (-2 * i / d)),
+        r"minus is missing, or the positions are divided by theta_i instead of multiplied",
+    ),
     Mistake(check_apply_rotary, _rotate(direction=-1), r"wrong way"),
     Mistake(check_apply_rotary, _rotate(mixed=True), r"pairing is mixed"),
     Mistake(check_apply_rotary, _rotate(not_rotated=True), r"rather than a rotation"),

@@ -441,8 +441,10 @@ _HALF_EXPONENT = (
     "d_head/2 - 1 (torch.arange(0, d_head, 2) / d_head), the same frequencies as lesson 03."
 )
 _SIGN = (
-    "Your frequencies grow with i (base ** (+2i / d_head)): theta_i = base ** (-2i / d_head) "
-    "shrinks from 1 (pair 0 turns fastest) to almost 0."
+    "Your frequencies grow with i (base ** (+2i / d_head)): either the exponent's minus is "
+    "missing, or the positions are divided by theta_i instead of multiplied (m / theta_i is "
+    "m · base ** (+2i / d_head)). theta_i = base ** (-2i / d_head) shrinks from 1 (pair 0 "
+    "turns fastest) to almost 0, and angle[m, i] = m · theta_i."
 )
 _LINSPACE = (
     "Your exponents run from 0 to exactly 1 (as if divided by d_head - 2): theta_i = "
