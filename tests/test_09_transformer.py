@@ -596,6 +596,23 @@ class TTiedTheOtherWay(ref.Transformer):
             self.tgt_embedding.embedding.weight = self.output.weight
 
 
+class TTieDefaultTrue(ref.Transformer):
+    """tie_embeddings defaults to True: a call that does not pass it, with two vocabulary
+    sizes, is refused."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, *args, tie_embeddings=True, **kw):
+        super().__init__(src_vocab_size, tgt_vocab_size, *args, tie_embeddings=tie_embeddings, **kw)
+
+
+class TTieTestInverted(ref.Transformer):
+    """Refuses tie_embeddings=True when the vocabularies are equal (== for !=)."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, *args, tie_embeddings=False, **kw):
+        if tie_embeddings and src_vocab_size == tgt_vocab_size:
+            raise ValueError("tie_embeddings needs a shared vocabulary")
+        super().__init__(src_vocab_size, tgt_vocab_size, *args, **kw)
+
+
 class TTiedByCopy(ref.Transformer):
     """Blind round 4: 'tied' by copying the source table into two new Parameters."""
 
@@ -877,6 +894,17 @@ def greedy_tokens_as_source(model, src_ids, max_len, bos_id, eos_id):
 # ================================================================== the lists
 MISTAKES = [
     Mistake(check_Transformer, TUnscaled, r"not multiplied by sqrt\(d_model\)"),
+    # the learner's own ValueError, raw, before
+    Mistake(
+        check_Transformer,
+        TTieDefaultTrue,
+        r"raised ValueError on a valid call .*default of tie_embeddings in your __init__ is True",
+    ),
+    Mistake(
+        check_Transformer,
+        TTieTestInverted,
+        r"raised ValueError on a valid call .*refuses equal vocabulary sizes",
+    ),
     Mistake(check_Transformer, TScaledTwice, r"sqrt\(d_model\) twice"),
     Mistake(check_Transformer, TPlainEmbedding, r"plain nn\.Embedding.*TokenEmbedding"),
     Mistake(check_Transformer, TNoPositions, r"source gets no positional encoding"),

@@ -504,12 +504,62 @@ def _keys_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple], case: 
 
 
 # ----------------------------------------------------------- building and loading
+def _refused_valid(cls, case: _Case, error: ValueError) -> str:
+    """Why a ValueError from constructing ``case`` (a valid combination) is the learner's
+    own refusal misfiring, with the slips that agree with this call (when the error is
+    about tying or the vocabularies); a call with tie_embeddings=False passed explicitly
+    tells a default of True from a test that ignores tie_embeddings."""
+    same = case.src_vocab == case.tgt_vocab
+    about = bool(re.search(r"tie|vocab", str(error), re.IGNORECASE))
+    slip = ""
+    if case.tie:
+        passed = "tie_embeddings=True with one shared vocabulary"
+        if same and about:
+            slip = (
+                "your test refuses equal vocabulary sizes: its comparison is inverted (== "
+                "where != belongs), or it refuses every tie_embeddings=True"
+            )
+    else:
+        passed = "tie_embeddings not passed: its default, False, ties nothing"
+        if not same and about:
+            try:
+                cls(case.src_vocab, case.tgt_vocab, **case.kwargs, tie_embeddings=False)
+            except Exception:
+                slip = (
+                    "your test refuses two vocabulary sizes even with tie_embeddings=False "
+                    "(it does not look at tie_embeddings)"
+                )
+            else:
+                slip = (
+                    "with tie_embeddings=False passed it builds, so the default of "
+                    "tie_embeddings in your __init__ is True, not False"
+                )
+    return (
+        f"\nYour Transformer raised ValueError on a valid call ({passed}). Refuse only "
+        "tie_embeddings=True with two different vocabulary sizes"
+        + (f"; here {slip}." if slip else ".")
+    )
+
+
 def _build(c: Checker, cls, case: _Case) -> tuple[nn.Module, str]:
     """Construct, check the state-dict keys and shapes, check the tying, load the case's
     weights (leaving the learner's positional-encoding buffers as they are), set the mode."""
-    module, built = build_module(
-        c, cls, case.src_vocab, case.tgt_vocab, name="Transformer", mode=case.mode, **case.kwargs
-    )
+    try:
+        module, built = build_module(
+            c,
+            cls,
+            case.src_vocab,
+            case.tgt_vocab,
+            name="Transformer",
+            mode=case.mode,
+            **case.kwargs,
+        )
+    except CheckFailure as failure:
+        if isinstance(failure.__cause__, ValueError):
+            raise failure.with_cause(
+                _refused_valid(cls, case, failure.__cause__)
+            ) from failure.__cause__
+        raise
     expected = _parameter_shapes(case)
     own = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
     found = {key: tuple(value.shape) for key, value in own.items()}
