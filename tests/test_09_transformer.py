@@ -819,7 +819,7 @@ def greedy_one_step_less(model, src_ids, max_len, bos_id, eos_id):
     return greedy_decode_f(model, src_ids, max_len, bos_id, eos_id, steps=max_len - 1)
 
 
-def _greedy_variant(*, start=None, softmax_positions=False, stop_on_any=False):
+def _greedy_variant(*, start=None, softmax_positions=False, stop_on_any=False, position=-1):
     """The reference loop with one decision changed (no knob of greedy_decode_f)."""
 
     def greedy(model, src_ids, max_len, bos_id, eos_id):
@@ -833,7 +833,7 @@ def _greedy_variant(*, start=None, softmax_positions=False, stop_on_any=False):
                 logits = model.decode(tokens, memory, src_ids)
                 if softmax_positions:
                     logits = torch.softmax(logits, dim=1)
-                token = logits[:, -1].argmax(-1).masked_fill(finished, model.pad_id)
+                token = logits[:, position].argmax(-1).masked_fill(finished, model.pad_id)
                 tokens = torch.cat([tokens, token[:, None]], dim=1)
                 finished = finished | (token == eos_id)
                 if finished.any() if stop_on_any else finished.all():
@@ -1026,6 +1026,8 @@ MISTAKES = [
     ),
     Mistake(check_greedy_decode, greedy_one_step_less, r"Your rows stop at \d+ tokens"),
     Mistake(check_greedy_decode, greedy_returns_list, r"returned a list"),
+    # PyTorch's raw IndexError before
+    Mistake(check_greedy_decode, _greedy_variant(position=-2), r"<bos> alone .*logits\[:, -1\]"),
     Mistake(
         check_greedy_decode,
         _greedy_variant(start="pad"),

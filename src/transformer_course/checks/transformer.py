@@ -1428,6 +1428,9 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
         hints={
             "index out of range": _INDEX_HINT,
             "must match the size": _DECODE_SIZES_HINT,
+            "is out of bounds for dimension 1 with size 1": "At the first step the decoder "
+            "sees <bos> alone (one position): the next token is predicted by the last "
+            "position, logits[:, -1] (another negative index runs off the front).",
         },
     )
     c.expect_true(
