@@ -1582,7 +1582,20 @@ def _greedy_hint(
 ) -> str:
     """Explain a wrong result that no known mistake gives."""
     if got.shape[1] > case.max_len:
-        return f"The result has {got.shape[1]} columns: at most max_len = {case.max_len}."
+        width = f"The result has {got.shape[1]} columns: at most max_len = {case.max_len}."
+        if got.shape[1] == case.max_len + 1 and bool((got[:, 0] == case.bos_id).all()):
+            rest = got[:, 1:]
+            if rest.shape[1] >= expected.shape[1] and torch.equal(
+                rest[:, : expected.shape[1]], expected
+            ):
+                return f"{width} Your rows start with <bos>: leave it out (tokens[:, 1:])."
+            return (
+                f"{width} Your rows start with <bos>, and the tokens after it differ too: "
+                "does your target start with one more <bos> than needed (torch.full((batch, "
+                "2), bos_id))? It starts with one <bos> column, torch.full((batch, 1), "
+                "bos_id), and the result leaves it out."
+            )
+        return width
     if (got[:, 0] == case.bos_id).all():
         return "Your rows start with <bos>: leave it out of the result."
     if model is not None:
