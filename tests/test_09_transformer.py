@@ -827,7 +827,8 @@ def _greedy_variant(*, start=None, softmax_positions=False, stop_on_any=False, p
             memory = model.encode(src_ids)
             batch = src_ids.shape[0]
             first = model.pad_id if start == "pad" else bos_id
-            tokens = torch.full((batch, 2 if start == "two" else 1), first, dtype=torch.long)
+            rows = src_ids.shape[1] if start == "len_src_rows" else batch
+            tokens = torch.full((rows, 2 if start == "two" else 1), first, dtype=torch.long)
             finished = torch.zeros(batch, dtype=torch.bool)
             for _ in range(max_len):
                 logits = model.decode(tokens, memory, src_ids)
@@ -1028,6 +1029,11 @@ MISTAKES = [
     Mistake(check_greedy_decode, greedy_returns_list, r"returned a list"),
     # PyTorch's raw IndexError before
     Mistake(check_greedy_decode, _greedy_variant(position=-2), r"<bos> alone .*logits\[:, -1\]"),
+    Mistake(
+        check_greedy_decode,
+        _greedy_variant(start="len_src_rows"),
+        r"with \d+ rows met the batch of \d+ sentences: \d+ is len_src, src_ids\.shape\[1\]",
+    ),
     Mistake(
         check_greedy_decode,
         _greedy_variant(start="two"),

@@ -358,6 +358,12 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         "length = x.shape[2] (d_model); the message says the length was read from another "
         "axis than x.shape[1]",
     ),
+    ("greedy_decode", "number: 0 -> 1"): (
+        "named",
+        r"is len_src, src_ids\.shape\[1\]\. The target starts with one row per sentence",
+        "batch = src_ids.shape[1]; the message says the rows came from src_ids.shape[1] and "
+        "the target needs src_ids.shape[0]",
+    ),
     ("grouped_query_attention", "binop: FloorDiv -> Div"): (
         "named",
         r"num_heads // num_kv_heads \(floor division, //\), not num_heads / num_kv_heads",

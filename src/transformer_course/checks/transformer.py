@@ -1407,6 +1407,32 @@ def check_greedy_decode(greedy_decode, *, hidden: bool = False) -> None:
             _check_greedy_case(c, greedy_decode, case)
 
 
+_SIZES = re.compile(
+    r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
+    r"non-singleton dimension 0"
+)
+
+
+def _batch_rows_hint(src: torch.Tensor):
+    """For a clash on the batch axis between the batch and len_src: the target's rows
+    counted from src_ids.shape[1]."""
+    batch, length = src.shape
+
+    def text(exc: BaseException) -> str:
+        found = _SIZES.search(str(exc))
+        if not found or batch == length:
+            return ""
+        if {int(found.group(1)), int(found.group(2))} != {batch, length}:
+            return ""
+        return (
+            f"A tensor with {length} rows met the batch of {batch} sentences: {length} is "
+            "len_src, src_ids.shape[1]. The target starts with one row per sentence: "
+            "torch.full((src_ids.shape[0], 1), bos_id)."
+        )
+
+    return lambda exc: isinstance(exc, RuntimeError), text
+
+
 def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
     model = case.model()
     src = case.src()
@@ -1425,13 +1451,17 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
         case.bos_id,
         case.eos_id,
         call_repr=call,
-        hints={
-            "index out of range": _INDEX_HINT,
-            "must match the size": _DECODE_SIZES_HINT,
-            "is out of bounds for dimension 1 with size 1": "At the first step the decoder "
-            "sees <bos> alone (one position): the next token is predicted by the last "
-            "position, logits[:, -1] (another negative index runs off the front).",
-        },
+        hints=[
+            _batch_rows_hint(src),
+            ("index out of range", _INDEX_HINT),
+            ("must match the size", _DECODE_SIZES_HINT),
+            (
+                "is out of bounds for dimension 1 with size 1",
+                "At the first step the decoder sees <bos> alone (one position): the next "
+                "token is predicted by the last position, logits[:, -1] (another negative "
+                "index runs off the front).",
+            ),
+        ],
     )
     c.expect_true(
         not model.training,
