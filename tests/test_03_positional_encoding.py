@@ -429,6 +429,15 @@ def _table(max_len, d_model):
 
 
 # ------------------------------------------------------------------ correct
+class PERefusesFullLength(ref.PositionalEncoding):
+    """Refuses len == max_len, which fits (>= where > belongs)."""
+
+    def forward(self, x):
+        if x.shape[1] >= self.pe.shape[1]:
+            raise ValueError(f"sequence length {x.shape[1]} exceeds max_len={self.pe.shape[1]}")
+        return self.dropout(x + self.pe[:, : x.shape[1]])
+
+
 class PEAnnotated(nn.Module):
     """The Annotated Transformer's PositionalEncoding (its own argument order: keyword
     arguments make it fit)."""
@@ -856,6 +865,12 @@ MISTAKES = [
         r"did not follow the module.*plain attribute.*register_buffer",
     ),
     Mistake(check_PositionalEncoding, PEd2l, r"did not follow the module.*d2l"),
+    # the learner's own ValueError, raw, before
+    Mistake(
+        check_PositionalEncoding,
+        PERefusesFullLength,
+        r"refused x with len=\d+ positions, although max_len=\d+ holds them",
+    ),
 ]
 
 CORRECT = [

@@ -622,7 +622,16 @@ def _check_forward(c, module, built, x, table, layout, max_len):
         module,
         x,
         call_repr=what,
-        hints=[("must match the size of tensor", _slice_hint(layout, batch, length, max_len))],
+        hints=[
+            ("must match the size of tensor", _slice_hint(layout, batch, length, max_len)),
+            (
+                ValueError,
+                f"Your PositionalEncoding refused x with len={length} positions, although "
+                f"max_len={max_len} holds them: refuse only when x.size(1) > max_len. Your "
+                "test is off: >= where > belongs (off by one), or a size read from another "
+                "axis of x or of the table (x.size(1) is len; the table has max_len rows).",
+            ),
+        ],
         mutation_hint="Return x + the table as a new tensor: `x += ...` (or x.add_) "
         "changes the caller's embeddings.",
     )
