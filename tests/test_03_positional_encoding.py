@@ -54,6 +54,16 @@ def _interleave(sin, cos, d_model):
 
 
 # ------------------------------------------------------------------ correct
+def pe_sines_to_odd_columns(max_len, d_model):
+    """The sines written to pe[:, 1::2], where the cosines then overwrite them."""
+    positions = np.arange(max_len, dtype=np.float64)[:, None]
+    angles = positions / np.power(10000.0, np.arange(0, d_model, 2) / d_model)
+    pe = np.zeros((max_len, d_model))
+    pe[:, 1::2] = np.sin(angles[:, : d_model // 2])
+    pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return pe
+
+
 def pe_loops(max_len, d_model):
     pe = np.zeros((max_len, d_model))
     for pos in range(max_len):
@@ -658,6 +668,12 @@ MISTAKES = [
         r"Two mistakes at once\. \(1\) The base is 1000.* \(2\) Positions start at 1",
     ),
     Mistake(check_positional_encoding, pe_positions_reversed, r"position axis in reverse order"),
+    # told "largest difference" and the value of feature 0 before
+    Mistake(
+        check_positional_encoding,
+        pe_sines_to_odd_columns,
+        r"features \[0, 2.*\] are 0 at every position: nothing was written to them",
+    ),
     # the named swap and halves, not also the generic "another feature order" (both permute)
     Mistake(check_positional_encoding, pe_swapped, r"^(?!.*another feature order).*swapped"),
     Mistake(

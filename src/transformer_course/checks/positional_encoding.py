@@ -293,6 +293,28 @@ def _odd_hint(max_len: int, d_model: int) -> str:
     )
 
 
+def _unwritten_columns(got: np.ndarray) -> str:
+    """Feature columns that are 0 at every position (the reference has none: feature 2i
+    is a sine, 0 only at position 0, and 2i + 1 a cosine, 1 there): nothing was written
+    to them; "" when there are none."""
+    empty = [int(j) for j in np.flatnonzero((got == 0).all(axis=0))]
+    if not empty:
+        return ""
+    parity = {j % 2 for j in empty}
+    which = (
+        "the even features 2i (the sines)"
+        if parity == {0}
+        else "the odd features 2i + 1 (the cosines)"
+        if parity == {1}
+        else "features of both kinds"
+    )
+    return (
+        f"Your features {empty} are 0 at every position: nothing was written to them, "
+        f"{which}. The sines go to pe[:, 0::2] (start 0) and the cosines to pe[:, 1::2] "
+        "(start 1): a slice start off by one writes one kind over the other."
+    )
+
+
 def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> None:
     """positional_encoding(max_len, d_model) -> the (max_len, d_model) sinusoidal table.
 
@@ -337,6 +359,7 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                 **_tolerance(got.dtype),
                 hint=hint,
                 mistakes=_pe_mistakes_and_layout(got64, max_len, d_model),
+                explain=lambda got64=got64: _unwritten_columns(got64),
                 pairs=lambda max_len=max_len, d_model=d_model, got=got: _pe_pairs(
                     positional_encoding, cases, (max_len, d_model), _tolerance(got.dtype)
                 ),
