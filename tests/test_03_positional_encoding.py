@@ -64,6 +64,16 @@ def pe_sines_to_odd_columns(max_len, d_model):
     return pe
 
 
+def pe_cosines_from_2(max_len, d_model):
+    """The cosines assigned to pe[:, 2::2], a slice one column short."""
+    positions = np.arange(max_len, dtype=np.float64)[:, None]
+    angles = positions / np.power(10000.0, np.arange(0, d_model, 2) / d_model)
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 2::2] = np.cos(angles[:, : d_model // 2])
+    return pe
+
+
 def pe_loops(max_len, d_model):
     pe = np.zeros((max_len, d_model))
     for pos in range(max_len):
@@ -673,6 +683,11 @@ MISTAKES = [
         check_positional_encoding,
         pe_sines_to_odd_columns,
         r"features \[0, 2.*\] are 0 at every position: nothing was written to them",
+    ),
+    Mistake(
+        check_positional_encoding,
+        pe_cosines_from_2,
+        r"slice of the table's features holds \d+ columns, but it was given \d+",
     ),
     # the named swap and halves, not also the generic "another feature order" (both permute)
     Mistake(check_positional_encoding, pe_swapped, r"^(?!.*another feature order).*swapped"),

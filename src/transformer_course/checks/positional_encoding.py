@@ -315,6 +315,28 @@ def _unwritten_columns(got: np.ndarray) -> str:
     )
 
 
+def _column_slice_hint(max_len: int, d_model: int):
+    """For numpy's "could not broadcast input array from shape (max_len, a) into shape
+    (max_len, b)": a slice of the table's features with b columns got a sines' or
+    cosines' a."""
+
+    def text(exc: BaseException) -> str:
+        found = re.search(r"from shape \((\d+),(\d+)\) into shape \((\d+),(\d+)\)", str(exc))
+        if not found:
+            return ""
+        rows, given, _, room = (int(g) for g in found.groups())
+        if rows != max_len or given not in {(d_model + 1) // 2, d_model // 2}:
+            return ""
+        return (
+            f"Your slice of the table's features holds {room} columns, but it was given "
+            f"{given} (one per pair): the sines go to pe[:, 0::2] ({(d_model + 1) // 2} "
+            f"columns) and the cosines to pe[:, 1::2] ({d_model // 2}); a slice start off by "
+            "one (2::2, say) or another step holds another count."
+        )
+
+    return lambda exc: isinstance(exc, ValueError), text
+
+
 def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> None:
     """positional_encoding(max_len, d_model) -> the (max_len, d_model) sinusoidal table.
 
@@ -330,7 +352,10 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                 max_len,
                 d_model,
                 call_repr=what,
-                hints=[(Exception, _odd_hint(max_len, d_model))] if d_model % 2 else (),
+                hints=[
+                    _column_slice_hint(max_len, d_model),
+                    *([(Exception, _odd_hint(max_len, d_model))] if d_model % 2 else []),
+                ],
             )
             _expect_array(c, got, what, "(max_len, d_model)")
             shape = tuple(got.shape)
