@@ -54,6 +54,26 @@ def _interleave(sin, cos, d_model):
 
 
 # ------------------------------------------------------------------ correct
+def pe_sines_to_odd_columns(max_len, d_model):
+    """The sines written to pe[:, 1::2], where the cosines then overwrite them."""
+    positions = np.arange(max_len, dtype=np.float64)[:, None]
+    angles = positions / np.power(10000.0, np.arange(0, d_model, 2) / d_model)
+    pe = np.zeros((max_len, d_model))
+    pe[:, 1::2] = np.sin(angles[:, : d_model // 2])
+    pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return pe
+
+
+def pe_cosines_from_2(max_len, d_model):
+    """The cosines assigned to pe[:, 2::2], a slice one column short."""
+    positions = np.arange(max_len, dtype=np.float64)[:, None]
+    angles = positions / np.power(10000.0, np.arange(0, d_model, 2) / d_model)
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 2::2] = np.cos(angles[:, : d_model // 2])
+    return pe
+
+
 def pe_loops(max_len, d_model):
     pe = np.zeros((max_len, d_model))
     for pos in range(max_len):
@@ -446,6 +466,15 @@ def _table(max_len, d_model):
 
 
 # ------------------------------------------------------------------ correct
+class PERefusesFullLength(ref.PositionalEncoding):
+    """Refuses len == max_len, which fits (>= where > belongs)."""
+
+    def forward(self, x):
+        if x.shape[1] >= self.pe.shape[1]:
+            raise ValueError(f"sequence length {x.shape[1]} exceeds max_len={self.pe.shape[1]}")
+        return self.dropout(x + self.pe[:, : x.shape[1]])
+
+
 class PEAnnotated(nn.Module):
     """The Annotated Transformer's PositionalEncoding (its own argument order: keyword
     arguments make it fit)."""
@@ -672,6 +701,17 @@ MISTAKES = [
         r"Two mistakes at once\. \(1\) The base is 1000.* \(2\) Positions start at 1",
     ),
     Mistake(check_positional_encoding, pe_positions_reversed, r"position axis in reverse order"),
+    # told "largest difference" and the value of feature 0 before
+    Mistake(
+        check_positional_encoding,
+        pe_sines_to_odd_columns,
+        r"features \[0, 2.*\] are 0 at every position: nothing was written to them",
+    ),
+    Mistake(
+        check_positional_encoding,
+        pe_cosines_from_2,
+        r"slice of the table's features holds \d+ columns, but it was given \d+",
+    ),
     # the named swap and halves, not also the generic "another feature order" (both permute)
     Mistake(check_positional_encoding, pe_swapped, r"^(?!.*another feature order).*swapped"),
     Mistake(
@@ -908,6 +948,12 @@ MISTAKES = [
         r"did not follow the module.*plain attribute.*register_buffer",
     ),
     Mistake(check_PositionalEncoding, PEd2l, r"did not follow the module.*d2l"),
+    # the learner's own ValueError, raw, before
+    Mistake(
+        check_PositionalEncoding,
+        PERefusesFullLength,
+        r"refused x with len=\d+ positions, although it was built with max_len=\d+",
+    ),
 ]
 
 CORRECT = [

@@ -596,6 +596,23 @@ class TTiedTheOtherWay(ref.Transformer):
             self.tgt_embedding.embedding.weight = self.output.weight
 
 
+class TTieDefaultTrue(ref.Transformer):
+    """tie_embeddings defaults to True: a call that does not pass it, with two vocabulary
+    sizes, is refused."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, *args, tie_embeddings=True, **kw):
+        super().__init__(src_vocab_size, tgt_vocab_size, *args, tie_embeddings=tie_embeddings, **kw)
+
+
+class TTieTestInverted(ref.Transformer):
+    """Refuses tie_embeddings=True when the vocabularies are equal (== for !=)."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, *args, tie_embeddings=False, **kw):
+        if tie_embeddings and src_vocab_size == tgt_vocab_size:
+            raise ValueError("tie_embeddings needs a shared vocabulary")
+        super().__init__(src_vocab_size, tgt_vocab_size, *args, **kw)
+
+
 class TTiedByCopy(ref.Transformer):
     """Blind round 4: 'tied' by copying the source table into two new Parameters."""
 
@@ -802,7 +819,7 @@ def greedy_one_step_less(model, src_ids, max_len, bos_id, eos_id):
     return greedy_decode_f(model, src_ids, max_len, bos_id, eos_id, steps=max_len - 1)
 
 
-def _greedy_variant(*, start=None, softmax_positions=False, stop_on_any=False):
+def _greedy_variant(*, start=None, softmax_positions=False, stop_on_any=False, position=-1):
     """The reference loop with one decision changed (no knob of greedy_decode_f)."""
 
     def greedy(model, src_ids, max_len, bos_id, eos_id):
@@ -810,13 +827,14 @@ def _greedy_variant(*, start=None, softmax_positions=False, stop_on_any=False):
             memory = model.encode(src_ids)
             batch = src_ids.shape[0]
             first = model.pad_id if start == "pad" else bos_id
-            tokens = torch.full((batch, 1), first, dtype=torch.long)
+            rows = src_ids.shape[1] if start == "len_src_rows" else batch
+            tokens = torch.full((rows, 2 if start == "two" else 1), first, dtype=torch.long)
             finished = torch.zeros(batch, dtype=torch.bool)
             for _ in range(max_len):
                 logits = model.decode(tokens, memory, src_ids)
                 if softmax_positions:
                     logits = torch.softmax(logits, dim=1)
-                token = logits[:, -1].argmax(-1).masked_fill(finished, model.pad_id)
+                token = logits[:, position].argmax(-1).masked_fill(finished, model.pad_id)
                 tokens = torch.cat([tokens, token[:, None]], dim=1)
                 finished = finished | (token == eos_id)
                 if finished.any() if stop_on_any else finished.all():
@@ -877,6 +895,17 @@ def greedy_tokens_as_source(model, src_ids, max_len, bos_id, eos_id):
 # ================================================================== the lists
 MISTAKES = [
     Mistake(check_Transformer, TUnscaled, r"not multiplied by sqrt\(d_model\)"),
+    # the learner's own ValueError, raw, before
+    Mistake(
+        check_Transformer,
+        TTieDefaultTrue,
+        r"raised ValueError on a valid call .*default of tie_embeddings in your __init__ is True",
+    ),
+    Mistake(
+        check_Transformer,
+        TTieTestInverted,
+        r"raised ValueError on a valid call .*refuses equal vocabulary sizes",
+    ),
     Mistake(check_Transformer, TScaledTwice, r"sqrt\(d_model\) twice"),
     Mistake(check_Transformer, TPlainEmbedding, r"plain nn\.Embedding.*TokenEmbedding"),
     Mistake(check_Transformer, TNoPositions, r"source gets no positional encoding"),
@@ -998,6 +1027,18 @@ MISTAKES = [
     ),
     Mistake(check_greedy_decode, greedy_one_step_less, r"Your rows stop at \d+ tokens"),
     Mistake(check_greedy_decode, greedy_returns_list, r"returned a list"),
+    # PyTorch's raw IndexError before
+    Mistake(check_greedy_decode, _greedy_variant(position=-2), r"<bos> alone .*logits\[:, -1\]"),
+    Mistake(
+        check_greedy_decode,
+        _greedy_variant(start="len_src_rows"),
+        r"with \d+ rows met the batch of \d+ sentences: \d+ is len_src, src_ids\.shape\[1\]",
+    ),
+    Mistake(
+        check_greedy_decode,
+        _greedy_variant(start="two"),
+        r"start with <bos>, and the tokens after it differ too: .*one more <bos> than needed",
+    ),
     Mistake(
         check_greedy_decode,
         _greedy_variant(start="pad"),

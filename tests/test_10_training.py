@@ -125,6 +125,7 @@ sequence_first = named("sequence_first")(
     batches_with(convert=lambda rows, pad: _tensor(rows, pad).T.contiguous())
 )
 one_pair_short = named("one_pair_short")(batches_with(short_by=1))
+one_pair_long = named("one_pair_long")(batches_with(short_by=-1))
 skips_the_first_pair = named("skips_the_first_pair")(
     batches_with(order=lambda pairs, idx, shuffle, seed: idx[1:])
 )
@@ -328,11 +329,18 @@ BATCH_MISTAKES = [
     # pair is missing" (the first one was)
     Mistake(check_make_batches, sequence_first, r"are transposed .*sequence-first, \(len, batch\)"),
     Mistake(check_make_batches, skips_the_first_pair, "the first pair is missing"),
-    # batches one pair short: not told that the last batch was dropped
+    # batches one pair short: not told that the last batch was dropped (then told only
+    # which pairs were missing)
     Mistake(
         check_make_batches,
         one_pair_short,
-        r"holding \[.*\] pairs: the pairs \[.*\] \(counting from 0\) are missing",
+        r"Your batches hold \[.*\] pairs: each is pairs\[start : start \+ batch_size - 1\]",
+    ),
+    # told "src of batch 0 has 3 rows" before
+    Mistake(
+        check_make_batches,
+        one_pair_long,
+        r"pairs\[start : start \+ batch_size \+ 1\], .* neighbouring batches overlap",
     ),
 ]
 BATCH_CORRECT = [
@@ -469,6 +477,18 @@ def inf_at_step_0(step, d_model, warmup):
     )
 
 
+@named("clamped_to_2")
+def clamped_to_2(step, d_model, warmup):
+    step = max(step, 2)
+    return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+
+
+@named("steps_plus_2")
+def steps_plus_2(step, d_model, warmup):
+    step = max(step, 1) + 2
+    return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+
+
 @named("returns_a_tensor")
 def returns_a_tensor(step, d_model, warmup):
     s = torch.tensor(float(max(step, 1)))
@@ -479,6 +499,13 @@ NOAM_MISTAKES += [
     Mistake(check_noam_lr, crashes_at_step_0, "should not crash before the first step"),
     Mistake(check_noam_lr, inf_at_step_0, "Before the first step, return 0.0"),
     Mistake(check_noam_lr, returns_a_tensor, "Return a Python float"),
+    # told "largest difference at index (0,)" before
+    Mistake(
+        check_noam_lr,
+        clamped_to_2,
+        r"rate at step 1 is the paper.s rate of step 2, and every other step is right",
+    ),
+    Mistake(check_noam_lr, steps_plus_2, r"your steps are shifted by \+2 \(step \+ 2\)"),
 ]
 
 
@@ -677,8 +704,33 @@ def smoothing_mean_over_positions(logits, labels, pad_id, smoothing=0.1):
     return loss[labels != pad_id].mean()
 
 
+def _smoothing_weighted(target_weight, uniform_weight):
+    """The two terms right, weighted target_weight(ε) and uniform_weight(ε)."""
+
+    @named("label_smoothed_loss")
+    def label_smoothed_loss(logits, labels, pad_id, smoothing=0.1):
+        logp = torch.log_softmax(logits, -1)
+        keep = labels != pad_id
+        nll = -logp.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+        loss = target_weight(smoothing) * nll - uniform_weight(smoothing) * logp.mean(-1)
+        return loss[keep].mean()
+
+    return label_smoothed_loss
+
+
 SMOOTH = check_label_smoothed_loss
 SMOOTHING_MISTAKES = [
+    # told the formula only before: other weights, fitted on three inputs, are named
+    Mistake(
+        SMOOTH,
+        _smoothing_weighted(lambda e: 2 - e, lambda e: e),
+        r"target term -log p\[y\] is weighted by 1\.9 = 2 - ε, not 1 - ε",
+    ),
+    Mistake(
+        SMOOTH,
+        _smoothing_weighted(lambda e: 1 - e, lambda e: e / 2),
+        r"smoothing term mean_j\(-log p\[j\]\) is weighted by 0\.05, not ε",
+    ),
     Mistake(SMOOTH, fairseq_eps_over_v_minus_1, "fairseq's definition"),
     Mistake(SMOOTH, annotated_transformer_kl, "Annotated Transformer's LabelSmoothing"),
     Mistake(SMOOTH, opennmt_eps_over_v_minus_2, r"ε over V - 2 tokens"),
@@ -982,11 +1034,14 @@ def beam_with(
     position=-1,
     product=False,
     cumulative=True,
+    subtract_list=False,
 ):
     """A learner-style beam search with switches for the classic mistakes."""
 
     def lp(length, alpha):
         length = length if count_eos else length - 1
+        if penalty == "minus":
+            return ((5 - length) / 6) ** alpha
         return length**alpha if penalty == "hf" else ((5 + length) / 6) ** alpha
 
     def beam_search(model, src_ids, beam_size, max_len, bos_id, eos_id, length_penalty=0.0):
@@ -1003,7 +1058,8 @@ def beam_with(
                     step = torch.softmax(logits, -1) if product else step
                     for token, value in enumerate(step.tolist()):
                         total = score * value if product else score + value
-                        candidates.append((total if cumulative else value, [*seq, token]))
+                        extended = seq - [token] if subtract_list else [*seq, token]
+                        candidates.append((total if cumulative else value, extended))
                 candidates.sort(key=lambda c: c[0] if ascending else -c[0])
                 if finished_in_beam or shrink:
                     width = beam_size - (len(done) if shrink else 0)
@@ -1088,6 +1144,10 @@ BEAM_MISTAKES = [
     Mistake(
         BEAM, named("last_token_score_only")(beam_with(cumulative=False)), "only its last token"
     ),
+    # PyTorch's or Python's raw error (with a generic word at most) before
+    Mistake(BEAM, named("second_to_last")(beam_with(position=-2)), r"<bos> alone .*\[:, -1\]"),
+    Mistake(BEAM, named("penalty_minus")(beam_with(penalty="minus")), r"\(5 - L\) / 6 does"),
+    Mistake(BEAM, named("list_minus")(beam_with(subtract_list=True)), r"tokens \+ \[token\]"),
 ]
 
 

@@ -39,14 +39,17 @@ def _named(name, fn):
 
 
 # ------------------------------------------------------------------- next_token_batches
-def _batches(*, shift=1, high_minus=0, global_stream=False):
+def _batches(*, shift=1, high_minus=0, global_stream=False, step=1):
     def next_token_batches(tokens, block_size, batch_size, generator):
         high = len(tokens) - block_size - high_minus
         if global_stream:
             starts = torch.randint(0, high, (batch_size,))
         else:
             starts = torch.randint(0, high, (batch_size,), generator=generator)
-        positions = starts[:, None] + torch.arange(block_size)
+        positions = starts[:, None] + step * torch.arange(block_size)
+        if step != 1:  # a window that wraps around the stream
+            positions = positions % len(tokens)
+            return tokens[positions], tokens[(positions + shift) % len(tokens)]
         return tokens[positions], tokens[(positions + shift).clamp(min=0)]
 
     return next_token_batches
@@ -176,6 +179,25 @@ class NormNoGain(ref.RMSNorm):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
 
 
+class NormEpsSubtracted(ref.RMSNorm):
+    """eps subtracted under the root: NaN on a token with small values."""
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) - self.eps) * self.weight
+
+
+class NormCubes(ref.RMSNorm):
+    """The mean of x ** 3 under the root: NaN wherever it is negative."""
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(3).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class NormDividesByGain(ref.RMSNorm):
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) / self.weight
+
+
 class NormDefaultEps(ref.RMSNorm):
     def __init__(self, d_model, eps=1e-6):
         super().__init__(d_model, eps)
@@ -226,6 +248,17 @@ def _rope(*, first=0, exponent=2, swap=False, sign=1):
     return rotary_embedding
 
 
+def _rope_theta(theta_of):
+    """rotary_embedding with the frequencies theta_of(i, d_head, base), i the pair index."""
+
+    def rotary_embedding(length, d_head, base=10000.0):
+        i = torch.arange(d_head // 2, dtype=torch.float64)
+        angles = torch.arange(length, dtype=torch.float64)[:, None] * theta_of(i, d_head, base)
+        return angles.cos().float(), angles.sin().float()
+
+    return rotary_embedding
+
+
 def _rope_llama(length, d_head, base=10000.0):
     """Llama's precompute_freqs_cis, in float32: torch.outer, then polar."""
     freqs = 1.0 / (base ** (torch.arange(0, d_head, 2)[: d_head // 2].float() / d_head))
@@ -236,15 +269,17 @@ def _rope_llama(length, d_head, base=10000.0):
 
 
 # -------------------------------------------------------------------------- apply_rotary
-def _rotate(*, direction=1, mixed=False, not_rotated=False):
+def _rotate(*, direction=1, mixed=False, not_rotated=False, split_axis=-1, join=None):
     def apply_rotary(x, cos, sin):
-        half = x.shape[-1] // 2
+        half = x.shape[split_axis] // 2
         cos, sin = cos.to(x.dtype), direction * sin.to(x.dtype)
         if not_rotated:
             return x * torch.cat([cos, cos], -1) + x * torch.cat([sin, sin], -1)
         a, b = x[..., :half], x[..., half:]
         if mixed:
             return torch.stack([a * cos - b * sin, a * sin + b * cos], -1).flatten(-2)
+        if join is not None:  # (function, axis)
+            return join[0]([a * cos - b * sin, a * sin + b * cos], join[1])
         return torch.cat([a * cos - b * sin, a * sin + b * cos], -1)
 
     return apply_rotary
@@ -382,8 +417,10 @@ class _Attention(ref.CausalSelfAttention):
     before_split = False
     causal = True
 
+    length_axis = 1
+
     def forward(self, x):
-        length = x.shape[1]
+        length = x.shape[self.length_axis]
         q, k, v = self.w_q(x), self.w_k(x), self.w_v(x)  # (batch, len, d_model)
         if self.before_split and self.rope:
             cos, sin = ref.rotary_embedding(length + self.first, q.shape[-1], self.base)
@@ -402,6 +439,10 @@ class _Attention(ref.CausalSelfAttention):
 
 class AttentionNoRope(_Attention):
     rope = False
+
+
+class AttentionLengthFromFeatures(_Attention):
+    length_axis = 2
 
 
 class AttentionRotatesValues(_Attention):
@@ -867,6 +908,8 @@ def _sample_gumbel(logits, temperature=1.0, top_k=None, top_p=None, generator=No
 
 MISTAKES = [
     Mistake(check_next_token_batches, _batches(shift=0), r"targets are the inputs themselves"),
+    Mistake(check_next_token_batches, _batches(step=-1), r"window runs backwards .* subtracted"),
+    Mistake(check_next_token_batches, _batches(step=2), r"window steps by 2 positions, not 1"),
     Mistake(check_next_token_batches, _batches(shift=-1), r"shifted the wrong way"),
     Mistake(check_next_token_batches, _batches(high_minus=1), r"last valid start"),
     Mistake(
@@ -881,6 +924,10 @@ MISTAKES = [
     Mistake(check_RMSNorm, NormNeverCastsBack, r"returned torch\.float32 for a float64 input"),
     Mistake(check_RMSNorm, NormUnitOffset, r"multiplied by 1 \+ self\.weight"),
     Mistake(check_RMSNorm, NormEpsOutside, r"eps outside the square root"),
+    Mistake(check_RMSNorm, NormEpsSubtracted, r"subtracted eps under the square root"),
+    Mistake(check_RMSNorm, NormDividesByGain, r"divided by the learned gain self\.weight"),
+    # told only that NaN comes from a root, a log, 0 / 0 ... before
+    Mistake(check_RMSNorm, NormCubes, r"NaN on the tokens .*exactly those where .*x \*\* 3"),
     Mistake(check_RMSNorm, NormWrongAxis, r"wrong axis"),
     Mistake(check_RMSNorm, NormSubtractsMean, r"subtracted the mean"),
     Mistake(
@@ -912,9 +959,43 @@ MISTAKES = [
     ),
     Mistake(check_rotary_embedding, _rope(sign=-1), r"grow with i"),
     Mistake(check_rotary_embedding, _rope(swap=True), r"returned \(sin, cos\)"),
+    # told "largest difference at index ..." before
+    Mistake(
+        check_rotary_embedding,
+        _rope_theta(lambda i, d, base: base ** (-(2 * i + 1) / d)),
+        r"exponents are -\(2i \+ 1\) / d_head, shifted by one",
+    ),
+    Mistake(
+        check_rotary_embedding,
+        _rope_theta(lambda i, d, base: base ** (-2 * i * d)),
+        r"multiplied by d_head where the formula divides",
+    ),
+    Mistake(
+        check_rotary_embedding,
+        _rope_theta(lambda i, d, base: base * (-2 * i / d)),
+        r"multiplied base by the exponent",
+    ),
+    # m / theta_i gives the same table as a lost minus: both are named
+    Mistake(
+        check_rotary_embedding,
+        _rope_theta(lambda i, d, base: 1 / base ** (-2 * i / d)),
+        r"minus is missing, or the positions are divided by theta_i instead of multiplied",
+    ),
     Mistake(check_apply_rotary, _rotate(direction=-1), r"wrong way"),
     Mistake(check_apply_rotary, _rotate(mixed=True), r"pairing is mixed"),
     Mistake(check_apply_rotary, _rotate(not_rotated=True), r"rather than a rotation"),
+    # told only the shapes or PyTorch's raw size clash before
+    Mistake(
+        check_apply_rotary,
+        _rotate(join=(torch.cat, -2)),
+        r"two rotated halves .* joined along axis -2 \(len\), with the right values",
+    ),
+    Mistake(check_apply_rotary, _rotate(join=(torch.stack, -3)), r"extra axis of size 2"),
+    Mistake(
+        check_apply_rotary,
+        _rotate(split_axis=-2),
+        r"(?s)halves of x has \d+ features .* split point must be x\.shape\[-1\] // 2",
+    ),
     Mistake(
         check_apply_rotary,
         _named("apply_rotary", _adjacent_written_as_halves),
@@ -938,6 +1019,12 @@ MISTAKES = [
     Mistake(check_SwiGLU, FfnNoGate, r"no gate"),
     Mistake(check_SwiGLU, FfnSiluAfter, r"SiLU after the product"),
     Mistake(check_CausalSelfAttention, AttentionNoRope, r"no rotary embedding"),
+    # a raw size clash and a guess about d_model before
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionLengthFromFeatures,
+        r"is x\.shape\[2\] \(d_model\), so the length given to rotary_embedding",
+    ),
     Mistake(check_CausalSelfAttention, AttentionRotatesValues, r"rotated the values too"),
     Mistake(check_CausalSelfAttention, AttentionRotatesBeforeSplit, r"before splitting"),
     Mistake(check_CausalSelfAttention, AttentionNotCausal, r"not causal"),

@@ -73,6 +73,28 @@ class OffByOne(ref.KVCache):
         return self.keys[:, :, : self.length], self.values[:, :, : self.length]
 
 
+class SlotTooLong(ref.KVCache):
+    """Writes n new positions into a slice one position longer (stop + 1)."""
+
+    def forward(self, k_new, v_new):
+        start, stop = self.length, self.length + k_new.shape[-2]
+        self.keys[:, :, start : stop + 1] = k_new
+        self.values[:, :, start : stop + 1] = v_new
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
+class SlotFromHeads(ref.KVCache):
+    """n read from k_new's heads axis (k_new.shape[1]) instead of its positions axis."""
+
+    def forward(self, k_new, v_new):
+        start, stop = self.length, self.length + k_new.shape[1]
+        self.keys[:, :, start:stop] = k_new
+        self.values[:, :, start:stop] = v_new
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
 class SharedAcrossBatch(ref.KVCache):
     def forward(self, k_new, v_new):
         return super().forward(k_new[:1].expand_as(k_new), v_new[:1].expand_as(v_new))
@@ -191,7 +213,33 @@ def _gen(**knobs):
     )
 
 
+@torch.no_grad()
+def _generate_no_keepdim(model, prompt, max_new_tokens):
+    """The chosen tokens appended as (batch,), not as a column (batch, 1)."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1)
+        ids = torch.cat([ids, next_id], dim=1)
+        logits = model(next_id[:, None], caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
 # ------------------------------------------------------------- grouped_query_attention
+def _gqa_axes(q_axis=1, k_axis=1, dim=1):
+    """The group size read from axes q_axis and k_axis, the repeat along dim."""
+
+    def grouped_query_attention(q, k, v, mask=None):
+        group = q.shape[q_axis] // k.shape[k_axis]
+        k, v = k.repeat_interleave(group, dim=dim), v.repeat_interleave(group, dim=dim)
+        return scaled_dot_product_attention(q, k, v, mask)[0]
+
+    return grouped_query_attention
+
+
 def _gqa_tiled(q, k, v, mask=None):
     return checks.gqa_expected(q, k, v, mask, tile=True)
 
@@ -227,6 +275,31 @@ def _tiled_mask_filled_zero(q, k, v, block_size, causal=False):
         acc = acc * torch.exp(m - new)[..., None] + p @ v[..., start:stop, :]
         m = new
     return acc / total[..., None]
+
+
+def _tiled_slips(*, queries_axis=-2, sum_axis=-1, acc_axis=-1, v_extra=0):
+    """Tiled, right but for one slip: len_q read from queries_axis, the block's weights
+    summed over sum_axis, the output made with v.shape[acc_axis], v sliced v_extra long."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        len_q, len_k = q.shape[queries_axis], k.shape[-2]
+        m = torch.full(q.shape[:-1], float("-inf"))
+        total = torch.zeros(q.shape[:-1])
+        acc = torch.zeros((*q.shape[:-1], v.shape[acc_axis]))
+        for start in range(0, len_k, block_size):
+            stop = min(start + block_size, len_k)
+            s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+            if causal:
+                future = torch.arange(start, stop)[None] > torch.arange(len_q)[:, None]
+                s = s.masked_fill(future, float("-inf"))
+            new = torch.maximum(m, s.amax(-1))
+            p = torch.exp(s - new[..., None])
+            total = total * torch.exp(m - new) + p.sum(sum_axis)
+            acc = acc * torch.exp(m - new)[..., None] + p @ v[..., start : stop + v_extra, :]
+            m = new
+        return acc / total[..., None]
+
+    return tiled_attention
 
 
 def _gqa_divided_by_d(q, k, v, mask=None):
@@ -301,6 +374,23 @@ def _softmax_state_one_axis_short(x, block_size):
         ).sum(dim=-1)
         running_max = new_max
     return torch.exp(x - running_max[..., None]) / total[..., None]
+
+
+def _softmax_blocks(extra=0, stop_axis=-1):
+    """Blocks of block_size + extra columns; the loop bound read from axis stop_axis."""
+
+    def online_softmax(x, block_size):
+        running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        for start in range(0, x.shape[stop_axis], block_size):
+            block = x[..., start : start + block_size + extra]
+            new_max = torch.maximum(running_max, block.amax(dim=-1))
+            scaled = torch.exp(block - new_max[..., None]).sum(dim=-1)
+            total = total * torch.exp(running_max - new_max) + scaled
+            running_max = new_max
+        return torch.exp(x - running_max[..., None]) / total[..., None]
+
+    return online_softmax
 
 
 def _softmax_max_from_zero(x, block_size):
@@ -410,6 +500,17 @@ MISTAKES = [
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
     Mistake(check_KVCache, ReturnsOld, r"\*before\* this call"),
     Mistake(check_KVCache, OffByOne, r"holds zeros.*off by one"),
+    # PyTorch's raw "expanded size" error before
+    Mistake(
+        check_KVCache,
+        SlotTooLong,
+        r"slice .* holds \d+ positions, but k_new brings n = \d+: one position too many",
+    ),
+    Mistake(
+        check_KVCache,
+        SlotFromHeads,
+        r"holds \d+ positions, but k_new brings n = \d+: .*the size of k_new's .*num_heads",
+    ),
     # was asked whether the write position is off by one (round 2's ho2-kv-writes-at-zero)
     Mistake(check_KVCache, SharedAcrossBatch, r"shared across the batch"),
     Mistake(
@@ -427,6 +528,9 @@ MISTAKES = [
     Mistake(check_generate, _gen(fixed_start=0), r"start=0"),
     Mistake(check_generate, _gen(shared=True), r"shared set of caches"),
     Mistake(check_generate, _gen(last_row=False), r"prefill's \*first\* row"),
+    # told "first differ at step 0" only, and PyTorch's raw torch.cat error, before
+    Mistake(check_generate, _gen(last_row=-2), r"prefill's row \d+ .*logits\[:, -2\]"),
+    Mistake(check_generate, _named("generate", _generate_no_keepdim), r"keepdim=True"),
     Mistake(check_generate, _gen(prompt_room=False), r"caches are too small"),
     Mistake(
         check_generate,
@@ -436,6 +540,18 @@ MISTAKES = [
         r"without a cache",
     ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_tiled), r"paired wrongly"),
+    # PyTorch's raw size clash, with the layout restated, before
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_axes(dim=2)),
+        r"num_kv_heads = \d+ heads, not num_heads = \d+: .*another axis than dim=1",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_axes(k_axis=2)),
+        r"reached the attention with (\d+ heads: each of the \d+ key/value heads was "
+        r"repeated|num_kv_heads = \d+ heads, .*the group size came out 1)",
+    ),
     Mistake(
         check_grouped_query_attention,
         _named("gqa", _gqa_divided_by_d),
@@ -508,7 +624,19 @@ MISTAKES = [
     Mistake(
         check_online_softmax,
         _named("s", _softmax_state_one_axis_short),
-        r"raised RuntimeError: The size of tensor a \(\d\) must match",
+        r"(?s)raised RuntimeError: The size of tensor a \(\d\) must match.*A per-row tensor "
+        r"of yours has shape x\.shape\[:-2\] = \(\d,\), one axis too few",
+    ),
+    # told only "largest difference" before
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_blocks(extra=1)),
+        r"blocks are one column too long: .* overlap",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_blocks(stop_axis=-2)),
+        r"running sum covers only the first \d+ of the \d+ columns",
     ),
     Mistake(check_online_softmax, _named("s", _softmax_block_max), r"each block's own"),
     # got only "largest difference" before (round 2's ho2-online-final-block-max)
@@ -540,6 +668,29 @@ MISTAKES = [
     Mistake(
         check_tiled_attention, _named("t", _tiled_bottom_right), r"aligned to the bottom right"
     ),
+    # PyTorch's raw size clashes before
+    Mistake(
+        check_tiled_attention,
+        _named("t", _tiled_slips(queries_axis=-3)),
+        r"met one of size \d+ along the queries' axis: the causal mask built for another "
+        r"number of queries than len_q = q\.shape\[-2\]",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("t", _tiled_slips(sum_axis=-2)),
+        r"met one of size \d+ along the queries' axis: (either )?the block's weights summed "
+        r"over the queries \(dim=-2\)",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("t", _tiled_slips(acc_axis=-2)),
+        r"output's last axis must be d_v = v\.shape\[-1\] = \d+, but a tensor of yours has",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("t", _tiled_slips(v_extra=1)),
+        r"weights cover \d+ keys, but your slice of v has \d+ rows \(one row too many\)",
+    ),
     Mistake(
         check_sliding_window_mask,
         _named("w", lambda n, w: (_offsets(n) >= 0) & (_offsets(n) <= w)),
@@ -564,6 +715,12 @@ MISTAKES = [
         check_sliding_window_mask,
         _named("w", lambda n, w: (_offsets(n) > 0) & (_offsets(n) <= w)),  # itself left out
         r"leaves the query itself out: \(0, 0\) is False",
+    ),
+    # told "False everywhere" and the rule only, before
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", lambda n, w: look_ahead_mask(n) & torch.ones(n, n, dtype=torch.bool).triu(1)),
+        r"False everywhere.*diagonal=d\) & look_ahead_mask\(size\).* d must be 1 - window",
     ),
 ]
 

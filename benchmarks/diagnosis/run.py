@@ -255,16 +255,114 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         "missing",
     ),
     ("sliding_window_mask", "drop: a ± b -> a"): (
-        "pointed",
-        r"Your mask is False everywhere",
+        "named",
+        r"Your mask is False everywhere.*d must be 1 - window .*keeps nothing, as yours does",
         "triu(diagonal=1) & the causal mask is empty; the message says the mask is False "
-        "everywhere (a fact, which the word rule reads as a cause) and gives the rule",
+        "everywhere and that triu's diagonal must be 1 - window, a diagonal of 1 or more "
+        "keeping nothing",
     ),
     ("sliding_window_mask", "binop: Sub -> Add"): (
-        "pointed",
-        r"Your mask is False everywhere",
-        "triu(diagonal=1 + window) & the causal mask is empty; the message says the mask is "
-        "False everywhere (a fact, which the word rule reads as a cause) and gives the rule",
+        "named",
+        r"Your mask is False everywhere.*d must be 1 - window .*keeps nothing, as yours does",
+        "triu(diagonal=1 + window) & the causal mask is empty; the message says the mask is False "
+        "everywhere and that triu's diagonal must be 1 - window, a diagonal of 1 or more "
+        "keeping nothing",
+    ),
+    ("apply_rotary", "number: 2 -> 3"): (
+        "named",
+        r"halves of x has \d+ features .* split point must be x\.shape\[-1\] // 2",
+        "half = x.shape[-1] // 3 splits x off the middle; the message says the split point "
+        "must be the last axis halved",
+    ),
+    ("apply_rotary", "number: 1 -> 2"): (
+        "named",
+        r"halves of x has \d+ features .* split point must be x\.shape\[-1\] // 2"
+        r"|two rotated halves .* joined along axis -2 \(len\)",
+        "half = x.shape[-2] // 2 (the split point from len; the message says it must be the "
+        "last axis halved), or torch.cat(..., dim=-2) (the message says the halves are joined "
+        "along axis -2 instead of the last)",
+    ),
+    ("generate", "binop: Add -> Sub"): (
+        "named",
+        r"The caches were made with a negative size: .*len \+ max_new_tokens",
+        "new_caches(batch, length - max_new_tokens) is negative here; the message says so and "
+        "gives the size, len + max_new_tokens",
+    ),
+    ("KVCache", "number: 2 -> 3"): (
+        "named",
+        r"holds \d+ positions, but k_new brings n = \d+: .*n read from the wrong axis of k_new",
+        "stop = length + k_new.shape[-3] reads n from the heads axis; the message says the "
+        "slice's length is that axis's size (n read from the wrong axis), with the other "
+        "candidate these inputs leave open",
+    ),
+    ("grouped_query_attention", "number: 1 -> 2"): (
+        "named",
+        r"num_kv_heads = \d+ heads, not num_heads = \d+: .*another axis than dim=1, or the "
+        r"group size came out 1|each of the \d+ key/value heads was repeated \d+ times, not",
+        "repeat_interleave(group, dim=2), or group = q.shape[2] // k.shape[1] (1 here) or "
+        "q.shape[1] // k.shape[2] (0 here): the message names the repeat's axis and the group "
+        "size read from other axes among the candidates these inputs leave",
+    ),
+    ("online_softmax", "slice: a:b -> a:b + 1"): (
+        "named",
+        r"Your blocks are one column too long: each reads x\[\.\.\., start : start \+ "
+        r"block_size \+ 1\]",
+        "x[..., start : start + block_size + 1]; the message names that slice (the word rule "
+        'misses "one column too long")',
+    ),
+    ("tiled_attention", "number: 2 -> 3"): (
+        "named",
+        r"the causal mask built for another number of queries than len_q = q\.shape\[-2\]",
+        "len_q = q.shape[-3] makes the causal mask's query positions arange(num_heads); the "
+        "message says the mask was built for another number of queries than q.shape[-2]",
+    ),
+    ("tiled_attention", "number: 1 -> 2"): (
+        "named",
+        r"the block's weights summed over the queries \(dim=-2\) instead of over the keys"
+        r"|output's last axis must be d_v = v\.shape\[-1\] = \d+, but a tensor of yours",
+        "weights.sum(dim=-2) (the message says the weights are summed over the queries, "
+        "dim=-2), or acc made with v.shape[-2] (the message says its last axis must be "
+        "v.shape[-1])",
+    ),
+    ("make_batches", "binop: Add -> Sub"): (
+        "named",
+        r"each is pairs\[start : start - batch_size\]",
+        "order[start : start - batch_size]; the message names that slice end",
+    ),
+    ("make_batches", "slice: a:b -> a:b + 1"): (
+        "named",
+        r"each is pairs\[start : start \+ batch_size \+ 1\]",
+        "order[start : start + batch_size + 1]; the message names that slice end and the "
+        "overlap it makes",
+    ),
+    ("translation_scores", "compare: Lt -> LtE"): (
+        "named",
+        r"reference stream j holds references\[i\]\[j\] only where j < len\(references\[i\]\)",
+        "refs[j] if j <= len(refs) runs past the list; the message gives the bound, "
+        "j < len(references[i]), and says an index is one too far",
+    ),
+    ("noam_lr", "number: 1 -> 2"): (
+        "named",
+        r"is your step clamped to at least 2 \(max\(step, 2\)\)",
+        "max(step, 2) gives step 1 the rate of step 2; the message says so and names the clamp",
+    ),
+    ("label_smoothed_loss", "number: 1 -> 2"): (
+        "named",
+        r"target term -log p\[y\] is weighted by [\d.]+ = 2 - ε, not 1 - ε",
+        "(2 - smoothing) * target; the message gives the fitted weight, 2 - ε, and the right one",
+    ),
+    ("CausalSelfAttention", "number: 1 -> 2"): (
+        "named",
+        r"so the length given to rotary_embedding \(or to look_ahead_mask\) was read from "
+        r"another axis of x",
+        "length = x.shape[2] (d_model); the message says the length was read from another "
+        "axis than x.shape[1]",
+    ),
+    ("greedy_decode", "number: 0 -> 1"): (
+        "named",
+        r"is len_src, src_ids\.shape\[1\]\. The target starts with one row per sentence",
+        "batch = src_ids.shape[1]; the message says the rows came from src_ids.shape[1] and "
+        "the target needs src_ids.shape[0]",
     ),
     ("grouped_query_attention", "binop: FloorDiv -> Div"): (
         "named",

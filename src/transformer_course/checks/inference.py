@@ -21,6 +21,7 @@ exception type when a cache overflows. The mask is bool, True = may attend (less
 from __future__ import annotations
 
 import math
+import re
 
 import torch
 
@@ -174,6 +175,43 @@ def _fits_hint(stored: int, max_len: int):
     )
 
 
+_EXPANDED = re.compile(
+    r"expanded size of the tensor \((\d+)\) must match the existing size \((\d+)\) at "
+    r"non-singleton dimension (\d+)"
+)
+
+
+def _slot_hint(k_new: torch.Tensor, length: int):
+    """For a write of k_new (n positions) into a slice of the buffer of another length
+    along the positions axis: the slice's length is told, and what it equals (n ± 1, or
+    the size of another axis of k_new)."""
+    n = k_new.shape[-2]
+
+    def text(exc: BaseException) -> str:
+        found = _EXPANDED.search(str(exc))
+        if not found or int(found.group(2)) != n or int(found.group(3)) != k_new.dim() - 2:
+            return ""
+        size = int(found.group(1))
+        names = ("batch", "num_heads", "positions", "d_head")
+        others = [names[i] for i in (0, 1, 3) if k_new.shape[i] == size]
+        reasons = [
+            "one position too many (a stop bound + 1?)" if size == n + 1 else "",
+            "one position too few" if size == n - 1 else "",
+            f"the size of k_new's {' and '.join(others)} axis (n read from the wrong axis of "
+            "k_new?)"
+            if others
+            else "",
+        ]
+        why = " " + ", or ".join(r for r in reasons if r) if any(reasons) else ""
+        return (
+            f"Your slice of the buffer along the positions axis holds {size} positions, but "
+            f"k_new brings n = {n}:{why}. The new positions go to [length, length + n) = "
+            f"[{length}, {length + n}), with n = k_new.shape[-2] (k_new's positions axis)."
+        )
+
+    return lambda exc: isinstance(exc, RuntimeError), text
+
+
 _CACHE_RULE = "Each call must store k_new and v_new after the positions already held, in order."
 
 
@@ -227,7 +265,11 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                     v_new,
                     call_repr=f"cache(k_new, v_new) ({call})",
                     mutation_hint="Copy k_new and v_new into the buffers; do not change them.",
-                    hints=[*_CACHE_SHAPES, _fits_hint(length + n, max_len)],
+                    hints=[
+                        _slot_hint(k_new, length),
+                        *_CACHE_SHAPES,
+                        _fits_hint(length + n, max_len),
+                    ],
                 )
                 c.expect_type(got, tuple, f"{call}: the result", "Return a tuple (keys, values).")
                 c.expect_true(
@@ -342,7 +384,7 @@ def cached_generation(
     caches=None,
     offset: int = 0,
     fixed_start: int | None = None,
-    last_row: bool = True,
+    last_row: bool | int = True,
     shared: bool = False,
     token_by_token: bool = False,
     feed_last: bool = False,
@@ -350,7 +392,7 @@ def cached_generation(
 ):
     """Greedy generation with a cache: right with the defaults. The knobs are classic
     mistakes (positions off by ``offset``, ``fixed_start`` for every step, the prefill's
-    first row instead of its last, the batch's sequences one by one through one
+    first row instead of its last, or row ``last_row`` when an int, the batch's sequences one by one through one
     ``shared`` set of caches) or correct variants (a prefill ``token_by_token``,
     ``feed_last``: the last chosen token fed too; ``prompt_room`` False: caches with no
     room for the prompt, a mistake)."""
@@ -368,7 +410,8 @@ def cached_generation(
             logits = model(prompt[:, position : position + 1], caches=caches, start=position)
     else:
         logits = model(prompt, caches=caches, start=0)  # (batch, len, vocab)
-    logits = logits[:, -1 if last_row else 0]  # (batch, vocab)
+    row = last_row if not isinstance(last_row, bool) else -1 if last_row else 0
+    logits = logits[:, row]  # (batch, vocab)
     ids, steps = prompt, []
     for step in range(max_new_tokens):
         steps.append(logits)
@@ -386,7 +429,16 @@ def _generate_mistakes(seed, sizes, prompt, new) -> dict[str, object]:
             1
         ]
 
+    length = prompt.shape[1]
+    rows = {
+        f"The first new token was chosen from the prefill's row {row} (of rows 0 .. "
+        f"{length - 1}: logits[:, {row - length}], the prediction after prompt position "
+        f"{row}): the token after the prompt is predicted by its last position, "
+        "logits[:, -1].": variant(last_row=row)
+        for row in range(1, length - 1)
+    }
     return {
+        **rows,
         "The logits of the steps after the prefill are those of tokens one position too far "
         "(start = len + t + 1): RoPE rotates each query and key by its absolute position, "
         "and the token chosen at step t sits at position len + t (count from 0).": variant(
@@ -581,6 +633,13 @@ _CACHE_TOO_SMALL = (
 _GENERATE_HINTS = [
     ("the cache holds", _CACHE_TOO_SMALL),
     (
+        "Tensors must have same number of dimensions",
+        "torch.cat met tensors with different numbers of axes: ids are (batch, len), so the "
+        "tokens appended at each step must be a column (batch, 1): "
+        "logits.argmax(dim=-1, keepdim=True) (an argmax without keepdim=True gives (batch,); "
+        "or next_id[:, None]).",
+    ),
+    (
         "Dimension size must be non-negative",
         "The caches were made with a negative size: model.new_caches(batch, max_len) needs "
         "max_len = the positions they will hold, len + max_new_tokens.",
@@ -741,6 +800,48 @@ def _gqa_cases(hidden: bool):
     ]
 
 
+_BROADCAST = re.compile(
+    r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
+    r"non-singleton dimension (\d+)"
+)
+
+
+def _gqa_heads_hint(heads: int, kv: int):
+    """For a clash along the head axis between num_heads and another count: how many heads
+    the learner's keys or values had, and the steps that give that count."""
+    group = heads // kv
+
+    def text(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if not found or int(found.group(3)) != 1:
+            return ""
+        sizes = {int(found.group(1)), int(found.group(2))}
+        if heads not in sizes or len(sizes) != 2:
+            return ""
+        (other,) = sizes - {heads}
+        rule = (
+            f"group = num_heads // num_kv_heads = q.shape[1] // k.shape[1] = {group}, and "
+            "k.repeat_interleave(group, dim=1) (likewise v)."
+        )
+        if other == kv:
+            return (
+                f"Your keys or values reached the attention with num_kv_heads = {kv} heads, "
+                f"not num_heads = {heads}: they were not repeated along the head axis: "
+                "either not repeated at all, or repeated along another axis than dim=1, or "
+                "the group size came out 1 (read from other axes than q.shape[1] and "
+                "k.shape[1]). " + rule
+            )
+        if other % kv == 0:
+            return (
+                f"Your keys or values reached the attention with {other} heads: each of the "
+                f"{kv} key/value heads was repeated {other // kv} times, not {group} (the "
+                "group size read from other axes than q.shape[1] and k.shape[1]?). " + rule
+            )
+        return ""
+
+    return lambda exc: isinstance(exc, RuntimeError), text
+
+
 def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = False) -> None:
     """grouped_query_attention(q, k, v, mask=None) -> output (batch, num_heads, len_q, d_v)."""
     with (
@@ -754,7 +855,15 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 f"grouped_query_attention(q {tuple(q.shape)}, k {tuple(k.shape)}, "
                 f"v {tuple(v.shape)}, mask={'None' if mask is None else tuple(mask.shape)})"
             )
-            got = c.call(grouped_query_attention, q, k, v, mask, call_repr=what, hints=_GQA_SHAPES)
+            got = c.call(
+                grouped_query_attention,
+                q,
+                k,
+                v,
+                mask,
+                call_repr=what,
+                hints=[_gqa_heads_hint(heads, kv), *_GQA_SHAPES],
+            )
             if isinstance(got, tuple) and got:
                 c.fail(
                     f"{what} returned a tuple of {len(got)}; return only the output tensor "
@@ -888,6 +997,69 @@ def _softmax_cases(hidden: bool):
     ]
 
 
+def _with_counts(x: torch.Tensor, counts: torch.Tensor) -> torch.Tensor:
+    """exp(x) / sum_j counts[j] exp(x_j) over the last axis (float64, stable): the softmax
+    whose running sum saw column j counts[j] times."""
+    x = x.double()
+    e = torch.exp(x - x.amax(dim=-1, keepdim=True))
+    return e / (e * counts.double()).sum(dim=-1, keepdim=True)
+
+
+def _coverage_mistakes(x: torch.Tensor, block_size: int) -> dict[str, torch.Tensor]:
+    """The running sum built over other columns than each exactly once: the loop stopping
+    early (only a first part of the columns), or blocks one column too long or too short
+    (overlapping, or leaving a column out between blocks)."""
+    n = x.shape[-1]
+    out = {}
+    for width in (block_size + 1, block_size - 1):
+        if width < 1 or n <= block_size:
+            continue
+        counts = torch.zeros(n)
+        for start in range(0, n, block_size):
+            counts[start : start + width] += 1
+        longer = width > block_size
+        out[
+            f"Your blocks are one column too {'long' if longer else 'short'}: each reads "
+            f"x[..., start : start + block_size {'+' if longer else '-'} 1], so "
+            + (
+                "neighbouring blocks overlap and the first column of each later block is "
+                "counted twice in the running sum"
+                if longer
+                else "the last column of each block is never counted in the running sum"
+            )
+            + ". A block is x[..., start : start + block_size]."
+        ] = _with_counts(x, counts)
+    for m in range(1, n):
+        counts = (torch.arange(n) < m).double()
+        out[
+            f"Your running sum covers only the first {m} of the {n} columns (a loop that "
+            "stops early): the loop runs over every column, range(0, x.shape[-1], "
+            "block_size), x.shape[-1] being the number of columns."
+        ] = _with_counts(x, counts)
+    return out
+
+
+def _row_shape_hint(x: torch.Tensor):
+    """For a size clash along the last axis of x.shape[:-1] between the sizes of x's
+    last two leading axes: a running statistic made with one axis too few."""
+    rows = tuple(x.shape[:-1])
+
+    def text(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if not found or len(rows) < 2 or int(found.group(3)) != len(rows) - 1:
+            return ""
+        if {int(found.group(1)), int(found.group(2))} != {rows[-2], rows[-1]}:
+            return ""
+        return (
+            f"A per-row tensor of yours has shape x.shape[:-2] = {rows[:-1]}, one axis too "
+            f"few, where x.shape[:-1] = {rows} is needed: the running maximum and sum (and "
+            "each block's maximum and sum) hold one value per row "
+            "(torch.full(x.shape[:-1], float('-inf')), torch.zeros(x.shape[:-1]))."
+        )
+
+    return lambda exc: isinstance(exc, RuntimeError), text
+
+
 _MAX_FROM_ZERO = (
     "Your running maximum starts at 0 instead of -inf: on a row whose values are all far "
     "below 0 (as here) it stays 0, every exp(s - 0) underflows to 0, and the sum is 0. "
@@ -907,7 +1079,7 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
         c.require_callable(online_softmax)
         for x, block_size in _softmax_cases(hidden):
             what = f"online_softmax(x {tuple(x.shape)} = {short(x, 80)}, block_size={block_size})"
-            got = c.call(online_softmax, x, block_size, call_repr=what)
+            got = c.call(online_softmax, x, block_size, call_repr=what, hints=[_row_shape_hint(x)])
             _expect_tensor(c, got, what)
             c.expect_shape(got, x.shape, what)
             c.expect_floating(got, what, preferred=x.dtype)
@@ -961,6 +1133,7 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                         if x.shape[-1] % block_size
                         else None
                     ),
+                    **_coverage_mistakes(x, block_size),
                     "No maximum is subtracted: exp(x) overflows to inf for large x (here "
                     f"up to {float(x.abs().max()):.4g}), and inf / inf is NaN. Subtract the "
                     "running maximum inside every exp.": (
@@ -1069,18 +1242,109 @@ _TILED_OWN_MAX = (
 )
 
 
+_BATCH2 = re.compile(
+    r"Expected size for first two dimensions of batch2 tensor to be: \[\d+, (\d+)\] but "
+    r"got: \[\d+, (\d+)\]"
+)
+
+
+def _tiled_hints(
+    q: torch.Tensor, v: torch.Tensor, block: int, causal: bool, summed_fine: bool
+) -> list:
+    """For the size clashes of tiled attention's classic slips, what the sizes are: a
+    block's weights against its slice of v (the rows differ), a per-query tensor against
+    a block's width (a sum over the wrong axis, unless ``summed_fine``: an earlier input
+    where that sum would have clashed ran; or a causal mask of the wrong height), the
+    accumulated output's last axis against d_v."""
+    len_q, len_k, d_v = q.shape[-2], v.shape[-2], v.shape[-1]
+    widths = {min(block, len_k - start) for start in range(0, len_k, block)}
+
+    def rows(exc: BaseException) -> str:
+        found = _BATCH2.search(str(exc))
+        if not found:
+            return ""
+        keys, got = int(found.group(1)), int(found.group(2))
+        if keys not in widths or got == keys:
+            return ""
+        off = got - keys
+        return (
+            f"A block's weights cover {keys} keys, but your slice of v has {got} rows"
+            + (f" (one row too {'many' if off > 0 else 'few'})" if abs(off) == 1 else "")
+            + ": slice v exactly as k, v[..., start:stop, :], so that weights @ v pairs each "
+            "key's weight with its own value."
+        )
+
+    def clash(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if not found:
+            return ""
+        sizes, axis = {int(found.group(1)), int(found.group(2))}, int(found.group(3))
+        if axis == q.dim() - 2 and len_q in sizes and len(sizes) == 2:
+            (other,) = sizes - {len_q}
+            summed = (
+                "the block's weights summed over the queries (dim=-2) instead of over the keys "
+                "(weights.sum(dim=-1), one sum per query)"
+                if other in widths and not summed_fine
+                else ""
+            )
+            mask = (
+                "the causal mask built for another number of queries than len_q = "
+                "q.shape[-2] (it is (len_q, block): query positions torch.arange(len_q))"
+                if causal
+                else ""
+            )
+            found = [cause for cause in (summed, mask) if cause]
+            if not found:
+                return ""
+            return (
+                f"A per-query tensor (len_q = {len_q}) met one of size {other} along the "
+                "queries' axis: "
+                + (" or ".join(found) if len(found) < 2 else f"either {found[0]}, or {found[1]}")
+                + "."
+            )
+        if axis == q.dim() - 1 and d_v in sizes and len(sizes) == 2:
+            (other,) = sizes - {d_v}
+            names = [
+                n for n, size in (("len_k = v.shape[-2]", len_k), ("len_q", len_q)) if size == other
+            ]
+            return (
+                f"The accumulated output's last axis must be d_v = v.shape[-1] = {d_v}, "
+                f"but a tensor of yours has {other} there"
+                + (f" ({' or '.join(names)})" if names else "")
+                + ": acc = torch.zeros((*q.shape[:-1], v.shape[-1]))."
+            )
+        return ""
+
+    return [
+        (lambda exc: isinstance(exc, RuntimeError), rows),
+        (lambda exc: isinstance(exc, RuntimeError), clash),
+    ]
+
+
 def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
     """tiled_attention(q, k, v, block_size, causal=False) -> output (..., len_q, d_v)."""
     with (
         Checker("tiled_attention", hidden=hidden) as c,
     ):
         c.require_callable(tiled_attention)
+        summed_fine = False  # a call ran where weights summed over dim=-2 would clash
         for q, k, v, block, causal in _tiled_cases(hidden):
             what = (
                 f"tiled_attention(q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}, "
                 f"block_size={block}, causal={causal})"
             )
-            got = c.call(tiled_attention, q, k, v, block, causal, call_repr=what)
+            got = c.call(
+                tiled_attention,
+                q,
+                k,
+                v,
+                block,
+                causal,
+                call_repr=what,
+                hints=_tiled_hints(q, v, block, causal, summed_fine),
+            )
+            widths = {min(block, k.shape[-2] - start) for start in range(0, k.shape[-2], block)}
+            summed_fine = summed_fine or not widths <= {q.shape[-2]}
             if isinstance(got, tuple) and got:
                 c.fail(f"{what} returned a tuple; return only the output tensor.")
             _expect_tensor(c, got, what)
@@ -1225,7 +1489,10 @@ def _window_hint(got: torch.Tensor, size: int, window: int) -> str:
     if not got.any():  # said first by the check itself: no entry holds
         return (
             f"Each query sees itself and the window - 1 positions before it, so the diagonal "
-            f"at least is True. {rule}"
+            f"at least is True. {rule} Built with torch.triu(ones, diagonal=d) & "
+            "look_ahead_mask(size), the band keeps 0 <= i - j <= -d: d must be 1 - window "
+            f"(= {1 - window} here); a d of 1 or more (diagonal=1, or 1 + window) keeps "
+            "nothing, as yours does."
         )
     if diagonal.any():
         i = int(diagonal.nonzero()[0])

@@ -27,6 +27,7 @@ about six standard deviations), the set of tokens that may appear exactly, and t
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -35,7 +36,7 @@ import torch
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.generators import seeded_generator
-from transformer_course.checking.hints import dropped_axis_hint
+from transformer_course.checking.hints import Hint, dropped_axis_hint
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.layer_mistakes import (
     add_new,
@@ -140,6 +141,31 @@ _WINDOW_PAST_END = (
 )
 
 
+def _window_message(call: str, b: int, row: list[int], num_tokens: int) -> str:
+    """What inputs[b] holds, told by the stream positions of its tokens (``row``; -1:
+    a token that is not in the stream): a window that runs backwards or steps by more
+    than one is named."""
+    shown = f"{call}: inputs[{b}] holds the tokens at stream positions {row}"
+    rule = "Each row must be tokens[s : s + block_size] for one start s"
+    start, length = row[0], len(row)
+    if -1 in row:
+        return f"{shown} (-1: a token that is not in the stream). {rule}."
+    for step in (-1, *range(2, length + 1), *range(-length, -1)):
+        if row == [(start + step * i) % num_tokens for i in range(length)]:
+            if step == -1:
+                return (
+                    f"{shown}: your window runs backwards (positions s - i: the offsets "
+                    "are subtracted from the start instead of added, or the window is "
+                    f"reversed). "
+                    f"{rule}: positions s + torch.arange(block_size)."
+                )
+            return (
+                f"{shown}: your window steps by {step} positions, not 1 (positions s + "
+                f"{step}·i). {rule}: positions s + torch.arange(block_size)."
+            )
+    return f"{shown}, not consecutive ones. {rule}."
+
+
 def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> None:
     with Checker("next_token_batches", hidden=hidden) as c:
         c.require_callable(next_token_batches)
@@ -172,10 +198,10 @@ def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> Non
             for b in range(case.batch_size):
                 row = [position.get(int(t), -1) for t in inputs[b]]
                 start = row[0]
+                consecutive = row == list(range(start, start + case.block_size))
                 c.expect_true(
-                    row == list(range(start, start + case.block_size)),
-                    f"{call}: inputs[{b}] is not a window of consecutive tokens of the stream: "
-                    "each row must be tokens[s : s + block_size] for one start s.",
+                    consecutive,
+                    "" if consecutive else _window_message(call, b, row, case.num_tokens),
                 )
                 starts.append(start)
                 got_next = [position.get(int(t), -2) for t in targets[b]]
@@ -256,6 +282,15 @@ _NO_ROOT = (
     "by the root mean square, sqrt(x.pow(2).mean(-1, keepdim=True) + eps) (or multiplies by "
     "torch.rsqrt of it)."
 )
+_EPS_SUBTRACTED = (
+    "You subtracted eps under the square root, sqrt(mean(x**2) - eps): add it, "
+    "sqrt(mean(x**2) + eps) (a token with small values, as here, then takes the root of a "
+    "negative number: NaN)."
+)
+_GAIN_DIVIDED = (
+    "You divided by the learned gain self.weight instead of multiplying by it: "
+    "x / sqrt(mean(x**2) + eps) * self.weight."
+)
 _NO_EPS = "You left out eps: divide by sqrt(mean(x**2) + eps), with eps inside the root."
 _AXIS = (
     "You normalised over the wrong axis. Each token is normalised on its own, over its "
@@ -282,6 +317,8 @@ def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
         _SUM: {"statistic": "sum_square"},
         _EPS_OUT: {"eps_at": "outside"},
         _NO_EPS: {"eps_at": "none"},
+        _EPS_SUBTRACTED: {"eps_at": "subtracted"},
+        _GAIN_DIVIDED: {"divide_gain": True},
         _AXIS: {"over": "sequence"},
         _AXIS + " ": {"over": "everything"},
         _AXIS + "  ": {"over": "sequence_and_features"},
@@ -308,6 +345,32 @@ def _without_eps(table: dict[str, dict[str, Any]], eps: float) -> dict[str, dict
         for message, knobs in table.items()
         if knobs.get("eps") == eps
     }
+
+
+def _negative_root(got: torch.Tensor, x: torch.Tensor, eps: float) -> str:
+    """For NaN tokens: the quantities that are negative on exactly those tokens (their
+    root is NaN), among what a root mean square could be taken of by a slip; "" when
+    none is, or the result has no NaN."""
+    bad = torch.isnan(got.detach().double()).any(dim=-1)  # (...): one per token
+    if not bool(bad.any()):
+        return ""
+    x = x.double()
+    candidates = {
+        "the mean of x itself (not squared)": x.mean(-1) + eps,
+        "the mean of x ** 3 (an odd power: the power is one too high, x ** 2 is meant)": (
+            x.pow(3).mean(-1) + eps
+        ),
+        "the mean of the squares minus eps": x.pow(2).mean(-1) - eps,
+    }
+    found = [what for what, value in candidates.items() if torch.equal(value < 0, bad)]
+    if not found:
+        return ""
+    tokens = [tuple(int(i) for i in t) for t in bad.nonzero()[:3]]
+    return (
+        f"Your result is NaN on the tokens {tokens}{' ...' if int(bad.sum()) > 3 else ''}, "
+        "exactly those where " + " or ".join(found) + " is negative: the root of a negative "
+        "number. RMSNorm takes the root of mean(x ** 2) + eps, positive for every token."
+    )
 
 
 def check_RMSNorm(cls, *, hidden: bool = False) -> None:
@@ -354,6 +417,7 @@ def check_RMSNorm(cls, *, hidden: bool = False) -> None:
                 pairs=lambda table=table, x=x, state=state, eps=eps: mistake_pairs(
                     lambda **k: rms_norm_f(x, state, eps, **k), _without_eps(table, eps)
                 ),
+                explain=lambda got=got, x=x, eps=eps: _negative_root(got, x, eps),
             )
 
 
@@ -377,13 +441,45 @@ _HALF_EXPONENT = (
     "d_head/2 - 1 (torch.arange(0, d_head, 2) / d_head), the same frequencies as lesson 03."
 )
 _SIGN = (
-    "Your frequencies grow with i (base ** (+2i / d_head)): theta_i = base ** (-2i / d_head) "
-    "shrinks from 1 (pair 0 turns fastest) to almost 0."
+    "Your frequencies grow with i (base ** (+2i / d_head)): either the exponent's minus is "
+    "missing, or the positions are divided by theta_i instead of multiplied (m / theta_i is "
+    "m · base ** (+2i / d_head)). theta_i = base ** (-2i / d_head) shrinks from 1 (pair 0 "
+    "turns fastest) to almost 0, and angle[m, i] = m · theta_i."
 )
 _LINSPACE = (
     "Your exponents run from 0 to exactly 1 (as if divided by d_head - 2): theta_i = "
     "base ** (-2i / d_head), so the last exponent is (d_head - 2) / d_head, not 1."
 )
+_ODD_EXPONENT = (
+    "Your exponents are -(2i + 1) / d_head, shifted by one (odd numbers 1, 3, 5, ...): "
+    "theta_i = base ** (-2i / d_head), the even numbers torch.arange(0, d_head, 2) from 0, "
+    "so that pair 0 turns by 1 radian per position."
+)
+_TIMES_D = (
+    "Your exponents are -2i · d_head: you multiplied by d_head where the formula divides, "
+    "so every pair but pair 0 turns by almost 0. theta_i = base ** (-2i / d_head)."
+)
+_TIMES_BASE = (
+    "You multiplied base by the exponent, base * (-2i / d_head), instead of raising it to "
+    "that power: theta_i = base ** (-2i / d_head) (** is the power, * a product)."
+)
+
+
+def _rope_slips(length: int, d_head: int, base: float) -> dict[str, torch.Tensor]:
+    """(cos, sin) stacked for the frequency formula's slips of one symbol (float64)."""
+    i = torch.arange(d_head // 2, dtype=torch.float64)
+    positions = torch.arange(length, dtype=torch.float64)[:, None]
+    thetas = {
+        _ODD_EXPONENT: base ** (-(2 * i + 1) / d_head),
+        _TIMES_D: base ** (-2 * i * d_head),
+        _TIMES_BASE: base * (-2 * i / d_head),
+    }
+    return {
+        message: torch.stack([(positions * theta).cos(), (positions * theta).sin()])
+        for message, theta in thetas.items()
+    }
+
+
 _SWAPPED_COS_SIN = "You returned (sin, cos): return (cos, sin), in that order."
 _IGNORED_BASE = "Your rotary_embedding ignores its base argument: theta_i = base ** (-2i / d_head)."
 _ROPE_SHAPE = (
@@ -427,6 +523,7 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
 
             mistakes = {message: pair("cs", **knobs) for message, knobs in table.items()}
             mistakes[_SWAPPED_COS_SIN] = pair("sc")
+            mistakes.update(_rope_slips(case.length, case.d_head, base))
             # with the default base, ignoring it changes nothing: the learner's value
             mistakes[_IGNORED_BASE] = torch.stack(
                 [
@@ -599,6 +696,60 @@ def _judge_runs(c: Checker, runs: list[tuple]) -> None:
         c.expect_close(got, expected, call, **tol, **options)
 
 
+_BROADCAST = re.compile(
+    r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
+    r"non-singleton dimension (\d+)"
+)
+
+
+def _split_hint(d_head: int, ndim: int) -> Hint:
+    """For a size clash along the last axis of a part of x with cos or sin (d_head // 2
+    columns), the part being neither a half nor the whole: the split point of x is not
+    the last axis halved."""
+
+    def text(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if not found or int(found.group(3)) != ndim - 1:
+            return ""
+        sizes = {int(found.group(1)), int(found.group(2))}
+        if d_head // 2 not in sizes or len(sizes) != 2 or d_head in sizes:
+            return ""
+        (other,) = sizes - {d_head // 2}
+        return (
+            f"One of your halves of x has {other} features where cos and sin have d_head // 2 "
+            f"= {d_head // 2} columns: the split point must be x.shape[-1] // 2 (the last "
+            "axis, d_head, halved): a, b = x[..., :half], x[..., half:]."
+        )
+
+    return lambda exc: isinstance(exc, RuntimeError), text
+
+
+def _rotary_shape_hint(got: Any, x: torch.Tensor, expected: torch.Tensor) -> str:
+    """For a result of the wrong shape: the two rotated halves joined along another axis
+    than the last (or stacked), said when the shape is exactly that."""
+    shape = tuple(getattr(got, "shape", ()))
+    lead, (length, d_head) = tuple(x.shape[:-2]), tuple(x.shape[-2:])
+    half = d_head // 2
+    halves = (expected[..., :half], expected[..., half:])
+    if shape == (*lead, 2 * length, half):
+        joined = torch.cat(halves, dim=-2)
+        same = isinstance(got, torch.Tensor) and torch.allclose(
+            got.double(), joined, rtol=1e-4, atol=1e-4
+        )
+        return (
+            f"Your result is the two rotated halves ({(*lead, length, half)} each) joined "
+            f"along axis -2 (len){', with the right values,' if same else ''} instead of the "
+            "last axis: torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)."
+        )
+    if shape in ((*lead, 2, length, half), (*lead, length, 2, half)):
+        return (
+            "Your result has an extra axis of size 2: torch.stack puts the two rotated "
+            "halves on a new axis; join them along the last axis with "
+            "torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)."
+        )
+    return ""
+
+
 def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
     with Checker("apply_rotary", hidden=hidden) as c:
         c.require_callable(apply_rotary)
@@ -608,12 +759,15 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
             x = randn(case.shape, case.seed, dtype=case.dtype)
             cos, sin = ref.rotary_embedding(length, d_head)
             call = f"apply_rotary(x {tuple(x.shape)} {str(case.dtype).replace('torch.', '')}, cos, sin)"
-            got = c.call(apply_rotary, x, cos, sin, call_repr=call)
+            got = c.call(
+                apply_rotary, x, cos, sin, call_repr=call, hints=[_split_hint(d_head, x.dim())]
+            )
             c.expect_type(got, torch.Tensor, call)
-            c.expect_shape(got, tuple(x.shape), call)
-            c.expect_floating(got, call, preferred=case.dtype)
             angles = rope_angles_f(length, d_head)
             half, adjacent = rotate_f(x, angles, "half"), rotate_f(x, angles, "adjacent")
+            if tuple(got.shape) != tuple(x.shape):
+                c.expect_shape(got, tuple(x.shape), call, _rotary_shape_hint(got, x, half))
+            c.expect_floating(got, call, preferred=case.dtype)
             tol = tolerance(got.dtype, case.dtype)
             pairing = "half"
             if not torch.allclose(got.double(), half, **tol) and torch.allclose(
@@ -799,6 +953,34 @@ _ATTENTION_HINTS = {
 }
 
 
+def _length_hint(shape: tuple[int, ...]) -> Hint:
+    """For a clash on the positions axis of the heads (batch, num_heads, len, ·) between
+    len and the size of another axis of x (batch, len, d_model): the length read from
+    that axis."""
+    length = shape[1]
+    names = {0: "batch", 2: "d_model"}
+
+    def text(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if not found or int(found.group(3)) not in (2, 3):
+            return ""
+        sizes = {int(found.group(1)), int(found.group(2))}
+        if length not in sizes or len(sizes) != 2:
+            return ""
+        (other,) = sizes - {length}
+        axes = [f"x.shape[{k}] ({names[k]})" for k in (0, 2) if shape[k] == other]
+        if not axes:
+            return ""
+        return (
+            f"A size {other} met the {length} positions of x: {other} is {' and '.join(axes)}, "
+            "so the length given to rotary_embedding (or to look_ahead_mask) was read from "
+            f"another axis of x: the number of positions is len = x.shape[1] = {length} "
+            "(x is (batch, len, d_model))."
+        )
+
+    return lambda exc: isinstance(exc, RuntimeError), text
+
+
 _KEYS_NOT_ROTATED = (
     "You rotated the queries but not the keys. RoPE rotates both, with the same angles: "
     "only then does the score q_i . k_j depend on the offset i - j alone."
@@ -904,7 +1086,17 @@ def _check_layer(
             )
             x = randn((case.batch, case.length, case.d_model), case.seed, scale=scale)
             what = f"{built}(x {tuple(x.shape)})"
-            got = c.call(module, x, call_repr=what, hints=_ATTENTION_HINTS)
+            got = c.call(
+                module,
+                x,
+                call_repr=what,
+                # in a block, a norm's statistic without keepdim clashes alike: the
+                # length hint is for the attention alone
+                hints=[
+                    *([_length_hint(tuple(x.shape))] if name == "CausalSelfAttention" else []),
+                    *_ATTENTION_HINTS.items(),
+                ],
+            )
             expect_tensor_result(c, got, tuple(x.shape), what)
             oracle = functools.partial(oracle_f, x, state, case.num_heads, **oracle_options(case))
             where = functools.partial(_localise_block, module, x) if localise else None

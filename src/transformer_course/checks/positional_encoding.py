@@ -293,6 +293,50 @@ def _odd_hint(max_len: int, d_model: int) -> str:
     )
 
 
+def _unwritten_columns(got: np.ndarray) -> str:
+    """Feature columns that are 0 at every position (the reference has none: feature 2i
+    is a sine, 0 only at position 0, and 2i + 1 a cosine, 1 there): nothing was written
+    to them; "" when there are none."""
+    empty = [int(j) for j in np.flatnonzero((got == 0).all(axis=0))]
+    if not empty:
+        return ""
+    parity = {j % 2 for j in empty}
+    which = (
+        "the even features 2i (the sines)"
+        if parity == {0}
+        else "the odd features 2i + 1 (the cosines)"
+        if parity == {1}
+        else "features of both kinds"
+    )
+    return (
+        f"Your features {empty} are 0 at every position: nothing was written to them, "
+        f"{which}. The sines go to pe[:, 0::2] (start 0) and the cosines to pe[:, 1::2] "
+        "(start 1): a slice start off by one writes one kind over the other."
+    )
+
+
+def _column_slice_hint(max_len: int, d_model: int):
+    """For numpy's "could not broadcast input array from shape (max_len, a) into shape
+    (max_len, b)": a slice of the table's features with b columns got a sines' or
+    cosines' a."""
+
+    def text(exc: BaseException) -> str:
+        found = re.search(r"from shape \((\d+),(\d+)\) into shape \((\d+),(\d+)\)", str(exc))
+        if not found:
+            return ""
+        rows, given, _, room = (int(g) for g in found.groups())
+        if rows != max_len or given not in {(d_model + 1) // 2, d_model // 2}:
+            return ""
+        return (
+            f"Your slice of the table's features holds {room} columns, but it was given "
+            f"{given} (one per pair): the sines go to pe[:, 0::2] ({(d_model + 1) // 2} "
+            f"columns) and the cosines to pe[:, 1::2] ({d_model // 2}); a slice start off by "
+            "one (2::2, say) or another step holds another count."
+        )
+
+    return lambda exc: isinstance(exc, ValueError), text
+
+
 def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> None:
     """positional_encoding(max_len, d_model) -> the (max_len, d_model) sinusoidal table.
 
@@ -308,7 +352,10 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                 max_len,
                 d_model,
                 call_repr=what,
-                hints=[(Exception, _odd_hint(max_len, d_model))] if d_model % 2 else (),
+                hints=[
+                    _column_slice_hint(max_len, d_model),
+                    *([(Exception, _odd_hint(max_len, d_model))] if d_model % 2 else []),
+                ],
             )
             _expect_array(c, got, what, "(max_len, d_model)")
             shape = tuple(got.shape)
@@ -337,6 +384,7 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                 **_tolerance(got.dtype),
                 hint=hint,
                 mistakes=_pe_mistakes_and_layout(got64, max_len, d_model),
+                explain=lambda got64=got64: _unwritten_columns(got64),
                 pairs=lambda max_len=max_len, d_model=d_model, got=got: _pe_pairs(
                     positional_encoding, cases, (max_len, d_model), _tolerance(got.dtype)
                 ),
@@ -679,11 +727,12 @@ def _check_forward(c, module, built, x, table, layout, max_len):
             ("must match the size of tensor", _slice_hint(layout, batch, length, max_len)),
             (
                 lambda error: isinstance(error, ValueError) and length <= max_len,
-                f"x has len={length} positions and the module was built with "
-                f"max_len={max_len}: len <= max_len is a legal input, which your own check "
-                "refused. Refuse only len > max_len, comparing len with the number of "
-                "positions the table holds (its position axis: pe.shape[1] for a "
-                "(1, max_len, d_model) table)."
+                f"Your PositionalEncoding refused x with len={length} positions, although "
+                f"it was built with max_len={max_len}: len <= max_len is a legal input. "
+                "Refuse only len > max_len. Your test is off: >= where > belongs (off by "
+                "one), or a size read from another axis of x or of the table (x.size(1) is "
+                "len; the table's position axis, pe.shape[1] for a (1, max_len, d_model) "
+                "table, holds max_len)."
                 + (f" {_SEQ_FIRST_TABLE.format(length=length)}" if layout == _LAYOUTS[2] else ""),
             ),
         ],

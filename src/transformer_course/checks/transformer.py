@@ -504,12 +504,62 @@ def _keys_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple], case: 
 
 
 # ----------------------------------------------------------- building and loading
+def _refused_valid(cls, case: _Case, error: ValueError) -> str:
+    """Why a ValueError from constructing ``case`` (a valid combination) is the learner's
+    own refusal misfiring, with the slips that agree with this call (when the error is
+    about tying or the vocabularies); a call with tie_embeddings=False passed explicitly
+    tells a default of True from a test that ignores tie_embeddings."""
+    same = case.src_vocab == case.tgt_vocab
+    about = bool(re.search(r"tie|vocab", str(error), re.IGNORECASE))
+    slip = ""
+    if case.tie:
+        passed = "tie_embeddings=True with one shared vocabulary"
+        if same and about:
+            slip = (
+                "your test refuses equal vocabulary sizes: its comparison is inverted (== "
+                "where != belongs), or it refuses every tie_embeddings=True"
+            )
+    else:
+        passed = "tie_embeddings not passed: its default, False, ties nothing"
+        if not same and about:
+            try:
+                cls(case.src_vocab, case.tgt_vocab, **case.kwargs, tie_embeddings=False)
+            except Exception:
+                slip = (
+                    "your test refuses two vocabulary sizes even with tie_embeddings=False "
+                    "(it does not look at tie_embeddings)"
+                )
+            else:
+                slip = (
+                    "with tie_embeddings=False passed it builds, so the default of "
+                    "tie_embeddings in your __init__ is True, not False"
+                )
+    return (
+        f"\nYour Transformer raised ValueError on a valid call ({passed}). Refuse only "
+        "tie_embeddings=True with two different vocabulary sizes"
+        + (f"; here {slip}." if slip else ".")
+    )
+
+
 def _build(c: Checker, cls, case: _Case) -> tuple[nn.Module, str]:
     """Construct, check the state-dict keys and shapes, check the tying, load the case's
     weights (leaving the learner's positional-encoding buffers as they are), set the mode."""
-    module, built = build_module(
-        c, cls, case.src_vocab, case.tgt_vocab, name="Transformer", mode=case.mode, **case.kwargs
-    )
+    try:
+        module, built = build_module(
+            c,
+            cls,
+            case.src_vocab,
+            case.tgt_vocab,
+            name="Transformer",
+            mode=case.mode,
+            **case.kwargs,
+        )
+    except CheckFailure as failure:
+        if isinstance(failure.__cause__, ValueError):
+            raise failure.with_cause(
+                _refused_valid(cls, case, failure.__cause__)
+            ) from failure.__cause__
+        raise
     expected = _parameter_shapes(case)
     own = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
     found = {key: tuple(value.shape) for key, value in own.items()}
@@ -1357,6 +1407,32 @@ def check_greedy_decode(greedy_decode, *, hidden: bool = False) -> None:
             _check_greedy_case(c, greedy_decode, case)
 
 
+_SIZES = re.compile(
+    r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
+    r"non-singleton dimension 0"
+)
+
+
+def _batch_rows_hint(src: torch.Tensor):
+    """For a clash on the batch axis between the batch and len_src: the target's rows
+    counted from src_ids.shape[1]."""
+    batch, length = src.shape
+
+    def text(exc: BaseException) -> str:
+        found = _SIZES.search(str(exc))
+        if not found or batch == length:
+            return ""
+        if {int(found.group(1)), int(found.group(2))} != {batch, length}:
+            return ""
+        return (
+            f"A tensor with {length} rows met the batch of {batch} sentences: {length} is "
+            "len_src, src_ids.shape[1]. The target starts with one row per sentence: "
+            "torch.full((src_ids.shape[0], 1), bos_id)."
+        )
+
+    return lambda exc: isinstance(exc, RuntimeError), text
+
+
 def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
     model = case.model()
     src = case.src()
@@ -1375,10 +1451,17 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
         case.bos_id,
         case.eos_id,
         call_repr=call,
-        hints={
-            "index out of range": _INDEX_HINT,
-            "must match the size": _DECODE_SIZES_HINT,
-        },
+        hints=[
+            _batch_rows_hint(src),
+            ("index out of range", _INDEX_HINT),
+            ("must match the size", _DECODE_SIZES_HINT),
+            (
+                "is out of bounds for dimension 1 with size 1",
+                "At the first step the decoder sees <bos> alone (one position): the next "
+                "token is predicted by the last position, logits[:, -1] (another negative "
+                "index runs off the front).",
+            ),
+        ],
     )
     c.expect_true(
         not model.training,
@@ -1529,7 +1612,20 @@ def _greedy_hint(
 ) -> str:
     """Explain a wrong result that no known mistake gives."""
     if got.shape[1] > case.max_len:
-        return f"The result has {got.shape[1]} columns: at most max_len = {case.max_len}."
+        width = f"The result has {got.shape[1]} columns: at most max_len = {case.max_len}."
+        if got.shape[1] == case.max_len + 1 and bool((got[:, 0] == case.bos_id).all()):
+            rest = got[:, 1:]
+            if rest.shape[1] >= expected.shape[1] and torch.equal(
+                rest[:, : expected.shape[1]], expected
+            ):
+                return f"{width} Your rows start with <bos>: leave it out (tokens[:, 1:])."
+            return (
+                f"{width} Your rows start with <bos>, and the tokens after it differ too: "
+                "does your target start with one more <bos> than needed (torch.full((batch, "
+                "2), bos_id))? It starts with one <bos> column, torch.full((batch, 1), "
+                "bos_id), and the result leaves it out."
+            )
+        return width
     if (got[:, 0] == case.bos_id).all():
         return "Your rows start with <bos>: leave it out of the result."
     if model is not None:

@@ -84,17 +84,19 @@ def rms_norm_f(
     invert: bool = False,
     unit_offset: bool = False,
     root: bool = True,
+    divide_gain: bool = False,
 ) -> torch.Tensor:
     """RMSNorm in float64: x / sqrt(mean(x²) + eps) * weight, ``p`` holding ``weight``
     (d_model,). x (..., d_model) -> (..., d_model).
 
     Knobs: ``statistic`` "mean_square" (right), "mean" (the plain mean), "variance"
     (LayerNorm without a bias: the mean subtracted), "sum_square"; ``eps_at`` "inside",
-    "outside", "none"; ``over`` "features", "sequence", "sequence_and_features", "everything"; ``gain`` False
+    "outside", "none", "subtracted" (sqrt(mean(x²) - eps)); ``over`` "features", "sequence", "sequence_and_features", "everything"; ``gain`` False
     leaves out the weight; ``centre``: the mean subtracted from the numerator only (the
     statistic still from x); ``invert``: multiplied by the root (divided by rsqrt);
     ``unit_offset``: multiplied by 1 + weight (Gemma's gain stored as an offset from one);
-    ``root`` False: divided by the mean square itself (no square root)."""
+    ``root`` False: divided by the mean square itself (no square root);
+    ``divide_gain``: divided by the weight instead of multiplied."""
     x = x.double()
     dims = {
         "features": (-1,),
@@ -116,8 +118,12 @@ def rms_norm_f(
         denominator = sqrt(stat + eps)
     elif eps_at == "outside":
         denominator = sqrt(stat) + eps
+    elif eps_at == "subtracted":
+        denominator = sqrt(stat - eps)
     else:
         denominator = sqrt(stat)
     y = numerator * denominator if invert else numerator / denominator
     weight = p["weight"].double() + (1.0 if unit_offset else 0.0)
-    return y * weight if gain else y
+    if not gain:
+        return y
+    return y / weight if divide_gain else y * weight

@@ -390,6 +390,66 @@ def _missing_pairs(batches, pairs, ids: dict[str, int]) -> list[int] | None:
     return sorted(i for indices in left.values() for i in indices)
 
 
+def _contents(batches, pairs, ids: dict[str, int]) -> list[list[int]] | None:
+    """The index of the pair behind each row of each batch (by its labels), or None when
+    a row matches no pair or a batch is not 2-D."""
+    eos, pad = ids["eos_id"], ids["pad_id"]
+    where: dict[tuple, list[int]] = {}
+    for i, (_, target) in enumerate(pairs):
+        where.setdefault(tuple([*target, eos]), []).append(i)
+    out = []
+    for batch in batches:
+        if batch[2].dim() != 2:
+            return None
+        rows = []
+        for row in _rows(batch[2]):
+            found = where.get(tuple(_strip(row, pad)))
+            if not found:
+                return None
+            rows.append(next((i for i in found if i not in rows), found[0]))
+        out.append(rows)
+    return out
+
+
+#: the end of each batch's slice pairs[start : end], as a learner might slip on it
+_SLICE_ENDS = {
+    "start + batch_size + 1": lambda start, size: start + size + 1,
+    "start + batch_size - 1": lambda start, size: start + size - 1,
+    "start - batch_size": lambda start, size: start - size,
+    "batch_size": lambda start, size: size,
+}
+
+
+def _slice_end(contents: list[list[int]] | None, count: int, batch_size: int) -> str:
+    """When the batches are pairs[start : end] for start in range(0, count, batch_size)
+    with another end than start + batch_size, that end named; "" otherwise."""
+    if contents is None:
+        return ""
+    order = list(range(count))
+    if contents == [order[s : s + batch_size] for s in range(0, count, batch_size)]:
+        return ""
+    for text, end in _SLICE_ENDS.items():
+        if contents == [order[s : end(s, batch_size)] for s in range(0, count, batch_size)]:
+            sizes = [len(batch) for batch in contents]
+            negative = (
+                " (a negative end counts from the end of the list)"
+                if text == "start - batch_size"
+                else ""
+            )
+            return (
+                f"Your batches hold {sizes} pairs: each is pairs[start : {text}]{negative}, "
+                f"not pairs[start : start + batch_size]"
+                + (
+                    ", so neighbouring batches overlap (the first pair of each batch ends "
+                    "the one before too)"
+                    if text.endswith("+ 1")
+                    else ""
+                )
+                + ". Batch k holds pairs[k * batch_size : (k + 1) * batch_size]."
+            )
+    return ""
+
+
 def check_make_batches(make_batches, *, hidden: bool = False) -> None:
     """make_batches(pairs, batch_size, *, pad_id, bos_id, eos_id, shuffle, seed) -> batches."""
     with Checker("make_batches", hidden=hidden) as c:
@@ -404,6 +464,9 @@ def check_make_batches(make_batches, *, hidden: bool = False) -> None:
             missing = _missing_pairs(batches, pairs, ids)
             first = f"{what} returned {len(batches)} batches for {len(pairs)} pairs"
             sizes = [batch[0].shape[0] for batch in batches]
+            wrong_end = _slice_end(_contents(batches, pairs, ids), len(pairs), batch_size)
+            if wrong_end:
+                c.fail(f"{first}. {wrong_end}")
             dropped_last = len(batches) == len(expected) - 1 and set(sizes) == {batch_size}
             if missing and dropped_last and missing == list(range(sum(sizes), len(pairs))):
                 c.fail(

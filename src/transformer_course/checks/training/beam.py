@@ -293,6 +293,18 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                         "must match the size": "The memory and the source ids must have one "
                         "row per hypothesis: expand them to the number of live hypotheses "
                         "(memory.expand(k, -1, -1), src.expand(k, -1)).",
+                        "unsupported operand type(s) for -: 'list' and 'list'": "Lists cannot "
+                        "be subtracted: a hypothesis is extended by concatenation, tokens + "
+                        "[token] (a new list); its score by addition, score + log-probability.",
+                        "ZeroDivisionError": "In beam search the divisor is the length penalty "
+                        "lp(L) = ((5 + L) / 6) ** length_penalty, never 0 for L >= 0: "
+                        "one of yours reached 0, as (5 - L) / 6 does at L = 5 (a minus where "
+                        "the + belongs), or a score divided by the length L of the empty "
+                        "hypothesis (L = 0).",
+                        "is out of bounds for dimension 1 with size 1": "At the first step the "
+                        "decoder sees <bos> alone (one position): the next token's scores are "
+                        "those of the last position, logits[:, -1] (another negative index "
+                        "runs off the front).",
                     },
                 )
                 rows = _beam_rows(c, got, src.shape[0], max_len, pad_id, eos_id, bos_id, what)

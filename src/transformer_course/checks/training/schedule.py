@@ -101,11 +101,52 @@ def _warm_up_from_zero(noam_lr, cases) -> str:
     )
 
 
+def _steps_moved(noam_lr, cases) -> str:
+    """When every wrong rate of every case is the paper's rate at another whole step (each
+    rate but the peak occurs at two steps, one per branch): which step, and the pattern
+    (only step 1 moved to 2: a clamp of step; every step moved by the same k: step + k)."""
+    moves = []  # (step, the steps whose rate the learner gave)
+    for d, w, steps in cases:
+        values = _learner_values(noam_lr, d, w, steps)
+        if values is None:
+            return ""
+        for step, value in zip(steps, values):
+            if math.isclose(value, _noam(step, d, w), rel_tol=1e-6):
+                continue
+            found = {
+                round(t)
+                for t, branch in ((value * d**0.5 * w**1.5, "warm"), ((d**-0.5 / value) ** 2, ""))
+                if 1 <= t <= 10 * max(steps)
+                and (t <= w if branch else t >= w)
+                and math.isclose(t, round(t), rel_tol=1e-9, abs_tol=1e-6)
+            }
+            if not found:
+                return ""
+            moves.append((step, found))
+    if not moves:
+        return ""
+    common = set.intersection(*({t - s for t in found} for s, found in moves))
+    if {s for s, _ in moves} == {1} and 1 in common:
+        return (
+            "Your rate at step 1 is the paper's rate of step 2, and every other step is "
+            "right: is your step clamped to at least 2 (max(step, 2))? The contract clamps "
+            "to 1, max(step, 1), only so that step 0 does not divide by zero."
+        )
+    if len(common) == 1:
+        (k,) = common
+        shown = ", ".join(f"at step {s}, the rate of step {s + k}" for s, _ in moves[:3])
+        return (
+            f"Your rates are the paper's at other steps ({shown}): your steps are shifted by "
+            f"{k:+d} (step {'+' if k > 0 else '-'} {abs(k)}); use the step as given."
+        )
+    return ""
+
+
 def _explain_noam(noam_lr, cases) -> str:
     """What the learner's rates are, when it can be told from every visible case: the
     paper's times a constant factor (a power of d_model and warmup, when exactly one fits
     every case), or a power of step other than the paper's in the warm-up or after it."""
-    shifted = _warm_up_from_zero(noam_lr, cases)
+    shifted = _warm_up_from_zero(noam_lr, cases) or _steps_moved(noam_lr, cases)
     if shifted:
         return shifted
     rates = [(d, w, steps, _learner_values(noam_lr, d, w, steps)) for d, w, steps in cases]

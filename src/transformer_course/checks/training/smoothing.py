@@ -284,6 +284,72 @@ def smoothing_cases(hidden: bool):
     return cases
 
 
+def _weight_names(eps: float, vocab: int) -> dict[str, float]:
+    return {
+        "1 - ε": 1 - eps,
+        "ε": eps,
+        "1": 1.0,
+        "0": 0.0,
+        "2 - ε": 2 - eps,
+        "1 + ε": 1 + eps,
+        "1 - 2ε": 1 - 2 * eps,
+        "ε / V": eps / vocab,
+        "ε·V": eps * vocab,
+        "1 - ε + ε / V": 1 - eps + eps / vocab,
+    }
+
+
+def _fitted_weights(label_smoothed_loss, logits, labels, pad_id, eps, value) -> str:
+    """When the learner's loss is a·mean(-log p[y]) + b·mean(mean_j -log p[j]) over the
+    non-pad positions with other weights than (1 - ε, ε): a and b, fitted on two more
+    logits of the same shape and confirmed on the check's own; "" otherwise."""
+    keep = labels != pad_id
+    if eps <= 0 or not bool(keep.any()):
+        return ""
+    points = []
+    for seed in (1, 2):
+        x = torch.randn(logits.shape, generator=torch_generator(9100 + seed)) * (1 + seed)
+        x = x.to(logits.dtype)
+        try:
+            with torch.no_grad():
+                got = label_smoothed_loss(x, labels.clone(), pad_id, eps)
+            got = float(torch.as_tensor(got).detach().double())
+        except Exception:
+            return ""
+        t, u = _term_means(torch.log_softmax(x.double(), -1), labels, keep)
+        points.append((float(t), float(u), got))
+    (t1, u1, v1), (t2, u2, v2) = points
+    det = t1 * u2 - t2 * u1
+    if not math.isfinite(v1 + v2) or abs(det) < 1e-9:
+        return ""
+    a, b = (v1 * u2 - v2 * u1) / det, (t1 * v2 - t2 * v1) / det
+    t0, u0 = _term_means(torch.log_softmax(logits.detach().double(), -1), labels, keep)
+    if not math.isclose(a * float(t0) + b * float(u0), value, rel_tol=1e-4, abs_tol=1e-6):
+        return ""
+    if math.isclose(a, 1 - eps, abs_tol=1e-4) and math.isclose(b, eps, abs_tol=1e-4):
+        return ""
+    names = _weight_names(eps, logits.shape[-1])
+
+    def named(weight: float) -> str:
+        found = [n for n, w in names.items() if math.isclose(weight, w, abs_tol=1e-4)]
+        return f"{weight:.4g}" + (f" = {found[0]}" if found else "")
+
+    wrong = [
+        f"the target term -log p[y] is weighted by {named(a)}, not 1 - ε = {1 - eps:g}"
+        if not math.isclose(a, 1 - eps, abs_tol=1e-4)
+        else "",
+        f"the smoothing term mean_j(-log p[j]) is weighted by {named(b)}, not ε = {eps:g}"
+        if not math.isclose(b, eps, abs_tol=1e-4)
+        else "",
+    ]
+    return (
+        "Your loss is a weighted sum of the two terms (the same weights fit it on three "
+        "inputs), with other weights: " + "; and ".join(w for w in wrong if w) + ". The "
+        "contract: (1 - ε)·(-log p[y]) + ε·mean_j(-log p[j]), averaged over the non-pad "
+        "positions."
+    )
+
+
 def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> None:
     """label_smoothed_loss(logits, labels, pad_id, smoothing) -> 0-d tensor (PyTorch's)."""
     with Checker("label_smoothed_loss", hidden=hidden) as c:
@@ -354,8 +420,11 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
                         "pad_zero",
                     }
                 },
-                explain=lambda got=got, x=logits, y=labels, p=pad_id, e=eps, t=tol: _explain_loss(
-                    got, x, y, p, e, t["rtol"], t["atol"]
+                explain=lambda got=got, x=logits, y=labels, p=pad_id, e=eps, t=tol: (
+                    _explain_loss(got, x, y, p, e, t["rtol"], t["atol"])
+                    or _fitted_weights(
+                        label_smoothed_loss, x, y, p, e, float(got.detach().double())
+                    )
                 ),
                 hint="Compute log-probabilities with torch.log_softmax (stable for large "
                 "logits: log(softmax(x)) gives log 0 = -inf), then (1 - ε)·(-log p[y]) + "
