@@ -158,6 +158,72 @@ BATCHES = (
         mutants=(4, 6),
     ),
     Batch(
+        "round 6, 01-04",
+        "541219d",
+        "by a new helper (b6a) that had read no check and no message; 12 of 24 from "
+        "reports no earlier round cited",
+        excluded=(
+            (
+                "blind6a-pad-np-array-of-padded-lists",
+                "the course accepts on purpose a batch of empty rows in np.array's float64 "
+                "(the tests' correct variant pad_default_dtype), and no check passes an empty "
+                "batch",
+            ),
+        ),
+    ),
+    Batch(
+        "round 6, 05-08",
+        "c532cab",
+        "by a new helper (b6b) that had read no check and no message; 16 of 20 from reports",
+        excluded=(
+            (
+                "blind6b-dec-always-causal",
+                "a DecoderLayer that builds its own causal mask when tgt_mask is None is d2l's "
+                "decoder block, which the course accepts (a correct variant of "
+                "tests/test_08_decoder.py): the contract leaves tgt_mask=None open",
+            ),
+        ),
+    ),
+    Batch(
+        "round 6, 09-10",
+        "7efc210",
+        "by a new helper (b6c) that had read no check and no message; 12 of 22 from reports",
+    ),
+    Batch(
+        "round 6, 11-12",
+        "b9aac39",
+        "by a new helper (b6d) that had read no check and no message; 13 of 25 from reports",
+    ),
+    Batch(
+        "round 7, 01-04",
+        "a2c7902",
+        "by a new helper (b7a) that had read no check and no message, judged against the "
+        "checks after round 6's fixes of lessons 01-08 (r7base); 15 of 23 from reports",
+        excluded=(
+            (
+                "blind7a-bpe-decode-strict-utf8",
+                "strict UTF-8 decoding is a choice the lesson accepts on purpose: every id "
+                "list bpe_encode produces is valid UTF-8 (check_bpe_decode's docstring)",
+            ),
+            (
+                "blind7a-onehot-int64",
+                "one_hot's contract accepts integer zeros and ones (the lesson's docstring: "
+                '"any float dtype, or integer zeros and ones, is accepted")',
+            ),
+            (
+                "blind7a-sdpa-finite-fill-no-zero-rows",
+                "the lesson accepts uniform weights for a fully masked query on purpose "
+                "(section 7: the limit of a softmax of equal entries; NaN never)",
+            ),
+        ),
+    ),
+    Batch(
+        "round 7, 05-08",
+        "9a022aa",
+        "by a new helper (b7b) that had read no check and no message, judged against the "
+        "checks after round 6's fixes of lessons 01-08 (r7base); 15 of 24 from reports",
+    ),
+    Batch(
         "mechanical, mutants 7-9 of every exercise",
         "f093ee2",
         "by the mutator (the same draw, the next three of each exercise), judged before the "
