@@ -87,10 +87,10 @@ def test_check_modules_are_leaves(path):
     assert check_module_violations(path.read_text(), _package_of(path)) == []
 
 
-@pytest.mark.parametrize("topic", ["tokenization", "training"])
+@pytest.mark.parametrize("topic", ["tokenization", "attention", "training"])
 def test_a_large_lesson_s_checks_are_a_package(topic):
-    """Lessons 01 and 10 hold many independent exercises: their checks are packages, one
-    module per exercise or small group, which the leaf and face rules above walk."""
+    """Lessons 01, 04 and 10 hold several independent exercises: their checks are packages,
+    one module per exercise or small group, which the leaf and face rules above walk."""
     assert CHECKS_DIR / topic in CHECK_PACKAGES
     assert not (CHECKS_DIR / f"{topic}.py").exists()
     assert len([p for p in CHECK_MODULES if p.parent == CHECKS_DIR / topic]) > 2
@@ -244,6 +244,7 @@ LESSON_SIDE = (
     "transformer_course.translation",
     # the shared machinery of a check package: its own lesson only
     "transformer_course.checks.tokenization.common",
+    "transformer_course.checks.attention.common",
     "transformer_course.checks.training.common",
 )
 #: the grader's side: hashed whole (its code inside the sandbox) or imported by it (the
