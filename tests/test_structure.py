@@ -87,9 +87,13 @@ def test_check_modules_are_leaves(path):
     assert check_module_violations(path.read_text(), _package_of(path)) == []
 
 
-def test_lesson_10_s_checks_are_a_package():
-    assert CHECKS_DIR / "training" in CHECK_PACKAGES
-    assert len([p for p in CHECK_MODULES if p.parent == CHECKS_DIR / "training"]) > 2
+@pytest.mark.parametrize("topic", ["tokenization", "attention", "training"])
+def test_a_large_lesson_s_checks_are_a_package(topic):
+    """Lessons 01, 04 and 10 hold several independent exercises: their checks are packages,
+    one module per exercise or small group, which the leaf and face rules above walk."""
+    assert CHECKS_DIR / topic in CHECK_PACKAGES
+    assert not (CHECKS_DIR / f"{topic}.py").exists()
+    assert len([p for p in CHECK_MODULES if p.parent == CHECKS_DIR / topic]) > 2
 
 
 @pytest.mark.parametrize(
@@ -117,21 +121,56 @@ def test_the_leaf_rule_catches_a_forbidden_import_inside_a_package(line):
     assert check_module_violations(source + f"\n\ndef f():\n    {line}\n", _package_of(path))
 
 
+def face_violations(source: str, package: str) -> list[str]:
+    """What a check package's face (checks/<topic>/__init__.py) does besides its docstring,
+    imports from its own modules and ``__all__``."""
+    import ast
+
+    problems = []
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue
+        if isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["__all__"]:
+            continue
+        if isinstance(node, ast.ImportFrom) and (
+            node.level == 1 or (node.module or "").startswith(package + ".")
+        ):
+            continue
+        problems.append(f"line {node.lineno}: {ast.unparse(node).splitlines()[0]}")
+    return problems
+
+
 @pytest.mark.parametrize("path", CHECK_PACKAGES, ids=lambda p: p.name)
 def test_a_check_package_s_face_only_re_exports(path):
     """checks/<topic>/__init__.py defines nothing: each exercise's checks live in a named
     module, and the face gives the names that notebooks, tests and the registry import."""
-    import ast
+    assert (
+        face_violations((path / "__init__.py").read_text(), _package_of(path / "__init__.py")) == []
+    )
 
-    tree = ast.parse((path / "__init__.py").read_text())
-    kinds = {type(node).__name__ for node in tree.body} - {"Expr", "ImportFrom", "Assign"}
-    assert kinds == set()
-    assigned = [t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets]
-    assert assigned == ["__all__"]
-    package = _package_of(path / "__init__.py")
-    for node in tree.body:
-        if isinstance(node, ast.ImportFrom):
-            assert node.level == 1 or (node.module or "").startswith(package + "."), node.module
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "def check_extra(f):\n    pass",
+        "class Case:\n    pass",
+        "_VOCAB = {}",
+        "LESSON = '01_tokenization'",
+        "check_unk = check_tokenize",
+        "import numpy as np",
+        "from transformer_course.checking import Checker",
+        "from transformer_course.checks.training import check_noam_lr",
+        "from ..training import check_noam_lr",
+    ],
+)
+def test_the_face_rule_catches_a_definition_or_a_foreign_import(line):
+    path = CHECKS_DIR / "tokenization" / "__init__.py"
+    package = _package_of(path)
+    source = path.read_text()
+    assert face_violations(source, package) == []
+    own = "from transformer_course.checks.tokenization.words import check_tokenize\n"
+    assert face_violations(source + own, package) == []
+    assert len(face_violations(source + "\n" + line + "\n", package)) == 1
 
 
 @pytest.mark.parametrize(
@@ -204,6 +243,8 @@ LESSON_SIDE = (
     # the check toolkit)
     "transformer_course.translation",
     # the shared machinery of a check package: its own lesson only
+    "transformer_course.checks.tokenization.common",
+    "transformer_course.checks.attention.common",
     "transformer_course.checks.training.common",
 )
 #: the grader's side: hashed whole (its code inside the sandbox) or imported by it (the

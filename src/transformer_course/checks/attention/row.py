@@ -1,0 +1,246 @@
+"""The check of ``attention_row``: one query's weights (scaled, then softmax) and the
+weighted sum of the value rows, and the mistakes it names.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from transformer_course.checking import (
+    Checker,
+    numpy_rng,
+    tolerance,
+)
+from transformer_course.reference import attention as ref
+
+from .common import _SCALED_AFTER_SOFTMAX, _SOFTMAX_OVERFLOW, _output_tolerance
+
+_ROW_NO_SOFTMAX = (
+    "Your weights are the scores themselves, without the softmax. Scaling and softmax are "
+    "not optional details (one popular explanation leaves them out): raw scores can be "
+    "negative and do not add up to 1, so the output would not be a weighted average of the "
+    "values. Turn the scaled scores into weights with your softmax."
+)
+
+
+_ROW_SUM_NORMALISED = (
+    "Your weights are the scaled scores divided by their sum. That is not a softmax: "
+    "negative scores give negative weights, and a sum near 0 blows the weights up. "
+    "Exponentiate first (your softmax does it)."
+)
+_ROW_NOT_NORMALISED = (
+    "Your weights are the exponentials of the scaled scores without dividing by their sum, "
+    "so they do not add up to 1. Use your softmax, which normalises."
+)
+_ROW_ARGMAX = (
+    "Your weights put everything on the best-matching key (a one-hot vector): that is a "
+    "hard lookup, argmax, not attention. The softmax gives every key a share, larger for "
+    "larger scores, so the output blends the values."
+)
+_ROW_OUTPUT_UNWEIGHTED = (
+    "Your output is the plain {how} of the value rows: the weights are not used. Output = "
+    "sum over j of weights[j] * values[j], i.e. weights @ values."
+)
+_ROW_OUTPUT_FROM_SCORES = (
+    "Your output mixes the values with the scores instead of the weights. Use the weights "
+    "(after the softmax), so that the output is a weighted average of the value rows."
+)
+
+
+def _row_scale_mistakes(query, keys, values, make) -> dict[str, np.ndarray]:
+    """Diagnoses for a wrong scale, each mapped to the weights it gives (``make(scale)``)."""
+    d_k, len_k, d_v = query.shape[-1], keys.shape[-2], values.shape[-1]
+    root = math.sqrt(d_k)
+    candidates = [
+        (
+            1.0,
+            f"Your weights match softmax(keys @ query) with no scaling. Divide the scores by "
+            f"√d_k = √{d_k} before the softmax (d_k = query.shape[-1], the width of the query "
+            "and key vectors).",
+        ),
+        (
+            1.0 / root,
+            f"Your weights match scores multiplied by sqrt(d_k) = √{d_k} instead of divided "
+            "by it: the scale shrinks the scores, scores = keys @ query / sqrt(d_k).",
+        ),
+        (
+            float(d_k),
+            f"Your weights match scores divided by d_k = {d_k} instead of by sqrt(d_k) = "
+            f"√{d_k} = {root:.4g}: take the square root.",
+        ),
+        (
+            float(len_k),
+            f"Your weights match scores divided by {len_k}, the number of keys (words). d_k is "
+            f"not the number of words in the sentence (a popular explanation says so): it is "
+            f"the width of each query and key vector, here {d_k}, and the scale is √d_k.",
+        ),
+        (
+            math.sqrt(len_k),
+            f"Your weights match scores divided by √{len_k}, the square root of the number of "
+            f"keys. d_k is the width of each query and key vector (here {d_k}), not a length; "
+            "it does not change when the sentence gets longer.",
+        ),
+        (
+            math.sqrt(d_v),
+            f"Your weights match scores divided by √d_v = √{d_v}: you took the width of the "
+            f"values. The scale is √d_k, the width of the queries and keys (here {d_k}).",
+        ),
+    ]
+    return {message: make(scale) for scale, message in candidates if not math.isclose(scale, root)}
+
+
+def _row_weight_mistakes(query, keys, values) -> dict[str, np.ndarray]:
+    q, k = np.asarray(query, np.float64), np.asarray(keys, np.float64)
+    scores = k @ q  # (len_k,)
+    scaled = scores / math.sqrt(q.shape[-1])
+    mistakes = _row_scale_mistakes(q, k, values, lambda scale: ref.softmax(scores / scale))
+    mistakes[_ROW_NO_SOFTMAX] = scaled
+    root = math.sqrt(q.shape[-1])
+    mistakes[
+        _SCALED_AFTER_SOFTMAX.format(d_k=q.shape[-1], total=1 / root, scores="keys @ query")
+    ] = ref.softmax(scores) / root
+    mistakes[_ROW_NO_SOFTMAX.replace("the scores themselves", "the raw scores")] = scores
+    with np.errstate(all="ignore"):
+        mistakes[_ROW_SUM_NORMALISED] = scaled / scaled.sum()
+        mistakes[_ROW_NOT_NORMALISED] = np.exp(scaled)
+        shifted = _ROW_NOT_NORMALISED.replace("exponentials", "shifted exponentials")
+        mistakes[shifted] = np.exp(scaled - scaled.max())
+    one_hot = np.zeros_like(scores)
+    one_hot[int(np.argmax(scores))] = 1.0
+    mistakes[_ROW_ARGMAX] = one_hot
+    return mistakes
+
+
+def _row_cases(hidden: bool) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+    """(label, query (d_k,), keys (len_k, d_k), values (len_k, d_v)) with d_k != d_v."""
+    words = ref.CAT_WORDS
+    q_drank, q_cat = ref.CAT_QUERIES[words.index("drank")], ref.CAT_QUERIES[words.index("cat")]
+
+    def random_case(seed, len_k, d_k, d_v, dtype=np.float64, scale=1.0):
+        rng = numpy_rng(seed)
+        query = rng.normal(size=d_k) * scale  # (d_k,)
+        keys = rng.normal(size=(len_k, d_k))  # (len_k, d_k)
+        values = rng.normal(size=(len_k, d_v))  # (len_k, d_v)
+        return query.astype(dtype), keys.astype(dtype), values.astype(dtype)
+
+    sentence = f'"{" ".join(ref.CAT_WORDS).capitalize()}"'
+    if not hidden:
+        return [
+            (f'the query of "drank" over {sentence}', q_drank, ref.CAT_KEYS, ref.CAT_VALUES),
+            (f'the query of "cat" over {sentence}', q_cat, ref.CAT_KEYS, ref.CAT_VALUES),
+            (
+                f'the query of "drank" times 1000 (large scores) over {sentence}',
+                q_drank * 1000,
+                ref.CAT_KEYS,
+                ref.CAT_VALUES,
+            ),
+            ("random float32 inputs", *random_case(60, len_k=4, d_k=5, d_v=3, dtype=np.float32)),
+        ]
+    return [
+        ("random inputs", *random_case(61, len_k=7, d_k=6, d_v=2)),
+        ("random inputs with large scores", *random_case(62, len_k=5, d_k=9, d_v=4, scale=2000.0)),
+        ("a single key", *random_case(63, len_k=1, d_k=3, d_v=5)),
+        ("a query of zeros (every score 0)", np.zeros(4), *random_case(64, 6, 4, 3)[1:]),
+        ("random float32 inputs", *random_case(65, len_k=8, d_k=2, d_v=6, dtype=np.float32)),
+    ]
+
+
+def check_attention_row(attention_row, *, hidden: bool = False) -> None:
+    """(weights, output) = attention_row(query, keys, values), one query, numpy.
+
+    Required: weights (len_k,) = softmax(keys @ query / √d_k), output (d_v,) = weights @
+    values, within a tolerance that fits the dtype; the inputs left unchanged; no
+    overflow on large scores. Accepted: any floating dtype; a list or tuple pair.
+    """
+    with Checker("attention_row", hidden=hidden) as c:
+        c.require_callable(attention_row)
+        for label, query, keys, values in _row_cases(hidden):
+            (d_k,), (len_k, _), (_, d_v) = query.shape, keys.shape, values.shape
+            shown = (
+                f"attention_row(query {query.shape}, keys {keys.shape}, values {values.shape}, "
+                f"{query.dtype!s})"
+            )
+            result = c.call(
+                attention_row,
+                query.copy(),
+                keys.copy(),
+                values.copy(),
+                call_repr=shown,
+                hints={
+                    "mismatch in its core dimension": (
+                        "Check the shapes of your matrix products: the scores are keys @ query, "
+                        "(len_k, d_k) @ (d_k,) -> (len_k,); the output is weights @ values, "
+                        "(len_k,) @ (len_k, d_v) -> (d_v,)."
+                    ),
+                    "not aligned": (
+                        "Check the shapes of your matrix products: the scores are keys @ query, "
+                        "(len_k, d_k) @ (d_k,) -> (len_k,); the output is weights @ values, "
+                        "(len_k,) @ (len_k, d_v) -> (d_v,)."
+                    ),
+                },
+                mutation_hint="For example query /= np.sqrt(d_k) changes the caller's array: "
+                "write query = query / np.sqrt(d_k), or scale the scores instead.",
+            )
+            what = f"On {label}, {shown}"
+            c.expect_type(result, tuple | list, what, "Return the pair (weights, output).")
+            c.expect_true(
+                len(result) == 2,
+                f"{what} returned {len(result)} items: return exactly (weights, output).",
+            )
+            weights, output = result
+            numpy_hint = "Return numpy arrays (np.exp and @ on the numpy inputs give them)."
+            c.expect_type(weights, np.ndarray, what + ": the weights (first item)", numpy_hint)
+            c.expect_type(output, np.ndarray, what + ": the output (second item)", numpy_hint)
+            if weights.shape == (d_v,) and output.shape == (len_k,):
+                c.fail(f"{what}: return (weights, output), in that order.")
+            c.expect_shape(
+                weights,
+                (len_k,),
+                what + ": the weights",
+                "One weight per key: (len_k,). "
+                + ("Squeeze the extra dim of size 1. " if weights.size == len_k else ""),
+            )
+            c.expect_shape(
+                output,
+                (d_v,),
+                what + ": the output",
+                "The output mixes the *values*, not the keys: weights @ values, shape (d_v,)."
+                if output.shape == (d_k,)
+                else "Output = weights @ values: (len_k,) @ (len_k, d_v) -> (d_v,); a "
+                "weighted sum over the keys, one number per value feature.",
+            )
+            c.expect_floating(weights, "your weights", preferred=query.dtype)
+            c.expect_floating(output, "your output", preferred=query.dtype)
+            exp_w, exp_out = ref.attention_row(
+                query.astype(np.float64), keys.astype(np.float64), values.astype(np.float64)
+            )
+            finite = np.isfinite(np.asarray(weights, dtype=np.float64)).all()
+            c.expect_close(
+                weights,
+                exp_w,
+                what + ": your `weights`",
+                **tolerance(weights.dtype, query.dtype),
+                hint=(
+                    "Weights = softmax(keys @ query / √d_k) with d_k = query.shape[-1]."
+                    if finite
+                    else "These scores are large: " + _SOFTMAX_OVERFLOW
+                ),
+                mistakes=_row_weight_mistakes(query, keys, values),
+            )
+            v64 = values.astype(np.float64)
+            c.expect_close(
+                output,
+                exp_out,
+                what + ": your `output`",
+                **_output_tolerance(output.dtype, query.dtype, values=values),
+                hint="Your weights are right, so check the last step: output = weights @ values, "
+                "the weighted sum of the value rows.",
+                mistakes={
+                    _ROW_OUTPUT_UNWEIGHTED.format(how="mean"): v64.mean(axis=0),
+                    _ROW_OUTPUT_UNWEIGHTED.format(how="sum"): v64.sum(axis=0),
+                    _ROW_OUTPUT_FROM_SCORES: (keys.astype(np.float64) @ query / math.sqrt(d_k))
+                    @ v64,
+                },
+            )

@@ -1,0 +1,554 @@
+"""The check of ``scaled_dot_product_attention``: shapes, scale, masks (fully masked rows
+included), batched inputs and gradients, and the mistakes it names.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import traceback
+from collections.abc import Callable
+from functools import partial
+
+import torch
+
+from transformer_course.checking import (
+    Checker,
+    tolerance,
+    torch_generator,
+)
+from transformer_course.checking.attention_weights import (
+    INVERTED_MASK,
+    SOFTMAX_OVER_QUERIES,
+    attention_weights_variant,
+    expect_attention_weights,
+    with_fully_masked_rows,
+)
+from transformer_course.reference import attention as ref
+
+from .common import _SCALED_AFTER_SOFTMAX, _output_tolerance
+
+
+def _learner_source(exc: BaseException) -> str:
+    """The source lines of the frames an exception passed through (the learner's among
+    them), to recognise what the code that raised it wrote."""
+    return "\n".join(frame.line or "" for frame in traceback.extract_tb(exc.__traceback__))
+
+
+_SDPA_SWAP = (
+    "The inputs have len_q = {len_q} queries and len_k = {len_k} keys on purpose. The scores "
+    "are q @ kᵀ, shape (..., len_q, len_k): one row per query, one column per key. Did you "
+    "swap q and k (k @ qᵀ), or transpose the weights?"
+)
+_SDPA_SHAPES = (
+    "Check the shapes of the two products: the scores are q @ k.transpose(-2, -1), "
+    "(..., len_q, d_k) @ (..., d_k, len_k) -> (..., len_q, len_k); the output is weights @ v, "
+    "(..., len_q, len_k) @ (..., len_k, d_v) -> (..., len_q, d_v). Here len_q = {len_q}, "
+    "len_k = {len_k}, d_k = {d_k} and d_v = {d_v} differ on purpose. Did you swap q and k "
+    "(k @ qᵀ), multiply by k instead of v, or transpose other dims than the last two (k.T "
+    "reverses them all, k.transpose(0, 1) swaps the first two; k.transpose(-2, -1) is right "
+    "whatever the batch dims)?"
+)
+_SDPA_DOT_T = (
+    "`k.T` reverses *all* the dims of a tensor: on a batch of keys of shape {shape} it gives "
+    "{reversed}, not {wanted}, so the batch dims end up in the matrix product (PyTorch warns "
+    "that .T on a tensor that is not 2-D is deprecated). It works on a single 2-D sentence "
+    "and breaks on batches. Transpose only the last two dims: k.transpose(-2, -1) (or k.mT)."
+)
+_SDPA_SMALL_T = (
+    "k.t() only transposes 2-D tensors, and these inputs have batch dims in front. "
+    "Transpose the last two dims: k.transpose(-2, -1) (or k.mT)."
+)
+_SDPA_TRANSPOSE_DIMS = (
+    "Transposing with dims counted from the front (transpose(0, 1), transpose(1, 2)) only "
+    "swaps the last two dims for inputs of one particular rank: with (batch, len, d) "
+    "transpose(1, 2) is right, with (batch, num_heads, len, d) it swaps heads and len. "
+    "Count from the end: k.transpose(-2, -1) works for any number of batch dims."
+)
+_SDPA_BMM = (
+    "torch.bmm only takes 3-D tensors (batch, n, m); these inputs have {ndim} dims. Use @ "
+    "(torch.matmul), which broadcasts over any number of leading batch dims."
+)
+_SDPA_BOOL_INDEX = (
+    "The mask is only broadcastable to (..., len_q, len_k), not necessarily of the same shape "
+    "as the scores: boolean indexing (scores[~mask] = ...) needs equal shapes. Use masked_fill "
+    "or torch.where, which broadcast."
+)
+_SDPA_MUTATION = (
+    "For example q /= math.sqrt(d_k) divides the caller's q: write q = q / math.sqrt(d_k) "
+    "(a new tensor), or scale the scores instead."
+)
+_SDPA_FILL_ZERO = (
+    "Your weights match blocked scores set to 0 instead of -inf. A score of 0 still gets "
+    "weight e^0 = 1 in the softmax, so the blocked keys are not hidden at all. Fill with "
+    "-inf (or a large negative number such as -1e9)."
+)
+_SDPA_BOOL_ADDED = (
+    "Your weights match softmax(scores + mask) with the bool mask read as numbers (True = 1, "
+    "False = 0): adding it shifts some scores by 1 and blocks nothing. Block the keys where "
+    "the mask is False with masked_fill or torch.where, or first turn the mask into an "
+    "additive one (0 where allowed, -inf where blocked)."
+)
+_SDPA_MASK_IGNORED = (
+    "Your weights match attention with no mask at all: keys where the mask is False still "
+    "get weight, so the mask never reached the scores. Either it is not used, or its result "
+    "was thrown away: scores.masked_fill(...) returns a new tensor and leaves scores as they "
+    "were, so assign it (scores = scores.masked_fill(~mask, float('-inf'))) or use the "
+    "in-place masked_fill_. The blocked keys' scaled scores must be -inf (or a large "
+    "negative number) before the softmax."
+)
+_SDPA_MASK_AFTER = (
+    "Your weights look like the mask was applied after the softmax: masked keys get 0, but "
+    "the remaining weights of those rows no longer add up to 1. Apply the mask to the scaled "
+    "scores before the softmax (fill with -inf), so the softmax renormalises over the keys "
+    "that are allowed."
+)
+
+
+def _sdpa_output_mistakes(exp_out: torch.Tensor, mask) -> dict[str, torch.Tensor]:
+    """The output computed from the softmax's weights before the rows with no allowed key
+    were fixed: NaN in those rows, right everywhere else."""
+    if mask is None:
+        return {}
+    dead = ~mask.any(dim=-1, keepdim=True)  # (..., len_q, 1)
+    if not bool(dead.any()):
+        return {}
+    nan_rows = torch.where(dead, torch.full_like(exp_out, float("nan")), exp_out)
+    return {
+        "Your weights are right, but your output is NaN in the rows of the queries that may "
+        "attend to no key: it was computed from the softmax's weights before those rows were "
+        "set to zero (their softmax is 0/0 = NaN). Compute output = weights @ v last, from "
+        "the final weights.": nan_rows
+    }
+
+
+_SDPA_OUTPUT_HINT = (
+    "Your weights are right, so check the last step: output = weights @ v, computed from the "
+    "final weights (after fixing fully masked rows). Row i of the output is the weighted sum "
+    "of the value rows, with query i's weights."
+)
+
+
+def _is_dot_t(exc: BaseException) -> bool:
+    return isinstance(exc, RuntimeError) and re.search(r"\.T\b", _learner_source(exc)) is not None
+
+
+def _is_front_transpose(exc: BaseException) -> bool:
+    source = _learner_source(exc)
+    calls = re.findall(r"(?:transpose|swapaxes)\(([^()]*)\)", source)
+    return isinstance(exc, RuntimeError) and any(
+        re.fullmatch(r"\s*\d+\s*,\s*\d+\s*", args) for args in calls
+    )
+
+
+_SHAPE_ERRORS = (
+    "must match the size",
+    "cannot be multiplied",
+    "size mismatch",
+    "Expected size for first two dimensions",
+)
+
+
+def _is_shape_error(exc: BaseException) -> bool:
+    text = str(exc)
+    return (
+        isinstance(exc, RuntimeError)
+        and any(key in text for key in _SHAPE_ERRORS)
+        and not _is_dot_t(exc)
+        and not _is_front_transpose(exc)
+    )
+
+
+_DIM_OUT_OF_RANGE = re.compile(
+    r"Dimension out of range \(expected to be in range of \[-(\d+), (\d+)\], but got (\d+)\)"
+)
+
+
+def _front_axis_hint(exc: BaseException) -> str:
+    """A positive axis that this input lacks: the code counts axes from the front, for
+    inputs of one rank (read from torch's message, so the source is not needed)."""
+    found = _DIM_OUT_OF_RANGE.search(str(exc))
+    if not isinstance(exc, IndexError) or not found:
+        return ""
+    ndim, axis = int(found.group(1)), int(found.group(3))
+    return (
+        f"Your code names axis {axis}, counted from the front, and this input has only {ndim} "
+        "axes: q, k and v may have any number of leading batch dims ((batch, len, d) here, "
+        "(batch, num_heads, len, d) in multi-head attention). Count from the end: "
+        "k.transpose(-2, -1), softmax(dim=-1)."
+    )
+
+
+def _sdpa_hints(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> list:
+    shape = tuple(k.shape)
+    dims = {"len_q": q.shape[-2], "len_k": k.shape[-2], "d_k": q.shape[-1], "d_v": v.shape[-1]}
+    return [
+        (
+            _is_dot_t,
+            _SDPA_DOT_T.format(
+                shape=shape, reversed=shape[::-1], wanted=(*shape[:-2], shape[-1], shape[-2])
+            ),
+        ),
+        ("t() expects a tensor with <= 2 dimensions", _SDPA_SMALL_T),
+        (_is_front_transpose, _SDPA_TRANSPOSE_DIMS),
+        (IndexError, _front_axis_hint),
+        ("must be a 3D tensor", _SDPA_BMM.format(ndim=q.dim())),
+        ("The shape of the mask", _SDPA_BOOL_INDEX),
+        (_is_shape_error, _SDPA_SHAPES.format(**dims)),
+        ("a leaf Variable that requires grad is being used in an in-place operation",
+         "An in-place operation changed an input that requires gradients. " + _SDPA_MUTATION),
+    ]  # fmt: skip
+
+
+def _bool_mask_added(q, k, mask) -> torch.Tensor:
+    """softmax(scores + mask) with the bool mask read as 0 / 1."""
+    scores = q.detach().double() @ k.detach().double().transpose(-2, -1) / math.sqrt(q.shape[-1])
+    return torch.softmax(scores + mask, dim=-1)
+
+
+def _sdpa_mistakes(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
+    """Diagnosis -> the weights (float64) that mistake gives on these inputs."""
+    d_k, len_q, len_k, d_v = q.shape[-1], q.shape[-2], k.shape[-2], v.shape[-1]
+    root = math.sqrt(d_k)
+    scales = [
+        (
+            1.0,
+            f"Your weights match softmax(q kᵀ) with no scaling. Divide the scores by √d_k = "
+            f"√{d_k} before the softmax, with d_k = q.shape[-1]. Without it the scores grow "
+            "with d_k and the softmax saturates (see the section on scaling).",
+        ),
+        (
+            float(d_k),
+            f"Your weights match scores divided by d_k = {d_k} instead of by √d_k = "
+            f"{root:.4g}: take the square root (math.sqrt(d_k)).",
+        ),
+        (
+            float(len_k),
+            f"Your weights match scores divided by len_k = {len_k}, the number of keys. The "
+            "paper divides by √d_k, where d_k is the width of each query/key vector "
+            f"(q.shape[-1] = {d_k}), not the number of words in the sentence (a popular "
+            "explanation gets this wrong).",
+        ),
+        (
+            math.sqrt(len_k),
+            f"Your weights match scores divided by √len_k = √{len_k}, the square root of the "
+            f"number of keys. d_k is the width of each query/key vector (q.shape[-1] = {d_k}), "
+            "not the number of keys (k.shape[-2]); it does not change with sentence length.",
+        ),
+        (
+            math.sqrt(len_q),
+            f"Your weights match scores divided by √len_q = √{len_q}, the square root of the "
+            f"number of queries (q.shape[-2], or len(q) for a single sentence). d_k is the last "
+            f"dim, q.shape[-1] = {d_k}.",
+        ),
+        (
+            math.sqrt(d_v),
+            f"Your weights match scores divided by √d_v = √{d_v}: you took the width from v. "
+            f"The scale is √d_k, the width of the queries and keys (q.shape[-1] = {d_k}); here "
+            f"d_v = {d_v} differs from d_k on purpose.",
+        ),
+    ]
+    scales.append(
+        (
+            1.0 / root,
+            f"Your weights match scores multiplied by √d_k = √{d_k} instead of divided by it "
+            f"(dividing by d_k ** -0.5, or by a scale already inverted, does that): the scale "
+            f"shrinks the scores, scores = q @ kᵀ / math.sqrt(d_k).",
+        )
+    )
+    if q.dim() > 2:
+        scales.append(
+            (
+                math.sqrt(q.shape[0]),
+                f"Your weights match scores divided by √{q.shape[0]}, the square root of "
+                f"q.shape[0] (or len(q)): the first dim of q is a batch dim here. Count from the "
+                f"end: d_k = q.shape[-1] = {d_k}.",
+            )
+        )
+    mistakes: dict[str, Callable[[], torch.Tensor]] = {}  # computed only when needed
+    for scale, message in scales:
+        if not math.isclose(scale, root):
+            mistakes.setdefault(
+                message, partial(attention_weights_variant, q, k, mask, scale=scale)
+            )
+    after = _SCALED_AFTER_SOFTMAX.format(d_k=d_k, total=1 / root, scores="q kᵀ")
+    mistakes[after] = lambda: attention_weights_variant(q, k, mask, scale=1.0) / root
+    for dim in range(q.dim() - 1):  # every dim of the scores but the keys'
+        message = (
+            SOFTMAX_OVER_QUERIES
+            if dim == q.dim() - 2
+            else f"Your weights are normalised over dim {dim}, a batch dim, instead of over "
+            "the keys (dim=-1). Each query row is a probability distribution over the keys: "
+            "take the softmax with dim=-1."
+        )
+        mistakes.setdefault(message, partial(attention_weights_variant, q, k, mask, dim=dim))
+    if mask is not None:
+        mistakes[_SDPA_MASK_IGNORED] = partial(
+            attention_weights_variant, q, k, mask, mask_mode="none"
+        )
+        mistakes[_SDPA_MASK_AFTER] = partial(
+            attention_weights_variant, q, k, mask, mask_mode="after"
+        )
+        mistakes[INVERTED_MASK] = partial(
+            attention_weights_variant, q, k, mask, mask_mode="inverted"
+        )
+        mistakes[_SDPA_FILL_ZERO] = partial(attention_weights_variant, q, k, mask, fill=0.0)
+        mistakes[_SDPA_BOOL_ADDED] = partial(_bool_mask_added, q, k, mask)
+    return mistakes
+
+
+def _fitted_scale(q, k, mask, weights) -> float | None:
+    """The one constant c for which the learner's weights are closest to softmax(q kᵀ / c),
+    fitted on the log-weights of the allowed keys (None when it cannot be fitted: weights
+    not positive where allowed, or no row with two allowed keys)."""
+    w = weights.detach().double()
+    scores = q.detach().double() @ k.detach().double().transpose(-2, -1)  # (..., len_q, len_k)
+    allowed = torch.ones_like(scores, dtype=torch.bool)
+    if mask is not None:
+        allowed = allowed & mask
+    scores, w = torch.broadcast_tensors(scores, w)
+    allowed = allowed.expand_as(scores)
+    if not bool(torch.isfinite(w).all()) or not bool((w[allowed] > 0).all()):
+        return None
+    count = allowed.sum(dim=-1, keepdim=True).clamp(min=1)
+    log_w = torch.where(allowed, w.clamp(min=1e-300).log(), 0.0)
+    s = torch.where(allowed, scores, 0.0)
+    d_log = torch.where(allowed, log_w - log_w.sum(-1, keepdim=True) / count, 0.0)
+    d_s = torch.where(allowed, s - s.sum(-1, keepdim=True) / count, 0.0)
+    denominator = float((d_s * d_s).sum())
+    slope = float((d_s * d_log).sum()) / denominator if denominator > 0 else 0.0
+    return 1.0 / slope if slope > 0 else None
+
+
+def _fitted_scale_mistake(q, k, mask, weights) -> dict[str, Callable[[], torch.Tensor]]:
+    """A wrong constant scale that none of the named ones explains: what it is, measured
+    (the matcher keeps it only if softmax(q kᵀ / c) then gives the learner's weights)."""
+    d_k = q.shape[-1]
+    root = math.sqrt(d_k)
+    c = _fitted_scale(q, k, mask, weights)
+    if c is None or math.isclose(c, root, rel_tol=1e-3):
+        return {}
+    message = (
+        f"Your weights match softmax(q kᵀ / c) with one constant c = {c:.4g} for every score, "
+        f"but c must be √d_k = √{d_k} = {root:.4g} (d_k = q.shape[-1]): your scores are "
+        f"{'too large' if c < root else 'too small'} by a factor {max(c, root) / min(c, root):.4g}"
+        f" = {'√d_k / c' if c < root else 'c / √d_k'}. Look at the number you divide by."
+    )
+    return {message: partial(attention_weights_variant, q, k, mask, scale=c)}
+
+
+def _sdpa_cases(hidden: bool) -> list[dict]:
+    """Inputs: len_q != len_k, d_v != d_k, d_v != len_k and d_k, len_k, d_v all different."""
+
+    def make(seed, lead, len_q, len_k, d_k, d_v, dtype=torch.float64, scale=1.0):
+        g = torch_generator(seed)
+        q = torch.randn(*lead, len_q, d_k, generator=g, dtype=torch.float64) * scale
+        k = torch.randn(*lead, len_k, d_k, generator=g, dtype=torch.float64)
+        v = torch.randn(*lead, len_k, d_v, generator=g, dtype=torch.float64)
+        return q.to(dtype), k.to(dtype), v.to(dtype)
+
+    def rand_mask(seed, shape, empty_rows=()):
+        g = torch_generator(seed)
+        mask = torch.rand(*shape, generator=g) < 0.6
+        mask[..., 0] |= True  # every row keeps a key ...
+        for row in empty_rows:  # ... except the ones fully masked on purpose
+            mask[row] = False
+        return mask
+
+    if not hidden:
+        q, k, v = make(1, (2,), 3, 5, 4, 6)
+        mask = torch.tensor(
+            [[True, True, False, True, False], [False] * 5, [False, True, True, True, True]]
+        )  # (len_q, len_k): row 1 is fully masked
+        q4, k4, v4 = make(2, (2, 2), 3, 4, 5, 2)
+        pad = torch.tensor([[True, True, True, False], [True, True, False, False]])
+        q32, k32, v32 = make(3, (2,), 4, 3, 8, 5, dtype=torch.float32)
+        ql, kl, vl = make(5, (2,), 4, 6, 8, 3, dtype=torch.float32, scale=80.0)  # large logits
+        qg, kg, vg = make(4, (), 2, 3, 4, 5)
+        q1, k1, v1 = make(7, (2,), 1, 4, 3, 5)  # a single query
+        return [
+            {"label": "no mask, batch of 2", "qkv": (q, k, v), "mask": None},
+            {
+                "label": "a (len_q, len_k) mask broadcast over the batch, with a fully masked "
+                "query row",
+                "qkv": (q, k, v),
+                "mask": mask,
+            },
+            {
+                "label": "4-D inputs (batch, heads, len, d) with a padding mask of shape "
+                "(batch, 1, 1, len_k)",
+                "qkv": (q4, k4, v4),
+                "mask": pad[:, None, None, :],
+            },
+            {"label": "float32 inputs", "qkv": (q32, k32, v32), "mask": None},
+            {
+                "label": "large float32 logits (scores up to a few hundred) with a mask",
+                "qkv": (ql, kl, vl),
+                "mask": rand_mask(6, (4, 6), [2]),
+            },
+            {"label": "a single query (len_q = 1)", "qkv": (q1, k1, v1), "mask": None},
+            {
+                "label": "2-D inputs (no batch dims) that require gradients",
+                "qkv": (qg, kg, vg),
+                "mask": None,
+                "grad": True,
+            },
+        ]
+    q, k, v = make(101, (3,), 4, 7, 8, 5)
+    qb, kb, vb = make(102, (2, 3), 5, 6, 3, 4)
+    ql, kl, vl = make(103, (2,), 3, 6, 16, 7, scale=8.0)  # large logits
+    q1, k1, v1 = make(104, (2, 2), 1, 5, 6, 3)  # a single query
+    q32, k32, v32 = make(105, (2, 2), 5, 3, 4, 6, dtype=torch.float32)
+    qg, kg, vg = make(106, (2,), 3, 4, 6, 2)
+    qx, kx, vx = make(111, (3,), 5, 4, 6, 2, dtype=torch.float32, scale=100.0)  # large logits
+    pad = torch.tensor([[True, True, True, True, True, False], [False] * 6])
+    return [
+        {"label": "no mask, batch of 3", "qkv": (q, k, v), "mask": None},
+        {
+            "label": "a (batch, 1, len_q, len_k) mask over 4-D inputs, with fully masked rows",
+            "qkv": (qb, kb, vb),
+            "mask": rand_mask(107, (2, 1, 5, 6), [(0, 0, 2), (1, 0, 4)]),
+        },
+        {
+            "label": "a padding mask (batch, 1, 1, len_k) where one sequence is all padding",
+            "qkv": (qb, kb, vb),
+            "mask": pad[:, None, None, :],
+        },
+        {
+            "label": "large logits with a (len_q, len_k) mask",
+            "qkv": (ql, kl, vl),
+            "mask": rand_mask(108, (3, 6), [1]),
+        },
+        {
+            "label": "a single query, 4-D inputs",
+            "qkv": (q1, k1, v1),
+            "mask": rand_mask(109, (1, 5)),
+        },
+        {
+            "label": "float32 inputs with a mask",
+            "qkv": (q32, k32, v32),
+            "mask": rand_mask(110, (2, 2, 5, 3), [(1, 0, 3)]),
+        },
+        {
+            "label": "large float32 logits (scores up to a few hundred) with a mask",
+            "qkv": (qx, kx, vx),
+            "mask": rand_mask(112, (5, 4), [3]),
+        },
+        {
+            "label": "3-D inputs that require gradients",
+            "qkv": (qg, kg, vg),
+            "mask": None,
+            "grad": True,
+        },
+    ]
+
+
+def _describe(q, k, v, mask) -> str:
+    text = f"q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}"
+    if mask is not None:
+        text += f", mask {tuple(mask.shape)}"
+    return f"{text}, {str(q.dtype).replace('torch.', '')}"
+
+
+def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: bool = False):
+    """(output, weights) = scaled_dot_product_attention(q, k, v, mask=None) on torch tensors.
+
+    Required: weights (..., len_q, len_k) = softmax over the keys of q kᵀ / √d_k with the
+    blocked keys (mask False) at weight 0, output (..., len_q, d_v) = weights @ v, for any
+    number of leading batch dims, within a tolerance that fits the dtype; q, k, v and the
+    mask left unchanged; the output connected to the autograd graph. Accepted: any
+    floating dtype (a note); any value to block keys (-inf, -1e9, -1e4, finfo.min,
+    masked_fill, torch.where, an additive mask); fully masked rows as zeros (the
+    reference), uniform, or another finite distribution (a note), never NaN; a tuple or
+    a list.
+    """
+    with Checker("scaled_dot_product_attention", hidden=hidden) as c:
+        c.require_callable(scaled_dot_product_attention)
+        for case in _sdpa_cases(hidden):
+            (q, k, v), mask, label = case["qkv"], case["mask"], case["label"]
+            given = [t.clone().requires_grad_(case.get("grad", False)) for t in (q, k, v)]
+            args = given if mask is None else [*given, mask.clone()]
+            result = c.call(
+                scaled_dot_product_attention,
+                *args,
+                call_repr=f"scaled_dot_product_attention({_describe(q, k, v, mask)})",
+                hints=_sdpa_hints(q, k, v),
+                mutation_hint=_SDPA_MUTATION,
+            )
+            what = f"On {label} ({_describe(q, k, v, mask)}), "
+            if isinstance(result, torch.Tensor):
+                c.fail(
+                    what + "your function returned a single tensor. Return a tuple "
+                    "(output, weights): the weights are what we plot and inspect."
+                )
+            c.expect_type(result, tuple | list, what + "the result", "Return (output, weights).")
+            c.expect_true(
+                len(result) == 2,
+                what + f"the result has {len(result)} items; return exactly (output, weights).",
+            )
+            output, weights = result
+            c.expect_type(output, torch.Tensor, what + "the output (first item)")
+            c.expect_type(weights, torch.Tensor, what + "the weights (second item)")
+            lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2])
+            if mask is not None:
+                lead = torch.broadcast_shapes(lead, mask.shape[:-2])
+            len_q, len_k, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
+            w_shape, o_shape = (*lead, len_q, len_k), (*lead, len_q, d_v)
+            if tuple(output.shape) == w_shape and tuple(weights.shape) == o_shape:
+                c.fail(
+                    what + "the first item has the shape of the weights and the second the shape "
+                    "of the output: return (output, weights), in that order."
+                )
+            swap_hint = _SDPA_SWAP.format(len_q=len_q, len_k=len_k)
+            c.expect_shape(
+                weights,
+                w_shape,
+                what + "your `weights`",
+                "They are (..., len_q, len_k): one row per query, one column per key, with the "
+                "batch dims of the inputs in front. "
+                + (swap_hint if tuple(weights.shape[-2:]) == (len_k, len_q) else ""),
+            )
+            c.expect_shape(
+                output,
+                o_shape,
+                what + "your `output`",
+                "It is weights @ v: (..., len_q, len_k) @ (..., len_k, d_v) -> (..., len_q, d_v)."
+                + (
+                    " Did you multiply by k instead of v?"
+                    if output.shape[-1] == q.shape[-1]
+                    else ""
+                ),
+            )
+            c.expect_floating(weights, "your `weights`", preferred=q.dtype)
+            c.expect_floating(output, "your `output`", preferred=q.dtype)
+            exp_out, exp_w = ref.scaled_dot_product_attention(
+                q.double(), k.double(), v.double(), mask
+            )  # (..., len_q, d_v), (..., len_q, len_k)
+            convention = expect_attention_weights(
+                c,
+                weights,
+                mask,
+                what + "your `weights`",
+                expected=exp_w,
+                mistakes={
+                    **_sdpa_mistakes(q, k, v, mask),
+                    **_fitted_scale_mistake(q, k, mask, weights),
+                },
+                **tolerance(weights.dtype, q.dtype),
+            )
+            accepted_w = with_fully_masked_rows(exp_w, mask, convention, like=weights)
+            c.expect_close(
+                output,
+                accepted_w @ v.double() if convention else exp_out,
+                what + "your `output`",
+                **_output_tolerance(output.dtype, q.dtype, values=v),
+                hint=_SDPA_OUTPUT_HINT,
+                mistakes=_sdpa_output_mistakes(exp_out, mask),
+            )
+            if case.get("grad"):
+                c.expect_true(
+                    output.grad_fn is not None,
+                    what + "q, k and v require gradients, but your output is not connected to "
+                    "them (it has no grad_fn). Did you use .detach(), torch.no_grad() or go "
+                    "through numpy? Later lessons train through this function, so stay in torch.",
+                )

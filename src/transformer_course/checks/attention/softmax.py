@@ -1,0 +1,364 @@
+"""The check of ``softmax``: stable on large logits, along the given axis, all -inf slices
+without NaN, and the mistakes it names (no max trick, a global maximum, no keepdims, the
+wrong axis, ...).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from transformer_course.checking import (
+    Checker,
+    CheckFailure,
+    numpy_rng,
+    short,
+    tolerance,
+)
+from transformer_course.reference import attention as ref
+
+from .common import _SOFTMAX_OVERFLOW
+
+_NEG_INF = float("-inf")
+
+
+_SOFTMAX_GLOBAL_MAX = (
+    "The rows of this input live on very different scales. It looks like you subtracted "
+    "one maximum for the whole array (np.max(x)) instead of the maximum of each slice: "
+    "a row around -1000 minus a global maximum around +1000 underflows exp() to 0 "
+    "everywhere, and 0 / 0 is NaN. Use np.max(x, axis=axis, keepdims=True)."
+)
+_SOFTMAX_GLOBAL_MAX_ZEROS = (
+    "Your result matches a softmax that subtracts one maximum for the whole array "
+    "(np.max(x)) instead of the maximum of each slice: a slice far below the global "
+    "maximum underflows exp() to 0 everywhere, so its weights come out 0 instead of adding "
+    "up to 1. Use np.max(x, axis=axis, keepdims=True)."
+)
+_SOFTMAX_NOT_NORMALISED = (
+    "Your result is exp(x) (or exp(x - max)) without dividing by the sum along the axis, "
+    "so the entries of a slice do not add up to 1. Divide by "
+    "np.sum(e, axis=axis, keepdims=True)."
+)
+_SOFTMAX_WHOLE_ARRAY = (
+    "Your values add up to 1 over the whole array instead of along the axis: each slice "
+    "along `axis` is normalised on its own. Pass axis=axis, keepdims=True to np.sum."
+)
+_SOFTMAX_KEEPDIMS = (
+    "It looks like you divided by the sums without keepdims=True: np.sum(e, axis=-1) has "
+    "shape (n,), and numpy broadcasts it along the wrong axis (entry [i, j] gets divided by "
+    "the sum of row j). Pass keepdims=True to np.sum (and np.max) so the sums line up "
+    "with their slices."
+)
+_SOFTMAX_PEAK_KEEPDIMS = (
+    "It looks like you took the maximum without keepdims=True: np.max(x, axis=-1) has shape "
+    "(n,), and x - m then subtracts the maximum of row j from column j instead of each "
+    "row's own maximum (on a square input it runs, and gives wrong weights). Pass "
+    "keepdims=True to np.max (and np.sum) so the maxima line up with their slices."
+)
+_SOFTMAX_NO_MAX = (
+    "Your softmax exponentiates x as it is: wherever exp(x) overflows it gives NaN, and "
+    "everywhere else it matches exp(x) / sum(exp(x)), so the maximum is not subtracted. "
+)
+_SOFTMAX_ALL_NEG_INF = (
+    "A slice in which every entry is -inf has nothing to give weight to, and the formula "
+    "gives 0 / 0. The contract asks for a finite answer there: all zeros (the reference, "
+    "like F.scaled_dot_product_attention for a fully masked row) or uniform weights (the "
+    "limit of a softmax of equal entries)."
+)
+_SOFTMAX_ALL_NEG_INF_NAN = (
+    _SOFTMAX_ALL_NEG_INF + " Yours is NaN there: the slice maximum is -inf and "
+    "-inf - (-inf) is NaN (or, without the max, exp gives all zeros and 0 / 0 is NaN). "
+    "Replace a maximum that is not finite by 0 before subtracting it (np.isfinite tells "
+    "which), and divide only where the sum is positive (np.divide has where= and out=)."
+)
+_SOFTMAX_UNIFORM_NOTE = (
+    "your softmax gives a slice that is all -inf uniform weights (1/n each): the limit "
+    "of a softmax of n equal entries, and what replacing -inf by a large finite number "
+    "such as -1e9 gives. That is accepted. The reference returns zeros there (a query with "
+    "nothing to attend to takes in nothing), as F.scaled_dot_product_attention does."
+)
+_SOFTMAX_INPLACE = (
+    "For example x -= x.max(...) or np.exp(x, out=x) write into the caller's array: "
+    "compute x - m into a new array instead."
+)
+_SOFTMAX_HINTS = {
+    "could not be broadcast together": (
+        "The slice maxima or sums do not line up with x: reduce with keepdims=True "
+        "(np.max(x, axis=axis, keepdims=True)), so that the reduced axis stays, with size 1, "
+        "and broadcasts along the right axis."
+    ),
+    "out of bounds for array of dimension": (
+        "x may have any number of dims (a 1-D vector of scores too): reduce along the "
+        "`axis` you were given (axis=axis), never a fixed axis number."
+    ),
+}
+
+
+def _softmax_wrong_axis(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
+    """The answer of a softmax taken along every other axis."""
+    wrong = {}
+    own = axis % x.ndim
+    for other in range(x.ndim):
+        if other != own:
+            message = (
+                f"Your result is normalised along axis {other - x.ndim} instead of "
+                f"axis={axis}: did you hard-code the axis (e.g. axis=-1), or forget to "
+                "pass axis=axis to np.max or np.sum?"
+            )
+            wrong[message] = ref.softmax(x, axis=other)
+    return wrong
+
+
+def _softmax_split_axes(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
+    """The answers whose max and sum are taken along different axes (one of them `axis`):
+    the max's shift then differs inside a slice and no longer cancels."""
+    wrong = {}
+    own = axis % x.ndim
+    for other in range(x.ndim):
+        if other == own:
+            continue
+        for max_axis, sum_axis, which in ((other, own, "max"), (own, other, "sum")):
+            peak = np.max(x, axis=max_axis, keepdims=True)
+            exps = np.exp(x - np.where(np.isfinite(peak), peak, 0.0))
+            total = np.sum(exps, axis=sum_axis, keepdims=True)
+            stray = (max_axis if which == "max" else sum_axis) - x.ndim
+            message = (
+                f"Your result matches the {which} taken along axis {stray} while the "
+                f"{'sum' if which == 'max' else 'max'} is taken along axis={axis}: "
+                f"take both along the same axis, `axis` (np.max(x, axis=axis, keepdims=True) "
+                f"and np.sum(..., axis=axis, keepdims=True)). Subtracting a max taken along "
+                f"another axis shifts the entries of one slice by different amounts, which "
+                f"changes the result."
+            )
+            wrong[message] = np.divide(exps, total, out=np.zeros_like(exps), where=total > 0)
+    return wrong
+
+
+def _softmax_mistakes(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
+    mistakes: dict[str, np.ndarray] = {}
+    with np.errstate(all="ignore"):
+        mistakes.update(_softmax_wrong_axis(x, axis))
+        for message, wrong in _softmax_split_axes(x, axis).items():
+            if not np.allclose(wrong, ref.softmax(x, axis=axis), atol=1e-6):
+                mistakes[message] = wrong
+        peak = np.max(x, axis=axis, keepdims=True)
+        exps = np.exp(x - np.where(np.isfinite(peak), peak, 0.0))
+        mistakes[_SOFTMAX_NOT_NORMALISED] = exps
+        mistakes[_SOFTMAX_NOT_NORMALISED.replace("exp(x) (or exp(x - max))", "exp(x)")] = np.exp(x)
+        mistakes[_SOFTMAX_WHOLE_ARRAY] = exps / np.sum(exps)
+        sums = np.sum(exps, axis=axis)
+        try:
+            mistakes[_SOFTMAX_KEEPDIMS] = exps / sums
+        except ValueError:
+            pass
+        if x.size and np.isfinite(np.max(x)):  # one maximum for the whole array
+            whole = np.exp(x - np.max(x))
+            total = np.sum(whole, axis=axis, keepdims=True)
+            global_max = np.divide(whole, total, out=np.zeros_like(whole), where=total > 0)
+            if not np.allclose(global_max, ref.softmax(x, axis=axis), atol=1e-6):
+                mistakes[_SOFTMAX_GLOBAL_MAX_ZEROS] = global_max
+        try:
+            shifted = np.exp(x - np.max(x, axis=axis))
+            mistakes[_SOFTMAX_PEAK_KEEPDIMS] = shifted / np.sum(shifted, axis=axis, keepdims=True)
+        except ValueError:
+            pass
+    return mistakes
+
+
+def _overflows_like_no_max(got: np.ndarray, x: np.ndarray, axis: int) -> bool:
+    """The learner's result is exp(x) / sum(exp(x)): NaN exactly where that overflows,
+    equal to it elsewhere."""
+    with np.errstate(all="ignore"):
+        exps = np.exp(x.astype(np.float64))
+        naive = exps / np.sum(exps, axis=axis, keepdims=True)
+    bad = ~np.isfinite(naive)
+    return (
+        bool(bad.any())
+        and bool(np.array_equal(bad, ~np.isfinite(got)))
+        and bool(np.allclose(got[~bad], naive[~bad], rtol=1e-4, atol=1e-6))
+    )
+
+
+def _softmax_explain(got: np.ndarray, x: np.ndarray, axis: int) -> str:
+    """A property-based hint when no known mistake matches."""
+    with np.errstate(all="ignore"):
+        if (got < 0).any():
+            return "Softmax weights are never negative (they are exponentials divided by a sum)."
+        live = ~np.all(np.isneginf(x), axis=axis, keepdims=True)
+        sums = np.sum(got, axis=axis, keepdims=True)
+        if not np.allclose(np.where(live, sums, 1.0), 1.0, atol=1e-5):
+            return (
+                f"Your values do not add up to 1 along axis={axis} (sums: {short(sums.squeeze())})."
+            )
+    return "Check each step: subtract the slice max, exponentiate, divide by the slice sum."
+
+
+def _softmax_cases(hidden: bool) -> list[tuple[str, np.ndarray, int | None, str]]:
+    """(label, x, axis or None for the default, hint for results that are not finite)."""
+    nan_hint = "Where does a NaN come from? exp(large) = inf, inf/inf and 0/0 are NaN."
+    neg_inf_hint = "exp(-inf) is exactly 0, so a -inf entry simply gets weight 0."
+    if not hidden:
+        drank = np.array([0.0, -4.0, 1.5, 1.5, 0.0, 3.5])  # "drank" against its sentence
+        small = np.array([[1.0, 2.0, 3.0], [0.5, 0.5, 0.5], [-1.0, 0.0, 4.0]])
+        large = np.array([[1000.0, 1001.0, 1002.0], [990.0, 1000.0, 1010.0]])
+        scales = np.array([[1000.0, 1001.0, 1002.0], [-1000.0, -1001.0, -1000.0]])
+        some_inf = np.array([[0.0, _NEG_INF, 1.0, _NEG_INF], [2.0, 2.0, _NEG_INF, 0.0]])
+        dead_row = np.array([[1.0, 2.0, 3.0], [_NEG_INF, _NEG_INF, _NEG_INF]])
+        dead_column = np.array([[0.5, _NEG_INF, 1.0], [2.0, _NEG_INF, -1.0]])
+        return [
+            ("small logits", small, None, nan_hint),
+            ("a 1-D vector of scores", drank, None, nan_hint),
+            ("axis=0", np.array([[1.0, 2.0, 0.0, -1.0], [3.0, 0.0, 0.0, 2.0]]), 0, nan_hint),
+            ("a 3-D input, axis=1", numpy_rng(40).normal(size=(2, 3, 4)), 1, nan_hint),
+            ("float32 input", numpy_rng(41).normal(size=(2, 5)).astype(np.float32), -1, nan_hint),
+            ("large logits", large, -1, _SOFTMAX_OVERFLOW),
+            ("rows on very different scales", scales, -1, _SOFTMAX_GLOBAL_MAX),
+            ("some -inf entries", some_inf, -1, neg_inf_hint),
+            ("a row that is all -inf", dead_row, -1, _SOFTMAX_ALL_NEG_INF_NAN),
+            ("a column that is all -inf, axis=0", dead_column, 0, _SOFTMAX_ALL_NEG_INF_NAN),
+        ]
+    rng = numpy_rng(4040)
+    square = rng.normal(size=(4, 4)) * 2
+    large = rng.normal(size=(3, 6)) * 5 + 800
+    scales = np.stack([rng.normal(size=5) + 900, rng.normal(size=5) - 900, rng.normal(size=5)])
+    with_inf = rng.normal(size=(2, 3, 5))
+    with_inf[rng.random(size=with_inf.shape) < 0.3] = _NEG_INF
+    with_inf[..., 0] = 0.0  # every slice along the last axis keeps one finite entry
+    empty = rng.normal(size=(3, 4, 2)).astype(np.float32)
+    empty[1, :, 0] = _NEG_INF  # one slice along axis=1 is all -inf
+    dead = np.array([[_NEG_INF] * 4, [3.0, _NEG_INF, 1.0, 2.0]])
+    return [
+        ("a random square input", square, None, nan_hint),
+        ("a 4-D input, axis=-3", rng.normal(size=(2, 3, 2, 2)), -3, nan_hint),
+        ("a 3-D input, axis=0", rng.normal(size=(3, 2, 4)), 0, nan_hint),
+        ("a 1-D float32 input", rng.normal(size=7).astype(np.float32), -1, nan_hint),
+        ("large logits", large, -1, _SOFTMAX_OVERFLOW),
+        ("large logits along axis=0", large.T.copy(), 0, _SOFTMAX_OVERFLOW),
+        ("rows on very different scales", scales, -1, _SOFTMAX_GLOBAL_MAX),
+        ("some -inf entries", with_inf, -1, neg_inf_hint),
+        ("an all -inf slice along axis=1 (float32)", empty, 1, _SOFTMAX_ALL_NEG_INF_NAN),
+        ("a row that is all -inf", dead, -1, _SOFTMAX_ALL_NEG_INF_NAN),
+    ]
+
+
+def _softmax_axis_and_global_max(c, softmax, got: np.ndarray, x: np.ndarray, axis: int) -> str:
+    """When the result is the softmax along another axis (a hard-coded one), a probe whose
+    slices along that axis live on very different scales tells whether the maximum is one
+    for the whole array too: then both mistakes are named. "" otherwise."""
+    if x.ndim < 2 or not np.isfinite(x).all():
+        return ""
+    own = axis % x.ndim
+    for other in range(x.ndim):
+        if other == own or not np.allclose(got, ref.softmax(x, axis=other), atol=1e-6):
+            continue
+        across = (other + 1) % x.ndim  # the slices along `other` differ along this axis
+        if x.shape[across] < 2:
+            return ""
+        offsets = np.where(np.arange(x.shape[across]) % 2 == 0, 900.0, -900.0)
+        shape = [1] * x.ndim
+        shape[across] = x.shape[across]
+        probe = numpy_rng(4141).normal(size=x.shape) + offsets.reshape(shape)
+        try:
+            with np.errstate(all="ignore"):
+                result = np.asarray(
+                    c.call(softmax, probe.copy(), axis=other - x.ndim), dtype=np.float64
+                )
+        except CheckFailure:
+            return ""
+        whole = np.exp(probe - np.max(probe))
+        total = np.sum(whole, axis=other, keepdims=True)
+        with np.errstate(all="ignore"):
+            zeros = np.divide(whole, total, out=np.zeros_like(whole), where=total > 0)
+            nans = whole / total
+        right = ref.softmax(probe, axis=other)
+        if result.shape != probe.shape or np.allclose(result, right, atol=1e-6):
+            return ""
+        if np.allclose(result, zeros, atol=1e-6) or np.allclose(
+            result, nans, atol=1e-6, equal_nan=True
+        ):
+            return (
+                f"Two mistakes at once. (1) Your result is normalised along axis "
+                f"{other - x.ndim} (axis {other} of this {x.ndim}-D input) instead of "
+                f"axis={axis}: did you hard-code the axis, or "
+                "forget to pass axis=axis to np.max or np.sum? (2) On an input whose slices "
+                "along that axis live on very different scales (around +900 and -900), "
+                "yours come out 0 (or NaN) where they should add up to 1: you subtract one "
+                "maximum for the whole array (np.max(x)). Use "
+                "np.max(x, axis=axis, keepdims=True) and np.sum(..., axis=axis, keepdims=True)."
+            )
+        return ""
+    return ""
+
+
+def check_softmax(softmax, *, hidden: bool = False) -> None:
+    """softmax(x, axis=-1) on numpy arrays of any shape.
+
+    Required: a numpy array of the input's shape holding the softmax along ``axis``
+    (default -1) within a tolerance that fits its dtype; no overflow on large logits;
+    weight 0 for -inf entries; a finite answer for a slice that is all -inf; ``x`` left
+    unchanged. Accepted: any floating dtype (a note when it is not the input's); an
+    all -inf slice given as zeros (the reference) or as uniform weights (a note).
+    """
+    with Checker("softmax", hidden=hidden) as c:
+        c.require_callable(softmax)
+        for label, x, axis, nan_hint in _softmax_cases(hidden):
+            call_args = {} if axis is None else {"axis": axis}
+            shown = (
+                f"softmax({' '.join(short(x, 120).split())}"
+                + ("" if axis is None else f", axis={axis}")
+                + ")"
+            )
+            got = c.call(
+                softmax,
+                x.copy(),
+                **call_args,
+                call_repr=shown,
+                hints=_SOFTMAX_HINTS,
+                mutation_hint=_SOFTMAX_INPLACE,
+            )
+            axis = -1 if axis is None else axis
+            what = f"{shown} on {label}"
+            c.expect_type(
+                got,
+                np.ndarray,
+                what,
+                "Return a numpy array (np.exp and np.sum on a numpy input give one; "
+                "convert a torch result back with .numpy()).",
+            )
+            c.expect_shape(got, x.shape, what, "Softmax keeps the shape of its input.")
+            c.expect_floating(got, "your result", preferred=x.dtype)
+            expected = ref.softmax(x, axis=axis)
+            got64 = np.asarray(got, dtype=np.float64)
+            dead = np.broadcast_to(np.all(np.isneginf(x), axis=axis, keepdims=True), x.shape)
+            if dead.any():
+                rows = got64[dead]
+                if not np.isfinite(rows).all():
+                    c.fail(
+                        f"{what} is NaN on the slice that is all -inf. {_SOFTMAX_ALL_NEG_INF_NAN}"
+                    )
+                uniform = 1.0 / x.shape[axis]
+                if np.allclose(rows, uniform, atol=1e-5) and not np.allclose(rows, 0.0, atol=1e-6):
+                    c.note(_SOFTMAX_UNIFORM_NOTE)
+                    expected = np.where(dead, uniform, expected).astype(expected.dtype)
+                elif not np.allclose(rows, 0.0, atol=1e-6):
+                    c.fail(
+                        f"{what} gives the slice that is all -inf the values {short(rows)}. "
+                        f"{_SOFTMAX_ALL_NEG_INF}"
+                    )
+                c.ok()
+            if (
+                np.isfinite(expected).all()
+                and not np.isfinite(got64).all()
+                and _overflows_like_no_max(got64, x, axis)
+            ):
+                c.fail(f"{what} is not what the reference gives. {_SOFTMAX_NO_MAX}{nan_hint}")
+            both = _softmax_axis_and_global_max(c, softmax, got64, x, axis)
+            if both:
+                c.fail(f"{what} is not what the reference gives. {both}")
+            c.expect_close(
+                got,
+                expected,
+                what,
+                **tolerance(got.dtype, x.dtype),
+                hint=nan_hint if not np.isfinite(got64).all() else _softmax_explain(got64, x, axis),
+                mistakes=_softmax_mistakes(x, axis),
+            )

@@ -1,0 +1,331 @@
+"""The checks of ``bpe_encode`` and ``bpe_decode``: merges applied by rank, and the joined
+bytes decoded once.
+"""
+
+from __future__ import annotations
+
+from transformer_course.checking import Checker, CheckFailure
+from transformer_course.reference import tokenization as ref
+
+from .common import _CLASSIC, _ids
+
+_HIDDEN_BPE_TEXTS = [
+    "the cat sat on the mat",
+    "naïve café, déjà vu — 東京 🙂",
+    "aaaaaaa",
+    "",
+]
+# Merges learned elsewhere, applied to a text where the later merge's pair is the more
+# frequent one: bpe_encode must follow the merges' rank, not the counts in this text.
+_RANKED_MERGES = {(98, 99): 256, (97, 98): 257}
+# Two merges whose pairs overlap ("abc"), the earlier one the more frequent in "ababc":
+# applying the latest-learned merge first differs from the rank order, counting does not.
+_OVERLAPPING_MERGES = {(97, 98): 256, (98, 99): 257}
+
+
+def _encode_by_count(text, merges):
+    """What merging the most frequent known pair of *this* text first gives."""
+    ids = list(text.encode("utf-8"))
+    while True:
+        counts = {p: n for p, n in ref.get_pair_counts(ids).items() if p in merges}
+        if not counts:
+            return ids
+        pair = max(counts, key=counts.get)
+        ids = ref.merge_pair(ids, pair, merges[pair])
+
+
+def _encode_left_to_right(text, merges):
+    """What merging greedily as the bytes come gives: whenever the last two ids on a
+    stack form a learned pair, they are merged (rank order ignored)."""
+    out: list[int] = []
+    for token in text.encode("utf-8"):
+        out.append(token)
+        while len(out) >= 2 and (out[-2], out[-1]) in merges:
+            right, left = out.pop(), out.pop()
+            out.append(merges[(left, right)])
+    return out
+
+
+def _encode_latest_first(text, merges):
+    """What applying the latest-learned merge present (the highest new id) first gives."""
+    ids = list(text.encode("utf-8"))
+    while True:
+        present = [p for p in ref.get_pair_counts(ids) if p in merges]
+        if not present:
+            return ids
+        pair = max(present, key=merges.get)
+        ids = ref.merge_pair(ids, pair, merges[pair])
+
+
+def _encode_stopping_at_two(text, merges):
+    """What a loop that stops while two ids are left (``len(ids) > 2``) gives."""
+    ids = list(text.encode("utf-8"))
+    while len(ids) > 2:
+        present = [p for p in ref.get_pair_counts(ids) if p in merges]
+        if not present:
+            break
+        pair = min(present, key=merges.get)
+        ids = ref.merge_pair(ids, pair, merges[pair])
+    return ids
+
+
+def _byte_spans(ids, merges) -> list[tuple[int, int, int]] | None:
+    """(start, stop, id) of each id over the text's bytes; None for an unknown id."""
+    width = {i: 1 for i in range(256)}
+    for (a, b), new_id in merges.items():
+        if a in width and b in width:
+            width[new_id] = width[a] + width[b]
+    spans, at = [], 0
+    for token in ids:
+        if token not in width:
+            return None
+        spans.append((at, at + width[token], token))
+        at += width[token]
+    return spans
+
+
+def _encode_pairs_found_once(text, merges):
+    """The merges applied by rank, but only those whose pair occurs in the original bytes
+    (the pairs present looked up once, before the first merge)."""
+    ids = list(text.encode("utf-8"))
+    present = set(zip(ids, ids[1:]))
+    for pair in sorted((p for p in present if p in merges), key=merges.get):
+        ids = ref.merge_pair(ids, pair, merges[pair])
+    return ids
+
+
+def _replay_encoding(text: str, merges: dict, got: list[int]) -> str:
+    """Replay the reference's merges on the text's bytes, one decision at a time, and name
+    the first one the learner's result contradicts (a boundary of theirs inside a token the
+    reference forms); "" when the result cannot be laid over the bytes."""
+    data = text.encode("utf-8")
+    mine = _byte_spans(got, merges)
+    if mine is None or (mine[-1][1] if mine else 0) != len(data):
+        return ""
+    cuts = {start for start, _, _ in mine[1:]}
+    current = [(k, k + 1, byte) for k, byte in enumerate(data)]
+    for step in range(len(merges) * max(len(data), 1) + 1):
+        present = [p for p in ref.get_pair_counts([t for _, _, t in current]) if p in merges]
+        if not present:
+            break
+        pair = min(present, key=merges.get)
+        merged, i = [], 0
+        while i < len(current):
+            if i + 1 < len(current) and (current[i][2], current[i + 1][2]) == pair:
+                start, stop = current[i][0], current[i + 1][1]
+                if any(start < cut < stop for cut in cuts):
+                    yours = [(t, a, b - 1) for a, b, t in mine if a < stop and b > start]
+                    shown = ", ".join(f"{t} (bytes {a}-{b})" for t, a, b in yours)
+                    return (
+                        f"Replaying the merges: decision {step + 1} merges {pair} -> "
+                        f"{merges[pair]} over bytes {start}-{stop - 1} ({data[start:stop]!r}), "
+                        "the earliest-learned merge that occurs at that point; your result "
+                        f"covers those bytes with {shown}, so that is where your encoding "
+                        "first departs. Each step: among the pairs present, take the one "
+                        "with the smallest new id, merge it everywhere, repeat."
+                    )
+                merged.append((start, stop, merges[pair]))
+                i += 2
+            else:
+                merged.append(current[i])
+                i += 1
+        current = merged
+    return ""
+
+
+_ENCODE_STOP_HINT = (
+    "Stop as soon as no adjacent pair has a merge, which includes the case where fewer than "
+    "two ids remain ('aa' becomes the single token 256): min() or max() of no pairs fails."
+)
+_ENCODE_STOP_HINTS = [
+    ("arg is an empty sequence", _ENCODE_STOP_HINT),
+    ("iterable argument is empty", _ENCODE_STOP_HINT),
+]
+
+
+def _encode_hints(merges: dict) -> list:
+    """_ENCODE_STOP_HINTS, and a KeyError on a pair that is not a learned merge."""
+
+    def unlearned_pair(exc: BaseException) -> bool:
+        key = exc.args[0] if isinstance(exc, KeyError) and exc.args else None
+        return isinstance(key, tuple) and len(key) == 2 and key not in merges
+
+    def text(exc: BaseException) -> str:
+        return (
+            f"Your code looked up merges[{exc.args[0]}], a pair that was never learned. "
+            "Check `pair in merges` before looking it up: when even the earliest-learned "
+            "pair present (min with merges.get(p, inf)) is not in merges, no merge applies "
+            "any more and the loop must stop (if pair not in merges: break)."
+        )
+
+    return [*_ENCODE_STOP_HINTS, (unlearned_pair, text)]
+
+
+def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
+    """Check ``bpe_encode(text, merges)``: UTF-8 bytes, then the merges by rank
+    (earliest learned first); a list, tuple or 1-D integer array is accepted."""
+    with Checker("bpe_encode", hidden=hidden) as c:
+        c.require_callable(bpe_encode)
+        if hidden:
+            merges = ref.train_bpe("the cat sat on the mat. the cat ate. café déjà", 12)
+            cases = [(t, merges) for t in _HIDDEN_BPE_TEXTS]
+            cases.append(("abcabc", {(98, 99): 256, (97, 98): 257, (97, 256): 258}))
+            cases.append(("xababcx", _OVERLAPPING_MERGES))
+            cases.append(("xy", {(120, 121): 256}))  # two ids left: the last merge still applies
+            cases.append(("abcbc", _RANKED_MERGES))
+        else:
+            merges = ref.train_bpe(_CLASSIC, 3)
+            cases = [(_CLASSIC, merges), ("aaab", merges), ("café", merges), ("aa", merges)]
+            cases.append(("ababc", _OVERLAPPING_MERGES))
+            cases.append(("ababcab", _RANKED_MERGES))
+            # "bc" is the earlier merge and the more frequent pair, but "ab" comes first:
+            # counting gets it right, merging greedily from the left does not
+            cases.append(("abcbc", _RANKED_MERGES))
+        # Every call first (a call that raises ends the list), then the first wrong result
+        # is diagnosed with the known mistakes that agree with *every* result collected:
+        # one of them alone on one input proves nothing.
+        runs, pending = [], None
+        for text, m in cases:
+            what = f"bpe_encode({text!r}, merges={m if len(m) <= 3 else '...'})"
+            try:
+                got = _ids(c, c.call(bpe_encode, text, dict(m), hints=_encode_hints(m)), what)
+            except CheckFailure as failure:
+                pending = failure
+                break
+            runs.append((text, m, what, got))
+        models = {
+            "Start from UTF-8 bytes, not characters: ord(ch) differs from the bytes for "
+            "anything outside ASCII.": lambda text, m: (
+                [ord(ch) for ch in text] if any(ord(ch) > 127 for ch in text) else None
+            ),
+            "Apply the merges by rank, the earliest learned first (smallest new id), not by "
+            "how often or where a pair occurs in the text being encoded: the merges were "
+            "learned on other text, in that order.": _encode_by_count,
+            "You merged greedily from the left as the bytes come (whenever the last two ids "
+            "form a learned pair, they are merged at once): a pair is merged where it appears "
+            "first, not in the order the merges were learned. Apply the merges by rank: among "
+            "the pairs present, take the one with the smallest new id, merge it everywhere, "
+            "repeat.": _encode_left_to_right,
+            "You applied the latest-learned merge first (the highest new id, max() where "
+            "min() belongs): a later merge is built on the earlier ones, so apply them by "
+            "rank, the smallest new id first (min(present, key=merges.get)).": (
+                _encode_latest_first
+            ),
+            "You collected the pairs present once, on the original bytes, before merging: a "
+            "pair that contains a new id (such as (256, 97)) only appears after an earlier "
+            "merge made that id, so it was never merged. Recount the pairs on the current "
+            "ids after every merge (get_pair_counts(ids) inside the loop).": (
+                _encode_pairs_found_once
+            ),
+            "Your loop stops while two ids are still left (len(ids) > 2 where len(ids) >= 2 "
+            "belongs): the merge of the last two ids is never made. Keep going while at "
+            "least two ids remain.": _encode_stopping_at_two,
+        }
+        agreeing = {
+            message: model
+            for message, model in models.items()
+            if all((value := model(text, m)) is None or value == got for text, m, _, got in runs)
+        }
+        for text, m, what, got in runs:
+            c.expect_equal(
+                got,
+                ref.bpe_encode(text, m),
+                what,
+                hint=lambda got=got, text=text, m=m: (
+                    _replay_encoding(text, m, got)
+                    or "Start from the UTF-8 bytes (list(text.encode('utf-8'))), then "
+                    "repeatedly apply the earliest-learned merge that still occurs."
+                ),
+                mistakes={message: model(text, m) for message, model in agreeing.items()},
+            )
+        if pending is not None:
+            raise pending
+
+
+def _decode_per_token(ids, merges, errors="replace"):
+    """What decoding each token's bytes on its own, then joining the strings, gives."""
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return "".join(table[i].decode("utf-8", errors=errors) for i in ids)
+
+
+def _decode_zero_bytes(ids, merges):
+    """What building the table with bytes(i) gives: i zero bytes for the byte i."""
+    table = {i: bytes(i) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
+
+
+def _decode_bytes_as_chars(ids, merges):
+    """What building the table from chr(byte) gives: one character per byte (Latin-1)."""
+    table = {i: chr(i) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return "".join(table[i] for i in ids)
+
+
+_DECODE_ONCE_HINT = (
+    "Decode the joined bytes once at the end: decoding token by token breaks characters whose "
+    "UTF-8 bytes ended up in different tokens."
+)
+
+
+_DECODE_ID_AS_BYTE_HINT = (
+    "An id of 256 or more was turned into a single byte: ids from 256 up are merges, each "
+    "standing for several bytes. Either a merge's table entry was built from its two ids "
+    "(bytes([a, b])), although a and b may themselves be merges, or the ids were read as "
+    "bytes directly (bytes(ids)). Expand through the table: table[new_id] = table[a] + "
+    "table[b], in learned order, then join table[i] for every id."
+)
+
+
+def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
+    """Check ``bpe_decode(ids, merges)`` on ids that ``bpe_encode`` produced (valid UTF-8,
+    so strict decoding and errors="replace" both pass)."""
+    with Checker("bpe_decode", hidden=hidden) as c:
+        c.require_callable(bpe_decode)
+        if hidden:
+            merges = ref.train_bpe("the cat sat on the mat. café déjà 東京 東京", 15)
+            texts = [*_HIDDEN_BPE_TEXTS, "東京 café"]
+        else:
+            merges = ref.train_bpe(_CLASSIC, 3)
+            texts = [_CLASSIC, "abcd", "héllo"]
+        for text in texts:
+            ids = ref.bpe_encode(text, merges)
+            what = f"bpe_decode({ids}, merges)"
+            got = c.call(
+                bpe_decode,
+                list(ids),
+                dict(merges),
+                hints={
+                    "can't decode byte": _DECODE_ONCE_HINT,
+                    "bytes must be in range(0, 256)": _DECODE_ID_AS_BYTE_HINT,
+                },
+            )
+            c.expect_type(got, str, what, "Return the decoded text as a str.")
+            c.expect_equal(
+                got,
+                text,
+                what,
+                hint="Build a table id -> bytes (0..255 are single bytes; each merge (a, b) -> new_id "
+                "is table[a] + table[b], in learned order), join the bytes, then .decode('utf-8').",
+                mistakes={
+                    _DECODE_ONCE_HINT: _decode_per_token(ids, merges),
+                    **{
+                        f"{_DECODE_ONCE_HINT} (With errors='{errors}' the bytes of such a "
+                        f"character are {effect} instead.)": _decode_per_token(ids, merges, errors)
+                        for errors, effect in (
+                            ("ignore", "dropped silently"),
+                            ("backslashreplace", "written as escapes such as \\xc3"),
+                        )
+                    },
+                    "Your text is made of zero bytes ('\\x00'): bytes(i) with an int makes i "
+                    "zero bytes (bytes(3) == b'\\x00\\x00\\x00'). The single byte with "
+                    "value i is bytes([i]).": _decode_zero_bytes(ids, merges),
+                    "Each id stands for *bytes*, not characters: chr(byte) turns 'é' (two bytes) "
+                    "into 'Ã©'. Keep bytes in the table (bytes([i])), join them, and decode the "
+                    "result as UTF-8 once.": _decode_bytes_as_chars(ids, merges),
+                },
+            )

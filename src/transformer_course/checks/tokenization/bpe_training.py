@@ -1,0 +1,304 @@
+"""The check of ``train_bpe``: recounting after every merge, first-occurrence tie-breaking,
+new ids 256 + i, and early stopping.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+from transformer_course.checking import Checker, short
+from transformer_course.reference import tokenization as ref
+
+from .common import _CLASSIC, _is_int
+
+
+def _train(ids, num_merges, choose, min_count=1):
+    """BPE training over `ids` with a rule `choose(counts)` for the pair to merge."""
+    merges = {}
+    for step in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            break
+        best = choose(counts)
+        if counts[best] < min_count:
+            break
+        ids = ref.merge_pair(ids, best, 256 + step)
+        merges[best] = 256 + step
+    return merges
+
+
+def _first_of_max(counts):
+    return max(counts, key=counts.get)
+
+
+def _last_of_max(counts):
+    return sorted(counts, key=counts.get)[-1]
+
+
+def _merges(c: Checker, got, what: str) -> dict[tuple[int, int], int]:
+    """A dict {(a, b): new_id} of ints, in the learner's order."""
+    c.expect_type(got, dict, what, "Return a dict {(a, b): new_id} in the order learned.")
+    c.expect_true(
+        all(
+            isinstance(pair, tuple) and len(pair) == 2 and all(map(_is_int, pair)) and _is_int(v)
+            for pair, v in got.items()
+        ),
+        f"{what} should map pairs of ids (tuples of two ints) to new ids (ints), but it holds "
+        f"{short(dict(list(got.items())[:3]), 120)}...",
+    )
+    return {(int(a), int(b)): int(v) for (a, b), v in got.items()}
+
+
+_EARLY_STOP_HINT = (
+    "When fewer than two ids remain there is no pair left to merge: stop early (train_bpe learns "
+    "*up to* num_merges merges) instead of asking max() for the best of no pairs."
+)
+# max() of nothing says so in different words across Python versions.
+_EARLY_STOP_HINTS = [
+    ("arg is an empty sequence", _EARLY_STOP_HINT),
+    ("iterable argument is empty", _EARLY_STOP_HINT),
+]
+
+
+def _counted_once(ids: list[int], num_merges: int) -> dict[tuple[int, int], int]:
+    """The merges when the pairs are counted once, before the loop (never recounted)."""
+    counts = dict(ref.get_pair_counts(ids))
+    merges = {}
+    for step in range(num_merges):
+        if not counts:
+            break
+        best = max(counts, key=counts.get)
+        del counts[best]
+        merges[best] = 256 + step
+    return merges
+
+
+#: ids a loop may merge with instead of the ids it records, 256 + i (i counts merges)
+_MERGED_WITH = {
+    "256 every time": lambda i: 256,
+    "256 - i": lambda i: 256 - i,
+    "255 + i": lambda i: 255 + i,
+    "257 + i": lambda i: 257 + i,
+}
+
+
+def _ids_merged_with(text: str, merges: dict[tuple[int, int], int]) -> str:
+    """When the learner's pairs follow the rule exactly if the ids were merged with another
+    id than the one recorded (merge_pair(ids, pair, 256) but merges[pair] = 256 + i, say):
+    that, said only when exactly one such id scheme explains every pair; "" otherwise."""
+    ordered = sorted(merges.items(), key=lambda item: item[1])
+    recorded = [new_id for _, new_id in ordered]
+    found = []
+    for name, merged_with in _MERGED_WITH.items():
+        used = [merged_with(i) for i in range(len(ordered))]
+        if used == recorded:
+            continue
+        ids = list(text.encode("utf-8"))
+        for i, (pair, _) in enumerate(ordered):
+            counts = ref.get_pair_counts(ids)
+            if not counts or pair != max(counts, key=counts.get):
+                break
+            ids = ref.merge_pair(ids, pair, used[i])
+        else:
+            found.append((name, used))
+    if len(found) != 1:
+        return ""
+    name, used = found[0]
+    return (
+        f"Your pairs are exactly the rule's if your loop merged with the id {name} "
+        f"({used}) while it recorded {recorded}: merge_pair and the dict must use the same "
+        "new id, 256 + i."
+    )
+
+
+def _replay_merges(text: str, merges: dict[tuple[int, int], int]) -> str:
+    """Replay the learner's merges (in the order of their new ids) on the text's bytes and
+    name the first decision that differs from the rule (the most frequent pair of the
+    current ids, ties to the first occurrence); "" when none does."""
+    ids = list(text.encode("utf-8"))
+    original = ref.get_pair_counts(ids)
+    taken: list[tuple[int, int]] = []
+    merges_made: list[int] = []
+    for step, (pair, new_id) in enumerate(sorted(merges.items(), key=lambda item: item[1])):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            return (
+                f"Merge {step} (id {new_id}) should not exist: after {step} merges fewer than "
+                "two ids remain, so training stops there."
+            )
+        best = max(counts, key=counts.get)
+        if pair != best or new_id != 256 + step:
+            mine = counts.get(pair, 0)
+            said = (
+                f"Merge {step} (id {new_id}) is the first that departs from the rule: you "
+                f"merged {pair}, which occurs {mine} times in the ids at that point, but the "
+                f"most frequent pair there is {best} ({counts[best]} times)."
+            )
+            remaining = {p: n for p, n in original.items() if p not in taken}
+            if pair == best:
+                return f"Merge {step} merged {pair} but gave it id {new_id}, not {256 + step}."
+            causes = []
+            if mine == counts[best]:
+                causes.append(
+                    "a tie broken the wrong way (both occur "
+                    f"{mine} times here; ties go to the pair that occurs first in the ids)"
+                )
+            if remaining and pair == max(remaining, key=remaining.get):
+                causes.append(
+                    "pairs counted once, on the original bytes, before the loop (your choice "
+                    "is the most frequent pair there): count them again on the current ids "
+                    "after every merge"
+                )
+            if len(causes) == 1:
+                return f"{said} The cause: {causes[0]}."
+            if causes:
+                return (
+                    f"{said} This step agrees with two causes, which it cannot tell apart: "
+                    + "; or ".join(causes)
+                    + "."
+                )
+            if mine == 0:
+                used = _ids_merged_with(text, merges)
+                if used:
+                    return f"{said} {used}"
+                unknown = sorted({t for t in pair if t >= 256 and t not in merges_made})
+                if unknown:
+                    return (
+                        f"{said} Your pair does not occur in the current ids: it holds id "
+                        f"{unknown[0]}, which no earlier merge created (so far: "
+                        f"{sorted(merges_made) or 'none'}). The ids you merged with and the "
+                        "ids you recorded in the dict must be the same, 256 + i."
+                    )
+                return f"{said} Your pair does not occur in the current ids at all."
+            return said
+        ids = ref.merge_pair(ids, pair, new_id)
+        taken.append(pair)
+        merges_made.append(new_id)
+    return ""
+
+
+def _vocab_size_hint(train_bpe, learned: int, num_merges: int, expected: int) -> str:
+    """Too few merges: if they are num_merges - 256, and a call with num_merges = 258
+    (where the two readings differ) learns 2, num_merges was read as a vocabulary size."""
+    if learned != max(0, min(expected, num_merges - 256)):
+        return ""
+    probe = None
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        probe = train_bpe(_CLASSIC, 258)
+    if not isinstance(probe, dict) or len(probe) != 2:
+        return ""
+    return (
+        f" You learned num_merges - 256 merges ({learned} here, and 2 for "
+        f"train_bpe({_CLASSIC!r}, 258)): num_merges is the number of merges itself, not the "
+        "size of the vocabulary (minbpe's train takes vocab_size and learns vocab_size - 256 "
+        "merges). Loop for step in range(num_merges)."
+    )
+
+
+def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
+    """Check ``train_bpe(text, num_merges)``: merges over UTF-8 bytes, the most frequent
+    pair first (ties: first occurrence), new ids 256 + i, in the order learned. Stopping
+    when no pair occurs more than once is accepted too (with a note)."""
+    with Checker("train_bpe", hidden=hidden) as c:
+        c.require_callable(train_bpe)
+        if hidden:
+            cases = [
+                ("the cat sat on the mat; the cat ate the rat", 10),
+                ("abababab cdcdcd", 6),
+                ("héllo wörld, héllo wörld", 8),
+                ("ab", 5),
+                ("", 3),
+            ]
+        else:
+            cases = [(_CLASSIC, 3), ("aaaa", 4), ("héllo héllo", 3)]
+        for text, num_merges in cases:
+            what = f"train_bpe({text!r}, {num_merges})"
+            got = _merges(
+                c,
+                c.call(train_bpe, text, num_merges, hints=_EARLY_STOP_HINTS),
+                what,
+            )
+            byte_ids = list(text.encode("utf-8"))
+            expected = ref.train_bpe(text, num_merges)
+            stopped = _train(byte_ids, num_merges, _first_of_max, min_count=2)
+            if got == stopped and got != expected:
+                c.note(
+                    "you stop as soon as no pair occurs more than once (as subword-nmt does by "
+                    "default). That is accepted; the reference goes on merging pairs that occur "
+                    "once, up to num_merges, and the rest of the lesson uses its merges."
+                )
+                expected = stopped
+            count_hint = ""
+            if len(got) < len(expected):
+                count_hint = _vocab_size_hint(train_bpe, len(got), num_merges, len(expected))
+            learned = len(expected)
+            first_counts = ref.get_pair_counts(byte_ids)
+            # ids never updated (merge_pair's result dropped): every step finds the same
+            # pair, and the dict keeps it once, with the last step's id
+            stuck = (
+                {max(first_counts, key=first_counts.get): 256 + num_merges - 1}
+                if first_counts and num_merges > 1
+                else None
+            )
+            c.expect_equal(
+                sorted(got.values()),
+                list(expected.values()),
+                f"the new ids of {what}",
+                hint=count_hint.strip()
+                or "The i-th merge (counting from 0) gets id 256 + i; stop early when fewer "
+                "than two ids remain.",
+                mistakes={
+                    "Every merge got the same id, 256: the step is not added. The i-th merge "
+                    "(counting from 0) gets 256 + i, a new id each time.": (
+                        [256] * len(got) if len(got) > 1 and set(got.values()) == {256} else None
+                    ),
+                    f"One merge came back, the first step's pair with the last step's id "
+                    f"{256 + num_merges - 1}: every step found the same pair again, so the ids "
+                    "were never updated. merge_pair returns a new list and leaves its input "
+                    "alone: assign its result (ids = merge_pair(ids, pair, new_id)) before the "
+                    "next step counts the pairs.": (
+                        list(stuck.values()) if stuck and got == stuck else None
+                    ),
+                    "Your ids start at 257, one too high: the first merge (i = 0) gets 256 "
+                    "and the i-th 256 + i (did you count the steps from 1?).": [
+                        257 + i for i in range(learned)
+                    ],
+                },
+            )
+            by_id = dict(sorted(got.items(), key=lambda item: item[1]))
+            c.expect_equal(
+                list(by_id.items()),
+                list(expected.items()),
+                what,
+                hint=lambda got=got, text=text: (
+                    _replay_merges(text, got)
+                    or "Each step: count pairs on the *current* ids, merge the most frequent "
+                    "pair (ties: the pair that occurs first), then repeat."
+                ),
+                mistakes={
+                    "The pairs were counted once, on the original bytes, before the loop: "
+                    "each merge creates new pairs (with the new id) and removes others, so "
+                    "count them again on the current ids after every merge.": list(
+                        _counted_once(byte_ids, num_merges).items()
+                    ),
+                    "A tie was broken the wrong way: among equally frequent pairs, pick the one "
+                    "that occurs first (max() over the ordered dict does that; sorted(...)[-1] "
+                    "does not).": list(_train(byte_ids, num_merges, _last_of_max).items()),
+                    "Start from the UTF-8 bytes of the text (text.encode('utf-8')), not from "
+                    "characters: ord(ch) is not a byte for anything outside ASCII ('é' is two "
+                    "bytes).": list(
+                        _train([ord(ch) for ch in text], num_merges, _first_of_max).items()
+                    )
+                    if any(ord(ch) > 127 for ch in text)
+                    else None,
+                },
+            )
+            c.expect_equal(
+                list(got.items()),
+                list(by_id.items()),
+                f"the order of the merges in {what}",
+                hint="The merges are right, but the dict must list them in the order they were "
+                "learned (new ids 256, 257, ...): decoding builds its table by walking the dict, "
+                "and a merge may use an id that an earlier one created.",
+            )

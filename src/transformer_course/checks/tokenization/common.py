@@ -1,0 +1,50 @@
+"""Lesson 01's shared check machinery: random token lists, the readers of tokens and
+ids that every check accepts in the same forms, and the classic BPE example. Its names keep
+their underscore: they are private to the package (its modules import them; tests do not).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from transformer_course.checking import Checker, numpy_rng, short
+
+_WORDS = ["cat", "dog", "milk", "blue", "ball", "the", "a", "drank", "is", "red"]
+
+
+def _random_token_lists(seed: int, n: int = 6) -> list[list[str]]:
+    rng = numpy_rng(seed)
+    return [
+        [_WORDS[int(i)] for i in rng.integers(0, len(_WORDS), size=int(rng.integers(0, 8)))]
+        for _ in range(n)
+    ]
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int | np.integer) and not isinstance(value, bool)
+
+
+def _tokens(c: Checker, got, what: str, hint: str) -> list[str]:
+    """A list or tuple of strings, as a list."""
+    c.expect_type(got, (list, tuple), what, hint)
+    for token in got:
+        c.expect_type(token, str, f"every token of {what}", f"Found {short(token)}.")
+    return list(got)
+
+
+def _ids(c: Checker, got, what: str, hint: str = "Return a list of ids (ints).") -> list[int]:
+    """A list or tuple of integers, or a 1-D integer array or tensor, as a list of ints."""
+    if hasattr(got, "dtype") and hasattr(got, "tolist") and getattr(got, "ndim", 0) == 1:
+        c.expect_integer_dtype(got, what)
+        got = got.tolist()
+    c.expect_type(got, (list, tuple), what, hint)
+    wrong = [item for item in got if not _is_int(item)]
+    c.expect_true(
+        not wrong,
+        f"{what} should hold integer ids, but it contains {short(wrong[0], 60) if wrong else ''} "
+        f"({type(wrong[0]).__name__ if wrong else ''}). {hint}",
+    )
+    return [int(item) for item in got]
+
+
+_CLASSIC = "aaabdaaabac"

@@ -1,0 +1,114 @@
+"""The checks of ``encode`` and ``decode``: tokens to ids through the vocabulary (``<unk>``
+for unknown tokens) and back.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from transformer_course.checking import Checker, numpy_rng
+from transformer_course.reference import tokenization as ref
+
+from .common import _ids, _random_token_lists, _tokens
+
+# ----------------------------------------------------------------------------- encode
+_VOCAB = ref.build_vocab([["the", "cat", "drank", "the", "milk", "."]])
+
+
+def check_encode(encode, *, hidden: bool = False) -> None:
+    """Check ``encode(tokens, vocab)``: one id per token, <unk>'s id for unknown tokens."""
+    with Checker("encode", hidden=hidden) as c:
+        c.require_callable(encode)
+        if hidden:
+            vocab = ref.build_vocab(_random_token_lists(21))
+            cases = [[*tokens, "zebra"] for tokens in _random_token_lists(22)] + [[]]
+        else:
+            vocab = _VOCAB
+            cases = [["the", "cat", "drank", "the", "milk", "."], ["the", "dog", "drank", "tea"]]
+        for tokens in cases:
+            what = f"encode({tokens!r}, vocab)"
+            got = c.call(
+                encode,
+                list(tokens),
+                dict(vocab),
+                mutation_hint="encode must not grow the vocabulary: it is fixed (so is the "
+                "embedding table), and unknown tokens map to the id of <unk>.",
+            )
+            got = _ids(c, got, what)
+            expected = ref.encode(tokens, vocab)
+            c.expect_equal(
+                got,
+                expected,
+                what,
+                hint=f"Look each token up in vocab (vocab is {dict(list(vocab.items())[:8])}...).",
+                mistakes={
+                    "Unknown tokens must become the id of <unk> (1), not be skipped.": [
+                        vocab[t] for t in tokens if t in vocab
+                    ],
+                    "Unknown tokens must become the id of <unk> (1), not <pad> (0).": [
+                        vocab.get(t, 0) for t in tokens
+                    ],
+                    "Unknown tokens must become the id of <unk> (1), not a new id (len(vocab)): "
+                    "the vocabulary is fixed, and that id has no row in the embedding table.": [
+                        vocab.get(t, len(vocab)) for t in tokens
+                    ],
+                    "Don't add <bos>/<eos> here: encode maps exactly one id per token.": [
+                        ref.BOS_ID,
+                        *expected,
+                        ref.EOS_ID,
+                    ],
+                },
+            )
+
+
+# ----------------------------------------------------------------------------- decode
+_KEY_ORDER_HINT = (
+    "Your decode reads the tokens by their position among the dict's keys (list(vocab)[id], "
+    "or an enumerate over vocab): that holds only while the keys happen to be stored in id "
+    "order. Here they are in alphabetical order, a vocab as valid as any other (build_vocab "
+    "may return any dict; the order of its keys does not matter). Invert the mapping by its "
+    "values: {{index: token for token, index in vocab.items()}}."
+)
+
+
+def check_decode(decode, *, hidden: bool = False) -> None:
+    """Check ``decode(ids, vocab)``; ids come as a list or as a 1-D integer array (a row
+    of a padded batch); a list or a tuple of str is accepted back. The last case's vocab
+    lists its keys alphabetically (not in id order)."""
+    with Checker("decode", hidden=hidden) as c:
+        c.require_callable(decode)
+        if hidden:
+            vocab = ref.build_vocab(_random_token_lists(31))
+            rng = numpy_rng(32)
+            cases = [list(rng.integers(0, len(vocab), size=n)) for n in (1, 5, 9)]
+            cases.append(np.array([2, 5, 3, 0, 0], dtype=np.int64))
+            cases.append([])
+        else:
+            vocab = _VOCAB
+            cases = [[4, 5, 6, 4, 7, 8], [2, 4, 1, 3, 0], np.array([2, 4, 5, 6, 3, 0, 0])]
+        runs = [(ids, dict(vocab), "vocab") for ids in cases]
+        alphabetical = dict(sorted(vocab.items()))
+        runs.append(
+            (list(cases[0]) or [4], alphabetical, "vocab with its keys in alphabetical order")
+        )
+        for ids, vocab, named in runs:
+            kind = "array " if isinstance(ids, np.ndarray) else ""
+            what = f"decode({kind}{[int(i) for i in ids]}, {named})"
+            got = c.call(decode, ids.copy() if kind else list(ids), dict(vocab))
+            got = _tokens(c, got, what, "Return a list of token strings.")
+            keys = list(vocab)
+            c.expect_equal(
+                got,
+                ref.decode(ids, vocab),
+                what,
+                hint="Invert the vocab ({id: token}) and look each id up; keep special tokens.",
+                mistakes={
+                    "Special tokens (<pad>, <unk>, <bos>, <eos>) must be decoded too, not dropped: "
+                    "decode is the exact inverse of encode.": [
+                        t for t in ref.decode(ids, vocab) if t not in ref.SPECIAL_TOKENS
+                    ],
+                    _KEY_ORDER_HINT.format(): (
+                        [keys[int(i)] for i in ids] if keys != sorted(keys, key=vocab.get) else None
+                    ),
+                },
+            )

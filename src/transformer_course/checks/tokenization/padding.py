@@ -1,0 +1,109 @@
+"""The check of ``pad_batch``: right-padding to the longest sequence."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import numpy as np
+
+from transformer_course.checking import Checker, CheckFailure, numpy_rng
+from transformer_course.reference import tokenization as ref
+
+
+def _left_padded(seqs, pad_id, expected):
+    left = np.full_like(expected, pad_id)
+    for row, seq in enumerate(seqs):
+        if seq:
+            left[row, -len(seq) :] = seq
+    return left
+
+
+def _width_of_first_hint(pad_batch, seqs: list[list[int]], pad_id: int) -> str:
+    """When the longest sequence is not the first: if the learner's pad_batch is right
+    with the sequences reordered longest first, its width comes from the first one."""
+    longest = max(range(len(seqs)), key=lambda i: len(seqs[i]), default=0)
+    if not seqs or longest == 0 or len(seqs[0]) == len(seqs[longest]):
+        return ""
+    order = [longest, *(i for i in range(len(seqs)) if i != longest)]
+    reordered = [list(seqs[i]) for i in order]
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        probe = np.asarray(pad_batch([list(s) for s in reordered], pad_id))
+        if probe.shape == (len(seqs), len(seqs[longest])) and np.array_equal(
+            probe, ref.pad_batch(reordered, pad_id)
+        ):
+            return (
+                f"With the longest sequence first yours is right, and here the first one is "
+                f"shorter ({len(seqs[0])} ids, the longest has {len(seqs[longest])}): the width "
+                "comes from the first sequence. max_len is the length of the longest "
+                "sequence: max(len(seq) for seq in sequences)."
+            )
+    return ""
+
+
+def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
+    """Check ``pad_batch(sequences, pad_id)``: a (batch, max_len) numpy array or torch
+    tensor of any integer dtype, right-padded with pad_id."""
+    import torch
+
+    with Checker("pad_batch", hidden=hidden) as c:
+        c.require_callable(pad_batch)
+        if hidden:
+            rng = numpy_rng(41)
+            cases = [
+                ([list(rng.integers(4, 50, size=n)) for n in (3, 1, 7, 7, 2)], 0),
+                ([[5, 6], [], [7]], 0),
+                ([[9, 9, 9], [8]], 99),
+                ([[9, 9, 9]], 7),
+                ([[], []], 0),
+            ]
+        else:
+            cases = [([[5, 6, 7], [8], [9, 10]], 0), ([[4, 5], [], [6, 7, 8, 9]], 3)]
+        for sequences, pad_id in cases:
+            seqs = [[int(i) for i in s] for s in sequences]
+            what = f"pad_batch({seqs}, pad_id={pad_id})"
+            try:
+                got = c.call(pad_batch, [list(s) for s in seqs], pad_id)
+            except CheckFailure as failure:
+                hint = _width_of_first_hint(pad_batch, seqs, pad_id)
+                if hint:
+                    raise CheckFailure(
+                        failure.exercise, f"{failure.message}\n{hint}", failure.learner_traceback
+                    ) from None
+                raise
+            expected = ref.pad_batch(seqs, pad_id)
+            c.expect_type(
+                got,
+                (np.ndarray, torch.Tensor),
+                what,
+                "A batch is one rectangular array, not a list of rows: return a numpy array "
+                "(np.full / np.array).",
+            )
+            shape_hint = (
+                "The shape is (batch, max_len): one row per sequence, as long as the longest one."
+            )
+            if tuple(got.shape) != expected.shape:
+                shape_hint = _width_of_first_hint(pad_batch, seqs, pad_id) or shape_hint
+            c.expect_shape(got, expected.shape, what, shape_hint)
+            array = got.numpy() if isinstance(got, torch.Tensor) else np.asarray(got)
+            if array.size:
+                c.expect_integer_dtype(got, what)
+            elif not np.issubdtype(array.dtype, np.integer):
+                c.note(
+                    f"{what} has no values, so its dtype ({got.dtype}) does not matter here; "
+                    "with values, ids need an integer dtype."
+                )
+            c.expect_equal(
+                array,
+                expected,
+                what,
+                hint=f"Each row holds its sequence, then pad_id={pad_id} up to max_len.",
+                mistakes={
+                    "Pad on the right: the tokens come first, then the padding.": _left_padded(
+                        seqs, pad_id, expected
+                    ),
+                    "Fill with the pad_id you were given, not a hard-coded 0.": ref.pad_batch(
+                        seqs, 0
+                    ),
+                },
+            )

@@ -1,0 +1,228 @@
+"""The checks of ``get_pair_counts`` and ``merge_pair``: overlapping pair counts in the
+order of first occurrence, and non-overlapping merges.
+"""
+
+from __future__ import annotations
+
+from transformer_course.checking import Checker, numpy_rng
+from transformer_course.reference import tokenization as ref
+
+from .common import _CLASSIC, _ids
+
+
+def _pairs_non_overlapping(ids):
+    counts: dict[tuple[int, int], int] = {}
+    i = 0
+    while i + 1 < len(ids):
+        pair = (ids[i], ids[i + 1])
+        counts[pair] = counts.get(pair, 0) + 1
+        i += 2 if ids[i] == ids[i + 1] else 1
+    return counts
+
+
+def _random_ids(seed: int, n: int, high: int = 4) -> list[int]:
+    return [int(i) for i in numpy_rng(seed).integers(0, high, size=n)]
+
+
+def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
+    """Check ``get_pair_counts(ids)``: overlapping counts, pairs in the order of their
+    first occurrence (train_bpe's tie rule relies on it); any dict (a Counter) is accepted."""
+    with Checker("get_pair_counts", hidden=hidden) as c:
+        c.require_callable(get_pair_counts)
+        if hidden:
+            cases = [_random_ids(seed, n) for seed, n in ((51, 12), (52, 30), (53, 2))] + [[7], []]
+        else:
+            cases = [list(_CLASSIC.encode()), [1, 1, 1], [5, 6, 5, 6], [1, 2, 3, 3, 3, 3], [7]]
+        for ids in cases:
+            what = f"get_pair_counts({ids})"
+            got = c.call(get_pair_counts, list(ids))
+            c.expect_type(got, dict, what, "Return a dict {(a, b): count}.")
+            expected = ref.get_pair_counts(ids)
+            c.expect_equal(
+                dict(got),
+                expected,
+                what,
+                hint="Count every adjacent pair ids[i], ids[i+1] for i = 0 .. len(ids)-2.",
+                mistakes={
+                    "Pairs overlap: in [1, 1, 1] the pair (1, 1) occurs twice (positions 0 and 1). "
+                    "Don't skip ahead after counting a pair.": _pairs_non_overlapping(ids),
+                    "The last pair is missing: loop up to len(ids) - 1, not len(ids) - 2.": (
+                        ref.get_pair_counts(ids[:-1]) if len(ids) > 2 else None
+                    ),
+                },
+            )
+            c.expect_equal(
+                list(got),
+                list(expected),
+                f"the order of the keys of {what}",
+                hint="The counts are right, but list the pairs in the order they first occur (a "
+                "plain dict or a Counter does that when you count left to right; a set or a sort "
+                "does not): train_bpe breaks ties by first occurrence.",
+            )
+
+
+def _merge_double(ids, pair, new_id):
+    """What forgetting to skip the second id of a merged pair gives."""
+    out = []
+    for i, token in enumerate(ids):
+        if i + 1 < len(ids) and (token, ids[i + 1]) == pair:
+            out.append(new_id)
+        elif i > 0 and (ids[i - 1], token) == pair:
+            continue
+        else:
+            out.append(token)
+    return out
+
+
+def _merge_first_only(ids, pair, new_id):
+    for i in range(len(ids) - 1):
+        if (ids[i], ids[i + 1]) == pair:
+            return [*ids[:i], new_id, *ids[i + 2 :]]
+    return list(ids)
+
+
+def _merge_back_to_back_missed(ids, pair, new_id):
+    """Merges every occurrence except one that starts right where a merged one ended (what
+    a string replacement on the space-joined ids does: one match uses up the separator
+    the next one needs)."""
+    out, i, just_merged = [], 0, False
+    while i < len(ids):
+        if not just_merged and i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
+            out.append(new_id)
+            i += 2
+            just_merged = True
+        else:
+            out.append(ids[i])
+            i += 1
+            just_merged = False
+    return out
+
+
+def _merge_scan(ids, new_id, matches, step_after_merge=2):
+    """The left-to-right scan with another test for 'the pair is here' (``matches(a, b)``)
+    or another step after a merge: the merge_pair that a mistake in either gives."""
+    out, i = [], 0
+    while i < len(ids):
+        if i + 1 < len(ids) and matches(ids[i], ids[i + 1]):
+            out.append(new_id)
+            i += step_after_merge
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
+def _merge_scan_mistakes(ids, pair, new_id) -> dict[str, list]:
+    """Each half of the pair test alone, and a step of one after a merge. Where the two
+    halves give the same list on this input, one message names both."""
+    first = _merge_scan(ids, new_id, lambda a, b: a == pair[0])
+    second = _merge_scan(ids, new_id, lambda a, b: b == pair[1])
+    if first == second:
+        return {
+            "You merged where only one id of the pair matches (ids[i] == pair[0], or "
+            "ids[i + 1] == pair[1]: on this input both give your result): compare both "
+            "ids, (ids[i], ids[i + 1]) == pair.": first,
+            "After a merge you moved on by one id instead of two, so the second id of a "
+            "merged pair starts another pair (overlapping merges): [1, 1, 1] with (1, 1) "
+            "becomes [X, 1], not [X, X]. Skip both merged ids (i += 2).": _merge_scan(
+                ids, new_id, lambda a, b: (a, b) == tuple(pair), step_after_merge=1
+            ),
+        }
+    return {
+        f"You merged wherever the *first* id matches pair[0] = {pair[0]}, whatever follows "
+        f"it: compare both ids, (ids[i], ids[i + 1]) == pair, not ids[i] == pair[0].": _merge_scan(
+            ids, new_id, lambda a, b: a == pair[0]
+        ),
+        f"You merged wherever the *second* id matches pair[1] = {pair[1]}, whatever comes "
+        f"before it: compare both ids, (ids[i], ids[i + 1]) == pair.": _merge_scan(
+            ids, new_id, lambda a, b: b == pair[1]
+        ),
+        "After a merge you moved on by one id instead of two, so the second id of a merged "
+        "pair starts another pair (overlapping merges): [1, 1, 1] with (1, 1) becomes [X, 1], "
+        "not [X, X]. Skip both merged ids (i += 2).": _merge_scan(
+            ids, new_id, lambda a, b: (a, b) == tuple(pair), step_after_merge=1
+        ),
+    }
+
+
+def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
+    """Check ``merge_pair(ids, pair, new_id)``: a new list (or tuple), non-overlapping
+    merges from the left, the input left alone."""
+    with Checker("merge_pair", hidden=hidden) as c:
+        c.require_callable(merge_pair)
+        if hidden:
+            cases = []
+            for seed in (61, 62, 63):
+                ids = _random_ids(seed, 20, high=3)
+                cases.append((ids, (ids[3], ids[4]), 300 + seed))
+            cases += [([1, 1, 1, 1, 1], (1, 1), 9), ([2], (2, 2), 9), ([], (1, 2), 9)]
+        else:
+            a = list(_CLASSIC.encode())
+            cases = [
+                (a, (97, 97), 256),
+                ([1, 1, 1], (1, 1), 4),
+                ([5, 6, 7], (6, 5), 8),
+                ([3, 4, 3, 4], (3, 4), 9),
+                ([], (1, 2), 9),
+            ]
+        first_only_ruled_out = False  # an earlier input merged a later occurrence too
+        for ids, pair, new_id in cases:
+            what = f"merge_pair({ids}, {pair}, {new_id})"
+            got = c.call(
+                merge_pair,
+                list(ids),
+                pair,
+                new_id,
+                mutation_hint="Build the result in a new list; `ids[i:i + 2] = [new_id]`, "
+                "`ids.pop(...)` or `ids[:] = ...` change the caller's list.",
+            )
+            got = _ids(c, got, what, "Return a new list of ids.")
+            expected = ref.merge_pair(ids, pair, new_id)
+            first_only = _merge_first_only(ids, pair, new_id)
+            back_to_back = _merge_back_to_back_missed(ids, pair, new_id)
+            later_missed = {}
+            if first_only == back_to_back and not first_only_ruled_out:
+                later_missed[
+                    "Only the first occurrence of the pair was replaced, or an occurrence that "
+                    "starts right where a merged one ended was skipped (on this input the two "
+                    "look alike): after a merge, keep scanning from the id after the pair and "
+                    "replace every later, non-overlapping occurrence, including one that "
+                    "follows directly."
+                ] = first_only
+            else:
+                if not first_only_ruled_out:
+                    later_missed[
+                        "Only the first occurrence of the pair was replaced: after a merge, "
+                        "keep scanning (from the id after the pair) and replace every later, "
+                        "non-overlapping occurrence too."
+                    ] = first_only
+                later_missed[
+                    "An occurrence that starts right where a merged one ended was not merged "
+                    "(separate occurrences were). Merging by string replacement on the joined "
+                    "ids does that: one match uses up the separator that the next one needs. "
+                    "Scan the list with an index instead: after a merge at i, look for the "
+                    "pair again at i + 2."
+                ] = back_to_back
+            c.expect_equal(
+                got,
+                expected,
+                what,
+                hint="Scan left to right; where ids[i], ids[i+1] equal the pair, emit new_id and "
+                "skip two positions, otherwise emit ids[i] and move one.",
+                mistakes={
+                    "After a merge, skip *both* merged ids: [1, 1, 1] with (1, 1) becomes [X, 1], "
+                    "not [X, X] or [X].": _merge_double(ids, pair, new_id),
+                    "The last id went missing: when no merge happens at the final position, it "
+                    "still has to be copied.": expected[:-1] if expected else None,
+                    **later_missed,
+                    "Nothing was merged: you returned the ids unchanged although the pair "
+                    "occurs in them, so your test for the pair is never true. A list slice "
+                    "never equals the tuple pair (ids[i:i + 2] == pair compares [a, b] with "
+                    "(a, b), always False): compare (ids[i], ids[i + 1]) == pair, or "
+                    "tuple(ids[i:i + 2]) == pair. (Or the input list was returned instead of "
+                    "the new one.)": list(ids),
+                    **_merge_scan_mistakes(ids, pair, new_id),
+                },
+            )
+            # this input passed: if only the first occurrence had been merged, it would not have
+            first_only_ruled_out = first_only_ruled_out or first_only != expected

@@ -1,0 +1,197 @@
+"""The check of ``build_vocab``: the special tokens first, then the tokens by frequency
+(ties alphabetical), and the ordering mistakes it names.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from transformer_course.checking import Checker, CheckFailure
+from transformer_course.reference import tokenization as ref
+
+from .common import _random_token_lists
+
+
+def _vocab_after(ranked, min_freq):
+    vocab = {token: index for index, token in enumerate(ref.SPECIAL_TOKENS)}
+    for token, count in ranked:
+        if count >= min_freq and token not in vocab:
+            vocab[token] = len(vocab)
+    return vocab
+
+
+def _vocab_first_seen(token_lists, min_freq=1):
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    return _vocab_after(counts.most_common(), min_freq)  # ties in order of first appearance
+
+
+def _vocab_ascending(token_lists, min_freq=1):
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    return _vocab_after(sorted(counts.items(), key=lambda item: (item[1], item[0])), min_freq)
+
+
+def _vocab_in_order_seen(token_lists, min_freq=1):
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    return _vocab_after(counts.items(), min_freq)  # Counter keeps first-appearance order
+
+
+def _vocab_ties_reversed(token_lists, min_freq=1):
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    ranked = sorted(counts.items(), key=lambda item: (item[1], item[0]), reverse=True)
+    return _vocab_after(ranked, min_freq)
+
+
+def _vocab_alphabetical(token_lists, min_freq=1):
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    return _vocab_after(sorted(counts.items()), min_freq)
+
+
+def _vocab_once_per_list(token_lists, min_freq=1):
+    """Counts each token once per token list (set(tokens)): None where no list repeats
+    a token (it cannot show there)."""
+    if all(len(set(tokens)) == len(tokens) for tokens in token_lists):
+        return None
+    counts = Counter(t for tokens in token_lists for t in set(tokens))
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return _vocab_after(ordered, min_freq)
+
+
+_VOCAB_ORDER_HINT = (
+    "After the specials: tokens seen at least min_freq times, most frequent first, ties in "
+    "alphabetical order."
+)
+
+
+def _vocab_mistakes(token_lists, min_freq) -> dict:
+    """{diagnosis: the vocabulary that mistake builds (None where it cannot show)}."""
+    return {
+        "Ties must be broken alphabetically; yours keep the order of first appearance "
+        "(Counter.most_common does that).": _vocab_first_seen(token_lists, min_freq),
+        "Your ids follow the order in which the tokens first appear (as a dict filled "
+        "while reading the data does): sort them by descending count first, ties "
+        "alphabetical.": _vocab_in_order_seen(token_lists, min_freq),
+        "Most frequent tokens come first: sort by descending count, and use the alphabet "
+        "only to break ties.": _vocab_ascending(token_lists, min_freq),
+        "Order by frequency first (descending) and use the alphabet only to break ties.": (
+            _vocab_alphabetical(token_lists, min_freq)
+        ),
+        "Ties come in reverse alphabetical order: sorting by (count, token) with "
+        "reverse=True reverses the tie-break too. Sort by (-count, token) without "
+        "reverse: key=lambda item: (-item[1], item[0]).": _vocab_ties_reversed(
+            token_lists, min_freq
+        ),
+        "A token seen exactly min_freq times belongs in the vocabulary (count >= min_freq, "
+        "not >).": ref.build_vocab(token_lists, min_freq + 1),
+        "Your counts take each token once per token list (as set(tokens) does): count "
+        "every occurrence, so a token repeated within one list counts each time.": (
+            _vocab_once_per_list(token_lists, min_freq)
+        ),
+        "min_freq was ignored: drop tokens seen fewer than min_freq times.": (
+            ref.build_vocab(token_lists, 1) if min_freq > 1 else None
+        ),
+    }
+
+
+def _expect_no_state_between_calls(c, build_vocab, got, token_lists, min_freq, what) -> None:
+    """Tokens that are not in this call's data: kept from an earlier call (a dict that
+    outlives the call) if a probe call's token then shows up in a repeat of this call."""
+    seen = {t for tokens in token_lists for t in tokens} | set(ref.SPECIAL_TOKENS)
+    foreign = [t for t in got if t not in seen]
+    if not foreign:
+        return
+    probe = "<probe-token>"
+    c.call(build_vocab, [[probe]], min_freq=1, call_repr=f"build_vocab([[{probe!r}]])")
+    again = c.call(build_vocab, [list(t) for t in token_lists], min_freq=min_freq)
+    shown = ", ".join(repr(t) for t in foreign[:5]) + (", ..." if len(foreign) > 5 else "")
+    if isinstance(again, dict) and probe in again:
+        c.fail(
+            f"{what} returned tokens that are not in its input ({shown}), and after a call "
+            f"build_vocab([[{probe!r}]]) the same call returns {probe!r} too: your vocabulary "
+            "keeps the tokens of earlier calls. The dict you add to outlives the call (a "
+            "module-level dict of the specials, or a default argument, updated without a "
+            "copy). Start every call from a new dict: "
+            "{token: i for i, token in enumerate(SPECIAL_TOKENS)}, or dict(...) / .copy()."
+        )
+    c.fail(
+        f"{what} returned tokens that are not in its input: {shown}. The vocabulary holds "
+        "the four special tokens and the tokens of token_lists, nothing else."
+    )
+
+
+def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
+    """Check ``build_vocab(token_lists, min_freq)``; any dict (a Counter, an OrderedDict)
+    is accepted, its key order is not compared."""
+    with Checker("build_vocab", hidden=hidden) as c:
+        c.require_callable(build_vocab)
+        if hidden:
+            cases = [(_random_token_lists(seed), m) for seed, m in ((11, 1), (12, 2), (13, 3))]
+            cases.append(([["<unk>", "cat", "cat"], ["<pad>", "dog"]], 1))
+            cases.append(([], 1))
+        else:
+            cases = [
+                ([["the", "cat", "sat"], ["the", "dog", "sat"], ["the", "end"]], 1),
+                ([["b", "a", "b"], ["a", "c"], ["d"]], 2),
+                # Some corpora already contain "<unk>" (the Penn Treebank's text does).
+                ([["the", "<unk>", "cat"], ["the", "<unk>", "sat"]], 1),
+            ]
+        # Every call first (a call that raises ends the list): a known ordering mistake
+        # is named only if it agrees with every result collected, not just the wrong one.
+        results, pending = [], None
+        for token_lists, min_freq in cases:
+            try:
+                results.append(
+                    c.call(build_vocab, [list(t) for t in token_lists], min_freq=min_freq)
+                )
+            except CheckFailure as failure:
+                pending = failure
+                break
+        agreeing = {
+            message
+            for message in _vocab_mistakes(*cases[0])
+            if all(
+                isinstance(got, dict)
+                and ((value := _vocab_mistakes(*case)[message]) is None or dict(got) == value)
+                for case, got in zip(cases, results)
+            )
+        }
+        for (token_lists, min_freq), got in zip(cases, results):
+            what = f"build_vocab({token_lists!r}, min_freq={min_freq})"
+            c.expect_type(got, dict, what, "Return a dict mapping each token to its id.")
+            expected = ref.build_vocab(token_lists, min_freq)
+            in_data = sorted(
+                {t for tokens in token_lists for t in tokens} & set(ref.SPECIAL_TOKENS)
+            )
+            c.expect_equal(
+                {t: got.get(t) for t in ref.SPECIAL_TOKENS},
+                {t: i for i, t in enumerate(ref.SPECIAL_TOKENS)},
+                f"the special tokens in {what}",
+                hint="They come first, in this order: <pad>=0, <unk>=1, <bos>=2, <eos>=3, "
+                "whatever the data contains."
+                + (
+                    f" The data contains {', '.join(in_data)}: a data token that is also a "
+                    "special token keeps its special id (skip it when you add the data tokens)."
+                    if in_data
+                    else ""
+                ),
+            )
+            c.expect_equal(
+                sorted(got.values()),
+                list(range(len(got))),
+                f"the ids of {what}",
+                hint="Ids must be 0, 1, 2, ... with no gaps or repeats (use len(vocab) as the next "
+                "id, and skip a token that is already in the vocabulary without using up an id).",
+            )
+            _expect_no_state_between_calls(c, build_vocab, got, token_lists, min_freq, what)
+            c.expect_equal(
+                dict(got),
+                expected,
+                what,
+                hint=_VOCAB_ORDER_HINT,
+                mistakes={
+                    message: value
+                    for message, value in _vocab_mistakes(token_lists, min_freq).items()
+                    if message in agreeing
+                },
+            )
+        if pending is not None:
+            raise pending

@@ -1,0 +1,133 @@
+"""The check of ``tokenize``: lower-cased words and punctuation, and the splitting mistakes
+it names.
+"""
+
+from __future__ import annotations
+
+import re
+
+from transformer_course.checking import Checker
+from transformer_course.checking.hints import two_mistakes
+from transformer_course.reference import tokenization as ref
+
+from .common import _tokens
+
+_VISIBLE_TEXTS = [
+    "Hello, I love you!",
+    "The ball is blue.",
+    "Hi   how are you?",
+    "Wait... what?!",
+    "Déjà vu:\t2 snake_case\nwords",
+    "She didn't.",
+    "",
+]
+_HIDDEN_TEXTS = [
+    "The black cat drank the milk... didn't it?!",
+    "La bola es azul; ¿verdad?",
+    "Ünïcödé wörds, 42 numbers & snake_case",
+    "  tabs\tand\nnewlines  ",
+    "(nested [brackets]) -- dashes",
+]
+
+
+def check_tokenize(tokenize, *, hidden: bool = False) -> None:
+    """Check ``tokenize(text)``: lower-cased words (runs of ``\\w``) and single
+    punctuation marks, whitespace dropped; a list or a tuple of str is accepted."""
+    with Checker("tokenize", hidden=hidden) as c:
+        c.require_callable(tokenize)
+        runs = []
+        for text in _HIDDEN_TEXTS if hidden else _VISIBLE_TEXTS:
+            what = f"tokenize({text!r})"
+            got = _tokens(c, c.call(tokenize, text), what, "Return a list of strings.")
+            runs.append((text, what, got))
+        # A mistake (or a pair) is named first when it agrees with every text run, not just
+        # the first wrong one (on a text without capitals, "no lower-casing" is invisible).
+        singles = [_tokenize_mistakes(text) for text, _, _ in runs]
+        pairs = [_tokenize_pairs(text) for text, _, _ in runs]
+
+        def agreeing(tables):
+            return [
+                m for m in tables[0] if all(t[m] == got for t, (_, _, got) in zip(tables, runs))
+            ]
+
+        every_single, every_pair = agreeing(singles), agreeing(pairs)
+        for (text, what, got), single, pair in zip(runs, singles, pairs, strict=True):
+            if every_single:
+                single, pair = {m: single[m] for m in every_single}, None
+            elif len(every_pair) == 1:
+                single, pair = {}, {every_pair[0]: pair[every_pair[0]]}
+            c.expect_equal(
+                got,
+                ref.tokenize(text),
+                what,
+                hint="Words are runs of letters, digits or '_' (re's \\w); every other non-space "
+                "character is a token on its own; everything is lower-cased.",
+                mistakes=single,
+                pairs=pair,
+            )
+
+
+_NO_LOWER = "It looks like you did not lower-case the text first."
+#: (diagnosis, (how, pattern)): each splitting mistake, applied to the lower-cased text;
+#: how is "findall" (re.findall), "split" (re.split), "split_kept" (re.split, empty
+#: strings dropped) or "str" (str.split)
+_SPLIT_MISTAKES: dict[str, tuple[str, str]] = {
+    "It looks like you split on whitespace only: punctuation must become tokens "
+    "of its own ('hello,' should be 'hello' and ',').": ("str", ""),
+    "Punctuation disappeared: it must be kept, as tokens of its own.": ("findall", r"\w+"),
+    "Runs of punctuation ('...', '?!') must be split into one token per character.": (
+        "findall",
+        r"\w+|[^\w\s]+",
+    ),
+    "Empty strings slipped in: splitting on a pattern leaves '' between adjacent "
+    "separators; drop them.": ("split", r"\s+|(?=[^\w\s])|(?<=[^\w\s])"),
+    "Words are made of letters of any script, digits and underscores ('déjà', "
+    "'2', 'snake_case' are one token each): [a-z] matches only the 26 ASCII "
+    "letters, while \\w matches them all.": ("findall", r"[a-z]+|[^a-z\s]"),
+    "Letters outside ASCII ('é', 'à', 'ü') are letters too: 'déjà' is one word. "
+    "[a-z0-9_] misses them, while \\w matches every script.": ("findall", r"[a-z0-9_]+|[^\w\s]"),
+    "An apostrophe is punctuation like any other: 'didn't' is 'didn', \"'\", 't' "
+    "(crude, and one reason real tokenizers use subwords).": ("findall", r"[\w']+|[^\w\s]"),
+    "Tabs and newlines are whitespace too: they separate tokens and never are "
+    "tokens (\\s matches every kind of whitespace; ' ' only the space).": (
+        "findall",
+        r"\w+|[^\w ]",
+    ),
+    "The spaces came back as tokens (' '): splitting on every non-word character with a "
+    "capturing group, re.split(r'(\\W)', ...), keeps each separator, spaces included. "
+    "Whitespace separates tokens and is never one: drop it (or use re.findall(r'\\w+|"
+    "[^\\w\\s]', ...)).": ("split_kept", r"(\W)"),
+    "Spaces (' ') and empty strings ('') came back as tokens: re.split(r'(\\W)', ...) keeps "
+    "each separator its capturing group matched, spaces included, and leaves '' between "
+    "two adjacent separators and at the ends. Whitespace separates tokens and is never one, "
+    "and '' is no token: drop both (or use re.findall(r'\\w+|[^\\w\\s]', ...)).": (
+        "split",
+        r"(\W)",
+    ),
+}
+
+
+def _split(rule: tuple[str, str], text: str) -> list[str]:
+    how, pattern = rule
+    if how == "str":
+        return text.split()
+    if how == "split_kept":  # the separators kept, empty strings dropped
+        return [piece for piece in re.split(pattern, text) if piece]
+    return re.split(pattern, text) if how == "split" else re.findall(pattern, text)
+
+
+def _tokenize_mistakes(text: str) -> dict[str, list[str]]:
+    """Each known tokenising mistake alone: {diagnosis: the tokens it gives for text}."""
+    out = {_NO_LOWER: re.findall(r"\w+|[^\w\s]", text)}
+    out.update({message: _split(rule, text.lower()) for message, rule in _SPLIT_MISTAKES.items()})
+    return out
+
+
+def _tokenize_pairs(text: str) -> dict[str, list[str]]:
+    """Two mistakes at once: no lower-casing and one wrong splitting rule (independent
+    knobs). Without lower-casing, an ASCII letter class [a-z] is taken as [A-Za-z], the
+    letters a learner who keeps the case writes."""
+    return {
+        two_mistakes(_NO_LOWER, message): _split((how, pattern.replace("a-z", "A-Za-z")), text)
+        for message, (how, pattern) in _SPLIT_MISTAKES.items()
+    }
