@@ -820,7 +820,12 @@ def step_with(
             optimizer.zero_grad()
         src, decoder_input, labels = batch
         for _ in range(steps):
-            logits = model(src, decoder_input if feed == "decoder_input" else labels)
+            if feed == "swapped":
+                logits = model(decoder_input, src)
+            elif feed == "source":
+                logits = model(src, src)
+            else:
+                logits = model(src, decoder_input if feed == "decoder_input" else labels)
             loss = loss_fn(logits, labels)
             if order != "no-backward":
                 loss.backward()
@@ -838,6 +843,8 @@ def step_with(
                     nn.utils.clip_grad_norm_(p, norm)
             elif clip == "unguarded":
                 nn.utils.clip_grad_norm_(model.parameters(), clip_norm * 1.0)
+            elif clip == "unguarded-call":
+                nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
             if order in ("clip-step", "no-backward") and zero != "never-steps":
                 optimizer.step()
             if zero == "after":
@@ -867,6 +874,12 @@ STEP_MISTAKES = [
     Mistake(STEP, named("clip_always_1")(step_with(fixed_clip=1.0)), "You clipped with 1.0"),
     Mistake(
         STEP, named("clip_norm_none_crashes")(step_with(clip="unguarded")), "clip_norm=None means"
+    ),
+    # blind6c: clip_grad_norm_(..., None) raises float()'s TypeError, which named no cause
+    Mistake(
+        STEP,
+        named("clip_norm_none_passed_on")(step_with(clip="unguarded-call")),
+        r"passed clip_norm=None, which means: do not clip",
     ),
     Mistake(STEP, named("no_zero_grad")(step_with(zero=None)), "were still in the model"),
     Mistake(STEP, named("no_train_mode")(step_with(train=False)), "training mode"),
@@ -900,6 +913,18 @@ STEP_MISTAKES = [
         STEP,
         named("labels_fed_to_decoder")(step_with(feed="labels")),
         "labels fed to the decoder|fed the labels",
+    ),
+    # blind6c: the inputs in the wrong order made the loss raise a raw shape error; the
+    # source as the decoder input raises the same one, so both are named
+    Mistake(
+        STEP,
+        named("model_inputs_swapped")(step_with(feed="swapped")),
+        r"model\(decoder_input, src\), the two inputs swapped",
+    ),
+    Mistake(
+        STEP,
+        named("source_as_decoder_input")(step_with(feed="source")),
+        r"model\(src, src\), the source as the decoder input",
     ),
 ]
 
