@@ -874,6 +874,30 @@ def greedy_tokens_as_source(model, src_ids, max_len, bos_id, eos_id):
     return tokens[:, 1:]
 
 
+def greedy_row_0_for_every_row(model, src_ids, max_len, bos_id, eos_id):
+    """Blind round 6: the batch-of-one habit (next_word.data[0]): row 0's argmax is
+    appended to every row."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        batch = src_ids.shape[0]
+        tokens = torch.full((batch, 1), bos_id, dtype=torch.long)
+        finished = torch.zeros(batch, dtype=torch.bool)
+        for _ in range(max_len):
+            best = model.decode(tokens, memory, src_ids)[:, -1].argmax(-1)
+            step = torch.full((batch,), best[0].item(), dtype=torch.long)
+            step = step.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, step[:, None]], dim=1)
+            finished = finished | (step == eos_id)
+            if finished.all():
+                break
+    return tokens[:, 1:]
+
+
+def greedy_stacked_steps_first(model, src_ids, max_len, bos_id, eos_id):
+    """Blind round 6: the per-step tokens stacked with torch.stack's default dim=0."""
+    return ref.greedy_decode(model, src_ids, max_len, bos_id, eos_id).T
+
+
 # ================================================================== the lists
 MISTAKES = [
     Mistake(check_Transformer, TUnscaled, r"not multiplied by sqrt\(d_model\)"),
@@ -1022,6 +1046,10 @@ MISTAKES = [
         check_greedy_decode,
         greedy_tokens_as_source,
         r"third argument must be the source ids themselves",
+    ),
+    Mistake(check_greedy_decode, greedy_row_0_for_every_row, r"Every row got row 0's next token"),
+    Mistake(
+        check_greedy_decode, greedy_stacked_steps_first, r"the expected one transposed: \(steps"
     ),
 ]
 

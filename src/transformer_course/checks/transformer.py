@@ -1407,6 +1407,13 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
         )
     c.ok()
     batch = src.shape[0]
+    if got.dim() == 2 and got.shape[0] != batch and torch.equal(got.T, expected):
+        c.fail(
+            f"{call} returned shape {tuple(got.shape)}; expected (batch, n) = ({batch}, n). "
+            "Your result is the expected one transposed: (steps, batch), as torch.stack(...) "
+            "of the per-step (batch,) tokens gives with its default dim=0. Stack along dim=1 "
+            "(or build the tokens by torch.cat along dim 1), so that each row is a sentence."
+        )
     if got.dim() != 2 or got.shape[0] != batch:
         hint = (
             " One row per sentence: did you decode a single sentence (the Annotated "
@@ -1453,6 +1460,12 @@ _REPLAY_RULES = {
         "You took the FIRST position's logits at every step: the next token is predicted by "
         "the LAST position of the prefix, logits[:, -1]."
     ),
+    "row_0": (
+        "Every row got row 0's next token: one decision, row 0's argmax (next_token[0] or "
+        ".item(), as in the Annotated Transformer's greedy_decode, which decodes one sentence), "
+        "was used for the whole batch. Each row has its own next token: "
+        "logits[:, -1].argmax(dim=-1), a (batch,) tensor."
+    ),
 }
 
 
@@ -1478,6 +1491,7 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
                 "softmax_positions": torch.softmax(logits, dim=1)[:, -1].argmax(-1),
                 "positions": logits.argmax(dim=1)[:, -1],
                 "first": logits[:, 0].argmax(-1),
+                "row_0": logits[0, -1].argmax(-1).expand(batch),
             }
             mine = got[:, step]
             for name in _REPLAY_RULES:
