@@ -1711,3 +1711,29 @@ def test_label_smoothed_loss_names_the_masking_or_the_double_softmax(fn, message
     """Both used to get the one formula hint every unmatched loss got."""
     text = _visible_message(check_label_smoothed_loss, fn)
     assert re.search(message, text), text
+
+
+def test_beam_search_names_sentences_that_interfere_in_a_batch():
+    """Blind round 6: the memory encoded once for the whole batch, before the loop over the
+    sentences, made expand() raise a raw RuntimeError. Each sentence searched alone gets the
+    right answer, so the check says that the sentences of the batch interfere, and how."""
+    whole_batch = _beam_editing(
+        "            memory = model.encode(src)  # (1, len_src, d_model)\n"
+        "            beam, finished",
+        "            memory = model.encode(src_ids)  # (batch, len_src, d_model)\n"
+        "            beam, finished",
+    )
+    text = _visible_message(check_beam_search, whole_batch)
+    assert "the sentences interfere" in text and "model.encode(src_ids) before the loop" in text
+
+
+def test_beam_search_names_right_tokens_padded_in_the_wrong_place():
+    """Rows padded on the left hold the right tokens; searched alone (no padding needed)
+    they are right, but the cause is where the padding goes, not interfering sentences."""
+    fn = _beam_editing(
+        "out[row, : len(tokens)] = torch.tensor(tokens, dtype=torch.long)",
+        "out[row, width - len(tokens) :] = torch.tensor(tokens, dtype=torch.long)",
+    )
+    text = _visible_message(check_beam_search, fn)
+    assert "padding among or before them" in text, text
+    assert "interfere" not in text, text
