@@ -362,6 +362,18 @@ def noam_variant(formula, name):
 
 
 NOAM_MISTAKES = [
+    # blind6c: exponents written as fractions without parentheses: x ** -1 / 2 is
+    # (x ** -1) / 2 in Python; named for every combination the values single out
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-1 / 2 * min(s**-1 / 2, s * w**-3 / 2), "all_fractions"),
+        r"d_model \*\* -1 / 2, step \*\* -1 / 2, warmup \*\* -3 / 2 give in Python: \*\* binds",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-1 / 2 * min(s**-0.5, s * w**-1.5), "d_model_fraction"),
+        r"what d_model \*\* -1 / 2 give in Python",
+    ),
     Mistake(
         check_noam_lr,
         noam_variant(lambda s, d, w: d**-0.5 * min(s**-0.5, s * w**-0.5), "warmup_power"),
