@@ -145,8 +145,8 @@ def _fraction_exponents(noam_lr, cases) -> str:
         ", ".join(f"{name} ** {_FRACTIONS[name][0]}" for name in names) for names in found
     )
     return (
-        f"Your rates are what {written} give in Python: ** binds tighter than / (and than the "
-        "minus sign), so x ** -1 / 2 is (x ** -1) / 2 = 1 / (2 x), not x ** -0.5. Write the "
+        f"Your rates are what {written} give in Python: ** binds tighter than /, "
+        "so x ** -1 / 2 is (x ** -1) / 2 = 1 / (2 x), not x ** -0.5. Write the "
         "exponents as decimals (** -0.5, ** -1.5) or in parentheses (** (-1 / 2))."
     )
 
