@@ -200,6 +200,15 @@ class TMasksSwapped(_Wired):
         return self.decoder(y, memory, tgt_mask, src_mask)
 
 
+class TSelfMaskFromSource(_Wired):
+    """Blind round 6: decoder_self_attention_mask(src_ids, ...), a copy of the line below
+    it (the lengths are equal in the visible case, so no shape error shows it there)."""
+
+    def wire(self, y, memory, src_ids, tgt_ids):
+        src_mask, _ = self.masks(src_ids, tgt_ids)
+        return self.decoder(y, memory, src_mask, decoder_self_attention_mask(src_ids, self.pad_id))
+
+
 class TTargetMaskToCross(_Wired):
     def wire(self, y, memory, src_ids, tgt_ids):
         _, tgt_mask = self.masks(src_ids, tgt_ids)
@@ -629,6 +638,17 @@ def count_paper_style(
     }
 
 
+def count_final_norm_in_every_layer(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """Blind round 6: the final LayerNorm inside the num_layers product."""
+    counts = count_paper_style(vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings)
+    if final_norm:
+        counts["encoder"] += num_layers * 2 * d_model
+        counts["decoder"] += num_layers * 2 * d_model
+    return counts
+
+
 def count_numpy_ints(*args, **kwargs):
     import numpy as np
 
@@ -901,6 +921,11 @@ def greedy_stacked_steps_first(model, src_ids, max_len, bos_id, eos_id):
 # ================================================================== the lists
 MISTAKES = [
     Mistake(check_Transformer, TUnscaled, r"not multiplied by sqrt\(d_model\)"),
+    Mistake(
+        check_count_parameters,
+        count_final_norm_in_every_layer,
+        r"counted the final LayerNorm once per layer",
+    ),
     Mistake(check_Transformer, TScaledTwice, r"sqrt\(d_model\) twice"),
     Mistake(check_Transformer, TPlainEmbedding, r"plain nn\.Embedding.*TokenEmbedding"),
     Mistake(check_Transformer, TNoPositions, r"source gets no positional encoding"),
@@ -923,6 +948,7 @@ MISTAKES = [
         TSourceMaskToSelfAttention,
         r"self-attention got the source padding mask",
     ),
+    Mistake(check_Transformer, TSelfMaskFromSource, r"self-attention mask was built from src_ids"),
     Mistake(check_Transformer, TNoLookAhead, r"no look-ahead mask"),
     Mistake(check_Transformer, TNoTargetPadding, r"ignores the target's padding"),
     Mistake(check_Transformer, TMasksSwapped, r"two decoder masks are swapped"),

@@ -304,6 +304,12 @@ _SOURCE_MASK_TO_SELF = (
     "target positions: it needs decoder_self_attention_mask(tgt_ids, self.pad_id); the "
     "source padding mask belongs to the cross-attention."
 )
+_SELF_MASK_FROM_SOURCE = (
+    "The decoder's self-attention mask was built from src_ids: "
+    "decoder_self_attention_mask(src_ids, ...) has the look-ahead part, but the source's "
+    "padding and the source's length (with len_src != len_tgt it does not even fit). Its "
+    "queries and keys are target positions: decoder_self_attention_mask(tgt_ids, self.pad_id)."
+)
 _MASKS_SWAPPED = (
     "The two decoder masks are swapped: the target mask went to the cross-attention and the "
     "source padding mask to the self-attention. The decoder's signature is "
@@ -403,6 +409,12 @@ def decode_mistakes(case: _Case) -> list[tuple[str, dict[str, Any]]]:
         (_NO_TARGET_PADDING, {"self_mask": "causal"}),
         (_MASKS_SWAPPED, {"self_mask": "src_pad", "cross_mask": "tgt"}),
         (_SOURCE_MASK_TO_SELF, {"self_mask": "src_pad"}),
+        # only where the two lengths agree; elsewhere the shapes clash (_length_hint)
+        *(
+            [(_SELF_MASK_FROM_SOURCE, {"self_mask": "src_causal_pad"})]
+            if case.len_src == case.len_tgt
+            else []
+        ),
         (_TARGET_MASK_TO_CROSS, {"cross_mask": "tgt"}),
         (_NO_CROSS_MASK, {"cross_mask": "none"}),
         (_CROSS_MASK_FROM_TARGET, {"cross_mask": "tgt_pad"}),
@@ -958,6 +970,12 @@ COUNT_MISTAKES = [
         {"decoder_norms": 2},
         "A decoder layer has THREE LayerNorms, one per sub-layer (self-attention, "
         "cross-attention, feed-forward); you counted two.",
+    ),
+    (
+        {"final_per_layer": True},
+        "You counted the final LayerNorm once per layer (inside num_layers * (...)): each "
+        "stack has ONE final LayerNorm, after its last layer, so with final_norm=True a stack "
+        "is num_layers * layer + 2 * d_model.",
     ),
     (
         {"final_in": ("encoder",)},
