@@ -913,6 +913,33 @@ def greedy_row_0_for_every_row(model, src_ids, max_len, bos_id, eos_id):
     return tokens[:, 1:]
 
 
+def greedy_memory_of(sentence: int):
+    """Every row decoded from one sentence's memory and source ids."""
+
+    def greedy_decode(model, src_ids, max_len, bos_id, eos_id):
+        return _greedy_from_one_sentence(model, src_ids, max_len, bos_id, eos_id, sentence)
+
+    greedy_decode.__name__ = f"greedy_memory_of_sentence_{sentence}"
+    return greedy_decode
+
+
+def _greedy_from_one_sentence(model, src_ids, max_len, bos_id, eos_id, sentence):
+    with torch.no_grad():
+        batch = src_ids.shape[0]
+        one = src_ids[sentence:][:1].expand(batch, -1)
+        memory = model.encode(one)
+        tokens = torch.full((batch, 1), bos_id, dtype=torch.long)
+        finished = torch.zeros(batch, dtype=torch.bool)
+        for _ in range(max_len):
+            step = model.decode(tokens, memory, one)[:, -1].argmax(-1)
+            step = step.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, step[:, None]], dim=1)
+            finished = finished | (step == eos_id)
+            if finished.all():
+                break
+    return tokens[:, 1:]
+
+
 def greedy_stacked_steps_first(model, src_ids, max_len, bos_id, eos_id):
     """Blind round 6: the per-step tokens stacked with torch.stack's default dim=0."""
     return ref.greedy_decode(model, src_ids, max_len, bos_id, eos_id).T
@@ -1074,6 +1101,11 @@ MISTAKES = [
         r"third argument must be the source ids themselves",
     ),
     Mistake(check_greedy_decode, greedy_row_0_for_every_row, r"Every row got row 0's next token"),
+    # the first sentence's memory for every row gives row 0's tokens everywhere, as the
+    # batch-of-one argmax does: both are named
+    Mistake(check_greedy_decode, greedy_memory_of(0), r"or every row was decoded from the first"),
+    # the last sentence's: no known rule; each sentence decoded alone is right
+    Mistake(check_greedy_decode, greedy_memory_of(-1), r"so the rows interfere"),
     Mistake(
         check_greedy_decode, greedy_stacked_steps_first, r"the expected one transposed: \(steps"
     ),

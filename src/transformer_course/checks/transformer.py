@@ -1450,12 +1450,50 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
         )
         for knobs, message in [*GREEDY_MISTAKES, *off_by_one_mistakes(case.max_len)]
     }
-    c.expect_equal(
-        got,
-        expected,
-        call,
-        mistakes=mistakes,
-        hint=lambda: _greedy_hint(got, expected, case, model, src),
+
+    def hint() -> str:
+        text = _greedy_hint(got, expected, case, model, src)
+        if text.startswith(("Replaying your steps: row", "Row ")):  # located, no cause
+            return _rows_interfere(c, greedy_decode, model, src, case, got, expected) + text
+        return text
+
+    c.expect_equal(got, expected, call, mistakes=mistakes, hint=hint)
+
+
+def _stripped(row: list[int], pad_id: int) -> list[int]:
+    end = len(row)
+    while end and row[end - 1] == pad_id:
+        end -= 1
+    return row[:end]
+
+
+def _rows_interfere(c: Checker, greedy_decode, model, src, case: _GreedyCase, got, expected):
+    """When every sentence decoded on its own (src[i : i + 1]) gets its right tokens while
+    the batch's rows hold other tokens (not only other padding): the rows interfere."""
+    batch = src.shape[0]
+    pad = case.pad_id
+    mine = [_stripped(row, pad) for row in got.tolist()]
+    right = [_stripped(row, pad) for row in expected.tolist()]
+    if batch < 2 or mine == right:
+        return ""
+    for i in range(batch):
+        try:
+            alone = c.call(
+                greedy_decode, model, src[i : i + 1], case.max_len, case.bos_id, case.eos_id
+            )
+        except CheckFailure:
+            return ""
+        if not isinstance(alone, torch.Tensor) or alone.dim() != 2 or alone.shape[0] != 1:
+            return ""
+        if _stripped(alone[0].tolist(), pad) != right[i]:
+            return ""
+    return (
+        f"Decoded one at a time (src_ids[i : i + 1]), each of these {batch} sentences gets its "
+        f"right tokens from your greedy_decode; in the batch of {batch} they do not, so the "
+        "rows interfere: a decision or a state meant for one row is shared by the batch (one "
+        "row's argmax used for all, a single finished flag, a break when any row ends). Each "
+        "row needs its own next token, logits[:, -1].argmax(dim=-1), and its own finished "
+        "flag; stop when finished.all(). "
     )
 
 
@@ -1479,10 +1517,13 @@ _REPLAY_RULES = {
         "the LAST position of the prefix, logits[:, -1]."
     ),
     "row_0": (
-        "Every row got row 0's next token: one decision, row 0's argmax (next_token[0] or "
-        ".item(), as in the Annotated Transformer's greedy_decode, which decodes one sentence), "
-        "was used for the whole batch. Each row has its own next token: "
-        "logits[:, -1].argmax(dim=-1), a (batch,) tensor."
+        "Every row got row 0's next token: either one decision, row 0's argmax (next_token[0] "
+        "or .item(), as in the Annotated Transformer's greedy_decode, which decodes one "
+        "sentence), was used for the whole batch, or every row was decoded from the first "
+        "sentence (its memory or its src_ids given to all rows); both give these tokens. Each "
+        "row has its own source and its own next token: model.decode(tokens, memory, src_ids) "
+        "with the whole batch's memory and src_ids, then logits[:, -1].argmax(dim=-1), a "
+        "(batch,) tensor."
     ),
 }
 
