@@ -302,7 +302,16 @@ def generator_with_buckets(
         )
 
 
+@named("squeezed")
+def squeezed(pairs, batch_size, **kwargs):
+    """Blind round 6: .squeeze() on each tensor, harmless until a batch holds one pair."""
+    return [
+        tuple(t.squeeze() for t in batch) for batch in ref.make_batches(pairs, batch_size, **kwargs)
+    ]
+
+
 BATCH_MISTAKES = [
+    Mistake(check_make_batches, squeezed, "holds one pair, so its batch axis has size 1"),
     Mistake(check_make_batches, no_shift, "labels are the same as your decoder input"),
     Mistake(check_make_batches, swapped, "decoder input and labels are swapped"),
     Mistake(check_make_batches, eos_as_start, "starts with <eos> instead of <bos>"),
