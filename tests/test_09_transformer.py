@@ -209,6 +209,14 @@ class TSelfMaskFromSource(_Wired):
         return self.decoder(y, memory, src_mask, decoder_self_attention_mask(src_ids, self.pad_id))
 
 
+class TTwoPositionalEncodings(_Reference):
+    """Blind round 6 (probe): a second positional encoding for the target side."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, num_heads=8, *args, **kw):
+        super().__init__(src_vocab_size, tgt_vocab_size, d_model, num_heads, *args, **kw)
+        self.tgt_positional_encoding = PositionalEncoding(d_model, 64, 0.0)
+
+
 class TTargetMaskToCross(_Wired):
     def wire(self, y, memory, src_ids, tgt_ids):
         _, tgt_mask = self.masks(src_ids, tgt_ids)
@@ -977,6 +985,7 @@ MISTAKES = [
     ),
     Mistake(check_Transformer, TSelfMaskFromSource, r"self-attention mask was built from src_ids"),
     Mistake(check_Transformer, TNoLookAhead, r"no look-ahead mask"),
+    Mistake(check_Transformer, TTwoPositionalEncodings, r"You built a second positional encoding"),
     Mistake(check_Transformer, TNoTargetPadding, r"ignores the target's padding"),
     Mistake(check_Transformer, TMasksSwapped, r"two decoder masks are swapped"),
     Mistake(check_Transformer, TTargetMaskToCross, r"cross-attention got the target mask"),

@@ -498,6 +498,13 @@ def _keys_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple], case: 
             "norm_first and final_norm on to Encoder and Decoder unchanged (final_norm=None "
             "adds one only for pre-LN)."
         )
+    positional = [key for key in extra if "positional" in key and not key.startswith(_POSITIONS)]
+    if positional:
+        hints.append(
+            f"You built a second positional encoding ({', '.join(positional)}): the contract has "
+            "ONE, positional_encoding, used for both sides (the sinusoids do not depend on the "
+            "language; only the positions matter)."
+        )
     if "output.bias" in missing and _OUT_WEIGHT in found:
         hints.append("The output layer is nn.Linear(d_model, tgt_vocab_size), with its bias.")
     if not any(key.startswith("output.") for key in found):
