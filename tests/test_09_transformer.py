@@ -217,6 +217,18 @@ class TTwoPositionalEncodings(_Reference):
         self.tgt_positional_encoding = PositionalEncoding(d_model, 64, 0.0)
 
 
+class TDropoutTwice(_Embedded):
+    """Blind round 6 (probe): another nn.Dropout after self.positional_encoding, which
+    already applies one; it passed every check (dropout 1.0 and 0.0 cannot show it)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.dropout = nn.Dropout(kwargs.get("dropout", 0.1))
+
+    def embed(self, table, ids):
+        return self.dropout(self.positional_encoding(table(ids)))
+
+
 class TTargetMaskToCross(_Wired):
     def wire(self, y, memory, src_ids, tgt_ids):
         _, tgt_mask = self.masks(src_ids, tgt_ids)
@@ -985,6 +997,7 @@ MISTAKES = [
     ),
     Mistake(check_Transformer, TSelfMaskFromSource, r"self-attention mask was built from src_ids"),
     Mistake(check_Transformer, TNoLookAhead, r"no look-ahead mask"),
+    Mistake(check_Transformer, TDropoutTwice, r"dropout ran twice on that sum"),
     Mistake(check_Transformer, TTwoPositionalEncodings, r"You built a second positional encoding"),
     Mistake(check_Transformer, TNoTargetPadding, r"ignores the target's padding"),
     Mistake(check_Transformer, TMasksSwapped, r"two decoder masks are swapped"),

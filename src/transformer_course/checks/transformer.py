@@ -42,7 +42,7 @@ import functools
 import math
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
@@ -752,6 +752,60 @@ def check_Transformer(cls, *, hidden: bool = False) -> None:
         for case in cases:
             _check_case(c, cls, case)
         _expect_vocab_check(c, cls, cases[1])
+        _expect_one_dropout(c, cls, _DROPOUT_PROBE[hidden])
+
+
+#: pre-LN, no final norm, one layer, dropout 0.5 in train mode: with every sub-layer's
+#: weights zero, encode returns the dropped sum of embeddings and positions itself
+_DROPOUT_PROBE = {
+    False: _Case(7, 9, 9, 8, 2, 1, 16, (5, 3), 5, (4, 2), 4, norm_first=True, final_norm=False),
+    True: _Case(107, 11, 11, 8, 2, 2, 16, (6, 4), 6, (3, 3), 3, 2, norm_first=True),
+}
+_DROPOUT_P = 0.5
+
+
+def _expect_one_dropout(c: Checker, cls, case: _Case) -> None:
+    """The sum of embeddings and positions is dropped out once: with p = 0.5 every entry
+    that survives is scaled by 1 / (1 - p) = 2, whatever the random draws. The layers'
+    sub-layers get zero weights, so that (pre-LN, no final norm) encode returns that sum
+    as it is; a dropout applied twice scales the survivors by 4."""
+    case = replace(case, final_norm=False, dropout=_DROPOUT_P, train=True)
+    module, built = build_module(
+        c, cls, case.src_vocab, case.tgt_vocab, name="Transformer", mode="train", **case.kwargs
+    )
+    state = _case_state(case)
+    for key, value in state.items():
+        if key.startswith("encoder.layers.") and ".norm" not in key:
+            state[key] = torch.zeros_like(value)
+    own = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
+    buffers = {k: v for k, v in own.items() if k.startswith(_POSITIONS)}
+    c.call(module.load_state_dict, {**state, **buffers}, call_repr=f"{built}.load_state_dict(...)")
+    src = vocab_token_ids(
+        case.src_lengths, case.len_src, case.src_vocab, case.pad_id, case.seed, left=case.left
+    )
+    reference = ref.Transformer(case.src_vocab, case.tgt_vocab, **case.kwargs)
+    reference.load_state_dict({**reference.state_dict(), **state})
+    with torch.no_grad():
+        summed = reference.eval().encode(src).double()  # no dropout: the sum itself
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(case.seed)
+        got = c.call(module.encode, src.clone(), call_repr="model.encode(src_ids)")
+    if not isinstance(got, torch.Tensor) or got.shape != summed.shape:
+        return  # the cases above judged the shapes
+    kept = summed.abs() > 1e-6
+    scales = (got.detach().double()[kept] / summed[kept]).flatten()
+    survivors = scales[scales.abs() > 1e-6]
+    expected = 1 / (1 - _DROPOUT_P)
+    if survivors.numel() and bool(((survivors - expected**2).abs() < 1e-3).all()):
+        c.fail(
+            f"{built} in train mode, its layers' sub-layers given zero weights (so that encode "
+            "returns the sum of embeddings and positions as the first layer receives it): "
+            f"the entries that survive dropout are scaled by {expected**2:g} = 1 / (1 - p)^2, "
+            f"not {expected:g} = 1 / (1 - p): dropout ran twice on that sum. "
+            "self.positional_encoding already applies dropout after adding the positions "
+            "(lesson 03); do not apply another nn.Dropout to its output."
+        )
+    c.ok()
 
 
 def _check_case(c: Checker, cls, case: _Case) -> None:
