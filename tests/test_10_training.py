@@ -699,7 +699,20 @@ def smoothing_mean_over_positions(logits, labels, pad_id, smoothing=0.1):
 
 
 SMOOTH = check_label_smoothed_loss
+
+
+@named("vocabulary_size_from_axis_1")
+def vocabulary_size_from_axis_1(logits, labels, pad_id, smoothing=0.1):
+    """Blind round 6 (probe): V read as logits.shape[1], right only for (N, V) logits."""
+    log_probs = torch.log_softmax(logits, dim=-1)
+    keep = labels != pad_id
+    target = -log_probs.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+    uniform = -log_probs.sum(dim=-1) / logits.shape[1]
+    return ((1 - smoothing) * target + smoothing * uniform)[keep].mean()
+
+
 SMOOTHING_MISTAKES = [
+    Mistake(SMOOTH, vocabulary_size_from_axis_1, r"by \d+, logits\.shape\[1\] \(the positions\)"),
     Mistake(SMOOTH, fairseq_eps_over_v_minus_1, "fairseq's definition"),
     Mistake(SMOOTH, annotated_transformer_kl, "Annotated Transformer's LabelSmoothing"),
     Mistake(SMOOTH, opennmt_eps_over_v_minus_2, r"ε over V - 2 tokens"),
