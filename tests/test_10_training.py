@@ -1712,9 +1712,9 @@ def test_beam_search_names_a_hypothesis_extended_after_eos():
 def test_beam_search_fallback_states_the_contracts_stopping_rule():
     """The fallback used to say "stop once beam_size have finished", not the contract, and to
     guess a "most likely cause" that did not explain every answer."""
-    fn = _beam_editing(  # a beam one narrower than asked, from beam_size 2 up
+    fn = _beam_editing(  # a beam two narrower than asked, from beam_size 3 up
         "if len(new_beam) == beam_size:",
-        "if len(new_beam) == (beam_size if beam_size < 2 else beam_size - 1):",
+        "if len(new_beam) == (beam_size if beam_size < 3 else beam_size - 2):",
     )
     text = _visible_message(check_beam_search, fn)
     assert "stop once beam_size have finished" not in text, text
@@ -1759,6 +1759,22 @@ def test_beam_search_names_sentences_that_interfere_in_a_batch():
     )
     text = _visible_message(check_beam_search, whole_batch)
     assert "the sentences interfere" in text and "model.encode(src_ids) before the loop" in text
+
+
+def test_beam_search_names_a_beam_one_hypothesis_too_wide():
+    """Blind round 6 (probe): `>= beam_size + 1` ends the walk one hypothesis late; it was
+    told only that beam_size=1 must give greedy_decode's answer."""
+    fn = _beam_editing("if len(new_beam) == beam_size:", "if len(new_beam) >= beam_size + 1:")
+    text = _visible_message(check_beam_search, fn)
+    assert "keeps beam_size + 1 live hypotheses" in text, text
+    # one narrower (from beam_size 2 up: a beam of 1 stays 1) was this file's example of an
+    # unknown mistake for the fallback; it is named now
+    fn = _beam_editing(
+        "if len(new_beam) == beam_size:",
+        "if len(new_beam) == (beam_size if beam_size < 2 else beam_size - 1):",
+    )
+    text = _visible_message(check_beam_search, fn)
+    assert "keeps beam_size - 1 live hypotheses" in text, text
 
 
 def test_beam_search_names_right_tokens_padded_in_the_wrong_place():

@@ -105,7 +105,8 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
                         finished.append(item)
                     else:
                         new_beam.append(item)
-                        if len(new_beam) == beam_size:
+                        width = beam_size + {"one_more": 1, "one_fewer": -1}.get(variant, 0)
+                        if len(new_beam) >= max(width, 1):
                             break
             beam = new_beam
             if not beam:
@@ -185,6 +186,13 @@ _BEAM_MESSAGES = {
     "first_position": "Your scores come from the logits at the first position "
     "(logits[:, 0], the one that reads <bos>); the next token's are at the last position: "
     "torch.log_softmax(logits[:, -1], dim=-1).",
+    "one_more": "Your beam keeps beam_size + 1 live hypotheses (an off-by-one in the test "
+    "that ends the walk down the sorted candidates: `> beam_size` after the append, say); "
+    "stop the walk as soon as the new beam holds beam_size, `if len(new_beam) == beam_size: "
+    "break` right after appending.",
+    "one_fewer": "Your beam keeps beam_size - 1 live hypotheses (an off-by-one in the test "
+    "that ends the walk down the sorted candidates); stop the walk as soon as the new beam "
+    "holds beam_size, `if len(new_beam) == beam_size: break` right after appending.",
     "ascending": "Your search keeps the worst candidates: sort them by score from best to "
     "worst (argsort(descending=True), or topk, whose largest=True is the default) before "
     "walking down the list.",
