@@ -200,6 +200,35 @@ class TMasksSwapped(_Wired):
         return self.decoder(y, memory, tgt_mask, src_mask)
 
 
+class TSelfMaskFromSource(_Wired):
+    """Blind round 6: decoder_self_attention_mask(src_ids, ...), a copy of the line below
+    it (the lengths are equal in the visible case, so no shape error shows it there)."""
+
+    def wire(self, y, memory, src_ids, tgt_ids):
+        src_mask, _ = self.masks(src_ids, tgt_ids)
+        return self.decoder(y, memory, src_mask, decoder_self_attention_mask(src_ids, self.pad_id))
+
+
+class TTwoPositionalEncodings(_Reference):
+    """Blind round 6 (probe): a second positional encoding for the target side."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, num_heads=8, *args, **kw):
+        super().__init__(src_vocab_size, tgt_vocab_size, d_model, num_heads, *args, **kw)
+        self.tgt_positional_encoding = PositionalEncoding(d_model, 64, 0.0)
+
+
+class TDropoutTwice(_Embedded):
+    """Blind round 6 (probe): another nn.Dropout after self.positional_encoding, which
+    already applies one; it passed every check (dropout 1.0 and 0.0 cannot show it)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.dropout = nn.Dropout(kwargs.get("dropout", 0.1))
+
+    def embed(self, table, ids):
+        return self.dropout(self.positional_encoding(table(ids)))
+
+
 class TTargetMaskToCross(_Wired):
     def wire(self, y, memory, src_ids, tgt_ids):
         _, tgt_mask = self.masks(src_ids, tgt_ids)
@@ -646,6 +675,17 @@ def count_paper_style(
     }
 
 
+def count_final_norm_in_every_layer(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """Blind round 6: the final LayerNorm inside the num_layers product."""
+    counts = count_paper_style(vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings)
+    if final_norm:
+        counts["encoder"] += num_layers * 2 * d_model
+        counts["decoder"] += num_layers * 2 * d_model
+    return counts
+
+
 def count_numpy_ints(*args, **kwargs):
     import numpy as np
 
@@ -892,6 +932,57 @@ def greedy_tokens_as_source(model, src_ids, max_len, bos_id, eos_id):
     return tokens[:, 1:]
 
 
+def greedy_row_0_for_every_row(model, src_ids, max_len, bos_id, eos_id):
+    """Blind round 6: the batch-of-one habit (next_word.data[0]): row 0's argmax is
+    appended to every row."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        batch = src_ids.shape[0]
+        tokens = torch.full((batch, 1), bos_id, dtype=torch.long)
+        finished = torch.zeros(batch, dtype=torch.bool)
+        for _ in range(max_len):
+            best = model.decode(tokens, memory, src_ids)[:, -1].argmax(-1)
+            step = torch.full((batch,), best[0].item(), dtype=torch.long)
+            step = step.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, step[:, None]], dim=1)
+            finished = finished | (step == eos_id)
+            if finished.all():
+                break
+    return tokens[:, 1:]
+
+
+def greedy_memory_of(sentence: int):
+    """Every row decoded from one sentence's memory and source ids."""
+
+    def greedy_decode(model, src_ids, max_len, bos_id, eos_id):
+        return _greedy_from_one_sentence(model, src_ids, max_len, bos_id, eos_id, sentence)
+
+    greedy_decode.__name__ = f"greedy_memory_of_sentence_{sentence}"
+    return greedy_decode
+
+
+def _greedy_from_one_sentence(model, src_ids, max_len, bos_id, eos_id, sentence):
+    with torch.no_grad():
+        batch = src_ids.shape[0]
+        one = src_ids[sentence:][:1].expand(batch, -1)
+        memory = model.encode(one)
+        tokens = torch.full((batch, 1), bos_id, dtype=torch.long)
+        finished = torch.zeros(batch, dtype=torch.bool)
+        for _ in range(max_len):
+            step = model.decode(tokens, memory, one)[:, -1].argmax(-1)
+            step = step.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, step[:, None]], dim=1)
+            finished = finished | (step == eos_id)
+            if finished.all():
+                break
+    return tokens[:, 1:]
+
+
+def greedy_stacked_steps_first(model, src_ids, max_len, bos_id, eos_id):
+    """Blind round 6: the per-step tokens stacked with torch.stack's default dim=0."""
+    return ref.greedy_decode(model, src_ids, max_len, bos_id, eos_id).T
+
+
 # ================================================================== the lists
 MISTAKES = [
     Mistake(check_Transformer, TUnscaled, r"not multiplied by sqrt\(d_model\)"),
@@ -905,6 +996,11 @@ MISTAKES = [
         check_Transformer,
         TTieTestInverted,
         r"raised ValueError on a valid call .*refuses equal vocabulary sizes",
+    ),
+    Mistake(
+        check_count_parameters,
+        count_final_norm_in_every_layer,
+        r"counted the final LayerNorm once per layer",
     ),
     Mistake(check_Transformer, TScaledTwice, r"sqrt\(d_model\) twice"),
     Mistake(check_Transformer, TPlainEmbedding, r"plain nn\.Embedding.*TokenEmbedding"),
@@ -928,7 +1024,10 @@ MISTAKES = [
         TSourceMaskToSelfAttention,
         r"self-attention got the source padding mask",
     ),
+    Mistake(check_Transformer, TSelfMaskFromSource, r"self-attention mask was built from src_ids"),
     Mistake(check_Transformer, TNoLookAhead, r"no look-ahead mask"),
+    Mistake(check_Transformer, TDropoutTwice, r"dropout ran twice on that sum"),
+    Mistake(check_Transformer, TTwoPositionalEncodings, r"You built a second positional encoding"),
     Mistake(check_Transformer, TNoTargetPadding, r"ignores the target's padding"),
     Mistake(check_Transformer, TMasksSwapped, r"two decoder masks are swapped"),
     Mistake(check_Transformer, TTargetMaskToCross, r"cross-attention got the target mask"),
@@ -1063,6 +1162,15 @@ MISTAKES = [
         check_greedy_decode,
         greedy_tokens_as_source,
         r"third argument must be the source ids themselves",
+    ),
+    Mistake(check_greedy_decode, greedy_row_0_for_every_row, r"Every row got row 0's next token"),
+    # the first sentence's memory for every row gives row 0's tokens everywhere, as the
+    # batch-of-one argmax does: both are named
+    Mistake(check_greedy_decode, greedy_memory_of(0), r"or every row was decoded from the first"),
+    # the last sentence's: no known rule; each sentence decoded alone is right
+    Mistake(check_greedy_decode, greedy_memory_of(-1), r"so the rows interfere"),
+    Mistake(
+        check_greedy_decode, greedy_stacked_steps_first, r"the expected one transposed: \(steps"
     ),
 ]
 

@@ -303,7 +303,16 @@ def generator_with_buckets(
         )
 
 
+@named("squeezed")
+def squeezed(pairs, batch_size, **kwargs):
+    """Blind round 6: .squeeze() on each tensor, harmless until a batch holds one pair."""
+    return [
+        tuple(t.squeeze() for t in batch) for batch in ref.make_batches(pairs, batch_size, **kwargs)
+    ]
+
+
 BATCH_MISTAKES = [
+    Mistake(check_make_batches, squeezed, "holds one pair, so its batch axis has size 1"),
     Mistake(check_make_batches, no_shift, "labels are the same as your decoder input"),
     Mistake(check_make_batches, swapped, "decoder input and labels are swapped"),
     Mistake(check_make_batches, eos_as_start, "starts with <eos> instead of <bos>"),
@@ -370,6 +379,18 @@ def noam_variant(formula, name):
 
 
 NOAM_MISTAKES = [
+    # blind6c: exponents written as fractions without parentheses: x ** -1 / 2 is
+    # (x ** -1) / 2 in Python; named for every combination the values single out
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-1 / 2 * min(s**-1 / 2, s * w**-3 / 2), "all_fractions"),
+        r"d_model \*\* -1 / 2, step \*\* -1 / 2, warmup \*\* -3 / 2 give in Python: \*\* binds",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-1 / 2 * min(s**-0.5, s * w**-1.5), "d_model_fraction"),
+        r"what d_model \*\* -1 / 2 give in Python",
+    ),
     Mistake(
         check_noam_lr,
         noam_variant(lambda s, d, w: d**-0.5 * min(s**-0.5, s * w**-0.5), "warmup_power"),
@@ -719,6 +740,18 @@ def _smoothing_weighted(target_weight, uniform_weight):
 
 
 SMOOTH = check_label_smoothed_loss
+
+
+@named("vocabulary_size_from_axis_1")
+def vocabulary_size_from_axis_1(logits, labels, pad_id, smoothing=0.1):
+    """Blind round 6 (probe): V read as logits.shape[1], right only for (N, V) logits."""
+    log_probs = torch.log_softmax(logits, dim=-1)
+    keep = labels != pad_id
+    target = -log_probs.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+    uniform = -log_probs.sum(dim=-1) / logits.shape[1]
+    return ((1 - smoothing) * target + smoothing * uniform)[keep].mean()
+
+
 SMOOTHING_MISTAKES = [
     # told the formula only before: other weights, fitted on three inputs, are named
     Mistake(
@@ -731,6 +764,7 @@ SMOOTHING_MISTAKES = [
         _smoothing_weighted(lambda e: 1 - e, lambda e: e / 2),
         r"smoothing term mean_j\(-log p\[j\]\) is weighted by 0\.05, not ε",
     ),
+    Mistake(SMOOTH, vocabulary_size_from_axis_1, r"by \d+, logits\.shape\[1\] \(the positions\)"),
     Mistake(SMOOTH, fairseq_eps_over_v_minus_1, "fairseq's definition"),
     Mistake(SMOOTH, annotated_transformer_kl, "Annotated Transformer's LabelSmoothing"),
     Mistake(SMOOTH, opennmt_eps_over_v_minus_2, r"ε over V - 2 tokens"),
@@ -872,7 +906,12 @@ def step_with(
             optimizer.zero_grad()
         src, decoder_input, labels = batch
         for _ in range(steps):
-            logits = model(src, decoder_input if feed == "decoder_input" else labels)
+            if feed == "swapped":
+                logits = model(decoder_input, src)
+            elif feed == "source":
+                logits = model(src, src)
+            else:
+                logits = model(src, decoder_input if feed == "decoder_input" else labels)
             loss = loss_fn(logits, labels)
             if order != "no-backward":
                 loss.backward()
@@ -890,6 +929,8 @@ def step_with(
                     nn.utils.clip_grad_norm_(p, norm)
             elif clip == "unguarded":
                 nn.utils.clip_grad_norm_(model.parameters(), clip_norm * 1.0)
+            elif clip == "unguarded-call":
+                nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
             if order in ("clip-step", "no-backward") and zero != "never-steps":
                 optimizer.step()
             if zero == "after":
@@ -919,6 +960,12 @@ STEP_MISTAKES = [
     Mistake(STEP, named("clip_always_1")(step_with(fixed_clip=1.0)), "You clipped with 1.0"),
     Mistake(
         STEP, named("clip_norm_none_crashes")(step_with(clip="unguarded")), "clip_norm=None means"
+    ),
+    # blind6c: clip_grad_norm_(..., None) raises float()'s TypeError, which named no cause
+    Mistake(
+        STEP,
+        named("clip_norm_none_passed_on")(step_with(clip="unguarded-call")),
+        r"passed clip_norm=None, which means: do not clip",
     ),
     Mistake(STEP, named("no_zero_grad")(step_with(zero=None)), "were still in the model"),
     Mistake(STEP, named("no_train_mode")(step_with(train=False)), "training mode"),
@@ -952,6 +999,18 @@ STEP_MISTAKES = [
         STEP,
         named("labels_fed_to_decoder")(step_with(feed="labels")),
         "labels fed to the decoder|fed the labels",
+    ),
+    # blind6c: the inputs in the wrong order made the loss raise a raw shape error; the
+    # source as the decoder input raises the same one, so both are named
+    Mistake(
+        STEP,
+        named("model_inputs_swapped")(step_with(feed="swapped")),
+        r"model\(decoder_input, src\), the two inputs swapped",
+    ),
+    Mistake(
+        STEP,
+        named("source_as_decoder_input")(step_with(feed="source")),
+        r"model\(src, src\), the source as the decoder input",
     ),
 ]
 
@@ -1713,9 +1772,9 @@ def test_beam_search_names_a_hypothesis_extended_after_eos():
 def test_beam_search_fallback_states_the_contracts_stopping_rule():
     """The fallback used to say "stop once beam_size have finished", not the contract, and to
     guess a "most likely cause" that did not explain every answer."""
-    fn = _beam_editing(  # a beam one narrower than asked, from beam_size 2 up
+    fn = _beam_editing(  # a beam two narrower than asked, from beam_size 3 up
         "if len(new_beam) == beam_size:",
-        "if len(new_beam) == (beam_size if beam_size < 2 else beam_size - 1):",
+        "if len(new_beam) == (beam_size if beam_size < 3 else beam_size - 2):",
     )
     text = _visible_message(check_beam_search, fn)
     assert "stop once beam_size have finished" not in text, text
@@ -1746,3 +1805,45 @@ def test_label_smoothed_loss_names_the_masking_or_the_double_softmax(fn, message
     """Both used to get the one formula hint every unmatched loss got."""
     text = _visible_message(check_label_smoothed_loss, fn)
     assert re.search(message, text), text
+
+
+def test_beam_search_names_sentences_that_interfere_in_a_batch():
+    """Blind round 6: the memory encoded once for the whole batch, before the loop over the
+    sentences, made expand() raise a raw RuntimeError. Each sentence searched alone gets the
+    right answer, so the check says that the sentences of the batch interfere, and how."""
+    whole_batch = _beam_editing(
+        "            memory = model.encode(src)  # (1, len_src, d_model)\n"
+        "            beam, finished",
+        "            memory = model.encode(src_ids)  # (batch, len_src, d_model)\n"
+        "            beam, finished",
+    )
+    text = _visible_message(check_beam_search, whole_batch)
+    assert "the sentences interfere" in text and "model.encode(src_ids) before the loop" in text
+
+
+def test_beam_search_names_a_beam_one_hypothesis_too_wide():
+    """Blind round 6 (probe): `>= beam_size + 1` ends the walk one hypothesis late; it was
+    told only that beam_size=1 must give greedy_decode's answer."""
+    fn = _beam_editing("if len(new_beam) == beam_size:", "if len(new_beam) >= beam_size + 1:")
+    text = _visible_message(check_beam_search, fn)
+    assert "keeps beam_size + 1 live hypotheses" in text, text
+    # one narrower (from beam_size 2 up: a beam of 1 stays 1) was this file's example of an
+    # unknown mistake for the fallback; it is named now
+    fn = _beam_editing(
+        "if len(new_beam) == beam_size:",
+        "if len(new_beam) == (beam_size if beam_size < 2 else beam_size - 1):",
+    )
+    text = _visible_message(check_beam_search, fn)
+    assert "keeps beam_size - 1 live hypotheses" in text, text
+
+
+def test_beam_search_names_right_tokens_padded_in_the_wrong_place():
+    """Rows padded on the left hold the right tokens; searched alone (no padding needed)
+    they are right, but the cause is where the padding goes, not interfering sentences."""
+    fn = _beam_editing(
+        "out[row, : len(tokens)] = torch.tensor(tokens, dtype=torch.long)",
+        "out[row, width - len(tokens) :] = torch.tensor(tokens, dtype=torch.long)",
+    )
+    text = _visible_message(check_beam_search, fn)
+    assert "padding among or before them" in text, text
+    assert "interfere" not in text, text

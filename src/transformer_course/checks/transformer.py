@@ -42,7 +42,7 @@ import functools
 import math
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
@@ -304,6 +304,12 @@ _SOURCE_MASK_TO_SELF = (
     "target positions: it needs decoder_self_attention_mask(tgt_ids, self.pad_id); the "
     "source padding mask belongs to the cross-attention."
 )
+_SELF_MASK_FROM_SOURCE = (
+    "The decoder's self-attention mask was built from src_ids: "
+    "decoder_self_attention_mask(src_ids, ...) has the look-ahead part, but the source's "
+    "padding and the source's length (with len_src != len_tgt it does not even fit). Its "
+    "queries and keys are target positions: decoder_self_attention_mask(tgt_ids, self.pad_id)."
+)
 _MASKS_SWAPPED = (
     "The two decoder masks are swapped: the target mask went to the cross-attention and the "
     "source padding mask to the self-attention. The decoder's signature is "
@@ -403,6 +409,12 @@ def decode_mistakes(case: _Case) -> list[tuple[str, dict[str, Any]]]:
         (_NO_TARGET_PADDING, {"self_mask": "causal"}),
         (_MASKS_SWAPPED, {"self_mask": "src_pad", "cross_mask": "tgt"}),
         (_SOURCE_MASK_TO_SELF, {"self_mask": "src_pad"}),
+        # only where the two lengths agree; elsewhere the shapes clash (_length_hint)
+        *(
+            [(_SELF_MASK_FROM_SOURCE, {"self_mask": "src_causal_pad"})]
+            if case.len_src == case.len_tgt
+            else []
+        ),
         (_TARGET_MASK_TO_CROSS, {"cross_mask": "tgt"}),
         (_NO_CROSS_MASK, {"cross_mask": "none"}),
         (_CROSS_MASK_FROM_TARGET, {"cross_mask": "tgt_pad"}),
@@ -485,6 +497,13 @@ def _keys_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple], case: 
             "Your stacks have a final LayerNorm this configuration must not have: pass "
             "norm_first and final_norm on to Encoder and Decoder unchanged (final_norm=None "
             "adds one only for pre-LN)."
+        )
+    positional = [key for key in extra if "positional" in key and not key.startswith(_POSITIONS)]
+    if positional:
+        hints.append(
+            f"You built a second positional encoding ({', '.join(positional)}): the contract has "
+            "ONE, positional_encoding, used for both sides (the sinusoids do not depend on the "
+            "language; only the positions matter)."
         )
     if "output.bias" in missing and _OUT_WEIGHT in found:
         hints.append("The output layer is nn.Linear(d_model, tgt_vocab_size), with its bias.")
@@ -783,6 +802,60 @@ def check_Transformer(cls, *, hidden: bool = False) -> None:
         for case in cases:
             _check_case(c, cls, case)
         _expect_vocab_check(c, cls, cases[1])
+        _expect_one_dropout(c, cls, _DROPOUT_PROBE[hidden])
+
+
+#: pre-LN, no final norm, one layer, dropout 0.5 in train mode: with every sub-layer's
+#: weights zero, encode returns the dropped sum of embeddings and positions itself
+_DROPOUT_PROBE = {
+    False: _Case(7, 9, 9, 8, 2, 1, 16, (5, 3), 5, (4, 2), 4, norm_first=True, final_norm=False),
+    True: _Case(107, 11, 11, 8, 2, 2, 16, (6, 4), 6, (3, 3), 3, 2, norm_first=True),
+}
+_DROPOUT_P = 0.5
+
+
+def _expect_one_dropout(c: Checker, cls, case: _Case) -> None:
+    """The sum of embeddings and positions is dropped out once: with p = 0.5 every entry
+    that survives is scaled by 1 / (1 - p) = 2, whatever the random draws. The layers'
+    sub-layers get zero weights, so that (pre-LN, no final norm) encode returns that sum
+    as it is; a dropout applied twice scales the survivors by 4."""
+    case = replace(case, final_norm=False, dropout=_DROPOUT_P, train=True)
+    module, built = build_module(
+        c, cls, case.src_vocab, case.tgt_vocab, name="Transformer", mode="train", **case.kwargs
+    )
+    state = _case_state(case)
+    for key, value in state.items():
+        if key.startswith("encoder.layers.") and ".norm" not in key:
+            state[key] = torch.zeros_like(value)
+    own = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
+    buffers = {k: v for k, v in own.items() if k.startswith(_POSITIONS)}
+    c.call(module.load_state_dict, {**state, **buffers}, call_repr=f"{built}.load_state_dict(...)")
+    src = vocab_token_ids(
+        case.src_lengths, case.len_src, case.src_vocab, case.pad_id, case.seed, left=case.left
+    )
+    reference = ref.Transformer(case.src_vocab, case.tgt_vocab, **case.kwargs)
+    reference.load_state_dict({**reference.state_dict(), **state})
+    with torch.no_grad():
+        summed = reference.eval().encode(src).double()  # no dropout: the sum itself
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(case.seed)
+        got = c.call(module.encode, src.clone(), call_repr="model.encode(src_ids)")
+    if not isinstance(got, torch.Tensor) or got.shape != summed.shape:
+        return  # the cases above judged the shapes
+    kept = summed.abs() > 1e-6
+    scales = (got.detach().double()[kept] / summed[kept]).flatten()
+    survivors = scales[scales.abs() > 1e-6]
+    expected = 1 / (1 - _DROPOUT_P)
+    if survivors.numel() and bool(((survivors - expected**2).abs() < 1e-3).all()):
+        c.fail(
+            f"{built} in train mode, its layers' sub-layers given zero weights (so that encode "
+            "returns the sum of embeddings and positions as the first layer receives it): "
+            f"the entries that survive dropout are scaled by {expected**2:g} = 1 / (1 - p)^2, "
+            f"not {expected:g} = 1 / (1 - p): dropout ran twice on that sum. "
+            "self.positional_encoding already applies dropout after adding the positions "
+            "(lesson 03); do not apply another nn.Dropout to its output."
+        )
+    c.ok()
 
 
 def _check_case(c: Checker, cls, case: _Case) -> None:
@@ -1008,6 +1081,12 @@ COUNT_MISTAKES = [
         {"decoder_norms": 2},
         "A decoder layer has THREE LayerNorms, one per sub-layer (self-attention, "
         "cross-attention, feed-forward); you counted two.",
+    ),
+    (
+        {"final_per_layer": True},
+        "You counted the final LayerNorm once per layer (inside num_layers * (...)): each "
+        "stack has ONE final LayerNorm, after its last layer, so with final_norm=True a stack "
+        "is num_layers * layer + 2 * d_model.",
     ),
     (
         {"final_in": ("encoder",)},
@@ -1490,6 +1569,13 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
         )
     c.ok()
     batch = src.shape[0]
+    if got.dim() == 2 and got.shape[0] != batch and torch.equal(got.T, expected):
+        c.fail(
+            f"{call} returned shape {tuple(got.shape)}; expected (batch, n) = ({batch}, n). "
+            "Your result is the expected one transposed: (steps, batch), as torch.stack(...) "
+            "of the per-step (batch,) tokens gives with its default dim=0. Stack along dim=1 "
+            "(or build the tokens by torch.cat along dim 1), so that each row is a sentence."
+        )
     if got.dim() != 2 or got.shape[0] != batch:
         hint = (
             " One row per sentence: did you decode a single sentence (the Annotated "
@@ -1508,12 +1594,50 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
         )
         for knobs, message in [*GREEDY_MISTAKES, *off_by_one_mistakes(case.max_len)]
     }
-    c.expect_equal(
-        got,
-        expected,
-        call,
-        mistakes=mistakes,
-        hint=lambda: _greedy_hint(got, expected, case, model, src),
+
+    def hint() -> str:
+        text = _greedy_hint(got, expected, case, model, src)
+        if text.startswith(("Replaying your steps: row", "Row ")):  # located, no cause
+            return _rows_interfere(c, greedy_decode, model, src, case, got, expected) + text
+        return text
+
+    c.expect_equal(got, expected, call, mistakes=mistakes, hint=hint)
+
+
+def _stripped(row: list[int], pad_id: int) -> list[int]:
+    end = len(row)
+    while end and row[end - 1] == pad_id:
+        end -= 1
+    return row[:end]
+
+
+def _rows_interfere(c: Checker, greedy_decode, model, src, case: _GreedyCase, got, expected):
+    """When every sentence decoded on its own (src[i : i + 1]) gets its right tokens while
+    the batch's rows hold other tokens (not only other padding): the rows interfere."""
+    batch = src.shape[0]
+    pad = case.pad_id
+    mine = [_stripped(row, pad) for row in got.tolist()]
+    right = [_stripped(row, pad) for row in expected.tolist()]
+    if batch < 2 or mine == right:
+        return ""
+    for i in range(batch):
+        try:
+            alone = c.call(
+                greedy_decode, model, src[i : i + 1], case.max_len, case.bos_id, case.eos_id
+            )
+        except CheckFailure:
+            return ""
+        if not isinstance(alone, torch.Tensor) or alone.dim() != 2 or alone.shape[0] != 1:
+            return ""
+        if _stripped(alone[0].tolist(), pad) != right[i]:
+            return ""
+    return (
+        f"Decoded one at a time (src_ids[i : i + 1]), each of these {batch} sentences gets its "
+        f"right tokens from your greedy_decode; in the batch of {batch} they do not, so the "
+        "rows interfere: a decision or a state meant for one row is shared by the batch (one "
+        "row's argmax used for all, a single finished flag, a break when any row ends). Each "
+        "row needs its own next token, logits[:, -1].argmax(dim=-1), and its own finished "
+        "flag; stop when finished.all(). "
     )
 
 
@@ -1535,6 +1659,15 @@ _REPLAY_RULES = {
     "first": (
         "You took the FIRST position's logits at every step: the next token is predicted by "
         "the LAST position of the prefix, logits[:, -1]."
+    ),
+    "row_0": (
+        "Every row got row 0's next token: either one decision, row 0's argmax (next_token[0] "
+        "or .item(), as in the Annotated Transformer's greedy_decode, which decodes one "
+        "sentence), was used for the whole batch, or every row was decoded from the first "
+        "sentence (its memory or its src_ids given to all rows); both give these tokens. Each "
+        "row has its own source and its own next token: model.decode(tokens, memory, src_ids) "
+        "with the whole batch's memory and src_ids, then logits[:, -1].argmax(dim=-1), a "
+        "(batch,) tensor."
     ),
 }
 
@@ -1561,6 +1694,7 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
                 "softmax_positions": torch.softmax(logits, dim=1)[:, -1].argmax(-1),
                 "positions": logits.argmax(dim=1)[:, -1],
                 "first": logits[:, 0].argmax(-1),
+                "row_0": logits[0, -1].argmax(-1).expand(batch),
             }
             mine = got[:, step]
             for name in _REPLAY_RULES:

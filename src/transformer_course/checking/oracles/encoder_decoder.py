@@ -389,7 +389,7 @@ def transformer_decode_f(
     """Lesson 09's ``decode``: tgt (batch, len_tgt), memory (batch, len_src, d_model), src
     (batch, len_src) -> logits (batch, len_tgt, tgt_vocab_size). Knobs: ``self_mask``
     ("causal_pad" right, "pad" (no look-ahead), "causal" (no target padding), "src_pad",
-    "pad0"), ``cross_mask`` ("src_pad" right, "none", "tgt", "tgt_pad": padding_mask(tgt_ids), "pad0"), ``reads`` ("memory"
+    "src_causal_pad" (decoder_self_attention_mask(src_ids): the source's length), "pad0"), ``cross_mask`` ("src_pad" right, "none", "tgt", "tgt_pad": padding_mask(tgt_ids), "pad0"), ``reads`` ("memory"
     right, "self": the target read as memory, "swap": decoder(memory, target)), ``output``
     ("logits" right, "softmax", "log_softmax", "softmax_positions"), and
     :func:`transformer_embed_f`'s."""
@@ -400,6 +400,7 @@ def transformer_decode_f(
         "pad": lambda: _padding(tgt, pad_id),
         "causal": lambda: causal,
         "src_pad": lambda: _padding(src, pad_id),
+        "src_causal_pad": lambda: _causal_padding(src, pad_id),
         "pad0": lambda: _causal_padding(tgt, 0),
     }
     masks_cross = {
@@ -454,6 +455,7 @@ def count_parameters_f(
     untied_output_bias: bool = True,
     ffn_omitted: tuple[str, ...] = (),  # "w_1.bias", "w_2.bias", "w_2.weight"
     qkv_per_head: bool = False,
+    final_per_layer: bool = False,
 ) -> dict[str, int]:
     """Lesson 09's count_parameters from the formulas: {"embeddings", "encoder", "decoder",
     "output": number of parameters}, with one knob per classic mistake: ``biases`` False
@@ -469,7 +471,7 @@ def count_parameters_f(
     untied output layer's bias left out), ``ffn_omitted`` (single tensors of the
     feed-forward left out: "w_1.bias", "w_2.bias", "w_2.weight"), ``qkv_per_head`` (w_q,
     w_k and w_v counted as d_model x d_head, one head's share, while w_o stays d_model x
-    d_model)."""
+    d_model), ``final_per_layer`` (the final norm counted in every layer, not once)."""
     d, f, layers = d_model, (4 * d_model if d_ff_4 else d_ff), (1 if one_layer else num_layers)
     attention_bias = biases if attention_biases is None else attention_biases
     ffn_bias = biases if ffn_biases is None else ffn_biases
@@ -488,7 +490,10 @@ def count_parameters_f(
         else decoder_attentions * attention + ffn + decoder_norms * norm
     )
     has_final = {"given": final_norm, "never": False, "always": True}[final]
-    extra = {key: norm if has_final and key in final_in else 0 for key in ("encoder", "decoder")}
+    extra = {
+        key: norm * (layers if final_per_layer else 1) if has_final and key in final_in else 0
+        for key in ("encoder", "decoder")
+    }
     table = vocab_size * d
     out_bias = vocab_size if biases else 0
     if tie:

@@ -85,8 +85,11 @@ def _hardcoded(got: list[int], expected: list[int], ids: dict[str, int]) -> str:
     return ""
 
 
-def _as_batches(c: Checker, got, what: str) -> list[tuple[torch.Tensor, ...]]:
-    """The learner's batches as (src, decoder_input, labels) int64 tensors."""
+def _as_batches(
+    c: Checker, got, what: str, sizes: list[int] | None = None
+) -> list[tuple[torch.Tensor, ...]]:
+    """The learner's batches as (src, decoder_input, labels) int64 tensors; ``sizes``: the
+    number of pairs each batch should hold (to explain a tensor that lost an axis)."""
     if got is None:
         c.fail(f"{what} returned None. Did you forget the `return` statement?")
     if isinstance(got, dict) or (
@@ -133,8 +136,19 @@ def _as_batches(c: Checker, got, what: str) -> list[tuple[torch.Tensor, ...]]:
                     "(torch.int64: create it with dtype=torch.long)."
                 )
             if value.dim() != 2:
+                rows = sizes[number] if sizes and number < len(sizes) else None
+                lost = (
+                    " This batch holds one pair, so its batch axis has size 1, and .squeeze() "
+                    "(or [0]) removes it; keep every tensor 2-D, (1, len), even then."
+                    if value.dim() < 2 and rows == 1
+                    else " An axis of size 1 (a row one token long?) was removed, by .squeeze() "
+                    "say: keep every tensor 2-D, (batch, len)."
+                    if value.dim() < 2 and value.numel() in (0, rows)
+                    else ""
+                )
                 c.fail(
-                    f"{label} should be 2-D (batch, len), but it has shape {tuple(value.shape)}."
+                    f"{label} should be 2-D (batch, len), but it has shape "
+                    f"{tuple(value.shape)}.{lost}"
                 )
             if value.dtype != torch.int64:
                 c.note(
@@ -322,7 +336,8 @@ def _expect_batches(c, make_batches, pairs, batch_size, ids, src_forms, **extra)
         **ids,
         **extra,
     )
-    return _as_batches(c, got, what), what
+    sizes = [min(batch_size, len(pairs) - start) for start in range(0, len(pairs), batch_size)]
+    return _as_batches(c, got, what, sizes), what
 
 
 def _check_order_free(c, batches, pairs, batch_size, ids, what, src_forms) -> list[int]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from transformer_course.checking import Checker, numpy_rng
+from transformer_course.checking import Checker, CheckFailure, numpy_rng
 from transformer_course.checking.objects import course_object
 from transformer_course.reference.transformer import Transformer, greedy_decode
 
@@ -105,7 +105,8 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
                         finished.append(item)
                     else:
                         new_beam.append(item)
-                        if len(new_beam) == beam_size:
+                        width = beam_size + {"one_more": 1, "one_fewer": -1}.get(variant, 0)
+                        if len(new_beam) >= max(width, 1):
                             break
             beam = new_beam
             if not beam:
@@ -185,6 +186,13 @@ _BEAM_MESSAGES = {
     "first_position": "Your scores come from the logits at the first position "
     "(logits[:, 0], the one that reads <bos>); the next token's are at the last position: "
     "torch.log_softmax(logits[:, -1], dim=-1).",
+    "one_more": "Your beam keeps beam_size + 1 live hypotheses (an off-by-one in the test "
+    "that ends the walk down the sorted candidates: `> beam_size` after the append, say); "
+    "stop the walk as soon as the new beam holds beam_size, `if len(new_beam) == beam_size: "
+    "break` right after appending.",
+    "one_fewer": "Your beam keeps beam_size - 1 live hypotheses (an off-by-one in the test "
+    "that ends the walk down the sorted candidates); stop the walk as soon as the new beam "
+    "holds beam_size, `if len(new_beam) == beam_size: break` right after appending.",
     "ascending": "Your search keeps the worst candidates: sort them by score from best to "
     "worst (argsort(descending=True), or topk, whose largest=True is the default) before "
     "walking down the list.",
@@ -271,6 +279,7 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
     with Checker("beam_search", hidden=hidden) as c:
         c.require_callable(beam_search)
         observations = []  # (model, source row, setting, ids, pad_id, row, expected, what, i)
+        batches = {}  # observation index -> the src_ids of its call
         for model, src, settings, ids, pad_id in beam_cases(hidden):
             bos_id, eos_id = ids["bos_id"], ids["eos_id"]
             for beam_size, max_len, alpha in settings:
@@ -279,44 +288,66 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                     f"max_len={max_len}, bos_id={bos_id}, eos_id={eos_id}, "
                     f"length_penalty={alpha}) (model.pad_id={pad_id})"
                 )
-                got = c.call(
-                    beam_search,
-                    model,
-                    src,
-                    beam_size,
-                    max_len,
-                    bos_id,
-                    eos_id,
-                    alpha,
-                    call_repr=what,
-                    hints={
-                        "must match the size": "The memory and the source ids must have one "
-                        "row per hypothesis: expand them to the number of live hypotheses "
-                        "(memory.expand(k, -1, -1), src.expand(k, -1)).",
-                        "unsupported operand type(s) for -: 'list' and 'list'": "Lists cannot "
-                        "be subtracted: a hypothesis is extended by concatenation, tokens + "
-                        "[token] (a new list); its score by addition, score + log-probability.",
-                        "ZeroDivisionError": "In beam search the divisor is the length penalty "
-                        "lp(L) = ((5 + L) / 6) ** length_penalty, never 0 for L >= 0: "
-                        "one of yours reached 0, as (5 - L) / 6 does at L = 5 (a minus where "
-                        "the + belongs), or a score divided by the length L of the empty "
-                        "hypothesis (L = 0).",
-                        "is out of bounds for dimension 1 with size 1": "At the first step the "
-                        "decoder sees <bos> alone (one position): the next token's scores are "
-                        "those of the last position, logits[:, -1] (another negative index "
-                        "runs off the front).",
-                    },
-                )
-                rows = _beam_rows(c, got, src.shape[0], max_len, pad_id, eos_id, bos_id, what)
                 setting = (beam_size, max_len, bos_id, eos_id, alpha)
+                try:
+                    got = c.call(
+                        beam_search,
+                        model,
+                        src,
+                        beam_size,
+                        max_len,
+                        bos_id,
+                        eos_id,
+                        alpha,
+                        call_repr=what,
+                        hints={
+                            "must match the size": "The memory and the source ids must have "
+                            "one row per hypothesis: expand them to the number of live "
+                            "hypotheses (memory.expand(k, -1, -1), src.expand(k, -1)).",
+                            "unsupported operand type(s) for -: 'list' and 'list'": "Lists "
+                            "cannot be subtracted: a hypothesis is extended by concatenation, "
+                            "tokens + [token] (a new list); its score by addition, score + "
+                            "log-probability.",
+                            "ZeroDivisionError": "In beam search the divisor is the length "
+                            "penalty lp(L) = ((5 + L) / 6) ** length_penalty, never 0 for "
+                            "L >= 0: one of yours reached 0, as (5 - L) / 6 does at L = 5 (a "
+                            "minus where the + belongs), or a score divided by the length L "
+                            "of the empty hypothesis (L = 0).",
+                            "is out of bounds for dimension 1 with size 1": "At the first "
+                            "step the decoder sees <bos> alone (one position): the next "
+                            "token's scores are those of the last position, logits[:, -1] "
+                            "(another negative index runs off the front).",
+                        },
+                    )
+                except CheckFailure as failure:
+                    if _right_alone(c, beam_search, model, src, setting, pad_id):
+                        c.fail(
+                            f"{failure.message}\n{_batch_dependent(src.shape[0], 'raises')}",
+                            failure.learner_traceback,
+                        )
+                    raise
+                rows = _beam_rows(c, got, src.shape[0], max_len, pad_id, eos_id, bos_id, what)
                 for i, row in enumerate(rows):
                     expected = _search(model, src[i], *setting)
                     observations.append((model, src[i], setting, pad_id, row, expected, what, i))
+                    batches[len(observations) - 1] = src
         wrong = [o for o in observations if not _same_row(o[4], o[5], o[3])]
         if not wrong:
             c.ok()
             return
         model, source, setting, pad_id, row, expected, what, i = wrong[0]
+        src = batches[next(n for n, o in enumerate(observations) if o is wrong[0])]
+        if [t for t in row if t != pad_id] == expected:
+            c.fail(
+                f"for source row {i}, {what} gave {row}: the right tokens, {expected}, but "
+                "with padding among or before them. Each row starts at column 0 with its first "
+                "token and is padded on the right with model.pad_id up to the longest row."
+            )
+        if src.shape[0] > 1 and _right_alone(c, beam_search, model, src, setting, pad_id):
+            c.fail(
+                f"for source row {i}, {what} chose {row}, expected {expected}. "
+                + _batch_dependent(src.shape[0], "differs")
+            )
         # <bos> in front is named only when the rest of every wrong row is the answer
         if all(o[4][:1] == [o[2][2]] and _same_row(o[4][1:], o[5], o[3]) for o in wrong):
             c.fail(
@@ -359,6 +390,39 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
             "max_len steps); return the finished hypothesis with the best score / ((5 + L) / "
             "6) ** length_penalty."
         )
+
+
+def _right_alone(c: Checker, beam_search, model, src, setting, pad_id) -> bool:
+    """Whether the learner's search gives the expected answer for every sentence of
+    ``src`` searched on its own (a batch of one, src[i : i + 1])."""
+    for i in range(src.shape[0]):
+        try:
+            got = c.call(beam_search, model, src[i : i + 1], *setting[:4], setting[4])
+        except CheckFailure:
+            return False
+        if not isinstance(got, torch.Tensor) or got.dim() != 2 or got.shape[0] != 1:
+            return False
+        if not _same_row(got[0].tolist(), _search(model, src[i], *setting), pad_id):
+            return False
+    return True
+
+
+def _batch_dependent(batch: int, outcome: str) -> str:
+    """The sentences of a batch interfere: each alone is right, together they are not."""
+    text = (
+        f"Searched one at a time (src_ids[i : i + 1]), each of these {batch} sentences gets "
+        f"the right answer from your beam_search; the batch of {batch} {outcome}. So the "
+        "sentences interfere: something computed once for the whole batch is used in each "
+        "sentence's search, such as memory = model.encode(src_ids) before the loop over the "
+        "rows (its batch axis then holds every sentence, not the searched one). Inside the "
+        "loop, encode the row alone: src = src_ids[row : row + 1]; memory = model.encode(src)."
+    )
+    if outcome == "raises":  # a result assembled from rows of different lengths fails too
+        text += (
+            " Or the answers of different lengths are put together in a way that fails: "
+            "pad each row to the longest with model.pad_id (torch.full, then fill each row)."
+        )
+    return text
 
 
 def _log_probability(model, source: torch.Tensor, tokens: list[int], bos_id: int) -> float:

@@ -142,11 +142,65 @@ def _steps_moved(noam_lr, cases) -> str:
     return ""
 
 
+#: the three exponents of the formula, as a learner may write them as fractions
+_FRACTIONS = {"d_model": ("-1 / 2", -0.5), "step": ("-1 / 2", -0.5), "warmup": ("-3 / 2", -1.5)}
+
+
+def _unparenthesised(x: float, name: str, as_fraction: bool) -> float:
+    """x ** exponent, or what Python computes for x ** -1 / 2 (x ** -3 / 2): (x ** -1) / 2."""
+    text, exponent = _FRACTIONS[name]
+    if not as_fraction:
+        return x**exponent
+    numerator, denominator = (int(t) for t in text.split(" / "))
+    return x**numerator / denominator
+
+
+def _fraction_exponents(noam_lr, cases) -> str:
+    """The exponents written as fractions without parentheses (x ** -1 / 2 is (x ** -1) / 2
+    in Python): named when one choice of which exponents were so written gives every value
+    of every case (when several do, all of them)."""
+    rates = [(d, w, steps, _learner_values(noam_lr, d, w, steps)) for d, w, steps in cases]
+    if any(values is None for *_, values in rates):
+        return ""
+    found = []
+    for choice in itertools.product((False, True), repeat=3):
+        if not any(choice):
+            continue
+        flags = dict(zip(_FRACTIONS, choice))
+
+        def rate(s, d, w, flags=flags):
+            return _unparenthesised(d, "d_model", flags["d_model"]) * min(
+                _unparenthesised(s, "step", flags["step"]),
+                s * _unparenthesised(w, "warmup", flags["warmup"]),
+            )
+
+        if all(
+            math.isclose(v, rate(s, d, w), rel_tol=1e-9)
+            for d, w, steps, values in rates
+            for s, v in zip(steps, values)
+        ):
+            found.append([name for name, flag in flags.items() if flag])
+    if not found:
+        return ""
+    written = " / ".join(
+        ", ".join(f"{name} ** {_FRACTIONS[name][0]}" for name in names) for names in found
+    )
+    return (
+        f"Your rates are what {written} give in Python: ** binds tighter than /, "
+        "so x ** -1 / 2 is (x ** -1) / 2 = 1 / (2 x), not x ** -0.5. Write the "
+        "exponents as decimals (** -0.5, ** -1.5) or in parentheses (** (-1 / 2))."
+    )
+
+
 def _explain_noam(noam_lr, cases) -> str:
     """What the learner's rates are, when it can be told from every visible case: the
     paper's times a constant factor (a power of d_model and warmup, when exactly one fits
     every case), or a power of step other than the paper's in the warm-up or after it."""
-    shifted = _warm_up_from_zero(noam_lr, cases) or _steps_moved(noam_lr, cases)
+    shifted = (
+        _warm_up_from_zero(noam_lr, cases)
+        or _fraction_exponents(noam_lr, cases)
+        or _steps_moved(noam_lr, cases)
+    )
     if shifted:
         return shifted
     rates = [(d, w, steps, _learner_values(noam_lr, d, w, steps)) for d, w, steps in cases]
@@ -223,7 +277,12 @@ def check_noam_lr(noam_lr, *, hidden: bool = False) -> None:
         if hidden:
             rng = numpy_rng(3001)
             cases = [
-                (int(d), int(w), sorted({1, int(w), int(w) + 1, *rng.integers(1, 50 * w, 6)}))
+                # Python ints, as the signature says (numpy's refuse ** -1)
+                (
+                    int(d),
+                    int(w),
+                    sorted({1, int(w), int(w) + 1, *map(int, rng.integers(1, 50 * w, 6))}),
+                )
                 for d, w in ((256, 1000), (96, 50), (1024, 8000), (20, 3))
             ]
         else:

@@ -161,6 +161,18 @@ def _weightings(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
     for a, b, what in combos:
         if not (math.isclose(a, 1 - eps) and math.isclose(b, eps)):  # not the contract
             grid[what] = a * target + b * uniform
+    # the sum over the vocabulary divided by another axis's size (logits.shape[1] written
+    # for V, say): the smoothing weight becomes ε·V/K
+    names = {0: "the batch", x.dim() - 2: "the positions"} if x.dim() > 2 else {0: "the positions"}
+    for axis in range(x.dim() - 1):
+        size = x.shape[axis]
+        if size != vocab:
+            grid[
+                f"the smoothing term divides the sum of -log p[j] over the V = {vocab} tokens "
+                f"by {size}, logits.shape[{axis}] ({names.get(axis, f'axis {axis}')}), instead "
+                "of by V = logits.shape[-1]: take the mean over the last axis, "
+                "-log_probs.mean(dim=-1)"
+            ] = (1 - eps) * target + eps * vocab / size * uniform
     return grid
 
 

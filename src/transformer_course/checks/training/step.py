@@ -52,10 +52,12 @@ def _sgd_variant(
     mode="norm",
     steps=1,
     feed_labels=False,
+    inputs="right",
     stale_grads=None,
 ):
     """The state after a (possibly mistaken) SGD step from ``start_state``;
-    ``stale_grads`` (name -> tensor) are gradients left over from an earlier step."""
+    ``stale_grads`` (name -> tensor) are gradients left over from an earlier step;
+    ``inputs``: what the model is called with, one of ``_MODEL_INPUTS``."""
     model = Transformer(vocab, vocab, dropout=0.0, pad_id=pad_id, **_STEP_MODEL)
     model.load_state_dict(start_state)
     model.train()
@@ -64,7 +66,12 @@ def _sgd_variant(
             p.grad = stale_grads[name].detach().clone()
     src, decoder_input, labels = batch
     for _ in range(steps):
-        logits = model(src, labels if feed_labels else decoder_input)
+        if inputs == "swapped":
+            logits = model(decoder_input, src)
+        elif inputs == "source twice":
+            logits = model(src, src)
+        else:
+            logits = model(src, labels if feed_labels else decoder_input)
         loss = loss_fn(logits, labels)
         loss.backward()
         if clip is not None and mode == "norm":
@@ -80,6 +87,42 @@ def _sgd_variant(
                     p -= lr * p.grad
                     p.grad = None
     return model.state_dict(), loss.item()
+
+
+#: the wrong inputs a forward pass can be given, and what each call looks like
+_MODEL_INPUTS = {
+    "swapped": "model(decoder_input, src), the two inputs swapped",
+    "source twice": "model(src, src), the source as the decoder input too",
+}
+_FORWARD = (
+    "The forward pass is model(src, decoder_input): the encoder reads the source, the "
+    "decoder the decoder input (<bos> + target)."
+)
+
+
+def _input_order_hint(start, batch, pad_id, lr, loss_fn, clip):
+    """A hint for an exception the learner's step raised: the wrong model inputs whose
+    reference step raises the very same exception (type and text), all of them named."""
+
+    def text(exc: BaseException) -> str:
+        found = []
+        for inputs, call in _MODEL_INPUTS.items():
+            try:
+                _sgd_variant(
+                    start, STEP_VOCAB, pad_id, batch, lr, loss_fn, clip=clip, inputs=inputs
+                )
+            except Exception as error:
+                if type(error) is type(exc) and str(error) == str(exc):
+                    found.append(call)
+        if not found:
+            return ""
+        said = found[0] if len(found) == 1 else " or ".join(found)
+        return (
+            "The logits have the source's length, not the target's: this is the error a "
+            f"step raises when the model is called as {said}. {_FORWARD}"
+        )
+
+    return text
 
 
 def step_batches(pad_id: int, bos_id: int, eos_id: int, seed: int, count: int):
@@ -178,17 +221,30 @@ def _diagnose_step(
         "backward, one optimizer.step() per call.": dict(clip=clip, steps=2),
         "The update was computed with the labels fed to the decoder: "
         "model(src, decoder_input) is the forward pass.": dict(clip=clip, feed_labels=True),
+        **{
+            f"The update was computed with the model called as {call}. {_FORWARD}": dict(
+                clip=clip, inputs=inputs
+            )
+            for inputs, call in _MODEL_INPUTS.items()
+        },
     }
     if clip is None:
         mistakes = {
             "clip_norm=None should mean no clipping, but the gradients were clipped "
             "(to 1.0?).": dict(clip=1.0),
-            **{k: v for k, v in mistakes.items() if v.get("steps") or v.get("feed_labels")},
+            **{
+                k: v
+                for k, v in mistakes.items()
+                if v.get("steps") or v.get("feed_labels") or v.get("inputs")
+            },
         }
     for message, change in mistakes.items():
         if change.get("clip") == clip and "mode" not in change and len(change) == 1:
             continue  # the same as the expected step
-        wrong, _ = _sgd_variant(start, STEP_VOCAB, pad_id, batch, lr, loss_fn, **change)
+        try:
+            wrong, _ = _sgd_variant(start, STEP_VOCAB, pad_id, batch, lr, loss_fn, **change)
+        except Exception:  # wrong inputs of other lengths: this step cannot be the learner's
+            continue
         if _same_state(state, wrong):
             c.fail(f"after {what}, the weights are not what one step gives. {message}")
     worst, where = _max_difference(state, expected_model.state_dict())
@@ -242,6 +298,16 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
                     "Test `if clip_norm is not None:` before clipping.",
                     "unsupported operand type(s) for": "clip_norm=None means: do not clip at "
                     "all. Test `if clip_norm is not None:` before clipping.",
+                    **(
+                        {
+                            "a real number, not 'NoneType'": "This call passed clip_norm=None, "
+                            "which means: do not clip at all; clip_grad_norm_ cannot take None "
+                            "as its max_norm. Test `if clip_norm is not None:` before clipping."
+                        }
+                        if given is None
+                        else {}
+                    ),
+                    Exception: _input_order_hint(start, batch, pad_id, lr, loss_fn, clip),
                     "element 0 of tensors does not require grad": "The loss has no graph to "
                     "back-propagate through: call loss_fn on the model's logits directly "
                     "(no torch.no_grad(), no .detach()).",
@@ -264,7 +330,8 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
                     f"after {what}, the model is in eval mode (model.training is False). "
                     "train_step must put it in training mode (model.train()) before the "
                     "forward pass, so that dropout is active while it learns, and leave it "
-                    "so: the model here arrived in eval mode."
+                    "so: the model here arrived in eval mode. Either model.train() was never "
+                    "called, or the model was switched back (model.eval()) before returning."
                 )
             c.ok()
             state = model.state_dict()
