@@ -960,6 +960,22 @@ def _generate_negative_cache(model, prompt, max_new_tokens):
     return prompt, logits
 
 
+@torch.no_grad()
+def _generate_whole_sequence(model, prompt, max_new_tokens, room=0):
+    """After the prefill, the whole sequence so far fed with the caches at every step (as
+    with a cache API that takes the full ids, https://github.com/huggingface/transformers/issues/1749)."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens + room)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        ids = torch.cat([ids, logits.argmax(dim=-1, keepdim=True)], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(ids, caches=caches)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
 def _generate_probabilities(model, prompt, max_new_tokens):
     ids, logits = ref.generate(model, prompt, max_new_tokens)
     return ids, logits.softmax(dim=-1)
@@ -987,6 +1003,17 @@ def _generate_log_probabilities(model, prompt, max_new_tokens):
         (_generate_prompt_uncached, r"prompt ran through the model without the caches"),
         (_generate_fresh_caches, r"got new, empty caches"),
         (_generate_logits_late, r"recorded one step late"),
+        # was "The caches are too small ...: make them with model.new_caches(batch, len +
+        # max_new_tokens)", which they were (blind6d-gen-whole-sequence-each-step)
+        (
+            _generate_whole_sequence,
+            r"(?s)room for \d+ positions .*enough.*Call 2 of the model fed the whole sequence so "
+            r"far \(6 positions, start=0\).*feed only the newest token",
+        ),
+        (
+            lambda model, prompt, new: _generate_whole_sequence(model, prompt, new, room=100),
+            r"Call 2 of the model fed the whole sequence so far",
+        ),
     ],
 )
 def test_generate_names_the_first_call_that_departs_from_cached_generation(fn, message):

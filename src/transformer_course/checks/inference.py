@@ -440,6 +440,52 @@ class _CallTrace:
         self._handle.remove()
 
 
+def _refed(calls: list[dict], length: int) -> str:
+    """The first call after the whole prompt is in the caches that feeds more than one
+    position (the sequence so far fed again), named; "" when none does."""
+    for number, call in enumerate(calls):
+        held = call["held"][0] if call["held"] else None
+        n = call["shape"][1] if call["shape"] and len(call["shape"]) == 2 else None
+        if number == 0 or not isinstance(held, int) or held < length or not n or n < 2:
+            continue
+        what = (
+            f"the whole sequence so far ({n} positions, start={call['start']})"
+            if n == held + 1
+            else f"{n} positions at once (start={call['start']})"
+        )
+        return (
+            f"Call {number + 1} of the model fed {what}, although the caches already held "
+            f"{held} positions, the prompt's {length} included: the caches store every "
+            "position fed, so the earlier positions were stored a second time. After the "
+            "prefill, feed only the newest token, ids of shape (batch, 1), with start = its "
+            "position (the number of positions the caches hold)."
+        )
+    return ""
+
+
+def _room(calls: list[dict]) -> int | None:
+    """How many positions the caches of the last call can hold (the reference KVCache's
+    max_len), or None when that cannot be read."""
+    caches = calls[-1]["caches"] if calls else None
+    keys = getattr(caches[0], "keys", None) if caches else None
+    return keys.shape[-2] if isinstance(keys, torch.Tensor) and keys.dim() == 4 else None
+
+
+def _cache_overflow_hint(calls: list[dict], length: int, new: int) -> str:
+    """Why the reference KVCache refused to store more positions: the loop fed positions a
+    second time (when the caches had room for len + max_new_tokens), or the caches were
+    made too small."""
+    room = _room(calls)
+    if room is not None and room >= length + new:
+        refed = _refed(calls, length)
+        if refed:
+            return (
+                f"The caches had room for {room} positions (len + max_new_tokens = "
+                f"{length + new}: enough), but your loop fed more positions than that. {refed}"
+            )
+    return _CACHE_TOO_SMALL
+
+
 def _diagnose_calls(calls: list[dict], length: int) -> str:
     """The first call of the model that departs from generation with a cache (the prompt
     with fresh caches at start 0, or token by token; then each new token with the same
@@ -474,6 +520,8 @@ def _diagnose_calls(calls: list[dict], length: int) -> str:
                 "every call."
             )
         held = call["held"][0] if call["held"] else None
+        if number > 0 and isinstance(held, int) and held >= length and n and n > 1:
+            return _refed(calls, length)
         if number == 0 and held == 0 and isinstance(call["start"], int) and call["start"] > 0:
             return (
                 f"The first call of the model ran {n if n is not None else 'the'} token(s) "
@@ -578,7 +626,7 @@ _CACHE_TOO_SMALL = (
     "model is stored, the prompt's and each new token's: make them with "
     "model.new_caches(batch, len + max_new_tokens)."
 )
-_GENERATE_HINTS = [
+_GENERATE_HINTS = [  # the first entry is replaced by _cache_overflow_hint in check_generate
     ("the cache holds", _CACHE_TOO_SMALL),
     (
         "Dimension size must be non-negative",
@@ -619,8 +667,19 @@ def check_generate(generate, *, hidden: bool = False) -> None:
             prompt = torch.randint(0, vocab, (batch, length), generator=torch_generator(seed))
             call = f"generate(model, prompt ({batch}, {length}), {new})"
             trace = _CallTrace(model)
+            overflow = (
+                "the cache holds",
+                lambda _exc, calls=trace.calls, n=length, m=new: _cache_overflow_hint(calls, n, m),
+            )
             try:
-                got = c.call(generate, model, prompt, new, call_repr=call, hints=_GENERATE_HINTS)
+                got = c.call(
+                    generate,
+                    model,
+                    prompt,
+                    new,
+                    call_repr=call,
+                    hints=[overflow, *_GENERATE_HINTS[1:]],
+                )
             finally:
                 trace.remove()
             expected_ids, expected_logits = ref.generate_without_cache(
