@@ -181,6 +181,28 @@ class NormDefaultEps(ref.RMSNorm):
         super().__init__(d_model, eps)
 
 
+class NormPlainTensorGain(ref.RMSNorm):
+    """The gain kept as a bare tensor, never registered
+    (https://github.com/SimonThomine/RememberingNormality/issues/7)."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__(d_model, eps)
+        del self.weight
+        self.weight = torch.ones(d_model)
+
+
+class NormGainNamedGamma(ref.RMSNorm):
+    """The gain called gamma (https://github.com/stanford-cs336/assignment1-basics/issues/93)."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__(d_model, eps)
+        self.gamma = self.weight
+        del self.weight
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.gamma
+
+
 class NormTorch(nn.RMSNorm):
     """PyTorch's own RMSNorm, which the exercise asks to build."""
 
@@ -902,6 +924,16 @@ MISTAKES = [
     Mistake(check_RMSNorm, NormWithoutKeepdim, r"(?s)must match.*without keepdim=True"),
     Mistake(check_RMSNorm, NormNoGain, r"cut off from the module.s parameters"),
     Mistake(check_RMSNorm, NormDefaultEps, r"default eps is not 1e-5"),
+    # was "... so the submodules must be called exactly so", although it was called weight
+    # (blind6d-rms-weight-plain-tensor)
+    Mistake(check_RMSNorm, NormPlainTensorGain, r"plain tensor, not an nn\.Parameter"),
+    # was told about a bias that RMSNorm does not have (blind6d-rms-gain-named-gamma)
+    Mistake(
+        check_RMSNorm,
+        NormGainNamedGamma,
+        r"unexpected: \['gamma'\].*gain is called `weight` here \(nn\.RMSNorm's name\), and "
+        r"there is no bias",
+    ),
     Mistake(check_RMSNorm, NormTorch, r"(?s)calls torch\.nn\.RMSNorm.*grader scores it 0"),
     Mistake(check_rotary_embedding, _rope(first=1), r"positions start at 1"),
     Mistake(check_rotary_embedding, _rope(exponent=1), r"base \*\* \(-i / d_head\)"),
