@@ -1058,9 +1058,50 @@ class _FeatureAxisCache(nn.Module):
         return self.keys, self.values
 
 
+class _AdvancesByHeads(ref.KVCache):
+    """The offset taken from the heads axis
+    (https://github.com/fla-org/flash-linear-attention/issues/126)."""
+
+    def forward(self, k_new, v_new):
+        start, stop = self.length, self.length + k_new.shape[1]
+        self.keys[:, :, start:stop] = k_new
+        self.values[:, :, start:stop] = v_new
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
+class _LengthByHeads(ref.KVCache):
+    """Writes the n new positions, then counts num_heads of them."""
+
+    def forward(self, k_new, v_new):
+        keys, values = super().forward(k_new, v_new)
+        self.length += k_new.shape[1] - k_new.shape[-2]
+        return keys, values
+
+
+class _ParameterCache(ref.KVCache):
+    """Keys and values made nn.Parameter instead of buffers."""
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__(batch, num_heads, max_len, d_head, dtype)
+        keys, values = self.keys, self.values
+        del self.keys, self.values
+        self.keys, self.values = nn.Parameter(keys), nn.Parameter(values)
+
+
 @pytest.mark.parametrize(
     ("cls", "message"),
     [
+        # was PyTorch's "expanded size ... must match" and the shapes' rule alone
+        # (blind6d-kv-advances-by-heads)
+        (
+            _AdvancesByHeads,
+            r"holds 2 positions, but k_new has n = 3.*k_new\.shape\[1\] \(num_heads\)",
+        ),
+        (_LengthByHeads, r"advanced by 2, which is .*k_new\.shape\[1\] \(num_heads\)"),
+        # was "register the buffers with persistent=False", although they were no buffers
+        # (blind6d-kv-buffers-as-parameters)
+        (_ParameterCache, r"has parameters \['keys', 'values'\].*register_buffer"),
         # was "It returned only the new positions" (the symptom another bug shares)
         (_LengthNeverAdvances, r"self\.length never advances"),
         (_PersistentCache, r"persistent=False"),

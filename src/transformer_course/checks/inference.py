@@ -21,6 +21,7 @@ exception type when a cache overflows. The mask is bool, True = may attend (less
 from __future__ import annotations
 
 import math
+import re
 
 import torch
 
@@ -175,6 +176,43 @@ def _fits_hint(stored: int, max_len: int):
 
 
 _CACHE_RULE = "Each call must store k_new and v_new after the positions already held, in order."
+_AXIS_NAMES = ("batch", "num_heads", "n", "d_head")
+
+
+def _other_axes(size: int, shape: tuple[int, ...]) -> str:
+    """Which axes of k_new other than the positions' (axis 2) have ``size``: "k_new.shape[1]
+    (num_heads)", several joined with "or", or "" when none has it."""
+    axes = [
+        f"k_new.shape[{axis}] ({_AXIS_NAMES[axis]})"
+        for axis in (0, 1, 3)
+        if axis < len(shape) and shape[axis] == size
+    ]
+    return " or ".join(axes)
+
+
+def _slot_hint(shape: tuple[int, ...]):
+    """A write into a slot of the wrong length (stop computed from another axis of k_new
+    than the positions'): say which axis has the slot's length."""
+    sizes = re.compile(
+        r"expanded size of the tensor \((\d+)\) must match the existing size \((\d+)\)"
+    )
+
+    def hint(exc: BaseException) -> str:
+        found = sizes.search(str(exc))
+        if not found or len(shape) != 4:
+            return ""
+        slot, n = int(found[1]), int(found[2])
+        axes = _other_axes(slot, shape)
+        if n != shape[2] or slot == n or not axes:
+            return ""
+        return (
+            f"The slot you wrote k_new into holds {slot} positions, but k_new has n = {n} "
+            f"new ones (k_new.shape[2], dim=-2); {slot} is {axes}. Is stop = length + n "
+            "computed from that axis? The positions are axis 2: stop = self.length + "
+            "k_new.shape[-2]."
+        )
+
+    return (RuntimeError, hint)
 
 
 def check_KVCache(cls, *, hidden: bool = False) -> None:
@@ -194,6 +232,16 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
             )
             # Preallocated buffers (max_len positions) must stay out of the state dict; an
             # empty growing buffer (0 positions, Hugging Face's style) costs nothing there.
+            parameters = [name for name, _ in cache.named_parameters()]
+            c.expect_true(
+                not parameters,
+                f"{built} has parameters {parameters}: the keys and values were made "
+                "nn.Parameter, but they are state that each call writes, not weights to train. "
+                "A Parameter requires grad (so writing into it in place fails outside "
+                "torch.no_grad), is saved in the state dict and would be trained by the "
+                'optimizer: register them with self.register_buffer("keys", torch.zeros(shape, '
+                "dtype=dtype), persistent=False) (and the same for values).",
+            )
             saved = [
                 key
                 for key, value in cache.state_dict().items()
@@ -227,7 +275,11 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                     v_new,
                     call_repr=f"cache(k_new, v_new) ({call})",
                     mutation_hint="Copy k_new and v_new into the buffers; do not change them.",
-                    hints=[*_CACHE_SHAPES, _fits_hint(length + n, max_len)],
+                    hints=[
+                        _slot_hint(tuple(k_new.shape)),
+                        *_CACHE_SHAPES,
+                        _fits_hint(length + n, max_len),
+                    ],
                 )
                 c.expect_type(got, tuple, f"{call}: the result", "Return a tuple (keys, values).")
                 c.expect_true(
@@ -241,6 +293,15 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                 counter = getattr(cache, "length", None)
                 if isinstance(counter, int) and not isinstance(counter, bool) and counter != stored:
                     never = counter == 0 or (counter == n and length > 0)
+                    axes = _other_axes(counter - length, tuple(k_new.shape))
+                    if not never and counter - length != n and axes:
+                        c.fail(
+                            f"{call}: self.length is {counter} afterwards, but the cache now "
+                            f"holds {stored} positions: it advanced by {counter - length}, "
+                            f"which is {axes}, instead of by n = {n}, the new positions "
+                            "(k_new.shape[-2], axis 2). Set self.length = length + "
+                            "k_new.shape[-2]."
+                        )
                     c.fail(
                         f"{call}: self.length is {counter} afterwards, but the cache now holds "
                         f"{stored} positions. "
