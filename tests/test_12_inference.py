@@ -1127,6 +1127,44 @@ def test_an_error_raised_in_course_code_called_by_the_learner_says_so():
     assert "the course's own code" in text, text
 
 
+def _online_softmax_upcast(x, block_size):
+    """Computed in float32 (x.float(), as some softmax code does), never cast back."""
+    return ref.online_softmax(x.float(), block_size)
+
+
+def _online_softmax_blocks_over_rows(x, block_size):
+    """The blocks taken along the first axis: right for a 1-D x only."""
+    running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[0], block_size):
+        block = x[start : start + block_size]
+        new_max = torch.maximum(running_max, block.amax(dim=-1))
+        total = total * torch.exp(running_max - new_max) + torch.exp(
+            block - new_max[..., None]
+        ).sum(dim=-1)
+        running_max = new_max
+    return torch.exp(x - running_max[..., None]) / total[..., None]
+
+
+@pytest.mark.parametrize(
+    ("fn", "message", "hidden"),
+    [
+        # accepted with a note before, although the contract keeps x's dtype
+        # (blind6d-online-upcast-float32)
+        (_online_softmax_upcast, r"returned torch\.float32 for a float64 input", False),
+        (_online_softmax_upcast, r"returned torch\.float32 for a float64 input", True),
+        # was "largest difference" and the algorithm restated; the hidden run accepted it
+        # (blind6d-online-blocks-over-rows)
+        (_online_softmax_blocks_over_rows, r"blocks walk the first axis", False),
+        (_online_softmax_blocks_over_rows, r"blocks walk the first axis", True),
+    ],
+)
+def test_online_softmax_names_a_lost_dtype_and_blocks_over_rows(fn, message, hidden):
+    with pytest.raises(CheckFailure) as failure:
+        check_online_softmax(_named("online_softmax", fn), hidden=hidden)
+    assert re.search(message, failure.value.message), failure.value.message
+
+
 def test_all_nan_online_softmax_names_every_cause_that_gives_it():
     """An output NaN everywhere used to get the fixed hint ("large scores overflow")."""
 

@@ -995,6 +995,7 @@ def _softmax_cases(hidden: bool):
             (randn((2, 3, 5), 1302, scale=3.0), 5),
             (randn((4, 6), 1303, scale=2.0), 1),
             (randn((2, 6), 1304) - 1000.0, 4),  # every value far below 0 (after large ones)
+            (randn((2, 5), 1306, dtype=torch.float64), 2),  # the output keeps x's dtype
             (_falling(randn((2, 6), 1305), 2), 2),  # a later block far below an earlier one
         ]
     return [
@@ -1005,6 +1006,7 @@ def _softmax_cases(hidden: bool):
         # after large values, which tell a missing maximum apart from these two:
         (randn((3, 7), 2304, scale=2.0) - 700.0, 3),
         (_falling(randn((3, 2, 9), 2305), 3), 3),  # leading axes that do not broadcast
+        (randn((6, 5), 2306), 2),  # more rows than block_size
     ]
 
 
@@ -1021,16 +1023,81 @@ _BLOCK_OWN_MAX = (
 )
 
 
+def _blocks_over_rows(x: torch.Tensor, block_size: int) -> torch.Tensor | None:
+    """Online softmax whose blocks walk the first axis (x[start : start + block_size],
+    range over x.shape[0]) instead of the last, computed as such code does (None where it
+    raises): right for a 1-D x, or when every row fits in one block."""
+    if x.dim() < 2 or x.shape[0] <= block_size:
+        return None
+    x = x.double()
+    try:
+        running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        for start in range(0, x.shape[0], block_size):
+            block = x[start : start + block_size]
+            new_max = torch.maximum(running_max, block.amax(dim=-1))
+            total = total * torch.exp(running_max - new_max) + torch.exp(
+                block - new_max[..., None]
+            ).sum(dim=-1)
+            running_max = new_max
+        result = torch.exp(x - running_max[..., None]) / total[..., None]
+    except RuntimeError:
+        return None
+    return result if result.shape == x.shape else None
+
+
+_BLOCKS_OVER_ROWS = (
+    "Your blocks walk the first axis (the rows, x[start : start + block_size] over "
+    "range(0, x.shape[0], block_size)), not the last: softmax is over the last axis, so "
+    "the blocks are columns, x[..., start : start + block_size] over range(0, "
+    "x.shape[-1], block_size). (With one row, or with every row in one block, the two "
+    "agree; here there are more rows than block_size.)"
+)
+
+
+def _rows_hint(x: torch.Tensor, block_size: int):
+    """A size mismatch between x's number of rows and a block's: blocks over the rows."""
+    sizes = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
+    blocks = {block_size, x.shape[0] % block_size} - {0} if x.dim() >= 2 else set()
+
+    def hint(exc: BaseException) -> str:
+        found = sizes.search(str(exc))
+        if not found or x.dim() < 2 or x.shape[0] <= block_size:
+            return ""
+        pair = {int(found[1]), int(found[2])}
+        if x.shape[0] not in pair or not (pair - {x.shape[0]}) <= blocks:
+            return ""
+        return (
+            f"The sizes {found[1]} and {found[2]} are x's number of rows ({x.shape[0]}) and a "
+            f"block's ({block_size}): do your blocks walk the first axis? "
+            + _BLOCKS_OVER_ROWS.split(": ", 1)[1]
+        )
+
+    return (RuntimeError, hint)
+
+
+_SOFTMAX_LOWER_PRECISION = (
+    "{what} returned {got} for a float64 input: your online_softmax computes in a lower "
+    "precision (x.float(), or running tensors made without dtype=x.dtype) and never casts "
+    "back. Return x's dtype: make the running maximum and sum with dtype=x.dtype, or cast "
+    "the result back with .to(x.dtype)."
+)
+
+
 def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
     """online_softmax(x, block_size) -> softmax(x) over the last axis."""
     with Checker("online_softmax", hidden=hidden) as c:
         c.require_callable(online_softmax)
         for x, block_size in _softmax_cases(hidden):
             what = f"online_softmax(x {tuple(x.shape)} = {short(x, 80)}, block_size={block_size})"
-            got = c.call(online_softmax, x, block_size, call_repr=what)
+            got = c.call(
+                online_softmax, x, block_size, call_repr=what, hints=[_rows_hint(x, block_size)]
+            )
             _expect_tensor(c, got, what)
             c.expect_shape(got, x.shape, what)
             c.expect_floating(got, what, preferred=x.dtype)
+            if x.dtype == torch.float64 and got.dtype != torch.float64:
+                c.fail(_SOFTMAX_LOWER_PRECISION.format(what=what, got=got.dtype))
             several_blocks = x.shape[-1] > block_size
             nan_causes = {
                 "the rescale factor inverted, exp(m_new - m_old) instead of exp(m_old - m_new)": (
@@ -1057,6 +1124,7 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                         else None
                     ),
                     _MAX_FROM_ZERO: online_softmax_f(x, block_size, start=0.0),
+                    _BLOCKS_OVER_ROWS: _blocks_over_rows(x, block_size),
                     _FINAL_BLOCK_MAX: (
                         online_softmax_f(x, block_size, final_max="last_block")
                         if several_blocks
