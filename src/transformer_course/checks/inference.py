@@ -1046,12 +1046,14 @@ def _blocks_over_rows(x: torch.Tensor, block_size: int) -> torch.Tensor | None:
     return result if result.shape == x.shape else None
 
 
+_BLOCKS_RULE = (
+    "softmax is over the last axis, so the blocks are columns, x[..., start : start + "
+    "block_size] over range(0, x.shape[-1], block_size). (With one row, or with every row "
+    "in one block, the two agree; here there are more rows than block_size.)"
+)
 _BLOCKS_OVER_ROWS = (
     "Your blocks walk the first axis (the rows, x[start : start + block_size] over "
-    "range(0, x.shape[0], block_size)), not the last: softmax is over the last axis, so "
-    "the blocks are columns, x[..., start : start + block_size] over range(0, "
-    "x.shape[-1], block_size). (With one row, or with every row in one block, the two "
-    "agree; here there are more rows than block_size.)"
+    f"range(0, x.shape[0], block_size)), not the last: {_BLOCKS_RULE}"
 )
 
 
@@ -1069,8 +1071,9 @@ def _rows_hint(x: torch.Tensor, block_size: int):
             return ""
         return (
             f"The sizes {found[1]} and {found[2]} are x's number of rows ({x.shape[0]}) and a "
-            f"block's ({block_size}): do your blocks walk the first axis? "
-            + _BLOCKS_OVER_ROWS.split(": ", 1)[1]
+            f"block's ({block_size}): do your blocks walk the first axis (the rows)? "
+            + _BLOCKS_RULE[0].upper()
+            + _BLOCKS_RULE[1:]
         )
 
     return (RuntimeError, hint)
