@@ -326,6 +326,14 @@ def _rotate_adjacent_complex(x, cos, sin):
     return torch.view_as_real(turned).flatten(-2).to(x.dtype)
 
 
+def _rotate_half_promoted(x, cos, sin):
+    """Rotate-half with the float32 cos and sin as given: a half-precision x comes back
+    float32 (https://github.com/huggingface/transformers/pull/24262)."""
+    half = x.shape[-1] // 2
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
+
+
 def _rotate_adjacent(x, cos, sin):
     """Adjacent pairs (2i, 2i + 1) in real arithmetic."""
     cos, sin = cos.to(x.dtype), sin.to(x.dtype)
@@ -924,6 +932,12 @@ MISTAKES = [
     Mistake(check_RMSNorm, NormWithoutKeepdim, r"(?s)must match.*without keepdim=True"),
     Mistake(check_RMSNorm, NormNoGain, r"cut off from the module.s parameters"),
     Mistake(check_RMSNorm, NormDefaultEps, r"default eps is not 1e-5"),
+    # accepted before: no half-precision input (blind6d-rotary-upcasts-half)
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotate_half_promoted),
+        r"returned float32: the result keeps x's dtype.*cos\.to\(x\.dtype\)",
+    ),
     # was "... so the submodules must be called exactly so", although it was called weight
     # (blind6d-rms-weight-plain-tensor)
     Mistake(check_RMSNorm, NormPlainTensorGain, r"plain tensor, not an nn\.Parameter"),

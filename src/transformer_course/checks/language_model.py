@@ -457,11 +457,16 @@ class _RotaryCase:
     dtype: torch.dtype = torch.float32
 
 
-_VISIBLE_ROTARY = [_RotaryCase(1, (5, 8)), _RotaryCase(2, (2, 3, 6, 8))]
+_VISIBLE_ROTARY = [
+    _RotaryCase(1, (5, 8)),
+    _RotaryCase(2, (2, 3, 6, 8)),
+    _RotaryCase(3, (2, 5, 8), torch.bfloat16),  # the result keeps x's dtype
+]
 _HIDDEN_ROTARY = [
     _RotaryCase(101, (2, 4, 7, 16)),
     _RotaryCase(102, (1, 9, 4), torch.float64),
     _RotaryCase(103, (3, 2, 2, 5, 12)),
+    _RotaryCase(104, (1, 2, 6, 8), torch.float16),
 ]
 
 _ADJACENT_NOTE = (
@@ -612,6 +617,18 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
             c.expect_type(got, torch.Tensor, call)
             c.expect_shape(got, tuple(x.shape), call)
             c.expect_floating(got, call, preferred=case.dtype)
+            if got.dtype != case.dtype:
+                c.fail(
+                    f"{call} returned {str(got.dtype).replace('torch.', '')}: the result keeps "
+                    f"x's dtype. "
+                    + (
+                        "cos and sin are float32 (rotary_embedding's), and x times them is "
+                        "promoted to float32: cast them to x's dtype first, cos.to(x.dtype) "
+                        "and sin.to(x.dtype) (or cast the result back with .to(x.dtype))."
+                        if got.dtype == torch.float32 and x.element_size() < 4
+                        else "Cast the result back with .to(x.dtype)."
+                    )
+                )
             angles = rope_angles_f(length, d_head)
             half, adjacent = rotate_f(x, angles, "half"), rotate_f(x, angles, "adjacent")
             tol = tolerance(got.dtype, case.dtype)
