@@ -248,6 +248,12 @@ def _rope(*, first=0, exponent=2, swap=False, sign=1):
     return rotary_embedding
 
 
+def _rope_float64(length, d_head, base=10000.0):
+    """The angles in float64, returned without the cast to float32."""
+    angles = _angles(length, d_head, base)
+    return angles.cos(), angles.sin()
+
+
 def _rope_llama(length, d_head, base=10000.0):
     """Llama's precompute_freqs_cis, in float32: torch.outer, then polar."""
     freqs = 1.0 / (base ** (torch.arange(0, d_head, 2)[: d_head // 2].float() / d_head))
@@ -932,6 +938,13 @@ MISTAKES = [
     Mistake(check_RMSNorm, NormWithoutKeepdim, r"(?s)must match.*without keepdim=True"),
     Mistake(check_RMSNorm, NormNoGain, r"cut off from the module.s parameters"),
     Mistake(check_RMSNorm, NormDefaultEps, r"default eps is not 1e-5"),
+    # accepted with a note before, although the contract says float32
+    # (blind6d-rope-returns-float64)
+    Mistake(
+        check_rotary_embedding,
+        _named("rotary_embedding", _rope_float64),
+        r"cos has dtype float64, but the contract asks for float32",
+    ),
     # accepted before: no half-precision input (blind6d-rotary-upcasts-half)
     Mistake(
         check_apply_rotary,

@@ -409,6 +409,15 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
                 c.expect_type(value, torch.Tensor, f"{call}: {name}")
                 c.expect_shape(value, shape, f"{call}: {name}", _ROPE_SHAPE)
                 c.expect_floating(value, f"{call}: {name}", preferred=torch.float32)
+                if value.dtype != torch.float32:
+                    c.fail(
+                        f"{call}: {name} has dtype {str(value.dtype).replace('torch.', '')}, "
+                        "but the contract asks for float32: apply_rotary multiplies the "
+                        "queries and keys by these tables, and a float64 table would promote "
+                        "a float32 model's attention to float64. Computing the angles in "
+                        "float64 is fine (the reference does); return cos.float() and "
+                        "sin.float()."
+                    )
             angles = rope_angles_f(case.length, case.d_head, base)
             table = {
                 _ONE_INDEXED: {"first": 1},
