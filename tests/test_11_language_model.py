@@ -499,6 +499,32 @@ class AttentionUnscaled(_Attention):
         return self.w_o(merge_heads(torch.softmax(scores, dim=-1) @ v))
 
 
+class AttentionSplitByView(ref.CausalSelfAttention):
+    """Heads split with one view, no transpose (see
+    https://tracker-7ex.pages.dev/00_ai_foundation/04_autoregressive_generation/06-multi-head-split-merge/);
+    ``merge_by_reshape``: merged back by a plain reshape too."""
+
+    merge_by_reshape = False
+
+    def forward(self, x):
+        batch, length, d_model = x.shape
+        q, k, v = (
+            w(x).view(batch, self.num_heads, length, self.d_head)
+            for w in (self.w_q, self.w_k, self.w_v)
+        )
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = ref.scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        merged = (
+            heads.reshape(batch, length, d_model) if self.merge_by_reshape else merge_heads(heads)
+        )
+        return self.w_o(merged)
+
+
+class AttentionSplitAndMergeByView(AttentionSplitByView):
+    merge_by_reshape = True
+
+
 class AttentionIgnoresBase(ref.CausalSelfAttention):
     """rotary_embedding(len, d_head) without self.base: right only with the default base."""
 
@@ -1009,6 +1035,13 @@ MISTAKES = [
     Mistake(check_CausalSelfAttention, AttentionUnscaled, r"not divided by sqrt\(d_head\)"),
     # passed every visible and hidden case (all at the default base) before they had one
     Mistake(check_CausalSelfAttention, AttentionIgnoresBase, r"ignores the base"),
+    # "largest difference at index ..." before (blind6d-csa-heads-view-no-transpose)
+    Mistake(check_CausalSelfAttention, AttentionSplitByView, r"heads were split with one view"),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionSplitAndMergeByView,
+        r"heads were split \(and merged back\) with one view",
+    ),
     Mistake(
         check_CausalSelfAttention,
         AttentionDividedByDHead,

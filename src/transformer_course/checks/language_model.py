@@ -854,6 +854,17 @@ _IGNORES_BASE = (
 #: {message: causal_self_attention_f's knobs for that mistake}. A one-indexed position is
 #: not among them: RoPE's scores depend only on offsets, so the attention cannot show it
 #: (rotary_embedding's own check does).
+_SPLIT_NO_TRANSPOSE = (
+    "Your heads were split with one view (or reshape) straight to (batch, num_heads, len, "
+    "d_head), without the transpose, so each head holds features of several positions. "
+    "Split as split_heads (imported) does: view(batch, len, num_heads, d_head), then "
+    "transpose(1, 2)."
+)
+_MERGE_NO_TRANSPOSE = (
+    "Your heads were merged with a reshape to (batch, len, d_model) without transpose(1, 2) "
+    "first, so each output token is cut out of one head's block of numbers: use "
+    "merge_heads (imported), or transpose(1, 2) before the reshape."
+)
 _ATTENTION_MISTAKES = {
     _NO_ROPE: {"rope": False},
     _ROTATE_VALUES: {"rotate_values": True},
@@ -866,6 +877,12 @@ _ATTENTION_MISTAKES = {
     _SCALE_D_MODEL: {"scale": "sqrt_d_model"},
     "You divided the scores by d_head instead of sqrt(d_head).": {"scale": "d_head"},
     _IGNORES_BASE: {"base": 10000.0},
+    _SPLIT_NO_TRANSPOSE: {"heads_split": "no_transpose"},
+    _MERGE_NO_TRANSPOSE: {"heads_merge": "no_transpose"},
+    _SPLIT_NO_TRANSPOSE.replace("split", "split (and merged back)", 1): {
+        "heads_split": "no_transpose",
+        "heads_merge": "no_transpose",
+    },
 }
 
 
