@@ -196,6 +196,16 @@ def _gqa_tiled(q, k, v, mask=None):
     return checks.gqa_expected(q, k, v, mask, tile=True)
 
 
+def _gqa_scaled_by_d_v(q, k, v, mask=None):
+    """Written by hand, scaled by the values' width: right only when d_v == d_head."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(v.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
+
+
 def _gqa_unscaled(q, k, v, mask=None):
     return checks.gqa_expected(q, k, v, mask, scale=1)
 
@@ -457,6 +467,13 @@ MISTAKES = [
         r"number of repeats is a float",
     ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_unscaled), r"sqrt\(d_head\)"),
+    # the visible run accepted it (d_v == d_head there), the hidden one said "largest
+    # difference" (blind6d-gqa-scale-by-d-v)
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_scaled_by_d_v),
+        r"divided by sqrt\(d_v\), the values' width",
+    ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_no_mask), r"mask was ignored"),
     Mistake(
         check_grouped_query_attention,

@@ -849,7 +849,7 @@ def _gqa_cases(hidden: bool):
     padding = torch.tensor([[True] * 6, [True, True, True, True, False, False]])[:, None, None]
     if not hidden:
         return [
-            case(1201, 2, 4, 2, 3, 5, 4),
+            case(1201, 2, 4, 2, 3, 5, 4, d_v=6),  # values of another width than the keys
             case(1202, 1, 4, 1, 5, 5, 4, mask=causal),  # multi-query
             case(1203, 2, 2, 2, 2, 3, 3),  # ordinary multi-head attention
         ]
@@ -899,6 +899,13 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 "The scores are not divided by sqrt(d_head).": gqa_expected(q, k, v, mask, scale=1),
                 "The scores are divided by d_head instead of sqrt(d_head).": gqa_expected(
                     q, k, v, mask, scale=1 / q.shape[-1]
+                ),
+                "The scores are divided by sqrt(d_v), the values' width (v.shape[-1]), instead "
+                "of sqrt(d_head), the width of the queries and keys (q.shape[-1]): the two "
+                "differ here.": (
+                    gqa_expected(q, k, v, mask, scale=1 / math.sqrt(v.shape[-1]))
+                    if v.shape[-1] != q.shape[-1]
+                    else None
                 ),
                 "The mask was ignored: blocked keys got weight.": (
                     None if mask is None else gqa_expected(q, k, v, None)
