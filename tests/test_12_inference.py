@@ -1182,6 +1182,38 @@ def test_online_softmax_names_a_lost_dtype_and_blocks_over_rows(fn, message, hid
     assert re.search(message, failure.value.message), failure.value.message
 
 
+def _tiled_sum_not_column(q, k, v, block_size, causal=False):
+    """The final division by the running sum without [..., None]."""
+    unnormalised = ref.tiled_attention(q, k, v, block_size, causal)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    total = torch.exp(scores - scores.amax(-1, keepdim=True)).sum(-1)  # (..., len_q)
+    return unnormalised * total[..., None] / total
+
+
+def _tiled_blocks_on_first_axis(q, k, v, block_size, causal=False):
+    """The key and value blocks sliced on the first axis: right for 2-D inputs only."""
+    output = torch.zeros((*q.shape[:-1], v.shape[-1]))
+    for start in range(0, k.shape[-2], block_size):
+        scores = q @ k[start : start + block_size].transpose(-2, -1)
+        output = output + torch.softmax(scores, dim=-1) @ v[start : start + block_size]
+    return output
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        # was PyTorch's size mismatch and the generic broadcasting hint
+        # (blind6d-tiled-divide-without-none)
+        (_tiled_sum_not_column, r"The sizes 4 and 6 are d_v and len_q.*total\[\.\.\., None\]"),
+        # was the shapes alone (blind6d-tiled-slices-first-axis)
+        (_tiled_blocks_on_first_axis, r"leading axes are \(0, 2\), not \(1, 2\).*first axis"),
+    ],
+)
+def test_tiled_attention_names_a_sum_that_is_not_a_column_and_blocks_on_the_first_axis(fn, message):
+    text = _visible_message(check_tiled_attention, _named("tiled_attention", fn))
+    assert re.search(message, text), text
+
+
 def test_all_nan_online_softmax_names_every_cause_that_gives_it():
     """An output NaN everywhere used to get the fixed hint ("large scores overflow")."""
 

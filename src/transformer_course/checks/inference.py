@@ -1267,6 +1267,42 @@ _TILED_OWN_MAX = (
 )
 
 
+def _sum_not_column_hint(len_q: int, d_v: int):
+    """The final division by the running sum without [..., None]: (..., len_q, d_v) divided
+    by (..., len_q) lines len_q up with d_v, which raises unless they are equal."""
+    sizes = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
+
+    def hint(exc: BaseException) -> str:
+        found = sizes.search(str(exc))
+        if not found or len_q == d_v or {int(found[1]), int(found[2])} != {len_q, d_v}:
+            return ""
+        return (
+            f"The sizes {found[1]} and {found[2]} are d_v and len_q: was the output "
+            "(..., len_q, d_v) divided (or multiplied) by a per-query tensor (..., len_q), such "
+            "as the running sum or the rescale factor, without [..., None]? Broadcasting "
+            "lines its last axis up with d_v; make it a column, total[..., None], so each "
+            "query's row uses its own value."
+        )
+
+    return (RuntimeError, hint)
+
+
+def _leading_axes_hint(got, expected_shape: tuple[int, ...]) -> str:
+    """An output whose last two axes are right but whose leading (batch, head) axes are
+    not: something was sliced or reduced along a leading axis."""
+    found = tuple(got.shape) if isinstance(got, torch.Tensor) else None
+    if not found or len(found) != len(expected_shape) or len(found) < 3:
+        return ""
+    if found[-2:] != expected_shape[-2:] or found[:-2] == expected_shape[:-2]:
+        return ""
+    return (
+        f"Its last two axes (len_q, d_v) are right, but its leading axes are {found[:-2]}, not "
+        f"{expected_shape[:-2]}: were the key and value blocks sliced on the first axis "
+        "(k[start:stop]) instead of the key axis, k[..., start:stop, :] and "
+        "v[..., start:stop, :]? The inputs may have any number of leading axes."
+    )
+
+
 def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
     """tiled_attention(q, k, v, block_size, causal=False) -> output (..., len_q, d_v)."""
     with (
@@ -1278,11 +1314,21 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                 f"tiled_attention(q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}, "
                 f"block_size={block}, causal={causal})"
             )
-            got = c.call(tiled_attention, q, k, v, block, causal, call_repr=what)
+            got = c.call(
+                tiled_attention,
+                q,
+                k,
+                v,
+                block,
+                causal,
+                call_repr=what,
+                hints=[_sum_not_column_hint(q.shape[-2], v.shape[-1])],
+            )
             if isinstance(got, tuple) and got:
                 c.fail(f"{what} returned a tuple; return only the output tensor.")
             _expect_tensor(c, got, what)
-            c.expect_shape(got, (*q.shape[:-1], v.shape[-1]), what)
+            shape = (*q.shape[:-1], v.shape[-1])
+            c.expect_shape(got, shape, what, _leading_axes_hint(got, shape))
             c.expect_floating(got, what, preferred=q.dtype)
             several = k.shape[-2] > block
             nan_causes = {
