@@ -896,6 +896,15 @@ def _sample_edited(
     return sample
 
 
+def _sample_top_k_unclamped(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """torch.topk with top_k as given: a RuntimeError when it exceeds the vocabulary
+    (https://github.com/TransformerLensOrg/TransformerLens/pull/1347)."""
+    if top_k is not None:
+        kth = torch.topk(logits / temperature, top_k, dim=-1).values[..., -1:]
+        logits = logits.masked_fill(logits / temperature < kth, -torch.inf)
+    return ref.sample(logits, temperature, None, top_p, generator)
+
+
 def _sample_nanogpt_hf(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """nanoGPT's top-k (in place on a copy) and Hugging Face's top-p (shift right)."""
     if temperature == 0:
@@ -937,6 +946,12 @@ MISTAKES = [
         r"(?s)IndexError.*a window or its targets reach beyond the last token",
     ),
     Mistake(check_sample, _sample_softmax_over_batch, r"softmax over the wrong axis \(dim=0"),
+    # accepted before: no top_k beyond the vocabulary (blind6d-sample-top-k-beyond-vocab)
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_k_unclamped),
+        r"top_k=\d+ is larger than the vocabulary .*min\(top_k, logits\.shape\[-1\]\)",
+    ),
     Mistake(check_next_token_batches, _batches(global_stream=True), r"the generator you were"),
     Mistake(check_RMSNorm, NormMean, r"mean of x, not of x squared"),
     # told only "largest difference" before (blind round 3's rms-sqrt-missing)

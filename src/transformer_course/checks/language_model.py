@@ -1218,6 +1218,7 @@ _VISIBLE_SAMPLE = [
     _SampleCase(_ROW, temperature=0.7, top_k=5, top_p=0.9, seed=6),
     _SampleCase(_FLAT, top_k=5, top_p=0.7, seed=9),  # top-k, then top-p
     _SampleCase((1.0, 3.0, 2.0, 2.0, 0.0), top_k=2, seed=7),  # a tie at the k-th logit
+    _SampleCase((1.0, 3.0, 2.0, 2.0, 0.0), top_k=8, seed=10),  # top_k beyond the vocabulary
 ]
 _ROW2 = (-0.5, 0.3, 1.9, -2.0, 1.1, 0.2, -0.8, 2.3, 0.0, -1.4, 0.7)
 _FLAT2 = (0.5, 1.5, -0.2, 1.0, 0.3, 1.2, -1.0, 0.8, 0.0)
@@ -1229,6 +1230,7 @@ _HIDDEN_SAMPLE = [
     _SampleCase(_ROW2, top_k=6, top_p=0.5, seed=104),
     _SampleCase(_FLAT2, top_k=4, top_p=0.6, seed=106),
     _SampleCase((0.0, 5.0, 1.0, 5.0, 5.0, 2.0), top_k=2, seed=105),
+    _SampleCase(_FLAT2, top_k=12, top_p=0.9, seed=108),  # top_k beyond the vocabulary
 ]
 
 _TEMPERATURE_PROBS = (
@@ -1356,7 +1358,16 @@ def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
         kwargs["top_p"] = case.top_p
     shown = ", ".join(f"{k}={v}" for k, v in kwargs.items())
     call = f"sample(logits ({logits.shape[0]}, {logits.shape[1]}), {shown}, generator=...)"
-    got = c.call(sample, logits, **kwargs, generator=_generator(seed), call_repr=call)
+    vocab = logits.shape[-1]
+    beyond = (
+        lambda exc: case.top_k is not None and case.top_k > vocab and "out of range" in str(exc),
+        f"top_k={case.top_k} is larger than the vocabulary ({vocab} tokens), and torch.topk "
+        "refuses a k larger than the axis: then every token is kept. Clamp it, "
+        "torch.topk(logits, min(top_k, logits.shape[-1])).",
+    )
+    got = c.call(
+        sample, logits, **kwargs, generator=_generator(seed), call_repr=call, hints=[beyond]
+    )
     return got, call
 
 
