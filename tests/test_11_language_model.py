@@ -59,6 +59,13 @@ def _batches_whole_stream(tokens, block_size, batch_size, generator):
     return tokens[positions], tokens[positions + 1]
 
 
+def _batches_time_major(tokens, block_size, batch_size, generator):
+    """Windows as columns, (block_size, batch_size), as a seq-first iterator gives them
+    (https://github.com/pytorch/text/issues/36)."""
+    inputs, targets = ref.next_token_batches(tokens, block_size, batch_size, generator)
+    return inputs.T, targets.T
+
+
 def _sample_softmax_over_batch(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     if temperature == 0:
         return logits.argmax(dim=-1)
@@ -946,6 +953,12 @@ MISTAKES = [
         r"(?s)IndexError.*a window or its targets reach beyond the last token",
     ),
     Mistake(check_sample, _sample_softmax_over_batch, r"softmax over the wrong axis \(dim=0"),
+    # the shapes alone before (blind6d-batches-time-major)
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_time_major),
+        r"transpose of what is asked, \(block_size, batch_size\), time-major",
+    ),
     # accepted before: no top_k beyond the vocabulary (blind6d-sample-top-k-beyond-vocab)
     Mistake(
         check_sample,

@@ -140,6 +140,22 @@ _WINDOW_PAST_END = (
 )
 
 
+def _time_major(value: torch.Tensor, shape: tuple[int, int], position: dict[int, int]) -> str:
+    """The hint for a result of shape (block_size, batch_size) whose columns are the
+    windows (time-major, as a seq-first iterator makes); "" otherwise."""
+    if value.dim() != 2 or tuple(value.shape) != shape[::-1] or shape[0] == shape[1]:
+        return ""
+    for column in value.T:
+        row = [position.get(int(t), -1) for t in column]
+        if row != list(range(row[0], row[0] + len(row))):
+            return ""
+    return (
+        "It is the transpose of what is asked, (block_size, batch_size), time-major: each "
+        "window is a column. The windows are the rows, (batch_size, block_size): stack them "
+        "along dim 0 (or drop the .T / transpose)."
+    )
+
+
 def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> None:
     with Checker("next_token_batches", hidden=hidden) as c:
         c.require_callable(next_token_batches)
@@ -163,7 +179,7 @@ def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> Non
             shape = (case.batch_size, case.block_size)
             for name, value in (("inputs", inputs), ("targets", targets)):
                 c.expect_type(value, torch.Tensor, f"{call}: {name}")
-                c.expect_shape(value, shape, f"{call}: {name}")
+                c.expect_shape(value, shape, f"{call}: {name}", _time_major(value, shape, position))
                 c.expect_true(
                     value.dtype == torch.int64,
                     f"{call}: {name} should be int64 token ids, not {value.dtype}.",
