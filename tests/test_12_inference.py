@@ -993,6 +993,22 @@ def _generate_whole_sequence(model, prompt, max_new_tokens, room=0):
     return ids, torch.stack(steps, dim=1)
 
 
+@torch.no_grad()
+def _generate_unsqueezed(model, prompt, max_new_tokens):
+    """The argmax made a row with unsqueeze(0): right for a batch of one only."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1).unsqueeze(0)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
 def _generate_probabilities(model, prompt, max_new_tokens):
     ids, logits = ref.generate(model, prompt, max_new_tokens)
     return ids, logits.softmax(dim=-1)
@@ -1027,6 +1043,8 @@ def _generate_log_probabilities(model, prompt, max_new_tokens):
             r"(?s)room for \d+ positions .*enough.*Call 2 of the model fed the whole sequence so "
             r"far \(6 positions, start=0\).*feed only the newest token",
         ),
+        # was torch.cat's axes and the (batch, 1) rule only (blind6d-gen-unsqueeze-batch-one)
+        (_generate_unsqueezed, r"appended have 1 row, not batch = 2: either a \(1, batch\)"),
         (
             lambda model, prompt, new: _generate_whole_sequence(model, prompt, new, room=100),
             r"Call 2 of the model fed the whole sequence so far",

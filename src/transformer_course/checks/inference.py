@@ -728,6 +728,18 @@ def check_generate(generate, *, hidden: bool = False) -> None:
             prompt = torch.randint(0, vocab, (batch, length), generator=torch_generator(seed))
             call = f"generate(model, prompt ({batch}, {length}), {new})"
             trace = _CallTrace(model)
+            row_column = (
+                lambda exc, b=batch: (
+                    b > 1
+                    and "must match except in dimension 1" in str(exc)
+                    and f"Expected size {b} but got size 1" in str(exc)
+                ),
+                f"The new tokens you appended have 1 row, not batch = {batch}: either a "
+                "(1, batch) tensor, as .unsqueeze(0), .view(1, -1) or [None] make from the "
+                "argmax's (batch,) (right only for a batch of one sequence), or an argmax over "
+                "the batch axis (dim=0, keepdim=True), which is (1, vocab). Make it a column, "
+                "(batch, 1): logits.argmax(dim=-1, keepdim=True) (or [:, None]).",
+            )
             overflow = (
                 "the cache holds",
                 lambda _exc, calls=trace.calls, n=length, m=new: _cache_overflow_hint(calls, n, m),
@@ -739,7 +751,7 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                     prompt,
                     new,
                     call_repr=call,
-                    hints=[overflow, *_GENERATE_HINTS[1:]],
+                    hints=[row_column, overflow, *_GENERATE_HINTS[1:]],
                 )
             finally:
                 trace.remove()
