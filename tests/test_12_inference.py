@@ -1114,6 +1114,15 @@ class _LengthByHeads(ref.KVCache):
         return keys, values
 
 
+class _LengthOneShort(ref.KVCache):
+    """Writes the n new positions, then counts one too few."""
+
+    def forward(self, k_new, v_new):
+        keys, values = super().forward(k_new, v_new)
+        self.length -= 1
+        return keys, values
+
+
 class _ParameterCache(ref.KVCache):
     """Keys and values made nn.Parameter instead of buffers."""
 
@@ -1134,6 +1143,8 @@ class _ParameterCache(ref.KVCache):
             r"holds 2 positions, but k_new has n = 3.*k_new\.shape\[1\] \(num_heads\)",
         ),
         (_LengthByHeads, r"advanced by 2, which is .*k_new\.shape\[1\] \(num_heads\)"),
+        # an off-by-one that gives the same count on that call is named alongside
+        (_LengthOneShort, r"advanced by 2, which is n - 1, one too few \(an off-by-one\) or"),
         # was "register the buffers with persistent=False", although they were no buffers
         # (blind6d-kv-buffers-as-parameters)
         (_ParameterCache, r"has parameters \['keys', 'values'\].*register_buffer"),

@@ -205,11 +205,13 @@ def _slot_hint(shape: tuple[int, ...]):
         axes = _other_axes(slot, shape)
         if n != shape[2] or slot == n or not axes:
             return ""
+        off = {n - 1: "n - 1 (one too few)", n + 1: "n + 1 (one too many)"}
+        which = " or ".join(([off[slot]] if slot in off else []) + [axes])
         return (
             f"The slot you wrote k_new into holds {slot} positions, but k_new has n = {n} "
-            f"new ones (k_new.shape[2], dim=-2); {slot} is {axes}. Is stop = length + n "
-            "computed from that axis? The positions are axis 2: stop = self.length + "
-            "k_new.shape[-2]."
+            f"new ones (k_new.shape[2], dim=-2); {slot} is {which}. Is stop = length + n "
+            "computed from another axis, or off by one? The positions are axis 2: stop = "
+            "self.length + k_new.shape[-2]."
         )
 
     return (RuntimeError, hint)
@@ -293,12 +295,18 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                 counter = getattr(cache, "length", None)
                 if isinstance(counter, int) and not isinstance(counter, bool) and counter != stored:
                     never = counter == 0 or (counter == n and length > 0)
-                    axes = _other_axes(counter - length, tuple(k_new.shape))
-                    if not never and counter - length != n and axes:
+                    step = counter - length
+                    axes = _other_axes(step, tuple(k_new.shape))
+                    if not never and step != n and axes:
+                        # on this one call an off-by-one can give the same count: say both
+                        off = {n - 1: "n - 1, one too few", n + 1: "n + 1, one too many"}
+                        which = " or ".join(
+                            ([f"{off[step]} (an off-by-one)"] if step in off else []) + [axes]
+                        )
                         c.fail(
                             f"{call}: self.length is {counter} afterwards, but the cache now "
-                            f"holds {stored} positions: it advanced by {counter - length}, "
-                            f"which is {axes}, instead of by n = {n}, the new positions "
+                            f"holds {stored} positions: it advanced by {step}, which is "
+                            f"{which}, instead of by n = {n}, the new positions "
                             "(k_new.shape[-2], axis 2). Set self.length = length + "
                             "k_new.shape[-2]."
                         )
