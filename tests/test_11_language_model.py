@@ -240,6 +240,19 @@ class NormPower(ref.RMSNorm):
         return self.weight * x * rms**-0.5
 
 
+class FfnW2Transposed(nn.Module):
+    """w2 built as nn.Linear(d_model, d_ff), its sizes swapped."""
+
+    def __init__(self, d_model, d_ff):
+        super().__init__()
+        self.w1 = nn.Linear(d_model, d_ff, bias=False)
+        self.w3 = nn.Linear(d_model, d_ff, bias=False)
+        self.w2 = nn.Linear(d_model, d_ff, bias=False)
+
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x)) * self.w3(x))
+
+
 # ---------------------------------------------------------------------- rotary_embedding
 def _angles(length, d_head, base=10000.0, *, first=0, exponent=2):
     theta = base ** (-exponent * torch.arange(d_head // 2, dtype=torch.float64) / d_head)
@@ -992,6 +1005,12 @@ MISTAKES = [
     Mistake(check_RMSNorm, NormWithoutKeepdim, r"(?s)must match.*without keepdim=True"),
     Mistake(check_RMSNorm, NormNoGain, r"cut off from the module.s parameters"),
     Mistake(check_RMSNorm, NormDefaultEps, r"default eps is not 1e-5"),
+    # the shapes alone before (blind6d-swiglu-w2-wrong-shape)
+    Mistake(
+        check_SwiGLU,
+        FfnW2Transposed,
+        r"w2 must be nn\.Linear\((\d+), (\d+)\); yours is nn\.Linear\(\2, \1\)",
+    ),
     # accepted with a note before, although the contract says float32
     # (blind6d-rope-returns-float64)
     Mistake(

@@ -206,6 +206,19 @@ def build_module(
         for key, shape in expected_shapes.items():
             if found[key] != tuple(shape):
                 hint = keys_hint(found) if keys_hint else ""
+                layer = key.rsplit(".", 1)[0] if "." in key else ""
+                if (
+                    len(shape) == 2
+                    and found[key] == tuple(shape)[::-1]
+                    and key.endswith(".weight")
+                    and isinstance(module.get_submodule(layer), nn.Linear)
+                ):
+                    hint = (
+                        f"Its two sizes are swapped: nn.Linear(in_features, out_features) "
+                        f"stores its weight as (out_features, in_features), so {layer} must "
+                        f"be nn.Linear({shape[1]}, {shape[0]}); yours is nn.Linear({shape[0]}, "
+                        f"{shape[1]}). {hint}"
+                    ).strip()
                 c.fail(
                     f"{built}: {key} has shape {found[key]}, expected {tuple(shape)}. {hint}".strip()
                 )
