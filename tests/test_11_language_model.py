@@ -545,6 +545,26 @@ class AttentionSplitAndMergeByView(AttentionSplitByView):
     merge_by_reshape = True
 
 
+class AttentionLengthFromBatch(ref.CausalSelfAttention):
+    """The length read from the batch axis (length, batch = x.shape[:2])."""
+
+    def forward(self, x):
+        length = x.shape[0]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = ref.scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))
+
+
+class BlockHeadsFromWidth(ref.DecoderBlock):
+    """The attention built with d_model // num_heads as its number of heads."""
+
+    def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
+        super().__init__(d_model, num_heads, d_ff, eps)
+        self.attn = ref.CausalSelfAttention(d_model, d_model // num_heads)
+
+
 class AttentionIgnoresBase(ref.CausalSelfAttention):
     """rotary_embedding(len, d_head) without self.base: right only with the default base."""
 
@@ -1082,6 +1102,16 @@ MISTAKES = [
     Mistake(check_CausalSelfAttention, AttentionUnscaled, r"not divided by sqrt\(d_head\)"),
     # passed every visible and hidden case (all at the default base) before they had one
     Mistake(check_CausalSelfAttention, AttentionIgnoresBase, r"ignores the base"),
+    # was told "are cos and sin from rotary_embedding(len, d_head) ..., not d_model?"
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionLengthFromBatch,
+        # (visible: the sizes it raises on; hidden, batch 1: the broadcast tables' values)
+        r"are the batch \(\d+\) and the length \(\d+\): was the length read from the wrong "
+        r"axis|the length was read from the batch axis \(x\.shape\[0\], 1 here\)",
+    ),
+    # "largest difference" before: the weights' shapes do not show the head count
+    Mistake(check_DecoderBlock, BlockHeadsFromWidth, r"attention has num_heads=\d+, but the block"),
     # "largest difference at index ..." before (blind6d-csa-heads-view-no-transpose)
     Mistake(check_CausalSelfAttention, AttentionSplitByView, r"heads were split with one view"),
     Mistake(

@@ -27,11 +27,13 @@ about six standard deviations), the set of tokens that may appear exactly, and t
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import torch
+from torch import nn
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.generators import seeded_generator
@@ -833,12 +835,34 @@ _ATTENTION_KEYS = (
     "The attention's projections are four nn.Linear(d_model, d_model, bias=False) named "
     "w_q, w_k, w_v, w_o (lesson 12 builds its cache around these names)."
 )
-_ATTENTION_HINTS = {
-    "must match the size of tensor": (
-        "A shape does not fit: are cos and sin from rotary_embedding(len, d_head) (one column "
-        "per pair of a head's d_head features), not d_model?"
-    ),
-}
+_SIZES = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
+
+
+def _attention_hints(batch: int, length: int, d_model: int, num_heads: int) -> list:
+    """Hints for a size mismatch inside the attention, by the two sizes PyTorch names: the
+    batch where the length belongs, or RoPE's tables made for d_model instead of d_head."""
+
+    def hint(exc: BaseException) -> str:
+        found = _SIZES.search(str(exc))
+        if not found:
+            return ""
+        pair = {int(found[1]), int(found[2])}
+        if batch != length and pair == {batch, length}:
+            return (
+                f"The sizes {found[1]} and {found[2]} are the batch ({batch}) and the length "
+                f"({length}): was the length read from the wrong axis? x is (batch, len, "
+                "d_model): length = x.shape[1], and rotary_embedding(length, d_head) has one "
+                "row per position."
+            )
+        d_head = d_model // num_heads
+        if d_model // 2 in pair and d_head // 2 in pair and d_model != d_head:
+            return (
+                "A shape does not fit: are cos and sin from rotary_embedding(len, d_head) (one "
+                "column per pair of a head's d_head features), not d_model?"
+            )
+        return ""
+
+    return [(RuntimeError, hint)]
 
 
 _KEYS_NOT_ROTATED = (
@@ -893,6 +917,13 @@ _ATTENTION_MISTAKES = {
     _SCALE_D_MODEL: {"scale": "sqrt_d_model"},
     "You divided the scores by d_head instead of sqrt(d_head).": {"scale": "d_head"},
     _IGNORES_BASE: {"base": 10000.0},
+    "Your attention neither rotates the queries and keys nor masks the future. Either both "
+    "are left out, or the length was read from the batch axis (x.shape[0], 1 here): "
+    "rotary_embedding(1, d_head) is position 0's angle (no rotation) and look_ahead_mask(1) "
+    "blocks nothing, and both broadcast. x is (batch, len, d_model): length = x.shape[1].": {
+        "rope": False,
+        "causal": False,
+    },
     _SPLIT_NO_TRANSPOSE: {"heads_split": "no_transpose"},
     _MERGE_NO_TRANSPOSE: {"heads_merge": "no_transpose"},
     _SPLIT_NO_TRANSPOSE.replace("split", "split (and merged back)", 1): {
@@ -944,6 +975,7 @@ def _check_layer(
     oracle_options: Callable[[_ModelCase], dict[str, Any]] = lambda case: {},
     localise: bool = False,
     cases: tuple[list[_ModelCase], list[_ModelCase]] = (_VISIBLE_ATTENTION, _HIDDEN_ATTENTION),
+    inspect: Callable[[Checker, nn.Module, str, _ModelCase], None] | None = None,
 ) -> None:
     """The check of a layer of the GPT that maps x (batch, len, d_model) to the same
     shape: ``cls(*args(case))`` with deterministic weights, against ``oracle_f(x, state,
@@ -961,9 +993,12 @@ def _check_layer(
                 seed=case.seed,
                 mode="eval",
             )
+            if inspect is not None:
+                inspect(c, module, built, case)
             x = randn((case.batch, case.length, case.d_model), case.seed, scale=scale)
             what = f"{built}(x {tuple(x.shape)})"
-            got = c.call(module, x, call_repr=what, hints=_ATTENTION_HINTS)
+            hints = _attention_hints(case.batch, case.length, case.d_model, case.num_heads)
+            got = c.call(module, x, call_repr=what, hints=hints)
             expect_tensor_result(c, got, tuple(x.shape), what)
             oracle = functools.partial(oracle_f, x, state, case.num_heads, **oracle_options(case))
             where = functools.partial(_localise_block, module, x) if localise else None
@@ -1037,6 +1072,19 @@ add_new(_BLOCK_MISTAKES, residual_mistakes(_BLOCK_PARTS, _BLOCK_NORMS, True, dro
 add_new(_BLOCK_MISTAKES, norm_choice_mistakes(_BLOCK_PARTS, _BLOCK_NORMS))
 
 
+def _inspect_block(c: Checker, module: nn.Module, built: str, case: _ModelCase) -> None:
+    """The block's attention has the block's number of heads (its weights' shapes cannot
+    tell: every head count gives (d_model, d_model) projections)."""
+    heads = getattr(getattr(module, "attn", None), "num_heads", None)
+    if isinstance(heads, int) and heads != case.num_heads:
+        c.fail(
+            f"{built}: its attention has num_heads={heads}, but the block was given "
+            f"num_heads={case.num_heads}. Build it with the block's arguments, "
+            "CausalSelfAttention(d_model, num_heads) (with d_model // num_heads, or d_ff, in "
+            "the second place the heads are cut differently)."
+        )
+
+
 def check_DecoderBlock(cls, *, hidden: bool = False) -> None:
     _check_layer(
         cls,
@@ -1050,6 +1098,7 @@ def check_DecoderBlock(cls, *, hidden: bool = False) -> None:
         scale=2.0,
         oracle_options=lambda case: {} if case.eps is None else {"eps": case.eps},
         localise=True,
+        inspect=_inspect_block,
     )
 
 
@@ -1192,7 +1241,8 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
                 0, case.vocab, (case.batch, case.length), generator=_plain_generator(case.seed)
             )
             what = f"{built}(ids {tuple(ids.shape)})"
-            got = c.call(module, ids, call_repr=what, hints=_ATTENTION_HINTS)
+            hints = _attention_hints(case.batch, case.length, case.d_model, case.num_heads)
+            got = c.call(module, ids, call_repr=what, hints=hints)
             if (
                 isinstance(got, torch.Tensor)
                 and case.length > 1
