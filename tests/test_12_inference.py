@@ -1009,6 +1009,22 @@ def _generate_unsqueezed(model, prompt, max_new_tokens):
     return ids, torch.stack(steps, dim=1)
 
 
+@torch.no_grad()
+def _generate_sampled(model, prompt, max_new_tokens):
+    """Each token drawn from the softmax instead of the argmax."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps, generator = prompt, [], torch.Generator().manual_seed(0)
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
 def _generate_probabilities(model, prompt, max_new_tokens):
     ids, logits = ref.generate(model, prompt, max_new_tokens)
     return ids, logits.softmax(dim=-1)
@@ -1241,6 +1257,32 @@ def _tiled_blocks_on_first_axis(q, k, v, block_size, causal=False):
 def test_tiled_attention_names_a_sum_that_is_not_a_column_and_blocks_on_the_first_axis(fn, message):
     text = _visible_message(check_tiled_attention, _named("tiled_attention", fn))
     assert re.search(message, text), text
+
+
+def test_generate_names_a_token_that_is_not_the_argmax():
+    """Told "check what that step fed to the model" before, although the model was fed the
+    token chosen; the visible models' logits are peaked enough that sampling picks the
+    argmax there."""
+    with pytest.raises(CheckFailure) as failure:
+        check_generate(_named("generate", _generate_sampled), hidden=True)
+    assert re.search(
+        r"logits up to step 0 are right, but the token appended at step 0 .* is not the argmax",
+        failure.value.message,
+    ), failure.value.message
+
+
+def _tiled_skips_last_block(q, k, v, block_size, causal=False):
+    """The loop stops before the last, shorter block of keys."""
+    cut = k.shape[-2] - k.shape[-2] % block_size
+    return ref.tiled_attention(q, k[..., :cut, :], v[..., :cut, :], block_size, causal)
+
+
+def test_tiled_attention_names_a_skipped_last_block():
+    """ "largest difference" and the algorithm restated before."""
+    text = _visible_message(
+        check_tiled_attention, _named("tiled_attention", _tiled_skips_last_block)
+    )
+    assert "The last, shorter block of keys is skipped" in text, text
 
 
 def test_all_nan_online_softmax_names_every_cause_that_gives_it():

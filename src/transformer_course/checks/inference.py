@@ -724,6 +724,28 @@ _RECORDED_LOG_PROBS = (
 )
 
 
+def _expect_greedy_choices(c: Checker, ids, logits, expected_logits, length: int, call: str):
+    """Each appended token is the argmax of the logits recorded for its step: the first
+    step where it is not, while the logits up to that step are right, is named (a token
+    drawn by sampling, or chosen from another row or axis)."""
+    chosen = ids[:, length:].long()
+    greedy = logits.detach().argmax(dim=-1)
+    steps = (chosen != greedy).any(dim=0).nonzero().flatten().tolist()
+    if not steps:
+        return
+    t = steps[0]
+    right = torch.allclose(
+        logits[:, : t + 1].detach().double(), expected_logits[:, : t + 1].double(), 1e-4, 1e-4
+    )
+    if right:
+        c.fail(
+            f"{call}: the logits up to step {t} are right, but the token appended at step {t} "
+            f"(ids[:, len + {t}]) is not the argmax of that step's logits in every row: greedy "
+            "generation appends logits.argmax(dim=-1, keepdim=True), no sampling (no "
+            "torch.multinomial, no temperature), and every later step depends on that token."
+        )
+
+
 def check_generate(generate, *, hidden: bool = False) -> None:
     """generate(model, prompt, max_new_tokens) -> (ids, logits), equal to
     generate_without_cache, running each position through the model once."""
@@ -788,6 +810,7 @@ def check_generate(generate, *, hidden: bool = False) -> None:
             c.expect_equal(
                 ids[:, :length], prompt, f"{call}: ids[:, :len]", "The ids start with the prompt."
             )
+            _expect_greedy_choices(c, ids, logits, expected_logits, length, call)
             c.expect_close(
                 logits,
                 expected_logits,
@@ -1307,6 +1330,19 @@ def _sum_not_column_hint(len_q: int, d_v: int):
     return (RuntimeError, hint)
 
 
+def _without_last_block(q, k, v, block: int, causal: bool) -> torch.Tensor | None:
+    """Attention over the keys of the whole blocks only (the last, shorter block skipped),
+    or None when len_k is a multiple of the block size."""
+    cut = k.shape[-2] - k.shape[-2] % block
+    if cut == k.shape[-2] or cut == 0:
+        return None
+    scores = q.double() @ k[..., :cut, :].double().transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if causal:
+        future = torch.arange(cut)[None, :] > torch.arange(q.shape[-2])[:, None]
+        scores = scores.masked_fill(future, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v[..., :cut, :].double()
+
+
 def _leading_axes_hint(got, expected_shape: tuple[int, ...]) -> str:
     """An output whose last two axes are right but whose leading (batch, head) axes are
     not: something was sliced or reduced along a leading axis."""
@@ -1388,6 +1424,11 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     ),
                     "The scores are not divided by sqrt(d_k).": _tiled_expected(
                         q, k, v, causal, scale=1
+                    ),
+                    "The last, shorter block of keys is skipped: when len_k is not a multiple "
+                    "of block_size, the loop must still visit the last keys (range(0, len_k, "
+                    "block_size), with stop = min(start + block_size, len_k)).": (
+                        _without_last_block(q, k, v, block, causal)
                     ),
                     "The scores are divided by d_k instead of sqrt(d_k).": _tiled_expected(
                         q, k, v, causal, scale=1 / q.shape[-1]
