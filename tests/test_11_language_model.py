@@ -62,6 +62,13 @@ def _batches_whole_stream(tokens, block_size, batch_size, generator):
     return tokens[positions], tokens[positions + 1]
 
 
+def _batches_time_major(tokens, block_size, batch_size, generator):
+    """Windows as columns, (block_size, batch_size), as a seq-first iterator gives them
+    (https://github.com/pytorch/text/issues/36)."""
+    inputs, targets = ref.next_token_batches(tokens, block_size, batch_size, generator)
+    return inputs.T, targets.T
+
+
 def _sample_softmax_over_batch(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     if temperature == 0:
         return logits.argmax(dim=-1)
@@ -203,6 +210,28 @@ class NormDefaultEps(ref.RMSNorm):
         super().__init__(d_model, eps)
 
 
+class NormPlainTensorGain(ref.RMSNorm):
+    """The gain kept as a bare tensor, never registered
+    (https://github.com/SimonThomine/RememberingNormality/issues/7)."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__(d_model, eps)
+        del self.weight
+        self.weight = torch.ones(d_model)
+
+
+class NormGainNamedGamma(ref.RMSNorm):
+    """The gain called gamma (https://github.com/stanford-cs336/assignment1-basics/issues/93)."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__(d_model, eps)
+        self.gamma = self.weight
+        del self.weight
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.gamma
+
+
 class NormTorch(nn.RMSNorm):
     """PyTorch's own RMSNorm, which the exercise asks to build."""
 
@@ -233,6 +262,19 @@ class NormPower(ref.RMSNorm):
         return self.weight * x * rms**-0.5
 
 
+class FfnW2Transposed(nn.Module):
+    """w2 built as nn.Linear(d_model, d_ff), its sizes swapped."""
+
+    def __init__(self, d_model, d_ff):
+        super().__init__()
+        self.w1 = nn.Linear(d_model, d_ff, bias=False)
+        self.w3 = nn.Linear(d_model, d_ff, bias=False)
+        self.w2 = nn.Linear(d_model, d_ff, bias=False)
+
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x)) * self.w3(x))
+
+
 # ---------------------------------------------------------------------- rotary_embedding
 def _angles(length, d_head, base=10000.0, *, first=0, exponent=2):
     theta = base ** (-exponent * torch.arange(d_head // 2, dtype=torch.float64) / d_head)
@@ -257,6 +299,12 @@ def _rope_theta(theta_of):
         return angles.cos().float(), angles.sin().float()
 
     return rotary_embedding
+
+
+def _rope_float64(length, d_head, base=10000.0):
+    """The angles in float64, returned without the cast to float32."""
+    angles = _angles(length, d_head, base)
+    return angles.cos(), angles.sin()
 
 
 def _rope_llama(length, d_head, base=10000.0):
@@ -337,6 +385,14 @@ def _rotate_adjacent_complex(x, cos, sin):
     pairs = torch.view_as_complex(x.double().reshape(*x.shape[:-1], -1, 2).contiguous())
     turned = pairs * torch.complex(cos.double(), sin.double())
     return torch.view_as_real(turned).flatten(-2).to(x.dtype)
+
+
+def _rotate_half_promoted(x, cos, sin):
+    """Rotate-half with the float32 cos and sin as given: a half-precision x comes back
+    float32 (https://github.com/huggingface/transformers/pull/24262)."""
+    half = x.shape[-1] // 2
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
 
 
 def _rotate_adjacent(x, cos, sin):
@@ -502,6 +558,52 @@ class AttentionUnscaled(_Attention):
         q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
         scores = (q @ k.transpose(-2, -1)).masked_fill(~look_ahead_mask(length), float("-inf"))
         return self.w_o(merge_heads(torch.softmax(scores, dim=-1) @ v))
+
+
+class AttentionSplitByView(ref.CausalSelfAttention):
+    """Heads split with one view, no transpose (see
+    https://tracker-7ex.pages.dev/00_ai_foundation/04_autoregressive_generation/06-multi-head-split-merge/);
+    ``merge_by_reshape``: merged back by a plain reshape too."""
+
+    merge_by_reshape = False
+
+    def forward(self, x):
+        batch, length, d_model = x.shape
+        q, k, v = (
+            w(x).view(batch, self.num_heads, length, self.d_head)
+            for w in (self.w_q, self.w_k, self.w_v)
+        )
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = ref.scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        merged = (
+            heads.reshape(batch, length, d_model) if self.merge_by_reshape else merge_heads(heads)
+        )
+        return self.w_o(merged)
+
+
+class AttentionSplitAndMergeByView(AttentionSplitByView):
+    merge_by_reshape = True
+
+
+class AttentionLengthFromBatch(ref.CausalSelfAttention):
+    """The length read from the batch axis (length, batch = x.shape[:2])."""
+
+    def forward(self, x):
+        length = x.shape[0]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = ref.scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))
+
+
+class BlockHeadsFromWidth(ref.DecoderBlock):
+    """The attention built with d_model // num_heads as its number of heads."""
+
+    def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
+        super().__init__(d_model, num_heads, d_ff, eps)
+        self.attn = ref.CausalSelfAttention(d_model, d_model // num_heads)
 
 
 class AttentionIgnoresBase(ref.CausalSelfAttention):
@@ -875,6 +977,15 @@ def _sample_edited(
     return sample
 
 
+def _sample_top_k_unclamped(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """torch.topk with top_k as given: a RuntimeError when it exceeds the vocabulary
+    (https://github.com/TransformerLensOrg/TransformerLens/pull/1347)."""
+    if top_k is not None:
+        kth = torch.topk(logits / temperature, top_k, dim=-1).values[..., -1:]
+        logits = logits.masked_fill(logits / temperature < kth, -torch.inf)
+    return ref.sample(logits, temperature, None, top_p, generator)
+
+
 def _sample_nanogpt_hf(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """nanoGPT's top-k (in place on a copy) and Hugging Face's top-p (shift right)."""
     if temperature == 0:
@@ -918,6 +1029,18 @@ MISTAKES = [
         r"(?s)IndexError.*a window or its targets reach beyond the last token",
     ),
     Mistake(check_sample, _sample_softmax_over_batch, r"softmax over the wrong axis \(dim=0"),
+    # the shapes alone before (blind6d-batches-time-major)
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_time_major),
+        r"transpose of what is asked, \(block_size, batch_size\), time-major",
+    ),
+    # accepted before: no top_k beyond the vocabulary (blind6d-sample-top-k-beyond-vocab)
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_k_unclamped),
+        r"top_k=\d+ is larger than the vocabulary .*min\(top_k, logits\.shape\[-1\]\)",
+    ),
     Mistake(check_next_token_batches, _batches(global_stream=True), r"the generator you were"),
     Mistake(check_RMSNorm, NormMean, r"mean of x, not of x squared"),
     # told only "largest difference" before (blind round 3's rms-sqrt-missing)
@@ -949,6 +1072,35 @@ MISTAKES = [
     Mistake(check_RMSNorm, NormWithoutKeepdim, r"(?s)must match.*without keepdim=True"),
     Mistake(check_RMSNorm, NormNoGain, r"cut off from the module.s parameters"),
     Mistake(check_RMSNorm, NormDefaultEps, r"default eps is not 1e-5"),
+    # the shapes alone before (blind6d-swiglu-w2-wrong-shape)
+    Mistake(
+        check_SwiGLU,
+        FfnW2Transposed,
+        r"w2 must be nn\.Linear\((\d+), (\d+)\); yours is nn\.Linear\(\2, \1\)",
+    ),
+    # accepted with a note before, although the contract says float32
+    # (blind6d-rope-returns-float64)
+    Mistake(
+        check_rotary_embedding,
+        _named("rotary_embedding", _rope_float64),
+        r"cos has dtype float64, but the contract asks for float32",
+    ),
+    # accepted before: no half-precision input (blind6d-rotary-upcasts-half)
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotate_half_promoted),
+        r"returned float32: the result keeps x's dtype.*cos\.to\(x\.dtype\)",
+    ),
+    # was "... so the submodules must be called exactly so", although it was called weight
+    # (blind6d-rms-weight-plain-tensor)
+    Mistake(check_RMSNorm, NormPlainTensorGain, r"plain tensor, not an nn\.Parameter"),
+    # was told about a bias that RMSNorm does not have (blind6d-rms-gain-named-gamma)
+    Mistake(
+        check_RMSNorm,
+        NormGainNamedGamma,
+        r"unexpected: \['gamma'\].*gain is called `weight` here \(nn\.RMSNorm's name\), and "
+        r"there is no bias",
+    ),
     Mistake(check_RMSNorm, NormTorch, r"(?s)calls torch\.nn\.RMSNorm.*grader scores it 0"),
     Mistake(check_rotary_embedding, _rope(first=1), r"positions start at 1"),
     Mistake(check_rotary_embedding, _rope(exponent=1), r"base \*\* \(-i / d_head\)"),
@@ -1037,6 +1189,23 @@ MISTAKES = [
     Mistake(check_CausalSelfAttention, AttentionUnscaled, r"not divided by sqrt\(d_head\)"),
     # passed every visible and hidden case (all at the default base) before they had one
     Mistake(check_CausalSelfAttention, AttentionIgnoresBase, r"ignores the base"),
+    # was told "are cos and sin from rotary_embedding(len, d_head) ..., not d_model?"
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionLengthFromBatch,
+        # (visible: the sizes it raises on; hidden, batch 1: the broadcast tables' values)
+        r"are the batch \(\d+\) and the length \(\d+\): was the length read from the wrong "
+        r"axis|the length was read from the batch axis \(x\.shape\[0\], 1 here\)",
+    ),
+    # "largest difference" before: the weights' shapes do not show the head count
+    Mistake(check_DecoderBlock, BlockHeadsFromWidth, r"attention has num_heads=\d+, but the block"),
+    # "largest difference at index ..." before (blind6d-csa-heads-view-no-transpose)
+    Mistake(check_CausalSelfAttention, AttentionSplitByView, r"heads were split with one view"),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionSplitAndMergeByView,
+        r"heads were split \(and merged back\) with one view",
+    ),
     Mistake(
         check_CausalSelfAttention,
         AttentionDividedByDHead,

@@ -244,6 +244,16 @@ def _gqa_tiled(q, k, v, mask=None):
     return checks.gqa_expected(q, k, v, mask, tile=True)
 
 
+def _gqa_scaled_by_d_v(q, k, v, mask=None):
+    """Written by hand, scaled by the values' width: right only when d_v == d_head."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(v.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
+
+
 def _gqa_unscaled(q, k, v, mask=None):
     return checks.gqa_expected(q, k, v, mask, scale=1)
 
@@ -504,12 +514,12 @@ MISTAKES = [
     Mistake(
         check_KVCache,
         SlotTooLong,
-        r"slice .* holds \d+ positions, but k_new brings n = \d+: one position too many",
+        r"holds \d+ positions, but k_new has n = \d+ .*n \+ 1 \(one too many\)",
     ),
     Mistake(
         check_KVCache,
         SlotFromHeads,
-        r"holds \d+ positions, but k_new brings n = \d+: .*the size of k_new's .*num_heads",
+        r"holds \d+ positions, but k_new has n = \d+ .*k_new\.shape\[1\] \(num_heads\)",
     ),
     # was asked whether the write position is off by one (round 2's ho2-kv-writes-at-zero)
     Mistake(check_KVCache, SharedAcrossBatch, r"shared across the batch"),
@@ -573,6 +583,13 @@ MISTAKES = [
         r"number of repeats is a float",
     ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_unscaled), r"sqrt\(d_head\)"),
+    # the visible run accepted it (d_v == d_head there), the hidden one said "largest
+    # difference" (blind6d-gqa-scale-by-d-v)
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_scaled_by_d_v),
+        r"divided by sqrt\(d_v\), the values' width",
+    ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_no_mask), r"mask was ignored"),
     Mistake(
         check_grouped_query_attention,
@@ -1117,6 +1134,54 @@ def _generate_negative_cache(model, prompt, max_new_tokens):
     return prompt, logits
 
 
+@torch.no_grad()
+def _generate_whole_sequence(model, prompt, max_new_tokens, room=0):
+    """After the prefill, the whole sequence so far fed with the caches at every step (as
+    with a cache API that takes the full ids, https://github.com/huggingface/transformers/issues/1749)."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens + room)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        ids = torch.cat([ids, logits.argmax(dim=-1, keepdim=True)], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(ids, caches=caches)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+@torch.no_grad()
+def _generate_unsqueezed(model, prompt, max_new_tokens):
+    """The argmax made a row with unsqueeze(0): right for a batch of one only."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1).unsqueeze(0)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+@torch.no_grad()
+def _generate_sampled(model, prompt, max_new_tokens):
+    """Each token drawn from the softmax instead of the argmax."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps, generator = prompt, [], torch.Generator().manual_seed(0)
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
 def _generate_probabilities(model, prompt, max_new_tokens):
     ids, logits = ref.generate(model, prompt, max_new_tokens)
     return ids, logits.softmax(dim=-1)
@@ -1144,6 +1209,19 @@ def _generate_log_probabilities(model, prompt, max_new_tokens):
         (_generate_prompt_uncached, r"prompt ran through the model without the caches"),
         (_generate_fresh_caches, r"got new, empty caches"),
         (_generate_logits_late, r"recorded one step late"),
+        # was "The caches are too small ...: make them with model.new_caches(batch, len +
+        # max_new_tokens)", which they were (blind6d-gen-whole-sequence-each-step)
+        (
+            _generate_whole_sequence,
+            r"(?s)room for \d+ positions .*enough.*Call 2 of the model fed the whole sequence so "
+            r"far \(6 positions, start=0\).*feed only the newest token",
+        ),
+        # was torch.cat's axes and the (batch, 1) rule only (blind6d-gen-unsqueeze-batch-one)
+        (_generate_unsqueezed, r"appended have 1 row, not batch = 2: either a \(1, batch\)"),
+        (
+            lambda model, prompt, new: _generate_whole_sequence(model, prompt, new, room=100),
+            r"Call 2 of the model fed the whole sequence so far",
+        ),
     ],
 )
 def test_generate_names_the_first_call_that_departs_from_cached_generation(fn, message):
@@ -1188,9 +1266,61 @@ class _FeatureAxisCache(nn.Module):
         return self.keys, self.values
 
 
+class _AdvancesByHeads(ref.KVCache):
+    """The offset taken from the heads axis
+    (https://github.com/fla-org/flash-linear-attention/issues/126)."""
+
+    def forward(self, k_new, v_new):
+        start, stop = self.length, self.length + k_new.shape[1]
+        self.keys[:, :, start:stop] = k_new
+        self.values[:, :, start:stop] = v_new
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
+class _LengthByHeads(ref.KVCache):
+    """Writes the n new positions, then counts num_heads of them."""
+
+    def forward(self, k_new, v_new):
+        keys, values = super().forward(k_new, v_new)
+        self.length += k_new.shape[1] - k_new.shape[-2]
+        return keys, values
+
+
+class _LengthOneShort(ref.KVCache):
+    """Writes the n new positions, then counts one too few."""
+
+    def forward(self, k_new, v_new):
+        keys, values = super().forward(k_new, v_new)
+        self.length -= 1
+        return keys, values
+
+
+class _ParameterCache(ref.KVCache):
+    """Keys and values made nn.Parameter instead of buffers."""
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__(batch, num_heads, max_len, d_head, dtype)
+        keys, values = self.keys, self.values
+        del self.keys, self.values
+        self.keys, self.values = nn.Parameter(keys), nn.Parameter(values)
+
+
 @pytest.mark.parametrize(
     ("cls", "message"),
     [
+        # was PyTorch's "expanded size ... must match" and the shapes' rule alone
+        # (blind6d-kv-advances-by-heads)
+        (
+            _AdvancesByHeads,
+            r"holds 2 positions, but k_new has n = 3.*k_new\.shape\[1\] \(num_heads\)",
+        ),
+        (_LengthByHeads, r"advanced by 2, which is .*k_new\.shape\[1\] \(num_heads\)"),
+        # an off-by-one that gives the same count on that call is named alongside
+        (_LengthOneShort, r"advanced by 2, which is n - 1, one too few \(an off-by-one\) or"),
+        # was "register the buffers with persistent=False", although they were no buffers
+        # (blind6d-kv-buffers-as-parameters)
+        (_ParameterCache, r"has parameters \['keys', 'values'\].*register_buffer"),
         # was "It returned only the new positions" (the symptom another bug shares)
         (_LengthNeverAdvances, r"self\.length never advances"),
         (_PersistentCache, r"persistent=False"),
@@ -1214,6 +1344,102 @@ def test_an_error_raised_in_course_code_called_by_the_learner_says_so():
 
     text = _visible_message(check_generate, generate)
     assert "the course's own code" in text, text
+
+
+def _online_softmax_upcast(x, block_size):
+    """Computed in float32 (x.float(), as some softmax code does), never cast back."""
+    return ref.online_softmax(x.float(), block_size)
+
+
+def _online_softmax_blocks_over_rows(x, block_size):
+    """The blocks taken along the first axis: right for a 1-D x only."""
+    running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[0], block_size):
+        block = x[start : start + block_size]
+        new_max = torch.maximum(running_max, block.amax(dim=-1))
+        total = total * torch.exp(running_max - new_max) + torch.exp(
+            block - new_max[..., None]
+        ).sum(dim=-1)
+        running_max = new_max
+    return torch.exp(x - running_max[..., None]) / total[..., None]
+
+
+@pytest.mark.parametrize(
+    ("fn", "message", "hidden"),
+    [
+        # accepted with a note before, although the contract keeps x's dtype
+        # (blind6d-online-upcast-float32)
+        (_online_softmax_upcast, r"returned torch\.float32 for a float64 input", False),
+        (_online_softmax_upcast, r"returned torch\.float32 for a float64 input", True),
+        # was "largest difference" and the algorithm restated; the hidden run accepted it
+        # (blind6d-online-blocks-over-rows)
+        (_online_softmax_blocks_over_rows, r"blocks walk the first axis", False),
+        (_online_softmax_blocks_over_rows, r"blocks walk the first axis", True),
+    ],
+)
+def test_online_softmax_names_a_lost_dtype_and_blocks_over_rows(fn, message, hidden):
+    with pytest.raises(CheckFailure) as failure:
+        check_online_softmax(_named("online_softmax", fn), hidden=hidden)
+    assert re.search(message, failure.value.message), failure.value.message
+
+
+def _tiled_sum_not_column(q, k, v, block_size, causal=False):
+    """The final division by the running sum without [..., None]."""
+    unnormalised = ref.tiled_attention(q, k, v, block_size, causal)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    total = torch.exp(scores - scores.amax(-1, keepdim=True)).sum(-1)  # (..., len_q)
+    return unnormalised * total[..., None] / total
+
+
+def _tiled_blocks_on_first_axis(q, k, v, block_size, causal=False):
+    """The key and value blocks sliced on the first axis: right for 2-D inputs only."""
+    output = torch.zeros((*q.shape[:-1], v.shape[-1]))
+    for start in range(0, k.shape[-2], block_size):
+        scores = q @ k[start : start + block_size].transpose(-2, -1)
+        output = output + torch.softmax(scores, dim=-1) @ v[start : start + block_size]
+    return output
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        # was PyTorch's size mismatch and the generic broadcasting hint
+        # (blind6d-tiled-divide-without-none)
+        (_tiled_sum_not_column, r"The sizes 4 and 6 are d_v and len_q.*total\[\.\.\., None\]"),
+        # was the shapes alone (blind6d-tiled-slices-first-axis)
+        (_tiled_blocks_on_first_axis, r"leading axes are \(0, 2\), not \(1, 2\).*first axis"),
+    ],
+)
+def test_tiled_attention_names_a_sum_that_is_not_a_column_and_blocks_on_the_first_axis(fn, message):
+    text = _visible_message(check_tiled_attention, _named("tiled_attention", fn))
+    assert re.search(message, text), text
+
+
+def test_generate_names_a_token_that_is_not_the_argmax():
+    """Told "check what that step fed to the model" before, although the model was fed the
+    token chosen; the visible models' logits are peaked enough that sampling picks the
+    argmax there."""
+    with pytest.raises(CheckFailure) as failure:
+        check_generate(_named("generate", _generate_sampled), hidden=True)
+    assert re.search(
+        r"logits up to step 0 are right, but the token appended at step 0 .* is not the argmax",
+        failure.value.message,
+    ), failure.value.message
+
+
+def _tiled_skips_last_block(q, k, v, block_size, causal=False):
+    """The loop stops before the last, shorter block of keys."""
+    cut = k.shape[-2] - k.shape[-2] % block_size
+    return ref.tiled_attention(q, k[..., :cut, :], v[..., :cut, :], block_size, causal)
+
+
+def test_tiled_attention_names_a_skipped_last_block():
+    """ "largest difference" and the algorithm restated before."""
+    text = _visible_message(
+        check_tiled_attention, _named("tiled_attention", _tiled_skips_last_block)
+    )
+    assert "The last, shorter block of keys is skipped" in text, text
 
 
 def test_all_nan_online_softmax_names_every_cause_that_gives_it():

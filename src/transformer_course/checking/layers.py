@@ -289,6 +289,8 @@ def state_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple]) -> str
         hints.append(
             "The gain and bias are called `weight` and `bias` here (nn.LayerNorm's names; the "
             "Annotated Transformer calls them a_2 and b_2)."
+            if any(key.split(".")[-1] == "bias" for key in expected)
+            else "The gain is called `weight` here (nn.RMSNorm's name), and there is no bias."
         )
     numbered = sorted(key for key in found if any(part.isdigit() for part in key.split(".")))
     if numbered and not any(key.startswith("layers.") for key in found):

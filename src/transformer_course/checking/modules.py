@@ -84,6 +84,29 @@ def _unregistered(found: Mapping[str, Any], missing: list[str], extra: list[str]
     )
 
 
+def _plain_tensors(module: nn.Module, missing: list[str]) -> str:
+    """The message for missing keys whose attribute exists but holds a plain tensor (not an
+    nn.Parameter nor a registered buffer), which PyTorch does not register; "" otherwise."""
+    plain = []
+    for key in missing:
+        owner: Any = module
+        *path, last = key.split(".")
+        for part in path:
+            owner = getattr(owner, part, None)
+        value = getattr(owner, last, None) if isinstance(owner, nn.Module) else None
+        if isinstance(value, torch.Tensor) and not isinstance(value, nn.Parameter):
+            plain.append(key)
+    if not plain:
+        return ""
+    return (
+        f"{_key_list(plain)} {'is an attribute' if len(plain) == 1 else 'are attributes'} "
+        "holding a plain tensor, not an nn.Parameter: PyTorch registers only nn.Parameter "
+        "(and nn.Module) attributes, so it is missing from the state dict and invisible to "
+        ".parameters(), .to() and the optimizer, which would never train it. Wrap it: "
+        f"self.{plain[0].split('.')[-1]} = nn.Parameter(<the tensor>)."
+    )
+
+
 def _shared_modules(key: str, value: torch.Tensor, state: Mapping[str, torch.Tensor]) -> str:
     """When ``key`` holds what was loaded into another key with the same ending, the two
     submodules are one object: say which two, or "" when no such key is found."""
@@ -160,7 +183,7 @@ def build_module(
         if mismatch:
             missing = sorted(set(expected_shapes) - set(found))
             extra = sorted(set(found) - set(expected_shapes))
-            unregistered = _unregistered(found, missing, extra)
+            unregistered = _unregistered(found, missing, extra) or _plain_tensors(module, missing)
             if unregistered:
                 c.fail(f"{built}: {unregistered}")
             hint = keys_hint(found) if keys_hint else ""
@@ -183,6 +206,19 @@ def build_module(
         for key, shape in expected_shapes.items():
             if found[key] != tuple(shape):
                 hint = keys_hint(found) if keys_hint else ""
+                layer = key.rsplit(".", 1)[0] if "." in key else ""
+                if (
+                    len(shape) == 2
+                    and found[key] == tuple(shape)[::-1]
+                    and key.endswith(".weight")
+                    and isinstance(module.get_submodule(layer), nn.Linear)
+                ):
+                    hint = (
+                        f"Its two sizes are swapped: nn.Linear(in_features, out_features) "
+                        f"stores its weight as (out_features, in_features), so {layer} must "
+                        f"be nn.Linear({shape[1]}, {shape[0]}); yours is nn.Linear({shape[0]}, "
+                        f"{shape[1]}). {hint}"
+                    ).strip()
                 c.fail(
                     f"{built}: {key} has shape {found[key]}, expected {tuple(shape)}. {hint}".strip()
                 )

@@ -175,44 +175,52 @@ def _fits_hint(stored: int, max_len: int):
     )
 
 
-_EXPANDED = re.compile(
-    r"expanded size of the tensor \((\d+)\) must match the existing size \((\d+)\) at "
-    r"non-singleton dimension (\d+)"
-)
+_CACHE_RULE = "Each call must store k_new and v_new after the positions already held, in order."
+_AXIS_NAMES = ("batch", "num_heads", "n", "d_head")
 
 
-def _slot_hint(k_new: torch.Tensor, length: int):
-    """For a write of k_new (n positions) into a slice of the buffer of another length
-    along the positions axis: the slice's length is told, and what it equals (n ± 1, or
-    the size of another axis of k_new)."""
-    n = k_new.shape[-2]
+def _other_axes(size: int, shape: tuple[int, ...]) -> str:
+    """Which axes of k_new other than the positions' (axis 2) have ``size``: "k_new.shape[1]
+    (num_heads)", several joined with "or", or "" when none has it."""
+    axes = [
+        f"k_new.shape[{axis}] ({_AXIS_NAMES[axis]})"
+        for axis in (0, 1, 3)
+        if axis < len(shape) and shape[axis] == size
+    ]
+    return " or ".join(axes)
 
-    def text(exc: BaseException) -> str:
-        found = _EXPANDED.search(str(exc))
-        if not found or int(found.group(2)) != n or int(found.group(3)) != k_new.dim() - 2:
+
+def _slot_hint(shape: tuple[int, ...], length: int):
+    """A write into a slot of the wrong length: say what the slot's length equals (n - 1 or
+    n + 1: off by one; the size of another axis of k_new: stop computed from that axis),
+    every candidate that fits."""
+    sizes = re.compile(
+        r"expanded size of the tensor \((\d+)\) must match the existing size \((\d+)\)"
+    )
+
+    def hint(exc: BaseException) -> str:
+        found = sizes.search(str(exc))
+        if not found or len(shape) != 4:
             return ""
-        size = int(found.group(1))
-        names = ("batch", "num_heads", "positions", "d_head")
-        others = [names[i] for i in (0, 1, 3) if k_new.shape[i] == size]
-        reasons = [
-            "one position too many (a stop bound + 1?)" if size == n + 1 else "",
-            "one position too few" if size == n - 1 else "",
-            f"the size of k_new's {' and '.join(others)} axis (n read from the wrong axis of "
-            "k_new?)"
-            if others
-            else "",
-        ]
-        why = " " + ", or ".join(r for r in reasons if r) if any(reasons) else ""
+        slot, n = int(found[1]), int(found[2])
+        if n != shape[2] or slot == n:
+            return ""
+        axes = _other_axes(slot, shape)
+        off = {n - 1: "n - 1 (one too few)", n + 1: "n + 1 (one too many)"}.get(slot, "")
+        if not axes and not off:
+            return ""
+        which = " or ".join(cause for cause in (off, axes) if cause)
+        question = " or ".join(
+            q for q, found in (("computed from another axis", axes), ("off by one", off)) if found
+        )
         return (
-            f"Your slice of the buffer along the positions axis holds {size} positions, but "
-            f"k_new brings n = {n}:{why}. The new positions go to [length, length + n) = "
-            f"[{length}, {length + n}), with n = k_new.shape[-2] (k_new's positions axis)."
+            f"The slot you wrote k_new into holds {slot} positions, but k_new has n = {n} "
+            f"new ones (k_new.shape[2], dim=-2); {slot} is {which}. Is stop = length + n "
+            f"{question}? The new positions go to [length, length + n) = [{length}, "
+            f"{length + n}): stop = self.length + k_new.shape[-2]."
         )
 
-    return lambda exc: isinstance(exc, RuntimeError), text
-
-
-_CACHE_RULE = "Each call must store k_new and v_new after the positions already held, in order."
+    return (RuntimeError, hint)
 
 
 def check_KVCache(cls, *, hidden: bool = False) -> None:
@@ -232,6 +240,16 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
             )
             # Preallocated buffers (max_len positions) must stay out of the state dict; an
             # empty growing buffer (0 positions, Hugging Face's style) costs nothing there.
+            parameters = [name for name, _ in cache.named_parameters()]
+            c.expect_true(
+                not parameters,
+                f"{built} has parameters {parameters}: the keys and values were made "
+                "nn.Parameter, but they are state that each call writes, not weights to train. "
+                "A Parameter requires grad (so writing into it in place fails outside "
+                "torch.no_grad), is saved in the state dict and would be trained by the "
+                'optimizer: register them with self.register_buffer("keys", torch.zeros(shape, '
+                "dtype=dtype), persistent=False) (and the same for values).",
+            )
             saved = [
                 key
                 for key, value in cache.state_dict().items()
@@ -266,7 +284,7 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                     call_repr=f"cache(k_new, v_new) ({call})",
                     mutation_hint="Copy k_new and v_new into the buffers; do not change them.",
                     hints=[
-                        _slot_hint(k_new, length),
+                        _slot_hint(tuple(k_new.shape), length),
                         *_CACHE_SHAPES,
                         _fits_hint(length + n, max_len),
                     ],
@@ -283,6 +301,21 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                 counter = getattr(cache, "length", None)
                 if isinstance(counter, int) and not isinstance(counter, bool) and counter != stored:
                     never = counter == 0 or (counter == n and length > 0)
+                    step = counter - length
+                    axes = _other_axes(step, tuple(k_new.shape))
+                    if not never and step != n and axes:
+                        # on this one call an off-by-one can give the same count: say both
+                        off = {n - 1: "n - 1, one too few", n + 1: "n + 1, one too many"}
+                        which = " or ".join(
+                            ([f"{off[step]} (an off-by-one)"] if step in off else []) + [axes]
+                        )
+                        c.fail(
+                            f"{call}: self.length is {counter} afterwards, but the cache now "
+                            f"holds {stored} positions: it advanced by {step}, which is "
+                            f"{which}, instead of by n = {n}, the new positions "
+                            "(k_new.shape[-2], axis 2). Set self.length = length + "
+                            "k_new.shape[-2]."
+                        )
                     c.fail(
                         f"{call}: self.length is {counter} afterwards, but the cache now holds "
                         f"{stored} positions. "
@@ -492,6 +525,52 @@ class _CallTrace:
         self._handle.remove()
 
 
+def _refed(calls: list[dict], length: int) -> str:
+    """The first call after the whole prompt is in the caches that feeds more than one
+    position (the sequence so far fed again), named; "" when none does."""
+    for number, call in enumerate(calls):
+        held = call["held"][0] if call["held"] else None
+        n = call["shape"][1] if call["shape"] and len(call["shape"]) == 2 else None
+        if number == 0 or not isinstance(held, int) or held < length or not n or n < 2:
+            continue
+        what = (
+            f"the whole sequence so far ({n} positions, start={call['start']})"
+            if n == held + 1
+            else f"{n} positions at once (start={call['start']})"
+        )
+        return (
+            f"Call {number + 1} of the model fed {what}, although the caches already held "
+            f"{held} positions, the prompt's {length} included: the caches store every "
+            "position fed, so the earlier positions were stored a second time. After the "
+            "prefill, feed only the newest token, ids of shape (batch, 1), with start = its "
+            "position (the number of positions the caches hold)."
+        )
+    return ""
+
+
+def _room(calls: list[dict]) -> int | None:
+    """How many positions the caches of the last call can hold (the reference KVCache's
+    max_len), or None when that cannot be read."""
+    caches = calls[-1]["caches"] if calls else None
+    keys = getattr(caches[0], "keys", None) if caches else None
+    return keys.shape[-2] if isinstance(keys, torch.Tensor) and keys.dim() == 4 else None
+
+
+def _cache_overflow_hint(calls: list[dict], length: int, new: int) -> str:
+    """Why the reference KVCache refused to store more positions: the loop fed positions a
+    second time (when the caches had room for len + max_new_tokens), or the caches were
+    made too small."""
+    room = _room(calls)
+    if room is not None and room >= length + new:
+        refed = _refed(calls, length)
+        if refed:
+            return (
+                f"The caches had room for {room} positions (len + max_new_tokens = "
+                f"{length + new}: enough), but your loop fed more positions than that. {refed}"
+            )
+    return _CACHE_TOO_SMALL
+
+
 def _diagnose_calls(calls: list[dict], length: int) -> str:
     """The first call of the model that departs from generation with a cache (the prompt
     with fresh caches at start 0, or token by token; then each new token with the same
@@ -526,6 +605,8 @@ def _diagnose_calls(calls: list[dict], length: int) -> str:
                 "every call."
             )
         held = call["held"][0] if call["held"] else None
+        if number > 0 and isinstance(held, int) and held >= length and n and n > 1:
+            return _refed(calls, length)
         if number == 0 and held == 0 and isinstance(call["start"], int) and call["start"] > 0:
             return (
                 f"The first call of the model ran {n if n is not None else 'the'} token(s) "
@@ -630,7 +711,7 @@ _CACHE_TOO_SMALL = (
     "model is stored, the prompt's and each new token's: make them with "
     "model.new_caches(batch, len + max_new_tokens)."
 )
-_GENERATE_HINTS = [
+_GENERATE_HINTS = [  # the first entry is replaced by _cache_overflow_hint in check_generate
     ("the cache holds", _CACHE_TOO_SMALL),
     (
         "Tensors must have same number of dimensions",
@@ -666,6 +747,28 @@ _RECORDED_LOG_PROBS = (
 )
 
 
+def _expect_greedy_choices(c: Checker, ids, logits, expected_logits, length: int, call: str):
+    """Each appended token is the argmax of the logits recorded for its step: the first
+    step where it is not, while the logits up to that step are right, is named (a token
+    drawn by sampling, or chosen from another row or axis)."""
+    chosen = ids[:, length:].long()
+    greedy = logits.detach().argmax(dim=-1)
+    steps = (chosen != greedy).any(dim=0).nonzero().flatten().tolist()
+    if not steps:
+        return
+    t = steps[0]
+    right = torch.allclose(
+        logits[:, : t + 1].detach().double(), expected_logits[:, : t + 1].double(), 1e-4, 1e-4
+    )
+    if right:
+        c.fail(
+            f"{call}: the logits up to step {t} are right, but the token appended at step {t} "
+            f"(ids[:, len + {t}]) is not the argmax of that step's logits in every row: greedy "
+            "generation appends logits.argmax(dim=-1, keepdim=True), no sampling (no "
+            "torch.multinomial, no temperature), and every later step depends on that token."
+        )
+
+
 def check_generate(generate, *, hidden: bool = False) -> None:
     """generate(model, prompt, max_new_tokens) -> (ids, logits), equal to
     generate_without_cache, running each position through the model once."""
@@ -678,8 +781,31 @@ def check_generate(generate, *, hidden: bool = False) -> None:
             prompt = torch.randint(0, vocab, (batch, length), generator=torch_generator(seed))
             call = f"generate(model, prompt ({batch}, {length}), {new})"
             trace = _CallTrace(model)
+            row_column = (
+                lambda exc, b=batch: (
+                    b > 1
+                    and "must match except in dimension 1" in str(exc)
+                    and f"Expected size {b} but got size 1" in str(exc)
+                ),
+                f"The new tokens you appended have 1 row, not batch = {batch}: either a "
+                "(1, batch) tensor, as .unsqueeze(0), .view(1, -1) or [None] make from the "
+                "argmax's (batch,) (right only for a batch of one sequence), or an argmax over "
+                "the batch axis (dim=0, keepdim=True), which is (1, vocab). Make it a column, "
+                "(batch, 1): logits.argmax(dim=-1, keepdim=True) (or [:, None]).",
+            )
+            overflow = (
+                "the cache holds",
+                lambda _exc, calls=trace.calls, n=length, m=new: _cache_overflow_hint(calls, n, m),
+            )
             try:
-                got = c.call(generate, model, prompt, new, call_repr=call, hints=_GENERATE_HINTS)
+                got = c.call(
+                    generate,
+                    model,
+                    prompt,
+                    new,
+                    call_repr=call,
+                    hints=[row_column, overflow, *_GENERATE_HINTS[1:]],
+                )
             finally:
                 trace.remove()
             expected_ids, expected_logits = ref.generate_without_cache(
@@ -707,6 +833,7 @@ def check_generate(generate, *, hidden: bool = False) -> None:
             c.expect_equal(
                 ids[:, :length], prompt, f"{call}: ids[:, :len]", "The ids start with the prompt."
             )
+            _expect_greedy_choices(c, ids, logits, expected_logits, length, call)
             c.expect_close(
                 logits,
                 expected_logits,
@@ -788,7 +915,7 @@ def _gqa_cases(hidden: bool):
     padding = torch.tensor([[True] * 6, [True, True, True, True, False, False]])[:, None, None]
     if not hidden:
         return [
-            case(1201, 2, 4, 2, 3, 5, 4),
+            case(1201, 2, 4, 2, 3, 5, 4, d_v=6),  # values of another width than the keys
             case(1202, 1, 4, 1, 5, 5, 4, mask=causal),  # multi-query
             case(1203, 2, 2, 2, 2, 3, 3),  # ordinary multi-head attention
         ]
@@ -889,6 +1016,13 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 "The scores are divided by d_head instead of sqrt(d_head).": gqa_expected(
                     q, k, v, mask, scale=1 / q.shape[-1]
                 ),
+                "The scores are divided by sqrt(d_v), the values' width (v.shape[-1]), instead "
+                "of sqrt(d_head), the width of the queries and keys (q.shape[-1]): the two "
+                "differ here.": (
+                    gqa_expected(q, k, v, mask, scale=1 / math.sqrt(v.shape[-1]))
+                    if v.shape[-1] != q.shape[-1]
+                    else None
+                ),
                 "The mask was ignored: blocked keys got weight.": (
                     None if mask is None else gqa_expected(q, k, v, None)
                 ),
@@ -984,6 +1118,7 @@ def _softmax_cases(hidden: bool):
             (randn((2, 3, 5), 1302, scale=3.0), 5),
             (randn((4, 6), 1303, scale=2.0), 1),
             (randn((2, 6), 1304) - 1000.0, 4),  # every value far below 0 (after large ones)
+            (randn((2, 5), 1306, dtype=torch.float64), 2),  # the output keeps x's dtype
             (_falling(randn((2, 6), 1305), 2), 2),  # a later block far below an earlier one
         ]
     return [
@@ -994,6 +1129,7 @@ def _softmax_cases(hidden: bool):
         # after large values, which tell a missing maximum apart from these two:
         (randn((3, 7), 2304, scale=2.0) - 700.0, 3),
         (_falling(randn((3, 2, 9), 2305), 3), 3),  # leading axes that do not broadcast
+        (randn((6, 5), 2306), 2),  # more rows than block_size
     ]
 
 
@@ -1073,16 +1209,88 @@ _BLOCK_OWN_MAX = (
 )
 
 
+def _blocks_over_rows(x: torch.Tensor, block_size: int) -> torch.Tensor | None:
+    """Online softmax whose blocks walk the first axis (x[start : start + block_size],
+    range over x.shape[0]) instead of the last, computed as such code does (None where it
+    raises): right for a 1-D x, or when every row fits in one block."""
+    if x.dim() < 2 or x.shape[0] <= block_size:
+        return None
+    x = x.double()
+    try:
+        running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        for start in range(0, x.shape[0], block_size):
+            block = x[start : start + block_size]
+            new_max = torch.maximum(running_max, block.amax(dim=-1))
+            total = total * torch.exp(running_max - new_max) + torch.exp(
+                block - new_max[..., None]
+            ).sum(dim=-1)
+            running_max = new_max
+        result = torch.exp(x - running_max[..., None]) / total[..., None]
+    except RuntimeError:
+        return None
+    return result if result.shape == x.shape else None
+
+
+_BLOCKS_RULE = (
+    "softmax is over the last axis, so the blocks are columns, x[..., start : start + "
+    "block_size] over range(0, x.shape[-1], block_size). (With one row, or with every row "
+    "in one block, the two agree; here there are more rows than block_size.)"
+)
+_BLOCKS_OVER_ROWS = (
+    "Your blocks walk the first axis (the rows, x[start : start + block_size] over "
+    f"range(0, x.shape[0], block_size)), not the last: {_BLOCKS_RULE}"
+)
+
+
+def _rows_hint(x: torch.Tensor, block_size: int):
+    """A size mismatch between x's number of rows and a block's: blocks over the rows."""
+    sizes = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
+    blocks = {block_size, x.shape[0] % block_size} - {0} if x.dim() >= 2 else set()
+
+    def hint(exc: BaseException) -> str:
+        found = sizes.search(str(exc))
+        if not found or x.dim() < 2 or x.shape[0] <= block_size:
+            return ""
+        pair = {int(found[1]), int(found[2])}
+        if x.shape[0] not in pair or not (pair - {x.shape[0]}) <= blocks:
+            return ""
+        return (
+            f"The sizes {found[1]} and {found[2]} are x's number of rows ({x.shape[0]}) and a "
+            f"block's ({block_size}): do your blocks walk the first axis (the rows)? "
+            + _BLOCKS_RULE[0].upper()
+            + _BLOCKS_RULE[1:]
+        )
+
+    return (RuntimeError, hint)
+
+
+_SOFTMAX_LOWER_PRECISION = (
+    "{what} returned {got} for a float64 input: your online_softmax computes in a lower "
+    "precision (x.float(), or running tensors made without dtype=x.dtype) and never casts "
+    "back. Return x's dtype: make the running maximum and sum with dtype=x.dtype, or cast "
+    "the result back with .to(x.dtype)."
+)
+
+
 def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
     """online_softmax(x, block_size) -> softmax(x) over the last axis."""
     with Checker("online_softmax", hidden=hidden) as c:
         c.require_callable(online_softmax)
         for x, block_size in _softmax_cases(hidden):
             what = f"online_softmax(x {tuple(x.shape)} = {short(x, 80)}, block_size={block_size})"
-            got = c.call(online_softmax, x, block_size, call_repr=what, hints=[_row_shape_hint(x)])
+            got = c.call(
+                online_softmax,
+                x,
+                block_size,
+                call_repr=what,
+                hints=[_rows_hint(x, block_size), _row_shape_hint(x)],
+            )
             _expect_tensor(c, got, what)
             c.expect_shape(got, x.shape, what)
             c.expect_floating(got, what, preferred=x.dtype)
+            if x.dtype == torch.float64 and got.dtype != torch.float64:
+                c.fail(_SOFTMAX_LOWER_PRECISION.format(what=what, got=got.dtype))
             several_blocks = x.shape[-1] > block_size
             nan_causes = {
                 "the rescale factor inverted, exp(m_new - m_old) instead of exp(m_old - m_new)": (
@@ -1109,6 +1317,7 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                         else None
                     ),
                     _MAX_FROM_ZERO: online_softmax_f(x, block_size, start=0.0),
+                    _BLOCKS_OVER_ROWS: _blocks_over_rows(x, block_size),
                     _FINAL_BLOCK_MAX: (
                         online_softmax_f(x, block_size, final_max="last_block")
                         if several_blocks
@@ -1321,6 +1530,55 @@ def _tiled_hints(
     ]
 
 
+def _sum_not_column_hint(len_q: int, d_v: int):
+    """The final division by the running sum without [..., None]: (..., len_q, d_v) divided
+    by (..., len_q) lines len_q up with d_v, which raises unless they are equal."""
+    sizes = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
+
+    def hint(exc: BaseException) -> str:
+        found = sizes.search(str(exc))
+        if not found or len_q == d_v or {int(found[1]), int(found[2])} != {len_q, d_v}:
+            return ""
+        return (
+            f"The sizes {found[1]} and {found[2]} are d_v and len_q: was the output "
+            "(..., len_q, d_v) divided (or multiplied) by a per-query tensor (..., len_q), such "
+            "as the running sum or the rescale factor, without [..., None]? Broadcasting "
+            "lines its last axis up with d_v; make it a column, total[..., None], so each "
+            "query's row uses its own value."
+        )
+
+    return (RuntimeError, hint)
+
+
+def _without_last_block(q, k, v, block: int, causal: bool) -> torch.Tensor | None:
+    """Attention over the keys of the whole blocks only (the last, shorter block skipped),
+    or None when len_k is a multiple of the block size."""
+    cut = k.shape[-2] - k.shape[-2] % block
+    if cut == k.shape[-2] or cut == 0:
+        return None
+    scores = q.double() @ k[..., :cut, :].double().transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if causal:
+        future = torch.arange(cut)[None, :] > torch.arange(q.shape[-2])[:, None]
+        scores = scores.masked_fill(future, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v[..., :cut, :].double()
+
+
+def _leading_axes_hint(got, expected_shape: tuple[int, ...]) -> str:
+    """An output whose last two axes are right but whose leading (batch, head) axes are
+    not: something was sliced or reduced along a leading axis."""
+    found = tuple(got.shape) if isinstance(got, torch.Tensor) else None
+    if not found or len(found) != len(expected_shape) or len(found) < 3:
+        return ""
+    if found[-2:] != expected_shape[-2:] or found[:-2] == expected_shape[:-2]:
+        return ""
+    return (
+        f"Its last two axes (len_q, d_v) are right, but its leading axes are {found[:-2]}, not "
+        f"{expected_shape[:-2]}: were the key and value blocks sliced on the first axis "
+        "(k[start:stop]) instead of the key axis, k[..., start:stop, :] and "
+        "v[..., start:stop, :]? The inputs may have any number of leading axes."
+    )
+
+
 def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
     """tiled_attention(q, k, v, block_size, causal=False) -> output (..., len_q, d_v)."""
     with (
@@ -1341,14 +1599,18 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                 block,
                 causal,
                 call_repr=what,
-                hints=_tiled_hints(q, v, block, causal, summed_fine),
+                hints=[
+                    *_tiled_hints(q, v, block, causal, summed_fine),
+                    _sum_not_column_hint(q.shape[-2], v.shape[-1]),
+                ],
             )
             widths = {min(block, k.shape[-2] - start) for start in range(0, k.shape[-2], block)}
             summed_fine = summed_fine or not widths <= {q.shape[-2]}
             if isinstance(got, tuple) and got:
                 c.fail(f"{what} returned a tuple; return only the output tensor.")
             _expect_tensor(c, got, what)
-            c.expect_shape(got, (*q.shape[:-1], v.shape[-1]), what)
+            shape = (*q.shape[:-1], v.shape[-1])
+            c.expect_shape(got, shape, what, _leading_axes_hint(got, shape))
             c.expect_floating(got, what, preferred=q.dtype)
             several = k.shape[-2] > block
             nan_causes = {
@@ -1388,6 +1650,11 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     ),
                     "The scores are not divided by sqrt(d_k).": _tiled_expected(
                         q, k, v, causal, scale=1
+                    ),
+                    "The last, shorter block of keys is skipped: when len_k is not a multiple "
+                    "of block_size, the loop must still visit the last keys (range(0, len_k, "
+                    "block_size), with stop = min(start + block_size, len_k)).": (
+                        _without_last_block(q, k, v, block, causal)
                     ),
                     "The scores are divided by d_k instead of sqrt(d_k).": _tiled_expected(
                         q, k, v, causal, scale=1 / q.shape[-1]

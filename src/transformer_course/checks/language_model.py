@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
+from torch import nn
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.generators import seeded_generator
@@ -166,6 +167,22 @@ def _window_message(call: str, b: int, row: list[int], num_tokens: int) -> str:
     return f"{shown}, not consecutive ones. {rule}."
 
 
+def _time_major(value: torch.Tensor, shape: tuple[int, int], position: dict[int, int]) -> str:
+    """The hint for a result of shape (block_size, batch_size) whose columns are the
+    windows (time-major, as a seq-first iterator makes); "" otherwise."""
+    if value.dim() != 2 or tuple(value.shape) != shape[::-1] or shape[0] == shape[1]:
+        return ""
+    for column in value.T:
+        row = [position.get(int(t), -1) for t in column]
+        if row != list(range(row[0], row[0] + len(row))):
+            return ""
+    return (
+        "It is the transpose of what is asked, (block_size, batch_size), time-major: each "
+        "window is a column. The windows are the rows, (batch_size, block_size): stack them "
+        "along dim 0 (or drop the .T / transpose)."
+    )
+
+
 def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> None:
     with Checker("next_token_batches", hidden=hidden) as c:
         c.require_callable(next_token_batches)
@@ -189,7 +206,7 @@ def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> Non
             shape = (case.batch_size, case.block_size)
             for name, value in (("inputs", inputs), ("targets", targets)):
                 c.expect_type(value, torch.Tensor, f"{call}: {name}")
-                c.expect_shape(value, shape, f"{call}: {name}")
+                c.expect_shape(value, shape, f"{call}: {name}", _time_major(value, shape, position))
                 c.expect_true(
                     value.dtype == torch.int64,
                     f"{call}: {name} should be int64 token ids, not {value.dtype}.",
@@ -505,6 +522,15 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
                 c.expect_type(value, torch.Tensor, f"{call}: {name}")
                 c.expect_shape(value, shape, f"{call}: {name}", _ROPE_SHAPE)
                 c.expect_floating(value, f"{call}: {name}", preferred=torch.float32)
+                if value.dtype != torch.float32:
+                    c.fail(
+                        f"{call}: {name} has dtype {str(value.dtype).replace('torch.', '')}, "
+                        "but the contract asks for float32: apply_rotary multiplies the "
+                        "queries and keys by these tables, and a float64 table would promote "
+                        "a float32 model's attention to float64. Computing the angles in "
+                        "float64 is fine (the reference does); return cos.float() and "
+                        "sin.float()."
+                    )
             angles = rope_angles_f(case.length, case.d_head, base)
             table = {
                 _ONE_INDEXED: {"first": 1},
@@ -554,11 +580,16 @@ class _RotaryCase:
     dtype: torch.dtype = torch.float32
 
 
-_VISIBLE_ROTARY = [_RotaryCase(1, (5, 8)), _RotaryCase(2, (2, 3, 6, 8))]
+_VISIBLE_ROTARY = [
+    _RotaryCase(1, (5, 8)),
+    _RotaryCase(2, (2, 3, 6, 8)),
+    _RotaryCase(3, (2, 5, 8), torch.bfloat16),  # the result keeps x's dtype
+]
 _HIDDEN_ROTARY = [
     _RotaryCase(101, (2, 4, 7, 16)),
     _RotaryCase(102, (1, 9, 4), torch.float64),
     _RotaryCase(103, (3, 2, 2, 5, 12)),
+    _RotaryCase(104, (1, 2, 6, 8), torch.float16),
 ]
 
 _ADJACENT_NOTE = (
@@ -768,6 +799,18 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
             if tuple(got.shape) != tuple(x.shape):
                 c.expect_shape(got, tuple(x.shape), call, _rotary_shape_hint(got, x, half))
             c.expect_floating(got, call, preferred=case.dtype)
+            if got.dtype != case.dtype:
+                c.fail(
+                    f"{call} returned {str(got.dtype).replace('torch.', '')}: the result keeps "
+                    f"x's dtype. "
+                    + (
+                        "cos and sin are float32 (rotary_embedding's), and x times them is "
+                        "promoted to float32: cast them to x's dtype first, cos.to(x.dtype) "
+                        "and sin.to(x.dtype) (or cast the result back with .to(x.dtype))."
+                        if got.dtype == torch.float32 and x.element_size() < 4
+                        else "Cast the result back with .to(x.dtype)."
+                    )
+                )
             tol = tolerance(got.dtype, case.dtype)
             pairing = "half"
             if not torch.allclose(got.double(), half, **tol) and torch.allclose(
@@ -945,12 +988,38 @@ _ATTENTION_KEYS = (
     "The attention's projections are four nn.Linear(d_model, d_model, bias=False) named "
     "w_q, w_k, w_v, w_o (lesson 12 builds its cache around these names)."
 )
-_ATTENTION_HINTS = {
-    "must match the size of tensor": (
-        "A shape does not fit: are cos and sin from rotary_embedding(len, d_head) (one column "
-        "per pair of a head's d_head features), not d_model?"
-    ),
-}
+_SIZES = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
+
+
+def _attention_hints(
+    batch: int, length: int, d_model: int, num_heads: int, length_axis: bool = True
+) -> list:
+    """Hints for a size mismatch inside the attention, by the two sizes PyTorch names: the
+    batch where the length belongs (``length_axis``: for the attention alone, since in a
+    block a norm's statistic without keepdim can clash alike), or RoPE's tables made for
+    d_model instead of d_head."""
+
+    def hint(exc: BaseException) -> str:
+        found = _SIZES.search(str(exc))
+        if not found:
+            return ""
+        pair = {int(found[1]), int(found[2])}
+        if length_axis and batch != length and pair == {batch, length}:
+            return (
+                f"The sizes {found[1]} and {found[2]} are the batch ({batch}) and the length "
+                f"({length}): was the length read from the wrong axis? x is (batch, len, "
+                "d_model): length = x.shape[1], and rotary_embedding(length, d_head) has one "
+                "row per position."
+            )
+        d_head = d_model // num_heads
+        if d_model // 2 in pair and d_head // 2 in pair and d_model != d_head:
+            return (
+                "A shape does not fit: are cos and sin from rotary_embedding(len, d_head) (one "
+                "column per pair of a head's d_head features), not d_model?"
+            )
+        return ""
+
+    return [(RuntimeError, hint)]
 
 
 def _length_hint(shape: tuple[int, ...]) -> Hint:
@@ -958,7 +1027,7 @@ def _length_hint(shape: tuple[int, ...]) -> Hint:
     len and the size of another axis of x (batch, len, d_model): the length read from
     that axis."""
     length = shape[1]
-    names = {0: "batch", 2: "d_model"}
+    names = {2: "d_model"}  # the batch: _attention_hints
 
     def text(exc: BaseException) -> str:
         found = _BROADCAST.search(str(exc))
@@ -968,7 +1037,7 @@ def _length_hint(shape: tuple[int, ...]) -> Hint:
         if length not in sizes or len(sizes) != 2:
             return ""
         (other,) = sizes - {length}
-        axes = [f"x.shape[{k}] ({names[k]})" for k in (0, 2) if shape[k] == other]
+        axes = [f"x.shape[{k}] ({names[k]})" for k in names if shape[k] == other]
         if not axes:
             return ""
         return (
@@ -1010,6 +1079,17 @@ _IGNORES_BASE = (
 #: {message: causal_self_attention_f's knobs for that mistake}. A one-indexed position is
 #: not among them: RoPE's scores depend only on offsets, so the attention cannot show it
 #: (rotary_embedding's own check does).
+_SPLIT_NO_TRANSPOSE = (
+    "Your heads were split with one view (or reshape) straight to (batch, num_heads, len, "
+    "d_head), without the transpose, so each head holds features of several positions. "
+    "Split as split_heads (imported) does: view(batch, len, num_heads, d_head), then "
+    "transpose(1, 2)."
+)
+_MERGE_NO_TRANSPOSE = (
+    "Your heads were merged with a reshape to (batch, len, d_model) without transpose(1, 2) "
+    "first, so each output token is cut out of one head's block of numbers: use "
+    "merge_heads (imported), or transpose(1, 2) before the reshape."
+)
 _ATTENTION_MISTAKES = {
     _NO_ROPE: {"rope": False},
     _ROTATE_VALUES: {"rotate_values": True},
@@ -1022,6 +1102,19 @@ _ATTENTION_MISTAKES = {
     _SCALE_D_MODEL: {"scale": "sqrt_d_model"},
     "You divided the scores by d_head instead of sqrt(d_head).": {"scale": "d_head"},
     _IGNORES_BASE: {"base": 10000.0},
+    "Your attention neither rotates the queries and keys nor masks the future. Either both "
+    "are left out, or the length was read from the batch axis (x.shape[0], 1 here): "
+    "rotary_embedding(1, d_head) is position 0's angle (no rotation) and look_ahead_mask(1) "
+    "blocks nothing, and both broadcast. x is (batch, len, d_model): length = x.shape[1].": {
+        "rope": False,
+        "causal": False,
+    },
+    _SPLIT_NO_TRANSPOSE: {"heads_split": "no_transpose"},
+    _MERGE_NO_TRANSPOSE: {"heads_merge": "no_transpose"},
+    _SPLIT_NO_TRANSPOSE.replace("split", "split (and merged back)", 1): {
+        "heads_split": "no_transpose",
+        "heads_merge": "no_transpose",
+    },
 }
 
 
@@ -1067,6 +1160,7 @@ def _check_layer(
     oracle_options: Callable[[_ModelCase], dict[str, Any]] = lambda case: {},
     localise: bool = False,
     cases: tuple[list[_ModelCase], list[_ModelCase]] = (_VISIBLE_ATTENTION, _HIDDEN_ATTENTION),
+    inspect: Callable[[Checker, nn.Module, str, _ModelCase], None] | None = None,
 ) -> None:
     """The check of a layer of the GPT that maps x (batch, len, d_model) to the same
     shape: ``cls(*args(case))`` with deterministic weights, against ``oracle_f(x, state,
@@ -1084,19 +1178,17 @@ def _check_layer(
                 seed=case.seed,
                 mode="eval",
             )
+            if inspect is not None:
+                inspect(c, module, built, case)
             x = randn((case.batch, case.length, case.d_model), case.seed, scale=scale)
             what = f"{built}(x {tuple(x.shape)})"
-            got = c.call(
-                module,
-                x,
-                call_repr=what,
-                # in a block, a norm's statistic without keepdim clashes alike: the
-                # length hint is for the attention alone
-                hints=[
-                    *([_length_hint(tuple(x.shape))] if name == "CausalSelfAttention" else []),
-                    *_ATTENTION_HINTS.items(),
-                ],
+            attention = name == "CausalSelfAttention"
+            hints = _attention_hints(
+                case.batch, case.length, case.d_model, case.num_heads, length_axis=attention
             )
+            if attention:  # in a block, a norm's statistic without keepdim clashes alike
+                hints.append(_length_hint(tuple(x.shape)))
+            got = c.call(module, x, call_repr=what, hints=hints)
             expect_tensor_result(c, got, tuple(x.shape), what)
             oracle = functools.partial(oracle_f, x, state, case.num_heads, **oracle_options(case))
             where = functools.partial(_localise_block, module, x) if localise else None
@@ -1170,6 +1262,19 @@ add_new(_BLOCK_MISTAKES, residual_mistakes(_BLOCK_PARTS, _BLOCK_NORMS, True, dro
 add_new(_BLOCK_MISTAKES, norm_choice_mistakes(_BLOCK_PARTS, _BLOCK_NORMS))
 
 
+def _inspect_block(c: Checker, module: nn.Module, built: str, case: _ModelCase) -> None:
+    """The block's attention has the block's number of heads (its weights' shapes cannot
+    tell: every head count gives (d_model, d_model) projections)."""
+    heads = getattr(getattr(module, "attn", None), "num_heads", None)
+    if isinstance(heads, int) and heads != case.num_heads:
+        c.fail(
+            f"{built}: its attention has num_heads={heads}, but the block was given "
+            f"num_heads={case.num_heads}. Build it with the block's arguments, "
+            "CausalSelfAttention(d_model, num_heads) (with d_model // num_heads, or d_ff, in "
+            "the second place the heads are cut differently)."
+        )
+
+
 def check_DecoderBlock(cls, *, hidden: bool = False) -> None:
     _check_layer(
         cls,
@@ -1183,6 +1288,7 @@ def check_DecoderBlock(cls, *, hidden: bool = False) -> None:
         scale=2.0,
         oracle_options=lambda case: {} if case.eps is None else {"eps": case.eps},
         localise=True,
+        inspect=_inspect_block,
     )
 
 
@@ -1325,7 +1431,8 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
                 0, case.vocab, (case.batch, case.length), generator=_plain_generator(case.seed)
             )
             what = f"{built}(ids {tuple(ids.shape)})"
-            got = c.call(module, ids, call_repr=what, hints=_ATTENTION_HINTS)
+            hints = _attention_hints(case.batch, case.length, case.d_model, case.num_heads)
+            got = c.call(module, ids, call_repr=what, hints=hints)
             if (
                 isinstance(got, torch.Tensor)
                 and case.length > 1
@@ -1367,6 +1474,7 @@ _VISIBLE_SAMPLE = [
     _SampleCase(_ROW, temperature=0.7, top_k=5, top_p=0.9, seed=6),
     _SampleCase(_FLAT, top_k=5, top_p=0.7, seed=9),  # top-k, then top-p
     _SampleCase((1.0, 3.0, 2.0, 2.0, 0.0), top_k=2, seed=7),  # a tie at the k-th logit
+    _SampleCase((1.0, 3.0, 2.0, 2.0, 0.0), top_k=8, seed=10),  # top_k beyond the vocabulary
 ]
 _ROW2 = (-0.5, 0.3, 1.9, -2.0, 1.1, 0.2, -0.8, 2.3, 0.0, -1.4, 0.7)
 _FLAT2 = (0.5, 1.5, -0.2, 1.0, 0.3, 1.2, -1.0, 0.8, 0.0)
@@ -1378,6 +1486,7 @@ _HIDDEN_SAMPLE = [
     _SampleCase(_ROW2, top_k=6, top_p=0.5, seed=104),
     _SampleCase(_FLAT2, top_k=4, top_p=0.6, seed=106),
     _SampleCase((0.0, 5.0, 1.0, 5.0, 5.0, 2.0), top_k=2, seed=105),
+    _SampleCase(_FLAT2, top_k=12, top_p=0.9, seed=108),  # top_k beyond the vocabulary
 ]
 
 _TEMPERATURE_PROBS = (
@@ -1505,7 +1614,16 @@ def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
         kwargs["top_p"] = case.top_p
     shown = ", ".join(f"{k}={v}" for k, v in kwargs.items())
     call = f"sample(logits ({logits.shape[0]}, {logits.shape[1]}), {shown}, generator=...)"
-    got = c.call(sample, logits, **kwargs, generator=_generator(seed), call_repr=call)
+    vocab = logits.shape[-1]
+    beyond = (
+        lambda exc: case.top_k is not None and case.top_k > vocab and "out of range" in str(exc),
+        f"top_k={case.top_k} is larger than the vocabulary ({vocab} tokens), and torch.topk "
+        "refuses a k larger than the axis: then every token is kept. Clamp it, "
+        "torch.topk(logits, min(top_k, logits.shape[-1])).",
+    )
+    got = c.call(
+        sample, logits, **kwargs, generator=_generator(seed), call_repr=call, hints=[beyond]
+    )
     return got, call
 
 

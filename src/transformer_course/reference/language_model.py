@@ -209,7 +209,7 @@ def sample(
 
     temperature > 0: sample from softmax(logits / temperature); temperature == 0:
     the argmax (greedy). top_k (None: all): keep only the top_k largest logits (ties
-    with the k-th may be kept). top_p (None: all): then, on the probabilities after the
+    with the k-th may be kept; a top_k of the vocabulary size or more keeps all). top_p (None: all): then, on the probabilities after the
     temperature and top-k (renormalised), keep the smallest set of the most probable
     tokens whose probabilities sum to at least top_p (the token that crosses top_p is
     kept; at least one token per row). What is kept is renormalised. Random draws use

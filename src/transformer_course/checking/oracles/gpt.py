@@ -40,6 +40,8 @@ def causal_self_attention_f(
     use_w_o: bool = True,
     scale: str = "sqrt_d_head",
     base: float = 10000.0,
+    heads_split: str = "correct",
+    heads_merge: str = "correct",
 ) -> torch.Tensor:
     """softmax(rot(q) rot(k)ᵀ / sqrt(d_head) + causal) v per head, then w_o: x (batch,
     len, d_model) -> the same shape. ``pairing``: RoPE's feature pairs ("half" or
@@ -48,7 +50,9 @@ def causal_self_attention_f(
     d_model-wide projections with d_model's angles, then split); ``first``: the first
     position (1: one-indexed); ``causal`` False: every query sees every key; ``rotated``
     "qk" (right), "q", "k": which of queries and keys are rotated; ``use_w_o`` False: no
-    output projection; ``scale``: as in :func:`multi_head_attention_f`; ``base``: RoPE's."""
+    output projection; ``scale``: as in :func:`multi_head_attention_f`; ``base``: RoPE's;
+    ``heads_split``/``heads_merge``: "correct" or "no_transpose" (one view to (batch,
+    num_heads, len, d_head), or back, without the transpose)."""
     length = x.shape[1]
 
     def rotate(t: torch.Tensor) -> torch.Tensor:  # (..., len, width) -> the same
@@ -68,6 +72,8 @@ def causal_self_attention_f(
         rotate_which=rotated,
         use_w_o=use_w_o,
         scale=scale,
+        split=heads_split,
+        merge=heads_merge,
     )
     return output
 
