@@ -63,6 +63,7 @@ __all__ = [
     "Mistake",
     "assert_accepted",
     "assert_rejected",
+    "broken_exercise",
     "bwrap_installed",
     "class_group",
     "class_part",
@@ -72,6 +73,7 @@ __all__ = [
     "copy_norm",
     "graded_class",
     "grader",
+    "half_solved",
     "home",
     "honest_submissions",
     "imported_modules",
@@ -624,19 +626,37 @@ def class_group(part: str) -> str:
 
 
 def honest_submissions(lesson: str) -> dict[str, bytes]:
-    """The solution, the untouched student version, the first half of the exercises solved,
-    and the solution with a syntax error in one answer cell."""
+    """The solution, the untouched student version, and a partly solved one: the first half
+    of the exercises solved, one of them with a syntax error (:func:`broken_exercise`), the
+    rest untouched. One partial notebook holds the three kinds of answer cell, so that
+    nbgrader runs each lesson three times, not four."""
     solved = solutions(lesson)
-    names = list(points(lesson))
-    half = names[: len(names) // 2]
-    broken_name = names[len(names) // 2]
-    broken = dict(solved, **{broken_name: solved[broken_name] + "\n    )"})  # a syntax error
+    half = half_solved(lesson)
+    partial = {name: solved[name] for name in half}
+    broken = broken_exercise(lesson)
+    partial[broken] += "\n    )"  # a syntax error
     return {
         "solved": submission(lesson, solved),
         "untouched": submission(lesson, {}),
-        "partial": submission(lesson, {name: solved[name] for name in half}),
-        "broken": submission(lesson, broken),
+        "partial": submission(lesson, partial),
     }
+
+
+def half_solved(lesson: str) -> list[str]:
+    """The exercises the partial submission answers: the first half (lesson 00's one)."""
+    names = list(points(lesson))
+    return names[: len(names) // 2] or names
+
+
+def broken_exercise(lesson: str) -> str:
+    """The answer of the partial submission with a syntax error: the first of the solved
+    half that no other solved answer calls, so that the answers after it still earn their
+    points (a syntax error costs its own exercise only)."""
+    solved, half = solutions(lesson), half_solved(lesson)
+    return next(
+        (name for name in half if not any(name in solved[o] for o in half if o != name)),
+        half[0],
+    )
 
 
 @dataclass
