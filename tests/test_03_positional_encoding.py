@@ -660,6 +660,16 @@ def pe_from_one_base_1000(max_len, d_model):
     return pe
 
 
+def pe_t2t_spacing(max_len, d_model):
+    """tensor2tensor's spacing of the frequencies, 2i / (d_model - 2): at d_model = 4 it
+    equals a doubled exponent (4i / d_model), so only the other cases tell the two apart."""
+    two_i = np.arange(0, d_model, 2, dtype=np.float64)
+    angles = np.arange(max_len, dtype=np.float64)[:, None] / 10000.0 ** (two_i / (d_model - 2))
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles[:, : d_model // 2])
+    return pe
+
+
 def pe_positions_reversed(max_len, d_model):
     """A layout mistake no table lists: the rows run from the last position to the first."""
     return ref.positional_encoding(max_len, d_model)[::-1].copy()
@@ -672,6 +682,7 @@ MISTAKES = [
         r"Two mistakes at once\. \(1\) The base is 1000.* \(2\) Positions start at 1",
     ),
     Mistake(check_positional_encoding, pe_positions_reversed, r"position axis in reverse order"),
+    Mistake(check_positional_encoding, pe_t2t_spacing, r"^(?!.*doubled).*2i / \(d_model - 2\)"),
     # the named swap and halves, not also the generic "another feature order" (both permute)
     Mistake(check_positional_encoding, pe_swapped, r"^(?!.*another feature order).*swapped"),
     Mistake(

@@ -81,6 +81,10 @@ _PE_MISTAKES: dict[str, dict] = {
     "The exponent is doubled: you wrote 2·j/d_model with j the even feature index, but "
     "j already *is* 2i (range(0, d_model, 2) gives 2i). Use j/d_model, or 2i/d_model "
     "with i = j // 2.": {"exponent": "2j"},
+    "The exponent is 2i / (d_model - 2), as tensor2tensor spreads its frequencies (num_"
+    "timescales - 1 in the denominator): the last pair then reaches exactly 1/10000 and "
+    "every pair after the first turns too slowly. The paper's exponent is 2i/d_model: "
+    "divide by d_model, not d_model - 2.": {"exponent": "t2t"},
     "Every pair has the same frequency (1): the exponent 2i/d_model came out as 0. Did "
     "you use integer division (2 * i // d_model)?": {"exponent": "int"},
     "The base is 1000; the paper uses 10000 (10000^(2i/d_model)).": {"base": 1000.0},
@@ -293,6 +297,39 @@ def _odd_hint(max_len: int, d_model: int) -> str:
     )
 
 
+def _pe_confirmed(positional_encoding, cases, current, got64, tol) -> dict:
+    """The mistakes of the ``current`` case, less the named ones that another case the
+    check runs contradicts: on one small table two mistakes can coincide (at d_model = 4 a
+    doubled exponent, 4i/d_model, equals tensor2tensor's 2i/(d_model - 2)), so a cause is
+    stated only when the learner's tables agree with it on every case that can be run."""
+    mistakes = _pe_mistakes_and_layout(got64, *current)
+    others = []
+    for case in cases:
+        if case == current:
+            continue
+        try:
+            table = np.asarray(positional_encoding(*case), dtype=np.float64)
+        except Exception:  # that case gets its own message when the check reaches it
+            continue
+        others.append((table, _pe_mistakes(*case)))
+    confirmed = {}
+    for message, wrong in mistakes.items():
+        agrees = True
+        for table, theirs in others:
+            if message in theirs:
+                value = theirs[message]()
+                agrees = (
+                    value is not None
+                    and np.shape(value) == table.shape
+                    and np.allclose(table, np.asarray(value, dtype=np.float64), **tol)
+                )
+                if not agrees:
+                    break
+        if agrees:
+            confirmed[message] = wrong
+    return confirmed
+
+
 def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> None:
     """positional_encoding(max_len, d_model) -> the (max_len, d_model) sinusoidal table.
 
@@ -336,7 +373,9 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                 what,
                 **_tolerance(got.dtype),
                 hint=hint,
-                mistakes=_pe_mistakes_and_layout(got64, max_len, d_model),
+                mistakes=_pe_confirmed(
+                    positional_encoding, cases, (max_len, d_model), got64, _tolerance(got.dtype)
+                ),
                 pairs=lambda max_len=max_len, d_model=d_model, got=got: _pe_pairs(
                     positional_encoding, cases, (max_len, d_model), _tolerance(got.dtype)
                 ),
