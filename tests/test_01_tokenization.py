@@ -264,6 +264,12 @@ def pairs_non_overlapping(ids):
     return counts
 
 
+def pairs_mutable_default(ids, counts={}):  # noqa: B006 (the mistake: one dict for every call)
+    for pair in zip(ids, ids[1:]):
+        counts[pair] = counts.get(pair, 0) + 1
+    return counts
+
+
 def pairs_sorted_by_count(ids):
     return dict(Counter(zip(ids, ids[1:], strict=False)).most_common())
 
@@ -698,6 +704,11 @@ MISTAKES = [
     Mistake(checks.check_get_pair_counts, pairs_sorted_by_count, "order they first occur"),
     Mistake(checks.check_get_pair_counts, pairs_in_set_order, "counts are right, but"),
     Mistake(checks.check_get_pair_counts, pairs_missing_last, "last pair is missing"),
+    Mistake(
+        checks.check_get_pair_counts,
+        pairs_mutable_default,
+        r"the first time and .* the second time.*keeps its counts from one call to the next",
+    ),
     Mistake(checks.check_merge_pair, merge_double, "skip \\*both\\* merged ids"),
     Mistake(
         checks.check_merge_pair, merge_first_id_only, r"wherever the \*first\* id matches pair\[0\]"
