@@ -222,6 +222,14 @@ def pad_truncated_to_first(sequences, pad_id):  # cuts the longer ones to the fi
     return batch
 
 
+def pad_time_first(sequences, pad_id):  # one column per sequence, as pad_sequence's default
+    width = max((len(seq) for seq in sequences), default=0)
+    batch = np.full((width, len(sequences)), pad_id, dtype=np.int64)
+    for column, seq in enumerate(sequences):
+        batch[: len(seq), column] = seq
+    return batch
+
+
 def pad_left(sequences, pad_id):
     width = max((len(s) for s in sequences), default=0)
     return np.array(
@@ -689,6 +697,7 @@ MISTAKES = [
         checks.check_decode, decode_by_key_position, r"keys in alphabetical order.*list\(vocab\)"
     ),
     Mistake(checks.check_pad_batch, pad_left, "Pad on the right"),
+    Mistake(checks.check_pad_batch, pad_time_first, r"transposed: \(max_len, batch\)"),
     Mistake(
         checks.check_pad_batch, pad_width_of_first, r"(?s)raised ValueError.*comes from the first"
     ),
