@@ -124,6 +124,15 @@ def vocab_once_per_sentence(token_lists, min_freq=1):  # document frequency, not
     return vocab
 
 
+def vocab_strict_and_most_common(token_lists, min_freq=1):  # two mistakes at once
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    vocab = {token: i for i, token in enumerate(ref.SPECIAL_TOKENS)}
+    for token, count in counts.most_common():
+        if count > min_freq and token not in vocab:
+            vocab[token] = len(vocab)
+    return vocab
+
+
 def vocab_strict(token_lists, min_freq=1):
     return ref.build_vocab(token_lists, min_freq + 1)
 
@@ -668,6 +677,12 @@ MISTAKES = [
     ),
     Mistake(checks.check_build_vocab, vocab_most_common, "Ties must be broken alphabetically"),
     Mistake(checks.check_build_vocab, vocab_ascending, "descending count"),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_strict_and_most_common,
+        r"^(?!.*known mistakes give).*Two mistakes at once\. \(1\) .*count >= min_freq.*"
+        r"\(2\) Ties must be broken alphabetically",
+    ),
     Mistake(checks.check_build_vocab, vocab_once_per_sentence, r"once per token list"),
     Mistake(checks.check_build_vocab, vocab_alphabetical, "use the alphabet only to break ties"),
     Mistake(checks.check_build_vocab, vocab_in_order_seen, "order in which the tokens first"),
