@@ -783,6 +783,29 @@ def _check_forward(c, module, built, x, table, layout, max_len):
     )
 
 
+def _expect_given_p(c, out, total, what: str, p: float) -> None:
+    """Training-mode output that is dropout of x + PE with another probability than the
+    one passed (each entry 0 or the sum times one factor 1 / (1 - p')): the argument is
+    not used."""
+    if not isinstance(out, torch.Tensor) or out.shape != total.shape:
+        return
+    got, want = out.detach().double(), total.double()
+    dropped = got.abs() <= 1e-6
+    kept = ~dropped & (want.abs() > 1e-3)
+    if not bool(dropped.any()) or not bool(kept.any()):
+        return
+    ratios = got[kept] / want[kept]
+    scale = float(ratios.median())
+    if scale <= 1.0 + 1e-6 or not torch.allclose(ratios, torch.full_like(ratios, scale), rtol=1e-4):
+        return
+    c.fail(
+        f"{what}: {int(dropped.sum())} of your {got.numel()} entries are 0 and the others are "
+        f"(x + PE) × {scale:.4g}, which is dropout with p = {1 - 1 / scale:.2g}, not the "
+        f"dropout={p} the module was given. The `dropout` argument is not used: create "
+        "nn.Dropout(dropout) in __init__, not a fixed probability."
+    )
+
+
 def _check_dropout(c, cls, d_model, max_len, x, table):
     """Dropout, checked without depending on a random stream: p = 0.5 in eval mode and
     p = 0 in training mode change nothing; p = 1 in training mode zeroes everything."""
@@ -811,6 +834,7 @@ def _check_dropout(c, cls, d_model, max_len, x, table):
     c.expect_close(out, total, what, **_tolerance(out.dtype), hint=_EVAL_HINT)
 
     out, what = run(0.0, "train")
+    _expect_given_p(c, out, total, what, 0.0)
     c.expect_close(
         out,
         total,
