@@ -386,7 +386,12 @@ ROW_MISTAKES = [
     Mistake(ROW, r_sum_normalised, r"divided by their sum.*not a softmax"),
     Mistake(ROW, r_argmax, r"one-hot.*argmax, not attention"),
     Mistake(ROW, r_exp_not_normalised, r"without dividing by their sum"),
-    Mistake(ROW, r_naive_exp, r"NaN or inf.*overflows to inf"),
+    Mistake(
+        ROW,
+        r_naive_exp,
+        r"^(?!.*NaN or inf \(first).*exp\(scores\) / sum\(exp\(scores\)\) computed as written.*"
+        r"overflows to inf",
+    ),
     Mistake(ROW, r_output_from_keys, r"mixes the \*values\*, not the keys"),
     Mistake(ROW, r_output_mean, r"plain mean of the value rows"),
     Mistake(ROW, r_output_from_scores, r"mixes the values with the scores"),
