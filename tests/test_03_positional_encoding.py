@@ -793,6 +793,11 @@ MISTAKES = [
     ),
     Mistake(
         check_PositionalEncoding,
+        _module(lambda s, x: s.dropout(x + s.pe[:, : x.size(-1)]), name="slices_with_d_model"),
+        r"sliced with x\.size\(-1\).*slice with x\.size\(1\)",
+    ),
+    Mistake(
+        check_PositionalEncoding,
         _module(
             lambda s, x: s.dropout(x * x.size(-1) ** 0.5 + s.pe[:, : x.size(1)]),
             name="scales_by_sqrt_d_model",

@@ -664,7 +664,7 @@ _SEQ_FIRST_TABLE = (
 )
 
 
-def _slice_hint(layout: str, batch: int, length: int, max_len: int):
+def _slice_hint(layout: str, batch: int, length: int, max_len: int, d_model: int = 0):
     """Advice for a shape mismatch in x + table, from the sizes the error names: the
     number of table rows the learner added tells which slice they took."""
 
@@ -688,6 +688,13 @@ def _slice_hint(layout: str, batch: int, length: int, max_len: int):
                 "the sequence-first (len, batch, d_model) convention of older tutorials. Here "
                 "x is (batch, len, d_model): slice with x.size(1), table[:, :x.size(1)] for "
                 "a (1, max_len, d_model) table."
+            )
+        if length in sizes and added == {d_model} and d_model not in (batch, max_len):
+            return (
+                f"You added {d_model} rows of the table, x's d_model (its last axis), to its "
+                f"len={length} positions: the table was sliced with x.size(-1) (x.shape[-1]), "
+                "the feature width. The positions are x's second axis: slice with x.size(1), "
+                "table[:, :x.size(1)] for a (1, max_len, d_model) table."
             )
         if length in sizes and added == {max_len}:
             return (
@@ -715,7 +722,7 @@ def _check_forward(c, module, built, x, table, layout, max_len):
         x,
         call_repr=what,
         hints=[
-            ("must match the size of tensor", _slice_hint(layout, batch, length, max_len)),
+            ("must match the size of tensor", _slice_hint(layout, batch, length, max_len, d_model)),
             (
                 lambda error: isinstance(error, ValueError) and length <= max_len,
                 f"x has len={length} positions and the module was built with "
