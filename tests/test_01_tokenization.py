@@ -282,8 +282,8 @@ def pairs_non_overlapping(ids):
 
 
 def pairs_mutable_default(ids, counts={}):  # noqa: B006 (the mistake: one dict for every call)
-    for pair in zip(ids, ids[1:]):
-        counts[pair] = counts.get(pair, 0) + 1
+    for i in range(len(ids) - 1):
+        counts[ids[i], ids[i + 1]] = counts.get((ids[i], ids[i + 1]), 0) + 1
     return counts
 
 
