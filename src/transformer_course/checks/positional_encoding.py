@@ -302,6 +302,9 @@ def _pe_confirmed(positional_encoding, cases, current, got64, tol) -> dict:
     check runs contradicts: on one small table two mistakes can coincide (at d_model = 4 a
     doubled exponent, 4i/d_model, equals tensor2tensor's 2i/(d_model - 2)), so a cause is
     stated only when the learner's tables agree with it on every case that can be run."""
+    expected = ref.positional_encoding(*current)
+    if got64.shape == expected.shape and np.allclose(got64, expected, **tol):
+        return {}  # right on this case: nothing to diagnose (and no extra calls)
     mistakes = _pe_mistakes_and_layout(got64, *current)
     others = []
     for case in cases:
