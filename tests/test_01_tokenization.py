@@ -124,6 +124,15 @@ def vocab_once_per_sentence(token_lists, min_freq=1):  # document frequency, not
     return vocab
 
 
+def vocab_strict_and_most_common(token_lists, min_freq=1):  # two mistakes at once
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    vocab = {token: i for i, token in enumerate(ref.SPECIAL_TOKENS)}
+    for token, count in counts.most_common():
+        if count > min_freq and token not in vocab:
+            vocab[token] = len(vocab)
+    return vocab
+
+
 def vocab_strict(token_lists, min_freq=1):
     return ref.build_vocab(token_lists, min_freq + 1)
 
@@ -222,6 +231,14 @@ def pad_truncated_to_first(sequences, pad_id):  # cuts the longer ones to the fi
     return batch
 
 
+def pad_time_first(sequences, pad_id):  # one column per sequence, as pad_sequence's default
+    width = max((len(seq) for seq in sequences), default=0)
+    batch = np.full((width, len(sequences)), pad_id, dtype=np.int64)
+    for column, seq in enumerate(sequences):
+        batch[: len(seq), column] = seq
+    return batch
+
+
 def pad_left(sequences, pad_id):
     width = max((len(s) for s in sequences), default=0)
     return np.array(
@@ -261,6 +278,12 @@ def pairs_non_overlapping(ids):
         pair = (ids[i], ids[i + 1])
         counts[pair] = counts.get(pair, 0) + 1
         i += 2 if ids[i] == ids[i + 1] else 1
+    return counts
+
+
+def pairs_mutable_default(ids, counts={}):  # noqa: B006 (the mistake: one dict for every call)
+    for i in range(len(ids) - 1):
+        counts[ids[i], ids[i + 1]] = counts.get((ids[i], ids[i + 1]), 0) + 1
     return counts
 
 
@@ -654,6 +677,12 @@ MISTAKES = [
     ),
     Mistake(checks.check_build_vocab, vocab_most_common, "Ties must be broken alphabetically"),
     Mistake(checks.check_build_vocab, vocab_ascending, "descending count"),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_strict_and_most_common,
+        r"^(?!.*known mistakes give).*Two mistakes at once\. \(1\) .*count >= min_freq.*"
+        r"\(2\) Ties must be broken alphabetically",
+    ),
     Mistake(checks.check_build_vocab, vocab_once_per_sentence, r"once per token list"),
     Mistake(checks.check_build_vocab, vocab_alphabetical, "use the alphabet only to break ties"),
     Mistake(checks.check_build_vocab, vocab_in_order_seen, "order in which the tokens first"),
@@ -683,6 +712,7 @@ MISTAKES = [
         checks.check_decode, decode_by_key_position, r"keys in alphabetical order.*list\(vocab\)"
     ),
     Mistake(checks.check_pad_batch, pad_left, "Pad on the right"),
+    Mistake(checks.check_pad_batch, pad_time_first, r"transposed: \(max_len, batch\)"),
     Mistake(
         checks.check_pad_batch, pad_width_of_first, r"(?s)raised ValueError.*comes from the first"
     ),
@@ -698,6 +728,11 @@ MISTAKES = [
     Mistake(checks.check_get_pair_counts, pairs_sorted_by_count, "order they first occur"),
     Mistake(checks.check_get_pair_counts, pairs_in_set_order, "counts are right, but"),
     Mistake(checks.check_get_pair_counts, pairs_missing_last, "last pair is missing"),
+    Mistake(
+        checks.check_get_pair_counts,
+        pairs_mutable_default,
+        r"the first time and .* the second time.*keeps its counts from one call to the next",
+    ),
     Mistake(checks.check_merge_pair, merge_double, "skip \\*both\\* merged ids"),
     Mistake(
         checks.check_merge_pair, merge_first_id_only, r"wherever the \*first\* id matches pair\[0\]"

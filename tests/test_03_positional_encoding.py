@@ -689,6 +689,16 @@ def pe_from_one_base_1000(max_len, d_model):
     return pe
 
 
+def pe_t2t_spacing(max_len, d_model):
+    """tensor2tensor's spacing of the frequencies, 2i / (d_model - 2): at d_model = 4 it
+    equals a doubled exponent (4i / d_model), so only the other cases tell the two apart."""
+    two_i = np.arange(0, d_model, 2, dtype=np.float64)
+    angles = np.arange(max_len, dtype=np.float64)[:, None] / 10000.0 ** (two_i / (d_model - 2))
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles[:, : d_model // 2])
+    return pe
+
+
 def pe_positions_reversed(max_len, d_model):
     """A layout mistake no table lists: the rows run from the last position to the first."""
     return ref.positional_encoding(max_len, d_model)[::-1].copy()
@@ -712,6 +722,7 @@ MISTAKES = [
         pe_cosines_from_2,
         r"slice of the table's features holds \d+ columns, but it was given \d+",
     ),
+    Mistake(check_positional_encoding, pe_t2t_spacing, r"^(?!.*doubled).*2i / \(d_model - 2\)"),
     # the named swap and halves, not also the generic "another feature order" (both permute)
     Mistake(check_positional_encoding, pe_swapped, r"^(?!.*another feature order).*swapped"),
     Mistake(
@@ -822,6 +833,11 @@ MISTAKES = [
     ),
     Mistake(
         check_PositionalEncoding,
+        _module(lambda s, x: s.dropout(x + s.pe[:, : x.size(-1)]), name="slices_with_d_model"),
+        r"sliced with x\.size\(-1\).*slice with x\.size\(1\)",
+    ),
+    Mistake(
+        check_PositionalEncoding,
         _module(
             lambda s, x: s.dropout(x * x.size(-1) ** 0.5 + s.pe[:, : x.size(1)]),
             name="scales_by_sqrt_d_model",
@@ -851,7 +867,8 @@ MISTAKES = [
     Mistake(
         check_PositionalEncoding,
         _module(_right_forward, dropout_p=0.1, name="hard_coded_dropout"),
-        "ignore the `dropout` argument",
+        # named from the output itself, before any "largest difference" (round 7)
+        r"^(?!.*largest difference).*dropout with p = 0\.1, not the dropout=0\.0.*not used",
     ),
     Mistake(
         check_PositionalEncoding,

@@ -386,7 +386,12 @@ ROW_MISTAKES = [
     Mistake(ROW, r_sum_normalised, r"divided by their sum.*not a softmax"),
     Mistake(ROW, r_argmax, r"one-hot.*argmax, not attention"),
     Mistake(ROW, r_exp_not_normalised, r"without dividing by their sum"),
-    Mistake(ROW, r_naive_exp, r"NaN or inf.*overflows to inf"),
+    Mistake(
+        ROW,
+        r_naive_exp,
+        r"^(?!.*NaN or inf \(first).*exp\(scores\) / sum\(exp\(scores\)\) computed as written.*"
+        r"overflows to inf",
+    ),
     Mistake(ROW, r_output_from_keys, r"mixes the \*values\*, not the keys"),
     Mistake(ROW, r_output_mean, r"plain mean of the value rows"),
     Mistake(ROW, r_output_from_scores, r"mixes the values with the scores"),
@@ -720,6 +725,29 @@ def a_wrong_output(q, k, v, mask=None):
     return out + 0.1 * v.mean(dim=-2, keepdim=True), w
 
 
+def a_functional_dropout(q, k, v, mask=None):  # F.dropout's training flag defaults to True
+    _, w = ref.scaled_dot_product_attention(q, k, v, mask)
+    w = F.dropout(w, p=0.1)
+    return w @ v, w
+
+
+def a_softmax_upcast_kept(q, k, v, mask=None):  # float32 weights meet float64 values
+    scores = _scaled(q, k, _root(q))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, NEG_INF)
+    w = torch.nan_to_num(torch.softmax(scores.float(), dim=-1), nan=0.0)
+    return w @ v, w
+
+
+def a_mask_unsqueezed(q, k, v, mask=None):  # a heads axis added to a mask that fits
+    scores = _scaled(q, k, _root(q))
+    if mask is not None:
+        mask = mask.unsqueeze(1)
+        scores = scores.masked_fill(~mask, NEG_INF)
+    w = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    return w @ v, w
+
+
 SDPA = check_scaled_dot_product_attention
 INVERTED = r"mask's meaning is inverted.*True means 'may attend'"
 MASK_AFTER = r"mask was applied after the softmax"
@@ -768,6 +796,14 @@ SDPA_MISTAKES = [
     Mistake(SDPA, a_boolean_indexing, r"masked_fill or torch.where"),
     Mistake(SDPA, a_squeezed, r"should have shape \(2, 1, \d\)|should have shape \(2, 2, 1, 5\)"),
     Mistake(SDPA, a_wrong_output, r"your `output` differs from the reference.*output = weights @ v"),
+    Mistake(SDPA, a_functional_dropout, r"^(?!.*softmax).*two calls with the same inputs.*Dropout"),
+    Mistake(SDPA, a_softmax_upcast_kept, r"raised RuntimeError.*\n.*without casting back"),
+    Mistake(
+        SDPA,
+        a_mask_unsqueezed,
+        r"(?s)^(?!.*Did you swap q and k).*(line that applies the mask|reshape the mask).*already "
+        r"broadcasts",
+    ),
 ]  # fmt: skip
 
 

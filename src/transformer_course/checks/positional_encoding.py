@@ -81,6 +81,10 @@ _PE_MISTAKES: dict[str, dict] = {
     "The exponent is doubled: you wrote 2·j/d_model with j the even feature index, but "
     "j already *is* 2i (range(0, d_model, 2) gives 2i). Use j/d_model, or 2i/d_model "
     "with i = j // 2.": {"exponent": "2j"},
+    "The exponent is 2i / (d_model - 2), as tensor2tensor spreads its frequencies (num_"
+    "timescales - 1 in the denominator): the last pair then reaches exactly 1/10000 and "
+    "every pair after the first turns too slowly. The paper's exponent is 2i/d_model: "
+    "divide by d_model, not d_model - 2.": {"exponent": "t2t"},
     "Every pair has the same frequency (1): the exponent 2i/d_model came out as 0. Did "
     "you use integer division (2 * i // d_model)?": {"exponent": "int"},
     "The base is 1000; the paper uses 10000 (10000^(2i/d_model)).": {"base": 1000.0},
@@ -337,6 +341,42 @@ def _column_slice_hint(max_len: int, d_model: int):
     return lambda exc: isinstance(exc, ValueError), text
 
 
+def _pe_confirmed(positional_encoding, cases, current, got64, tol) -> dict:
+    """The mistakes of the ``current`` case, less the named ones that another case the
+    check runs contradicts: on one small table two mistakes can coincide (at d_model = 4 a
+    doubled exponent, 4i/d_model, equals tensor2tensor's 2i/(d_model - 2)), so a cause is
+    stated only when the learner's tables agree with it on every case that can be run."""
+    expected = ref.positional_encoding(*current)
+    if got64.shape == expected.shape and np.allclose(got64, expected, **tol):
+        return {}  # right on this case: nothing to diagnose (and no extra calls)
+    mistakes = _pe_mistakes_and_layout(got64, *current)
+    others = []
+    for case in cases:
+        if case == current:
+            continue
+        try:
+            table = np.asarray(positional_encoding(*case), dtype=np.float64)
+        except Exception:  # that case gets its own message when the check reaches it
+            continue
+        others.append((table, _pe_mistakes(*case)))
+    confirmed = {}
+    for message, wrong in mistakes.items():
+        agrees = True
+        for table, theirs in others:
+            if message in theirs:
+                value = theirs[message]()
+                agrees = (
+                    value is not None
+                    and np.shape(value) == table.shape
+                    and np.allclose(table, np.asarray(value, dtype=np.float64), **tol)
+                )
+                if not agrees:
+                    break
+        if agrees:
+            confirmed[message] = wrong
+    return confirmed
+
+
 def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> None:
     """positional_encoding(max_len, d_model) -> the (max_len, d_model) sinusoidal table.
 
@@ -383,7 +423,9 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                 what,
                 **_tolerance(got.dtype),
                 hint=hint,
-                mistakes=_pe_mistakes_and_layout(got64, max_len, d_model),
+                mistakes=_pe_confirmed(
+                    positional_encoding, cases, (max_len, d_model), got64, _tolerance(got.dtype)
+                ),
                 explain=lambda got64=got64: _unwritten_columns(got64),
                 pairs=lambda max_len=max_len, d_model=d_model, got=got: _pe_pairs(
                     positional_encoding, cases, (max_len, d_model), _tolerance(got.dtype)
@@ -673,7 +715,7 @@ _SEQ_FIRST_TABLE = (
 )
 
 
-def _slice_hint(layout: str, batch: int, length: int, max_len: int):
+def _slice_hint(layout: str, batch: int, length: int, max_len: int, d_model: int = 0):
     """Advice for a shape mismatch in x + table, from the sizes the error names: the
     number of table rows the learner added tells which slice they took."""
 
@@ -697,6 +739,13 @@ def _slice_hint(layout: str, batch: int, length: int, max_len: int):
                 "the sequence-first (len, batch, d_model) convention of older tutorials. Here "
                 "x is (batch, len, d_model): slice with x.size(1), table[:, :x.size(1)] for "
                 "a (1, max_len, d_model) table."
+            )
+        if length in sizes and added == {d_model} and d_model not in (batch, max_len):
+            return (
+                f"You added {d_model} rows of the table, x's d_model (its last axis), to its "
+                f"len={length} positions: the table was sliced with x.size(-1) (x.shape[-1]), "
+                "the feature width. The positions are x's second axis: slice with x.size(1), "
+                "table[:, :x.size(1)] for a (1, max_len, d_model) table."
             )
         if length in sizes and added == {max_len}:
             return (
@@ -724,7 +773,7 @@ def _check_forward(c, module, built, x, table, layout, max_len):
         x,
         call_repr=what,
         hints=[
-            ("must match the size of tensor", _slice_hint(layout, batch, length, max_len)),
+            ("must match the size of tensor", _slice_hint(layout, batch, length, max_len, d_model)),
             (
                 lambda error: isinstance(error, ValueError) and length <= max_len,
                 f"Your PositionalEncoding refused x with len={length} positions, although "
@@ -793,6 +842,29 @@ def _check_forward(c, module, built, x, table, layout, max_len):
     )
 
 
+def _expect_given_p(c, out, total, what: str, p: float) -> None:
+    """Training-mode output that is dropout of x + PE with another probability than the
+    one passed (each entry 0 or the sum times one factor 1 / (1 - p')): the argument is
+    not used."""
+    if not isinstance(out, torch.Tensor) or out.shape != total.shape:
+        return
+    got, want = out.detach().double(), total.double()
+    dropped = got.abs() <= 1e-6
+    kept = ~dropped & (want.abs() > 1e-3)
+    if not bool(dropped.any()) or not bool(kept.any()):
+        return
+    ratios = got[kept] / want[kept]
+    scale = float(ratios.median())
+    if scale <= 1.0 + 1e-6 or not torch.allclose(ratios, torch.full_like(ratios, scale), rtol=1e-4):
+        return
+    c.fail(
+        f"{what}: {int(dropped.sum())} of your {got.numel()} entries are 0 and the others are "
+        f"(x + PE) × {scale:.4g}, which is dropout with p = {1 - 1 / scale:.2g}, not the "
+        f"dropout={p} the module was given. The `dropout` argument is not used: create "
+        "nn.Dropout(dropout) in __init__, not a fixed probability."
+    )
+
+
 def _check_dropout(c, cls, d_model, max_len, x, table):
     """Dropout, checked without depending on a random stream: p = 0.5 in eval mode and
     p = 0 in training mode change nothing; p = 1 in training mode zeroes everything."""
@@ -821,6 +893,7 @@ def _check_dropout(c, cls, d_model, max_len, x, table):
     c.expect_close(out, total, what, **_tolerance(out.dtype), hint=_EVAL_HINT)
 
     out, what = run(0.0, "train")
+    _expect_given_p(c, out, total, what, 0.0)
     c.expect_close(
         out,
         total,

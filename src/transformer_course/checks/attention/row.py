@@ -16,6 +16,7 @@ from transformer_course.checking import (
 from transformer_course.reference import attention as ref
 
 from .common import _SCALED_AFTER_SOFTMAX, _SOFTMAX_OVERFLOW, _output_tolerance
+from .softmax import _overflows_like_no_max
 
 _ROW_NO_SOFTMAX = (
     "Your weights are the scores themselves, without the softmax. Scaling and softmax are "
@@ -217,6 +218,15 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
                 query.astype(np.float64), keys.astype(np.float64), values.astype(np.float64)
             )
             finite = np.isfinite(np.asarray(weights, dtype=np.float64)).all()
+            scores = keys.astype(np.float64) @ query.astype(np.float64) / math.sqrt(d_k)
+            if not finite and _overflows_like_no_max(
+                np.asarray(weights, dtype=np.float64), scores, -1
+            ):
+                c.fail(
+                    f"{what}: your `weights` are exp(scores) / sum(exp(scores)) computed as "
+                    "written, NaN exactly where that overflows (the largest score here is "
+                    f"{float(scores.max()):.4g}). " + _SOFTMAX_OVERFLOW
+                )
             c.expect_close(
                 weights,
                 exp_w,

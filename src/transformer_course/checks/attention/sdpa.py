@@ -24,6 +24,7 @@ from transformer_course.checking.attention_weights import (
     expect_attention_weights,
     with_fully_masked_rows,
 )
+from transformer_course.checking.failure import _is_learner_frame
 from transformer_course.reference import attention as ref
 
 from .common import _SCALED_AFTER_SOFTMAX, _output_tolerance
@@ -179,10 +180,50 @@ def _front_axis_hint(exc: BaseException) -> str:
     )
 
 
-def _sdpa_hints(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> list:
+_SDPA_MASK_RESHAPED = (
+    "The error comes from the line that applies the mask, and the mask you were given, "
+    "shape {mask}, already broadcasts against the scores, shape {scores}: use it as it is. "
+    "Did you reshape it (unsqueeze, view, or a heads axis added as multi-head code does)? "
+    "masked_fill(~mask, float('-inf')) broadcasts a mask of any shape that fits."
+)
+_SDPA_DTYPES = (
+    "Two tensors of different dtypes met in one operation, and the inputs here are all "
+    "{dtype}. Did a cast change the dtype of the scores or the weights (.float(), "
+    ".to(torch.float32), softmax(..., dtype=torch.float32)) without casting back "
+    "(.to(q.dtype), .type_as(q))? Keep the inputs' dtype from the scores to the output."
+)
+
+
+def _is_dtype_mismatch(exc: BaseException) -> bool:
+    return isinstance(exc, RuntimeError) and (
+        re.search(r"scalar type \w+ but found|same dtype|dtype.{0,40}but got", str(exc)) is not None
+    )
+
+
+def _raised_on_mask_line(exc: BaseException) -> bool:
+    """A shape error raised by the learner's line that uses the mask."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if _is_learner_frame(f.filename)]
+    last = (frames[-1].line or "") if frames else ""
+    return isinstance(exc, RuntimeError) and "mask" in last and "must match the size" in str(exc)
+
+
+def _sdpa_hints(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask=None) -> list:
     shape = tuple(k.shape)
     dims = {"len_q": q.shape[-2], "len_k": k.shape[-2], "d_k": q.shape[-1], "d_v": v.shape[-1]}
+    scores = (*torch.broadcast_shapes(q.shape[:-2], k.shape[:-2]), q.shape[-2], k.shape[-2])
+    mask_hints = (
+        []
+        if mask is None
+        else [
+            (
+                _raised_on_mask_line,
+                _SDPA_MASK_RESHAPED.format(mask=tuple(mask.shape), scores=scores),
+            )
+        ]
+    )
     return [
+        *mask_hints,
+        (_is_dtype_mismatch, _SDPA_DTYPES.format(dtype=str(q.dtype).replace("torch.", ""))),
         (
             _is_dot_t,
             _SDPA_DOT_T.format(
@@ -194,7 +235,10 @@ def _sdpa_hints(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> list:
         (IndexError, _front_axis_hint),
         ("must be a 3D tensor", _SDPA_BMM.format(ndim=q.dim())),
         ("The shape of the mask", _SDPA_BOOL_INDEX),
-        (_is_shape_error, _SDPA_SHAPES.format(**dims)),
+        (
+            lambda exc: _is_shape_error(exc) and not (mask is not None and _raised_on_mask_line(exc)),
+            _SDPA_SHAPES.format(**dims),
+        ),
         ("a leaf Variable that requires grad is being used in an in-place operation",
          "An in-place operation changed an input that requires gradients. " + _SDPA_MUTATION),
     ]  # fmt: skip
@@ -450,6 +494,29 @@ def _describe(q, k, v, mask) -> str:
     return f"{text}, {str(q.dtype).replace('torch.', '')}"
 
 
+def _expect_deterministic(c, fn, args, weights: torch.Tensor, what: str) -> None:
+    """Call ``fn`` again on copies of the same inputs: different weights mean something
+    random runs inside (dropout), which no comparison with the reference can name."""
+    again = c.call(fn, *[a.detach().clone() for a in args], unchanged=False)
+    if not isinstance(again, tuple | list) or len(again) != 2:
+        return
+    second = again[1]
+    if not isinstance(second, torch.Tensor) or second.shape != weights.shape:
+        return
+    first, second = weights.detach().double(), second.detach().double()
+    if torch.equal(first.isnan(), second.isnan()) and torch.equal(
+        first.nan_to_num(), second.nan_to_num()
+    ):
+        return
+    c.fail(
+        what + "two calls with the same inputs returned different weights (largest "
+        f"difference {float((first - second).abs().nan_to_num().max()):.3g}): something random "
+        "runs in your function. Dropout? F.dropout(x, p) drops entries at random on every call "
+        "(its training flag defaults to True, whatever mode a module is in). This function has "
+        "no dropout: remove it."
+    )
+
+
 def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: bool = False):
     """(output, weights) = scaled_dot_product_attention(q, k, v, mask=None) on torch tensors.
 
@@ -472,7 +539,7 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                 scaled_dot_product_attention,
                 *args,
                 call_repr=f"scaled_dot_product_attention({_describe(q, k, v, mask)})",
-                hints=_sdpa_hints(q, k, v),
+                hints=_sdpa_hints(q, k, v, mask),
                 mutation_hint=_SDPA_MUTATION,
             )
             what = f"On {label} ({_describe(q, k, v, mask)}), "
@@ -506,7 +573,14 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                 what + "your `weights`",
                 "They are (..., len_q, len_k): one row per query, one column per key, with the "
                 "batch dims of the inputs in front. "
-                + (swap_hint if tuple(weights.shape[-2:]) == (len_k, len_q) else ""),
+                + (swap_hint if tuple(weights.shape[-2:]) == (len_k, len_q) else "")
+                + (
+                    f" Yours have {weights.dim()} dims, more than q, k and the mask give: did you "
+                    "reshape the mask (an unsqueeze adds a dim)? The mask you were given, shape "
+                    f"{tuple(mask.shape)}, already broadcasts against the scores: use it as it is."
+                    if mask is not None and weights.dim() > len(w_shape)
+                    else ""
+                ),
             )
             c.expect_shape(
                 output,
@@ -521,6 +595,7 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
             )
             c.expect_floating(weights, "your `weights`", preferred=q.dtype)
             c.expect_floating(output, "your `output`", preferred=q.dtype)
+            _expect_deterministic(c, scaled_dot_product_attention, args, weights, what)
             exp_out, exp_w = ref.scaled_dot_product_attention(
                 q.double(), k.double(), v.double(), mask
             )  # (..., len_q, d_v), (..., len_q, len_k)

@@ -82,8 +82,17 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
             shape_hint = (
                 "The shape is (batch, max_len): one row per sequence, as long as the longest one."
             )
+            transposed = (
+                "Yours is transposed: (max_len, batch), one column per sequence (time first), "
+                "as torch's pad_sequence gives without batch_first=True. Return one row per "
+                "sequence, (batch, max_len): pad_sequence(..., batch_first=True), or transpose."
+            )
             if tuple(got.shape) != expected.shape:
-                shape_hint = _width_of_first_hint(pad_batch, seqs, pad_id) or shape_hint
+                shape_hint = _width_of_first_hint(pad_batch, seqs, pad_id) or (
+                    shape_hint + " " + transposed
+                    if tuple(got.shape) == expected.shape[::-1]
+                    else shape_hint
+                )
             c.expect_shape(got, expected.shape, what, shape_hint)
             array = got.numpy() if isinstance(got, torch.Tensor) else np.asarray(got)
             if array.size:
@@ -105,5 +114,6 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                     "Fill with the pad_id you were given, not a hard-coded 0.": ref.pad_batch(
                         seqs, 0
                     ),
+                    transposed: expected.T,
                 },
             )

@@ -37,6 +37,17 @@ def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
             what = f"get_pair_counts({ids})"
             got = c.call(get_pair_counts, list(ids))
             c.expect_type(got, dict, what, "Return a dict {(a, b): count}.")
+            first = dict(got)  # a copy: a dict kept between calls changes under the next one
+            again = c.call(get_pair_counts, list(ids))
+            c.expect_true(
+                not isinstance(again, dict) or dict(again) == first,
+                f"{what} returned {first} the first time and {dict(again)} the second time, "
+                "on the same ids: your function keeps its counts from one call to the next. A "
+                "dict created once, as a default argument (def get_pair_counts(ids, counts={})) "
+                "or outside the function, is shared by every call. Create a new dict inside the "
+                "function at each call (counts = {} in the body, or counts=None with `if counts "
+                "is None: counts = {}`).",
+            )
             expected = ref.get_pair_counts(ids)
             c.expect_equal(
                 dict(got),

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 
 from transformer_course.checking import Checker, CheckFailure
+from transformer_course.checking.hints import two_mistakes
 from transformer_course.reference import tokenization as ref
 
 from .common import _random_token_lists
@@ -62,8 +63,27 @@ _VOCAB_ORDER_HINT = (
 )
 
 
+_VOCAB_STRICT = (
+    "A token seen exactly min_freq times belongs in the vocabulary (count >= min_freq, not >)."
+)
+
+
 def _vocab_mistakes(token_lists, min_freq) -> dict:
-    """{diagnosis: the vocabulary that mistake builds (None where it cannot show)}."""
+    """{diagnosis: the vocabulary that mistake builds (None where it cannot show)}, then
+    each ordering or counting mistake together with a strict min_freq (two at once)."""
+    single = _vocab_single_mistakes(token_lists, min_freq)
+    strict_too = _vocab_single_mistakes(token_lists, min_freq + 1)
+    return {
+        **single,
+        **{
+            two_mistakes(_VOCAB_STRICT, message): value
+            for message, value in strict_too.items()
+            if message != _VOCAB_STRICT and not message.startswith("min_freq was ignored")
+        },
+    }
+
+
+def _vocab_single_mistakes(token_lists, min_freq) -> dict:
     return {
         "Ties must be broken alphabetically; yours keep the order of first appearance "
         "(Counter.most_common does that).": _vocab_first_seen(token_lists, min_freq),
@@ -80,8 +100,7 @@ def _vocab_mistakes(token_lists, min_freq) -> dict:
         "reverse: key=lambda item: (-item[1], item[0]).": _vocab_ties_reversed(
             token_lists, min_freq
         ),
-        "A token seen exactly min_freq times belongs in the vocabulary (count >= min_freq, "
-        "not >).": ref.build_vocab(token_lists, min_freq + 1),
+        _VOCAB_STRICT: ref.build_vocab(token_lists, min_freq + 1),
         "Your counts take each token once per token list (as set(tokens) does): count "
         "every occurrence, so a token repeated within one list counts each time.": (
             _vocab_once_per_list(token_lists, min_freq)
@@ -133,6 +152,9 @@ def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
                 ([["b", "a", "b"], ["a", "c"], ["d"]], 2),
                 # Some corpora already contain "<unk>" (the Penn Treebank's text does).
                 ([["the", "<unk>", "cat"], ["the", "<unk>", "sat"]], 1),
+                # ties above min_freq + 1, first seen in neither alphabetical order: a strict
+                # min_freq and each tie rule tell apart
+                ([["c", "b", "a", "e", "b", "c", "a", "e", "b", "d"]], 1),
             ]
         # Every call first (a call that raises ends the list): a known ordering mistake
         # is named only if it agrees with every result collected, not just the wrong one.
