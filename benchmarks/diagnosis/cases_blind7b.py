@@ -76,7 +76,7 @@ def _inline(scores: str, masking: str, softmax: str) -> str:
 _INLINE_WRONG = (
     r"sqrt\(d_model\)",
     r"mask (is |was )?inverted",
-    r"dropout.{0,40}(eval|output|wrong|twice)",
+    r"dropout (is |was )?(applied|taken) (to the output|in eval|twice)",
     r"w_o.{0,30}(missing|not applied|skipped)",
 )
 #: misnamed for the layer cases
@@ -597,7 +597,7 @@ BLIND7B: list[Case] = [
         CROSS_RESIDUAL_MEMORY,
         (
             r"residual.{0,120}(memory|encoder)",
-            r"(memory|encoder output).{0,100}(residual|added|skip)",
+            r"(memory|encoder output).{0,100}\b(residual|added|skip)",
             r"adds? (the )?memory",
         ),
         (
