@@ -279,6 +279,16 @@ class LayerNoCrossResidual(LayerBase):
         return self.norm3(x + self.dropout(self.feed_forward(x)))
 
 
+class LayerCrossResidualFromMemory(LayerBase):
+    """Post-LN whose cross-attention residual adds memory, not x (blind7b-dec-cross-residual-
+    from-memory; before: told to pass src_mask to the cross-attention, which it does)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        x = self.norm2(memory + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
 class LayerCrossHalved(LayerBase):
     """Post-LN whose cross-attention output is halved before the sum: in no table."""
 
@@ -341,6 +351,12 @@ class LayerFeedForwardDiscarded(LayerBase):
 
 
 LAYER_MISTAKES = [
+    Mistake(
+        C,
+        LayerCrossResidualFromMemory,
+        r"although your cross-attention gives those positions no weight.*memory reaches the "
+        r"output by another path",
+    ),
     Mistake(
         C,
         LayerFeedForwardDiscarded,
