@@ -618,6 +618,7 @@ def own_math(
         "sqrt_d_model": math.sqrt(self.d_model),
         "d_head": self.d_head,
         "none": 1.0,
+        "sqrt_num_heads": math.sqrt(self.num_heads),
     }[divisor]
     scores = q @ k.transpose(-2, -1) / scale
     if mask is not None and use_mask:
@@ -637,6 +638,18 @@ def mistake(name, **knobs):
         return own_math(self, *args, **kwargs, **knobs)
 
     return type(name, (Base,), {"forward": forward})
+
+
+class MaskAfterSoftmax(Base):
+    """Multiplies the softmax's weights by the mask and never renormalises (blind7b-mha-
+    inline-mask-after-softmax; before: told to take the softmax over dim=-1)."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(self.d_head), dim=-1)
+        if mask is not None:
+            weights = weights * mask
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
 
 
 class KeysViewedWithQueryLength(Base):
@@ -861,6 +874,25 @@ MISTAKES = [
         KeysViewedWithQueryLength,
         r"a key or value projection \(len_k = \d+, the encoder's length\), but the shape asks "
         r"for len_q = \d+ positions",
+    ),
+    # attention written inline, masked or scaled wrongly (blind7b): before, the first was
+    # told "the mask is not applied", the second to take the softmax over dim=-1, the last
+    # two got the generic "largest difference" / "does not sum to 1"
+    Mistake(
+        check_MultiHeadAttention,
+        mistake("ScoresTimesMask", fill=0.0),
+        r"Your blocked scores become 0 \(the scores multiplied by the mask",
+    ),
+    Mistake(check_MultiHeadAttention, MaskAfterSoftmax, r"applied the mask after the softmax"),
+    Mistake(
+        check_MultiHeadAttention,
+        mistake("SoftmaxOverHeads", softmax_dim=1, fill=-1e9, zero_dead=False),
+        r"sum to 1 over the heads axis \(dim=1\) instead of over the keys",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        mistake("ScaledBySqrtNumHeads", divisor="sqrt_num_heads"),
+        r"right scores q kᵀ divided by [\d.]+ = sqrt\(num_heads\)",
     ),
     # MultiHeadAttention: the layers
     Mistake(check_MultiHeadAttention, SharedLinear, r"one and the same object"),
