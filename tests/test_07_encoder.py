@@ -138,6 +138,12 @@ def _no_eps(self, x):
     return (x - mean) / x.std(-1, keepdim=True, unbiased=False)
 
 
+def _root_mean_square(self, x):
+    """T5's 'LayerNorm': no mean subtracted (blind7b-ln-no-centering-t5-style; before: the
+    formula restated)."""
+    return x / torch.sqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
+
+
 def _over(dims):
     def normalise(self, x):
         mean = x.mean(dims, keepdim=True)
@@ -273,6 +279,11 @@ LN_MISTAKES = [
         r"^(?![\s\S]*(cannot tell them apart|\(2\)))[\s\S]*\(std \+ eps\) with the unbiased std",
     ),
     Mistake(check_LayerNorm, ln_class("LNNoEps", _no_eps), r"with no eps"),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNRootMeanSquare", _root_mean_square),
+        r"without subtracting their mean first: that is RMSNorm",
+    ),
     Mistake(check_LayerNorm, ln_class("LNOverSequence", _over(-2)), r"positions of the sequence"),
     Mistake(check_LayerNorm, ln_class("LNOverBatch", _over((0, 1))), r"BatchNorm's statistics"),
     Mistake(check_LayerNorm, ln_class("LNOverAxis0", _over(0)), r"over dim=0 of x's \d axes"),

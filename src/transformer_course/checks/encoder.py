@@ -173,6 +173,12 @@ _SWAPPED = (
     "Your gain and bias are swapped: the normalised x is multiplied by self.weight, then "
     "self.bias is added."
 )
+_NO_CENTERING = (
+    "You normalise by the root mean square of the features, sqrt(mean(x²) + eps), without "
+    "subtracting their mean first: that is RMSNorm (T5's 'LayerNorm'), not LayerNorm. Centre "
+    "each token first: (x - mean) / sqrt(var + eps), var the biased variance around that mean, "
+    "x.var(dim=-1, keepdim=True, unbiased=False)."
+)
 _WRONG_DEFAULT_EPS = (
     "Your default eps is not 1e-5. LayerNorm(d_model) should use eps=1e-5 (nn.LayerNorm's "
     "default, and this contract's; the Annotated Transformer uses 1e-6, BERT 1e-12): make it "
@@ -234,6 +240,7 @@ def _norm_mistakes(case_eps: float | None, ndim: int = 3) -> dict[str, dict[str,
         _SWAPPED: {"swap": True},
         _ANNOTATED: {"unbiased": True, "eps_at": "outside"},
         _LN_INVERTED: {"invert": True},
+        _NO_CENTERING: {"center": False},
     }
     # any other set of axes (the batch axis alone, say): named by its dims
     named = {
