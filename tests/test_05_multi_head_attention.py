@@ -125,6 +125,12 @@ def split_batch_of_one(x, num_heads):
     return x.reshape(1, length, num_heads, d_model // num_heads).transpose(1, 2)
 
 
+def split_sequence_first(x, num_heads):
+    """x.shape unpacked as (len, batch, d_model) (blind7b-split-sequence-first-unpack)."""
+    length, batch, d_model = x.shape
+    return x.reshape(batch, length, num_heads, d_model // num_heads).transpose(1, 2)
+
+
 def split_rolled_heads(x, num_heads):
     """Heads in the wrong order: no known mistake, so the check locates the first bad entry."""
     return split_permute(x, num_heads).roll(1, dims=1)
@@ -856,6 +862,11 @@ MISTAKES = [
         check_split_heads,
         split_pieces_of_num_heads,
         r"what torch\.split\(x, num_heads, dim=-1\) gives, whose second argument is the size",
+    ),
+    Mistake(
+        check_split_heads,
+        split_sequence_first,
+        r"x\.shape was read as \(len, batch, d_model\), PyTorch's sequence-first order",
     ),
     Mistake(check_split_heads, split_batch_of_one, r"a batch of one, but the tensor holds batch"),
     Mistake(

@@ -151,6 +151,27 @@ def _split_shape_hint(got: tuple, batch: int, length: int, num_heads: int, d_hea
     return hints.get(tuple(got), default)
 
 
+def _sequence_first_split(got, x: torch.Tensor, num_heads: int) -> str:
+    """When ``got`` is the right recipe run with the batch and length sizes exchanged,
+    x.reshape(len, batch, num_heads, d_head).transpose(1, 2): x.shape read in PyTorch's
+    sequence-first order (blind7b-split-sequence-first-unpack; before: "the four axes are
+    there, in the wrong order", which a reshape that mixes the sequences is not)."""
+    batch, length, d_model = x.shape
+    if batch == length or not isinstance(got, torch.Tensor):
+        return ""
+    mixed = x.reshape(length, batch, num_heads, d_model // num_heads).transpose(1, 2)
+    if got.shape != mixed.shape or got.dtype != x.dtype or not torch.equal(got, mixed):
+        return ""
+    return (
+        f"Yours is x.reshape(len, batch, num_heads, d_head).transpose(1, 2), with len = {length} "
+        f"and batch = {batch} exchanged: x.shape was read as (len, batch, d_model), PyTorch's "
+        "sequence-first order (nn.MultiheadAttention without batch_first), but x is (batch, "
+        "len, d_model). The reshape then runs without error and mixes the tokens of different "
+        "sequences. Unpack batch, length, d_model = x.shape and reshape to (batch, len, "
+        "num_heads, d_head), then .transpose(1, 2)."
+    )
+
+
 _SPLIT_PIECES_OF_NUM_HEADS = (
     "Yours holds d_head pieces of num_heads consecutive features each, stacked: what "
     "torch.split(x, num_heads, dim=-1) gives, whose second argument is the size of each "
@@ -199,13 +220,15 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
             by_value = (
                 got.shape == pieces.shape and got.dtype == x.dtype and torch.equal(got, pieces)
             )
+            sequence_first = _sequence_first_split(got, x, num_heads)
             c.expect_shape(
                 got,
                 expected.shape,
                 what,
                 _SPLIT_PIECES_OF_NUM_HEADS
                 if by_value
-                else _split_shape_hint(got.shape, batch, length, num_heads, d_head),
+                else sequence_first
+                or _split_shape_hint(got.shape, batch, length, num_heads, d_head),
             )
             c.expect_dtype(got, dtype, what, _SAME_DTYPE)
 
