@@ -753,6 +753,17 @@ class LayerDoubledAttention(LayerBase):
         return self.norm2(x + self.dropout(self.feed_forward(x)))
 
 
+class LayerFeedForwardResidualFromInput(LayerBase):
+    """Post-LN whose feed-forward reads h = norm1(...) but whose residual adds the layer's
+    input x (blind7b-enc-layer-ffn-residual-from-input; before: "check the residual sum")."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            return layer_variant("_").forward(self, x, mask)
+        h = self.norm1(x + self.dropout(self.attend(x, mask)))
+        return self.norm2(x + self.dropout(self.feed_forward(h)))
+
+
 class LayerPreFeedForwardReadsInput(LayerBase):
     """Pre-LN whose feed-forward reads norm2 of the layer's input, not of the stream after
     the attention's residual."""
@@ -787,6 +798,12 @@ LAYER_MISTAKES = [
         check_EncoderLayer, layer_variant("AlwaysPostLN", mode="post"), r"Yours computes post-LN"
     ),
     Mistake(check_EncoderLayer, SwappedBranches, r"swap the two branches"),
+    Mistake(
+        check_EncoderLayer,
+        LayerFeedForwardResidualFromInput,
+        r"residual around `self\.feed_forward` adds the layer's input x, not the input of "
+        r"`self\.feed_forward`",
+    ),
     Mistake(
         check_EncoderLayer,
         layer_variant("ResidualAfterNorm", residual="after_norm"),
