@@ -289,6 +289,19 @@ class LayerCrossResidualFromMemory(LayerBase):
         return self.norm3(x + self.dropout(self.feed_forward(x)))
 
 
+class LayerCrossReadsLayerInput(LayerBase):
+    """Post-LN that writes the self-attention sub-layer to a new variable and goes on with
+    the stale x (blind7b-dec-cross-queries-from-layer-input; before: "does not read the
+    output of `self.norm1`", without saying what it reads)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            return ref.DecoderLayer.forward(self, x, memory, src_mask, tgt_mask)
+        a = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))  # noqa: F841
+        x = self.norm2(x + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
 class LayerCrossHalved(LayerBase):
     """Post-LN whose cross-attention output is halved before the sum: in no table."""
 
@@ -351,6 +364,12 @@ class LayerFeedForwardDiscarded(LayerBase):
 
 
 LAYER_MISTAKES = [
+    Mistake(
+        C,
+        LayerCrossReadsLayerInput,
+        r"`self\.cross_attn` reads the layer's input x, not the output of `self\.norm1`: the "
+        r"result of the `self\.self_attn` sub-layer is discarded",
+    ),
     Mistake(
         C,
         LayerCrossResidualFromMemory,

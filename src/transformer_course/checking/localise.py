@@ -279,6 +279,15 @@ def localise_layer(
                     f"the stream after the previous norm, x = {previous_norm}(x + "
                     f"{previous}(...)), then {name}(x, ...)."
                 )
+            stale = next((label for label, old in earlier if _close(inp, old)), None)
+            if stale is not None:  # blind7b-dec-cross-queries-from-layer-input
+                return (
+                    f"`self.{name}` reads {stale}, not the output of `self.{previous_norm}`: the "
+                    f"result of the `self.{previous}` sub-layer is discarded (a variable that "
+                    f"was not updated?). In post-LN each sub-layer reads the stream after the "
+                    f"previous norm, x = {previous_norm}(x + {previous}(...)), then "
+                    f"{name}(x, ...)."
+                )
             return (
                 f"`self.{name}` does not read the output of `self.{previous_norm}`: in post-LN "
                 f"each sub-layer reads the stream after the previous norm, x = "
