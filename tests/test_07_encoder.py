@@ -138,6 +138,20 @@ def _no_eps(self, x):
     return (x - mean) / x.std(-1, keepdim=True, unbiased=False)
 
 
+class LNFixedEps(LNBase):
+    """Stores BERT's 1e-12 and ignores the eps argument (blind7b-ln-eps-argument-ignored;
+    before: "no eps" or "a wrong default", not that the argument is unused)."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__(d_model, eps)
+        self.eps = 1e-12
+
+    def forward(self, x):
+        mean = x.mean(-1, keepdim=True)
+        var = x.var(-1, keepdim=True, unbiased=False)
+        return self.weight * (x - mean) / torch.sqrt(var + self.eps) + self.bias
+
+
 def _root_mean_square(self, x):
     """T5's 'LayerNorm': no mean subtracted (blind7b-ln-no-centering-t5-style; before: the
     formula restated)."""
@@ -279,6 +293,11 @@ LN_MISTAKES = [
         r"^(?![\s\S]*(cannot tell them apart|\(2\)))[\s\S]*\(std \+ eps\) with the unbiased std",
     ),
     Mistake(check_LayerNorm, ln_class("LNNoEps", _no_eps), r"with no eps"),
+    Mistake(
+        check_LayerNorm,
+        LNFixedEps,
+        r"ignores its eps argument.*Built with eps=0\.5, yours gives exactly what it gives",
+    ),
     Mistake(
         check_LayerNorm,
         ln_class("LNRootMeanSquare", _root_mean_square),
