@@ -662,6 +662,14 @@ class DecoderFinalNormOr(ref.Decoder):
 
 
 DECODER_MISTAKES = [
+    # a stack of layers whose cross-attention residual adds memory: the property is told
+    # from the layers' own cross-attentions (blind7b-dec-cross-residual-from-memory)
+    Mistake(
+        S,
+        stack_class("MemoryResidualLayers", _loop, base=stack_base(LayerCrossResidualFromMemory)),
+        r"although your cross-attention gives those positions no weight.*memory reaches the "
+        r"output by another path",
+    ),
     # an off-by-one loop (the decoder twin of blind6b-encoder-skips-last-layer), told apart
     # from a return inside the loop by the three-layer case
     Mistake(

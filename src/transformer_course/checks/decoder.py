@@ -264,18 +264,25 @@ def _cross_attention_ignores_padding(module, inputs: _Inputs) -> bool:
     the padded source positions no weight on these inputs: then the output's dependence on
     memory there comes from outside the attention (blind7b-dec-cross-residual-from-memory:
     a residual that adds memory was told to pass src_mask)."""
-    cross = getattr(module, "cross_attn", None)
-    if not isinstance(cross, torch.nn.Module) or inputs.src_real is None:
+    crosses = [
+        sub
+        for name, sub in module.named_modules()
+        if name.rsplit(".", 1)[-1] == "cross_attn" and isinstance(sub, torch.nn.Module)
+    ]  # the layer's own, or every layer's in a stack
+    if not crosses or inputs.src_real is None:
         return False
     seen: list = []
-    handle = cross.register_forward_hook(lambda _m, _a, out: seen.append(out))
+    handles = [
+        cross.register_forward_hook(lambda _m, _a, out: seen.append(out)) for cross in crosses
+    ]
     try:
         with torch.no_grad():
             module(*inputs.args())
     except Exception:  # the message about the property stays as it was
         return False
     finally:
-        handle.remove()
+        for handle in handles:
+            handle.remove()
     pads = ~inputs.src_real  # (batch, len_src)
     for out in seen:
         weights = out[1] if isinstance(out, tuple) and len(out) == 2 else None
