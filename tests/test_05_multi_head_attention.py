@@ -214,6 +214,12 @@ def merge_unpacked_as_split(x):
     return x.transpose(1, 2).reshape(b, length, h * d_head)
 
 
+def merge_flattens_batch(x):
+    """Folds batch and len into one axis (blind7b-merge-flattens-batch; before: the
+    contract's shape restated)."""
+    return x.transpose(1, 2).reshape(-1, x.shape[1] * x.shape[3])
+
+
 def merge_batch_of_one(x):
     """A batch of one written into the reshape (blind6b-merge-batch-of-one)."""
     _, h, length, d_head = x.shape
@@ -873,6 +879,11 @@ MISTAKES = [
         check_MultiHeadAttention,
         HeadsOfABatchOfOne,
         r"a batch of one, but the tensor holds batch = \d+ sequences",
+    ),
+    Mistake(
+        check_merge_heads,
+        merge_flattens_batch,
+        r"folds the batch and the positions together \(a reshape to \(-1, num_heads \* d_head\)\)",
     ),
     Mistake(check_merge_heads, merge_unpacked_as_split, r"the transpose is there, but the sizes"),
     Mistake(

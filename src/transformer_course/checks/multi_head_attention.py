@@ -312,6 +312,12 @@ def _merge_shape_hint(got, x, batch: int, num_heads: int, length: int, d_head: i
         (batch, length * num_heads, d_head): "You merged len and num_heads: the heads must be "
         "concatenated along the feature axis, giving (batch, len, num_heads * d_head).",
     }
+    if shape == (batch * length, num_heads * d_head) and batch > 1:  # blind7b-merge-flattens-batch
+        return (
+            f"Yours is 2-D: its first axis, {batch * length} = batch {batch} x len {length}, "
+            "folds the batch and the positions together (a reshape to (-1, num_heads * d_head)). "
+            "Keep them apart: reshape to (batch, len, num_heads * d_head)."
+        )
     return hints.get(shape, "The contract is (batch, len, num_heads * d_head).")
 
 
