@@ -125,6 +125,12 @@ def split_batch_of_one(x, num_heads):
     return x.reshape(1, length, num_heads, d_model // num_heads).transpose(1, 2)
 
 
+def split_sequence_first(x, num_heads):
+    """x.shape unpacked as (len, batch, d_model) (blind7b-split-sequence-first-unpack)."""
+    length, batch, d_model = x.shape
+    return x.reshape(batch, length, num_heads, d_model // num_heads).transpose(1, 2)
+
+
 def split_rolled_heads(x, num_heads):
     """Heads in the wrong order: no known mistake, so the check locates the first bad entry."""
     return split_permute(x, num_heads).roll(1, dims=1)
@@ -206,6 +212,12 @@ def merge_unpacked_as_split(x):
     transpose is there, len and num_heads are exchanged in the reshape."""
     b, length, h, d_head = x.shape
     return x.transpose(1, 2).reshape(b, length, h * d_head)
+
+
+def merge_flattens_batch(x):
+    """Folds batch and len into one axis (blind7b-merge-flattens-batch; before: the
+    contract's shape restated)."""
+    return x.transpose(1, 2).reshape(-1, x.shape[1] * x.shape[3])
 
 
 def merge_batch_of_one(x):
@@ -618,6 +630,7 @@ def own_math(
         "sqrt_d_model": math.sqrt(self.d_model),
         "d_head": self.d_head,
         "none": 1.0,
+        "sqrt_num_heads": math.sqrt(self.num_heads),
     }[divisor]
     scores = q @ k.transpose(-2, -1) / scale
     if mask is not None and use_mask:
@@ -637,6 +650,18 @@ def mistake(name, **knobs):
         return own_math(self, *args, **kwargs, **knobs)
 
     return type(name, (Base,), {"forward": forward})
+
+
+class MaskAfterSoftmax(Base):
+    """Multiplies the softmax's weights by the mask and never renormalises (blind7b-mha-
+    inline-mask-after-softmax; before: told to take the softmax over dim=-1)."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(self.d_head), dim=-1)
+        if mask is not None:
+            weights = weights * mask
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
 
 
 class KeysViewedWithQueryLength(Base):
@@ -844,11 +869,21 @@ MISTAKES = [
         split_pieces_of_num_heads,
         r"what torch\.split\(x, num_heads, dim=-1\) gives, whose second argument is the size",
     ),
+    Mistake(
+        check_split_heads,
+        split_sequence_first,
+        r"x\.shape was read as \(len, batch, d_model\), PyTorch's sequence-first order",
+    ),
     Mistake(check_split_heads, split_batch_of_one, r"a batch of one, but the tensor holds batch"),
     Mistake(
         check_MultiHeadAttention,
         HeadsOfABatchOfOne,
         r"a batch of one, but the tensor holds batch = \d+ sequences",
+    ),
+    Mistake(
+        check_merge_heads,
+        merge_flattens_batch,
+        r"folds the batch and the positions together \(a reshape to \(-1, num_heads \* d_head\)\)",
     ),
     Mistake(check_merge_heads, merge_unpacked_as_split, r"the transpose is there, but the sizes"),
     Mistake(
@@ -861,6 +896,25 @@ MISTAKES = [
         KeysViewedWithQueryLength,
         r"a key or value projection \(len_k = \d+, the encoder's length\), but the shape asks "
         r"for len_q = \d+ positions",
+    ),
+    # attention written inline, masked or scaled wrongly (blind7b): before, the first was
+    # told "the mask is not applied", the second to take the softmax over dim=-1, the last
+    # two got the generic "largest difference" / "does not sum to 1"
+    Mistake(
+        check_MultiHeadAttention,
+        mistake("ScoresTimesMask", fill=0.0),
+        r"Your blocked scores become 0 \(the scores multiplied by the mask",
+    ),
+    Mistake(check_MultiHeadAttention, MaskAfterSoftmax, r"applied the mask after the softmax"),
+    Mistake(
+        check_MultiHeadAttention,
+        mistake("SoftmaxOverHeads", softmax_dim=1, fill=-1e9, zero_dead=False),
+        r"sum to 1 over the heads axis \(dim=1\) instead of over the keys",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        mistake("ScaledBySqrtNumHeads", divisor="sqrt_num_heads"),
+        r"right scores q kᵀ divided by [\d.]+ = sqrt\(num_heads\)",
     ),
     # MultiHeadAttention: the layers
     Mistake(check_MultiHeadAttention, SharedLinear, r"one and the same object"),

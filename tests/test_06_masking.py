@@ -158,6 +158,13 @@ LOOK_AHEAD_MISTAKES = {
         r"Two things to change: the shape, and the dtype \(torch\.float32",
     ),
     "tril with diagonal=1 (sees one step ahead)": (lambda n: _tril(n, 1), r"can see the future"),
+    # an int triu(1) mask: the dtype and the polarity wrong at once (blind7b-lookahead-triu-
+    # int-two-mistakes: only the dtype was named)
+    "int triu diagonal=1": (
+        lambda n: torch.triu(torch.ones(n, n), diagonal=1).int(),
+        r"dtype torch\.bool.*Two mistakes at once: besides the dtype, the entries are the wrong "
+        r"way round",
+    ),
     "band of width 2 (forgets the distant past)": (
         lambda n: _tril(n) & ~_tril(n, -3),
         r"Query i may attend to keys 0..i",

@@ -138,6 +138,26 @@ def _no_eps(self, x):
     return (x - mean) / x.std(-1, keepdim=True, unbiased=False)
 
 
+class LNFixedEps(LNBase):
+    """Stores BERT's 1e-12 and ignores the eps argument (blind7b-ln-eps-argument-ignored;
+    before: "no eps" or "a wrong default", not that the argument is unused)."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__(d_model, eps)
+        self.eps = 1e-12
+
+    def forward(self, x):
+        mean = x.mean(-1, keepdim=True)
+        var = x.var(-1, keepdim=True, unbiased=False)
+        return self.weight * (x - mean) / torch.sqrt(var + self.eps) + self.bias
+
+
+def _root_mean_square(self, x):
+    """T5's 'LayerNorm': no mean subtracted (blind7b-ln-no-centering-t5-style; before: the
+    formula restated)."""
+    return x / torch.sqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
+
+
 def _over(dims):
     def normalise(self, x):
         mean = x.mean(dims, keepdim=True)
@@ -273,6 +293,16 @@ LN_MISTAKES = [
         r"^(?![\s\S]*(cannot tell them apart|\(2\)))[\s\S]*\(std \+ eps\) with the unbiased std",
     ),
     Mistake(check_LayerNorm, ln_class("LNNoEps", _no_eps), r"with no eps"),
+    Mistake(
+        check_LayerNorm,
+        LNFixedEps,
+        r"ignores its eps argument.*Built with eps=0\.5, yours gives exactly what it gives",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNRootMeanSquare", _root_mean_square),
+        r"without subtracting their mean first: that is RMSNorm",
+    ),
     Mistake(check_LayerNorm, ln_class("LNOverSequence", _over(-2)), r"positions of the sequence"),
     Mistake(check_LayerNorm, ln_class("LNOverBatch", _over((0, 1))), r"BatchNorm's statistics"),
     Mistake(check_LayerNorm, ln_class("LNOverAxis0", _over(0)), r"over dim=0 of x's \d axes"),
@@ -742,6 +772,17 @@ class LayerDoubledAttention(LayerBase):
         return self.norm2(x + self.dropout(self.feed_forward(x)))
 
 
+class LayerFeedForwardResidualFromInput(LayerBase):
+    """Post-LN whose feed-forward reads h = norm1(...) but whose residual adds the layer's
+    input x (blind7b-enc-layer-ffn-residual-from-input; before: "check the residual sum")."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            return layer_variant("_").forward(self, x, mask)
+        h = self.norm1(x + self.dropout(self.attend(x, mask)))
+        return self.norm2(x + self.dropout(self.feed_forward(h)))
+
+
 class LayerPreFeedForwardReadsInput(LayerBase):
     """Pre-LN whose feed-forward reads norm2 of the layer's input, not of the stream after
     the attention's residual."""
@@ -776,6 +817,12 @@ LAYER_MISTAKES = [
         check_EncoderLayer, layer_variant("AlwaysPostLN", mode="post"), r"Yours computes post-LN"
     ),
     Mistake(check_EncoderLayer, SwappedBranches, r"swap the two branches"),
+    Mistake(
+        check_EncoderLayer,
+        LayerFeedForwardResidualFromInput,
+        r"residual around `self\.feed_forward` adds the layer's input x, not the input of "
+        r"`self\.feed_forward`",
+    ),
     Mistake(
         check_EncoderLayer,
         layer_variant("ResidualAfterNorm", residual="after_norm"),

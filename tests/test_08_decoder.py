@@ -279,6 +279,29 @@ class LayerNoCrossResidual(LayerBase):
         return self.norm3(x + self.dropout(self.feed_forward(x)))
 
 
+class LayerCrossResidualFromMemory(LayerBase):
+    """Post-LN whose cross-attention residual adds memory, not x (blind7b-dec-cross-residual-
+    from-memory; before: told to pass src_mask to the cross-attention, which it does)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        x = self.norm2(memory + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerCrossReadsLayerInput(LayerBase):
+    """Post-LN that writes the self-attention sub-layer to a new variable and goes on with
+    the stale x (blind7b-dec-cross-queries-from-layer-input; before: "does not read the
+    output of `self.norm1`", without saying what it reads)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            return ref.DecoderLayer.forward(self, x, memory, src_mask, tgt_mask)
+        a = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))  # noqa: F841
+        x = self.norm2(x + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
 class LayerCrossHalved(LayerBase):
     """Post-LN whose cross-attention output is halved before the sum: in no table."""
 
@@ -341,6 +364,18 @@ class LayerFeedForwardDiscarded(LayerBase):
 
 
 LAYER_MISTAKES = [
+    Mistake(
+        C,
+        LayerCrossReadsLayerInput,
+        r"`self\.cross_attn` reads the layer's input x, not the output of `self\.norm1`: the "
+        r"result of the `self\.self_attn` sub-layer is discarded",
+    ),
+    Mistake(
+        C,
+        LayerCrossResidualFromMemory,
+        r"although your cross-attention gives those positions no weight.*memory reaches the "
+        r"output by another path",
+    ),
     Mistake(
         C,
         LayerFeedForwardDiscarded,
@@ -627,6 +662,14 @@ class DecoderFinalNormOr(ref.Decoder):
 
 
 DECODER_MISTAKES = [
+    # a stack of layers whose cross-attention residual adds memory: the property is told
+    # from the layers' own cross-attentions (blind7b-dec-cross-residual-from-memory)
+    Mistake(
+        S,
+        stack_class("MemoryResidualLayers", _loop, base=stack_base(LayerCrossResidualFromMemory)),
+        r"although your cross-attention gives those positions no weight.*memory reaches the "
+        r"output by another path",
+    ),
     # an off-by-one loop (the decoder twin of blind6b-encoder-skips-last-layer), told apart
     # from a return inside the loop by the three-layer case
     Mistake(

@@ -232,6 +232,22 @@ def _looks_inverted(w: torch.Tensor, allowed: torch.Tensor, live: torch.Tensor) 
     return bool((on_allowed[mixed] < 1e-6).all())
 
 
+def _softmax_axis(w: torch.Tensor) -> str:
+    """When ``w`` sums to 1 over an axis before the queries' (the batch, the heads) rather
+    than over the keys: that axis named, else "" (blind7b-mha-inline-softmax-over-heads)."""
+    names = {0: "the batch axis", 1: "the heads axis"} if w.dim() == 4 else {0: "the batch axis"}
+    for dim in range(w.dim() - 2):
+        sums = w.sum(dim=dim)
+        if w.shape[dim] > 1 and torch.allclose(sums, torch.ones_like(sums), atol=1e-4):
+            name = names.get(dim, f"axis {dim}")
+            return (
+                f"Your weights sum to 1 over {name} (dim={dim}) instead of over the keys: the "
+                f"softmax was taken over dim={dim}. Each query row is a distribution over the "
+                "keys: take the softmax of the scaled scores with dim=-1."
+            )
+    return ""
+
+
 def _uniform_on_allowed(w: torch.Tensor, allowed: torch.Tensor, live: torch.Tensor) -> bool:
     counts = allowed.sum(dim=-1, keepdim=True).clamp(min=1)  # (..., len_q, 1)
     uniform = allowed / counts  # (..., len_q, len_k)
@@ -330,6 +346,8 @@ def expect_attention_weights(
                 c.fail(f"{what} is not what the reference gives. {message}")
             if _looks_inverted(w, allowed, live):
                 c.fail(f"{what} puts weight only on keys the mask forbids. {INVERTED_MASK}")
+            if axis := _softmax_axis(w):
+                c.fail(f"{what} gives weight to keys the mask forbids. {axis}")
             index = _index(leak)
             c.fail(
                 f"{what} gives weight to keys the mask forbids (first at index {index}: "
@@ -368,6 +386,8 @@ def expect_attention_weights(
         columns = w.sum(dim=-2)  # (..., len_k)
         if mask is None and torch.allclose(columns, torch.ones_like(columns), atol=1e-4):
             c.fail(f"{what}: {SOFTMAX_OVER_QUERIES}")
+        if axis := _softmax_axis(w):
+            c.fail(f"{what} does not sum to 1 over the keys. {axis}")
         if mask is not None:
             complete = live & allowed.all(dim=-1)  # rows with nothing blocked
             partial = live & ~allowed.all(dim=-1)  # rows with blocked keys

@@ -196,6 +196,7 @@ def localise_layer(
         )
     stream = x.detach().double()
     previous_out = stream
+    earlier = [("the layer's input x", stream)]  # post-LN: the streams a residual could add
     for position, name in enumerate(sublayers):
         index = next((i for i, r in enumerate(records) if r[0] == name), None)
         if index is None:
@@ -278,6 +279,15 @@ def localise_layer(
                     f"the stream after the previous norm, x = {previous_norm}(x + "
                     f"{previous}(...)), then {name}(x, ...)."
                 )
+            stale = next((label for label, old in earlier if _close(inp, old)), None)
+            if stale is not None:  # blind7b-dec-cross-queries-from-layer-input
+                return (
+                    f"`self.{name}` reads {stale}, not the output of `self.{previous_norm}`: the "
+                    f"result of the `self.{previous}` sub-layer is discarded (a variable that "
+                    f"was not updated?). In post-LN each sub-layer reads the stream after the "
+                    f"previous norm, x = {previous_norm}(x + {previous}(...)), then "
+                    f"{name}(x, ...)."
+                )
             return (
                 f"`self.{name}` does not read the output of `self.{previous_norm}`: in post-LN "
                 f"each sub-layer reads the stream after the previous norm, x = "
@@ -298,10 +308,27 @@ def localise_layer(
             if norm_name != wanted_norm:
                 return _wrong_norm(name, norm_name, wanted_norm)
             stream = norm_out.detach().double()
+            earlier.append((f"the output of `self.{norm_name}`", stream))
             continue
         if _close(norm_in, out):
             return _no_residual(
                 name, f"the input of `self.{norm_name}`", f"{wanted_norm}(x + {name}(x))"
+            )
+        stale = next(
+            (
+                label
+                for label, old in earlier
+                if not _close(old, stream) and _close(norm_in, old + out)
+            ),
+            None,
+        )
+        if stale is not None:  # blind7b-enc-layer-ffn-residual-from-input
+            return (
+                f"The residual around `self.{name}` adds {stale}, not the input of "
+                f"`self.{name}`: the input of `self.{norm_name}` is {stale} + {name}(...). In "
+                "post-LN each residual adds the sub-layer's own input, the stream after the "
+                f"previous norm: x = {wanted_norm}(x + {name}(x)), x being what `self.{name}` "
+                "reads."
             )
         return (
             f"The input of `self.{norm_name}` after `self.{name}` is not x + {name}(x) (the "

@@ -243,8 +243,57 @@ def _property_problem(c: Checker, module, inputs: _Inputs, case: _DecCase, call:
             hints=_hints(case),
         )
         if not _same(got, other):
+            if _cross_attention_ignores_padding(module, inputs):
+                return _SOURCE_PADDING_BYPASSES_ATTENTION
             return _SEES_SOURCE_PADDING
     return ""
+
+
+_SOURCE_PADDING_BYPASSES_ATTENTION = (
+    "Changing the encoder output at padded source positions changed your decoder's output, "
+    "although your cross-attention gives those positions no weight (its weights there are 0): "
+    "memory reaches the output by another path than the cross-attention's keys and values. "
+    "memory should enter the layer only as cross_attn(x, memory, memory, src_mask); the residual "
+    "around the cross-attention adds x, the decoder stream, not memory: "
+    "x = norm2(x + dropout(cross_attn(x, memory, memory, src_mask)))."
+)
+
+
+def _cross_attention_ignores_padding(module, inputs: _Inputs) -> bool:
+    """Whether the learner's ``cross_attn`` (when it has one and returns its weights) gives
+    the padded source positions no weight on these inputs: then the output's dependence on
+    memory there comes from outside the attention (blind7b-dec-cross-residual-from-memory:
+    a residual that adds memory was told to pass src_mask)."""
+    crosses = [
+        sub
+        for name, sub in module.named_modules()
+        if name.rsplit(".", 1)[-1] == "cross_attn" and isinstance(sub, torch.nn.Module)
+    ]  # the layer's own, or every layer's in a stack
+    if not crosses or inputs.src_real is None:
+        return False
+    seen: list = []
+    handles = [
+        cross.register_forward_hook(lambda _m, _a, out: seen.append(out)) for cross in crosses
+    ]
+    try:
+        with torch.no_grad():
+            module(*inputs.args())
+    except Exception:  # the message about the property stays as it was
+        return False
+    finally:
+        for handle in handles:
+            handle.remove()
+    pads = ~inputs.src_real  # (batch, len_src)
+    for out in seen:
+        weights = out[1] if isinstance(out, tuple) and len(out) == 2 else None
+        if not isinstance(weights, torch.Tensor) or weights.dim() != 4:
+            return False
+        if weights.shape[0] != pads.shape[0] or weights.shape[-1] != pads.shape[-1]:
+            return False
+        at_pads = weights.detach().double().abs() * pads[:, None, None, :]
+        if float(at_pads.max()) > 1e-6:
+            return False
+    return bool(seen)
 
 
 def _same(a, b) -> bool:

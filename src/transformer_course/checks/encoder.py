@@ -23,6 +23,8 @@ The module helpers live in :mod:`transformer_course.checking.layers`.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import itertools
 from dataclasses import dataclass
 from typing import Any
@@ -173,6 +175,12 @@ _SWAPPED = (
     "Your gain and bias are swapped: the normalised x is multiplied by self.weight, then "
     "self.bias is added."
 )
+_NO_CENTERING = (
+    "You normalise by the root mean square of the features, sqrt(mean(x²) + eps), without "
+    "subtracting their mean first: that is RMSNorm (T5's 'LayerNorm'), not LayerNorm. Centre "
+    "each token first: (x - mean) / sqrt(var + eps), var the biased variance around that mean, "
+    "x.var(dim=-1, keepdim=True, unbiased=False)."
+)
 _WRONG_DEFAULT_EPS = (
     "Your default eps is not 1e-5. LayerNorm(d_model) should use eps=1e-5 (nn.LayerNorm's "
     "default, and this contract's; the Annotated Transformer uses 1e-6, BERT 1e-12): make it "
@@ -234,6 +242,7 @@ def _norm_mistakes(case_eps: float | None, ndim: int = 3) -> dict[str, dict[str,
         _SWAPPED: {"swap": True},
         _ANNOTATED: {"unbiased": True, "eps_at": "outside"},
         _LN_INVERTED: {"invert": True},
+        _NO_CENTERING: {"center": False},
     }
     # any other set of axes (the batch axis alone, say): named by its dims
     named = {
@@ -276,6 +285,25 @@ def _norm_input(case: _NormCase) -> torch.Tensor:
     if case.quiet_token:  # the first token
         x[(0,) * len(lead)] = randn(case.shape[-1:], case.seed + 3, scale=0.01)
     return x
+
+
+def _ignores_eps(cls, d_model: int, module, x: torch.Tensor, got: torch.Tensor) -> bool:
+    """Whether the learner's LayerNorm built with a very different eps (0.5), holding the
+    same weights, gives exactly ``got`` on ``x`` (blind7b-ln-eps-argument-ignored: a fixed
+    eps of 1e-12 was told "no eps" or "a wrong default", not that the argument is ignored)."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            other = cls(d_model, eps=0.5)
+            other.load_state_dict(module.state_dict())
+            other.eval()
+            out = other(x)
+    except Exception:  # no eps parameter, or another failure: said elsewhere
+        return False
+    return (
+        isinstance(out, torch.Tensor)
+        and out.shape == got.shape
+        and torch.allclose(out.detach().double(), got.detach().double(), rtol=1e-6, atol=1e-7)
+    )
 
 
 def check_LayerNorm(cls, *, hidden: bool = False) -> None:
@@ -339,14 +367,35 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
     eps = 1e-5 if case.eps is None else case.eps
     expected = layer_norm_f(x, p, eps)
     mistakes = _norm_mistakes(case.eps, x.dim())
+    if case.eps is None and _ignores_eps(cls, d_model, module, x, got):
+        # the argument provably unused: a fixed eps, not a wrong default (blind7b)
+        tiny = (
+            f"{_EPS_IGNORED} Built with eps=0.5, yours gives exactly what it gives with the "
+            "default on this x, and the eps it uses instead is 0 or close to it: you divide by "
+            "sqrt(var) with no eps, or with a fixed tiny one such as BERT's 1e-12. eps belongs "
+            "inside the square root, sqrt(var + self.eps)."
+        )
+        renamed = {
+            _NO_EPS: tiny,
+            _WRONG_DEFAULT_EPS + " ": tiny,
+            _WRONG_DEFAULT_EPS: f"{_EPS_IGNORED} Built with eps=0.5, yours gives exactly what "
+            "it gives with the default on this x, and the eps it uses instead looks like 1e-6 "
+            "(the Annotated Transformer's).",
+        }
+        mistakes = {renamed.get(message, message): knobs for message, knobs in mistakes.items()}
     c.expect_close(
         got,
         expected,
         what,
         **tolerance(got.dtype),
         mistakes=mistake_values(lambda **k: layer_norm_f(x, p, **k), mistakes),
-        hint="Per token: mean and biased variance over the last axis, (x - mean) / sqrt(var + "
-        "eps), times weight, plus bias.",
+        hint=lambda: (
+            f"{_EPS_IGNORED} (Built with eps=0.5, yours gives exactly what it gives with the "
+            "default eps on this x: the eps argument never reaches forward.)"
+            if case.eps is None and _ignores_eps(cls, d_model, module, x, got)
+            else "Per token: mean and biased variance over the last axis, (x - mean) / "
+            "sqrt(var + eps), times weight, plus bias."
+        ),
     )
 
 

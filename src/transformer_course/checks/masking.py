@@ -178,11 +178,35 @@ _ADDITIVE = (
 
 
 def _expect_bool(
-    c: Checker, got: torch.Tensor, what: str, source_hint: str, extra: str = ""
+    c: Checker,
+    got: torch.Tensor,
+    what: str,
+    source_hint: str,
+    extra: str = "",
+    expected: torch.Tensor | None = None,
 ) -> None:
-    """dtype torch.bool, with the reason other dtypes fail (a taught choice)."""
+    """dtype torch.bool, with the reason other dtypes fail (a taught choice). With
+    ``expected`` (the right bool mask, same shape), a numeric mask's entries are read as a
+    mask too, so that a second mistake in them is named with the dtype (blind7b-lookahead-
+    triu-int-two-mistakes: an int triu(1) mask was told only about its dtype)."""
     if got.dtype.is_floating_point and bool(torch.isinf(got).any()):
         c.fail(f"{what} {_ADDITIVE.format(dtype=got.dtype)}")
+    if (
+        got.dtype != torch.bool
+        and expected is not None
+        and tuple(got.shape) == tuple(expected.shape)
+        and bool(((got == 0) | (got == 1)).all())
+    ):
+        marked = got != 0
+        if bool((marked == ~expected).all()):
+            extra = (
+                f"{extra} Two mistakes at once: besides the dtype, the entries are the wrong way "
+                "round: your 1s mark the positions that must be blocked and your 0s the ones "
+                "that may be attended, so after a plain .bool() the polarity would still be "
+                "inverted. Make True (1) the positions that may be attended."
+            ).strip()
+        elif bool((marked == expected).all()):
+            extra = f"{extra} (Its 0/1 entries are right: only the dtype is wrong.)".strip()
     if got.dtype.is_floating_point:
         why = (
             "A float mask means something else: F.scaled_dot_product_attention *adds* a float "
@@ -388,7 +412,7 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                 what,
                 _and_dtype(_padding_shape_hint(tuple(got.shape), batch, length), got.dtype),
             )
-            _expect_bool(c, got, what, _FROM_COMPARISON)
+            _expect_bool(c, got, what, _FROM_COMPARISON, expected=expected)
             mistakes = {_PAD_INVERTED: (ids == pad_id)[:, None, None, :]}
             if pad_id != 0:
                 mistakes[
@@ -492,6 +516,7 @@ def check_look_ahead_mask(look_ahead_mask, *, hidden: bool = False) -> None:
                 what,
                 "torch.tril(torch.ones(size, size, dtype=torch.bool)) is bool from the start; "
                 "or convert with .bool().",
+                expected=expected,
             )
             picture = _side_by_side(got, expected)
 
@@ -769,6 +794,7 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                 what,
                 _FROM_COMPARISON,
                 "To combine two bool masks use & (logical AND), not * or +.",
+                expected=expected,
             )
             differs = (got != expected).flatten(1).any(dim=1)  # (batch,)
             shown = int(differs.nonzero()[0]) if bool(differs.any()) else 0

@@ -151,6 +151,27 @@ def _split_shape_hint(got: tuple, batch: int, length: int, num_heads: int, d_hea
     return hints.get(tuple(got), default)
 
 
+def _sequence_first_split(got, x: torch.Tensor, num_heads: int) -> str:
+    """When ``got`` is the right recipe run with the batch and length sizes exchanged,
+    x.reshape(len, batch, num_heads, d_head).transpose(1, 2): x.shape read in PyTorch's
+    sequence-first order (blind7b-split-sequence-first-unpack; before: "the four axes are
+    there, in the wrong order", which a reshape that mixes the sequences is not)."""
+    batch, length, d_model = x.shape
+    if batch == length or not isinstance(got, torch.Tensor):
+        return ""
+    mixed = x.reshape(length, batch, num_heads, d_model // num_heads).transpose(1, 2)
+    if got.shape != mixed.shape or got.dtype != x.dtype or not torch.equal(got, mixed):
+        return ""
+    return (
+        f"Yours is x.reshape(len, batch, num_heads, d_head).transpose(1, 2), with len = {length} "
+        f"and batch = {batch} exchanged: x.shape was read as (len, batch, d_model), PyTorch's "
+        "sequence-first order (nn.MultiheadAttention without batch_first), but x is (batch, "
+        "len, d_model). The reshape then runs without error and mixes the tokens of different "
+        "sequences. Unpack batch, length, d_model = x.shape and reshape to (batch, len, "
+        "num_heads, d_head), then .transpose(1, 2)."
+    )
+
+
 _SPLIT_PIECES_OF_NUM_HEADS = (
     "Yours holds d_head pieces of num_heads consecutive features each, stacked: what "
     "torch.split(x, num_heads, dim=-1) gives, whose second argument is the size of each "
@@ -199,13 +220,15 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
             by_value = (
                 got.shape == pieces.shape and got.dtype == x.dtype and torch.equal(got, pieces)
             )
+            sequence_first = _sequence_first_split(got, x, num_heads)
             c.expect_shape(
                 got,
                 expected.shape,
                 what,
                 _SPLIT_PIECES_OF_NUM_HEADS
                 if by_value
-                else _split_shape_hint(got.shape, batch, length, num_heads, d_head),
+                else sequence_first
+                or _split_shape_hint(got.shape, batch, length, num_heads, d_head),
             )
             c.expect_dtype(got, dtype, what, _SAME_DTYPE)
 
@@ -289,6 +312,12 @@ def _merge_shape_hint(got, x, batch: int, num_heads: int, length: int, d_head: i
         (batch, length * num_heads, d_head): "You merged len and num_heads: the heads must be "
         "concatenated along the feature axis, giving (batch, len, num_heads * d_head).",
     }
+    if shape == (batch * length, num_heads * d_head) and batch > 1:  # blind7b-merge-flattens-batch
+        return (
+            f"Yours is 2-D: its first axis, {batch * length} = batch {batch} x len {length}, "
+            "folds the batch and the positions together (a reshape to (-1, num_heads * d_head)). "
+            "Keep them apart: reshape to (batch, len, num_heads * d_head)."
+        )
     return hints.get(shape, "The contract is (batch, len, num_heads * d_head).")
 
 
@@ -541,6 +570,20 @@ _WEIGHT_MISTAKES = [
         "and apply it to the scaled scores before the softmax (blocked scores become -inf or "
         "a large negative number); it broadcasts to (batch, num_heads, len_q, len_k).",
     ),
+    (
+        {"fill": 0.0},
+        "Your blocked scores become 0 (the scores multiplied by the mask, or masked_fill with "
+        "0), not -inf: a score of 0 is an ordinary score, so the softmax still gives the keys "
+        "the mask forbids weight. Fill them with -inf (or a large negative number such as "
+        "-1e9) before the softmax: scores.masked_fill(~mask, float('-inf')).",
+    ),
+    (
+        {"mask_mode": "after"},
+        "You applied the mask after the softmax (the weights multiplied by it): the keys the "
+        "mask forbids get 0, but the remaining weights of those rows no longer add up to 1. "
+        "Apply it to the scaled scores before the softmax (blocked scores become -inf or a "
+        "large negative number), so that the softmax renormalises over the allowed keys.",
+    ),
 ]
 # ... and mistakes that only the output shows.
 _OUTPUT_MISTAKES = [
@@ -750,6 +793,83 @@ def _length_mixup_source(module, state, case: _Case) -> str:
     )
 
 
+def _fitted_divisor(weights, state, query, key, mask, num_heads: int) -> float | None:
+    """The number the learner's scores were divided by, when the weights are exactly the
+    softmax of the reference's per-head scores q kᵀ divided by some positive number
+    (fitted on the allowed keys whose weights are not vanishingly small, then checked on
+    all of them), else None."""
+    w = weights.detach().double()
+    d_model = query.shape[-1]
+    d_head = d_model // num_heads
+
+    def heads(x, name):  # (batch, num_heads, len, d_head)
+        projected = x.double() @ state[f"{name}.weight"].double().T + state[f"{name}.bias"].double()
+        return projected.reshape(*x.shape[:2], num_heads, d_head).transpose(1, 2)
+
+    s = heads(query, "w_q") @ heads(key, "w_k").transpose(-2, -1)  # unscaled scores
+    if s.shape != w.shape:
+        return None
+    allowed = torch.ones_like(w, dtype=torch.bool) if mask is None else mask.expand(w.shape)
+    use = allowed & (w > 1e-8)  # weights whose logarithm is well determined
+    rows = use.sum(dim=-1, keepdim=True)  # (..., len_q, 1)
+    use = use & (rows >= 2)
+    if not use.any():
+        return None
+
+    def centred(t):
+        mean = (t * use).sum(dim=-1, keepdim=True) / rows.clamp_min(1)
+        return (t - mean) * use
+
+    x, y = centred(s), centred(torch.log(w.clamp_min(1e-300)))
+    denominator = float((x * x).sum())
+    factor = float((x * y).sum()) / denominator if denominator > 0 else 0.0
+    if factor <= 0:
+        return None
+    guess = torch.softmax(s.masked_fill(~allowed, float("-inf")) * factor, dim=-1)
+    live = allowed.any(dim=-1)
+    if not torch.allclose(w[live], guess[live], rtol=1e-4, atol=1e-5):
+        return None
+    return 1.0 / factor
+
+
+def _scale_suspects(divisor: float, d_model: int, num_heads: int) -> set[str]:
+    """The usual divisors that ``divisor`` equals (two can coincide, num_heads == d_head)."""
+    d_head = d_model // num_heads
+    suspects = {
+        "sqrt(d_head)": d_head**0.5,
+        "sqrt(num_heads)": num_heads**0.5,
+        "sqrt(d_model)": d_model**0.5,
+        "d_head": float(d_head),
+        "d_model": float(d_model),
+        "num_heads": float(num_heads),
+        "1 (no scaling)": 1.0,
+        "d_head ** 0.25 (the square root taken twice)": d_head**0.25,
+    }
+    return {name for name, value in suspects.items() if math.isclose(divisor, value, rel_tol=1e-3)}
+
+
+def _wrong_scale(weights, state, query, key, mask, num_heads: int, agree=None) -> str:
+    """A wrong scale, whatever it is (blind7b-mha-inline-scale-sqrt-num-heads divided by
+    sqrt(num_heads)): the divisor the weights show, named by the usual suspects it equals
+    on *every* case the module runs (``agree.scale_suspects()``), so that a scale that
+    changes with the input is not given a name one input contradicts."""
+    divisor = _fitted_divisor(weights, state, query, key, mask, num_heads)
+    d_head = query.shape[-1] // num_heads
+    if divisor is None or math.isclose(divisor, d_head**0.5, rel_tol=1e-3):
+        return ""
+    names = _scale_suspects(divisor, query.shape[-1], num_heads)
+    if agree is not None:
+        names &= agree.scale_suspects()
+    if not names:
+        return ""
+    return (
+        f"Your weights are the softmax of the right scores q kᵀ divided by {divisor:.4g} = "
+        f"{' or '.join(sorted(names))} here (on every input the check ran), not by "
+        f"sqrt(d_head) = sqrt({d_head}) = {d_head**0.5:.4g}: the scale is 1/sqrt(d_k), d_k the "
+        "width of each head's queries and keys, d_head = d_model // num_heads."
+    )
+
+
 def _heads_mixed(weights, state, query, key, mask, num_heads: int) -> str:
     """Localise a weights mistake by head: which of the reference's per-head queries and
     keys give each of the learner's heads? Named when every head has exactly one such
@@ -851,7 +971,25 @@ class _Agreement:
     diagnosis is first needed: a mistake is named only if no input contradicts it."""
 
     def __init__(self, cls, cases):
-        self.cls, self.cases, self._found = cls, cases, None
+        self.cls, self.cases, self._found, self._runs = cls, cases, None, None
+        self._scales: set[str] | None = None
+
+    def scale_suspects(self) -> set[str]:
+        """The names of the divisor the learner's scores show on every case it runs (empty
+        when one case fits no single divisor or another one): see :func:`_wrong_scale`."""
+        if self._scales is None:
+            if self._found is None:
+                self._found = self._compute()
+            common: set[str] | None = None
+            for args, (_, weights) in self._runs or []:
+                state, query, key, _, mask, h = args
+                if not isinstance(weights, torch.Tensor):
+                    return set()
+                divisor = _fitted_divisor(weights, state, query, key, mask, h)
+                names = set() if divisor is None else _scale_suspects(divisor, query.shape[-1], h)
+                common = names if common is None else common & names
+            self._scales = common or set()
+        return self._scales
 
     def __contains__(self, message: str) -> bool:
         if self._found is None:
@@ -874,6 +1012,7 @@ class _Agreement:
                 result = module(*call)
             if isinstance(result, tuple | list) and len(result) == 2:
                 runs.append((args, result))
+        self._runs = runs
         if not runs:
             return True  # nothing to compare against: every mistake stays a candidate
         found = None
@@ -1054,7 +1193,10 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
                 ),
                 agree,
             ),
-            explain=lambda: _heads_mixed(weights, state, query, key, mask, h),
+            explain=lambda: (
+                _heads_mixed(weights, state, query, key, mask, h)
+                or _wrong_scale(weights, state, query, key, mask, h, agree)
+            ),
             **tol,
         )
 

@@ -23,6 +23,7 @@ def layer_norm_f(
     swap: bool = False,
     mean_over: tuple[int, ...] | None = None,
     invert: bool = False,
+    center: bool = True,
 ) -> torch.Tensor:
     """LayerNorm in float64: (x - mean) / sqrt(var + eps) * weight + bias over d_model,
     ``p`` holding ``weight`` and ``bias`` (d_model,). x (..., d_model) -> (..., d_model).
@@ -35,7 +36,8 @@ def layer_norm_f(
     by var + eps, no square root); ``gain``/``shift`` False
     leave out weight/bias; ``swap`` exchanges weight and bias; ``mean_over``: the mean that
     is subtracted taken over these dims (the variance as ``over`` says); ``invert``:
-    (x - mean) multiplied by the root instead of divided (a division by rsqrt)."""
+    (x - mean) multiplied by the root instead of divided (a division by rsqrt); ``center``
+    False: no mean subtracted, x divided by its root mean square (T5's RMS-style norm)."""
     x = x.double()
     dims = (
         over
@@ -51,6 +53,9 @@ def layer_norm_f(
     )
     var = x.var(dim=dims, keepdim=True, correction=1 if unbiased else 0)
     mean = x.mean(dim=dims if mean_over is None else mean_over, keepdim=True)
+    if not center:  # the mean of the squares, around 0
+        mean = torch.zeros_like(mean)
+        var = x.pow(2).mean(dim=dims, keepdim=True)
     if invert:
         y = (x - mean) * torch.sqrt(var + eps)
     elif eps_at == "inside":
