@@ -96,27 +96,9 @@ BLIND6A: list[Case] = [
         ],
         source=GLOBAL_STATE,
     ),
-    _c(
-        "pad-np-array-of-padded-lists",
-        L01,
-        "pad_batch",
-        "builds the batch with np.array over the padded Python lists: right whenever some "
-        "sequence is non-empty, but a batch of empty sequences comes back float64, and no "
-        "sequences at all gives shape (0,) instead of (0, 0).",
-        (
-            r"(?s)empty.{0,160}(float|dtype|shape|\(0,\))",
-            r"(?s)(float|dtype|shape|\(0,\)).{0,160}empty",
-            r"np\.array\(.{0,40}(list|empty)",
-        ),
-        (r"\bleft\b", r"longest|first sequence"),
-        edits=[
-            (
-                "    batch = np.full((len(sequences), max_len), pad_id, dtype=np.int64)\n",
-                "    return np.array([list(seq) + [pad_id] * (max_len - len(seq)) "
-                "for seq in sequences])\n",
-            )
-        ],
-    ),
+    # "pad-np-array-of-padded-lists" (np.array over the padded lists) was written here and measured in its batch's commit; read afterwards, it is an answer
+    # the course accepts on purpose (the tests' pad_default_dtype Correct variant), so it is left
+    # out here and in the generalisation record, with that reason.
     _c(
         "train-no-stop-when-no-pairs-left",
         L01,

@@ -32,7 +32,6 @@ DROPOUT_ON_SUM = "https://github.com/codertimo/BERT-pytorch/issues/85"
 ONE_LAYER_LESS = "https://github.com/LukasHedegaard/continual-inference/pull/70"
 CAUSAL_IN_CROSS = "https://github.com/onlybooks/llm/issues/4"
 SUBLAYER_DISCARDED = "https://github.com/facebookresearch/multimodal/pull/305"
-ALWAYS_CAUSAL = "https://github.com/keras-team/keras-hub/pull/1083"
 SAME_LAYER_EVERY_TIME = "https://github.com/geometric-intelligence/pirounet/pull/37"
 
 _held_out = held_out("blind6b")
@@ -478,33 +477,9 @@ BLIND6B: list[Case] = [
             )
         ],
     ),
-    _e(
-        "dec-always-causal",
-        L08,
-        "DecoderLayer",
-        "when tgt_mask is None the layer builds its own look-ahead mask, so a call without a "
-        "target mask (which must attend everywhere) is made causal anyway.",
-        ALWAYS_CAUSAL,
-        (
-            r"tgt_mask=None",
-            r"tgt_mask is None",
-            r"(no|None|without a?) (tgt_mask|target mask).{0,120}"
-            r"(causal|look-?ahead|own mask|masked anyway|masks? anyway)",
-            r"(adds|builds|makes|applies|uses) (its own|a) (causal|look-?ahead)",
-            r"(causal|look-?ahead).{0,80}(not asked|not given|although|when none|by itself)",
-        ),
-        (r"src_mask", r"cross", r"memory"),
-        edits=[
-            (
-                "if self.norm_first:\n            h = self.norm1(x)",
-                "if tgt_mask is None:\n"
-                "            length = x.shape[1]\n"
-                "            tgt_mask = torch.tril(torch.ones(length, length, dtype=torch.bool))\n"
-                "        if self.norm_first:\n"
-                "            h = self.norm1(x)",
-            )
-        ],
-    ),
+    # "dec-always-causal" (https://github.com/keras-team/keras-hub/pull/1083) (a causal mask built when tgt_mask is None) was written here and measured in its batch's commit; read afterwards, it is an answer
+    # the course accepts on purpose (d2l's decoder block, a Correct variant of test_08), so it
+    # is left out here and in the generalisation record, with that reason.
     _e(
         "decoder-layers0-every-step",
         L08,

@@ -19,8 +19,6 @@ L09, L10 = "09_transformer", "10_training"
 
 # The reports these cases transpose (each read with the search tool for this benchmark).
 SCALED_TWICE = "https://github.com/TensorAuto/OpenTau/pull/179"
-FLOAT_HEAD_DIM = "https://github.com/microsoft/Olive/pull/1159"
-GLOBAL_PADDING = "https://github.com/lonePatient/BERT-NER-Pytorch/issues/56"
 NOAM_FACTOR = "https://github.com/harvardnlp/annotated-transformer/issues/30"
 PAD_ZERO_LOSS = "https://github.com/lucidrains/DALLE-pytorch/issues/57"
 CLIP_NONE = "https://github.com/facebookresearch/pytext/pull/1054"
@@ -130,17 +128,9 @@ BLIND6C: list[Case] = [
         ],
     ),
     # ---- lesson 09: count_parameters
-    _c(
-        "count-float-head-dim",
-        L09,
-        "count_parameters",
-        "computes d_head with true division (d_model / num_heads), so the attention count and "
-        "every total built from it are floats, not the Python ints asked for.",
-        (r"\bfloats?\b", r"\bint(eger)?s?\b.{0,40}(not|instead)", r"//", r"true division"),
-        (r"bias", r"LayerNorm", r"tied|tie_embeddings"),
-        edits=[("d_head = d_model // num_heads", "d_head = d_model / num_heads")],
-        source=FLOAT_HEAD_DIM,
-    ),
+    # "count-float-head-dim" (https://github.com/microsoft/Olive/pull/1159) (a float count) was written here and measured in its batch's commit; read afterwards, it is an answer
+    # the course accepts on purpose with a note (the tests' count_floats Correct variant), so
+    # it is left out here and in the generalisation record, with that reason.
     _c(
         "count-final-norm-per-layer",
         L09,
@@ -239,46 +229,9 @@ def greedy_decode(model, src_ids, max_len, bos_id, eos_id):
 """,
     ),
     # ---- lesson 10: make_batches
-    _code(
-        "batches-padded-to-dataset-longest",
-        L10,
-        "make_batches",
-        "pads every batch to the longest sentence of the whole list of pairs instead of the "
-        "longest row of its own batch, so most batches get extra columns of padding only.",
-        (
-            r"longest.{0,60}(whole|entire|all the pairs|every pair|data ?set|corpus)",
-            r"(whole|entire).{0,30}(data ?set|list of pairs).{0,60}(longest|pad)",
-            r"(only|all)[- ]pad(ding)? columns?",
-            r"(its own|each|their own) batch.{0,60}(not|instead)",
-        ),
-        (r"left", r"drop", r"<bos>|<eos>", r"-100"),
-        code="""
-def make_batches(
-    pairs, batch_size, *, pad_id=PAD_ID, bos_id=BOS_ID, eos_id=EOS_ID, shuffle=False, seed=0
-):
-    order = list(range(len(pairs)))
-    if shuffle:
-        generator = torch.Generator().manual_seed(seed)
-        order = torch.randperm(len(pairs), generator=generator).tolist()
-    src_len = max(len(source) for source, _ in pairs)
-    tgt_len = max(len(target) for _, target in pairs) + 1
-
-    def pad(rows, length):
-        return torch.tensor(
-            [list(row) + [pad_id] * (length - len(row)) for row in rows], dtype=torch.long
-        )
-
-    batches = []
-    for start in range(0, len(order), batch_size):
-        chunk = [pairs[i] for i in order[start : start + batch_size]]
-        src = pad([source for source, _ in chunk], src_len)
-        decoder_input = pad([[bos_id, *target] for _, target in chunk], tgt_len)
-        labels = pad([[*target, eos_id] for _, target in chunk], tgt_len)
-        batches.append((src, decoder_input, labels))
-    return batches
-""",
-        source=GLOBAL_PADDING,
-    ),
+    # "batches-padded-to-dataset-longest" (https://github.com/lonePatient/BERT-NER-Pytorch/issues/56) was written here and measured in its batch's commit; read afterwards, it is an answer
+    # the course accepts on purpose with a note (padded_to_the_longest_pair_overall), so it is
+    # left out here and in the generalisation record, with that reason.
     _c(
         "batches-input-labels-swapped",
         L10,

@@ -31,15 +31,12 @@ MUTABLE_DEFAULT = (
     "https://deploy-preview-1516--pydis-static.netlify.app/pages/tags/mutable-default-args"
 )
 MINBPE_TIES = "https://github.com/karpathy/minbpe/pull/90"
-MINBPE_STRICT = "https://github.com/karpathy/minbpe/issues/96"
-ONE_HOT_LONG = "https://runebook.dev/en/docs/pytorch/generated/torch.nn.functional.one_hot"
 COSINE_DISTANCE = "https://example-a.com/answer/50960151"
 T2T_TIMESCALES = "https://github.com/tensorflow/tensor2tensor/issues/1423"
 HALF_SPLIT_PAIRS = "https://github.com/karpathy/nanochat/issues/264"
 FUNCTIONAL_DROPOUT = "https://github.com/rixwew/pytorch-fm/issues/21"
 SOFTMAX_UPCAST = "https://github.com/pytorch/pytorch/pull/18334"
 MASK_UNSQUEEZE = "https://github.com/bentrevett/pytorch-seq2seq/issues/119"
-FINITE_FILL = "https://github.com/EleutherAI/gpt-neox/pull/966"
 BMM_3D = "https://github.com/SHI-Labs/NATTEN/pull/87"
 
 
@@ -159,24 +156,9 @@ BLIND7A: list[Case] = [
         ],
         source=MINBPE_TIES,
     ),
-    _c(
-        "bpe-decode-strict-utf8",
-        L01,
-        "bpe_decode",
-        "decodes the joined bytes with the strict UTF-8 codec, so ids whose bytes are not "
-        "valid UTF-8 (a character cut in two) raise UnicodeDecodeError instead of giving "
-        "the replacement character.",
-        (
-            r"errors\s*=",
-            r"\"replace\"|'replace'|replacement character|U\+FFFD|\ufffd",
-            r"strict",
-            r"UnicodeDecodeError",
-            r"invalid utf-?8|not valid utf-?8",
-        ),
-        (r"latin|latin-1", r"merge order|table order"),
-        edits=[('.decode("utf-8", errors="replace")', '.decode("utf-8")')],
-        source=MINBPE_STRICT,
-    ),
+    # "bpe-decode-strict-utf8" (https://github.com/karpathy/minbpe/issues/96) (strict UTF-8 decoding) was written here and measured in its batch's commit; read afterwards, it is an answer
+    # the lesson accepts on purpose (check_bpe_decode's docstring), so it is left out here and
+    # in the generalisation record, with that reason.
     _c(
         "vocab-strict-min-freq-and-ties-by-count-only",
         L01,
@@ -217,17 +199,9 @@ BLIND7A: list[Case] = [
         ],
     ),
     # ------------------------------------------------------------------ 02 embeddings
-    _c(
-        "onehot-int64",
-        L02,
-        "one_hot",
-        "builds the one-hot rows as int64 (as F.one_hot returns them), not floats, so they "
-        "cannot be multiplied with a float weight matrix without a cast.",
-        (r"int64|integer|\bint\b|long", r"float"),
-        (r"transpos", r"vocab_size|width"),
-        edits=[("np.eye(vocab_size, dtype=np.float64)", "np.eye(vocab_size, dtype=np.int64)")],
-        source=ONE_HOT_LONG,
-    ),
+    # "onehot-int64" (https://runebook.dev/en/docs/pytorch/generated/torch.nn.functional.one_hot) (integer one-hot rows) was written here and measured in its batch's commit; read afterwards, it is an answer
+    # one_hot's contract accepts (integer zeros and ones), so it is left out here and in the
+    # generalisation record, with that reason.
     _c(
         "cos-returns-distance",
         L02,
@@ -412,33 +386,9 @@ BLIND7A: list[Case] = [
         ],
         source=MASK_UNSQUEEZE,
     ),
-    _c(
-        "sdpa-finite-fill-no-zero-rows",
-        L04,
-        "scaled_dot_product_attention",
-        "fills blocked scores with a finite -10000.0 and drops the zeroing of fully "
-        "blocked rows, so a query with no allowed key gets uniform weights instead of "
-        "zeros.",
-        (
-            r"fully (masked|blocked)",
-            r"no (allowed )?keys?",
-            r"uniform",
-            r"every key (is )?(blocked|masked)|all keys (are )?(blocked|masked)",
-            r"-1e4|-10000|finite",
-        ),
-        (r"invert|polarity", r"after (the )?softmax", r"\bzero\b.{0,20}instead of -inf"),
-        edits=[
-            (
-                'scores = scores.masked_fill(~mask, float("-inf"))',
-                "scores = scores.masked_fill(~mask, -10000.0)",
-            ),
-            (
-                "weights = weights.masked_fill(nothing_allowed, 0.0)",
-                "weights = weights",
-            ),
-        ],
-        source=FINITE_FILL,
-    ),
+    # "sdpa-finite-fill-no-zero-rows" (https://github.com/EleutherAI/gpt-neox/pull/966) (uniform weights for a fully masked query) was written here and measured in its batch's commit; read afterwards, it is an answer
+    # the lesson accepts on purpose (section 7), so it is left out here and in the
+    # generalisation record, with that reason.
     _c(
         "sdpa-bmm-three-dims-only",
         L04,
