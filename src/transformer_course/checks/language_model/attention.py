@@ -1,0 +1,331 @@
+"""Checks for lesson 11's CausalSelfAttention, and the layer machinery that the block's and
+the GPT's checks share (the cases, the pairing, the causal property)."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch import nn
+
+from transformer_course.checking import Checker, tolerance
+from transformer_course.checking.hints import Hint
+from transformer_course.checking.inputs import randn
+from transformer_course.checking.layers import (
+    build,
+    expect_composite,
+    expect_tensor_result,
+    mistake_values,
+)
+from transformer_course.checking.localise import localise_layer
+from transformer_course.checking.oracles import causal_self_attention_f
+from transformer_course.reference import language_model as ref
+
+from .rotary import _ADJACENT_NOTE, _BROADCAST
+
+
+def _close(got: torch.Tensor, expected: torch.Tensor) -> bool:
+    return bool(torch.allclose(got.detach().double(), expected, rtol=1e-4, atol=1e-5))
+
+
+def _pairing(c: Checker, got: torch.Tensor, compute: Callable[[str], torch.Tensor]) -> str:
+    """The pairing the learner's result follows: "half" unless it matches "adjacent" only."""
+    if not _close(got, compute("half")) and _close(got, compute("adjacent")):
+        c.note(_ADJACENT_NOTE)
+        return "adjacent"
+    return "half"
+
+
+def _expect_oracle_and_causal(
+    c: Checker,
+    module,
+    inputs: torch.Tensor,
+    got: torch.Tensor,
+    oracle: Callable[..., torch.Tensor],
+    what: str,
+    table: Mapping[str, Mapping[str, Any]],
+    future: str,
+    localise: Callable[[str], str] | None = None,
+) -> None:
+    """``got`` against ``oracle(pairing=...)`` in the learner's RoPE pairing, each mistake
+    of ``table`` ({message: oracle knobs}) named when it matches; then the causal
+    property (changing the last input never changes an earlier output), ``future`` its
+    message; ``localise(pairing)`` says which sub-result departs when no mistake matches."""
+    pairing = _pairing(c, got, lambda pr: oracle(pairing=pr))
+    expect_composite(
+        c,
+        got,
+        oracle(pairing=pairing),
+        what,
+        **tolerance(got.dtype),
+        mistakes=mistake_values(lambda **k: oracle(pairing=pairing, **k), table),
+        localise=None if localise is None else lambda: localise(pairing),
+    )
+    _causal_property(c, module, inputs, what, future)
+
+
+_NO_ROPE = (
+    "Your attention has no rotary embedding: rotate each head's queries and keys with "
+    "apply_rotary(q, cos, sin), apply_rotary(k, cos, sin), cos and sin from "
+    "rotary_embedding(len, d_head)."
+)
+_ROTATE_VALUES = (
+    "You rotated the values too. RoPE rotates queries and keys only: it is their dot product "
+    "that should depend on the offset; the values carry content, not position."
+)
+_BEFORE_SPLIT = (
+    "You rotated the d_model-wide projections before splitting the heads (angles for "
+    "d_model). RoPE rotates each head: split the heads first, then rotate every head's "
+    "(len, d_head) queries and keys with rotary_embedding(len, d_head)."
+)
+_NOT_CAUSAL = (
+    "Your attention is not causal: every query sees every key. Pass look_ahead_mask(len) "
+    "to scaled_dot_product_attention, so that query i attends to keys 0 .. i."
+)
+_FUTURE = (
+    "Changing the last token changed the output at earlier positions: your attention lets "
+    "a position read tokens after it. Pass look_ahead_mask(len) (True = may attend)."
+)
+_ATTENTION_KEYS = (
+    "The attention's projections are four nn.Linear(d_model, d_model, bias=False) named "
+    "w_q, w_k, w_v, w_o (lesson 12 builds its cache around these names)."
+)
+_SIZES = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
+
+
+def _attention_hints(
+    batch: int, length: int, d_model: int, num_heads: int, length_axis: bool = True
+) -> list:
+    """Hints for a size mismatch inside the attention, by the two sizes PyTorch names: the
+    batch where the length belongs (``length_axis``: for the attention alone, since in a
+    block a norm's statistic without keepdim can clash alike), or RoPE's tables made for
+    d_model instead of d_head."""
+
+    def hint(exc: BaseException) -> str:
+        found = _SIZES.search(str(exc))
+        if not found:
+            return ""
+        pair = {int(found[1]), int(found[2])}
+        if length_axis and batch != length and pair == {batch, length}:
+            return (
+                f"The sizes {found[1]} and {found[2]} are the batch ({batch}) and the length "
+                f"({length}): was the length read from the wrong axis? x is (batch, len, "
+                "d_model): length = x.shape[1], and rotary_embedding(length, d_head) has one "
+                "row per position."
+            )
+        d_head = d_model // num_heads
+        if d_model // 2 in pair and d_head // 2 in pair and d_model != d_head:
+            return (
+                "A shape does not fit: are cos and sin from rotary_embedding(len, d_head) (one "
+                "column per pair of a head's d_head features), not d_model?"
+            )
+        return ""
+
+    return [(RuntimeError, hint)]
+
+
+def _length_hint(shape: tuple[int, ...]) -> Hint:
+    """For a clash on the positions axis of the heads (batch, num_heads, len, ·) between
+    len and the size of another axis of x (batch, len, d_model): the length read from
+    that axis."""
+    length = shape[1]
+    names = {2: "d_model"}  # the batch: _attention_hints
+
+    def text(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if not found or int(found.group(3)) not in (2, 3):
+            return ""
+        sizes = {int(found.group(1)), int(found.group(2))}
+        if length not in sizes or len(sizes) != 2:
+            return ""
+        (other,) = sizes - {length}
+        axes = [f"x.shape[{k}] ({names[k]})" for k in names if shape[k] == other]
+        if not axes:
+            return ""
+        return (
+            f"A size {other} met the {length} positions of x: {other} is {' and '.join(axes)}, "
+            "so the length given to rotary_embedding (or to look_ahead_mask) was read from "
+            f"another axis of x: the number of positions is len = x.shape[1] = {length} "
+            "(x is (batch, len, d_model))."
+        )
+
+    return lambda exc: isinstance(exc, RuntimeError), text
+
+
+_KEYS_NOT_ROTATED = (
+    "You rotated the queries but not the keys. RoPE rotates both, with the same angles: "
+    "only then does the score q_i . k_j depend on the offset i - j alone."
+)
+_QUERIES_NOT_ROTATED = (
+    "You rotated the keys but not the queries. RoPE rotates both, with the same angles: "
+    "only then does the score q_i . k_j depend on the offset i - j alone."
+)
+_NO_W_O = (
+    "You return the merged heads without the output projection: finish with "
+    "self.w_o(merge_heads(heads))."
+)
+_NO_SCALE = (
+    "Your scores are not divided by sqrt(d_head): softmax(q kᵀ / sqrt(d_head)), as lesson "
+    "04's scaled_dot_product_attention does."
+)
+_SCALE_D_MODEL = (
+    "You divided the scores by sqrt(d_model); each head's scores are divided by "
+    "sqrt(d_head), d_head = d_model // num_heads."
+)
+
+_IGNORES_BASE = (
+    "Your rotation ignores the base the module was built with: it uses rotary_embedding's "
+    "default 10000. Pass it on: rotary_embedding(len, self.d_head, self.base)."
+)
+
+#: {message: causal_self_attention_f's knobs for that mistake}. A one-indexed position is
+#: not among them: RoPE's scores depend only on offsets, so the attention cannot show it
+#: (rotary_embedding's own check does).
+_SPLIT_NO_TRANSPOSE = (
+    "Your heads were split with one view (or reshape) straight to (batch, num_heads, len, "
+    "d_head), without the transpose, so each head holds features of several positions. "
+    "Split as split_heads (imported) does: view(batch, len, num_heads, d_head), then "
+    "transpose(1, 2)."
+)
+_MERGE_NO_TRANSPOSE = (
+    "Your heads were merged with a reshape to (batch, len, d_model) without transpose(1, 2) "
+    "first, so each output token is cut out of one head's block of numbers: use "
+    "merge_heads (imported), or transpose(1, 2) before the reshape."
+)
+_ATTENTION_MISTAKES = {
+    _NO_ROPE: {"rope": False},
+    _ROTATE_VALUES: {"rotate_values": True},
+    _BEFORE_SPLIT: {"split": "before"},
+    _NOT_CAUSAL: {"causal": False},
+    _KEYS_NOT_ROTATED: {"rotated": "q"},
+    _QUERIES_NOT_ROTATED: {"rotated": "k"},
+    _NO_W_O: {"use_w_o": False},
+    _NO_SCALE: {"scale": "none"},
+    _SCALE_D_MODEL: {"scale": "sqrt_d_model"},
+    "You divided the scores by d_head instead of sqrt(d_head).": {"scale": "d_head"},
+    _IGNORES_BASE: {"base": 10000.0},
+    "Your attention neither rotates the queries and keys nor masks the future. Either both "
+    "are left out, or the length was read from the batch axis (x.shape[0], 1 here): "
+    "rotary_embedding(1, d_head) is position 0's angle (no rotation) and look_ahead_mask(1) "
+    "blocks nothing, and both broadcast. x is (batch, len, d_model): length = x.shape[1].": {
+        "rope": False,
+        "causal": False,
+    },
+    _SPLIT_NO_TRANSPOSE: {"heads_split": "no_transpose"},
+    _MERGE_NO_TRANSPOSE: {"heads_merge": "no_transpose"},
+    _SPLIT_NO_TRANSPOSE.replace("split", "split (and merged back)", 1): {
+        "heads_split": "no_transpose",
+        "heads_merge": "no_transpose",
+    },
+}
+
+
+@dataclass(frozen=True)
+class _ModelCase:
+    seed: int
+    batch: int
+    length: int
+    d_model: int
+    num_heads: int
+    d_ff: int = 16
+    num_layers: int = 2
+    vocab: int = 23
+    eps: float | None = None  # the block's eps (None: its default); the other layers ignore it
+    base: float | None = None  # the attention's RoPE base (None: its default)
+
+
+_VISIBLE_ATTENTION = [_ModelCase(1, 2, 6, 16, 2, eps=0.5)]
+_HIDDEN_ATTENTION = [_ModelCase(101, 1, 9, 24, 3), _ModelCase(102, 3, 5, 32, 2, eps=0.25)]
+#: CausalSelfAttention's own cases add a base other than the default (a learner's
+#: rotary_embedding(len, d_head) without self.base shows only there)
+_VISIBLE_CSA = [*_VISIBLE_ATTENTION, _ModelCase(3, 2, 6, 16, 2, base=100.0)]
+_HIDDEN_CSA = [*_HIDDEN_ATTENTION, _ModelCase(103, 1, 7, 24, 3, base=500.0)]
+
+
+def _causal_property(c: Checker, module, x: torch.Tensor, call: str, message: str) -> None:
+    changed = x.clone()
+    changed[:, -1] = changed[:, -1] + 1 if changed.is_floating_point() else (changed[:, -1] + 1) % 7
+    before = c.call(module, x, call_repr=call)
+    after = c.call(module, changed, call_repr=call)
+    earlier = (before[:, :-1].detach().double() - after[:, :-1].detach().double()).abs().max()
+    c.expect_true(float(earlier) < 1e-5, f"{call}: {message}")
+
+
+def _check_layer(
+    cls,
+    hidden: bool,
+    name: str,
+    args: Callable[[_ModelCase], tuple],
+    oracle_f: Callable[..., torch.Tensor],
+    table: Mapping[str, Mapping[str, Any]],
+    scale: float,
+    oracle_options: Callable[[_ModelCase], dict[str, Any]] = lambda case: {},
+    localise: bool = False,
+    cases: tuple[list[_ModelCase], list[_ModelCase]] = (_VISIBLE_ATTENTION, _HIDDEN_ATTENTION),
+    inspect: Callable[[Checker, nn.Module, str, _ModelCase], None] | None = None,
+) -> None:
+    """The check of a layer of the GPT that maps x (batch, len, d_model) to the same
+    shape: ``cls(*args(case))`` with deterministic weights, against ``oracle_f(x, state,
+    num_heads, **oracle_options(case))`` (with the ``table``'s mistakes), then its causal
+    property."""
+    with Checker(name, hidden=hidden) as c:
+        c.require_callable(cls)
+        for case in cases[1] if hidden else cases[0]:
+            module, built, state = build(
+                c,
+                cls,
+                *args(case),
+                name=name,
+                reference=getattr(ref, name)(*args(case)),
+                seed=case.seed,
+                mode="eval",
+            )
+            if inspect is not None:
+                inspect(c, module, built, case)
+            x = randn((case.batch, case.length, case.d_model), case.seed, scale=scale)
+            what = f"{built}(x {tuple(x.shape)})"
+            attention = name == "CausalSelfAttention"
+            hints = _attention_hints(
+                case.batch, case.length, case.d_model, case.num_heads, length_axis=attention
+            )
+            if attention:  # in a block, a norm's statistic without keepdim clashes alike
+                hints.append(_length_hint(tuple(x.shape)))
+            got = c.call(module, x, call_repr=what, hints=hints)
+            expect_tensor_result(c, got, tuple(x.shape), what)
+            oracle = functools.partial(oracle_f, x, state, case.num_heads, **oracle_options(case))
+            where = functools.partial(_localise_block, module, x) if localise else None
+            _expect_oracle_and_causal(c, module, x, got, oracle, what, table, _FUTURE, where)
+
+
+def check_CausalSelfAttention(cls, *, hidden: bool = False) -> None:
+    _check_layer(
+        cls,
+        hidden,
+        "CausalSelfAttention",
+        lambda case: (case.d_model, case.num_heads, *(() if case.base is None else (case.base,))),
+        causal_self_attention_f,
+        _ATTENTION_MISTAKES,
+        scale=1.0,
+        oracle_options=lambda case: {} if case.base is None else {"base": case.base},
+        cases=(_VISIBLE_CSA, _HIDDEN_CSA),
+    )
+
+
+_BLOCK_PARTS = {"attn": "attn", "ffn": "feed_forward"}  # decoder_block_f's parts: attributes
+_BLOCK_NORMS = {"attn": "norm1", "ffn": "norm2"}
+
+
+def _localise_block(module, x: torch.Tensor, pairing: str) -> str:
+    """Which residual sub-result of the learner's pre-norm block first departs."""
+    return localise_layer(
+        module,
+        lambda: module(x),
+        x,
+        sublayers=list(_BLOCK_PARTS.values()),
+        norms={_BLOCK_PARTS[k]: v for k, v in _BLOCK_NORMS.items()},
+        norm_first=True,
+    )

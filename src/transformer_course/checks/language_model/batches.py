@@ -1,0 +1,156 @@
+"""Checks for lesson 11's next_token_batches: windows of a token stream, targets one step ahead."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from transformer_course.checking import Checker
+
+from .common import _generator, _plain_generator
+
+
+@dataclass(frozen=True)
+class _BatchCase:
+    seed: int
+    num_tokens: int
+    block_size: int
+    batch_size: int
+
+
+_VISIBLE_BATCH = [_BatchCase(1, 12, 4, 400), _BatchCase(2, 50, 8, 6)]
+_HIDDEN_BATCH = [
+    _BatchCase(101, 9, 3, 500),
+    _BatchCase(102, 200, 16, 12),
+    _BatchCase(103, 6, 5, 50),
+]
+
+_TARGETS_SAME = (
+    "Your targets are the inputs themselves. The target at each position is the token that "
+    "comes next: tokens[s + 1 : s + block_size + 1]."
+)
+_TARGETS_BEFORE = (
+    "Your targets are shifted the wrong way (the token before, not after). The target of "
+    "inputs[b, i] = tokens[s + i] is tokens[s + i + 1]."
+)
+_LAST_START = (
+    "The last valid start, num_tokens - block_size - 1, never occurs in many draws: "
+    "torch.randint's `high` is exclusive, so draw from 0 to num_tokens - block_size "
+    "(torch.randint(0, len(tokens) - block_size, ...))."
+)
+_GENERATOR = (
+    "Two calls with generators seeded alike gave different batches: draw the starts with "
+    "the generator you were given (torch.randint(..., generator=generator)), never the "
+    "global random stream, so that training is reproducible."
+)
+
+
+_WINDOW_PAST_END = (
+    "An index ran past the end of the stream: a window or its targets reach beyond the last "
+    "token. The window tokens[s : s + block_size] and its targets tokens[s + 1 : s + "
+    "block_size + 1] must both fit, so every start s < num_tokens - block_size: "
+    "torch.randint(0, num_tokens - block_size, (batch_size,), generator=generator)."
+)
+
+
+def _window_message(call: str, b: int, row: list[int], num_tokens: int) -> str:
+    """What inputs[b] holds, told by the stream positions of its tokens (``row``; -1:
+    a token that is not in the stream): a window that runs backwards or steps by more
+    than one is named."""
+    shown = f"{call}: inputs[{b}] holds the tokens at stream positions {row}"
+    rule = "Each row must be tokens[s : s + block_size] for one start s"
+    start, length = row[0], len(row)
+    if -1 in row:
+        return f"{shown} (-1: a token that is not in the stream). {rule}."
+    for step in (-1, *range(2, length + 1), *range(-length, -1)):
+        if row == [(start + step * i) % num_tokens for i in range(length)]:
+            if step == -1:
+                return (
+                    f"{shown}: your window runs backwards (positions s - i: the offsets "
+                    "are subtracted from the start instead of added, or the window is "
+                    f"reversed). "
+                    f"{rule}: positions s + torch.arange(block_size)."
+                )
+            return (
+                f"{shown}: your window steps by {step} positions, not 1 (positions s + "
+                f"{step}·i). {rule}: positions s + torch.arange(block_size)."
+            )
+    return f"{shown}, not consecutive ones. {rule}."
+
+
+def _time_major(value: torch.Tensor, shape: tuple[int, int], position: dict[int, int]) -> str:
+    """The hint for a result of shape (block_size, batch_size) whose columns are the
+    windows (time-major, as a seq-first iterator makes); "" otherwise."""
+    if value.dim() != 2 or tuple(value.shape) != shape[::-1] or shape[0] == shape[1]:
+        return ""
+    for column in value.T:
+        row = [position.get(int(t), -1) for t in column]
+        if row != list(range(row[0], row[0] + len(row))):
+            return ""
+    return (
+        "It is the transpose of what is asked, (block_size, batch_size), time-major: each "
+        "window is a column. The windows are the rows, (batch_size, block_size): stack them "
+        "along dim 0 (or drop the .T / transpose)."
+    )
+
+
+def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> None:
+    with Checker("next_token_batches", hidden=hidden) as c:
+        c.require_callable(next_token_batches)
+        for case in _HIDDEN_BATCH if hidden else _VISIBLE_BATCH:
+            # distinct values, so that every token's position is known
+            tokens = torch.randperm(case.num_tokens, generator=_plain_generator(case.seed)) + 3
+            position = {int(t): i for i, t in enumerate(tokens)}
+            call = f"next_token_batches(tokens ({case.num_tokens},), {case.block_size}, {case.batch_size}, generator)"
+            args = (tokens, case.block_size, case.batch_size)
+            got = c.call(
+                next_token_batches,
+                *args,
+                _generator(case.seed),
+                call_repr=call,
+                hints={"out of bounds for dimension 0": _WINDOW_PAST_END},
+            )
+            again = c.call(next_token_batches, *args, _generator(case.seed), call_repr=call)
+            c.expect_type(got, tuple, call, "Return a pair (inputs, targets).")
+            c.expect_true(len(got) == 2, f"{call} should return a pair (inputs, targets).")
+            inputs, targets = got
+            shape = (case.batch_size, case.block_size)
+            for name, value in (("inputs", inputs), ("targets", targets)):
+                c.expect_type(value, torch.Tensor, f"{call}: {name}")
+                c.expect_shape(value, shape, f"{call}: {name}", _time_major(value, shape, position))
+                c.expect_true(
+                    value.dtype == torch.int64,
+                    f"{call}: {name} should be int64 token ids, not {value.dtype}.",
+                )
+            starts = []
+            for b in range(case.batch_size):
+                row = [position.get(int(t), -1) for t in inputs[b]]
+                start = row[0]
+                consecutive = row == list(range(start, start + case.block_size))
+                c.expect_true(
+                    consecutive,
+                    "" if consecutive else _window_message(call, b, row, case.num_tokens),
+                )
+                starts.append(start)
+                got_next = [position.get(int(t), -2) for t in targets[b]]
+                if got_next == row:
+                    c.fail(f"{call}: {_TARGETS_SAME}")
+                if got_next == [i - 1 for i in row]:
+                    c.fail(f"{call}: {_TARGETS_BEFORE}")
+                c.expect_true(
+                    got_next == [i + 1 for i in row],
+                    f"{call}: targets[{b}] should be tokens[s + 1 : s + block_size + 1], the "
+                    "inputs moved one token to the right.",
+                )
+            last = case.num_tokens - case.block_size - 1
+            c.expect_true(
+                max(starts) <= last and min(starts) >= 0,
+                f"{call}: a window starts at {max(starts)}, past the last valid start {last}.",
+            )
+            if case.batch_size >= 50 * (last + 1) ** 0.5:
+                c.expect_true(last in starts, f"{call}: {_LAST_START}")
+                c.expect_true(0 in starts, f"{call}: the start 0 never occurs in many draws.")
+            c.expect_true(
+                torch.equal(again[0], inputs) and torch.equal(again[1], targets), _GENERATOR
+            )

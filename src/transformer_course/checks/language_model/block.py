@@ -1,0 +1,81 @@
+"""Checks for lesson 11's pre-norm DecoderBlock, against ``decoder_block_f``."""
+
+from __future__ import annotations
+
+from torch import nn
+
+from transformer_course.checking import Checker
+from transformer_course.checking.layer_mistakes import (
+    add_new,
+    norm_choice_mistakes,
+    residual_mistakes,
+)
+from transformer_course.checking.oracles import decoder_block_f
+
+from .attention import _BLOCK_NORMS, _BLOCK_PARTS, _NO_ROPE, _NOT_CAUSAL, _check_layer, _ModelCase
+
+_POST = (
+    "Your block is post-norm (norm(x + sublayer(x)), the 2017 layout). A decoder-only block "
+    "is pre-norm: h = x + attn(norm1(x)), then h + feed_forward(norm2(h))."
+)
+_NO_RESIDUAL = "Your block has no residual connections: add each sub-layer's result to its input."
+_FROM_NORMED = (
+    "Your residual starts from the normalised x: h = x + attn(norm1(x)) adds to x itself, "
+    "so that the residual stream is never normalised."
+)
+_SWAPPED_NORMS = "norm1 goes before the attention and norm2 before the feed-forward block."
+_PARALLEL = (
+    "Both of your sub-layers read the block's input (the 'parallel' block of GPT-J/PaLM). "
+    "Here the feed-forward block reads h = x + attn(norm1(x)), the result of the attention."
+)
+
+
+_BLOCK_EPS = (
+    "Your block's norms ignore the eps it was given: they compute with RMSNorm's default "
+    "1e-5. Pass it on when you build them, RMSNorm(d_model, eps) for norm1 and norm2 (and "
+    "if you do, your RMSNorm itself ignores its eps argument: its own test cell says so)."
+)
+
+
+_BLOCK_MISTAKES = {  # {message: decoder_block_f's knobs for that mistake}
+    _POST: {"layout": "post"},
+    _NO_RESIDUAL: {"layout": "no_residual"},
+    _FROM_NORMED: {"layout": "residual_from_normed"},
+    _SWAPPED_NORMS: {"layout": "swapped_norms"},
+    _PARALLEL: {"layout": "parallel"},
+    _NO_ROPE: {"attention": {"rope": False}},
+    _NOT_CAUSAL: {"attention": {"causal": False}},
+    _BLOCK_EPS: {"eps": 1e-5},  # (the same as the right result where the case's eps is the default)
+}
+add_new(_BLOCK_MISTAKES, residual_mistakes(_BLOCK_PARTS, _BLOCK_NORMS, True, dropout=False))
+add_new(_BLOCK_MISTAKES, norm_choice_mistakes(_BLOCK_PARTS, _BLOCK_NORMS))
+
+
+def _inspect_block(c: Checker, module: nn.Module, built: str, case: _ModelCase) -> None:
+    """The block's attention has the block's number of heads (its weights' shapes cannot
+    tell: every head count gives (d_model, d_model) projections)."""
+    heads = getattr(getattr(module, "attn", None), "num_heads", None)
+    if isinstance(heads, int) and heads != case.num_heads:
+        c.fail(
+            f"{built}: its attention has num_heads={heads}, but the block was given "
+            f"num_heads={case.num_heads}. Build it with the block's arguments, "
+            "CausalSelfAttention(d_model, num_heads) (with d_model // num_heads, or d_ff, in "
+            "the second place the heads are cut differently)."
+        )
+
+
+def check_DecoderBlock(cls, *, hidden: bool = False) -> None:
+    _check_layer(
+        cls,
+        hidden,
+        "DecoderBlock",
+        lambda case: (
+            (case.d_model, case.num_heads, case.d_ff) + (() if case.eps is None else (case.eps,))
+        ),
+        decoder_block_f,
+        _BLOCK_MISTAKES,
+        scale=2.0,
+        oracle_options=lambda case: {} if case.eps is None else {"eps": case.eps},
+        localise=True,
+        inspect=_inspect_block,
+    )

@@ -1,0 +1,184 @@
+"""Checks for lesson 11's GPT (tied embedding, final norm, logits), against ``gpt_f``."""
+
+from __future__ import annotations
+
+import functools
+
+import torch
+
+from transformer_course.checking import Checker
+from transformer_course.checking.layers import expect_tensor_result
+from transformer_course.checking.localise import localise_stack
+from transformer_course.checking.modules import build_module, random_state, state_shapes
+from transformer_course.checking.oracles import (
+    as_float64,
+    decoder_block_f,
+    gpt_f,
+    rms_norm_f,
+)
+from transformer_course.checking.oracles.state import sub
+from transformer_course.reference import language_model as ref
+
+from .attention import (
+    _HIDDEN_ATTENTION,
+    _VISIBLE_ATTENTION,
+    _attention_hints,
+    _expect_oracle_and_causal,
+    _ModelCase,
+)
+from .common import _plain_generator
+
+_UNTIED = (
+    "Your output layer is not tied to the embedding: its weight is a separate matrix. Use "
+    "the embedding's weight for the logits (x @ self.embedding.weight.T), or make the "
+    "output layer share it (self.output.weight = self.embedding.weight)."
+)
+_NO_FINAL_NORM = (
+    "Your GPT has no final norm before the logits: a pre-norm stack ends with "
+    "self.norm(x) (RMSNorm), since nothing else normalises the residual stream."
+)
+_SCALED = (
+    "You multiplied the embeddings by sqrt(d_model), as the 2017 Transformer does before "
+    "adding its positional encoding. This GPT has no positional encoding to balance: use "
+    "self.embedding(ids) as it is."
+)
+_PROBS = (
+    "Your GPT returns probabilities (a softmax over the vocabulary): return the logits; "
+    "the cross-entropy and sample take logits."
+)
+_GPT_FUTURE = (
+    "Changing the last token changed the logits at earlier positions: the model can see the "
+    "future. Every attention must be causal."
+)
+_GPT_NOT_CAUSAL = (
+    "Your GPT's logits at a position depend on the tokens after it: its attention is not "
+    "causal, every query sees every key. A language model must predict each token from the "
+    "tokens before it only: every block's attention masks the future with "
+    "look_ahead_mask(len) (True = may attend), as your CausalSelfAttention does."
+)
+_GPT_MISTAKES = {  # {message: gpt_f's knobs for that mistake}
+    _NO_FINAL_NORM: {"final_norm": False},
+    _SCALED: {"scale_embedding": True},
+    _PROBS: {"softmax": True},
+    _GPT_NOT_CAUSAL: {"causal": False},
+}
+
+
+_EMBEDDING_STD = 0.02  # GPT-2's initialisation of the embedding, part of the contract
+_INIT_SIZES = (512, 64, 2, 32, 1)  # vocab, d_model, heads, d_ff, layers: 32,768 weights
+
+
+def _check_embedding_init(c: Checker, cls, seed: int) -> None:
+    """A newly built GPT's embedding weights have the contract's standard deviation: with
+    the output tied to the embedding, nn.Embedding's default (1) makes the first logits
+    about sqrt(d_model) times too large, and training from there ends far above the
+    lesson's loss although the model computes the right function."""
+    built = f"GPT{_INIT_SIZES}"
+    torch.manual_seed(seed)  # the Checker puts the global stream back afterwards
+    module = c.call(cls, *_INIT_SIZES, call_repr=built)
+    state = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
+    weight = state.get("embedding.weight")
+    c.expect_true(weight is not None, f"{built} has no state-dict key embedding.weight.")
+    std = float(weight.detach().double().std())
+    if 0.015 <= std <= 0.025:  # 32,768 draws: a correct init lands within 1% of 0.02
+        return
+    if 0.8 <= std <= 1.2:
+        cause = (
+            "That is nn.Embedding's default initialisation (standard deviation 1): add "
+            "nn.init.normal_(self.embedding.weight, std=0.02) after creating it."
+        )
+    else:
+        cause = (
+            "Is the initialisation applied to the tensor the model ends up with? For example, "
+            "tying with self.embedding.weight = self.output.weight after initialising the "
+            "embedding replaces it with the nn.Linear's initial weights; or another standard "
+            "deviation was used."
+        )
+    c.fail(
+        f"A newly built {built} has embedding weights with standard deviation {std:.3g}; the "
+        f"contract asks for a normal initialisation with standard deviation {_EMBEDDING_STD} "
+        "(GPT-2's). The output layer is tied to the embedding, so larger weights make the "
+        "first logits far too large: the model computes the right function, but training "
+        f"starts from a huge loss and ends well above the lesson's. {cause}"
+    )
+
+
+def _localise_gpt(module, ids: torch.Tensor, state, case: _ModelCase, pairing: str) -> str:
+    """Which step of the learner's GPT first departs: the blocks' chaining (each fed the
+    previous block's output, the first the embeddings), each block's result, the final
+    norm before the tied output layer."""
+    p = as_float64(state)
+    embedding = p["embedding.weight"]  # (vocab_size, d_model)
+
+    def block(h, i):
+        return decoder_block_f(h, sub(p, f"layers.{i}"), case.num_heads, pairing=pairing)
+
+    return localise_stack(
+        module,
+        lambda: module(ids),
+        embedding[ids],
+        case.num_layers,
+        final=lambda t: rms_norm_f(t, sub(p, "norm"), 1e-5) @ embedding.T,
+        unnormed=lambda t: t @ embedding.T,
+        norm=lambda t: rms_norm_f(t, sub(p, "norm"), 1e-5),
+        layer_oracle=block,
+        input_name="the embeddings of the ids",
+    )
+
+
+_LAST_POSITION_ONLY = (
+    "one row of logits per sequence, not one per position (batch, len, vocab_size). "
+    "Did you keep only the last position (x[:, [-1]], generation's shortcut)? Training "
+    "needs the logits of every position: logits[:, t] predicts the token after ids[:, t]."
+)
+
+
+def check_GPT(cls, *, hidden: bool = False) -> None:
+    with Checker("GPT", hidden=hidden) as c:
+        c.require_callable(cls)
+        for case in _HIDDEN_ATTENTION if hidden else _VISIBLE_ATTENTION:
+            args = (case.vocab, case.d_model, case.num_heads, case.d_ff, case.num_layers)
+            reference = ref.GPT(*args)
+            expected = state_shapes(reference)
+            state = random_state(expected, case.seed)
+            state["embedding.weight"] = state["embedding.weight"] * 3.0  # larger logits
+            module, built = build_module(
+                c,
+                cls,
+                *args,
+                name="GPT",
+                expected_shapes=expected,
+                state=state,
+                mode="eval",
+                allow_extra_keys=True,
+            )
+            loaded = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
+            extra = set(loaded) - set(expected)
+            c.expect_true(
+                extra <= {"output.weight", "lm_head.weight"},
+                f"{built} has unexpected state-dict keys {sorted(extra)}: the contract's keys are "
+                "embedding.weight, layers.*, norm.weight (and output.weight if tied).",
+            )
+            for key in extra:
+                c.expect_true(
+                    torch.equal(loaded[key], loaded["embedding.weight"]), f"{built}: {_UNTIED}"
+                )
+            ids = torch.randint(
+                0, case.vocab, (case.batch, case.length), generator=_plain_generator(case.seed)
+            )
+            what = f"{built}(ids {tuple(ids.shape)})"
+            hints = _attention_hints(case.batch, case.length, case.d_model, case.num_heads)
+            got = c.call(module, ids, call_repr=what, hints=hints)
+            if (
+                isinstance(got, torch.Tensor)
+                and case.length > 1
+                and tuple(got.shape) == (case.batch, 1, case.vocab)
+            ):
+                c.fail(f"{what} has shape {tuple(got.shape)}: {_LAST_POSITION_ONLY}")
+            expect_tensor_result(c, got, (case.batch, case.length, case.vocab), what)
+            oracle = functools.partial(gpt_f, ids, state, case.num_heads, case.num_layers)
+            where = functools.partial(_localise_gpt, module, ids, state, case)
+            _expect_oracle_and_causal(
+                c, module, ids, got, oracle, what, _GPT_MISTAKES, _GPT_FUTURE, where
+            )
+        _check_embedding_init(c, cls, seed=101 if hidden else 1)

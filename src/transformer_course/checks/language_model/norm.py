@@ -1,0 +1,214 @@
+# ruff: noqa: B023  (each lambda and closure is called in the loop iteration that made it)
+"""Checks for lesson 11's RMSNorm, against the float64 oracle ``rms_norm_f``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from transformer_course.checking import Checker, tolerance
+from transformer_course.checking.hints import dropped_axis_hint
+from transformer_course.checking.inputs import randn
+from transformer_course.checking.layers import (
+    build,
+    expect_tensor_result,
+    mistake_pairs,
+    mistake_values,
+)
+from transformer_course.checking.oracles import rms_norm_f
+from transformer_course.reference import language_model as ref
+
+
+@dataclass(frozen=True)
+class _NormCase:
+    seed: int
+    shape: tuple[int, ...]
+    eps: float | None  # None: the default
+    quiet_token: bool = True  # one token with a tiny root mean square (close to eps)
+    dtype: torch.dtype = torch.float32  # of x
+
+
+_VISIBLE_NORM = [
+    _NormCase(1, (2, 3, 8), None),
+    _NormCase(2, (4, 6), 0.1),
+    _NormCase(3, (2, 5), None, dtype=torch.float64),  # the output keeps x's dtype
+]
+_HIDDEN_NORM = [
+    _NormCase(101, (3, 5, 16), None),
+    _NormCase(102, (2, 2, 3, 6), 0.01),
+    _NormCase(103, (3, 4, 8), 0.001, dtype=torch.float64),
+]
+_LOWER_PRECISION = (
+    "{what} returned {got} for a float64 input: your RMSNorm computes in a lower precision "
+    "and never casts back. Return x's dtype, as nn.RMSNorm does (Llama's RMSNorm computes "
+    "in float32 and casts back with .type_as(x))."
+)
+
+_MEAN = (
+    "You divided by the square root of the mean of x, not of x squared. RMSNorm divides by "
+    "the root of the mean of the squares: sqrt(x.pow(2).mean(-1, keepdim=True) + eps)."
+)
+_SUBTRACT = (
+    "You subtracted the mean first: that is LayerNorm (without its bias). RMSNorm does not "
+    "re-centre: it divides x itself by sqrt(mean(x**2) + eps)."
+)
+_SUM = (
+    "You used the sum of the squares (x.norm(dim=-1) is its root, the L2 norm); RMSNorm takes "
+    "their mean (divide by d_model): the root mean square is x.norm(dim=-1) / sqrt(d_model)."
+)
+_CENTRED = (
+    "You subtracted the mean from x, although the root mean square is taken of x itself: "
+    "RMSNorm does not re-centre at all, x / sqrt(mean(x**2) + eps) * weight."
+)
+_INVERTED = (
+    "You multiplied by the root mean square instead of dividing by it (dividing by "
+    "torch.rsqrt(...), which is already 1 / sqrt): multiply by rsqrt, or divide by sqrt."
+)
+_EPS_OUT = (
+    "You added eps outside the square root, x / (sqrt(mean(x**2)) + eps). nn.RMSNorm puts it "
+    "inside: x / sqrt(mean(x**2) + eps); the two differ for a token with small values, as here."
+)
+_NO_ROOT = (
+    "You divided by the mean of the squares itself, without its square root: RMSNorm divides "
+    "by the root mean square, sqrt(x.pow(2).mean(-1, keepdim=True) + eps) (or multiplies by "
+    "torch.rsqrt of it)."
+)
+_EPS_SUBTRACTED = (
+    "You subtracted eps under the square root, sqrt(mean(x**2) - eps): add it, "
+    "sqrt(mean(x**2) + eps) (a token with small values, as here, then takes the root of a "
+    "negative number: NaN)."
+)
+_GAIN_DIVIDED = (
+    "You divided by the learned gain self.weight instead of multiplying by it: "
+    "x / sqrt(mean(x**2) + eps) * self.weight."
+)
+_NO_EPS = "You left out eps: divide by sqrt(mean(x**2) + eps), with eps inside the root."
+_AXIS = (
+    "You normalised over the wrong axis. Each token is normalised on its own, over its "
+    "d_model features: the mean of the squares over the last axis (dim=-1, keepdim=True)."
+)
+_NO_GAIN = "Your result lacks the learned gain: multiply by self.weight."
+_UNIT_OFFSET = (
+    "You multiplied by 1 + self.weight (Gemma's convention, where the gain is stored as an "
+    "offset from one and initialised to zeros): here the gain is self.weight itself, "
+    "initialised to ones; multiply by it."
+)
+_DEFAULT_EPS = (
+    "Your default eps is not 1e-5: make eps=1e-5 the default of the eps parameter (the "
+    "contract's; nn.RMSNorm's own default depends on the dtype)."
+)
+_EPS_IGNORED = "Your RMSNorm ignores its eps argument: store it (self.eps = eps) and use it."
+
+
+def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
+    eps = 1e-5 if case_eps is None else case_eps
+    table: dict[str, dict[str, Any]] = {
+        _MEAN: {"statistic": "mean"},
+        _SUBTRACT: {"statistic": "variance"},
+        _SUM: {"statistic": "sum_square"},
+        _EPS_OUT: {"eps_at": "outside"},
+        _NO_EPS: {"eps_at": "none"},
+        _EPS_SUBTRACTED: {"eps_at": "subtracted"},
+        _GAIN_DIVIDED: {"divide_gain": True},
+        _AXIS: {"over": "sequence"},
+        _AXIS + " ": {"over": "everything"},
+        _AXIS + "  ": {"over": "sequence_and_features"},
+        _NO_GAIN: {"gain": False},
+        _CENTRED: {"centre": True},
+        _INVERTED: {"invert": True},
+        _UNIT_OFFSET: {"unit_offset": True},
+        _NO_ROOT: {"root": False},
+    }
+    if case_eps is None:
+        for wrong in (1e-6, 1e-8, torch.finfo(torch.float32).eps):
+            table[_DEFAULT_EPS + " " * len(table)] = {"eps": wrong}
+    else:
+        table[_EPS_IGNORED] = {"eps": 1e-5}
+        table[_EPS_IGNORED + " "] = {"eps": 1e-6}
+    return {message: {"eps": eps, **knobs} for message, knobs in table.items()}
+
+
+def _without_eps(table: dict[str, dict[str, Any]], eps: float) -> dict[str, dict[str, Any]]:
+    """The mistakes of ``table`` made with the right eps, without the eps knob (so that
+    any two can be combined)."""
+    return {
+        message: {k: v for k, v in knobs.items() if k != "eps"}
+        for message, knobs in table.items()
+        if knobs.get("eps") == eps
+    }
+
+
+def _negative_root(got: torch.Tensor, x: torch.Tensor, eps: float) -> str:
+    """For NaN tokens: the quantities that are negative on exactly those tokens (their
+    root is NaN), among what a root mean square could be taken of by a slip; "" when
+    none is, or the result has no NaN."""
+    bad = torch.isnan(got.detach().double()).any(dim=-1)  # (...): one per token
+    if not bool(bad.any()):
+        return ""
+    x = x.double()
+    candidates = {
+        "the mean of x itself (not squared)": x.mean(-1) + eps,
+        "the mean of x ** 3 (an odd power: the power is one too high, x ** 2 is meant)": (
+            x.pow(3).mean(-1) + eps
+        ),
+        "the mean of the squares minus eps": x.pow(2).mean(-1) - eps,
+    }
+    found = [what for what, value in candidates.items() if torch.equal(value < 0, bad)]
+    if not found:
+        return ""
+    tokens = [tuple(int(i) for i in t) for t in bad.nonzero()[:3]]
+    return (
+        f"Your result is NaN on the tokens {tokens}{' ...' if int(bad.sum()) > 3 else ''}, "
+        "exactly those where " + " or ".join(found) + " is negative: the root of a negative "
+        "number. RMSNorm takes the root of mean(x ** 2) + eps, positive for every token."
+    )
+
+
+def check_RMSNorm(cls, *, hidden: bool = False) -> None:
+    with Checker("RMSNorm", hidden=hidden) as c:
+        c.require_callable(cls)
+        for case in _HIDDEN_NORM if hidden else _VISIBLE_NORM:
+            d_model = case.shape[-1]
+            args = (d_model,) if case.eps is None else (d_model, case.eps)
+            module, built, state = build(
+                c,
+                cls,
+                *args,
+                name="RMSNorm",
+                reference=ref.RMSNorm(d_model),
+                seed=case.seed,
+                mode="eval",
+            )
+            x = randn(case.shape, case.seed) * (
+                0.5 + randn((*case.shape[:-1], 1), case.seed + 1).abs()
+            )
+            if case.quiet_token:
+                x[(0,) * (len(case.shape) - 1)] = randn((d_model,), case.seed + 2, scale=3e-3)
+            x = x.to(case.dtype)
+            got = c.call(
+                module,
+                x,
+                call_repr=f"{built}(x {tuple(x.shape)})",
+                hints=[dropped_axis_hint(x.shape)],
+            )
+            what = f"{built}(x {tuple(x.shape)}{', float64' if x.dtype == torch.float64 else ''})"
+            expect_tensor_result(c, got, tuple(x.shape), what)
+            if x.dtype == torch.float64 and got.dtype != torch.float64:
+                c.fail(_LOWER_PRECISION.format(what=what, got=got.dtype))
+            eps = 1e-5 if case.eps is None else case.eps
+            table = _norm_mistakes(case.eps)
+            c.expect_close(
+                got,
+                rms_norm_f(x, state, eps),
+                what,
+                # float32 precision is enough, also for a float64 input (Llama's RMSNorm
+                # computes in float32 and casts back)
+                **tolerance(got.dtype, torch.float32),
+                mistakes=mistake_values(lambda **k: rms_norm_f(x, state, **k), table),
+                pairs=lambda table=table, x=x, state=state, eps=eps: mistake_pairs(
+                    lambda **k: rms_norm_f(x, state, eps, **k), _without_eps(table, eps)
+                ),
+                explain=lambda got=got, x=x, eps=eps: _negative_root(got, x, eps),
+            )

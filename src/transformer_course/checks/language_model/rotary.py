@@ -1,0 +1,440 @@
+"""Checks for lesson 11's rotary_embedding and apply_rotary (RoPE), in either pairing."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from transformer_course.checking import Checker, tolerance
+from transformer_course.checking.hints import Hint
+from transformer_course.checking.inputs import randn
+from transformer_course.checking.layers import mistake_pairs
+from transformer_course.checking.layouts import match_layout
+from transformer_course.checking.localise import (
+    agreeing_mistakes,
+    candidates_message,
+)
+from transformer_course.checking.oracles import (
+    rope_angles_f,
+    rotate_f,
+)
+from transformer_course.reference import language_model as ref
+
+
+@dataclass(frozen=True)
+class _RopeCase:
+    length: int
+    d_head: int
+    base: float | None  # None: the default
+
+
+_VISIBLE_ROPE = [_RopeCase(6, 8, None), _RopeCase(40, 16, 100.0)]
+_HIDDEN_ROPE = [_RopeCase(9, 4, None), _RopeCase(64, 32, None), _RopeCase(5, 12, 500000.0)]
+
+_ONE_INDEXED = (
+    "Your positions start at 1. RoPE's first token sits at position 0 (it is not rotated: "
+    "angle 0, cos 1, sin 0); use torch.arange(length)."
+)
+_HALF_EXPONENT = (
+    "Your frequencies use base ** (-i / d_head): the exponent is -2i / d_head, i = 0 .. "
+    "d_head/2 - 1 (torch.arange(0, d_head, 2) / d_head), the same frequencies as lesson 03."
+)
+_SIGN = (
+    "Your frequencies grow with i (base ** (+2i / d_head)): either the exponent's minus is "
+    "missing, or the positions are divided by theta_i instead of multiplied (m / theta_i is "
+    "m · base ** (+2i / d_head)). theta_i = base ** (-2i / d_head) shrinks from 1 (pair 0 "
+    "turns fastest) to almost 0, and angle[m, i] = m · theta_i."
+)
+_LINSPACE = (
+    "Your exponents run from 0 to exactly 1 (as if divided by d_head - 2): theta_i = "
+    "base ** (-2i / d_head), so the last exponent is (d_head - 2) / d_head, not 1."
+)
+_ODD_EXPONENT = (
+    "Your exponents are -(2i + 1) / d_head, shifted by one (odd numbers 1, 3, 5, ...): "
+    "theta_i = base ** (-2i / d_head), the even numbers torch.arange(0, d_head, 2) from 0, "
+    "so that pair 0 turns by 1 radian per position."
+)
+_TIMES_D = (
+    "Your exponents are -2i · d_head: you multiplied by d_head where the formula divides, "
+    "so every pair but pair 0 turns by almost 0. theta_i = base ** (-2i / d_head)."
+)
+_TIMES_BASE = (
+    "You multiplied base by the exponent, base * (-2i / d_head), instead of raising it to "
+    "that power: theta_i = base ** (-2i / d_head) (** is the power, * a product)."
+)
+
+
+def _rope_slips(length: int, d_head: int, base: float) -> dict[str, torch.Tensor]:
+    """(cos, sin) stacked for the frequency formula's slips of one symbol (float64)."""
+    i = torch.arange(d_head // 2, dtype=torch.float64)
+    positions = torch.arange(length, dtype=torch.float64)[:, None]
+    thetas = {
+        _ODD_EXPONENT: base ** (-(2 * i + 1) / d_head),
+        _TIMES_D: base ** (-2 * i * d_head),
+        _TIMES_BASE: base * (-2 * i / d_head),
+    }
+    return {
+        message: torch.stack([(positions * theta).cos(), (positions * theta).sin()])
+        for message, theta in thetas.items()
+    }
+
+
+_SWAPPED_COS_SIN = "You returned (sin, cos): return (cos, sin), in that order."
+_IGNORED_BASE = "Your rotary_embedding ignores its base argument: theta_i = base ** (-2i / d_head)."
+_ROPE_SHAPE = (
+    "rotary_embedding returns one angle per pair: (length, d_head // 2). (Implementations "
+    "that rotate half often repeat the table to d_head with torch.cat([angles, angles], -1); "
+    "this contract keeps one column per pair, and apply_rotary uses it for both halves.)"
+)
+
+
+def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
+    with Checker("rotary_embedding", hidden=hidden) as c:
+        c.require_callable(rotary_embedding)
+        runs = []
+        for case in _HIDDEN_ROPE if hidden else _VISIBLE_ROPE:
+            args = (case.length, case.d_head) + (() if case.base is None else (case.base,))
+            base = 10000.0 if case.base is None else case.base
+            call = f"rotary_embedding{args}"
+            got = c.call(rotary_embedding, *args, call_repr=call)
+            c.expect_type(got, tuple, call, "Return a pair (cos, sin).")
+            c.expect_true(len(got) == 2, f"{call} should return a pair (cos, sin).")
+            shape = (case.length, case.d_head // 2)
+            for name, value in zip(("cos", "sin"), got, strict=True):
+                c.expect_type(value, torch.Tensor, f"{call}: {name}")
+                c.expect_shape(value, shape, f"{call}: {name}", _ROPE_SHAPE)
+                c.expect_floating(value, f"{call}: {name}", preferred=torch.float32)
+                if value.dtype != torch.float32:
+                    c.fail(
+                        f"{call}: {name} has dtype {str(value.dtype).replace('torch.', '')}, "
+                        "but the contract asks for float32: apply_rotary multiplies the "
+                        "queries and keys by these tables, and a float64 table would promote "
+                        "a float32 model's attention to float64. Computing the angles in "
+                        "float64 is fine (the reference does); return cos.float() and "
+                        "sin.float()."
+                    )
+            angles = rope_angles_f(case.length, case.d_head, base)
+            table = {
+                _ONE_INDEXED: {"first": 1},
+                _HALF_EXPONENT: {"exponent": "i/d"},
+                _SIGN: {"exponent": "+2i/d"},
+                _LINSPACE: {"exponent": "2i/(d-2)"},
+            }
+
+            def pair(which, case=case, base=base, **knobs):
+                a = rope_angles_f(case.length, case.d_head, base, **knobs)
+                return (
+                    torch.stack([a.cos(), a.sin()])
+                    if which == "cs"
+                    else torch.stack([a.sin(), a.cos()])
+                )
+
+            mistakes = {message: pair("cs", **knobs) for message, knobs in table.items()}
+            mistakes[_SWAPPED_COS_SIN] = pair("sc")
+            mistakes.update(_rope_slips(case.length, case.d_head, base))
+            # with the default base, ignoring it changes nothing: the learner's value
+            mistakes[_IGNORED_BASE] = torch.stack(
+                [
+                    rope_angles_f(case.length, case.d_head).cos(),
+                    rope_angles_f(case.length, case.d_head).sin(),
+                ]
+            )
+            runs.append(
+                (
+                    torch.stack([got[0].double(), got[1].double()]),
+                    torch.stack([angles.cos(), angles.sin()]),
+                    f"{call}, (cos, sin) stacked",
+                    {"rtol": 1e-4, "atol": 1e-4},
+                    mistakes,
+                    {
+                        "pairs": mistake_pairs(lambda pair=pair, **k: pair("cs", **k), table),
+                        "axes": ("cos/sin", "len", "pair"),
+                    },
+                )
+            )
+        _judge_runs(c, runs)
+
+
+@dataclass(frozen=True)
+class _RotaryCase:
+    seed: int
+    shape: tuple[int, ...]  # x: (..., len, d_head)
+    dtype: torch.dtype = torch.float32
+
+
+_VISIBLE_ROTARY = [
+    _RotaryCase(1, (5, 8)),
+    _RotaryCase(2, (2, 3, 6, 8)),
+    _RotaryCase(3, (2, 5, 8), torch.bfloat16),  # the result keeps x's dtype
+]
+_HIDDEN_ROTARY = [
+    _RotaryCase(101, (2, 4, 7, 16)),
+    _RotaryCase(102, (1, 9, 4), torch.float64),
+    _RotaryCase(103, (3, 2, 2, 5, 12)),
+    _RotaryCase(104, (1, 2, 6, 8), torch.float16),
+]
+
+_ADJACENT_NOTE = (
+    "your apply_rotary pairs neighbouring features (2i, 2i + 1), as the RoFormer paper and "
+    "Meta's Llama code do; the reference pairs i with i + d_head/2 (rotate half, as GPT-NeoX "
+    "and Hugging Face's port of Llama, which permutes the query and key weights to match). "
+    "Both are correct when queries and keys use the same one, which the later checks of this "
+    "lesson follow; weights trained with one pairing do not work with the other."
+)
+_DIRECTION = (
+    "You rotate the wrong way (by -angle): yours gives (a cos + b sin, -a sin + b cos). Pair "
+    "(a, b) must become (a cos - b sin, a sin + b cos): the minus belongs to the first "
+    "output's sin term."
+)
+_NO_MINUS = (
+    "Your rotation has no minus sign: (a cos + b sin, a sin + b cos) is not a rotation. Pair "
+    "(a, b) becomes (a cos - b sin, a sin + b cos)."
+)
+_TWO_MINUS = (
+    "Both sin terms carry a minus sign: (a cos - b sin, -a sin + b cos) is not a rotation. "
+    "Pair (a, b) becomes (a cos - b sin, a sin + b cos)."
+)
+_MIXED = (
+    "Your pairing is mixed: you take the pairs one way (halves or neighbours) and put the "
+    "rotated values back the other way. Write the result back in the same positions the pair "
+    "came from."
+)
+_NOT_ROTATED = (
+    "Your result is x * cos + x * sin (or similar) rather than a rotation of pairs: each pair "
+    "(a, b) becomes (a cos - b sin, a sin + b cos); the partner feature b matters."
+)
+_RELATIVE = (
+    "The defining property of RoPE fails: with one query vector at position m and one key "
+    "vector at position n, the dot product of the rotated vectors should depend on m - n "
+    "only, but here two pairs (m, n) with the same offset give different scores."
+)
+
+
+def _mixed(x: torch.Tensor, angles: torch.Tensor) -> torch.Tensor:
+    """Pairs taken as halves, written back interleaved."""
+    x = x.double()
+    half = x.shape[-1] // 2
+    a, b = x[..., :half], x[..., half:]
+    cos, sin = angles.cos(), angles.sin()
+    return torch.stack([a * cos - b * sin, a * sin + b * cos], dim=-1).flatten(-2)
+
+
+_ROTARY_LAYOUTS = {
+    ("output", "halves_swapped"): (
+        "You wrote the two rotated halves back in the wrong order: the first half of the "
+        "result is a * cos - b * sin (pair i's first element), the second a * sin + b * cos: "
+        "torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)."
+    ),
+    ("output", "interleave"): _MIXED,
+    ("x", "deinterleave"): (
+        "Your pairing is mixed: you rotate neighbouring features (2i, 2i + 1) as pairs but "
+        "write the results back as halves (i, i + d_head/2). Write each rotated pair back "
+        "where it came from."
+    ),
+    ("x", "interleave"): (
+        "Your pairing is mixed: you read features i and i + d_head/2 into neighbouring "
+        "places before rotating. Rotate the pairs in place: a = x[..., :d/2], b = x[..., d/2:]."
+    ),
+}
+
+
+def _rotary_layout(layout) -> str:
+    """A RoPE layout mistake in the course's words, or the layout tool's own sentence."""
+    if layout is None:
+        return ""
+    return _ROTARY_LAYOUTS.get((layout.where, layout.kind), layout.message)
+
+
+def _angle_layout_mistakes(x: torch.Tensor, angles: torch.Tensor) -> dict[str, torch.Tensor]:
+    """The angle table laid out for one pairing and used with the other: one angle per
+    feature, cat([angles, angles]) (halves) or repeat_interleave (neighbours)."""
+    x = x.double()
+    halves = torch.cat([angles, angles], -1)  # feature j turns by theta_(j mod d/2)
+    neighbours = angles.repeat_interleave(2, -1)  # feature j turns by theta_(j // 2)
+    rotate_half = torch.cat([-x[..., x.shape[-1] // 2 :], x[..., : x.shape[-1] // 2]], -1)
+    swap_neighbours = torch.stack([-x[..., 1::2], x[..., 0::2]], -1).flatten(-2)
+    return {
+        "You rotate neighbouring pairs (2i, 2i + 1) with the halves' angle table "
+        "(cat([angles, angles]): feature j turns by theta_(j mod d_head/2)), so the two "
+        "features of a pair turn by different angles. Neighbouring pairs need "
+        "repeat_interleave(2) of the table; or pair halves with the halves' table.": (
+            x * halves.cos() + swap_neighbours * halves.sin()
+        ),
+        "You rotate halves (i, i + d_head/2) with an interleaved angle table "
+        "(repeat_interleave: feature j turns by theta_(j // 2)), so the two features of a "
+        "pair turn by different angles. Halves need cat([angles, angles]) (one column per "
+        "pair, used for both halves).": x * neighbours.cos() + rotate_half * neighbours.sin(),
+    }
+
+
+def _relative_property(c: Checker, apply_rotary, d_head: int, seed: int) -> None:
+    length = 12
+    cos, sin = ref.rotary_embedding(length, d_head)
+    q = randn((d_head,), seed).expand(length, d_head).contiguous()
+    k = randn((d_head,), seed + 1).expand(length, d_head).contiguous()
+    call = f"apply_rotary(one vector at every position ({length}, {d_head}), cos, sin)"
+    rq = c.call(apply_rotary, q, cos, sin, call_repr=call)
+    rk = c.call(apply_rotary, k, cos, sin, call_repr=call)
+    c.expect_type(rq, torch.Tensor, call)
+    c.expect_shape(rq, (length, d_head), call)
+    scores = rq.double() @ rk.double().T  # (m, n)
+    offsets = torch.arange(length)[:, None] - torch.arange(length)
+    spread = max(
+        float(scores[offsets == d].max() - scores[offsets == d].min())
+        for d in range(-length + 1, length)
+    )
+    c.expect_true(spread < 1e-3 * max(1.0, float(scores.abs().max())), f"{call}: {_RELATIVE}")
+
+
+def _judge_runs(c: Checker, runs: list[tuple]) -> None:
+    """Every input's (got, expected, call, tolerance, mistakes, expect_close options): when
+    one is wrong, the known mistakes that agree with the learner on EVERY input are
+    stated (one) or named as candidates (several); when none agrees, each input is
+    compared in turn without them (its layout, replay and fixed hint)."""
+    wrong = [
+        run
+        for run in runs
+        if not torch.allclose(
+            torch.as_tensor(run[0]).double(), torch.as_tensor(run[1]).double(), **run[3]
+        )
+    ]
+    if wrong:
+        records = [
+            (got, mistakes, tol["rtol"], tol["atol"]) for got, _, _, tol, mistakes, _ in runs
+        ]
+        found = agreeing_mistakes(records)
+        if found:
+            c.fail(f"{wrong[0][2]} is not what the reference gives. {candidates_message(found)}")
+    for got, expected, call, tol, _, options in runs:
+        c.expect_close(got, expected, call, **tol, **options)
+
+
+_BROADCAST = re.compile(
+    r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
+    r"non-singleton dimension (\d+)"
+)
+
+
+def _split_hint(d_head: int, ndim: int) -> Hint:
+    """For a size clash along the last axis of a part of x with cos or sin (d_head // 2
+    columns), the part being neither a half nor the whole: the split point of x is not
+    the last axis halved."""
+
+    def text(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if not found or int(found.group(3)) != ndim - 1:
+            return ""
+        sizes = {int(found.group(1)), int(found.group(2))}
+        if d_head // 2 not in sizes or len(sizes) != 2 or d_head in sizes:
+            return ""
+        (other,) = sizes - {d_head // 2}
+        return (
+            f"One of your halves of x has {other} features where cos and sin have d_head // 2 "
+            f"= {d_head // 2} columns: the split point must be x.shape[-1] // 2 (the last "
+            "axis, d_head, halved): a, b = x[..., :half], x[..., half:]."
+        )
+
+    return lambda exc: isinstance(exc, RuntimeError), text
+
+
+def _rotary_shape_hint(got: Any, x: torch.Tensor, expected: torch.Tensor) -> str:
+    """For a result of the wrong shape: the two rotated halves joined along another axis
+    than the last (or stacked), said when the shape is exactly that."""
+    shape = tuple(getattr(got, "shape", ()))
+    lead, (length, d_head) = tuple(x.shape[:-2]), tuple(x.shape[-2:])
+    half = d_head // 2
+    halves = (expected[..., :half], expected[..., half:])
+    if shape == (*lead, 2 * length, half):
+        joined = torch.cat(halves, dim=-2)
+        same = isinstance(got, torch.Tensor) and torch.allclose(
+            got.double(), joined, rtol=1e-4, atol=1e-4
+        )
+        return (
+            f"Your result is the two rotated halves ({(*lead, length, half)} each) joined "
+            f"along axis -2 (len){', with the right values,' if same else ''} instead of the "
+            "last axis: torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)."
+        )
+    if shape in ((*lead, 2, length, half), (*lead, length, 2, half)):
+        return (
+            "Your result has an extra axis of size 2: torch.stack puts the two rotated "
+            "halves on a new axis; join them along the last axis with "
+            "torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)."
+        )
+    return ""
+
+
+def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
+    with Checker("apply_rotary", hidden=hidden) as c:
+        c.require_callable(apply_rotary)
+        runs = []
+        for case in _HIDDEN_ROTARY if hidden else _VISIBLE_ROTARY:
+            length, d_head = case.shape[-2:]
+            x = randn(case.shape, case.seed, dtype=case.dtype)
+            cos, sin = ref.rotary_embedding(length, d_head)
+            call = f"apply_rotary(x {tuple(x.shape)} {str(case.dtype).replace('torch.', '')}, cos, sin)"
+            got = c.call(
+                apply_rotary, x, cos, sin, call_repr=call, hints=[_split_hint(d_head, x.dim())]
+            )
+            c.expect_type(got, torch.Tensor, call)
+            angles = rope_angles_f(length, d_head)
+            half, adjacent = rotate_f(x, angles, "half"), rotate_f(x, angles, "adjacent")
+            if tuple(got.shape) != tuple(x.shape):
+                c.expect_shape(got, tuple(x.shape), call, _rotary_shape_hint(got, x, half))
+            c.expect_floating(got, call, preferred=case.dtype)
+            if got.dtype != case.dtype:
+                c.fail(
+                    f"{call} returned {str(got.dtype).replace('torch.', '')}: the result keeps "
+                    f"x's dtype. "
+                    + (
+                        "cos and sin are float32 (rotary_embedding's), and x times them is "
+                        "promoted to float32: cast them to x's dtype first, cos.to(x.dtype) "
+                        "and sin.to(x.dtype) (or cast the result back with .to(x.dtype))."
+                        if got.dtype == torch.float32 and x.element_size() < 4
+                        else "Cast the result back with .to(x.dtype)."
+                    )
+                )
+            tol = tolerance(got.dtype, case.dtype)
+            pairing = "half"
+            if not torch.allclose(got.double(), half, **tol) and torch.allclose(
+                got.double(), adjacent, **tol
+            ):
+                pairing = "adjacent"
+                c.note(_ADJACENT_NOTE)
+            mistakes = {
+                _DIRECTION: rotate_f(x, angles, pairing, direction=-1),
+                _NO_MINUS: rotate_f(x, angles, pairing, signs=(1, 1)),
+                _TWO_MINUS: rotate_f(x, angles, pairing, signs=(-1, -1)),
+                _MIXED: _mixed(x, angles),
+                _NOT_ROTATED: x.double() * torch.cat([angles.cos(), angles.cos()], -1)
+                + x.double() * torch.cat([angles.sin(), angles.sin()], -1),
+                _ONE_INDEXED: rotate_f(x, rope_angles_f(length, d_head, first=1), pairing),
+            }
+            mistakes.update(_angle_layout_mistakes(x, angles))
+            expected = rotate_f(x, angles, pairing)
+            axes = (*(f"axis {i}" for i in range(x.dim() - 2)), "len", "d_head")
+
+            def explain(
+                got=got, expected=expected, x=x, angles=angles, pairing=pairing, axes=axes, tol=tol
+            ) -> str:
+                return _rotary_layout(
+                    match_layout(
+                        got,
+                        expected,
+                        axes,
+                        reference=lambda x_: rotate_f(x_, angles, pairing),
+                        inputs=[("x", x, axes)],
+                        input_kinds=("interleave", "deinterleave"),
+                        **tol,
+                    )
+                )
+
+            runs.append((got, expected, call, tol, mistakes, explain, axes))
+        # a cause is stated only when it gives the learner's values on every input
+        _judge_runs(
+            c,
+            [(g, e, call, tol, m, {"explain": x, "axes": a}) for g, e, call, tol, m, x, a in runs],
+        )
+        _relative_property(c, apply_rotary, 16 if hidden else 8, 55 if hidden else 5)

@@ -1,0 +1,349 @@
+"""Checks for lesson 11's sample, by its distribution (temperature, top-k, top-p)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from transformer_course.checking import Checker
+from transformer_course.checking.oracles import sample_probabilities_f
+
+from .common import _generator, _plain_generator
+
+
+@dataclass(frozen=True)
+class _SampleCase:
+    logits: tuple[float, ...]
+    temperature: float = 1.0
+    top_k: int | None = None
+    top_p: float | None = None
+    draws: int = 4000
+    seed: int = 0
+
+
+# probabilities at temperature 1, in the row's order: about .14 .46 .02 .25 .04 .07 .01
+# (not sorted, so that a sorted order mapped back the wrong way shows)
+_ROW = (0.8, 2.0, -1.1, 1.4, -0.4, 0.1, -1.7)
+# flatter: top-k's renormalisation changes which tokens top-p keeps
+_FLAT = (0.9, 0.2, 1.2, 0.6, -0.3, 0.75, 0.0, 0.4)
+_VISIBLE_SAMPLE = [
+    _SampleCase(_ROW, seed=1),
+    _SampleCase(_ROW, temperature=0.5, seed=2),
+    _SampleCase(_ROW, temperature=2.0, seed=3),
+    _SampleCase(_ROW, top_k=3, seed=4),
+    _SampleCase(_ROW, top_p=0.8, seed=5),
+    _SampleCase(_ROW, temperature=2.0, top_p=0.8, seed=8),  # top-p after the temperature
+    _SampleCase(_ROW, temperature=0.7, top_k=5, top_p=0.9, seed=6),
+    _SampleCase(_FLAT, top_k=5, top_p=0.7, seed=9),  # top-k, then top-p
+    _SampleCase((1.0, 3.0, 2.0, 2.0, 0.0), top_k=2, seed=7),  # a tie at the k-th logit
+    _SampleCase((1.0, 3.0, 2.0, 2.0, 0.0), top_k=8, seed=10),  # top_k beyond the vocabulary
+]
+_ROW2 = (-0.5, 0.3, 1.9, -2.0, 1.1, 0.2, -0.8, 2.3, 0.0, -1.4, 0.7)
+_FLAT2 = (0.5, 1.5, -0.2, 1.0, 0.3, 1.2, -1.0, 0.8, 0.0)
+_HIDDEN_SAMPLE = [
+    _SampleCase(_ROW2, seed=101),
+    _SampleCase(_ROW2, temperature=1.5, top_k=4, seed=103),
+    _SampleCase(_ROW2, temperature=2.5, top_p=0.8, seed=107),  # top-p after the temperature
+    _SampleCase(_ROW2, temperature=0.6, top_p=0.7, seed=102),
+    _SampleCase(_ROW2, top_k=6, top_p=0.5, seed=104),
+    _SampleCase(_FLAT2, top_k=4, top_p=0.6, seed=106),
+    _SampleCase((0.0, 5.0, 1.0, 5.0, 5.0, 2.0), top_k=2, seed=105),
+    _SampleCase(_FLAT2, top_k=12, top_p=0.9, seed=108),  # top_k beyond the vocabulary
+]
+
+_TEMPERATURE_PROBS = (
+    "Your samples follow softmax(logits), whatever the temperature: you divided the "
+    "probabilities by the temperature, and renormalising (which torch.multinomial does) "
+    "undoes that. Divide the logits, before the softmax: softmax(logits / temperature)."
+)
+_TEMPERATURE_TIMES = (
+    "You multiplied the logits by the temperature: divide them, logits / temperature."
+)
+_TOP_P_BEFORE_TEMPERATURE = (
+    "Your top-p chose its tokens from the probabilities at temperature 1, and the "
+    "temperature came afterwards: top-p works on the probabilities after the temperature, "
+    "softmax(logits / temperature). Divide the logits first, then top-k, then top-p."
+)
+_TOP_P_BEFORE_TOP_K = (
+    "You applied top-p before top-k: top-p must work on the probabilities of the tokens "
+    "top-k kept, renormalised (a softmax over the logits with the others at -inf), which "
+    "are larger, so that top-p keeps fewer tokens. The order is temperature, top-k, top-p."
+)
+_TOP_P_GATHER = (
+    "Your top-p removes the wrong tokens: the decisions made in sorted order were mapped "
+    "back to the vocabulary with gather (which applies the inverse permutation). Put them "
+    "back with scatter: remove = remove_sorted.scatter(-1, order, remove_sorted), so that "
+    "the token at sorted position i, order[i], gets decision i."
+)
+_TOP_P_FEW = (
+    "Your top-p keeps one token too few: the token that makes the running total reach "
+    "top_p (the one that crosses it) must be kept (remove a token when the total *before* "
+    "it already reaches top_p)."
+)
+_TOP_K_FEWER = (
+    "Your top-k keeps k - 1 tokens, one too few: it removes the k-th largest logit itself "
+    "(logits <= kth). Remove only the logits below the k-th largest (logits < kth)."
+)
+_TOP_K_MORE = (
+    "Your top-k keeps k + 1 tokens, one too many: the threshold is the k-th largest logit, "
+    "torch.topk(logits, top_k).values[..., -1:]; keep the logits >= it."
+)
+_TOP_P_UNSORTED = (
+    "Your top-p runs its total over the tokens in vocabulary order: sort the probabilities "
+    "first (most probable first), accumulate in that order, then map the decisions back to "
+    "the vocabulary with scatter."
+)
+_UNIFORM = (
+    "Every token you keep is drawn about equally often: your probabilities do not depend on "
+    "the logits. The likely cause: a softmax over the wrong axis (dim=0 or -2, across the "
+    "batch: here the rows are copies of one row, so every entry becomes 1 / batch); take it "
+    "over the vocabulary, torch.softmax(logits, dim=-1). (Or weights drawn from something "
+    "other than the probabilities.)"
+)
+_ALWAYS_ARGMAX = (
+    "Your samples are always the most probable token (the argmax), whatever the "
+    "temperature: with temperature > 0, draw at random from the probabilities, "
+    "torch.multinomial(probs, 1, generator=generator); only temperature == 0 is greedy."
+)
+_TOP_P_COMPLEMENT = (
+    "Your top-p set is cut at 1 - top_p, not at top_p: it keeps the most probable tokens "
+    "while the mass before them is below 1 - top_p (too few tokens when top_p > 0.5, too "
+    "many below). Remove a token when the mass before it reaches top_p itself: "
+    "cumsum - probs >= top_p."
+)
+_TOP_P_MANY = (
+    "Your top-p keeps one token too many: keep the smallest set of the most probable tokens "
+    "whose total reaches top_p, and no more."
+)
+_TIES = (
+    "With a tie at the k-th largest logit, your top-k keeps fewer than k tokens: keep every "
+    "logit >= the k-th largest (or exactly k of them), not only those strictly above it."
+)
+_RENORMALISE = (
+    "The tokens you keep are drawn in the wrong proportions, although the right tokens "
+    "appear: after removing tokens, renormalise what is kept (a softmax over the logits "
+    "with the removed ones set to -inf does it)."
+)
+_GREEDY = (
+    "With temperature 0, sample must return the argmax of each row (greedy decoding), "
+    "without dividing by zero."
+)
+_SAMPLE_GENERATOR = (
+    "Two calls with generators seeded alike gave different tokens: pass the generator to "
+    "the random draw (torch.multinomial(probs, 1, generator=generator)), never use the "
+    "global random stream."
+)
+_TOP_P_FIRST_ROW = (
+    "Only the first row of the batch drew tokens outside its top-p set; the other rows "
+    "never did. Did you keep the most probable token with drop[0] = False? On a (batch, "
+    "vocab) mask that keeps every token of row 0; the first column of every row is "
+    "drop[..., 0] = False (or drop[:, 0])."
+)
+_TOP_P_ROWS = (
+    "Each row of logits is a sequence of its own: its top-p set comes from its own "
+    "probabilities (sort, cumsum and scatter along the last axis, dim=-1)."
+)
+
+_SAMPLE_MISTAKES = {  # {message: sample_probabilities_f's knobs for that mistake}
+    _TEMPERATURE_PROBS: {"temperature_at": "probs"},
+    _TEMPERATURE_TIMES: {"temperature_at": "multiplied"},
+    _TOP_P_BEFORE_TEMPERATURE: {"temperature_at": "after_top_p"},
+    _TOP_P_BEFORE_TOP_K: {"order": "top_p_first"},
+    _TOP_P_GATHER: {"top_p_map": "gather"},
+    _TOP_P_FEW: {"top_p_rule": "one_too_few"},
+    _TOP_P_MANY: {"top_p_rule": "one_too_many"},
+    _TOP_P_COMPLEMENT: {"top_p_rule": "complement"},
+    _TIES: {"ties": "strict"},
+    _TOP_K_MORE: {"top_k_extra": 1},
+    _TOP_P_UNSORTED: {"top_p_sorted": False},
+    _ALWAYS_ARGMAX: {"greedy": True},
+    _UNIFORM: {"softmax_dim": "batch"},
+}
+
+
+def _frequencies(tokens: torch.Tensor, vocab: int) -> torch.Tensor:
+    return (
+        torch.bincount(tokens.flatten().long().clamp(0, vocab - 1), minlength=vocab).double()
+        / tokens.numel()
+    )
+
+
+def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
+    kwargs: dict[str, Any] = {"temperature": case.temperature}
+    if case.top_k is not None:
+        kwargs["top_k"] = case.top_k
+    if case.top_p is not None:
+        kwargs["top_p"] = case.top_p
+    shown = ", ".join(f"{k}={v}" for k, v in kwargs.items())
+    call = f"sample(logits ({logits.shape[0]}, {logits.shape[1]}), {shown}, generator=...)"
+    vocab = logits.shape[-1]
+    beyond = (
+        lambda exc: case.top_k is not None and case.top_k > vocab and "out of range" in str(exc),
+        f"top_k={case.top_k} is larger than the vocabulary ({vocab} tokens), and torch.topk "
+        "refuses a k larger than the axis: then every token is kept. Clamp it, "
+        "torch.topk(logits, min(top_k, logits.shape[-1])).",
+    )
+    got = c.call(
+        sample, logits, **kwargs, generator=_generator(seed), call_repr=call, hints=[beyond]
+    )
+    return got, call
+
+
+def _applies(knobs: Mapping[str, Any], case: _SampleCase) -> bool:
+    """Whether a mistake can show in this case (it changes nothing otherwise)."""
+    if knobs.get("greedy"):
+        # always the argmax is told only where nothing filters the tokens: with top-k or
+        # top-p, a filter that keeps one token looks the same (and the first case, with
+        # neither, has caught a sampler that is always greedy)
+        return case.top_k is None and case.top_p is None
+    if knobs.get("temperature_at") in ("probs", "multiplied") and case.temperature == 1.0:
+        return False
+    if knobs.get("temperature_at") == "after_top_p":
+        return case.temperature != 1.0 and case.top_p is not None
+    if "order" in knobs:
+        return case.top_k is not None and case.top_p is not None
+    if "top_k_extra" in knobs or "ties" in knobs:
+        return case.top_k is not None
+    if "top_p_sorted" in knobs or "top_p_rule" in knobs or "top_p_map" in knobs:
+        return case.top_p is not None
+    return True
+
+
+def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
+    """One row of logits copied case.draws times: the frequencies against the exact
+    probabilities, the classic mistakes named when exactly one of them fits."""
+    logits = torch.tensor(case.logits, dtype=torch.float32).expand(case.draws, -1).contiguous()
+    vocab = logits.shape[1]
+    got, call = _sample_call(c, sample, logits, case, case.seed)
+    c.expect_type(got, torch.Tensor, call, "Return a tensor of token ids, one per row.")
+    c.expect_shape(
+        got, (case.draws,), call, "One token per row of logits: (batch,), not (batch, 1)."
+    )
+    c.expect_true(
+        got.dtype == torch.int64, f"{call} should return int64 token ids, not {got.dtype}."
+    )
+    again, _ = _sample_call(c, sample, logits, case, case.seed)
+    c.expect_true(torch.equal(again, got), _SAMPLE_GENERATOR)
+    row = torch.tensor(case.logits)
+    options = dict(temperature=case.temperature, top_k=case.top_k, top_p=case.top_p)
+    expected = sample_probabilities_f(row, **options)
+    frequencies = _frequencies(got, vocab)
+    allowed = expected > 0
+    tol = 6 * (expected * (1 - expected) / case.draws).sqrt() + 1e-3
+
+    def matches(probs: torch.Tensor) -> bool:
+        if torch.isnan(probs).any():
+            return False
+        bound = 6 * (probs * (1 - probs) / case.draws).sqrt() + 1e-3
+        return bool(((frequencies - probs).abs() <= bound).all())
+
+    if matches(expected):
+        c.ok()
+        return
+    tie = case.top_k is not None and bool(
+        (row == torch.topk(row, min(case.top_k, len(row))).values[-1]).sum() > 1
+    )
+    fitting = [
+        _TOP_K_FEWER if message == _TIES and not tie else message
+        for message, knobs in _SAMPLE_MISTAKES.items()
+        if _applies(knobs, case) and matches(sample_probabilities_f(row, **options, **knobs))
+    ]
+    if len(fitting) == 1:
+        c.fail(f"{call}: {fitting[0]}")
+    if fitting:
+        c.fail(
+            f"{call}: your samples fit more than one classic mistake here:\n* "
+            + "\n* ".join(fitting)
+        )
+    outside = frequencies[~allowed].sum()
+    if outside > 0:
+        c.fail(
+            f"{call} drew tokens that must never be drawn here "
+            f"(ids {torch.nonzero(frequencies * ~allowed).flatten().tolist()}): "
+            "check top-k and top-p."
+        )
+    if (frequencies[allowed] == 0).any() and not (expected[frequencies == 0] < 1e-3).all():
+        c.fail(f"{call} never drew some tokens that should be drawn: check top-k and top-p.")
+    worst = int(((frequencies - expected).abs() - tol).argmax())
+    c.fail(
+        f"{call}: token {worst} was drawn {frequencies[worst]:.3f} of the time, expected "
+        f"{expected[worst]:.3f}. {_RENORMALISE}"
+    )
+
+
+@dataclass(frozen=True)
+class _RowsCase:
+    seed: int
+    rows: int
+    tail: int  # tokens after the two most probable ones
+    calls: int
+    top_p: float = 0.4
+
+
+# Two likely tokens (about .3 and .15) and a long tail (about .55): top_p=0.4 keeps the
+# two; a row that is not filtered draws from the tail more than half of the time.
+_VISIBLE_ROWS = _RowsCase(31, rows=6, tail=30, calls=20)
+_HIDDEN_ROWS = _RowsCase(131, rows=9, tail=45, calls=24)
+
+
+def _sample_rows(c: Checker, sample, case: _RowsCase) -> None:
+    """top-p on a batch of different rows (each a permutation of one row): every draw of
+    every row within that row's own top-p set, the first row included."""
+    tail = torch.linspace(-0.5, 0.5, case.tail)
+    likely = torch.tensor([0.3, 0.15]) / 0.55 * case.tail  # tail logits about 0: e^0 each
+    base = torch.cat([likely.log(), tail])  # (vocab,)
+    generator = _plain_generator(case.seed)
+    order = torch.stack([torch.randperm(len(base), generator=generator) for _ in range(case.rows)])
+    logits = base[order]  # (rows, vocab): row r holds base[order[r, j]] at column j
+    allowed = torch.stack([sample_probabilities_f(row, top_p=case.top_p) > 0 for row in logits])
+    call = f"sample(logits ({case.rows}, {len(base)}), top_p={case.top_p}, generator=...)"
+    outside: dict[int, list[int]] = {}
+    for number in range(case.calls):
+        got = c.call(
+            sample,
+            logits,
+            top_p=case.top_p,
+            generator=_generator(case.seed + number),
+            call_repr=call,
+        )
+        c.expect_type(got, torch.Tensor, call, "Return a tensor of token ids, one per row.")
+        c.expect_shape(got, (case.rows,), call, "One token per row of logits: (batch,).")
+        for r in range(case.rows):
+            token = int(got[r])
+            if not (0 <= token < len(base) and allowed[r, token]):
+                outside.setdefault(r, []).append(token)
+    if set(outside) == {0}:
+        c.fail(f"{call}, {case.calls} calls: {_TOP_P_FIRST_ROW}")
+    for r, tokens in outside.items():
+        kept = torch.nonzero(allowed[r]).flatten().tolist()
+        c.fail(
+            f"{call}: row {r} drew token {tokens[0]}, outside its top-p set {kept} (the rows "
+            f"are different orders of one row of logits). {_TOP_P_ROWS}"
+        )
+    c.ok()
+
+
+def check_sample(sample, *, hidden: bool = False) -> None:
+    with Checker("sample", hidden=hidden) as c:
+        c.require_callable(sample)
+        cases = _HIDDEN_SAMPLE if hidden else _VISIBLE_SAMPLE
+        # greedy: temperature 0 is the argmax of every row
+        rows = torch.tensor([cases[0].logits, tuple(reversed(cases[0].logits))])
+        call = f"sample(logits {tuple(rows.shape)}, temperature=0.0, generator=...)"
+        got = c.call(
+            sample,
+            rows,
+            temperature=0.0,
+            generator=_generator(1),
+            call_repr=call,
+            hints={"probability tensor contains": _GREEDY, "division by zero": _GREEDY},
+        )
+        c.expect_type(got, torch.Tensor, call, "Return a tensor of token ids, one per row.")
+        c.expect_shape(got, (2,), call, "One token per row of logits: (batch,).")
+        c.expect_equal(got.long(), rows.argmax(-1), call, _GREEDY)
+        for case in cases:
+            _sample_distribution(c, sample, case)
+        _sample_rows(c, sample, _HIDDEN_ROWS if hidden else _VISIBLE_ROWS)

@@ -1,0 +1,80 @@
+# ruff: noqa: B023  (each lambda and closure is called in the loop iteration that made it)
+"""Checks for lesson 11's SwiGLU feed-forward block, against ``swiglu_f``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from transformer_course.checking import Checker, tolerance
+from transformer_course.checking.inputs import randn
+from transformer_course.checking.layers import (
+    build,
+    expect_tensor_result,
+    mistake_values,
+)
+from transformer_course.checking.oracles import swiglu_f
+from transformer_course.reference import language_model as ref
+
+_SWAP = (
+    "Your gate and value are swapped: the SiLU goes on w1(x) (the gate), which then "
+    "multiplies w3(x): w2(silu(w1(x)) * w3(x))."
+)
+_RELU = "You used ReLU: SwiGLU's gate is the SiLU, F.silu(z) = z * sigmoid(z)."
+_GELU = "You used GELU (that is GeGLU): SwiGLU's gate is the SiLU, F.silu."
+_SIGMOID = (
+    "You used a plain sigmoid as the gate (that is the original GLU): SwiGLU uses the SiLU, "
+    "z * sigmoid(z) (F.silu)."
+)
+_NO_GATE = "Your block has no gate: multiply silu(w1(x)) by w3(x) before w2."
+_AFTER = "You applied the SiLU after the product: it goes on w1(x) alone, silu(w1(x)) * w3(x)."
+_SWIGLU_KEYS = (
+    "SwiGLU has three bias-free nn.Linear named w1, w2, w3 (Llama's names): "
+    "nn.Linear(d_model, d_ff, bias=False) for w1 and w3, nn.Linear(d_ff, d_model, bias=False) for w2."
+)
+
+
+@dataclass(frozen=True)
+class _FfnCase:
+    seed: int
+    shape: tuple[int, ...]
+    d_ff: int
+
+
+_VISIBLE_FFN = [_FfnCase(1, (2, 3, 8), 12)]
+_HIDDEN_FFN = [_FfnCase(101, (4, 16), 40), _FfnCase(102, (1, 2, 5, 6), 6)]
+
+
+def check_SwiGLU(cls, *, hidden: bool = False) -> None:
+    with Checker("SwiGLU", hidden=hidden) as c:
+        c.require_callable(cls)
+        for case in _HIDDEN_FFN if hidden else _VISIBLE_FFN:
+            d_model = case.shape[-1]
+            module, built, state = build(
+                c,
+                cls,
+                d_model,
+                case.d_ff,
+                name="SwiGLU",
+                reference=ref.SwiGLU(d_model, case.d_ff),
+                seed=case.seed,
+                mode="eval",
+            )
+            x = randn(case.shape, case.seed, scale=2.0)
+            what = f"{built}(x {tuple(x.shape)})"
+            got = c.call(module, x, call_repr=what)
+            expect_tensor_result(c, got, tuple(x.shape), what)
+            table = {
+                _SWAP: {"swap": True},
+                _RELU: {"activation": "relu"},
+                _GELU: {"activation": "gelu"},
+                _SIGMOID: {"activation": "sigmoid"},
+                _NO_GATE: {"gate": False},
+                _AFTER: {"after": True},
+            }
+            c.expect_close(
+                got,
+                swiglu_f(x, state),
+                what,
+                **tolerance(got.dtype),
+                mistakes=mistake_values(lambda **k: swiglu_f(x, state, **k), table),
+            )
