@@ -87,9 +87,11 @@ def test_check_modules_are_leaves(path):
     assert check_module_violations(path.read_text(), _package_of(path)) == []
 
 
-@pytest.mark.parametrize("topic", ["tokenization", "attention", "training", "language_model"])
+@pytest.mark.parametrize(
+    "topic", ["tokenization", "attention", "training", "language_model", "inference"]
+)
 def test_a_large_lesson_s_checks_are_a_package(topic):
-    """Lessons 01, 04, 10 and 11 hold several independent exercises: their checks are packages,
+    """Lessons 01, 04, 10, 11 and 12 hold several independent exercises: their checks are packages,
     one module per exercise or small group, which the leaf and face rules above walk."""
     assert CHECKS_DIR / topic in CHECK_PACKAGES
     assert not (CHECKS_DIR / f"{topic}.py").exists()
@@ -247,6 +249,7 @@ LESSON_SIDE = (
     "transformer_course.checks.attention.common",
     "transformer_course.checks.training.common",
     "transformer_course.checks.language_model.common",
+    "transformer_course.checks.inference.common",
 )
 #: the grader's side: hashed whole (its code inside the sandbox) or imported by it (the
 #: forbidden-API families it enforces), so in every lesson's fingerprint

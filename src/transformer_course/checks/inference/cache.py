@@ -1,0 +1,331 @@
+"""Checks for lesson 12's KVCache: keys and values stored after the positions already held."""
+
+import re
+
+import torch
+
+from transformer_course.checking import Checker, short, tolerance
+from transformer_course.checking.hints import shape_mismatch_hint
+from transformer_course.checking.inputs import randn
+
+from .common import _expect_tensor
+
+# =============================================================================== KVCache
+_VISIBLE_CACHE = [  # (batch, num_heads, max_len, d_head, chunk sizes, dtype)
+    (2, 2, 8, 4, (3, 1, 1, 2), torch.float32),
+    (1, 3, 4, 2, (1, 1, 1, 1), torch.float32),
+    (2, 1, 5, 3, (2, 3), torch.float64),  # the dtype argument is used
+]
+_HIDDEN_CACHE = [
+    (3, 4, 10, 4, (5, 1, 2, 1, 1), torch.float32),
+    (2, 1, 6, 8, (2, 2, 2), torch.float64),
+    (4, 2, 3, 3, (3,), torch.float32),
+]
+
+_BEFORE_APPENDING = (
+    "It returned what the cache held *before* this call: the new positions are missing. The "
+    "attention reads what the cache returns, so a new token could not attend to itself (nor "
+    "the prompt's last token to the rest of the prompt). Write the new keys and values first, "
+    "then return everything stored, the new positions included."
+)
+_CACHE_SHAPES = [
+    shape_mismatch_hint(
+        ("batch", "num_heads", "positions", "d_head"),
+        "The buffers are (batch, num_heads, max_len, d_head), one slot per sequence of the "
+        "batch; k_new and v_new are (batch, num_heads, n, d_head). Write them at "
+        "[:, :, length : length + n] (positions are axis 2, dim=-2), or, in a cache that "
+        "grows, torch.cat along dim=-2.",
+    )
+]
+_ONLY_NEW = (
+    "It returned only the new positions. The cache exists to give the new queries the keys "
+    "and values of *every* earlier position: return all positions stored so far."
+)
+
+
+def _written_at(got_k, k_new, length: int) -> int | None:
+    """The first position at which the keys returned hold k_new's n rows, when that is not
+    ``length`` (where they belong); None when they are nowhere or where they belong."""
+    n, stored = k_new.shape[-2], got_k.shape[-2]
+    for start in range(0, stored - n + 1):
+        if start != length and torch.equal(got_k[:, :, start : start + n], k_new):
+            return start
+    return None
+
+
+def _explain_cache(got_k, got_v, expected_k, expected_v, batch: int, k_new=None, length=0) -> str:
+    """Why the keys differ, in terms of a cache's classic mistakes ("" when none fits):
+    named before any re-arrangement of the values is (a write one position too far is
+    also a shift, but the zeros left behind say where it went wrong)."""
+    if torch.allclose(got_k.double(), expected_v.double()) and torch.allclose(
+        got_v.double(), expected_k.double()
+    ):
+        return "Keys and values are swapped."
+    if k_new is not None and length > 0:
+        start = _written_at(got_k, k_new, length)
+        if start is not None:
+            n = k_new.shape[-2]
+            where = (
+                "over the first positions, as if nothing were stored yet"
+                if start == 0
+                else f"{start - length:+d} from where they belong"
+            )
+            return (
+                f"The {n} new position(s) were written at [{start}, {start + n}), {where}: "
+                f"{length} positions were already stored, so they go to [{length}, "
+                f"{length + n}) (self.length, the number stored so far, is the write position)."
+            )
+    zero_rows = (got_k == 0).all(dim=-1).all(dim=1).any(dim=0)  # (length,)
+    if bool(zero_rows.any()) and not bool((expected_k == 0).all(dim=-1).all(dim=1).any()):
+        p = int(zero_rows.nonzero()[0])
+        return (
+            f"Position {p} holds zeros: nothing was written there. Is the write position off "
+            "by one (the new positions go to [length, length + n), where length is the "
+            "number already stored)?"
+        )
+    if batch > 1 and torch.allclose(got_k.double(), expected_k[:1].expand_as(expected_k).double()):
+        return (
+            "Every sequence of the batch got the keys of sequence 0: the cache is shared across "
+            "the batch. Each sequence needs its own slot: buffers (batch, num_heads, max_len, "
+            "d_head), written with all of k_new's batch rows."
+        )
+    return ""
+
+
+def _fits_hint(stored: int, max_len: int):
+    """A ValueError from a call whose positions fit: the learner's own overflow test is
+    wrong (the check never asks for more than max_len positions)."""
+
+    def raised_on_fit(exc: BaseException) -> bool:
+        return isinstance(exc, ValueError) and "unpack" not in str(exc)
+
+    full = (
+        f" This call fills the cache exactly ({stored} = max_len): is your test "
+        "stop >= max_len where it should be stop > max_len?"
+        if stored == max_len
+        else ""
+    )
+    return (
+        raised_on_fit,
+        f"The {stored} positions stored after this call fit in max_len={max_len}: raise "
+        f"ValueError only when more than max_len positions would be stored.{full}",
+    )
+
+
+_CACHE_RULE = "Each call must store k_new and v_new after the positions already held, in order."
+_AXIS_NAMES = ("batch", "num_heads", "n", "d_head")
+
+
+def _other_axes(size: int, shape: tuple[int, ...]) -> str:
+    """Which axes of k_new other than the positions' (axis 2) have ``size``: "k_new.shape[1]
+    (num_heads)", several joined with "or", or "" when none has it."""
+    axes = [
+        f"k_new.shape[{axis}] ({_AXIS_NAMES[axis]})"
+        for axis in (0, 1, 3)
+        if axis < len(shape) and shape[axis] == size
+    ]
+    return " or ".join(axes)
+
+
+def _slot_hint(shape: tuple[int, ...], length: int):
+    """A write into a slot of the wrong length: say what the slot's length equals (n - 1 or
+    n + 1: off by one; the size of another axis of k_new: stop computed from that axis),
+    every candidate that fits."""
+    sizes = re.compile(
+        r"expanded size of the tensor \((\d+)\) must match the existing size \((\d+)\)"
+    )
+
+    def hint(exc: BaseException) -> str:
+        found = sizes.search(str(exc))
+        if not found or len(shape) != 4:
+            return ""
+        slot, n = int(found[1]), int(found[2])
+        if n != shape[2] or slot == n:
+            return ""
+        axes = _other_axes(slot, shape)
+        off = {n - 1: "n - 1 (one too few)", n + 1: "n + 1 (one too many)"}.get(slot, "")
+        if not axes and not off:
+            return ""
+        which = " or ".join(cause for cause in (off, axes) if cause)
+        question = " or ".join(
+            q for q, found in (("computed from another axis", axes), ("off by one", off)) if found
+        )
+        return (
+            f"The slot you wrote k_new into holds {slot} positions, but k_new has n = {n} "
+            f"new ones (k_new.shape[2], dim=-2); {slot} is {which}. Is stop = length + n "
+            f"{question}? The new positions go to [length, length + n) = [{length}, "
+            f"{length + n}): stop = self.length + k_new.shape[-2]."
+        )
+
+    return (RuntimeError, hint)
+
+
+def check_KVCache(cls, *, hidden: bool = False) -> None:
+    """KVCache(batch, num_heads, max_len, d_head, dtype); forward(k_new, v_new) appends the
+    new positions and returns (keys, values), all positions so far."""
+    with Checker("KVCache", hidden=hidden) as c:
+        c.require_callable(cls)
+        cases = _HIDDEN_CACHE if hidden else _VISIBLE_CACHE
+        for number, (batch, heads, max_len, d_head, chunks, dtype) in enumerate(cases):
+            built = f"KVCache({batch}, {heads}, {max_len}, {d_head}, dtype={dtype})"
+            cache = c.call(cls, batch, heads, max_len, d_head, dtype, call_repr=built)
+            c.expect_type(
+                cache,
+                torch.nn.Module,
+                built,
+                "Make KVCache a subclass of nn.Module and call super().__init__() first.",
+            )
+            # Preallocated buffers (max_len positions) must stay out of the state dict; an
+            # empty growing buffer (0 positions, Hugging Face's style) costs nothing there.
+            parameters = [name for name, _ in cache.named_parameters()]
+            c.expect_true(
+                not parameters,
+                f"{built} has parameters {parameters}: the keys and values were made "
+                "nn.Parameter, but they are state that each call writes, not weights to train. "
+                "A Parameter requires grad (so writing into it in place fails outside "
+                "torch.no_grad), is saved in the state dict and would be trained by the "
+                'optimizer: register them with self.register_buffer("keys", torch.zeros(shape, '
+                "dtype=dtype), persistent=False) (and the same for values).",
+            )
+            saved = [
+                key
+                for key, value in cache.state_dict().items()
+                if isinstance(value, torch.Tensor) and value.dim() >= 3 and value.shape[-2] > 0
+            ]
+            c.expect_true(
+                not saved,
+                f"{built}.state_dict() holds {saved}: register the buffers with "
+                "persistent=False. A cache is scratch space for one generation; persistent "
+                "buffers would be saved with (and loaded into) the model's weights.",
+            )
+            for name in ("keys", "values"):
+                buffer = getattr(cache, name, None)
+                if isinstance(buffer, torch.Tensor) and buffer.dtype != dtype:
+                    c.fail(
+                        f"{built}: the buffer {name} has dtype {buffer.dtype}, not {dtype}: "
+                        "allocate the buffers with dtype=dtype (torch.zeros(shape, "
+                        "dtype=dtype)); the dtype argument is the model's."
+                    )
+            seed = 1200 + 10 * number + 100 * hidden
+            all_k = randn((batch, heads, sum(chunks), d_head), seed, dtype=dtype)
+            all_v = randn((batch, heads, sum(chunks), d_head), seed + 1, dtype=dtype)
+            length = 0
+            for n in chunks:
+                k_new = all_k[:, :, length : length + n].clone()
+                v_new = all_v[:, :, length : length + n].clone()
+                call = f"{built} after {length} positions, called with {n} new"
+                got = c.call(
+                    cache,
+                    k_new,
+                    v_new,
+                    call_repr=f"cache(k_new, v_new) ({call})",
+                    mutation_hint="Copy k_new and v_new into the buffers; do not change them.",
+                    hints=[
+                        _slot_hint(tuple(k_new.shape), length),
+                        *_CACHE_SHAPES,
+                        _fits_hint(length + n, max_len),
+                    ],
+                )
+                c.expect_type(got, tuple, f"{call}: the result", "Return a tuple (keys, values).")
+                c.expect_true(
+                    len(got) == 2,
+                    f"{call}: the result has {len(got)} items; return (keys, values).",
+                )
+                got_k, got_v = got
+                _expect_tensor(c, got_k, f"{call}: keys")
+                _expect_tensor(c, got_v, f"{call}: values")
+                stored = length + n
+                counter = getattr(cache, "length", None)
+                if isinstance(counter, int) and not isinstance(counter, bool) and counter != stored:
+                    never = counter == 0 or (counter == n and length > 0)
+                    step = counter - length
+                    axes = _other_axes(step, tuple(k_new.shape))
+                    if not never and step != n and axes:
+                        # on this one call an off-by-one can give the same count: say both
+                        off = {n - 1: "n - 1, one too few", n + 1: "n + 1, one too many"}
+                        which = " or ".join(
+                            ([f"{off[step]} (an off-by-one)"] if step in off else []) + [axes]
+                        )
+                        c.fail(
+                            f"{call}: self.length is {counter} afterwards, but the cache now "
+                            f"holds {stored} positions: it advanced by {step}, which is "
+                            f"{which}, instead of by n = {n}, the new positions "
+                            "(k_new.shape[-2], axis 2). Set self.length = length + "
+                            "k_new.shape[-2]."
+                        )
+                    c.fail(
+                        f"{call}: self.length is {counter} afterwards, but the cache now holds "
+                        f"{stored} positions. "
+                        + (
+                            "self.length never advances, so every chunk is written at the "
+                            "same place (position 0) and overwrites the one before. "
+                            if never
+                            else "It counts the stored positions wrongly, so the next chunk "
+                            "is written over (or after a gap from) the last ones. "
+                        )
+                        + "After writing n new positions at [length, length + n), set "
+                        "self.length = length + n."
+                    )
+                for tensor, what in ((got_k, "keys"), (got_v, "values")):
+                    found = tuple(tensor.shape)
+                    hint = ""
+                    if found[:2] == (batch, heads) and found[3:] == (d_head,):
+                        if found[2] == length:  # on the first call: nothing (0 positions)
+                            hint = _BEFORE_APPENDING
+                        elif found[2] == n and length > 0:
+                            hint = _ONLY_NEW
+                        elif found[2] == max_len:
+                            hint = (
+                                "It returned the whole buffer, unused positions included: "
+                                "attention would read zeros there. Return [:, :, :length]."
+                            )
+                    c.expect_shape(tensor, (batch, heads, stored, d_head), f"{call}: {what}", hint)
+                    c.expect_floating(tensor, f"{call}: {what}", preferred=dtype)
+                expected_k = all_k[:, :, :stored]
+                expected_v = all_v[:, :, :stored]
+                for tensor, expected, what in (
+                    (got_k, expected_k, "keys"),
+                    (got_v, expected_v, "values"),
+                ):
+                    c.expect_close(
+                        tensor,
+                        expected,
+                        f"{call}: {what}",
+                        **tolerance(tensor.dtype, dtype),
+                        explain=lambda gk=got_k, gv=got_v, ek=expected_k, ev=expected_v, b=batch, kn=k_new, at=length: (
+                            _explain_cache(gk, gv, ek, ev, b, kn, at)
+                        ),
+                        hint=_CACHE_RULE,
+                    )
+                length = stored
+            # Full: one more position must raise, not silently drop or overwrite.
+            if length == max_len:
+                extra = randn((batch, heads, 1, d_head), seed + 2, dtype=dtype)
+                try:
+                    c.call(cache, extra, extra.clone(), call_repr="cache(k_new, v_new)")
+                except Exception:  # any error is fine: the cache refused
+                    c.ok()
+                else:
+                    c.fail(
+                        f"{built} already held {max_len} positions, and storing one more did not "
+                        "raise an error. The cache must refuse (raise ValueError) instead of "
+                        "silently dropping or overwriting positions."
+                    )
+        # Two caches must not share storage.
+        first = c.call(cls, 1, 1, 4, 2, torch.float32, call_repr="KVCache(1, 1, 4, 2)")
+        second = c.call(cls, 1, 1, 4, 2, torch.float32, call_repr="KVCache(1, 1, 4, 2)")
+        c.call(first, torch.ones(1, 1, 2, 2), torch.ones(1, 1, 2, 2), call_repr="first(k, v)")
+        got = c.call(
+            second, torch.zeros(1, 1, 1, 2), torch.zeros(1, 1, 1, 2), call_repr="second(k, v)"
+        )
+        c.expect_true(
+            isinstance(got, tuple) and len(got) == 2 and tuple(got[0].shape) == (1, 1, 1, 2),
+            "A second KVCache, fresh, returned "
+            f"{short(got[0]) if isinstance(got, tuple) and got else short(got)} after one "
+            "call with one position: it saw the first cache's positions. Each instance needs "
+            "its own buffers and its own length (made in __init__ with self.; not class "
+            "attributes or module-level lists).",
+        )
+
+
+# ============================================================================== generate

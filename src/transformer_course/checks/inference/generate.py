@@ -1,0 +1,497 @@
+"""Checks for lesson 12's generate: generation with a cache against the reference generation
+without one, on a CachedGPT with small random weights."""
+
+import torch
+
+from transformer_course.checking import Checker, torch_generator
+from transformer_course.checking.hints import shape_mismatch_hint
+from transformer_course.checking.objects import course_object
+from transformer_course.reference import inference as ref
+
+from .common import _expect_tensor
+
+_VISIBLE_GENERATE = [  # (seed, batch, prompt length, new tokens, model sizes)
+    (11, 2, 5, 6, {}),
+    (12, 1, 1, 4, {}),
+    (13, 3, 3, 1, {}),
+]
+_HIDDEN_GENERATE = [
+    (21, 2, 7, 9, {"d_model": 48, "num_heads": 2, "num_layers": 3, "vocab_size": 40}),
+    (22, 4, 2, 5, {}),
+    (23, 1, 6, 3, {"num_heads": 8}),
+]
+
+
+def _model(seed: int, sizes: dict):
+    return course_object(ref.make_cached_gpt, seed, **sizes)
+
+
+@torch.no_grad()
+def cached_generation(
+    model,
+    prompt: torch.Tensor,
+    max_new_tokens: int,
+    *,
+    caches=None,
+    offset: int = 0,
+    fixed_start: int | None = None,
+    last_row: bool | int = True,
+    shared: bool = False,
+    token_by_token: bool = False,
+    feed_last: bool = False,
+    prompt_room: bool = True,
+):
+    """Greedy generation with a cache: right with the defaults. The knobs are classic
+    mistakes (positions off by ``offset``, ``fixed_start`` for every step, the prefill's
+    first row instead of its last, or row ``last_row`` when an int, the batch's sequences one by one through one
+    ``shared`` set of caches) or correct variants (a prefill ``token_by_token``,
+    ``feed_last``: the last chosen token fed too; ``prompt_room`` False: caches with no
+    room for the prompt, a mistake)."""
+    batch, length = prompt.shape
+    if shared:
+        caches = model.new_caches(1, batch * (length + max_new_tokens))
+        rows = [
+            cached_generation(model, row[None], max_new_tokens, caches=caches) for row in prompt
+        ]
+        return torch.cat([r[0] for r in rows]), torch.cat([r[1] for r in rows])
+    if caches is None:
+        caches = model.new_caches(batch, length * prompt_room + max_new_tokens + feed_last)
+    if token_by_token:
+        for position in range(length):
+            logits = model(prompt[:, position : position + 1], caches=caches, start=position)
+    else:
+        logits = model(prompt, caches=caches, start=0)  # (batch, len, vocab)
+    row = last_row if not isinstance(last_row, bool) else -1 if last_row else 0
+    logits = logits[:, row]  # (batch, vocab)
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)  # (batch, 1)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens or feed_last:
+            start = length + step + offset if fixed_start is None else fixed_start
+            logits = model(next_id, caches=caches, start=start)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+def _generate_mistakes(seed, sizes, prompt, new) -> dict[str, object]:
+    def variant(**knobs):
+        return lambda: cached_generation(ref.make_cached_gpt(seed, **sizes), prompt, new, **knobs)[
+            1
+        ]
+
+    length = prompt.shape[1]
+    rows = {
+        f"The first new token was chosen from the prefill's row {row} (of rows 0 .. "
+        f"{length - 1}: logits[:, {row - length}], the prediction after prompt position "
+        f"{row}): the token after the prompt is predicted by its last position, "
+        "logits[:, -1].": variant(last_row=row)
+        for row in range(1, length - 1)
+    }
+    return {
+        **rows,
+        "The logits of the steps after the prefill are those of tokens one position too far "
+        "(start = len + t + 1): RoPE rotates each query and key by its absolute position, "
+        "and the token chosen at step t sits at position len + t (count from 0).": variant(
+            offset=1
+        ),
+        "The logits of the steps after the prefill are those of tokens one position too "
+        "early (start = len + t - 1): the token chosen at step t sits at position len + t, "
+        "right after the prompt's last position len - 1.": variant(offset=-1),
+        "Every new token was fed with start=0: RoPE then rotates it as if it were the first "
+        "token. Pass its absolute position, start = len + t.": variant(fixed_start=0),
+        "The first new token was chosen from the prefill's *first* row: the next token after "
+        "the prompt is predicted by the last position, logits[:, -1].": variant(last_row=False),
+        "The sequences of the batch were generated one after another through one shared set "
+        "of caches, so each later sequence attended to the earlier ones' keys. Give each run "
+        "its own caches (one set for the whole batch: model.new_caches(batch, ...)).": variant(
+            shared=True
+        ),
+    }
+
+
+class _CallTrace:
+    """Records every call of the model during the learner's generate: the ids' shape, the
+    ``start``, which caches (by identity) and how many positions each held before the call.
+    A forward pre-hook: the learner's code runs exactly as it would without it."""
+
+    def __init__(self, model):
+        self.calls: list[dict] = []
+        self._handle = model.register_forward_pre_hook(self._record, with_kwargs=True)
+
+    def _record(self, module, args, kwargs):
+        names = ("ids", "caches", "start")
+        bound = dict(zip(names, args, strict=False)) | {
+            k: v for k, v in kwargs.items() if k in names
+        }
+        caches = bound.get("caches")
+        ids = bound.get("ids")
+        self.calls.append(
+            {
+                "shape": tuple(ids.shape) if isinstance(ids, torch.Tensor) else None,
+                "start": bound.get("start", 0),
+                # the objects themselves (kept alive while the check runs): an id() of a
+                # cache the learner dropped may be reused by the next one
+                "caches": None if caches is None else list(caches),
+                "held": None
+                if caches is None
+                else [getattr(cache, "length", None) for cache in caches],
+            }
+        )
+
+    def remove(self) -> None:
+        self._handle.remove()
+
+
+def _refed(calls: list[dict], length: int) -> str:
+    """The first call after the whole prompt is in the caches that feeds more than one
+    position (the sequence so far fed again), named; "" when none does."""
+    for number, call in enumerate(calls):
+        held = call["held"][0] if call["held"] else None
+        n = call["shape"][1] if call["shape"] and len(call["shape"]) == 2 else None
+        if number == 0 or not isinstance(held, int) or held < length or not n or n < 2:
+            continue
+        what = (
+            f"the whole sequence so far ({n} positions, start={call['start']})"
+            if n == held + 1
+            else f"{n} positions at once (start={call['start']})"
+        )
+        return (
+            f"Call {number + 1} of the model fed {what}, although the caches already held "
+            f"{held} positions, the prompt's {length} included: the caches store every "
+            "position fed, so the earlier positions were stored a second time. After the "
+            "prefill, feed only the newest token, ids of shape (batch, 1), with start = its "
+            "position (the number of positions the caches hold)."
+        )
+    return ""
+
+
+def _room(calls: list[dict]) -> int | None:
+    """How many positions the caches of the last call can hold (the reference KVCache's
+    max_len), or None when that cannot be read."""
+    caches = calls[-1]["caches"] if calls else None
+    keys = getattr(caches[0], "keys", None) if caches else None
+    return keys.shape[-2] if isinstance(keys, torch.Tensor) and keys.dim() == 4 else None
+
+
+def _cache_overflow_hint(calls: list[dict], length: int, new: int) -> str:
+    """Why the reference KVCache refused to store more positions: the loop fed positions a
+    second time (when the caches had room for len + max_new_tokens), or the caches were
+    made too small."""
+    room = _room(calls)
+    if room is not None and room >= length + new:
+        refed = _refed(calls, length)
+        if refed:
+            return (
+                f"The caches had room for {room} positions (len + max_new_tokens = "
+                f"{length + new}: enough), but your loop fed more positions than that. {refed}"
+            )
+    return _CACHE_TOO_SMALL
+
+
+def _diagnose_calls(calls: list[dict], length: int) -> str:
+    """The first call of the model that departs from generation with a cache (the prompt
+    with fresh caches at start 0, or token by token; then each new token with the same
+    caches and start = the number of positions they hold), named; "" when none does."""
+    seen: list = []  # every cache object the earlier calls used
+    position = 0  # positions fed through the caches so far
+    for number, call in enumerate(calls):
+        which = (
+            "the prompt's call (the prefill)"
+            if number == 0
+            else f"call {number + 1} of the model (the token at position {position})"
+        )
+        n = call["shape"][1] if call["shape"] and len(call["shape"]) == 2 else None
+        if call["caches"] is None:
+            if number == 0:
+                return (
+                    "The prompt ran through the model without the caches (caches=None): they "
+                    "stay empty, so the new tokens attend to nothing of the prompt. Pass the "
+                    "caches to the prefill call too: model(prompt, caches=caches, start=0)."
+                )
+            return (
+                f"{which.capitalize()} ran without the caches (caches=None): a new token "
+                "must go through the same caches as the prompt, with start = its position."
+            )
+        fresh = not any(cache is old for cache in call["caches"] for old in seen)
+        if number > 0 and fresh:
+            return (
+                f"{which.capitalize()} got new, empty caches instead of the ones the earlier "
+                "calls filled: the caches are made anew at every step, so each new token "
+                "attends to itself only. Make them once, before the prefill "
+                "(model.new_caches(batch, len + max_new_tokens)), and pass the same list to "
+                "every call."
+            )
+        held = call["held"][0] if call["held"] else None
+        if number > 0 and isinstance(held, int) and held >= length and n and n > 1:
+            return _refed(calls, length)
+        if number == 0 and held == 0 and isinstance(call["start"], int) and call["start"] > 0:
+            return (
+                f"The first call of the model ran {n if n is not None else 'the'} token(s) "
+                f"from position {call['start']} into empty caches: positions 0 .. "
+                f"{call['start'] - 1} of the prompt never ran, so the caches never hold them "
+                "and the new tokens cannot attend to them. Run the whole prompt first, "
+                "model(prompt, caches=caches, start=0) (or token by token from position 0)."
+            )
+        if isinstance(held, int) and call["start"] != held:
+            if number > 0 and call["start"] == calls[number - 1]["start"]:
+                return (
+                    f"{which.capitalize()} ran with start={call['start']}, the same start as "
+                    f"the call before: start never advances. The caches held {held} positions, "
+                    f"so this token sits at position {held}: pass start={held} (len + t)."
+                )
+            return (
+                f"{which.capitalize()} ran with start={call['start']}, but the caches held "
+                f"{held} positions, so its first token sits at position {held}: start is the "
+                "absolute position of ids[:, 0] (len + t for the token chosen at step t), "
+                "which RoPE rotates by."
+            )
+        seen.extend(call["caches"])
+        position = (held if isinstance(held, int) else position) + (n or 0)
+    return ""
+
+
+def _shifted_logits(got: torch.Tensor, expected: torch.Tensor) -> str:
+    """Whether the learner's logits are the reference's one step late or early."""
+    new = expected.shape[1]
+    if new < 2:
+        return ""
+    got, expected = got.detach().double(), expected.double()
+    late = torch.allclose(got[:, :-1], expected[:, 1:], rtol=1e-4, atol=1e-4)
+    early = torch.allclose(got[:, 1:], expected[:, :-1], rtol=1e-4, atol=1e-4)
+    if late:
+        return (
+            "Your logits are recorded one step late: logits[:, t] holds the logits computed "
+            "after token t was appended (those that chose token t + 1). Record each step's "
+            "logits before running the model on the token they chose."
+        )
+    if early:
+        return (
+            "Your logits are recorded one step early: logits[:, t] holds the logits that chose "
+            "token t - 1."
+        )
+    return ""
+
+
+def _first_wrong_step(got: torch.Tensor, expected: torch.Tensor, length: int) -> str:
+    wrong = ~torch.isclose(got.detach().double(), expected.double(), rtol=1e-4, atol=1e-4)
+    steps = wrong.flatten(2).any(-1).any(0).nonzero().flatten().tolist()
+    if not steps:
+        return ""
+    t = steps[0]
+    where = "the prefill's last position" if t == 0 else f"the token at position {length + t - 1}"
+    return f"The logits first differ at step {t} (those computed from {where})."
+
+
+def _stale_logits(got: torch.Tensor, expected: torch.Tensor, calls: list[dict]) -> str:
+    """Whether the first wrong step's logits repeat the step before's (the model was not
+    run on the token chosen at the step before)."""
+    got, expected = got.detach().double(), expected.double()
+    close = lambda a, b: torch.allclose(a, b, rtol=1e-4, atol=1e-4)  # noqa: E731
+    for t in range(1, expected.shape[1]):
+        if close(got[:, t], expected[:, t]):
+            continue
+        if close(got[:, t], got[:, t - 1]) and not close(expected[:, t], expected[:, t - 1]):
+            return (
+                f"Your logits at step {t} repeat those of step {t - 1}: the model was not run "
+                f"on the token chosen at step {t - 1} before step {t} recorded its logits "
+                f"(your function called the model {len(calls)} times; with a cache it runs "
+                f"the prompt once, then each new token but the last: {expected.shape[1]} "
+                "calls)."
+            )
+        return ""
+    return ""
+
+
+def _explain_generation(got, expected, calls, length: int) -> str:
+    """The first wrong step, and the first call of the model that departs from generation
+    with a cache (or logits recorded a step off, or a step's logits repeating the step
+    before's); when none explains it, the first wrong step alone."""
+    cause = (
+        _diagnose_calls(calls, length)
+        or _shifted_logits(got, expected)
+        or _stale_logits(got, expected, calls)
+    )
+    first = _first_wrong_step(got, expected, length)
+    if cause:
+        return f"{first} {cause}".strip()
+    return (
+        f"{first} The logits must be those of generation without a cache "
+        "(ref.generate_without_cache): check what that step fed to the model."
+        if first
+        else ""
+    )
+
+
+_CACHE_TOO_SMALL = (
+    "The caches are too small for the positions your loop feeds: the reference KVCache "
+    "refuses to store more than the max_len it was made with. Every position fed to the "
+    "model is stored, the prompt's and each new token's: make them with "
+    "model.new_caches(batch, len + max_new_tokens)."
+)
+_GENERATE_HINTS = [  # the first entry is replaced by _cache_overflow_hint in check_generate
+    ("the cache holds", _CACHE_TOO_SMALL),
+    (
+        "Tensors must have same number of dimensions",
+        "torch.cat met tensors with different numbers of axes: ids are (batch, len), so the "
+        "tokens appended at each step must be a column (batch, 1): "
+        "logits.argmax(dim=-1, keepdim=True) (an argmax without keepdim=True gives (batch,); "
+        "or next_id[:, None]).",
+    ),
+    (
+        "Dimension size must be non-negative",
+        "The caches were made with a negative size: model.new_caches(batch, max_len) needs "
+        "max_len = the positions they will hold, len + max_new_tokens.",
+    ),
+    shape_mismatch_hint(
+        ("batch", "positions"),
+        "ids are (batch, len): each step appends one token per row, "
+        "logits.argmax(dim=-1, keepdim=True), of shape (batch, 1), along dim=1; an argmax "
+        "over another axis than the vocabulary (the last) gives a tensor of another shape. "
+        "The caches hold one slot per sequence: model.new_caches(batch, len + "
+        "max_new_tokens) with the prompt's batch.",
+    ),
+]
+
+
+_RECORDED_PROBS = (
+    "Your logits are probabilities: each row is the softmax of the right logits (it sums to "
+    "1). Record the model's output itself, logits[:, t] before any softmax; the argmax, "
+    "and so the tokens, are the same either way."
+)
+_RECORDED_LOG_PROBS = (
+    "Your logits are log-probabilities: each row is the right logits minus one constant "
+    "(log_softmax). Record the model's output itself, before any normalisation."
+)
+
+
+def _expect_greedy_choices(c: Checker, ids, logits, expected_logits, length: int, call: str):
+    """Each appended token is the argmax of the logits recorded for its step: the first
+    step where it is not, while the logits up to that step are right, is named (a token
+    drawn by sampling, or chosen from another row or axis)."""
+    chosen = ids[:, length:].long()
+    greedy = logits.detach().argmax(dim=-1)
+    steps = (chosen != greedy).any(dim=0).nonzero().flatten().tolist()
+    if not steps:
+        return
+    t = steps[0]
+    right = torch.allclose(
+        logits[:, : t + 1].detach().double(), expected_logits[:, : t + 1].double(), 1e-4, 1e-4
+    )
+    if right:
+        c.fail(
+            f"{call}: the logits up to step {t} are right, but the token appended at step {t} "
+            f"(ids[:, len + {t}]) is not the argmax of that step's logits in every row: greedy "
+            "generation appends logits.argmax(dim=-1, keepdim=True), no sampling (no "
+            "torch.multinomial, no temperature), and every later step depends on that token."
+        )
+
+
+def check_generate(generate, *, hidden: bool = False) -> None:
+    """generate(model, prompt, max_new_tokens) -> (ids, logits), equal to
+    generate_without_cache, running each position through the model once."""
+    with Checker("generate", hidden=hidden) as c:
+        c.require_callable(generate)
+        for seed, batch, length, new, sizes in _HIDDEN_GENERATE if hidden else _VISIBLE_GENERATE:
+            seed = seed + 1000 * hidden
+            model = _model(seed, sizes)
+            vocab = model.embedding.num_embeddings
+            prompt = torch.randint(0, vocab, (batch, length), generator=torch_generator(seed))
+            call = f"generate(model, prompt ({batch}, {length}), {new})"
+            trace = _CallTrace(model)
+            row_column = (
+                lambda exc, b=batch: (
+                    b > 1
+                    and "must match except in dimension 1" in str(exc)
+                    and f"Expected size {b} but got size 1" in str(exc)
+                ),
+                f"The new tokens you appended have 1 row, not batch = {batch}: either a "
+                "(1, batch) tensor, as .unsqueeze(0), .view(1, -1) or [None] make from the "
+                "argmax's (batch,) (right only for a batch of one sequence), or an argmax over "
+                "the batch axis (dim=0, keepdim=True), which is (1, vocab). Make it a column, "
+                "(batch, 1): logits.argmax(dim=-1, keepdim=True) (or [:, None]).",
+            )
+            overflow = (
+                "the cache holds",
+                lambda _exc, calls=trace.calls, n=length, m=new: _cache_overflow_hint(calls, n, m),
+            )
+            try:
+                got = c.call(
+                    generate,
+                    model,
+                    prompt,
+                    new,
+                    call_repr=call,
+                    hints=[row_column, overflow, *_GENERATE_HINTS[1:]],
+                )
+            finally:
+                trace.remove()
+            expected_ids, expected_logits = ref.generate_without_cache(
+                ref.make_cached_gpt(seed, **sizes), prompt, new
+            )
+            c.expect_type(got, tuple, call, "Return a tuple (ids, logits).")
+            c.expect_true(len(got) == 2, f"{call} returned {len(got)} items; return (ids, logits).")
+            ids, logits = got
+            _expect_tensor(c, ids, f"{call}: ids")
+            _expect_tensor(c, logits, f"{call}: logits")
+            c.expect_shape(
+                ids,
+                (batch, length + new),
+                f"{call}: ids",
+                "ids are the prompt followed by the new tokens.",
+            )
+            c.expect_integer_dtype(ids, f"{call}: ids")
+            c.expect_shape(
+                logits,
+                (batch, new, vocab),
+                f"{call}: logits",
+                "One row of logits per generated token: logits[:, t] chose ids[:, len + t].",
+            )
+            c.expect_floating(logits, f"{call}: logits", preferred=torch.float32)
+            c.expect_equal(
+                ids[:, :length], prompt, f"{call}: ids[:, :len]", "The ids start with the prompt."
+            )
+            _expect_greedy_choices(c, ids, logits, expected_logits, length, call)
+            c.expect_close(
+                logits,
+                expected_logits,
+                f"{call}: logits",
+                rtol=1e-4,
+                atol=1e-4,
+                mistakes={
+                    **_generate_mistakes(seed, sizes, prompt, new),
+                    _RECORDED_PROBS: expected_logits.softmax(dim=-1),
+                    _RECORDED_LOG_PROBS: expected_logits.log_softmax(dim=-1),
+                },
+                explain=lambda got=logits, want=expected_logits, calls=trace.calls, n=length: (
+                    _explain_generation(got, want, calls, n)
+                ),
+                hint="The logits must be those of generation without a cache "
+                "(ref.generate_without_cache).",
+            )
+            c.expect_equal(
+                ids,
+                expected_ids,
+                f"{call}: ids",
+                "The logits are right but the tokens are not: each token is the argmax of its "
+                "row of logits, appended in order.",
+            )
+            ran = int(model.state_dict()["positions_processed"])
+            once = batch * (length + new - 1)
+            uncached = batch * sum(length + t for t in range(new))
+            if ran not in (once, once + batch):
+                why = (
+                    "that is generation without a cache: the whole sequence at every step."
+                    if ran >= uncached and new > 1
+                    else "each position should run once: the prompt, then one token per step."
+                )
+                c.fail(
+                    f"{call} ran {ran} token positions through the model; with a cache it runs "
+                    f"{once} ({batch} x ({length} + {new} - 1)). The results are right, but "
+                    f"{why} Feed the prompt once (with the caches), then only the newest token "
+                    "with start = its position."
+                )
+            c.ok()
+
+
+# =============================================================== grouped_query_attention

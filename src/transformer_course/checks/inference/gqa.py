@@ -1,0 +1,204 @@
+"""Checks for lesson 12's grouped_query_attention, against lesson 04's attention on heads
+repeated group-wise."""
+
+import math
+
+import torch
+
+from transformer_course.checking import Checker, tolerance
+from transformer_course.checking.hints import shape_mismatch_hint
+from transformer_course.checking.inputs import randn
+from transformer_course.checking.oracles import (
+    scaled_dot_product_attention_f,
+)
+from transformer_course.reference.attention import scaled_dot_product_attention
+from transformer_course.reference.masking import look_ahead_mask
+
+from .common import _BROADCAST, _MASK_FILLED_ZERO, _expect_tensor
+
+_GQA_SHAPES = [
+    shape_mismatch_hint(
+        ("batch", "heads", "positions", "features"),
+        "q is (batch, num_heads, len_q, d_head); k and v are (batch, num_kv_heads, len_k, ·). "
+        "Repeat each key/value head group = num_heads // num_kv_heads times along the head "
+        "axis (dim=1): k.repeat_interleave(group, dim=1), so that query head h meets "
+        "key/value head h // group.",
+    ),
+    (
+        "repeat_interleave() received an invalid combination of arguments - got (float",
+        "The number of repeats is a float: the group size is an int, num_heads // "
+        "num_kv_heads (floor division, //), not num_heads / num_kv_heads.",
+    ),
+]
+
+
+def gqa_expected(q, k, v, mask, *, tile: bool = False, scale: float | None = None):
+    """Grouped-query attention by the reference: each of k's and v's num_kv_heads heads
+    (dim 1) repeated for its group of num_heads / num_kv_heads query heads, then
+    scaled_dot_product_attention. ``tile``: the heads repeated as a whole block
+    (``repeat``) instead of each in place (``repeat_interleave``), a classic mistake;
+    ``scale``: the scores scaled by ``scale`` instead of 1 / sqrt(d_head)."""
+    group = q.shape[1] // k.shape[1]
+    if tile:
+        k, v = k.repeat(1, group, 1, 1), v.repeat(1, group, 1, 1)
+    else:
+        k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    if scale is not None:
+        q = q * scale * math.sqrt(q.shape[-1])
+    output, _ = scaled_dot_product_attention(q, k, v, mask)
+    return output
+
+
+def _gqa_query_softmax(q, k, v, mask):
+    """The softmax taken over the queries (dim=-2) instead of the keys."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.nan_to_num(torch.softmax(scores, dim=-2)) @ v.double()
+
+
+def _gqa_cases(hidden: bool):
+    def case(seed, batch, heads, kv, len_q, len_k, d, d_v=None, mask=None):
+        q = randn((batch, heads, len_q, d), seed)
+        k = randn((batch, kv, len_k, d), seed + 1)
+        v = randn((batch, kv, len_k, d_v or d), seed + 2)
+        return q, k, v, mask
+
+    causal = look_ahead_mask(5)  # (len, len)
+    padding = torch.tensor([[True] * 6, [True, True, True, True, False, False]])[:, None, None]
+    if not hidden:
+        return [
+            case(1201, 2, 4, 2, 3, 5, 4, d_v=6),  # values of another width than the keys
+            case(1202, 1, 4, 1, 5, 5, 4, mask=causal),  # multi-query
+            case(1203, 2, 2, 2, 2, 3, 3),  # ordinary multi-head attention
+        ]
+    return [
+        case(2201, 2, 6, 3, 4, 6, 4, d_v=5, mask=padding),
+        case(2202, 1, 8, 2, 5, 5, 8, mask=causal),
+        case(2203, 3, 4, 4, 3, 7, 2),
+        case(2204, 2, 3, 1, 1, 4, 6),
+    ]
+
+
+def _gqa_heads_hint(heads: int, kv: int):
+    """For a clash along the head axis between num_heads and another count: how many heads
+    the learner's keys or values had, and the steps that give that count."""
+    group = heads // kv
+
+    def text(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if not found or int(found.group(3)) != 1:
+            return ""
+        sizes = {int(found.group(1)), int(found.group(2))}
+        if heads not in sizes or len(sizes) != 2:
+            return ""
+        (other,) = sizes - {heads}
+        rule = (
+            f"group = num_heads // num_kv_heads = q.shape[1] // k.shape[1] = {group}, and "
+            "k.repeat_interleave(group, dim=1) (likewise v)."
+        )
+        if other == kv:
+            return (
+                f"Your keys or values reached the attention with num_kv_heads = {kv} heads, "
+                f"not num_heads = {heads}: they were not repeated along the head axis: "
+                "either not repeated at all, or repeated along another axis than dim=1, or "
+                "the group size came out 1 (read from other axes than q.shape[1] and "
+                "k.shape[1]). " + rule
+            )
+        if other % kv == 0:
+            return (
+                f"Your keys or values reached the attention with {other} heads: each of the "
+                f"{kv} key/value heads was repeated {other // kv} times, not {group} (the "
+                "group size read from other axes than q.shape[1] and k.shape[1]?). " + rule
+            )
+        return ""
+
+    return lambda exc: isinstance(exc, RuntimeError), text
+
+
+def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = False) -> None:
+    """grouped_query_attention(q, k, v, mask=None) -> output (batch, num_heads, len_q, d_v)."""
+    with (
+        Checker("grouped_query_attention", hidden=hidden) as c,
+    ):
+        c.require_callable(grouped_query_attention)
+        for q, k, v, mask in _gqa_cases(hidden):
+            batch, heads, len_q, _ = q.shape
+            kv = k.shape[1]
+            what = (
+                f"grouped_query_attention(q {tuple(q.shape)}, k {tuple(k.shape)}, "
+                f"v {tuple(v.shape)}, mask={'None' if mask is None else tuple(mask.shape)})"
+            )
+            got = c.call(
+                grouped_query_attention,
+                q,
+                k,
+                v,
+                mask,
+                call_repr=what,
+                hints=[_gqa_heads_hint(heads, kv), *_GQA_SHAPES],
+            )
+            if isinstance(got, tuple) and got:
+                c.fail(
+                    f"{what} returned a tuple of {len(got)}; return only the output tensor "
+                    "(batch, num_heads, len_q, d_v)."
+                )
+            _expect_tensor(c, got, what)
+            hint = ""
+            if tuple(got.shape) == (batch, kv, len_q, v.shape[-1]) and kv != heads:
+                hint = (
+                    "Your output has num_kv_heads heads: every query head needs its own output, "
+                    "so the key/value heads are shared (repeated), not the query heads reduced."
+                )
+            c.expect_shape(got, (batch, heads, len_q, v.shape[-1]), what, hint)
+            c.expect_floating(got, what, preferred=q.dtype)
+            mistakes = {
+                "The heads are paired wrongly: query head h must use key/value head "
+                "h // group (heads 0..group-1 share the first), but yours uses h % num_kv_heads. "
+                "k.repeat(1, group, 1, 1) tiles [k0, k1, k0, k1]; repeat_interleave gives "
+                "[k0, k0, k1, k1].": (
+                    gqa_expected(q, k, v, mask, tile=True) if 1 < kv < heads else None
+                ),
+                "The scores are not divided by sqrt(d_head).": gqa_expected(q, k, v, mask, scale=1),
+                "The scores are divided by d_head instead of sqrt(d_head).": gqa_expected(
+                    q, k, v, mask, scale=1 / q.shape[-1]
+                ),
+                "The scores are divided by sqrt(d_v), the values' width (v.shape[-1]), instead "
+                "of sqrt(d_head), the width of the queries and keys (q.shape[-1]): the two "
+                "differ here.": (
+                    gqa_expected(q, k, v, mask, scale=1 / math.sqrt(v.shape[-1]))
+                    if v.shape[-1] != q.shape[-1]
+                    else None
+                ),
+                "The mask was ignored: blocked keys got weight.": (
+                    None if mask is None else gqa_expected(q, k, v, None)
+                ),
+                "The mask is read the wrong way round: True means *may attend* (as in "
+                "lesson 06), so blocked positions are where the mask is False "
+                "(masked_fill(~mask, -inf)).": (
+                    None if mask is None else gqa_expected(q, k, v, ~mask)
+                ),
+                "Your softmax runs over the queries (dim=-2): each query's weights over the "
+                "keys must sum to 1, so take the softmax over the last axis (dim=-1).": (
+                    _gqa_query_softmax(q, k, v, mask)
+                ),
+                _MASK_FILLED_ZERO: (
+                    None
+                    if mask is None
+                    else scaled_dot_product_attention_f(q, k, v, mask, fill=0.0, enable_gqa=True)[0]
+                ),
+            }
+            c.expect_close(
+                got,
+                gqa_expected(q, k, v, mask),
+                what,
+                **tolerance(got.dtype),
+                mistakes=mistakes,
+                hint="Query head h attends with key and value head h // (num_heads // "
+                "num_kv_heads), as softmax(q kᵀ / sqrt(d_head), masked) v.",
+            )
+
+
+# ========================================================================= online_softmax

@@ -1,0 +1,296 @@
+"""Checks for lesson 12's online_softmax, against the float64 oracle and its mistakes."""
+
+import re
+
+import torch
+
+from transformer_course.checking import Checker, short, tolerance
+from transformer_course.checking.inputs import randn
+from transformer_course.checking.oracles import (
+    online_softmax_f,
+)
+
+from .common import _BROADCAST, _all_nan_candidates, _expect_tensor, _informative
+
+_FINAL_BLOCK_MAX = (
+    "Your final exp(x - m) uses the last block's own maximum, not the running maximum: the "
+    "sum was accumulated relative to the largest value seen, so divide exp(x - m) by it "
+    "with that same m (running_max after the loop)."
+)
+
+
+def _no_maximum(x: torch.Tensor) -> torch.Tensor:
+    """exp(x) / sum(exp(x)), no maximum subtracted: inf / inf = NaN for large x."""
+    e = torch.exp(x)
+    return e / e.sum(dim=-1, keepdim=True)
+
+
+_INVERTED_RESCALE = (
+    "The running sum is rescaled the wrong way round: the factor is exp(m_old - m_new) (at "
+    "most 1), not exp(m_new - m_old)."
+)
+
+
+def _falling(x: torch.Tensor, block_size: int) -> torch.Tensor:
+    """x with its first block of columns raised by 200 and the next lowered by 100: a
+    maximum that is each block's own falls by about 300 there, and exp overflows."""
+    x = x.clone()
+    x[..., :block_size] += 200.0
+    x[..., block_size : 2 * block_size] -= 100.0
+    return x
+
+
+def _softmax_cases(hidden: bool):
+    if not hidden:
+        return [
+            (randn((2, 7), 1301), 3),
+            (
+                torch.tensor(
+                    [[1000.0, 999.0, 1001.0, -5.0, 998.0], [-1000.0, -999.0, 0.0, 3.0, 2.0]]
+                ),
+                2,
+            ),
+            (randn((2, 3, 5), 1302, scale=3.0), 5),
+            (randn((4, 6), 1303, scale=2.0), 1),
+            (randn((2, 6), 1304) - 1000.0, 4),  # every value far below 0 (after large ones)
+            (randn((2, 5), 1306, dtype=torch.float64), 2),  # the output keeps x's dtype
+            (_falling(randn((2, 6), 1305), 2), 2),  # a later block far below an earlier one
+        ]
+    return [
+        (randn((3, 11), 2301, scale=4.0), 4),
+        (randn((2, 2, 9), 2302, scale=50.0), 2),
+        (randn((5, 4), 2303, dtype=torch.float64), 10),
+        (torch.arange(12.0).reshape(2, 6) * 200.0, 5),
+        # after large values, which tell a missing maximum apart from these two:
+        (randn((3, 7), 2304, scale=2.0) - 700.0, 3),
+        (_falling(randn((3, 2, 9), 2305), 3), 3),  # leading axes that do not broadcast
+        (randn((6, 5), 2306), 2),  # more rows than block_size
+    ]
+
+
+def _with_counts(x: torch.Tensor, counts: torch.Tensor) -> torch.Tensor:
+    """exp(x) / sum_j counts[j] exp(x_j) over the last axis (float64, stable): the softmax
+    whose running sum saw column j counts[j] times."""
+    x = x.double()
+    e = torch.exp(x - x.amax(dim=-1, keepdim=True))
+    return e / (e * counts.double()).sum(dim=-1, keepdim=True)
+
+
+def _coverage_mistakes(x: torch.Tensor, block_size: int) -> dict[str, torch.Tensor]:
+    """The running sum built over other columns than each exactly once: the loop stopping
+    early (only a first part of the columns), or blocks one column too long or too short
+    (overlapping, or leaving a column out between blocks)."""
+    n = x.shape[-1]
+    out = {}
+    for width in (block_size + 1, block_size - 1):
+        if width < 1 or n <= block_size:
+            continue
+        counts = torch.zeros(n)
+        for start in range(0, n, block_size):
+            counts[start : start + width] += 1
+        longer = width > block_size
+        out[
+            f"Your blocks are one column too {'long' if longer else 'short'}: each reads "
+            f"x[..., start : start + block_size {'+' if longer else '-'} 1], so "
+            + (
+                "neighbouring blocks overlap and the first column of each later block is "
+                "counted twice in the running sum"
+                if longer
+                else "the last column of each block is never counted in the running sum"
+            )
+            + ". A block is x[..., start : start + block_size]."
+        ] = _with_counts(x, counts)
+    for m in range(1, n):
+        counts = (torch.arange(n) < m).double()
+        out[
+            f"Your running sum covers only the first {m} of the {n} columns (a loop that "
+            "stops early): the loop runs over every column, range(0, x.shape[-1], "
+            "block_size), x.shape[-1] being the number of columns."
+        ] = _with_counts(x, counts)
+    return out
+
+
+def _row_shape_hint(x: torch.Tensor):
+    """For a size clash along the last axis of x.shape[:-1] between the sizes of x's
+    last two leading axes: a running statistic made with one axis too few."""
+    rows = tuple(x.shape[:-1])
+
+    def text(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if not found or len(rows) < 2 or int(found.group(3)) != len(rows) - 1:
+            return ""
+        if {int(found.group(1)), int(found.group(2))} != {rows[-2], rows[-1]}:
+            return ""
+        return (
+            f"A per-row tensor of yours has shape x.shape[:-2] = {rows[:-1]}, one axis too "
+            f"few, where x.shape[:-1] = {rows} is needed: the running maximum and sum (and "
+            "each block's maximum and sum) hold one value per row "
+            "(torch.full(x.shape[:-1], float('-inf')), torch.zeros(x.shape[:-1]))."
+        )
+
+    return lambda exc: isinstance(exc, RuntimeError), text
+
+
+_MAX_FROM_ZERO = (
+    "Your running maximum starts at 0 instead of -inf: on a row whose values are all far "
+    "below 0 (as here) it stays 0, every exp(s - 0) underflows to 0, and the sum is 0. "
+    "Start it at -inf (torch.full(..., float('-inf'))): exp(-inf) = 0 handles the first "
+    "block."
+)
+_BLOCK_OWN_MAX = (
+    "Your maximum is each block's own, not the largest value seen so far: when a later "
+    "block's values are far below an earlier one's (as here), exp(m_old - m_new) "
+    "overflows. The running maximum only grows: m_new = max(m, block max)."
+)
+
+
+def _blocks_over_rows(x: torch.Tensor, block_size: int) -> torch.Tensor | None:
+    """Online softmax whose blocks walk the first axis (x[start : start + block_size],
+    range over x.shape[0]) instead of the last, computed as such code does (None where it
+    raises): right for a 1-D x, or when every row fits in one block."""
+    if x.dim() < 2 or x.shape[0] <= block_size:
+        return None
+    x = x.double()
+    try:
+        running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        for start in range(0, x.shape[0], block_size):
+            block = x[start : start + block_size]
+            new_max = torch.maximum(running_max, block.amax(dim=-1))
+            total = total * torch.exp(running_max - new_max) + torch.exp(
+                block - new_max[..., None]
+            ).sum(dim=-1)
+            running_max = new_max
+        result = torch.exp(x - running_max[..., None]) / total[..., None]
+    except RuntimeError:
+        return None
+    return result if result.shape == x.shape else None
+
+
+_BLOCKS_RULE = (
+    "softmax is over the last axis, so the blocks are columns, x[..., start : start + "
+    "block_size] over range(0, x.shape[-1], block_size). (With one row, or with every row "
+    "in one block, the two agree; here there are more rows than block_size.)"
+)
+_BLOCKS_OVER_ROWS = (
+    "Your blocks walk the first axis (the rows, x[start : start + block_size] over "
+    f"range(0, x.shape[0], block_size)), not the last: {_BLOCKS_RULE}"
+)
+
+
+def _rows_hint(x: torch.Tensor, block_size: int):
+    """A size mismatch between x's number of rows and a block's: blocks over the rows."""
+    sizes = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
+    blocks = {block_size, x.shape[0] % block_size} - {0} if x.dim() >= 2 else set()
+
+    def hint(exc: BaseException) -> str:
+        found = sizes.search(str(exc))
+        if not found or x.dim() < 2 or x.shape[0] <= block_size:
+            return ""
+        pair = {int(found[1]), int(found[2])}
+        if x.shape[0] not in pair or not (pair - {x.shape[0]}) <= blocks:
+            return ""
+        return (
+            f"The sizes {found[1]} and {found[2]} are x's number of rows ({x.shape[0]}) and a "
+            f"block's ({block_size}): do your blocks walk the first axis (the rows)? "
+            + _BLOCKS_RULE[0].upper()
+            + _BLOCKS_RULE[1:]
+        )
+
+    return (RuntimeError, hint)
+
+
+_SOFTMAX_LOWER_PRECISION = (
+    "{what} returned {got} for a float64 input: your online_softmax computes in a lower "
+    "precision (x.float(), or running tensors made without dtype=x.dtype) and never casts "
+    "back. Return x's dtype: make the running maximum and sum with dtype=x.dtype, or cast "
+    "the result back with .to(x.dtype)."
+)
+
+
+def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
+    """online_softmax(x, block_size) -> softmax(x) over the last axis."""
+    with Checker("online_softmax", hidden=hidden) as c:
+        c.require_callable(online_softmax)
+        for x, block_size in _softmax_cases(hidden):
+            what = f"online_softmax(x {tuple(x.shape)} = {short(x, 80)}, block_size={block_size})"
+            got = c.call(
+                online_softmax,
+                x,
+                block_size,
+                call_repr=what,
+                hints=[_rows_hint(x, block_size), _row_shape_hint(x)],
+            )
+            _expect_tensor(c, got, what)
+            c.expect_shape(got, x.shape, what)
+            c.expect_floating(got, what, preferred=x.dtype)
+            if x.dtype == torch.float64 and got.dtype != torch.float64:
+                c.fail(_SOFTMAX_LOWER_PRECISION.format(what=what, got=got.dtype))
+            several_blocks = x.shape[-1] > block_size
+            nan_causes = {
+                "the rescale factor inverted, exp(m_new - m_old) instead of exp(m_old - m_new)": (
+                    online_softmax_f(x, block_size, rescale="inverted_raw")
+                ),
+                "the running maximum never updated after a block (running_max = new_max "
+                "missing)": online_softmax_f(x, block_size, update=False),
+                "no maximum subtracted inside exp (exp overflows)": _no_maximum(x),
+            }
+            c.expect_close(
+                got,
+                torch.softmax(x.double(), dim=-1).to(x.dtype),
+                what,
+                **tolerance(got.dtype, x.dtype),
+                mistakes={
+                    "The running sum is not rescaled when the maximum grows: terms summed as "
+                    "exp(s - m_old) must be multiplied by exp(m_old - m_new) before the new "
+                    "block's terms are added.": (
+                        online_softmax_f(x, block_size, rescale="none") if several_blocks else None
+                    ),
+                    _INVERTED_RESCALE: (
+                        online_softmax_f(x, block_size, rescale="inverted")
+                        if several_blocks
+                        else None
+                    ),
+                    _MAX_FROM_ZERO: online_softmax_f(x, block_size, start=0.0),
+                    _BLOCKS_OVER_ROWS: _blocks_over_rows(x, block_size),
+                    _FINAL_BLOCK_MAX: (
+                        online_softmax_f(x, block_size, final_max="last_block")
+                        if several_blocks
+                        else None
+                    ),
+                    _BLOCK_OWN_MAX: (
+                        online_softmax_f(x, block_size, running=False) if several_blocks else None
+                    ),
+                    _INVERTED_RESCALE + " (Here exp(m_new - m_old) with m_old = -inf on the "
+                    "first block is exp(+inf) = inf, and 0 · inf = NaN.)": (
+                        _informative(online_softmax_f(x, block_size, rescale="inverted_raw"))
+                    ),
+                    "The running maximum is never updated (running_max = new_max is missing): "
+                    "every exp is then taken against the initial -inf, which gives inf and "
+                    "NaN. After each block, keep the new maximum for the next one.": (
+                        _informative(online_softmax_f(x, block_size, update=False))
+                    ),
+                    "The last, shorter block is skipped: when n is not a multiple of "
+                    "block_size, the loop must still visit the last columns (range(0, n, "
+                    "block_size) with x[..., start : start + block_size]).": (
+                        online_softmax_f(x, block_size, skip_last=True)
+                        if x.shape[-1] % block_size
+                        else None
+                    ),
+                    **_coverage_mistakes(x, block_size),
+                    "No maximum is subtracted: exp(x) overflows to inf for large x (here "
+                    f"up to {float(x.abs().max()):.4g}), and inf / inf is NaN. Subtract the "
+                    "running maximum inside every exp.": (
+                        _informative(_no_maximum(x))
+                        if not torch.isfinite(torch.exp(x)).all()
+                        else None
+                    ),
+                },
+                explain=lambda got=got, causes=nan_causes: _all_nan_candidates(got, causes),
+                hint="Subtract the running maximum inside every exp (large scores overflow "
+                "otherwise), rescale the running sum by exp(m_old - m_new) whenever the "
+                "maximum grows, and normalise with exp(x - m) / sum at the end.",
+            )
+
+
+# ======================================================================== tiled_attention

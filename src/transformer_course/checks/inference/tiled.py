@@ -1,0 +1,394 @@
+"""Checks for lesson 12's tiled (flash-style) attention, against the float64 oracle and its
+mistakes."""
+
+import math
+import re
+
+import torch
+
+from transformer_course.checking import Checker, tolerance
+from transformer_course.checking.inputs import randn
+from transformer_course.checking.oracles import (
+    scaled_dot_product_attention_f,
+    tiled_attention_f,
+)
+from transformer_course.reference.attention import scaled_dot_product_attention
+
+from .common import (
+    _BROADCAST,
+    _MASK_FILLED_ZERO,
+    _all_nan_candidates,
+    _expect_tensor,
+    _informative,
+)
+
+_SCALED_BY_LENGTH = (
+    "The scores are divided by sqrt({n}), the square root of a length ({axis}), instead of "
+    "sqrt(d_k) = sqrt(q.shape[-1]): d_k is the last axis."
+)
+
+
+def _scaled_by_length(q, k, v, causal: bool) -> dict:
+    """The scores divided by the square root of a length (an axis mix-up): one candidate
+    when len_q == len_k, where the two cannot be told apart."""
+    lengths = {"len_q": ("q.shape[-2]", q.shape[-2]), "len_k": ("k.shape[-2]", k.shape[-2])}
+    if q.shape[-2] == k.shape[-2]:
+        lengths = {"len_q": ("q.shape[-2], equal to len_k here", q.shape[-2])}
+    return {
+        _SCALED_BY_LENGTH.format(n=name, axis=axis): _tiled_expected(
+            q, k, v, causal, scale=1 / math.sqrt(size)
+        )
+        for name, (axis, size) in lengths.items()
+        if size != q.shape[-1]
+    }
+
+
+def _tiled_expected(q, k, v, causal: bool, *, scale: float | None = None):
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    mask = torch.ones(len_q, len_k, dtype=torch.bool).tril() if causal else None
+    if scale is not None:
+        q = q * scale * math.sqrt(q.shape[-1])
+    output, _ = scaled_dot_product_attention(q, k, v, mask)
+    return output
+
+
+def _tiled_cases(hidden: bool):
+    def case(seed, shape_q, len_k, d_v, block, causal, scale=1.0):
+        q = randn(shape_q, seed, scale=scale)
+        k = randn((*shape_q[:-2], len_k, shape_q[-1]), seed + 1, scale=scale)
+        v = randn((*shape_q[:-2], len_k, d_v), seed + 2)
+        return q, k, v, block, causal
+
+    def sink(seed, shape_q, len_k, block, causal):
+        """Queries that all match the first block of keys far better than the rest (an
+        attention "sink"): the block maxima fall by over 100 after the first block."""
+        q, k, v, block, causal = case(seed, shape_q, len_k, shape_q[-1], block, causal)
+        q = q * 0.3 + 4.0
+        k = k * 0.3
+        k[..., :block, :] += 16.0
+        return q, k, v, block, causal
+
+    if not hidden:
+        return [
+            case(1401, (1, 2, 6, 4), 6, 4, 2, False),
+            case(1402, (1, 2, 6, 4), 6, 4, 2, True),
+            case(1403, (2, 3, 8), 7, 5, 3, False, scale=2.0),
+            case(1404, (1, 5, 4), 5, 4, 8, True),
+            case(1405, (2, 3, 4), 7, 3, 3, True),  # len_q < len_k
+            sink(1406, (1, 4, 4), 6, 2, False),
+        ]
+    return [
+        case(2401, (2, 2, 13, 8), 13, 6, 5, True, scale=2.0),
+        case(2402, (3, 4, 4), 9, 3, 4, False),
+        case(2403, (1, 1, 4, 4), 10, 4, 3, True),
+        case(2404, (2, 7, 2), 7, 2, 1, False, scale=3.0),
+        sink(2405, (2, 5, 4), 9, 3, True),
+    ]
+
+
+def causal_lower_right(len_q: int, len_k: int) -> torch.Tensor:
+    """bool (len_q, len_k), the causal mask aligned to the bottom right: the queries are
+    the last len_q positions, query i sees keys j <= len_k - len_q + i (lesson 12's cache
+    mask; torch.nn.attention.bias.causal_lower_right)."""
+    return torch.ones(len_q, len_k, dtype=torch.bool).tril(len_k - len_q)
+
+
+_BOTTOM_RIGHT = (
+    "Your causal mask is aligned to the bottom right: query i sees keys j <= len_k - len_q "
+    "+ i, as if the queries were the last len_q positions (section 2's cache mask, "
+    "causal_cache_mask). tiled_attention's causal=True is aligned to the top left, as "
+    "F.scaled_dot_product_attention(..., is_causal=True): query i sees keys j <= i. The two "
+    "agree only when len_q == len_k."
+)
+
+
+_TILED_OWN_MAX = (
+    "Your maximum is each block's own, not the largest score seen so far: when a later "
+    "block's scores are far below an earlier one's, or all masked (-inf), exp(m_old - "
+    "m_new) overflows. The running maximum only grows: m_new = max(m, block max)."
+)
+
+
+_BATCH2 = re.compile(
+    r"Expected size for first two dimensions of batch2 tensor to be: \[\d+, (\d+)\] but "
+    r"got: \[\d+, (\d+)\]"
+)
+
+
+def _tiled_hints(
+    q: torch.Tensor, v: torch.Tensor, block: int, causal: bool, summed_fine: bool
+) -> list:
+    """For the size clashes of tiled attention's classic slips, what the sizes are: a
+    block's weights against its slice of v (the rows differ), a per-query tensor against
+    a block's width (a sum over the wrong axis, unless ``summed_fine``: an earlier input
+    where that sum would have clashed ran; or a causal mask of the wrong height), the
+    accumulated output's last axis against d_v."""
+    len_q, len_k, d_v = q.shape[-2], v.shape[-2], v.shape[-1]
+    widths = {min(block, len_k - start) for start in range(0, len_k, block)}
+
+    def rows(exc: BaseException) -> str:
+        found = _BATCH2.search(str(exc))
+        if not found:
+            return ""
+        keys, got = int(found.group(1)), int(found.group(2))
+        if keys not in widths or got == keys:
+            return ""
+        off = got - keys
+        return (
+            f"A block's weights cover {keys} keys, but your slice of v has {got} rows"
+            + (f" (one row too {'many' if off > 0 else 'few'})" if abs(off) == 1 else "")
+            + ": slice v exactly as k, v[..., start:stop, :], so that weights @ v pairs each "
+            "key's weight with its own value."
+        )
+
+    def clash(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if not found:
+            return ""
+        sizes, axis = {int(found.group(1)), int(found.group(2))}, int(found.group(3))
+        if axis == q.dim() - 2 and len_q in sizes and len(sizes) == 2:
+            (other,) = sizes - {len_q}
+            summed = (
+                "the block's weights summed over the queries (dim=-2) instead of over the keys "
+                "(weights.sum(dim=-1), one sum per query)"
+                if other in widths and not summed_fine
+                else ""
+            )
+            mask = (
+                "the causal mask built for another number of queries than len_q = "
+                "q.shape[-2] (it is (len_q, block): query positions torch.arange(len_q))"
+                if causal
+                else ""
+            )
+            found = [cause for cause in (summed, mask) if cause]
+            if not found:
+                return ""
+            return (
+                f"A per-query tensor (len_q = {len_q}) met one of size {other} along the "
+                "queries' axis: "
+                + (" or ".join(found) if len(found) < 2 else f"either {found[0]}, or {found[1]}")
+                + "."
+            )
+        if axis == q.dim() - 1 and d_v in sizes and len(sizes) == 2:
+            (other,) = sizes - {d_v}
+            names = [
+                n for n, size in (("len_k = v.shape[-2]", len_k), ("len_q", len_q)) if size == other
+            ]
+            return (
+                f"The accumulated output's last axis must be d_v = v.shape[-1] = {d_v}, "
+                f"but a tensor of yours has {other} there"
+                + (f" ({' or '.join(names)})" if names else "")
+                + ": acc = torch.zeros((*q.shape[:-1], v.shape[-1]))."
+            )
+        return ""
+
+    return [
+        (lambda exc: isinstance(exc, RuntimeError), rows),
+        (lambda exc: isinstance(exc, RuntimeError), clash),
+    ]
+
+
+def _sum_not_column_hint(len_q: int, d_v: int):
+    """The final division by the running sum without [..., None]: (..., len_q, d_v) divided
+    by (..., len_q) lines len_q up with d_v, which raises unless they are equal."""
+    sizes = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
+
+    def hint(exc: BaseException) -> str:
+        found = sizes.search(str(exc))
+        if not found or len_q == d_v or {int(found[1]), int(found[2])} != {len_q, d_v}:
+            return ""
+        return (
+            f"The sizes {found[1]} and {found[2]} are d_v and len_q: was the output "
+            "(..., len_q, d_v) divided (or multiplied) by a per-query tensor (..., len_q), such "
+            "as the running sum or the rescale factor, without [..., None]? Broadcasting "
+            "lines its last axis up with d_v; make it a column, total[..., None], so each "
+            "query's row uses its own value."
+        )
+
+    return (RuntimeError, hint)
+
+
+def _without_last_block(q, k, v, block: int, causal: bool) -> torch.Tensor | None:
+    """Attention over the keys of the whole blocks only (the last, shorter block skipped),
+    or None when len_k is a multiple of the block size."""
+    cut = k.shape[-2] - k.shape[-2] % block
+    if cut == k.shape[-2] or cut == 0:
+        return None
+    scores = q.double() @ k[..., :cut, :].double().transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if causal:
+        future = torch.arange(cut)[None, :] > torch.arange(q.shape[-2])[:, None]
+        scores = scores.masked_fill(future, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v[..., :cut, :].double()
+
+
+def _leading_axes_hint(got, expected_shape: tuple[int, ...]) -> str:
+    """An output whose last two axes are right but whose leading (batch, head) axes are
+    not: something was sliced or reduced along a leading axis."""
+    found = tuple(got.shape) if isinstance(got, torch.Tensor) else None
+    if not found or len(found) != len(expected_shape) or len(found) < 3:
+        return ""
+    if found[-2:] != expected_shape[-2:] or found[:-2] == expected_shape[:-2]:
+        return ""
+    return (
+        f"Its last two axes (len_q, d_v) are right, but its leading axes are {found[:-2]}, not "
+        f"{expected_shape[:-2]}: were the key and value blocks sliced on the first axis "
+        "(k[start:stop]) instead of the key axis, k[..., start:stop, :] and "
+        "v[..., start:stop, :]? The inputs may have any number of leading axes."
+    )
+
+
+def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
+    """tiled_attention(q, k, v, block_size, causal=False) -> output (..., len_q, d_v)."""
+    with (
+        Checker("tiled_attention", hidden=hidden) as c,
+    ):
+        c.require_callable(tiled_attention)
+        summed_fine = False  # a call ran where weights summed over dim=-2 would clash
+        for q, k, v, block, causal in _tiled_cases(hidden):
+            what = (
+                f"tiled_attention(q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}, "
+                f"block_size={block}, causal={causal})"
+            )
+            got = c.call(
+                tiled_attention,
+                q,
+                k,
+                v,
+                block,
+                causal,
+                call_repr=what,
+                hints=[
+                    *_tiled_hints(q, v, block, causal, summed_fine),
+                    _sum_not_column_hint(q.shape[-2], v.shape[-1]),
+                ],
+            )
+            widths = {min(block, k.shape[-2] - start) for start in range(0, k.shape[-2], block)}
+            summed_fine = summed_fine or not widths <= {q.shape[-2]}
+            if isinstance(got, tuple) and got:
+                c.fail(f"{what} returned a tuple; return only the output tensor.")
+            _expect_tensor(c, got, what)
+            shape = (*q.shape[:-1], v.shape[-1])
+            c.expect_shape(got, shape, what, _leading_axes_hint(got, shape))
+            c.expect_floating(got, what, preferred=q.dtype)
+            several = k.shape[-2] > block
+            nan_causes = {
+                "the causal mask hiding the diagonal too (j >= i masked: query 0 sees no key)": (
+                    tiled_attention_f(q, k, v, block, causal, strict=True) if causal else None
+                ),
+                "each block's weights exponentiated against the previous maximum (-inf on the "
+                "first block) instead of the new one": (
+                    tiled_attention_f(q, k, v, block, causal, old_max=True)
+                ),
+                "the accumulated output divided by the rescale factor exp(m_old - m_new) "
+                "instead of multiplied by it (the factor is 0 on the first block: 0 / 0)": (
+                    tiled_attention_f(q, k, v, block, causal, inverted="output")
+                ),
+                "the running sum divided by that factor instead of multiplied by it": (
+                    tiled_attention_f(q, k, v, block, causal, inverted="sum")
+                ),
+            }
+            c.expect_close(
+                got,
+                _tiled_expected(q, k, v, causal),
+                what,
+                **tolerance(got.dtype),
+                mistakes={
+                    "The output accumulated over earlier blocks is not rescaled when the "
+                    "maximum grows: it was summed with weights exp(s - m_old), so multiply it "
+                    "by exp(m_old - m_new) too, as the running sum.": (
+                        tiled_attention_f(q, k, v, block, causal, rescale_output=False)
+                        if several
+                        else None
+                    ),
+                    "The running sum is not rescaled when the maximum grows (the accumulated "
+                    "output is): both were computed with the old maximum.": (
+                        tiled_attention_f(q, k, v, block, causal, rescale_sum=False)
+                        if several
+                        else None
+                    ),
+                    "The scores are not divided by sqrt(d_k).": _tiled_expected(
+                        q, k, v, causal, scale=1
+                    ),
+                    "The last, shorter block of keys is skipped: when len_k is not a multiple "
+                    "of block_size, the loop must still visit the last keys (range(0, len_k, "
+                    "block_size), with stop = min(start + block_size, len_k)).": (
+                        _without_last_block(q, k, v, block, causal)
+                    ),
+                    "The scores are divided by d_k instead of sqrt(d_k).": _tiled_expected(
+                        q, k, v, causal, scale=1 / q.shape[-1]
+                    ),
+                    **_scaled_by_length(q, k, v, causal),
+                    "The causal mask ignores the keys' block offset or is missing: query i "
+                    "may attend to key j exactly when j <= i, with j the key's position in the "
+                    "whole sequence (start + its index in the block).": (
+                        _tiled_expected(q, k, v, False) if causal else None
+                    ),
+                    "The causal mask compares the query with the key's index *inside the "
+                    "block* instead of its position in the sequence (start + index): later "
+                    "blocks are masked as if they began at key 0.": (
+                        scaled_dot_product_attention(
+                            q,
+                            k,
+                            v,
+                            torch.arange(k.shape[-2])[None, :] % block
+                            <= torch.arange(q.shape[-2])[:, None],
+                        )[0]
+                        if causal and several
+                        else None
+                    ),
+                    "With causal=False nothing may be masked, but yours masks the future.": (
+                        None if causal else _tiled_expected(q, k, v, True)
+                    ),
+                    _MASK_FILLED_ZERO: (
+                        scaled_dot_product_attention_f(
+                            q,
+                            k,
+                            v,
+                            torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool).tril(),
+                            fill=0.0,
+                        )[0]
+                        if causal
+                        else None
+                    ),
+                    _BOTTOM_RIGHT: (
+                        scaled_dot_product_attention(
+                            q, k, v, causal_lower_right(q.shape[-2], k.shape[-2])
+                        )[0]
+                        if causal and q.shape[-2] != k.shape[-2]
+                        else None
+                    ),
+                    _TILED_OWN_MAX: (
+                        tiled_attention_f(q, k, v, block, causal, running=False)
+                        if several
+                        else None
+                    ),
+                    "Your causal mask hides the diagonal too (key j masked when j >= i): a "
+                    "query may attend to its own position, so mask only j > i. (Query 0 then "
+                    "has no key at all: its row of weights is 0/0 = NaN.)": (
+                        _informative(tiled_attention_f(q, k, v, block, causal, strict=True))
+                        if causal
+                        else None
+                    ),
+                    "Each block's weights are exponentiated against the previous maximum "
+                    "(m_old, -inf on the first block) instead of the new one: compute "
+                    "m_new = max(m_old, block max) first, then exp(s - m_new).": (
+                        _informative(tiled_attention_f(q, k, v, block, causal, old_max=True))
+                    ),
+                    "The accumulated output is never divided by the running sum of the "
+                    "weights: return acc / total at the end (the softmax's denominator).": (
+                        tiled_attention_f(q, k, v, block, causal, divide=False)
+                    ),
+                },
+                explain=lambda got=got, causes=nan_causes: _all_nan_candidates(got, causes),
+                hint="For each block: scores, new maximum m' = max(m, block max), rescale the "
+                "running sum and the output by exp(m - m'), add exp(s - m') and exp(s - m') v; "
+                "divide by the sum at the end."
+                + (
+                    " With causal=True, query i sees keys j <= i (the diagonal included)."
+                    if causal
+                    else ""
+                ),
+            )
+
+
+# ===================================================================== sliding_window_mask

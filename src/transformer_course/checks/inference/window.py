@@ -1,0 +1,88 @@
+"""Checks for lesson 12's sliding_window_mask, against its definition (j <= i and i - j <
+window)."""
+
+import torch
+
+from transformer_course.checking import Checker
+
+from .common import _expect_tensor
+
+
+def _window(size: int, low: int, high: int) -> torch.Tensor:
+    """bool (size, size): True where low <= i - j <= high."""
+    offset = torch.arange(size)[:, None] - torch.arange(size)[None, :]  # i - j
+    return (offset >= low) & (offset <= high)
+
+
+def _window_hint(got: torch.Tensor, size: int, window: int) -> str:
+    """What a wrong window mask gets wrong, part by part: the future, the diagonal, the
+    band's width."""
+    got = torch.as_tensor(got).bool()
+    rule = "Query i may attend to key j when j <= i and i - j < window."
+    future = torch.ones(size, size, dtype=torch.bool).triu(1) & got
+    if future.any():
+        i, j = (int(v) for v in future.nonzero()[0])
+        return (
+            f"Your mask lets a query see keys after it: ({i}, {j}) is True, key {j} > query "
+            f"{i}. Combine the window with lesson 06's look_ahead_mask using &. {rule}"
+        )
+    diagonal = ~got.diagonal()
+    if not got.any():  # said first by the check itself: no entry holds
+        return (
+            f"Each query sees itself and the window - 1 positions before it, so the diagonal "
+            f"at least is True. {rule} Built with torch.triu(ones, diagonal=d) & "
+            "look_ahead_mask(size), the band keeps 0 <= i - j <= -d: d must be 1 - window "
+            f"(= {1 - window} here); a d of 1 or more (diagonal=1, or 1 + window) keeps "
+            "nothing, as yours does."
+        )
+    if diagonal.any():
+        i = int(diagonal.nonzero()[0])
+        return (
+            f"Your mask leaves the query itself out: ({i}, {i}) is False. Each query sees "
+            f"itself and the window - 1 positions before it. {rule}"
+        )
+    return rule
+
+
+def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> None:
+    """sliding_window_mask(size, window) -> bool (size, size): j <= i and i - j < window."""
+    with Checker("sliding_window_mask", hidden=hidden) as c:
+        c.require_callable(sliding_window_mask)
+        cases = (
+            [(9, 2), (12, 5), (1, 1), (7, 7), (8, 20)]
+            if hidden
+            else [(6, 3), (5, 1), (4, 4), (4, 10)]
+        )
+        for size, window in cases:
+            what = f"sliding_window_mask({size}, {window})"
+            got = c.call(sliding_window_mask, size, window)
+            _expect_tensor(c, got, what)
+            c.expect_shape(got, (size, size), what, "(len_q, len_k) = (size, size).")
+            c.expect_dtype(
+                got,
+                torch.bool,
+                what,
+                "Masks are bool, True = may attend (lesson 06); & of two bool masks stays bool.",
+            )
+            expected = _window(size, 0, window - 1)
+            c.expect_equal(
+                got,
+                expected,
+                what,
+                hint=lambda got=got, size=size, window=window: _window_hint(got, size, window),
+                mistakes={
+                    "Each query sees window + 1 keys (i - j <= window). Here the window counts "
+                    "the query itself: itself and the window - 1 positions before it. (Mistral's "
+                    "paper words it as 'W tokens'; conventions differ by one, the docstring "
+                    "fixes this one.)": _window(size, 0, window),
+                    "Each query sees only window - 1 keys: itself and window - 1 earlier ones "
+                    "make window.": _window(size, 0, window - 2) if window > 1 else None,
+                    "The mask is not causal: it lets queries see the next positions too "
+                    "(|i - j| < window). Combine the window with lesson 06's look_ahead_mask "
+                    "using &.": _window(size, 1 - window, window - 1),
+                    "The mask is inverted: True where attention is blocked. In this course "
+                    "True means 'may attend'.": ~expected,
+                    "The window is at the wrong end: query i sees the keys after it (j >= i) "
+                    "instead of before it.": _window(size, 1 - window, 0),
+                },
+            )
