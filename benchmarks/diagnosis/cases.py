@@ -39,9 +39,9 @@ class Case:
 def held_out(prefix: str):
     """The constructor of one blind batch's cases: ids ``prefix-...``, criteria as tuples,
     every case held out. ``make(id_, lesson, exercise, cause, source, named, misnamed=(),
-    edits=())``."""
+    edits=(), code=None)``: a wrong answer as edits of the reference, or as its code."""
 
-    def make(id_, lesson, exercise, cause, source, named, misnamed=(), edits=()) -> Case:
+    def make(id_, lesson, exercise, cause, source, named, misnamed=(), edits=(), code=None) -> Case:
         return Case(
             f"{prefix}-{id_}",
             lesson,
@@ -51,6 +51,7 @@ def held_out(prefix: str):
             tuple(named),
             tuple(misnamed),
             edits=tuple(edits),
+            code=code,
             heldout=True,
         )
 

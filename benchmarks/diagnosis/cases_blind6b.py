@@ -42,17 +42,7 @@ def _e(id_, lesson, exercise, cause, source, named, misnamed=(), edits=()):
 
 
 def _code(id_, lesson, exercise, cause, source, named, misnamed, code):
-    return Case(
-        f"blind6b-{id_}",
-        lesson,
-        exercise,
-        cause,
-        source,
-        tuple(named),
-        tuple(misnamed),
-        code=code,
-        heldout=True,
-    )
+    return _held_out(id_, lesson, exercise, cause, source, named, misnamed, code=code)
 
 
 BLIND6B: list[Case] = [

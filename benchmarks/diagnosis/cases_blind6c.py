@@ -45,17 +45,7 @@ def _c(id_, lesson, exercise, cause, named, misnamed=(), edits=(), source=AUTHOR
 
 
 def _code(id_, lesson, exercise, cause, named, misnamed, code, source=AUTHOR):
-    return Case(
-        f"blind6c-{id_}",
-        lesson,
-        exercise,
-        cause,
-        source,
-        tuple(named),
-        tuple(misnamed),
-        code=code,
-        heldout=True,
-    )
+    return _held_out(id_, lesson, exercise, cause, source, named, misnamed, code=code)
 
 
 BLIND6C: list[Case] = [

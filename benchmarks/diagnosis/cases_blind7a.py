@@ -12,7 +12,7 @@ mistakes at once.
 
 from __future__ import annotations
 
-from benchmarks.diagnosis.cases import Case
+from benchmarks.diagnosis.cases import Case, held_out
 
 AUTHOR = "author: written for this benchmark, no public report cited"
 
@@ -40,19 +40,11 @@ MASK_UNSQUEEZE = "https://github.com/bentrevett/pytorch-seq2seq/issues/119"
 BMM_3D = "https://github.com/SHI-Labs/NATTEN/pull/87"
 
 
+_held_out = held_out("blind7a")
+
+
 def _c(id_, lesson, exercise, cause, named, misnamed=(), edits=(), code=None, source=AUTHOR):
-    return Case(
-        f"blind7a-{id_}",
-        lesson,
-        exercise,
-        cause,
-        source,
-        tuple(named),
-        tuple(misnamed),
-        edits=tuple(edits),
-        code=code,
-        heldout=True,
-    )
+    return _held_out(id_, lesson, exercise, cause, source, named, misnamed, edits, code)
 
 
 BLIND7A: list[Case] = [

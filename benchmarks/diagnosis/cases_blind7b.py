@@ -46,17 +46,7 @@ def _e(id_, lesson, exercise, cause, source, named, misnamed=(), edits=()):
 
 
 def _code(id_, lesson, exercise, cause, source, named, misnamed, code):
-    return Case(
-        f"blind7b-{id_}",
-        lesson,
-        exercise,
-        cause,
-        source,
-        tuple(named),
-        tuple(misnamed),
-        code=code,
-        heldout=True,
-    )
+    return _held_out(id_, lesson, exercise, cause, source, named, misnamed, code=code)
 
 
 _SDPA = "heads, weights = scaled_dot_product_attention(q, k, v, mask)"
