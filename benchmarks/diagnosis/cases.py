@@ -2452,3 +2452,19 @@ CASES += _BLIND7A
 from benchmarks.diagnosis.cases_blind7b import BLIND7B as _BLIND7B  # noqa: E402
 
 CASES += _BLIND7B
+
+from benchmarks.diagnosis.cases_blind8a import BLIND8A as _BLIND8A  # noqa: E402
+
+CASES += _BLIND8A
+
+from benchmarks.diagnosis.cases_blind8b import BLIND8B as _BLIND8B  # noqa: E402
+
+CASES += _BLIND8B
+
+from benchmarks.diagnosis.cases_blind8c import BLIND8C as _BLIND8C  # noqa: E402
+
+CASES += _BLIND8C
+
+from benchmarks.diagnosis.cases_blind8d import BLIND8D as _BLIND8D  # noqa: E402
+
+CASES += _BLIND8D

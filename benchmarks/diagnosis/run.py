@@ -524,11 +524,16 @@ HELD_OUT_MUTANT_ORIGIN = "mutant, held out (numbers 4-6 of each exercise)"
 #: (generalisation.py), never read while the checks were fixed
 LATER_HELD_OUT_MUTANTS = (2 * MUTANTS_PER_EXERCISE + 1, 3 * MUTANTS_PER_EXERCISE)
 LATER_HELD_OUT_MUTANT_ORIGIN = "mutant, held out (numbers 7-9 of each exercise)"
+#: the three after those, held out from round 8's fixes (which read numbers 7-9): judged
+#: before them (generalisation.py), never read while the checks were fixed
+LAST_HELD_OUT_MUTANTS = (3 * MUTANTS_PER_EXERCISE + 1, 4 * MUTANTS_PER_EXERCISE)
+LAST_HELD_OUT_MUTANT_ORIGIN = "mutant, held out (numbers 10-12 of each exercise)"
 #: every mutant table: the numbers drawn, and the table's name
 MUTANT_TABLES = (
     ((1, MUTANTS_PER_EXERCISE), "mutant"),
     (HELD_OUT_MUTANTS, HELD_OUT_MUTANT_ORIGIN),
     (LATER_HELD_OUT_MUTANTS, LATER_HELD_OUT_MUTANT_ORIGIN),
+    (LAST_HELD_OUT_MUTANTS, LAST_HELD_OUT_MUTANT_ORIGIN),
 )
 
 
