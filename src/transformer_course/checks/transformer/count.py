@@ -1,0 +1,350 @@
+"""Checks for lesson 09's ``count_parameters``, against ``count_parameters_f`` and its
+mistakes."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from transformer_course.checking import Checker, short
+from transformer_course.checking.oracles import (
+    count_parameters_f,
+)
+from transformer_course.reference import transformer as ref
+
+# ================================================================== count_parameters
+_COUNT_KEYS = ("embeddings", "encoder", "decoder", "output")
+#: (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm)
+VISIBLE_COUNT = [
+    (100, 8, 2, 1, 16, False, False),
+    (100, 8, 2, 2, 16, True, False),
+    (1000, 32, 4, 2, 48, False, True),
+    (37000, 512, 8, 6, 2048, True, False),  # the paper's base model
+    (37000, 1024, 16, 6, 4096, True, False),  # the paper's big model
+]
+HIDDEN_COUNT = [
+    (5000, 64, 8, 3, 100, False, False),
+    (5000, 64, 1, 3, 100, True, True),
+    (32000, 512, 8, 6, 2048, True, True),
+    (40000, 768, 12, 4, 3072, False, False),
+    (7, 4, 4, 1, 3, True, False),
+]
+
+
+COUNT_MISTAKES = [
+    (
+        {"tied_copies": 3},
+        "With tie_embeddings=True the matrix is ONE parameter, shared: count it once, under "
+        "'embeddings'; the output layer then adds only its bias (vocab_size). model.parameters() "
+        "yields a shared parameter once.",
+    ),
+    (
+        {"tied_copies": 2},
+        "With tie_embeddings=True the source and the target embedding are one matrix: "
+        "'embeddings' is vocab_size * d_model, not twice that.",
+    ),
+    (
+        {"tied_output_bias": False},
+        "Tied, the output layer's weight is the shared matrix, but its bias (vocab_size numbers) "
+        "is its own: 'output' is vocab_size.",
+    ),
+    (
+        {"untied_tables": 1},
+        "Without tying, source and target each have their own table: 'embeddings' is "
+        "2 * vocab_size * d_model.",
+    ),
+    (
+        {"biases": False},
+        "You counted the weight matrices but not the biases: every nn.Linear has a bias of "
+        "n_out numbers (d_model for w_q, w_k, w_v, w_o and w_2, d_ff for w_1, vocab_size for "
+        "the output layer).",
+    ),
+    (
+        {"attention_biases": False},
+        "You left out the attention's biases: w_q, w_k, w_v and w_o are each an nn.Linear "
+        "with a bias of d_model numbers, so one attention is 4 * (d_model * d_model + d_model).",
+    ),
+    (
+        {"ffn_biases": False},
+        "You left out the feed-forward network's biases: w_1 has a bias of d_ff numbers and "
+        "w_2 one of d_model, so the feed-forward is (d_model * d_ff + d_ff) + (d_ff * d_model "
+        "+ d_model).",
+    ),
+    (
+        {"ffn_omitted": ("w_2.bias",)},
+        "You left out w_2's bias (d_model numbers): the feed-forward is (d_model * d_ff + "
+        "d_ff) + (d_ff * d_model + d_model), a bias for each of its two nn.Linear layers.",
+    ),
+    (
+        {"ffn_omitted": ("w_1.bias",)},
+        "You left out w_1's bias (d_ff numbers): the feed-forward is (d_model * d_ff + d_ff) "
+        "+ (d_ff * d_model + d_model), a bias for each of its two nn.Linear layers.",
+    ),
+    (
+        {"ffn_omitted": ("w_2.weight",)},
+        "You counted one weight matrix of the feed-forward: it has two, w_1 (d_model x d_ff) "
+        "and w_2 (d_ff x d_model), each with its bias: 2 * d_model * d_ff + d_ff + d_model.",
+    ),
+    (
+        {"untied_output_bias": False},
+        "Untied, you left out the output layer's bias: nn.Linear(d_model, vocab_size) has a "
+        "weight (vocab_size * d_model) and a bias (vocab_size).",
+    ),
+    (
+        {"attention_projections": 3},
+        "Each attention has FOUR projections, w_q, w_k, w_v and the output projection w_o "
+        "(lesson 05): 4 * (d_model * d_model + d_model); you counted three.",
+    ),
+    (
+        {"decoder_attentions": 1},
+        "A decoder layer has TWO attentions, the masked self-attention and the "
+        "cross-attention (each 4 * (d_model * d_model + d_model)); you counted one.",
+    ),
+    (
+        {"decoder_norms": 2},
+        "A decoder layer has THREE LayerNorms, one per sub-layer (self-attention, "
+        "cross-attention, feed-forward); you counted two.",
+    ),
+    (
+        {"final_per_layer": True},
+        "You counted the final LayerNorm once per layer (inside num_layers * (...)): each "
+        "stack has ONE final LayerNorm, after its last layer, so with final_norm=True a stack "
+        "is num_layers * layer + 2 * d_model.",
+    ),
+    (
+        {"final_in": ("encoder",)},
+        "With final_norm=True BOTH stacks end with a LayerNorm: the decoder's final norm "
+        "(2 * d_model) is missing; you counted only the encoder's.",
+    ),
+    (
+        {"final_in": ("decoder",)},
+        "With final_norm=True BOTH stacks end with a LayerNorm: the encoder's final norm "
+        "(2 * d_model) is missing; you counted only the decoder's.",
+    ),
+    (
+        {"norms": 0},
+        "The LayerNorms are missing: each has a gain and a bias of d_model numbers; an encoder "
+        "layer has two, a decoder layer three.",
+    ),
+    (
+        {"norms": 1},
+        "Each LayerNorm has TWO vectors of d_model numbers, the gain (weight) and the bias: "
+        "2 * d_model, not d_model.",
+    ),
+    (
+        {"heads_multiply": True},
+        "You multiplied the attention's matrices by num_heads. The heads SPLIT d_model between "
+        "them (each projects to d_model / num_heads), so w_q, w_k, w_v and w_o are d_model x "
+        "d_model whatever num_heads is (lesson 05, section 6).",
+    ),
+    (
+        {"qkv_per_head": True},
+        "You counted w_q, w_k and w_v as d_model x d_head (one head's share, or num_heads "
+        "blocks of d_head x d_head). Each is ONE nn.Linear(d_model, d_model): the heads split "
+        "its output between them, they do not shrink it, so each projection is d_model * "
+        "d_model + d_model, like w_o (lesson 05).",
+    ),
+    (
+        {"decoder_like_encoder": True},
+        "A decoder layer is not an encoder layer: it has a second attention (the "
+        "cross-attention) and a third LayerNorm.",
+    ),
+    (
+        {"d_ff_4": True},
+        "The feed-forward width is the d_ff argument; 4 * d_model is only the paper's choice "
+        "of it.",
+    ),
+    (
+        {"one_layer": True},
+        "Each stack has num_layers layers: multiply one layer's count by num_layers.",
+    ),
+    (
+        {"final": "never"},
+        "With final_norm=True each stack ends with one more LayerNorm (2 * d_model "
+        "parameters), as nn.Transformer's stacks do.",
+    ),
+    (
+        {"final": "always"},
+        "With final_norm=False the post-LN stacks have no final LayerNorm: count it only when "
+        "final_norm is True.",
+    ),
+]
+
+
+def _count_call(args: tuple) -> str:
+    v, d, h, n, f, tie, final = args
+    return (
+        f"count_parameters(vocab_size={v}, d_model={d}, num_heads={h}, num_layers={n}, "
+        f"d_ff={f}, tie_embeddings={tie}, final_norm={final})"
+    )
+
+
+def _as_count(c: Checker, value: Any, what: str) -> int:
+    if isinstance(value, bool) or not hasattr(value, "__int__"):
+        c.fail(f"{what} is {short(value)}: each entry is a number of parameters, an int.")
+    if hasattr(value, "numel") and value.numel() != 1:
+        c.fail(f"{what} is a tensor of {value.numel()} numbers; each entry is one int.")
+    number = float(value)
+    if not math.isfinite(number) or number != int(number):
+        c.fail(f"{what} is {value!r}: a number of parameters is a whole number.")
+    if isinstance(value, float):
+        c.note("your counts are floats; a count is an int (use // or int(...)). Accepted.")
+    return int(number)
+
+
+def check_count_parameters(count_parameters, *, hidden: bool = False) -> None:
+    """count_parameters(...) -> {"embeddings", "encoder", "decoder", "output": ints} for the
+    paper's and other configurations (reference: ref.count_parameters, itself tested against
+    the parameters of real models in tests/test_09_transformer.py)."""
+    with Checker("count_parameters", hidden=hidden) as c:
+        c.require_callable(count_parameters)
+        results = []  # (args, call, counts, expected), every configuration
+        for args in HIDDEN_COUNT if hidden else VISIBLE_COUNT:
+            v, d, h, n, f, tie, final = args
+            call = _count_call(args)
+            got = c.call(
+                count_parameters,
+                vocab_size=v,
+                d_model=d,
+                num_heads=h,
+                num_layers=n,
+                d_ff=f,
+                tie_embeddings=tie,
+                final_norm=final,
+                call_repr=call,
+            )
+            if not isinstance(got, dict):
+                extra = (
+                    " (a single number: the total?) Return the count of each component; "
+                    "their sum is the total."
+                    if hasattr(got, "__int__")
+                    else ""
+                )
+                c.fail(
+                    f"{call} returned a {type(got).__name__}; it should return a dict with "
+                    f"the keys {list(_COUNT_KEYS)}.{extra}"
+                )
+            if set(got) != set(_COUNT_KEYS):
+                c.fail(
+                    f"{call} returned the keys {sorted(got)}; expected exactly {list(_COUNT_KEYS)}."
+                )
+            c.ok()
+            counts = {key: _as_count(c, got[key], f"{call}[{key!r}]") for key in _COUNT_KEYS}
+            results.append((args, call, counts, ref.count_parameters(v, d, h, n, f, tie, final)))
+        wrong_results = [r for r in results if r[2] != r[3]]
+        if not wrong_results:
+            return
+        args, call, counts, expected = wrong_results[0]
+        wrong = [key for key in _COUNT_KEYS if counts[key] != expected[key]]
+        shown = ", ".join(f"{key!r}: {counts[key]:,} (expected {expected[key]:,})" for key in wrong)
+        # a cause is stated only when it gives the learner's counts on every configuration
+        # the check ran; when several do, all are named
+        found = [
+            message
+            for knobs, message in COUNT_MISTAKES
+            if all(got == count_parameters_f(*a, **knobs) for a, _, got, _ in results)
+        ]
+        if len(found) == 1:
+            c.fail(f"{call} gave {shown}. {found[0]}")
+        if found:
+            listed = " ".join(f"({i}) {m}" for i, m in enumerate(found, 1))
+            c.fail(
+                f"{call} gave {shown}. On these configurations {len(found)} different mistakes "
+                f"give exactly your counts, so it is one of them: {listed}"
+            )
+        key = wrong[0]
+        c.expect_equal(
+            counts[key],
+            expected[key],
+            f"{call}[{key!r}]",
+            hint=_count_hint(key, args, counts, results),
+        )
+
+
+def _count_hint(key: str, args: tuple, counts: dict[str, int], results=()) -> str:
+    """The rule for ``key``, and for a stack the learner's count taken apart against the
+    components of one layer (so that the part that is off can be found): the parts whose
+    size is the difference per layer on every configuration of ``results`` (args, call,
+    counts, expected) are named."""
+    rule = _count_rule(key)
+    if key not in ("encoder", "decoder"):
+        return rule
+    _v, d, _h, n, f, _tie, final = args
+    attention, ffn, norm = 4 * (d * d + d), 2 * d * f + f + d, 2 * d
+    extra = norm if final else 0
+    parts = f"one attention {attention:,}, the feed-forward {ffn:,}, one LayerNorm {norm:,}" + (
+        f"; the final LayerNorm {norm:,}" if final else ""
+    )
+    layer = attention + ffn + 2 * norm if key == "encoder" else 2 * attention + ffn + 3 * norm
+    off = counts[key] - (n * layer + extra)
+    if off % n == 0:
+        where = f"Yours is {abs(off):,} {'more' if off > 0 else 'fewer'} than the reference" + (
+            f", {abs(off) // n:,} per layer over {n} layers" if n > 1 else " in the layer"
+        )
+        found = _component_multiples(abs(off) // n, d, f)
+        for (_v, d2, _h, n2, f2, _t, _final), _, theirs, expected in results:
+            off2 = theirs[key] - expected[key]
+            if off2 * off < 0 or off2 % n2:
+                found = set()
+            else:
+                found &= _component_multiples(abs(off2) // n2, d2, f2)
+        if found:
+            where += (
+                f". On every configuration checked the difference is exactly "
+                f"{_component_words(found)} per layer"
+            )
+    else:
+        where = (
+            f"Yours is {abs(off):,} {'more' if off > 0 else 'fewer'} than the reference, not "
+            f"a multiple of num_layers={n}: look at what is counted once per stack"
+        )
+    return f"{rule} {where}; here {parts}."
+
+
+def _component_multiples(count: int, d: int, f: int) -> set[tuple[str, int]]:
+    """The parts of a layer that hold exactly ``count`` parameters when counted once to
+    three times (d = d_model, f = d_ff), as (part, times)."""
+    parts = (  # (part, size); parts with the same size are all candidates
+        ("attention", 4 * (d * d + d)),
+        ("feed-forward", 2 * d * f + f + d),
+        ("LayerNorm", 2 * d),
+        ("projection with its bias", d * d + d),
+        ("projection weight (d_model x d_model)", d * d),
+        ("feed-forward weight matrix (d_model x d_ff)", d * f),
+        ("bias of d_model numbers (w_q, w_k, w_v, w_o or w_2) or LayerNorm vector", d),
+        ("bias of w_1 (d_ff numbers)", f),
+    )
+    return {
+        (part, times)
+        for part, size in parts
+        for times in ((1,) if size == d else (1, 2, 3))  # two d-vectors: a LayerNorm
+        if size * times == count
+    }
+
+
+def _component_words(found: set[tuple[str, int]]) -> str:
+    plural = {
+        "attention": "attentions",
+        "feed-forward": "feed-forwards",
+        "LayerNorm": "LayerNorms",
+        "projection with its bias": "projections with their biases",
+        "projection weight (d_model x d_model)": "projection weights (d_model x d_model)",
+        "feed-forward weight matrix (d_model x d_ff)": "weight matrices (d_model x d_ff)",
+        "bias of w_1 (d_ff numbers)": "biases of d_ff numbers",
+    }
+    words = {1: "one", 2: "two", 3: "three"}
+    return " or ".join(
+        f"{words[times]} {part if times == 1 else plural[part]}"
+        for part, times in sorted(found, key=lambda pair: (pair[1], pair[0]))
+    )
+
+
+def _count_rule(key: str) -> str:
+    return {
+        "embeddings": "One table of vocab_size x d_model per side, or one shared table when tied.",
+        "encoder": "num_layers x (attention + feed-forward + 2 LayerNorms), plus a final "
+        "LayerNorm when final_norm is True.",
+        "decoder": "num_layers x (2 attentions + feed-forward + 3 LayerNorms), plus a final "
+        "LayerNorm when final_norm is True.",
+        "output": "nn.Linear(d_model, vocab_size): weight and bias, or only the bias when tied.",
+    }[key]

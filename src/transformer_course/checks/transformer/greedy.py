@@ -1,0 +1,484 @@
+"""Checks for lesson 09's ``greedy_decode``, against ``greedy_decode_f`` on a reference
+``Transformer`` with fixed weights (:func:`greedy_model`), and its mistakes."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from transformer_course.checking import Checker, CheckFailure
+from transformer_course.checking.inputs import vocab_token_ids
+from transformer_course.checking.modules import random_state
+from transformer_course.checking.objects import course_object
+from transformer_course.checking.oracles import (
+    greedy_decode_f,
+)
+from transformer_course.reference import transformer as ref
+
+from .common import _DECODE_SIZES_HINT, _INDEX_HINT, _POSITIONS
+
+# ================================================================== greedy_decode
+_GREEDY_SIZES = {"d_model": 16, "num_heads": 2, "num_layers": 2, "d_ff": 32, "max_len": 32}
+
+
+def greedy_model(
+    vocab: int, pad_id: int, bos_id: int, eos_id: int, seed: int, eos_bias: float, dropout: float
+) -> nn.Module:
+    """A small reference Transformer with fixed weights, in eval mode, as a course object:
+    <pad> and <bos> never win, <eos> is made more (or less) likely by ``eos_bias``."""
+    model = course_object(
+        ref.Transformer, vocab, vocab, dropout=dropout, pad_id=pad_id, **_GREEDY_SIZES
+    )
+    state = model.state_dict()
+    shapes = {k: tuple(v.shape) for k, v in state.items() if not k.startswith(_POSITIONS)}
+    state.update(random_state(shapes, seed))
+    bias = state["output.bias"].clone()
+    bias[pad_id] = bias[bos_id] = -30.0
+    bias[eos_id] += eos_bias
+    state["output.bias"] = bias
+    model.load_state_dict(state)
+    return model.eval()
+
+
+@dataclass(frozen=True)
+class _GreedyCase:
+    seed: int
+    vocab: int
+    pad_id: int
+    bos_id: int
+    eos_id: int
+    eos_bias: float
+    src_lengths: tuple[int, ...]
+    len_src: int
+    max_len: int
+    dropout: float = 0.0
+    left: bool = False
+
+    def model(self) -> nn.Module:
+        return greedy_model(
+            self.vocab,
+            self.pad_id,
+            self.bos_id,
+            self.eos_id,
+            self.seed,
+            self.eos_bias,
+            self.dropout,
+        )
+
+    def src(self) -> torch.Tensor:
+        return vocab_token_ids(
+            self.src_lengths, self.len_src, self.vocab, self.pad_id, self.seed + 7, left=self.left
+        )
+
+
+# Chosen so that (tests/test_09_transformer.py checks each property): the rows of a case
+# finish at different steps; one visible case never finishes a row (max_len reached) and
+# one finishes every row early; every next-token margin is at least 1e-3.
+VISIBLE_GREEDY = [
+    # rows finish at steps 4 and 2, one never does: max_len reached
+    _GreedyCase(753, 10, 0, 1, 2, 1.0, (5, 3, 4), 5, 6),
+    # rows finish at steps 2, 3 and 4: an early stop, 4 of max_len 8 columns
+    _GreedyCase(5, 10, 0, 1, 2, 0.0, (4, 4, 2), 4, 8),
+    # pad_id 3 (not 0), <bos> 0, <eos> 1; one row finishes at step 4; dropout 0.1, eval mode
+    _GreedyCase(790, 9, 3, 0, 1, 1.0, (6, 2), 6, 5, dropout=0.1),
+]
+HIDDEN_GREEDY = [
+    _GreedyCase(459, 12, 0, 2, 3, 1.0, (7, 7, 3, 5), 7, 7),  # two rows never finish
+    _GreedyCase(623, 11, 5, 1, 4, 0.5, (3, 5, 5), 5, 9, left=True),  # early stop, pad_id 5
+    _GreedyCase(503, 10, 2, 0, 1, 0.0, (4,), 4, 1),  # max_len 1, batch 1
+    _GreedyCase(743, 13, 1, 0, 2, 0.0, (6, 4), 6, 4, dropout=0.1),  # pad_id 1, dropout 0.1
+]
+
+
+GREEDY_MISTAKES = [
+    (
+        {"keep_bos": True},
+        "Every row starts with <bos>: the result holds the generated tokens only, so drop the "
+        "<bos> column (tokens[:, 1:]).",
+    ),
+    (
+        {"fill": "eos"},
+        "After <eos>, your rows repeat <eos>; a finished row gets model.pad_id from then on.",
+    ),
+    (
+        {"fill": "zero"},
+        "After <eos>, your rows get 0, but this model's pad_id is not 0: use model.pad_id.",
+    ),
+    (
+        {"pad_finished": False},
+        "Your rows go on generating after their <eos>: once a row has produced <eos> it is "
+        "finished, and every later token of it must be model.pad_id (keep a bool tensor of "
+        "finished rows, and masked_fill the new tokens of finished rows).",
+    ),
+    (
+        {"early_stop": False},
+        "Every row had finished, but your loop went on to max_len, adding columns of padding: "
+        "stop as soon as every row has produced <eos> (if finished.all(): break).",
+    ),
+    (
+        {"keep_eos": False},
+        "The <eos> tokens are missing, each replaced by a pad id: each row keeps its <eos> "
+        "(it says where the sentence ends), followed by pad ids. In the step that produces a "
+        "row's <eos>, pad only the rows that had finished before it: mask with the old "
+        "`finished`, then update it (finished | (next == eos_id)); updating it first pads "
+        "the <eos> itself.",
+    ),
+    (
+        {"position": 0},
+        "You took the FIRST position's logits at every step, which only ever sees <bos>, so "
+        "every step predicts the same token. The next token is predicted by the LAST position "
+        "of the prefix: logits[:, -1].",
+    ),
+    (
+        {"argmax_dim": "positions"},
+        "Your argmax ran over the positions (dim=1) instead of the vocabulary: the next token is "
+        "the argmax over the last axis of the last position's logits, "
+        "logits[:, -1].argmax(dim=-1).",
+    ),
+    (
+        {"feed": "last"},
+        "At each step the decoder saw only the last token, not the whole prefix: feed it "
+        "everything generated so far, <bos> included (the decoder's self-attention reads the "
+        "prefix, and positions count from <bos>).",
+    ),
+    (
+        {"feed": "one_pass"},
+        "Your tokens look like ONE decoder pass over a fixed input, the way training runs "
+        "(teacher forcing). At inference the next input is only known once the model has "
+        "produced it: decode, take the new token, append it, and decode again "
+        "(autoregression).",
+    ),
+]
+
+
+def off_by_one_mistakes(max_len: int) -> list[tuple[dict, str]]:
+    return [
+        (
+            {"steps": max_len - 1},
+            f"Your rows stop at {max_len - 1} tokens: max_len = {max_len} "
+            "new tokens may be generated (range(max_len) steps).",
+        ),
+        (
+            {"steps": max_len + 1},
+            f"You generated {max_len + 1} tokens: at most max_len = "
+            f"{max_len} new tokens, <bos> not counted.",
+        ),
+    ]
+
+
+def check_greedy_decode(greedy_decode, *, hidden: bool = False) -> None:
+    """greedy_decode(model, src_ids, max_len, bos_id, eos_id) on small models with fixed
+    weights: the exact tokens, int64, (batch, n) with n <= max_len, <eos> kept, pad after
+    it, no <bos>, an early stop, and the model left as it was (weights and eval mode)."""
+    with Checker("greedy_decode", hidden=hidden) as c:
+        c.require_callable(greedy_decode)
+        for case in HIDDEN_GREEDY if hidden else VISIBLE_GREEDY:
+            _check_greedy_case(c, greedy_decode, case)
+
+
+_SIZES = re.compile(
+    r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
+    r"non-singleton dimension 0"
+)
+
+
+def _batch_rows_hint(src: torch.Tensor):
+    """For a clash on the batch axis between the batch and len_src: the target's rows
+    counted from src_ids.shape[1]."""
+    batch, length = src.shape
+
+    def text(exc: BaseException) -> str:
+        found = _SIZES.search(str(exc))
+        if not found or batch == length:
+            return ""
+        if {int(found.group(1)), int(found.group(2))} != {batch, length}:
+            return ""
+        return (
+            f"A tensor with {length} rows met the batch of {batch} sentences: {length} is "
+            "len_src, src_ids.shape[1]. The target starts with one row per sentence: "
+            "torch.full((src_ids.shape[0], 1), bos_id)."
+        )
+
+    return lambda exc: isinstance(exc, RuntimeError), text
+
+
+def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
+    model = case.model()
+    src = case.src()
+    weights = {k: v.clone() for k, v in model.state_dict().items()}
+    expected = ref.greedy_decode(model, src, case.max_len, case.bos_id, case.eos_id)
+    ids = f"bos_id={case.bos_id}, eos_id={case.eos_id}"
+    call = (
+        f"greedy_decode(model, src_ids {tuple(src.shape)}, max_len={case.max_len}, {ids}) "
+        f"[model: a small Transformer with fixed weights in eval mode, pad_id={case.pad_id}]"
+    )
+    got = c.call(
+        greedy_decode,
+        model,
+        src,
+        case.max_len,
+        case.bos_id,
+        case.eos_id,
+        call_repr=call,
+        hints=[
+            _batch_rows_hint(src),
+            ("index out of range", _INDEX_HINT),
+            ("must match the size", _DECODE_SIZES_HINT),
+            (
+                "is out of bounds for dimension 1 with size 1",
+                "At the first step the decoder sees <bos> alone (one position): the next "
+                "token is predicted by the last position, logits[:, -1] (another negative "
+                "index runs off the front).",
+            ),
+        ],
+    )
+    c.expect_true(
+        not model.training,
+        f"{call} left the model in training mode: use the model as it is given (eval mode); "
+        "in training mode dropout makes every run different.",
+    )
+    after = model.state_dict()
+    c.expect_true(
+        all(torch.equal(after[k], v) for k, v in weights.items()),
+        f"{call} changed the model's weights: decoding only reads the model.",
+    )
+    if isinstance(got, list | tuple):
+        c.fail(
+            f"{call} returned a {type(got).__name__}; return one int64 tensor (batch, n), e.g. "
+            "the token tensor you built step by step with torch.cat, or torch.tensor(rows) "
+            "after padding the rows to one length."
+        )
+    c.expect_type(got, torch.Tensor, call)
+    if got.is_floating_point() or got.dtype == torch.bool:
+        c.fail(f"{call} returned {got.dtype} values: token ids are integers, int64.")
+    if got.dtype != torch.int64:
+        c.fail(
+            f"{call} returned {got.dtype}; token ids are int64 in PyTorch (torch.long): "
+            "F.cross_entropy wants int64 labels and lesson 10 feeds these ids back into the "
+            "model. Create the token tensor with dtype=torch.long."
+        )
+    c.ok()
+    batch = src.shape[0]
+    if got.dim() == 2 and got.shape[0] != batch and torch.equal(got.T, expected):
+        c.fail(
+            f"{call} returned shape {tuple(got.shape)}; expected (batch, n) = ({batch}, n). "
+            "Your result is the expected one transposed: (steps, batch), as torch.stack(...) "
+            "of the per-step (batch,) tokens gives with its default dim=0. Stack along dim=1 "
+            "(or build the tokens by torch.cat along dim 1), so that each row is a sentence."
+        )
+    if got.dim() != 2 or got.shape[0] != batch:
+        hint = (
+            " One row per sentence: did you decode a single sentence (the Annotated "
+            "Transformer's greedy_decode does), or squeeze the batch away?"
+            if got.dim() == 1
+            else ""
+        )
+        c.fail(
+            f"{call} returned shape {tuple(got.shape)}; expected (batch, n) = ({batch}, n).{hint}"
+        )
+    mistakes = {
+        message: (
+            lambda knobs=knobs: greedy_decode_f(
+                model, src, case.max_len, case.bos_id, case.eos_id, **knobs
+            )
+        )
+        for knobs, message in [*GREEDY_MISTAKES, *off_by_one_mistakes(case.max_len)]
+    }
+
+    def hint() -> str:
+        text = _greedy_hint(got, expected, case, model, src)
+        if text.startswith(("Replaying your steps: row", "Row ")):  # located, no cause
+            return _rows_interfere(c, greedy_decode, model, src, case, got, expected) + text
+        return text
+
+    c.expect_equal(got, expected, call, mistakes=mistakes, hint=hint)
+
+
+def _stripped(row: list[int], pad_id: int) -> list[int]:
+    end = len(row)
+    while end and row[end - 1] == pad_id:
+        end -= 1
+    return row[:end]
+
+
+def _rows_interfere(c: Checker, greedy_decode, model, src, case: _GreedyCase, got, expected):
+    """When every sentence decoded on its own (src[i : i + 1]) gets its right tokens while
+    the batch's rows hold other tokens (not only other padding): the rows interfere."""
+    batch = src.shape[0]
+    pad = case.pad_id
+    mine = [_stripped(row, pad) for row in got.tolist()]
+    right = [_stripped(row, pad) for row in expected.tolist()]
+    if batch < 2 or mine == right:
+        return ""
+    for i in range(batch):
+        try:
+            alone = c.call(
+                greedy_decode, model, src[i : i + 1], case.max_len, case.bos_id, case.eos_id
+            )
+        except CheckFailure:
+            return ""
+        if not isinstance(alone, torch.Tensor) or alone.dim() != 2 or alone.shape[0] != 1:
+            return ""
+        if _stripped(alone[0].tolist(), pad) != right[i]:
+            return ""
+    return (
+        f"Decoded one at a time (src_ids[i : i + 1]), each of these {batch} sentences gets its "
+        f"right tokens from your greedy_decode; in the batch of {batch} they do not, so the "
+        "rows interfere: a decision or a state meant for one row is shared by the batch (one "
+        "row's argmax used for all, a single finished flag, a break when any row ends). Each "
+        "row needs its own next token, logits[:, -1].argmax(dim=-1), and its own finished "
+        "flag; stop when finished.all(). "
+    )
+
+
+_REPLAY_RULES = {
+    "start": (
+        "Your decoder input starts with model.pad_id, not <bos>: every target starts with "
+        "bos_id (torch.full((batch, 1), bos_id)); a <pad> first token is masked out as "
+        "padding."
+    ),
+    "softmax_positions": (
+        "Your softmax runs over the positions (dim=1) before the argmax: the probabilities of "
+        "the next token are a softmax over the vocabulary (dim=-1) of the last position's "
+        "logits, logits[:, -1] (and the argmax of the logits alone gives the same token)."
+    ),
+    "positions": (
+        "Your argmax ran over the positions (dim=1) instead of the vocabulary: the next token "
+        "is logits[:, -1].argmax(dim=-1)."
+    ),
+    "first": (
+        "You took the FIRST position's logits at every step: the next token is predicted by "
+        "the LAST position of the prefix, logits[:, -1]."
+    ),
+    "row_0": (
+        "Every row got row 0's next token: either one decision, row 0's argmax (next_token[0] "
+        "or .item(), as in the Annotated Transformer's greedy_decode, which decodes one "
+        "sentence), was used for the whole batch, or every row was decoded from the first "
+        "sentence (its memory or its src_ids given to all rows); both give these tokens. Each "
+        "row has its own source and its own next token: model.decode(tokens, memory, src_ids) "
+        "with the whole batch's memory and src_ids, then logits[:, -1].argmax(dim=-1), a "
+        "(batch,) tensor."
+    ),
+}
+
+
+def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCase) -> str:
+    """Replay the learner's decisions: at each step, the prefix the learner's function had
+    built (<bos> + its own tokens so far) through the reference's rule. A known wrong rule
+    is named when it reproduces EVERY decision of every row; otherwise the first decision
+    that departs, and what the reference decides from the same prefix."""
+    pad, bos, eos = case.pad_id, case.bos_id, case.eos_id
+    batch, steps = got.shape
+    with torch.no_grad():
+        memory = model.encode(src)
+        prefix = torch.full((batch, 1), bos, dtype=torch.long)
+        finished = torch.zeros(batch, dtype=torch.bool)
+        agrees = dict.fromkeys(_REPLAY_RULES, True)
+        first = None  # (step, row, yours, reference's)
+        for step in range(steps):
+            logits = model.decode(prefix, memory, src)  # (batch, len, vocab)
+            padded = torch.cat([torch.full((batch, 1), pad, dtype=torch.long), prefix[:, 1:]], 1)
+            rules = {
+                "right": logits[:, -1].argmax(-1),
+                "start": model.decode(padded, memory, src)[:, -1].argmax(-1),
+                "softmax_positions": torch.softmax(logits, dim=1)[:, -1].argmax(-1),
+                "positions": logits.argmax(dim=1)[:, -1],
+                "first": logits[:, 0].argmax(-1),
+                "row_0": logits[0, -1].argmax(-1).expand(batch),
+            }
+            mine = got[:, step]
+            for name in _REPLAY_RULES:
+                if not torch.equal(rules[name].masked_fill(finished, pad), mine):
+                    agrees[name] = False
+            right = rules["right"].masked_fill(finished, pad)
+            if first is None and not torch.equal(right, mine):
+                row = int((right != mine).nonzero()[0])
+                first = (step, row, int(mine[row]), int(right[row]), bool(finished[row]))
+            prefix = torch.cat([prefix, mine[:, None]], dim=1)
+            finished = finished | (mine == eos)
+    found = [_REPLAY_RULES[name] for name, ok in agrees.items() if ok]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        return "Replaying your steps, each of these gives every one of your tokens: " + " ".join(
+            f"({i}) {m}" for i, m in enumerate(found, 1)
+        )
+    if first is not None:
+        step, row, mine_, right_, done = first
+        if done:
+            return (
+                f"Row {row} had produced <eos> before step {step + 1}, but yours then gives "
+                f"{mine_}: a finished row gets model.pad_id ({pad}) from then on."
+            )
+        if mine_ == pad:
+            return (
+                f"Row {row} has not produced <eos>, but at step {step + 1} yours gives it "
+                f"pad_id ({pad}); from the same prefix the reference decides {right_}. Only a "
+                "row that has produced <eos> is padded."
+            )
+        return (
+            f"Replaying your steps: row {row}'s decision at step {step + 1} is the first that "
+            f"departs: from the tokens your function had produced so far (<bos> first), the "
+            f"argmax of logits[:, -1] is {right_}, yours is {mine_}."
+        )
+    open_rows = [r for r in range(batch) if not bool(finished[r])]
+    if steps < case.max_len and open_rows and bool(finished.any()):
+        return (
+            f"Your result stops after {steps} steps, when some rows had produced <eos>, "
+            f"although row {open_rows[0]} had not: stop only when every row has finished "
+            "(if finished.all(): break), or after max_len steps."
+        )
+    return ""
+
+
+def _greedy_hint(
+    got: torch.Tensor, expected: torch.Tensor, case: _GreedyCase, model=None, src=None
+) -> str:
+    """Explain a wrong result that no known mistake gives."""
+    if got.shape[1] > case.max_len:
+        width = f"The result has {got.shape[1]} columns: at most max_len = {case.max_len}."
+        if got.shape[1] == case.max_len + 1 and bool((got[:, 0] == case.bos_id).all()):
+            rest = got[:, 1:]
+            if rest.shape[1] >= expected.shape[1] and torch.equal(
+                rest[:, : expected.shape[1]], expected
+            ):
+                return f"{width} Your rows start with <bos>: leave it out (tokens[:, 1:])."
+            return (
+                f"{width} Your rows start with <bos>, and the tokens after it differ too: "
+                "does your target start with one more <bos> than needed (torch.full((batch, "
+                "2), bos_id))? It starts with one <bos> column, torch.full((batch, 1), "
+                "bos_id), and the result leaves it out."
+            )
+        return width
+    if (got[:, 0] == case.bos_id).all():
+        return "Your rows start with <bos>: leave it out of the result."
+    if model is not None:
+        try:
+            replay = _greedy_replay(model, src, got, case)
+        except Exception:  # ids out of the vocabulary, say: no replay
+            replay = ""
+        if replay:
+            return replay
+    for row, (mine, right) in enumerate(zip(got.tolist(), expected.tolist(), strict=True)):
+        if case.eos_id in mine:
+            after = mine[mine.index(case.eos_id) + 1 :]
+            if any(token != case.pad_id for token in after):
+                return (
+                    f"Row {row} goes on after its <eos> with {after}: every token after <eos> "
+                    f"must be model.pad_id ({case.pad_id})."
+                )
+        for step, (a, b) in enumerate(zip(mine, right, strict=False)):
+            if a != b:
+                return (
+                    f"Row {row} first differs at step {step + 1}: {a} instead of {b}. Each step "
+                    "feeds every token so far (<bos> first) to model.decode(tokens, memory, "
+                    "src_ids) and appends the argmax of logits[:, -1] over the vocabulary."
+                )
+    return (
+        f"The rows agree as far as they go, but the result has {got.shape[1]} columns and the "
+        f"reference {expected.shape[1]}: stop after max_len steps, or as soon as every row has "
+        "produced <eos>."
+    )

@@ -1,0 +1,313 @@
+"""Checks for lesson 09's ``Transformer``: each case's encode, decode and forward
+against the reference in float64, train and eval modes, dropout, and the gradient."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import torch
+
+from transformer_course.checking import Checker, tolerance
+from transformer_course.checking.inputs import vocab_token_ids
+from transformer_course.checking.layers import value_or_none
+from transformer_course.checking.localise import diagnose as name_mistakes
+from transformer_course.checking.modules import build_module
+from transformer_course.reference import transformer as ref
+
+from .common import _POSITIONS, _close
+from .model_build import _CALL_HINTS, _build, _expect_vocab_check, _length_hint
+from .model_cases import (
+    _ENCODER_ON_TARGET,
+    _FUTURE_LEAK,
+    _IGNORES_MEMORY,
+    _MEMORY_AS_QUERIES,
+    _NORM_FIRST_IGNORED,
+    HIDDEN_TRANSFORMER,
+    VISIBLE_TRANSFORMER,
+    _Case,
+    _case_state,
+    case_oracles,
+    decode_mistakes,
+    encode_mistakes,
+    reference_model,
+)
+
+
+# ----------------------------------------------------------- comparing
+def _expect_result(
+    c: Checker,
+    got: Any,
+    expected: torch.Tensor,
+    what: str,
+    *,
+    shape_hint: str,
+    mistakes: dict[str, Callable[[], torch.Tensor | None]],
+    properties: tuple[Callable[[], str | None], ...] = (),
+    hint: str = "",
+) -> None:
+    c.expect_type(got, torch.Tensor, what, "Return one tensor.")
+    c.expect_shape(got, expected.shape, what, shape_hint)
+    c.expect_floating(got, what.split(" [")[0].split("(")[0], preferred=torch.float32)
+    tol = tolerance(got.dtype, torch.float32)
+    if not _close(got, expected, tol):
+        named = name_mistakes(
+            got, {m: lambda f=f: value_or_none(f) for m, f in mistakes.items()}, **tol
+        )
+        if named:
+            c.fail(f"{what} is not what the reference gives. {named}")
+        for diagnose in properties:
+            message = diagnose()
+            if message:
+                c.fail(f"{what} is not what the reference gives. {message}")
+    c.expect_close(got, expected, what, **tol, hint=hint)
+
+
+def _shape_hint(got: Any, case: _Case, kind: str) -> str:
+    shape = tuple(getattr(got, "shape", ()))
+    b, ls, lt, d = len(case.src_lengths), case.len_src, case.len_tgt, case.d_model
+    if kind == "memory":
+        hints = {
+            (b, ls, case.src_vocab): "encode returns the encoder's output, memory, "
+            "(batch, len_src, d_model): no output layer here."
+        }
+        return hints.get(shape, "memory has one d_model-wide vector per source position.")
+    hints = {
+        (b, lt, d): "That is the decoder's output: apply the output layer, self.output, which "
+        "maps d_model to tgt_vocab_size.",
+        (b, lt, case.src_vocab): f"The last axis has src_vocab_size = {case.src_vocab}: the "
+        "output layer scores the TARGET vocabulary, nn.Linear(d_model, tgt_vocab_size).",
+    }
+    if ls != lt:
+        hints[(b, ls, case.tgt_vocab)] = (
+            "One row per SOURCE position: " + _MEMORY_AS_QUERIES
+            if kind == "decode"
+            else "One row per SOURCE position: forward returns one row of logits per target "
+            "position, decode(tgt_ids, encode(src_ids), src_ids)."
+        )
+    return hints.get(shape, "The logits are (batch, len_tgt, tgt_vocab_size).")
+
+
+_RANDOM_IN_EVAL = (
+    "Two calls with the same inputs gave different results in eval mode: something random is "
+    "still active. The model was built with dropout > 0 and switched to eval(), where dropout "
+    "must do nothing: use nn.Dropout modules (the reference modules do), which follow "
+    "train()/eval(), never F.dropout(..., training=True)."
+)
+
+
+def _dropout_hint(case: _Case) -> str:
+    if not case.train:
+        return (
+            "Follow the figure of section 1 arrow by arrow: scaled embeddings plus positions "
+            "(self.positional_encoding), the encoder with the source padding mask, the decoder "
+            "with both masks, then self.output."
+        )
+    if case.train and case.dropout == 0.0:
+        return "In train mode with dropout=0.0 the model must compute exactly what eval gives."
+    if case.train:
+        return (
+            "In train mode with dropout=1.0 every dropout zeroes its input, which leaves one "
+            "deterministic result. Dropout belongs on the sum of embeddings and positions "
+            "(self.positional_encoding) and inside the layers (the reference modules), "
+            "nowhere else: no dropout on the logits."
+        )
+    return ""
+
+
+def check_Transformer(cls, *, hidden: bool = False) -> None:
+    """Construct cls(src_vocab_size, tgt_vocab_size, ...), check its state dict and its
+    tying, load deterministic weights, and compare encode, decode and forward with the
+    reference in eval and train mode. Accepted: see the module docstring."""
+    with Checker("Transformer", hidden=hidden) as c:
+        c.require_callable(cls, "Transformer")
+        cases = HIDDEN_TRANSFORMER if hidden else VISIBLE_TRANSFORMER
+        for case in cases:
+            _check_case(c, cls, case)
+        _expect_vocab_check(c, cls, cases[1])
+        _expect_one_dropout(c, cls, _DROPOUT_PROBE[hidden])
+
+
+#: pre-LN, no final norm, one layer, dropout 0.5 in train mode: with every sub-layer's
+#: weights zero, encode returns the dropped sum of embeddings and positions itself
+_DROPOUT_PROBE = {
+    False: _Case(7, 9, 9, 8, 2, 1, 16, (5, 3), 5, (4, 2), 4, norm_first=True, final_norm=False),
+    True: _Case(107, 11, 11, 8, 2, 2, 16, (6, 4), 6, (3, 3), 3, 2, norm_first=True),
+}
+_DROPOUT_P = 0.5
+
+
+def _expect_one_dropout(c: Checker, cls, case: _Case) -> None:
+    """The sum of embeddings and positions is dropped out once: with p = 0.5 every entry
+    that survives is scaled by 1 / (1 - p) = 2, whatever the random draws. The layers'
+    sub-layers get zero weights, so that (pre-LN, no final norm) encode returns that sum
+    as it is; a dropout applied twice scales the survivors by 4."""
+    case = replace(case, final_norm=False, dropout=_DROPOUT_P, train=True)
+    module, built = build_module(
+        c, cls, case.src_vocab, case.tgt_vocab, name="Transformer", mode="train", **case.kwargs
+    )
+    state = _case_state(case)
+    for key, value in state.items():
+        if key.startswith("encoder.layers.") and ".norm" not in key:
+            state[key] = torch.zeros_like(value)
+    own = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
+    buffers = {k: v for k, v in own.items() if k.startswith(_POSITIONS)}
+    c.call(module.load_state_dict, {**state, **buffers}, call_repr=f"{built}.load_state_dict(...)")
+    src = vocab_token_ids(
+        case.src_lengths, case.len_src, case.src_vocab, case.pad_id, case.seed, left=case.left
+    )
+    reference = ref.Transformer(case.src_vocab, case.tgt_vocab, **case.kwargs)
+    reference.load_state_dict({**reference.state_dict(), **state})
+    with torch.no_grad():
+        summed = reference.eval().encode(src).double()  # no dropout: the sum itself
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(case.seed)
+        got = c.call(module.encode, src.clone(), call_repr="model.encode(src_ids)")
+    if not isinstance(got, torch.Tensor) or got.shape != summed.shape:
+        return  # the cases above judged the shapes
+    kept = summed.abs() > 1e-6
+    scales = (got.detach().double()[kept] / summed[kept]).flatten()
+    survivors = scales[scales.abs() > 1e-6]
+    expected = 1 / (1 - _DROPOUT_P)
+    if survivors.numel() and bool(((survivors - expected**2).abs() < 1e-3).all()):
+        c.fail(
+            f"{built} in train mode, its layers' sub-layers given zero weights (so that encode "
+            "returns the sum of embeddings and positions as the first layer receives it): "
+            f"the entries that survive dropout are scaled by {expected**2:g} = 1 / (1 - p)^2, "
+            f"not {expected:g} = 1 / (1 - p): dropout ran twice on that sum. "
+            "self.positional_encoding already applies dropout after adding the positions "
+            "(lesson 03); do not apply another nn.Dropout to its output."
+        )
+    c.ok()
+
+
+def _check_case(c: Checker, cls, case: _Case) -> None:
+    module, built = _build(c, cls, case)
+    src = vocab_token_ids(
+        case.src_lengths, case.len_src, case.src_vocab, case.pad_id, case.seed, left=case.left
+    )
+    tgt = vocab_token_ids(
+        case.tgt_lengths, case.len_tgt, case.tgt_vocab, case.pad_id, case.seed + 50
+    )
+    m = reference_model(case)
+    encode_f, decode_f = case_oracles(case)
+    flip_encode, flip_decode = case_oracles(case, norm_first=not case.norm_first)
+    ignored = _NORM_FIRST_IGNORED[case.norm_first]
+    with torch.no_grad():
+        memory64 = m.encode(src)
+        logits64 = m.decode(tgt, memory64, src)
+    where = f"[model = {built} holding the check's weights; {case.describe()}]"
+    hints = [*_CALL_HINTS, *_length_hint(case)]
+    pad = case.pad_id
+
+    def random_in_eval(method, call: str, *args) -> Callable[[], str | None]:
+        def diagnose() -> str | None:
+            if case.train or case.dropout == 0.0:
+                return None
+            first = c.call(method, *(a.clone() for a in args), call_repr=call, hints=hints)
+            second = c.call(method, *(a.clone() for a in args), call_repr=call, hints=hints)
+            return None if torch.equal(first.detach(), second.detach()) else _RANDOM_IN_EVAL
+
+        return diagnose
+
+    def table(compute, rows):
+        return {message: (lambda knobs=knobs: compute(knobs)) for message, knobs in rows}
+
+    # encode
+    what = f"model.encode(src_ids {tuple(src.shape)}) {where}"
+    encode_call = f"model.encode(src_ids {tuple(src.shape)})"
+    got = c.call(module.encode, src.clone(), call_repr=encode_call, hints=hints)
+    with torch.no_grad():
+        encode_values = table(lambda k: encode_f(src, **k), encode_mistakes(case))
+        encode_values[ignored] = lambda: flip_encode(src)
+        _expect_result(
+            c,
+            got,
+            memory64,
+            what,
+            shape_hint=_shape_hint(got, case, "memory"),
+            mistakes=encode_values,
+            properties=(random_in_eval(module.encode, encode_call, src),),
+            hint=_dropout_hint(case),
+        )
+
+    # decode, given the reference's memory
+    memory = memory64.float()
+    what = (
+        f"model.decode(tgt_ids {tuple(tgt.shape)}, memory {tuple(memory.shape)}, src_ids) {where}"
+    )
+    call = f"model.decode(tgt_ids {tuple(tgt.shape)}, memory, src_ids)"
+    got = c.call(
+        module.decode, tgt.clone(), memory.clone(), src.clone(), call_repr=call, hints=hints
+    )
+
+    def ignores_memory() -> str | None:
+        other = memory.flip(1) * 0.5 + 0.3  # any other memory must change the logits
+        again = c.call(module.decode, tgt.clone(), other, src.clone(), call_repr=call, hints=hints)
+        same = isinstance(again, torch.Tensor) and again.shape == got.shape
+        return _IGNORES_MEMORY if same and torch.equal(again.detach(), got.detach()) else None
+
+    def sees_the_future() -> str | None:
+        if case.len_tgt < 2 or (case.train and case.dropout == 1.0):
+            return None
+        # only rows whose last token is not <pad>, changed to another token that is not
+        # <pad>: the padding is the same, so only a look at the future can change the rest
+        rows = tgt[:, -1] != pad
+        if not rows.any():
+            return None
+        changed = tgt.clone()
+        last = (tgt[:, -1] + 1) % case.tgt_vocab
+        last = torch.where(last == pad, (last + 1) % case.tgt_vocab, last)
+        changed[:, -1] = torch.where(rows, last, tgt[:, -1])
+        again = c.call(
+            module.decode, changed, memory.clone(), src.clone(), call_repr=call, hints=hints
+        )
+        if not (isinstance(again, torch.Tensor) and again.shape == got.shape):
+            return None
+        earlier = (again[rows, :-1] - got[rows, :-1]).detach().abs().max().item()
+        return _FUTURE_LEAK if earlier > 1e-4 else None
+
+    with torch.no_grad():
+        decode_values = table(lambda k: decode_f(tgt, memory64, src, **k), decode_mistakes(case))
+        decode_values[ignored] = lambda: flip_decode(tgt, memory64, src)
+        _expect_result(
+            c,
+            got,
+            logits64,
+            what,
+            shape_hint=_shape_hint(got, case, "decode"),
+            mistakes=decode_values,
+            properties=(
+                ignores_memory,
+                sees_the_future,
+                random_in_eval(module.decode, call, tgt, memory, src),
+            ),
+            hint=_dropout_hint(case),
+        )
+
+    # forward
+    call = f"model(src_ids {tuple(src.shape)}, tgt_ids {tuple(tgt.shape)})"
+    what = f"{call} {where}"
+    got = c.call(module, src.clone(), tgt.clone(), call_repr=call, hints=hints)
+    with torch.no_grad():
+        forward_values = {
+            _ENCODER_ON_TARGET: lambda: decode_f(tgt, encode_f(tgt), tgt),
+            **decode_values,
+            ignored: lambda: flip_decode(tgt, flip_encode(src), src),
+        }
+        _expect_result(
+            c,
+            got,
+            logits64,
+            what,
+            shape_hint=_shape_hint(got, case, "forward"),
+            mistakes=forward_values,
+            hint=_dropout_hint(case),
+        )
+    c.expect_true(
+        got.requires_grad,
+        f"{call} is cut off from the model's parameters (requires_grad is False): no "
+        "torch.no_grad() or .detach() in forward, encode or decode. Training (lesson 10) "
+        "needs the gradient to reach every weight.",
+    )

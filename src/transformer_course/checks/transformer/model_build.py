@@ -1,0 +1,289 @@
+"""Building and loading the learner's ``Transformer`` for a case: its constructor's
+errors, its state dict's names and shapes, tied weights, the vocabulary check, and
+the hints these steps give."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+import torch
+from torch import nn
+
+from transformer_course.checking import Checker, CheckFailure
+from transformer_course.checking.modules import build_module
+
+from .common import _INDEX_HINT, _OUT_WEIGHT, _POSITIONS, _SRC_TABLE, _TGT_TABLE
+from .model_cases import _Case, _case_state, _parameter_shapes
+
+
+# ----------------------------------------------------------- hints
+def _length_hint(case: _Case) -> list:
+    """A hint for an error that mixes the source's and the target's lengths."""
+    ls, lt = case.len_src, case.len_tgt
+
+    def mixes(exc: BaseException) -> bool:
+        numbers = {int(n) for n in re.findall(r"\d+", str(exc))}
+        return isinstance(exc, RuntimeError) and {ls, lt} <= numbers
+
+    advice = (
+        f"Here len_src = {ls} and len_tgt = {lt}, and the error mixes exactly these two "
+        "lengths: something built from one sequence met the other. The decoder's "
+        "self-attention mask comes from tgt_ids, (batch, 1, len_tgt, len_tgt); the "
+        "cross-attention mask from src_ids, (batch, 1, 1, len_src); and the decoder is "
+        "called as decoder(target vectors, memory, src_mask, tgt_mask), in that order."
+    )
+    return [(mixes, advice)] if ls != lt else []
+
+
+_TUPLE_HINT = (
+    "The encoder and the decoder (lessons 07 and 08) each return one tensor; lesson 05's "
+    "MultiHeadAttention returns a pair, but you do not call it directly here."
+)
+_CALL_HINTS = [
+    ("index out of range", _INDEX_HINT),
+    (lambda exc: "tuple" in str(exc) and "Tensor" in str(exc), _TUPLE_HINT),
+]
+
+
+def _keys_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple], case: _Case) -> str:
+    hints = []
+    if "src_embedding.weight" in found or "tgt_embedding.weight" in found:
+        hints.append(
+            "`src_embedding.weight` is the key of a plain nn.Embedding: use lesson 02's "
+            "TokenEmbedding (imported in the setup cell), which keeps its table as "
+            "`.embedding` and multiplies the lookup by sqrt(d_model)."
+        )
+    for key in (_TGT_TABLE, _OUT_WEIGHT):
+        if key in found and key in expected and found[key] != expected[key]:
+            if found[key] == expected[_SRC_TABLE]:
+                hints.append(
+                    f"{key} has the source vocabulary's shape {found[key]}: the target side "
+                    f"(tgt_embedding and output) has tgt_vocab_size = {case.tgt_vocab} rows. "
+                    "Did you share the source's module?"
+                )
+    missing = set(expected) - set(found)
+    extra = set(found) - set(expected)
+    if {"encoder.norm.weight", "decoder.norm.weight"} & missing:
+        hints.append(
+            "Your stacks lack their final LayerNorm `norm`: pass norm_first and final_norm on "
+            "to Encoder and Decoder (with final_norm=True, or norm_first=True and "
+            "final_norm=None, they add one)."
+        )
+    if {"encoder.norm.weight", "decoder.norm.weight"} & extra:
+        hints.append(
+            "Your stacks have a final LayerNorm this configuration must not have: pass "
+            "norm_first and final_norm on to Encoder and Decoder unchanged (final_norm=None "
+            "adds one only for pre-LN)."
+        )
+    positional = [key for key in extra if "positional" in key and not key.startswith(_POSITIONS)]
+    if positional:
+        hints.append(
+            f"You built a second positional encoding ({', '.join(positional)}): the contract has "
+            "ONE, positional_encoding, used for both sides (the sinusoids do not depend on the "
+            "language; only the positions matter)."
+        )
+    if "output.bias" in missing and _OUT_WEIGHT in found:
+        hints.append("The output layer is nn.Linear(d_model, tgt_vocab_size), with its bias.")
+    if not any(key.startswith("output.") for key in found):
+        hints.append(
+            "There is no `output` layer: the decoder's vectors go through "
+            "self.output = nn.Linear(d_model, tgt_vocab_size) (the Annotated Transformer "
+            "calls it generator.proj; this course calls it output)."
+        )
+    layers = {
+        key.split(".")[2] for key in found if key.startswith(("encoder.layers.", "decoder.layers."))
+    }
+    wanted = {key.split(".")[2] for key in expected if key.startswith("encoder.layers.")}
+    if layers and layers != wanted:
+        hints.append(f"Each stack has num_layers = {case.num_layers} layers.")
+    return " ".join(dict.fromkeys(hints))
+
+
+# ----------------------------------------------------------- building and loading
+def _refused_valid(cls, case: _Case, error: ValueError) -> str:
+    """Why a ValueError from constructing ``case`` (a valid combination) is the learner's
+    own refusal misfiring, with the slips that agree with this call (when the error is
+    about tying or the vocabularies); a call with tie_embeddings=False passed explicitly
+    tells a default of True from a test that ignores tie_embeddings."""
+    same = case.src_vocab == case.tgt_vocab
+    about = bool(re.search(r"tie|vocab", str(error), re.IGNORECASE))
+    slip = ""
+    if case.tie:
+        passed = "tie_embeddings=True with one shared vocabulary"
+        if same and about:
+            slip = (
+                "your test refuses equal vocabulary sizes: its comparison is inverted (== "
+                "where != belongs), or it refuses every tie_embeddings=True"
+            )
+    else:
+        passed = "tie_embeddings not passed: its default, False, ties nothing"
+        if not same and about:
+            try:
+                cls(case.src_vocab, case.tgt_vocab, **case.kwargs, tie_embeddings=False)
+            except Exception:
+                slip = (
+                    "your test refuses two vocabulary sizes even with tie_embeddings=False "
+                    "(it does not look at tie_embeddings)"
+                )
+            else:
+                slip = (
+                    "with tie_embeddings=False passed it builds, so the default of "
+                    "tie_embeddings in your __init__ is True, not False"
+                )
+    return (
+        f"\nYour Transformer raised ValueError on a valid call ({passed}). Refuse only "
+        "tie_embeddings=True with two different vocabulary sizes"
+        + (f"; here {slip}." if slip else ".")
+    )
+
+
+def _build(c: Checker, cls, case: _Case) -> tuple[nn.Module, str]:
+    """Construct, check the state-dict keys and shapes, check the tying, load the case's
+    weights (leaving the learner's positional-encoding buffers as they are), set the mode."""
+    try:
+        module, built = build_module(
+            c,
+            cls,
+            case.src_vocab,
+            case.tgt_vocab,
+            name="Transformer",
+            mode=case.mode,
+            **case.kwargs,
+        )
+    except CheckFailure as failure:
+        if isinstance(failure.__cause__, ValueError):
+            raise failure.with_cause(
+                _refused_valid(cls, case, failure.__cause__)
+            ) from failure.__cause__
+        raise
+    expected = _parameter_shapes(case)
+    own = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
+    found = {key: tuple(value.shape) for key, value in own.items()}
+    keys = {key for key in found if not key.startswith(_POSITIONS)}
+    if keys != set(expected):
+        missing = sorted(set(expected) - keys)
+        extra = sorted(keys - set(expected))
+        c.fail(
+            f"{built} should have the state-dict keys of the contract (besides the positional "
+            f"encoding's table); missing: {missing or 'none'}, unexpected: {extra or 'none'}. "
+            "The checks (and lesson 10) load weights by these names, so the submodules must be "
+            "called src_embedding, tgt_embedding, positional_encoding, encoder, decoder and "
+            f"output. {_keys_hint(found, expected, case)}".strip()
+        )
+    for key, shape in expected.items():
+        if found[key] != shape:
+            c.fail(
+                f"{built}: {key} has shape {found[key]}, expected {shape}. "
+                f"{_keys_hint(found, expected, case)}".strip()
+            )
+    c.ok()
+    buffers = {
+        key: value.detach().clone() for key, value in own.items() if key.startswith(_POSITIONS)
+    }
+    _check_sharing(c, module, built, case, buffers)
+    c.call(
+        module.load_state_dict,
+        {**_case_state(case), **buffers},
+        call_repr=f"{built}.load_state_dict(...)",
+    )
+    return module, built
+
+
+def _check_sharing(c: Checker, module, built: str, case: _Case, buffers: dict) -> None:
+    """Load three different matrices into the two tables and the output weight and read
+    them back: a tied model keeps one (all three equal), an untied one keeps three."""
+    # as built: matrices that start with equal values but are not shared were copied
+    initial = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
+    initial = {key: initial[key].detach().clone() for key in (_SRC_TABLE, _TGT_TABLE, _OUT_WEIGHT)}
+    copied = (
+        "they start with the same values, so they were copied (clone(), copy_(), "
+        "nn.Parameter(weight.clone()), load_state_dict) rather than shared: copies drift "
+        "apart at the first optimizer step."
+    )
+    distinct = _case_state(case, distinct=True)
+    c.call(
+        module.load_state_dict, {**distinct, **buffers}, call_repr=f"{built}.load_state_dict(...)"
+    )
+    back = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
+    same = {
+        (a, b): torch.equal(back[a], back[b])
+        for a, b in ((_SRC_TABLE, _TGT_TABLE), (_TGT_TABLE, _OUT_WEIGHT), (_SRC_TABLE, _OUT_WEIGHT))
+        if back[a].shape == back[b].shape
+    }
+    started_equal = {
+        pair: initial[pair[0]].shape == initial[pair[1]].shape
+        and torch.equal(initial[pair[0]], initial[pair[1]])
+        for pair in same
+    }
+    if case.tie:
+        if not any(same.values()):
+            how = (
+                copied
+                if all(started_equal.values())
+                else "tie_embeddings is ignored (they do not even start equal)."
+            )
+            c.fail(
+                f"{built}: tie_embeddings=True, but src_embedding, tgt_embedding and output "
+                "keep three separate matrices (loading three different ones, each kept its "
+                f"own): {how} Make the three share ONE nn.Parameter: "
+                "assign self.src_embedding.embedding.weight to "
+                "self.tgt_embedding.embedding.weight and to self.output.weight (section 4)."
+            )
+        if not all(same.values()):
+            # equality is transitive: with one pair shared, the third matrix is the one apart
+            shared = {name for pair, s in same.items() if s for name in pair}
+            apart = sorted(
+                {name.split(".")[0] for pair in same for name in pair}
+                - {name.split(".")[0] for name in shared}
+            )
+            apart_copied = all(started_equal.values())
+            c.fail(
+                f"{built}: tie_embeddings=True, but only some of the three matrices are shared "
+                f"({', '.join(apart)} keeps its own).{' T' + copied[1:] if apart_copied else ''} The paper "
+                "(section 3.4) shares one matrix between both embeddings AND the output layer: "
+                "assign self.src_embedding.embedding.weight to "
+                "self.tgt_embedding.embedding.weight and to self.output.weight."
+            )
+    else:
+        if same.get((_SRC_TABLE, _TGT_TABLE)):
+            c.fail(
+                f"{built}: tie_embeddings=False, but src_embedding and tgt_embedding share one "
+                "table (a value loaded into one appeared in the other). Without tying, each "
+                "side has its own TokenEmbedding: create two."
+            )
+        if same.get((_TGT_TABLE, _OUT_WEIGHT)) or same.get((_SRC_TABLE, _OUT_WEIGHT)):
+            c.fail(
+                f"{built}: tie_embeddings=False, but the output layer shares its weight with an "
+                "embedding table. Share only when tie_embeddings is True."
+            )
+    for key, tensor in distinct.items():
+        if key in (_SRC_TABLE, _TGT_TABLE, _OUT_WEIGHT):
+            continue
+        if not torch.equal(back[key].detach().to(tensor.dtype), tensor):
+            c.fail(
+                f"after {built}.load_state_dict(...), {key} does not hold the weights loaded "
+                "into it: a later key overwrote it. Are two of its submodules one and the same "
+                "object? Each needs its own instance."
+            )
+    c.ok()
+
+
+def _expect_vocab_check(c: Checker, cls, case: _Case) -> None:
+    """tie_embeddings=True with two vocabulary sizes must be refused (any exception)."""
+    src_vocab, tgt_vocab = case.src_vocab, case.src_vocab + 3
+    built = f"Transformer({src_vocab}, {tgt_vocab}, ..., tie_embeddings=True)"
+    try:
+        c.call(
+            cls, src_vocab, tgt_vocab, **{**case.kwargs, "tie_embeddings": True}, call_repr=built
+        )
+    except CheckFailure as failure:  # the learner's code raised: the model was refused, good
+        if "not implemented yet" in str(failure):
+            raise
+        c.ok()
+        return
+    c.fail(
+        f"{built} was built without complaint. Tying shares one (vocab_size, d_model) matrix "
+        "between both embeddings and the output layer, so it needs one shared vocabulary: "
+        "raise a ValueError when src_vocab_size != tgt_vocab_size."
+    )
