@@ -88,7 +88,15 @@ def test_check_modules_are_leaves(path):
 
 
 @pytest.mark.parametrize(
-    "topic", ["tokenization", "attention", "training", "language_model", "inference"]
+    "topic",
+    [
+        "tokenization",
+        "attention",
+        "multi_head_attention",
+        "training",
+        "language_model",
+        "inference",
+    ],
 )
 def test_a_large_lesson_s_checks_are_a_package(topic):
     """Lessons 01, 04, 10, 11 and 12 hold several independent exercises: their checks are packages,
@@ -247,6 +255,7 @@ LESSON_SIDE = (
     # the shared machinery of a check package: its own lesson only
     "transformer_course.checks.tokenization.common",
     "transformer_course.checks.attention.common",
+    "transformer_course.checks.multi_head_attention.common",
     "transformer_course.checks.training.common",
     "transformer_course.checks.language_model.common",
     "transformer_course.checks.inference.common",
