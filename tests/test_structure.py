@@ -88,11 +88,21 @@ def test_check_modules_are_leaves(path):
 
 
 @pytest.mark.parametrize(
-    "topic", ["tokenization", "attention", "transformer", "training", "language_model", "inference"]
+    "topic",
+    [
+        "tokenization",
+        "attention",
+        "multi_head_attention",
+        "transformer",
+        "training",
+        "language_model",
+        "inference",
+    ],
 )
 def test_a_large_lesson_s_checks_are_a_package(topic):
-    """Lessons 01, 04, 09, 10, 11 and 12 hold several independent exercises: their checks are packages,
-    one module per exercise or small group, which the leaf and face rules above walk."""
+    """Lessons 01, 04, 05, 09, 10, 11 and 12 hold several independent exercises: their checks
+    are packages, one module per exercise or small group, which the leaf and face rules above
+    walk."""
     assert CHECKS_DIR / topic in CHECK_PACKAGES
     assert not (CHECKS_DIR / f"{topic}.py").exists()
     assert len([p for p in CHECK_MODULES if p.parent == CHECKS_DIR / topic]) > 2
@@ -247,6 +257,7 @@ LESSON_SIDE = (
     # the shared machinery of a check package: its own lesson only
     "transformer_course.checks.tokenization.common",
     "transformer_course.checks.attention.common",
+    "transformer_course.checks.multi_head_attention.common",
     "transformer_course.checks.transformer.common",
     "transformer_course.checks.training.common",
     "transformer_course.checks.language_model.common",

@@ -1,0 +1,140 @@
+"""The check of ``merge_heads``: (batch, num_heads, len, d_head) -> (batch, len, num_heads *
+d_head), and the mistakes it names (no transpose, interleaved heads, the sizes unpacked in
+split_heads' layout).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from transformer_course.checking import Checker
+from transformer_course.checking.inputs import randn
+from transformer_course.reference import multi_head_attention as ref
+
+from .common import _SAME_DTYPE, _batch_of_one_hint, _where_from
+
+# (seed, batch, num_heads, len, d_head, dtype, non_contiguous_input)
+_VISIBLE_MERGE = [
+    (11, 2, 2, 3, 4, torch.float32, False),
+    (12, 1, 3, 5, 2, torch.float64, False),
+    (13, 2, 2, 3, 2, torch.float32, True),  # a transposed view, as split_heads returns it
+    (14, 1, 1, 3, 2, torch.float32, False),  # one head
+]
+_HIDDEN_MERGE = [
+    (111, 3, 4, 2, 3, torch.float64, False),
+    (112, 2, 8, 6, 2, torch.float32, False),
+    (113, 1, 1, 4, 6, torch.float32, False),
+    (114, 2, 5, 3, 1, torch.float32, False),
+    (115, 2, 3, 7, 4, torch.float32, True),
+]
+
+_MERGE_NO_TRANSPOSE = (
+    "You reshaped (batch, num_heads, len, d_head) straight to (batch, len, d_model) without a "
+    "transpose, so each output 'token' is cut out of one head's block of numbers. Move the "
+    "heads axis back behind len first (`.transpose(1, 2)`), then reshape."
+)
+_MERGE_INTERLEAVED = (
+    "Your heads come out interleaved (feature j of head i landed at j*num_heads + i): merging "
+    "should concatenate the heads, head 0's d_head features first. Transpose to (batch, len, "
+    "num_heads, d_head) and flatten the last two axes in that order."
+)
+
+
+_MERGE_UNPACKED_AS_SPLIT = (
+    "Yours is x.transpose(1, 2) reshaped to (batch, num_heads, len * d_head): the transpose is "
+    "there, but the sizes you reshape to have len and num_heads exchanged (was x.shape unpacked "
+    "as (batch, len, num_heads, d_head), split_heads' layout?). x is (batch, num_heads, len, "
+    "d_head): unpack it in that order and reshape to (batch, len, num_heads * d_head)."
+)
+
+
+def _merge_shape_hint(got, x, batch: int, num_heads: int, length: int, d_head: int) -> str:
+    """The advice for a wrong shape; where two computations give that shape, the values
+    say which one it is (the shape alone names none)."""
+    shape = tuple(got.shape)
+    if shape == (batch, num_heads, length * d_head) and got.dtype == x.dtype:
+        if torch.equal(got, x.reshape(shape)):
+            return (
+                "You flattened len and d_head together: move the heads axis back behind len "
+                "first (`.transpose(1, 2)`), then flatten the last two axes."
+            )
+        if torch.equal(got, x.transpose(1, 2).reshape(shape)):
+            return _MERGE_UNPACKED_AS_SPLIT
+        return (
+            f"Your middle axis has num_heads = {num_heads} entries where len = {length} belongs, "
+            "and the last one len * d_head: the result is (batch, len, num_heads * d_head)."
+        )
+    hints = {
+        (batch, length, num_heads, d_head): "That is (batch, len, num_heads, d_head): flatten the "
+        "last two axes into one of size num_heads * d_head.",
+        (batch, length * num_heads, d_head): "You merged len and num_heads: the heads must be "
+        "concatenated along the feature axis, giving (batch, len, num_heads * d_head).",
+    }
+    if shape == (batch * length, num_heads * d_head) and batch > 1:  # blind7b-merge-flattens-batch
+        return (
+            f"Yours is 2-D: its first axis, {batch * length} = batch {batch} x len {length}, "
+            "folds the batch and the positions together (a reshape to (-1, num_heads * d_head)). "
+            "Keep them apart: reshape to (batch, len, num_heads * d_head)."
+        )
+    return hints.get(shape, "The contract is (batch, len, num_heads * d_head).")
+
+
+def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
+    """merge_heads(x (batch, num_heads, len, d_head)) -> (batch, len, num_heads * d_head).
+
+    Required: that shape, x's dtype, and exactly x's numbers with the heads concatenated
+    (head 0's features first). Inputs include transposed views, as split_heads returns
+    them, so `.view` without `.contiguous()` is caught visibly.
+    """
+    with Checker("merge_heads", hidden=hidden) as c:
+        c.require_callable(merge_heads)
+        for seed, batch, num_heads, length, d_head, dtype, strided in (
+            _HIDDEN_MERGE if hidden else _VISIBLE_MERGE
+        ):
+            if strided:  # a transposed view, as split_heads returns it
+                x = randn((batch, length, num_heads, d_head), seed, dtype=dtype).transpose(1, 2)
+            else:
+                x = randn((batch, num_heads, length, d_head), seed, dtype=dtype)
+            layout = ", a transposed (non-contiguous) view" if strided else ""
+            what = (
+                f"merge_heads(x) for x of shape (batch={batch}, num_heads={num_heads}, "
+                f"len={length}, d_head={d_head}){layout}"
+            )
+            got = c.call(
+                merge_heads,
+                x,
+                call_repr=f"merge_heads(x {tuple(x.shape)}{layout})",
+                hints=_batch_of_one_hint(batch),
+                mutation_hint="Transpose and reshape give new tensors; nothing needs to be "
+                "written into x.",
+            )
+            c.expect_type(got, torch.Tensor, what, "Return a torch tensor (transpose/reshape x).")
+            expected = ref.merge_heads(x)  # (batch, len, num_heads * d_head)
+            c.expect_shape(
+                got,
+                expected.shape,
+                what,
+                _merge_shape_hint(got, x, batch, num_heads, length, d_head),
+            )
+            c.expect_dtype(got, dtype, what, _SAME_DTYPE)
+
+            def explain(got=got, x=x, expected=expected, d_head=d_head) -> str:
+                b, t, f = (int(n) for n in (got != expected).nonzero()[0])  # first wrong entry
+                return (
+                    f"At index [{b}, {t}, {f}] yours holds {_where_from(got, x, (b, t, f))}, but "
+                    f"feature {f} of token {t} is feature {f % d_head} of head {f // d_head}: "
+                    f"x[{b}, {f // d_head}, {t}, {f % d_head}]."
+                )
+
+            c.expect_equal(
+                got,
+                expected,
+                what,
+                hint=explain,
+                mistakes={
+                    _MERGE_NO_TRANSPOSE: x.reshape(batch, length, num_heads * d_head),
+                    _MERGE_INTERLEAVED: x.permute(0, 2, 3, 1).reshape(
+                        batch, length, num_heads * d_head
+                    ),
+                },
+            )

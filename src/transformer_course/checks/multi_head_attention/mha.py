@@ -1,0 +1,297 @@
+"""The check of ``MultiHeadAttention``: the layer built with the check's weights, run on each
+case in eval and train mode, its output and weights compared with the reference, and the
+mistake named from the diagnoses in ``mha_diagnoses``; dropout's place is checked in
+``mha_dropout``.
+
+What is required is what the concept needs; incidental choices are accepted:
+
+* any value that blocks masked positions (-inf, -1e9, ``torch.finfo(dtype).min``, an
+  additive 0/-inf mask), and fully masked query rows that come out as zeros, uniform
+  weights or another finite distribution (the conventions the shared diagnosis accepts;
+  a note says which), the output being checked under the learner's own convention;
+* any floating-point dtype for the output and the weights (a note when it is not the
+  inputs' float32), compared with the tolerance of float32, the inputs' dtype;
+* dropout through ``nn.Dropout``, ``F.dropout(..., training=self.training)`` or
+  ``F.scaled_dot_product_attention(dropout_p=...)``; the weights returned in training
+  mode may be taken before dropout (the contract) or after it (what
+  ``nn.MultiheadAttention`` and the Annotated Transformer return), with a note.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import torch
+
+from transformer_course.checking import Checker, CheckFailure, tolerance
+from transformer_course.checking.attention_weights import (
+    expect_attention_weights,
+    with_fully_masked_rows,
+)
+from transformer_course.checking.layers import mistake_pairs
+from transformer_course.checking.modules import build_module, random_state
+from transformer_course.checking.oracles import multi_head_attention_f
+from transformer_course.reference import multi_head_attention as ref
+
+from .common import _batch_of_one_hint
+from .mha_cases import (
+    _HIDDEN_MHA,
+    _VISIBLE_MHA,
+    _Case,
+    _describe_mask,
+    _inputs,
+    _keys_hint,
+    _kind,
+    _state_shapes,
+)
+from .mha_diagnoses import (
+    _OUTPUT_MISTAKES,
+    _WEIGHT_MISTAKES,
+    _Agreement,
+    _heads_mixed,
+    _length_mixup_hint,
+    _length_mixup_source,
+    _mistake_values,
+    _only_agreeing,
+    _output_shape_hint,
+    _weights_shape_hint,
+    _wrong_scale,
+)
+from .mha_dropout import _HIDDEN_DROPOUT, _VISIBLE_DROPOUT, _check_dropout_placement
+
+_DROPOUT_IN_EVAL = (
+    "The module is in eval mode, where dropout must do nothing: use `self.dropout = "
+    "nn.Dropout(dropout)` (it follows train()/eval()), or F.dropout(..., "
+    "training=self.training)."
+)
+_DROPOUT_NOT_IN_TRAIN = (
+    "In train mode with dropout=1.0 every attention weight is dropped, so each head's output is "
+    "0 and the layer's output is just w_o's bias. Yours is what eval mode gives: dropout is "
+    "not applied in training. Apply it to the attention weights before they multiply the "
+    "values: `self.dropout(weights) @ v`."
+)
+_DROPOUT_AFTER_W_O = (
+    "In train mode with dropout=1.0 your output is all zeros: you applied dropout to the "
+    "layer's output, after w_o. In multi-head attention, dropout acts on the attention weights "
+    "(before they multiply the values), so with dropout=1.0 the output is w_o's bias."
+)
+_DROPOUT_ON_SCORES = (
+    "With dropout=1.0 in train mode your weights are uniform over the allowed keys: you "
+    "applied dropout to the scores before the softmax (zeroed scores give equal weights). "
+    "Dropout acts on the weights after the softmax, where the values are mixed."
+)
+
+
+def check_MultiHeadAttention(cls, *, hidden: bool = False) -> None:
+    """Construct cls(d_model, num_heads, dropout=...), load a state dict, compare forward.
+
+    Required: the state-dict keys w_q/w_k/w_v/w_o .weight/.bias with (d_model, d_model) and
+    (d_model,) shapes, forward(query, key, value, mask=None) -> (output (batch, len_q,
+    d_model), weights (batch, num_heads, len_q, len_k)) matching the reference within
+    float32 tolerance, a gradient path to the parameters, no dropout in eval mode, and in
+    train mode: dropout=0.0 equals eval, dropout=1.0 drops every weight (output = w_o's
+    bias). Accepted: see the module docstring.
+    """
+    with Checker("MultiHeadAttention", hidden=hidden) as c:
+        c.require_callable(cls, "MultiHeadAttention")
+        cases = _HIDDEN_MHA if hidden else _VISIBLE_MHA
+        agree = _Agreement(cls, cases)
+        for case in cases:
+            _check_case(c, cls, case, agree)
+        _check_dropout_placement(c, cls, _HIDDEN_DROPOUT if hidden else _VISIBLE_DROPOUT)
+
+
+def _random_in_eval(module, args) -> bool:
+    """Whether two more calls of the (eval-mode) module on the same inputs disagree."""
+    outputs = []
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        with torch.no_grad():
+            for _ in range(2):
+                outputs.append(torch.as_tensor(module(*args)[0]).detach().double())
+    return len(outputs) == 2 and not torch.allclose(outputs[0], outputs[1], atol=1e-9)
+
+
+def _runs_without_mask(module, query, key, value) -> bool:
+    """Whether the module returns a pair on these inputs when no mask is passed."""
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        with torch.no_grad():
+            result = module(query, key, value)
+        return isinstance(result, tuple | list) and len(result) == 2
+    return False
+
+
+def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
+    b, h, lq, lk, d = case.batch, case.num_heads, case.len_q, case.len_k, case.d_model
+    state = random_state(_state_shapes(d), seed=case.seed)
+    module, built = build_module(
+        c,
+        cls,
+        d,
+        h,
+        dropout=case.dropout,
+        name="MultiHeadAttention",
+        expected_shapes=_state_shapes(d),
+        keys_hint=_keys_hint(d, h),
+        state=state,
+        mode="train" if case.train else "eval",
+    )
+    query, key, value, mask = _inputs(case)
+    mode = "train" if case.train else "eval"
+    call = (
+        f"mha(query {tuple(query.shape)}, key {tuple(key.shape)}, value {tuple(value.shape)}, "
+        f"mask={_describe_mask(mask)}) [{_kind(case)}; mha = {built} holding the check's "
+        f"weights, in {mode} mode]"
+    )
+    args = (query, key, value) if mask is None else (query, key, value, mask)
+    try:
+        result = c.call(
+            module,
+            *args,
+            call_repr=call,
+            hints=[*_length_mixup_hint(case), *_batch_of_one_hint(case.batch)],
+        )
+    except CheckFailure as failure:
+        named = _length_mixup_source(module, state, case) if _length_mixup_hint(case) else ""
+        if named:
+            generic = "Most likely your keys or your values come from `query`"
+            message = failure.message
+            start = message.find(generic)
+            if start >= 0:
+                stop = message.find("\n", start)
+                message = message[:start] + named + (message[stop:] if stop >= 0 else "")
+            else:
+                message = f"{message}\n{named}"
+            raise CheckFailure(failure.exercise, message, failure.learner_traceback) from None
+        if mask is not None and _runs_without_mask(module, query, key, value):
+            raise CheckFailure(
+                failure.exercise,
+                f"{failure.message}\nYour forward runs on these inputs without a mask but "
+                f"fails with this one, a bool mask of shape {tuple(mask.shape)}, which "
+                f"already broadcasts to the scores (batch, num_heads, len_q, len_k) = "
+                f"({b}, {h}, {lq}, {lk}): it already has its heads axis. Pass the mask to "
+                "the attention as it is given: no mask.unsqueeze(...), view or expand "
+                "(the Annotated Transformer's mask.unsqueeze(1) is for its 3-D masks).",
+                failure.learner_traceback,
+            ) from None
+        raise
+    pair = isinstance(result, tuple | list) and len(result) == 2
+    length = f" of length {len(result)}" if isinstance(result, tuple | list) else ""
+    c.expect_true(
+        pair,
+        f"{call} returned {type(result).__name__}{length}; forward should return a pair: "
+        "(output, weights).",
+    )
+    output, weights = result
+    what_o, what_w = f"the output of {call}", f"the weight tensor returned by {call}"
+    c.expect_type(output, torch.Tensor, what_o)
+    c.expect_type(weights, torch.Tensor, what_w)
+    c.expect_shape(output, (b, lq, d), what_o, _output_shape_hint(output.shape, case))
+    c.expect_shape(
+        weights, (b, h, lq, lk), what_w, _weights_shape_hint(weights.shape, b, h, lq, lk, d)
+    )
+    # short names: the note about another float dtype is then printed once, not per case
+    c.expect_floating(output, "the output of forward", preferred=query.dtype)
+    c.expect_floating(weights, "the weight tensor returned by forward", preferred=query.dtype)
+    c.expect_true(
+        output.requires_grad,
+        f"{what_o} is cut off from the module's parameters (requires_grad is False): did you "
+        "use torch.no_grad(), .detach(), or go through numpy? Training needs the gradient to "
+        "flow back to w_q, w_k, w_v and w_o.",
+    )
+
+    reference = ref.MultiHeadAttention(d, h).double().eval()
+    reference.load_state_dict({name: tensor.double() for name, tensor in state.items()})
+    with torch.no_grad():
+        expected_out, expected_weights = reference(
+            query.double(), key.double(), value.double(), mask
+        )
+    variant_args = (state, query, key, value, mask, h)
+    tol = tolerance(output.dtype, weights.dtype, query.dtype)
+
+    # The weights: before dropout (the contract), or, in training, after it (with a note).
+    dropped_entirely = case.train and case.dropout == 1.0
+    weight_mistakes = _only_agreeing(_mistake_values(_WEIGHT_MISTAKES, 1, variant_args), agree)
+    convention = None
+    if dropped_entirely and bool((weights.detach().abs() < 1e-6).all()):
+        c.note(
+            "in train mode your layer returns the attention weights after dropout (as "
+            "nn.MultiheadAttention and the Annotated Transformer do). That is accepted; the "
+            "reference returns them before dropout, the attention distribution itself. In "
+            "eval mode, where weights are inspected, the two agree."
+        )
+    else:
+        if dropped_entirely:
+            weight_mistakes[_DROPOUT_ON_SCORES] = lambda: multi_head_attention_f(
+                *variant_args, uniform_weights=True
+            )[1]
+        convention = expect_attention_weights(
+            c,
+            weights,
+            mask,
+            what_w,
+            expected=expected_weights,
+            mistakes=weight_mistakes,
+            pairs=_only_agreeing(
+                mistake_pairs(
+                    lambda **knobs: multi_head_attention_f(*variant_args, **knobs)[1],
+                    {message: knobs for knobs, message in _WEIGHT_MISTAKES},
+                ),
+                agree,
+            ),
+            explain=lambda: (
+                _heads_mixed(weights, state, query, key, mask, h)
+                or _wrong_scale(weights, state, query, key, mask, h, agree)
+            ),
+            **tol,
+        )
+
+    # The output.
+    if dropped_entirely:
+        bias = state["w_o.bias"].double().expand(b, lq, d)  # heads all zero -> w_o(0) = bias
+        c.expect_close(
+            output,
+            bias,
+            what_o,
+            **tol,
+            hint="With dropout=1.0 in train mode, the output must be w_o's bias in every "
+            "position: dropout acts on the attention weights, before they multiply the values.",
+            mistakes={
+                _DROPOUT_NOT_IN_TRAIN: expected_out,
+                _DROPOUT_AFTER_W_O: torch.zeros(b, lq, d),
+            },
+        )
+        return
+    if convention not in (None, "zero"):  # the learner's own fully masked rows
+        own = with_fully_masked_rows(expected_weights, mask, convention, like=weights)
+        expected_out = multi_head_attention_f(*variant_args, weights=own)[0]
+    hint = ""
+    if case.dropout and not case.train:
+        hint = _DROPOUT_IN_EVAL
+        if _random_in_eval(module, args):
+            c.fail(
+                f"{what_o}: two calls on the same inputs, in eval mode, give two different "
+                f"outputs, so something random still runs in eval mode. {_DROPOUT_IN_EVAL}"
+            )
+    elif case.train:
+        hint = (
+            "In train mode with dropout=0.0, dropout changes nothing: the layer must compute "
+            "exactly what it computes in eval mode."
+        )
+    c.expect_close(
+        output,
+        expected_out,
+        what_o,
+        **tol,
+        hint=hint,
+        mistakes=_only_agreeing(_mistake_values(_OUTPUT_MISTAKES, 0, variant_args), agree),
+        pairs=_only_agreeing(
+            mistake_pairs(
+                lambda **knobs: multi_head_attention_f(*variant_args, **knobs)[0],
+                {message: knobs for knobs, message in (*_WEIGHT_MISTAKES, *_OUTPUT_MISTAKES)},
+            ),
+            agree,
+        ),
+        axes=("batch", "len_q", "d_model"),
+        num_heads=h,
+    )

@@ -1,0 +1,105 @@
+"""``MultiHeadAttention``'s dropout, strictly between 0 and 1 in train mode: where it acts,
+read back from the output through the check's own w_o and w_v, and the places it was put
+instead (the values, the heads before w_o) named when they fit.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from transformer_course.checking import Checker
+from transformer_course.checking.modules import build_module, random_state
+from transformer_course.reference import multi_head_attention as ref
+
+from .mha_cases import _Case, _inputs, _keys_hint, _kind, _state_shapes
+
+# Dropout strictly between 0 and 1, in train mode: where it acts. len_k <= d_head (the
+# heads' mixing coefficients can be read back through the values) and len_q >= len_k (a
+# dropout on the values can be read back through the weights).
+_VISIBLE_DROPOUT = _Case(31, 2, 6, 4, 16, 2, "cross", "none", dropout=0.5, train=True)
+_HIDDEN_DROPOUT = _Case(131, 1, 7, 5, 20, 2, "general", "none", dropout=0.4, train=True)
+
+
+def _kept_or_dropped(got: torch.Tensor, full: torch.Tensor, p: float) -> bool:
+    """Whether every entry of ``got`` is 0 or ``full / (1 - p)`` (inverted dropout)."""
+    kept = full / (1 - p)
+    tol = 1e-3 * (1 + kept.abs())
+    return bool((torch.minimum(got.abs(), (got - kept).abs()) <= tol).all())
+
+
+def _check_dropout_placement(c: Checker, cls, case: _Case) -> None:
+    """In train mode with 0 < dropout < 1, the heads must be (dropped-out weights) @ v:
+    each coefficient that mixes value k into query q's head is 0 or w_qk / (1 - p). The
+    coefficients are read back from the output through the check's own w_o and w_v;
+    when they do not fit, the other places dropout could act are tried (the values, the
+    heads before w_o), each against every entry, and named only when it fits."""
+    b, h, lq, lk, d = case.batch, case.num_heads, case.len_q, case.len_k, case.d_model
+    dh, p = d // h, case.dropout
+    state = random_state(_state_shapes(d), seed=case.seed)
+    module, built = build_module(
+        c,
+        cls,
+        d,
+        h,
+        dropout=p,
+        name="MultiHeadAttention",
+        expected_shapes=_state_shapes(d),
+        keys_hint=_keys_hint(d, h),
+        state=state,
+        mode="train",
+    )
+    query, key, value, _ = _inputs(case)
+    call = (
+        f"mha(query {tuple(query.shape)}, key {tuple(key.shape)}, value {tuple(value.shape)}) "
+        f"[{_kind(case)}; mha = {built} holding the check's weights, in train mode]"
+    )
+    torch.manual_seed(case.seed)
+    result = c.call(module, query, key, value, call_repr=call)
+    if not (isinstance(result, tuple | list) and len(result) == 2):
+        return  # the cases above already say what forward must return
+    output = result[0]
+    if not isinstance(output, torch.Tensor) or output.shape != (b, lq, d):
+        return
+    st = {name: tensor.double() for name, tensor in state.items()}
+    reference = ref.MultiHeadAttention(d, h).double().eval()
+    reference.load_state_dict(st)
+    with torch.no_grad():
+        _, weights = reference(query.double(), key.double(), value.double())
+        v = (value.double() @ st["w_v.weight"].T + st["w_v.bias"]).reshape(b, lk, h, dh)
+        v = v.transpose(1, 2)  # (b, h, lk, d_head)
+        merged = (output.detach().double() - st["w_o.bias"]) @ torch.linalg.inv(st["w_o.weight"]).T
+        heads = merged.reshape(b, lq, h, dh).transpose(1, 2)  # (b, h, lq, d_head)
+        mixing = heads @ torch.linalg.pinv(v)  # (b, h, lq, lk)
+        if _kept_or_dropped(mixing, weights, p) and torch.allclose(mixing @ v, heads, atol=1e-3):
+            return
+        values = torch.linalg.lstsq(weights, heads).solution  # (b, h, lk, d_head)
+        on_values = _kept_or_dropped(values, v, p) and torch.allclose(
+            weights @ values, heads, atol=1e-3
+        )
+        on_heads = _kept_or_dropped(heads, weights @ v, p)
+    what = f"the output of {call}"
+    rule = (
+        "In multi-head attention, dropout acts on the attention weights, before they "
+        "multiply the values: `self.dropout(weights) @ v` (each weight is either dropped or "
+        "scaled by 1/(1 - p))."
+    )
+    if on_values:
+        c.fail(
+            f"{what} is what dropout on the values gives: read back through w_o, each "
+            f"entry of your v is either 0 or v / (1 - p) (p = {p}), while the attention "
+            f"weights are used whole. You applied dropout to the values v instead of to "
+            f"the attention weights. {rule}"
+        )
+    if on_heads:
+        c.fail(
+            f"{what} is what dropout on the heads gives: each entry of weights @ v (before "
+            f"merge_heads and w_o) is either 0 or scaled by 1/(1 - p) (p = {p}). You applied "
+            f"dropout to the attention's result instead of to the attention weights. {rule}"
+        )
+    c.fail(
+        f"{what}, with dropout={p} in train mode, is not (dropped-out attention weights) @ "
+        "values: read back through w_o and the values, the coefficient that mixes value k "
+        "into query q's head should be either 0 or weight / (1 - p), and yours are not. "
+        "Dropout sits somewhere else (on the queries, the keys, the values, the scores or "
+        f"the output?), or it does not rescale the kept weights by 1/(1 - p). {rule}"
+    )

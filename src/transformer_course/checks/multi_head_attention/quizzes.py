@@ -1,0 +1,46 @@
+"""Lesson 05's concept questions."""
+
+from __future__ import annotations
+
+from transformer_course.checking.quiz import Quiz, quiz_check
+
+QUIZ_HEAD_WIDTH = Quiz(
+    name="quiz_head_width",
+    answer=64,
+    why={
+        64: "d_k = d_model / h = 768 / 12 = 64: each head's queries and keys are 64 numbers "
+        "wide, whatever the length of the sentence. (BERT-base has exactly these sizes.)",
+        768: "768 is d_model, the width of a whole token vector. Each head projects it down to "
+        "a slice of d_model / h features.",
+        9216: "768 * 12 would make every head as wide as the whole model, twelve times over: "
+        "the heads share d_model between them instead.",
+        12: "12 is h, the number of heads, not the width of one head.",
+        8: "8 = sqrt(64) is what the scores are divided by, sqrt(d_k), not d_k itself.",
+    },
+)
+check_quiz_head_width = quiz_check(QUIZ_HEAD_WIDTH)
+
+QUIZ_CROSS_ATTENTION_SHAPE = Quiz(
+    name="quiz_cross_attention_shape",
+    answer="b",
+    choices={
+        "a": "(2, 8, 7, 5)",
+        "b": "(2, 8, 5, 7)",
+        "c": "(2, 8, 5, 5)",
+        "d": "(2, 5, 7)",
+    },
+    why={
+        "a": "That has one row per *source* token: queries from the encoder output. A widely "
+        "read illustrated guide puts it that way, and it cannot work: the output has one row "
+        "per query, and the decoder needs one output row for each target word it writes.",
+        "b": "One row per query, the 5 target positions the decoder is writing (queries come "
+        "from the decoder), and one column per key, the 7 source positions (keys and values "
+        "come from the encoder output): (batch, num_heads, len_q, len_k). The two lengths "
+        "need not agree.",
+        "c": "(len_tgt, len_tgt) is the shape of the decoder's *self*-attention, where the "
+        "target attends to itself. In cross-attention the keys are the source positions.",
+        "d": "That is the weights averaged over the heads, what nn.MultiheadAttention returns "
+        "by default. This course's layer returns every head's weights.",
+    },
+)
+check_quiz_cross_attention_shape = quiz_check(QUIZ_CROSS_ATTENTION_SHAPE)

@@ -1,0 +1,203 @@
+"""The check of ``split_heads``: (batch, len, d_model) -> (batch, num_heads, len, d_head),
+and the mistakes it names (no transpose, strided heads, another order of the axes, the
+sizes read sequence-first, torch.split given num_heads).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import torch
+
+from transformer_course.checking import Checker
+from transformer_course.checking.inputs import randn
+from transformer_course.reference import multi_head_attention as ref
+
+from .common import _SAME_DTYPE, _batch_of_one_hint, _where_from
+
+# (seed, batch, len, d_model, num_heads, dtype)
+_VISIBLE_SPLIT = [
+    (1, 2, 3, 8, 2, torch.float32),
+    (2, 1, 5, 12, 3, torch.float64),
+    (3, 2, 2, 6, 6, torch.float32),  # d_head = 1
+    (4, 1, 3, 4, 1, torch.float32),  # one head
+]
+_HIDDEN_SPLIT = [
+    (101, 3, 5, 12, 4, torch.float64),
+    (102, 2, 7, 16, 8, torch.float32),
+    (103, 1, 6, 6, 1, torch.float32),
+    (104, 2, 3, 10, 10, torch.float32),
+    (105, 2, 5, 24, 6, torch.float64),
+]
+
+_SPLIT_NO_TRANSPOSE = (
+    "You reshaped straight to (batch, num_heads, len, d_head) without a transpose. A reshape "
+    "only regroups the numbers in memory order, so 'head 0' then holds the first tokens' "
+    "complete vectors instead of the first d_head features of every token. Reshape to "
+    "(batch, len, num_heads, d_head) first, then `.transpose(1, 2)`."
+)
+_SPLIT_STRIDED = (
+    "Your heads are split along the wrong axis: head i should hold the contiguous features "
+    "i*d_head ... (i+1)*d_head - 1 of each token, but yours holds every num_heads-th feature. "
+    "Reshape the last axis as (num_heads, d_head), in that order, not (d_head, num_heads)."
+)
+
+
+_SPLIT_AXES = ("batch", "len", "num_heads", "d_head")
+
+
+def _split_permutation_message(order: tuple[int, ...]) -> str:
+    names = ", ".join(_SPLIT_AXES[axis] for axis in order)
+    return (
+        f"Your axes come out in the order ({names}): that is x.reshape(batch, len, num_heads, "
+        f"d_head).permute{order}. The contract's order is (batch, num_heads, len, d_head): "
+        ".permute(0, 2, 1, 3), i.e. .transpose(1, 2)."
+    )
+
+
+def _split_permutations(x: torch.Tensor, num_heads: int, expected: torch.Tensor) -> dict:
+    """Every other order of the axes of (batch, len, num_heads, d_head) that has the expected
+    shape (when sizes coincide), as a known mistake named by its order."""
+    batch, length, d_model = x.shape
+    four = x.reshape(batch, length, num_heads, d_model // num_heads)
+    found = {}
+    for order in itertools.permutations(range(4)):
+        value = four.permute(order)
+        if order != (0, 2, 1, 3) and value.shape == expected.shape:
+            if not torch.equal(value, expected):
+                found[_split_permutation_message(order)] = value
+    return found
+
+
+def _split_shape_hint(got: tuple, batch: int, length: int, num_heads: int, d_head: int) -> str:
+    hints = {
+        (batch, length, num_heads, d_head): "That is (batch, len, num_heads, d_head): you cut "
+        "d_model into heads but left the heads axis after len. Add `.transpose(1, 2)`.",
+        (batch, num_heads, d_head, length): "len and d_head are swapped: transpose axes 1 and 2 "
+        "of the (batch, len, num_heads, d_head) tensor, not 2 and 3.",
+        (batch, length, d_head, num_heads): "The last two axes are (d_head, num_heads): reshape "
+        "the last axis as (num_heads, d_head), then move the heads axis to position 1.",
+        (batch * num_heads, length, d_head): "Keep batch and heads as separate axes: the "
+        "contract is 4-D, (batch, num_heads, len, d_head). (d2l's transpose_qkv folds them "
+        "into one axis for its own attention function; here they stay apart.)",
+    }
+    default = "The contract is (batch, num_heads, len, d_head) with d_head = d_model // num_heads."
+    sizes = (batch, length, num_heads, d_head)
+    orders = [
+        order
+        for order in itertools.permutations(range(4))
+        if tuple(sizes[axis] for axis in order) == tuple(got)
+    ]
+    if tuple(got) not in hints and orders:  # another order of the four axes: say which
+        names = " or ".join(
+            "(" + ", ".join(_SPLIT_AXES[axis] for axis in order) + ")" for order in orders[:2]
+        )
+        default = (
+            f"That is {names}: the four axes are there, in the wrong order. The contract's "
+            "order is (batch, num_heads, len, d_head): reshape to (batch, len, num_heads, "
+            "d_head), then .transpose(1, 2)."
+        )
+    return hints.get(tuple(got), default)
+
+
+def _sequence_first_split(got, x: torch.Tensor, num_heads: int) -> str:
+    """When ``got`` is the right recipe run with the batch and length sizes exchanged,
+    x.reshape(len, batch, num_heads, d_head).transpose(1, 2): x.shape read in PyTorch's
+    sequence-first order (blind7b-split-sequence-first-unpack; before: "the four axes are
+    there, in the wrong order", which a reshape that mixes the sequences is not)."""
+    batch, length, d_model = x.shape
+    if batch == length or not isinstance(got, torch.Tensor):
+        return ""
+    mixed = x.reshape(length, batch, num_heads, d_model // num_heads).transpose(1, 2)
+    if got.shape != mixed.shape or got.dtype != x.dtype or not torch.equal(got, mixed):
+        return ""
+    return (
+        f"Yours is x.reshape(len, batch, num_heads, d_head).transpose(1, 2), with len = {length} "
+        f"and batch = {batch} exchanged: x.shape was read as (len, batch, d_model), PyTorch's "
+        "sequence-first order (nn.MultiheadAttention without batch_first), but x is (batch, "
+        "len, d_model). The reshape then runs without error and mixes the tokens of different "
+        "sequences. Unpack batch, length, d_model = x.shape and reshape to (batch, len, "
+        "num_heads, d_head), then .transpose(1, 2)."
+    )
+
+
+_SPLIT_PIECES_OF_NUM_HEADS = (
+    "Yours holds d_head pieces of num_heads consecutive features each, stacked: what "
+    "torch.split(x, num_heads, dim=-1) gives, whose second argument is the size of each "
+    "piece, not the number of pieces. Cut num_heads pieces of d_head features: "
+    "torch.chunk(x, num_heads, dim=-1) or torch.split(x, d_head, dim=-1), stacked on dim=1 (or "
+    "reshape to (batch, len, num_heads, d_head) and .transpose(1, 2))."
+)
+
+
+def _pieces_of_num_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
+    """torch.stack(torch.split(x, num_heads, dim=-1), dim=1): (batch, d_head, len, num_heads)."""
+    batch, length, d_model = x.shape
+    return x.reshape(batch, length, d_model // num_heads, num_heads).permute(0, 2, 1, 3)
+
+
+def check_split_heads(split_heads, *, hidden: bool = False) -> None:
+    """split_heads(x (batch, len, d_model), num_heads) -> (batch, num_heads, len, d_head).
+
+    Required: that shape, x's dtype, and exactly x's numbers with head i holding features
+    i*d_head ... (i+1)*d_head - 1 of every token. Any way of getting there is accepted
+    (reshape/view + transpose/permute, unflatten, chunk + stack, einsum, a loop).
+    """
+    with Checker("split_heads", hidden=hidden) as c:
+        c.require_callable(split_heads)
+        for seed, batch, length, d_model, num_heads, dtype in (
+            _HIDDEN_SPLIT if hidden else _VISIBLE_SPLIT
+        ):
+            d_head = d_model // num_heads
+            x = randn((batch, length, d_model), seed, dtype=dtype)  # (batch, len, d_model)
+            what = (
+                f"split_heads(x, num_heads={num_heads}) for x of shape (batch={batch}, "
+                f"len={length}, d_model={d_model})"
+            )
+            got = c.call(
+                split_heads,
+                x,
+                num_heads,
+                call_repr=f"split_heads(x {tuple(x.shape)}, {num_heads})",
+                hints=_batch_of_one_hint(batch),
+                mutation_hint="Reshape and transpose give new views of x; nothing needs to be "
+                "written into x.",
+            )
+            c.expect_type(got, torch.Tensor, what, "Return a torch tensor (reshape/transpose x).")
+            expected = ref.split_heads(x, num_heads)  # (batch, num_heads, len, d_head)
+            pieces = _pieces_of_num_heads(x, num_heads)
+            by_value = (
+                got.shape == pieces.shape and got.dtype == x.dtype and torch.equal(got, pieces)
+            )
+            sequence_first = _sequence_first_split(got, x, num_heads)
+            c.expect_shape(
+                got,
+                expected.shape,
+                what,
+                _SPLIT_PIECES_OF_NUM_HEADS
+                if by_value
+                else sequence_first
+                or _split_shape_hint(got.shape, batch, length, num_heads, d_head),
+            )
+            c.expect_dtype(got, dtype, what, _SAME_DTYPE)
+
+            def explain(got=got, x=x, expected=expected, d_head=d_head) -> str:
+                b, i, t, j = (int(n) for n in (got != expected).nonzero()[0])  # first wrong entry
+                return (
+                    f"At index [{b}, {i}, {t}, {j}] yours holds {_where_from(got, x, (b, i, t, j))}, "
+                    f"but head {i} of token {t} should hold x[{b}, {t}, {i * d_head + j}] "
+                    f"(result[b, i, t, j] == x[b, t, i * d_head + j])."
+                )
+
+            c.expect_equal(
+                got,
+                expected,
+                what,
+                hint=explain,
+                mistakes={
+                    _SPLIT_NO_TRANSPOSE: x.reshape(batch, num_heads, length, d_head),
+                    _SPLIT_STRIDED: x.reshape(batch, length, d_head, num_heads).permute(0, 3, 1, 2),
+                    _SPLIT_PIECES_OF_NUM_HEADS: pieces,
+                    **_split_permutations(x, num_heads, expected),
+                },
+            )
