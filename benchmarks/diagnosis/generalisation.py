@@ -243,6 +243,37 @@ BATCHES = (
         "round-6 fixes, which were made without reading them",
         mutants=(7, 9),
     ),
+    Batch(
+        "round 8, 01-04",
+        "4aa35b6",
+        "by a new helper (b8c) that had read no check and no message, judged against the "
+        "checks after round 7's fixes; 13 of 25 from reports",
+    ),
+    Batch(
+        "round 8, 05-08",
+        "d7637f6",
+        "by a new helper (b8d) that had read no check and no message, judged against the "
+        "checks after round 7's fixes; 11 of 22 from reports",
+    ),
+    Batch(
+        "round 8, 09-10",
+        "b6a6837",
+        "by a new helper (b8a) that had read no check and no message, judged against the "
+        "checks after round 6's fixes of lessons 09-10; 12 of 22 from reports",
+    ),
+    Batch(
+        "round 8, 11-12",
+        "7835717",
+        "by a new helper (b8b) that had read no check and no message, judged against the "
+        "checks after round 6's fixes of lessons 11-12; 15 of 24 from reports",
+    ),
+    Batch(
+        "mechanical, mutants 10-12 of every exercise",
+        "7c6585b",
+        "by the mutator (the same draw, the next three of each exercise), judged before "
+        "round 8's fixes, which read mutants 7-9 and never these",
+        mutants=(10, 12),
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
