@@ -138,6 +138,11 @@ def _no_eps(self, x):
     return (x - mean) / x.std(-1, keepdim=True, unbiased=False)
 
 
+def _eps_dropped(self, x):
+    mean = x.mean(-1, keepdim=True)
+    return (x - mean) / torch.sqrt(x.var(-1, keepdim=True, unbiased=False))
+
+
 class LNFixedEps(LNBase):
     """Stores BERT's 1e-12 and ignores the eps argument (blind7b-ln-eps-argument-ignored;
     before: "no eps" or "a wrong default", not that the argument is unused)."""
@@ -293,10 +298,30 @@ LN_MISTAKES = [
         r"^(?![\s\S]*(cannot tell them apart|\(2\)))[\s\S]*\(std \+ eps\) with the unbiased std",
     ),
     Mistake(check_LayerNorm, ln_class("LNNoEps", _no_eps), r"with no eps"),
+    # eps dropped from the formula (mutant-LayerNorm-9; before: "ignores its eps argument
+    # ... no eps, or a fixed tiny one"): the variance-0 token tells it from a fixed eps
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNEpsDroppedFromFormula", _eps_dropped),
+        r"^(?![\s\S]*ignores its eps argument)[\s\S]*You divide by sqrt\(var\) with no eps",
+    ),
+    # (x + mean) (mutant-LayerNorm-8; before: "differs from the reference" and the formula)
+    Mistake(
+        check_LayerNorm,
+        ln_class(
+            "LNAddsMean",
+            lambda self, x: (
+                (x + x.mean(-1, keepdim=True))
+                / torch.sqrt(x.var(-1, keepdim=True, unbiased=False) + self.eps)
+            ),
+        ),
+        r"You added the mean, x \+ mean, where it is subtracted",
+    ),
     Mistake(
         check_LayerNorm,
         LNFixedEps,
-        r"ignores its eps argument.*Built with eps=0\.5, yours gives exactly what it gives",
+        r"^(?![\s\S]*with no eps)[\s\S]*ignores its eps argument.*Built with eps=0\.5, yours "
+        r"gives exactly what it gives[\s\S]*a fixed tiny eps of its own",
     ),
     Mistake(
         check_LayerNorm,

@@ -170,6 +170,14 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         "a residual branch `x + dropout(sublayer(...))` became `x`: that sub-layer is never "
         "called, as the message says",
     ),
+    ("LayerNorm", "drop: a ± b -> a"): (
+        "named",
+        r"Your result lacks the bias: after multiplying by self\.weight, add self\.bias"
+        r"|^(?![\s\S]*ignores its eps argument)[\s\S]*You divide by sqrt\(var\) with no eps",
+        "`+ self.bias` dropped: the message says the bias is missing; `var + self.eps` became "
+        "`var`: the message says there is no eps in the division (not that the eps argument "
+        "is ignored, which a variance-0 token rules out)",
+    ),
     ("DecoderBlock", "drop: a ± b -> a"): (
         "named",
         r"`self\.(attn|feed_forward)` is never called during forward",

@@ -181,6 +181,10 @@ _NO_CENTERING = (
     "each token first: (x - mean) / sqrt(var + eps), var the biased variance around that mean, "
     "x.var(dim=-1, keepdim=True, unbiased=False)."
 )
+_MEAN_ADDED = (
+    "You added the mean, x + mean, where it is subtracted: centre each token with (x - mean) "
+    "/ sqrt(var + eps)."
+)
 _WRONG_DEFAULT_EPS = (
     "Your default eps is not 1e-5. LayerNorm(d_model) should use eps=1e-5 (nn.LayerNorm's "
     "default, and this contract's; the Annotated Transformer uses 1e-6, BERT 1e-12): make it "
@@ -243,6 +247,7 @@ def _norm_mistakes(case_eps: float | None, ndim: int = 3) -> dict[str, dict[str,
         _ANNOTATED: {"unbiased": True, "eps_at": "outside"},
         _LN_INVERTED: {"invert": True},
         _NO_CENTERING: {"center": False},
+        _MEAN_ADDED: {"mean_added": True},
     }
     # any other set of axes (the batch axis alone, say): named by its dims
     named = {
@@ -304,6 +309,26 @@ def _ignores_eps(cls, d_model: int, module, x: torch.Tensor, got: torch.Tensor) 
         and out.shape == got.shape
         and torch.allclose(out.detach().double(), got.detach().double(), rtol=1e-6, atol=1e-7)
     )
+
+
+def _eps_free(module, x: torch.Tensor) -> bool | None:
+    """Whether the learner's LayerNorm (already known to ignore its eps argument) divides by
+    sqrt(var) with no eps at all: True when a token whose features are all 0 (variance
+    exactly 0 whatever the formula) comes out non-finite (0 / 0), False when it comes out
+    finite (a fixed eps of its own, such as BERT's 1e-12), None when it cannot be told.
+    On the check's other inputs the two agree to the last digit (mutant-LayerNorm-9, an
+    eps dropped from the formula, was told its eps *argument* was ignored)."""
+    probe = x.detach().clone()
+    token = (0,) * (probe.dim() - 1)
+    probe[token] = 0.0
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            out = module(probe)
+    except Exception:  # said elsewhere
+        return None
+    if not isinstance(out, torch.Tensor) or out.shape != probe.shape:
+        return None
+    return not bool(torch.isfinite(out[token]).all())
 
 
 def check_LayerNorm(cls, *, hidden: bool = False) -> None:
@@ -368,20 +393,37 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
     expected = layer_norm_f(x, p, eps)
     mistakes = _norm_mistakes(case.eps, x.dim())
     if case.eps is None and _ignores_eps(cls, d_model, module, x, got):
-        # the argument provably unused: a fixed eps, not a wrong default (blind7b)
-        tiny = (
-            f"{_EPS_IGNORED} Built with eps=0.5, yours gives exactly what it gives with the "
-            "default on this x, and the eps it uses instead is 0 or close to it: you divide by "
-            "sqrt(var) with no eps, or with a fixed tiny one such as BERT's 1e-12. eps belongs "
-            "inside the square root, sqrt(var + self.eps)."
-        )
-        renamed = {
-            _NO_EPS: tiny,
-            _WRONG_DEFAULT_EPS + " ": tiny,
-            _WRONG_DEFAULT_EPS: f"{_EPS_IGNORED} Built with eps=0.5, yours gives exactly what "
-            "it gives with the default on this x, and the eps it uses instead looks like 1e-6 "
-            "(the Annotated Transformer's).",
-        }
+        # the argument provably unused: a fixed eps, not a wrong default (blind7b); which
+        # of "no eps at all" and "a fixed tiny eps" only a variance-0 token tells apart
+        no_eps = _eps_free(module, x)
+        if no_eps:  # 0 / 0 at a constant token: no eps reaches the division at all
+            renamed = {
+                _NO_EPS: f"{_NO_EPS} (Yours gives NaN for a token whose features are all "
+                "equal, and the same result whatever eps it is built with: there is no eps in "
+                "your formula.)"
+            }
+            # a fixed eps of its own would give a finite result there: ruled out
+            del mistakes[_WRONG_DEFAULT_EPS], mistakes[_WRONG_DEFAULT_EPS + " "]
+        else:
+            fixed = (
+                "a fixed tiny eps of its own (a token whose features are all equal still "
+                "comes out finite), such as BERT's 1e-12"
+                if no_eps is False
+                else "0 or close to it: you divide by sqrt(var) with no eps, or with a fixed "
+                "tiny one such as BERT's 1e-12"
+            )
+            tiny = (
+                f"{_EPS_IGNORED} Built with eps=0.5, yours gives exactly what it gives with "
+                f"the default on this x, and the eps it uses instead is {fixed}. eps belongs "
+                "inside the square root, sqrt(var + self.eps)."
+            )
+            renamed = {
+                _NO_EPS: tiny,
+                _WRONG_DEFAULT_EPS + " ": tiny,
+                _WRONG_DEFAULT_EPS: f"{_EPS_IGNORED} Built with eps=0.5, yours gives exactly "
+                "what it gives with the default on this x, and the eps it uses instead looks "
+                "like 1e-6 (the Annotated Transformer's).",
+            }
         mistakes = {renamed.get(message, message): knobs for message, knobs in mistakes.items()}
     c.expect_close(
         got,
