@@ -1104,7 +1104,20 @@ def _first_once(self, x, mask=None):
         return self.finish(x)
 
 
+def _discards_outputs(self, x, mask=None):
+    """layer(x, mask) without x = ...: the input returned (the encoder twin of
+    blind8d-decoder-discards-layer-outputs; before: "torch.no_grad(), .detach()")."""
+    for layer in self.layers:
+        layer(x, mask)
+    return self.finish(x)
+
+
 ENCODER_MISTAKES = [
+    Mistake(
+        check_Encoder,
+        stack_class("EncoderDiscardsLayerOutputs", _discards_outputs),
+        r"^(?![\s\S]*no_grad)[\s\S]*(is its input `x` itself, unchanged|not chained)",
+    ),
     Mistake(check_Encoder, EncoderSharedLayer, r"one layer object appended N times"),
     Mistake(check_Encoder, EncoderFinalNormOr, r"unexpected: \['norm\.bias', 'norm\.weight'\]"),
     Mistake(check_Encoder, EncoderPythonList, r"plain Python list does not register"),

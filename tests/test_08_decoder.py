@@ -661,7 +661,23 @@ class DecoderFinalNormOr(ref.Decoder):
             self.norm = LayerNorm(d_model)
 
 
+def _discards_outputs(self, x, memory, src_mask=None, tgt_mask=None):
+    """layer(x, ...) without x = ...: every result thrown away, the input returned
+    (blind8d-decoder-discards-layer-outputs; before: "cut off from the module's parameters
+    ... torch.no_grad(), .detach()")."""
+    for layer in self.layers:
+        layer(x, memory, src_mask, tgt_mask)
+    return self.finish(x)
+
+
 DECODER_MISTAKES = [
+    Mistake(
+        S,
+        stack_class("DiscardsLayerOutputs", _discards_outputs),
+        # with a final norm (the hidden run's first case) the layers are told unchained
+        r"^(?![\s\S]*no_grad)[\s\S]*(is its input `x` itself, unchanged[\s\S]*"
+        r"without keeping what it returns|not chained[\s\S]*x = layer\(x)",
+    ),
     # a stack of layers whose cross-attention residual adds memory: the property is told
     # from the layers' own cross-attentions (blind7b-dec-cross-residual-from-memory)
     Mistake(

@@ -484,7 +484,14 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
     call = _call_text("layer", inputs, case, built)
     got = c.call(module, *inputs.args(), call_repr=call, hints=_hints(case))
     what = f"the output of {call}"
-    expect_tensor_result(c, got, inputs.x.shape, what, shape_hint=_output_shape_hint(got, case))
+    expect_tensor_result(
+        c,
+        got,
+        inputs.x.shape,
+        what,
+        shape_hint=_output_shape_hint(got, case),
+        inputs={"x": inputs.x, "memory": inputs.memory},
+    )
     p = as_float64(state)
     drop = case.mode == "train" and case.dropout == 1.0
 
@@ -587,7 +594,14 @@ def _check_stack_case(c: Checker, cls, case: _DecCase) -> None:
     call = _call_text("decoder", inputs, case, stack_description(case, built))
     got = c.call(module, *inputs.args(), call_repr=call, hints=_hints(case))
     what = f"the output of {call}"
-    expect_tensor_result(c, got, inputs.x.shape, what, shape_hint=_output_shape_hint(got, case))
+    expect_tensor_result(
+        c,
+        got,
+        inputs.x.shape,
+        what,
+        shape_hint=_output_shape_hint(got, case),
+        inputs={"x": inputs.x, "memory": inputs.memory},
+    )
     p = as_float64(state)
     drop = case.mode == "train" and case.dropout == 1.0
     final = uses_final_norm(case.norm_first, case.final_norm)

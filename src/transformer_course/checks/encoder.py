@@ -666,7 +666,9 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
     args = (x,) if mask is None else (x, mask)
     got = c.call(module, *args, call_repr=call, hints=LAYER_HINTS)
     what = f"the output of {call}"
-    expect_tensor_result(c, got, x.shape, what, shape_hint="(batch, len, d_model), as x.")
+    expect_tensor_result(
+        c, got, x.shape, what, shape_hint="(batch, len, d_model), as x.", inputs={"x": x}
+    )
     if case.mode == "eval" and case.dropout > 0:
         expect_deterministic_in_eval(c, module, args, got, call, case.dropout)
     p = as_float64(state)
@@ -788,7 +790,9 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase) -> None:
     args = (x,) if mask is None else (x, mask)
     got = c.call(module, *args, call_repr=call, hints=LAYER_HINTS)
     what = f"the output of {call}"
-    expect_tensor_result(c, got, x.shape, what, shape_hint="(batch, len, d_model), as x.")
+    expect_tensor_result(
+        c, got, x.shape, what, shape_hint="(batch, len, d_model), as x.", inputs={"x": x}
+    )
     if case.mode == "eval" and case.dropout > 0:
         expect_deterministic_in_eval(c, module, args, got, call, case.dropout)
     p = as_float64(state)
