@@ -821,7 +821,29 @@ class MergeWithoutTransposeNoOutputProjection(Base):
         return heads.reshape(heads.shape[0], heads.shape[2], self.d_model), weights
 
 
+class KeysValuesCachedOnFirstCall(Base):
+    """Keeps the first call's projected keys and values on self and reuses them on every
+    later call (blind8d-mha-keys-values-cached-first-call; before: accepted, every check
+    built one module per call)."""
+
+    cache = None
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        if self.cache is None:
+            self.cache = (k, v)
+        k, v = self.cache
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
 MISTAKES = [
+    Mistake(
+        check_MultiHeadAttention,
+        KeysValuesCachedOnFirstCall,
+        r"when the same module was called once before.*keeps something from one call to the "
+        r"next",
+    ),
     Mistake(
         check_MultiHeadAttention,
         MergeWithoutTransposeNoOutputProjection,

@@ -9,6 +9,8 @@ the sandboxed grader needs to provide.
 
 from __future__ import annotations
 
+import contextlib
+import io
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -248,3 +250,50 @@ def build_module(
         raise ValueError(f"mode must be 'eval' or 'train', not {mode!r}")
     c.call(getattr(module, mode), call_repr=f"{built}.{mode}()")
     return module, built
+
+
+def expect_no_state_between_calls(
+    c: Checker,
+    build: Callable[[], nn.Module],
+    first_args: tuple,
+    args: tuple,
+    what: str,
+    first_what: str,
+    *,
+    rtol: float = 1e-5,
+    atol: float = 1e-6,
+) -> None:
+    """A module called on ``first_args`` and then on ``args`` must give on ``args`` what a
+    fresh one (``build()``: the same constructor, the same weights, never called) gives:
+    otherwise it keeps something from one call to the next (keys and values stored on the
+    first call and reused, blind8d-mha-keys-values-cached-first-call, which every check
+    that builds one module per call accepted). The first tensor of a tuple result is
+    compared; a call that raises is said elsewhere."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            expected = build()(*args)
+            used = build()
+            used(*first_args)
+    except Exception:  # a failure of its own, said by the checks that call it once
+        return
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            got = used(*args)
+    except Exception as error:  # a fresh module runs on these very inputs
+        outcome = f"raises {type(error).__name__} ({str(error).splitlines()[0][:200]})"
+    else:
+        expected, got = (r[0] if isinstance(r, tuple) else r for r in (expected, got))
+        if not isinstance(got, torch.Tensor) or not isinstance(expected, torch.Tensor):
+            return
+        if got.shape == expected.shape and torch.allclose(
+            got.double(), expected.double(), rtol=rtol, atol=atol, equal_nan=True
+        ):
+            return
+        outcome = "gives another result"
+    c.fail(
+        f"{what} {outcome} when the same module was called once before, on "
+        f"{first_what}, unlike a fresh one with the same weights on the same inputs: your "
+        "module keeps something from one call to the next (keys or values, a mask or a "
+        "length stored on self during the first call and reused). forward must compute "
+        "everything from the arguments of each call; nothing it computes may be kept on self."
+    )
