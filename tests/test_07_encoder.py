@@ -832,7 +832,27 @@ class LayerPreFeedForwardFromNormed(LayerBase):
         return h + self.dropout(self.feed_forward(h))
 
 
+class LayerDefaultPreLN(ref.EncoderLayer):
+    """norm_first defaults to True (mutant-EncoderLayer-8; before: accepted, every check
+    passed norm_first explicitly)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=True):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+
+
+class EncoderDefaultPreLN(ref.Encoder):
+    """norm_first defaults to True (the stack twin of mutant-EncoderLayer-8)."""
+
+    def __init__(self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=True, **kw):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, **kw)
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        check_EncoderLayer,
+        LayerDefaultPreLN,
+        r"built with its defaults, gives another result.*Your default is norm_first=True",
+    ),
     Mistake(
         check_EncoderLayer,
         layer_variant("AlwaysPreLN", mode="pre"),
@@ -1113,6 +1133,11 @@ def _discards_outputs(self, x, mask=None):
 
 
 ENCODER_MISTAKES = [
+    Mistake(
+        check_Encoder,
+        EncoderDefaultPreLN,
+        r"built with its defaults, gives another result.*Your default is norm_first=True",
+    ),
     Mistake(
         check_Encoder,
         stack_class("EncoderDiscardsLayerOutputs", _discards_outputs),

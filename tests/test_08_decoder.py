@@ -363,7 +363,20 @@ class LayerFeedForwardDiscarded(LayerBase):
         return self.norm3(x + self.dropout(x))
 
 
+class LayerDefaultPreLN(ref.DecoderLayer):
+    """norm_first defaults to True (mutant-DecoderLayer-9; before: accepted, every check
+    passed norm_first explicitly)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=True):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        check_DecoderLayer,
+        LayerDefaultPreLN,
+        r"built with its defaults, gives another result.*Your default is norm_first=True",
+    ),
     Mistake(
         C,
         LayerCrossReadsLayerInput,
@@ -670,7 +683,19 @@ def _discards_outputs(self, x, memory, src_mask=None, tgt_mask=None):
     return self.finish(x)
 
 
+class DecoderDefaultPreLN(ref.Decoder):
+    """norm_first defaults to True (the stack twin of mutant-DecoderLayer-9)."""
+
+    def __init__(self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=True, **kw):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, **kw)
+
+
 DECODER_MISTAKES = [
+    Mistake(
+        S,
+        DecoderDefaultPreLN,
+        r"built with its defaults, gives another result.*Your default is norm_first=True",
+    ),
     Mistake(
         S,
         stack_class("DiscardsLayerOutputs", _discards_outputs),

@@ -53,6 +53,7 @@ from transformer_course.checking.localise import (
     localise_layer,
     localise_stack,
 )
+from transformer_course.checking.modules import expect_contract_defaults
 from transformer_course.checking.oracles import (
     as_float64,
     decoder_f,
@@ -464,6 +465,9 @@ def check_DecoderLayer(cls, *, hidden: bool = False) -> None:
         torch.manual_seed(0)  # whatever the learner's code draws, it draws the same each time
         for case in _HIDDEN_LAYER if hidden else _VISIBLE_LAYER:
             _check_layer_case(c, cls, case)
+        x, memory = randn((2, 4, 8), 65 + 100 * hidden), randn((2, 5, 8), 66 + 100 * hidden)
+        defaults = {"dropout": 0.0, "norm_first": False}
+        expect_contract_defaults(c, cls, (8, 2, 16), defaults, (x, memory), "DecoderLayer", seed=67)
 
 
 def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
@@ -573,6 +577,9 @@ def check_Decoder(cls, *, hidden: bool = False) -> None:
         torch.manual_seed(0)
         for case in _HIDDEN_STACK if hidden else _VISIBLE_STACK:
             _check_stack_case(c, cls, case)
+        x, memory = randn((2, 4, 8), 68 + 100 * hidden), randn((2, 5, 8), 69 + 100 * hidden)
+        defaults = {"dropout": 0.0, "norm_first": False, "final_norm": None}
+        expect_contract_defaults(c, cls, (2, 8, 2, 16), defaults, (x, memory), "Decoder", seed=70)
 
 
 def _check_stack_case(c: Checker, cls, case: _DecCase) -> None:

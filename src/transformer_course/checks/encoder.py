@@ -62,7 +62,12 @@ from transformer_course.checking.localise import (
     localise_layer,
     localise_stack,
 )
-from transformer_course.checking.modules import build_module, random_state, state_shapes
+from transformer_course.checking.modules import (
+    build_module,
+    expect_contract_defaults,
+    random_state,
+    state_shapes,
+)
 from transformer_course.checking.oracles import (
     as_float64,
     encoder_f,
@@ -641,6 +646,9 @@ def check_EncoderLayer(cls, *, hidden: bool = False) -> None:
         torch.manual_seed(0)
         for case in _HIDDEN_LAYER if hidden else _VISIBLE_LAYER:
             _check_layer_case(c, cls, case)
+        x = randn((2, 5, 8), 61 + 100 * hidden)
+        defaults = {"dropout": 0.0, "norm_first": False}
+        expect_contract_defaults(c, cls, (8, 2, 16), defaults, (x,), "EncoderLayer", seed=62)
 
 
 def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
@@ -767,6 +775,9 @@ def check_Encoder(cls, *, hidden: bool = False) -> None:
         torch.manual_seed(0)
         for case in _HIDDEN_STACK if hidden else _VISIBLE_STACK:
             _check_encoder_case(c, cls, case)
+        x = randn((2, 5, 8), 63 + 100 * hidden)
+        defaults = {"dropout": 0.0, "norm_first": False, "final_norm": None}
+        expect_contract_defaults(c, cls, (2, 8, 2, 16), defaults, (x,), "Encoder", seed=64)
 
 
 def _check_encoder_case(c: Checker, cls, case: _StackCase) -> None:
