@@ -371,7 +371,22 @@ class LayerDefaultPreLN(ref.DecoderLayer):
         super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
 
 
+class LayerReturnsCrossWeights(ref.DecoderLayer):
+    """Returns (x, cross-attention weights) (blind8d-declayer-returns-cross-weights;
+    before: the check itself crashed on the tuple, AttributeError: no attribute 'shape')."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        out = super().forward(x, memory, src_mask, tgt_mask)
+        return out, self.cross_attn(out, memory, memory, src_mask)[1]
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        check_DecoderLayer,
+        LayerReturnsCrossWeights,
+        r"should be a Tensor.*Yours returns a tuple of 2 \(Tensor, Tensor\): return the output "
+        r"alone",
+    ),
     Mistake(
         check_DecoderLayer,
         LayerDefaultPreLN,

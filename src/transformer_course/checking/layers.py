@@ -118,8 +118,16 @@ def expect_tensor_result(
     ``inputs``: the call's tensors by name; a result cut off from the parameters that is
     one of them, unchanged, is said to be that input (blind8d-decoder-discards-layer-
     outputs, a stack returning its input, was told about torch.no_grad and .detach)."""
+    pair = (
+        f" Yours returns a tuple of {len(got)} ("
+        + ", ".join(type(item).__name__ for item in got)
+        + "): return the output alone, not the attention weights with it (a sub-layer's "
+        "(output, weights) pair is indexed [0] before it goes on)."
+        if isinstance(got, tuple)
+        else ""
+    )
     c.expect_type(
-        got, torch.Tensor, what, "forward should return one tensor (return x at the end)."
+        got, torch.Tensor, what, f"forward should return one tensor (return x at the end).{pair}"
     )
     c.expect_shape(got, shape, what, shape_hint)
     c.expect_floating(got, what, preferred=torch.float32)
