@@ -214,6 +214,13 @@ def merge_unpacked_as_split(x):
     return x.transpose(1, 2).reshape(b, length, h * d_head)
 
 
+def merge_heads_axis_first(x):
+    """x.shape unpacked as (num_heads, batch, len, d_head) and permuted (1, 2, 0, 3)
+    (blind8d-merge-unpacks-heads-first; before: only the first wrong entry located)."""
+    h, b, length, d_head = x.shape
+    return x.permute(1, 2, 0, 3).reshape(b, length, h * d_head)
+
+
 def merge_flattens_batch(x):
     """Folds batch and len into one axis (blind7b-merge-flattens-batch; before: the
     contract's shape restated)."""
@@ -882,6 +889,11 @@ MISTAKES = [
         check_merge_heads, merge_no_transpose, r"straight to \(batch, len, d_model\) without a"
     ),
     Mistake(check_merge_heads, merge_interleaved, r"interleaved"),
+    Mistake(
+        check_merge_heads,
+        merge_heads_axis_first,
+        r"Yours is x\.permute\(1, 2, 0, 3\).*the num_heads and batch axes are exchanged",
+    ),
     Mistake(check_merge_heads, merge_no_flatten, r"flatten the last two axes"),
     Mistake(check_merge_heads, merge_view_without_contiguous, r"Use `\.reshape\(\.\.\.\)`"),
     Mistake(check_merge_heads, merge_len_and_d_head, r"You flattened len and d_head together"),
