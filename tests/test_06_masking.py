@@ -48,6 +48,11 @@ def subsequent_mask(size):
 # ------------------------------------------------------------------------- padding_mask
 PADDING_MISTAKES = {
     "inverted polarity": (lambda ids, p: (ids == p)[:, None, None, :], r"polarity is inverted"),
+    # an order comparison (blind8d-padmask-greater-than-pad-id; before: only located)
+    "ids > pad_id": (
+        lambda ids, p: (ids > p)[:, None, None, :],
+        r"Your mask is `ids > pad_id`: it hides every real token whose id is below pad_id",
+    ),
     "(batch, len)": (lambda ids, p: ids != p, r"needs two singleton axes"),
     "(batch, 1, len, 1): query axis": (
         lambda ids, p: (ids != p)[:, None, :, None],

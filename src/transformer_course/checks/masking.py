@@ -425,6 +425,35 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                     "must be False where ids == pad_id."
                 ] = torch.ones_like(expected)
             mistakes.update(_counted_padding_mistakes(ids, pad_id, expected))
+            # an order comparison where != belongs: right while pad_id is the smallest (or
+            # largest) id, wrong for the real ids on the other side (blind8d-padmask-greater-
+            # than-pad-id was only located)
+            real, pads = ids != pad_id, ids == pad_id
+            for op, side in ((">", "below"), (">=", "below"), ("<", "above"), ("<=", "above")):
+                kept = {">": ids > pad_id, ">=": ids >= pad_id, "<": ids < pad_id}.get(
+                    op, ids <= pad_id
+                )[:, None, None, :]
+                if (
+                    bool(kept.all())
+                    or not bool(kept.any())  # a constant mask has other causes than this
+                    or any(torch.equal(kept, value) for value in (expected, *mistakes.values()))
+                ):
+                    continue
+                parts = []
+                lost = real & ~kept[:, 0, 0, :]
+                if bool(lost.any()):
+                    example = int(ids[lost][0])
+                    parts.append(
+                        f"it hides every real token whose id is {side} pad_id={pad_id} (here "
+                        f"id {example})"
+                    )
+                if bool((pads & kept[:, 0, 0, :]).any()):
+                    parts.append("it lets the pads through")
+                mistakes[
+                    f"Your mask is `ids {op} pad_id`: {' and '.join(parts)}. An order comparison "
+                    f"is right only while no real id lies {side} pad_id; only the pads are to be "
+                    "hidden: `ids != pad_id`."
+                ] = kept
 
             def explain(got=got, ids=ids, pad_id=pad_id, seed=6000 + 10 * number + hidden):
                 # what the mask does to attention: the reference attention with *your* mask
