@@ -233,6 +233,17 @@ def _loop_reusing_one_mask(ids, pad_id):
 
 
 DECODER_MISTAKES = {
+    # one mistake in each part (blind8d-decmask-no-diagonal-and-pad-rows; before: the
+    # diagonal alone was named)
+    "pad rows and no diagonal": (
+        lambda ids, p: (
+            _pad(ids, p)
+            & _pad(ids, p).transpose(-1, -2)
+            & torch.ones(ids.shape[1], ids.shape[1], dtype=torch.bool).tril(diagonal=-1)
+        ),
+        r"Two mistakes at once\. \(1\) Your mask blocks the rows of pad \*queries\*.*"
+        r"\(2\) The look-ahead part leaves out the diagonal",
+    ),
     # blind round 5: the look-ahead part built for len - 1 positions, or the padding of
     # len - 1 (the sizes in the broadcast error tell it is a length off by one)
     "look-ahead for len - 1": (

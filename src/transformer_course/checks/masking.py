@@ -34,6 +34,7 @@ from collections.abc import Callable
 import torch
 
 from transformer_course.checking import Checker, CheckFailure, torch_generator
+from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.exercise import Exercise
 from transformer_course.reference import masking as ref
@@ -644,6 +645,32 @@ def _decoder_mistakes(ids: torch.Tensor, pad_id: int, picture: str) -> dict[str,
             f"Your mask hides the token id 0, but the pad id here is {pad_id}: compare with the "
             "`pad_id` argument instead of a hard-coded 0."
         ] = (ids != 0)[:, None, None, :] & causal
+    # one mistake in each part at once (blind8d-decmask-no-diagonal-and-pad-rows: the
+    # diagonal left out *and* the pads on the query rows was told the diagonal only)
+    padding_parts = {
+        _PAD_QUERY_ROWS: real[:, None, :, None],
+        _PAD_QUERY_ROWS + " ": real[:, None, :, None] & pad,
+        "The padding part is missing: pad keys are still visible.": torch.ones_like(pad),
+    }
+    if pad_id != 0:
+        padding_parts[
+            f"The padding part hides the token id 0, but the pad id here is {pad_id}: compare "
+            "with the `pad_id` argument instead of a hard-coded 0."
+        ] = (ids != 0)[:, None, None, :]
+    causal_parts = {
+        "The look-ahead part uses the upper triangle (torch.triu instead of torch.tril?): each "
+        "query sees the future instead of the past.": torch.ones_like(causal).triu(),
+        "The look-ahead part is inverted (True above the diagonal): here True means 'may "
+        "attend'.": ~causal,
+        "The look-ahead part leaves out the diagonal (tril with diagonal=-1?): each position "
+        "must be allowed to attend to itself.": tril(diagonal=-1),
+        "The look-ahead part is missing: every query can see the future.": torch.ones_like(causal),
+    }
+    for first, rows in padding_parts.items():
+        for second, triangle in causal_parts.items():
+            both = (rows & triangle).expand(full)
+            if not any(torch.equal(both, value.expand(full)) for value in mistakes.values()):
+                mistakes[two_mistakes(first.rstrip(), second)] = both
     accumulated = _accumulated_pads(ids, pad_id)
     if accumulated is not None:
         value, message = accumulated
