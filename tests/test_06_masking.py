@@ -132,7 +132,16 @@ PADDING_CORRECT = {
 }
 
 # ---------------------------------------------------------------------- look_ahead_mask
+_CAUSAL_8 = torch.tril(torch.ones(8, 8, dtype=torch.bool))  # a cache for at most 8 positions
+
 LOOK_AHEAD_MISTAKES = {
+    # sliced from a triangle precomputed for 8 positions (blind8d-lookahead-sliced-from-
+    # cached-triangle; before: caught by the hidden size 9 alone, the shape restated)
+    "sliced from a fixed 8 x 8 triangle": (
+        lambda size: _CAUSAL_8[:size, :size],
+        r"Yours stops at 8 positions where \d+ were asked: a mask sliced from a triangle built "
+        r"once for a maximum size",
+    ),
     "triu": (
         lambda n: torch.triu(torch.ones(n, n, dtype=torch.bool)),
         r"torch.triu instead of torch.tril",
