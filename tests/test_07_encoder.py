@@ -353,6 +353,18 @@ LN_MISTAKES = [
         ),
         r"Your mean is taken over dim=\d while the variance is over the features",
     ),
+    # the reverse (mutant-LayerNorm-6; before: "differs from the reference" and the formula)
+    Mistake(
+        check_LayerNorm,
+        ln_class(
+            "LNVarianceOverPositions",
+            lambda self, x: (
+                (x - x.mean(-1, keepdim=True))
+                / torch.sqrt(x.var(-2, keepdim=True, unbiased=False) + self.eps)
+            ),
+        ),
+        r"Your variance is taken over dim=\d \(dim=-2\) while the mean is over the features",
+    ),
     Mistake(
         check_LayerNorm,
         ln_class(

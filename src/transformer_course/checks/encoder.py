@@ -273,6 +273,12 @@ def _norm_mistakes(case_eps: float | None, ndim: int = 3) -> dict[str, dict[str,
             "both statistics are per token, over the last axis (x.mean(dim=-1, "
             "keepdim=True))."
         ] = {"mean_over": (dim,)}
+        # the variance alone over another axis (mutant-LayerNorm-6: dim=-2 in the variance)
+        table[
+            f"Your variance is taken over dim={dim} (dim={dim - ndim}) while the mean is over "
+            "the features: both statistics are per token, over the last axis (x.var(dim=-1, "
+            "keepdim=True, unbiased=False))."
+        ] = {"over": (dim,), "mean_over": (ndim - 1,)}
     if case_eps is None:
         table[_WRONG_DEFAULT_EPS] = {"eps": 1e-6}
         table[_WRONG_DEFAULT_EPS + " "] = {"eps": 1e-12}
