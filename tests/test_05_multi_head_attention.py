@@ -106,6 +106,13 @@ def split_float32(x, num_heads):
     return split_permute(x, num_heads).float()
 
 
+def split_transpose_1_3(x, num_heads):
+    """transpose(1, 3) instead of (1, 2) (mutant-split_heads-1; before: the shape read as
+    "(batch, d_head, num_heads, len) or (num_heads, d_head, batch, len)")."""
+    b, length, d_model = x.shape
+    return x.reshape(b, length, num_heads, d_model // num_heads).transpose(1, 3)
+
+
 def split_heads_before_batch(x, num_heads):
     """(num_heads, batch, len, d_head): a reshape then permute(2, 0, 1, 3); the first
     visible case has batch == num_heads, so the shape alone cannot show it."""
@@ -867,6 +874,13 @@ MISTAKES = [
         check_split_heads,
         split_forgot_transpose,
         r"\(batch, len, num_heads, d_head\).*Add `\.transpose\(1, 2\)`",
+    ),
+    Mistake(
+        check_split_heads,
+        split_transpose_1_3,
+        r"^(?![\s\S]* or \(num_heads)[\s\S]*Your axes come out in the order \(batch, d_head, "
+        r"num_heads, len\): that is x\.reshape\(batch, len, num_heads, d_head\)\.permute\(0, 3, "
+        r"2, 1\)",
     ),
     Mistake(
         check_split_heads, split_wrong_transpose, r"The last two axes are \(d_head, num_heads\)"

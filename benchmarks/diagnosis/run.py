@@ -124,6 +124,13 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         r"left the heads axis after len\. Add `\.transpose\(1, 2\)`",
         "transpose(2, 2) transposes nothing; the message says the transpose is missing",
     ),
+    ("split_heads", "number: 2 -> 3"): (
+        "named",
+        r"Your axes come out in the order \(batch, d_head, num_heads, len\): that is "
+        r"x\.reshape\(batch, len, num_heads, d_head\)\.permute\(0, 3, 2, 1\)",
+        "transpose(1, 3) instead of (1, 2); the message gives the order it produced, the permute "
+        "that makes it and the transpose that belongs",
+    ),
     ("merge_heads", "number: 1 -> 2"): (
         "named",
         r"straight to \(batch, len, d_model\) without a transpose",
