@@ -221,6 +221,12 @@ def merge_unpacked_as_split(x):
     return x.transpose(1, 2).reshape(b, length, h * d_head)
 
 
+def merge_transpose_1_3(x):
+    """transpose(1, 3) instead of (1, 2) (mutant-merge_heads-1; before: only located)."""
+    b, h, length, d_head = x.shape
+    return x.transpose(1, 3).reshape(b, length, h * d_head)
+
+
 def merge_heads_axis_first(x):
     """x.shape unpacked as (num_heads, batch, len, d_head) and permuted (1, 2, 0, 3)
     (blind8d-merge-unpacks-heads-first; before: only the first wrong entry located)."""
@@ -903,6 +909,11 @@ MISTAKES = [
         check_merge_heads, merge_no_transpose, r"straight to \(batch, len, d_model\) without a"
     ),
     Mistake(check_merge_heads, merge_interleaved, r"interleaved"),
+    Mistake(
+        check_merge_heads,
+        merge_transpose_1_3,
+        r"Yours is x\.permute\(0, 3, 2, 1\) = x\.transpose\(1, 3\) reshaped",
+    ),
     Mistake(
         check_merge_heads,
         merge_heads_axis_first,

@@ -131,6 +131,11 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         "transpose(1, 3) instead of (1, 2); the message gives the order it produced, the permute "
         "that makes it and the transpose that belongs",
     ),
+    ("merge_heads", "number: 2 -> 3"): (
+        "named",
+        r"Yours is x\.permute\(0, 3, 2, 1\) = x\.transpose\(1, 3\) reshaped",
+        "transpose(1, 3) instead of (1, 2); the message says so and which axes belong swapped",
+    ),
     ("merge_heads", "number: 1 -> 2"): (
         "named",
         r"straight to \(batch, len, d_model\) without a transpose",

@@ -432,8 +432,13 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
                 exchanged = (
                     f": the {moved[0]} and {moved[1]} axes are exchanged" if len(moved) == 2 else ""
                 )
+                swapped = [i for i in range(4) if order[i] != i]
+                as_transpose = (
+                    f" = x.transpose({swapped[0]}, {swapped[1]})" if len(swapped) == 2 else ""
+                )
                 reorders[
-                    f"Yours is x.permute{order} reshaped to (batch, len, num_heads * d_head): "
+                    f"Yours is x.permute{order}{as_transpose} reshaped to (batch, len, num_heads "
+                    "* d_head): "
                     f"x's numbers read in the axis order ({', '.join(axes[i] for i in order)}) "
                     "where (batch, len, num_heads, d_head) belongs, x.transpose(1, 2)"
                     f"{exchanged}. x is (batch, num_heads, len, d_head): only axes 1 and 2 "
