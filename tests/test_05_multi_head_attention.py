@@ -106,6 +106,13 @@ def split_float32(x, num_heads):
     return split_permute(x, num_heads).float()
 
 
+def split_transpose_1_3(x, num_heads):
+    """transpose(1, 3) instead of (1, 2) (mutant-split_heads-1; before: the shape read as
+    "(batch, d_head, num_heads, len) or (num_heads, d_head, batch, len)")."""
+    b, length, d_model = x.shape
+    return x.reshape(b, length, num_heads, d_model // num_heads).transpose(1, 3)
+
+
 def split_heads_before_batch(x, num_heads):
     """(num_heads, batch, len, d_head): a reshape then permute(2, 0, 1, 3); the first
     visible case has batch == num_heads, so the shape alone cannot show it."""
@@ -212,6 +219,19 @@ def merge_unpacked_as_split(x):
     transpose is there, len and num_heads are exchanged in the reshape."""
     b, length, h, d_head = x.shape
     return x.transpose(1, 2).reshape(b, length, h * d_head)
+
+
+def merge_transpose_1_3(x):
+    """transpose(1, 3) instead of (1, 2) (mutant-merge_heads-1; before: only located)."""
+    b, h, length, d_head = x.shape
+    return x.transpose(1, 3).reshape(b, length, h * d_head)
+
+
+def merge_heads_axis_first(x):
+    """x.shape unpacked as (num_heads, batch, len, d_head) and permuted (1, 2, 0, 3)
+    (blind8d-merge-unpacks-heads-first; before: only the first wrong entry located)."""
+    h, b, length, d_head = x.shape
+    return x.permute(1, 2, 0, 3).reshape(b, length, h * d_head)
 
 
 def merge_flattens_batch(x):
@@ -821,7 +841,29 @@ class MergeWithoutTransposeNoOutputProjection(Base):
         return heads.reshape(heads.shape[0], heads.shape[2], self.d_model), weights
 
 
+class KeysValuesCachedOnFirstCall(Base):
+    """Keeps the first call's projected keys and values on self and reuses them on every
+    later call (blind8d-mha-keys-values-cached-first-call; before: accepted, every check
+    built one module per call)."""
+
+    cache = None
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        if self.cache is None:
+            self.cache = (k, v)
+        k, v = self.cache
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
 MISTAKES = [
+    Mistake(
+        check_MultiHeadAttention,
+        KeysValuesCachedOnFirstCall,
+        r"when the same module was called once before.*keeps something from one call to the "
+        r"next",
+    ),
     Mistake(
         check_MultiHeadAttention,
         MergeWithoutTransposeNoOutputProjection,
@@ -838,6 +880,13 @@ MISTAKES = [
         check_split_heads,
         split_forgot_transpose,
         r"\(batch, len, num_heads, d_head\).*Add `\.transpose\(1, 2\)`",
+    ),
+    Mistake(
+        check_split_heads,
+        split_transpose_1_3,
+        r"^(?![\s\S]* or \(num_heads)[\s\S]*Your axes come out in the order \(batch, d_head, "
+        r"num_heads, len\): that is x\.reshape\(batch, len, num_heads, d_head\)\.permute\(0, 3, "
+        r"2, 1\)",
     ),
     Mistake(
         check_split_heads, split_wrong_transpose, r"The last two axes are \(d_head, num_heads\)"
@@ -860,6 +909,16 @@ MISTAKES = [
         check_merge_heads, merge_no_transpose, r"straight to \(batch, len, d_model\) without a"
     ),
     Mistake(check_merge_heads, merge_interleaved, r"interleaved"),
+    Mistake(
+        check_merge_heads,
+        merge_transpose_1_3,
+        r"Yours is x\.permute\(0, 3, 2, 1\) = x\.transpose\(1, 3\) reshaped",
+    ),
+    Mistake(
+        check_merge_heads,
+        merge_heads_axis_first,
+        r"Yours is x\.permute\(1, 2, 0, 3\).*the num_heads and batch axes are exchanged",
+    ),
     Mistake(check_merge_heads, merge_no_flatten, r"flatten the last two axes"),
     Mistake(check_merge_heads, merge_view_without_contiguous, r"Use `\.reshape\(\.\.\.\)`"),
     Mistake(check_merge_heads, merge_len_and_d_head, r"You flattened len and d_head together"),

@@ -48,6 +48,11 @@ def subsequent_mask(size):
 # ------------------------------------------------------------------------- padding_mask
 PADDING_MISTAKES = {
     "inverted polarity": (lambda ids, p: (ids == p)[:, None, None, :], r"polarity is inverted"),
+    # an order comparison (blind8d-padmask-greater-than-pad-id; before: only located)
+    "ids > pad_id": (
+        lambda ids, p: (ids > p)[:, None, None, :],
+        r"Your mask is `ids > pad_id`: it hides every real token whose id is below pad_id",
+    ),
     "(batch, len)": (lambda ids, p: ids != p, r"needs two singleton axes"),
     "(batch, 1, len, 1): query axis": (
         lambda ids, p: (ids != p)[:, None, :, None],
@@ -127,7 +132,16 @@ PADDING_CORRECT = {
 }
 
 # ---------------------------------------------------------------------- look_ahead_mask
+_CAUSAL_8 = torch.tril(torch.ones(8, 8, dtype=torch.bool))  # a cache for at most 8 positions
+
 LOOK_AHEAD_MISTAKES = {
+    # sliced from a triangle precomputed for 8 positions (blind8d-lookahead-sliced-from-
+    # cached-triangle; before: caught by the hidden size 9 alone, the shape restated)
+    "sliced from a fixed 8 x 8 triangle": (
+        lambda size: _CAUSAL_8[:size, :size],
+        r"Yours stops at 8 positions where \d+ were asked: a mask sliced from a triangle built "
+        r"once for a maximum size",
+    ),
     "triu": (
         lambda n: torch.triu(torch.ones(n, n, dtype=torch.bool)),
         r"torch.triu instead of torch.tril",
@@ -228,6 +242,17 @@ def _loop_reusing_one_mask(ids, pad_id):
 
 
 DECODER_MISTAKES = {
+    # one mistake in each part (blind8d-decmask-no-diagonal-and-pad-rows; before: the
+    # diagonal alone was named)
+    "pad rows and no diagonal": (
+        lambda ids, p: (
+            _pad(ids, p)
+            & _pad(ids, p).transpose(-1, -2)
+            & torch.ones(ids.shape[1], ids.shape[1], dtype=torch.bool).tril(diagonal=-1)
+        ),
+        r"Two mistakes at once\. \(1\) Your mask blocks the rows of pad \*queries\*.*"
+        r"\(2\) The look-ahead part leaves out the diagonal",
+    ),
     # blind round 5: the look-ahead part built for len - 1 positions, or the padding of
     # len - 1 (the sizes in the broadcast error tell it is a length off by one)
     "look-ahead for len - 1": (

@@ -138,6 +138,11 @@ def _no_eps(self, x):
     return (x - mean) / x.std(-1, keepdim=True, unbiased=False)
 
 
+def _eps_dropped(self, x):
+    mean = x.mean(-1, keepdim=True)
+    return (x - mean) / torch.sqrt(x.var(-1, keepdim=True, unbiased=False))
+
+
 class LNFixedEps(LNBase):
     """Stores BERT's 1e-12 and ignores the eps argument (blind7b-ln-eps-argument-ignored;
     before: "no eps" or "a wrong default", not that the argument is unused)."""
@@ -293,10 +298,30 @@ LN_MISTAKES = [
         r"^(?![\s\S]*(cannot tell them apart|\(2\)))[\s\S]*\(std \+ eps\) with the unbiased std",
     ),
     Mistake(check_LayerNorm, ln_class("LNNoEps", _no_eps), r"with no eps"),
+    # eps dropped from the formula (mutant-LayerNorm-9; before: "ignores its eps argument
+    # ... no eps, or a fixed tiny one"): the variance-0 token tells it from a fixed eps
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNEpsDroppedFromFormula", _eps_dropped),
+        r"^(?![\s\S]*ignores its eps argument)[\s\S]*You divide by sqrt\(var\) with no eps",
+    ),
+    # (x + mean) (mutant-LayerNorm-8; before: "differs from the reference" and the formula)
+    Mistake(
+        check_LayerNorm,
+        ln_class(
+            "LNAddsMean",
+            lambda self, x: (
+                (x + x.mean(-1, keepdim=True))
+                / torch.sqrt(x.var(-1, keepdim=True, unbiased=False) + self.eps)
+            ),
+        ),
+        r"You added the mean, x \+ mean, where it is subtracted",
+    ),
     Mistake(
         check_LayerNorm,
         LNFixedEps,
-        r"ignores its eps argument.*Built with eps=0\.5, yours gives exactly what it gives",
+        r"^(?![\s\S]*with no eps)[\s\S]*ignores its eps argument.*Built with eps=0\.5, yours "
+        r"gives exactly what it gives[\s\S]*a fixed tiny eps of its own",
     ),
     Mistake(
         check_LayerNorm,
@@ -327,6 +352,18 @@ LN_MISTAKES = [
             ),
         ),
         r"Your mean is taken over dim=\d while the variance is over the features",
+    ),
+    # the reverse (mutant-LayerNorm-6; before: "differs from the reference" and the formula)
+    Mistake(
+        check_LayerNorm,
+        ln_class(
+            "LNVarianceOverPositions",
+            lambda self, x: (
+                (x - x.mean(-1, keepdim=True))
+                / torch.sqrt(x.var(-2, keepdim=True, unbiased=False) + self.eps)
+            ),
+        ),
+        r"Your variance is taken over dim=\d \(dim=-2\) while the mean is over the features",
     ),
     Mistake(
         check_LayerNorm,
@@ -807,7 +844,27 @@ class LayerPreFeedForwardFromNormed(LayerBase):
         return h + self.dropout(self.feed_forward(h))
 
 
+class LayerDefaultPreLN(ref.EncoderLayer):
+    """norm_first defaults to True (mutant-EncoderLayer-8; before: accepted, every check
+    passed norm_first explicitly)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=True):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+
+
+class EncoderDefaultPreLN(ref.Encoder):
+    """norm_first defaults to True (the stack twin of mutant-EncoderLayer-8)."""
+
+    def __init__(self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=True, **kw):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, **kw)
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        check_EncoderLayer,
+        LayerDefaultPreLN,
+        r"built with its defaults, gives another result.*Your default is norm_first=True",
+    ),
     Mistake(
         check_EncoderLayer,
         layer_variant("AlwaysPreLN", mode="pre"),
@@ -1079,7 +1136,25 @@ def _first_once(self, x, mask=None):
         return self.finish(x)
 
 
+def _discards_outputs(self, x, mask=None):
+    """layer(x, mask) without x = ...: the input returned (the encoder twin of
+    blind8d-decoder-discards-layer-outputs; before: "torch.no_grad(), .detach()")."""
+    for layer in self.layers:
+        layer(x, mask)
+    return self.finish(x)
+
+
 ENCODER_MISTAKES = [
+    Mistake(
+        check_Encoder,
+        EncoderDefaultPreLN,
+        r"built with its defaults, gives another result.*Your default is norm_first=True",
+    ),
+    Mistake(
+        check_Encoder,
+        stack_class("EncoderDiscardsLayerOutputs", _discards_outputs),
+        r"^(?![\s\S]*no_grad)[\s\S]*(is its input `x` itself, unchanged|not chained)",
+    ),
     Mistake(check_Encoder, EncoderSharedLayer, r"one layer object appended N times"),
     Mistake(check_Encoder, EncoderFinalNormOr, r"unexpected: \['norm\.bias', 'norm\.weight'\]"),
     Mistake(check_Encoder, EncoderPythonList, r"plain Python list does not register"),

@@ -363,7 +363,35 @@ class LayerFeedForwardDiscarded(LayerBase):
         return self.norm3(x + self.dropout(x))
 
 
+class LayerDefaultPreLN(ref.DecoderLayer):
+    """norm_first defaults to True (mutant-DecoderLayer-9; before: accepted, every check
+    passed norm_first explicitly)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=True):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+
+
+class LayerReturnsCrossWeights(ref.DecoderLayer):
+    """Returns (x, cross-attention weights) (blind8d-declayer-returns-cross-weights;
+    before: the check itself crashed on the tuple, AttributeError: no attribute 'shape')."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        out = super().forward(x, memory, src_mask, tgt_mask)
+        return out, self.cross_attn(out, memory, memory, src_mask)[1]
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        check_DecoderLayer,
+        LayerReturnsCrossWeights,
+        r"should be a Tensor.*Yours returns a tuple of 2 \(Tensor, Tensor\): return the output "
+        r"alone",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerDefaultPreLN,
+        r"built with its defaults, gives another result.*Your default is norm_first=True",
+    ),
     Mistake(
         C,
         LayerCrossReadsLayerInput,
@@ -661,7 +689,35 @@ class DecoderFinalNormOr(ref.Decoder):
             self.norm = LayerNorm(d_model)
 
 
+def _discards_outputs(self, x, memory, src_mask=None, tgt_mask=None):
+    """layer(x, ...) without x = ...: every result thrown away, the input returned
+    (blind8d-decoder-discards-layer-outputs; before: "cut off from the module's parameters
+    ... torch.no_grad(), .detach()")."""
+    for layer in self.layers:
+        layer(x, memory, src_mask, tgt_mask)
+    return self.finish(x)
+
+
+class DecoderDefaultPreLN(ref.Decoder):
+    """norm_first defaults to True (the stack twin of mutant-DecoderLayer-9)."""
+
+    def __init__(self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=True, **kw):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, **kw)
+
+
 DECODER_MISTAKES = [
+    Mistake(
+        S,
+        DecoderDefaultPreLN,
+        r"built with its defaults, gives another result.*Your default is norm_first=True",
+    ),
+    Mistake(
+        S,
+        stack_class("DiscardsLayerOutputs", _discards_outputs),
+        # with a final norm (the hidden run's first case) the layers are told unchained
+        r"^(?![\s\S]*no_grad)[\s\S]*(is its input `x` itself, unchanged[\s\S]*"
+        r"without keeping what it returns|not chained[\s\S]*x = layer\(x)",
+    ),
     # a stack of layers whose cross-attention residual adds memory: the property is told
     # from the layers' own cross-attentions (blind7b-dec-cross-residual-from-memory)
     Mistake(

@@ -124,6 +124,18 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         r"left the heads axis after len\. Add `\.transpose\(1, 2\)`",
         "transpose(2, 2) transposes nothing; the message says the transpose is missing",
     ),
+    ("split_heads", "number: 2 -> 3"): (
+        "named",
+        r"Your axes come out in the order \(batch, d_head, num_heads, len\): that is "
+        r"x\.reshape\(batch, len, num_heads, d_head\)\.permute\(0, 3, 2, 1\)",
+        "transpose(1, 3) instead of (1, 2); the message gives the order it produced, the permute "
+        "that makes it and the transpose that belongs",
+    ),
+    ("merge_heads", "number: 2 -> 3"): (
+        "named",
+        r"Yours is x\.permute\(0, 3, 2, 1\) = x\.transpose\(1, 3\) reshaped",
+        "transpose(1, 3) instead of (1, 2); the message says so and which axes belong swapped",
+    ),
     ("merge_heads", "number: 1 -> 2"): (
         "named",
         r"straight to \(batch, len, d_model\) without a transpose",
@@ -169,6 +181,14 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         r"`self\.(self_attn|feed_forward)` is never called during forward",
         "a residual branch `x + dropout(sublayer(...))` became `x`: that sub-layer is never "
         "called, as the message says",
+    ),
+    ("LayerNorm", "drop: a ± b -> a"): (
+        "named",
+        r"Your result lacks the bias: after multiplying by self\.weight, add self\.bias"
+        r"|^(?![\s\S]*ignores its eps argument)[\s\S]*You divide by sqrt\(var\) with no eps",
+        "`+ self.bias` dropped: the message says the bias is missing; `var + self.eps` became "
+        "`var`: the message says there is no eps in the division (not that the eps argument "
+        "is ignored, which a variance-0 token rules out)",
     ),
     ("DecoderBlock", "drop: a ± b -> a"): (
         "named",

@@ -106,14 +106,45 @@ def value_or_none(compute: Callable[[], torch.Tensor | None]) -> torch.Tensor | 
 
 
 def expect_tensor_result(
-    c: Checker, got: Any, shape: tuple, what: str, *, shape_hint: str = ""
+    c: Checker,
+    got: Any,
+    shape: tuple,
+    what: str,
+    *,
+    shape_hint: str = "",
+    inputs: Mapping[str, torch.Tensor] | None = None,
 ) -> None:
-    """Type, shape, floating dtype and a gradient path, before any value is compared."""
+    """Type, shape, floating dtype and a gradient path, before any value is compared.
+    ``inputs``: the call's tensors by name; a result cut off from the parameters that is
+    one of them, unchanged, is said to be that input (blind8d-decoder-discards-layer-
+    outputs, a stack returning its input, was told about torch.no_grad and .detach)."""
+    pair = (
+        f" Yours returns a tuple of {len(got)} ("
+        + ", ".join(type(item).__name__ for item in got)
+        + "): return the output alone, not the attention weights with it (a sub-layer's "
+        "(output, weights) pair is indexed [0] before it goes on)."
+        if isinstance(got, tuple)
+        else ""
+    )
     c.expect_type(
-        got, torch.Tensor, what, "forward should return one tensor (return x at the end)."
+        got, torch.Tensor, what, f"forward should return one tensor (return x at the end).{pair}"
     )
     c.expect_shape(got, shape, what, shape_hint)
     c.expect_floating(got, what, preferred=torch.float32)
+    if not got.requires_grad:
+        for name, given in (inputs or {}).items():
+            if (
+                isinstance(given, torch.Tensor)
+                and given.shape == got.shape
+                and torch.equal(given.detach(), got.detach())
+            ):
+                c.fail(
+                    f"{what} is its input `{name}` itself, unchanged: nothing your module "
+                    "computes reaches what it returns. Did forward return its input instead "
+                    "of the result, or call each layer (sub-layer) without keeping what it "
+                    f"returns, `layer({name}, ...)` where `{name} = layer({name}, ...)` "
+                    "belongs?"
+                )
     c.expect_true(
         got.requires_grad,
         f"{what} is cut off from the module's parameters (requires_grad is False). Did you "

@@ -9,6 +9,8 @@ the sandboxed grader needs to provide.
 
 from __future__ import annotations
 
+import contextlib
+import io
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -248,3 +250,115 @@ def build_module(
         raise ValueError(f"mode must be 'eval' or 'train', not {mode!r}")
     c.call(getattr(module, mode), call_repr=f"{built}.{mode}()")
     return module, built
+
+
+def expect_no_state_between_calls(
+    c: Checker,
+    build: Callable[[], nn.Module],
+    first_args: tuple,
+    args: tuple,
+    what: str,
+    first_what: str,
+    *,
+    rtol: float = 1e-5,
+    atol: float = 1e-6,
+) -> None:
+    """A module called on ``first_args`` and then on ``args`` must give on ``args`` what a
+    fresh one (``build()``: the same constructor, the same weights, never called) gives:
+    otherwise it keeps something from one call to the next (keys and values stored on the
+    first call and reused, blind8d-mha-keys-values-cached-first-call, which every check
+    that builds one module per call accepted). The first tensor of a tuple result is
+    compared; a call that raises is said elsewhere."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            expected = build()(*args)
+            used = build()
+            used(*first_args)
+    except Exception:  # a failure of its own, said by the checks that call it once
+        return
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            got = used(*args)
+    except Exception as error:  # a fresh module runs on these very inputs
+        outcome = f"raises {type(error).__name__} ({str(error).splitlines()[0][:200]})"
+    else:
+        expected, got = (r[0] if isinstance(r, tuple) else r for r in (expected, got))
+        if not isinstance(got, torch.Tensor) or not isinstance(expected, torch.Tensor):
+            return
+        if got.shape == expected.shape and torch.allclose(
+            got.double(), expected.double(), rtol=rtol, atol=atol, equal_nan=True
+        ):
+            return
+        outcome = "gives another result"
+    c.fail(
+        f"{what} {outcome} when the same module was called once before, on "
+        f"{first_what}, unlike a fresh one with the same weights on the same inputs: your "
+        "module keeps something from one call to the next (keys or values, a mask or a "
+        "length stored on self during the first call and reused). forward must compute "
+        "everything from the arguments of each call; nothing it computes may be kept on self."
+    )
+
+
+def expect_contract_defaults(
+    c: Checker,
+    cls: Any,
+    args: tuple,
+    defaults: Mapping[str, Any],
+    inputs: tuple,
+    name: str,
+    *,
+    seed: int = 0,
+) -> None:
+    """``cls(*args)``, every keyword left to its default, must compute what
+    ``cls(*args, **defaults)`` computes (eval mode, the same random weights): the checks
+    pass every keyword explicitly, so a default that is not the contract's (norm_first=True
+    where the contract says False: mutant-EncoderLayer-8, mutant-DecoderLayer-9) was
+    accepted, and later lessons that rely on the default would get another model. The
+    default at fault is named when flipping that one keyword alone reproduces what the
+    defaults give. Constructors that need more arguments, or raise, are left alone."""
+
+    def run(**kwargs: Any) -> torch.Tensor:
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            module = cls(*args, **kwargs)
+            module.load_state_dict(state, strict=False)
+            module.eval()
+            out = module(*inputs)
+        out = out[0] if isinstance(out, tuple) else out
+        if not isinstance(out, torch.Tensor):
+            raise TypeError(type(out).__name__)
+        return out.detach().double()
+
+    def same(a: torch.Tensor, b: torch.Tensor) -> bool:
+        return a.shape == b.shape and torch.allclose(a, b, rtol=1e-5, atol=1e-6)
+
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            state = random_state(state_shapes(cls(*args, **defaults)), seed)
+        explicit, implicit = run(**defaults), run()
+    except Exception:  # said by the checks that build it with every keyword
+        return
+    if same(explicit, implicit):
+        return
+    culprits = []
+    for key, value in defaults.items():
+        if isinstance(value, bool):
+            try:
+                if same(run(**{**defaults, key: not value}), implicit):
+                    culprits.append((key, not value, value))
+            except Exception:
+                continue
+    given = ", ".join(map(repr, args))
+    contract = ", ".join(f"{key}={value!r}" for key, value in defaults.items())
+    blame = (
+        f"Your default is {culprits[0][0]}={culprits[0][1]!r}: {name}({given}) computes what "
+        f"{name}({given}, {culprits[0][0]}={culprits[0][1]!r}) computes; the contract's "
+        f"default is {culprits[0][0]}={culprits[0][2]!r}."
+        if len(culprits) == 1
+        else "One of its keyword defaults is not the contract's."
+    )
+    c.fail(
+        f"{name}({given}), built with its defaults, gives another result (eval mode, the same "
+        f"weights) than {name}({given}, {contract}), the contract's defaults written out. "
+        f"{blame} The later lessons build it without these keywords and rely on the defaults "
+        f"of the signature: {contract}."
+    )

@@ -62,7 +62,12 @@ from transformer_course.checking.localise import (
     localise_layer,
     localise_stack,
 )
-from transformer_course.checking.modules import build_module, random_state, state_shapes
+from transformer_course.checking.modules import (
+    build_module,
+    expect_contract_defaults,
+    random_state,
+    state_shapes,
+)
 from transformer_course.checking.oracles import (
     as_float64,
     encoder_f,
@@ -181,6 +186,10 @@ _NO_CENTERING = (
     "each token first: (x - mean) / sqrt(var + eps), var the biased variance around that mean, "
     "x.var(dim=-1, keepdim=True, unbiased=False)."
 )
+_MEAN_ADDED = (
+    "You added the mean, x + mean, where it is subtracted: centre each token with (x - mean) "
+    "/ sqrt(var + eps)."
+)
 _WRONG_DEFAULT_EPS = (
     "Your default eps is not 1e-5. LayerNorm(d_model) should use eps=1e-5 (nn.LayerNorm's "
     "default, and this contract's; the Annotated Transformer uses 1e-6, BERT 1e-12): make it "
@@ -243,6 +252,7 @@ def _norm_mistakes(case_eps: float | None, ndim: int = 3) -> dict[str, dict[str,
         _ANNOTATED: {"unbiased": True, "eps_at": "outside"},
         _LN_INVERTED: {"invert": True},
         _NO_CENTERING: {"center": False},
+        _MEAN_ADDED: {"mean_added": True},
     }
     # any other set of axes (the batch axis alone, say): named by its dims
     named = {
@@ -263,6 +273,12 @@ def _norm_mistakes(case_eps: float | None, ndim: int = 3) -> dict[str, dict[str,
             "both statistics are per token, over the last axis (x.mean(dim=-1, "
             "keepdim=True))."
         ] = {"mean_over": (dim,)}
+        # the variance alone over another axis (mutant-LayerNorm-6: dim=-2 in the variance)
+        table[
+            f"Your variance is taken over dim={dim} (dim={dim - ndim}) while the mean is over "
+            "the features: both statistics are per token, over the last axis (x.var(dim=-1, "
+            "keepdim=True, unbiased=False))."
+        ] = {"over": (dim,), "mean_over": (ndim - 1,)}
     if case_eps is None:
         table[_WRONG_DEFAULT_EPS] = {"eps": 1e-6}
         table[_WRONG_DEFAULT_EPS + " "] = {"eps": 1e-12}
@@ -304,6 +320,26 @@ def _ignores_eps(cls, d_model: int, module, x: torch.Tensor, got: torch.Tensor) 
         and out.shape == got.shape
         and torch.allclose(out.detach().double(), got.detach().double(), rtol=1e-6, atol=1e-7)
     )
+
+
+def _eps_free(module, x: torch.Tensor) -> bool | None:
+    """Whether the learner's LayerNorm (already known to ignore its eps argument) divides by
+    sqrt(var) with no eps at all: True when a token whose features are all 0 (variance
+    exactly 0 whatever the formula) comes out non-finite (0 / 0), False when it comes out
+    finite (a fixed eps of its own, such as BERT's 1e-12), None when it cannot be told.
+    On the check's other inputs the two agree to the last digit (mutant-LayerNorm-9, an
+    eps dropped from the formula, was told its eps *argument* was ignored)."""
+    probe = x.detach().clone()
+    token = (0,) * (probe.dim() - 1)
+    probe[token] = 0.0
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            out = module(probe)
+    except Exception:  # said elsewhere
+        return None
+    if not isinstance(out, torch.Tensor) or out.shape != probe.shape:
+        return None
+    return not bool(torch.isfinite(out[token]).all())
 
 
 def check_LayerNorm(cls, *, hidden: bool = False) -> None:
@@ -368,20 +404,37 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
     expected = layer_norm_f(x, p, eps)
     mistakes = _norm_mistakes(case.eps, x.dim())
     if case.eps is None and _ignores_eps(cls, d_model, module, x, got):
-        # the argument provably unused: a fixed eps, not a wrong default (blind7b)
-        tiny = (
-            f"{_EPS_IGNORED} Built with eps=0.5, yours gives exactly what it gives with the "
-            "default on this x, and the eps it uses instead is 0 or close to it: you divide by "
-            "sqrt(var) with no eps, or with a fixed tiny one such as BERT's 1e-12. eps belongs "
-            "inside the square root, sqrt(var + self.eps)."
-        )
-        renamed = {
-            _NO_EPS: tiny,
-            _WRONG_DEFAULT_EPS + " ": tiny,
-            _WRONG_DEFAULT_EPS: f"{_EPS_IGNORED} Built with eps=0.5, yours gives exactly what "
-            "it gives with the default on this x, and the eps it uses instead looks like 1e-6 "
-            "(the Annotated Transformer's).",
-        }
+        # the argument provably unused: a fixed eps, not a wrong default (blind7b); which
+        # of "no eps at all" and "a fixed tiny eps" only a variance-0 token tells apart
+        no_eps = _eps_free(module, x)
+        if no_eps:  # 0 / 0 at a constant token: no eps reaches the division at all
+            renamed = {
+                _NO_EPS: f"{_NO_EPS} (Yours gives NaN for a token whose features are all "
+                "equal, and the same result whatever eps it is built with: there is no eps in "
+                "your formula.)"
+            }
+            # a fixed eps of its own would give a finite result there: ruled out
+            del mistakes[_WRONG_DEFAULT_EPS], mistakes[_WRONG_DEFAULT_EPS + " "]
+        else:
+            fixed = (
+                "a fixed tiny eps of its own (a token whose features are all equal still "
+                "comes out finite), such as BERT's 1e-12"
+                if no_eps is False
+                else "0 or close to it: you divide by sqrt(var) with no eps, or with a fixed "
+                "tiny one such as BERT's 1e-12"
+            )
+            tiny = (
+                f"{_EPS_IGNORED} Built with eps=0.5, yours gives exactly what it gives with "
+                f"the default on this x, and the eps it uses instead is {fixed}. eps belongs "
+                "inside the square root, sqrt(var + self.eps)."
+            )
+            renamed = {
+                _NO_EPS: tiny,
+                _WRONG_DEFAULT_EPS + " ": tiny,
+                _WRONG_DEFAULT_EPS: f"{_EPS_IGNORED} Built with eps=0.5, yours gives exactly "
+                "what it gives with the default on this x, and the eps it uses instead looks "
+                "like 1e-6 (the Annotated Transformer's).",
+            }
         mistakes = {renamed.get(message, message): knobs for message, knobs in mistakes.items()}
     c.expect_close(
         got,
@@ -599,6 +652,9 @@ def check_EncoderLayer(cls, *, hidden: bool = False) -> None:
         torch.manual_seed(0)
         for case in _HIDDEN_LAYER if hidden else _VISIBLE_LAYER:
             _check_layer_case(c, cls, case)
+        x = randn((2, 5, 8), 61 + 100 * hidden)
+        defaults = {"dropout": 0.0, "norm_first": False}
+        expect_contract_defaults(c, cls, (8, 2, 16), defaults, (x,), "EncoderLayer", seed=62)
 
 
 def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
@@ -624,7 +680,9 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
     args = (x,) if mask is None else (x, mask)
     got = c.call(module, *args, call_repr=call, hints=LAYER_HINTS)
     what = f"the output of {call}"
-    expect_tensor_result(c, got, x.shape, what, shape_hint="(batch, len, d_model), as x.")
+    expect_tensor_result(
+        c, got, x.shape, what, shape_hint="(batch, len, d_model), as x.", inputs={"x": x}
+    )
     if case.mode == "eval" and case.dropout > 0:
         expect_deterministic_in_eval(c, module, args, got, call, case.dropout)
     p = as_float64(state)
@@ -723,6 +781,9 @@ def check_Encoder(cls, *, hidden: bool = False) -> None:
         torch.manual_seed(0)
         for case in _HIDDEN_STACK if hidden else _VISIBLE_STACK:
             _check_encoder_case(c, cls, case)
+        x = randn((2, 5, 8), 63 + 100 * hidden)
+        defaults = {"dropout": 0.0, "norm_first": False, "final_norm": None}
+        expect_contract_defaults(c, cls, (2, 8, 2, 16), defaults, (x,), "Encoder", seed=64)
 
 
 def _check_encoder_case(c: Checker, cls, case: _StackCase) -> None:
@@ -746,7 +807,9 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase) -> None:
     args = (x,) if mask is None else (x, mask)
     got = c.call(module, *args, call_repr=call, hints=LAYER_HINTS)
     what = f"the output of {call}"
-    expect_tensor_result(c, got, x.shape, what, shape_hint="(batch, len, d_model), as x.")
+    expect_tensor_result(
+        c, got, x.shape, what, shape_hint="(batch, len, d_model), as x.", inputs={"x": x}
+    )
     if case.mode == "eval" and case.dropout > 0:
         expect_deterministic_in_eval(c, module, args, got, call, case.dropout)
     p = as_float64(state)

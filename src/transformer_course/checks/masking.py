@@ -34,6 +34,7 @@ from collections.abc import Callable
 import torch
 
 from transformer_course.checking import Checker, CheckFailure, torch_generator
+from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.exercise import Exercise
 from transformer_course.reference import masking as ref
@@ -132,8 +133,11 @@ def hidden_decoder_cases() -> list[tuple[torch.Tensor, int]]:
 
 
 #: the sizes the look_ahead_mask check runs, visible and hidden
-VISIBLE_SIZES = [4, 6, 2, 1]
-HIDDEN_SIZES = [5, 9, 3, 16, 1]
+# the long ones last: a mask sliced from a triangle precomputed for a fixed maximum size
+# (a causal buffer of block_size) is right up to that size only (blind8d-lookahead-sliced-
+# from-cached-triangle, caught by the hidden size 9 alone)
+VISIBLE_SIZES = [4, 6, 2, 1, 40]
+HIDDEN_SIZES = [5, 9, 3, 16, 1, 70]
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -425,6 +429,35 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                     "must be False where ids == pad_id."
                 ] = torch.ones_like(expected)
             mistakes.update(_counted_padding_mistakes(ids, pad_id, expected))
+            # an order comparison where != belongs: right while pad_id is the smallest (or
+            # largest) id, wrong for the real ids on the other side (blind8d-padmask-greater-
+            # than-pad-id was only located)
+            real, pads = ids != pad_id, ids == pad_id
+            for op, side in ((">", "below"), (">=", "below"), ("<", "above"), ("<=", "above")):
+                kept = {">": ids > pad_id, ">=": ids >= pad_id, "<": ids < pad_id}.get(
+                    op, ids <= pad_id
+                )[:, None, None, :]
+                if (
+                    bool(kept.all())
+                    or not bool(kept.any())  # a constant mask has other causes than this
+                    or any(torch.equal(kept, value) for value in (expected, *mistakes.values()))
+                ):
+                    continue
+                parts = []
+                lost = real & ~kept[:, 0, 0, :]
+                if bool(lost.any()):
+                    example = int(ids[lost][0])
+                    parts.append(
+                        f"it hides every real token whose id is {side} pad_id={pad_id} (here "
+                        f"id {example})"
+                    )
+                if bool((pads & kept[:, 0, 0, :]).any()):
+                    parts.append("it lets the pads through")
+                mistakes[
+                    f"Your mask is `ids {op} pad_id`: {' and '.join(parts)}. An order comparison "
+                    f"is right only while no real id lies {side} pad_id; only the pads are to be "
+                    "hidden: `ids != pad_id`."
+                ] = kept
 
             def explain(got=got, ids=ids, pad_id=pad_id, seed=6000 + 10 * number + hidden):
                 # what the mask does to attention: the reference attention with *your* mask
@@ -479,11 +512,23 @@ def _and_dtype(hint: str, dtype: torch.dtype) -> str:
     )
 
 
-def _look_ahead_shape_hint(shape: tuple[int, ...], size: int, dtype=torch.bool) -> str:
+def _look_ahead_shape_hint(
+    shape: tuple[int, ...], size: int, dtype=torch.bool, accepted: int = 0
+) -> str:
+    """``accepted``: the largest size whose mask this run already accepted."""
     hint = _and_dtype(
         "The look-ahead mask is one (len_q, len_k) matrix shared by every sequence and head.",
         dtype,
     )
+    if len(shape) == 2 and shape[0] == shape[1] and 0 < accepted <= shape[0] < size:
+        # right up to the sizes already checked, cut off here: not an off-by-one (which the
+        # first, smallest sizes would have shown)
+        hint += (
+            f" Yours stops at {shape[0]} positions where {size} were asked: a mask sliced from a "
+            f"triangle built once for a maximum size ([:size, :size] of a fixed {shape[0]} x "
+            f"{shape[0]} one, like a causal buffer registered for a block_size) cannot serve "
+            "longer sequences. Build it for the size asked, every call."
+        )
     if shape in {(1, 1, size, size), (1, size, size)}:
         hint += (
             " Return exactly (size, size): broadcasting adds the leading axes when it is "
@@ -507,8 +552,14 @@ def check_look_ahead_mask(look_ahead_mask, *, hidden: bool = False) -> None:
             got = c.call(look_ahead_mask, size, call_repr=what)
             _expect_mask_tensor(c, got, what)
             expected = ref.look_ahead_mask(size)  # (size, size)
+            accepted = max(
+                VISIBLE_SIZES[:number] if not hidden else HIDDEN_SIZES[:number], default=0
+            )
             c.expect_shape(
-                got, (size, size), what, _look_ahead_shape_hint(tuple(got.shape), size, got.dtype)
+                got,
+                (size, size),
+                what,
+                _look_ahead_shape_hint(tuple(got.shape), size, got.dtype, accepted),
             )
             _expect_bool(
                 c,
@@ -615,6 +666,32 @@ def _decoder_mistakes(ids: torch.Tensor, pad_id: int, picture: str) -> dict[str,
             f"Your mask hides the token id 0, but the pad id here is {pad_id}: compare with the "
             "`pad_id` argument instead of a hard-coded 0."
         ] = (ids != 0)[:, None, None, :] & causal
+    # one mistake in each part at once (blind8d-decmask-no-diagonal-and-pad-rows: the
+    # diagonal left out *and* the pads on the query rows was told the diagonal only)
+    padding_parts = {
+        _PAD_QUERY_ROWS: real[:, None, :, None],
+        _PAD_QUERY_ROWS + " ": real[:, None, :, None] & pad,
+        "The padding part is missing: pad keys are still visible.": torch.ones_like(pad),
+    }
+    if pad_id != 0:
+        padding_parts[
+            f"The padding part hides the token id 0, but the pad id here is {pad_id}: compare "
+            "with the `pad_id` argument instead of a hard-coded 0."
+        ] = (ids != 0)[:, None, None, :]
+    causal_parts = {
+        "The look-ahead part uses the upper triangle (torch.triu instead of torch.tril?): each "
+        "query sees the future instead of the past.": torch.ones_like(causal).triu(),
+        "The look-ahead part is inverted (True above the diagonal): here True means 'may "
+        "attend'.": ~causal,
+        "The look-ahead part leaves out the diagonal (tril with diagonal=-1?): each position "
+        "must be allowed to attend to itself.": tril(diagonal=-1),
+        "The look-ahead part is missing: every query can see the future.": torch.ones_like(causal),
+    }
+    for first, rows in padding_parts.items():
+        for second, triangle in causal_parts.items():
+            both = (rows & triangle).expand(full)
+            if not any(torch.equal(both, value.expand(full)) for value in mistakes.values()):
+                mistakes[two_mistakes(first.rstrip(), second)] = both
     accumulated = _accumulated_pads(ids, pad_id)
     if accumulated is not None:
         value, message = accumulated

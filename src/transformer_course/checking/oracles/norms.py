@@ -24,6 +24,7 @@ def layer_norm_f(
     mean_over: tuple[int, ...] | None = None,
     invert: bool = False,
     center: bool = True,
+    mean_added: bool = False,
 ) -> torch.Tensor:
     """LayerNorm in float64: (x - mean) / sqrt(var + eps) * weight + bias over d_model,
     ``p`` holding ``weight`` and ``bias`` (d_model,). x (..., d_model) -> (..., d_model).
@@ -37,7 +38,8 @@ def layer_norm_f(
     leave out weight/bias; ``swap`` exchanges weight and bias; ``mean_over``: the mean that
     is subtracted taken over these dims (the variance as ``over`` says); ``invert``:
     (x - mean) multiplied by the root instead of divided (a division by rsqrt); ``center``
-    False: no mean subtracted, x divided by its root mean square (T5's RMS-style norm)."""
+    False: no mean subtracted, x divided by its root mean square (T5's RMS-style norm);
+    ``mean_added``: x + mean where x - mean belongs (the variance still the right one)."""
     x = x.double()
     dims = (
         over
@@ -56,6 +58,8 @@ def layer_norm_f(
     if not center:  # the mean of the squares, around 0
         mean = torch.zeros_like(mean)
         var = x.pow(2).mean(dim=dims, keepdim=True)
+    if mean_added:  # x - (-mean)
+        mean = -mean
     if invert:
         y = (x - mean) * torch.sqrt(var + eps)
     elif eps_at == "inside":

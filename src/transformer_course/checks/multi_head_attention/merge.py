@@ -5,6 +5,8 @@ split_heads' layout).
 
 from __future__ import annotations
 
+import itertools
+
 import torch
 
 from transformer_course.checking import Checker
@@ -76,6 +78,22 @@ def _merge_shape_hint(got, x, batch: int, num_heads: int, length: int, d_head: i
             "folds the batch and the positions together (a reshape to (-1, num_heads * d_head)). "
             "Keep them apart: reshape to (batch, len, num_heads * d_head)."
         )
+    if shape not in hints and got.numel() == x.numel() and got.dtype == x.dtype:
+        # x's axes read in another order (blind8d-merge-unpacks-heads-first: batch and
+        # num_heads exchanged, a wrong shape whenever batch != num_heads)
+        axes = ("batch", "num_heads", "len", "d_head")
+        for order in itertools.permutations(range(4)):
+            if order != (0, 2, 1, 3) and torch.equal(got, x.permute(order).reshape(shape)):
+                moved = [axes[i] for i, j in zip(order, (0, 2, 1, 3), strict=True) if i != j]
+                exchanged = (
+                    f": the {moved[0]} and {moved[1]} axes are exchanged" if len(moved) == 2 else ""
+                )
+                return (
+                    f"Yours is x.permute{order} reshaped: x's numbers read in the axis order "
+                    f"({', '.join(axes[i] for i in order)}) where (batch, len, num_heads, d_head) "
+                    f"belongs{exchanged}. x is (batch, num_heads, len, d_head): transpose(1, 2), "
+                    "then reshape to (batch, len, num_heads * d_head)."
+                )
     return hints.get(shape, "The contract is (batch, len, num_heads * d_head).")
 
 
@@ -126,6 +144,30 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
                     f"x[{b}, {f // d_head}, {t}, {f % d_head}]."
                 )
 
+            # any other order of x's four axes before the reshape, named by the axes it
+            # exchanges (blind8d-merge-unpacks-heads-first, x read as (num_heads, batch,
+            # len, d_head), was only located)
+            axes = ("batch", "num_heads", "len", "d_head")
+            reorders = {}
+            for order in itertools.permutations(range(4)):
+                if order in ((0, 2, 1, 3), (0, 1, 2, 3), (0, 2, 3, 1)):
+                    continue  # the right one, and the two named above
+                moved = [axes[i] for i, j in zip(order, (0, 2, 1, 3), strict=True) if i != j]
+                exchanged = (
+                    f": the {moved[0]} and {moved[1]} axes are exchanged" if len(moved) == 2 else ""
+                )
+                swapped = [i for i in range(4) if order[i] != i]
+                as_transpose = (
+                    f" = x.transpose({swapped[0]}, {swapped[1]})" if len(swapped) == 2 else ""
+                )
+                reorders[
+                    f"Yours is x.permute{order}{as_transpose} reshaped to (batch, len, num_heads "
+                    "* d_head): "
+                    f"x's numbers read in the axis order ({', '.join(axes[i] for i in order)}) "
+                    "where (batch, len, num_heads, d_head) belongs, x.transpose(1, 2)"
+                    f"{exchanged}. x is (batch, num_heads, len, d_head): only axes 1 and 2 "
+                    "trade places."
+                ] = x.permute(order).reshape(batch, length, num_heads * d_head)
             c.expect_equal(
                 got,
                 expected,
@@ -136,5 +178,6 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
                     _MERGE_INTERLEAVED: x.permute(0, 2, 3, 1).reshape(
                         batch, length, num_heads * d_head
                     ),
+                    **reorders,
                 },
             )

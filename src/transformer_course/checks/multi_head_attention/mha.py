@@ -99,6 +99,32 @@ def check_MultiHeadAttention(cls, *, hidden: bool = False) -> None:
         agree = _Agreement(cls, cases)
         for case in cases:
             _check_case(c, cls, case, agree)
+        # one module called twice, the first time on other keys and values (blind8d;
+        # imported here to keep this edit inside this function while the module moves)
+        from dataclasses import replace
+
+        from transformer_course.checking.modules import expect_no_state_between_calls
+
+        case = next(case for case in cases if case.kind == "cross" and not case.train)
+        other = replace(case, seed=case.seed + 500, len_k=case.len_k + 2)
+        first, args = _inputs(other)[:3], tuple(t for t in _inputs(case) if t is not None)
+        expect_no_state_between_calls(
+            c,
+            lambda: build_module(
+                c,
+                cls,
+                case.d_model,
+                case.num_heads,
+                dropout=case.dropout,
+                name="MultiHeadAttention",
+                state=random_state(_state_shapes(case.d_model), seed=case.seed),
+            )[0],
+            first,
+            args,
+            f"mha(query, key, value{', mask' if len(args) > 3 else ''}) [{_kind(case)}, "
+            f"key and value of length {case.len_k}]",
+            f"key and value of length {other.len_k}",
+        )
         _check_dropout_placement(c, cls, _HIDDEN_DROPOUT if hidden else _VISIBLE_DROPOUT)
 
 

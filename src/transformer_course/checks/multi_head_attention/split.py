@@ -170,14 +170,29 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
                 got.shape == pieces.shape and got.dtype == x.dtype and torch.equal(got, pieces)
             )
             sequence_first = _sequence_first_split(got, x, num_heads)
+            # another order of the four axes, told by the values where sizes coincide (the
+            # shape alone left "(batch, d_head, num_heads, len) or (num_heads, d_head, batch,
+            # len)" for a transpose(1, 3), mutant-split_heads-1)
+            four = x.reshape(batch, length, num_heads, d_head)
+            reordered = next(
+                (
+                    _split_permutation_message(order)
+                    for order in itertools.permutations(range(4))
+                    if four.permute(order).shape == got.shape
+                    and four.permute(order).shape != expected.shape
+                    and got.dtype == x.dtype
+                    and torch.equal(got, four.permute(order))
+                ),
+                "",
+            )
+            shape_hint = _split_shape_hint(got.shape, batch, length, num_heads, d_head)
+            if reordered and "the four axes are there, in the wrong order" in shape_hint:
+                shape_hint = reordered  # the named shapes keep their own advice
             c.expect_shape(
                 got,
                 expected.shape,
                 what,
-                _SPLIT_PIECES_OF_NUM_HEADS
-                if by_value
-                else sequence_first
-                or _split_shape_hint(got.shape, batch, length, num_heads, d_head),
+                _SPLIT_PIECES_OF_NUM_HEADS if by_value else sequence_first or shape_hint,
             )
             c.expect_dtype(got, dtype, what, _SAME_DTYPE)
 
