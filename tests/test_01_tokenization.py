@@ -341,6 +341,18 @@ def merge_second_id_only(ids, pair, new_id):  # ids[i + 1] == pair[1], whatever 
     return _scan(ids, new_id, lambda a, b: b == pair[1])
 
 
+def merge_first_id_twice(ids, pair, new_id):  # (ids[i], ids[i]) == pair: i + 1 lost
+    return _scan(ids, new_id, lambda a, b: (a, a) == tuple(pair))
+
+
+def merge_first_id_only_fails_on_other_pairs(ids, pair, new_id):
+    """ids[i] == pair[0], and a crash on any pair of two different ids: the probe that
+    tells 'first id only' from 'first id twice' gives no verdict, so both are named."""
+    if pair[0] != pair[1]:
+        raise RuntimeError("only pairs of equal ids")
+    return _scan(ids, new_id, lambda a, b: a == pair[0])
+
+
 def merge_step_one(ids, pair, new_id):  # i += 1 after a merge: overlapping merges
     return _scan(ids, new_id, lambda a, b: (a, b) == tuple(pair), step=1)
 
@@ -736,6 +748,20 @@ MISTAKES = [
     Mistake(checks.check_merge_pair, merge_double, "skip \\*both\\* merged ids"),
     Mistake(
         checks.check_merge_pair, merge_first_id_only, r"wherever the \*first\* id matches pair\[0\]"
+    ),
+    # on (97, 97) these two merge the same ids; a pair of two different ids tells them apart
+    Mistake(
+        checks.check_merge_pair,
+        merge_first_id_twice,
+        r"^(?!.*\*first\* id).*compared one id with both halves of the pair, \(ids\[i\], "
+        r"ids\[i\]\) == pair.*returned the ids unchanged|Nothing was merged.*\(ids\[i\], ids\[i\]\)",
+    ),
+    Mistake(
+        checks.check_merge_pair,
+        merge_first_id_only_fails_on_other_pairs,
+        # (the hidden run's first pair has two different ids: the crash itself is reported)
+        r"two mistakes give that: comparing only the first id .*comparing ids\[i\] with both"
+        r"|raised RuntimeError: only pairs of equal ids",
     ),
     Mistake(
         checks.check_merge_pair,
