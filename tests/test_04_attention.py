@@ -748,6 +748,17 @@ def a_mask_unsqueezed(q, k, v, mask=None):  # a heads axis added to a mask that 
     return w @ v, w
 
 
+def a_fully_masked_rows_without_keepdim(q, k, v, mask=None):  # any(dim=-1) lost its axis
+    scores = _scaled(q, k, _root(q))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, NEG_INF)
+    w = torch.softmax(scores, dim=-1)
+    if mask is not None:
+        nothing_allowed = ~mask.any(dim=-1)
+        w = w.masked_fill(nothing_allowed, 0.0)
+    return w @ v, w
+
+
 SDPA = check_scaled_dot_product_attention
 INVERTED = r"mask's meaning is inverted.*True means 'may attend'"
 MASK_AFTER = r"mask was applied after the softmax"
@@ -798,6 +809,12 @@ SDPA_MISTAKES = [
     Mistake(SDPA, a_wrong_output, r"your `output` differs from the reference.*output = weights @ v"),
     Mistake(SDPA, a_functional_dropout, r"^(?!.*softmax).*two calls with the same inputs.*Dropout"),
     Mistake(SDPA, a_softmax_upcast_kept, r"raised RuntimeError.*\n.*without casting back"),
+    Mistake(
+        SDPA,
+        a_fully_masked_rows_without_keepdim,
+        r"(?s)^(?!.*Did you reshape it).*this line of yours.*`w = w\.masked_fill\(nothing_allowed, "
+        r"0\.0\)`.*len_q = \d+ entries on its last axis.*without keepdim=True",
+    ),
     Mistake(
         SDPA,
         a_mask_unsqueezed,

@@ -200,25 +200,70 @@ def _is_dtype_mismatch(exc: BaseException) -> bool:
     )
 
 
+def _learner_line(exc: BaseException) -> str:
+    """The learner's line that raised ``exc`` ("" when none is found)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if _is_learner_frame(f.filename)]
+    return (frames[-1].line or "") if frames else ""
+
+
 def _raised_on_mask_line(exc: BaseException) -> bool:
     """A shape error raised by the learner's line that uses the mask."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if _is_learner_frame(f.filename)]
-    last = (frames[-1].line or "") if frames else ""
+    last = _learner_line(exc)
     return isinstance(exc, RuntimeError) and "mask" in last and "must match the size" in str(exc)
+
+
+_SIZES_MET = re.compile(
+    r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) "
+    r"at non-singleton dimension (\d+)"
+)
+
+
+def _queries_met_keys(exc: BaseException, len_q: int, len_k: int, ndim: int) -> bool:
+    """A shape error on a mask line where len_q entries met the keys axis (the last one):
+    a tensor computed from the mask lost its keys axis (a reduction without keepdim) or
+    was transposed. Only when len_q != len_k, so that the sizes tell the axes apart."""
+    found = _SIZES_MET.search(str(exc))
+    return (
+        _raised_on_mask_line(exc)
+        and len_q != len_k
+        and found is not None
+        and {int(found.group(1)), int(found.group(2))} == {len_q, len_k}
+        and int(found.group(3)) == ndim - 1
+    )
+
+
+_SDPA_MASK_REDUCED = (
+    "The error comes from this line of yours, which uses the mask or a tensor computed "
+    "from it: `{line}`. There, a tensor with len_q = {len_q} entries on its last axis met "
+    "the keys axis of the scores or weights (len_k = {len_k}). A reduction over the keys "
+    "without keepdim=True does that (mask.any(dim=-1) has shape (..., len_q), which lines "
+    "up with the keys), and so does a transposed mask. Keep the reduced axis: "
+    "mask.any(dim=-1, keepdim=True) has shape (..., len_q, 1), one entry per query row."
+)
 
 
 def _sdpa_hints(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask=None) -> list:
     shape = tuple(k.shape)
     dims = {"len_q": q.shape[-2], "len_k": k.shape[-2], "d_k": q.shape[-1], "d_v": v.shape[-1]}
     scores = (*torch.broadcast_shapes(q.shape[:-2], k.shape[:-2]), q.shape[-2], k.shape[-2])
+    len_q, len_k = q.shape[-2], k.shape[-2]
     mask_hints = (
         []
         if mask is None
         else [
             (
-                _raised_on_mask_line,
+                lambda exc: _queries_met_keys(exc, len_q, len_k, len(scores)),
+                lambda exc: _SDPA_MASK_REDUCED.format(
+                    line=_learner_line(exc).strip(), len_q=len_q, len_k=len_k
+                ),
+            ),
+            (
+                lambda exc: (
+                    _raised_on_mask_line(exc)
+                    and not _queries_met_keys(exc, len_q, len_k, len(scores))
+                ),
                 _SDPA_MASK_RESHAPED.format(mask=tuple(mask.shape), scores=scores),
-            )
+            ),
         ]
     )
     return [
