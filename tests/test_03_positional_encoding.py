@@ -828,13 +828,27 @@ MISTAKES = [
     ),
     Mistake(
         check_PositionalEncoding,
+        _module(lambda s, x: s.dropout(x + s.pe[:, : x.size(1) + 1]), name="one_row_too_many"),
+        r"You added \d+ rows of the table to x's len=\d+ positions, one too many: the slice is "
+        r"off by one \(:x\.size\(1\) \+ 1\)",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        _module(lambda s, x: s.dropout(x + s.pe[:, : x.size(1) - 1]), name="one_row_too_few"),
+        # the hidden x is (3, 17, 16): len - 1 = d_model, so both slices are named there
+        r"one too few: the slice is off by one \(:x\.size\(1\) - 1\)|sliced with x\.size\(-1\), "
+        r"the feature width d_model=16; or sliced with x\.size\(1\) - 1, a slice off by one",
+    ),
+    Mistake(
+        check_PositionalEncoding,
         _module(lambda s, x: s.dropout(x + s.pe[:, : x.size(0)]), name="slices_with_batch_size"),
         r"sliced with x\.size\(0\).*slice with x\.size\(1\)",
     ),
     Mistake(
         check_PositionalEncoding,
         _module(lambda s, x: s.dropout(x + s.pe[:, : x.size(-1)]), name="slices_with_d_model"),
-        r"sliced with x\.size\(-1\).*slice with x\.size\(1\)",
+        # hidden: x (3, 17, 16), where d_model = len - 1 names the off-by-one slice too
+        r"sliced with x\.size\(-1\).*(slice with x\.size\(1\)|; or sliced with x\.size\(1\) - 1)",
     ),
     Mistake(
         check_PositionalEncoding,

@@ -732,6 +732,26 @@ def _slice_hint(layout: str, batch: int, length: int, max_len: int, d_model: int
         found = re.search(r"tensor a \((\d+)\) must match the size of tensor b \((\d+)\)", str(exc))
         sizes = {int(found[1]), int(found[2])} if found else set()
         added = sizes - {length}
+        rows = next(iter(added)) if length in sizes and len(added) == 1 else None
+        # the slices that add `rows` rows here; two of them alike on this input: name both
+        candidates = [
+            text
+            for hit, text in (
+                (rows == batch and batch not in (length, max_len), f"x.size(0), the batch size {batch}"),
+                (rows == d_model and d_model not in (batch, max_len), f"x.size(-1), the feature width d_model={d_model}"),
+                (rows == max_len, f"no slice at all, the whole table of max_len={max_len} rows"),
+                (rows is not None and abs(rows - length) == 1, f"x.size(1) {'+' if (rows or 0) > length else '-'} 1, a slice off by one"),
+            )
+            if hit
+        ]  # fmt: skip
+        if len(candidates) > 1:
+            return (
+                f"You added {rows} rows of the table to x's len={length} positions. On this "
+                "input more than one slice gives that many rows: "
+                + "; or ".join(f"sliced with {text}" for text in candidates)
+                + ". Add exactly the first len rows, table[:, :x.size(1)] for a (1, max_len, "
+                "d_model) table."
+            )
         if length in sizes and added == {batch} and batch not in (length, max_len):
             return (
                 f"You added {batch} rows of the table, the batch size of x, to its "
@@ -754,6 +774,14 @@ def _slice_hint(layout: str, batch: int, length: int, max_len: int, d_model: int
                 "table[:, :len]). Slicing table[:len] cuts the batch axis (of size 1) and "
                 "leaves every row, and adding the whole table only works when len happens "
                 "to equal max_len."
+            )
+        if rows is not None and abs(rows - length) == 1:
+            more = "one too many" if rows > length else "one too few"
+            return (
+                f"You added {rows} rows of the table to x's len={length} positions, {more}: "
+                f"the slice is off by one (:x.size(1) {'+' if rows > length else '-'} 1). Add "
+                "exactly the first len rows, table[:, :x.size(1)] for a (1, max_len, d_model) "
+                "table (the end of a slice is already excluded)."
             )
         return (
             f"x has len={length} positions (batch {batch}, max_len={max_len}): add only the "
