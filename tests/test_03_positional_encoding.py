@@ -1151,3 +1151,27 @@ def test_a_pair_of_mistakes_is_named_only_when_every_case_agrees():
         with pytest.raises(CheckFailure) as failure:
             check_positional_encoding(pe_step_three, hidden=hidden)
         assert "Two mistakes" not in failure.value.message
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        _module(_f_dropout_always, name="f_dropout_in_eval"),  # counts of zeroed entries
+        _module(_right_forward, dropout_p=0.1, name="hard_coded_dropout"),
+    ],
+    ids=["f_dropout_in_eval", "hard_coded_dropout"],
+)
+@pytest.mark.parametrize("hidden", [False, True])
+def test_a_random_answer_gets_the_same_message_whatever_the_global_stream(wrong, hidden):
+    """The check seeds the global torch stream before each call whose output it reports:
+    a dropout the learner left on draws the same mask whatever state the stream was in,
+    so the same answer always gets the same message (the same counts)."""
+    messages = []
+    for seed in (1, 12345):
+        torch.manual_seed(seed)
+        torch.rand(seed % 7 + 1)  # and a stream moved on by a different amount
+        with pytest.raises(CheckFailure) as failure:
+            check_PositionalEncoding(wrong, hidden=hidden)
+        messages.append(str(failure.value))
+    assert "entries are 0" in messages[0]
+    assert messages[0] == messages[1]

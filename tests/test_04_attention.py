@@ -1393,3 +1393,20 @@ def test_lesson_has_core_path_deeper_dives_and_further_reading():
     for source in ("1706.03762", "illustrated-transformer", "annotated-transformer", "d2l.ai"):
         assert source in text
     assert "Predict, then check" in text
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_a_random_answer_gets_the_same_message_whatever_the_global_stream(hidden):
+    """The check seeds the global torch stream before each call of the learner's function
+    (another seed for the second call that detects randomness): F.dropout left in draws the
+    same masks whatever state the stream was in, so the same answer always gets the same
+    message (the same largest difference)."""
+    messages = []
+    for seed in (1, 12345):
+        torch.manual_seed(seed)
+        torch.rand(seed % 7 + 1)  # and a stream moved on by a different amount
+        with pytest.raises(CheckFailure) as failure:
+            check_scaled_dot_product_attention(a_functional_dropout, hidden=hidden)
+        messages.append(str(failure.value))
+    assert "two calls with the same inputs returned different weights" in messages[0]
+    assert messages[0] == messages[1]

@@ -539,9 +539,18 @@ def _describe(q, k, v, mask) -> str:
     return f"{text}, {str(q.dtype).replace('torch.', '')}"
 
 
+#: the global torch stream is seeded before each call of the learner's function (the
+#: Checker puts it back afterwards): whatever random draw a wrong answer makes (dropout),
+#: it makes the same one on every run, so the same answer always gets the same message.
+#: The second call, made to detect randomness, gets another seed: a random function
+#: differs between the two, a deterministic one cannot.
+_CALL_SEED, _AGAIN_SEED = 0, 1
+
+
 def _expect_deterministic(c, fn, args, weights: torch.Tensor, what: str) -> None:
     """Call ``fn`` again on copies of the same inputs: different weights mean something
     random runs inside (dropout), which no comparison with the reference can name."""
+    torch.manual_seed(_AGAIN_SEED)
     again = c.call(fn, *[a.detach().clone() for a in args], unchanged=False)
     if not isinstance(again, tuple | list) or len(again) != 2:
         return
@@ -580,6 +589,7 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
             (q, k, v), mask, label = case["qkv"], case["mask"], case["label"]
             given = [t.clone().requires_grad_(case.get("grad", False)) for t in (q, k, v)]
             args = given if mask is None else [*given, mask.clone()]
+            torch.manual_seed(_CALL_SEED)
             result = c.call(
                 scaled_dot_product_attention,
                 *args,
