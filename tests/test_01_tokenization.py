@@ -515,6 +515,17 @@ def encode_greedy_left_to_right(text, merges):
     return out
 
 
+def encode_smallest_pair_first(text, merges):  # min(present) without key=merges.get
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        present = [p for p in ref.get_pair_counts(ids) if p in merges]
+        if not present:
+            break
+        pair = min(present)
+        ids = ref.merge_pair(ids, pair, merges[pair])
+    return ids
+
+
 def encode_latest_merge_first(text, merges):
     ids = list(text.encode("utf-8"))
     while len(ids) > 1:
@@ -799,6 +810,13 @@ MISTAKES = [
     Mistake(checks.check_train_bpe, train_merges_newest_first, "in the order they were learned"),
     Mistake(checks.check_bpe_encode, encode_chars, "UTF-8 bytes, not characters"),
     Mistake(checks.check_bpe_encode, encode_latest_merge_first, "latest-learned merge first"),
+    # agrees with merging greedily from the left on every input but "cab" (merges (c, a)
+    # then (a, b)), which the message must not name
+    Mistake(
+        checks.check_bpe_encode,
+        encode_smallest_pair_first,
+        r"^(?!.*greedily from the left).*min\(present\) without key=merges\.get",
+    ),
     Mistake(
         checks.check_bpe_encode,
         encode_greedy_left_to_right,

@@ -57,6 +57,24 @@ def _encode_latest_first(text, merges):
         ids = ref.merge_pair(ids, pair, merges[pair])
 
 
+def _encode_smallest_pair_first(text, merges):
+    """What min(present) without key=merges.get gives: the smallest pair of ids first
+    (tuples compared element by element), whatever its rank."""
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        present = [p for p in ref.get_pair_counts(ids) if p in merges]
+        if not present:
+            break
+        pair = min(present)
+        ids = ref.merge_pair(ids, pair, merges[pair])
+    return ids
+
+
+# "ca" is the earlier merge and comes first, "ab" the smaller pair of ids: merging the
+# smallest pair first differs from the rank order and from merging greedily from the left
+_SMALLEST_PAIR_MERGES = {(99, 97): 256, (97, 98): 257}
+
+
 def _encode_stopping_at_two(text, merges):
     """What a loop that stops while two ids are left (``len(ids) > 2``) gives."""
     ids = list(text.encode("utf-8"))
@@ -173,6 +191,7 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             cases.append(("xababcx", _OVERLAPPING_MERGES))
             cases.append(("xy", {(120, 121): 256}))  # two ids left: the last merge still applies
             cases.append(("abcbc", _RANKED_MERGES))
+            cases.append(("xcabx", _SMALLEST_PAIR_MERGES))
         else:
             merges = ref.train_bpe(_CLASSIC, 3)
             cases = [(_CLASSIC, merges), ("aaab", merges), ("café", merges), ("aa", merges)]
@@ -181,6 +200,7 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             # "bc" is the earlier merge and the more frequent pair, but "ab" comes first:
             # counting gets it right, merging greedily from the left does not
             cases.append(("abcbc", _RANKED_MERGES))
+            cases.append(("cab", _SMALLEST_PAIR_MERGES))
         # Every call first (a call that raises ends the list), then the first wrong result
         # is diagnosed with the known mistakes that agree with *every* result collected:
         # one of them alone on one input proves nothing.
@@ -216,6 +236,11 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             "merge made that id, so it was never merged. Recount the pairs on the current "
             "ids after every merge (get_pair_counts(ids) inside the loop).": (
                 _encode_pairs_found_once
+            ),
+            "You took min(present) without key=merges.get: that picks the smallest pair of "
+            "ids (tuples compare element by element), not the earliest-learned merge. Apply "
+            "the merges by rank: min(present, key=merges.get), the smallest new id.": (
+                _encode_smallest_pair_first
             ),
             "Your loop stops while two ids are still left (len(ids) > 2 where len(ids) >= 2 "
             "belongs): the merge of the last two ids is never made. Keep going while at "
