@@ -649,6 +649,23 @@ def _refuses_max_len(self, x):  # >= where > belongs: len == max_len is refused
     return self.dropout(x + self.pe[:, : x.size(1)])
 
 
+def _cuts_its_table(self, x):  # the slice assigned back: the first call cuts the table
+    self.pe = self.pe[:, : x.size(1)]
+    return self.dropout(x + self.pe)
+
+
+class PEKeepProbability(nn.Module):
+    """nn.Dropout(1 - dropout): the argument read as a keep probability (keep_prob)."""
+
+    def __init__(self, d_model, max_len=5000, dropout=0.1):
+        super().__init__()
+        self.dropout = nn.Dropout(1 - dropout)
+        self.register_buffer("pe", _table(max_len, d_model).unsqueeze(0))
+
+    def forward(self, x):
+        return self.dropout(x + self.pe[:, : x.size(1)])
+
+
 def _f_dropout_always(self, x):
     return F.dropout(x + self.pe[:, : x.size(1)], self.dropout.p)
 
@@ -825,6 +842,19 @@ MISTAKES = [
         check_PositionalEncoding,
         _module(lambda s, x: s.dropout(x + s.pe[: x.size(1)]), name="slices_batch_axis"),
         "first len rows",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        _module(_cuts_its_table, name="cuts_its_table"),
+        r"^(?!.*>= where > belongs).*changed the module itself: its table `pe` was \(1, \d+, \d+\) "
+        r"when the module was built and is \(1, \d+, \d+\) after this call.*self\.pe = "
+        r"self\.pe\[:, :len\]",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        PEKeepProbability,
+        r"^(?!.*hard-coded nn\.Dropout\(0\.1\)).*all \d+ entries are 0, which is dropout with "
+        r"p = 1.*with dropout=1\.0 nothing is dropped at all.*keep_prob",
     ),
     Mistake(
         check_PositionalEncoding,

@@ -799,8 +799,47 @@ def _slice_hint(layout: str, batch: int, length: int, max_len: int, d_model: int
 _CALL_SEED = 0
 
 
-def _check_forward(c, module, built, x, table, layout, max_len):
-    """dropout off (eval, or p = 0): the output must be x + PE[:len]."""
+def _table_shapes(module) -> dict[str, tuple[int, ...]]:
+    """The shape of each buffer and tensor attribute of the module (the table, wherever
+    the learner keeps it)."""
+    shapes = {name: tuple(b.shape) for name, b in module.named_buffers()}
+    for name, value in vars(module).items():
+        if isinstance(value, torch.Tensor) and not name.startswith("_"):
+            shapes.setdefault(name, tuple(value.shape))
+    return shapes
+
+
+def _expect_tables_kept(c, module, what: str, tables: dict | None, length: int) -> None:
+    """forward leaves the module's state alone: a table cut to this call's length (self.pe
+    = self.pe[:, :len]) refuses, or misreads, every later and longer input."""
+    if not tables:
+        return
+    now = _table_shapes(module)
+    for name, shape in tables.items():
+        if name in now and now[name] != shape:
+            cut = len(now[name]) == len(shape) and [
+                i for i, (a, b) in enumerate(zip(shape, now[name], strict=True)) if a != b
+            ] == [next((i for i, n in enumerate(now[name]) if n == length and shape[i] != n), -1)]
+            if not cut:
+                c.fail(
+                    f"{what} changed the module itself: its table `{name}` was {shape} when "
+                    f"the module was built and is {now[name]} after this call. forward must "
+                    "leave the table as built (a fixed buffer): compute x + the slice you "
+                    "need into a new tensor, without assigning anything to the module."
+                )
+            c.fail(
+                f"{what} changed the module itself: its table `{name}` was {shape} when the "
+                f"module was built and is {now[name]} after this call (len={length}). forward "
+                f"assigned a slice back to the module (self.{name} = self.{name}[:, :len]), so "
+                "every later call sees a table cut to this length, and a longer x is refused "
+                "or fails. Slice into a local value and leave the table as built: return "
+                f"self.dropout(x + self.{name}[:, :x.size(1)])."
+            )
+
+
+def _check_forward(c, module, built, x, table, layout, max_len, tables=None):
+    """dropout off (eval, or p = 0): the output must be x + PE[:len]; the module's tables
+    (``tables``: their shapes when built) keep their shapes."""
     batch, length, d_model = x.shape
     what = f"{built} applied to x of shape {tuple(x.shape)}"
     torch.manual_seed(_CALL_SEED)
@@ -824,6 +863,7 @@ def _check_forward(c, module, built, x, table, layout, max_len):
         mutation_hint="Return x + the table as a new tensor: `x += ...` (or x.add_) "
         "changes the caller's embeddings.",
     )
+    _expect_tables_kept(c, module, what, tables, length)
     c.expect_type(out, torch.Tensor, what, "Return a tensor.")
     hint = "The output has the shape of x: (batch, len, d_model)."
     if layout == _LAYOUTS[2] and tuple(out.shape) == (length, length, d_model):
@@ -930,6 +970,34 @@ def _check_dropout(c, cls, d_model, max_len, x, table):
     c.expect_close(out, total, what, **_tolerance(out.dtype), hint=_EVAL_HINT)
 
     out, what = run(0.0, "train")
+    if (
+        isinstance(out, torch.Tensor)
+        and out.shape == total.shape
+        and bool((out.detach() == 0).all())
+        and bool((total != 0).any())
+    ):
+        # dropout with p = 1: is the argument read as a keep probability (1 - dropout)?
+        # dropout=1.0 then keeps everything; a fixed p = 1 would zero it all again
+        out_one, _ = run(1.0, "train")
+        keeps_all = (
+            isinstance(out_one, torch.Tensor)
+            and out_one.shape == total.shape
+            and bool(torch.allclose(out_one.detach().double(), total.double(), atol=1e-5))
+        )
+        c.fail(
+            f"{what}: all {out.numel()} entries are 0, which is dropout with p = 1, although "
+            "the module was given dropout=0.0"
+            + (
+                ", and with dropout=1.0 nothing is dropped at all: the argument is read as "
+                "the probability of *keeping* an entry (nn.Dropout(1 - dropout), TensorFlow's "
+                "keep_prob). PyTorch's p is the probability of *zeroing* one: create "
+                "nn.Dropout(dropout)."
+                if keeps_all
+                else ": a dropout probability of 1 (a fixed one, or 1 - dropout) zeroes "
+                "everything. Create nn.Dropout(dropout), where p is the probability of "
+                "zeroing an entry."
+            )
+        )
     _expect_given_p(c, out, total, what, 0.0)
     c.expect_close(
         out,
@@ -1023,9 +1091,10 @@ def check_PositionalEncoding(cls, *, hidden: bool = False) -> None:
             found = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
             layout = _check_stored_table(c, found, built, max_len, d_model)
             table = torch.tensor(ref.positional_encoding(max_len, d_model), dtype=torch.float32)
+            tables = _table_shapes(module)
             for batch, length in inputs:
                 x = torch.randn(batch, length, d_model, generator=gen)  # (batch, len, d_model)
-                _check_forward(c, module, built, x, table, layout, max_len)
+                _check_forward(c, module, built, x, table, layout, max_len, tables)
             x = torch.randn(2, min(max_len, 6), d_model, generator=gen)  # (batch, len, d_model)
             _check_dropout(c, cls, d_model, max_len, x, table)
             _check_follows_to(c, cls, d_model, max_len, gen)
