@@ -64,6 +64,16 @@ def pe_sines_to_odd_columns(max_len, d_model):
     return pe
 
 
+def pe_exponent_odd_index(max_len, d_model):
+    """np.arange(1, d_model, 2) for 2i: both features of pair i turn at 10000^((2i+1)/d)."""
+    positions = np.arange(max_len, dtype=np.float64)[:, None]
+    angles = positions / np.power(10000.0, np.arange(1, d_model + 1, 2) / d_model)
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return pe
+
+
 def pe_cosines_from_2(max_len, d_model):
     """The cosines assigned to pe[:, 2::2], a slice one column short."""
     positions = np.arange(max_len, dtype=np.float64)[:, None]
@@ -728,6 +738,7 @@ MISTAKES = [
         r"Two mistakes at once\. \(1\) The base is 1000.* \(2\) Positions start at 1",
     ),
     Mistake(check_positional_encoding, pe_positions_reversed, r"position axis in reverse order"),
+    Mistake(check_positional_encoding, pe_exponent_odd_index, r"uses the odd index 2i\+1 for both"),
     # told "largest difference" and the value of feature 0 before
     Mistake(
         check_positional_encoding,
@@ -842,6 +853,11 @@ MISTAKES = [
         check_PositionalEncoding,
         _module(lambda s, x: s.dropout(x + s.pe[: x.size(1)]), name="slices_batch_axis"),
         "first len rows",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        _module(lambda s, x: s.dropout(x - s.pe[:, : x.size(1)]), name="subtracts"),
+        r"You subtracted the encoding from x \(x - PE\)",
     ),
     Mistake(
         check_PositionalEncoding,

@@ -81,6 +81,10 @@ _PE_MISTAKES: dict[str, dict] = {
     "The exponent is doubled: you wrote 2·j/d_model with j the even feature index, but "
     "j already *is* 2i (range(0, d_model, 2) gives 2i). Use j/d_model, or 2i/d_model "
     "with i = j // 2.": {"exponent": "2j"},
+    "The exponent uses the odd index 2i+1 for both features of pair i "
+    "(np.arange(1, d_model, 2) where np.arange(0, d_model, 2) belongs): pair 0 must turn "
+    "with frequency 1, 10000^0, so that feature 0 is sin(pos). The exponent is 2i/d_model, "
+    "with the even index 2i.": {"exponent": "2i+1"},
     "The exponent is 2i / (d_model - 2), as tensor2tensor spreads its frequencies (num_"
     "timescales - 1 in the denominator): the last pair then reaches exactly 1/10000 and "
     "every pair after the first turns too slowly. The paper's exponent is 2i/d_model: "
@@ -893,6 +897,8 @@ def _check_forward(c, module, built, x, table, layout, max_len, tables=None):
         "embeddings *plus* their positions.": pe.expand_as(x),
         "You returned x unchanged: add the first len rows of the table.": x,
         "You multiplied x by the encoding; add it.": x * pe,
+        "You subtracted the encoding from x (x - PE): add it, x + PE.": x - pe,
+        "You subtracted x from the encoding (PE - x): the output is x + PE.": pe - x,
         "Every sequence got one row of the table for all its positions: the row of its "
         "*batch* index. That's the sequence-first (len, batch, d_model) convention of older "
         "PyTorch tutorials (the word-language-model example keeps the table as "
