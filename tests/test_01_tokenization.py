@@ -353,6 +353,18 @@ def merge_first_id_only_fails_on_other_pairs(ids, pair, new_id):
     return _scan(ids, new_id, lambda a, b: a == pair[0])
 
 
+def merge_guard_one_too_far(ids, pair, new_id):  # i + 1 <= len(ids): reads ids[len(ids)]
+    merged, i = [], 0
+    while i < len(ids):
+        if i + 1 <= len(ids) and (ids[i], ids[i + 1]) == pair:
+            merged.append(new_id)
+            i += 2
+        else:
+            merged.append(ids[i])
+            i += 1
+    return merged
+
+
 def merge_step_one(ids, pair, new_id):  # i += 1 after a merge: overlapping merges
     return _scan(ids, new_id, lambda a, b: (a, b) == tuple(pair), step=1)
 
@@ -780,6 +792,11 @@ MISTAKES = [
         r"wherever the \*second\* id matches pair\[1\]|only one id of the pair matches",
     ),
     Mistake(checks.check_merge_pair, merge_step_one, r"moved on by one id instead of two"),
+    Mistake(
+        checks.check_merge_pair,
+        merge_guard_one_too_far,
+        r"raised IndexError.*\n.*no ids\[i \+ 1\].*Guard it with i \+ 1 < len\(ids\)",
+    ),
     Mistake(checks.check_merge_pair, merge_in_place, r"changed its argument `ids` in place"),
     Mistake(checks.check_merge_pair, merge_drops_last, "last id went missing"),
     Mistake(checks.check_train_bpe, train_ties_last, "tie was broken the wrong way"),

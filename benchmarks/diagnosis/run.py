@@ -73,6 +73,11 @@ ASSERTS_CAUSE = re.compile(
 #: still match, why). When the reference or the message changes, the pattern or the key
 #: no longer matches and the rule judges again.
 HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
+    ("merge_pair", "binop: Add -> Sub"): (
+        "named",
+        r"Guard it with i \+ 1 < len\(ids\).*i - 1 < len\(ids\)",
+        "the guard i - 1 < len(ids) reads ids[len(ids)]; the message names that bound",
+    ),
     ("bpe_encode", "number: 2 -> 3"): (
         "named",
         r"Your loop stops while two ids are still left",

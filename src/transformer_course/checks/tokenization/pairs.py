@@ -210,6 +210,14 @@ def _merge_scan_mistakes(ids, pair, new_id, got=None, probe=None) -> dict[str, l
     }
 
 
+_MERGE_INDEX_HINT = (
+    "Your loop read past the end of ids: at the last position i = len(ids) - 1 there is no "
+    "ids[i + 1], so the pair test must not look there. Guard it with i + 1 < len(ids) "
+    "(strictly less): a bound that is true at the last position (i + 1 <= len(ids), "
+    "i - 1 < len(ids), i < len(ids)) reads ids[len(ids)]."
+)
+
+
 def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
     """Check ``merge_pair(ids, pair, new_id)``: a new list (or tuple), non-overlapping
     merges from the left, the input left alone."""
@@ -246,6 +254,7 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                 list(ids),
                 pair,
                 new_id,
+                hints=[(IndexError, _MERGE_INDEX_HINT)],
                 mutation_hint="Build the result in a new list; `ids[i:i + 2] = [new_id]`, "
                 "`ids.pop(...)` or `ids[:] = ...` change the caller's list.",
             )
