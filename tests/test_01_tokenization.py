@@ -194,6 +194,15 @@ def encode_grows_the_vocab(tokens, vocab):
     return [vocab.setdefault(t, len(vocab)) for t in tokens]
 
 
+def encode_get_without_default(tokens, vocab):  # None for every unknown token
+    return [vocab.get(token) for token in tokens]
+
+
+def decode_by_membership(ids, vocab):  # each token once, in the vocabulary's order
+    wanted = [int(i) for i in ids]
+    return [token for token, index in vocab.items() if index in wanted]
+
+
 def decode_drops_specials(ids, vocab):
     return [t for t in ref.decode(ids, vocab) if t not in SPECIALS]
 
@@ -732,6 +741,15 @@ MISTAKES = [
     Mistake(checks.check_build_vocab, vocab_duplicate_special, "no gaps or repeats"),
     Mistake(checks.check_build_vocab, vocab_overwrites_special, "keeps its special id"),
     Mistake(checks.check_encode, encode_skip_unknown, "not be skipped"),
+    Mistake(
+        checks.check_encode,
+        encode_get_without_default,
+        r"None where an id belongs, exactly for the tokens missing.*vocab\.get\(token, "
+        r"vocab\[\"<unk>\"\]\)",
+    ),
+    Mistake(
+        checks.check_decode, decode_by_membership, r"each token once, in the vocabulary's order"
+    ),
     Mistake(checks.check_encode, encode_unknown_as_pad, "not <pad>"),
     Mistake(checks.check_encode, encode_adds_bos_eos, "Don't add <bos>/<eos>"),
     Mistake(checks.check_encode, encode_unknown_as_new_id, r"not a new id \(len\(vocab\)\)"),
