@@ -337,6 +337,13 @@ def merge_slice_against_tuple(ids, pair, new_id):  # a list never equals a tuple
     return _scan(ids, new_id, lambda a, b: [a, b] == pair)
 
 
+def bpe_decode_joined_with_spaces(ids, merges):  # b" ".join: a space between tokens
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return b" ".join(table[i] for i in ids).decode("utf-8", errors="replace")
+
+
 def bpe_decode_parts_as_bytes(ids, merges):
     vocab = {new_id: bytes(pair) for pair, new_id in merges.items()}  # wrong for nested merges
     return b"".join(vocab.get(i, bytes([i])) for i in ids).decode("utf-8")
@@ -360,6 +367,19 @@ def merge_first_id_only_fails_on_other_pairs(ids, pair, new_id):
     if pair[0] != pair[1]:
         raise RuntimeError("only pairs of equal ids")
     return _scan(ids, new_id, lambda a, b: a == pair[0])
+
+
+def merge_skip_flag_never_reset(ids, pair, new_id):  # everything after the first merge lost
+    merged, skip = [], False
+    for i in range(len(ids)):
+        if skip:
+            continue
+        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
+            merged.append(new_id)
+            skip = True
+        else:
+            merged.append(ids[i])
+    return merged
 
 
 def merge_guard_one_too_far(ids, pair, new_id):  # i + 1 <= len(ids): reads ids[len(ids)]
@@ -812,6 +832,12 @@ MISTAKES = [
     Mistake(checks.check_merge_pair, merge_step_one, r"moved on by one id instead of two"),
     Mistake(
         checks.check_merge_pair,
+        merge_skip_flag_never_reset,
+        r"Nothing after the first merge was kept.*flag that skips the pair's second id is set "
+        r"but never reset",
+    ),
+    Mistake(
+        checks.check_merge_pair,
         merge_guard_one_too_far,
         r"raised IndexError.*\n.*no ids\[i \+ 1\].*Guard it with i \+ 1 < len\(ids\)",
     ),
@@ -884,6 +910,11 @@ MISTAKES = [
     Mistake(checks.check_bpe_encode, encode_most_frequent_pair_first, "Apply the merges by rank"),
     Mistake(checks.check_bpe_encode, encode_pairs_in_text_order, "Apply the merges by rank"),
     Mistake(checks.check_bpe_decode, decode_per_token, "Decode the joined bytes once"),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_joined_with_spaces,
+        r"A space came out between every two tokens.*b''\.join",
+    ),
     Mistake(
         checks.check_bpe_decode,
         decode_per_token_ignoring_errors,

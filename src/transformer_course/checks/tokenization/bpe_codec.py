@@ -275,6 +275,14 @@ def _decode_per_token(ids, merges, errors="replace"):
     return "".join(table[i].decode("utf-8", errors=errors) for i in ids)
 
 
+def _decode_with_spaces(ids, merges):
+    """The tokens' bytes joined with a space (b" ".join): a space between every two."""
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return b" ".join(table[i] for i in ids).decode("utf-8", errors="replace")
+
+
 def _decode_zero_bytes(ids, merges):
     """What building the table with bytes(i) gives: i zero bytes for the byte i."""
     table = {i: bytes(i) for i in range(256)}
@@ -346,6 +354,12 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                             ("backslashreplace", "written as escapes such as \\xc3"),
                         )
                     },
+                    "A space came out between every two tokens: the tokens' bytes were joined "
+                    "with a separator (b' '.join, or ' '.join of the decoded pieces). A token "
+                    "is a piece of a word, not a word, and the spaces of the text are bytes "
+                    "of its own tokens already: join with nothing, b''.join(...).": (
+                        _decode_with_spaces(ids, merges)
+                    ),
                     "Your text is made of zero bytes ('\\x00'): bytes(i) with an int makes i "
                     "zero bytes (bytes(3) == b'\\x00\\x00\\x00'). The single byte with "
                     "value i is bytes([i]).": _decode_zero_bytes(ids, merges),

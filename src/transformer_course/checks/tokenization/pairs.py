@@ -85,6 +85,16 @@ def _merge_double(ids, pair, new_id):
     return out
 
 
+def _merge_stops_after_first(ids, pair, new_id):
+    """The ids up to the first occurrence, new_id, and nothing after it: what a loop that
+    ends at the first merge (a return or break inside it) or a skip flag that is set but
+    never reset (every later id skipped) gives."""
+    for i in range(len(ids) - 1):
+        if (ids[i], ids[i + 1]) == pair:
+            return [*ids[:i], new_id]
+    return None
+
+
 def _merge_first_only(ids, pair, new_id):
     for i in range(len(ids) - 1):
         if (ids[i], ids[i + 1]) == pair:
@@ -294,6 +304,13 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                 mistakes={
                     "After a merge, skip *both* merged ids: [1, 1, 1] with (1, 1) becomes [X, 1], "
                     "not [X, X] or [X].": _merge_double(ids, pair, new_id),
+                    "Nothing after the first merge was kept: the result ends with its new_id. "
+                    "Either the loop stops there (a return or break inside it), or a flag that "
+                    "skips the pair's second id is set but never reset, so every later id is "
+                    "skipped too. Keep scanning to the end, and skip exactly one id after a "
+                    "merge (i += 2, or reset the flag once it has skipped).": (
+                        _merge_stops_after_first(ids, pair, new_id)
+                    ),
                     "The last id went missing: when no merge happens at the final position, it "
                     "still has to be copied.": expected[:-1] if expected else None,
                     **later_missed,
