@@ -382,6 +382,10 @@ def merge_skip_flag_never_reset(ids, pair, new_id):  # everything after the firs
     return merged
 
 
+def train_merges_inverted(text, num_merges):  # {new_id: pair}, a vocabulary's direction
+    return {new_id: pair for pair, new_id in ref.train_bpe(text, num_merges).items()}
+
+
 def merge_guard_one_too_far(ids, pair, new_id):  # i + 1 <= len(ids): reads ids[len(ids)]
     merged, i = [], 0
     while i < len(ids):
@@ -844,6 +848,7 @@ MISTAKES = [
     Mistake(checks.check_merge_pair, merge_in_place, r"changed its argument `ids` in place"),
     Mistake(checks.check_merge_pair, merge_drops_last, "last id went missing"),
     Mistake(checks.check_train_bpe, train_ties_last, "tie was broken the wrong way"),
+    Mistake(checks.check_train_bpe, train_merges_inverted, r"wrong way round, \{new_id: pair\}"),
     Mistake(checks.check_train_bpe, train_ids_from_255, r"gets id 256 \+ i"),
     Mistake(checks.check_train_bpe, train_ids_from_257, r"start at 257, one too high"),
     Mistake(checks.check_train_bpe, train_same_id_for_every_merge, r"Every merge got the same id"),
