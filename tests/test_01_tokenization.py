@@ -194,6 +194,10 @@ def encode_grows_the_vocab(tokens, vocab):
     return [vocab.setdefault(t, len(vocab)) for t in tokens]
 
 
+def tokenize_letters_only(text):  # digits match neither alternative: dropped
+    return re.findall(r"[^\W\d_]+|[^\w\s]", text.lower())
+
+
 def encode_get_without_default(tokens, vocab):  # None for every unknown token
     return [vocab.get(token) for token in tokens]
 
@@ -765,6 +769,7 @@ MISTAKES = [
     Mistake(checks.check_build_vocab, vocab_duplicate_special, "no gaps or repeats"),
     Mistake(checks.check_build_vocab, vocab_overwrites_special, "keeps its special id"),
     Mistake(checks.check_encode, encode_skip_unknown, "not be skipped"),
+    Mistake(checks.check_tokenize, tokenize_letters_only, r"Digits were dropped"),
     Mistake(
         checks.check_encode,
         encode_get_without_default,
