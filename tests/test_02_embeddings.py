@@ -127,6 +127,10 @@ def one_hot_float32(ids, vocab_size):
 
 # ================================================================== embed
 # ------------------------------------------------------------------ wrong
+def embed_one_id_at_a_time(ids, table):  # int(i) over the ids: 1-D ids only
+    return np.stack([np.asarray(table)[int(i)] for i in ids])
+
+
 def embed_columns(ids, table):
     return table[:, ids]
 
@@ -626,6 +630,11 @@ MISTAKES = [
     Mistake(check_one_hot, one_hot_tensor, r"numpy array.*\.numpy\(\)"),
     Mistake(check_one_hot, one_hot_values_not_one, r"values other than 0 and 1"),
     Mistake(check_embed, embed_columns, r"indexed the columns"),
+    Mistake(
+        check_embed,
+        embed_one_id_at_a_time,
+        r"raised TypeError.*\n.*a loop over them yields whole rows.*assumes 1-D ids",
+    ),
     Mistake(check_embed, embed_columns_transposed, r"columns"),
     Mistake(check_embed, embed_flattened, r"flattened the ids"),
     Mistake(check_embed, embed_off_by_one, r"table\[i - 1\]"),

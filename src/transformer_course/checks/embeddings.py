@@ -302,6 +302,17 @@ def _square_table_hint(embed, ids: np.ndarray, table: np.ndarray) -> str:
     )
 
 
+def _one_dim_hint(ids) -> str:
+    """A TypeError raised on ids with more than one axis: the code takes one id at a time
+    (int(i), or a loop over ids), which assumes 1-D ids."""
+    return (
+        f"These ids have shape {np.shape(ids)}: a loop over them yields whole rows, not single "
+        "ids, and int(row) (or a row used where one id belongs) fails. Your code takes one "
+        "id at a time, which assumes 1-D ids; ids may have any shape. Index the table with "
+        "the whole array at once: table[ids] gives (..., d_model) for ids of any shape."
+    )
+
+
 def check_embed(embed, *, hidden: bool = False) -> None:
     """embed(ids, table) -> table[ids]: (...) ids, (vocab_size, d_model) table -> (..., d_model).
 
@@ -318,7 +329,17 @@ def check_embed(embed, *, hidden: bool = False) -> None:
                     ids.copy(),
                     table.copy(),
                     call_repr=what,
-                    hints={"out of bounds for axis 1": _COLUMNS_HINT},
+                    hints={
+                        "out of bounds for axis 1": _COLUMNS_HINT,
+                        **(
+                            {
+                                "can be converted to Python scalars": _one_dim_hint(ids),
+                                "not a sequence": _one_dim_hint(ids),
+                            }
+                            if np.ndim(ids) > 1
+                            else {}
+                        ),
+                    },
                     mutation_hint="An embedding lookup only reads the table; it never writes to it.",
                 )
             except CheckFailure as failure:
