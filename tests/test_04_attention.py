@@ -132,7 +132,20 @@ def sm_axis_one(x, axis=-1):  # hard-coded axis=1 breaks on a 1-D vector
 
 OVERFLOW = r"overflows to inf.*Subtract the maximum of each slice"
 DEAD_NAN = r"every entry is -inf.*Yours is NaN"
+
+
+def sm_axis_moved_not_back(x, axis=-1):  # np.moveaxis to the end, never moved back
+    x = np.moveaxis(x, axis, -1)
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 SOFTMAX_MISTAKES = [
+    Mistake(
+        check_softmax,
+        sm_axis_moved_not_back,
+        r"the right softmax, with axis -?\d+ moved to the end.*never moved it back",
+    ),
     Mistake(check_softmax, sm_no_max, r"maximum is not subtracted.*" + OVERFLOW),
     Mistake(check_softmax, sm_max_without_keepdims, r"maximum without keepdims=True"),
     Mistake(check_softmax, sm_global_max, r"one maximum for the whole array"),
