@@ -761,6 +761,14 @@ def a_mask_unsqueezed(q, k, v, mask=None):  # a heads axis added to a mask that 
     return w @ v, w
 
 
+def a_no_scaling_and_over_queries(q, k, v, mask=None):  # two mistakes at once
+    scores = q @ k.transpose(-2, -1)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, NEG_INF)
+    w = torch.nan_to_num(torch.softmax(scores, dim=-2), nan=0.0)
+    return w @ v, w
+
+
 def a_fully_masked_rows_without_keepdim(q, k, v, mask=None):  # any(dim=-1) lost its axis
     scores = _scaled(q, k, _root(q))
     if mask is not None:
@@ -786,6 +794,11 @@ SDPA_MISTAKES = [
     Mistake(SDPA, a_by_sqrt_d_v, r"divided by √d_v"),
     Mistake(SDPA, a_by_sqrt_len_of_q, r"square root of q.shape\[0\].*batch dim|√len_q"),
     Mistake(SDPA, a_softmax_over_queries, r"sum to 1 over the queries \(dim=-2\)"),
+    Mistake(
+        SDPA,
+        a_no_scaling_and_over_queries,
+        r"Two mistakes at once\. \(1\) .*with no scaling.*\(2\) .*sum to 1 over the queries",
+    ),
     Mistake(SDPA, a_softmax_dim_0, r"normalised over dim 0, a batch dim"),
     Mistake(SDPA, a_mask_after_softmax_fill, MASK_AFTER),
     Mistake(SDPA, a_mask_after_softmax_multiply, MASK_AFTER),

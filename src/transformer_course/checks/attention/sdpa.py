@@ -25,6 +25,7 @@ from transformer_course.checking.attention_weights import (
     with_fully_masked_rows,
 )
 from transformer_course.checking.failure import _is_learner_frame
+from transformer_course.checking.hints import two_mistakes
 from transformer_course.reference import attention as ref
 
 from .common import _SCALED_AFTER_SOFTMAX, _output_tolerance
@@ -386,6 +387,35 @@ def _sdpa_mistakes(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
     return mistakes
 
 
+def _sdpa_pairs(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
+    """Two mistakes at once: a wrong scale (or none) *and* the softmax over another dim
+    than the keys' ({both messages: the weights both give}); tried after the single
+    mistakes, and named only when exactly one pair gives the learner's weights."""
+    singles = _sdpa_mistakes(q, k, v, mask)
+    d_k = q.shape[-1]
+    root = math.sqrt(d_k)
+    scale_messages = {
+        1.0: next(m for m in singles if m.startswith("Your weights match softmax(q kᵀ) with no")),
+        float(d_k): next(
+            m for m in singles if m.startswith("Your weights match scores divided by d_k")
+        ),
+    }
+    scale_messages = {s: m for s, m in scale_messages.items() if not math.isclose(s, root)}
+    pairs = {}
+    for dim in range(q.dim() - 1):  # every dim of the scores but the keys'
+        dim_message = next(
+            m
+            for m in singles
+            if (m == SOFTMAX_OVER_QUERIES and dim == q.dim() - 2)
+            or m.startswith(f"Your weights are normalised over dim {dim},")
+        )
+        for scale, scale_message in scale_messages.items():
+            pairs[two_mistakes(scale_message, dim_message)] = partial(
+                attention_weights_variant, q, k, mask, scale=scale, dim=dim
+            )
+    return pairs
+
+
 def _fitted_scale(q, k, mask, weights) -> float | None:
     """The one constant c for which the learner's weights are closest to softmax(q kᵀ / c),
     fitted on the log-weights of the allowed keys (None when it cannot be fitted: weights
@@ -664,6 +694,7 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                     **_sdpa_mistakes(q, k, v, mask),
                     **_fitted_scale_mistake(q, k, mask, weights),
                 },
+                pairs=_sdpa_pairs(q, k, v, mask),
                 **tolerance(weights.dtype, q.dtype),
             )
             accepted_w = with_fully_masked_rows(exp_w, mask, convention, like=weights)
