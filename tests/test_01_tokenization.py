@@ -195,7 +195,8 @@ def encode_grows_the_vocab(tokens, vocab):
 
 
 def tokenize_letters_only(text):  # digits match neither alternative: dropped
-    return re.findall(r"[^\W\d_]+|[^\w\s]", text.lower())
+    letters_or_mark = re.compile(r"[^\W\d_]+|[^\w\s]")
+    return [match.group() for match in letters_or_mark.finditer(text.lower())]
 
 
 def encode_get_without_default(tokens, vocab):  # None for every unknown token
@@ -342,10 +343,10 @@ def merge_slice_against_tuple(ids, pair, new_id):  # a list never equals a tuple
 
 
 def bpe_decode_joined_with_spaces(ids, merges):  # b" ".join: a space between tokens
-    table = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        table[new_id] = table[a] + table[b]
-    return b" ".join(table[i] for i in ids).decode("utf-8", errors="replace")
+    pieces = {i: bytes([i]) for i in range(256)}
+    for pair, new_id in merges.items():
+        pieces[new_id] = pieces[pair[0]] + pieces[pair[1]]
+    return " ".join(pieces[i].decode("utf-8", errors="replace") for i in ids)
 
 
 def bpe_decode_parts_as_bytes(ids, merges):
