@@ -319,6 +319,19 @@ def pe_integer_table(max_len, d_model):
 
 # ============================================================ relative_shift
 # ------------------------------------------------------------------ correct
+def shift_cos_row_off_by_two(k, d_model):  # m[two_i - 1, two_i + 1] = cos: wraps for i = 0
+    if d_model % 2:
+        raise ValueError("odd d_model")
+    two_i = np.arange(0, d_model, 2)
+    theta = k / np.power(10000.0, two_i / d_model)
+    m = np.zeros((d_model, d_model))
+    m[two_i, two_i] = np.cos(theta)
+    m[two_i + 1, two_i] = np.sin(theta)
+    m[two_i, two_i + 1] = -np.sin(theta)
+    m[two_i - 1, two_i + 1] = np.cos(theta)
+    return m
+
+
 def shift_loops(k, d_model):
     if d_model % 2:
         raise ValueError("odd d_model")
@@ -789,6 +802,11 @@ MISTAKES = [
     Mistake(check_positional_encoding, pe_no_sin, r"outside \[-1, 1\]"),
     Mistake(check_positional_encoding, pe_integer_table, r"floating-point"),
     Mistake(check_relative_shift, shift_transposed, "wrong sign.*transpose"),
+    Mistake(
+        check_relative_shift,
+        shift_cos_row_off_by_two,
+        r"M\[2i\+1, 2i\+1\] holds 0 where cos.*written to M\[2i-1, 2i\+1\] instead",
+    ),
     Mistake(check_relative_shift, shift_angle_w, "shift for k = 1"),
     Mistake(check_relative_shift, shift_angle_k, "same angle k"),
     Mistake(check_relative_shift, shift_i_not_2i, r"10000\^\(i/d_model\)"),

@@ -493,7 +493,7 @@ def _block_entries(got: np.ndarray, k: int, d_model: int) -> str:
         "M[2i, 2i+1]": ((i, i + 1), "-sin(w_i·k)"),
         "M[2i+1, 2i+1]": ((i + 1, i + 1), "cos(w_i·k)"),
     }
-    wrong = []
+    wrong, moved = [], []
     for place, (index, right) in places.items():
         values = got[index]
         if np.allclose(values, forms[right], atol=1e-6):
@@ -502,14 +502,57 @@ def _block_entries(got: np.ndarray, k: int, d_model: int) -> str:
         if len(held) != 1:
             return ""
         wrong.append(f"{place} holds {held[0]} where {right} belongs")
+        if held == ["0"] and not np.allclose(forms[right], 0.0, atol=1e-6):
+            moved += _written_elsewhere(got, place, index, forms[right], d_model)
     if not wrong:
         return ""
     return (
-        "In every 2×2 block, " + "; ".join(wrong) + ". The block of pair i is "
+        "In every 2×2 block, "
+        + "; ".join(wrong)
+        + ". "
+        + "".join(moved)
+        + "The block of pair i is "
         "[[cos, -sin], [+sin, cos]] at the angle w_i·k: M[2i, 2i] = M[2i+1, 2i+1] = "
         "cos(w_i·k), M[2i+1, 2i] = +sin(w_i·k), M[2i, 2i+1] = -sin(w_i·k) (did one line "
         "write to the wrong row or column?)."
     )
+
+
+def _written_elsewhere(got, place: str, index, values, d_model: int) -> list[str]:
+    """Where the values missing from ``place`` went: a row (or column) offset of -2..2 at
+    which ``got`` holds them in every block (numpy's negative indices wrap around, as an
+    index computed as 2i - 1 does for i = 0). Offsets that land on the same entries (-2
+    and +2 when d_model = 4) are named together; [] unless one set of entries fits."""
+    rows, cols = index
+    row_name, col_name = place[2:-1].split(", ")
+    targets: dict[tuple, list[tuple[int, int, str]]] = {}
+    for axis, name in ((0, row_name), (1, col_name)):
+        for offset in (-2, -1, 1, 2):
+            r = (rows + offset) % d_model if axis == 0 else rows
+            c_ = (cols + offset) % d_model if axis == 1 else cols
+            if np.allclose(got[r, c_], values, atol=1e-6):
+                targets.setdefault((tuple(r), tuple(c_)), []).append((axis, offset, name))
+    if len(targets) != 1:
+        return []
+    (found,) = targets.values()
+    axis = found[0][0]
+    if any(a != axis for a, _, _ in found):
+        return []
+
+    def shifted(name: str, offset: int) -> str:
+        base = int(name.split("+")[1]) if "+" in name else 0
+        return f"2i{base + offset:+d}".replace("+0", "") if base + offset else "2i"
+
+    names = [shifted(name, offset) for _, offset, name in found]
+    first = names[0]
+    where = f"M[{first}, {col_name}]" if axis == 0 else f"M[{row_name}, {first}]"
+    return [
+        f"Its values were written to {where} instead"
+        + (f" (or, the same entries here, with {' or '.join(names[1:])})" if len(names) > 1 else "")
+        + f": the {'row' if axis == 0 else 'column'} index of that assignment is off "
+        f"({first} where {found[0][2]} belongs; numpy's negative indices wrap around to the "
+        "end, so 2i - 1 for i = 0 is the last one). "
+    ]
 
 
 def _fitted_frequencies(got: np.ndarray, k: int, d_model: int) -> str:
