@@ -794,7 +794,7 @@ MISTAKES = [
     Mistake(
         checks.check_decode, decode_by_key_position, r"keys in alphabetical order.*list\(vocab\)"
     ),
-    Mistake(checks.check_pad_batch, pad_left, "Pad on the right"),
+    Mistake(checks.check_pad_batch, pad_left, r"You padded on the left.*pad on the right"),
     Mistake(checks.check_pad_batch, pad_time_first, r"transposed: \(max_len, batch\)"),
     Mistake(
         checks.check_pad_batch, pad_width_of_first, r"(?s)raised ValueError.*comes from the first"

@@ -92,7 +92,8 @@ _PE_MISTAKES: dict[str, dict] = {
     "Every pair has the same frequency (1): the exponent 2i/d_model came out as 0. Did "
     "you use integer division (2 * i // d_model)?": {"exponent": "int"},
     "The base is 1000; the paper uses 10000 (10000^(2i/d_model)).": {"base": 1000.0},
-    "The angle is pos *times* 10000^(2i/d_model); it must be pos *divided* by it "
+    "The angle is pos *times* 10000^(2i/d_model) (multiplied instead of divided); it must "
+    "be pos *divided* by it "
     "(equivalently times 10000^(-2i/d_model), i.e. exp(-2i·ln(10000)/d_model)).": {
         "multiply": True
     },
