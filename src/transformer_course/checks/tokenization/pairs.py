@@ -290,8 +290,9 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                     ] = first_only
                 later_missed[
                     "An occurrence that starts right where a merged one ended was not merged "
-                    "(separate occurrences were). Merging by string replacement on the joined "
-                    "ids does that: one match uses up the separator that the next one needs. "
+                    "(separate occurrences were). Merging by string replacement (str.replace) "
+                    "on the joined ids does that: one match uses up the separator that the "
+                    "next one needs. "
                     "Scan the list with an index instead: after a merge at i, look for the "
                     "pair again at i + 2."
                 ] = back_to_back
