@@ -349,6 +349,20 @@ def bpe_decode_joined_with_spaces(ids, merges):  # b" ".join: a space between to
     return " ".join(pieces[i].decode("utf-8", errors="replace") for i in ids)
 
 
+def bpe_decode_first_part_only(ids, merges):  # table[new_id] = table[a]: b left out
+    parts = {i: bytes([i]) for i in range(256)}
+    for (a, _b), new_id in merges.items():
+        parts[new_id] = parts[a]
+    return b"".join(parts[i] for i in ids).decode("utf-8", errors="replace")
+
+
+def bpe_decode_range_257(ids, merges):  # one byte too many: bytes([256]) raises
+    table = {i: bytes([i]) for i in range(257)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return b"".join(table[i] for i in ids).decode("utf-8")
+
+
 def bpe_decode_parts_as_bytes(ids, merges):
     vocab = {new_id: bytes(pair) for pair, new_id in merges.items()}  # wrong for nested merges
     return b"".join(vocab.get(i, bytes([i])) for i in ids).decode("utf-8")
@@ -921,6 +935,12 @@ MISTAKES = [
     Mistake(checks.check_bpe_encode, encode_most_frequent_pair_first, "Apply the merges by rank"),
     Mistake(checks.check_bpe_encode, encode_pairs_in_text_order, "Apply the merges by rank"),
     Mistake(checks.check_bpe_decode, decode_per_token, "Decode the joined bytes once"),
+    Mistake(checks.check_bpe_decode, bpe_decode_first_part_only, r"hold only its first part"),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_range_257,
+        r"(?s)^(?!.*bytes\(\[a, b\]\)).*range goes past 255 \(range\(257\) has one id too many\)",
+    ),
     Mistake(
         checks.check_bpe_decode,
         bpe_decode_joined_with_spaces,

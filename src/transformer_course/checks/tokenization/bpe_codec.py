@@ -4,7 +4,11 @@ bytes decoded once.
 
 from __future__ import annotations
 
+import re
+import traceback
+
 from transformer_course.checking import Checker, CheckFailure
+from transformer_course.checking.failure import _is_learner_frame
 from transformer_course.reference import tokenization as ref
 
 from .common import _CLASSIC, _ids
@@ -314,6 +318,37 @@ _DECODE_ID_AS_BYTE_HINT = (
 )
 
 
+def _range_past_255(exc: BaseException) -> bool:
+    """bytes([i]) failed on the line that builds the byte table over a range: the range
+    goes past 255 (range(257), say)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if _is_learner_frame(f.filename)]
+    line = (frames[-1].line or "") if frames else ""
+    return (
+        "bytes must be in range(0, 256)" in str(exc)
+        and re.search(r"range\(\s*25[7-9]|range\(\s*2[6-9]\d", line) is not None
+    )
+
+
+_DECODE_RANGE_HINT = (
+    "The byte table's range goes past 255 (range(257) has one id too many): a byte holds "
+    "0..255, so bytes([256]) fails. "
+    "The 256 single bytes are range(256) (ids 0..255); the merges start at 256 and get "
+    "their bytes from their parts, table[a] + table[b]."
+)
+_DECODE_BYTES_SUBTRACTED = (
+    "Two bytes objects were subtracted: a merge's bytes are its two parts *joined*, "
+    "table[a] + table[b] (+ concatenates bytes; - is not defined for them)."
+)
+
+
+def _decode_first_part_only(ids, merges, part: int):
+    """Each merge's entry holds only one of its parts (table[a], or table[b])."""
+    table = {i: bytes([i]) for i in range(256)}
+    for pair, new_id in merges.items():
+        table[new_id] = table[pair[part]]
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
+
+
 def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
     """Check ``bpe_decode(ids, merges)`` on ids that ``bpe_encode`` produced (valid UTF-8,
     so strict decoding and errors="replace" both pass)."""
@@ -332,10 +367,18 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                 bpe_decode,
                 list(ids),
                 dict(merges),
-                hints={
-                    "can't decode byte": _DECODE_ONCE_HINT,
-                    "bytes must be in range(0, 256)": _DECODE_ID_AS_BYTE_HINT,
-                },
+                hints=[
+                    ("can't decode byte", _DECODE_ONCE_HINT),
+                    (
+                        lambda exc: (
+                            "bytes must be in range(0, 256)" in str(exc)
+                            and not _range_past_255(exc)
+                        ),
+                        _DECODE_ID_AS_BYTE_HINT,
+                    ),
+                    (_range_past_255, _DECODE_RANGE_HINT),
+                    ("unsupported operand type(s) for -: 'bytes'", _DECODE_BYTES_SUBTRACTED),
+                ],
             )
             c.expect_type(got, str, what, "Return the decoded text as a str.")
             c.expect_equal(
@@ -354,6 +397,14 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                             ("backslashreplace", "written as escapes such as \\xc3"),
                         )
                     },
+                    "Each merge's bytes hold only its first part: table[new_id] = table[a] "
+                    "leaves b out (b is missing). A merge (a, b) stands for the bytes of both, "
+                    "table[a] + "
+                    "table[b].": _decode_first_part_only(ids, merges, 0),
+                    "Each merge's bytes hold only its second part: table[new_id] = table[b] "
+                    "leaves a out (a is missing). A merge (a, b) stands for the bytes of both, "
+                    "table[a] + "
+                    "table[b].": _decode_first_part_only(ids, merges, 1),
                     "A space came out between every two tokens: the tokens' bytes were joined "
                     "with a separator (b' '.join, or ' '.join of the decoded pieces). A token "
                     "is a piece of a word, not a word, and the spaces of the text are bytes "
