@@ -356,6 +356,13 @@ def bpe_decode_first_part_only(ids, merges):  # table[new_id] = table[a]: b left
     return b"".join(parts[i] for i in ids).decode("utf-8", errors="replace")
 
 
+def bpe_decode_parts_subtracted(ids, merges):  # bytes - bytes: a TypeError
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] - table[b]
+    return b"".join(table[i] for i in ids).decode("utf-8")
+
+
 def bpe_decode_range_257(ids, merges):  # one byte too many: bytes([256]) raises
     table = {i: bytes([i]) for i in range(257)}
     for (a, b), new_id in merges.items():
@@ -936,6 +943,11 @@ MISTAKES = [
     Mistake(checks.check_bpe_encode, encode_pairs_in_text_order, "Apply the merges by rank"),
     Mistake(checks.check_bpe_decode, decode_per_token, "Decode the joined bytes once"),
     Mistake(checks.check_bpe_decode, bpe_decode_first_part_only, r"hold only its first part"),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_parts_subtracted,
+        r"(?s)raised TypeError.*Two bytes objects were subtracted.*table\[a\] \+ table\[b\]",
+    ),
     Mistake(
         checks.check_bpe_decode,
         bpe_decode_range_257,
