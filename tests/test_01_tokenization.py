@@ -408,6 +408,18 @@ def merge_skip_flag_never_reset(ids, pair, new_id):  # everything after the firs
     return merged
 
 
+def train_records_256_minus_step(text, num_merges):  # merges with 256 + i, records 256 - i
+    ids, merges = list(text.encode("utf-8")), {}
+    for step in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            break
+        best = max(counts, key=counts.get)
+        ids = ref.merge_pair(ids, best, 256 + step)
+        merges[best] = 256 - step
+    return merges
+
+
 def train_merges_inverted(text, num_merges):  # {new_id: pair}, a vocabulary's direction
     return {new_id: pair for pair, new_id in ref.train_bpe(text, num_merges).items()}
 
@@ -875,6 +887,7 @@ MISTAKES = [
     Mistake(checks.check_merge_pair, merge_in_place, r"changed its argument `ids` in place"),
     Mistake(checks.check_merge_pair, merge_drops_last, "last id went missing"),
     Mistake(checks.check_train_bpe, train_ties_last, "tie was broken the wrong way"),
+    Mistake(checks.check_train_bpe, train_records_256_minus_step, r"count down, 256 - i"),
     Mistake(checks.check_train_bpe, train_merges_inverted, r"wrong way round, \{new_id: pair\}"),
     Mistake(checks.check_train_bpe, train_ids_from_255, r"gets id 256 \+ i"),
     Mistake(checks.check_train_bpe, train_ids_from_257, r"start at 257, one too high"),

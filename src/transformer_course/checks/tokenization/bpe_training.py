@@ -275,6 +275,11 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                     "and the i-th 256 + i (did you count the steps from 1?).": [
                         257 + i for i in range(learned)
                     ],
+                    "The ids you recorded count down, 256 - i (the step subtracted): the i-th "
+                    "merge (counting from 0) gets 256 + i, a new id above every id in use. "
+                    "Use the same 256 + step where you merge and where you record it.": (
+                        sorted(256 - i for i in range(learned)) if learned > 1 else None
+                    ),
                 },
             )
             by_id = dict(sorted(got.items(), key=lambda item: item[1]))
