@@ -424,6 +424,18 @@ def train_merges_inverted(text, num_merges):  # {new_id: pair}, a vocabulary's d
     return {new_id: pair for pair, new_id in ref.train_bpe(text, num_merges).items()}
 
 
+def merge_compares_previous_id(ids, pair, new_id):  # (ids[i], ids[i - 1]): i - 1 for i + 1
+    merged, i = [], 0
+    while i < len(ids):
+        if i + 1 < len(ids) and (ids[i], ids[i - 1]) == pair:
+            merged.append(new_id)
+            i += 2
+        else:
+            merged.append(ids[i])
+            i += 1
+    return merged
+
+
 def merge_guard_one_too_far(ids, pair, new_id):  # i + 1 <= len(ids): reads ids[len(ids)]
     merged, i = [], 0
     while i < len(ids):
@@ -879,6 +891,7 @@ MISTAKES = [
         r"Nothing after the first merge was kept.*flag that skips the pair's second id is set "
         r"but never reset",
     ),
+    Mistake(checks.check_merge_pair, merge_compares_previous_id, r"with the id \*before\* it"),
     Mistake(
         checks.check_merge_pair,
         merge_guard_one_too_far,
@@ -964,7 +977,7 @@ MISTAKES = [
     Mistake(
         checks.check_bpe_decode,
         bpe_decode_range_257,
-        r"(?s)^(?!.*bytes\(\[a, b\]\)).*range goes past 255 \(range\(257\) has one id too many\)",
+        r"(?s)^(?!.*bytes\(\[a, b\]\)).*range goes past 255 \(range\(257\) goes one too far\)",
     ),
     Mistake(
         checks.check_bpe_decode,

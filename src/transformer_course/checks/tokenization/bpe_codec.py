@@ -330,7 +330,7 @@ def _range_past_255(exc: BaseException) -> bool:
 
 
 _DECODE_RANGE_HINT = (
-    "The byte table's range goes past 255 (range(257) has one id too many): a byte holds "
+    "The byte table's range goes past 255 (range(257) goes one too far): a byte holds "
     "0..255, so bytes([256]) fails. "
     "The 256 single bytes are range(256) (ids 0..255); the merges start at 256 and get "
     "their bytes from their parts, table[a] + table[b]."

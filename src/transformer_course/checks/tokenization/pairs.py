@@ -95,6 +95,20 @@ def _merge_stops_after_first(ids, pair, new_id):
     return None
 
 
+def _merge_with_previous(ids, pair, new_id):
+    """The scan that tests (ids[i], ids[i - 1]), the id before i (i - 1 where i + 1
+    belongs; at i = 0, ids[-1] is the last id)."""
+    out, i = [], 0
+    while i < len(ids):
+        if i + 1 < len(ids) and (ids[i], ids[i - 1]) == tuple(pair):
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
 def _merge_first_only(ids, pair, new_id):
     for i in range(len(ids) - 1):
         if (ids[i], ids[i + 1]) == pair:
@@ -305,6 +319,11 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                 mistakes={
                     "After a merge, skip *both* merged ids: [1, 1, 1] with (1, 1) becomes [X, 1], "
                     "not [X, X] or [X].": _merge_double(ids, pair, new_id),
+                    "You compared ids[i] with the id *before* it, (ids[i], ids[i - 1]) == "
+                    "pair: i - 1 where i + 1 belongs (and at i = 0, ids[-1] is the last id). "
+                    "The pair starts at i: compare (ids[i], ids[i + 1]) == pair.": (
+                        _merge_with_previous(ids, pair, new_id)
+                    ),
                     "Nothing after the first merge was kept: the result ends with its new_id. "
                     "Either the loop stops there (a return or break inside it), or a flag that "
                     "skips the pair's second id is set but never reset, so every later id is "
