@@ -320,7 +320,8 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                     "After a merge, skip *both* merged ids: [1, 1, 1] with (1, 1) becomes [X, 1], "
                     "not [X, X] or [X].": _merge_double(ids, pair, new_id),
                     "You compared ids[i] with the id *before* it, (ids[i], ids[i - 1]) == "
-                    "pair: i - 1 where i + 1 belongs (and at i = 0, ids[-1] is the last id). "
+                    "pair: the offset has the wrong sign, i - 1 where i + 1 belongs (and at i = 0, "
+                    "ids[-1] is the last id). "
                     "The pair starts at i: compare (ids[i], ids[i + 1]) == pair.": (
                         _merge_with_previous(ids, pair, new_id)
                     ),
