@@ -74,6 +74,16 @@ def pe_exponent_odd_index(max_len, d_model):
     return pe
 
 
+def pe_exponent_times_d_model(max_len, d_model):
+    """two_i * d_model where two_i / d_model belongs: every pair but the first stands still."""
+    positions = np.arange(max_len, dtype=np.float64)[:, None]
+    angles = positions / np.power(10000.0, np.arange(0, d_model, 2) * float(d_model))
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return pe
+
+
 def pe_cosines_from_2(max_len, d_model):
     """The cosines assigned to pe[:, 2::2], a slice one column short."""
     positions = np.arange(max_len, dtype=np.float64)[:, None]
@@ -329,6 +339,20 @@ def shift_cos_row_off_by_two(k, d_model):  # m[two_i - 1, two_i + 1] = cos: wrap
     m[two_i + 1, two_i] = np.sin(theta)
     m[two_i, two_i + 1] = -np.sin(theta)
     m[two_i - 1, two_i + 1] = np.cos(theta)
+    return m
+
+
+def shift_exponent_times_d_model(k, d_model):  # 2i * d_model: the angles underflow to ~0
+    if d_model % 2:
+        raise ValueError("odd d_model")
+    return _shift_of(k / np.power(10000.0, np.arange(0, d_model, 2) * float(d_model)))
+
+
+def _shift_of(theta):
+    two_i = 2 * np.arange(len(theta))
+    m = np.zeros((2 * len(theta), 2 * len(theta)))
+    m[two_i, two_i] = m[two_i + 1, two_i + 1] = np.cos(theta)
+    m[two_i + 1, two_i], m[two_i, two_i + 1] = np.sin(theta), -np.sin(theta)
     return m
 
 
@@ -752,6 +776,16 @@ MISTAKES = [
     ),
     Mistake(check_positional_encoding, pe_positions_reversed, r"position axis in reverse order"),
     Mistake(check_positional_encoding, pe_exponent_odd_index, r"uses the odd index 2i\+1 for both"),
+    Mistake(
+        check_positional_encoding,
+        pe_exponent_times_d_model,
+        r"pair i turns at pos / 10000\^\(\d+i/d_model\).*multiplies by d_model where it divides",
+    ),
+    Mistake(
+        check_relative_shift,
+        shift_exponent_times_d_model,
+        r"pair i turns by k / 10000\^\(\d+i/d_model\).*multiplies by d_model where it divides",
+    ),
     # told "largest difference" and the value of feature 0 before
     Mistake(
         check_positional_encoding,

@@ -382,6 +382,55 @@ def _pe_confirmed(positional_encoding, cases, current, got64, tol) -> dict:
     return confirmed
 
 
+def _exponent_why(c: float, d_model: int) -> str:
+    """What a measured exponent c·i/d_model (i the pair index) says about the code."""
+    if abs(c - 4.0) < 1e-3:
+        return (
+            " 4i, not 2i: did you multiply by 2 indices that already are even (2i)? "
+            "np.arange(0, d_model, 2) gives 2i itself."
+        )
+    if abs(c - 1.0) < 1e-3:
+        return " i, not 2i: the exponent needs twice the pair index."
+    if abs(c - 2.0 * d_model**2) < 1e-3 * d_model**2:
+        return (
+            f" That is 2i·d_model = 2i·{d_model}: the exponent multiplies by d_model where it "
+            "divides, 2i / d_model."
+        )
+    return ""
+
+
+def _pe_fitted_frequencies(got: np.ndarray, max_len: int, d_model: int) -> dict:
+    """A table of sin/cos pairs whose frequencies fall geometrically, w_i =
+    10000^(-c·i/d_model), with another c than 2 (nor 1 or 4, named mistakes of their own):
+    {the c measured from the learner's row 1: the table it gives}, kept by the matcher only
+    when that table is the learner's. {} otherwise."""
+    pairs = d_model // 2
+    if max_len < 2 or pairs < 2 or got.shape != (max_len, d_model):
+        return {}
+    two_i = 2 * np.arange(pairs)
+    w = np.arctan2(got[1, two_i], got[1, two_i + 1])  # each pair's angle at position 1
+    index = np.arange(1, pairs)
+    usable = (np.abs(w[1:]) < 3.0) & (w[1:] > 0)  # away from the wrap at ±π
+    if not usable.any():
+        return {}
+    slope = -float(np.sum(index[usable] * np.log(w[1:][usable])) / np.sum(index[usable] ** 2))
+    c = slope * d_model / math.log(10000.0)
+    if c <= 0 or any(abs(c - named) < 1e-3 for named in (1.0, 2.0, 4.0)):
+        return {}
+    rates = np.exp(-slope * np.arange((d_model + 1) // 2))
+    angles = np.arange(max_len, dtype=np.float64)[:, None] * rates  # (max_len, pairs)
+    model = np.zeros((max_len, d_model))
+    model[:, 0::2] = np.sin(angles)
+    model[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    shown = f"{round(c)}i" if abs(c - round(c)) < 1e-3 else f"{c:.4g}·i"
+    message = (
+        f"Your sines and cosines are in place, but pair i turns at pos / 10000^({shown}/d_model) "
+        "(i the pair index, measured from your table): the exponent is 2i/d_model."
+        + _exponent_why(c, d_model)
+    )
+    return {message: model}
+
+
 def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> None:
     """positional_encoding(max_len, d_model) -> the (max_len, d_model) sinusoidal table.
 
@@ -428,9 +477,12 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                 what,
                 **_tolerance(got.dtype),
                 hint=hint,
-                mistakes=_pe_confirmed(
-                    positional_encoding, cases, (max_len, d_model), got64, _tolerance(got.dtype)
-                ),
+                mistakes={
+                    **_pe_confirmed(
+                        positional_encoding, cases, (max_len, d_model), got64, _tolerance(got.dtype)
+                    ),
+                    **_pe_fitted_frequencies(got64, max_len, d_model),
+                },
                 explain=lambda got64=got64: _unwritten_columns(got64),
                 pairs=lambda max_len=max_len, d_model=d_model, got=got: _pe_pairs(
                     positional_encoding, cases, (max_len, d_model), _tolerance(got.dtype)
@@ -569,7 +621,7 @@ def _fitted_frequencies(got: np.ndarray, k: int, d_model: int) -> str:
         return ""  # not one rotation per pair
     index = np.arange(1, pairs)
     freq = theta[1:] / k
-    usable = (np.abs(theta[1:]) < 3.0) & (freq > 1e-12)  # away from the wrap at ±π
+    usable = (np.abs(theta[1:]) < 3.0) & (freq > 0)  # away from the wrap at ±π
     if not usable.any():
         return ""
     slope = -float(np.sum(index[usable] * np.log(freq[usable])) / np.sum(index[usable] ** 2))
@@ -579,14 +631,7 @@ def _fitted_frequencies(got: np.ndarray, k: int, d_model: int) -> str:
     model = _shift_at_angles(k * np.exp(-slope * np.arange(pairs)))
     if not np.allclose(got, model, atol=1e-6):
         return ""
-    why = ""
-    if abs(c - 4.0) < 1e-3:
-        why = (
-            " 4i, not 2i: did you multiply by 2 indices that already are even (2i)? "
-            "np.arange(0, d_model, 2) gives 2i itself."
-        )
-    elif abs(c - 1.0) < 1e-3:
-        why = " i, not 2i: the exponent needs twice the pair index."
+    why = _exponent_why(c, d_model)
     shown = f"{round(c)}i" if abs(c - round(c)) < 1e-3 else f"{c:.4g}·i"
     return (
         f"Each pair is rotated, but pair i turns by k / 10000^({shown}/d_model) (i the "
