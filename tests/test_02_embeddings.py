@@ -127,6 +127,10 @@ def one_hot_float32(ids, vocab_size):
 
 # ================================================================== embed
 # ------------------------------------------------------------------ wrong
+def embed_one_id_at_a_time(ids, table):  # int(i) over the ids: 1-D ids only
+    return np.stack([np.asarray(table)[int(i)] for i in ids])
+
+
 def embed_columns(ids, table):
     return table[:, ids]
 
@@ -345,6 +349,26 @@ class _Base(nn.Module):
 
 
 # ------------------------------------------------------------------ wrong
+class TESqrtPrecedence(_Base):  # d_model ** 1 / 2 is (d_model ** 1) / 2
+    def forward(self, ids):
+        return self.embedding(ids) * self.d_model**1 / 2
+
+
+class TEScaledByOddConstant(_Base):  # a factor that is no root of a whole number
+    def forward(self, ids):
+        return self.embedding(ids) * 2.7
+
+
+class TEMaxNorm(nn.Module):  # max_norm renormalises the looked-up rows in place
+    def __init__(self, vocab_size, d_model):
+        super().__init__()
+        self.d_model = d_model
+        self.embedding = nn.Embedding(vocab_size, d_model, max_norm=1.0)
+
+    def forward(self, ids):
+        return self.embedding(ids) * math.sqrt(self.d_model)
+
+
 class TEUnscaled(_Base):
     def forward(self, ids):
         return self.embedding(ids)
@@ -606,6 +630,11 @@ MISTAKES = [
     Mistake(check_one_hot, one_hot_tensor, r"numpy array.*\.numpy\(\)"),
     Mistake(check_one_hot, one_hot_values_not_one, r"values other than 0 and 1"),
     Mistake(check_embed, embed_columns, r"indexed the columns"),
+    Mistake(
+        check_embed,
+        embed_one_id_at_a_time,
+        r"raised TypeError.*\n.*a loop over them yields whole rows.*assumes 1-D ids",
+    ),
     Mistake(check_embed, embed_columns_transposed, r"columns"),
     Mistake(check_embed, embed_flattened, r"flattened the ids"),
     Mistake(check_embed, embed_off_by_one, r"table\[i - 1\]"),
@@ -647,6 +676,25 @@ MISTAKES = [
         r"plain lookup.*sqrt\(d_model\) times nn.Embedding's N\(0, 1\).*scale the weights in __init__",
     ),
     Mistake(check_TokenEmbedding, TEScaledByDModel, r"scaled by d_model"),
+    Mistake(
+        check_TokenEmbedding,
+        TESqrtPrecedence,
+        r"^(?!.*passed to __init__).*You scaled by d_model / 2 = [\d.]+, not sqrt\(d_model\).*"
+        r"\*\* binds tighter than /",
+    ),
+    # no cause offered for a factor that tells nothing: not "use the d_model passed"
+    Mistake(
+        check_TokenEmbedding,
+        TEScaledByOddConstant,
+        r"^(?!.*(passed to __init__|hard-coded)).*one constant, 2\.7, but the factor is "
+        r"sqrt\(d_model\).*Scale by math\.sqrt\(self\.d_model\)",
+    ),
+    Mistake(
+        check_TokenEmbedding,
+        TEMaxNorm,
+        r"^(?!.*weight\.data\.mul_).*scaled down to norm 1, in place\. That is nn\.Embedding's "
+        r"max_norm",
+    ),
     # named alone: no second, vaguer "times one constant" candidate beside it
     Mistake(
         check_TokenEmbedding,

@@ -64,6 +64,26 @@ def pe_sines_to_odd_columns(max_len, d_model):
     return pe
 
 
+def pe_exponent_odd_index(max_len, d_model):
+    """np.arange(1, d_model, 2) for 2i: both features of pair i turn at 10000^((2i+1)/d)."""
+    positions = np.arange(max_len, dtype=np.float64)[:, None]
+    angles = positions / np.power(10000.0, np.arange(1, d_model + 1, 2) / d_model)
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return pe
+
+
+def pe_exponent_times_d_model(max_len, d_model):
+    """two_i * d_model where two_i / d_model belongs: every pair but the first stands still."""
+    positions = np.arange(max_len, dtype=np.float64)[:, None]
+    angles = positions / np.power(10000.0, np.arange(0, d_model, 2) * float(d_model))
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return pe
+
+
 def pe_cosines_from_2(max_len, d_model):
     """The cosines assigned to pe[:, 2::2], a slice one column short."""
     positions = np.arange(max_len, dtype=np.float64)[:, None]
@@ -309,6 +329,33 @@ def pe_integer_table(max_len, d_model):
 
 # ============================================================ relative_shift
 # ------------------------------------------------------------------ correct
+def shift_cos_row_off_by_two(k, d_model):  # m[two_i - 1, two_i + 1] = cos: wraps for i = 0
+    if d_model % 2:
+        raise ValueError("odd d_model")
+    two_i = np.arange(0, d_model, 2)
+    theta = k / np.power(10000.0, two_i / d_model)
+    m = np.zeros((d_model, d_model))
+    m[two_i, two_i] = np.cos(theta)
+    m[two_i + 1, two_i] = np.sin(theta)
+    m[two_i, two_i + 1] = -np.sin(theta)
+    m[two_i - 1, two_i + 1] = np.cos(theta)
+    return m
+
+
+def shift_exponent_times_d_model(k, d_model):  # 2i * d_model: the angles underflow to ~0
+    if d_model % 2:
+        raise ValueError("odd d_model")
+    return _shift_of(k / np.power(10000.0, np.arange(0, d_model, 2) * float(d_model)))
+
+
+def _shift_of(theta):
+    two_i = 2 * np.arange(len(theta))
+    m = np.zeros((2 * len(theta), 2 * len(theta)))
+    m[two_i, two_i] = m[two_i + 1, two_i + 1] = np.cos(theta)
+    m[two_i + 1, two_i], m[two_i, two_i + 1] = np.sin(theta), -np.sin(theta)
+    return m
+
+
 def shift_loops(k, d_model):
     if d_model % 2:
         raise ValueError("odd d_model")
@@ -649,6 +696,23 @@ def _refuses_max_len(self, x):  # >= where > belongs: len == max_len is refused
     return self.dropout(x + self.pe[:, : x.size(1)])
 
 
+def _cuts_its_table(self, x):  # the slice assigned back: the first call cuts the table
+    self.pe = self.pe[:, : x.size(1)]
+    return self.dropout(x + self.pe)
+
+
+class PEKeepProbability(nn.Module):
+    """nn.Dropout(1 - dropout): the argument read as a keep probability (keep_prob)."""
+
+    def __init__(self, d_model, max_len=5000, dropout=0.1):
+        super().__init__()
+        self.dropout = nn.Dropout(1 - dropout)
+        self.register_buffer("pe", _table(max_len, d_model).unsqueeze(0))
+
+    def forward(self, x):
+        return self.dropout(x + self.pe[:, : x.size(1)])
+
+
 def _f_dropout_always(self, x):
     return F.dropout(x + self.pe[:, : x.size(1)], self.dropout.p)
 
@@ -711,6 +775,17 @@ MISTAKES = [
         r"Two mistakes at once\. \(1\) The base is 1000.* \(2\) Positions start at 1",
     ),
     Mistake(check_positional_encoding, pe_positions_reversed, r"position axis in reverse order"),
+    Mistake(check_positional_encoding, pe_exponent_odd_index, r"uses the odd index 2i\+1 for both"),
+    Mistake(
+        check_positional_encoding,
+        pe_exponent_times_d_model,
+        r"pair i turns at pos / 10000\^\(\d+i/d_model\).*multiplies by d_model where it divides",
+    ),
+    Mistake(
+        check_relative_shift,
+        shift_exponent_times_d_model,
+        r"pair i turns by k / 10000\^\(\d+i/d_model\).*multiplies by d_model where it divides",
+    ),
     # told "largest difference" and the value of feature 0 before
     Mistake(
         check_positional_encoding,
@@ -761,6 +836,11 @@ MISTAKES = [
     Mistake(check_positional_encoding, pe_no_sin, r"outside \[-1, 1\]"),
     Mistake(check_positional_encoding, pe_integer_table, r"floating-point"),
     Mistake(check_relative_shift, shift_transposed, "wrong sign.*transpose"),
+    Mistake(
+        check_relative_shift,
+        shift_cos_row_off_by_two,
+        r"M\[2i\+1, 2i\+1\] holds 0 where cos.*written to M\[2i-1, 2i\+1\] instead",
+    ),
     Mistake(check_relative_shift, shift_angle_w, "shift for k = 1"),
     Mistake(check_relative_shift, shift_angle_k, "same angle k"),
     Mistake(check_relative_shift, shift_i_not_2i, r"10000\^\(i/d_model\)"),
@@ -828,13 +908,45 @@ MISTAKES = [
     ),
     Mistake(
         check_PositionalEncoding,
+        _module(lambda s, x: s.dropout(x - s.pe[:, : x.size(1)]), name="subtracts"),
+        r"You subtracted the encoding from x \(x - PE\)",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        _module(_cuts_its_table, name="cuts_its_table"),
+        r"^(?!.*>= where > belongs).*changed the module itself: its table `pe` was \(1, \d+, \d+\) "
+        r"when the module was built and is \(1, \d+, \d+\) after this call.*self\.pe = "
+        r"self\.pe\[:, :len\]",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        PEKeepProbability,
+        r"^(?!.*hard-coded nn\.Dropout\(0\.1\)).*all \d+ entries are 0, which is dropout with "
+        r"p = 1.*with dropout=1\.0 nothing is dropped at all.*keep_prob",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        _module(lambda s, x: s.dropout(x + s.pe[:, : x.size(1) + 1]), name="one_row_too_many"),
+        r"You added \d+ rows of the table to x's len=\d+ positions, one too many: the slice is "
+        r"off by one \(:x\.size\(1\) \+ 1\)",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        _module(lambda s, x: s.dropout(x + s.pe[:, : x.size(1) - 1]), name="one_row_too_few"),
+        # the hidden x is (3, 17, 16): len - 1 = d_model, so both slices are named there
+        r"one too few: the slice is off by one \(:x\.size\(1\) - 1\)|sliced with x\.size\(-1\), "
+        r"the feature width d_model=16; or sliced with x\.size\(1\) - 1, a slice off by one",
+    ),
+    Mistake(
+        check_PositionalEncoding,
         _module(lambda s, x: s.dropout(x + s.pe[:, : x.size(0)]), name="slices_with_batch_size"),
         r"sliced with x\.size\(0\).*slice with x\.size\(1\)",
     ),
     Mistake(
         check_PositionalEncoding,
         _module(lambda s, x: s.dropout(x + s.pe[:, : x.size(-1)]), name="slices_with_d_model"),
-        r"sliced with x\.size\(-1\).*slice with x\.size\(1\)",
+        # hidden: x (3, 17, 16), where d_model = len - 1 names the off-by-one slice too
+        r"sliced with x\.size\(-1\).*(slice with x\.size\(1\)|; or sliced with x\.size\(1\) - 1)",
     ),
     Mistake(
         check_PositionalEncoding,
@@ -1137,3 +1249,27 @@ def test_a_pair_of_mistakes_is_named_only_when_every_case_agrees():
         with pytest.raises(CheckFailure) as failure:
             check_positional_encoding(pe_step_three, hidden=hidden)
         assert "Two mistakes" not in failure.value.message
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        _module(_f_dropout_always, name="f_dropout_in_eval"),  # counts of zeroed entries
+        _module(_right_forward, dropout_p=0.1, name="hard_coded_dropout"),
+    ],
+    ids=["f_dropout_in_eval", "hard_coded_dropout"],
+)
+@pytest.mark.parametrize("hidden", [False, True])
+def test_a_random_answer_gets_the_same_message_whatever_the_global_stream(wrong, hidden):
+    """The check seeds the global torch stream before each call whose output it reports:
+    a dropout the learner left on draws the same mask whatever state the stream was in,
+    so the same answer always gets the same message (the same counts)."""
+    messages = []
+    for seed in (1, 12345):
+        torch.manual_seed(seed)
+        torch.rand(seed % 7 + 1)  # and a stream moved on by a different amount
+        with pytest.raises(CheckFailure) as failure:
+            check_PositionalEncoding(wrong, hidden=hidden)
+        messages.append(str(failure.value))
+    assert "entries are 0" in messages[0]
+    assert messages[0] == messages[1]

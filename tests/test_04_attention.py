@@ -132,7 +132,20 @@ def sm_axis_one(x, axis=-1):  # hard-coded axis=1 breaks on a 1-D vector
 
 OVERFLOW = r"overflows to inf.*Subtract the maximum of each slice"
 DEAD_NAN = r"every entry is -inf.*Yours is NaN"
+
+
+def sm_axis_moved_not_back(x, axis=-1):  # np.moveaxis to the end, never moved back
+    x = np.moveaxis(x, axis, -1)
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 SOFTMAX_MISTAKES = [
+    Mistake(
+        check_softmax,
+        sm_axis_moved_not_back,
+        r"the right softmax, with axis -?\d+ moved to the end.*never moved it back",
+    ),
     Mistake(check_softmax, sm_no_max, r"maximum is not subtracted.*" + OVERFLOW),
     Mistake(check_softmax, sm_max_without_keepdims, r"maximum without keepdims=True"),
     Mistake(check_softmax, sm_global_max, r"one maximum for the whole array"),
@@ -748,6 +761,25 @@ def a_mask_unsqueezed(q, k, v, mask=None):  # a heads axis added to a mask that 
     return w @ v, w
 
 
+def a_no_scaling_and_over_queries(q, k, v, mask=None):  # two mistakes at once
+    scores = q @ k.transpose(-2, -1)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, NEG_INF)
+    w = torch.nan_to_num(torch.softmax(scores, dim=-2), nan=0.0)
+    return w @ v, w
+
+
+def a_fully_masked_rows_without_keepdim(q, k, v, mask=None):  # any(dim=-1) lost its axis
+    scores = _scaled(q, k, _root(q))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, NEG_INF)
+    w = torch.softmax(scores, dim=-1)
+    if mask is not None:
+        nothing_allowed = ~mask.any(dim=-1)
+        w = w.masked_fill(nothing_allowed, 0.0)
+    return w @ v, w
+
+
 SDPA = check_scaled_dot_product_attention
 INVERTED = r"mask's meaning is inverted.*True means 'may attend'"
 MASK_AFTER = r"mask was applied after the softmax"
@@ -762,6 +794,11 @@ SDPA_MISTAKES = [
     Mistake(SDPA, a_by_sqrt_d_v, r"divided by √d_v"),
     Mistake(SDPA, a_by_sqrt_len_of_q, r"square root of q.shape\[0\].*batch dim|√len_q"),
     Mistake(SDPA, a_softmax_over_queries, r"sum to 1 over the queries \(dim=-2\)"),
+    Mistake(
+        SDPA,
+        a_no_scaling_and_over_queries,
+        r"Two mistakes at once\. \(1\) .*with no scaling.*\(2\) .*sum to 1 over the queries",
+    ),
     Mistake(SDPA, a_softmax_dim_0, r"normalised over dim 0, a batch dim"),
     Mistake(SDPA, a_mask_after_softmax_fill, MASK_AFTER),
     Mistake(SDPA, a_mask_after_softmax_multiply, MASK_AFTER),
@@ -798,6 +835,12 @@ SDPA_MISTAKES = [
     Mistake(SDPA, a_wrong_output, r"your `output` differs from the reference.*output = weights @ v"),
     Mistake(SDPA, a_functional_dropout, r"^(?!.*softmax).*two calls with the same inputs.*Dropout"),
     Mistake(SDPA, a_softmax_upcast_kept, r"raised RuntimeError.*\n.*without casting back"),
+    Mistake(
+        SDPA,
+        a_fully_masked_rows_without_keepdim,
+        r"(?s)^(?!.*Did you reshape it).*this line of yours.*`w = w\.masked_fill\(nothing_allowed, "
+        r"0\.0\)`.*len_q = \d+ entries on its last axis.*without keepdim=True",
+    ),
     Mistake(
         SDPA,
         a_mask_unsqueezed,
@@ -1376,3 +1419,20 @@ def test_lesson_has_core_path_deeper_dives_and_further_reading():
     for source in ("1706.03762", "illustrated-transformer", "annotated-transformer", "d2l.ai"):
         assert source in text
     assert "Predict, then check" in text
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_a_random_answer_gets_the_same_message_whatever_the_global_stream(hidden):
+    """The check seeds the global torch stream before each call of the learner's function
+    (another seed for the second call that detects randomness): F.dropout left in draws the
+    same masks whatever state the stream was in, so the same answer always gets the same
+    message (the same largest difference)."""
+    messages = []
+    for seed in (1, 12345):
+        torch.manual_seed(seed)
+        torch.rand(seed % 7 + 1)  # and a stream moved on by a different amount
+        with pytest.raises(CheckFailure) as failure:
+            check_scaled_dot_product_attention(a_functional_dropout, hidden=hidden)
+        messages.append(str(failure.value))
+    assert "two calls with the same inputs returned different weights" in messages[0]
+    assert messages[0] == messages[1]

@@ -73,6 +73,22 @@ ASSERTS_CAUSE = re.compile(
 #: still match, why). When the reference or the message changes, the pattern or the key
 #: no longer matches and the rule judges again.
 HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
+    ("positional_encoding", "number: 2 -> 3"): (
+        "named",
+        r"pair i turns at pos / 10000\^\(3i/d_model\)",
+        "np.arange(0, d_model, 3): the exponent 3i/d_model, which the message measures",
+    ),
+    ("merge_pair", "drop: a ± b -> a"): (
+        "named",
+        r"Guard it with i \+ 1 < len\(ids\).*\bi < len\(ids\)",
+        "the guard i + 1 < len(ids) with its + 1 dropped reads ids[len(ids)]; the message "
+        "names that bound",
+    ),
+    ("merge_pair", "binop: Add -> Sub"): (
+        "named",
+        r"Guard it with i \+ 1 < len\(ids\).*i - 1 < len\(ids\)",
+        "the guard i - 1 < len(ids) reads ids[len(ids)]; the message names that bound",
+    ),
     ("bpe_encode", "number: 2 -> 3"): (
         "named",
         r"Your loop stops while two ids are still left",

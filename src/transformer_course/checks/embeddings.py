@@ -302,6 +302,17 @@ def _square_table_hint(embed, ids: np.ndarray, table: np.ndarray) -> str:
     )
 
 
+def _one_dim_hint(ids) -> str:
+    """A TypeError raised on ids with more than one axis: the code takes one id at a time
+    (int(i), or a loop over ids), which assumes 1-D ids."""
+    return (
+        f"These ids have shape {np.shape(ids)}: a loop over them yields whole rows, not single "
+        "ids, and int(row) (or a row used where one id belongs) fails. Your code takes one "
+        "id at a time, which assumes 1-D ids; ids may have any shape. Index the table with "
+        "the whole array at once: table[ids] gives (..., d_model) for ids of any shape."
+    )
+
+
 def check_embed(embed, *, hidden: bool = False) -> None:
     """embed(ids, table) -> table[ids]: (...) ids, (vocab_size, d_model) table -> (..., d_model).
 
@@ -318,7 +329,17 @@ def check_embed(embed, *, hidden: bool = False) -> None:
                     ids.copy(),
                     table.copy(),
                     call_repr=what,
-                    hints={"out of bounds for axis 1": _COLUMNS_HINT},
+                    hints={
+                        "out of bounds for axis 1": _COLUMNS_HINT,
+                        **(
+                            {
+                                "can be converted to Python scalars": _one_dim_hint(ids),
+                                "not a sequence": _one_dim_hint(ids),
+                            }
+                            if np.ndim(ids) > 1
+                            else {}
+                        ),
+                    },
                     mutation_hint="An embedding lookup only reads the table; it never writes to it.",
                 )
             except CheckFailure as failure:
@@ -665,6 +686,32 @@ def _no_scale_message(fresh_table: torch.Tensor, d_model: int) -> str:
     )
 
 
+def _expect_no_renorm(c, what: str, key: str, weight, after, ids) -> None:
+    """The rows forward changed are looked-up rows, each scaled down to one common norm:
+    nn.Embedding's max_norm, which renormalises the rows it looks up, in place."""
+    changed = (after != weight).any(dim=-1)  # (vocab_size,)
+    looked_up = torch.zeros_like(changed)
+    looked_up[ids.flatten()] = True
+    if not bool(changed.any()) or bool((changed & ~looked_up).any()):
+        return
+    before_norms = weight[changed].double().norm(dim=-1)
+    after_norms = after[changed].double().norm(dim=-1)
+    cap = float(after_norms.max())
+    ratios = after[changed].double() / weight[changed].double()
+    same_direction = bool(((ratios - ratios.mean(dim=-1, keepdim=True)).abs() < 1e-4).all())
+    if not (same_direction and bool((after_norms > cap * (1 - 1e-4)).all())):
+        return
+    if bool((before_norms <= cap).any()):
+        return
+    c.fail(
+        f"{what} changed the table `{key}` itself: every row it looked up whose norm was "
+        f"above {cap:.4g} was scaled down to norm {cap:.4g}, in place. That is nn.Embedding's "
+        f"max_norm (nn.Embedding(..., max_norm={cap:.4g}) renormalises the rows it looks up, "
+        "on every call): the lookup must leave the table alone. Build "
+        "nn.Embedding(vocab_size, d_model) without max_norm."
+    )
+
+
 def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
     """TokenEmbedding(vocab_size, d_model): ids (batch, len) -> embedding(ids) * sqrt(d_model).
 
@@ -736,6 +783,8 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                 "The table is learned, so the lookup must stay inside autograd.",
             )
             after = c.call(module.state_dict, call_repr=f"{built}.state_dict()")[key].detach()
+            if not torch.equal(after, weight) and after.shape == weight.shape:
+                _expect_no_renorm(c, what, key, weight, after, ids)
             if not torch.equal(after, weight):
                 ratio = after.double() / weight.double()
                 same = bool(weight.abs().min() > 1e-6) and float(ratio.std()) < 1e-4
@@ -774,23 +823,32 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                     factor = float(ratios.mean())
                     # factors a named mistake below explains: the catch-all would only
                     # repeat it as a second, vaguer candidate
-                    named = (1.0, d_model, 1 / math.sqrt(d_model), math.sqrt(vocab_size))
+                    named = (
+                        1.0,
+                        d_model,
+                        1 / math.sqrt(d_model),
+                        math.sqrt(vocab_size),
+                        d_model / 2,
+                    )
                     named += (math.sqrt(ids.shape[-1]), math.sqrt(ids.shape[0]))
                     if (
                         float((ratios - factor).abs().max()) <= 1e-4 * max(1.0, abs(factor))
                         and abs(factor - math.sqrt(d_model)) > 1e-3 * math.sqrt(d_model)
                         and all(abs(factor - f) > 1e-4 * max(1.0, f) for f in named)
                     ):
+                        # a width of another layer only when the factor is the root of
+                        # a whole number; otherwise no cause is offered
+                        hard_coded = abs(factor**2 - round(factor**2)) < 1e-3 * factor**2
                         scale_hint = (
                             f"Your output is the lookup times one constant, {factor:.4g}, "
                             f"but the factor is sqrt(d_model) = sqrt({d_model}) = "
-                            f"{math.sqrt(d_model):.4g}, this layer's own d_model: "
+                            f"{math.sqrt(d_model):.4g}, this layer's own d_model"
                             + (
-                                f"{factor:.4g} = sqrt({round(factor**2)}), a hard-coded width? "
-                                if abs(factor**2 - round(factor**2)) < 1e-3 * factor**2
-                                else ""
+                                f": {factor:.4g} = sqrt({round(factor**2)}), a hard-coded "
+                                "width? Use the d_model passed to __init__."
+                                if hard_coded
+                                else ". Scale by math.sqrt(self.d_model)."
                             )
-                            + "Use the d_model passed to __init__."
                         )
             c.expect_close(
                 got,
@@ -808,6 +866,17 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                     _no_scale_message(fresh_table, d_model): plain,
                     f"You scaled by d_model ({d_model}); the factor is its square root, "
                     f"sqrt(d_model) = {math.sqrt(d_model):.3g}.": plain * d_model,
+                    # (for d_model = 4, d_model / 2 is sqrt(d_model) itself: no mistake)
+                    **(
+                        {
+                            f"You scaled by d_model / 2 = {d_model / 2:g}, not sqrt(d_model) "
+                            f"= {math.sqrt(d_model):.3g}: `d_model ** 1 / 2` is read as "
+                            "(d_model ** 1) / 2, since ** binds tighter than /. Write "
+                            "d_model ** 0.5 (or math.sqrt(d_model)).": plain * (d_model / 2)
+                        }
+                        if d_model != 4
+                        else {}
+                    ),
                     "You divided by sqrt(d_model); the paper multiplies the embeddings by it "
                     "(dividing by sqrt(d_k) is attention's scaling, a different thing).": plain
                     / math.sqrt(d_model),

@@ -81,6 +81,10 @@ _PE_MISTAKES: dict[str, dict] = {
     "The exponent is doubled: you wrote 2·j/d_model with j the even feature index, but "
     "j already *is* 2i (range(0, d_model, 2) gives 2i). Use j/d_model, or 2i/d_model "
     "with i = j // 2.": {"exponent": "2j"},
+    "The exponent uses the odd index 2i+1 for both features of pair i "
+    "(np.arange(1, d_model, 2) where np.arange(0, d_model, 2) belongs): pair 0 must turn "
+    "with frequency 1, 10000^0, so that feature 0 is sin(pos). The exponent is 2i/d_model, "
+    "with the even index 2i.": {"exponent": "2i+1"},
     "The exponent is 2i / (d_model - 2), as tensor2tensor spreads its frequencies (num_"
     "timescales - 1 in the denominator): the last pair then reaches exactly 1/10000 and "
     "every pair after the first turns too slowly. The paper's exponent is 2i/d_model: "
@@ -88,7 +92,8 @@ _PE_MISTAKES: dict[str, dict] = {
     "Every pair has the same frequency (1): the exponent 2i/d_model came out as 0. Did "
     "you use integer division (2 * i // d_model)?": {"exponent": "int"},
     "The base is 1000; the paper uses 10000 (10000^(2i/d_model)).": {"base": 1000.0},
-    "The angle is pos *times* 10000^(2i/d_model); it must be pos *divided* by it "
+    "The angle is pos *times* 10000^(2i/d_model) (multiplied instead of divided); it must "
+    "be pos *divided* by it "
     "(equivalently times 10000^(-2i/d_model), i.e. exp(-2i·ln(10000)/d_model)).": {
         "multiply": True
     },
@@ -377,6 +382,55 @@ def _pe_confirmed(positional_encoding, cases, current, got64, tol) -> dict:
     return confirmed
 
 
+def _exponent_why(c: float, d_model: int) -> str:
+    """What a measured exponent c·i/d_model (i the pair index) says about the code."""
+    if abs(c - 4.0) < 1e-3:
+        return (
+            " 4i, not 2i: did you multiply by 2 indices that already are even (2i)? "
+            "np.arange(0, d_model, 2) gives 2i itself."
+        )
+    if abs(c - 1.0) < 1e-3:
+        return " i, not 2i: the exponent needs twice the pair index."
+    if abs(c - 2.0 * d_model**2) < 1e-3 * d_model**2:
+        return (
+            f" That is 2i·d_model = 2i·{d_model}: the exponent multiplies by d_model where it "
+            "divides, 2i / d_model."
+        )
+    return ""
+
+
+def _pe_fitted_frequencies(got: np.ndarray, max_len: int, d_model: int) -> dict:
+    """A table of sin/cos pairs whose frequencies fall geometrically, w_i =
+    10000^(-c·i/d_model), with another c than 2 (nor 1 or 4, named mistakes of their own):
+    {the c measured from the learner's row 1: the table it gives}, kept by the matcher only
+    when that table is the learner's. {} otherwise."""
+    pairs = d_model // 2
+    if max_len < 2 or pairs < 2 or got.shape != (max_len, d_model):
+        return {}
+    two_i = 2 * np.arange(pairs)
+    w = np.arctan2(got[1, two_i], got[1, two_i + 1])  # each pair's angle at position 1
+    index = np.arange(1, pairs)
+    usable = (np.abs(w[1:]) < 3.0) & (w[1:] > 0)  # away from the wrap at ±π
+    if not usable.any():
+        return {}
+    slope = -float(np.sum(index[usable] * np.log(w[1:][usable])) / np.sum(index[usable] ** 2))
+    c = slope * d_model / math.log(10000.0)
+    if c <= 0 or any(abs(c - named) < 1e-3 for named in (1.0, 2.0, 4.0)):
+        return {}
+    rates = np.exp(-slope * np.arange((d_model + 1) // 2))
+    angles = np.arange(max_len, dtype=np.float64)[:, None] * rates  # (max_len, pairs)
+    model = np.zeros((max_len, d_model))
+    model[:, 0::2] = np.sin(angles)
+    model[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    shown = f"{round(c)}i" if abs(c - round(c)) < 1e-3 else f"{c:.4g}·i"
+    message = (
+        f"Your sines and cosines are in place, but pair i turns at pos / 10000^({shown}/d_model) "
+        "(i the pair index, measured from your table): the exponent is 2i/d_model."
+        + _exponent_why(c, d_model)
+    )
+    return {message: model}
+
+
 def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> None:
     """positional_encoding(max_len, d_model) -> the (max_len, d_model) sinusoidal table.
 
@@ -423,9 +477,12 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                 what,
                 **_tolerance(got.dtype),
                 hint=hint,
-                mistakes=_pe_confirmed(
-                    positional_encoding, cases, (max_len, d_model), got64, _tolerance(got.dtype)
-                ),
+                mistakes={
+                    **_pe_confirmed(
+                        positional_encoding, cases, (max_len, d_model), got64, _tolerance(got.dtype)
+                    ),
+                    **_pe_fitted_frequencies(got64, max_len, d_model),
+                },
                 explain=lambda got64=got64: _unwritten_columns(got64),
                 pairs=lambda max_len=max_len, d_model=d_model, got=got: _pe_pairs(
                     positional_encoding, cases, (max_len, d_model), _tolerance(got.dtype)
@@ -489,7 +546,7 @@ def _block_entries(got: np.ndarray, k: int, d_model: int) -> str:
         "M[2i, 2i+1]": ((i, i + 1), "-sin(w_i·k)"),
         "M[2i+1, 2i+1]": ((i + 1, i + 1), "cos(w_i·k)"),
     }
-    wrong = []
+    wrong, moved = [], []
     for place, (index, right) in places.items():
         values = got[index]
         if np.allclose(values, forms[right], atol=1e-6):
@@ -498,14 +555,57 @@ def _block_entries(got: np.ndarray, k: int, d_model: int) -> str:
         if len(held) != 1:
             return ""
         wrong.append(f"{place} holds {held[0]} where {right} belongs")
+        if held == ["0"] and not np.allclose(forms[right], 0.0, atol=1e-6):
+            moved += _written_elsewhere(got, place, index, forms[right], d_model)
     if not wrong:
         return ""
     return (
-        "In every 2×2 block, " + "; ".join(wrong) + ". The block of pair i is "
+        "In every 2×2 block, "
+        + "; ".join(wrong)
+        + ". "
+        + "".join(moved)
+        + "The block of pair i is "
         "[[cos, -sin], [+sin, cos]] at the angle w_i·k: M[2i, 2i] = M[2i+1, 2i+1] = "
         "cos(w_i·k), M[2i+1, 2i] = +sin(w_i·k), M[2i, 2i+1] = -sin(w_i·k) (did one line "
         "write to the wrong row or column?)."
     )
+
+
+def _written_elsewhere(got, place: str, index, values, d_model: int) -> list[str]:
+    """Where the values missing from ``place`` went: a row (or column) offset of -2..2 at
+    which ``got`` holds them in every block (numpy's negative indices wrap around, as an
+    index computed as 2i - 1 does for i = 0). Offsets that land on the same entries (-2
+    and +2 when d_model = 4) are named together; [] unless one set of entries fits."""
+    rows, cols = index
+    row_name, col_name = place[2:-1].split(", ")
+    targets: dict[tuple, list[tuple[int, int, str]]] = {}
+    for axis, name in ((0, row_name), (1, col_name)):
+        for offset in (-2, -1, 1, 2):
+            r = (rows + offset) % d_model if axis == 0 else rows
+            c_ = (cols + offset) % d_model if axis == 1 else cols
+            if np.allclose(got[r, c_], values, atol=1e-6):
+                targets.setdefault((tuple(r), tuple(c_)), []).append((axis, offset, name))
+    if len(targets) != 1:
+        return []
+    (found,) = targets.values()
+    axis = found[0][0]
+    if any(a != axis for a, _, _ in found):
+        return []
+
+    def shifted(name: str, offset: int) -> str:
+        base = int(name.split("+")[1]) if "+" in name else 0
+        return f"2i{base + offset:+d}".replace("+0", "") if base + offset else "2i"
+
+    names = [shifted(name, offset) for _, offset, name in found]
+    first = names[0]
+    where = f"M[{first}, {col_name}]" if axis == 0 else f"M[{row_name}, {first}]"
+    return [
+        f"Its values were written to {where} instead"
+        + (f" (or, the same entries here, with {' or '.join(names[1:])})" if len(names) > 1 else "")
+        + f": the {'row' if axis == 0 else 'column'} index of that assignment is off "
+        f"({first} where {found[0][2]} belongs; numpy's negative indices wrap around to the "
+        "end, so 2i - 1 for i = 0 is the last one). "
+    ]
 
 
 def _fitted_frequencies(got: np.ndarray, k: int, d_model: int) -> str:
@@ -521,7 +621,7 @@ def _fitted_frequencies(got: np.ndarray, k: int, d_model: int) -> str:
         return ""  # not one rotation per pair
     index = np.arange(1, pairs)
     freq = theta[1:] / k
-    usable = (np.abs(theta[1:]) < 3.0) & (freq > 1e-12)  # away from the wrap at ±π
+    usable = (np.abs(theta[1:]) < 3.0) & (freq > 0)  # away from the wrap at ±π
     if not usable.any():
         return ""
     slope = -float(np.sum(index[usable] * np.log(freq[usable])) / np.sum(index[usable] ** 2))
@@ -531,14 +631,7 @@ def _fitted_frequencies(got: np.ndarray, k: int, d_model: int) -> str:
     model = _shift_at_angles(k * np.exp(-slope * np.arange(pairs)))
     if not np.allclose(got, model, atol=1e-6):
         return ""
-    why = ""
-    if abs(c - 4.0) < 1e-3:
-        why = (
-            " 4i, not 2i: did you multiply by 2 indices that already are even (2i)? "
-            "np.arange(0, d_model, 2) gives 2i itself."
-        )
-    elif abs(c - 1.0) < 1e-3:
-        why = " i, not 2i: the exponent needs twice the pair index."
+    why = _exponent_why(c, d_model)
     shown = f"{round(c)}i" if abs(c - round(c)) < 1e-3 else f"{c:.4g}·i"
     return (
         f"Each pair is rotated, but pair i turns by k / 10000^({shown}/d_model) (i the "
@@ -732,6 +825,26 @@ def _slice_hint(layout: str, batch: int, length: int, max_len: int, d_model: int
         found = re.search(r"tensor a \((\d+)\) must match the size of tensor b \((\d+)\)", str(exc))
         sizes = {int(found[1]), int(found[2])} if found else set()
         added = sizes - {length}
+        rows = next(iter(added)) if length in sizes and len(added) == 1 else None
+        # the slices that add `rows` rows here; two of them alike on this input: name both
+        candidates = [
+            text
+            for hit, text in (
+                (rows == batch and batch not in (length, max_len), f"x.size(0), the batch size {batch}"),
+                (rows == d_model and d_model not in (batch, max_len), f"x.size(-1), the feature width d_model={d_model}"),
+                (rows == max_len, f"no slice at all, the whole table of max_len={max_len} rows"),
+                (rows is not None and abs(rows - length) == 1, f"x.size(1) {'+' if (rows or 0) > length else '-'} 1, a slice off by one"),
+            )
+            if hit
+        ]  # fmt: skip
+        if len(candidates) > 1:
+            return (
+                f"You added {rows} rows of the table to x's len={length} positions. On this "
+                "input more than one slice gives that many rows: "
+                + "; or ".join(f"sliced with {text}" for text in candidates)
+                + ". Add exactly the first len rows, table[:, :x.size(1)] for a (1, max_len, "
+                "d_model) table."
+            )
         if length in sizes and added == {batch} and batch not in (length, max_len):
             return (
                 f"You added {batch} rows of the table, the batch size of x, to its "
@@ -755,6 +868,14 @@ def _slice_hint(layout: str, batch: int, length: int, max_len: int, d_model: int
                 "leaves every row, and adding the whole table only works when len happens "
                 "to equal max_len."
             )
+        if rows is not None and abs(rows - length) == 1:
+            more = "one too many" if rows > length else "one too few"
+            return (
+                f"You added {rows} rows of the table to x's len={length} positions, {more}: "
+                f"the slice is off by one (:x.size(1) {'+' if rows > length else '-'} 1). Add "
+                "exactly the first len rows, table[:, :x.size(1)] for a (1, max_len, d_model) "
+                "table (the end of a slice is already excluded)."
+            )
         return (
             f"x has len={length} positions (batch {batch}, max_len={max_len}): add only the "
             "first len rows of the table, table[:, :x.size(1)] for a (1, max_len, d_model) "
@@ -764,10 +885,57 @@ def _slice_hint(layout: str, batch: int, length: int, max_len: int, d_model: int
     return hint
 
 
-def _check_forward(c, module, built, x, table, layout, max_len):
-    """dropout off (eval, or p = 0): the output must be x + PE[:len]."""
+#: the global torch stream is seeded before each call of the learner's module whose output
+#: is reported (the Checker puts it back afterwards): a dropout left on (the functional
+#: F.dropout in eval mode, a hard-coded probability) draws the same mask on every run, so
+#: the same answer always gets the same message (the same counts of zeroed entries)
+_CALL_SEED = 0
+
+
+def _table_shapes(module) -> dict[str, tuple[int, ...]]:
+    """The shape of each buffer and tensor attribute of the module (the table, wherever
+    the learner keeps it)."""
+    shapes = {name: tuple(b.shape) for name, b in module.named_buffers()}
+    for name, value in vars(module).items():
+        if isinstance(value, torch.Tensor) and not name.startswith("_"):
+            shapes.setdefault(name, tuple(value.shape))
+    return shapes
+
+
+def _expect_tables_kept(c, module, what: str, tables: dict | None, length: int) -> None:
+    """forward leaves the module's state alone: a table cut to this call's length (self.pe
+    = self.pe[:, :len]) refuses, or misreads, every later and longer input."""
+    if not tables:
+        return
+    now = _table_shapes(module)
+    for name, shape in tables.items():
+        if name in now and now[name] != shape:
+            cut = len(now[name]) == len(shape) and [
+                i for i, (a, b) in enumerate(zip(shape, now[name], strict=True)) if a != b
+            ] == [next((i for i, n in enumerate(now[name]) if n == length and shape[i] != n), -1)]
+            if not cut:
+                c.fail(
+                    f"{what} changed the module itself: its table `{name}` was {shape} when "
+                    f"the module was built and is {now[name]} after this call. forward must "
+                    "leave the table as built (a fixed buffer): compute x + the slice you "
+                    "need into a new tensor, without assigning anything to the module."
+                )
+            c.fail(
+                f"{what} changed the module itself: its table `{name}` was {shape} when the "
+                f"module was built and is {now[name]} after this call (len={length}). forward "
+                f"assigned a slice back to the module (self.{name} = self.{name}[:, :len]), so "
+                "every later call sees a table cut to this length, and a longer x is refused "
+                "or fails. Slice into a local value and leave the table as built: return "
+                f"self.dropout(x + self.{name}[:, :x.size(1)])."
+            )
+
+
+def _check_forward(c, module, built, x, table, layout, max_len, tables=None):
+    """dropout off (eval, or p = 0): the output must be x + PE[:len]; the module's tables
+    (``tables``: their shapes when built) keep their shapes."""
     batch, length, d_model = x.shape
     what = f"{built} applied to x of shape {tuple(x.shape)}"
+    torch.manual_seed(_CALL_SEED)
     out = c.call(
         module,
         x,
@@ -788,6 +956,7 @@ def _check_forward(c, module, built, x, table, layout, max_len):
         mutation_hint="Return x + the table as a new tensor: `x += ...` (or x.add_) "
         "changes the caller's embeddings.",
     )
+    _expect_tables_kept(c, module, what, tables, length)
     c.expect_type(out, torch.Tensor, what, "Return a tensor.")
     hint = "The output has the shape of x: (batch, len, d_model)."
     if layout == _LAYOUTS[2] and tuple(out.shape) == (length, length, d_model):
@@ -817,6 +986,8 @@ def _check_forward(c, module, built, x, table, layout, max_len):
         "embeddings *plus* their positions.": pe.expand_as(x),
         "You returned x unchanged: add the first len rows of the table.": x,
         "You multiplied x by the encoding; add it.": x * pe,
+        "You subtracted the encoding from x (x - PE): add it, x + PE.": x - pe,
+        "You subtracted x from the encoding (PE - x): the output is x + PE.": pe - x,
         "Every sequence got one row of the table for all its positions: the row of its "
         "*batch* index. That's the sequence-first (len, batch, d_model) convention of older "
         "PyTorch tutorials (the word-language-model example keeps the table as "
@@ -876,6 +1047,7 @@ def _check_dropout(c, cls, d_model, max_len, x, table):
             c, cls, d_model, name="PositionalEncoding", max_len=max_len, dropout=p, mode=mode
         )
         what = f"{built} in {mode} mode, applied to x of shape {tuple(x.shape)}"
+        torch.manual_seed(_CALL_SEED)
         return c.call(module, x.clone(), call_repr=what), what
 
     out, what = run(0.5, "eval")
@@ -893,6 +1065,34 @@ def _check_dropout(c, cls, d_model, max_len, x, table):
     c.expect_close(out, total, what, **_tolerance(out.dtype), hint=_EVAL_HINT)
 
     out, what = run(0.0, "train")
+    if (
+        isinstance(out, torch.Tensor)
+        and out.shape == total.shape
+        and bool((out.detach() == 0).all())
+        and bool((total != 0).any())
+    ):
+        # dropout with p = 1: is the argument read as a keep probability (1 - dropout)?
+        # dropout=1.0 then keeps everything; a fixed p = 1 would zero it all again
+        out_one, _ = run(1.0, "train")
+        keeps_all = (
+            isinstance(out_one, torch.Tensor)
+            and out_one.shape == total.shape
+            and bool(torch.allclose(out_one.detach().double(), total.double(), atol=1e-5))
+        )
+        c.fail(
+            f"{what}: all {out.numel()} entries are 0, which is dropout with p = 1, although "
+            "the module was given dropout=0.0"
+            + (
+                ", and with dropout=1.0 nothing is dropped at all: the argument is read as "
+                "the probability of *keeping* an entry (nn.Dropout(1 - dropout), TensorFlow's "
+                "keep_prob). PyTorch's p is the probability of *zeroing* one: create "
+                "nn.Dropout(dropout)."
+                if keeps_all
+                else ": a dropout probability of 1 (a fixed one, or 1 - dropout) zeroes "
+                "everything. Create nn.Dropout(dropout), where p is the probability of "
+                "zeroing an entry."
+            )
+        )
     _expect_given_p(c, out, total, what, 0.0)
     c.expect_close(
         out,
@@ -950,6 +1150,7 @@ def _check_follows_to(c, cls, d_model, max_len, gen):
     c.call(module.to, torch.bfloat16, call_repr=f"{built}.to(torch.bfloat16)")
     x = torch.randn(2, min(max_len, 4), d_model, generator=gen)  # (batch, len, d_model)
     what = f"{built}.to(torch.bfloat16) applied to x of shape {tuple(x.shape)} in bfloat16"
+    torch.manual_seed(_CALL_SEED)
     out = c.call(module, x.to(torch.bfloat16), call_repr=what)
     c.expect_type(out, torch.Tensor, what, "Return a tensor.")
     if out.dtype != torch.bfloat16:
@@ -985,9 +1186,10 @@ def check_PositionalEncoding(cls, *, hidden: bool = False) -> None:
             found = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
             layout = _check_stored_table(c, found, built, max_len, d_model)
             table = torch.tensor(ref.positional_encoding(max_len, d_model), dtype=torch.float32)
+            tables = _table_shapes(module)
             for batch, length in inputs:
                 x = torch.randn(batch, length, d_model, generator=gen)  # (batch, len, d_model)
-                _check_forward(c, module, built, x, table, layout, max_len)
+                _check_forward(c, module, built, x, table, layout, max_len, tables)
             x = torch.randn(2, min(max_len, 6), d_model, generator=gen)  # (batch, len, d_model)
             _check_dropout(c, cls, d_model, max_len, x, table)
             _check_follows_to(c, cls, d_model, max_len, gen)

@@ -25,6 +25,7 @@ from transformer_course.checking.attention_weights import (
     with_fully_masked_rows,
 )
 from transformer_course.checking.failure import _is_learner_frame
+from transformer_course.checking.hints import two_mistakes
 from transformer_course.reference import attention as ref
 
 from .common import _SCALED_AFTER_SOFTMAX, _output_tolerance
@@ -200,25 +201,70 @@ def _is_dtype_mismatch(exc: BaseException) -> bool:
     )
 
 
+def _learner_line(exc: BaseException) -> str:
+    """The learner's line that raised ``exc`` ("" when none is found)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if _is_learner_frame(f.filename)]
+    return (frames[-1].line or "") if frames else ""
+
+
 def _raised_on_mask_line(exc: BaseException) -> bool:
     """A shape error raised by the learner's line that uses the mask."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if _is_learner_frame(f.filename)]
-    last = (frames[-1].line or "") if frames else ""
+    last = _learner_line(exc)
     return isinstance(exc, RuntimeError) and "mask" in last and "must match the size" in str(exc)
+
+
+_SIZES_MET = re.compile(
+    r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) "
+    r"at non-singleton dimension (\d+)"
+)
+
+
+def _queries_met_keys(exc: BaseException, len_q: int, len_k: int, ndim: int) -> bool:
+    """A shape error on a mask line where len_q entries met the keys axis (the last one):
+    a tensor computed from the mask lost its keys axis (a reduction without keepdim) or
+    was transposed. Only when len_q != len_k, so that the sizes tell the axes apart."""
+    found = _SIZES_MET.search(str(exc))
+    return (
+        _raised_on_mask_line(exc)
+        and len_q != len_k
+        and found is not None
+        and {int(found.group(1)), int(found.group(2))} == {len_q, len_k}
+        and int(found.group(3)) == ndim - 1
+    )
+
+
+_SDPA_MASK_REDUCED = (
+    "The error comes from this line of yours, which uses the mask or a tensor computed "
+    "from it: `{line}`. There, a tensor with len_q = {len_q} entries on its last axis met "
+    "the keys axis of the scores or weights (len_k = {len_k}). A reduction over the keys "
+    "without keepdim=True does that (mask.any(dim=-1) has shape (..., len_q), which lines "
+    "up with the keys), and so does a transposed mask. Keep the reduced axis: "
+    "mask.any(dim=-1, keepdim=True) has shape (..., len_q, 1), one entry per query row."
+)
 
 
 def _sdpa_hints(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask=None) -> list:
     shape = tuple(k.shape)
     dims = {"len_q": q.shape[-2], "len_k": k.shape[-2], "d_k": q.shape[-1], "d_v": v.shape[-1]}
     scores = (*torch.broadcast_shapes(q.shape[:-2], k.shape[:-2]), q.shape[-2], k.shape[-2])
+    len_q, len_k = q.shape[-2], k.shape[-2]
     mask_hints = (
         []
         if mask is None
         else [
             (
-                _raised_on_mask_line,
+                lambda exc: _queries_met_keys(exc, len_q, len_k, len(scores)),
+                lambda exc: _SDPA_MASK_REDUCED.format(
+                    line=_learner_line(exc).strip(), len_q=len_q, len_k=len_k
+                ),
+            ),
+            (
+                lambda exc: (
+                    _raised_on_mask_line(exc)
+                    and not _queries_met_keys(exc, len_q, len_k, len(scores))
+                ),
                 _SDPA_MASK_RESHAPED.format(mask=tuple(mask.shape), scores=scores),
-            )
+            ),
         ]
     )
     return [
@@ -339,6 +385,35 @@ def _sdpa_mistakes(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
         mistakes[_SDPA_FILL_ZERO] = partial(attention_weights_variant, q, k, mask, fill=0.0)
         mistakes[_SDPA_BOOL_ADDED] = partial(_bool_mask_added, q, k, mask)
     return mistakes
+
+
+def _sdpa_pairs(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
+    """Two mistakes at once: a wrong scale (or none) *and* the softmax over another dim
+    than the keys' ({both messages: the weights both give}); tried after the single
+    mistakes, and named only when exactly one pair gives the learner's weights."""
+    singles = _sdpa_mistakes(q, k, v, mask)
+    d_k = q.shape[-1]
+    root = math.sqrt(d_k)
+    scale_messages = {
+        1.0: next(m for m in singles if m.startswith("Your weights match softmax(q kᵀ) with no")),
+        float(d_k): next(
+            m for m in singles if m.startswith("Your weights match scores divided by d_k")
+        ),
+    }
+    scale_messages = {s: m for s, m in scale_messages.items() if not math.isclose(s, root)}
+    pairs = {}
+    for dim in range(q.dim() - 1):  # every dim of the scores but the keys'
+        dim_message = next(
+            m
+            for m in singles
+            if (m == SOFTMAX_OVER_QUERIES and dim == q.dim() - 2)
+            or m.startswith(f"Your weights are normalised over dim {dim},")
+        )
+        for scale, scale_message in scale_messages.items():
+            pairs[two_mistakes(scale_message, dim_message)] = partial(
+                attention_weights_variant, q, k, mask, scale=scale, dim=dim
+            )
+    return pairs
 
 
 def _fitted_scale(q, k, mask, weights) -> float | None:
@@ -494,9 +569,18 @@ def _describe(q, k, v, mask) -> str:
     return f"{text}, {str(q.dtype).replace('torch.', '')}"
 
 
+#: the global torch stream is seeded before each call of the learner's function (the
+#: Checker puts it back afterwards): whatever random draw a wrong answer makes (dropout),
+#: it makes the same one on every run, so the same answer always gets the same message.
+#: The second call, made to detect randomness, gets another seed: a random function
+#: differs between the two, a deterministic one cannot.
+_CALL_SEED, _AGAIN_SEED = 0, 1
+
+
 def _expect_deterministic(c, fn, args, weights: torch.Tensor, what: str) -> None:
     """Call ``fn`` again on copies of the same inputs: different weights mean something
     random runs inside (dropout), which no comparison with the reference can name."""
+    torch.manual_seed(_AGAIN_SEED)
     again = c.call(fn, *[a.detach().clone() for a in args], unchanged=False)
     if not isinstance(again, tuple | list) or len(again) != 2:
         return
@@ -535,6 +619,7 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
             (q, k, v), mask, label = case["qkv"], case["mask"], case["label"]
             given = [t.clone().requires_grad_(case.get("grad", False)) for t in (q, k, v)]
             args = given if mask is None else [*given, mask.clone()]
+            torch.manual_seed(_CALL_SEED)
             result = c.call(
                 scaled_dot_product_attention,
                 *args,
@@ -609,6 +694,7 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                     **_sdpa_mistakes(q, k, v, mask),
                     **_fitted_scale_mistake(q, k, mask, weights),
                 },
+                pairs=_sdpa_pairs(q, k, v, mask),
                 **tolerance(weights.dtype, q.dtype),
             )
             accepted_w = with_fully_masked_rows(exp_w, mask, convention, like=weights)

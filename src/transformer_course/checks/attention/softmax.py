@@ -289,6 +289,26 @@ def _softmax_axis_and_global_max(c, softmax, got: np.ndarray, x: np.ndarray, axi
     return ""
 
 
+def _moved_axis_hint(got, expected: np.ndarray, axis: int) -> str:
+    """The shape hint: when the learner's result is the right softmax with `axis` moved to
+    the end (np.moveaxis(x, axis, -1), or a transpose, never moved back), say so."""
+    hint = "Softmax keeps the shape of its input."
+    if axis in (-1, expected.ndim - 1) or not isinstance(got, np.ndarray):
+        return hint
+    moved = np.moveaxis(expected, axis, -1)
+    if got.shape == moved.shape and np.allclose(
+        np.asarray(got, dtype=np.float64), moved, atol=1e-6, equal_nan=True
+    ):
+        return (
+            f"{hint} Your values are the right softmax, with axis {axis} moved to the end: "
+            f"you moved it there (np.moveaxis(x, {axis}, -1), or a transpose) to work on the "
+            "last axis and never moved it back. Move the result back with "
+            f"np.moveaxis(result, -1, {axis}), or work along `axis` directly "
+            "(np.max(x, axis=axis, keepdims=True), np.sum(..., axis=axis, keepdims=True))."
+        )
+    return hint
+
+
 def check_softmax(softmax, *, hidden: bool = False) -> None:
     """softmax(x, axis=-1) on numpy arrays of any shape.
 
@@ -324,9 +344,9 @@ def check_softmax(softmax, *, hidden: bool = False) -> None:
                 "Return a numpy array (np.exp and np.sum on a numpy input give one; "
                 "convert a torch result back with .numpy()).",
             )
-            c.expect_shape(got, x.shape, what, "Softmax keeps the shape of its input.")
-            c.expect_floating(got, "your result", preferred=x.dtype)
             expected = ref.softmax(x, axis=axis)
+            c.expect_shape(got, x.shape, what, _moved_axis_hint(got, expected, axis))
+            c.expect_floating(got, "your result", preferred=x.dtype)
             got64 = np.asarray(got, dtype=np.float64)
             dead = np.broadcast_to(np.all(np.isneginf(x), axis=axis, keepdims=True), x.shape)
             if dead.any():

@@ -4,7 +4,11 @@ bytes decoded once.
 
 from __future__ import annotations
 
+import re
+import traceback
+
 from transformer_course.checking import Checker, CheckFailure
+from transformer_course.checking.failure import _is_learner_frame
 from transformer_course.reference import tokenization as ref
 
 from .common import _CLASSIC, _ids
@@ -55,6 +59,24 @@ def _encode_latest_first(text, merges):
             return ids
         pair = max(present, key=merges.get)
         ids = ref.merge_pair(ids, pair, merges[pair])
+
+
+def _encode_smallest_pair_first(text, merges):
+    """What min(present) without key=merges.get gives: the smallest pair of ids first
+    (tuples compared element by element), whatever its rank."""
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        present = [p for p in ref.get_pair_counts(ids) if p in merges]
+        if not present:
+            break
+        pair = min(present)
+        ids = ref.merge_pair(ids, pair, merges[pair])
+    return ids
+
+
+# "ca" is the earlier merge and comes first, "ab" the smaller pair of ids: merging the
+# smallest pair first differs from the rank order and from merging greedily from the left
+_SMALLEST_PAIR_MERGES = {(99, 97): 256, (97, 98): 257}
 
 
 def _encode_stopping_at_two(text, merges):
@@ -173,6 +195,7 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             cases.append(("xababcx", _OVERLAPPING_MERGES))
             cases.append(("xy", {(120, 121): 256}))  # two ids left: the last merge still applies
             cases.append(("abcbc", _RANKED_MERGES))
+            cases.append(("xcabx", _SMALLEST_PAIR_MERGES))
         else:
             merges = ref.train_bpe(_CLASSIC, 3)
             cases = [(_CLASSIC, merges), ("aaab", merges), ("café", merges), ("aa", merges)]
@@ -181,6 +204,7 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             # "bc" is the earlier merge and the more frequent pair, but "ab" comes first:
             # counting gets it right, merging greedily from the left does not
             cases.append(("abcbc", _RANKED_MERGES))
+            cases.append(("cab", _SMALLEST_PAIR_MERGES))
         # Every call first (a call that raises ends the list), then the first wrong result
         # is diagnosed with the known mistakes that agree with *every* result collected:
         # one of them alone on one input proves nothing.
@@ -217,6 +241,11 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             "ids after every merge (get_pair_counts(ids) inside the loop).": (
                 _encode_pairs_found_once
             ),
+            "You took min(present) without key=merges.get: that picks the smallest pair of "
+            "ids (tuples compare element by element), not the earliest-learned merge. Apply "
+            "the merges by rank: min(present, key=merges.get), the smallest new id.": (
+                _encode_smallest_pair_first
+            ),
             "Your loop stops while two ids are still left (len(ids) > 2 where len(ids) >= 2 "
             "belongs): the merge of the last two ids is never made. Keep going while at "
             "least two ids remain.": _encode_stopping_at_two,
@@ -250,6 +279,14 @@ def _decode_per_token(ids, merges, errors="replace"):
     return "".join(table[i].decode("utf-8", errors=errors) for i in ids)
 
 
+def _decode_with_spaces(ids, merges):
+    """The tokens' bytes joined with a space (b" ".join): a space between every two."""
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return b" ".join(table[i] for i in ids).decode("utf-8", errors="replace")
+
+
 def _decode_zero_bytes(ids, merges):
     """What building the table with bytes(i) gives: i zero bytes for the byte i."""
     table = {i: bytes(i) for i in range(256)}
@@ -281,6 +318,37 @@ _DECODE_ID_AS_BYTE_HINT = (
 )
 
 
+def _range_past_255(exc: BaseException) -> bool:
+    """bytes([i]) failed on the line that builds the byte table over a range: the range
+    goes past 255 (range(257), say)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if _is_learner_frame(f.filename)]
+    line = (frames[-1].line or "") if frames else ""
+    return (
+        "bytes must be in range(0, 256)" in str(exc)
+        and re.search(r"range\(\s*25[7-9]|range\(\s*2[6-9]\d", line) is not None
+    )
+
+
+_DECODE_RANGE_HINT = (
+    "The byte table's range goes past 255 (range(257) goes one too far): a byte holds "
+    "0..255, so bytes([256]) fails. "
+    "The 256 single bytes are range(256) (ids 0..255); the merges start at 256 and get "
+    "their bytes from their parts, table[a] + table[b]."
+)
+_DECODE_BYTES_SUBTRACTED = (
+    "Two bytes objects were subtracted: a merge's bytes are its two parts *joined*, "
+    "table[a] + table[b] (+ concatenates bytes; - is not defined for them)."
+)
+
+
+def _decode_first_part_only(ids, merges, part: int):
+    """Each merge's entry holds only one of its parts (table[a], or table[b])."""
+    table = {i: bytes([i]) for i in range(256)}
+    for pair, new_id in merges.items():
+        table[new_id] = table[pair[part]]
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
+
+
 def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
     """Check ``bpe_decode(ids, merges)`` on ids that ``bpe_encode`` produced (valid UTF-8,
     so strict decoding and errors="replace" both pass)."""
@@ -299,10 +367,18 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                 bpe_decode,
                 list(ids),
                 dict(merges),
-                hints={
-                    "can't decode byte": _DECODE_ONCE_HINT,
-                    "bytes must be in range(0, 256)": _DECODE_ID_AS_BYTE_HINT,
-                },
+                hints=[
+                    ("can't decode byte", _DECODE_ONCE_HINT),
+                    (
+                        lambda exc: (
+                            "bytes must be in range(0, 256)" in str(exc)
+                            and not _range_past_255(exc)
+                        ),
+                        _DECODE_ID_AS_BYTE_HINT,
+                    ),
+                    (_range_past_255, _DECODE_RANGE_HINT),
+                    ("unsupported operand type(s) for -: 'bytes'", _DECODE_BYTES_SUBTRACTED),
+                ],
             )
             c.expect_type(got, str, what, "Return the decoded text as a str.")
             c.expect_equal(
@@ -321,6 +397,20 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                             ("backslashreplace", "written as escapes such as \\xc3"),
                         )
                     },
+                    "Each merge's bytes hold only its first part: table[new_id] = table[a] "
+                    "leaves b out (b is missing). A merge (a, b) stands for the bytes of both, "
+                    "table[a] + "
+                    "table[b].": _decode_first_part_only(ids, merges, 0),
+                    "Each merge's bytes hold only its second part: table[new_id] = table[b] "
+                    "leaves a out (a is missing). A merge (a, b) stands for the bytes of both, "
+                    "table[a] + "
+                    "table[b].": _decode_first_part_only(ids, merges, 1),
+                    "A space came out between every two tokens: the tokens' bytes were joined "
+                    "with a separator (b' '.join, or ' '.join of the decoded pieces). A token "
+                    "is a piece of a word, not a word, and the spaces of the text are bytes "
+                    "of its own tokens already: join with nothing, b''.join(...).": (
+                        _decode_with_spaces(ids, merges)
+                    ),
                     "Your text is made of zero bytes ('\\x00'): bytes(i) with an int makes i "
                     "zero bytes (bytes(3) == b'\\x00\\x00\\x00'). The single byte with "
                     "value i is bytes([i]).": _decode_zero_bytes(ids, merges),

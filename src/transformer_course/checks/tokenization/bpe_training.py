@@ -39,6 +39,17 @@ def _last_of_max(counts):
 def _merges(c: Checker, got, what: str) -> dict[tuple[int, int], int]:
     """A dict {(a, b): new_id} of ints, in the learner's order."""
     c.expect_type(got, dict, what, "Return a dict {(a, b): new_id} in the order learned.")
+    inverted = bool(got) and all(
+        _is_int(k) and isinstance(v, tuple) and len(v) == 2 and all(map(_is_int, v))
+        for k, v in got.items()
+    )
+    c.expect_true(
+        not inverted,
+        f"{what} holds {short(dict(list(got.items())[:3]), 120)}...: the dict is the wrong "
+        "way round, {new_id: pair}, the direction of a vocabulary (id -> bytes). train_bpe "
+        "returns the merges {pair: new_id}: merges[best] = 256 + step, so that bpe_encode can "
+        "look a pair up and find its new id (and its rank).",
+    )
     c.expect_true(
         all(
             isinstance(pair, tuple) and len(pair) == 2 and all(map(_is_int, pair)) and _is_int(v)
@@ -264,6 +275,11 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                     "and the i-th 256 + i (did you count the steps from 1?).": [
                         257 + i for i in range(learned)
                     ],
+                    "The ids you recorded count down, 256 - i (the step subtracted): the i-th "
+                    "merge (counting from 0) gets 256 + i, a new id above every id in use. "
+                    "Use the same 256 + step where you merge and where you record it.": (
+                        sorted(256 - i for i in range(learned)) if learned > 1 else None
+                    ),
                 },
             )
             by_id = dict(sorted(got.items(), key=lambda item: item[1]))

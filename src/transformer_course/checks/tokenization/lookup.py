@@ -34,6 +34,22 @@ def check_encode(encode, *, hidden: bool = False) -> None:
                 mutation_hint="encode must not grow the vocabulary: it is fixed (so is the "
                 "embedding table), and unknown tokens map to the id of <unk>.",
             )
+            if isinstance(got, list | tuple) and None in got:
+                unknown = [t for t in tokens if t not in vocab]
+                at_unknown = (
+                    len(got) == len(tokens)
+                    and [t for t, i in zip(tokens, got, strict=True) if i is None] == unknown
+                )
+                c.fail(
+                    f"{what} returned {list(got)}: None where an id belongs"
+                    + (
+                        f", exactly for the tokens missing from the vocabulary {unknown[:3]}. "
+                        "vocab.get(token) returns None when the token is not a key: give it a "
+                        'default, the id of <unk>: vocab.get(token, vocab["<unk>"]).'
+                        if unknown and at_unknown
+                        else ". Return an int id for every token."
+                    )
+                )
             got = _ids(c, got, what)
             expected = ref.encode(tokens, vocab)
             c.expect_equal(
@@ -110,5 +126,12 @@ def check_decode(decode, *, hidden: bool = False) -> None:
                     _KEY_ORDER_HINT.format(): (
                         [keys[int(i)] for i in ids] if keys != sorted(keys, key=vocab.get) else None
                     ),
+                    "You kept the tokens of the vocabulary whose id is among the ids (a scan "
+                    "of vocab with `if index in ids`): that gives each token once, in the "
+                    "vocabulary's order, so a repeated id or another order is lost. Look each "
+                    "id up in turn, one token per id: [id_to_token[int(i)] for i in ids] with "
+                    "id_to_token = {index: token for token, index in vocab.items()}.": [
+                        token for token, index in vocab.items() if index in {int(i) for i in ids}
+                    ],
                 },
             )

@@ -108,9 +108,8 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                 what,
                 hint=f"Each row holds its sequence, then pad_id={pad_id} up to max_len.",
                 mistakes={
-                    "Pad on the right: the tokens come first, then the padding.": _left_padded(
-                        seqs, pad_id, expected
-                    ),
+                    "You padded on the left (the padding first, then the tokens): pad on the right, "
+                    "the tokens first, then the padding.": _left_padded(seqs, pad_id, expected),
                     "Fill with the pad_id you were given, not a hard-coded 0.": ref.pad_batch(
                         seqs, 0
                     ),

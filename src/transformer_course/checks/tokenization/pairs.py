@@ -85,6 +85,30 @@ def _merge_double(ids, pair, new_id):
     return out
 
 
+def _merge_stops_after_first(ids, pair, new_id):
+    """The ids up to the first occurrence, new_id, and nothing after it: what a loop that
+    ends at the first merge (a return or break inside it) or a skip flag that is set but
+    never reset (every later id skipped) gives."""
+    for i in range(len(ids) - 1):
+        if (ids[i], ids[i + 1]) == pair:
+            return [*ids[:i], new_id]
+    return None
+
+
+def _merge_with_previous(ids, pair, new_id):
+    """The scan that tests (ids[i], ids[i - 1]), the id before i (i - 1 where i + 1
+    belongs; at i = 0, ids[-1] is the last id)."""
+    out, i = [], 0
+    while i < len(ids):
+        if i + 1 < len(ids) and (ids[i], ids[i - 1]) == tuple(pair):
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
 def _merge_first_only(ids, pair, new_id):
     for i in range(len(ids) - 1):
         if (ids[i], ids[i + 1]) == pair:
@@ -123,11 +147,65 @@ def _merge_scan(ids, new_id, matches, step_after_merge=2):
     return out
 
 
-def _merge_scan_mistakes(ids, pair, new_id) -> dict[str, list]:
+#: a pair of two different ids, and the learner's merge_pair on it under each candidate:
+#: only the first id compared, only the second, or one id compared with both halves
+_PROBE = ([5, 6, 5, 7, 4, 6], (5, 6), 9)
+_PROBE_VERDICTS = {
+    (9, 9, 4, 6): "first",
+    (9, 5, 7, 9): "second",
+    (5, 6, 5, 7, 4, 6): "twice",
+}
+
+
+def _one_id_twice_message(pair, which: str) -> str:
+    probe_ids, probe_pair, probe_id = _PROBE
+    return (
+        f"You compared one id with both halves of the pair, ({which}, {which}) == pair: the "
+        f"other index is missing. On {pair}, whose two ids are equal, that merges every "
+        f"{pair[0]} whatever is next to it; on a pair of two different ids it never merges: "
+        f"merge_pair({probe_ids}, {probe_pair}, {probe_id}) returned the ids unchanged. "
+        "Compare both ids, (ids[i], ids[i + 1]) == pair."
+    )
+
+
+def _merge_scan_mistakes(ids, pair, new_id, got=None, probe=None) -> dict[str, list]:
     """Each half of the pair test alone, and a step of one after a merge. Where the two
-    halves give the same list on this input, one message names both."""
+    halves give the same list on this input, one message names both. On a pair of two
+    equal ids, "only pair[0] compared" and "ids[i] compared with both halves" merge the
+    same ids: ``probe()`` (the learner's merge_pair on :data:`_PROBE`, a pair of two
+    different ids, or None when it fails), called only when ``got`` is one of the two, tells
+    them apart; without a verdict, both are named."""
     first = _merge_scan(ids, new_id, lambda a, b: a == pair[0])
     second = _merge_scan(ids, new_id, lambda a, b: b == pair[1])
+    step_one = {
+        "After a merge you moved on by one id instead of two, so the second id of a merged "
+        "pair starts another pair (overlapping merges): [1, 1, 1] with (1, 1) becomes [X, 1], "
+        "not [X, X]. Skip both merged ids (i += 2).": _merge_scan(
+            ids, new_id, lambda a, b: (a, b) == tuple(pair), step_after_merge=1
+        )
+    }
+    verdict = None
+    if pair[0] == pair[1] and first != second and probe is not None and got in (first, second):
+        verdict = _PROBE_VERDICTS.get(tuple(probe() or ()), "unknown")
+    if verdict == "twice":
+        return {
+            _one_id_twice_message(pair, "ids[i]"): first,
+            _one_id_twice_message(pair, "ids[i + 1]"): second,
+            **step_one,
+        }
+    if verdict == "unknown":
+        return {
+            f"You merged wherever ids[i] == {pair[0]}, whatever follows it. On {pair}, a pair "
+            "of two equal ids, two mistakes give that: comparing only the first id "
+            "(ids[i] == pair[0]), or comparing ids[i] with both halves ((ids[i], ids[i]) == "
+            "pair, the index i + 1 missing). Compare both ids, (ids[i], ids[i + 1]) == "
+            "pair.": first,
+            f"You merged wherever ids[i + 1] == {pair[1]}, whatever comes before it. On "
+            f"{pair}, a pair of two equal ids, two mistakes give that: comparing only the "
+            "second id (ids[i + 1] == pair[1]), or comparing ids[i + 1] with both halves. "
+            "Compare both ids, (ids[i], ids[i + 1]) == pair.": second,
+            **step_one,
+        }
     if first == second:
         return {
             "You merged where only one id of the pair matches (ids[i] == pair[0], or "
@@ -156,6 +234,14 @@ def _merge_scan_mistakes(ids, pair, new_id) -> dict[str, list]:
     }
 
 
+_MERGE_INDEX_HINT = (
+    "Your loop read past the end of ids: at the last position i = len(ids) - 1 there is no "
+    "ids[i + 1], so the pair test must not look there. Guard it with i + 1 < len(ids) "
+    "(strictly less): a bound that is true at the last position (i + 1 <= len(ids), "
+    "i - 1 < len(ids), i < len(ids)) reads ids[len(ids)]."
+)
+
+
 def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
     """Check ``merge_pair(ids, pair, new_id)``: a new list (or tuple), non-overlapping
     merges from the left, the input left alone."""
@@ -177,6 +263,14 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                 ([], (1, 2), 9),
             ]
         first_only_ruled_out = False  # an earlier input merged a later occurrence too
+
+        def probe():  # merge_pair on a pair of two different ids (see _merge_scan_mistakes)
+            probe_ids, probe_pair, probe_id = _PROBE
+            try:
+                return [int(i) for i in merge_pair(list(probe_ids), probe_pair, probe_id)]
+            except Exception:  # any failure: the two candidates stay named
+                return None
+
         for ids, pair, new_id in cases:
             what = f"merge_pair({ids}, {pair}, {new_id})"
             got = c.call(
@@ -184,6 +278,7 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                 list(ids),
                 pair,
                 new_id,
+                hints=[(IndexError, _MERGE_INDEX_HINT)],
                 mutation_hint="Build the result in a new list; `ids[i:i + 2] = [new_id]`, "
                 "`ids.pop(...)` or `ids[:] = ...` change the caller's list.",
             )
@@ -209,8 +304,9 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                     ] = first_only
                 later_missed[
                     "An occurrence that starts right where a merged one ended was not merged "
-                    "(separate occurrences were). Merging by string replacement on the joined "
-                    "ids does that: one match uses up the separator that the next one needs. "
+                    "(separate occurrences were). Merging by string replacement (str.replace) "
+                    "on the joined ids does that: one match uses up the separator that the "
+                    "next one needs. "
                     "Scan the list with an index instead: after a merge at i, look for the "
                     "pair again at i + 2."
                 ] = back_to_back
@@ -223,16 +319,30 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                 mistakes={
                     "After a merge, skip *both* merged ids: [1, 1, 1] with (1, 1) becomes [X, 1], "
                     "not [X, X] or [X].": _merge_double(ids, pair, new_id),
+                    "You compared ids[i] with the id *before* it, (ids[i], ids[i - 1]) == "
+                    "pair: the offset has the wrong sign, i - 1 where i + 1 belongs (and at i = 0, "
+                    "ids[-1] is the last id). "
+                    "The pair starts at i: compare (ids[i], ids[i + 1]) == pair.": (
+                        _merge_with_previous(ids, pair, new_id)
+                    ),
+                    "Nothing after the first merge was kept: the result ends with its new_id. "
+                    "Either the loop stops there (a return or break inside it), or a flag that "
+                    "skips the pair's second id is set but never reset, so every later id is "
+                    "skipped too. Keep scanning to the end, and skip exactly one id after a "
+                    "merge (i += 2, or reset the flag once it has skipped).": (
+                        _merge_stops_after_first(ids, pair, new_id)
+                    ),
                     "The last id went missing: when no merge happens at the final position, it "
                     "still has to be copied.": expected[:-1] if expected else None,
                     **later_missed,
                     "Nothing was merged: you returned the ids unchanged although the pair "
                     "occurs in them, so your test for the pair is never true. A list slice "
                     "never equals the tuple pair (ids[i:i + 2] == pair compares [a, b] with "
-                    "(a, b), always False): compare (ids[i], ids[i + 1]) == pair, or "
-                    "tuple(ids[i:i + 2]) == pair. (Or the input list was returned instead of "
-                    "the new one.)": list(ids),
-                    **_merge_scan_mistakes(ids, pair, new_id),
+                    "(a, b), always False); one id compared with both halves, (ids[i], "
+                    "ids[i]) == pair, is never true either when the pair's two ids differ. "
+                    "Compare (ids[i], ids[i + 1]) == pair, or tuple(ids[i:i + 2]) == pair. "
+                    "(Or the input list was returned instead of the new one.)": list(ids),
+                    **_merge_scan_mistakes(ids, pair, new_id, got, probe),
                 },
             )
             # this input passed: if only the first occurrence had been merged, it would not have

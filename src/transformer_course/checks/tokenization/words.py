@@ -86,6 +86,10 @@ _SPLIT_MISTAKES: dict[str, tuple[str, str]] = {
     "letters, while \\w matches them all.": ("findall", r"[a-z]+|[^a-z\s]"),
     "Letters outside ASCII ('é', 'à', 'ü') are letters too: 'déjà' is one word. "
     "[a-z0-9_] misses them, while \\w matches every script.": ("findall", r"[a-z0-9_]+|[^\w\s]"),
+    "Digits were dropped (and '_' split words): your word pattern matches letters only "
+    "(of any script, as [^\\W\\d_]+ does), and the punctuation class [^\\w\\s] excludes "
+    "digits too, so '2' matches neither alternative. Words are runs of letters, digits "
+    "or '_': \\w+.": ("findall", r"[^\W\d_]+|[^\w\s]"),
     "An apostrophe is punctuation like any other: 'didn't' is 'didn', \"'\", 't' "
     "(crude, and one reason real tokenizers use subwords).": ("findall", r"[\w']+|[^\w\s]"),
     "Tabs and newlines are whitespace too: they separate tokens and never are "
