@@ -275,28 +275,10 @@ BLIND8C: list[Case] = [
         ],
         source=ROW_NORMS_KEEPDIMS,
     ),
-    _c(
-        "tokemb-padding-idx",
-        L02,
-        "TokenEmbedding",
-        "builds nn.Embedding(vocab_size, d_model, padding_idx=0), so row 0 starts as zeros "
-        "and never gets a gradient: id 0 always embeds to a zero vector.",
-        (
-            r"padding_idx",
-            r"row 0.{0,40}(zero|no gradient|frozen|not (trained|updated))",
-            r"id 0.{0,40}(zero|gradient)",
-            r"<pad>.{0,40}(zero|gradient)",
-            r"no gradient.{0,40}(row|id) 0",
-        ),
-        (r"sqrt|scale", r"not (a )?(registered )?parameter|plain tensor"),
-        edits=[
-            (
-                "self.embedding = nn.Embedding(vocab_size, d_model)",
-                "self.embedding = nn.Embedding(vocab_size, d_model, padding_idx=0)",
-            )
-        ],
-        source=PADDING_IDX,
-    ),
+    # blind8c-tokemb-padding-idx (nn.Embedding(..., padding_idx=0), from PADDING_IDX) was
+    # left out after the run: padding_idx changes only row 0's initial value and gradient,
+    # not the lookup of the loaded table, and the lesson accepts it on purpose (the tests'
+    # correct variant TEPaddingIdx); generalisation.py lists it with the reason.
     _c(
         "tokemb-sqrt-precedence",
         L02,
