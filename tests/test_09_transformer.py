@@ -907,6 +907,35 @@ def greedy_float_bos(model, src_ids, max_len, bos_id, eos_id):
     return tokens[:, 1:]
 
 
+def greedy_max_values(model, src_ids, max_len, bos_id, eos_id):
+    """torch.max's (values, indices) unpacked the wrong way round: the largest logit is
+    appended as the token (blind8a): float ids reach the embedding at step 2."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        for _ in range(max_len):
+            next_token, _ = model.decode(tokens, memory, src_ids)[:, -1].max(dim=-1)
+            tokens = torch.cat([tokens, next_token[:, None]], dim=1)
+    return tokens[:, 1:]
+
+
+def greedy_finished_inverted(model, src_ids, max_len, bos_id, eos_id):
+    """finished | (next != eos): every row that did NOT write <eos> counts as finished, so
+    the loop stops after one right step (mutant greedy_decode-7)."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        finished = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            next_token = model.decode(tokens, memory, src_ids)[:, -1].argmax(dim=-1)
+            next_token = next_token.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, next_token[:, None]], dim=1)
+            finished = finished | (next_token != eos_id)
+            if finished.all():
+                break
+    return tokens[:, 1:]
+
+
 def greedy_switches_to_train(model, src_ids, max_len, bos_id, eos_id):
     model.train()
     return ref.greedy_decode(model, src_ids, max_len, bos_id, eos_id)
@@ -1156,6 +1185,17 @@ MISTAKES = [
     Mistake(check_greedy_decode, greedy_int32, r"torch\.int32.*int64"),
     Mistake(check_greedy_decode, greedy_float, r"torch\.float32 values: token ids are integers"),
     Mistake(check_greedy_decode, greedy_float_bos, r"ids that reached an embedding are floats"),
+    Mistake(check_greedy_decode, greedy_float_bos, r"the <bos> column itself is float"),
+    # the float ids are the first step's largest logits: torch.max's values, named (it
+    # was "the <bos> column ... or a torch.cat with a float tensor")
+    Mistake(check_greedy_decode, greedy_max_values, r"is the LARGEST LOGIT itself.*\(values,"),
+    # one right step, then a stop: it was named "the FIRST position's logits", which on
+    # <bos> alone decide as the last position does
+    Mistake(
+        check_greedy_decode,
+        greedy_finished_inverted,
+        r"stops after 1 step\(s\).*no row had produced <eos>.*equals eos_id",
+    ),
     Mistake(check_greedy_decode, greedy_switches_to_train, r"left the model in training mode"),
     Mistake(check_greedy_decode, greedy_first_sentence_only, r"One row per sentence"),
     Mistake(
