@@ -176,6 +176,29 @@ class TNoSourceMask(_Reference):
         return self.encoder(self.positional_encoding(self.src_embedding(src_ids)))
 
 
+class TInvertedSourceMask(_Reference):
+    """nn.Transformer's key_padding_mask convention, True at the pads (blind8a)."""
+
+    def encode(self, src_ids):
+        x = self.positional_encoding(self.src_embedding(src_ids))
+        return self.encoder(x, ~padding_mask(src_ids, self.pad_id))
+
+
+class TInvertedCrossMask(_Wired):
+    def wire(self, y, memory, src_ids, tgt_ids):
+        src_mask, tgt_mask = self.masks(src_ids, tgt_ids)
+        return self.decoder(y, memory, ~src_mask, tgt_mask)
+
+
+class TInvertedDecoderMasks(_Wired):
+    """Both masks with True = blocked, as nn.Transformer's tgt_mask (triu) and
+    memory_key_padding_mask."""
+
+    def wire(self, y, memory, src_ids, tgt_ids):
+        src_mask, tgt_mask = self.masks(src_ids, tgt_ids)
+        return self.decoder(y, memory, ~src_mask, ~tgt_mask)
+
+
 class TSourceMaskToSelfAttention(_Wired):
     def wire(self, y, memory, src_ids, tgt_ids):
         src_mask, _ = self.masks(src_ids, tgt_ids)
@@ -769,6 +792,14 @@ def count_per_head_width(
     return counts
 
 
+def count_positional_table(*args, **kwargs):
+    """A learned-looking positional table (512 x d_model) counted among the embeddings,
+    although the sinusoids are a buffer (blind8a)."""
+    counts = ref.count_parameters(*args, **kwargs)
+    d_model = kwargs["d_model"] if "d_model" in kwargs else args[1]
+    return {**counts, "embeddings": counts["embeddings"] + 512 * d_model}
+
+
 # ================================================================== greedy_decode
 def greedy_reencode(model, src_ids, max_len, bos_id, eos_id):
     """Runs the whole model (encoder included) at every step: slower, same result."""
@@ -1048,6 +1079,10 @@ MISTAKES = [
         r"source's table|index out of range.*target ids through tgt_embedding",
     ),
     Mistake(check_Transformer, TNoSourceMask, r"encoder ignores the padding of the source"),
+    # was "differs from the reference" (blind8a-tr-padding-mask-true-blocks)
+    Mistake(check_Transformer, TInvertedSourceMask, r"encoder's source padding mask is inverted"),
+    Mistake(check_Transformer, TInvertedCrossMask, r"cross-attention's source padding mask is inv"),
+    Mistake(check_Transformer, TInvertedDecoderMasks, r"Both decoder masks are inverted"),
     Mistake(
         check_Transformer,
         TSourceMaskToSelfAttention,
@@ -1121,6 +1156,12 @@ MISTAKES = [
     Mistake(check_count_parameters, count_total_only, r"returned a int.*single number"),
     Mistake(check_count_parameters, count_with_total, r"expected exactly"),
     Mistake(check_count_parameters, count_per_head_width, r"multiplied the attention's matrices"),
+    # was the restated rule "... or one shared table when tied" (blind8a)
+    Mistake(
+        check_count_parameters,
+        count_positional_table,
+        r"Yours is 512 x d_model more .*If it is a positional table",
+    ),
     Mistake(
         check_count_parameters,
         count_w1_bias_d_model,

@@ -394,6 +394,13 @@ def _embedding_mistakes(side: str, case: _Case) -> list[tuple[str, dict[str, Any
 def encode_mistakes(case: _Case) -> list[tuple[str, dict[str, Any]]]:
     table = _embedding_mistakes("src", case)
     table.append((_ENCODER_NO_MASK, {"mask": "none"}))
+    inverted = (
+        "The encoder's source padding mask is inverted: True at the <pad> positions, as "
+        "nn.Transformer's key_padding_mask (True = blocked). This course's masks are True "
+        "where attention is ALLOWED, so yours lets each position attend only to padding. "
+        "Use padding_mask(src_ids, self.pad_id), (src_ids != pad_id)[:, None, None, :]."
+    )
+    table.append((inverted, {"mask": "inverted"}))
     if case.pad_id != 0:
         table.append((_pad0(case.pad_id), {"mask": "pad0"}))
     return table
@@ -423,6 +430,29 @@ def decode_mistakes(case: _Case) -> list[tuple[str, dict[str, Any]]]:
     ]
     if case.pad_id != 0:
         table.append((_pad0(case.pad_id), {"self_mask": "pad0", "cross_mask": "pad0"}))
+    convention = (
+        "nn.Transformer's convention (True = blocked); this course's masks are True where "
+        "attention is ALLOWED"
+    )
+    table += [
+        (
+            f"The cross-attention's source padding mask is inverted: True at the <pad> "
+            f"positions, {convention}, so the decoder reads only the source's padding. Use "
+            "padding_mask(src_ids, self.pad_id), (src_ids != pad_id)[:, None, None, :].",
+            {"cross_mask": "inverted"},
+        ),
+        (
+            f"The decoder's self-attention mask is inverted: True at the future and <pad> "
+            f"positions, {convention}. Use decoder_self_attention_mask(tgt_ids, self.pad_id).",
+            {"self_mask": "inverted"},
+        ),
+        (
+            f"Both decoder masks are inverted (True at the positions to block), {convention}: "
+            "use decoder_self_attention_mask(tgt_ids, self.pad_id) and padding_mask(src_ids, "
+            "self.pad_id) as they are.",
+            {"self_mask": "inverted", "cross_mask": "inverted"},
+        ),
+    ]
     return table
 
 
@@ -1244,6 +1274,20 @@ def _count_hint(key: str, args: tuple, counts: dict[str, int], results=()) -> st
     size is the difference per layer on every configuration of ``results`` (args, call,
     counts, expected) are named."""
     rule = _count_rule(key)
+    if key == "embeddings" and results:
+        # (difference, d_model, vocab_size) on every configuration: the same number of
+        # extra rows of d_model whatever the vocabulary is a table that is not a parameter
+        offs = [(got[key] - want[key], a[1], a[0]) for a, _, got, want in results]
+        rows = {off // d for off, d, _v in offs}
+        if len(rows) == 1 and all(off > 0 and off % d == 0 and off // d != v for off, d, v in offs):
+            extra = rows.pop()
+            return (
+                f"{rule} Yours is {extra:,} x d_model more than the reference on every "
+                f"configuration checked: a table of {extra:,} rows that does not grow with "
+                "vocab_size. If it is a positional table (max_len x d_model): the sinusoidal "
+                "positional encoding is computed, not learned (a buffer, not a parameter), so "
+                "it adds nothing to the count."
+            )
     if key not in ("encoder", "decoder"):
         return rule
     _v, d, _h, n, f, _tie, final = args
