@@ -1821,6 +1821,23 @@ def test_beam_search_names_sentences_that_interfere_in_a_batch():
     assert "the sentences interfere" in text and "model.encode(src_ids) before the loop" in text
 
 
+def test_beam_search_tells_the_joining_from_the_memory_when_a_batch_raises():
+    """Blind round 8: a batch that raises where each sentence alone is right was told the
+    memory first (encoded once for the batch), then the joining of the answers. The encode
+    calls tell them apart: each sentence encoded alone puts the failure after the search;
+    an encode of two rows is the memory of two sentences."""
+    stacked = _beam_editing(
+        "    width = max(len(tokens) for tokens in results)\n",
+        "    return torch.stack([torch.tensor(t, dtype=torch.long) for t in results])\n",
+    )
+    text = _visible_message(check_beam_search, stacked)
+    assert "encoded each of the 3 sentences on its own" in text, text
+    assert "model.encode(src_ids) before the loop" not in text, text
+    two_rows = _beam_editing("src = src_ids[row : row + 1]", "src = src_ids[row : row + 2]")
+    text = _visible_message(check_beam_search, two_rows)
+    assert "called model.encode on 2 sentences at once (a slice of more than one row" in text
+
+
 def test_beam_search_names_a_beam_one_hypothesis_too_wide():
     """Blind round 6 (probe): `>= beam_size + 1` ends the walk one hypothesis late; it was
     told only that beam_size=1 must give greedy_decode's answer."""
