@@ -752,7 +752,18 @@ def vocabulary_size_from_axis_1(logits, labels, pad_id, smoothing=0.1):
     return ((1 - smoothing) * target + smoothing * uniform)[keep].mean()
 
 
+@named("mask_inverted")
+def mask_inverted(logits, labels, pad_id, smoothing=0.1):
+    """keep = labels == pad_id: the loss of the pad positions only (mutant
+    label_smoothed_loss-8 of round 8: it got the restated formula)."""
+    log_probs = torch.log_softmax(logits, dim=-1)
+    keep = labels == pad_id
+    target = -log_probs.gather(-1, labels[..., None]).squeeze(-1)
+    return ((1 - smoothing) * target - smoothing * log_probs.mean(-1))[keep].mean()
+
+
 SMOOTHING_MISTAKES = [
+    Mistake(SMOOTH, mask_inverted, r"over the pad positions only.*your mask is inverted"),
     # told the formula only before: other weights, fitted on three inputs, are named
     Mistake(
         SMOOTH,

@@ -113,6 +113,12 @@ def _loss_grid(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
                 f"over {_COUNTS[u_mask]} and divided by {u_count}"
             )
         grid[what] = value
+    pad = ~keep
+    if bool(pad.any()):  # the mask inverted: only the positions that should be left out
+        grid[
+            "the loss averaged over the pad positions only, those whose label equals pad_id: "
+            "your mask is inverted (labels == pad_id where labels != pad_id belongs)"
+        ] = ((1 - eps) * nll[pad].sum() + eps * uniform[pad].sum()) / pad.sum()
     return grid
 
 
