@@ -924,13 +924,15 @@ def step_with(
             else:
                 logits = model(src, decoder_input if feed == "decoder_input" else labels)
             loss = loss_fn(logits, labels)
-            if order != "no-backward":
+            if order not in ("no-backward", "step-first"):
                 loss.backward()
             if zero == "between":
                 optimizer.zero_grad()
             norm = fixed_clip if fixed_clip is not None else clip_norm
-            if order == "step-clip":
+            if order in ("step-clip", "step-first"):
                 optimizer.step()
+            if order == "step-first":
+                loss.backward()
             if clip == "norm" and norm is not None:
                 nn.utils.clip_grad_norm_(model.parameters(), norm)
             elif clip == "value" and norm is not None:
@@ -988,6 +990,12 @@ STEP_MISTAKES = [
         "loss \\*after\\* the update",
     ),
     Mistake(STEP, named("no_backward")(step_with(order="no-backward")), "have not changed"),
+    # blind8a: optimizer.step() before loss.backward() was not among the candidates listed
+    Mistake(
+        STEP,
+        named("step_before_backward")(step_with(order="step-first")),
+        r"have not changed.*optimizer\.step\(\) ran before loss\.backward\(\)",
+    ),
     # these were told to call loss.backward() (which they did): a step that applies
     # cleared gradients is one of the three causes named; one that never steps (and
     # leaves the gradients) is named alone
