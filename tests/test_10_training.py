@@ -516,7 +516,33 @@ def returns_a_tensor(step, d_model, warmup):
     return d_model**-0.5 * torch.minimum(s**-0.5, s * warmup**-1.5)
 
 
+def scale_in_decay_branch_only(step, d_model, warmup):
+    """The min split into an if/else, d_model ** -0.5 written in one branch (blind8a)."""
+    step = max(step, 1)
+    if step < warmup:
+        return step * warmup**-1.5
+    return d_model**-0.5 * step**-0.5
+
+
+def scale_in_warm_up_branch_only(step, d_model, warmup):
+    step = max(step, 1)
+    if step < warmup:
+        return d_model**-0.5 * step * warmup**-1.5
+    return step**-0.5
+
+
 NOAM_MISTAKES += [
+    # was "differs from the reference: largest difference at index (3,)"
+    Mistake(
+        check_noam_lr,
+        scale_in_decay_branch_only,
+        r"Your decay rates are the paper's, but your warm-up .* d_model \*\* 0\.5 times",
+    ),
+    Mistake(
+        check_noam_lr,
+        scale_in_warm_up_branch_only,
+        r"Your warm-up rates are the paper's, but your decay .*that branch lacks",
+    ),
     Mistake(check_noam_lr, crashes_at_step_0, "should not crash before the first step"),
     Mistake(check_noam_lr, inf_at_step_0, "Before the first step, return 0.0"),
     Mistake(check_noam_lr, returns_a_tensor, "Return a Python float"),
