@@ -800,6 +800,16 @@ def count_positional_table(*args, **kwargs):
     return {**counts, "embeddings": counts["embeddings"] + 512 * d_model}
 
 
+def count_norms_divided(*args, **kwargs):
+    """2 / layer_norm where 2 * layer_norm belongs: a fractional count (mutant
+    count_parameters-7 of round 8 got only "a whole number")."""
+    counts = ref.count_parameters(*args, **kwargs)
+    d_model = kwargs["d_model"] if "d_model" in kwargs else args[1]
+    layers = kwargs["num_layers"] if "num_layers" in kwargs else args[3]
+    norms = 2 * (2 * d_model) - 2 / (2 * d_model)
+    return {**counts, "encoder": counts["encoder"] - layers * norms}
+
+
 # ================================================================== greedy_decode
 def greedy_reencode(model, src_ids, max_len, bos_id, eos_id):
     """Runs the whole model (encoder included) at every step: slower, same result."""
@@ -1156,6 +1166,11 @@ MISTAKES = [
     Mistake(check_count_parameters, count_total_only, r"returned a int.*single number"),
     Mistake(check_count_parameters, count_with_total, r"expected exactly"),
     Mistake(check_count_parameters, count_per_head_width, r"multiplied the attention's matrices"),
+    Mistake(
+        check_count_parameters,
+        count_norms_divided,
+        r"is [\d.]+: a number of parameters is a whole number\. .*a / where \* belongs",
+    ),
     # was the restated rule "... or one shared table when tied" (blind8a)
     Mistake(
         check_count_parameters,

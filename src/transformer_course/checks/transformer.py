@@ -1192,7 +1192,14 @@ def _as_count(c: Checker, value: Any, what: str) -> int:
     if hasattr(value, "numel") and value.numel() != 1:
         c.fail(f"{what} is a tensor of {value.numel()} numbers; each entry is one int.")
     number = float(value)
-    if not math.isfinite(number) or number != int(number):
+    if math.isfinite(number) and number != int(number):
+        c.fail(
+            f"{what} is {value!r}: a number of parameters is a whole number. A count only "
+            "multiplies and adds whole sizes, so a fraction comes from a division (or a "
+            "fractional power): a / where * belongs (n / size where n * size is meant), or "
+            "a division by a size that does not divide it. Every term is a product of sizes."
+        )
+    if not math.isfinite(number):
         c.fail(f"{what} is {value!r}: a number of parameters is a whole number.")
     if isinstance(value, float):
         c.note("your counts are floats; a count is an int (use // or int(...)). Accepted.")
