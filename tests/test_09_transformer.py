@@ -960,6 +960,23 @@ def greedy_max_values(model, src_ids, max_len, bos_id, eos_id):
     return tokens[:, 1:]
 
 
+def greedy_argmax_over_batch(model, src_ids, max_len, bos_id, eos_id):
+    """argmax(dim=-2) of logits[:, -1]: one token per vocabulary entry (mutant
+    greedy_decode-9 of round 8 was told how model.decode's sizes must agree)."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        finished = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            next_token = model.decode(tokens, memory, src_ids)[:, -1].argmax(dim=-2)
+            next_token = next_token.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, next_token[:, None]], dim=1)
+            finished = finished | (next_token == eos_id)
+            if finished.all():
+                break
+    return tokens[:, 1:]
+
+
 def greedy_finished_inverted(model, src_ids, max_len, bos_id, eos_id):
     """finished | (next != eos): every row that did NOT write <eos> counts as finished, so
     the loop stops after one right step (mutant greedy_decode-7)."""
@@ -1245,6 +1262,11 @@ MISTAKES = [
     # the float ids are the first step's largest logits: torch.max's values, named (it
     # was "the <bos> column ... or a torch.cat with a float tensor")
     Mistake(check_greedy_decode, greedy_max_values, r"is the LARGEST LOGIT itself.*\(values,"),
+    Mistake(
+        check_greedy_decode,
+        greedy_argmax_over_batch,
+        r"vocab_size = \d+ entries met the batch of \d+ rows.*argmax ran over the batch axis",
+    ),
     # one right step, then a stop: it was named "the FIRST position's logits", which on
     # <bos> alone decide as the last position does
     Mistake(

@@ -1610,6 +1610,13 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
             "Each new token is an index, logits[:, -1].argmax(dim=-1), an int64 tensor."
         )
 
+    def vocab_met_batch(exc: BaseException) -> bool:
+        """A clash between the batch and the vocabulary (one entry per vocabulary token
+        where one per row belongs), not one inside model.decode."""
+        found = _SIZES.search(str(exc))
+        sizes = {int(found.group(1)), int(found.group(2))} if found else set()
+        return src.shape[0] != case.vocab and sizes == {src.shape[0], case.vocab}
+
     got = c.call(
         greedy_decode,
         model,
@@ -1622,7 +1629,19 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
             ("'indices' to have one of the following scalar types", float_ids),
             _batch_rows_hint(src),
             ("index out of range", _INDEX_HINT),
-            ("must match the size", _DECODE_SIZES_HINT),
+            (
+                vocab_met_batch,
+                f"A tensor of vocab_size = {case.vocab} entries met the batch of "
+                f"{src.shape[0]} rows: your next token holds one number per vocabulary "
+                "entry, not one per row. Either the argmax ran over the batch axis of "
+                "logits[:, -1] (dim=0 or dim=-2 of its (batch, vocab)), or one row's scores "
+                "were taken for the whole batch; the next token is "
+                "logits[:, -1].argmax(dim=-1), shape (batch,).",
+            ),
+            (
+                lambda exc: "must match the size" in str(exc) and not vocab_met_batch(exc),
+                _DECODE_SIZES_HINT,
+            ),
             (
                 "is out of bounds for dimension 1 with size 1",
                 "At the first step the decoder sees <bos> alone (one position): the next "
