@@ -311,7 +311,27 @@ def squeezed(pairs, batch_size, **kwargs):
     ]
 
 
+@named("sides_shuffled_apart")
+def sides_shuffled_apart(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0):
+    """Two permutations drawn one after the other: sources and targets in different orders,
+    the pairs broken up (blind8a: told only that a row is not one of the pairs)."""
+    sources, targets = [s for s, _ in pairs], [t for _, t in pairs]
+    if shuffle:
+        generator = torch.Generator().manual_seed(seed)
+        sources = [sources[i] for i in torch.randperm(len(pairs), generator=generator).tolist()]
+        targets = [targets[i] for i in torch.randperm(len(pairs), generator=generator).tolist()]
+    joined = batches_with()
+    return joined(
+        list(zip(sources, targets)), batch_size, pad_id=pad_id, bos_id=bos_id, eos_id=eos_id
+    )
+
+
 BATCH_MISTAKES = [
+    Mistake(
+        check_make_batches,
+        sides_shuffled_apart,
+        r"holds the source of pair \d+ .* with the target of pair \d+ .*broken up",
+    ),
     Mistake(check_make_batches, squeezed, "holds one pair, so its batch axis has size 1"),
     Mistake(check_make_batches, no_shift, "labels are the same as your decoder input"),
     Mistake(check_make_batches, swapped, "decoder input and labels are swapped"),
