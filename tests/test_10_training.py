@@ -1159,11 +1159,13 @@ def beam_with(
     product=False,
     cumulative=True,
     subtract_list=False,
+    bos_in_length=False,
 ):
     """A learner-style beam search with switches for the classic mistakes."""
 
     def lp(length, alpha):
         length = length if count_eos else length - 1
+        length = length + 1 if bos_in_length else length
         if penalty == "minus":
             return ((5 - length) / 6) ** alpha
         return length**alpha if penalty == "hf" else ((5 + length) / 6) ** alpha
@@ -1228,6 +1230,10 @@ BEAM_MISTAKES = [
         BEAM, named("no_length_penalty")(beam_with(penalty=None)), "length penalty is not applied"
     ),
     Mistake(BEAM, named("length_without_eos")(beam_with(count_eos=False)), "without <eos>"),
+    # blind8a: was "None of the known mistakes explains all your answers"
+    Mistake(
+        BEAM, named("length_with_bos")(beam_with(bos_in_length=True)), "counts <bos> in L, one more"
+    ),
     Mistake(BEAM, named("hugging_face_penalty")(beam_with(penalty="hf")), r"L \*\* α"),
     Mistake(
         BEAM, named("finished_keep_their_place")(beam_with(finished_in_beam=True)), "take up places"

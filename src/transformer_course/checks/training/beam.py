@@ -54,6 +54,8 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
     def penalty(length):
         if variant == "no_eos_in_length":
             length -= 1
+        if variant == "bos_in_length":
+            length += 1
         if variant == "hf_penalty":
             return length**alpha
         return ((5 + length) / 6) ** alpha
@@ -154,6 +156,9 @@ _BEAM_MESSAGES = {
     "finished hypotheses are compared by score / ((5 + L) / 6) ** α, L counting <eos>.",
     "no_eos_in_length": "Your length penalty counts the tokens without <eos>; in this "
     "contract L counts <eos> too (it is a generated token): lp(L) = ((5 + L) / 6) ** α.",
+    "bos_in_length": "Your length penalty counts <bos> in L, one more than the tokens "
+    "generated: in this contract L counts the generated tokens, <eos> included and <bos> "
+    "not (len(tokens) of a hypothesis that leaves <bos> out): lp(L) = ((5 + L) / 6) ** α.",
     "hf_penalty": "You divided by L ** α (Hugging Face's length_penalty); this contract uses "
     "GNMT's lp(L) = ((5 + L) / 6) ** α.",
     "finished_in_beam": "Finished hypotheses take up places in your beam, so fewer live "
