@@ -808,7 +808,18 @@ def mask_inverted(logits, labels, pad_id, smoothing=0.1):
     return ((1 - smoothing) * target - smoothing * log_probs.mean(-1))[keep].mean()
 
 
+@named("target_term_divided")
+def target_term_divided(logits, labels, pad_id, smoothing=0.1):
+    """(1 - ε) / (-log p[y]): a division where the product belongs (mutant
+    label_smoothed_loss-5: it got the restated formula)."""
+    log_probs = torch.log_softmax(logits, dim=-1)
+    keep = labels != pad_id
+    target = -log_probs.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+    return ((1 - smoothing) / target - smoothing * log_probs.mean(-1))[keep].mean()
+
+
 SMOOTHING_MISTAKES = [
+    Mistake(SMOOTH, target_term_divided, r"the target term divides where it multiplies"),
     Mistake(SMOOTH, mask_inverted, r"over the pad positions only.*your mask is inverted"),
     # told the formula only before: other weights, fitted on three inputs, are named
     Mistake(
