@@ -368,6 +368,12 @@ class TNoOutputLayer(_Wired):
         return self.decoder(y, memory, src_mask, tgt_mask)
 
 
+class TOutputSourceVocabulary(_Reference):
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, **kwargs):
+        super().__init__(src_vocab_size, tgt_vocab_size, d_model, **kwargs)
+        self.output = nn.Linear(d_model, src_vocab_size)
+
+
 class TOutputWithoutBias(_Reference):
     def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, **kwargs):
         super().__init__(src_vocab_size, tgt_vocab_size, d_model, **kwargs)
@@ -1136,8 +1142,15 @@ MISTAKES = [
     Mistake(
         check_Transformer,
         TSharedEmbeddings,
-        r"source vocabulary's shape.*share the "
-        r"source's module|share one\s+table",
+        r"source vocabulary's shape.*the source's module "
+        r"itself, shared|share one\s+table",
+    ),
+    # blind8a: an output layer sized with src_vocab_size was asked only whether the
+    # source's module was shared
+    Mistake(
+        check_Transformer,
+        TOutputSourceVocabulary,
+        r"output\.weight has the source vocabulary's shape.*built with src_vocab_size",
     ),
     Mistake(check_Transformer, TTieIgnored, r"tie_embeddings is ignored"),
     Mistake(
