@@ -211,6 +211,15 @@ class TNoLookAhead(_Wired):
         return self.decoder(y, memory, src_mask, padding_mask(tgt_ids, self.pad_id))
 
 
+class TMaskPartsJoinedByOr(_Wired):
+    """Look-ahead | padding where & belongs (blind8a: told only about a future leak)."""
+
+    def wire(self, y, memory, src_ids, tgt_ids):
+        src_mask, _ = self.masks(src_ids, tgt_ids)
+        either = padding_mask(tgt_ids, self.pad_id) | look_ahead_mask(tgt_ids.shape[1])
+        return self.decoder(y, memory, src_mask, either)
+
+
 class TNoTargetPadding(_Wired):
     def wire(self, y, memory, src_ids, tgt_ids):
         src_mask, _ = self.masks(src_ids, tgt_ids)
@@ -1113,6 +1122,7 @@ MISTAKES = [
     ),
     Mistake(check_Transformer, TNoSourceMask, r"encoder ignores the padding of the source"),
     # was "differs from the reference" (blind8a-tr-padding-mask-true-blocks)
+    Mistake(check_Transformer, TMaskPartsJoinedByOr, r"with \| \(either one allows\)"),
     Mistake(check_Transformer, TInvertedSourceMask, r"encoder's source padding mask is inverted"),
     Mistake(check_Transformer, TInvertedCrossMask, r"cross-attention's source padding mask is inv"),
     Mistake(check_Transformer, TInvertedDecoderMasks, r"Both decoder masks are inverted"),

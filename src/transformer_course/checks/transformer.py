@@ -442,6 +442,13 @@ def decode_mistakes(case: _Case) -> list[tuple[str, dict[str, Any]]]:
             {"cross_mask": "inverted"},
         ),
         (
+            "Your decoder self-attention mask joins the look-ahead part and the target "
+            "padding part with | (either one allows), so every non-pad position is visible, "
+            "the future ones included: join them with & (both must allow), as "
+            "decoder_self_attention_mask(tgt_ids, self.pad_id) does.",
+            {"self_mask": "pad_or_causal"},
+        ),
+        (
             f"The decoder's self-attention mask is inverted: True at the future and <pad> "
             f"positions, {convention}. Use decoder_self_attention_mask(tgt_ids, self.pad_id).",
             {"self_mask": "inverted"},
