@@ -176,6 +176,29 @@ class TNoSourceMask(_Reference):
         return self.encoder(self.positional_encoding(self.src_embedding(src_ids)))
 
 
+class TInvertedSourceMask(_Reference):
+    """nn.Transformer's key_padding_mask convention, True at the pads (blind8a)."""
+
+    def encode(self, src_ids):
+        x = self.positional_encoding(self.src_embedding(src_ids))
+        return self.encoder(x, ~padding_mask(src_ids, self.pad_id))
+
+
+class TInvertedCrossMask(_Wired):
+    def wire(self, y, memory, src_ids, tgt_ids):
+        src_mask, tgt_mask = self.masks(src_ids, tgt_ids)
+        return self.decoder(y, memory, ~src_mask, tgt_mask)
+
+
+class TInvertedDecoderMasks(_Wired):
+    """Both masks with True = blocked, as nn.Transformer's tgt_mask (triu) and
+    memory_key_padding_mask."""
+
+    def wire(self, y, memory, src_ids, tgt_ids):
+        src_mask, tgt_mask = self.masks(src_ids, tgt_ids)
+        return self.decoder(y, memory, ~src_mask, ~tgt_mask)
+
+
 class TSourceMaskToSelfAttention(_Wired):
     def wire(self, y, memory, src_ids, tgt_ids):
         src_mask, _ = self.masks(src_ids, tgt_ids)
@@ -186,6 +209,15 @@ class TNoLookAhead(_Wired):
     def wire(self, y, memory, src_ids, tgt_ids):
         src_mask, _ = self.masks(src_ids, tgt_ids)
         return self.decoder(y, memory, src_mask, padding_mask(tgt_ids, self.pad_id))
+
+
+class TMaskPartsJoinedByOr(_Wired):
+    """Look-ahead | padding where & belongs (blind8a: told only about a future leak)."""
+
+    def wire(self, y, memory, src_ids, tgt_ids):
+        src_mask, _ = self.masks(src_ids, tgt_ids)
+        either = padding_mask(tgt_ids, self.pad_id) | look_ahead_mask(tgt_ids.shape[1])
+        return self.decoder(y, memory, src_mask, either)
 
 
 class TNoTargetPadding(_Wired):
@@ -343,6 +375,12 @@ class TNoOutputLayer(_Wired):
         y = self.positional_encoding(self.tgt_embedding(tgt_ids))
         src_mask, tgt_mask = self.masks(src_ids, tgt_ids)
         return self.decoder(y, memory, src_mask, tgt_mask)
+
+
+class TOutputSourceVocabulary(_Reference):
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, **kwargs):
+        super().__init__(src_vocab_size, tgt_vocab_size, d_model, **kwargs)
+        self.output = nn.Linear(d_model, src_vocab_size)
 
 
 class TOutputWithoutBias(_Reference):
@@ -769,6 +807,24 @@ def count_per_head_width(
     return counts
 
 
+def count_positional_table(*args, **kwargs):
+    """A learned-looking positional table (512 x d_model) counted among the embeddings,
+    although the sinusoids are a buffer (blind8a)."""
+    counts = ref.count_parameters(*args, **kwargs)
+    d_model = kwargs["d_model"] if "d_model" in kwargs else args[1]
+    return {**counts, "embeddings": counts["embeddings"] + 512 * d_model}
+
+
+def count_norms_divided(*args, **kwargs):
+    """2 / layer_norm where 2 * layer_norm belongs: a fractional count (mutant
+    count_parameters-7 of round 8 got only "a whole number")."""
+    counts = ref.count_parameters(*args, **kwargs)
+    d_model = kwargs["d_model"] if "d_model" in kwargs else args[1]
+    layers = kwargs["num_layers"] if "num_layers" in kwargs else args[3]
+    norms = 2 * (2 * d_model) - 2 / (2 * d_model)
+    return {**counts, "encoder": counts["encoder"] - layers * norms}
+
+
 # ================================================================== greedy_decode
 def greedy_reencode(model, src_ids, max_len, bos_id, eos_id):
     """Runs the whole model (encoder included) at every step: slower, same result."""
@@ -907,6 +963,52 @@ def greedy_float_bos(model, src_ids, max_len, bos_id, eos_id):
     return tokens[:, 1:]
 
 
+def greedy_max_values(model, src_ids, max_len, bos_id, eos_id):
+    """torch.max's (values, indices) unpacked the wrong way round: the largest logit is
+    appended as the token (blind8a): float ids reach the embedding at step 2."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        for _ in range(max_len):
+            next_token, _ = model.decode(tokens, memory, src_ids)[:, -1].max(dim=-1)
+            tokens = torch.cat([tokens, next_token[:, None]], dim=1)
+    return tokens[:, 1:]
+
+
+def greedy_argmax_over_batch(model, src_ids, max_len, bos_id, eos_id):
+    """argmax(dim=-2) of logits[:, -1]: one token per vocabulary entry (mutant
+    greedy_decode-9 of round 8 was told how model.decode's sizes must agree)."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        finished = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            next_token = model.decode(tokens, memory, src_ids)[:, -1].argmax(dim=-2)
+            next_token = next_token.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, next_token[:, None]], dim=1)
+            finished = finished | (next_token == eos_id)
+            if finished.all():
+                break
+    return tokens[:, 1:]
+
+
+def greedy_finished_inverted(model, src_ids, max_len, bos_id, eos_id):
+    """finished | (next != eos): every row that did NOT write <eos> counts as finished, so
+    the loop stops after one right step (mutant greedy_decode-7)."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        finished = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            next_token = model.decode(tokens, memory, src_ids)[:, -1].argmax(dim=-1)
+            next_token = next_token.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, next_token[:, None]], dim=1)
+            finished = finished | (next_token != eos_id)
+            if finished.all():
+                break
+    return tokens[:, 1:]
+
+
 def greedy_switches_to_train(model, src_ids, max_len, bos_id, eos_id):
     model.train()
     return ref.greedy_decode(model, src_ids, max_len, bos_id, eos_id)
@@ -1019,6 +1121,11 @@ MISTAKES = [
         r"source's table|index out of range.*target ids through tgt_embedding",
     ),
     Mistake(check_Transformer, TNoSourceMask, r"encoder ignores the padding of the source"),
+    # was "differs from the reference" (blind8a-tr-padding-mask-true-blocks)
+    Mistake(check_Transformer, TMaskPartsJoinedByOr, r"with \| \(either one allows\)"),
+    Mistake(check_Transformer, TInvertedSourceMask, r"encoder's source padding mask is inverted"),
+    Mistake(check_Transformer, TInvertedCrossMask, r"cross-attention's source padding mask is inv"),
+    Mistake(check_Transformer, TInvertedDecoderMasks, r"Both decoder masks are inverted"),
     Mistake(
         check_Transformer,
         TSourceMaskToSelfAttention,
@@ -1045,8 +1152,15 @@ MISTAKES = [
     Mistake(
         check_Transformer,
         TSharedEmbeddings,
-        r"source vocabulary's shape.*share the "
-        r"source's module|share one\s+table",
+        r"source vocabulary's shape.*the source's module "
+        r"itself, shared|share one\s+table",
+    ),
+    # blind8a: an output layer sized with src_vocab_size was asked only whether the
+    # source's module was shared
+    Mistake(
+        check_Transformer,
+        TOutputSourceVocabulary,
+        r"output\.weight has the source vocabulary's shape.*built with src_vocab_size",
     ),
     Mistake(check_Transformer, TTieIgnored, r"tie_embeddings is ignored"),
     Mistake(
@@ -1092,6 +1206,17 @@ MISTAKES = [
     Mistake(check_count_parameters, count_total_only, r"returned a int.*single number"),
     Mistake(check_count_parameters, count_with_total, r"expected exactly"),
     Mistake(check_count_parameters, count_per_head_width, r"multiplied the attention's matrices"),
+    Mistake(
+        check_count_parameters,
+        count_norms_divided,
+        r"is [\d.]+: a number of parameters is a whole number\. .*a / where \* belongs",
+    ),
+    # was the restated rule "... or one shared table when tied" (blind8a)
+    Mistake(
+        check_count_parameters,
+        count_positional_table,
+        r"Yours is 512 x d_model more .*If it is a positional table",
+    ),
     Mistake(
         check_count_parameters,
         count_w1_bias_d_model,
@@ -1156,6 +1281,22 @@ MISTAKES = [
     Mistake(check_greedy_decode, greedy_int32, r"torch\.int32.*int64"),
     Mistake(check_greedy_decode, greedy_float, r"torch\.float32 values: token ids are integers"),
     Mistake(check_greedy_decode, greedy_float_bos, r"ids that reached an embedding are floats"),
+    Mistake(check_greedy_decode, greedy_float_bos, r"the <bos> column itself is float"),
+    # the float ids are the first step's largest logits: torch.max's values, named (it
+    # was "the <bos> column ... or a torch.cat with a float tensor")
+    Mistake(check_greedy_decode, greedy_max_values, r"is the LARGEST LOGIT itself.*\(values,"),
+    Mistake(
+        check_greedy_decode,
+        greedy_argmax_over_batch,
+        r"vocab_size = \d+ entries met the batch of \d+ rows.*argmax ran over the batch axis",
+    ),
+    # one right step, then a stop: it was named "the FIRST position's logits", which on
+    # <bos> alone decide as the last position does
+    Mistake(
+        check_greedy_decode,
+        greedy_finished_inverted,
+        r"stops after 1 step\(s\).*no row had produced <eos>.*equals eos_id",
+    ),
     Mistake(check_greedy_decode, greedy_switches_to_train, r"left the model in training mode"),
     Mistake(check_greedy_decode, greedy_first_sentence_only, r"One row per sentence"),
     Mistake(

@@ -311,7 +311,27 @@ def squeezed(pairs, batch_size, **kwargs):
     ]
 
 
+@named("sides_shuffled_apart")
+def sides_shuffled_apart(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0):
+    """Two permutations drawn one after the other: sources and targets in different orders,
+    the pairs broken up (blind8a: told only that a row is not one of the pairs)."""
+    sources, targets = [s for s, _ in pairs], [t for _, t in pairs]
+    if shuffle:
+        generator = torch.Generator().manual_seed(seed)
+        sources = [sources[i] for i in torch.randperm(len(pairs), generator=generator).tolist()]
+        targets = [targets[i] for i in torch.randperm(len(pairs), generator=generator).tolist()]
+    joined = batches_with()
+    return joined(
+        list(zip(sources, targets)), batch_size, pad_id=pad_id, bos_id=bos_id, eos_id=eos_id
+    )
+
+
 BATCH_MISTAKES = [
+    Mistake(
+        check_make_batches,
+        sides_shuffled_apart,
+        r"holds the source of pair \d+ .* with the target of pair \d+ .*broken up",
+    ),
     Mistake(check_make_batches, squeezed, "holds one pair, so its batch axis has size 1"),
     Mistake(check_make_batches, no_shift, "labels are the same as your decoder input"),
     Mistake(check_make_batches, swapped, "decoder input and labels are swapped"),
@@ -516,7 +536,33 @@ def returns_a_tensor(step, d_model, warmup):
     return d_model**-0.5 * torch.minimum(s**-0.5, s * warmup**-1.5)
 
 
+def scale_in_decay_branch_only(step, d_model, warmup):
+    """The min split into an if/else, d_model ** -0.5 written in one branch (blind8a)."""
+    step = max(step, 1)
+    if step < warmup:
+        return step * warmup**-1.5
+    return d_model**-0.5 * step**-0.5
+
+
+def scale_in_warm_up_branch_only(step, d_model, warmup):
+    step = max(step, 1)
+    if step < warmup:
+        return d_model**-0.5 * step * warmup**-1.5
+    return step**-0.5
+
+
 NOAM_MISTAKES += [
+    # was "differs from the reference: largest difference at index (3,)"
+    Mistake(
+        check_noam_lr,
+        scale_in_decay_branch_only,
+        r"Your decay rates are the paper's, but your warm-up .* d_model \*\* 0\.5 times",
+    ),
+    Mistake(
+        check_noam_lr,
+        scale_in_warm_up_branch_only,
+        r"Your warm-up rates are the paper's, but your decay .*that branch lacks",
+    ),
     Mistake(check_noam_lr, crashes_at_step_0, "should not crash before the first step"),
     Mistake(check_noam_lr, inf_at_step_0, "Before the first step, return 0.0"),
     Mistake(check_noam_lr, returns_a_tensor, "Return a Python float"),
@@ -752,7 +798,29 @@ def vocabulary_size_from_axis_1(logits, labels, pad_id, smoothing=0.1):
     return ((1 - smoothing) * target + smoothing * uniform)[keep].mean()
 
 
+@named("mask_inverted")
+def mask_inverted(logits, labels, pad_id, smoothing=0.1):
+    """keep = labels == pad_id: the loss of the pad positions only (mutant
+    label_smoothed_loss-8 of round 8: it got the restated formula)."""
+    log_probs = torch.log_softmax(logits, dim=-1)
+    keep = labels == pad_id
+    target = -log_probs.gather(-1, labels[..., None]).squeeze(-1)
+    return ((1 - smoothing) * target - smoothing * log_probs.mean(-1))[keep].mean()
+
+
+@named("target_term_divided")
+def target_term_divided(logits, labels, pad_id, smoothing=0.1):
+    """(1 - ε) / (-log p[y]): a division where the product belongs (mutant
+    label_smoothed_loss-5: it got the restated formula)."""
+    log_probs = torch.log_softmax(logits, dim=-1)
+    keep = labels != pad_id
+    target = -log_probs.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+    return ((1 - smoothing) / target - smoothing * log_probs.mean(-1))[keep].mean()
+
+
 SMOOTHING_MISTAKES = [
+    Mistake(SMOOTH, target_term_divided, r"the target term divides where it multiplies"),
+    Mistake(SMOOTH, mask_inverted, r"over the pad positions only.*your mask is inverted"),
     # told the formula only before: other weights, fitted on three inputs, are named
     Mistake(
         SMOOTH,
@@ -913,13 +981,15 @@ def step_with(
             else:
                 logits = model(src, decoder_input if feed == "decoder_input" else labels)
             loss = loss_fn(logits, labels)
-            if order != "no-backward":
+            if order not in ("no-backward", "step-first"):
                 loss.backward()
             if zero == "between":
                 optimizer.zero_grad()
             norm = fixed_clip if fixed_clip is not None else clip_norm
-            if order == "step-clip":
+            if order in ("step-clip", "step-first"):
                 optimizer.step()
+            if order == "step-first":
+                loss.backward()
             if clip == "norm" and norm is not None:
                 nn.utils.clip_grad_norm_(model.parameters(), norm)
             elif clip == "value" and norm is not None:
@@ -977,6 +1047,12 @@ STEP_MISTAKES = [
         "loss \\*after\\* the update",
     ),
     Mistake(STEP, named("no_backward")(step_with(order="no-backward")), "have not changed"),
+    # blind8a: optimizer.step() before loss.backward() was not among the candidates listed
+    Mistake(
+        STEP,
+        named("step_before_backward")(step_with(order="step-first")),
+        r"have not changed.*optimizer\.step\(\) ran before loss\.backward\(\)",
+    ),
     # these were told to call loss.backward() (which they did): a step that applies
     # cleared gradients is one of the three causes named; one that never steps (and
     # leaves the gradients) is named alone
@@ -1094,11 +1170,13 @@ def beam_with(
     product=False,
     cumulative=True,
     subtract_list=False,
+    bos_in_length=False,
 ):
     """A learner-style beam search with switches for the classic mistakes."""
 
     def lp(length, alpha):
         length = length if count_eos else length - 1
+        length = length + 1 if bos_in_length else length
         if penalty == "minus":
             return ((5 - length) / 6) ** alpha
         return length**alpha if penalty == "hf" else ((5 + length) / 6) ** alpha
@@ -1163,6 +1241,10 @@ BEAM_MISTAKES = [
         BEAM, named("no_length_penalty")(beam_with(penalty=None)), "length penalty is not applied"
     ),
     Mistake(BEAM, named("length_without_eos")(beam_with(count_eos=False)), "without <eos>"),
+    # blind8a: was "None of the known mistakes explains all your answers"
+    Mistake(
+        BEAM, named("length_with_bos")(beam_with(bos_in_length=True)), "counts <bos> in L, one more"
+    ),
     Mistake(BEAM, named("hugging_face_penalty")(beam_with(penalty="hf")), r"L \*\* α"),
     Mistake(
         BEAM, named("finished_keep_their_place")(beam_with(finished_in_beam=True)), "take up places"
@@ -1819,6 +1901,23 @@ def test_beam_search_names_sentences_that_interfere_in_a_batch():
     )
     text = _visible_message(check_beam_search, whole_batch)
     assert "the sentences interfere" in text and "model.encode(src_ids) before the loop" in text
+
+
+def test_beam_search_tells_the_joining_from_the_memory_when_a_batch_raises():
+    """Blind round 8: a batch that raises where each sentence alone is right was told the
+    memory first (encoded once for the batch), then the joining of the answers. The encode
+    calls tell them apart: each sentence encoded alone puts the failure after the search;
+    an encode of two rows is the memory of two sentences."""
+    stacked = _beam_editing(
+        "    width = max(len(tokens) for tokens in results)\n",
+        "    return torch.stack([torch.tensor(t, dtype=torch.long) for t in results])\n",
+    )
+    text = _visible_message(check_beam_search, stacked)
+    assert "encoded each of the 3 sentences on its own" in text, text
+    assert "model.encode(src_ids) before the loop" not in text, text
+    two_rows = _beam_editing("src = src_ids[row : row + 1]", "src = src_ids[row : row + 2]")
+    text = _visible_message(check_beam_search, two_rows)
+    assert "called model.encode on 2 sentences at once (a slice of more than one row" in text
 
 
 def test_beam_search_names_a_beam_one_hypothesis_too_wide():

@@ -359,9 +359,15 @@ def transformer_encode_f(
 ) -> torch.Tensor:
     """Lesson 09's ``encode``: src (batch, len_src) -> memory (batch, len_src, d_model),
     ``p`` the Transformer's state dict (``encoder.*``). Knobs: ``mask`` ("pad" right,
-    "none", "pad0": the padding taken to be id 0), and :func:`transformer_embed_f`'s."""
+    "none", "pad0": the padding taken to be id 0, "inverted": True at the pads, as
+    nn.Transformer's key_padding_mask), and :func:`transformer_embed_f`'s."""
     x = transformer_embed_f(src, p, "src", drop=drop, **embed_knobs)
-    src_mask = {"pad": _padding(src, pad_id), "none": None, "pad0": _padding(src, 0)}[mask]
+    src_mask = {
+        "pad": _padding(src, pad_id),
+        "none": None,
+        "pad0": _padding(src, 0),
+        "inverted": ~_padding(src, pad_id),
+    }[mask]
     encoder = sub(p, "encoder")
     return encoder_f(
         x, encoder, src_mask, num_heads, num_layers, norm_first=norm_first, final=final, drop=drop
@@ -389,7 +395,7 @@ def transformer_decode_f(
     """Lesson 09's ``decode``: tgt (batch, len_tgt), memory (batch, len_src, d_model), src
     (batch, len_src) -> logits (batch, len_tgt, tgt_vocab_size). Knobs: ``self_mask``
     ("causal_pad" right, "pad" (no look-ahead), "causal" (no target padding), "src_pad",
-    "src_causal_pad" (decoder_self_attention_mask(src_ids): the source's length), "pad0"), ``cross_mask`` ("src_pad" right, "none", "tgt", "tgt_pad": padding_mask(tgt_ids), "pad0"), ``reads`` ("memory"
+    "src_causal_pad" (decoder_self_attention_mask(src_ids): the source's length), "pad0", "inverted", "pad_or_causal": the two parts joined by |), ``cross_mask`` ("src_pad" right, "none", "tgt", "tgt_pad": padding_mask(tgt_ids), "pad0", "inverted"), ``reads`` ("memory"
     right, "self": the target read as memory, "swap": decoder(memory, target)), ``output``
     ("logits" right, "softmax", "log_softmax", "softmax_positions"), and
     :func:`transformer_embed_f`'s."""
@@ -402,6 +408,8 @@ def transformer_decode_f(
         "src_pad": lambda: _padding(src, pad_id),
         "src_causal_pad": lambda: _causal_padding(src, pad_id),
         "pad0": lambda: _causal_padding(tgt, 0),
+        "inverted": lambda: ~_causal_padding(tgt, pad_id),  # nn.Transformer's convention
+        "pad_or_causal": lambda: _padding(tgt, pad_id) | causal,  # | where & belongs
     }
     masks_cross = {
         "src_pad": lambda: _padding(src, pad_id),
@@ -409,6 +417,7 @@ def transformer_decode_f(
         "tgt": lambda: _causal_padding(tgt, pad_id),
         "tgt_pad": lambda: _padding(tgt, pad_id) if tgt.shape[1] == src.shape[1] else None,
         "pad0": lambda: _padding(src, 0),
+        "inverted": lambda: ~_padding(src, pad_id),  # True at the pads: key_padding_mask's
     }
     self_m, cross_m = masks_self[self_mask](), masks_cross[cross_mask]()
     decoder = sub(p, "decoder")

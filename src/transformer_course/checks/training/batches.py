@@ -357,6 +357,28 @@ def _check_order_free(c, batches, pairs, batch_size, ids, what, src_forms) -> li
                     index = lookup[(tuple(candidate), target)]
                     break
             else:
+                # a source of one pair with the target of another: the pairs broken up
+                sources = {tuple(s): i for i, (s, _) in enumerate(pairs)}
+                targets = {tuple(t): i for i, (_, t) in enumerate(pairs)}
+                i = next(
+                    (
+                        sources[tuple(x)]
+                        for x in (source, source[:-1], source[1:-1])
+                        if tuple(x) in sources
+                    ),
+                    None,
+                )
+                j = targets.get(target) if target is not None else None
+                if i is not None and j is not None and i != j:
+                    c.fail(
+                        f"{what}: row {row} of batch {number} holds the source of pair {i} "
+                        f"({list(pairs[i][0])}) with the target of pair {j} "
+                        f"({list(pairs[j][1])}): the pairs were broken up. Your sources and "
+                        "targets were put in different orders (two shuffles, or two "
+                        "permutations drawn one after the other from the generator); "
+                        "shuffle one list of indices (or of pairs) and take each row's "
+                        "source and target from the same pair."
+                    )
                 c.fail(
                     f"{what}: row {row} of batch {number} (src {source}, labels {labels}) "
                     "is not one of the pairs, in any of the accepted forms. Check the "

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+
 import torch
 
 from transformer_course.checking import Checker, CheckFailure, numpy_rng
@@ -51,6 +54,8 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
     def penalty(length):
         if variant == "no_eos_in_length":
             length -= 1
+        if variant == "bos_in_length":
+            length += 1
         if variant == "hf_penalty":
             return length**alpha
         return ((5 + length) / 6) ** alpha
@@ -151,6 +156,9 @@ _BEAM_MESSAGES = {
     "finished hypotheses are compared by score / ((5 + L) / 6) ** α, L counting <eos>.",
     "no_eos_in_length": "Your length penalty counts the tokens without <eos>; in this "
     "contract L counts <eos> too (it is a generated token): lp(L) = ((5 + L) / 6) ** α.",
+    "bos_in_length": "Your length penalty counts <bos> in L, one more than the tokens "
+    "generated: in this contract L counts the generated tokens, <eos> included and <bos> "
+    "not (len(tokens) of a hypothesis that leaves <bos> out): lp(L) = ((5 + L) / 6) ** α.",
     "hf_penalty": "You divided by L ** α (Hugging Face's length_penalty); this contract uses "
     "GNMT's lp(L) = ((5 + L) / 6) ** α.",
     "finished_in_beam": "Finished hypotheses take up places in your beam, so fewer live "
@@ -321,10 +329,9 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                     )
                 except CheckFailure as failure:
                     if _right_alone(c, beam_search, model, src, setting, pad_id):
-                        c.fail(
-                            f"{failure.message}\n{_batch_dependent(src.shape[0], 'raises')}",
-                            failure.learner_traceback,
-                        )
+                        encoded = _encoded_batches(beam_search, model, src, setting)
+                        text = _batch_dependent(src.shape[0], "raises", encoded)
+                        c.fail(f"{failure.message}\n{text}", failure.learner_traceback)
                     raise
                 rows = _beam_rows(c, got, src.shape[0], max_len, pad_id, eos_id, bos_id, what)
                 for i, row in enumerate(rows):
@@ -407,8 +414,55 @@ def _right_alone(c: Checker, beam_search, model, src, setting, pad_id) -> bool:
     return True
 
 
-def _batch_dependent(batch: int, outcome: str) -> str:
-    """The sentences of a batch interfere: each alone is right, together they are not."""
+def _encoded_batches(beam_search, model, src, setting) -> list[int]:
+    """The number of rows of every model.encode call of the learner's search on ``src``
+    (run again with a hook on the encoder; whatever it raises is ignored)."""
+    rows: list[int] = []
+    hook = model.encoder.register_forward_pre_hook(lambda _m, args: rows.append(args[0].shape[0]))
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            beam_search(model, src, *setting)
+    except Exception:  # the failure itself: the calls before it are what counts
+        pass
+    finally:
+        hook.remove()
+    return rows
+
+
+def _batch_dependent(batch: int, outcome: str, encoded: list[int] | None = None) -> str:
+    """The sentences of a batch interfere: each alone is right, together they are not.
+    ``encoded``: the rows of each model.encode call of the batch's run, where it raised:
+    every sentence encoded alone puts the failure after the searches; an encode of several
+    rows names the memory."""
+    if outcome == "raises" and encoded:
+        if len(encoded) >= batch and all(n == 1 for n in encoded):
+            return (
+                f"Searched one at a time (src_ids[i : i + 1]), each of these {batch} "
+                "sentences gets the right answer from your beam_search, and in the batch "
+                f"your code encoded each of the {batch} sentences on its own, as it should; "
+                "the error comes after that: where the answers, of different lengths, are "
+                "put together (torch.stack or torch.tensor of rows of different lengths, or "
+                "a row slice that does not fit its tokens), or in something carried from one "
+                "sentence's search to the next. Pad each row to the longest with "
+                "model.pad_id: out = torch.full((batch, width), model.pad_id), then "
+                "out[row, : len(tokens)] = torch.tensor(tokens)."
+            )
+        several = [n for n in encoded if n > 1]
+        if several:
+            how = (
+                "the whole batch, as memory = model.encode(src_ids) before the loop over the "
+                "rows does"
+                if several[0] == batch
+                else "a slice of more than one row (src_ids[row : row + 1] holds one)"
+            )
+            return (
+                f"Searched one at a time (src_ids[i : i + 1]), each of these {batch} "
+                "sentences gets the right answer from your beam_search; in the batch they "
+                f"raise, so the sentences interfere: your code called model.encode on "
+                f"{several[0]} sentences at once ({how}). Each sentence is searched with the "
+                "memory of that sentence alone: src = src_ids[row : row + 1]; memory = "
+                "model.encode(src) inside the loop over the rows."
+            )
     text = (
         f"Searched one at a time (src_ids[i : i + 1]), each of these {batch} sentences gets "
         f"the right answer from your beam_search; the batch of {batch} {outcome}. So the "

@@ -231,6 +231,9 @@ def _explain_noam(noam_lr, cases) -> str:
                 "d_model ** -0.5."
             )
         return f"{head}: the scale factor is wrong; the paper's is d_model ** -0.5."
+    branch = _one_branch_factor(rates)
+    if branch:
+        return branch
     products = [[v * _noam(s, d, w) for s, v in zip(steps, vals)] for d, w, steps, vals in rates]
     if all(math.isclose(max(r), min(r), rel_tol=1e-6) for r in products):
         return (
@@ -268,6 +271,49 @@ def _explain_noam(noam_lr, cases) -> str:
             "-1.5 belongs to warmup alone, step * warmup ** -1.5."
         )
     return text
+
+
+def _one_branch_factor(rates) -> str:
+    """Rates right in one branch and a constant factor (a power of d_model and warmup
+    that fits every case) times the paper's in the other: the scale put inside one branch
+    of an if/else instead of in front of the min."""
+    sides = {
+        "warm-up (step < warmup)": lambda s, w: s < w,
+        "decay (step > warmup)": lambda s, w: s > w,
+    }
+    factors = {}
+    for side, inside in sides.items():
+        per_case = []
+        for d, w, steps, values in rates:
+            ratios = [v / _noam(s, d, w) for s, v in zip(steps, values) if inside(s, w)]
+            if not ratios or not math.isclose(max(ratios), min(ratios), rel_tol=1e-6):
+                return ""
+            per_case.append((d, w, ratios[0]))
+        factors[side] = per_case
+    right = [
+        side for side, cases in factors.items() if all(math.isclose(r, 1.0) for *_, r in cases)
+    ]
+    if len(right) != 1:
+        return ""
+    (wrong,) = [side for side in factors if side not in right]
+    fits = [
+        (a, b)
+        for a, b in itertools.product(_HALVES, _HALVES)
+        if (a, b) != (0, 0)
+        and all(math.isclose(r, d**a * w**b, rel_tol=1e-6) for d, w, r in factors[wrong])
+    ]
+    if len(fits) != 1:
+        return ""
+    a, b = fits[0]
+    scale = _powers(1.0, -0.5 + a, b)
+    return (
+        f"Your {right[0].split(' ')[0]} rates are the paper's, but your {wrong} ones are "
+        f"{_powers(1.0, a, b)} times the paper's on every case: "
+        + ("that branch lacks" if scale == "1" else f"that branch is scaled by {scale}, not")
+        + " the factor d_model ** -0.5. The factor d_model ** -0.5 multiplies the min of "
+        "both branches (written as an if/else, it belongs in each branch): lr = "
+        "d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)."
+    )
 
 
 def check_noam_lr(noam_lr, *, hidden: bool = False) -> None:

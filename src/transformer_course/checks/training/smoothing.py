@@ -113,6 +113,12 @@ def _loss_grid(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
                 f"over {_COUNTS[u_mask]} and divided by {u_count}"
             )
         grid[what] = value
+    pad = ~keep
+    if bool(pad.any()):  # the mask inverted: only the positions that should be left out
+        grid[
+            "the loss averaged over the pad positions only, those whose label equals pad_id: "
+            "your mask is inverted (labels == pad_id where labels != pad_id belongs)"
+        ] = ((1 - eps) * nll[pad].sum() + eps * uniform[pad].sum()) / pad.sum()
     return grid
 
 
@@ -152,8 +158,19 @@ def _weightings(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
         "the target term has the wrong sign: you added +log p[y]; the loss adds -log p[y], "
         "which is positive (log p[y] ≤ 0)": -(1 - eps) * target + eps * uniform,
     }
+    logp = torch.log_softmax(x, dim=-1)
+    nll = -logp.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)  # (...)
+    per_uniform = -logp.mean(dim=-1)  # (...)
+    grid[
+        "the target term divides where it multiplies: (1 - ε) / (-log p[y]) at each "
+        "position instead of (1 - ε)·(-log p[y])"
+    ] = ((1 - eps) / nll + eps * per_uniform)[keep].mean()
     if eps <= 0:
         return grid  # no smoothing: the two terms' weights are not told apart
+    grid[
+        "the smoothing term divides where it multiplies: ε / mean_j(-log p[j]) at each "
+        "position instead of ε·mean_j(-log p[j])"
+    ] = ((1 - eps) * nll + eps / per_uniform)[keep].mean()
     grid[
         "the smoothing term has the wrong sign: you added ε·mean_j(log p[j]); the loss adds "
         "ε·mean_j(-log p[j]), which is positive"

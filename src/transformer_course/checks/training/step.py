@@ -195,13 +195,15 @@ def _diagnose_step(
         )
     if _same_state(state, start, atol=0.0):
         # what the call left (no gradients, the weights as they were) is the same for
-        # these three, so all are named
+        # these four, so all are named
         c.fail(
             f"after {what}, the model's weights have not changed: no gradient reached "
             "optimizer.step(). Either loss.backward() was not called, or optimizer.step() "
-            "was not called, or the gradients were cleared (optimizer.zero_grad()) between "
-            "loss.backward() and optimizer.step(). The order: loss.backward(), the "
-            "clipping, optimizer.step(), then optimizer.zero_grad()."
+            "was not called, or optimizer.step() ran before loss.backward() (when the "
+            "gradients were still cleared), or the gradients were cleared "
+            "(optimizer.zero_grad()) between loss.backward() and optimizer.step(). The "
+            "order: loss.backward(), the clipping, optimizer.step(), then "
+            "optimizer.zero_grad()."
         )
     mistakes = {
         "The gradients were not clipped by their total norm: no clipping, clipping "

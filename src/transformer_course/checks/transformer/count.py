@@ -185,7 +185,14 @@ def _as_count(c: Checker, value: Any, what: str) -> int:
     if hasattr(value, "numel") and value.numel() != 1:
         c.fail(f"{what} is a tensor of {value.numel()} numbers; each entry is one int.")
     number = float(value)
-    if not math.isfinite(number) or number != int(number):
+    if math.isfinite(number) and number != int(number):
+        c.fail(
+            f"{what} is {value!r}: a number of parameters is a whole number. A count only "
+            "multiplies and adds whole sizes, so a fraction comes from a division (or a "
+            "fractional power): a / where * belongs (n / size where n * size is meant), or "
+            "a division by a size that does not divide it. Every term is a product of sizes."
+        )
+    if not math.isfinite(number):
         c.fail(f"{what} is {value!r}: a number of parameters is a whole number.")
     if isinstance(value, float):
         c.note("your counts are floats; a count is an int (use // or int(...)). Accepted.")
@@ -267,6 +274,20 @@ def _count_hint(key: str, args: tuple, counts: dict[str, int], results=()) -> st
     size is the difference per layer on every configuration of ``results`` (args, call,
     counts, expected) are named."""
     rule = _count_rule(key)
+    if key == "embeddings" and results:
+        # (difference, d_model, vocab_size) on every configuration: the same number of
+        # extra rows of d_model whatever the vocabulary is a table that is not a parameter
+        offs = [(got[key] - want[key], a[1], a[0]) for a, _, got, want in results]
+        rows = {off // d for off, d, _v in offs}
+        if len(rows) == 1 and all(off > 0 and off % d == 0 and off // d != v for off, d, v in offs):
+            extra = rows.pop()
+            return (
+                f"{rule} Yours is {extra:,} x d_model more than the reference on every "
+                f"configuration checked: a table of {extra:,} rows that does not grow with "
+                "vocab_size. If it is a positional table (max_len x d_model): the sinusoidal "
+                "positional encoding is computed, not learned (a buffer, not a parameter), so "
+                "it adds nothing to the count."
+            )
     if key not in ("encoder", "decoder"):
         return rule
     _v, d, _h, n, f, _tie, final = args

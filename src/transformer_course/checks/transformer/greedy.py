@@ -215,6 +215,50 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
         f"greedy_decode(model, src_ids {tuple(src.shape)}, max_len={case.max_len}, {ids}) "
         f"[model: a small Transformer with fixed weights in eval mode, pad_id={case.pad_id}]"
     )
+    # the target ids of every decode call, to say which ids were floats when the
+    # embedding refuses them: the <bos> column, or the tokens appended to it (the model is
+    # this case's own: a hook left on it after a failure harms nothing)
+    embedded: list[torch.Tensor] = []
+    recorder = model.tgt_embedding.register_forward_pre_hook(
+        lambda _module, args: embedded.append(args[0].detach().clone())
+    )
+
+    def float_ids(_exc: BaseException) -> str:
+        if not embedded or not embedded[-1].is_floating_point():
+            return ""
+        if embedded[0].is_floating_point():
+            return (
+                f"Your first decode call already got float ids {tuple(embedded[0].shape)}: "
+                "the <bos> column itself is float; build it with dtype=torch.long, "
+                "torch.full((batch, 1), bos_id, dtype=torch.long)."
+            )
+        ids = embedded[-1]
+        if ids.dim() != 2 or ids.shape[1] < 2 or embedded[0].shape[1] != 1:
+            return ""
+        with torch.no_grad():
+            step_1 = model.decode(embedded[0], model.encode(src), src)[:, -1]  # (batch, vocab)
+        values = step_1.max(dim=-1).values.to(ids.dtype)
+        if ids.shape[0] == values.shape[0] and torch.allclose(ids[:, 1], values):
+            return (
+                "Your first decode call got int64 ids, <bos> alone; the next one got floats: "
+                "the token you appended at step 1 is the LARGEST LOGIT itself "
+                f"({ids[0, 1].item():.4g} in row 0), not its index. torch.max(x, dim=-1) "
+                "returns (values, indices): the token is the index, "
+                "logits[:, -1].argmax(dim=-1) (an int64 tensor)."
+            )
+        return (
+            "Your first decode call got int64 ids, <bos> alone; a later one got floats: the "
+            "tokens you appended are floats (torch.cat then makes the whole prefix float). "
+            "Each new token is an index, logits[:, -1].argmax(dim=-1), an int64 tensor."
+        )
+
+    def vocab_met_batch(exc: BaseException) -> bool:
+        """A clash between the batch and the vocabulary (one entry per vocabulary token
+        where one per row belongs), not one inside model.decode."""
+        found = _SIZES.search(str(exc))
+        sizes = {int(found.group(1)), int(found.group(2))} if found else set()
+        return src.shape[0] != case.vocab and sizes == {src.shape[0], case.vocab}
+
     got = c.call(
         greedy_decode,
         model,
@@ -224,9 +268,22 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
         case.eos_id,
         call_repr=call,
         hints=[
+            ("'indices' to have one of the following scalar types", float_ids),
             _batch_rows_hint(src),
             ("index out of range", _INDEX_HINT),
-            ("must match the size", _DECODE_SIZES_HINT),
+            (
+                vocab_met_batch,
+                f"A tensor of vocab_size = {case.vocab} entries met the batch of "
+                f"{src.shape[0]} rows: your next token holds one number per vocabulary "
+                "entry, not one per row. Either the argmax ran over the batch axis of "
+                "logits[:, -1] (dim=0 or dim=-2 of its (batch, vocab)), or one row's scores "
+                "were taken for the whole batch; the next token is "
+                "logits[:, -1].argmax(dim=-1), shape (batch,).",
+            ),
+            (
+                lambda exc: "must match the size" in str(exc) and not vocab_met_batch(exc),
+                _DECODE_SIZES_HINT,
+            ),
             (
                 "is out of bounds for dimension 1 with size 1",
                 "At the first step the decoder sees <bos> alone (one position): the next "
@@ -235,6 +292,7 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
             ),
         ],
     )
+    recorder.remove()
     c.expect_true(
         not model.training,
         f"{call} left the model in training mode: use the model as it is given (eval mode); "
@@ -377,6 +435,9 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
         prefix = torch.full((batch, 1), bos, dtype=torch.long)
         finished = torch.zeros(batch, dtype=torch.bool)
         agrees = dict.fromkeys(_REPLAY_RULES, True)
+        # a rule explains nothing where it decides as the reference does at every step
+        # replayed (one step from <bos> alone: the first position IS the last)
+        departs = dict.fromkeys(_REPLAY_RULES, False)
         first = None  # (step, row, yours, reference's)
         for step in range(steps):
             logits = model.decode(prefix, memory, src)  # (batch, len, vocab)
@@ -390,16 +451,19 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
                 "row_0": logits[0, -1].argmax(-1).expand(batch),
             }
             mine = got[:, step]
-            for name in _REPLAY_RULES:
-                if not torch.equal(rules[name].masked_fill(finished, pad), mine):
-                    agrees[name] = False
             right = rules["right"].masked_fill(finished, pad)
+            for name in _REPLAY_RULES:
+                decided = rules[name].masked_fill(finished, pad)
+                if not torch.equal(decided, mine):
+                    agrees[name] = False
+                if not torch.equal(decided, right):
+                    departs[name] = True
             if first is None and not torch.equal(right, mine):
                 row = int((right != mine).nonzero()[0])
                 first = (step, row, int(mine[row]), int(right[row]), bool(finished[row]))
             prefix = torch.cat([prefix, mine[:, None]], dim=1)
             finished = finished | (mine == eos)
-    found = [_REPLAY_RULES[name] for name, ok in agrees.items() if ok]
+    found = [_REPLAY_RULES[name] for name, ok in agrees.items() if ok and departs[name]]
     if len(found) == 1:
         return found[0]
     if found:
@@ -430,6 +494,15 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
             f"Your result stops after {steps} steps, when some rows had produced <eos>, "
             f"although row {open_rows[0]} had not: stop only when every row has finished "
             "(if finished.all(): break), or after max_len steps."
+        )
+    if steps < case.max_len and open_rows:
+        return (
+            f"Your result stops after {steps} step(s) of max_len = {case.max_len}, although "
+            f"no row had produced <eos> (eos_id={eos}): every token so far is right, so the "
+            "loop took its rows for finished without their <eos>. Either the finished test "
+            "is inverted (a row is finished once its new token equals eos_id: finished = "
+            "finished | (next_token == eos_id), not !=), or the break condition is (break "
+            "only when finished.all())."
         )
     return ""
 

@@ -60,7 +60,8 @@ def _keys_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple], case: 
                 hints.append(
                     f"{key} has the source vocabulary's shape {found[key]}: the target side "
                     f"(tgt_embedding and output) has tgt_vocab_size = {case.tgt_vocab} rows. "
-                    "Did you share the source's module?"
+                    "Either it was built with src_vocab_size (write tgt_vocab_size there), "
+                    "or it is the source's module itself, shared."
                 )
     missing = set(expected) - set(found)
     extra = set(found) - set(expected)

@@ -330,6 +330,13 @@ def _embedding_mistakes(side: str, case: _Case) -> list[tuple[str, dict[str, Any
 def encode_mistakes(case: _Case) -> list[tuple[str, dict[str, Any]]]:
     table = _embedding_mistakes("src", case)
     table.append((_ENCODER_NO_MASK, {"mask": "none"}))
+    inverted = (
+        "The encoder's source padding mask is inverted: True at the <pad> positions, as "
+        "nn.Transformer's key_padding_mask (True = blocked). This course's masks are True "
+        "where attention is ALLOWED, so yours lets each position attend only to padding. "
+        "Use padding_mask(src_ids, self.pad_id), (src_ids != pad_id)[:, None, None, :]."
+    )
+    table.append((inverted, {"mask": "inverted"}))
     if case.pad_id != 0:
         table.append((_pad0(case.pad_id), {"mask": "pad0"}))
     return table
@@ -359,4 +366,34 @@ def decode_mistakes(case: _Case) -> list[tuple[str, dict[str, Any]]]:
     ]
     if case.pad_id != 0:
         table.append((_pad0(case.pad_id), {"self_mask": "pad0", "cross_mask": "pad0"}))
+    convention = (
+        "nn.Transformer's convention (True = blocked); this course's masks are True where "
+        "attention is ALLOWED"
+    )
+    table += [
+        (
+            f"The cross-attention's source padding mask is inverted: True at the <pad> "
+            f"positions, {convention}, so the decoder reads only the source's padding. Use "
+            "padding_mask(src_ids, self.pad_id), (src_ids != pad_id)[:, None, None, :].",
+            {"cross_mask": "inverted"},
+        ),
+        (
+            "Your decoder self-attention mask joins the look-ahead part and the target "
+            "padding part with | (either one allows), so every non-pad position is visible, "
+            "the future ones included: join them with & (both must allow), as "
+            "decoder_self_attention_mask(tgt_ids, self.pad_id) does.",
+            {"self_mask": "pad_or_causal"},
+        ),
+        (
+            f"The decoder's self-attention mask is inverted: True at the future and <pad> "
+            f"positions, {convention}. Use decoder_self_attention_mask(tgt_ids, self.pad_id).",
+            {"self_mask": "inverted"},
+        ),
+        (
+            f"Both decoder masks are inverted (True at the positions to block), {convention}: "
+            "use decoder_self_attention_mask(tgt_ids, self.pad_id) and padding_mask(src_ids, "
+            "self.pad_id) as they are.",
+            {"self_mask": "inverted", "cross_mask": "inverted"},
+        ),
+    ]
     return table
