@@ -131,18 +131,9 @@ BLIND8A: list[Case] = [
         ],
     ),
     # ------------------------------------------------------------------ 09 count_parameters
-    _c(
-        "count-d-head-true-division",
-        L09,
-        "count_parameters",
-        "computes d_head with true division (d_model / num_heads), so the attention counts "
-        "and the two stacks' totals are floats (the right numbers, the wrong type) instead "
-        "of ints.",
-        (r"float", r"\bint\b|\bints\b|integer", r"//", r"true division"),
-        (r"\bbias", r"layer ?norm", r"\btied?\b"),
-        edits=[("d_head = d_model // num_heads", "d_head = d_model / num_heads")],
-        source=TRUE_DIVISION,
-    ),
+    # blind8a-count-d-head-true-division was left out after the run: count_parameters
+    # accepts a float count that is a whole number on purpose, with a note to use // (the
+    # tests' correct variant count_floats); generalisation.py lists it with the reason.
     _c(
         "count-positional-table",
         L09,
@@ -217,41 +208,9 @@ BLIND8A: list[Case] = [
         source=MAX_VALUES_INDICES,
     ),
     # ------------------------------------------------------------------ 10 make_batches
-    _c(
-        "batches-pad-to-dataset-max",
-        L10,
-        "make_batches",
-        "pads every batch to the longest source and target of the whole list of pairs "
-        "instead of the longest row of its own batch, so most batches carry extra columns "
-        "of padding only.",
-        (
-            r"longest (row|sequence|source|target) (of|in) (its|the|each|this) (own )?batch",
-            r"whole (data ?set|corpus|list)|all (the )?pairs|global",
-            r"extra columns?|columns? of (only )?pad|too (wide|long)|wider than",
-        ),
-        (r"\bleft\b", r"<bos>|<eos>", r"shuffl"),
-        code="def make_batches(pairs, batch_size, *, pad_id=PAD_ID, bos_id=BOS_ID, "
-        "eos_id=EOS_ID, shuffle=False, seed=0):\n"
-        "    order = list(range(len(pairs)))\n"
-        "    if shuffle:\n"
-        "        generator = torch.Generator().manual_seed(seed)\n"
-        "        order = torch.randperm(len(pairs), generator=generator).tolist()\n"
-        "    src_len = max(len(source) for source, _ in pairs)\n"
-        "    tgt_len = max(len(target) for _, target in pairs) + 1\n"
-        "    batches = []\n"
-        "    for start in range(0, len(order), batch_size):\n"
-        "        chunk = [pairs[i] for i in order[start : start + batch_size]]\n"
-        "        src = torch.full((len(chunk), src_len), pad_id, dtype=torch.long)\n"
-        "        decoder_input = torch.full((len(chunk), tgt_len), pad_id, dtype=torch.long)\n"
-        "        labels = torch.full((len(chunk), tgt_len), pad_id, dtype=torch.long)\n"
-        "        for row, (source, target) in enumerate(chunk):\n"
-        "            src[row, : len(source)] = torch.tensor(list(source), dtype=torch.long)\n"
-        "            decoder_input[row, : len(target) + 1] = torch.tensor([bos_id, *target])\n"
-        "            labels[row, : len(target) + 1] = torch.tensor([*target, eos_id])\n"
-        "        batches.append((src, decoder_input, labels))\n"
-        "    return batches\n",
-        source=PAD_TO_MAX_LENGTH,
-    ),
+    # blind8a-batches-pad-to-dataset-max was left out after the run: make_batches accepts
+    # padding to the longest pair of the whole dataset on purpose, with a note (each batch
+    # needs only its own longest row); generalisation.py lists it with the reason.
     _c(
         "batches-legacy-float-tensor",
         L10,
