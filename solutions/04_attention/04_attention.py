@@ -724,7 +724,8 @@ def scaled_dot_product_attention(
     weights = torch.softmax(scores, dim=-1)  # (..., len_q, len_k): over the keys
     if mask is not None:
         nothing_allowed = ~mask.any(dim=-1, keepdim=True)  # (..., len_q, 1)
-        weights = weights.masked_fill(nothing_allowed, 0.0)  # NaN rows -> 0
+        if nothing_allowed.any():  # a causal or padding mask has none: skip the copy
+            weights = weights.masked_fill(nothing_allowed, 0.0)  # NaN rows -> 0
     output = weights @ v  # (..., len_q, d_v)
     return output, weights
     ### END SOLUTION
