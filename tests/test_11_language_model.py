@@ -167,6 +167,30 @@ class NormNeverCastsBack(ref.RMSNorm):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
 
 
+class NormFixedEps(ref.RMSNorm):
+    """eps hard-coded to 1e-6, the argument ignored (blind8b): was told its default eps
+    was wrong, although the default is 1e-5."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__(d_model, eps)
+        self.eps = 1e-6
+
+
+class NormWrongDefaultEps(ref.RMSNorm):
+    """The default eps is 1e-6, the argument used when given."""
+
+    def __init__(self, d_model, eps=1e-6):
+        super().__init__(d_model, eps)
+
+
+class NormGainFirst(ref.RMSNorm):
+    """The gain applied before the root mean square: normalised away (blind8b)."""
+
+    def forward(self, x):
+        y = x * self.weight
+        return y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + self.eps)
+
+
 class NormUnitOffset(ref.RMSNorm):
     """Gemma's gain (Liger-Kernel#74): x / rms * (1 + weight)."""
 
@@ -702,6 +726,14 @@ class BlockHalfFeedForward(ref.DecoderBlock):
         return h + 0.5 * self.feed_forward(self.norm2(h))
 
 
+class BlockFeedForwardResidualFromInput(ref.DecoderBlock):
+    """The feed-forward's residual adds the block's input x, not h (blind8b)."""
+
+    def forward(self, x):
+        h = x + self.attn(self.norm1(x))
+        return x + self.feed_forward(self.norm2(h))
+
+
 class GptLastPosition(ref.GPT):
     """nanoGPT's generation shortcut (nanoGPT#42) in forward: the last position's logits."""
 
@@ -1046,6 +1078,10 @@ MISTAKES = [
     # told only "largest difference" before (blind round 3's rms-sqrt-missing)
     Mistake(check_RMSNorm, NormNeverCastsBack, r"returned torch\.float32 for a float64 input"),
     Mistake(check_RMSNorm, NormUnitOffset, r"multiplied by 1 \+ self\.weight"),
+    Mistake(check_RMSNorm, NormFixedEps, r"eps=1e-06, although the second was given eps=1e-5"),
+    Mistake(check_RMSNorm, NormWrongDefaultEps, r"Your default eps is not 1e-5"),
+    # "largest difference" before (blind8b-rms-gain-before-norm)
+    Mistake(check_RMSNorm, NormGainFirst, r"multiplied x by the gain before taking the root"),
     Mistake(check_RMSNorm, NormEpsOutside, r"eps outside the square root"),
     Mistake(check_RMSNorm, NormEpsSubtracted, r"subtracted eps under the square root"),
     Mistake(check_RMSNorm, NormDividesByGain, r"divided by the learned gain self\.weight"),
@@ -1238,7 +1274,18 @@ MISTAKES = [
     Mistake(
         check_DecoderBlock,
         BlockHalfFeedForward,
-        r"The layer's output is not x \+ feed_forward\(norm2\(x\)\)",
+        # the stream after the first residual is named h and defined, never called x
+        r"The layer's output is not h \+ feed_forward\(norm2\(h\)\) \(where h = x \+ "
+        r"attn\(norm1\(x\)\)\)",
+    ),
+    # was "The layer's output is not x + feed_forward(norm2(x))": x there meant the stream
+    # (h), which reads as the block's input, the very mistake (blind8b)
+    Mistake(
+        check_DecoderBlock,
+        BlockFeedForwardResidualFromInput,
+        r"residual around `self\.feed_forward` adds the layer's input x, not the stream that "
+        r"reaches `self\.feed_forward` \(where h = x \+ attn\(norm1\(x\)\)\).*output of "
+        r"`self\.attn` is lost",
     ),
     Mistake(check_GPT, GptPlainList, r"(?s)no parameters at all under `layers`.*nn\.ModuleList"),
     Mistake(check_GPT, GptRepeatedBlock, r"`layers\.0` and `layers\.1` are one and the same"),
