@@ -150,6 +150,28 @@ class ClassLevelStore(nn.Module):
         return keys, torch.cat([v for _, v in _SHARED_STORE], dim=-2)
 
 
+class ClassLevelLength(nn.Module):
+    """The length kept on the class (KVCache.length), shared by every cache (blind8b): was
+    told its overflow test was wrong."""
+
+    length = 0
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__()
+        shape = (batch, num_heads, max_len, d_head)
+        self.register_buffer("keys", torch.zeros(shape, dtype=dtype), persistent=False)
+        self.register_buffer("values", torch.zeros(shape, dtype=dtype), persistent=False)
+
+    def forward(self, k_new, v_new):
+        start, stop = type(self).length, type(self).length + k_new.shape[-2]
+        if stop > self.keys.shape[-2]:
+            raise ValueError("full")
+        self.keys[:, :, start:stop] = k_new
+        self.values[:, :, start:stop] = v_new
+        type(self).length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
 class GrowingCache(nn.Module):
     """A correct growing cache with torch.cat (Hugging Face's DynamicCache style)."""
 
@@ -533,6 +555,12 @@ MISTAKES = [
     # the learner's own ValueError passed through raw, with no word on why it was wrong
     Mistake(check_KVCache, RejectsFull, r"fills the cache exactly.*stop > max_len"),
     Mistake(check_KVCache, ClassLevelStore, r"(?s)second KVCache.*own buffers"),
+    Mistake(
+        check_KVCache,
+        ClassLevelLength,
+        r"has self\.length = \d+ before its first call, not 0.*another new cache stored one "
+        r"position, this one's self\.length became \d+: the count is shared between caches",
+    ),
     Mistake(check_generate, _gen(offset=1), r"one position too far"),
     Mistake(check_generate, _gen(offset=-1), r"one position too early"),
     Mistake(check_generate, _gen(fixed_start=0), r"start=0"),
