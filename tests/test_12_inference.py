@@ -429,6 +429,21 @@ def _softmax_max_from_zero(x, block_size):
     return online_softmax_f(x, block_size, start=0.0)
 
 
+def _softmax_stale_numerators(x, block_size):
+    """Each block's exp(x - m) kept with the maximum of that moment, never rescaled."""
+    running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    pieces = []
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new_max = torch.maximum(running_max, block.amax(dim=-1))
+        exps = torch.exp(block - new_max[..., None])
+        total = total * torch.exp(running_max - new_max) + exps.sum(dim=-1)
+        running_max = new_max
+        pieces.append(exps)
+    return torch.cat(pieces, dim=-1) / total[..., None]
+
+
 def _softmax_block_max(x, block_size):
     """The maximum of each block, not the running one (exact, until exp overflows)."""
     m = total = None
@@ -684,6 +699,12 @@ MISTAKES = [
         r"running sum covers only the first \d+ of the \d+ columns",
     ),
     Mistake(check_online_softmax, _named("s", _softmax_block_max), r"each block's own"),
+    # the restated rule ("rescale the running sum ...") before (blind8b)
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_stale_numerators),
+        r"stored numerators of the earlier blocks are not",
+    ),
     # got only "largest difference" before (round 2's ho2-online-final-block-max)
     Mistake(
         check_online_softmax,

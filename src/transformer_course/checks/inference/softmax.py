@@ -25,6 +25,32 @@ def _no_maximum(x: torch.Tensor) -> torch.Tensor:
     return e / e.sum(dim=-1, keepdim=True)
 
 
+def _stale_numerators(x: torch.Tensor, block_size: int) -> torch.Tensor:
+    """Online softmax whose numerators are each block's exp(x - m) against the running
+    maximum of that moment, kept and never rescaled (the sum is): earlier blocks come out
+    exp(m_final - m_then) times too large."""
+    x = x.double()
+    running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    pieces = []
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new_max = torch.maximum(running_max, block.amax(dim=-1))
+        exps = torch.exp(block - new_max[..., None])
+        total = total * torch.exp(running_max - new_max) + exps.sum(dim=-1)
+        running_max = new_max
+        pieces.append(exps)
+    return torch.cat(pieces, dim=-1) / total[..., None]
+
+
+_STALE_NUMERATORS = (
+    "Your numerators are each block's exp(x - m) taken with the maximum of that moment and "
+    "kept: when a later block raises the maximum, the running sum is rescaled but the stored "
+    "numerators of the earlier blocks are not, so those columns come out exp(m_final - "
+    "m_then) times too large. Rescale the stored blocks too, or compute the numerators "
+    "once at the end, exp(x - running_max) / total, with the final maximum."
+)
+
 _INVERTED_RESCALE = (
     "The running sum is rescaled the wrong way round: the factor is exp(m_old - m_new) (at "
     "most 1), not exp(m_new - m_old)."
@@ -253,6 +279,9 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                     ),
                     _MAX_FROM_ZERO: online_softmax_f(x, block_size, start=0.0),
                     _BLOCKS_OVER_ROWS: _blocks_over_rows(x, block_size),
+                    _STALE_NUMERATORS: (
+                        _stale_numerators(x, block_size) if several_blocks else None
+                    ),
                     _FINAL_BLOCK_MAX: (
                         online_softmax_f(x, block_size, final_max="last_block")
                         if several_blocks
