@@ -878,6 +878,25 @@ class GptNotCausal(_Gpt):
     attention = AttentionNotCausal
 
 
+class GptBlocksDefaultEps(ref.GPT):
+    """eps given to the final norm but not to the blocks (blind8b: passed every case, none
+    gave an eps)."""
+
+    def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, eps=1e-5):
+        super().__init__(vocab_size, d_model, num_heads, d_ff, num_layers, eps)
+        self.layers = nn.ModuleList(
+            [ref.DecoderBlock(d_model, num_heads, d_ff) for _ in range(num_layers)]
+        )
+
+
+class GptFinalNormDefaultEps(ref.GPT):
+    """eps given to the blocks but not to the final norm."""
+
+    def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, eps=1e-5):
+        super().__init__(vocab_size, d_model, num_heads, d_ff, num_layers, eps)
+        self.norm = ref.RMSNorm(d_model)
+
+
 class GptDefaultInit(_Gpt):
     """nn.Embedding's own initialisation (standard deviation 1) kept."""
 
@@ -1303,6 +1322,8 @@ MISTAKES = [
     Mistake(check_DecoderBlock, BlockNotCausal, r"not causal"),
     Mistake(check_DecoderBlock, BlockDefaultEps, r"norms ignore the eps it was given"),
     Mistake(check_GPT, GptNoFinalNorm, r"no final norm"),
+    Mistake(check_GPT, GptBlocksDefaultEps, r"blocks ignore the eps the GPT was given"),
+    Mistake(check_GPT, GptFinalNormDefaultEps, r"final norm ignores the eps the GPT was given"),
     Mistake(check_GPT, GptScaled, r"sqrt\(d_model\)"),
     Mistake(check_GPT, GptProbabilities, r"returns probabilities"),
     Mistake(check_GPT, GptUntied, r"not tied to the embedding"),

@@ -138,12 +138,15 @@ def gpt_f(
     scale_embedding: bool = False,
     softmax: bool = False,
     causal: bool = True,
+    block_eps: float | None = None,
+    final_eps: float | None = None,
 ) -> torch.Tensor:
     """The GPT in float64: ids (batch, len) -> logits (batch, len, vocab_size), the output
     layer tied to the embedding. Knobs: ``final_norm`` False (no RMSNorm before the
     logits), ``scale_embedding`` (embeddings times sqrt(d_model)), ``softmax``
     (probabilities returned), ``causal`` False (every block's attention sees every key,
-    the future too)."""
+    the future too); ``block_eps`` / ``final_eps``: the blocks' norms / the final norm
+    computed with that eps instead of ``eps`` (one of them not given the GPT's eps)."""
     embedding = p["embedding.weight"].double()  # (vocab_size, d_model)
     x = embedding[ids]  # (batch, len, d_model)
     if scale_embedding:
@@ -151,9 +154,14 @@ def gpt_f(
     for i in range(num_layers):
         attention = {"causal": causal}
         x = decoder_block_f(
-            x, sub(p, f"layers.{i}"), num_heads, eps, pairing=pairing, attention=attention
+            x,
+            sub(p, f"layers.{i}"),
+            num_heads,
+            eps if block_eps is None else block_eps,
+            pairing=pairing,
+            attention=attention,
         )
     if final_norm:
-        x = rms_norm_f(x, sub(p, "norm"), eps)
+        x = rms_norm_f(x, sub(p, "norm"), eps if final_eps is None else final_eps)
     logits = x @ embedding.T  # (batch, len, vocab_size)
     return torch.softmax(logits, -1) if softmax else logits
