@@ -172,6 +172,27 @@ class ClassLevelLength(nn.Module):
         return self.keys[:, :, :stop], self.values[:, :, :stop]
 
 
+class PositionsSecond(nn.Module):
+    """Buffers (batch, max_len, num_heads, d_head), transposed in and out: the returned
+    keys and values are right, the buffers' layout is not the contract's (blind8b)."""
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__()
+        shape = (batch, max_len, num_heads, d_head)
+        self.register_buffer("keys", torch.zeros(shape, dtype=dtype), persistent=False)
+        self.register_buffer("values", torch.zeros(shape, dtype=dtype), persistent=False)
+        self.length = 0
+
+    def forward(self, k_new, v_new):
+        start, stop = self.length, self.length + k_new.shape[-2]
+        if stop > self.keys.shape[1]:
+            raise ValueError("full")
+        self.keys[:, start:stop] = k_new.transpose(1, 2)
+        self.values[:, start:stop] = v_new.transpose(1, 2)
+        self.length = stop
+        return self.keys[:, :stop].transpose(1, 2), self.values[:, :stop].transpose(1, 2)
+
+
 class GrowingCache(nn.Module):
     """A correct growing cache with torch.cat (Hugging Face's DynamicCache style)."""
 
@@ -570,6 +591,12 @@ MISTAKES = [
     # the learner's own ValueError passed through raw, with no word on why it was wrong
     Mistake(check_KVCache, RejectsFull, r"fills the cache exactly.*stop > max_len"),
     Mistake(check_KVCache, ClassLevelStore, r"(?s)second KVCache.*own buffers"),
+    Mistake(
+        check_KVCache,
+        PositionsSecond,
+        r"the buffer keys has shape \(\d+, \d+, \d+, \d+\), not \(batch, num_heads, max_len, d_head\)"
+        r".*positions second",
+    ),
     Mistake(
         check_KVCache,
         ClassLevelLength,

@@ -160,6 +160,30 @@ def _slot_hint(shape: tuple[int, ...], length: int):
     return (RuntimeError, hint)
 
 
+def _expect_layout(c: Checker, buffer, name: str, built: str, sizes: tuple) -> None:
+    """A buffer ``keys`` or ``values`` has the layout (batch, num_heads, positions, d_head):
+    max_len positions, or fewer in a cache that grows (blind8b-kv-buffers-positions-second,
+    positions second and transposed on the way in and out, passed before)."""
+    if not isinstance(buffer, torch.Tensor) or buffer.dim() != 4:
+        return
+    batch, heads, max_len, d_head = sizes
+    shape = tuple(buffer.shape)
+    if (shape[0], shape[1], shape[3]) == (batch, heads, d_head) and shape[2] <= max_len:
+        return
+    hint = (
+        " That is positions second, (batch, max_len, num_heads, d_head), the layout before "
+        "split_heads' transpose."
+        if shape == (batch, max_len, heads, d_head)
+        else ""
+    )
+    c.fail(
+        f"{built}: the buffer {name} has shape {shape}, not (batch, num_heads, max_len, "
+        f"d_head) = {sizes}.{hint} The buffers keep the layout of the keys and values they "
+        "store, (batch, num_heads, positions, d_head), so that k_new is written without a "
+        "transpose at [:, :, length : length + n] and the attention reads them as they are."
+    )
+
+
 def _expect_starts_empty(c: Checker, cls, args: tuple, built: str, stored_before: int) -> None:
     """A cache just built holds nothing: self.length is 0. One whose count moves when
     another cache stores a position shares its count with the others
@@ -240,6 +264,7 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
             )
             for name in ("keys", "values"):
                 buffer = getattr(cache, name, None)
+                _expect_layout(c, buffer, name, built, (batch, heads, max_len, d_head))
                 if isinstance(buffer, torch.Tensor) and buffer.dtype != dtype:
                     c.fail(
                         f"{built}: the buffer {name} has dtype {buffer.dtype}, not {dtype}: "
