@@ -271,6 +271,27 @@ def _generate_no_keepdim(model, prompt, max_new_tokens):
     return ids, torch.stack(steps, dim=1)
 
 
+def _generate_sampling(temperature=1.0):
+    """Each token drawn with torch.multinomial from softmax(logits / temperature) (the global
+    stream) instead of the argmax (blind8b: caught by the hidden run only, the visible
+    models' logits being too peaked for a draw to differ from the argmax)."""
+
+    def generate(model, prompt, max_new_tokens):
+        batch, length = prompt.shape
+        caches = model.new_caches(batch, length + max_new_tokens)
+        logits = model(prompt, caches=caches, start=0)[:, -1]
+        ids, steps = prompt, []
+        for step in range(max_new_tokens):
+            steps.append(logits)
+            next_id = torch.multinomial(torch.softmax(logits / temperature, dim=-1), 1)
+            ids = torch.cat([ids, next_id], dim=1)
+            if step + 1 < max_new_tokens:
+                logits = model(next_id, caches=caches, start=length + step)[:, -1]
+        return ids, torch.stack(steps, dim=1)
+
+    return generate
+
+
 # ------------------------------------------------------------- grouped_query_attention
 def _gqa_axes(q_axis=1, k_axis=1, dim=1):
     """The group size read from axes q_axis and k_axis, the repeat along dim."""
@@ -611,6 +632,16 @@ MISTAKES = [
     # told "first differ at step 0" only, and PyTorch's raw torch.cat error, before
     Mistake(check_generate, _gen(last_row=-2), r"prefill's row \d+ .*logits\[:, -2\]"),
     Mistake(check_generate, _named("generate", _generate_no_keepdim), r"keepdim=True"),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_sampling()),
+        r"is not the argmax of that step's logits.*no sampling",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_sampling(temperature=0.7)),
+        r"is not the argmax of that step's logits.*no sampling",
+    ),
     Mistake(check_generate, _gen(prompt_room=False), r"caches are too small"),
     Mistake(
         check_generate,
