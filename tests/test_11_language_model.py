@@ -622,6 +622,20 @@ class AttentionLengthFromBatch(ref.CausalSelfAttention):
         return self.w_o(merge_heads(heads))
 
 
+class AttentionTriuMask(ref.CausalSelfAttention):
+    """The mask written with nn.MultiheadAttention's convention (triu, True = blocked) and
+    passed to the course's attention (True = may attend): the future only (blind8b)."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        future = torch.triu(torch.ones(length, length, dtype=torch.bool), diagonal=1)
+        heads, _ = ref.scaled_dot_product_attention(q, k, v, future)
+        return self.w_o(merge_heads(heads))
+
+
 class BlockHeadsFromWidth(ref.DecoderBlock):
     """The attention built with d_model // num_heads as its number of heads."""
 
@@ -1254,6 +1268,8 @@ MISTAKES = [
     ),
     # "largest difference" before: the weights' shapes do not show the head count
     Mistake(check_DecoderBlock, BlockHeadsFromWidth, r"attention has num_heads=\d+, but the block"),
+    # "largest difference at index ..." before (blind8b-csa-triu-mask-inverted)
+    Mistake(check_CausalSelfAttention, AttentionTriuMask, r"Your mask is the wrong way round"),
     # "largest difference at index ..." before (blind6d-csa-heads-view-no-transpose)
     Mistake(check_CausalSelfAttention, AttentionSplitByView, r"heads were split with one view"),
     Mistake(

@@ -35,7 +35,7 @@ def causal_self_attention_f(
     rotate_values: bool = False,
     split: str = "after",
     first: int = 0,
-    causal: bool = True,
+    causal: bool | str = True,
     rotated: str = "qk",
     use_w_o: bool = True,
     scale: str = "sqrt_d_head",
@@ -54,6 +54,10 @@ def causal_self_attention_f(
     ``heads_split``/``heads_merge``: "correct" or "no_transpose" (one view to (batch,
     num_heads, len, d_head), or back, without the transpose)."""
     length = x.shape[1]
+    # causal "inverted": the mask written True = blocked (torch.triu(..., diagonal=1)) and
+    # read True = may attend: every query sees the keys after it only (the last none)
+    inverted = causal == "inverted"
+    mask = torch.ones(length, length, dtype=torch.bool).triu(1) if inverted else None
 
     def rotate(t: torch.Tensor) -> torch.Tensor:  # (..., len, width) -> the same
         return rotate_f(t, rope_angles_f(length, t.shape[-1], base, first=first), pairing)
@@ -63,9 +67,9 @@ def causal_self_attention_f(
         x,
         x,
         x,
-        None,
+        mask,
         num_heads,
-        is_causal=causal,
+        is_causal=bool(causal) and not inverted,
         rotate=rotate if rope else None,
         rotate_at="heads" if split == "after" else "model",
         rotate_values=rotate_values,
