@@ -84,6 +84,20 @@ def _batches_nanogpt(tokens, block_size, batch_size, generator):
     return x, y
 
 
+def _batches_shift_inside(tokens, block_size, batch_size, generator):
+    """Windows of block_size tokens, shifted inside: both block_size - 1 long (blind8b)."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    windows = tokens[starts[:, None] + torch.arange(block_size)]
+    return windows[:, :-1], windows[:, 1:]
+
+
+def _batches_from_one(tokens, block_size, batch_size, generator):
+    """Starts drawn from 1: the start 0 never occurs."""
+    starts = torch.randint(1, len(tokens) - block_size, (batch_size,), generator=generator)
+    positions = starts[:, None] + torch.arange(block_size)
+    return tokens[positions], tokens[positions + 1]
+
+
 def _batches_unfold(tokens, block_size, batch_size, generator):
     """All windows of block_size + 1 tokens with unfold, then random rows."""
     windows = tokens.unfold(0, block_size + 1, 1)  # (num_tokens - block_size, block_size + 1)
@@ -433,6 +447,21 @@ class _Ffn(ref.SwiGLU):
 
     def forward(self, x):
         return self.w2(self.act(self.w1(x)) * self.w3(x))
+
+
+class FfnTwoThirds(nn.Module):
+    """Llama's hidden width, int(2 * d_ff / 3), applied to a d_ff that is already the
+    hidden width (blind8b: told the shape of w1.weight alone)."""
+
+    def __init__(self, d_model, d_ff):
+        super().__init__()
+        hidden = int(2 * d_ff / 3)
+        self.w1 = nn.Linear(d_model, hidden, bias=False)
+        self.w3 = nn.Linear(d_model, hidden, bias=False)
+        self.w2 = nn.Linear(hidden, d_model, bias=False)
+
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x)) * self.w3(x))
 
 
 class FfnSwapped(ref.SwiGLU):
@@ -1090,6 +1119,16 @@ MISTAKES = [
     Mistake(check_next_token_batches, _batches(high_minus=1), r"last valid start"),
     Mistake(
         check_next_token_batches,
+        _named("next_token_batches", _batches_shift_inside),
+        r"one position short: windows of block_size tokens shifted inside the window",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_from_one),
+        r"start 0 never occurs in many draws: are the starts drawn from 1",
+    ),
+    Mistake(
+        check_next_token_batches,
         _batches_whole_stream,
         r"(?s)IndexError.*a window or its targets reach beyond the last token",
     ),
@@ -1233,6 +1272,7 @@ MISTAKES = [
         r"two rotated halves back in the wrong order",
     ),
     Mistake(check_SwiGLU, FfnSwapped, r"gate and value are swapped"),
+    Mistake(check_SwiGLU, FfnTwoThirds, r"not to d_ff = \d+\. That is int\(2 \* d_ff / 3\)"),
     Mistake(check_SwiGLU, FfnReLU, r"used ReLU"),
     # was told "the submodules must be called exactly so", though their names were right
     Mistake(check_SwiGLU, FfnWithBias, r"has biases its contract leaves out.*bias=False"),
