@@ -193,6 +193,14 @@ class PositionsSecond(nn.Module):
         return self.keys[:, :stop].transpose(1, 2), self.values[:, :stop].transpose(1, 2)
 
 
+class ReturnsOneTooMany(ref.KVCache):
+    """Returns the keys one position past the stored ones (mutant KVCache-8)."""
+
+    def forward(self, k_new, v_new):
+        super().forward(k_new, v_new)
+        return self.keys[:, :, : self.length + 1], self.values[:, :, : self.length]
+
+
 class GrowingCache(nn.Module):
     """A correct growing cache with torch.cat (Hugging Face's DynamicCache style)."""
 
@@ -612,6 +620,8 @@ MISTAKES = [
     # the learner's own ValueError passed through raw, with no word on why it was wrong
     Mistake(check_KVCache, RejectsFull, r"fills the cache exactly.*stop > max_len"),
     Mistake(check_KVCache, ClassLevelStore, r"(?s)second KVCache.*own buffers"),
+    # the shapes alone before (mutants KVCache-8 and 9)
+    Mistake(check_KVCache, ReturnsOneTooMany, r"returned one position too many"),
     Mistake(
         check_KVCache,
         PositionsSecond,

@@ -348,6 +348,14 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                                 "It returned the whole buffer, unused positions included: "
                                 "attention would read zeros there. Return [:, :, :length]."
                             )
+                        elif found[2] == stored + 1:
+                            hint = (
+                                f"It returned one position too many ({stored + 1}, the "
+                                f"{stored} stored and one unwritten slot of zeros after "
+                                "them): the slice runs one past the stored positions, as "
+                                f"[:, :, :stop + 1] does. Return [:, :, :stop], stop = "
+                                "length + n."
+                            )
                     c.expect_shape(tensor, (batch, heads, stored, d_head), f"{call}: {what}", hint)
                     c.expect_floating(tensor, f"{call}: {what}", preferred=dtype)
                 expected_k = all_k[:, :, :stored]
