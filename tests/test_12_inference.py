@@ -527,6 +527,28 @@ def _softmax_logsumexp_online(x, block_size):
 
 
 # ---------------------------------------------------------------------- tiled_attention
+def _tiled_weights_without_max(q, k, v, block_size, causal=False):
+    """Each block's weights exp(s), the maximum never subtracted, while the running sum
+    and output are still rescaled (mutant tiled_attention-9: "largest difference" before)."""
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    running_max = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+    for start in range(0, len_k, block_size):
+        stop = min(start + block_size, len_k)
+        scores = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            future = torch.arange(start, stop)[None, :] > torch.arange(len_q)[:, None]
+            scores = scores.masked_fill(future, float("-inf"))
+        new_max = torch.maximum(running_max, scores.amax(dim=-1))
+        correction = torch.exp(running_max - new_max)
+        weights = torch.exp(scores)
+        total = total * correction + weights.sum(dim=-1)
+        acc = acc * correction[..., None] + weights @ v[..., start:stop, :]
+        running_max = new_max
+    return acc / total[..., None]
+
+
 def _tiled(**knobs):
     return _named(
         "tiled_attention",
@@ -792,6 +814,11 @@ MISTAKES = [
     ),
     Mistake(check_tiled_attention, _tiled(local_index=True), r"index \*inside the block\*"),
     Mistake(check_tiled_attention, _tiled(running=False), r"each block's own"),
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_weights_without_max),
+        r"block weights are exp\(s\), with no maximum subtracted",
+    ),
     # FlashAttention-2's Algorithm 1 as printed (flash-attention#991): the output divided by
     # exp(m_old - m_new); it is NaN everywhere, as other mistakes: all of them are named
     Mistake(
