@@ -479,6 +479,25 @@ def _softmax_max_from_zero(x, block_size):
     return online_softmax_f(x, block_size, start=0.0)
 
 
+def _softmax_variant(final_max=True, factor="right"):
+    """Online softmax with the final exp(x) taking no maximum (final_max False), or the
+    running sum rescaled by exp(m_old) alone (factor "old_only")."""
+
+    def online_softmax(x, block_size):
+        running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        for start in range(0, x.shape[-1], block_size):
+            block = x[..., start : start + block_size]
+            new_max = torch.maximum(running_max, block.amax(dim=-1))
+            scale = running_max - new_max if factor == "right" else running_max
+            total = total * torch.exp(scale) + torch.exp(block - new_max[..., None]).sum(-1)
+            running_max = new_max
+        numerator = torch.exp(x - running_max[..., None]) if final_max else torch.exp(x)
+        return numerator / total[..., None]
+
+    return online_softmax
+
+
 def _softmax_stale_numerators(x, block_size):
     """Each block's exp(x - m) kept with the maximum of that moment, never rescaled."""
     running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
@@ -789,6 +808,17 @@ MISTAKES = [
         r"running sum covers only the first \d+ of the \d+ columns",
     ),
     Mistake(check_online_softmax, _named("s", _softmax_block_max), r"each block's own"),
+    # the restated rule ("rescale the running sum ...") before (mutants online_softmax-8, 9)
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_variant(final_max=False)),
+        r"final numerator is exp\(x\), with no maximum subtracted",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_variant(factor="old_only")),
+        r"right softmax times a constant of its own .*rescaled wrongly along the way",
+    ),
     # the restated rule ("rescale the running sum ...") before (blind8b)
     Mistake(
         check_online_softmax,
