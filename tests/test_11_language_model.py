@@ -1071,6 +1071,13 @@ def _sample_edited(
     return sample
 
 
+def _sample_greedy_over_batch(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """The greedy branch's argmax over the batch axis (mutant sample-9: the shape alone)."""
+    if temperature == 0:
+        return logits.argmax(dim=-2)
+    return ref.sample(logits, temperature, top_k, top_p, generator)
+
+
 def _sample_top_k_unclamped(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """torch.topk with top_k as given: a RuntimeError when it exceeds the vocabulary
     (https://github.com/TransformerLensOrg/TransformerLens/pull/1347)."""
@@ -1395,6 +1402,11 @@ MISTAKES = [
     ),
     Mistake(check_sample, _sampler(top_p_first=True), r"top-p before top-k"),
     Mistake(check_sample, _sample_edited(top_k_extra=1), r"top-k keeps k \+ 1 tokens"),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_greedy_over_batch),
+        r"the argmax ran over the batch axis \(dim=0 or dim=-2\)",
+    ),
     Mistake(check_sample, _sample_edited(strict=True), r"top-k keeps k - 1 tokens"),
     Mistake(check_sample, _sample_edited(unsorted=True), r"in vocabulary order: sort"),
     Mistake(check_sample, _sample_edited(always_argmax=True), r"always the most probable token"),

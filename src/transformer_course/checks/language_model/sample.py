@@ -342,7 +342,13 @@ def check_sample(sample, *, hidden: bool = False) -> None:
             hints={"probability tensor contains": _GREEDY, "division by zero": _GREEDY},
         )
         c.expect_type(got, torch.Tensor, call, "Return a tensor of token ids, one per row.")
-        c.expect_shape(got, (2,), call, "One token per row of logits: (batch,).")
+        over_batch = (
+            " Yours has one entry per vocabulary token: the argmax ran over the batch axis "
+            "(dim=0 or dim=-2), not over the vocabulary, logits.argmax(dim=-1)."
+            if isinstance(got, torch.Tensor) and tuple(got.shape) == (rows.shape[1],)
+            else ""
+        )
+        c.expect_shape(got, (2,), call, "One token per row of logits: (batch,)." + over_batch)
         c.expect_equal(got.long(), rows.argmax(-1), call, _GREEDY)
         for case in cases:
             _sample_distribution(c, sample, case)
