@@ -1078,6 +1078,17 @@ def _sample_greedy_over_batch(logits, temperature=1.0, top_k=None, top_p=None, g
     return ref.sample(logits, temperature, top_k, top_p, generator)
 
 
+def _sample_top_k_over_rows(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """torch.topk over the rows (dim=-2) (mutant sample-7: PyTorch's raw size clash)."""
+    if temperature == 0:
+        return logits.argmax(dim=-1)
+    logits = logits / temperature
+    if top_k is not None:
+        kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-2).values[..., -1:]
+        logits = logits.masked_fill(logits < kth, -torch.inf)
+    return ref.sample(logits, 1.0, None, top_p, generator)
+
+
 def _sample_top_k_unclamped(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """torch.topk with top_k as given: a RuntimeError when it exceeds the vocabulary
     (https://github.com/TransformerLensOrg/TransformerLens/pull/1347)."""
@@ -1402,6 +1413,11 @@ MISTAKES = [
     ),
     Mistake(check_sample, _sampler(top_p_first=True), r"top-p before top-k"),
     Mistake(check_sample, _sample_edited(top_k_extra=1), r"top-k keeps k \+ 1 tokens"),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_k_over_rows),
+        r"did torch\.topk run over the rows \(dim=0 or dim=-2\) instead of the vocabulary",
+    ),
     Mistake(
         check_sample,
         _named("sample", _sample_greedy_over_batch),

@@ -186,8 +186,28 @@ def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
         "refuses a k larger than the axis: then every token is kept. Clamp it, "
         "torch.topk(logits, min(top_k, logits.shape[-1])).",
     )
+    rows = logits.shape[0]
+    sizes = {f"({rows})", f"({case.top_k})"}
+    over_rows = (
+        lambda exc: (
+            case.top_k is not None
+            and case.top_k != rows
+            and isinstance(exc, RuntimeError)
+            and all(size in str(exc) for size in sizes)
+            and "must match" in str(exc)
+        ),
+        f"The sizes {rows} and {case.top_k} are the number of rows and top_k: did torch.topk "
+        "run over the rows (dim=0 or dim=-2) instead of the vocabulary? Take the k largest "
+        "logits of each row, torch.topk(logits, k, dim=-1).values[..., -1:], one threshold "
+        "per row.",
+    )
     got = c.call(
-        sample, logits, **kwargs, generator=_generator(seed), call_repr=call, hints=[beyond]
+        sample,
+        logits,
+        **kwargs,
+        generator=_generator(seed),
+        call_repr=call,
+        hints=[beyond, over_rows],
     )
     return got, call
 
