@@ -91,6 +91,29 @@ def _batches_shift_inside(tokens, block_size, batch_size, generator):
     return windows[:, :-1], windows[:, 1:]
 
 
+def _batches_starts_only(tokens, block_size, batch_size, generator):
+    """The offsets never added: one token per window (mutant next_token_batches-7)."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    positions = starts[:, None]
+    return tokens[positions], tokens[positions + 1]
+
+
+def _sample_top_p_scatter_rows(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """top-p's decision mapped back with scatter along the rows (mutant sample-8)."""
+    if temperature == 0:
+        return logits.argmax(dim=-1)
+    logits = logits / temperature
+    if top_k is not None:
+        kth = torch.topk(logits, min(top_k, logits.shape[-1])).values[..., -1:]
+        logits = logits.masked_fill(logits < kth, -torch.inf)
+    if top_p is not None:
+        sorted_probs, order = torch.softmax(logits, dim=-1).sort(dim=-1, descending=True)
+        remove_sorted = sorted_probs.cumsum(dim=-1) - sorted_probs >= top_p
+        remove_sorted[..., 0] = False
+        logits = logits.masked_fill(remove_sorted.scatter(-2, order, remove_sorted), -torch.inf)
+    return torch.multinomial(torch.softmax(logits, dim=-1), 1, generator=generator)[:, 0]
+
+
 def _batches_from_one(tokens, block_size, batch_size, generator):
     """Starts drawn from 1: the start 0 never occurs."""
     starts = torch.randint(1, len(tokens) - block_size, (batch_size,), generator=generator)
@@ -1142,6 +1165,11 @@ MISTAKES = [
     ),
     Mistake(
         check_next_token_batches,
+        _named("next_token_batches", _batches_starts_only),
+        r"Each window holds one token: the positions are the starts alone",
+    ),
+    Mistake(
+        check_next_token_batches,
         _named("next_token_batches", _batches_from_one),
         r"start 0 never occurs in many draws: are the starts drawn from 1",
     ),
@@ -1413,6 +1441,13 @@ MISTAKES = [
     ),
     Mistake(check_sample, _sampler(top_p_first=True), r"top-p before top-k"),
     Mistake(check_sample, _sample_edited(top_k_extra=1), r"top-k keeps k \+ 1 tokens"),
+    # "check top-k and top-p" before, with top-p alone given (mutant sample-8)
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_p_scatter_rows),
+        r"drew tokens that must never be drawn here .*only \[.*\] may be\): check top-p, the "
+        r"filter given here .*scatter\(-1, order",
+    ),
     Mistake(
         check_sample,
         _named("sample", _sample_top_k_over_rows),

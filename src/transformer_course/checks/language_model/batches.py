@@ -98,6 +98,12 @@ def _time_major(value: torch.Tensor, shape: tuple[int, int], position: dict[int,
 def _short_by_one(value: torch.Tensor, shape: tuple[int, int]) -> str:
     """The hint for windows one position short (batch_size, block_size - 1): both
     candidates that give it (blind8b-batches-shift-inside-window got the shape alone)."""
+    if value.dim() == 2 and tuple(value.shape) == (shape[0], 1) and shape[1] > 2:
+        return (
+            "Each window holds one token: the positions are the starts alone (starts[:, None]) "
+            "without the offsets. positions = starts[:, None] + torch.arange(block_size) "
+            "gives the block_size positions of every window."
+        )
     if value.dim() != 2 or tuple(value.shape) != (shape[0], shape[1] - 1):
         return ""
     return (

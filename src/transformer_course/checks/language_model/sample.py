@@ -280,10 +280,19 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
         )
     outside = frequencies[~allowed].sum()
     if outside > 0:
+        given = [name for name, v in (("top-k", case.top_k), ("top-p", case.top_p)) if v]
+        check = " and ".join(given) if given else "top-k and top-p"
+        mapped = (
+            " (computed on the probabilities sorted in descending order, its decision is "
+            "mapped back to vocabulary order along the last axis: scatter(-1, order, ...))"
+            if case.top_p is not None
+            else ""
+        )
         c.fail(
             f"{call} drew tokens that must never be drawn here "
-            f"(ids {torch.nonzero(frequencies * ~allowed).flatten().tolist()}): "
-            "check top-k and top-p."
+            f"(ids {torch.nonzero(frequencies * ~allowed).flatten().tolist()}; only "
+            f"{torch.nonzero(allowed).flatten().tolist()} may be): check {check}, the "
+            f"filter{'s' if len(given) > 1 else ''} given here{mapped}."
         )
     if (frequencies[allowed] == 0).any() and not (expected[frequencies == 0] < 1e-3).all():
         c.fail(f"{call} never drew some tokens that should be drawn: check top-k and top-p.")
