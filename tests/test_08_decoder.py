@@ -424,7 +424,12 @@ LAYER_MISTAKES = [
         r"`self\.cross_attn`'s first input \(for an attention, its queries\) is the raw output "
         r"of `self\.self_attn`",
     ),
-    Mistake(C, LayerPreFeedForwardUnnormed, r"`self\.feed_forward` reads x itself, not norm3"),
+    Mistake(
+        C,
+        LayerPreFeedForwardUnnormed,
+        # the stream after two residuals is h2, defined, not "x" (the layer's input)
+        r"`self\.feed_forward` reads h2 itself, not norm3\(h2\) \(where h2 = h \+ cross_attn",
+    ),
     Mistake(
         C,
         LayerFeedForwardBeforeCross,

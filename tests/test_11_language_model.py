@@ -84,6 +84,43 @@ def _batches_nanogpt(tokens, block_size, batch_size, generator):
     return x, y
 
 
+def _batches_shift_inside(tokens, block_size, batch_size, generator):
+    """Windows of block_size tokens, shifted inside: both block_size - 1 long (blind8b)."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    windows = tokens[starts[:, None] + torch.arange(block_size)]
+    return windows[:, :-1], windows[:, 1:]
+
+
+def _batches_starts_only(tokens, block_size, batch_size, generator):
+    """The offsets never added: one token per window (mutant next_token_batches-7)."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    positions = starts[:, None]
+    return tokens[positions], tokens[positions + 1]
+
+
+def _sample_top_p_scatter_rows(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """top-p's decision mapped back with scatter along the rows (mutant sample-8)."""
+    if temperature == 0:
+        return logits.argmax(dim=-1)
+    logits = logits / temperature
+    if top_k is not None:
+        kth = torch.topk(logits, min(top_k, logits.shape[-1])).values[..., -1:]
+        logits = logits.masked_fill(logits < kth, -torch.inf)
+    if top_p is not None:
+        sorted_probs, order = torch.softmax(logits, dim=-1).sort(dim=-1, descending=True)
+        remove_sorted = sorted_probs.cumsum(dim=-1) - sorted_probs >= top_p
+        remove_sorted[..., 0] = False
+        logits = logits.masked_fill(remove_sorted.scatter(-2, order, remove_sorted), -torch.inf)
+    return torch.multinomial(torch.softmax(logits, dim=-1), 1, generator=generator)[:, 0]
+
+
+def _batches_from_one(tokens, block_size, batch_size, generator):
+    """Starts drawn from 1: the start 0 never occurs."""
+    starts = torch.randint(1, len(tokens) - block_size, (batch_size,), generator=generator)
+    positions = starts[:, None] + torch.arange(block_size)
+    return tokens[positions], tokens[positions + 1]
+
+
 def _batches_unfold(tokens, block_size, batch_size, generator):
     """All windows of block_size + 1 tokens with unfold, then random rows."""
     windows = tokens.unfold(0, block_size + 1, 1)  # (num_tokens - block_size, block_size + 1)
@@ -165,6 +202,30 @@ class NormNeverCastsBack(ref.RMSNorm):
     def forward(self, x):
         x = x.float()
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class NormFixedEps(ref.RMSNorm):
+    """eps hard-coded to 1e-6, the argument ignored (blind8b): was told its default eps
+    was wrong, although the default is 1e-5."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__(d_model, eps)
+        self.eps = 1e-6
+
+
+class NormWrongDefaultEps(ref.RMSNorm):
+    """The default eps is 1e-6, the argument used when given."""
+
+    def __init__(self, d_model, eps=1e-6):
+        super().__init__(d_model, eps)
+
+
+class NormGainFirst(ref.RMSNorm):
+    """The gain applied before the root mean square: normalised away (blind8b)."""
+
+    def forward(self, x):
+        y = x * self.weight
+        return y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + self.eps)
 
 
 class NormUnitOffset(ref.RMSNorm):
@@ -411,6 +472,21 @@ class _Ffn(ref.SwiGLU):
         return self.w2(self.act(self.w1(x)) * self.w3(x))
 
 
+class FfnTwoThirds(nn.Module):
+    """Llama's hidden width, int(2 * d_ff / 3), applied to a d_ff that is already the
+    hidden width (blind8b: told the shape of w1.weight alone)."""
+
+    def __init__(self, d_model, d_ff):
+        super().__init__()
+        hidden = int(2 * d_ff / 3)
+        self.w1 = nn.Linear(d_model, hidden, bias=False)
+        self.w3 = nn.Linear(d_model, hidden, bias=False)
+        self.w2 = nn.Linear(hidden, d_model, bias=False)
+
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x)) * self.w3(x))
+
+
 class FfnSwapped(ref.SwiGLU):
     def forward(self, x):
         return self.w2(self.w1(x) * F.silu(self.w3(x)))
@@ -598,6 +674,20 @@ class AttentionLengthFromBatch(ref.CausalSelfAttention):
         return self.w_o(merge_heads(heads))
 
 
+class AttentionTriuMask(ref.CausalSelfAttention):
+    """The mask written with nn.MultiheadAttention's convention (triu, True = blocked) and
+    passed to the course's attention (True = may attend): the future only (blind8b)."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        future = torch.triu(torch.ones(length, length, dtype=torch.bool), diagonal=1)
+        heads, _ = ref.scaled_dot_product_attention(q, k, v, future)
+        return self.w_o(merge_heads(heads))
+
+
 class BlockHeadsFromWidth(ref.DecoderBlock):
     """The attention built with d_model // num_heads as its number of heads."""
 
@@ -700,6 +790,14 @@ class BlockHalfFeedForward(ref.DecoderBlock):
     def forward(self, x):
         h = x + self.attn(self.norm1(x))
         return h + 0.5 * self.feed_forward(self.norm2(h))
+
+
+class BlockFeedForwardResidualFromInput(ref.DecoderBlock):
+    """The feed-forward's residual adds the block's input x, not h (blind8b)."""
+
+    def forward(self, x):
+        h = x + self.attn(self.norm1(x))
+        return x + self.feed_forward(self.norm2(h))
 
 
 class GptLastPosition(ref.GPT):
@@ -846,6 +944,25 @@ class GptNotCausal(_Gpt):
     attention = AttentionNotCausal
 
 
+class GptBlocksDefaultEps(ref.GPT):
+    """eps given to the final norm but not to the blocks (blind8b: passed every case, none
+    gave an eps)."""
+
+    def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, eps=1e-5):
+        super().__init__(vocab_size, d_model, num_heads, d_ff, num_layers, eps)
+        self.layers = nn.ModuleList(
+            [ref.DecoderBlock(d_model, num_heads, d_ff) for _ in range(num_layers)]
+        )
+
+
+class GptFinalNormDefaultEps(ref.GPT):
+    """eps given to the blocks but not to the final norm."""
+
+    def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, eps=1e-5):
+        super().__init__(vocab_size, d_model, num_heads, d_ff, num_layers, eps)
+        self.norm = ref.RMSNorm(d_model)
+
+
 class GptDefaultInit(_Gpt):
     """nn.Embedding's own initialisation (standard deviation 1) kept."""
 
@@ -977,6 +1094,24 @@ def _sample_edited(
     return sample
 
 
+def _sample_greedy_over_batch(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """The greedy branch's argmax over the batch axis (mutant sample-9: the shape alone)."""
+    if temperature == 0:
+        return logits.argmax(dim=-2)
+    return ref.sample(logits, temperature, top_k, top_p, generator)
+
+
+def _sample_top_k_over_rows(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """torch.topk over the rows (dim=-2) (mutant sample-7: PyTorch's raw size clash)."""
+    if temperature == 0:
+        return logits.argmax(dim=-1)
+    logits = logits / temperature
+    if top_k is not None:
+        kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-2).values[..., -1:]
+        logits = logits.masked_fill(logits < kth, -torch.inf)
+    return ref.sample(logits, 1.0, None, top_p, generator)
+
+
 def _sample_top_k_unclamped(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """torch.topk with top_k as given: a RuntimeError when it exceeds the vocabulary
     (https://github.com/TransformerLensOrg/TransformerLens/pull/1347)."""
@@ -1025,6 +1160,21 @@ MISTAKES = [
     Mistake(check_next_token_batches, _batches(high_minus=1), r"last valid start"),
     Mistake(
         check_next_token_batches,
+        _named("next_token_batches", _batches_shift_inside),
+        r"one position short: windows of block_size tokens shifted inside the window",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_starts_only),
+        r"Each window holds one token: the positions are the starts alone",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_from_one),
+        r"start 0 never occurs in many draws: are the starts drawn from 1",
+    ),
+    Mistake(
+        check_next_token_batches,
         _batches_whole_stream,
         r"(?s)IndexError.*a window or its targets reach beyond the last token",
     ),
@@ -1046,6 +1196,10 @@ MISTAKES = [
     # told only "largest difference" before (blind round 3's rms-sqrt-missing)
     Mistake(check_RMSNorm, NormNeverCastsBack, r"returned torch\.float32 for a float64 input"),
     Mistake(check_RMSNorm, NormUnitOffset, r"multiplied by 1 \+ self\.weight"),
+    Mistake(check_RMSNorm, NormFixedEps, r"eps=1e-06, although the second was given eps=1e-5"),
+    Mistake(check_RMSNorm, NormWrongDefaultEps, r"Your default eps is not 1e-5"),
+    # "largest difference" before (blind8b-rms-gain-before-norm)
+    Mistake(check_RMSNorm, NormGainFirst, r"multiplied x by the gain before taking the root"),
     Mistake(check_RMSNorm, NormEpsOutside, r"eps outside the square root"),
     Mistake(check_RMSNorm, NormEpsSubtracted, r"subtracted eps under the square root"),
     Mistake(check_RMSNorm, NormDividesByGain, r"divided by the learned gain self\.weight"),
@@ -1164,6 +1318,7 @@ MISTAKES = [
         r"two rotated halves back in the wrong order",
     ),
     Mistake(check_SwiGLU, FfnSwapped, r"gate and value are swapped"),
+    Mistake(check_SwiGLU, FfnTwoThirds, r"not to d_ff = \d+\. That is int\(2 \* d_ff / 3\)"),
     Mistake(check_SwiGLU, FfnReLU, r"used ReLU"),
     # was told "the submodules must be called exactly so", though their names were right
     Mistake(check_SwiGLU, FfnWithBias, r"has biases its contract leaves out.*bias=False"),
@@ -1199,6 +1354,8 @@ MISTAKES = [
     ),
     # "largest difference" before: the weights' shapes do not show the head count
     Mistake(check_DecoderBlock, BlockHeadsFromWidth, r"attention has num_heads=\d+, but the block"),
+    # "largest difference at index ..." before (blind8b-csa-triu-mask-inverted)
+    Mistake(check_CausalSelfAttention, AttentionTriuMask, r"Your mask is the wrong way round"),
     # "largest difference at index ..." before (blind6d-csa-heads-view-no-transpose)
     Mistake(check_CausalSelfAttention, AttentionSplitByView, r"heads were split with one view"),
     Mistake(
@@ -1238,7 +1395,18 @@ MISTAKES = [
     Mistake(
         check_DecoderBlock,
         BlockHalfFeedForward,
-        r"The layer's output is not x \+ feed_forward\(norm2\(x\)\)",
+        # the stream after the first residual is named h and defined, never called x
+        r"The layer's output is not h \+ feed_forward\(norm2\(h\)\) \(where h = x \+ "
+        r"attn\(norm1\(x\)\)\)",
+    ),
+    # was "The layer's output is not x + feed_forward(norm2(x))": x there meant the stream
+    # (h), which reads as the block's input, the very mistake (blind8b)
+    Mistake(
+        check_DecoderBlock,
+        BlockFeedForwardResidualFromInput,
+        r"residual around `self\.feed_forward` adds the layer's input x, not the stream that "
+        r"reaches `self\.feed_forward` \(where h = x \+ attn\(norm1\(x\)\)\).*output of "
+        r"`self\.attn` is lost",
     ),
     Mistake(check_GPT, GptPlainList, r"(?s)no parameters at all under `layers`.*nn\.ModuleList"),
     Mistake(check_GPT, GptRepeatedBlock, r"`layers\.0` and `layers\.1` are one and the same"),
@@ -1256,6 +1424,8 @@ MISTAKES = [
     Mistake(check_DecoderBlock, BlockNotCausal, r"not causal"),
     Mistake(check_DecoderBlock, BlockDefaultEps, r"norms ignore the eps it was given"),
     Mistake(check_GPT, GptNoFinalNorm, r"no final norm"),
+    Mistake(check_GPT, GptBlocksDefaultEps, r"blocks ignore the eps the GPT was given"),
+    Mistake(check_GPT, GptFinalNormDefaultEps, r"final norm ignores the eps the GPT was given"),
     Mistake(check_GPT, GptScaled, r"sqrt\(d_model\)"),
     Mistake(check_GPT, GptProbabilities, r"returns probabilities"),
     Mistake(check_GPT, GptUntied, r"not tied to the embedding"),
@@ -1271,6 +1441,23 @@ MISTAKES = [
     ),
     Mistake(check_sample, _sampler(top_p_first=True), r"top-p before top-k"),
     Mistake(check_sample, _sample_edited(top_k_extra=1), r"top-k keeps k \+ 1 tokens"),
+    # "check top-k and top-p" before, with top-p alone given (mutant sample-8)
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_p_scatter_rows),
+        r"drew tokens that must never be drawn here .*only \[.*\] may be\): check top-p, the "
+        r"filter given here .*scatter\(-1, order",
+    ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_k_over_rows),
+        r"did torch\.topk run over the rows \(dim=0 or dim=-2\) instead of the vocabulary",
+    ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_greedy_over_batch),
+        r"the argmax ran over the batch axis \(dim=0 or dim=-2\)",
+    ),
     Mistake(check_sample, _sample_edited(strict=True), r"top-k keeps k - 1 tokens"),
     Mistake(check_sample, _sample_edited(unsorted=True), r"in vocabulary order: sort"),
     Mistake(check_sample, _sample_edited(always_argmax=True), r"always the most probable token"),

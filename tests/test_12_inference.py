@@ -150,6 +150,57 @@ class ClassLevelStore(nn.Module):
         return keys, torch.cat([v for _, v in _SHARED_STORE], dim=-2)
 
 
+class ClassLevelLength(nn.Module):
+    """The length kept on the class (KVCache.length), shared by every cache (blind8b): was
+    told its overflow test was wrong."""
+
+    length = 0
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__()
+        shape = (batch, num_heads, max_len, d_head)
+        self.register_buffer("keys", torch.zeros(shape, dtype=dtype), persistent=False)
+        self.register_buffer("values", torch.zeros(shape, dtype=dtype), persistent=False)
+
+    def forward(self, k_new, v_new):
+        start, stop = type(self).length, type(self).length + k_new.shape[-2]
+        if stop > self.keys.shape[-2]:
+            raise ValueError("full")
+        self.keys[:, :, start:stop] = k_new
+        self.values[:, :, start:stop] = v_new
+        type(self).length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
+class PositionsSecond(nn.Module):
+    """Buffers (batch, max_len, num_heads, d_head), transposed in and out: the returned
+    keys and values are right, the buffers' layout is not the contract's (blind8b)."""
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__()
+        shape = (batch, max_len, num_heads, d_head)
+        self.register_buffer("keys", torch.zeros(shape, dtype=dtype), persistent=False)
+        self.register_buffer("values", torch.zeros(shape, dtype=dtype), persistent=False)
+        self.length = 0
+
+    def forward(self, k_new, v_new):
+        start, stop = self.length, self.length + k_new.shape[-2]
+        if stop > self.keys.shape[1]:
+            raise ValueError("full")
+        self.keys[:, start:stop] = k_new.transpose(1, 2)
+        self.values[:, start:stop] = v_new.transpose(1, 2)
+        self.length = stop
+        return self.keys[:, :stop].transpose(1, 2), self.values[:, :stop].transpose(1, 2)
+
+
+class ReturnsOneTooMany(ref.KVCache):
+    """Returns the keys one position past the stored ones (mutant KVCache-8)."""
+
+    def forward(self, k_new, v_new):
+        super().forward(k_new, v_new)
+        return self.keys[:, :, : self.length + 1], self.values[:, :, : self.length]
+
+
 class GrowingCache(nn.Module):
     """A correct growing cache with torch.cat (Hugging Face's DynamicCache style)."""
 
@@ -226,6 +277,27 @@ def _generate_no_keepdim(model, prompt, max_new_tokens):
         ids = torch.cat([ids, next_id], dim=1)
         logits = model(next_id[:, None], caches=caches, start=length + step)[:, -1]
     return ids, torch.stack(steps, dim=1)
+
+
+def _generate_sampling(temperature=1.0):
+    """Each token drawn with torch.multinomial from softmax(logits / temperature) (the global
+    stream) instead of the argmax (blind8b: caught by the hidden run only, the visible
+    models' logits being too peaked for a draw to differ from the argmax)."""
+
+    def generate(model, prompt, max_new_tokens):
+        batch, length = prompt.shape
+        caches = model.new_caches(batch, length + max_new_tokens)
+        logits = model(prompt, caches=caches, start=0)[:, -1]
+        ids, steps = prompt, []
+        for step in range(max_new_tokens):
+            steps.append(logits)
+            next_id = torch.multinomial(torch.softmax(logits / temperature, dim=-1), 1)
+            ids = torch.cat([ids, next_id], dim=1)
+            if step + 1 < max_new_tokens:
+                logits = model(next_id, caches=caches, start=length + step)[:, -1]
+        return ids, torch.stack(steps, dim=1)
+
+    return generate
 
 
 # ------------------------------------------------------------- grouped_query_attention
@@ -407,6 +479,40 @@ def _softmax_max_from_zero(x, block_size):
     return online_softmax_f(x, block_size, start=0.0)
 
 
+def _softmax_variant(final_max=True, factor="right"):
+    """Online softmax with the final exp(x) taking no maximum (final_max False), or the
+    running sum rescaled by exp(m_old) alone (factor "old_only")."""
+
+    def online_softmax(x, block_size):
+        running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        for start in range(0, x.shape[-1], block_size):
+            block = x[..., start : start + block_size]
+            new_max = torch.maximum(running_max, block.amax(dim=-1))
+            scale = running_max - new_max if factor == "right" else running_max
+            total = total * torch.exp(scale) + torch.exp(block - new_max[..., None]).sum(-1)
+            running_max = new_max
+        numerator = torch.exp(x - running_max[..., None]) if final_max else torch.exp(x)
+        return numerator / total[..., None]
+
+    return online_softmax
+
+
+def _softmax_stale_numerators(x, block_size):
+    """Each block's exp(x - m) kept with the maximum of that moment, never rescaled."""
+    running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    pieces = []
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new_max = torch.maximum(running_max, block.amax(dim=-1))
+        exps = torch.exp(block - new_max[..., None])
+        total = total * torch.exp(running_max - new_max) + exps.sum(dim=-1)
+        running_max = new_max
+        pieces.append(exps)
+    return torch.cat(pieces, dim=-1) / total[..., None]
+
+
 def _softmax_block_max(x, block_size):
     """The maximum of each block, not the running one (exact, until exp overflows)."""
     m = total = None
@@ -440,6 +546,28 @@ def _softmax_logsumexp_online(x, block_size):
 
 
 # ---------------------------------------------------------------------- tiled_attention
+def _tiled_weights_without_max(q, k, v, block_size, causal=False):
+    """Each block's weights exp(s), the maximum never subtracted, while the running sum
+    and output are still rescaled (mutant tiled_attention-9: "largest difference" before)."""
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    running_max = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+    for start in range(0, len_k, block_size):
+        stop = min(start + block_size, len_k)
+        scores = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            future = torch.arange(start, stop)[None, :] > torch.arange(len_q)[:, None]
+            scores = scores.masked_fill(future, float("-inf"))
+        new_max = torch.maximum(running_max, scores.amax(dim=-1))
+        correction = torch.exp(running_max - new_max)
+        weights = torch.exp(scores)
+        total = total * correction + weights.sum(dim=-1)
+        acc = acc * correction[..., None] + weights @ v[..., start:stop, :]
+        running_max = new_max
+    return acc / total[..., None]
+
+
 def _tiled(**knobs):
     return _named(
         "tiled_attention",
@@ -533,6 +661,20 @@ MISTAKES = [
     # the learner's own ValueError passed through raw, with no word on why it was wrong
     Mistake(check_KVCache, RejectsFull, r"fills the cache exactly.*stop > max_len"),
     Mistake(check_KVCache, ClassLevelStore, r"(?s)second KVCache.*own buffers"),
+    # the shapes alone before (mutants KVCache-8 and 9)
+    Mistake(check_KVCache, ReturnsOneTooMany, r"returned one position too many"),
+    Mistake(
+        check_KVCache,
+        PositionsSecond,
+        r"the buffer keys has shape \(\d+, \d+, \d+, \d+\), not \(batch, num_heads, max_len, d_head\)"
+        r".*positions second",
+    ),
+    Mistake(
+        check_KVCache,
+        ClassLevelLength,
+        r"has self\.length = \d+ before its first call, not 0.*another new cache stored one "
+        r"position, this one's self\.length became \d+: the count is shared between caches",
+    ),
     Mistake(check_generate, _gen(offset=1), r"one position too far"),
     Mistake(check_generate, _gen(offset=-1), r"one position too early"),
     Mistake(check_generate, _gen(fixed_start=0), r"start=0"),
@@ -541,6 +683,16 @@ MISTAKES = [
     # told "first differ at step 0" only, and PyTorch's raw torch.cat error, before
     Mistake(check_generate, _gen(last_row=-2), r"prefill's row \d+ .*logits\[:, -2\]"),
     Mistake(check_generate, _named("generate", _generate_no_keepdim), r"keepdim=True"),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_sampling()),
+        r"is not the argmax of that step's logits.*no sampling",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_sampling(temperature=0.7)),
+        r"is not the argmax of that step's logits.*no sampling",
+    ),
     Mistake(check_generate, _gen(prompt_room=False), r"caches are too small"),
     Mistake(
         check_generate,
@@ -656,6 +808,23 @@ MISTAKES = [
         r"running sum covers only the first \d+ of the \d+ columns",
     ),
     Mistake(check_online_softmax, _named("s", _softmax_block_max), r"each block's own"),
+    # the restated rule ("rescale the running sum ...") before (mutants online_softmax-8, 9)
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_variant(final_max=False)),
+        r"final numerator is exp\(x\), with no maximum subtracted",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_variant(factor="old_only")),
+        r"right softmax times a constant of its own .*rescaled wrongly along the way",
+    ),
+    # the restated rule ("rescale the running sum ...") before (blind8b)
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_stale_numerators),
+        r"stored numerators of the earlier blocks are not",
+    ),
     # got only "largest difference" before (round 2's ho2-online-final-block-max)
     Mistake(
         check_online_softmax,
@@ -675,6 +844,11 @@ MISTAKES = [
     ),
     Mistake(check_tiled_attention, _tiled(local_index=True), r"index \*inside the block\*"),
     Mistake(check_tiled_attention, _tiled(running=False), r"each block's own"),
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_weights_without_max),
+        r"block weights are exp\(s\), with no maximum subtracted",
+    ),
     # FlashAttention-2's Algorithm 1 as printed (flash-attention#991): the output divided by
     # exp(m_old - m_new); it is NaN everywhere, as other mistakes: all of them are named
     Mistake(

@@ -346,6 +346,20 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         "x[..., start : start + block_size + 1]; the message names that slice (the word rule "
         'misses "one column too long")',
     ),
+    ("online_softmax", "drop: a ± b -> a"): (
+        "named",
+        r"Your final numerator is exp\(x\), with no maximum subtracted|Either the running sum "
+        r"was rescaled wrongly along the way \(the factor is exp\(m_old - m_new\)",
+        "exp(x - m) -> exp(x) at the end (the message says the final numerator has no maximum "
+        "subtracted), or exp(running_max - new_max) -> exp(running_max) (the message says the "
+        "running sum was rescaled wrongly and gives the factor): the word rule misses both",
+    ),
+    ("tiled_attention", "drop: a ± b -> a"): (
+        "named",
+        r"Your block weights are exp\(s\), with no maximum subtracted",
+        "exp(scores - new_max) -> exp(scores); the message says no maximum is subtracted from "
+        "the block's weights (the word rule misses it)",
+    ),
     ("tiled_attention", "number: 2 -> 3"): (
         "named",
         r"the causal mask built for another number of queries than len_q = q\.shape\[-2\]",

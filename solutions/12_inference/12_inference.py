@@ -299,9 +299,12 @@ def make_cached_gpt(
     num_heads: int = 4,
     num_layers: int = 2,
     d_ff: int = 64,
+    logit_scale: float = 1.0,
 ) -> CachedGPT:
     """A small CachedGPT with fixed random weights (from a private generator), in eval
-    mode: the checks' model."""
+    mode: the checks' model. ``logit_scale`` multiplies the final norm's gains, and so
+    the logits: a small one gives nearly uniform next-token probabilities, on which a
+    token drawn at random is rarely the argmax."""
     model = CachedGPT(vocab_size, d_model, num_heads, d_ff, num_layers)
     generator = torch.Generator().manual_seed(seed)
     with torch.no_grad():
@@ -311,6 +314,7 @@ def make_cached_gpt(
             else:
                 scale = 1.0 if name == "embedding.weight" else parameter.shape[-1] ** -0.5
                 parameter.copy_(scale * torch.randn(parameter.shape, generator=generator))
+        model.norm.weight.mul_(logit_scale)
     return model.eval()
 
 

@@ -197,6 +197,10 @@ def localise_layer(
     stream = x.detach().double()
     previous_out = stream
     earlier = [("the layer's input x", stream)]  # post-LN: the streams a residual could add
+    # pre-LN: the stream that reaches each sub-layer by name, x for the first, then h, h2,
+    # ..., each defined ("h = x + attn(norm1(x))"), so that a formula never calls the
+    # stream after a residual "x" (the layer's input)
+    s, where_s = "x", ""
     for position, name in enumerate(sublayers):
         index = next((i for i, r in enumerate(records) if r[0] == name), None)
         if index is None:
@@ -217,16 +221,18 @@ def localise_layer(
                 return _wrong_norm(name, used[0], wanted_norm)
             if used is None and not _close(inp, stream):
                 return (
-                    f"The input of `self.{name}` is not {wanted_norm}(x) of the stream that "
-                    "reaches it: in pre-LN each sub-layer reads a normalised copy, "
-                    f"{name}({wanted_norm}(x))."
+                    f"The input of `self.{name}` is not {wanted_norm}({s}) of the stream that "
+                    f"reaches it{where_s}: in pre-LN each sub-layer reads a normalised copy, "
+                    f"{name}({wanted_norm}({s}))."
                 )
             if used is None:
                 return (
-                    f"`self.{name}` reads x itself, not {wanted_norm}(x): in pre-LN each "
-                    f"sub-layer reads a normalised copy, x + {name}({wanted_norm}(x))."
+                    f"`self.{name}` reads {s} itself, not {wanted_norm}({s}){where_s}: in pre-LN "
+                    f"each sub-layer reads a normalised copy, {s} + {name}({wanted_norm}({s}))."
                 )
             expected = stream + out
+            new_s = "h" if position == 0 else f"h{position + 1}"
+            new_where = f" (where {new_s} = {s} + {name}({wanted_norm}({s})))"
             following = (
                 next((r for r in records[index + 1 :] if r[0] == sublayers[position + 1]), None)
                 if position + 1 < len(sublayers)
@@ -235,6 +241,7 @@ def localise_layer(
             if following is not None and following[1] is not None:
                 if _close(following[1].detach().double(), expected):
                     stream = expected  # the next sub-layer reads the sum itself: said there
+                    s, where_s = new_s, new_where
                     continue
             later = after[0][1] if after else got
             nxt = f"the input of `self.{after[0][0]}`" if after else "the layer's output"
@@ -243,25 +250,36 @@ def localise_layer(
             later = later.detach().double()
             if _close(later, expected):
                 stream = expected
+                s, where_s = new_s, new_where
                 continue
             if after and _close(later, stream):
                 return (
-                    f"{nxt[0].upper()}{nxt[1:]} is the stream from before `self.{name}` (x, not "
-                    f"x + {name}(...)): the sum with `self.{name}`'s output is not carried on. "
-                    f"Each sub-layer reads the stream after the previous residual: x = x + "
-                    f"{name}({wanted_norm}(x)), then the next one reads {after[0][0]}(x)."
+                    f"{nxt[0].upper()}{nxt[1:]} is the stream from before `self.{name}` ({s}, "
+                    f"not {s} + {name}(...)): the sum with `self.{name}`'s output is not carried "
+                    f"on. Each sub-layer reads the stream after the previous residual: "
+                    f"{new_s} = {s} + {name}({wanted_norm}({s})), then the next one reads "
+                    f"{after[0][0]}({new_s})."
                 )
             if _close(later, out):
-                return _no_residual(name, nxt, f"x + {name}({wanted_norm}(x))")
+                return _no_residual(name, nxt, f"{s} + {name}({wanted_norm}({s})){where_s}")
             if _close(later, inp + out):
                 return (
                     f"The residual around `self.{name}` adds the normalised copy: {nxt} is "
-                    f"{wanted_norm}(x) + {name}(...). The residual path carries the "
-                    f"un-normalised x: x + {name}({wanted_norm}(x))."
+                    f"{wanted_norm}({s}) + {name}(...). The residual path carries the "
+                    f"un-normalised stream: {s} + {name}({wanted_norm}({s})){where_s}."
+                )
+            if position > 0 and _close(later, x.detach().double() + out):
+                # blind8b-block-ffn-residual-from-input: x + feed_forward(norm2(h))
+                return (
+                    f"The residual around `self.{name}` adds the layer's input x, not the stream "
+                    f"that reaches `self.{name}`{where_s}: {nxt} is x + {name}(...), so the "
+                    f"output of `self.{sublayers[position - 1]}` is lost from the residual "
+                    f"stream. Write {s} + {name}({wanted_norm}({s}))."
                 )
             return (
-                f"{nxt[0].upper()}{nxt[1:]} is not x + {name}({wanted_norm}(x)) (the stream plus "
-                f"the output of `self.{name}`): check the step right after `self.{name}`."
+                f"{nxt[0].upper()}{nxt[1:]} is not {s} + {name}({wanted_norm}({s})){where_s} (the "
+                f"stream plus the output of `self.{name}`): check the step right after "
+                f"`self.{name}`."
             )
         # post-LN: norm(stream + out), the stream being what the sub-layer read
         if position == 0 and not _close(inp, stream):

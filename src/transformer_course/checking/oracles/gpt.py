@@ -35,7 +35,7 @@ def causal_self_attention_f(
     rotate_values: bool = False,
     split: str = "after",
     first: int = 0,
-    causal: bool = True,
+    causal: bool | str = True,
     rotated: str = "qk",
     use_w_o: bool = True,
     scale: str = "sqrt_d_head",
@@ -54,6 +54,10 @@ def causal_self_attention_f(
     ``heads_split``/``heads_merge``: "correct" or "no_transpose" (one view to (batch,
     num_heads, len, d_head), or back, without the transpose)."""
     length = x.shape[1]
+    # causal "inverted": the mask written True = blocked (torch.triu(..., diagonal=1)) and
+    # read True = may attend: every query sees the keys after it only (the last none)
+    inverted = causal == "inverted"
+    mask = torch.ones(length, length, dtype=torch.bool).triu(1) if inverted else None
 
     def rotate(t: torch.Tensor) -> torch.Tensor:  # (..., len, width) -> the same
         return rotate_f(t, rope_angles_f(length, t.shape[-1], base, first=first), pairing)
@@ -63,9 +67,9 @@ def causal_self_attention_f(
         x,
         x,
         x,
-        None,
+        mask,
         num_heads,
-        is_causal=causal,
+        is_causal=bool(causal) and not inverted,
         rotate=rotate if rope else None,
         rotate_at="heads" if split == "after" else "model",
         rotate_values=rotate_values,
@@ -138,12 +142,15 @@ def gpt_f(
     scale_embedding: bool = False,
     softmax: bool = False,
     causal: bool = True,
+    block_eps: float | None = None,
+    final_eps: float | None = None,
 ) -> torch.Tensor:
     """The GPT in float64: ids (batch, len) -> logits (batch, len, vocab_size), the output
     layer tied to the embedding. Knobs: ``final_norm`` False (no RMSNorm before the
     logits), ``scale_embedding`` (embeddings times sqrt(d_model)), ``softmax``
     (probabilities returned), ``causal`` False (every block's attention sees every key,
-    the future too)."""
+    the future too); ``block_eps`` / ``final_eps``: the blocks' norms / the final norm
+    computed with that eps instead of ``eps`` (one of them not given the GPT's eps)."""
     embedding = p["embedding.weight"].double()  # (vocab_size, d_model)
     x = embedding[ids]  # (batch, len, d_model)
     if scale_embedding:
@@ -151,9 +158,14 @@ def gpt_f(
     for i in range(num_layers):
         attention = {"causal": causal}
         x = decoder_block_f(
-            x, sub(p, f"layers.{i}"), num_heads, eps, pairing=pairing, attention=attention
+            x,
+            sub(p, f"layers.{i}"),
+            num_heads,
+            eps if block_eps is None else block_eps,
+            pairing=pairing,
+            attention=attention,
         )
     if final_norm:
-        x = rms_norm_f(x, sub(p, "norm"), eps)
+        x = rms_norm_f(x, sub(p, "norm"), eps if final_eps is None else final_eps)
     logits = x @ embedding.T  # (batch, len, vocab_size)
     return torch.softmax(logits, -1) if softmax else logits

@@ -94,6 +94,7 @@ def rms_norm_f(
     unit_offset: bool = False,
     root: bool = True,
     divide_gain: bool = False,
+    gain_first: bool = False,
 ) -> torch.Tensor:
     """RMSNorm in float64: x / sqrt(mean(x²) + eps) * weight, ``p`` holding ``weight``
     (d_model,). x (..., d_model) -> (..., d_model).
@@ -105,8 +106,11 @@ def rms_norm_f(
     statistic still from x); ``invert``: multiplied by the root (divided by rsqrt);
     ``unit_offset``: multiplied by 1 + weight (Gemma's gain stored as an offset from one);
     ``root`` False: divided by the mean square itself (no square root);
-    ``divide_gain``: divided by the weight instead of multiplied."""
+    ``divide_gain``: divided by the weight instead of multiplied; ``gain_first``: x
+    multiplied by the weight before the statistic, and not after (normalised away)."""
     x = x.double()
+    if gain_first:
+        x = x * p["weight"].double()
     dims = {
         "features": (-1,),
         "sequence": (-2,),
@@ -133,6 +137,6 @@ def rms_norm_f(
         denominator = sqrt(stat)
     y = numerator * denominator if invert else numerator / denominator
     weight = p["weight"].double() + (1.0 if unit_offset else 0.0)
-    if not gain:
+    if not gain or gain_first:
         return y
     return y / weight if divide_gain else y * weight

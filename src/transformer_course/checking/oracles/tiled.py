@@ -68,6 +68,7 @@ def tiled_attention_f(
     old_max: bool = False,
     divide: bool = True,
     inverted: str = "",
+    no_max: bool = False,
 ):
     """Tiled (flash-style) attention: softmax(q kᵀ / sqrt(d_k)) v, one block of
     ``block_size`` keys at a time, in q's dtype; q (..., len_q, d_k), k (..., len_k, d_k),
@@ -77,7 +78,8 @@ def tiled_attention_f(
     mask comparing a query with the key's index inside its block, a maximum that is each
     block's own (``running`` False), the accumulated output (``inverted`` "output") or the
     running sum ("sum") divided by the factor exp(m_old - m_new) instead of multiplied (0 on
-    the first block: 0 / 0)."""
+    the first block: 0 / 0); ``no_max``: each block's weights exp(s), no maximum
+    subtracted, while the sum and output are still rescaled."""
     len_q, len_k = q.shape[-2], k.shape[-2]
     m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)  # (..., len_q)
     total = torch.zeros(q.shape[:-1], dtype=q.dtype)  # (..., len_q)
@@ -93,6 +95,8 @@ def tiled_attention_f(
         new = torch.maximum(m, s.amax(dim=-1)) if running else s.amax(dim=-1)
         factor = torch.exp(m - new)  # (..., len_q)
         p = torch.exp(s - (m if old_max else new)[..., None])  # (..., len_q, block)
+        if no_max:
+            p = torch.exp(s)
         sum_factor = 1 / factor if inverted == "sum" else factor
         out_factor = 1 / factor if inverted == "output" else factor
         total = total * (sum_factor if rescale_sum else 1.0) + p.sum(-1)

@@ -160,12 +160,76 @@ def _slot_hint(shape: tuple[int, ...], length: int):
     return (RuntimeError, hint)
 
 
+def _expect_layout(c: Checker, buffer, name: str, built: str, sizes: tuple) -> None:
+    """A buffer ``keys`` or ``values`` has the layout (batch, num_heads, positions, d_head):
+    max_len positions, or fewer in a cache that grows (blind8b-kv-buffers-positions-second,
+    positions second and transposed on the way in and out, passed before)."""
+    if not isinstance(buffer, torch.Tensor) or buffer.dim() != 4:
+        return
+    batch, heads, max_len, d_head = sizes
+    shape = tuple(buffer.shape)
+    if (shape[0], shape[1], shape[3]) == (batch, heads, d_head) and shape[2] <= max_len:
+        return
+    hint = (
+        " That is positions second, (batch, max_len, num_heads, d_head), the layout before "
+        "split_heads' transpose."
+        if shape == (batch, max_len, heads, d_head)
+        else ""
+    )
+    c.fail(
+        f"{built}: the buffer {name} has shape {shape}, not (batch, num_heads, max_len, "
+        f"d_head) = {sizes}.{hint} The buffers keep the layout of the keys and values they "
+        "store, (batch, num_heads, positions, d_head), so that k_new is written without a "
+        "transpose at [:, :, length : length + n] and the attention reads them as they are."
+    )
+
+
+def _expect_starts_empty(c: Checker, cls, args: tuple, built: str, stored_before: int) -> None:
+    """A cache just built holds nothing: self.length is 0. One whose count moves when
+    another cache stores a position shares its count with the others
+    (blind8b-kv-length-on-the-class, a KVCache.length class attribute, was told its overflow
+    test was wrong)."""
+    cache = c.call(cls, *args, call_repr=built)
+    counter = getattr(cache, "length", None)
+    if not isinstance(counter, int) or isinstance(counter, bool) or counter == 0:
+        return
+    batch, heads, _, d_head, dtype = args
+    moved = None
+    try:  # another cache (with room) stores one position: does this one's count move too?
+        other = cls(batch, heads, counter + 8, d_head, dtype)
+        one = torch.zeros(batch, heads, 1, d_head, dtype=dtype)
+        other(one, one.clone())
+        moved = getattr(cache, "length", None)
+    except Exception:  # the learner's cache refused: no evidence either way
+        pass
+    if isinstance(moved, int) and moved == counter + 1:
+        cause = (
+            f" When another new cache stored one position, this one's self.length became "
+            f"{moved}: the count is shared between caches (a class attribute such as "
+            "KVCache.length, or a global), not kept by each one"
+            + (
+                f"; the caches built before it in this check stored {stored_before} positions"
+                if stored_before
+                else ""
+            )
+            + "."
+        )
+    else:
+        cause = ""
+    c.fail(
+        f"{built} has self.length = {counter} before its first call, not 0: a new cache "
+        f"starts empty.{cause} Set self.length = 0 in __init__ and advance it with "
+        "self.length = ... in forward, so that every cache counts its own positions."
+    )
+
+
 def check_KVCache(cls, *, hidden: bool = False) -> None:
     """KVCache(batch, num_heads, max_len, d_head, dtype); forward(k_new, v_new) appends the
     new positions and returns (keys, values), all positions so far."""
     with Checker("KVCache", hidden=hidden) as c:
         c.require_callable(cls)
         cases = _HIDDEN_CACHE if hidden else _VISIBLE_CACHE
+        stored_before = 0  # positions stored by the caches this check made so far
         for number, (batch, heads, max_len, d_head, chunks, dtype) in enumerate(cases):
             built = f"KVCache({batch}, {heads}, {max_len}, {d_head}, dtype={dtype})"
             cache = c.call(cls, batch, heads, max_len, d_head, dtype, call_repr=built)
@@ -200,12 +264,17 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
             )
             for name in ("keys", "values"):
                 buffer = getattr(cache, name, None)
+                _expect_layout(c, buffer, name, built, (batch, heads, max_len, d_head))
                 if isinstance(buffer, torch.Tensor) and buffer.dtype != dtype:
                     c.fail(
                         f"{built}: the buffer {name} has dtype {buffer.dtype}, not {dtype}: "
                         "allocate the buffers with dtype=dtype (torch.zeros(shape, "
                         "dtype=dtype)); the dtype argument is the model's."
                     )
+            _expect_starts_empty(
+                c, cls, (batch, heads, max_len, d_head, dtype), built, stored_before
+            )
+            stored_before += sum(chunks)
             seed = 1200 + 10 * number + 100 * hidden
             all_k = randn((batch, heads, sum(chunks), d_head), seed, dtype=dtype)
             all_v = randn((batch, heads, sum(chunks), d_head), seed + 1, dtype=dtype)
@@ -278,6 +347,14 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                             hint = (
                                 "It returned the whole buffer, unused positions included: "
                                 "attention would read zeros there. Return [:, :, :length]."
+                            )
+                        elif found[2] == stored + 1:
+                            hint = (
+                                f"It returned one position too many ({stored + 1}, the "
+                                f"{stored} stored and one unwritten slot of zeros after "
+                                "them): the slice runs one past the stored positions, as "
+                                f"[:, :, :stop + 1] does. Return [:, :, :stop], stop = "
+                                "length + n."
                             )
                     c.expect_shape(tensor, (batch, heads, stored, d_head), f"{call}: {what}", hint)
                     c.expect_floating(tensor, f"{call}: {what}", preferred=dtype)

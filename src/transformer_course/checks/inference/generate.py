@@ -10,15 +10,23 @@ from transformer_course.reference import inference as ref
 
 from .common import _expect_tensor
 
+#: a model whose logits are nearly flat (the final norm's gains times 0.05): a token drawn
+#: at random is the argmax about one time in vocab_size, so a generate that samples
+#: instead of taking the argmax is told apart from greedy generation on the visible run
+#: (on the others' peaked logits a draw is often the argmax: blind8b-gen-samples-not-greedy
+#: was caught by the hidden run only)
+_FLAT = {"logit_scale": 0.05}
 _VISIBLE_GENERATE = [  # (seed, batch, prompt length, new tokens, model sizes)
     (11, 2, 5, 6, {}),
     (12, 1, 1, 4, {}),
     (13, 3, 3, 1, {}),
+    (14, 2, 3, 5, _FLAT),
 ]
 _HIDDEN_GENERATE = [
     (21, 2, 7, 9, {"d_model": 48, "num_heads": 2, "num_layers": 3, "vocab_size": 40}),
     (22, 4, 2, 5, {}),
     (23, 1, 6, 3, {"num_heads": 8}),
+    (24, 3, 2, 4, _FLAT),
 ]
 
 
@@ -415,6 +423,9 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 "the cache holds",
                 lambda _exc, calls=trace.calls, n=length, m=new: _cache_overflow_hint(calls, n, m),
             )
+            # a generate that draws with the global stream draws the same tokens every run
+            # (the Checker puts the stream back afterwards)
+            torch.manual_seed(seed)
             try:
                 got = c.call(
                     generate,

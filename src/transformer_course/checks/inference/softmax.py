@@ -25,6 +25,66 @@ def _no_maximum(x: torch.Tensor) -> torch.Tensor:
     return e / e.sum(dim=-1, keepdim=True)
 
 
+def _stale_numerators(x: torch.Tensor, block_size: int) -> torch.Tensor:
+    """Online softmax whose numerators are each block's exp(x - m) against the running
+    maximum of that moment, kept and never rescaled (the sum is): earlier blocks come out
+    exp(m_final - m_then) times too large."""
+    x = x.double()
+    running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    pieces = []
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new_max = torch.maximum(running_max, block.amax(dim=-1))
+        exps = torch.exp(block - new_max[..., None])
+        total = total * torch.exp(running_max - new_max) + exps.sum(dim=-1)
+        running_max = new_max
+        pieces.append(exps)
+    return torch.cat(pieces, dim=-1) / total[..., None]
+
+
+_STALE_NUMERATORS = (
+    "Your numerators are each block's exp(x - m) taken with the maximum of that moment and "
+    "kept: when a later block raises the maximum, the running sum is rescaled but the stored "
+    "numerators of the earlier blocks are not, so those columns come out exp(m_final - "
+    "m_then) times too large. Rescale the stored blocks too, or compute the numerators "
+    "once at the end, exp(x - running_max) / total, with the final maximum."
+)
+
+
+def _proportional_rows(got: torch.Tensor, x: torch.Tensor) -> str:
+    """When every row of the learner's result is the right softmax times a constant of its
+    own (finite, positive) but the rows do not sum to 1: the numerators and the running sum
+    disagree. A final exp(x) with no maximum, over a right sum, is named; otherwise the two
+    candidates are (mutants online_softmax-7, 8, 9 got the restated rule)."""
+    got = got.detach().double()
+    if not bool(torch.isfinite(got).all()) or not bool((got > 0).all()):
+        return ""
+    x = x.double()
+    right = torch.softmax(x, dim=-1)
+    ratio = got / right  # (..., n): constant along each row when the rows are proportional
+    if not torch.allclose(ratio, ratio[..., :1].expand_as(ratio), rtol=1e-4, atol=0):
+        return ""
+    sums = got.sum(dim=-1)
+    if torch.allclose(sums, torch.ones_like(sums), rtol=1e-4, atol=1e-6):
+        return ""
+    m = x.amax(dim=-1, keepdim=True)
+    total = torch.exp(x - m).sum(dim=-1, keepdim=True)  # the right running sum at the end
+    if torch.allclose(got, torch.exp(x) / total, rtol=1e-4, atol=1e-12):
+        return (
+            "Your final numerator is exp(x), with no maximum subtracted, while the running sum "
+            "holds exp(x - m) terms: divide exp(x - running_max[..., None]) by it, the same "
+            "m in both."
+        )
+    return (
+        "Each row of yours is the right softmax times a constant of its own (the rows sum to "
+        f"{float(sums.flatten()[0]):.4g}, ... instead of 1): the final numerator exp(x - m) "
+        "and the running sum disagree. Either the running sum was rescaled wrongly along the "
+        "way (the factor is exp(m_old - m_new): old maximum minus new, inside one exp), or "
+        "the final exp uses another maximum than the one the sum was kept relative to."
+    )
+
+
 _INVERTED_RESCALE = (
     "The running sum is rescaled the wrong way round: the factor is exp(m_old - m_new) (at "
     "most 1), not exp(m_new - m_old)."
@@ -253,6 +313,9 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                     ),
                     _MAX_FROM_ZERO: online_softmax_f(x, block_size, start=0.0),
                     _BLOCKS_OVER_ROWS: _blocks_over_rows(x, block_size),
+                    _STALE_NUMERATORS: (
+                        _stale_numerators(x, block_size) if several_blocks else None
+                    ),
                     _FINAL_BLOCK_MAX: (
                         online_softmax_f(x, block_size, final_max="last_block")
                         if several_blocks
@@ -286,7 +349,9 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                         else None
                     ),
                 },
-                explain=lambda got=got, causes=nan_causes: _all_nan_candidates(got, causes),
+                explain=lambda got=got, causes=nan_causes, x=x: (
+                    _all_nan_candidates(got, causes) or _proportional_rows(got, x)
+                ),
                 hint="Subtract the running maximum inside every exp (large scores overflow "
                 "otherwise), rescale the running sum by exp(m_old - m_new) whenever the "
                 "maximum grows, and normalise with exp(x - m) / sum at the end.",

@@ -293,6 +293,12 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                 what,
                 **tolerance(got.dtype),
                 mistakes={
+                    "Your block weights are exp(s), with no maximum subtracted, while the "
+                    "running sum and output are still rescaled by exp(m_old - m_new): the two "
+                    "disagree, and exp(s) overflows for large scores. Exponentiate against "
+                    "the new maximum: weights = exp(s - m_new[..., None]).": (
+                        tiled_attention_f(q, k, v, block, causal, no_max=True)
+                    ),
                     "The output accumulated over earlier blocks is not rescaled when the "
                     "maximum grows: it was summed with weights exp(s - m_old), so multiply it "
                     "by exp(m_old - m_new) too, as the running sum.": (

@@ -86,6 +86,13 @@ _NOT_CAUSAL = (
     "Your attention is not causal: every query sees every key. Pass look_ahead_mask(len) "
     "to scaled_dot_product_attention, so that query i attends to keys 0 .. i."
 )
+_MASK_INVERTED = (
+    "Your mask is the wrong way round: each query attends to the keys after it only (the "
+    "last query to none, a row of NaN). torch.triu(..., diagonal=1) marks the future True, "
+    "which is nn.MultiheadAttention's convention (True = blocked); this course's "
+    "scaled_dot_product_attention reads True = may attend: pass look_ahead_mask(len) (or "
+    "the negation, ~mask)."
+)
 _FUTURE = (
     "Changing the last token changed the output at earlier positions: your attention lets "
     "a position read tokens after it. Pass look_ahead_mask(len) (True = may attend)."
@@ -201,6 +208,7 @@ _ATTENTION_MISTAKES = {
     _ROTATE_VALUES: {"rotate_values": True},
     _BEFORE_SPLIT: {"split": "before"},
     _NOT_CAUSAL: {"causal": False},
+    _MASK_INVERTED: {"causal": "inverted"},
     _KEYS_NOT_ROTATED: {"rotated": "q"},
     _QUERIES_NOT_ROTATED: {"rotated": "k"},
     _NO_W_O: {"use_w_o": False},

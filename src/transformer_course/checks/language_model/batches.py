@@ -95,6 +95,26 @@ def _time_major(value: torch.Tensor, shape: tuple[int, int], position: dict[int,
     )
 
 
+def _short_by_one(value: torch.Tensor, shape: tuple[int, int]) -> str:
+    """The hint for windows one position short (batch_size, block_size - 1): both
+    candidates that give it (blind8b-batches-shift-inside-window got the shape alone)."""
+    if value.dim() == 2 and tuple(value.shape) == (shape[0], 1) and shape[1] > 2:
+        return (
+            "Each window holds one token: the positions are the starts alone (starts[:, None]) "
+            "without the offsets. positions = starts[:, None] + torch.arange(block_size) "
+            "gives the block_size positions of every window."
+        )
+    if value.dim() != 2 or tuple(value.shape) != (shape[0], shape[1] - 1):
+        return ""
+    return (
+        "It is one position short: windows of block_size tokens shifted inside the window "
+        "(inputs = w[:, :-1], targets = w[:, 1:]) come out block_size - 1 long, as do "
+        "windows of block_size - 1 tokens. Each window of the stream spans block_size + 1 "
+        "tokens: inputs = tokens[positions], targets = tokens[positions + 1], with positions "
+        "= starts[:, None] + torch.arange(block_size)."
+    )
+
+
 def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> None:
     with Checker("next_token_batches", hidden=hidden) as c:
         c.require_callable(next_token_batches)
@@ -118,7 +138,12 @@ def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> Non
             shape = (case.batch_size, case.block_size)
             for name, value in (("inputs", inputs), ("targets", targets)):
                 c.expect_type(value, torch.Tensor, f"{call}: {name}")
-                c.expect_shape(value, shape, f"{call}: {name}", _time_major(value, shape, position))
+                c.expect_shape(
+                    value,
+                    shape,
+                    f"{call}: {name}",
+                    _time_major(value, shape, position) or _short_by_one(value, shape),
+                )
                 c.expect_true(
                     value.dtype == torch.int64,
                     f"{call}: {name} should be int64 token ids, not {value.dtype}.",
@@ -150,7 +175,12 @@ def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> Non
             )
             if case.batch_size >= 50 * (last + 1) ** 0.5:
                 c.expect_true(last in starts, f"{call}: {_LAST_START}")
-                c.expect_true(0 in starts, f"{call}: the start 0 never occurs in many draws.")
+                c.expect_true(
+                    0 in starts,
+                    f"{call}: the start 0 never occurs in many draws: are the starts drawn "
+                    "from 1 instead of 0? torch.randint(0, len(tokens) - block_size, ...) "
+                    "draws every start from 0 to len(tokens) - block_size - 1.",
+                )
             c.expect_true(
                 torch.equal(again[0], inputs) and torch.equal(again[1], targets), _GENERATOR
             )

@@ -64,6 +64,36 @@ _GPT_MISTAKES = {  # {message: gpt_f's knobs for that mistake}
 }
 
 
+_GPT_BLOCK_EPS = (
+    "Your blocks ignore the eps the GPT was given: they normalise with the default 1e-5 "
+    "(the final norm uses the right one). Pass it on when you build them, "
+    "DecoderBlock(d_model, num_heads, d_ff, eps)."
+)
+_GPT_FINAL_EPS = (
+    "Your final norm ignores the eps the GPT was given: it normalises with the default 1e-5 "
+    "(the blocks use the right one). Build it with RMSNorm(d_model, eps)."
+)
+_GPT_NO_EPS = (
+    "Your GPT ignores the eps it was given: its blocks and its final norm normalise with the "
+    "default 1e-5. Pass it on, DecoderBlock(d_model, num_heads, d_ff, eps) and "
+    "RMSNorm(d_model, eps)."
+)
+
+
+def _eps_mistakes(eps: float | None) -> dict:
+    """The GPT's table plus, for a case given an eps, the eps not passed on to the blocks,
+    the final norm, or both (blind8b-gpt-blocks-default-eps passed every case before:
+    none gave an eps)."""
+    if eps is None:
+        return _GPT_MISTAKES
+    return {
+        **_GPT_MISTAKES,
+        _GPT_BLOCK_EPS: {"block_eps": 1e-5},
+        _GPT_FINAL_EPS: {"final_eps": 1e-5},
+        _GPT_NO_EPS: {"block_eps": 1e-5, "final_eps": 1e-5},
+    }
+
+
 _EMBEDDING_STD = 0.02  # GPT-2's initialisation of the embedding, part of the contract
 _INIT_SIZES = (512, 64, 2, 32, 1)  # vocab, d_model, heads, d_ff, layers: 32,768 weights
 
@@ -110,17 +140,19 @@ def _localise_gpt(module, ids: torch.Tensor, state, case: _ModelCase, pairing: s
     p = as_float64(state)
     embedding = p["embedding.weight"]  # (vocab_size, d_model)
 
+    eps = 1e-5 if case.eps is None else case.eps
+
     def block(h, i):
-        return decoder_block_f(h, sub(p, f"layers.{i}"), case.num_heads, pairing=pairing)
+        return decoder_block_f(h, sub(p, f"layers.{i}"), case.num_heads, eps, pairing=pairing)
 
     return localise_stack(
         module,
         lambda: module(ids),
         embedding[ids],
         case.num_layers,
-        final=lambda t: rms_norm_f(t, sub(p, "norm"), 1e-5) @ embedding.T,
+        final=lambda t: rms_norm_f(t, sub(p, "norm"), eps) @ embedding.T,
         unnormed=lambda t: t @ embedding.T,
-        norm=lambda t: rms_norm_f(t, sub(p, "norm"), 1e-5),
+        norm=lambda t: rms_norm_f(t, sub(p, "norm"), eps),
         layer_oracle=block,
         input_name="the embeddings of the ids",
     )
@@ -137,8 +169,9 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
     with Checker("GPT", hidden=hidden) as c:
         c.require_callable(cls)
         for case in _HIDDEN_ATTENTION if hidden else _VISIBLE_ATTENTION:
-            args = (case.vocab, case.d_model, case.num_heads, case.d_ff, case.num_layers)
-            reference = ref.GPT(*args)
+            sizes = (case.vocab, case.d_model, case.num_heads, case.d_ff, case.num_layers)
+            args = sizes if case.eps is None else (*sizes, case.eps)
+            reference = ref.GPT(*sizes)
             expected = state_shapes(reference)
             state = random_state(expected, case.seed)
             state["embedding.weight"] = state["embedding.weight"] * 3.0  # larger logits
@@ -176,9 +209,10 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
             ):
                 c.fail(f"{what} has shape {tuple(got.shape)}: {_LAST_POSITION_ONLY}")
             expect_tensor_result(c, got, (case.batch, case.length, case.vocab), what)
-            oracle = functools.partial(gpt_f, ids, state, case.num_heads, case.num_layers)
+            eps = 1e-5 if case.eps is None else case.eps
+            oracle = functools.partial(gpt_f, ids, state, case.num_heads, case.num_layers, eps)
             where = functools.partial(_localise_gpt, module, ids, state, case)
             _expect_oracle_and_causal(
-                c, module, ids, got, oracle, what, _GPT_MISTAKES, _GPT_FUTURE, where
+                c, module, ids, got, oracle, what, _eps_mistakes(case.eps), _GPT_FUTURE, where
             )
         _check_embedding_init(c, cls, seed=101 if hidden else 1)

@@ -100,6 +100,14 @@ _DEFAULT_EPS = (
     "contract's; nn.RMSNorm's own default depends on the dtype)."
 )
 _EPS_IGNORED = "Your RMSNorm ignores its eps argument: store it (self.eps = eps) and use it."
+_GAIN_FIRST = (
+    "You multiplied x by the gain before taking the root mean square: the statistic is then "
+    "that of x * weight, so the gain is normalised away with x's scale (right only while "
+    "every gain is 1). Normalise x first, then multiply: x / sqrt(mean(x**2) + eps) * "
+    "self.weight."
+)
+#: the wrong defaults a learner's eps may have (1e-6: Llama's and many kernels')
+_WRONG_EPS = (1e-6, 1e-8, torch.finfo(torch.float32).eps)
 
 
 def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
@@ -120,9 +128,10 @@ def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
         _INVERTED: {"invert": True},
         _UNIT_OFFSET: {"unit_offset": True},
         _NO_ROOT: {"root": False},
+        _GAIN_FIRST: {"gain_first": True},
     }
     if case_eps is None:
-        for wrong in (1e-6, 1e-8, torch.finfo(torch.float32).eps):
+        for wrong in _WRONG_EPS:
             table[_DEFAULT_EPS + " " * len(table)] = {"eps": wrong}
     else:
         table[_EPS_IGNORED] = {"eps": 1e-5}
@@ -166,6 +175,49 @@ def _negative_root(got: torch.Tensor, x: torch.Tensor, eps: float) -> str:
     )
 
 
+def _fixed_eps(got: torch.Tensor, x: torch.Tensor, state, eps: float) -> float | None:
+    """The wrong eps among :data:`_WRONG_EPS` that ``got`` was computed with, if it
+    matches one and not ``eps``."""
+    got = got.detach().double()
+
+    def close(e):
+        return torch.allclose(got, rms_norm_f(x, state, e), rtol=1e-4, atol=1e-6)
+
+    if close(eps):
+        return None
+    return next((wrong for wrong in _WRONG_EPS if close(wrong)), None)
+
+
+def _eps_ignored(c: Checker, cls, case: _NormCase, x, state, got, built: str) -> None:
+    """With the default eps the result used another: a wrong default or an eps argument
+    never used look alike. Build it again with eps=1e-5 given: if that one computes with
+    the same wrong eps, the argument is ignored (blind8b-rms-eps-hardcoded was told its
+    default was wrong); otherwise the default table's message stands."""
+    wrong = _fixed_eps(got, x, state, 1e-5)
+    if wrong is None:
+        return
+    d_model = case.shape[-1]
+    again, built_again, _ = build(
+        c,
+        cls,
+        d_model,
+        1e-5,
+        name="RMSNorm",
+        reference=ref.RMSNorm(d_model),
+        seed=case.seed,
+        mode="eval",
+    )
+    got_again = c.call(again, x, call_repr=f"{built_again}(x {tuple(x.shape)})")
+    if isinstance(got_again, torch.Tensor) and got_again.shape == got.shape:
+        if _fixed_eps(got_again, x, state, 1e-5) == wrong:
+            c.fail(
+                f"{built}(x {tuple(x.shape)}) and {built_again}(x {tuple(x.shape)}) both "
+                f"normalise with eps={wrong:g}, although the second was given eps=1e-5: "
+                "your RMSNorm ignores its eps argument (a fixed value in its place). Store "
+                "the argument, self.eps = eps, and use self.eps in forward."
+            )
+
+
 def check_RMSNorm(cls, *, hidden: bool = False) -> None:
     with Checker("RMSNorm", hidden=hidden) as c:
         c.require_callable(cls)
@@ -197,6 +249,8 @@ def check_RMSNorm(cls, *, hidden: bool = False) -> None:
             expect_tensor_result(c, got, tuple(x.shape), what)
             if x.dtype == torch.float64 and got.dtype != torch.float64:
                 c.fail(_LOWER_PRECISION.format(what=what, got=got.dtype))
+            if case.eps is None:
+                _eps_ignored(c, cls, case, x, state, got, built)
             eps = 1e-5 if case.eps is None else case.eps
             table = _norm_mistakes(case.eps)
             c.expect_close(

@@ -186,8 +186,28 @@ def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
         "refuses a k larger than the axis: then every token is kept. Clamp it, "
         "torch.topk(logits, min(top_k, logits.shape[-1])).",
     )
+    rows = logits.shape[0]
+    sizes = {f"({rows})", f"({case.top_k})"}
+    over_rows = (
+        lambda exc: (
+            case.top_k is not None
+            and case.top_k != rows
+            and isinstance(exc, RuntimeError)
+            and all(size in str(exc) for size in sizes)
+            and "must match" in str(exc)
+        ),
+        f"The sizes {rows} and {case.top_k} are the number of rows and top_k: did torch.topk "
+        "run over the rows (dim=0 or dim=-2) instead of the vocabulary? Take the k largest "
+        "logits of each row, torch.topk(logits, k, dim=-1).values[..., -1:], one threshold "
+        "per row.",
+    )
     got = c.call(
-        sample, logits, **kwargs, generator=_generator(seed), call_repr=call, hints=[beyond]
+        sample,
+        logits,
+        **kwargs,
+        generator=_generator(seed),
+        call_repr=call,
+        hints=[beyond, over_rows],
     )
     return got, call
 
@@ -260,10 +280,19 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
         )
     outside = frequencies[~allowed].sum()
     if outside > 0:
+        given = [name for name, v in (("top-k", case.top_k), ("top-p", case.top_p)) if v]
+        check = " and ".join(given) if given else "top-k and top-p"
+        mapped = (
+            " (computed on the probabilities sorted in descending order, its decision is "
+            "mapped back to vocabulary order along the last axis: scatter(-1, order, ...))"
+            if case.top_p is not None
+            else ""
+        )
         c.fail(
             f"{call} drew tokens that must never be drawn here "
-            f"(ids {torch.nonzero(frequencies * ~allowed).flatten().tolist()}): "
-            "check top-k and top-p."
+            f"(ids {torch.nonzero(frequencies * ~allowed).flatten().tolist()}; only "
+            f"{torch.nonzero(allowed).flatten().tolist()} may be): check {check}, the "
+            f"filter{'s' if len(given) > 1 else ''} given here{mapped}."
         )
     if (frequencies[allowed] == 0).any() and not (expected[frequencies == 0] < 1e-3).all():
         c.fail(f"{call} never drew some tokens that should be drawn: check top-k and top-p.")
@@ -342,7 +371,13 @@ def check_sample(sample, *, hidden: bool = False) -> None:
             hints={"probability tensor contains": _GREEDY, "division by zero": _GREEDY},
         )
         c.expect_type(got, torch.Tensor, call, "Return a tensor of token ids, one per row.")
-        c.expect_shape(got, (2,), call, "One token per row of logits: (batch,).")
+        over_batch = (
+            " Yours has one entry per vocabulary token: the argmax ran over the batch axis "
+            "(dim=0 or dim=-2), not over the vocabulary, logits.argmax(dim=-1)."
+            if isinstance(got, torch.Tensor) and tuple(got.shape) == (rows.shape[1],)
+            else ""
+        )
+        c.expect_shape(got, (2,), call, "One token per row of logits: (batch,)." + over_batch)
         c.expect_equal(got.long(), rows.argmax(-1), call, _GREEDY)
         for case in cases:
             _sample_distribution(c, sample, case)

@@ -44,11 +44,40 @@ _VISIBLE_FFN = [_FfnCase(1, (2, 3, 8), 12)]
 _HIDDEN_FFN = [_FfnCase(101, (4, 16), 40), _FfnCase(102, (1, 2, 5, 6), 6)]
 
 
+def _hidden_width_hint(c: Checker, cls, d_model: int, d_ff: int) -> None:
+    """Before the state-dict shapes are compared: a hidden width other than d_ff, named
+    with Llama's 2/3 rule when it is that one (blind8b-swiglu-two-thirds-hidden got
+    "w1.weight has shape (8, 8), expected (12, 8)" alone)."""
+    try:
+        module = cls(d_model, d_ff)
+        w1 = module.state_dict().get("w1.weight")
+    except Exception:  # said by build() below
+        return
+    if not hasattr(w1, "shape") or len(w1.shape) != 2 or w1.shape[1] != d_model:
+        return
+    width = int(w1.shape[0])
+    if width == d_ff:
+        return
+    llama = (
+        f" That is int(2 * d_ff / 3) = {width}: Llama's FeedForward shrinks its 4 * d_model "
+        "to two thirds to keep the parameter count of a two-matrix block; here d_ff is "
+        "already the hidden width, use it as it is."
+        if width == int(2 * d_ff / 3)
+        else ""
+    )
+    c.fail(
+        f"SwiGLU({d_model}, {d_ff}): w1 maps d_model to {width} features, not to d_ff = "
+        f"{d_ff}.{llama} w1 and w3 are nn.Linear(d_model, d_ff, bias=False), w2 "
+        "nn.Linear(d_ff, d_model, bias=False)."
+    )
+
+
 def check_SwiGLU(cls, *, hidden: bool = False) -> None:
     with Checker("SwiGLU", hidden=hidden) as c:
         c.require_callable(cls)
         for case in _HIDDEN_FFN if hidden else _VISIBLE_FFN:
             d_model = case.shape[-1]
+            _hidden_width_hint(c, cls, d_model, case.d_ff)
             module, built, state = build(
                 c,
                 cls,
