@@ -432,30 +432,11 @@ BLIND8B: list[Case] = [
             ),
         ),
     ),
-    _e(
-        "gen-extra-last-forward",
-        L12,
-        "generate",
-        "runs the model on the last generated token too, although its logits are never "
-        "used: one forward pass and one cached position too many (the model must run every "
-        "position once).",
-        AUTHOR,
-        (
-            r"(one|an) (extra|more|too many|useless|unneeded|unnecessary|superfluous)"
-            r" (forward|call|pass|position|step|token)",
-            r"last (generated )?token.{0,80}(run|through the model|never used|not needed)",
-            r"(once|one time) too (often|many)",
-            r"positions?.{0,60}(run|processed).{0,80}\d+.{0,60}(expected|instead|should)",
-        ),
-        (r"stale", r"one step late", r"fresh", r"without (the )?cache", r"start"),
-        edits=(
-            (
-                "if step + 1 < max_new_tokens:\n"
-                "            logits = model(next_id, caches=caches, start=length + step)[:, -1]",
-                "logits = model(next_id, caches=caches, start=length + step)[:, -1]",
-            ),
-        ),
-    ),
+    # blind8b-gen-extra-last-forward was left out after the run: a generate that feeds
+    # the last new token through the model once more after the loop is the tests'
+    # correct variant _gen(feed_last=True): the lesson accepts it on purpose (the extra
+    # step is wasted work, not a wrong result); generalisation.py lists it with the
+    # reason.
     _code(
         "gqa-expand-only-mqa",
         L12,
@@ -533,23 +514,9 @@ BLIND8B: list[Case] = [
         "        pieces.append(exps)\n"
         "    return torch.cat(pieces, dim=-1) / total[..., None]\n",
     ),
-    _e(
-        "tiled-computes-in-float32",
-        L12,
-        "tiled_attention",
-        "casts q, k and v to float32 first (as kernels accumulate in fp32) and never casts "
-        "back, so a float64 input returns float32 with float32 precision.",
-        ATTENTION_FLOAT32,
-        (r"float32", r"dtype"),
-        (r"scal(e|ing)", r"causal", r"rescal", r"divid"),
-        edits=(
-            (
-                "    len_q, len_k = q.shape[-2], k.shape[-2]",
-                "    q, k, v = q.float(), k.float(), v.float()\n"
-                "    len_q, len_k = q.shape[-2], k.shape[-2]",
-            ),
-        ),
-    ),
+    # blind8b-tiled-computes-in-float32 was left out after the run: tiled_attention's
+    # contract fixes no dtype and its check accepts any floating-point result by design;
+    # generalisation.py lists it with the reason.
     _e(
         "tiled-drops-partial-block",
         L12,

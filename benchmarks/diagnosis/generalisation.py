@@ -286,6 +286,19 @@ BATCHES = (
         "7835717",
         "by a new helper (b8b) that had read no check and no message, judged against the "
         "checks after round 6's fixes of lessons 11-12; 15 of 24 from reports",
+        excluded=(
+            (
+                "blind8b-gen-extra-last-forward",
+                "a generate that feeds the last new token through the model once more after "
+                "the loop is accepted on purpose (the tests' correct variant "
+                "_gen(feed_last=True)): wasted work, not a wrong result",
+            ),
+            (
+                "blind8b-tiled-computes-in-float32",
+                "tiled_attention's contract fixes no dtype: its check accepts any "
+                "floating-point result by design",
+            ),
+        ),
     ),
     Batch(
         "mechanical, mutants 10-12 of every exercise",
