@@ -91,6 +91,7 @@ def test_check_modules_are_leaves(path):
     "topic",
     [
         "tokenization",
+        "positional_encoding",
         "attention",
         "multi_head_attention",
         "transformer",
@@ -100,7 +101,7 @@ def test_check_modules_are_leaves(path):
     ],
 )
 def test_a_large_lesson_s_checks_are_a_package(topic):
-    """Lessons 01, 04, 05, 09, 10, 11 and 12 hold several independent exercises: their checks
+    """Lessons 01, 03, 04, 05, 09, 10, 11 and 12 hold several independent exercises: their checks
     are packages, one module per exercise or small group, which the leaf and face rules above
     walk."""
     assert CHECKS_DIR / topic in CHECK_PACKAGES
@@ -256,6 +257,7 @@ LESSON_SIDE = (
     "transformer_course.translation",
     # the shared machinery of a check package: its own lesson only
     "transformer_course.checks.tokenization.common",
+    "transformer_course.checks.positional_encoding.common",
     "transformer_course.checks.attention.common",
     "transformer_course.checks.multi_head_attention.common",
     "transformer_course.checks.transformer.common",

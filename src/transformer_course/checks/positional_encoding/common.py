@@ -1,0 +1,52 @@
+"""Lesson 03's shared check machinery: the float32-formula tolerance, the numpy-array
+expectation of the two table exercises, and what a measured frequency exponent says about
+the code. Its names keep their underscore: they are private to the package (its modules
+import them; tests do not).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from transformer_course.checking import Checker, tolerance
+
+# float32 arithmetic (torch's default, or the exp/log form of 10000^(2i/d_model))
+# loses about 1e-7 of the angle per unit of position: at position 255 that is a
+# few 1e-5 after sin/cos. Every real mistake is off by far more than 1e-4.
+_FLOAT32_FORMULA = {"rtol": 1e-5, "atol": 1e-4}
+
+
+def _tolerance(*dtypes) -> dict[str, float]:
+    """The tolerance of the least precise dtype, but never tighter than a float32 formula."""
+    fit = tolerance(*dtypes)
+    return {key: max(fit[key], _FLOAT32_FORMULA[key]) for key in fit}
+
+
+def _expect_array(c: Checker, got, what: str, shape: str) -> None:
+    """A numpy array, with a word for the learner who returned a tensor."""
+    hint = f"Return a numpy array of shape {shape}."
+    if isinstance(got, torch.Tensor):
+        hint = (
+            "You returned a torch.Tensor. The exercises of this lesson work in numpy (the "
+            "module of exercise 3 turns the table into a tensor itself): return a numpy "
+            "array, e.g. convert a tensor with `.numpy()`."
+        )
+    c.expect_type(got, np.ndarray, what, hint)
+
+
+def _exponent_why(c: float, d_model: int) -> str:
+    """What a measured exponent c·i/d_model (i the pair index) says about the code."""
+    if abs(c - 4.0) < 1e-3:
+        return (
+            " 4i, not 2i: did you multiply by 2 indices that already are even (2i)? "
+            "np.arange(0, d_model, 2) gives 2i itself."
+        )
+    if abs(c - 1.0) < 1e-3:
+        return " i, not 2i: the exponent needs twice the pair index."
+    if abs(c - 2.0 * d_model**2) < 1e-3 * d_model**2:
+        return (
+            f" That is 2i·d_model = 2i·{d_model}: the exponent multiplies by d_model where it "
+            "divides, 2i / d_model."
+        )
+    return ""

@@ -1,0 +1,493 @@
+"""The check of ``PositionalEncoding(d_model, max_len, dropout)``: the stored table (any
+layout that broadcasts, any name, in or out of the state dict, never a parameter), the
+forward pass, the dropout after the sum, and the table following ``.to()``.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import torch
+
+from transformer_course.checking import Checker, torch_generator
+from transformer_course.checking.modules import build_module
+from transformer_course.reference import positional_encoding as ref
+
+from .common import _FLOAT32_FORMULA, _tolerance
+from .table_mistakes import _pe_mistakes
+
+# --------------------------------------------------------------- PositionalEncoding
+_VISIBLE_MODULE = [(8, 20, [(2, 5), (1, 20)])]
+_HIDDEN_MODULE = [
+    (16, 64, [(3, 17), (2, 64), (1, 1)]),
+    (6, 10, [(4, 10), (5, 3)]),
+    (4, 12, [(2, 7)]),
+]
+_LAYOUTS = ("(1, max_len, d_model)", "(max_len, d_model)", "(max_len, 1, d_model)")
+
+_NOT_IN_STATE_DICT = (
+    "PositionalEncoding's state dict is empty: the table is not saved with the module (a "
+    "buffer with persistent=False, or rows computed in forward). That works; a buffer made "
+    "with register_buffer('pe', table) is also saved by state_dict()."
+)
+_EVAL_HINT = (
+    "In eval mode dropout must do nothing. F.dropout(x, p) defaults to training=True and "
+    "drops anyway: use an nn.Dropout module (it follows .train() and .eval()) or pass "
+    "training=self.training."
+)
+
+
+def _exercise_1(mistake: str) -> str:
+    return (
+        "It looks like the positional-encoding table with a classic mistake of exercise 1. "
+        f"{mistake} Fix positional_encoding first (its test cell explains more); this "
+        "module builds its table with it."
+    )
+
+
+def _stored_tables(found: dict, max_len: int, d_model: int) -> dict[str, tuple[str, np.ndarray]]:
+    """key -> (layout, the (max_len, d_model) table) of every state-dict entry shaped like one."""
+    shapes = {(1, max_len, d_model): _LAYOUTS[0], (max_len, d_model): _LAYOUTS[1]}
+    shapes[(max_len, 1, d_model)] = _LAYOUTS[2]
+    tables = {}
+    for key, value in found.items():
+        layout = shapes.get(tuple(value.shape))
+        if layout and value.is_floating_point():
+            tables[key] = (layout, value.detach().reshape(max_len, d_model).double().numpy())
+    return tables
+
+
+def _check_stored_table(c: Checker, found: dict, built: str, max_len: int, d_model: int) -> str:
+    """Diagnose the table in the state dict, if there is one; returns its layout (or "")."""
+    if not found:
+        c.note(_NOT_IN_STATE_DICT)
+        return ""
+    expected = ref.positional_encoding(max_len, d_model)
+    if max_len != d_model:
+        swapped = ref.positional_encoding(d_model, max_len)  # (d_model, max_len)
+        for key, value in found.items():
+            if (
+                value.is_floating_point()
+                and value.numel() == swapped.size
+                and tuple(value.shape)[-2:] == swapped.shape
+                and np.allclose(value.detach().double().reshape(swapped.shape), swapped, atol=1e-5)
+            ):
+                c.fail(
+                    f"{built}: the table in its state dict, `{key}`, has shape "
+                    f"{tuple(value.shape)}: it is positional_encoding({d_model}, {max_len}), "
+                    f"the arguments swapped. The function takes (max_len, d_model): call "
+                    f"positional_encoding(max_len, d_model), {max_len} positions of "
+                    f"{d_model} features."
+                )
+    unknown = ""  # the layout of a table-shaped entry that is not the table
+    for key, (layout, table) in _stored_tables(found, max_len, d_model).items():
+        if np.allclose(table, expected, **_FLOAT32_FORMULA):
+            c.ok()
+            return layout
+        for mistake, wrong in _pe_mistakes(max_len, d_model).items():
+            if np.allclose(table, wrong(), **_FLOAT32_FORMULA):
+                c.fail(
+                    f"{built}: the table in its state dict, `{key}`, is wrong. "
+                    + _exercise_1(mistake)
+                )
+        unknown = unknown or layout
+    return unknown  # the output check explains what is wrong, if anything is
+
+
+#: the table kept as (max_len, 1, d_model) (the layout the state dict shows), whatever slice
+#: of it was taken: its len rows meet x's batch axis
+_SEQ_FIRST_TABLE = (
+    "Your table is stored as (max_len, 1, d_model), the sequence-first layout of older "
+    "PyTorch tutorials (for x of shape (len, batch, d_model)): a slice of its first axis, "
+    "table[:{length}], is ({length}, 1, d_model), so its positions line up with the *batch* "
+    "axis of x and its axis of size 1 with the positions. Here x is (batch, len, d_model): "
+    "store the table as (1, max_len, d_model) (table.unsqueeze(0)) and add table[:, :len]."
+)
+
+
+def _slice_hint(layout: str, batch: int, length: int, max_len: int, d_model: int = 0):
+    """Advice for a shape mismatch in x + table, from the sizes the error names: the
+    number of table rows the learner added tells which slice they took."""
+
+    def hint(exc: BaseException) -> str:
+        if layout == _LAYOUTS[1]:
+            return (
+                "Your table is 2-D, (max_len, d_model), so slicing its second axis picks "
+                "feature columns, not positions. Either store it with a batch axis in front, "
+                "(1, max_len, d_model) (table.unsqueeze(0)), and slice table[:, :len], or keep "
+                "it 2-D and slice its rows, table[:len]."
+            )
+        if layout == _LAYOUTS[2]:
+            return _SEQ_FIRST_TABLE.format(length=length)
+        found = re.search(r"tensor a \((\d+)\) must match the size of tensor b \((\d+)\)", str(exc))
+        sizes = {int(found[1]), int(found[2])} if found else set()
+        added = sizes - {length}
+        rows = next(iter(added)) if length in sizes and len(added) == 1 else None
+        # the slices that add `rows` rows here; two of them alike on this input: name both
+        candidates = [
+            text
+            for hit, text in (
+                (rows == batch and batch not in (length, max_len), f"x.size(0), the batch size {batch}"),
+                (rows == d_model and d_model not in (batch, max_len), f"x.size(-1), the feature width d_model={d_model}"),
+                (rows == max_len, f"no slice at all, the whole table of max_len={max_len} rows"),
+                (rows is not None and abs(rows - length) == 1, f"x.size(1) {'+' if (rows or 0) > length else '-'} 1, a slice off by one"),
+            )
+            if hit
+        ]  # fmt: skip
+        if len(candidates) > 1:
+            return (
+                f"You added {rows} rows of the table to x's len={length} positions. On this "
+                "input more than one slice gives that many rows: "
+                + "; or ".join(f"sliced with {text}" for text in candidates)
+                + ". Add exactly the first len rows, table[:, :x.size(1)] for a (1, max_len, "
+                "d_model) table."
+            )
+        if length in sizes and added == {batch} and batch not in (length, max_len):
+            return (
+                f"You added {batch} rows of the table, the batch size of x, to its "
+                f"len={length} positions: the table was sliced with x.size(0) (x.shape[0]), "
+                "the sequence-first (len, batch, d_model) convention of older tutorials. Here "
+                "x is (batch, len, d_model): slice with x.size(1), table[:, :x.size(1)] for "
+                "a (1, max_len, d_model) table."
+            )
+        if length in sizes and added == {d_model} and d_model not in (batch, max_len):
+            return (
+                f"You added {d_model} rows of the table, x's d_model (its last axis), to its "
+                f"len={length} positions: the table was sliced with x.size(-1) (x.shape[-1]), "
+                "the feature width. The positions are x's second axis: slice with x.size(1), "
+                "table[:, :x.size(1)] for a (1, max_len, d_model) table."
+            )
+        if length in sizes and added == {max_len}:
+            return (
+                f"You added all max_len={max_len} rows of the table to x's len={length} "
+                "positions: add only the first len rows (for a (1, max_len, d_model) table, "
+                "table[:, :len]). Slicing table[:len] cuts the batch axis (of size 1) and "
+                "leaves every row, and adding the whole table only works when len happens "
+                "to equal max_len."
+            )
+        if rows is not None and abs(rows - length) == 1:
+            more = "one too many" if rows > length else "one too few"
+            return (
+                f"You added {rows} rows of the table to x's len={length} positions, {more}: "
+                f"the slice is off by one (:x.size(1) {'+' if rows > length else '-'} 1). Add "
+                "exactly the first len rows, table[:, :x.size(1)] for a (1, max_len, d_model) "
+                "table (the end of a slice is already excluded)."
+            )
+        return (
+            f"x has len={length} positions (batch {batch}, max_len={max_len}): add only the "
+            "first len rows of the table, table[:, :x.size(1)] for a (1, max_len, d_model) "
+            "table. The two sizes in the error are x's len and the number of rows you added."
+        )
+
+    return hint
+
+
+#: the global torch stream is seeded before each call of the learner's module whose output
+#: is reported (the Checker puts it back afterwards): a dropout left on (the functional
+#: F.dropout in eval mode, a hard-coded probability) draws the same mask on every run, so
+#: the same answer always gets the same message (the same counts of zeroed entries)
+_CALL_SEED = 0
+
+
+def _table_shapes(module) -> dict[str, tuple[int, ...]]:
+    """The shape of each buffer and tensor attribute of the module (the table, wherever
+    the learner keeps it)."""
+    shapes = {name: tuple(b.shape) for name, b in module.named_buffers()}
+    for name, value in vars(module).items():
+        if isinstance(value, torch.Tensor) and not name.startswith("_"):
+            shapes.setdefault(name, tuple(value.shape))
+    return shapes
+
+
+def _expect_tables_kept(c, module, what: str, tables: dict | None, length: int) -> None:
+    """forward leaves the module's state alone: a table cut to this call's length (self.pe
+    = self.pe[:, :len]) refuses, or misreads, every later and longer input."""
+    if not tables:
+        return
+    now = _table_shapes(module)
+    for name, shape in tables.items():
+        if name in now and now[name] != shape:
+            cut = len(now[name]) == len(shape) and [
+                i for i, (a, b) in enumerate(zip(shape, now[name], strict=True)) if a != b
+            ] == [next((i for i, n in enumerate(now[name]) if n == length and shape[i] != n), -1)]
+            if not cut:
+                c.fail(
+                    f"{what} changed the module itself: its table `{name}` was {shape} when "
+                    f"the module was built and is {now[name]} after this call. forward must "
+                    "leave the table as built (a fixed buffer): compute x + the slice you "
+                    "need into a new tensor, without assigning anything to the module."
+                )
+            c.fail(
+                f"{what} changed the module itself: its table `{name}` was {shape} when the "
+                f"module was built and is {now[name]} after this call (len={length}). forward "
+                f"assigned a slice back to the module (self.{name} = self.{name}[:, :len]), so "
+                "every later call sees a table cut to this length, and a longer x is refused "
+                "or fails. Slice into a local value and leave the table as built: return "
+                f"self.dropout(x + self.{name}[:, :x.size(1)])."
+            )
+
+
+def _check_forward(c, module, built, x, table, layout, max_len, tables=None):
+    """dropout off (eval, or p = 0): the output must be x + PE[:len]; the module's tables
+    (``tables``: their shapes when built) keep their shapes."""
+    batch, length, d_model = x.shape
+    what = f"{built} applied to x of shape {tuple(x.shape)}"
+    torch.manual_seed(_CALL_SEED)
+    out = c.call(
+        module,
+        x,
+        call_repr=what,
+        hints=[
+            ("must match the size of tensor", _slice_hint(layout, batch, length, max_len, d_model)),
+            (
+                lambda error: isinstance(error, ValueError) and length <= max_len,
+                f"Your PositionalEncoding refused x with len={length} positions, although "
+                f"it was built with max_len={max_len}: len <= max_len is a legal input. "
+                "Refuse only len > max_len. Your test is off: >= where > belongs (off by "
+                "one), or a size read from another axis of x or of the table (x.size(1) is "
+                "len; the table's position axis, pe.shape[1] for a (1, max_len, d_model) "
+                "table, holds max_len)."
+                + (f" {_SEQ_FIRST_TABLE.format(length=length)}" if layout == _LAYOUTS[2] else ""),
+            ),
+        ],
+        mutation_hint="Return x + the table as a new tensor: `x += ...` (or x.add_) "
+        "changes the caller's embeddings.",
+    )
+    _expect_tables_kept(c, module, what, tables, length)
+    c.expect_type(out, torch.Tensor, what, "Return a tensor.")
+    hint = "The output has the shape of x: (batch, len, d_model)."
+    if layout == _LAYOUTS[2] and tuple(out.shape) == (length, length, d_model):
+        hint += " " + _SEQ_FIRST_TABLE.format(length=length)
+    if tuple(out.shape) == (1, length, d_model):
+        hint += " Yours has batch size 1: did you return the encoding without adding x?"
+    c.expect_shape(out, x.shape, what, hint)
+    c.expect_true(
+        not out.requires_grad,
+        f"{what} returned a tensor that requires grad, although x does not: the table is "
+        "a learnable nn.Parameter, so an optimiser would change it. The sinusoidal table is "
+        "fixed, not learned: keep it as a buffer (register_buffer), which moves with "
+        ".to(device) and is saved in the state dict, but is never trained.",
+    )
+    c.expect_dtype(
+        out,
+        x.dtype,
+        what,
+        "x is float32, like every layer of the model; a float64 table turns x + table into "
+        "float64, and the next layer (float32 weights) then fails with a dtype mismatch. "
+        "Make the table float32: torch.tensor(a float64 numpy array) stays float64, so pass "
+        "dtype=torch.float32 (or convert with .float()).",
+    )
+    pe = table[:length].unsqueeze(0)  # (1, len, d_model)
+    mistakes = {
+        "You returned the encoding without adding x: the output must be x + PE, the token "
+        "embeddings *plus* their positions.": pe.expand_as(x),
+        "You returned x unchanged: add the first len rows of the table.": x,
+        "You multiplied x by the encoding; add it.": x * pe,
+        "You subtracted the encoding from x (x - PE): add it, x + PE.": x - pe,
+        "You subtracted x from the encoding (PE - x): the output is x + PE.": pe - x,
+        "Every sequence got one row of the table for all its positions: the row of its "
+        "*batch* index. That's the sequence-first (len, batch, d_model) convention of older "
+        "PyTorch tutorials (the word-language-model example keeps the table as "
+        "(max_len, 1, d_model) and adds table[:x.size(0)]); here x is (batch, len, d_model), "
+        "so slice the positions, the second axis of x.": (
+            x + table[:batch].unsqueeze(1) if batch <= max_len else None
+        ),
+        "x was also scaled by sqrt(d_model). That scaling belongs to the token embedding "
+        "(lesson 02); this module only adds the encoding.": x * d_model**0.5 + pe,
+    }
+    for mistake, wrong in _pe_mistakes(max_len, d_model).items():
+        mistakes[f"The encoding you add is wrong. {_exercise_1(mistake)}"] = lambda wrong=wrong: (
+            x + torch.tensor(wrong()[:length], dtype=x.dtype)
+        )
+    c.expect_close(
+        out,
+        x + pe,
+        what,
+        **_tolerance(out.dtype),
+        hint="Expected x + PE[:len]: position p of every sequence in the batch gets row p of "
+        "the table.",
+        mistakes=mistakes,
+    )
+
+
+def _expect_given_p(c, out, total, what: str, p: float) -> None:
+    """Training-mode output that is dropout of x + PE with another probability than the
+    one passed (each entry 0 or the sum times one factor 1 / (1 - p')): the argument is
+    not used."""
+    if not isinstance(out, torch.Tensor) or out.shape != total.shape:
+        return
+    got, want = out.detach().double(), total.double()
+    dropped = got.abs() <= 1e-6
+    kept = ~dropped & (want.abs() > 1e-3)
+    if not bool(dropped.any()) or not bool(kept.any()):
+        return
+    ratios = got[kept] / want[kept]
+    scale = float(ratios.median())
+    if scale <= 1.0 + 1e-6 or not torch.allclose(ratios, torch.full_like(ratios, scale), rtol=1e-4):
+        return
+    c.fail(
+        f"{what}: {int(dropped.sum())} of your {got.numel()} entries are 0 and the others are "
+        f"(x + PE) × {scale:.4g}, which is dropout with p = {1 - 1 / scale:.2g}, not the "
+        f"dropout={p} the module was given. The `dropout` argument is not used: create "
+        "nn.Dropout(dropout) in __init__, not a fixed probability."
+    )
+
+
+def _check_dropout(c, cls, d_model, max_len, x, table):
+    """Dropout, checked without depending on a random stream: p = 0.5 in eval mode and
+    p = 0 in training mode change nothing; p = 1 in training mode zeroes everything."""
+    length = x.shape[1]
+    total = x + table[:length].unsqueeze(0)  # (batch, len, d_model)
+
+    def run(p, mode):
+        module, built = build_module(
+            c, cls, d_model, name="PositionalEncoding", max_len=max_len, dropout=p, mode=mode
+        )
+        what = f"{built} in {mode} mode, applied to x of shape {tuple(x.shape)}"
+        torch.manual_seed(_CALL_SEED)
+        return c.call(module, x.clone(), call_repr=what), what
+
+    out, what = run(0.5, "eval")
+    if isinstance(out, torch.Tensor) and out.shape == total.shape:
+        # dropout's training behaviour: each entry 0, or the sum scaled by 1 / (1 - p)
+        got = out.detach().double()
+        dropped = got.abs() <= 1e-6
+        kept = torch.isclose(got, 2.0 * total.double(), rtol=1e-4, atol=1e-5)
+        if bool((dropped | kept).all()) and bool(dropped.any()):
+            c.fail(
+                f"{what} still drops: {int(dropped.sum())} of its {got.numel()} entries are 0 "
+                "and the others are (x + PE) / (1 - p) = 2·(x + PE), which is dropout in "
+                f"training mode. {_EVAL_HINT}"
+            )
+    c.expect_close(out, total, what, **_tolerance(out.dtype), hint=_EVAL_HINT)
+
+    out, what = run(0.0, "train")
+    if (
+        isinstance(out, torch.Tensor)
+        and out.shape == total.shape
+        and bool((out.detach() == 0).all())
+        and bool((total != 0).any())
+    ):
+        # dropout with p = 1: is the argument read as a keep probability (1 - dropout)?
+        # dropout=1.0 then keeps everything; a fixed p = 1 would zero it all again
+        out_one, _ = run(1.0, "train")
+        keeps_all = (
+            isinstance(out_one, torch.Tensor)
+            and out_one.shape == total.shape
+            and bool(torch.allclose(out_one.detach().double(), total.double(), atol=1e-5))
+        )
+        c.fail(
+            f"{what}: all {out.numel()} entries are 0, which is dropout with p = 1, although "
+            "the module was given dropout=0.0"
+            + (
+                ", and with dropout=1.0 nothing is dropped at all: the argument is read as "
+                "the probability of *keeping* an entry (nn.Dropout(1 - dropout), TensorFlow's "
+                "keep_prob). PyTorch's p is the probability of *zeroing* one: create "
+                "nn.Dropout(dropout)."
+                if keeps_all
+                else ": a dropout probability of 1 (a fixed one, or 1 - dropout) zeroes "
+                "everything. Create nn.Dropout(dropout), where p is the probability of "
+                "zeroing an entry."
+            )
+        )
+    _expect_given_p(c, out, total, what, 0.0)
+    c.expect_close(
+        out,
+        total,
+        what,
+        **_tolerance(out.dtype),
+        hint=lambda: (
+            f"With dropout=0.0, training mode must give what eval mode gives, x + PE; "
+            f"{int((out == 0).sum())} of your entries are 0. Did you ignore the `dropout` "
+            "argument (a hard-coded nn.Dropout(0.1), say)?"
+        ),
+    )
+
+    out, what = run(1.0, "train")
+    c.expect_close(
+        out,
+        torch.zeros_like(total),
+        what,
+        **_tolerance(out.dtype),
+        hint=lambda: (
+            f"With dropout=1.0 in training mode every entry must be 0 "
+            f"(nn.Dropout(1.0) drops everything), but {int((out != 0).sum())} of yours are not. "
+            "Did you ignore the `dropout` argument (a hard-coded nn.Dropout(0.1), say)?"
+        ),
+        mistakes={
+            "The output is exactly x + PE, so dropout was not applied in training mode. "
+            "Create an nn.Dropout(dropout) in __init__ and call it on the sum in forward.": total,
+            "Dropout was applied to x *before* adding the encoding (with dropout=1.0 the "
+            "output holds the encoding alone). The paper applies dropout to the *sums* of the "
+            "embeddings and the positional encodings (section 5.4): dropout(x + PE).": (total - x),
+            "Dropout was applied to the encoding alone, then x was added (with dropout=1.0 "
+            "the output is x). The paper applies dropout to the *sum*: dropout(x + PE).": x,
+        },
+    )
+
+
+_NOT_A_BUFFER = (
+    "The table did not follow the module: after .to(torch.bfloat16) the output is {got}, "
+    "so the table is still float32 (or float64). It is a plain attribute (self.pe = table, "
+    "a numpy array, or a tensor kept outside the module): .to(dtype), .half(), "
+    ".to(device)/.cuda() and state_dict() only see parameters and buffers, so on a GPU or "
+    "in half precision the model fails with a device or dtype mismatch. Register it in "
+    "__init__: self.register_buffer('pe', table) (fixed, never trained, moved and saved "
+    "with the module). (d2l keeps a plain attribute and moves it to x's device in every "
+    "forward; .half() still leaves it behind.)"
+)
+
+
+def _check_follows_to(c, cls, d_model, max_len, gen):
+    """The table is a buffer (or computed from x): converting the module converts it.
+    Run in bfloat16, where a table left behind in float32 shows in the output's dtype."""
+    module, built = build_module(
+        c, cls, d_model, name="PositionalEncoding", max_len=max_len, dropout=0.0, mode="eval"
+    )
+    c.call(module.to, torch.bfloat16, call_repr=f"{built}.to(torch.bfloat16)")
+    x = torch.randn(2, min(max_len, 4), d_model, generator=gen)  # (batch, len, d_model)
+    what = f"{built}.to(torch.bfloat16) applied to x of shape {tuple(x.shape)} in bfloat16"
+    torch.manual_seed(_CALL_SEED)
+    out = c.call(module, x.to(torch.bfloat16), call_repr=what)
+    c.expect_type(out, torch.Tensor, what, "Return a tensor.")
+    if out.dtype != torch.bfloat16:
+        c.fail(f"{what} returned dtype {out.dtype}. " + _NOT_A_BUFFER.format(got=out.dtype))
+    table = torch.tensor(ref.positional_encoding(max_len, d_model), dtype=torch.float32)
+    c.expect_close(
+        out.float(),
+        (x.to(torch.bfloat16) + table[: x.shape[1]].to(torch.bfloat16)).float(),
+        what,
+        rtol=2e-2,
+        atol=2e-2,
+        hint="In bfloat16 the output must still be x + PE[:len].",
+    )
+
+
+def check_PositionalEncoding(cls, *, hidden: bool = False) -> None:
+    """PositionalEncoding(d_model, max_len=..., dropout=...): x (batch, len, d_model) ->
+    dropout(x + PE[:len]), with a fixed (never trained) table; see the module docstring
+    for the layouts and dtypes that are accepted."""
+    with Checker("PositionalEncoding", hidden=hidden) as c:
+        c.require_callable(cls)
+        gen = torch_generator(303 if hidden else 30)
+        for d_model, max_len, inputs in _HIDDEN_MODULE if hidden else _VISIBLE_MODULE:
+            module, built = build_module(
+                c,
+                cls,
+                d_model,
+                name="PositionalEncoding",
+                max_len=max_len,
+                dropout=0.0,
+                mode="eval",
+            )
+            found = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
+            layout = _check_stored_table(c, found, built, max_len, d_model)
+            table = torch.tensor(ref.positional_encoding(max_len, d_model), dtype=torch.float32)
+            tables = _table_shapes(module)
+            for batch, length in inputs:
+                x = torch.randn(batch, length, d_model, generator=gen)  # (batch, len, d_model)
+                _check_forward(c, module, built, x, table, layout, max_len, tables)
+            x = torch.randn(2, min(max_len, 6), d_model, generator=gen)  # (batch, len, d_model)
+            _check_dropout(c, cls, d_model, max_len, x, table)
+            _check_follows_to(c, cls, d_model, max_len, gen)

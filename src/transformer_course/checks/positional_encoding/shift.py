@@ -1,0 +1,244 @@
+"""The check of ``relative_shift(k, d_model)``: the block-diagonal rotation that moves
+every position by k, the mistakes it names (from the float64 oracle ``relative_shift_f``),
+and the ValueError for an odd d_model.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from transformer_course.checking import Checker, CheckFailure
+from transformer_course.checking.oracles import relative_shift_f
+from transformer_course.reference import positional_encoding as ref
+
+from .common import _FLOAT32_FORMULA, _expect_array, _exponent_why, _tolerance
+
+
+# ------------------------------------------------------------------- relative_shift
+def _shift_mistakes(k, d_model):
+    return {
+        "The sine terms have the wrong sign: this matrix shifts by -k (it is the transpose "
+        "of the right one). PE[pos] is a *row* vector multiplied from the left, PE[pos] @ M, "
+        "and sin(a+b) = sin a·cos b + cos a·sin b, cos(a+b) = cos a·cos b - sin a·sin b give "
+        "M[2i, 2i] = M[2i+1, 2i+1] = cos(w_i·k), M[2i+1, 2i] = +sin(w_i·k) and "
+        "M[2i, 2i+1] = -sin(w_i·k). (Deriving it for a column vector, M @ PE[pos], gives "
+        "the transpose.)": (lambda: relative_shift_f(k, d_model, transpose=True)),
+        "Each pair rotates by w_i, the shift for k = 1. To move k positions it must rotate "
+        "by the angle w_i·k.": lambda: relative_shift_f(k, d_model, angle="w"),
+        "Every pair rotates by the same angle k. Pair i rotates by w_i·k, with its own "
+        "frequency w_i = 1 / 10000^(2i/d_model).": lambda: relative_shift_f(k, d_model, angle="k"),
+        "The frequencies use 10000^(i/d_model); they are the ones of positional_encoding, "
+        "w_i = 1 / 10000^(2i/d_model).": lambda: relative_shift_f(k, d_model, exponent="i"),
+        "The blocks sit at (i, i + d_model/2), the concatenated layout. In this course a "
+        "pair is the interleaved features (2i, 2i+1).": lambda: relative_shift_f(
+            k, d_model, layout="concatenated"
+        ),
+        "The angle is k *times* 10000^(2i/d_model); it is k *divided* by it, w_i·k with "
+        "w_i = 1 / 10000^(2i/d_model) (the frequencies of positional_encoding).": (
+            lambda: _shift_at_angles(k * np.power(10000.0, np.arange(0, d_model, 2) / d_model))
+        ),
+    }
+
+
+def _shift_at_angles(theta: np.ndarray) -> np.ndarray:
+    """The block-diagonal rotation with pair i turned by theta[i]."""
+    two_i = 2 * np.arange(len(theta))
+    m = np.zeros((2 * len(theta), 2 * len(theta)))
+    m[two_i, two_i] = m[two_i + 1, two_i + 1] = np.cos(theta)
+    m[two_i + 1, two_i], m[two_i, two_i + 1] = np.sin(theta), -np.sin(theta)
+    return m
+
+
+def _block_entries(got: np.ndarray, k: int, d_model: int) -> str:
+    """Localise by the four places of the 2×2 blocks: which of them hold what (cos, ±sin
+    of the right angles, or 0) in every block; "" unless each wrong place holds one."""
+    if d_model < 2:
+        return ""
+    i = np.arange(0, d_model, 2)
+    theta = k / np.power(10000.0, i / d_model)
+    forms = {
+        "cos(w_i·k)": np.cos(theta),
+        "+sin(w_i·k)": np.sin(theta),
+        "-sin(w_i·k)": -np.sin(theta),
+        "-cos(w_i·k)": -np.cos(theta),
+        "0": np.zeros_like(theta),
+    }
+    places = {
+        "M[2i, 2i]": ((i, i), "cos(w_i·k)"),
+        "M[2i+1, 2i]": ((i + 1, i), "+sin(w_i·k)"),
+        "M[2i, 2i+1]": ((i, i + 1), "-sin(w_i·k)"),
+        "M[2i+1, 2i+1]": ((i + 1, i + 1), "cos(w_i·k)"),
+    }
+    wrong, moved = [], []
+    for place, (index, right) in places.items():
+        values = got[index]
+        if np.allclose(values, forms[right], atol=1e-6):
+            continue
+        held = [name for name, form in forms.items() if np.allclose(values, form, atol=1e-6)]
+        if len(held) != 1:
+            return ""
+        wrong.append(f"{place} holds {held[0]} where {right} belongs")
+        if held == ["0"] and not np.allclose(forms[right], 0.0, atol=1e-6):
+            moved += _written_elsewhere(got, place, index, forms[right], d_model)
+    if not wrong:
+        return ""
+    return (
+        "In every 2×2 block, "
+        + "; ".join(wrong)
+        + ". "
+        + "".join(moved)
+        + "The block of pair i is "
+        "[[cos, -sin], [+sin, cos]] at the angle w_i·k: M[2i, 2i] = M[2i+1, 2i+1] = "
+        "cos(w_i·k), M[2i+1, 2i] = +sin(w_i·k), M[2i, 2i+1] = -sin(w_i·k) (did one line "
+        "write to the wrong row or column?)."
+    )
+
+
+def _written_elsewhere(got, place: str, index, values, d_model: int) -> list[str]:
+    """Where the values missing from ``place`` went: a row (or column) offset of -2..2 at
+    which ``got`` holds them in every block (numpy's negative indices wrap around, as an
+    index computed as 2i - 1 does for i = 0). Offsets that land on the same entries (-2
+    and +2 when d_model = 4) are named together; [] unless one set of entries fits."""
+    rows, cols = index
+    row_name, col_name = place[2:-1].split(", ")
+    targets: dict[tuple, list[tuple[int, int, str]]] = {}
+    for axis, name in ((0, row_name), (1, col_name)):
+        for offset in (-2, -1, 1, 2):
+            r = (rows + offset) % d_model if axis == 0 else rows
+            c_ = (cols + offset) % d_model if axis == 1 else cols
+            if np.allclose(got[r, c_], values, atol=1e-6):
+                targets.setdefault((tuple(r), tuple(c_)), []).append((axis, offset, name))
+    if len(targets) != 1:
+        return []
+    (found,) = targets.values()
+    axis = found[0][0]
+    if any(a != axis for a, _, _ in found):
+        return []
+
+    def shifted(name: str, offset: int) -> str:
+        base = int(name.split("+")[1]) if "+" in name else 0
+        return f"2i{base + offset:+d}".replace("+0", "") if base + offset else "2i"
+
+    names = [shifted(name, offset) for _, offset, name in found]
+    first = names[0]
+    where = f"M[{first}, {col_name}]" if axis == 0 else f"M[{row_name}, {first}]"
+    return [
+        f"Its values were written to {where} instead"
+        + (f" (or, the same entries here, with {' or '.join(names[1:])})" if len(names) > 1 else "")
+        + f": the {'row' if axis == 0 else 'column'} index of that assignment is off "
+        f"({first} where {found[0][2]} belongs; numpy's negative indices wrap around to the "
+        "end, so 2i - 1 for i = 0 is the last one). "
+    ]
+
+
+def _fitted_frequencies(got: np.ndarray, k: int, d_model: int) -> str:
+    """A rotation per pair whose frequencies fall geometrically, w_i = 10000^(-c·i/d_model),
+    with another c than 2 (i the pair index): the c measured from the learner's angles,
+    said only when the matrix it gives is the learner's. "" otherwise."""
+    pairs = d_model // 2
+    if k == 0 or pairs < 2:
+        return ""
+    two_i = 2 * np.arange(pairs)
+    theta = np.arctan2(got[two_i + 1, two_i], got[two_i, two_i])  # each pair's angle
+    if not np.allclose(got, _shift_at_angles(theta), atol=1e-6):
+        return ""  # not one rotation per pair
+    index = np.arange(1, pairs)
+    freq = theta[1:] / k
+    usable = (np.abs(theta[1:]) < 3.0) & (freq > 0)  # away from the wrap at ±π
+    if not usable.any():
+        return ""
+    slope = -float(np.sum(index[usable] * np.log(freq[usable])) / np.sum(index[usable] ** 2))
+    c = slope * d_model / math.log(10000.0)
+    if abs(c - 2.0) < 1e-3 or c <= 0:
+        return ""
+    model = _shift_at_angles(k * np.exp(-slope * np.arange(pairs)))
+    if not np.allclose(got, model, atol=1e-6):
+        return ""
+    why = _exponent_why(c, d_model)
+    shown = f"{round(c)}i" if abs(c - round(c)) < 1e-3 else f"{c:.4g}·i"
+    return (
+        f"Each pair is rotated, but pair i turns by k / 10000^({shown}/d_model) (i the "
+        f"pair index, measured from your matrix): the frequencies are those of "
+        f"positional_encoding, w_i = 1 / 10000^(2i/d_model), so the exponent is 2i/d_model." + why
+    )
+
+
+def _shift_property_hint(got: np.ndarray, k: int, d_model: int) -> str:
+    blocks = np.kron(np.eye(d_model // 2), np.ones((2, 2))) > 0
+    if np.abs(np.where(blocks, 0.0, got)).max() > _FLOAT32_FORMULA["atol"]:
+        return (
+            "M should be block diagonal: each 2×2 block (2i, 2i+1) mixes one sine with its "
+            "own cosine, and everything outside those blocks is 0."
+        )
+    pe = ref.positional_encoding(50 + abs(k), d_model)
+    lo = max(0, -k)
+    moved = pe[lo : lo + 50] @ got
+    err = np.abs(moved - pe[lo + k : lo + k + 50]).max()
+    return (
+        f"PE[pos] @ M should equal PE[pos + {k}] for every pos; with yours they differ by "
+        f"up to {err:.3g}. Check the angles (w_i·k) and where cos and ±sin sit."
+    )
+
+
+_VISIBLE_SHIFT = [(3, 4), (5, 8), (-2, 6), (0, 4)]
+_HIDDEN_SHIFT = [(7, 16), (-11, 10), (100, 32), (0, 4), (1, 2), (4, 64)]
+
+_RAISE_VALUE_ERROR = (
+    "For an odd d_model, raise a ValueError yourself, with a message that says why, so "
+    "that the caller learns what went wrong."
+)
+
+
+def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
+    """relative_shift(k, d_model) -> M (d_model, d_model) with PE[pos + k] = PE[pos] @ M.
+
+    Any float dtype passes (float64 preferred, with a note otherwise); an odd d_model
+    must raise ValueError.
+    """
+    with Checker("relative_shift", hidden=hidden) as c:
+        c.require_callable(relative_shift)
+        for k, d_model in _HIDDEN_SHIFT if hidden else _VISIBLE_SHIFT:
+            what = f"relative_shift(k={k}, d_model={d_model})"
+            got = c.call(relative_shift, k, d_model, call_repr=what)
+            _expect_array(c, got, what, "(d_model, d_model)")
+            c.expect_shape(
+                got,
+                (d_model, d_model),
+                what,
+                "M maps one row of the table (d_model features) to another.",
+            )
+            c.expect_floating(got, what, preferred="float64")
+            c.expect_close(
+                got,
+                ref.relative_shift(k, d_model),
+                what,
+                **_tolerance(got.dtype),
+                hint=_shift_property_hint(got.astype(np.float64), k, d_model),
+                mistakes=_shift_mistakes(k, d_model) if d_model % 2 == 0 else None,
+                explain=lambda got=got, k=k, d_model=d_model: (
+                    _block_entries(np.asarray(got, dtype=np.float64), k, d_model)
+                    or _fitted_frequencies(np.asarray(got, dtype=np.float64), k, d_model)
+                ),
+            )
+        for d_model in (7, 1) if hidden else (5,):
+            what = f"relative_shift(k=2, d_model={d_model})"
+            try:
+                result = c.call(
+                    relative_shift,
+                    2,
+                    d_model,
+                    call_repr=what,
+                    hints=[(lambda error: not isinstance(error, ValueError), _RAISE_VALUE_ERROR)],
+                )
+            except CheckFailure as failure:
+                if isinstance(failure.__cause__, ValueError):
+                    c.ok()  # the ValueError the contract asks for
+                    continue
+                raise
+            c.fail(
+                f"{what} returned {type(result).__name__} instead of raising ValueError. With "
+                "an odd d_model the last feature is a sine without its cosine partner, and no "
+                "matrix turns sin(a) alone into sin(a + w·k): raise ValueError."
+            )

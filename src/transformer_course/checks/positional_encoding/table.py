@@ -1,0 +1,201 @@
+"""The check of ``positional_encoding(max_len, d_model)``: the (max_len, d_model) table of
+section 3.5, any float dtype, and the mistakes it names (see ``table_mistakes``), the odd
+d_model, the columns left unwritten and a frequency exponent other than 2i.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+from transformer_course.checking import Checker
+from transformer_course.reference import positional_encoding as ref
+
+from .common import _expect_array, _exponent_why, _tolerance
+from .table_mistakes import _pe_mistakes, _pe_mistakes_and_layout, _pe_pairs, _pe_property_hint
+
+# --------------------------------------------------------------- positional_encoding
+_VISIBLE_PE = [(6, 4), (20, 10), (9, 7), (1, 3)]
+_HIDDEN_PE = [(12, 8), (64, 32), (17, 9), (256, 128), (30, 3), (1, 6), (5, 1)]
+
+
+def _odd_hint(max_len: int, d_model: int) -> str:
+    return (
+        f"This input has an odd d_model: there are {(d_model + 1) // 2} sine features "
+        f"(0, 2, ..., {d_model - 1}) but only {d_model // 2} cosine features, so the cosines "
+        f"take only the first {d_model // 2} angles."
+    )
+
+
+def _unwritten_columns(got: np.ndarray) -> str:
+    """Feature columns that are 0 at every position (the reference has none: feature 2i
+    is a sine, 0 only at position 0, and 2i + 1 a cosine, 1 there): nothing was written
+    to them; "" when there are none."""
+    empty = [int(j) for j in np.flatnonzero((got == 0).all(axis=0))]
+    if not empty:
+        return ""
+    parity = {j % 2 for j in empty}
+    which = (
+        "the even features 2i (the sines)"
+        if parity == {0}
+        else "the odd features 2i + 1 (the cosines)"
+        if parity == {1}
+        else "features of both kinds"
+    )
+    return (
+        f"Your features {empty} are 0 at every position: nothing was written to them, "
+        f"{which}. The sines go to pe[:, 0::2] (start 0) and the cosines to pe[:, 1::2] "
+        "(start 1): a slice start off by one writes one kind over the other."
+    )
+
+
+def _column_slice_hint(max_len: int, d_model: int):
+    """For numpy's "could not broadcast input array from shape (max_len, a) into shape
+    (max_len, b)": a slice of the table's features with b columns got a sines' or
+    cosines' a."""
+
+    def text(exc: BaseException) -> str:
+        found = re.search(r"from shape \((\d+),(\d+)\) into shape \((\d+),(\d+)\)", str(exc))
+        if not found:
+            return ""
+        rows, given, _, room = (int(g) for g in found.groups())
+        if rows != max_len or given not in {(d_model + 1) // 2, d_model // 2}:
+            return ""
+        return (
+            f"Your slice of the table's features holds {room} columns, but it was given "
+            f"{given} (one per pair): the sines go to pe[:, 0::2] ({(d_model + 1) // 2} "
+            f"columns) and the cosines to pe[:, 1::2] ({d_model // 2}); a slice start off by "
+            "one (2::2, say) or another step holds another count."
+        )
+
+    return lambda exc: isinstance(exc, ValueError), text
+
+
+def _pe_confirmed(positional_encoding, cases, current, got64, tol) -> dict:
+    """The mistakes of the ``current`` case, less the named ones that another case the
+    check runs contradicts: on one small table two mistakes can coincide (at d_model = 4 a
+    doubled exponent, 4i/d_model, equals tensor2tensor's 2i/(d_model - 2)), so a cause is
+    stated only when the learner's tables agree with it on every case that can be run."""
+    expected = ref.positional_encoding(*current)
+    if got64.shape == expected.shape and np.allclose(got64, expected, **tol):
+        return {}  # right on this case: nothing to diagnose (and no extra calls)
+    mistakes = _pe_mistakes_and_layout(got64, *current)
+    others = []
+    for case in cases:
+        if case == current:
+            continue
+        try:
+            table = np.asarray(positional_encoding(*case), dtype=np.float64)
+        except Exception:  # that case gets its own message when the check reaches it
+            continue
+        others.append((table, _pe_mistakes(*case)))
+    confirmed = {}
+    for message, wrong in mistakes.items():
+        agrees = True
+        for table, theirs in others:
+            if message in theirs:
+                value = theirs[message]()
+                agrees = (
+                    value is not None
+                    and np.shape(value) == table.shape
+                    and np.allclose(table, np.asarray(value, dtype=np.float64), **tol)
+                )
+                if not agrees:
+                    break
+        if agrees:
+            confirmed[message] = wrong
+    return confirmed
+
+
+def _pe_fitted_frequencies(got: np.ndarray, max_len: int, d_model: int) -> dict:
+    """A table of sin/cos pairs whose frequencies fall geometrically, w_i =
+    10000^(-c·i/d_model), with another c than 2 (nor 1 or 4, named mistakes of their own):
+    {the c measured from the learner's row 1: the table it gives}, kept by the matcher only
+    when that table is the learner's. {} otherwise."""
+    pairs = d_model // 2
+    if max_len < 2 or pairs < 2 or got.shape != (max_len, d_model):
+        return {}
+    two_i = 2 * np.arange(pairs)
+    w = np.arctan2(got[1, two_i], got[1, two_i + 1])  # each pair's angle at position 1
+    index = np.arange(1, pairs)
+    usable = (np.abs(w[1:]) < 3.0) & (w[1:] > 0)  # away from the wrap at ±π
+    if not usable.any():
+        return {}
+    slope = -float(np.sum(index[usable] * np.log(w[1:][usable])) / np.sum(index[usable] ** 2))
+    c = slope * d_model / math.log(10000.0)
+    if c <= 0 or any(abs(c - named) < 1e-3 for named in (1.0, 2.0, 4.0)):
+        return {}
+    rates = np.exp(-slope * np.arange((d_model + 1) // 2))
+    angles = np.arange(max_len, dtype=np.float64)[:, None] * rates  # (max_len, pairs)
+    model = np.zeros((max_len, d_model))
+    model[:, 0::2] = np.sin(angles)
+    model[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    shown = f"{round(c)}i" if abs(c - round(c)) < 1e-3 else f"{c:.4g}·i"
+    message = (
+        f"Your sines and cosines are in place, but pair i turns at pos / 10000^({shown}/d_model) "
+        "(i the pair index, measured from your table): the exponent is 2i/d_model."
+        + _exponent_why(c, d_model)
+    )
+    return {message: model}
+
+
+def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> None:
+    """positional_encoding(max_len, d_model) -> the (max_len, d_model) sinusoidal table.
+
+    Any float dtype passes (float64 preferred, with a note otherwise).
+    """
+    with Checker("positional_encoding", hidden=hidden) as c:
+        c.require_callable(positional_encoding)
+        cases = _HIDDEN_PE if hidden else _VISIBLE_PE
+        for max_len, d_model in cases:
+            what = f"positional_encoding(max_len={max_len}, d_model={d_model})"
+            got = c.call(
+                positional_encoding,
+                max_len,
+                d_model,
+                call_repr=what,
+                hints=[
+                    _column_slice_hint(max_len, d_model),
+                    *([(Exception, _odd_hint(max_len, d_model))] if d_model % 2 else []),
+                ],
+            )
+            _expect_array(c, got, what, "(max_len, d_model)")
+            shape = tuple(got.shape)
+            hint = "Rows are positions, columns are features: (max_len, d_model)."
+            if shape == (d_model, max_len):
+                hint += " Yours looks transposed."
+            elif shape == (1, max_len, d_model):
+                hint += " Return the 2-D table; the batch axis is added later, by the module."
+            elif len(shape) == 2 and shape[0] == max_len and shape[1] == d_model + 1:
+                hint += (
+                    " With an odd d_model your table got one extra column: keep d_model of them."
+                )
+            c.expect_shape(got, (max_len, d_model), what, hint)
+            c.expect_floating(got, what, preferred="float64")
+            got64 = got.astype(np.float64)
+            hint = (
+                "If you wrote `10000 ** 2 * i / d_model`, Python reads it as (10000**2) * i / d_model: "
+                "put the exponent in parentheses."
+                if not np.isfinite(got64).all()
+                else _pe_property_hint(got64, max_len, d_model)
+            )
+            c.expect_close(
+                got,
+                ref.positional_encoding(max_len, d_model),
+                what,
+                **_tolerance(got.dtype),
+                hint=hint,
+                mistakes={
+                    **_pe_confirmed(
+                        positional_encoding, cases, (max_len, d_model), got64, _tolerance(got.dtype)
+                    ),
+                    **_pe_fitted_frequencies(got64, max_len, d_model),
+                },
+                explain=lambda got64=got64: _unwritten_columns(got64),
+                pairs=lambda max_len=max_len, d_model=d_model, got=got: _pe_pairs(
+                    positional_encoding, cases, (max_len, d_model), _tolerance(got.dtype)
+                ),
+                axes=("position", "d_model"),
+            )

@@ -1,0 +1,231 @@
+"""The wrong tables: what each classic mistake of ``positional_encoding`` gives (from the
+float64 oracle ``sinusoidal_positions_f``), the tables stored in another layout, and the
+hints read from a table's properties. Shared by the checks of ``positional_encoding`` and
+``PositionalEncoding``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from transformer_course.checking.layers import mistake_pairs, mistake_values
+from transformer_course.checking.oracles import sinusoidal_positions_f
+from transformer_course.reference import positional_encoding as ref
+
+from .common import _FLOAT32_FORMULA
+
+# ------------------------------------------------------------------ wrong tables
+#: diagnosis -> the knobs of sinusoidal_positions_f that make that mistake
+_PE_MISTAKES: dict[str, dict] = {
+    "Sine and cosine are swapped: even features (0, 2, 4, ...) hold the sine, "
+    "PE[pos, 2i] = sin(...), and odd features the cosine, PE[pos, 2i+1] = cos(...). "
+    "(Row 0 is a give-away: it must read 0, 1, 0, 1, ...)": {"swap": True},
+    "The sin and cos halves are concatenated (all sines in features 0..d_model/2-1, then "
+    "all cosines). Some codebases (tensor2tensor, for one) use that layout and it carries "
+    "the same information, but the paper, and this course, interleave them: sin in "
+    "feature 2i, cos in feature 2i+1 (the even and the odd columns).": {"layout": "concatenated"},
+    "The exponent uses i/d_model where the formula has 2i/d_model (i counts the "
+    "sin/cos *pairs*, so the exponent runs over 0, 2/d_model, 4/d_model, ...). With i "
+    "alone the wavelengths stop at about 100·2π instead of reaching 10000·2π.": {"exponent": "i"},
+    "The cos feature 2i+1 has the wrong frequency: you put the feature index j = 2i+1 "
+    "in the exponent. Both members of a pair share one angle, pos / 10000^(2i/d_model) "
+    "with the *even* index 2i (use j - j % 2, or compute the angles once per pair).": {
+        "exponent": "j"
+    },
+    "The exponent is doubled: you wrote 2·j/d_model with j the even feature index, but "
+    "j already *is* 2i (range(0, d_model, 2) gives 2i). Use j/d_model, or 2i/d_model "
+    "with i = j // 2.": {"exponent": "2j"},
+    "The exponent uses the odd index 2i+1 for both features of pair i "
+    "(np.arange(1, d_model, 2) where np.arange(0, d_model, 2) belongs): pair 0 must turn "
+    "with frequency 1, 10000^0, so that feature 0 is sin(pos). The exponent is 2i/d_model, "
+    "with the even index 2i.": {"exponent": "2i+1"},
+    "The exponent is 2i / (d_model - 2), as tensor2tensor spreads its frequencies (num_"
+    "timescales - 1 in the denominator): the last pair then reaches exactly 1/10000 and "
+    "every pair after the first turns too slowly. The paper's exponent is 2i/d_model: "
+    "divide by d_model, not d_model - 2.": {"exponent": "t2t"},
+    "Every pair has the same frequency (1): the exponent 2i/d_model came out as 0. Did "
+    "you use integer division (2 * i // d_model)?": {"exponent": "int"},
+    "The base is 1000; the paper uses 10000 (10000^(2i/d_model)).": {"base": 1000.0},
+    "The angle is pos *times* 10000^(2i/d_model) (multiplied instead of divided); it must "
+    "be pos *divided* by it "
+    "(equivalently times 10000^(-2i/d_model), i.e. exp(-2i·ln(10000)/d_model)).": {
+        "multiply": True
+    },
+    "Positions start at 1; they start at 0 (row 0 is sin(0), cos(0), ... = 0, 1, 0, 1, "
+    "...). Count the positions from 0 to max_len - 1.": {"start": 1},
+}
+
+
+def _pe_compute(max_len, d_model):
+    return lambda **knobs: sinusoidal_positions_f(max_len, d_model, **knobs)
+
+
+def _one_function(max_len, d_model, function):
+    """The table with `function` (np.sin or np.cos) in every feature, at each pair's angle."""
+    positions = np.arange(max_len, dtype=np.float64)[:, None]
+    angles = positions / np.power(10000.0, np.arange(0, d_model, 2) / d_model)
+    table = np.zeros((max_len, d_model))
+    table[:, 0::2] = function(angles)
+    table[:, 1::2] = function(angles[:, : d_model // 2])
+    return table
+
+
+def _rows_alternate(max_len, d_model):
+    """sin on the even positions (rows) and cos on the odd ones, of the right angles."""
+    pairs = 2 * (np.arange(d_model) // 2)  # (d_model,): 2i of each feature
+    angles = np.arange(max_len, dtype=np.float64)[:, None] / np.power(10000.0, pairs / d_model)
+    even_row = (np.arange(max_len) % 2 == 0)[:, None]
+    return np.where(even_row, np.sin(angles), np.cos(angles))
+
+
+def _pe_mistakes(max_len, d_model):
+    """diagnosis -> (a zero-argument function giving the table that mistake produces)."""
+    mistakes = mistake_values(_pe_compute(max_len, d_model), _PE_MISTAKES)
+    mistakes[
+        "The odd features hold a sine too: there is no cosine at all (a copy of the even "
+        "line?). Feature 2i+1 is cos(pos / 10000^(2i/d_model)), the cosine of the same angle "
+        "as feature 2i (row 0 reads 0, 1, 0, 1, ...)."
+    ] = lambda: _one_function(max_len, d_model, np.sin)
+    mistakes[
+        "The even features hold a cosine too: there is no sine at all. Feature 2i is "
+        "sin(pos / 10000^(2i/d_model)), feature 2i+1 the cosine of the same angle."
+    ] = lambda: _one_function(max_len, d_model, np.cos)
+    mistakes[
+        "The sines and cosines alternate along the wrong axis: yours has sin on the even "
+        "*positions* (rows) and cos on the odd ones, as pe[0::2, :] = sin, pe[1::2, :] = cos "
+        "would write. They alternate along the features: pe[:, 0::2] = sin and "
+        "pe[:, 1::2] = cos, so every row holds sin, cos, sin, cos, ..."
+    ] = lambda: _rows_alternate(max_len, d_model)
+    if d_model % 2:
+        last = (
+            f"With odd d_model={d_model} the last feature, {d_model - 1}, is even: it is the "
+            f"sine of pair i={(d_model - 1) // 2}, which simply has no cosine partner. "
+        )
+        mistakes[last + "Yours is all zeros there."] = lambda: sinusoidal_positions_f(
+            max_len, d_model, odd_last="zero"
+        )
+        mistakes[last + "Yours holds a cosine there."] = lambda: sinusoidal_positions_f(
+            max_len, d_model, odd_last="cos"
+        )
+    return mistakes
+
+
+def _pe_pairs(positional_encoding, cases, current, tol) -> dict[str, np.ndarray]:
+    """Two mistakes of the table at once that agree with the learner's tables on every
+    case the check runs ({both messages: the table for the ``current`` case}): on one
+    small table two
+    pairs of knobs can coincide (base 1000 with 4i/d_model is 10000 with 3i/d_model at
+    d_model = 4), so a pair is named only when every case agrees with it."""
+    tables = []
+    for max_len, d_model in cases:
+        try:
+            tables.append(np.asarray(positional_encoding(max_len, d_model), dtype=np.float64))
+        except Exception:  # the learner's code fails on another case: no pair is confirmed
+            return {}
+    per_case = [mistake_pairs(_pe_compute(*case), _PE_MISTAKES) for case in cases]
+    found = {}
+    for message in per_case[0]:
+        values = [pairs[message]() for pairs in per_case]
+        if all(
+            v is not None
+            and np.shape(v) == t.shape
+            and np.allclose(t, np.asarray(v, dtype=np.float64), **tol)
+            for v, t in zip(values, tables, strict=True)
+        ):
+            found[message] = values[cases.index(current)]
+    return found
+
+
+def _pe_layout_hint(got: np.ndarray, max_len: int, d_model: int) -> str | None:
+    """When each of the learner's features is one of the reference's (the sine or cosine of
+    one pair, each used once) but in another order: say which order, feature by feature."""
+    expected = ref.positional_encoding(max_len, d_model)
+    atol = _FLOAT32_FORMULA["atol"]
+    names = [f"{'cos' if j % 2 else 'sin'}{j // 2}" for j in range(d_model)]
+    order = []
+    for j in range(d_model):
+        same = [m for m in range(d_model) if np.allclose(got[:, j], expected[:, m], atol=10 * atol)]
+        if len(same) != 1:
+            return None  # not a reference feature, or one that several features equal
+        order.append(same[0])
+    if sorted(order) != list(range(d_model)) or order == list(range(d_model)):
+        return None
+
+    def show(indices) -> str:
+        shown = ", ".join(names[m] for m in indices[:8])
+        return f"[{shown}{', ...' if len(indices) > 8 else ''}]"
+
+    first = next(j for j in range(d_model) if order[j] != j)
+    return (
+        "Your table holds exactly the right sines and cosines, but in another feature order "
+        f"(sinI / cosI: the sine / cosine of pair i): yours is {show(order)}, the course's is "
+        f"{show(list(range(d_model)))}. The first misplaced one is feature {first}, which holds "
+        f"{names[order[first]]} instead of {names[first]}. "
+        + (
+            "Each sine sits next to its cosine, but the pairs are out of order: pair i "
+            "(frequency 1 / 10000^(2i/d_model)) belongs in features 2i and 2i+1."
+            if all(order[j] // 2 == order[j + 1] // 2 for j in range(0, d_model - 1, 2))
+            else "Interleave them: PE[:, 2i] = sin(angle_i), PE[:, 2i+1] = cos(angle_i) "
+            "(pe[:, 0::2] and pe[:, 1::2])."
+        )
+    )
+
+
+def _pe_mistakes_and_layout(got: np.ndarray, max_len: int, d_model: int) -> dict:
+    """The named mistakes, then the layout diagnosis only where none of them gives the
+    learner's table (a sin/cos swap or the sin|cos halves are permutations too, and their
+    own messages say more)."""
+    named = _pe_mistakes(max_len, d_model)
+    for wrong in named.values():
+        value = wrong() if callable(wrong) else wrong
+        if (
+            value is not None
+            and np.shape(value) == got.shape
+            and np.allclose(value, got, atol=1e-3)
+        ):
+            return named
+    return {**named, **_pe_layout(got, max_len, d_model)}
+
+
+def _pe_layout(got: np.ndarray, max_len: int, d_model: int) -> dict[str, np.ndarray]:
+    """{the layout diagnosis: the reference's features in the learner's order}, or {}."""
+    if got.shape != (max_len, d_model) or not np.isfinite(got).all():
+        return {}
+    message = _pe_layout_hint(got, max_len, d_model)
+    if message is None:
+        return {}
+    expected = ref.positional_encoding(max_len, d_model)
+    order = [
+        next(m for m in range(d_model) if np.allclose(got[:, j], expected[:, m], atol=1e-3))
+        for j in range(d_model)
+    ]
+    return {message: expected[:, order]}
+
+
+def _pe_property_hint(got: np.ndarray, max_len: int, d_model: int) -> str:
+    """Explain the first basic property the learner's table violates."""
+    if np.abs(got).max() > 1 + 1e-6:
+        return (
+            "Some values are outside [-1, 1], which sin and cos never leave. Is the angle "
+            "inside the sin/cos?"
+        )
+    atol = _FLOAT32_FORMULA["atol"]
+    row0 = np.where(np.arange(d_model) % 2 == 0, 0.0, 1.0)
+    if not np.allclose(got[0], row0, atol=atol):
+        return (
+            f"Row 0 (position 0) should be sin(0), cos(0), ... = {np.round(row0[:6], 3)}... "
+            f"but yours starts {np.round(got[0, :6], 3)}."
+        )
+    if not np.allclose(got[:, 0], np.sin(np.arange(max_len)), atol=atol):
+        return "Feature 0 should be sin(pos): pair i = 0 has frequency 1 (wavelength 2π)."
+    pairs = d_model // 2
+    sin_cos = got[:, 0 : 2 * pairs : 2] ** 2 + got[:, 1 : 2 * pairs : 2] ** 2
+    if pairs and not np.allclose(sin_cos, 1.0, atol=10 * atol):
+        return (
+            "Features 2i and 2i+1 should be the sine and cosine of the *same* angle, so "
+            "their squares should sum to 1, but they don't."
+        )
+    return (
+        "Compare with the formula: PE[pos, 2i] = sin(pos / 10000^(2i/d_model)), "
+        "PE[pos, 2i+1] = cos(pos / 10000^(2i/d_model))."
+    )
