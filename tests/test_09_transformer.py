@@ -680,6 +680,30 @@ class TTieTestInverted(ref.Transformer):
         super().__init__(src_vocab_size, tgt_vocab_size, *args, **kw)
 
 
+class TNumLayersDefault(ref.Transformer):
+    """Mechanical mutant Transformer-9's kind: the signature's num_layers default is not the
+    contract's 6 (every case writes num_layers out, so only a build with the defaults shows
+    it)."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, *args, num_layers=4, **kw):
+        super().__init__(src_vocab_size, tgt_vocab_size, *args, num_layers=num_layers, **kw)
+
+
+class TPadIdDefault(ref.Transformer):
+    """Mechanical mutant Transformer-8's kind: pad_id defaults to 1, not 0."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, *args, pad_id=1, **kw):
+        super().__init__(src_vocab_size, tgt_vocab_size, *args, pad_id=pad_id, **kw)
+
+
+class TMaxLenDefault(ref.Transformer):
+    """A larger table by default (the Annotated Transformer's max_len=5000): the same
+    model on every input shorter than 512, accepted."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, *args, max_len=5000, **kw):
+        super().__init__(src_vocab_size, tgt_vocab_size, *args, max_len=max_len, **kw)
+
+
 class TTiedByCopy(ref.Transformer):
     """Blind round 4: 'tied' by copying the source table into two new Parameters."""
 
@@ -1104,6 +1128,8 @@ MISTAKES = [
         count_final_norm_in_every_layer,
         r"counted the final LayerNorm once per layer",
     ),
+    Mistake(check_Transformer, TNumLayersDefault, r"your default for num_layers is not 6"),
+    Mistake(check_Transformer, TPadIdDefault, r"your default for pad_id is not 0"),
     Mistake(check_Transformer, TScaledTwice, r"sqrt\(d_model\) twice"),
     Mistake(check_Transformer, TPlainEmbedding, r"plain nn\.Embedding.*TokenEmbedding"),
     Mistake(check_Transformer, TNoPositions, r"source gets no positional encoding"),
@@ -1317,6 +1343,7 @@ MISTAKES = [
 
 CORRECT = [
     Correct(check_Transformer, TAnnotatedStyle),
+    Correct(check_Transformer, TMaxLenDefault),
     Correct(check_Transformer, THelperMethod),
     Correct(check_Transformer, TAddModuleLoop),
     Correct(check_Transformer, TInlineMasks),

@@ -349,13 +349,33 @@ def expect_contract_defaults(
                 continue
     given = ", ".join(map(repr, args))
     contract = ", ".join(f"{key}={value!r}" for key, value in defaults.items())
-    blame = (
-        f"Your default is {culprits[0][0]}={culprits[0][1]!r}: {name}({given}) computes what "
-        f"{name}({given}, {culprits[0][0]}={culprits[0][1]!r}) computes; the contract's "
-        f"default is {culprits[0][0]}={culprits[0][2]!r}."
-        if len(culprits) == 1
-        else "One of its keyword defaults is not the contract's."
-    )
+    # a default of any type: left out alone (every other keyword written out), it changes
+    # the result (mutant-Transformer-8 and -9: pad_id and num_layers)
+    left_out = []
+    for key in defaults:
+        try:
+            if not same(run(**{k: v for k, v in defaults.items() if k != key}), explicit):
+                left_out.append(key)
+        except Exception:  # a build that raises says nothing about this default
+            continue
+    if len(culprits) == 1:
+        blame = (
+            f"Your default is {culprits[0][0]}={culprits[0][1]!r}: {name}({given}) computes "
+            f"what {name}({given}, {culprits[0][0]}={culprits[0][1]!r}) computes; the "
+            f"contract's default is {culprits[0][0]}={culprits[0][2]!r}."
+        )
+    elif left_out:
+        blame = (
+            "Left to your default alone (every other keyword written out), "
+            + " and ".join(left_out)
+            + " already change"
+            + ("s" if len(left_out) == 1 else "")
+            + " the result: your default for "
+            + " and ".join(f"{key} is not {defaults[key]!r}" for key in left_out)
+            + "."
+        )
+    else:
+        blame = "One of its keyword defaults is not the contract's."
     c.fail(
         f"{name}({given}), built with its defaults, gives another result (eval mode, the same "
         f"weights) than {name}({given}, {contract}), the contract's defaults written out. "

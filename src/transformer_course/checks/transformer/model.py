@@ -13,7 +13,7 @@ from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.inputs import vocab_token_ids
 from transformer_course.checking.layers import value_or_none
 from transformer_course.checking.localise import diagnose as name_mistakes
-from transformer_course.checking.modules import build_module
+from transformer_course.checking.modules import build_module, expect_contract_defaults
 from transformer_course.reference import transformer as ref
 
 from .common import _POSITIONS, _close
@@ -127,6 +127,41 @@ def check_Transformer(cls, *, hidden: bool = False) -> None:
             _check_case(c, cls, case)
         _expect_vocab_check(c, cls, cases[1])
         _expect_one_dropout(c, cls, _DROPOUT_PROBE[hidden])
+        _expect_contract_defaults(c, cls, hidden)
+
+
+#: the signature's defaults, written out (d_model and num_heads are given small, so that
+#: the model the defaults build stays cheap)
+_CONTRACT_DEFAULTS = {
+    "num_layers": 6,
+    "d_ff": 2048,
+    "dropout": 0.1,
+    "max_len": 512,
+    "pad_id": 0,
+    "tie_embeddings": False,
+    "norm_first": False,
+    "final_norm": None,
+}
+
+
+def _expect_contract_defaults(c: Checker, cls, hidden: bool) -> None:
+    """Transformer(src_vocab_size, tgt_vocab_size, 16, 2) with every other keyword left to
+    its default computes what it computes with the contract's defaults written out: lesson
+    10 builds it so (mutants that change the default num_layers or pad_id passed every case,
+    which writes each keyword out). The ids end in padding (id 0), so pad_id's default
+    shows."""
+    src_vocab, tgt_vocab = (13, 11) if hidden else (9, 10)
+    src = vocab_token_ids((5, 3), 5, src_vocab, 0, 71 + 100 * hidden)
+    tgt = vocab_token_ids((4, 2), 4, tgt_vocab, 0, 72 + 100 * hidden)
+    expect_contract_defaults(
+        c,
+        cls,
+        (src_vocab, tgt_vocab, 16, 2),
+        _CONTRACT_DEFAULTS,
+        (src, tgt),
+        "Transformer",
+        seed=73 + 100 * hidden,
+    )
 
 
 #: pre-LN, no final norm, one layer, dropout 0.5 in train mode: with every sub-layer's
