@@ -696,6 +696,13 @@ class TPadIdDefault(ref.Transformer):
         super().__init__(src_vocab_size, tgt_vocab_size, *args, pad_id=pad_id, **kw)
 
 
+class TDffDefault(ref.Transformer):
+    """Mechanical mutant Transformer-5's kind: d_ff defaults to 2049, another weight shape."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, *args, d_ff=2049, **kw):
+        super().__init__(src_vocab_size, tgt_vocab_size, *args, d_ff=d_ff, **kw)
+
+
 class TMaxLenDefault(ref.Transformer):
     """A larger table by default (the Annotated Transformer's max_len=5000): the same
     model on every input shorter than 512, accepted."""
@@ -1130,6 +1137,7 @@ MISTAKES = [
     ),
     Mistake(check_Transformer, TNumLayersDefault, r"your default for num_layers is not 6"),
     Mistake(check_Transformer, TPadIdDefault, r"your default for pad_id is not 0"),
+    Mistake(check_Transformer, TDffDefault, r"your default for d_ff is not 2048"),
     Mistake(check_Transformer, TScaledTwice, r"sqrt\(d_model\) twice"),
     Mistake(check_Transformer, TPlainEmbedding, r"plain nn\.Embedding.*TokenEmbedding"),
     Mistake(check_Transformer, TNoPositions, r"source gets no positional encoding"),

@@ -73,6 +73,15 @@ ASSERTS_CAUSE = re.compile(
 #: still match, why). When the reference or the message changes, the pattern or the key
 #: no longer matches and the rule judges again.
 HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
+    **{
+        ("Transformer", f"number: {default} -> {default + 1}"): (
+            "named",
+            rf"your default for {keyword} is not {default}\b",
+            f"a changed default of {keyword} in the signature: the message names that default "
+            "and the contract's value",
+        )
+        for keyword, default in (("pad_id", 0), ("num_layers", 6), ("d_ff", 2048))
+    },
     ("positional_encoding", "number: 2 -> 3"): (
         "named",
         r"pair i turns at pos / 10000\^\(3i/d_model\)",
