@@ -25,7 +25,10 @@ What is accepted beyond the reference's own choices:
 * masks built in any way that gives the same values (lesson 06's functions, inline
   comparisons, masks expanded to full size);
 * any exception type for ``tie_embeddings=True`` with two vocabulary sizes;
-* any floating dtype for the outputs (a note when it is not float32).
+* any floating dtype for the outputs (a note when it is not float32);
+* any default ``max_len`` at least as long as the inputs (the Annotated Transformer's 5000):
+  the defaults are checked by what the model computes (built with its defaults, it must
+  compute what the contract's defaults written out compute), not by reading the signature.
 
 ``greedy_decode`` gets a reference ``Transformer`` made with
 :func:`~transformer_course.checking.objects.course_object` (so that the sandboxed
