@@ -1,7 +1,9 @@
 """Where the test suite's CPU time goes, measured so that other jobs on the machine do not
 change the figures: a pytest plugin that records, for every test (setup, call and
 teardown), the CPU time of the pytest process and of the child processes it waited for
-(nbgrader, kernels, course-grader and its sandboxes, browsers), next to its wall time.
+(nbgrader, kernels, course-grader, browsers), next to its wall time. Processes that no
+process of the test waited for (parts of the grader's sandboxes) are not counted: the
+totals are a lower bound (a cgroup's CPU accounting sees everything).
 
 On a shared machine ``--durations`` measures the load as much as the tests; CPU time does
 not, and the sum over the tests is the work that two CI cores must do (wall time on two
