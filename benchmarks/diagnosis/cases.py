@@ -2468,3 +2468,27 @@ CASES += _BLIND8C
 from benchmarks.diagnosis.cases_blind8d import BLIND8D as _BLIND8D  # noqa: E402
 
 CASES += _BLIND8D
+
+from benchmarks.diagnosis.cases_blind9a import BLIND9A as _BLIND9A  # noqa: E402
+
+CASES += _BLIND9A
+
+from benchmarks.diagnosis.cases_blind9b import BLIND9B as _BLIND9B  # noqa: E402
+
+CASES += _BLIND9B
+
+from benchmarks.diagnosis.cases_blind9c import BLIND9C as _BLIND9C  # noqa: E402
+
+CASES += _BLIND9C
+
+from benchmarks.diagnosis.cases_blind9d import BLIND9D as _BLIND9D  # noqa: E402
+
+CASES += _BLIND9D
+
+from benchmarks.diagnosis.cases_blind9e import BLIND9E as _BLIND9E  # noqa: E402
+
+CASES += _BLIND9E
+
+from benchmarks.diagnosis.cases_blind9f import BLIND9F as _BLIND9F  # noqa: E402
+
+CASES += _BLIND9F

@@ -587,12 +587,17 @@ LATER_HELD_OUT_MUTANT_ORIGIN = "mutant, held out (numbers 7-9 of each exercise)"
 #: before them (generalisation.py), never read while the checks were fixed
 LAST_HELD_OUT_MUTANTS = (3 * MUTANTS_PER_EXERCISE + 1, 4 * MUTANTS_PER_EXERCISE)
 LAST_HELD_OUT_MUTANT_ORIGIN = "mutant, held out (numbers 10-12 of each exercise)"
+#: the three after those, held out from round 9's fixes (which read numbers 10-12): judged
+#: before them (generalisation.py), never read while the checks were fixed
+FIFTH_HELD_OUT_MUTANTS = (4 * MUTANTS_PER_EXERCISE + 1, 5 * MUTANTS_PER_EXERCISE)
+FIFTH_HELD_OUT_MUTANT_ORIGIN = "mutant, held out (numbers 13-15 of each exercise)"
 #: every mutant table: the numbers drawn, and the table's name
 MUTANT_TABLES = (
     ((1, MUTANTS_PER_EXERCISE), "mutant"),
     (HELD_OUT_MUTANTS, HELD_OUT_MUTANT_ORIGIN),
     (LATER_HELD_OUT_MUTANTS, LATER_HELD_OUT_MUTANT_ORIGIN),
     (LAST_HELD_OUT_MUTANTS, LAST_HELD_OUT_MUTANT_ORIGIN),
+    (FIFTH_HELD_OUT_MUTANTS, FIFTH_HELD_OUT_MUTANT_ORIGIN),
 )
 
 
@@ -689,6 +694,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lesson", action="append", help="only these lessons (no records)")
     parser.add_argument("--show", action="store_true", help="print every case's message")
     parser.add_argument("--no-mutants", action="store_true")
+    parser.add_argument(
+        "--mutants-up-to",
+        type=int,
+        metavar="N",
+        help="only the mutant tables numbered N and below (no records): a round that fixes "
+        "the checks reads these and leaves the later, held-out tables unread",
+    )
     args = parser.parse_args(argv)
     import torch
 
@@ -698,7 +710,8 @@ def main(argv: list[str] | None = None) -> int:
     results = [run_case(case) for case in CASES if not lessons or case.lesson in lessons]
     if not args.no_mutants:
         for numbers, origin in MUTANT_TABLES:
-            results += mutant_results(lessons, numbers, origin)
+            if args.mutants_up_to is None or numbers[1] <= args.mutants_up_to:
+                results += mutant_results(lessons, numbers, origin)
     figures = table(results)
     if args.show:
         for result in results:
@@ -708,7 +721,7 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.perf_counter() - started
     load = Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
     print(f"{len(results)} answers in {seconds:.0f} s (load average {load})")
-    if not lessons and not args.no_mutants:
+    if not lessons and not args.no_mutants and args.mutants_up_to is None:
         RECORDS.write_text(
             json.dumps({"figures": figures, "results": results}, indent=1, ensure_ascii=False)
             + "\n"
