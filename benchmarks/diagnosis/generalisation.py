@@ -307,6 +307,13 @@ BATCHES = (
         "round 8's fixes, which read mutants 7-9 and never these",
         mutants=(10, 12),
     ),
+    Batch(
+        "mechanical, mutants 13-15 of every exercise",
+        "5c9425c",
+        "by the mutator (the same draw, the next three of each exercise), judged before "
+        "round 9's fixes, which read mutants 1-12 and never these",
+        mutants=(13, 15),
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
