@@ -780,10 +780,27 @@ def a_fully_masked_rows_without_keepdim(q, k, v, mask=None):  # any(dim=-1) lost
     return w @ v, w
 
 
+def a_fill_plus_inf(q, k, v, mask=None):  # -float("-inf") is +inf
+    w = _fill_and_softmax(_scaled(q, k, _root(q)), mask, fill=-NEG_INF)
+    return w @ v, w
+
+
+def a_zero_all_when_one_row_is_nan(q, k, v, mask=None):  # the fix of one row, on all of them
+    scores = _scaled(q, k, _root(q))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, NEG_INF)
+    w = torch.softmax(scores, dim=-1)
+    if torch.isnan(w).any().item():
+        w = torch.zeros_like(w)
+    return w @ v, w
+
+
 SDPA = check_scaled_dot_product_attention
 INVERTED = r"mask's meaning is inverted.*True means 'may attend'"
 MASK_AFTER = r"mask was applied after the softmax"
 SDPA_MISTAKES = [
+    Mistake(SDPA, a_fill_plus_inf, r"blocks nothing they are finite.*\+inf or NaN, not -inf"),
+    Mistake(SDPA, a_zero_all_when_one_row_is_nan, r"zero everywhere.*applied to the whole tensor"),
     Mistake(SDPA, a_no_scaling, r"with no scaling.*√d_k"),
     Mistake(SDPA, a_scaled_after_softmax, r"divided by √d_k = √\d+ afterwards.*before the softmax"),
     Mistake(SDPA, a_by_d_k, r"divided by d_k = \d+ instead of by √d_k"),
