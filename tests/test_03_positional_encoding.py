@@ -1002,6 +1002,21 @@ MISTAKES = [
         "sequence-first",
     ),
     Mistake(check_PositionalEncoding, PETutorialSequenceFirst, "sequence-first.*word-language"),
+    # a table for a fixed number of positions, or for the paper's d_model (blind round 9)
+    Mistake(
+        check_PositionalEncoding,
+        _module(
+            _right_forward,
+            table=lambda n, d: _table(5000, d).unsqueeze(0),
+            name="max_len_hard_coded",
+        ),
+        r"`pe`, has shape \(1, 5000, \d+\): 5000 positions, but the module was built with max_len",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        _module(_right_forward, table=lambda n, d: _table(n, 512).unsqueeze(0), name="d_model_512"),
+        r"clash are the features: x has d_model=\d+, your table has 512 columns.*own d_model",
+    ),
     # the learner's own ValueError, raised on a legal length: wrapped with what was asked
     Mistake(
         check_PositionalEncoding,
