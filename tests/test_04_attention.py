@@ -140,7 +140,21 @@ def sm_axis_moved_not_back(x, axis=-1):  # np.moveaxis to the end, never moved b
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def sm_max_not_added_back(x, axis=-1):  # exp(x - lse), the lse without its max
+    peak = np.max(x, axis=axis, keepdims=True)
+    peak = np.where(np.isfinite(peak), peak, 0.0)
+    with np.errstate(divide="ignore"):
+        lse = np.log(np.sum(np.exp(x - peak), axis=axis, keepdims=True))
+    return np.exp(x - np.where(np.isfinite(lse), lse, 0.0))
+
+
+def sm_neg_inf_as_zero(x, axis=-1):  # -inf replaced by 0 "to avoid NaN"
+    return ref.softmax(np.where(np.isneginf(x), 0.0, x), axis=axis)
+
+
 SOFTMAX_MISTAKES = [
+    Mistake(check_softmax, sm_max_not_added_back, r"softmax times exp\(max\).*dropped the max"),
+    Mistake(check_softmax, sm_neg_inf_as_zero, r"-inf entries get weight: they were treated as 0"),
     Mistake(
         check_softmax,
         sm_axis_moved_not_back,
@@ -386,8 +400,14 @@ def r_weights_2d(query, keys, values):
     return weights, (weights @ values)[0]
 
 
+def r_output_summed_to_scalar(query, keys, values):  # np.sum without axis
+    weights = ref.softmax(keys @ query / math.sqrt(query.shape[-1]))
+    return weights, np.sum(weights[:, None] * values)
+
+
 ROW = check_attention_row
 ROW_MISTAKES = [
+    Mistake(ROW, r_output_summed_to_scalar, r"It is a single number: a sum with no axis"),
     Mistake(ROW, r_no_scaling, r"no scaling.*√d_k"),
     Mistake(ROW, r_by_number_of_words, r"the number of keys \(words\).*not the number of words"),
     Mistake(ROW, r_by_d_k, r"divided by d_k = \d+ instead of by sqrt\(d_k\) = √\d+"),
