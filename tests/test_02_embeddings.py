@@ -211,6 +211,10 @@ def embed_torch(ids, table):
 
 # ================================================================== cosine_similarity
 # ------------------------------------------------------------------ wrong
+def cos_clipped_to_non_negative(a, b):  # np.clip(..., 0, 1): opposite vectors get 0
+    return np.clip(ref.cosine_similarity(a, b), 0.0, 1.0)
+
+
 def cos_elementwise(a, b):
     return np.sum(_unit(a) * _unit(b), axis=-1)
 
@@ -349,6 +353,11 @@ class _Base(nn.Module):
 
 
 # ------------------------------------------------------------------ wrong
+class TEFlattened(_Base):  # ids.view(-1): (batch * len, d_model)
+    def forward(self, ids):
+        return self.embedding(ids.view(-1)) * math.sqrt(self.d_model)
+
+
 class TESqrtPrecedence(_Base):  # d_model ** 1 / 2 is (d_model ** 1) / 2
     def forward(self, ids):
         return self.embedding(ids) * self.d_model**1 / 2
@@ -644,6 +653,10 @@ MISTAKES = [
     Mistake(check_embed, embed_in_place, r"changed its argument `table` in place.*only reads"),
     Mistake(check_embed, embed_int, r"floating-point"),
     Mistake(check_cosine_similarity, cos_elementwise, r"elementwise|pairwise"),
+    Mistake(
+        check_cosine_similarity, cos_clipped_to_non_negative, r"negative similarities became 0"
+    ),
+    Mistake(check_TokenEmbedding, TEFlattened, r"batch and length axes are merged.*flattened"),
     Mistake(check_cosine_similarity, cos_swapped, r"b @ a\.T"),
     Mistake(check_cosine_similarity, cos_no_transpose, r"(?s)core dimension.*transposed"),
     Mistake(check_cosine_similarity, cos_no_norm_b, r"Only `a` was divided"),

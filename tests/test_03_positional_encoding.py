@@ -54,6 +54,27 @@ def _interleave(sin, cos, d_model):
 
 
 # ------------------------------------------------------------------ correct
+def pe_each_feature_own_exponent(max_len, d_model):
+    """pos / 10000^(2j/d_model) with j every feature's own index (blind round 9)."""
+    j = np.arange(d_model, dtype=np.float64)
+    angles = np.arange(max_len, dtype=np.float64)[:, None] / np.power(10000.0, 2 * j / d_model)
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2] = np.sin(angles[:, 0::2])
+    pe[:, 1::2] = np.cos(angles[:, 1::2])
+    return pe
+
+
+def pe_cosines_of_pair_0(max_len, d_model):
+    """The cosines sliced with d_model // 3 angles: with d_model = 4 the one angle of
+    pair 0 broadcasts to every cosine."""
+    positions = np.arange(max_len, dtype=np.float64)[:, None]
+    angles = positions / np.power(10000.0, np.arange(0, d_model, 2) / d_model)
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles[:, :1])
+    return pe
+
+
 def pe_sines_to_odd_columns(max_len, d_model):
     """The sines written to pe[:, 1::2], where the cosines then overwrite them."""
     positions = np.arange(max_len, dtype=np.float64)[:, None]
@@ -775,6 +796,16 @@ MISTAKES = [
         r"Two mistakes at once\. \(1\) The base is 1000.* \(2\) Positions start at 1",
     ),
     Mistake(check_positional_encoding, pe_positions_reversed, r"position axis in reverse order"),
+    Mistake(
+        check_positional_encoding,
+        pe_each_feature_own_exponent,
+        r"own index in the exponent, 2j/d_model.*doubled.*2\(2i\+1\)/d_model",
+    ),
+    Mistake(
+        check_positional_encoding,
+        pe_cosines_of_pair_0,
+        r"sines are right, but feature 3 holds the cosine of pair 0's angle",
+    ),
     Mistake(check_positional_encoding, pe_exponent_odd_index, r"uses the odd index 2i\+1 for both"),
     Mistake(
         check_positional_encoding,
@@ -1002,6 +1033,21 @@ MISTAKES = [
         "sequence-first",
     ),
     Mistake(check_PositionalEncoding, PETutorialSequenceFirst, "sequence-first.*word-language"),
+    # a table for a fixed number of positions, or for the paper's d_model (blind round 9)
+    Mistake(
+        check_PositionalEncoding,
+        _module(
+            _right_forward,
+            table=lambda n, d: _table(5000, d).unsqueeze(0),
+            name="max_len_hard_coded",
+        ),
+        r"`pe`, has shape \(1, 5000, \d+\): 5000 positions, but the module was built with max_len",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        _module(_right_forward, table=lambda n, d: _table(n, 512).unsqueeze(0), name="d_model_512"),
+        r"clash are the features: x has d_model=\d+, your table has 512 columns.*own d_model",
+    ),
     # the learner's own ValueError, raised on a legal length: wrapped with what was asked
     Mistake(
         check_PositionalEncoding,

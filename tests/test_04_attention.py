@@ -140,7 +140,21 @@ def sm_axis_moved_not_back(x, axis=-1):  # np.moveaxis to the end, never moved b
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def sm_max_not_added_back(x, axis=-1):  # exp(x - lse), the lse without its max
+    peak = np.max(x, axis=axis, keepdims=True)
+    peak = np.where(np.isfinite(peak), peak, 0.0)
+    with np.errstate(divide="ignore"):
+        lse = np.log(np.sum(np.exp(x - peak), axis=axis, keepdims=True))
+    return np.exp(x - np.where(np.isfinite(lse), lse, 0.0))
+
+
+def sm_neg_inf_as_zero(x, axis=-1):  # -inf replaced by 0 "to avoid NaN"
+    return ref.softmax(np.where(np.isneginf(x), 0.0, x), axis=axis)
+
+
 SOFTMAX_MISTAKES = [
+    Mistake(check_softmax, sm_max_not_added_back, r"softmax times exp\(max\).*dropped the max"),
+    Mistake(check_softmax, sm_neg_inf_as_zero, r"-inf entries get weight: they were treated as 0"),
     Mistake(
         check_softmax,
         sm_axis_moved_not_back,
@@ -386,8 +400,14 @@ def r_weights_2d(query, keys, values):
     return weights, (weights @ values)[0]
 
 
+def r_output_summed_to_scalar(query, keys, values):  # np.sum without axis
+    weights = ref.softmax(keys @ query / math.sqrt(query.shape[-1]))
+    return weights, np.sum(weights[:, None] * values)
+
+
 ROW = check_attention_row
 ROW_MISTAKES = [
+    Mistake(ROW, r_output_summed_to_scalar, r"It is a single number: a sum with no axis"),
     Mistake(ROW, r_no_scaling, r"no scaling.*√d_k"),
     Mistake(ROW, r_by_number_of_words, r"the number of keys \(words\).*not the number of words"),
     Mistake(ROW, r_by_d_k, r"divided by d_k = \d+ instead of by sqrt\(d_k\) = √\d+"),
@@ -780,10 +800,27 @@ def a_fully_masked_rows_without_keepdim(q, k, v, mask=None):  # any(dim=-1) lost
     return w @ v, w
 
 
+def a_fill_plus_inf(q, k, v, mask=None):  # -float("-inf") is +inf
+    w = _fill_and_softmax(_scaled(q, k, _root(q)), mask, fill=-NEG_INF)
+    return w @ v, w
+
+
+def a_zero_all_when_one_row_is_nan(q, k, v, mask=None):  # the fix of one row, on all of them
+    scores = _scaled(q, k, _root(q))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, NEG_INF)
+    w = torch.softmax(scores, dim=-1)
+    if torch.isnan(w).any().item():
+        w = torch.zeros_like(w)
+    return w @ v, w
+
+
 SDPA = check_scaled_dot_product_attention
 INVERTED = r"mask's meaning is inverted.*True means 'may attend'"
 MASK_AFTER = r"mask was applied after the softmax"
 SDPA_MISTAKES = [
+    Mistake(SDPA, a_fill_plus_inf, r"blocks nothing they are finite.*\+inf or NaN, not -inf"),
+    Mistake(SDPA, a_zero_all_when_one_row_is_nan, r"zero everywhere.*applied to the whole tensor"),
     Mistake(SDPA, a_no_scaling, r"with no scaling.*√d_k"),
     Mistake(SDPA, a_scaled_after_softmax, r"divided by √d_k = √\d+ afterwards.*before the softmax"),
     Mistake(SDPA, a_by_d_k, r"divided by d_k = \d+ instead of by √d_k"),

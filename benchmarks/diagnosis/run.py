@@ -84,8 +84,11 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
     },
     ("positional_encoding", "number: 2 -> 3"): (
         "named",
-        r"pair i turns at pos / 10000\^\(3i/d_model\)",
-        "np.arange(0, d_model, 3): the exponent 3i/d_model, which the message measures",
+        r"pair i turns at pos / 10000\^\(3i/d_model\)"
+        r"|sines are right, but feature \d+ holds the cosine of pair \d+'s angle",
+        "np.arange(0, d_model, 3): the exponent 3i/d_model, which the message measures; or "
+        "the cosines sliced with d_model // 3 angles, whose message ('Your sines are right', "
+        "a statement of fact, not a cause) names the feature and the pair whose angle it holds",
     ),
     ("merge_pair", "drop: a ± b -> a"): (
         "named",

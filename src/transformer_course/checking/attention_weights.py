@@ -40,6 +40,8 @@ from transformer_course.checking.oracles.attention import scaled_dot_product_att
 
 __all__ = [
     "ACCEPTED_CONVENTIONS",
+    "ALL_ZEROED",
+    "BLOCKED_NOT_MINUS_INF",
     "FULLY_MASKED_DISTRIBUTION_NOTE",
     "FULLY_MASKED_NAN",
     "FULLY_MASKED_OTHER",
@@ -123,6 +125,18 @@ NOT_FINITE = (
     "Check the masking and the softmax: exp() of large scores overflows to inf (and "
     "inf / inf is NaN) unless the softmax subtracts the row maximum first, as torch.softmax "
     "does."
+)
+BLOCKED_NOT_MINUS_INF = (
+    "The blocked scores reached the softmax as +inf or NaN, not -inf: check the sign of "
+    "the fill value (-float('-inf') is +inf; write float('-inf')) and that it is not NaN. "
+    "A +inf score makes exp() overflow, and inf / inf is NaN."
+)
+ALL_ZEROED = (
+    "Only the rows of queries that may attend to no key should be zero. This looks like "
+    "their fix applied to the whole tensor: a test over all of it (for example `if "
+    "torch.isnan(weights).any(): weights = torch.zeros_like(weights)`, or the mask reduced "
+    "without dim=-1). Zero just those rows: weights.masked_fill(~mask.any(dim=-1, "
+    "keepdim=True), 0.0), or torch.nan_to_num(weights)."
 )
 UNIFORM_WEIGHTS = (
     "Every query spreads its weight evenly over the keys it may attend to, whatever the "
@@ -309,6 +323,13 @@ def expect_attention_weights(
                 f"{what} is NaN in exactly the query rows whose mask allows every key, "
                 f"as if those rows allowed none. {INVERTED_MASK}"
             )
+        blocked = (~allowed).any(dim=-1)  # (..., len_q): rows with a blocked key
+        if mask is not None and (~blocked).any() and bool((bad_rows == blocked).all()):
+            c.fail(
+                f"{what} is NaN or inf in exactly the query rows that have a blocked key "
+                f"(first: query row {_index(bad_rows)}, batch indices first) and finite in "
+                f"the rows that block nothing. {BLOCKED_NOT_MINUS_INF}"
+            )
         c.fail(
             f"{what} contains NaN or inf (first in query row {_index(bad_rows)}, batch "
             f"indices first) where the reference's weights are finite. {NOT_FINITE}"
@@ -381,6 +402,10 @@ def expect_attention_weights(
         c.fail(f"{what} is not what the reference gives. {diagnosis}")
 
     # 4. Properties that explain the rest.
+    if mask is not None and dead.any() and live.any() and bool((w[live].abs() < 1e-12).all()):
+        c.fail(
+            f"{what} is zero everywhere, also in the rows that may attend to a key. {ALL_ZEROED}"
+        )
     sums = w.sum(dim=-1)  # (..., len_q)
     if not torch.allclose(sums[live], torch.ones_like(sums[live]), atol=1e-4):
         columns = w.sum(dim=-2)  # (..., len_k)
@@ -395,6 +420,7 @@ def expect_attention_weights(
                 partial.any()
                 and torch.allclose(sums[complete], torch.ones_like(sums[complete]), atol=1e-4)
                 and bool((sums[partial] < 1 - 1e-4).all())
+                and bool((sums[partial] > 1e-6).all())
             ):
                 c.fail(f"{what}: {MASK_AFTER_SOFTMAX}")
         c.fail(

@@ -578,6 +578,11 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                     "That is 1 - cosine, the cosine *distance*: return the similarity itself "
                     "(1 for the same direction, 0 for orthogonal, -1 for opposite).": 1.0
                     - expected,
+                    "Your negative similarities became 0: the result was clipped to [0, 1] "
+                    "(np.clip or np.maximum(..., 0)). A cosine ranges over [-1, 1]: vectors "
+                    "pointing in opposite directions have similarity -1. Return it unclipped.": (
+                        np.clip(expected, 0.0, 1.0) if (expected < -1e-6).any() else None
+                    ),
                     "Rows and columns are swapped: entry (i, j) should compare a[i] with b[j]; "
                     "did you compute `b @ a.T`?": expected.T if n == m else None,
                     "Vectors shorter than 1 were not normalised: did you clamp the lengths at 1 "
@@ -761,6 +766,13 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
             hint = "Each id becomes one vector of length d_model: (batch, len) -> (batch, len, d_model)."
             if tuple(got.shape) == (*ids_shape, vocab_size):
                 hint = "That is (batch, len, vocab_size): one-hot vectors or scores over the vocabulary, not embeddings."
+            elif tuple(got.shape) == (math.prod(ids_shape), d_model) and min(ids_shape) > 1:
+                hint = (
+                    f"The batch and length axes are merged into one of {math.prod(ids_shape)} "
+                    "= batch * len rows: the ids were flattened (ids.view(-1), .reshape(-1), "
+                    ".flatten()) and never reshaped back. nn.Embedding takes ids of any shape: "
+                    "self.embedding(ids) keeps (batch, len) and adds d_model."
+                )
             elif tuple(got.shape) == tuple(n for n in expected_shape if n != 1):
                 hint = (
                     "The axes of size 1 are gone: did you call .squeeze()? It removes every "

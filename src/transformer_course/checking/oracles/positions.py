@@ -31,7 +31,8 @@ def sinusoidal_positions_f(
     "concatenated" (all sines, then all cosines), ``multiply`` (pos times base^(..)),
     ``odd_last`` "zero" or "cos" (odd d_model's last feature), ``exponent``: "2i" (right), "i" (pair index without the 2), "j" (the column index j,
     so the cos column 2i+1 gets the wrong frequency), "2j" (2 * the even column
-    index 2i, i.e. 4i), "2i+1" (the odd index for both members of pair i), "int" (2i // d_model: integer division), "t2t" (2i / (d_model - 2):
+    index 2i, i.e. 4i), "2col" (2 * each column's own index: 4i for the sines,
+    2(2i+1) for the cosines), "2i+1" (the odd index for both members of pair i), "int" (2i // d_model: integer division), "t2t" (2i / (d_model - 2):
     tensor2tensor's spacing, num_timescales - 1 in the denominator, for even d_model).
     """
     pos = np.arange(start, start + max_len, dtype=np.float64)[:, None]  # (max_len, 1)
@@ -42,6 +43,7 @@ def sinusoidal_positions_f(
         "i": pair / d_model,
         "j": cols / d_model,
         "2j": 4 * pair / d_model,
+        "2col": 2 * cols / d_model,
         "2i+1": (2 * pair + 1) / d_model,
         "int": (2 * pair // d_model).astype(np.float64),
         "t2t": 2 * pair / (d_model - 2 if d_model > 2 else 1),

@@ -192,8 +192,19 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
             )
             weights, output = result
             numpy_hint = "Return numpy arrays (np.exp and @ on the numpy inputs give them)."
+            # an output that is a numpy scalar: a sum over every axis, not a type to convert
+            scalar = (
+                "It is a single number: a sum with no axis (np.sum(weights[:, None] * values)) "
+                "adds up every entry. The output is the weighted sum over the keys only, "
+                "(d_v,): weights @ values, or np.sum(weights[:, None] * values, axis=0)."
+            )
             c.expect_type(weights, np.ndarray, what + ": the weights (first item)", numpy_hint)
-            c.expect_type(output, np.ndarray, what + ": the output (second item)", numpy_hint)
+            c.expect_type(
+                output,
+                np.ndarray,
+                what + ": the output (second item)",
+                scalar if isinstance(output, np.generic) else numpy_hint,
+            )
             if weights.shape == (d_v,) and output.shape == (len_k,):
                 c.fail(f"{what}: return (weights, output), in that order.")
             c.expect_shape(

@@ -18,6 +18,7 @@ from transformer_course.checking import (
     torch_generator,
 )
 from transformer_course.checking.attention_weights import (
+    BLOCKED_NOT_MINUS_INF,
     INVERTED_MASK,
     SOFTMAX_OVER_QUERIES,
     attention_weights_variant,
@@ -601,6 +602,32 @@ def _expect_deterministic(c, fn, args, weights: torch.Tensor, what: str) -> None
     )
 
 
+def _expect_masking_keeps_finite(c, fn, args, mask, weights: torch.Tensor, what: str) -> None:
+    """NaN or inf in rows that may attend to a key, which a mask that blocks nothing
+    leaves finite: the blocking itself makes them (+inf or NaN put in the scores), not an
+    overflow of the softmax."""
+    w = weights.detach()
+    live = mask.expand(w.shape).any(dim=-1)  # (..., len_q): rows with an allowed key
+    bad = (~torch.isfinite(w)).any(dim=-1) & live
+    if not bad.any():
+        return
+    torch.manual_seed(_AGAIN_SEED)
+    try:  # a probe: whatever it raises, the comparison below explains the weights
+        probe = fn(*[a.detach().clone() for a in args[:3]], torch.ones_like(mask))
+    except Exception:
+        return
+    if not isinstance(probe, tuple | list) or len(probe) != 2:
+        return
+    if not isinstance(probe[1], torch.Tensor) or not bool(torch.isfinite(probe[1]).all()):
+        return
+    first = tuple(int(i) for i in bad.nonzero()[0])
+    c.fail(
+        what + f"your `weights` contain NaN or inf in query rows that may attend to a key (first "
+        f"query row {first}, batch indices first), but with a mask that blocks nothing they are "
+        f"finite: the blocking makes them. {BLOCKED_NOT_MINUS_INF}"
+    )
+
+
 def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: bool = False):
     """(output, weights) = scaled_dot_product_attention(q, k, v, mask=None) on torch tensors.
 
@@ -681,6 +708,10 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
             c.expect_floating(weights, "your `weights`", preferred=q.dtype)
             c.expect_floating(output, "your `output`", preferred=q.dtype)
             _expect_deterministic(c, scaled_dot_product_attention, args, weights, what)
+            if mask is not None:
+                _expect_masking_keeps_finite(
+                    c, scaled_dot_product_attention, args, mask, weights, what
+                )
             exp_out, exp_w = ref.scaled_dot_product_attention(
                 q.double(), k.double(), v.double(), mask
             )  # (..., len_q, d_v), (..., len_q, len_k)

@@ -76,6 +76,18 @@ _SOFTMAX_UNIFORM_NOTE = (
     "such as -1e9 gives. That is accepted. The reference returns zeros there (a query with "
     "nothing to attend to takes in nothing), as F.scaled_dot_product_attention does."
 )
+_SOFTMAX_MAX_NOT_ADDED_BACK = (
+    "Your result is the softmax times exp(max) of each slice, so each slice adds up to "
+    "exp(its max) instead of 1: exp(x) divided by the sum of the *shifted* exponentials "
+    "exp(x - max) (the shift applied to one of the two only), or exp(x - lse) with a "
+    "log-sum-exp that dropped the max it subtracted (lse = max + log(sum(exp(x - max)))). "
+    "Shift both the same way: exp(x - max) / sum(exp(x - max))."
+)
+_SOFTMAX_NEG_INF_AS_ZERO = (
+    "Your -inf entries get weight: they were treated as 0 (replaced by 0 before the "
+    "exponential). An entry of -inf must get weight 0, and exp(-inf) is already 0, so "
+    "nothing needs replacing; only a slice that is all -inf needs care (its max is -inf)."
+)
 _SOFTMAX_INPLACE = (
     "For example x -= x.max(...) or np.exp(x, out=x) write into the caller's array: "
     "compute x - m into a new array instead."
@@ -156,6 +168,14 @@ def _softmax_mistakes(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
             global_max = np.divide(whole, total, out=np.zeros_like(whole), where=total > 0)
             if not np.allclose(global_max, ref.softmax(x, axis=axis), atol=1e-6):
                 mistakes[_SOFTMAX_GLOBAL_MAX_ZEROS] = global_max
+        if np.any(np.isfinite(peak) & (peak != 0)):  # the max shifts one side only
+            mistakes[_SOFTMAX_MAX_NOT_ADDED_BACK] = np.exp(x) / np.sum(
+                exps, axis=axis, keepdims=True
+            )
+        if np.isneginf(x).any():  # -inf entries read as 0
+            mistakes[_SOFTMAX_NEG_INF_AS_ZERO] = ref.softmax(
+                np.where(np.isneginf(x), 0.0, x), axis=axis
+            )
         try:
             shifted = np.exp(x - np.max(x, axis=axis))
             mistakes[_SOFTMAX_PEAK_KEEPDIMS] = shifted / np.sum(shifted, axis=axis, keepdims=True)

@@ -80,6 +80,29 @@ def _check_stored_table(c: Checker, found: dict, built: str, max_len: int, d_mod
                     f"positional_encoding(max_len, d_model), {max_len} positions of "
                     f"{d_model} features."
                 )
+    for key, value in found.items():  # the right table, for another number of positions
+        rows = (
+            value.shape[-3 if value.dim() == 3 and value.shape[-2] == 1 else -2]
+            if value.dim() in (2, 3)
+            else 0
+        )
+        if (
+            value.is_floating_point()
+            and rows not in (0, max_len)
+            and value.shape[-1] == d_model
+            and value.numel() == rows * d_model
+            and np.allclose(
+                value.detach().double().reshape(rows, d_model),
+                ref.positional_encoding(rows, d_model),
+                **_FLOAT32_FORMULA,
+            )
+        ):
+            c.fail(
+                f"{built}: the table in its state dict, `{key}`, has shape "
+                f"{tuple(value.shape)}: {rows} positions, but the module was built with "
+                f"max_len={max_len}. Build it with positional_encoding(max_len, d_model), the "
+                "max_len passed to __init__, not a fixed number of positions."
+            )
     unknown = ""  # the layout of a table-shaped entry that is not the table
     for key, (layout, table) in _stored_tables(found, max_len, d_model).items():
         if np.allclose(table, expected, **_FLOAT32_FORMULA):
@@ -122,6 +145,18 @@ def _slice_hint(layout: str, batch: int, length: int, max_len: int, d_model: int
             return _SEQ_FIRST_TABLE.format(length=length)
         found = re.search(r"tensor a \((\d+)\) must match the size of tensor b \((\d+)\)", str(exc))
         sizes = {int(found[1]), int(found[2])} if found else set()
+        axis = re.search(r"non-singleton dimension (-?\d+)", str(exc))
+        # the feature axis clashes with a width that no slice of x gives: a table built for
+        # another d_model (a slice by len or batch on the wrong axis is explained below)
+        width = next(iter(sizes - {d_model}), 0) if len(sizes) == 2 else 0
+        on_features = axis is not None and int(axis[1]) in (2, -1)
+        if d_model in sizes and on_features and width not in (0, length, batch, max_len):
+            return (
+                f"The sizes that clash are the features: x has d_model={d_model}, your table "
+                f"has {width} columns. Build the table for this module's own d_model, "
+                "positional_encoding(max_len, d_model), not for a fixed width"
+                + (" (512 is the paper's d_model)." if width == 512 else ".")
+            )
         added = sizes - {length}
         rows = next(iter(added)) if length in sizes and len(added) == 1 else None
         # the slices that add `rows` rows here; two of them alike on this input: name both

@@ -39,6 +39,12 @@ _PE_MISTAKES: dict[str, dict] = {
     "(np.arange(1, d_model, 2) where np.arange(0, d_model, 2) belongs): pair 0 must turn "
     "with frequency 1, 10000^0, so that feature 0 is sin(pos). The exponent is 2i/d_model, "
     "with the even index 2i.": {"exponent": "2i+1"},
+    "Each feature j used its own index in the exponent, 2j/d_model: for the sines j is "
+    "already 2i, so their exponent is doubled (4i/d_model), and each cosine, feature 2i+1, "
+    "gets 2(2i+1)/d_model instead of the angle of its sine. Both features of pair i share "
+    "pos / 10000^(2i/d_model), with the even index 2i (j - j % 2) over d_model.": {
+        "exponent": "2col"
+    },
     "The exponent is 2i / (d_model - 2), as tensor2tensor spreads its frequencies (num_"
     "timescales - 1 in the denominator): the last pair then reaches exactly 1/10000 and "
     "every pair after the first turns too slowly. The paper's exponent is 2i/d_model: "
@@ -220,6 +226,27 @@ def _pe_property_hint(got: np.ndarray, max_len: int, d_model: int) -> str:
         return "Feature 0 should be sin(pos): pair i = 0 has frequency 1 (wavelength 2π)."
     pairs = d_model // 2
     sin_cos = got[:, 0 : 2 * pairs : 2] ** 2 + got[:, 1 : 2 * pairs : 2] ** 2
+    expected = ref.positional_encoding(max_len, d_model)
+    if pairs and np.allclose(got[:, 0::2], expected[:, 0::2], atol=atol):
+        # the sines are right: which pair's cosine does each odd feature hold?
+        positions = np.arange(max_len, dtype=np.float64)[:, None]
+        angles = positions / np.power(10000.0, np.arange(0, d_model, 2) / d_model)
+        for i in range(pairs):
+            if np.allclose(got[:, 2 * i + 1], expected[:, 2 * i + 1], atol=atol):
+                continue
+            other = [
+                p
+                for p in range(angles.shape[1])
+                if np.allclose(got[:, 2 * i + 1], np.cos(angles[:, p]), atol=atol)
+            ]
+            if other:
+                return (
+                    f"Your sines are right, but feature {2 * i + 1} holds the cosine of pair "
+                    f"{other[0]}'s angle, pos / 10000^({2 * other[0]}/d_model), not of pair {i}'s "
+                    f"(the angle of its sine, feature {2 * i}): the cosines got the wrong slice "
+                    "of the angles. The cosine of pair i goes to feature 2i+1, in order: "
+                    "pe[:, 1::2] = np.cos(angles[:, : d_model // 2])."
+                )
     if pairs and not np.allclose(sin_cos, 1.0, atol=10 * atol):
         return (
             "Features 2i and 2i+1 should be the sine and cosine of the *same* angle, so "
