@@ -629,6 +629,159 @@ def _tiled_normalised_running(q, k, v, block_size, causal=False):
 
 
 # ------------------------------------------------------------------ sliding_window_mask
+
+
+# --------------------------------------------------- round 9 (b9e): classes behind blind9e
+class LengthPlusStop(ref.KVCache):
+    """Adds the new length to the count (self.length += stop) instead of setting it."""
+
+    def forward(self, k_new, v_new):
+        before = self.length
+        keys, values = super().forward(k_new, v_new)
+        self.length += before
+        return keys, values
+
+
+class ValuesGetKeys(ref.KVCache):
+    """Stores k_new in both buffers (a copy-paste slip)."""
+
+    def forward(self, k_new, v_new):
+        return super().forward(k_new, k_new.clone())
+
+
+class GrowsPastMaxLen(GrowingCache):
+    """A growing cache that refuses only when it is already full (length >= max_len): a
+    chunk that runs past the end is stored."""
+
+    def forward(self, k_new, v_new):
+        if self.keys.shape[-2] >= self.max_len:
+            raise ValueError("full")
+        self.keys = torch.cat([self.keys, k_new], dim=-2)
+        self.values = torch.cat([self.values, v_new], dim=-2)
+        return self.keys, self.values
+
+
+class StopMinusN(ref.KVCache):
+    """stop = length - n."""
+
+    def forward(self, k_new, v_new):
+        start = self.length
+        stop = start - k_new.shape[-2]
+        self.keys[:, :, start:stop] = k_new
+        self.values[:, :, start:stop] = v_new
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
+class CapacityFromHeads(ref.KVCache):
+    """Reads max_len from the heads axis of the buffers (self.keys.shape[1])."""
+
+    def forward(self, k_new, v_new):
+        if self.length + k_new.shape[-2] > self.keys.shape[1]:
+            raise ValueError("full")
+        return super().forward(k_new, v_new)
+
+
+def _generate_with(*, pick=None, join=None, steps=None, start=None):
+    """Greedy generation with a cache, one part replaced: pick(logits) -> next ids,
+    join(list of logits rows) -> logits, steps(max_new_tokens) -> loop count,
+    start(length, step) -> the new token's position."""
+
+    @torch.no_grad()
+    def generate(model, prompt, max_new_tokens):
+        batch, length = prompt.shape
+        caches = model.new_caches(batch, length + max_new_tokens)
+        logits = model(prompt, caches=caches, start=0)[:, -1]
+        ids, rows = prompt, []
+        count = max_new_tokens if steps is None else steps(max_new_tokens)
+        for step in range(count):
+            rows.append(logits)
+            next_id = logits.argmax(-1, keepdim=True) if pick is None else pick(logits)
+            ids = torch.cat([ids, next_id], dim=1)
+            at = length + step if start is None else start(length, step)
+            logits = model(next_id, caches=caches, start=at)[:, -1]
+        return ids, (torch.stack(rows, dim=1) if join is None else join(rows))
+
+    return _named("generate", generate)
+
+
+def _gqa_by_hand(q, k, v, mask=None, *, keys="interleave", values="interleave", bias=False):
+    """Grouped-query attention written out: each side widened by repeat_interleave or by
+    repeat (tiled); ``bias``: the bool mask added to the scores instead of blocking."""
+    group = q.shape[1] // k.shape[1]
+
+    def widen(t, how):
+        return t.repeat_interleave(group, 1) if how == "interleave" else t.repeat(1, group, 1, 1)
+
+    k, v = widen(k, keys), widen(v, values)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores + mask if bias else scores.masked_fill(~mask, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
+
+
+def _gqa_head_by_kv_count(q, k, v, mask=None):
+    """Query head h paired with key/value head h // num_kv_heads."""
+    pick = torch.arange(q.shape[1]) // k.shape[1]
+    return scaled_dot_product_attention(q, k[:, pick], v[:, pick], mask)[0]
+
+
+def _softmax_with(*, reduce=None, two_d=False):
+    """online_softmax with the block's maximum taken by ``reduce(block)``; ``two_d``: the
+    shape unpacked as rows, n = x.shape."""
+
+    def online_softmax(x, block_size):
+        if two_d:
+            _rows, _columns = x.shape  # two axes assumed
+        m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        for start in range(0, x.shape[-1], block_size):
+            block = x[..., start : start + block_size]
+            block_max = block.amax(-1) if reduce is None else reduce(block)
+            new = torch.maximum(m, block_max)
+            total = total * torch.exp(m - new) + torch.exp(block - new[..., None]).sum(-1)
+            m = new
+        return torch.exp(x - m[..., None]) / total[..., None]
+
+    return _named("online_softmax", online_softmax)
+
+
+def _tiled_with(*, finish=None, scale_of=None):
+    """tiled_attention with the end finish(acc, total) (acc / total when None) and the
+    scores of block b scaled by scale_of(scale, b) (scale when None)."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        len_q, len_k = q.shape[-2], k.shape[-2]
+        scale = 1 / math.sqrt(q.shape[-1])
+        m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+        total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+        acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+        rows = torch.arange(len_q)[:, None]
+        for number, start in enumerate(range(0, len_k, block_size)):
+            stop = min(start + block_size, len_k)
+            factor = scale if scale_of is None else scale_of(scale, number)
+            s = q @ k[..., start:stop, :].transpose(-2, -1) * factor
+            if causal:
+                s = s.masked_fill(torch.arange(start, stop)[None] > rows, float("-inf"))
+            new = torch.maximum(m, s.amax(-1))
+            w = torch.exp(s - new[..., None])
+            correction = torch.exp(m - new)
+            total = total * correction + w.sum(-1)
+            acc = acc * correction[..., None] + w @ v[..., start:stop, :]
+            m = new
+        return acc / total[..., None] if finish is None else finish(acc, total)
+
+    return _named("tiled_attention", tiled_attention)
+
+
+def _window_loop_unclamped(size, window):
+    """The window filled key by key, its first key i - window + 1 not clamped at 0."""
+    mask = torch.zeros(size, size, dtype=torch.bool)
+    for i in range(size):
+        mask[i, [j for j in range(i - window + 1, i + 1)]] = True
+    return mask
+
+
 def _offsets(size):
     return torch.arange(size)[:, None] - torch.arange(size)[None, :]
 
@@ -912,6 +1065,99 @@ MISTAKES = [
         check_sliding_window_mask,
         _named("w", lambda n, w: look_ahead_mask(n) & torch.ones(n, n, dtype=torch.bool).triu(1)),
         r"False everywhere.*diagonal=d\) & look_ahead_mask\(size\).* d must be 1 - window",
+    ),
+    # round 9 (b9e): the classes behind blind9e's unnamed, misnamed and uncaught answers
+    Mistake(check_KVCache, LengthPlusStop, r"increased by stop \(self\.length \+= stop\)"),
+    Mistake(check_KVCache, ValuesGetKeys, r"values returned are the keys"),
+    Mistake(
+        check_KVCache,
+        GrowsPastMaxLen,
+        r"no error was raised\. The chunk starts inside the cache .*length before this chunk",
+    ),
+    Mistake(
+        check_KVCache,
+        StopMinusN,
+        r"stop = length - n \(a minus where \+ belongs|stop was computed as length - n",
+    ),
+    Mistake(
+        check_KVCache,
+        CapacityFromHeads,
+        r"does your test read max_len from one of them instead of self\.keys\.shape\[2\]",
+    ),
+    Mistake(
+        check_generate,
+        _generate_with(pick=lambda logits: torch.tensor([[int(logits.argmax())]])),
+        r"logits\.argmax\(\)\.item\(\) wrapped",
+    ),
+    Mistake(
+        check_generate,
+        _generate_with(join=lambda rows: torch.cat(rows, dim=-1)),
+        r"joined with torch\.cat\(steps, dim=1\)",
+    ),
+    Mistake(
+        check_generate,
+        _generate_with(join=torch.stack),
+        r"torch\.stack\(steps\) stacks along dim=0 by default",
+    ),
+    Mistake(check_generate, _generate_with(steps=lambda n: n - 1), r"one new token too few \(\d+"),
+    Mistake(
+        check_generate,
+        _generate_with(start=lambda length, step: step + 1),
+        r"counts the new tokens only .*without the prompt's len = \d+ positions",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", lambda q, k, v, mask=None: _gqa_by_hand(q, k, v, mask, bias=True)),
+        r"boolean mask was added to the scores",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", lambda q, k, v, mask=None: _gqa_by_hand(q, k, v, mask, values="tile")),
+        r"used key heads \[[\d, ]+\] \(h // group, right\) but value heads \[[\d, ]+\] "
+        r"\(h % num_kv_heads",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_head_by_kv_count),
+        r"key/value head index reached \d+, but there are only num_kv_heads = 1"
+        r"|used key/value heads \[[\d, ]+\]: that is h // num_kv_heads",
+    ),
+    Mistake(
+        check_online_softmax,
+        _softmax_with(reduce=lambda block: block.max()),
+        r"one number for the whole tensor",
+    ),
+    Mistake(
+        check_online_softmax,
+        _softmax_with(reduce=lambda block: block.max(dim=-1)),
+        r"return a pair \(values, indices\), not a tensor",
+    ),
+    Mistake(check_online_softmax, _softmax_with(two_d=True), r"assumes exactly 2"),
+    Mistake(
+        check_online_softmax,
+        _softmax_with(reduce=lambda block: block.amax(dim=-2)),
+        r"maximum or sum taken over the rows \(dim=-2\)",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_with(finish=lambda acc, total: acc * total[..., None]),
+        r"multiplied by the running sum at the end instead of divided",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_with(scale_of=lambda scale, number: 1 / scale),
+        r"multiplied by sqrt\(d_k\) instead of divided by it",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_with(scale_of=lambda scale, number: scale ** (number + 1)),
+        r"applied again in every block",
+    ),
+    Mistake(check_sliding_window_mask, _named("w", _window_loop_unclamped), r"wraps around"),
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", lambda n, w: ((_offsets(n) >= 0) & (_offsets(n) < w)).T),
+        r"right one transposed",
     ),
 ]
 

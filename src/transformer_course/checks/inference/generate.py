@@ -248,11 +248,19 @@ def _diagnose_calls(calls: list[dict], length: int) -> str:
                     f"the call before: start never advances. The caches held {held} positions, "
                     f"so this token sits at position {held}: pass start={held} (len + t)."
                 )
+            step = held - length  # the step whose token this call feeds
+            counted = (
+                f" Your start={call['start']} counts the new tokens only (t or t + 1 for "
+                f"step t = {step}), without the prompt's len = {length} positions before "
+                "them: add the prompt's length."
+                if number > 0 and length > 1 and call["start"] in (step, step + 1)
+                else ""
+            )
             return (
                 f"{which.capitalize()} ran with start={call['start']}, but the caches held "
                 f"{held} positions, so its first token sits at position {held}: start is the "
                 "absolute position of ids[:, 0] (len + t for the token chosen at step t), "
-                "which RoPE rotates by."
+                f"which RoPE rotates by.{counted}"
             )
         seen.extend(call["caches"])
         position = (held if isinstance(held, int) else position) + (n or 0)
@@ -395,6 +403,63 @@ def _expect_greedy_choices(c: Checker, ids, logits, expected_logits, length: int
         )
 
 
+def _ids_shape_hint(found: tuple, batch: int, length: int, new: int) -> str:
+    """What a wrong shape of ids says: one token too few or too many (the loop's count),
+    the new tokens alone."""
+    rule = "ids are the prompt followed by the new tokens."
+    if len(found) != 2 or found[0] != batch:
+        return rule
+    if found[1] == length + new - 1:
+        return (
+            f"It holds one new token too few ({new - 1}, not max_new_tokens = {new}): the loop "
+            "must append a token at every one of its max_new_tokens steps, "
+            "range(max_new_tokens) (not range(max_new_tokens - 1), nor a loop that stops a "
+            "step early). " + rule
+        )
+    if found[1] == length + new + 1:
+        return (
+            f"It holds one new token too many ({new + 1}, not max_new_tokens = {new}): the "
+            "loop runs one step too many. " + rule
+        )
+    if found[1] == new:
+        return f"It holds the new tokens only, without the prompt in front. {rule}"
+    return rule
+
+
+def _logits_shape_hint(found: tuple, batch: int, new: int, vocab: int) -> str:
+    """What a wrong shape of the recorded logits says: the steps joined with torch.cat
+    instead of stacked, stacked along another axis, one step too few."""
+    rule = "One row of logits per generated token: logits[:, t] chose ids[:, len + t]."
+    stack = (
+        "torch.stack(steps, dim=1) of the (batch, vocab) rows gives (batch, max_new_tokens, vocab)."
+    )
+    if found == (batch, new * vocab) and new > 1:
+        return (
+            f"That is ({batch}, {new} x {vocab}): the steps' (batch, vocab) rows were joined "
+            "with torch.cat(steps, dim=1), which concatenates them end to end into one long "
+            f"row per sequence, not stacked along a new axis. {stack}"
+        )
+    if found == (batch * new, vocab) and batch > 1 and new > 1:
+        return (
+            f"That is ({batch} x {new}, {vocab}): the steps' rows were joined with "
+            f"torch.cat(steps, dim=0), one under the other. {stack}"
+        )
+    if len(found) == 3 and sorted(found) == sorted((batch, new, vocab)):
+        axes = {
+            (new, batch, vocab): "torch.stack(steps) stacks along dim=0 by default",
+            (batch, vocab, new): "the steps were stacked along the last axis (dim=2 or -1)",
+        }
+        sizes = (batch, new, vocab)
+        if len(set(sizes)) == 3 and found in axes:
+            return f"Its axes are in another order: {axes[found]}. {stack}"
+    if len(found) == 3 and found[0] == batch and found[2] == vocab and found[1] == new - 1:
+        return (
+            f"It holds one step too few ({new - 1}, not max_new_tokens = {new}): record the "
+            "logits of every one of the max_new_tokens steps. " + rule
+        )
+    return rule
+
+
 def check_generate(generate, *, hidden: bool = False) -> None:
     """generate(model, prompt, max_new_tokens) -> (ids, logits), equal to
     generate_without_cache, running each position through the model once."""
@@ -415,9 +480,12 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 ),
                 f"The new tokens you appended have 1 row, not batch = {batch}: either a "
                 "(1, batch) tensor, as .unsqueeze(0), .view(1, -1) or [None] make from the "
-                "argmax's (batch,) (right only for a batch of one sequence), or an argmax over "
-                "the batch axis (dim=0, keepdim=True), which is (1, vocab). Make it a column, "
-                "(batch, 1): logits.argmax(dim=-1, keepdim=True) (or [:, None]).",
+                "argmax's (batch,) (right only for a batch of one sequence); or an argmax over "
+                "the batch axis (dim=0, keepdim=True), which is (1, vocab); or one token for "
+                "the whole batch, as logits.argmax().item() wrapped in torch.tensor([[...]]) "
+                "makes (.item() and a Python int hold one number: the argmax of the flattened "
+                "logits, right only for a batch of one). Make it a column, (batch, 1): "
+                "logits.argmax(dim=-1, keepdim=True) (or [:, None]).",
             )
             overflow = (
                 "the cache holds",
@@ -449,14 +517,14 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 ids,
                 (batch, length + new),
                 f"{call}: ids",
-                "ids are the prompt followed by the new tokens.",
+                _ids_shape_hint(tuple(ids.shape), batch, length, new),
             )
             c.expect_integer_dtype(ids, f"{call}: ids")
             c.expect_shape(
                 logits,
                 (batch, new, vocab),
                 f"{call}: logits",
-                "One row of logits per generated token: logits[:, t] chose ids[:, len + t].",
+                _logits_shape_hint(tuple(logits.shape), batch, new, vocab),
             )
             c.expect_floating(logits, f"{call}: logits", preferred=torch.float32)
             c.expect_equal(

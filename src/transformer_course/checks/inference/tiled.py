@@ -52,6 +52,57 @@ def _tiled_expected(q, k, v, causal: bool, *, scale: float | None = None):
     return output
 
 
+def _softmax_parts(q, k, v, causal: bool, column_scale=None):
+    """(acc, total) of the whole computation in float64: acc = sum_j exp(s_j - m) v_j and
+    total = sum_j exp(s_j - m), s = q kᵀ / sqrt(d_k) (each key column j times
+    column_scale[j] instead, when given), the causal mask j <= i applied."""
+    scores = q.double() @ k.double().transpose(-2, -1)
+    if column_scale is None:
+        scores = scores / math.sqrt(q.shape[-1])
+    else:
+        scores = scores * column_scale.double()
+    if causal:
+        future = torch.arange(k.shape[-2])[None, :] > torch.arange(q.shape[-2])[:, None]
+        scores = scores.masked_fill(future, float("-inf"))
+    weights = torch.exp(scores - scores.amax(dim=-1, keepdim=True))
+    return weights @ v.double(), weights.sum(dim=-1)
+
+
+def _multiplied_by_sum(q, k, v, causal: bool) -> torch.Tensor:
+    """acc * total at the end instead of acc / total (mutant tiled_attention-11)."""
+    acc, total = _softmax_parts(q, k, v, causal)
+    return acc * total[..., None]
+
+
+def _compounded_scale(q, k, v, block: int, causal: bool) -> torch.Tensor | None:
+    """The scale applied again in every block (q = q * scale inside the loop): block b's
+    scores multiplied by scale ** (b + 1) (blind9e-tiled-scale-compounds-per-block); None
+    with one block, where it is right."""
+    if k.shape[-2] <= block:
+        return None
+    scale = 1 / math.sqrt(q.shape[-1])
+    column = scale ** (torch.arange(k.shape[-2]) // block + 1).double()
+    acc, total = _softmax_parts(q, k, v, causal, column)
+    return acc / total[..., None]
+
+
+_COMPOUNDED_SCALE = (
+    "Your scale is applied again in every block: block b's scores are multiplied by "
+    "scale ** (b + 1), as q = q * scale (or scale *= ...) inside the loop does. Scale once: "
+    "multiply each block's scores by 1 / sqrt(d_k), or make a scaled copy of q once before "
+    "the loop."
+)
+_MULTIPLIED_BY_SUM = (
+    "Your accumulated output is multiplied by the running sum at the end instead of divided "
+    "by it: the softmax's denominator divides, return acc / total[..., None]."
+)
+_SCALE_INVERTED = (
+    "Your scores are multiplied by sqrt(d_k) instead of divided by it: a scale of "
+    "1 / sqrt(d_k) used as a divisor (scores / scale), or sqrt(d_k) used as a factor. "
+    "Multiply by scale = 1 / sqrt(d_k) (or divide by math.sqrt(d_k))."
+)
+
+
 def _tiled_cases(hidden: bool):
     def case(seed, shape_q, len_k, d_v, block, causal, scale=1.0):
         q = randn(shape_q, seed, scale=scale)
@@ -384,6 +435,9 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     "weights: return acc / total at the end (the softmax's denominator).": (
                         tiled_attention_f(q, k, v, block, causal, divide=False)
                     ),
+                    _MULTIPLIED_BY_SUM: _multiplied_by_sum(q, k, v, causal),
+                    _SCALE_INVERTED: _tiled_expected(q, k, v, causal, scale=math.sqrt(q.shape[-1])),
+                    _COMPOUNDED_SCALE: _compounded_scale(q, k, v, block, causal),
                 },
                 explain=lambda got=got, causes=nan_causes: _all_nan_candidates(got, causes),
                 hint="For each block: scores, new maximum m' = max(m, block max), rescale the "

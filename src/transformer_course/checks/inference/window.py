@@ -14,6 +14,36 @@ def _window(size: int, low: int, high: int) -> torch.Tensor:
     return (offset >= low) & (offset <= high)
 
 
+def _wrapped(size: int, window: int) -> torch.Tensor | None:
+    """The window filled by a loop over j in range(i - window + 1, i + 1) with no clamp at
+    0: a negative j counts from the end (mask[i, j] with j < 0), so the first queries see
+    the last keys (blind9e-sliding-window-negative-index-wraps). None where nothing wraps
+    or where such a loop would raise (j < -size)."""
+    if window < 2 or window > size + 1:
+        return None
+    mask = torch.zeros(size, size, dtype=torch.bool)
+    for i in range(size):
+        for j in range(i - window + 1, i + 1):
+            mask[i, j] = True
+    return mask
+
+
+def _wrap_hint(size: int, window: int):
+    """An IndexError from a negative key index below -size: the window's start not clamped."""
+
+    def hint(exc: BaseException) -> str:
+        if "out of bounds" not in str(exc) or "-" not in str(exc):
+            return ""
+        return (
+            f"A negative key index ran past the start of the row: with window = {window} "
+            f"> size = {size}, i - window + 1 is below -size for the first queries. Clamp "
+            "the window's first key at 0 (range(max(0, i - window + 1), i + 1)), or build "
+            "the mask from comparisons of torch.arange rows and columns."
+        )
+
+    return (IndexError, hint)
+
+
 def _window_hint(got: torch.Tensor, size: int, window: int) -> str:
     """What a wrong window mask gets wrong, part by part: the future, the diagonal, the
     band's width."""
@@ -55,7 +85,7 @@ def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> N
         )
         for size, window in cases:
             what = f"sliding_window_mask({size}, {window})"
-            got = c.call(sliding_window_mask, size, window)
+            got = c.call(sliding_window_mask, size, window, hints=[_wrap_hint(size, window)])
             _expect_tensor(c, got, what)
             c.expect_shape(got, (size, size), what, "(len_q, len_k) = (size, size).")
             c.expect_dtype(
@@ -83,6 +113,14 @@ def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> N
                     "The mask is inverted: True where attention is blocked. In this course "
                     "True means 'may attend'.": ~expected,
                     "The window is at the wrong end: query i sees the keys after it (j >= i) "
-                    "instead of before it.": _window(size, 1 - window, 0),
+                    "instead of before it. Your mask is the right one transposed: rows and "
+                    "columns swapped, as .T or a condition with i and j exchanged gives.": (
+                        _window(size, 1 - window, 0)
+                    ),
+                    "For the first queries your window wraps around to the last keys: a key "
+                    "index i - window + 1 below 0 counts from the end of the row (Python's "
+                    "negative indexing), so query i < window - 1 also sees keys "
+                    "size - (window - 1 - i) .. size - 1, in the future. Clamp the window's "
+                    "first key at 0: range(max(0, i - window + 1), i + 1).": _wrapped(size, window),
                 },
             )
