@@ -782,6 +782,42 @@ def _window_loop_unclamped(size, window):
     return mask
 
 
+class KeysTransposed(ref.KVCache):
+    """Returns the keys with their last two axes swapped."""
+
+    def forward(self, k_new, v_new):
+        keys, values = super().forward(k_new, v_new)
+        return keys.transpose(-2, -1), values
+
+
+def _generate_tokens_first(model, prompt, max_new_tokens):
+    """The new tokens put in front of the prompt (torch.cat([next_id, ids]))."""
+    ids, logits = checks.cached_generation(model, prompt, max_new_tokens)
+    return torch.cat([ids[:, prompt.shape[1] :], prompt], dim=1), logits
+
+
+def _gqa_heads_regrouped(q, k, v, mask=None):
+    """The query heads grouped as (num_kv_heads, group) but read back as (group,
+    num_kv_heads): the output heads come out in another order."""
+    batch, heads, len_q, _ = q.shape
+    kv = k.shape[1]
+    group = heads // kv
+    out = checks.gqa_expected(q, k, v, mask)
+    return out.view(batch, kv, group, len_q, -1).transpose(1, 2).reshape(batch, heads, len_q, -1)
+
+
+def _softmax_one_total(x, block_size):
+    """Every row divided by the sum of all rows' running sums (total.sum(), no dim)."""
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new = torch.maximum(m, block.amax(-1))
+        total = total * torch.exp(m - new) + torch.exp(block - new[..., None]).sum(-1)
+        m = new
+    return torch.exp(x - m[..., None]) / total.sum()
+
+
 def _offsets(size):
     return torch.arange(size)[:, None] - torch.arange(size)[None, :]
 
@@ -1158,6 +1194,37 @@ MISTAKES = [
         check_sliding_window_mask,
         _named("w", lambda n, w: ((_offsets(n) >= 0) & (_offsets(n) < w)).T),
         r"right one transposed",
+    ),
+    Mistake(check_KVCache, KeysTransposed, r"last two axes are swapped"),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_tokens_first),
+        r"new tokens were put in front of it",
+    ),
+    Mistake(
+        check_generate,
+        _generate_with(join=lambda rows: torch.stack(rows, dim=1) / 0.7),
+        r"logits are the model's logits times 1\.429 \(divided by 0\.7",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_heads_regrouped),
+        r"output heads are the right ones in another order",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("online_softmax", _softmax_one_total),
+        r"divided by one total for the whole tensor",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled(rescale_output=False, rescale_sum=False),
+        r"Neither the running sum nor the accumulated output is rescaled",
+    ),
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", lambda n, w: look_ahead_mask(6) & (_offsets(6) < w)),
+        r"size an earlier call \(or the visible test\) asked for: is the size hard-coded",
     ),
 ]
 

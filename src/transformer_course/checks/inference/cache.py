@@ -501,6 +501,12 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                                 f"[:, :, :stop + 1] does. Return [:, :, :stop], stop = "
                                 "length + n."
                             )
+                    if found == (batch, heads, d_head, stored) and d_head != stored:
+                        hint = (
+                            "Its last two axes are swapped, (batch, num_heads, d_head, "
+                            "positions): a transpose(-2, -1) too many. Return the positions on "
+                            "axis 2, as they are stored: (batch, num_heads, length, d_head)."
+                        )
                     c.expect_shape(tensor, (batch, heads, stored, d_head), f"{call}: {what}", hint)
                     c.expect_floating(tensor, f"{call}: {what}", preferred=dtype)
                 expected_k = all_k[:, :, :stored]

@@ -319,12 +319,31 @@ def _stale_logits(got: torch.Tensor, expected: torch.Tensor, calls: list[dict]) 
     return ""
 
 
+def _scaled_logits(got: torch.Tensor, expected: torch.Tensor) -> str:
+    """Whether the learner's logits are the right ones times one constant (divided by a
+    temperature, say)."""
+    got, expected = got.detach().double(), expected.double()
+    big = expected.abs() > 1e-3
+    if not bool(big.any()):
+        return ""
+    ratio = (got[big] / expected[big]).flatten()
+    c = float(ratio[0])
+    if abs(c - 1) < 1e-3 or not torch.allclose(ratio, torch.full_like(ratio, c), rtol=1e-4):
+        return ""
+    return (
+        f"Your logits are the model's logits times {c:.4g} (divided by {1 / c:.4g}: a "
+        "temperature?): greedy generation records the model's output itself, logits[:, t] "
+        "as the model returned it; the argmax, and so the tokens, are the same either way."
+    )
+
+
 def _explain_generation(got, expected, calls, length: int) -> str:
     """The first wrong step, and the first call of the model that departs from generation
     with a cache (or logits recorded a step off, or a step's logits repeating the step
     before's); when none explains it, the first wrong step alone."""
     cause = (
         _diagnose_calls(calls, length)
+        or _scaled_logits(got, expected)
         or _shifted_logits(got, expected)
         or _stale_logits(got, expected, calls)
     )
@@ -527,8 +546,18 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 _logits_shape_hint(tuple(logits.shape), batch, new, vocab),
             )
             c.expect_floating(logits, f"{call}: logits", preferred=torch.float32)
+            before = (
+                " Your ids end with the prompt: the new tokens were put in front of it "
+                "(torch.cat([next_id, ids], dim=1)); append them after it, "
+                "torch.cat([ids, next_id], dim=1)."
+                if torch.equal(ids[:, new:], prompt)
+                else ""
+            )
             c.expect_equal(
-                ids[:, :length], prompt, f"{call}: ids[:, :len]", "The ids start with the prompt."
+                ids[:, :length],
+                prompt,
+                f"{call}: ids[:, :len]",
+                "The ids start with the prompt." + before,
             )
             _expect_greedy_choices(c, ids, logits, expected_logits, length, call)
             c.expect_close(

@@ -100,12 +100,38 @@ def _pairing(got, q, k, v, mask) -> list[tuple[int, int]] | None:
     return pairs
 
 
+def _head_order(got, expected) -> list[int] | None:
+    """When the learner's output heads are the reference's in another order (a
+    permutation, not the identity): for each output head h, the query head whose result
+    it holds; None otherwise."""
+    got, expected = got.detach().double(), expected.double()
+    heads = expected.shape[1]
+    order = []
+    for h in range(heads):
+        found = [p for p in range(heads) if torch.allclose(got[:, h], expected[:, p], 1e-4, 1e-5)]
+        if len(found) != 1:
+            return None
+        order.append(found[0])
+    return order if sorted(order) == list(range(heads)) and order != list(range(heads)) else None
+
+
 def _explain_pairing(got, q, k, v, mask) -> str:
     """Which key/value heads each query head used, when every head is some pair's
     attention but not the h // group pairing: the rule each side follows, named when one
     of the usual ones fits (h // group, h % num_kv_heads, h // num_kv_heads)."""
     heads, kv = q.shape[1], k.shape[1]
-    if kv < 2 or tuple(got.shape[:2]) != (q.shape[0], heads):
+    if tuple(got.shape[:2]) != (q.shape[0], heads):
+        return ""
+    order = _head_order(got, gqa_expected(q, k, v, mask))
+    if order is not None:
+        return (
+            f"Your output heads are the right ones in another order: output head h holds "
+            f"query head {order}[h]'s result. The heads were regrouped in another order "
+            "than they came (a view of (batch, num_kv_heads, group, ...) read back as "
+            "(batch, group, num_kv_heads, ...), or a transpose missing or added): keep "
+            "query head h at position h, (batch, num_heads, len_q, d_v)."
+        )
+    if kv < 2:
         return ""
     pairs = _pairing(got, q, k, v, mask)
     group = heads // kv

@@ -68,6 +68,14 @@ def _proportional_rows(got: torch.Tensor, x: torch.Tensor) -> str:
     sums = got.sum(dim=-1)
     if torch.allclose(sums, torch.ones_like(sums), rtol=1e-4, atol=1e-6):
         return ""
+    constants = ratio[..., 0].flatten()  # each row's own constant
+    if constants.numel() > 1 and abs(float(constants.sum()) - 1) < 1e-4:
+        return (
+            "Each row of yours is the right softmax times its running sum divided by the sum "
+            "of every row's (the constants add up to 1 over the rows): each row was divided "
+            "by one total for the whole tensor, as total.sum() (no dim) gives. Divide each "
+            "row by its own running sum: total[..., None]."
+        )
     m = x.amax(dim=-1, keepdim=True)
     total = torch.exp(x - m).sum(dim=-1, keepdim=True)  # the right running sum at the end
     if torch.allclose(got, torch.exp(x) / total, rtol=1e-4, atol=1e-12):

@@ -436,6 +436,15 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                         tiled_attention_f(q, k, v, block, causal, divide=False)
                     ),
                     _MULTIPLIED_BY_SUM: _multiplied_by_sum(q, k, v, causal),
+                    "Neither the running sum nor the accumulated output is rescaled when the "
+                    "maximum grows: both were computed with the old maximum, so multiply both "
+                    "by exp(m_old - m_new) before adding the new block's terms.": (
+                        tiled_attention_f(
+                            q, k, v, block, causal, rescale_output=False, rescale_sum=False
+                        )
+                        if several
+                        else None
+                    ),
                     _SCALE_INVERTED: _tiled_expected(q, k, v, causal, scale=math.sqrt(q.shape[-1])),
                     _COMPOUNDED_SCALE: _compounded_scale(q, k, v, block, causal),
                 },

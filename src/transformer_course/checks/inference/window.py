@@ -78,16 +78,24 @@ def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> N
     """sliding_window_mask(size, window) -> bool (size, size): j <= i and i - j < window."""
     with Checker("sliding_window_mask", hidden=hidden) as c:
         c.require_callable(sliding_window_mask)
-        cases = (
-            [(9, 2), (12, 5), (1, 1), (7, 7), (8, 20)]
-            if hidden
-            else [(6, 3), (5, 1), (4, 4), (4, 10)]
-        )
+        visible = [(6, 3), (5, 1), (4, 4), (4, 10)]
+        cases = [(9, 2), (12, 5), (1, 1), (7, 7), (8, 20)] if hidden else visible
+        # the sizes asked before (the visible run's too, on the hidden run)
+        earlier: list[int] = [size for size, _ in visible] if hidden else []
         for size, window in cases:
             what = f"sliding_window_mask({size}, {window})"
             got = c.call(sliding_window_mask, size, window, hints=[_wrap_hint(size, window)])
             _expect_tensor(c, got, what)
-            c.expect_shape(got, (size, size), what, "(len_q, len_k) = (size, size).")
+            fixed = (
+                f" {tuple(got.shape)} is the size an earlier call (or the visible test) asked "
+                "for: is the size "
+                "hard-coded? Build the mask from the size argument (torch.ones(size, size), "
+                "torch.arange(size), look_ahead_mask(size))."
+                if got.dim() == 2 and got.shape[0] == got.shape[1] and got.shape[0] in earlier
+                else ""
+            )
+            c.expect_shape(got, (size, size), what, "(len_q, len_k) = (size, size)." + fixed)
+            earlier.append(size)
             c.expect_dtype(
                 got,
                 torch.bool,
