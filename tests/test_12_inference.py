@@ -818,6 +818,77 @@ def _softmax_one_total(x, block_size):
     return torch.exp(x - m[..., None]) / total.sum()
 
 
+class FirstSequenceOnly(ref.KVCache):
+    """Writes the new keys and values of the batch's first sequence only."""
+
+    def forward(self, k_new, v_new):
+        start, stop = self.length, self.length + k_new.shape[-2]
+        if stop > self.keys.shape[-2]:
+            raise ValueError("full")
+        self.keys[0, :, start:stop] = k_new[0]
+        self.values[0, :, start:stop] = v_new[0]
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
+@torch.no_grad()
+def _generate_to_total_length(model, prompt, max_new_tokens):
+    """Takes max_new_tokens for the total length: generates until ids hold that many."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, rows = prompt, []
+    while ids.shape[1] < max(max_new_tokens, length + 1):
+        rows.append(logits)
+        next_id = logits.argmax(-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        logits = model(next_id, caches=caches, start=ids.shape[1] - 1)[:, -1]
+    return ids, torch.stack(rows, dim=1)
+
+
+def _softmax_divides_flat(x, block_size):
+    """The final division by the running sum without [..., None]."""
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new = torch.maximum(m, block.amax(-1))
+        total = total * torch.exp(m - new) + torch.exp(block - new[..., None]).sum(-1)
+        m = new
+    return torch.exp(x - m[..., None]) / total
+
+
+def _softmax_exp_of_sums(x, block_size):
+    """The running sum adds exp(block.sum() - m), not the sum of the exps."""
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new = torch.maximum(m, block.amax(-1))
+        total = total * torch.exp(m - new) + torch.exp(block.sum(-1) - new)
+        m = new
+    return torch.exp(x - m[..., None]) / total[..., None]
+
+
+def _tiled_blocks_apart(q, k, v, block_size, causal=False):
+    """Each block's own softmax, the blocks' outputs averaged."""
+    outputs = []
+    rows = torch.arange(q.shape[-2])[:, None]
+    for start in range(0, k.shape[-2], block_size):
+        stop = min(start + block_size, k.shape[-2])
+        s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            s = s.masked_fill(torch.arange(start, stop)[None] > rows, float("-inf"))
+        outputs.append(torch.nan_to_num(torch.softmax(s, -1)) @ v[..., start:stop, :])
+    return sum(outputs) / len(outputs)
+
+
+def _tiled_sees_next(q, k, v, block_size, causal=False):
+    """The causal mask one key too lenient: key j is hidden only when j > i + 1."""
+    mask = torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool).tril(1) if causal else None
+    return scaled_dot_product_attention(q, k, v, mask)[0]
+
+
 def _offsets(size):
     return torch.arange(size)[:, None] - torch.arange(size)[None, :]
 
@@ -1225,6 +1296,39 @@ MISTAKES = [
         check_sliding_window_mask,
         _named("w", lambda n, w: look_ahead_mask(6) & (_offsets(6) < w)),
         r"size an earlier call \(or the visible test\) asked for: is the size hard-coded",
+    ),
+    Mistake(
+        check_KVCache, FirstSequenceOnly, r"Sequence\(s\) \[[\d, ]+\] of the batch hold only zeros"
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_to_total_length),
+        r"max_new_tokens = \d+ positions in all, the prompt's \d+ included",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("online_softmax", _softmax_divides_flat),
+        r"divided by the running sum \(\.\.\.,\) without \[\.\.\., None\]",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("online_softmax", _softmax_exp_of_sums),
+        r"one exp of the block's sum",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_blocks_apart),
+        r"softmax is taken on its own and the blocks' outputs are averaged",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_sees_next),
+        r"lets query i see key i \+ 1 too",
+    ),
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", lambda n, w: (_offsets(n) >= 0) & (-_offsets(n) < w)),
+        r"look-ahead mask alone",
     ),
 ]
 

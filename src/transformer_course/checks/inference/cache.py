@@ -87,7 +87,23 @@ def _explain_cache(got_k, got_v, expected_k, expected_v, batch: int, k_new=None,
                 f"{length} positions were already stored, so they go to [{length}, "
                 f"{length + n}) (self.length, the number stored so far, is the write position)."
             )
-    zero_rows = (got_k == 0).all(dim=-1).all(dim=1).any(dim=0)  # (length,)
+    if batch > 1 and got_k.shape == expected_k.shape:
+        empty = (got_k == 0).flatten(1).all(dim=1)  # (batch,): a sequence holding only zeros
+        rest = ~empty
+        if (
+            bool(empty.any())
+            and bool(rest.any())
+            and not bool((expected_k == 0).flatten(1).all(dim=1).any())
+        ):
+            if torch.allclose(got_k[rest].double(), expected_k[rest].double()):
+                rows = empty.nonzero().flatten().tolist()
+                return (
+                    f"Sequence(s) {rows} of the batch hold only zeros, the others are right: "
+                    "the new keys were written for some sequences only (k_new[0], or index 0 "
+                    "on the batch axis). Write all of k_new's batch rows: "
+                    "self.keys[:, :, start:stop] = k_new."
+                )
+    zero_rows = (got_k == 0).all(dim=-1).all(dim=1).all(dim=0)  # (length,)
     if bool(zero_rows.any()) and not bool((expected_k == 0).all(dim=-1).all(dim=1).any()):
         p = int(zero_rows.nonzero()[0])
         return (

@@ -422,12 +422,22 @@ def _expect_greedy_choices(c: Checker, ids, logits, expected_logits, length: int
         )
 
 
-def _ids_shape_hint(found: tuple, batch: int, length: int, new: int) -> str:
+def _ids_shape_hint(ids, prompt, new: int) -> str:
     """What a wrong shape of ids says: one token too few or too many (the loop's count),
-    the new tokens alone."""
+    the new tokens alone, max_new_tokens positions in all (taken for the total length)."""
     rule = "ids are the prompt followed by the new tokens."
+    found = tuple(ids.shape)
+    batch, length = prompt.shape
     if len(found) != 2 or found[0] != batch:
         return rule
+    starts_with_prompt = found[1] >= length and torch.equal(ids[:, :length], prompt)
+    if found[1] == new and starts_with_prompt:
+        return (
+            f"It holds max_new_tokens = {new} positions in all, the prompt's {length} "
+            "included: max_new_tokens counts the new tokens only, so ids hold len + "
+            "max_new_tokens positions (a loop while ids.shape[1] < max_new_tokens takes it "
+            "for the total length). " + rule
+        )
     if found[1] == length + new - 1:
         return (
             f"It holds one new token too few ({new - 1}, not max_new_tokens = {new}): the loop "
@@ -440,7 +450,7 @@ def _ids_shape_hint(found: tuple, batch: int, length: int, new: int) -> str:
             f"It holds one new token too many ({new + 1}, not max_new_tokens = {new}): the "
             "loop runs one step too many. " + rule
         )
-    if found[1] == new:
+    if found[1] == new and not starts_with_prompt:
         return f"It holds the new tokens only, without the prompt in front. {rule}"
     return rule
 
@@ -536,7 +546,7 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 ids,
                 (batch, length + new),
                 f"{call}: ids",
-                _ids_shape_hint(tuple(ids.shape), batch, length, new),
+                _ids_shape_hint(ids, prompt, new),
             )
             c.expect_integer_dtype(ids, f"{call}: ids")
             c.expect_shape(

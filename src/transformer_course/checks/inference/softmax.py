@@ -155,6 +155,41 @@ def _reduced_over_rows_hint(x: torch.Tensor, block_size: int):
     return (RuntimeError, hint)
 
 
+def _sum_not_column_hint(x: torch.Tensor):
+    """The final division by the running sum without [..., None]: (..., n) divided by
+    (...,) lines the rows up with the columns."""
+
+    def hint(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if not found or x.dim() < 2:
+            return ""
+        n, rows = x.shape[-1], x.shape[-2]
+        if n == rows or {int(found[1]), int(found[2])} != {n, rows}:
+            return ""
+        return (
+            f"The sizes {found[1]} and {found[2]} are the number of columns and of rows: was "
+            "exp(x - m) (..., n) divided by the running sum (...,) without [..., None], or "
+            "x minus the running maximum without it? Broadcasting lines a per-row tensor up "
+            "with the columns; make it a column: total[..., None], running_max[..., None]."
+        )
+
+    return (RuntimeError, hint)
+
+
+def _exp_of_block_sums(x: torch.Tensor, block_size: int) -> torch.Tensor:
+    """The running sum adding exp(sum of the block - m) instead of the sum of exp(block -
+    m)."""
+    x = x.double()
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new = torch.maximum(m, block.amax(dim=-1))
+        total = total * torch.exp(m - new) + torch.exp(block.sum(dim=-1) - new)
+        m = new
+    return torch.exp(x - m[..., None]) / total[..., None]
+
+
 def _unpack_hint(x: torch.Tensor):
     """A shape unpacked into a fixed number of names (rows, n = x.shape) on an input with
     another number of axes (blind9e-online-rows-hardcoded-2d got the raw ValueError)."""
@@ -359,6 +394,7 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                     _row_shape_hint(x),
                     _unpack_hint(x),
                     _reduced_over_rows_hint(x, block_size),
+                    _sum_not_column_hint(x),
                 ],
             )
             _expect_tensor(c, got, what)
@@ -393,6 +429,11 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                     ),
                     _MAX_FROM_ZERO: online_softmax_f(x, block_size, start=0.0),
                     _SHARED_MAX: _shared_max(x, block_size),
+                    "Your running sum adds exp(sum of the block's scores - m), one exp of the "
+                    "block's sum, instead of the sum of the exps, exp(block - m).sum(dim=-1): "
+                    "exponentiate each score first, then sum.": (
+                        _exp_of_block_sums(x, block_size) if block_size > 1 else None
+                    ),
                     _BLOCKS_OVER_ROWS: _blocks_over_rows(x, block_size),
                     _STALE_NUMERATORS: (
                         _stale_numerators(x, block_size) if several_blocks else None

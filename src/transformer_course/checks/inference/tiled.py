@@ -68,6 +68,21 @@ def _softmax_parts(q, k, v, causal: bool, column_scale=None):
     return weights @ v.double(), weights.sum(dim=-1)
 
 
+def _blocks_normalised_apart(q, k, v, block: int, causal: bool, mean: bool) -> torch.Tensor:
+    """Each block's softmax taken on its own and the blocks' outputs summed (or averaged):
+    no shared denominator (blocks with no visible key give 0)."""
+    scores = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if causal:
+        future = torch.arange(k.shape[-2])[None, :] > torch.arange(q.shape[-2])[:, None]
+        scores = scores.masked_fill(future, float("-inf"))
+    out = 0
+    starts = range(0, k.shape[-2], block)
+    for start in starts:
+        weights = torch.nan_to_num(torch.softmax(scores[..., start : start + block], dim=-1))
+        out = out + weights @ v[..., start : start + block, :].double()
+    return out / len(starts) if mean else out
+
+
 def _multiplied_by_sum(q, k, v, causal: bool) -> torch.Tensor:
     """acc * total at the end instead of acc / total (mutant tiled_attention-11)."""
     acc, total = _softmax_parts(q, k, v, causal)
@@ -436,6 +451,33 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                         tiled_attention_f(q, k, v, block, causal, divide=False)
                     ),
                     _MULTIPLIED_BY_SUM: _multiplied_by_sum(q, k, v, causal),
+                    "Each block's softmax is taken on its own and the blocks' outputs are "
+                    "averaged: the blocks must share one softmax. Keep a running maximum and "
+                    "sum across blocks, rescale what was accumulated when the maximum grows, "
+                    "and divide by the one running sum at the end.": (
+                        _blocks_normalised_apart(q, k, v, block, causal, mean=True)
+                        if several
+                        else None
+                    ),
+                    "Each block's softmax is taken on its own and the blocks' outputs are "
+                    "added: the blocks must share one softmax. Keep a running maximum and sum "
+                    "across blocks, rescale what was accumulated when the maximum grows, and "
+                    "divide by the one running sum at the end.": (
+                        _blocks_normalised_apart(q, k, v, block, causal, mean=False)
+                        if several
+                        else None
+                    ),
+                    "Your causal mask lets query i see key i + 1 too (masked only where "
+                    "j > i + 1): mask every key j > i.": (
+                        scaled_dot_product_attention(
+                            q,
+                            k,
+                            v,
+                            torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool).tril(1),
+                        )[0]
+                        if causal
+                        else None
+                    ),
                     "Neither the running sum nor the accumulated output is rescaled when the "
                     "maximum grows: both were computed with the old maximum, so multiply both "
                     "by exp(m_old - m_new) before adding the new block's terms.": (

@@ -118,6 +118,12 @@ def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> N
                     "The mask is not causal: it lets queries see the next positions too "
                     "(|i - j| < window). Combine the window with lesson 06's look_ahead_mask "
                     "using &.": _window(size, 1 - window, window - 1),
+                    "Your mask is lesson 06's look-ahead mask alone: its window part keeps "
+                    "every key j <= i, as a condition j - i < window (i and j the wrong way "
+                    "round) or a band on the wrong side does. The window is i - j < window: "
+                    "query i sees itself and the window - 1 keys before it.": (
+                        _window(size, 0, size) if window < size else None
+                    ),
                     "The mask is inverted: True where attention is blocked. In this course "
                     "True means 'may attend'.": ~expected,
                     "The window is at the wrong end: query i sees the keys after it (j >= i) "
