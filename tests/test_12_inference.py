@@ -889,6 +889,44 @@ def _tiled_sees_next(q, k, v, block_size, causal=False):
     return scaled_dot_product_attention(q, k, v, mask)[0]
 
 
+@torch.no_grad()
+def _generate_prefill_rows_kept(model, prompt, max_new_tokens):
+    """The prefill's logits kept whole, (batch, len, vocab): their argmax has 3 axes."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)
+    ids = prompt
+    for step in range(max_new_tokens):
+        next_id = logits.argmax(-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    return ids, logits
+
+
+def _generate_swapped(model, prompt, max_new_tokens):
+    ids, logits = checks.cached_generation(model, prompt, max_new_tokens)
+    return logits, ids
+
+
+def _gqa_scaled_by_len_k(q, k, v, mask=None):
+    """Written by hand, scaled by the number of keys instead of d_head."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(k.shape[-2])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
+
+
+def _tiled_skips_from_last_query(q, k, v, block_size, causal=False):
+    """Skips the "future" blocks from start >= len_q - 1 on (one block too early)."""
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    stop = len_k
+    if causal:
+        stop = next((s for s in range(0, len_k, block_size) if s >= len_q - 1 and s), len_k)
+    return tiled_attention_f(q, k[..., :stop, :], v[..., :stop, :], block_size, causal)
+
+
 def _offsets(size):
     return torch.arange(size)[:, None] - torch.arange(size)[None, :]
 
@@ -1329,6 +1367,46 @@ MISTAKES = [
         check_sliding_window_mask,
         _named("w", lambda n, w: (_offsets(n) >= 0) & (-_offsets(n) < w)),
         r"look-ahead mask alone",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_prefill_rows_kept),
+        r"tokens you appended have 3 axes: the argmax was taken over logits with a position",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_swapped),
+        r"returned in the wrong order\. Return \(ids, logits\)",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named(
+            "gqa",
+            lambda q, k, v, mask=None: checks.gqa_expected(q, k, v, mask).transpose(1, 2),
+        ),
+        r"heads and positions are swapped",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_scaled_by_len_k),
+        r"divided by sqrt\(len_[kq]\), the square root of a length",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named(
+            "t",
+            lambda q, k, v, b, causal=False: tiled_attention_f(
+                q * math.sqrt(q.shape[-1]) / math.sqrt(v.shape[-1]), k, v, b, causal
+            ),
+        ),
+        r"divided by sqrt\(d_v\), the values' width",
+    ),
+    # hidden-only before: the visible run had no block starting at the last query's key
+    Mistake(
+        check_tiled_attention,
+        _named("t", _tiled_skips_from_last_query),
+        r"attention over keys 0 \.\. \d+ only: the blocks from key \d+ on were never "
+        r"visited.*start > len_q - 1",
     ),
 ]
 

@@ -367,7 +367,15 @@ _CACHE_TOO_SMALL = (
 _GENERATE_HINTS = [  # the first entry is replaced by _cache_overflow_hint in check_generate
     ("the cache holds", _CACHE_TOO_SMALL),
     (
-        "Tensors must have same number of dimensions",
+        "Tensors must have same number of dimensions: got 2 and 3",
+        "The tokens you appended have 3 axes: the argmax was taken over logits with a "
+        "position axis, (batch, len, vocab), as the prefill's output is before its last "
+        "row is taken (or a [:, -1:] slice that keeps the axis). Keep the last position's row, "
+        "logits = model(...)[:, -1], (batch, vocab); its argmax(dim=-1, keepdim=True) is the "
+        "(batch, 1) column to append.",
+    ),
+    (
+        "Tensors must have same number of dimensions: got 2 and 1",
         "torch.cat met tensors with different numbers of axes: ids are (batch, len), so the "
         "tokens appended at each step must be a column (batch, 1): "
         "logits.argmax(dim=-1, keepdim=True) (an argmax without keepdim=True gives (batch,); "
@@ -428,6 +436,11 @@ def _ids_shape_hint(ids, prompt, new: int) -> str:
     rule = "ids are the prompt followed by the new tokens."
     found = tuple(ids.shape)
     batch, length = prompt.shape
+    if len(found) == 3 and found[:2] == (batch, new) and ids.is_floating_point():
+        return (
+            "That is the shape of the logits, (batch, max_new_tokens, vocab): the two results "
+            "are returned in the wrong order. Return (ids, logits)."
+        )
     if len(found) != 2 or found[0] != batch:
         return rule
     starts_with_prompt = found[1] >= length and torch.equal(ids[:, :length], prompt)

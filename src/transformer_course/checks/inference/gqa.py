@@ -277,6 +277,12 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 )
             _expect_tensor(c, got, what)
             hint = ""
+            if tuple(got.shape) == (batch, len_q, heads, v.shape[-1]) and len_q != heads:
+                hint = (
+                    "Its heads and positions are swapped, (batch, len_q, num_heads, d_v): a "
+                    "transpose(1, 2) too many (the layout merge_heads starts from). Return "
+                    "the attention's output as it comes, (batch, num_heads, len_q, d_v)."
+                )
             if tuple(got.shape) == (batch, kv, len_q, v.shape[-1]) and kv != heads:
                 hint = (
                     "Your output has num_kv_heads heads: every query head needs its own output, "
@@ -302,6 +308,16 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                     if v.shape[-1] != q.shape[-1]
                     else None
                 ),
+                **{
+                    f"The scores are divided by sqrt({name}), the square root of a length "
+                    f"({axis}), instead of sqrt(d_head) = sqrt(q.shape[-1]): d_head is the "
+                    "last axis.": gqa_expected(q, k, v, mask, scale=1 / math.sqrt(size))
+                    for name, axis, size in (
+                        ("len_q", "q.shape[-2]", len_q),
+                        ("len_k", "k.shape[-2]", k.shape[-2]),
+                    )
+                    if size != q.shape[-1] and (name == "len_q" or k.shape[-2] != len_q)
+                },
                 "The mask was ignored: blocked keys got weight.": (
                     None if mask is None else gqa_expected(q, k, v, None)
                 ),

@@ -83,6 +83,41 @@ def _blocks_normalised_apart(q, k, v, block: int, causal: bool, mean: bool) -> t
     return out / len(starts) if mean else out
 
 
+def _keys_before(q, k, v, causal: bool, stop: int) -> torch.Tensor:
+    """Attention over keys 0 .. stop - 1 only (the blocks from key ``stop`` on never
+    visited)."""
+    scores = q.double() @ k[..., :stop, :].double().transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if causal:
+        future = torch.arange(stop)[None, :] > torch.arange(q.shape[-2])[:, None]
+        scores = scores.masked_fill(future, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v[..., :stop, :].double()
+
+
+def _stopped_early(q, k, v, block: int, causal: bool) -> dict:
+    """The loop stopping before the block at each start (but the last partial one, named
+    apart): a loop bound too short, or a skip of "future" blocks that skips visible ones."""
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    partial = len_k - len_k % block if len_k % block else None
+    out = {}
+    for start in range(block, len_k, block):
+        if start == partial:
+            continue
+        seen = (
+            f" Under causal=True query {len_q - 1} may attend to key {start}"
+            f"{' and later ones' if start < len_q - 1 else ''}: a block lies wholly in the "
+            "future only when its first key is after the last query, start > len_q - 1."
+            if causal and start <= len_q - 1
+            else ""
+        )
+        out[
+            f"Your result is attention over keys 0 .. {start - 1} only: the blocks from key "
+            f"{start} on were never visited (a loop that stops early, or a skip of blocks "
+            f"thought to be in the future).{seen} Visit every block, range(0, len_k, "
+            "block_size)."
+        ] = _keys_before(q, k, v, causal, start)
+    return out
+
+
 def _multiplied_by_sum(q, k, v, causal: bool) -> torch.Tensor:
     """acc * total at the end instead of acc / total (mutant tiled_attention-11)."""
     acc, total = _softmax_parts(q, k, v, causal)
@@ -142,6 +177,9 @@ def _tiled_cases(hidden: bool):
             case(1404, (1, 5, 4), 5, 4, 8, True),
             case(1405, (2, 3, 4), 7, 3, 3, True),  # len_q < len_k
             sink(1406, (1, 4, 4), 6, 2, False),
+            # a block that starts at the last query's own key: skipping the "future" blocks
+            # from start >= len_q - 1 on loses key 3 of query 3 (hidden-only before)
+            case(1407, (1, 4, 4), 6, 4, 3, True),
         ]
     return [
         case(2401, (2, 2, 13, 8), 13, 6, 5, True, scale=2.0),
@@ -451,6 +489,14 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                         tiled_attention_f(q, k, v, block, causal, divide=False)
                     ),
                     _MULTIPLIED_BY_SUM: _multiplied_by_sum(q, k, v, causal),
+                    **_stopped_early(q, k, v, block, causal),
+                    "The scores are divided by sqrt(d_v), the values' width (v.shape[-1]), "
+                    "instead of sqrt(d_k), the width of the queries and keys (q.shape[-1]): "
+                    "the two differ here.": (
+                        _tiled_expected(q, k, v, causal, scale=1 / math.sqrt(v.shape[-1]))
+                        if v.shape[-1] != q.shape[-1]
+                        else None
+                    ),
                     "Each block's softmax is taken on its own and the blocks' outputs are "
                     "averaged: the blocks must share one softmax. Keep a running maximum and "
                     "sum across blocks, rescale what was accumulated when the maximum grows, "
