@@ -927,6 +927,18 @@ def _tiled_skips_from_last_query(q, k, v, block_size, causal=False):
     return tiled_attention_f(q, k[..., :stop, :], v[..., :stop, :], block_size, causal)
 
 
+def _gqa_mask_as_2d(reshape: bool):
+    """Grouped-query attention that treats the mask as (len_q, len_k): given two new
+    leading axes, or reshaped to (1, 1, len_q, len_k)."""
+
+    def gqa(q, k, v, mask=None):
+        if mask is not None:
+            mask = mask.reshape(1, 1, q.shape[2], k.shape[2]) if reshape else mask[None, None]
+        return _gqa_by_hand(q, k, v, mask)
+
+    return _named("gqa", gqa)
+
+
 def _offsets(size):
     return torch.arange(size)[:, None] - torch.arange(size)[None, :]
 
@@ -1407,6 +1419,17 @@ MISTAKES = [
         _named("t", _tiled_skips_from_last_query),
         r"attention over keys 0 \.\. \d+ only: the blocks from key \d+ on were never "
         r"visited.*start > len_q - 1",
+    ),
+    # hidden-only before: the visible run's masks were all (len_q, len_k)
+    Mistake(
+        check_grouped_query_attention,
+        _gqa_mask_as_2d(reshape=False),
+        r"the mask, \(2, 1, 1, \d+\) here, got new axes",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _gqa_mask_as_2d(reshape=True),
+        r"The mask \(\(2, 1, 1, \d+\) here, \d+ entries\) was reshaped",
     ),
 ]
 

@@ -189,6 +189,23 @@ def _head_index_hint(heads: int, kv: int):
     return (IndexError, hint)
 
 
+def _mask_reshaped_hint(mask):
+    """A view or reshape of the mask to another shape (as if it were (len_q, len_k))."""
+
+    def hint(exc: BaseException) -> str:
+        found = re.search(r"shape '\[([\d, ]+)\]' is invalid for input of size (\d+)", str(exc))
+        if mask is None or not found or int(found[2]) != mask.numel():
+            return ""
+        return (
+            f"The mask ({tuple(mask.shape)} here, {mask.numel()} entries) was reshaped to "
+            f"[{found[1]}]: it need not be (len_q, len_k). It is any bool tensor broadcastable "
+            "to (batch, num_heads, len_q, len_k), a padding mask (batch, 1, 1, len_k) too: use "
+            "it as it is, masked_fill(~mask, float('-inf')) broadcasts it."
+        )
+
+    return (RuntimeError, hint)
+
+
 def _gqa_cases(hidden: bool):
     def case(seed, batch, heads, kv, len_q, len_k, d, d_v=None, mask=None):
         q = randn((batch, heads, len_q, d), seed)
@@ -203,6 +220,9 @@ def _gqa_cases(hidden: bool):
             case(1201, 2, 4, 2, 3, 5, 4, d_v=6),  # values of another width than the keys
             case(1202, 1, 4, 1, 5, 5, 4, mask=causal),  # multi-query
             case(1203, 2, 2, 2, 2, 3, 3),  # ordinary multi-head attention
+            # a padding mask (batch, 1, 1, len_k), not (len_q, len_k): a mask reshaped or
+            # given new axes as if it were 2-D was caught by the hidden run only
+            case(1204, 2, 4, 2, 3, 4, 4, mask=padding[:, :, :, 2:]),
         ]
     return [
         case(2201, 2, 6, 3, 4, 6, 4, d_v=5, mask=padding),
@@ -268,7 +288,12 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 v,
                 mask,
                 call_repr=what,
-                hints=[_gqa_heads_hint(heads, kv), _head_index_hint(heads, kv), *_GQA_SHAPES],
+                hints=[
+                    _gqa_heads_hint(heads, kv),
+                    _head_index_hint(heads, kv),
+                    _mask_reshaped_hint(mask),
+                    *_GQA_SHAPES,
+                ],
             )
             if isinstance(got, tuple) and got:
                 c.fail(
@@ -277,6 +302,13 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 )
             _expect_tensor(c, got, what)
             hint = ""
+            if mask is not None and got.dim() > 4 and tuple(got.shape[-2:]) == (len_q, v.shape[-1]):
+                hint = (
+                    f"Your output has {got.dim()} axes: the mask, {tuple(mask.shape)} here, got "
+                    "new axes (mask[None, None], unsqueeze) as if it were (len_q, len_k). It is "
+                    "already broadcastable to (batch, num_heads, len_q, len_k): use it as it "
+                    "is."
+                )
             if tuple(got.shape) == (batch, len_q, heads, v.shape[-1]) and len_q != heads:
                 hint = (
                     "Its heads and positions are swapped, (batch, len_q, num_heads, d_v): a "
