@@ -939,6 +939,21 @@ def _gqa_mask_as_2d(reshape: bool):
     return _named("gqa", gqa)
 
 
+@torch.no_grad()
+def _generate_stale_token(model, prompt, max_new_tokens):
+    """next_id computed once, from the prefill's logits, and appended at every step."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    next_id = logits.argmax(-1, keepdim=True)
+    ids, rows = prompt, []
+    for step in range(max_new_tokens):
+        rows.append(logits)
+        ids = torch.cat([ids, next_id], dim=1)
+        logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(rows, dim=1)
+
+
 def _offsets(size):
     return torch.arange(size)[:, None] - torch.arange(size)[None, :]
 
@@ -1430,6 +1445,13 @@ MISTAKES = [
         check_grouped_query_attention,
         _gqa_mask_as_2d(reshape=True),
         r"The mask \(\(2, 1, 1, \d+\) here, \d+ entries\) was reshaped",
+    ),
+    # hidden-only before: the visible models repeated one token from the first step on
+    Mistake(
+        check_generate,
+        _named("generate", _generate_stale_token),
+        r"repeats the one of step \d+ where that step's argmax differs: next_id is not "
+        r"recomputed",
     ),
 ]
 

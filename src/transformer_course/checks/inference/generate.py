@@ -21,6 +21,10 @@ _VISIBLE_GENERATE = [  # (seed, batch, prompt length, new tokens, model sizes)
     (12, 1, 1, 4, {}),
     (13, 3, 3, 1, {}),
     (14, 2, 3, 5, _FLAT),
+    # a greedy path that changes token after a repeat (29, 26, 26, 3 in row 1): the other
+    # visible models repeat one token from the first step on, so a next_id computed once
+    # (a stale token) passed them and failed the hidden run only
+    (29, 2, 3, 4, {}),
 ]
 _HIDDEN_GENERATE = [
     (21, 2, 7, 9, {"d_model": 48, "num_heads": 2, "num_layers": 3, "vocab_size": 40}),
@@ -421,6 +425,15 @@ def _expect_greedy_choices(c: Checker, ids, logits, expected_logits, length: int
     right = torch.allclose(
         logits[:, : t + 1].detach().double(), expected_logits[:, : t + 1].double(), 1e-4, 1e-4
     )
+    rows = (chosen[:, t] != greedy[:, t]).nonzero().flatten()
+    if right and t > 0 and torch.equal(chosen[rows, t], chosen[rows, t - 1]):
+        c.fail(
+            f"{call}: the logits up to step {t} are right, but the token appended at step {t} "
+            f"(ids[:, len + {t}]) repeats the one of step {t - 1} where that step's argmax "
+            "differs: next_id is not recomputed from each step's logits (computed once, "
+            "before the loop, or kept from an earlier step). At every step append "
+            "logits.argmax(dim=-1, keepdim=True) of that step's logits, and feed that token."
+        )
     if right:
         c.fail(
             f"{call}: the logits up to step {t} are right, but the token appended at step {t} "
