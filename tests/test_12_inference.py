@@ -629,6 +629,331 @@ def _tiled_normalised_running(q, k, v, block_size, causal=False):
 
 
 # ------------------------------------------------------------------ sliding_window_mask
+
+
+# --------------------------------------------------- round 9 (b9e): classes behind blind9e
+class LengthPlusStop(ref.KVCache):
+    """Adds the new length to the count (self.length += stop) instead of setting it."""
+
+    def forward(self, k_new, v_new):
+        before = self.length
+        keys, values = super().forward(k_new, v_new)
+        self.length += before
+        return keys, values
+
+
+class ValuesGetKeys(ref.KVCache):
+    """Stores k_new in both buffers (a copy-paste slip)."""
+
+    def forward(self, k_new, v_new):
+        return super().forward(k_new, k_new.clone())
+
+
+class GrowsPastMaxLen(GrowingCache):
+    """A growing cache that refuses only when it is already full (length >= max_len): a
+    chunk that runs past the end is stored."""
+
+    def forward(self, k_new, v_new):
+        if self.keys.shape[-2] >= self.max_len:
+            raise ValueError("full")
+        self.keys = torch.cat([self.keys, k_new], dim=-2)
+        self.values = torch.cat([self.values, v_new], dim=-2)
+        return self.keys, self.values
+
+
+class StopMinusN(ref.KVCache):
+    """stop = length - n."""
+
+    def forward(self, k_new, v_new):
+        start = self.length
+        stop = start - k_new.shape[-2]
+        self.keys[:, :, start:stop] = k_new
+        self.values[:, :, start:stop] = v_new
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
+class CapacityFromHeads(ref.KVCache):
+    """Reads max_len from the heads axis of the buffers (self.keys.shape[1])."""
+
+    def forward(self, k_new, v_new):
+        if self.length + k_new.shape[-2] > self.keys.shape[1]:
+            raise ValueError("full")
+        return super().forward(k_new, v_new)
+
+
+def _generate_with(*, pick=None, join=None, steps=None, start=None):
+    """Greedy generation with a cache, one part replaced: pick(logits) -> next ids,
+    join(list of logits rows) -> logits, steps(max_new_tokens) -> loop count,
+    start(length, step) -> the new token's position."""
+
+    @torch.no_grad()
+    def generate(model, prompt, max_new_tokens):
+        batch, length = prompt.shape
+        caches = model.new_caches(batch, length + max_new_tokens)
+        logits = model(prompt, caches=caches, start=0)[:, -1]
+        ids, rows = prompt, []
+        count = max_new_tokens if steps is None else steps(max_new_tokens)
+        for step in range(count):
+            rows.append(logits)
+            next_id = logits.argmax(-1, keepdim=True) if pick is None else pick(logits)
+            ids = torch.cat([ids, next_id], dim=1)
+            at = length + step if start is None else start(length, step)
+            logits = model(next_id, caches=caches, start=at)[:, -1]
+        return ids, (torch.stack(rows, dim=1) if join is None else join(rows))
+
+    return _named("generate", generate)
+
+
+def _gqa_by_hand(q, k, v, mask=None, *, keys="interleave", values="interleave", bias=False):
+    """Grouped-query attention written out: each side widened by repeat_interleave or by
+    repeat (tiled); ``bias``: the bool mask added to the scores instead of blocking."""
+    group = q.shape[1] // k.shape[1]
+
+    def widen(t, how):
+        return t.repeat_interleave(group, 1) if how == "interleave" else t.repeat(1, group, 1, 1)
+
+    k, v = widen(k, keys), widen(v, values)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores + mask if bias else scores.masked_fill(~mask, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
+
+
+def _gqa_head_by_kv_count(q, k, v, mask=None):
+    """Query head h paired with key/value head h // num_kv_heads."""
+    pick = torch.arange(q.shape[1]) // k.shape[1]
+    return scaled_dot_product_attention(q, k[:, pick], v[:, pick], mask)[0]
+
+
+def _softmax_with(*, reduce=None, two_d=False):
+    """online_softmax with the block's maximum taken by ``reduce(block)``; ``two_d``: the
+    shape unpacked as rows, n = x.shape."""
+
+    def online_softmax(x, block_size):
+        if two_d:
+            _rows, _columns = x.shape  # two axes assumed
+        m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        for start in range(0, x.shape[-1], block_size):
+            block = x[..., start : start + block_size]
+            block_max = block.amax(-1) if reduce is None else reduce(block)
+            new = torch.maximum(m, block_max)
+            total = total * torch.exp(m - new) + torch.exp(block - new[..., None]).sum(-1)
+            m = new
+        return torch.exp(x - m[..., None]) / total[..., None]
+
+    return _named("online_softmax", online_softmax)
+
+
+def _tiled_with(*, finish=None, scale_of=None):
+    """tiled_attention with the end finish(acc, total) (acc / total when None) and the
+    scores of block b scaled by scale_of(scale, b) (scale when None)."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        len_q, len_k = q.shape[-2], k.shape[-2]
+        scale = 1 / math.sqrt(q.shape[-1])
+        m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+        total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+        acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+        rows = torch.arange(len_q)[:, None]
+        for number, start in enumerate(range(0, len_k, block_size)):
+            stop = min(start + block_size, len_k)
+            factor = scale if scale_of is None else scale_of(scale, number)
+            s = q @ k[..., start:stop, :].transpose(-2, -1) * factor
+            if causal:
+                s = s.masked_fill(torch.arange(start, stop)[None] > rows, float("-inf"))
+            new = torch.maximum(m, s.amax(-1))
+            w = torch.exp(s - new[..., None])
+            correction = torch.exp(m - new)
+            total = total * correction + w.sum(-1)
+            acc = acc * correction[..., None] + w @ v[..., start:stop, :]
+            m = new
+        return acc / total[..., None] if finish is None else finish(acc, total)
+
+    return _named("tiled_attention", tiled_attention)
+
+
+def _window_loop_unclamped(size, window):
+    """The window filled key by key, its first key i - window + 1 not clamped at 0."""
+    mask = torch.zeros(size, size, dtype=torch.bool)
+    for i in range(size):
+        mask[i, [j for j in range(i - window + 1, i + 1)]] = True
+    return mask
+
+
+class KeysTransposed(ref.KVCache):
+    """Returns the keys with their last two axes swapped."""
+
+    def forward(self, k_new, v_new):
+        keys, values = super().forward(k_new, v_new)
+        return keys.transpose(-2, -1), values
+
+
+def _generate_tokens_first(model, prompt, max_new_tokens):
+    """The new tokens put in front of the prompt (torch.cat([next_id, ids]))."""
+    ids, logits = checks.cached_generation(model, prompt, max_new_tokens)
+    return torch.cat([ids[:, prompt.shape[1] :], prompt], dim=1), logits
+
+
+def _gqa_heads_regrouped(q, k, v, mask=None):
+    """The query heads grouped as (num_kv_heads, group) but read back as (group,
+    num_kv_heads): the output heads come out in another order."""
+    batch, heads, len_q, _ = q.shape
+    kv = k.shape[1]
+    group = heads // kv
+    out = checks.gqa_expected(q, k, v, mask)
+    return out.view(batch, kv, group, len_q, -1).transpose(1, 2).reshape(batch, heads, len_q, -1)
+
+
+def _softmax_one_total(x, block_size):
+    """Every row divided by the sum of all rows' running sums (total.sum(), no dim)."""
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new = torch.maximum(m, block.amax(-1))
+        total = total * torch.exp(m - new) + torch.exp(block - new[..., None]).sum(-1)
+        m = new
+    return torch.exp(x - m[..., None]) / total.sum()
+
+
+class FirstSequenceOnly(ref.KVCache):
+    """Writes the new keys and values of the batch's first sequence only."""
+
+    def forward(self, k_new, v_new):
+        start, stop = self.length, self.length + k_new.shape[-2]
+        if stop > self.keys.shape[-2]:
+            raise ValueError("full")
+        self.keys[0, :, start:stop] = k_new[0]
+        self.values[0, :, start:stop] = v_new[0]
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
+@torch.no_grad()
+def _generate_to_total_length(model, prompt, max_new_tokens):
+    """Takes max_new_tokens for the total length: generates until ids hold that many."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, rows = prompt, []
+    while ids.shape[1] < max(max_new_tokens, length + 1):
+        rows.append(logits)
+        next_id = logits.argmax(-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        logits = model(next_id, caches=caches, start=ids.shape[1] - 1)[:, -1]
+    return ids, torch.stack(rows, dim=1)
+
+
+def _softmax_divides_flat(x, block_size):
+    """The final division by the running sum without [..., None]."""
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new = torch.maximum(m, block.amax(-1))
+        total = total * torch.exp(m - new) + torch.exp(block - new[..., None]).sum(-1)
+        m = new
+    return torch.exp(x - m[..., None]) / total
+
+
+def _softmax_exp_of_sums(x, block_size):
+    """The running sum adds exp(block.sum() - m), not the sum of the exps."""
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new = torch.maximum(m, block.amax(-1))
+        total = total * torch.exp(m - new) + torch.exp(block.sum(-1) - new)
+        m = new
+    return torch.exp(x - m[..., None]) / total[..., None]
+
+
+def _tiled_blocks_apart(q, k, v, block_size, causal=False):
+    """Each block's own softmax, the blocks' outputs averaged."""
+    outputs = []
+    rows = torch.arange(q.shape[-2])[:, None]
+    for start in range(0, k.shape[-2], block_size):
+        stop = min(start + block_size, k.shape[-2])
+        s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            s = s.masked_fill(torch.arange(start, stop)[None] > rows, float("-inf"))
+        outputs.append(torch.nan_to_num(torch.softmax(s, -1)) @ v[..., start:stop, :])
+    return sum(outputs) / len(outputs)
+
+
+def _tiled_sees_next(q, k, v, block_size, causal=False):
+    """The causal mask one key too lenient: key j is hidden only when j > i + 1."""
+    mask = torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool).tril(1) if causal else None
+    return scaled_dot_product_attention(q, k, v, mask)[0]
+
+
+@torch.no_grad()
+def _generate_prefill_rows_kept(model, prompt, max_new_tokens):
+    """The prefill's logits kept whole, (batch, len, vocab): their argmax has 3 axes."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)
+    ids = prompt
+    for step in range(max_new_tokens):
+        next_id = logits.argmax(-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    return ids, logits
+
+
+def _generate_swapped(model, prompt, max_new_tokens):
+    ids, logits = checks.cached_generation(model, prompt, max_new_tokens)
+    return logits, ids
+
+
+def _gqa_scaled_by_len_k(q, k, v, mask=None):
+    """Written by hand, scaled by the number of keys instead of d_head."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(k.shape[-2])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
+
+
+def _tiled_skips_from_last_query(q, k, v, block_size, causal=False):
+    """Skips the "future" blocks from start >= len_q - 1 on (one block too early)."""
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    stop = len_k
+    if causal:
+        stop = next((s for s in range(0, len_k, block_size) if s >= len_q - 1 and s), len_k)
+    return tiled_attention_f(q, k[..., :stop, :], v[..., :stop, :], block_size, causal)
+
+
+def _gqa_mask_as_2d(reshape: bool):
+    """Grouped-query attention that treats the mask as (len_q, len_k): given two new
+    leading axes, or reshaped to (1, 1, len_q, len_k)."""
+
+    def gqa(q, k, v, mask=None):
+        if mask is not None:
+            mask = mask.reshape(1, 1, q.shape[2], k.shape[2]) if reshape else mask[None, None]
+        return _gqa_by_hand(q, k, v, mask)
+
+    return _named("gqa", gqa)
+
+
+@torch.no_grad()
+def _generate_stale_token(model, prompt, max_new_tokens):
+    """next_id computed once, from the prefill's logits, and appended at every step."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    next_id = logits.argmax(-1, keepdim=True)
+    ids, rows = prompt, []
+    for step in range(max_new_tokens):
+        rows.append(logits)
+        ids = torch.cat([ids, next_id], dim=1)
+        logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(rows, dim=1)
+
+
 def _offsets(size):
     return torch.arange(size)[:, None] - torch.arange(size)[None, :]
 
@@ -912,6 +1237,221 @@ MISTAKES = [
         check_sliding_window_mask,
         _named("w", lambda n, w: look_ahead_mask(n) & torch.ones(n, n, dtype=torch.bool).triu(1)),
         r"False everywhere.*diagonal=d\) & look_ahead_mask\(size\).* d must be 1 - window",
+    ),
+    # round 9 (b9e): the classes behind blind9e's unnamed, misnamed and uncaught answers
+    Mistake(check_KVCache, LengthPlusStop, r"increased by stop \(self\.length \+= stop\)"),
+    Mistake(check_KVCache, ValuesGetKeys, r"values returned are the keys"),
+    Mistake(
+        check_KVCache,
+        GrowsPastMaxLen,
+        r"no error was raised\. The chunk starts inside the cache .*length before this chunk",
+    ),
+    Mistake(
+        check_KVCache,
+        StopMinusN,
+        r"stop = length - n \(a minus where \+ belongs|stop was computed as length - n",
+    ),
+    Mistake(
+        check_KVCache,
+        CapacityFromHeads,
+        r"does your test read max_len from one of them instead of self\.keys\.shape\[2\]",
+    ),
+    Mistake(
+        check_generate,
+        _generate_with(pick=lambda logits: torch.tensor([[int(logits.argmax())]])),
+        r"logits\.argmax\(\)\.item\(\) wrapped",
+    ),
+    Mistake(
+        check_generate,
+        _generate_with(join=lambda rows: torch.cat(rows, dim=-1)),
+        r"joined with torch\.cat\(steps, dim=1\)",
+    ),
+    Mistake(
+        check_generate,
+        _generate_with(join=torch.stack),
+        r"torch\.stack\(steps\) stacks along dim=0 by default",
+    ),
+    Mistake(check_generate, _generate_with(steps=lambda n: n - 1), r"one new token too few \(\d+"),
+    Mistake(
+        check_generate,
+        _generate_with(start=lambda length, step: step + 1),
+        r"counts the new tokens only .*without the prompt's len = \d+ positions",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", lambda q, k, v, mask=None: _gqa_by_hand(q, k, v, mask, bias=True)),
+        r"boolean mask was added to the scores",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", lambda q, k, v, mask=None: _gqa_by_hand(q, k, v, mask, values="tile")),
+        r"used key heads \[[\d, ]+\] \(h // group, right\) but value heads \[[\d, ]+\] "
+        r"\(h % num_kv_heads",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_head_by_kv_count),
+        r"key/value head index reached \d+, but there are only num_kv_heads = 1"
+        r"|used key/value heads \[[\d, ]+\]: that is h // num_kv_heads",
+    ),
+    Mistake(
+        check_online_softmax,
+        _softmax_with(reduce=lambda block: block.max()),
+        r"one number for the whole tensor",
+    ),
+    Mistake(
+        check_online_softmax,
+        _softmax_with(reduce=lambda block: block.max(dim=-1)),
+        r"return a pair \(values, indices\), not a tensor",
+    ),
+    Mistake(check_online_softmax, _softmax_with(two_d=True), r"assumes exactly 2"),
+    Mistake(
+        check_online_softmax,
+        _softmax_with(reduce=lambda block: block.amax(dim=-2)),
+        r"maximum or sum taken over the rows \(dim=-2\)",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_with(finish=lambda acc, total: acc * total[..., None]),
+        r"multiplied by the running sum at the end instead of divided",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_with(scale_of=lambda scale, number: 1 / scale),
+        r"multiplied by sqrt\(d_k\) instead of divided by it",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_with(scale_of=lambda scale, number: scale ** (number + 1)),
+        r"applied again in every block",
+    ),
+    Mistake(check_sliding_window_mask, _named("w", _window_loop_unclamped), r"wraps around"),
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", lambda n, w: ((_offsets(n) >= 0) & (_offsets(n) < w)).T),
+        r"right one transposed",
+    ),
+    Mistake(check_KVCache, KeysTransposed, r"last two axes are swapped"),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_tokens_first),
+        r"new tokens were put in front of it",
+    ),
+    Mistake(
+        check_generate,
+        _generate_with(join=lambda rows: torch.stack(rows, dim=1) / 0.7),
+        r"logits are the model's logits times 1\.429 \(divided by 0\.7",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_heads_regrouped),
+        r"output heads are the right ones in another order",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("online_softmax", _softmax_one_total),
+        r"divided by one total for the whole tensor",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled(rescale_output=False, rescale_sum=False),
+        r"Neither the running sum nor the accumulated output is rescaled",
+    ),
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", lambda n, w: look_ahead_mask(6) & (_offsets(6) < w)),
+        r"size an earlier call \(or the visible test\) asked for: is the size hard-coded",
+    ),
+    Mistake(
+        check_KVCache, FirstSequenceOnly, r"Sequence\(s\) \[[\d, ]+\] of the batch hold only zeros"
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_to_total_length),
+        r"max_new_tokens = \d+ positions in all, the prompt's \d+ included",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("online_softmax", _softmax_divides_flat),
+        r"divided by the running sum \(\.\.\.,\) without \[\.\.\., None\]",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("online_softmax", _softmax_exp_of_sums),
+        r"one exp of the block's sum",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_blocks_apart),
+        r"softmax is taken on its own and the blocks' outputs are averaged",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_sees_next),
+        r"lets query i see key i \+ 1 too",
+    ),
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", lambda n, w: (_offsets(n) >= 0) & (-_offsets(n) < w)),
+        r"look-ahead mask alone",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_prefill_rows_kept),
+        r"tokens you appended have 3 axes: the argmax was taken over logits with a position",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_swapped),
+        r"returned in the wrong order\. Return \(ids, logits\)",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named(
+            "gqa",
+            lambda q, k, v, mask=None: checks.gqa_expected(q, k, v, mask).transpose(1, 2),
+        ),
+        r"heads and positions are swapped",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_scaled_by_len_k),
+        r"divided by sqrt\(len_[kq]\), the square root of a length",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named(
+            "t",
+            lambda q, k, v, b, causal=False: tiled_attention_f(
+                q * math.sqrt(q.shape[-1]) / math.sqrt(v.shape[-1]), k, v, b, causal
+            ),
+        ),
+        r"divided by sqrt\(d_v\), the values' width",
+    ),
+    # hidden-only before: the visible run had no block starting at the last query's key
+    Mistake(
+        check_tiled_attention,
+        _named("t", _tiled_skips_from_last_query),
+        r"attention over keys 0 \.\. \d+ only: the blocks from key \d+ on were never "
+        r"visited.*start > len_q - 1",
+    ),
+    # hidden-only before: the visible run's masks were all (len_q, len_k)
+    Mistake(
+        check_grouped_query_attention,
+        _gqa_mask_as_2d(reshape=False),
+        r"the mask, \(2, 1, 1, \d+\) here, got new axes",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _gqa_mask_as_2d(reshape=True),
+        r"The mask \(\(2, 1, 1, \d+\) here, \d+ entries\) was reshaped",
+    ),
+    # hidden-only before: the visible models repeated one token from the first step on
+    Mistake(
+        check_generate,
+        _named("generate", _generate_stale_token),
+        r"repeats the one of step \d+ where that step's argmax differs: next_id is not "
+        r"recomputed",
     ),
 ]
 

@@ -338,10 +338,13 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
     ),
     ("KVCache", "number: 2 -> 3"): (
         "named",
-        r"holds \d+ positions, but k_new brings n = \d+: .*n read from the wrong axis of k_new",
+        r"holds \d+ positions, but k_new brings n = \d+: .*n read from the wrong axis of k_new"
+        r"|The buffers' axes smaller than \d+ are .*: does your test read max_len from one of "
+        r"them instead of self\.keys\.shape\[2\]",
         "stop = length + k_new.shape[-3] reads n from the heads axis; the message says the "
         "slice's length is that axis's size (n read from the wrong axis), with the other "
-        "candidate these inputs leave open",
+        "candidate these inputs leave open; or the capacity test reads self.keys.shape[-3] "
+        "(num_heads) for max_len: the message names the axes that would refuse this call",
     ),
     ("grouped_query_attention", "number: 1 -> 2"): (
         "named",

@@ -102,6 +102,11 @@ GENERIC_HINTS: dict[str, str] = {
         "A division by zero: a length, a count, a norm or a penalty that is 0 on this input "
         "was used as a divisor."
     ),
+    "torch.return_types.m": (
+        "x.max(dim=...) and x.min(dim=...) return a pair (values, indices), not a tensor: "
+        "take .values (x.max(dim=-1).values), or use x.amax(dim=-1) / x.amin(dim=-1), which "
+        "return the tensor alone."
+    ),
     "must have the same dtype": (
         "Two tensors of different dtypes met in one operation. Keep the dtype of the inputs: "
         "avoid .double()/.float() and new tensors created with a fixed dtype (pass "

@@ -57,10 +57,22 @@ def _explain_cache(got_k, got_v, expected_k, expected_v, batch: int, k_new=None,
     """Why the keys differ, in terms of a cache's classic mistakes ("" when none fits):
     named before any re-arrangement of the values is (a write one position too far is
     also a shift, but the zeros left behind say where it went wrong)."""
+    keys_right = torch.allclose(got_k.double(), expected_k.double())
+    values_right = torch.allclose(got_v.double(), expected_v.double())
     if torch.allclose(got_k.double(), expected_v.double()) and torch.allclose(
         got_v.double(), expected_k.double()
     ):
         return "Keys and values are swapped."
+    if keys_right and torch.allclose(got_v.double(), expected_k.double()):
+        return (
+            "The values returned are the keys: v_new is never stored, the values buffer was "
+            "written with k_new (self.values[...] = k_new?). Write v_new into the values."
+        )
+    if values_right and torch.allclose(got_k.double(), expected_v.double()):
+        return (
+            "The keys returned are the values: k_new is never stored, the keys buffer was "
+            "written with v_new (self.keys[...] = v_new?). Write k_new into the keys."
+        )
     if k_new is not None and length > 0:
         start = _written_at(got_k, k_new, length)
         if start is not None:
@@ -75,7 +87,23 @@ def _explain_cache(got_k, got_v, expected_k, expected_v, batch: int, k_new=None,
                 f"{length} positions were already stored, so they go to [{length}, "
                 f"{length + n}) (self.length, the number stored so far, is the write position)."
             )
-    zero_rows = (got_k == 0).all(dim=-1).all(dim=1).any(dim=0)  # (length,)
+    if batch > 1 and got_k.shape == expected_k.shape:
+        empty = (got_k == 0).flatten(1).all(dim=1)  # (batch,): a sequence holding only zeros
+        rest = ~empty
+        if (
+            bool(empty.any())
+            and bool(rest.any())
+            and not bool((expected_k == 0).flatten(1).all(dim=1).any())
+        ):
+            if torch.allclose(got_k[rest].double(), expected_k[rest].double()):
+                rows = empty.nonzero().flatten().tolist()
+                return (
+                    f"Sequence(s) {rows} of the batch hold only zeros, the others are right: "
+                    "the new keys were written for some sequences only (k_new[0], or index 0 "
+                    "on the batch axis). Write all of k_new's batch rows: "
+                    "self.keys[:, :, start:stop] = k_new."
+                )
+    zero_rows = (got_k == 0).all(dim=-1).all(dim=1).all(dim=0)  # (length,)
     if bool(zero_rows.any()) and not bool((expected_k == 0).all(dim=-1).all(dim=1).any()):
         p = int(zero_rows.nonzero()[0])
         return (
@@ -92,9 +120,11 @@ def _explain_cache(got_k, got_v, expected_k, expected_v, batch: int, k_new=None,
     return ""
 
 
-def _fits_hint(stored: int, max_len: int):
+def _fits_hint(stored: int, max_len: int, sizes: tuple[int, ...] = ()):
     """A ValueError from a call whose positions fit: the learner's own overflow test is
-    wrong (the check never asks for more than max_len positions)."""
+    wrong (the check never asks for more than max_len positions). ``sizes`` (batch,
+    num_heads, max_len, d_head): the buffer axes smaller than ``stored`` are named, a test
+    that reads max_len from one of them refuses this call (mutant KVCache-10, shape[-3])."""
 
     def raised_on_fit(exc: BaseException) -> bool:
         return isinstance(exc, ValueError) and "unpack" not in str(exc)
@@ -105,10 +135,22 @@ def _fits_hint(stored: int, max_len: int):
         if stored == max_len
         else ""
     )
+    names = ("shape[0] (batch", "shape[1] (num_heads", None, "shape[3] (d_head")
+    axes = [
+        f"self.keys.{name} = {size})"
+        for name, size in zip(names, sizes, strict=False)
+        if name is not None and size < stored
+    ]
+    axis = (
+        f" The buffers' axes smaller than {stored} are {' and '.join(axes)}: does your test "
+        "read max_len from one of them instead of self.keys.shape[2] (max_len, dim=-2)?"
+        if axes and stored < max_len
+        else ""
+    )
     return (
         raised_on_fit,
         f"The {stored} positions stored after this call fit in max_len={max_len}: raise "
-        f"ValueError only when more than max_len positions would be stored.{full}",
+        f"ValueError only when more than max_len positions would be stored.{full}{axis}",
     )
 
 
@@ -127,10 +169,22 @@ def _other_axes(size: int, shape: tuple[int, ...]) -> str:
     return " or ".join(axes)
 
 
-def _slot_hint(shape: tuple[int, ...], length: int):
+def _stop_slips(slot: int, n: int, length: int, max_len: int) -> list[str]:
+    """The slips of stop = length + n whose slice [length:stop] of max_len positions holds
+    ``slot`` positions (mutants KVCache-11 and 12: stop = length - n, stop = length)."""
+    positions = range(max_len)
+    slips = {
+        "stop = length - n (a minus where + belongs; a negative stop counts from the end "
+        "of the buffer)": length - n,
+        "stop = length, n missing (the slice [length:length] is empty)": length,
+    }
+    return [slip for slip, stop in slips.items() if len(positions[length:stop]) == slot]
+
+
+def _slot_hint(shape: tuple[int, ...], length: int, max_len: int | None = None):
     """A write into a slot of the wrong length: say what the slot's length equals (n - 1 or
-    n + 1: off by one; the size of another axis of k_new: stop computed from that axis),
-    every candidate that fits."""
+    n + 1: off by one; the size of another axis of k_new: stop computed from that axis; the
+    slice of stop = length - n or stop = length), every candidate that fits."""
     sizes = re.compile(
         r"expanded size of the tensor \((\d+)\) must match the existing size \((\d+)\)"
     )
@@ -144,6 +198,14 @@ def _slot_hint(shape: tuple[int, ...], length: int):
             return ""
         axes = _other_axes(slot, shape)
         off = {n - 1: "n - 1 (one too few)", n + 1: "n + 1 (one too many)"}.get(slot, "")
+        slips = _stop_slips(slot, n, length, max_len) if max_len is not None else []
+        if slips and not axes and not off:
+            return (
+                f"The slot you wrote k_new into holds {slot} positions, but k_new has n = {n} "
+                f"new ones: [length:stop] with {' or '.join(slips)}. The new positions go to "
+                f"[length, length + n) = [{length}, {length + n}): stop = self.length + "
+                "k_new.shape[-2]."
+            )
         if not axes and not off:
             return ""
         which = " or ".join(cause for cause in (off, axes) if cause)
@@ -158,6 +220,27 @@ def _slot_hint(shape: tuple[int, ...], length: int):
         )
 
     return (RuntimeError, hint)
+
+
+def _length_rule(cls, dtype) -> str | None:
+    """How a learner's cache advances self.length, read from a probe whose sizes all
+    differ (batch 2, 3 heads, d_head 5; chunks of 2 then 1): "stop" when it adds the new
+    length (self.length += stop), "axis" when it adds a fixed axis size, None when
+    neither fits or the probe fails."""
+    try:
+        cache = cls(2, 3, 16, 5, dtype)
+        counts = []
+        for n in (2, 1):
+            chunk = torch.zeros(2, 3, n, 5, dtype=dtype)
+            cache(chunk, chunk.clone())
+            counts.append(getattr(cache, "length", None))
+    except Exception:  # the learner's cache refused: no evidence either way
+        return None
+    if counts == [2, 2 + 3]:  # += stop: 0 + 2, then 2 + (2 + 1)
+        return "stop"
+    if counts in ([2, 4], [3, 6], [5, 10]):  # += batch, num_heads or d_head
+        return "axis"
+    return None
 
 
 def _expect_layout(c: Checker, buffer, name: str, built: str, sizes: tuple) -> None:
@@ -220,6 +303,61 @@ def _expect_starts_empty(c: Checker, cls, args: tuple, built: str, stored_before
         f"{built} has self.length = {counter} before its first call, not 0: a new cache "
         f"starts empty.{cause} Set self.length = 0 in __init__ and advance it with "
         "self.length = ... in forward, so that every cache counts its own positions."
+    )
+
+
+def _refuses_one_past_full(cls, sizes: tuple) -> bool:
+    """Whether a fresh cache filled exactly refuses one more position (with any error)."""
+    batch, heads, max_len, d_head = sizes
+    try:
+        cache = cls(batch, heads, max_len, d_head, torch.float32)
+        full = torch.zeros(batch, heads, max_len, d_head)
+        cache(full, full.clone())
+    except Exception:
+        return False
+    try:
+        one = torch.zeros(batch, heads, 1, d_head)
+        cache(one, one.clone())
+    except Exception:
+        return True
+    return False
+
+
+def _expect_straddle_refused(c: Checker, cls, hidden: bool) -> None:
+    """A chunk that starts inside the cache but runs past its end must be refused, as a
+    chunk after a full cache is (any error: gpt-fast's index_copy_ raises IndexError). A
+    cache whose test reads the length before the chunk (length >= max_len) stores it."""
+    sizes = (1, 2, 4, 3) if hidden else (2, 3, 5, 4)
+    batch, heads, max_len, d_head = sizes
+    first_n = max_len - 2
+    built = f"KVCache({batch}, {heads}, {max_len}, {d_head}, dtype=torch.float32)"
+    cache = c.call(cls, *sizes, torch.float32, call_repr=built)
+    first = randn((batch, heads, first_n, d_head), 1290 + hidden)
+    c.call(
+        cache,
+        first,
+        first.clone(),
+        call_repr=f"cache(k_new, v_new) ({built}, called with {first_n} new)",
+    )
+    second = randn((batch, heads, 3, d_head), 1291 + hidden)
+    try:
+        cache(second, second.clone())
+    except Exception:  # any error is fine: the cache refused
+        c.ok()
+        return
+    why = (
+        " Your cache does refuse one more position once it is full, so its test looks at "
+        "the length before this chunk (self.length >= max_len, or start >= max_len) instead "
+        "of the length after it."
+        if _refuses_one_past_full(cls, sizes)
+        else ""
+    )
+    c.fail(
+        f"{built} after {first_n} positions, called with 3 new ({first_n + 3} > max_len = "
+        f"{max_len} positions would be stored): no error was raised. The chunk starts inside "
+        f"the cache (at position {first_n} < {max_len}) but runs past its end.{why} Test, "
+        "before writing, whether the length after the write fits: if self.length + "
+        "k_new.shape[-2] > max_len: raise ValueError(...)."
     )
 
 
@@ -290,9 +428,9 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                     call_repr=f"cache(k_new, v_new) ({call})",
                     mutation_hint="Copy k_new and v_new into the buffers; do not change them.",
                     hints=[
-                        _slot_hint(tuple(k_new.shape), length),
+                        _slot_hint(tuple(k_new.shape), length, max_len),
                         *_CACHE_SHAPES,
-                        _fits_hint(length + n, max_len),
+                        _fits_hint(length + n, max_len, (batch, heads, max_len, d_head)),
                     ],
                 )
                 c.expect_type(got, tuple, f"{call}: the result", "Return a tuple (keys, values).")
@@ -309,6 +447,21 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                     never = counter == 0 or (counter == n and length > 0)
                     step = counter - length
                     axes = _other_axes(step, tuple(k_new.shape))
+                    if not never and step == stored and length > 0:
+                        # self.length += stop: the step is the new length (blind9e-kv-length-
+                        # adds-stop, told it advanced by d_head, equal to stop on that call)
+                        rule = _length_rule(cls, dtype)
+                        if rule == "stop" or not axes:
+                            c.fail(
+                                f"{call}: self.length is {counter} afterwards, but the cache "
+                                f"now holds {stored} positions: it advanced by {step}, the new "
+                                f"length stop = length + n = {stored}, so self.length was "
+                                "increased by stop (self.length += stop) where it should be "
+                                "set to it: self.length = stop (or self.length += n). The "
+                                "next chunk would be written after a gap."
+                            )
+                        if rule is None:
+                            axes = f"stop = length + n = {stored} (self.length += stop) or {axes}"
                     if not never and step != n and axes:
                         # on this one call an off-by-one can give the same count: say both
                         off = {n - 1: "n - 1, one too few", n + 1: "n + 1, one too many"}
@@ -321,6 +474,14 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                             f"{which}, instead of by n = {n}, the new positions "
                             "(k_new.shape[-2], axis 2). Set self.length = length + "
                             "k_new.shape[-2]."
+                        )
+                    if counter == length - n and n > 0:
+                        c.fail(
+                            f"{call}: self.length is {counter} afterwards, but the cache now "
+                            f"holds {stored} positions: {counter} is length - n, so stop was "
+                            "computed as length - n (a minus where + belongs). The new "
+                            "positions go to [length, length + n): stop = self.length + "
+                            "k_new.shape[-2], and self.length = stop afterwards."
                         )
                     c.fail(
                         f"{call}: self.length is {counter} afterwards, but the cache now holds "
@@ -356,6 +517,12 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                                 f"[:, :, :stop + 1] does. Return [:, :, :stop], stop = "
                                 "length + n."
                             )
+                    if found == (batch, heads, d_head, stored) and d_head != stored:
+                        hint = (
+                            "Its last two axes are swapped, (batch, num_heads, d_head, "
+                            "positions): a transpose(-2, -1) too many. Return the positions on "
+                            "axis 2, as they are stored: (batch, num_heads, length, d_head)."
+                        )
                     c.expect_shape(tensor, (batch, heads, stored, d_head), f"{call}: {what}", hint)
                     c.expect_floating(tensor, f"{call}: {what}", preferred=dtype)
                 expected_k = all_k[:, :, :stored]
@@ -388,6 +555,7 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                         "raise an error. The cache must refuse (raise ValueError) instead of "
                         "silently dropping or overwriting positions."
                     )
+        _expect_straddle_refused(c, cls, hidden)
         # Two caches must not share storage.
         first = c.call(cls, 1, 1, 4, 2, torch.float32, call_repr="KVCache(1, 1, 4, 2)")
         second = c.call(cls, 1, 1, 4, 2, torch.float32, call_repr="KVCache(1, 1, 4, 2)")

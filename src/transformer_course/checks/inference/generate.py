@@ -21,6 +21,10 @@ _VISIBLE_GENERATE = [  # (seed, batch, prompt length, new tokens, model sizes)
     (12, 1, 1, 4, {}),
     (13, 3, 3, 1, {}),
     (14, 2, 3, 5, _FLAT),
+    # a greedy path that changes token after a repeat (29, 26, 26, 3 in row 1): the other
+    # visible models repeat one token from the first step on, so a next_id computed once
+    # (a stale token) passed them and failed the hidden run only
+    (29, 2, 3, 4, {}),
 ]
 _HIDDEN_GENERATE = [
     (21, 2, 7, 9, {"d_model": 48, "num_heads": 2, "num_layers": 3, "vocab_size": 40}),
@@ -248,11 +252,19 @@ def _diagnose_calls(calls: list[dict], length: int) -> str:
                     f"the call before: start never advances. The caches held {held} positions, "
                     f"so this token sits at position {held}: pass start={held} (len + t)."
                 )
+            step = held - length  # the step whose token this call feeds
+            counted = (
+                f" Your start={call['start']} counts the new tokens only (t or t + 1 for "
+                f"step t = {step}), without the prompt's len = {length} positions before "
+                "them: add the prompt's length."
+                if number > 0 and length > 1 and call["start"] in (step, step + 1)
+                else ""
+            )
             return (
                 f"{which.capitalize()} ran with start={call['start']}, but the caches held "
                 f"{held} positions, so its first token sits at position {held}: start is the "
                 "absolute position of ids[:, 0] (len + t for the token chosen at step t), "
-                "which RoPE rotates by."
+                f"which RoPE rotates by.{counted}"
             )
         seen.extend(call["caches"])
         position = (held if isinstance(held, int) else position) + (n or 0)
@@ -311,12 +323,31 @@ def _stale_logits(got: torch.Tensor, expected: torch.Tensor, calls: list[dict]) 
     return ""
 
 
+def _scaled_logits(got: torch.Tensor, expected: torch.Tensor) -> str:
+    """Whether the learner's logits are the right ones times one constant (divided by a
+    temperature, say)."""
+    got, expected = got.detach().double(), expected.double()
+    big = expected.abs() > 1e-3
+    if not bool(big.any()):
+        return ""
+    ratio = (got[big] / expected[big]).flatten()
+    c = float(ratio[0])
+    if abs(c - 1) < 1e-3 or not torch.allclose(ratio, torch.full_like(ratio, c), rtol=1e-4):
+        return ""
+    return (
+        f"Your logits are the model's logits times {c:.4g} (divided by {1 / c:.4g}: a "
+        "temperature?): greedy generation records the model's output itself, logits[:, t] "
+        "as the model returned it; the argmax, and so the tokens, are the same either way."
+    )
+
+
 def _explain_generation(got, expected, calls, length: int) -> str:
     """The first wrong step, and the first call of the model that departs from generation
     with a cache (or logits recorded a step off, or a step's logits repeating the step
     before's); when none explains it, the first wrong step alone."""
     cause = (
         _diagnose_calls(calls, length)
+        or _scaled_logits(got, expected)
         or _shifted_logits(got, expected)
         or _stale_logits(got, expected, calls)
     )
@@ -340,7 +371,15 @@ _CACHE_TOO_SMALL = (
 _GENERATE_HINTS = [  # the first entry is replaced by _cache_overflow_hint in check_generate
     ("the cache holds", _CACHE_TOO_SMALL),
     (
-        "Tensors must have same number of dimensions",
+        "Tensors must have same number of dimensions: got 2 and 3",
+        "The tokens you appended have 3 axes: the argmax was taken over logits with a "
+        "position axis, (batch, len, vocab), as the prefill's output is before its last "
+        "row is taken (or a [:, -1:] slice that keeps the axis). Keep the last position's row, "
+        "logits = model(...)[:, -1], (batch, vocab); its argmax(dim=-1, keepdim=True) is the "
+        "(batch, 1) column to append.",
+    ),
+    (
+        "Tensors must have same number of dimensions: got 2 and 1",
         "torch.cat met tensors with different numbers of axes: ids are (batch, len), so the "
         "tokens appended at each step must be a column (batch, 1): "
         "logits.argmax(dim=-1, keepdim=True) (an argmax without keepdim=True gives (batch,); "
@@ -386,6 +425,15 @@ def _expect_greedy_choices(c: Checker, ids, logits, expected_logits, length: int
     right = torch.allclose(
         logits[:, : t + 1].detach().double(), expected_logits[:, : t + 1].double(), 1e-4, 1e-4
     )
+    rows = (chosen[:, t] != greedy[:, t]).nonzero().flatten()
+    if right and t > 0 and torch.equal(chosen[rows, t], chosen[rows, t - 1]):
+        c.fail(
+            f"{call}: the logits up to step {t} are right, but the token appended at step {t} "
+            f"(ids[:, len + {t}]) repeats the one of step {t - 1} where that step's argmax "
+            "differs: next_id is not recomputed from each step's logits (computed once, "
+            "before the loop, or kept from an earlier step). At every step append "
+            "logits.argmax(dim=-1, keepdim=True) of that step's logits, and feed that token."
+        )
     if right:
         c.fail(
             f"{call}: the logits up to step {t} are right, but the token appended at step {t} "
@@ -393,6 +441,78 @@ def _expect_greedy_choices(c: Checker, ids, logits, expected_logits, length: int
             "generation appends logits.argmax(dim=-1, keepdim=True), no sampling (no "
             "torch.multinomial, no temperature), and every later step depends on that token."
         )
+
+
+def _ids_shape_hint(ids, prompt, new: int) -> str:
+    """What a wrong shape of ids says: one token too few or too many (the loop's count),
+    the new tokens alone, max_new_tokens positions in all (taken for the total length)."""
+    rule = "ids are the prompt followed by the new tokens."
+    found = tuple(ids.shape)
+    batch, length = prompt.shape
+    if len(found) == 3 and found[:2] == (batch, new) and ids.is_floating_point():
+        return (
+            "That is the shape of the logits, (batch, max_new_tokens, vocab): the two results "
+            "are returned in the wrong order. Return (ids, logits)."
+        )
+    if len(found) != 2 or found[0] != batch:
+        return rule
+    starts_with_prompt = found[1] >= length and torch.equal(ids[:, :length], prompt)
+    if found[1] == new and starts_with_prompt:
+        return (
+            f"It holds max_new_tokens = {new} positions in all, the prompt's {length} "
+            "included: max_new_tokens counts the new tokens only, so ids hold len + "
+            "max_new_tokens positions (a loop while ids.shape[1] < max_new_tokens takes it "
+            "for the total length). " + rule
+        )
+    if found[1] == length + new - 1:
+        return (
+            f"It holds one new token too few ({new - 1}, not max_new_tokens = {new}): the loop "
+            "must append a token at every one of its max_new_tokens steps, "
+            "range(max_new_tokens) (not range(max_new_tokens - 1), nor a loop that stops a "
+            "step early). " + rule
+        )
+    if found[1] == length + new + 1:
+        return (
+            f"It holds one new token too many ({new + 1}, not max_new_tokens = {new}): the "
+            "loop runs one step too many. " + rule
+        )
+    if found[1] == new and not starts_with_prompt:
+        return f"It holds the new tokens only, without the prompt in front. {rule}"
+    return rule
+
+
+def _logits_shape_hint(found: tuple, batch: int, new: int, vocab: int) -> str:
+    """What a wrong shape of the recorded logits says: the steps joined with torch.cat
+    instead of stacked, stacked along another axis, one step too few."""
+    rule = "One row of logits per generated token: logits[:, t] chose ids[:, len + t]."
+    stack = (
+        "torch.stack(steps, dim=1) of the (batch, vocab) rows gives (batch, max_new_tokens, vocab)."
+    )
+    if found == (batch, new * vocab) and new > 1:
+        return (
+            f"That is ({batch}, {new} x {vocab}): the steps' (batch, vocab) rows were joined "
+            "with torch.cat(steps, dim=1), which concatenates them end to end into one long "
+            f"row per sequence, not stacked along a new axis. {stack}"
+        )
+    if found == (batch * new, vocab) and batch > 1 and new > 1:
+        return (
+            f"That is ({batch} x {new}, {vocab}): the steps' rows were joined with "
+            f"torch.cat(steps, dim=0), one under the other. {stack}"
+        )
+    if len(found) == 3 and sorted(found) == sorted((batch, new, vocab)):
+        axes = {
+            (new, batch, vocab): "torch.stack(steps) stacks along dim=0 by default",
+            (batch, vocab, new): "the steps were stacked along the last axis (dim=2 or -1)",
+        }
+        sizes = (batch, new, vocab)
+        if len(set(sizes)) == 3 and found in axes:
+            return f"Its axes are in another order: {axes[found]}. {stack}"
+    if len(found) == 3 and found[0] == batch and found[2] == vocab and found[1] == new - 1:
+        return (
+            f"It holds one step too few ({new - 1}, not max_new_tokens = {new}): record the "
+            "logits of every one of the max_new_tokens steps. " + rule
+        )
+    return rule
 
 
 def check_generate(generate, *, hidden: bool = False) -> None:
@@ -415,9 +535,12 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 ),
                 f"The new tokens you appended have 1 row, not batch = {batch}: either a "
                 "(1, batch) tensor, as .unsqueeze(0), .view(1, -1) or [None] make from the "
-                "argmax's (batch,) (right only for a batch of one sequence), or an argmax over "
-                "the batch axis (dim=0, keepdim=True), which is (1, vocab). Make it a column, "
-                "(batch, 1): logits.argmax(dim=-1, keepdim=True) (or [:, None]).",
+                "argmax's (batch,) (right only for a batch of one sequence); or an argmax over "
+                "the batch axis (dim=0, keepdim=True), which is (1, vocab); or one token for "
+                "the whole batch, as logits.argmax().item() wrapped in torch.tensor([[...]]) "
+                "makes (.item() and a Python int hold one number: the argmax of the flattened "
+                "logits, right only for a batch of one). Make it a column, (batch, 1): "
+                "logits.argmax(dim=-1, keepdim=True) (or [:, None]).",
             )
             overflow = (
                 "the cache holds",
@@ -449,18 +572,28 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 ids,
                 (batch, length + new),
                 f"{call}: ids",
-                "ids are the prompt followed by the new tokens.",
+                _ids_shape_hint(ids, prompt, new),
             )
             c.expect_integer_dtype(ids, f"{call}: ids")
             c.expect_shape(
                 logits,
                 (batch, new, vocab),
                 f"{call}: logits",
-                "One row of logits per generated token: logits[:, t] chose ids[:, len + t].",
+                _logits_shape_hint(tuple(logits.shape), batch, new, vocab),
             )
             c.expect_floating(logits, f"{call}: logits", preferred=torch.float32)
+            before = (
+                " Your ids end with the prompt: the new tokens were put in front of it "
+                "(torch.cat([next_id, ids], dim=1)); append them after it, "
+                "torch.cat([ids, next_id], dim=1)."
+                if torch.equal(ids[:, new:], prompt)
+                else ""
+            )
             c.expect_equal(
-                ids[:, :length], prompt, f"{call}: ids[:, :len]", "The ids start with the prompt."
+                ids[:, :length],
+                prompt,
+                f"{call}: ids[:, :len]",
+                "The ids start with the prompt." + before,
             )
             _expect_greedy_choices(c, ids, logits, expected_logits, length, call)
             c.expect_close(

@@ -2,6 +2,7 @@
 repeated group-wise."""
 
 import math
+import re
 
 import torch
 
@@ -59,6 +60,152 @@ def _gqa_query_softmax(q, k, v, mask):
     return torch.nan_to_num(torch.softmax(scores, dim=-2)) @ v.double()
 
 
+def _gqa_mask_added(q, k, v, mask):
+    """The boolean mask added to the scores as a 0/1 bias (scores + mask) instead of
+    blocking: masked keys keep their weight (blind9e-gqa-bool-mask-added)."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1])
+    return torch.softmax(scores + mask.double(), dim=-1) @ v.double()
+
+
+def _head_attention(q, k, v, mask, h: int, key_head: int, value_head: int):
+    """Query head h's output with key head ``key_head`` and value head ``value_head``."""
+    head_mask = None
+    if mask is not None:
+        full = mask.expand(q.shape[0], q.shape[1], q.shape[2], k.shape[2])
+        head_mask = full[:, h]
+    out, _ = scaled_dot_product_attention(
+        q[:, h].double(), k[:, key_head].double(), v[:, value_head].double(), head_mask
+    )
+    return out
+
+
+def _pairing(got, q, k, v, mask) -> list[tuple[int, int]] | None:
+    """For each query head h, the (key head, value head) whose attention gives the
+    learner's output for h; None when some head matches no pair or several."""
+    heads, kv = q.shape[1], k.shape[1]
+    got = got.detach().double()
+    pairs = []
+    for h in range(heads):
+        found = [
+            (a, b)
+            for a in range(kv)
+            for b in range(kv)
+            if torch.allclose(got[:, h], _head_attention(q, k, v, mask, h, a, b), 1e-4, 1e-5)
+        ]
+        if len(found) != 1:
+            return None
+        pairs.append(found[0])
+    return pairs
+
+
+def _head_order(got, expected) -> list[int] | None:
+    """When the learner's output heads are the reference's in another order (a
+    permutation, not the identity): for each output head h, the query head whose result
+    it holds; None otherwise."""
+    got, expected = got.detach().double(), expected.double()
+    heads = expected.shape[1]
+    order = []
+    for h in range(heads):
+        found = [p for p in range(heads) if torch.allclose(got[:, h], expected[:, p], 1e-4, 1e-5)]
+        if len(found) != 1:
+            return None
+        order.append(found[0])
+    return order if sorted(order) == list(range(heads)) and order != list(range(heads)) else None
+
+
+def _explain_pairing(got, q, k, v, mask) -> str:
+    """Which key/value heads each query head used, when every head is some pair's
+    attention but not the h // group pairing: the rule each side follows, named when one
+    of the usual ones fits (h // group, h % num_kv_heads, h // num_kv_heads)."""
+    heads, kv = q.shape[1], k.shape[1]
+    if tuple(got.shape[:2]) != (q.shape[0], heads):
+        return ""
+    order = _head_order(got, gqa_expected(q, k, v, mask))
+    if order is not None:
+        return (
+            f"Your output heads are the right ones in another order: output head h holds "
+            f"query head {order}[h]'s result. The heads were regrouped in another order "
+            "than they came (a view of (batch, num_kv_heads, group, ...) read back as "
+            "(batch, group, num_kv_heads, ...), or a transpose missing or added): keep "
+            "query head h at position h, (batch, num_heads, len_q, d_v)."
+        )
+    if kv < 2:
+        return ""
+    pairs = _pairing(got, q, k, v, mask)
+    group = heads // kv
+    right = [h // group for h in range(heads)]
+    if pairs is None or ([a for a, _ in pairs] == right and [b for _, b in pairs] == right):
+        return ""
+    rules = {
+        "h // group (right)": right,
+        "h % num_kv_heads (the heads tiled, as k.repeat(1, group, 1, 1) does)": [
+            h % kv for h in range(heads)
+        ],
+        "h // num_kv_heads (divided by num_kv_heads instead of the group size num_heads "
+        "// num_kv_heads)": [h // kv for h in range(heads)],
+    }
+
+    def rule_of(side: list[int]) -> str:
+        if side == right:
+            return "h // group, right"
+        names = [name for name, mapping in rules.items() if mapping == side]
+        return " or ".join(names) if names else "no rule of h that the course knows"
+
+    keys, values = [a for a, _ in pairs], [b for _, b in pairs]
+    if keys == values:
+        return (
+            f"Your query heads 0..{heads - 1} used key/value heads {keys}: that is "
+            f"{rule_of(keys)}, where query head h uses key/value head h // group = {right} "
+            f"(group = num_heads // num_kv_heads = {group})."
+        )
+    return (
+        f"Your query heads 0..{heads - 1} used key heads {keys} ({rule_of(keys)}) but value "
+        f"heads {values} ({rule_of(values)}): keys and values must be repeated the same way, "
+        f"query head h using key and value head h // group = {right} (group = {group}): "
+        "k.repeat_interleave(group, dim=1) and v.repeat_interleave(group, dim=1)."
+    )
+
+
+def _head_index_hint(heads: int, kv: int):
+    """An index past the key/value heads: query head h mapped to a head that does not
+    exist (h // num_kv_heads, h itself when num_kv_heads = 1)."""
+    pattern = re.compile(r"index (\d+) is out of bounds for dimension \d+ with size (\d+)")
+    group = heads // kv
+
+    def hint(exc: BaseException) -> str:
+        found = pattern.search(str(exc))
+        if not found or int(found[2]) != kv:
+            return ""
+        return (
+            f"A key/value head index reached {found[1]}, but there are only num_kv_heads = "
+            f"{kv}: query head h uses key/value head h // group, group = num_heads // "
+            f"num_kv_heads = {group} here, so the indices run 0 .. {kv - 1}. An index "
+            "h // num_kv_heads (h itself when num_kv_heads = 1), h % group or h runs past "
+            "them."
+        )
+
+    return (IndexError, hint)
+
+
+def _mask_reshaped_hint(mask):
+    """A view or reshape of the mask to another shape (as if it were (len_q, len_k))."""
+
+    def hint(exc: BaseException) -> str:
+        found = re.search(r"shape '\[([\d, ]+)\]' is invalid for input of size (\d+)", str(exc))
+        if mask is None or not found or int(found[2]) != mask.numel():
+            return ""
+        return (
+            f"The mask ({tuple(mask.shape)} here, {mask.numel()} entries) was reshaped to "
+            f"[{found[1]}]: it need not be (len_q, len_k). It is any bool tensor broadcastable "
+            "to (batch, num_heads, len_q, len_k), a padding mask (batch, 1, 1, len_k) too: use "
+            "it as it is, masked_fill(~mask, float('-inf')) broadcasts it."
+        )
+
+    return (RuntimeError, hint)
+
+
 def _gqa_cases(hidden: bool):
     def case(seed, batch, heads, kv, len_q, len_k, d, d_v=None, mask=None):
         q = randn((batch, heads, len_q, d), seed)
@@ -73,6 +220,9 @@ def _gqa_cases(hidden: bool):
             case(1201, 2, 4, 2, 3, 5, 4, d_v=6),  # values of another width than the keys
             case(1202, 1, 4, 1, 5, 5, 4, mask=causal),  # multi-query
             case(1203, 2, 2, 2, 2, 3, 3),  # ordinary multi-head attention
+            # a padding mask (batch, 1, 1, len_k), not (len_q, len_k): a mask reshaped or
+            # given new axes as if it were 2-D was caught by the hidden run only
+            case(1204, 2, 4, 2, 3, 4, 4, mask=padding[:, :, :, 2:]),
         ]
     return [
         case(2201, 2, 6, 3, 4, 6, 4, d_v=5, mask=padding),
@@ -138,7 +288,12 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 v,
                 mask,
                 call_repr=what,
-                hints=[_gqa_heads_hint(heads, kv), *_GQA_SHAPES],
+                hints=[
+                    _gqa_heads_hint(heads, kv),
+                    _head_index_hint(heads, kv),
+                    _mask_reshaped_hint(mask),
+                    *_GQA_SHAPES,
+                ],
             )
             if isinstance(got, tuple) and got:
                 c.fail(
@@ -147,6 +302,19 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 )
             _expect_tensor(c, got, what)
             hint = ""
+            if mask is not None and got.dim() > 4 and tuple(got.shape[-2:]) == (len_q, v.shape[-1]):
+                hint = (
+                    f"Your output has {got.dim()} axes: the mask, {tuple(mask.shape)} here, got "
+                    "new axes (mask[None, None], unsqueeze) as if it were (len_q, len_k). It is "
+                    "already broadcastable to (batch, num_heads, len_q, len_k): use it as it "
+                    "is."
+                )
+            if tuple(got.shape) == (batch, len_q, heads, v.shape[-1]) and len_q != heads:
+                hint = (
+                    "Its heads and positions are swapped, (batch, len_q, num_heads, d_v): a "
+                    "transpose(1, 2) too many (the layout merge_heads starts from). Return "
+                    "the attention's output as it comes, (batch, num_heads, len_q, d_v)."
+                )
             if tuple(got.shape) == (batch, kv, len_q, v.shape[-1]) and kv != heads:
                 hint = (
                     "Your output has num_kv_heads heads: every query head needs its own output, "
@@ -172,6 +340,16 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                     if v.shape[-1] != q.shape[-1]
                     else None
                 ),
+                **{
+                    f"The scores are divided by sqrt({name}), the square root of a length "
+                    f"({axis}), instead of sqrt(d_head) = sqrt(q.shape[-1]): d_head is the "
+                    "last axis.": gqa_expected(q, k, v, mask, scale=1 / math.sqrt(size))
+                    for name, axis, size in (
+                        ("len_q", "q.shape[-2]", len_q),
+                        ("len_k", "k.shape[-2]", k.shape[-2]),
+                    )
+                    if size != q.shape[-1] and (name == "len_q" or k.shape[-2] != len_q)
+                },
                 "The mask was ignored: blocked keys got weight.": (
                     None if mask is None else gqa_expected(q, k, v, None)
                 ),
@@ -189,6 +367,11 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                     if mask is None
                     else scaled_dot_product_attention_f(q, k, v, mask, fill=0.0, enable_gqa=True)[0]
                 ),
+                "Your boolean mask was added to the scores (scores + mask: a bias of 1 on the "
+                "keys that may be attended, 0 on the others) instead of blocking: masked keys "
+                "keep their weight. Fill the blocked scores with -inf, "
+                "scores.masked_fill(~mask, float('-inf')), or pass the mask to lesson 04's "
+                "attention.": (None if mask is None else _gqa_mask_added(q, k, v, mask)),
             }
             c.expect_close(
                 got,
@@ -196,6 +379,9 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 what,
                 **tolerance(got.dtype),
                 mistakes=mistakes,
+                explain=lambda got=got, q=q, k=k, v=v, mask=mask: _explain_pairing(
+                    got, q, k, v, mask
+                ),
                 hint="Query head h attends with key and value head h // (num_heads // "
                 "num_kv_heads), as softmax(q kᵀ / sqrt(d_head), masked) v.",
             )

@@ -68,6 +68,14 @@ def _proportional_rows(got: torch.Tensor, x: torch.Tensor) -> str:
     sums = got.sum(dim=-1)
     if torch.allclose(sums, torch.ones_like(sums), rtol=1e-4, atol=1e-6):
         return ""
+    constants = ratio[..., 0].flatten()  # each row's own constant
+    if constants.numel() > 1 and abs(float(constants.sum()) - 1) < 1e-4:
+        return (
+            "Each row of yours is the right softmax times its running sum divided by the sum "
+            "of every row's (the constants add up to 1 over the rows): each row was divided "
+            "by one total for the whole tensor, as total.sum() (no dim) gives. Divide each "
+            "row by its own running sum: total[..., None]."
+        )
     m = x.amax(dim=-1, keepdim=True)
     total = torch.exp(x - m).sum(dim=-1, keepdim=True)  # the right running sum at the end
     if torch.allclose(got, torch.exp(x) / total, rtol=1e-4, atol=1e-12):
@@ -98,6 +106,108 @@ def _falling(x: torch.Tensor, block_size: int) -> torch.Tensor:
     x[..., :block_size] += 200.0
     x[..., block_size : 2 * block_size] -= 100.0
     return x
+
+
+def _shared_max(x: torch.Tensor, block_size: int) -> torch.Tensor | None:
+    """Online softmax whose maxima are taken over the whole tensor (block.max(), no dim),
+    in x's dtype: every row shares one maximum, so a row far below the others underflows
+    to 0 / 0 (blind9e-online-global-max); None for a single row, where the two agree."""
+    if x.dim() < 2 or x[..., 0].numel() < 2:
+        return None
+    running = torch.tensor(float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new_max = torch.maximum(running, block.max())
+        total = total * torch.exp(running - new_max) + torch.exp(block - new_max).sum(dim=-1)
+        running = new_max
+    return torch.exp(x - running) / total[..., None]
+
+
+_SHARED_MAX = (
+    "Your maximum is one number for the whole tensor (block.max() or x.max() with no dim), "
+    "shared by every row: a row whose values are far below another row's (as here) has "
+    "every exp(x - m) underflow to 0, and 0 / 0 is NaN. Each row needs its own running "
+    "maximum: block.amax(dim=-1), one per row (x.shape[:-1])."
+)
+
+
+def _reduced_over_rows_hint(x: torch.Tensor, block_size: int):
+    """A per-row tensor against a block's width: a block reduced over the rows (amax or
+    sum with dim=-2) instead of its columns (mutant online_softmax-10)."""
+    widths = {min(block_size, x.shape[-1] - start) for start in range(0, x.shape[-1], block_size)}
+
+    def hint(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if not found or x.dim() < 2:
+            return ""
+        rows = x.shape[-2]
+        pair = {int(found[1]), int(found[2])}
+        if rows not in pair or len(pair) != 2 or not (pair - {rows}) <= widths:
+            return ""
+        return (
+            f"A per-row tensor ({rows} rows) met one of a block's width ({(pair - {rows}).pop()} "
+            "columns): was a block's maximum or sum taken over the rows (dim=-2) instead of "
+            "over its columns? Each row's statistics reduce the last axis: "
+            "block.amax(dim=-1), .sum(dim=-1)."
+        )
+
+    return (RuntimeError, hint)
+
+
+def _sum_not_column_hint(x: torch.Tensor):
+    """The final division by the running sum without [..., None]: (..., n) divided by
+    (...,) lines the rows up with the columns."""
+
+    def hint(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if not found or x.dim() < 2:
+            return ""
+        n, rows = x.shape[-1], x.shape[-2]
+        if n == rows or {int(found[1]), int(found[2])} != {n, rows}:
+            return ""
+        return (
+            f"The sizes {found[1]} and {found[2]} are the number of columns and of rows: was "
+            "exp(x - m) (..., n) divided by the running sum (...,) without [..., None], or "
+            "x minus the running maximum without it? Broadcasting lines a per-row tensor up "
+            "with the columns; make it a column: total[..., None], running_max[..., None]."
+        )
+
+    return (RuntimeError, hint)
+
+
+def _exp_of_block_sums(x: torch.Tensor, block_size: int) -> torch.Tensor:
+    """The running sum adding exp(sum of the block - m) instead of the sum of exp(block -
+    m)."""
+    x = x.double()
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new = torch.maximum(m, block.amax(dim=-1))
+        total = total * torch.exp(m - new) + torch.exp(block.sum(dim=-1) - new)
+        m = new
+    return torch.exp(x - m[..., None]) / total[..., None]
+
+
+def _unpack_hint(x: torch.Tensor):
+    """A shape unpacked into a fixed number of names (rows, n = x.shape) on an input with
+    another number of axes (blind9e-online-rows-hardcoded-2d got the raw ValueError)."""
+    pattern = re.compile(r"(too many|not enough) values to unpack \(expected (\d+)")
+
+    def hint(exc: BaseException) -> str:
+        found = pattern.search(str(exc))
+        if not found or int(found[2]) == x.dim():
+            return ""
+        return (
+            f"x has {x.dim()} axes here, shape {tuple(x.shape)}: a line such as "
+            f"rows, n = x.shape assumes exactly {found[2]}. The softmax runs over the last "
+            "axis of an input with any number of leading axes: make the running maximum and "
+            "sum with x.shape[:-1], read the number of columns as x.shape[-1], and slice the "
+            "blocks as x[..., start : start + block_size]."
+        )
+
+    return (ValueError, hint)
 
 
 def _softmax_cases(hidden: bool):
@@ -279,7 +389,13 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                 x,
                 block_size,
                 call_repr=what,
-                hints=[_rows_hint(x, block_size), _row_shape_hint(x)],
+                hints=[
+                    _rows_hint(x, block_size),
+                    _row_shape_hint(x),
+                    _unpack_hint(x),
+                    _reduced_over_rows_hint(x, block_size),
+                    _sum_not_column_hint(x),
+                ],
             )
             _expect_tensor(c, got, what)
             c.expect_shape(got, x.shape, what)
@@ -312,6 +428,12 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                         else None
                     ),
                     _MAX_FROM_ZERO: online_softmax_f(x, block_size, start=0.0),
+                    _SHARED_MAX: _shared_max(x, block_size),
+                    "Your running sum adds exp(sum of the block's scores - m), one exp of the "
+                    "block's sum, instead of the sum of the exps, exp(block - m).sum(dim=-1): "
+                    "exponentiate each score first, then sum.": (
+                        _exp_of_block_sums(x, block_size) if block_size > 1 else None
+                    ),
                     _BLOCKS_OVER_ROWS: _blocks_over_rows(x, block_size),
                     _STALE_NUMERATORS: (
                         _stale_numerators(x, block_size) if several_blocks else None

@@ -52,6 +52,107 @@ def _tiled_expected(q, k, v, causal: bool, *, scale: float | None = None):
     return output
 
 
+def _softmax_parts(q, k, v, causal: bool, column_scale=None):
+    """(acc, total) of the whole computation in float64: acc = sum_j exp(s_j - m) v_j and
+    total = sum_j exp(s_j - m), s = q kᵀ / sqrt(d_k) (each key column j times
+    column_scale[j] instead, when given), the causal mask j <= i applied."""
+    scores = q.double() @ k.double().transpose(-2, -1)
+    if column_scale is None:
+        scores = scores / math.sqrt(q.shape[-1])
+    else:
+        scores = scores * column_scale.double()
+    if causal:
+        future = torch.arange(k.shape[-2])[None, :] > torch.arange(q.shape[-2])[:, None]
+        scores = scores.masked_fill(future, float("-inf"))
+    weights = torch.exp(scores - scores.amax(dim=-1, keepdim=True))
+    return weights @ v.double(), weights.sum(dim=-1)
+
+
+def _blocks_normalised_apart(q, k, v, block: int, causal: bool, mean: bool) -> torch.Tensor:
+    """Each block's softmax taken on its own and the blocks' outputs summed (or averaged):
+    no shared denominator (blocks with no visible key give 0)."""
+    scores = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if causal:
+        future = torch.arange(k.shape[-2])[None, :] > torch.arange(q.shape[-2])[:, None]
+        scores = scores.masked_fill(future, float("-inf"))
+    out = 0
+    starts = range(0, k.shape[-2], block)
+    for start in starts:
+        weights = torch.nan_to_num(torch.softmax(scores[..., start : start + block], dim=-1))
+        out = out + weights @ v[..., start : start + block, :].double()
+    return out / len(starts) if mean else out
+
+
+def _keys_before(q, k, v, causal: bool, stop: int) -> torch.Tensor:
+    """Attention over keys 0 .. stop - 1 only (the blocks from key ``stop`` on never
+    visited)."""
+    scores = q.double() @ k[..., :stop, :].double().transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if causal:
+        future = torch.arange(stop)[None, :] > torch.arange(q.shape[-2])[:, None]
+        scores = scores.masked_fill(future, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v[..., :stop, :].double()
+
+
+def _stopped_early(q, k, v, block: int, causal: bool) -> dict:
+    """The loop stopping before the block at each start (but the last partial one, named
+    apart): a loop bound too short, or a skip of "future" blocks that skips visible ones."""
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    partial = len_k - len_k % block if len_k % block else None
+    out = {}
+    for start in range(block, len_k, block):
+        if start == partial:
+            continue
+        seen = (
+            f" Under causal=True query {len_q - 1} may attend to key {start}"
+            f"{' and later ones' if start < len_q - 1 else ''}: a block lies wholly in the "
+            "future only when its first key is after the last query, start > len_q - 1."
+            if causal and start <= len_q - 1
+            else ""
+        )
+        out[
+            f"Your result is attention over keys 0 .. {start - 1} only: the blocks from key "
+            f"{start} on were never visited (a loop that stops early, or a skip of blocks "
+            f"thought to be in the future).{seen} Visit every block, range(0, len_k, "
+            "block_size)."
+        ] = _keys_before(q, k, v, causal, start)
+    return out
+
+
+def _multiplied_by_sum(q, k, v, causal: bool) -> torch.Tensor:
+    """acc * total at the end instead of acc / total (mutant tiled_attention-11)."""
+    acc, total = _softmax_parts(q, k, v, causal)
+    return acc * total[..., None]
+
+
+def _compounded_scale(q, k, v, block: int, causal: bool) -> torch.Tensor | None:
+    """The scale applied again in every block (q = q * scale inside the loop): block b's
+    scores multiplied by scale ** (b + 1) (blind9e-tiled-scale-compounds-per-block); None
+    with one block, where it is right."""
+    if k.shape[-2] <= block:
+        return None
+    scale = 1 / math.sqrt(q.shape[-1])
+    column = scale ** (torch.arange(k.shape[-2]) // block + 1).double()
+    acc, total = _softmax_parts(q, k, v, causal, column)
+    return acc / total[..., None]
+
+
+_COMPOUNDED_SCALE = (
+    "Your scale is applied again in every block: block b's scores are multiplied by "
+    "scale ** (b + 1), as q = q * scale (or scale *= ...) inside the loop does. Scale once: "
+    "multiply each block's scores by 1 / sqrt(d_k), or make a scaled copy of q once before "
+    "the loop."
+)
+_MULTIPLIED_BY_SUM = (
+    "Your accumulated output is multiplied by the running sum at the end instead of divided "
+    "by it: the softmax's denominator divides, return acc / total[..., None]."
+)
+_SCALE_INVERTED = (
+    "Your scores are multiplied by sqrt(d_k) instead of divided by it: a scale of "
+    "1 / sqrt(d_k) used as a divisor (scores / scale), or sqrt(d_k) used as a factor. "
+    "Multiply by scale = 1 / sqrt(d_k) (or divide by math.sqrt(d_k))."
+)
+
+
 def _tiled_cases(hidden: bool):
     def case(seed, shape_q, len_k, d_v, block, causal, scale=1.0):
         q = randn(shape_q, seed, scale=scale)
@@ -76,6 +177,9 @@ def _tiled_cases(hidden: bool):
             case(1404, (1, 5, 4), 5, 4, 8, True),
             case(1405, (2, 3, 4), 7, 3, 3, True),  # len_q < len_k
             sink(1406, (1, 4, 4), 6, 2, False),
+            # a block that starts at the last query's own key: skipping the "future" blocks
+            # from start >= len_q - 1 on loses key 3 of query 3 (hidden-only before)
+            case(1407, (1, 4, 4), 6, 4, 3, True),
         ]
     return [
         case(2401, (2, 2, 13, 8), 13, 6, 5, True, scale=2.0),
@@ -384,6 +488,53 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     "weights: return acc / total at the end (the softmax's denominator).": (
                         tiled_attention_f(q, k, v, block, causal, divide=False)
                     ),
+                    _MULTIPLIED_BY_SUM: _multiplied_by_sum(q, k, v, causal),
+                    **_stopped_early(q, k, v, block, causal),
+                    "The scores are divided by sqrt(d_v), the values' width (v.shape[-1]), "
+                    "instead of sqrt(d_k), the width of the queries and keys (q.shape[-1]): "
+                    "the two differ here.": (
+                        _tiled_expected(q, k, v, causal, scale=1 / math.sqrt(v.shape[-1]))
+                        if v.shape[-1] != q.shape[-1]
+                        else None
+                    ),
+                    "Each block's softmax is taken on its own and the blocks' outputs are "
+                    "averaged: the blocks must share one softmax. Keep a running maximum and "
+                    "sum across blocks, rescale what was accumulated when the maximum grows, "
+                    "and divide by the one running sum at the end.": (
+                        _blocks_normalised_apart(q, k, v, block, causal, mean=True)
+                        if several
+                        else None
+                    ),
+                    "Each block's softmax is taken on its own and the blocks' outputs are "
+                    "added: the blocks must share one softmax. Keep a running maximum and sum "
+                    "across blocks, rescale what was accumulated when the maximum grows, and "
+                    "divide by the one running sum at the end.": (
+                        _blocks_normalised_apart(q, k, v, block, causal, mean=False)
+                        if several
+                        else None
+                    ),
+                    "Your causal mask lets query i see key i + 1 too (masked only where "
+                    "j > i + 1): mask every key j > i.": (
+                        scaled_dot_product_attention(
+                            q,
+                            k,
+                            v,
+                            torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool).tril(1),
+                        )[0]
+                        if causal
+                        else None
+                    ),
+                    "Neither the running sum nor the accumulated output is rescaled when the "
+                    "maximum grows: both were computed with the old maximum, so multiply both "
+                    "by exp(m_old - m_new) before adding the new block's terms.": (
+                        tiled_attention_f(
+                            q, k, v, block, causal, rescale_output=False, rescale_sum=False
+                        )
+                        if several
+                        else None
+                    ),
+                    _SCALE_INVERTED: _tiled_expected(q, k, v, causal, scale=math.sqrt(q.shape[-1])),
+                    _COMPOUNDED_SCALE: _compounded_scale(q, k, v, block, causal),
                 },
                 explain=lambda got=got, causes=nan_causes: _all_nan_candidates(got, causes),
                 hint="For each block: scores, new maximum m' = max(m, block max), rescale the "

@@ -14,6 +14,36 @@ def _window(size: int, low: int, high: int) -> torch.Tensor:
     return (offset >= low) & (offset <= high)
 
 
+def _wrapped(size: int, window: int) -> torch.Tensor | None:
+    """The window filled by a loop over j in range(i - window + 1, i + 1) with no clamp at
+    0: a negative j counts from the end (mask[i, j] with j < 0), so the first queries see
+    the last keys (blind9e-sliding-window-negative-index-wraps). None where nothing wraps
+    or where such a loop would raise (j < -size)."""
+    if window < 2 or window > size + 1:
+        return None
+    mask = torch.zeros(size, size, dtype=torch.bool)
+    for i in range(size):
+        for j in range(i - window + 1, i + 1):
+            mask[i, j] = True
+    return mask
+
+
+def _wrap_hint(size: int, window: int):
+    """An IndexError from a negative key index below -size: the window's start not clamped."""
+
+    def hint(exc: BaseException) -> str:
+        if "out of bounds" not in str(exc) or "-" not in str(exc):
+            return ""
+        return (
+            f"A negative key index ran past the start of the row: with window = {window} "
+            f"> size = {size}, i - window + 1 is below -size for the first queries. Clamp "
+            "the window's first key at 0 (range(max(0, i - window + 1), i + 1)), or build "
+            "the mask from comparisons of torch.arange rows and columns."
+        )
+
+    return (IndexError, hint)
+
+
 def _window_hint(got: torch.Tensor, size: int, window: int) -> str:
     """What a wrong window mask gets wrong, part by part: the future, the diagonal, the
     band's width."""
@@ -48,16 +78,24 @@ def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> N
     """sliding_window_mask(size, window) -> bool (size, size): j <= i and i - j < window."""
     with Checker("sliding_window_mask", hidden=hidden) as c:
         c.require_callable(sliding_window_mask)
-        cases = (
-            [(9, 2), (12, 5), (1, 1), (7, 7), (8, 20)]
-            if hidden
-            else [(6, 3), (5, 1), (4, 4), (4, 10)]
-        )
+        visible = [(6, 3), (5, 1), (4, 4), (4, 10)]
+        cases = [(9, 2), (12, 5), (1, 1), (7, 7), (8, 20)] if hidden else visible
+        # the sizes asked before (the visible run's too, on the hidden run)
+        earlier: list[int] = [size for size, _ in visible] if hidden else []
         for size, window in cases:
             what = f"sliding_window_mask({size}, {window})"
-            got = c.call(sliding_window_mask, size, window)
+            got = c.call(sliding_window_mask, size, window, hints=[_wrap_hint(size, window)])
             _expect_tensor(c, got, what)
-            c.expect_shape(got, (size, size), what, "(len_q, len_k) = (size, size).")
+            fixed = (
+                f" {tuple(got.shape)} is the size an earlier call (or the visible test) asked "
+                "for: is the size "
+                "hard-coded? Build the mask from the size argument (torch.ones(size, size), "
+                "torch.arange(size), look_ahead_mask(size))."
+                if got.dim() == 2 and got.shape[0] == got.shape[1] and got.shape[0] in earlier
+                else ""
+            )
+            c.expect_shape(got, (size, size), what, "(len_q, len_k) = (size, size)." + fixed)
+            earlier.append(size)
             c.expect_dtype(
                 got,
                 torch.bool,
@@ -80,9 +118,23 @@ def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> N
                     "The mask is not causal: it lets queries see the next positions too "
                     "(|i - j| < window). Combine the window with lesson 06's look_ahead_mask "
                     "using &.": _window(size, 1 - window, window - 1),
+                    "Your mask is lesson 06's look-ahead mask alone: its window part keeps "
+                    "every key j <= i, as a condition j - i < window (i and j the wrong way "
+                    "round) or a band on the wrong side does. The window is i - j < window: "
+                    "query i sees itself and the window - 1 keys before it.": (
+                        _window(size, 0, size) if window < size else None
+                    ),
                     "The mask is inverted: True where attention is blocked. In this course "
                     "True means 'may attend'.": ~expected,
                     "The window is at the wrong end: query i sees the keys after it (j >= i) "
-                    "instead of before it.": _window(size, 1 - window, 0),
+                    "instead of before it. Your mask is the right one transposed: rows and "
+                    "columns swapped, as .T or a condition with i and j exchanged gives.": (
+                        _window(size, 1 - window, 0)
+                    ),
+                    "For the first queries your window wraps around to the last keys: a key "
+                    "index i - window + 1 below 0 counts from the end of the row (Python's "
+                    "negative indexing), so query i < window - 1 also sees keys "
+                    "size - (window - 1 - i) .. size - 1, in the future. Clamp the window's "
+                    "first key at 0: range(max(0, i - window + 1), i + 1).": _wrapped(size, window),
                 },
             )
