@@ -1067,16 +1067,28 @@ def _sampler(
 
 
 def _sample_edited(
-    *, top_k_extra=0, strict=False, unsorted=False, always_argmax=False, complement=False
+    *,
+    top_k_extra=0,
+    strict=False,
+    unsorted=False,
+    always_argmax=False,
+    complement=False,
+    squeeze=False,
+    flat_threshold=False,
+    guard=False,
+    flat_argmax=False,
 ):
     """The reference sample with one of the mistakes it is built to show."""
 
     def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+        if flat_argmax and temperature == 0:
+            return logits.argmax()
         if temperature == 0 or always_argmax:
             return logits.argmax(dim=-1)
         logits = logits / temperature
         if top_k is not None:
-            kth = torch.topk(logits, min(top_k + top_k_extra, logits.shape[-1])).values[..., -1:]
+            kth = torch.topk(logits, min(top_k + top_k_extra, logits.shape[-1])).values
+            kth = kth[..., -1] if flat_threshold else kth[..., -1:]
             logits = logits.masked_fill(logits <= kth if strict else logits < kth, -torch.inf)
         if top_p is not None and unsorted:
             probs = torch.softmax(logits, dim=-1)
@@ -1086,10 +1098,11 @@ def _sample_edited(
         elif top_p is not None:
             probs, order = torch.softmax(logits, dim=-1).sort(dim=-1, descending=True)
             remove = probs.cumsum(dim=-1) - probs >= (1 - top_p if complement else top_p)
-            remove[..., 0] = False
+            remove[..., 0] = guard
             logits = logits.masked_fill(remove.scatter(-1, order, remove), -torch.inf)
         probs = torch.softmax(logits, dim=-1)
-        return torch.multinomial(probs, 1, generator=generator)[:, 0]
+        drawn = torch.multinomial(probs, 1, generator=generator)
+        return drawn.squeeze() if squeeze else drawn[:, 0]
 
     return sample
 
@@ -1467,6 +1480,22 @@ MISTAKES = [
     Mistake(check_sample, _sampler(map_back="gather"), r"mapped back.*with gather"),
     Mistake(check_sample, _sampler(first_row=True), r"drop\[0\] = False"),
     Mistake(check_sample, _sampler(greedy=False), r"(?s)temperature=0\.0.*argmax of each row"),
+    # blind round 9 (b9b): .squeeze() passed every check (a batch of one was never drawn)
+    Mistake(check_sample, _sample_edited(squeeze=True), r"shape \(\)\. .*\.squeeze\(\) removes"),
+    # HF transformers#338: the k-th value without its axis; a raw size error before
+    Mistake(
+        check_sample,
+        _sample_edited(flat_threshold=True),
+        r"k-th largest logit taken without its axis.*\.values\[\.\.\., -1:\]",
+    ),
+    # mutant sample-12: "never drew some tokens ... check top-k and top-p" before
+    Mistake(check_sample, _sample_edited(guard=True), r"your top-p removes the most probable"),
+    # "should have shape (2,), but it has shape ()" before, with no cause
+    Mistake(
+        check_sample,
+        _sample_edited(flat_argmax=True),
+        r"argmax of the flattened logits.*logits\.argmax\(dim=-1\)",
+    ),
 ]
 
 CORRECT = [
