@@ -401,6 +401,21 @@ def _rotary_no_minus(x, cos, sin):
     return torch.cat([a * cos + b * sin, a * sin + b * cos], -1)
 
 
+def _rotary_divides_by_cos(x, cos, sin):
+    """Mutant apply_rotary-7: a / cos in the first output ("differs from the reference")."""
+    half = x.shape[-1] // 2
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat([a / cos - b * sin, a * sin + b * cos], -1)
+
+
+def _rotary_adjacent_no_b_cos(x, cos, sin):
+    """Neighbouring pairs, the second output's b * cos term dropped."""
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+    a, b = x[..., 0::2], x[..., 1::2]
+    return torch.stack([a * cos - b * sin, a * sin], -1).flatten(-2)
+
+
 def _rotary_wrong_way_for_4d_only(x, cos, sin):
     """Wrong only for 4-D inputs: no known mistake gives this on every input."""
     return _rotate(direction=-1 if x.dim() == 4 else 1)(x, cos, sin)
@@ -1382,6 +1397,16 @@ MISTAKES = [
         r"divided the scores by d_head instead of sqrt\(d_head\)",
     ),
     Mistake(check_apply_rotary, _rotary_no_minus, r"no minus sign"),
+    Mistake(
+        check_apply_rotary,
+        _rotary_divides_by_cos,
+        r"first output \(a \* cos - b \* sin\), the a \* cos term divides by cos instead",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _rotary_adjacent_no_b_cos,
+        r"pairs as neighbouring pairs\): in the second output .*the b \* cos term is missing",
+    ),
     Mistake(
         check_apply_rotary,
         _rotary_wrong_way_for_4d_only,
