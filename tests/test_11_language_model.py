@@ -544,6 +544,21 @@ class FfnSigmoidForm(ref.SwiGLU):
         return self.w2(gate * torch.sigmoid(gate) * self.w3(x))
 
 
+class FfnDivided(ref.SwiGLU):
+    """Mutant SwiGLU-1: the gate divided by the value ("differs from the reference")."""
+
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x)) / self.w3(x))
+
+
+class FfnW2First(ref.SwiGLU):
+    """w2 on the gate alone, then times the value: a raw size error when d_ff != d_model,
+    a wrong value when they are equal (the hidden case with d_ff = d_model)."""
+
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x))) * self.w3(x)
+
+
 class FfnEinsum(ref.SwiGLU):
     """Explicit einsum products with the weights (no nn.Linear call)."""
 
@@ -1353,6 +1368,8 @@ MISTAKES = [
     Mistake(check_SwiGLU, FfnGELU, r"used GELU"),
     Mistake(check_SwiGLU, FfnNoGate, r"no gate"),
     Mistake(check_SwiGLU, FfnSiluAfter, r"SiLU after the product"),
+    Mistake(check_SwiGLU, FfnDivided, r"divided the gate by the value"),
+    Mistake(check_SwiGLU, FfnW2First, r"sizes \d+ and \d+ are d_model and d_ff.*w2 applied"),
     Mistake(check_CausalSelfAttention, AttentionNoRope, r"no rotary embedding"),
     # a raw size clash and a guess about d_model before
     Mistake(
