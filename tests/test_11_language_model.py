@@ -55,6 +55,13 @@ def _batches(*, shift=1, high_minus=0, global_stream=False, step=1):
     return next_token_batches
 
 
+def _batches_ids_plus_one(tokens, block_size, batch_size, generator):
+    """The + 1 on the token ids, not on the positions."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    positions = starts[:, None] + torch.arange(block_size)
+    return tokens[positions], tokens[positions] + 1
+
+
 def _batches_whole_stream(tokens, block_size, batch_size, generator):
     """Starts drawn from the whole stream: windows near the end run past it."""
     starts = torch.randint(0, len(tokens), (batch_size,), generator=generator)
@@ -1201,6 +1208,17 @@ MISTAKES = [
     Mistake(check_next_token_batches, _batches(step=2), r"window steps by 2 positions, not 1"),
     Mistake(check_next_token_batches, _batches(shift=-1), r"shifted the wrong way"),
     Mistake(check_next_token_batches, _batches(high_minus=1), r"last valid start"),
+    # blind round 9 (b9b): both were "targets[0] should be tokens[s + 1 : ...]"
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_ids_plus_one),
+        r"target is its input's token id plus one .*belongs to the positions",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _batches(shift=2, high_minus=1),
+        r"targets are 2 tokens ahead .*1 too far.* Also, no window starts at the last valid",
+    ),
     Mistake(
         check_next_token_batches,
         _named("next_token_batches", _batches_shift_inside),
