@@ -663,6 +663,36 @@ class AttentionDividedByDHead(_Attention):
         return self.w_o(merge_heads(torch.softmax(scores, dim=-1) @ v))
 
 
+class AttentionValuesFromWk(_Attention):
+    """A copy-paste slip: the values projected with w_k ("differs from the reference")."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_k))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        scores = (q @ k.transpose(-2, -1) / self.d_head**0.5).masked_fill(
+            ~look_ahead_mask(length), float("-inf")
+        )
+        return self.w_o(merge_heads(torch.softmax(scores, dim=-1) @ v))
+
+
+class AttentionMergesWeights(_Attention):
+    """(output, weights) unpacked the wrong way round: the weights merged (a raw error)."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        scores = (q @ k.transpose(-2, -1) / self.d_head**0.5).masked_fill(
+            ~look_ahead_mask(length), float("-inf")
+        )
+        weights = torch.softmax(scores, dim=-1)
+        _, heads = weights @ v, weights
+        return self.w_o(merge_heads(heads))
+
+
 class AttentionUnscaled(_Attention):
     def forward(self, x):
         length = x.shape[1]
@@ -1432,6 +1462,16 @@ MISTAKES = [
         r"divided the scores by d_head instead of sqrt\(d_head\)",
     ),
     Mistake(check_apply_rotary, _rotary_no_minus, r"no minus sign"),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionValuesFromWk,
+        r"values are projected with w_k, not w_v .*w_v is never used",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionMergesWeights,
+        r"num_heads x len features .*attention weights rather than the heads' outputs",
+    ),
     Mistake(
         check_apply_rotary,
         _rotary_divides_by_cos,
