@@ -830,6 +830,14 @@ class BlockDefaultEps(ref.DecoderBlock):
         self.norm1, self.norm2 = ref.RMSNorm(d_model), ref.RMSNorm(d_model)
 
 
+class BlockEpsAsBase(ref.DecoderBlock):
+    """eps passed to the attention's third argument, its RoPE base."""
+
+    def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
+        super().__init__(d_model, num_heads, d_ff, eps)
+        self.attn = ref.CausalSelfAttention(d_model, num_heads, eps)
+
+
 class BlockNoResidual(ref.DecoderBlock):
     def forward(self, x):
         return self.feed_forward(self.norm2(self.attn(self.norm1(x))))
@@ -1536,6 +1544,12 @@ MISTAKES = [
     ),
     Mistake(check_DecoderBlock, BlockNotCausal, r"not causal"),
     Mistake(check_DecoderBlock, BlockDefaultEps, r"norms ignore the eps it was given"),
+    # blind round 9 (b9b): "differs from the reference" before
+    Mistake(
+        check_DecoderBlock,
+        BlockEpsAsBase,
+        r"rotates with base=\S+, not RoPE's 10000: that is the block's eps",
+    ),
     Mistake(check_GPT, GptNoFinalNorm, r"no final norm"),
     Mistake(check_GPT, GptBlocksDefaultEps, r"blocks ignore the eps the GPT was given"),
     Mistake(check_GPT, GptFinalNormDefaultEps, r"final norm ignores the eps the GPT was given"),

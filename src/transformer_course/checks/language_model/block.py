@@ -53,7 +53,8 @@ add_new(_BLOCK_MISTAKES, norm_choice_mistakes(_BLOCK_PARTS, _BLOCK_NORMS))
 
 def _inspect_block(c: Checker, module: nn.Module, built: str, case: _ModelCase) -> None:
     """The block's attention has the block's number of heads (its weights' shapes cannot
-    tell: every head count gives (d_model, d_model) projections)."""
+    tell: every head count gives (d_model, d_model) projections) and RoPE's default base
+    (not the block's eps passed in its place)."""
     heads = getattr(getattr(module, "attn", None), "num_heads", None)
     if isinstance(heads, int) and heads != case.num_heads:
         c.fail(
@@ -61,6 +62,20 @@ def _inspect_block(c: Checker, module: nn.Module, built: str, case: _ModelCase) 
             f"num_heads={case.num_heads}. Build it with the block's arguments, "
             "CausalSelfAttention(d_model, num_heads) (with d_model // num_heads, or d_ff, in "
             "the second place the heads are cut differently)."
+        )
+    base = getattr(getattr(module, "attn", None), "base", None)
+    if isinstance(base, int | float) and base != 10000.0:
+        eps = 1e-5 if case.eps is None else case.eps
+        given = (
+            f": that is the block's eps ({eps}), given to the attention's third argument, "
+            "which is RoPE's base"
+            if base == eps
+            else ""
+        )
+        c.fail(
+            f"{built}: its attention rotates with base={base}, not RoPE's 10000{given}. The "
+            "block's attention is CausalSelfAttention(d_model, num_heads) (its default base); "
+            "eps goes to the two RMSNorms."
         )
 
 
