@@ -463,6 +463,12 @@ def _rotate_half_neox(x, cos, sin):
     return x * cos + rotated * sin
 
 
+def _rotate_complex_upcast(x, cos, sin):
+    """Neighbouring pairs as complex numbers of x.float(), never cast back."""
+    pairs = torch.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2).contiguous())
+    return torch.view_as_real(pairs * torch.complex(cos, sin)).flatten(-2)
+
+
 def _rotate_adjacent_complex(x, cos, sin):
     """Llama / RoFormer: neighbouring pairs as complex numbers, times e^{i angle}."""
     pairs = torch.view_as_complex(x.double().reshape(*x.shape[:-1], -1, 2).contiguous())
@@ -1046,6 +1052,14 @@ class GptDefaultInit(_Gpt):
         nn.init.normal_(self.embedding.weight, std=1.0)
 
 
+class GptInitStdAsMean(_Gpt):
+    """nn.init.normal_(w, 0.02): 0.02 is the mean, the standard deviation stays 1."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        nn.init.normal_(self.embedding.weight, 0.02)
+
+
 class GptTiedTheOtherWay(_Gpt):
     """The embedding initialised, then replaced by an untouched nn.Linear's weight."""
 
@@ -1344,6 +1358,13 @@ MISTAKES = [
         _named("apply_rotary", _rotate_half_promoted),
         r"returned float32: the result keeps x's dtype.*cos\.to\(x\.dtype\)",
     ),
+    # blind round 9 (b9b): was told that cos and sin were not cast, which this code does not need
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotate_complex_upcast),
+        r"(?s)^(?!.*x times them is promoted).*(works in float32 itself|Cast the result back)"
+        r".*\.to\(x\.dtype\)",
+    ),
     # was "... so the submodules must be called exactly so", although it was called weight
     # (blind6d-rms-weight-plain-tensor)
     Mistake(check_RMSNorm, NormPlainTensorGain, r"plain tensor, not an nn\.Parameter"),
@@ -1558,6 +1579,8 @@ MISTAKES = [
     Mistake(check_GPT, GptUntied, r"not tied to the embedding"),
     Mistake(check_GPT, GptNotCausal, r"GPT's logits at a position depend on the tokens after"),
     Mistake(check_GPT, GptDefaultInit, r"nn.Embedding's default initialisation"),
+    # blind round 9 (b9b): was told "That is nn.Embedding's default initialisation" alone
+    Mistake(check_GPT, GptInitStdAsMean, r"0\.02 passed as normal_'s second positional"),
     Mistake(check_GPT, GptTiedTheOtherWay, r"(?s)standard deviation 0\.0[3-9].*tensor the model"),
     Mistake(check_sample, _sampler(temperature_at="probs"), r"whatever the temperature"),
     Mistake(check_sample, _sampler(top_p_rule="too_few"), r"one token too few"),

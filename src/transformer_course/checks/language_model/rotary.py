@@ -451,6 +451,33 @@ def _rotary_shape_hint(got: Any, x: torch.Tensor, expected: torch.Tensor) -> str
     return ""
 
 
+def _dtype_cause(apply_rotary, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> str:
+    """Why a half-precision x came back float32, told apart by a second call with cos and
+    sin already in x's dtype: still float32, the learner's code upcasts x itself."""
+    try:
+        again = apply_rotary(x, cos.to(x.dtype), sin.to(x.dtype))
+    except Exception as error:
+        again = error
+    if not (isinstance(again, torch.Tensor) and again.dtype == x.dtype):
+        outcome = (
+            f"raises {type(again).__name__}"
+            if isinstance(again, BaseException)
+            else f"returns {str(getattr(again, 'dtype', type(again).__name__)).replace('torch.', '')}"
+        )
+        return (
+            f"With cos and sin given in x's dtype too, yours {outcome}: it is not their "
+            "promotion, your code works in float32 itself (x.float(), or a complex view, "
+            "which exists for float32 and float64 only) and never casts back. Compute in "
+            "float32 if you like, then end with .to(x.dtype) (Meta's Llama code: "
+            ".type_as(x))."
+        )
+    return (
+        "cos and sin are float32 (rotary_embedding's), and x times them is promoted to "
+        "float32: cast them to x's dtype first, cos.to(x.dtype) and sin.to(x.dtype) (or "
+        "cast the result back with .to(x.dtype))."
+    )
+
+
 def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
     with Checker("apply_rotary", hidden=hidden) as c:
         c.require_callable(apply_rotary)
@@ -474,9 +501,7 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
                     f"{call} returned {str(got.dtype).replace('torch.', '')}: the result keeps "
                     f"x's dtype. "
                     + (
-                        "cos and sin are float32 (rotary_embedding's), and x times them is "
-                        "promoted to float32: cast them to x's dtype first, cos.to(x.dtype) "
-                        "and sin.to(x.dtype) (or cast the result back with .to(x.dtype))."
+                        _dtype_cause(apply_rotary, x, cos, sin)
                         if got.dtype == torch.float32 and x.element_size() < 4
                         else "Cast the result back with .to(x.dtype)."
                     )
