@@ -844,6 +844,14 @@ class BlockEpsAsBase(ref.DecoderBlock):
         self.attn = ref.CausalSelfAttention(d_model, num_heads, eps)
 
 
+class BlockFourTimesWidth(ref.DecoderBlock):
+    """d_ff ignored: the feed-forward built with the usual 4 * d_model."""
+
+    def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
+        super().__init__(d_model, num_heads, d_ff, eps)
+        self.feed_forward = ref.SwiGLU(d_model, 4 * d_model)
+
+
 class BlockNoResidual(ref.DecoderBlock):
     def forward(self, x):
         return self.feed_forward(self.norm2(self.attn(self.norm1(x))))
@@ -1565,6 +1573,12 @@ MISTAKES = [
     ),
     Mistake(check_DecoderBlock, BlockNotCausal, r"not causal"),
     Mistake(check_DecoderBlock, BlockDefaultEps, r"norms ignore the eps it was given"),
+    # blind round 9 (b9b): "feed_forward.w1.weight has shape (64, 16), expected (16, 16)"
+    Mistake(
+        check_DecoderBlock,
+        BlockFourTimesWidth,
+        r"hidden width is \d+ = 4 \* d_model, not the d_ff = \d+ the block was given",
+    ),
     # blind round 9 (b9b): "differs from the reference" before
     Mistake(
         check_DecoderBlock,

@@ -291,6 +291,7 @@ def _check_layer(
     localise: bool = False,
     cases: tuple[list[_ModelCase], list[_ModelCase]] = (_VISIBLE_ATTENTION, _HIDDEN_ATTENTION),
     inspect: Callable[[Checker, nn.Module, str, _ModelCase], None] | None = None,
+    before: Callable[[Checker, Any, _ModelCase], None] | None = None,
 ) -> None:
     """The check of a layer of the GPT that maps x (batch, len, d_model) to the same
     shape: ``cls(*args(case))`` with deterministic weights, against ``oracle_f(x, state,
@@ -299,6 +300,8 @@ def _check_layer(
     with Checker(name, hidden=hidden) as c:
         c.require_callable(cls)
         for case in cases[1] if hidden else cases[0]:
+            if before is not None:  # what the learner's own module tells before its shapes
+                before(c, cls, case)
             module, built, state = build(
                 c,
                 cls,

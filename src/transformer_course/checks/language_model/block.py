@@ -79,6 +79,29 @@ def _inspect_block(c: Checker, module: nn.Module, built: str, case: _ModelCase) 
         )
 
 
+def _block_width(c: Checker, cls, case: _ModelCase) -> None:
+    """Before the state-dict shapes are compared: a feed-forward whose hidden width is not
+    the block's d_ff (blind9b-block-d-ff-hardcoded got "feed_forward.w1.weight has shape
+    (64, 16), expected (16, 16)" alone)."""
+    args = (case.d_model, case.num_heads, case.d_ff) + (() if case.eps is None else (case.eps,))
+    try:
+        w1 = cls(*args).state_dict().get("feed_forward.w1.weight")
+    except Exception:  # said by build()
+        return
+    if not hasattr(w1, "shape") or len(w1.shape) != 2 or w1.shape[1] != case.d_model:
+        return
+    width = int(w1.shape[0])
+    if width == case.d_ff:
+        return
+    known = {4 * case.d_model: "4 * d_model", case.d_model: "d_model"}
+    told = f" = {known[width]}" if width in known else ""
+    c.fail(
+        f"DecoderBlock{args}: its feed-forward's hidden width is {width}{told}, not the d_ff = "
+        f"{case.d_ff} the block was given: build it with the block's argument, "
+        "SwiGLU(d_model, d_ff), whatever the usual ratio."
+    )
+
+
 def check_DecoderBlock(cls, *, hidden: bool = False) -> None:
     _check_layer(
         cls,
@@ -93,4 +116,5 @@ def check_DecoderBlock(cls, *, hidden: bool = False) -> None:
         oracle_options=lambda case: {} if case.eps is None else {"eps": case.eps},
         localise=True,
         inspect=_inspect_block,
+        before=_block_width,
     )
