@@ -572,6 +572,13 @@ class FfnW2First(ref.SwiGLU):
         return self.w2(F.silu(self.w1(x))) * self.w3(x)
 
 
+class FfnGateTimesInput(ref.SwiGLU):
+    """The value w3(x) forgotten: the gate times x itself (a raw size error before)."""
+
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x)) * x)
+
+
 class FfnEinsum(ref.SwiGLU):
     """Explicit einsum products with the weights (no nn.Linear call)."""
 
@@ -1454,6 +1461,7 @@ MISTAKES = [
     Mistake(check_SwiGLU, FfnNoGate, r"no gate"),
     Mistake(check_SwiGLU, FfnSiluAfter, r"SiLU after the product"),
     Mistake(check_SwiGLU, FfnDivided, r"divided the gate by the value"),
+    Mistake(check_SwiGLU, FfnGateTimesInput, r"or x itself in the product .*silu\(w1\(x\)\) \* x"),
     Mistake(check_SwiGLU, FfnW2First, r"sizes \d+ and \d+ are d_model and d_ff.*w2 applied"),
     Mistake(check_CausalSelfAttention, AttentionNoRope, r"no rotary embedding"),
     # a raw size clash and a guess about d_model before

@@ -313,12 +313,14 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
     if (frequencies[allowed] == 0).any() and not (expected[frequencies == 0] < 1e-3).all():
         top = int(expected.argmax())
         if case.top_p is not None and frequencies[top] == 0:
+            which = "top-p" if case.top_k is None else "top-k or top-p"
             c.fail(
                 f"{call} never drew token {top}, the most probable one (expected "
                 f"{expected[top]:.3f} of the time), although no filter given here removes "
-                "it: your top-p removes the most probable token. The first column of the "
-                "sorted probabilities is always kept (remove_sorted[..., 0] = False), and a "
-                "token is removed only when the mass *before* it already reaches top_p."
+                f"it: your {which} removes the most probable token. Top-k keeps the largest "
+                "logits; top-p always keeps the first column of the sorted probabilities "
+                "(remove_sorted[..., 0] = False) and removes a token only when the mass "
+                "*before* it already reaches top_p."
             )
         c.fail(f"{call} never drew some tokens that should be drawn: check top-k and top-p.")
     worst = int(((frequencies - expected).abs() - tol).argmax())
@@ -422,9 +424,13 @@ def check_sample(sample, *, hidden: bool = False) -> None:
 
 _ONE_ROW = (
     "One token per row of logits, a batch of one included: (1,). Yours lost the batch axis: "
-    ".squeeze() removes every axis of size 1, the batch's too when there is one row; take "
-    "torch.multinomial(...)[:, 0] (or .squeeze(-1))."
+    "a .squeeze() removes every axis of size 1, the batch's too when there is one row (an "
+    ".item(), or an argmax without dim, gives one number too); {fix}."
 )
+_ONE_ROW_FIX = {
+    0.0: "the greedy branch is logits.argmax(dim=-1)",
+    1.0: "take torch.multinomial(...)[:, 0] (or .squeeze(-1))",
+}
 
 
 def _sample_one_row(c: Checker, sample, row: tuple[float, ...]) -> None:
@@ -437,4 +443,9 @@ def _sample_one_row(c: Checker, sample, row: tuple[float, ...]) -> None:
         )
         c.expect_type(got, torch.Tensor, call, "Return a tensor of token ids, one per row.")
         lost = isinstance(got, torch.Tensor) and got.dim() == 0
-        c.expect_shape(got, (1,), call, _ONE_ROW if lost else "One token per row: (1,).")
+        c.expect_shape(
+            got,
+            (1,),
+            call,
+            _ONE_ROW.format(fix=_ONE_ROW_FIX[temperature]) if lost else "One token per row: (1,).",
+        )

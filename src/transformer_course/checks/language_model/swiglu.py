@@ -82,10 +82,10 @@ def _w2_first_hint(d_model: int, d_ff: int):
     return (
         applies,
         f"The sizes {d_model} and {d_ff} are d_model and d_ff: something with d_model features "
-        "(w2's output) met something with d_ff (w1's or w3's). The likely cause: w2 applied "
-        "to the gate before the product, w2(silu(w1(x))) * w3(x); the gate and the value are "
-        "multiplied first, in the d_ff features, then w2 maps the product back: "
-        "w2(silu(w1(x)) * w3(x)).",
+        "met something with d_ff (w1's or w3's output). Two likely causes: w2 applied to the "
+        "gate before the product, w2(silu(w1(x))) * w3(x); or x itself in the product "
+        "without its projection, silu(w1(x)) * x. The gate and the value w3(x) are multiplied "
+        "first, in the d_ff features, then w2 maps the product back: w2(silu(w1(x)) * w3(x)).",
     )
 
 
