@@ -1181,6 +1181,7 @@ def _sample_edited(
     flat_threshold=False,
     guard=False,
     flat_argmax=False,
+    ascending=False,
 ):
     """The reference sample with one of the mistakes it is built to show."""
 
@@ -1200,7 +1201,7 @@ def _sample_edited(
             remove[..., 0] = False
             logits = logits.masked_fill(remove, -torch.inf)
         elif top_p is not None:
-            probs, order = torch.softmax(logits, dim=-1).sort(dim=-1, descending=True)
+            probs, order = torch.softmax(logits, dim=-1).sort(dim=-1, descending=not ascending)
             remove = probs.cumsum(dim=-1) - probs >= (1 - top_p if complement else top_p)
             remove[..., 0] = guard
             logits = logits.masked_fill(remove.scatter(-1, order, remove), -torch.inf)
@@ -1647,6 +1648,9 @@ MISTAKES = [
         _sample_edited(flat_threshold=True),
         r"k-th largest logit taken without its axis.*\.values\[\.\.\., -1:\]",
     ),
+    # gluon-nlp#1481 (blind9b-sample-top-p-ascending): "drew tokens that must never be
+    # drawn here ... check top-p" before
+    Mistake(check_sample, _sample_edited(ascending=True), r"sorted in ascending order"),
     # mutant sample-12: "never drew some tokens ... check top-k and top-p" before
     Mistake(check_sample, _sample_edited(guard=True), r"your top-p removes the most probable"),
     # "should have shape (2,), but it has shape ()" before, with no cause

@@ -164,6 +164,25 @@ _SAMPLE_MISTAKES = {  # {message: sample_probabilities_f's knobs for that mistak
 }
 
 
+_TOP_P_ASCENDING = (
+    "Your top-p keeps the least probable tokens: the probabilities were sorted in "
+    "ascending order (torch.sort's default). Sort them most probable first, "
+    "sort(dim=-1, descending=True), so that the running total starts from the top."
+)
+
+
+def _ascending_top_p(row: torch.Tensor, case: _SampleCase) -> torch.Tensor:
+    """What the reference draws from when top-p sorts in ascending order (float64)."""
+    z = row.double() / case.temperature
+    if case.top_k is not None:
+        kth = torch.topk(z, min(case.top_k, len(z))).values[-1]
+        z = z.masked_fill(z < kth, float("-inf"))
+    probs, order = torch.softmax(z, -1).sort()
+    remove = probs.cumsum(-1) - probs >= case.top_p
+    remove[0] = False
+    return torch.softmax(z.masked_fill(remove.scatter(-1, order, remove), float("-inf")), -1)
+
+
 def _frequencies(tokens: torch.Tensor, vocab: int) -> torch.Tensor:
     return (
         torch.bincount(tokens.flatten().long().clamp(0, vocab - 1), minlength=vocab).double()
@@ -287,6 +306,8 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
         for message, knobs in _SAMPLE_MISTAKES.items()
         if _applies(knobs, case) and matches(sample_probabilities_f(row, **options, **knobs))
     ]
+    if case.top_p is not None and matches(_ascending_top_p(row, case)):
+        fitting.append(_TOP_P_ASCENDING)
     if len(fitting) == 1:
         c.fail(f"{call}: {fitting[0]}")
     if fitting:
