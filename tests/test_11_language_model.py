@@ -55,6 +55,13 @@ def _batches(*, shift=1, high_minus=0, global_stream=False, step=1):
     return next_token_batches
 
 
+def _batches_ids_plus_one(tokens, block_size, batch_size, generator):
+    """The + 1 on the token ids, not on the positions."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    positions = starts[:, None] + torch.arange(block_size)
+    return tokens[positions], tokens[positions] + 1
+
+
 def _batches_whole_stream(tokens, block_size, batch_size, generator):
     """Starts drawn from the whole stream: windows near the end run past it."""
     starts = torch.randint(0, len(tokens), (batch_size,), generator=generator)
@@ -401,6 +408,21 @@ def _rotary_no_minus(x, cos, sin):
     return torch.cat([a * cos + b * sin, a * sin + b * cos], -1)
 
 
+def _rotary_divides_by_cos(x, cos, sin):
+    """Mutant apply_rotary-7: a / cos in the first output ("differs from the reference")."""
+    half = x.shape[-1] // 2
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat([a / cos - b * sin, a * sin + b * cos], -1)
+
+
+def _rotary_adjacent_no_b_cos(x, cos, sin):
+    """Neighbouring pairs, the second output's b * cos term dropped."""
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+    a, b = x[..., 0::2], x[..., 1::2]
+    return torch.stack([a * cos - b * sin, a * sin], -1).flatten(-2)
+
+
 def _rotary_wrong_way_for_4d_only(x, cos, sin):
     """Wrong only for 4-D inputs: no known mistake gives this on every input."""
     return _rotate(direction=-1 if x.dim() == 4 else 1)(x, cos, sin)
@@ -439,6 +461,12 @@ def _rotate_half_neox(x, cos, sin):
     half = x.shape[-1] // 2
     rotated = torch.cat([-x[..., half:], x[..., :half]], -1)
     return x * cos + rotated * sin
+
+
+def _rotate_complex_upcast(x, cos, sin):
+    """Neighbouring pairs as complex numbers of x.float(), never cast back."""
+    pairs = torch.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2).contiguous())
+    return torch.view_as_real(pairs * torch.complex(cos, sin)).flatten(-2)
 
 
 def _rotate_adjacent_complex(x, cos, sin):
@@ -527,6 +555,28 @@ class FfnSigmoidForm(ref.SwiGLU):
     def forward(self, x):
         gate = self.w1(x)
         return self.w2(gate * torch.sigmoid(gate) * self.w3(x))
+
+
+class FfnDivided(ref.SwiGLU):
+    """Mutant SwiGLU-1: the gate divided by the value ("differs from the reference")."""
+
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x)) / self.w3(x))
+
+
+class FfnW2First(ref.SwiGLU):
+    """w2 on the gate alone, then times the value: a raw size error when d_ff != d_model,
+    a wrong value when they are equal (the hidden case with d_ff = d_model)."""
+
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x))) * self.w3(x)
+
+
+class FfnGateTimesInput(ref.SwiGLU):
+    """The value w3(x) forgotten: the gate times x itself (a raw size error before)."""
+
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x)) * x)
 
 
 class FfnEinsum(ref.SwiGLU):
@@ -624,6 +674,36 @@ class AttentionDividedByDHead(_Attention):
             ~look_ahead_mask(length), float("-inf")
         )
         return self.w_o(merge_heads(torch.softmax(scores, dim=-1) @ v))
+
+
+class AttentionValuesFromWk(_Attention):
+    """A copy-paste slip: the values projected with w_k ("differs from the reference")."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_k))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        scores = (q @ k.transpose(-2, -1) / self.d_head**0.5).masked_fill(
+            ~look_ahead_mask(length), float("-inf")
+        )
+        return self.w_o(merge_heads(torch.softmax(scores, dim=-1) @ v))
+
+
+class AttentionMergesWeights(_Attention):
+    """(output, weights) unpacked the wrong way round: the weights merged (a raw error)."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        scores = (q @ k.transpose(-2, -1) / self.d_head**0.5).masked_fill(
+            ~look_ahead_mask(length), float("-inf")
+        )
+        weights = torch.softmax(scores, dim=-1)
+        _, heads = weights @ v, weights
+        return self.w_o(merge_heads(heads))
 
 
 class AttentionUnscaled(_Attention):
@@ -761,6 +841,22 @@ class BlockDefaultEps(ref.DecoderBlock):
     def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
         super().__init__(d_model, num_heads, d_ff, eps)
         self.norm1, self.norm2 = ref.RMSNorm(d_model), ref.RMSNorm(d_model)
+
+
+class BlockEpsAsBase(ref.DecoderBlock):
+    """eps passed to the attention's third argument, its RoPE base."""
+
+    def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
+        super().__init__(d_model, num_heads, d_ff, eps)
+        self.attn = ref.CausalSelfAttention(d_model, num_heads, eps)
+
+
+class BlockFourTimesWidth(ref.DecoderBlock):
+    """d_ff ignored: the feed-forward built with the usual 4 * d_model."""
+
+    def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
+        super().__init__(d_model, num_heads, d_ff, eps)
+        self.feed_forward = ref.SwiGLU(d_model, 4 * d_model)
 
 
 class BlockNoResidual(ref.DecoderBlock):
@@ -971,6 +1067,14 @@ class GptDefaultInit(_Gpt):
         nn.init.normal_(self.embedding.weight, std=1.0)
 
 
+class GptInitStdAsMean(_Gpt):
+    """nn.init.normal_(w, 0.02): 0.02 is the mean, the standard deviation stays 1."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        nn.init.normal_(self.embedding.weight, 0.02)
+
+
 class GptTiedTheOtherWay(_Gpt):
     """The embedding initialised, then replaced by an untouched nn.Linear's weight."""
 
@@ -1067,16 +1171,29 @@ def _sampler(
 
 
 def _sample_edited(
-    *, top_k_extra=0, strict=False, unsorted=False, always_argmax=False, complement=False
+    *,
+    top_k_extra=0,
+    strict=False,
+    unsorted=False,
+    always_argmax=False,
+    complement=False,
+    squeeze=False,
+    flat_threshold=False,
+    guard=False,
+    flat_argmax=False,
+    ascending=False,
 ):
     """The reference sample with one of the mistakes it is built to show."""
 
     def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+        if flat_argmax and temperature == 0:
+            return logits.argmax()
         if temperature == 0 or always_argmax:
             return logits.argmax(dim=-1)
         logits = logits / temperature
         if top_k is not None:
-            kth = torch.topk(logits, min(top_k + top_k_extra, logits.shape[-1])).values[..., -1:]
+            kth = torch.topk(logits, min(top_k + top_k_extra, logits.shape[-1])).values
+            kth = kth[..., -1] if flat_threshold else kth[..., -1:]
             logits = logits.masked_fill(logits <= kth if strict else logits < kth, -torch.inf)
         if top_p is not None and unsorted:
             probs = torch.softmax(logits, dim=-1)
@@ -1084,12 +1201,13 @@ def _sample_edited(
             remove[..., 0] = False
             logits = logits.masked_fill(remove, -torch.inf)
         elif top_p is not None:
-            probs, order = torch.softmax(logits, dim=-1).sort(dim=-1, descending=True)
+            probs, order = torch.softmax(logits, dim=-1).sort(dim=-1, descending=not ascending)
             remove = probs.cumsum(dim=-1) - probs >= (1 - top_p if complement else top_p)
-            remove[..., 0] = False
+            remove[..., 0] = guard
             logits = logits.masked_fill(remove.scatter(-1, order, remove), -torch.inf)
         probs = torch.softmax(logits, dim=-1)
-        return torch.multinomial(probs, 1, generator=generator)[:, 0]
+        drawn = torch.multinomial(probs, 1, generator=generator)
+        return drawn.squeeze() if squeeze else drawn[:, 0]
 
     return sample
 
@@ -1158,6 +1276,17 @@ MISTAKES = [
     Mistake(check_next_token_batches, _batches(step=2), r"window steps by 2 positions, not 1"),
     Mistake(check_next_token_batches, _batches(shift=-1), r"shifted the wrong way"),
     Mistake(check_next_token_batches, _batches(high_minus=1), r"last valid start"),
+    # blind round 9 (b9b): both were "targets[0] should be tokens[s + 1 : ...]"
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_ids_plus_one),
+        r"target is its input's token id plus one .*belongs to the positions",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _batches(shift=2, high_minus=1),
+        r"targets are 2 tokens ahead .*1 too far.* Also, no window starts at the last valid",
+    ),
     Mistake(
         check_next_token_batches,
         _named("next_token_batches", _batches_shift_inside),
@@ -1245,6 +1374,13 @@ MISTAKES = [
         _named("apply_rotary", _rotate_half_promoted),
         r"returned float32: the result keeps x's dtype.*cos\.to\(x\.dtype\)",
     ),
+    # blind round 9 (b9b): was told that cos and sin were not cast, which this code does not need
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotate_complex_upcast),
+        r"(?s)^(?!.*x times them is promoted).*(works in float32 itself|Cast the result back)"
+        r".*\.to\(x\.dtype\)",
+    ),
     # was "... so the submodules must be called exactly so", although it was called weight
     # (blind6d-rms-weight-plain-tensor)
     Mistake(check_RMSNorm, NormPlainTensorGain, r"plain tensor, not an nn\.Parameter"),
@@ -1325,6 +1461,9 @@ MISTAKES = [
     Mistake(check_SwiGLU, FfnGELU, r"used GELU"),
     Mistake(check_SwiGLU, FfnNoGate, r"no gate"),
     Mistake(check_SwiGLU, FfnSiluAfter, r"SiLU after the product"),
+    Mistake(check_SwiGLU, FfnDivided, r"divided the gate by the value"),
+    Mistake(check_SwiGLU, FfnGateTimesInput, r"or x itself in the product .*silu\(w1\(x\)\) \* x"),
+    Mistake(check_SwiGLU, FfnW2First, r"sizes \d+ and \d+ are d_model and d_ff.*w2 applied"),
     Mistake(check_CausalSelfAttention, AttentionNoRope, r"no rotary embedding"),
     # a raw size clash and a guess about d_model before
     Mistake(
@@ -1369,6 +1508,26 @@ MISTAKES = [
         r"divided the scores by d_head instead of sqrt\(d_head\)",
     ),
     Mistake(check_apply_rotary, _rotary_no_minus, r"no minus sign"),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionValuesFromWk,
+        r"values are projected with w_k, not w_v .*w_v is never used",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionMergesWeights,
+        r"num_heads x len features .*attention weights rather than the heads' outputs",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _rotary_divides_by_cos,
+        r"first output \(a \* cos - b \* sin\), the a \* cos term divides by cos instead",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _rotary_adjacent_no_b_cos,
+        r"pairs as neighbouring pairs\): in the second output .*the b \* cos term is missing",
+    ),
     Mistake(
         check_apply_rotary,
         _rotary_wrong_way_for_4d_only,
@@ -1423,6 +1582,18 @@ MISTAKES = [
     ),
     Mistake(check_DecoderBlock, BlockNotCausal, r"not causal"),
     Mistake(check_DecoderBlock, BlockDefaultEps, r"norms ignore the eps it was given"),
+    # blind round 9 (b9b): "feed_forward.w1.weight has shape (64, 16), expected (16, 16)"
+    Mistake(
+        check_DecoderBlock,
+        BlockFourTimesWidth,
+        r"hidden width is \d+ = 4 \* d_model, not the d_ff = \d+ the block was given",
+    ),
+    # blind round 9 (b9b): "differs from the reference" before
+    Mistake(
+        check_DecoderBlock,
+        BlockEpsAsBase,
+        r"rotates with base=\S+, not RoPE's 10000: that is the block's eps",
+    ),
     Mistake(check_GPT, GptNoFinalNorm, r"no final norm"),
     Mistake(check_GPT, GptBlocksDefaultEps, r"blocks ignore the eps the GPT was given"),
     Mistake(check_GPT, GptFinalNormDefaultEps, r"final norm ignores the eps the GPT was given"),
@@ -1431,6 +1602,8 @@ MISTAKES = [
     Mistake(check_GPT, GptUntied, r"not tied to the embedding"),
     Mistake(check_GPT, GptNotCausal, r"GPT's logits at a position depend on the tokens after"),
     Mistake(check_GPT, GptDefaultInit, r"nn.Embedding's default initialisation"),
+    # blind round 9 (b9b): was told "That is nn.Embedding's default initialisation" alone
+    Mistake(check_GPT, GptInitStdAsMean, r"0\.02 passed as normal_'s second positional"),
     Mistake(check_GPT, GptTiedTheOtherWay, r"(?s)standard deviation 0\.0[3-9].*tensor the model"),
     Mistake(check_sample, _sampler(temperature_at="probs"), r"whatever the temperature"),
     Mistake(check_sample, _sampler(top_p_rule="too_few"), r"one token too few"),
@@ -1467,6 +1640,25 @@ MISTAKES = [
     Mistake(check_sample, _sampler(map_back="gather"), r"mapped back.*with gather"),
     Mistake(check_sample, _sampler(first_row=True), r"drop\[0\] = False"),
     Mistake(check_sample, _sampler(greedy=False), r"(?s)temperature=0\.0.*argmax of each row"),
+    # blind round 9 (b9b): .squeeze() passed every check (a batch of one was never drawn)
+    Mistake(check_sample, _sample_edited(squeeze=True), r"shape \(\)\. .*\.squeeze\(\) removes"),
+    # HF transformers#338: the k-th value without its axis; a raw size error before
+    Mistake(
+        check_sample,
+        _sample_edited(flat_threshold=True),
+        r"k-th largest logit taken without its axis.*\.values\[\.\.\., -1:\]",
+    ),
+    # gluon-nlp#1481 (blind9b-sample-top-p-ascending): "drew tokens that must never be
+    # drawn here ... check top-p" before
+    Mistake(check_sample, _sample_edited(ascending=True), r"sorted in ascending order"),
+    # mutant sample-12: "never drew some tokens ... check top-k and top-p" before
+    Mistake(check_sample, _sample_edited(guard=True), r"your top-p removes the most probable"),
+    # "should have shape (2,), but it has shape ()" before, with no cause
+    Mistake(
+        check_sample,
+        _sample_edited(flat_argmax=True),
+        r"argmax of the flattened logits.*logits\.argmax\(dim=-1\)",
+    ),
 ]
 
 CORRECT = [

@@ -322,6 +322,18 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         "half = x.shape[-1] // 3 splits x off the middle; the message says the split point "
         "must be the last axis halved",
     ),
+    ("apply_rotary", "slice: a:b -> a:b + 1"): (
+        "named",
+        r"halves of x has \d+ features .* split point must be x\.shape\[-1\] // 2",
+        "x[..., :half + 1] takes one feature too many; the message says so and that the split "
+        "point must be the last axis halved",
+    ),
+    ("sample", "drop: a ± b -> a"): (
+        "named",
+        r"Your top-p keeps one token too few: .*remove a token when the total \*before\* it",
+        "cumsum without - sorted_probs removes the crossing token; the message says top-p "
+        "keeps one too few and that a token is removed when the total before it reaches top_p",
+    ),
     ("apply_rotary", "number: 1 -> 2"): (
         "named",
         r"halves of x has \d+ features .* split point must be x\.shape\[-1\] // 2"

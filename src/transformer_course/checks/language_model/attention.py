@@ -50,6 +50,7 @@ def _expect_oracle_and_causal(
     table: Mapping[str, Mapping[str, Any]],
     future: str,
     localise: Callable[[str], str] | None = None,
+    extra: Mapping[str, Callable[[str], torch.Tensor]] | None = None,
 ) -> None:
     """``got`` against ``oracle(pairing=...)`` in the learner's RoPE pairing, each mistake
     of ``table`` ({message: oracle knobs}) named when it matches; then the causal
@@ -62,7 +63,10 @@ def _expect_oracle_and_causal(
         oracle(pairing=pairing),
         what,
         **tolerance(got.dtype),
-        mistakes=mistake_values(lambda **k: oracle(pairing=pairing, **k), table),
+        mistakes={
+            **mistake_values(lambda **k: oracle(pairing=pairing, **k), table),
+            **{m: (lambda f=f: f(pairing)) for m, f in (extra or {}).items()},
+        },
         localise=None if localise is None else lambda: localise(pairing),
     )
     _causal_property(c, module, inputs, what, future)
@@ -102,6 +106,7 @@ _ATTENTION_KEYS = (
     "w_q, w_k, w_v, w_o (lesson 12 builds its cache around these names)."
 )
 _SIZES = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
+_PRODUCT = re.compile(r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)")
 
 
 def _attention_hints(
@@ -113,6 +118,17 @@ def _attention_hints(
     d_model instead of d_head."""
 
     def hint(exc: BaseException) -> str:
+        product = _PRODUCT.search(str(exc))
+        if product and length_axis:
+            width = int(product[2])
+            if width == num_heads * length and width != d_model and int(product[3]) == d_model:
+                return (
+                    f"The left operand has {width} = num_heads x len features per position "
+                    f"where d_model = {d_model} belong: a (batch, num_heads, len, len) tensor "
+                    "was merged and projected, the attention weights rather than the heads' "
+                    "outputs. scaled_dot_product_attention returns (output, weights), in that "
+                    "order: heads, _ = scaled_dot_product_attention(...)."
+                )
         found = _SIZES.search(str(exc))
         if not found:
             return ""
@@ -275,6 +291,7 @@ def _check_layer(
     localise: bool = False,
     cases: tuple[list[_ModelCase], list[_ModelCase]] = (_VISIBLE_ATTENTION, _HIDDEN_ATTENTION),
     inspect: Callable[[Checker, nn.Module, str, _ModelCase], None] | None = None,
+    before: Callable[[Checker, Any, _ModelCase], None] | None = None,
 ) -> None:
     """The check of a layer of the GPT that maps x (batch, len, d_model) to the same
     shape: ``cls(*args(case))`` with deterministic weights, against ``oracle_f(x, state,
@@ -283,6 +300,8 @@ def _check_layer(
     with Checker(name, hidden=hidden) as c:
         c.require_callable(cls)
         for case in cases[1] if hidden else cases[0]:
+            if before is not None:  # what the learner's own module tells before its shapes
+                before(c, cls, case)
             module, built, state = build(
                 c,
                 cls,
@@ -306,7 +325,39 @@ def _check_layer(
             expect_tensor_result(c, got, tuple(x.shape), what)
             oracle = functools.partial(oracle_f, x, state, case.num_heads, **oracle_options(case))
             where = functools.partial(_localise_block, module, x) if localise else None
-            _expect_oracle_and_causal(c, module, x, got, oracle, what, table, _FUTURE, where)
+            extra = None
+            if attention:
+                extra = _projection_mistakes(
+                    lambda swapped, x=x, case=case, **k: oracle_f(
+                        x, swapped, case.num_heads, **oracle_options(case), **k
+                    ),
+                    state,
+                )
+            _expect_oracle_and_causal(
+                c, module, x, got, oracle, what, table, _FUTURE, where, extra=extra
+            )
+
+
+_PROJECTIONS = {"w_q": "queries", "w_k": "keys", "w_v": "values"}
+
+
+def _projection_mistakes(oracle: Callable[..., torch.Tensor], state) -> dict[str, Callable]:
+    """One projection used in another's place (a copy-paste slip such as
+    k = split_heads(self.w_q(x), ...)): the oracle with that weight substituted."""
+    found = {}
+    for used in _PROJECTIONS:
+        for meant, wanted in _PROJECTIONS.items():
+            if used == meant or f"{used}.weight" not in state or f"{meant}.weight" not in state:
+                continue
+            swapped = dict(state)
+            swapped[f"{meant}.weight"] = state[f"{used}.weight"]
+            message = (
+                f"Your {wanted} are projected with {used}, not {meant} (a copy-paste slip such "
+                f"as {wanted[0]} = split_heads(self.{used}(x), ...)), so {meant} is never used: "
+                f"the {wanted} come from self.{meant}(x)."
+            )
+            found[message] = lambda pairing, swapped=swapped: oracle(swapped, pairing=pairing)
+    return found
 
 
 def check_CausalSelfAttention(cls, *, hidden: bool = False) -> None:

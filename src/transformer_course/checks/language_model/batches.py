@@ -115,6 +115,46 @@ def _short_by_one(value: torch.Tensor, shape: tuple[int, int]) -> str:
     )
 
 
+def _targets_relation(
+    c: Checker,
+    call: str,
+    inputs: torch.Tensor,
+    targets: torch.Tensor,
+    position: dict[int, int],
+    last: int,
+    batch_size: int,
+) -> None:
+    """Targets that are wrong in the same way in every row: the token ids plus one (the
+    + 1 put on the values instead of the positions), or the tokens k > 1 positions ahead
+    (with the starts' range, when it is also short: two mistakes at once)."""
+    rows = [[position.get(int(t), -1) for t in row] for row in inputs]
+    after = [[position.get(int(t), -2) for t in row] for row in targets]
+    if all(a == [i + 1 for i in r] for r, a in zip(rows, after, strict=True)):
+        return
+    if torch.equal(targets, inputs + 1):
+        c.fail(
+            f"{call}: every target is its input's token id plus one (targets = "
+            "tokens[positions] + 1): the + 1 belongs to the positions, not to the ids. "
+            "targets = tokens[positions + 1], the token that comes next in the stream."
+        )
+    length = len(rows[0]) if rows else 0
+    for k in range(2, length + 2):
+        if all(a == [i + k for i in r] for r, a in zip(rows, after, strict=True)):
+            starts = [r[0] for r in rows]
+            short = (
+                f" Also, no window starts at the last valid start {last} (the largest is "
+                f"{max(starts)}): draw the starts with torch.randint(0, len(tokens) - "
+                "block_size, ...), whose high is exclusive."
+                if batch_size >= 50 * (last + 1) ** 0.5 and max(starts) < last
+                else ""
+            )
+            c.fail(
+                f"{call}: your targets are {k} tokens ahead of the inputs (tokens[positions "
+                f"+ {k}]), {k - 1} too far: the target is the very next token, "
+                f"tokens[positions + 1].{short}"
+            )
+
+
 def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> None:
     with Checker("next_token_batches", hidden=hidden) as c:
         c.require_callable(next_token_batches)
@@ -148,6 +188,8 @@ def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> Non
                     value.dtype == torch.int64,
                     f"{call}: {name} should be int64 token ids, not {value.dtype}.",
                 )
+            last = case.num_tokens - case.block_size - 1
+            _targets_relation(c, call, inputs, targets, position, last, case.batch_size)
             starts = []
             for b in range(case.batch_size):
                 row = [position.get(int(t), -1) for t in inputs[b]]
@@ -168,7 +210,6 @@ def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> Non
                     f"{call}: targets[{b}] should be tokens[s + 1 : s + block_size + 1], the "
                     "inputs moved one token to the right.",
                 )
-            last = case.num_tokens - case.block_size - 1
             c.expect_true(
                 max(starts) <= last and min(starts) >= 0,
                 f"{call}: a window starts at {max(starts)}, past the last valid start {last}.",

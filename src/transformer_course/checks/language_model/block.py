@@ -53,7 +53,8 @@ add_new(_BLOCK_MISTAKES, norm_choice_mistakes(_BLOCK_PARTS, _BLOCK_NORMS))
 
 def _inspect_block(c: Checker, module: nn.Module, built: str, case: _ModelCase) -> None:
     """The block's attention has the block's number of heads (its weights' shapes cannot
-    tell: every head count gives (d_model, d_model) projections)."""
+    tell: every head count gives (d_model, d_model) projections) and RoPE's default base
+    (not the block's eps passed in its place)."""
     heads = getattr(getattr(module, "attn", None), "num_heads", None)
     if isinstance(heads, int) and heads != case.num_heads:
         c.fail(
@@ -62,6 +63,43 @@ def _inspect_block(c: Checker, module: nn.Module, built: str, case: _ModelCase) 
             "CausalSelfAttention(d_model, num_heads) (with d_model // num_heads, or d_ff, in "
             "the second place the heads are cut differently)."
         )
+    base = getattr(getattr(module, "attn", None), "base", None)
+    if isinstance(base, int | float) and base != 10000.0:
+        eps = 1e-5 if case.eps is None else case.eps
+        given = (
+            f": that is the block's eps ({eps}), given to the attention's third argument, "
+            "which is RoPE's base"
+            if base == eps
+            else ""
+        )
+        c.fail(
+            f"{built}: its attention rotates with base={base}, not RoPE's 10000{given}. The "
+            "block's attention is CausalSelfAttention(d_model, num_heads) (its default base); "
+            "eps goes to the two RMSNorms."
+        )
+
+
+def _block_width(c: Checker, cls, case: _ModelCase) -> None:
+    """Before the state-dict shapes are compared: a feed-forward whose hidden width is not
+    the block's d_ff (blind9b-block-d-ff-hardcoded got "feed_forward.w1.weight has shape
+    (64, 16), expected (16, 16)" alone)."""
+    args = (case.d_model, case.num_heads, case.d_ff) + (() if case.eps is None else (case.eps,))
+    try:
+        w1 = cls(*args).state_dict().get("feed_forward.w1.weight")
+    except Exception:  # said by build()
+        return
+    if not hasattr(w1, "shape") or len(w1.shape) != 2 or w1.shape[1] != case.d_model:
+        return
+    width = int(w1.shape[0])
+    if width == case.d_ff:
+        return
+    known = {4 * case.d_model: "4 * d_model", case.d_model: "d_model"}
+    told = f" = {known[width]}" if width in known else ""
+    c.fail(
+        f"DecoderBlock{args}: its feed-forward's hidden width is {width}{told}, not the d_ff = "
+        f"{case.d_ff} the block was given: build it with the block's argument, "
+        "SwiGLU(d_model, d_ff), whatever the usual ratio."
+    )
 
 
 def check_DecoderBlock(cls, *, hidden: bool = False) -> None:
@@ -78,4 +116,5 @@ def check_DecoderBlock(cls, *, hidden: bool = False) -> None:
         oracle_options=lambda case: {} if case.eps is None else {"eps": case.eps},
         localise=True,
         inspect=_inspect_block,
+        before=_block_width,
     )

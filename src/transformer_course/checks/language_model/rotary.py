@@ -270,6 +270,91 @@ def _angle_layout_mistakes(x: torch.Tensor, angles: torch.Tensor) -> dict[str, t
     }
 
 
+_TERMS = {  # (output part, input part): (the factor's name, its sign) in the rotation
+    ("first", "a"): ("cos", 1),
+    ("first", "b"): ("sin", -1),
+    ("second", "a"): ("sin", 1),
+    ("second", "b"): ("cos", 1),
+}
+_FORMULA = {"first": "a * cos - b * sin", "second": "a * sin + b * cos"}
+
+
+def _term_probe(apply_rotary, d_head: int, pairing: str) -> str:
+    """Each of the rotation's four terms, measured apart: x with only its a features
+    (b = 0), then only its b features, at positions 1 .. 4 (no zero sine or cosine). Each
+    term the learner's values get wrong is named when it is a known slip of it (missing,
+    the sign flipped, divided by its factor, the other factor) and the four add up to the
+    learner's result (no term depends on the other half); "" otherwise."""
+    length, half = 4, d_head // 2
+    cos, sin = (t[1:] for t in ref.rotary_embedding(length + 1, d_head))
+    a, b = randn((length, half), 71), randn((length, half), 72)
+    zero = torch.zeros_like(a)
+
+    def build(first: torch.Tensor, second: torch.Tensor) -> torch.Tensor:
+        if pairing == "adjacent":
+            return torch.stack([first, second], -1).flatten(-2)
+        return torch.cat([first, second], -1)
+
+    def parts(y: torch.Tensor) -> dict[str, torch.Tensor]:
+        y = y.double()
+        if pairing == "adjacent":
+            return {"first": y[..., 0::2], "second": y[..., 1::2]}
+        return {"first": y[..., :half], "second": y[..., half:]}
+
+    try:
+        with torch.no_grad():
+            outputs = {
+                "a": apply_rotary(build(a, zero), cos, sin),
+                "b": apply_rotary(build(zero, b), cos, sin),
+                "ab": apply_rotary(build(a, b), cos, sin),
+            }
+    except Exception:
+        return ""
+    if any(
+        not isinstance(y, torch.Tensor) or tuple(y.shape) != (length, d_head)
+        for y in outputs.values()
+    ):
+        return ""
+    if not torch.allclose(
+        outputs["ab"].double(), outputs["a"].double() + outputs["b"].double(), rtol=1e-4, atol=1e-4
+    ):
+        return ""
+    factors = {"cos": cos.double(), "sin": sin.double()}
+    inputs = {"a": a.double(), "b": b.double()}
+    found = []
+    for (out, part), (factor, sign) in _TERMS.items():
+        got = parts(outputs[part])[out]
+        p, f = inputs[part], factors[factor]
+        other = "sin" if factor == "cos" else "cos"
+        term = f"{'-' if sign < 0 else ''}{part} * {factor}"
+        slips = {
+            "": sign * p * f,
+            f"the {term} term is missing": torch.zeros_like(p),
+            f"the {term} term has the wrong sign": -sign * p * f,
+            f"the {term} term divides by {factor} instead of multiplying: "
+            f"{'-' if sign < 0 else ''}{part} / {factor}": sign * p / f,
+            f"the {term} term uses {other} where {factor} belongs": sign * p * factors[other],
+        }
+        fits = [
+            name
+            for name, value in slips.items()
+            if torch.allclose(got, value, rtol=1e-4, atol=1e-5)
+        ]
+        if fits == [""]:
+            continue
+        if len(fits) != 1:
+            return ""
+        found.append(f"in the {out} output ({_FORMULA[out]}), {fits[0]}")
+    if not found or len(found) > 2:  # most terms wrong: another layout, not slips
+        return ""
+    where = "halves" if pairing == "half" else "neighbouring pairs"
+    return (
+        "Term by term (x with only its a features, then only its b features; pairs as "
+        f"{where}): " + "; ".join(found) + ". Pair (a, b) becomes (a * cos - b * sin, "
+        "a * sin + b * cos)."
+    )
+
+
 def _relative_property(c: Checker, apply_rotary, d_head: int, seed: int) -> None:
     length = 12
     cos, sin = ref.rotary_embedding(length, d_head)
@@ -366,6 +451,33 @@ def _rotary_shape_hint(got: Any, x: torch.Tensor, expected: torch.Tensor) -> str
     return ""
 
 
+def _dtype_cause(apply_rotary, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> str:
+    """Why a half-precision x came back float32, told apart by a second call with cos and
+    sin already in x's dtype: still float32, the learner's code upcasts x itself."""
+    try:
+        again = apply_rotary(x, cos.to(x.dtype), sin.to(x.dtype))
+    except Exception as error:
+        again = error
+    if not (isinstance(again, torch.Tensor) and again.dtype == x.dtype):
+        outcome = (
+            f"raises {type(again).__name__}"
+            if isinstance(again, BaseException)
+            else f"returns {str(getattr(again, 'dtype', type(again).__name__)).replace('torch.', '')}"
+        )
+        return (
+            f"With cos and sin given in x's dtype too, yours {outcome}: it is not their "
+            "promotion, your code works in float32 itself (x.float(), or a complex view, "
+            "which exists for float32 and float64 only) and never casts back. Compute in "
+            "float32 if you like, then end with .to(x.dtype) (Meta's Llama code: "
+            ".type_as(x))."
+        )
+    return (
+        "cos and sin are float32 (rotary_embedding's), and x times them is promoted to "
+        "float32: cast them to x's dtype first, cos.to(x.dtype) and sin.to(x.dtype) (or "
+        "cast the result back with .to(x.dtype))."
+    )
+
+
 def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
     with Checker("apply_rotary", hidden=hidden) as c:
         c.require_callable(apply_rotary)
@@ -389,9 +501,7 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
                     f"{call} returned {str(got.dtype).replace('torch.', '')}: the result keeps "
                     f"x's dtype. "
                     + (
-                        "cos and sin are float32 (rotary_embedding's), and x times them is "
-                        "promoted to float32: cast them to x's dtype first, cos.to(x.dtype) "
-                        "and sin.to(x.dtype) (or cast the result back with .to(x.dtype))."
+                        _dtype_cause(apply_rotary, x, cos, sin)
                         if got.dtype == torch.float32 and x.element_size() < 4
                         else "Cast the result back with .to(x.dtype)."
                     )
@@ -417,7 +527,14 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
             axes = (*(f"axis {i}" for i in range(x.dim() - 2)), "len", "d_head")
 
             def explain(
-                got=got, expected=expected, x=x, angles=angles, pairing=pairing, axes=axes, tol=tol
+                got=got,
+                expected=expected,
+                x=x,
+                angles=angles,
+                pairing=pairing,
+                axes=axes,
+                tol=tol,
+                d_head=d_head,
             ) -> str:
                 return _rotary_layout(
                     match_layout(
@@ -429,6 +546,13 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
                         input_kinds=("interleave", "deinterleave"),
                         **tol,
                     )
+                ) or next(
+                    (
+                        found
+                        for way in (pairing, "adjacent" if pairing == "half" else "half")
+                        if (found := _term_probe(apply_rotary, d_head, way))
+                    ),
+                    "",
                 )
 
             runs.append((got, expected, call, tol, mistakes, explain, axes))

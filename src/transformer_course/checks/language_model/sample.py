@@ -164,6 +164,25 @@ _SAMPLE_MISTAKES = {  # {message: sample_probabilities_f's knobs for that mistak
 }
 
 
+_TOP_P_ASCENDING = (
+    "Your top-p keeps the least probable tokens: the probabilities were sorted in "
+    "ascending order (torch.sort's default). Sort them most probable first, "
+    "sort(dim=-1, descending=True), so that the running total starts from the top."
+)
+
+
+def _ascending_top_p(row: torch.Tensor, case: _SampleCase) -> torch.Tensor:
+    """What the reference draws from when top-p sorts in ascending order (float64)."""
+    z = row.double() / case.temperature
+    if case.top_k is not None:
+        kth = torch.topk(z, min(case.top_k, len(z))).values[-1]
+        z = z.masked_fill(z < kth, float("-inf"))
+    probs, order = torch.softmax(z, -1).sort()
+    remove = probs.cumsum(-1) - probs >= case.top_p
+    remove[0] = False
+    return torch.softmax(z.masked_fill(remove.scatter(-1, order, remove), float("-inf")), -1)
+
+
 def _frequencies(tokens: torch.Tensor, vocab: int) -> torch.Tensor:
     return (
         torch.bincount(tokens.flatten().long().clamp(0, vocab - 1), minlength=vocab).double()
@@ -201,13 +220,29 @@ def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
         "logits of each row, torch.topk(logits, k, dim=-1).values[..., -1:], one threshold "
         "per row.",
     )
+    clash = {f"({rows})", f"({vocab})"}
+    threshold_axis = (
+        lambda exc: (
+            case.top_k is not None
+            and rows != vocab
+            and isinstance(exc, RuntimeError)
+            and "must match" in str(exc)
+            and all(size in str(exc) for size in clash)
+        ),
+        f"The sizes {vocab} and {rows} are the vocabulary and the number of rows: a per-row "
+        "value of shape (batch,) met the (batch, vocab) logits. The likely cause: the k-th "
+        "largest logit taken without its axis, torch.topk(...).values[..., -1] (one number "
+        "per row, (batch,)); keep the axis, .values[..., -1:] (or keepdim=True), so that the "
+        "threshold is (batch, 1) and lines up with its own row. (With a batch of one row the "
+        "two happen to agree.)",
+    )
     got = c.call(
         sample,
         logits,
         **kwargs,
         generator=_generator(seed),
         call_repr=call,
-        hints=[beyond, over_rows],
+        hints=[beyond, over_rows, threshold_axis],
     )
     return got, call
 
@@ -271,6 +306,8 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
         for message, knobs in _SAMPLE_MISTAKES.items()
         if _applies(knobs, case) and matches(sample_probabilities_f(row, **options, **knobs))
     ]
+    if case.top_p is not None and matches(_ascending_top_p(row, case)):
+        fitting.append(_TOP_P_ASCENDING)
     if len(fitting) == 1:
         c.fail(f"{call}: {fitting[0]}")
     if fitting:
@@ -295,6 +332,17 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
             f"filter{'s' if len(given) > 1 else ''} given here{mapped}."
         )
     if (frequencies[allowed] == 0).any() and not (expected[frequencies == 0] < 1e-3).all():
+        top = int(expected.argmax())
+        if case.top_p is not None and frequencies[top] == 0:
+            which = "top-p" if case.top_k is None else "top-k or top-p"
+            c.fail(
+                f"{call} never drew token {top}, the most probable one (expected "
+                f"{expected[top]:.3f} of the time), although no filter given here removes "
+                f"it: your {which} removes the most probable token. Top-k keeps the largest "
+                "logits; top-p always keeps the first column of the sorted probabilities "
+                "(remove_sorted[..., 0] = False) and removes a token only when the mass "
+                "*before* it already reaches top_p."
+            )
         c.fail(f"{call} never drew some tokens that should be drawn: check top-k and top-p.")
     worst = int(((frequencies - expected).abs() - tol).argmax())
     c.fail(
@@ -377,8 +425,48 @@ def check_sample(sample, *, hidden: bool = False) -> None:
             if isinstance(got, torch.Tensor) and tuple(got.shape) == (rows.shape[1],)
             else ""
         )
+        if isinstance(got, torch.Tensor) and got.dim() == 0:
+            flat = (
+                " It is the argmax of the flattened logits (the whole batch at once)"
+                if int(got) == int(rows.argmax())
+                else ""
+            )
+            over_batch = (
+                f"{flat}: argmax without dim (or an .item()) gives one number for the whole "
+                "batch; take one per row, logits.argmax(dim=-1)."
+            )
         c.expect_shape(got, (2,), call, "One token per row of logits: (batch,)." + over_batch)
         c.expect_equal(got.long(), rows.argmax(-1), call, _GREEDY)
         for case in cases:
             _sample_distribution(c, sample, case)
         _sample_rows(c, sample, _HIDDEN_ROWS if hidden else _VISIBLE_ROWS)
+        _sample_one_row(c, sample, cases[0].logits)
+
+
+_ONE_ROW = (
+    "One token per row of logits, a batch of one included: (1,). Yours lost the batch axis: "
+    "a .squeeze() removes every axis of size 1, the batch's too when there is one row (an "
+    ".item(), or an argmax without dim, gives one number too); {fix}."
+)
+_ONE_ROW_FIX = {
+    0.0: "the greedy branch is logits.argmax(dim=-1)",
+    1.0: "take torch.multinomial(...)[:, 0] (or .squeeze(-1))",
+}
+
+
+def _sample_one_row(c: Checker, sample, row: tuple[float, ...]) -> None:
+    """A batch of one row, greedy and sampled: the result keeps its batch axis, (1,)."""
+    logits = torch.tensor([row])
+    for temperature in (0.0, 1.0):
+        call = f"sample(logits (1, {len(row)}), temperature={temperature}, generator=...)"
+        got = c.call(
+            sample, logits, temperature=temperature, generator=_generator(3), call_repr=call
+        )
+        c.expect_type(got, torch.Tensor, call, "Return a tensor of token ids, one per row.")
+        lost = isinstance(got, torch.Tensor) and got.dim() == 0
+        c.expect_shape(
+            got,
+            (1,),
+            call,
+            _ONE_ROW.format(fix=_ONE_ROW_FIX[temperature]) if lost else "One token per row: (1,).",
+        )

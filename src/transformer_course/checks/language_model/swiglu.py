@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import torch
+
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.layers import (
@@ -12,7 +14,7 @@ from transformer_course.checking.layers import (
     expect_tensor_result,
     mistake_values,
 )
-from transformer_course.checking.oracles import swiglu_f
+from transformer_course.checking.oracles import linear, swiglu_f
 from transformer_course.reference import language_model as ref
 
 _SWAP = (
@@ -31,6 +33,60 @@ _SWIGLU_KEYS = (
     "SwiGLU has three bias-free nn.Linear named w1, w2, w3 (Llama's names): "
     "nn.Linear(d_model, d_ff, bias=False) for w1 and w3, nn.Linear(d_ff, d_model, bias=False) for w2."
 )
+
+
+_COMBINE = {  # how the gate g = silu(w1(x)) and the value v = w3(x) were combined instead
+    "divided": (
+        "You divided the gate by the value, silu(w1(x)) / w3(x): they are multiplied, "
+        "w2(silu(w1(x)) * w3(x))."
+    ),
+    "added": (
+        "You added the gate and the value, silu(w1(x)) + w3(x): they are multiplied, "
+        "w2(silu(w1(x)) * w3(x))."
+    ),
+    "w2 first": (
+        "You applied w2 to the gate alone and multiplied by the value afterwards, "
+        "w2(silu(w1(x))) * w3(x): the product happens in the d_ff features, and w2 maps "
+        "it back, w2(silu(w1(x)) * w3(x))."
+    ),
+}
+
+
+def _combine_mistakes(x, state) -> dict[str, object]:
+    """The gate and value combined by another operation, or w2 applied too early."""
+    gate, value = torch.nn.functional.silu(linear(x, state, "w1")), linear(x, state, "w3")
+    values = {
+        _COMBINE["divided"]: lambda: linear(gate / value, state, "w2"),
+        _COMBINE["added"]: lambda: linear(gate + value, state, "w2"),
+        _COMBINE["w2 first"]: lambda: (
+            linear(gate, state, "w2") * value if gate.shape == x.shape else None
+        ),
+    }
+    return values
+
+
+def _w2_first_hint(d_model: int, d_ff: int):
+    """For a size clash of d_model with d_ff in an element-wise product: w2 applied
+    before the gate met the value."""
+
+    def applies(exc: BaseException) -> bool:
+        text = str(exc)
+        return (
+            d_model != d_ff
+            and isinstance(exc, RuntimeError)
+            and "must match" in text
+            and f"({d_model})" in text
+            and f"({d_ff})" in text
+        )
+
+    return (
+        applies,
+        f"The sizes {d_model} and {d_ff} are d_model and d_ff: something with d_model features "
+        "met something with d_ff (w1's or w3's output). Two likely causes: w2 applied to the "
+        "gate before the product, w2(silu(w1(x))) * w3(x); or x itself in the product "
+        "without its projection, silu(w1(x)) * x. The gate and the value w3(x) are multiplied "
+        "first, in the d_ff features, then w2 maps the product back: w2(silu(w1(x)) * w3(x)).",
+    )
 
 
 @dataclass(frozen=True)
@@ -90,7 +146,7 @@ def check_SwiGLU(cls, *, hidden: bool = False) -> None:
             )
             x = randn(case.shape, case.seed, scale=2.0)
             what = f"{built}(x {tuple(x.shape)})"
-            got = c.call(module, x, call_repr=what)
+            got = c.call(module, x, call_repr=what, hints=[_w2_first_hint(d_model, case.d_ff)])
             expect_tensor_result(c, got, tuple(x.shape), what)
             table = {
                 _SWAP: {"swap": True},
@@ -105,5 +161,8 @@ def check_SwiGLU(cls, *, hidden: bool = False) -> None:
                 swiglu_f(x, state),
                 what,
                 **tolerance(got.dtype),
-                mistakes=mistake_values(lambda **k: swiglu_f(x, state, **k), table),
+                mistakes={
+                    **mistake_values(lambda **k: swiglu_f(x, state, **k), table),
+                    **_combine_mistakes(x, state),
+                },
             )
