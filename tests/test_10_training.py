@@ -1017,6 +1017,48 @@ def step_with(
     return train_step
 
 
+@named("clip_scales_up")
+def clip_scales_up(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:  # clip_norm / total, without min(1, .)
+        grads = [p.grad for p in model.parameters() if p.grad is not None]
+        total = torch.sqrt(sum((g**2).sum() for g in grads))
+        for g in grads:
+            g.mul_(clip_norm / (total + 1e-6))
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
+@named("clip_exhausted_generator")
+def clip_exhausted_generator(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        params = model.parameters()
+        print(torch.sqrt(sum((p.grad**2).sum() for p in params)))  # empties the generator
+        nn.utils.clip_grad_norm_(params, clip_norm)
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
+@named("loss_fn_arguments_swapped")
+def loss_fn_arguments_swapped(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(labels, model(src, decoder_input))
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
 STEP = check_train_step
 STEP_MISTAKES = [
     Mistake(STEP, named("no_clipping")(step_with(clip=None)), "were not clipped"),
@@ -1088,6 +1130,13 @@ STEP_MISTAKES = [
         named("source_as_decoder_input")(step_with(feed="source")),
         r"model\(src, src\), the source as the decoder input",
     ),
+    # blind9a: clipping by hand without min(1, .) scales small gradients up; no call had
+    # gradients below clip_norm, so it passed both checks
+    Mistake(STEP, clip_scales_up, r"already below clip_norm=.*scaled it up to clip_norm"),
+    # blind9a: a used-up generator clips nothing; the candidates did not include it
+    Mistake(STEP, clip_exhausted_generator, r"iterator that was already used up"),
+    # blind9a: loss_fn(labels, logits) raised a raw NotImplementedError
+    Mistake(STEP, loss_fn_arguments_swapped, r"Its order is loss_fn\(logits, labels\)"),
 ]
 
 
