@@ -1283,6 +1283,59 @@ def beam_with(
     return beam_search
 
 
+def reference_beam_with(*, top_only=False, lp_times=False, shared_finished=False):
+    """The reference's beam search with one change: only the first beam_size candidates
+    walked (a topk), the length penalty multiplied by α instead of raised to it, or one
+    list of finished hypotheses for the whole batch."""
+
+    def beam_search(model, src_ids, beam_size, max_len, bos_id, eos_id, length_penalty=0.0):
+        def normalised(hypothesis):
+            tokens, score = hypothesis
+            lp = (5 + len(tokens)) / 6
+            return score / (lp * length_penalty if lp_times else lp**length_penalty)
+
+        results, finished = [], []
+        with torch.no_grad():
+            for row in range(src_ids.shape[0]):
+                src = src_ids[row : row + 1]
+                memory = model.encode(src)
+                beam = [([], 0.0)]
+                if not shared_finished:
+                    finished = []
+                for _ in range(max_len):
+                    tokens = torch.tensor([[bos_id, *t] for t, _ in beam])
+                    k = tokens.shape[0]
+                    logits = model.decode(tokens, memory.expand(k, -1, -1), src.expand(k, -1))
+                    scores = torch.tensor([s for _, s in beam])[:, None] + torch.log_softmax(
+                        logits[:, -1], dim=-1
+                    )
+                    order = scores.flatten().argsort(descending=True, stable=True).tolist()
+                    new_beam = []
+                    for index in order[:beam_size] if top_only else order:
+                        parent, token = divmod(index, scores.shape[1])
+                        candidate = (beam[parent][0] + [token], scores[parent, token].item())
+                        if token == eos_id:
+                            finished.append(candidate)
+                        else:
+                            new_beam.append(candidate)
+                            if len(new_beam) == beam_size:
+                                break
+                    beam = new_beam
+                    if finished and max(map(normalised, finished)) >= beam[0][1]:
+                        break
+                results.append(max(finished or beam, key=normalised)[0])
+        width = max(map(len, results))
+        return torch.tensor([r + [model.pad_id] * (width - len(r)) for r in results])
+
+    return beam_search
+
+
+walk_top_beam_size_only = named("walk_top_beam_size_only")(reference_beam_with(top_only=True))
+lp_times_not_power = named("lp_times_not_power")(reference_beam_with(lp_times=True))
+finished_shared_across_rows = named("finished_shared_across_rows")(
+    reference_beam_with(shared_finished=True)
+)
+
 BEAM = check_beam_search
 BEAM_MISTAKES = [
     Mistake(BEAM, named("raw_logits")(beam_with(logits_only=True)), "add up raw logits"),
@@ -1338,6 +1391,12 @@ BEAM_MISTAKES = [
     Mistake(BEAM, named("second_to_last")(beam_with(position=-2)), r"<bos> alone .*\[:, -1\]"),
     Mistake(BEAM, named("penalty_minus")(beam_with(penalty="minus")), r"\(5 - L\) / 6 does"),
     Mistake(BEAM, named("list_minus")(beam_with(subtract_list=True)), r"tokens \+ \[token\]"),
+    # blind9a: these three raised or were told a wrong cause (the generic "loop bound one too
+    # far" IndexError hint; ZeroDivisionError candidates impossible with length_penalty=0;
+    # "such as memory = model.encode(src_ids)" when each sentence was encoded alone)
+    Mistake(BEAM, walk_top_beam_size_only, r"looking only at the first beam_size candidates"),
+    Mistake(BEAM, lp_times_not_power, r"\(\(5 \+ L\) / 6\) \* length_penalty \(a \* where \*\*"),
+    Mistake(BEAM, finished_shared_across_rows, r"carried from one sentence's search to the next"),
 ]
 
 
@@ -1418,7 +1477,12 @@ def heap_per_sentence(model, src_ids, beam_size, max_len, bos_id, eos_id, length
     return torch.tensor([seq + [model.pad_id] * (max_len - len(seq)) for seq in results])
 
 
-BEAM_CORRECT = [Correct(BEAM, batched_beam_search), Correct(BEAM, heap_per_sentence)]
+BEAM_CORRECT = [
+    Correct(BEAM, batched_beam_search),
+    Correct(BEAM, heap_per_sentence),
+    # the unchanged helper the blind9a mistakes are made from
+    Correct(BEAM, named("reference_structure")(reference_beam_with())),
+]
 
 
 # ============================================================= translation_scores
