@@ -107,6 +107,9 @@ def _refused_valid(cls, case: _Case, error: ValueError) -> str:
     own refusal misfiring, with the slips that agree with this call (when the error is
     about tying or the vocabularies); a call with tie_embeddings=False passed explicitly
     tells a default of True from a test that ignores tie_embeddings."""
+    rate = re.search(r"dropout probability has to be between 0 and 1, but got (\S+)", str(error))
+    if rate:  # nn.Dropout's own refusal: an argument in dropout's place
+        return _dropout_refused(case, float(rate.group(1)))
     same = case.src_vocab == case.tgt_vocab
     about = bool(re.search(r"tie|vocab", str(error), re.IGNORECASE))
     slip = ""
@@ -136,6 +139,34 @@ def _refused_valid(cls, case: _Case, error: ValueError) -> str:
         f"\nYour Transformer raised ValueError on a valid call ({passed}). Refuse only "
         "tie_embeddings=True with two different vocabulary sizes"
         + (f"; here {slip}." if slip else ".")
+    )
+
+
+def _dropout_refused(case: _Case, got: float) -> str:
+    """nn.Dropout refused ``got`` as a probability: which argument it is, when it is one."""
+    sizes = {
+        "max_len": case.max_len,
+        "d_model": case.d_model,
+        "d_ff": case.d_ff,
+        "num_heads": case.num_heads,
+        "num_layers": case.num_layers,
+    }
+    which = [name for name, value in sizes.items() if value == got]
+    orders = (
+        "PositionalEncoding(d_model, max_len, dropout) (the PyTorch tutorial's "
+        "PositionalEncoding takes (d_model, dropout, max_len)), and Encoder and Decoder "
+        "(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)"
+    )
+    if not which:
+        return (
+            f"\nnn.Dropout was given {got:g} as its probability, not the model's dropout "
+            f"({case.dropout}): an argument went into dropout's place. The orders are {orders}; "
+            "pass them in that order, or by keyword."
+        )
+    return (
+        f"\nnn.Dropout was given {got:g} as its probability: that is {' or '.join(which)}, "
+        "passed where the dropout rate belongs (the ValueError is nn.Dropout's, not a "
+        f"refusal of yours). The orders are {orders}; pass them in that order, or by keyword."
     )
 
 
