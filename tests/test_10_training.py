@@ -399,6 +399,17 @@ def noam_variant(formula, name):
 
 
 NOAM_MISTAKES = [
+    # blind9a: the paper's sizes written into the formula got "largest difference at"
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: 512**-0.5 * min(s**-0.5, s * 4000**-1.5), "paper_sizes"),
+        r"schedule of d_model=512 and warmup=4000 .* does not use the arguments d_model and",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-0.5 * min(s**-0.5, s * 4000**-1.5), "warmup_4000"),
+        r"schedule of warmup=4000 at every step: your formula does not use the argument warmup",
+    ),
     # blind6c: exponents written as fractions without parentheses: x ** -1 / 2 is
     # (x ** -1) / 2 in Python; named for every combination the values single out
     Mistake(
