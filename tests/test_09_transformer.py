@@ -725,6 +725,21 @@ class TPositionalTutorialOrder(ref.Transformer):
         self.positional_encoding = PositionalEncoding(d_model, dropout, max_len)
 
 
+class TNormOptionsSwapped(ref.Transformer):
+    """Blind round 9: norm_first and final_norm passed to the stacks in each other's place."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, num_heads=8, num_layers=6,
+                 d_ff=2048, dropout=0.1, max_len=512, pad_id=0, tie_embeddings=False,
+                 norm_first=False, final_norm=None):  # fmt: skip
+        super().__init__(
+            src_vocab_size, tgt_vocab_size, d_model, num_heads, num_layers, d_ff, dropout, max_len,
+            pad_id, tie_embeddings,
+        )  # fmt: skip
+        layers = (num_layers, d_model, num_heads, d_ff, dropout, final_norm, norm_first)
+        self.encoder = Encoder(*layers)
+        self.decoder = Decoder(*layers)
+
+
 class TTiedByCopy(ref.Transformer):
     """Blind round 4: 'tied' by copying the source table into two new Parameters."""
 
@@ -1379,6 +1394,9 @@ MISTAKES = [
         check_greedy_decode, greedy_stacked_steps_first, r"the expected one transposed: \(steps"
     ),
     Mistake(check_greedy_decode, greedy_argmax_without_dim, r"argmax\(\) was called without dim"),
+    Mistake(
+        check_Transformer, TNormOptionsSwapped, r"swapped with final_norm, say|the two swapped"
+    ),
     Mistake(
         check_Transformer,
         TPositionalTutorialOrder,

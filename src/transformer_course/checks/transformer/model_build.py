@@ -69,13 +69,13 @@ def _keys_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple], case: 
         hints.append(
             "Your stacks lack their final LayerNorm `norm`: pass norm_first and final_norm on "
             "to Encoder and Decoder (with final_norm=True, or norm_first=True and "
-            "final_norm=None, they add one)."
+            "final_norm=None, they add one)." + _STACK_ORDER
         )
     if {"encoder.norm.weight", "decoder.norm.weight"} & extra:
         hints.append(
             "Your stacks have a final LayerNorm this configuration must not have: pass "
             "norm_first and final_norm on to Encoder and Decoder unchanged (final_norm=None "
-            "adds one only for pre-LN)."
+            "adds one only for pre-LN)." + _STACK_ORDER
         )
     positional = [key for key in extra if "positional" in key and not key.startswith(_POSITIONS)]
     if positional:
@@ -99,6 +99,15 @@ def _keys_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple], case: 
     if layers and layers != wanted:
         hints.append(f"Each stack has num_layers = {case.num_layers} layers.")
     return " ".join(dict.fromkeys(hints))
+
+
+#: where a stack's options go: two passed in each other's place are lost
+_STACK_ORDER = (
+    " If you pass them, check their places: Encoder and Decoder take (num_layers, d_model, "
+    "num_heads, d_ff, dropout, norm_first, final_norm); the two swapped give the other's "
+    "value to each (norm_first=True, final_norm=False then builds post-LN stacks with final "
+    "norms); pass both by keyword."
+)
 
 
 # ----------------------------------------------------------- building and loading
