@@ -740,6 +740,19 @@ class TNormOptionsSwapped(ref.Transformer):
         self.decoder = Decoder(*layers)
 
 
+class TPositionalDropoutDefault(ref.Transformer):
+    """Blind round 9: PositionalEncoding(d_model, max_len), the model's dropout left out, so
+    the positions drop at the default 0.1 whatever dropout the model was given."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, num_heads=8, num_layers=6,
+                 d_ff=2048, dropout=0.1, max_len=512, **kw):  # fmt: skip
+        super().__init__(
+            src_vocab_size, tgt_vocab_size, d_model, num_heads, num_layers, d_ff, dropout, max_len,
+            **kw,
+        )  # fmt: skip
+        self.positional_encoding = PositionalEncoding(d_model, max_len)
+
+
 class TTiedByCopy(ref.Transformer):
     """Blind round 4: 'tied' by copying the source table into two new Parameters."""
 
@@ -1394,6 +1407,7 @@ MISTAKES = [
         check_greedy_decode, greedy_stacked_steps_first, r"the expected one transposed: \(steps"
     ),
     Mistake(check_greedy_decode, greedy_argmax_without_dim, r"argmax\(\) was called without dim"),
+    Mistake(check_Transformer, TPositionalDropoutDefault, r"yours differ from one call to the"),
     Mistake(
         check_Transformer, TNormOptionsSwapped, r"swapped with final_norm, say|the two swapped"
     ),
