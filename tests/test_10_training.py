@@ -1294,10 +1294,10 @@ def beam_with(
     return beam_search
 
 
-def reference_beam_with(*, top_only=False, lp_times=False, shared_finished=False):
+def reference_beam_with(*, top_only=False, lp_times=False, shared_finished=False, dim=-1):
     """The reference's beam search with one change: only the first beam_size candidates
-    walked (a topk), the length penalty multiplied by α instead of raised to it, or one
-    list of finished hypotheses for the whole batch."""
+    walked (a topk), the length penalty multiplied by α instead of raised to it, one
+    list of finished hypotheses for the whole batch, or the log_softmax over ``dim``."""
 
     def beam_search(model, src_ids, beam_size, max_len, bos_id, eos_id, length_penalty=0.0):
         def normalised(hypothesis):
@@ -1318,7 +1318,7 @@ def reference_beam_with(*, top_only=False, lp_times=False, shared_finished=False
                     k = tokens.shape[0]
                     logits = model.decode(tokens, memory.expand(k, -1, -1), src.expand(k, -1))
                     scores = torch.tensor([s for _, s in beam])[:, None] + torch.log_softmax(
-                        logits[:, -1], dim=-1
+                        logits[:, -1], dim=dim
                     )
                     order = scores.flatten().argsort(descending=True, stable=True).tolist()
                     new_beam = []
@@ -1405,6 +1405,12 @@ BEAM_MISTAKES = [
     # blind9a: these three raised or were told a wrong cause (the generic "loop bound one too
     # far" IndexError hint; ZeroDivisionError candidates impossible with length_penalty=0;
     # "such as memory = model.encode(src_ids)" when each sentence was encoded alone)
+    # mutant beam_search-10 of round 9: told only that beam_size=1 must give greedy's answer
+    Mistake(
+        BEAM,
+        named("log_softmax_over_hypotheses")(reference_beam_with(dim=0)),
+        r"log-probabilities are taken over the wrong axis",
+    ),
     Mistake(BEAM, walk_top_beam_size_only, r"looking only at the first beam_size candidates"),
     Mistake(BEAM, lp_times_not_power, r"\(\(5 \+ L\) / 6\) \* length_penalty \(a \* where \*\*"),
     Mistake(BEAM, finished_shared_across_rows, r"carried from one sentence's search to the next"),

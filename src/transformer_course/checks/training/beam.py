@@ -82,6 +82,8 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
                 step = torch.log_softmax(logits[:, 0], -1)
             elif variant in ("probabilities", "product"):
                 step = torch.softmax(logits[:, -1], -1)
+            elif variant == "softmax_hypotheses":  # over the k axis of (k, vocab)
+                step = torch.log_softmax(logits[:, -1], 0)
             else:
                 step = torch.log_softmax(logits[:, -1], -1)
             parents = torch.tensor([s for _, s in beam])[:, None]
@@ -134,6 +136,11 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
 
 
 _BEAM_MESSAGES = {
+    "softmax_hypotheses": "Your log-probabilities are taken over the wrong axis: a "
+    "log_softmax over the live hypotheses (dim=0 or dim=-2 of the last position's (k, vocab) "
+    "logits), not over the vocabulary. With one live hypothesis every token then gets "
+    "log 1 = 0, all candidates tie, and the sort keeps the lowest id. Use "
+    "torch.log_softmax(logits[:, -1], dim=-1).",
     "raw_logits": "Your scores add up raw logits. A hypothesis's score is the sum of the "
     "log-probabilities of its tokens: take torch.log_softmax of the last position's logits "
     "first (logits of different steps are not on the same scale).",
