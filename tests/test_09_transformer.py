@@ -711,6 +711,48 @@ class TMaxLenDefault(ref.Transformer):
         super().__init__(src_vocab_size, tgt_vocab_size, *args, max_len=max_len, **kw)
 
 
+class TPositionalTutorialOrder(ref.Transformer):
+    """Blind round 9: PositionalEncoding(d_model, dropout, max_len), the PyTorch tutorial's
+    order: nn.Dropout refuses max_len as a probability (the message blamed the learner's
+    tie_embeddings test)."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, num_heads=8, num_layers=6,
+                 d_ff=2048, dropout=0.1, max_len=512, **kw):  # fmt: skip
+        super().__init__(
+            src_vocab_size, tgt_vocab_size, d_model, num_heads, num_layers, d_ff, dropout, max_len,
+            **kw,
+        )  # fmt: skip
+        self.positional_encoding = PositionalEncoding(d_model, dropout, max_len)
+
+
+class TNormOptionsSwapped(ref.Transformer):
+    """Blind round 9: norm_first and final_norm passed to the stacks in each other's place."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, num_heads=8, num_layers=6,
+                 d_ff=2048, dropout=0.1, max_len=512, pad_id=0, tie_embeddings=False,
+                 norm_first=False, final_norm=None):  # fmt: skip
+        super().__init__(
+            src_vocab_size, tgt_vocab_size, d_model, num_heads, num_layers, d_ff, dropout, max_len,
+            pad_id, tie_embeddings,
+        )  # fmt: skip
+        layers = (num_layers, d_model, num_heads, d_ff, dropout, final_norm, norm_first)
+        self.encoder = Encoder(*layers)
+        self.decoder = Decoder(*layers)
+
+
+class TPositionalDropoutDefault(ref.Transformer):
+    """Blind round 9: PositionalEncoding(d_model, max_len), the model's dropout left out, so
+    the positions drop at the default 0.1 whatever dropout the model was given."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, num_heads=8, num_layers=6,
+                 d_ff=2048, dropout=0.1, max_len=512, **kw):  # fmt: skip
+        super().__init__(
+            src_vocab_size, tgt_vocab_size, d_model, num_heads, num_layers, d_ff, dropout, max_len,
+            **kw,
+        )  # fmt: skip
+        self.positional_encoding = PositionalEncoding(d_model, max_len)
+
+
 class TTiedByCopy(ref.Transformer):
     """Blind round 4: 'tied' by copying the source table into two new Parameters."""
 
@@ -1003,6 +1045,23 @@ def greedy_max_values(model, src_ids, max_len, bos_id, eos_id):
         for _ in range(max_len):
             next_token, _ = model.decode(tokens, memory, src_ids)[:, -1].max(dim=-1)
             tokens = torch.cat([tokens, next_token[:, None]], dim=1)
+    return tokens[:, 1:]
+
+
+def greedy_argmax_without_dim(model, src_ids, max_len, bos_id, eos_id):
+    """argmax() without dim (blind9a): one flattened index for the whole batch, past the
+    vocabulary once a later row holds the maximum (the message blamed the embeddings)."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        finished = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            step = model.decode(tokens, memory, src_ids)[:, -1].argmax()
+            step = step.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, step[:, None]], dim=1)
+            finished = finished | (step == eos_id)
+            if finished.all():
+                break
     return tokens[:, 1:]
 
 
@@ -1346,6 +1405,16 @@ MISTAKES = [
     Mistake(check_greedy_decode, greedy_memory_of(-1), r"so the rows interfere"),
     Mistake(
         check_greedy_decode, greedy_stacked_steps_first, r"the expected one transposed: \(steps"
+    ),
+    Mistake(check_greedy_decode, greedy_argmax_without_dim, r"argmax\(\) was called without dim"),
+    Mistake(check_Transformer, TPositionalDropoutDefault, r"yours differ from one call to the"),
+    Mistake(
+        check_Transformer, TNormOptionsSwapped, r"swapped with final_norm, say|the two swapped"
+    ),
+    Mistake(
+        check_Transformer,
+        TPositionalTutorialOrder,
+        r"that is max_len.*passed where the dropout rate belongs",
     ),
 ]
 

@@ -399,6 +399,17 @@ def noam_variant(formula, name):
 
 
 NOAM_MISTAKES = [
+    # blind9a: the paper's sizes written into the formula got "largest difference at"
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: 512**-0.5 * min(s**-0.5, s * 4000**-1.5), "paper_sizes"),
+        r"schedule of d_model=512 and warmup=4000 .* does not use the arguments d_model and",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-0.5 * min(s**-0.5, s * 4000**-1.5), "warmup_4000"),
+        r"schedule of warmup=4000 at every step: your formula does not use the argument warmup",
+    ),
     # blind6c: exponents written as fractions without parentheses: x ** -1 / 2 is
     # (x ** -1) / 2 in Python; named for every combination the values single out
     Mistake(
@@ -1017,6 +1028,48 @@ def step_with(
     return train_step
 
 
+@named("clip_scales_up")
+def clip_scales_up(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:  # clip_norm / total, without min(1, .)
+        grads = [p.grad for p in model.parameters() if p.grad is not None]
+        total = torch.sqrt(sum((g**2).sum() for g in grads))
+        for g in grads:
+            g.mul_(clip_norm / (total + 1e-6))
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
+@named("clip_exhausted_generator")
+def clip_exhausted_generator(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        params = model.parameters()
+        print(torch.sqrt(sum((p.grad**2).sum() for p in params)))  # empties the generator
+        nn.utils.clip_grad_norm_(params, clip_norm)
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
+@named("loss_fn_arguments_swapped")
+def loss_fn_arguments_swapped(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(labels, model(src, decoder_input))
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
 STEP = check_train_step
 STEP_MISTAKES = [
     Mistake(STEP, named("no_clipping")(step_with(clip=None)), "were not clipped"),
@@ -1088,6 +1141,13 @@ STEP_MISTAKES = [
         named("source_as_decoder_input")(step_with(feed="source")),
         r"model\(src, src\), the source as the decoder input",
     ),
+    # blind9a: clipping by hand without min(1, .) scales small gradients up; no call had
+    # gradients below clip_norm, so it passed both checks
+    Mistake(STEP, clip_scales_up, r"already below clip_norm=.*scaled it up to clip_norm"),
+    # blind9a: a used-up generator clips nothing; the candidates did not include it
+    Mistake(STEP, clip_exhausted_generator, r"iterator that was already used up"),
+    # blind9a: loss_fn(labels, logits) raised a raw NotImplementedError
+    Mistake(STEP, loss_fn_arguments_swapped, r"Its order is loss_fn\(logits, labels\)"),
 ]
 
 
@@ -1234,6 +1294,59 @@ def beam_with(
     return beam_search
 
 
+def reference_beam_with(*, top_only=False, lp_times=False, shared_finished=False, dim=-1):
+    """The reference's beam search with one change: only the first beam_size candidates
+    walked (a topk), the length penalty multiplied by α instead of raised to it, one
+    list of finished hypotheses for the whole batch, or the log_softmax over ``dim``."""
+
+    def beam_search(model, src_ids, beam_size, max_len, bos_id, eos_id, length_penalty=0.0):
+        def normalised(hypothesis):
+            tokens, score = hypothesis
+            lp = (5 + len(tokens)) / 6
+            return score / (lp * length_penalty if lp_times else lp**length_penalty)
+
+        results, finished = [], []
+        with torch.no_grad():
+            for row in range(src_ids.shape[0]):
+                src = src_ids[row : row + 1]
+                memory = model.encode(src)
+                beam = [([], 0.0)]
+                if not shared_finished:
+                    finished = []
+                for _ in range(max_len):
+                    tokens = torch.tensor([[bos_id, *t] for t, _ in beam])
+                    k = tokens.shape[0]
+                    logits = model.decode(tokens, memory.expand(k, -1, -1), src.expand(k, -1))
+                    scores = torch.tensor([s for _, s in beam])[:, None] + torch.log_softmax(
+                        logits[:, -1], dim=dim
+                    )
+                    order = scores.flatten().argsort(descending=True, stable=True).tolist()
+                    new_beam = []
+                    for index in order[:beam_size] if top_only else order:
+                        parent, token = divmod(index, scores.shape[1])
+                        candidate = (beam[parent][0] + [token], scores[parent, token].item())
+                        if token == eos_id:
+                            finished.append(candidate)
+                        else:
+                            new_beam.append(candidate)
+                            if len(new_beam) == beam_size:
+                                break
+                    beam = new_beam
+                    if finished and max(map(normalised, finished)) >= beam[0][1]:
+                        break
+                results.append(max(finished or beam, key=normalised)[0])
+        width = max(map(len, results))
+        return torch.tensor([r + [model.pad_id] * (width - len(r)) for r in results])
+
+    return beam_search
+
+
+walk_top_beam_size_only = named("walk_top_beam_size_only")(reference_beam_with(top_only=True))
+lp_times_not_power = named("lp_times_not_power")(reference_beam_with(lp_times=True))
+finished_shared_across_rows = named("finished_shared_across_rows")(
+    reference_beam_with(shared_finished=True)
+)
+
 BEAM = check_beam_search
 BEAM_MISTAKES = [
     Mistake(BEAM, named("raw_logits")(beam_with(logits_only=True)), "add up raw logits"),
@@ -1289,6 +1402,18 @@ BEAM_MISTAKES = [
     Mistake(BEAM, named("second_to_last")(beam_with(position=-2)), r"<bos> alone .*\[:, -1\]"),
     Mistake(BEAM, named("penalty_minus")(beam_with(penalty="minus")), r"\(5 - L\) / 6 does"),
     Mistake(BEAM, named("list_minus")(beam_with(subtract_list=True)), r"tokens \+ \[token\]"),
+    # blind9a: these three raised or were told a wrong cause (the generic "loop bound one too
+    # far" IndexError hint; ZeroDivisionError candidates impossible with length_penalty=0;
+    # "such as memory = model.encode(src_ids)" when each sentence was encoded alone)
+    # mutant beam_search-10 of round 9: told only that beam_size=1 must give greedy's answer
+    Mistake(
+        BEAM,
+        named("log_softmax_over_hypotheses")(reference_beam_with(dim=0)),
+        r"log-probabilities are taken over the wrong axis",
+    ),
+    Mistake(BEAM, walk_top_beam_size_only, r"looking only at the first beam_size candidates"),
+    Mistake(BEAM, lp_times_not_power, r"\(\(5 \+ L\) / 6\) \* length_penalty \(a \* where \*\*"),
+    Mistake(BEAM, finished_shared_across_rows, r"carried from one sentence's search to the next"),
 ]
 
 
@@ -1369,7 +1494,12 @@ def heap_per_sentence(model, src_ids, beam_size, max_len, bos_id, eos_id, length
     return torch.tensor([seq + [model.pad_id] * (max_len - len(seq)) for seq in results])
 
 
-BEAM_CORRECT = [Correct(BEAM, batched_beam_search), Correct(BEAM, heap_per_sentence)]
+BEAM_CORRECT = [
+    Correct(BEAM, batched_beam_search),
+    Correct(BEAM, heap_per_sentence),
+    # the unchanged helper the blind9a mistakes are made from
+    Correct(BEAM, named("reference_structure")(reference_beam_with())),
+]
 
 
 # ============================================================= translation_scores

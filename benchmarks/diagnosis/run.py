@@ -259,6 +259,12 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         "the length, i.e. is not applied; the first candidate says so (the second, also "
         "consistent with these inputs, is listed as such)",
     ),
+    ("label_smoothed_loss", "binop: Sub -> Add"): (
+        "named",
+        r"the target term -log p\[y\] is weighted by [\d.]+ = 1 \+ ε, not 1 - ε",
+        "(1 - smoothing) became (1 + smoothing): the message says the target term is weighted "
+        "by 1 + ε, not 1 - ε, which is that very change (the word rule wants 'plus' or 'sign')",
+    ),
     ("next_token_batches", "drop: a ± b -> a"): (
         "named",
         r"every start s < num_tokens - block_size|Your targets are the inputs themselves",

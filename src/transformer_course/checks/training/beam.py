@@ -82,6 +82,8 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
                 step = torch.log_softmax(logits[:, 0], -1)
             elif variant in ("probabilities", "product"):
                 step = torch.softmax(logits[:, -1], -1)
+            elif variant == "softmax_hypotheses":  # over the k axis of (k, vocab)
+                step = torch.log_softmax(logits[:, -1], 0)
             else:
                 step = torch.log_softmax(logits[:, -1], -1)
             parents = torch.tensor([s for _, s in beam])[:, None]
@@ -134,6 +136,11 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
 
 
 _BEAM_MESSAGES = {
+    "softmax_hypotheses": "Your log-probabilities are taken over the wrong axis: a "
+    "log_softmax over the live hypotheses (dim=0 or dim=-2 of the last position's (k, vocab) "
+    "logits), not over the vocabulary. With one live hypothesis every token then gets "
+    "log 1 = 0, all candidates tie, and the sort keeps the lowest id. Use "
+    "torch.log_softmax(logits[:, -1], dim=-1).",
     "raw_logits": "Your scores add up raw logits. A hypothesis's score is the sum of the "
     "log-probabilities of its tokens: take torch.log_softmax of the last position's logits "
     "first (logits of different steps are not on the same scale).",
@@ -278,6 +285,35 @@ def _beam_rows(
     return rows
 
 
+def _zero_division_hint(alpha: float) -> str:
+    """What a division by zero in beam search can be, given the call's length penalty."""
+    if alpha == 0:
+        return (
+            "With length_penalty=0.0 the length penalty ((5 + L) / 6) ** 0 is 1 for every L, "
+            "never 0: a divisor of 0 here is length_penalty used as a factor, "
+            "((5 + L) / 6) * length_penalty (a * where ** belongs), or a score divided by "
+            "the length L of the empty hypothesis (L = 0)."
+        )
+    return (
+        "In beam search the divisor is the length penalty lp(L) = ((5 + L) / 6) ** "
+        "length_penalty, never 0 for L >= 0: one of yours reached 0, as (5 - L) / 6 does at "
+        "L = 5 (a minus where the + belongs), or a score divided by the length L of the empty "
+        "hypothesis (L = 0)."
+    )
+
+
+#: a list indexed past its end in beam search: the candidates
+_INDEX_HINT = (
+    "In beam search the lists indexed are the beam and the hypotheses: either the new beam "
+    "came out empty or shorter than an index you read (beam[0], beam[parent]): the walk "
+    "down the sorted candidates must go on until the new beam holds beam_size live "
+    "hypotheses, those ending in <eos> being set aside (looking only at the first "
+    "beam_size candidates leaves it short, or empty when they all end in <eos>); or an "
+    "index was computed on the wrong axis (divmod(index, vocab) gives (hypothesis, token); "
+    "k = tokens.shape[0] is the number of live hypotheses)."
+)
+
+
 def _same_row(row: list[int], expected: list[int], pad_id: int) -> bool:
     return row[: len(expected)] == expected and all(t == pad_id for t in row[len(expected) :])
 
@@ -316,11 +352,8 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                             "cannot be subtracted: a hypothesis is extended by concatenation, "
                             "tokens + [token] (a new list); its score by addition, score + "
                             "log-probability.",
-                            "ZeroDivisionError": "In beam search the divisor is the length "
-                            "penalty lp(L) = ((5 + L) / 6) ** length_penalty, never 0 for "
-                            "L >= 0: one of yours reached 0, as (5 - L) / 6 does at L = 5 (a "
-                            "minus where the + belongs), or a score divided by the length L "
-                            "of the empty hypothesis (L = 0).",
+                            "ZeroDivisionError": _zero_division_hint(alpha),
+                            "list index out of range": _INDEX_HINT,
                             "is out of bounds for dimension 1 with size 1": "At the first "
                             "step the decoder sees <bos> alone (one position): the next "
                             "token's scores are those of the last position, logits[:, -1] "
@@ -351,9 +384,10 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                 "token and is padded on the right with model.pad_id up to the longest row."
             )
         if src.shape[0] > 1 and _right_alone(c, beam_search, model, src, setting, pad_id):
+            encoded = _encoded_batches(beam_search, model, src, setting)
             c.fail(
                 f"for source row {i}, {what} chose {row}, expected {expected}. "
-                + _batch_dependent(src.shape[0], "differs")
+                + _batch_dependent(src.shape[0], "differs", encoded)
             )
         # <bos> in front is named only when the rest of every wrong row is the answer
         if all(o[4][:1] == [o[2][2]] and _same_row(o[4][1:], o[5], o[3]) for o in wrong):
@@ -434,6 +468,16 @@ def _batch_dependent(batch: int, outcome: str, encoded: list[int] | None = None)
     ``encoded``: the rows of each model.encode call of the batch's run, where it raised:
     every sentence encoded alone puts the failure after the searches; an encode of several
     rows names the memory."""
+    if outcome == "differs" and encoded and len(encoded) >= batch and all(n == 1 for n in encoded):
+        return (
+            f"Searched one at a time (src_ids[i : i + 1]), each of these {batch} sentences "
+            f"gets the right answer from your beam_search; the batch of {batch} differs, "
+            f"although your code encoded each of the {batch} sentences on its own, as it "
+            "should. So something else is carried from one sentence's search to the next: a "
+            "list or a value created once, before the loop over the rows (the finished "
+            "hypotheses, the beam, a best score), and never reset. Create the search's state "
+            "inside that loop, once per sentence: beam, finished = [([], 0.0)], []."
+        )
     if outcome == "raises" and encoded:
         if len(encoded) >= batch and all(n == 1 for n in encoded):
             return (

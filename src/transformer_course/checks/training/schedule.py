@@ -192,12 +192,48 @@ def _fraction_exponents(noam_lr, cases) -> str:
     )
 
 
+def _sizes_written_in(noam_lr, cases) -> str:
+    """Rates that are exactly the schedule of other sizes (the paper's 512 and 4000, or
+    another case's) on a case: the sizes written into the formula, not the arguments."""
+    sizes_d = sorted({512, *(d for d, _, _ in cases)})
+    sizes_w = sorted({4000, *(w for _, w, _ in cases)})
+    for d, w, steps in cases:
+        values = _learner_values(noam_lr, d, w, steps)
+        if values is None:
+            return ""
+        if all(math.isclose(v, _noam(s, d, w), rel_tol=1e-6) for s, v in zip(steps, values)):
+            continue
+        fits = [
+            (dd, ww)
+            for dd, ww in itertools.product(sizes_d, sizes_w)
+            if (dd, ww) != (d, w)
+            and all(math.isclose(v, _noam(s, dd, ww), rel_tol=1e-6) for s, v in zip(steps, values))
+        ]
+        if len(fits) != 1:
+            return ""
+        dd, ww = fits[0]
+        fixed = [f"{name}={got}" for name, got, given in (("d_model", dd, d), ("warmup", ww, w))]
+        fixed = [text for text, (got, given) in zip(fixed, ((dd, d), (ww, w))) if got != given]
+        names = " and ".join(text.split("=")[0] for text in fixed)
+        values = " and ".join(text.split("=")[1] for text in fixed)
+        plural = len(fixed) > 1
+        return (
+            f"With d_model={d}, warmup={w}, your rates are exactly the schedule of "
+            f"{' and '.join(fixed)} at every step: your formula does not use the "
+            f"argument{'s' if plural else ''} {names} (the value{'s' if plural else ''} "
+            f"{values} {'are' if plural else 'is'} written in). Use the arguments: "
+            "lr = d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)."
+        )
+    return ""
+
+
 def _explain_noam(noam_lr, cases) -> str:
     """What the learner's rates are, when it can be told from every visible case: the
     paper's times a constant factor (a power of d_model and warmup, when exactly one fits
     every case), or a power of step other than the paper's in the warm-up or after it."""
     shifted = (
-        _warm_up_from_zero(noam_lr, cases)
+        _sizes_written_in(noam_lr, cases)
+        or _warm_up_from_zero(noam_lr, cases)
         or _fraction_exponents(noam_lr, cases)
         or _steps_moved(noam_lr, cases)
     )

@@ -81,6 +81,11 @@ def _sgd_variant(
         elif clip is not None and mode == "each":
             for p in model.parameters():
                 torch.nn.utils.clip_grad_norm_([p], clip)
+        elif clip is not None and mode == "always":  # scaled to clip, also up
+            grads = [p.grad for p in model.parameters() if p.grad is not None]
+            total = torch.sqrt(sum((g.double() ** 2).sum() for g in grads))
+            for g in grads:
+                g.mul_(float(clip / total))
         with torch.no_grad():
             for p in model.parameters():
                 if p.grad is not None:
@@ -123,6 +128,11 @@ def _input_order_hint(start, batch, pad_id, lr, loss_fn, clip):
         )
 
     return text
+
+
+def _softmax_of_ids(exc: BaseException) -> bool:
+    """A softmax or log-softmax refused an integer tensor (token ids, not logits)."""
+    return "softmax" in str(exc) and "'Long'" in str(exc)
 
 
 def step_batches(pad_id: int, bos_id: int, eos_id: int, seed: int, count: int):
@@ -208,10 +218,16 @@ def _diagnose_step(
     mistakes = {
         "The gradients were not clipped by their total norm: no clipping, clipping "
         "before loss.backward() (the gradients are still zero then, so it does nothing), "
-        "clipping after the optimizer step (too late), or clip_grad_value_ (which caps single "
-        "entries, and here none was large enough) all leave them like this. Clip "
+        "clipping after the optimizer step (too late), clip_grad_value_ (which caps single "
+        "entries, and here none was large enough), or clip_grad_norm_ handed an iterator "
+        "that was already used up (model.parameters() is a generator: one loop over it, to "
+        "log a norm for instance, leaves it empty) all leave them like this. Clip "
         "between loss.backward() and optimizer.step(): "
         "torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm).": dict(clip=None),
+        f"The gradients' total norm was already below clip_norm={clip}, and you scaled it "
+        "up to clip_norm: clipping only ever scales down, by min(1, clip_norm / total "
+        "norm), and leaves gradients whose total norm is within clip_norm as they are "
+        "(torch.nn.utils.clip_grad_norm_ does exactly that).": dict(clip=clip, mode="always"),
         "You clipped each gradient entry to [-clip_norm, clip_norm] "
         "(clip_grad_value_); the contract clips the total 2-norm of all gradients "
         "together, which keeps their direction: clip_grad_norm_.": dict(clip=clip, mode="value"),
@@ -265,10 +281,12 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
         c.require_callable(train_step)
         if hidden:
             pad_id, bos_id, eos_id, seed, lr = 1, 4, 2, 5102, 0.3
-            clips = [("default", 1.0), (0.4, 0.4), (None, None), (2.5, 2.5)]
+            clips = [("default", 1.0), (0.4, 0.4), (None, None), (2.5, 2.5), (20.0, 20.0)]
         else:
             pad_id, bos_id, eos_id, seed, lr = 0, 2, 3, 5101, 0.5
-            clips = [("default", 1.0), (0.3, 0.3), (None, None)]
+            # the last call's gradients (total norm about 8) are below clip_norm: clipping
+            # must leave them as they are
+            clips = [("default", 1.0), (0.3, 0.3), (None, None), (50.0, 50.0)]
         batches = step_batches(pad_id, bos_id, eos_id, seed, len(clips))
         model = step_model(STEP_VOCAB, pad_id, seed)
         optimizer = course_object(torch.optim.SGD, ParametersOf(model), lr=lr)
@@ -315,6 +333,9 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
                     "(no torch.no_grad(), no .detach()).",
                     "Trying to backward through the graph a second time": "backward() was "
                     "called twice on the same loss: call it once per step.",
+                    _softmax_of_ids: "The loss function took the (log-)softmax of int64 "
+                    "token ids: the labels went where the logits belong. Its order is "
+                    "loss_fn(logits, labels): the model's logits first, then the labels.",
                 },
                 mutation_hint="The batch must stay as it is: it is reused by the training loop.",
             )

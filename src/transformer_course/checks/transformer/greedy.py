@@ -252,6 +252,38 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
             "Each new token is an index, logits[:, -1].argmax(dim=-1), an int64 tensor."
         )
 
+    def id_beyond_vocab(_exc: BaseException) -> str:
+        """The generated tokens that were fed back hold an id past the vocabulary: the
+        learner's own argmax made it (the source ids are the check's). An id that is the
+        flattened argmax of that step's logits is named as such."""
+        if not embedded or embedded[-1].is_floating_point() or embedded[-1].dim() != 2:
+            return ""
+        ids = embedded[-1]
+        recorder.remove()  # the decode call below must not add to what was recorded
+        if ids.shape[1] < 2 or int(ids[:, 1:].max()) < case.vocab:
+            return ""
+        step = int((ids[:, 1:] >= case.vocab).any(dim=0).nonzero()[0]) + 1
+        token = int(ids[:, step].max())
+        said = (
+            f"The token you appended at step {step} is {token}, beyond the vocabulary "
+            f"(vocab_size = {case.vocab}, ids 0 to {case.vocab - 1}), so the embedding has "
+            "no row for it."
+        )
+        with torch.no_grad():
+            logits = model.decode(ids[:, :step], model.encode(src), src)[:, -1]
+        if bool((ids[:, step] == int(logits.argmax())).all()):
+            return (
+                f"{said} It is the argmax of the whole (batch, vocab) logits, flattened "
+                f"(row {token // case.vocab}, token {token % case.vocab}), the same number "
+                "for every row: argmax() was called without dim. The next token of every "
+                "row is logits[:, -1].argmax(dim=-1), shape (batch,)."
+            )
+        return (
+            f"{said} The argmax ran over more than the vocabulary axis (without dim it "
+            "indexes the flattened (batch, vocab) logits), or something was added to the "
+            "ids: the next token of every row is logits[:, -1].argmax(dim=-1), shape (batch,)."
+        )
+
     def vocab_met_batch(exc: BaseException) -> bool:
         """A clash between the batch and the vocabulary (one entry per vocabulary token
         where one per row belongs), not one inside model.decode."""
@@ -270,7 +302,11 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
         hints=[
             ("'indices' to have one of the following scalar types", float_ids),
             _batch_rows_hint(src),
-            ("index out of range", _INDEX_HINT),
+            ("index out of range", id_beyond_vocab),
+            (
+                lambda exc: "index out of range" in str(exc) and not id_beyond_vocab(exc),
+                _INDEX_HINT,
+            ),
             (
                 vocab_met_batch,
                 f"A tensor of vocab_size = {case.vocab} entries met the batch of "

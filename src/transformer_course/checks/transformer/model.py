@@ -97,6 +97,16 @@ _RANDOM_IN_EVAL = (
 )
 
 
+_RANDOM_AT_FULL_DROPOUT = (
+    "In train mode with dropout=1.0 every dropout zeroes its whole input, so two calls with "
+    "the same inputs give the same result; yours differ from one call to the next: some "
+    "dropout in your model does not use the model's rate. PositionalEncoding built without "
+    "it, PositionalEncoding(d_model, max_len), drops at its default rate (0.1): build it "
+    "with the model's, PositionalEncoding(d_model, max_len, dropout), and pass dropout on to "
+    "Encoder and Decoder too."
+)
+
+
 def _dropout_hint(case: _Case) -> str:
     if not case.train:
         return (
@@ -246,6 +256,17 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
 
         return diagnose
 
+    def random_at_full_dropout(method, call: str, *args) -> Callable[[], str | None]:
+        def diagnose() -> str | None:
+            if not case.train or case.dropout != 1.0:
+                return None
+            first = c.call(method, *(a.clone() for a in args), call_repr=call, hints=hints)
+            second = c.call(method, *(a.clone() for a in args), call_repr=call, hints=hints)
+            same = torch.equal(first.detach(), second.detach())
+            return None if same else _RANDOM_AT_FULL_DROPOUT
+
+        return diagnose
+
     def table(compute, rows):
         return {message: (lambda knobs=knobs: compute(knobs)) for message, knobs in rows}
 
@@ -263,7 +284,10 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
             what,
             shape_hint=_shape_hint(got, case, "memory"),
             mistakes=encode_values,
-            properties=(random_in_eval(module.encode, encode_call, src),),
+            properties=(
+                random_in_eval(module.encode, encode_call, src),
+                random_at_full_dropout(module.encode, encode_call, src),
+            ),
             hint=_dropout_hint(case),
         )
 

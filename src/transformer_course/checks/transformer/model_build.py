@@ -69,13 +69,13 @@ def _keys_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple], case: 
         hints.append(
             "Your stacks lack their final LayerNorm `norm`: pass norm_first and final_norm on "
             "to Encoder and Decoder (with final_norm=True, or norm_first=True and "
-            "final_norm=None, they add one)."
+            "final_norm=None, they add one)." + _STACK_ORDER
         )
     if {"encoder.norm.weight", "decoder.norm.weight"} & extra:
         hints.append(
             "Your stacks have a final LayerNorm this configuration must not have: pass "
             "norm_first and final_norm on to Encoder and Decoder unchanged (final_norm=None "
-            "adds one only for pre-LN)."
+            "adds one only for pre-LN)." + _STACK_ORDER
         )
     positional = [key for key in extra if "positional" in key and not key.startswith(_POSITIONS)]
     if positional:
@@ -101,12 +101,24 @@ def _keys_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple], case: 
     return " ".join(dict.fromkeys(hints))
 
 
+#: where a stack's options go: two passed in each other's place are lost
+_STACK_ORDER = (
+    " If you pass them, check their places: Encoder and Decoder take (num_layers, d_model, "
+    "num_heads, d_ff, dropout, norm_first, final_norm); the two swapped give the other's "
+    "value to each (norm_first=True, final_norm=False then builds post-LN stacks with final "
+    "norms); pass both by keyword."
+)
+
+
 # ----------------------------------------------------------- building and loading
 def _refused_valid(cls, case: _Case, error: ValueError) -> str:
     """Why a ValueError from constructing ``case`` (a valid combination) is the learner's
     own refusal misfiring, with the slips that agree with this call (when the error is
     about tying or the vocabularies); a call with tie_embeddings=False passed explicitly
     tells a default of True from a test that ignores tie_embeddings."""
+    rate = re.search(r"dropout probability has to be between 0 and 1, but got (\S+)", str(error))
+    if rate:  # nn.Dropout's own refusal: an argument in dropout's place
+        return _dropout_refused(case, float(rate.group(1)))
     same = case.src_vocab == case.tgt_vocab
     about = bool(re.search(r"tie|vocab", str(error), re.IGNORECASE))
     slip = ""
@@ -136,6 +148,34 @@ def _refused_valid(cls, case: _Case, error: ValueError) -> str:
         f"\nYour Transformer raised ValueError on a valid call ({passed}). Refuse only "
         "tie_embeddings=True with two different vocabulary sizes"
         + (f"; here {slip}." if slip else ".")
+    )
+
+
+def _dropout_refused(case: _Case, got: float) -> str:
+    """nn.Dropout refused ``got`` as a probability: which argument it is, when it is one."""
+    sizes = {
+        "max_len": case.max_len,
+        "d_model": case.d_model,
+        "d_ff": case.d_ff,
+        "num_heads": case.num_heads,
+        "num_layers": case.num_layers,
+    }
+    which = [name for name, value in sizes.items() if value == got]
+    orders = (
+        "PositionalEncoding(d_model, max_len, dropout) (the PyTorch tutorial's "
+        "PositionalEncoding takes (d_model, dropout, max_len)), and Encoder and Decoder "
+        "(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)"
+    )
+    if not which:
+        return (
+            f"\nnn.Dropout was given {got:g} as its probability, not the model's dropout "
+            f"({case.dropout}): an argument went into dropout's place. The orders are {orders}; "
+            "pass them in that order, or by keyword."
+        )
+    return (
+        f"\nnn.Dropout was given {got:g} as its probability: that is {' or '.join(which)}, "
+        "passed where the dropout rate belongs (the ValueError is nn.Dropout's, not a "
+        f"refusal of yours). The orders are {orders}; pass them in that order, or by keyword."
     )
 
 

@@ -293,11 +293,16 @@ _ENCODER_ON_TARGET = (
     "memory = self.encode(src_ids), and the decoder reads the target. forward(src_ids, "
     "tgt_ids) = decode(tgt_ids, encode(src_ids), src_ids)."
 )
+_NORM_FIRST_PLACE = (
+    " If you pass it, check its place: Encoder and Decoder take (num_layers, d_model, "
+    "num_heads, d_ff, dropout, norm_first, final_norm), and norm_first given in another "
+    "argument's place (swapped with final_norm, say) is lost; pass both by keyword."
+)
 _NORM_FIRST_IGNORED = {
     True: "Your layers are post-LN where this model asked for pre-LN (norm_first=True): pass "
-    "norm_first on to Encoder and Decoder.",
+    "norm_first on to Encoder and Decoder." + _NORM_FIRST_PLACE,
     False: "Your layers are pre-LN where this model asked for post-LN (norm_first=False): pass "
-    "norm_first on to Encoder and Decoder unchanged.",
+    "norm_first on to Encoder and Decoder unchanged." + _NORM_FIRST_PLACE,
 }
 _CROSS_MASK_FROM_TARGET = (
     "Your cross-attention's mask is the padding mask of tgt_ids: the cross-attention's keys "
