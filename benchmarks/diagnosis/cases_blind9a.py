@@ -344,18 +344,21 @@ BLIND9A: list[Case] = [
         ],
     ),
     # ------------------------------------------------------------------ 10 noam_lr
-    _c(
-        "noam-step-zero-int",
-        L10,
-        "noam_lr",
-        "handles step 0 with `return 0`, an int, where the contract asks for a Python float (0.0).",
-        (r"\bint\b", r"float", r"0\.0"),
-        (r"d_model", r"warm-?up branch", r"\bmin\b|\bmax\b"),
-        code="def noam_lr(step, d_model, warmup):\n"
-        "    if step == 0:\n"
-        "        return 0\n"
-        "    return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)\n",
-    ),
+    # blind9a-noam-step-zero-int left out after the run: noam_lr's check accepts any real
+    # number on purpose (plain_float); an int 0 at step 0 behaves as 0.0; generalisation.py
+    # lists it with the reason.
+    # _c(
+    #     "noam-step-zero-int",
+    #     L10,
+    #     "noam_lr",
+    #     "handles step 0 with `return 0`, an int, where the contract asks for a Python float (0.0).",
+    #     (r"\bint\b", r"float", r"0\.0"),
+    #     (r"d_model", r"warm-?up branch", r"\bmin\b|\bmax\b"),
+    #     code="def noam_lr(step, d_model, warmup):\n"
+    #     "    if step == 0:\n"
+    #     "        return 0\n"
+    #     "    return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)\n",
+    # ),
     _c(
         "noam-hard-coded-paper-sizes",
         L10,

@@ -51,23 +51,26 @@ _IN_PLACE = (
 
 BLIND9E: list[Case] = [
     # ------------------------------------------------------------------ KVCache
-    _e(
-        "kv-capacity-checks-old-length",
-        "KVCache",
-        "checks the capacity against the length before the write (start >= max_len) "
-        "instead of the length after it (stop > max_len): a chunk that starts inside the "
-        "cache but runs past its end is not refused with ValueError, the slice write "
-        "fails with a raw shape RuntimeError instead.",
-        CAPACITY_CHECK,
-        (
-            r"ValueError",
-            r"(length|positions?) (after|once|including|with) (the )?(new|chunk|write)",
-            r"start ?\+ ?n|length ?\+ ?n|stop > |self\.length \+",
-            r"(chunk|new positions).{0,60}(past|beyond|over) (the end|max_len|capacity)",
-        ),
-        (r"persistent", r"dtype", r"never advances", r"returns? only the new"),
-        edits=(("if stop > self.keys.shape[-2]:", "if start >= self.keys.shape[-2]:"),),
-    ),
+    # blind9e-kv-capacity-checks-old-length left out after the run: KVCache's check counts any
+    # error on a chunk past the end as a refusal on purpose (the accepted gpt-fast-style and
+    # growing caches raise IndexError); generalisation.py lists it with the reason.
+    # _e(
+    #     "kv-capacity-checks-old-length",
+    #     "KVCache",
+    #     "checks the capacity against the length before the write (start >= max_len) "
+    #     "instead of the length after it (stop > max_len): a chunk that starts inside the "
+    #     "cache but runs past its end is not refused with ValueError, the slice write "
+    #     "fails with a raw shape RuntimeError instead.",
+    #     CAPACITY_CHECK,
+    #     (
+    #         r"ValueError",
+    #         r"(length|positions?) (after|once|including|with) (the )?(new|chunk|write)",
+    #         r"start ?\+ ?n|length ?\+ ?n|stop > |self\.length \+",
+    #         r"(chunk|new positions).{0,60}(past|beyond|over) (the end|max_len|capacity)",
+    #     ),
+    #     (r"persistent", r"dtype", r"never advances", r"returns? only the new"),
+    #     edits=(("if stop > self.keys.shape[-2]:", "if start >= self.keys.shape[-2]:"),),
+    # ),
     _e(
         "kv-values-written-from-keys",
         "KVCache",
@@ -304,32 +307,35 @@ BLIND9E: list[Case] = [
         (r"no max", r"overflow", r"in[- ]place"),
         edits=(("block.amax(dim=-1)", "block.max(dim=-1)"),),
     ),
-    _code(
-        "online-accumulators-float32",
-        "online_softmax",
-        "allocates the running maximum and sum without dtype=x.dtype (float32 by "
-        "default): a float64 input is summed in float32 and loses precision (the result "
-        "is promoted back to float64, so the dtype looks right).",
-        SUM_LOW_PRECISION,
-        (
-            r"float32",
-            r"dtype ?= ?x\.dtype",
-            r"(running|max|sum|total|accumulat)\w*.{0,60}(dtype|precision)",
-            r"(precision|dtype).{0,60}(running|sum|total|accumulat)",
-        ),
-        (r"no max", r"overflow", r"in[- ]place", r"skip", r"rescal"),
-        "def online_softmax(x, block_size):\n"
-        '    running_max = torch.full(x.shape[:-1], float("-inf"))\n'
-        "    total = torch.zeros(x.shape[:-1])\n"
-        "    for start in range(0, x.shape[-1], block_size):\n"
-        "        block = x[..., start : start + block_size]\n"
-        "        new_max = torch.maximum(running_max, block.amax(dim=-1))\n"
-        "        total = total * torch.exp(running_max - new_max) + torch.exp(\n"
-        "            block - new_max[..., None]\n"
-        "        ).sum(dim=-1)\n"
-        "        running_max = new_max\n"
-        "    return torch.exp(x - running_max[..., None]) / total[..., None]\n",
-    ),
+    # blind9e-online-accumulators-float32 left out after the run: not a mistake: after the
+    # first block, type promotion makes the running max and sum float64, so the result is
+    # exact; generalisation.py lists it with the reason.
+    # _code(
+    #     "online-accumulators-float32",
+    #     "online_softmax",
+    #     "allocates the running maximum and sum without dtype=x.dtype (float32 by "
+    #     "default): a float64 input is summed in float32 and loses precision (the result "
+    #     "is promoted back to float64, so the dtype looks right).",
+    #     SUM_LOW_PRECISION,
+    #     (
+    #         r"float32",
+    #         r"dtype ?= ?x\.dtype",
+    #         r"(running|max|sum|total|accumulat)\w*.{0,60}(dtype|precision)",
+    #         r"(precision|dtype).{0,60}(running|sum|total|accumulat)",
+    #     ),
+    #     (r"no max", r"overflow", r"in[- ]place", r"skip", r"rescal"),
+    #     "def online_softmax(x, block_size):\n"
+    #     '    running_max = torch.full(x.shape[:-1], float("-inf"))\n'
+    #     "    total = torch.zeros(x.shape[:-1])\n"
+    #     "    for start in range(0, x.shape[-1], block_size):\n"
+    #     "        block = x[..., start : start + block_size]\n"
+    #     "        new_max = torch.maximum(running_max, block.amax(dim=-1))\n"
+    #     "        total = total * torch.exp(running_max - new_max) + torch.exp(\n"
+    #     "            block - new_max[..., None]\n"
+    #     "        ).sum(dim=-1)\n"
+    #     "        running_max = new_max\n"
+    #     "    return torch.exp(x - running_max[..., None]) / total[..., None]\n",
+    # ),
     _code(
         "online-rows-hardcoded-2d",
         "online_softmax",

@@ -147,26 +147,29 @@ BLIND9F: list[Case] = [
             ),
         ),
     ),
-    _e(
-        "tokemb-padding-idx-zero",
-        L02,
-        "TokenEmbedding",
-        "builds nn.Embedding(vocab_size, d_model, padding_idx=0), so token 0's row gets no "
-        "gradient (it is never trained) and starts as zeros.",
-        PADDING_IDX,
-        (
-            r"padding_idx",
-            r"(row|id|token|index) 0.{0,80}(gradient|grad\b|train|updat|zero)",
-            r"(gradient|grad\b).{0,80}(row|id|token|index) 0",
-        ),
-        (r"detach", r"no_grad", r"numpy"),
-        (
-            (
-                "self.embedding = nn.Embedding(vocab_size, d_model)",
-                "self.embedding = nn.Embedding(vocab_size, d_model, padding_idx=0)",
-            ),
-        ),
-    ),
+    # blind9f-tokemb-padding-idx-zero left out after the run: nn.Embedding(..., padding_idx=0)
+    # is accepted on purpose (the tests' correct variant TEPaddingIdx), as
+    # blind8c-tokemb-padding-idx was; generalisation.py lists it with the reason.
+    # _e(
+    #     "tokemb-padding-idx-zero",
+    #     L02,
+    #     "TokenEmbedding",
+    #     "builds nn.Embedding(vocab_size, d_model, padding_idx=0), so token 0's row gets no "
+    #     "gradient (it is never trained) and starts as zeros.",
+    #     PADDING_IDX,
+    #     (
+    #         r"padding_idx",
+    #         r"(row|id|token|index) 0.{0,80}(gradient|grad\b|train|updat|zero)",
+    #         r"(gradient|grad\b).{0,80}(row|id|token|index) 0",
+    #     ),
+    #     (r"detach", r"no_grad", r"numpy"),
+    #     (
+    #         (
+    #             "self.embedding = nn.Embedding(vocab_size, d_model)",
+    #             "self.embedding = nn.Embedding(vocab_size, d_model, padding_idx=0)",
+    #         ),
+    #     ),
+    # ),
     _e(
         "tokemb-flattens-batch",
         L02,
