@@ -448,6 +448,30 @@ def merge_guard_one_too_far(ids, pair, new_id):  # i + 1 <= len(ids): reads ids[
     return merged
 
 
+def merge_right_to_left(ids, pair, new_id):  # scanned from the end, the result reversed
+    merged, i = [], len(ids) - 1
+    while i >= 0:
+        if i >= 1 and (ids[i - 1], ids[i]) == pair:
+            merged.append(new_id)
+            i -= 2
+        else:
+            merged.append(ids[i])
+            i -= 1
+    return merged[::-1]
+
+
+def merge_guard_one_too_short(ids, pair, new_id):  # i + 2 < len(ids): the last pair unseen
+    merged, i = [], 0
+    while i < len(ids):
+        if i + 2 < len(ids) and (ids[i], ids[i + 1]) == pair:
+            merged.append(new_id)
+            i += 2
+        else:
+            merged.append(ids[i])
+            i += 1
+    return merged
+
+
 def merge_step_one(ids, pair, new_id):  # i += 1 after a merge: overlapping merges
     return _scan(ids, new_id, lambda a, b: (a, b) == tuple(pair), step=1)
 
@@ -608,6 +632,29 @@ def encode_greedy_left_to_right(text, merges):
             right, left = out.pop(), out.pop()
             out.append(merges[(left, right)])
     return out
+
+
+def encode_leftmost_pair_first(text, merges):  # present[0]: the leftmost, whatever its rank
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        present = [p for p in ref.get_pair_counts(ids) if p in merges]
+        if not present:
+            break
+        ids = ref.merge_pair(ids, present[0], merges[present[0]])
+    return ids
+
+
+def encode_longest_match(text, merges):  # WordPiece's greedy longest match over the tokens
+    pieces = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        pieces[new_id] = pieces[a] + pieces[b]
+    table = {piece: token for token, piece in pieces.items()}
+    data, ids, start = text.encode("utf-8"), [], 0
+    while start < len(data):
+        stop = max(k for k in range(start + 1, len(data) + 1) if data[start:k] in table)
+        ids.append(table[data[start:stop]])
+        start = stop
+    return ids
 
 
 def encode_smallest_pair_first(text, merges):  # min(present) without key=merges.get
@@ -892,6 +939,18 @@ MISTAKES = [
         r"but never reset",
     ),
     Mistake(checks.check_merge_pair, merge_compares_previous_id, r"with the id \*before\* it"),
+    # on the lesson's text the two give the same ids; [1, 2, 1, 2, 1] tells them apart
+    Mistake(
+        checks.check_merge_pair,
+        merge_right_to_left,
+        r"^(?!.*\*before\* it).*You scanned from the right end",
+    ),
+    # on [3, 4, 3, 4] a string replacement gives the same ids; [3, 4, 5, 3, 4] tells them apart
+    Mistake(
+        checks.check_merge_pair,
+        merge_guard_one_too_short,
+        r"^(?!.*string replacement).*pair at the very end of the list was not merged",
+    ),
     Mistake(
         checks.check_merge_pair,
         merge_guard_one_too_far,
@@ -941,6 +1000,17 @@ MISTAKES = [
         encode_greedy_left_to_right,
         r"^(?!.*how often).*greedily from the left",
     ),
+    # these two agree with the stack on every input but "acacab" and "bbbbc"
+    Mistake(
+        checks.check_bpe_encode,
+        encode_leftmost_pair_first,
+        r"^(?!.*greedily from the left as)(?!.*longest).*leftmost pair present",
+    ),
+    Mistake(
+        checks.check_bpe_encode,
+        encode_longest_match,
+        r"^(?!.*greedily from the left as)(?!.*leftmost).*longest known token",
+    ),
     Mistake(
         checks.check_bpe_encode,
         encode_first_merge_only,
@@ -966,7 +1036,8 @@ MISTAKES = [
         r"raised KeyError[\s\S]*never learned[\s\S]*if pair not in merges: break",
     ),
     Mistake(checks.check_bpe_encode, encode_most_frequent_pair_first, "Apply the merges by rank"),
-    Mistake(checks.check_bpe_encode, encode_pairs_in_text_order, "Apply the merges by rank"),
+    # the first pair of the text that has a merge: the leftmost pair present
+    Mistake(checks.check_bpe_encode, encode_pairs_in_text_order, "leftmost pair present"),
     Mistake(checks.check_bpe_decode, decode_per_token, "Decode the joined bytes once"),
     Mistake(checks.check_bpe_decode, bpe_decode_first_part_only, r"hold only its first part"),
     Mistake(

@@ -50,6 +50,48 @@ def _encode_left_to_right(text, merges):
     return out
 
 
+def _encode_leftmost_first(text, merges):
+    """What merging the leftmost pair present that has a merge (present[0]) first gives,
+    whatever its rank."""
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        present = [p for p in ref.get_pair_counts(ids) if p in merges]
+        if not present:
+            break
+        ids = ref.merge_pair(ids, present[0], merges[present[0]])
+    return ids
+
+
+def _encode_longest_match(text, merges):
+    """What greedy longest match gives (WordPiece's way): at each position, the longest
+    token whose bytes start there."""
+    pieces = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        if a in pieces and b in pieces:
+            pieces[new_id] = pieces[a] + pieces[b]
+    table = {piece: token for token, piece in pieces.items()}
+    longest = max(len(piece) for piece in table)
+    data, ids, start = text.encode("utf-8"), [], 0
+    while start < len(data):
+        stop = next(
+            stop
+            for stop in range(min(len(data), start + longest), start, -1)
+            if data[start:stop] in table
+        )
+        ids.append(table[data[start:stop]])
+        start = stop
+    return ids
+
+
+# Inputs on which three ways of merging "as the text comes" part: merging on a stack as
+# the bytes arrive, the leftmost pair present first, and the longest match. On "acacab"
+# the stack (and the longest match) merge (a, c) and then (257, a) at once, the leftmost
+# pair first does not; on "bbbbc" the longest match takes "bbb" (258) at once, the stack
+# builds 257 = (256, b); the rank order gives neither.
+_STACK_VS_LEFTMOST = ("acacab", {(97, 98): 256, (97, 99): 257, (257, 97): 258})
+_STACK_VS_LONGEST = ("bbbbc", {(98, 98): 256, (256, 98): 257, (98, 256): 258})
+
+
 def _encode_latest_first(text, merges):
     """What applying the latest-learned merge present (the highest new id) first gives."""
     ids = list(text.encode("utf-8"))
@@ -196,6 +238,7 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             cases.append(("xy", {(120, 121): 256}))  # two ids left: the last merge still applies
             cases.append(("abcbc", _RANKED_MERGES))
             cases.append(("xcabx", _SMALLEST_PAIR_MERGES))
+            cases += [_STACK_VS_LEFTMOST, _STACK_VS_LONGEST]
         else:
             merges = ref.train_bpe(_CLASSIC, 3)
             cases = [(_CLASSIC, merges), ("aaab", merges), ("café", merges), ("aa", merges)]
@@ -205,6 +248,7 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             # counting gets it right, merging greedily from the left does not
             cases.append(("abcbc", _RANKED_MERGES))
             cases.append(("cab", _SMALLEST_PAIR_MERGES))
+            cases += [_STACK_VS_LEFTMOST, _STACK_VS_LONGEST]
         # Every call first (a call that raises ends the list), then the first wrong result
         # is diagnosed with the known mistakes that agree with *every* result collected:
         # one of them alone on one input proves nothing.
@@ -230,6 +274,17 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             "first, not in the order the merges were learned. Apply the merges by rank: among "
             "the pairs present, take the one with the smallest new id, merge it everywhere, "
             "repeat.": _encode_left_to_right,
+            "You merged the leftmost pair present that has a merge (the first one found in "
+            "the text, present[0]), whatever its rank: apply the merges by rank, the "
+            "earliest learned first. Among the pairs present, take the one with the "
+            "smallest new id (min(present, key=merges.get)), merge it everywhere, "
+            "repeat.": _encode_leftmost_first,
+            "You matched the longest known token at each position, from the left (greedy "
+            "longest match, as WordPiece does): BPE does not look for the longest token, "
+            "it replays the merges in the order they were learned. Among the pairs present, "
+            "take the one with the smallest new id, merge it everywhere, repeat.": (
+                _encode_longest_match
+            ),
             "You applied the latest-learned merge first (the highest new id, max() where "
             "min() belongs): a later merge is built on the earlier ones, so apply them by "
             "rank, the smallest new id first (min(present, key=merges.get)).": (

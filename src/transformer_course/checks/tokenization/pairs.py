@@ -109,6 +109,91 @@ def _merge_with_previous(ids, pair, new_id):
     return out
 
 
+def _merge_right_to_left(ids, pair, new_id):
+    """The scan run from the right end (and the result reversed): in a run [a, a, a] the
+    last two ids merge, [a, aa] instead of [aa, a]."""
+    out, i = [], len(ids) - 1
+    while i >= 0:
+        if i >= 1 and (ids[i - 1], ids[i]) == tuple(pair):
+            out.append(new_id)
+            i -= 2
+        else:
+            out.append(ids[i])
+            i -= 1
+    return out[::-1]
+
+
+def _merge_last_pair_missed(ids, pair, new_id):
+    """The scan whose pair test stops one position early (i + 2 < len(ids)): a pair
+    whose second id is the last id is never merged."""
+    out, i = [], 0
+    while i < len(ids):
+        if i + 2 < len(ids) and (ids[i], ids[i + 1]) == tuple(pair):
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
+#: inputs that tell apart candidates that agree on a check's input: (ids, pair, new_id)
+#: and the learner's result under each. [1, 2, 1, 2, 1]: the right-to-left scan merges
+#: both pairs, the test (ids[i], ids[i - 1]) only the one read backwards; [3, 4, 5, 3, 4]:
+#: a string replacement merges the last pair, a pair test that stops one position early
+#: does not.
+_BACKWARDS_PROBE = ([1, 2, 1, 2, 1], (1, 2), 9)
+_END_PROBE = ([3, 4, 5, 3, 4], (3, 4), 9)
+
+
+def _probe_verdict(merge_pair, probe, models: dict[str, object]) -> str | None:
+    """The name of the one model whose result the learner's merge_pair gives on
+    ``probe``; None when it fails, or gives no model's result, or several models'."""
+    ids, pair, new_id = probe
+    try:
+        got = [int(i) for i in merge_pair(list(ids), pair, new_id)]
+    except Exception:  # any failure: no verdict, the candidates stay named together
+        return None
+    matching = [name for name, model in models.items() if model(list(ids), pair, new_id) == got]
+    return matching[0] if len(matching) == 1 else None
+
+
+_MERGE_BACKWARDS = (
+    "You compared ids[i] with the id *before* it, (ids[i], ids[i - 1]) == pair: the offset "
+    "has the wrong sign, i - 1 where i + 1 belongs (and at i = 0, ids[-1] is the last id). "
+    "The pair starts at i: compare (ids[i], ids[i + 1]) == pair."
+)
+_MERGE_RIGHT_TO_LEFT = (
+    "You scanned from the right end: in a run such as [1, 1, 1] with (1, 1) that merges the "
+    "last two ids, [1, X], where the left-to-right scan merges the first two, [X, 1]. Scan "
+    "from the left (i from 0 up), and after a merge at i look for the pair again at i + 2."
+)
+_MERGE_BACK_TO_BACK = (
+    "An occurrence that starts right where a merged one ended was not merged (separate "
+    "occurrences were). Merging by string replacement (str.replace) on the joined ids does "
+    "that: one match uses up the separator that the next one needs. Scan the list with an "
+    "index instead: after a merge at i, look for the pair again at i + 2."
+)
+_MERGE_LAST_PAIR = (
+    "The pair at the very end of the list was not merged: your test for a pair stops one "
+    "position early (i + 2 < len(ids), or a range(len(ids) - 2)), so a pair whose second "
+    "id is the last id is never seen. Test every i with i + 1 < len(ids)."
+)
+
+
+def _told_apart(merge_pair, ids, pair, new_id, got, models: dict[str, object], probe) -> dict:
+    """``models`` (message -> model) as mistakes for expect_equal: where several give
+    ``got`` on this input, the learner's merge_pair on ``probe`` decides which one to name
+    (all of them stay named when it cannot)."""
+    values = {message: model(ids, pair, new_id) for message, model in models.items()}
+    agreeing = [message for message, value in values.items() if value == got]
+    if len(agreeing) > 1:
+        verdict = _probe_verdict(merge_pair, probe, {m: models[m] for m in agreeing})
+        if verdict is not None:
+            return {verdict: values[verdict]}
+    return values
+
+
 def _merge_first_only(ids, pair, new_id):
     for i in range(len(ids) - 1):
         if (ids[i], ids[i + 1]) == pair:
@@ -253,6 +338,7 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                 ids = _random_ids(seed, 20, high=3)
                 cases.append((ids, (ids[3], ids[4]), 300 + seed))
             cases += [([1, 1, 1, 1, 1], (1, 1), 9), ([2], (2, 2), 9), ([], (1, 2), 9)]
+            cases.append(([4, 5, 6, 4, 5], (4, 5), 9))  # a pair that ends the list
         else:
             a = list(_CLASSIC.encode())
             cases = [
@@ -302,14 +388,20 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                         "keep scanning (from the id after the pair) and replace every later, "
                         "non-overlapping occurrence too."
                     ] = first_only
-                later_missed[
-                    "An occurrence that starts right where a merged one ended was not merged "
-                    "(separate occurrences were). Merging by string replacement (str.replace) "
-                    "on the joined ids does that: one match uses up the separator that the "
-                    "next one needs. "
-                    "Scan the list with an index instead: after a merge at i, look for the "
-                    "pair again at i + 2."
-                ] = back_to_back
+                later_missed.update(
+                    _told_apart(
+                        merge_pair,
+                        ids,
+                        pair,
+                        new_id,
+                        got,
+                        {
+                            _MERGE_BACK_TO_BACK: _merge_back_to_back_missed,
+                            _MERGE_LAST_PAIR: _merge_last_pair_missed,
+                        },
+                        _END_PROBE,
+                    )
+                )
             c.expect_equal(
                 got,
                 expected,
@@ -319,11 +411,17 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                 mistakes={
                     "After a merge, skip *both* merged ids: [1, 1, 1] with (1, 1) becomes [X, 1], "
                     "not [X, X] or [X].": _merge_double(ids, pair, new_id),
-                    "You compared ids[i] with the id *before* it, (ids[i], ids[i - 1]) == "
-                    "pair: the offset has the wrong sign, i - 1 where i + 1 belongs (and at i = 0, "
-                    "ids[-1] is the last id). "
-                    "The pair starts at i: compare (ids[i], ids[i + 1]) == pair.": (
-                        _merge_with_previous(ids, pair, new_id)
+                    **_told_apart(
+                        merge_pair,
+                        ids,
+                        pair,
+                        new_id,
+                        got,
+                        {
+                            _MERGE_BACKWARDS: _merge_with_previous,
+                            _MERGE_RIGHT_TO_LEFT: _merge_right_to_left,
+                        },
+                        _BACKWARDS_PROBE,
                     ),
                     "Nothing after the first merge was kept: the result ends with its new_id. "
                     "Either the loop stops there (a return or break inside it), or a flag that "
