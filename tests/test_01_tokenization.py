@@ -141,6 +141,30 @@ def vocab_ignores_min_freq(token_lists, min_freq=1):
     return ref.build_vocab(token_lists, 1)
 
 
+def vocab_counts_reset_per_list(token_lists, min_freq=1):  # Counter made inside the loop
+    counts = Counter()
+    for tokens in token_lists:
+        counts = Counter(tokens)
+    vocab = {t: i for i, t in enumerate(SPECIALS)}
+    for token, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        if count >= min_freq and token not in vocab:
+            vocab[token] = len(vocab)
+    return vocab
+
+
+def vocab_first_list_only(token_lists, min_freq=1):  # return inside the loop
+    for tokens in token_lists:
+        return ref.build_vocab([tokens], min_freq)
+    return ref.build_vocab([], min_freq)
+
+
+def vocab_most_common_ignoring_min_freq(token_lists, min_freq=1):  # two mistakes at once
+    vocab = {t: i for i, t in enumerate(SPECIALS)}
+    for token, _ in Counter(t for tokens in token_lists for t in tokens).most_common():
+        vocab.setdefault(token, len(vocab))
+    return vocab
+
+
 def vocab_specials_last(token_lists, min_freq=1):
     counts = Counter(t for tokens in token_lists for t in tokens)
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -217,6 +241,11 @@ def decode_off_by_one(ids, vocab):
     return [inverse.get(int(i) + 1, "<unk>") for i in ids]
 
 
+def decode_by_position(ids, vocab):  # range(len(ids)): the positions, not the ids
+    inverse = {i: t for t, i in vocab.items()}
+    return [inverse[k] for k in range(len(ids))]
+
+
 def decode_tests_truthiness(ids, vocab):
     if not ids:
         return []
@@ -277,6 +306,18 @@ def pad_fixed_width(sequences, pad_id):
     for row, seq in enumerate(sequences):
         out[row, : len(seq)] = seq
     return out
+
+
+def pad_uint8(sequences, pad_id):  # 8 bits: numpy 2 refuses ids past 255 on the copy
+    width = max((len(s) for s in sequences), default=0)
+    batch = np.full((len(sequences), width), pad_id, dtype=np.uint8)
+    for row, seq in enumerate(sequences):
+        batch[row, : len(seq)] = seq
+    return batch
+
+
+def pad_cast_to_uint8(sequences, pad_id):  # astype wraps ids past 255 around, silently
+    return ref.pad_batch(sequences, pad_id).astype(np.uint8)
 
 
 def pad_concatenate_makes_floats(sequences, pad_id):
@@ -859,6 +900,17 @@ MISTAKES = [
     ),
     Mistake(checks.check_build_vocab, vocab_ignores_min_freq, "min_freq was ignored"),
     Mistake(checks.check_build_vocab, vocab_specials_last, "special tokens"),
+    Mistake(checks.check_build_vocab, vocab_counts_reset_per_list, "Only the last token list was"),
+    Mistake(checks.check_build_vocab, vocab_first_list_only, "Only the first token list was"),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_most_common_ignoring_min_freq,
+        r"Two mistakes at once\. \(1\) min_freq was ignored.*\(2\) Ties must be broken "
+        r"alphabetically",
+    ),
+    Mistake(checks.check_decode, decode_by_position, r"by its position in ids"),
+    Mistake(checks.check_pad_batch, pad_uint8, r"(?s)OverflowError.*does not fit your array"),
+    Mistake(checks.check_pad_batch, pad_cast_to_uint8, r"dtype, uint8, is too small"),
     Mistake(checks.check_build_vocab, vocab_duplicate_special, "no gaps or repeats"),
     Mistake(checks.check_build_vocab, vocab_overwrites_special, "keeps its special id"),
     Mistake(checks.check_encode, encode_skip_unknown, "not be skipped"),

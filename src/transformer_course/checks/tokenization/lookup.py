@@ -126,6 +126,14 @@ def check_decode(decode, *, hidden: bool = False) -> None:
                     _KEY_ORDER_HINT.format(): (
                         [keys[int(i)] for i in ids] if keys != sorted(keys, key=vocab.get) else None
                     ),
+                    "You looked each token up by its position in ids (0, 1, 2, ..., as "
+                    "range(len(ids)) or enumerate gives) instead of by the id at that "
+                    "position: that returns the vocabulary's first len(ids) tokens whatever "
+                    "the ids are. Look up the id itself: [id_to_token[int(i)] for i in ids].": (
+                        [{v: k for k, v in vocab.items()}[k] for k in range(len(ids))]
+                        if len(ids) <= len(vocab)
+                        else None
+                    ),
                     "You kept the tokens of the vocabulary whose id is among the ids (a scan "
                     "of vocab with `if index in ids`): that gives each token once, in the "
                     "vocabulary's order, so a repeated id or another order is lost. Look each "

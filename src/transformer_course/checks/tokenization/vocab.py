@@ -68,17 +68,28 @@ _VOCAB_STRICT = (
 )
 
 
+_VOCAB_IGNORED = "min_freq was ignored: drop tokens seen fewer than min_freq times."
+
+
 def _vocab_mistakes(token_lists, min_freq) -> dict:
     """{diagnosis: the vocabulary that mistake builds (None where it cannot show)}, then
-    each ordering or counting mistake together with a strict min_freq (two at once)."""
+    each ordering or counting mistake together with a strict min_freq, or with min_freq
+    ignored (two at once; with min_freq=1, where ignoring it changes nothing, the second
+    mistake alone)."""
     single = _vocab_single_mistakes(token_lists, min_freq)
     strict_too = _vocab_single_mistakes(token_lists, min_freq + 1)
+    ignored_too = _vocab_single_mistakes(token_lists, 1)
     return {
         **single,
         **{
             two_mistakes(_VOCAB_STRICT, message): value
             for message, value in strict_too.items()
-            if message != _VOCAB_STRICT and not message.startswith("min_freq was ignored")
+            if message not in (_VOCAB_STRICT, _VOCAB_IGNORED)
+        },
+        **{
+            two_mistakes(_VOCAB_IGNORED, message): value
+            for message, value in ignored_too.items()
+            if message not in (_VOCAB_STRICT, _VOCAB_IGNORED)
         },
     }
 
@@ -105,8 +116,17 @@ def _vocab_single_mistakes(token_lists, min_freq) -> dict:
         "every occurrence, so a token repeated within one list counts each time.": (
             _vocab_once_per_list(token_lists, min_freq)
         ),
-        "min_freq was ignored: drop tokens seen fewer than min_freq times.": (
-            ref.build_vocab(token_lists, 1) if min_freq > 1 else None
+        _VOCAB_IGNORED: ref.build_vocab(token_lists, 1) if min_freq > 1 else None,
+        "Only the last token list was counted: your counts start over for every list (a "
+        "Counter created inside the loop, counts = Counter(tokens), replaces the one "
+        "before). Create the counts once, before the loop, and add every list to them "
+        "(counts.update(tokens)), or count all lists in one go.": (
+            ref.build_vocab(token_lists[-1:], min_freq) if len(token_lists) > 1 else None
+        ),
+        "Only the first token list was counted: the loop over the lists ends after the "
+        "first one (a return or break inside it). Count every list, then build the "
+        "vocabulary after the loop.": (
+            ref.build_vocab(token_lists[:1], min_freq) if len(token_lists) > 1 else None
         ),
     }
 
