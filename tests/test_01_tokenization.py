@@ -48,6 +48,9 @@ tokenize_ascii_letters = _finds("tokenize_ascii_letters", r"[a-z]+|[^a-z\s]")
 tokenize_ascii_word_chars = _finds("tokenize_ascii_word_chars", r"[a-z0-9_]+|[^\w\s]")
 tokenize_space_only = _finds("tokenize_space_only", r"\w+|[^\w ]")
 tokenize_keeps_apostrophes = _finds("tokenize_keeps_apostrophes", r"[\w']+|[^\w\s]")
+tokenize_listed_marks = _finds("tokenize_listed_marks", r"\w+|[.,!?;:]")
+tokenize_hyphen_in_words = _finds("tokenize_hyphen_in_words", r"[\w-]+|[^\w\s]")
+tokenize_mark_glued_to_next_word = _finds("tokenize_mark_glued_to_next_word", r"\w+|\S\w*")
 
 
 def tokenize_split_capturing_all_kept(text):
@@ -866,6 +869,23 @@ MISTAKES = [
     Mistake(checks.check_tokenize, tokenize_ascii_word_chars, "Letters outside ASCII"),
     Mistake(checks.check_tokenize, tokenize_space_only, "Tabs and newlines are whitespace too"),
     Mistake(checks.check_tokenize, tokenize_keeps_apostrophes, "apostrophe"),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_listed_marks,
+        r"These marks disappeared: .*while others .* were kept",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_hyphen_in_words,
+        # hidden: "--" alone, which a + on the marks gives too
+        r"joins the mark '-' inside a word: your word pattern admits '-'"
+        r"|groups several marks into one.*your word pattern admits '-'",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_mark_glued_to_next_word,
+        r"joins the mark .* to the word characters after it",
+    ),
     Mistake(
         checks.check_tokenize,
         tokenize_split_no_lower,

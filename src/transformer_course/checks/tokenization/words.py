@@ -19,6 +19,7 @@ _VISIBLE_TEXTS = [
     "Wait... what?!",
     "Déjà vu:\t2 snake_case\nwords",
     "She didn't.",
+    'A well-known "quote" (really).',
     "",
 ]
 _HIDDEN_TEXTS = [
@@ -60,11 +61,62 @@ def check_tokenize(tokenize, *, hidden: bool = False) -> None:
                 got,
                 ref.tokenize(text),
                 what,
-                hint="Words are runs of letters, digits or '_' (re's \\w); every other non-space "
-                "character is a token on its own; everything is lower-cased.",
+                hint=lambda got=got, text=text: (
+                    _structure_hint(got, ref.tokenize(text))
+                    or "Words are runs of letters, digits or '_' (re's \\w); every other "
+                    "non-space character is a token on its own; everything is lower-cased."
+                ),
                 mistakes=single,
                 pairs=pair,
             )
+
+
+_MARK = re.compile(r"[^\w\s]")
+
+
+def _structure_hint(got: list[str], expected: list[str]) -> str:
+    """What the learner's tokens show against the reference's, when no known mistake
+    matches: some marks dropped while others are kept, or a token that joins a mark to
+    word characters (with the mark where it sits in that token); "" otherwise."""
+    if not all(isinstance(token, str) for token in got):
+        return ""
+    kept_marks = {t for t in got if _MARK.fullmatch(t)}
+    dropped = [t for t in dict.fromkeys(expected) if _MARK.fullmatch(t) and t not in kept_marks]
+    if dropped and kept_marks and [t for t in expected if t not in dropped] == list(got):
+        return (
+            f"These marks disappeared: {', '.join(map(repr, dropped))}, while others "
+            f"({', '.join(map(repr, sorted(kept_marks)))}) were kept: your punctuation "
+            "alternative matches only some marks (a hand-written list such as [.,!?]). Every "
+            "character that is neither a word character nor whitespace is a token of its own: "
+            "[^\\w\\s] matches them all."
+        )
+    for token in got:
+        if token not in expected and len(token) > 1 and all(map(_MARK.fullmatch, token)):
+            return (
+                f"Your token {token!r} groups several marks into one: each mark is a token of "
+                f"its own. Either your word pattern admits {token[0]!r} (as [\\w{token[0]}]+ "
+                "does, which groups it like letters), or your mark pattern repeats ([^\\w\\s]+). "
+                "Words are runs of \\w only; match each other non-space character alone, "
+                "[^\\w\\s]."
+            )
+        if token in expected or not (_MARK.search(token) and re.search(r"\w", token)):
+            continue
+        mark = _MARK.search(token).group()
+        if re.fullmatch(r"\w+(?:[^\w\s]+\w+)+", token):
+            where = f"inside a word: your word pattern admits {mark!r} (as [\\w{mark}]+ does)"
+        elif _MARK.match(token):
+            where = (
+                "to the word characters after it: your pattern lets a mark start a token "
+                "that goes on with letters (as \\S\\w* does)"
+            )
+        else:
+            where = "to the word characters before it"
+        return (
+            f"Your token {token!r} joins the mark {mark!r} {where}. A mark is always a token of "
+            "its own, even inside or next to a word: words are runs of \\w only, and each "
+            "other non-space character is matched alone, [^\\w\\s]."
+        )
+    return ""
 
 
 _NO_LOWER = "It looks like you did not lower-case the text first."
