@@ -678,6 +678,21 @@ def encode_greedy_left_to_right(text, merges):
     return out
 
 
+def train_on_words(text, num_merges):  # words trained apart: the spaces dropped
+    words = [list(word.encode("utf-8")) for word in text.split()]
+    merges = {}
+    for step in range(num_merges):
+        counts = Counter()
+        for word in words:
+            counts.update(ref.get_pair_counts(word))
+        if not counts:
+            break
+        best = max(counts, key=counts.get)
+        words = [ref.merge_pair(word, best, 256 + step) for word in words]
+        merges[best] = 256 + step
+    return merges
+
+
 def encode_leftmost_pair_first(text, merges):  # present[0]: the leftmost, whatever its rank
     ids = list(text.encode("utf-8"))
     while len(ids) >= 2:
@@ -1056,6 +1071,7 @@ MISTAKES = [
         r"merged with the id 256 - i \(\[256, 255, 254.*while it recorded \[256, 257",
     ),
     Mistake(checks.check_train_bpe, train_on_characters, "UTF-8 bytes of the text"),
+    Mistake(checks.check_train_bpe, train_on_words, r"No merge of yours contains a space"),
     Mistake(checks.check_train_bpe, train_never_stops, r"empty sequence[\s\S]*stop early"),
     Mistake(checks.check_train_bpe, train_merges_newest_first, "in the order they were learned"),
     Mistake(checks.check_bpe_encode, encode_chars, "UTF-8 bytes, not characters"),

@@ -28,6 +28,24 @@ def _train(ids, num_merges, choose, min_count=1):
     return merges
 
 
+def _train_on_words(text: str, num_merges: int) -> dict[tuple[int, int], int]:
+    """The merges learned on the words of ``text`` (text.split()) one by one, their pair
+    counts summed: the spaces dropped, and no merge across two words."""
+    words = [list(word.encode("utf-8")) for word in text.split()]
+    merges: dict[tuple[int, int], int] = {}
+    for step in range(num_merges):
+        counts: dict[tuple[int, int], int] = {}
+        for word in words:
+            for pair, count in ref.get_pair_counts(word).items():
+                counts[pair] = counts.get(pair, 0) + count
+        if not counts:
+            break
+        best = _first_of_max(counts)
+        words = [ref.merge_pair(word, best, 256 + step) for word in words]
+        merges[best] = 256 + step
+    return merges
+
+
 def _first_of_max(counts):
     return max(counts, key=counts.get)
 
@@ -222,7 +240,8 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                 ("", 3),
             ]
         else:
-            cases = [(_CLASSIC, 3), ("aaaa", 4), ("héllo héllo", 3)]
+            # "to be or not to be": its third merge, (257, 98) = "to b", crosses a space
+            cases = [(_CLASSIC, 3), ("aaaa", 4), ("héllo héllo", 3), ("to be or not to be", 3)]
         for text, num_merges in cases:
             what = f"train_bpe({text!r}, {num_merges})"
             got = _merges(
@@ -308,6 +327,12 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                     )
                     if any(ord(ch) > 127 for ch in text)
                     else None,
+                    "No merge of yours contains a space (32): you split the text into words "
+                    "(text.split()) and learned the merges on each word, so the spaces are gone "
+                    "and no merge crosses two words. train_bpe learns on the bytes of the whole "
+                    "text, spaces included.": (
+                        list(_train_on_words(text, num_merges).items()) if " " in text else None
+                    ),
                 },
             )
             c.expect_equal(
