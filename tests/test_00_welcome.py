@@ -71,6 +71,28 @@ def center_rows_rounded(x):
     return np.round(x - x.mean(axis=-1, keepdims=True)).astype(np.int64)
 
 
+def center_means_put_back_second(x):  # means[:, None]: the size-1 axis second, 2-D only
+    means = x.mean(axis=-1)
+    return x - (means[:, None] if means.ndim else means)
+
+
+def center_sum_over_number_of_rows(x):  # the sum divided by x.shape[0], not x.shape[-1]
+    return x - x.sum(axis=-1, keepdims=True) / x.shape[0]
+
+
+def center_unchanged(x):
+    return x.copy()
+
+
+def center_adds_mean(x):
+    return x + x.mean(axis=-1, keepdims=True)
+
+
+def center_columns_in_place(x):  # two mistakes at once
+    x -= x.mean(axis=0)
+    return x
+
+
 MISTAKES = [
     Mistake(check_center_rows, center_columns, r"mean over axis 0 \(down each column\)"),
     Mistake(check_center_rows, center_whole_array, "mean of the whole array"),
@@ -88,6 +110,23 @@ MISTAKES = [
         r"subtracted down the columns[\s\S]*size-1 axis",
     ),
     Mistake(check_center_rows, center_in_place, "changed its argument `x` in place"),
+    Mistake(
+        check_center_rows,
+        center_means_put_back_second,
+        r"(?s)^(?!.*numpy lines them up).*size-1 axis was put back at position 1",
+    ),
+    Mistake(
+        check_center_rows,
+        center_sum_over_number_of_rows,
+        r"sum divided by \d+ \(x\.shape\[0\], len\(x\)\), not by the length of a row",
+    ),
+    Mistake(check_center_rows, center_unchanged, "returned x unchanged"),
+    Mistake(check_center_rows, center_adds_mean, "added each row's mean"),
+    Mistake(
+        check_center_rows,
+        center_columns_in_place,
+        r"(?s)in place.*Its result is wrong too\. .*mean over axis 0",
+    ),
     Mistake(check_center_rows, center_rows_no_return, "forget the `return`"),
     Mistake(check_center_rows, center_rows_as_list, "should be a ndarray"),
     Mistake(check_center_rows, center_rows_rounded, "should hold floating-point numbers"),
