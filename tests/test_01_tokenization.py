@@ -492,6 +492,10 @@ def merge_guard_one_too_far(ids, pair, new_id):  # i + 1 <= len(ids): reads ids[
     return merged
 
 
+def pairs_two_by_two(ids):  # zip(ids[::2], ids[1::2]): pairs at even positions only
+    return dict(Counter(zip(ids[::2], ids[1::2])))
+
+
 def merge_right_to_left(ids, pair, new_id):  # scanned from the end, the result reversed
     merged, i = [], len(ids) - 1
     while i >= 0:
@@ -990,6 +994,11 @@ MISTAKES = [
     Mistake(checks.check_get_pair_counts, pairs_sorted_by_count, "order they first occur"),
     Mistake(checks.check_get_pair_counts, pairs_in_set_order, "counts are right, but"),
     Mistake(checks.check_get_pair_counts, pairs_missing_last, "last pair is missing"),
+    Mistake(
+        checks.check_get_pair_counts,
+        pairs_two_by_two,
+        r"only the pairs that start at an even position",
+    ),
     Mistake(
         checks.check_get_pair_counts,
         pairs_mutable_default,

@@ -87,6 +87,11 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         r"pair i turns at pos / 10000\^\(3i/d_model\)",
         "np.arange(0, d_model, 3): the exponent 3i/d_model, which the message measures",
     ),
+    ("center_rows", "drop: a ± b -> a"): (
+        "named",
+        r"You returned x unchanged: nothing was subtracted",
+        "return x (the mean dropped): the message says x came back unchanged",
+    ),
     ("merge_pair", "drop: a ± b -> a"): (
         "named",
         r"Guard it with i \+ 1 < len\(ids\).*\bi < len\(ids\)",

@@ -4,6 +4,8 @@ order of first occurrence, and non-overlapping merges.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from transformer_course.checking import Checker, numpy_rng
 from transformer_course.reference import tokenization as ref
 
@@ -57,6 +59,12 @@ def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
                 mistakes={
                     "Pairs overlap: in [1, 1, 1] the pair (1, 1) occurs twice (positions 0 and 1). "
                     "Don't skip ahead after counting a pair.": _pairs_non_overlapping(ids),
+                    "You counted only the pairs that start at an even position: "
+                    "zip(ids[::2], ids[1::2]) (or a step of 2) pairs the ids two by two, so "
+                    "(ids[1], ids[2]), (ids[3], ids[4]), ... are never counted. Every position "
+                    "starts a pair: zip(ids, ids[1:]).": (
+                        dict(Counter(zip(ids[::2], ids[1::2]))) if len(ids) > 2 else None
+                    ),
                     "The last pair is missing: loop up to len(ids) - 1, not len(ids) - 2.": (
                         ref.get_pair_counts(ids[:-1]) if len(ids) > 2 else None
                     ),
