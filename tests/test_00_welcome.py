@@ -76,8 +76,9 @@ def center_means_put_back_second(x):  # means[:, None]: the size-1 axis second, 
     return x - (means[:, None] if means.ndim else means)
 
 
-def center_sum_over_number_of_rows(x):  # the sum divided by x.shape[0], not x.shape[-1]
-    return x - x.sum(axis=-1, keepdims=True) / x.shape[0]
+def center_sum_over_number_of_rows(x):  # the sum divided by len(x), not x.shape[-1]
+    sums = np.sum(x, axis=-1, keepdims=True)
+    return x - sums / len(x)
 
 
 def center_unchanged(x):
@@ -89,7 +90,7 @@ def center_adds_mean(x):
 
 
 def center_columns_in_place(x):  # two mistakes at once
-    x -= x.mean(axis=0)
+    np.subtract(x, np.mean(x, axis=0, keepdims=True), out=x)
     return x
 
 
