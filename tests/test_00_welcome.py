@@ -81,6 +81,14 @@ def center_sum_over_number_of_rows(x):  # the sum divided by len(x), not x.shape
     return x - sums / len(x)
 
 
+def center_each_first_axis_slice(x):  # `for row in x`: 2-D slices of a 3-D x
+    return np.stack([row - row.mean() for row in x]) if x.ndim > 1 else x - x.mean()
+
+
+def center_median(x):
+    return x - np.median(x, axis=-1, keepdims=True)
+
+
 def center_unchanged(x):
     return x.copy()
 
@@ -122,6 +130,12 @@ MISTAKES = [
         r"sum divided by \d+ \(x\.shape\[0\], len\(x\)\), not by the length of a row",
     ),
     Mistake(check_center_rows, center_unchanged, "returned x unchanged"),
+    Mistake(
+        check_center_rows,
+        center_each_first_axis_slice,
+        r"^(?!.*whole array).*mean of all of x\[i\]",
+    ),
+    Mistake(check_center_rows, center_median, "each row's median instead of its mean"),
     Mistake(check_center_rows, center_adds_mean, "added each row's mean"),
     Mistake(
         check_center_rows,

@@ -29,7 +29,8 @@ _VISIBLE_INPUTS = (
     np.array([[1.0, 2.0, 3.0], [10.0, 20.0, 60.0]]),
     np.arange(8.0).reshape(4, 2),
     np.array([[1.0, 2.0, 6.0], [0.0, 3.0, 3.0], [4.0, 4.0, 4.0]]),
-    np.array([[[1.0, 2.0, 3.0], [4.0, 6.0, 8.0]], [[0.0, 0.0, 9.0], [5.0, 5.0, 5.0]]]),
+    # its two x[i] have different means (4 and 4.5): a mean per x[i] is not the whole mean
+    np.array([[[1.0, 2.0, 3.0], [4.0, 6.0, 8.0]], [[0.0, 0.0, 9.0], [5.0, 5.0, 8.0]]]),
     np.array([2.0, 4.0, 9.0]),
 )
 
@@ -139,6 +140,23 @@ def _mistakes(x: np.ndarray, expected: np.ndarray) -> dict:
         f"input the means broadcast without an error, but the wrong way. {_KEEPDIMS_HINT}": (
             _row_means_without_keepdims(x)
         ),
+        "You subtracted from each x[i] the mean of all of x[i] (a loop over the first axis, "
+        "`for row in x`, gives 2-D slices when x is 3-D, and their .mean() averages a whole "
+        "slice): a row is the last axis. x - x.mean(axis=-1, keepdims=True) works for any "
+        "number of dimensions.": (
+            x - x.mean(axis=tuple(range(1, x.ndim)), keepdims=True) if x.ndim >= 3 else None
+        ),
+        **{
+            f"You subtracted each row's {name} instead of its mean: x - x.mean(axis=-1, "
+            "keepdims=True).": x - value
+            for name, value in (
+                ("median", np.median(x, axis=-1, keepdims=True)),
+                ("largest entry (max)", x.max(axis=-1, keepdims=True)),
+                ("smallest entry (min)", x.min(axis=-1, keepdims=True)),
+                ("first entry", x[..., :1]),
+                ("sum", x.sum(axis=-1, keepdims=True)),
+            )
+        },
         "You returned x unchanged: nothing was subtracted. Subtract each row's mean, "
         "x - x.mean(axis=-1, keepdims=True).": x,
         "You added each row's mean instead of subtracting it: x - mean, not x + mean.": (
