@@ -496,6 +496,49 @@ def pairs_two_by_two(ids):  # zip(ids[::2], ids[1::2]): pairs at even positions 
     return dict(Counter(zip(ids[::2], ids[1::2])))
 
 
+def pairs_backwards(ids):
+    return dict(Counter((b, a) for a, b in zip(ids, ids[1:])))
+
+
+def pairs_two_apart(ids):
+    return {pair: n for pair, n in Counter(zip(ids, ids[2:])).items()}
+
+
+def vocab_right_key_reversed(token_lists, min_freq=1):
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    vocab = {t: i for i, t in enumerate(SPECIALS)}
+    for token in sorted(counts, key=lambda t: (-counts[t], t), reverse=True):
+        if counts[token] >= min_freq and token not in vocab:
+            vocab[token] = len(vocab)
+    return vocab
+
+
+def decode_until_pad(ids, vocab):
+    inverse = {i: t for t, i in vocab.items()}
+    tokens = [inverse[int(i)] for i in ids]
+    return tokens[: tokens.index("<pad>")] if "<pad>" in tokens else tokens
+
+
+def decode_with_tolist(ids, vocab):
+    inverse = {i: t for t, i in vocab.items()}
+    return [inverse[i] for i in ids.tolist()]
+
+
+def train_one_merge_too_many(text, num_merges):
+    return ref.train_bpe(text, num_merges + 1) if len(text.encode()) > num_merges + 1 else {}
+
+
+def train_one_merge_short(text, num_merges):
+    return ref.train_bpe(text, max(num_merges - 1, 0))
+
+
+def bpe_decode_parts_swapped(ids, merges):
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[b] + table[a]
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
+
+
 def merge_right_to_left(ids, pair, new_id):  # scanned from the end, the result reversed
     merged, i = [], len(ids) - 1
     while i >= 0:
@@ -994,6 +1037,12 @@ MISTAKES = [
     Mistake(checks.check_get_pair_counts, pairs_sorted_by_count, "order they first occur"),
     Mistake(checks.check_get_pair_counts, pairs_in_set_order, "counts are right, but"),
     Mistake(checks.check_get_pair_counts, pairs_missing_last, "last pair is missing"),
+    Mistake(checks.check_get_pair_counts, pairs_backwards, r"Your pairs are backwards"),
+    Mistake(checks.check_get_pair_counts, pairs_two_apart, r"two places on"),
+    Mistake(checks.check_build_vocab, vocab_right_key_reversed, r"the right one reversed: least"),
+    Mistake(checks.check_decode, decode_until_pad, r"stopped at the first <pad>"),
+    Mistake(checks.check_decode, decode_with_tolist, r"(?s)AttributeError.*has no \.tolist\(\)"),
+    Mistake(checks.check_bpe_decode, bpe_decode_parts_swapped, r"in the wrong order, table\[b\]"),
     Mistake(
         checks.check_get_pair_counts,
         pairs_two_by_two,
@@ -1081,6 +1130,8 @@ MISTAKES = [
     ),
     Mistake(checks.check_train_bpe, train_on_characters, "UTF-8 bytes of the text"),
     Mistake(checks.check_train_bpe, train_on_words, r"No merge of yours contains a space"),
+    Mistake(checks.check_train_bpe, train_one_merge_too_many, r"one more than num_merges"),
+    Mistake(checks.check_train_bpe, train_one_merge_short, r"one fewer than the \d+ expected"),
     Mistake(checks.check_train_bpe, train_never_stops, r"empty sequence[\s\S]*stop early"),
     Mistake(checks.check_train_bpe, train_merges_newest_first, "in the order they were learned"),
     Mistake(checks.check_bpe_encode, encode_chars, "UTF-8 bytes, not characters"),

@@ -334,6 +334,14 @@ def _decode_per_token(ids, merges, errors="replace"):
     return "".join(table[i].decode("utf-8", errors=errors) for i in ids)
 
 
+def _decode_parts_swapped(ids, merges):
+    """Each merge's bytes built as table[b] + table[a]."""
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[b] + table[a]
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
+
+
 def _decode_with_spaces(ids, merges):
     """The tokens' bytes joined with a space (b" ".join): a space between every two."""
     table = {i: bytes([i]) for i in range(256)}
@@ -460,6 +468,9 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                     "leaves a out (a is missing). A merge (a, b) stands for the bytes of both, "
                     "table[a] + "
                     "table[b].": _decode_first_part_only(ids, merges, 1),
+                    "Each merge's bytes have its two parts in the wrong order, table[b] + "
+                    "table[a]: a merge (a, b) stands for a's bytes followed by b's, table[a] + "
+                    "table[b].": _decode_parts_swapped(ids, merges),
                     "A space came out between every two tokens: the tokens' bytes were joined "
                     "with a separator (b' '.join, or ' '.join of the decoded pieces). A token "
                     "is a piece of a word, not a word, and the spaces of the text are bytes "

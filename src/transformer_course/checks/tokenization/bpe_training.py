@@ -290,6 +290,19 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                     "next step counts the pairs.": (
                         list(stuck.values()) if stuck and got == stuck else None
                     ),
+                    f"You learned {learned + 1} merges, one more than num_merges = "
+                    f"{num_merges}: the loop makes one step too many (range(num_merges + 1), or "
+                    "a <= in the loop's test). Make exactly num_merges steps, for step in "
+                    "range(num_merges).": (
+                        [256 + i for i in range(learned + 1)] if learned == num_merges else None
+                    ),
+                    f"You learned {learned - 1} merges, one fewer than the {learned} expected: "
+                    "the loop stops one step early: range(num_merges - 1), or a stop test "
+                    "that fires while two ids remain (len(ids) <= 2 where len(ids) < 2 "
+                    "belongs). Make num_merges steps, for step in range(num_merges), stopping "
+                    "early only when fewer than two ids remain.": (
+                        [256 + i for i in range(learned - 1)] if learned > 1 else None
+                    ),
                     "Your ids start at 257, one too high: the first merge (i = 0) gets 256 "
                     "and the i-th 256 + i (did you count the steps from 1?).": [
                         257 + i for i in range(learned)

@@ -87,6 +87,23 @@ _KEY_ORDER_HINT = (
 )
 
 
+_DECODE_TYPE_HINT = (
+    "ids come either as a list of ints or as a 1-D integer numpy array (a row of a padded "
+    "batch): write decode for both. A list has no .tolist() and a Python int no .item(); "
+    "iterate over ids directly and turn each id into a Python int with int(i)."
+)
+_DECODE_HINTS = [
+    ("'list' object has no attribute", _DECODE_TYPE_HINT),
+    ("'int' object has no attribute 'item'", _DECODE_TYPE_HINT),
+]
+
+
+def _stopped_at_pad(ids, vocab):
+    """The tokens up to the first <pad> (the rest dropped); None without a <pad>."""
+    tokens = ref.decode(ids, vocab)
+    return tokens[: tokens.index("<pad>")] if "<pad>" in tokens else None
+
+
 def check_decode(decode, *, hidden: bool = False) -> None:
     """Check ``decode(ids, vocab)``; ids come as a list or as a 1-D integer array (a row
     of a padded batch); a list or a tuple of str is accepted back. The last case's vocab
@@ -110,7 +127,9 @@ def check_decode(decode, *, hidden: bool = False) -> None:
         for ids, vocab, named in runs:
             kind = "array " if isinstance(ids, np.ndarray) else ""
             what = f"decode({kind}{[int(i) for i in ids]}, {named})"
-            got = c.call(decode, ids.copy() if kind else list(ids), dict(vocab))
+            got = c.call(
+                decode, ids.copy() if kind else list(ids), dict(vocab), hints=_DECODE_HINTS
+            )
             got = _tokens(c, got, what, "Return a list of token strings.")
             keys = list(vocab)
             c.expect_equal(
@@ -126,6 +145,14 @@ def check_decode(decode, *, hidden: bool = False) -> None:
                     _KEY_ORDER_HINT.format(): (
                         [keys[int(i)] for i in ids] if keys != sorted(keys, key=vocab.get) else None
                     ),
+                    "You stopped at the first <pad>: decode maps every id, padding included "
+                    "(removing the padding is the caller's choice, not decode's).": (
+                        _stopped_at_pad(ids, vocab)
+                    ),
+                    "The <pad> tokens were dropped: decode maps every id back to its token, "
+                    "<pad> included (decode is the exact inverse of encode).": [
+                        t for t in ref.decode(ids, vocab) if t != "<pad>"
+                    ],
                     "You looked each token up by its position in ids (0, 1, 2, ..., as "
                     "range(len(ids)) or enumerate gives) instead of by the id at that "
                     "position: that returns the vocabulary's first len(ids) tokens whatever "

@@ -65,6 +65,14 @@ def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
                     "starts a pair: zip(ids, ids[1:]).": (
                         dict(Counter(zip(ids[::2], ids[1::2]))) if len(ids) > 2 else None
                     ),
+                    "Your pairs are backwards, (ids[i + 1], ids[i]): a pair is an id and the "
+                    "one after it, (ids[i], ids[i + 1]), in that order (zip(ids, ids[1:])).": (
+                        dict(Counter(zip(ids[1:], ids)))
+                    ),
+                    "You paired each id with the one two places on, (ids[i], ids[i + 2]): "
+                    "neighbours are one place apart, zip(ids, ids[1:]).": (
+                        dict(Counter(zip(ids, ids[2:]))) if len(ids) > 2 else None
+                    ),
                     "The last pair is missing: loop up to len(ids) - 1, not len(ids) - 2.": (
                         ref.get_pair_counts(ids[:-1]) if len(ids) > 2 else None
                     ),

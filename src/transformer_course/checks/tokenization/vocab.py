@@ -111,6 +111,16 @@ def _vocab_single_mistakes(token_lists, min_freq) -> dict:
         "reverse: key=lambda item: (-item[1], item[0]).": _vocab_ties_reversed(
             token_lists, min_freq
         ),
+        "Your order is the right one reversed: least frequent first, ties in reverse "
+        "alphabetical order. The key (-count, token) already puts large counts first: sort "
+        "with it and without reverse=True.": _vocab_after(
+            sorted(
+                Counter(t for tokens in token_lists for t in tokens).items(),
+                key=lambda item: (-item[1], item[0]),
+                reverse=True,
+            ),
+            min_freq,
+        ),
         _VOCAB_STRICT: ref.build_vocab(token_lists, min_freq + 1),
         "Your counts take each token once per token list (as set(tokens) does): count "
         "every occurrence, so a token repeated within one list counts each time.": (
