@@ -48,6 +48,20 @@ tokenize_ascii_letters = _finds("tokenize_ascii_letters", r"[a-z]+|[^a-z\s]")
 tokenize_ascii_word_chars = _finds("tokenize_ascii_word_chars", r"[a-z0-9_]+|[^\w\s]")
 tokenize_space_only = _finds("tokenize_space_only", r"\w+|[^\w ]")
 tokenize_keeps_apostrophes = _finds("tokenize_keeps_apostrophes", r"[\w']+|[^\w\s]")
+
+
+def tokenize_upper(text):
+    return re.findall(r"\w+|[^\w\s]", text.upper())
+
+
+tokenize_letter_by_letter = _finds("tokenize_letter_by_letter", r"\w|[^\w\s]")
+tokenize_empty_matches = _finds("tokenize_empty_matches", r"\w*|[^\w\s]")
+
+
+def tokenize_drops_last(text):
+    return re.findall(r"\w+|[^\w\s]", text.lower())[:-1]
+
+
 tokenize_listed_marks = _finds("tokenize_listed_marks", r"\w+|[.,!?;:]")
 tokenize_hyphen_in_words = _finds("tokenize_hyphen_in_words", r"[\w-]+|[^\w\s]")
 tokenize_mark_glued_to_next_word = _finds("tokenize_mark_glued_to_next_word", r"\w+|\S\w*")
@@ -931,6 +945,11 @@ MISTAKES = [
     Mistake(checks.check_tokenize, tokenize_ascii_word_chars, "Letters outside ASCII"),
     Mistake(checks.check_tokenize, tokenize_space_only, "Tabs and newlines are whitespace too"),
     Mistake(checks.check_tokenize, tokenize_keeps_apostrophes, "apostrophe"),
+    Mistake(checks.check_tokenize, tokenize_upper, "You upper-cased the text"),
+    Mistake(checks.check_tokenize, tokenize_letter_by_letter, r"needs a \+, \\w\+"),
+    Mistake(checks.check_tokenize, tokenize_empty_matches, r"Empty strings \(''\) came back"),
+    # its lost "!" and "." are last tokens: not a hand-written list of marks
+    Mistake(checks.check_tokenize, tokenize_drops_last, r"^(?!.*marks disappeared).*last token is"),
     Mistake(
         checks.check_tokenize,
         tokenize_listed_marks,
