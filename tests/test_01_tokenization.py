@@ -553,6 +553,56 @@ def bpe_decode_parts_swapped(ids, merges):
     return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
 
 
+def vocab_bound_one_too_low(token_lists, min_freq=1):
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    vocab = {t: i for i, t in enumerate(SPECIALS)}
+    for token, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        if count > min_freq - 2 and token not in vocab:
+            vocab[token] = len(vocab)
+    return vocab
+
+
+def encode_ids_plus_one(tokens, vocab):
+    return [vocab.get(t, vocab["<unk>"]) + 1 for t in tokens]
+
+
+def encode_unknown_as_eos(tokens, vocab):
+    return [vocab[t] if t in vocab else vocab["<eos>"] for t in tokens]
+
+
+def encode_drops_last(tokens, vocab):
+    return [vocab.get(t, vocab["<unk>"]) for t in tokens[:-1]]
+
+
+def decode_one_id_low(ids, vocab):
+    inverse = {i: t for t, i in vocab.items()}
+    return [inverse[int(i) - 1] for i in ids]
+
+
+def decode_reversed(ids, vocab):
+    inverse = {i: t for t, i in vocab.items()}
+    return [inverse[int(i)] for i in reversed(list(ids))]
+
+
+def pad_with_max_len(sequences, pad_id):  # the padding holds max_len, not pad_id
+    width = max((len(s) for s in sequences), default=0)
+    return np.array([list(s) + [width] * (width - len(s)) for s in sequences], dtype=np.int64)
+
+
+def pad_rows_reversed(sequences, pad_id):
+    width = max((len(s) for s in sequences), default=0)
+    rows = [list(reversed(s)) + [pad_id] * (width - len(s)) for s in sequences]
+    return np.array(rows, dtype=np.int64).reshape(len(sequences), width)
+
+
+def merge_writes_new_id_plus_one(ids, pair, new_id):
+    return ref.merge_pair(ids, pair, new_id + 1)
+
+
+def bpe_decode_drops_last(ids, merges):
+    return ref.bpe_decode(list(ids)[:-1], merges)
+
+
 def merge_right_to_left(ids, pair, new_id):  # scanned from the end, the result reversed
     merged, i = [], len(ids) - 1
     while i >= 0:
@@ -1034,7 +1084,11 @@ MISTAKES = [
         r"changed its argument `vocab` in place[\s\S]*must not grow the vocabulary",
     ),
     Mistake(checks.check_decode, decode_drops_specials, "must be decoded too"),
-    Mistake(checks.check_decode, decode_off_by_one, "Invert the vocab"),
+    Mistake(
+        checks.check_decode,
+        decode_off_by_one,
+        r"one id off: each is the token of its id \+ 1|Invert the vocab",
+    ),
     Mistake(checks.check_decode, decode_tests_truthiness, "truth value of an array"),
     Mistake(
         checks.check_decode, decode_by_key_position, r"keys in alphabetical order.*list\(vocab\)"
@@ -1057,6 +1111,20 @@ MISTAKES = [
     Mistake(checks.check_get_pair_counts, pairs_in_set_order, "counts are right, but"),
     Mistake(checks.check_get_pair_counts, pairs_missing_last, "last pair is missing"),
     Mistake(checks.check_get_pair_counts, pairs_backwards, r"Your pairs are backwards"),
+    Mistake(checks.check_build_vocab, vocab_bound_one_too_low, r"bound is one too low"),
+    Mistake(checks.check_encode, encode_ids_plus_one, r"ids are one too high"),
+    Mistake(checks.check_encode, encode_unknown_as_eos, r"not 3 \(the id of <eos>\)"),
+    Mistake(checks.check_encode, encode_drops_last, r"last token's id is missing"),
+    Mistake(checks.check_decode, decode_one_id_low, r"one id off: each is the token of its id - 1"),
+    Mistake(checks.check_decode, decode_reversed, r"come in reverse order"),
+    Mistake(checks.check_pad_batch, pad_with_max_len, r"The padding holds \d+, not pad_id="),
+    Mistake(checks.check_pad_batch, pad_rows_reversed, r"reversed in its row"),
+    Mistake(
+        checks.check_merge_pair,
+        merge_writes_new_id_plus_one,
+        r"merged pairs became \d+, not new_id=",
+    ),
+    Mistake(checks.check_bpe_decode, bpe_decode_drops_last, r"last id's bytes are missing"),
     Mistake(checks.check_get_pair_counts, pairs_two_apart, r"two places on"),
     Mistake(checks.check_build_vocab, vocab_right_key_reversed, r"the right one reversed: least"),
     Mistake(checks.check_decode, decode_until_pad, r"stopped at the first <pad>"),

@@ -468,6 +468,8 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                     "leaves a out (a is missing). A merge (a, b) stands for the bytes of both, "
                     "table[a] + "
                     "table[b].": _decode_first_part_only(ids, merges, 1),
+                    "The last id's bytes are missing: join the bytes of every id, the last "
+                    "one included.": (ref.bpe_decode(ids[:-1], merges) if len(ids) > 1 else None),
                     "Each merge's bytes have its two parts in the wrong order, table[b] + "
                     "table[a]: a merge (a, b) stands for a's bytes followed by b's, table[a] + "
                     "table[b].": _decode_parts_swapped(ids, merges),

@@ -56,6 +56,35 @@ def _wrapped(expected, dtype):
     return expected.astype(dtype)
 
 
+def _pad_filled_with(seqs, pad_id, expected, got) -> dict:
+    """When the ids are right and every padded place holds one same value other than
+    pad_id and 0 (which has a message of its own): that value named."""
+    padded = np.zeros(expected.shape, dtype=bool)
+    for row, seq in enumerate(seqs):
+        padded[row, len(seq) :] = True
+    if got.shape != expected.shape or not padded.any():
+        return {}
+    values = set(np.unique(got[padded]).tolist())
+    if len(values) != 1 or not np.array_equal(got[~padded], expected[~padded]):
+        return {}
+    value = values.pop()
+    if value in (pad_id, 0):
+        return {}
+    filled = expected.copy()
+    filled[padded] = value
+    return {
+        f"The padding holds {value}, not pad_id={pad_id}: fill the rest of each row with the "
+        "pad_id you were given (np.full(..., pad_id)).": filled
+    }
+
+
+def _reversed_rows(seqs, pad_id, expected):
+    flipped = expected.copy()
+    for row, seq in enumerate(seqs):
+        flipped[row, : len(seq)] = list(seq)[::-1]
+    return None if np.array_equal(flipped, expected) else flipped
+
+
 def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
     """Check ``pad_batch(sequences, pad_id)``: a (batch, max_len) numpy array or torch
     tensor of any integer dtype, right-padded with pad_id."""
@@ -135,6 +164,9 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                         seqs, 0
                     ),
                     transposed: expected.T,
+                    **_pad_filled_with(seqs, pad_id, expected, array),
+                    "Each sequence is reversed in its row: copy it as it is, its first id "
+                    "first, then the padding.": _reversed_rows(seqs, pad_id, expected),
                     f"Your batch's dtype, {array.dtype}, is too small for these ids: those "
                     "above its largest value wrapped around. Ids go past 255 (every BPE merge "
                     "makes one): use a wide integer dtype, np.int64.": _wrapped(

@@ -446,6 +446,12 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                     "merge (i += 2, or reset the flag once it has skipped).": (
                         _merge_stops_after_first(ids, pair, new_id)
                     ),
+                    **{
+                        f"Your merged pairs became {new_id + shift}, not new_id={new_id}: write "
+                        "the new_id you were given.": ref.merge_pair(ids, pair, new_id + shift)
+                        for shift in (-1, 1)
+                        if pair in zip(ids, ids[1:])
+                    },
                     "The last id went missing: when no merge happens at the final position, it "
                     "still has to be copied.": expected[:-1] if expected else None,
                     **later_missed,

@@ -127,6 +127,10 @@ def _vocab_single_mistakes(token_lists, min_freq) -> dict:
             _vocab_once_per_list(token_lists, min_freq)
         ),
         _VOCAB_IGNORED: ref.build_vocab(token_lists, 1) if min_freq > 1 else None,
+        "Tokens seen min_freq - 1 times were kept: your bound is one too low (count >= "
+        "min_freq - 1, or count > min_freq - 2). Keep a token when count >= min_freq.": (
+            ref.build_vocab(token_lists, min_freq - 1) if min_freq > 1 else None
+        ),
         "Only the last token list was counted: your counts start over for every list (a "
         "Counter created inside the loop, counts = Counter(tokens), replaces the one "
         "before). Create the counts once, before the loop, and add every list to them "
@@ -185,6 +189,9 @@ def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
                 # ties above min_freq + 1, first seen in neither alphabetical order: a strict
                 # min_freq and each tie rule tell apart
                 ([["c", "b", "a", "e", "b", "c", "a", "e", "b", "d"]], 1),
+                # min_freq=3 keeps "a" only: min_freq ignored keeps all three, a bound one
+                # too low keeps "b" too, a strict bound keeps nothing
+                ([["a", "a", "b", "a", "b", "c"]], 3),
             ]
         # Every call first (a call that raises ends the list): a known ordering mistake
         # is named only if it agrees with every result collected, not just the wrong one.
