@@ -69,8 +69,8 @@ def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
                     "one after it, (ids[i], ids[i + 1]), in that order (zip(ids, ids[1:])).": (
                         dict(Counter(zip(ids[1:], ids)))
                     ),
-                    "You paired each id with the one two places on, (ids[i], ids[i + 2]): "
-                    "neighbours are one place apart, zip(ids, ids[1:]).": (
+                    "You paired each id with the one two places on, (ids[i], ids[i + 2]), one "
+                    "too far: neighbours are one place apart, zip(ids, ids[1:]).": (
                         dict(Counter(zip(ids, ids[2:]))) if len(ids) > 2 else None
                     ),
                     "The last pair is missing: loop up to len(ids) - 1, not len(ids) - 2.": (
@@ -447,8 +447,9 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                         _merge_stops_after_first(ids, pair, new_id)
                     ),
                     **{
-                        f"Your merged pairs became {new_id + shift}, not new_id={new_id}: write "
-                        "the new_id you were given.": ref.merge_pair(ids, pair, new_id + shift)
+                        f"Your merged pairs became {new_id + shift} (new_id "
+                        f"{'+' if shift > 0 else '-'} 1), not new_id={new_id}: write the new_id "
+                        "you were given.": ref.merge_pair(ids, pair, new_id + shift)
                         for shift in (-1, 1)
                         if pair in zip(ids, ids[1:])
                     },
