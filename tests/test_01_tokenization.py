@@ -1122,7 +1122,7 @@ MISTAKES = [
     Mistake(
         checks.check_merge_pair,
         merge_writes_new_id_plus_one,
-        r"merged pairs became \d+, not new_id=",
+        r"merged pairs became \d+ \(new_id \+ 1\), not new_id=",
     ),
     Mistake(checks.check_bpe_decode, bpe_decode_drops_last, r"last id's bytes are missing"),
     Mistake(checks.check_get_pair_counts, pairs_two_apart, r"two places on"),
