@@ -334,7 +334,8 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                     "that occurs first (max() over the ordered dict does that; sorted(...)[-1] "
                     "does not).": list(_train(byte_ids, num_merges, _last_of_max).items()),
                     "Start from the UTF-8 bytes of the text (text.encode('utf-8')), not from "
-                    "characters: ord(ch) is not a byte for anything outside ASCII ('é' is two "
+                    "characters: ord(ch) (or a latin-1 encoding, which gives the same numbers) "
+                    "is not a byte of UTF-8 for anything outside ASCII ('é' is two "
                     "bytes).": list(
                         _train([ord(ch) for ch in text], num_merges, _first_of_max).items()
                     )
