@@ -622,6 +622,25 @@ def train_on_latin1(text, num_merges):
     return merges
 
 
+def train_new_id_above_the_largest(text, num_merges):
+    ids, merges = list(text.encode("utf-8")), {}
+    for _ in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            break
+        best, new_id = max(counts, key=counts.get), max(ids) + 1
+        ids = ref.merge_pair(ids, best, new_id)
+        merges[best] = new_id
+    return merges
+
+
+def bpe_decode_repr(ids, merges):
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return f"{b''.join(table[i] for i in ids)}"
+
+
 def merge_right_to_left(ids, pair, new_id):  # scanned from the end, the result reversed
     merged, i = [], len(ids) - 1
     while i >= 0:
@@ -1151,6 +1170,8 @@ MISTAKES = [
         r"^(?!.*token by token).*decoded the bytes as ASCII",
     ),
     Mistake(checks.check_train_bpe, train_on_latin1, r"or a latin-1 encoding"),
+    Mistake(checks.check_train_bpe, train_new_id_above_the_largest, r"is max\(ids\) \+ 1"),
+    Mistake(checks.check_bpe_decode, bpe_decode_repr, r"with str\(\.\.\.\), which writes"),
     Mistake(checks.check_get_pair_counts, pairs_two_apart, r"two places on"),
     Mistake(checks.check_build_vocab, vocab_right_key_reversed, r"the right one reversed: least"),
     Mistake(checks.check_decode, decode_until_pad, r"stopped at the first <pad>"),

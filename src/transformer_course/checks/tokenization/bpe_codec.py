@@ -495,6 +495,10 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                     "Your text is made of zero bytes ('\\x00'): bytes(i) with an int makes i "
                     "zero bytes (bytes(3) == b'\\x00\\x00\\x00'). The single byte with "
                     "value i is bytes([i]).": _decode_zero_bytes(ids, merges),
+                    "You turned the bytes into text with str(...), which writes their repr "
+                    "(b'...'), not the text they encode: decode them, .decode('utf-8').": str(
+                        ref.bpe_decode(ids, merges).encode("utf-8")
+                    ),
                     "You decoded the bytes as ASCII: 'é' and every character outside ASCII "
                     "is more than one byte in UTF-8, which ASCII does not know. Decode the "
                     "joined bytes with .decode('utf-8').": _decode_ascii(ids, merges),

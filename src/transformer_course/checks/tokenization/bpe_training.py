@@ -46,6 +46,20 @@ def _train_on_words(text: str, num_merges: int) -> dict[tuple[int, int], int]:
     return merges
 
 
+def _ids_from_max(ids: list[int], num_merges: int) -> list[int] | None:
+    """The sorted new ids of training that numbers each merge max(ids) + 1 (None when
+    that gives 256 + i anyway)."""
+    ids, new_ids = list(ids), []
+    for _ in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            break
+        new_id = max(ids) + 1
+        ids = ref.merge_pair(ids, _first_of_max(counts), new_id)
+        new_ids.append(new_id)
+    return None if new_ids == [256 + i for i in range(len(new_ids))] else sorted(new_ids)
+
+
 def _first_of_max(counts):
     return max(counts, key=counts.get)
 
@@ -303,6 +317,10 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                     "early only when fewer than two ids remain.": (
                         [256 + i for i in range(learned - 1)] if learned > 1 else None
                     ),
+                    "Each new id of yours is max(ids) + 1, one above the largest id in the "
+                    "current ids: on text whose bytes are small that id is a byte value "
+                    "already (a letter's own id). The i-th merge (counting from 0) gets "
+                    "256 + i, above every byte.": _ids_from_max(byte_ids, num_merges),
                     "Your ids start at 257, one too high: the first merge (i = 0) gets 256 "
                     "and the i-th 256 + i (did you count the steps from 1?).": [
                         257 + i for i in range(learned)
