@@ -71,6 +71,37 @@ def center_rows_rounded(x):
     return np.round(x - x.mean(axis=-1, keepdims=True)).astype(np.int64)
 
 
+def center_means_put_back_second(x):  # means[:, None]: the size-1 axis second, 2-D only
+    means = x.mean(axis=-1)
+    return x - (means[:, None] if means.ndim else means)
+
+
+def center_sum_over_number_of_rows(x):  # the sum divided by len(x), not x.shape[-1]
+    sums = np.sum(x, axis=-1, keepdims=True)
+    return x - sums / len(x)
+
+
+def center_each_first_axis_slice(x):  # `for row in x`: 2-D slices of a 3-D x
+    return np.stack([row - row.mean() for row in x]) if x.ndim > 1 else x - x.mean()
+
+
+def center_median(x):
+    return x - np.median(x, axis=-1, keepdims=True)
+
+
+def center_unchanged(x):
+    return x.copy()
+
+
+def center_adds_mean(x):
+    return x + x.mean(axis=-1, keepdims=True)
+
+
+def center_columns_in_place(x):  # two mistakes at once
+    np.subtract(x, np.mean(x, axis=0, keepdims=True), out=x)
+    return x
+
+
 MISTAKES = [
     Mistake(check_center_rows, center_columns, r"mean over axis 0 \(down each column\)"),
     Mistake(check_center_rows, center_whole_array, "mean of the whole array"),
@@ -88,6 +119,29 @@ MISTAKES = [
         r"subtracted down the columns[\s\S]*size-1 axis",
     ),
     Mistake(check_center_rows, center_in_place, "changed its argument `x` in place"),
+    Mistake(
+        check_center_rows,
+        center_means_put_back_second,
+        r"(?s)^(?!.*numpy lines them up).*size-1 axis was put back at position 1",
+    ),
+    Mistake(
+        check_center_rows,
+        center_sum_over_number_of_rows,
+        r"sum divided by \d+ \(x\.shape\[0\], len\(x\)\), not by the length of a row",
+    ),
+    Mistake(check_center_rows, center_unchanged, "returned x unchanged"),
+    Mistake(
+        check_center_rows,
+        center_each_first_axis_slice,
+        r"^(?!.*whole array).*mean of all of x\[i\]",
+    ),
+    Mistake(check_center_rows, center_median, "each row's median instead of its mean"),
+    Mistake(check_center_rows, center_adds_mean, "added each row's mean"),
+    Mistake(
+        check_center_rows,
+        center_columns_in_place,
+        r"(?s)in place.*Its result is wrong too\. .*mean over axis 0",
+    ),
     Mistake(check_center_rows, center_rows_no_return, "forget the `return`"),
     Mistake(check_center_rows, center_rows_as_list, "should be a ndarray"),
     Mistake(check_center_rows, center_rows_rounded, "should hold floating-point numbers"),

@@ -50,6 +50,23 @@ tokenize_space_only = _finds("tokenize_space_only", r"\w+|[^\w ]")
 tokenize_keeps_apostrophes = _finds("tokenize_keeps_apostrophes", r"[\w']+|[^\w\s]")
 
 
+def tokenize_upper(text):
+    return re.findall(r"\w+|[^\w\s]", text.upper())
+
+
+tokenize_letter_by_letter = _finds("tokenize_letter_by_letter", r"\w|[^\w\s]")
+tokenize_empty_matches = _finds("tokenize_empty_matches", r"\w*|[^\w\s]")
+
+
+def tokenize_drops_last(text):
+    return re.findall(r"\w+|[^\w\s]", text.lower())[:-1]
+
+
+tokenize_listed_marks = _finds("tokenize_listed_marks", r"\w+|[.,!?;:]")
+tokenize_hyphen_in_words = _finds("tokenize_hyphen_in_words", r"[\w-]+|[^\w\s]")
+tokenize_mark_glued_to_next_word = _finds("tokenize_mark_glued_to_next_word", r"\w+|\S\w*")
+
+
 def tokenize_split_capturing_all_kept(text):
     return re.split(r"([^\w])", text.lower())  # spaces and '' kept
 
@@ -141,6 +158,30 @@ def vocab_ignores_min_freq(token_lists, min_freq=1):
     return ref.build_vocab(token_lists, 1)
 
 
+def vocab_counts_reset_per_list(token_lists, min_freq=1):  # Counter made inside the loop
+    counts = Counter()
+    for tokens in token_lists:
+        counts = Counter(tokens)
+    vocab = {t: i for i, t in enumerate(SPECIALS)}
+    for token, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        if count >= min_freq and token not in vocab:
+            vocab[token] = len(vocab)
+    return vocab
+
+
+def vocab_first_list_only(token_lists, min_freq=1):  # return inside the loop
+    for tokens in token_lists:
+        return ref.build_vocab([tokens], min_freq)
+    return ref.build_vocab([], min_freq)
+
+
+def vocab_most_common_ignoring_min_freq(token_lists, min_freq=1):  # two mistakes at once
+    vocab = {t: i for i, t in enumerate(SPECIALS)}
+    for token, _ in Counter(t for tokens in token_lists for t in tokens).most_common():
+        vocab.setdefault(token, len(vocab))
+    return vocab
+
+
 def vocab_specials_last(token_lists, min_freq=1):
     counts = Counter(t for tokens in token_lists for t in tokens)
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -217,6 +258,11 @@ def decode_off_by_one(ids, vocab):
     return [inverse.get(int(i) + 1, "<unk>") for i in ids]
 
 
+def decode_by_position(ids, vocab):  # range(len(ids)): the positions, not the ids
+    inverse = {i: t for t, i in vocab.items()}
+    return [inverse[k] for k in range(len(ids))]
+
+
 def decode_tests_truthiness(ids, vocab):
     if not ids:
         return []
@@ -277,6 +323,18 @@ def pad_fixed_width(sequences, pad_id):
     for row, seq in enumerate(sequences):
         out[row, : len(seq)] = seq
     return out
+
+
+def pad_uint8(sequences, pad_id):  # 8 bits: numpy 2 refuses ids past 255 on the copy
+    width = max((len(s) for s in sequences), default=0)
+    batch = np.full((len(sequences), width), pad_id, dtype=np.uint8)
+    for row, seq in enumerate(sequences):
+        batch[row, : len(seq)] = seq
+    return batch
+
+
+def pad_cast_to_uint8(sequences, pad_id):  # astype wraps ids past 255 around, silently
+    return ref.pad_batch(sequences, pad_id).astype(np.uint8)
 
 
 def pad_concatenate_makes_floats(sequences, pad_id):
@@ -448,6 +506,165 @@ def merge_guard_one_too_far(ids, pair, new_id):  # i + 1 <= len(ids): reads ids[
     return merged
 
 
+def pairs_two_by_two(ids):  # zip(ids[::2], ids[1::2]): pairs at even positions only
+    return dict(Counter(zip(ids[::2], ids[1::2])))
+
+
+def pairs_backwards(ids):
+    return dict(Counter((b, a) for a, b in zip(ids, ids[1:])))
+
+
+def pairs_two_apart(ids):
+    return {pair: n for pair, n in Counter(zip(ids, ids[2:])).items()}
+
+
+def vocab_right_key_reversed(token_lists, min_freq=1):
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    vocab = {t: i for i, t in enumerate(SPECIALS)}
+    for token in sorted(counts, key=lambda t: (-counts[t], t), reverse=True):
+        if counts[token] >= min_freq and token not in vocab:
+            vocab[token] = len(vocab)
+    return vocab
+
+
+def decode_until_pad(ids, vocab):
+    inverse = {i: t for t, i in vocab.items()}
+    tokens = [inverse[int(i)] for i in ids]
+    return tokens[: tokens.index("<pad>")] if "<pad>" in tokens else tokens
+
+
+def decode_with_tolist(ids, vocab):
+    inverse = {i: t for t, i in vocab.items()}
+    return [inverse[i] for i in ids.tolist()]
+
+
+def train_one_merge_too_many(text, num_merges):
+    return ref.train_bpe(text, num_merges + 1) if len(text.encode()) > num_merges + 1 else {}
+
+
+def train_one_merge_short(text, num_merges):
+    return ref.train_bpe(text, max(num_merges - 1, 0))
+
+
+def bpe_decode_parts_swapped(ids, merges):
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[b] + table[a]
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
+
+
+def vocab_bound_one_too_low(token_lists, min_freq=1):
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    vocab = {t: i for i, t in enumerate(SPECIALS)}
+    for token, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        if count > min_freq - 2 and token not in vocab:
+            vocab[token] = len(vocab)
+    return vocab
+
+
+def encode_ids_plus_one(tokens, vocab):
+    return [vocab.get(t, vocab["<unk>"]) + 1 for t in tokens]
+
+
+def encode_unknown_as_eos(tokens, vocab):
+    return [vocab[t] if t in vocab else vocab["<eos>"] for t in tokens]
+
+
+def encode_drops_last(tokens, vocab):
+    return [vocab.get(t, vocab["<unk>"]) for t in tokens[:-1]]
+
+
+def decode_one_id_low(ids, vocab):
+    inverse = {i: t for t, i in vocab.items()}
+    return [inverse[int(i) - 1] for i in ids]
+
+
+def decode_reversed(ids, vocab):
+    inverse = {i: t for t, i in vocab.items()}
+    return [inverse[int(i)] for i in reversed(list(ids))]
+
+
+def pad_with_max_len(sequences, pad_id):  # the padding holds max_len, not pad_id
+    width = max((len(s) for s in sequences), default=0)
+    return np.array([list(s) + [width] * (width - len(s)) for s in sequences], dtype=np.int64)
+
+
+def pad_rows_reversed(sequences, pad_id):
+    width = max((len(s) for s in sequences), default=0)
+    rows = [list(reversed(s)) + [pad_id] * (width - len(s)) for s in sequences]
+    return np.array(rows, dtype=np.int64).reshape(len(sequences), width)
+
+
+def merge_writes_new_id_plus_one(ids, pair, new_id):
+    return ref.merge_pair(ids, pair, new_id + 1)
+
+
+def bpe_decode_drops_last(ids, merges):
+    return ref.bpe_decode(list(ids)[:-1], merges)
+
+
+def bpe_decode_as_ascii(ids, merges):
+    pieces = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        pieces[new_id] = pieces[a] + pieces[b]
+    return b"".join(pieces[i] for i in ids).decode("ascii", errors="replace")
+
+
+def train_on_latin1(text, num_merges):
+    ids, merges = list(text.encode("latin-1", errors="replace")), {}
+    for step in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            break
+        best = max(counts, key=counts.get)
+        ids = ref.merge_pair(ids, best, 256 + step)
+        merges[best] = 256 + step
+    return merges
+
+
+def train_new_id_above_the_largest(text, num_merges):
+    ids, merges = list(text.encode("utf-8")), {}
+    for _ in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            break
+        best, new_id = max(counts, key=counts.get), max(ids) + 1
+        ids = ref.merge_pair(ids, best, new_id)
+        merges[best] = new_id
+    return merges
+
+
+def bpe_decode_repr(ids, merges):
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return f"{b''.join(table[i] for i in ids)}"
+
+
+def merge_right_to_left(ids, pair, new_id):  # scanned from the end, the result reversed
+    merged, i = [], len(ids) - 1
+    while i >= 0:
+        if i >= 1 and (ids[i - 1], ids[i]) == pair:
+            merged.append(new_id)
+            i -= 2
+        else:
+            merged.append(ids[i])
+            i -= 1
+    return merged[::-1]
+
+
+def merge_guard_one_too_short(ids, pair, new_id):  # i + 2 < len(ids): the last pair unseen
+    merged, i = [], 0
+    while i < len(ids):
+        if i + 2 < len(ids) and (ids[i], ids[i + 1]) == pair:
+            merged.append(new_id)
+            i += 2
+        else:
+            merged.append(ids[i])
+            i += 1
+    return merged
+
+
 def merge_step_one(ids, pair, new_id):  # i += 1 after a merge: overlapping merges
     return _scan(ids, new_id, lambda a, b: (a, b) == tuple(pair), step=1)
 
@@ -608,6 +825,44 @@ def encode_greedy_left_to_right(text, merges):
             right, left = out.pop(), out.pop()
             out.append(merges[(left, right)])
     return out
+
+
+def train_on_words(text, num_merges):  # words trained apart: the spaces dropped
+    words = [list(word.encode("utf-8")) for word in text.split()]
+    merges = {}
+    for step in range(num_merges):
+        counts = Counter()
+        for word in words:
+            counts.update(ref.get_pair_counts(word))
+        if not counts:
+            break
+        best = max(counts, key=counts.get)
+        words = [ref.merge_pair(word, best, 256 + step) for word in words]
+        merges[best] = 256 + step
+    return merges
+
+
+def encode_leftmost_pair_first(text, merges):  # present[0]: the leftmost, whatever its rank
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        present = [p for p in ref.get_pair_counts(ids) if p in merges]
+        if not present:
+            break
+        ids = ref.merge_pair(ids, present[0], merges[present[0]])
+    return ids
+
+
+def encode_longest_match(text, merges):  # WordPiece's greedy longest match over the tokens
+    pieces = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        pieces[new_id] = pieces[a] + pieces[b]
+    table = {piece: token for token, piece in pieces.items()}
+    data, ids, start = text.encode("utf-8"), [], 0
+    while start < len(data):
+        stop = max(k for k in range(start + 1, len(data) + 1) if data[start:k] in table)
+        ids.append(table[data[start:stop]])
+        start = stop
+    return ids
 
 
 def encode_smallest_pair_first(text, merges):  # min(present) without key=merges.get
@@ -778,6 +1033,28 @@ MISTAKES = [
     Mistake(checks.check_tokenize, tokenize_ascii_word_chars, "Letters outside ASCII"),
     Mistake(checks.check_tokenize, tokenize_space_only, "Tabs and newlines are whitespace too"),
     Mistake(checks.check_tokenize, tokenize_keeps_apostrophes, "apostrophe"),
+    Mistake(checks.check_tokenize, tokenize_upper, "You upper-cased the text"),
+    Mistake(checks.check_tokenize, tokenize_letter_by_letter, r"needs a \+, \\w\+"),
+    Mistake(checks.check_tokenize, tokenize_empty_matches, r"Empty strings \(''\) came back"),
+    # its lost "!" and "." are last tokens: not a hand-written list of marks
+    Mistake(checks.check_tokenize, tokenize_drops_last, r"^(?!.*marks disappeared).*last token is"),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_listed_marks,
+        r"These marks disappeared: .*while others .* were kept",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_hyphen_in_words,
+        # hidden: "--" alone, which a + on the marks gives too
+        r"joins the mark '-' inside a word: your word pattern admits '-'"
+        r"|groups several marks into one.*your word pattern admits '-'",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_mark_glued_to_next_word,
+        r"joins the mark .* to the word characters after it",
+    ),
     Mistake(
         checks.check_tokenize,
         tokenize_split_no_lower,
@@ -812,6 +1089,17 @@ MISTAKES = [
     ),
     Mistake(checks.check_build_vocab, vocab_ignores_min_freq, "min_freq was ignored"),
     Mistake(checks.check_build_vocab, vocab_specials_last, "special tokens"),
+    Mistake(checks.check_build_vocab, vocab_counts_reset_per_list, "Only the last token list was"),
+    Mistake(checks.check_build_vocab, vocab_first_list_only, "Only the first token list was"),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_most_common_ignoring_min_freq,
+        r"Two mistakes at once\. \(1\) min_freq was ignored.*\(2\) Ties must be broken "
+        r"alphabetically",
+    ),
+    Mistake(checks.check_decode, decode_by_position, r"by its position in ids"),
+    Mistake(checks.check_pad_batch, pad_uint8, r"(?s)OverflowError.*does not fit your array"),
+    Mistake(checks.check_pad_batch, pad_cast_to_uint8, r"dtype, uint8, is too small"),
     Mistake(checks.check_build_vocab, vocab_duplicate_special, "no gaps or repeats"),
     Mistake(checks.check_build_vocab, vocab_overwrites_special, "keeps its special id"),
     Mistake(checks.check_encode, encode_skip_unknown, "not be skipped"),
@@ -834,7 +1122,11 @@ MISTAKES = [
         r"changed its argument `vocab` in place[\s\S]*must not grow the vocabulary",
     ),
     Mistake(checks.check_decode, decode_drops_specials, "must be decoded too"),
-    Mistake(checks.check_decode, decode_off_by_one, "Invert the vocab"),
+    Mistake(
+        checks.check_decode,
+        decode_off_by_one,
+        r"one id off: each is the token of its id \+ 1|Invert the vocab",
+    ),
     Mistake(checks.check_decode, decode_tests_truthiness, "truth value of an array"),
     Mistake(
         checks.check_decode, decode_by_key_position, r"keys in alphabetical order.*list\(vocab\)"
@@ -856,6 +1148,40 @@ MISTAKES = [
     Mistake(checks.check_get_pair_counts, pairs_sorted_by_count, "order they first occur"),
     Mistake(checks.check_get_pair_counts, pairs_in_set_order, "counts are right, but"),
     Mistake(checks.check_get_pair_counts, pairs_missing_last, "last pair is missing"),
+    Mistake(checks.check_get_pair_counts, pairs_backwards, r"Your pairs are backwards"),
+    Mistake(checks.check_build_vocab, vocab_bound_one_too_low, r"bound is one too low"),
+    Mistake(checks.check_encode, encode_ids_plus_one, r"ids are one too high"),
+    Mistake(checks.check_encode, encode_unknown_as_eos, r"not 3 \(the id of <eos>\)"),
+    Mistake(checks.check_encode, encode_drops_last, r"last token's id is missing"),
+    Mistake(checks.check_decode, decode_one_id_low, r"one id off: each is the token of its id - 1"),
+    Mistake(checks.check_decode, decode_reversed, r"come in reverse order"),
+    Mistake(checks.check_pad_batch, pad_with_max_len, r"The padding holds \d+, not pad_id="),
+    Mistake(checks.check_pad_batch, pad_rows_reversed, r"reversed in its row"),
+    Mistake(
+        checks.check_merge_pair,
+        merge_writes_new_id_plus_one,
+        r"merged pairs became \d+ \(new_id \+ 1\), not new_id=",
+    ),
+    Mistake(checks.check_bpe_decode, bpe_decode_drops_last, r"last id's bytes are missing"),
+    # "héllo" with 'é' split over two tokens: per-token decoding gives the same text
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_as_ascii,
+        r"^(?!.*token by token).*decoded the bytes as ASCII",
+    ),
+    Mistake(checks.check_train_bpe, train_on_latin1, r"or a latin-1 encoding"),
+    Mistake(checks.check_train_bpe, train_new_id_above_the_largest, r"is max\(ids\) \+ 1"),
+    Mistake(checks.check_bpe_decode, bpe_decode_repr, r"with str\(\.\.\.\), which writes"),
+    Mistake(checks.check_get_pair_counts, pairs_two_apart, r"two places on"),
+    Mistake(checks.check_build_vocab, vocab_right_key_reversed, r"the right one reversed: least"),
+    Mistake(checks.check_decode, decode_until_pad, r"stopped at the first <pad>"),
+    Mistake(checks.check_decode, decode_with_tolist, r"(?s)AttributeError.*has no \.tolist\(\)"),
+    Mistake(checks.check_bpe_decode, bpe_decode_parts_swapped, r"in the wrong order, table\[b\]"),
+    Mistake(
+        checks.check_get_pair_counts,
+        pairs_two_by_two,
+        r"only the pairs that start at an even position",
+    ),
     Mistake(
         checks.check_get_pair_counts,
         pairs_mutable_default,
@@ -892,6 +1218,18 @@ MISTAKES = [
         r"but never reset",
     ),
     Mistake(checks.check_merge_pair, merge_compares_previous_id, r"with the id \*before\* it"),
+    # on the lesson's text the two give the same ids; [1, 2, 1, 2, 1] tells them apart
+    Mistake(
+        checks.check_merge_pair,
+        merge_right_to_left,
+        r"^(?!.*\*before\* it).*You scanned from the right end",
+    ),
+    # on [3, 4, 3, 4] a string replacement gives the same ids; [3, 4, 5, 3, 4] tells them apart
+    Mistake(
+        checks.check_merge_pair,
+        merge_guard_one_too_short,
+        r"^(?!.*string replacement).*pair at the very end of the list was not merged",
+    ),
     Mistake(
         checks.check_merge_pair,
         merge_guard_one_too_far,
@@ -925,6 +1263,9 @@ MISTAKES = [
         r"merged with the id 256 - i \(\[256, 255, 254.*while it recorded \[256, 257",
     ),
     Mistake(checks.check_train_bpe, train_on_characters, "UTF-8 bytes of the text"),
+    Mistake(checks.check_train_bpe, train_on_words, r"No merge of yours contains a space"),
+    Mistake(checks.check_train_bpe, train_one_merge_too_many, r"one more than num_merges"),
+    Mistake(checks.check_train_bpe, train_one_merge_short, r"one fewer than the \d+ expected"),
     Mistake(checks.check_train_bpe, train_never_stops, r"empty sequence[\s\S]*stop early"),
     Mistake(checks.check_train_bpe, train_merges_newest_first, "in the order they were learned"),
     Mistake(checks.check_bpe_encode, encode_chars, "UTF-8 bytes, not characters"),
@@ -940,6 +1281,17 @@ MISTAKES = [
         checks.check_bpe_encode,
         encode_greedy_left_to_right,
         r"^(?!.*how often).*greedily from the left",
+    ),
+    # these two agree with the stack on every input but "acacab" and "bbbbc"
+    Mistake(
+        checks.check_bpe_encode,
+        encode_leftmost_pair_first,
+        r"^(?!.*greedily from the left as)(?!.*longest).*leftmost pair present",
+    ),
+    Mistake(
+        checks.check_bpe_encode,
+        encode_longest_match,
+        r"^(?!.*greedily from the left as)(?!.*leftmost).*longest known token",
     ),
     Mistake(
         checks.check_bpe_encode,
@@ -966,7 +1318,8 @@ MISTAKES = [
         r"raised KeyError[\s\S]*never learned[\s\S]*if pair not in merges: break",
     ),
     Mistake(checks.check_bpe_encode, encode_most_frequent_pair_first, "Apply the merges by rank"),
-    Mistake(checks.check_bpe_encode, encode_pairs_in_text_order, "Apply the merges by rank"),
+    # the first pair of the text that has a merge: the leftmost pair present
+    Mistake(checks.check_bpe_encode, encode_pairs_in_text_order, "leftmost pair present"),
     Mistake(checks.check_bpe_decode, decode_per_token, "Decode the joined bytes once"),
     Mistake(checks.check_bpe_decode, bpe_decode_first_part_only, r"hold only its first part"),
     Mistake(

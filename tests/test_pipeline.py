@@ -40,6 +40,7 @@ VISIBLE_TOKENIZE = {
     "Wait... what?!": ["wait", ".", ".", ".", "what", "?", "!"],
     "Déjà vu:\t2 snake_case\nwords": ["déjà", "vu", ":", "2", "snake_case", "words"],
     "She didn't.": ["she", "didn", "'", "t", "."],
+    'A well-known "quote" (really).': 'a well - known " quote " ( really ) .'.split(),
     "": [],
 }
 

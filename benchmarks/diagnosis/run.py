@@ -90,6 +90,16 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         "the cosines sliced with d_model // 3 angles, whose message ('Your sines are right', "
         "a statement of fact, not a cause) names the feature and the pair whose angle it holds",
     ),
+    ("center_rows", "drop: a ± b -> a"): (
+        "named",
+        r"You returned x unchanged: nothing was subtracted",
+        "return x (the mean dropped): the message says x came back unchanged",
+    ),
+    ("get_pair_counts", "number: 1 -> 2"): (
+        "named",
+        r"You paired each id with the one two places on, \(ids\[i\], ids\[i \+ 2\]\)",
+        "zip(ids, ids[2:]): the message names the pairs two places apart",
+    ),
     ("merge_pair", "drop: a ± b -> a"): (
         "named",
         r"Guard it with i \+ 1 < len\(ids\).*\bi < len\(ids\)",

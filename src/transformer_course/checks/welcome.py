@@ -8,9 +8,11 @@ with a tolerance that fits the dtype. How it is computed is free.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
-from transformer_course.checking import Checker, numpy_rng, tolerance
+from transformer_course.checking import Checker, CheckFailure, numpy_rng, tolerance
 from transformer_course.exercise import Exercise
 from transformer_course.reference import welcome as ref
 
@@ -27,7 +29,8 @@ _VISIBLE_INPUTS = (
     np.array([[1.0, 2.0, 3.0], [10.0, 20.0, 60.0]]),
     np.arange(8.0).reshape(4, 2),
     np.array([[1.0, 2.0, 6.0], [0.0, 3.0, 3.0], [4.0, 4.0, 4.0]]),
-    np.array([[[1.0, 2.0, 3.0], [4.0, 6.0, 8.0]], [[0.0, 0.0, 9.0], [5.0, 5.0, 5.0]]]),
+    # its two x[i] have different means (4 and 4.5): a mean per x[i] is not the whole mean
+    np.array([[[1.0, 2.0, 3.0], [4.0, 6.0, 8.0]], [[0.0, 0.0, 9.0], [5.0, 5.0, 8.0]]]),
     np.array([2.0, 4.0, 9.0]),
 )
 
@@ -65,20 +68,151 @@ def _mean_over_axis_1(x: np.ndarray) -> np.ndarray | None:
     return x - x.mean(axis=1, keepdims=True) if x.ndim >= 3 else None
 
 
+def _misplaced_axis_hint(x: np.ndarray):
+    """A hint for the broadcast error that row means with their size-1 axis put back in
+    the wrong place give (means[:, None] on a 3-D x): (matches, text) for ``c.call``."""
+
+    def means_shape(exc: BaseException) -> tuple[int, ...] | None:
+        found = re.findall(r"\(([\d,]*)\)", str(exc))
+        shapes = [tuple(int(n) for n in s.split(",") if n) for s in found]
+        rows = x.shape[:-1]
+        for shape in shapes:
+            if len(shape) == x.ndim and 1 in shape and shape.index(1) < x.ndim - 1:
+                at = shape.index(1)
+                if shape[:at] + shape[at + 1 :] == rows:
+                    return shape
+        return None
+
+    def text(exc: BaseException) -> str:
+        shape = means_shape(exc)
+        return (
+            f"Your row means came out with shape {shape}: the size-1 axis was put back at "
+            f"position {shape.index(1)} (as means[:, None] does), where it lines the means up "
+            f"with the rows only when x is 2-D. Here x has shape {x.shape}: the means need "
+            f"shape {(*x.shape[:-1], 1)}, the size-1 axis last (means[..., None], or "
+            "x.mean(axis=-1, keepdims=True))."
+        )
+
+    return (lambda exc: means_shape(exc) is not None, text)
+
+
+def _divisor_message(x: np.ndarray, got: np.ndarray) -> str | None:
+    """When the learner subtracted each row's sum divided by one wrong number D (x.shape[0],
+    len(x), x.size, ...) instead of the row's length: that D, and which size it is."""
+    taken = x - got  # what was subtracted from each entry
+    n = x.shape[-1]
+    if x.ndim == 0 or not np.allclose(taken, taken[..., :1], atol=1e-6):
+        return None
+    sums = x.sum(axis=-1)
+    per_row = taken[..., 0]
+    usable = (np.abs(sums) > 1e-6) & (np.abs(per_row) > 1e-9)
+    if not usable.any():
+        return None
+    divisors = sums[usable] / per_row[usable]
+    divisor = float(divisors.flat[0])
+    if not np.allclose(divisors, divisor, rtol=1e-6) or np.isclose(divisor, n):
+        return None
+    if not np.isclose(divisor, round(divisor)):
+        return None
+    divisor = round(divisor)
+    names = [f"x.shape[{axis}]" for axis, size in enumerate(x.shape[:-1]) if size == divisor]
+    names += ["x.size"] if divisor == x.size and x.ndim > 1 else []
+    which = f" ({' or '.join(names)}{', len(x)' if x.shape[0] == divisor else ''})" if names else ""
+    return (
+        f"You subtracted each row's sum divided by {divisor}{which}, not by the length of a row, "
+        f"{n} (x.shape[-1]): a row's mean is its sum over its own entries. Divide by "
+        "x.shape[-1], or use x.mean(axis=-1, keepdims=True)."
+    )
+
+
+def _mistakes(x: np.ndarray, expected: np.ndarray) -> dict:
+    return {
+        "It looks like you took the mean over axis 0 (down each column) instead of "
+        "over each row's entries (axis=-1).": x - x.mean(axis=0, keepdims=True),
+        "It looks like you subtracted the mean of the whole array, not of each row.": (
+            x - x.mean()
+        ),
+        "It looks like you also divided by the standard deviation: only subtract the "
+        "mean here.": expected / np.maximum(x.std(axis=-1, keepdims=True), 1e-12),
+        "It looks like the means were taken over axis 1, which is the last axis only "
+        f"of a 2-D array. {_LAST_AXIS_HINT}": _mean_over_axis_1(x),
+        "It looks like the row means were subtracted down the columns: on this square "
+        f"input the means broadcast without an error, but the wrong way. {_KEEPDIMS_HINT}": (
+            _row_means_without_keepdims(x)
+        ),
+        "You subtracted from each x[i] the mean of all of x[i] (a loop over the first axis, "
+        "`for row in x`, gives 2-D slices when x is 3-D, and their .mean() averages a whole "
+        "slice): a row is the last axis. x - x.mean(axis=-1, keepdims=True) works for any "
+        "number of dimensions.": (
+            x - x.mean(axis=tuple(range(1, x.ndim)), keepdims=True) if x.ndim >= 3 else None
+        ),
+        **{
+            f"You subtracted each row's {name} instead of its mean: x - x.mean(axis=-1, "
+            "keepdims=True).": x - value
+            for name, value in (
+                ("median", np.median(x, axis=-1, keepdims=True)),
+                ("largest entry (max)", x.max(axis=-1, keepdims=True)),
+                ("smallest entry (min)", x.min(axis=-1, keepdims=True)),
+                ("first entry", x[..., :1]),
+                ("sum", x.sum(axis=-1, keepdims=True)),
+            )
+        },
+        "You returned x unchanged: nothing was subtracted. Subtract each row's mean, "
+        "x - x.mean(axis=-1, keepdims=True).": x,
+        "You added each row's mean instead of subtracting it: x - mean, not x + mean.": (
+            x + x.mean(axis=-1, keepdims=True)
+        ),
+    }
+
+
+def _values_too(center_rows, x: np.ndarray, expected: np.ndarray) -> str:
+    """When the learner's function also changed its input: what its result shows, so that
+    a second mistake is named with the first ("" when the result is right, or unusable)."""
+    try:
+        got = np.asarray(center_rows(x.copy()), dtype=np.float64)
+    except Exception:  # the in-place change is reported; the rest is for the next run
+        return ""
+    if got.shape != x.shape or np.allclose(got, expected, rtol=1e-5, atol=1e-6):
+        return ""
+    for message, value in _mistakes(x, expected).items():
+        if value is not None and value.shape == got.shape and np.allclose(got, value, atol=1e-6):
+            return f"Its result is wrong too. {message}"
+    return (
+        _divisor_message(x, got) or "Its result is wrong too: each row should end up with mean 0."
+    )
+
+
 def check_center_rows(center_rows, *, hidden: bool = False) -> None:
     """Check ``center_rows(x)``: x minus the mean of each row (the last axis)."""
     with Checker("center_rows", hidden=hidden) as c:
         c.require_callable(center_rows)
         for x in _hidden_inputs() if hidden else _VISIBLE_INPUTS:
             what = f"center_rows(x) for x of shape {x.shape}"
-            got = c.call(
-                center_rows,
-                x.copy(),
-                hints={
-                    "could not be broadcast": _KEEPDIMS_HINT,
-                    "out of bounds for array of dimension": _LAST_AXIS_HINT,
-                },
-            )
+            expected = ref.center_rows(x)
+            try:
+                got = c.call(
+                    center_rows,
+                    x.copy(),
+                    hints=[
+                        (misplaced := _misplaced_axis_hint(x)),
+                        (
+                            lambda exc, misplaced=misplaced: (
+                                "could not be broadcast" in str(exc) and not misplaced[0](exc)
+                            ),
+                            _KEEPDIMS_HINT,
+                        ),
+                        ("out of bounds for array of dimension", _LAST_AXIS_HINT),
+                    ],
+                )
+            except CheckFailure as failure:
+                also = (
+                    _values_too(center_rows, x, expected) if "in place" in failure.message else ""
+                )
+                if not also:
+                    raise
+                raise CheckFailure(
+                    failure.exercise, f"{failure.message} {also}", failure.learner_traceback
+                ) from None
             c.expect_type(got, np.ndarray, what)
             c.expect_shape(
                 got,
@@ -87,28 +221,14 @@ def check_center_rows(center_rows, *, hidden: bool = False) -> None:
                 "Keep the input's shape: subtract each row's mean from that row.",
             )
             c.expect_floating(got, what, preferred=x.dtype)
-            expected = ref.center_rows(x)
             c.expect_close(
                 got,
                 expected,
                 what,
                 **tolerance(got.dtype, x.dtype),
                 hint="Each row (along the last axis) should end up with mean 0.",
-                mistakes={
-                    "It looks like you took the mean over axis 0 (down each column) instead of "
-                    "over each row's entries (axis=-1).": x - x.mean(axis=0, keepdims=True),
-                    "It looks like you subtracted the mean of the whole array, not of each row.": (
-                        x - x.mean()
-                    ),
-                    "It looks like you also divided by the standard deviation: only subtract the "
-                    "mean here.": expected / np.maximum(x.std(axis=-1, keepdims=True), 1e-12),
-                    "It looks like the means were taken over axis 1, which is the last axis only "
-                    f"of a 2-D array. {_LAST_AXIS_HINT}": _mean_over_axis_1(x),
-                    "It looks like the row means were subtracted down the columns: on this square "
-                    f"input the means broadcast without an error, but the wrong way. {_KEEPDIMS_HINT}": (
-                        _row_means_without_keepdims(x)
-                    ),
-                },
+                mistakes=_mistakes(x, expected),
+                explain=lambda got=got, x=x: _divisor_message(x, np.asarray(got, np.float64)) or "",
             )
 
 

@@ -50,6 +50,48 @@ def _encode_left_to_right(text, merges):
     return out
 
 
+def _encode_leftmost_first(text, merges):
+    """What merging the leftmost pair present that has a merge (present[0]) first gives,
+    whatever its rank."""
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        present = [p for p in ref.get_pair_counts(ids) if p in merges]
+        if not present:
+            break
+        ids = ref.merge_pair(ids, present[0], merges[present[0]])
+    return ids
+
+
+def _encode_longest_match(text, merges):
+    """What greedy longest match gives (WordPiece's way): at each position, the longest
+    token whose bytes start there."""
+    pieces = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        if a in pieces and b in pieces:
+            pieces[new_id] = pieces[a] + pieces[b]
+    table = {piece: token for token, piece in pieces.items()}
+    longest = max(len(piece) for piece in table)
+    data, ids, start = text.encode("utf-8"), [], 0
+    while start < len(data):
+        stop = next(
+            stop
+            for stop in range(min(len(data), start + longest), start, -1)
+            if data[start:stop] in table
+        )
+        ids.append(table[data[start:stop]])
+        start = stop
+    return ids
+
+
+# Inputs on which three ways of merging "as the text comes" part: merging on a stack as
+# the bytes arrive, the leftmost pair present first, and the longest match. On "acacab"
+# the stack (and the longest match) merge (a, c) and then (257, a) at once, the leftmost
+# pair first does not; on "bbbbc" the longest match takes "bbb" (258) at once, the stack
+# builds 257 = (256, b); the rank order gives neither.
+_STACK_VS_LEFTMOST = ("acacab", {(97, 98): 256, (97, 99): 257, (257, 97): 258})
+_STACK_VS_LONGEST = ("bbbbc", {(98, 98): 256, (256, 98): 257, (98, 256): 258})
+
+
 def _encode_latest_first(text, merges):
     """What applying the latest-learned merge present (the highest new id) first gives."""
     ids = list(text.encode("utf-8"))
@@ -196,6 +238,7 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             cases.append(("xy", {(120, 121): 256}))  # two ids left: the last merge still applies
             cases.append(("abcbc", _RANKED_MERGES))
             cases.append(("xcabx", _SMALLEST_PAIR_MERGES))
+            cases += [_STACK_VS_LEFTMOST, _STACK_VS_LONGEST]
         else:
             merges = ref.train_bpe(_CLASSIC, 3)
             cases = [(_CLASSIC, merges), ("aaab", merges), ("café", merges), ("aa", merges)]
@@ -205,6 +248,7 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             # counting gets it right, merging greedily from the left does not
             cases.append(("abcbc", _RANKED_MERGES))
             cases.append(("cab", _SMALLEST_PAIR_MERGES))
+            cases += [_STACK_VS_LEFTMOST, _STACK_VS_LONGEST]
         # Every call first (a call that raises ends the list), then the first wrong result
         # is diagnosed with the known mistakes that agree with *every* result collected:
         # one of them alone on one input proves nothing.
@@ -230,6 +274,17 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             "first, not in the order the merges were learned. Apply the merges by rank: among "
             "the pairs present, take the one with the smallest new id, merge it everywhere, "
             "repeat.": _encode_left_to_right,
+            "You merged the leftmost pair present that has a merge (the first one found in "
+            "the text, present[0]), whatever its rank: apply the merges by rank, the "
+            "earliest learned first. Among the pairs present, take the one with the "
+            "smallest new id (min(present, key=merges.get)), merge it everywhere, "
+            "repeat.": _encode_leftmost_first,
+            "You matched the longest known token at each position, from the left (greedy "
+            "longest match, as WordPiece does): BPE does not look for the longest token, "
+            "it replays the merges in the order they were learned. Among the pairs present, "
+            "take the one with the smallest new id, merge it everywhere, repeat.": (
+                _encode_longest_match
+            ),
             "You applied the latest-learned merge first (the highest new id, max() where "
             "min() belongs): a later merge is built on the earlier ones, so apply them by "
             "rank, the smallest new id first (min(present, key=merges.get)).": (
@@ -241,8 +296,9 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             "ids after every merge (get_pair_counts(ids) inside the loop).": (
                 _encode_pairs_found_once
             ),
-            "You took min(present) without key=merges.get: that picks the smallest pair of "
-            "ids (tuples compare element by element), not the earliest-learned merge. Apply "
+            "You applied the smallest pair of ids first (min(present) without "
+            "key=merges.get, or the merges in sorted(merges) order: tuples compare element by "
+            "element), not the earliest-learned merge. Apply "
             "the merges by rank: min(present, key=merges.get), the smallest new id.": (
                 _encode_smallest_pair_first
             ),
@@ -277,6 +333,23 @@ def _decode_per_token(ids, merges, errors="replace"):
     for (a, b), new_id in merges.items():
         table[new_id] = table[a] + table[b]
     return "".join(table[i].decode("utf-8", errors=errors) for i in ids)
+
+
+def _decode_parts_swapped(ids, merges):
+    """Each merge's bytes built as table[b] + table[a]."""
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[b] + table[a]
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
+
+
+def _decode_ascii(ids, merges):
+    """The joined bytes decoded as ASCII, errors replaced (None for ASCII text)."""
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    data = b"".join(table[i] for i in ids)
+    return None if data.isascii() else data.decode("ascii", errors="replace")
 
 
 def _decode_with_spaces(ids, merges):
@@ -356,11 +429,14 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
         c.require_callable(bpe_decode)
         if hidden:
             merges = ref.train_bpe("the cat sat on the mat. café déjà 東京 東京", 15)
-            texts = [*_HIDDEN_BPE_TEXTS, "東京 café"]
+            cases = [(text, merges) for text in (*_HIDDEN_BPE_TEXTS, "東京 café")]
         else:
             merges = ref.train_bpe(_CLASSIC, 3)
-            texts = [_CLASSIC, "abcd", "héllo"]
-        for text in texts:
+            cases = [(text, merges) for text in (_CLASSIC, "abcd")]
+            # 'é' inside one token (merges learned on "héllo héllo"), then split over two:
+            # decoding token by token is right on the first, a wrong codec on neither
+            cases += [("héllo", ref.train_bpe("héllo héllo", 3)), ("héllo", merges)]
+        for text, merges in cases:
             ids = ref.bpe_encode(text, merges)
             what = f"bpe_decode({ids}, merges)"
             got = c.call(
@@ -405,6 +481,11 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                     "leaves a out (a is missing). A merge (a, b) stands for the bytes of both, "
                     "table[a] + "
                     "table[b].": _decode_first_part_only(ids, merges, 1),
+                    "The last id's bytes are missing: join the bytes of every id, the last "
+                    "one included.": (ref.bpe_decode(ids[:-1], merges) if len(ids) > 1 else None),
+                    "Each merge's bytes have its two parts in the wrong order, table[b] + "
+                    "table[a]: a merge (a, b) stands for a's bytes followed by b's, table[a] + "
+                    "table[b].": _decode_parts_swapped(ids, merges),
                     "A space came out between every two tokens: the tokens' bytes were joined "
                     "with a separator (b' '.join, or ' '.join of the decoded pieces). A token "
                     "is a piece of a word, not a word, and the spaces of the text are bytes "
@@ -414,6 +495,13 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                     "Your text is made of zero bytes ('\\x00'): bytes(i) with an int makes i "
                     "zero bytes (bytes(3) == b'\\x00\\x00\\x00'). The single byte with "
                     "value i is bytes([i]).": _decode_zero_bytes(ids, merges),
+                    "You turned the bytes into text with str(...), which writes their repr "
+                    "(b'...'), not the text they encode: decode them, .decode('utf-8').": str(
+                        ref.bpe_decode(ids, merges).encode("utf-8")
+                    ),
+                    "You decoded the bytes as ASCII: 'é' and every character outside ASCII "
+                    "is more than one byte in UTF-8, which ASCII does not know. Decode the "
+                    "joined bytes with .decode('utf-8').": _decode_ascii(ids, merges),
                     "Each id stands for *bytes*, not characters: chr(byte) turns 'é' (two bytes) "
                     "into 'Ã©'. Keep bytes in the table (bytes([i])), join them, and decode the "
                     "result as UTF-8 once.": _decode_bytes_as_chars(ids, merges),

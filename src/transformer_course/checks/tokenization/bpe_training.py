@@ -28,6 +28,38 @@ def _train(ids, num_merges, choose, min_count=1):
     return merges
 
 
+def _train_on_words(text: str, num_merges: int) -> dict[tuple[int, int], int]:
+    """The merges learned on the words of ``text`` (text.split()) one by one, their pair
+    counts summed: the spaces dropped, and no merge across two words."""
+    words = [list(word.encode("utf-8")) for word in text.split()]
+    merges: dict[tuple[int, int], int] = {}
+    for step in range(num_merges):
+        counts: dict[tuple[int, int], int] = {}
+        for word in words:
+            for pair, count in ref.get_pair_counts(word).items():
+                counts[pair] = counts.get(pair, 0) + count
+        if not counts:
+            break
+        best = _first_of_max(counts)
+        words = [ref.merge_pair(word, best, 256 + step) for word in words]
+        merges[best] = 256 + step
+    return merges
+
+
+def _ids_from_max(ids: list[int], num_merges: int) -> list[int] | None:
+    """The sorted new ids of training that numbers each merge max(ids) + 1 (None when
+    that gives 256 + i anyway)."""
+    ids, new_ids = list(ids), []
+    for _ in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            break
+        new_id = max(ids) + 1
+        ids = ref.merge_pair(ids, _first_of_max(counts), new_id)
+        new_ids.append(new_id)
+    return None if new_ids == [256 + i for i in range(len(new_ids))] else sorted(new_ids)
+
+
 def _first_of_max(counts):
     return max(counts, key=counts.get)
 
@@ -222,7 +254,8 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                 ("", 3),
             ]
         else:
-            cases = [(_CLASSIC, 3), ("aaaa", 4), ("héllo héllo", 3)]
+            # "to be or not to be": its third merge, (257, 98) = "to b", crosses a space
+            cases = [(_CLASSIC, 3), ("aaaa", 4), ("héllo héllo", 3), ("to be or not to be", 3)]
         for text, num_merges in cases:
             what = f"train_bpe({text!r}, {num_merges})"
             got = _merges(
@@ -271,6 +304,23 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                     "next step counts the pairs.": (
                         list(stuck.values()) if stuck and got == stuck else None
                     ),
+                    f"You learned {learned + 1} merges, one more than num_merges = "
+                    f"{num_merges}: the loop makes one step too many (range(num_merges + 1), or "
+                    "a <= in the loop's test). Make exactly num_merges steps, for step in "
+                    "range(num_merges).": (
+                        [256 + i for i in range(learned + 1)] if learned == num_merges else None
+                    ),
+                    f"You learned {learned - 1} merges, one fewer than the {learned} expected: "
+                    "the loop stops one step early: range(num_merges - 1), or a stop test "
+                    "that fires while two ids remain (len(ids) <= 2 where len(ids) < 2 "
+                    "belongs). Make num_merges steps, for step in range(num_merges), stopping "
+                    "early only when fewer than two ids remain.": (
+                        [256 + i for i in range(learned - 1)] if learned > 1 else None
+                    ),
+                    "Each new id of yours is max(ids) + 1, one above the largest id in the "
+                    "current ids: on text whose bytes are small that id is a byte value "
+                    "already (a letter's own id). The i-th merge (counting from 0) gets "
+                    "256 + i, above every byte.": _ids_from_max(byte_ids, num_merges),
                     "Your ids start at 257, one too high: the first merge (i = 0) gets 256 "
                     "and the i-th 256 + i (did you count the steps from 1?).": [
                         257 + i for i in range(learned)
@@ -302,12 +352,19 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                     "that occurs first (max() over the ordered dict does that; sorted(...)[-1] "
                     "does not).": list(_train(byte_ids, num_merges, _last_of_max).items()),
                     "Start from the UTF-8 bytes of the text (text.encode('utf-8')), not from "
-                    "characters: ord(ch) is not a byte for anything outside ASCII ('é' is two "
+                    "characters: ord(ch) (or a latin-1 encoding, which gives the same numbers) "
+                    "is not a byte of UTF-8 for anything outside ASCII ('é' is two "
                     "bytes).": list(
                         _train([ord(ch) for ch in text], num_merges, _first_of_max).items()
                     )
                     if any(ord(ch) > 127 for ch in text)
                     else None,
+                    "No merge of yours contains a space (32): you split the text into words "
+                    "(text.split()) and learned the merges on each word, so the spaces are gone "
+                    "and no merge crosses two words. train_bpe learns on the bytes of the whole "
+                    "text, spaces included.": (
+                        list(_train_on_words(text, num_merges).items()) if " " in text else None
+                    ),
                 },
             )
             c.expect_equal(

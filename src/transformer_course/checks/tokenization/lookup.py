@@ -15,6 +15,26 @@ from .common import _ids, _random_token_lists, _tokens
 _VOCAB = ref.build_vocab([["the", "cat", "drank", "the", "milk", "."]])
 
 
+def _encode_unknown_as(tokens, vocab, got) -> dict:
+    """When every unknown token got one same id other than <unk>'s, 0 and len(vocab) (which
+    have messages of their own): that mistake, named with the token that id stands for."""
+    unknown = [k for k, t in enumerate(tokens) if t not in vocab]
+    if not unknown or not isinstance(got, list | tuple) or len(got) != len(tokens):
+        return {}
+    values = {got[k] for k in unknown}
+    if len(values) != 1:
+        return {}
+    value = values.pop()
+    if value in (vocab["<unk>"], 0, len(vocab)) or not isinstance(value, int):
+        return {}
+    names = [t for t, i in vocab.items() if i == value]
+    known = f" (the id of {names[0]})" if names else ""
+    return {
+        f"Unknown tokens must become the id of <unk> ({vocab['<unk>']}), not {value}{known}: "
+        'vocab.get(token, vocab["<unk>"]).': [vocab.get(t, value) for t in tokens]
+    }
+
+
 def check_encode(encode, *, hidden: bool = False) -> None:
     """Check ``encode(tokens, vocab)``: one id per token, <unk>'s id for unknown tokens."""
     with Checker("encode", hidden=hidden) as c:
@@ -68,6 +88,17 @@ def check_encode(encode, *, hidden: bool = False) -> None:
                     "the vocabulary is fixed, and that id has no row in the embedding table.": [
                         vocab.get(t, len(vocab)) for t in tokens
                     ],
+                    **_encode_unknown_as(tokens, vocab, got),
+                    "Your ids are one too high: each is its token's id + 1. Use the "
+                    "vocabulary's id itself, vocab[token] (or vocab.get(token, unk)).": [
+                        i + 1 for i in expected
+                    ],
+                    "Your ids are one too low: each is its token's id - 1. Use the "
+                    "vocabulary's id itself, vocab[token] (or vocab.get(token, unk)).": [
+                        i - 1 for i in expected
+                    ],
+                    "The last token's id is missing: encode returns one id for every token, "
+                    "the last one included.": expected[:-1] if expected else None,
                     "Don't add <bos>/<eos> here: encode maps exactly one id per token.": [
                         ref.BOS_ID,
                         *expected,
@@ -85,6 +116,30 @@ _KEY_ORDER_HINT = (
     "may return any dict; the order of its keys does not matter). Invert the mapping by its "
     "values: {{index: token for token, index in vocab.items()}}."
 )
+
+
+_DECODE_TYPE_HINT = (
+    "ids come either as a list of ints or as a 1-D integer numpy array (a row of a padded "
+    "batch): write decode for both. A list has no .tolist() and a Python int no .item(); "
+    "iterate over ids directly and turn each id into a Python int with int(i)."
+)
+_DECODE_HINTS = [
+    ("'list' object has no attribute", _DECODE_TYPE_HINT),
+    ("'int' object has no attribute 'item'", _DECODE_TYPE_HINT),
+]
+
+
+def _decode_shifted(ids, vocab, shift: int):
+    """The tokens of id + shift (None when one of those ids is not in the vocabulary)."""
+    inverse = {i: t for t, i in vocab.items()}
+    shifted = [int(i) + shift for i in ids]
+    return [inverse[i] for i in shifted] if all(i in inverse for i in shifted) else None
+
+
+def _stopped_at_pad(ids, vocab):
+    """The tokens up to the first <pad> (the rest dropped); None without a <pad>."""
+    tokens = ref.decode(ids, vocab)
+    return tokens[: tokens.index("<pad>")] if "<pad>" in tokens else None
 
 
 def check_decode(decode, *, hidden: bool = False) -> None:
@@ -110,7 +165,9 @@ def check_decode(decode, *, hidden: bool = False) -> None:
         for ids, vocab, named in runs:
             kind = "array " if isinstance(ids, np.ndarray) else ""
             what = f"decode({kind}{[int(i) for i in ids]}, {named})"
-            got = c.call(decode, ids.copy() if kind else list(ids), dict(vocab))
+            got = c.call(
+                decode, ids.copy() if kind else list(ids), dict(vocab), hints=_DECODE_HINTS
+            )
             got = _tokens(c, got, what, "Return a list of token strings.")
             keys = list(vocab)
             c.expect_equal(
@@ -125,6 +182,30 @@ def check_decode(decode, *, hidden: bool = False) -> None:
                     ],
                     _KEY_ORDER_HINT.format(): (
                         [keys[int(i)] for i in ids] if keys != sorted(keys, key=vocab.get) else None
+                    ),
+                    "Your tokens are one id off: each is the token of its id - 1. Look up "
+                    "the id itself, id_to_token[int(i)].": _decode_shifted(ids, vocab, -1),
+                    "Your tokens are one id off: each is the token of its id + 1. Look up "
+                    "the id itself, id_to_token[int(i)].": _decode_shifted(ids, vocab, 1),
+                    "Your tokens come in reverse order: decode keeps the order of the ids, "
+                    "the first id's token first.": (
+                        ref.decode(ids, vocab)[::-1] if len(ids) > 1 else None
+                    ),
+                    "You stopped at the first <pad>: decode maps every id, padding included "
+                    "(removing the padding is the caller's choice, not decode's).": (
+                        _stopped_at_pad(ids, vocab)
+                    ),
+                    "The <pad> tokens were dropped: decode maps every id back to its token, "
+                    "<pad> included (decode is the exact inverse of encode).": [
+                        t for t in ref.decode(ids, vocab) if t != "<pad>"
+                    ],
+                    "You looked each token up by its position in ids (0, 1, 2, ..., as "
+                    "range(len(ids)) or enumerate gives) instead of by the id at that "
+                    "position: that returns the vocabulary's first len(ids) tokens whatever "
+                    "the ids are. Look up the id itself: [id_to_token[int(i)] for i in ids].": (
+                        [{v: k for k, v in vocab.items()}[k] for k in range(len(ids))]
+                        if len(ids) <= len(vocab)
+                        else None
                     ),
                     "You kept the tokens of the vocabulary whose id is among the ids (a scan "
                     "of vocab with `if index in ids`): that gives each token once, in the "

@@ -41,6 +41,50 @@ def _width_of_first_hint(pad_batch, seqs: list[list[int]], pad_id: int) -> str:
     return ""
 
 
+_NARROW_DTYPE_HINT = (
+    "An id does not fit your array's dtype: ids go past 255 (every BPE merge makes one), "
+    "more than an 8-bit dtype (uint8, int8) holds. Use a wide integer dtype: np.int64."
+)
+_PAD_HINTS = [("out of bounds for", _NARROW_DTYPE_HINT)]
+
+
+def _wrapped(expected, dtype):
+    """``expected`` in the learner's integer dtype, wrapped around where an id does not
+    fit (None when every id fits)."""
+    if not np.issubdtype(dtype, np.integer) or int(expected.max(initial=0)) <= np.iinfo(dtype).max:
+        return None
+    return expected.astype(dtype)
+
+
+def _pad_filled_with(seqs, pad_id, expected, got) -> dict:
+    """When the ids are right and every padded place holds one same value other than
+    pad_id and 0 (which has a message of its own): that value named."""
+    padded = np.zeros(expected.shape, dtype=bool)
+    for row, seq in enumerate(seqs):
+        padded[row, len(seq) :] = True
+    if got.shape != expected.shape or not padded.any():
+        return {}
+    values = set(np.unique(got[padded]).tolist())
+    if len(values) != 1 or not np.array_equal(got[~padded], expected[~padded]):
+        return {}
+    value = values.pop()
+    if value in (pad_id, 0):
+        return {}
+    filled = expected.copy()
+    filled[padded] = value
+    return {
+        f"The padding holds {value}, not pad_id={pad_id}: fill the rest of each row with the "
+        "pad_id you were given (np.full(..., pad_id)).": filled
+    }
+
+
+def _reversed_rows(seqs, pad_id, expected):
+    flipped = expected.copy()
+    for row, seq in enumerate(seqs):
+        flipped[row, : len(seq)] = list(seq)[::-1]
+    return None if np.array_equal(flipped, expected) else flipped
+
+
 def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
     """Check ``pad_batch(sequences, pad_id)``: a (batch, max_len) numpy array or torch
     tensor of any integer dtype, right-padded with pad_id."""
@@ -56,14 +100,20 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                 ([[9, 9, 9], [8]], 99),
                 ([[9, 9, 9]], 7),
                 ([[], []], 0),
+                ([[300, 5], [1000]], 1),
             ]
         else:
-            cases = [([[5, 6, 7], [8], [9, 10]], 0), ([[4, 5], [], [6, 7, 8, 9]], 3)]
+            cases = [
+                ([[5, 6, 7], [8], [9, 10]], 0),
+                ([[4, 5], [], [6, 7, 8, 9]], 3),
+                # BPE ids reach 256 and more: a dtype of 8 bits cannot hold them
+                ([[256, 300, 7], [1000]], 1),
+            ]
         for sequences, pad_id in cases:
             seqs = [[int(i) for i in s] for s in sequences]
             what = f"pad_batch({seqs}, pad_id={pad_id})"
             try:
-                got = c.call(pad_batch, [list(s) for s in seqs], pad_id)
+                got = c.call(pad_batch, [list(s) for s in seqs], pad_id, hints=_PAD_HINTS)
             except CheckFailure as failure:
                 hint = _width_of_first_hint(pad_batch, seqs, pad_id)
                 if hint:
@@ -114,5 +164,13 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                         seqs, 0
                     ),
                     transposed: expected.T,
+                    **_pad_filled_with(seqs, pad_id, expected, array),
+                    "Each sequence is reversed in its row: copy it as it is, its first id "
+                    "first, then the padding.": _reversed_rows(seqs, pad_id, expected),
+                    f"Your batch's dtype, {array.dtype}, is too small for these ids: those "
+                    "above its largest value wrapped around. Ids go past 255 (every BPE merge "
+                    "makes one): use a wide integer dtype, np.int64.": _wrapped(
+                        expected, array.dtype
+                    ),
                 },
             )

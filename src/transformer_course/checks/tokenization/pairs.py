@@ -4,6 +4,8 @@ order of first occurrence, and non-overlapping merges.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from transformer_course.checking import Checker, numpy_rng
 from transformer_course.reference import tokenization as ref
 
@@ -57,6 +59,20 @@ def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
                 mistakes={
                     "Pairs overlap: in [1, 1, 1] the pair (1, 1) occurs twice (positions 0 and 1). "
                     "Don't skip ahead after counting a pair.": _pairs_non_overlapping(ids),
+                    "You counted only the pairs that start at an even position: "
+                    "zip(ids[::2], ids[1::2]) (or a step of 2) pairs the ids two by two, so "
+                    "(ids[1], ids[2]), (ids[3], ids[4]), ... are never counted. Every position "
+                    "starts a pair: zip(ids, ids[1:]).": (
+                        dict(Counter(zip(ids[::2], ids[1::2]))) if len(ids) > 2 else None
+                    ),
+                    "Your pairs are backwards, (ids[i + 1], ids[i]): a pair is an id and the "
+                    "one after it, (ids[i], ids[i + 1]), in that order (zip(ids, ids[1:])).": (
+                        dict(Counter(zip(ids[1:], ids)))
+                    ),
+                    "You paired each id with the one two places on, (ids[i], ids[i + 2]), one "
+                    "too far: neighbours are one place apart, zip(ids, ids[1:]).": (
+                        dict(Counter(zip(ids, ids[2:]))) if len(ids) > 2 else None
+                    ),
                     "The last pair is missing: loop up to len(ids) - 1, not len(ids) - 2.": (
                         ref.get_pair_counts(ids[:-1]) if len(ids) > 2 else None
                     ),
@@ -107,6 +123,91 @@ def _merge_with_previous(ids, pair, new_id):
             out.append(ids[i])
             i += 1
     return out
+
+
+def _merge_right_to_left(ids, pair, new_id):
+    """The scan run from the right end (and the result reversed): in a run [a, a, a] the
+    last two ids merge, [a, aa] instead of [aa, a]."""
+    out, i = [], len(ids) - 1
+    while i >= 0:
+        if i >= 1 and (ids[i - 1], ids[i]) == tuple(pair):
+            out.append(new_id)
+            i -= 2
+        else:
+            out.append(ids[i])
+            i -= 1
+    return out[::-1]
+
+
+def _merge_last_pair_missed(ids, pair, new_id):
+    """The scan whose pair test stops one position early (i + 2 < len(ids)): a pair
+    whose second id is the last id is never merged."""
+    out, i = [], 0
+    while i < len(ids):
+        if i + 2 < len(ids) and (ids[i], ids[i + 1]) == tuple(pair):
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
+#: inputs that tell apart candidates that agree on a check's input: (ids, pair, new_id)
+#: and the learner's result under each. [1, 2, 1, 2, 1]: the right-to-left scan merges
+#: both pairs, the test (ids[i], ids[i - 1]) only the one read backwards; [3, 4, 5, 3, 4]:
+#: a string replacement merges the last pair, a pair test that stops one position early
+#: does not.
+_BACKWARDS_PROBE = ([1, 2, 1, 2, 1], (1, 2), 9)
+_END_PROBE = ([3, 4, 5, 3, 4], (3, 4), 9)
+
+
+def _probe_verdict(merge_pair, probe, models: dict[str, object]) -> str | None:
+    """The name of the one model whose result the learner's merge_pair gives on
+    ``probe``; None when it fails, or gives no model's result, or several models'."""
+    ids, pair, new_id = probe
+    try:
+        got = [int(i) for i in merge_pair(list(ids), pair, new_id)]
+    except Exception:  # any failure: no verdict, the candidates stay named together
+        return None
+    matching = [name for name, model in models.items() if model(list(ids), pair, new_id) == got]
+    return matching[0] if len(matching) == 1 else None
+
+
+_MERGE_BACKWARDS = (
+    "You compared ids[i] with the id *before* it, (ids[i], ids[i - 1]) == pair: the offset "
+    "has the wrong sign, i - 1 where i + 1 belongs (and at i = 0, ids[-1] is the last id). "
+    "The pair starts at i: compare (ids[i], ids[i + 1]) == pair."
+)
+_MERGE_RIGHT_TO_LEFT = (
+    "You scanned from the right end: in a run such as [1, 1, 1] with (1, 1) that merges the "
+    "last two ids, [1, X], where the left-to-right scan merges the first two, [X, 1]. Scan "
+    "from the left (i from 0 up), and after a merge at i look for the pair again at i + 2."
+)
+_MERGE_BACK_TO_BACK = (
+    "An occurrence that starts right where a merged one ended was not merged (separate "
+    "occurrences were). Merging by string replacement (str.replace) on the joined ids does "
+    "that: one match uses up the separator that the next one needs. Scan the list with an "
+    "index instead: after a merge at i, look for the pair again at i + 2."
+)
+_MERGE_LAST_PAIR = (
+    "The pair at the very end of the list was not merged: your test for a pair stops one "
+    "position early (i + 2 < len(ids), or a range(len(ids) - 2)), so a pair whose second "
+    "id is the last id is never seen. Test every i with i + 1 < len(ids)."
+)
+
+
+def _told_apart(merge_pair, ids, pair, new_id, got, models: dict[str, object], probe) -> dict:
+    """``models`` (message -> model) as mistakes for expect_equal: where several give
+    ``got`` on this input, the learner's merge_pair on ``probe`` decides which one to name
+    (all of them stay named when it cannot)."""
+    values = {message: model(ids, pair, new_id) for message, model in models.items()}
+    agreeing = [message for message, value in values.items() if value == got]
+    if len(agreeing) > 1:
+        verdict = _probe_verdict(merge_pair, probe, {m: models[m] for m in agreeing})
+        if verdict is not None:
+            return {verdict: values[verdict]}
+    return values
 
 
 def _merge_first_only(ids, pair, new_id):
@@ -253,6 +354,7 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                 ids = _random_ids(seed, 20, high=3)
                 cases.append((ids, (ids[3], ids[4]), 300 + seed))
             cases += [([1, 1, 1, 1, 1], (1, 1), 9), ([2], (2, 2), 9), ([], (1, 2), 9)]
+            cases.append(([4, 5, 6, 4, 5], (4, 5), 9))  # a pair that ends the list
         else:
             a = list(_CLASSIC.encode())
             cases = [
@@ -302,14 +404,20 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                         "keep scanning (from the id after the pair) and replace every later, "
                         "non-overlapping occurrence too."
                     ] = first_only
-                later_missed[
-                    "An occurrence that starts right where a merged one ended was not merged "
-                    "(separate occurrences were). Merging by string replacement (str.replace) "
-                    "on the joined ids does that: one match uses up the separator that the "
-                    "next one needs. "
-                    "Scan the list with an index instead: after a merge at i, look for the "
-                    "pair again at i + 2."
-                ] = back_to_back
+                later_missed.update(
+                    _told_apart(
+                        merge_pair,
+                        ids,
+                        pair,
+                        new_id,
+                        got,
+                        {
+                            _MERGE_BACK_TO_BACK: _merge_back_to_back_missed,
+                            _MERGE_LAST_PAIR: _merge_last_pair_missed,
+                        },
+                        _END_PROBE,
+                    )
+                )
             c.expect_equal(
                 got,
                 expected,
@@ -319,11 +427,17 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                 mistakes={
                     "After a merge, skip *both* merged ids: [1, 1, 1] with (1, 1) becomes [X, 1], "
                     "not [X, X] or [X].": _merge_double(ids, pair, new_id),
-                    "You compared ids[i] with the id *before* it, (ids[i], ids[i - 1]) == "
-                    "pair: the offset has the wrong sign, i - 1 where i + 1 belongs (and at i = 0, "
-                    "ids[-1] is the last id). "
-                    "The pair starts at i: compare (ids[i], ids[i + 1]) == pair.": (
-                        _merge_with_previous(ids, pair, new_id)
+                    **_told_apart(
+                        merge_pair,
+                        ids,
+                        pair,
+                        new_id,
+                        got,
+                        {
+                            _MERGE_BACKWARDS: _merge_with_previous,
+                            _MERGE_RIGHT_TO_LEFT: _merge_right_to_left,
+                        },
+                        _BACKWARDS_PROBE,
                     ),
                     "Nothing after the first merge was kept: the result ends with its new_id. "
                     "Either the loop stops there (a return or break inside it), or a flag that "
@@ -332,6 +446,13 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                     "merge (i += 2, or reset the flag once it has skipped).": (
                         _merge_stops_after_first(ids, pair, new_id)
                     ),
+                    **{
+                        f"Your merged pairs became {new_id + shift} (new_id "
+                        f"{'+' if shift > 0 else '-'} 1), not new_id={new_id}: write the new_id "
+                        "you were given.": ref.merge_pair(ids, pair, new_id + shift)
+                        for shift in (-1, 1)
+                        if pair in zip(ids, ids[1:])
+                    },
                     "The last id went missing: when no merge happens at the final position, it "
                     "still has to be copied.": expected[:-1] if expected else None,
                     **later_missed,

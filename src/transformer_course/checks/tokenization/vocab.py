@@ -68,17 +68,28 @@ _VOCAB_STRICT = (
 )
 
 
+_VOCAB_IGNORED = "min_freq was ignored: drop tokens seen fewer than min_freq times."
+
+
 def _vocab_mistakes(token_lists, min_freq) -> dict:
     """{diagnosis: the vocabulary that mistake builds (None where it cannot show)}, then
-    each ordering or counting mistake together with a strict min_freq (two at once)."""
+    each ordering or counting mistake together with a strict min_freq, or with min_freq
+    ignored (two at once; with min_freq=1, where ignoring it changes nothing, the second
+    mistake alone)."""
     single = _vocab_single_mistakes(token_lists, min_freq)
     strict_too = _vocab_single_mistakes(token_lists, min_freq + 1)
+    ignored_too = _vocab_single_mistakes(token_lists, 1)
     return {
         **single,
         **{
             two_mistakes(_VOCAB_STRICT, message): value
             for message, value in strict_too.items()
-            if message != _VOCAB_STRICT and not message.startswith("min_freq was ignored")
+            if message not in (_VOCAB_STRICT, _VOCAB_IGNORED)
+        },
+        **{
+            two_mistakes(_VOCAB_IGNORED, message): value
+            for message, value in ignored_too.items()
+            if message not in (_VOCAB_STRICT, _VOCAB_IGNORED)
         },
     }
 
@@ -100,13 +111,36 @@ def _vocab_single_mistakes(token_lists, min_freq) -> dict:
         "reverse: key=lambda item: (-item[1], item[0]).": _vocab_ties_reversed(
             token_lists, min_freq
         ),
+        "Your order is the right one reversed: least frequent first, ties in reverse "
+        "alphabetical order. The key (-count, token) already puts large counts first: sort "
+        "with it and without reverse=True.": _vocab_after(
+            sorted(
+                Counter(t for tokens in token_lists for t in tokens).items(),
+                key=lambda item: (-item[1], item[0]),
+                reverse=True,
+            ),
+            min_freq,
+        ),
         _VOCAB_STRICT: ref.build_vocab(token_lists, min_freq + 1),
         "Your counts take each token once per token list (as set(tokens) does): count "
         "every occurrence, so a token repeated within one list counts each time.": (
             _vocab_once_per_list(token_lists, min_freq)
         ),
-        "min_freq was ignored: drop tokens seen fewer than min_freq times.": (
-            ref.build_vocab(token_lists, 1) if min_freq > 1 else None
+        _VOCAB_IGNORED: ref.build_vocab(token_lists, 1) if min_freq > 1 else None,
+        "Tokens seen min_freq - 1 times were kept: your bound is one too low (count >= "
+        "min_freq - 1, or count > min_freq - 2). Keep a token when count >= min_freq.": (
+            ref.build_vocab(token_lists, min_freq - 1) if min_freq > 1 else None
+        ),
+        "Only the last token list was counted: your counts start over for every list (a "
+        "Counter created inside the loop, counts = Counter(tokens), replaces the one "
+        "before). Create the counts once, before the loop, and add every list to them "
+        "(counts.update(tokens)), or count all lists in one go.": (
+            ref.build_vocab(token_lists[-1:], min_freq) if len(token_lists) > 1 else None
+        ),
+        "Only the first token list was counted: the loop over the lists ends after the "
+        "first one (a return or break inside it). Count every list, then build the "
+        "vocabulary after the loop.": (
+            ref.build_vocab(token_lists[:1], min_freq) if len(token_lists) > 1 else None
         ),
     }
 
@@ -155,6 +189,9 @@ def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
                 # ties above min_freq + 1, first seen in neither alphabetical order: a strict
                 # min_freq and each tie rule tell apart
                 ([["c", "b", "a", "e", "b", "c", "a", "e", "b", "d"]], 1),
+                # min_freq=3 keeps "a" only: min_freq ignored keeps all three, a bound one
+                # too low keeps "b" too, a strict bound keeps nothing
+                ([["a", "a", "b", "a", "b", "c"]], 3),
             ]
         # Every call first (a call that raises ends the list): a known ordering mistake
         # is named only if it agrees with every result collected, not just the wrong one.

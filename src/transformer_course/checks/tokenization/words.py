@@ -19,6 +19,7 @@ _VISIBLE_TEXTS = [
     "Wait... what?!",
     "Déjà vu:\t2 snake_case\nwords",
     "She didn't.",
+    'A well-known "quote" (really).',
     "",
 ]
 _HIDDEN_TEXTS = [
@@ -60,11 +61,88 @@ def check_tokenize(tokenize, *, hidden: bool = False) -> None:
                 got,
                 ref.tokenize(text),
                 what,
-                hint="Words are runs of letters, digits or '_' (re's \\w); every other non-space "
-                "character is a token on its own; everything is lower-cased.",
+                hint=lambda got=got, text=text: (
+                    _structure_hint(got, ref.tokenize(text), runs)
+                    or "Words are runs of letters, digits or '_' (re's \\w); every other "
+                    "non-space character is a token on its own; everything is lower-cased."
+                ),
                 mistakes=single,
                 pairs=pair,
             )
+
+
+_MARK = re.compile(r"[^\w\s]")
+
+
+def _marks_always_dropped(runs) -> tuple[list[str], set[str]] | None:
+    """The marks that every run dropped wherever they occur, every other token kept, and
+    the marks kept: what a hand-written list of marks gives. None when the runs show
+    anything else (a mark dropped in one run and kept in another, another token lost)."""
+    if not all(isinstance(t, str) for _, _, got in runs for t in got):
+        return None
+    kept = {t for _, _, got in runs for t in got if _MARK.fullmatch(t)}
+    dropped = list(
+        dict.fromkeys(t for text, _, _ in runs for t in ref.tokenize(text) if _MARK.fullmatch(t))
+    )
+    dropped = [t for t in dropped if t not in kept]
+    if not dropped or not kept:
+        return None
+    for text, _, got in runs:
+        if [t for t in ref.tokenize(text) if t not in dropped] != list(got):
+            return None
+    return dropped, kept
+
+
+def _structure_hint(got: list[str], expected: list[str], runs=()) -> str:
+    """What the learner's tokens show against the reference's, when no known mistake
+    matches: empty tokens, some marks dropped (in every run) while others are kept, or a
+    token that joins a mark to word characters (with the mark where it sits in that
+    token); "" otherwise."""
+    if not all(isinstance(token, str) for token in got):
+        return ""
+    if "" in got:
+        return (
+            "Empty strings ('') came back as tokens: your pattern can match nothing (a * "
+            "where + belongs, \\w* for \\w+), and re.findall returns each empty match. "
+            "A word is one or more word characters, \\w+."
+        )
+    marks = _marks_always_dropped(runs)
+    if marks:
+        dropped, kept_marks = marks
+        return (
+            f"These marks disappeared: {', '.join(map(repr, dropped))}, while others "
+            f"({', '.join(map(repr, sorted(kept_marks)))}) were kept: your punctuation "
+            "alternative matches only some marks (a hand-written list such as [.,!?]). Every "
+            "character that is neither a word character nor whitespace is a token of its own: "
+            "[^\\w\\s] matches them all."
+        )
+    for token in got:
+        if token not in expected and len(token) > 1 and all(map(_MARK.fullmatch, token)):
+            return (
+                f"Your token {token!r} groups several marks into one: each mark is a token of "
+                f"its own. Either your word pattern admits {token[0]!r} (as [\\w{token[0]}]+ "
+                "does, which groups it like letters), or your mark pattern repeats ([^\\w\\s]+). "
+                "Words are runs of \\w only; match each other non-space character alone, "
+                "[^\\w\\s]."
+            )
+        if token in expected or not (_MARK.search(token) and re.search(r"\w", token)):
+            continue
+        mark = _MARK.search(token).group()
+        if re.fullmatch(r"\w+(?:[^\w\s]+\w+)+", token):
+            where = f"inside a word: your word pattern admits {mark!r} (as [\\w{mark}]+ does)"
+        elif _MARK.match(token):
+            where = (
+                "to the word characters after it: your pattern lets a mark start a token "
+                "that goes on with letters (as \\S\\w* does)"
+            )
+        else:
+            where = "to the word characters before it"
+        return (
+            f"Your token {token!r} joins the mark {mark!r} {where}. A mark is always a token of "
+            "its own, even inside or next to a word: words are runs of \\w only, and each "
+            "other non-space character is matched alone, [^\\w\\s]."
+        )
+    return ""
 
 
 _NO_LOWER = "It looks like you did not lower-case the text first."
@@ -123,6 +201,17 @@ def _split(rule: tuple[str, str], text: str) -> list[str]:
 def _tokenize_mistakes(text: str) -> dict[str, list[str]]:
     """Each known tokenising mistake alone: {diagnosis: the tokens it gives for text}."""
     out = {_NO_LOWER: re.findall(r"\w+|[^\w\s]", text)}
+    out["You upper-cased the text: lower-case it, text.lower()."] = re.findall(
+        r"\w+|[^\w\s]", text.upper()
+    )
+    out[
+        "Each word character came out as a token of its own: the word alternative needs a +, "
+        "\\w+ (one or more word characters), not \\w."
+    ] = re.findall(r"\w|[^\w\s]", text.lower())
+    out[
+        "The last token is missing: every token of the text belongs in the list (a [:-1], or "
+        "a loop that stops one token early, drops it)."
+    ] = ref.tokenize(text)[:-1]
     out.update({message: _split(rule, text.lower()) for message, rule in _SPLIT_MISTAKES.items()})
     return out
 
