@@ -295,24 +295,27 @@ BLIND9C: list[Case] = [
         "    return ids\n",
         source=DICTIONARY_GROWS,
     ),
-    _c(
-        "encode-unk-id-hard-coded",
-        L01,
-        "encode",
-        "maps unknown tokens to a hard-coded 1 (the course's usual id of <unk>) instead of "
-        "looking the id of <unk> up in the vocabulary it was given, which only shows with a "
-        "vocabulary where <unk> has another id.",
-        (
-            r"hard-?cod",
-            r"vocab\[[\"']<unk>[\"']\]",
-            r"look.{0,20}<unk>.{0,20}\bup\b|look(s|ed)? up.{0,30}<unk>",
-            r"(id|value) of [\"']?<unk>[\"']? (in|from) (the|this|that|your|its) vocab",
-            r"<unk>.{0,40}(is|has) (the )?(id )?\d+ (here|in this|in that)",
-            r"1 is not (the id of )?<unk>",
-        ),
-        (r"<pad>|\bpad\b", r"KeyError", r"None"),
-        edits=[("vocab.get(token, unk)", "vocab.get(token, 1)")],
-    ),
+    # blind9c-encode-unk-id-hard-coded left out after the run: <unk> is 1 in every course
+    # vocabulary and the lesson names it UNK_ID, so writing 1 is accepted; generalisation.py
+    # lists it with the reason.
+    # _c(
+    #     "encode-unk-id-hard-coded",
+    #     L01,
+    #     "encode",
+    #     "maps unknown tokens to a hard-coded 1 (the course's usual id of <unk>) instead of "
+    #     "looking the id of <unk> up in the vocabulary it was given, which only shows with a "
+    #     "vocabulary where <unk> has another id.",
+    #     (
+    #         r"hard-?cod",
+    #         r"vocab\[[\"']<unk>[\"']\]",
+    #         r"look.{0,20}<unk>.{0,20}\bup\b|look(s|ed)? up.{0,30}<unk>",
+    #         r"(id|value) of [\"']?<unk>[\"']? (in|from) (the|this|that|your|its) vocab",
+    #         r"<unk>.{0,40}(is|has) (the )?(id )?\d+ (here|in this|in that)",
+    #         r"1 is not (the id of )?<unk>",
+    #     ),
+    #     (r"<pad>|\bpad\b", r"KeyError", r"None"),
+    #     edits=[("vocab.get(token, unk)", "vocab.get(token, 1)")],
+    # ),
     # ------------------------------------------------------------------ 01 decode
     _c(
         "decode-position-not-id",
@@ -354,26 +357,29 @@ BLIND9C: list[Case] = [
         source=MAP_OBJECT,
     ),
     # ------------------------------------------------------------------ 01 pad_batch
-    _c(
-        "pad-empty-batch-max",
-        L01,
-        "pad_batch",
-        "takes max(...) of the lengths without default=0, so an empty batch (no sequences) "
-        "raises ValueError instead of returning an array of shape (0, 0).",
-        (
-            r"empty",
-            r"default",
-            r"no sequences|zero sequences|\(0, 0\)",
-        ),
-        (r"\bleft\b", r"float", r"pad_id"),
-        edits=[
-            (
-                "max((len(seq) for seq in sequences), default=0)",
-                "max(len(seq) for seq in sequences)",
-            )
-        ],
-        source=EMPTY_MAX,
-    ),
+    # blind9c-pad-empty-batch-max left out after the run: no check can pass an empty batch:
+    # the tests count torch's pad_sequence, which raises on one, as a correct answer;
+    # generalisation.py lists it with the reason.
+    # _c(
+    #     "pad-empty-batch-max",
+    #     L01,
+    #     "pad_batch",
+    #     "takes max(...) of the lengths without default=0, so an empty batch (no sequences) "
+    #     "raises ValueError instead of returning an array of shape (0, 0).",
+    #     (
+    #         r"empty",
+    #         r"default",
+    #         r"no sequences|zero sequences|\(0, 0\)",
+    #     ),
+    #     (r"\bleft\b", r"float", r"pad_id"),
+    #     edits=[
+    #         (
+    #             "max((len(seq) for seq in sequences), default=0)",
+    #             "max(len(seq) for seq in sequences)",
+    #         )
+    #     ],
+    #     source=EMPTY_MAX,
+    # ),
     _c(
         "pad-to-mean-length",
         L01,

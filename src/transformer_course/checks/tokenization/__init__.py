@@ -8,7 +8,8 @@ accepted in every reasonable form:
 * ``build_vocab``, ``get_pair_counts`` and ``train_bpe`` may return any dict
   (``Counter``, ``defaultdict``, ``OrderedDict``, ...);
 * ``pad_batch`` may return a numpy array or a torch tensor of any integer dtype
-  (an empty batch, with no values at all, of any dtype);
+  that holds the ids (an 8-bit one cannot hold an id above 255) (an empty batch,
+  with no values at all, of any dtype);
 * ``train_bpe`` may also stop as soon as no pair occurs more than once (as
   Sennrich et al.'s subword-nmt does with its default ``min_frequency=2``).
 

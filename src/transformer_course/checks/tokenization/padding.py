@@ -87,7 +87,7 @@ def _reversed_rows(seqs, pad_id, expected):
 
 def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
     """Check ``pad_batch(sequences, pad_id)``: a (batch, max_len) numpy array or torch
-    tensor of any integer dtype, right-padded with pad_id."""
+    tensor of any integer dtype that holds the ids, right-padded with pad_id."""
     import torch
 
     with Checker("pad_batch", hidden=hidden) as c:
