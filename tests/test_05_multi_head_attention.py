@@ -857,6 +857,40 @@ class KeysValuesCachedOnFirstCall(Base):
         return self.w_o(self.merge(self.dropout(weights) @ v)), weights
 
 
+class _HeadsFoldedIntoBatch(Base):
+    """Attention on (batch * num_heads, len, d_head), the mask copied per head by
+    ``spread``; the weights unfolded back to (batch, num_heads, len_q, len_k)."""
+
+    def spread(self, mask, shape):
+        raise NotImplementedError
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        b, h, lq, lk = q.shape[0], self.num_heads, q.shape[2], k.shape[2]
+        fold = lambda t: t.flatten(0, 1)  # noqa: E731
+        if mask is not None:
+            mask = self.spread(mask, (b, h, lq, lk))
+        _, weights = scaled_dot_product_attention(fold(q), fold(k), fold(v), mask)
+        heads = (self.dropout(weights) @ fold(v)).unflatten(0, (b, h))
+        return self.w_o(self.merge(heads)), weights.unflatten(0, (b, h))
+
+
+class HeadsFoldedMaskExpanded(_HeadsFoldedIntoBatch):
+    """Correct: the mask expanded over the heads, folded in the same order as q, k, v."""
+
+    def spread(self, mask, shape):
+        return mask.expand(shape).flatten(0, 1)
+
+
+class HeadsFoldedMaskTiled(_HeadsFoldedIntoBatch):
+    """The batch's masks tiled (mask.repeat(heads, 1, 1)): heads take another sequence's
+    mask (blind9d-mha-mask-repeat-not-interleave; before: told the mask is not applied)."""
+
+    def spread(self, mask, shape):
+        b, h, lq, lk = shape
+        return mask.expand(b, 1, lq, lk)[:, 0].repeat(h, 1, 1)
+
+
 MISTAKES = [
     Mistake(
         check_MultiHeadAttention,
@@ -965,6 +999,11 @@ MISTAKES = [
         r"Your blocked scores become 0 \(the scores multiplied by the mask",
     ),
     Mistake(check_MultiHeadAttention, MaskAfterSoftmax, r"applied the mask after the softmax"),
+    Mistake(
+        check_MultiHeadAttention,
+        HeadsFoldedMaskTiled,
+        r"zero exactly where the mask of batch element \d blocks.*repeat_interleave",
+    ),
     Mistake(
         check_MultiHeadAttention,
         mistake("SoftmaxOverHeads", softmax_dim=1, fill=-1e9, zero_dead=False),
@@ -1147,6 +1186,7 @@ CORRECT = [
             NanoGPTStyle,
             ChunkStackHeads,
             WeightsAfterDropout,
+            HeadsFoldedMaskExpanded,
         )
     ),
 ]
