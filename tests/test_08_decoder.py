@@ -703,6 +703,14 @@ def _discards_outputs(self, x, memory, src_mask=None, tgt_mask=None):
     return self.finish(x)
 
 
+def _memory_normalised(self, x, memory, src_mask=None, tgt_mask=None):
+    if self.norm is not None:
+        memory = self.norm(memory)
+    for layer in self.layers:
+        x = layer(x, memory, src_mask, tgt_mask)
+    return self.finish(x)
+
+
 class DecoderDefaultPreLN(ref.Decoder):
     """norm_first defaults to True (the stack twin of mutant-DecoderLayer-9)."""
 
@@ -814,6 +822,13 @@ DECODER_MISTAKES = [
         S,
         stack_class("MemoryIsX", _call_each(lambda layer, x, m, s, t: layer(x, x, s, t))),
         r"does not give its layers the encoder output",
+    ),
+    # the final norm applied to memory as well (blind9d-decoder-normalises-memory; before:
+    # asked whether the masks were passed on)
+    Mistake(
+        S,
+        stack_class("MemoryNormalised", _memory_normalised),
+        r"layers\[0\] receives the final norm of the stack's memory, not memory as it was given",
     ),
     Mistake(
         S,

@@ -360,6 +360,62 @@ def localise_layer(
     return ""
 
 
+def _same(a: Any, b: Any) -> bool:
+    return (a is None and b is None) or _close(a, b)
+
+
+def _argument_problem(
+    module: nn.Module,
+    child: str,
+    call: Callable[[], Any],
+    arguments: Sequence[tuple[str, Any]],
+    norm: Callable[[torch.Tensor], torch.Tensor] | None,
+) -> str:
+    """Which of the stack's other ``arguments`` the submodule ``child`` does not receive
+    unchanged in its first call (""  when all of them arrive as given)."""
+    if not arguments:
+        return ""
+    seen: list[tuple[tuple, dict]] = []
+    handle = dict(module.named_modules())[child].register_forward_hook(
+        lambda _m, args, kwargs, _out: seen.append((args, kwargs)), with_kwargs=True
+    )
+    try:
+        with torch.no_grad():
+            call()
+    except Exception:
+        return ""
+    finally:
+        handle.remove()
+    if not seen:
+        return ""
+    args, kwargs = seen[0]
+    received = dict(zip([name for name, _ in arguments], args[1:], strict=False))
+    received.update({k: v for k, v in kwargs.items() if k in dict(arguments)})
+    for name, value in arguments:
+        got = received.get(name)
+        if _same(got, value):
+            continue
+        if got is None:
+            return f"is called without {name}: pass the stack's {name} on to every layer."
+        if value is not None and torch.is_tensor(value) and value.is_floating_point():
+            if norm is not None and _close(got, norm(value.detach().double())):
+                return (
+                    f"receives the final norm of the stack's {name}, not {name} as it was "
+                    f"given: pass {name} on to every layer unchanged (the final norm applies "
+                    "once, to x after the loop)."
+                )
+        for other, other_value in arguments:
+            if other != name and _same(got, other_value):
+                return (
+                    f"receives the stack's {other} where its {name} belongs: pass the "
+                    "arguments in the layer's order, layer(x, "
+                    + ", ".join(n for n, _ in arguments)
+                    + ")."
+                )
+        return f"receives a {name} other than the stack's {name}: pass it on unchanged."
+    return ""
+
+
 def _no_residual(name: str, where: str, right: str) -> str:
     return (
         f"The output of `self.{name}` is not added back to its input (no residual connection "
@@ -388,13 +444,16 @@ def localise_stack(
     unnormed: Callable[[torch.Tensor], torch.Tensor] | None = None,
     input_name: str = "the stack's input x",
     norm: Callable[[torch.Tensor], torch.Tensor] | None = None,
+    arguments: Sequence[tuple[str, Any]] = (),
 ) -> str:
     """Which step of a stack first departs: layers[0] fed the stack's input x, layers[i]
     fed layers[i - 1]'s output, each layer's output what the reference layer computes from
     that input (``layer_oracle(input, i)``), and the stack's output the last layer's output
     through ``final`` (the final norm, or None when there is none; ``unnormed``: what
     the output would be without that norm, the identity by default; ``norm``: the final
-    norm alone, ``final`` by default, to recognise it applied between the layers)."""
+    norm alone, ``final`` by default, to recognise it applied between the layers;
+    ``arguments``: the stack's other arguments, (name, value) in the layers' positional
+    order after x, that every layer should receive unchanged)."""
     names = [f"{container}.{i}" for i in range(num_layers)]
     try:
         got, records = record_calls(module, names, call)
@@ -440,6 +499,8 @@ def localise_stack(
                 )
             return f"{container}[{i}] does not receive {container}[{i - 1}]'s output."
         if layer_oracle is not None and not _close(out, layer_oracle(inp, i)):
+            if wrong := _argument_problem(module, names[i], call, arguments, norm or final):
+                return f"{container}[{i}] {wrong}"
             return (
                 f"{container}[{i}], given the input it received, returns something other than "
                 "the reference layer with the stack's arguments: are the masks passed on to "
