@@ -282,7 +282,70 @@ class LNComputesInFloat32(LNBase):
         return self.weight * (x - mean) / torch.sqrt(var + self.eps) + self.bias
 
 
+# formula slips (blind9d-ln-variance-uncentred, blind9d-ln-squares-instead-of-root,
+# mutant-LayerNorm-1, -10, -11; before: "differs from the reference: largest difference")
+def _variance_uncentred(self, x):
+    return (x - x.mean(-1, keepdim=True)) / torch.sqrt((x * x).mean(-1, keepdim=True) + self.eps)
+
+
+def _squared_not_root(self, x):
+    var, mean = torch.var_mean(x, dim=-1, keepdim=True, unbiased=False)
+    return (x - mean) / (var + self.eps) ** 2
+
+
+def _eps_subtracted(self, x):
+    var, mean = torch.var_mean(x, dim=-1, keepdim=True, unbiased=False)
+    return (x - mean) / torch.sqrt(var - self.eps)
+
+
+def _numerator_uncentred(self, x):
+    var = x.var(-1, keepdim=True, unbiased=False)
+    return x / torch.sqrt(var + self.eps)
+
+
+class LNGainOverCentred(LNBase):
+    def forward(self, x):
+        var, mean = torch.var_mean(x, dim=-1, keepdim=True, unbiased=False)
+        return self.weight / (x - mean) / torch.sqrt(var + self.eps) + self.bias
+
+
+class LNGainDivides(LNBase):
+    def forward(self, x):
+        var, mean = torch.var_mean(x, dim=-1, keepdim=True, unbiased=False)
+        return (x - mean) / torch.sqrt(var + self.eps) / self.weight + self.bias
+
+
+class LNGainFirst(LNBase):
+    def forward(self, x):
+        x = x * self.weight
+        var, mean = torch.var_mean(x, dim=-1, keepdim=True, unbiased=False)
+        return (x - mean) / torch.sqrt(var + self.eps) + self.bias
+
+
 LN_MISTAKES = [
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNVarianceUncentred", _variance_uncentred),
+        r"Your variance is the mean of x² \(the second moment around 0",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNSquaredNotRoot", _squared_not_root),
+        r"divide by the square of \(var \+ eps\)",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNEpsSubtracted", _eps_subtracted),
+        r"subtract eps from the variance",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNNumeratorUncentred", _numerator_uncentred),
+        r"you divide x itself, not x - mean",
+    ),
+    Mistake(check_LayerNorm, LNGainOverCentred, r"divide the gain by the centred x"),
+    Mistake(check_LayerNorm, LNGainDivides, r"divide the normalised x by self\.weight"),
+    Mistake(check_LayerNorm, LNGainFirst, r"multiply x by self\.weight before taking the mean"),
     Mistake(check_LayerNorm, LNComputesInFloat32, r"returns float32 for a float64 x"),
     Mistake(check_LayerNorm, ln_class("LNUnbiased", _unbiased), r"unbiased variance"),
     Mistake(

@@ -190,6 +190,37 @@ _MEAN_ADDED = (
     "You added the mean, x + mean, where it is subtracted: centre each token with (x - mean) "
     "/ sqrt(var + eps)."
 )
+_VARIANCE_UNCENTRED = (
+    "Your variance is the mean of x² (the second moment around 0, as T5's norm computes "
+    "it), while the numerator is centred, x - mean: the two disagree for every token whose "
+    "mean is not 0. The variance is taken around the mean: ((x - mean) ** 2).mean(dim=-1, "
+    "keepdim=True), or x.var(dim=-1, keepdim=True, unbiased=False)."
+)
+_SQUARED = (
+    "You divide by the square of (var + eps), (var + eps) ** 2, where its square root "
+    "belongs: (x - mean) / torch.sqrt(var + eps), or (var + eps) ** 0.5."
+)
+_EPS_SUBTRACTED = (
+    "You subtract eps from the variance, sqrt(var - eps): eps is added inside the square "
+    "root, (x - mean) / sqrt(var + eps)."
+)
+_NUMERATOR_UNCENTRED = (
+    "Your mean and variance are right, but you divide x itself, not x - mean: the "
+    "numerator is the centred x, (x - mean) / sqrt(var + eps)."
+)
+_GAIN_OVER_CENTRED = (
+    "You divide the gain by the centred x, self.weight / (x - mean) / sqrt(var + eps): the "
+    "gain multiplies, self.weight * (x - mean) / sqrt(var + eps) + self.bias."
+)
+_GAIN_DIVIDES = (
+    "You divide the normalised x by self.weight: the gain multiplies it, "
+    "(x - mean) / sqrt(var + eps) * self.weight + self.bias."
+)
+_GAIN_FIRST = (
+    "You multiply x by self.weight before taking the mean and variance, so the "
+    "normalisation cancels the gain: normalise first, then multiply by self.weight and add "
+    "self.bias."
+)
 _WRONG_DEFAULT_EPS = (
     "Your default eps is not 1e-5. LayerNorm(d_model) should use eps=1e-5 (nn.LayerNorm's "
     "default, and this contract's; the Annotated Transformer uses 1e-6, BERT 1e-12): make it "
@@ -253,6 +284,13 @@ def _norm_mistakes(case_eps: float | None, ndim: int = 3) -> dict[str, dict[str,
         _LN_INVERTED: {"invert": True},
         _NO_CENTERING: {"center": False},
         _MEAN_ADDED: {"mean_added": True},
+        _VARIANCE_UNCENTRED: {"variance": "uncentred"},
+        _SQUARED: {"eps_at": "squared"},
+        _EPS_SUBTRACTED: {"eps_at": "subtracted"},
+        _NUMERATOR_UNCENTRED: {"numerator": "x"},
+        _GAIN_OVER_CENTRED: {"gain_as": "over_centred"},
+        _GAIN_DIVIDES: {"gain_as": "divisor"},
+        _GAIN_FIRST: {"gain_as": "first"},
     }
     # any other set of axes (the batch axis alone, say): named by its dims
     named = {
