@@ -907,6 +907,27 @@ class LayerPreFeedForwardFromNormed(LayerBase):
         return h + self.dropout(self.feed_forward(h))
 
 
+class LayerPreKeysValuesRaw(LayerBase):
+    """Pre-LN normalising the queries only: self_attn(norm1(x), x, x) (blind9d-enc-layer-
+    pre-ln-keys-values-unnormed; before: the fallback, "make sure the earlier cells pass")."""
+
+    def forward(self, x, mask=None):
+        if not self.norm_first:
+            return layer_variant("_").forward(self, x, mask)
+        x = x + self.dropout(self.self_attn(self.norm1(x), x, x, mask)[0])
+        return x + self.dropout(self.feed_forward(self.norm2(x)))
+
+
+class LayerValuesFromQueriesKeysRaw(LayerBase):
+    """Post-LN whose attention takes its keys from a scaled copy of x: keys not queries."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            return layer_variant("_").forward(self, x, mask)
+        x = self.norm1(x + self.dropout(self.self_attn(x, 2 * x, x, mask)[0]))
+        return self.norm2(x + self.dropout(self.feed_forward(x)))
+
+
 class LayerDefaultPreLN(ref.EncoderLayer):
     """norm_first defaults to True (mutant-EncoderLayer-8; before: accepted, every check
     passed norm_first explicitly)."""
@@ -1033,6 +1054,16 @@ LAYER_MISTAKES = [
         check_EncoderLayer,
         LayerPreFeedForwardFromNormed,
         r"residual around `self\.feed_forward` adds the normalised copy",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerPreKeysValuesRaw,
+        r"gets norm1\(x\) as its queries but the layer's raw input x as its keys and values",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerValuesFromQueriesKeysRaw,
+        r"The keys that `self\.self_attn` receives are not its queries",
     ),
     Mistake(check_EncoderLayer, LayerForgotIndex, r"returns a pair, \(output, weights\)"),
     Mistake(check_EncoderLayer, LayerSharedNorm, r"one and the same object"),

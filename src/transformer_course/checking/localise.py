@@ -352,12 +352,61 @@ def localise_layer(
             f"The input of `self.{norm_name}` after `self.{name}` is not x + {name}(x) (the "
             f"sub-layer's input plus its output): check the residual sum around `self.{name}`."
         )
+    if "self_attn" in sublayers and (
+        wrong := _self_attention_inputs(module, call, x, norm_first, norms["self_attn"])
+    ):
+        return wrong
     if not norm_first and not _close(got, stream):
         return (
             "Each sub-layer's residual sum and norm are right, but the layer does not return "
             "the last norm's output: return x after the last sub-layer."
         )
     return ""
+
+
+def _self_attention_inputs(
+    module: nn.Module, call: Callable[[], Any], x: torch.Tensor, norm_first: bool, norm: str
+) -> str:
+    """The keys and values `self.self_attn` receives are its queries (self-attention); ""
+    when they are, or when the call cannot be observed."""
+    seen: list[tuple[tuple, dict]] = []
+    child = dict(module.named_modules()).get("self_attn")
+    if child is None:
+        return ""
+    handle = child.register_forward_hook(
+        lambda _m, args, kwargs, _out: seen.append((args, kwargs)), with_kwargs=True
+    )
+    try:
+        with torch.no_grad():
+            call()
+    except Exception:
+        return ""
+    finally:
+        handle.remove()
+    if not seen:
+        return ""
+    args, kwargs = seen[0]
+    given = list(args[:3]) + [kwargs.get(k) for k in ("query", "key", "value")[len(args) :]]
+    if len(given) < 3 or any(not torch.is_tensor(t) for t in given):
+        return ""
+    query, key, value = (t.detach().double() for t in given)
+    off = [name for name, t in (("keys", key), ("values", value)) if not _close(t, query)]
+    if not off:
+        return ""
+    which = " and ".join(off)
+    wanted = f"{norm}(x)" if norm_first else "x"
+    raw = norm_first and all(_close(t, x.detach().double()) for t in (key, value)[: len(off)])
+    if raw and len(off) == 2:
+        return (
+            f"`self.self_attn` gets {norm}(x) as its queries but the layer's raw input x as "
+            f"its keys and values: only the queries are normalised. In pre-LN all three are "
+            f"the same normalised copy: h = self.{norm}(x), then self.self_attn(h, h, h, mask)."
+        )
+    return (
+        f"The {which} that `self.self_attn` receives are not its queries: in self-attention "
+        f"query, key and value are one and the same tensor, {wanted} "
+        f"(self.self_attn({wanted}, {wanted}, {wanted}, mask))."
+    )
 
 
 def _same(a: Any, b: Any) -> bool:
