@@ -582,6 +582,17 @@ class FFNNoBias(FFNBase):
         return self.w_2(self.dropout(torch.relu(self.w_1(x))))
 
 
+class FFNHalfRate(FFNBase):
+    """The rate fixed at 0.5, the argument ignored (as blind9d-ffn-dropout-rate-hardcoded;
+    before: "largest difference")."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, 0.5)
+
+    def forward(self, x):
+        return self.w_2(self.dropout(torch.relu(self.w_1(x))))
+
+
 class FFNNotImplemented(nn.Module):
     def __init__(self, d_model, d_ff, dropout=0.0):
         super().__init__()
@@ -647,6 +658,14 @@ FFN_MISTAKES = [
     Mistake(check_PositionwiseFeedForward, FFNTorchNames, r"w_1.bias"),
     Mistake(check_PositionwiseFeedForward, FFNNoBias, r"missing: \['w_1.bias', 'w_2.bias'\]"),
     Mistake(check_PositionwiseFeedForward, FFNNotImplemented, r"not implemented yet"),
+    Mistake(check_PositionwiseFeedForward, FFNHalfRate, r"a dropout with another rate runs"),
+    # the layer's residual written inside the block (blind9d-ffn-residual-inside; before:
+    # "largest difference")
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNResidualInside", lambda self, x: x + self.w_2(torch.relu(self.w_1(x)))),
+        r"Your block adds its input back, x \+ w_2",
+    ),
 ]
 
 

@@ -551,6 +551,22 @@ _FFN_NO_DROP = (
     "ReLU and w_2."
 )
 
+_FFN_RESIDUAL = (
+    "Your block adds its input back, x + w_2(...): the residual connection belongs to the "
+    "encoder layer (exercise 3), which adds x around this whole block. The feed-forward "
+    "block itself returns w_2(dropout(relu(w_1(x))))."
+)
+_FFN_RATE = {
+    1.0: "In train mode with dropout=1.0 every hidden activation is dropped, so the result "
+    "is w_2's bias, the same at every call",
+    0.0: "In train mode with dropout=0.0 nothing is dropped, so the result is the same at "
+    "every call",
+}
+_FFN_RATE_END = (
+    "; yours changes from one call to the next: a dropout with another rate runs. Build the "
+    "dropout from the argument, nn.Dropout(dropout), not from a fixed rate such as 0.1."
+)
+
 
 def check_PositionwiseFeedForward(cls, *, hidden: bool = False) -> None:
     """PositionwiseFeedForward(d_model, d_ff, dropout): w_2(dropout(relu(w_1(x))))."""
@@ -598,7 +614,14 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
         _GELU: {"activation": "gelu"},
         _RELU_AFTER: {"activation": "none", "after": "relu"},
         _GELU_AFTER: {"activation": "none", "after": "gelu"},
+        _FFN_RESIDUAL: {"residual": True},
     }
+    if case.mode == "train" and case.dropout in _FFN_RATE:  # no randomness is expected
+        with torch.no_grad():
+            again = c.call(module, x, call_repr=f"ffn(x {tuple(x.shape)}) [{built}, train mode]")
+        if torch.is_tensor(again) and not torch.equal(again, got):
+            rate = _FFN_RATE[case.dropout]
+            c.fail(f"{what} is not what the reference gives. {rate}{_FFN_RATE_END}")
     if drop:
         table |= {
             _FFN_DROP_OUTPUT: {"drop_at": "output"},
