@@ -246,6 +246,14 @@ def merge_batch_of_one(x):
     return x.transpose(1, 2).reshape(1, length, h * d_head)
 
 
+def merge_heads_averaged(x):  # the heads reduced, not concatenated (blind9d-merge-heads-summed)
+    return x.mean(dim=1)
+
+
+def merge_flattened_from_dim_1(x):  # blind9d-merge-flatten-from-dim-1
+    return x.permute(0, 2, 1, 3).reshape(x.shape[0], -1)
+
+
 # ============================================================ MultiHeadAttention
 class Base(nn.Module):
     """What a learner's __init__ looks like; forward is what the variants change."""
@@ -943,6 +951,12 @@ MISTAKES = [
         check_merge_heads, merge_no_transpose, r"straight to \(batch, len, d_model\) without a"
     ),
     Mistake(check_merge_heads, merge_interleaved, r"interleaved"),
+    Mistake(check_merge_heads, merge_heads_averaged, r"one head's width: the heads are averaged"),
+    Mistake(
+        check_merge_heads,
+        merge_flattened_from_dim_1,
+        r"the positions are flattened into the features too",
+    ),
     Mistake(
         check_merge_heads,
         merge_transpose_1_3,
