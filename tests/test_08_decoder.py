@@ -380,7 +380,26 @@ class LayerReturnsCrossWeights(ref.DecoderLayer):
         return out, self.cross_attn(out, memory, memory, src_mask)[1]
 
 
+class LayerPreStaleNormForCross(ref.DecoderLayer):
+    """Pre-LN reusing norm1's copy for the cross-attention's queries, norm2 never run
+    (blind9d-declayer-pre-ln-stale-h-for-cross; before: "check the step right after
+    `self.self_attn`")."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if not self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        normed = self.norm1(x)
+        x = x + self.dropout(self.self_attn(normed, normed, normed, tgt_mask)[0])
+        x = x + self.dropout(self.cross_attn(normed, memory, memory, src_mask)[0])
+        return x + self.dropout(self.feed_forward(self.norm3(x)))
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        check_DecoderLayer,
+        LayerPreStaleNormForCross,
+        r"`self\.cross_attn` reads the same normalised copy as `self\.self_attn`, norm1\(x\)",
+    ),
     Mistake(
         check_DecoderLayer,
         LayerReturnsCrossWeights,

@@ -243,6 +243,16 @@ def localise_layer(
                     stream = expected  # the next sub-layer reads the sum itself: said there
                     s, where_s = new_s, new_where
                     continue
+                if used is not None and _close(following[1].detach().double(), inp):
+                    # blind9d-declayer-pre-ln-stale-h-for-cross: h reused, norm2 never run
+                    nxt_name = sublayers[position + 1]
+                    return (
+                        f"`self.{nxt_name}` reads the same normalised copy as `self.{name}`, "
+                        f"{wanted_norm}({s}), made before `self.{name}` ran: its result never "
+                        f"reaches `self.{nxt_name}`. Normalise the new stream again, "
+                        f"{new_s} = {s} + {name}({wanted_norm}({s})), then "
+                        f"{nxt_name}(self.{norms[nxt_name]}({new_s}), ...)."
+                    )
             later = after[0][1] if after else got
             nxt = f"the input of `self.{after[0][0]}`" if after else "the layer's output"
             if later is None:
