@@ -899,6 +899,31 @@ class HeadsFoldedMaskTiled(_HeadsFoldedIntoBatch):
         return mask.expand(b, 1, lq, lk)[:, 0].repeat(h, 1, 1)
 
 
+class FixedEightHeads(Base):
+    """Splits with a hard-coded 8 (the paper's h), not self.num_heads
+    (blind9d-mha-num-heads-hardcoded-8; before: the shape alone)."""
+
+    def forward(self, query, key, value, mask=None):
+        b = query.shape[0]
+        q, k, v = (
+            layer(t).reshape(b, t.shape[1], 8, -1).transpose(1, 2)
+            for layer, t in ((self.w_q, query), (self.w_k, key), (self.w_v, value))
+        )
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        heads = (self.dropout(weights) @ v).transpose(1, 2).reshape(b, q.shape[2], self.d_model)
+        return self.w_o(heads), weights
+
+
+class QueriesPreScaled(Base):
+    """Scales q by 1/sqrt(d_head), then calls the attention that scales again
+    (blind9d-mha-queries-scaled-twice)."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q * self.d_head**-0.5, k, v, mask)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
 MISTAKES = [
     Mistake(
         check_MultiHeadAttention,
@@ -1013,6 +1038,17 @@ MISTAKES = [
         r"Your blocked scores become 0 \(the scores multiplied by the mask",
     ),
     Mistake(check_MultiHeadAttention, MaskAfterSoftmax, r"applied the mask after the softmax"),
+    Mistake(
+        check_MultiHeadAttention,
+        FixedEightHeads,
+        r"Your weights have 8 heads where this MultiHeadAttention was built with num_heads"
+        r"|shape .\[2, 5, 8, -1\]. is invalid",  # hidden: d_model 12, not divisible by 8
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        QueriesPreScaled,
+        r"divided the scores by d_head.*Scaled twice\? scaled_dot_product_attention already",
+    ),
     Mistake(
         check_MultiHeadAttention,
         HeadsFoldedMaskTiled,
