@@ -246,6 +246,11 @@ def merge_batch_of_one(x):
     return x.transpose(1, 2).reshape(1, length, h * d_head)
 
 
+def split_transposed_then_reshaped(x, num_heads):  # blind9d-split-transpose-before-reshape
+    batch, length, d_model = x.shape
+    return x.mT.reshape(batch, num_heads, length, d_model // num_heads)
+
+
 def merge_heads_averaged(x):  # the heads reduced, not concatenated (blind9d-merge-heads-summed)
     return x.mean(dim=1)
 
@@ -974,6 +979,11 @@ MISTAKES = [
     # merge_heads
     Mistake(
         check_merge_heads, merge_no_transpose, r"straight to \(batch, len, d_model\) without a"
+    ),
+    Mistake(
+        check_split_heads,
+        split_transposed_then_reshaped,
+        r"You transposed first and reshaped after",
     ),
     Mistake(check_merge_heads, merge_interleaved, r"interleaved"),
     Mistake(check_merge_heads, merge_heads_averaged, r"one head's width: the heads are averaged"),
