@@ -322,7 +322,25 @@ class LNGainFirst(LNBase):
         return (x - mean) / torch.sqrt(var + self.eps) + self.bias
 
 
+class LNParametersThreeD(LNBase):
+    """weight and bias of shape (1, 1, d_model) (blind9d-ln-parameters-3d; before: told
+    "a plain tensor attribute is not part of the state dict")."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__(d_model, eps)
+        self.weight = nn.Parameter(torch.ones(1, 1, d_model))
+        self.bias = nn.Parameter(torch.zeros(1, 1, d_model))
+
+    forward = ln_class("_", _var_mean).forward
+
+
 LN_MISTAKES = [
+    Mistake(
+        check_LayerNorm,
+        LNParametersThreeD,
+        r"^(?![\s\S]*plain tensor)[\s\S]*weight has shape \(1, 1, \d+\), expected \(\d+,\)\. "
+        r"Give weight and bias one entry per feature",
+    ),
     Mistake(
         check_LayerNorm,
         ln_class("LNVarianceUncentred", _variance_uncentred),

@@ -403,9 +403,17 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
         expected_shapes=expected_shapes,
         keys_hint=lambda found: (
             state_hint(found, expected_shapes)
-            or "Create self.weight = nn.Parameter(torch.ones(d_model)) and self.bias = "
-            "nn.Parameter(torch.zeros(d_model)): a plain tensor attribute is not part of the "
-            "state dict and is not learned."
+            or (
+                # every key there, a shape wrong (blind9d-ln-parameters-3d: (1, 1, d_model))
+                "Give weight and bias one entry per feature, shape (d_model,): "
+                "nn.Parameter(torch.ones(d_model)) and nn.Parameter(torch.zeros(d_model)), "
+                "nn.LayerNorm's shapes. They broadcast against x (..., d_model) by themselves, "
+                "whatever its number of axes."
+                if set(found) >= set(expected_shapes)
+                else "Create self.weight = nn.Parameter(torch.ones(d_model)) and self.bias = "
+                "nn.Parameter(torch.zeros(d_model)): a plain tensor attribute is not part of "
+                "the state dict and is not learned."
+            )
         ),
         state=state,
         **kwargs,
