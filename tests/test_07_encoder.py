@@ -1275,7 +1275,24 @@ def _discards_outputs(self, x, mask=None):
     return self.finish(x)
 
 
+class EncoderHeadsAndWidthSwapped(nn.Module):
+    """Builds its layers as EncoderLayer(d_model, d_ff, num_heads, ...)
+    (blind9d-encoder-layer-arguments-swapped; before: the reference's ValueError alone)."""
+
+    def __init__(self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, **_):
+        super().__init__()
+        self.layers = nn.ModuleList(
+            ref.EncoderLayer(d_model, d_ff, num_heads, dropout, norm_first)
+            for _ in range(num_layers)
+        )
+
+
 ENCODER_MISTAKES = [
+    Mistake(
+        check_Encoder,
+        EncoderHeadsAndWidthSwapped,
+        r"built with num_heads=(\d+), and \1 is what Encoder\(.*\) received as its argument 4",
+    ),
     Mistake(
         check_Encoder,
         EncoderDefaultPreLN,
