@@ -722,6 +722,26 @@ def _discards_outputs(self, x, memory, src_mask=None, tgt_mask=None):
     return self.finish(x)
 
 
+class DecoderSequential(nn.Module):
+    """The layers in an nn.Sequential, called with every argument
+    (blind9d-decoder-sequential-several-inputs; before: the raw TypeError)."""
+
+    def __init__(self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, **kw):
+        super().__init__()
+        self.layers = nn.Sequential(
+            *(
+                ref.DecoderLayer(d_model, num_heads, d_ff, dropout, norm_first)
+                for _ in range(num_layers)
+            )
+        )
+        final = kw.get("final_norm")
+        self.norm = LayerNorm(d_model) if (norm_first if final is None else final) else None
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        x = self.layers(x, memory, src_mask, tgt_mask)
+        return x if self.norm is None else self.norm(x)
+
+
 def _memory_normalised(self, x, memory, src_mask=None, tgt_mask=None):
     if self.norm is not None:
         memory = self.norm(memory)
@@ -844,6 +864,7 @@ DECODER_MISTAKES = [
     ),
     # the final norm applied to memory as well (blind9d-decoder-normalises-memory; before:
     # asked whether the masks were passed on)
+    Mistake(S, DecoderSequential, r"nn\.Sequential passes one input from module to module"),
     Mistake(
         S,
         stack_class("MemoryNormalised", _memory_normalised),
