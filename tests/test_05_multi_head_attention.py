@@ -246,6 +246,19 @@ def merge_batch_of_one(x):
     return x.transpose(1, 2).reshape(1, length, h * d_head)
 
 
+def split_transposed_then_reshaped(x, num_heads):  # blind9d-split-transpose-before-reshape
+    batch, length, d_model = x.shape
+    return x.mT.reshape(batch, num_heads, length, d_model // num_heads)
+
+
+def merge_heads_averaged(x):  # the heads reduced, not concatenated (blind9d-merge-heads-summed)
+    return x.mean(dim=1)
+
+
+def merge_flattened_from_dim_1(x):  # blind9d-merge-flatten-from-dim-1
+    return x.permute(0, 2, 1, 3).reshape(x.shape[0], -1)
+
+
 # ============================================================ MultiHeadAttention
 class Base(nn.Module):
     """What a learner's __init__ looks like; forward is what the variants change."""
@@ -857,6 +870,65 @@ class KeysValuesCachedOnFirstCall(Base):
         return self.w_o(self.merge(self.dropout(weights) @ v)), weights
 
 
+class _HeadsFoldedIntoBatch(Base):
+    """Attention on (batch * num_heads, len, d_head), the mask copied per head by
+    ``spread``; the weights unfolded back to (batch, num_heads, len_q, len_k)."""
+
+    def spread(self, mask, shape):
+        raise NotImplementedError
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        b, h, lq, lk = q.shape[0], self.num_heads, q.shape[2], k.shape[2]
+        fold = lambda t: t.flatten(0, 1)  # noqa: E731
+        if mask is not None:
+            mask = self.spread(mask, (b, h, lq, lk))
+        _, weights = scaled_dot_product_attention(fold(q), fold(k), fold(v), mask)
+        heads = (self.dropout(weights) @ fold(v)).unflatten(0, (b, h))
+        return self.w_o(self.merge(heads)), weights.unflatten(0, (b, h))
+
+
+class HeadsFoldedMaskExpanded(_HeadsFoldedIntoBatch):
+    """Correct: the mask expanded over the heads, folded in the same order as q, k, v."""
+
+    def spread(self, mask, shape):
+        return mask.expand(shape).flatten(0, 1)
+
+
+class HeadsFoldedMaskTiled(_HeadsFoldedIntoBatch):
+    """The batch's masks tiled (mask.repeat(heads, 1, 1)): heads take another sequence's
+    mask (blind9d-mha-mask-repeat-not-interleave; before: told the mask is not applied)."""
+
+    def spread(self, mask, shape):
+        b, h, lq, lk = shape
+        return mask.expand(b, 1, lq, lk)[:, 0].repeat(h, 1, 1)
+
+
+class FixedEightHeads(Base):
+    """Splits with a hard-coded 8 (the paper's h), not self.num_heads
+    (blind9d-mha-num-heads-hardcoded-8; before: the shape alone)."""
+
+    def forward(self, query, key, value, mask=None):
+        b = query.shape[0]
+        q, k, v = (
+            layer(t).reshape(b, t.shape[1], 8, -1).transpose(1, 2)
+            for layer, t in ((self.w_q, query), (self.w_k, key), (self.w_v, value))
+        )
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        heads = (self.dropout(weights) @ v).transpose(1, 2).reshape(b, q.shape[2], self.d_model)
+        return self.w_o(heads), weights
+
+
+class QueriesPreScaled(Base):
+    """Scales q by 1/sqrt(d_head), then calls the attention that scales again
+    (blind9d-mha-queries-scaled-twice)."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q * self.d_head**-0.5, k, v, mask)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
 MISTAKES = [
     Mistake(
         check_MultiHeadAttention,
@@ -908,7 +980,18 @@ MISTAKES = [
     Mistake(
         check_merge_heads, merge_no_transpose, r"straight to \(batch, len, d_model\) without a"
     ),
+    Mistake(
+        check_split_heads,
+        split_transposed_then_reshaped,
+        r"You transposed first and reshaped after",
+    ),
     Mistake(check_merge_heads, merge_interleaved, r"interleaved"),
+    Mistake(check_merge_heads, merge_heads_averaged, r"one head's width: the heads are averaged"),
+    Mistake(
+        check_merge_heads,
+        merge_flattened_from_dim_1,
+        r"the positions are flattened into the features too",
+    ),
     Mistake(
         check_merge_heads,
         merge_transpose_1_3,
@@ -965,6 +1048,22 @@ MISTAKES = [
         r"Your blocked scores become 0 \(the scores multiplied by the mask",
     ),
     Mistake(check_MultiHeadAttention, MaskAfterSoftmax, r"applied the mask after the softmax"),
+    Mistake(
+        check_MultiHeadAttention,
+        FixedEightHeads,
+        r"Your weights have 8 heads where this MultiHeadAttention was built with num_heads"
+        r"|shape .\[2, 5, 8, -1\]. is invalid",  # hidden: d_model 12, not divisible by 8
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        QueriesPreScaled,
+        r"divided the scores by d_head.*Scaled twice\? scaled_dot_product_attention already",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        HeadsFoldedMaskTiled,
+        r"zero exactly where the mask of batch element \d blocks.*repeat_interleave",
+    ),
     Mistake(
         check_MultiHeadAttention,
         mistake("SoftmaxOverHeads", softmax_dim=1, fill=-1e9, zero_dead=False),
@@ -1147,6 +1246,7 @@ CORRECT = [
             NanoGPTStyle,
             ChunkStackHeads,
             WeightsAfterDropout,
+            HeadsFoldedMaskExpanded,
         )
     ),
 ]

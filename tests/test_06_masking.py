@@ -320,6 +320,11 @@ DECODER_MISTAKES = {
         r"dtype torch.bool",
     ),
     "hard-coded pad id 0": (lambda ids, p: _pad(ids, 0) & _tril(ids.shape[1]), r"hard-coded 0"),
+    # blind9d-decmask-padding-without-axes; before: the raw broadcast error alone
+    "padding without its new axes": (
+        lambda ids, p: (ids != p) & _tril(ids.shape[1]),
+        r"the padding part is \(batch, len\), without the heads and query axes",
+    ),
     # torch raises NotImplementedError for & on floats: not the unimplemented exercise
     "& with a float causal matrix": (
         lambda ids, p: _pad(ids, p) & torch.tril(torch.ones(ids.shape[1], ids.shape[1])),

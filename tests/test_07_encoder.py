@@ -282,7 +282,88 @@ class LNComputesInFloat32(LNBase):
         return self.weight * (x - mean) / torch.sqrt(var + self.eps) + self.bias
 
 
+# formula slips (blind9d-ln-variance-uncentred, blind9d-ln-squares-instead-of-root,
+# mutant-LayerNorm-1, -10, -11; before: "differs from the reference: largest difference")
+def _variance_uncentred(self, x):
+    return (x - x.mean(-1, keepdim=True)) / torch.sqrt((x * x).mean(-1, keepdim=True) + self.eps)
+
+
+def _squared_not_root(self, x):
+    var, mean = torch.var_mean(x, dim=-1, keepdim=True, unbiased=False)
+    return (x - mean) / (var + self.eps) ** 2
+
+
+def _eps_subtracted(self, x):
+    var, mean = torch.var_mean(x, dim=-1, keepdim=True, unbiased=False)
+    return (x - mean) / torch.sqrt(var - self.eps)
+
+
+def _numerator_uncentred(self, x):
+    var = x.var(-1, keepdim=True, unbiased=False)
+    return x / torch.sqrt(var + self.eps)
+
+
+class LNGainOverCentred(LNBase):
+    def forward(self, x):
+        var, mean = torch.var_mean(x, dim=-1, keepdim=True, unbiased=False)
+        return self.weight / (x - mean) / torch.sqrt(var + self.eps) + self.bias
+
+
+class LNGainDivides(LNBase):
+    def forward(self, x):
+        var, mean = torch.var_mean(x, dim=-1, keepdim=True, unbiased=False)
+        return (x - mean) / torch.sqrt(var + self.eps) / self.weight + self.bias
+
+
+class LNGainFirst(LNBase):
+    def forward(self, x):
+        x = x * self.weight
+        var, mean = torch.var_mean(x, dim=-1, keepdim=True, unbiased=False)
+        return (x - mean) / torch.sqrt(var + self.eps) + self.bias
+
+
+class LNParametersThreeD(LNBase):
+    """weight and bias of shape (1, 1, d_model) (blind9d-ln-parameters-3d; before: told
+    "a plain tensor attribute is not part of the state dict")."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__(d_model, eps)
+        self.weight = nn.Parameter(torch.ones(1, 1, d_model))
+        self.bias = nn.Parameter(torch.zeros(1, 1, d_model))
+
+    forward = ln_class("_", _var_mean).forward
+
+
 LN_MISTAKES = [
+    Mistake(
+        check_LayerNorm,
+        LNParametersThreeD,
+        r"^(?![\s\S]*plain tensor)[\s\S]*weight has shape \(1, 1, \d+\), expected \(\d+,\)\. "
+        r"Give weight and bias one entry per feature",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNVarianceUncentred", _variance_uncentred),
+        r"Your variance is the mean of x² \(the second moment around 0",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNSquaredNotRoot", _squared_not_root),
+        r"divide by the square of \(var \+ eps\)",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNEpsSubtracted", _eps_subtracted),
+        r"subtract eps from the variance",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNNumeratorUncentred", _numerator_uncentred),
+        r"you divide x itself, not x - mean",
+    ),
+    Mistake(check_LayerNorm, LNGainOverCentred, r"divide the gain by the centred x"),
+    Mistake(check_LayerNorm, LNGainDivides, r"divide the normalised x by self\.weight"),
+    Mistake(check_LayerNorm, LNGainFirst, r"multiply x by self\.weight before taking the mean"),
     Mistake(check_LayerNorm, LNComputesInFloat32, r"returns float32 for a float64 x"),
     Mistake(check_LayerNorm, ln_class("LNUnbiased", _unbiased), r"unbiased variance"),
     Mistake(
@@ -519,6 +600,17 @@ class FFNNoBias(FFNBase):
         return self.w_2(self.dropout(torch.relu(self.w_1(x))))
 
 
+class FFNHalfRate(FFNBase):
+    """The rate fixed at 0.5, the argument ignored (as blind9d-ffn-dropout-rate-hardcoded;
+    before: "largest difference")."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, 0.5)
+
+    def forward(self, x):
+        return self.w_2(self.dropout(torch.relu(self.w_1(x))))
+
+
 class FFNNotImplemented(nn.Module):
     def __init__(self, d_model, d_ff, dropout=0.0):
         super().__init__()
@@ -584,6 +676,14 @@ FFN_MISTAKES = [
     Mistake(check_PositionwiseFeedForward, FFNTorchNames, r"w_1.bias"),
     Mistake(check_PositionwiseFeedForward, FFNNoBias, r"missing: \['w_1.bias', 'w_2.bias'\]"),
     Mistake(check_PositionwiseFeedForward, FFNNotImplemented, r"not implemented yet"),
+    Mistake(check_PositionwiseFeedForward, FFNHalfRate, r"a dropout with another rate runs"),
+    # the layer's residual written inside the block (blind9d-ffn-residual-inside; before:
+    # "largest difference")
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNResidualInside", lambda self, x: x + self.w_2(torch.relu(self.w_1(x)))),
+        r"Your block adds its input back, x \+ w_2",
+    ),
 ]
 
 
@@ -844,6 +944,27 @@ class LayerPreFeedForwardFromNormed(LayerBase):
         return h + self.dropout(self.feed_forward(h))
 
 
+class LayerPreKeysValuesRaw(LayerBase):
+    """Pre-LN normalising the queries only: self_attn(norm1(x), x, x) (blind9d-enc-layer-
+    pre-ln-keys-values-unnormed; before: the fallback, "make sure the earlier cells pass")."""
+
+    def forward(self, x, mask=None):
+        if not self.norm_first:
+            return layer_variant("_").forward(self, x, mask)
+        x = x + self.dropout(self.self_attn(self.norm1(x), x, x, mask)[0])
+        return x + self.dropout(self.feed_forward(self.norm2(x)))
+
+
+class LayerValuesFromQueriesKeysRaw(LayerBase):
+    """Post-LN whose attention takes its keys from a scaled copy of x: keys not queries."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            return layer_variant("_").forward(self, x, mask)
+        x = self.norm1(x + self.dropout(self.self_attn(x, 2 * x, x, mask)[0]))
+        return self.norm2(x + self.dropout(self.feed_forward(x)))
+
+
 class LayerDefaultPreLN(ref.EncoderLayer):
     """norm_first defaults to True (mutant-EncoderLayer-8; before: accepted, every check
     passed norm_first explicitly)."""
@@ -970,6 +1091,16 @@ LAYER_MISTAKES = [
         check_EncoderLayer,
         LayerPreFeedForwardFromNormed,
         r"residual around `self\.feed_forward` adds the normalised copy",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerPreKeysValuesRaw,
+        r"gets norm1\(x\) as its queries but the layer's raw input x as its keys and values",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerValuesFromQueriesKeysRaw,
+        r"The keys that `self\.self_attn` receives are not its queries",
     ),
     Mistake(check_EncoderLayer, LayerForgotIndex, r"returns a pair, \(output, weights\)"),
     Mistake(check_EncoderLayer, LayerSharedNorm, r"one and the same object"),
@@ -1144,7 +1275,24 @@ def _discards_outputs(self, x, mask=None):
     return self.finish(x)
 
 
+class EncoderHeadsAndWidthSwapped(nn.Module):
+    """Builds its layers as EncoderLayer(d_model, d_ff, num_heads, ...)
+    (blind9d-encoder-layer-arguments-swapped; before: the reference's ValueError alone)."""
+
+    def __init__(self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, **_):
+        super().__init__()
+        self.layers = nn.ModuleList(
+            ref.EncoderLayer(d_model, d_ff, num_heads, dropout, norm_first)
+            for _ in range(num_layers)
+        )
+
+
 ENCODER_MISTAKES = [
+    Mistake(
+        check_Encoder,
+        EncoderHeadsAndWidthSwapped,
+        r"built with num_heads=(\d+), and \1 is what Encoder\(.*\) received as its argument 4",
+    ),
     Mistake(
         check_Encoder,
         EncoderDefaultPreLN,

@@ -380,7 +380,26 @@ class LayerReturnsCrossWeights(ref.DecoderLayer):
         return out, self.cross_attn(out, memory, memory, src_mask)[1]
 
 
+class LayerPreStaleNormForCross(ref.DecoderLayer):
+    """Pre-LN reusing norm1's copy for the cross-attention's queries, norm2 never run
+    (blind9d-declayer-pre-ln-stale-h-for-cross; before: "check the step right after
+    `self.self_attn`")."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if not self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        normed = self.norm1(x)
+        x = x + self.dropout(self.self_attn(normed, normed, normed, tgt_mask)[0])
+        x = x + self.dropout(self.cross_attn(normed, memory, memory, src_mask)[0])
+        return x + self.dropout(self.feed_forward(self.norm3(x)))
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        check_DecoderLayer,
+        LayerPreStaleNormForCross,
+        r"`self\.cross_attn` reads the same normalised copy as `self\.self_attn`, norm1\(x\)",
+    ),
     Mistake(
         check_DecoderLayer,
         LayerReturnsCrossWeights,
@@ -703,6 +722,34 @@ def _discards_outputs(self, x, memory, src_mask=None, tgt_mask=None):
     return self.finish(x)
 
 
+class DecoderSequential(nn.Module):
+    """The layers in an nn.Sequential, called with every argument
+    (blind9d-decoder-sequential-several-inputs; before: the raw TypeError)."""
+
+    def __init__(self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, **kw):
+        super().__init__()
+        self.layers = nn.Sequential(
+            *(
+                ref.DecoderLayer(d_model, num_heads, d_ff, dropout, norm_first)
+                for _ in range(num_layers)
+            )
+        )
+        final = kw.get("final_norm")
+        self.norm = LayerNorm(d_model) if (norm_first if final is None else final) else None
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        x = self.layers(x, memory, src_mask, tgt_mask)
+        return x if self.norm is None else self.norm(x)
+
+
+def _memory_normalised(self, x, memory, src_mask=None, tgt_mask=None):
+    if self.norm is not None:
+        memory = self.norm(memory)
+    for layer in self.layers:
+        x = layer(x, memory, src_mask, tgt_mask)
+    return self.finish(x)
+
+
 class DecoderDefaultPreLN(ref.Decoder):
     """norm_first defaults to True (the stack twin of mutant-DecoderLayer-9)."""
 
@@ -814,6 +861,14 @@ DECODER_MISTAKES = [
         S,
         stack_class("MemoryIsX", _call_each(lambda layer, x, m, s, t: layer(x, x, s, t))),
         r"does not give its layers the encoder output",
+    ),
+    # the final norm applied to memory as well (blind9d-decoder-normalises-memory; before:
+    # asked whether the masks were passed on)
+    Mistake(S, DecoderSequential, r"nn\.Sequential passes one input from module to module"),
+    Mistake(
+        S,
+        stack_class("MemoryNormalised", _memory_normalised),
+        r"layers\[0\] receives the final norm of the stack's memory, not memory as it was given",
     ),
     Mistake(
         S,

@@ -223,10 +223,12 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
     ("LayerNorm", "drop: a ± b -> a"): (
         "named",
         r"Your result lacks the bias: after multiplying by self\.weight, add self\.bias"
-        r"|^(?![\s\S]*ignores its eps argument)[\s\S]*You divide by sqrt\(var\) with no eps",
+        r"|^(?![\s\S]*ignores its eps argument)[\s\S]*You divide by sqrt\(var\) with no eps"
+        r"|you divide x itself, not x - mean",
         "`+ self.bias` dropped: the message says the bias is missing; `var + self.eps` became "
         "`var`: the message says there is no eps in the division (not that the eps argument "
-        "is ignored, which a variance-0 token rules out)",
+        "is ignored, which a variance-0 token rules out); `x - mean` became `x` in the "
+        "numerator: the message says x itself is divided, not x - mean",
     ),
     ("DecoderBlock", "drop: a ± b -> a"): (
         "named",

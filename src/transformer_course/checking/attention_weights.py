@@ -369,6 +369,8 @@ def expect_attention_weights(
                 c.fail(f"{what} puts weight only on keys the mask forbids. {INVERTED_MASK}")
             if axis := _softmax_axis(w):
                 c.fail(f"{what} gives weight to keys the mask forbids. {axis}")
+            if other := _mask_of_another_sequence(w, allowed, leak):
+                c.fail(f"{what} gives weight to keys the mask forbids. {other}")
             index = _index(leak)
             c.fail(
                 f"{what} gives weight to keys the mask forbids (first at index {index}: "
@@ -439,6 +441,44 @@ def expect_attention_weights(
         "blocked scores = -inf (or a large negative number); softmax over the keys."
     )
     return convention  # not reached
+
+
+def _mask_of_another_sequence(
+    w: torch.Tensor, allowed: torch.Tensor, leak: torch.Tensor
+) -> str | None:
+    """For leaking weights (batch, heads, len_q, len_k): when every (batch, head) slice
+    whose zeros are not where its own mask blocks has them exactly where the mask of
+    another sequence of the batch blocks, and some slice has zeros on keys its own mask
+    allows (a mask merely ignored never zeroes anything), the masks were mixed between
+    the batch's sequences."""
+    if w.dim() != 4 or w.shape[0] < 2 or not leak.any():
+        return None
+    zero = w <= 1e-6
+    example = None
+    for b in range(w.shape[0]):
+        for h in range(w.shape[1]):
+            if torch.equal(zero[b, h], ~allowed[b, h]):
+                continue
+            others = [
+                o for o in range(w.shape[0]) if o != b and torch.equal(zero[b, h], ~allowed[o, h])
+            ]
+            if not others:
+                return None
+            if example is None and (zero[b, h] & allowed[b, h]).any():
+                example = (b, h, others[0])
+    if example is None:
+        return None
+    b, h, o = example
+    return (
+        f"In batch element {b}, head {h}, your weights are zero exactly where the mask of "
+        f"batch element {o} blocks (keys its own mask allows among them), and every head "
+        "that does not follow its own mask follows another sequence's: the masks are mixed "
+        "between the sequences of the batch. If you fold the heads into the batch axis "
+        "(batch * num_heads, ...), repeat each sequence's mask once per head in the same "
+        "order, mask.repeat_interleave(num_heads, dim=0), not mask.repeat(num_heads, 1, 1), "
+        "which tiles the whole batch; or keep (batch, num_heads, ...) and let the mask "
+        "broadcast over the heads."
+    )
 
 
 def _row(row: torch.Tensor) -> str:

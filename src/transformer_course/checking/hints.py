@@ -17,6 +17,12 @@ __all__ = [
 #: Hints added to the message when the learner's code raises an error whose text
 #: contains the key. Every check gets these; an exercise can add its own.
 GENERIC_HINTS: dict[str, str] = {
+    # blind9d-decoder-sequential-several-inputs
+    "Sequential.forward() takes 2 positional arguments": (
+        "nn.Sequential passes one input from module to module, so it cannot hand its layers "
+        "the other arguments (memory, masks). Keep the layers in an nn.ModuleList and loop: "
+        "for layer in self.layers: x = layer(x, ...), with every argument the layer takes."
+    ),
     '"bitwise_': (
         "&, | and ~ work on bool (or integer) tensors, and one operand here is a float "
         "tensor (torch.ones(...) and torch.tril/triu of it are float unless you pass "

@@ -243,6 +243,16 @@ def localise_layer(
                     stream = expected  # the next sub-layer reads the sum itself: said there
                     s, where_s = new_s, new_where
                     continue
+                if used is not None and _close(following[1].detach().double(), inp):
+                    # blind9d-declayer-pre-ln-stale-h-for-cross: h reused, norm2 never run
+                    nxt_name = sublayers[position + 1]
+                    return (
+                        f"`self.{nxt_name}` reads the same normalised copy as `self.{name}`, "
+                        f"{wanted_norm}({s}), made before `self.{name}` ran: its result never "
+                        f"reaches `self.{nxt_name}`. Normalise the new stream again, "
+                        f"{new_s} = {s} + {name}({wanted_norm}({s})), then "
+                        f"{nxt_name}(self.{norms[nxt_name]}({new_s}), ...)."
+                    )
             later = after[0][1] if after else got
             nxt = f"the input of `self.{after[0][0]}`" if after else "the layer's output"
             if later is None:
@@ -352,11 +362,116 @@ def localise_layer(
             f"The input of `self.{norm_name}` after `self.{name}` is not x + {name}(x) (the "
             f"sub-layer's input plus its output): check the residual sum around `self.{name}`."
         )
+    if "self_attn" in sublayers and (
+        wrong := _self_attention_inputs(module, call, x, norm_first, norms["self_attn"])
+    ):
+        return wrong
     if not norm_first and not _close(got, stream):
         return (
             "Each sub-layer's residual sum and norm are right, but the layer does not return "
             "the last norm's output: return x after the last sub-layer."
         )
+    return ""
+
+
+def _self_attention_inputs(
+    module: nn.Module, call: Callable[[], Any], x: torch.Tensor, norm_first: bool, norm: str
+) -> str:
+    """The keys and values `self.self_attn` receives are its queries (self-attention); ""
+    when they are, or when the call cannot be observed."""
+    seen: list[tuple[tuple, dict]] = []
+    child = dict(module.named_modules()).get("self_attn")
+    if child is None:
+        return ""
+    handle = child.register_forward_hook(
+        lambda _m, args, kwargs, _out: seen.append((args, kwargs)), with_kwargs=True
+    )
+    try:
+        with torch.no_grad():
+            call()
+    except Exception:
+        return ""
+    finally:
+        handle.remove()
+    if not seen:
+        return ""
+    args, kwargs = seen[0]
+    given = list(args[:3]) + [kwargs.get(k) for k in ("query", "key", "value")[len(args) :]]
+    if len(given) < 3 or any(not torch.is_tensor(t) for t in given):
+        return ""
+    query, key, value = (t.detach().double() for t in given)
+    off = [name for name, t in (("keys", key), ("values", value)) if not _close(t, query)]
+    if not off:
+        return ""
+    which = " and ".join(off)
+    wanted = f"{norm}(x)" if norm_first else "x"
+    raw = norm_first and all(_close(t, x.detach().double()) for t in (key, value)[: len(off)])
+    if raw and len(off) == 2:
+        return (
+            f"`self.self_attn` gets {norm}(x) as its queries but the layer's raw input x as "
+            f"its keys and values: only the queries are normalised. In pre-LN all three are "
+            f"the same normalised copy: h = self.{norm}(x), then self.self_attn(h, h, h, mask)."
+        )
+    return (
+        f"The {which} that `self.self_attn` receives are not its queries: in self-attention "
+        f"query, key and value are one and the same tensor, {wanted} "
+        f"(self.self_attn({wanted}, {wanted}, {wanted}, mask))."
+    )
+
+
+def _same(a: Any, b: Any) -> bool:
+    return (a is None and b is None) or _close(a, b)
+
+
+def _argument_problem(
+    module: nn.Module,
+    child: str,
+    call: Callable[[], Any],
+    arguments: Sequence[tuple[str, Any]],
+    norm: Callable[[torch.Tensor], torch.Tensor] | None,
+) -> str:
+    """Which of the stack's other ``arguments`` the submodule ``child`` does not receive
+    unchanged in its first call (""  when all of them arrive as given)."""
+    if not arguments:
+        return ""
+    seen: list[tuple[tuple, dict]] = []
+    handle = dict(module.named_modules())[child].register_forward_hook(
+        lambda _m, args, kwargs, _out: seen.append((args, kwargs)), with_kwargs=True
+    )
+    try:
+        with torch.no_grad():
+            call()
+    except Exception:
+        return ""
+    finally:
+        handle.remove()
+    if not seen:
+        return ""
+    args, kwargs = seen[0]
+    received = dict(zip([name for name, _ in arguments], args[1:], strict=False))
+    received.update({k: v for k, v in kwargs.items() if k in dict(arguments)})
+    for name, value in arguments:
+        got = received.get(name)
+        if _same(got, value):
+            continue
+        if got is None:
+            return f"is called without {name}: pass the stack's {name} on to every layer."
+        if value is not None and torch.is_tensor(value) and value.is_floating_point():
+            if norm is not None and _close(got, norm(value.detach().double())):
+                return (
+                    f"receives the final norm of the stack's {name}, not {name} as it was "
+                    f"given: pass {name} on to every layer unchanged (the final norm applies "
+                    "once, to x after the loop)."
+                )
+        for other, other_value in arguments:
+            if other != name and _same(got, other_value):
+                return (
+                    f"receives the stack's {other} where its {name} belongs: pass the "
+                    "arguments in the layer's order, layer(x, "
+                    + ", ".join(n for n, _ in arguments)
+                    + ")."
+                )
+        return f"receives a {name} other than the stack's {name}: pass it on unchanged."
     return ""
 
 
@@ -388,13 +503,16 @@ def localise_stack(
     unnormed: Callable[[torch.Tensor], torch.Tensor] | None = None,
     input_name: str = "the stack's input x",
     norm: Callable[[torch.Tensor], torch.Tensor] | None = None,
+    arguments: Sequence[tuple[str, Any]] = (),
 ) -> str:
     """Which step of a stack first departs: layers[0] fed the stack's input x, layers[i]
     fed layers[i - 1]'s output, each layer's output what the reference layer computes from
     that input (``layer_oracle(input, i)``), and the stack's output the last layer's output
     through ``final`` (the final norm, or None when there is none; ``unnormed``: what
     the output would be without that norm, the identity by default; ``norm``: the final
-    norm alone, ``final`` by default, to recognise it applied between the layers)."""
+    norm alone, ``final`` by default, to recognise it applied between the layers;
+    ``arguments``: the stack's other arguments, (name, value) in the layers' positional
+    order after x, that every layer should receive unchanged)."""
     names = [f"{container}.{i}" for i in range(num_layers)]
     try:
         got, records = record_calls(module, names, call)
@@ -440,6 +558,8 @@ def localise_stack(
                 )
             return f"{container}[{i}] does not receive {container}[{i - 1}]'s output."
         if layer_oracle is not None and not _close(out, layer_oracle(inp, i)):
+            if wrong := _argument_problem(module, names[i], call, arguments, norm or final):
+                return f"{container}[{i}] {wrong}"
             return (
                 f"{container}[{i}], given the input it received, returns something other than "
                 "the reference layer with the stack's arguments: are the masks passed on to "

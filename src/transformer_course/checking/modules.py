@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -142,6 +143,42 @@ def _shared_modules(key: str, value: torch.Tensor, state: Mapping[str, torch.Ten
     return ""
 
 
+#: where num_heads sits among the positional arguments of the contracts that take it
+_NUM_HEADS_POSITION = {
+    "MultiHeadAttention": 1,
+    "EncoderLayer": 1,
+    "DecoderLayer": 1,
+    "Encoder": 2,
+    "Decoder": 2,
+}
+
+
+def _heads_hint(name: str, built: str, args: tuple) -> Callable[[BaseException], str]:
+    """For "d_model=... is not divisible by num_heads=N" raised while building: N is one
+    of the sizes given to the constructor in another place (an argument order slip)."""
+
+    def hint(exc: BaseException) -> str:
+        found = re.search(r"not divisible by num_heads=(\d+)", str(exc))
+        if not found:
+            return ""
+        n = int(found.group(1))
+        heads_at = _NUM_HEADS_POSITION.get(name)
+        if heads_at is None or (len(args) > heads_at and args[heads_at] == n):
+            return ""
+        places = [str(i + 1) for i, a in enumerate(args) if type(a) is int and a == n]
+        if not places:
+            return ""
+        return (
+            f"The attention was built with num_heads={n}, and {n} is what {built} received "
+            f"as its argument {' and '.join(places)}, which is not its num_heads: a size "
+            "reached the wrong parameter on the way down (arguments passed in another order "
+            f"than the signature's, e.g. d_ff where num_heads belongs?). Pass them to each "
+            "layer in the order of its signature, or by keyword."
+        )
+
+    return hint
+
+
 def build_module(
     c: Checker,
     cls: Any,
@@ -165,7 +202,9 @@ def build_module(
     layer reused N times, ``w_q = w_k = w_v``): the later key overwrites the earlier.
     """
     built = _signature(name, args, kwargs)
-    module = c.call(cls, *args, call_repr=built, **kwargs)
+    module = c.call(
+        cls, *args, call_repr=built, hints=[(ValueError, _heads_hint(name, built, args))], **kwargs
+    )
     c.expect_type(
         module,
         nn.Module,

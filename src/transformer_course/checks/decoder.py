@@ -654,6 +654,11 @@ def _check_stack_case(c: Checker, cls, case: _DecCase) -> None:
             case.num_layers,
             final=(lambda t: layer_norm_f(t, sub(p, "norm"))) if final else None,
             layer_oracle=layer_oracle,
+            arguments=(
+                ("memory", inputs.memory),
+                ("src_mask", inputs.src_mask),
+                ("tgt_mask", inputs.tgt_mask),
+            ),
         )
 
     expect_composite(

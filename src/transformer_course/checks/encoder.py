@@ -190,6 +190,37 @@ _MEAN_ADDED = (
     "You added the mean, x + mean, where it is subtracted: centre each token with (x - mean) "
     "/ sqrt(var + eps)."
 )
+_VARIANCE_UNCENTRED = (
+    "Your variance is the mean of x² (the second moment around 0, as T5's norm computes "
+    "it), while the numerator is centred, x - mean: the two disagree for every token whose "
+    "mean is not 0. The variance is taken around the mean: ((x - mean) ** 2).mean(dim=-1, "
+    "keepdim=True), or x.var(dim=-1, keepdim=True, unbiased=False)."
+)
+_SQUARED = (
+    "You divide by the square of (var + eps), (var + eps) ** 2, where its square root "
+    "belongs: (x - mean) / torch.sqrt(var + eps), or (var + eps) ** 0.5."
+)
+_EPS_SUBTRACTED = (
+    "You subtract eps from the variance, sqrt(var - eps): eps is added inside the square "
+    "root, (x - mean) / sqrt(var + eps)."
+)
+_NUMERATOR_UNCENTRED = (
+    "Your mean and variance are right, but you divide x itself, not x - mean: the "
+    "numerator is the centred x, (x - mean) / sqrt(var + eps)."
+)
+_GAIN_OVER_CENTRED = (
+    "You divide the gain by the centred x, self.weight / (x - mean) / sqrt(var + eps): the "
+    "gain multiplies, self.weight * (x - mean) / sqrt(var + eps) + self.bias."
+)
+_GAIN_DIVIDES = (
+    "You divide the normalised x by self.weight: the gain multiplies it, "
+    "(x - mean) / sqrt(var + eps) * self.weight + self.bias."
+)
+_GAIN_FIRST = (
+    "You multiply x by self.weight before taking the mean and variance, so the "
+    "normalisation cancels the gain: normalise first, then multiply by self.weight and add "
+    "self.bias."
+)
 _WRONG_DEFAULT_EPS = (
     "Your default eps is not 1e-5. LayerNorm(d_model) should use eps=1e-5 (nn.LayerNorm's "
     "default, and this contract's; the Annotated Transformer uses 1e-6, BERT 1e-12): make it "
@@ -253,6 +284,13 @@ def _norm_mistakes(case_eps: float | None, ndim: int = 3) -> dict[str, dict[str,
         _LN_INVERTED: {"invert": True},
         _NO_CENTERING: {"center": False},
         _MEAN_ADDED: {"mean_added": True},
+        _VARIANCE_UNCENTRED: {"variance": "uncentred"},
+        _SQUARED: {"eps_at": "squared"},
+        _EPS_SUBTRACTED: {"eps_at": "subtracted"},
+        _NUMERATOR_UNCENTRED: {"numerator": "x"},
+        _GAIN_OVER_CENTRED: {"gain_as": "over_centred"},
+        _GAIN_DIVIDES: {"gain_as": "divisor"},
+        _GAIN_FIRST: {"gain_as": "first"},
     }
     # any other set of axes (the batch axis alone, say): named by its dims
     named = {
@@ -365,9 +403,17 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
         expected_shapes=expected_shapes,
         keys_hint=lambda found: (
             state_hint(found, expected_shapes)
-            or "Create self.weight = nn.Parameter(torch.ones(d_model)) and self.bias = "
-            "nn.Parameter(torch.zeros(d_model)): a plain tensor attribute is not part of the "
-            "state dict and is not learned."
+            or (
+                # every key there, a shape wrong (blind9d-ln-parameters-3d: (1, 1, d_model))
+                "Give weight and bias one entry per feature, shape (d_model,): "
+                "nn.Parameter(torch.ones(d_model)) and nn.Parameter(torch.zeros(d_model)), "
+                "nn.LayerNorm's shapes. They broadcast against x (..., d_model) by themselves, "
+                "whatever its number of axes."
+                if set(found) >= set(expected_shapes)
+                else "Create self.weight = nn.Parameter(torch.ones(d_model)) and self.bias = "
+                "nn.Parameter(torch.zeros(d_model)): a plain tensor attribute is not part of "
+                "the state dict and is not learned."
+            )
         ),
         state=state,
         **kwargs,
@@ -513,6 +559,22 @@ _FFN_NO_DROP = (
     "ReLU and w_2."
 )
 
+_FFN_RESIDUAL = (
+    "Your block adds its input back, x + w_2(...): the residual connection belongs to the "
+    "encoder layer (exercise 3), which adds x around this whole block. The feed-forward "
+    "block itself returns w_2(dropout(relu(w_1(x))))."
+)
+_FFN_RATE = {
+    1.0: "In train mode with dropout=1.0 every hidden activation is dropped, so the result "
+    "is w_2's bias, the same at every call",
+    0.0: "In train mode with dropout=0.0 nothing is dropped, so the result is the same at "
+    "every call",
+}
+_FFN_RATE_END = (
+    "; yours changes from one call to the next: a dropout with another rate runs. Build the "
+    "dropout from the argument, nn.Dropout(dropout), not from a fixed rate such as 0.1."
+)
+
 
 def check_PositionwiseFeedForward(cls, *, hidden: bool = False) -> None:
     """PositionwiseFeedForward(d_model, d_ff, dropout): w_2(dropout(relu(w_1(x))))."""
@@ -560,7 +622,14 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
         _GELU: {"activation": "gelu"},
         _RELU_AFTER: {"activation": "none", "after": "relu"},
         _GELU_AFTER: {"activation": "none", "after": "gelu"},
+        _FFN_RESIDUAL: {"residual": True},
     }
+    if case.mode == "train" and case.dropout in _FFN_RATE:  # no randomness is expected
+        with torch.no_grad():
+            again = c.call(module, x, call_repr=f"ffn(x {tuple(x.shape)}) [{built}, train mode]")
+        if torch.is_tensor(again) and not torch.equal(again, got):
+            rate = _FFN_RATE[case.dropout]
+            c.fail(f"{what} is not what the reference gives. {rate}{_FFN_RATE_END}")
     if drop:
         table |= {
             _FFN_DROP_OUTPUT: {"drop_at": "output"},

@@ -779,6 +779,17 @@ def _square_batch_hint(decoder_self_attention_mask, ids: torch.Tensor, pad_id: i
     with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
         probe = decoder_self_attention_mask(square.clone(), pad_id)
     expected = ref.decoder_self_attention_mask(square, pad_id)
+    n = len(square)
+    unaxed = (square != pad_id) & torch.tril(torch.ones(n, n, dtype=torch.bool))  # (n, n)
+    if isinstance(probe, torch.Tensor) and probe.shape == (n, n) and torch.equal(probe, unaxed):
+        # blind9d-decmask-padding-without-axes: (batch, len) & (len, len)
+        return (
+            f" With as many sequences as positions ({n} of each) yours returns (len, len) = "
+            "(tgt_ids != pad_id) & look_ahead_mask(len): the padding part is (batch, len), "
+            "without the heads and query axes, so broadcasting lines its batch axis up with "
+            "the queries (and fails when batch != len). Give it those axes, (batch, 1, 1, "
+            "len): padding_mask(tgt_ids, pad_id) & look_ahead_mask(tgt_ids.shape[1])."
+        )
     if not (isinstance(probe, torch.Tensor) and probe.shape == expected.shape):
         return ""
     if not torch.equal(probe.bool(), expected):

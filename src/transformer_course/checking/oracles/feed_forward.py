@@ -22,12 +22,14 @@ def ffn_f(
     activation: str = "relu",
     drop_at: str = "hidden",
     after: str = "none",
+    residual: bool = False,
 ) -> torch.Tensor:
     """w_2(dropout(relu(w_1(x)))) in float64, ``p`` holding w_1 (d_ff, d_model) and w_2
     (d_model, d_ff) with biases. ``drop``: every dropout zeroes (p=1, train);
     ``activation`` "relu", "none", "gelu", "relu_twice"; ``drop_at`` "hidden" (right),
     "output", "input", "nowhere"; ``after`` "none" (right), "relu", "gelu": an activation
-    on w_2's output."""
+    on w_2's output; ``residual``: x added to the result (the layer's residual written
+    inside the block)."""
     zero = zero_if(drop)
     x = x.double()
     if drop_at == "input":
@@ -46,7 +48,7 @@ def ffn_f(
         y = F.gelu(y)
     if drop_at == "output":
         y = zero(y)
-    return y
+    return y + x if residual else y
 
 
 def swiglu_f(

@@ -25,6 +25,9 @@ def layer_norm_f(
     invert: bool = False,
     center: bool = True,
     mean_added: bool = False,
+    variance: str = "centred",
+    numerator: str = "centred",
+    gain_as: str = "multiplier",
 ) -> torch.Tensor:
     """LayerNorm in float64: (x - mean) / sqrt(var + eps) * weight + bias over d_model,
     ``p`` holding ``weight`` and ``bias`` (d_model,). x (..., d_model) -> (..., d_model).
@@ -39,8 +42,16 @@ def layer_norm_f(
     is subtracted taken over these dims (the variance as ``over`` says); ``invert``:
     (x - mean) multiplied by the root instead of divided (a division by rsqrt); ``center``
     False: no mean subtracted, x divided by its root mean square (T5's RMS-style norm);
-    ``mean_added``: x + mean where x - mean belongs (the variance still the right one)."""
+    ``mean_added``: x + mean where x - mean belongs (the variance still the right one);
+    ``eps_at`` also "squared" ((var + eps) ** 2 where the root belongs) and "subtracted"
+    (sqrt(var - eps)); ``variance`` "uncentred": the mean of x² around 0 while the
+    numerator is centred; ``numerator`` "x": x divided, not x - mean (the statistics
+    right); ``gain_as`` "divisor" (the normalised x divided by the weight), "over_centred"
+    (weight / (x - mean) / sqrt(var + eps)), "first" (x multiplied by the weight before
+    the statistics, so that they cancel it)."""
     x = x.double()
+    if gain_as == "first":  # the statistics of x * weight: the gain normalised away
+        x = x * p["weight"].double()
     dims = (
         over
         if isinstance(over, tuple)
@@ -58,8 +69,15 @@ def layer_norm_f(
     if not center:  # the mean of the squares, around 0
         mean = torch.zeros_like(mean)
         var = x.pow(2).mean(dim=dims, keepdim=True)
+    if variance == "uncentred":  # the second moment around 0, the numerator centred
+        var = x.pow(2).mean(dim=dims, keepdim=True)
     if mean_added:  # x - (-mean)
         mean = -mean
+    if numerator == "x":  # the statistics right, the mean never subtracted from x
+        mean = torch.zeros_like(mean)
+    if gain_as == "over_centred":
+        y = p["weight"].double() / (x - mean) / torch.sqrt(var + eps)
+        return y + p["bias"].double() if shift else y
     if invert:
         y = (x - mean) * torch.sqrt(var + eps)
     elif eps_at == "inside":
@@ -68,12 +86,18 @@ def layer_norm_f(
         y = (x - mean) / (torch.sqrt(var) + eps)
     elif eps_at == "no_sqrt":
         y = (x - mean) / (var + eps)
+    elif eps_at == "squared":
+        y = (x - mean) / (var + eps) ** 2
+    elif eps_at == "subtracted":
+        y = (x - mean) / torch.sqrt(var - eps)
     else:
         y = (x - mean) / torch.sqrt(var)
     weight, bias = p["weight"].double(), p["bias"].double()
     if swap:
         weight, bias = bias, weight
-    if gain:
+    if gain and gain_as == "divisor":
+        y = y / weight
+    elif gain and gain_as != "first":
         y = y * weight
     if shift:
         y = y + bias

@@ -94,6 +94,32 @@ def _merge_shape_hint(got, x, batch: int, num_heads: int, length: int, d_head: i
                     f"belongs{exchanged}. x is (batch, num_heads, len, d_head): transpose(1, 2), "
                     "then reshape to (batch, len, num_heads * d_head)."
                 )
+    if shape == (batch, length, d_head) and num_heads > 1 and got.dtype == x.dtype:
+        # blind9d-merge-heads-summed: the heads reduced, not concatenated
+        for name, reduced in (
+            ("summed, x.sum(dim=1)", x.sum(dim=1)),
+            ("averaged, x.mean(dim=1)", x.mean(dim=1)),
+            ("reduced to their maximum, x.max(dim=1)", x.max(dim=1).values),
+            ("dropped but head 0, x[:, 0]", x[:, 0]),
+            (f"dropped but the last one, x[:, {num_heads - 1}]", x[:, -1]),
+        ):
+            if torch.allclose(got, reduced):
+                return (
+                    f"Yours is d_head = {d_head} wide, one head's width: the heads are {name}. "
+                    "Merging concatenates them, each token's num_heads * d_head features side "
+                    "by side: x.transpose(1, 2).reshape(batch, len, num_heads * d_head)."
+                )
+        return (
+            f"Yours is d_head = {d_head} wide, one head's width: the heads must be "
+            "concatenated, not reduced to one, giving (batch, len, num_heads * d_head)."
+        )
+    if shape == (batch, length * num_heads * d_head) and got.dtype == x.dtype:
+        if torch.equal(got, x.transpose(1, 2).reshape(shape)):  # blind9d-merge-flatten-from-dim-1
+            return (
+                "Yours is 2-D: the positions are flattened into the features too (flatten(1), "
+                "or a reshape to (batch, -1)). Flatten only the last two axes, flatten(2), or "
+                "reshape to (batch, len, num_heads * d_head)."
+            )
     return hints.get(shape, "The contract is (batch, len, num_heads * d_head).")
 
 

@@ -45,7 +45,9 @@ _WEIGHT_MISTAKES = [
     ),
     (
         {"scale": "d_head"},
-        "You divided the scores by d_head; the paper divides by its square root, sqrt(d_head).",
+        "You divided the scores by d_head; the paper divides by its square root, sqrt(d_head). "
+        "(Scaled twice? scaled_dot_product_attention already divides by sqrt(d_head): queries "
+        "or scores scaled by you before the call are scaled again.)",
     ),
     ({"q_from": "key"}, _Q_FROM_KEY),
     ({"q_from": "value"}, "Your queries come from the `value` input: project `query` with w_q."),
@@ -154,7 +156,20 @@ def _weights_shape_hint(
         hints[(batch, num_heads, len_q, len_q)] = (
             f"You have one column per *query*. {_KV_FROM_QUERY}"
         )
-    return hints.get(tuple(got), "")
+    got = tuple(got)
+    if (
+        got not in hints
+        and len(got) == 4
+        and (got[0], got[2], got[3]) == (batch, len_q, len_k)
+        and got[1] != num_heads
+    ):  # blind9d-mha-num-heads-hardcoded-8
+        return (
+            f"Your weights have {got[1]} heads where this MultiHeadAttention was built with "
+            f"num_heads = {num_heads}: the heads are split with another number than the "
+            f"argument (a fixed {got[1]}?). Split with self.num_heads, the value "
+            "given to __init__."
+        )
+    return hints.get(got, "")
 
 
 def _output_shape_hint(got: tuple, case: _Case) -> str:

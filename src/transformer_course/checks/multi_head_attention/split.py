@@ -42,6 +42,12 @@ _SPLIT_STRIDED = (
     "Reshape the last axis as (num_heads, d_head), in that order, not (d_head, num_heads)."
 )
 
+_SPLIT_TRANSPOSE_FIRST = (
+    "You transposed first and reshaped after: x.transpose(1, 2) is (batch, d_model, len), "
+    "and reshaping that to (batch, num_heads, len, d_head) cuts each head out of the "
+    "transposed numbers, mixing features and positions. Reshape first, to (batch, len, "
+    "num_heads, d_head), then `.transpose(1, 2)`."
+)
 
 _SPLIT_AXES = ("batch", "len", "num_heads", "d_head")
 
@@ -213,6 +219,10 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
                     _SPLIT_NO_TRANSPOSE: x.reshape(batch, num_heads, length, d_head),
                     _SPLIT_STRIDED: x.reshape(batch, length, d_head, num_heads).permute(0, 3, 1, 2),
                     _SPLIT_PIECES_OF_NUM_HEADS: pieces,
+                    # blind9d-split-transpose-before-reshape
+                    _SPLIT_TRANSPOSE_FIRST: x.transpose(1, 2).reshape(
+                        batch, num_heads, length, d_head
+                    ),
                     **_split_permutations(x, num_heads, expected),
                 },
             )
