@@ -753,6 +753,32 @@ class TPositionalDropoutDefault(ref.Transformer):
         self.positional_encoding = PositionalEncoding(d_model, max_len)
 
 
+class _FirstDrawKeepsAll(nn.Module):
+    """Dropout at 0.1 whose first draw in train mode happens to drop nothing (a draw of 64
+    or so entries at 0.1 can): the kept entries are scaled by 1 / 0.9 and nothing is zeroed,
+    which per token is what no dropout gives after a LayerNorm."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def forward(self, x):
+        if not self.training:
+            return x
+        self.calls += 1
+        return x / 0.9 if self.calls == 1 else F.dropout(x, 0.1, True)
+
+
+class TPositionalDropoutDefaultLuckyDraw(TPositionalDropoutDefault):
+    """TPositionalDropoutDefault whose first train-mode call drops nothing: the model's
+    randomness, not that one draw, decides the message (it used to follow the draw, and a
+    draw like this one named "there is no dropout on it")."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.positional_encoding.dropout = _FirstDrawKeepsAll()
+
+
 class TTiedByCopy(ref.Transformer):
     """Blind round 4: 'tied' by copying the source table into two new Parameters."""
 
@@ -1408,6 +1434,9 @@ MISTAKES = [
     ),
     Mistake(check_greedy_decode, greedy_argmax_without_dim, r"argmax\(\) was called without dim"),
     Mistake(check_Transformer, TPositionalDropoutDefault, r"yours differ from one call to the"),
+    Mistake(
+        check_Transformer, TPositionalDropoutDefaultLuckyDraw, r"yours differ from one call to the"
+    ),
     Mistake(
         check_Transformer, TNormOptionsSwapped, r"swapped with final_norm, say|the two swapped"
     ),
