@@ -1188,7 +1188,8 @@ MISTAKES = [
     Mistake(
         check_MultiHeadAttention,
         SplitIntoDHeadHeads,
-        r"number of heads and the width of a head are swapped",
+        r"number of heads and the width of a head are swapped.*or a head count written as a "
+        r"number",
     ),
     Mistake(check_MultiHeadAttention, DropoutOnHeads, r"dropout to the attention's result"),
     Mistake(

@@ -140,9 +140,10 @@ def _weights_shape_hint(
     if d_model and d_head != num_heads and tuple(got) == (batch, d_head, len_q, len_k):
         return (
             f"Your weights have {d_head} heads, d_head = d_model // num_heads = {d_model} // "
-            f"{num_heads}, instead of num_heads = {num_heads}: the number of heads and the "
-            "width of a head are swapped. split_heads(x, num_heads) takes the number of "
-            "heads (it computes d_head itself)."
+            f"{num_heads}, instead of num_heads = {num_heads}: either the number of heads and "
+            "the width of a head are swapped (split_heads(x, num_heads) takes the number "
+            "of heads; it computes d_head itself), or a head count written as a number that "
+            f"is {d_head} here: use the num_heads the module was built with."
         )
     hints = {
         (batch, len_q, len_k): "Those are weights averaged over the heads (what "
