@@ -29,6 +29,9 @@ from benchmarks.diagnosis.run import case_answer
 from transformer_course import registry
 
 RECORD = Path(__file__).resolve().parent / "check_latency.json"
+#: the same run at commit 52a595a, before the beam_search check shared its reference's
+#: replays (the README quotes both)
+BEFORE = RECORD.with_name("check_latency_before.json")
 #: a test cell should answer in about this many seconds (developers' guide)
 TARGET_SECONDS = 1.0
 
