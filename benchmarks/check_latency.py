@@ -8,9 +8,9 @@ answer in about a second, and timed tests do not measure that, this benchmark do
 For every registered coding exercise: the reference answer's time (the first call
 discarded as warm-up, then the median of ``--repeats`` calls), and, over the wrong answers
 the diagnosis benchmark holds for that exercise (``benchmarks/diagnosis`` CASES, built as
-its runner builds them), the median and the largest time (each wrong answer called once,
-after the reference's calls warmed the check; ``--wrong-repeats`` for more). The record's
-``summary`` gives the exercises whose slowest answer exceeds one second.
+its runner builds them), the median and the largest time (each wrong answer timed as the
+reference is: ``--wrong-repeats`` calls after a discarded one, their median). The
+record's ``summary`` gives the exercises whose slowest answer exceeds one second.
 """
 
 from __future__ import annotations
@@ -51,14 +51,14 @@ def median_seconds(check, answer, repeats: int, warm: bool) -> float:
     return statistics.median(seconds_of(check, answer) for _ in range(repeats))
 
 
-def measure(exercise, repeats: int = 3, wrong_repeats: int = 1) -> dict:
+def measure(exercise, repeats: int = 3, wrong_repeats: int = 3) -> dict:
     """The exercise's row: reference seconds, wrong answers' count, median and max."""
     reference = median_seconds(exercise.check, exercise.reference, repeats, warm=True)
     wrong = []
     for case in CASES:
         if case.lesson == exercise.lesson and case.exercise == exercise.name:
             answer, _ = case_answer(case)
-            wrong.append(median_seconds(exercise.check, answer, wrong_repeats, warm=False))
+            wrong.append(median_seconds(exercise.check, answer, wrong_repeats, warm=True))
     return {
         "lesson": exercise.lesson,
         "exercise": exercise.name,
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lesson", action="append", help="only these lessons (no record)")
     parser.add_argument("--exercise", action="append", help="only these exercises (no record)")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--wrong-repeats", type=int, default=1)
+    parser.add_argument("--wrong-repeats", type=int, default=3)
     args = parser.parse_args(argv)
     import torch
 
