@@ -594,9 +594,14 @@ def _judge(
     }
 
 
-def run_case(case: Case) -> dict:
+def case_answer(case: Case):
+    """The object the case's answer cell defines, and its exercise."""
     exercise = registry.exercise(case.lesson, case.exercise)
-    answer = _learner_object(exercise, case_source(case, exercise), case.id)
+    return _learner_object(exercise, case_source(case, exercise), case.id), exercise
+
+
+def run_case(case: Case) -> dict:
+    answer, exercise = case_answer(case)
     return _judge(
         case.id,
         case.lesson,

@@ -47,8 +47,12 @@ _PENALTY_PLACES = {
 }
 
 
-def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant=""):
-    """The reference search for one source row, or a known variant of it."""
+def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="", replays=None):
+    """The reference search for one source row, or a known variant of it. ``replays``: a
+    dict kept for one check call, in which the decoder's logits for a beam (model, source
+    row, live hypotheses) are computed once and reused by every search that reaches the
+    same beam (most variants share the reference's first steps): the same call on the same
+    inputs, so the same numbers."""
     stop_mode, choice_mode = _PENALTY_PLACES.get(variant, ("normalised", "normalised"))
 
     def penalty(length):
@@ -67,15 +71,24 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
             return hypothesis[1] * penalty(len(hypothesis[0]))
         return hypothesis[1] / penalty(len(hypothesis[0]))
 
+    replays = {} if replays is None else replays
     with torch.no_grad():
         src = src_row[None]
-        memory = model.encode(src)
+        row_key = (id(model), tuple(src_row.tolist()))
         # product: the scores are products of probabilities, starting from 1
         beam, finished = [([], 1.0 if variant == "product" else 0.0)], []
         for _ in range(max_len):
-            tokens = torch.tensor([[bos_id, *t] for t, _ in beam])
-            k = tokens.shape[0]
-            logits = model.decode(tokens, memory.expand(k, -1, -1), src.expand(k, -1))
+            prefixes = tuple((bos_id, *t) for t, _ in beam)
+            if (row_key, prefixes) not in replays:
+                if row_key not in replays:
+                    replays[row_key] = model.encode(src)
+                memory = replays[row_key]
+                tokens = torch.tensor(prefixes)
+                k = tokens.shape[0]
+                replays[(row_key, prefixes)] = model.decode(
+                    tokens, memory.expand(k, -1, -1), src.expand(k, -1)
+                )
+            logits = replays[(row_key, prefixes)]
             if variant == "raw_logits":
                 step = logits[:, -1]
             elif variant == "first_position":
@@ -323,6 +336,7 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
     with Checker("beam_search", hidden=hidden) as c:
         c.require_callable(beam_search)
         observations = []  # (model, source row, setting, ids, pad_id, row, expected, what, i)
+        replays = {}  # the reference's decoder calls, shared by its searches (see _search)
         batches = {}  # observation index -> the src_ids of its call
         for model, src, settings, ids, pad_id in beam_cases(hidden):
             bos_id, eos_id = ids["bos_id"], ids["eos_id"]
@@ -361,14 +375,14 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                         },
                     )
                 except CheckFailure as failure:
-                    if _right_alone(c, beam_search, model, src, setting, pad_id):
+                    if _right_alone(c, beam_search, model, src, setting, pad_id, replays):
                         encoded = _encoded_batches(beam_search, model, src, setting)
                         text = _batch_dependent(src.shape[0], "raises", encoded)
                         c.fail(f"{failure.message}\n{text}", failure.learner_traceback)
                     raise
                 rows = _beam_rows(c, got, src.shape[0], max_len, pad_id, eos_id, bos_id, what)
                 for i, row in enumerate(rows):
-                    expected = _search(model, src[i], *setting)
+                    expected = _search(model, src[i], *setting, replays=replays)
                     observations.append((model, src[i], setting, pad_id, row, expected, what, i))
                     batches[len(observations) - 1] = src
         wrong = [o for o in observations if not _same_row(o[4], o[5], o[3])]
@@ -383,7 +397,7 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                 "with padding among or before them. Each row starts at column 0 with its first "
                 "token and is padded on the right with model.pad_id up to the longest row."
             )
-        if src.shape[0] > 1 and _right_alone(c, beam_search, model, src, setting, pad_id):
+        if src.shape[0] > 1 and _right_alone(c, beam_search, model, src, setting, pad_id, replays):
             encoded = _encoded_batches(beam_search, model, src, setting)
             c.fail(
                 f"for source row {i}, {what} chose {row}, expected {expected}. "
@@ -403,7 +417,9 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
             variant
             for variant in _BEAM_MESSAGES
             if all(
-                _same_row(o_row, _search(o_model, o_source, *o_setting, variant), o_pad)
+                _same_row(
+                    o_row, _search(o_model, o_source, *o_setting, variant, replays=replays), o_pad
+                )
                 for o_model, o_source, o_setting, o_pad, o_row, *_ in observations
             )
         ]
@@ -433,7 +449,7 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
         )
 
 
-def _right_alone(c: Checker, beam_search, model, src, setting, pad_id) -> bool:
+def _right_alone(c: Checker, beam_search, model, src, setting, pad_id, replays=None) -> bool:
     """Whether the learner's search gives the expected answer for every sentence of
     ``src`` searched on its own (a batch of one, src[i : i + 1])."""
     for i in range(src.shape[0]):
@@ -443,7 +459,9 @@ def _right_alone(c: Checker, beam_search, model, src, setting, pad_id) -> bool:
             return False
         if not isinstance(got, torch.Tensor) or got.dim() != 2 or got.shape[0] != 1:
             return False
-        if not _same_row(got[0].tolist(), _search(model, src[i], *setting), pad_id):
+        if not _same_row(
+            got[0].tolist(), _search(model, src[i], *setting, replays=replays), pad_id
+        ):
             return False
     return True
 

@@ -133,11 +133,18 @@ def _parameter_shapes(case: _Case) -> dict[str, tuple[int, ...]]:
     }
 
 
+@functools.lru_cache(maxsize=64)
+def _drawn_state(case: _Case) -> dict[str, torch.Tensor]:
+    """The case's seeded draws, made once (a check builds several models from them);
+    never handed out: :func:`_case_state` gives copies."""
+    return random_state(_parameter_shapes(case), case.seed)
+
+
 def _case_state(case: _Case, *, distinct: bool = False) -> dict[str, torch.Tensor]:
     """The check's deterministic weights. Tied: the two tables and the output weight hold
     one matrix, unless ``distinct`` (three different ones, to see whether the learner's
     module ties them)."""
-    state = random_state(_parameter_shapes(case), case.seed)
+    state = {key: value.clone() for key, value in _drawn_state(case).items()}
     if case.tie and not distinct:
         state[_TGT_TABLE] = state[_SRC_TABLE]
         state[_OUT_WEIGHT] = state[_SRC_TABLE]
