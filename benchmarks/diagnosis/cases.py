@@ -58,6 +58,22 @@ def held_out(prefix: str):
     return make
 
 
+def held_out_authored(prefix: str):
+    """:func:`held_out`'s constructor with the source last and optional:
+    ``make(id_, lesson, exercise, cause, named, misnamed=(), edits=(), code=None,
+    source=AUTHOR)``, for batches whose cases are mostly reported ones given as ``source=``
+    and the rest written for the benchmark."""
+    make = held_out(prefix)
+
+    def make_authored(
+        id_, lesson, exercise, cause, named, misnamed=(), edits=(), code=None, source=None
+    ) -> Case:
+        source = AUTHOR if source is None else source
+        return make(id_, lesson, exercise, cause, source, named, misnamed, edits, code)
+
+    return make_authored
+
+
 # Where these mistakes are reported (each URL was read for this benchmark).
 ANNOTATED_MASK = "https://github.com/harvardnlp/annotated-transformer/issues/137"
 TUTORIAL_MASK = "https://github.com/pytorch/tutorials/issues/2250"

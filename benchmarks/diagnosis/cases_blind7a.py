@@ -12,9 +12,7 @@ mistakes at once.
 
 from __future__ import annotations
 
-from benchmarks.diagnosis.cases import Case, held_out
-
-AUTHOR = "author: written for this benchmark, no public report cited"
+from benchmarks.diagnosis.cases import Case, held_out_authored
 
 L01, L02, L03, L04 = (
     "01_tokenization",
@@ -40,11 +38,7 @@ MASK_UNSQUEEZE = "https://github.com/bentrevett/pytorch-seq2seq/issues/119"
 BMM_3D = "https://github.com/SHI-Labs/NATTEN/pull/87"
 
 
-_held_out = held_out("blind7a")
-
-
-def _c(id_, lesson, exercise, cause, named, misnamed=(), edits=(), code=None, source=AUTHOR):
-    return _held_out(id_, lesson, exercise, cause, source, named, misnamed, edits, code)
+_c = held_out_authored("blind7a")
 
 
 BLIND7A: list[Case] = [

@@ -12,9 +12,7 @@ input, the order of the steps in a training step, and two mistakes at once.
 
 from __future__ import annotations
 
-from benchmarks.diagnosis.cases import Case, held_out
-
-AUTHOR = "author: written for this benchmark, no public report cited"
+from benchmarks.diagnosis.cases import Case, held_out_authored
 
 L09, L10 = "09_transformer", "10_training"
 
@@ -38,11 +36,7 @@ BLEU_OBJECT = "https://github.com/facebookresearch/fairseq/issues/2855"
 LENGTH_WITH_BOS = "https://github.com/huggingface/transformers/pull/8890"
 
 
-_held_out = held_out("blind8a")
-
-
-def _c(id_, lesson, exercise, cause, named, misnamed=(), edits=(), code=None, source=AUTHOR):
-    return _held_out(id_, lesson, exercise, cause, source, named, misnamed, edits, code)
+_c = held_out_authored("blind8a")
 
 
 BLIND8A: list[Case] = [

@@ -12,9 +12,7 @@ dimensions, train mode), wrong shapes and types returned, and two mistakes at on
 
 from __future__ import annotations
 
-from benchmarks.diagnosis.cases import Case, held_out
-
-AUTHOR = "author: written for this benchmark, no public report cited"
+from benchmarks.diagnosis.cases import Case, held_out_authored
 
 L01, L02, L03, L04 = (
     "01_tokenization",
@@ -41,11 +39,7 @@ DECODE_SPACES = "https://github.com/huggingface/tokenizers/issues/73"
 ROW_NORMS_KEEPDIMS = "https://crownmelresort.com/www.stackoverflow.com/questions/38947926/reshaping-numpy-array-from-list"
 
 
-_held_out = held_out("blind8c")
-
-
-def _c(id_, lesson, exercise, cause, named, misnamed=(), edits=(), code=None, source=AUTHOR):
-    return _held_out(id_, lesson, exercise, cause, source, named, misnamed, edits, code)
+_c = held_out_authored("blind8c")
 
 
 BLIND8C: list[Case] = [

@@ -12,9 +12,7 @@ slot, and two mistakes at once.
 
 from __future__ import annotations
 
-from benchmarks.diagnosis.cases import Case, held_out
-
-AUTHOR = "author: written for this benchmark, no public report cited"
+from benchmarks.diagnosis.cases import Case, held_out_authored
 
 L05, L06, L07, L08 = (
     "05_multi_head_attention",
@@ -37,11 +35,7 @@ TGT_MASK_OPTIONAL = "https://github.com/pytorch/pytorch/issues/31567"
 LAYER_RETURNS_ATTN = "https://github.com/facebookresearch/fairseq/pull/1532"
 
 
-_held_out = held_out("blind8d")
-
-
-def _c(id_, lesson, exercise, cause, named, misnamed=(), edits=(), code=None, source=AUTHOR):
-    return _held_out(id_, lesson, exercise, cause, source, named, misnamed, edits, code)
+_c = held_out_authored("blind8d")
 
 
 BLIND8D: list[Case] = [

@@ -13,9 +13,7 @@ raised inside the learner's code, and two mistakes at once.
 
 from __future__ import annotations
 
-from benchmarks.diagnosis.cases import Case, held_out
-
-AUTHOR = "author: written for this benchmark, no public report cited"
+from benchmarks.diagnosis.cases import Case, held_out_authored
 
 L09, L10 = "09_transformer", "10_training"
 
@@ -39,11 +37,7 @@ BEAM_FINISHED_TAKE_PLACES = "https://github.com/ServiceNow/duorat/issues/16"
 BEAM_TOPK_THEN_EOS = "https://github.com/OpenNMT/CTranslate2/pull/911"
 
 
-_held_out = held_out("blind9a")
-
-
-def _c(id_, lesson, exercise, cause, named, misnamed=(), edits=(), code=None, source=AUTHOR):
-    return _held_out(id_, lesson, exercise, cause, source, named, misnamed, edits, code)
+_c = held_out_authored("blind9a")
 
 
 _BEAM_OTHER_CAUSES = (

@@ -13,9 +13,7 @@ is reset on every pass, and two mistakes at once.
 
 from __future__ import annotations
 
-from benchmarks.diagnosis.cases import Case, held_out
-
-AUTHOR = "author: written for this benchmark, no public report cited"
+from benchmarks.diagnosis.cases import Case, held_out_authored
 
 L00, L01 = "00_welcome", "01_tokenization"
 
@@ -41,11 +39,7 @@ BYTES_NOT_DECODED = "https://codetrail.io/questions/python/convert-bytes-to-stri
 STR_OF_BYTES = "https://www.chatoverflow.dev/humans/question/23343476-2b2b-46a7-83e5-05eb87c630b1"
 
 
-_held_out = held_out("blind9c")
-
-
-def _c(id_, lesson, exercise, cause, named, misnamed=(), edits=(), code=None, source=AUTHOR):
-    return _held_out(id_, lesson, exercise, cause, source, named, misnamed, edits, code)
+_c = held_out_authored("blind9c")
 
 
 BLIND9C: list[Case] = [

@@ -14,9 +14,7 @@ out of order, nn.Sequential given several inputs), two mistakes at once, and sta
 
 from __future__ import annotations
 
-from benchmarks.diagnosis.cases import Case, held_out
-
-AUTHOR = "author: written for this benchmark, no public report cited"
+from benchmarks.diagnosis.cases import Case, held_out_authored
 
 L05, L06, L07, L08 = (
     "05_multi_head_attention",
@@ -40,11 +38,7 @@ KV_UNNORMED = "https://github.com/NVIDIA/TransformerEngine/issues/392"
 RESIDUAL_FROM_INPUT = "https://github.com/strutive07/transformer-tensorflow2.0/issues/14"
 SEQUENTIAL_ARGS = "https://github.com/huggingface/pytorch-image-models/issues/627"
 
-_held_out = held_out("blind9d")
-
-
-def _c(id_, lesson, exercise, cause, named, misnamed=(), edits=(), code=None, source=AUTHOR):
-    return _held_out(id_, lesson, exercise, cause, source, named, misnamed, edits, code)
+_c = held_out_authored("blind9d")
 
 
 BLIND9D: list[Case] = [

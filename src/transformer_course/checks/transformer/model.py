@@ -3,6 +3,7 @@ against the reference in float64, train and eval modes, dropout, and the gradien
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -257,6 +258,7 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
         return diagnose
 
     def random_at_full_dropout(method, call: str, *args) -> Callable[[], str | None]:
+        @functools.cache  # asked before the mistake table and again as a property
         def diagnose() -> str | None:
             if not case.train or case.dropout != 1.0:
                 return None
