@@ -2508,3 +2508,27 @@ CASES += _BLIND9E
 from benchmarks.diagnosis.cases_blind9f import BLIND9F as _BLIND9F  # noqa: E402
 
 CASES += _BLIND9F
+
+from benchmarks.diagnosis.cases_blind10a import BLIND10A as _BLIND10A  # noqa: E402
+
+CASES += _BLIND10A
+
+from benchmarks.diagnosis.cases_blind10b import BLIND10B as _BLIND10B  # noqa: E402
+
+CASES += _BLIND10B
+
+from benchmarks.diagnosis.cases_blind10c import BLIND10C as _BLIND10C  # noqa: E402
+
+CASES += _BLIND10C
+
+from benchmarks.diagnosis.cases_blind10d import BLIND10D as _BLIND10D  # noqa: E402
+
+CASES += _BLIND10D
+
+from benchmarks.diagnosis.cases_blind10e import BLIND10E as _BLIND10E  # noqa: E402
+
+CASES += _BLIND10E
+
+from benchmarks.diagnosis.cases_blind10f import BLIND10F as _BLIND10F  # noqa: E402
+
+CASES += _BLIND10F

@@ -632,6 +632,10 @@ LAST_HELD_OUT_MUTANT_ORIGIN = "mutant, held out (numbers 10-12 of each exercise)
 #: before them (generalisation.py), never read while the checks were fixed
 FIFTH_HELD_OUT_MUTANTS = (4 * MUTANTS_PER_EXERCISE + 1, 5 * MUTANTS_PER_EXERCISE)
 FIFTH_HELD_OUT_MUTANT_ORIGIN = "mutant, held out (numbers 13-15 of each exercise)"
+#: the three after those, held out from round 10's fixes (which read numbers 13-15): judged
+#: before them (generalisation.py), never read while the checks were fixed
+SIXTH_HELD_OUT_MUTANTS = (5 * MUTANTS_PER_EXERCISE + 1, 6 * MUTANTS_PER_EXERCISE)
+SIXTH_HELD_OUT_MUTANT_ORIGIN = "mutant, held out (numbers 16-18 of each exercise)"
 #: every mutant table: the numbers drawn, and the table's name
 MUTANT_TABLES = (
     ((1, MUTANTS_PER_EXERCISE), "mutant"),
@@ -639,6 +643,7 @@ MUTANT_TABLES = (
     (LATER_HELD_OUT_MUTANTS, LATER_HELD_OUT_MUTANT_ORIGIN),
     (LAST_HELD_OUT_MUTANTS, LAST_HELD_OUT_MUTANT_ORIGIN),
     (FIFTH_HELD_OUT_MUTANTS, FIFTH_HELD_OUT_MUTANT_ORIGIN),
+    (SIXTH_HELD_OUT_MUTANTS, SIXTH_HELD_OUT_MUTANT_ORIGIN),
 )
 
 
