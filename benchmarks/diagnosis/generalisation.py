@@ -390,6 +390,13 @@ BATCHES = (
             ),
         ),
     ),
+    Batch(
+        "mechanical, mutants 16-18 of every exercise",
+        "584f36c",
+        "by the mutator (the same draw, the next three of each exercise), judged before "
+        "round 10's fixes, which read mutants 1-15 and never these",
+        mutants=(16, 18),
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
