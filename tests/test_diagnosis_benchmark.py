@@ -1,6 +1,7 @@
 """The diagnosis benchmark (benchmarks/diagnosis/, issue 22): its README figures are the
-records the runner wrote, the records are the runner's current output (a sample of cases
-re-run), and its cases are well formed and kept apart from the tests' mistake tables."""
+records the runner wrote, the records were written from today's checks and cases (their
+digest) and are the runner's current output (a sample of cases re-run), and its cases are well
+formed and kept apart from the tests' mistake tables."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from benchmarks.diagnosis.run import (
     markdown,
     mutant_results,
     run_case,
+    sources_digest,
     table,
 )
 from transformer_course import registry
@@ -93,9 +95,19 @@ def test_the_records_are_the_runners_current_output(case):
         assert now[key] == recorded[key], (case.id, key, now[key], recorded[key])
 
 
+def test_the_records_are_as_new_as_the_checks_and_the_cases():
+    """Every lesson's records at once: they were written from the checks, references, runner
+    and cases of today (their digest), so no lesson's table can be older than its checks."""
+    assert RECORDED["sources"] == sources_digest(), (
+        "benchmarks/diagnosis/records.json is older than the checks or the benchmark's cases: "
+        "run `python -m benchmarks.diagnosis` and `python -m benchmarks.diagnosis.readme`"
+    )
+
+
 def test_the_mutants_are_the_runners_current_output():
-    """Lesson 09's mutants, 1-3 and the held-out 4-6, 7-9, 10-12, 13-15 and 16-18, re-run: same
-    ids, verdicts and first messages as recorded (the held-out ones under their own tables)."""
+    """The mutant runner reproduces its records: lesson 03's mutants (functions and a module,
+    in every table), 1-3 and the held-out 4-6, 7-9, 10-12, 13-15 and 16-18, re-run: same ids,
+    verdicts and first messages as recorded (the held-out ones under their own tables)."""
     assert [numbers for numbers, _ in MUTANT_TABLES] == [
         (1, 3),
         (4, 6),
@@ -105,7 +117,7 @@ def test_the_mutants_are_the_runners_current_output():
         (16, 18),
     ]
     for numbers, origin in MUTANT_TABLES:
-        now = mutant_results({"09_transformer"}, numbers, origin)
+        now = mutant_results({"03_positional_encoding"}, numbers, origin)
         assert now, numbers
         for result in now:
             recorded = BY_ID[result["id"]]

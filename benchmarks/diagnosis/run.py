@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import hashlib
 import importlib
 import inspect
 import io
@@ -735,6 +736,28 @@ def markdown(figures: dict) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def sources_digest() -> str:
+    """A hash of everything that decides the records: every lesson's checks and reference with
+    the course modules they import (as the grader's fingerprint follows them), and the
+    benchmark's runner, mutator and cases. The records store it, so that a test can prove
+    them current for every lesson without re-running them."""
+    from transformer_course.grader.lesson import PACKAGE_DIR, course_dependencies
+
+    roots = ["transformer_course.registry"]
+    for lesson in registry.lessons():
+        topic = registry.lesson_topic(lesson)
+        roots += [f"transformer_course.checks.{topic}", f"transformer_course.reference.{topic}"]
+    benchmark = [HERE / "run.py", HERE / "mutants.py", *sorted(HERE.glob("cases*.py"))]
+    digest = hashlib.sha256()
+    for path in course_dependencies(roots):
+        digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode())
+        digest.update(path.read_bytes())
+    for path in benchmark:
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--lesson", action="append", help="only these lessons (no records)")
@@ -769,7 +792,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(results)} answers in {seconds:.0f} s (load average {load})")
     if not lessons and not args.no_mutants and args.mutants_up_to is None:
         RECORDS.write_text(
-            json.dumps({"figures": figures, "results": results}, indent=1, ensure_ascii=False)
+            json.dumps(
+                {"sources": sources_digest(), "figures": figures, "results": results},
+                indent=1,
+                ensure_ascii=False,
+            )
             + "\n"
         )
         print(
