@@ -1403,7 +1403,35 @@ ENCODER_MISTAKES = [
                 functools.reduce(lambda h, layer: h + layer(h, mask), self.layers, x)
             ),
         ),
-        r"layers\[1\] does not receive layers\[0\]'s output",
+        # round 10 (blind10d-encoder-residual-around-each-layer): named, where it said
+        # only "does not receive layers[0]'s output" (read as: not chained)
+        r"layers\[1\] receives layers\[0\]'s input plus its output: a residual connection "
+        r"around each whole layer",
+    ),
+    Mistake(
+        check_Encoder,
+        stack_class(
+            "EncoderResidualAroundLastLayer",
+            lambda self, x, mask=None: self.finish(
+                (h := functools.reduce(lambda h, layer: layer(h, mask), self.layers[:-1], x))
+                + self.layers[-1](h, mask)
+            ),
+        ),
+        # the last layer only: the extra residual shows at the stack's output (or at the
+        # final norm's input)
+        r"(The stack's output is|The final norm receives) layers\[\d\]'s input plus its output",
+    ),
+    # two mistakes at once (round 9's leftover, blind9d-encoder-unchained-and-final-norm-
+    # always): the final norm's keys were named, the unchained layers not
+    Mistake(
+        check_Encoder,
+        stack_class(
+            "EncoderNotChainedAlwaysFinalNorm",
+            lambda self, x, mask=None: self.finish([layer(x, mask) for layer in self.layers][-1]),
+            base=EncoderAlwaysFinalNorm,
+        ),
+        r"(?s)final LayerNorm `norm` that this configuration must not have.*A second mistake: "
+        r"checked again with final_norm=True.*feeds every layer the stack's input x",
     ),
     Mistake(
         check_Encoder,

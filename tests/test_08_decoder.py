@@ -713,6 +713,13 @@ class DecoderFinalNormOr(ref.Decoder):
             self.norm = LayerNorm(d_model)
 
 
+class DecoderAlwaysFinalNorm(StackBase):
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, True)
+
+
 def _discards_outputs(self, x, memory, src_mask=None, tgt_mask=None):
     """layer(x, ...) without x = ...: every result thrown away, the input returned
     (blind8d-decoder-discards-layer-outputs; before: "cut off from the module's parameters
@@ -800,6 +807,33 @@ DECODER_MISTAKES = [
             ),
         ),
         r"feeds every layer the stack's input x instead of the previous layer's output",
+    ),
+    # two mistakes at once (round 10): the final norm's keys were named, the unchained
+    # layers not; now the stack is checked again with the learner's final norm
+    Mistake(
+        S,
+        stack_class(
+            "NotChainedAlwaysFinalNorm",
+            lambda self, x, memory, src_mask=None, tgt_mask=None: self.finish(
+                [layer(x, memory, src_mask, tgt_mask) for layer in self.layers][-1]
+            ),
+            base=DecoderAlwaysFinalNorm,
+        ),
+        # the visible run meets a post-LN stack first, where only the final norm was told
+        # before; the hidden run a pre-LN one (its final norm is right there)
+        r"feeds every layer the stack's input x",
+    ),
+    # round 10: a residual around each whole layer was told "does not receive layers[0]'s
+    # output", read as layers not chained
+    Mistake(
+        S,
+        stack_class(
+            "ResidualAroundLayers",
+            lambda self, x, m, s=None, t=None: self.finish(
+                functools.reduce(lambda h, layer: h + layer(h, m, s, t), self.layers, x)
+            ),
+        ),
+        r"layers\[1\] receives layers\[0\]'s input plus its output: a residual connection",
     ),
     Mistake(
         S,

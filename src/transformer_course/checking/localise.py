@@ -491,6 +491,15 @@ def _wrong_norm(name: str, used: str, wanted: str) -> str:
 
 
 # ------------------------------------------------------------------------------- a stack
+#: a layer's input (or the stack's output) that is the previous layer's input plus its
+#: output: a residual written around each whole layer, x = x + layer(x)
+_EXTRA_RESIDUAL = (
+    "{0} {1}'s input plus its output: a residual connection around each whole "
+    "layer (x = x + layer(x, ...)). Each layer already adds its own residuals inside; "
+    "the stack only chains them: x = layer(x, ...)."
+)
+
+
 def localise_stack(
     module: nn.Module,
     call: Callable[[], Any],
@@ -527,7 +536,7 @@ def localise_stack(
             "runs once, in order: for layer in self.layers: x = layer(x, ...)."
         )
     x64 = x.detach().double()
-    previous = None
+    previous = previous_in = None
     for i, (_name, inp, out) in enumerate(records):
         if inp is None or out is None:
             return ""
@@ -556,6 +565,8 @@ def localise_stack(
                     "(for layer in self.layers: x = layer(x, ...); then x = self.norm(x)), "
                     "not after every layer."
                 )
+            if _close(inp, previous_in + previous):
+                return _EXTRA_RESIDUAL.format(f"{container}[{i}] receives", f"{container}[{i - 1}]")
             return f"{container}[{i}] does not receive {container}[{i - 1}]'s output."
         if layer_oracle is not None and not _close(out, layer_oracle(inp, i)):
             if wrong := _argument_problem(module, names[i], call, arguments, norm or final):
@@ -565,9 +576,11 @@ def localise_stack(
                 "the reference layer with the stack's arguments: are the masks passed on to "
                 "every layer, in the right order (layer(x, ...) with the stack's arguments)?"
             )
-        previous = out.detach().double()
+        previous, previous_in = out.detach().double(), inp
     last = previous
     if final is None:
+        if _close(got, previous_in + last):
+            return _EXTRA_RESIDUAL.format("The stack's output is", f"{container}[{num_layers - 1}]")
         if not _close(got, last):
             return (
                 f"The stack's output is not {container}[{num_layers - 1}]'s output, although in "
@@ -578,6 +591,8 @@ def localise_stack(
     expected = final(last)
     if _close(got, expected):
         return ""
+    if _close(got, final(previous_in + last)):
+        return _EXTRA_RESIDUAL.format("The final norm receives", f"{container}[{num_layers - 1}]")
     if _close(got, last if unnormed is None else unnormed(last)):
         return (
             "The stack returns the last layer's output without the final norm: in this "

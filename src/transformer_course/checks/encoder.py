@@ -32,6 +32,7 @@ from typing import Any
 import torch
 
 from transformer_course.checking import Checker, tolerance
+from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.layer_mistakes import (
     PADDING_WORDS,
@@ -46,6 +47,7 @@ from transformer_course.checking.layer_mistakes import (
 )
 from transformer_course.checking.layers import (
     LAYER_HINTS,
+    also_wrong_besides_final_norm,
     build,
     describe_mask,
     dropout_hint,
@@ -855,21 +857,26 @@ def check_Encoder(cls, *, hidden: bool = False) -> None:
         expect_contract_defaults(c, cls, (2, 8, 2, 16), defaults, (x,), "Encoder", seed=64)
 
 
-def _check_encoder_case(c: Checker, cls, case: _StackCase) -> None:
+def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = False) -> None:
     args = (case.num_layers, case.d_model, case.num_heads, case.d_ff)
     kwargs = {"dropout": case.dropout, "norm_first": case.norm_first}
     if case.final_norm is not None:
         kwargs["final_norm"] = case.final_norm
-    module, built, state = build(
-        c,
-        cls,
-        *args,
-        name="Encoder",
-        reference=ref.Encoder(*args, **kwargs),
-        seed=case.seed,
-        mode=case.mode,
-        **kwargs,
-    )
+    try:
+        module, built, state = build(
+            c,
+            cls,
+            *args,
+            name="Encoder",
+            reference=ref.Encoder(*args, **kwargs),
+            seed=case.seed,
+            mode=case.mode,
+            **kwargs,
+        )
+    except CheckFailure as failure:
+        if probe:
+            raise
+        raise also_wrong_besides_final_norm(failure, cls, case, _check_encoder_case) from None
     x = randn((case.batch, case.length, case.d_model), case.seed + 1)
     _, mask = source_mask(case.batch, case.length, case.padding, case.seed + 2)
     call = f"encoder(x {tuple(x.shape)}, mask={describe_mask(mask)}) [{stack_description(case, built)}]"
