@@ -664,6 +664,8 @@ def own_math(
         "d_head": self.d_head,
         "none": 1.0,
         "sqrt_num_heads": math.sqrt(self.num_heads),
+        "power_precedence": self.d_head**1 / 2,  # d_head ** 1/2 as Python reads it
+        "d_head_to_0.4": self.d_head**0.4,  # no usual formula
     }[divisor]
     scores = q @ k.transpose(-2, -1) / scale
     if mask is not None and use_mask:
@@ -1073,6 +1075,19 @@ MISTAKES = [
         check_MultiHeadAttention,
         mistake("ScaledBySqrtNumHeads", divisor="sqrt_num_heads"),
         r"right scores q kᵀ divided by [\d.]+ = sqrt\(num_heads\)",
+    ),
+    # round 10 (blind10d-mha-inline-scale-power-precedence): the fallback before
+    Mistake(
+        check_MultiHeadAttention,
+        mistake("ScalePowerPrecedence", divisor="power_precedence"),
+        r"divided by [\d.]+ = d_head / 2 \(d_head \*\* 1/2 is read as \(d_head \*\* 1\) / 2",
+    ),
+    # a divisor no usual formula gives: shown per input, next to sqrt(d_head)
+    Mistake(
+        check_MultiHeadAttention,
+        mistake("ScaleUnusualPower", divisor="d_head_to_0.4"),
+        r"divided by a number other than sqrt\(d_head\) on the inputs the check ran \(d_head = "
+        r"\d+ \(num_heads = \d+\): yours [\d.]+, sqrt\(d_head\) [\d.]+",
     ),
     # MultiHeadAttention: the layers
     Mistake(check_MultiHeadAttention, SharedLinear, r"one and the same object"),
