@@ -259,6 +259,15 @@ def merge_flattened_from_dim_1(x):  # blind9d-merge-flatten-from-dim-1
     return x.permute(0, 2, 1, 3).reshape(x.shape[0], -1)
 
 
+def merge_loop_over_eight_heads(x):  # round 10, blind10d-merge-loop-over-eight-heads
+    return torch.cat([x[:, i] for i in range(8)], dim=-1)
+
+
+def split_twelve_heads_fixed(x, num_heads):  # the number of heads ignored: BERT-base's 12
+    batch, length, d_model = x.shape
+    return x.reshape(batch, length, 12, d_model // 12).transpose(1, 2)
+
+
 # ============================================================ MultiHeadAttention
 class Base(nn.Module):
     """What a learner's __init__ looks like; forward is what the variants change."""
@@ -1019,6 +1028,17 @@ MISTAKES = [
         r"x\.shape was read as \(len, batch, d_model\), PyTorch's sequence-first order",
     ),
     Mistake(check_split_heads, split_batch_of_one, r"a batch of one, but the tensor holds batch"),
+    # round 10: a head count written into the code (before: a raw error, or only the shape)
+    Mistake(
+        check_split_heads,
+        split_twelve_heads_fixed,
+        r"Yours cuts x into 12 heads when asked for \d+: is 12 written into your code\?",
+    ),
+    Mistake(
+        check_merge_heads,
+        merge_loop_over_eight_heads,
+        r"Yours is right with 8 heads but not with \d+: is 8 written into your code\?",
+    ),
     Mistake(
         check_MultiHeadAttention,
         HeadsOfABatchOfOne,

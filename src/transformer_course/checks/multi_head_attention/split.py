@@ -13,7 +13,13 @@ from transformer_course.checking import Checker
 from transformer_course.checking.inputs import randn
 from transformer_course.reference import multi_head_attention as ref
 
-from .common import _SAME_DTYPE, _batch_of_one_hint, _where_from
+from .common import (
+    _SAME_DTYPE,
+    _batch_of_one_hint,
+    _fixed_heads_hint,
+    _fixed_heads_note,
+    _where_from,
+)
 
 # (seed, batch, len, d_model, num_heads, dtype)
 _VISIBLE_SPLIT = [
@@ -160,12 +166,19 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
                 f"split_heads(x, num_heads={num_heads}) for x of shape (batch={batch}, "
                 f"len={length}, d_model={d_model})"
             )
+
+            def right_with(k, batch=batch, length=length, d_head=d_head, num_heads=num_heads):
+                y = randn((batch, length, k * d_head), 7)
+                got = split_heads(y, num_heads)
+                return isinstance(got, torch.Tensor) and torch.equal(got, ref.split_heads(y, k))
+
+            fixed = (right_with, num_heads, "cuts x into {k} heads when asked for {num_heads}")
             got = c.call(
                 split_heads,
                 x,
                 num_heads,
                 call_repr=f"split_heads(x {tuple(x.shape)}, {num_heads})",
-                hints=_batch_of_one_hint(batch),
+                hints=[*_batch_of_one_hint(batch), *_fixed_heads_hint(*fixed)],
                 mutation_hint="Reshape and transpose give new views of x; nothing needs to be "
                 "written into x.",
             )
@@ -191,7 +204,9 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
                 ),
                 "",
             )
-            shape_hint = _split_shape_hint(got.shape, batch, length, num_heads, d_head)
+            shape_hint = _fixed_heads_note(*fixed) or _split_shape_hint(
+                got.shape, batch, length, num_heads, d_head
+            )
             if reordered and "the four axes are there, in the wrong order" in shape_hint:
                 shape_hint = reordered  # the named shapes keep their own advice
             c.expect_shape(
