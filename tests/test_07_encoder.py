@@ -1421,6 +1421,18 @@ ENCODER_MISTAKES = [
         # final norm's input)
         r"(The stack's output is|The final norm receives) layers\[\d\]'s input plus its output",
     ),
+    # round 10: each layer's output indexed as if it were a tuple (a raw error before)
+    Mistake(
+        check_Encoder,
+        stack_class(
+            "EncoderIndexesLayerOutput",
+            lambda self, x, mask=None: self.finish(
+                functools.reduce(lambda h, layer: layer(h, mask)[0], self.layers, x)
+            ),
+        ),
+        r"layers\[1\] received shape \(\d+, \d+\), where it should get what layers\[0\] "
+        r"returned.*The batch axis is gone",
+    ),
     # two mistakes at once (round 9's leftover, blind9d-encoder-unchained-and-final-norm-
     # always): the final norm's keys were named, the unchained layers not
     Mistake(

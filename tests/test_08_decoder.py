@@ -823,6 +823,16 @@ DECODER_MISTAKES = [
         # before; the hidden run a pre-LN one (its final norm is right there)
         r"feeds every layer the stack's input x",
     ),
+    # round 10 (blind10d-decoder-indexes-layer-output): a raw error from split_heads before
+    Mistake(
+        S,
+        stack_class(
+            "IndexesLayerOutput",
+            _call_each(lambda layer, x, m, s, t: layer(x, m, s, t)[0]),
+        ),
+        r"layers\[1\] received shape \(\d+, \d+\), where it should get what layers\[0\] "
+        r"returned.*The batch axis is gone",
+    ),
     # round 10: a residual around each whole layer was told "does not receive layers[0]'s
     # output", read as layers not chained
     Mistake(

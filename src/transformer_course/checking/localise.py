@@ -17,6 +17,7 @@ Transformer and DecoderBlock/GPT:
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -608,3 +609,57 @@ def localise_stack(
         f"The stack's output is not the final norm of {container}[{num_layers - 1}]'s output: "
         "apply self.norm once, after the loop."
     )
+
+
+def stack_input_hint(
+    module: nn.Module, call: Callable[[], Any], x: torch.Tensor, num_layers: int
+) -> list:
+    """A hint for an exception a stack raised (class 5, round 10: each layer's output
+    indexed with [0], as if it were a tuple): the first layer whose input is not
+    (batch, len, d_model) like the stack's input, found with pre-hooks, and what its
+    shape says (the batch axis gone, one axis too many)."""
+
+    def hit(_exc: BaseException) -> str:
+        seen: list[tuple[int, Any]] = []
+        handles = []
+        named = dict(module.named_modules())
+        for i in range(num_layers):
+            child = named.get(f"layers.{i}")
+            if child is None:
+                return ""
+
+            def pre(_mod, args, kwargs, i=i):
+                first = args[0] if args else next(iter(kwargs.values()), None)
+                seen.append((i, first))
+
+            handles.append(child.register_forward_pre_hook(pre, with_kwargs=True))
+        try:
+            with torch.no_grad(), contextlib.suppress(Exception):
+                call()
+        finally:
+            for handle in handles:
+                handle.remove()
+        for i, inp in seen:
+            shape = tuple(inp.shape) if isinstance(inp, torch.Tensor) else None
+            if shape == tuple(x.shape):
+                continue
+            where = (
+                "the stack's input x"
+                if i == 0
+                else f"what layers[{i - 1}] returned, passed on by your loop"
+            )
+            what = f"a {type(inp).__name__}" if shape is None else f"shape {shape}"
+            lost = ""
+            if shape == tuple(x.shape[1:]):
+                lost = (
+                    " The batch axis is gone: a layer returns the tensor itself, (batch, len, "
+                    "d_model), not a tuple, so indexing its result ([0]) keeps only the first "
+                    "sequence. Use it as it is: x = layer(x, ...)."
+                )
+            return (
+                f"layers[{i}] received {what}, where it should get {where}, shaped like x "
+                f"{tuple(x.shape)}.{lost}"
+            )
+        return ""
+
+    return [(Exception, hit)]

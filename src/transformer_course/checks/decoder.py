@@ -54,6 +54,7 @@ from transformer_course.checking.localise import (
     called_submodules,
     localise_layer,
     localise_stack,
+    stack_input_hint,
 )
 from transformer_course.checking.modules import expect_contract_defaults
 from transformer_course.checking.oracles import (
@@ -607,7 +608,15 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
         raise also_wrong_besides_final_norm(failure, cls, case, _check_stack_case) from None
     inputs = _inputs(case)
     call = _call_text("decoder", inputs, case, stack_description(case, built))
-    got = c.call(module, *inputs.args(), call_repr=call, hints=_hints(case))
+    got = c.call(
+        module,
+        *inputs.args(),
+        call_repr=call,
+        hints=[
+            *_hints(case),
+            *stack_input_hint(module, lambda: module(*inputs.args()), inputs.x, case.num_layers),
+        ],
+    )
     what = f"the output of {call}"
     expect_tensor_result(
         c,

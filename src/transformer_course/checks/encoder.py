@@ -63,6 +63,7 @@ from transformer_course.checking.localise import (
     called_submodules,
     localise_layer,
     localise_stack,
+    stack_input_hint,
 )
 from transformer_course.checking.modules import (
     build_module,
@@ -881,7 +882,12 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = Fals
     _, mask = source_mask(case.batch, case.length, case.padding, case.seed + 2)
     call = f"encoder(x {tuple(x.shape)}, mask={describe_mask(mask)}) [{stack_description(case, built)}]"
     args = (x,) if mask is None else (x, mask)
-    got = c.call(module, *args, call_repr=call, hints=LAYER_HINTS)
+    got = c.call(
+        module,
+        *args,
+        call_repr=call,
+        hints=[*LAYER_HINTS, *stack_input_hint(module, lambda: module(*args), x, case.num_layers)],
+    )
     what = f"the output of {call}"
     expect_tensor_result(
         c, got, x.shape, what, shape_hint="(batch, len, d_model), as x.", inputs={"x": x}
