@@ -817,6 +817,20 @@ def layer_variant(name, **knobs):
     return type(name, (LayerBase,), {"forward": forward})
 
 
+class LayerFeedForwardWithoutDropout(ref.EncoderLayer):
+    """The feed-forward sub-layer's output added without its dropout, in both branches
+    (round 10, blind10d-enc-layer-post-ln-ffn-without-dropout: told to check exercises 1
+    and 2)."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            h = self.norm1(x)
+            x = x + self.dropout(self.self_attn(h, h, h, mask)[0])
+            return x + self.feed_forward(self.norm2(x))
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, mask)[0]))
+        return self.norm2(x + self.feed_forward(x))
+
+
 class LayerDropoutInputOnly(LayerBase):
     """Dropout on the sub-layer's input instead of its output."""
 
@@ -1042,6 +1056,12 @@ LAYER_MISTAKES = [
     ),
     Mistake(
         check_EncoderLayer, LayerDropoutInputOnly, r"sub-layer outputs still reach the residual sum"
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerFeedForwardWithoutDropout,
+        r"the output of `self\.feed_forward` still reaches the residual sum: that sub-layer's "
+        r"output is added without its dropout",
     ),
     Mistake(
         check_EncoderLayer,

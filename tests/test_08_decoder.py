@@ -225,6 +225,22 @@ class LayerTorchParameterOrder(LayerBase):
         return ref.DecoderLayer.forward(self, x, memory, src_mask, tgt_mask)
 
 
+class LayerCrossWithoutDropout(ref.DecoderLayer):
+    """The cross-attention's output added without its dropout, in both branches (round 10:
+    one sub-layer's dropout forgotten was told to check the earlier exercises)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            h = self.norm1(x)
+            x = x + self.dropout(self.self_attn(h, h, h, tgt_mask)[0])
+            h = self.norm2(x)
+            x = x + self.cross_attn(h, memory, memory, src_mask)[0]
+            return x + self.dropout(self.feed_forward(self.norm3(x)))
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        x = self.norm2(x + self.cross_attn(x, memory, memory, src_mask)[0])
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
 class LayerNoDropoutAnywhere(LayerBase):
     def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
         super().__init__(d_model, num_heads, d_ff, 0.0, norm_first)
@@ -567,6 +583,12 @@ LAYER_MISTAKES = [
         r"reference gives\. In train mode with dropout=1\.0 your layer drops the residual sum",
     ),
     Mistake(C, LayerNoDropoutAnywhere, r"same as in eval mode: dropout is never applied"),
+    Mistake(
+        C,
+        LayerCrossWithoutDropout,
+        r"the output of `self\.cross_attn` still reaches the residual sum: that sub-layer's "
+        r"output is added without its dropout",
+    ),
     Mistake(C, LayerAlwaysDropout, r"In eval mode your output changes from one call to the next"),
     # objects and return values
     Mistake(C, LayerSharedAttention, r"one and the same object"),

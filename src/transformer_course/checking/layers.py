@@ -80,7 +80,7 @@ def only_dropout_mistakes(
         return dict(table)
     if not torch.allclose(out.double(), eval_expected, rtol=1e-4, atol=1e-5):
         return dict(table)
-    return {m: k for m, k in table.items() if set(k) <= {"drop", "dropout_at"}}
+    return {m: k for m, k in table.items() if set(k) <= {"drop", "dropout_at", "no_dropout"}}
 
 
 def mistake_pairs(

@@ -32,6 +32,7 @@ from transformer_course.checking.layer_mistakes import (
     PADDING_WORDS,
     add_new,
     discarded_mistakes,
+    dropout_missing_mistakes,
     layer_mistakes,
     norm_choice_mistakes,
     post_pre,
@@ -451,6 +452,8 @@ def _layer_table(
         table[f"{_NORMS_ORDER} {yours}"] = {"norms": norms}
     table[_ONE_NORM] = {"norms": ("norm1", "norm1", "norm1")}
     add_new(table, residual_mistakes(_PARTS, _PART_NORMS, case.norm_first))
+    if drop:
+        add_new(table, dropout_missing_mistakes(_PARTS, _PART_NORMS, case.norm_first))
     add_new(table, discarded_mistakes(_PARTS, _PART_NORMS, case.norm_first, called))
     add_new(table, norm_choice_mistakes(_PARTS, _PART_NORMS))
     return table

@@ -38,6 +38,7 @@ from transformer_course.checking.layer_mistakes import (
     PADDING_WORDS,
     add_new,
     discarded_mistakes,
+    dropout_missing_mistakes,
     layer_mistakes,
     norm_choice_mistakes,
     residual_mistakes,
@@ -771,6 +772,8 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         _FFN_FIRST: {"order": ("ffn", "attn")},
     }
     add_new(table, residual_mistakes(_PARTS, _PART_NORMS, case.norm_first))
+    if drop:
+        add_new(table, dropout_missing_mistakes(_PARTS, _PART_NORMS, case.norm_first))
     if not (case.mode == "train" and case.dropout > 0):
         called = called_submodules(module, list(_PARTS.values()), lambda: module(*args))
         add_new(table, discarded_mistakes(_PARTS, _PART_NORMS, case.norm_first, called))
