@@ -241,6 +241,21 @@ class LayerCrossWithoutDropout(ref.DecoderLayer):
         return self.norm3(x + self.dropout(self.feed_forward(x)))
 
 
+class LayerPreLNSelfOutputAddedToItself(ref.DecoderLayer):
+    """Pre-LN: x overwritten by the self-attention's output, then added to itself (round
+    10, blind10d-declayer-pre-ln-self-attention-output-added-to-itself: only located)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if not self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        h = self.norm1(x)
+        x = self.self_attn(h, h, h, tgt_mask)[0]
+        x = x + self.dropout(x)
+        h = self.norm2(x)
+        x = x + self.dropout(self.cross_attn(h, memory, memory, src_mask)[0])
+        return x + self.dropout(self.feed_forward(self.norm3(x)))
+
+
 class LayerNoDropoutAnywhere(LayerBase):
     def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
         super().__init__(d_model, num_heads, d_ff, 0.0, norm_first)
@@ -583,6 +598,12 @@ LAYER_MISTAKES = [
         r"reference gives\. In train mode with dropout=1\.0 your layer drops the residual sum",
     ),
     Mistake(C, LayerNoDropoutAnywhere, r"same as in eval mode: dropout is never applied"),
+    Mistake(
+        C,
+        LayerPreLNSelfOutputAddedToItself,
+        r"The input of `self\.norm2` is twice the output of `self\.self_attn`: that output was "
+        r"added to itself",
+    ),
     Mistake(
         C,
         LayerCrossWithoutDropout,

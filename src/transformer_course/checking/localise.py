@@ -273,6 +273,15 @@ def localise_layer(
                 )
             if _close(later, out):
                 return _no_residual(name, nxt, f"{s} + {name}({wanted_norm}({s})){where_s}")
+            if _close(later, 2 * out):  # blind10d-declayer-pre-ln-self-attention-output-added-
+                # to-itself: x = sublayer(...); x = x + dropout(x)
+                return (
+                    f"{nxt[0].upper()}{nxt[1:]} is twice the output of `self.{name}`: that "
+                    f"output was added to itself (the variable holding the stream, {s}, "
+                    f"overwritten by the sub-layer's result before the residual sum), so the "
+                    f"stream is lost. Keep it: {s} + dropout({name}({wanted_norm}({s})))"
+                    f"{where_s}."
+                )
             if _close(later, inp + out):
                 return (
                     f"The residual around `self.{name}` adds the normalised copy: {nxt} is "
