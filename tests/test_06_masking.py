@@ -54,6 +54,12 @@ PADDING_MISTAKES = {
         r"Your mask is `ids > pad_id`: it hides every real token whose id is below pad_id",
     ),
     "(batch, len)": (lambda ids, p: ids != p, r"needs two singleton axes"),
+    # round 10 (blind10d-padmask-view-batch-of-one): the shape alone before
+    "view(1, 1, 1, -1)": (
+        lambda ids, p: (ids != p).view(1, 1, 1, -1),
+        r"right flags in the right order, but its first axis is 1 where the batch \(\d+ "
+        r"sequences\) belongs",
+    ),
     "(batch, 1, len, 1): query axis": (
         lambda ids, p: (ids != p)[:, None, :, None],
         r"broadcast over the keys instead of over the queries",

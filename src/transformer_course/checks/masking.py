@@ -340,6 +340,30 @@ _PAD_SHAPE_HINTS = {
 }
 
 
+def _same_flags_reshaped(got, expected: torch.Tensor, batch: int) -> str:
+    """The right flags, in order, under another shape whose batch axis is 1 (round 10,
+    blind10d-padmask-view-batch-of-one: .view(1, 1, 1, -1), written for one sentence,
+    folds the batch into the last axis)."""
+    if not (
+        isinstance(got, torch.Tensor)
+        and batch > 1
+        and got.ndim >= 1
+        and got.shape[0] == 1
+        and batch not in got.shape  # folded into another axis, not moved (that is [None, None])
+        and got.numel() == expected.numel()
+    ):
+        return ""
+    if not torch.equal(got.reshape(-1).to(torch.bool), expected.reshape(-1)):
+        return ""
+    return (
+        f"Yours holds the right flags in the right order, but its first axis is 1 where the "
+        f"batch ({batch} sequences) belongs: the batch is folded into another axis (a "
+        f"view/reshape with a 1 written for the batch, as for a single sentence). Keep the "
+        f"batch axis: (ids != pad_id)[:, None, None, :], or .view(batch, 1, 1, len) with "
+        f"batch = ids.shape[0]."
+    )
+
+
 def _padding_shape_hint(shape: tuple[int, ...], batch: int, length: int) -> str:
     if shape == (batch, length):
         return _PAD_SHAPE_HINTS["flat"]
@@ -414,7 +438,11 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                 got,
                 expected.shape,
                 what,
-                _and_dtype(_padding_shape_hint(tuple(got.shape), batch, length), got.dtype),
+                _and_dtype(
+                    _same_flags_reshaped(got, expected, batch)
+                    or _padding_shape_hint(tuple(got.shape), batch, length),
+                    got.dtype,
+                ),
             )
             _expect_bool(c, got, what, _FROM_COMPARISON, expected=expected)
             mistakes = {_PAD_INVERTED: (ids == pad_id)[:, None, None, :]}
