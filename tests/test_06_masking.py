@@ -270,6 +270,13 @@ DECODER_MISTAKES = {
         r"\(len - 1\): a length off by one.*no tgt_ids\[:, :-1\]",
     ),
     "OR instead of AND": (lambda ids, p: _pad(ids, p) | _tril(ids.shape[1]), r"OR \(\|\)"),
+    # the same mask from the True = blocked convention (round 10, blind10d-decmask-blocked-
+    # masks-and-then-inverted: told "you combined the masks with OR (|)", code it never had)
+    "blocked masks & then ~": (
+        lambda ids, p: ~((ids == p)[:, None, None, :] & ~_tril(ids.shape[1])),
+        r"OR \(\|\), or \(the same mask\) the blocked masks of the True = blocked convention "
+        r"combined with & before inverting",
+    ),
     "only causal (expanded)": (
         lambda ids, p: _tril(ids.shape[1]).expand(ids.shape[0], 1, -1, -1),
         r"look-ahead mask alone \(broadcast",

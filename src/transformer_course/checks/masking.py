@@ -667,9 +667,12 @@ def _decoder_mistakes(ids: torch.Tensor, pad_id: int, picture: str) -> dict[str,
     full = (batch, 1, length, length)
     tril = torch.ones_like(causal).tril
     mistakes = {
-        "You combined the masks with OR (|): then a query may attend wherever *either* mask "
-        "allows it, so every real future token becomes visible. A key must pass *both* tests "
-        "(not in the future AND not a pad): use &.": pad | causal,
+        "Your mask lets a query attend wherever *either* rule allows it, an OR of the two "
+        "rules, so every real future token becomes visible: the allowed masks combined with OR "
+        "(|), or (the same mask) the blocked masks of the True = blocked convention combined "
+        "with & before inverting, ~(pad_blocked & future_blocked), where blocked masks need |. "
+        "A key must pass *both* tests (not in the future AND not a pad): padding_mask(...) & "
+        "look_ahead_mask(...).": pad | causal,
         _PAD_QUERY_ROWS: real[:, None, :, None] & causal,
         _PAD_QUERY_ROWS + " ": real[:, None, :, None] & pad & causal,  # on both axes
         "Your mask is the look-ahead mask alone (broadcast to the batch): pad keys are still "
