@@ -334,7 +334,36 @@ class LNParametersThreeD(LNBase):
     forward = ln_class("_", _var_mean).forward
 
 
+def _var_mean_unpacked_reversed(self, x):  # round 10, blind10d-ln-var-mean-unpacked-reversed
+    mean, var = torch.var_mean(x, dim=-1, keepdim=True)  # returns (var, mean); unbiased
+    return (x - mean) / torch.sqrt(var + self.eps)
+
+
+def _var_mean_unpacked_reversed_biased(self, x):
+    mean, var = torch.var_mean(x, dim=-1, keepdim=True, correction=0)
+    return (x - mean) / torch.sqrt(var + self.eps)
+
+
+class LNBiasSubtracted(LNBase):  # mutant-LayerNorm-13's kind: + self.bias -> - self.bias
+    def forward(self, x):
+        mean, var = x.mean(-1, keepdim=True), x.var(-1, keepdim=True, unbiased=False)
+        return self.weight * (x - mean) / torch.sqrt(var + self.eps) - self.bias
+
+
 LN_MISTAKES = [
+    # round 10: NaN (a negative "variance") was all the learner was told
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNVarMeanReversed", _var_mean_unpacked_reversed),
+        r"Your mean and variance are exchanged.*torch\.var_mean returns \(variance, mean\).* "
+        r"And the variance is the unbiased one",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNVarMeanReversedBiased", _var_mean_unpacked_reversed_biased),
+        r"Your mean and variance are exchanged.*in that order\.$",
+    ),
+    Mistake(check_LayerNorm, LNBiasSubtracted, r"You subtract the bias"),
     Mistake(
         check_LayerNorm,
         LNParametersThreeD,

@@ -204,6 +204,19 @@ _SQUARED = (
     "You divide by the square of (var + eps), (var + eps) ** 2, where its square root "
     "belongs: (x - mean) / torch.sqrt(var + eps), or (var + eps) ** 0.5."
 )
+_STATS_SWAPPED = (
+    "Your mean and variance are exchanged: you subtract the variance and divide by the square "
+    "root of the mean (+ eps), which gives NaN wherever a token's mean is negative. "
+    "torch.var_mean returns (variance, mean), in that order."
+)
+_STATS_SWAPPED_UNBIASED = (
+    f"{_STATS_SWAPPED} And the variance is the unbiased one (divided by d_model - 1, the "
+    "default of torch.var_mean, torch.var and torch.std): pass correction=0 (unbiased=False)."
+)
+_BIAS_SUBTRACTED = (
+    "You subtract the bias: the normalised x is multiplied by self.weight, then self.bias is "
+    "added, ... * self.weight + self.bias."
+)
 _EPS_SUBTRACTED = (
     "You subtract eps from the variance, sqrt(var - eps): eps is added inside the square "
     "root, (x - mean) / sqrt(var + eps)."
@@ -295,6 +308,9 @@ def _norm_mistakes(case_eps: float | None, ndim: int = 3) -> dict[str, dict[str,
         _GAIN_OVER_CENTRED: {"gain_as": "over_centred"},
         _GAIN_DIVIDES: {"gain_as": "divisor"},
         _GAIN_FIRST: {"gain_as": "first"},
+        _STATS_SWAPPED: {"stats_swapped": True},
+        _STATS_SWAPPED_UNBIASED: {"stats_swapped": True, "unbiased": True},
+        _BIAS_SUBTRACTED: {"shift_sign": -1},
     }
     # any other set of axes (the batch axis alone, say): named by its dims
     named = {
