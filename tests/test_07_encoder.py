@@ -703,7 +703,14 @@ FFN_MISTAKES = [
     Mistake(check_PositionwiseFeedForward, FFNFourTimes, r"hidden width is the d_ff argument"),
     Mistake(check_PositionwiseFeedForward, FFNNumberedSequential, r"come from nn.Sequential"),
     Mistake(check_PositionwiseFeedForward, FFNTorchNames, r"w_1.bias"),
-    Mistake(check_PositionwiseFeedForward, FFNNoBias, r"missing: \['w_1.bias', 'w_2.bias'\]"),
+    # round 10 (blind10d-ffn-linears-without-bias): named, where the keys came with "the
+    # submodules must be called exactly so"
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNNoBias,
+        r"lacks the biases of w_1, w_2: missing state-dict keys \['w_1.bias', 'w_2.bias'\]\. "
+        r"Those layers were built without one \(nn\.Linear\(\.\.\., bias=False\)",
+    ),
     Mistake(check_PositionwiseFeedForward, FFNNotImplemented, r"not implemented yet"),
     Mistake(check_PositionwiseFeedForward, FFNHalfRate, r"a dropout with another rate runs"),
     # the layer's residual written inside the block (blind9d-ffn-residual-inside; before:

@@ -967,6 +967,18 @@ DECODER_MISTAKES = [
         ),
         r"reverse order",
     ),
+    # round 10 (blind10d-decoder-skips-first-layer): the order alone was told
+    Mistake(
+        S,
+        stack_class(
+            "SkipsFirstLayer",
+            lambda self, x, m, s=None, t=None: self.finish(
+                functools.reduce(lambda h, layer: layer(h, m, s, t), self.layers[1:], x)
+            ),
+        ),
+        r"The layers ran in the order layers\.1, layers\.2 \(the first layer, layers\.0, never "
+        r"runs\)",
+    ),
     Mistake(
         S,
         stack_class(

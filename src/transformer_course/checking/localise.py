@@ -541,9 +541,18 @@ def localise_stack(
         return ""
     order = [r[0] for r in records]
     if order != names:
+        missing = [name for name in names if name not in order]
+        never = ""
+        if missing:  # blind10d-decoder-skips-first-layer: self.layers[1:]
+            which = (
+                f"the first layer, {missing[0]}, never runs"
+                if missing == names[:1]
+                else f"{', '.join(missing)} never run{'s' if len(missing) == 1 else ''}"
+            )
+            never = f" ({which})"
         return (
-            f"The layers ran in the order {', '.join(order)}; each of the {num_layers} layers "
-            "runs once, in order: for layer in self.layers: x = layer(x, ...)."
+            f"The layers ran in the order {', '.join(order)}{never}; each of the {num_layers} "
+            "layers runs once, in order: for layer in self.layers: x = layer(x, ...)."
         )
     x64 = x.detach().double()
     previous = previous_in = None
