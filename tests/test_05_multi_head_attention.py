@@ -259,8 +259,9 @@ def merge_flattened_from_dim_1(x):  # blind9d-merge-flatten-from-dim-1
     return x.permute(0, 2, 1, 3).reshape(x.shape[0], -1)
 
 
-def merge_loop_over_eight_heads(x):  # round 10, blind10d-merge-loop-over-eight-heads
-    return torch.cat([x[:, i] for i in range(8)], dim=-1)
+def merge_eight_heads_fixed(x):  # round 10's kind (blind10d-merge-loop-over-eight-heads)
+    batch, _, length, d_head = x.shape
+    return x.transpose(1, 2).reshape(batch, length, 8 * d_head)
 
 
 def split_twelve_heads_fixed(x, num_heads):  # the number of heads ignored: BERT-base's 12
@@ -1036,7 +1037,7 @@ MISTAKES = [
     ),
     Mistake(
         check_merge_heads,
-        merge_loop_over_eight_heads,
+        merge_eight_heads_fixed,
         r"Yours is right with 8 heads but not with \d+: is 8 written into your code\?",
     ),
     Mistake(
