@@ -157,6 +157,13 @@ LOOK_AHEAD_MISTAKES = {
         r"True marks the blocked",
     ),
     "no diagonal (tril -1)": (lambda n: _tril(n, -1), r"leaves out the diagonal"),
+    # round 10 (blind10d-lookahead-not-triu-without-offset): the same mask another way; the
+    # message asked "did you use torch.tril(..., diagonal=-1)?", one of three candidates
+    "no diagonal (~triu)": (
+        lambda n: ~torch.triu(torch.ones(n, n, dtype=torch.bool)),
+        r"leaves out the diagonal \(torch\.tril\(\.\.\., diagonal=-1\), ~torch\.triu\(\.\.\.\) "
+        r"without diagonal=1, or a strict j < i",
+    ),
     "all True": (lambda n: torch.ones(n, n, dtype=torch.bool), r"True everywhere"),
     "float tril": (lambda n: torch.tril(torch.ones(n, n)), r"dtype torch.bool"),
     "int tril": (lambda n: torch.tril(torch.ones(n, n, dtype=torch.int64)), r"bitwise NOT"),
@@ -248,6 +255,11 @@ def _loop_reusing_one_mask(ids, pad_id):
 
 
 DECODER_MISTAKES = {
+    # round 10 (blind10d-decmask-expanded-to-eight-heads): the contract's shape alone before
+    "expanded over 4 heads": (
+        lambda ids, p: (_pad(ids, p) & _tril(ids.shape[1])).repeat(1, 4, 1, 1),
+        r"Your head axis has 4 entries, where it must be 1",
+    ),
     # one mistake in each part (blind8d-decmask-no-diagonal-and-pad-rows; before: the
     # diagonal alone was named)
     "pad rows and no diagonal": (

@@ -517,7 +517,8 @@ def _look_ahead_mistakes(size: int, picture: str) -> dict[str, torch.Tensor]:
         "of nn.MultiheadAttention's bool attn_mask (True = not allowed); in this course True "
         "means 'may attend', so keep the lower triangle *with* the diagonal: "
         "torch.tril(...).": torch.triu(ones, diagonal=1),
-        "Your mask leaves out the diagonal (did you use torch.tril(..., diagonal=-1)?): a "
+        "Your mask leaves out the diagonal (torch.tril(..., diagonal=-1), ~torch.triu(...) "
+        "without diagonal=1, or a strict j < i: all three give this mask): a "
         "position must be allowed to attend to itself. Without the diagonal, position 0 has no "
         "key at all: a fully masked row, which gives NaN in a plain softmax.": torch.tril(
             ones, diagonal=-1
@@ -644,6 +645,14 @@ def _decoder_shape_hint(shape: tuple[int, ...], batch: int, length: int) -> str:
         return (
             "That is the padding mask alone: combine it with the look-ahead mask using &; "
             "broadcasting (batch, 1, 1, len) & (len, len) gives (batch, 1, len, len)."
+        )
+    if len(shape) == 4 and shape[0] == batch and shape[1] > 1 and shape[2:] == (length, length):
+        # blind10d-decmask-expanded-to-eight-heads: .expand(-1, 8, -1, -1)
+        return (
+            f"Your head axis has {shape[1]} entries, where it must be 1: a mask expanded or "
+            f"repeated over {shape[1]} heads fits only an attention with exactly that many "
+            "heads. Keep the singleton head axis, (batch, 1, len, len): it broadcasts over any "
+            "number of heads by itself."
         )
     return "The decoder mask is (batch, 1, len, len): padding mask & look-ahead mask."
 
