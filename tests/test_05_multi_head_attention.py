@@ -259,6 +259,10 @@ def merge_flattened_from_dim_1(x):  # blind9d-merge-flatten-from-dim-1
     return x.permute(0, 2, 1, 3).reshape(x.shape[0], -1)
 
 
+def split_folded_head_major(x, num_heads):  # blind10d-split-heads-concat-on-batch-axis's kind
+    return torch.stack(x.chunk(num_heads, dim=-1)).flatten(0, 1)
+
+
 def merge_eight_heads_fixed(x):  # round 10's kind (blind10d-merge-loop-over-eight-heads)
     batch, _, length, d_head = x.shape
     return x.transpose(1, 2).reshape(batch, length, 8 * d_head)
@@ -1029,6 +1033,13 @@ MISTAKES = [
         r"x\.shape was read as \(len, batch, d_model\), PyTorch's sequence-first order",
     ),
     Mistake(check_split_heads, split_batch_of_one, r"a batch of one, but the tensor holds batch"),
+    # round 10: the heads folded into the batch axis, head-major (before: the shape, and a
+    # note on d2l's batch-major fold)
+    Mistake(
+        check_split_heads,
+        split_folded_head_major,
+        r"Yours is 3-D: the heads are folded into the batch axis, head-major",
+    ),
     # round 10: a head count written into the code (before: a raw error, or only the shape)
     Mistake(
         check_split_heads,
