@@ -259,6 +259,20 @@ def merge_flattened_from_dim_1(x):  # blind9d-merge-flatten-from-dim-1
     return x.permute(0, 2, 1, 3).reshape(x.shape[0], -1)
 
 
+def split_folded_head_major(x, num_heads):  # blind10d-split-heads-concat-on-batch-axis's kind
+    return torch.stack(x.chunk(num_heads, dim=-1)).flatten(0, 1)
+
+
+def merge_eight_heads_fixed(x):  # round 10's kind (blind10d-merge-loop-over-eight-heads)
+    batch, _, length, d_head = x.shape
+    return x.transpose(1, 2).reshape(batch, length, 8 * d_head)
+
+
+def split_twelve_heads_fixed(x, num_heads):  # the number of heads ignored: BERT-base's 12
+    batch, length, d_model = x.shape
+    return x.reshape(batch, length, 12, d_model // 12).transpose(1, 2)
+
+
 # ============================================================ MultiHeadAttention
 class Base(nn.Module):
     """What a learner's __init__ looks like; forward is what the variants change."""
@@ -664,6 +678,8 @@ def own_math(
         "d_head": self.d_head,
         "none": 1.0,
         "sqrt_num_heads": math.sqrt(self.num_heads),
+        "power_precedence": self.d_head**1 / 2,  # d_head ** 1/2 as Python reads it
+        "d_head_to_0.4": self.d_head**0.4,  # no usual formula
     }[divisor]
     scores = q @ k.transpose(-2, -1) / scale
     if mask is not None and use_mask:
@@ -1017,6 +1033,24 @@ MISTAKES = [
         r"x\.shape was read as \(len, batch, d_model\), PyTorch's sequence-first order",
     ),
     Mistake(check_split_heads, split_batch_of_one, r"a batch of one, but the tensor holds batch"),
+    # round 10: the heads folded into the batch axis, head-major (before: the shape, and a
+    # note on d2l's batch-major fold)
+    Mistake(
+        check_split_heads,
+        split_folded_head_major,
+        r"Yours is 3-D: the heads are folded into the batch axis, head-major",
+    ),
+    # round 10: a head count written into the code (before: a raw error, or only the shape)
+    Mistake(
+        check_split_heads,
+        split_twelve_heads_fixed,
+        r"Yours cuts x into 12 heads when asked for \d+: is 12 written into your code\?",
+    ),
+    Mistake(
+        check_merge_heads,
+        merge_eight_heads_fixed,
+        r"Yours is right with 8 heads but not with \d+: is 8 written into your code\?",
+    ),
     Mistake(
         check_MultiHeadAttention,
         HeadsOfABatchOfOne,
@@ -1073,6 +1107,19 @@ MISTAKES = [
         check_MultiHeadAttention,
         mistake("ScaledBySqrtNumHeads", divisor="sqrt_num_heads"),
         r"right scores q kᵀ divided by [\d.]+ = sqrt\(num_heads\)",
+    ),
+    # round 10 (blind10d-mha-inline-scale-power-precedence): the fallback before
+    Mistake(
+        check_MultiHeadAttention,
+        mistake("ScalePowerPrecedence", divisor="power_precedence"),
+        r"divided by [\d.]+ = d_head / 2 \(d_head \*\* 1/2 is read as \(d_head \*\* 1\) / 2",
+    ),
+    # a divisor no usual formula gives: shown per input, next to sqrt(d_head)
+    Mistake(
+        check_MultiHeadAttention,
+        mistake("ScaleUnusualPower", divisor="d_head_to_0.4"),
+        r"divided by a number other than sqrt\(d_head\) on the inputs the check ran \(d_head = "
+        r"\d+ \(num_heads = \d+\): yours [\d.]+, sqrt\(d_head\) [\d.]+",
     ),
     # MultiHeadAttention: the layers
     Mistake(check_MultiHeadAttention, SharedLinear, r"one and the same object"),

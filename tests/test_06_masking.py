@@ -54,6 +54,12 @@ PADDING_MISTAKES = {
         r"Your mask is `ids > pad_id`: it hides every real token whose id is below pad_id",
     ),
     "(batch, len)": (lambda ids, p: ids != p, r"needs two singleton axes"),
+    # round 10 (blind10d-padmask-view-batch-of-one): the shape alone before
+    "view(1, 1, 1, -1)": (
+        lambda ids, p: (ids != p).view(1, 1, 1, -1),
+        r"right flags in the right order, but its first axis is 1 where the batch \(\d+ "
+        r"sequences\) belongs",
+    ),
     "(batch, 1, len, 1): query axis": (
         lambda ids, p: (ids != p)[:, None, :, None],
         r"broadcast over the keys instead of over the queries",
@@ -151,6 +157,13 @@ LOOK_AHEAD_MISTAKES = {
         r"True marks the blocked",
     ),
     "no diagonal (tril -1)": (lambda n: _tril(n, -1), r"leaves out the diagonal"),
+    # round 10 (blind10d-lookahead-not-triu-without-offset): the same mask another way; the
+    # message asked "did you use torch.tril(..., diagonal=-1)?", one of three candidates
+    "no diagonal (~triu)": (
+        lambda n: ~torch.triu(torch.ones(n, n, dtype=torch.bool)),
+        r"leaves out the diagonal \(torch\.tril\(\.\.\., diagonal=-1\), ~torch\.triu\(\.\.\.\) "
+        r"without diagonal=1, or a strict j < i",
+    ),
     "all True": (lambda n: torch.ones(n, n, dtype=torch.bool), r"True everywhere"),
     "float tril": (lambda n: torch.tril(torch.ones(n, n)), r"dtype torch.bool"),
     "int tril": (lambda n: torch.tril(torch.ones(n, n, dtype=torch.int64)), r"bitwise NOT"),
@@ -242,6 +255,11 @@ def _loop_reusing_one_mask(ids, pad_id):
 
 
 DECODER_MISTAKES = {
+    # round 10 (blind10d-decmask-expanded-to-eight-heads): the contract's shape alone before
+    "expanded over 4 heads": (
+        lambda ids, p: (_pad(ids, p) & _tril(ids.shape[1])).repeat(1, 4, 1, 1),
+        r"Your head axis has 4 entries, where it must be 1",
+    ),
     # one mistake in each part (blind8d-decmask-no-diagonal-and-pad-rows; before: the
     # diagonal alone was named)
     "pad rows and no diagonal": (
@@ -264,6 +282,13 @@ DECODER_MISTAKES = {
         r"\(len - 1\): a length off by one.*no tgt_ids\[:, :-1\]",
     ),
     "OR instead of AND": (lambda ids, p: _pad(ids, p) | _tril(ids.shape[1]), r"OR \(\|\)"),
+    # the same mask from the True = blocked convention (round 10, blind10d-decmask-blocked-
+    # masks-and-then-inverted: told "you combined the masks with OR (|)", code it never had)
+    "blocked masks & then ~": (
+        lambda ids, p: ~((ids == p)[:, None, None, :] & ~_tril(ids.shape[1])),
+        r"OR \(\|\), or \(the same mask\) the blocked masks of the True = blocked convention "
+        r"combined with & before inverting",
+    ),
     "only causal (expanded)": (
         lambda ids, p: _tril(ids.shape[1]).expand(ids.shape[0], 1, -1, -1),
         r"look-ahead mask alone \(broadcast",

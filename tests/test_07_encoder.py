@@ -334,7 +334,36 @@ class LNParametersThreeD(LNBase):
     forward = ln_class("_", _var_mean).forward
 
 
+def _var_mean_unpacked_reversed(self, x):  # round 10, blind10d-ln-var-mean-unpacked-reversed
+    mean, var = torch.var_mean(x, dim=-1, keepdim=True)  # returns (var, mean); unbiased
+    return (x - mean) / torch.sqrt(var + self.eps)
+
+
+def _var_mean_unpacked_reversed_biased(self, x):
+    mean, var = torch.var_mean(x, dim=-1, keepdim=True, correction=0)
+    return (x - mean) / torch.sqrt(var + self.eps)
+
+
+class LNBiasSubtracted(LNBase):  # mutant-LayerNorm-13's kind: + self.bias -> - self.bias
+    def forward(self, x):
+        mean, var = x.mean(-1, keepdim=True), x.var(-1, keepdim=True, unbiased=False)
+        return self.weight * (x - mean) / torch.sqrt(var + self.eps) - self.bias
+
+
 LN_MISTAKES = [
+    # round 10: NaN (a negative "variance") was all the learner was told
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNVarMeanReversed", _var_mean_unpacked_reversed),
+        r"Your mean and variance are exchanged.*torch\.var_mean returns \(variance, mean\).* "
+        r"And the variance is the unbiased one",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNVarMeanReversedBiased", _var_mean_unpacked_reversed_biased),
+        r"Your mean and variance are exchanged.*in that order\.$",
+    ),
+    Mistake(check_LayerNorm, LNBiasSubtracted, r"You subtract the bias"),
     Mistake(
         check_LayerNorm,
         LNParametersThreeD,
@@ -674,7 +703,14 @@ FFN_MISTAKES = [
     Mistake(check_PositionwiseFeedForward, FFNFourTimes, r"hidden width is the d_ff argument"),
     Mistake(check_PositionwiseFeedForward, FFNNumberedSequential, r"come from nn.Sequential"),
     Mistake(check_PositionwiseFeedForward, FFNTorchNames, r"w_1.bias"),
-    Mistake(check_PositionwiseFeedForward, FFNNoBias, r"missing: \['w_1.bias', 'w_2.bias'\]"),
+    # round 10 (blind10d-ffn-linears-without-bias): named, where the keys came with "the
+    # submodules must be called exactly so"
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNNoBias,
+        r"lacks the biases of w_1, w_2: missing state-dict keys \['w_1.bias', 'w_2.bias'\]\. "
+        r"Those layers were built without one \(nn\.Linear\(\.\.\., bias=False\)",
+    ),
     Mistake(check_PositionwiseFeedForward, FFNNotImplemented, r"not implemented yet"),
     Mistake(check_PositionwiseFeedForward, FFNHalfRate, r"a dropout with another rate runs"),
     # the layer's residual written inside the block (blind9d-ffn-residual-inside; before:
@@ -815,6 +851,20 @@ def layer_variant(name, **knobs):
         return x
 
     return type(name, (LayerBase,), {"forward": forward})
+
+
+class LayerFeedForwardWithoutDropout(ref.EncoderLayer):
+    """The feed-forward sub-layer's output added without its dropout, in both branches
+    (round 10, blind10d-enc-layer-post-ln-ffn-without-dropout: told to check exercises 1
+    and 2)."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            h = self.norm1(x)
+            x = x + self.dropout(self.self_attn(h, h, h, mask)[0])
+            return x + self.feed_forward(self.norm2(x))
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, mask)[0]))
+        return self.norm2(x + self.feed_forward(x))
 
 
 class LayerDropoutInputOnly(LayerBase):
@@ -1042,6 +1092,12 @@ LAYER_MISTAKES = [
     ),
     Mistake(
         check_EncoderLayer, LayerDropoutInputOnly, r"sub-layer outputs still reach the residual sum"
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerFeedForwardWithoutDropout,
+        r"the output of `self\.feed_forward` still reaches the residual sum: that sub-layer's "
+        r"output is added without its dropout",
     ),
     Mistake(
         check_EncoderLayer,
@@ -1403,7 +1459,47 @@ ENCODER_MISTAKES = [
                 functools.reduce(lambda h, layer: h + layer(h, mask), self.layers, x)
             ),
         ),
-        r"layers\[1\] does not receive layers\[0\]'s output",
+        # round 10 (blind10d-encoder-residual-around-each-layer): named, where it said
+        # only "does not receive layers[0]'s output" (read as: not chained)
+        r"layers\[1\] receives layers\[0\]'s input plus its output: a residual connection "
+        r"around each whole layer",
+    ),
+    Mistake(
+        check_Encoder,
+        stack_class(
+            "EncoderResidualAroundLastLayer",
+            lambda self, x, mask=None: self.finish(
+                (h := functools.reduce(lambda h, layer: layer(h, mask), self.layers[:-1], x))
+                + self.layers[-1](h, mask)
+            ),
+        ),
+        # the last layer only: the extra residual shows at the stack's output (or at the
+        # final norm's input)
+        r"(The stack's output is|The final norm receives) layers\[\d\]'s input plus its output",
+    ),
+    # round 10: each layer's output indexed as if it were a tuple (a raw error before)
+    Mistake(
+        check_Encoder,
+        stack_class(
+            "EncoderIndexesLayerOutput",
+            lambda self, x, mask=None: self.finish(
+                functools.reduce(lambda h, layer: layer(h, mask)[0], self.layers, x)
+            ),
+        ),
+        r"layers\[1\] received shape \(\d+, \d+\), where it should get what layers\[0\] "
+        r"returned.*The batch axis is gone",
+    ),
+    # two mistakes at once (round 9's leftover, blind9d-encoder-unchained-and-final-norm-
+    # always): the final norm's keys were named, the unchained layers not
+    Mistake(
+        check_Encoder,
+        stack_class(
+            "EncoderNotChainedAlwaysFinalNorm",
+            lambda self, x, mask=None: self.finish([layer(x, mask) for layer in self.layers][-1]),
+            base=EncoderAlwaysFinalNorm,
+        ),
+        r"(?s)final LayerNorm `norm` that this configuration must not have.*A second mistake: "
+        r"checked again with final_norm=True.*feeds every layer the stack's input x",
     ),
     Mistake(
         check_Encoder,

@@ -225,6 +225,37 @@ class LayerTorchParameterOrder(LayerBase):
         return ref.DecoderLayer.forward(self, x, memory, src_mask, tgt_mask)
 
 
+class LayerCrossWithoutDropout(ref.DecoderLayer):
+    """The cross-attention's output added without its dropout, in both branches (round 10:
+    one sub-layer's dropout forgotten was told to check the earlier exercises)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            h = self.norm1(x)
+            x = x + self.dropout(self.self_attn(h, h, h, tgt_mask)[0])
+            h = self.norm2(x)
+            x = x + self.cross_attn(h, memory, memory, src_mask)[0]
+            return x + self.dropout(self.feed_forward(self.norm3(x)))
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        x = self.norm2(x + self.cross_attn(x, memory, memory, src_mask)[0])
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerPreLNSelfOutputAddedToItself(ref.DecoderLayer):
+    """Pre-LN: x overwritten by the self-attention's output, then added to itself (round
+    10, blind10d-declayer-pre-ln-self-attention-output-added-to-itself: only located)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if not self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        h = self.norm1(x)
+        x = self.self_attn(h, h, h, tgt_mask)[0]
+        x = x + self.dropout(x)
+        h = self.norm2(x)
+        x = x + self.dropout(self.cross_attn(h, memory, memory, src_mask)[0])
+        return x + self.dropout(self.feed_forward(self.norm3(x)))
+
+
 class LayerNoDropoutAnywhere(LayerBase):
     def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
         super().__init__(d_model, num_heads, d_ff, 0.0, norm_first)
@@ -567,6 +598,18 @@ LAYER_MISTAKES = [
         r"reference gives\. In train mode with dropout=1\.0 your layer drops the residual sum",
     ),
     Mistake(C, LayerNoDropoutAnywhere, r"same as in eval mode: dropout is never applied"),
+    Mistake(
+        C,
+        LayerPreLNSelfOutputAddedToItself,
+        r"The input of `self\.norm2` is twice the output of `self\.self_attn`: that output was "
+        r"added to itself",
+    ),
+    Mistake(
+        C,
+        LayerCrossWithoutDropout,
+        r"the output of `self\.cross_attn` still reaches the residual sum: that sub-layer's "
+        r"output is added without its dropout",
+    ),
     Mistake(C, LayerAlwaysDropout, r"In eval mode your output changes from one call to the next"),
     # objects and return values
     Mistake(C, LayerSharedAttention, r"one and the same object"),
@@ -713,6 +756,13 @@ class DecoderFinalNormOr(ref.Decoder):
             self.norm = LayerNorm(d_model)
 
 
+class DecoderAlwaysFinalNorm(StackBase):
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, True)
+
+
 def _discards_outputs(self, x, memory, src_mask=None, tgt_mask=None):
     """layer(x, ...) without x = ...: every result thrown away, the input returned
     (blind8d-decoder-discards-layer-outputs; before: "cut off from the module's parameters
@@ -801,6 +851,43 @@ DECODER_MISTAKES = [
         ),
         r"feeds every layer the stack's input x instead of the previous layer's output",
     ),
+    # two mistakes at once (round 10): the final norm's keys were named, the unchained
+    # layers not; now the stack is checked again with the learner's final norm
+    Mistake(
+        S,
+        stack_class(
+            "NotChainedAlwaysFinalNorm",
+            lambda self, x, memory, src_mask=None, tgt_mask=None: self.finish(
+                [layer(x, memory, src_mask, tgt_mask) for layer in self.layers][-1]
+            ),
+            base=DecoderAlwaysFinalNorm,
+        ),
+        # the visible run meets a post-LN stack first, where only the final norm was told
+        # before; the hidden run a pre-LN one (its final norm is right there)
+        r"feeds every layer the stack's input x",
+    ),
+    # round 10 (blind10d-decoder-indexes-layer-output): a raw error from split_heads before
+    Mistake(
+        S,
+        stack_class(
+            "IndexesLayerOutput",
+            _call_each(lambda layer, x, m, s, t: layer(x, m, s, t)[0]),
+        ),
+        r"layers\[1\] received shape \(\d+, \d+\), where it should get what layers\[0\] "
+        r"returned.*The batch axis is gone",
+    ),
+    # round 10: a residual around each whole layer was told "does not receive layers[0]'s
+    # output", read as layers not chained
+    Mistake(
+        S,
+        stack_class(
+            "ResidualAroundLayers",
+            lambda self, x, m, s=None, t=None: self.finish(
+                functools.reduce(lambda h, layer: h + layer(h, m, s, t), self.layers, x)
+            ),
+        ),
+        r"layers\[1\] receives layers\[0\]'s input plus its output: a residual connection",
+    ),
     Mistake(
         S,
         stack_class(
@@ -879,6 +966,18 @@ DECODER_MISTAKES = [
             ),
         ),
         r"reverse order",
+    ),
+    # round 10 (blind10d-decoder-skips-first-layer): the order alone was told
+    Mistake(
+        S,
+        stack_class(
+            "SkipsFirstLayer",
+            lambda self, x, m, s=None, t=None: self.finish(
+                functools.reduce(lambda h, layer: layer(h, m, s, t), self.layers[1:], x)
+            ),
+        ),
+        r"The layers ran in the order layers\.1, layers\.2 \(the first layer, layers\.0, never "
+        r"runs\)",
     ),
     Mistake(
         S,

@@ -16,6 +16,7 @@ __all__ = [
     "PADDING_WORDS",
     "add_new",
     "discarded_mistakes",
+    "dropout_missing_mistakes",
     "layer_mistakes",
     "norm_choice_mistakes",
     "post_pre",
@@ -114,6 +115,26 @@ def layer_mistakes(norm_first: bool, drop: bool) -> dict[str, dict[str, Any]]:
         table[_LAYER_PRE_FOR_POST] = {"norm_first": True}
         table[_AFTER_NORM] = {"residual": "after_norm"}
     table[_NO_RESIDUAL] = {"residual": "none"}
+    return table
+
+
+def dropout_missing_mistakes(
+    parts: dict[str, str], norms: dict[str, str], norm_first: bool
+) -> dict[str, dict[str, Any]]:
+    """One mistake per sub-layer: its output reaches the residual sum without the dropout
+    (the others have theirs; round 10, blind10d-enc-layer-post-ln-ffn-without-dropout was
+    told to check the earlier exercises). Only train mode with dropout=1.0 tells them."""
+    table = {}
+    for part, attr in parts.items():
+        norm = norms[part]
+        right = (
+            f"x + dropout({attr}({norm}(x)))" if norm_first else f"{norm}(x + dropout({attr}(x)))"
+        )
+        table[
+            f"In train mode with dropout=1.0 the output of `self.{attr}` still reaches the "
+            "residual sum: that sub-layer's output is added without its dropout (the others "
+            f"have theirs). Write {right}."
+        ] = {"no_dropout": (part,)}
     return table
 
 

@@ -6,12 +6,17 @@ classic mistake gives. The float64 oracles those values come from live in
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import io
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import torch
 
 from transformer_course.checking.checker import Checker
+from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.localise import diagnose
 from transformer_course.checking.modules import build_module, random_state, state_shapes
@@ -75,7 +80,7 @@ def only_dropout_mistakes(
         return dict(table)
     if not torch.allclose(out.double(), eval_expected, rtol=1e-4, atol=1e-5):
         return dict(table)
-    return {m: k for m, k in table.items() if set(k) <= {"drop", "dropout_at"}}
+    return {m: k for m, k in table.items() if set(k) <= {"drop", "dropout_at", "no_dropout"}}
 
 
 def mistake_pairs(
@@ -342,6 +347,42 @@ def state_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple]) -> str
             else:
                 hints.append("w_1 is nn.Linear(d_model, d_ff) and w_2 nn.Linear(d_ff, d_model).")
     return " ".join(dict.fromkeys(hints))
+
+
+#: a state dict whose keys differ from the contract's by the final norm alone
+_ONLY_FINAL_NORM = re.compile(
+    r"missing: (none|\['norm\.bias', 'norm\.weight'\]), "
+    r"unexpected: (none|\['norm\.bias', 'norm\.weight'\])\."
+)
+
+
+def also_wrong_besides_final_norm(
+    failure: CheckFailure, cls, case: Any, check_case: Callable[..., None]
+) -> CheckFailure:
+    """``failure`` (a stack whose only wrong keys are the final norm's), with what else is
+    wrong: the stack checked again in the configuration whose final norm the learner's
+    stack has (final_norm=True when it has one, False when not), so that a second mistake
+    (layers not chained, a mask not passed on) is named too, not hidden behind the first.
+    ``check_case(c, cls, case, probe=True)`` is the stack's check of one case."""
+    if not _ONLY_FINAL_NORM.search(failure.message):
+        return failure
+    has_norm = "must not have" in failure.message
+    probe = Checker(failure.exercise)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            check_case(probe, cls, dataclasses.replace(case, final_norm=has_norm), probe=True)
+    except CheckFailure as second:
+        if _ONLY_FINAL_NORM.search(second.message) or "state-dict keys" in second.message:
+            return failure
+        return CheckFailure(
+            failure.exercise,
+            f"{failure.message}\nA second mistake: checked again with final_norm={has_norm}, "
+            f"where your stack's final norm is right, {second.message}",
+            failure.learner_traceback or second.learner_traceback,
+        )
+    except Exception:  # the probe itself broke: the first finding stands alone
+        return failure
+    return failure
 
 
 def build(

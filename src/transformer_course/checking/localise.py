@@ -17,6 +17,7 @@ Transformer and DecoderBlock/GPT:
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -272,6 +273,15 @@ def localise_layer(
                 )
             if _close(later, out):
                 return _no_residual(name, nxt, f"{s} + {name}({wanted_norm}({s})){where_s}")
+            if _close(later, 2 * out):  # blind10d-declayer-pre-ln-self-attention-output-added-
+                # to-itself: x = sublayer(...); x = x + dropout(x)
+                return (
+                    f"{nxt[0].upper()}{nxt[1:]} is twice the output of `self.{name}`: that "
+                    f"output was added to itself (the variable holding the stream, {s}, "
+                    f"overwritten by the sub-layer's result before the residual sum), so the "
+                    f"stream is lost. Keep it: {s} + dropout({name}({wanted_norm}({s})))"
+                    f"{where_s}."
+                )
             if _close(later, inp + out):
                 return (
                     f"The residual around `self.{name}` adds the normalised copy: {nxt} is "
@@ -491,6 +501,15 @@ def _wrong_norm(name: str, used: str, wanted: str) -> str:
 
 
 # ------------------------------------------------------------------------------- a stack
+#: a layer's input (or the stack's output) that is the previous layer's input plus its
+#: output: a residual written around each whole layer, x = x + layer(x)
+_EXTRA_RESIDUAL = (
+    "{0} {1}'s input plus its output: a residual connection around each whole "
+    "layer (x = x + layer(x, ...)). Each layer already adds its own residuals inside; "
+    "the stack only chains them: x = layer(x, ...)."
+)
+
+
 def localise_stack(
     module: nn.Module,
     call: Callable[[], Any],
@@ -522,12 +541,21 @@ def localise_stack(
         return ""
     order = [r[0] for r in records]
     if order != names:
+        missing = [name for name in names if name not in order]
+        never = ""
+        if missing:  # blind10d-decoder-skips-first-layer: self.layers[1:]
+            which = (
+                f"the first layer, {missing[0]}, never runs"
+                if missing == names[:1]
+                else f"{', '.join(missing)} never run{'s' if len(missing) == 1 else ''}"
+            )
+            never = f" ({which})"
         return (
-            f"The layers ran in the order {', '.join(order)}; each of the {num_layers} layers "
-            "runs once, in order: for layer in self.layers: x = layer(x, ...)."
+            f"The layers ran in the order {', '.join(order)}{never}; each of the {num_layers} "
+            "layers runs once, in order: for layer in self.layers: x = layer(x, ...)."
         )
     x64 = x.detach().double()
-    previous = None
+    previous = previous_in = None
     for i, (_name, inp, out) in enumerate(records):
         if inp is None or out is None:
             return ""
@@ -556,6 +584,8 @@ def localise_stack(
                     "(for layer in self.layers: x = layer(x, ...); then x = self.norm(x)), "
                     "not after every layer."
                 )
+            if _close(inp, previous_in + previous):
+                return _EXTRA_RESIDUAL.format(f"{container}[{i}] receives", f"{container}[{i - 1}]")
             return f"{container}[{i}] does not receive {container}[{i - 1}]'s output."
         if layer_oracle is not None and not _close(out, layer_oracle(inp, i)):
             if wrong := _argument_problem(module, names[i], call, arguments, norm or final):
@@ -565,9 +595,11 @@ def localise_stack(
                 "the reference layer with the stack's arguments: are the masks passed on to "
                 "every layer, in the right order (layer(x, ...) with the stack's arguments)?"
             )
-        previous = out.detach().double()
+        previous, previous_in = out.detach().double(), inp
     last = previous
     if final is None:
+        if _close(got, previous_in + last):
+            return _EXTRA_RESIDUAL.format("The stack's output is", f"{container}[{num_layers - 1}]")
         if not _close(got, last):
             return (
                 f"The stack's output is not {container}[{num_layers - 1}]'s output, although in "
@@ -578,6 +610,8 @@ def localise_stack(
     expected = final(last)
     if _close(got, expected):
         return ""
+    if _close(got, final(previous_in + last)):
+        return _EXTRA_RESIDUAL.format("The final norm receives", f"{container}[{num_layers - 1}]")
     if _close(got, last if unnormed is None else unnormed(last)):
         return (
             "The stack returns the last layer's output without the final norm: in this "
@@ -593,3 +627,57 @@ def localise_stack(
         f"The stack's output is not the final norm of {container}[{num_layers - 1}]'s output: "
         "apply self.norm once, after the loop."
     )
+
+
+def stack_input_hint(
+    module: nn.Module, call: Callable[[], Any], x: torch.Tensor, num_layers: int
+) -> list:
+    """A hint for an exception a stack raised (class 5, round 10: each layer's output
+    indexed with [0], as if it were a tuple): the first layer whose input is not
+    (batch, len, d_model) like the stack's input, found with pre-hooks, and what its
+    shape says (the batch axis gone, one axis too many)."""
+
+    def hit(_exc: BaseException) -> str:
+        seen: list[tuple[int, Any]] = []
+        handles = []
+        named = dict(module.named_modules())
+        for i in range(num_layers):
+            child = named.get(f"layers.{i}")
+            if child is None:
+                return ""
+
+            def pre(_mod, args, kwargs, i=i):
+                first = args[0] if args else next(iter(kwargs.values()), None)
+                seen.append((i, first))
+
+            handles.append(child.register_forward_pre_hook(pre, with_kwargs=True))
+        try:
+            with torch.no_grad(), contextlib.suppress(Exception):
+                call()
+        finally:
+            for handle in handles:
+                handle.remove()
+        for i, inp in seen:
+            shape = tuple(inp.shape) if isinstance(inp, torch.Tensor) else None
+            if shape == tuple(x.shape):
+                continue
+            where = (
+                "the stack's input x"
+                if i == 0
+                else f"what layers[{i - 1}] returned, passed on by your loop"
+            )
+            what = f"a {type(inp).__name__}" if shape is None else f"shape {shape}"
+            lost = ""
+            if shape == tuple(x.shape[1:]):
+                lost = (
+                    " The batch axis is gone: a layer returns the tensor itself, (batch, len, "
+                    "d_model), not a tuple, so indexing its result ([0]) keeps only the first "
+                    "sequence. Use it as it is: x = layer(x, ...)."
+                )
+            return (
+                f"layers[{i}] received {what}, where it should get {where}, shaped like x "
+                f"{tuple(x.shape)}.{lost}"
+            )
+        return ""
+
+    return [(Exception, hit)]

@@ -237,6 +237,21 @@ def build_module(
                     f"{_key_list(extra)}. Build those layers without one, nn.Linear(..., "
                     f"bias=False). {hint}".strip()
                 )
+            if (
+                not extra
+                and not hint
+                and all(
+                    key.endswith(".bias") and key[: -len("bias")] + "weight" in found
+                    for key in missing
+                )
+            ):  # blind10d-ffn-linears-without-bias: told to name its submodules "exactly so"
+                layers = ", ".join(key[: -len(".bias")] for key in missing)
+                c.fail(
+                    f"{built} lacks the biases of {layers}: missing state-dict keys "
+                    f"{_key_list(missing)}. Those layers were built without one (nn.Linear(..., "
+                    f"bias=False), as in T5 or LLaMA); the contract's layers have biases: "
+                    "nn.Linear(in_features, out_features), bias=True by default."
+                )
             c.fail(
                 f"{built} should have the state-dict keys {_key_list(sorted(expected_shapes))}; "
                 f"missing: {_key_list(missing) if missing else 'none'}, unexpected: "

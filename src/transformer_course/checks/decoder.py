@@ -26,11 +26,13 @@ from typing import Any
 import torch
 
 from transformer_course.checking import Checker, tolerance
+from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.inputs import PAD, randn, token_ids
 from transformer_course.checking.layer_mistakes import (
     PADDING_WORDS,
     add_new,
     discarded_mistakes,
+    dropout_missing_mistakes,
     layer_mistakes,
     norm_choice_mistakes,
     post_pre,
@@ -41,6 +43,7 @@ from transformer_course.checking.layer_mistakes import (
 )
 from transformer_course.checking.layers import (
     LAYER_HINTS,
+    also_wrong_besides_final_norm,
     build,
     describe_mask,
     expect_composite,
@@ -52,6 +55,7 @@ from transformer_course.checking.localise import (
     called_submodules,
     localise_layer,
     localise_stack,
+    stack_input_hint,
 )
 from transformer_course.checking.modules import expect_contract_defaults
 from transformer_course.checking.oracles import (
@@ -448,6 +452,8 @@ def _layer_table(
         table[f"{_NORMS_ORDER} {yours}"] = {"norms": norms}
     table[_ONE_NORM] = {"norms": ("norm1", "norm1", "norm1")}
     add_new(table, residual_mistakes(_PARTS, _PART_NORMS, case.norm_first))
+    if drop:
+        add_new(table, dropout_missing_mistakes(_PARTS, _PART_NORMS, case.norm_first))
     add_new(table, discarded_mistakes(_PARTS, _PART_NORMS, case.norm_first, called))
     add_new(table, norm_choice_mistakes(_PARTS, _PART_NORMS))
     return table
@@ -583,24 +589,37 @@ def check_Decoder(cls, *, hidden: bool = False) -> None:
         expect_contract_defaults(c, cls, (2, 8, 2, 16), defaults, (x, memory), "Decoder", seed=70)
 
 
-def _check_stack_case(c: Checker, cls, case: _DecCase) -> None:
+def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -> None:
     args = (case.num_layers, case.d_model, case.num_heads, case.d_ff)
     kwargs: dict[str, Any] = {"dropout": case.dropout, "norm_first": case.norm_first}
     if case.final_norm is not None:
         kwargs["final_norm"] = case.final_norm
-    module, built, state = build(
-        c,
-        cls,
-        *args,
-        name="Decoder",
-        reference=ref.Decoder(*args, **kwargs),
-        seed=case.seed,
-        mode=case.mode,
-        **kwargs,
-    )
+    try:
+        module, built, state = build(
+            c,
+            cls,
+            *args,
+            name="Decoder",
+            reference=ref.Decoder(*args, **kwargs),
+            seed=case.seed,
+            mode=case.mode,
+            **kwargs,
+        )
+    except CheckFailure as failure:
+        if probe:
+            raise
+        raise also_wrong_besides_final_norm(failure, cls, case, _check_stack_case) from None
     inputs = _inputs(case)
     call = _call_text("decoder", inputs, case, stack_description(case, built))
-    got = c.call(module, *inputs.args(), call_repr=call, hints=_hints(case))
+    got = c.call(
+        module,
+        *inputs.args(),
+        call_repr=call,
+        hints=[
+            *_hints(case),
+            *stack_input_hint(module, lambda: module(*inputs.args()), inputs.x, case.num_layers),
+        ],
+    )
     what = f"the output of {call}"
     expect_tensor_result(
         c,

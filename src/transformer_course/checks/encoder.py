@@ -32,11 +32,13 @@ from typing import Any
 import torch
 
 from transformer_course.checking import Checker, tolerance
+from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.layer_mistakes import (
     PADDING_WORDS,
     add_new,
     discarded_mistakes,
+    dropout_missing_mistakes,
     layer_mistakes,
     norm_choice_mistakes,
     residual_mistakes,
@@ -46,6 +48,7 @@ from transformer_course.checking.layer_mistakes import (
 )
 from transformer_course.checking.layers import (
     LAYER_HINTS,
+    also_wrong_besides_final_norm,
     build,
     describe_mask,
     dropout_hint,
@@ -61,6 +64,7 @@ from transformer_course.checking.localise import (
     called_submodules,
     localise_layer,
     localise_stack,
+    stack_input_hint,
 )
 from transformer_course.checking.modules import (
     build_module,
@@ -200,6 +204,19 @@ _SQUARED = (
     "You divide by the square of (var + eps), (var + eps) ** 2, where its square root "
     "belongs: (x - mean) / torch.sqrt(var + eps), or (var + eps) ** 0.5."
 )
+_STATS_SWAPPED = (
+    "Your mean and variance are exchanged: you subtract the variance and divide by the square "
+    "root of the mean (+ eps), which gives NaN wherever a token's mean is negative. "
+    "torch.var_mean returns (variance, mean), in that order."
+)
+_STATS_SWAPPED_UNBIASED = (
+    f"{_STATS_SWAPPED} And the variance is the unbiased one (divided by d_model - 1, the "
+    "default of torch.var_mean, torch.var and torch.std): pass correction=0 (unbiased=False)."
+)
+_BIAS_SUBTRACTED = (
+    "You subtract the bias: the normalised x is multiplied by self.weight, then self.bias is "
+    "added, ... * self.weight + self.bias."
+)
 _EPS_SUBTRACTED = (
     "You subtract eps from the variance, sqrt(var - eps): eps is added inside the square "
     "root, (x - mean) / sqrt(var + eps)."
@@ -291,6 +308,9 @@ def _norm_mistakes(case_eps: float | None, ndim: int = 3) -> dict[str, dict[str,
         _GAIN_OVER_CENTRED: {"gain_as": "over_centred"},
         _GAIN_DIVIDES: {"gain_as": "divisor"},
         _GAIN_FIRST: {"gain_as": "first"},
+        _STATS_SWAPPED: {"stats_swapped": True},
+        _STATS_SWAPPED_UNBIASED: {"stats_swapped": True, "unbiased": True},
+        _BIAS_SUBTRACTED: {"shift_sign": -1},
     }
     # any other set of axes (the batch axis alone, say): named by its dims
     named = {
@@ -768,6 +788,8 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         _FFN_FIRST: {"order": ("ffn", "attn")},
     }
     add_new(table, residual_mistakes(_PARTS, _PART_NORMS, case.norm_first))
+    if drop:
+        add_new(table, dropout_missing_mistakes(_PARTS, _PART_NORMS, case.norm_first))
     if not (case.mode == "train" and case.dropout > 0):
         called = called_submodules(module, list(_PARTS.values()), lambda: module(*args))
         add_new(table, discarded_mistakes(_PARTS, _PART_NORMS, case.norm_first, called))
@@ -855,26 +877,36 @@ def check_Encoder(cls, *, hidden: bool = False) -> None:
         expect_contract_defaults(c, cls, (2, 8, 2, 16), defaults, (x,), "Encoder", seed=64)
 
 
-def _check_encoder_case(c: Checker, cls, case: _StackCase) -> None:
+def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = False) -> None:
     args = (case.num_layers, case.d_model, case.num_heads, case.d_ff)
     kwargs = {"dropout": case.dropout, "norm_first": case.norm_first}
     if case.final_norm is not None:
         kwargs["final_norm"] = case.final_norm
-    module, built, state = build(
-        c,
-        cls,
-        *args,
-        name="Encoder",
-        reference=ref.Encoder(*args, **kwargs),
-        seed=case.seed,
-        mode=case.mode,
-        **kwargs,
-    )
+    try:
+        module, built, state = build(
+            c,
+            cls,
+            *args,
+            name="Encoder",
+            reference=ref.Encoder(*args, **kwargs),
+            seed=case.seed,
+            mode=case.mode,
+            **kwargs,
+        )
+    except CheckFailure as failure:
+        if probe:
+            raise
+        raise also_wrong_besides_final_norm(failure, cls, case, _check_encoder_case) from None
     x = randn((case.batch, case.length, case.d_model), case.seed + 1)
     _, mask = source_mask(case.batch, case.length, case.padding, case.seed + 2)
     call = f"encoder(x {tuple(x.shape)}, mask={describe_mask(mask)}) [{stack_description(case, built)}]"
     args = (x,) if mask is None else (x, mask)
-    got = c.call(module, *args, call_repr=call, hints=LAYER_HINTS)
+    got = c.call(
+        module,
+        *args,
+        call_repr=call,
+        hints=[*LAYER_HINTS, *stack_input_hint(module, lambda: module(*args), x, case.num_layers)],
+    )
     what = f"the output of {call}"
     expect_tensor_result(
         c, got, x.shape, what, shape_hint="(batch, len, d_model), as x.", inputs={"x": x}

@@ -340,6 +340,30 @@ _PAD_SHAPE_HINTS = {
 }
 
 
+def _same_flags_reshaped(got, expected: torch.Tensor, batch: int) -> str:
+    """The right flags, in order, under another shape whose batch axis is 1 (round 10,
+    blind10d-padmask-view-batch-of-one: .view(1, 1, 1, -1), written for one sentence,
+    folds the batch into the last axis)."""
+    if not (
+        isinstance(got, torch.Tensor)
+        and batch > 1
+        and got.ndim >= 1
+        and got.shape[0] == 1
+        and batch not in got.shape  # folded into another axis, not moved (that is [None, None])
+        and got.numel() == expected.numel()
+    ):
+        return ""
+    if not torch.equal(got.reshape(-1).to(torch.bool), expected.reshape(-1)):
+        return ""
+    return (
+        f"Yours holds the right flags in the right order, but its first axis is 1 where the "
+        f"batch ({batch} sequences) belongs: the batch is folded into another axis (a "
+        f"view/reshape with a 1 written for the batch, as for a single sentence). Keep the "
+        f"batch axis: (ids != pad_id)[:, None, None, :], or .view(batch, 1, 1, len) with "
+        f"batch = ids.shape[0]."
+    )
+
+
 def _padding_shape_hint(shape: tuple[int, ...], batch: int, length: int) -> str:
     if shape == (batch, length):
         return _PAD_SHAPE_HINTS["flat"]
@@ -414,7 +438,11 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                 got,
                 expected.shape,
                 what,
-                _and_dtype(_padding_shape_hint(tuple(got.shape), batch, length), got.dtype),
+                _and_dtype(
+                    _same_flags_reshaped(got, expected, batch)
+                    or _padding_shape_hint(tuple(got.shape), batch, length),
+                    got.dtype,
+                ),
             )
             _expect_bool(c, got, what, _FROM_COMPARISON, expected=expected)
             mistakes = {_PAD_INVERTED: (ids == pad_id)[:, None, None, :]}
@@ -489,7 +517,8 @@ def _look_ahead_mistakes(size: int, picture: str) -> dict[str, torch.Tensor]:
         "of nn.MultiheadAttention's bool attn_mask (True = not allowed); in this course True "
         "means 'may attend', so keep the lower triangle *with* the diagonal: "
         "torch.tril(...).": torch.triu(ones, diagonal=1),
-        "Your mask leaves out the diagonal (did you use torch.tril(..., diagonal=-1)?): a "
+        "Your mask leaves out the diagonal (torch.tril(..., diagonal=-1), ~torch.triu(...) "
+        "without diagonal=1, or a strict j < i: all three give this mask): a "
         "position must be allowed to attend to itself. Without the diagonal, position 0 has no "
         "key at all: a fully masked row, which gives NaN in a plain softmax.": torch.tril(
             ones, diagonal=-1
@@ -617,6 +646,14 @@ def _decoder_shape_hint(shape: tuple[int, ...], batch: int, length: int) -> str:
             "That is the padding mask alone: combine it with the look-ahead mask using &; "
             "broadcasting (batch, 1, 1, len) & (len, len) gives (batch, 1, len, len)."
         )
+    if len(shape) == 4 and shape[0] == batch and shape[1] > 1 and shape[2:] == (length, length):
+        # blind10d-decmask-expanded-to-eight-heads: .expand(-1, 8, -1, -1)
+        return (
+            f"Your head axis has {shape[1]} entries, where it must be 1: a mask expanded or "
+            f"repeated over {shape[1]} heads fits only an attention with exactly that many "
+            "heads. Keep the singleton head axis, (batch, 1, len, len): it broadcasts over any "
+            "number of heads by itself."
+        )
     return "The decoder mask is (batch, 1, len, len): padding mask & look-ahead mask."
 
 
@@ -639,9 +676,12 @@ def _decoder_mistakes(ids: torch.Tensor, pad_id: int, picture: str) -> dict[str,
     full = (batch, 1, length, length)
     tril = torch.ones_like(causal).tril
     mistakes = {
-        "You combined the masks with OR (|): then a query may attend wherever *either* mask "
-        "allows it, so every real future token becomes visible. A key must pass *both* tests "
-        "(not in the future AND not a pad): use &.": pad | causal,
+        "Your mask lets a query attend wherever *either* rule allows it, an OR of the two "
+        "rules, so every real future token becomes visible: the allowed masks combined with OR "
+        "(|), or (the same mask) the blocked masks of the True = blocked convention combined "
+        "with & before inverting, ~(pad_blocked & future_blocked), where blocked masks need |. "
+        "A key must pass *both* tests (not in the future AND not a pad): padding_mask(...) & "
+        "look_ahead_mask(...).": pad | causal,
         _PAD_QUERY_ROWS: real[:, None, :, None] & causal,
         _PAD_QUERY_ROWS + " ": real[:, None, :, None] & pad & causal,  # on both axes
         "Your mask is the look-ahead mask alone (broadcast to the batch): pad keys are still "

@@ -97,6 +97,7 @@ def encoder_layer_f(
     mask_mode: str = "given",
     no_residual: tuple[str, ...] = (),
     discarded: tuple[str, ...] = (),
+    no_dropout: tuple[str, ...] = (),
 ) -> torch.Tensor:
     """One encoder layer in float64: self-attention, then the feed-forward block, each in
     a :func:`residual_block`. x (batch, len_src, d_model) -> the same shape.
@@ -105,7 +106,8 @@ def encoder_layer_f(
     which LayerNorm each sub-layer uses; ``order``: the sub-layers' order; ``mask_mode``
     "given" (right), "none", "inverted"; ``no_residual``: the sub-layers ("attn", "ffn")
     whose residual connection is missing (the others keep theirs); ``discarded``: the
-    sub-layers whose output is never used, their input taking its place."""
+    sub-layers whose output is never used, their input taking its place; ``no_dropout``:
+    the sub-layers whose output reaches the residual sum without its dropout."""
     sublayers = {
         "attn": lambda h: multi_head_attention_f(
             sub(p, "self_attn"), h, h, h, mask, num_heads, mask_mode=mask_mode, drop=drop
@@ -122,7 +124,7 @@ def encoder_layer_f(
             norm_first=norm_first,
             drop=drop,
             residual="none" if part in no_residual else residual,
-            dropout_at=dropout_at,
+            dropout_at="missing" if part in no_dropout else dropout_at,
         )
     return x
 
@@ -148,6 +150,7 @@ def decoder_layer_f(
     self_kv: str = "x",
     no_residual: tuple[str, ...] = (),
     discarded: tuple[str, ...] = (),
+    no_dropout: tuple[str, ...] = (),
 ) -> torch.Tensor:
     """One decoder layer in float64: masked self-attention, cross-attention over the
     memory, the feed-forward block, each in a :func:`residual_block`. x (batch, len_tgt,
@@ -159,7 +162,8 @@ def decoder_layer_f(
     own). ``memory_norm``: pre-LN with the memory normalised too. ``self_kv``: "memory"
     makes the self-attention read the memory. ``no_residual``: the sub-layers ("self",
     "cross", "ffn") whose residual connection is missing; ``discarded``: the sub-layers
-    whose output is never used. The other knobs as in :func:`encoder_layer_f`.
+    whose output is never used; ``no_dropout``: those whose output is added without its
+    dropout. The other knobs as in :func:`encoder_layer_f`.
     """
     len_tgt = x.shape[1]
     causal = torch.ones(len_tgt, len_tgt, dtype=torch.bool).tril()  # (len_tgt, len_tgt)
@@ -194,7 +198,7 @@ def decoder_layer_f(
             norm_first=norm_first,
             drop=drop,
             residual="none" if part in no_residual else residual,
-            dropout_at=dropout_at,
+            dropout_at="missing" if part in no_dropout else dropout_at,
         )
     return x
 

@@ -28,6 +28,8 @@ def layer_norm_f(
     variance: str = "centred",
     numerator: str = "centred",
     gain_as: str = "multiplier",
+    stats_swapped: bool = False,
+    shift_sign: int = 1,
 ) -> torch.Tensor:
     """LayerNorm in float64: (x - mean) / sqrt(var + eps) * weight + bias over d_model,
     ``p`` holding ``weight`` and ``bias`` (d_model,). x (..., d_model) -> (..., d_model).
@@ -48,7 +50,9 @@ def layer_norm_f(
     numerator is centred; ``numerator`` "x": x divided, not x - mean (the statistics
     right); ``gain_as`` "divisor" (the normalised x divided by the weight), "over_centred"
     (weight / (x - mean) / sqrt(var + eps)), "first" (x multiplied by the weight before
-    the statistics, so that they cancel it)."""
+    the statistics, so that they cancel it); ``stats_swapped``: the mean and the variance
+    exchanged (torch.var_mean's (variance, mean) unpacked as (mean, variance));
+    ``shift_sign`` -1: the bias subtracted."""
     x = x.double()
     if gain_as == "first":  # the statistics of x * weight: the gain normalised away
         x = x * p["weight"].double()
@@ -71,6 +75,8 @@ def layer_norm_f(
         var = x.pow(2).mean(dim=dims, keepdim=True)
     if variance == "uncentred":  # the second moment around 0, the numerator centred
         var = x.pow(2).mean(dim=dims, keepdim=True)
+    if stats_swapped:
+        mean, var = var, mean
     if mean_added:  # x - (-mean)
         mean = -mean
     if numerator == "x":  # the statistics right, the mean never subtracted from x
@@ -100,7 +106,7 @@ def layer_norm_f(
     elif gain and gain_as != "first":
         y = y * weight
     if shift:
-        y = y + bias
+        y = y + shift_sign * bias
     return y
 
 

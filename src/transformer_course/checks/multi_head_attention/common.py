@@ -6,6 +6,8 @@ not).
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import re
 
@@ -40,3 +42,33 @@ def _batch_of_one_hint(batch: int):
         )
 
     return [(RuntimeError, hit)]
+
+
+#: head counts written into code: the paper's h = 8, BERT-base's 12, and 16
+_FIXED_HEAD_COUNTS = (8, 12, 16)
+
+
+def _fixed_heads_note(right_with, num_heads: int, where: str) -> str:
+    """A function right only when the number of heads is a constant (round 10: heads
+    concatenated in a loop over range(8)): ``right_with(k)`` says whether the learner's
+    function is right with k heads (or, for split_heads, whether it cut x into k heads)."""
+    for k in _FIXED_HEAD_COUNTS:
+        if k == num_heads:
+            continue
+        with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+            if right_with(k):
+                return (
+                    f"Yours {where.format(k=k, num_heads=num_heads)}: is {k} written into your "
+                    "code? Take the number of heads from the input (x.shape[1] in merge_heads, "
+                    "the num_heads argument in split_heads)."
+                )
+    return ""
+
+
+def _fixed_heads_hint(right_with, num_heads: int, where: str):
+    """:func:`_fixed_heads_note` as a hint for an exception the learner's code raised."""
+
+    def hit(_exc: BaseException) -> str:
+        return _fixed_heads_note(right_with, num_heads, where)
+
+    return [(Exception, hit)]

@@ -13,7 +13,13 @@ from transformer_course.checking import Checker
 from transformer_course.checking.inputs import randn
 from transformer_course.reference import multi_head_attention as ref
 
-from .common import _SAME_DTYPE, _batch_of_one_hint, _where_from
+from .common import (
+    _SAME_DTYPE,
+    _batch_of_one_hint,
+    _fixed_heads_hint,
+    _fixed_heads_note,
+    _where_from,
+)
 
 # (seed, batch, num_heads, len, d_head, dtype, non_contiguous_input)
 _VISIBLE_MERGE = [
@@ -144,11 +150,18 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
                 f"merge_heads(x) for x of shape (batch={batch}, num_heads={num_heads}, "
                 f"len={length}, d_head={d_head}){layout}"
             )
+
+            def right_with(k, batch=batch, length=length, d_head=d_head, seed=seed):
+                y = randn((batch, k, length, d_head), seed + 50)
+                got = merge_heads(y)
+                return isinstance(got, torch.Tensor) and torch.equal(got, ref.merge_heads(y))
+
+            fixed = (right_with, num_heads, "is right with {k} heads but not with {num_heads}")
             got = c.call(
                 merge_heads,
                 x,
                 call_repr=f"merge_heads(x {tuple(x.shape)}{layout})",
-                hints=_batch_of_one_hint(batch),
+                hints=[*_batch_of_one_hint(batch), *_fixed_heads_hint(*fixed)],
                 mutation_hint="Transpose and reshape give new tensors; nothing needs to be "
                 "written into x.",
             )
@@ -158,7 +171,8 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
                 got,
                 expected.shape,
                 what,
-                _merge_shape_hint(got, x, batch, num_heads, length, d_head),
+                _fixed_heads_note(*fixed)
+                or _merge_shape_hint(got, x, batch, num_heads, length, d_head),
             )
             c.expect_dtype(got, dtype, what, _SAME_DTYPE)
 

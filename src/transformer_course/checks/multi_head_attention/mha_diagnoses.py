@@ -337,6 +337,7 @@ def _scale_suspects(divisor: float, d_model: int, num_heads: int) -> set[str]:
         "num_heads": float(num_heads),
         "1 (no scaling)": 1.0,
         "d_head ** 0.25 (the square root taken twice)": d_head**0.25,
+        "d_head / 2 (d_head ** 1/2 is read as (d_head ** 1) / 2: write d_head ** 0.5)": d_head / 2,
     }
     return {name for name, value in suspects.items() if math.isclose(divisor, value, rel_tol=1e-3)}
 
@@ -354,12 +355,35 @@ def _wrong_scale(weights, state, query, key, mask, num_heads: int, agree=None) -
     if agree is not None:
         names &= agree.scale_suspects()
     if not names:
-        return ""
+        return _unnamed_divisors(agree)
     return (
         f"Your weights are the softmax of the right scores q kᵀ divided by {divisor:.4g} = "
         f"{' or '.join(sorted(names))} here (on every input the check ran), not by "
         f"sqrt(d_head) = sqrt({d_head}) = {d_head**0.5:.4g}: the scale is 1/sqrt(d_k), d_k the "
         "width of each head's queries and keys, d_head = d_model // num_heads."
+    )
+
+
+def _unnamed_divisors(agree) -> str:
+    """A scale no usual formula gives on every input, shown as the divisor the weights
+    show on each input the check ran, next to sqrt(d_head): the learner sees how theirs
+    grows with d_head (round 10: d_head ** 1/2, read as d_head / 2, was left unnamed)."""
+    if agree is None:
+        return ""
+    fitted = agree.fitted_divisors()
+    if not fitted or any(divisor is None for _, _, divisor in fitted):
+        return ""
+    if all(math.isclose(divisor, d_head**0.5, rel_tol=1e-3) for d_head, _, divisor in fitted):
+        return ""
+    shown = "; ".join(
+        f"d_head = {d_head} (num_heads = {h}): yours {divisor:.4g}, sqrt(d_head) {d_head**0.5:.4g}"
+        for d_head, h, divisor in sorted(set((d, h, round(v, 6)) for d, h, v in fitted))
+    )
+    return (
+        "Your weights are the softmax of the right scores q kᵀ divided by a number other than "
+        f"sqrt(d_head) on the inputs the check ran ({shown}): the scale is 1/sqrt(d_k), d_k "
+        "the width of each head's queries and keys. Compute it as d_head ** 0.5 or "
+        "math.sqrt(d_head)."
     )
 
 
@@ -455,6 +479,19 @@ class _Agreement:
                 common = names if common is None else common & names
             self._scales = common or set()
         return self._scales
+
+    def fitted_divisors(self) -> list[tuple[int, int, float | None]]:
+        """(d_head, num_heads, the divisor the weights show or None) on every case run."""
+        if self._found is None:
+            self._found = self._compute()
+        fitted = []
+        for args, (_, weights) in self._runs or []:
+            state, query, key, _, mask, h = args
+            if not isinstance(weights, torch.Tensor):
+                return []
+            divisor = _fitted_divisor(weights, state, query, key, mask, h)
+            fitted.append((query.shape[-1] // h, h, divisor))
+        return fitted
 
     def __contains__(self, message: str) -> bool:
         if self._found is None:

@@ -13,7 +13,13 @@ from transformer_course.checking import Checker
 from transformer_course.checking.inputs import randn
 from transformer_course.reference import multi_head_attention as ref
 
-from .common import _SAME_DTYPE, _batch_of_one_hint, _where_from
+from .common import (
+    _SAME_DTYPE,
+    _batch_of_one_hint,
+    _fixed_heads_hint,
+    _fixed_heads_note,
+    _where_from,
+)
 
 # (seed, batch, len, d_model, num_heads, dtype)
 _VISIBLE_SPLIT = [
@@ -73,6 +79,44 @@ def _split_permutations(x: torch.Tensor, num_heads: int, expected: torch.Tensor)
             if not torch.equal(value, expected):
                 found[_split_permutation_message(order)] = value
     return found
+
+
+def _folded_heads_note(got, x: torch.Tensor, num_heads: int) -> str:
+    """The heads folded into the batch axis, 3-D (num_heads * batch, len, d_head), told
+    head-major or batch-major by the values (round 10, blind10d-split-heads-concat-on-batch-
+    axis: the TensorFlow recipe, tf.concat(tf.split(x, h, axis=2), axis=0))."""
+    batch, length, d_model = x.shape
+    d_head = d_model // num_heads
+    if not (
+        isinstance(got, torch.Tensor)
+        and tuple(got.shape) == (batch * num_heads, length, d_head)
+        and got.dtype == x.dtype
+        and num_heads > 1
+    ):
+        return ""
+    four = x.reshape(batch, length, num_heads, d_head)
+    layouts = {
+        "head-major (all sequences' head 0, then head 1, ...: torch.cat(torch.split(x, "
+        "d_head, dim=-1), dim=0), TensorFlow's tf.concat(tf.split(x, h, axis=2), axis=0))": (
+            four.permute(2, 0, 1, 3).reshape(batch * num_heads, length, d_head)
+        ),
+        "batch-major (sequence 0's heads, then sequence 1's: a reshape to (batch * num_heads, "
+        "len, d_head) after the transpose)": four.transpose(1, 2).reshape(-1, length, d_head),
+    }
+    for name, value in layouts.items():
+        if torch.equal(got, value):
+            d2l = (
+                " (d2l's transpose_qkv folds them this way for its own attention function.)"
+                if name.startswith("batch-major")
+                else ""
+            )
+            return (
+                f"Yours is 3-D: the heads are folded into the batch axis, {name}. Keep batch "
+                "and heads as separate axes, (batch, num_heads, len, d_head): x.reshape(batch, "
+                "len, num_heads, d_head).transpose(1, 2). The attention function of this course "
+                f"runs over any number of leading axes, so nothing needs folding.{d2l}"
+            )
+    return ""
 
 
 def _split_shape_hint(got: tuple, batch: int, length: int, num_heads: int, d_head: int) -> str:
@@ -160,12 +204,19 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
                 f"split_heads(x, num_heads={num_heads}) for x of shape (batch={batch}, "
                 f"len={length}, d_model={d_model})"
             )
+
+            def right_with(k, batch=batch, length=length, d_head=d_head, num_heads=num_heads):
+                y = randn((batch, length, k * d_head), 7)
+                got = split_heads(y, num_heads)
+                return isinstance(got, torch.Tensor) and torch.equal(got, ref.split_heads(y, k))
+
+            fixed = (right_with, num_heads, "cuts x into {k} heads when asked for {num_heads}")
             got = c.call(
                 split_heads,
                 x,
                 num_heads,
                 call_repr=f"split_heads(x {tuple(x.shape)}, {num_heads})",
-                hints=_batch_of_one_hint(batch),
+                hints=[*_batch_of_one_hint(batch), *_fixed_heads_hint(*fixed)],
                 mutation_hint="Reshape and transpose give new views of x; nothing needs to be "
                 "written into x.",
             )
@@ -191,7 +242,11 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
                 ),
                 "",
             )
-            shape_hint = _split_shape_hint(got.shape, batch, length, num_heads, d_head)
+            shape_hint = (
+                _fixed_heads_note(*fixed)
+                or _folded_heads_note(got, x, num_heads)
+                or _split_shape_hint(got.shape, batch, length, num_heads, d_head)
+            )
             if reordered and "the four axes are there, in the wrong order" in shape_hint:
                 shape_hint = reordered  # the named shapes keep their own advice
             c.expect_shape(
