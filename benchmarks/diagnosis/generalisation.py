@@ -397,6 +397,42 @@ BATCHES = (
         "round 10's fixes, which read mutants 1-15 and never these",
         mutants=(16, 18),
     ),
+    Batch(
+        "round 10, 09-10",
+        "84657dc",
+        "by a new helper (b10a) that had read no check and no message, judged against the "
+        "checks after round 9's fixes; 12 of 23 from reports",
+    ),
+    Batch(
+        "round 10, 11",
+        "d28a658",
+        "by a new helper (b10b) that had read no check and no message, judged against the "
+        "checks after round 9's fixes; 13 of 25 from reports",
+    ),
+    Batch(
+        "round 10, 00-01",
+        "9db4c74",
+        "by a new helper (b10c) that had read no check and no message, judged against the "
+        "checks after round 9's fixes; 14 of 24 from reports",
+    ),
+    Batch(
+        "round 10, 05-08",
+        "3b9d144",
+        "by a new helper (b10d) that had read no check and no message, judged against the "
+        "checks after round 9's fixes; 13 of 25 from reports",
+    ),
+    Batch(
+        "round 10, 12",
+        "9b40ce2",
+        "by a new helper (b10e) that had read no check and no message, judged against the "
+        "checks after round 9's fixes; 12 of 23 from reports",
+    ),
+    Batch(
+        "round 10, 02-04",
+        "0bef9b3",
+        "by a new helper (b10f) that had read no check and no message, judged against the "
+        "checks after round 9's fixes; 13 of 25 from reports",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
