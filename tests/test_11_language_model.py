@@ -1261,6 +1261,66 @@ def _sample_nanogpt_hf(logits, temperature=1.0, top_k=None, top_p=None, generato
     return torch.multinomial(probs, num_samples=1, generator=generator).squeeze(-1)
 
 
+def _sample_sorted_space(*, map_back=True, extra_kept_column=None):
+    """Temperature, top-k and top-p all worked in sorted order (a sort once, the filters
+    on the sorted logits) and the draw made there: right when the drawn position is mapped
+    back to the vocabulary through the sort's indices; ranks when it is not. With
+    ``extra_kept_column``, top-p's guard also keeps that sorted column (mutant sample-14)."""
+
+    def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+        if temperature == 0:
+            return logits.argmax(-1)
+        values, indices = (logits / temperature).sort(dim=-1, descending=True)
+        if top_k is not None:
+            k = min(top_k, values.shape[-1])
+            values = values.masked_fill(values < values[..., k - 1 : k], -torch.inf)
+        if top_p is not None:
+            probs = torch.softmax(values, -1)
+            drop = probs.cumsum(-1) - probs >= top_p
+            drop[..., 0] = False
+            if extra_kept_column is not None:
+                drop[..., extra_kept_column] = False
+            values = values.masked_fill(drop, -torch.inf)
+        drawn = torch.multinomial(torch.softmax(values, -1), 1, generator=generator)
+        return (indices.gather(-1, drawn) if map_back else drawn)[:, 0]
+
+    return sample
+
+
+def _sample_top_k_whole_batch(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """top-k's threshold from the whole batch at once (the k-th largest of the flattened
+    logits): right for a batch of one row, wrong for more."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = logits / temperature
+    if top_k is not None:
+        kth = torch.topk(logits.flatten(), min(top_k, logits.shape[-1])).values[-1]
+        logits = logits.masked_fill(logits < kth, -torch.inf)
+    return ref.sample(logits, 1.0, None, top_p, generator)
+
+
+def _sample_inclusive_no_guard(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """top-p removes a token once the total up to and including it reaches top_p, and
+    nothing keeps the most probable token: two mistakes (the second shows only when the
+    most probable token alone reaches top_p)."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = logits / temperature
+    if top_p is not None:
+        probs, order = torch.softmax(logits, -1).sort(-1, descending=True)
+        drop = probs.cumsum(-1) >= top_p
+        logits = logits.masked_fill(drop.scatter(-1, order, drop), -torch.inf)
+    return ref.sample(logits, 1.0, top_k, None, generator)
+
+
+def _sample_second_column(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """torch.multinomial(probs, 1)[:, 1]: past its only column (mutant sample-15)."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    probs = torch.softmax(_filtered(logits / temperature, top_k, top_p), -1)
+    return torch.multinomial(probs, 1, generator=generator)[:, 1]
+
+
 def _sample_gumbel(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """The Gumbel-max trick: argmax(logits + Gumbel noise) draws from softmax(logits)."""
     if temperature == 0:
@@ -1658,6 +1718,38 @@ MISTAKES = [
         check_sample,
         _sample_edited(flat_argmax=True),
         r"argmax of the flattened logits.*logits\.argmax\(dim=-1\)",
+    ),  # blind round 10 (b10b): a position within the top k returned as the token ("drew
+    # tokens that must never be drawn here: check top-k" before)
+    Mistake(
+        check_sample,
+        _named("sample", _sample_sorted_space(map_back=False)),
+        r"Your tokens are ranks, not vocabulary ids.*indices\.gather",
+    ),
+    # blind round 10 (b10b): rows that share a threshold ("drew tokens that must never be
+    # drawn ... scatter(-1, order" before, or a classic mistake that does not apply)
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_k_whole_batch),
+        r"same row of logits draws from one distribution in a batch of one .* not independent",
+    ),
+    # blind round 10 (b10b): two mistakes, only the first was told
+    Mistake(
+        check_sample,
+        _named("sample", _sample_inclusive_no_guard),
+        r"(?s)one token too few.*Also: with top_p=0\.\d+.*most probable token is always kept",
+    ),
+    # mutant sample-14 (the guard also keeps the second sorted column): accepted before,
+    # no case had a nucleus of one token
+    Mistake(
+        check_sample,
+        _named("sample", _sample_sorted_space(extra_kept_column=1)),
+        r"top_p=0\.2\d*, .*one token too many",
+    ),
+    # mutant sample-15: PyTorch's raw IndexError alone before
+    Mistake(
+        check_sample,
+        _named("sample", _sample_second_column),
+        r"(?s)IndexError.*torch\.multinomial\(probs, 1, \.\.\.\) returns \(batch, 1\)",
     ),
 ]
 
@@ -1682,6 +1774,8 @@ CORRECT = [
     Correct(check_GPT, GptTruncatedNormalInit),
     Correct(check_sample, _named("sample", _sample_nanogpt_hf)),
     Correct(check_sample, _named("sample", _sample_gumbel)),
+    # the draw made in sorted order and mapped back through the sort's indices
+    Correct(check_sample, _named("sample", _sample_sorted_space())),
     # ties at the top-p threshold: keeping every token tied with the crossing one passes
     Correct(check_sample, _named("sample", _sampler(top_p_rule="ties_kept"))),
 ]

@@ -40,6 +40,8 @@ _VISIBLE_SAMPLE = [
     _SampleCase(_FLAT, top_k=5, top_p=0.7, seed=9),  # top-k, then top-p
     _SampleCase((1.0, 3.0, 2.0, 2.0, 0.0), top_k=2, seed=7),  # a tie at the k-th logit
     _SampleCase((1.0, 3.0, 2.0, 2.0, 0.0), top_k=8, seed=10),  # top_k beyond the vocabulary
+    # the most probable token alone (.46) reaches top_p: the nucleus is that one token
+    _SampleCase(_ROW, top_p=0.2, seed=11),
 ]
 _ROW2 = (-0.5, 0.3, 1.9, -2.0, 1.1, 0.2, -0.8, 2.3, 0.0, -1.4, 0.7)
 _FLAT2 = (0.5, 1.5, -0.2, 1.0, 0.3, 1.2, -1.0, 0.8, 0.0)
@@ -52,6 +54,8 @@ _HIDDEN_SAMPLE = [
     _SampleCase(_FLAT2, top_k=4, top_p=0.6, seed=106),
     _SampleCase((0.0, 5.0, 1.0, 5.0, 5.0, 2.0), top_k=2, seed=105),
     _SampleCase(_FLAT2, top_k=12, top_p=0.9, seed=108),  # top_k beyond the vocabulary
+    # the most probable token alone (.37) reaches top_p: the nucleus is that one token
+    _SampleCase(_ROW2, temperature=1.0, top_p=0.25, seed=109),
 ]
 
 _TEMPERATURE_PROBS = (
@@ -141,6 +145,26 @@ _TOP_P_FIRST_ROW = (
     "never did. Did you keep the most probable token with drop[0] = False? On a (batch, "
     "vocab) mask that keeps every token of row 0; the first column of every row is "
     "drop[..., 0] = False (or drop[:, 0])."
+)
+_RANKS = (
+    "Your tokens are ranks, not vocabulary ids: token r was drawn as often as the r-th most "
+    "probable token should be (0 the most probable). You drew from the sorted (or "
+    "torch.topk) values and returned the position drawn there; map it back to the "
+    "vocabulary id with the indices the sort or topk returned (indices.gather(-1, choice))."
+)
+_ROWS_MIX = (
+    "the same row of logits draws from one distribution in a batch of one and from another "
+    "in a batch of {rows} copies of it: your rows are not independent. Something runs "
+    "across the batch axis (a softmax, sort, cumsum or topk over dim=0, or one threshold for "
+    "the whole batch); every step of the filters works on each row alone, along the last "
+    "axis (dim=-1)."
+)
+_ALL_REMOVED = (
+    "With top_p={top_p}, below the probability of the most probable token ({top:.2f}), the "
+    "nucleus is that token alone; your top-p removed every token of the row (a softmax over "
+    "logits that are all -inf is NaN). The most probable token is always kept: remove a "
+    "token only when the mass *before* it reaches top_p, and keep the first sorted column "
+    "(remove_sorted[..., 0] = False)."
 )
 _TOP_P_ROWS = (
     "Each row of logits is a sequence of its own: its top-p set comes from its own "
@@ -236,15 +260,70 @@ def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
         "threshold is (batch, 1) and lines up with its own row. (With a batch of one row the "
         "two happen to agree.)",
     )
+    top = float(torch.softmax(logits[0].double(), -1).max())
+    all_removed = (
+        lambda exc: (
+            case.top_p is not None
+            and case.temperature == 1.0
+            and case.top_k is None
+            and case.top_p <= top
+            and "probability tensor contains" in str(exc)
+        ),
+        _ALL_REMOVED.format(top_p=case.top_p, top=top),
+    )
     got = c.call(
         sample,
         logits,
         **kwargs,
         generator=_generator(seed),
         call_repr=call,
-        hints=[beyond, over_rows, threshold_axis],
+        hints=[beyond, over_rows, threshold_axis, all_removed, *_DRAW_HINTS],
     )
     return got, call
+
+
+#: errors of the draw itself: torch.multinomial(probs, 1) returns (batch, 1)
+_DRAW_HINTS = (
+    (
+        "not enough non-negative category",
+        "torch.multinomial(probs, n) draws n different tokens (without replacement), and "
+        "here fewer tokens are left after the filters: draw one, torch.multinomial(probs, "
+        "1, generator=generator)[:, 0].",
+    ),
+    (
+        "out of bounds for dimension 1 with size 1",
+        "An index ran past an axis of size 1. The likely one: torch.multinomial(probs, 1, "
+        "...) returns (batch, 1), whose only column is [:, 0].",
+    ),
+)
+
+
+def _rows_mix(c: Checker, sample, case: _SampleCase, frequencies: torch.Tensor) -> bool:
+    """Whether one row alone draws from another distribution than a batch of copies of
+    it does (the rows are then not independent); False when the batch of one cannot be
+    read (an error, another shape: other checks tell those)."""
+    row = torch.tensor([case.logits], dtype=torch.float32)
+    vocab, calls = row.shape[1], 400
+    kwargs: dict[str, Any] = {"temperature": case.temperature}
+    if case.top_k is not None:
+        kwargs["top_k"] = case.top_k
+    if case.top_p is not None:
+        kwargs["top_p"] = case.top_p
+    alone = []
+    for number in range(calls):
+        try:
+            got = sample(row.clone(), **kwargs, generator=_generator(case.seed + 1000 + number))
+        except Exception:
+            return False
+        if not isinstance(got, torch.Tensor) or tuple(got.shape) != (1,):
+            return False
+        alone.append(int(got[0]))
+    single = _frequencies(torch.tensor(alone), vocab)
+    spread = frequencies.clamp(1e-3, 1 - 1e-3)
+    bound = (
+        6 * (spread * (1 - spread) / calls).sqrt() + 6 * (spread * (1 - spread) / case.draws).sqrt()
+    )
+    return bool(((single - frequencies).abs() > bound + 0.02).any())
 
 
 def _applies(knobs: Mapping[str, Any], case: _SampleCase) -> bool:
@@ -308,6 +387,11 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
     ]
     if case.top_p is not None and matches(_ascending_top_p(row, case)):
         fitting.append(_TOP_P_ASCENDING)
+    ranked = expected.sort(descending=True).values  # entry r: the r-th most probable's
+    if not torch.equal(ranked, expected) and matches(ranked):
+        fitting.append(_RANKS)
+    if fitting == [_TOP_P_FEW]:
+        c.fail(f"{call}: {_TOP_P_FEW}{_top_token_removed(sample, case)}")
     if len(fitting) == 1:
         c.fail(f"{call}: {fitting[0]}")
     if fitting:
@@ -315,7 +399,20 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
             f"{call}: your samples fit more than one classic mistake here:\n* "
             + "\n* ".join(fitting)
         )
+    if _rows_mix(c, sample, case, frequencies):
+        c.fail(f"{call}: " + _ROWS_MIX.format(rows=case.draws))
     outside = frequencies[~allowed].sum()
+    if outside > 0 and int(allowed.sum()) == 1 and case.top_p is not None:
+        top = int(expected.argmax())
+        order = expected.sort(descending=True).indices.tolist()
+        extra = torch.nonzero(frequencies * ~allowed).flatten().tolist()
+        ranks = ", ".join(f"{t} (the most probable but {order.index(t)})" for t in extra[:4])
+        c.fail(
+            f"{call}: only token {top} may be drawn here: top_p={case.top_p} is below its "
+            f"probability ({expected[top]:.2f}), so the nucleus is that one token. Yours also "
+            f"drew {ranks}. Keep a token only while the mass *before* it is below top_p: "
+            "the first sorted column is always kept, and nothing else here."
+        )
     if outside > 0:
         given = [name for name, v in (("top-k", case.top_k), ("top-p", case.top_p)) if v]
         check = " and ".join(given) if given else "top-k and top-p"
@@ -348,6 +445,28 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
     c.fail(
         f"{call}: token {worst} was drawn {frequencies[worst]:.3f} of the time, expected "
         f"{expected[worst]:.3f}. {_RENORMALISE}"
+    )
+
+
+def _top_token_removed(sample, case: _SampleCase) -> str:
+    """A second mistake, with one-too-few top-p's: " Also ..." when a top_p below the most
+    probable token's probability removes every token (raises or draws another token)."""
+    row = torch.tensor([case.logits], dtype=torch.float32).expand(64, -1).contiguous()
+    probs = torch.softmax(row[0].double() / case.temperature, -1)
+    top_p = round(float(probs.max()) / 2, 3)
+    kwargs: dict[str, Any] = {"temperature": case.temperature, "top_p": top_p}
+    try:
+        got = sample(row, **kwargs, generator=_generator(case.seed + 7))
+        wrong = not isinstance(got, torch.Tensor) or bool((got != probs.argmax()).any())
+    except Exception:  # the learner's error: what it says is below
+        wrong = True
+    if not wrong:
+        return ""
+    return (
+        f" Also: with top_p={top_p}, below the most probable token's own probability "
+        f"({float(probs.max()):.2f}), your sample does not return that token alone (it "
+        "removes every token, or draws others): the most probable token is always kept, "
+        "remove_sorted[..., 0] = False after the rule above."
     )
 
 
