@@ -896,6 +896,30 @@ class BlockFeedForwardResidualFromInput(ref.DecoderBlock):
         return x + self.feed_forward(self.norm2(h))
 
 
+class BlockTorchLayerNorms(ref.DecoderBlock):
+    """Lesson 07's norms: nn.LayerNorm for both (a bias each, the mean subtracted)."""
+
+    def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
+        super().__init__(d_model, num_heads, d_ff, eps)
+        self.norm1 = nn.LayerNorm(d_model, eps=eps)
+        self.norm2 = nn.LayerNorm(d_model, eps=eps)
+
+
+class BlockFeedForwardSizesSwapped(ref.DecoderBlock):
+    """The feed-forward's two sizes passed the other way round, by keyword."""
+
+    def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
+        super().__init__(d_model, num_heads, d_ff, eps)
+        self.feed_forward = ref.SwiGLU(d_model=d_ff, d_ff=d_model)
+
+
+class GptWithLossSlot(ref.GPT):
+    """forward returns (logits, None), a loss slot beside the logits."""
+
+    def forward(self, ids):
+        return super().forward(ids), None
+
+
 class GptLastPosition(ref.GPT):
     """nanoGPT's generation shortcut (nanoGPT#42) in forward: the last position's logits."""
 
@@ -1653,6 +1677,23 @@ MISTAKES = [
         check_DecoderBlock,
         BlockEpsAsBase,
         r"rotates with base=\S+, not RoPE's 10000: that is the block's eps",
+    ),
+    # blind round 10 (b10b): "has biases its contract leaves out ... nn.Linear(..., bias=False)"
+    Mistake(
+        check_DecoderBlock,
+        BlockTorchLayerNorms,
+        r"norm1, norm2 are nn\.LayerNorm .*subtracts each token's mean.*RMSNorm\(d_model, eps\)",
+    ),
+    # blind round 10 (b10b): hidden only before (d_ff == d_model in the visible case), and
+    # told "feed_forward.w1 must be nn.Linear(24, 16); yours is nn.Linear(16, 24)"
+    Mistake(
+        check_DecoderBlock,
+        BlockFeedForwardSizesSwapped,
+        r"every weight of feed_forward has its two sizes swapped.*SwiGLU\(b, a\) for SwiGLU",
+    ),
+    # blind round 10 (b10b): "not the attention weights with it" for (logits, None)
+    Mistake(
+        check_GPT, GptWithLossSlot, r"\(Tensor, NoneType\): return the output alone \(a \(logits"
     ),
     Mistake(check_GPT, GptNoFinalNorm, r"no final norm"),
     Mistake(check_GPT, GptBlocksDefaultEps, r"blocks ignore the eps the GPT was given"),

@@ -105,6 +105,11 @@ def value_or_none(compute: Callable[[], torch.Tensor | None]) -> torch.Tensor | 
         return None
 
 
+def _attention_weights_like(item: Any) -> bool:
+    """A tensor whose last two axes are equal, (..., len_q, len_k) of a self-attention."""
+    return isinstance(item, torch.Tensor) and item.dim() >= 2 and item.shape[-1] == item.shape[-2]
+
+
 def expect_tensor_result(
     c: Checker,
     got: Any,
@@ -121,8 +126,13 @@ def expect_tensor_result(
     pair = (
         f" Yours returns a tuple of {len(got)} ("
         + ", ".join(type(item).__name__ for item in got)
-        + "): return the output alone, not the attention weights with it (a sub-layer's "
-        "(output, weights) pair is indexed [0] before it goes on)."
+        + (
+            "): return the output alone, not the attention weights with it (a sub-layer's "
+            "(output, weights) pair is indexed [0] before it goes on)."
+            if len(got) == 2 and _attention_weights_like(got[1])
+            else "): return the output alone (a (logits, loss) pair, as nanoGPT's forward "
+            "returns, or anything else beside the output, is not this contract's)."
+        )
         if isinstance(got, tuple)
         else ""
     )
