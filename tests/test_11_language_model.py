@@ -169,6 +169,23 @@ class NormSubtractsMean(_Norm):
     statistic = "variance"
 
 
+class NormStd(ref.RMSNorm):
+    """x divided by its (biased) standard deviation: the mean subtracted inside the
+    statistic only (timm's RmsNorm before pytorch-image-models#2380)."""
+
+    def forward(self, x):
+        std = torch.sqrt(x.var(-1, keepdim=True, correction=0) + self.eps)
+        return x / std * self.weight
+
+
+class NormZeroGain(ref.RMSNorm):
+    """The gain initialised to zeros (Gemma's 1 + weight start) and used directly."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__(d_model, eps)
+        nn.init.zeros_(self.weight)
+
+
 class NormCentredNumerator(ref.RMSNorm):
     """The mean subtracted from x after the mean square was taken of x itself."""
 
@@ -555,6 +572,22 @@ class FfnSigmoidForm(ref.SwiGLU):
     def forward(self, x):
         gate = self.w1(x)
         return self.w2(gate * torch.sigmoid(gate) * self.w3(x))
+
+
+class FfnSigmoidOfMinus(ref.SwiGLU):
+    """The SiLU written with the sign flipped: z * sigmoid(-z)."""
+
+    def forward(self, x):
+        gate = self.w1(x)
+        return self.w2(gate * torch.sigmoid(-gate) * self.w3(x))
+
+
+class FfnFunctionalDropout(ref.SwiGLU):
+    """F.dropout on the product, following self.training: right in eval mode only."""
+
+    def forward(self, x):
+        hidden = F.dropout(F.silu(self.w1(x)) * self.w3(x), 0.1, training=self.training)
+        return self.w2(hidden)
 
 
 class FfnDivided(ref.SwiGLU):
@@ -1542,6 +1575,14 @@ MISTAKES = [
     Mistake(check_SwiGLU, FfnReLU, r"used ReLU"),
     # was told "the submodules must be called exactly so", though their names were right
     Mistake(check_SwiGLU, FfnWithBias, r"has biases its contract leaves out.*bias=False"),
+    # blind round 10 (b10b): "largest difference" alone before
+    Mistake(check_SwiGLU, FfnSigmoidOfMinus, r"z \* sigmoid\(-z\).*sign inside the exp"),
+    # blind round 10 (b10b): accepted before (the values are compared in eval mode)
+    Mistake(check_SwiGLU, FfnFunctionalDropout, r"train mode .*two different outputs.*F\.dropout"),
+    # blind round 10 (b10b): "largest difference" alone before (generic)
+    Mistake(check_RMSNorm, NormStd, r"divided x by its standard deviation"),
+    # blind round 10 (b10b): accepted before (the value checks load their own gains)
+    Mistake(check_RMSNorm, NormZeroGain, r"weight starts at zeros.*torch\.ones\(d_model\)"),
     Mistake(check_SwiGLU, FfnGELU, r"used GELU"),
     Mistake(check_SwiGLU, FfnNoGate, r"no gate"),
     Mistake(check_SwiGLU, FfnSiluAfter, r"SiLU after the product"),

@@ -35,6 +35,42 @@ _SWIGLU_KEYS = (
 )
 
 
+_SIGN = (
+    "Your gate is z * sigmoid(-z) = z / (1 + exp(z)): the sign inside the exponential is "
+    "flipped. The SiLU is z * sigmoid(z) = z / (1 + exp(-z)) (F.silu(z))."
+)
+_RANDOM_IN_TRAIN = (
+    "{built} in train mode (a freshly built module is in train mode) gave two different "
+    "outputs for the same x: it draws random numbers.{dropout} SwiGLU has no dropout and "
+    "nothing random: w2(silu(w1(x)) * w3(x)) is the same on every call."
+)
+
+
+def _same_in_train_mode(c: Checker, cls, d_model: int, d_ff: int) -> None:
+    """A fresh module in train mode, called twice on one x: the same output (a dropout
+    inside only shows in train mode; the values are compared in eval mode)."""
+    module = c.call(cls, d_model, d_ff, call_repr=f"SwiGLU({d_model}, {d_ff})")
+    module.train()
+    x = randn((2, 5, d_model), 7, scale=2.0)
+    built = f"SwiGLU({d_model}, {d_ff})"
+    first = c.call(module, x, call_repr=f"{built}(x {tuple(x.shape)})")
+    second = c.call(module, x, call_repr=f"{built}(x {tuple(x.shape)})")
+    if isinstance(first, torch.Tensor) and isinstance(second, torch.Tensor):
+        if first.shape == second.shape and not torch.equal(first, second):
+            dropouts = [
+                name or "the module itself"
+                for name, sub in module.named_modules()
+                if isinstance(sub, torch.nn.modules.dropout._DropoutNd)
+            ]
+            told = (
+                f" It holds a dropout ({', '.join(dropouts)}): remove it."
+                if dropouts
+                else " (A dropout through F.dropout, or a random draw?)"
+            )
+            c.fail(_RANDOM_IN_TRAIN.format(built=built, dropout=told))
+    c.ok()
+
+
 _COMBINE = {  # how the gate g = silu(w1(x)) and the value v = w3(x) were combined instead
     "divided": (
         "You divided the gate by the value, silu(w1(x)) / w3(x): they are multiplied, "
@@ -55,7 +91,9 @@ _COMBINE = {  # how the gate g = silu(w1(x)) and the value v = w3(x) were combin
 def _combine_mistakes(x, state) -> dict[str, object]:
     """The gate and value combined by another operation, or w2 applied too early."""
     gate, value = torch.nn.functional.silu(linear(x, state, "w1")), linear(x, state, "w3")
+    z = linear(x, state, "w1")
     values = {
+        _SIGN: lambda: linear(z * torch.sigmoid(-z) * value, state, "w2"),
         _COMBINE["divided"]: lambda: linear(gate / value, state, "w2"),
         _COMBINE["added"]: lambda: linear(gate + value, state, "w2"),
         _COMBINE["w2 first"]: lambda: (
@@ -166,3 +204,5 @@ def check_SwiGLU(cls, *, hidden: bool = False) -> None:
                     **_combine_mistakes(x, state),
                 },
             )
+        last = (_HIDDEN_FFN if hidden else _VISIBLE_FFN)[-1]
+        _same_in_train_mode(c, cls, last.shape[-1], last.d_ff)
