@@ -392,6 +392,16 @@ def _rope_float64(length, d_head, base=10000.0):
     return angles.cos(), angles.sin()
 
 
+def _rope_frequencies(theta_of):
+    """A table of m · theta_i from 0, with the frequencies ``theta_of(d_head, base)``."""
+
+    def rotary_embedding(length, d_head, base=10000.0):
+        angles = torch.arange(length).double()[:, None] * theta_of(d_head, base)
+        return angles.cos().float(), angles.sin().float()
+
+    return _named("rotary_embedding", rotary_embedding)
+
+
 def _rope_llama(length, d_head, base=10000.0):
     """Llama's precompute_freqs_cis, in float32: torch.outer, then polar."""
     freqs = 1.0 / (base ** (torch.arange(0, d_head, 2)[: d_head // 2].float() / d_head))
@@ -1510,6 +1520,17 @@ MISTAKES = [
     ),
     Mistake(check_RMSNorm, NormTorch, r"(?s)calls torch\.nn\.RMSNorm.*grader scores it 0"),
     Mistake(check_rotary_embedding, _rope(first=1), r"positions start at 1"),
+    # blind round 10 (b10b): "largest difference" alone before; the pairs' angles now
+    Mistake(
+        check_rotary_embedding,
+        _rope_frequencies(lambda d, base: base ** -torch.arange(0, d, 2).double() / d),
+        r"positions are right .* not your frequencies: pair 0 is the first wrong",
+    ),
+    Mistake(
+        check_rotary_embedding,
+        _rope_frequencies(lambda d, base: base ** -((2 * torch.arange(d // 2)) // d).double()),
+        r"pair 1 is the first wrong .* Every pair of yours turns by the same angle",
+    ),
     Mistake(check_rotary_embedding, _rope(exponent=1), r"base \*\* \(-i / d_head\)"),
     Mistake(
         check_rotary_embedding,

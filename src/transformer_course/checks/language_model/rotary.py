@@ -9,6 +9,7 @@ from typing import Any
 import torch
 
 from transformer_course.checking import Checker, tolerance
+from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.hints import Hint
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.layers import mistake_pairs
@@ -95,7 +96,8 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
     with Checker("rotary_embedding", hidden=hidden) as c:
         c.require_callable(rotary_embedding)
         runs = []
-        for case in _HIDDEN_ROPE if hidden else _VISIBLE_ROPE:
+        cases = _HIDDEN_ROPE if hidden else _VISIBLE_ROPE
+        for case in cases:
             args = (case.length, case.d_head) + (() if case.base is None else (case.base,))
             base = 10000.0 if case.base is None else case.base
             call = f"rotary_embedding{args}"
@@ -155,7 +157,56 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
                     },
                 )
             )
-        _judge_runs(c, runs)
+        _judge_runs(c, runs, localise=lambda: _wrong_frequencies(runs, cases))
+
+
+def _wrong_frequencies(runs: list[tuple], cases: list[_RopeCase]) -> str:
+    """When no known slip fits: the learner's tables as angles, if they are m · theta_i
+    (position 0 unrotated, each pair turning by one angle per position) with other
+    frequencies than base ** (-2i / d_head): which pairs, and their angles per position
+    (blind10b: a dropped parenthesis and a floor division got "largest difference")."""
+    for (got, expected, call, _, _, _), case in zip(runs, cases, strict=True):
+        if torch.allclose(got, expected, rtol=1e-4, atol=1e-4) or case.length < 2:
+            continue
+        cos, sin = got[0], got[1]  # (len, pairs)
+        theta = torch.atan2(sin[1], cos[1])  # (pairs,): the angle per position, in (-pi, pi]
+        positions = torch.arange(case.length, dtype=torch.float64)[:, None]
+        if not (
+            torch.allclose(cos, (positions * theta).cos(), atol=1e-4)
+            and torch.allclose(sin, (positions * theta).sin(), atol=1e-4)
+        ):
+            return ""  # not a table of m · theta_i: the layout checks say more
+        right = torch.atan2(expected[1][1], expected[0][1])
+        diff = torch.remainder(theta - right + torch.pi, 2 * torch.pi) - torch.pi
+        bad = (diff.abs() > 1e-4).nonzero().flatten().tolist()
+        if not bad:
+            return ""
+
+        def shown(t: torch.Tensor) -> str:
+            return (
+                "["
+                + ", ".join(f"{v:.3f}" for v in t[:6].tolist())
+                + (", ...]" if len(t) > 6 else "]")
+            )
+
+        same = (
+            f" Every pair of yours turns by the same angle ({float(theta[0]):.3f}): the "
+            "exponent is the same for every pair (an integer division 2i // d_head, which "
+            "is 0 for every i, does that), where it must grow with i."
+            if len(theta) > 1 and bool(torch.allclose(theta, theta[0].expand_as(theta)))
+            else ""
+        )
+        return (
+            f"{call} is not what the reference gives. Your positions are right (angle[m, i] "
+            "= m · theta_i from angle 0 at position 0), but not your frequencies: pair "
+            f"{bad[0]} is the first wrong ({len(bad)} of {len(theta)} pairs). Per position "
+            f"(atan2(sin[1], cos[1]), modulo 2π) yours turn by {shown(theta)}, the pairs "
+            f"should turn by theta_i = base ** (-2i / d_head) = {shown(right)}.{same} Slips that "
+            "give other frequencies: parentheses missing around the exponent (base ** "
+            "torch.arange(0, d_head, 2) / d_head is (base ** 2i) / d_head), // where / "
+            "belongs, a lost minus."
+        )
+    return ""
 
 
 @dataclass(frozen=True)
@@ -374,7 +425,7 @@ def _relative_property(c: Checker, apply_rotary, d_head: int, seed: int) -> None
     c.expect_true(spread < 1e-3 * max(1.0, float(scores.abs().max())), f"{call}: {_RELATIVE}")
 
 
-def _judge_runs(c: Checker, runs: list[tuple]) -> None:
+def _judge_runs(c: Checker, runs: list[tuple], localise=None) -> None:
     """Every input's (got, expected, call, tolerance, mistakes, expect_close options): when
     one is wrong, the known mistakes that agree with the learner on EVERY input are
     stated (one) or named as candidates (several); when none agrees, each input is
@@ -394,7 +445,14 @@ def _judge_runs(c: Checker, runs: list[tuple]) -> None:
         if found:
             c.fail(f"{wrong[0][2]} is not what the reference gives. {candidates_message(found)}")
     for got, expected, call, tol, _, options in runs:
-        c.expect_close(got, expected, call, **tol, **options)
+        try:
+            c.expect_close(got, expected, call, **tol, **options)
+        except CheckFailure as failure:
+            # only where nothing better than the largest difference was found
+            told = localise() if localise and "largest difference" in failure.message else ""
+            if told:
+                c.fail(told)
+            raise
 
 
 _BROADCAST = re.compile(
