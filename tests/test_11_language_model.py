@@ -666,6 +666,34 @@ class AttentionNoRope(_Attention):
     rope = False
 
 
+class AttentionScoresTimesMask(_Attention):
+    """The scores multiplied by the 0/1 mask: blocked scores become 0, not -inf."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        scores = q @ k.transpose(-2, -1) / self.d_head**0.5 * look_ahead_mask(length).float()
+        return self.w_o(merge_heads(torch.softmax(scores, -1) @ v))
+
+
+class AttentionMaskForMaxLength(_Attention):
+    """A causal mask made once for 64 positions and never cut to the input's length."""
+
+    def __init__(self, d_model, num_heads, base=10000.0):
+        super().__init__(d_model, num_heads, base)
+        self.register_buffer("mask", look_ahead_mask(64), persistent=False)
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, self.mask)
+        return self.w_o(merge_heads(heads))
+
+
 class AttentionLengthFromFeatures(_Attention):
     length_axis = 2
 
@@ -1611,6 +1639,18 @@ MISTAKES = [
     Mistake(check_SwiGLU, FfnGateTimesInput, r"or x itself in the product .*silu\(w1\(x\)\) \* x"),
     Mistake(check_SwiGLU, FfnW2First, r"sizes \d+ and \d+ are d_model and d_ff.*w2 applied"),
     Mistake(check_CausalSelfAttention, AttentionNoRope, r"no rotary embedding"),
+    # blind round 10 (b10b): "largest difference" alone before
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionScoresTimesMask,
+        r"blocked scores became 0 .*scores multiplied by the mask",
+    ),
+    # blind round 10 (b10b): PyTorch's size clash and the generic broadcast hint before
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionMaskForMaxLength,
+        r"64 is no size of this input.*a table made for a fixed number of positions",
+    ),
     # a raw size clash and a guess about d_model before
     Mistake(
         check_CausalSelfAttention,

@@ -141,6 +141,17 @@ def _attention_hints(
                 "row per position."
             )
         d_head = d_model // num_heads
+        sizes = {batch, d_model, d_head, d_model // 2, d_head // 2, num_heads}
+        if length in pair and len(pair) == 2 and max(pair) > length and not pair & sizes - {length}:
+            return (
+                f"The sizes {found[1]} and {found[2]}: {max(pair)} is no size of this input, "
+                f"and {length} is its length. The likely cause: a table made for a fixed "
+                f"number of positions ({max(pair)}: a maximum length, e.g. precomputed in "
+                "__init__), RoPE's cos and sin or a causal mask, met this input's "
+                f"{length} positions: cut it to the input's length (cos[:len], sin[:len], "
+                "mask[:len, :len]) or make it in forward (rotary_embedding(len, self.d_head, "
+                "self.base), look_ahead_mask(len))."
+            )
         if d_model // 2 in pair and d_head // 2 in pair and d_model != d_head:
             return (
                 "A shape does not fit: are cos and sin from rotary_embedding(len, d_head) (one "
@@ -219,8 +230,16 @@ _MERGE_NO_TRANSPOSE = (
     "first, so each output token is cut out of one head's block of numbers: use "
     "merge_heads (imported), or transpose(1, 2) before the reshape."
 )
+_FILL_ZERO = (
+    "Your blocked scores became 0 (or a number close to it), not -inf: exp(0) keeps a "
+    "weight for every later key, so each position still attends to the future. Two ways to "
+    "get there: masked_fill with 0 or a tiny number (-1e-9, -eps) instead of float('-inf') "
+    "(or a large negative such as -1e9), or scores multiplied by the mask. Pass "
+    "look_ahead_mask(len) to scaled_dot_product_attention, or fill with -inf."
+)
 _ATTENTION_MISTAKES = {
     _NO_ROPE: {"rope": False},
+    _FILL_ZERO: {"fill": 0.0},
     _ROTATE_VALUES: {"rotate_values": True},
     _BEFORE_SPLIT: {"split": "before"},
     _NOT_CAUSAL: {"causal": False},
