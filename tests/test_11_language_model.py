@@ -39,6 +39,13 @@ def _named(name, fn):
 
 
 # ------------------------------------------------------------------- next_token_batches
+def _batches_without_replacement(tokens, block_size, batch_size, generator):
+    """Distinct starts: a random permutation of every start, cut to batch_size."""
+    order = torch.randperm(len(tokens) - block_size, generator=generator)
+    windows = torch.stack([tokens[s : s + block_size + 1] for s in order[:batch_size].tolist()])
+    return windows[:, :-1], windows[:, 1:]
+
+
 def _batches(*, shift=1, high_minus=0, global_stream=False, step=1):
     def next_token_batches(tokens, block_size, batch_size, generator):
         high = len(tokens) - block_size - high_minus
@@ -1427,6 +1434,12 @@ def _sample_gumbel(logits, temperature=1.0, top_k=None, top_p=None, generator=No
 
 MISTAKES = [
     Mistake(check_next_token_batches, _batches(shift=0), r"targets are the inputs themselves"),
+    # blind round 10 (b10b): "should have shape (400, 4), but it has shape (8, 4)" alone
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_without_replacement),
+        r"exactly the number of possible starts .* drawn at most once",
+    ),
     Mistake(check_next_token_batches, _batches(step=-1), r"window runs backwards .* subtracted"),
     Mistake(check_next_token_batches, _batches(step=2), r"window steps by 2 positions, not 1"),
     Mistake(check_next_token_batches, _batches(shift=-1), r"shifted the wrong way"),
