@@ -497,6 +497,22 @@ def _rotate_half_neox(x, cos, sin):
     return x * cos + rotated * sin
 
 
+def _rotate_tables_unsqueezed(x, cos, sin):
+    """cos and sin unsqueezed for a (batch, len, heads, d_head) layout: (len, 1, d/2)."""
+    cos, sin = cos.unsqueeze(1).to(x.dtype), sin.unsqueeze(1).to(x.dtype)
+    half = x.shape[-1] // 2
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat([a * cos - b * sin, a * sin + b * cos], -1)
+
+
+def _rotate_four_axes(x, cos, sin):
+    """x indexed with four axes, x[:, :, :, :half]: only a (batch, heads, len, d) x works."""
+    half = x.shape[-1] // 2
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+    a, b = x[:, :, :, :half], x[:, :, :, half:]
+    return torch.cat([a * cos - b * sin, a * sin + b * cos], -1)
+
+
 def _rotate_complex_upcast(x, cos, sin):
     """Neighbouring pairs as complex numbers of x.float(), never cast back."""
     pairs = torch.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2).contiguous())
@@ -1603,6 +1619,17 @@ MISTAKES = [
         r"minus is missing, or the positions are divided by theta_i instead of multiplied",
     ),
     Mistake(check_apply_rotary, _rotate(direction=-1), r"wrong way"),
+    # blind round 10 (b10b): the shapes alone, and a raw IndexError, before
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotate_tables_unsqueezed),
+        r"cos and sin were given an extra axis \(cos\[:, None, :\]",  # x (len, d) or 4-D
+    ),
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotate_four_axes),
+        r"(?s)IndexError.*any number of leading axes.*x\[\.\.\., :half\]",
+    ),
     Mistake(check_apply_rotary, _rotate(mixed=True), r"pairing is mixed"),
     Mistake(check_apply_rotary, _rotate(not_rotated=True), r"rather than a rotation"),
     # told only the shapes or PyTorch's raw size clash before

@@ -483,6 +483,43 @@ def _split_hint(d_head: int, ndim: int) -> Hint:
     return lambda exc: isinstance(exc, RuntimeError), text
 
 
+def _tables_axis_hint(shape: tuple[int, ...]) -> Hint:
+    """For a clash of len with the axis before it in x (heads): cos and sin given an
+    extra axis, (len, 1, d_head // 2), line their positions up with that axis."""
+
+    def text(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if len(shape) < 3 or not found or int(found.group(3)) != len(shape) - 3:
+            return ""
+        if {int(found.group(1)), int(found.group(2))} != {shape[-3], shape[-2]}:
+            return ""
+        return (
+            f"The sizes are x's axis -3 ({shape[-3]}) and its len ({shape[-2]}). The likely "
+            "cause: cos and sin were given an extra axis (cos[:, None, :], or unsqueeze(1), "
+            "as for a (batch, len, heads, d_head) layout), so their positions meet x's axis "
+            "-3. cos and sin, (len, d_head // 2), already line up with x's last two axes: "
+            "use them as they are."
+        )
+
+    return lambda exc: isinstance(exc, RuntimeError), text
+
+
+def _axes_count_hints(ndim: int) -> list[Hint]:
+    """For x.shape unpacked into a fixed number of names, or x indexed with a fixed number
+    of axes (x[:, :, :, :half]): x may have any number of leading axes."""
+    text = (
+        f"Here x has {ndim} axes: apply_rotary takes x with any number of leading axes, "
+        "(..., len, d_head) (one head's (len, d_head), or (batch, num_heads, len, d_head)). "
+        "Unpacking x.shape into a fixed number of names, or indexing x[:, :, :, ...], fixes "
+        "that number: read the last axes only (d_head = x.shape[-1]) and slice with "
+        "x[..., :half]."
+    )
+    return [
+        (lambda exc: isinstance(exc, ValueError) and "values to unpack" in str(exc), text),
+        (lambda exc: isinstance(exc, IndexError) and "too many indices" in str(exc), text),
+    ]
+
+
 def _rotary_shape_hint(got: Any, x: torch.Tensor, expected: torch.Tensor) -> str:
     """For a result of the wrong shape: the two rotated halves joined along another axis
     than the last (or stacked), said when the shape is exactly that."""
@@ -499,6 +536,19 @@ def _rotary_shape_hint(got: Any, x: torch.Tensor, expected: torch.Tensor) -> str
             f"Your result is the two rotated halves ({(*lead, length, half)} each) joined "
             f"along axis -2 (len){', with the right values,' if same else ''} instead of the "
             "last axis: torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)."
+        )
+    try:  # cos and sin (len, 1, d_head // 2): an axis added for another layout
+        unsqueezed = torch.broadcast_shapes((length, 1, half), (*lead, length, half))
+    except RuntimeError:
+        unsqueezed = None
+    if unsqueezed is not None and shape == (*unsqueezed[:-1], d_head) and len(shape) > x.dim():
+        return (
+            f"Your result has {len(shape)} axes, x has {x.dim()}: cos and sin were given an "
+            "extra axis (cos[:, None, :], or unsqueeze(1), as for a (batch, len, heads, "
+            "d_head) layout; or x's halves were), so their positions broadcast against "
+            "another axis of x. cos "
+            "and sin, (len, d_head // 2), already line up with x's last two axes, (..., len, "
+            "d_head // 2), whatever leading axes x has: use them as they are."
         )
     if shape in ((*lead, 2, length, half), (*lead, length, 2, half)):
         return (
@@ -546,7 +596,16 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
             cos, sin = ref.rotary_embedding(length, d_head)
             call = f"apply_rotary(x {tuple(x.shape)} {str(case.dtype).replace('torch.', '')}, cos, sin)"
             got = c.call(
-                apply_rotary, x, cos, sin, call_repr=call, hints=[_split_hint(d_head, x.dim())]
+                apply_rotary,
+                x,
+                cos,
+                sin,
+                call_repr=call,
+                hints=[
+                    _split_hint(d_head, x.dim()),
+                    *_axes_count_hints(x.dim()),
+                    _tables_axis_hint(tuple(x.shape)),
+                ],
             )
             c.expect_type(got, torch.Tensor, call)
             angles = rope_angles_f(length, d_head)
