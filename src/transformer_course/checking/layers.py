@@ -106,8 +106,9 @@ def value_or_none(compute: Callable[[], torch.Tensor | None]) -> torch.Tensor | 
 
 
 def _attention_weights_like(item: Any) -> bool:
-    """A tensor whose last two axes are equal, (..., len_q, len_k) of a self-attention."""
-    return isinstance(item, torch.Tensor) and item.dim() >= 2 and item.shape[-1] == item.shape[-2]
+    """A tensor of three axes or more, as attention weights (..., len_q, len_k) are (a
+    loss is a number, a cache or a mask something else)."""
+    return isinstance(item, torch.Tensor) and item.dim() >= 3
 
 
 def expect_tensor_result(
