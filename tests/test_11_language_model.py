@@ -1007,6 +1007,39 @@ class BlockFeedForwardSizesSwapped(ref.DecoderBlock):
         self.feed_forward = ref.SwiGLU(d_model=d_ff, d_ff=d_model)
 
 
+class AttentionResidualDropout(ref.CausalSelfAttention):
+    """nanoGPT's resid_dropout on the attention's output: random in train mode only."""
+
+    def __init__(self, d_model, num_heads, base=10000.0):
+        super().__init__(d_model, num_heads, base)
+        self.resid_dropout = nn.Dropout(0.2)
+
+    def forward(self, x):
+        return self.resid_dropout(super().forward(x))
+
+
+class BlockSublayerDropout(ref.DecoderBlock):
+    """F.dropout on each sub-layer's output, following self.training."""
+
+    def forward(self, x):
+        h = x + F.dropout(self.attn(self.norm1(x)), 0.1, self.training)
+        return h + F.dropout(self.feed_forward(self.norm2(h)), 0.1, self.training)
+
+
+class GptEmbeddingDropout(ref.GPT):
+    """nanoGPT's drop(tok_emb): a dropout on the embeddings."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, ids):
+        x = self.drop(self.embedding(ids))
+        for layer in self.layers:
+            x = layer(x)
+        return self.norm(x) @ self.embedding.weight.T
+
+
 class GptWithLossSlot(ref.GPT):
     """forward returns (logits, None), a loss slot beside the logits."""
 
@@ -1837,6 +1870,14 @@ MISTAKES = [
     Mistake(
         check_GPT, GptWithLossSlot, r"\(Tensor, NoneType\): return the output alone \(a \(logits"
     ),
+    # blind round 10 (b10b): dropouts were accepted (the values are compared in eval mode)
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionResidualDropout,
+        r"train mode .*two different outputs .*dropout \(resid_dropout\): remove it",
+    ),
+    Mistake(check_DecoderBlock, BlockSublayerDropout, r"two different outputs .*F\.dropout"),
+    Mistake(check_GPT, GptEmbeddingDropout, r"two different outputs .*dropout \(drop\)"),
     Mistake(check_GPT, GptNoFinalNorm, r"no final norm"),
     Mistake(check_GPT, GptBlocksDefaultEps, r"blocks ignore the eps the GPT was given"),
     Mistake(check_GPT, GptFinalNormDefaultEps, r"final norm ignores the eps the GPT was given"),

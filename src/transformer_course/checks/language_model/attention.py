@@ -25,6 +25,7 @@ from transformer_course.checking.localise import localise_layer
 from transformer_course.checking.oracles import causal_self_attention_f
 from transformer_course.reference import language_model as ref
 
+from .common import _same_in_train_mode
 from .rotary import _ADJACENT_NOTE, _BROADCAST
 
 
@@ -355,6 +356,7 @@ def _check_layer(
             _expect_oracle_and_causal(
                 c, module, x, got, oracle, what, table, _FUTURE, where, extra=extra
             )
+        _same_in_train_mode(c, cls, args(case), x, name)
 
 
 _PROJECTIONS = {"w_q": "queries", "w_k": "keys", "w_v": "values"}

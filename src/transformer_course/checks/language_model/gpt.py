@@ -26,7 +26,7 @@ from .attention import (
     _expect_oracle_and_causal,
     _ModelCase,
 )
-from .common import _plain_generator
+from .common import _plain_generator, _same_in_train_mode
 
 _UNTIED = (
     "Your output layer is not tied to the embedding: its weight is a separate matrix. Use "
@@ -222,3 +222,4 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
                 c, module, ids, got, oracle, what, _eps_mistakes(case.eps), _GPT_FUTURE, where
             )
         _check_embedding_init(c, cls, seed=101 if hidden else 1)
+        _same_in_train_mode(c, cls, args, ids, "GPT")

@@ -17,6 +17,8 @@ from transformer_course.checking.layers import (
 from transformer_course.checking.oracles import linear, swiglu_f
 from transformer_course.reference import language_model as ref
 
+from .common import _same_in_train_mode
+
 _SWAP = (
     "Your gate and value are swapped: the SiLU goes on w1(x) (the gate), which then "
     "multiplies w3(x): w2(silu(w1(x)) * w3(x))."
@@ -39,38 +41,6 @@ _SIGN = (
     "Your gate is z * sigmoid(-z) = z / (1 + exp(z)): the sign inside the exponential is "
     "flipped. The SiLU is z * sigmoid(z) = z / (1 + exp(-z)) (F.silu(z))."
 )
-_RANDOM_IN_TRAIN = (
-    "{built} in train mode (a freshly built module is in train mode) gave two different "
-    "outputs for the same x: it draws random numbers.{dropout} SwiGLU has no dropout and "
-    "nothing random: w2(silu(w1(x)) * w3(x)) is the same on every call."
-)
-
-
-def _same_in_train_mode(c: Checker, cls, d_model: int, d_ff: int) -> None:
-    """A fresh module in train mode, called twice on one x: the same output (a dropout
-    inside only shows in train mode; the values are compared in eval mode)."""
-    module = c.call(cls, d_model, d_ff, call_repr=f"SwiGLU({d_model}, {d_ff})")
-    module.train()
-    x = randn((2, 5, d_model), 7, scale=2.0)
-    built = f"SwiGLU({d_model}, {d_ff})"
-    first = c.call(module, x, call_repr=f"{built}(x {tuple(x.shape)})")
-    second = c.call(module, x, call_repr=f"{built}(x {tuple(x.shape)})")
-    if isinstance(first, torch.Tensor) and isinstance(second, torch.Tensor):
-        if first.shape == second.shape and not torch.equal(first, second):
-            dropouts = [
-                name or "the module itself"
-                for name, sub in module.named_modules()
-                if isinstance(sub, torch.nn.modules.dropout._DropoutNd)
-            ]
-            told = (
-                f" It holds a dropout ({', '.join(dropouts)}): remove it."
-                if dropouts
-                else " (A dropout through F.dropout, or a random draw?)"
-            )
-            c.fail(_RANDOM_IN_TRAIN.format(built=built, dropout=told))
-    c.ok()
-
-
 _COMBINE = {  # how the gate g = silu(w1(x)) and the value v = w3(x) were combined instead
     "divided": (
         "You divided the gate by the value, silu(w1(x)) / w3(x): they are multiplied, "
@@ -205,4 +175,5 @@ def check_SwiGLU(cls, *, hidden: bool = False) -> None:
                 },
             )
         last = (_HIDDEN_FFN if hidden else _VISIBLE_FFN)[-1]
-        _same_in_train_mode(c, cls, last.shape[-1], last.d_ff)
+        x = randn((2, 5, last.shape[-1]), 7, scale=2.0)
+        _same_in_train_mode(c, cls, (last.shape[-1], last.d_ff), x, "SwiGLU")
