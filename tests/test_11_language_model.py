@@ -1464,6 +1464,20 @@ def _sample_inclusive_no_guard(logits, temperature=1.0, top_k=None, top_p=None, 
     return ref.sample(logits, 1.0, top_k, None, generator)
 
 
+def _sample_top_k_one_early(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """The threshold from torch.topk(logits, top_k - 1): k - 1 tokens kept, as with <=."""
+    if top_k is not None and top_k > 1:
+        top_k = top_k - 1
+    return ref.sample(logits, temperature, top_k, top_p, generator)
+
+
+def _sample_temperature_twice(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """The logits divided by the temperature before the call and again inside it."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    return ref.sample(logits / temperature, temperature, top_k, top_p, generator)
+
+
 def _sample_second_column(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """torch.multinomial(probs, 1)[:, 1]: past its only column (mutant sample-15)."""
     if temperature == 0:
@@ -1968,6 +1982,20 @@ MISTAKES = [
         check_sample,
         _named("sample", _sample_sorted_space(extra_kept_column=1)),
         r"top_p=0\.2\d*, .*one token too many",
+    ),
+    # blind round 10 (b10b): told "it removes the k-th largest logit itself (logits <=
+    # kth)" as the one cause, although topk(logits, top_k - 1) gives the same samples
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_k_one_early),
+        r"k - 1 tokens, one too few\. Two slips .*torch\.topk\(logits, top_k - 1\)",
+    ),
+    # blind round 10 (b10b): "never drew some tokens ...: check top-k and top-p" with no
+    # filter given before
+    Mistake(
+        check_sample,
+        _named("sample", _sample_temperature_twice),
+        r"follow the temperature t \*\* 2 = \S+ .*divided by the temperature twice",
     ),
     # mutant sample-15: PyTorch's raw IndexError alone before
     Mistake(

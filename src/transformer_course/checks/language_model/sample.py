@@ -88,8 +88,11 @@ _TOP_P_FEW = (
     "it already reaches top_p)."
 )
 _TOP_K_FEWER = (
-    "Your top-k keeps k - 1 tokens, one too few: it removes the k-th largest logit itself "
-    "(logits <= kth). Remove only the logits below the k-th largest (logits < kth)."
+    "Your top-k keeps k - 1 tokens, one too few. Two slips do that, and these inputs cannot "
+    "tell them apart: the k-th largest logit removed itself (logits <= kth), or the "
+    "threshold taken one place early (torch.topk(logits, top_k - 1), or .values[..., -2]). "
+    "Keep the logits >= the k-th largest: kth = torch.topk(logits, top_k).values[..., -1:], "
+    "remove logits < kth."
 )
 _TOP_K_MORE = (
     "Your top-k keeps k + 1 tokens, one too many: the threshold is the k-th largest logit, "
@@ -401,6 +404,9 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
         )
     if _rows_mix(c, sample, case, frequencies):
         c.fail(f"{call}: " + _ROWS_MIX.format(rows=case.draws))
+    fitted = _effective_temperature(row, case, matches)
+    if fitted is not None:
+        c.fail(f"{call}: {fitted}")
     outside = frequencies[~allowed].sum()
     if outside > 0 and int(allowed.sum()) == 1 and case.top_p is not None:
         top = int(expected.argmax())
@@ -440,12 +446,48 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
                 "(remove_sorted[..., 0] = False) and removes a token only when the mass "
                 "*before* it already reaches top_p."
             )
-        c.fail(f"{call} never drew some tokens that should be drawn: check top-k and top-p.")
+        c.fail(
+            f"{call} never drew some tokens that should be drawn: "
+            + (
+                "check top-k and top-p."
+                if case.top_k is not None or case.top_p is not None
+                else "no filter is given here, so every token may be drawn; check the "
+                "temperature and the draw."
+            )
+        )
     worst = int(((frequencies - expected).abs() - tol).argmax())
     c.fail(
         f"{call}: token {worst} was drawn {frequencies[worst]:.3f} of the time, expected "
         f"{expected[worst]:.3f}. {_RENORMALISE}"
     )
+
+
+def _effective_temperature(row: torch.Tensor, case: _SampleCase, matches) -> str | None:
+    """The temperature whose distribution (with this case's filters) the samples follow,
+    when it is not the one given (the temperature applied twice, or in another way); None
+    when none fits or the given one does."""
+    t = case.temperature
+    if t == 1.0:
+        return None
+
+    def at(value: float) -> torch.Tensor:
+        return sample_probabilities_f(row, temperature=value, top_k=case.top_k, top_p=case.top_p)
+
+    if matches(at(t * t)):
+        return (
+            f"your samples follow the temperature t ** 2 = {t * t:g} (t = {t:g}): the logits "
+            "were divided by the temperature twice. Divide them once, before the softmax "
+            "(and before top-k and top-p): softmax(logits / temperature)."
+        )
+    fits = [v for v in (round(0.05 * k, 2) for k in range(1, 201)) if matches(at(v))]
+    if fits and all(abs(v - t) > 0.05 for v in fits):
+        span = f"{fits[0]:g}" if len(fits) == 1 else f"between {fits[0]:g} and {fits[-1]:g}"
+        return (
+            f"your samples follow a temperature {span}, not the one given, {t:g}: the "
+            "temperature reaches the logits in another way than one division before the "
+            "softmax, softmax(logits / temperature)."
+        )
+    return None
 
 
 def _top_token_removed(sample, case: _SampleCase) -> str:
