@@ -1040,6 +1040,26 @@ class GptEmbeddingDropout(ref.GPT):
         return self.norm(x) @ self.embedding.weight.T
 
 
+class GptOneBlockMore(ref.GPT):
+    """range(num_layers + 1): one block too many."""
+
+    def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, eps=1e-5):
+        super().__init__(vocab_size, d_model, num_heads, d_ff, num_layers + 1, eps)
+
+
+class AttentionNoDiagonal(ref.CausalSelfAttention):
+    """The causal mask without its diagonal, tril(-1): no query sees its own key."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        mask = torch.ones(length, length, dtype=torch.bool).tril(-1)
+        heads, _ = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(merge_heads(heads))
+
+
 class GptWithLossSlot(ref.GPT):
     """forward returns (logits, None), a loss slot beside the logits."""
 
@@ -1892,6 +1912,10 @@ MISTAKES = [
     ),
     Mistake(check_DecoderBlock, BlockSublayerDropout, r"two different outputs .*F\.dropout"),
     Mistake(check_GPT, GptEmbeddingDropout, r"two different outputs .*dropout \(drop\)"),
+    # blind round 10 (b10b): a list of unexpected keys alone before
+    Mistake(check_GPT, GptOneBlockMore, r"holds 3 blocks .* given num_layers = 2"),
+    # blind round 10 (b10b): "largest difference" alone before
+    Mistake(check_CausalSelfAttention, AttentionNoDiagonal, r"causal mask leaves out the diag"),
     Mistake(check_GPT, GptNoFinalNorm, r"no final norm"),
     Mistake(check_GPT, GptBlocksDefaultEps, r"blocks ignore the eps the GPT was given"),
     Mistake(check_GPT, GptFinalNormDefaultEps, r"final norm ignores the eps the GPT was given"),

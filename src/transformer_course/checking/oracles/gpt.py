@@ -56,10 +56,13 @@ def causal_self_attention_f(
     num_heads, len, d_head), or back, without the transpose); ``fill``: what the blocked
     scores become (0.0: filled with zero, or the scores multiplied by the mask)."""
     length = x.shape[1]
+    # causal "strict": the mask without its diagonal (tril(..., diagonal=-1));
     # causal "inverted": the mask written True = blocked (torch.triu(..., diagonal=1)) and
     # read True = may attend: every query sees the keys after it only (the last none)
     inverted = causal == "inverted"
     mask = torch.ones(length, length, dtype=torch.bool).triu(1) if inverted else None
+    if causal == "strict":  # j < i: each query blind to its own key (the first to all)
+        mask, causal = torch.ones(length, length, dtype=torch.bool).tril(-1), False
 
     def rotate(t: torch.Tensor) -> torch.Tensor:  # (..., len, width) -> the same
         return rotate_f(t, rope_angles_f(length, t.shape[-1], base, first=first), pairing)

@@ -231,6 +231,12 @@ _MERGE_NO_TRANSPOSE = (
     "first, so each output token is cut out of one head's block of numbers: use "
     "merge_heads (imported), or transpose(1, 2) before the reshape."
 )
+_NO_DIAGONAL = (
+    "Your causal mask leaves out the diagonal: query i sees keys 0 .. i - 1 but not its own "
+    "(the first sees none). A mask built with torch.tril(..., diagonal=-1), or j < i where "
+    "j <= i belongs, does that. look_ahead_mask(len) keeps the diagonal: query i attends to "
+    "keys 0 .. i, itself included."
+)
 _FILL_ZERO = (
     "Your blocked scores became 0 (or a number close to it), not -inf: exp(0) keeps a "
     "weight for every later key, so each position still attends to the future. Two ways to "
@@ -241,6 +247,7 @@ _FILL_ZERO = (
 _ATTENTION_MISTAKES = {
     _NO_ROPE: {"rope": False},
     _FILL_ZERO: {"fill": 0.0},
+    _NO_DIAGONAL: {"causal": "strict"},
     _ROTATE_VALUES: {"rotate_values": True},
     _BEFORE_SPLIT: {"split": "before"},
     _NOT_CAUSAL: {"causal": False},
