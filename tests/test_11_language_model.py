@@ -1040,6 +1040,38 @@ class GptEmbeddingDropout(ref.GPT):
         return self.norm(x) @ self.embedding.weight.T
 
 
+class _AttentionByHand(ref.CausalSelfAttention):
+    """The attention written out, with knobs for the softmax's axis and k's transpose."""
+
+    softmax_dim = -1
+    key_axes = (-2, -1)
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        scores = q @ k.transpose(*self.key_axes) / self.d_head**0.5
+        scores = scores.masked_fill(~look_ahead_mask(length), -torch.inf)
+        weights = torch.softmax(scores, self.softmax_dim).nan_to_num(0.0)
+        return self.w_o(merge_heads(weights @ v))
+
+
+class AttentionSoftmaxOverQueries(_AttentionByHand):
+    softmax_dim = -2
+
+
+class AttentionKeysHeadsSwapped(_AttentionByHand):
+    key_axes = (1, 2)
+
+
+class NormEpsOnReciprocal(ref.RMSNorm):
+    """eps added after the reciprocal root: x * (rsqrt(mean(x**2)) + eps)."""
+
+    def forward(self, x):
+        return x * (x.pow(2).mean(-1, keepdim=True).rsqrt() + self.eps) * self.weight
+
+
 class GptOneBlockMore(ref.GPT):
     """range(num_layers + 1): one block too many."""
 
@@ -1912,6 +1944,23 @@ MISTAKES = [
     ),
     Mistake(check_DecoderBlock, BlockSublayerDropout, r"two different outputs .*F\.dropout"),
     Mistake(check_GPT, GptEmbeddingDropout, r"two different outputs .*dropout \(drop\)"),
+    # blind round 10 (b10b): "largest difference" alone before
+    Mistake(
+        check_CausalSelfAttention, AttentionSoftmaxOverQueries, r"softmax runs over the queries"
+    ),
+    # blind round 10 (b10b): told only "was the length read from the wrong axis?"
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionKeysHeadsSwapped,
+        r"k\.transpose\(1, 2\) exchanges the heads and the positions",
+    ),
+    # blind round 10 (b10b): told "You left out eps" alone (the two agree at eps=1e-5)
+    Mistake(check_RMSNorm, NormEpsOnReciprocal, r"added eps to the reciprocal of the root"),
+    Mistake(
+        check_rotary_embedding,
+        _rope_frequencies(lambda d, base: 2 * base ** (-torch.arange(0, d, 2).double() / d)),
+        r"Every pair turns 2 times as far as it should",
+    ),
     # blind round 10 (b10b): a list of unexpected keys alone before
     Mistake(check_GPT, GptOneBlockMore, r"holds 3 blocks .* given num_layers = 2"),
     # blind round 10 (b10b): "largest difference" alone before

@@ -127,7 +127,7 @@ def rms_norm_f(
     (LayerNorm without a bias: the mean subtracted), "sum_square", "std" (x divided by its standard deviation: x.var(correction=0) as the
     statistic, x not centred), "std_unbiased" (the same with torch's default, unbiased
     x.var()), "variance_unbiased" (a LayerNorm with the unbiased variance); ``eps_at`` "inside",
-    "outside", "none", "subtracted" (sqrt(mean(x²) - eps)); ``over`` "features", "sequence", "sequence_and_features", "everything"; ``gain`` False
+    "outside", "none", "subtracted" (sqrt(mean(x²) - eps)), "reciprocal" (x * (rsqrt(mean(x²)) + eps)); ``over`` "features", "sequence", "sequence_and_features", "everything"; ``gain`` False
     leaves out the weight; ``centre``: the mean subtracted from the numerator only (the
     statistic still from x); ``invert``: multiplied by the root (divided by rsqrt);
     ``unit_offset``: multiplied by 1 + weight (Gemma's gain stored as an offset from one);
@@ -168,6 +168,8 @@ def rms_norm_f(
     else:
         denominator = sqrt(stat)
     y = numerator * denominator if invert else numerator / denominator
+    if eps_at == "reciprocal":  # x * (rsqrt(mean(x²)) + eps): eps after the reciprocal
+        y = numerator * (1 / sqrt(stat) + eps)
     weight = p["weight"].double() + (1.0 if unit_offset else 0.0)
     if not gain or gain_first:
         return y

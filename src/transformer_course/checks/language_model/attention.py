@@ -134,12 +134,27 @@ def _attention_hints(
         if not found:
             return ""
         pair = {int(found[1]), int(found[2])}
+        swapped_heads = (
+            "an axis of the heads' tensors swapped: k.transpose(1, 2) exchanges the heads "
+            "and the positions of (batch, num_heads, len, d_head), where the scores need "
+            "k.transpose(-2, -1)"
+        )
         if length_axis and batch != length and pair == {batch, length}:
+            also = (
+                f" Or, as {num_heads} is the number of heads too, {swapped_heads}."
+                if num_heads == batch
+                else ""
+            )
             return (
                 f"The sizes {found[1]} and {found[2]} are the batch ({batch}) and the length "
                 f"({length}): was the length read from the wrong axis? x is (batch, len, "
                 "d_model): length = x.shape[1], and rotary_embedding(length, d_head) has one "
-                "row per position."
+                f"row per position.{also}"
+            )
+        if length_axis and num_heads != length and pair == {num_heads, length}:
+            return (
+                f"The sizes {found[1]} and {found[2]} are the number of heads ({num_heads}) "
+                f"and the length ({length}). The likely cause: {swapped_heads}."
             )
         d_head = d_model // num_heads
         sizes = {batch, d_model, d_head, d_model // 2, d_head // 2, num_heads}
@@ -231,6 +246,10 @@ _MERGE_NO_TRANSPOSE = (
     "first, so each output token is cut out of one head's block of numbers: use "
     "merge_heads (imported), or transpose(1, 2) before the reshape."
 )
+_SOFTMAX_QUERIES = (
+    "Your softmax runs over the queries (dim=-2), not over the keys: each query's weights "
+    "over the keys it may see sum to 1, torch.softmax(scores, dim=-1)."
+)
 _NO_DIAGONAL = (
     "Your causal mask leaves out the diagonal: query i sees keys 0 .. i - 1 but not its own "
     "(the first sees none). A mask built with torch.tril(..., diagonal=-1), or j < i where "
@@ -248,6 +267,7 @@ _ATTENTION_MISTAKES = {
     _NO_ROPE: {"rope": False},
     _FILL_ZERO: {"fill": 0.0},
     _NO_DIAGONAL: {"causal": "strict"},
+    _SOFTMAX_QUERIES: {"softmax_dim": -2},
     _ROTATE_VALUES: {"rotate_values": True},
     _BEFORE_SPLIT: {"split": "before"},
     _NOT_CAUSAL: {"causal": False},

@@ -85,6 +85,10 @@ _EPS_SUBTRACTED = (
     "sqrt(mean(x**2) + eps) (a token with small values, as here, then takes the root of a "
     "negative number: NaN)."
 )
+_EPS_RECIPROCAL = (
+    "You added eps to the reciprocal of the root, x * (torch.rsqrt(mean(x**2)) + eps): it "
+    "belongs inside the root, x * torch.rsqrt(mean(x**2) + eps)."
+)
 _GAIN_DIVIDED = (
     "You divided by the learned gain self.weight instead of multiplying by it: "
     "x / sqrt(mean(x**2) + eps) * self.weight."
@@ -131,6 +135,7 @@ def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
         _EPS_OUT: {"eps_at": "outside"},
         _NO_EPS: {"eps_at": "none"},
         _EPS_SUBTRACTED: {"eps_at": "subtracted"},
+        _EPS_RECIPROCAL: {"eps_at": "reciprocal"},
         _GAIN_DIVIDED: {"divide_gain": True},
         _AXIS: {"over": "sequence"},
         _AXIS + " ": {"over": "everything"},

@@ -189,7 +189,17 @@ def _wrong_frequencies(runs: list[tuple], cases: list[_RopeCase]) -> str:
                 + (", ...]" if len(t) > 6 else "]")
             )
 
-        same = (
+        big = right.abs() > 1e-3
+        ratio = theta[big] / right[big]
+        scaled = (
+            f" Every pair turns {float(ratio[0]):.3g} times as far as it should: the "
+            "positions or the frequencies are multiplied by that factor."
+            if bool(big.sum() > 1)
+            and bool(torch.allclose(ratio, ratio[0].expand_as(ratio), rtol=1e-3))
+            and abs(float(ratio[0]) - 1) > 1e-3
+            else ""
+        )
+        same = scaled or (
             f" Every pair of yours turns by the same angle ({float(theta[0]):.3f}): the "
             "exponent is the same for every pair (an integer division 2i // d_head, which "
             "is 0 for every i, does that), where it must grow with i."
