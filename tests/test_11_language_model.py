@@ -39,6 +39,13 @@ def _named(name, fn):
 
 
 # ------------------------------------------------------------------- next_token_batches
+def _batches_generator_by_position(tokens, block_size, batch_size, generator):
+    """torch.randint's generator given by position: a TypeError (it is keyword-only)."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator)
+    positions = starts[:, None] + torch.arange(block_size)
+    return tokens[positions], tokens[positions + 1]
+
+
 def _batches_without_replacement(tokens, block_size, batch_size, generator):
     """Distinct starts: a random permutation of every start, cut to batch_size."""
     order = torch.randperm(len(tokens) - block_size, generator=generator)
@@ -621,6 +628,14 @@ class FfnFunctionalDropout(ref.SwiGLU):
     def forward(self, x):
         hidden = F.dropout(F.silu(self.w1(x)) * self.w3(x), 0.1, training=self.training)
         return self.w2(hidden)
+
+
+class FfnValueFromW1(ref.SwiGLU):
+    """w1 where w3 belongs: silu(w1(x)) * w1(x)."""
+
+    def forward(self, x):
+        gate = self.w1(x)
+        return self.w2(F.silu(gate) * gate)
 
 
 class FfnDivided(ref.SwiGLU):
@@ -1549,6 +1564,13 @@ def _sample_gumbel(logits, temperature=1.0, top_k=None, top_p=None, generator=No
 
 MISTAKES = [
     Mistake(check_next_token_batches, _batches(shift=0), r"targets are the inputs themselves"),
+    # blind round 10 (b10b): PyTorch's raw TypeError alone before
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_generator_by_position),
+        r"(?s)TypeError.*generator went in by position.*generator=generator",
+    ),
+    Mistake(check_SwiGLU, FfnValueFromW1, r"value is w1\(x\), not w3\(x\)"),
     # blind round 10 (b10b): "should have shape (400, 4), but it has shape (8, 4)" alone
     Mistake(
         check_next_token_batches,

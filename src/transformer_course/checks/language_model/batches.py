@@ -8,7 +8,7 @@ import torch
 
 from transformer_course.checking import Checker
 
-from .common import _generator, _plain_generator
+from .common import GENERATOR_BY_KEYWORD, _generator, _plain_generator
 
 
 @dataclass(frozen=True)
@@ -190,7 +190,7 @@ def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> Non
                 *args,
                 _generator(case.seed),
                 call_repr=call,
-                hints={"out of bounds for dimension 0": _WINDOW_PAST_END},
+                hints=[("out of bounds for dimension 0", _WINDOW_PAST_END), GENERATOR_BY_KEYWORD],
             )
             again = c.call(next_token_batches, *args, _generator(case.seed), call_repr=call)
             c.expect_type(got, tuple, call, "Return a pair (inputs, targets).")

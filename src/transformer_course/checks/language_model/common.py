@@ -55,3 +55,13 @@ def _same_in_train_mode(c: Any, cls: Any, args: tuple, x: torch.Tensor, name: st
         else " (A dropout through F.dropout, or a random draw?)"
     )
     c.fail(_RANDOM_IN_TRAIN.format(built=built, told=told, name=name))
+
+
+#: a generator passed by position where torch's samplers take it by keyword only
+GENERATOR_BY_KEYWORD = (
+    lambda exc: isinstance(exc, TypeError) and "Generator" in str(exc),
+    "The generator went in by position: torch.randint and torch.multinomial take it by "
+    "keyword only (torch.multinomial's third positional argument is replacement). Pass "
+    "generator=generator: torch.randint(low, high, size, generator=generator), "
+    "torch.multinomial(probs, 1, generator=generator).",
+)

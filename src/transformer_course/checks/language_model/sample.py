@@ -11,7 +11,7 @@ import torch
 from transformer_course.checking import Checker
 from transformer_course.checking.oracles import sample_probabilities_f
 
-from .common import _generator, _plain_generator
+from .common import GENERATOR_BY_KEYWORD, _generator, _plain_generator
 
 
 @dataclass(frozen=True)
@@ -280,7 +280,7 @@ def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
         **kwargs,
         generator=_generator(seed),
         call_repr=call,
-        hints=[beyond, over_rows, threshold_axis, all_removed, *_DRAW_HINTS],
+        hints=[beyond, over_rows, threshold_axis, all_removed, *_DRAW_HINTS, GENERATOR_BY_KEYWORD],
     )
     return got, call
 

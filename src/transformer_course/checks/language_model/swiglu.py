@@ -41,6 +41,14 @@ _SIGN = (
     "Your gate is z * sigmoid(-z) = z / (1 + exp(z)): the sign inside the exponential is "
     "flipped. The SiLU is z * sigmoid(z) = z / (1 + exp(-z)) (F.silu(z))."
 )
+_VALUE_FROM_W1 = (
+    "Your value is w1(x), not w3(x) (a copy-paste slip: silu(self.w1(x)) * self.w1(x)), so "
+    "w3 is never used: w2(silu(w1(x)) * w3(x))."
+)
+_GATE_FROM_W3 = (
+    "Your gate is silu(w3(x)), not silu(w1(x)) (a copy-paste slip: silu(self.w3(x)) * "
+    "self.w3(x)), so w1 is never used: w2(silu(w1(x)) * w3(x))."
+)
 _COMBINE = {  # how the gate g = silu(w1(x)) and the value v = w3(x) were combined instead
     "divided": (
         "You divided the gate by the value, silu(w1(x)) / w3(x): they are multiplied, "
@@ -64,6 +72,8 @@ def _combine_mistakes(x, state) -> dict[str, object]:
     z = linear(x, state, "w1")
     values = {
         _SIGN: lambda: linear(z * torch.sigmoid(-z) * value, state, "w2"),
+        _VALUE_FROM_W1: lambda: linear(gate * z, state, "w2"),
+        _GATE_FROM_W3: lambda: linear(torch.nn.functional.silu(value) * value, state, "w2"),
         _COMBINE["divided"]: lambda: linear(gate / value, state, "w2"),
         _COMBINE["added"]: lambda: linear(gate + value, state, "w2"),
         _COMBINE["w2 first"]: lambda: (
