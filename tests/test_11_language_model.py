@@ -1545,6 +1545,19 @@ def _sample_temperature_twice(logits, temperature=1.0, top_k=None, top_p=None, g
     return ref.sample(logits / temperature, temperature, top_k, top_p, generator)
 
 
+def _sample_top_p_on_logits(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """top-p's running total taken over the sorted logits, not the probabilities."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = logits / temperature
+    if top_p is not None:
+        ordered, order = logits.sort(-1, descending=True)
+        drop = ordered.cumsum(-1) - ordered >= top_p
+        drop[..., 0] = False
+        logits = logits.masked_fill(drop.scatter(-1, order, drop), -torch.inf)
+    return ref.sample(logits, 1.0, top_k, None, generator)
+
+
 def _sample_second_column(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """torch.multinomial(probs, 1)[:, 1]: past its only column (mutant sample-15)."""
     if temperature == 0:
@@ -2072,11 +2085,12 @@ MISTAKES = [
         r"(?s)one token too few.*Also: with top_p=0\.\d+.*most probable token is always kept",
     ),
     # mutant sample-14 (the guard also keeps the second sorted column): accepted before,
-    # no case had a nucleus of one token
+    # no case had a nucleus of one token ("one token too many" would not hold on a flat
+    # row, where this guard changes nothing: the symptom is told, not that cause)
     Mistake(
         check_sample,
         _named("sample", _sample_sorted_space(extra_kept_column=1)),
-        r"top_p=0\.2\d*, .*one token too many",
+        r"only token \d+ may be drawn here: top_p=0\.2\d* .*also drew \d+ \(the 2nd most prob",
     ),
     # blind round 10 (b10b): told "it removes the k-th largest logit itself (logits <=
     # kth)" as the one cause, although topk(logits, top_k - 1) gives the same samples
@@ -2091,6 +2105,13 @@ MISTAKES = [
         check_sample,
         _named("sample", _sample_temperature_twice),
         r"follow the temperature t \*\* 2 = \S+ .*divided by the temperature twice",
+    ),
+    # blind round 10 (b10b): told "cut at 1 - top_p" (the two keep one token alike on the
+    # first row); a flat second row now has to agree before a cause is stated
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_p_on_logits),
+        r"^(?![\s\S]*1 - top_p)[\s\S]*never drew some tokens .*\(\d+ different tokens drawn",
     ),
     # mutant sample-15: PyTorch's raw IndexError alone before
     Mistake(

@@ -383,16 +383,13 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
     tie = case.top_k is not None and bool(
         (row == torch.topk(row, min(case.top_k, len(row))).values[-1]).sum() > 1
     )
-    fitting = [
-        _TOP_K_FEWER if message == _TIES and not tie else message
-        for message, knobs in _SAMPLE_MISTAKES.items()
-        if _applies(knobs, case) and matches(sample_probabilities_f(row, **options, **knobs))
-    ]
-    if case.top_p is not None and matches(_ascending_top_p(row, case)):
-        fitting.append(_TOP_P_ASCENDING)
-    ranked = expected.sort(descending=True).values  # entry r: the r-th most probable's
-    if not torch.equal(ranked, expected) and matches(ranked):
-        fitting.append(_RANKS)
+    models = _models(case, tie)
+    fitting = [message for message, model in models.items() if matches(model(row))]
+    if len(fitting) == 1 and case.top_p is not None:
+        # one row can make two top-p slips look alike (the running total of the sorted
+        # logits and the cut at 1 - top_p keep one token alike at top_p=0.8 here): the
+        # model must also fit a flat row, where those keep different numbers of tokens
+        fitting = _confirmed(c, sample, case, fitting, models)
     if fitting == [_TOP_P_FEW]:
         c.fail(f"{call}: {_TOP_P_FEW}{_top_token_removed(sample, case)}")
     if len(fitting) == 1:
@@ -410,12 +407,15 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
     outside = frequencies[~allowed].sum()
     if outside > 0 and int(allowed.sum()) == 1 and case.top_p is not None:
         top = int(expected.argmax())
-        order = expected.sort(descending=True).indices.tolist()
+        tempered = torch.softmax(row.double() / case.temperature, -1)
+        order = tempered.sort(descending=True).indices.tolist()
         extra = torch.nonzero(frequencies * ~allowed).flatten().tolist()
-        ranks = ", ".join(f"{t} (the most probable but {order.index(t)})" for t in extra[:4])
+        ranks = ", ".join(
+            f"{t} (the {_ordinal(order.index(t) + 1)} most probable)" for t in extra[:4]
+        )
         c.fail(
             f"{call}: only token {top} may be drawn here: top_p={case.top_p} is below its "
-            f"probability ({expected[top]:.2f}), so the nucleus is that one token. Yours also "
+            f"probability ({tempered[top]:.2f}), so the nucleus is that one token. Yours also "
             f"drew {ranks}. Keep a token only while the mass *before* it is below top_p: "
             "the first sorted column is always kept, and nothing else here."
         )
@@ -446,8 +446,10 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
                 "(remove_sorted[..., 0] = False) and removes a token only when the mass "
                 "*before* it already reaches top_p."
             )
+        drawn, kept = int((frequencies > 0).sum()), int(allowed.sum())
         c.fail(
-            f"{call} never drew some tokens that should be drawn: "
+            f"{call} never drew some tokens that should be drawn ({drawn} different tokens "
+            f"drawn; {kept} may be): "
             + (
                 "check top-k and top-p."
                 if case.top_k is not None or case.top_p is not None
@@ -462,12 +464,63 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
     )
 
 
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+#: a flat row (the most probable token about .15): the cut at 1 - top_p keeps two tokens,
+#: a running total of the logits instead of the probabilities about five, the right one six
+_CONFIRM_ROW = (0.3, -0.2, 0.1, 0.25, -0.3, 0.0, 0.15, -0.1)
+
+
+def _models(case: _SampleCase, tie: bool) -> dict[str, Any]:
+    """{message: the distribution that mistake draws from, as a function of the row}."""
+    options = dict(temperature=case.temperature, top_k=case.top_k, top_p=case.top_p)
+    models: dict[str, Any] = {}
+    for message, knobs in _SAMPLE_MISTAKES.items():
+        if _applies(knobs, case):
+            told = _TOP_K_FEWER if message == _TIES and not tie else message
+            models[told] = lambda row, knobs=knobs: sample_probabilities_f(row, **options, **knobs)
+    if case.top_p is not None:
+        models[_TOP_P_ASCENDING] = lambda row: _ascending_top_p(row, case)
+
+    def ranked(row):
+        probs = sample_probabilities_f(row, **options)
+        return probs.sort(descending=True).values if not _sorted(probs) else probs * float("nan")
+
+    models[_RANKS] = ranked  # entry r: the r-th most probable's probability
+    return models
+
+
+def _sorted(probs: torch.Tensor) -> bool:
+    return bool(torch.equal(probs.sort(descending=True).values, probs))
+
+
+def _confirmed(c: Checker, sample, case: _SampleCase, fitting: list[str], models) -> list[str]:
+    """``fitting`` (one message) kept only if its model also fits the learner's samples
+    for :data:`_CONFIRM_ROW` with the same arguments; [] otherwise."""
+    confirm = _SampleCase(
+        _CONFIRM_ROW, case.temperature, case.top_k, case.top_p, seed=case.seed + 50
+    )
+    logits = torch.tensor(confirm.logits).expand(confirm.draws, -1).contiguous()
+    got, _ = _sample_call(c, sample, logits, confirm, confirm.seed)
+    if not isinstance(got, torch.Tensor) or tuple(got.shape) != (confirm.draws,):
+        return fitting
+    frequencies = _frequencies(got, len(_CONFIRM_ROW))
+    probs = models[fitting[0]](torch.tensor(_CONFIRM_ROW))
+    if torch.isnan(probs).any():
+        return []
+    bound = 6 * (probs * (1 - probs) / confirm.draws).sqrt() + 1e-3
+    return fitting if bool(((frequencies - probs).abs() <= bound).all()) else []
+
+
 def _effective_temperature(row: torch.Tensor, case: _SampleCase, matches) -> str | None:
-    """The temperature whose distribution (with this case's filters) the samples follow,
-    when it is not the one given (the temperature applied twice, or in another way); None
-    when none fits or the given one does."""
+    """The temperature whose distribution (with this case's top-k, if any) the samples
+    follow, when it is not the one given (the temperature applied twice, or in another
+    way); None when none fits, the given one does, or top-p is given."""
     t = case.temperature
-    if t == 1.0:
+    if t == 1.0 or case.top_p is not None:
+        # with top-p, a low temperature and a top-p slip can both keep one token alone
         return None
 
     def at(value: float) -> torch.Tensor:
