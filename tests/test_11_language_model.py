@@ -1087,6 +1087,33 @@ class NormEpsOnReciprocal(ref.RMSNorm):
         return x * (x.pow(2).mean(-1, keepdim=True).rsqrt() + self.eps) * self.weight
 
 
+class GptOutputWithBias(ref.GPT):
+    """A tied output nn.Linear that keeps its default bias."""
+
+    def __init__(self, vocab_size, d_model, *args, **kwargs):
+        super().__init__(vocab_size, d_model, *args, **kwargs)
+        self.output = nn.Linear(d_model, vocab_size)
+        self.output.weight = self.embedding.weight
+
+    def forward(self, ids):
+        x = self.embedding(ids)
+        for layer in self.layers:
+            x = layer(x)
+        return self.output(self.norm(x))
+
+
+class AttentionOutputOnHeads(ref.CausalSelfAttention):
+    """w_o applied to the heads before merge_heads."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return merge_heads(self.w_o(heads))
+
+
 class GptOneBlockMore(ref.GPT):
     """range(num_layers + 1): one block too many."""
 
@@ -1995,6 +2022,14 @@ MISTAKES = [
         check_rotary_embedding,
         _rope_frequencies(lambda d, base: 2 * base ** (-torch.arange(0, d, 2).double() / d)),
         r"Every pair turns 2 times as far as it should",
+    ),
+    # blind round 10 (b10b): "unexpected keys ['output.bias', 'output.weight']" before
+    Mistake(check_GPT, GptOutputWithBias, r"output layer has a bias \(output\.bias\)"),
+    # blind round 10 (b10b): PyTorch's matmul error and the generic hint before
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionOutputOnHeads,
+        r"projection got d_head = \d+ features per row: it was applied to the heads",
     ),
     # blind round 10 (b10b): a list of unexpected keys alone before
     Mistake(check_GPT, GptOneBlockMore, r"holds 3 blocks .* given num_layers = 2"),

@@ -120,6 +120,19 @@ def _attention_hints(
 
     def hint(exc: BaseException) -> str:
         product = _PRODUCT.search(str(exc))
+        d_head = d_model // num_heads
+        if (
+            product
+            and d_head != d_model
+            and int(product[2]) == d_head
+            and int(product[3]) == d_model
+        ):
+            return (
+                f"A d_model x d_model projection got d_head = {d_head} features per row: it "
+                "was applied to the heads, (batch, num_heads, len, d_head), not to a (batch, "
+                "len, d_model) tensor. The projections come before split_heads (w_q, w_k, "
+                "w_v) and after merge_heads (w_o): self.w_o(merge_heads(heads))."
+            )
         if product and length_axis:
             width = int(product[2])
             if width == num_heads * length and width != d_model and int(product[3]) == d_model:

@@ -214,9 +214,20 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
             )
             loaded = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
             extra = set(loaded) - set(expected)
+            unexpected = sorted(extra - {"output.weight", "lm_head.weight"})
+            if unexpected and all(
+                key.endswith(".bias") and key[: -len("bias")] + "weight" in extra
+                for key in unexpected
+            ):
+                c.fail(
+                    f"{built}: your output layer has a bias ({', '.join(unexpected)}): the tied "
+                    "output is x @ embedding.weight.T, with no bias. Build it with "
+                    "nn.Linear(d_model, vocab_size, bias=False), or compute "
+                    "x @ self.embedding.weight.T."
+                )
             c.expect_true(
-                extra <= {"output.weight", "lm_head.weight"},
-                f"{built} has unexpected state-dict keys {sorted(extra)}: the contract's keys are "
+                not unexpected,
+                f"{built} has unexpected state-dict keys {unexpected}: the contract's keys are "
                 "embedding.weight, layers.*, norm.weight (and output.weight if tied). "
                 + count(loaded),
             )
