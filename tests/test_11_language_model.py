@@ -39,6 +39,20 @@ def _named(name, fn):
 
 
 # ------------------------------------------------------------------- next_token_batches
+def _batches_generator_by_position(tokens, block_size, batch_size, generator):
+    """torch.randint's generator given by position: a TypeError (it is keyword-only)."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator)
+    positions = starts[:, None] + torch.arange(block_size)
+    return tokens[positions], tokens[positions + 1]
+
+
+def _batches_without_replacement(tokens, block_size, batch_size, generator):
+    """Distinct starts: a random permutation of every start, cut to batch_size."""
+    order = torch.randperm(len(tokens) - block_size, generator=generator)
+    windows = torch.stack([tokens[s : s + block_size + 1] for s in order[:batch_size].tolist()])
+    return windows[:, :-1], windows[:, 1:]
+
+
 def _batches(*, shift=1, high_minus=0, global_stream=False, step=1):
     def next_token_batches(tokens, block_size, batch_size, generator):
         high = len(tokens) - block_size - high_minus
@@ -167,6 +181,23 @@ class NormWrongAxis(_Norm):
 
 class NormSubtractsMean(_Norm):
     statistic = "variance"
+
+
+class NormStd(ref.RMSNorm):
+    """x divided by its (biased) standard deviation: the mean subtracted inside the
+    statistic only (timm's RmsNorm before pytorch-image-models#2380)."""
+
+    def forward(self, x):
+        std = torch.sqrt(x.var(-1, keepdim=True, correction=0) + self.eps)
+        return x / std * self.weight
+
+
+class NormZeroGain(ref.RMSNorm):
+    """The gain initialised to zeros (Gemma's 1 + weight start) and used directly."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__(d_model, eps)
+        nn.init.zeros_(self.weight)
 
 
 class NormCentredNumerator(ref.RMSNorm):
@@ -375,6 +406,16 @@ def _rope_float64(length, d_head, base=10000.0):
     return angles.cos(), angles.sin()
 
 
+def _rope_frequencies(theta_of):
+    """A table of m · theta_i from 0, with the frequencies ``theta_of(d_head, base)``."""
+
+    def rotary_embedding(length, d_head, base=10000.0):
+        angles = torch.arange(length).double()[:, None] * theta_of(d_head, base)
+        return angles.cos().float(), angles.sin().float()
+
+    return _named("rotary_embedding", rotary_embedding)
+
+
 def _rope_llama(length, d_head, base=10000.0):
     """Llama's precompute_freqs_cis, in float32: torch.outer, then polar."""
     freqs = 1.0 / (base ** (torch.arange(0, d_head, 2)[: d_head // 2].float() / d_head))
@@ -461,6 +502,22 @@ def _rotate_half_neox(x, cos, sin):
     half = x.shape[-1] // 2
     rotated = torch.cat([-x[..., half:], x[..., :half]], -1)
     return x * cos + rotated * sin
+
+
+def _rotate_tables_unsqueezed(x, cos, sin):
+    """cos and sin unsqueezed for a (batch, len, heads, d_head) layout: (len, 1, d/2)."""
+    cos, sin = cos.unsqueeze(1).to(x.dtype), sin.unsqueeze(1).to(x.dtype)
+    half = x.shape[-1] // 2
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat([a * cos - b * sin, a * sin + b * cos], -1)
+
+
+def _rotate_four_axes(x, cos, sin):
+    """x indexed with four axes, x[:, :, :, :half]: only a (batch, heads, len, d) x works."""
+    half = x.shape[-1] // 2
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+    a, b = x[:, :, :, :half], x[:, :, :, half:]
+    return torch.cat([a * cos - b * sin, a * sin + b * cos], -1)
 
 
 def _rotate_complex_upcast(x, cos, sin):
@@ -557,6 +614,30 @@ class FfnSigmoidForm(ref.SwiGLU):
         return self.w2(gate * torch.sigmoid(gate) * self.w3(x))
 
 
+class FfnSigmoidOfMinus(ref.SwiGLU):
+    """The SiLU written with the sign flipped: z * sigmoid(-z)."""
+
+    def forward(self, x):
+        gate = self.w1(x)
+        return self.w2(gate * torch.sigmoid(-gate) * self.w3(x))
+
+
+class FfnFunctionalDropout(ref.SwiGLU):
+    """F.dropout on the product, following self.training: right in eval mode only."""
+
+    def forward(self, x):
+        hidden = F.dropout(F.silu(self.w1(x)) * self.w3(x), 0.1, training=self.training)
+        return self.w2(hidden)
+
+
+class FfnValueFromW1(ref.SwiGLU):
+    """w1 where w3 belongs: silu(w1(x)) * w1(x)."""
+
+    def forward(self, x):
+        gate = self.w1(x)
+        return self.w2(F.silu(gate) * gate)
+
+
 class FfnDivided(ref.SwiGLU):
     """Mutant SwiGLU-1: the gate divided by the value ("differs from the reference")."""
 
@@ -621,6 +702,34 @@ class _Attention(ref.CausalSelfAttention):
 
 class AttentionNoRope(_Attention):
     rope = False
+
+
+class AttentionScoresTimesMask(_Attention):
+    """The scores multiplied by the 0/1 mask: blocked scores become 0, not -inf."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        scores = q @ k.transpose(-2, -1) / self.d_head**0.5 * look_ahead_mask(length).float()
+        return self.w_o(merge_heads(torch.softmax(scores, -1) @ v))
+
+
+class AttentionMaskForMaxLength(_Attention):
+    """A causal mask made once for 64 positions and never cut to the input's length."""
+
+    def __init__(self, d_model, num_heads, base=10000.0):
+        super().__init__(d_model, num_heads, base)
+        self.register_buffer("mask", look_ahead_mask(64), persistent=False)
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, self.mask)
+        return self.w_o(merge_heads(heads))
 
 
 class AttentionLengthFromFeatures(_Attention):
@@ -894,6 +1003,142 @@ class BlockFeedForwardResidualFromInput(ref.DecoderBlock):
     def forward(self, x):
         h = x + self.attn(self.norm1(x))
         return x + self.feed_forward(self.norm2(h))
+
+
+class BlockTorchLayerNorms(ref.DecoderBlock):
+    """Lesson 07's norms: nn.LayerNorm for both (a bias each, the mean subtracted)."""
+
+    def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
+        super().__init__(d_model, num_heads, d_ff, eps)
+        self.norm1 = nn.LayerNorm(d_model, eps=eps)
+        self.norm2 = nn.LayerNorm(d_model, eps=eps)
+
+
+class BlockFeedForwardSizesSwapped(ref.DecoderBlock):
+    """The feed-forward's two sizes passed the other way round, by keyword."""
+
+    def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
+        super().__init__(d_model, num_heads, d_ff, eps)
+        self.feed_forward = ref.SwiGLU(d_model=d_ff, d_ff=d_model)
+
+
+class AttentionResidualDropout(ref.CausalSelfAttention):
+    """nanoGPT's resid_dropout on the attention's output: random in train mode only."""
+
+    def __init__(self, d_model, num_heads, base=10000.0):
+        super().__init__(d_model, num_heads, base)
+        self.resid_dropout = nn.Dropout(0.2)
+
+    def forward(self, x):
+        return self.resid_dropout(super().forward(x))
+
+
+class BlockSublayerDropout(ref.DecoderBlock):
+    """F.dropout on each sub-layer's output, following self.training."""
+
+    def forward(self, x):
+        h = x + F.dropout(self.attn(self.norm1(x)), 0.1, self.training)
+        return h + F.dropout(self.feed_forward(self.norm2(h)), 0.1, self.training)
+
+
+class GptEmbeddingDropout(ref.GPT):
+    """nanoGPT's drop(tok_emb): a dropout on the embeddings."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, ids):
+        x = self.drop(self.embedding(ids))
+        for layer in self.layers:
+            x = layer(x)
+        return self.norm(x) @ self.embedding.weight.T
+
+
+class _AttentionByHand(ref.CausalSelfAttention):
+    """The attention written out, with knobs for the softmax's axis and k's transpose."""
+
+    softmax_dim = -1
+    key_axes = (-2, -1)
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        scores = q @ k.transpose(*self.key_axes) / self.d_head**0.5
+        scores = scores.masked_fill(~look_ahead_mask(length), -torch.inf)
+        weights = torch.softmax(scores, self.softmax_dim).nan_to_num(0.0)
+        return self.w_o(merge_heads(weights @ v))
+
+
+class AttentionSoftmaxOverQueries(_AttentionByHand):
+    softmax_dim = -2
+
+
+class AttentionKeysHeadsSwapped(_AttentionByHand):
+    key_axes = (1, 2)
+
+
+class NormEpsOnReciprocal(ref.RMSNorm):
+    """eps added after the reciprocal root: x * (rsqrt(mean(x**2)) + eps)."""
+
+    def forward(self, x):
+        return x * (x.pow(2).mean(-1, keepdim=True).rsqrt() + self.eps) * self.weight
+
+
+class GptOutputWithBias(ref.GPT):
+    """A tied output nn.Linear that keeps its default bias."""
+
+    def __init__(self, vocab_size, d_model, *args, **kwargs):
+        super().__init__(vocab_size, d_model, *args, **kwargs)
+        self.output = nn.Linear(d_model, vocab_size)
+        self.output.weight = self.embedding.weight
+
+    def forward(self, ids):
+        x = self.embedding(ids)
+        for layer in self.layers:
+            x = layer(x)
+        return self.output(self.norm(x))
+
+
+class AttentionOutputOnHeads(ref.CausalSelfAttention):
+    """w_o applied to the heads before merge_heads."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return merge_heads(self.w_o(heads))
+
+
+class GptOneBlockMore(ref.GPT):
+    """range(num_layers + 1): one block too many."""
+
+    def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, eps=1e-5):
+        super().__init__(vocab_size, d_model, num_heads, d_ff, num_layers + 1, eps)
+
+
+class AttentionNoDiagonal(ref.CausalSelfAttention):
+    """The causal mask without its diagonal, tril(-1): no query sees its own key."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        mask = torch.ones(length, length, dtype=torch.bool).tril(-1)
+        heads, _ = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(merge_heads(heads))
+
+
+class GptWithLossSlot(ref.GPT):
+    """forward returns (logits, None), a loss slot beside the logits."""
+
+    def forward(self, ids):
+        return super().forward(ids), None
 
 
 class GptLastPosition(ref.GPT):
@@ -1261,6 +1506,93 @@ def _sample_nanogpt_hf(logits, temperature=1.0, top_k=None, top_p=None, generato
     return torch.multinomial(probs, num_samples=1, generator=generator).squeeze(-1)
 
 
+def _sample_sorted_space(*, map_back=True, extra_kept_column=None):
+    """Temperature, top-k and top-p all worked in sorted order (a sort once, the filters
+    on the sorted logits) and the draw made there: right when the drawn position is mapped
+    back to the vocabulary through the sort's indices; ranks when it is not. With
+    ``extra_kept_column``, top-p's guard also keeps that sorted column (mutant sample-14)."""
+
+    def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+        if temperature == 0:
+            return logits.argmax(-1)
+        values, indices = (logits / temperature).sort(dim=-1, descending=True)
+        if top_k is not None:
+            k = min(top_k, values.shape[-1])
+            values = values.masked_fill(values < values[..., k - 1 : k], -torch.inf)
+        if top_p is not None:
+            probs = torch.softmax(values, -1)
+            drop = probs.cumsum(-1) - probs >= top_p
+            drop[..., 0] = False
+            if extra_kept_column is not None:
+                drop[..., extra_kept_column] = False
+            values = values.masked_fill(drop, -torch.inf)
+        drawn = torch.multinomial(torch.softmax(values, -1), 1, generator=generator)
+        return (indices.gather(-1, drawn) if map_back else drawn)[:, 0]
+
+    return sample
+
+
+def _sample_top_k_whole_batch(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """top-k's threshold from the whole batch at once (the k-th largest of the flattened
+    logits): right for a batch of one row, wrong for more."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = logits / temperature
+    if top_k is not None:
+        kth = torch.topk(logits.flatten(), min(top_k, logits.shape[-1])).values[-1]
+        logits = logits.masked_fill(logits < kth, -torch.inf)
+    return ref.sample(logits, 1.0, None, top_p, generator)
+
+
+def _sample_inclusive_no_guard(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """top-p removes a token once the total up to and including it reaches top_p, and
+    nothing keeps the most probable token: two mistakes (the second shows only when the
+    most probable token alone reaches top_p)."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = logits / temperature
+    if top_p is not None:
+        probs, order = torch.softmax(logits, -1).sort(-1, descending=True)
+        drop = probs.cumsum(-1) >= top_p
+        logits = logits.masked_fill(drop.scatter(-1, order, drop), -torch.inf)
+    return ref.sample(logits, 1.0, top_k, None, generator)
+
+
+def _sample_top_k_one_early(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """The threshold from torch.topk(logits, top_k - 1): k - 1 tokens kept, as with <=."""
+    if top_k is not None and top_k > 1:
+        top_k = top_k - 1
+    return ref.sample(logits, temperature, top_k, top_p, generator)
+
+
+def _sample_temperature_twice(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """The logits divided by the temperature before the call and again inside it."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    return ref.sample(logits / temperature, temperature, top_k, top_p, generator)
+
+
+def _sample_top_p_on_logits(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """top-p's running total taken over the sorted logits, not the probabilities."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = logits / temperature
+    if top_p is not None:
+        ordered, order = logits.sort(-1, descending=True)
+        drop = ordered.cumsum(-1) - ordered >= top_p
+        drop[..., 0] = False
+        logits = logits.masked_fill(drop.scatter(-1, order, drop), -torch.inf)
+    return ref.sample(logits, 1.0, top_k, None, generator)
+
+
+def _sample_second_column(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """torch.multinomial(probs, 1)[:, 1]: past its only column (mutant sample-15)."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    probs = torch.softmax(_filtered(logits / temperature, top_k, top_p), -1)
+    return torch.multinomial(probs, 1, generator=generator)[:, 1]
+
+
 def _sample_gumbel(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """The Gumbel-max trick: argmax(logits + Gumbel noise) draws from softmax(logits)."""
     if temperature == 0:
@@ -1272,6 +1604,19 @@ def _sample_gumbel(logits, temperature=1.0, top_k=None, top_p=None, generator=No
 
 MISTAKES = [
     Mistake(check_next_token_batches, _batches(shift=0), r"targets are the inputs themselves"),
+    # blind round 10 (b10b): PyTorch's raw TypeError alone before
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_generator_by_position),
+        r"(?s)TypeError.*generator went in by position.*generator=generator",
+    ),
+    Mistake(check_SwiGLU, FfnValueFromW1, r"value is w1\(x\), not w3\(x\)"),
+    # blind round 10 (b10b): "should have shape (400, 4), but it has shape (8, 4)" alone
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_without_replacement),
+        r"exactly the number of possible starts .* drawn at most once",
+    ),
     Mistake(check_next_token_batches, _batches(step=-1), r"window runs backwards .* subtracted"),
     Mistake(check_next_token_batches, _batches(step=2), r"window steps by 2 positions, not 1"),
     Mistake(check_next_token_batches, _batches(shift=-1), r"shifted the wrong way"),
@@ -1393,6 +1738,17 @@ MISTAKES = [
     ),
     Mistake(check_RMSNorm, NormTorch, r"(?s)calls torch\.nn\.RMSNorm.*grader scores it 0"),
     Mistake(check_rotary_embedding, _rope(first=1), r"positions start at 1"),
+    # blind round 10 (b10b): "largest difference" alone before; the pairs' angles now
+    Mistake(
+        check_rotary_embedding,
+        _rope_frequencies(lambda d, base: base ** -torch.arange(0, d, 2).double() / d),
+        r"positions are right .* not your frequencies: pair 0 is the first wrong",
+    ),
+    Mistake(
+        check_rotary_embedding,
+        _rope_frequencies(lambda d, base: base ** -((2 * torch.arange(d // 2)) // d).double()),
+        r"pair 1 is the first wrong .* Every pair of yours turns by the same angle",
+    ),
     Mistake(check_rotary_embedding, _rope(exponent=1), r"base \*\* \(-i / d_head\)"),
     Mistake(
         check_rotary_embedding,
@@ -1424,6 +1780,17 @@ MISTAKES = [
         r"minus is missing, or the positions are divided by theta_i instead of multiplied",
     ),
     Mistake(check_apply_rotary, _rotate(direction=-1), r"wrong way"),
+    # blind round 10 (b10b): the shapes alone, and a raw IndexError, before
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotate_tables_unsqueezed),
+        r"cos and sin were given an extra axis \(cos\[:, None, :\]",  # x (len, d) or 4-D
+    ),
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotate_four_axes),
+        r"(?s)IndexError.*any number of leading axes.*x\[\.\.\., :half\]",
+    ),
     Mistake(check_apply_rotary, _rotate(mixed=True), r"pairing is mixed"),
     Mistake(check_apply_rotary, _rotate(not_rotated=True), r"rather than a rotation"),
     # told only the shapes or PyTorch's raw size clash before
@@ -1458,6 +1825,14 @@ MISTAKES = [
     Mistake(check_SwiGLU, FfnReLU, r"used ReLU"),
     # was told "the submodules must be called exactly so", though their names were right
     Mistake(check_SwiGLU, FfnWithBias, r"has biases its contract leaves out.*bias=False"),
+    # blind round 10 (b10b): "largest difference" alone before
+    Mistake(check_SwiGLU, FfnSigmoidOfMinus, r"z \* sigmoid\(-z\).*sign inside the exp"),
+    # blind round 10 (b10b): accepted before (the values are compared in eval mode)
+    Mistake(check_SwiGLU, FfnFunctionalDropout, r"train mode .*two different outputs.*F\.dropout"),
+    # blind round 10 (b10b): "largest difference" alone before (generic)
+    Mistake(check_RMSNorm, NormStd, r"divided x by its standard deviation"),
+    # blind round 10 (b10b): accepted before (the value checks load their own gains)
+    Mistake(check_RMSNorm, NormZeroGain, r"weight starts at zeros.*torch\.ones\(d_model\)"),
     Mistake(check_SwiGLU, FfnGELU, r"used GELU"),
     Mistake(check_SwiGLU, FfnNoGate, r"no gate"),
     Mistake(check_SwiGLU, FfnSiluAfter, r"SiLU after the product"),
@@ -1465,6 +1840,18 @@ MISTAKES = [
     Mistake(check_SwiGLU, FfnGateTimesInput, r"or x itself in the product .*silu\(w1\(x\)\) \* x"),
     Mistake(check_SwiGLU, FfnW2First, r"sizes \d+ and \d+ are d_model and d_ff.*w2 applied"),
     Mistake(check_CausalSelfAttention, AttentionNoRope, r"no rotary embedding"),
+    # blind round 10 (b10b): "largest difference" alone before
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionScoresTimesMask,
+        r"blocked scores became 0 .*scores multiplied by the mask",
+    ),
+    # blind round 10 (b10b): PyTorch's size clash and the generic broadcast hint before
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionMaskForMaxLength,
+        r"64 is no size of this input.*a table made for a fixed number of positions",
+    ),
     # a raw size clash and a guess about d_model before
     Mistake(
         check_CausalSelfAttention,
@@ -1594,6 +1981,60 @@ MISTAKES = [
         BlockEpsAsBase,
         r"rotates with base=\S+, not RoPE's 10000: that is the block's eps",
     ),
+    # blind round 10 (b10b): "has biases its contract leaves out ... nn.Linear(..., bias=False)"
+    Mistake(
+        check_DecoderBlock,
+        BlockTorchLayerNorms,
+        r"norm1, norm2 are nn\.LayerNorm .*subtracts each token's mean.*RMSNorm\(d_model, eps\)",
+    ),
+    # blind round 10 (b10b): hidden only before (d_ff == d_model in the visible case), and
+    # told "feed_forward.w1 must be nn.Linear(24, 16); yours is nn.Linear(16, 24)"
+    Mistake(
+        check_DecoderBlock,
+        BlockFeedForwardSizesSwapped,
+        r"every weight of feed_forward has its two sizes swapped.*SwiGLU\(b, a\) for SwiGLU",
+    ),
+    # blind round 10 (b10b): "not the attention weights with it" for (logits, None)
+    Mistake(
+        check_GPT, GptWithLossSlot, r"\(Tensor, NoneType\): return the output alone \(a \(logits"
+    ),
+    # blind round 10 (b10b): dropouts were accepted (the values are compared in eval mode)
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionResidualDropout,
+        r"train mode .*two different outputs .*dropout \(resid_dropout\): remove it",
+    ),
+    Mistake(check_DecoderBlock, BlockSublayerDropout, r"two different outputs .*F\.dropout"),
+    Mistake(check_GPT, GptEmbeddingDropout, r"two different outputs .*dropout \(drop\)"),
+    # blind round 10 (b10b): "largest difference" alone before
+    Mistake(
+        check_CausalSelfAttention, AttentionSoftmaxOverQueries, r"softmax runs over the queries"
+    ),
+    # blind round 10 (b10b): told only "was the length read from the wrong axis?"
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionKeysHeadsSwapped,
+        r"k\.transpose\(1, 2\) exchanges the heads and the positions",
+    ),
+    # blind round 10 (b10b): told "You left out eps" alone (the two agree at eps=1e-5)
+    Mistake(check_RMSNorm, NormEpsOnReciprocal, r"added eps to the reciprocal of the root"),
+    Mistake(
+        check_rotary_embedding,
+        _rope_frequencies(lambda d, base: 2 * base ** (-torch.arange(0, d, 2).double() / d)),
+        r"Every pair turns 2 times as far as it should",
+    ),
+    # blind round 10 (b10b): "unexpected keys ['output.bias', 'output.weight']" before
+    Mistake(check_GPT, GptOutputWithBias, r"output layer has a bias \(output\.bias\)"),
+    # blind round 10 (b10b): PyTorch's matmul error and the generic hint before
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionOutputOnHeads,
+        r"projection got d_head = \d+ features per row: it was applied to the heads",
+    ),
+    # blind round 10 (b10b): a list of unexpected keys alone before
+    Mistake(check_GPT, GptOneBlockMore, r"holds 3 blocks .* given num_layers = 2"),
+    # blind round 10 (b10b): "largest difference" alone before
+    Mistake(check_CausalSelfAttention, AttentionNoDiagonal, r"causal mask leaves out the diag"),
     Mistake(check_GPT, GptNoFinalNorm, r"no final norm"),
     Mistake(check_GPT, GptBlocksDefaultEps, r"blocks ignore the eps the GPT was given"),
     Mistake(check_GPT, GptFinalNormDefaultEps, r"final norm ignores the eps the GPT was given"),
@@ -1658,6 +2099,60 @@ MISTAKES = [
         check_sample,
         _sample_edited(flat_argmax=True),
         r"argmax of the flattened logits.*logits\.argmax\(dim=-1\)",
+    ),  # blind round 10 (b10b): a position within the top k returned as the token ("drew
+    # tokens that must never be drawn here: check top-k" before)
+    Mistake(
+        check_sample,
+        _named("sample", _sample_sorted_space(map_back=False)),
+        r"Your tokens are ranks, not vocabulary ids.*indices\.gather",
+    ),
+    # blind round 10 (b10b): rows that share a threshold ("drew tokens that must never be
+    # drawn ... scatter(-1, order" before, or a classic mistake that does not apply)
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_k_whole_batch),
+        r"same row of logits draws from one distribution in a batch of one .* not independent",
+    ),
+    # blind round 10 (b10b): two mistakes, only the first was told
+    Mistake(
+        check_sample,
+        _named("sample", _sample_inclusive_no_guard),
+        r"(?s)one token too few.*Also: with top_p=0\.\d+.*most probable token is always kept",
+    ),
+    # mutant sample-14 (the guard also keeps the second sorted column): accepted before,
+    # no case had a nucleus of one token ("one token too many" would not hold on a flat
+    # row, where this guard changes nothing: the symptom is told, not that cause)
+    Mistake(
+        check_sample,
+        _named("sample", _sample_sorted_space(extra_kept_column=1)),
+        r"only token \d+ may be drawn here: top_p=0\.2\d* .*also drew \d+ \(the 2nd most prob",
+    ),
+    # blind round 10 (b10b): told "it removes the k-th largest logit itself (logits <=
+    # kth)" as the one cause, although topk(logits, top_k - 1) gives the same samples
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_k_one_early),
+        r"k - 1 tokens, one too few\. Two slips .*torch\.topk\(logits, top_k - 1\)",
+    ),
+    # blind round 10 (b10b): "never drew some tokens ...: check top-k and top-p" with no
+    # filter given before
+    Mistake(
+        check_sample,
+        _named("sample", _sample_temperature_twice),
+        r"follow the temperature t \*\* 2 = \S+ .*divided by the temperature twice",
+    ),
+    # blind round 10 (b10b): told "cut at 1 - top_p" (the two keep one token alike on the
+    # first row); a flat second row now has to agree before a cause is stated
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_p_on_logits),
+        r"^(?![\s\S]*1 - top_p)[\s\S]*never drew some tokens .*\(\d+ different tokens drawn",
+    ),
+    # mutant sample-15: PyTorch's raw IndexError alone before
+    Mistake(
+        check_sample,
+        _named("sample", _sample_second_column),
+        r"(?s)IndexError.*torch\.multinomial\(probs, 1, \.\.\.\) returns \(batch, 1\)",
     ),
 ]
 
@@ -1682,6 +2177,8 @@ CORRECT = [
     Correct(check_GPT, GptTruncatedNormalInit),
     Correct(check_sample, _named("sample", _sample_nanogpt_hf)),
     Correct(check_sample, _named("sample", _sample_gumbel)),
+    # the draw made in sorted order and mapped back through the sort's indices
+    Correct(check_sample, _named("sample", _sample_sorted_space())),
     # ties at the top-p threshold: keeping every token tied with the crossing one passes
     Correct(check_sample, _named("sample", _sampler(top_p_rule="ties_kept"))),
 ]

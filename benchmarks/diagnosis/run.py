@@ -353,6 +353,20 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         "cumsum without - sorted_probs removes the crossing token; the message says top-p "
         "keeps one too few and that a token is removed when the total before it reaches top_p",
     ),
+    ("sample", "compare: Eq -> NotEq"): (
+        "named",
+        r"With temperature 0, sample must return the argmax of each row",
+        "if temperature != 0: return the argmax (the greedy branch taken for every other "
+        "temperature, and temperature 0 divided by): the message says temperature 0 must "
+        "return the argmax without dividing by zero, the branch the learner inverted",
+    ),
+    ("sample", "number: 0 -> 1"): (
+        "named",
+        r"torch\.multinomial\(probs, 1, \.\.\.\) returns \(batch, 1\), whose only column is "
+        r"\[:, 0\]",
+        "torch.multinomial(...)[:, 1]: the message says its result has one column, [:, 0] "
+        "(the other 'number: 0 -> 1' mutant, remove_sorted[..., 1] = False, is judged by rule)",
+    ),
     ("apply_rotary", "number: 1 -> 2"): (
         "named",
         r"halves of x has \d+ features .* split point must be x\.shape\[-1\] // 2"

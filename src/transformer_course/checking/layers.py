@@ -110,6 +110,12 @@ def value_or_none(compute: Callable[[], torch.Tensor | None]) -> torch.Tensor | 
         return None
 
 
+def _attention_weights_like(item: Any) -> bool:
+    """A tensor of three axes or more, as attention weights (..., len_q, len_k) are (a
+    loss is a number, a cache or a mask something else)."""
+    return isinstance(item, torch.Tensor) and item.dim() >= 3
+
+
 def expect_tensor_result(
     c: Checker,
     got: Any,
@@ -126,8 +132,13 @@ def expect_tensor_result(
     pair = (
         f" Yours returns a tuple of {len(got)} ("
         + ", ".join(type(item).__name__ for item in got)
-        + "): return the output alone, not the attention weights with it (a sub-layer's "
-        "(output, weights) pair is indexed [0] before it goes on)."
+        + (
+            "): return the output alone, not the attention weights with it (a sub-layer's "
+            "(output, weights) pair is indexed [0] before it goes on)."
+            if len(got) == 2 and _attention_weights_like(got[1])
+            else "): return the output alone (a (logits, loss) pair, as nanoGPT's forward "
+            "returns, or anything else beside the output, is not this contract's)."
+        )
         if isinstance(got, tuple)
         else ""
     )

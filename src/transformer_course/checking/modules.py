@@ -179,6 +179,60 @@ def _heads_hint(name: str, built: str, args: tuple) -> Callable[[BaseException],
     return hint
 
 
+def _layer_norms(module: nn.Module, extra: list[str]) -> str:
+    """For unexpected ``*.bias`` keys that belong to nn.LayerNorm layers: say that those
+    norms are LayerNorms (a bias, and the mean subtracted), not weight-only norms."""
+    layers = [key[: -len(".bias")] for key in extra]
+    try:
+        kinds = [module.get_submodule(layer) for layer in layers]
+    except AttributeError:
+        return ""
+    if not all(isinstance(kind, nn.LayerNorm) for kind in kinds):
+        return ""
+    return (
+        f"{', '.join(layers)} {'is an' if len(layers) == 1 else 'are'} nn.LayerNorm "
+        f"(the unexpected keys {_key_list(extra)} are {'its' if len(layers) == 1 else 'their'} "
+        "biases), where the contract has a norm with a weight only: a LayerNorm also "
+        "subtracts each token's mean. Build the norm the contract names (RMSNorm(d_model, "
+        "eps): no bias, no mean subtracted)."
+    )
+
+
+def _swapped_sizes(
+    module: nn.Module,
+    found: Mapping[str, tuple[int, ...]],
+    expected: Mapping[str, tuple[int, ...]],
+) -> str:
+    """For a composite submodule (not itself an nn.Linear) all of whose 2-D weights (two
+    or more) are the transposes of the expected: it was built with its two sizes in the
+    other order, or each of its layers was; "" when there is none."""
+    groups: dict[str, list[str]] = {}  # composite -> its 2-D weights' keys
+    for key, shape in expected.items():
+        parts = key.split(".")
+        if len(parts) >= 3 and len(shape) == 2:
+            groups.setdefault(".".join(parts[:-2]), []).append(key)
+    for composite, keys in groups.items():
+        if len(keys) < 2 or not all(found.get(key) == expected[key][::-1] for key in keys):
+            continue
+        if any(found.get(key) == expected[key] for key in keys):
+            continue  # square weights: nothing to tell
+        try:
+            sub = module.get_submodule(composite)
+        except AttributeError:
+            continue
+        if isinstance(sub, nn.Linear):
+            continue
+        kind = type(sub).__name__
+        shapes = ", ".join(f"{key} {found[key]} (expected {tuple(expected[key])})" for key in keys)
+        return (
+            f"every weight of {composite} has its two sizes swapped: {shapes}. The likely "
+            f"cause: {composite} was built with its two sizes in the other order, {kind}(b, a) "
+            f"for {kind}(a, b) (pass them in the order of its signature, or by keyword); or "
+            f"each layer inside {kind} was."
+        )
+    return ""
+
+
 def build_module(
     c: Checker,
     cls: Any,
@@ -232,6 +286,9 @@ def build_module(
                 key.endswith(".bias") and key[: -len("bias")] + "weight" in expected_shapes
                 for key in extra
             ):
+                norms = _layer_norms(module, extra)
+                if norms:
+                    c.fail(f"{built}: {norms} {hint}".strip())
                 c.fail(
                     f"{built} has biases its contract leaves out: unexpected state-dict keys "
                     f"{_key_list(extra)}. Build those layers without one, nn.Linear(..., "
@@ -259,6 +316,9 @@ def build_module(
                 "the later lessons) load weights by these names, so the submodules must be "
                 f"called exactly so. {hint}".strip()
             )
+        swapped = _swapped_sizes(module, found, expected_shapes)
+        if swapped:
+            c.fail(f"{built}: {swapped}")
         for key, shape in expected_shapes.items():
             if found[key] != tuple(shape):
                 hint = keys_hint(found) if keys_hint else ""

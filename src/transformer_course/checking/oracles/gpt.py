@@ -42,6 +42,8 @@ def causal_self_attention_f(
     base: float = 10000.0,
     heads_split: str = "correct",
     heads_merge: str = "correct",
+    fill: float = float("-inf"),
+    softmax_dim: int = -1,
 ) -> torch.Tensor:
     """softmax(rot(q) rot(k)ᵀ / sqrt(d_head) + causal) v per head, then w_o: x (batch,
     len, d_model) -> the same shape. ``pairing``: RoPE's feature pairs ("half" or
@@ -52,12 +54,17 @@ def causal_self_attention_f(
     "qk" (right), "q", "k": which of queries and keys are rotated; ``use_w_o`` False: no
     output projection; ``scale``: as in :func:`multi_head_attention_f`; ``base``: RoPE's;
     ``heads_split``/``heads_merge``: "correct" or "no_transpose" (one view to (batch,
-    num_heads, len, d_head), or back, without the transpose)."""
+    num_heads, len, d_head), or back, without the transpose); ``fill``: what the blocked
+    scores become (0.0: filled with zero, or the scores multiplied by the mask);
+    ``softmax_dim`` -2: the softmax over the queries instead of the keys."""
     length = x.shape[1]
+    # causal "strict": the mask without its diagonal (tril(..., diagonal=-1));
     # causal "inverted": the mask written True = blocked (torch.triu(..., diagonal=1)) and
     # read True = may attend: every query sees the keys after it only (the last none)
     inverted = causal == "inverted"
     mask = torch.ones(length, length, dtype=torch.bool).triu(1) if inverted else None
+    if causal == "strict":  # j < i: each query blind to its own key (the first to all)
+        mask, causal = torch.ones(length, length, dtype=torch.bool).tril(-1), False
 
     def rotate(t: torch.Tensor) -> torch.Tensor:  # (..., len, width) -> the same
         return rotate_f(t, rope_angles_f(length, t.shape[-1], base, first=first), pairing)
@@ -78,6 +85,8 @@ def causal_self_attention_f(
         scale=scale,
         split=heads_split,
         merge=heads_merge,
+        fill=fill,
+        softmax_dim=softmax_dim,
     )
     return output
 

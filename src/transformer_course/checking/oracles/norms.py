@@ -130,8 +130,10 @@ def rms_norm_f(
     (d_model,). x (..., d_model) -> (..., d_model).
 
     Knobs: ``statistic`` "mean_square" (right), "mean" (the plain mean), "variance"
-    (LayerNorm without a bias: the mean subtracted), "sum_square"; ``eps_at`` "inside",
-    "outside", "none", "subtracted" (sqrt(mean(x²) - eps)); ``over`` "features", "sequence", "sequence_and_features", "everything"; ``gain`` False
+    (LayerNorm without a bias: the mean subtracted), "sum_square", "std" (x divided by its standard deviation: x.var(correction=0) as the
+    statistic, x not centred), "std_unbiased" (the same with torch's default, unbiased
+    x.var()), "variance_unbiased" (a LayerNorm with the unbiased variance); ``eps_at`` "inside",
+    "outside", "none", "subtracted" (sqrt(mean(x²) - eps)), "reciprocal" (x * (rsqrt(mean(x²)) + eps)); ``over`` "features", "sequence", "sequence_and_features", "everything"; ``gain`` False
     leaves out the weight; ``centre``: the mean subtracted from the numerator only (the
     statistic still from x); ``invert``: multiplied by the root (divided by rsqrt);
     ``unit_offset``: multiplied by 1 + weight (Gemma's gain stored as an offset from one);
@@ -150,7 +152,13 @@ def rms_norm_f(
     numerator = x - x.mean(dim=dims, keepdim=True) if centre else x
     if statistic == "variance":
         x = numerator = x - x.mean(dim=dims, keepdim=True)
-    if statistic == "mean":
+    if statistic in ("std", "std_unbiased", "variance_unbiased"):
+        # x.var as the statistic (the mean subtracted inside it only; "variance_unbiased":
+        # from the numerator too, a LayerNorm with torch's default unbiased variance)
+        stat = x.var(dim=dims, keepdim=True, correction=0 if statistic == "std" else 1)
+        if statistic == "variance_unbiased":
+            numerator = x - x.mean(dim=dims, keepdim=True)
+    elif statistic == "mean":
         stat = x.mean(dim=dims, keepdim=True)
     elif statistic == "sum_square":
         stat = x.pow(2).sum(dim=dims, keepdim=True)
@@ -166,6 +174,8 @@ def rms_norm_f(
     else:
         denominator = sqrt(stat)
     y = numerator * denominator if invert else numerator / denominator
+    if eps_at == "reciprocal":  # x * (rsqrt(mean(x²)) + eps): eps after the reciprocal
+        y = numerator * (1 / sqrt(stat) + eps)
     weight = p["weight"].double() + (1.0 if unit_offset else 0.0)
     if not gain or gain_first:
         return y

@@ -25,6 +25,7 @@ from transformer_course.checking.localise import localise_layer
 from transformer_course.checking.oracles import causal_self_attention_f
 from transformer_course.reference import language_model as ref
 
+from .common import _same_in_train_mode
 from .rotary import _ADJACENT_NOTE, _BROADCAST
 
 
@@ -119,6 +120,19 @@ def _attention_hints(
 
     def hint(exc: BaseException) -> str:
         product = _PRODUCT.search(str(exc))
+        d_head = d_model // num_heads
+        if (
+            product
+            and d_head != d_model
+            and int(product[2]) == d_head
+            and int(product[3]) == d_model
+        ):
+            return (
+                f"A d_model x d_model projection got d_head = {d_head} features per row: it "
+                "was applied to the heads, (batch, num_heads, len, d_head), not to a (batch, "
+                "len, d_model) tensor. The projections come before split_heads (w_q, w_k, "
+                "w_v) and after merge_heads (w_o): self.w_o(merge_heads(heads))."
+            )
         if product and length_axis:
             width = int(product[2])
             if width == num_heads * length and width != d_model and int(product[3]) == d_model:
@@ -133,14 +147,40 @@ def _attention_hints(
         if not found:
             return ""
         pair = {int(found[1]), int(found[2])}
+        swapped_heads = (
+            "an axis of the heads' tensors swapped: k.transpose(1, 2) exchanges the heads "
+            "and the positions of (batch, num_heads, len, d_head), where the scores need "
+            "k.transpose(-2, -1)"
+        )
         if length_axis and batch != length and pair == {batch, length}:
+            also = (
+                f" Or, as {num_heads} is the number of heads too, {swapped_heads}."
+                if num_heads == batch
+                else ""
+            )
             return (
                 f"The sizes {found[1]} and {found[2]} are the batch ({batch}) and the length "
                 f"({length}): was the length read from the wrong axis? x is (batch, len, "
                 "d_model): length = x.shape[1], and rotary_embedding(length, d_head) has one "
-                "row per position."
+                f"row per position.{also}"
+            )
+        if length_axis and num_heads != length and pair == {num_heads, length}:
+            return (
+                f"The sizes {found[1]} and {found[2]} are the number of heads ({num_heads}) "
+                f"and the length ({length}). The likely cause: {swapped_heads}."
             )
         d_head = d_model // num_heads
+        sizes = {batch, d_model, d_head, d_model // 2, d_head // 2, num_heads}
+        if length in pair and len(pair) == 2 and max(pair) > length and not pair & sizes - {length}:
+            return (
+                f"The sizes {found[1]} and {found[2]}: {max(pair)} is no size of this input, "
+                f"and {length} is its length. The likely cause: a table made for a fixed "
+                f"number of positions ({max(pair)}: a maximum length, e.g. precomputed in "
+                "__init__), RoPE's cos and sin or a causal mask, met this input's "
+                f"{length} positions: cut it to the input's length (cos[:len], sin[:len], "
+                "mask[:len, :len]) or make it in forward (rotary_embedding(len, self.d_head, "
+                "self.base), look_ahead_mask(len))."
+            )
         if d_model // 2 in pair and d_head // 2 in pair and d_model != d_head:
             return (
                 "A shape does not fit: are cos and sin from rotary_embedding(len, d_head) (one "
@@ -219,8 +259,28 @@ _MERGE_NO_TRANSPOSE = (
     "first, so each output token is cut out of one head's block of numbers: use "
     "merge_heads (imported), or transpose(1, 2) before the reshape."
 )
+_SOFTMAX_QUERIES = (
+    "Your softmax runs over the queries (dim=-2), not over the keys: each query's weights "
+    "over the keys it may see sum to 1, torch.softmax(scores, dim=-1)."
+)
+_NO_DIAGONAL = (
+    "Your causal mask leaves out the diagonal: query i sees keys 0 .. i - 1 but not its own "
+    "(the first sees none). A mask built with torch.tril(..., diagonal=-1), or j < i where "
+    "j <= i belongs, does that. look_ahead_mask(len) keeps the diagonal: query i attends to "
+    "keys 0 .. i, itself included."
+)
+_FILL_ZERO = (
+    "Your blocked scores became 0 (or a number close to it), not -inf: exp(0) keeps a "
+    "weight for every later key, so each position still attends to the future. Two ways to "
+    "get there: masked_fill with 0 or a tiny number (-1e-9, -eps) instead of float('-inf') "
+    "(or a large negative such as -1e9), or scores multiplied by the mask. Pass "
+    "look_ahead_mask(len) to scaled_dot_product_attention, or fill with -inf."
+)
 _ATTENTION_MISTAKES = {
     _NO_ROPE: {"rope": False},
+    _FILL_ZERO: {"fill": 0.0},
+    _NO_DIAGONAL: {"causal": "strict"},
+    _SOFTMAX_QUERIES: {"softmax_dim": -2},
     _ROTATE_VALUES: {"rotate_values": True},
     _BEFORE_SPLIT: {"split": "before"},
     _NOT_CAUSAL: {"causal": False},
@@ -336,6 +396,7 @@ def _check_layer(
             _expect_oracle_and_causal(
                 c, module, x, got, oracle, what, table, _FUTURE, where, extra=extra
             )
+        _same_in_train_mode(c, cls, args(case), x, name)
 
 
 _PROJECTIONS = {"w_q": "queries", "w_k": "keys", "w_v": "values"}

@@ -8,7 +8,7 @@ import torch
 
 from transformer_course.checking import Checker
 
-from .common import _generator, _plain_generator
+from .common import GENERATOR_BY_KEYWORD, _generator, _plain_generator
 
 
 @dataclass(frozen=True)
@@ -155,6 +155,27 @@ def _targets_relation(
             )
 
 
+def _each_start_once(value: torch.Tensor, shape: tuple[int, int], num_tokens: int) -> str:
+    """Fewer rows than batch_size, exactly as many as there are starts: each start drawn
+    at most once (blind10b: torch.randperm(...)[:batch_size] got the shapes alone)."""
+    starts = num_tokens - shape[1]
+    if (
+        not isinstance(value, torch.Tensor)
+        or value.dim() != 2
+        or value.shape[1] != shape[1]
+        or value.shape[0] != starts
+        or starts >= shape[0]
+    ):
+        return ""
+    return (
+        f"Yours has {starts} rows, exactly the number of possible starts (len(tokens) - "
+        f"block_size = {starts}): each start was drawn at most once (torch.randperm(...)"
+        "[:batch_size], or another draw without replacement), so a batch larger than that "
+        "runs out. Draw batch_size starts with replacement: torch.randint(0, len(tokens) - "
+        "block_size, (batch_size,), generator=generator)."
+    )
+
+
 def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> None:
     with Checker("next_token_batches", hidden=hidden) as c:
         c.require_callable(next_token_batches)
@@ -169,7 +190,7 @@ def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> Non
                 *args,
                 _generator(case.seed),
                 call_repr=call,
-                hints={"out of bounds for dimension 0": _WINDOW_PAST_END},
+                hints=[("out of bounds for dimension 0", _WINDOW_PAST_END), GENERATOR_BY_KEYWORD],
             )
             again = c.call(next_token_batches, *args, _generator(case.seed), call_repr=call)
             c.expect_type(got, tuple, call, "Return a pair (inputs, targets).")
@@ -182,7 +203,9 @@ def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> Non
                     value,
                     shape,
                     f"{call}: {name}",
-                    _time_major(value, shape, position) or _short_by_one(value, shape),
+                    _time_major(value, shape, position)
+                    or _short_by_one(value, shape)
+                    or _each_start_once(value, shape, case.num_tokens),
                 )
                 c.expect_true(
                     value.dtype == torch.int64,

@@ -12,7 +12,20 @@ from transformer_course.checking.layer_mistakes import (
 )
 from transformer_course.checking.oracles import decoder_block_f
 
-from .attention import _BLOCK_NORMS, _BLOCK_PARTS, _NO_ROPE, _NOT_CAUSAL, _check_layer, _ModelCase
+from .attention import (
+    _BLOCK_NORMS,
+    _BLOCK_PARTS,
+    _HIDDEN_ATTENTION,
+    _NO_ROPE,
+    _NOT_CAUSAL,
+    _VISIBLE_ATTENTION,
+    _check_layer,
+    _ModelCase,
+)
+
+#: a visible block whose d_ff is not d_model too: a feed-forward built as SwiGLU(d_ff,
+#: d_model) builds the same shapes when the two are equal (blind10b, hidden only before)
+_VISIBLE_BLOCK = [*_VISIBLE_ATTENTION, _ModelCase(4, 2, 5, 16, 2, d_ff=24)]
 
 _POST = (
     "Your block is post-norm (norm(x + sublayer(x)), the 2017 layout). A decoder-only block "
@@ -115,6 +128,7 @@ def check_DecoderBlock(cls, *, hidden: bool = False) -> None:
         scale=2.0,
         oracle_options=lambda case: {} if case.eps is None else {"eps": case.eps},
         localise=True,
+        cases=(_VISIBLE_BLOCK, _HIDDEN_ATTENTION),
         inspect=_inspect_block,
         before=_block_width,
     )

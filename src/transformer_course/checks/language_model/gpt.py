@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 
 import torch
 
@@ -26,7 +27,7 @@ from .attention import (
     _expect_oracle_and_causal,
     _ModelCase,
 )
-from .common import _plain_generator
+from .common import _plain_generator, _same_in_train_mode
 
 _UNTIED = (
     "Your output layer is not tied to the embedding: its weight is a separate matrix. Use "
@@ -171,6 +172,18 @@ _LAST_POSITION_ONLY = (
 )
 
 
+def _layer_count(found, num_layers: int) -> str:
+    """How many blocks the state dict holds, when that is not num_layers: "" otherwise."""
+    indices = {int(key.split(".")[1]) for key in found if re.match(r"layers\.\d+\.", key)}
+    if not indices or len(indices) == num_layers:
+        return ""
+    return (
+        f"Your GPT holds {len(indices)} blocks (layers.{min(indices)} .. "
+        f"layers.{max(indices)}), and it was given num_layers = {num_layers}: build exactly "
+        "num_layers of them, [DecoderBlock(...) for _ in range(num_layers)]."
+    )
+
+
 def check_GPT(cls, *, hidden: bool = False) -> None:
     with Checker("GPT", hidden=hidden) as c:
         c.require_callable(cls)
@@ -181,22 +194,42 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
             expected = state_shapes(reference)
             state = random_state(expected, case.seed)
             state["embedding.weight"] = state["embedding.weight"] * 3.0  # larger logits
+            count = functools.partial(_layer_count, num_layers=case.num_layers)
+            try:  # the number of blocks first, before a long list of keys
+                blocks = count(cls(*args).state_dict())
+            except Exception:  # build_module below says what went wrong
+                blocks = ""
+            if blocks:
+                c.fail(f"GPT{args}: {blocks}")
             module, built = build_module(
                 c,
                 cls,
                 *args,
                 name="GPT",
                 expected_shapes=expected,
+                keys_hint=count,
                 state=state,
                 mode="eval",
                 allow_extra_keys=True,
             )
             loaded = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
             extra = set(loaded) - set(expected)
+            unexpected = sorted(extra - {"output.weight", "lm_head.weight"})
+            if unexpected and all(
+                key.endswith(".bias") and key[: -len("bias")] + "weight" in extra
+                for key in unexpected
+            ):
+                c.fail(
+                    f"{built}: your output layer has a bias ({', '.join(unexpected)}): the tied "
+                    "output is x @ embedding.weight.T, with no bias. Build it with "
+                    "nn.Linear(d_model, vocab_size, bias=False), or compute "
+                    "x @ self.embedding.weight.T."
+                )
             c.expect_true(
-                extra <= {"output.weight", "lm_head.weight"},
-                f"{built} has unexpected state-dict keys {sorted(extra)}: the contract's keys are "
-                "embedding.weight, layers.*, norm.weight (and output.weight if tied).",
+                not unexpected,
+                f"{built} has unexpected state-dict keys {unexpected}: the contract's keys are "
+                "embedding.weight, layers.*, norm.weight (and output.weight if tied). "
+                + count(loaded),
             )
             for key in extra:
                 c.expect_true(
@@ -222,3 +255,4 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
                 c, module, ids, got, oracle, what, _eps_mistakes(case.eps), _GPT_FUTURE, where
             )
         _check_embedding_init(c, cls, seed=101 if hidden else 1)
+        _same_in_train_mode(c, cls, args, ids, "GPT")

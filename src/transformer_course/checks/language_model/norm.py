@@ -54,6 +54,11 @@ _SUBTRACT = (
     "You subtracted the mean first: that is LayerNorm (without its bias). RMSNorm does not "
     "re-centre: it divides x itself by sqrt(mean(x**2) + eps)."
 )
+_STD = (
+    "You divided x by its standard deviation (x.var() or x.std(): the mean is subtracted "
+    "inside the statistic{unbiased}) instead of its root mean square. RMSNorm's statistic is "
+    "the mean of the squares of x itself: x / sqrt(x.pow(2).mean(-1, keepdim=True) + eps)."
+)
 _SUM = (
     "You used the sum of the squares (x.norm(dim=-1) is its root, the L2 norm); RMSNorm takes "
     "their mean (divide by d_model): the root mean square is x.norm(dim=-1) / sqrt(d_model)."
@@ -79,6 +84,10 @@ _EPS_SUBTRACTED = (
     "You subtracted eps under the square root, sqrt(mean(x**2) - eps): add it, "
     "sqrt(mean(x**2) + eps) (a token with small values, as here, then takes the root of a "
     "negative number: NaN)."
+)
+_EPS_RECIPROCAL = (
+    "You added eps to the reciprocal of the root, x * (torch.rsqrt(mean(x**2)) + eps): it "
+    "belongs inside the root, x * torch.rsqrt(mean(x**2) + eps)."
 )
 _GAIN_DIVIDED = (
     "You divided by the learned gain self.weight instead of multiplying by it: "
@@ -116,9 +125,17 @@ def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
         _MEAN: {"statistic": "mean"},
         _SUBTRACT: {"statistic": "variance"},
         _SUM: {"statistic": "sum_square"},
+        _STD.format(unbiased=""): {"statistic": "std"},
+        _STD.format(unbiased=", and divided by d_model - 1, torch's default"): {
+            "statistic": "std_unbiased"
+        },
+        _SUBTRACT.replace("first:", "first and took the unbiased variance (x.var()):", 1): {
+            "statistic": "variance_unbiased"
+        },
         _EPS_OUT: {"eps_at": "outside"},
         _NO_EPS: {"eps_at": "none"},
         _EPS_SUBTRACTED: {"eps_at": "subtracted"},
+        _EPS_RECIPROCAL: {"eps_at": "reciprocal"},
         _GAIN_DIVIDED: {"divide_gain": True},
         _AXIS: {"over": "sequence"},
         _AXIS + " ": {"over": "everything"},
@@ -218,6 +235,33 @@ def _eps_ignored(c: Checker, cls, case: _NormCase, x, state, got, built: str) ->
             )
 
 
+def _starts_at_ones(c: Checker, cls, d_model: int) -> None:
+    """A fresh RMSNorm's gain is ones (the value checks load their own weights, so a gain
+    initialised otherwise passed them: blind10b-rms-gain-zeros)."""
+    built = f"RMSNorm({d_model})"
+    module = c.call(cls, d_model, call_repr=built)
+    weight = getattr(module, "weight", None)
+    if not isinstance(weight, torch.Tensor) or tuple(weight.shape) != (d_model,):
+        return  # the state-dict checks say what is wrong
+    weight = weight.detach().double()
+    if bool((weight == 1).all()):
+        c.ok()
+        return
+    if bool((weight == 0).all()):
+        c.fail(
+            f"{built}.weight starts at zeros, so a fresh RMSNorm returns only zeros (and a "
+            "model built from it outputs nothing until the gains have grown). Initialise the "
+            "gain to ones, nn.Parameter(torch.ones(d_model)): zeros is the start of Gemma's "
+            "1 + weight convention, and here the gain multiplies directly."
+        )
+    shown = ", ".join(f"{v:.3g}" for v in weight[:4].tolist())
+    c.fail(
+        f"{built}.weight starts at [{shown}{', ...' if d_model > 4 else ''}], not ones: "
+        "initialise the gain to ones, nn.Parameter(torch.ones(d_model)), so that a fresh "
+        "RMSNorm only normalises."
+    )
+
+
 def check_RMSNorm(cls, *, hidden: bool = False) -> None:
     with Checker("RMSNorm", hidden=hidden) as c:
         c.require_callable(cls)
@@ -266,3 +310,4 @@ def check_RMSNorm(cls, *, hidden: bool = False) -> None:
                 ),
                 explain=lambda got=got, x=x, eps=eps: _negative_root(got, x, eps),
             )
+        _starts_at_ones(c, cls, (_HIDDEN_NORM if hidden else _VISIBLE_NORM)[0].shape[-1])

@@ -9,6 +9,7 @@ from typing import Any
 import torch
 
 from transformer_course.checking import Checker, tolerance
+from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.hints import Hint
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.layers import mistake_pairs
@@ -95,7 +96,8 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
     with Checker("rotary_embedding", hidden=hidden) as c:
         c.require_callable(rotary_embedding)
         runs = []
-        for case in _HIDDEN_ROPE if hidden else _VISIBLE_ROPE:
+        cases = _HIDDEN_ROPE if hidden else _VISIBLE_ROPE
+        for case in cases:
             args = (case.length, case.d_head) + (() if case.base is None else (case.base,))
             base = 10000.0 if case.base is None else case.base
             call = f"rotary_embedding{args}"
@@ -155,7 +157,66 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
                     },
                 )
             )
-        _judge_runs(c, runs)
+        _judge_runs(c, runs, localise=lambda: _wrong_frequencies(runs, cases))
+
+
+def _wrong_frequencies(runs: list[tuple], cases: list[_RopeCase]) -> str:
+    """When no known slip fits: the learner's tables as angles, if they are m · theta_i
+    (position 0 unrotated, each pair turning by one angle per position) with other
+    frequencies than base ** (-2i / d_head): which pairs, and their angles per position
+    (blind10b: a dropped parenthesis and a floor division got "largest difference")."""
+    for (got, expected, call, _, _, _), case in zip(runs, cases, strict=True):
+        if torch.allclose(got, expected, rtol=1e-4, atol=1e-4) or case.length < 2:
+            continue
+        cos, sin = got[0], got[1]  # (len, pairs)
+        theta = torch.atan2(sin[1], cos[1])  # (pairs,): the angle per position, in (-pi, pi]
+        positions = torch.arange(case.length, dtype=torch.float64)[:, None]
+        if not (
+            torch.allclose(cos, (positions * theta).cos(), atol=1e-4)
+            and torch.allclose(sin, (positions * theta).sin(), atol=1e-4)
+        ):
+            return ""  # not a table of m · theta_i: the layout checks say more
+        right = torch.atan2(expected[1][1], expected[0][1])
+        diff = torch.remainder(theta - right + torch.pi, 2 * torch.pi) - torch.pi
+        bad = (diff.abs() > 1e-4).nonzero().flatten().tolist()
+        if not bad:
+            return ""
+
+        def shown(t: torch.Tensor) -> str:
+            return (
+                "["
+                + ", ".join(f"{v:.3f}" for v in t[:6].tolist())
+                + (", ...]" if len(t) > 6 else "]")
+            )
+
+        big = right.abs() > 1e-3
+        ratio = theta[big] / right[big]
+        scaled = (
+            f" Every pair turns {float(ratio[0]):.3g} times as far as it should: the "
+            "positions or the frequencies are multiplied by that factor."
+            if bool(big.sum() > 1)
+            and bool(torch.allclose(ratio, ratio[0].expand_as(ratio), rtol=1e-3))
+            and abs(float(ratio[0]) - 1) > 1e-3
+            else ""
+        )
+        same = scaled or (
+            f" Every pair of yours turns by the same angle ({float(theta[0]):.3f}): the "
+            "exponent is the same for every pair (an integer division 2i // d_head, which "
+            "is 0 for every i, does that), where it must grow with i."
+            if len(theta) > 1 and bool(torch.allclose(theta, theta[0].expand_as(theta)))
+            else ""
+        )
+        return (
+            f"{call} is not what the reference gives. Your positions are right (angle[m, i] "
+            "= m · theta_i from angle 0 at position 0), but not your frequencies: pair "
+            f"{bad[0]} is the first wrong ({len(bad)} of {len(theta)} pairs). Per position "
+            f"(atan2(sin[1], cos[1]), modulo 2π) yours turn by {shown(theta)}, the pairs "
+            f"should turn by theta_i = base ** (-2i / d_head) = {shown(right)}.{same} Slips that "
+            "give other frequencies: parentheses missing around the exponent (base ** "
+            "torch.arange(0, d_head, 2) / d_head is (base ** 2i) / d_head), // where / "
+            "belongs, a lost minus."
+        )
+    return ""
 
 
 @dataclass(frozen=True)
@@ -374,7 +435,7 @@ def _relative_property(c: Checker, apply_rotary, d_head: int, seed: int) -> None
     c.expect_true(spread < 1e-3 * max(1.0, float(scores.abs().max())), f"{call}: {_RELATIVE}")
 
 
-def _judge_runs(c: Checker, runs: list[tuple]) -> None:
+def _judge_runs(c: Checker, runs: list[tuple], localise=None) -> None:
     """Every input's (got, expected, call, tolerance, mistakes, expect_close options): when
     one is wrong, the known mistakes that agree with the learner on EVERY input are
     stated (one) or named as candidates (several); when none agrees, each input is
@@ -394,7 +455,14 @@ def _judge_runs(c: Checker, runs: list[tuple]) -> None:
         if found:
             c.fail(f"{wrong[0][2]} is not what the reference gives. {candidates_message(found)}")
     for got, expected, call, tol, _, options in runs:
-        c.expect_close(got, expected, call, **tol, **options)
+        try:
+            c.expect_close(got, expected, call, **tol, **options)
+        except CheckFailure as failure:
+            # only where nothing better than the largest difference was found
+            told = localise() if localise and "largest difference" in failure.message else ""
+            if told:
+                c.fail(told)
+            raise
 
 
 _BROADCAST = re.compile(
@@ -425,6 +493,43 @@ def _split_hint(d_head: int, ndim: int) -> Hint:
     return lambda exc: isinstance(exc, RuntimeError), text
 
 
+def _tables_axis_hint(shape: tuple[int, ...]) -> Hint:
+    """For a clash of len with the axis before it in x (heads): cos and sin given an
+    extra axis, (len, 1, d_head // 2), line their positions up with that axis."""
+
+    def text(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if len(shape) < 3 or not found or int(found.group(3)) != len(shape) - 3:
+            return ""
+        if {int(found.group(1)), int(found.group(2))} != {shape[-3], shape[-2]}:
+            return ""
+        return (
+            f"The sizes are x's axis -3 ({shape[-3]}) and its len ({shape[-2]}). The likely "
+            "cause: cos and sin were given an extra axis (cos[:, None, :], or unsqueeze(1), "
+            "as for a (batch, len, heads, d_head) layout), so their positions meet x's axis "
+            "-3. cos and sin, (len, d_head // 2), already line up with x's last two axes: "
+            "use them as they are."
+        )
+
+    return lambda exc: isinstance(exc, RuntimeError), text
+
+
+def _axes_count_hints(ndim: int) -> list[Hint]:
+    """For x.shape unpacked into a fixed number of names, or x indexed with a fixed number
+    of axes (x[:, :, :, :half]): x may have any number of leading axes."""
+    text = (
+        f"Here x has {ndim} axes: apply_rotary takes x with any number of leading axes, "
+        "(..., len, d_head) (one head's (len, d_head), or (batch, num_heads, len, d_head)). "
+        "Unpacking x.shape into a fixed number of names, or indexing x[:, :, :, ...], fixes "
+        "that number: read the last axes only (d_head = x.shape[-1]) and slice with "
+        "x[..., :half]."
+    )
+    return [
+        (lambda exc: isinstance(exc, ValueError) and "values to unpack" in str(exc), text),
+        (lambda exc: isinstance(exc, IndexError) and "too many indices" in str(exc), text),
+    ]
+
+
 def _rotary_shape_hint(got: Any, x: torch.Tensor, expected: torch.Tensor) -> str:
     """For a result of the wrong shape: the two rotated halves joined along another axis
     than the last (or stacked), said when the shape is exactly that."""
@@ -441,6 +546,19 @@ def _rotary_shape_hint(got: Any, x: torch.Tensor, expected: torch.Tensor) -> str
             f"Your result is the two rotated halves ({(*lead, length, half)} each) joined "
             f"along axis -2 (len){', with the right values,' if same else ''} instead of the "
             "last axis: torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)."
+        )
+    try:  # cos and sin (len, 1, d_head // 2): an axis added for another layout
+        unsqueezed = torch.broadcast_shapes((length, 1, half), (*lead, length, half))
+    except RuntimeError:
+        unsqueezed = None
+    if unsqueezed is not None and shape == (*unsqueezed[:-1], d_head) and len(shape) > x.dim():
+        return (
+            f"Your result has {len(shape)} axes, x has {x.dim()}: cos and sin were given an "
+            "extra axis (cos[:, None, :], or unsqueeze(1), as for a (batch, len, heads, "
+            "d_head) layout; or x's halves were), so their positions broadcast against "
+            "another axis of x. cos "
+            "and sin, (len, d_head // 2), already line up with x's last two axes, (..., len, "
+            "d_head // 2), whatever leading axes x has: use them as they are."
         )
     if shape in ((*lead, 2, length, half), (*lead, length, 2, half)):
         return (
@@ -488,7 +606,16 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
             cos, sin = ref.rotary_embedding(length, d_head)
             call = f"apply_rotary(x {tuple(x.shape)} {str(case.dtype).replace('torch.', '')}, cos, sin)"
             got = c.call(
-                apply_rotary, x, cos, sin, call_repr=call, hints=[_split_hint(d_head, x.dim())]
+                apply_rotary,
+                x,
+                cos,
+                sin,
+                call_repr=call,
+                hints=[
+                    _split_hint(d_head, x.dim()),
+                    *_axes_count_hints(x.dim()),
+                    _tables_axis_hint(tuple(x.shape)),
+                ],
             )
             c.expect_type(got, torch.Tensor, call)
             angles = rope_angles_f(length, d_head)

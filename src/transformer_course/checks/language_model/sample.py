@@ -11,7 +11,7 @@ import torch
 from transformer_course.checking import Checker
 from transformer_course.checking.oracles import sample_probabilities_f
 
-from .common import _generator, _plain_generator
+from .common import GENERATOR_BY_KEYWORD, _generator, _plain_generator
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,8 @@ _VISIBLE_SAMPLE = [
     _SampleCase(_FLAT, top_k=5, top_p=0.7, seed=9),  # top-k, then top-p
     _SampleCase((1.0, 3.0, 2.0, 2.0, 0.0), top_k=2, seed=7),  # a tie at the k-th logit
     _SampleCase((1.0, 3.0, 2.0, 2.0, 0.0), top_k=8, seed=10),  # top_k beyond the vocabulary
+    # the most probable token alone (.46) reaches top_p: the nucleus is that one token
+    _SampleCase(_ROW, top_p=0.2, seed=11),
 ]
 _ROW2 = (-0.5, 0.3, 1.9, -2.0, 1.1, 0.2, -0.8, 2.3, 0.0, -1.4, 0.7)
 _FLAT2 = (0.5, 1.5, -0.2, 1.0, 0.3, 1.2, -1.0, 0.8, 0.0)
@@ -52,6 +54,8 @@ _HIDDEN_SAMPLE = [
     _SampleCase(_FLAT2, top_k=4, top_p=0.6, seed=106),
     _SampleCase((0.0, 5.0, 1.0, 5.0, 5.0, 2.0), top_k=2, seed=105),
     _SampleCase(_FLAT2, top_k=12, top_p=0.9, seed=108),  # top_k beyond the vocabulary
+    # the most probable token alone (.37) reaches top_p: the nucleus is that one token
+    _SampleCase(_ROW2, temperature=1.0, top_p=0.25, seed=109),
 ]
 
 _TEMPERATURE_PROBS = (
@@ -84,8 +88,11 @@ _TOP_P_FEW = (
     "it already reaches top_p)."
 )
 _TOP_K_FEWER = (
-    "Your top-k keeps k - 1 tokens, one too few: it removes the k-th largest logit itself "
-    "(logits <= kth). Remove only the logits below the k-th largest (logits < kth)."
+    "Your top-k keeps k - 1 tokens, one too few. Two slips do that, and these inputs cannot "
+    "tell them apart: the k-th largest logit removed itself (logits <= kth), or the "
+    "threshold taken one place early (torch.topk(logits, top_k - 1), or .values[..., -2]). "
+    "Keep the logits >= the k-th largest: kth = torch.topk(logits, top_k).values[..., -1:], "
+    "remove logits < kth."
 )
 _TOP_K_MORE = (
     "Your top-k keeps k + 1 tokens, one too many: the threshold is the k-th largest logit, "
@@ -141,6 +148,26 @@ _TOP_P_FIRST_ROW = (
     "never did. Did you keep the most probable token with drop[0] = False? On a (batch, "
     "vocab) mask that keeps every token of row 0; the first column of every row is "
     "drop[..., 0] = False (or drop[:, 0])."
+)
+_RANKS = (
+    "Your tokens are ranks, not vocabulary ids: token r was drawn as often as the r-th most "
+    "probable token should be (0 the most probable). You drew from the sorted (or "
+    "torch.topk) values and returned the position drawn there; map it back to the "
+    "vocabulary id with the indices the sort or topk returned (indices.gather(-1, choice))."
+)
+_ROWS_MIX = (
+    "the same row of logits draws from one distribution in a batch of one and from another "
+    "in a batch of {rows} copies of it: your rows are not independent. Something runs "
+    "across the batch axis (a softmax, sort, cumsum or topk over dim=0, or one threshold for "
+    "the whole batch); every step of the filters works on each row alone, along the last "
+    "axis (dim=-1)."
+)
+_ALL_REMOVED = (
+    "With top_p={top_p}, below the probability of the most probable token ({top:.2f}), the "
+    "nucleus is that token alone; your top-p removed every token of the row (a softmax over "
+    "logits that are all -inf is NaN). The most probable token is always kept: remove a "
+    "token only when the mass *before* it reaches top_p, and keep the first sorted column "
+    "(remove_sorted[..., 0] = False)."
 )
 _TOP_P_ROWS = (
     "Each row of logits is a sequence of its own: its top-p set comes from its own "
@@ -236,15 +263,70 @@ def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
         "threshold is (batch, 1) and lines up with its own row. (With a batch of one row the "
         "two happen to agree.)",
     )
+    top = float(torch.softmax(logits[0].double(), -1).max())
+    all_removed = (
+        lambda exc: (
+            case.top_p is not None
+            and case.temperature == 1.0
+            and case.top_k is None
+            and case.top_p <= top
+            and "probability tensor contains" in str(exc)
+        ),
+        _ALL_REMOVED.format(top_p=case.top_p, top=top),
+    )
     got = c.call(
         sample,
         logits,
         **kwargs,
         generator=_generator(seed),
         call_repr=call,
-        hints=[beyond, over_rows, threshold_axis],
+        hints=[beyond, over_rows, threshold_axis, all_removed, *_DRAW_HINTS, GENERATOR_BY_KEYWORD],
     )
     return got, call
+
+
+#: errors of the draw itself: torch.multinomial(probs, 1) returns (batch, 1)
+_DRAW_HINTS = (
+    (
+        "not enough non-negative category",
+        "torch.multinomial(probs, n) draws n different tokens (without replacement), and "
+        "here fewer tokens are left after the filters: draw one, torch.multinomial(probs, "
+        "1, generator=generator)[:, 0].",
+    ),
+    (
+        "out of bounds for dimension 1 with size 1",
+        "An index ran past an axis of size 1. The likely one: torch.multinomial(probs, 1, "
+        "...) returns (batch, 1), whose only column is [:, 0].",
+    ),
+)
+
+
+def _rows_mix(c: Checker, sample, case: _SampleCase, frequencies: torch.Tensor) -> bool:
+    """Whether one row alone draws from another distribution than a batch of copies of
+    it does (the rows are then not independent); False when the batch of one cannot be
+    read (an error, another shape: other checks tell those)."""
+    row = torch.tensor([case.logits], dtype=torch.float32)
+    vocab, calls = row.shape[1], 400
+    kwargs: dict[str, Any] = {"temperature": case.temperature}
+    if case.top_k is not None:
+        kwargs["top_k"] = case.top_k
+    if case.top_p is not None:
+        kwargs["top_p"] = case.top_p
+    alone = []
+    for number in range(calls):
+        try:
+            got = sample(row.clone(), **kwargs, generator=_generator(case.seed + 1000 + number))
+        except Exception:
+            return False
+        if not isinstance(got, torch.Tensor) or tuple(got.shape) != (1,):
+            return False
+        alone.append(int(got[0]))
+    single = _frequencies(torch.tensor(alone), vocab)
+    spread = frequencies.clamp(1e-3, 1 - 1e-3)
+    bound = (
+        6 * (spread * (1 - spread) / calls).sqrt() + 6 * (spread * (1 - spread) / case.draws).sqrt()
+    )
+    return bool(((single - frequencies).abs() > bound + 0.02).any())
 
 
 def _applies(knobs: Mapping[str, Any], case: _SampleCase) -> bool:
@@ -301,13 +383,15 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
     tie = case.top_k is not None and bool(
         (row == torch.topk(row, min(case.top_k, len(row))).values[-1]).sum() > 1
     )
-    fitting = [
-        _TOP_K_FEWER if message == _TIES and not tie else message
-        for message, knobs in _SAMPLE_MISTAKES.items()
-        if _applies(knobs, case) and matches(sample_probabilities_f(row, **options, **knobs))
-    ]
-    if case.top_p is not None and matches(_ascending_top_p(row, case)):
-        fitting.append(_TOP_P_ASCENDING)
+    models = _models(case, tie)
+    fitting = [message for message, model in models.items() if matches(model(row))]
+    if len(fitting) == 1 and case.top_p is not None:
+        # one row can make two top-p slips look alike (the running total of the sorted
+        # logits and the cut at 1 - top_p keep one token alike at top_p=0.8 here): the
+        # model must also fit a flat row, where those keep different numbers of tokens
+        fitting = _confirmed(c, sample, case, fitting, models)
+    if fitting == [_TOP_P_FEW]:
+        c.fail(f"{call}: {_TOP_P_FEW}{_top_token_removed(sample, case)}")
     if len(fitting) == 1:
         c.fail(f"{call}: {fitting[0]}")
     if fitting:
@@ -315,7 +399,26 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
             f"{call}: your samples fit more than one classic mistake here:\n* "
             + "\n* ".join(fitting)
         )
+    if _rows_mix(c, sample, case, frequencies):
+        c.fail(f"{call}: " + _ROWS_MIX.format(rows=case.draws))
+    fitted = _effective_temperature(row, case, matches)
+    if fitted is not None:
+        c.fail(f"{call}: {fitted}")
     outside = frequencies[~allowed].sum()
+    if outside > 0 and int(allowed.sum()) == 1 and case.top_p is not None:
+        top = int(expected.argmax())
+        tempered = torch.softmax(row.double() / case.temperature, -1)
+        order = tempered.sort(descending=True).indices.tolist()
+        extra = torch.nonzero(frequencies * ~allowed).flatten().tolist()
+        ranks = ", ".join(
+            f"{t} (the {_ordinal(order.index(t) + 1)} most probable)" for t in extra[:4]
+        )
+        c.fail(
+            f"{call}: only token {top} may be drawn here: top_p={case.top_p} is below its "
+            f"probability ({tempered[top]:.2f}), so the nucleus is that one token. Yours also "
+            f"drew {ranks}. Keep a token only while the mass *before* it is below top_p: "
+            "the first sorted column is always kept, and nothing else here."
+        )
     if outside > 0:
         given = [name for name, v in (("top-k", case.top_k), ("top-p", case.top_p)) if v]
         check = " and ".join(given) if given else "top-k and top-p"
@@ -343,11 +446,122 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
                 "(remove_sorted[..., 0] = False) and removes a token only when the mass "
                 "*before* it already reaches top_p."
             )
-        c.fail(f"{call} never drew some tokens that should be drawn: check top-k and top-p.")
+        drawn, kept = int((frequencies > 0).sum()), int(allowed.sum())
+        c.fail(
+            f"{call} never drew some tokens that should be drawn ({drawn} different tokens "
+            f"drawn; {kept} may be): "
+            + (
+                "check top-k and top-p."
+                if case.top_k is not None or case.top_p is not None
+                else "no filter is given here, so every token may be drawn; check the "
+                "temperature and the draw."
+            )
+        )
     worst = int(((frequencies - expected).abs() - tol).argmax())
     c.fail(
         f"{call}: token {worst} was drawn {frequencies[worst]:.3f} of the time, expected "
         f"{expected[worst]:.3f}. {_RENORMALISE}"
+    )
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+#: a flat row (the most probable token about .15): the cut at 1 - top_p keeps two tokens,
+#: a running total of the logits instead of the probabilities about five, the right one six
+_CONFIRM_ROW = (0.3, -0.2, 0.1, 0.25, -0.3, 0.0, 0.15, -0.1)
+
+
+def _models(case: _SampleCase, tie: bool) -> dict[str, Any]:
+    """{message: the distribution that mistake draws from, as a function of the row}."""
+    options = dict(temperature=case.temperature, top_k=case.top_k, top_p=case.top_p)
+    models: dict[str, Any] = {}
+    for message, knobs in _SAMPLE_MISTAKES.items():
+        if _applies(knobs, case):
+            told = _TOP_K_FEWER if message == _TIES and not tie else message
+            models[told] = lambda row, knobs=knobs: sample_probabilities_f(row, **options, **knobs)
+    if case.top_p is not None:
+        models[_TOP_P_ASCENDING] = lambda row: _ascending_top_p(row, case)
+
+    def ranked(row):
+        probs = sample_probabilities_f(row, **options)
+        return probs.sort(descending=True).values if not _sorted(probs) else probs * float("nan")
+
+    models[_RANKS] = ranked  # entry r: the r-th most probable's probability
+    return models
+
+
+def _sorted(probs: torch.Tensor) -> bool:
+    return bool(torch.equal(probs.sort(descending=True).values, probs))
+
+
+def _confirmed(c: Checker, sample, case: _SampleCase, fitting: list[str], models) -> list[str]:
+    """``fitting`` (one message) kept only if its model also fits the learner's samples
+    for :data:`_CONFIRM_ROW` with the same arguments; [] otherwise."""
+    confirm = _SampleCase(
+        _CONFIRM_ROW, case.temperature, case.top_k, case.top_p, seed=case.seed + 50
+    )
+    logits = torch.tensor(confirm.logits).expand(confirm.draws, -1).contiguous()
+    got, _ = _sample_call(c, sample, logits, confirm, confirm.seed)
+    if not isinstance(got, torch.Tensor) or tuple(got.shape) != (confirm.draws,):
+        return fitting
+    frequencies = _frequencies(got, len(_CONFIRM_ROW))
+    probs = models[fitting[0]](torch.tensor(_CONFIRM_ROW))
+    if torch.isnan(probs).any():
+        return []
+    bound = 6 * (probs * (1 - probs) / confirm.draws).sqrt() + 1e-3
+    return fitting if bool(((frequencies - probs).abs() <= bound).all()) else []
+
+
+def _effective_temperature(row: torch.Tensor, case: _SampleCase, matches) -> str | None:
+    """The temperature whose distribution (with this case's top-k, if any) the samples
+    follow, when it is not the one given (the temperature applied twice, or in another
+    way); None when none fits, the given one does, or top-p is given."""
+    t = case.temperature
+    if t == 1.0 or case.top_p is not None:
+        # with top-p, a low temperature and a top-p slip can both keep one token alone
+        return None
+
+    def at(value: float) -> torch.Tensor:
+        return sample_probabilities_f(row, temperature=value, top_k=case.top_k, top_p=case.top_p)
+
+    if matches(at(t * t)):
+        return (
+            f"your samples follow the temperature t ** 2 = {t * t:g} (t = {t:g}): the logits "
+            "were divided by the temperature twice. Divide them once, before the softmax "
+            "(and before top-k and top-p): softmax(logits / temperature)."
+        )
+    fits = [v for v in (round(0.05 * k, 2) for k in range(1, 201)) if matches(at(v))]
+    if fits and all(abs(v - t) > 0.05 for v in fits):
+        span = f"{fits[0]:g}" if len(fits) == 1 else f"between {fits[0]:g} and {fits[-1]:g}"
+        return (
+            f"your samples follow a temperature {span}, not the one given, {t:g}: the "
+            "temperature reaches the logits in another way than one division before the "
+            "softmax, softmax(logits / temperature)."
+        )
+    return None
+
+
+def _top_token_removed(sample, case: _SampleCase) -> str:
+    """A second mistake, with one-too-few top-p's: " Also ..." when a top_p below the most
+    probable token's probability removes every token (raises or draws another token)."""
+    row = torch.tensor([case.logits], dtype=torch.float32).expand(64, -1).contiguous()
+    probs = torch.softmax(row[0].double() / case.temperature, -1)
+    top_p = round(float(probs.max()) / 2, 3)
+    kwargs: dict[str, Any] = {"temperature": case.temperature, "top_p": top_p}
+    try:
+        got = sample(row, **kwargs, generator=_generator(case.seed + 7))
+        wrong = not isinstance(got, torch.Tensor) or bool((got != probs.argmax()).any())
+    except Exception:  # the learner's error: what it says is below
+        wrong = True
+    if not wrong:
+        return ""
+    return (
+        f" Also: with top_p={top_p}, below the most probable token's own probability "
+        f"({float(probs.max()):.2f}), your sample does not return that token alone (it "
+        "removes every token, or draws others): the most probable token is always kept, "
+        "remove_sorted[..., 0] = False after the rule above."
     )
 
 

@@ -17,6 +17,8 @@ from transformer_course.checking.layers import (
 from transformer_course.checking.oracles import linear, swiglu_f
 from transformer_course.reference import language_model as ref
 
+from .common import _same_in_train_mode
+
 _SWAP = (
     "Your gate and value are swapped: the SiLU goes on w1(x) (the gate), which then "
     "multiplies w3(x): w2(silu(w1(x)) * w3(x))."
@@ -35,6 +37,18 @@ _SWIGLU_KEYS = (
 )
 
 
+_SIGN = (
+    "Your gate is z * sigmoid(-z) = z / (1 + exp(z)): the sign inside the exponential is "
+    "flipped. The SiLU is z * sigmoid(z) = z / (1 + exp(-z)) (F.silu(z))."
+)
+_VALUE_FROM_W1 = (
+    "Your value is w1(x), not w3(x) (a copy-paste slip: silu(self.w1(x)) * self.w1(x)), so "
+    "w3 is never used: w2(silu(w1(x)) * w3(x))."
+)
+_GATE_FROM_W3 = (
+    "Your gate is silu(w3(x)), not silu(w1(x)) (a copy-paste slip: silu(self.w3(x)) * "
+    "self.w3(x)), so w1 is never used: w2(silu(w1(x)) * w3(x))."
+)
 _COMBINE = {  # how the gate g = silu(w1(x)) and the value v = w3(x) were combined instead
     "divided": (
         "You divided the gate by the value, silu(w1(x)) / w3(x): they are multiplied, "
@@ -55,7 +69,11 @@ _COMBINE = {  # how the gate g = silu(w1(x)) and the value v = w3(x) were combin
 def _combine_mistakes(x, state) -> dict[str, object]:
     """The gate and value combined by another operation, or w2 applied too early."""
     gate, value = torch.nn.functional.silu(linear(x, state, "w1")), linear(x, state, "w3")
+    z = linear(x, state, "w1")
     values = {
+        _SIGN: lambda: linear(z * torch.sigmoid(-z) * value, state, "w2"),
+        _VALUE_FROM_W1: lambda: linear(gate * z, state, "w2"),
+        _GATE_FROM_W3: lambda: linear(torch.nn.functional.silu(value) * value, state, "w2"),
         _COMBINE["divided"]: lambda: linear(gate / value, state, "w2"),
         _COMBINE["added"]: lambda: linear(gate + value, state, "w2"),
         _COMBINE["w2 first"]: lambda: (
@@ -166,3 +184,6 @@ def check_SwiGLU(cls, *, hidden: bool = False) -> None:
                     **_combine_mistakes(x, state),
                 },
             )
+        last = (_HIDDEN_FFN if hidden else _VISIBLE_FFN)[-1]
+        x = randn((2, 5, last.shape[-1]), 7, scale=2.0)
+        _same_in_train_mode(c, cls, (last.shape[-1], last.d_ff), x, "SwiGLU")
