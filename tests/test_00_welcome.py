@@ -97,6 +97,14 @@ def center_adds_mean(x):
     return x + x.mean(axis=-1, keepdims=True)
 
 
+def center_axis_1_through_transposes(x):  # (x.T - means).T: 2-D only
+    return (x.T - x.mean(axis=1)).T
+
+
+def center_float_of_means(x):  # one Python number: a single row only
+    return x - float(x.mean(axis=-1))
+
+
 def center_columns_in_place(x):  # two mistakes at once
     np.subtract(x, np.mean(x, axis=0, keepdims=True), out=x)
     return x
@@ -128,6 +136,17 @@ MISTAKES = [
         check_center_rows,
         center_sum_over_number_of_rows,
         r"sum divided by \d+ \(x\.shape\[0\], len\(x\)\), not by the length of a row",
+    ),
+    Mistake(
+        check_center_rows,
+        center_axis_1_through_transposes,
+        r"(?s)^(?!.*numpy lines them up).*x\.T \(every axis of x reversed\).*taken over "
+        r"(axis 0 or )?axis 1.*only in 2-D",
+    ),
+    Mistake(
+        check_center_rows,
+        center_float_of_means,
+        r"raised TypeError[\s\S]*into one Python number[\s\S]*several rows",
     ),
     Mistake(check_center_rows, center_unchanged, "returned x unchanged"),
     Mistake(
