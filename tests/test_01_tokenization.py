@@ -1358,6 +1358,20 @@ MISTAKES = [
 ]
 
 
+# ------------------------------------------------- round 10 (b10c): classes its blind cases showed
+def encode_lowercases_tokens(tokens, vocab):  # a normalisation that belongs to tokenize
+    return [vocab.get(t.lower(), vocab["<unk>"]) for t in tokens]
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_encode,
+        encode_lowercases_tokens,
+        r"with its capital letter.*you lower-cased \(or case-folded\) each token",
+    ),
+]
+
+
 # ======================================================================= correct variants
 # ------------------------------------------------------------------------------ tokenize
 def tokenize_loop(text):

@@ -14,6 +14,33 @@ from .common import _ids, _random_token_lists, _tokens
 # ----------------------------------------------------------------------------- encode
 _VOCAB = ref.build_vocab([["the", "cat", "drank", "the", "milk", "."]])
 
+# A vocabulary whose words keep their capitals (build_vocab keeps what it is given; the
+# specials keep their fixed ids): encode looks every token up as it is.
+_CASED = (
+    ref.build_vocab([["the", "cat", "drank", "in", "Paris", "."], ["Paris", "."]]),
+    ["the", "cat", "drank", "milk", "in", "Paris", "."],
+)
+_CASED_HIDDEN = (
+    ref.build_vocab([["a", "dog", "in", "London"], ["London", "a", "dog", "a"]]),
+    ["a", "dog", "in", "London", "a", "yak"],
+)
+
+
+def _encode_cased_mistakes(tokens, vocab) -> dict:
+    """What only a vocabulary with capitals shows: each token lower-cased before the
+    lookup."""
+    capital = [t for t in tokens if t in vocab and t != t.lower()]
+    if not capital:
+        return {}
+    return {
+        f"{capital[0]!r} is in this vocabulary with its capital letter, but yours gave it "
+        "another id: you lower-cased (or case-folded) each token before the lookup. "
+        "Normalising the text is tokenize's job; encode looks each token up exactly as it "
+        "is given (a vocabulary need not be lower-cased).": [
+            vocab.get(t.lower(), vocab["<unk>"]) for t in tokens
+        ]
+    }
+
 
 def _encode_unknown_as(tokens, vocab, got) -> dict:
     """When every unknown token got one same id other than <unk>'s, 0 and len(vocab) (which
@@ -42,11 +69,16 @@ def check_encode(encode, *, hidden: bool = False) -> None:
         if hidden:
             vocab = ref.build_vocab(_random_token_lists(21))
             cases = [[*tokens, "zebra"] for tokens in _random_token_lists(22)] + [[]]
+            cased = _CASED_HIDDEN
         else:
             vocab = _VOCAB
             cases = [["the", "cat", "drank", "the", "milk", "."], ["the", "dog", "drank", "tea"]]
-        for tokens in cases:
-            what = f"encode({tokens!r}, vocab)"
+            cased = _CASED
+        runs = [(tokens, vocab, "vocab") for tokens in cases]
+        runs.append((cased[1], cased[0], f"vocab={cased[0]}"))
+        for tokens, vocab, named in runs:
+            unk = vocab["<unk>"]
+            what = f"encode({tokens!r}, {named})"
             got = c.call(
                 encode,
                 list(tokens),
@@ -78,16 +110,17 @@ def check_encode(encode, *, hidden: bool = False) -> None:
                 what,
                 hint=f"Look each token up in vocab (vocab is {dict(list(vocab.items())[:8])}...).",
                 mistakes={
-                    "Unknown tokens must become the id of <unk> (1), not be skipped.": [
+                    f"Unknown tokens must become the id of <unk> ({unk}), not be skipped.": [
                         vocab[t] for t in tokens if t in vocab
                     ],
-                    "Unknown tokens must become the id of <unk> (1), not <pad> (0).": [
+                    f"Unknown tokens must become the id of <unk> ({unk}), not "
+                    + ("<pad> (0)." if vocab.get("<pad>") == 0 else "a hard-coded 0."): [
                         vocab.get(t, 0) for t in tokens
                     ],
-                    "Unknown tokens must become the id of <unk> (1), not a new id (len(vocab)): "
-                    "the vocabulary is fixed, and that id has no row in the embedding table.": [
-                        vocab.get(t, len(vocab)) for t in tokens
-                    ],
+                    f"Unknown tokens must become the id of <unk> ({unk}), not a new id "
+                    "(len(vocab)): the vocabulary is fixed, and that id has no row in the "
+                    "embedding table.": [vocab.get(t, len(vocab)) for t in tokens],
+                    **_encode_cased_mistakes(tokens, vocab),
                     **_encode_unknown_as(tokens, vocab, got),
                     "Your ids are one too high: each is its token's id + 1. Use the "
                     "vocabulary's id itself, vocab[token] (or vocab.get(token, unk)).": [
