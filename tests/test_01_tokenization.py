@@ -1363,7 +1363,31 @@ def encode_lowercases_tokens(tokens, vocab):  # a normalisation that belongs to 
     return [vocab.get(t.lower(), vocab["<unk>"]) for t in tokens]
 
 
+def pad_width_of_largest(sequences, pad_id):  # max compares lists lexicographically
+    width = len(max(sequences)) if sequences else 0
+    batch = np.full((len(sequences), width), pad_id, dtype=np.int64)
+    for row, seq in enumerate(sequences):
+        batch[row, : len(seq)] = seq
+    return batch
+
+
+def pad_truncated_to_largest(sequences, pad_id):  # the same width, longer rows cut
+    width = len(max(sequences)) if sequences else 0
+    rows = [list(s[:width]) + [pad_id] * (width - len(s[:width])) for s in sequences]
+    return np.array(rows, dtype=np.int64).reshape(len(sequences), width)
+
+
 MISTAKES += [
+    Mistake(
+        checks.check_pad_batch,
+        pad_width_of_largest,
+        r"(?s)raised ValueError.*length of max\(sequences\).*lexicographically",
+    ),
+    Mistake(
+        checks.check_pad_batch,
+        pad_truncated_to_largest,
+        r"(?s)should have shape.*length of max\(sequences\).*lexicographically",
+    ),
     Mistake(
         checks.check_encode,
         encode_lowercases_tokens,
