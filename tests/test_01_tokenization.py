@@ -1377,7 +1377,29 @@ def pad_truncated_to_largest(sequences, pad_id):  # the same width, longer rows 
     return np.array(rows, dtype=np.int64).reshape(len(sequences), width)
 
 
+def encode_pretokenized_chunks(text, merges):  # GPT-2's split first: no merge crosses a chunk
+    chunks = re.findall(r" ?\w+| ?[^\w\s]+|\s+(?!\S)|\s+", text)
+    return [token for chunk in chunks for token in ref.bpe_encode(chunk, merges)]
+
+
+def encode_words_spaces_between(text, merges):  # words alone, a space byte between two
+    out = []
+    for k, word in enumerate(text.split(" ")):
+        out += ([32] if k else []) + ref.bpe_encode(word, merges)
+    return out
+
+
 MISTAKES += [
+    Mistake(
+        checks.check_bpe_encode,
+        encode_pretokenized_chunks,
+        r"^(?!.*known mistakes give).*each pre-tokenised chunk on its own",
+    ),
+    Mistake(
+        checks.check_bpe_encode,
+        encode_words_spaces_between,
+        r"^(?!.*known mistakes give).*each word on its own \(the text split at its spaces",
+    ),
     Mistake(
         checks.check_pad_batch,
         pad_width_of_largest,

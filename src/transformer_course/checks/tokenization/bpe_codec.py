@@ -133,6 +133,41 @@ def _encode_stopping_at_two(text, merges):
     return ids
 
 
+# A merge across a space ("a " then "a b"): it shows an encoder that works on pieces of
+# the text (words, or pre-tokenised chunks) and never merges across them; the last merge,
+# " b", applies inside a GPT-2 chunk but never to a word split at its spaces.
+_ACROSS_SPACES = ("a b a b", {(97, 32): 256, (256, 98): 257, (32, 98): 258})
+
+
+def _encode_each(pieces: list[str], merges, between: bytes = b"") -> list[int]:
+    """Each piece encoded on its own by the reference, ``between``'s bytes in between."""
+    out: list[int] = []
+    for k, piece in enumerate(pieces):
+        if k and between:
+            out += list(between)
+        out += ref.bpe_encode(piece, merges)
+    return out
+
+
+def _encode_chunks(text, merges):
+    """What encoding each pre-tokenised chunk (GPT-2's way: a word with the space before
+    it) on its own gives: no merge crosses a chunk. None where it changes nothing."""
+    value = _encode_each(re.findall(r" ?\w+| ?[^\w\s]+|\s+(?!\S)|\s+", text), merges)
+    return None if value == ref.bpe_encode(text, merges) else value
+
+
+def _encode_words_spaces_kept(text, merges):
+    """Each space-separated word encoded on its own, a space byte between two."""
+    value = _encode_each(text.split(" "), merges, b" ")
+    return None if value == ref.bpe_encode(text, merges) else value
+
+
+def _encode_words_spaces_dropped(text, merges):
+    """Each whitespace-separated word encoded on its own, the whitespace dropped."""
+    value = _encode_each(text.split(), merges)
+    return None if value == ref.bpe_encode(text, merges) else value
+
+
 def _byte_spans(ids, merges) -> list[tuple[int, int, int]] | None:
     """(start, stop, id) of each id over the text's bytes; None for an unknown id."""
     width = {i: 1 for i in range(256)}
@@ -238,7 +273,7 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             cases.append(("xy", {(120, 121): 256}))  # two ids left: the last merge still applies
             cases.append(("abcbc", _RANKED_MERGES))
             cases.append(("xcabx", _SMALLEST_PAIR_MERGES))
-            cases += [_STACK_VS_LEFTMOST, _STACK_VS_LONGEST]
+            cases += [_STACK_VS_LEFTMOST, _STACK_VS_LONGEST, _ACROSS_SPACES]
         else:
             merges = ref.train_bpe(_CLASSIC, 3)
             cases = [(_CLASSIC, merges), ("aaab", merges), ("café", merges), ("aa", merges)]
@@ -248,7 +283,7 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             # counting gets it right, merging greedily from the left does not
             cases.append(("abcbc", _RANKED_MERGES))
             cases.append(("cab", _SMALLEST_PAIR_MERGES))
-            cases += [_STACK_VS_LEFTMOST, _STACK_VS_LONGEST]
+            cases += [_STACK_VS_LEFTMOST, _STACK_VS_LONGEST, _ACROSS_SPACES]
         # Every call first (a call that raises ends the list), then the first wrong result
         # is diagnosed with the known mistakes that agree with *every* result collected:
         # one of them alone on one input proves nothing.
@@ -305,6 +340,20 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             "Your loop stops while two ids are still left (len(ids) > 2 where len(ids) >= 2 "
             "belongs): the merge of the last two ids is never made. Keep going while at "
             "least two ids remain.": _encode_stopping_at_two,
+            "You encoded each pre-tokenised chunk on its own (a word with the space before "
+            "it, as GPT-2's tokenizer splits the text first): no merge was applied across two "
+            "chunks, but these merges were learned on the whole text and some cross a space "
+            "or a word boundary. bpe_encode applies the merges to the bytes of the whole "
+            "text.": _encode_chunks,
+            "You encoded each word on its own (the text split at its spaces, a space between "
+            "two): no merge was applied across a space, but these merges were learned on the "
+            "whole text and some contain a space. bpe_encode applies the merges to the bytes "
+            "of the whole text.": _encode_words_spaces_kept,
+            "You encoded each word on its own and dropped the whitespace (text.split()): the "
+            "spaces are gone, and no merge was applied across a word boundary. bpe_encode "
+            "applies the merges to the bytes of the whole text, spaces included.": (
+                _encode_words_spaces_dropped
+            ),
         }
         agreeing = {
             message: model
