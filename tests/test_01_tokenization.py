@@ -1389,7 +1389,43 @@ def encode_words_spaces_between(text, merges):  # words alone, a space byte betw
     return out
 
 
+def vocab_unk_first(token_lists, min_freq=1):  # torchtext's old order: <unk>=0, <pad>=1
+    vocab = {"<unk>": 0, "<pad>": 1, "<bos>": 2, "<eos>": 3}
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    for token, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        if count >= min_freq and token not in vocab:
+            vocab[token] = len(vocab)
+    return vocab
+
+
+def vocab_counts_characters(token_lists, min_freq=1):  # update(token) counts its letters
+    counts = Counter()
+    for tokens in token_lists:
+        for token in tokens:
+            counts.update(token)
+    vocab = {t: i for i, t in enumerate(SPECIALS)}
+    for token, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        if count >= min_freq and token not in vocab:
+            vocab[token] = len(vocab)
+    return vocab
+
+
+def vocab_id_to_token(token_lists, min_freq=1):  # the mapping the other way round
+    return {i: t for t, i in ref.build_vocab(token_lists, min_freq).items()}
+
+
 MISTAKES += [
+    Mistake(checks.check_build_vocab, vocab_unk_first, r"<pad> and <unk> are swapped"),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_counts_characters,
+        r"single characters of the tokens.*split each token into its characters",
+    ),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_id_to_token,
+        r"a dict from ids to tokens.*the other way round",
+    ),
     Mistake(
         checks.check_bpe_encode,
         encode_pretokenized_chunks,
