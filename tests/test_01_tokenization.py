@@ -1414,7 +1414,43 @@ def vocab_id_to_token(token_lists, min_freq=1):  # the mapping the other way rou
     return {i: t for t, i in ref.build_vocab(token_lists, min_freq).items()}
 
 
+def tokenize_ascii_flag(text):  # \w of ASCII only: each other letter a mark of its own
+    return re.findall(r"\w+|[^\w\s]", text.lower(), flags=re.ASCII)
+
+
+def _tokenize_by_characters(text, is_word, flush_at_end=True):
+    tokens, word = [], ""
+    for ch in text.lower():
+        if is_word(ch):
+            word += ch
+            continue
+        if word:
+            tokens.append(word)
+            word = ""
+        if not ch.isspace():
+            tokens.append(ch)
+    if word and flush_at_end:
+        tokens.append(word)
+    return tokens
+
+
+def tokenize_isalnum_loop(text):  # str.isalnum() is False for '_'
+    return _tokenize_by_characters(text, str.isalnum)
+
+
+def tokenize_loop_pending_word_lost(text):  # the word being built at the end never emitted
+    return _tokenize_by_characters(text, lambda ch: ch.isalnum() or ch == "_", False)
+
+
 MISTAKES += [
+    Mistake(checks.check_tokenize, tokenize_ascii_flag, r"your word class is ASCII-only"),
+    Mistake(checks.check_tokenize, tokenize_isalnum_loop, r"'_' is a word character.*isalnum"),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_loop_pending_word_lost,
+        r"^(?!.*known mistakes give).*The last word is missing where the text ends with a word.*"
+        r"After the loop",
+    ),
     Mistake(checks.check_build_vocab, vocab_unk_first, r"<pad> and <unk> are swapped"),
     Mistake(
         checks.check_build_vocab,

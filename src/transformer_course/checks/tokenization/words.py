@@ -168,6 +168,15 @@ _SPLIT_MISTAKES: dict[str, tuple[str, str]] = {
     "(of any script, as [^\\W\\d_]+ does), and the punctuation class [^\\w\\s] excludes "
     "digits too, so '2' matches neither alternative. Words are runs of letters, digits "
     "or '_': \\w+.": ("findall", r"[^\W\d_]+|[^\w\s]"),
+    "Letters outside ASCII ('é', 'à', 'ü') came out as tokens of their own, each one "
+    "splitting its word ('déjà' becomes 'd', 'é', 'j', 'à'): your word class is ASCII-only "
+    "(the re.ASCII flag, (?a), or [a-zA-Z0-9_]+ with every other character a mark), so "
+    "they fell to the punctuation alternative. Without the ASCII flag \\w matches the "
+    "letters of every script.": ("findall", r"(?a)\w+|[^\w\s]"),
+    "'_' is a word character ('snake_case' is one token), but yours split it off as a "
+    "token of its own: your word rule leaves the underscore out (str.isalnum() is False "
+    "for '_', and [^\\W_] excludes it). Words are runs of \\w, which includes '_' (in a "
+    "loop over the characters: ch.isalnum() or ch == '_').": ("findall", r"[^\W_]+|[^\w\s]|_"),
     "An apostrophe is punctuation like any other: 'didn't' is 'didn', \"'\", 't' "
     "(crude, and one reason real tokenizers use subwords).": ("findall", r"[\w']+|[^\w\s]"),
     "Tabs and newlines are whitespace too: they separate tokens and never are "
@@ -212,6 +221,13 @@ def _tokenize_mistakes(text: str) -> dict[str, list[str]]:
         "The last token is missing: every token of the text belongs in the list (a [:-1], or "
         "a loop that stops one token early, drops it)."
     ] = ref.tokenize(text)[:-1]
+    tokens = ref.tokenize(text)
+    out[
+        "The last word is missing where the text ends with a word (not where a mark or a "
+        "space ends it): a loop over the characters that emits a word only when a non-word "
+        "character follows it never emits the word still being built at the end. After the "
+        "loop, append the current word if it is not empty."
+    ] = tokens[:-1] if re.search(r"\w\Z", text) else tokens
     out.update({message: _split(rule, text.lower()) for message, rule in _SPLIT_MISTAKES.items()})
     return out
 
