@@ -1442,7 +1442,42 @@ def tokenize_loop_pending_word_lost(text):  # the word being built at the end ne
     return _tokenize_by_characters(text, lambda ch: ch.isalnum() or ch == "_", False)
 
 
+def _decode_until(ids, vocab, stop, keep_stop):
+    id_to_token = {i: t for t, i in vocab.items()}
+    out = []
+    for i in ids:
+        token = id_to_token[int(i)]
+        if token == stop:
+            return [*out, token] if keep_stop else out
+        out.append(token)
+    return out
+
+
+def decode_stops_at_eos(ids, vocab):  # as generation code cuts its output
+    return _decode_until(ids, vocab, "<eos>", keep_stop=False)
+
+
+def decode_stops_after_eos(ids, vocab):
+    return _decode_until(ids, vocab, "<eos>", keep_stop=True)
+
+
+def decode_drops_eos_and_pad(ids, vocab):
+    id_to_token = {i: t for t, i in vocab.items()}
+    return [id_to_token[int(i)] for i in ids if id_to_token[int(i)] not in ("<eos>", "<pad>")]
+
+
 MISTAKES += [
+    Mistake(
+        checks.check_decode,
+        decode_stops_at_eos,
+        r"^(?!.*known mistakes give).*You stopped at the first <eos>",
+    ),
+    Mistake(
+        checks.check_decode,
+        decode_stops_after_eos,
+        r"^(?!.*known mistakes give).*You stopped right after the first <eos>",
+    ),
+    Mistake(checks.check_decode, decode_drops_eos_and_pad, r"dropped the <eos> and <pad> tokens"),
     Mistake(checks.check_tokenize, tokenize_ascii_flag, r"your word class is ASCII-only"),
     Mistake(checks.check_tokenize, tokenize_isalnum_loop, r"'_' is a word character.*isalnum"),
     Mistake(

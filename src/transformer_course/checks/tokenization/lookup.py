@@ -175,6 +175,75 @@ def _stopped_at_pad(ids, vocab):
     return tokens[: tokens.index("<pad>")] if "<pad>" in tokens else None
 
 
+def _after_eos_probe(decode, vocab):
+    """(probe ids [w, <eos>, v], a zero-argument function giving the learner's decode of
+    them, computed once; None when it fails), or None without two plain words."""
+    words = [i for t, i in vocab.items() if t not in ref.SPECIAL_TOKENS][:2]
+    if len(words) < 2:
+        return None
+    probe_ids = [words[0], vocab["<eos>"], words[1]]
+    cache: list = []
+
+    def result():
+        if not cache:
+            try:
+                cache.append([str(t) for t in decode(list(probe_ids), dict(vocab))])
+            except Exception:  # no verdict from the probe
+                cache.append(None)
+        return cache[0]
+
+    return probe_ids, result
+
+
+def _end_models(decode, ids, vocab, probe) -> dict:
+    """The mistakes that drop the end of a row (everything from the first <eos> or
+    <pad>, or the <pad> / <eos> tokens): on a row where only <pad> follows <eos> several
+    give the same result, so each is named only when the learner's decode on a probe
+    where a word follows <eos> (decode([w, <eos>, v])) agrees with it. Lazy: the probe
+    runs only when the result is wrong."""
+    tokens = ref.decode(ids, vocab)
+
+    def when(probe_expected, value):
+        if probe is None:
+            return value
+        return lambda: value if probe[1]() == probe_expected else None
+
+    models = {
+        "You stopped at the first <pad>: decode maps every id, padding included "
+        "(removing the padding is the caller's choice, not decode's).": _stopped_at_pad(ids, vocab),
+        "The <pad> tokens were dropped: decode maps every id back to its token, <pad> "
+        "included (decode is the exact inverse of encode).": [t for t in tokens if t != "<pad>"],
+    }
+    if probe is None:
+        return models
+    probe_ids = probe[0]
+    full = ref.decode(probe_ids, vocab)
+    out = {message: when(full, value) for message, value in models.items()}
+    if "<eos>" not in tokens or tokens.index("<eos>") == len(tokens) - 1:
+        return out
+    cut = tokens.index("<eos>")
+    first, both = full[:1], [full[0], full[2]]
+    out.update(
+        {
+            "You stopped at the first <eos>: it and every id after it were left out (here "
+            f"{tokens[cut:]}), and decode({probe_ids}) gave {first}, without the word after "
+            "<eos>. Generation code cuts its output there, but decode maps every id, <eos> "
+            "and what follows included.": when(first, tokens[:cut]),
+            "You stopped right after the first <eos>: every id after it was left out (here "
+            f"{tokens[cut + 1 :]}), and decode({probe_ids}) gave {full[:2]}, without the "
+            "word after <eos>. decode maps every id, what follows <eos> included.": when(
+                full[:2], tokens[: cut + 1]
+            ),
+            f"You dropped the <eos> and <pad> tokens (decode({probe_ids}) gave {both}): "
+            "decode maps every id back to its token, special tokens included (removing them "
+            "is the caller's choice).": when(
+                both, [t for t in tokens if t not in ("<eos>", "<pad>")]
+            ),
+        }
+    )
+    return out
+
+
 def check_decode(decode, *, hidden: bool = False) -> None:
     """Check ``decode(ids, vocab)``; ids come as a list or as a 1-D integer array (a row
     of a padded batch); a list or a tuple of str is accepted back. The last case's vocab
@@ -196,6 +265,7 @@ def check_decode(decode, *, hidden: bool = False) -> None:
             (list(cases[0]) or [4], alphabetical, "vocab with its keys in alphabetical order")
         )
         for ids, vocab, named in runs:
+            probe = _after_eos_probe(decode, vocab)
             kind = "array " if isinstance(ids, np.ndarray) else ""
             what = f"decode({kind}{[int(i) for i in ids]}, {named})"
             got = c.call(
@@ -224,14 +294,7 @@ def check_decode(decode, *, hidden: bool = False) -> None:
                     "the first id's token first.": (
                         ref.decode(ids, vocab)[::-1] if len(ids) > 1 else None
                     ),
-                    "You stopped at the first <pad>: decode maps every id, padding included "
-                    "(removing the padding is the caller's choice, not decode's).": (
-                        _stopped_at_pad(ids, vocab)
-                    ),
-                    "The <pad> tokens were dropped: decode maps every id back to its token, "
-                    "<pad> included (decode is the exact inverse of encode).": [
-                        t for t in ref.decode(ids, vocab) if t != "<pad>"
-                    ],
+                    **_end_models(decode, ids, vocab, probe),
                     "You looked each token up by its position in ids (0, 1, 2, ..., as "
                     "range(len(ids)) or enumerate gives) instead of by the id at that "
                     "position: that returns the vocabulary's first len(ids) tokens whatever "
