@@ -1466,7 +1466,68 @@ def decode_drops_eos_and_pad(ids, vocab):
     return [id_to_token[int(i)] for i in ids if id_to_token[int(i)] not in ("<eos>", "<pad>")]
 
 
+def pairs_never_incremented(ids):  # every count stays 1
+    counts = {}
+    for pair in zip(ids, ids[1:], strict=False):
+        if pair not in counts:
+            counts[pair] = 1
+    return counts
+
+
+def merge_last_id_appended(ids, pair, new_id):  # ids[-1] appended whatever happened
+    merged, skip = [], False
+    for i in range(len(ids) - 1):
+        if skip:
+            skip = False
+        elif (ids[i], ids[i + 1]) == pair:
+            merged.append(new_id)
+            skip = True
+        else:
+            merged.append(ids[i])
+    return [*merged, ids[-1]] if ids else merged
+
+
+def _merge_scan_with(ids, pair, new_id, start=0, step_merge=2, step_else=1, negate=False):
+    out, i = [], start
+    while i < len(ids):
+        if i + 1 < len(ids) and ((ids[i], ids[i + 1]) == pair) != negate:
+            out.append(new_id)
+            i += step_merge
+        else:
+            out.append(ids[i])
+            i += step_else
+    return out
+
+
+def merge_starts_at_one(ids, pair, new_id):
+    return _merge_scan_with(ids, pair, new_id, start=1)
+
+
+def merge_moves_three_after_merge(ids, pair, new_id):
+    return _merge_scan_with(ids, pair, new_id, step_merge=3)
+
+
+def merge_moves_two_without_merge(ids, pair, new_id):
+    return _merge_scan_with(ids, pair, new_id, step_else=2)
+
+
+def merge_test_inverted(ids, pair, new_id):
+    return _merge_scan_with(ids, pair, new_id, negate=True)
+
+
 MISTAKES += [
+    Mistake(checks.check_get_pair_counts, pairs_never_incremented, r"Every count is 1"),
+    Mistake(
+        checks.check_merge_pair,
+        merge_last_id_appended,
+        r"^(?!.*known mistakes give).*The last id came back after the merge at the very end",
+    ),
+    Mistake(checks.check_merge_pair, merge_starts_at_one, r"Your scan starts at index 1"),
+    Mistake(checks.check_merge_pair, merge_moves_three_after_merge, r"moved on by three ids"),
+    Mistake(
+        checks.check_merge_pair, merge_moves_two_without_merge, r"Where no merge happens you moved"
+    ),
+    Mistake(checks.check_merge_pair, merge_test_inverted, r"Your pair test is inverted"),
     Mistake(
         checks.check_decode,
         decode_stops_at_eos,
