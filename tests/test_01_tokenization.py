@@ -1515,7 +1515,23 @@ def merge_test_inverted(ids, pair, new_id):
     return _merge_scan_with(ids, pair, new_id, negate=True)
 
 
+def encode_pops_applied_merges(text, merges):  # right once; the caller's merges shrink
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        present = [p for p in ref.get_pair_counts(ids) if p in merges]
+        if not present:
+            break
+        pair = min(present, key=merges.get)
+        ids = ref.merge_pair(ids, pair, merges.pop(pair))
+    return ids
+
+
 MISTAKES += [
+    Mistake(
+        checks.check_bpe_encode,
+        encode_pops_applied_merges,
+        r"changed its argument `merges` in place.*merges\.pop\(pair\)",
+    ),
     Mistake(checks.check_get_pair_counts, pairs_never_incremented, r"Every count is 1"),
     Mistake(
         checks.check_merge_pair,

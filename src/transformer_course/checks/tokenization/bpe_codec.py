@@ -260,6 +260,14 @@ def _encode_hints(merges: dict) -> list:
     return [*_ENCODE_STOP_HINTS, (unlearned_pair, text)]
 
 
+_MERGES_CHANGED_HINT = (
+    "bpe_encode must leave merges as it is: the same merges encode every text, and the next "
+    "call needs all of them again. Removing a merge once it is applied (merges.pop(pair), "
+    "del merges[pair]) loses it for every later call: keep your own record of what is done, "
+    "or work on a copy, dict(merges)."
+)
+
+
 def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
     """Check ``bpe_encode(text, merges)``: UTF-8 bytes, then the merges by rank
     (earliest learned first); a list, tuple or 1-D integer array is accepted."""
@@ -291,7 +299,17 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
         for text, m in cases:
             what = f"bpe_encode({text!r}, merges={m if len(m) <= 3 else '...'})"
             try:
-                got = _ids(c, c.call(bpe_encode, text, dict(m), hints=_encode_hints(m)), what)
+                got = _ids(
+                    c,
+                    c.call(
+                        bpe_encode,
+                        text,
+                        dict(m),
+                        hints=_encode_hints(m),
+                        mutation_hint=_MERGES_CHANGED_HINT,
+                    ),
+                    what,
+                )
             except CheckFailure as failure:
                 pending = failure
                 break
