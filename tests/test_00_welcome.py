@@ -98,7 +98,8 @@ def center_adds_mean(x):
 
 
 def center_axis_1_through_transposes(x):  # (x.T - means).T: 2-D only
-    return (x.T - x.mean(axis=1)).T
+    means = np.mean(x, axis=1)
+    return np.transpose(np.transpose(x) - means)
 
 
 def center_float_of_means(x):  # one Python number: a single row only

@@ -1415,7 +1415,8 @@ def vocab_id_to_token(token_lists, min_freq=1):  # the mapping the other way rou
 
 
 def tokenize_ascii_flag(text):  # \w of ASCII only: each other letter a mark of its own
-    return re.findall(r"\w+|[^\w\s]", text.lower(), flags=re.ASCII)
+    pattern = re.compile(r"(?a)\w+|[^\w\s]")
+    return pattern.findall(text.lower())
 
 
 def _tokenize_by_characters(text, is_word, flush_at_end=True):
