@@ -1527,7 +1527,41 @@ def encode_pops_applied_merges(text, merges):  # right once; the caller's merges
     return ids
 
 
+def train_merges_default_argument(text, num_merges, merges={}):  # noqa: B006 (the mistake)
+    ids = list(text.encode("utf-8"))
+    for step in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            break
+        best = max(counts, key=counts.get)
+        ids = ref.merge_pair(ids, best, 256 + step)
+        merges[best] = 256 + step
+    return merges
+
+
+_DECODE_TABLE: dict[int, bytes] = {}
+
+
+def decode_table_built_once(ids, merges):  # the first call's merges, kept in a global
+    if not _DECODE_TABLE:
+        _DECODE_TABLE.update({i: bytes([i]) for i in range(256)})
+        for (a, b), new_id in merges.items():
+            _DECODE_TABLE[new_id] = _DECODE_TABLE[a] + _DECODE_TABLE[b]
+    return b"".join(_DECODE_TABLE[i] for i in ids).decode("utf-8", errors="replace")
+
+
 MISTAKES += [
+    Mistake(
+        checks.check_train_bpe,
+        train_merges_default_argument,
+        r"your merges are kept from one call to the next",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        decode_table_built_once,
+        r"the table was built once and kept between calls|Your table has no entry for \d+, "
+        r"although this call's merges define it",
+    ),
     Mistake(
         checks.check_bpe_encode,
         encode_pops_applied_merges,

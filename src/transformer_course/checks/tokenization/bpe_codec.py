@@ -489,6 +489,37 @@ def _decode_first_part_only(ids, merges, part: int):
     return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
 
 
+def _decode_with_table_of(ids, merges) -> str | None:
+    """The ids decoded with the table of other merges (None where it lacks one of them)."""
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    if not all(i in table for i in ids):
+        return None
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
+
+
+def _missing_merge_hint(merges: dict):
+    """A KeyError on a new id that this call's merges define: the table was not built from
+    them, or not in their order. (matches, text) for ``c.call``."""
+    new_ids = set(merges.values())
+
+    def matches(exc: BaseException) -> bool:
+        return isinstance(exc, KeyError) and bool(exc.args) and exc.args[0] in new_ids
+
+    def text(exc: BaseException) -> str:
+        return (
+            f"Your table has no entry for {exc.args[0]}, although this call's merges define "
+            "it: either the table was built from other merges (kept from an earlier call, in "
+            "a dict default argument or a global filled once), or it was built in an order "
+            "where a merge's part was not in it yet. Build the table inside the function at "
+            "every call, walking merges in the order they were learned (each part is then "
+            "already in it)."
+        )
+
+    return (matches, text)
+
+
 def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
     """Check ``bpe_decode(ids, merges)`` on ids that ``bpe_encode`` produced (valid UTF-8,
     so strict decoding and errors="replace" both pass)."""
@@ -503,7 +534,9 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
             # 'é' inside one token (merges learned on "héllo héllo"), then split over two:
             # decoding token by token is right on the first, a wrong codec on neither
             cases += [("héllo", ref.train_bpe("héllo héllo", 3)), ("héllo", merges)]
+        earlier: dict | None = None  # the merges of the first call
         for text, merges in cases:
+            earlier = merges if earlier is None else earlier
             ids = ref.bpe_encode(text, merges)
             what = f"bpe_decode({ids}, merges)"
             got = c.call(
@@ -521,6 +554,7 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                     ),
                     (_range_past_255, _DECODE_RANGE_HINT),
                     ("unsupported operand type(s) for -: 'bytes'", _DECODE_BYTES_SUBTRACTED),
+                    _missing_merge_hint(merges),
                 ],
             )
             c.expect_type(got, str, what, "Return the decoded text as a str.")
@@ -569,6 +603,13 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                     "You decoded the bytes as ASCII: 'é' and every character outside ASCII "
                     "is more than one byte in UTF-8, which ASCII does not know. Decode the "
                     "joined bytes with .decode('utf-8').": _decode_ascii(ids, merges),
+                    "Your text is what the table of your first call, with its merges "
+                    f"{dict(list(earlier.items())[:3])}..., gives for these ids: the table "
+                    "was built once and kept between calls (a dict default argument, or a "
+                    "global filled on the first call), so these merges were never read. "
+                    "Build the table inside the function, from the merges of each call.": (
+                        _decode_with_table_of(ids, earlier) if earlier != merges else None
+                    ),
                     "Each id stands for *bytes*, not characters: chr(byte) turns 'é' (two bytes) "
                     "into 'Ã©'. Keep bytes in the table (bytes([i])), join them, and decode the "
                     "result as UTF-8 once.": _decode_bytes_as_chars(ids, merges),

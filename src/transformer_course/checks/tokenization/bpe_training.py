@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import io
 
-from transformer_course.checking import Checker, short
+from transformer_course.checking import Checker, CheckFailure, short
 from transformer_course.reference import tokenization as ref
 
 from .common import _CLASSIC, _is_int
@@ -239,6 +239,33 @@ def _vocab_size_hint(train_bpe, learned: int, num_merges: int, expected: int) ->
     )
 
 
+_STATE_PROBE = ("zzz", 1)  # learns (122, 122) -> 256, a pair no other text here has
+
+
+def _expect_no_state_between_calls(c, train_bpe, got, text, num_merges, what) -> None:
+    """Merges whose pair never occurs in this text's bytes or in what the merges make: kept
+    from an earlier call (a dict that outlives the call) if a probe call's pair then shows
+    up in a repeat of this call."""
+    expected = ref.train_bpe(text, num_merges)
+    if got == expected or set(got) <= set(expected):
+        return
+    probe_text, probe_merges = _STATE_PROBE
+    try:
+        c.call(train_bpe, probe_text, probe_merges, call_repr=f"train_bpe({probe_text!r}, 1)")
+        again = c.call(train_bpe, text, num_merges)
+    except CheckFailure:  # no verdict from the probe: the values are compared as usual
+        return
+    if isinstance(again, dict) and (122, 122) in again and (122, 122) not in expected:
+        c.fail(
+            f"{what} returned merges that this text does not give, and after a call "
+            f"train_bpe({probe_text!r}, 1) the same call holds that call's pair (122, 122) "
+            "too: your merges are kept from one call to the next. A dict created once, as a "
+            "default argument (def train_bpe(text, num_merges, merges={})) or at module level, "
+            "is shared by every call. Create the merges dict inside the function at each call "
+            "(merges = {} in the body)."
+        )
+
+
 def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
     """Check ``train_bpe(text, num_merges)``: merges over UTF-8 bytes, the most frequent
     pair first (ties: first occurrence), new ids 256 + i, in the order learned. Stopping
@@ -263,6 +290,8 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                 c.call(train_bpe, text, num_merges, hints=_EARLY_STOP_HINTS),
                 what,
             )
+            got = dict(got)  # a copy: a dict kept between calls changes under the next one
+            _expect_no_state_between_calls(c, train_bpe, got, text, num_merges, what)
             byte_ids = list(text.encode("utf-8"))
             expected = ref.train_bpe(text, num_merges)
             stopped = _train(byte_ids, num_merges, _first_of_max, min_count=2)
