@@ -1550,7 +1550,18 @@ def decode_table_built_once(ids, merges):  # the first call's merges, kept in a 
     return b"".join(_DECODE_TABLE[i] for i in ids).decode("utf-8", errors="replace")
 
 
+def decode_from_the_second_id(ids, vocab):
+    id_to_token = {index: token for token, index in vocab.items()}
+    return [id_to_token[int(ids[k])] for k in range(1, len(ids))]
+
+
+def encode_from_the_second_token(tokens, vocab):
+    return [vocab.get(tokens[k], vocab["<unk>"]) for k in range(1, len(tokens))]
+
+
 MISTAKES += [
+    Mistake(checks.check_decode, decode_from_the_second_id, r"The first token is missing"),
+    Mistake(checks.check_encode, encode_from_the_second_token, r"The first token's id is missing"),
     Mistake(
         checks.check_train_bpe,
         train_merges_default_argument,

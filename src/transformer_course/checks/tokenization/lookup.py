@@ -132,6 +132,9 @@ def check_encode(encode, *, hidden: bool = False) -> None:
                     ],
                     "The last token's id is missing: encode returns one id for every token, "
                     "the last one included.": expected[:-1] if expected else None,
+                    "The first token's id is missing: encode returns one id for every token, "
+                    "the first one included (a [1:], or a loop that starts at 1, drops "
+                    "it).": expected[1:] if expected else None,
                     "Don't add <bos>/<eos> here: encode maps exactly one id per token.": [
                         ref.BOS_ID,
                         *expected,
@@ -290,6 +293,10 @@ def check_decode(decode, *, hidden: bool = False) -> None:
                     "the id itself, id_to_token[int(i)].": _decode_shifted(ids, vocab, -1),
                     "Your tokens are one id off: each is the token of its id + 1. Look up "
                     "the id itself, id_to_token[int(i)].": _decode_shifted(ids, vocab, 1),
+                    "The first token is missing: decode maps every id, the first one "
+                    "included (a [1:], or a loop that starts at 1, drops it).": (
+                        ref.decode(ids, vocab)[1:] if len(ids) else None
+                    ),
                     "Your tokens come in reverse order: decode keeps the order of the ids, "
                     "the first id's token first.": (
                         ref.decode(ids, vocab)[::-1] if len(ids) > 1 else None
