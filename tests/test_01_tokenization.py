@@ -1559,7 +1559,48 @@ def encode_from_the_second_token(tokens, vocab):
     return [vocab.get(tokens[k], vocab["<unk>"]) for k in range(1, len(tokens))]
 
 
+def tokenize_lower_after_findall(text):  # a list has no .lower()
+    return re.findall(r"\w+|[^\w\s]", text).lower()
+
+
+def tokenize_lower_not_called(text):  # the method itself, not its result
+    return re.findall(r"\w+|[^\w\s]", text.lower)
+
+
+def vocab_counts_the_lists(token_lists, min_freq=1):  # a list cannot be counted
+    counts = Counter(token_lists)
+    return {**{t: i for i, t in enumerate(SPECIALS)}, **counts}
+
+
+def encode_unknown_as_the_string(tokens, vocab):
+    return [vocab[t] if t in vocab else "<unk>" for t in tokens]
+
+
+def pad_one_column_too_many(sequences, pad_id):
+    width = max((len(s) for s in sequences), default=0) + 1
+    return np.array([list(s) + [pad_id] * (width - len(s)) for s in sequences], dtype=np.int64)
+
+
+def bpe_encode_lower_cased(text, merges):
+    return ref.bpe_encode(text.lower(), merges)
+
+
+def bpe_encode_stripped(text, merges):
+    return ref.bpe_encode(text.strip(), merges)
+
+
 MISTAKES += [
+    Mistake(
+        checks.check_tokenize, tokenize_lower_after_findall, r"lower-case the text before you split"
+    ),
+    Mistake(checks.check_tokenize, tokenize_lower_not_called, r"Call it: text\.lower\(\)"),
+    Mistake(checks.check_build_vocab, vocab_counts_the_lists, r"Count the tokens inside them"),
+    Mistake(
+        checks.check_encode, encode_unknown_as_the_string, r"the string '<unk>' where an id belongs"
+    ),
+    Mistake(checks.check_pad_batch, pad_one_column_too_many, r"one column too many"),
+    Mistake(checks.check_bpe_encode, bpe_encode_lower_cased, r"You lower-cased the text"),
+    Mistake(checks.check_bpe_encode, bpe_encode_stripped, r"You stripped the whitespace"),
     Mistake(checks.check_decode, decode_from_the_second_id, r"The first token is missing"),
     Mistake(checks.check_encode, encode_from_the_second_token, r"The first token's id is missing"),
     Mistake(

@@ -282,6 +282,7 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             cases.append(("abcbc", _RANKED_MERGES))
             cases.append(("xcabx", _SMALLEST_PAIR_MERGES))
             cases += [_STACK_VS_LEFTMOST, _STACK_VS_LONGEST, _ACROSS_SPACES]
+            cases.append(("  The Cat sat ", merges))  # capitals, and spaces at both ends
         else:
             merges = ref.train_bpe(_CLASSIC, 3)
             cases = [(_CLASSIC, merges), ("aaab", merges), ("café", merges), ("aa", merges)]
@@ -292,6 +293,8 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             cases.append(("abcbc", _RANKED_MERGES))
             cases.append(("cab", _SMALLEST_PAIR_MERGES))
             cases += [_STACK_VS_LEFTMOST, _STACK_VS_LONGEST, _ACROSS_SPACES]
+            # a capital and a space in front: bytes of their own, kept as they are
+            cases.append((" Aaaab", merges))
         # Every call first (a call that raises ends the list), then the first wrong result
         # is diagnosed with the known mistakes that agree with *every* result collected:
         # one of them alone on one input proves nothing.
@@ -358,6 +361,16 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             "Your loop stops while two ids are still left (len(ids) > 2 where len(ids) >= 2 "
             "belongs): the merge of the last two ids is never made. Keep going while at "
             "least two ids remain.": _encode_stopping_at_two,
+            "You lower-cased the text: BPE encodes the bytes of the text as it is, and a "
+            "capital is a byte of its own ('A' is 65, 'a' is 97). Lower-casing is a choice "
+            "of the word tokenizer, not of bpe_encode: start from list(text.encode('utf-8')).": (
+                lambda text, m: ref.bpe_encode(text.lower(), m) if text.lower() != text else None
+            ),
+            "You stripped the whitespace at the ends of the text (text.strip()): those spaces "
+            "are bytes of the text too, and decoding must give them back. Start from "
+            "list(text.encode('utf-8')), every byte included.": (
+                lambda text, m: ref.bpe_encode(text.strip(), m) if text.strip() != text else None
+            ),
             "You encoded each pre-tokenised chunk on its own (a word with the space before "
             "it, as GPT-2's tokenizer splits the text first): no merge was applied across two "
             "chunks, but these merges were learned on the whole text and some cross a space "

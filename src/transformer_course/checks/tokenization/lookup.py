@@ -102,6 +102,12 @@ def check_encode(encode, *, hidden: bool = False) -> None:
                         else ". Return an int id for every token."
                     )
                 )
+            c.expect_true(
+                not (isinstance(got, list | tuple) and "<unk>" in got),
+                f"{what} returned {list(got)[:8]}: the string '<unk>' where an id belongs. "
+                f"Unknown tokens become the *id* of <unk>, vocab['<unk>'] ({unk}), not the "
+                'token itself: vocab.get(token, vocab["<unk>"]).',
+            )
             got = _ids(c, got, what)
             expected = ref.encode(tokens, vocab)
             c.expect_equal(

@@ -168,6 +168,16 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                 "sequence, (batch, max_len): pad_sequence(..., batch_first=True), or transpose."
             )
             if tuple(got.shape) != expected.shape:
+                if (
+                    len(got.shape) == 2
+                    and got.shape[0] == expected.shape[0]
+                    and got.shape[1] == expected.shape[1] + 1
+                ):
+                    shape_hint += (
+                        f" Yours has one column too many, {got.shape[1]}: the width is max_len "
+                        "+ 1 (a + 1 on the longest length, or a pad_id added to every row "
+                        "before padding)."
+                    )
                 shape_hint = (
                     _width_of_first_hint(pad_batch, seqs, pad_id)
                     or _width_of_largest_hint(pad_batch, seqs, pad_id)

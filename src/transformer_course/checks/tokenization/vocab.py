@@ -183,6 +183,14 @@ def _expect_no_state_between_calls(c, build_vocab, got, token_lists, min_freq, w
     )
 
 
+_LIST_AS_KEY_HINT = (
+    "A list was used as a dict key or counted as one item (Counter(token_lists) counts the "
+    "token lists themselves): token_lists holds lists of tokens. Count the tokens inside "
+    "them: Counter(t for tokens in token_lists for t in tokens), or counts.update(tokens) "
+    "for each list."
+)
+
+
 def _is_id(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -234,7 +242,12 @@ def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
         for token_lists, min_freq in cases:
             try:
                 results.append(
-                    c.call(build_vocab, [list(t) for t in token_lists], min_freq=min_freq)
+                    c.call(
+                        build_vocab,
+                        [list(t) for t in token_lists],
+                        min_freq=min_freq,
+                        hints=[("unhashable type: 'list'", _LIST_AS_KEY_HINT)],
+                    )
                 )
             except CheckFailure as failure:
                 pending = failure

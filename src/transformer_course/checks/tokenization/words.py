@@ -31,6 +31,20 @@ _HIDDEN_TEXTS = [
 ]
 
 
+_TOKENIZE_HINTS = [
+    (
+        "'list' object has no attribute 'lower'",
+        "re.findall (or split) returns a list, which has no .lower(): lower-case the text "
+        "before you split it, re.findall(pattern, text.lower()).",
+    ),
+    (
+        "got 'builtin_function_or_method'",
+        "A method was passed where its result belongs: text.lower without parentheses is the "
+        "method itself. Call it: text.lower().",
+    ),
+]
+
+
 def check_tokenize(tokenize, *, hidden: bool = False) -> None:
     """Check ``tokenize(text)``: lower-cased words (runs of ``\\w``) and single
     punctuation marks, whitespace dropped; a list or a tuple of str is accepted."""
@@ -39,7 +53,9 @@ def check_tokenize(tokenize, *, hidden: bool = False) -> None:
         runs = []
         for text in _HIDDEN_TEXTS if hidden else _VISIBLE_TEXTS:
             what = f"tokenize({text!r})"
-            got = _tokens(c, c.call(tokenize, text), what, "Return a list of strings.")
+            got = _tokens(
+                c, c.call(tokenize, text, hints=_TOKENIZE_HINTS), what, "Return a list of strings."
+            )
             runs.append((text, what, got))
         # A mistake (or a pair) is named first when it agrees with every text run, not just
         # the first wrong one (on a text without capitals, "no lower-casing" is invisible).
