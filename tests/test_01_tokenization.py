@@ -1589,7 +1589,42 @@ def bpe_encode_stripped(text, merges):
     return ref.bpe_encode(text.strip(), merges)
 
 
+# A list created once, as a default argument, and appended to by every call: each result
+# holds the results of the calls before it.
+def tokenize_into_shared_list(text, tokens=[]):  # noqa: B006 (the mistake)
+    tokens.extend(re.findall(r"\w+|[^\w\s]", text.lower()))
+    return tokens
+
+
+def encode_into_shared_list(tokens, vocab, ids=[]):  # noqa: B006 (the mistake)
+    ids.extend(vocab.get(t, vocab["<unk>"]) for t in tokens)
+    return ids
+
+
+def decode_into_shared_list(ids, vocab, tokens=[]):  # noqa: B006 (the mistake)
+    id_to_token = {index: token for token, index in vocab.items()}
+    tokens.extend(id_to_token[int(i)] for i in ids)
+    return tokens
+
+
+def merge_into_shared_list(ids, pair, new_id, merged=[]):  # noqa: B006 (the mistake)
+    merged.extend(ref.merge_pair(ids, pair, new_id))
+    return merged
+
+
+def bpe_encode_into_shared_list(text, merges, out=[]):  # noqa: B006 (the mistake)
+    out.extend(ref.bpe_encode(text, merges))
+    return out
+
+
+_SHARED_LIST = r"after the results of your earlier calls.*The list you append to outlives the call"
+
 MISTAKES += [
+    Mistake(checks.check_tokenize, tokenize_into_shared_list, _SHARED_LIST),
+    Mistake(checks.check_encode, encode_into_shared_list, _SHARED_LIST),
+    Mistake(checks.check_decode, decode_into_shared_list, _SHARED_LIST),
+    Mistake(checks.check_merge_pair, merge_into_shared_list, _SHARED_LIST),
+    Mistake(checks.check_bpe_encode, bpe_encode_into_shared_list, _SHARED_LIST),
     Mistake(
         checks.check_tokenize, tokenize_lower_after_findall, r"lower-case the text before you split"
     ),

@@ -11,7 +11,7 @@ from transformer_course.checking import Checker, CheckFailure
 from transformer_course.checking.failure import _is_learner_frame
 from transformer_course.reference import tokenization as ref
 
-from .common import _CLASSIC, _ids
+from .common import _CLASSIC, _expect_not_accumulated, _ids
 
 _HIDDEN_BPE_TEXTS = [
     "the cat sat on the mat",
@@ -392,6 +392,13 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             if all((value := model(text, m)) is None or value == got for text, m, _, got in runs)
         }
         for text, m, what, got in runs:
+            _expect_not_accumulated(
+                c,
+                what,
+                lambda text=text, m=m: bpe_encode(text, dict(m)),
+                got,
+                ref.bpe_encode(text, m),
+            )
             c.expect_equal(
                 got,
                 ref.bpe_encode(text, m),

@@ -9,7 +9,7 @@ import numpy as np
 from transformer_course.checking import Checker, numpy_rng
 from transformer_course.reference import tokenization as ref
 
-from .common import _ids, _random_token_lists, _tokens
+from .common import _expect_not_accumulated, _ids, _random_token_lists, _tokens
 
 # ----------------------------------------------------------------------------- encode
 _VOCAB = ref.build_vocab([["the", "cat", "drank", "the", "milk", "."]])
@@ -110,6 +110,13 @@ def check_encode(encode, *, hidden: bool = False) -> None:
             )
             got = _ids(c, got, what)
             expected = ref.encode(tokens, vocab)
+            _expect_not_accumulated(
+                c,
+                what,
+                lambda tokens=tokens, vocab=vocab: encode(list(tokens), dict(vocab)),
+                got,
+                expected,
+            )
             c.expect_equal(
                 got,
                 expected,
@@ -281,6 +288,13 @@ def check_decode(decode, *, hidden: bool = False) -> None:
                 decode, ids.copy() if kind else list(ids), dict(vocab), hints=_DECODE_HINTS
             )
             got = _tokens(c, got, what, "Return a list of token strings.")
+            _expect_not_accumulated(
+                c,
+                what,
+                lambda ids=ids, vocab=vocab: decode(list(ids), dict(vocab)),
+                got,
+                ref.decode(ids, vocab),
+            )
             keys = list(vocab)
             c.expect_equal(
                 got,

@@ -9,7 +9,7 @@ from collections import Counter
 from transformer_course.checking import Checker, numpy_rng
 from transformer_course.reference import tokenization as ref
 
-from .common import _CLASSIC, _ids
+from .common import _CLASSIC, _expect_not_accumulated, _ids
 
 
 def _pairs_non_overlapping(ids):
@@ -482,6 +482,13 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                         _END_PROBE,
                     )
                 )
+            _expect_not_accumulated(
+                c,
+                what,
+                lambda ids=ids, pair=pair, new_id=new_id: merge_pair(list(ids), pair, new_id),
+                got,
+                expected,
+            )
             c.expect_equal(
                 got,
                 expected,

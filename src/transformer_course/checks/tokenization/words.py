@@ -10,7 +10,7 @@ from transformer_course.checking import Checker
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.reference import tokenization as ref
 
-from .common import _tokens
+from .common import _expect_not_accumulated, _tokens
 
 _VISIBLE_TEXTS = [
     "Hello, I love you!",
@@ -73,6 +73,9 @@ def check_tokenize(tokenize, *, hidden: bool = False) -> None:
                 single, pair = {m: single[m] for m in every_single}, None
             elif len(every_pair) == 1:
                 single, pair = {}, {every_pair[0]: pair[every_pair[0]]}
+            _expect_not_accumulated(
+                c, what, lambda text=text: tokenize(text), got, ref.tokenize(text)
+            )
             c.expect_equal(
                 got,
                 ref.tokenize(text),
