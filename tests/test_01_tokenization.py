@@ -1619,7 +1619,42 @@ def bpe_encode_into_shared_list(text, merges, out=[]):  # noqa: B006 (the mistak
 
 _SHARED_LIST = r"after the results of your earlier calls.*The list you append to outlives the call"
 
+
+def pad_np_array_of_ragged_rows(sequences, pad_id):  # no padding: rows of different lengths
+    return np.array(sequences, dtype=np.int64)
+
+
+def bpe_decode_bytes_of_bytes(ids, merges):  # bytes([...]) of bytes objects
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return bytes([table[i] for i in ids]).decode("utf-8")
+
+
+def train_count_taken_for_pair(text, num_merges):  # max(counts.values()): a count
+    ids, merges = list(text.encode("utf-8")), {}
+    for step in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            break
+        best = max(counts.values())
+        ids = ref.merge_pair(ids, best, 256 + step)
+        merges[best] = 256 + step
+    return merges
+
+
 MISTAKES += [
+    Mistake(
+        checks.check_pad_batch,
+        pad_np_array_of_ragged_rows,
+        r"inhomogeneous shape[\s\S]*pad every row to max_len first",
+    ),
+    Mistake(checks.check_bpe_decode, bpe_decode_bytes_of_bytes, r"so bytes are joined"),
+    Mistake(
+        checks.check_train_bpe,
+        train_count_taken_for_pair,
+        r"is the largest pair count of the text, not a pair",
+    ),
     Mistake(checks.check_tokenize, tokenize_into_shared_list, _SHARED_LIST),
     Mistake(checks.check_encode, encode_into_shared_list, _SHARED_LIST),
     Mistake(checks.check_decode, decode_into_shared_list, _SHARED_LIST),

@@ -575,6 +575,13 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                     (_range_past_255, _DECODE_RANGE_HINT),
                     ("unsupported operand type(s) for -: 'bytes'", _DECODE_BYTES_SUBTRACTED),
                     _missing_merge_hint(merges),
+                    (
+                        "'bytes' object cannot be interpreted as an integer",
+                        "bytes([...]) takes byte values (ints), but it got bytes objects: "
+                        "the table holds bytes, one entry per id, so bytes are joined, never "
+                        "put in a list for bytes(): table[a] + table[b] for a merge, "
+                        "b''.join(table[i] for i in ids) for the text, then decode once.",
+                    ),
                 ],
             )
             c.expect_type(got, str, what, "Return the decoded text as a str.")

@@ -4,8 +4,10 @@ new ids 256 + i, and early stopping.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import io
+import re
 
 from transformer_course.checking import Checker, CheckFailure, short
 from transformer_course.reference import tokenization as ref
@@ -68,6 +70,22 @@ def _last_of_max(counts):
     return sorted(counts, key=counts.get)[-1]
 
 
+def _count_as_pair_hint(got: dict, what: str) -> str:
+    """When the keys are single ints and the first is the largest pair count of the text's
+    bytes: max(counts.values()), a count, was taken for the pair."""
+    text = re.match(r"train_bpe\((.*), \d+\)$", what)
+    if not got or not text or not all(_is_int(k) for k in got):
+        return ""
+    counts = ref.get_pair_counts(list(ast.literal_eval(text.group(1)).encode("utf-8")))
+    if not counts or next(iter(got)) != max(counts.values()):
+        return ""
+    return (
+        f" Your first key, {next(iter(got))}, is the largest pair count of the text, not a "
+        "pair: max(counts.values()) gives the count. The most frequent pair is "
+        "max(counts, key=counts.get)."
+    )
+
+
 def _merges(c: Checker, got, what: str) -> dict[tuple[int, int], int]:
     """A dict {(a, b): new_id} of ints, in the learner's order."""
     c.expect_type(got, dict, what, "Return a dict {(a, b): new_id} in the order learned.")
@@ -88,7 +106,7 @@ def _merges(c: Checker, got, what: str) -> dict[tuple[int, int], int]:
             for pair, v in got.items()
         ),
         f"{what} should map pairs of ids (tuples of two ints) to new ids (ints), but it holds "
-        f"{short(dict(list(got.items())[:3]), 120)}...",
+        f"{short(dict(list(got.items())[:3]), 120)}..." + _count_as_pair_hint(got, what),
     )
     return {(int(a), int(b)): int(v) for (a, b), v in got.items()}
 

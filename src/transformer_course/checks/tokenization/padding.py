@@ -73,7 +73,16 @@ _NARROW_DTYPE_HINT = (
     "An id does not fit your array's dtype: ids go past 255 (every BPE merge makes one), "
     "more than an 8-bit dtype (uint8, int8) holds. Use a wide integer dtype: np.int64."
 )
-_PAD_HINTS = [("out of bounds for", _NARROW_DTYPE_HINT)]
+_PAD_HINTS = [
+    ("out of bounds for", _NARROW_DTYPE_HINT),
+    (
+        "inhomogeneous shape",
+        "np.array cannot make one rectangular array of rows of different lengths: pad every "
+        "row to max_len first (row + [pad_id] * (max_len - len(row))), or create the whole "
+        "batch with np.full((len(sequences), max_len), pad_id, dtype=np.int64) and copy each "
+        "sequence into the start of its row.",
+    ),
+]
 
 
 def _wrapped(expected, dtype):
