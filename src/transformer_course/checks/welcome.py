@@ -125,6 +125,10 @@ def _shape_names(x: np.ndarray) -> dict[tuple[int, ...], list[str]]:
         add((*x.shape[:axis], 1, *x.shape[axis + 1 :]), f"x.mean(axis={axis}, keepdims=True)")
         if len(reduced) > 1 and reduced[::-1] != reduced:
             add(reduced[::-1], f"x.mean(axis={axis}).T")
+    if x.ndim >= 3:
+        rows = int(np.prod(x.shape[:-1]))
+        add((rows, 1), "the row means flattened into one column (x.mean(axis=-1).reshape(-1, 1))")
+        add((rows, x.shape[-1]), "a 2-D array of one row per row of x, x's rows flattened")
     return names
 
 
@@ -152,6 +156,7 @@ def _operand_shapes_hint(x: np.ndarray):
             }
         )
         transposed = any(".T" in name for _, n in parts for name in n)
+        flattened = any("flattened" in name for _, n in parts for name in n)
         cause = ""
         if axes:
             which = " or ".join(f"axis {a}" for a in axes)
@@ -159,6 +164,12 @@ def _operand_shapes_hint(x: np.ndarray):
                 f" Your means look taken over {which}, not over the last axis"
                 + (" (here these give the same shape)" if len(axes) > 1 else "")
                 + f": x is {x.ndim}-D, and each row is along its last axis."
+            )
+        if flattened:
+            cause += (
+                f" Your means (or the rows they are spread over) lost x's leading axes: x is "
+                f"{x.ndim}-D, its rows are indexed by x.shape[:-1] = {x.shape[:-1]}, and a "
+                "2-D reshape (or np.outer) lines up with them only when x is 2-D."
             )
         if transposed:
             cause += (
@@ -227,6 +238,14 @@ def _mistakes(x: np.ndarray, expected: np.ndarray) -> dict:
         "It looks like the row means were subtracted down the columns: on this square "
         f"input the means broadcast without an error, but the wrong way. {_KEEPDIMS_HINT}": (
             _row_means_without_keepdims(x)
+        ),
+        "Row (i, j) of yours had the mean of row (j, i) subtracted: the means were "
+        "transposed on the way, as (x.T - x.mean(axis=-1)).T does (x.T reverses *every* axis "
+        "of a 3-D x, not just two; the trick works in 2-D only), or a .T on the means. x - "
+        "x.mean(axis=-1, keepdims=True) works for any number of dimensions.": (
+            x - np.transpose(x.mean(axis=-1))[..., None]
+            if x.ndim >= 3 and x.shape[:-1] == x.shape[:-1][::-1]
+            else None
         ),
         "You subtracted from each x[i] the mean of all of x[i] (a loop over the first axis, "
         "`for row in x`, gives 2-D slices when x is 3-D, and their .mean() averages a whole "
