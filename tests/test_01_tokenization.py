@@ -1643,7 +1643,49 @@ def train_count_taken_for_pair(text, num_merges):  # max(counts.values()): a cou
     return merges
 
 
+def bpe_encode_unlearned_pairs_first(text, merges):  # merges.get(p, 0): unlearned rank first
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        pair = min(ref.get_pair_counts(ids), key=lambda p: merges.get(p, 0))
+        if pair not in merges:
+            break
+        ids = ref.merge_pair(ids, pair, merges[pair])
+    return ids
+
+
+def pairs_counts_the_ids(ids):
+    return dict(Counter(ids))
+
+
+def tokenize_split_on_non_word_runs(text):
+    return re.split(r"\W+", text.lower())
+
+
+def encode_get_or_unk(tokens, vocab):  # 0 is falsy: <pad>'s id becomes <unk>'s
+    return [vocab.get(t) or vocab["<unk>"] for t in tokens]
+
+
+def bpe_decode_table_in_sorted_order(ids, merges):  # sorted by pair, not learned order
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in sorted(merges.items()):
+        table[new_id] = table[a] + table[b]
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
+
+
 MISTAKES += [
+    Mistake(
+        checks.check_bpe_encode,
+        bpe_encode_unlearned_pairs_first,
+        r"The pairs that were never learned came first",
+    ),
+    Mistake(checks.check_get_pair_counts, pairs_counts_the_ids, r"counted the ids one by one"),
+    Mistake(checks.check_tokenize, tokenize_split_on_non_word_runs, r"split on runs of non-word"),
+    Mistake(checks.check_encode, encode_get_or_unk, r"has the id 0.*0 is falsy"),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_table_in_sorted_order,
+        r"or it was built in an order where a merge's part was not in it yet",
+    ),
     Mistake(
         checks.check_pad_batch,
         pad_np_array_of_ragged_rows,

@@ -121,6 +121,19 @@ def _encode_smallest_pair_first(text, merges):
 _SMALLEST_PAIR_MERGES = {(99, 97): 256, (97, 98): 257}
 
 
+def _encode_unlearned_first(text, merges):
+    """min over every pair present with merges.get(p, 0): an unlearned pair ranks first,
+    and the loop stops at once (right where every pair present is learned)."""
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        pairs = ref.get_pair_counts(ids)
+        pair = min(pairs, key=lambda p: merges.get(p, 0))
+        if pair not in merges:
+            break
+        ids = ref.merge_pair(ids, pair, merges[pair])
+    return ids
+
+
 def _encode_stopping_at_two(text, merges):
     """What a loop that stops while two ids are left (``len(ids) > 2``) gives."""
     ids = list(text.encode("utf-8"))
@@ -151,21 +164,18 @@ def _encode_each(pieces: list[str], merges, between: bytes = b"") -> list[int]:
 
 def _encode_chunks(text, merges):
     """What encoding each pre-tokenised chunk (GPT-2's way: a word with the space before
-    it) on its own gives: no merge crosses a chunk. None where it changes nothing."""
-    value = _encode_each(re.findall(r" ?\w+| ?[^\w\s]+|\s+(?!\S)|\s+", text), merges)
-    return None if value == ref.bpe_encode(text, merges) else value
+    it) on its own gives: no merge crosses a chunk."""
+    return _encode_each(re.findall(r" ?\w+| ?[^\w\s]+|\s+(?!\S)|\s+", text), merges)
 
 
 def _encode_words_spaces_kept(text, merges):
     """Each space-separated word encoded on its own, a space byte between two."""
-    value = _encode_each(text.split(" "), merges, b" ")
-    return None if value == ref.bpe_encode(text, merges) else value
+    return _encode_each(text.split(" "), merges, b" ")
 
 
 def _encode_words_spaces_dropped(text, merges):
     """Each whitespace-separated word encoded on its own, the whitespace dropped."""
-    value = _encode_each(text.split(), merges)
-    return None if value == ref.bpe_encode(text, merges) else value
+    return _encode_each(text.split(), merges)
 
 
 def _byte_spans(ids, merges) -> list[tuple[int, int, int]] | None:
@@ -361,15 +371,21 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             "Your loop stops while two ids are still left (len(ids) > 2 where len(ids) >= 2 "
             "belongs): the merge of the last two ids is never made. Keep going while at "
             "least two ids remain.": _encode_stopping_at_two,
+            "The pairs that were never learned came first: min over the pairs present with "
+            "merges.get(p, 0) (a default below every rank) picks an unlearned pair, and the "
+            "loop stops before merging what it should. Give unlearned pairs a rank above all, "
+            "merges.get(p, float('inf')), or keep only the pairs in merges.": (
+                _encode_unlearned_first
+            ),
             "You lower-cased the text: BPE encodes the bytes of the text as it is, and a "
             "capital is a byte of its own ('A' is 65, 'a' is 97). Lower-casing is a choice "
             "of the word tokenizer, not of bpe_encode: start from list(text.encode('utf-8')).": (
-                lambda text, m: ref.bpe_encode(text.lower(), m) if text.lower() != text else None
+                lambda text, m: ref.bpe_encode(text.lower(), m)
             ),
             "You stripped the whitespace at the ends of the text (text.strip()): those spaces "
             "are bytes of the text too, and decoding must give them back. Start from "
             "list(text.encode('utf-8')), every byte included.": (
-                lambda text, m: ref.bpe_encode(text.strip(), m) if text.strip() != text else None
+                lambda text, m: ref.bpe_encode(text.strip(), m)
             ),
             "You encoded each pre-tokenised chunk on its own (a word with the space before "
             "it, as GPT-2's tokenizer splits the text first): no merge was applied across two "
@@ -509,6 +525,9 @@ def _decode_first_part_only(ids, merges, part: int):
     return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
 
 
+_UNSORTED_MERGES = {(98, 99): 256, (97, 256): 257}
+
+
 def _decode_with_table_of(ids, merges) -> str | None:
     """The ids decoded with the table of other merges (None where it lacks one of them)."""
     table = {i: bytes([i]) for i in range(256)}
@@ -548,12 +567,15 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
         if hidden:
             merges = ref.train_bpe("the cat sat on the mat. café déjà 東京 東京", 15)
             cases = [(text, merges) for text in (*_HIDDEN_BPE_TEXTS, "東京 café")]
+            cases.append(("xabcx", _UNSORTED_MERGES))
         else:
             merges = ref.train_bpe(_CLASSIC, 3)
             cases = [(text, merges) for text in (_CLASSIC, "abcd")]
             # 'é' inside one token (merges learned on "héllo héllo"), then split over two:
             # decoding token by token is right on the first, a wrong codec on neither
             cases += [("héllo", ref.train_bpe("héllo héllo", 3)), ("héllo", merges)]
+            # learned order is not sorted order: (97, 256) uses 256, learned before it
+            cases.append(("abc", _UNSORTED_MERGES))
         earlier: dict | None = None  # the merges of the first call
         for text, merges in cases:
             earlier = merges if earlier is None else earlier

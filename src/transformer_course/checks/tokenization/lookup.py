@@ -18,27 +18,37 @@ _VOCAB = ref.build_vocab([["the", "cat", "drank", "the", "milk", "."]])
 # specials keep their fixed ids): encode looks every token up as it is.
 _CASED = (
     ref.build_vocab([["the", "cat", "drank", "in", "Paris", "."], ["Paris", "."]]),
-    ["the", "cat", "drank", "milk", "in", "Paris", "."],
+    ["the", "cat", "drank", "milk", "in", "Paris", ".", "<pad>"],
 )
 _CASED_HIDDEN = (
     ref.build_vocab([["a", "dog", "in", "London"], ["London", "a", "dog", "a"]]),
-    ["a", "dog", "in", "London", "a", "yak"],
+    ["a", "dog", "<pad>", "in", "London", "a", "yak"],
 )
 
 
 def _encode_cased_mistakes(tokens, vocab) -> dict:
-    """What only a vocabulary with capitals shows: each token lower-cased before the
-    lookup."""
+    """What only this run shows: each token lower-cased before the lookup, and the id 0
+    (falsy) replaced by <unk>'s (vocab.get(token) or unk)."""
     capital = [t for t in tokens if t in vocab and t != t.lower()]
+    unk = vocab["<unk>"]
+    zero = [t for t in tokens if vocab.get(t) == 0]
+    out = {}
+    if zero:
+        out[
+            f"{zero[0]!r} has the id 0, and yours gave it <unk>'s id: 0 is falsy, so "
+            "vocab.get(token) or unk replaces it. Give the default to get instead: "
+            'vocab.get(token, vocab["<unk>"]).'
+        ] = [vocab.get(t) or unk for t in tokens]
     if not capital:
-        return {}
+        return out
     return {
+        **out,
         f"{capital[0]!r} is in this vocabulary with its capital letter, but yours gave it "
         "another id: you lower-cased (or case-folded) each token before the lookup. "
         "Normalising the text is tokenize's job; encode looks each token up exactly as it "
         "is given (a vocabulary need not be lower-cased).": [
             vocab.get(t.lower(), vocab["<unk>"]) for t in tokens
-        ]
+        ],
     }
 
 

@@ -76,6 +76,10 @@ def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
                     "The last pair is missing: loop up to len(ids) - 1, not len(ids) - 2.": (
                         ref.get_pair_counts(ids[:-1]) if len(ids) > 2 else None
                     ),
+                    "You counted the ids one by one, not the pairs: Counter(ids) counts each "
+                    "id. Count the adjacent pairs, Counter(zip(ids, ids[1:])).": (
+                        dict(Counter(ids)) if ids else None
+                    ),
                     "Every count is 1, also for pairs that occur several times: a pair seen "
                     "again was not counted again (counts[pair] = 1 where 1 is to be added, "
                     "setdefault(pair, 1), or `if pair not in counts` with no else). Add 1 each "

@@ -121,9 +121,10 @@ def _structure_hint(got: list[str], expected: list[str], runs=()) -> str:
         return ""
     if "" in got:
         return (
-            "Empty strings ('') came back as tokens: your pattern can match nothing (a * "
-            "where + belongs, \\w* for \\w+), and re.findall returns each empty match. "
-            "A word is one or more word characters, \\w+."
+            "Empty strings ('') came back as tokens: either your pattern can match nothing (a "
+            "* where + belongs, \\w* for \\w+), and re.findall returns each empty match, or "
+            "re.split left '' between two adjacent separators or at an end of the text. A word "
+            "is one or more word characters, \\w+; '' is no token."
         )
     marks = _marks_always_dropped(runs)
     if marks:
@@ -178,6 +179,9 @@ _SPLIT_MISTAKES: dict[str, tuple[str, str]] = {
     ),
     "Empty strings slipped in: splitting on a pattern leaves '' between adjacent "
     "separators; drop them.": ("split", r"\s+|(?=[^\w\s])|(?<=[^\w\s])"),
+    "You split on runs of non-word characters (re.split(r'\\W+', ...)): the marks went "
+    "with the spaces, and a mark at an end of the text leaves an empty string ''. A mark "
+    "is a token of its own: re.findall(r'\\w+|[^\\w\\s]', text.lower()).": ("split", r"\W+"),
     "Words are made of letters of any script, digits and underscores ('déjà', "
     "'2', 'snake_case' are one token each): [a-z] matches only the 26 ASCII "
     "letters, while \\w matches them all.": ("findall", r"[a-z]+|[^a-z\s]"),
