@@ -1672,7 +1672,16 @@ def bpe_decode_table_in_sorted_order(ids, merges):  # sorted by pair, not learne
     return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
 
 
+def tokenize_mark_alternative_admits_spaces(text):  # \W matches whitespace too
+    return re.findall(r"\w+|\W", text.lower())
+
+
 MISTAKES += [
+    Mistake(
+        checks.check_tokenize,
+        tokenize_mark_alternative_admits_spaces,
+        r"spaces came back as tokens.*re\.findall\(r'\\w\+\|\\W'",
+    ),
     Mistake(
         checks.check_bpe_encode,
         bpe_encode_unlearned_pairs_first,

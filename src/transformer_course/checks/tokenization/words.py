@@ -208,7 +208,8 @@ _SPLIT_MISTAKES: dict[str, tuple[str, str]] = {
         r"\w+|[^\w ]",
     ),
     "The spaces came back as tokens (' '): splitting on every non-word character with a "
-    "capturing group, re.split(r'(\\W)', ...), keeps each separator, spaces included. "
+    "capturing group, re.split(r'(\\W)', ...), keeps each separator, spaces included (so "
+    "does a mark alternative that admits whitespace, re.findall(r'\\w+|\\W', ...)). "
     "Whitespace separates tokens and is never one: drop it (or use re.findall(r'\\w+|"
     "[^\\w\\s]', ...)).": ("split_kept", r"(\W)"),
     "Spaces (' ') and empty strings ('') came back as tokens: re.split(r'(\\W)', ...) keeps "
