@@ -1676,7 +1676,25 @@ def tokenize_mark_alternative_admits_spaces(text):  # \W matches whitespace too
     return re.findall(r"\w+|\W", text.lower())
 
 
+def vocab_each_token_counted_once(token_lists, min_freq=1):  # a set before counting
+    counts = Counter({t for tokens in token_lists for t in tokens})
+    vocab = {t: i for i, t in enumerate(SPECIALS)}
+    for token, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        if count >= min_freq and token not in vocab:
+            vocab[token] = len(vocab)
+    return vocab
+
+
+def pad_longest_first(sequences, pad_id):  # sorted by length, as packing wants
+    ordered = sorted(sequences, key=len, reverse=True)
+    return ref.pad_batch(ordered, pad_id)
+
+
 MISTAKES += [
+    Mistake(
+        checks.check_build_vocab, vocab_each_token_counted_once, r"Every token was counted once"
+    ),
+    Mistake(checks.check_pad_batch, pad_longest_first, r"Your rows come longest first"),
     Mistake(
         checks.check_tokenize,
         tokenize_mark_alternative_admits_spaces,

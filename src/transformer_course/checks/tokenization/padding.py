@@ -217,6 +217,13 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                     ),
                     transposed: expected.T,
                     **_pad_filled_with(seqs, pad_id, expected, array),
+                    "Your rows come longest first: you sorted the sequences by length (as "
+                    "pack_padded_sequence wants), but row i of the batch is sequence i, in the "
+                    "order given. Pad them in their own order.": (
+                        ref.pad_batch(sorted(seqs, key=len, reverse=True), pad_id)
+                        if sorted(seqs, key=len, reverse=True) != seqs
+                        else None
+                    ),
                     "Each sequence is reversed in its row: copy it as it is, its first id "
                     "first, then the padding.": _reversed_rows(seqs, pad_id, expected),
                     f"Your batch's dtype, {array.dtype}, is too small for these ids: those "

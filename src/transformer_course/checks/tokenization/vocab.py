@@ -127,6 +127,14 @@ def _vocab_single_mistakes(token_lists, min_freq) -> dict:
             _vocab_once_per_list(token_lists, min_freq)
         ),
         _VOCAB_IGNORED: ref.build_vocab(token_lists, 1) if min_freq > 1 else None,
+        "Every token was counted once, however often it occurs: your counts come from a set "
+        "of the tokens (Counter(set(...)), or a membership test before counting), so every "
+        "count is 1, the order is alphabetical, and a min_freq above 1 drops every token. "
+        "Count every occurrence: Counter(t for tokens in token_lists for t in tokens).": (
+            _vocab_after(
+                sorted(Counter({t for tokens in token_lists for t in tokens}).items()), min_freq
+            )
+        ),
         "Tokens seen min_freq - 1 times were kept: your bound is one too low (count >= "
         "min_freq - 1, or count > min_freq - 2). Keep a token when count >= min_freq.": (
             ref.build_vocab(token_lists, min_freq - 1) if min_freq > 1 else None
