@@ -1690,7 +1690,25 @@ def pad_longest_first(sequences, pad_id):  # sorted by length, as packing wants
     return ref.pad_batch(ordered, pad_id)
 
 
+def train_ids_from_257_and_ties_last(text, num_merges):  # two mistakes at once
+    ids, merges = list(text.encode("utf-8")), {}
+    for step in range(1, num_merges + 1):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            break
+        top = max(counts.values())
+        best = [pair for pair, count in counts.items() if count == top][-1]
+        ids = ref.merge_pair(ids, best, 256 + step)
+        merges[best] = 256 + step
+    return merges
+
+
 MISTAKES += [
+    Mistake(
+        checks.check_train_bpe,
+        train_ids_from_257_and_ties_last,
+        r"start at 257.*Your pairs are wrong as well, once renumbered from 256: a tie was broken",
+    ),
     Mistake(
         checks.check_build_vocab, vocab_each_token_counted_once, r"Every token was counted once"
     ),

@@ -257,6 +257,28 @@ def _vocab_size_hint(train_bpe, learned: int, num_merges: int, expected: int) ->
     )
 
 
+def _renumbered_pairs_note(text: str, num_merges: int, got: dict) -> str:
+    """For merges numbered from 257: what is wrong with their pairs too, once renumbered
+    from 256 ("" when the pairs are right then): a known pair mistake, or the first merge
+    that departs."""
+    renumbered = {
+        tuple(v - 1 if v > 256 else v for v in pair): new_id - 1 for pair, new_id in got.items()
+    }
+    expected = ref.train_bpe(text, num_merges)
+    if renumbered == expected:
+        return ""
+    byte_ids = list(text.encode("utf-8"))
+    known = {
+        "the pairs were counted once, on the original bytes, before the loop (count them "
+        "again after every merge)": _counted_once(byte_ids, num_merges),
+        "a tie was broken the wrong way (among equally frequent pairs, pick the one that "
+        "occurs first)": _train(byte_ids, num_merges, _last_of_max),
+    }
+    said = [message for message, value in known.items() if value == renumbered]
+    detail = f"{said[0]}." if len(said) == 1 else _replay_merges(text, renumbered)
+    return f" Your pairs are wrong as well, once renumbered from 256: {detail}" if detail else ""
+
+
 _STATE_PROBE = ("zzz", 1)  # learns (122, 122) -> 256, a pair no other text here has
 
 
@@ -369,9 +391,12 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                     "already (a letter's own id). The i-th merge (counting from 0) gets "
                     "256 + i, above every byte.": _ids_from_max(byte_ids, num_merges),
                     "Your ids start at 257, one too high: the first merge (i = 0) gets 256 "
-                    "and the i-th 256 + i (did you count the steps from 1?).": [
-                        257 + i for i in range(learned)
-                    ],
+                    "and the i-th 256 + i (did you count the steps from 1?)."
+                    + (
+                        _renumbered_pairs_note(text, num_merges, got)
+                        if sorted(got.values()) == [257 + i for i in range(learned)]
+                        else ""
+                    ): [257 + i for i in range(learned)],
                     "The ids you recorded count down, 256 - i (the step subtracted): the i-th "
                     "merge (counting from 0) gets 256 + i, a new id above every id in use. "
                     "Use the same 256 + step where you merge and where you record it.": (
