@@ -97,6 +97,23 @@ def center_adds_mean(x):
     return x + x.mean(axis=-1, keepdims=True)
 
 
+def center_axis_1_through_transposes(x):  # (x.T - means).T: 2-D only
+    means = np.mean(x, axis=1)
+    return np.transpose(np.transpose(x) - means)
+
+
+def center_means_transposed(x):  # (x.T - means).T: in 3-D row (i, j) gets row (j, i)'s mean
+    return np.transpose(np.transpose(x) - np.mean(x, axis=-1))
+
+
+def center_means_flattened(x):  # one column of means: 2-D only
+    return x - np.mean(x, axis=-1).reshape(-1, 1)
+
+
+def center_float_of_means(x):  # one Python number: a single row only
+    return x - float(x.mean(axis=-1))
+
+
 def center_columns_in_place(x):  # two mistakes at once
     np.subtract(x, np.mean(x, axis=0, keepdims=True), out=x)
     return x
@@ -128,6 +145,27 @@ MISTAKES = [
         check_center_rows,
         center_sum_over_number_of_rows,
         r"sum divided by \d+ \(x\.shape\[0\], len\(x\)\), not by the length of a row",
+    ),
+    Mistake(
+        check_center_rows,
+        center_axis_1_through_transposes,
+        r"(?s)^(?!.*numpy lines them up).*x\.T \(every axis of x reversed\).*taken over "
+        r"(axis 0 or )?axis 1.*only in 2-D",
+    ),
+    Mistake(
+        check_center_rows,
+        center_float_of_means,
+        r"raised TypeError[\s\S]*into one Python number[\s\S]*several rows",
+    ),
+    Mistake(
+        check_center_rows,
+        center_means_transposed,
+        r"Row \(i, j\) of yours had the mean of row \(j, i\) subtracted|x\.T reverses \*every\*",
+    ),
+    Mistake(
+        check_center_rows,
+        center_means_flattened,
+        r"row means flattened into one column.*lost x's leading axes",
     ),
     Mistake(check_center_rows, center_unchanged, "returned x unchanged"),
     Mistake(

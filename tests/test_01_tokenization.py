@@ -1358,6 +1358,494 @@ MISTAKES = [
 ]
 
 
+# ------------------------------------------------- round 10 (b10c): classes its blind cases showed
+def encode_lowercases_tokens(tokens, vocab):  # a normalisation that belongs to tokenize
+    return [vocab.get(t.lower(), vocab["<unk>"]) for t in tokens]
+
+
+def pad_width_of_largest(sequences, pad_id):  # max compares lists lexicographically
+    width = len(max(sequences)) if sequences else 0
+    batch = np.full((len(sequences), width), pad_id, dtype=np.int64)
+    for row, seq in enumerate(sequences):
+        batch[row, : len(seq)] = seq
+    return batch
+
+
+def pad_truncated_to_largest(sequences, pad_id):  # the same width, longer rows cut
+    width = len(max(sequences)) if sequences else 0
+    rows = [list(s[:width]) + [pad_id] * (width - len(s[:width])) for s in sequences]
+    return np.array(rows, dtype=np.int64).reshape(len(sequences), width)
+
+
+def encode_pretokenized_chunks(text, merges):  # GPT-2's split first: no merge crosses a chunk
+    chunks = re.findall(r" ?\w+| ?[^\w\s]+|\s+(?!\S)|\s+", text)
+    return [token for chunk in chunks for token in ref.bpe_encode(chunk, merges)]
+
+
+def encode_words_spaces_between(text, merges):  # words alone, a space byte between two
+    out = []
+    for k, word in enumerate(text.split(" ")):
+        out += ([32] if k else []) + ref.bpe_encode(word, merges)
+    return out
+
+
+def vocab_unk_first(token_lists, min_freq=1):  # torchtext's old order: <unk>=0, <pad>=1
+    vocab = {"<unk>": 0, "<pad>": 1, "<bos>": 2, "<eos>": 3}
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    for token, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        if count >= min_freq and token not in vocab:
+            vocab[token] = len(vocab)
+    return vocab
+
+
+def vocab_counts_characters(token_lists, min_freq=1):  # update(token) counts its letters
+    counts = Counter()
+    for tokens in token_lists:
+        for token in tokens:
+            counts.update(token)
+    vocab = {t: i for i, t in enumerate(SPECIALS)}
+    for token, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        if count >= min_freq and token not in vocab:
+            vocab[token] = len(vocab)
+    return vocab
+
+
+def vocab_id_to_token(token_lists, min_freq=1):  # the mapping the other way round
+    return {i: t for t, i in ref.build_vocab(token_lists, min_freq).items()}
+
+
+def tokenize_ascii_flag(text):  # \w of ASCII only: each other letter a mark of its own
+    pattern = re.compile(r"(?a)\w+|[^\w\s]")
+    return pattern.findall(text.lower())
+
+
+def _tokenize_by_characters(text, is_word, flush_at_end=True):
+    tokens, word = [], ""
+    for ch in text.lower():
+        if is_word(ch):
+            word += ch
+            continue
+        if word:
+            tokens.append(word)
+            word = ""
+        if not ch.isspace():
+            tokens.append(ch)
+    if word and flush_at_end:
+        tokens.append(word)
+    return tokens
+
+
+def tokenize_isalnum_loop(text):  # str.isalnum() is False for '_'
+    return _tokenize_by_characters(text, str.isalnum)
+
+
+def tokenize_loop_pending_word_lost(text):  # the word being built at the end never emitted
+    return _tokenize_by_characters(text, lambda ch: ch.isalnum() or ch == "_", False)
+
+
+def _decode_until(ids, vocab, stop, keep_stop):
+    id_to_token = {i: t for t, i in vocab.items()}
+    out = []
+    for i in ids:
+        token = id_to_token[int(i)]
+        if token == stop:
+            return [*out, token] if keep_stop else out
+        out.append(token)
+    return out
+
+
+def decode_stops_at_eos(ids, vocab):  # as generation code cuts its output
+    return _decode_until(ids, vocab, "<eos>", keep_stop=False)
+
+
+def decode_stops_after_eos(ids, vocab):
+    return _decode_until(ids, vocab, "<eos>", keep_stop=True)
+
+
+def decode_drops_eos_and_pad(ids, vocab):
+    id_to_token = {i: t for t, i in vocab.items()}
+    return [id_to_token[int(i)] for i in ids if id_to_token[int(i)] not in ("<eos>", "<pad>")]
+
+
+def pairs_never_incremented(ids):  # every count stays 1
+    counts = {}
+    for pair in zip(ids, ids[1:], strict=False):
+        if pair not in counts:
+            counts[pair] = 1
+    return counts
+
+
+def merge_last_id_appended(ids, pair, new_id):  # ids[-1] appended whatever happened
+    merged, skip = [], False
+    for i in range(len(ids) - 1):
+        if skip:
+            skip = False
+        elif (ids[i], ids[i + 1]) == pair:
+            merged.append(new_id)
+            skip = True
+        else:
+            merged.append(ids[i])
+    return [*merged, ids[-1]] if ids else merged
+
+
+def _merge_scan_with(ids, pair, new_id, start=0, step_merge=2, step_else=1, negate=False):
+    out, i = [], start
+    while i < len(ids):
+        if i + 1 < len(ids) and ((ids[i], ids[i + 1]) == pair) != negate:
+            out.append(new_id)
+            i += step_merge
+        else:
+            out.append(ids[i])
+            i += step_else
+    return out
+
+
+def merge_starts_at_one(ids, pair, new_id):
+    return _merge_scan_with(ids, pair, new_id, start=1)
+
+
+def merge_moves_three_after_merge(ids, pair, new_id):
+    return _merge_scan_with(ids, pair, new_id, step_merge=3)
+
+
+def merge_moves_two_without_merge(ids, pair, new_id):
+    return _merge_scan_with(ids, pair, new_id, step_else=2)
+
+
+def merge_test_inverted(ids, pair, new_id):
+    return _merge_scan_with(ids, pair, new_id, negate=True)
+
+
+def encode_pops_applied_merges(text, merges):  # right once; the caller's merges shrink
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        present = [p for p in ref.get_pair_counts(ids) if p in merges]
+        if not present:
+            break
+        pair = min(present, key=merges.get)
+        ids = ref.merge_pair(ids, pair, merges.pop(pair))
+    return ids
+
+
+def train_merges_default_argument(text, num_merges, merges={}):  # noqa: B006 (the mistake)
+    ids = list(text.encode("utf-8"))
+    for step in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            break
+        best = max(counts, key=counts.get)
+        ids = ref.merge_pair(ids, best, 256 + step)
+        merges[best] = 256 + step
+    return merges
+
+
+_DECODE_TABLE: dict[int, bytes] = {}
+
+
+def decode_table_built_once(ids, merges):  # the first call's merges, kept in a global
+    if not _DECODE_TABLE:
+        _DECODE_TABLE.update({i: bytes([i]) for i in range(256)})
+        for (a, b), new_id in merges.items():
+            _DECODE_TABLE[new_id] = _DECODE_TABLE[a] + _DECODE_TABLE[b]
+    return b"".join(_DECODE_TABLE[i] for i in ids).decode("utf-8", errors="replace")
+
+
+def decode_from_the_second_id(ids, vocab):
+    id_to_token = {index: token for token, index in vocab.items()}
+    return [id_to_token[int(ids[k])] for k in range(1, len(ids))]
+
+
+def encode_from_the_second_token(tokens, vocab):
+    return [vocab.get(tokens[k], vocab["<unk>"]) for k in range(1, len(tokens))]
+
+
+def tokenize_lower_after_findall(text):  # a list has no .lower()
+    return re.findall(r"\w+|[^\w\s]", text).lower()
+
+
+def tokenize_lower_not_called(text):  # the method itself, not its result
+    return re.findall(r"\w+|[^\w\s]", text.lower)
+
+
+def vocab_counts_the_lists(token_lists, min_freq=1):  # a list cannot be counted
+    counts = Counter(token_lists)
+    return {**{t: i for i, t in enumerate(SPECIALS)}, **counts}
+
+
+def encode_unknown_as_the_string(tokens, vocab):
+    return [vocab[t] if t in vocab else "<unk>" for t in tokens]
+
+
+def pad_one_column_too_many(sequences, pad_id):
+    width = max((len(s) for s in sequences), default=0) + 1
+    return np.array([list(s) + [pad_id] * (width - len(s)) for s in sequences], dtype=np.int64)
+
+
+def bpe_encode_lower_cased(text, merges):
+    return ref.bpe_encode(text.lower(), merges)
+
+
+def bpe_encode_stripped(text, merges):
+    return ref.bpe_encode(text.strip(), merges)
+
+
+# A list created once, as a default argument, and appended to by every call: each result
+# holds the results of the calls before it.
+def tokenize_into_shared_list(text, tokens=[]):  # noqa: B006 (the mistake)
+    tokens.extend(re.findall(r"\w+|[^\w\s]", text.lower()))
+    return tokens
+
+
+def encode_into_shared_list(tokens, vocab, ids=[]):  # noqa: B006 (the mistake)
+    ids.extend(vocab.get(t, vocab["<unk>"]) for t in tokens)
+    return ids
+
+
+def decode_into_shared_list(ids, vocab, tokens=[]):  # noqa: B006 (the mistake)
+    id_to_token = {index: token for token, index in vocab.items()}
+    tokens.extend(id_to_token[int(i)] for i in ids)
+    return tokens
+
+
+def merge_into_shared_list(ids, pair, new_id, merged=[]):  # noqa: B006 (the mistake)
+    merged.extend(ref.merge_pair(ids, pair, new_id))
+    return merged
+
+
+def bpe_encode_into_shared_list(text, merges, out=[]):  # noqa: B006 (the mistake)
+    out.extend(ref.bpe_encode(text, merges))
+    return out
+
+
+_SHARED_LIST = r"after the results of your earlier calls.*The list you append to outlives the call"
+
+
+def pad_np_array_of_ragged_rows(sequences, pad_id):  # no padding: rows of different lengths
+    return np.array(sequences, dtype=np.int64)
+
+
+def bpe_decode_bytes_of_bytes(ids, merges):  # bytes([...]) of bytes objects
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return bytes([table[i] for i in ids]).decode("utf-8")
+
+
+def train_count_taken_for_pair(text, num_merges):  # max(counts.values()): a count
+    ids, merges = list(text.encode("utf-8")), {}
+    for step in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            break
+        best = max(counts.values())
+        ids = ref.merge_pair(ids, best, 256 + step)
+        merges[best] = 256 + step
+    return merges
+
+
+def bpe_encode_unlearned_pairs_first(text, merges):  # merges.get(p, 0): unlearned rank first
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        pair = min(ref.get_pair_counts(ids), key=lambda p: merges.get(p, 0))
+        if pair not in merges:
+            break
+        ids = ref.merge_pair(ids, pair, merges[pair])
+    return ids
+
+
+def pairs_counts_the_ids(ids):
+    return dict(Counter(ids))
+
+
+def tokenize_split_on_non_word_runs(text):
+    return re.split(r"\W+", text.lower())
+
+
+def encode_get_or_unk(tokens, vocab):  # 0 is falsy: <pad>'s id becomes <unk>'s
+    return [vocab.get(t) or vocab["<unk>"] for t in tokens]
+
+
+def bpe_decode_table_in_sorted_order(ids, merges):  # sorted by pair, not learned order
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in sorted(merges.items()):
+        table[new_id] = table[a] + table[b]
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
+
+
+def tokenize_mark_alternative_admits_spaces(text):  # \W matches whitespace too
+    return re.findall(r"\w+|\W", text.lower())
+
+
+def vocab_each_token_counted_once(token_lists, min_freq=1):  # a set before counting
+    counts = Counter({t for tokens in token_lists for t in tokens})
+    vocab = {t: i for i, t in enumerate(SPECIALS)}
+    for token, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        if count >= min_freq and token not in vocab:
+            vocab[token] = len(vocab)
+    return vocab
+
+
+def pad_longest_first(sequences, pad_id):  # sorted by length, as packing wants
+    ordered = sorted(sequences, key=len, reverse=True)
+    return ref.pad_batch(ordered, pad_id)
+
+
+def train_ids_from_257_and_ties_last(text, num_merges):  # two mistakes at once
+    ids, merges = list(text.encode("utf-8")), {}
+    for step in range(1, num_merges + 1):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            break
+        top = max(counts.values())
+        best = [pair for pair, count in counts.items() if count == top][-1]
+        ids = ref.merge_pair(ids, best, 256 + step)
+        merges[best] = 256 + step
+    return merges
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_train_bpe,
+        train_ids_from_257_and_ties_last,
+        r"start at 257.*Your pairs are wrong as well, once renumbered from 256: a tie was broken",
+    ),
+    Mistake(
+        checks.check_build_vocab, vocab_each_token_counted_once, r"Every token was counted once"
+    ),
+    Mistake(checks.check_pad_batch, pad_longest_first, r"Your rows come longest first"),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_mark_alternative_admits_spaces,
+        r"spaces came back as tokens.*re\.findall\(r'\\w\+\|\\W'",
+    ),
+    Mistake(
+        checks.check_bpe_encode,
+        bpe_encode_unlearned_pairs_first,
+        r"The pairs that were never learned came first",
+    ),
+    Mistake(checks.check_get_pair_counts, pairs_counts_the_ids, r"counted the ids one by one"),
+    Mistake(checks.check_tokenize, tokenize_split_on_non_word_runs, r"split on runs of non-word"),
+    Mistake(checks.check_encode, encode_get_or_unk, r"has the id 0.*0 is falsy"),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_table_in_sorted_order,
+        r"or it was built in an order where a merge's part was not in it yet",
+    ),
+    Mistake(
+        checks.check_pad_batch,
+        pad_np_array_of_ragged_rows,
+        r"inhomogeneous shape[\s\S]*pad every row to max_len first",
+    ),
+    Mistake(checks.check_bpe_decode, bpe_decode_bytes_of_bytes, r"so bytes are joined"),
+    Mistake(
+        checks.check_train_bpe,
+        train_count_taken_for_pair,
+        r"is the largest pair count of the text, not a pair",
+    ),
+    Mistake(checks.check_tokenize, tokenize_into_shared_list, _SHARED_LIST),
+    Mistake(checks.check_encode, encode_into_shared_list, _SHARED_LIST),
+    Mistake(checks.check_decode, decode_into_shared_list, _SHARED_LIST),
+    Mistake(checks.check_merge_pair, merge_into_shared_list, _SHARED_LIST),
+    Mistake(checks.check_bpe_encode, bpe_encode_into_shared_list, _SHARED_LIST),
+    Mistake(
+        checks.check_tokenize, tokenize_lower_after_findall, r"lower-case the text before you split"
+    ),
+    Mistake(checks.check_tokenize, tokenize_lower_not_called, r"Call it: text\.lower\(\)"),
+    Mistake(checks.check_build_vocab, vocab_counts_the_lists, r"Count the tokens inside them"),
+    Mistake(
+        checks.check_encode, encode_unknown_as_the_string, r"the string '<unk>' where an id belongs"
+    ),
+    Mistake(checks.check_pad_batch, pad_one_column_too_many, r"one column too many"),
+    Mistake(checks.check_bpe_encode, bpe_encode_lower_cased, r"You lower-cased the text"),
+    Mistake(checks.check_bpe_encode, bpe_encode_stripped, r"You stripped the whitespace"),
+    Mistake(checks.check_decode, decode_from_the_second_id, r"The first token is missing"),
+    Mistake(checks.check_encode, encode_from_the_second_token, r"The first token's id is missing"),
+    Mistake(
+        checks.check_train_bpe,
+        train_merges_default_argument,
+        r"your merges are kept from one call to the next",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        decode_table_built_once,
+        r"the table was built once and kept between calls|Your table has no entry for \d+, "
+        r"although this call's merges define it",
+    ),
+    Mistake(
+        checks.check_bpe_encode,
+        encode_pops_applied_merges,
+        r"changed its argument `merges` in place.*merges\.pop\(pair\)",
+    ),
+    Mistake(checks.check_get_pair_counts, pairs_never_incremented, r"Every count is 1"),
+    Mistake(
+        checks.check_merge_pair,
+        merge_last_id_appended,
+        r"^(?!.*known mistakes give).*The last id came back after the merge at the very end",
+    ),
+    Mistake(checks.check_merge_pair, merge_starts_at_one, r"Your scan starts at index 1"),
+    Mistake(checks.check_merge_pair, merge_moves_three_after_merge, r"moved on by three ids"),
+    Mistake(
+        checks.check_merge_pair, merge_moves_two_without_merge, r"Where no merge happens you moved"
+    ),
+    Mistake(checks.check_merge_pair, merge_test_inverted, r"Your pair test is inverted"),
+    Mistake(
+        checks.check_decode,
+        decode_stops_at_eos,
+        r"^(?!.*known mistakes give).*You stopped at the first <eos>",
+    ),
+    Mistake(
+        checks.check_decode,
+        decode_stops_after_eos,
+        r"^(?!.*known mistakes give).*You stopped right after the first <eos>",
+    ),
+    Mistake(checks.check_decode, decode_drops_eos_and_pad, r"dropped the <eos> and <pad> tokens"),
+    Mistake(checks.check_tokenize, tokenize_ascii_flag, r"your word class is ASCII-only"),
+    Mistake(checks.check_tokenize, tokenize_isalnum_loop, r"'_' is a word character.*isalnum"),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_loop_pending_word_lost,
+        r"^(?!.*known mistakes give).*The last word is missing where the text ends with a word.*"
+        r"After the loop",
+    ),
+    Mistake(checks.check_build_vocab, vocab_unk_first, r"<pad> and <unk> are swapped"),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_counts_characters,
+        r"single characters of the tokens.*split each token into its characters",
+    ),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_id_to_token,
+        r"a dict from ids to tokens.*the other way round",
+    ),
+    Mistake(
+        checks.check_bpe_encode,
+        encode_pretokenized_chunks,
+        r"^(?!.*known mistakes give).*each pre-tokenised chunk on its own",
+    ),
+    Mistake(
+        checks.check_bpe_encode,
+        encode_words_spaces_between,
+        r"^(?!.*known mistakes give).*each word on its own \(the text split at its spaces",
+    ),
+    Mistake(
+        checks.check_pad_batch,
+        pad_width_of_largest,
+        r"(?s)raised ValueError.*length of max\(sequences\).*lexicographically",
+    ),
+    Mistake(
+        checks.check_pad_batch,
+        pad_truncated_to_largest,
+        r"(?s)should have shape.*length of max\(sequences\).*lexicographically",
+    ),
+    Mistake(
+        checks.check_encode,
+        encode_lowercases_tokens,
+        r"with its capital letter.*you lower-cased \(or case-folded\) each token",
+    ),
+]
+
+
 # ======================================================================= correct variants
 # ------------------------------------------------------------------------------ tokenize
 def tokenize_loop(text):

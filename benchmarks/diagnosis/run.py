@@ -112,6 +112,27 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         r"Guard it with i \+ 1 < len\(ids\).*i - 1 < len\(ids\)",
         "the guard i - 1 < len(ids) reads ids[len(ids)]; the message names that bound",
     ),
+    ("merge_pair", "number: 0 -> 1"): (
+        "named",
+        r"Your scan starts at index 1: ids\[0\] is never looked at",
+        "i = 1 to start: the message names the start index and the id it loses",
+    ),
+    ("merge_pair", "number: 2 -> 3"): (
+        "named",
+        r"After a merge you moved on by three ids",
+        "i += 3 after a merge: the message names the step and the id it loses",
+    ),
+    ("merge_pair", "number: 1 -> 2"): (
+        "named",
+        r"Where no merge happens you moved on by two ids",
+        "i += 2 where no merge happens: the message names that step (the same key's other "
+        "mutants, whose messages differ, are judged by the rule)",
+    ),
+    ("merge_pair", "compare: Eq -> NotEq"): (
+        "named",
+        r"Your pair test is inverted: you merged every adjacent pair except the one given",
+        "!= in the pair test: the message names the inverted comparison",
+    ),
     ("bpe_encode", "number: 2 -> 3"): (
         "named",
         r"Your loop stops while two ids are still left",

@@ -96,6 +96,105 @@ def _misplaced_axis_hint(x: np.ndarray):
     return (lambda exc: means_shape(exc) is not None, text)
 
 
+def _error_shapes(exc: BaseException) -> list[tuple[int, ...]]:
+    """The operand shapes a numpy broadcast error names, in order."""
+    found = re.findall(r"\(([\d,\s]*)\)", str(exc))
+    return [tuple(int(n) for n in s.split(",") if n.strip()) for s in found]
+
+
+def _is_keepdims_error(x: np.ndarray):
+    """True when the error's shapes are those of ``x - x.mean(axis=-1)``: x's and the row
+    means' without their size-1 axis (the case the keepdims hint explains)."""
+    return lambda exc: sorted(_error_shapes(exc)) == sorted([x.shape, x.shape[:-1]])
+
+
+def _shape_names(x: np.ndarray) -> dict[tuple[int, ...], list[str]]:
+    """{shape: the expressions of x that have it}: x, x.T, and each axis's mean (with and
+    without keepdims, and transposed)."""
+    names: dict[tuple[int, ...], list[str]] = {}
+
+    def add(shape, name):
+        names.setdefault(tuple(shape), []).append(name)
+
+    add(x.shape, "x")
+    if x.ndim > 1 and x.shape[::-1] != x.shape:
+        add(x.shape[::-1], "x.T (every axis of x reversed)")
+    for axis in range(x.ndim):
+        reduced = x.shape[:axis] + x.shape[axis + 1 :]
+        add(reduced, f"x.mean(axis={axis})")
+        add((*x.shape[:axis], 1, *x.shape[axis + 1 :]), f"x.mean(axis={axis}, keepdims=True)")
+        if len(reduced) > 1 and reduced[::-1] != reduced:
+            add(reduced[::-1], f"x.mean(axis={axis}).T")
+    if x.ndim >= 3:
+        rows = int(np.prod(x.shape[:-1]))
+        add((rows, 1), "the row means flattened into one column (x.mean(axis=-1).reshape(-1, 1))")
+        add((rows, x.shape[-1]), "a 2-D array of one row per row of x, x's rows flattened")
+    return names
+
+
+def _operand_shapes_hint(x: np.ndarray):
+    """A hint for a broadcast error that is not the missing keepdims: what each operand's
+    shape is (x, x.T, a mean over some axis) and, when a mean over another axis than the
+    last is among them, that axis. (matches, text) for ``c.call``."""
+    names = _shape_names(x)
+
+    def described(exc: BaseException) -> list[tuple[tuple[int, ...], list[str]]]:
+        shapes = _error_shapes(exc)
+        if len(shapes) < 2 or not all(shape in names for shape in shapes):
+            return []
+        return [(shape, names[shape]) for shape in shapes]
+
+    def text(exc: BaseException) -> str:
+        parts = described(exc)
+        said = "; ".join(f"{shape} is the shape of {' or '.join(n)}" for shape, n in parts)
+        axes = sorted(
+            {
+                int(m.group(1))
+                for _, n in parts
+                for name in n
+                if (m := re.match(r"x\.mean\(axis=(\d+)", name)) and int(m.group(1)) != x.ndim - 1
+            }
+        )
+        transposed = any(".T" in name for _, n in parts for name in n)
+        flattened = any("flattened" in name for _, n in parts for name in n)
+        cause = ""
+        if axes:
+            which = " or ".join(f"axis {a}" for a in axes)
+            cause += (
+                f" Your means look taken over {which}, not over the last axis"
+                + (" (here these give the same shape)" if len(axes) > 1 else "")
+                + f": x is {x.ndim}-D, and each row is along its last axis."
+            )
+        if flattened:
+            cause += (
+                f" Your means (or the rows they are spread over) lost x's leading axes: x is "
+                f"{x.ndim}-D, its rows are indexed by x.shape[:-1] = {x.shape[:-1]}, and a "
+                "2-D reshape (or np.outer) lines up with them only when x is 2-D."
+            )
+        if transposed:
+            cause += (
+                " x.T reverses *every* axis: for a 2-D x that swaps rows and columns, but for "
+                "a 3-D x it puts the last axis first and the first last, so subtracting "
+                "through transposes lines the means up with the rows only in 2-D."
+            )
+        return (
+            f"x has shape {x.shape}, and the subtraction met arrays it cannot broadcast "
+            f"together: {said}.{cause} x - x.mean(axis=-1, keepdims=True) works for any "
+            "number of dimensions."
+        )
+
+    return (lambda exc: bool(described(exc)), text)
+
+
+_SCALAR_HINT = (
+    "Your code converted an array of several values (the row means, say) into one Python "
+    "number (float(...), int(...), .item(), or a math.* function, which take a single "
+    "value): that works only when there is a single row (a 1-D x). Here x has several "
+    "rows, each with its own mean: keep the means as an array, x.mean(axis=-1, "
+    "keepdims=True), and subtract that array."
+)
+
+
 def _divisor_message(x: np.ndarray, got: np.ndarray) -> str | None:
     """When the learner subtracted each row's sum divided by one wrong number D (x.shape[0],
     len(x), x.size, ...) instead of the row's length: that D, and which size it is."""
@@ -139,6 +238,14 @@ def _mistakes(x: np.ndarray, expected: np.ndarray) -> dict:
         "It looks like the row means were subtracted down the columns: on this square "
         f"input the means broadcast without an error, but the wrong way. {_KEEPDIMS_HINT}": (
             _row_means_without_keepdims(x)
+        ),
+        "Row (i, j) of yours had the mean of row (j, i) subtracted: the means were "
+        "transposed on the way, as (x.T - x.mean(axis=-1)).T does (x.T reverses *every* axis "
+        "of a 3-D x, not just two; the trick works in 2-D only), or a .T on the means. x - "
+        "x.mean(axis=-1, keepdims=True) works for any number of dimensions.": (
+            x - np.transpose(x.mean(axis=-1))[..., None]
+            if x.ndim >= 3 and x.shape[:-1] == x.shape[:-1][::-1]
+            else None
         ),
         "You subtracted from each x[i] the mean of all of x[i] (a loop over the first axis, "
         "`for row in x`, gives 2-D slices when x is 3-D, and their .mean() averages a whole "
@@ -196,12 +303,24 @@ def check_center_rows(center_rows, *, hidden: bool = False) -> None:
                     hints=[
                         (misplaced := _misplaced_axis_hint(x)),
                         (
-                            lambda exc, misplaced=misplaced: (
-                                "could not be broadcast" in str(exc) and not misplaced[0](exc)
+                            lambda exc, misplaced=misplaced, x=x: (
+                                "could not be broadcast" in str(exc)
+                                and not misplaced[0](exc)
+                                and _is_keepdims_error(x)(exc)
                             ),
                             _KEEPDIMS_HINT,
                         ),
+                        (
+                            lambda exc, misplaced=misplaced, x=x: (
+                                "could not be broadcast" in str(exc)
+                                and not misplaced[0](exc)
+                                and not _is_keepdims_error(x)(exc)
+                                and _operand_shapes_hint(x)[0](exc)
+                            ),
+                            _operand_shapes_hint(x)[1],
+                        ),
                         ("out of bounds for array of dimension", _LAST_AXIS_HINT),
+                        ("converted to Python scalars", _SCALAR_HINT),
                     ],
                 )
             except CheckFailure as failure:

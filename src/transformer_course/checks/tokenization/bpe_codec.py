@@ -11,7 +11,7 @@ from transformer_course.checking import Checker, CheckFailure
 from transformer_course.checking.failure import _is_learner_frame
 from transformer_course.reference import tokenization as ref
 
-from .common import _CLASSIC, _ids
+from .common import _CLASSIC, _expect_not_accumulated, _ids
 
 _HIDDEN_BPE_TEXTS = [
     "the cat sat on the mat",
@@ -121,6 +121,19 @@ def _encode_smallest_pair_first(text, merges):
 _SMALLEST_PAIR_MERGES = {(99, 97): 256, (97, 98): 257}
 
 
+def _encode_unlearned_first(text, merges):
+    """min over every pair present with merges.get(p, 0): an unlearned pair ranks first,
+    and the loop stops at once (right where every pair present is learned)."""
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        pairs = ref.get_pair_counts(ids)
+        pair = min(pairs, key=lambda p: merges.get(p, 0))
+        if pair not in merges:
+            break
+        ids = ref.merge_pair(ids, pair, merges[pair])
+    return ids
+
+
 def _encode_stopping_at_two(text, merges):
     """What a loop that stops while two ids are left (``len(ids) > 2``) gives."""
     ids = list(text.encode("utf-8"))
@@ -131,6 +144,38 @@ def _encode_stopping_at_two(text, merges):
         pair = min(present, key=merges.get)
         ids = ref.merge_pair(ids, pair, merges[pair])
     return ids
+
+
+# A merge across a space ("a " then "a b"): it shows an encoder that works on pieces of
+# the text (words, or pre-tokenised chunks) and never merges across them; the last merge,
+# " b", applies inside a GPT-2 chunk but never to a word split at its spaces.
+_ACROSS_SPACES = ("a b a b", {(97, 32): 256, (256, 98): 257, (32, 98): 258})
+
+
+def _encode_each(pieces: list[str], merges, between: bytes = b"") -> list[int]:
+    """Each piece encoded on its own by the reference, ``between``'s bytes in between."""
+    out: list[int] = []
+    for k, piece in enumerate(pieces):
+        if k and between:
+            out += list(between)
+        out += ref.bpe_encode(piece, merges)
+    return out
+
+
+def _encode_chunks(text, merges):
+    """What encoding each pre-tokenised chunk (GPT-2's way: a word with the space before
+    it) on its own gives: no merge crosses a chunk."""
+    return _encode_each(re.findall(r" ?\w+| ?[^\w\s]+|\s+(?!\S)|\s+", text), merges)
+
+
+def _encode_words_spaces_kept(text, merges):
+    """Each space-separated word encoded on its own, a space byte between two."""
+    return _encode_each(text.split(" "), merges, b" ")
+
+
+def _encode_words_spaces_dropped(text, merges):
+    """Each whitespace-separated word encoded on its own, the whitespace dropped."""
+    return _encode_each(text.split(), merges)
 
 
 def _byte_spans(ids, merges) -> list[tuple[int, int, int]] | None:
@@ -225,6 +270,14 @@ def _encode_hints(merges: dict) -> list:
     return [*_ENCODE_STOP_HINTS, (unlearned_pair, text)]
 
 
+_MERGES_CHANGED_HINT = (
+    "bpe_encode must leave merges as it is: the same merges encode every text, and the next "
+    "call needs all of them again. Removing a merge once it is applied (merges.pop(pair), "
+    "del merges[pair]) loses it for every later call: keep your own record of what is done, "
+    "or work on a copy, dict(merges)."
+)
+
+
 def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
     """Check ``bpe_encode(text, merges)``: UTF-8 bytes, then the merges by rank
     (earliest learned first); a list, tuple or 1-D integer array is accepted."""
@@ -238,7 +291,8 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             cases.append(("xy", {(120, 121): 256}))  # two ids left: the last merge still applies
             cases.append(("abcbc", _RANKED_MERGES))
             cases.append(("xcabx", _SMALLEST_PAIR_MERGES))
-            cases += [_STACK_VS_LEFTMOST, _STACK_VS_LONGEST]
+            cases += [_STACK_VS_LEFTMOST, _STACK_VS_LONGEST, _ACROSS_SPACES]
+            cases.append(("  The Cat sat ", merges))  # capitals, and spaces at both ends
         else:
             merges = ref.train_bpe(_CLASSIC, 3)
             cases = [(_CLASSIC, merges), ("aaab", merges), ("café", merges), ("aa", merges)]
@@ -248,7 +302,9 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             # counting gets it right, merging greedily from the left does not
             cases.append(("abcbc", _RANKED_MERGES))
             cases.append(("cab", _SMALLEST_PAIR_MERGES))
-            cases += [_STACK_VS_LEFTMOST, _STACK_VS_LONGEST]
+            cases += [_STACK_VS_LEFTMOST, _STACK_VS_LONGEST, _ACROSS_SPACES]
+            # a capital and a space in front: bytes of their own, kept as they are
+            cases.append((" Aaaab", merges))
         # Every call first (a call that raises ends the list), then the first wrong result
         # is diagnosed with the known mistakes that agree with *every* result collected:
         # one of them alone on one input proves nothing.
@@ -256,7 +312,17 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
         for text, m in cases:
             what = f"bpe_encode({text!r}, merges={m if len(m) <= 3 else '...'})"
             try:
-                got = _ids(c, c.call(bpe_encode, text, dict(m), hints=_encode_hints(m)), what)
+                got = _ids(
+                    c,
+                    c.call(
+                        bpe_encode,
+                        text,
+                        dict(m),
+                        hints=_encode_hints(m),
+                        mutation_hint=_MERGES_CHANGED_HINT,
+                    ),
+                    what,
+                )
             except CheckFailure as failure:
                 pending = failure
                 break
@@ -305,6 +371,36 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             "Your loop stops while two ids are still left (len(ids) > 2 where len(ids) >= 2 "
             "belongs): the merge of the last two ids is never made. Keep going while at "
             "least two ids remain.": _encode_stopping_at_two,
+            "The pairs that were never learned came first: min over the pairs present with "
+            "merges.get(p, 0) (a default below every rank) picks an unlearned pair, and the "
+            "loop stops before merging what it should. Give unlearned pairs a rank above all, "
+            "merges.get(p, float('inf')), or keep only the pairs in merges.": (
+                _encode_unlearned_first
+            ),
+            "You lower-cased the text: BPE encodes the bytes of the text as it is, and a "
+            "capital is a byte of its own ('A' is 65, 'a' is 97). Lower-casing is a choice "
+            "of the word tokenizer, not of bpe_encode: start from list(text.encode('utf-8')).": (
+                lambda text, m: ref.bpe_encode(text.lower(), m)
+            ),
+            "You stripped the whitespace at the ends of the text (text.strip()): those spaces "
+            "are bytes of the text too, and decoding must give them back. Start from "
+            "list(text.encode('utf-8')), every byte included.": (
+                lambda text, m: ref.bpe_encode(text.strip(), m)
+            ),
+            "You encoded each pre-tokenised chunk on its own (a word with the space before "
+            "it, as GPT-2's tokenizer splits the text first): no merge was applied across two "
+            "chunks, but these merges were learned on the whole text and some cross a space "
+            "or a word boundary. bpe_encode applies the merges to the bytes of the whole "
+            "text.": _encode_chunks,
+            "You encoded each word on its own (the text split at its spaces, a space between "
+            "two): no merge was applied across a space, but these merges were learned on the "
+            "whole text and some contain a space. bpe_encode applies the merges to the bytes "
+            "of the whole text.": _encode_words_spaces_kept,
+            "You encoded each word on its own and dropped the whitespace (text.split()): the "
+            "spaces are gone, and no merge was applied across a word boundary. bpe_encode "
+            "applies the merges to the bytes of the whole text, spaces included.": (
+                _encode_words_spaces_dropped
+            ),
         }
         agreeing = {
             message: model
@@ -312,6 +408,13 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             if all((value := model(text, m)) is None or value == got for text, m, _, got in runs)
         }
         for text, m, what, got in runs:
+            _expect_not_accumulated(
+                c,
+                what,
+                lambda text=text, m=m: bpe_encode(text, dict(m)),
+                got,
+                ref.bpe_encode(text, m),
+            )
             c.expect_equal(
                 got,
                 ref.bpe_encode(text, m),
@@ -422,6 +525,40 @@ def _decode_first_part_only(ids, merges, part: int):
     return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
 
 
+_UNSORTED_MERGES = {(98, 99): 256, (97, 256): 257}
+
+
+def _decode_with_table_of(ids, merges) -> str | None:
+    """The ids decoded with the table of other merges (None where it lacks one of them)."""
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    if not all(i in table for i in ids):
+        return None
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
+
+
+def _missing_merge_hint(merges: dict):
+    """A KeyError on a new id that this call's merges define: the table was not built from
+    them, or not in their order. (matches, text) for ``c.call``."""
+    new_ids = set(merges.values())
+
+    def matches(exc: BaseException) -> bool:
+        return isinstance(exc, KeyError) and bool(exc.args) and exc.args[0] in new_ids
+
+    def text(exc: BaseException) -> str:
+        return (
+            f"Your table has no entry for {exc.args[0]}, although this call's merges define "
+            "it: either the table was built from other merges (kept from an earlier call, in "
+            "a dict default argument or a global filled once), or it was built in an order "
+            "where a merge's part was not in it yet. Build the table inside the function at "
+            "every call, walking merges in the order they were learned (each part is then "
+            "already in it)."
+        )
+
+    return (matches, text)
+
+
 def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
     """Check ``bpe_decode(ids, merges)`` on ids that ``bpe_encode`` produced (valid UTF-8,
     so strict decoding and errors="replace" both pass)."""
@@ -430,13 +567,18 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
         if hidden:
             merges = ref.train_bpe("the cat sat on the mat. café déjà 東京 東京", 15)
             cases = [(text, merges) for text in (*_HIDDEN_BPE_TEXTS, "東京 café")]
+            cases.append(("xabcx", _UNSORTED_MERGES))
         else:
             merges = ref.train_bpe(_CLASSIC, 3)
             cases = [(text, merges) for text in (_CLASSIC, "abcd")]
             # 'é' inside one token (merges learned on "héllo héllo"), then split over two:
             # decoding token by token is right on the first, a wrong codec on neither
             cases += [("héllo", ref.train_bpe("héllo héllo", 3)), ("héllo", merges)]
+            # learned order is not sorted order: (97, 256) uses 256, learned before it
+            cases.append(("abc", _UNSORTED_MERGES))
+        earlier: dict | None = None  # the merges of the first call
         for text, merges in cases:
+            earlier = merges if earlier is None else earlier
             ids = ref.bpe_encode(text, merges)
             what = f"bpe_decode({ids}, merges)"
             got = c.call(
@@ -454,6 +596,14 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                     ),
                     (_range_past_255, _DECODE_RANGE_HINT),
                     ("unsupported operand type(s) for -: 'bytes'", _DECODE_BYTES_SUBTRACTED),
+                    _missing_merge_hint(merges),
+                    (
+                        "'bytes' object cannot be interpreted as an integer",
+                        "bytes([...]) takes byte values (ints), but it got bytes objects: "
+                        "the table holds bytes, one entry per id, so bytes are joined, never "
+                        "put in a list for bytes(): table[a] + table[b] for a merge, "
+                        "b''.join(table[i] for i in ids) for the text, then decode once.",
+                    ),
                 ],
             )
             c.expect_type(got, str, what, "Return the decoded text as a str.")
@@ -502,6 +652,13 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                     "You decoded the bytes as ASCII: 'é' and every character outside ASCII "
                     "is more than one byte in UTF-8, which ASCII does not know. Decode the "
                     "joined bytes with .decode('utf-8').": _decode_ascii(ids, merges),
+                    "Your text is what the table of your first call, with its merges "
+                    f"{dict(list(earlier.items())[:3])}..., gives for these ids: the table "
+                    "was built once and kept between calls (a dict default argument, or a "
+                    "global filled on the first call), so these merges were never read. "
+                    "Build the table inside the function, from the merges of each call.": (
+                        _decode_with_table_of(ids, earlier) if earlier != merges else None
+                    ),
                     "Each id stands for *bytes*, not characters: chr(byte) turns 'é' (two bytes) "
                     "into 'Ã©'. Keep bytes in the table (bytes([i])), join them, and decode the "
                     "result as UTF-8 once.": _decode_bytes_as_chars(ids, merges),

@@ -4,10 +4,12 @@ new ids 256 + i, and early stopping.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import io
+import re
 
-from transformer_course.checking import Checker, short
+from transformer_course.checking import Checker, CheckFailure, short
 from transformer_course.reference import tokenization as ref
 
 from .common import _CLASSIC, _is_int
@@ -68,6 +70,22 @@ def _last_of_max(counts):
     return sorted(counts, key=counts.get)[-1]
 
 
+def _count_as_pair_hint(got: dict, what: str) -> str:
+    """When the keys are single ints and the first is the largest pair count of the text's
+    bytes: max(counts.values()), a count, was taken for the pair."""
+    text = re.match(r"train_bpe\((.*), \d+\)$", what)
+    if not got or not text or not all(_is_int(k) for k in got):
+        return ""
+    counts = ref.get_pair_counts(list(ast.literal_eval(text.group(1)).encode("utf-8")))
+    if not counts or next(iter(got)) != max(counts.values()):
+        return ""
+    return (
+        f" Your first key, {next(iter(got))}, is the largest pair count of the text, not a "
+        "pair: max(counts.values()) gives the count. The most frequent pair is "
+        "max(counts, key=counts.get)."
+    )
+
+
 def _merges(c: Checker, got, what: str) -> dict[tuple[int, int], int]:
     """A dict {(a, b): new_id} of ints, in the learner's order."""
     c.expect_type(got, dict, what, "Return a dict {(a, b): new_id} in the order learned.")
@@ -88,7 +106,7 @@ def _merges(c: Checker, got, what: str) -> dict[tuple[int, int], int]:
             for pair, v in got.items()
         ),
         f"{what} should map pairs of ids (tuples of two ints) to new ids (ints), but it holds "
-        f"{short(dict(list(got.items())[:3]), 120)}...",
+        f"{short(dict(list(got.items())[:3]), 120)}..." + _count_as_pair_hint(got, what),
     )
     return {(int(a), int(b)): int(v) for (a, b), v in got.items()}
 
@@ -239,6 +257,55 @@ def _vocab_size_hint(train_bpe, learned: int, num_merges: int, expected: int) ->
     )
 
 
+def _renumbered_pairs_note(text: str, num_merges: int, got: dict) -> str:
+    """For merges numbered from 257: what is wrong with their pairs too, once renumbered
+    from 256 ("" when the pairs are right then): a known pair mistake, or the first merge
+    that departs."""
+    renumbered = {
+        tuple(v - 1 if v > 256 else v for v in pair): new_id - 1 for pair, new_id in got.items()
+    }
+    expected = ref.train_bpe(text, num_merges)
+    if renumbered == expected:
+        return ""
+    byte_ids = list(text.encode("utf-8"))
+    known = {
+        "the pairs were counted once, on the original bytes, before the loop (count them "
+        "again after every merge)": _counted_once(byte_ids, num_merges),
+        "a tie was broken the wrong way (among equally frequent pairs, pick the one that "
+        "occurs first)": _train(byte_ids, num_merges, _last_of_max),
+    }
+    said = [message for message, value in known.items() if value == renumbered]
+    detail = f"{said[0]}." if len(said) == 1 else _replay_merges(text, renumbered)
+    return f" Your pairs are wrong as well, once renumbered from 256: {detail}" if detail else ""
+
+
+_STATE_PROBE = ("zzz", 1)  # learns (122, 122) -> 256, a pair no other text here has
+
+
+def _expect_no_state_between_calls(c, train_bpe, got, text, num_merges, what) -> None:
+    """Merges whose pair never occurs in this text's bytes or in what the merges make: kept
+    from an earlier call (a dict that outlives the call) if a probe call's pair then shows
+    up in a repeat of this call."""
+    expected = ref.train_bpe(text, num_merges)
+    if got == expected or set(got) <= set(expected):
+        return
+    probe_text, probe_merges = _STATE_PROBE
+    try:
+        c.call(train_bpe, probe_text, probe_merges, call_repr=f"train_bpe({probe_text!r}, 1)")
+        again = c.call(train_bpe, text, num_merges)
+    except CheckFailure:  # no verdict from the probe: the values are compared as usual
+        return
+    if isinstance(again, dict) and (122, 122) in again and (122, 122) not in expected:
+        c.fail(
+            f"{what} returned merges that this text does not give, and after a call "
+            f"train_bpe({probe_text!r}, 1) the same call holds that call's pair (122, 122) "
+            "too: your merges are kept from one call to the next. A dict created once, as a "
+            "default argument (def train_bpe(text, num_merges, merges={})) or at module level, "
+            "is shared by every call. Create the merges dict inside the function at each call "
+            "(merges = {} in the body)."
+        )
+
+
 def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
     """Check ``train_bpe(text, num_merges)``: merges over UTF-8 bytes, the most frequent
     pair first (ties: first occurrence), new ids 256 + i, in the order learned. Stopping
@@ -263,6 +330,8 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                 c.call(train_bpe, text, num_merges, hints=_EARLY_STOP_HINTS),
                 what,
             )
+            got = dict(got)  # a copy: a dict kept between calls changes under the next one
+            _expect_no_state_between_calls(c, train_bpe, got, text, num_merges, what)
             byte_ids = list(text.encode("utf-8"))
             expected = ref.train_bpe(text, num_merges)
             stopped = _train(byte_ids, num_merges, _first_of_max, min_count=2)
@@ -322,9 +391,12 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                     "already (a letter's own id). The i-th merge (counting from 0) gets "
                     "256 + i, above every byte.": _ids_from_max(byte_ids, num_merges),
                     "Your ids start at 257, one too high: the first merge (i = 0) gets 256 "
-                    "and the i-th 256 + i (did you count the steps from 1?).": [
-                        257 + i for i in range(learned)
-                    ],
+                    "and the i-th 256 + i (did you count the steps from 1?)."
+                    + (
+                        _renumbered_pairs_note(text, num_merges, got)
+                        if sorted(got.values()) == [257 + i for i in range(learned)]
+                        else ""
+                    ): [257 + i for i in range(learned)],
                     "The ids you recorded count down, 256 - i (the step subtracted): the i-th "
                     "merge (counting from 0) gets 256 + i, a new id above every id in use. "
                     "Use the same 256 + step where you merge and where you record it.": (

@@ -48,3 +48,30 @@ def _ids(c: Checker, got, what: str, hint: str = "Return a list of ids (ints).")
 
 
 _CLASSIC = "aaabdaaabac"
+
+
+def _expect_not_accumulated(c: Checker, what: str, repeat, got, expected) -> None:
+    """Fail when ``got`` is longer than ``expected``, ends with it, and a repeat of the call
+    (``repeat()``) returns a list that starts with ``got`` and ends with ``expected`` again:
+    the list the learner appends to outlives the call and keeps every earlier result."""
+    if not isinstance(got, list | tuple) or len(got) <= len(expected):
+        return
+    got = list(got)
+    if got[len(got) - len(expected) :] != list(expected):
+        return
+    try:
+        again = repeat()
+    except Exception:  # no verdict from the repeat
+        return
+    if not isinstance(again, list | tuple) or len(again) <= len(got):
+        return
+    again = list(again)
+    if again[: len(got)] == got and again[len(again) - len(expected) :] == list(expected):
+        c.fail(
+            f"{what} returned {short(got, 160)}: the right result, {short(list(expected), 80)}, "
+            "after the results of your earlier calls, and the same call again returned a "
+            "longer list still. The list you append to outlives the call: a default argument "
+            "(def f(..., out=[])) or a list at module level is created once and shared by "
+            "every call. Create the list inside the function at each call (out = [] in the "
+            "body)."
+        )

@@ -9,10 +9,47 @@ import numpy as np
 from transformer_course.checking import Checker, numpy_rng
 from transformer_course.reference import tokenization as ref
 
-from .common import _ids, _random_token_lists, _tokens
+from .common import _expect_not_accumulated, _ids, _random_token_lists, _tokens
 
 # ----------------------------------------------------------------------------- encode
 _VOCAB = ref.build_vocab([["the", "cat", "drank", "the", "milk", "."]])
+
+# A vocabulary whose words keep their capitals (build_vocab keeps what it is given; the
+# specials keep their fixed ids): encode looks every token up as it is.
+_CASED = (
+    ref.build_vocab([["the", "cat", "drank", "in", "Paris", "."], ["Paris", "."]]),
+    ["the", "cat", "drank", "milk", "in", "Paris", ".", "<pad>"],
+)
+_CASED_HIDDEN = (
+    ref.build_vocab([["a", "dog", "in", "London"], ["London", "a", "dog", "a"]]),
+    ["a", "dog", "<pad>", "in", "London", "a", "yak"],
+)
+
+
+def _encode_cased_mistakes(tokens, vocab) -> dict:
+    """What only this run shows: each token lower-cased before the lookup, and the id 0
+    (falsy) replaced by <unk>'s (vocab.get(token) or unk)."""
+    capital = [t for t in tokens if t in vocab and t != t.lower()]
+    unk = vocab["<unk>"]
+    zero = [t for t in tokens if vocab.get(t) == 0]
+    out = {}
+    if zero:
+        out[
+            f"{zero[0]!r} has the id 0, and yours gave it <unk>'s id: 0 is falsy, so "
+            "vocab.get(token) or unk replaces it. Give the default to get instead: "
+            'vocab.get(token, vocab["<unk>"]).'
+        ] = [vocab.get(t) or unk for t in tokens]
+    if not capital:
+        return out
+    return {
+        **out,
+        f"{capital[0]!r} is in this vocabulary with its capital letter, but yours gave it "
+        "another id: you lower-cased (or case-folded) each token before the lookup. "
+        "Normalising the text is tokenize's job; encode looks each token up exactly as it "
+        "is given (a vocabulary need not be lower-cased).": [
+            vocab.get(t.lower(), vocab["<unk>"]) for t in tokens
+        ],
+    }
 
 
 def _encode_unknown_as(tokens, vocab, got) -> dict:
@@ -42,11 +79,16 @@ def check_encode(encode, *, hidden: bool = False) -> None:
         if hidden:
             vocab = ref.build_vocab(_random_token_lists(21))
             cases = [[*tokens, "zebra"] for tokens in _random_token_lists(22)] + [[]]
+            cased = _CASED_HIDDEN
         else:
             vocab = _VOCAB
             cases = [["the", "cat", "drank", "the", "milk", "."], ["the", "dog", "drank", "tea"]]
-        for tokens in cases:
-            what = f"encode({tokens!r}, vocab)"
+            cased = _CASED
+        runs = [(tokens, vocab, "vocab") for tokens in cases]
+        runs.append((cased[1], cased[0], f"vocab={cased[0]}"))
+        for tokens, vocab, named in runs:
+            unk = vocab["<unk>"]
+            what = f"encode({tokens!r}, {named})"
             got = c.call(
                 encode,
                 list(tokens),
@@ -70,24 +112,38 @@ def check_encode(encode, *, hidden: bool = False) -> None:
                         else ". Return an int id for every token."
                     )
                 )
+            c.expect_true(
+                not (isinstance(got, list | tuple) and "<unk>" in got),
+                f"{what} returned {list(got)[:8]}: the string '<unk>' where an id belongs. "
+                f"Unknown tokens become the *id* of <unk>, vocab['<unk>'] ({unk}), not the "
+                'token itself: vocab.get(token, vocab["<unk>"]).',
+            )
             got = _ids(c, got, what)
             expected = ref.encode(tokens, vocab)
+            _expect_not_accumulated(
+                c,
+                what,
+                lambda tokens=tokens, vocab=vocab: encode(list(tokens), dict(vocab)),
+                got,
+                expected,
+            )
             c.expect_equal(
                 got,
                 expected,
                 what,
                 hint=f"Look each token up in vocab (vocab is {dict(list(vocab.items())[:8])}...).",
                 mistakes={
-                    "Unknown tokens must become the id of <unk> (1), not be skipped.": [
+                    f"Unknown tokens must become the id of <unk> ({unk}), not be skipped.": [
                         vocab[t] for t in tokens if t in vocab
                     ],
-                    "Unknown tokens must become the id of <unk> (1), not <pad> (0).": [
+                    f"Unknown tokens must become the id of <unk> ({unk}), not "
+                    + ("<pad> (0)." if vocab.get("<pad>") == 0 else "a hard-coded 0."): [
                         vocab.get(t, 0) for t in tokens
                     ],
-                    "Unknown tokens must become the id of <unk> (1), not a new id (len(vocab)): "
-                    "the vocabulary is fixed, and that id has no row in the embedding table.": [
-                        vocab.get(t, len(vocab)) for t in tokens
-                    ],
+                    f"Unknown tokens must become the id of <unk> ({unk}), not a new id "
+                    "(len(vocab)): the vocabulary is fixed, and that id has no row in the "
+                    "embedding table.": [vocab.get(t, len(vocab)) for t in tokens],
+                    **_encode_cased_mistakes(tokens, vocab),
                     **_encode_unknown_as(tokens, vocab, got),
                     "Your ids are one too high: each is its token's id + 1. Use the "
                     "vocabulary's id itself, vocab[token] (or vocab.get(token, unk)).": [
@@ -99,6 +155,9 @@ def check_encode(encode, *, hidden: bool = False) -> None:
                     ],
                     "The last token's id is missing: encode returns one id for every token, "
                     "the last one included.": expected[:-1] if expected else None,
+                    "The first token's id is missing: encode returns one id for every token, "
+                    "the first one included (a [1:], or a loop that starts at 1, drops "
+                    "it).": expected[1:] if expected else None,
                     "Don't add <bos>/<eos> here: encode maps exactly one id per token.": [
                         ref.BOS_ID,
                         *expected,
@@ -142,6 +201,75 @@ def _stopped_at_pad(ids, vocab):
     return tokens[: tokens.index("<pad>")] if "<pad>" in tokens else None
 
 
+def _after_eos_probe(decode, vocab):
+    """(probe ids [w, <eos>, v], a zero-argument function giving the learner's decode of
+    them, computed once; None when it fails), or None without two plain words."""
+    words = [i for t, i in vocab.items() if t not in ref.SPECIAL_TOKENS][:2]
+    if len(words) < 2:
+        return None
+    probe_ids = [words[0], vocab["<eos>"], words[1]]
+    cache: list = []
+
+    def result():
+        if not cache:
+            try:
+                cache.append([str(t) for t in decode(list(probe_ids), dict(vocab))])
+            except Exception:  # no verdict from the probe
+                cache.append(None)
+        return cache[0]
+
+    return probe_ids, result
+
+
+def _end_models(decode, ids, vocab, probe) -> dict:
+    """The mistakes that drop the end of a row (everything from the first <eos> or
+    <pad>, or the <pad> / <eos> tokens): on a row where only <pad> follows <eos> several
+    give the same result, so each is named only when the learner's decode on a probe
+    where a word follows <eos> (decode([w, <eos>, v])) agrees with it. Lazy: the probe
+    runs only when the result is wrong."""
+    tokens = ref.decode(ids, vocab)
+
+    def when(probe_expected, value):
+        if probe is None:
+            return value
+        return lambda: value if probe[1]() == probe_expected else None
+
+    models = {
+        "You stopped at the first <pad>: decode maps every id, padding included "
+        "(removing the padding is the caller's choice, not decode's).": _stopped_at_pad(ids, vocab),
+        "The <pad> tokens were dropped: decode maps every id back to its token, <pad> "
+        "included (decode is the exact inverse of encode).": [t for t in tokens if t != "<pad>"],
+    }
+    if probe is None:
+        return models
+    probe_ids = probe[0]
+    full = ref.decode(probe_ids, vocab)
+    out = {message: when(full, value) for message, value in models.items()}
+    if "<eos>" not in tokens or tokens.index("<eos>") == len(tokens) - 1:
+        return out
+    cut = tokens.index("<eos>")
+    first, both = full[:1], [full[0], full[2]]
+    out.update(
+        {
+            "You stopped at the first <eos>: it and every id after it were left out (here "
+            f"{tokens[cut:]}), and decode({probe_ids}) gave {first}, without the word after "
+            "<eos>. Generation code cuts its output there, but decode maps every id, <eos> "
+            "and what follows included.": when(first, tokens[:cut]),
+            "You stopped right after the first <eos>: every id after it was left out (here "
+            f"{tokens[cut + 1 :]}), and decode({probe_ids}) gave {full[:2]}, without the "
+            "word after <eos>. decode maps every id, what follows <eos> included.": when(
+                full[:2], tokens[: cut + 1]
+            ),
+            f"You dropped the <eos> and <pad> tokens (decode({probe_ids}) gave {both}): "
+            "decode maps every id back to its token, special tokens included (removing them "
+            "is the caller's choice).": when(
+                both, [t for t in tokens if t not in ("<eos>", "<pad>")]
+            ),
+        }
+    )
+    return out
+
+
 def check_decode(decode, *, hidden: bool = False) -> None:
     """Check ``decode(ids, vocab)``; ids come as a list or as a 1-D integer array (a row
     of a padded batch); a list or a tuple of str is accepted back. The last case's vocab
@@ -163,12 +291,20 @@ def check_decode(decode, *, hidden: bool = False) -> None:
             (list(cases[0]) or [4], alphabetical, "vocab with its keys in alphabetical order")
         )
         for ids, vocab, named in runs:
+            probe = _after_eos_probe(decode, vocab)
             kind = "array " if isinstance(ids, np.ndarray) else ""
             what = f"decode({kind}{[int(i) for i in ids]}, {named})"
             got = c.call(
                 decode, ids.copy() if kind else list(ids), dict(vocab), hints=_DECODE_HINTS
             )
             got = _tokens(c, got, what, "Return a list of token strings.")
+            _expect_not_accumulated(
+                c,
+                what,
+                lambda ids=ids, vocab=vocab: decode(list(ids), dict(vocab)),
+                got,
+                ref.decode(ids, vocab),
+            )
             keys = list(vocab)
             c.expect_equal(
                 got,
@@ -187,18 +323,15 @@ def check_decode(decode, *, hidden: bool = False) -> None:
                     "the id itself, id_to_token[int(i)].": _decode_shifted(ids, vocab, -1),
                     "Your tokens are one id off: each is the token of its id + 1. Look up "
                     "the id itself, id_to_token[int(i)].": _decode_shifted(ids, vocab, 1),
+                    "The first token is missing: decode maps every id, the first one "
+                    "included (a [1:], or a loop that starts at 1, drops it).": (
+                        ref.decode(ids, vocab)[1:] if len(ids) else None
+                    ),
                     "Your tokens come in reverse order: decode keeps the order of the ids, "
                     "the first id's token first.": (
                         ref.decode(ids, vocab)[::-1] if len(ids) > 1 else None
                     ),
-                    "You stopped at the first <pad>: decode maps every id, padding included "
-                    "(removing the padding is the caller's choice, not decode's).": (
-                        _stopped_at_pad(ids, vocab)
-                    ),
-                    "The <pad> tokens were dropped: decode maps every id back to its token, "
-                    "<pad> included (decode is the exact inverse of encode).": [
-                        t for t in ref.decode(ids, vocab) if t != "<pad>"
-                    ],
+                    **_end_models(decode, ids, vocab, probe),
                     "You looked each token up by its position in ids (0, 1, 2, ..., as "
                     "range(len(ids)) or enumerate gives) instead of by the id at that "
                     "position: that returns the vocabulary's first len(ids) tokens whatever "

@@ -41,11 +41,48 @@ def _width_of_first_hint(pad_batch, seqs: list[list[int]], pad_id: int) -> str:
     return ""
 
 
+def _width_of_largest_hint(pad_batch, seqs: list[list[int]], pad_id: int) -> str:
+    """When the longest sequence is not the largest in Python's list comparison: if the
+    learner's pad_batch is right once the longest one is made the largest too (its first
+    id raised above every other first id, the lengths unchanged), its width comes from
+    max(sequences), which compares the lists element by element."""
+    if not seqs or not any(seqs):
+        return ""
+    longest = max(range(len(seqs)), key=lambda i: len(seqs[i]))
+    largest = max(seqs)
+    if len(largest) == len(seqs[longest]):
+        return ""
+    probe = [list(s) for s in seqs]
+    probe[longest][0] = max(s[0] for s in seqs if s) + 1
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        got = np.asarray(pad_batch([list(s) for s in probe], pad_id))
+        if got.shape == (len(seqs), len(seqs[longest])) and np.array_equal(
+            got, ref.pad_batch(probe, pad_id)
+        ):
+            return (
+                f"Your width is {len(largest)}, the length of max(sequences) = {largest}: max "
+                "compares lists element by element (lexicographically), not by length, so it "
+                f"picks the largest list, not the longest ({len(seqs[longest])} ids). With the "
+                "longest sequence also the largest, yours is right. max_len is "
+                "max(len(seq) for seq in sequences) (or len(max(sequences, key=len)))."
+            )
+    return ""
+
+
 _NARROW_DTYPE_HINT = (
     "An id does not fit your array's dtype: ids go past 255 (every BPE merge makes one), "
     "more than an 8-bit dtype (uint8, int8) holds. Use a wide integer dtype: np.int64."
 )
-_PAD_HINTS = [("out of bounds for", _NARROW_DTYPE_HINT)]
+_PAD_HINTS = [
+    ("out of bounds for", _NARROW_DTYPE_HINT),
+    (
+        "inhomogeneous shape",
+        "np.array cannot make one rectangular array of rows of different lengths: pad every "
+        "row to max_len first (row + [pad_id] * (max_len - len(row))), or create the whole "
+        "batch with np.full((len(sequences), max_len), pad_id, dtype=np.int64) and copy each "
+        "sequence into the start of its row.",
+    ),
+]
 
 
 def _wrapped(expected, dtype):
@@ -115,7 +152,9 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
             try:
                 got = c.call(pad_batch, [list(s) for s in seqs], pad_id, hints=_PAD_HINTS)
             except CheckFailure as failure:
-                hint = _width_of_first_hint(pad_batch, seqs, pad_id)
+                hint = _width_of_first_hint(pad_batch, seqs, pad_id) or _width_of_largest_hint(
+                    pad_batch, seqs, pad_id
+                )
                 if hint:
                     raise CheckFailure(
                         failure.exercise, f"{failure.message}\n{hint}", failure.learner_traceback
@@ -138,7 +177,20 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                 "sequence, (batch, max_len): pad_sequence(..., batch_first=True), or transpose."
             )
             if tuple(got.shape) != expected.shape:
-                shape_hint = _width_of_first_hint(pad_batch, seqs, pad_id) or (
+                if (
+                    len(got.shape) == 2
+                    and got.shape[0] == expected.shape[0]
+                    and got.shape[1] == expected.shape[1] + 1
+                ):
+                    shape_hint += (
+                        f" Yours has one column too many, {got.shape[1]}: the width is max_len "
+                        "+ 1 (a + 1 on the longest length, or a pad_id added to every row "
+                        "before padding)."
+                    )
+                shape_hint = (
+                    _width_of_first_hint(pad_batch, seqs, pad_id)
+                    or _width_of_largest_hint(pad_batch, seqs, pad_id)
+                ) or (
                     shape_hint + " " + transposed
                     if tuple(got.shape) == expected.shape[::-1]
                     else shape_hint
@@ -165,6 +217,13 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                     ),
                     transposed: expected.T,
                     **_pad_filled_with(seqs, pad_id, expected, array),
+                    "Your rows come longest first: you sorted the sequences by length (as "
+                    "pack_padded_sequence wants), but row i of the batch is sequence i, in the "
+                    "order given. Pad them in their own order.": (
+                        ref.pad_batch(sorted(seqs, key=len, reverse=True), pad_id)
+                        if sorted(seqs, key=len, reverse=True) != seqs
+                        else None
+                    ),
                     "Each sequence is reversed in its row: copy it as it is, its first id "
                     "first, then the padding.": _reversed_rows(seqs, pad_id, expected),
                     f"Your batch's dtype, {array.dtype}, is too small for these ids: those "

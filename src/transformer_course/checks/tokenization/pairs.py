@@ -9,7 +9,7 @@ from collections import Counter
 from transformer_course.checking import Checker, numpy_rng
 from transformer_course.reference import tokenization as ref
 
-from .common import _CLASSIC, _ids
+from .common import _CLASSIC, _expect_not_accumulated, _ids
 
 
 def _pairs_non_overlapping(ids):
@@ -75,6 +75,18 @@ def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
                     ),
                     "The last pair is missing: loop up to len(ids) - 1, not len(ids) - 2.": (
                         ref.get_pair_counts(ids[:-1]) if len(ids) > 2 else None
+                    ),
+                    "You counted the ids one by one, not the pairs: Counter(ids) counts each "
+                    "id. Count the adjacent pairs, Counter(zip(ids, ids[1:])).": (
+                        dict(Counter(ids)) if ids else None
+                    ),
+                    "Every count is 1, also for pairs that occur several times: a pair seen "
+                    "again was not counted again (counts[pair] = 1 where 1 is to be added, "
+                    "setdefault(pair, 1), or `if pair not in counts` with no else). Add 1 each "
+                    "time the pair occurs: counts[pair] = counts.get(pair, 0) + 1.": (
+                        dict.fromkeys(expected, 1)
+                        if max(expected.values(), default=1) > 1
+                        else None
                     ),
                 },
             )
@@ -151,6 +163,62 @@ def _merge_last_pair_missed(ids, pair, new_id):
             out.append(ids[i])
             i += 1
     return out
+
+
+def _merge_last_id_appended(ids, pair, new_id):
+    """The scan over the first len(ids) - 1 positions, then ids[-1] appended whatever
+    happened: when the last two ids were merged, the last id comes back after new_id
+    (None where the last pair is not merged: it changes nothing there)."""
+    if len(ids) < 2 or (ids[-2], ids[-1]) != tuple(pair):
+        return None
+    out, i = [], 0
+    while i < len(ids) - 1:
+        if (ids[i], ids[i + 1]) == tuple(pair):
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return [*out, ids[-1]]
+
+
+def _merge_scan_steps(ids, pair, new_id, start=0, step_merge=2, step_else=1, negate=False):
+    """The left-to-right scan with one of its steps changed: where it starts, how far it
+    moves after a merge and after no merge, or the pair test inverted."""
+    out, i = [], start
+    while i < len(ids):
+        if i + 1 < len(ids) and ((ids[i], ids[i + 1]) == tuple(pair)) != negate:
+            out.append(new_id)
+            i += step_merge
+        else:
+            out.append(ids[i])
+            i += step_else
+    return out
+
+
+def _merge_step_mistakes(ids, pair, new_id) -> dict:
+    """Each step of the scan changed alone: {diagnosis: its result}."""
+    return {
+        "Your scan starts at index 1: ids[0] is never looked at, so it is missing from your "
+        "result (and a pair that starts there is not merged). Start at i = 0.": (
+            _merge_scan_steps(ids, pair, new_id, start=1) if ids else None
+        ),
+        "After a merge you moved on by three ids, so the id right after each merged pair "
+        "is lost: skip exactly the two merged ids (i += 2).": _merge_scan_steps(
+            ids, pair, new_id, step_merge=3
+        ),
+        "Where no merge happens you moved on by two ids, so the id after each unmerged one "
+        "is skipped: move on by one there (i += 1); only a merge uses up two ids.": (
+            _merge_scan_steps(ids, pair, new_id, step_else=2)
+        ),
+        "Your pair test is inverted: you merged every adjacent pair except the one given "
+        "(!= where == belongs), and kept the pair itself. Merge where (ids[i], ids[i + 1]) "
+        "== pair.": _merge_scan_steps(ids, pair, new_id, negate=True),
+        "The last id came back after the merge at the very end: you append ids[-1] after "
+        "the loop whatever happened, but when the last two ids were merged it is already "
+        "inside new_id. Append it only when the loop did not use it up (or let the loop "
+        "run to the last index, while i < len(ids)).": _merge_last_id_appended(ids, pair, new_id),
+    }
 
 
 #: inputs that tell apart candidates that agree on a check's input: (ids, pair, new_id)
@@ -418,6 +486,13 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                         _END_PROBE,
                     )
                 )
+            _expect_not_accumulated(
+                c,
+                what,
+                lambda ids=ids, pair=pair, new_id=new_id: merge_pair(list(ids), pair, new_id),
+                got,
+                expected,
+            )
             c.expect_equal(
                 got,
                 expected,
@@ -464,6 +539,7 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                     "Compare (ids[i], ids[i + 1]) == pair, or tuple(ids[i:i + 2]) == pair. "
                     "(Or the input list was returned instead of the new one.)": list(ids),
                     **_merge_scan_mistakes(ids, pair, new_id, got, probe),
+                    **_merge_step_mistakes(ids, pair, new_id),
                 },
             )
             # this input passed: if only the first occurrence had been merged, it would not have

@@ -127,6 +127,14 @@ def _vocab_single_mistakes(token_lists, min_freq) -> dict:
             _vocab_once_per_list(token_lists, min_freq)
         ),
         _VOCAB_IGNORED: ref.build_vocab(token_lists, 1) if min_freq > 1 else None,
+        "Every token was counted once, however often it occurs: your counts come from a set "
+        "of the tokens (Counter(set(...)), or a membership test before counting), so every "
+        "count is 1, the order is alphabetical, and a min_freq above 1 drops every token. "
+        "Count every occurrence: Counter(t for tokens in token_lists for t in tokens).": (
+            _vocab_after(
+                sorted(Counter({t for tokens in token_lists for t in tokens}).items()), min_freq
+            )
+        ),
         "Tokens seen min_freq - 1 times were kept: your bound is one too low (count >= "
         "min_freq - 1, or count > min_freq - 2). Keep a token when count >= min_freq.": (
             ref.build_vocab(token_lists, min_freq - 1) if min_freq > 1 else None
@@ -165,10 +173,53 @@ def _expect_no_state_between_calls(c, build_vocab, got, token_lists, min_freq, w
             "copy). Start every call from a new dict: "
             "{token: i for i, token in enumerate(SPECIAL_TOKENS)}, or dict(...) / .copy()."
         )
+    words = {t for tokens in token_lists for t in tokens} - set(ref.SPECIAL_TOKENS)
+    characters = {ch for t in words for ch in t}
+    if all(len(t) == 1 and t in characters for t in foreign) and not any(
+        t in got for t in words if len(t) > 1
+    ):
+        c.fail(
+            f"{what} returned single characters of the tokens ({shown}) and none of the "
+            "tokens longer than one character: your counting split each token into its "
+            "characters (Counter.update(token), Counter(token) or a loop over a token goes "
+            "through a string's characters). Count whole tokens: counts.update(tokens) with "
+            "a sentence's list, or Counter(t for tokens in token_lists for t in tokens)."
+        )
     c.fail(
         f"{what} returned tokens that are not in its input: {shown}. The vocabulary holds "
         "the four special tokens and the tokens of token_lists, nothing else."
     )
+
+
+_LIST_AS_KEY_HINT = (
+    "A list was used as a dict key or counted as one item (Counter(token_lists) counts the "
+    "token lists themselves): token_lists holds lists of tokens. Count the tokens inside "
+    "them: Counter(t for tokens in token_lists for t in tokens), or counts.update(tokens) "
+    "for each list."
+)
+
+
+def _is_id(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _specials_order_hint(got: dict) -> str:
+    """When the special tokens have the ids 0-3 but in another order: which ones are
+    exchanged ("" otherwise)."""
+    ids = {t: got.get(t) for t in ref.SPECIAL_TOKENS}
+    right = {t: i for i, t in enumerate(ref.SPECIAL_TOKENS)}
+    if sorted(map(str, ids.values())) != ["0", "1", "2", "3"] or ids == right:
+        return ""
+    wrong = [t for t in ref.SPECIAL_TOKENS if ids[t] != right[t]]
+    listed = ", ".join(f"{t}={ids[t]}" for t in sorted(ids, key=lambda t: ids[t]))
+    if len(wrong) == 2:
+        first, second = wrong
+        torchtext = " (torchtext's old vocabularies put <unk> first)" if ids["<unk>"] == 0 else ""
+        return (
+            f"Your special tokens have the ids 0-3 in another order ({listed}): {first} and "
+            f"{second} are swapped in the order you listed them{torchtext}. "
+        )
+    return f"Your special tokens have the ids 0-3 in another order ({listed}). "
 
 
 def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
@@ -199,7 +250,12 @@ def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
         for token_lists, min_freq in cases:
             try:
                 results.append(
-                    c.call(build_vocab, [list(t) for t in token_lists], min_freq=min_freq)
+                    c.call(
+                        build_vocab,
+                        [list(t) for t in token_lists],
+                        min_freq=min_freq,
+                        hints=[("unhashable type: 'list'", _LIST_AS_KEY_HINT)],
+                    )
                 )
             except CheckFailure as failure:
                 pending = failure
@@ -216,6 +272,13 @@ def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
         for (token_lists, min_freq), got in zip(cases, results):
             what = f"build_vocab({token_lists!r}, min_freq={min_freq})"
             c.expect_type(got, dict, what, "Return a dict mapping each token to its id.")
+            c.expect_true(
+                not got or not all(_is_id(k) and isinstance(v, str) for k, v in got.items()),
+                f"{what} returned a dict from ids to tokens, "
+                f"{dict(list(got.items())[:5])}...: the mapping the other way round. "
+                "build_vocab maps each token to its id, {token: id} ({'<pad>': 0, '<unk>': "
+                "1, ...}); an {id: token} table is what decode builds from it.",
+            )
             expected = ref.build_vocab(token_lists, min_freq)
             in_data = sorted(
                 {t for tokens in token_lists for t in tokens} & set(ref.SPECIAL_TOKENS)
@@ -224,7 +287,8 @@ def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
                 {t: got.get(t) for t in ref.SPECIAL_TOKENS},
                 {t: i for i, t in enumerate(ref.SPECIAL_TOKENS)},
                 f"the special tokens in {what}",
-                hint="They come first, in this order: <pad>=0, <unk>=1, <bos>=2, <eos>=3, "
+                hint=_specials_order_hint(got)
+                + "They come first, in this order: <pad>=0, <unk>=1, <bos>=2, <eos>=3, "
                 "whatever the data contains."
                 + (
                     f" The data contains {', '.join(in_data)}: a data token that is also a "

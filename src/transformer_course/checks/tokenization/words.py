@@ -10,7 +10,7 @@ from transformer_course.checking import Checker
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.reference import tokenization as ref
 
-from .common import _tokens
+from .common import _expect_not_accumulated, _tokens
 
 _VISIBLE_TEXTS = [
     "Hello, I love you!",
@@ -31,6 +31,20 @@ _HIDDEN_TEXTS = [
 ]
 
 
+_TOKENIZE_HINTS = [
+    (
+        "'list' object has no attribute 'lower'",
+        "re.findall (or split) returns a list, which has no .lower(): lower-case the text "
+        "before you split it, re.findall(pattern, text.lower()).",
+    ),
+    (
+        "got 'builtin_function_or_method'",
+        "A method was passed where its result belongs: text.lower without parentheses is the "
+        "method itself. Call it: text.lower().",
+    ),
+]
+
+
 def check_tokenize(tokenize, *, hidden: bool = False) -> None:
     """Check ``tokenize(text)``: lower-cased words (runs of ``\\w``) and single
     punctuation marks, whitespace dropped; a list or a tuple of str is accepted."""
@@ -39,7 +53,9 @@ def check_tokenize(tokenize, *, hidden: bool = False) -> None:
         runs = []
         for text in _HIDDEN_TEXTS if hidden else _VISIBLE_TEXTS:
             what = f"tokenize({text!r})"
-            got = _tokens(c, c.call(tokenize, text), what, "Return a list of strings.")
+            got = _tokens(
+                c, c.call(tokenize, text, hints=_TOKENIZE_HINTS), what, "Return a list of strings."
+            )
             runs.append((text, what, got))
         # A mistake (or a pair) is named first when it agrees with every text run, not just
         # the first wrong one (on a text without capitals, "no lower-casing" is invisible).
@@ -57,6 +73,9 @@ def check_tokenize(tokenize, *, hidden: bool = False) -> None:
                 single, pair = {m: single[m] for m in every_single}, None
             elif len(every_pair) == 1:
                 single, pair = {}, {every_pair[0]: pair[every_pair[0]]}
+            _expect_not_accumulated(
+                c, what, lambda text=text: tokenize(text), got, ref.tokenize(text)
+            )
             c.expect_equal(
                 got,
                 ref.tokenize(text),
@@ -102,9 +121,10 @@ def _structure_hint(got: list[str], expected: list[str], runs=()) -> str:
         return ""
     if "" in got:
         return (
-            "Empty strings ('') came back as tokens: your pattern can match nothing (a * "
-            "where + belongs, \\w* for \\w+), and re.findall returns each empty match. "
-            "A word is one or more word characters, \\w+."
+            "Empty strings ('') came back as tokens: either your pattern can match nothing (a "
+            "* where + belongs, \\w* for \\w+), and re.findall returns each empty match, or "
+            "re.split left '' between two adjacent separators or at an end of the text. A word "
+            "is one or more word characters, \\w+; '' is no token."
         )
     marks = _marks_always_dropped(runs)
     if marks:
@@ -159,6 +179,9 @@ _SPLIT_MISTAKES: dict[str, tuple[str, str]] = {
     ),
     "Empty strings slipped in: splitting on a pattern leaves '' between adjacent "
     "separators; drop them.": ("split", r"\s+|(?=[^\w\s])|(?<=[^\w\s])"),
+    "You split on runs of non-word characters (re.split(r'\\W+', ...)): the marks went "
+    "with the spaces, and a mark at an end of the text leaves an empty string ''. A mark "
+    "is a token of its own: re.findall(r'\\w+|[^\\w\\s]', text.lower()).": ("split", r"\W+"),
     "Words are made of letters of any script, digits and underscores ('déjà', "
     "'2', 'snake_case' are one token each): [a-z] matches only the 26 ASCII "
     "letters, while \\w matches them all.": ("findall", r"[a-z]+|[^a-z\s]"),
@@ -168,6 +191,15 @@ _SPLIT_MISTAKES: dict[str, tuple[str, str]] = {
     "(of any script, as [^\\W\\d_]+ does), and the punctuation class [^\\w\\s] excludes "
     "digits too, so '2' matches neither alternative. Words are runs of letters, digits "
     "or '_': \\w+.": ("findall", r"[^\W\d_]+|[^\w\s]"),
+    "Letters outside ASCII ('é', 'à', 'ü') came out as tokens of their own, each one "
+    "splitting its word ('déjà' becomes 'd', 'é', 'j', 'à'): your word class is ASCII-only "
+    "(the re.ASCII flag, (?a), or [a-zA-Z0-9_]+ with every other character a mark), so "
+    "they fell to the punctuation alternative. Without the ASCII flag \\w matches the "
+    "letters of every script.": ("findall", r"(?a)\w+|[^\w\s]"),
+    "'_' is a word character ('snake_case' is one token), but yours split it off as a "
+    "token of its own: your word rule leaves the underscore out (str.isalnum() is False "
+    "for '_', and [^\\W_] excludes it). Words are runs of \\w, which includes '_' (in a "
+    "loop over the characters: ch.isalnum() or ch == '_').": ("findall", r"[^\W_]+|[^\w\s]|_"),
     "An apostrophe is punctuation like any other: 'didn't' is 'didn', \"'\", 't' "
     "(crude, and one reason real tokenizers use subwords).": ("findall", r"[\w']+|[^\w\s]"),
     "Tabs and newlines are whitespace too: they separate tokens and never are "
@@ -176,7 +208,8 @@ _SPLIT_MISTAKES: dict[str, tuple[str, str]] = {
         r"\w+|[^\w ]",
     ),
     "The spaces came back as tokens (' '): splitting on every non-word character with a "
-    "capturing group, re.split(r'(\\W)', ...), keeps each separator, spaces included. "
+    "capturing group, re.split(r'(\\W)', ...), keeps each separator, spaces included (so "
+    "does a mark alternative that admits whitespace, re.findall(r'\\w+|\\W', ...)). "
     "Whitespace separates tokens and is never one: drop it (or use re.findall(r'\\w+|"
     "[^\\w\\s]', ...)).": ("split_kept", r"(\W)"),
     "Spaces (' ') and empty strings ('') came back as tokens: re.split(r'(\\W)', ...) keeps "
@@ -212,6 +245,13 @@ def _tokenize_mistakes(text: str) -> dict[str, list[str]]:
         "The last token is missing: every token of the text belongs in the list (a [:-1], or "
         "a loop that stops one token early, drops it)."
     ] = ref.tokenize(text)[:-1]
+    tokens = ref.tokenize(text)
+    out[
+        "The last word is missing where the text ends with a word (not where a mark or a "
+        "space ends it): a loop over the characters that emits a word only when a non-word "
+        "character follows it never emits the word still being built at the end. After the "
+        "loop, append the current word if it is not empty."
+    ] = tokens[:-1] if re.search(r"\w\Z", text) else tokens
     out.update({message: _split(rule, text.lower()) for message, rule in _SPLIT_MISTAKES.items()})
     return out
 
