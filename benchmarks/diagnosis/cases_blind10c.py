@@ -275,23 +275,26 @@ BLIND10C: list[Case] = [
         "    unk = vocab['<unk>']\n"
         "    return [vocab.get(t.lower(), unk) for t in tokens]\n",
     ),
-    _c(
-        "encode-unk-id-hard-coded",
-        L01,
-        "encode",
-        "uses the lesson's constant UNK_ID (1) for unknown tokens instead of the id of "
-        "'<unk>' in the vocabulary it was given, which is wrong for a vocabulary whose "
-        "<unk> has another id.",
-        (
-            r"hard-?cod|constant|UNK_ID",
-            r"vocab\[.<unk>.\]",
-            r"(the|this|given) vocab\w*'?s? (own )?(id (of|for) )?<unk>",
-            r"<unk> (has|is) (id )?\d+ (in|here)",
-        ),
-        (r"KeyError", r"<pad>", r"None", r"dropp|skipp"),
-        code="def encode(tokens, vocab):\n    return [vocab.get(t, UNK_ID) for t in tokens]\n",
-        source=UNK_ID_HARD_CODED,
-    ),
+    # blind10c-encode-unk-id-hard-coded left out after the run: <unk> is 1 in every course
+    # vocabulary and the lesson names it UNK_ID, so writing 1 is accepted (as
+    # blind9c-encode-unk-id-hard-coded was); generalisation.py lists it with the reason.
+    # _c(
+    #     "encode-unk-id-hard-coded",
+    #     L01,
+    #     "encode",
+    #     "uses the lesson's constant UNK_ID (1) for unknown tokens instead of the id of "
+    #     "'<unk>' in the vocabulary it was given, which is wrong for a vocabulary whose "
+    #     "<unk> has another id.",
+    #     (
+    #         r"hard-?cod|constant|UNK_ID",
+    #         r"vocab\[.<unk>.\]",
+    #         r"(the|this|given) vocab\w*'?s? (own )?(id (of|for) )?<unk>",
+    #         r"<unk> (has|is) (id )?\d+ (in|here)",
+    #     ),
+    #     (r"KeyError", r"<pad>", r"None", r"dropp|skipp"),
+    #     code="def encode(tokens, vocab):\n    return [vocab.get(t, UNK_ID) for t in tokens]\n",
+    #     source=UNK_ID_HARD_CODED,
+    # ),
     # ------------------------------------------------------------------ 01 decode
     _c(
         "decode-stops-at-eos",
@@ -357,24 +360,27 @@ BLIND10C: list[Case] = [
         "    return batch\n",
         source=MAX_OF_LISTS,
     ),
-    _c(
-        "pad-list-comprehension-empty-float",
-        L01,
-        "pad_batch",
-        "builds the batch with np.array over padded lists and no dtype: right for non-empty "
-        "rows, but an empty batch gives a float64 array of shape (0,) and a batch of empty "
-        "sequences a float64 array of shape (n, 0).",
-        (
-            r"empty.{0,160}(float|shape|dtype|ndim|2-?D)",
-            r"(float|shape \(0,\)|dtype).{0,160}empty",
-            r"np\.array\(\[\]\)",
-        ),
-        (r"\bleft\b", r"lexicograph|longest", r"zeros? instead"),
-        code="def pad_batch(sequences, pad_id):\n"
-        "    max_len = max((len(s) for s in sequences), default=0)\n"
-        "    return np.array([list(s) + [pad_id] * (max_len - len(s)) for s in sequences])\n",
-        source=EMPTY_ARRAY_FLOAT,
-    ),
+    # blind10c-pad-list-comprehension-empty-float left out after the run: its code is the tests'
+    # correct variant pad_default_dtype: no check gives pad_batch an empty batch, so that
+    # torch's pad_sequence passes; generalisation.py lists it with the reason.
+    # _c(
+    #     "pad-list-comprehension-empty-float",
+    #     L01,
+    #     "pad_batch",
+    #     "builds the batch with np.array over padded lists and no dtype: right for non-empty "
+    #     "rows, but an empty batch gives a float64 array of shape (0,) and a batch of empty "
+    #     "sequences a float64 array of shape (n, 0).",
+    #     (
+    #         r"empty.{0,160}(float|shape|dtype|ndim|2-?D)",
+    #         r"(float|shape \(0,\)|dtype).{0,160}empty",
+    #         r"np\.array\(\[\]\)",
+    #     ),
+    #     (r"\bleft\b", r"lexicograph|longest", r"zeros? instead"),
+    #     code="def pad_batch(sequences, pad_id):\n"
+    #     "    max_len = max((len(s) for s in sequences), default=0)\n"
+    #     "    return np.array([list(s) + [pad_id] * (max_len - len(s)) for s in sequences])\n",
+    #     source=EMPTY_ARRAY_FLOAT,
+    # ),
     # ------------------------------------------------------------------ 01 get_pair_counts
     _c(
         "pairs-never-incremented",
@@ -529,20 +535,23 @@ BLIND10C: list[Case] = [
         source=PRETOKENIZED_NO_CROSS_MERGES,
     ),
     # ------------------------------------------------------------------ 01 bpe_decode
-    _c(
-        "bpe-decode-strict-utf8",
-        L01,
-        "bpe_decode",
-        "decodes the joined bytes with the default errors='strict', so ids that hold only "
-        "part of a multi-byte character (one token of 'é', a single byte id above 127) "
-        "raise UnicodeDecodeError instead of giving '\\ufffd'.",
-        (
-            r"errors ?= ?.?replace",
-            r"UnicodeDecodeError",
-            r"(part|half|piece|some) of a (multi-?byte )?character|invalid (UTF-8|byte)|incomplete",
-        ),
-        (r"latin|code points?", r"separately|each token", r"spaces? between"),
-        edits=[('.decode("utf-8", errors="replace")', '.decode("utf-8")')],
-        source=BPE_SPLITS_CHARACTER,
-    ),
+    # blind10c-bpe-decode-strict-utf8 left out after the run: bpe_decode's ids come from
+    # bpe_encode, whose ids always decode: strict decoding and errors='replace' both pass on
+    # purpose; generalisation.py lists it with the reason.
+    # _c(
+    #     "bpe-decode-strict-utf8",
+    #     L01,
+    #     "bpe_decode",
+    #     "decodes the joined bytes with the default errors='strict', so ids that hold only "
+    #     "part of a multi-byte character (one token of 'é', a single byte id above 127) "
+    #     "raise UnicodeDecodeError instead of giving '\\ufffd'.",
+    #     (
+    #         r"errors ?= ?.?replace",
+    #         r"UnicodeDecodeError",
+    #         r"(part|half|piece|some) of a (multi-?byte )?character|invalid (UTF-8|byte)|incomplete",
+    #     ),
+    #     (r"latin|code points?", r"separately|each token", r"spaces? between"),
+    #     edits=[('.decode("utf-8", errors="replace")', '.decode("utf-8")')],
+    #     source=BPE_SPLITS_CHARACTER,
+    # ),
 ]
