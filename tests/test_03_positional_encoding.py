@@ -663,6 +663,38 @@ class PETableInForward(nn.Module):
         return self.dropout(x + rows)
 
 
+class PETableRowsWithoutGrad(nn.Module):
+    """The rows sliced under torch.no_grad() (they need no gradient); x stays in autograd."""
+
+    def __init__(self, d_model, max_len=5000, dropout=0.1):
+        super().__init__()
+        self.register_buffer("pe", _table(max_len, d_model).unsqueeze(0))
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        with torch.no_grad():
+            rows = self.pe[:, : x.size(1)].clone()
+        return self.dropout(x + rows)
+
+
+class PETableInForwardFloat32(nn.Module):
+    """Rows computed in forward as float32 whatever x's dtype (no stored table)."""
+
+    def __init__(self, d_model, max_len=5000, dropout=0.1):
+        super().__init__()
+        self.d_model = d_model
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        rows = torch.tensor(ref.positional_encoding(x.size(1), self.d_model), dtype=torch.float32)
+        return self.dropout(x + rows)
+
+
+def _no_grad_forward(self, x):
+    with torch.no_grad():
+        return self.dropout(x + self.pe[:, : x.size(1)])
+
+
 class PEFrozenParameter(nn.Module):
     """A parameter that can never be trained (requires_grad=False) is a fixed table too."""
 
@@ -1123,6 +1155,42 @@ MISTAKES = [
         r"did not follow the module.*plain attribute.*register_buffer",
     ),
     Mistake(check_PositionalEncoding, PEd2l, r"did not follow the module.*d2l"),
+    # the tutorial's (max_len, 1, d_model) table sliced batch-first, table[:, :len] (blind
+    # round 10): all max_len rows meet the batch axis; told which slice, not table[:len]
+    Mistake(
+        check_PositionalEncoding,
+        _module(
+            _right_forward,
+            table=lambda n, d: _table(n, d).unsqueeze(1),
+            name="sequence_first_table_sliced_batch_first",
+        ),
+        r"^(?!.*table\[:\d)(?s:.*)stored as \(max_len, 1, d_model\).*all its max_len=\d+ rows "
+        r"met x.*table\[:, :len\].*unsqueeze\(0\)",
+    ),
+    # x taken out of autograd (blind round 10): caught by an x that requires grad
+    Mistake(
+        check_PositionalEncoding,
+        _module(lambda s, x: s.dropout(x.data + s.pe[:, : x.size(1)]), name="x_data"),
+        r"no gradient can flow back through to x.*x\.data, x\.detach\(\), torch\.no_grad\(\)",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        _module(_no_grad_forward, name="no_grad_forward"),
+        r"no gradient can flow back through to x",
+    ),
+    # x converted in forward (blind round 10): the table followed .to(), so it is no plain
+    # attribute; the bfloat16 output is float32 because forward converts
+    Mistake(
+        check_PositionalEncoding,
+        _module(lambda s, x: s.dropout(x.float() + s.pe[:, : x.size(1)]), name="x_float"),
+        r"^(?!.*plain attribute)(?s:.*)table followed \.to\(\).*forward converts.*x\.float\(\)",
+    ),
+    # rows made in forward with a fixed dtype: no table in the module to blame
+    Mistake(
+        check_PositionalEncoding,
+        PETableInForwardFloat32,
+        r"^(?!.*plain attribute)(?s:.*)keeps no table.*fixed dtype.*\.to\(x\.dtype\)",
+    ),
     # the learner's own ValueError, raw, before
     Mistake(
         check_PositionalEncoding,
@@ -1157,6 +1225,7 @@ CORRECT = [
     Correct(check_PositionalEncoding, PEFloat64BufferCast),
     Correct(check_PositionalEncoding, PETableInForward, note=r"state dict is empty"),
     Correct(check_PositionalEncoding, PEFrozenParameter),
+    Correct(check_PositionalEncoding, PETableRowsWithoutGrad),
 ]
 
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

@@ -141,10 +141,20 @@ def _slice_hint(layout: str, batch: int, length: int, max_len: int, d_model: int
                 "(1, max_len, d_model) (table.unsqueeze(0)), and slice table[:, :len], or keep "
                 "it 2-D and slice its rows, table[:len]."
             )
-        if layout == _LAYOUTS[2]:
-            return _SEQ_FIRST_TABLE.format(length=length)
         found = re.search(r"tensor a \((\d+)\) must match the size of tensor b \((\d+)\)", str(exc))
         sizes = {int(found[1]), int(found[2])} if found else set()
+        if layout == _LAYOUTS[2] and max_len in sizes and length != max_len:
+            # all max_len rows met x: the slice cut the axis of size 1 (table[:, :len])
+            return (
+                f"Your table is stored as (max_len, 1, d_model), the sequence-first layout "
+                f"of older PyTorch tutorials, and all its max_len={max_len} rows met x: a "
+                "slice of its second axis, table[:, :len] (the batch-first slice), cuts the "
+                "axis of size 1 and keeps every row, which then lines up with the batch axis "
+                "of x. Keep layout and slice together: store the table as (1, max_len, "
+                "d_model) (table.unsqueeze(0)) and add table[:, :len]."
+            )
+        if layout == _LAYOUTS[2]:
+            return _SEQ_FIRST_TABLE.format(length=length)
         axis = re.search(r"non-singleton dimension (-?\d+)", str(exc))
         # the feature axis clashes with a width that no slice of x gives: a table built for
         # another d_model (a slice by len or batch on the wrong axis is explained below)
@@ -474,6 +484,51 @@ _NOT_A_BUFFER = (
 )
 
 
+def _left_behind(module) -> list[str]:
+    """The plain attributes holding a float array or tensor that .to(torch.bfloat16) left
+    as it was (a table kept outside the parameters and buffers)."""
+    return [
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_")
+        and (
+            (isinstance(value, np.ndarray) and value.dtype.kind == "f")
+            or (
+                isinstance(value, torch.Tensor)
+                and value.is_floating_point()
+                and value.dtype != torch.bfloat16
+            )
+        )
+    ]
+
+
+def _converted_buffers(module) -> list[str]:
+    """The float buffers that .to(torch.bfloat16) converted."""
+    return [name for name, b in module.named_buffers() if b.dtype == torch.bfloat16]
+
+
+def _check_gradient_reaches_x(c, module, built: str, x: torch.Tensor) -> None:
+    """The sum stays in autograd: x.data, x.detach(), torch.no_grad() or numpy in forward
+    cut it off, and then nothing before this module (the token embeddings) is trained."""
+    what = f"{built} applied to x of shape {tuple(x.shape)} that requires grad"
+    leaf = x.detach().clone().requires_grad_(True)
+    torch.manual_seed(_CALL_SEED)
+    out = c.call(module, leaf, call_repr=what)
+    if not isinstance(out, torch.Tensor):
+        return
+    if out.requires_grad:
+        (grad,) = torch.autograd.grad(out.sum(), leaf, allow_unused=True)
+        if grad is not None:
+            return
+    c.fail(
+        f"{what} returned a tensor that no gradient can flow back through to x: forward "
+        "took x out of autograd (x.data, x.detach(), torch.no_grad(), or a round trip "
+        "through numpy), so nothing before this module, the token embeddings included, "
+        "would ever be trained. The table needs no gradient; x does: add the rows to x "
+        "itself, self.dropout(x + self.pe[:, :x.size(1)])."
+    )
+
+
 def _check_follows_to(c, cls, d_model, max_len, gen):
     """The table is a buffer (or computed from x): converting the module converts it.
     Run in bfloat16, where a table left behind in float32 shows in the output's dtype."""
@@ -487,6 +542,25 @@ def _check_follows_to(c, cls, d_model, max_len, gen):
     out = c.call(module, x.to(torch.bfloat16), call_repr=what)
     c.expect_type(out, torch.Tensor, what, "Return a tensor.")
     if out.dtype != torch.bfloat16:
+        left, converted = _left_behind(module), _converted_buffers(module)
+        if not left and converted:  # the table followed: forward converts x or the sum
+            c.fail(
+                f"{what} returned dtype {out.dtype}, although the module's table followed "
+                f".to(): its buffer `{converted[0]}` is bfloat16 now. So forward converts: x "
+                f"(or the sum) is turned into {out.dtype} there (x.float(), .double(), "
+                ".to(torch.float32), or rows made with a fixed dtype). The output keeps x's "
+                "dtype: add the rows to x as it is, self.dropout(x + self.pe[:, :x.size(1)]) "
+                "(convert the rows to x.dtype if they differ, never x)."
+            )
+        if not left:  # no table at all in the module: made in forward, or kept outside
+            c.fail(
+                f"{what} returned dtype {out.dtype}. The module keeps no table (no buffer, no "
+                f"tensor attribute), so the {out.dtype} comes from forward: rows made there "
+                "with a fixed dtype (torch.tensor(..., dtype=torch.float32)), a table kept "
+                "outside the module (a global), or x converted (x.float()). Keep x's dtype: "
+                "make the rows in it (.to(x.dtype)), or build the table once in __init__ as a "
+                "buffer (register_buffer), which .to() converts."
+            )
         c.fail(f"{what} returned dtype {out.dtype}. " + _NOT_A_BUFFER.format(got=out.dtype))
     table = torch.tensor(ref.positional_encoding(max_len, d_model), dtype=torch.float32)
     c.expect_close(
@@ -523,6 +597,7 @@ def check_PositionalEncoding(cls, *, hidden: bool = False) -> None:
             for batch, length in inputs:
                 x = torch.randn(batch, length, d_model, generator=gen)  # (batch, len, d_model)
                 _check_forward(c, module, built, x, table, layout, max_len, tables)
+            _check_gradient_reaches_x(c, module, built, x)
             x = torch.randn(2, min(max_len, 6), d_model, generator=gen)  # (batch, len, d_model)
             _check_dropout(c, cls, d_model, max_len, x, table)
             _check_follows_to(c, cls, d_model, max_len, gen)
