@@ -408,6 +408,48 @@ class TEScaledByFixedWidth(_Base):
         return self.embedding(ids) * math.sqrt(300)  # a width written in, not self.d_model
 
 
+class TEScaledByIntegerSqrt(_Base):  # exact for d_model 4, 9, 16, ...; too small otherwise
+    def forward(self, ids):
+        return self.embedding(ids) * int(math.sqrt(self.d_model))
+
+
+class TEScaledByTwo(_Base):  # sqrt(4) written in: right for d_model = 4 only
+    def forward(self, ids):
+        return self.embedding(ids) * 2.0
+
+
+class TEFromPretrained(_Base):  # from_pretrained freezes by default: never trains
+    def __init__(self, vocab_size, d_model):
+        super().__init__(vocab_size, d_model)
+        self.embedding = nn.Embedding.from_pretrained(torch.randn(vocab_size, d_model))
+
+    def forward(self, ids):
+        return self.embedding(ids) * math.sqrt(self.d_model)
+
+
+class TEFromPretrainedTrainable(TEFromPretrained):  # freeze=False: a trainable table
+    def __init__(self, vocab_size, d_model):
+        super().__init__(vocab_size, d_model)
+        self.embedding = nn.Embedding.from_pretrained(
+            torch.randn(vocab_size, d_model), freeze=False
+        )
+
+
+class TEBufferTable(nn.Module):  # the table registered as a buffer: saved, never trained
+    def __init__(self, vocab_size, d_model):
+        super().__init__()
+        self.d_model = d_model
+        self.register_buffer("table", torch.randn(vocab_size, d_model))
+
+    def forward(self, ids):
+        return nn.functional.embedding(ids, self.table) * math.sqrt(self.d_model)
+
+
+class TESequenceFirst(_Base):  # ids.t(): the tutorial's (len, batch) habit
+    def forward(self, ids):
+        return self.embedding(ids.t()) * math.sqrt(self.d_model)
+
+
 class TEScaledByLength(_Base):
     def forward(self, ids):
         return self.embedding(ids) * ids.size(1) ** 0.5
@@ -718,6 +760,31 @@ MISTAKES = [
         check_TokenEmbedding, TEScaledByFixedWidth, r"one constant, 17\.32.*sqrt\(300\).*hard-coded"
     ),
     Mistake(check_TokenEmbedding, TEScaledByVocab, r"sqrt\(vocab_size\)"),
+    # blind round 10: a scale rounded to an integer is told apart from a hard-coded width
+    # by a second d_model (both give 2 for d_model = 6)
+    Mistake(
+        check_TokenEmbedding,
+        TEScaledByIntegerSqrt,
+        r"^(?!.*hard-coded)(?s:.*)sqrt\(6\) rounded down to an integer.*yours scales by 3 = "
+        r"int\(sqrt\(10\)\).*math\.sqrt\(self\.d_model\)",
+    ),
+    Mistake(
+        check_TokenEmbedding,
+        TEScaledByTwo,
+        r"^(?!.*rounded)(?s:.*)one constant, 2, .*sqrt\(4\).*still scales by 2: a hard-coded",
+    ),
+    Mistake(
+        check_TokenEmbedding,
+        TEFromPretrained,
+        r"^(?!.*torch\.no_grad)(?s:.*)`embedding\.weight` itself has requires_grad=False.*"
+        r"from_pretrained.*freeze=False",
+    ),
+    Mistake(check_TokenEmbedding, TEBufferTable, r"`table` is not a parameter of the module"),
+    Mistake(
+        check_TokenEmbedding,
+        TESequenceFirst,
+        r"batch and length axes are swapped.*sequence-first.*ids\.t\(\)",
+    ),
     Mistake(check_TokenEmbedding, TELinear, r"looks like an nn\.Linear"),
     Mistake(check_TokenEmbedding, TELinearNoBias, r"transposed: either an nn\.Linear"),
     Mistake(check_TokenEmbedding, TESwappedSizes, r"number of rows first"),
@@ -772,6 +839,7 @@ CORRECT = [
         check_cosine_similarity, cos_float32_result, note=r"is float32; the reference gives float64"
     ),
     Correct(check_TokenEmbedding, TEPaper),
+    Correct(check_TokenEmbedding, TEFromPretrainedTrainable),
     Correct(check_TokenEmbedding, TEAnnotated, note=r"keeps its table as `lut\.weight`"),
     Correct(check_TokenEmbedding, TEScaleAttribute),
     Correct(check_TokenEmbedding, TEScaleRegisteredBuffer),

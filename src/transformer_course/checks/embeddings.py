@@ -618,7 +618,9 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
 def _token_embedding_cases(hidden: bool) -> list[tuple[int, int, tuple[int, int], int]]:
     """(vocab_size, d_model, ids shape (batch, len), seed)."""
     if not hidden:
-        return [(11, 4, (2, 5), 21), (20, 9, (1, 4), 22)]  # a batch of one sentence too
+        # a batch of one sentence too, and a d_model that is not a perfect square (a
+        # rounded scale, int(math.sqrt(d_model)), is exact for 4 and 9)
+        return [(11, 4, (2, 5), 21), (20, 9, (1, 4), 22), (12, 6, (3, 2), 23)]
     return [
         (37, 16, (4, 7), 2101),
         (8, 6, (1, 1), 2102),
@@ -717,6 +719,122 @@ def _expect_no_renorm(c, what: str, key: str, weight, after, ids) -> None:
     )
 
 
+def _expect_trainable_table(c, module, what: str, key: str) -> None:
+    """An output without a gradient, explained by the table itself when it cannot train:
+    a frozen parameter (from_pretrained's default), or no parameter at all."""
+    parameters = dict(module.named_parameters())
+    if key not in parameters:
+        c.fail(
+            f"{what} returned a tensor that does not require grad: the table `{key}` is not a "
+            "parameter of the module (a buffer, or a tensor kept as a plain attribute), so no "
+            "optimiser would ever train it. Create it as nn.Embedding(vocab_size, d_model) in "
+            "__init__: its weight is a trainable nn.Parameter."
+        )
+    if not parameters[key].requires_grad:
+        c.fail(
+            f"{what} returned a tensor that does not require grad: the table `{key}` itself has "
+            "requires_grad=False, so it is frozen and never trains. "
+            "nn.Embedding.from_pretrained(weights) freezes by default (freeze=True); so do "
+            "weight.requires_grad_(False) and nn.Parameter(..., requires_grad=False). Build "
+            "nn.Embedding(vocab_size, d_model) (or pass freeze=False)."
+        )
+
+
+def _constant_ratio(got, plain) -> float | None:
+    """The one constant c with got = c * plain (None when there is none)."""
+    if not isinstance(got, torch.Tensor) or got.shape != plain.shape:
+        return None
+    nonzero = plain.abs() > 1e-6
+    if not bool(nonzero.any()):
+        return None
+    ratios = got.detach()[nonzero].double() / plain[nonzero].double()
+    factor = float(ratios.mean())
+    return factor if float((ratios - factor).abs().max()) <= 1e-4 * max(1.0, abs(factor)) else None
+
+
+def _shape_dependence(module, ids, weight, vocab_size: int, seed: int) -> tuple[bool, bool]:
+    """Whether the module's factor could be sqrt(len) and sqrt(batch): on ids with one
+    more row and two more positions, does it follow them (a constant does not)?"""
+    batch, length = ids.shape[0], ids.shape[-1]
+    other = torch.randint(0, vocab_size, (batch + 1, length + 2), generator=torch_generator(seed))
+    try:
+        with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+            got = module(other)
+    except Exception:  # the learner's errors are the main check's to report
+        return True, True
+    factor = _constant_ratio(got, nn.functional.embedding(other, weight))
+    if factor is None:
+        return True, True
+    return (
+        abs(factor - math.sqrt(length + 2)) < 1e-4 * factor,
+        abs(factor - math.sqrt(batch + 1)) < 1e-4 * factor,
+    )
+
+
+def _factor_at(c, cls, d_model: int) -> float | None:
+    """The constant the learner's module multiplies its own lookup by when built with
+    this d_model (None when the output is no constant multiple of the lookup)."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        try:
+            module = cls(7, d_model).eval()
+            tables = [v for v in module.state_dict().values() if tuple(v.shape) == (7, d_model)]
+            ids = torch.arange(7).reshape(1, 7)
+            with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+                got = module(ids)
+        except Exception:  # the main check reports the learner's errors
+            return None
+    if len(tables) != 1:
+        return None
+    return _constant_ratio(got, nn.functional.embedding(ids, tables[0].detach()))
+
+
+def _constant_scale_hint(c, cls, factor: float, d_model: int) -> str:
+    """The output is the lookup times a constant that no named mistake explains. Two
+    causes give a constant that is the root of a whole number: sqrt(d_model) rounded to an
+    integer, and a hard-coded width. A second d_model, where the two differ, parts them."""
+    head = (
+        f"Your output is the lookup times one constant, {factor:.4g}, but the factor is "
+        f"sqrt(d_model) = sqrt({d_model}) = {math.sqrt(d_model):.4g}, this layer's own d_model"
+    )
+    hard_coded = abs(factor**2 - round(factor**2)) < 1e-3 * factor**2
+    rounded = abs(factor - round(factor)) < 1e-6 and round(factor) in (
+        math.floor(math.sqrt(d_model)),
+        round(math.sqrt(d_model)),
+    )
+    if not (hard_coded or rounded):
+        return head + ". Scale by math.sqrt(self.d_model)."
+    other = (round(factor) + 1) ** 2 + 1  # sqrt 3.16 for a factor 2: neither 2 nor an integer
+    at_other = _factor_at(c, cls, other)
+    whole = math.floor(math.sqrt(other))
+    if rounded and at_other is not None and abs(at_other - whole) < 1e-6 * whole:
+        return (
+            head + f": sqrt({d_model}) rounded down to an integer (built with d_model={other}, "
+            f"yours scales by {whole:g} = int(sqrt({other})) instead of "
+            f"{math.sqrt(other):.4g}). int(), round(), // and math.isqrt drop the fraction: "
+            "scale by the float math.sqrt(self.d_model)."
+        )
+    if hard_coded and at_other is not None and abs(at_other - factor) < 1e-6 * factor:
+        return (
+            head + f": {factor:.4g} = sqrt({round(factor**2)}), and built with d_model={other} "
+            f"yours still scales by {factor:.4g}: a hard-coded width. Use the d_model passed "
+            "to __init__."
+        )
+    return (
+        head
+        + ": the square root of another whole number, "
+        + " or ".join(
+            text
+            for hit, text in (
+                (rounded, f"sqrt({d_model}) rounded to an integer (int(), round(), //)"),
+                (hard_coded, f"sqrt({round(factor**2)}), a hard-coded width"),
+            )
+            if hit
+        )
+        + ". Scale by math.sqrt(self.d_model), with the d_model passed to __init__."
+    )
+
+
 def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
     """TokenEmbedding(vocab_size, d_model): ids (batch, len) -> embedding(ids) * sqrt(d_model).
 
@@ -773,6 +891,16 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                     ".flatten()) and never reshaped back. nn.Embedding takes ids of any shape: "
                     "self.embedding(ids) keeps (batch, len) and adds d_model."
                 )
+            elif (
+                tuple(got.shape) == (ids_shape[1], ids_shape[0], d_model)
+                and ids_shape[0] != ids_shape[1]
+            ):
+                hint = (
+                    "The batch and length axes are swapped: (len, batch, d_model) is the "
+                    "sequence-first layout of older PyTorch code. The ids were transposed "
+                    "before the lookup (ids.t(), ids.transpose(0, 1)), or the output after it. "
+                    "Here ids are (batch, len): look them up as they are, self.embedding(ids)."
+                )
             elif tuple(got.shape) == tuple(n for n in expected_shape if n != 1):
                 hint = (
                     "The axes of size 1 are gone: did you call .squeeze()? It removes every "
@@ -788,6 +916,8 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                 "the table's dtype: no .double(), and scale by a Python float such as "
                 "math.sqrt(d_model).",
             )
+            if not got.requires_grad:
+                _expect_trainable_table(c, module, what, key)
             c.expect_true(
                 got.requires_grad,
                 f"{what} returned a tensor that does not require grad, so no gradient could ever "
@@ -828,6 +958,9 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
             plain = nn.functional.embedding(ids, weight)  # the lookup without the scale
             extra = [name for name in found if name != key]
             scale_hint, factor = "", None
+            # a factor equal to sqrt(len) or sqrt(batch) here may be a constant that
+            # happens to match: ids of another shape tell which it follows
+            by_len, by_batch = _shape_dependence(module, ids, weight, vocab_size, seed)
             with torch.no_grad():
                 nonzero = plain.abs() > 1e-6
                 if nonzero.any() and got.shape == plain.shape:
@@ -842,26 +975,14 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                         math.sqrt(vocab_size),
                         d_model / 2,
                     )
-                    named += (math.sqrt(ids.shape[-1]), math.sqrt(ids.shape[0]))
+                    named += (math.sqrt(ids.shape[-1]),) * by_len
+                    named += (math.sqrt(ids.shape[0]),) * by_batch
                     if (
                         float((ratios - factor).abs().max()) <= 1e-4 * max(1.0, abs(factor))
                         and abs(factor - math.sqrt(d_model)) > 1e-3 * math.sqrt(d_model)
                         and all(abs(factor - f) > 1e-4 * max(1.0, f) for f in named)
                     ):
-                        # a width of another layer only when the factor is the root of
-                        # a whole number; otherwise no cause is offered
-                        hard_coded = abs(factor**2 - round(factor**2)) < 1e-3 * factor**2
-                        scale_hint = (
-                            f"Your output is the lookup times one constant, {factor:.4g}, "
-                            f"but the factor is sqrt(d_model) = sqrt({d_model}) = "
-                            f"{math.sqrt(d_model):.4g}, this layer's own d_model"
-                            + (
-                                f": {factor:.4g} = sqrt({round(factor**2)}), a hard-coded "
-                                "width? Use the d_model passed to __init__."
-                                if hard_coded
-                                else ". Scale by math.sqrt(self.d_model)."
-                            )
-                        )
+                        scale_hint = _constant_scale_hint(c, cls, factor, d_model)
             c.expect_close(
                 got,
                 plain * math.sqrt(d_model),
@@ -897,12 +1018,14 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                     f"You scaled by the square root of the sequence length (ids.shape[-1] = "
                     f"{ids.shape[-1]}); the factor is sqrt(d_model) = sqrt({d_model}), the width "
                     "of each vector, whatever the length of the input.": (
-                        plain * math.sqrt(ids.shape[-1]) if ids.shape[-1] != d_model else None
+                        plain * math.sqrt(ids.shape[-1])
+                        if ids.shape[-1] != d_model and by_len
+                        else None
                     ),
                     f"You scaled by the square root of the batch size (ids.shape[0] = "
                     f"{ids.shape[0]}); the factor is sqrt(d_model) = sqrt({d_model}).": (
                         plain * math.sqrt(ids.shape[0])
-                        if ids.shape[0] not in (1, d_model, ids.shape[-1])
+                        if ids.shape[0] not in (1, d_model, ids.shape[-1]) and by_batch
                         else None
                     ),
                     # any other constant factor: after the named ones above, which win
