@@ -113,6 +113,18 @@ def sm_global_max_guarded(x, axis=-1):  # one max for the array, 0/0 guarded: ze
     return np.divide(e, s, out=np.zeros_like(e), where=s > 0)
 
 
+def sm_shift_clamped_at_zero(x, axis=-1):  # max(0, slice max): negative slices underflow
+    peak = np.maximum(np.max(x, axis=axis, keepdims=True), 0.0)
+    e = np.exp(x - peak)
+    s = e.sum(axis=axis, keepdims=True)
+    return np.divide(e, s, out=np.zeros_like(e), where=s > 0)
+
+
+def sm_shift_clamped_at_zero_nan(x, axis=-1):  # the same, 0 / 0 left as NaN
+    e = np.exp(x - np.maximum(np.max(x, axis=axis, keepdims=True), 0.0))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
 def sm_max_without_keepdims(x, axis=-1):
     e = np.exp(x - x.max(axis=axis))
     return e / e.sum(axis=axis, keepdims=True)
@@ -164,6 +176,19 @@ SOFTMAX_MISTAKES = [
     Mistake(check_softmax, sm_max_without_keepdims, r"maximum without keepdims=True"),
     Mistake(check_softmax, sm_global_max, r"one maximum for the whole array"),
     Mistake(check_softmax, sm_global_max_guarded, r"one maximum for the whole array.*come out 0"),
+    # blind round 10: on rows around +1000 and -1000 a shift clamped at 0 looks like one
+    # global maximum; rows that all live around -1000 part them
+    Mistake(
+        check_softmax,
+        sm_shift_clamped_at_zero,
+        r"^(?!.*one maximum for the whole array)(?s:.*)shift never goes below 0.*"
+        r"np\.maximum\(peak, 0\)",
+    ),
+    Mistake(
+        check_softmax,
+        sm_shift_clamped_at_zero_nan,
+        r"^(?!.*one maximum for the whole array)(?s:.*)shift never goes below 0",
+    ),
     Mistake(check_softmax, sm_fixed_axis, r"normalised along axis .* instead of axis="),
     Mistake(
         check_softmax,

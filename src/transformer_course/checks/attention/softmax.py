@@ -27,6 +27,12 @@ _SOFTMAX_GLOBAL_MAX = (
     "a row around -1000 minus a global maximum around +1000 underflows exp() to 0 "
     "everywhere, and 0 / 0 is NaN. Use np.max(x, axis=axis, keepdims=True)."
 )
+#: the NaN hint of the inputs on very different scales, when no shift model matched
+_SOFTMAX_SCALES_NAN = (
+    "The rows of this input live on very different scales: a row around -1000 shifted by "
+    "anything but its own maximum (one maximum for the whole array, say) underflows exp() "
+    "to 0 everywhere, and 0 / 0 is NaN. Use np.max(x, axis=axis, keepdims=True)."
+)
 _SOFTMAX_GLOBAL_MAX_ZEROS = (
     "Your result matches a softmax that subtracts one maximum for the whole array "
     "(np.max(x)) instead of the maximum of each slice: a slice far below the global "
@@ -231,7 +237,7 @@ def _softmax_cases(hidden: bool) -> list[tuple[str, np.ndarray, int | None, str]
             ("a 3-D input, axis=1", numpy_rng(40).normal(size=(2, 3, 4)), 1, nan_hint),
             ("float32 input", numpy_rng(41).normal(size=(2, 5)).astype(np.float32), -1, nan_hint),
             ("large logits", large, -1, _SOFTMAX_OVERFLOW),
-            ("rows on very different scales", scales, -1, _SOFTMAX_GLOBAL_MAX),
+            ("rows on very different scales", scales, -1, _SOFTMAX_SCALES_NAN),
             ("some -inf entries", some_inf, -1, neg_inf_hint),
             ("a row that is all -inf", dead_row, -1, _SOFTMAX_ALL_NEG_INF_NAN),
             ("a column that is all -inf, axis=0", dead_column, 0, _SOFTMAX_ALL_NEG_INF_NAN),
@@ -253,7 +259,7 @@ def _softmax_cases(hidden: bool) -> list[tuple[str, np.ndarray, int | None, str]
         ("a 1-D float32 input", rng.normal(size=7).astype(np.float32), -1, nan_hint),
         ("large logits", large, -1, _SOFTMAX_OVERFLOW),
         ("large logits along axis=0", large.T.copy(), 0, _SOFTMAX_OVERFLOW),
-        ("rows on very different scales", scales, -1, _SOFTMAX_GLOBAL_MAX),
+        ("rows on very different scales", scales, -1, _SOFTMAX_SCALES_NAN),
         ("some -inf entries", with_inf, -1, neg_inf_hint),
         ("an all -inf slice along axis=1 (float32)", empty, 1, _SOFTMAX_ALL_NEG_INF_NAN),
         ("a row that is all -inf", dead, -1, _SOFTMAX_ALL_NEG_INF_NAN),
@@ -307,6 +313,73 @@ def _softmax_axis_and_global_max(c, softmax, got: np.ndarray, x: np.ndarray, axi
             )
         return ""
     return ""
+
+
+_SOFTMAX_SHIFT_NOT_BELOW_ZERO = (
+    "Your shift never goes below 0: on rows around +1000 your weights are right, but on "
+    "rows whose entries are all around -1000 (their own maximum about -1000) they come "
+    "out 0 (or NaN) instead of adding up to 1. Subtracting max(0, the slice maximum) "
+    "(np.maximum(peak, 0)), or the maximum's absolute value, leaves exp(-1000) = 0 "
+    "everywhere there. Subtract each slice's own maximum, negative or not: "
+    "np.max(x, axis=axis, keepdims=True)."
+)
+#: rows that all live around -1000, close to one another: one maximum for the whole array
+#: is right here, a shift that never goes below 0 underflows every row
+_NEGATIVE_ROWS = np.array([[-1000.0, -1001.0, -1002.0], [-1001.0, -1000.0, -1003.0]])
+
+
+def _shift_models(x: np.ndarray, axis: int, peak: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """softmax with `peak` subtracted: 0 / 0 guarded (zeros), and left as NaN."""
+    with np.errstate(all="ignore"):
+        shifted = np.exp(x - peak)
+        total = np.sum(shifted, axis=axis, keepdims=True)
+        return (
+            np.divide(shifted, total, out=np.zeros_like(shifted), where=total > 0),
+            shifted / total,
+        )
+
+
+def _softmax_global_or_clamped(c, softmax, got: np.ndarray, x: np.ndarray, axis: int) -> str:
+    """Two shifts that are not each slice's own maximum make low slices underflow: one
+    maximum for the whole array, and the slice maximum clamped at 0 (np.maximum(max, 0)).
+    On slices around +1000 and -1000 alone they agree; a slice around 0, or a probe whose
+    slices all live around -1000, parts them. "" when neither matches."""
+    if not x.size or not np.isfinite(x).all():
+        return ""
+    right = ref.softmax(x, axis=axis)
+
+    def matches(peak) -> bool:
+        zeros, nans = _shift_models(x, axis, peak)
+        return not np.allclose(zeros, right, atol=1e-6) and (
+            np.allclose(got, zeros, atol=1e-6) or np.allclose(got, nans, atol=1e-6, equal_nan=True)
+        )
+
+    one_max = matches(np.max(x))
+    clamped = matches(np.maximum(np.max(x, axis=axis, keepdims=True), 0.0))
+    finite = np.isfinite(got).all()
+    if one_max and not clamped:
+        return _SOFTMAX_GLOBAL_MAX_ZEROS if finite else _SOFTMAX_GLOBAL_MAX
+    if clamped and not one_max:
+        return _SOFTMAX_SHIFT_NOT_BELOW_ZERO
+    if not one_max:
+        return ""
+    try:  # both agree on this input: rows that all live around -1000 part them
+        with np.errstate(all="ignore"):
+            probe = np.asarray(c.call(softmax, _NEGATIVE_ROWS.copy(), axis=-1), dtype=np.float64)
+    except (CheckFailure, TypeError, ValueError):
+        probe = None
+    expected = ref.softmax(_NEGATIVE_ROWS, axis=-1)
+    fits = probe is not None and probe.shape == expected.shape
+    if fits and np.allclose(probe, expected, atol=1e-6):
+        return _SOFTMAX_GLOBAL_MAX_ZEROS if finite else _SOFTMAX_GLOBAL_MAX
+    if fits and (np.allclose(probe, 0.0, atol=1e-6) or np.isnan(probe).all()):
+        return _SOFTMAX_SHIFT_NOT_BELOW_ZERO
+    return (
+        "On rows around +1000 and -1000 your weights come out 0 (or NaN) on the low rows: "
+        "either one maximum for the whole array (np.max(x)) or a shift that never goes "
+        "below 0 (np.maximum(peak, 0)) gives that. Subtract each slice's own maximum: "
+        "np.max(x, axis=axis, keepdims=True)."
+    )
 
 
 def _moved_axis_hint(got, expected: np.ndarray, axis: int) -> str:
@@ -394,6 +467,9 @@ def check_softmax(softmax, *, hidden: bool = False) -> None:
             both = _softmax_axis_and_global_max(c, softmax, got64, x, axis)
             if both:
                 c.fail(f"{what} is not what the reference gives. {both}")
+            shift = _softmax_global_or_clamped(c, softmax, got64, x, axis)
+            if shift:
+                c.fail(f"{what} is not what the reference gives. {shift}")
             c.expect_close(
                 got,
                 expected,
