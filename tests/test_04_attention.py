@@ -430,8 +430,35 @@ def r_output_summed_to_scalar(query, keys, values):  # np.sum without axis
     return weights, np.sum(weights[:, None] * values)
 
 
+def _unit(x):
+    with np.errstate(all="ignore"):
+        return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def r_cosine_scores(query, keys, values):  # cosine similarity (0 / 0 for a zero key)
+    weights = ref.softmax(_unit(keys) @ _unit(query) / math.sqrt(query.shape[-1]))
+    return weights, weights @ values
+
+
+def r_cosine_scores_guarded(query, keys, values):  # the same, zero vectors kept at 0
+    def unit(x):
+        return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
+
+    weights = ref.softmax(unit(keys) @ unit(query))
+    return weights, weights @ values
+
+
 ROW = check_attention_row
 ROW_MISTAKES = [
+    # blind round 10: cosines for scores; the zero keys of the visible sentence give NaN
+    # scores, and a probe without them tells the cosine
+    Mistake(
+        ROW,
+        r_cosine_scores,
+        r"^(?!.*never stored)(?s:.*)weights match a softmax of cosine similarities: the query "
+        r"and every key.*then scaled by √d_k",
+    ),
+    Mistake(ROW, r_cosine_scores_guarded, r"softmax of cosine similarities.*with no √d_k"),
     Mistake(ROW, r_output_summed_to_scalar, r"It is a single number: a sum with no axis"),
     Mistake(ROW, r_no_scaling, r"no scaling.*√d_k"),
     Mistake(ROW, r_by_number_of_words, r"the number of keys \(words\).*not the number of words"),
@@ -460,6 +487,21 @@ ROW_MISTAKES = [
     Mistake(ROW, r_torch, r"should be a ndarray.*numpy arrays"),
     Mistake(ROW, r_weights_2d, r"weights should have shape.*Squeeze"),
 ]
+
+
+def test_row_nan_scores_from_zero_keys_are_explained_not_blamed_on_a_missing_write():
+    """The visible sentence has two zero keys: cosines make their scores 0 / 0 = NaN and
+    the softmax's weights all 0. The message says so (not "nothing is ever written") and
+    names the cosine from a probe without those keys (blind round 10)."""
+    with pytest.raises(CheckFailure) as failure:
+        check_attention_row(r_cosine_scores)
+    message = str(failure.value)
+    assert "never stored" not in message
+    assert re.search(
+        r"weights are all 0.*Keys 0, 4 are zero vectors.*Without those keys: Your weights "
+        r"match a softmax of cosine similarities",
+        message,
+    ), message
 
 
 # ================================================================= attention_row: correct

@@ -92,11 +92,79 @@ def _row_scale_mistakes(query, keys, values, make) -> dict[str, np.ndarray]:
     return {message: make(scale) for scale, message in candidates if not math.isclose(scale, root)}
 
 
+_ROW_COSINE = (
+    "Your weights match a softmax of cosine similarities: {which} divided by {their} length "
+    "before the dot product{scaled}. Attention compares raw dot products, keys @ query / "
+    "√d_k: a key's length is part of how strongly it matches (cosine similarity is lesson "
+    "02's measure of how alike two vectors point, not attention's score)."
+)
+
+
+def _cosine_scores(q: np.ndarray, k: np.ndarray, which: str) -> np.ndarray:
+    """keys @ query with the keys, the query, or both divided by their lengths (floored
+    at a tiny number: a zero vector stays zero, as lesson 02's cosine_similarity has it;
+    a plain division's 0 / 0 is :func:`_row_nan_scores_hint`'s)."""
+    if which in ("both", "keys"):
+        k = k / np.maximum(np.linalg.norm(k, axis=-1, keepdims=True), 1e-12)
+    if which in ("both", "query"):
+        q = q / max(float(np.linalg.norm(q)), 1e-12)
+    return k @ q
+
+
+def _row_cosine_mistakes(q: np.ndarray, k: np.ndarray) -> dict[str, np.ndarray]:
+    """The weights of scores made from unit vectors (cosines), scaled by √d_k or not."""
+    mistakes = {}
+    root = math.sqrt(q.shape[-1])
+    for which, text, their in (
+        ("both", "the query and every key", "their"),
+        ("keys", "every key (not the query)", "its"),
+    ):
+        cosines = _cosine_scores(q, k, which)
+        with np.errstate(all="ignore"):
+            for scale, scaled in ((root, ", then scaled by √d_k"), (1.0, ", with no √d_k")):
+                message = _ROW_COSINE.format(which=text, their=their, scaled=scaled)
+                mistakes[message] = ref.softmax(cosines / scale)
+    return mistakes
+
+
+def _row_nan_scores_hint(c, attention_row, weights, query, keys, values) -> str:
+    """Weights that are all 0 (or NaN) where a key is a zero vector: the scores held a
+    NaN (0 / 0), and a softmax gives 0 or NaN for a slice holding one. A probe without
+    the zero keys tells whether the scores are cosines; "" when the weights are not so."""
+    w = np.asarray(weights, dtype=np.float64)
+    zero_keys = np.linalg.norm(keys, axis=-1) == 0
+    if not zero_keys.any() or zero_keys.all() or not (np.all(w == 0) or np.isnan(w).all()):
+        return ""
+    listed = ", ".join(str(int(i)) for i in np.flatnonzero(zero_keys))
+    fact = (
+        f"Your weights are all {'NaN' if np.isnan(w).all() else '0'}: a softmax gives that "
+        f"for scores that hold a NaN. Keys {listed} are zero vectors here, and dividing by "
+        "a key's length gives 0 / 0 = NaN for them."
+    )
+    kept = ~zero_keys
+    try:
+        probe = c.call(attention_row, query.copy(), keys[kept].copy(), values[kept].copy())
+        got = np.asarray(probe[0], dtype=np.float64)
+    except Exception:  # the main check reports the learner's errors
+        got = None
+    q, k = query.astype(np.float64), keys[kept].astype(np.float64)
+    if got is not None and got.shape == (int(kept.sum()),):
+        for message, wrong in _row_cosine_mistakes(q, k).items():
+            if np.allclose(got, wrong, rtol=1e-4, atol=1e-6):
+                return f"{fact} Without those keys: {message}"
+    return (
+        f"{fact} Did you divide by the keys' lengths (normalising them, a cosine similarity)? "
+        "Attention uses the raw dot products, keys @ query / √d_k, which need no division "
+        "but the scale."
+    )
+
+
 def _row_weight_mistakes(query, keys, values) -> dict[str, np.ndarray]:
     q, k = np.asarray(query, np.float64), np.asarray(keys, np.float64)
     scores = k @ q  # (len_k,)
     scaled = scores / math.sqrt(q.shape[-1])
     mistakes = _row_scale_mistakes(q, k, values, lambda scale: ref.softmax(scores / scale))
+    mistakes.update(_row_cosine_mistakes(q, k))
     mistakes[_ROW_NO_SOFTMAX] = scaled
     root = math.sqrt(q.shape[-1])
     mistakes[
@@ -238,6 +306,9 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
                     "written, NaN exactly where that overflows (the largest score here is "
                     f"{float(scores.max()):.4g}). " + _SOFTMAX_OVERFLOW
                 )
+            nan_scores = _row_nan_scores_hint(c, attention_row, weights, query, keys, values)
+            if nan_scores:
+                c.fail(f"{what}: your `weights` are not what the reference gives. {nan_scores}")
             c.expect_close(
                 weights,
                 exp_w,
