@@ -161,6 +161,10 @@ def embed_one_hot_only(ids, table):
     return np.eye(len(table))[ids]
 
 
+def embed_squeezed(ids, table):  # .squeeze(): ids of shape (1, len) lose their batch axis
+    return np.asarray(table)[np.asarray(ids)].squeeze()
+
+
 def embed_mean(ids, table):
     return table[np.ravel(ids)].mean(axis=0)
 
@@ -690,7 +694,14 @@ MISTAKES = [
     Mistake(check_embed, embed_flattened, r"flattened the ids"),
     Mistake(check_embed, embed_off_by_one, r"table\[i - 1\]"),
     Mistake(check_embed, embed_one_hot_only, r"without multiplying them by the table"),
-    Mistake(check_embed, embed_mean, r"single vector"),
+    Mistake(check_embed, embed_mean, r"single vector, the rows averaged"),
+    # blind round 10: caught visibly (a batch of one sentence), and told the squeeze, not
+    # "did you add or average the rows?"
+    Mistake(
+        check_embed,
+        embed_squeezed,
+        r"^(?!.*(add|averag))(?s:.*)right rows, with every axis of size 1 removed.*squeeze",
+    ),
     Mistake(check_embed, embed_scaled, r"scaled by sqrt\(d_model\)"),
     Mistake(check_embed, embed_in_place, r"changed its argument `table` in place.*only reads"),
     Mistake(check_embed, embed_int, r"floating-point"),

@@ -232,6 +232,7 @@ def _embed_cases(hidden: bool) -> list[tuple[np.ndarray, np.ndarray]]:
                 np.array([[2, 5], [5, 1]], dtype=np.int32),
                 rng.normal(size=(6, 3)).astype(np.float32),
             ),
+            (np.array([[4, 1, 6]]), table),  # a batch of one sentence: (1, len)
         ]
     rng = numpy_rng(2020)
     cases = []
@@ -254,9 +255,44 @@ _COLUMNS_HINT = (
 )
 
 
-def _embed_shape_hint(result: np.ndarray, ids: np.ndarray, table: np.ndarray) -> str:
+_FLATTENED_IDS = (
+    "You flattened the ids: keep their shape, and add one axis of length d_model at the end."
+)
+
+
+def _squeezed_or_flattened(embed, ids: np.ndarray, table: np.ndarray) -> str:
+    """Ids (1, len): a squeeze and a flatten both give (len, d_model) with the right rows.
+    Ids (2, 2) without an axis of size 1 part them."""
+    probe_ids = np.array([[0, 1], [1, 0]], dtype=ids.dtype)
+    probe = None
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        probe = np.asarray(embed(probe_ids.copy(), np.asarray(table).copy()), dtype=np.float64)
+    squeezed = (
+        "Your values are the right rows, with every axis of size 1 removed: did you call "
+        ".squeeze() (np.squeeze)? It also removes the axes of ids that happen to have size 1 "
+        f"(these ids are {ids.shape}). Return table[ids] as it is: (..., d_model), whatever "
+        "the ids' shape."
+    )
+    if probe is not None and probe.shape == (2, 2, table.shape[1]):
+        return squeezed  # ids without an axis of size 1 keep their shape: no flatten
+    if probe is not None and probe.shape == (4, table.shape[1]):
+        return _FLATTENED_IDS
+    return (
+        f"Your values are the right rows, in shape {(ids.size, table.shape[1])}: the axis of "
+        "size 1 of these ids is gone. On ids of this shape a .squeeze() and a flatten "
+        "(ravel, reshape(-1)) both give that. Return table[ids] as it is: (..., d_model), "
+        "whatever the ids' shape."
+    )
+
+
+def _embed_shape_hint(result: np.ndarray, ids: np.ndarray, table: np.ndarray, embed=None) -> str:
     vocab_size, d_model = table.shape
     got = tuple(result.shape)
+    expected = np.asarray(table)[ids]  # (..., d_model)
+    if 1 in expected.shape and got == np.squeeze(expected).shape:
+        values = np.asarray(result, dtype=np.float64)
+        if np.allclose(values, np.squeeze(expected), rtol=1e-5, atol=1e-6):
+            return _squeezed_or_flattened(embed, ids, table)
     if got == ids.shape and np.array_equal(result, np.asarray(table).ravel()[ids]):
         return (
             "Yours gives one number per id, entry ids[i] of the table read as one flat list "
@@ -266,7 +302,7 @@ def _embed_shape_hint(result: np.ndarray, ids: np.ndarray, table: np.ndarray) ->
     if got == (vocab_size, *ids.shape):
         return _COLUMNS_HINT
     if ids.ndim > 1 and got == (ids.size, d_model):
-        return "You flattened the ids: keep their shape, and add one axis of length d_model at the end."
+        return _FLATTENED_IDS
     if got == (*ids.shape, vocab_size):
         return (
             "That is the shape of one-hot vectors, (..., vocab_size): did you return the one-hot "
@@ -274,7 +310,14 @@ def _embed_shape_hint(result: np.ndarray, ids: np.ndarray, table: np.ndarray) ->
             "and transpose? A token's vector is a ROW of the table, shape (..., d_model)."
         )
     if got == (d_model,):
-        return "You returned a single vector: did you add or average the rows? Each id needs its own row."
+        values = np.asarray(result, dtype=np.float64)
+        rows = expected.reshape(-1, d_model)
+        for how, combined in (("added", rows.sum(axis=0)), ("averaged", rows.mean(axis=0))):
+            if np.allclose(values, combined, rtol=1e-5, atol=1e-6):
+                return (
+                    f"You returned a single vector, the rows {how} up: each id needs its own row."
+                )
+        return "You returned a single vector of length d_model: each id needs its own row, (..., d_model)."
     return "The result has the ids' shape plus one axis of length d_model: (..., d_model)."
 
 
@@ -348,7 +391,7 @@ def check_embed(embed, *, hidden: bool = False) -> None:
                     raise failure.with_cause(named) from None
                 raise
             c.expect_type(got, np.ndarray, what, "Return a numpy array.")
-            c.expect_shape(got, expected.shape, what, _embed_shape_hint(got, ids, table))
+            c.expect_shape(got, expected.shape, what, _embed_shape_hint(got, ids, table, embed))
             c.expect_floating(got, what, preferred=table.dtype)
             vocab_size, d_model = table.shape
             c.expect_close(
