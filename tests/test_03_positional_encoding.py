@@ -417,6 +417,17 @@ def shift_power_of_one_step(k, d_model):
     return np.linalg.matrix_power(ref.relative_shift(1, d_model), k)
 
 
+def shift_elementwise_power(k, d_model):  # ** is elementwise: not a matrix power
+    with np.errstate(all="ignore"):
+        return ref.relative_shift(1, d_model) ** k
+
+
+def shift_rejects_odd_k(k, d_model):  # k % 2 where d_model % 2 belongs
+    if k % 2:
+        raise ValueError(f"relative_shift needs an even d_model, got {d_model}")
+    return ref.relative_shift(k, d_model)
+
+
 def shift_scipy_style_block_diag(k, d_model):
     if d_model % 2:
         raise ValueError(f"d_model must be even, got {d_model}")
@@ -899,6 +910,18 @@ MISTAKES = [
     Mistake(check_positional_encoding, pe_no_sin, r"outside \[-1, 1\]"),
     Mistake(check_positional_encoding, pe_integer_table, r"floating-point"),
     Mistake(check_relative_shift, shift_transposed, "wrong sign.*transpose"),
+    # blind round 10
+    Mistake(
+        check_relative_shift,
+        shift_elementwise_power,
+        r"shift by one position with every entry raised to the power k.*matrix_power",
+    ),
+    Mistake(
+        check_relative_shift,
+        shift_rejects_odd_k,
+        r"(?s)raised ValueError.*d_model=\d+, which is even.*With k=\d+ \(and the same "
+        r"d_model\) it does not raise.*depends on k",
+    ),
     Mistake(
         check_relative_shift,
         shift_cos_row_off_by_two,

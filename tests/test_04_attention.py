@@ -848,6 +848,11 @@ def a_mask_unsqueezed(q, k, v, mask=None):  # a heads axis added to a mask that 
     return w @ v, w
 
 
+def a_torch_sqrt_of_int(q, k, v, mask=None):  # torch.sqrt(d_k): a Python int, TypeError
+    w = _fill_and_softmax(q @ k.transpose(-2, -1) / torch.sqrt(q.shape[-1]), mask)
+    return w @ v, w
+
+
 def a_no_scaling_and_over_queries(q, k, v, mask=None):  # two mistakes at once
     scores = q @ k.transpose(-2, -1)
     if mask is not None:
@@ -886,6 +891,12 @@ SDPA = check_scaled_dot_product_attention
 INVERTED = r"mask's meaning is inverted.*True means 'may attend'"
 MASK_AFTER = r"mask was applied after the softmax"
 SDPA_MISTAKES = [
+    # blind round 10: the learner's TypeError comes with what to write instead
+    Mistake(
+        SDPA,
+        a_torch_sqrt_of_int,
+        r"(?s)raised TypeError.*must be Tensor, not int.*Python number.*math\.sqrt\(d_k\)",
+    ),
     Mistake(SDPA, a_fill_plus_inf, r"blocks nothing they are finite.*\+inf or NaN, not -inf"),
     Mistake(SDPA, a_zero_all_when_one_row_is_nan, r"zero everywhere.*applied to the whole tensor"),
     Mistake(SDPA, a_no_scaling, r"with no scaling.*√d_k"),

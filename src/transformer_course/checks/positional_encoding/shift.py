@@ -5,6 +5,8 @@ and the ValueError for an odd d_model.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 
 import numpy as np
@@ -39,7 +41,18 @@ def _shift_mistakes(k, d_model):
         "w_i = 1 / 10000^(2i/d_model) (the frequencies of positional_encoding).": (
             lambda: _shift_at_angles(k * np.power(10000.0, np.arange(0, d_model, 2) / d_model))
         ),
+        f"Your matrix is the shift by one position with every entry raised to the power "
+        f"k = {k} (M1 ** k, elementwise: numpy's ** works entry by entry). Shifting k times "
+        "is a *matrix* power, np.linalg.matrix_power(M1, k) (a negative k too), or directly "
+        "the rotation of each pair by w_i·k.": (
+            lambda: _elementwise_power(relative_shift_f(1, d_model), k) if k != 1 else None
+        ),
     }
+
+
+def _elementwise_power(m: np.ndarray, k: int) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return m**k
 
 
 def _shift_at_angles(theta: np.ndarray) -> np.ndarray:
@@ -191,6 +204,34 @@ _RAISE_VALUE_ERROR = (
 )
 
 
+def _even_refused(relative_shift, k: int, d_model: int):
+    """The hint for the learner's own ValueError on an even d_model: a call with k + 1,
+    the same d_model, tells whether the test reads k instead of d_model."""
+
+    def hint(exc: BaseException) -> str:
+        raised = False
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                relative_shift(k + 1, d_model)
+        except ValueError:
+            raised = True
+        except Exception:  # another error: not this hint's to explain
+            return ""
+        head = (
+            f"Your relative_shift raised ValueError for d_model={d_model}, which is even: "
+            "every even d_model has a matrix, and only an odd one must be rejected."
+        )
+        if not raised:
+            return (
+                f"{head} With k={k + 1} (and the same d_model) it does not raise, so your "
+                f"test depends on k, not on d_model (k % 2 where d_model % 2 belongs, say). "
+                "Test d_model: if d_model % 2: raise ValueError(...)."
+            )
+        return f"{head} Check the condition of your raise: it should test d_model % 2."
+
+    return hint
+
+
 def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
     """relative_shift(k, d_model) -> M (d_model, d_model) with PE[pos + k] = PE[pos] @ M.
 
@@ -201,7 +242,18 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
         c.require_callable(relative_shift)
         for k, d_model in _HIDDEN_SHIFT if hidden else _VISIBLE_SHIFT:
             what = f"relative_shift(k={k}, d_model={d_model})"
-            got = c.call(relative_shift, k, d_model, call_repr=what)
+            got = c.call(
+                relative_shift,
+                k,
+                d_model,
+                call_repr=what,
+                hints=[
+                    (
+                        lambda error: isinstance(error, ValueError),
+                        _even_refused(relative_shift, k, d_model),
+                    )
+                ],
+            )
             _expect_array(c, got, what, "(d_model, d_model)")
             c.expect_shape(
                 got,
