@@ -45,6 +45,24 @@ def one_hot_width_from_ids(ids, vocab_size):
     return np.eye(int(np.max(ids)) + 1)[ids]
 
 
+def one_hot_one_column_per_present_id(ids, vocab_size):  # np.unique, as pd.get_dummies
+    ids = np.asarray(ids)
+    present, index = np.unique(ids, return_inverse=True)
+    return np.eye(len(present))[index.reshape(ids.shape)]
+
+
+def one_hot_width_of_sequence(ids, vocab_size):  # len(ids) columns: a square identity
+    ids = np.asarray(ids)
+    return np.eye(max(ids.shape[-1], int(ids.max()) + 1))[ids][..., : ids.shape[-1]]
+
+
+def one_hot_columns_without_rows(ids, vocab_size):  # out[..., ids] = 1: every id in every row
+    ids = np.asarray(ids)
+    out = np.zeros((*ids.shape, vocab_size))
+    out[..., ids] = 1.0
+    return out
+
+
 def one_hot_flattened(ids, vocab_size):
     return np.eye(vocab_size)[np.ravel(ids)]
 
@@ -731,6 +749,22 @@ MISTAKES = [
     Mistake(check_one_hot, one_hot_squeezed, r"axes of size 1 are gone.*squeeze"),
     Mistake(check_embed, embed_one_hot_of_width_d_model, r"square table.*table\.shape\[0\]"),
     Mistake(check_TokenEmbedding, TEScaledByLength, r"square root of the sequence length"),
+    # blind round 10: widths counted from the ids, told apart by ids with a repeat
+    Mistake(
+        check_one_hot,
+        one_hot_one_column_per_present_id,
+        r"^(?!.*len\(ids\))(?s:.*)the number of distinct ids in this batch.*vocab_size argument",
+    ),
+    Mistake(
+        check_one_hot,
+        one_hot_width_of_sequence,
+        r"^(?!.*distinct)(?s:.*)the number of ids \(len\(ids\)\)",
+    ),
+    Mistake(
+        check_one_hot,
+        one_hot_columns_without_rows,
+        r"each marks every id of the input.*out\[\.\.\., ids\] = 1.*own row",
+    ),
     Mistake(
         check_TokenEmbedding,
         TEUnscaled,

@@ -90,8 +90,33 @@ _SQUEEZED = (
 )
 
 
+def _width_counted_from_ids(one_hot, width: int, ids: np.ndarray) -> str:
+    """A width counted from the ids: the number of distinct ids (one column per id
+    present, np.unique or pd.get_dummies) or the number of ids (len(ids)). When both
+    give ``width`` here, ids with a repeat part them; "" when neither fits."""
+    distinct, count = np.unique(ids).size, ids.shape[-1]
+    present = (
+        "the number of distinct ids in this batch: one column per id present (np.unique, "
+        "pd.get_dummies) is not a one-hot over the vocabulary"
+    )
+    length = "the number of ids (len(ids)): the one-hot vectors are as long as the sequence"
+    if width not in (distinct, count):
+        return ""
+    if distinct != count:
+        return present if width == distinct else length
+    probe_ids = np.array([1, 1, 4], dtype=ids.dtype)  # 2 distinct ids, 3 ids, max + 1 = 5
+    probe = None
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        probe = np.asarray(one_hot(probe_ids.copy(), 6))
+    if probe is not None and probe.shape == (3, 2):
+        return present
+    if probe is not None and probe.shape == (3, 3):
+        return length
+    return f"the number of ids here, and of distinct ids: {present}, or {length}"
+
+
 def _one_hot_shape_hint(
-    got: tuple, ids: np.ndarray, vocab_size: int, passed_several: bool = False
+    got: tuple, ids: np.ndarray, vocab_size: int, passed_several: bool = False, one_hot=None
 ) -> str:
     """``passed_several``: an earlier case with several ids passed, so the ids were not
     summed into one vector (a bag of words)."""
@@ -125,6 +150,13 @@ def _one_hot_shape_hint(
                 f"vocab_size argument ({vocab_size}), not guessed from the ids in this batch "
                 "(a batch need not contain the largest id)."
             )
+        counted = _width_counted_from_ids(one_hot, got[-1], ids)
+        if counted:
+            return (
+                f"The last axis has length {got[-1]}, {counted}. The width is the vocab_size "
+                f"argument ({vocab_size}), and id i goes in column i, whether or not the "
+                "other ids occur."
+            )
         return f"The last axis must have length vocab_size = {vocab_size}."
     return (
         f"The ids have shape {ids.shape}, so the one-hot array has shape ids.shape + (vocab_size,)."
@@ -137,6 +169,29 @@ _BOOL_ONE_HOT = (
     "one-hot vectors to count tokens would silently go wrong. Convert with "
     "`.astype(np.float64)`, or build the result from a float array in the first place."
 )
+
+
+def _several_ones(got: np.ndarray, ids: np.ndarray, vocab_size: int) -> str:
+    """Vectors that do not hold exactly one 1: when every vector marks every id of the
+    input (out[..., ids] = 1, the column index without its row index), say so."""
+    row_sums = got.sum(axis=-1)
+    counts = sorted({int(n) for n in np.ravel(row_sums)})
+    held = (
+        f"every one-hot vector holds {counts[0]} ones"
+        if len(counts) == 1
+        else f"your one-hot vectors hold {', '.join(map(str, counts[:-1]))} or {counts[-1]} ones"
+    )
+    every_id = np.zeros(vocab_size)
+    every_id[np.ravel(ids)] = 1.0
+    if np.unique(ids).size > 1 and np.array_equal(got, np.broadcast_to(every_id, got.shape)):
+        return (
+            f"{held}: each marks every id of the input ({', '.join(map(str, np.unique(ids)))}), "
+            "not its own. That is what out[..., ids] = 1 (or out[:, ids] = 1) does: the ids "
+            "pick columns for every row at once. Pair each id with its own row: "
+            "out[np.arange(len(ids)), ids] = 1 for 1-D ids, or np.eye(vocab_size)[ids] for "
+            "ids of any shape."
+        )
+    return f"{held}; each must hold exactly one 1, in column `id`."
 
 
 def check_one_hot(one_hot, *, hidden: bool = False) -> None:
@@ -181,7 +236,7 @@ def check_one_hot(one_hot, *, hidden: bool = False) -> None:
                 got,
                 expected.shape,
                 what,
-                _one_hot_shape_hint(tuple(got.shape), ids, vocab_size, passed_several),
+                _one_hot_shape_hint(tuple(got.shape), ids, vocab_size, passed_several, one_hot),
             )
             c.expect_true(got.dtype != np.bool_, f"{what} holds booleans. {_BOOL_ONE_HOT}")
             if np.issubdtype(got.dtype, np.integer):
@@ -200,11 +255,8 @@ def check_one_hot(one_hot, *, hidden: bool = False) -> None:
                 "a single 1 at the token's id.",
             )
             row_sums = got.sum(axis=-1)
-            c.expect_true(
-                bool(np.all(row_sums == 1)),
-                f"{what}: some one-hot vectors hold {int(row_sums.max())} ones and some "
-                f"{int(row_sums.min())}; each must hold exactly one 1, in column `id`.",
-            )
+            if not np.all(row_sums == 1):
+                c.fail(f"{what}: {_several_ones(got, ids, vocab_size)}")
             c.expect_equal(
                 got,
                 expected,
