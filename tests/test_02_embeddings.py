@@ -362,6 +362,10 @@ def cos_nan_to_num(a, b):
     return np.nan_to_num(sims)
 
 
+def cos_angular_distance(a, b):  # arccos(cosine) / pi: a distance, not the cosine
+    return np.arccos(np.clip(ref.cosine_similarity(a, b), -1.0, 1.0)) / np.pi
+
+
 def cos_float32_result(a, b):
     return ref.cosine_similarity(a, b).astype(np.float32)
 
@@ -736,6 +740,9 @@ MISTAKES = [
     Mistake(check_cosine_similarity, cos_wrong_axis, r"wrong axis"),
     Mistake(check_cosine_similarity, cos_matrix_norm, r"norm of the whole matrix"),
     Mistake(check_cosine_similarity, cos_distance, r"cosine \*distance\*"),
+    Mistake(
+        check_cosine_similarity, cos_angular_distance, r"angular distance, arccos\(cosine\) / pi"
+    ),
     Mistake(check_cosine_similarity, cos_squared_norm, r"squared lengths"),
     Mistake(check_cosine_similarity, cos_nan_for_zero, r"zero vector.*NaN.*argmax"),
     Mistake(check_cosine_similarity, cos_scalar, r"single number"),

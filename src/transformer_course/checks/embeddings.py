@@ -596,6 +596,23 @@ def _keepdims_hint(message: str) -> str:
     )
 
 
+def _angle_mistakes(cosines: np.ndarray) -> dict[str, np.ndarray]:
+    """The angle instead of its cosine: arccos in radians, divided by pi (the angular
+    distance), or one minus that (an angular similarity)."""
+    angle = np.arccos(np.clip(cosines, -1.0, 1.0))
+    tail = (
+        "Cosine similarity is the cosine itself, a·b / (|a| |b|), no arccos: 1 for the same "
+        "direction, 0 for orthogonal, -1 for opposite."
+    )
+    return {
+        f"Yours is the angle between the vectors, arccos(cosine), in radians. {tail}": angle,
+        "Yours is the angular distance, arccos(cosine) / pi (0 for the same direction, 1 for "
+        f"opposite). {tail}": angle / np.pi,
+        "Yours is an angular similarity, 1 - arccos(cosine) / pi (1 for the same direction, "
+        f"0 for opposite). {tail}": 1.0 - angle / np.pi,
+    }
+
+
 def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
     """cosine_similarity(a (n, d), b (m, d)) -> (n, m); a zero vector gives 0.
 
@@ -673,6 +690,9 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                     "That is 1 - cosine, the cosine *distance*: return the similarity itself "
                     "(1 for the same direction, 0 for orthogonal, -1 for opposite).": 1.0
                     - expected,
+                    # the angle between the vectors (face-embedding code's "distance based
+                    # on cosine similarity"), in radians or as a fraction of pi
+                    **_angle_mistakes(expected),
                     "Your negative similarities became 0: the result was clipped to [0, 1] "
                     "(np.clip or np.maximum(..., 0)). A cosine ranges over [-1, 1]: vectors "
                     "pointing in opposite directions have similarity -1. Return it unclipped.": (
