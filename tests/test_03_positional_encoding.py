@@ -163,6 +163,25 @@ def pe_numpy_exp_log(max_len, d_model):
     return pe
 
 
+def pe_exp_log10(max_len, d_model):  # the exp(log) form with log10: base e**4, not 10000
+    angles = np.arange(max_len)[:, None] * np.exp(
+        -np.log10(10000.0) * np.arange(0, d_model, 2) / d_model
+    )
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles)[:, : d_model // 2]
+    return pe
+
+
+def shift_exp_log10(k, d_model):  # the same frequencies in the shift
+    theta = k * np.exp(-np.log10(10000.0) * np.arange(0, d_model, 2) / d_model)
+    two_i = np.arange(0, d_model, 2)
+    m = np.zeros((d_model, d_model))
+    m[two_i, two_i] = m[two_i + 1, two_i + 1] = np.cos(theta)
+    m[two_i + 1, two_i], m[two_i, two_i + 1] = np.sin(theta), -np.sin(theta)
+    return m
+
+
 def pe_float32_cast_back(max_len, d_model):
     angles = _angles(max_len, d_model, np.float32)
     pe = np.zeros((max_len, d_model), dtype=np.float32)
@@ -892,6 +911,9 @@ MISTAKES = [
     Mistake(check_positional_encoding, pe_i_not_2i, r"i/d_model where the formula has 2i/d_model"),
     Mistake(check_positional_encoding, pe_column_index, r"feature index j = 2i\+1"),
     Mistake(check_positional_encoding, pe_doubled, "exponent is doubled"),
+    # blind round 10: the measured exponent 2 / ln 10 names the logarithm
+    Mistake(check_positional_encoding, pe_exp_log10, r"2 / ln 10: the exp\(log\) form.*log10"),
+    Mistake(check_relative_shift, shift_exp_log10, r"2 / ln 10: the exp\(log\) form.*log10"),
     Mistake(check_positional_encoding, pe_integer_division, "integer division"),
     Mistake(check_positional_encoding, pe_base_1000, "base is 1000"),
     Mistake(check_positional_encoding, pe_multiplied, r"\*divided\*"),
