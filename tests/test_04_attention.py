@@ -938,7 +938,14 @@ SDPA_MISTAKES = [
         r"weights are right, but your output is NaN in the rows.*before those rows were set to zero",
     ),
     Mistake(SDPA, a_output_from_keys, r"your `output` should have shape.*multiply by k instead of v"),
-    Mistake(SDPA, a_weights_transposed, r"your `weights` should have shape.*swap q and k"),
+    # the output is right, so the weights were only returned transposed: not "swap q and k"
+    # (blind round 10)
+    Mistake(
+        SDPA,
+        a_weights_transposed,
+        r"^(?!.*swap q and k)(?s:.*)your `weights` should have shape.*Your output is right, and "
+        r"your weights are the right ones transposed",
+    ),
     Mistake(SDPA, a_weights_flattened, r"your `weights` should have shape"),
     Mistake(SDPA, a_only_output, r"returned a single tensor.*\(output, weights\)"),
     Mistake(SDPA, a_swapped_order, r"return \(output, weights\), in that order"),

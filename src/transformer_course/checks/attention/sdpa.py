@@ -679,6 +679,26 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                     "of the output: return (output, weights), in that order."
                 )
             swap_hint = _SDPA_SWAP.format(len_q=len_q, len_k=len_k)
+            if tuple(weights.shape[-2:]) == (len_k, len_q) and len_q != len_k:
+                # the output tells which: right from the right weights, only returned transposed
+                right_out, right_w = ref.scaled_dot_product_attention(q, k, v, mask)
+                if (
+                    tuple(output.shape) == tuple(right_out.shape)
+                    and torch.allclose(output.detach().double(), right_out.double(), atol=1e-5)
+                    and torch.allclose(
+                        weights.detach().double().transpose(-2, -1),
+                        right_w.double(),
+                        atol=1e-5,
+                        equal_nan=True,
+                    )
+                ):
+                    swap_hint = (
+                        f"The inputs have len_q = {len_q} queries and len_k = {len_k} keys on "
+                        "purpose. Your output is right, and your weights are the right ones "
+                        "transposed: you computed with (..., len_q, len_k) weights and returned "
+                        "them transposed (.transpose(-2, -1), .mT). Return the weights the "
+                        "output was computed with."
+                    )
             c.expect_shape(
                 weights,
                 w_shape,
