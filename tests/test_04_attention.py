@@ -773,6 +773,17 @@ def a_weights_transposed(q, k, v, mask=None):
     return out, w.transpose(-2, -1)
 
 
+def a_mask_flipped_in_place(q, k, v, mask=None):  # logical_not_: the caller's mask flips
+    if mask is None:
+        return ref.scaled_dot_product_attention(q, k, v)
+    blocked = mask.logical_not_()
+    w = torch.softmax(
+        (q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])).masked_fill(blocked, NEG_INF), -1
+    )
+    w = w.masked_fill(blocked.all(dim=-1, keepdim=True), 0.0)
+    return w @ v, w
+
+
 def a_weights_flattened(q, k, v, mask=None):
     out, w = ref.scaled_dot_product_attention(q, k, v, mask)
     return out, w.reshape(-1, w.shape[-1])
@@ -891,6 +902,12 @@ SDPA = check_scaled_dot_product_attention
 INVERTED = r"mask's meaning is inverted.*True means 'may attend'"
 MASK_AFTER = r"mask was applied after the softmax"
 SDPA_MISTAKES = [
+    # blind round 10: an in-place method on the mask is told as such
+    Mistake(
+        SDPA,
+        a_mask_flipped_in_place,
+        r"changed its argument `mask` in place.*mask\.logical_not_\(\)",
+    ),
     # blind round 10: the learner's TypeError comes with what to write instead
     Mistake(
         SDPA,

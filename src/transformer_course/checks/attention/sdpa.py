@@ -79,7 +79,9 @@ _SDPA_BOOL_INDEX = (
 )
 _SDPA_MUTATION = (
     "For example q /= math.sqrt(d_k) divides the caller's q: write q = q / math.sqrt(d_k) "
-    "(a new tensor), or scale the scores instead."
+    "(a new tensor), or scale the scores instead. The methods ending in _ work in place too: "
+    "mask.logical_not_() or mask.unsqueeze_(1) change the caller's mask, where ~mask and "
+    "mask.unsqueeze(1) make new tensors."
 )
 _SDPA_FILL_ZERO = (
     "Your weights match blocked scores set to 0 instead of -inf. A score of 0 still gets "
