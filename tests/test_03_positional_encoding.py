@@ -441,6 +441,17 @@ def shift_elementwise_power(k, d_model):  # ** is elementwise: not a matrix powe
         return ref.relative_shift(1, d_model) ** k
 
 
+def shift_sign_of_k_lost(k, d_model):  # abs(k): a negative k shifts forward
+    return ref.relative_shift(abs(k), d_model)
+
+
+def shift_power_loop(k, d_model):  # k products of the shift by one: the identity for k < 0
+    m = np.eye(d_model)
+    for _ in range(k):
+        m = m @ ref.relative_shift(1, d_model)
+    return m
+
+
 def shift_rejects_odd_k(k, d_model):  # k % 2 where d_model % 2 belongs
     if k % 2:
         raise ValueError(f"relative_shift needs an even d_model, got {d_model}")
@@ -932,7 +943,14 @@ MISTAKES = [
     Mistake(check_positional_encoding, pe_no_sin, r"outside \[-1, 1\]"),
     Mistake(check_positional_encoding, pe_integer_table, r"floating-point"),
     Mistake(check_relative_shift, shift_transposed, "wrong sign.*transpose"),
-    # blind round 10
+    # blind round 10: a lost sign looks like the transpose at k < 0; the call with |k| parts
+    # them (the transpose is wrong there too)
+    Mistake(
+        check_relative_shift,
+        shift_sign_of_k_lost,
+        r"^(?!.*transpose)(?s:.*)is your matrix for k=\d+: the sign of k is lost",
+    ),
+    Mistake(check_relative_shift, shift_power_loop, r"is the identity.*range\(k\)"),
     Mistake(
         check_relative_shift,
         shift_elementwise_power,

@@ -859,6 +859,11 @@ def a_mask_unsqueezed(q, k, v, mask=None):  # a heads axis added to a mask that 
     return w @ v, w
 
 
+def a_permute_three_dims(q, k, v, mask=None):  # permute(0, 2, 1): 3-D inputs only
+    w = _fill_and_softmax(q @ k.permute(0, 2, 1) / math.sqrt(q.shape[-1]), mask)
+    return w @ v, w
+
+
 def a_torch_sqrt_of_int(q, k, v, mask=None):  # torch.sqrt(d_k): a Python int, TypeError
     w = _fill_and_softmax(q @ k.transpose(-2, -1) / torch.sqrt(q.shape[-1]), mask)
     return w @ v, w
@@ -902,6 +907,7 @@ SDPA = check_scaled_dot_product_attention
 INVERTED = r"mask's meaning is inverted.*True means 'may attend'"
 MASK_AFTER = r"mask was applied after the softmax"
 SDPA_MISTAKES = [
+    Mistake(SDPA, a_permute_three_dims, r"(?s)raised RuntimeError.*permute\(0, 2, 1\).*transpose\(-2, -1\)"),
     # blind round 10: an in-place method on the mask is told as such
     Mistake(
         SDPA,

@@ -62,6 +62,11 @@ _SDPA_SMALL_T = (
     "k.t() only transposes 2-D tensors, and these inputs have batch dims in front. "
     "Transpose the last two dims: k.transpose(-2, -1) (or k.mT)."
 )
+_SDPA_PERMUTE = (
+    "k.permute(...) names every dim, so it fits one rank only: permute(0, 2, 1) is "
+    "written for (batch, len, d) and fails on {ndim}-D inputs such as these. Swap the last "
+    "two dims, whatever comes before: k.transpose(-2, -1) (or k.mT)."
+)
 _SDPA_TRANSPOSE_DIMS = (
     "Transposing with dims counted from the front (transpose(0, 1), transpose(1, 2)) only "
     "swaps the last two dims for inputs of one particular rank: with (batch, len, d) "
@@ -280,6 +285,10 @@ def _sdpa_hints(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask=None) ->
             ),
         ),
         ("t() expects a tensor with <= 2 dimensions", _SDPA_SMALL_T),
+        (
+            "does not match the length of the desired ordering of dimensions",
+            _SDPA_PERMUTE.format(ndim=k.dim()),
+        ),
         (_is_front_transpose, _SDPA_TRANSPOSE_DIMS),
         (IndexError, _front_axis_hint),
         ("must be a 3D tensor", _SDPA_BMM.format(ndim=q.dim())),

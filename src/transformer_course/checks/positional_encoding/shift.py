@@ -204,6 +204,35 @@ _RAISE_VALUE_ERROR = (
 )
 
 
+def _expect_negative_k_kept(c, relative_shift, got, what: str, k: int, d_model: int) -> None:
+    """A negative k that lost its sign (abs(k)) gives the shift by |k|, which is also the
+    transpose of the right matrix: a matrix derived for column vectors gives the same. A
+    call with |k| parts them (the column-vector matrix is wrong there too). A loop that
+    multiplies k times by the shift by one gives the identity for a negative k."""
+    got64 = np.asarray(got, dtype=np.float64)
+    if np.allclose(got64, np.eye(d_model), atol=1e-6):
+        c.fail(
+            f"{what} is the identity: the shift by 0 positions. A loop that applies the shift "
+            f"by one k times (for _ in range(k)) runs zero times for k = {k}. A negative k "
+            "turns each pair backwards: rotate by the angle w_i·k (negative), or use "
+            "np.linalg.matrix_power(M1, k), which inverts for a negative k."
+        )
+    if not np.allclose(got64, ref.relative_shift(-k, d_model), atol=1e-6):
+        return
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            positive = np.asarray(relative_shift(-k, d_model), dtype=np.float64)
+    except Exception:  # the main check reports the learner's errors
+        return
+    if positive.shape == got64.shape and np.allclose(positive, got64, atol=1e-6):
+        c.fail(
+            f"{what} is your matrix for k={-k}: the sign of k is lost (abs(k), or a "
+            f"shift computed from |k|), so it moves forward by {-k} positions instead of "
+            f"back. Your positive shifts are right: keep k's sign, and each pair turns by "
+            "the angle w_i·k, negative for a negative k."
+        )
+
+
 def _even_refused(relative_shift, k: int, d_model: int):
     """The hint for the learner's own ValueError on an even d_model: a call with k + 1,
     the same d_model, tells whether the test reads k instead of d_model."""
@@ -262,6 +291,8 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
                 "M maps one row of the table (d_model features) to another.",
             )
             c.expect_floating(got, what, preferred="float64")
+            if k < 0 and d_model % 2 == 0:
+                _expect_negative_k_kept(c, relative_shift, got, what, k, d_model)
             c.expect_close(
                 got,
                 ref.relative_shift(k, d_model),
