@@ -1230,6 +1230,22 @@ MISTAKES = [
         r"^(?!.*table\[:\d)(?s:.*)stored as \(max_len, 1, d_model\).*all its max_len=\d+ rows "
         r"met x.*table\[:, :len\].*unsqueeze\(0\)",
     ),
+    # localised by the table's rows (blind round 10): added twice, or the wrong rows
+    Mistake(
+        check_PositionalEncoding,
+        _module(lambda s, x: s.dropout(x + 2 * s.pe[:, : x.size(1)]), name="added_twice"),
+        r"got its row of the table twice: x \+ 2·PE",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        _module(lambda s, x: s.dropout(x + s.pe[:, -x.size(1) :]), name="last_rows"),
+        r"Position p got row p \+ \d+ of the table.*the last len rows \(table\[:, -len:\]\)",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        _module(lambda s, x: s.dropout(x + s.pe[:, 1 : x.size(1) + 1]), name="rows_from_1"),
+        r"Position p got row p \+ 1 of the table.*starts one row late",
+    ),
     # x taken out of autograd (blind round 10): caught by an x that requires grad
     Mistake(
         check_PositionalEncoding,

@@ -273,7 +273,7 @@ def _expect_tables_kept(c, module, what: str, tables: dict | None, length: int) 
             )
 
 
-def _check_forward(c, module, built, x, table, layout, max_len, tables=None):
+def _check_forward(c, module, built, x, table, layout, max_len, tables=None, table_right=False):
     """dropout off (eval, or p = 0): the output must be x + PE[:len]; the module's tables
     (``tables``: their shapes when built) keep their shapes."""
     batch, length, d_model = x.shape
@@ -341,7 +341,9 @@ def _check_forward(c, module, built, x, table, layout, max_len, tables=None):
         "x was also scaled by sqrt(d_model). That scaling belongs to the token embedding "
         "(lesson 02); this module only adds the encoding.": x * d_model**0.5 + pe,
     }
-    for mistake, wrong in _pe_mistakes(max_len, d_model).items():
+    # the mistakes of exercise 1, unless the table in the state dict was found right (rows
+    # 1..len of a right table look like positions counted from 1: the slice is off then)
+    for mistake, wrong in ({} if table_right else _pe_mistakes(max_len, d_model)).items():
         mistakes[f"The encoding you add is wrong. {_exercise_1(mistake)}"] = lambda wrong=wrong: (
             x + torch.tensor(wrong()[:length], dtype=x.dtype)
         )
@@ -353,6 +355,60 @@ def _check_forward(c, module, built, x, table, layout, max_len, tables=None):
         hint="Expected x + PE[:len]: position p of every sequence in the batch gets row p of "
         "the table.",
         mistakes=mistakes,
+        explain=lambda: _rows_added(out, x, table),
+    )
+
+
+def _rows_added(out, x, table) -> str:
+    """Localise by the table's rows: which row (and how many times it) each position of x
+    got, when every position got one whole row of the table (or none, or twice one); ""
+    when the output is not x plus rows of the table."""
+    if not isinstance(out, torch.Tensor) or out.shape != x.shape:
+        return ""
+    added = (out.detach().double() - x.double())[0]  # (len, d_model), the first sequence
+    rows = table.double()  # (max_len, d_model)
+    length = added.shape[0]
+    found = []
+    for p in range(length):
+        hits = [
+            (r, times)
+            for times in (1.0, 2.0)
+            for r in range(rows.shape[0])
+            if torch.allclose(added[p], times * rows[r], atol=1e-4)
+        ]
+        if len(hits) != 1:
+            return ""
+        found.append(hits[0])
+    taken = [r for r, _ in found]
+    if all(times == 2.0 for _, times in found) and taken == list(range(length)):
+        return (
+            "Every position got its row of the table twice: x + 2·PE. Either the encoding "
+            "is added twice (x = x + pe, then x + pe again in the return), or the rows you "
+            "add are doubled (2 * pe, a table built as a sum of two): add the encoding once, "
+            "self.dropout(x + self.pe[:, :x.size(1)])."
+        )
+    if any(times != 1.0 for _, times in found) or taken == list(range(length)):
+        return ""
+    shown = ", ".join(f"{p} -> row {r}" for p, r in enumerate(taken[:4]))
+    offset = taken[0]
+    if taken == list(range(offset, offset + length)):
+        where = (
+            f"rows {offset}..{offset + length - 1}"
+            + (", the last len rows (table[:, -len:])" if offset + length == rows.shape[0] else "")
+            + (" (the slice starts one row late)" if offset == 1 else "")
+        )
+        return (
+            f"Position p got row p + {offset} of the table ({shown}, ...): you added {where} "
+            "instead of the first len rows. Position p gets row p: table[:, :x.size(1)]."
+        )
+    if taken == list(range(length))[::-1]:
+        return (
+            f"Position p got row len - 1 - p of the table ({shown}, ...): the rows are added "
+            "in reverse. Position p gets row p: table[:, :x.size(1)]."
+        )
+    return (
+        f"Every position got one row of the table, but not its own ({shown}, ...). Position "
+        "p gets row p: table[:, :x.size(1)]."
     )
 
 
@@ -593,10 +649,17 @@ def check_PositionalEncoding(cls, *, hidden: bool = False) -> None:
             found = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
             layout = _check_stored_table(c, found, built, max_len, d_model)
             table = torch.tensor(ref.positional_encoding(max_len, d_model), dtype=torch.float32)
+            right = ref.positional_encoding(max_len, d_model)
+            table_right = any(
+                np.allclose(stored, right, **_FLOAT32_FORMULA)
+                for _, stored in _stored_tables(found, max_len, d_model).values()
+            )
             tables = _table_shapes(module)
             for batch, length in inputs:
                 x = torch.randn(batch, length, d_model, generator=gen)  # (batch, len, d_model)
-                _check_forward(c, module, built, x, table, layout, max_len, tables)
+                _check_forward(
+                    c, module, built, x, table, layout, max_len, tables, table_right=table_right
+                )
             _check_gradient_reaches_x(c, module, built, x)
             x = torch.randn(2, min(max_len, 6), d_model, generator=gen)  # (batch, len, d_model)
             _check_dropout(c, cls, d_model, max_len, x, table)
