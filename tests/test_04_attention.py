@@ -125,6 +125,16 @@ def sm_shift_clamped_at_zero_nan(x, axis=-1):  # the same, 0 / 0 left as NaN
     return e / e.sum(axis=axis, keepdims=True)
 
 
+def sm_log_softmax(x, axis=-1):  # log-probabilities, not weights
+    peak = np.max(x, axis=axis, keepdims=True)
+    return x - peak - np.log(np.sum(np.exp(x - peak), axis=axis, keepdims=True))
+
+
+def sm_shift_reversed(x, axis=-1):  # exp(max - x): the softmax of -x
+    e = np.exp(np.max(x, axis=axis, keepdims=True) - x)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
 def sm_max_without_keepdims(x, axis=-1):
     e = np.exp(x - x.max(axis=axis))
     return e / e.sum(axis=axis, keepdims=True)
@@ -176,6 +186,8 @@ SOFTMAX_MISTAKES = [
     Mistake(check_softmax, sm_max_without_keepdims, r"maximum without keepdims=True"),
     Mistake(check_softmax, sm_global_max, r"one maximum for the whole array"),
     Mistake(check_softmax, sm_global_max_guarded, r"one maximum for the whole array.*come out 0"),
+    Mistake(check_softmax, sm_log_softmax, r"log-softmax.*exponential"),
+    Mistake(check_softmax, sm_shift_reversed, r"softmax of -x.*exp\(max - x\)"),
     # blind round 10: on rows around +1000 and -1000 a shift clamped at 0 looks like one
     # global maximum; rows that all live around -1000 part them
     Mistake(

@@ -94,6 +94,15 @@ _SOFTMAX_NEG_INF_AS_ZERO = (
     "exponential). An entry of -inf must get weight 0, and exp(-inf) is already 0, so "
     "nothing needs replacing; only a slice that is all -inf needs care (its max is -inf)."
 )
+_SOFTMAX_LOG = (
+    "Yours is the log-softmax, x - log(sum(exp(x))): log-probabilities, all <= 0 (what "
+    "F.log_softmax returns, for a loss). The weights are its exponential: "
+    "exp(x - max) / sum(exp(x - max))."
+)
+_SOFTMAX_OF_MINUS_X = (
+    "Yours is the softmax of -x: the smallest entry gets the most weight. The shift is "
+    "written the wrong way round, exp(max - x) where exp(x - max) belongs."
+)
 _SOFTMAX_INPLACE = (
     "For example x -= x.max(...) or np.exp(x, out=x) write into the caller's array: "
     "compute x - m into a new array instead."
@@ -178,6 +187,12 @@ def _softmax_mistakes(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
             mistakes[_SOFTMAX_MAX_NOT_ADDED_BACK] = np.exp(x) / np.sum(
                 exps, axis=axis, keepdims=True
             )
+        live = np.isfinite(peak)
+        total_shifted = np.sum(exps, axis=axis, keepdims=True)
+        if live.all():  # the log of the softmax, and the softmax of -x (peak - x)
+            mistakes[_SOFTMAX_LOG] = x - np.where(live, peak, 0.0) - np.log(total_shifted)
+        if np.isfinite(x).all():
+            mistakes[_SOFTMAX_OF_MINUS_X] = ref.softmax(-x, axis=axis)
         if np.isneginf(x).any():  # -inf entries read as 0
             mistakes[_SOFTMAX_NEG_INF_AS_ZERO] = ref.softmax(
                 np.where(np.isneginf(x), 0.0, x), axis=axis
