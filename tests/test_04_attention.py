@@ -871,6 +871,19 @@ def a_mask_unsqueezed(q, k, v, mask=None):  # a heads axis added to a mask that 
     return w @ v, w
 
 
+def a_log_softmax_weights(q, k, v, mask=None):  # log-probabilities returned as weights
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, -1e9)
+    logs = torch.log_softmax(scores, dim=-1)
+    return logs.exp() @ v, logs
+
+
+def a_scores_as_weights(q, k, v, mask=None):  # no softmax at all
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    return scores @ v, scores
+
+
 def a_permute_three_dims(q, k, v, mask=None):  # permute(0, 2, 1): 3-D inputs only
     w = _fill_and_softmax(q @ k.permute(0, 2, 1) / math.sqrt(q.shape[-1]), mask)
     return w @ v, w
@@ -919,6 +932,18 @@ SDPA = check_scaled_dot_product_attention
 INVERTED = r"mask's meaning is inverted.*True means 'may attend'"
 MASK_AFTER = r"mask was applied after the softmax"
 SDPA_MISTAKES = [
+    # blind round 10: negative weights are told the log-softmax only when they are the
+    # logarithms of the right weights; otherwise the candidates are named
+    Mistake(
+        SDPA,
+        a_log_softmax_weights,
+        r"^(?!.*without the softmax)(?s:.*)negative entries.*logarithms of the right weights",
+    ),
+    Mistake(
+        SDPA,
+        a_scores_as_weights,
+        r"^(?!.*logarithms of the right)(?s:.*)negative entries.*without the softmax",
+    ),
     Mistake(SDPA, a_permute_three_dims, r"(?s)raised RuntimeError.*permute\(0, 2, 1\).*transpose\(-2, -1\)"),
     # blind round 10: an in-place method on the mask is told as such
     Mistake(
