@@ -366,6 +366,11 @@ def cos_angular_distance(a, b):  # arccos(cosine) / pi: a distance, not the cosi
     return np.arccos(np.clip(ref.cosine_similarity(a, b), -1.0, 1.0)) / np.pi
 
 
+def cos_pearson(a, b):  # each vector centred first: a correlation, not the cosine
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    return ref.cosine_similarity(a - a.mean(-1, keepdims=True), b - b.mean(-1, keepdims=True))
+
+
 def cos_float32_result(a, b):
     return ref.cosine_similarity(a, b).astype(np.float32)
 
@@ -740,6 +745,7 @@ MISTAKES = [
     Mistake(check_cosine_similarity, cos_wrong_axis, r"wrong axis"),
     Mistake(check_cosine_similarity, cos_matrix_norm, r"norm of the whole matrix"),
     Mistake(check_cosine_similarity, cos_distance, r"cosine \*distance\*"),
+    Mistake(check_cosine_similarity, cos_pearson, r"Pearson correlation.*centred"),
     Mistake(
         check_cosine_similarity, cos_angular_distance, r"angular distance, arccos\(cosine\) / pi"
     ),

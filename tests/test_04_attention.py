@@ -417,6 +417,11 @@ def r_no_sum(query, keys, values):
     return weights, weights[:, None] * values
 
 
+def r_weighted_mean(query, keys, values):  # mean over the keys of the weighted values
+    weights, _ = _row(query, keys, values)
+    return weights, (weights[:, None] * values).mean(axis=0)
+
+
 def r_swapped_order(query, keys, values):
     weights, output = _row(query, keys, values)
     return output, weights
@@ -491,6 +496,7 @@ ROW_MISTAKES = [
     ),
     Mistake(ROW, r_output_from_keys, r"mixes the \*values\*, not the keys"),
     Mistake(ROW, r_output_mean, r"plain mean of the value rows"),
+    Mistake(ROW, r_weighted_mean, r"weighted sum divided by len_k = \d+: a mean over the keys"),
     Mistake(ROW, r_output_from_scores, r"mixes the values with the scores"),
     Mistake(ROW, r_values_times_weights, r"(?s)raised ValueError.*weights @ values"),
     Mistake(ROW, r_no_sum, r"output should have shape.*weighted sum over the keys"),
@@ -884,6 +890,11 @@ def a_scores_as_weights(q, k, v, mask=None):  # no softmax at all
     return scores @ v, scores
 
 
+def a_output_from_scores(q, k, v, mask=None):  # the scores mix the values
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    return scores @ v, _fill_and_softmax(scores, mask)
+
+
 def a_permute_three_dims(q, k, v, mask=None):  # permute(0, 2, 1): 3-D inputs only
     w = _fill_and_softmax(q @ k.permute(0, 2, 1) / math.sqrt(q.shape[-1]), mask)
     return w @ v, w
@@ -932,6 +943,7 @@ SDPA = check_scaled_dot_product_attention
 INVERTED = r"mask's meaning is inverted.*True means 'may attend'"
 MASK_AFTER = r"mask was applied after the softmax"
 SDPA_MISTAKES = [
+    Mistake(SDPA, a_output_from_scores, r"output is the scaled scores times v"),
     # blind round 10: negative weights are told the log-softmax only when they are the
     # logarithms of the right weights; otherwise the candidates are named
     Mistake(

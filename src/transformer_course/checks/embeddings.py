@@ -693,6 +693,14 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                     # the angle between the vectors (face-embedding code's "distance based
                     # on cosine similarity"), in radians or as a fraction of pi
                     **_angle_mistakes(expected),
+                    "Yours is the Pearson correlation: each vector was centred on its own "
+                    "mean before the cosine (what np.corrcoef computes). Cosine similarity "
+                    "uses the vectors as they are: a·b / (|a| |b|).": (
+                        ref.cosine_similarity(
+                            a64 - a64.mean(axis=-1, keepdims=True),
+                            b64 - b64.mean(axis=-1, keepdims=True),
+                        )
+                    ),
                     "Your negative similarities became 0: the result was clipped to [0, 1] "
                     "(np.clip or np.maximum(..., 0)). A cosine ranges over [-1, 1]: vectors "
                     "pointing in opposite directions have similarity -1. Return it unclipped.": (

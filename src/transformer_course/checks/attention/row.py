@@ -44,6 +44,12 @@ _ROW_OUTPUT_UNWEIGHTED = (
     "Your output is the plain {how} of the value rows: the weights are not used. Output = "
     "sum over j of weights[j] * values[j], i.e. weights @ values."
 )
+_ROW_OUTPUT_WEIGHTED_MEAN = (
+    "Your output is the weighted sum divided by len_k = {len_k}: a mean over the keys "
+    "((weights[:, None] * values).mean(axis=0)). The weights already add up to 1, so the "
+    "weighted sum is the average: weights @ values, or np.sum(weights[:, None] * values, "
+    "axis=0)."
+)
 _ROW_OUTPUT_FROM_SCORES = (
     "Your output mixes the values with the scores instead of the weights. Use the weights "
     "(after the softmax), so that the output is a weighted average of the value rows."
@@ -334,5 +340,8 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
                     _ROW_OUTPUT_UNWEIGHTED.format(how="sum"): v64.sum(axis=0),
                     _ROW_OUTPUT_FROM_SCORES: (keys.astype(np.float64) @ query / math.sqrt(d_k))
                     @ v64,
+                    _ROW_OUTPUT_WEIGHTED_MEAN.format(len_k=len_k): (
+                        exp_out / len_k if len_k > 1 else None
+                    ),
                 },
             )

@@ -132,6 +132,21 @@ def _sdpa_output_mistakes(exp_out: torch.Tensor, mask) -> dict[str, torch.Tensor
     }
 
 
+def _output_from_scores(q, k, v, mask) -> dict[str, torch.Tensor]:
+    """The output mixed with the (masked) scores, scaled or not, instead of the weights."""
+    raw = q.double() @ k.double().transpose(-2, -1)
+    found = {}
+    for scores, which in ((raw / math.sqrt(q.shape[-1]), "scaled "), (raw, "raw ")):
+        if mask is not None:
+            scores = scores.masked_fill(~mask, 0.0)
+        found[
+            f"Your weights are right, but your output is the {which}scores times v "
+            f"(scores @ v): the value rows are mixed by the scores, not by the weights. "
+            "Use the weights the softmax gave: output = weights @ v."
+        ] = scores @ v.double()
+    return found
+
+
 _SDPA_OUTPUT_HINT = (
     "Your weights are right, so check the last step: output = weights @ v, computed from the "
     "final weights (after fixing fully masked rows). Row i of the output is the weighted sum "
@@ -766,7 +781,10 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                 what + "your `output`",
                 **_output_tolerance(output.dtype, q.dtype, values=v),
                 hint=_SDPA_OUTPUT_HINT,
-                mistakes=_sdpa_output_mistakes(exp_out, mask),
+                mistakes={
+                    **_sdpa_output_mistakes(exp_out, mask),
+                    **_output_from_scores(q, k, v, mask),
+                },
             )
             if case.get("grad"):
                 c.expect_true(
