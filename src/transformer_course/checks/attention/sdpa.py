@@ -91,7 +91,8 @@ _SDPA_MUTATION = (
 _SDPA_FILL_ZERO = (
     "Your weights match blocked scores set to 0 instead of -inf. A score of 0 still gets "
     "weight e^0 = 1 in the softmax, so the blocked keys are not hidden at all. Fill with "
-    "-inf (or a large negative number such as -1e9)."
+    "-inf (or a large negative number such as -1e9; -1e-9, with its exponent negative, "
+    "is a tiny number and acts as 0)."
 )
 _SDPA_BOOL_ADDED = (
     "Your weights match softmax(scores + mask) with the bool mask read as numbers (True = 1, "
