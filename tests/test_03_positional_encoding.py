@@ -452,6 +452,15 @@ def shift_power_loop(k, d_model):  # k products of the shift by one: the identit
     return m
 
 
+def shift_column_vector_block_exponent_i(k, d_model):  # two mistakes: transposed, i not 2i
+    two_i = np.arange(0, d_model, 2)
+    theta = k / np.power(10000.0, (two_i // 2) / d_model)
+    m = np.zeros((d_model, d_model))
+    m[two_i, two_i] = m[two_i + 1, two_i + 1] = np.cos(theta)
+    m[two_i, two_i + 1], m[two_i + 1, two_i] = np.sin(theta), -np.sin(theta)
+    return m
+
+
 def shift_rejects_odd_k(k, d_model):  # k % 2 where d_model % 2 belongs
     if k % 2:
         raise ValueError(f"relative_shift needs an even d_model, got {d_model}")
@@ -951,6 +960,12 @@ MISTAKES = [
         r"^(?!.*transpose)(?s:.*)is your matrix for k=\d+: the sign of k is lost",
     ),
     Mistake(check_relative_shift, shift_power_loop, r"is the identity.*range\(k\)"),
+    Mistake(
+        check_relative_shift,
+        shift_column_vector_block_exponent_i,
+        r"Two mistakes at once\. \(1\) The sine terms have the wrong sign.*\(2\) The "
+        r"frequencies use 10000\^\(i/d_model\)",
+    ),
     Mistake(
         check_relative_shift,
         shift_elementwise_power,

@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from transformer_course.checking import Checker, CheckFailure
+from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.oracles import relative_shift_f
 from transformer_course.reference import positional_encoding as ref
 
@@ -48,6 +49,39 @@ def _shift_mistakes(k, d_model):
             lambda: _elementwise_power(relative_shift_f(1, d_model), k) if k != 1 else None
         ),
     }
+
+
+#: the oracle's knobs, each one known mistake: (the knob's setting, its key in
+#: _shift_mistakes' messages, found by their first words)
+_SHIFT_KNOBS = (
+    ({"transpose": True}, "The sine terms have the wrong sign"),
+    ({"angle": "w"}, "Each pair rotates by w_i"),
+    ({"angle": "k"}, "Every pair rotates by the same angle k"),
+    ({"exponent": "i"}, "The frequencies use 10000^(i/d_model)"),
+    ({"layout": "concatenated"}, "The blocks sit at (i, i + d_model/2)"),
+)
+
+
+def _shift_pairs(k: int, d_model: int) -> dict[str, np.ndarray]:
+    """Two of the oracle's mistakes at once (a transposed block with a wrong frequency,
+    say), both named; combinations where one knob makes the other moot (one angle k for
+    every pair uses no frequency) are left out."""
+    messages = _shift_mistakes(k, d_model)
+    text = {start: next(m for m in messages if m.startswith(start)) for _, start in _SHIFT_KNOBS}
+    pairs = {}
+    for n, (first, first_start) in enumerate(_SHIFT_KNOBS):
+        for second, second_start in _SHIFT_KNOBS[n + 1 :]:
+            if first.keys() & second.keys():
+                continue
+            if {"angle", "exponent"} <= (first.keys() | second.keys()) and "k" in (
+                first.get("angle"),
+                second.get("angle"),
+            ):
+                continue
+            pairs[two_mistakes(text[first_start], text[second_start])] = relative_shift_f(
+                k, d_model, **first, **second
+            )
+    return pairs
 
 
 def _elementwise_power(m: np.ndarray, k: int) -> np.ndarray:
@@ -300,6 +334,7 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
                 **_tolerance(got.dtype),
                 hint=_shift_property_hint(got.astype(np.float64), k, d_model),
                 mistakes=_shift_mistakes(k, d_model) if d_model % 2 == 0 else None,
+                pairs=_shift_pairs(k, d_model) if d_model % 2 == 0 else None,
                 explain=lambda got=got, k=k, d_model=d_model: (
                     _block_entries(np.asarray(got, dtype=np.float64), k, d_model)
                     or _fitted_frequencies(np.asarray(got, dtype=np.float64), k, d_model)
