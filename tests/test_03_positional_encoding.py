@@ -740,6 +740,21 @@ class PETableInForwardFloat32(nn.Module):
         return self.dropout(x + rows)
 
 
+class PETableFromFirstCall(nn.Module):
+    """Builds its table on the first call, for that call's length, and keeps it."""
+
+    def __init__(self, d_model, max_len=5000, dropout=0.1):
+        super().__init__()
+        self.d_model, self.table = d_model, None
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        if self.table is None:
+            rows = ref.positional_encoding(x.size(1), self.d_model)
+            self.table = torch.tensor(rows, dtype=x.dtype)[None]
+        return self.dropout(x + self.table[:, : x.size(1)])
+
+
 def _no_grad_forward(self, x):
     with torch.no_grad():
         return self.dropout(x + self.pe[:, : x.size(1)])
@@ -1260,6 +1275,14 @@ MISTAKES = [
         check_PositionalEncoding,
         _module(lambda s, x: s.dropout(x + s.pe[:, 1 : x.size(1) + 1]), name="rows_from_1"),
         r"Position p got row p \+ 1 of the table.*starts one row late",
+    ),
+    # a table made on the first call, for its length (blind round 10): a later, longer x
+    # fails, and the message says where the table came from
+    Mistake(
+        check_PositionalEncoding,
+        PETableFromFirstCall,
+        r"(?s)raised RuntimeError.*holds `table`, of shape \(1, \d+, \d+\), which it did not "
+        r"hold when it was built",
     ),
     # x taken out of autograd (blind round 10): caught by an x that requires grad
     Mistake(

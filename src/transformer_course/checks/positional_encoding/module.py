@@ -278,13 +278,37 @@ def _check_forward(c, module, built, x, table, layout, max_len, tables=None, tab
     (``tables``: their shapes when built) keep their shapes."""
     batch, length, d_model = x.shape
     what = f"{built} applied to x of shape {tuple(x.shape)}"
+
+    def made_later() -> list[tuple[str, tuple[int, ...]]]:
+        """Tensors the module holds now and did not hold when built: made in forward."""
+        if tables is None:
+            return []
+        return [(n, shape) for n, shape in _table_shapes(module).items() if n not in tables]
+
+    def lazy(exc: BaseException) -> bool:
+        return "must match the size of tensor" in str(exc) and bool(made_later())
+
+    def lazy_hint(exc: BaseException) -> str:
+        name, shape = made_later()[0]
+        return (
+            f"Your module holds `{name}`, of shape {shape}, which it did not hold when it "
+            "was built: forward made it on an earlier call, sized for that call's x, and "
+            f"keeps it for the next ones. This x has len={length}. Build the table once, in "
+            "__init__, for max_len positions (self.register_buffer('pe', ...)), and slice "
+            "the first len rows in forward."
+        )
+
     torch.manual_seed(_CALL_SEED)
     out = c.call(
         module,
         x,
         call_repr=what,
         hints=[
-            ("must match the size of tensor", _slice_hint(layout, batch, length, max_len, d_model)),
+            (lazy, lazy_hint),
+            (
+                lambda exc: "must match the size of tensor" in str(exc) and not lazy(exc),
+                _slice_hint(layout, batch, length, max_len, d_model),
+            ),
             (
                 lambda error: isinstance(error, ValueError) and length <= max_len,
                 f"Your PositionalEncoding refused x with len={length} positions, although "
