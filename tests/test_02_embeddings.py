@@ -63,6 +63,10 @@ def one_hot_columns_without_rows(ids, vocab_size):  # out[..., ids] = 1: every i
     return out
 
 
+def one_hot_width_written_in(ids, vocab_size):  # np.eye(5): right for vocab_size 5 only
+    return np.eye(5)[ids]
+
+
 def one_hot_flattened(ids, vocab_size):
     return np.eye(vocab_size)[np.ravel(ids)]
 
@@ -762,6 +766,11 @@ MISTAKES = [
     Mistake(check_one_hot, one_hot_squeezed, r"axes of size 1 are gone.*squeeze"),
     Mistake(check_embed, embed_one_hot_of_width_d_model, r"square table.*table\.shape\[0\]"),
     Mistake(check_TokenEmbedding, TEScaledByLength, r"square root of the sequence length"),
+    Mistake(
+        check_one_hot,
+        one_hot_width_written_in,
+        r"(?s)raised IndexError.*outside something of size 5, but vocab_size is \d+",
+    ),
     # blind round 10: widths counted from the ids, told apart by ids with a repeat
     Mistake(
         check_one_hot,

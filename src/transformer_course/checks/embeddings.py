@@ -194,6 +194,24 @@ def _several_ones(got: np.ndarray, ids: np.ndarray, vocab_size: int) -> str:
     return f"{held}; each must hold exactly one 1, in column `id`."
 
 
+def _width_hint(vocab_size: int):
+    """An id out of bounds for a width other than vocab_size: the width was not taken
+    from the argument (a number written in, or counted from other ids)."""
+
+    def hint(exc: BaseException) -> str:
+        found = re.search(r"index (\d+) is out of bounds for axis \d+ with size (\d+)", str(exc))
+        if not found or int(found[2]) == vocab_size:
+            return ""
+        return (
+            f"Id {found[1]} fell outside something of size {found[2]}, but vocab_size is "
+            f"{vocab_size} here: the one-hot width must come from the vocab_size argument "
+            "(np.eye(vocab_size)), not from a number written in or counted from the ids of "
+            "another call."
+        )
+
+    return hint
+
+
 def check_one_hot(one_hot, *, hidden: bool = False) -> None:
     """one_hot(ids, vocab_size) -> (..., vocab_size) numbers with a single 1 per id.
 
@@ -212,6 +230,7 @@ def check_one_hot(one_hot, *, hidden: bool = False) -> None:
                     ids.copy(),
                     vocab_size,
                     call_repr=what,
+                    hints=[(IndexError, _width_hint(vocab_size))],
                     mutation_hint="one_hot only reads the ids.",
                 )
             except CheckFailure as failure:
