@@ -45,10 +45,12 @@ def one_hot_width_from_ids(ids, vocab_size):
     return np.eye(int(np.max(ids)) + 1)[ids]
 
 
-def one_hot_one_column_per_present_id(ids, vocab_size):  # np.unique, as pd.get_dummies
-    ids = np.asarray(ids)
-    present, index = np.unique(ids, return_inverse=True)
-    return np.eye(len(present))[index.reshape(ids.shape)]
+def one_hot_one_column_per_present_id(ids, vocab_size):  # as pd.get_dummies: ids present
+    column = {i: j for j, i in enumerate(sorted(set(np.ravel(ids).tolist())))}
+    out = np.zeros((*np.shape(ids), len(column)))
+    for index, i in np.ndenumerate(ids):
+        out[(*index, column[int(i)])] = 1.0
+    return out
 
 
 def one_hot_width_of_sequence(ids, vocab_size):  # len(ids) columns: a square identity
@@ -184,7 +186,7 @@ def embed_one_hot_only(ids, table):
 
 
 def embed_squeezed(ids, table):  # .squeeze(): ids of shape (1, len) lose their batch axis
-    return np.asarray(table)[np.asarray(ids)].squeeze()
+    return np.squeeze(table[ids])
 
 
 def embed_mean(ids, table):
