@@ -482,6 +482,15 @@ class TEBufferTable(nn.Module):  # the table registered as a buffer: saved, neve
         return nn.functional.embedding(ids, self.table) * math.sqrt(self.d_model)
 
 
+class TEVocabWrittenIn(_Base):  # nn.Embedding(1000, d_model): the vocabulary size ignored
+    def __init__(self, vocab_size, d_model):
+        super().__init__(vocab_size, d_model)
+        self.embedding = nn.Embedding(1000, d_model)
+
+    def forward(self, ids):
+        return self.embedding(ids) * math.sqrt(self.d_model)
+
+
 class TESequenceFirst(_Base):  # ids.t(): the tutorial's (len, batch) habit
     def forward(self, ids):
         return self.embedding(ids.t()) * math.sqrt(self.d_model)
@@ -849,6 +858,11 @@ MISTAKES = [
         r"from_pretrained.*freeze=False",
     ),
     Mistake(check_TokenEmbedding, TEBufferTable, r"`table` is not a parameter of the module"),
+    Mistake(
+        check_TokenEmbedding,
+        TEVocabWrittenIn,
+        r"width is right, but it has 1000 rows where vocab_size is \d+",
+    ),
     Mistake(
         check_TokenEmbedding,
         TESequenceFirst,

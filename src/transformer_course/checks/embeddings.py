@@ -799,6 +799,14 @@ def _keys_diagnosis(shapes: dict[str, tuple[int, ...]], vocab_size: int, d_model
             "sizes swapped. nn.Embedding takes the number of rows first (one per token id), "
             "then the vector width."
         )
+    rows = [shape[0] for shape in shapes.values() if len(shape) == 2 and shape[1] == d_model]
+    if len(rows) == 1 and rows[0] != vocab_size:
+        extra = {vocab_size + 1: " (vocab_size + 1: one row too many)"}.get(rows[0], "")
+        return message + (
+            f"Its width is right, but it has {rows[0]} rows{extra} where vocab_size is "
+            f"{vocab_size}: one row per token id, nn.Embedding(vocab_size, d_model), with the "
+            "vocab_size passed to __init__ (not a number written in)."
+        )
     if shapes:
         return message + (
             "Create the table as nn.Embedding(vocab_size, d_model): the number of rows first "
