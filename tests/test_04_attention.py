@@ -125,6 +125,11 @@ def sm_shift_clamped_at_zero_nan(x, axis=-1):  # the same, 0 / 0 left as NaN
     return e / e.sum(axis=axis, keepdims=True)
 
 
+def sm_global_max_without_keepdims(x, axis=-1):  # two mistakes at once
+    e = np.exp(x - np.max(x))
+    return e / e.sum(axis=axis)
+
+
 def sm_log_softmax(x, axis=-1):  # log-probabilities, not weights
     peak = np.max(x, axis=axis, keepdims=True)
     return x - peak - np.log(np.sum(np.exp(x - peak), axis=axis, keepdims=True))
@@ -187,6 +192,12 @@ SOFTMAX_MISTAKES = [
     Mistake(check_softmax, sm_global_max, r"one maximum for the whole array"),
     Mistake(check_softmax, sm_global_max_guarded, r"one maximum for the whole array.*come out 0"),
     Mistake(check_softmax, sm_log_softmax, r"log-softmax.*exponential"),
+    Mistake(
+        check_softmax,
+        sm_global_max_without_keepdims,
+        r"Two mistakes at once\. \(1\) The shift before exp is not each slice's own maximum.*"
+        r"\(2\).*without keepdims=True",
+    ),
     Mistake(check_softmax, sm_shift_reversed, r"softmax of -x.*exp\(max - x\)"),
     # blind round 10: on rows around +1000 and -1000 a shift clamped at 0 looks like one
     # global maximum; rows that all live around -1000 part them
@@ -417,6 +428,12 @@ def r_no_sum(query, keys, values):
     return weights, weights[:, None] * values
 
 
+def r_len_k_scale_not_normalised(query, keys, values):  # two mistakes at once
+    scores = keys @ query / math.sqrt(len(keys))
+    weights = np.exp(scores - scores.max())
+    return weights, weights @ values
+
+
 def r_weighted_mean(query, keys, values):  # mean over the keys of the weighted values
     weights, _ = _row(query, keys, values)
     return weights, (weights[:, None] * values).mean(axis=0)
@@ -496,6 +513,12 @@ ROW_MISTAKES = [
     ),
     Mistake(ROW, r_output_from_keys, r"mixes the \*values\*, not the keys"),
     Mistake(ROW, r_output_mean, r"plain mean of the value rows"),
+    Mistake(
+        ROW,
+        r_len_k_scale_not_normalised,
+        r"Two mistakes at once\. \(1\) Your weights are scores divided by √\d+, the square "
+        r"root of the number of keys.*\(2\).*without dividing by their sum",
+    ),
     Mistake(ROW, r_weighted_mean, r"weighted sum divided by len_k = \d+: a mean over the keys"),
     Mistake(ROW, r_output_from_scores, r"mixes the values with the scores"),
     Mistake(ROW, r_values_times_weights, r"(?s)raised ValueError.*weights @ values"),

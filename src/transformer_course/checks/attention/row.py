@@ -13,6 +13,7 @@ from transformer_course.checking import (
     numpy_rng,
     tolerance,
 )
+from transformer_course.checking.hints import two_mistakes
 from transformer_course.reference import attention as ref
 
 from .common import _SCALED_AFTER_SOFTMAX, _SOFTMAX_OVERFLOW, _output_tolerance
@@ -188,6 +189,30 @@ def _row_weight_mistakes(query, keys, values) -> dict[str, np.ndarray]:
     return mistakes
 
 
+def _row_weight_pairs(query, keys, values) -> dict[str, np.ndarray]:
+    """Two mistakes at once: a wrong scale with weights that are not a softmax (no
+    softmax, no division by the sum, a division by the sum of the scores). Named only
+    when exactly one pair fits (expect_close)."""
+    q, k = np.asarray(query, np.float64), np.asarray(keys, np.float64)
+    scores = k @ q  # (len_k,)
+    pairs = {}
+    with np.errstate(all="ignore"):
+        for scale_text, scaled in _row_scale_mistakes(q, k, values, lambda c: scores / c).items():
+            for text, wrong in (
+                (_ROW_NO_SOFTMAX, scaled),
+                (_ROW_NOT_NORMALISED, np.exp(scaled)),
+                (
+                    _ROW_NOT_NORMALISED.replace("exponentials", "shifted exponentials"),
+                    np.exp(scaled - scaled.max()),
+                ),
+                (_ROW_SUM_NORMALISED, scaled / scaled.sum()),
+            ):
+                if np.isfinite(wrong).all():
+                    head = scale_text.replace("Your weights match", "Your weights are")
+                    pairs[two_mistakes(head, text)] = wrong
+    return pairs
+
+
 def _row_cases(hidden: bool) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
     """(label, query (d_k,), keys (len_k, d_k), values (len_k, d_v)) with d_k != d_v."""
     words = ref.CAT_WORDS
@@ -326,6 +351,7 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
                     else "These scores are large: " + _SOFTMAX_OVERFLOW
                 ),
                 mistakes=_row_weight_mistakes(query, keys, values),
+                pairs=_row_weight_pairs(query, keys, values),
             )
             v64 = values.astype(np.float64)
             c.expect_close(

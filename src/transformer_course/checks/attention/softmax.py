@@ -14,6 +14,7 @@ from transformer_course.checking import (
     short,
     tolerance,
 )
+from transformer_course.checking.hints import two_mistakes
 from transformer_course.reference import attention as ref
 
 from .common import _SOFTMAX_OVERFLOW
@@ -203,6 +204,46 @@ def _softmax_mistakes(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
         except ValueError:
             pass
     return mistakes
+
+
+def _softmax_pairs(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
+    """Two mistakes at once: a shift that is not each slice's maximum (none, or one for the
+    whole array) with a normalisation that is not the slice's sum (no keepdims, the whole
+    array's sum, none at all). Named only when exactly one pair fits (expect_close). Where
+    no exp overflows or underflows, the two shifts give the same result (a constant
+    cancels in a division by sums of exponentials): one candidate then names both."""
+    if not np.isfinite(x).all():
+        return {}
+    none = "The maximum is not subtracted before exp (large scores overflow)."
+    whole = (
+        "One maximum for the whole array is subtracted (np.max(x)), not each slice's own, "
+        "so slices far below the rest underflow."
+    )
+    both = (
+        "The shift before exp is not each slice's own maximum: none, or one maximum for the "
+        "whole array (np.max(x)); the two agree on this input. Subtract "
+        "np.max(x, axis=axis, keepdims=True)."
+    )
+    pairs = {}
+    with np.errstate(all="ignore"):
+        variants = {}
+        for shift_text, shift in ((none, 0.0), (whole, np.max(x))):
+            exps = np.exp(x - shift)
+            normalised = {_SOFTMAX_WHOLE_ARRAY: exps / np.sum(exps), _SOFTMAX_NOT_NORMALISED: exps}
+            try:
+                normalised[_SOFTMAX_KEEPDIMS] = exps / np.sum(exps, axis=axis)
+            except ValueError:
+                pass
+            variants[shift_text] = normalised
+        for norm_text in variants[none]:
+            a, b = variants[none][norm_text], variants[whole][norm_text]
+            if np.isfinite(a).all() and np.isfinite(b).all() and np.allclose(a, b):
+                pairs[two_mistakes(both, norm_text)] = b
+                continue
+            for shift_text, wrong in ((none, a), (whole, b)):
+                if np.isfinite(wrong).all():
+                    pairs[two_mistakes(shift_text, norm_text)] = wrong
+    return pairs
 
 
 def _overflows_like_no_max(got: np.ndarray, x: np.ndarray, axis: int) -> bool:
@@ -492,4 +533,5 @@ def check_softmax(softmax, *, hidden: bool = False) -> None:
                 **tolerance(got.dtype, x.dtype),
                 hint=nan_hint if not np.isfinite(got64).all() else _softmax_explain(got64, x, axis),
                 mistakes=_softmax_mistakes(x, axis),
+                pairs=_softmax_pairs(x, axis),
             )
