@@ -913,6 +913,14 @@ def a_scores_as_weights(q, k, v, mask=None):  # no softmax at all
     return scores @ v, scores
 
 
+def a_len_k_scale_over_queries(q, k, v, mask=None):  # two mistakes at once
+    scores = q @ k.transpose(-2, -1) / math.sqrt(k.shape[-2])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, NEG_INF)
+    w = torch.nan_to_num(torch.softmax(scores, dim=-2), nan=0.0)
+    return w @ v, w
+
+
 def a_output_from_scores(q, k, v, mask=None):  # the scores mix the values
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
     return scores @ v, _fill_and_softmax(scores, mask)
@@ -967,6 +975,12 @@ INVERTED = r"mask's meaning is inverted.*True means 'may attend'"
 MASK_AFTER = r"mask was applied after the softmax"
 SDPA_MISTAKES = [
     Mistake(SDPA, a_output_from_scores, r"output is the scaled scores times v"),
+    Mistake(
+        SDPA,
+        a_len_k_scale_over_queries,
+        r"Two mistakes at once\. \(1\) Your weights match scores divided by √len_k.*\(2\) "
+        r"Your weights sum to 1 over the queries",
+    ),
     # blind round 10: negative weights are told the log-softmax only when they are the
     # logarithms of the right weights; otherwise the candidates are named
     Mistake(

@@ -324,8 +324,9 @@ def _bool_mask_added(q, k, mask) -> torch.Tensor:
     return torch.softmax(scores + mask, dim=-1)
 
 
-def _sdpa_mistakes(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
-    """Diagnosis -> the weights (float64) that mistake gives on these inputs."""
+def _sdpa_scales(q, k, v) -> list[tuple[float, str]]:
+    """(a wrong scale, its diagnosis): the numbers the scores may be divided by instead of
+    √d_k (the right one among them is dropped by the callers)."""
     d_k, len_q, len_k, d_v = q.shape[-1], q.shape[-2], k.shape[-2], v.shape[-1]
     root = math.sqrt(d_k)
     scales = [
@@ -383,6 +384,14 @@ def _sdpa_mistakes(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
                 f"end: d_k = q.shape[-1] = {d_k}.",
             )
         )
+    return scales
+
+
+def _sdpa_mistakes(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
+    """Diagnosis -> the weights (float64) that mistake gives on these inputs."""
+    d_k = q.shape[-1]
+    root = math.sqrt(d_k)
+    scales = _sdpa_scales(q, k, v)
     mistakes: dict[str, Callable[[], torch.Tensor]] = {}  # computed only when needed
     for scale, message in scales:
         if not math.isclose(scale, root):
@@ -420,15 +429,8 @@ def _sdpa_pairs(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
     than the keys' ({both messages: the weights both give}); tried after the single
     mistakes, and named only when exactly one pair gives the learner's weights."""
     singles = _sdpa_mistakes(q, k, v, mask)
-    d_k = q.shape[-1]
-    root = math.sqrt(d_k)
-    scale_messages = {
-        1.0: next(m for m in singles if m.startswith("Your weights match softmax(q kᵀ) with no")),
-        float(d_k): next(
-            m for m in singles if m.startswith("Your weights match scores divided by d_k")
-        ),
-    }
-    scale_messages = {s: m for s, m in scale_messages.items() if not math.isclose(s, root)}
+    root = math.sqrt(q.shape[-1])
+    scale_messages = {s: m for s, m in _sdpa_scales(q, k, v) if not math.isclose(s, root)}
     pairs = {}
     for dim in range(q.dim() - 1):  # every dim of the scores but the keys'
         dim_message = next(
