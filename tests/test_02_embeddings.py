@@ -45,6 +45,30 @@ def one_hot_width_from_ids(ids, vocab_size):
     return np.eye(int(np.max(ids)) + 1)[ids]
 
 
+def one_hot_one_column_per_present_id(ids, vocab_size):  # as pd.get_dummies: ids present
+    column = {i: j for j, i in enumerate(sorted(set(np.ravel(ids).tolist())))}
+    out = np.zeros((*np.shape(ids), len(column)))
+    for index, i in np.ndenumerate(ids):
+        out[(*index, column[int(i)])] = 1.0
+    return out
+
+
+def one_hot_width_of_sequence(ids, vocab_size):  # len(ids) columns: a square identity
+    ids = np.asarray(ids)
+    return np.eye(max(ids.shape[-1], int(ids.max()) + 1))[ids][..., : ids.shape[-1]]
+
+
+def one_hot_columns_without_rows(ids, vocab_size):  # out[..., ids] = 1: every id in every row
+    ids = np.asarray(ids)
+    out = np.zeros((*ids.shape, vocab_size))
+    out[..., ids] = 1.0
+    return out
+
+
+def one_hot_width_written_in(ids, vocab_size):  # np.eye(5): right for vocab_size 5 only
+    return np.eye(5)[ids]
+
+
 def one_hot_flattened(ids, vocab_size):
     return np.eye(vocab_size)[np.ravel(ids)]
 
@@ -159,6 +183,10 @@ def embed_off_by_one(ids, table):
 
 def embed_one_hot_only(ids, table):
     return np.eye(len(table))[ids]
+
+
+def embed_squeezed(ids, table):  # .squeeze(): ids of shape (1, len) lose their batch axis
+    return np.squeeze(table[ids])
 
 
 def embed_mean(ids, table):
@@ -340,6 +368,15 @@ def cos_nan_to_num(a, b):
     return np.nan_to_num(sims)
 
 
+def cos_angular_distance(a, b):  # arccos(cosine) / pi: a distance, not the cosine
+    return np.arccos(np.clip(ref.cosine_similarity(a, b), -1.0, 1.0)) / np.pi
+
+
+def cos_pearson(a, b):  # each vector centred first: a correlation, not the cosine
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    return ref.cosine_similarity(a - a.mean(-1, keepdims=True), b - b.mean(-1, keepdims=True))
+
+
 def cos_float32_result(a, b):
     return ref.cosine_similarity(a, b).astype(np.float32)
 
@@ -406,6 +443,57 @@ class TEDivided(_Base):
 class TEScaledByFixedWidth(_Base):
     def forward(self, ids):
         return self.embedding(ids) * math.sqrt(300)  # a width written in, not self.d_model
+
+
+class TEScaledByIntegerSqrt(_Base):  # exact for d_model 4, 9, 16, ...; too small otherwise
+    def forward(self, ids):
+        return self.embedding(ids) * int(math.sqrt(self.d_model))
+
+
+class TEScaledByTwo(_Base):  # sqrt(4) written in: right for d_model = 4 only
+    def forward(self, ids):
+        return self.embedding(ids) * 2.0
+
+
+class TEFromPretrained(_Base):  # from_pretrained freezes by default: never trains
+    def __init__(self, vocab_size, d_model):
+        super().__init__(vocab_size, d_model)
+        self.embedding = nn.Embedding.from_pretrained(torch.randn(vocab_size, d_model))
+
+    def forward(self, ids):
+        return self.embedding(ids) * math.sqrt(self.d_model)
+
+
+class TEFromPretrainedTrainable(TEFromPretrained):  # freeze=False: a trainable table
+    def __init__(self, vocab_size, d_model):
+        super().__init__(vocab_size, d_model)
+        self.embedding = nn.Embedding.from_pretrained(
+            torch.randn(vocab_size, d_model), freeze=False
+        )
+
+
+class TEBufferTable(nn.Module):  # the table registered as a buffer: saved, never trained
+    def __init__(self, vocab_size, d_model):
+        super().__init__()
+        self.d_model = d_model
+        self.register_buffer("table", torch.randn(vocab_size, d_model))
+
+    def forward(self, ids):
+        return nn.functional.embedding(ids, self.table) * math.sqrt(self.d_model)
+
+
+class TEVocabWrittenIn(_Base):  # nn.Embedding(1000, d_model): the vocabulary size ignored
+    def __init__(self, vocab_size, d_model):
+        super().__init__(vocab_size, d_model)
+        self.embedding = nn.Embedding(1000, d_model)
+
+    def forward(self, ids):
+        return self.embedding(ids) * math.sqrt(self.d_model)
+
+
+class TESequenceFirst(_Base):  # ids.t(): the tutorial's (len, batch) habit
+    def forward(self, ids):
+        return self.embedding(ids.t()) * math.sqrt(self.d_model)
 
 
 class TEScaledByLength(_Base):
@@ -648,7 +736,14 @@ MISTAKES = [
     Mistake(check_embed, embed_flattened, r"flattened the ids"),
     Mistake(check_embed, embed_off_by_one, r"table\[i - 1\]"),
     Mistake(check_embed, embed_one_hot_only, r"without multiplying them by the table"),
-    Mistake(check_embed, embed_mean, r"single vector"),
+    Mistake(check_embed, embed_mean, r"single vector, the rows averaged"),
+    # blind round 10: caught visibly (a batch of one sentence), and told the squeeze, not
+    # "did you add or average the rows?"
+    Mistake(
+        check_embed,
+        embed_squeezed,
+        r"^(?!.*(add|averag))(?s:.*)right rows, with every axis of size 1 removed.*squeeze",
+    ),
     Mistake(check_embed, embed_scaled, r"scaled by sqrt\(d_model\)"),
     Mistake(check_embed, embed_in_place, r"changed its argument `table` in place.*only reads"),
     Mistake(check_embed, embed_int, r"floating-point"),
@@ -665,6 +760,10 @@ MISTAKES = [
     Mistake(check_cosine_similarity, cos_wrong_axis, r"wrong axis"),
     Mistake(check_cosine_similarity, cos_matrix_norm, r"norm of the whole matrix"),
     Mistake(check_cosine_similarity, cos_distance, r"cosine \*distance\*"),
+    Mistake(check_cosine_similarity, cos_pearson, r"Pearson correlation.*centred"),
+    Mistake(
+        check_cosine_similarity, cos_angular_distance, r"angular distance, arccos\(cosine\) / pi"
+    ),
     Mistake(check_cosine_similarity, cos_squared_norm, r"squared lengths"),
     Mistake(check_cosine_similarity, cos_nan_for_zero, r"zero vector.*NaN.*argmax"),
     Mistake(check_cosine_similarity, cos_scalar, r"single number"),
@@ -678,6 +777,27 @@ MISTAKES = [
     Mistake(check_one_hot, one_hot_squeezed, r"axes of size 1 are gone.*squeeze"),
     Mistake(check_embed, embed_one_hot_of_width_d_model, r"square table.*table\.shape\[0\]"),
     Mistake(check_TokenEmbedding, TEScaledByLength, r"square root of the sequence length"),
+    Mistake(
+        check_one_hot,
+        one_hot_width_written_in,
+        r"(?s)raised IndexError.*outside something of size 5, but vocab_size is \d+",
+    ),
+    # blind round 10: widths counted from the ids, told apart by ids with a repeat
+    Mistake(
+        check_one_hot,
+        one_hot_one_column_per_present_id,
+        r"^(?!.*len\(ids\))(?s:.*)the number of distinct ids in this batch.*vocab_size argument",
+    ),
+    Mistake(
+        check_one_hot,
+        one_hot_width_of_sequence,
+        r"^(?!.*distinct)(?s:.*)the number of ids \(len\(ids\)\)",
+    ),
+    Mistake(
+        check_one_hot,
+        one_hot_columns_without_rows,
+        r"each marks every id of the input.*out\[\.\.\., ids\] = 1.*own row",
+    ),
     Mistake(
         check_TokenEmbedding,
         TEUnscaled,
@@ -718,6 +838,36 @@ MISTAKES = [
         check_TokenEmbedding, TEScaledByFixedWidth, r"one constant, 17\.32.*sqrt\(300\).*hard-coded"
     ),
     Mistake(check_TokenEmbedding, TEScaledByVocab, r"sqrt\(vocab_size\)"),
+    # blind round 10: a scale rounded to an integer is told apart from a hard-coded width
+    # by a second d_model (both give 2 for d_model = 6)
+    Mistake(
+        check_TokenEmbedding,
+        TEScaledByIntegerSqrt,
+        r"^(?!.*hard-coded)(?s:.*)sqrt\(6\) rounded down to an integer.*yours scales by 3 = "
+        r"int\(sqrt\(10\)\).*math\.sqrt\(self\.d_model\)",
+    ),
+    Mistake(
+        check_TokenEmbedding,
+        TEScaledByTwo,
+        r"^(?!.*rounded)(?s:.*)one constant, 2, .*sqrt\(4\).*still scales by 2: a hard-coded",
+    ),
+    Mistake(
+        check_TokenEmbedding,
+        TEFromPretrained,
+        r"^(?!.*torch\.no_grad)(?s:.*)`embedding\.weight` itself has requires_grad=False.*"
+        r"from_pretrained.*freeze=False",
+    ),
+    Mistake(check_TokenEmbedding, TEBufferTable, r"`table` is not a parameter of the module"),
+    Mistake(
+        check_TokenEmbedding,
+        TEVocabWrittenIn,
+        r"width is right, but it has 1000 rows where vocab_size is \d+",
+    ),
+    Mistake(
+        check_TokenEmbedding,
+        TESequenceFirst,
+        r"batch and length axes are swapped.*sequence-first.*ids\.t\(\)",
+    ),
     Mistake(check_TokenEmbedding, TELinear, r"looks like an nn\.Linear"),
     Mistake(check_TokenEmbedding, TELinearNoBias, r"transposed: either an nn\.Linear"),
     Mistake(check_TokenEmbedding, TESwappedSizes, r"number of rows first"),
@@ -772,6 +922,7 @@ CORRECT = [
         check_cosine_similarity, cos_float32_result, note=r"is float32; the reference gives float64"
     ),
     Correct(check_TokenEmbedding, TEPaper),
+    Correct(check_TokenEmbedding, TEFromPretrainedTrainable),
     Correct(check_TokenEmbedding, TEAnnotated, note=r"keeps its table as `lut\.weight`"),
     Correct(check_TokenEmbedding, TEScaleAttribute),
     Correct(check_TokenEmbedding, TEScaleRegisteredBuffer),

@@ -163,6 +163,25 @@ def pe_numpy_exp_log(max_len, d_model):
     return pe
 
 
+def pe_exp_log10(max_len, d_model):  # the exp(log) form with log10: base e**4, not 10000
+    angles = np.arange(max_len)[:, None] * np.exp(
+        -np.log10(10000.0) * np.arange(0, d_model, 2) / d_model
+    )
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles)[:, : d_model // 2]
+    return pe
+
+
+def shift_exp_log10(k, d_model):  # the same frequencies in the shift
+    theta = k * np.exp(-np.log10(10000.0) * np.arange(0, d_model, 2) / d_model)
+    two_i = np.arange(0, d_model, 2)
+    m = np.zeros((d_model, d_model))
+    m[two_i, two_i] = m[two_i + 1, two_i + 1] = np.cos(theta)
+    m[two_i + 1, two_i], m[two_i, two_i + 1] = np.sin(theta), -np.sin(theta)
+    return m
+
+
 def pe_float32_cast_back(max_len, d_model):
     angles = _angles(max_len, d_model, np.float32)
     pe = np.zeros((max_len, d_model), dtype=np.float32)
@@ -417,6 +436,37 @@ def shift_power_of_one_step(k, d_model):
     return np.linalg.matrix_power(ref.relative_shift(1, d_model), k)
 
 
+def shift_elementwise_power(k, d_model):  # ** is elementwise: not a matrix power
+    with np.errstate(all="ignore"):
+        return ref.relative_shift(1, d_model) ** k
+
+
+def shift_sign_of_k_lost(k, d_model):  # abs(k): a negative k shifts forward
+    return ref.relative_shift(abs(k), d_model)
+
+
+def shift_power_loop(k, d_model):  # k products of the shift by one: the identity for k < 0
+    m = np.eye(d_model)
+    for _ in range(k):
+        m = m @ ref.relative_shift(1, d_model)
+    return m
+
+
+def shift_column_vector_block_exponent_i(k, d_model):  # two mistakes: transposed, i not 2i
+    two_i = np.arange(0, d_model, 2)
+    theta = k / np.power(10000.0, (two_i // 2) / d_model)
+    m = np.zeros((d_model, d_model))
+    m[two_i, two_i] = m[two_i + 1, two_i + 1] = np.cos(theta)
+    m[two_i, two_i + 1], m[two_i + 1, two_i] = np.sin(theta), -np.sin(theta)
+    return m
+
+
+def shift_rejects_odd_k(k, d_model):  # k % 2 where d_model % 2 belongs
+    if k % 2:
+        raise ValueError(f"relative_shift needs an even d_model, got {d_model}")
+    return ref.relative_shift(k, d_model)
+
+
 def shift_scipy_style_block_diag(k, d_model):
     if d_model % 2:
         raise ValueError(f"d_model must be even, got {d_model}")
@@ -663,6 +713,53 @@ class PETableInForward(nn.Module):
         return self.dropout(x + rows)
 
 
+class PETableRowsWithoutGrad(nn.Module):
+    """The rows sliced under torch.no_grad() (they need no gradient); x stays in autograd."""
+
+    def __init__(self, d_model, max_len=5000, dropout=0.1):
+        super().__init__()
+        self.register_buffer("pe", _table(max_len, d_model).unsqueeze(0))
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        with torch.no_grad():
+            rows = self.pe[:, : x.size(1)].clone()
+        return self.dropout(x + rows)
+
+
+class PETableInForwardFloat32(nn.Module):
+    """Rows computed in forward as float32 whatever x's dtype (no stored table)."""
+
+    def __init__(self, d_model, max_len=5000, dropout=0.1):
+        super().__init__()
+        self.d_model = d_model
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        rows = torch.tensor(ref.positional_encoding(x.size(1), self.d_model), dtype=torch.float32)
+        return self.dropout(x + rows)
+
+
+class PETableFromFirstCall(nn.Module):
+    """Builds its table on the first call, for that call's length, and keeps it."""
+
+    def __init__(self, d_model, max_len=5000, dropout=0.1):
+        super().__init__()
+        self.d_model, self.table = d_model, None
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        if self.table is None:
+            rows = ref.positional_encoding(x.size(1), self.d_model)
+            self.table = torch.tensor(rows, dtype=x.dtype)[None]
+        return self.dropout(x + self.table[:, : x.size(1)])
+
+
+def _no_grad_forward(self, x):
+    with torch.no_grad():
+        return self.dropout(x + self.pe[:, : x.size(1)])
+
+
 class PEFrozenParameter(nn.Module):
     """A parameter that can never be trained (requires_grad=False) is a fixed table too."""
 
@@ -849,6 +946,9 @@ MISTAKES = [
     Mistake(check_positional_encoding, pe_i_not_2i, r"i/d_model where the formula has 2i/d_model"),
     Mistake(check_positional_encoding, pe_column_index, r"feature index j = 2i\+1"),
     Mistake(check_positional_encoding, pe_doubled, "exponent is doubled"),
+    # blind round 10: the measured exponent 2 / ln 10 names the logarithm
+    Mistake(check_positional_encoding, pe_exp_log10, r"2 / ln 10: the exp\(log\) form.*log10"),
+    Mistake(check_relative_shift, shift_exp_log10, r"2 / ln 10: the exp\(log\) form.*log10"),
     Mistake(check_positional_encoding, pe_integer_division, "integer division"),
     Mistake(check_positional_encoding, pe_base_1000, "base is 1000"),
     Mistake(check_positional_encoding, pe_multiplied, r"\*divided\*"),
@@ -867,6 +967,31 @@ MISTAKES = [
     Mistake(check_positional_encoding, pe_no_sin, r"outside \[-1, 1\]"),
     Mistake(check_positional_encoding, pe_integer_table, r"floating-point"),
     Mistake(check_relative_shift, shift_transposed, "wrong sign.*transpose"),
+    # blind round 10: a lost sign looks like the transpose at k < 0; the call with |k| parts
+    # them (the transpose is wrong there too)
+    Mistake(
+        check_relative_shift,
+        shift_sign_of_k_lost,
+        r"^(?!.*transpose)(?s:.*)is your matrix for k=\d+: the sign of k is lost",
+    ),
+    Mistake(check_relative_shift, shift_power_loop, r"is the identity.*range\(k\)"),
+    Mistake(
+        check_relative_shift,
+        shift_column_vector_block_exponent_i,
+        r"Two mistakes at once\. \(1\) The sine terms have the wrong sign.*\(2\) The "
+        r"frequencies use 10000\^\(i/d_model\)",
+    ),
+    Mistake(
+        check_relative_shift,
+        shift_elementwise_power,
+        r"shift by one position with every entry raised to the power k.*matrix_power",
+    ),
+    Mistake(
+        check_relative_shift,
+        shift_rejects_odd_k,
+        r"(?s)raised ValueError.*d_model=\d+, which is even.*With k=\d+ \(and the same "
+        r"d_model\) it does not raise.*depends on k",
+    ),
     Mistake(
         check_relative_shift,
         shift_cos_row_off_by_two,
@@ -1123,6 +1248,66 @@ MISTAKES = [
         r"did not follow the module.*plain attribute.*register_buffer",
     ),
     Mistake(check_PositionalEncoding, PEd2l, r"did not follow the module.*d2l"),
+    # the tutorial's (max_len, 1, d_model) table sliced batch-first, table[:, :len] (blind
+    # round 10): all max_len rows meet the batch axis; told which slice, not table[:len]
+    Mistake(
+        check_PositionalEncoding,
+        _module(
+            _right_forward,
+            table=lambda n, d: _table(n, d).unsqueeze(1),
+            name="sequence_first_table_sliced_batch_first",
+        ),
+        r"^(?!.*table\[:\d)(?s:.*)stored as \(max_len, 1, d_model\).*all its max_len=\d+ rows "
+        r"met x.*table\[:, :len\].*unsqueeze\(0\)",
+    ),
+    # localised by the table's rows (blind round 10): added twice, or the wrong rows
+    Mistake(
+        check_PositionalEncoding,
+        _module(lambda s, x: s.dropout(x + 2 * s.pe[:, : x.size(1)]), name="added_twice"),
+        r"got its row of the table twice: x \+ 2·PE",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        _module(lambda s, x: s.dropout(x + s.pe[:, -x.size(1) :]), name="last_rows"),
+        r"Position p got row p \+ \d+ of the table.*the last len rows \(table\[:, -len:\]\)",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        _module(lambda s, x: s.dropout(x + s.pe[:, 1 : x.size(1) + 1]), name="rows_from_1"),
+        r"Position p got row p \+ 1 of the table.*starts one row late",
+    ),
+    # a table made on the first call, for its length (blind round 10): a later, longer x
+    # fails, and the message says where the table came from
+    Mistake(
+        check_PositionalEncoding,
+        PETableFromFirstCall,
+        r"(?s)raised RuntimeError.*holds `table`, of shape \(1, \d+, \d+\), which it did not "
+        r"hold when it was built",
+    ),
+    # x taken out of autograd (blind round 10): caught by an x that requires grad
+    Mistake(
+        check_PositionalEncoding,
+        _module(lambda s, x: s.dropout(x.data + s.pe[:, : x.size(1)]), name="x_data"),
+        r"no gradient can flow back through to x.*x\.data, x\.detach\(\), torch\.no_grad\(\)",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        _module(_no_grad_forward, name="no_grad_forward"),
+        r"no gradient can flow back through to x",
+    ),
+    # x converted in forward (blind round 10): the table followed .to(), so it is no plain
+    # attribute; the bfloat16 output is float32 because forward converts
+    Mistake(
+        check_PositionalEncoding,
+        _module(lambda s, x: s.dropout(x.float() + s.pe[:, : x.size(1)]), name="x_float"),
+        r"^(?!.*plain attribute)(?s:.*)table followed \.to\(\).*forward converts.*x\.float\(\)",
+    ),
+    # rows made in forward with a fixed dtype: no table in the module to blame
+    Mistake(
+        check_PositionalEncoding,
+        PETableInForwardFloat32,
+        r"^(?!.*plain attribute)(?s:.*)keeps no table.*fixed dtype.*\.to\(x\.dtype\)",
+    ),
     # the learner's own ValueError, raw, before
     Mistake(
         check_PositionalEncoding,
@@ -1157,6 +1342,7 @@ CORRECT = [
     Correct(check_PositionalEncoding, PEFloat64BufferCast),
     Correct(check_PositionalEncoding, PETableInForward, note=r"state dict is empty"),
     Correct(check_PositionalEncoding, PEFrozenParameter),
+    Correct(check_PositionalEncoding, PETableRowsWithoutGrad),
 ]
 
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

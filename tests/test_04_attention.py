@@ -113,6 +113,33 @@ def sm_global_max_guarded(x, axis=-1):  # one max for the array, 0/0 guarded: ze
     return np.divide(e, s, out=np.zeros_like(e), where=s > 0)
 
 
+def sm_shift_clamped_at_zero(x, axis=-1):  # max(0, slice max): negative slices underflow
+    peak = np.maximum(np.max(x, axis=axis, keepdims=True), 0.0)
+    e = np.exp(x - peak)
+    s = e.sum(axis=axis, keepdims=True)
+    return np.divide(e, s, out=np.zeros_like(e), where=s > 0)
+
+
+def sm_shift_clamped_at_zero_nan(x, axis=-1):  # the same, 0 / 0 left as NaN
+    e = np.exp(x - np.maximum(np.max(x, axis=axis, keepdims=True), 0.0))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def sm_global_max_without_keepdims(x, axis=-1):  # two mistakes at once
+    e = np.exp(x - np.max(x))
+    return e / e.sum(axis=axis)
+
+
+def sm_log_softmax(x, axis=-1):  # log-probabilities, not weights
+    peak = np.max(x, axis=axis, keepdims=True)
+    return x - peak - np.log(np.sum(np.exp(x - peak), axis=axis, keepdims=True))
+
+
+def sm_shift_reversed(x, axis=-1):  # exp(max - x): the softmax of -x
+    e = np.exp(np.max(x, axis=axis, keepdims=True) - x)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
 def sm_max_without_keepdims(x, axis=-1):
     e = np.exp(x - x.max(axis=axis))
     return e / e.sum(axis=axis, keepdims=True)
@@ -164,6 +191,27 @@ SOFTMAX_MISTAKES = [
     Mistake(check_softmax, sm_max_without_keepdims, r"maximum without keepdims=True"),
     Mistake(check_softmax, sm_global_max, r"one maximum for the whole array"),
     Mistake(check_softmax, sm_global_max_guarded, r"one maximum for the whole array.*come out 0"),
+    Mistake(check_softmax, sm_log_softmax, r"log-softmax.*exponential"),
+    Mistake(
+        check_softmax,
+        sm_global_max_without_keepdims,
+        r"Two mistakes at once\. \(1\) The shift before exp is not each slice's own maximum.*"
+        r"\(2\).*without keepdims=True",
+    ),
+    Mistake(check_softmax, sm_shift_reversed, r"softmax of -x.*exp\(max - x\)"),
+    # blind round 10: on rows around +1000 and -1000 a shift clamped at 0 looks like one
+    # global maximum; rows that all live around -1000 part them
+    Mistake(
+        check_softmax,
+        sm_shift_clamped_at_zero,
+        r"^(?!.*one maximum for the whole array)(?s:.*)shift never goes below 0.*"
+        r"np\.maximum\(peak, 0\)",
+    ),
+    Mistake(
+        check_softmax,
+        sm_shift_clamped_at_zero_nan,
+        r"^(?!.*one maximum for the whole array)(?s:.*)shift never goes below 0",
+    ),
     Mistake(check_softmax, sm_fixed_axis, r"normalised along axis .* instead of axis="),
     Mistake(
         check_softmax,
@@ -380,6 +428,17 @@ def r_no_sum(query, keys, values):
     return weights, weights[:, None] * values
 
 
+def r_len_k_scale_not_normalised(query, keys, values):  # two mistakes at once
+    scores = keys @ query / math.sqrt(len(keys))
+    weights = np.exp(scores - scores.max())
+    return weights, weights @ values
+
+
+def r_weighted_mean(query, keys, values):  # mean over the keys of the weighted values
+    weights, _ = _row(query, keys, values)
+    return weights, (weights[:, None] * values).mean(axis=0)
+
+
 def r_swapped_order(query, keys, values):
     weights, output = _row(query, keys, values)
     return output, weights
@@ -405,8 +464,35 @@ def r_output_summed_to_scalar(query, keys, values):  # np.sum without axis
     return weights, np.sum(weights[:, None] * values)
 
 
+def _unit(x):
+    with np.errstate(all="ignore"):
+        return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def r_cosine_scores(query, keys, values):  # cosine similarity (0 / 0 for a zero key)
+    weights = ref.softmax(_unit(keys) @ _unit(query) / math.sqrt(query.shape[-1]))
+    return weights, weights @ values
+
+
+def r_cosine_scores_guarded(query, keys, values):  # the same, zero vectors kept at 0
+    def unit(x):
+        return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
+
+    weights = ref.softmax(unit(keys) @ unit(query))
+    return weights, weights @ values
+
+
 ROW = check_attention_row
 ROW_MISTAKES = [
+    # blind round 10: cosines for scores; the zero keys of the visible sentence give NaN
+    # scores, and a probe without them tells the cosine
+    Mistake(
+        ROW,
+        r_cosine_scores,
+        r"^(?!.*never stored)(?s:.*)weights match a softmax of cosine similarities: the query "
+        r"and every key.*then scaled by √d_k",
+    ),
+    Mistake(ROW, r_cosine_scores_guarded, r"softmax of cosine similarities.*with no √d_k"),
     Mistake(ROW, r_output_summed_to_scalar, r"It is a single number: a sum with no axis"),
     Mistake(ROW, r_no_scaling, r"no scaling.*√d_k"),
     Mistake(ROW, r_by_number_of_words, r"the number of keys \(words\).*not the number of words"),
@@ -427,6 +513,13 @@ ROW_MISTAKES = [
     ),
     Mistake(ROW, r_output_from_keys, r"mixes the \*values\*, not the keys"),
     Mistake(ROW, r_output_mean, r"plain mean of the value rows"),
+    Mistake(
+        ROW,
+        r_len_k_scale_not_normalised,
+        r"Two mistakes at once\. \(1\) Your weights are scores divided by √\d+, the square "
+        r"root of the number of keys.*\(2\).*without dividing by their sum",
+    ),
+    Mistake(ROW, r_weighted_mean, r"weighted sum divided by len_k = \d+: a mean over the keys"),
     Mistake(ROW, r_output_from_scores, r"mixes the values with the scores"),
     Mistake(ROW, r_values_times_weights, r"(?s)raised ValueError.*weights @ values"),
     Mistake(ROW, r_no_sum, r"output should have shape.*weighted sum over the keys"),
@@ -435,6 +528,21 @@ ROW_MISTAKES = [
     Mistake(ROW, r_torch, r"should be a ndarray.*numpy arrays"),
     Mistake(ROW, r_weights_2d, r"weights should have shape.*Squeeze"),
 ]
+
+
+def test_row_nan_scores_from_zero_keys_are_explained_not_blamed_on_a_missing_write():
+    """The visible sentence has two zero keys: cosines make their scores 0 / 0 = NaN and
+    the softmax's weights all 0. The message says so (not "nothing is ever written") and
+    names the cosine from a probe without those keys (blind round 10)."""
+    with pytest.raises(CheckFailure) as failure:
+        check_attention_row(r_cosine_scores)
+    message = str(failure.value)
+    assert "never stored" not in message
+    assert re.search(
+        r"weights are all 0.*Keys 0, 4 are zero vectors.*Without those keys: Your weights "
+        r"match a softmax of cosine similarities",
+        message,
+    ), message
 
 
 # ================================================================= attention_row: correct
@@ -706,6 +814,17 @@ def a_weights_transposed(q, k, v, mask=None):
     return out, w.transpose(-2, -1)
 
 
+def a_mask_flipped_in_place(q, k, v, mask=None):  # logical_not_: the caller's mask flips
+    if mask is None:
+        return ref.scaled_dot_product_attention(q, k, v)
+    blocked = mask.logical_not_()
+    w = torch.softmax(
+        (q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])).masked_fill(blocked, NEG_INF), -1
+    )
+    w = w.masked_fill(blocked.all(dim=-1, keepdim=True), 0.0)
+    return w @ v, w
+
+
 def a_weights_flattened(q, k, v, mask=None):
     out, w = ref.scaled_dot_product_attention(q, k, v, mask)
     return out, w.reshape(-1, w.shape[-1])
@@ -781,6 +900,42 @@ def a_mask_unsqueezed(q, k, v, mask=None):  # a heads axis added to a mask that 
     return w @ v, w
 
 
+def a_log_softmax_weights(q, k, v, mask=None):  # log-probabilities returned as weights
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, -1e9)
+    logs = torch.log_softmax(scores, dim=-1)
+    return logs.exp() @ v, logs
+
+
+def a_scores_as_weights(q, k, v, mask=None):  # no softmax at all
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    return scores @ v, scores
+
+
+def a_len_k_scale_over_queries(q, k, v, mask=None):  # two mistakes at once
+    scores = q @ k.transpose(-2, -1) / math.sqrt(k.shape[-2])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, NEG_INF)
+    w = torch.nan_to_num(torch.softmax(scores, dim=-2), nan=0.0)
+    return w @ v, w
+
+
+def a_output_from_scores(q, k, v, mask=None):  # the scores mix the values
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    return scores @ v, _fill_and_softmax(scores, mask)
+
+
+def a_permute_three_dims(q, k, v, mask=None):  # permute(0, 2, 1): 3-D inputs only
+    w = _fill_and_softmax(q @ k.permute(0, 2, 1) / math.sqrt(q.shape[-1]), mask)
+    return w @ v, w
+
+
+def a_torch_sqrt_of_int(q, k, v, mask=None):  # torch.sqrt(d_k): a Python int, TypeError
+    w = _fill_and_softmax(q @ k.transpose(-2, -1) / torch.sqrt(q.shape[-1]), mask)
+    return w @ v, w
+
+
 def a_no_scaling_and_over_queries(q, k, v, mask=None):  # two mistakes at once
     scores = q @ k.transpose(-2, -1)
     if mask is not None:
@@ -819,6 +974,38 @@ SDPA = check_scaled_dot_product_attention
 INVERTED = r"mask's meaning is inverted.*True means 'may attend'"
 MASK_AFTER = r"mask was applied after the softmax"
 SDPA_MISTAKES = [
+    Mistake(SDPA, a_output_from_scores, r"output is the scaled scores times v"),
+    Mistake(
+        SDPA,
+        a_len_k_scale_over_queries,
+        r"Two mistakes at once\. \(1\) Your weights match scores divided by √len_k.*\(2\) "
+        r"Your weights sum to 1 over the queries",
+    ),
+    # blind round 10: negative weights are told the log-softmax only when they are the
+    # logarithms of the right weights; otherwise the candidates are named
+    Mistake(
+        SDPA,
+        a_log_softmax_weights,
+        r"^(?!.*without the softmax)(?s:.*)negative entries.*logarithms of the right weights",
+    ),
+    Mistake(
+        SDPA,
+        a_scores_as_weights,
+        r"^(?!.*logarithms of the right)(?s:.*)negative entries.*without the softmax",
+    ),
+    Mistake(SDPA, a_permute_three_dims, r"(?s)raised RuntimeError.*permute\(0, 2, 1\).*transpose\(-2, -1\)"),
+    # blind round 10: an in-place method on the mask is told as such
+    Mistake(
+        SDPA,
+        a_mask_flipped_in_place,
+        r"changed its argument `mask` in place.*mask\.logical_not_\(\)",
+    ),
+    # blind round 10: the learner's TypeError comes with what to write instead
+    Mistake(
+        SDPA,
+        a_torch_sqrt_of_int,
+        r"(?s)raised TypeError.*must be Tensor, not int.*Python number.*math\.sqrt\(d_k\)",
+    ),
     Mistake(SDPA, a_fill_plus_inf, r"blocks nothing they are finite.*\+inf or NaN, not -inf"),
     Mistake(SDPA, a_zero_all_when_one_row_is_nan, r"zero everywhere.*applied to the whole tensor"),
     Mistake(SDPA, a_no_scaling, r"with no scaling.*√d_k"),
@@ -860,7 +1047,14 @@ SDPA_MISTAKES = [
         r"weights are right, but your output is NaN in the rows.*before those rows were set to zero",
     ),
     Mistake(SDPA, a_output_from_keys, r"your `output` should have shape.*multiply by k instead of v"),
-    Mistake(SDPA, a_weights_transposed, r"your `weights` should have shape.*swap q and k"),
+    # the output is right, so the weights were only returned transposed: not "swap q and k"
+    # (blind round 10)
+    Mistake(
+        SDPA,
+        a_weights_transposed,
+        r"^(?!.*swap q and k)(?s:.*)your `weights` should have shape.*Your output is right, and "
+        r"your weights are the right ones transposed",
+    ),
     Mistake(SDPA, a_weights_flattened, r"your `weights` should have shape"),
     Mistake(SDPA, a_only_output, r"returned a single tensor.*\(output, weights\)"),
     Mistake(SDPA, a_swapped_order, r"return \(output, weights\), in that order"),

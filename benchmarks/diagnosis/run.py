@@ -175,9 +175,13 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
     ),
     ("relative_shift", "drop: a ± b -> a"): (
         "named",
-        r"In every 2×2 block, M\[2i, 2i\] holds [+-]sin\(w_i·k\) where cos\(w_i·k\) belongs",
+        r"In every 2×2 block, M\[2i, 2i\] holds [+-]sin\(w_i·k\) where cos\(w_i·k\) belongs"
+        r"|M\[2i\+1, 2i\+1\] holds 0 where cos\(w_i·k\) belongs\. Its values were written to "
+        r"M\[2i, 2i\+1\] instead: the row index of that assignment is off",
         "one line writes its sine to M[2i, 2i] (row or column 2i + 1 dropped to 2i); the "
-        "message names that place and what it holds",
+        "message names that place and what it holds. Or the cosine of M[2i+1, 2i+1] written "
+        "to M[2i, 2i+1] (its row 2i + 1 dropped to 2i): the message says where its values "
+        "went and that the row index of that assignment is off",
     ),
     ("split_heads", "number: 1 -> 2"): (
         "named",

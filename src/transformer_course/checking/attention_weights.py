@@ -119,7 +119,12 @@ SOFTMAX_OVER_QUERIES = (
 )
 NEGATIVE_WEIGHTS = (
     "Attention weights come out of a softmax, so they are never negative. Negative "
-    "weights mean the scores were used (or normalised by their sum) without the softmax."
+    "weights mean the softmax's output is not what was returned: the scores used without "
+    "the softmax (or normalised by their sum), or its logarithm (log_softmax)."
+)
+LOG_WEIGHTS = (
+    "They are the logarithms of the right weights: log_softmax (log-probabilities, all "
+    "<= 0, what a loss takes) where the softmax belongs. Use torch.softmax(scores, dim=-1)."
 )
 NOT_FINITE = (
     "Check the masking and the softmax: exp() of large scores overflows to inf (and "
@@ -336,9 +341,16 @@ def expect_attention_weights(
         )
     c.ok()
     if (w < -1e-6).any():
+        logs = torch.log(expected.detach().double())  # -inf where the reference gives 0
+        both = torch.isfinite(logs) & live[..., None]
+        is_log = (
+            logs.shape == w.shape
+            and bool(both.any())
+            and torch.allclose(w[both], logs[both], rtol=max(rtol, 1e-4), atol=max(atol, 1e-5))
+        )
         c.fail(
             f"{what} has negative entries (the smallest is {float(w.min()):.3g} at index "
-            f"{_index(w == w.min())}). {NEGATIVE_WEIGHTS}"
+            f"{_index(w == w.min())}). {LOG_WEIGHTS if is_log else NEGATIVE_WEIGHTS}"
         )
     c.ok()
 

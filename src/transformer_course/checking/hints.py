@@ -54,6 +54,17 @@ GENERIC_HINTS: dict[str, str] = {
         "holds a whole batch (or a row). Keep working on the tensor, element-wise, without "
         "turning it into a Python number."
     ),
+    # blind10f-sdpa-torch-sqrt-of-int: torch.sqrt(q.shape[-1]) on a Python int
+    "must be Tensor, not int": (
+        "A torch function (torch.sqrt, torch.exp, torch.log, ...) was given a Python number: "
+        "they take tensors, and a size such as q.shape[-1] (d_k) is a plain int. Use "
+        "math.sqrt(d_k) (or d_k ** 0.5) for a number, or make it a tensor first."
+    ),
+    "must be Tensor, not float": (
+        "A torch function (torch.sqrt, torch.exp, torch.log, ...) was given a Python number: "
+        "they take tensors. Use the math module (math.sqrt, math.exp) for a plain number, or "
+        "make it a tensor first."
+    ),
     "only one element tensors can be converted to Python scalars": (
         "`.item()`, float() or int() needs a tensor with one value, and this one holds "
         "several (a batch, a row). Keep the tensor, and work on it element-wise."

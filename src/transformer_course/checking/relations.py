@@ -61,7 +61,8 @@ def match_relation(
             "zero",
             "Your values are all 0 where the reference's are not: nothing is ever added or "
             "written to them (an assignment where an addition belongs, or a result never "
-            "stored).",
+            "stored), or a NaN on the way (0 / 0, a softmax of NaN scores) was turned into 0 "
+            "by a guard (np.divide's where=, nan_to_num, masked_fill).",
         )
     if np.allclose(got, -expected, **tol):
         return Relation(

@@ -90,8 +90,33 @@ _SQUEEZED = (
 )
 
 
+def _width_counted_from_ids(one_hot, width: int, ids: np.ndarray) -> str:
+    """A width counted from the ids: the number of distinct ids (one column per id
+    present, np.unique or pd.get_dummies) or the number of ids (len(ids)). When both
+    give ``width`` here, ids with a repeat part them; "" when neither fits."""
+    distinct, count = np.unique(ids).size, ids.shape[-1]
+    present = (
+        "the number of distinct ids in this batch: one column per id present (np.unique, "
+        "pd.get_dummies) is not a one-hot over the vocabulary"
+    )
+    length = "the number of ids (len(ids)): the one-hot vectors are as long as the sequence"
+    if width not in (distinct, count):
+        return ""
+    if distinct != count:
+        return present if width == distinct else length
+    probe_ids = np.array([1, 1, 4], dtype=ids.dtype)  # 2 distinct ids, 3 ids, max + 1 = 5
+    probe = None
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        probe = np.asarray(one_hot(probe_ids.copy(), 6))
+    if probe is not None and probe.shape == (3, 2):
+        return present
+    if probe is not None and probe.shape == (3, 3):
+        return length
+    return f"the number of ids here, and of distinct ids: {present}, or {length}"
+
+
 def _one_hot_shape_hint(
-    got: tuple, ids: np.ndarray, vocab_size: int, passed_several: bool = False
+    got: tuple, ids: np.ndarray, vocab_size: int, passed_several: bool = False, one_hot=None
 ) -> str:
     """``passed_several``: an earlier case with several ids passed, so the ids were not
     summed into one vector (a bag of words)."""
@@ -125,6 +150,13 @@ def _one_hot_shape_hint(
                 f"vocab_size argument ({vocab_size}), not guessed from the ids in this batch "
                 "(a batch need not contain the largest id)."
             )
+        counted = _width_counted_from_ids(one_hot, got[-1], ids)
+        if counted:
+            return (
+                f"The last axis has length {got[-1]}, {counted}. The width is the vocab_size "
+                f"argument ({vocab_size}), and id i goes in column i, whether or not the "
+                "other ids occur."
+            )
         return f"The last axis must have length vocab_size = {vocab_size}."
     return (
         f"The ids have shape {ids.shape}, so the one-hot array has shape ids.shape + (vocab_size,)."
@@ -137,6 +169,47 @@ _BOOL_ONE_HOT = (
     "one-hot vectors to count tokens would silently go wrong. Convert with "
     "`.astype(np.float64)`, or build the result from a float array in the first place."
 )
+
+
+def _several_ones(got: np.ndarray, ids: np.ndarray, vocab_size: int) -> str:
+    """Vectors that do not hold exactly one 1: when every vector marks every id of the
+    input (out[..., ids] = 1, the column index without its row index), say so."""
+    row_sums = got.sum(axis=-1)
+    counts = sorted({int(n) for n in np.ravel(row_sums)})
+    held = (
+        f"every one-hot vector holds {counts[0]} ones"
+        if len(counts) == 1
+        else f"your one-hot vectors hold {', '.join(map(str, counts[:-1]))} or {counts[-1]} ones"
+    )
+    every_id = np.zeros(vocab_size)
+    every_id[np.ravel(ids)] = 1.0
+    if np.unique(ids).size > 1 and np.array_equal(got, np.broadcast_to(every_id, got.shape)):
+        return (
+            f"{held}: each marks every id of the input ({', '.join(map(str, np.unique(ids)))}), "
+            "not its own. That is what out[..., ids] = 1 (or out[:, ids] = 1) does: the ids "
+            "pick columns for every row at once. Pair each id with its own row: "
+            "out[np.arange(len(ids)), ids] = 1 for 1-D ids, or np.eye(vocab_size)[ids] for "
+            "ids of any shape."
+        )
+    return f"{held}; each must hold exactly one 1, in column `id`."
+
+
+def _width_hint(vocab_size: int):
+    """An id out of bounds for a width other than vocab_size: the width was not taken
+    from the argument (a number written in, or counted from other ids)."""
+
+    def hint(exc: BaseException) -> str:
+        found = re.search(r"index (\d+) is out of bounds for axis \d+ with size (\d+)", str(exc))
+        if not found or int(found[2]) == vocab_size:
+            return ""
+        return (
+            f"Id {found[1]} fell outside something of size {found[2]}, but vocab_size is "
+            f"{vocab_size} here: the one-hot width must come from the vocab_size argument "
+            "(np.eye(vocab_size)), not from a number written in or counted from the ids of "
+            "another call."
+        )
+
+    return hint
 
 
 def check_one_hot(one_hot, *, hidden: bool = False) -> None:
@@ -157,6 +230,7 @@ def check_one_hot(one_hot, *, hidden: bool = False) -> None:
                     ids.copy(),
                     vocab_size,
                     call_repr=what,
+                    hints=[(IndexError, _width_hint(vocab_size))],
                     mutation_hint="one_hot only reads the ids.",
                 )
             except CheckFailure as failure:
@@ -181,7 +255,7 @@ def check_one_hot(one_hot, *, hidden: bool = False) -> None:
                 got,
                 expected.shape,
                 what,
-                _one_hot_shape_hint(tuple(got.shape), ids, vocab_size, passed_several),
+                _one_hot_shape_hint(tuple(got.shape), ids, vocab_size, passed_several, one_hot),
             )
             c.expect_true(got.dtype != np.bool_, f"{what} holds booleans. {_BOOL_ONE_HOT}")
             if np.issubdtype(got.dtype, np.integer):
@@ -200,11 +274,8 @@ def check_one_hot(one_hot, *, hidden: bool = False) -> None:
                 "a single 1 at the token's id.",
             )
             row_sums = got.sum(axis=-1)
-            c.expect_true(
-                bool(np.all(row_sums == 1)),
-                f"{what}: some one-hot vectors hold {int(row_sums.max())} ones and some "
-                f"{int(row_sums.min())}; each must hold exactly one 1, in column `id`.",
-            )
+            if not np.all(row_sums == 1):
+                c.fail(f"{what}: {_several_ones(got, ids, vocab_size)}")
             c.expect_equal(
                 got,
                 expected,
@@ -232,6 +303,7 @@ def _embed_cases(hidden: bool) -> list[tuple[np.ndarray, np.ndarray]]:
                 np.array([[2, 5], [5, 1]], dtype=np.int32),
                 rng.normal(size=(6, 3)).astype(np.float32),
             ),
+            (np.array([[4, 1, 6]]), table),  # a batch of one sentence: (1, len)
         ]
     rng = numpy_rng(2020)
     cases = []
@@ -254,9 +326,44 @@ _COLUMNS_HINT = (
 )
 
 
-def _embed_shape_hint(result: np.ndarray, ids: np.ndarray, table: np.ndarray) -> str:
+_FLATTENED_IDS = (
+    "You flattened the ids: keep their shape, and add one axis of length d_model at the end."
+)
+
+
+def _squeezed_or_flattened(embed, ids: np.ndarray, table: np.ndarray) -> str:
+    """Ids (1, len): a squeeze and a flatten both give (len, d_model) with the right rows.
+    Ids (2, 2) without an axis of size 1 part them."""
+    probe_ids = np.array([[0, 1], [1, 0]], dtype=ids.dtype)
+    probe = None
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        probe = np.asarray(embed(probe_ids.copy(), np.asarray(table).copy()), dtype=np.float64)
+    squeezed = (
+        "Your values are the right rows, with every axis of size 1 removed: did you call "
+        ".squeeze() (np.squeeze)? It also removes the axes of ids that happen to have size 1 "
+        f"(these ids are {ids.shape}). Return table[ids] as it is: (..., d_model), whatever "
+        "the ids' shape."
+    )
+    if probe is not None and probe.shape == (2, 2, table.shape[1]):
+        return squeezed  # ids without an axis of size 1 keep their shape: no flatten
+    if probe is not None and probe.shape == (4, table.shape[1]):
+        return _FLATTENED_IDS
+    return (
+        f"Your values are the right rows, in shape {(ids.size, table.shape[1])}: the axis of "
+        "size 1 of these ids is gone. On ids of this shape a .squeeze() and a flatten "
+        "(ravel, reshape(-1)) both give that. Return table[ids] as it is: (..., d_model), "
+        "whatever the ids' shape."
+    )
+
+
+def _embed_shape_hint(result: np.ndarray, ids: np.ndarray, table: np.ndarray, embed=None) -> str:
     vocab_size, d_model = table.shape
     got = tuple(result.shape)
+    expected = np.asarray(table)[ids]  # (..., d_model)
+    if 1 in expected.shape and got == np.squeeze(expected).shape:
+        values = np.asarray(result, dtype=np.float64)
+        if np.allclose(values, np.squeeze(expected), rtol=1e-5, atol=1e-6):
+            return _squeezed_or_flattened(embed, ids, table)
     if got == ids.shape and np.array_equal(result, np.asarray(table).ravel()[ids]):
         return (
             "Yours gives one number per id, entry ids[i] of the table read as one flat list "
@@ -266,7 +373,7 @@ def _embed_shape_hint(result: np.ndarray, ids: np.ndarray, table: np.ndarray) ->
     if got == (vocab_size, *ids.shape):
         return _COLUMNS_HINT
     if ids.ndim > 1 and got == (ids.size, d_model):
-        return "You flattened the ids: keep their shape, and add one axis of length d_model at the end."
+        return _FLATTENED_IDS
     if got == (*ids.shape, vocab_size):
         return (
             "That is the shape of one-hot vectors, (..., vocab_size): did you return the one-hot "
@@ -274,7 +381,14 @@ def _embed_shape_hint(result: np.ndarray, ids: np.ndarray, table: np.ndarray) ->
             "and transpose? A token's vector is a ROW of the table, shape (..., d_model)."
         )
     if got == (d_model,):
-        return "You returned a single vector: did you add or average the rows? Each id needs its own row."
+        values = np.asarray(result, dtype=np.float64)
+        rows = expected.reshape(-1, d_model)
+        for how, combined in (("added", rows.sum(axis=0)), ("averaged", rows.mean(axis=0))):
+            if np.allclose(values, combined, rtol=1e-5, atol=1e-6):
+                return (
+                    f"You returned a single vector, the rows {how} up: each id needs its own row."
+                )
+        return "You returned a single vector of length d_model: each id needs its own row, (..., d_model)."
     return "The result has the ids' shape plus one axis of length d_model: (..., d_model)."
 
 
@@ -348,7 +462,7 @@ def check_embed(embed, *, hidden: bool = False) -> None:
                     raise failure.with_cause(named) from None
                 raise
             c.expect_type(got, np.ndarray, what, "Return a numpy array.")
-            c.expect_shape(got, expected.shape, what, _embed_shape_hint(got, ids, table))
+            c.expect_shape(got, expected.shape, what, _embed_shape_hint(got, ids, table, embed))
             c.expect_floating(got, what, preferred=table.dtype)
             vocab_size, d_model = table.shape
             c.expect_close(
@@ -501,6 +615,23 @@ def _keepdims_hint(message: str) -> str:
     )
 
 
+def _angle_mistakes(cosines: np.ndarray) -> dict[str, np.ndarray]:
+    """The angle instead of its cosine: arccos in radians, divided by pi (the angular
+    distance), or one minus that (an angular similarity)."""
+    angle = np.arccos(np.clip(cosines, -1.0, 1.0))
+    tail = (
+        "Cosine similarity is the cosine itself, a·b / (|a| |b|), no arccos: 1 for the same "
+        "direction, 0 for orthogonal, -1 for opposite."
+    )
+    return {
+        f"Yours is the angle between the vectors, arccos(cosine), in radians. {tail}": angle,
+        "Yours is the angular distance, arccos(cosine) / pi (0 for the same direction, 1 for "
+        f"opposite). {tail}": angle / np.pi,
+        "Yours is an angular similarity, 1 - arccos(cosine) / pi (1 for the same direction, "
+        f"0 for opposite). {tail}": 1.0 - angle / np.pi,
+    }
+
+
 def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
     """cosine_similarity(a (n, d), b (m, d)) -> (n, m); a zero vector gives 0.
 
@@ -578,6 +709,17 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                     "That is 1 - cosine, the cosine *distance*: return the similarity itself "
                     "(1 for the same direction, 0 for orthogonal, -1 for opposite).": 1.0
                     - expected,
+                    # the angle between the vectors (face-embedding code's "distance based
+                    # on cosine similarity"), in radians or as a fraction of pi
+                    **_angle_mistakes(expected),
+                    "Yours is the Pearson correlation: each vector was centred on its own "
+                    "mean before the cosine (what np.corrcoef computes). Cosine similarity "
+                    "uses the vectors as they are: a·b / (|a| |b|).": (
+                        ref.cosine_similarity(
+                            a64 - a64.mean(axis=-1, keepdims=True),
+                            b64 - b64.mean(axis=-1, keepdims=True),
+                        )
+                    ),
                     "Your negative similarities became 0: the result was clipped to [0, 1] "
                     "(np.clip or np.maximum(..., 0)). A cosine ranges over [-1, 1]: vectors "
                     "pointing in opposite directions have similarity -1. Return it unclipped.": (
@@ -618,7 +760,9 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
 def _token_embedding_cases(hidden: bool) -> list[tuple[int, int, tuple[int, int], int]]:
     """(vocab_size, d_model, ids shape (batch, len), seed)."""
     if not hidden:
-        return [(11, 4, (2, 5), 21), (20, 9, (1, 4), 22)]  # a batch of one sentence too
+        # a batch of one sentence too, and a d_model that is not a perfect square (a
+        # rounded scale, int(math.sqrt(d_model)), is exact for 4 and 9)
+        return [(11, 4, (2, 5), 21), (20, 9, (1, 4), 22), (12, 6, (3, 2), 23)]
     return [
         (37, 16, (4, 7), 2101),
         (8, 6, (1, 1), 2102),
@@ -654,6 +798,14 @@ def _keys_diagnosis(shapes: dict[str, tuple[int, ...]], vocab_size: int, d_model
             "which stores its weight as (d_model, vocab_size), or an nn.Embedding with its "
             "sizes swapped. nn.Embedding takes the number of rows first (one per token id), "
             "then the vector width."
+        )
+    rows = [shape[0] for shape in shapes.values() if len(shape) == 2 and shape[1] == d_model]
+    if len(rows) == 1 and rows[0] != vocab_size:
+        extra = {vocab_size + 1: " (vocab_size + 1: one row too many)"}.get(rows[0], "")
+        return message + (
+            f"Its width is right, but it has {rows[0]} rows{extra} where vocab_size is "
+            f"{vocab_size}: one row per token id, nn.Embedding(vocab_size, d_model), with the "
+            "vocab_size passed to __init__ (not a number written in)."
         )
     if shapes:
         return message + (
@@ -717,6 +869,122 @@ def _expect_no_renorm(c, what: str, key: str, weight, after, ids) -> None:
     )
 
 
+def _expect_trainable_table(c, module, what: str, key: str) -> None:
+    """An output without a gradient, explained by the table itself when it cannot train:
+    a frozen parameter (from_pretrained's default), or no parameter at all."""
+    parameters = dict(module.named_parameters())
+    if key not in parameters:
+        c.fail(
+            f"{what} returned a tensor that does not require grad: the table `{key}` is not a "
+            "parameter of the module (a buffer, or a tensor kept as a plain attribute), so no "
+            "optimiser would ever train it. Create it as nn.Embedding(vocab_size, d_model) in "
+            "__init__: its weight is a trainable nn.Parameter."
+        )
+    if not parameters[key].requires_grad:
+        c.fail(
+            f"{what} returned a tensor that does not require grad: the table `{key}` itself has "
+            "requires_grad=False, so it is frozen and never trains. "
+            "nn.Embedding.from_pretrained(weights) freezes by default (freeze=True); so do "
+            "weight.requires_grad_(False) and nn.Parameter(..., requires_grad=False). Build "
+            "nn.Embedding(vocab_size, d_model) (or pass freeze=False)."
+        )
+
+
+def _constant_ratio(got, plain) -> float | None:
+    """The one constant c with got = c * plain (None when there is none)."""
+    if not isinstance(got, torch.Tensor) or got.shape != plain.shape:
+        return None
+    nonzero = plain.abs() > 1e-6
+    if not bool(nonzero.any()):
+        return None
+    ratios = got.detach()[nonzero].double() / plain[nonzero].double()
+    factor = float(ratios.mean())
+    return factor if float((ratios - factor).abs().max()) <= 1e-4 * max(1.0, abs(factor)) else None
+
+
+def _shape_dependence(module, ids, weight, vocab_size: int, seed: int) -> tuple[bool, bool]:
+    """Whether the module's factor could be sqrt(len) and sqrt(batch): on ids with one
+    more row and two more positions, does it follow them (a constant does not)?"""
+    batch, length = ids.shape[0], ids.shape[-1]
+    other = torch.randint(0, vocab_size, (batch + 1, length + 2), generator=torch_generator(seed))
+    try:
+        with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+            got = module(other)
+    except Exception:  # the learner's errors are the main check's to report
+        return True, True
+    factor = _constant_ratio(got, nn.functional.embedding(other, weight))
+    if factor is None:
+        return True, True
+    return (
+        abs(factor - math.sqrt(length + 2)) < 1e-4 * factor,
+        abs(factor - math.sqrt(batch + 1)) < 1e-4 * factor,
+    )
+
+
+def _factor_at(c, cls, d_model: int) -> float | None:
+    """The constant the learner's module multiplies its own lookup by when built with
+    this d_model (None when the output is no constant multiple of the lookup)."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        try:
+            module = cls(7, d_model).eval()
+            tables = [v for v in module.state_dict().values() if tuple(v.shape) == (7, d_model)]
+            ids = torch.arange(7).reshape(1, 7)
+            with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+                got = module(ids)
+        except Exception:  # the main check reports the learner's errors
+            return None
+    if len(tables) != 1:
+        return None
+    return _constant_ratio(got, nn.functional.embedding(ids, tables[0].detach()))
+
+
+def _constant_scale_hint(c, cls, factor: float, d_model: int) -> str:
+    """The output is the lookup times a constant that no named mistake explains. Two
+    causes give a constant that is the root of a whole number: sqrt(d_model) rounded to an
+    integer, and a hard-coded width. A second d_model, where the two differ, parts them."""
+    head = (
+        f"Your output is the lookup times one constant, {factor:.4g}, but the factor is "
+        f"sqrt(d_model) = sqrt({d_model}) = {math.sqrt(d_model):.4g}, this layer's own d_model"
+    )
+    hard_coded = abs(factor**2 - round(factor**2)) < 1e-3 * factor**2
+    rounded = abs(factor - round(factor)) < 1e-6 and round(factor) in (
+        math.floor(math.sqrt(d_model)),
+        round(math.sqrt(d_model)),
+    )
+    if not (hard_coded or rounded):
+        return head + ". Scale by math.sqrt(self.d_model)."
+    other = (round(factor) + 1) ** 2 + 1  # sqrt 3.16 for a factor 2: neither 2 nor an integer
+    at_other = _factor_at(c, cls, other)
+    whole = math.floor(math.sqrt(other))
+    if rounded and at_other is not None and abs(at_other - whole) < 1e-6 * whole:
+        return (
+            head + f": sqrt({d_model}) rounded down to an integer (built with d_model={other}, "
+            f"yours scales by {whole:g} = int(sqrt({other})) instead of "
+            f"{math.sqrt(other):.4g}). int(), round(), // and math.isqrt drop the fraction: "
+            "scale by the float math.sqrt(self.d_model)."
+        )
+    if hard_coded and at_other is not None and abs(at_other - factor) < 1e-6 * factor:
+        return (
+            head + f": {factor:.4g} = sqrt({round(factor**2)}), and built with d_model={other} "
+            f"yours still scales by {factor:.4g}: a hard-coded width. Use the d_model passed "
+            "to __init__."
+        )
+    return (
+        head
+        + ": the square root of another whole number, "
+        + " or ".join(
+            text
+            for hit, text in (
+                (rounded, f"sqrt({d_model}) rounded to an integer (int(), round(), //)"),
+                (hard_coded, f"sqrt({round(factor**2)}), a hard-coded width"),
+            )
+            if hit
+        )
+        + ". Scale by math.sqrt(self.d_model), with the d_model passed to __init__."
+    )
+
+
 def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
     """TokenEmbedding(vocab_size, d_model): ids (batch, len) -> embedding(ids) * sqrt(d_model).
 
@@ -773,6 +1041,16 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                     ".flatten()) and never reshaped back. nn.Embedding takes ids of any shape: "
                     "self.embedding(ids) keeps (batch, len) and adds d_model."
                 )
+            elif (
+                tuple(got.shape) == (ids_shape[1], ids_shape[0], d_model)
+                and ids_shape[0] != ids_shape[1]
+            ):
+                hint = (
+                    "The batch and length axes are swapped: (len, batch, d_model) is the "
+                    "sequence-first layout of older PyTorch code. The ids were transposed "
+                    "before the lookup (ids.t(), ids.transpose(0, 1)), or the output after it. "
+                    "Here ids are (batch, len): look them up as they are, self.embedding(ids)."
+                )
             elif tuple(got.shape) == tuple(n for n in expected_shape if n != 1):
                 hint = (
                     "The axes of size 1 are gone: did you call .squeeze()? It removes every "
@@ -788,6 +1066,8 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                 "the table's dtype: no .double(), and scale by a Python float such as "
                 "math.sqrt(d_model).",
             )
+            if not got.requires_grad:
+                _expect_trainable_table(c, module, what, key)
             c.expect_true(
                 got.requires_grad,
                 f"{what} returned a tensor that does not require grad, so no gradient could ever "
@@ -828,6 +1108,9 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
             plain = nn.functional.embedding(ids, weight)  # the lookup without the scale
             extra = [name for name in found if name != key]
             scale_hint, factor = "", None
+            # a factor equal to sqrt(len) or sqrt(batch) here may be a constant that
+            # happens to match: ids of another shape tell which it follows
+            by_len, by_batch = _shape_dependence(module, ids, weight, vocab_size, seed)
             with torch.no_grad():
                 nonzero = plain.abs() > 1e-6
                 if nonzero.any() and got.shape == plain.shape:
@@ -842,26 +1125,14 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                         math.sqrt(vocab_size),
                         d_model / 2,
                     )
-                    named += (math.sqrt(ids.shape[-1]), math.sqrt(ids.shape[0]))
+                    named += (math.sqrt(ids.shape[-1]),) * by_len
+                    named += (math.sqrt(ids.shape[0]),) * by_batch
                     if (
                         float((ratios - factor).abs().max()) <= 1e-4 * max(1.0, abs(factor))
                         and abs(factor - math.sqrt(d_model)) > 1e-3 * math.sqrt(d_model)
                         and all(abs(factor - f) > 1e-4 * max(1.0, f) for f in named)
                     ):
-                        # a width of another layer only when the factor is the root of
-                        # a whole number; otherwise no cause is offered
-                        hard_coded = abs(factor**2 - round(factor**2)) < 1e-3 * factor**2
-                        scale_hint = (
-                            f"Your output is the lookup times one constant, {factor:.4g}, "
-                            f"but the factor is sqrt(d_model) = sqrt({d_model}) = "
-                            f"{math.sqrt(d_model):.4g}, this layer's own d_model"
-                            + (
-                                f": {factor:.4g} = sqrt({round(factor**2)}), a hard-coded "
-                                "width? Use the d_model passed to __init__."
-                                if hard_coded
-                                else ". Scale by math.sqrt(self.d_model)."
-                            )
-                        )
+                        scale_hint = _constant_scale_hint(c, cls, factor, d_model)
             c.expect_close(
                 got,
                 plain * math.sqrt(d_model),
@@ -897,12 +1168,14 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                     f"You scaled by the square root of the sequence length (ids.shape[-1] = "
                     f"{ids.shape[-1]}); the factor is sqrt(d_model) = sqrt({d_model}), the width "
                     "of each vector, whatever the length of the input.": (
-                        plain * math.sqrt(ids.shape[-1]) if ids.shape[-1] != d_model else None
+                        plain * math.sqrt(ids.shape[-1])
+                        if ids.shape[-1] != d_model and by_len
+                        else None
                     ),
                     f"You scaled by the square root of the batch size (ids.shape[0] = "
                     f"{ids.shape[0]}); the factor is sqrt(d_model) = sqrt({d_model}).": (
                         plain * math.sqrt(ids.shape[0])
-                        if ids.shape[0] not in (1, d_model, ids.shape[-1])
+                        if ids.shape[0] not in (1, d_model, ids.shape[-1]) and by_batch
                         else None
                     ),
                     # any other constant factor: after the named ones above, which win

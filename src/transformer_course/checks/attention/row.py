@@ -13,6 +13,7 @@ from transformer_course.checking import (
     numpy_rng,
     tolerance,
 )
+from transformer_course.checking.hints import two_mistakes
 from transformer_course.reference import attention as ref
 
 from .common import _SCALED_AFTER_SOFTMAX, _SOFTMAX_OVERFLOW, _output_tolerance
@@ -43,6 +44,12 @@ _ROW_ARGMAX = (
 _ROW_OUTPUT_UNWEIGHTED = (
     "Your output is the plain {how} of the value rows: the weights are not used. Output = "
     "sum over j of weights[j] * values[j], i.e. weights @ values."
+)
+_ROW_OUTPUT_WEIGHTED_MEAN = (
+    "Your output is the weighted sum divided by len_k = {len_k}: a mean over the keys "
+    "((weights[:, None] * values).mean(axis=0)). The weights already add up to 1, so the "
+    "weighted sum is the average: weights @ values, or np.sum(weights[:, None] * values, "
+    "axis=0)."
 )
 _ROW_OUTPUT_FROM_SCORES = (
     "Your output mixes the values with the scores instead of the weights. Use the weights "
@@ -92,11 +99,79 @@ def _row_scale_mistakes(query, keys, values, make) -> dict[str, np.ndarray]:
     return {message: make(scale) for scale, message in candidates if not math.isclose(scale, root)}
 
 
+_ROW_COSINE = (
+    "Your weights match a softmax of cosine similarities: {which} divided by {their} length "
+    "before the dot product{scaled}. Attention compares raw dot products, keys @ query / "
+    "√d_k: a key's length is part of how strongly it matches (cosine similarity is lesson "
+    "02's measure of how alike two vectors point, not attention's score)."
+)
+
+
+def _cosine_scores(q: np.ndarray, k: np.ndarray, which: str) -> np.ndarray:
+    """keys @ query with the keys, the query, or both divided by their lengths (floored
+    at a tiny number: a zero vector stays zero, as lesson 02's cosine_similarity has it;
+    a plain division's 0 / 0 is :func:`_row_nan_scores_hint`'s)."""
+    if which in ("both", "keys"):
+        k = k / np.maximum(np.linalg.norm(k, axis=-1, keepdims=True), 1e-12)
+    if which in ("both", "query"):
+        q = q / max(float(np.linalg.norm(q)), 1e-12)
+    return k @ q
+
+
+def _row_cosine_mistakes(q: np.ndarray, k: np.ndarray) -> dict[str, np.ndarray]:
+    """The weights of scores made from unit vectors (cosines), scaled by √d_k or not."""
+    mistakes = {}
+    root = math.sqrt(q.shape[-1])
+    for which, text, their in (
+        ("both", "the query and every key", "their"),
+        ("keys", "every key (not the query)", "its"),
+    ):
+        cosines = _cosine_scores(q, k, which)
+        with np.errstate(all="ignore"):
+            for scale, scaled in ((root, ", then scaled by √d_k"), (1.0, ", with no √d_k")):
+                message = _ROW_COSINE.format(which=text, their=their, scaled=scaled)
+                mistakes[message] = ref.softmax(cosines / scale)
+    return mistakes
+
+
+def _row_nan_scores_hint(c, attention_row, weights, query, keys, values) -> str:
+    """Weights that are all 0 (or NaN) where a key is a zero vector: the scores held a
+    NaN (0 / 0), and a softmax gives 0 or NaN for a slice holding one. A probe without
+    the zero keys tells whether the scores are cosines; "" when the weights are not so."""
+    w = np.asarray(weights, dtype=np.float64)
+    zero_keys = np.linalg.norm(keys, axis=-1) == 0
+    if not zero_keys.any() or zero_keys.all() or not (np.all(w == 0) or np.isnan(w).all()):
+        return ""
+    listed = ", ".join(str(int(i)) for i in np.flatnonzero(zero_keys))
+    fact = (
+        f"Your weights are all {'NaN' if np.isnan(w).all() else '0'}: a softmax gives that "
+        f"for scores that hold a NaN. Keys {listed} are zero vectors here, and dividing by "
+        "a key's length gives 0 / 0 = NaN for them."
+    )
+    kept = ~zero_keys
+    try:
+        probe = c.call(attention_row, query.copy(), keys[kept].copy(), values[kept].copy())
+        got = np.asarray(probe[0], dtype=np.float64)
+    except Exception:  # the main check reports the learner's errors
+        got = None
+    q, k = query.astype(np.float64), keys[kept].astype(np.float64)
+    if got is not None and got.shape == (int(kept.sum()),):
+        for message, wrong in _row_cosine_mistakes(q, k).items():
+            if np.allclose(got, wrong, rtol=1e-4, atol=1e-6):
+                return f"{fact} Without those keys: {message}"
+    return (
+        f"{fact} Did you divide by the keys' lengths (normalising them, a cosine similarity)? "
+        "Attention uses the raw dot products, keys @ query / √d_k, which need no division "
+        "but the scale."
+    )
+
+
 def _row_weight_mistakes(query, keys, values) -> dict[str, np.ndarray]:
     q, k = np.asarray(query, np.float64), np.asarray(keys, np.float64)
     scores = k @ q  # (len_k,)
     scaled = scores / math.sqrt(q.shape[-1])
     mistakes = _row_scale_mistakes(q, k, values, lambda scale: ref.softmax(scores / scale))
+    mistakes.update(_row_cosine_mistakes(q, k))
     mistakes[_ROW_NO_SOFTMAX] = scaled
     root = math.sqrt(q.shape[-1])
     mistakes[
@@ -112,6 +187,30 @@ def _row_weight_mistakes(query, keys, values) -> dict[str, np.ndarray]:
     one_hot[int(np.argmax(scores))] = 1.0
     mistakes[_ROW_ARGMAX] = one_hot
     return mistakes
+
+
+def _row_weight_pairs(query, keys, values) -> dict[str, np.ndarray]:
+    """Two mistakes at once: a wrong scale with weights that are not a softmax (no
+    softmax, no division by the sum, a division by the sum of the scores). Named only
+    when exactly one pair fits (expect_close)."""
+    q, k = np.asarray(query, np.float64), np.asarray(keys, np.float64)
+    scores = k @ q  # (len_k,)
+    pairs = {}
+    with np.errstate(all="ignore"):
+        for scale_text, scaled in _row_scale_mistakes(q, k, values, lambda c: scores / c).items():
+            for text, wrong in (
+                (_ROW_NO_SOFTMAX, scaled),
+                (_ROW_NOT_NORMALISED, np.exp(scaled)),
+                (
+                    _ROW_NOT_NORMALISED.replace("exponentials", "shifted exponentials"),
+                    np.exp(scaled - scaled.max()),
+                ),
+                (_ROW_SUM_NORMALISED, scaled / scaled.sum()),
+            ):
+                if np.isfinite(wrong).all():
+                    head = scale_text.replace("Your weights match", "Your weights are")
+                    pairs[two_mistakes(head, text)] = wrong
+    return pairs
 
 
 def _row_cases(hidden: bool) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
@@ -238,6 +337,9 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
                     "written, NaN exactly where that overflows (the largest score here is "
                     f"{float(scores.max()):.4g}). " + _SOFTMAX_OVERFLOW
                 )
+            nan_scores = _row_nan_scores_hint(c, attention_row, weights, query, keys, values)
+            if nan_scores:
+                c.fail(f"{what}: your `weights` are not what the reference gives. {nan_scores}")
             c.expect_close(
                 weights,
                 exp_w,
@@ -249,6 +351,7 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
                     else "These scores are large: " + _SOFTMAX_OVERFLOW
                 ),
                 mistakes=_row_weight_mistakes(query, keys, values),
+                pairs=_row_weight_pairs(query, keys, values),
             )
             v64 = values.astype(np.float64)
             c.expect_close(
@@ -263,5 +366,8 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
                     _ROW_OUTPUT_UNWEIGHTED.format(how="sum"): v64.sum(axis=0),
                     _ROW_OUTPUT_FROM_SCORES: (keys.astype(np.float64) @ query / math.sqrt(d_k))
                     @ v64,
+                    _ROW_OUTPUT_WEIGHTED_MEAN.format(len_k=len_k): (
+                        exp_out / len_k if len_k > 1 else None
+                    ),
                 },
             )

@@ -62,6 +62,11 @@ _SDPA_SMALL_T = (
     "k.t() only transposes 2-D tensors, and these inputs have batch dims in front. "
     "Transpose the last two dims: k.transpose(-2, -1) (or k.mT)."
 )
+_SDPA_PERMUTE = (
+    "k.permute(...) names every dim, so it fits one rank only: permute(0, 2, 1) is "
+    "written for (batch, len, d) and fails on {ndim}-D inputs such as these. Swap the last "
+    "two dims, whatever comes before: k.transpose(-2, -1) (or k.mT)."
+)
 _SDPA_TRANSPOSE_DIMS = (
     "Transposing with dims counted from the front (transpose(0, 1), transpose(1, 2)) only "
     "swaps the last two dims for inputs of one particular rank: with (batch, len, d) "
@@ -79,12 +84,15 @@ _SDPA_BOOL_INDEX = (
 )
 _SDPA_MUTATION = (
     "For example q /= math.sqrt(d_k) divides the caller's q: write q = q / math.sqrt(d_k) "
-    "(a new tensor), or scale the scores instead."
+    "(a new tensor), or scale the scores instead. The methods ending in _ work in place too: "
+    "mask.logical_not_() or mask.unsqueeze_(1) change the caller's mask, where ~mask and "
+    "mask.unsqueeze(1) make new tensors."
 )
 _SDPA_FILL_ZERO = (
     "Your weights match blocked scores set to 0 instead of -inf. A score of 0 still gets "
     "weight e^0 = 1 in the softmax, so the blocked keys are not hidden at all. Fill with "
-    "-inf (or a large negative number such as -1e9)."
+    "-inf (or a large negative number such as -1e9; -1e-9, with its exponent negative, "
+    "is a tiny number and acts as 0)."
 )
 _SDPA_BOOL_ADDED = (
     "Your weights match softmax(scores + mask) with the bool mask read as numbers (True = 1, "
@@ -123,6 +131,21 @@ def _sdpa_output_mistakes(exp_out: torch.Tensor, mask) -> dict[str, torch.Tensor
         "set to zero (their softmax is 0/0 = NaN). Compute output = weights @ v last, from "
         "the final weights.": nan_rows
     }
+
+
+def _output_from_scores(q, k, v, mask) -> dict[str, torch.Tensor]:
+    """The output mixed with the (masked) scores, scaled or not, instead of the weights."""
+    raw = q.double() @ k.double().transpose(-2, -1)
+    found = {}
+    for scores, which in ((raw / math.sqrt(q.shape[-1]), "scaled "), (raw, "raw ")):
+        if mask is not None:
+            scores = scores.masked_fill(~mask, 0.0)
+        found[
+            f"Your weights are right, but your output is the {which}scores times v "
+            f"(scores @ v): the value rows are mixed by the scores, not by the weights. "
+            "Use the weights the softmax gave: output = weights @ v."
+        ] = scores @ v.double()
+    return found
 
 
 _SDPA_OUTPUT_HINT = (
@@ -278,6 +301,10 @@ def _sdpa_hints(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask=None) ->
             ),
         ),
         ("t() expects a tensor with <= 2 dimensions", _SDPA_SMALL_T),
+        (
+            "does not match the length of the desired ordering of dimensions",
+            _SDPA_PERMUTE.format(ndim=k.dim()),
+        ),
         (_is_front_transpose, _SDPA_TRANSPOSE_DIMS),
         (IndexError, _front_axis_hint),
         ("must be a 3D tensor", _SDPA_BMM.format(ndim=q.dim())),
@@ -297,8 +324,9 @@ def _bool_mask_added(q, k, mask) -> torch.Tensor:
     return torch.softmax(scores + mask, dim=-1)
 
 
-def _sdpa_mistakes(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
-    """Diagnosis -> the weights (float64) that mistake gives on these inputs."""
+def _sdpa_scales(q, k, v) -> list[tuple[float, str]]:
+    """(a wrong scale, its diagnosis): the numbers the scores may be divided by instead of
+    √d_k (the right one among them is dropped by the callers)."""
     d_k, len_q, len_k, d_v = q.shape[-1], q.shape[-2], k.shape[-2], v.shape[-1]
     root = math.sqrt(d_k)
     scales = [
@@ -356,6 +384,14 @@ def _sdpa_mistakes(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
                 f"end: d_k = q.shape[-1] = {d_k}.",
             )
         )
+    return scales
+
+
+def _sdpa_mistakes(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
+    """Diagnosis -> the weights (float64) that mistake gives on these inputs."""
+    d_k = q.shape[-1]
+    root = math.sqrt(d_k)
+    scales = _sdpa_scales(q, k, v)
     mistakes: dict[str, Callable[[], torch.Tensor]] = {}  # computed only when needed
     for scale, message in scales:
         if not math.isclose(scale, root):
@@ -393,15 +429,8 @@ def _sdpa_pairs(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
     than the keys' ({both messages: the weights both give}); tried after the single
     mistakes, and named only when exactly one pair gives the learner's weights."""
     singles = _sdpa_mistakes(q, k, v, mask)
-    d_k = q.shape[-1]
-    root = math.sqrt(d_k)
-    scale_messages = {
-        1.0: next(m for m in singles if m.startswith("Your weights match softmax(q kᵀ) with no")),
-        float(d_k): next(
-            m for m in singles if m.startswith("Your weights match scores divided by d_k")
-        ),
-    }
-    scale_messages = {s: m for s, m in scale_messages.items() if not math.isclose(s, root)}
+    root = math.sqrt(q.shape[-1])
+    scale_messages = {s: m for s, m in _sdpa_scales(q, k, v) if not math.isclose(s, root)}
     pairs = {}
     for dim in range(q.dim() - 1):  # every dim of the scores but the keys'
         dim_message = next(
@@ -679,6 +708,26 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                     "of the output: return (output, weights), in that order."
                 )
             swap_hint = _SDPA_SWAP.format(len_q=len_q, len_k=len_k)
+            if tuple(weights.shape[-2:]) == (len_k, len_q) and len_q != len_k:
+                # the output tells which: right from the right weights, only returned transposed
+                right_out, right_w = ref.scaled_dot_product_attention(q, k, v, mask)
+                if (
+                    tuple(output.shape) == tuple(right_out.shape)
+                    and torch.allclose(output.detach().double(), right_out.double(), atol=1e-5)
+                    and torch.allclose(
+                        weights.detach().double().transpose(-2, -1),
+                        right_w.double(),
+                        atol=1e-5,
+                        equal_nan=True,
+                    )
+                ):
+                    swap_hint = (
+                        f"The inputs have len_q = {len_q} queries and len_k = {len_k} keys on "
+                        "purpose. Your output is right, and your weights are the right ones "
+                        "transposed: you computed with (..., len_q, len_k) weights and returned "
+                        "them transposed (.transpose(-2, -1), .mT). Return the weights the "
+                        "output was computed with."
+                    )
             c.expect_shape(
                 weights,
                 w_shape,
@@ -735,7 +784,10 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                 what + "your `output`",
                 **_output_tolerance(output.dtype, q.dtype, values=v),
                 hint=_SDPA_OUTPUT_HINT,
-                mistakes=_sdpa_output_mistakes(exp_out, mask),
+                mistakes={
+                    **_sdpa_output_mistakes(exp_out, mask),
+                    **_output_from_scores(q, k, v, mask),
+                },
             )
             if case.get("grad"):
                 c.expect_true(

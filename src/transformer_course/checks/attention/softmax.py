@@ -14,6 +14,7 @@ from transformer_course.checking import (
     short,
     tolerance,
 )
+from transformer_course.checking.hints import two_mistakes
 from transformer_course.reference import attention as ref
 
 from .common import _SOFTMAX_OVERFLOW
@@ -26,6 +27,12 @@ _SOFTMAX_GLOBAL_MAX = (
     "one maximum for the whole array (np.max(x)) instead of the maximum of each slice: "
     "a row around -1000 minus a global maximum around +1000 underflows exp() to 0 "
     "everywhere, and 0 / 0 is NaN. Use np.max(x, axis=axis, keepdims=True)."
+)
+#: the NaN hint of the inputs on very different scales, when no shift model matched
+_SOFTMAX_SCALES_NAN = (
+    "The rows of this input live on very different scales: a row around -1000 shifted by "
+    "anything but its own maximum (one maximum for the whole array, say) underflows exp() "
+    "to 0 everywhere, and 0 / 0 is NaN. Use np.max(x, axis=axis, keepdims=True)."
 )
 _SOFTMAX_GLOBAL_MAX_ZEROS = (
     "Your result matches a softmax that subtracts one maximum for the whole array "
@@ -87,6 +94,15 @@ _SOFTMAX_NEG_INF_AS_ZERO = (
     "Your -inf entries get weight: they were treated as 0 (replaced by 0 before the "
     "exponential). An entry of -inf must get weight 0, and exp(-inf) is already 0, so "
     "nothing needs replacing; only a slice that is all -inf needs care (its max is -inf)."
+)
+_SOFTMAX_LOG = (
+    "Yours is the log-softmax, x - log(sum(exp(x))): log-probabilities, all <= 0 (what "
+    "F.log_softmax returns, for a loss). The weights are its exponential: "
+    "exp(x - max) / sum(exp(x - max))."
+)
+_SOFTMAX_OF_MINUS_X = (
+    "Yours is the softmax of -x: the smallest entry gets the most weight. The shift is "
+    "written the wrong way round, exp(max - x) where exp(x - max) belongs."
 )
 _SOFTMAX_INPLACE = (
     "For example x -= x.max(...) or np.exp(x, out=x) write into the caller's array: "
@@ -172,6 +188,12 @@ def _softmax_mistakes(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
             mistakes[_SOFTMAX_MAX_NOT_ADDED_BACK] = np.exp(x) / np.sum(
                 exps, axis=axis, keepdims=True
             )
+        live = np.isfinite(peak)
+        total_shifted = np.sum(exps, axis=axis, keepdims=True)
+        if live.all():  # the log of the softmax, and the softmax of -x (peak - x)
+            mistakes[_SOFTMAX_LOG] = x - np.where(live, peak, 0.0) - np.log(total_shifted)
+        if np.isfinite(x).all():
+            mistakes[_SOFTMAX_OF_MINUS_X] = ref.softmax(-x, axis=axis)
         if np.isneginf(x).any():  # -inf entries read as 0
             mistakes[_SOFTMAX_NEG_INF_AS_ZERO] = ref.softmax(
                 np.where(np.isneginf(x), 0.0, x), axis=axis
@@ -182,6 +204,46 @@ def _softmax_mistakes(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
         except ValueError:
             pass
     return mistakes
+
+
+def _softmax_pairs(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
+    """Two mistakes at once: a shift that is not each slice's maximum (none, or one for the
+    whole array) with a normalisation that is not the slice's sum (no keepdims, the whole
+    array's sum, none at all). Named only when exactly one pair fits (expect_close). Where
+    no exp overflows or underflows, the two shifts give the same result (a constant
+    cancels in a division by sums of exponentials): one candidate then names both."""
+    if not np.isfinite(x).all():
+        return {}
+    none = "The maximum is not subtracted before exp (large scores overflow)."
+    whole = (
+        "One maximum for the whole array is subtracted (np.max(x)), not each slice's own, "
+        "so slices far below the rest underflow."
+    )
+    both = (
+        "The shift before exp is not each slice's own maximum: none, or one maximum for the "
+        "whole array (np.max(x)); the two agree on this input. Subtract "
+        "np.max(x, axis=axis, keepdims=True)."
+    )
+    pairs = {}
+    with np.errstate(all="ignore"):
+        variants = {}
+        for shift_text, shift in ((none, 0.0), (whole, np.max(x))):
+            exps = np.exp(x - shift)
+            normalised = {_SOFTMAX_WHOLE_ARRAY: exps / np.sum(exps), _SOFTMAX_NOT_NORMALISED: exps}
+            try:
+                normalised[_SOFTMAX_KEEPDIMS] = exps / np.sum(exps, axis=axis)
+            except ValueError:
+                pass
+            variants[shift_text] = normalised
+        for norm_text in variants[none]:
+            a, b = variants[none][norm_text], variants[whole][norm_text]
+            if np.isfinite(a).all() and np.isfinite(b).all() and np.allclose(a, b):
+                pairs[two_mistakes(both, norm_text)] = b
+                continue
+            for shift_text, wrong in ((none, a), (whole, b)):
+                if np.isfinite(wrong).all():
+                    pairs[two_mistakes(shift_text, norm_text)] = wrong
+    return pairs
 
 
 def _overflows_like_no_max(got: np.ndarray, x: np.ndarray, axis: int) -> bool:
@@ -231,7 +293,7 @@ def _softmax_cases(hidden: bool) -> list[tuple[str, np.ndarray, int | None, str]
             ("a 3-D input, axis=1", numpy_rng(40).normal(size=(2, 3, 4)), 1, nan_hint),
             ("float32 input", numpy_rng(41).normal(size=(2, 5)).astype(np.float32), -1, nan_hint),
             ("large logits", large, -1, _SOFTMAX_OVERFLOW),
-            ("rows on very different scales", scales, -1, _SOFTMAX_GLOBAL_MAX),
+            ("rows on very different scales", scales, -1, _SOFTMAX_SCALES_NAN),
             ("some -inf entries", some_inf, -1, neg_inf_hint),
             ("a row that is all -inf", dead_row, -1, _SOFTMAX_ALL_NEG_INF_NAN),
             ("a column that is all -inf, axis=0", dead_column, 0, _SOFTMAX_ALL_NEG_INF_NAN),
@@ -253,7 +315,7 @@ def _softmax_cases(hidden: bool) -> list[tuple[str, np.ndarray, int | None, str]
         ("a 1-D float32 input", rng.normal(size=7).astype(np.float32), -1, nan_hint),
         ("large logits", large, -1, _SOFTMAX_OVERFLOW),
         ("large logits along axis=0", large.T.copy(), 0, _SOFTMAX_OVERFLOW),
-        ("rows on very different scales", scales, -1, _SOFTMAX_GLOBAL_MAX),
+        ("rows on very different scales", scales, -1, _SOFTMAX_SCALES_NAN),
         ("some -inf entries", with_inf, -1, neg_inf_hint),
         ("an all -inf slice along axis=1 (float32)", empty, 1, _SOFTMAX_ALL_NEG_INF_NAN),
         ("a row that is all -inf", dead, -1, _SOFTMAX_ALL_NEG_INF_NAN),
@@ -307,6 +369,73 @@ def _softmax_axis_and_global_max(c, softmax, got: np.ndarray, x: np.ndarray, axi
             )
         return ""
     return ""
+
+
+_SOFTMAX_SHIFT_NOT_BELOW_ZERO = (
+    "Your shift never goes below 0: on rows around +1000 your weights are right, but on "
+    "rows whose entries are all around -1000 (their own maximum about -1000) they come "
+    "out 0 (or NaN) instead of adding up to 1. Subtracting max(0, the slice maximum) "
+    "(np.maximum(peak, 0)), or the maximum's absolute value, leaves exp(-1000) = 0 "
+    "everywhere there. Subtract each slice's own maximum, negative or not: "
+    "np.max(x, axis=axis, keepdims=True)."
+)
+#: rows that all live around -1000, close to one another: one maximum for the whole array
+#: is right here, a shift that never goes below 0 underflows every row
+_NEGATIVE_ROWS = np.array([[-1000.0, -1001.0, -1002.0], [-1001.0, -1000.0, -1003.0]])
+
+
+def _shift_models(x: np.ndarray, axis: int, peak: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """softmax with `peak` subtracted: 0 / 0 guarded (zeros), and left as NaN."""
+    with np.errstate(all="ignore"):
+        shifted = np.exp(x - peak)
+        total = np.sum(shifted, axis=axis, keepdims=True)
+        return (
+            np.divide(shifted, total, out=np.zeros_like(shifted), where=total > 0),
+            shifted / total,
+        )
+
+
+def _softmax_global_or_clamped(c, softmax, got: np.ndarray, x: np.ndarray, axis: int) -> str:
+    """Two shifts that are not each slice's own maximum make low slices underflow: one
+    maximum for the whole array, and the slice maximum clamped at 0 (np.maximum(max, 0)).
+    On slices around +1000 and -1000 alone they agree; a slice around 0, or a probe whose
+    slices all live around -1000, parts them. "" when neither matches."""
+    if not x.size or not np.isfinite(x).all():
+        return ""
+    right = ref.softmax(x, axis=axis)
+
+    def matches(peak) -> bool:
+        zeros, nans = _shift_models(x, axis, peak)
+        return not np.allclose(zeros, right, atol=1e-6) and (
+            np.allclose(got, zeros, atol=1e-6) or np.allclose(got, nans, atol=1e-6, equal_nan=True)
+        )
+
+    one_max = matches(np.max(x))
+    clamped = matches(np.maximum(np.max(x, axis=axis, keepdims=True), 0.0))
+    finite = np.isfinite(got).all()
+    if one_max and not clamped:
+        return _SOFTMAX_GLOBAL_MAX_ZEROS if finite else _SOFTMAX_GLOBAL_MAX
+    if clamped and not one_max:
+        return _SOFTMAX_SHIFT_NOT_BELOW_ZERO
+    if not one_max:
+        return ""
+    try:  # both agree on this input: rows that all live around -1000 part them
+        with np.errstate(all="ignore"):
+            probe = np.asarray(c.call(softmax, _NEGATIVE_ROWS.copy(), axis=-1), dtype=np.float64)
+    except (CheckFailure, TypeError, ValueError):
+        probe = None
+    expected = ref.softmax(_NEGATIVE_ROWS, axis=-1)
+    fits = probe is not None and probe.shape == expected.shape
+    if fits and np.allclose(probe, expected, atol=1e-6):
+        return _SOFTMAX_GLOBAL_MAX_ZEROS if finite else _SOFTMAX_GLOBAL_MAX
+    if fits and (np.allclose(probe, 0.0, atol=1e-6) or np.isnan(probe).all()):
+        return _SOFTMAX_SHIFT_NOT_BELOW_ZERO
+    return (
+        "On rows around +1000 and -1000 your weights come out 0 (or NaN) on the low rows: "
+        "either one maximum for the whole array (np.max(x)) or a shift that never goes "
+        "below 0 (np.maximum(peak, 0)) gives that. Subtract each slice's own maximum: "
+        "np.max(x, axis=axis, keepdims=True)."
+    )
 
 
 def _moved_axis_hint(got, expected: np.ndarray, axis: int) -> str:
@@ -394,6 +523,9 @@ def check_softmax(softmax, *, hidden: bool = False) -> None:
             both = _softmax_axis_and_global_max(c, softmax, got64, x, axis)
             if both:
                 c.fail(f"{what} is not what the reference gives. {both}")
+            shift = _softmax_global_or_clamped(c, softmax, got64, x, axis)
+            if shift:
+                c.fail(f"{what} is not what the reference gives. {shift}")
             c.expect_close(
                 got,
                 expected,
@@ -401,4 +533,5 @@ def check_softmax(softmax, *, hidden: bool = False) -> None:
                 **tolerance(got.dtype, x.dtype),
                 hint=nan_hint if not np.isfinite(got64).all() else _softmax_explain(got64, x, axis),
                 mistakes=_softmax_mistakes(x, axis),
+                pairs=_softmax_pairs(x, axis),
             )

@@ -6,6 +6,8 @@ import them; tests do not).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 
@@ -44,6 +46,16 @@ def _exponent_why(c: float, d_model: int) -> str:
         )
     if abs(c - 1.0) < 1e-3:
         return " i, not 2i: the exponent needs twice the pair index."
+    # the exp(log) form with another logarithm: exp(-2i·log_b(10000)/d_model) is
+    # 10000^(-2i/(d_model·ln b)), so the measured c is 2 / ln b
+    for name, base in (("np.log10 (math.log10)", 10.0), ("np.log2 (math.log2)", 2.0)):
+        if abs(c - 2.0 / math.log(base)) < 1e-3:
+            return (
+                f" {c:.4g} = 2 / ln {base:g}: the exp(log) form written with {name} where the "
+                "natural log belongs. exp(-2i·log(10000)/d_model) equals 10000^(-2i/d_model) "
+                "only with the natural log (np.log, math.log); or write the power directly, "
+                "pos / np.power(10000.0, 2i / d_model)."
+            )
     if abs(c - 2.0 * d_model**2) < 1e-3 * d_model**2:
         return (
             f" That is 2i·d_model = 2i·{d_model}: the exponent multiplies by d_model where it "

@@ -141,10 +141,20 @@ def _slice_hint(layout: str, batch: int, length: int, max_len: int, d_model: int
                 "(1, max_len, d_model) (table.unsqueeze(0)), and slice table[:, :len], or keep "
                 "it 2-D and slice its rows, table[:len]."
             )
-        if layout == _LAYOUTS[2]:
-            return _SEQ_FIRST_TABLE.format(length=length)
         found = re.search(r"tensor a \((\d+)\) must match the size of tensor b \((\d+)\)", str(exc))
         sizes = {int(found[1]), int(found[2])} if found else set()
+        if layout == _LAYOUTS[2] and max_len in sizes and length != max_len:
+            # all max_len rows met x: the slice cut the axis of size 1 (table[:, :len])
+            return (
+                f"Your table is stored as (max_len, 1, d_model), the sequence-first layout "
+                f"of older PyTorch tutorials, and all its max_len={max_len} rows met x: a "
+                "slice of its second axis, table[:, :len] (the batch-first slice), cuts the "
+                "axis of size 1 and keeps every row, which then lines up with the batch axis "
+                "of x. Keep layout and slice together: store the table as (1, max_len, "
+                "d_model) (table.unsqueeze(0)) and add table[:, :len]."
+            )
+        if layout == _LAYOUTS[2]:
+            return _SEQ_FIRST_TABLE.format(length=length)
         axis = re.search(r"non-singleton dimension (-?\d+)", str(exc))
         # the feature axis clashes with a width that no slice of x gives: a table built for
         # another d_model (a slice by len or batch on the wrong axis is explained below)
@@ -263,18 +273,42 @@ def _expect_tables_kept(c, module, what: str, tables: dict | None, length: int) 
             )
 
 
-def _check_forward(c, module, built, x, table, layout, max_len, tables=None):
+def _check_forward(c, module, built, x, table, layout, max_len, tables=None, table_right=False):
     """dropout off (eval, or p = 0): the output must be x + PE[:len]; the module's tables
     (``tables``: their shapes when built) keep their shapes."""
     batch, length, d_model = x.shape
     what = f"{built} applied to x of shape {tuple(x.shape)}"
+
+    def made_later() -> list[tuple[str, tuple[int, ...]]]:
+        """Tensors the module holds now and did not hold when built: made in forward."""
+        if tables is None:
+            return []
+        return [(n, shape) for n, shape in _table_shapes(module).items() if n not in tables]
+
+    def lazy(exc: BaseException) -> bool:
+        return "must match the size of tensor" in str(exc) and bool(made_later())
+
+    def lazy_hint(exc: BaseException) -> str:
+        name, shape = made_later()[0]
+        return (
+            f"Your module holds `{name}`, of shape {shape}, which it did not hold when it "
+            "was built: forward made it on an earlier call, sized for that call's x, and "
+            f"keeps it for the next ones. This x has len={length}. Build the table once, in "
+            "__init__, for max_len positions (self.register_buffer('pe', ...)), and slice "
+            "the first len rows in forward."
+        )
+
     torch.manual_seed(_CALL_SEED)
     out = c.call(
         module,
         x,
         call_repr=what,
         hints=[
-            ("must match the size of tensor", _slice_hint(layout, batch, length, max_len, d_model)),
+            (lazy, lazy_hint),
+            (
+                lambda exc: "must match the size of tensor" in str(exc) and not lazy(exc),
+                _slice_hint(layout, batch, length, max_len, d_model),
+            ),
             (
                 lambda error: isinstance(error, ValueError) and length <= max_len,
                 f"Your PositionalEncoding refused x with len={length} positions, although "
@@ -331,7 +365,9 @@ def _check_forward(c, module, built, x, table, layout, max_len, tables=None):
         "x was also scaled by sqrt(d_model). That scaling belongs to the token embedding "
         "(lesson 02); this module only adds the encoding.": x * d_model**0.5 + pe,
     }
-    for mistake, wrong in _pe_mistakes(max_len, d_model).items():
+    # the mistakes of exercise 1, unless the table in the state dict was found right (rows
+    # 1..len of a right table look like positions counted from 1: the slice is off then)
+    for mistake, wrong in ({} if table_right else _pe_mistakes(max_len, d_model)).items():
         mistakes[f"The encoding you add is wrong. {_exercise_1(mistake)}"] = lambda wrong=wrong: (
             x + torch.tensor(wrong()[:length], dtype=x.dtype)
         )
@@ -343,6 +379,60 @@ def _check_forward(c, module, built, x, table, layout, max_len, tables=None):
         hint="Expected x + PE[:len]: position p of every sequence in the batch gets row p of "
         "the table.",
         mistakes=mistakes,
+        explain=lambda: _rows_added(out, x, table),
+    )
+
+
+def _rows_added(out, x, table) -> str:
+    """Localise by the table's rows: which row (and how many times it) each position of x
+    got, when every position got one whole row of the table (or none, or twice one); ""
+    when the output is not x plus rows of the table."""
+    if not isinstance(out, torch.Tensor) or out.shape != x.shape:
+        return ""
+    added = (out.detach().double() - x.double())[0]  # (len, d_model), the first sequence
+    rows = table.double()  # (max_len, d_model)
+    length = added.shape[0]
+    found = []
+    for p in range(length):
+        hits = [
+            (r, times)
+            for times in (1.0, 2.0)
+            for r in range(rows.shape[0])
+            if torch.allclose(added[p], times * rows[r], atol=1e-4)
+        ]
+        if len(hits) != 1:
+            return ""
+        found.append(hits[0])
+    taken = [r for r, _ in found]
+    if all(times == 2.0 for _, times in found) and taken == list(range(length)):
+        return (
+            "Every position got its row of the table twice: x + 2·PE. Either the encoding "
+            "is added twice (x = x + pe, then x + pe again in the return), or the rows you "
+            "add are doubled (2 * pe, a table built as a sum of two): add the encoding once, "
+            "self.dropout(x + self.pe[:, :x.size(1)])."
+        )
+    if any(times != 1.0 for _, times in found) or taken == list(range(length)):
+        return ""
+    shown = ", ".join(f"{p} -> row {r}" for p, r in enumerate(taken[:4]))
+    offset = taken[0]
+    if taken == list(range(offset, offset + length)):
+        where = (
+            f"rows {offset}..{offset + length - 1}"
+            + (", the last len rows (table[:, -len:])" if offset + length == rows.shape[0] else "")
+            + (" (the slice starts one row late)" if offset == 1 else "")
+        )
+        return (
+            f"Position p got row p + {offset} of the table ({shown}, ...): you added {where} "
+            "instead of the first len rows. Position p gets row p: table[:, :x.size(1)]."
+        )
+    if taken == list(range(length))[::-1]:
+        return (
+            f"Position p got row len - 1 - p of the table ({shown}, ...): the rows are added "
+            "in reverse. Position p gets row p: table[:, :x.size(1)]."
+        )
+    return (
+        f"Every position got one row of the table, but not its own ({shown}, ...). Position "
+        "p gets row p: table[:, :x.size(1)]."
     )
 
 
@@ -474,6 +564,51 @@ _NOT_A_BUFFER = (
 )
 
 
+def _left_behind(module) -> list[str]:
+    """The plain attributes holding a float array or tensor that .to(torch.bfloat16) left
+    as it was (a table kept outside the parameters and buffers)."""
+    return [
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_")
+        and (
+            (isinstance(value, np.ndarray) and value.dtype.kind == "f")
+            or (
+                isinstance(value, torch.Tensor)
+                and value.is_floating_point()
+                and value.dtype != torch.bfloat16
+            )
+        )
+    ]
+
+
+def _converted_buffers(module) -> list[str]:
+    """The float buffers that .to(torch.bfloat16) converted."""
+    return [name for name, b in module.named_buffers() if b.dtype == torch.bfloat16]
+
+
+def _check_gradient_reaches_x(c, module, built: str, x: torch.Tensor) -> None:
+    """The sum stays in autograd: x.data, x.detach(), torch.no_grad() or numpy in forward
+    cut it off, and then nothing before this module (the token embeddings) is trained."""
+    what = f"{built} applied to x of shape {tuple(x.shape)} that requires grad"
+    leaf = x.detach().clone().requires_grad_(True)
+    torch.manual_seed(_CALL_SEED)
+    out = c.call(module, leaf, call_repr=what)
+    if not isinstance(out, torch.Tensor):
+        return
+    if out.requires_grad:
+        (grad,) = torch.autograd.grad(out.sum(), leaf, allow_unused=True)
+        if grad is not None:
+            return
+    c.fail(
+        f"{what} returned a tensor that no gradient can flow back through to x: forward "
+        "took x out of autograd (x.data, x.detach(), torch.no_grad(), or a round trip "
+        "through numpy), so nothing before this module, the token embeddings included, "
+        "would ever be trained. The table needs no gradient; x does: add the rows to x "
+        "itself, self.dropout(x + self.pe[:, :x.size(1)])."
+    )
+
+
 def _check_follows_to(c, cls, d_model, max_len, gen):
     """The table is a buffer (or computed from x): converting the module converts it.
     Run in bfloat16, where a table left behind in float32 shows in the output's dtype."""
@@ -487,6 +622,25 @@ def _check_follows_to(c, cls, d_model, max_len, gen):
     out = c.call(module, x.to(torch.bfloat16), call_repr=what)
     c.expect_type(out, torch.Tensor, what, "Return a tensor.")
     if out.dtype != torch.bfloat16:
+        left, converted = _left_behind(module), _converted_buffers(module)
+        if not left and converted:  # the table followed: forward converts x or the sum
+            c.fail(
+                f"{what} returned dtype {out.dtype}, although the module's table followed "
+                f".to(): its buffer `{converted[0]}` is bfloat16 now. So forward converts: x "
+                f"(or the sum) is turned into {out.dtype} there (x.float(), .double(), "
+                ".to(torch.float32), or rows made with a fixed dtype). The output keeps x's "
+                "dtype: add the rows to x as it is, self.dropout(x + self.pe[:, :x.size(1)]) "
+                "(convert the rows to x.dtype if they differ, never x)."
+            )
+        if not left:  # no table at all in the module: made in forward, or kept outside
+            c.fail(
+                f"{what} returned dtype {out.dtype}. The module keeps no table (no buffer, no "
+                f"tensor attribute), so the {out.dtype} comes from forward: rows made there "
+                "with a fixed dtype (torch.tensor(..., dtype=torch.float32)), a table kept "
+                "outside the module (a global), or x converted (x.float()). Keep x's dtype: "
+                "make the rows in it (.to(x.dtype)), or build the table once in __init__ as a "
+                "buffer (register_buffer), which .to() converts."
+            )
         c.fail(f"{what} returned dtype {out.dtype}. " + _NOT_A_BUFFER.format(got=out.dtype))
     table = torch.tensor(ref.positional_encoding(max_len, d_model), dtype=torch.float32)
     c.expect_close(
@@ -519,10 +673,18 @@ def check_PositionalEncoding(cls, *, hidden: bool = False) -> None:
             found = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
             layout = _check_stored_table(c, found, built, max_len, d_model)
             table = torch.tensor(ref.positional_encoding(max_len, d_model), dtype=torch.float32)
+            right = ref.positional_encoding(max_len, d_model)
+            table_right = any(
+                np.allclose(stored, right, **_FLOAT32_FORMULA)
+                for _, stored in _stored_tables(found, max_len, d_model).values()
+            )
             tables = _table_shapes(module)
             for batch, length in inputs:
                 x = torch.randn(batch, length, d_model, generator=gen)  # (batch, len, d_model)
-                _check_forward(c, module, built, x, table, layout, max_len, tables)
+                _check_forward(
+                    c, module, built, x, table, layout, max_len, tables, table_right=table_right
+                )
+            _check_gradient_reaches_x(c, module, built, x)
             x = torch.randn(2, min(max_len, 6), d_model, generator=gen)  # (batch, len, d_model)
             _check_dropout(c, cls, d_model, max_len, x, table)
             _check_follows_to(c, cls, d_model, max_len, gen)

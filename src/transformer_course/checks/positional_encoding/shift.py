@@ -5,11 +5,14 @@ and the ValueError for an odd d_model.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 
 import numpy as np
 
 from transformer_course.checking import Checker, CheckFailure
+from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.oracles import relative_shift_f
 from transformer_course.reference import positional_encoding as ref
 
@@ -39,7 +42,51 @@ def _shift_mistakes(k, d_model):
         "w_i = 1 / 10000^(2i/d_model) (the frequencies of positional_encoding).": (
             lambda: _shift_at_angles(k * np.power(10000.0, np.arange(0, d_model, 2) / d_model))
         ),
+        f"Your matrix is the shift by one position with every entry raised to the power "
+        f"k = {k} (M1 ** k, elementwise: numpy's ** works entry by entry). Shifting k times "
+        "is a *matrix* power, np.linalg.matrix_power(M1, k) (a negative k too), or directly "
+        "the rotation of each pair by w_i·k.": (
+            lambda: _elementwise_power(relative_shift_f(1, d_model), k) if k != 1 else None
+        ),
     }
+
+
+#: the oracle's knobs, each one known mistake: (the knob's setting, its key in
+#: _shift_mistakes' messages, found by their first words)
+_SHIFT_KNOBS = (
+    ({"transpose": True}, "The sine terms have the wrong sign"),
+    ({"angle": "w"}, "Each pair rotates by w_i"),
+    ({"angle": "k"}, "Every pair rotates by the same angle k"),
+    ({"exponent": "i"}, "The frequencies use 10000^(i/d_model)"),
+    ({"layout": "concatenated"}, "The blocks sit at (i, i + d_model/2)"),
+)
+
+
+def _shift_pairs(k: int, d_model: int) -> dict[str, np.ndarray]:
+    """Two of the oracle's mistakes at once (a transposed block with a wrong frequency,
+    say), both named; combinations where one knob makes the other moot (one angle k for
+    every pair uses no frequency) are left out."""
+    messages = _shift_mistakes(k, d_model)
+    text = {start: next(m for m in messages if m.startswith(start)) for _, start in _SHIFT_KNOBS}
+    pairs = {}
+    for n, (first, first_start) in enumerate(_SHIFT_KNOBS):
+        for second, second_start in _SHIFT_KNOBS[n + 1 :]:
+            if first.keys() & second.keys():
+                continue
+            if {"angle", "exponent"} <= (first.keys() | second.keys()) and "k" in (
+                first.get("angle"),
+                second.get("angle"),
+            ):
+                continue
+            pairs[two_mistakes(text[first_start], text[second_start])] = relative_shift_f(
+                k, d_model, **first, **second
+            )
+    return pairs
+
+
+def _elementwise_power(m: np.ndarray, k: int) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return m**k
 
 
 def _shift_at_angles(theta: np.ndarray) -> np.ndarray:
@@ -191,6 +238,63 @@ _RAISE_VALUE_ERROR = (
 )
 
 
+def _expect_negative_k_kept(c, relative_shift, got, what: str, k: int, d_model: int) -> None:
+    """A negative k that lost its sign (abs(k)) gives the shift by |k|, which is also the
+    transpose of the right matrix: a matrix derived for column vectors gives the same. A
+    call with |k| parts them (the column-vector matrix is wrong there too). A loop that
+    multiplies k times by the shift by one gives the identity for a negative k."""
+    got64 = np.asarray(got, dtype=np.float64)
+    if np.allclose(got64, np.eye(d_model), atol=1e-6):
+        c.fail(
+            f"{what} is the identity: the shift by 0 positions. A loop that applies the shift "
+            f"by one k times (for _ in range(k)) runs zero times for k = {k}. A negative k "
+            "turns each pair backwards: rotate by the angle w_i·k (negative), or use "
+            "np.linalg.matrix_power(M1, k), which inverts for a negative k."
+        )
+    if not np.allclose(got64, ref.relative_shift(-k, d_model), atol=1e-6):
+        return
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            positive = np.asarray(relative_shift(-k, d_model), dtype=np.float64)
+    except Exception:  # the main check reports the learner's errors
+        return
+    if positive.shape == got64.shape and np.allclose(positive, got64, atol=1e-6):
+        c.fail(
+            f"{what} is your matrix for k={-k}: the sign of k is lost (abs(k), or a "
+            f"shift computed from |k|), so it moves forward by {-k} positions instead of "
+            f"back. Your positive shifts are right: keep k's sign, and each pair turns by "
+            "the angle w_i·k, negative for a negative k."
+        )
+
+
+def _even_refused(relative_shift, k: int, d_model: int):
+    """The hint for the learner's own ValueError on an even d_model: a call with k + 1,
+    the same d_model, tells whether the test reads k instead of d_model."""
+
+    def hint(exc: BaseException) -> str:
+        raised = False
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                relative_shift(k + 1, d_model)
+        except ValueError:
+            raised = True
+        except Exception:  # another error: not this hint's to explain
+            return ""
+        head = (
+            f"Your relative_shift raised ValueError for d_model={d_model}, which is even: "
+            "every even d_model has a matrix, and only an odd one must be rejected."
+        )
+        if not raised:
+            return (
+                f"{head} With k={k + 1} (and the same d_model) it does not raise, so your "
+                f"test depends on k, not on d_model (k % 2 where d_model % 2 belongs, say). "
+                "Test d_model: if d_model % 2: raise ValueError(...)."
+            )
+        return f"{head} Check the condition of your raise: it should test d_model % 2."
+
+    return hint
+
+
 def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
     """relative_shift(k, d_model) -> M (d_model, d_model) with PE[pos + k] = PE[pos] @ M.
 
@@ -201,7 +305,18 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
         c.require_callable(relative_shift)
         for k, d_model in _HIDDEN_SHIFT if hidden else _VISIBLE_SHIFT:
             what = f"relative_shift(k={k}, d_model={d_model})"
-            got = c.call(relative_shift, k, d_model, call_repr=what)
+            got = c.call(
+                relative_shift,
+                k,
+                d_model,
+                call_repr=what,
+                hints=[
+                    (
+                        lambda error: isinstance(error, ValueError),
+                        _even_refused(relative_shift, k, d_model),
+                    )
+                ],
+            )
             _expect_array(c, got, what, "(d_model, d_model)")
             c.expect_shape(
                 got,
@@ -210,6 +325,8 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
                 "M maps one row of the table (d_model features) to another.",
             )
             c.expect_floating(got, what, preferred="float64")
+            if k < 0 and d_model % 2 == 0:
+                _expect_negative_k_kept(c, relative_shift, got, what, k, d_model)
             c.expect_close(
                 got,
                 ref.relative_shift(k, d_model),
@@ -217,6 +334,7 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
                 **_tolerance(got.dtype),
                 hint=_shift_property_hint(got.astype(np.float64), k, d_model),
                 mistakes=_shift_mistakes(k, d_model) if d_model % 2 == 0 else None,
+                pairs=_shift_pairs(k, d_model) if d_model % 2 == 0 else None,
                 explain=lambda got=got, k=k, d_model=d_model: (
                     _block_entries(np.asarray(got, dtype=np.float64), k, d_model)
                     or _fitted_frequencies(np.asarray(got, dtype=np.float64), k, d_model)
