@@ -958,6 +958,176 @@ def _offsets(size):
     return torch.arange(size)[:, None] - torch.arange(size)[None, :]
 
 
+# ------------------------------------------------- blind round 10's classes (lesson 12)
+class PersistentFloat32Cache(ref.KVCache):
+    """Two slips at once: persistent buffers, and the dtype argument ignored."""
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        nn.Module.__init__(self)
+        shape = (batch, num_heads, max_len, d_head)
+        self.register_buffer("keys", torch.zeros(shape))
+        self.register_buffer("values", torch.zeros(shape))
+        self.length = 0
+
+
+@torch.no_grad()
+def _generate_caches_on_model(model, prompt, max_new_tokens):
+    """The caches made on the first call and kept on the model for every later one."""
+    batch, length = prompt.shape
+    if getattr(model, "kept_caches", None) is None:
+        model.kept_caches = model.new_caches(batch, length + max_new_tokens)
+    return checks.cached_generation(model, prompt, max_new_tokens, caches=model.kept_caches)
+
+
+@torch.no_grad()
+def _generate_fresh_caches_on_model(model, prompt, max_new_tokens):
+    """Correct: caches kept on the model, but made afresh at every call."""
+    batch, length = prompt.shape
+    model.kept_caches = model.new_caches(batch, length + max_new_tokens)
+    return checks.cached_generation(model, prompt, max_new_tokens, caches=model.kept_caches)
+
+
+@torch.no_grad()
+def _generate_feeds_first_token(model, prompt, max_new_tokens):
+    """ids get each step's argmax, but the model is fed the first generated token at
+    every step (a next_id computed once)."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    first = logits.argmax(-1, keepdim=True)
+    ids, rows = prompt, []
+    for step in range(max_new_tokens):
+        rows.append(logits)
+        ids = torch.cat([ids, logits.argmax(-1, keepdim=True)], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(first, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(rows, dim=1)
+
+
+@torch.no_grad()
+def _generate_float_ids(model, prompt, max_new_tokens):
+    """The right tokens, written into a float32 buffer (torch.zeros without a dtype)."""
+    ids, logits = checks.cached_generation(model, prompt, max_new_tokens)
+    buffer = torch.zeros(ids.shape)
+    buffer[:] = ids
+    return buffer, logits
+
+
+def _gqa_softmax_in_float32(q, k, v, mask=None):
+    """The softmax computed in float32 (scores.float()) and never cast back."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.softmax(scores.float(), dim=-1) @ v
+
+
+def _gqa_softmax_in_float32_cast_back(q, k, v, mask=None):
+    """Correct: the softmax in float32, cast back to q's dtype (Llama's type_as)."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.softmax(scores.float(), dim=-1).to(q.dtype) @ v
+
+
+def _gqa_all_float32(q, k, v, mask=None):
+    return ref.grouped_query_attention(q.float(), k.float(), v.float(), mask)
+
+
+def _softmax_old_max(x, block_size):
+    """Each block's terms taken against the old running maximum and added before the
+    rescale: NaN everywhere."""
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new = torch.maximum(m, block.amax(dim=-1))
+        total = (total + torch.exp(block - m[..., None]).sum(dim=-1)) * torch.exp(m - new)
+        m = new
+    return torch.exp(x - m[..., None]) / total[..., None]
+
+
+def _softmax_rescaled_after_adding(x, block_size):
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new = torch.maximum(m, block.amax(dim=-1))
+        total = (total + torch.exp(block - new[..., None]).sum(dim=-1)) * torch.exp(m - new)
+        m = new
+    return torch.exp(x - m[..., None]) / total[..., None]
+
+
+def _softmax_no_column(x, block_size):
+    """The per-row maximum and sum used without [..., None]."""
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new = torch.maximum(m, block.amax(dim=-1))
+        total = total * torch.exp(m - new) + torch.exp(block - new).sum(dim=-1)
+        m = new
+    return torch.exp(x - m) / total
+
+
+def _softmax_stop_not_offset(x, block_size):
+    """Each block sliced x[..., start:block_size]: empty after the first."""
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start:block_size]
+        new = torch.maximum(m, block.amax(dim=-1))
+        total = total * torch.exp(m - new) + torch.exp(block - new[..., None]).sum(dim=-1)
+        m = new
+    return torch.exp(x - m[..., None]) / total[..., None]
+
+
+def _tiled_variant(*, after=False, float32=False, running_axes=-1, skip=None, stop_only=False):
+    """Tiled attention, right but for one slip: rescaled ``after`` adding, running tensors
+    made ``float32`` and updated in place, made with q.shape[:running_axes], future blocks
+    skipped when ``skip(start, stop, len_q)`` (a correct skip or not), blocks sliced
+    start:block_size (``stop_only``)."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        len_q, len_k = q.shape[-2], k.shape[-2]
+        dtype = {} if float32 else {"dtype": q.dtype}
+        m = torch.full(q.shape[:-1], float("-inf"), **dtype)
+        total = torch.zeros(q.shape[:running_axes], **dtype)
+        acc = torch.zeros((*q.shape[:-1], v.shape[-1]), **dtype)
+        for start in range(0, len_k, block_size):
+            stop = min(start + block_size, len_k)
+            if causal and skip is not None and skip(start, stop, len_q):
+                break
+            end = block_size if stop_only else stop
+            s = q @ k[..., start:end, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+            if causal:
+                future = (
+                    torch.arange(start, start + s.shape[-1])[None] > torch.arange(len_q)[:, None]
+                )
+                s = s.masked_fill(future, float("-inf"))
+            new = torch.maximum(m, s.amax(-1))
+            c = torch.exp(m - new)
+            p = torch.exp(s - new[..., None])
+            if float32:
+                total.mul_(c).add_(p.sum(-1))
+                acc.mul_(c[..., None]).add_(p @ v[..., start:end, :])
+                m = new.to(m.dtype)
+            elif after:
+                total = (total + p.sum(-1)) * c
+                acc = (acc + p @ v[..., start:end, :]) * c[..., None]
+                m = new
+            else:
+                total = total * c + p.sum(-1)
+                acc = acc * c[..., None] + p @ v[..., start:end, :]
+                m = new
+        return acc / total[..., None]
+
+    return _named("tiled_attention", tiled_attention)
+
+
 MISTAKES = [
     Mistake(check_KVCache, ReturnsBeforeAppending, r"\*before\* this call"),
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
@@ -1188,8 +1358,8 @@ MISTAKES = [
     Mistake(
         check_tiled_attention,
         _named("t", _tiled_slips(queries_axis=-3)),
-        r"met one of size \d+ along the queries' axis: the causal mask built for another "
-        r"number of queries than len_q = q\.shape\[-2\]",
+        r"met one of size \d+ along the queries' axis: (either )?the causal mask built for "
+        r"another number of queries than len_q = q\.shape\[-2\]",
     ),
     Mistake(
         check_tiled_attention,
@@ -1432,8 +1602,8 @@ MISTAKES = [
     Mistake(
         check_tiled_attention,
         _named("t", _tiled_skips_from_last_query),
-        r"attention over keys 0 \.\. \d+ only: the blocks from key \d+ on were never "
-        r"visited.*start > len_q - 1",
+        r"attention over keys 0 \.\. \d+ only: the blocks from key \d+ on were "
+        r"(never visited|skipped).*start > len_q - 1",
     ),
     # hidden-only before: the visible run's masks were all (len_q, len_k)
     Mistake(
@@ -1453,6 +1623,94 @@ MISTAKES = [
         r"repeats the one of step \d+ where that step's argmax differs: next_id is not "
         r"recomputed",
     ),
+    # blind round 10: two slips at once, both named (the persistent buffers only, before)
+    Mistake(
+        check_KVCache,
+        PersistentFloat32Cache,
+        r"(?s)persistent=False.*A second slip: .*not float64: allocate them with dtype=dtype",
+    ),
+    # a second call on the same model (every single call passed before)
+    Mistake(
+        check_generate,
+        _named("generate", _generate_caches_on_model),
+        r"The second generate on this model fed it through the caches of the first one",
+    ),
+    # the fed token replayed against the learner's own ids (the first wrong step, before)
+    Mistake(
+        check_generate,
+        _named("generate", _generate_feeds_first_token),
+        r"fed \[\d+\] \(row \d+\) at position \d+, but your own ids hold \[\d+\] there.*"
+        r"first generated token \(ids\[:, len\]\) again",
+    ),
+    # torch's dtype advice, not numpy's
+    Mistake(check_generate, _named("generate", _generate_float_ids), r"dtype=torch\.long"),
+    # float64 inputs (float32 only, before: passed, or a raw dtype RuntimeError)
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_softmax_in_float32),
+        r"The inputs are float64 here, and a float32 tensor of yours met them.*\.float\(\)",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_all_float32),
+        r"returned torch\.float32 for float64 inputs",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_variant(float32=True),
+        r"returned torch\.float32 for float64 inputs.*in-place updates",
+    ),
+    # NaN everywhere: every candidate that gives it, without "one of them is yours"
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_old_max),
+        r"(?s)(?!.*one of them, or several, is yours)"
+        r"each of these mistakes gives exactly that.*against the old running maximum.*"
+        r"Other slips can give it too",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_rescaled_after_adding),
+        r"rescaled after adding each block's terms instead of before",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_variant(after=True),
+        r"rescaled after adding each block's terms instead of before",
+    ),
+    # a clash that two slips give: both named (a reduction over the rows, before)
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_no_column),
+        r"(?s)Two slips give exactly this error: a block's maximum or sum taken over the rows"
+        r".*without \[\.\.\., None\]",
+    ),
+    # an empty block (the raw IndexError, before)
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_stop_not_offset),
+        r"A maximum was taken over an empty block.*x\[\.\.\., start : start \+ block_size\]",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_variant(stop_only=True),
+        r"A maximum was taken over an empty block",
+    ),
+    # a running tensor with one axis too few (told a sum over dim=-2 when heads == block)
+    Mistake(
+        check_tiled_attention,
+        _tiled_variant(running_axes=-2),
+        r"met one of size \d+ along the queries' axis: .*a running tensor \(the maximum, the "
+        r"sum or the output\) made with one axis too few, q\.shape\[:-2\]",
+    ),
+    # a causal skip of partly visible blocks, told apart from a loop that stops early
+    Mistake(
+        check_tiled_attention,
+        _tiled_variant(skip=lambda start, stop, len_q: stop > len_q),
+        # (the hidden run has no causal=False call over as many keys first: both candidates)
+        r"were skipped\. Your results with causal=False over as many blocks were right.*"
+        r"start >= len_q|never visited \(a loop that stops early, or a skip of blocks thought",
+    ),
 ]
 
 CORRECT = [
@@ -1465,6 +1723,11 @@ CORRECT = [
     Correct(check_online_softmax, _named("s", _softmax_two_pass)),
     Correct(check_online_softmax, _named("s", _softmax_logsumexp_online)),
     Correct(check_tiled_attention, _named("t", _tiled_normalised_running)),
+    # blind round 10's probes accept: a right skip of the future blocks, state kept on
+    # the model but made afresh at each call, a float32 softmax cast back
+    Correct(check_tiled_attention, _tiled_variant(skip=lambda start, stop, len_q: start >= len_q)),
+    Correct(check_generate, _named("generate", _generate_fresh_caches_on_model)),
+    Correct(check_grouped_query_attention, _named("gqa", _gqa_softmax_in_float32_cast_back)),
     Correct(
         check_sliding_window_mask,
         _named("w", lambda n, w: torch.tril(torch.ones(n, n, dtype=torch.bool)).triu(1 - w)),
@@ -2122,7 +2385,7 @@ def _tiled_blocks_on_first_axis(q, k, v, block_size, causal=False):
         # (blind6d-tiled-divide-without-none)
         (_tiled_sum_not_column, r"The sizes 4 and 6 are d_v and len_q.*total\[\.\.\., None\]"),
         # was the shapes alone (blind6d-tiled-slices-first-axis)
-        (_tiled_blocks_on_first_axis, r"leading axes are \(0, 2\), not \(1, 2\).*first axis"),
+        (_tiled_blocks_on_first_axis, r"leading axes are \(0, 3\), not \(1, 3\).*first axis"),
     ],
 )
 def test_tiled_attention_names_a_sum_that_is_not_a_column_and_blocks_on_the_first_axis(fn, message):
@@ -2178,3 +2441,21 @@ def test_grouped_query_attention_names_an_inverted_mask_and_the_axis_of_a_shape_
     assert "wrong way round" in _visible_message(check_grouped_query_attention, inverted)
     text = _visible_message(check_grouped_query_attention, repeated_on_positions)
     assert re.search(r"axis 1 \(heads\)", text), text
+
+
+def test_quiz_cache_memory_names_every_slip_that_gives_a_wrong_number():
+    """384 is 4 bytes per number, or the 32 query heads with keys or values only: both are
+    named (only the first was, and blind10e-quiz-query-heads-no-kv-factor made the second);
+    201.3 is megabytes (a bare "not right" before)."""
+    from transformer_course.checks.inference import check_quiz_cache_memory
+
+    def message(number):
+        with pytest.raises(CheckFailure) as failure:
+            check_quiz_cache_memory(lambda: number)
+        return failure.value.message
+
+    text = message(384)
+    assert "4 bytes per number" in text and "keys or values only with the 32 query heads" in text
+    assert "megabytes" in message(2 * 48 * 8 * 128 * 1024 * 2 / 10**6)
+    assert "the 32 query heads" in message(768)
+    check_quiz_cache_memory(lambda: 192)

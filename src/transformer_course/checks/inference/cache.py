@@ -361,6 +361,29 @@ def _expect_straddle_refused(c: Checker, cls, hidden: bool) -> None:
     )
 
 
+def _also_ignores_dtype(cls, sizes: tuple) -> str:
+    """When another check is about to fail: whether the learner's cache also ignores the
+    dtype argument, read from a float64 cache built apart (blind10e-kv-persistent-and-float32
+    was told the persistent buffers only: the first cases are float32)."""
+    try:
+        probe = cls(*sizes, torch.float64)
+    except Exception:  # no evidence either way
+        return ""
+    found = [
+        f"{name} {buffer.dtype}"
+        for name in ("keys", "values")
+        if isinstance(buffer := getattr(probe, name, None), torch.Tensor)
+        and buffer.dtype != torch.float64
+    ]
+    if not found:
+        return ""
+    return (
+        f" A second slip: KVCache({', '.join(map(str, sizes))}, dtype=torch.float64) has the "
+        f"buffers {' and '.join(found)}, not float64: allocate them with dtype=dtype "
+        "(torch.zeros(shape, dtype=dtype)); the dtype argument is the model's."
+    )
+
+
 def check_KVCache(cls, *, hidden: bool = False) -> None:
     """KVCache(batch, num_heads, max_len, d_head, dtype); forward(k_new, v_new) appends the
     new positions and returns (keys, values), all positions so far."""
@@ -398,7 +421,8 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                 not saved,
                 f"{built}.state_dict() holds {saved}: register the buffers with "
                 "persistent=False. A cache is scratch space for one generation; persistent "
-                "buffers would be saved with (and loaded into) the model's weights.",
+                "buffers would be saved with (and loaded into) the model's weights."
+                + (_also_ignores_dtype(cls, (batch, heads, max_len, d_head)) if saved else ""),
             )
             for name in ("keys", "values"):
                 buffer = getattr(cache, name, None)

@@ -18,6 +18,60 @@ _BROADCAST = re.compile(
 )
 
 
+_EMPTY_REDUCTION = re.compile(r"Expected reduction dim -?\d+ to have non-zero size")
+
+
+def _empty_block_hint(block_slice: str):
+    """An amax (or max) over an empty tensor: a block with no columns, whose slice stop is
+    not start + block_size (mutant online_softmax-15, x[..., start:start];
+    blind10e-online-block-slice-stop, x[..., start:block_size]) or whose start runs past
+    the end; these got the raw IndexError."""
+
+    def hint(exc: BaseException) -> str:
+        if not _EMPTY_REDUCTION.search(str(exc)):
+            return ""
+        return (
+            "A maximum was taken over an empty block: one of your blocks has no columns, "
+            "its slice start:stop having stop <= start. A block is "
+            f"{block_slice}: its stop is start + block_size (a stop of block_size alone "
+            "empties every block after the first, a stop of start empties them all), and "
+            "the starts run over range(0, n, block_size), each below n."
+        )
+
+    return (lambda exc: isinstance(exc, (IndexError, RuntimeError)), hint)
+
+
+_DTYPE_CLASH = re.compile(r"same dtype|expected scalar type|found (Float|Double)")
+
+
+def _lower_precision_hint(dtype: torch.dtype, first: str):
+    """A dtype clash raised on float64 inputs: a float32 step in the learner's code
+    (blind10e-gqa-softmax-upcast-not-cast-back got the raw RuntimeError)."""
+
+    def hint(exc: BaseException) -> str:
+        if dtype != torch.float64 or not _DTYPE_CLASH.search(str(exc)):
+            return ""
+        return (
+            "The inputs are float64 here, and a float32 tensor of yours met them: a step "
+            "computes in float32 and never casts back, such as .float(), a softmax taken as "
+            "torch.softmax(scores.float(), ...), or a tensor made without a dtype "
+            "(torch.zeros, torch.full and torch.tensor of floats make float32). Keep the "
+            f"inputs' dtype throughout: dtype={first}.dtype for new tensors, or "
+            f".to({first}.dtype) after a float32 step."
+        )
+
+    return (lambda exc: isinstance(exc, RuntimeError), hint)
+
+
+_LOWER_PRECISION = (
+    "{what} returned {got} for float64 inputs: your {name} computes in a lower precision "
+    "(a .float(), or running tensors made without dtype={first}.dtype: torch.zeros and "
+    "torch.full make float32, and in-place updates such as acc.mul_(...) keep it) and "
+    "never casts back. Return the inputs' dtype: make new tensors with dtype={first}.dtype, "
+    "or cast the result back with .to({first}.dtype)."
+)
+
+
 _MASK_FILLED_ZERO = (
     "Your blocked scores are set to 0 instead of -inf: a score of 0 still gets weight "
     "exp(0) / sum after the softmax, so masked keys are attended to. Fill them with "
@@ -33,7 +87,9 @@ def _informative(value: torch.Tensor) -> torch.Tensor | None:
 
 def _all_nan_candidates(got: torch.Tensor, candidates: dict[str, torch.Tensor | None]) -> str:
     """When the learner's value is NaN or inf everywhere: the causes that give exactly that
-    on this input, all of them (one such input cannot tell them apart); "" otherwise."""
+    on this input, all of them (one such input cannot tell them apart), without claiming
+    the list is complete (blind10e-online-block-summed-against-old-max, a slip outside it,
+    was told "one of them is yours"); "" otherwise."""
     if bool(torch.isfinite(got).any()):
         return ""
     agree = [
@@ -44,6 +100,9 @@ def _all_nan_candidates(got: torch.Tensor, candidates: dict[str, torch.Tensor | 
     if not agree:
         return ""
     return (
-        "Your result is NaN or inf everywhere. On this input that is what each of these "
-        "mistakes gives (one of them, or several, is yours): " + "; ".join(agree) + "."
+        "Your result is NaN or inf everywhere. On this input each of these mistakes gives "
+        "exactly that, so it cannot tell them apart: " + "; ".join(agree) + ". Other slips "
+        "can give it too: any exp taken against the initial -inf (exp(s - (-inf)) = inf, and "
+        "inf · 0 or inf / inf is NaN), or a division by a sum that is still 0. Look for the "
+        "first exp or division evaluated before the running maximum is finite."
     )

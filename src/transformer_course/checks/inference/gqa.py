@@ -15,7 +15,13 @@ from transformer_course.checking.oracles import (
 from transformer_course.reference.attention import scaled_dot_product_attention
 from transformer_course.reference.masking import look_ahead_mask
 
-from .common import _BROADCAST, _MASK_FILLED_ZERO, _expect_tensor
+from .common import (
+    _BROADCAST,
+    _LOWER_PRECISION,
+    _MASK_FILLED_ZERO,
+    _expect_tensor,
+    _lower_precision_hint,
+)
 
 _GQA_SHAPES = [
     shape_mismatch_hint(
@@ -207,10 +213,10 @@ def _mask_reshaped_hint(mask):
 
 
 def _gqa_cases(hidden: bool):
-    def case(seed, batch, heads, kv, len_q, len_k, d, d_v=None, mask=None):
-        q = randn((batch, heads, len_q, d), seed)
-        k = randn((batch, kv, len_k, d), seed + 1)
-        v = randn((batch, kv, len_k, d_v or d), seed + 2)
+    def case(seed, batch, heads, kv, len_q, len_k, d, d_v=None, mask=None, dtype=torch.float32):
+        q = randn((batch, heads, len_q, d), seed, dtype=dtype)
+        k = randn((batch, kv, len_k, d), seed + 1, dtype=dtype)
+        v = randn((batch, kv, len_k, d_v or d), seed + 2, dtype=dtype)
         return q, k, v, mask
 
     causal = look_ahead_mask(5)  # (len, len)
@@ -223,12 +229,16 @@ def _gqa_cases(hidden: bool):
             # a padding mask (batch, 1, 1, len_k), not (len_q, len_k): a mask reshaped or
             # given new axes as if it were 2-D was caught by the hidden run only
             case(1204, 2, 4, 2, 3, 4, 4, mask=padding[:, :, :, 2:]),
+            # float64 inputs keep their dtype (a softmax computed in float32 and never cast
+            # back, blind10e-gqa-softmax-upcast-not-cast-back, passed every float32 input)
+            case(1205, 2, 4, 2, 3, 5, 4, d_v=3, mask=causal[2:], dtype=torch.float64),
         ]
     return [
         case(2201, 2, 6, 3, 4, 6, 4, d_v=5, mask=padding),
         case(2202, 1, 8, 2, 5, 5, 8, mask=causal),
         case(2203, 3, 4, 4, 3, 7, 2),
         case(2204, 2, 3, 1, 1, 4, 6),
+        case(2205, 1, 6, 2, 4, 4, 3, mask=causal[1:, 1:], dtype=torch.float64),
     ]
 
 
@@ -292,6 +302,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                     _gqa_heads_hint(heads, kv),
                     _head_index_hint(heads, kv),
                     _mask_reshaped_hint(mask),
+                    _lower_precision_hint(q.dtype, "q"),
                     *_GQA_SHAPES,
                 ],
             )
@@ -322,6 +333,12 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 )
             c.expect_shape(got, (batch, heads, len_q, v.shape[-1]), what, hint)
             c.expect_floating(got, what, preferred=q.dtype)
+            if q.dtype == torch.float64 and got.dtype != torch.float64:
+                c.fail(
+                    _LOWER_PRECISION.format(
+                        what=what, got=got.dtype, name="grouped_query_attention", first="q"
+                    )
+                )
             mistakes = {
                 "The heads are paired wrongly: query head h must use key/value head "
                 "h // group (heads 0..group-1 share the first), but yours uses h % num_kv_heads. "
@@ -377,7 +394,9 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 got,
                 gqa_expected(q, k, v, mask),
                 what,
-                **tolerance(got.dtype),
+                # float64 inputs test the dtype kept, not float64 precision: a softmax in
+                # float32 cast back (Llama's .float() ... .type_as(q)) is right
+                **tolerance(got.dtype, torch.float32),
                 mistakes=mistakes,
                 explain=lambda got=got, q=q, k=k, v=v, mask=mask: _explain_pairing(
                     got, q, k, v, mask

@@ -10,7 +10,13 @@ from transformer_course.checking.oracles import (
     online_softmax_f,
 )
 
-from .common import _BROADCAST, _all_nan_candidates, _expect_tensor, _informative
+from .common import (
+    _BROADCAST,
+    _all_nan_candidates,
+    _empty_block_hint,
+    _expect_tensor,
+    _informative,
+)
 
 _FINAL_BLOCK_MAX = (
     "Your final exp(x - m) uses the last block's own maximum, not the running maximum: the "
@@ -41,6 +47,33 @@ def _stale_numerators(x: torch.Tensor, block_size: int) -> torch.Tensor:
         running_max = new_max
         pieces.append(exps)
     return torch.cat(pieces, dim=-1) / total[..., None]
+
+
+def _added_before_rescale(x: torch.Tensor, block_size: int, old_max: bool) -> torch.Tensor:
+    """Online softmax whose running sum adds each block's terms *before* the rescale,
+    total = (total + terms) * exp(m_old - m_new), so the factor multiplies the new terms
+    too (0 on the first block: exp(-inf - m)); ``old_max``: the terms taken against the old
+    maximum, exp(block - m_old), inf on the first block, so NaN everywhere
+    (blind10e-online-block-summed-against-old-max)."""
+    x = x.double()
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new = torch.maximum(m, block.amax(dim=-1))
+        terms = torch.exp(block - (m if old_max else new)[..., None]).sum(dim=-1)
+        total = (total + terms) * torch.exp(m - new)
+        m = new
+    return torch.exp(x - m[..., None]) / total[..., None]
+
+
+_ADDED_BEFORE_RESCALE = (
+    "Your running sum is rescaled after adding each block's terms instead of before, total "
+    "= (total + exp(block - m_new).sum()) * exp(m_old - m_new): the factor then multiplies the new "
+    "terms too, which were already taken against the new maximum (on the first block the "
+    "factor is exp(-inf - m) = 0 and wipes them out). Rescale what was summed before, then "
+    "add: total = total * exp(m_old - m_new) + exp(block - m_new).sum(dim=-1)."
+)
 
 
 _STALE_NUMERATORS = (
@@ -147,9 +180,12 @@ def _reduced_over_rows_hint(x: torch.Tensor, block_size: int):
             return ""
         return (
             f"A per-row tensor ({rows} rows) met one of a block's width ({(pair - {rows}).pop()} "
-            "columns): was a block's maximum or sum taken over the rows (dim=-2) instead of "
-            "over its columns? Each row's statistics reduce the last axis: "
-            "block.amax(dim=-1), .sum(dim=-1)."
+            "columns). Two slips give exactly this error: a block's maximum or sum taken "
+            "over the rows (dim=-2) instead of over its columns (each row's statistics "
+            "reduce the last axis: block.amax(dim=-1), .sum(dim=-1)); or a per-row tensor, "
+            "the maximum or the sum, used against the block without [..., None], which "
+            "lines the rows up with the block's columns (block - new_max[..., None]). The "
+            "line of yours that raised tells which."
         )
 
     return (RuntimeError, hint)
@@ -395,6 +431,7 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                     _unpack_hint(x),
                     _reduced_over_rows_hint(x, block_size),
                     _sum_not_column_hint(x),
+                    _empty_block_hint("x[..., start : start + block_size]"),
                 ],
             )
             _expect_tensor(c, got, what)
@@ -410,6 +447,14 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                 "the running maximum never updated after a block (running_max = new_max "
                 "missing)": online_softmax_f(x, block_size, update=False),
                 "no maximum subtracted inside exp (exp overflows)": _no_maximum(x),
+                "each block's terms taken against the old running maximum, exp(block - m_old) "
+                "(-inf on the first block), and added before the rescale": (
+                    _added_before_rescale(x, block_size, old_max=True)
+                ),
+                "each block's terms added to the running sum before the rescale, so the first "
+                "block's factor exp(-inf - m) = 0 wipes them out": (
+                    _added_before_rescale(x, block_size, old_max=False)
+                ),
             }
             c.expect_close(
                 got,
@@ -435,6 +480,11 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                         _exp_of_block_sums(x, block_size) if block_size > 1 else None
                     ),
                     _BLOCKS_OVER_ROWS: _blocks_over_rows(x, block_size),
+                    _ADDED_BEFORE_RESCALE: (
+                        _informative(_added_before_rescale(x, block_size, old_max=False))
+                        if several_blocks
+                        else None
+                    ),
                     _STALE_NUMERATORS: (
                         _stale_numerators(x, block_size) if several_blocks else None
                     ),

@@ -16,10 +16,13 @@ from transformer_course.reference.attention import scaled_dot_product_attention
 
 from .common import (
     _BROADCAST,
+    _LOWER_PRECISION,
     _MASK_FILLED_ZERO,
     _all_nan_candidates,
+    _empty_block_hint,
     _expect_tensor,
     _informative,
+    _lower_precision_hint,
 )
 
 _SCALED_BY_LENGTH = (
@@ -93,9 +96,12 @@ def _keys_before(q, k, v, causal: bool, stop: int) -> torch.Tensor:
     return torch.softmax(scores, dim=-1) @ v[..., :stop, :].double()
 
 
-def _stopped_early(q, k, v, block: int, causal: bool) -> dict:
+def _stopped_early(q, k, v, block: int, causal: bool, uncausal_ran: bool = False) -> dict:
     """The loop stopping before the block at each start (but the last partial one, named
-    apart): a loop bound too short, or a skip of "future" blocks that skips visible ones."""
+    apart): a loop bound too short, or a skip of "future" blocks that skips visible ones.
+    ``uncausal_ran``: an earlier call with causal=False over blocks past this start was
+    right, so under causal=True the skip is the cause, not the loop's bound
+    (blind10e-tiled-causal-skip-straddling-block got both)."""
     len_q, len_k = q.shape[-2], k.shape[-2]
     partial = len_k - len_k % block if len_k % block else None
     out = {}
@@ -109,6 +115,17 @@ def _stopped_early(q, k, v, block: int, causal: bool) -> dict:
             if causal and start <= len_q - 1
             else ""
         )
+        if seen and uncausal_ran:
+            out[
+                f"Your result is attention over keys 0 .. {start - 1} only: the blocks from "
+                f"key {start} on were skipped. Your results with causal=False over as many "
+                "blocks were right, so the loop visits every block there: the skip of the "
+                "blocks thought to be in the future is what drops this one. It starts at key "
+                f"{start} <= len_q - 1 = {len_q - 1}, so query {len_q - 1} may attend to key "
+                f"{start}: a block lies wholly in the future only when its first key is after "
+                "the last query, start > len_q - 1 (start >= len_q); skip only those."
+            ] = _keys_before(q, k, v, causal, start)
+            continue
         out[
             f"Your result is attention over keys 0 .. {start - 1} only: the blocks from key "
             f"{start} on were never visited (a loop that stops early, or a skip of blocks "
@@ -116,6 +133,41 @@ def _stopped_early(q, k, v, block: int, causal: bool) -> dict:
             "block_size)."
         ] = _keys_before(q, k, v, causal, start)
     return out
+
+
+def _added_before_rescale(q, k, v, block: int, causal: bool) -> torch.Tensor:
+    """Tiled attention whose running sum and output add each block's terms *before* the
+    rescale, (acc + w v) * exp(m_old - m_new): the factor multiplies the new block's terms
+    too, and on the first block (exp(-inf - m) = 0) wipes them out
+    (blind10e-tiled-rescale-after-add)."""
+    q, k, v = q.double(), k.double(), v.double()
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+    for start in range(0, len_k, block):
+        stop = min(start + block, len_k)
+        scores = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            future = torch.arange(start, stop)[None, :] > torch.arange(len_q)[:, None]
+            scores = scores.masked_fill(future, float("-inf"))
+        new = torch.maximum(m, scores.amax(dim=-1))
+        correction = torch.exp(m - new)
+        weights = torch.exp(scores - new[..., None])
+        total = (total + weights.sum(dim=-1)) * correction
+        acc = (acc + weights @ v[..., start:stop, :]) * correction[..., None]
+        m = new
+    return acc / total[..., None]
+
+
+_ADDED_BEFORE_RESCALE = (
+    "Your running sum and output are rescaled after adding each block's terms instead of "
+    "before, (acc + exp(s - m_new) v) * exp(m_old - m_new): the factor then multiplies the "
+    "new block's terms too, which were already taken against the new maximum (on the first "
+    "block the factor is exp(-inf - m) = 0 and wipes them out). Rescale what was "
+    "accumulated before, then add: acc = acc * correction[..., None] + weights @ v_block, "
+    "and likewise the sum."
+)
 
 
 def _multiplied_by_sum(q, k, v, causal: bool) -> torch.Tensor:
@@ -154,10 +206,10 @@ _SCALE_INVERTED = (
 
 
 def _tiled_cases(hidden: bool):
-    def case(seed, shape_q, len_k, d_v, block, causal, scale=1.0):
-        q = randn(shape_q, seed, scale=scale)
-        k = randn((*shape_q[:-2], len_k, shape_q[-1]), seed + 1, scale=scale)
-        v = randn((*shape_q[:-2], len_k, d_v), seed + 2)
+    def case(seed, shape_q, len_k, d_v, block, causal, scale=1.0, dtype=torch.float32):
+        q = randn(shape_q, seed, scale=scale, dtype=dtype)
+        k = randn((*shape_q[:-2], len_k, shape_q[-1]), seed + 1, scale=scale, dtype=dtype)
+        v = randn((*shape_q[:-2], len_k, d_v), seed + 2, dtype=dtype)
         return q, k, v, block, causal
 
     def sink(seed, shape_q, len_k, block, causal):
@@ -171,8 +223,11 @@ def _tiled_cases(hidden: bool):
 
     if not hidden:
         return [
-            case(1401, (1, 2, 6, 4), 6, 4, 2, False),
-            case(1402, (1, 2, 6, 4), 6, 4, 2, True),
+            # 3 heads, not 2: a head count equal to block_size made a running tensor with one
+            # axis too few (q.shape[:-2], mutant tiled_attention-15) clash with the queries
+            # exactly as weights summed over dim=-2 do
+            case(1401, (1, 3, 6, 4), 6, 4, 2, False),
+            case(1402, (1, 3, 6, 4), 6, 4, 2, True),
             case(1403, (2, 3, 8), 7, 5, 3, False, scale=2.0),
             case(1404, (1, 5, 4), 5, 4, 8, True),
             case(1405, (2, 3, 4), 7, 3, 3, True),  # len_q < len_k
@@ -180,6 +235,9 @@ def _tiled_cases(hidden: bool):
             # a block that starts at the last query's own key: skipping the "future" blocks
             # from start >= len_q - 1 on loses key 3 of query 3 (hidden-only before)
             case(1407, (1, 4, 4), 6, 4, 3, True),
+            # float64 inputs keep their dtype (running tensors made float32 and updated in
+            # place, blind10e-tiled-accumulators-float32-in-place, passed every float32 input)
+            case(1408, (2, 3, 5, 4), 7, 3, 3, False, dtype=torch.float64),
         ]
     return [
         case(2401, (2, 2, 13, 8), 13, 6, 5, True, scale=2.0),
@@ -187,6 +245,7 @@ def _tiled_cases(hidden: bool):
         case(2403, (1, 1, 4, 4), 10, 4, 3, True),
         case(2404, (2, 7, 2), 7, 2, 1, False, scale=3.0),
         sink(2405, (2, 5, 4), 9, 3, True),
+        case(2406, (1, 2, 6, 4), 8, 5, 3, True, dtype=torch.float64),
     ]
 
 
@@ -220,7 +279,12 @@ _BATCH2 = re.compile(
 
 
 def _tiled_hints(
-    q: torch.Tensor, v: torch.Tensor, block: int, causal: bool, summed_fine: bool
+    q: torch.Tensor,
+    v: torch.Tensor,
+    block: int,
+    causal: bool,
+    summed_fine: bool,
+    short_fine: bool = False,
 ) -> list:
     """For the size clashes of tiled attention's classic slips, what the sizes are: a
     block's weights against its slice of v (the rows differ), a per-query tensor against
@@ -264,13 +328,28 @@ def _tiled_hints(
                 if causal
                 else ""
             )
-            found = [cause for cause in (summed, mask) if cause]
+            # a running tensor made with one axis too few (q.shape[:-2]) lines its last
+            # leading axis up with the queries (mutant tiled_attention-15, total made with
+            # q.shape[:-2], was told only the sum over dim=-2: there heads == block == 2);
+            # not when an earlier call, where it would have clashed too, ran (short_fine)
+            short = (
+                "a running tensor (the maximum, the sum or the output) made with one axis too "
+                f"few, q.shape[:-2] = {tuple(q.shape[:-2])} instead of q.shape[:-1] = "
+                f"{tuple(q.shape[:-1])}, whose last axis then lines up with the queries"
+                if q.dim() > 2 and other == q.shape[-3] and not short_fine
+                else ""
+            )
+            found = [cause for cause in (summed, mask, short) if cause]
             if not found:
                 return ""
             return (
                 f"A per-query tensor (len_q = {len_q}) met one of size {other} along the "
                 "queries' axis: "
-                + (" or ".join(found) if len(found) < 2 else f"either {found[0]}, or {found[1]}")
+                + (
+                    found[0]
+                    if len(found) < 2
+                    else "either " + ", or ".join(found) + " (this input cannot tell them apart)"
+                )
                 + "."
             )
         if axis == q.dim() - 1 and d_v in sizes and len(sizes) == 2:
@@ -348,6 +427,8 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
     ):
         c.require_callable(tiled_attention)
         summed_fine = False  # a call ran where weights summed over dim=-2 would clash
+        short_fine = False  # a call ran where a tensor made with q.shape[:-2] would clash
+        uncausal_blocks = 0  # the most keys a passed causal=False call spread over blocks
         for q, k, v, block, causal in _tiled_cases(hidden):
             what = (
                 f"tiled_attention(q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}, "
@@ -362,18 +443,27 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                 causal,
                 call_repr=what,
                 hints=[
-                    *_tiled_hints(q, v, block, causal, summed_fine),
+                    *_tiled_hints(q, v, block, causal, summed_fine, short_fine),
                     _sum_not_column_hint(q.shape[-2], v.shape[-1]),
+                    _empty_block_hint("k[..., start : start + block_size, :] (and likewise v)"),
+                    _lower_precision_hint(q.dtype, "q"),
                 ],
             )
             widths = {min(block, k.shape[-2] - start) for start in range(0, k.shape[-2], block)}
             summed_fine = summed_fine or not widths <= {q.shape[-2]}
+            short_fine = short_fine or (q.dim() > 2 and q.shape[-3] not in (1, q.shape[-2]))
             if isinstance(got, tuple) and got:
                 c.fail(f"{what} returned a tuple; return only the output tensor.")
             _expect_tensor(c, got, what)
             shape = (*q.shape[:-1], v.shape[-1])
             c.expect_shape(got, shape, what, _leading_axes_hint(got, shape))
             c.expect_floating(got, what, preferred=q.dtype)
+            if q.dtype == torch.float64 and got.dtype != torch.float64:
+                c.fail(
+                    _LOWER_PRECISION.format(
+                        what=what, got=got.dtype, name="tiled_attention", first="q"
+                    )
+                )
             several = k.shape[-2] > block
             nan_causes = {
                 "the causal mask hiding the diagonal too (j >= i masked: query 0 sees no key)": (
@@ -390,6 +480,8 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                 "the running sum divided by that factor instead of multiplied by it": (
                     tiled_attention_f(q, k, v, block, causal, inverted="sum")
                 ),
+                "each block's terms added before the rescale (the first block's factor "
+                "exp(-inf - m) = 0 wipes them out)": _added_before_rescale(q, k, v, block, causal),
             }
             c.expect_close(
                 got,
@@ -489,7 +581,12 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                         tiled_attention_f(q, k, v, block, causal, divide=False)
                     ),
                     _MULTIPLIED_BY_SUM: _multiplied_by_sum(q, k, v, causal),
-                    **_stopped_early(q, k, v, block, causal),
+                    _ADDED_BEFORE_RESCALE: _informative(
+                        _added_before_rescale(q, k, v, block, causal)
+                    ),
+                    **_stopped_early(
+                        q, k, v, block, causal, uncausal_ran=uncausal_blocks >= k.shape[-2]
+                    ),
                     "The scores are divided by sqrt(d_v), the values' width (v.shape[-1]), "
                     "instead of sqrt(d_k), the width of the queries and keys (q.shape[-1]): "
                     "the two differ here.": (
@@ -546,6 +643,8 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     else ""
                 ),
             )
+            if not causal and several:
+                uncausal_blocks = max(uncausal_blocks, k.shape[-2])
 
 
 # ===================================================================== sliding_window_mask
