@@ -1013,6 +1013,29 @@ def _generate_float_ids(model, prompt, max_new_tokens):
     return buffer, logits
 
 
+@torch.no_grad()
+def _generate_caches_for_prompt_only(model, prompt, max_new_tokens):
+    """Caches with room for the prompt only (mutant generate-15)."""
+    caches = model.new_caches(prompt.shape[0], prompt.shape[1])
+    return checks.cached_generation(model, prompt, max_new_tokens, caches=caches)
+
+
+@torch.no_grad()
+def _generate_start_falls(model, prompt, max_new_tokens):
+    """start = len - t, a minus where + belongs (mutant generate-13)."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length - step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
 def _gqa_softmax_in_float32(q, k, v, mask=None):
     """The softmax computed in float32 (scores.float()) and never cast back."""
     group = q.shape[1] // k.shape[1]
@@ -1188,7 +1211,22 @@ MISTAKES = [
         _named("generate", _generate_sampling(temperature=0.7)),
         r"is not the argmax of that step's logits.*no sampling",
     ),
-    Mistake(check_generate, _gen(prompt_room=False), r"caches are too small"),
+    Mistake(
+        check_generate,
+        _gen(prompt_room=False),
+        r"room for \d+ positions: max_new_tokens = \d+ only, the prompt's len left out\. "
+        r"The caches are too small",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_caches_for_prompt_only),
+        r"room for \d+ positions: the prompt's len = \d+ only, max_new_tokens left out",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_start_falls),
+        r"is len - t for step t = \d+: it falls by one at each step",
+    ),
     Mistake(
         check_generate,
         _named(
@@ -1640,7 +1678,7 @@ MISTAKES = [
         check_generate,
         _named("generate", _generate_feeds_first_token),
         r"fed \[\d+\] \(row \d+\) at position \d+, but your own ids hold \[\d+\] there.*"
-        r"first generated token \(ids\[:, len\]\) again",
+        r"first generated token again, fed at every step",
     ),
     # torch's dtype advice, not numpy's
     Mistake(check_generate, _named("generate", _generate_float_ids), r"dtype=torch\.long"),
@@ -2455,7 +2493,10 @@ def test_quiz_cache_memory_names_every_slip_that_gives_a_wrong_number():
         return failure.value.message
 
     text = message(384)
-    assert "4 bytes per number" in text and "keys or values only with the 32 query heads" in text
+    assert (
+        "4 bytes per number" in text
+        and "(keys or values, not both) and (the 32 query heads)" in text
+    )
     assert "megabytes" in message(2 * 48 * 8 * 128 * 1024 * 2 / 10**6)
     assert "the 32 query heads" in message(768)
     check_quiz_cache_memory(lambda: 192)

@@ -33,9 +33,10 @@ def _empty_block_hint(block_slice: str):
         return (
             "A maximum was taken over an empty block: one of your blocks has no columns, "
             "its slice start:stop having stop <= start. A block is "
-            f"{block_slice}: its stop is start + block_size (a stop of block_size alone "
-            "empties every block after the first, a stop of start empties them all), and "
-            "the starts run over range(0, n, block_size), each below n."
+            f"{block_slice}: its stop is start + block_size (a stop of block_size alone, "
+            "start + left out, empties every block after the first; a stop of start alone, "
+            "+ block_size left out, empties them all), and the starts run over "
+            "range(0, n, block_size), each below n."
         )
 
     return (lambda exc: isinstance(exc, (IndexError, RuntimeError)), hint)

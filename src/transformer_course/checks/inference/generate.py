@@ -200,6 +200,24 @@ def _cache_overflow_hint(calls: list[dict], length: int, new: int) -> str:
                 f"The caches had room for {room} positions (len + max_new_tokens = "
                 f"{length + new}: enough), but your loop fed more positions than that. {refed}"
             )
+    if room is not None and room < length + new:
+        # which term the size left out, read from the room the caches have (mutant
+        # generate-15, new_caches(batch, len), was told only that they were too small)
+        sizes = (
+            (length, f"the prompt's len = {length} only, max_new_tokens left out"),
+            (new, f"max_new_tokens = {new} only, the prompt's len left out"),
+            (
+                length + new - 1,
+                "len + max_new_tokens - 1, enough only if the last chosen token is not fed, "
+                "and yours feeds it",
+            ),
+        )
+        which = [text for size, text in sizes if size == room]
+        if which:
+            return (
+                f"Your caches have room for {room} positions: {' or '.join(which)}. "
+                + _CACHE_TOO_SMALL
+            )
     return _CACHE_TOO_SMALL
 
 
@@ -260,6 +278,10 @@ def _diagnose_calls(calls: list[dict], length: int) -> str:
                 f"step t = {step}), without the prompt's len = {length} positions before "
                 "them: add the prompt's length."
                 if number > 0 and length > 1 and call["start"] in (step, step + 1)
+                else f" Your start={call['start']} is len - t for step t = {step}: it falls "
+                "by one at each step where it should rise (a minus where + belongs): start = "
+                "len + t."
+                if number > 0 and step > 0 and call["start"] == length - step
                 else ""
             )
             return (
@@ -298,9 +320,9 @@ def _fed_other_tokens(calls: list[dict], ids, length: int) -> str:
         step = held - length
         if n == 1 and held > length and torch.equal(fed.long(), ids[:, length : length + 1]):
             which = (
-                " It is the first generated token (ids[:, len]) again: a next_id computed "
-                "once, after the prefill, and fed at every step while ids got each step's "
-                "own argmax."
+                " It is the first generated token again, fed at every step (ids[:, len]): a "
+                "next_id computed once, after the prefill, while ids got each step's own "
+                "argmax."
             )
         elif n == 1 and torch.equal(fed.long(), ids[:, held - 1 : held].long()):
             which = " It is the token of the position before: the token is fed one step late."

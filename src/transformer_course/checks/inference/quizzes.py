@@ -12,7 +12,7 @@ from transformer_course.checking.quiz import Quiz, quiz_check
 #: them apart (blind10e-quiz-query-heads-no-kv-factor, 32 heads and keys or values only,
 #: was told "4 bytes per number", the single slip that gives the same 384).
 _CACHE_FACTORS = (  # (right value, {wrong value: (short name, what it counts)})
-    (2, {1: ("keys or values only", "keys or values, not both: the cache holds two tensors")}),
+    (2, {1: ("keys or values, not both", "keys or values, not both: the cache holds two tensors")}),
     (48, {32: ("32 layers", "32 layers (Llama 2 7B's), not this model's 48")}),
     (
         8,
@@ -75,7 +75,7 @@ def _slips_why(factors, right_text: str, listed: int = 3) -> dict[float, str]:
                 if count == 1:
                     single.append(wrongs[0][1][1])
                 else:
-                    double.append(" with ".join(names[0] for _, names in wrongs))
+                    double.append(" and ".join(f"({names[0]})" for _, names in wrongs))
     why: dict[float, str] = {float(right): right_text}
     for number, (single, double) in found.items():
         parts = ["That counts " + "; or ".join(single) + "."] if single else []
