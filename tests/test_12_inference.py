@@ -2500,3 +2500,71 @@ def test_quiz_cache_memory_names_every_slip_that_gives_a_wrong_number():
     assert "megabytes" in message(2 * 48 * 8 * 128 * 1024 * 2 / 10**6)
     assert "the 32 query heads" in message(768)
     check_quiz_cache_memory(lambda: 192)
+
+
+def _tiled_output_rescaled_twice(q, k, v, block_size, causal=False):
+    """The output so far multiplied by the factor squared: no known mistake."""
+    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+    for start in range(0, k.shape[-2], block_size):
+        stop = min(start + block_size, k.shape[-2])
+        s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            later = torch.arange(start, stop)[None] > torch.arange(q.shape[-2])[:, None]
+            s = s.masked_fill(later, float("-inf"))
+        new = torch.maximum(m, s.amax(-1))
+        c = torch.exp(m - new)
+        p = torch.exp(s - new[..., None])
+        total = total * c + p.sum(-1)
+        acc = acc * (c * c)[..., None] + p @ v[..., start:stop, :]
+        m = new
+    return acc / total[..., None]
+
+
+def _tiled_mask_one_late_after_first_block(q, k, v, block_size, causal=False):
+    """Later blocks masked one key late: no known mistake, right without the mask."""
+    out = ref.tiled_attention(q, k, v, block_size, False)
+    if not causal:
+        return out
+    allowed = torch.arange(k.shape[-2])[None] <= torch.arange(q.shape[-2])[:, None] + (
+        torch.arange(k.shape[-2])[None] >= block_size
+    )
+    return scaled_dot_product_attention(q, k, v, allowed)[0]
+
+
+def _softmax_squared_numerators(x, block_size):
+    m = x.amax(dim=-1, keepdim=True)
+    return torch.exp(2 * (x - m)) / torch.exp(x - m).sum(dim=-1, keepdim=True)
+
+
+@pytest.mark.parametrize(
+    "check, fn, message",
+    [
+        (
+            check_tiled_attention,
+            _tiled_output_rescaled_twice,
+            r"several blocks, each raising the largest score: wrong\. The blocks combine right "
+            r"while the maximum stays and go wrong when a later block raises it",
+        ),
+        (
+            check_tiled_attention,
+            _tiled_mask_one_late_after_first_block,
+            r"this very input with causal=False: right\. Without the mask your result on this "
+            r"very input is right, so the mistake is in the causal mask",
+        ),
+        (
+            check_online_softmax,
+            _softmax_squared_numerators,
+            r"a single block \(n <= block_size\): wrong.*Already a single block is wrong",
+        ),
+    ],
+)
+def test_unknown_blocked_mistakes_are_located_by_probes(check, fn, message):
+    """A tiled or online mistake that no model matches got "differs from the reference:
+    largest difference"; the learner's function now runs on a single block, on blocks
+    whose first holds the maximum, on blocks that raise it (and, under causal=True, on
+    the same input without the mask), and the first wrong situation locates the part."""
+    name = "tiled_attention" if check is check_tiled_attention else "online_softmax"
+    text = _visible_message(check, _named(name, fn))
+    assert re.search(message, text), text

@@ -3,9 +3,12 @@ diagnoses that several exercises' checks give."""
 
 import re
 
+import numpy as np
 import torch
 
 from transformer_course.checking import Checker
+from transformer_course.checking.layouts import match_layout
+from transformer_course.checking.relations import match_relation
 
 
 def _expect_tensor(c: Checker, got, what: str) -> None:
@@ -107,3 +110,64 @@ def _all_nan_candidates(got: torch.Tensor, candidates: dict[str, torch.Tensor | 
         "inf · 0 or inf / inf is NaN), or a division by a sum that is still 0. Look for the "
         "first exp or division evaluated before the running maximum is finite."
     )
+
+
+def _arranged_or_related(got, expected) -> bool:
+    """Whether the checker's own later reports (a known re-arrangement of the reference's
+    numbers, or a simple relation to them) would name the learner's value: then a
+    localisation must not pre-empt them."""
+    if not isinstance(got, torch.Tensor) or got.shape != expected.shape:
+        return True
+    got_np = got.detach().double().numpy()
+    exp_np = expected.detach().double().numpy()
+    tol = {"rtol": 1e-4, "atol": 1e-5}
+    return (
+        match_layout(got_np, exp_np, **tol) is not None
+        or match_relation(got_np, exp_np, **tol) is not None
+    )
+
+
+def _situations(run, probes) -> list[tuple[str, str]]:
+    """Each probe (situation, args, expected) run through the learner's function:
+    (situation, "right" / "wrong" / "raises ...")."""
+    out = []
+    for situation, args, expected in probes:
+        try:
+            got = run(*args)
+        except Exception as error:  # the learner's code on another input
+            out.append((situation, f"raises {type(error).__name__}"))
+            continue
+        right = (
+            isinstance(got, torch.Tensor)
+            and got.shape == expected.shape
+            and bool(
+                np.allclose(
+                    got.detach().double().numpy(),
+                    expected.double().numpy(),
+                    rtol=1e-4,
+                    atol=1e-5,
+                )
+            )
+        )
+        out.append((situation, "right" if right else "wrong"))
+    return out
+
+
+def _localise_blocks(run, probes, conclusions: dict[tuple[bool, ...], str], fallback: str) -> str:
+    """When no known mistake matches: the learner's function on inputs that isolate one
+    part of the blocked algorithm each (a single block; several blocks whose first holds
+    the maximum, so nothing needs rescaling; several blocks each raising the maximum), and
+    the part its first wrong situation points to (class 2: locate the first wrong step
+    instead of "differs from the reference")."""
+    found = _situations(run, probes)
+    key = tuple(result == "right" for _, result in found)
+    conclusion = conclusions.get(key)
+    if conclusion is None:
+        first = next((i for i, ok in enumerate(key) if not ok), None)
+        conclusion = (
+            fallback
+            if first is None
+            else conclusions.get(tuple(i < first for i in range(len(key))), fallback)
+        )
+    listing = "; ".join(f"{situation}: {result}" for situation, result in found)
+    return f"{len(found)} more runs locate it: {listing}. {conclusion}"

@@ -13,9 +13,11 @@ from transformer_course.checking.oracles import (
 from .common import (
     _BROADCAST,
     _all_nan_candidates,
+    _arranged_or_related,
     _empty_block_hint,
     _expect_tensor,
     _informative,
+    _localise_blocks,
 )
 
 _FINAL_BLOCK_MAX = (
@@ -414,6 +416,50 @@ _SOFTMAX_LOWER_PRECISION = (
 )
 
 
+def _localise_online(online_softmax, x: torch.Tensor, block_size: int) -> str:
+    """When no known mistake matches: the learner's online_softmax on a single block, on
+    several blocks whose first holds each row's maximum, and on several blocks each
+    raising it; the part of the algorithm the first wrong one points to."""
+    falling = randn((2, 9), 4302, scale=2.0).sort(dim=-1, descending=True).values
+    probes = [
+        ("a single block (n <= block_size)", randn((2, 5), 4301, scale=2.0), 8),
+        ("several blocks, the first holding each row's maximum (nothing to rescale)", falling, 3),
+        ("several blocks, each raising the maximum", falling.flip(-1), 3),
+    ]
+    features = [f"dtype {x.dtype}"] if x.dtype != torch.float32 else []
+    if x.dim() != 2:
+        features.append(f"{x.dim()} axes")
+    if x.shape[-1] % block_size:
+        features.append("a last block shorter than block_size")
+    if float(x.abs().max()) > 50:
+        features.append(f"values up to {float(x.abs().max()):.4g}, where exp overflows")
+    if x.shape[-1] <= block_size:
+        features.append("a single block")
+    return _localise_blocks(
+        lambda probe, size: online_softmax(probe.clone(), size),
+        [
+            (text, (probe, size), torch.softmax(probe.double(), dim=-1))
+            for text, probe, size in probes
+        ],
+        {
+            (False, False, False): "Already a single block is wrong, so the mistake is in what "
+            "every block does (its maximum, its exp(x - m), its sum) or in the final "
+            "exp(x - m) / total, not in how the blocks are combined.",
+            (True, False, False): "A single block is right but several are not, even where the "
+            "maximum never changes: the mistake is in how the blocks are combined, which "
+            "columns each block reads (x[..., start : start + block_size], every column once) "
+            "or how their sums are added up.",
+            (True, True, False): "The blocks combine right while the maximum stays and go "
+            "wrong when a later block raises it: the mistake is in the rescaling, the factor "
+            "exp(m_old - m_new), what it multiplies (the sum so far, before the new terms are "
+            "added) and when m is updated.",
+        },
+        "All three are right, so the mistake shows only on inputs like this one"
+        + (f" ({', '.join(features)})" if features else "")
+        + ": compare your steps with the reference's on it.",
+    )
+
+
 def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
     """online_softmax(x, block_size) -> softmax(x) over the last axis."""
     with Checker("online_softmax", hidden=hidden) as c:
@@ -456,9 +502,10 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                     _added_before_rescale(x, block_size, old_max=False)
                 ),
             }
+            expected = torch.softmax(x.double(), dim=-1).to(x.dtype)
             c.expect_close(
                 got,
-                torch.softmax(x.double(), dim=-1).to(x.dtype),
+                expected,
                 what,
                 **tolerance(got.dtype, x.dtype),
                 mistakes={
@@ -521,8 +568,14 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                         else None
                     ),
                 },
-                explain=lambda got=got, causes=nan_causes, x=x: (
-                    _all_nan_candidates(got, causes) or _proportional_rows(got, x)
+                explain=lambda got=got, causes=nan_causes, x=x, e=expected, b=block_size: (
+                    _all_nan_candidates(got, causes)
+                    or _proportional_rows(got, x)
+                    or (
+                        ""
+                        if _arranged_or_related(got, e)
+                        else _localise_online(online_softmax, x, b)
+                    )
                 ),
                 hint="Subtract the running maximum inside every exp (large scores overflow "
                 "otherwise), rescale the running sum by exp(m_old - m_new) whenever the "

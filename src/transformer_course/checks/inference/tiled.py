@@ -19,9 +19,11 @@ from .common import (
     _LOWER_PRECISION,
     _MASK_FILLED_ZERO,
     _all_nan_candidates,
+    _arranged_or_related,
     _empty_block_hint,
     _expect_tensor,
     _informative,
+    _localise_blocks,
     _lower_precision_hint,
 )
 
@@ -420,6 +422,88 @@ def _leading_axes_hint(got, expected_shape: tuple[int, ...]) -> str:
     )
 
 
+def _localise_tiled(tiled_attention, q, k, v, block: int, causal: bool) -> str:
+    """When no known mistake matches: the learner's tiled_attention, without a mask, on a
+    single block of keys, on several blocks whose first holds every query's largest
+    scores, and on several blocks each raising them; the part of the algorithm the first
+    wrong one points to (the causal mask when all three are right on a causal call)."""
+    queries = randn((1, 2, 3, 4), 4401, scale=0.3) + 1.0  # positive: scores follow the keys'
+
+    def keys(offsets):
+        shift = torch.tensor(offsets, dtype=torch.float32)[None, None, :, None]
+        return randn((1, 2, len(offsets), 4), 4402, scale=0.3) + shift
+
+    falling = keys([2.0] * 3 + [1.0] * 3 + [0.0] * 3)
+    rising = keys([0.0] * 3 + [1.0] * 3 + [2.0] * 3)
+    values = randn((1, 2, 9, 3), 4403)
+    probes = [
+        (
+            "a single block of keys (len_k <= block_size)",
+            (queries, keys([0.5] * 4), values[..., :4, :], 8),
+        ),
+        (
+            "several blocks, the first holding every query's largest scores (nothing to rescale)",
+            (queries, falling, values, 3),
+        ),
+        ("several blocks, each raising the largest score", (queries, rising, values, 3)),
+    ]
+    features = [f"dtype {q.dtype}"] if q.dtype != torch.float32 else []
+    if k.shape[-2] % block:
+        features.append("a last block shorter than block_size")
+    if q.shape[-2] != k.shape[-2]:
+        features.append("len_q != len_k")
+    if v.shape[-1] != q.shape[-1]:
+        features.append("d_v != d_k")
+    shaped = (
+        "All three are right, so the mistake shows only on inputs like this one"
+        + (f" ({', '.join(features)})" if features else "")
+        + ": compare your steps with the reference's on it."
+    )
+    run = lambda *args: tiled_attention(  # noqa: E731
+        *(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
+    )
+    cases = [(text, (*args, False), _tiled_expected(*args[:3], False)) for text, args in probes]
+    conclusions = {
+        (False, False, False): "Already a single block is wrong, so the mistake is in what "
+        "every block does (its scores q kᵀ / sqrt(d_k), its maximum, its weights exp(s - m), "
+        "what they add to the sum and the output) or in the final division acc / total, not "
+        "in how the blocks are combined.",
+        (True, False, False): "A single block is right but several are not, even where the "
+        "maximum never changes: the mistake is in how the blocks are combined, which keys and "
+        "values each block reads (k[..., start:stop, :] and v[..., start:stop, :], every key "
+        "once) or how their terms are added up.",
+        (True, True, False): "The blocks combine right while the maximum stays and go wrong "
+        "when a later block raises it: the mistake is in the rescaling, the factor exp(m_old "
+        "- m_new), what it multiplies (the sum and the output so far, before the new terms "
+        "are added) and when m is updated.",
+    }
+    if not causal:
+        return _localise_blocks(run, cases, conclusions, shaped)
+    # the failing input itself without the mask: right there, the mask is what differs
+    cases.append(
+        (
+            "this very input with causal=False",
+            (q, k, v, block, False),
+            _tiled_expected(q, k, v, False),
+        )
+    )
+    conclusions = {(*key, False): text for key, text in conclusions.items()}
+    conclusions[(True, True, True, False)] = shaped.replace(
+        "All three are right",
+        "The three small inputs are right, but this one is wrong even without the mask",
+    )
+    return _localise_blocks(
+        run,
+        cases,
+        conclusions,
+        "Without the mask your result on this very input is right, so the mistake is in the "
+        "causal mask: query i may attend to key j exactly when j <= i, j the key's position "
+        "in the whole sequence (start + its index in the block), aligned to the top left "
+        "even when len_q < len_k; a block wholly in the future (start > len_q - 1) adds "
+        "nothing.",
+    )
+
+
 def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
     """tiled_attention(q, k, v, block_size, causal=False) -> output (..., len_q, d_v)."""
     with (
@@ -483,9 +567,10 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                 "each block's terms added before the rescale (the first block's factor "
                 "exp(-inf - m) = 0 wipes them out)": _added_before_rescale(q, k, v, block, causal),
             }
+            expected = _tiled_expected(q, k, v, causal)
             c.expect_close(
                 got,
-                _tiled_expected(q, k, v, causal),
+                expected,
                 what,
                 **tolerance(got.dtype),
                 mistakes={
@@ -633,7 +718,14 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     _SCALE_INVERTED: _tiled_expected(q, k, v, causal, scale=math.sqrt(q.shape[-1])),
                     _COMPOUNDED_SCALE: _compounded_scale(q, k, v, block, causal),
                 },
-                explain=lambda got=got, causes=nan_causes: _all_nan_candidates(got, causes),
+                explain=lambda got=got, causes=nan_causes, e=expected, args=(q, k, v, block, causal): (
+                    _all_nan_candidates(got, causes)
+                    or (
+                        ""
+                        if _arranged_or_related(got, e)
+                        else _localise_tiled(tiled_attention, *args)
+                    )
+                ),
                 hint="For each block: scores, new maximum m' = max(m, block max), rescale the "
                 "running sum and the output by exp(m - m'), add exp(s - m') and exp(s - m') v; "
                 "divide by the sum at the end."
