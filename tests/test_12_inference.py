@@ -2568,3 +2568,39 @@ def test_unknown_blocked_mistakes_are_located_by_probes(check, fn, message):
     name = "tiled_attention" if check is check_tiled_attention else "online_softmax"
     text = _visible_message(check, _named(name, fn))
     assert re.search(message, text), text
+
+
+def _gqa_mask_on_first_head_only(q, k, v, mask=None):
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, 1), v.repeat_interleave(group, 1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        allowed = mask.expand(scores.shape).clone()
+        allowed[:, 1:] = True
+        scores = scores.masked_fill(~allowed, float("-inf"))
+    return torch.softmax(scores, -1) @ v
+
+
+def _gqa_scaled_by_group(q, k, v, mask=None):
+    return ref.grouped_query_attention(q / math.sqrt(q.shape[1] // k.shape[1]), k, v, mask)
+
+
+@pytest.mark.parametrize(
+    "fn, message",
+    [
+        (
+            _gqa_mask_on_first_head_only,
+            r"the same with a mask: wrong\. Without a mask all is right.*query heads \[0\] are "
+            r"right and the others wrong",
+        ),
+        (
+            _gqa_scaled_by_group,
+            r"shared key/value heads .*: wrong.*Plain multi-head attention is right and shared "
+            r"heads are not: the mistake is in what depends on the group",
+        ),
+    ],
+)
+def test_unknown_grouped_query_attention_mistakes_are_located_by_probes(fn, message):
+    """No model matches these; they got "differs from the reference" before."""
+    text = _visible_message(check_grouped_query_attention, _named("gqa", fn))
+    assert re.search(message, text), text

@@ -19,7 +19,9 @@ from .common import (
     _BROADCAST,
     _LOWER_PRECISION,
     _MASK_FILLED_ZERO,
+    _arranged_or_related,
     _expect_tensor,
+    _localise_blocks,
     _lower_precision_hint,
 )
 
@@ -278,6 +280,67 @@ def _gqa_heads_hint(heads: int, kv: int):
     return lambda exc: isinstance(exc, RuntimeError), text
 
 
+def _localise_gqa(grouped_query_attention, got, q, k, v, mask) -> str:
+    """When no known mistake matches: the learner's function on plain multi-head attention
+    (no sharing, no mask), on shared key/value heads (no mask), and on shared heads with a
+    mask; the part the first wrong one points to, and which query heads of the failing
+    input are right (class 2: locate, instead of "differs from the reference")."""
+    q1, q2 = randn((1, 2, 3, 4), 4501), randn((1, 4, 3, 4), 4502)
+    k2, v2 = randn((1, 2, 5, 4), 4503), randn((1, 2, 5, 4), 4504)
+    later = look_ahead_mask(5)[2:]  # (3, 5): the 3 queries are the last 3 of 5 positions
+    probes = [
+        ("plain multi-head attention (num_kv_heads == num_heads, no mask)", (q1, k2, v2, None)),
+        ("shared key/value heads (4 query heads, 2 key/value heads, no mask)", (q2, k2, v2, None)),
+        ("the same with a mask", (q2, k2, v2, later)),
+    ]
+    features = []
+    if q.shape[0] > 1:
+        features.append(f"batch {q.shape[0]}")
+    if v.shape[-1] != q.shape[-1]:
+        features.append("d_v != d_head")
+    if mask is not None and mask.dim() == 4:
+        features.append(f"a mask of shape {tuple(mask.shape)}")
+    if q.dtype != torch.float32:
+        features.append(f"dtype {q.dtype}")
+    heads = ""
+    if isinstance(got, torch.Tensor) and got.shape[:2] == q.shape[:2]:
+        expected = gqa_expected(q, k, v, mask)
+        right = [
+            h
+            for h in range(q.shape[1])
+            if torch.allclose(got[:, h].double(), expected[:, h].double(), 1e-4, 1e-5)
+        ]
+        if 0 < len(right) < q.shape[1]:
+            heads = f" On this input query heads {right} are right and the others wrong."
+    return (
+        _localise_blocks(
+            lambda *args: grouped_query_attention(
+                *(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
+            ),
+            [(text, args, gqa_expected(*args)) for text, args in probes],
+            {
+                (False, False, False): "Already plain multi-head attention is wrong, so the "
+                "mistake is in the attention itself (scores q kᵀ / sqrt(d_head), the softmax "
+                "over the keys, the weights times v, each output head from its own query "
+                "head), not in the sharing.",
+                (True, False, False): "Plain multi-head attention is right and shared heads "
+                "are not: the mistake is in what depends on the group, group = num_heads // "
+                "num_kv_heads, each key/value head repeated group times along dim=1 "
+                "(repeat_interleave) so that query head h meets key/value head h // group; "
+                "nothing else (the scale 1 / sqrt(d_head), the softmax) changes with it.",
+                (True, True, False): "Without a mask all is right, with one it is not: the "
+                "mistake is in how the mask is applied (blocked where it is False, filled "
+                "with -inf before the softmax, used as given: it broadcasts to (batch, "
+                "num_heads, len_q, len_k)).",
+            },
+            "All three are right, so the mistake shows only on inputs like this one"
+            + (f" ({', '.join(features)})" if features else "")
+            + ": compare your steps with the reference's on it.",
+        )
+        + heads
+    )
+
+
 def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = False) -> None:
     """grouped_query_attention(q, k, v, mask=None) -> output (batch, num_heads, len_q, d_v)."""
     with (
@@ -398,8 +461,13 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 # float32 cast back (Llama's .float() ... .type_as(q)) is right
                 **tolerance(got.dtype, torch.float32),
                 mistakes=mistakes,
-                explain=lambda got=got, q=q, k=k, v=v, mask=mask: _explain_pairing(
-                    got, q, k, v, mask
+                explain=lambda got=got, q=q, k=k, v=v, mask=mask: (
+                    _explain_pairing(got, q, k, v, mask)
+                    or (
+                        ""
+                        if _arranged_or_related(got, gqa_expected(q, k, v, mask))
+                        else _localise_gqa(grouped_query_attention, got, q, k, v, mask)
+                    )
                 ),
                 hint="Query head h attends with key and value head h // (num_heads // "
                 "num_kv_heads), as softmax(q kᵀ / sqrt(d_head), masked) v.",
