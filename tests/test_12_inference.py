@@ -2604,3 +2604,30 @@ def test_unknown_grouped_query_attention_mistakes_are_located_by_probes(fn, mess
     """No model matches these; they got "differs from the reference" before."""
     text = _visible_message(check_grouped_query_attention, _named("gqa", fn))
     assert re.search(message, text), text
+
+
+def _window_with_a_sink(size, window):
+    mask = look_ahead_mask(size) & (_offsets(size) < window)
+    mask[:, 0] = True
+    return mask
+
+
+def _window_capped_at_half(size, window):
+    return look_ahead_mask(size) & (_offsets(size) < min(window, max(1, size // 2)))
+
+
+@pytest.mark.parametrize(
+    "fn, message",
+    [
+        (_window_with_a_sink, r"in column 0: key 0 is also allowed for queries \[3, 4, 5\]"),
+        (
+            _window_capped_at_half,
+            r"its rows hold \[1, 2, 2, 2\] keys where the window asks for \[1, 2, 3, 4\]",
+        ),
+    ],
+)
+def test_a_window_mask_that_no_model_matches_gets_its_pattern_of_differences(fn, message):
+    """A first key kept for every query, and a band narrower than window on one input,
+    got the rule alone after the first wrong entry."""
+    text = _visible_message(check_sliding_window_mask, _named("w", fn))
+    assert re.search(message, text), text
