@@ -2631,3 +2631,21 @@ def test_a_window_mask_that_no_model_matches_gets_its_pattern_of_differences(fn,
     got the rule alone after the first wrong entry."""
     text = _visible_message(check_sliding_window_mask, _named("w", fn))
     assert re.search(message, text), text
+
+
+def test_a_hard_coded_group_and_a_padded_window_mask_are_named():
+    """The group size 2 of the first visible input, hard-coded, was told it was read from
+    other axes; a (1, 1, size, size) window mask got only the expected shape."""
+
+    def hard_coded(q, k, v, mask=None):
+        k, v = k.repeat_interleave(2, dim=1), v.repeat_interleave(2, dim=1)
+        return scaled_dot_product_attention(q, k, v, mask)[0]
+
+    text = _visible_message(check_grouped_query_attention, _named("gqa", hard_coded))
+    assert (
+        "2 is the group size of an earlier input, which passed: is the group size hard-coded?"
+        in text
+    ), text
+    padded = _named("w", lambda n, w: ref.sliding_window_mask(n, w)[None, None])
+    text = _visible_message(check_sliding_window_mask, padded)
+    assert "2 leading axes of size 1 added" in text, text

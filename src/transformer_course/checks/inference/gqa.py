@@ -244,9 +244,10 @@ def _gqa_cases(hidden: bool):
     ]
 
 
-def _gqa_heads_hint(heads: int, kv: int):
+def _gqa_heads_hint(heads: int, kv: int, earlier_groups: tuple[int, ...] = ()):
     """For a clash along the head axis between num_heads and another count: how many heads
-    the learner's keys or values had, and the steps that give that count."""
+    the learner's keys or values had, and the steps that give that count (a group size
+    equal to an earlier, passed input's: hard-coded, blind10e-gqa-group-hardcoded)."""
     group = heads // kv
 
     def text(exc: BaseException) -> str:
@@ -270,10 +271,16 @@ def _gqa_heads_hint(heads: int, kv: int):
                 "k.shape[1]). " + rule
             )
         if other % kv == 0:
+            used = other // kv
+            why = (
+                f"{used} is the group size of an earlier input, which passed: is the group "
+                "size hard-coded? Or read from other axes than q.shape[1] and k.shape[1]?"
+                if used in earlier_groups
+                else "the group size read from other axes than q.shape[1] and k.shape[1]?"
+            )
             return (
                 f"Your keys or values reached the attention with {other} heads: each of the "
-                f"{kv} key/value heads was repeated {other // kv} times, not {group} (the "
-                "group size read from other axes than q.shape[1] and k.shape[1]?). " + rule
+                f"{kv} key/value heads was repeated {used} times, not {group} ({why}). " + rule
             )
         return ""
 
@@ -347,6 +354,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
         Checker("grouped_query_attention", hidden=hidden) as c,
     ):
         c.require_callable(grouped_query_attention)
+        earlier_groups: list[int] = []  # the group sizes of the inputs that passed
         for q, k, v, mask in _gqa_cases(hidden):
             batch, heads, len_q, _ = q.shape
             kv = k.shape[1]
@@ -362,7 +370,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 mask,
                 call_repr=what,
                 hints=[
-                    _gqa_heads_hint(heads, kv),
+                    _gqa_heads_hint(heads, kv, tuple(earlier_groups)),
                     _head_index_hint(heads, kv),
                     _mask_reshaped_hint(mask),
                     _lower_precision_hint(q.dtype, "q"),
@@ -472,6 +480,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 hint="Query head h attends with key and value head h // (num_heads // "
                 "num_kv_heads), as softmax(q kᵀ / sqrt(d_head), masked) v.",
             )
+            earlier_groups.append(heads // kv)
 
 
 # ========================================================================= online_softmax

@@ -132,7 +132,18 @@ def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> N
                 if got.dim() == 2 and got.shape[0] == got.shape[1] and got.shape[0] in earlier
                 else ""
             )
-            c.expect_shape(got, (size, size), what, "(len_q, len_k) = (size, size)." + fixed)
+            padded = (
+                f" Yours has {got.dim() - 2} leading axes of size 1 added (mask[None, None] or "
+                "unsqueeze, as attention code that takes (batch, heads, len_q, len_k) masks "
+                "does): return the (size, size) mask; the attention broadcasts it."
+                if got.dim() > 2
+                and tuple(got.shape[-2:]) == (size, size)
+                and all(n == 1 for n in got.shape[:-2])
+                else ""
+            )
+            c.expect_shape(
+                got, (size, size), what, "(len_q, len_k) = (size, size)." + fixed + padded
+            )
             earlier.append(size)
             c.expect_dtype(
                 got,
