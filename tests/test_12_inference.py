@@ -1155,7 +1155,12 @@ MISTAKES = [
     Mistake(check_KVCache, ReturnsBeforeAppending, r"\*before\* this call"),
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
     Mistake(check_KVCache, ReturnsOld, r"\*before\* this call"),
-    Mistake(check_KVCache, OffByOne, r"holds zeros.*off by one"),
+    # the buffer read says where the chunk went (the zeros alone, before)
+    Mistake(
+        check_KVCache,
+        OffByOne,
+        r"new keys at \[1, \d+\), \+1 from where they belong \(an off-by-one\)",
+    ),
     # PyTorch's raw "expanded size" error before
     Mistake(
         check_KVCache,
@@ -2649,3 +2654,27 @@ def test_a_hard_coded_group_and_a_padded_window_mask_are_named():
     padded = _named("w", lambda n, w: ref.sliding_window_mask(n, w)[None, None])
     text = _visible_message(check_sliding_window_mask, padded)
     assert "2 leading axes of size 1 added" in text, text
+
+
+class AdvancesBeforeWriting(ref.KVCache):
+    """self.length advanced before the write, so the chunk lands at [length + n, ...)."""
+
+    def forward(self, k_new, v_new):
+        n = k_new.shape[-2]
+        if self.length + n > self.keys.shape[-2]:
+            raise ValueError("the cache is full")
+        self.length += n
+        self.keys[:, :, self.length : self.length + n] = k_new
+        self.values[:, :, self.length : self.length + n] = v_new
+        return self.keys[:, :, : self.length], self.values[:, :, : self.length]
+
+
+def test_kv_cache_reads_its_buffers_to_say_where_the_new_keys_went():
+    """The keys returned held only zeros: the message asked whether the write position was
+    off by one; the learner's buffer says where the chunk went (length + n)."""
+    text = _visible_message(check_KVCache, AdvancesBeforeWriting)
+    assert re.search(
+        r"Your buffer keys holds the 3 new keys at \[3, 6\), \+3 from where they belong.*"
+        r"self\.length was advanced before the write",
+        text,
+    ), text
