@@ -2678,3 +2678,16 @@ def test_kv_cache_reads_its_buffers_to_say_where_the_new_keys_went():
         r"self\.length was advanced before the write",
         text,
     ), text
+
+
+def test_tiled_attention_names_a_default_of_causal_true():
+    """Mutant tiled_attention-12 (causal=True as the default) passed: every call gave
+    causal explicitly."""
+
+    def tiled_attention(q, k, v, block_size, causal=True):
+        return ref.tiled_attention(q, k, v, block_size, causal)
+
+    text = _visible_message(check_tiled_attention, tiled_attention)
+    assert "your default is causal=True" in text, text
+    with pytest.raises(CheckFailure, match="your default is causal=True"):
+        check_tiled_attention(tiled_attention, hidden=True)

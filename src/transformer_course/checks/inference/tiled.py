@@ -504,6 +504,32 @@ def _localise_tiled(tiled_attention, q, k, v, block: int, causal: bool) -> str:
     )
 
 
+def _expect_default_not_causal(c: Checker, tiled_attention, hidden: bool) -> None:
+    """Called without ``causal``, tiled attention masks nothing: the signature's default
+    is causal=False (mutant tiled_attention-12, a default of True, passed every call that
+    gives causal explicitly)."""
+    shape = (1, 2, 4, 4) if not hidden else (2, 1, 5, 3)
+    q, k, v = (randn(shape, 1409 + 1000 * hidden + i) for i in range(3))
+    what = f"tiled_attention(q {shape}, k {shape}, v {shape}, block_size=2), causal left out"
+    got = c.call(tiled_attention, q, k, v, 2, call_repr=what)
+    _expect_tensor(c, got, what)
+    c.expect_close(
+        got,
+        _tiled_expected(q, k, v, False),
+        what,
+        **tolerance(got.dtype),
+        mistakes={
+            "Called without causal, yours masks the future: your default is causal=True. The "
+            "signature's default is causal=False, def tiled_attention(q, k, v, block_size, "
+            "causal=False): a caller who leaves causal out asks for no mask.": _tiled_expected(
+                q, k, v, True
+            )
+        },
+        hint="Called without causal, tiled_attention must mask nothing: the default is "
+        "causal=False.",
+    )
+
+
 def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
     """tiled_attention(q, k, v, block_size, causal=False) -> output (..., len_q, d_v)."""
     with (
@@ -737,6 +763,7 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
             )
             if not causal and several:
                 uncausal_blocks = max(uncausal_blocks, k.shape[-2])
+        _expect_default_not_causal(c, tiled_attention, hidden)
 
 
 # ===================================================================== sliding_window_mask
