@@ -2549,7 +2549,7 @@ def _softmax_squared_numerators(x, block_size):
         (
             check_tiled_attention,
             _tiled_output_rescaled_twice,
-            r"several blocks, each raising the largest score: wrong\. The blocks combine right "
+            r"several blocks, each raising the largest score: wrong \(the first wrong one\)\. The blocks combine right "
             r"while the maximum stays and go wrong when a later block raises it",
         ),
         (
@@ -2595,7 +2595,7 @@ def _gqa_scaled_by_group(q, k, v, mask=None):
     [
         (
             _gqa_mask_on_first_head_only,
-            r"the same with a mask: wrong\. Without a mask all is right.*query heads \[0\] are "
+            r"the same with a mask: wrong \(the first wrong one\)\. Without a mask all is right.*query heads \[0\] are "
             r"right and the others wrong",
         ),
         (

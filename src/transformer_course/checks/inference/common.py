@@ -161,13 +161,16 @@ def _localise_blocks(run, probes, conclusions: dict[tuple[bool, ...], str], fall
     instead of "differs from the reference")."""
     found = _situations(run, probes)
     key = tuple(result == "right" for _, result in found)
+    first = next((i for i, ok in enumerate(key) if not ok), None)
     conclusion = conclusions.get(key)
     if conclusion is None:
-        first = next((i for i, ok in enumerate(key) if not ok), None)
         conclusion = (
             fallback
             if first is None
             else conclusions.get(tuple(i < first for i in range(len(key))), fallback)
         )
-    listing = "; ".join(f"{situation}: {result}" for situation, result in found)
+    listing = "; ".join(
+        f"{situation}: {result}" + (" (the first wrong one)" if i == first else "")
+        for i, (situation, result) in enumerate(found)
+    )
     return f"{len(found)} more runs locate it: {listing}. {conclusion}"
