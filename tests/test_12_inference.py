@@ -2691,3 +2691,46 @@ def test_tiled_attention_names_a_default_of_causal_true():
     assert "your default is causal=True" in text, text
     with pytest.raises(CheckFailure, match="your default is causal=True"):
         check_tiled_attention(tiled_attention, hidden=True)
+
+
+@torch.no_grad()
+def _generate_caches_arguments_swapped(model, prompt, max_new_tokens):
+    batch, length = prompt.shape
+    caches = model.new_caches(length + max_new_tokens, batch)
+    return checks.cached_generation(model, prompt, max_new_tokens, caches=caches)
+
+
+@torch.no_grad()
+def _generate_prefill_at_len(model, prompt, max_new_tokens):
+    """The whole prompt fed with start = len (positions len .. 2 len - 1)."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=length)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+@pytest.mark.parametrize(
+    "fn, message",
+    [
+        (
+            _generate_caches_arguments_swapped,
+            r"the arguments of new_caches are swapped, new_caches\(len \+ max_new_tokens, batch\)",
+        ),
+        (
+            _generate_prefill_at_len,
+            r"fed all \d+ prompt tokens, but with start=\d+: RoPE rotated them as positions",
+        ),
+    ],
+)
+def test_generate_names_swapped_cache_arguments_and_a_prefill_at_the_wrong_start(fn, message):
+    """The swapped arguments were told the caches were too small; the whole prompt fed
+    with start=len was told that part of the prompt never ran (a wrong diagnosis)."""
+    text = _visible_message(check_generate, _named("generate", fn))
+    assert re.search(message, text), text

@@ -200,6 +200,21 @@ def _cache_overflow_hint(calls: list[dict], length: int, new: int) -> str:
                 f"The caches had room for {room} positions (len + max_new_tokens = "
                 f"{length + new}: enough), but your loop fed more positions than that. {refed}"
             )
+    caches = calls[-1]["caches"] if calls else None
+    keys = getattr(caches[0], "keys", None) if caches else None
+    if (
+        room is not None
+        and isinstance(keys, torch.Tensor)
+        and keys.dim() == 4
+        and keys.shape[0] == length + new
+        and room == (calls[0]["shape"] or (None,))[0]
+    ):
+        return (
+            f"Your caches have room for {room} positions of {keys.shape[0]} sequences: the "
+            "arguments of new_caches are swapped, new_caches(len + max_new_tokens, batch). "
+            "The order is model.new_caches(batch, max_len): one slot per sequence of the "
+            "batch, max_len = len + max_new_tokens positions each."
+        )
     if room is not None and room < length + new:
         # which term the size left out, read from the room the caches have (mutant
         # generate-15, new_caches(batch, len), was told only that they were too small)
@@ -258,6 +273,16 @@ def _diagnose_calls(calls: list[dict], length: int) -> str:
         if number > 0 and isinstance(held, int) and held >= length and n and n > 1:
             return _refed(calls, length)
         if number == 0 and held == 0 and isinstance(call["start"], int) and call["start"] > 0:
+            if n == length:
+                # the whole prompt ran, at the wrong positions (told, before, that positions
+                # 0 .. start - 1 of the prompt never ran)
+                return (
+                    f"The prompt's call (the prefill) fed all {length} prompt tokens, but with "
+                    f"start={call['start']}: RoPE rotated them as positions {call['start']} .. "
+                    f"{call['start'] + length - 1} instead of 0 .. {length - 1}. start is the "
+                    "absolute position of ids[:, 0], 0 for the prompt: model(prompt, "
+                    "caches=caches, start=0); the new tokens follow at len + t."
+                )
             return (
                 f"The first call of the model ran {n if n is not None else 'the'} token(s) "
                 f"from position {call['start']} into empty caches: positions 0 .. "
