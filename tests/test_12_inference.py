@@ -2734,3 +2734,46 @@ def test_generate_names_swapped_cache_arguments_and_a_prefill_at_the_wrong_start
     with start=len was told that part of the prompt never ran (a wrong diagnosis)."""
     text = _visible_message(check_generate, _named("generate", fn))
     assert re.search(message, text), text
+
+
+def test_raw_errors_of_common_slips_in_blocked_code_get_their_cause():
+    """Python's max on tensors, math.exp on a tensor, the keys of a block not transposed,
+    repeat_interleave without dim: each got PyTorch's error and a generic line."""
+
+    def python_max(x, block_size):
+        m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        for start in range(0, x.shape[-1], block_size):
+            block = x[..., start : start + block_size]
+            new = max(m, block.amax(-1))
+            total = total * torch.exp(m - new) + torch.exp(block - new[..., None]).sum(-1)
+            m = new
+        return torch.exp(x - m[..., None]) / total[..., None]
+
+    def math_exp(x, block_size):
+        m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        for start in range(0, x.shape[-1], block_size):
+            block = x[..., start : start + block_size]
+            new = torch.maximum(m, block.amax(-1))
+            total = total * math.exp(m - new) + torch.exp(block - new[..., None]).sum(-1)
+            m = new
+        return torch.exp(x - m[..., None]) / total[..., None]
+
+    def flattened(q, k, v, mask=None):
+        group = q.shape[1] // k.shape[1]
+        k, v = torch.repeat_interleave(k, group), torch.repeat_interleave(v, group)
+        return scaled_dot_product_attention(q, k, v, mask)[0]
+
+    def untransposed(q, k, v, block_size, causal=False):
+        scores = q @ k[..., :block_size, :] / math.sqrt(q.shape[-1])
+        return scores @ v[..., :block_size, :]
+
+    text = _visible_message(check_online_softmax, _named("online_softmax", python_max))
+    assert "on tensors use torch.maximum(a, b)" in text, text
+    text = _visible_message(check_online_softmax, _named("online_softmax", math_exp))
+    assert "on tensors use torch.exp" in text, text
+    text = _visible_message(check_tiled_attention, _named("tiled_attention", untransposed))
+    assert "the scores need the block's keys transposed" in text, text
+    text = _visible_message(check_grouped_query_attention, _named("gqa", flattened))
+    assert "with no dim flattens k into one long axis" in text, text

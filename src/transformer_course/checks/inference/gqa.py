@@ -244,6 +244,24 @@ def _gqa_cases(hidden: bool):
     ]
 
 
+def _flattened_hint():
+    """An axis that no longer exists: torch.repeat_interleave (or repeat) with no dim
+    flattens its input to one axis (got only the generic axis hint)."""
+
+    def hint(exc: BaseException) -> str:
+        if "Dimension out of range" not in str(exc):
+            return ""
+        return (
+            "A tensor lost axes before this line: torch.repeat_interleave(k, group) (or "
+            "repeat) with no dim flattens k into one long axis, and a sum or max with no dim "
+            "reduces a tensor to one number. Repeat along the head axis: "
+            "k.repeat_interleave(group, dim=1) (likewise v), which keeps (batch, num_heads, "
+            "len_k, d_head)."
+        )
+
+    return (IndexError, hint)
+
+
 def _gqa_heads_hint(heads: int, kv: int, earlier_groups: tuple[int, ...] = ()):
     """For a clash along the head axis between num_heads and another count: how many heads
     the learner's keys or values had, and the steps that give that count (a group size
@@ -371,6 +389,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 call_repr=what,
                 hints=[
                     _gqa_heads_hint(heads, kv, tuple(earlier_groups)),
+                    _flattened_hint(),
                     _head_index_hint(heads, kv),
                     _mask_reshaped_hint(mask),
                     _lower_precision_hint(q.dtype, "q"),

@@ -301,6 +301,14 @@ def _tiled_hints(
         if not found:
             return ""
         keys, got = int(found.group(1)), int(found.group(2))
+        if keys == q.shape[-1] and got in widths and got != keys:
+            # q @ k_block without the transpose: d_k meets the block's keys
+            return (
+                f"A matrix product met d_k = q.shape[-1] = {keys} where a block of {got} keys "
+                "was: the scores need the block's keys transposed, q (..., len_q, d_k) @ "
+                "k[..., start:stop, :].transpose(-2, -1) (..., d_k, block), which gives "
+                "(..., len_q, block)."
+            )
         if keys not in widths or got == keys:
             return ""
         off = got - keys
