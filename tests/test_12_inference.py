@@ -958,11 +958,209 @@ def _offsets(size):
     return torch.arange(size)[:, None] - torch.arange(size)[None, :]
 
 
+# ------------------------------------------------- blind round 10's classes (lesson 12)
+class PersistentFloat32Cache(ref.KVCache):
+    """Two slips at once: persistent buffers, and the dtype argument ignored."""
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        nn.Module.__init__(self)
+        shape = (batch, num_heads, max_len, d_head)
+        self.register_buffer("keys", torch.zeros(shape))
+        self.register_buffer("values", torch.zeros(shape))
+        self.length = 0
+
+
+@torch.no_grad()
+def _generate_caches_on_model(model, prompt, max_new_tokens):
+    """The caches made on the first call and kept on the model for every later one."""
+    batch, length = prompt.shape
+    if getattr(model, "kept_caches", None) is None:
+        model.kept_caches = model.new_caches(batch, length + max_new_tokens)
+    return checks.cached_generation(model, prompt, max_new_tokens, caches=model.kept_caches)
+
+
+@torch.no_grad()
+def _generate_fresh_caches_on_model(model, prompt, max_new_tokens):
+    """Correct: caches kept on the model, but made afresh at every call."""
+    batch, length = prompt.shape
+    model.kept_caches = model.new_caches(batch, length + max_new_tokens)
+    return checks.cached_generation(model, prompt, max_new_tokens, caches=model.kept_caches)
+
+
+@torch.no_grad()
+def _generate_feeds_first_token(model, prompt, max_new_tokens):
+    """ids get each step's argmax, but the model is fed the first generated token at
+    every step (a next_id computed once)."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    first = logits.argmax(-1, keepdim=True)
+    ids, rows = prompt, []
+    for step in range(max_new_tokens):
+        rows.append(logits)
+        ids = torch.cat([ids, logits.argmax(-1, keepdim=True)], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(first, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(rows, dim=1)
+
+
+@torch.no_grad()
+def _generate_float_ids(model, prompt, max_new_tokens):
+    """The right tokens, written into a float32 buffer (torch.zeros without a dtype)."""
+    ids, logits = checks.cached_generation(model, prompt, max_new_tokens)
+    buffer = torch.zeros(ids.shape)
+    buffer[:] = ids
+    return buffer, logits
+
+
+@torch.no_grad()
+def _generate_caches_for_prompt_only(model, prompt, max_new_tokens):
+    """Caches with room for the prompt only (mutant generate-15)."""
+    caches = model.new_caches(prompt.shape[0], prompt.shape[1])
+    return checks.cached_generation(model, prompt, max_new_tokens, caches=caches)
+
+
+@torch.no_grad()
+def _generate_start_falls(model, prompt, max_new_tokens):
+    """start = len - t, a minus where + belongs (mutant generate-13)."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length - step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+def _gqa_softmax_in_float32(q, k, v, mask=None):
+    """The softmax computed in float32 (scores.float()) and never cast back."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.softmax(scores.float(), dim=-1) @ v
+
+
+def _gqa_softmax_in_float32_cast_back(q, k, v, mask=None):
+    """Correct: the softmax in float32, cast back to q's dtype (Llama's type_as)."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.softmax(scores.float(), dim=-1).to(q.dtype) @ v
+
+
+def _gqa_all_float32(q, k, v, mask=None):
+    return ref.grouped_query_attention(q.float(), k.float(), v.float(), mask)
+
+
+def _softmax_old_max(x, block_size):
+    """Each block's terms taken against the old running maximum and added before the
+    rescale: NaN everywhere."""
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new = torch.maximum(m, block.amax(dim=-1))
+        total = (total + torch.exp(block - m[..., None]).sum(dim=-1)) * torch.exp(m - new)
+        m = new
+    return torch.exp(x - m[..., None]) / total[..., None]
+
+
+def _softmax_rescaled_after_adding(x, block_size):
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new = torch.maximum(m, block.amax(dim=-1))
+        total = (total + torch.exp(block - new[..., None]).sum(dim=-1)) * torch.exp(m - new)
+        m = new
+    return torch.exp(x - m[..., None]) / total[..., None]
+
+
+def _softmax_no_column(x, block_size):
+    """The per-row maximum and sum used without [..., None]."""
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new = torch.maximum(m, block.amax(dim=-1))
+        total = total * torch.exp(m - new) + torch.exp(block - new).sum(dim=-1)
+        m = new
+    return torch.exp(x - m) / total
+
+
+def _softmax_stop_not_offset(x, block_size):
+    """Each block sliced x[..., start:block_size]: empty after the first."""
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start:block_size]
+        new = torch.maximum(m, block.amax(dim=-1))
+        total = total * torch.exp(m - new) + torch.exp(block - new[..., None]).sum(dim=-1)
+        m = new
+    return torch.exp(x - m[..., None]) / total[..., None]
+
+
+def _tiled_variant(*, after=False, float32=False, running_axes=-1, skip=None, stop_only=False):
+    """Tiled attention, right but for one slip: rescaled ``after`` adding, running tensors
+    made ``float32`` and updated in place, made with q.shape[:running_axes], future blocks
+    skipped when ``skip(start, stop, len_q)`` (a correct skip or not), blocks sliced
+    start:block_size (``stop_only``)."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        len_q, len_k = q.shape[-2], k.shape[-2]
+        dtype = {} if float32 else {"dtype": q.dtype}
+        m = torch.full(q.shape[:-1], float("-inf"), **dtype)
+        total = torch.zeros(q.shape[:running_axes], **dtype)
+        acc = torch.zeros((*q.shape[:-1], v.shape[-1]), **dtype)
+        for start in range(0, len_k, block_size):
+            stop = min(start + block_size, len_k)
+            if causal and skip is not None and skip(start, stop, len_q):
+                break
+            end = block_size if stop_only else stop
+            s = q @ k[..., start:end, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+            if causal:
+                future = (
+                    torch.arange(start, start + s.shape[-1])[None] > torch.arange(len_q)[:, None]
+                )
+                s = s.masked_fill(future, float("-inf"))
+            new = torch.maximum(m, s.amax(-1))
+            c = torch.exp(m - new)
+            p = torch.exp(s - new[..., None])
+            if float32:
+                total.mul_(c).add_(p.sum(-1))
+                acc.mul_(c[..., None]).add_(p @ v[..., start:end, :])
+                m = new.to(m.dtype)
+            elif after:
+                total = (total + p.sum(-1)) * c
+                acc = (acc + p @ v[..., start:end, :]) * c[..., None]
+                m = new
+            else:
+                total = total * c + p.sum(-1)
+                acc = acc * c[..., None] + p @ v[..., start:end, :]
+                m = new
+        return acc / total[..., None]
+
+    return _named("tiled_attention", tiled_attention)
+
+
 MISTAKES = [
     Mistake(check_KVCache, ReturnsBeforeAppending, r"\*before\* this call"),
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
     Mistake(check_KVCache, ReturnsOld, r"\*before\* this call"),
-    Mistake(check_KVCache, OffByOne, r"holds zeros.*off by one"),
+    # the buffer read says where the chunk went (the zeros alone, before)
+    Mistake(
+        check_KVCache,
+        OffByOne,
+        r"new keys at \[1, \d+\), \+1 from where they belong \(an off-by-one\)",
+    ),
     # PyTorch's raw "expanded size" error before
     Mistake(
         check_KVCache,
@@ -1018,7 +1216,22 @@ MISTAKES = [
         _named("generate", _generate_sampling(temperature=0.7)),
         r"is not the argmax of that step's logits.*no sampling",
     ),
-    Mistake(check_generate, _gen(prompt_room=False), r"caches are too small"),
+    Mistake(
+        check_generate,
+        _gen(prompt_room=False),
+        r"room for \d+ positions: max_new_tokens = \d+ only, the prompt's len left out\. "
+        r"The caches are too small",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_caches_for_prompt_only),
+        r"room for \d+ positions: the prompt's len = \d+ only, max_new_tokens left out",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_start_falls),
+        r"is len - t for step t = \d+: it falls by one at each step",
+    ),
     Mistake(
         check_generate,
         _named(
@@ -1188,8 +1401,8 @@ MISTAKES = [
     Mistake(
         check_tiled_attention,
         _named("t", _tiled_slips(queries_axis=-3)),
-        r"met one of size \d+ along the queries' axis: the causal mask built for another "
-        r"number of queries than len_q = q\.shape\[-2\]",
+        r"met one of size \d+ along the queries' axis: (either )?the causal mask built for "
+        r"another number of queries than len_q = q\.shape\[-2\]",
     ),
     Mistake(
         check_tiled_attention,
@@ -1432,8 +1645,8 @@ MISTAKES = [
     Mistake(
         check_tiled_attention,
         _named("t", _tiled_skips_from_last_query),
-        r"attention over keys 0 \.\. \d+ only: the blocks from key \d+ on were never "
-        r"visited.*start > len_q - 1",
+        r"attention over keys 0 \.\. \d+ only: the blocks from key \d+ on were "
+        r"(never visited|skipped).*start > len_q - 1",
     ),
     # hidden-only before: the visible run's masks were all (len_q, len_k)
     Mistake(
@@ -1453,6 +1666,94 @@ MISTAKES = [
         r"repeats the one of step \d+ where that step's argmax differs: next_id is not "
         r"recomputed",
     ),
+    # blind round 10: two slips at once, both named (the persistent buffers only, before)
+    Mistake(
+        check_KVCache,
+        PersistentFloat32Cache,
+        r"(?s)persistent=False.*A second slip: .*not float64: allocate them with dtype=dtype",
+    ),
+    # a second call on the same model (every single call passed before)
+    Mistake(
+        check_generate,
+        _named("generate", _generate_caches_on_model),
+        r"The second generate on this model fed it through the caches of the first one",
+    ),
+    # the fed token replayed against the learner's own ids (the first wrong step, before)
+    Mistake(
+        check_generate,
+        _named("generate", _generate_feeds_first_token),
+        r"fed \[\d+\] \(row \d+\) at position \d+, but your own ids hold \[\d+\] there.*"
+        r"first generated token again, fed at every step",
+    ),
+    # torch's dtype advice, not numpy's
+    Mistake(check_generate, _named("generate", _generate_float_ids), r"dtype=torch\.long"),
+    # float64 inputs (float32 only, before: passed, or a raw dtype RuntimeError)
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_softmax_in_float32),
+        r"The inputs are float64 here, and a float32 tensor of yours met them.*\.float\(\)",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_all_float32),
+        r"returned torch\.float32 for float64 inputs",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_variant(float32=True),
+        r"returned torch\.float32 for float64 inputs.*in-place updates",
+    ),
+    # NaN everywhere: every candidate that gives it, without "one of them is yours"
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_old_max),
+        r"(?s)(?!.*one of them, or several, is yours)"
+        r"each of these mistakes gives exactly that.*against the old running maximum.*"
+        r"Other slips can give it too",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_rescaled_after_adding),
+        r"rescaled after adding each block's terms instead of before",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_variant(after=True),
+        r"rescaled after adding each block's terms instead of before",
+    ),
+    # a clash that two slips give: both named (a reduction over the rows, before)
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_no_column),
+        r"(?s)Two slips give exactly this error: a block's maximum or sum taken over the rows"
+        r".*without \[\.\.\., None\]",
+    ),
+    # an empty block (the raw IndexError, before)
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_stop_not_offset),
+        r"A maximum was taken over an empty block.*x\[\.\.\., start : start \+ block_size\]",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_variant(stop_only=True),
+        r"A maximum was taken over an empty block",
+    ),
+    # a running tensor with one axis too few (told a sum over dim=-2 when heads == block)
+    Mistake(
+        check_tiled_attention,
+        _tiled_variant(running_axes=-2),
+        r"met one of size \d+ along the queries' axis: .*a running tensor \(the maximum, the "
+        r"sum or the output\) made with one axis too few, q\.shape\[:-2\]",
+    ),
+    # a causal skip of partly visible blocks, told apart from a loop that stops early
+    Mistake(
+        check_tiled_attention,
+        _tiled_variant(skip=lambda start, stop, len_q: stop > len_q),
+        # (the hidden run has no causal=False call over as many keys first: both candidates)
+        r"were skipped\. Your results with causal=False over as many blocks were right.*"
+        r"start >= len_q|never visited \(a loop that stops early, or a skip of blocks thought",
+    ),
 ]
 
 CORRECT = [
@@ -1465,6 +1766,11 @@ CORRECT = [
     Correct(check_online_softmax, _named("s", _softmax_two_pass)),
     Correct(check_online_softmax, _named("s", _softmax_logsumexp_online)),
     Correct(check_tiled_attention, _named("t", _tiled_normalised_running)),
+    # blind round 10's probes accept: a right skip of the future blocks, state kept on
+    # the model but made afresh at each call, a float32 softmax cast back
+    Correct(check_tiled_attention, _tiled_variant(skip=lambda start, stop, len_q: start >= len_q)),
+    Correct(check_generate, _named("generate", _generate_fresh_caches_on_model)),
+    Correct(check_grouped_query_attention, _named("gqa", _gqa_softmax_in_float32_cast_back)),
     Correct(
         check_sliding_window_mask,
         _named("w", lambda n, w: torch.tril(torch.ones(n, n, dtype=torch.bool)).triu(1 - w)),
@@ -2122,7 +2428,7 @@ def _tiled_blocks_on_first_axis(q, k, v, block_size, causal=False):
         # (blind6d-tiled-divide-without-none)
         (_tiled_sum_not_column, r"The sizes 4 and 6 are d_v and len_q.*total\[\.\.\., None\]"),
         # was the shapes alone (blind6d-tiled-slices-first-axis)
-        (_tiled_blocks_on_first_axis, r"leading axes are \(0, 2\), not \(1, 2\).*first axis"),
+        (_tiled_blocks_on_first_axis, r"leading axes are \(0, 3\), not \(1, 3\).*first axis"),
     ],
 )
 def test_tiled_attention_names_a_sum_that_is_not_a_column_and_blocks_on_the_first_axis(fn, message):
@@ -2178,3 +2484,296 @@ def test_grouped_query_attention_names_an_inverted_mask_and_the_axis_of_a_shape_
     assert "wrong way round" in _visible_message(check_grouped_query_attention, inverted)
     text = _visible_message(check_grouped_query_attention, repeated_on_positions)
     assert re.search(r"axis 1 \(heads\)", text), text
+
+
+def test_quiz_cache_memory_names_every_slip_that_gives_a_wrong_number():
+    """384 is 4 bytes per number, or the 32 query heads with keys or values only: both are
+    named (only the first was, and blind10e-quiz-query-heads-no-kv-factor made the second);
+    201.3 is megabytes (a bare "not right" before)."""
+    from transformer_course.checks.inference import check_quiz_cache_memory
+
+    def message(number):
+        with pytest.raises(CheckFailure) as failure:
+            check_quiz_cache_memory(lambda: number)
+        return failure.value.message
+
+    text = message(384)
+    assert (
+        "4 bytes per number" in text
+        and "(keys or values, not both) and (the 32 query heads)" in text
+    )
+    assert "megabytes" in message(2 * 48 * 8 * 128 * 1024 * 2 / 10**6)
+    assert "the 32 query heads" in message(768)
+    check_quiz_cache_memory(lambda: 192)
+
+
+def _tiled_output_rescaled_twice(q, k, v, block_size, causal=False):
+    """The output so far multiplied by the factor squared: no known mistake."""
+    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+    for start in range(0, k.shape[-2], block_size):
+        stop = min(start + block_size, k.shape[-2])
+        s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            later = torch.arange(start, stop)[None] > torch.arange(q.shape[-2])[:, None]
+            s = s.masked_fill(later, float("-inf"))
+        new = torch.maximum(m, s.amax(-1))
+        c = torch.exp(m - new)
+        p = torch.exp(s - new[..., None])
+        total = total * c + p.sum(-1)
+        acc = acc * (c * c)[..., None] + p @ v[..., start:stop, :]
+        m = new
+    return acc / total[..., None]
+
+
+def _tiled_mask_one_late_after_first_block(q, k, v, block_size, causal=False):
+    """Later blocks masked one key late: no known mistake, right without the mask."""
+    out = ref.tiled_attention(q, k, v, block_size, False)
+    if not causal:
+        return out
+    allowed = torch.arange(k.shape[-2])[None] <= torch.arange(q.shape[-2])[:, None] + (
+        torch.arange(k.shape[-2])[None] >= block_size
+    )
+    return scaled_dot_product_attention(q, k, v, allowed)[0]
+
+
+def _softmax_squared_numerators(x, block_size):
+    m = x.amax(dim=-1, keepdim=True)
+    return torch.exp(2 * (x - m)) / torch.exp(x - m).sum(dim=-1, keepdim=True)
+
+
+@pytest.mark.parametrize(
+    "check, fn, message",
+    [
+        (
+            check_tiled_attention,
+            _tiled_output_rescaled_twice,
+            r"several blocks, each raising the largest score: wrong \(the first wrong one\)\. The blocks combine right "
+            r"while the maximum stays and go wrong when a later block raises it",
+        ),
+        (
+            check_tiled_attention,
+            _tiled_mask_one_late_after_first_block,
+            r"this very input with causal=False: right\. Without the mask your result on this "
+            r"very input is right, so the mistake is in the causal mask",
+        ),
+        (
+            check_online_softmax,
+            _softmax_squared_numerators,
+            r"a single block \(n <= block_size\): wrong.*Already a single block is wrong",
+        ),
+    ],
+)
+def test_unknown_blocked_mistakes_are_located_by_probes(check, fn, message):
+    """A tiled or online mistake that no model matches got "differs from the reference:
+    largest difference"; the learner's function now runs on a single block, on blocks
+    whose first holds the maximum, on blocks that raise it (and, under causal=True, on
+    the same input without the mask), and the first wrong situation locates the part."""
+    name = "tiled_attention" if check is check_tiled_attention else "online_softmax"
+    text = _visible_message(check, _named(name, fn))
+    assert re.search(message, text), text
+
+
+def _gqa_mask_on_first_head_only(q, k, v, mask=None):
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, 1), v.repeat_interleave(group, 1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        allowed = mask.expand(scores.shape).clone()
+        allowed[:, 1:] = True
+        scores = scores.masked_fill(~allowed, float("-inf"))
+    return torch.softmax(scores, -1) @ v
+
+
+def _gqa_scaled_by_group(q, k, v, mask=None):
+    return ref.grouped_query_attention(q / math.sqrt(q.shape[1] // k.shape[1]), k, v, mask)
+
+
+@pytest.mark.parametrize(
+    "fn, message",
+    [
+        (
+            _gqa_mask_on_first_head_only,
+            r"the same with a mask: wrong \(the first wrong one\)\. Without a mask all is right.*query heads \[0\] are "
+            r"right and the others wrong",
+        ),
+        (
+            _gqa_scaled_by_group,
+            r"shared key/value heads .*: wrong.*Plain multi-head attention is right and shared "
+            r"heads are not: the mistake is in what depends on the group",
+        ),
+    ],
+)
+def test_unknown_grouped_query_attention_mistakes_are_located_by_probes(fn, message):
+    """No model matches these; they got "differs from the reference" before."""
+    text = _visible_message(check_grouped_query_attention, _named("gqa", fn))
+    assert re.search(message, text), text
+
+
+def _window_with_a_sink(size, window):
+    mask = look_ahead_mask(size) & (_offsets(size) < window)
+    mask[:, 0] = True
+    return mask
+
+
+def _window_capped_at_half(size, window):
+    return look_ahead_mask(size) & (_offsets(size) < min(window, max(1, size // 2)))
+
+
+@pytest.mark.parametrize(
+    "fn, message",
+    [
+        (_window_with_a_sink, r"in column 0: key 0 is also allowed for queries \[3, 4, 5\]"),
+        (
+            _window_capped_at_half,
+            r"its rows hold \[1, 2, 2, 2\] keys where the window asks for \[1, 2, 3, 4\]",
+        ),
+    ],
+)
+def test_a_window_mask_that_no_model_matches_gets_its_pattern_of_differences(fn, message):
+    """A first key kept for every query, and a band narrower than window on one input,
+    got the rule alone after the first wrong entry."""
+    text = _visible_message(check_sliding_window_mask, _named("w", fn))
+    assert re.search(message, text), text
+
+
+def test_a_hard_coded_group_and_a_padded_window_mask_are_named():
+    """The group size 2 of the first visible input, hard-coded, was told it was read from
+    other axes; a (1, 1, size, size) window mask got only the expected shape."""
+
+    def hard_coded(q, k, v, mask=None):
+        k, v = k.repeat_interleave(2, dim=1), v.repeat_interleave(2, dim=1)
+        return scaled_dot_product_attention(q, k, v, mask)[0]
+
+    text = _visible_message(check_grouped_query_attention, _named("gqa", hard_coded))
+    assert (
+        "2 is the group size of an earlier input, which passed: is the group size hard-coded?"
+        in text
+    ), text
+    padded = _named("w", lambda n, w: ref.sliding_window_mask(n, w)[None, None])
+    text = _visible_message(check_sliding_window_mask, padded)
+    assert "2 leading axes of size 1 added" in text, text
+
+
+class AdvancesBeforeWriting(ref.KVCache):
+    """self.length advanced before the write, so the chunk lands at [length + n, ...)."""
+
+    def forward(self, k_new, v_new):
+        n = k_new.shape[-2]
+        if self.length + n > self.keys.shape[-2]:
+            raise ValueError("the cache is full")
+        self.length += n
+        self.keys[:, :, self.length : self.length + n] = k_new
+        self.values[:, :, self.length : self.length + n] = v_new
+        return self.keys[:, :, : self.length], self.values[:, :, : self.length]
+
+
+def test_kv_cache_reads_its_buffers_to_say_where_the_new_keys_went():
+    """The keys returned held only zeros: the message asked whether the write position was
+    off by one; the learner's buffer says where the chunk went (length + n)."""
+    text = _visible_message(check_KVCache, AdvancesBeforeWriting)
+    assert re.search(
+        r"Your buffer keys holds the 3 new keys at \[3, 6\), \+3 from where they belong.*"
+        r"self\.length was advanced before the write",
+        text,
+    ), text
+
+
+def test_tiled_attention_names_a_default_of_causal_true():
+    """Mutant tiled_attention-12 (causal=True as the default) passed: every call gave
+    causal explicitly."""
+
+    def tiled_attention(q, k, v, block_size, causal=True):
+        return ref.tiled_attention(q, k, v, block_size, causal)
+
+    text = _visible_message(check_tiled_attention, tiled_attention)
+    assert "your default is causal=True" in text, text
+    with pytest.raises(CheckFailure, match="your default is causal=True"):
+        check_tiled_attention(tiled_attention, hidden=True)
+
+
+@torch.no_grad()
+def _generate_caches_arguments_swapped(model, prompt, max_new_tokens):
+    batch, length = prompt.shape
+    caches = model.new_caches(length + max_new_tokens, batch)
+    return checks.cached_generation(model, prompt, max_new_tokens, caches=caches)
+
+
+@torch.no_grad()
+def _generate_prefill_at_len(model, prompt, max_new_tokens):
+    """The whole prompt fed with start = len (positions len .. 2 len - 1)."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=length)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+@pytest.mark.parametrize(
+    "fn, message",
+    [
+        (
+            _generate_caches_arguments_swapped,
+            r"the arguments of new_caches are swapped, new_caches\(len \+ max_new_tokens, batch\)",
+        ),
+        (
+            _generate_prefill_at_len,
+            r"fed all \d+ prompt tokens, but with start=\d+: RoPE rotated them as positions",
+        ),
+    ],
+)
+def test_generate_names_swapped_cache_arguments_and_a_prefill_at_the_wrong_start(fn, message):
+    """The swapped arguments were told the caches were too small; the whole prompt fed
+    with start=len was told that part of the prompt never ran (a wrong diagnosis)."""
+    text = _visible_message(check_generate, _named("generate", fn))
+    assert re.search(message, text), text
+
+
+def test_raw_errors_of_common_slips_in_blocked_code_get_their_cause():
+    """Python's max on tensors, math.exp on a tensor, the keys of a block not transposed,
+    repeat_interleave without dim: each got PyTorch's error and a generic line."""
+
+    def python_max(x, block_size):
+        m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        for start in range(0, x.shape[-1], block_size):
+            block = x[..., start : start + block_size]
+            new = max(m, block.amax(-1))
+            total = total * torch.exp(m - new) + torch.exp(block - new[..., None]).sum(-1)
+            m = new
+        return torch.exp(x - m[..., None]) / total[..., None]
+
+    def math_exp(x, block_size):
+        m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        for start in range(0, x.shape[-1], block_size):
+            block = x[..., start : start + block_size]
+            new = torch.maximum(m, block.amax(-1))
+            total = total * math.exp(m - new) + torch.exp(block - new[..., None]).sum(-1)
+            m = new
+        return torch.exp(x - m[..., None]) / total[..., None]
+
+    def flattened(q, k, v, mask=None):
+        group = q.shape[1] // k.shape[1]
+        k, v = torch.repeat_interleave(k, group), torch.repeat_interleave(v, group)
+        return scaled_dot_product_attention(q, k, v, mask)[0]
+
+    def untransposed(q, k, v, block_size, causal=False):
+        scores = q @ k[..., :block_size, :] / math.sqrt(q.shape[-1])
+        return scores @ v[..., :block_size, :]
+
+    text = _visible_message(check_online_softmax, _named("online_softmax", python_max))
+    assert "on tensors use torch.maximum(a, b)" in text, text
+    text = _visible_message(check_online_softmax, _named("online_softmax", math_exp))
+    assert "on tensors use torch.exp" in text, text
+    text = _visible_message(check_tiled_attention, _named("tiled_attention", untransposed))
+    assert "the scores need the block's keys transposed" in text, text
+    text = _visible_message(check_grouped_query_attention, _named("gqa", flattened))
+    assert "with no dim flattens k into one long axis" in text, text

@@ -504,6 +504,12 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         r"num_heads // num_kv_heads \(floor division, //\), not num_heads / num_kv_heads",
         "q.shape[1] / k.shape[1] is a float; the message names the floor division",
     ),
+    ("KVCache", "number: 0 -> 1"): (
+        "named",
+        r"has self\.length = 1 before its first call, not 0: a new cache starts empty",
+        "self.length = 1 in __init__: the message names the count a new cache starts with "
+        "and the 0 it must be",
+    ),
 }
 
 

@@ -307,9 +307,18 @@ class Checker:
 
     def expect_integer_dtype(self, value: Any, what: str) -> None:
         if not np.issubdtype(as_numpy(value).dtype, np.integer):
+            tensor = type(value).__module__.startswith("torch")  # torch needs no import here
             self.fail(
                 f"{what} should hold integers (token ids), but its dtype is {value.dtype}. "
-                "Pass `dtype=np.int64` (or another integer type) when you create the array."
+                + (
+                    "Pass `dtype=torch.long` (or another integer type) when you create the "
+                    "tensor: torch.zeros, torch.empty and torch.tensor of floats make float32, "
+                    "and writing ids into such a tensor (or concatenating one) turns them into "
+                    "floats."
+                    if tensor
+                    else "Pass `dtype=np.int64` (or another integer type) when you create the "
+                    "array."
+                )
             )
         self.ok()
 

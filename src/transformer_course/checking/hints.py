@@ -39,7 +39,9 @@ GENERIC_HINTS: dict[str, str] = {
     ),
     "Boolean value of Tensor with more than one value is ambiguous": (
         "An `if` (or `and`/`or`) on a whole tensor is ambiguous: use element-wise operations "
-        "instead, such as torch.where(...), masked_fill(...), & and |."
+        "instead, such as torch.where(...), masked_fill(...), & and |. Python's max(a, b) "
+        "and min(a, b) compare their arguments the same way: on tensors use "
+        "torch.maximum(a, b) and torch.minimum(a, b)."
     ),
     "The truth value of an array with more than one element is ambiguous": (
         "An `if` (or `and`/`or`) on a whole array is ambiguous: use element-wise operations "
@@ -67,7 +69,9 @@ GENERIC_HINTS: dict[str, str] = {
     ),
     "only one element tensors can be converted to Python scalars": (
         "`.item()`, float() or int() needs a tensor with one value, and this one holds "
-        "several (a batch, a row). Keep the tensor, and work on it element-wise."
+        "several (a batch, a row). Keep the tensor, and work on it element-wise. The math "
+        "module's functions (math.exp, math.sqrt, math.log) convert their argument the same "
+        "way: on tensors use torch.exp, torch.sqrt, torch.log."
     ),
     "mat1 and mat2 shapes cannot be multiplied": (
         "A matrix product (@, nn.Linear) got shapes that do not chain: the last axis of the "

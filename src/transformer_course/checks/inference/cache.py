@@ -53,7 +53,38 @@ def _written_at(got_k, k_new, length: int) -> int | None:
     return None
 
 
-def _explain_cache(got_k, got_v, expected_k, expected_v, batch: int, k_new=None, length=0) -> str:
+def _written_in_buffers(cache, k_new, length: int) -> str:
+    """Where the learner's own buffers hold k_new, when the keys returned do not show it
+    and it is not at [length, length + n) (blind round 10: a length advanced before the
+    write was asked whether the write position was off by one): the state after the call,
+    read from the cache."""
+    n = k_new.shape[-2]
+    for name, buffer in getattr(cache, "_buffers", {}).items():
+        if not isinstance(buffer, torch.Tensor) or buffer.dim() != 4:
+            continue
+        if buffer.shape[:2] != k_new.shape[:2] or buffer.shape[-1] != k_new.shape[-1]:
+            continue
+        for start in range(0, buffer.shape[-2] - n + 1):
+            if start != length and torch.equal(buffer[:, :, start : start + n], k_new):
+                before = (
+                    f" That is length + n: self.length was advanced before the write, which "
+                    f"must use the length before this call ([{length}, {length + n}), then "
+                    "self.length = length + n)."
+                    if start == length + n
+                    else ""
+                )
+                off = " (an off-by-one)" if abs(start - length) == 1 else ""
+                return (
+                    f"Your buffer {name} holds the {n} new keys at [{start}, {start + n}), "
+                    f"{start - length:+d} from where they belong{off}: {length} positions were "
+                    f"stored before this call, so they go to [{length}, {length + n}).{before}"
+                )
+    return ""
+
+
+def _explain_cache(
+    got_k, got_v, expected_k, expected_v, batch: int, k_new=None, length=0, cache=None
+) -> str:
     """Why the keys differ, in terms of a cache's classic mistakes ("" when none fits):
     named before any re-arrangement of the values is (a write one position too far is
     also a shift, but the zeros left behind say where it went wrong)."""
@@ -103,6 +134,10 @@ def _explain_cache(got_k, got_v, expected_k, expected_v, batch: int, k_new=None,
                     "on the batch axis). Write all of k_new's batch rows: "
                     "self.keys[:, :, start:stop] = k_new."
                 )
+    if k_new is not None and cache is not None and _written_at(got_k, k_new, -1) is None:
+        found = _written_in_buffers(cache, k_new, length)
+        if found:
+            return found
     zero_rows = (got_k == 0).all(dim=-1).all(dim=1).all(dim=0)  # (length,)
     if bool(zero_rows.any()) and not bool((expected_k == 0).all(dim=-1).all(dim=1).any()):
         p = int(zero_rows.nonzero()[0])
@@ -361,6 +396,29 @@ def _expect_straddle_refused(c: Checker, cls, hidden: bool) -> None:
     )
 
 
+def _also_ignores_dtype(cls, sizes: tuple) -> str:
+    """When another check is about to fail: whether the learner's cache also ignores the
+    dtype argument, read from a float64 cache built apart (blind10e-kv-persistent-and-float32
+    was told the persistent buffers only: the first cases are float32)."""
+    try:
+        probe = cls(*sizes, torch.float64)
+    except Exception:  # no evidence either way
+        return ""
+    found = [
+        f"{name} {buffer.dtype}"
+        for name in ("keys", "values")
+        if isinstance(buffer := getattr(probe, name, None), torch.Tensor)
+        and buffer.dtype != torch.float64
+    ]
+    if not found:
+        return ""
+    return (
+        f" A second slip: KVCache({', '.join(map(str, sizes))}, dtype=torch.float64) has the "
+        f"buffers {' and '.join(found)}, not float64: allocate them with dtype=dtype "
+        "(torch.zeros(shape, dtype=dtype)); the dtype argument is the model's."
+    )
+
+
 def check_KVCache(cls, *, hidden: bool = False) -> None:
     """KVCache(batch, num_heads, max_len, d_head, dtype); forward(k_new, v_new) appends the
     new positions and returns (keys, values), all positions so far."""
@@ -398,7 +456,8 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                 not saved,
                 f"{built}.state_dict() holds {saved}: register the buffers with "
                 "persistent=False. A cache is scratch space for one generation; persistent "
-                "buffers would be saved with (and loaded into) the model's weights.",
+                "buffers would be saved with (and loaded into) the model's weights."
+                + (_also_ignores_dtype(cls, (batch, heads, max_len, d_head)) if saved else ""),
             )
             for name in ("keys", "values"):
                 buffer = getattr(cache, name, None)
@@ -536,8 +595,8 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                         expected,
                         f"{call}: {what}",
                         **tolerance(tensor.dtype, dtype),
-                        explain=lambda gk=got_k, gv=got_v, ek=expected_k, ev=expected_v, b=batch, kn=k_new, at=length: (
-                            _explain_cache(gk, gv, ek, ev, b, kn, at)
+                        explain=lambda gk=got_k, gv=got_v, ek=expected_k, ev=expected_v, b=batch, kn=k_new, at=length, cc=cache: (
+                            _explain_cache(gk, gv, ek, ev, b, kn, at, cc)
                         ),
                         hint=_CACHE_RULE,
                     )

@@ -3,9 +3,12 @@ diagnoses that several exercises' checks give."""
 
 import re
 
+import numpy as np
 import torch
 
 from transformer_course.checking import Checker
+from transformer_course.checking.layouts import match_layout
+from transformer_course.checking.relations import match_relation
 
 
 def _expect_tensor(c: Checker, got, what: str) -> None:
@@ -15,6 +18,61 @@ def _expect_tensor(c: Checker, got, what: str) -> None:
 _BROADCAST = re.compile(
     r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
     r"non-singleton dimension (\d+)"
+)
+
+
+_EMPTY_REDUCTION = re.compile(r"Expected reduction dim -?\d+ to have non-zero size")
+
+
+def _empty_block_hint(block_slice: str):
+    """An amax (or max) over an empty tensor: a block with no columns, whose slice stop is
+    not start + block_size (mutant online_softmax-15, x[..., start:start];
+    blind10e-online-block-slice-stop, x[..., start:block_size]) or whose start runs past
+    the end; these got the raw IndexError."""
+
+    def hint(exc: BaseException) -> str:
+        if not _EMPTY_REDUCTION.search(str(exc)):
+            return ""
+        return (
+            "A maximum was taken over an empty block: one of your blocks has no columns, "
+            "its slice start:stop having stop <= start. A block is "
+            f"{block_slice}: its stop is start + block_size (a stop of block_size alone, "
+            "start + left out, empties every block after the first; a stop of start alone, "
+            "+ block_size left out, empties them all), and the starts run over "
+            "range(0, n, block_size), each below n."
+        )
+
+    return (lambda exc: isinstance(exc, (IndexError, RuntimeError)), hint)
+
+
+_DTYPE_CLASH = re.compile(r"same dtype|expected scalar type|found (Float|Double)")
+
+
+def _lower_precision_hint(dtype: torch.dtype, first: str):
+    """A dtype clash raised on float64 inputs: a float32 step in the learner's code
+    (blind10e-gqa-softmax-upcast-not-cast-back got the raw RuntimeError)."""
+
+    def hint(exc: BaseException) -> str:
+        if dtype != torch.float64 or not _DTYPE_CLASH.search(str(exc)):
+            return ""
+        return (
+            "The inputs are float64 here, and a float32 tensor of yours met them: a step "
+            "computes in float32 and never casts back, such as .float(), a softmax taken as "
+            "torch.softmax(scores.float(), ...), or a tensor made without a dtype "
+            "(torch.zeros, torch.full and torch.tensor of floats make float32). Keep the "
+            f"inputs' dtype throughout: dtype={first}.dtype for new tensors, or "
+            f".to({first}.dtype) after a float32 step."
+        )
+
+    return (lambda exc: isinstance(exc, RuntimeError), hint)
+
+
+_LOWER_PRECISION = (
+    "{what} returned {got} for float64 inputs: your {name} computes in a lower precision "
+    "(a .float(), or running tensors made without dtype={first}.dtype: torch.zeros and "
+    "torch.full make float32, and in-place updates such as acc.mul_(...) keep it) and "
+    "never casts back. Return the inputs' dtype: make new tensors with dtype={first}.dtype, "
+    "or cast the result back with .to({first}.dtype)."
 )
 
 
@@ -33,7 +91,9 @@ def _informative(value: torch.Tensor) -> torch.Tensor | None:
 
 def _all_nan_candidates(got: torch.Tensor, candidates: dict[str, torch.Tensor | None]) -> str:
     """When the learner's value is NaN or inf everywhere: the causes that give exactly that
-    on this input, all of them (one such input cannot tell them apart); "" otherwise."""
+    on this input, all of them (one such input cannot tell them apart), without claiming
+    the list is complete (blind10e-online-block-summed-against-old-max, a slip outside it,
+    was told "one of them is yours"); "" otherwise."""
     if bool(torch.isfinite(got).any()):
         return ""
     agree = [
@@ -44,6 +104,73 @@ def _all_nan_candidates(got: torch.Tensor, candidates: dict[str, torch.Tensor | 
     if not agree:
         return ""
     return (
-        "Your result is NaN or inf everywhere. On this input that is what each of these "
-        "mistakes gives (one of them, or several, is yours): " + "; ".join(agree) + "."
+        "Your result is NaN or inf everywhere. On this input each of these mistakes gives "
+        "exactly that, so it cannot tell them apart: " + "; ".join(agree) + ". Other slips "
+        "can give it too: any exp taken against the initial -inf (exp(s - (-inf)) = inf, and "
+        "inf · 0 or inf / inf is NaN), or a division by a sum that is still 0. Look for the "
+        "first exp or division evaluated before the running maximum is finite."
     )
+
+
+def _arranged_or_related(got, expected) -> bool:
+    """Whether the checker's own later reports (a known re-arrangement of the reference's
+    numbers, or a simple relation to them) would name the learner's value: then a
+    localisation must not pre-empt them."""
+    if not isinstance(got, torch.Tensor) or got.shape != expected.shape:
+        return True
+    got_np = got.detach().double().numpy()
+    exp_np = expected.detach().double().numpy()
+    tol = {"rtol": 1e-4, "atol": 1e-5}
+    return (
+        match_layout(got_np, exp_np, **tol) is not None
+        or match_relation(got_np, exp_np, **tol) is not None
+    )
+
+
+def _situations(run, probes) -> list[tuple[str, str]]:
+    """Each probe (situation, args, expected) run through the learner's function:
+    (situation, "right" / "wrong" / "raises ...")."""
+    out = []
+    for situation, args, expected in probes:
+        try:
+            got = run(*args)
+        except Exception as error:  # the learner's code on another input
+            out.append((situation, f"raises {type(error).__name__}"))
+            continue
+        right = (
+            isinstance(got, torch.Tensor)
+            and got.shape == expected.shape
+            and bool(
+                np.allclose(
+                    got.detach().double().numpy(),
+                    expected.double().numpy(),
+                    rtol=1e-4,
+                    atol=1e-5,
+                )
+            )
+        )
+        out.append((situation, "right" if right else "wrong"))
+    return out
+
+
+def _localise_blocks(run, probes, conclusions: dict[tuple[bool, ...], str], fallback: str) -> str:
+    """When no known mistake matches: the learner's function on inputs that isolate one
+    part of the blocked algorithm each (a single block; several blocks whose first holds
+    the maximum, so nothing needs rescaling; several blocks each raising the maximum), and
+    the part its first wrong situation points to (class 2: locate the first wrong step
+    instead of "differs from the reference")."""
+    found = _situations(run, probes)
+    key = tuple(result == "right" for _, result in found)
+    first = next((i for i, ok in enumerate(key) if not ok), None)
+    conclusion = conclusions.get(key)
+    if conclusion is None:
+        conclusion = (
+            fallback
+            if first is None
+            else conclusions.get(tuple(i < first for i in range(len(key))), fallback)
+        )
+    listing = "; ".join(
+        f"{situation}: {result}" + (" (the first wrong one)" if i == first else "")
+        for i, (situation, result) in enumerate(found)
+    )
+    return f"{len(found)} more runs locate it: {listing}. {conclusion}"

@@ -141,6 +141,8 @@ class _CallTrace:
         self.calls.append(
             {
                 "shape": tuple(ids.shape) if isinstance(ids, torch.Tensor) else None,
+                # the tokens fed (small): replayed against the learner's own ids
+                "ids": ids.detach().clone() if isinstance(ids, torch.Tensor) else None,
                 "start": bound.get("start", 0),
                 # the objects themselves (kept alive while the check runs): an id() of a
                 # cache the learner dropped may be reused by the next one
@@ -198,6 +200,39 @@ def _cache_overflow_hint(calls: list[dict], length: int, new: int) -> str:
                 f"The caches had room for {room} positions (len + max_new_tokens = "
                 f"{length + new}: enough), but your loop fed more positions than that. {refed}"
             )
+    caches = calls[-1]["caches"] if calls else None
+    keys = getattr(caches[0], "keys", None) if caches else None
+    if (
+        room is not None
+        and isinstance(keys, torch.Tensor)
+        and keys.dim() == 4
+        and keys.shape[0] == length + new
+        and room == (calls[0]["shape"] or (None,))[0]
+    ):
+        return (
+            f"Your caches have room for {room} positions of {keys.shape[0]} sequences: the "
+            "arguments of new_caches are swapped, new_caches(len + max_new_tokens, batch). "
+            "The order is model.new_caches(batch, max_len): one slot per sequence of the "
+            "batch, max_len = len + max_new_tokens positions each."
+        )
+    if room is not None and room < length + new:
+        # which term the size left out, read from the room the caches have (mutant
+        # generate-15, new_caches(batch, len), was told only that they were too small)
+        sizes = (
+            (length, f"the prompt's len = {length} only, max_new_tokens left out"),
+            (new, f"max_new_tokens = {new} only, the prompt's len left out"),
+            (
+                length + new - 1,
+                "len + max_new_tokens - 1, enough only if the last chosen token is not fed, "
+                "and yours feeds it",
+            ),
+        )
+        which = [text for size, text in sizes if size == room]
+        if which:
+            return (
+                f"Your caches have room for {room} positions: {' or '.join(which)}. "
+                + _CACHE_TOO_SMALL
+            )
     return _CACHE_TOO_SMALL
 
 
@@ -238,6 +273,16 @@ def _diagnose_calls(calls: list[dict], length: int) -> str:
         if number > 0 and isinstance(held, int) and held >= length and n and n > 1:
             return _refed(calls, length)
         if number == 0 and held == 0 and isinstance(call["start"], int) and call["start"] > 0:
+            if n == length:
+                # the whole prompt ran, at the wrong positions (told, before, that positions
+                # 0 .. start - 1 of the prompt never ran)
+                return (
+                    f"The prompt's call (the prefill) fed all {length} prompt tokens, but with "
+                    f"start={call['start']}: RoPE rotated them as positions {call['start']} .. "
+                    f"{call['start'] + length - 1} instead of 0 .. {length - 1}. start is the "
+                    "absolute position of ids[:, 0], 0 for the prompt: model(prompt, "
+                    "caches=caches, start=0); the new tokens follow at len + t."
+                )
             return (
                 f"The first call of the model ran {n if n is not None else 'the'} token(s) "
                 f"from position {call['start']} into empty caches: positions 0 .. "
@@ -258,6 +303,10 @@ def _diagnose_calls(calls: list[dict], length: int) -> str:
                 f"step t = {step}), without the prompt's len = {length} positions before "
                 "them: add the prompt's length."
                 if number > 0 and length > 1 and call["start"] in (step, step + 1)
+                else f" Your start={call['start']} is len - t for step t = {step}: it falls "
+                "by one at each step where it should rise (a minus where + belongs): start = "
+                "len + t."
+                if number > 0 and step > 0 and call["start"] == length - step
                 else ""
             )
             return (
@@ -268,6 +317,48 @@ def _diagnose_calls(calls: list[dict], length: int) -> str:
             )
         seen.extend(call["caches"])
         position = (held if isinstance(held, int) else position) + (n or 0)
+    return ""
+
+
+def _fed_other_tokens(calls: list[dict], ids, length: int) -> str:
+    """The first call after the prefill that fed other tokens than the ones the learner's
+    own ids hold at those positions, named with what was fed instead (the first generated
+    token again, or the token of the step before); "" when every call fed its own tokens.
+    A replay of the learner's decisions: blind10e-gen-feeds-first-token-every-step, a
+    next_id computed once and fed at every step while ids got each step's argmax, was told
+    only the first wrong step."""
+    if not isinstance(ids, torch.Tensor) or ids.dim() != 2:
+        return ""
+    for number, call in enumerate(calls):
+        fed, held = call.get("ids"), call["held"][0] if call["held"] else None
+        if number == 0 or not isinstance(fed, torch.Tensor) or fed.dim() != 2:
+            continue
+        if not isinstance(held, int) or held < length or fed.shape[0] != ids.shape[0]:
+            continue
+        n = fed.shape[1]
+        if held + n > ids.shape[1]:
+            continue
+        want = ids[:, held : held + n]
+        if torch.equal(fed.long(), want.long()):
+            continue
+        row = int((fed.long() != want.long()).any(dim=1).nonzero()[0])
+        step = held - length
+        if n == 1 and held > length and torch.equal(fed.long(), ids[:, length : length + 1]):
+            which = (
+                " It is the first generated token again, fed at every step (ids[:, len]): a "
+                "next_id computed once, after the prefill, while ids got each step's own "
+                "argmax."
+            )
+        elif n == 1 and torch.equal(fed.long(), ids[:, held - 1 : held].long()):
+            which = " It is the token of the position before: the token is fed one step late."
+        else:
+            which = ""
+        return (
+            f"Call {number + 1} of the model fed {fed[row].tolist()} (row {row}) at position "
+            f"{held}, but your own ids hold {want[row].tolist()} there, the token your loop "
+            f"chose at step {step}.{which} Feed the model the token just appended to ids "
+            "(next_id = logits.argmax(dim=-1, keepdim=True), then model(next_id, ...))."
+        )
     return ""
 
 
@@ -341,12 +432,14 @@ def _scaled_logits(got: torch.Tensor, expected: torch.Tensor) -> str:
     )
 
 
-def _explain_generation(got, expected, calls, length: int) -> str:
+def _explain_generation(got, expected, calls, length: int, ids=None) -> str:
     """The first wrong step, and the first call of the model that departs from generation
-    with a cache (or logits recorded a step off, or a step's logits repeating the step
-    before's); when none explains it, the first wrong step alone."""
+    with a cache (or feeds other tokens than the learner's own ids hold, or logits
+    recorded a step off, or a step's logits repeating the step before's); when none
+    explains it, the first wrong step alone."""
     cause = (
         _diagnose_calls(calls, length)
+        or _fed_other_tokens(calls, ids, length)
         or _scaled_logits(got, expected)
         or _shifted_logits(got, expected)
         or _stale_logits(got, expected, calls)
@@ -515,6 +608,77 @@ def _logits_shape_hint(found: tuple, batch: int, new: int, vocab: int) -> str:
     return rule
 
 
+def _reused_caches(calls: list[dict], first_calls: int) -> str:
+    """Whether a later generate call fed the model through a cache object of an earlier
+    call (the caches kept on the model, in a global or a default argument), named; ""
+    otherwise."""
+    earlier = [cache for call in calls[:first_calls] for cache in call["caches"] or []]
+    for call in calls[first_calls:]:
+        for cache in call["caches"] or []:
+            if any(cache is old for old in earlier):
+                held = call["held"][0] if call["held"] else None
+                return (
+                    "The second generate on this model fed it through the caches of the first "
+                    "one (the same cache objects"
+                    + (f", still holding its {held} positions" if isinstance(held, int) else "")
+                    + "): the second prompt is stored after the first generation's positions "
+                    "and attends to them, and the caches overflow. Make fresh caches inside "
+                    "generate at every call, caches = model.new_caches(batch, len + "
+                    "max_new_tokens) as a local variable: not kept on the model, in a global "
+                    "or in a default argument."
+                )
+    return ""
+
+
+def _expect_fresh_state_per_call(c: Checker, generate, hidden: bool) -> None:
+    """Two generate calls on the same model: the second must be what a fresh run gives
+    (blind10e-gen-caches-kept-on-model, caches made once and kept on the model, passed
+    every single call)."""
+    seed = 31 + 1000 * hidden
+    model = _model(seed, {})
+    vocab = model.embedding.num_embeddings
+    generator = torch_generator(seed)
+    first = torch.randint(0, vocab, (2, 4), generator=generator)
+    second = torch.randint(0, vocab, (2, 3), generator=generator)
+    call = "generate(model, prompt (2, 3), 4), called after generate(model, prompt (2, 4), 3)"
+    trace = _CallTrace(model)
+    ran: dict[str, int] = {}
+    reused = lambda _exc=None: _reused_caches(trace.calls, ran.get("first", 0))  # noqa: E731
+    try:
+        c.call(generate, model, first, 3, call_repr="generate(model, prompt (2, 4), 3)")
+        ran["first"] = len(trace.calls)
+        got = c.call(
+            generate,
+            model,
+            second,
+            4,
+            call_repr=f"{call} on the same model",
+            hints=[("the cache holds", lambda exc: reused(exc) or _CACHE_TOO_SMALL)],
+        )
+    finally:
+        trace.remove()
+    expected_ids, expected_logits = ref.generate_without_cache(ref.make_cached_gpt(seed), second, 4)
+    c.expect_true(
+        isinstance(got, tuple) and len(got) == 2, f"{call} returned {got!r}: return (ids, logits)."
+    )
+    ids, logits = got
+    c.expect_close(
+        logits,
+        expected_logits,
+        f"{call}: logits",
+        rtol=1e-4,
+        atol=1e-4,
+        explain=lambda: (
+            reused()
+            or "Every generate above, each the first call on its model, gave the right logits, "
+            "so something your generate keeps from one call to the next changed this second "
+            "one: state kept on the model, in a global or in a default argument. Make "
+            "everything a generation needs (the caches above all) inside generate, at every call."
+        ),
+    )
+    c.expect_equal(ids, expected_ids, f"{call}: ids")
+
+
 def check_generate(generate, *, hidden: bool = False) -> None:
     """generate(model, prompt, max_new_tokens) -> (ids, logits), equal to
     generate_without_cache, running each position through the model once."""
@@ -607,8 +771,8 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                     _RECORDED_PROBS: expected_logits.softmax(dim=-1),
                     _RECORDED_LOG_PROBS: expected_logits.log_softmax(dim=-1),
                 },
-                explain=lambda got=logits, want=expected_logits, calls=trace.calls, n=length: (
-                    _explain_generation(got, want, calls, n)
+                explain=lambda got=logits, want=expected_logits, calls=trace.calls, n=length, i=ids: (
+                    _explain_generation(got, want, calls, n, i)
                 ),
                 hint="The logits must be those of generation without a cache "
                 "(ref.generate_without_cache).",
@@ -636,6 +800,7 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                     "with start = its position."
                 )
             c.ok()
+        _expect_fresh_state_per_call(c, generate, hidden)
 
 
 # =============================================================== grouped_query_attention

@@ -15,7 +15,15 @@ from transformer_course.checking.oracles import (
 from transformer_course.reference.attention import scaled_dot_product_attention
 from transformer_course.reference.masking import look_ahead_mask
 
-from .common import _BROADCAST, _MASK_FILLED_ZERO, _expect_tensor
+from .common import (
+    _BROADCAST,
+    _LOWER_PRECISION,
+    _MASK_FILLED_ZERO,
+    _arranged_or_related,
+    _expect_tensor,
+    _localise_blocks,
+    _lower_precision_hint,
+)
 
 _GQA_SHAPES = [
     shape_mismatch_hint(
@@ -207,10 +215,10 @@ def _mask_reshaped_hint(mask):
 
 
 def _gqa_cases(hidden: bool):
-    def case(seed, batch, heads, kv, len_q, len_k, d, d_v=None, mask=None):
-        q = randn((batch, heads, len_q, d), seed)
-        k = randn((batch, kv, len_k, d), seed + 1)
-        v = randn((batch, kv, len_k, d_v or d), seed + 2)
+    def case(seed, batch, heads, kv, len_q, len_k, d, d_v=None, mask=None, dtype=torch.float32):
+        q = randn((batch, heads, len_q, d), seed, dtype=dtype)
+        k = randn((batch, kv, len_k, d), seed + 1, dtype=dtype)
+        v = randn((batch, kv, len_k, d_v or d), seed + 2, dtype=dtype)
         return q, k, v, mask
 
     causal = look_ahead_mask(5)  # (len, len)
@@ -223,18 +231,41 @@ def _gqa_cases(hidden: bool):
             # a padding mask (batch, 1, 1, len_k), not (len_q, len_k): a mask reshaped or
             # given new axes as if it were 2-D was caught by the hidden run only
             case(1204, 2, 4, 2, 3, 4, 4, mask=padding[:, :, :, 2:]),
+            # float64 inputs keep their dtype (a softmax computed in float32 and never cast
+            # back, blind10e-gqa-softmax-upcast-not-cast-back, passed every float32 input)
+            case(1205, 2, 4, 2, 3, 5, 4, d_v=3, mask=causal[2:], dtype=torch.float64),
         ]
     return [
         case(2201, 2, 6, 3, 4, 6, 4, d_v=5, mask=padding),
         case(2202, 1, 8, 2, 5, 5, 8, mask=causal),
         case(2203, 3, 4, 4, 3, 7, 2),
         case(2204, 2, 3, 1, 1, 4, 6),
+        case(2205, 1, 6, 2, 4, 4, 3, mask=causal[1:, 1:], dtype=torch.float64),
     ]
 
 
-def _gqa_heads_hint(heads: int, kv: int):
+def _flattened_hint():
+    """An axis that no longer exists: torch.repeat_interleave (or repeat) with no dim
+    flattens its input to one axis (got only the generic axis hint)."""
+
+    def hint(exc: BaseException) -> str:
+        if "Dimension out of range" not in str(exc):
+            return ""
+        return (
+            "A tensor lost axes before this line: torch.repeat_interleave(k, group) (or "
+            "repeat) with no dim flattens k into one long axis, and a sum or max with no dim "
+            "reduces a tensor to one number. Repeat along the head axis: "
+            "k.repeat_interleave(group, dim=1) (likewise v), which keeps (batch, num_heads, "
+            "len_k, d_head)."
+        )
+
+    return (IndexError, hint)
+
+
+def _gqa_heads_hint(heads: int, kv: int, earlier_groups: tuple[int, ...] = ()):
     """For a clash along the head axis between num_heads and another count: how many heads
-    the learner's keys or values had, and the steps that give that count."""
+    the learner's keys or values had, and the steps that give that count (a group size
+    equal to an earlier, passed input's: hard-coded, blind10e-gqa-group-hardcoded)."""
     group = heads // kv
 
     def text(exc: BaseException) -> str:
@@ -258,14 +289,81 @@ def _gqa_heads_hint(heads: int, kv: int):
                 "k.shape[1]). " + rule
             )
         if other % kv == 0:
+            used = other // kv
+            why = (
+                f"{used} is the group size of an earlier input, which passed: is the group "
+                "size hard-coded? Or read from other axes than q.shape[1] and k.shape[1]?"
+                if used in earlier_groups
+                else "the group size read from other axes than q.shape[1] and k.shape[1]?"
+            )
             return (
                 f"Your keys or values reached the attention with {other} heads: each of the "
-                f"{kv} key/value heads was repeated {other // kv} times, not {group} (the "
-                "group size read from other axes than q.shape[1] and k.shape[1]?). " + rule
+                f"{kv} key/value heads was repeated {used} times, not {group} ({why}). " + rule
             )
         return ""
 
     return lambda exc: isinstance(exc, RuntimeError), text
+
+
+def _localise_gqa(grouped_query_attention, got, q, k, v, mask) -> str:
+    """When no known mistake matches: the learner's function on plain multi-head attention
+    (no sharing, no mask), on shared key/value heads (no mask), and on shared heads with a
+    mask; the part the first wrong one points to, and which query heads of the failing
+    input are right (class 2: locate, instead of "differs from the reference")."""
+    q1, q2 = randn((1, 2, 3, 4), 4501), randn((1, 4, 3, 4), 4502)
+    k2, v2 = randn((1, 2, 5, 4), 4503), randn((1, 2, 5, 4), 4504)
+    later = look_ahead_mask(5)[2:]  # (3, 5): the 3 queries are the last 3 of 5 positions
+    probes = [
+        ("plain multi-head attention (num_kv_heads == num_heads, no mask)", (q1, k2, v2, None)),
+        ("shared key/value heads (4 query heads, 2 key/value heads, no mask)", (q2, k2, v2, None)),
+        ("the same with a mask", (q2, k2, v2, later)),
+    ]
+    features = []
+    if q.shape[0] > 1:
+        features.append(f"batch {q.shape[0]}")
+    if v.shape[-1] != q.shape[-1]:
+        features.append("d_v != d_head")
+    if mask is not None and mask.dim() == 4:
+        features.append(f"a mask of shape {tuple(mask.shape)}")
+    if q.dtype != torch.float32:
+        features.append(f"dtype {q.dtype}")
+    heads = ""
+    if isinstance(got, torch.Tensor) and got.shape[:2] == q.shape[:2]:
+        expected = gqa_expected(q, k, v, mask)
+        right = [
+            h
+            for h in range(q.shape[1])
+            if torch.allclose(got[:, h].double(), expected[:, h].double(), 1e-4, 1e-5)
+        ]
+        if 0 < len(right) < q.shape[1]:
+            heads = f" On this input query heads {right} are right and the others wrong."
+    return (
+        _localise_blocks(
+            lambda *args: grouped_query_attention(
+                *(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
+            ),
+            [(text, args, gqa_expected(*args)) for text, args in probes],
+            {
+                (False, False, False): "Already plain multi-head attention is wrong, so the "
+                "mistake is in the attention itself (scores q kᵀ / sqrt(d_head), the softmax "
+                "over the keys, the weights times v, each output head from its own query "
+                "head), not in the sharing.",
+                (True, False, False): "Plain multi-head attention is right and shared heads "
+                "are not: the mistake is in what depends on the group, group = num_heads // "
+                "num_kv_heads, each key/value head repeated group times along dim=1 "
+                "(repeat_interleave) so that query head h meets key/value head h // group; "
+                "nothing else (the scale 1 / sqrt(d_head), the softmax) changes with it.",
+                (True, True, False): "Without a mask all is right, with one it is not: the "
+                "mistake is in how the mask is applied (blocked where it is False, filled "
+                "with -inf before the softmax, used as given: it broadcasts to (batch, "
+                "num_heads, len_q, len_k)).",
+            },
+            "All three are right, so the mistake shows only on inputs like this one"
+            + (f" ({', '.join(features)})" if features else "")
+            + ": compare your steps with the reference's on it.",
+        )
+        + heads
+    )
 
 
 def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = False) -> None:
@@ -274,6 +372,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
         Checker("grouped_query_attention", hidden=hidden) as c,
     ):
         c.require_callable(grouped_query_attention)
+        earlier_groups: list[int] = []  # the group sizes of the inputs that passed
         for q, k, v, mask in _gqa_cases(hidden):
             batch, heads, len_q, _ = q.shape
             kv = k.shape[1]
@@ -289,9 +388,11 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 mask,
                 call_repr=what,
                 hints=[
-                    _gqa_heads_hint(heads, kv),
+                    _gqa_heads_hint(heads, kv, tuple(earlier_groups)),
+                    _flattened_hint(),
                     _head_index_hint(heads, kv),
                     _mask_reshaped_hint(mask),
+                    _lower_precision_hint(q.dtype, "q"),
                     *_GQA_SHAPES,
                 ],
             )
@@ -322,6 +423,12 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 )
             c.expect_shape(got, (batch, heads, len_q, v.shape[-1]), what, hint)
             c.expect_floating(got, what, preferred=q.dtype)
+            if q.dtype == torch.float64 and got.dtype != torch.float64:
+                c.fail(
+                    _LOWER_PRECISION.format(
+                        what=what, got=got.dtype, name="grouped_query_attention", first="q"
+                    )
+                )
             mistakes = {
                 "The heads are paired wrongly: query head h must use key/value head "
                 "h // group (heads 0..group-1 share the first), but yours uses h % num_kv_heads. "
@@ -377,14 +484,22 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 got,
                 gqa_expected(q, k, v, mask),
                 what,
-                **tolerance(got.dtype),
+                # float64 inputs test the dtype kept, not float64 precision: a softmax in
+                # float32 cast back (Llama's .float() ... .type_as(q)) is right
+                **tolerance(got.dtype, torch.float32),
                 mistakes=mistakes,
-                explain=lambda got=got, q=q, k=k, v=v, mask=mask: _explain_pairing(
-                    got, q, k, v, mask
+                explain=lambda got=got, q=q, k=k, v=v, mask=mask: (
+                    _explain_pairing(got, q, k, v, mask)
+                    or (
+                        ""
+                        if _arranged_or_related(got, gqa_expected(q, k, v, mask))
+                        else _localise_gqa(grouped_query_attention, got, q, k, v, mask)
+                    )
                 ),
                 hint="Query head h attends with key and value head h // (num_heads // "
                 "num_kv_heads), as softmax(q kᵀ / sqrt(d_head), masked) v.",
             )
+            earlier_groups.append(heads // kv)
 
 
 # ========================================================================= online_softmax

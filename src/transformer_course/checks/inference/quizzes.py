@@ -1,21 +1,104 @@
 """Lesson 12's concept question."""
 
+from fractions import Fraction
+from itertools import combinations, product
+
 from transformer_course.checking.quiz import Quiz, quiz_check
 
 # ======================================================================== concept question
+#: The answer is a product of factors; each factor's classic wrong values, with what each
+#: counts. Every number one or two of these slips give is explained, and when several
+#: slips give the same number, all of them are named: a wrong number alone cannot tell
+#: them apart (blind10e-quiz-query-heads-no-kv-factor, 32 heads and keys or values only,
+#: was told "4 bytes per number", the single slip that gives the same 384).
+_CACHE_FACTORS = (  # (right value, {wrong value: (short name, what it counts)})
+    (2, {1: ("keys or values, not both", "keys or values, not both: the cache holds two tensors")}),
+    (48, {32: ("32 layers", "32 layers (Llama 2 7B's), not this model's 48")}),
+    (
+        8,
+        {
+            32: (
+                "the 32 query heads",
+                "the 32 query heads, not the 8 key/value heads: only the shared key/value "
+                "heads are cached",
+            ),
+            4: ("the group size 4", "the group size (32 / 8 = 4), not the 8 key/value heads"),
+            1: ("one key/value head", "one key/value head, not 8"),
+        },
+    ),
+    (128, {4096: ("d_model 4096", "d_model = 4096 numbers per head, not d_head = 128")}),
+    (
+        1024,
+        {
+            1: ("one token", "one token, not 1024"),
+            4096: ("4096 tokens", "4096 tokens (section 3's context), not 1024"),
+        },
+    ),
+    (
+        2,
+        {
+            4: ("4 bytes", "4 bytes per number (float32); bfloat16 takes 2"),
+            1: ("1 byte", "1 byte per number; bfloat16 takes 2"),
+            16: ("16 bytes", "16 (bits) as bytes per number; bfloat16 takes 2 bytes"),
+        },
+    ),
+    (
+        Fraction(1, 2**20),
+        {
+            Fraction(1, 10**6): ("MB", "megabytes (MB, 10**6 bytes), not MiB (2**20 bytes)"),
+            Fraction(1, 2**30): ("GiB", "GiB (2**30 bytes), not MiB (2**20)"),
+            Fraction(1, 2**10): ("KiB", "KiB (2**10 bytes), not MiB (2**20)"),
+            Fraction(1): ("bytes", "bytes, not MiB (divide by 2**20)"),
+        },
+    ),
+)
+
+
+def _slips_why(factors, right_text: str, listed: int = 3) -> dict[float, str]:
+    """``why`` for a numeric quiz whose answer is the product of ``factors`` (right value,
+    {wrong value: (short name, what it counts)}): every number that one slip, or two at
+    once, gives, with the slips that give it (single slips first, then up to ``listed``
+    pairs)."""
+    right = Fraction(1)
+    for value, _ in factors:
+        right *= Fraction(value)
+    found: dict[Fraction, tuple[list[str], list[str]]] = {}
+    for count in (1, 2):
+        for chosen in combinations(range(len(factors)), count):
+            for wrongs in product(*(factors[i][1].items() for i in chosen)):
+                number = right
+                for i, (wrong, _) in zip(chosen, wrongs, strict=True):
+                    number = number * Fraction(wrong) / Fraction(factors[i][0])
+                if number == right:
+                    continue  # two slips that cancel: the right number
+                single, double = found.setdefault(number, ([], []))
+                if count == 1:
+                    single.append(wrongs[0][1][1])
+                else:
+                    double.append(" and ".join(f"({names[0]})" for _, names in wrongs))
+    why: dict[float, str] = {float(right): right_text}
+    for number, (single, double) in found.items():
+        parts = ["That counts " + "; or ".join(single) + "."] if single else []
+        if double:
+            more = "; or other pairs" if len(double) > listed else ""
+            parts.append(
+                ("Or two slips at once: " if single else "That is two slips at once: ")
+                + "; or ".join(double[:listed])
+                + more
+                + "."
+            )
+        why[float(number)] = " ".join(parts)
+    return why
+
+
 QUIZ_CACHE_MEMORY = Quiz(
     name="quiz_cache_memory",
     answer=192,
-    why={
-        192: "2 (keys and values) x 48 layers x 8 key/value heads x 128 x 1024 tokens x 2 "
+    why=_slips_why(
+        _CACHE_FACTORS,
+        "2 (keys and values) x 48 layers x 8 key/value heads x 128 x 1024 tokens x 2 "
         "bytes = 201,326,592 bytes = 192 MiB. With 32 key/value heads (plain multi-head "
         "attention) it would be four times as much.",
-        768: "That counts 32 key/value heads: with grouped-query attention only the 8 shared "
-        "key/value heads are cached; the 32 query heads are never stored.",
-        96: "That counts keys or values, not both: the cache holds two tensors per layer.",
-        384: "That counts 4 bytes per number (float32); bfloat16 takes 2.",
-        24: "That counts 1024 positions as 1024 bytes, or divides once too often: recount the "
-        "units, bytes / 2**20 = MiB.",
-    },
+    ),
 )
 check_quiz_cache_memory = quiz_check(QUIZ_CACHE_MEMORY)

@@ -10,7 +10,15 @@ from transformer_course.checking.oracles import (
     online_softmax_f,
 )
 
-from .common import _BROADCAST, _all_nan_candidates, _expect_tensor, _informative
+from .common import (
+    _BROADCAST,
+    _all_nan_candidates,
+    _arranged_or_related,
+    _empty_block_hint,
+    _expect_tensor,
+    _informative,
+    _localise_blocks,
+)
 
 _FINAL_BLOCK_MAX = (
     "Your final exp(x - m) uses the last block's own maximum, not the running maximum: the "
@@ -41,6 +49,33 @@ def _stale_numerators(x: torch.Tensor, block_size: int) -> torch.Tensor:
         running_max = new_max
         pieces.append(exps)
     return torch.cat(pieces, dim=-1) / total[..., None]
+
+
+def _added_before_rescale(x: torch.Tensor, block_size: int, old_max: bool) -> torch.Tensor:
+    """Online softmax whose running sum adds each block's terms *before* the rescale,
+    total = (total + terms) * exp(m_old - m_new), so the factor multiplies the new terms
+    too (0 on the first block: exp(-inf - m)); ``old_max``: the terms taken against the old
+    maximum, exp(block - m_old), inf on the first block, so NaN everywhere
+    (blind10e-online-block-summed-against-old-max)."""
+    x = x.double()
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new = torch.maximum(m, block.amax(dim=-1))
+        terms = torch.exp(block - (m if old_max else new)[..., None]).sum(dim=-1)
+        total = (total + terms) * torch.exp(m - new)
+        m = new
+    return torch.exp(x - m[..., None]) / total[..., None]
+
+
+_ADDED_BEFORE_RESCALE = (
+    "Your running sum is rescaled after adding each block's terms instead of before, total "
+    "= (total + exp(block - m_new).sum()) * exp(m_old - m_new): the factor then multiplies the new "
+    "terms too, which were already taken against the new maximum (on the first block the "
+    "factor is exp(-inf - m) = 0 and wipes them out). Rescale what was summed before, then "
+    "add: total = total * exp(m_old - m_new) + exp(block - m_new).sum(dim=-1)."
+)
 
 
 _STALE_NUMERATORS = (
@@ -147,9 +182,12 @@ def _reduced_over_rows_hint(x: torch.Tensor, block_size: int):
             return ""
         return (
             f"A per-row tensor ({rows} rows) met one of a block's width ({(pair - {rows}).pop()} "
-            "columns): was a block's maximum or sum taken over the rows (dim=-2) instead of "
-            "over its columns? Each row's statistics reduce the last axis: "
-            "block.amax(dim=-1), .sum(dim=-1)."
+            "columns). Two slips give exactly this error: a block's maximum or sum taken "
+            "over the rows (dim=-2) instead of over its columns (each row's statistics "
+            "reduce the last axis: block.amax(dim=-1), .sum(dim=-1)); or a per-row tensor, "
+            "the maximum or the sum, used against the block without [..., None], which "
+            "lines the rows up with the block's columns (block - new_max[..., None]). The "
+            "line of yours that raised tells which."
         )
 
     return (RuntimeError, hint)
@@ -378,6 +416,50 @@ _SOFTMAX_LOWER_PRECISION = (
 )
 
 
+def _localise_online(online_softmax, x: torch.Tensor, block_size: int) -> str:
+    """When no known mistake matches: the learner's online_softmax on a single block, on
+    several blocks whose first holds each row's maximum, and on several blocks each
+    raising it; the part of the algorithm the first wrong one points to."""
+    falling = randn((2, 9), 4302, scale=2.0).sort(dim=-1, descending=True).values
+    probes = [
+        ("a single block (n <= block_size)", randn((2, 5), 4301, scale=2.0), 8),
+        ("several blocks, the first holding each row's maximum (nothing to rescale)", falling, 3),
+        ("several blocks, each raising the maximum", falling.flip(-1), 3),
+    ]
+    features = [f"dtype {x.dtype}"] if x.dtype != torch.float32 else []
+    if x.dim() != 2:
+        features.append(f"{x.dim()} axes")
+    if x.shape[-1] % block_size:
+        features.append("a last block shorter than block_size")
+    if float(x.abs().max()) > 50:
+        features.append(f"values up to {float(x.abs().max()):.4g}, where exp overflows")
+    if x.shape[-1] <= block_size:
+        features.append("a single block")
+    return _localise_blocks(
+        lambda probe, size: online_softmax(probe.clone(), size),
+        [
+            (text, (probe, size), torch.softmax(probe.double(), dim=-1))
+            for text, probe, size in probes
+        ],
+        {
+            (False, False, False): "Already a single block is wrong, so the mistake is in what "
+            "every block does (its maximum, its exp(x - m), its sum) or in the final "
+            "exp(x - m) / total, not in how the blocks are combined.",
+            (True, False, False): "A single block is right but several are not, even where the "
+            "maximum never changes: the mistake is in how the blocks are combined, which "
+            "columns each block reads (x[..., start : start + block_size], every column once) "
+            "or how their sums are added up.",
+            (True, True, False): "The blocks combine right while the maximum stays and go "
+            "wrong when a later block raises it: the mistake is in the rescaling, the factor "
+            "exp(m_old - m_new), what it multiplies (the sum so far, before the new terms are "
+            "added) and when m is updated.",
+        },
+        "All three are right, so the mistake shows only on inputs like this one"
+        + (f" ({', '.join(features)})" if features else "")
+        + ": compare your steps with the reference's on it.",
+    )
+
+
 def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
     """online_softmax(x, block_size) -> softmax(x) over the last axis."""
     with Checker("online_softmax", hidden=hidden) as c:
@@ -395,6 +477,7 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                     _unpack_hint(x),
                     _reduced_over_rows_hint(x, block_size),
                     _sum_not_column_hint(x),
+                    _empty_block_hint("x[..., start : start + block_size]"),
                 ],
             )
             _expect_tensor(c, got, what)
@@ -410,10 +493,19 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                 "the running maximum never updated after a block (running_max = new_max "
                 "missing)": online_softmax_f(x, block_size, update=False),
                 "no maximum subtracted inside exp (exp overflows)": _no_maximum(x),
+                "each block's terms taken against the old running maximum, exp(block - m_old) "
+                "(-inf on the first block), and added before the rescale": (
+                    _added_before_rescale(x, block_size, old_max=True)
+                ),
+                "each block's terms added to the running sum before the rescale, so the first "
+                "block's factor exp(-inf - m) = 0 wipes them out": (
+                    _added_before_rescale(x, block_size, old_max=False)
+                ),
             }
+            expected = torch.softmax(x.double(), dim=-1).to(x.dtype)
             c.expect_close(
                 got,
-                torch.softmax(x.double(), dim=-1).to(x.dtype),
+                expected,
                 what,
                 **tolerance(got.dtype, x.dtype),
                 mistakes={
@@ -435,6 +527,11 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                         _exp_of_block_sums(x, block_size) if block_size > 1 else None
                     ),
                     _BLOCKS_OVER_ROWS: _blocks_over_rows(x, block_size),
+                    _ADDED_BEFORE_RESCALE: (
+                        _informative(_added_before_rescale(x, block_size, old_max=False))
+                        if several_blocks
+                        else None
+                    ),
                     _STALE_NUMERATORS: (
                         _stale_numerators(x, block_size) if several_blocks else None
                     ),
@@ -471,8 +568,14 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                         else None
                     ),
                 },
-                explain=lambda got=got, causes=nan_causes, x=x: (
-                    _all_nan_candidates(got, causes) or _proportional_rows(got, x)
+                explain=lambda got=got, causes=nan_causes, x=x, e=expected, b=block_size: (
+                    _all_nan_candidates(got, causes)
+                    or _proportional_rows(got, x)
+                    or (
+                        ""
+                        if _arranged_or_related(got, e)
+                        else _localise_online(online_softmax, x, b)
+                    )
                 ),
                 hint="Subtract the running maximum inside every exp (large scores overflow "
                 "otherwise), rescale the running sum by exp(m_old - m_new) whenever the "

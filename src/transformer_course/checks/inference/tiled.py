@@ -16,10 +16,15 @@ from transformer_course.reference.attention import scaled_dot_product_attention
 
 from .common import (
     _BROADCAST,
+    _LOWER_PRECISION,
     _MASK_FILLED_ZERO,
     _all_nan_candidates,
+    _arranged_or_related,
+    _empty_block_hint,
     _expect_tensor,
     _informative,
+    _localise_blocks,
+    _lower_precision_hint,
 )
 
 _SCALED_BY_LENGTH = (
@@ -93,9 +98,12 @@ def _keys_before(q, k, v, causal: bool, stop: int) -> torch.Tensor:
     return torch.softmax(scores, dim=-1) @ v[..., :stop, :].double()
 
 
-def _stopped_early(q, k, v, block: int, causal: bool) -> dict:
+def _stopped_early(q, k, v, block: int, causal: bool, uncausal_ran: bool = False) -> dict:
     """The loop stopping before the block at each start (but the last partial one, named
-    apart): a loop bound too short, or a skip of "future" blocks that skips visible ones."""
+    apart): a loop bound too short, or a skip of "future" blocks that skips visible ones.
+    ``uncausal_ran``: an earlier call with causal=False over blocks past this start was
+    right, so under causal=True the skip is the cause, not the loop's bound
+    (blind10e-tiled-causal-skip-straddling-block got both)."""
     len_q, len_k = q.shape[-2], k.shape[-2]
     partial = len_k - len_k % block if len_k % block else None
     out = {}
@@ -109,6 +117,17 @@ def _stopped_early(q, k, v, block: int, causal: bool) -> dict:
             if causal and start <= len_q - 1
             else ""
         )
+        if seen and uncausal_ran:
+            out[
+                f"Your result is attention over keys 0 .. {start - 1} only: the blocks from "
+                f"key {start} on were skipped. Your results with causal=False over as many "
+                "blocks were right, so the loop visits every block there: the skip of the "
+                "blocks thought to be in the future is what drops this one. It starts at key "
+                f"{start} <= len_q - 1 = {len_q - 1}, so query {len_q - 1} may attend to key "
+                f"{start}: a block lies wholly in the future only when its first key is after "
+                "the last query, start > len_q - 1 (start >= len_q); skip only those."
+            ] = _keys_before(q, k, v, causal, start)
+            continue
         out[
             f"Your result is attention over keys 0 .. {start - 1} only: the blocks from key "
             f"{start} on were never visited (a loop that stops early, or a skip of blocks "
@@ -116,6 +135,41 @@ def _stopped_early(q, k, v, block: int, causal: bool) -> dict:
             "block_size)."
         ] = _keys_before(q, k, v, causal, start)
     return out
+
+
+def _added_before_rescale(q, k, v, block: int, causal: bool) -> torch.Tensor:
+    """Tiled attention whose running sum and output add each block's terms *before* the
+    rescale, (acc + w v) * exp(m_old - m_new): the factor multiplies the new block's terms
+    too, and on the first block (exp(-inf - m) = 0) wipes them out
+    (blind10e-tiled-rescale-after-add)."""
+    q, k, v = q.double(), k.double(), v.double()
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+    for start in range(0, len_k, block):
+        stop = min(start + block, len_k)
+        scores = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            future = torch.arange(start, stop)[None, :] > torch.arange(len_q)[:, None]
+            scores = scores.masked_fill(future, float("-inf"))
+        new = torch.maximum(m, scores.amax(dim=-1))
+        correction = torch.exp(m - new)
+        weights = torch.exp(scores - new[..., None])
+        total = (total + weights.sum(dim=-1)) * correction
+        acc = (acc + weights @ v[..., start:stop, :]) * correction[..., None]
+        m = new
+    return acc / total[..., None]
+
+
+_ADDED_BEFORE_RESCALE = (
+    "Your running sum and output are rescaled after adding each block's terms instead of "
+    "before, (acc + exp(s - m_new) v) * exp(m_old - m_new): the factor then multiplies the "
+    "new block's terms too, which were already taken against the new maximum (on the first "
+    "block the factor is exp(-inf - m) = 0 and wipes them out). Rescale what was "
+    "accumulated before, then add: acc = acc * correction[..., None] + weights @ v_block, "
+    "and likewise the sum."
+)
 
 
 def _multiplied_by_sum(q, k, v, causal: bool) -> torch.Tensor:
@@ -154,10 +208,10 @@ _SCALE_INVERTED = (
 
 
 def _tiled_cases(hidden: bool):
-    def case(seed, shape_q, len_k, d_v, block, causal, scale=1.0):
-        q = randn(shape_q, seed, scale=scale)
-        k = randn((*shape_q[:-2], len_k, shape_q[-1]), seed + 1, scale=scale)
-        v = randn((*shape_q[:-2], len_k, d_v), seed + 2)
+    def case(seed, shape_q, len_k, d_v, block, causal, scale=1.0, dtype=torch.float32):
+        q = randn(shape_q, seed, scale=scale, dtype=dtype)
+        k = randn((*shape_q[:-2], len_k, shape_q[-1]), seed + 1, scale=scale, dtype=dtype)
+        v = randn((*shape_q[:-2], len_k, d_v), seed + 2, dtype=dtype)
         return q, k, v, block, causal
 
     def sink(seed, shape_q, len_k, block, causal):
@@ -171,8 +225,11 @@ def _tiled_cases(hidden: bool):
 
     if not hidden:
         return [
-            case(1401, (1, 2, 6, 4), 6, 4, 2, False),
-            case(1402, (1, 2, 6, 4), 6, 4, 2, True),
+            # 3 heads, not 2: a head count equal to block_size made a running tensor with one
+            # axis too few (q.shape[:-2], mutant tiled_attention-15) clash with the queries
+            # exactly as weights summed over dim=-2 do
+            case(1401, (1, 3, 6, 4), 6, 4, 2, False),
+            case(1402, (1, 3, 6, 4), 6, 4, 2, True),
             case(1403, (2, 3, 8), 7, 5, 3, False, scale=2.0),
             case(1404, (1, 5, 4), 5, 4, 8, True),
             case(1405, (2, 3, 4), 7, 3, 3, True),  # len_q < len_k
@@ -180,6 +237,9 @@ def _tiled_cases(hidden: bool):
             # a block that starts at the last query's own key: skipping the "future" blocks
             # from start >= len_q - 1 on loses key 3 of query 3 (hidden-only before)
             case(1407, (1, 4, 4), 6, 4, 3, True),
+            # float64 inputs keep their dtype (running tensors made float32 and updated in
+            # place, blind10e-tiled-accumulators-float32-in-place, passed every float32 input)
+            case(1408, (2, 3, 5, 4), 7, 3, 3, False, dtype=torch.float64),
         ]
     return [
         case(2401, (2, 2, 13, 8), 13, 6, 5, True, scale=2.0),
@@ -187,6 +247,7 @@ def _tiled_cases(hidden: bool):
         case(2403, (1, 1, 4, 4), 10, 4, 3, True),
         case(2404, (2, 7, 2), 7, 2, 1, False, scale=3.0),
         sink(2405, (2, 5, 4), 9, 3, True),
+        case(2406, (1, 2, 6, 4), 8, 5, 3, True, dtype=torch.float64),
     ]
 
 
@@ -220,7 +281,12 @@ _BATCH2 = re.compile(
 
 
 def _tiled_hints(
-    q: torch.Tensor, v: torch.Tensor, block: int, causal: bool, summed_fine: bool
+    q: torch.Tensor,
+    v: torch.Tensor,
+    block: int,
+    causal: bool,
+    summed_fine: bool,
+    short_fine: bool = False,
 ) -> list:
     """For the size clashes of tiled attention's classic slips, what the sizes are: a
     block's weights against its slice of v (the rows differ), a per-query tensor against
@@ -235,6 +301,14 @@ def _tiled_hints(
         if not found:
             return ""
         keys, got = int(found.group(1)), int(found.group(2))
+        if keys == q.shape[-1] and got in widths and got != keys:
+            # q @ k_block without the transpose: d_k meets the block's keys
+            return (
+                f"A matrix product met d_k = q.shape[-1] = {keys} where a block of {got} keys "
+                "was: the scores need the block's keys transposed, q (..., len_q, d_k) @ "
+                "k[..., start:stop, :].transpose(-2, -1) (..., d_k, block), which gives "
+                "(..., len_q, block)."
+            )
         if keys not in widths or got == keys:
             return ""
         off = got - keys
@@ -264,13 +338,28 @@ def _tiled_hints(
                 if causal
                 else ""
             )
-            found = [cause for cause in (summed, mask) if cause]
+            # a running tensor made with one axis too few (q.shape[:-2]) lines its last
+            # leading axis up with the queries (mutant tiled_attention-15, total made with
+            # q.shape[:-2], was told only the sum over dim=-2: there heads == block == 2);
+            # not when an earlier call, where it would have clashed too, ran (short_fine)
+            short = (
+                "a running tensor (the maximum, the sum or the output) made with one axis too "
+                f"few, q.shape[:-2] = {tuple(q.shape[:-2])} instead of q.shape[:-1] = "
+                f"{tuple(q.shape[:-1])}, whose last axis then lines up with the queries"
+                if q.dim() > 2 and other == q.shape[-3] and not short_fine
+                else ""
+            )
+            found = [cause for cause in (summed, mask, short) if cause]
             if not found:
                 return ""
             return (
                 f"A per-query tensor (len_q = {len_q}) met one of size {other} along the "
                 "queries' axis: "
-                + (" or ".join(found) if len(found) < 2 else f"either {found[0]}, or {found[1]}")
+                + (
+                    found[0]
+                    if len(found) < 2
+                    else "either " + ", or ".join(found) + " (this input cannot tell them apart)"
+                )
                 + "."
             )
         if axis == q.dim() - 1 and d_v in sizes and len(sizes) == 2:
@@ -341,6 +430,114 @@ def _leading_axes_hint(got, expected_shape: tuple[int, ...]) -> str:
     )
 
 
+def _localise_tiled(tiled_attention, q, k, v, block: int, causal: bool) -> str:
+    """When no known mistake matches: the learner's tiled_attention, without a mask, on a
+    single block of keys, on several blocks whose first holds every query's largest
+    scores, and on several blocks each raising them; the part of the algorithm the first
+    wrong one points to (the causal mask when all three are right on a causal call)."""
+    queries = randn((1, 2, 3, 4), 4401, scale=0.3) + 1.0  # positive: scores follow the keys'
+
+    def keys(offsets):
+        shift = torch.tensor(offsets, dtype=torch.float32)[None, None, :, None]
+        return randn((1, 2, len(offsets), 4), 4402, scale=0.3) + shift
+
+    falling = keys([2.0] * 3 + [1.0] * 3 + [0.0] * 3)
+    rising = keys([0.0] * 3 + [1.0] * 3 + [2.0] * 3)
+    values = randn((1, 2, 9, 3), 4403)
+    probes = [
+        (
+            "a single block of keys (len_k <= block_size)",
+            (queries, keys([0.5] * 4), values[..., :4, :], 8),
+        ),
+        (
+            "several blocks, the first holding every query's largest scores (nothing to rescale)",
+            (queries, falling, values, 3),
+        ),
+        ("several blocks, each raising the largest score", (queries, rising, values, 3)),
+    ]
+    features = [f"dtype {q.dtype}"] if q.dtype != torch.float32 else []
+    if k.shape[-2] % block:
+        features.append("a last block shorter than block_size")
+    if q.shape[-2] != k.shape[-2]:
+        features.append("len_q != len_k")
+    if v.shape[-1] != q.shape[-1]:
+        features.append("d_v != d_k")
+    shaped = (
+        "All three are right, so the mistake shows only on inputs like this one"
+        + (f" ({', '.join(features)})" if features else "")
+        + ": compare your steps with the reference's on it."
+    )
+    run = lambda *args: tiled_attention(  # noqa: E731
+        *(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
+    )
+    cases = [(text, (*args, False), _tiled_expected(*args[:3], False)) for text, args in probes]
+    conclusions = {
+        (False, False, False): "Already a single block is wrong, so the mistake is in what "
+        "every block does (its scores q kᵀ / sqrt(d_k), its maximum, its weights exp(s - m), "
+        "what they add to the sum and the output) or in the final division acc / total, not "
+        "in how the blocks are combined.",
+        (True, False, False): "A single block is right but several are not, even where the "
+        "maximum never changes: the mistake is in how the blocks are combined, which keys and "
+        "values each block reads (k[..., start:stop, :] and v[..., start:stop, :], every key "
+        "once) or how their terms are added up.",
+        (True, True, False): "The blocks combine right while the maximum stays and go wrong "
+        "when a later block raises it: the mistake is in the rescaling, the factor exp(m_old "
+        "- m_new), what it multiplies (the sum and the output so far, before the new terms "
+        "are added) and when m is updated.",
+    }
+    if not causal:
+        return _localise_blocks(run, cases, conclusions, shaped)
+    # the failing input itself without the mask: right there, the mask is what differs
+    cases.append(
+        (
+            "this very input with causal=False",
+            (q, k, v, block, False),
+            _tiled_expected(q, k, v, False),
+        )
+    )
+    conclusions = {(*key, False): text for key, text in conclusions.items()}
+    conclusions[(True, True, True, False)] = shaped.replace(
+        "All three are right",
+        "The three small inputs are right, but this one is wrong even without the mask",
+    )
+    return _localise_blocks(
+        run,
+        cases,
+        conclusions,
+        "Without the mask your result on this very input is right, so the mistake is in the "
+        "causal mask: query i may attend to key j exactly when j <= i, j the key's position "
+        "in the whole sequence (start + its index in the block), aligned to the top left "
+        "even when len_q < len_k; a block wholly in the future (start > len_q - 1) adds "
+        "nothing.",
+    )
+
+
+def _expect_default_not_causal(c: Checker, tiled_attention, hidden: bool) -> None:
+    """Called without ``causal``, tiled attention masks nothing: the signature's default
+    is causal=False (mutant tiled_attention-12, a default of True, passed every call that
+    gives causal explicitly)."""
+    shape = (1, 2, 4, 4) if not hidden else (2, 1, 5, 3)
+    q, k, v = (randn(shape, 1409 + 1000 * hidden + i) for i in range(3))
+    what = f"tiled_attention(q {shape}, k {shape}, v {shape}, block_size=2), causal left out"
+    got = c.call(tiled_attention, q, k, v, 2, call_repr=what)
+    _expect_tensor(c, got, what)
+    c.expect_close(
+        got,
+        _tiled_expected(q, k, v, False),
+        what,
+        **tolerance(got.dtype),
+        mistakes={
+            "Called without causal, yours masks the future: your default is causal=True. The "
+            "signature's default is causal=False, def tiled_attention(q, k, v, block_size, "
+            "causal=False): a caller who leaves causal out asks for no mask.": _tiled_expected(
+                q, k, v, True
+            )
+        },
+        hint="Called without causal, tiled_attention must mask nothing: the default is "
+        "causal=False.",
+    )
+
+
 def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
     """tiled_attention(q, k, v, block_size, causal=False) -> output (..., len_q, d_v)."""
     with (
@@ -348,6 +545,8 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
     ):
         c.require_callable(tiled_attention)
         summed_fine = False  # a call ran where weights summed over dim=-2 would clash
+        short_fine = False  # a call ran where a tensor made with q.shape[:-2] would clash
+        uncausal_blocks = 0  # the most keys a passed causal=False call spread over blocks
         for q, k, v, block, causal in _tiled_cases(hidden):
             what = (
                 f"tiled_attention(q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}, "
@@ -362,18 +561,27 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                 causal,
                 call_repr=what,
                 hints=[
-                    *_tiled_hints(q, v, block, causal, summed_fine),
+                    *_tiled_hints(q, v, block, causal, summed_fine, short_fine),
                     _sum_not_column_hint(q.shape[-2], v.shape[-1]),
+                    _empty_block_hint("k[..., start : start + block_size, :] (and likewise v)"),
+                    _lower_precision_hint(q.dtype, "q"),
                 ],
             )
             widths = {min(block, k.shape[-2] - start) for start in range(0, k.shape[-2], block)}
             summed_fine = summed_fine or not widths <= {q.shape[-2]}
+            short_fine = short_fine or (q.dim() > 2 and q.shape[-3] not in (1, q.shape[-2]))
             if isinstance(got, tuple) and got:
                 c.fail(f"{what} returned a tuple; return only the output tensor.")
             _expect_tensor(c, got, what)
             shape = (*q.shape[:-1], v.shape[-1])
             c.expect_shape(got, shape, what, _leading_axes_hint(got, shape))
             c.expect_floating(got, what, preferred=q.dtype)
+            if q.dtype == torch.float64 and got.dtype != torch.float64:
+                c.fail(
+                    _LOWER_PRECISION.format(
+                        what=what, got=got.dtype, name="tiled_attention", first="q"
+                    )
+                )
             several = k.shape[-2] > block
             nan_causes = {
                 "the causal mask hiding the diagonal too (j >= i masked: query 0 sees no key)": (
@@ -390,10 +598,13 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                 "the running sum divided by that factor instead of multiplied by it": (
                     tiled_attention_f(q, k, v, block, causal, inverted="sum")
                 ),
+                "each block's terms added before the rescale (the first block's factor "
+                "exp(-inf - m) = 0 wipes them out)": _added_before_rescale(q, k, v, block, causal),
             }
+            expected = _tiled_expected(q, k, v, causal)
             c.expect_close(
                 got,
-                _tiled_expected(q, k, v, causal),
+                expected,
                 what,
                 **tolerance(got.dtype),
                 mistakes={
@@ -489,7 +700,12 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                         tiled_attention_f(q, k, v, block, causal, divide=False)
                     ),
                     _MULTIPLIED_BY_SUM: _multiplied_by_sum(q, k, v, causal),
-                    **_stopped_early(q, k, v, block, causal),
+                    _ADDED_BEFORE_RESCALE: _informative(
+                        _added_before_rescale(q, k, v, block, causal)
+                    ),
+                    **_stopped_early(
+                        q, k, v, block, causal, uncausal_ran=uncausal_blocks >= k.shape[-2]
+                    ),
                     "The scores are divided by sqrt(d_v), the values' width (v.shape[-1]), "
                     "instead of sqrt(d_k), the width of the queries and keys (q.shape[-1]): "
                     "the two differ here.": (
@@ -536,7 +752,14 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     _SCALE_INVERTED: _tiled_expected(q, k, v, causal, scale=math.sqrt(q.shape[-1])),
                     _COMPOUNDED_SCALE: _compounded_scale(q, k, v, block, causal),
                 },
-                explain=lambda got=got, causes=nan_causes: _all_nan_candidates(got, causes),
+                explain=lambda got=got, causes=nan_causes, e=expected, args=(q, k, v, block, causal): (
+                    _all_nan_candidates(got, causes)
+                    or (
+                        ""
+                        if _arranged_or_related(got, e)
+                        else _localise_tiled(tiled_attention, *args)
+                    )
+                ),
                 hint="For each block: scores, new maximum m' = max(m, block max), rescale the "
                 "running sum and the output by exp(m - m'), add exp(s - m') and exp(s - m') v; "
                 "divide by the sum at the end."
@@ -546,6 +769,9 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     else ""
                 ),
             )
+            if not causal and several:
+                uncausal_blocks = max(uncausal_blocks, k.shape[-2])
+        _expect_default_not_causal(c, tiled_attention, hidden)
 
 
 # ===================================================================== sliding_window_mask

@@ -66,12 +66,50 @@ def _window_hint(got: torch.Tensor, size: int, window: int) -> str:
             "nothing, as yours does."
         )
     if diagonal.any():
-        i = int(diagonal.nonzero()[0])
+        rows = diagonal.nonzero().flatten().tolist()
+        i = rows[0]
+        which = "" if len(rows) == size else f" (for queries {rows}, not the others)"
         return (
-            f"Your mask leaves the query itself out: ({i}, {i}) is False. Each query sees "
-            f"itself and the window - 1 positions before it. {rule}"
+            f"Your mask leaves the query itself out: ({i}, {i}) is False{which}. Each query "
+            f"sees itself and the window - 1 positions before it. {rule}"
         )
-    return rule
+    pattern = _difference_pattern(got, _window(size, 0, window - 1), window)
+    return f"{pattern} {rule}".strip()
+
+
+def _difference_pattern(got: torch.Tensor, expected: torch.Tensor, window: int) -> str:
+    """Where a causal mask with its diagonal differs from the window, described as a
+    pattern (one column, one diagonal, each row a band of another width) rather than the
+    first wrong entry alone (a first key kept for every query, or a band whose width is
+    not window, got only the rule)."""
+    extra, missing = got & ~expected, ~got & expected
+    if extra.any() and not missing.any():
+        where = extra.nonzero().tolist()
+        columns = {j for _, j in where}
+        if len(columns) == 1:
+            (j,) = columns
+            rows = sorted(i for i, _ in where)
+            return (
+                f"Every entry of yours that should be False is in column {j}: key {j} is also "
+                f"allowed for queries {rows}, outside their window (a key kept for every "
+                "query, as an attention sink of section 8 would be). The window alone is asked "
+                "here."
+            )
+    size = got.shape[0]
+    widths = got.sum(dim=1).tolist()
+    banded = all(
+        bool(got[i, max(0, i - w + 1) : i + 1].all()) and int(got[i].sum()) == w
+        for i, w in enumerate(widths)
+        if w > 0
+    )
+    if banded:
+        wanted = [min(i + 1, window) for i in range(size)]
+        return (
+            f"Each row of yours is a band of keys ending at the query itself, but its rows "
+            f"hold {widths} keys where the window asks for {wanted} (min(i + 1, window) = "
+            f"min(i + 1, {window})): the width of your band is not the window argument."
+        )
+    return ""
 
 
 def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> None:
@@ -94,7 +132,18 @@ def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> N
                 if got.dim() == 2 and got.shape[0] == got.shape[1] and got.shape[0] in earlier
                 else ""
             )
-            c.expect_shape(got, (size, size), what, "(len_q, len_k) = (size, size)." + fixed)
+            padded = (
+                f" Yours has {got.dim() - 2} leading axes of size 1 added (mask[None, None] or "
+                "unsqueeze, as attention code that takes (batch, heads, len_q, len_k) masks "
+                "does): return the (size, size) mask; the attention broadcasts it."
+                if got.dim() > 2
+                and tuple(got.shape[-2:]) == (size, size)
+                and all(n == 1 for n in got.shape[:-2])
+                else ""
+            )
+            c.expect_shape(
+                got, (size, size), what, "(len_q, len_k) = (size, size)." + fixed + padded
+            )
             earlier.append(size)
             c.expect_dtype(
                 got,
