@@ -43,29 +43,33 @@ def _code(id_, exercise, cause, named, misnamed, code, source=None):
 
 BLIND10E: list[Case] = [
     # ------------------------------------------------------------------ KVCache
-    _e(
-        "kv-overflow-assert",
-        "KVCache",
-        "checks the capacity with assert (assert stop <= max_len): an overflowing chunk "
-        "raises AssertionError, not the ValueError the contract asks for (and under "
-        "python -O the check is gone).",
-        (
-            r"AssertionError",
-            r"\bassert\b",
-            r"(raise|refus)\w*.{0,60}ValueError",
-        ),
-        (r"persistent", r"dtype", r"never advances", r"returns? only the new", r"whole buffer"),
-        edits=(
-            (
-                "if stop > self.keys.shape[-2]:\n"
-                '            raise ValueError(f"the cache holds {self.keys.shape[-2]} '
-                'positions, not {stop}")',
-                'assert stop <= self.keys.shape[-2], f"the cache holds '
-                '{self.keys.shape[-2]} positions, not {stop}"',
-            ),
-        ),
-        source=ASSERT_VALIDATION,
-    ),
+    # blind10e-kv-overflow-assert left out after the run: KVCache's check counts any error on a
+    # chunk past the end as a refusal on purpose (the accepted growing and gpt-fast-style caches
+    # raise IndexError), as it did blind9e-kv-capacity-checks-old-length; generalisation.py
+    # lists it with the reason.
+    # _e(
+    #     "kv-overflow-assert",
+    #     "KVCache",
+    #     "checks the capacity with assert (assert stop <= max_len): an overflowing chunk "
+    #     "raises AssertionError, not the ValueError the contract asks for (and under "
+    #     "python -O the check is gone).",
+    #     (
+    #         r"AssertionError",
+    #         r"\bassert\b",
+    #         r"(raise|refus)\w*.{0,60}ValueError",
+    #     ),
+    #     (r"persistent", r"dtype", r"never advances", r"returns? only the new", r"whole buffer"),
+    #     edits=(
+    #         (
+    #             "if stop > self.keys.shape[-2]:\n"
+    #             '            raise ValueError(f"the cache holds {self.keys.shape[-2]} '
+    #             'positions, not {stop}")',
+    #             'assert stop <= self.keys.shape[-2], f"the cache holds '
+    #             '{self.keys.shape[-2]} positions, not {stop}"',
+    #         ),
+    #     ),
+    #     source=ASSERT_VALIDATION,
+    # ),
     _e(
         "kv-returns-before-write",
         "KVCache",
@@ -95,37 +99,40 @@ BLIND10E: list[Case] = [
             ),
         ),
     ),
-    _code(
-        "kv-length-under-another-name",
-        "KVCache",
-        "keeps the number of stored positions under its own name (self.pos, as gpt-fast's "
-        "input_pos) and never defines self.length, which the contract names "
-        "(self.length == 0 when empty, the count after each call).",
-        (
-            r"self\.length",
-            r"\blength\b.{0,60}(attribute|missing|not (set|defined|found)|no attribute)",
-            r"AttributeError.{0,120}length",
-        ),
-        (r"never advances", r"persistent", r"dtype", r"whole buffer", r"returns? only the new"),
-        "class KVCache(nn.Module):\n"
-        "    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):\n"
-        "        super().__init__()\n"
-        "        shape = (batch, num_heads, max_len, d_head)\n"
-        '        self.register_buffer("keys", torch.zeros(shape, dtype=dtype), '
-        "persistent=False)\n"
-        '        self.register_buffer("values", torch.zeros(shape, dtype=dtype), '
-        "persistent=False)\n"
-        "        self.pos = 0\n"
-        "\n"
-        "    def forward(self, k_new, v_new):\n"
-        "        start, stop = self.pos, self.pos + k_new.shape[-2]\n"
-        "        if stop > self.keys.shape[-2]:\n"
-        '            raise ValueError("the cache is full")\n'
-        "        self.keys[:, :, start:stop] = k_new\n"
-        "        self.values[:, :, start:stop] = v_new\n"
-        "        self.pos = stop\n"
-        "        return self.keys[:, :, :stop], self.values[:, :, :stop]\n",
-    ),
+    # blind10e-kv-length-under-another-name left out after the run: the cache's count of stored
+    # positions may have another name: the tests' correct variant GrowingCache has no
+    # self.length; generalisation.py lists it with the reason.
+    # _code(
+    #     "kv-length-under-another-name",
+    #     "KVCache",
+    #     "keeps the number of stored positions under its own name (self.pos, as gpt-fast's "
+    #     "input_pos) and never defines self.length, which the contract names "
+    #     "(self.length == 0 when empty, the count after each call).",
+    #     (
+    #         r"self\.length",
+    #         r"\blength\b.{0,60}(attribute|missing|not (set|defined|found)|no attribute)",
+    #         r"AttributeError.{0,120}length",
+    #     ),
+    #     (r"never advances", r"persistent", r"dtype", r"whole buffer", r"returns? only the new"),
+    #     "class KVCache(nn.Module):\n"
+    #     "    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):\n"
+    #     "        super().__init__()\n"
+    #     "        shape = (batch, num_heads, max_len, d_head)\n"
+    #     '        self.register_buffer("keys", torch.zeros(shape, dtype=dtype), '
+    #     "persistent=False)\n"
+    #     '        self.register_buffer("values", torch.zeros(shape, dtype=dtype), '
+    #     "persistent=False)\n"
+    #     "        self.pos = 0\n"
+    #     "\n"
+    #     "    def forward(self, k_new, v_new):\n"
+    #     "        start, stop = self.pos, self.pos + k_new.shape[-2]\n"
+    #     "        if stop > self.keys.shape[-2]:\n"
+    #     '            raise ValueError("the cache is full")\n'
+    #     "        self.keys[:, :, start:stop] = k_new\n"
+    #     "        self.values[:, :, start:stop] = v_new\n"
+    #     "        self.pos = stop\n"
+    #     "        return self.keys[:, :, :stop], self.values[:, :, :stop]\n",
+    # ),
     _e(
         "kv-persistent-and-float32",
         "KVCache",
@@ -250,34 +257,38 @@ BLIND10E: list[Case] = [
         "            logits = model(next_id, caches=caches, start=length + step)[:, -1]\n"
         "    return ids, torch.stack(steps, dim=1)\n",
     ),
-    _code(
-        "gen-prompt-token-by-token",
-        "generate",
-        "runs the prompt through the model one token per call (start=position) instead of "
-        "in one prefill call: the results are right and every position is run once, but "
-        "the prompt takes len calls, not one.",
-        (
-            r"prefill",
-            r"(prompt).{0,80}(one|a single) (call|forward|pass)",
-            r"(token by token|one token at a time|one (token|position) per call)",
-            r"\b\d+ (model )?(calls|forward (passes|calls))",
-        ),
-        (r"one step late", r"fresh caches", r"twice|more than once", r"probabilit"),
-        "def generate(model, prompt, max_new_tokens):\n"
-        "    batch, length = prompt.shape\n"
-        "    caches = model.new_caches(batch, length + max_new_tokens)\n"
-        "    for position in range(length):\n"
-        "        piece = prompt[:, position : position + 1]\n"
-        "        logits = model(piece, caches=caches, start=position)[:, -1]\n"
-        "    ids, steps = prompt, []\n"
-        "    for step in range(max_new_tokens):\n"
-        "        steps.append(logits)\n"
-        "        next_id = logits.argmax(dim=-1, keepdim=True)\n"
-        "        ids = torch.cat([ids, next_id], dim=1)\n"
-        "        if step + 1 < max_new_tokens:\n"
-        "            logits = model(next_id, caches=caches, start=length + step)[:, -1]\n"
-        "    return ids, torch.stack(steps, dim=1)\n",
-    ),
+    # blind10e-gen-prompt-token-by-token left out after the run: a prompt fed token by token
+    # sees each position once and gives the same logits: the tests accept it
+    # (_gen(token_by_token=True)) and the lesson's text now says so; generalisation.py lists it
+    # with the reason.
+    # _code(
+    #     "gen-prompt-token-by-token",
+    #     "generate",
+    #     "runs the prompt through the model one token per call (start=position) instead of "
+    #     "in one prefill call: the results are right and every position is run once, but "
+    #     "the prompt takes len calls, not one.",
+    #     (
+    #         r"prefill",
+    #         r"(prompt).{0,80}(one|a single) (call|forward|pass)",
+    #         r"(token by token|one token at a time|one (token|position) per call)",
+    #         r"\b\d+ (model )?(calls|forward (passes|calls))",
+    #     ),
+    #     (r"one step late", r"fresh caches", r"twice|more than once", r"probabilit"),
+    #     "def generate(model, prompt, max_new_tokens):\n"
+    #     "    batch, length = prompt.shape\n"
+    #     "    caches = model.new_caches(batch, length + max_new_tokens)\n"
+    #     "    for position in range(length):\n"
+    #     "        piece = prompt[:, position : position + 1]\n"
+    #     "        logits = model(piece, caches=caches, start=position)[:, -1]\n"
+    #     "    ids, steps = prompt, []\n"
+    #     "    for step in range(max_new_tokens):\n"
+    #     "        steps.append(logits)\n"
+    #     "        next_id = logits.argmax(dim=-1, keepdim=True)\n"
+    #     "        ids = torch.cat([ids, next_id], dim=1)\n"
+    #     "        if step + 1 < max_new_tokens:\n"
+    #     "            logits = model(next_id, caches=caches, start=length + step)[:, -1]\n"
+    #     "    return ids, torch.stack(steps, dim=1)\n",
+    # ),
     # ------------------------------------------------------- grouped_query_attention
     _e(
         "gqa-group-true-division",

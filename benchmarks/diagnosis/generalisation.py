@@ -443,6 +443,25 @@ BATCHES = (
         "9b40ce2",
         "by a new helper (b10e) that had read no check and no message, judged against the "
         "checks after round 9's fixes; 12 of 23 from reports",
+        excluded=(
+            (
+                "blind10e-kv-overflow-assert",
+                "KVCache's check counts any error on a chunk past the end as a refusal on "
+                "purpose (the accepted growing and gpt-fast-style caches raise IndexError), as "
+                "for blind9e-kv-capacity-checks-old-length",
+            ),
+            (
+                "blind10e-kv-length-under-another-name",
+                "the count of stored positions may have another name: the tests' correct "
+                "variant GrowingCache has no self.length",
+            ),
+            (
+                "blind10e-gen-prompt-token-by-token",
+                "a prompt fed token by token sees each position once and gives the same "
+                "logits: the tests accept it (_gen(token_by_token=True)); the lesson's text, "
+                "which asked for one call, now says both are accepted",
+            ),
+        ),
     ),
     Batch(
         "round 10, 02-04",

@@ -343,7 +343,9 @@ def generate_without_cache(
 # Greedy generation with the cache. The contract is `generate_without_cache`'s (same
 # arguments, same results, to float tolerance for the logits and exactly for the
 # tokens), but the model must see each position **once**: the prompt in one call
-# (the "prefill"), then one new token per call.
+# (the "prefill": one forward over all its positions, the fast way and the one the hints
+# follow; feeding the prompt token by token also sees each position once, and is
+# accepted), then one new token per call.
 #
 # <details><summary>Hint 1</summary>
 #
@@ -371,7 +373,8 @@ def generate(
     Returns (ids, logits) exactly as generate_without_cache does: ids (batch, len +
     max_new_tokens) int64, the prompt followed by the greedy tokens; logits (batch,
     max_new_tokens, vocab_size), logits[:, t] the ones that chose ids[:, len + t].
-    The model runs every position once: the prompt in one call, then one token per call.
+    The model runs every position once: the prompt (best in one call, the prefill), then
+    one token per call.
     """
     ### BEGIN SOLUTION
     batch, length = prompt.shape

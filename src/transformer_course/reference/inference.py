@@ -202,7 +202,8 @@ def generate(
     Returns (ids, logits) exactly as generate_without_cache does: ids (batch, len +
     max_new_tokens) int64, the prompt followed by the greedy tokens; logits (batch,
     max_new_tokens, vocab_size), logits[:, t] the ones that chose ids[:, len + t].
-    The model runs every position once: the prompt in one call, then one token per call.
+    The model runs every position once: the prompt (best in one call, the prefill), then
+    one token per call.
     """
     batch, length = prompt.shape
     caches = model.new_caches(batch, length + max_new_tokens)
