@@ -1014,8 +1014,11 @@ def greedy_one_step_less(model, src_ids, max_len, bos_id, eos_id):
     return greedy_decode_f(model, src_ids, max_len, bos_id, eos_id, steps=max_len - 1)
 
 
-def _greedy_variant(*, start=None, softmax_positions=False, stop_on_any=False, position=-1):
-    """The reference loop with one decision changed (no knob of greedy_decode_f)."""
+def _greedy_variant(
+    *, start=None, softmax_positions=False, stop_on_any=False, position=-1, break_first=False
+):
+    """The reference loop with one decision changed (no knob of greedy_decode_f);
+    ``break_first``: the stop test before the step's column is appended."""
 
     def greedy(model, src_ids, max_len, bos_id, eos_id):
         with torch.no_grad():
@@ -1030,10 +1033,13 @@ def _greedy_variant(*, start=None, softmax_positions=False, stop_on_any=False, p
                 if softmax_positions:
                     logits = torch.softmax(logits, dim=1)
                 token = logits[:, position].argmax(-1).masked_fill(finished, model.pad_id)
-                tokens = torch.cat([tokens, token[:, None]], dim=1)
+                if not break_first:
+                    tokens = torch.cat([tokens, token[:, None]], dim=1)
                 finished = finished | (token == eos_id)
                 if finished.any() if stop_on_any else finished.all():
                     break
+                if break_first:
+                    tokens = torch.cat([tokens, token[:, None]], dim=1)
         return tokens[:, 1:]
 
     return greedy
@@ -1396,6 +1402,13 @@ MISTAKES = [
         check_greedy_decode,
         _greedy_variant(stop_on_any=True),
         r"stops after \d steps, when some rows had produced <eos>, although row \d had not",
+    ),
+    # the stop test before the step's column is appended: the final <eos> column is lost
+    # (blind10a): it was told it stops when some rows had finished, which it does not
+    Mistake(
+        check_greedy_decode,
+        _greedy_variant(break_first=True),
+        r"one column short: .*broke before appending the step's tokens",
     ),
     Mistake(check_greedy_decode, greedy_int32, r"torch\.int32.*int64"),
     Mistake(check_greedy_decode, greedy_float, r"torch\.float32 values: token ids are integers"),

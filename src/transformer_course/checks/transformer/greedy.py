@@ -475,6 +475,7 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
         # replayed (one step from <bos> alone: the first position IS the last)
         departs = dict.fromkeys(_REPLAY_RULES, False)
         first = None  # (step, row, yours, reference's)
+        first_finish = None  # the step at which a row first produced <eos>
         for step in range(steps):
             logits = model.decode(prefix, memory, src)  # (batch, len, vocab)
             padded = torch.cat([torch.full((batch, 1), pad, dtype=torch.long), prefix[:, 1:]], 1)
@@ -499,6 +500,11 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
                 first = (step, row, int(mine[row]), int(right[row]), bool(finished[row]))
             prefix = torch.cat([prefix, mine[:, None]], dim=1)
             finished = finished | (mine == eos)
+            if first_finish is None and bool(finished.any()):
+                first_finish = step + 1
+        # what the reference decides next from your whole prefix: <eos> for every open row
+        # means your loop broke at the step that finished the batch, before its column
+        closes = bool((model.decode(prefix, memory, src)[:, -1].argmax(-1) == eos)[~finished].all())
     found = [_REPLAY_RULES[name] for name, ok in agrees.items() if ok and departs[name]]
     if len(found) == 1:
         return found[0]
@@ -525,11 +531,36 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
             f"argmax of logits[:, -1] is {right_}, yours is {mine_}."
         )
     open_rows = [r for r in range(batch) if not bool(finished[r])]
-    if steps < case.max_len and open_rows and bool(finished.any()):
+    if steps < case.max_len and open_rows and closes and first_finish == steps:
+        return (
+            f"Your result stops after {steps} steps, although row {open_rows[0]} had not "
+            f"produced <eos>; every token so far is right. On these inputs two mistakes give "
+            f"exactly this: (1) the loop stops when ANY row has finished (the first one did "
+            f"at step {steps}), or (2) it breaks before appending the step that finishes the "
+            f"batch (at step {steps + 1} the open rows write <eos>). Append the new column "
+            "first, then update finished, then break only if finished.all()."
+        )
+    if steps < case.max_len and open_rows and closes:
+        rows = ", ".join(map(str, open_rows))
+        return (
+            f"Your result is one column short: every token so far is right, and at the next "
+            f"step, {steps + 1}, row(s) {rows} write their <eos>, which finishes the batch, but "
+            "that step's column is missing. Your loop broke before appending the step's "
+            "tokens: append the new column first (torch.cat), then update finished, then "
+            "break if finished.all()."
+        )
+    if steps < case.max_len and open_rows and first_finish == steps:
         return (
             f"Your result stops after {steps} steps, when some rows had produced <eos>, "
             f"although row {open_rows[0]} had not: stop only when every row has finished "
             "(if finished.all(): break), or after max_len steps."
+        )
+    if steps < case.max_len and open_rows and bool(finished.any()):
+        return (
+            f"Your result stops after {steps} steps, although row {open_rows[0]} had not "
+            f"produced <eos> (the first row finished at step {first_finish}, so it is not a "
+            "stop when any row finishes either): every token so far is right; the loop must "
+            "go on until every row has finished (if finished.all(): break), or max_len steps."
         )
     if steps < case.max_len and open_rows:
         return (
