@@ -1586,6 +1586,22 @@ SCORE_MISTAKES = [
         ),
         "one list per sentence",
     ),
+    # blind10a: the holes left out of the streams (no None) give the value of the lists
+    # passed as they came on the first visible case (100): the probe parts them
+    Mistake(
+        SCORES,
+        named("streams_without_their_holes")(
+            scores_with(
+                bleu=lambda h, r: (
+                    sacrebleu.corpus_bleu(
+                        h,
+                        [[x[j] for x in r if j < len(x)] for j in range(max(map(len, r)))],
+                    ).score
+                )
+            )
+        ),
+        r"leave the holes out instead of holding None",
+    ),
     Mistake(
         SCORES,
         named("bleu_as_fraction")(
@@ -1907,6 +1923,24 @@ def test_make_batches_teacher_forcing_lines_up():
     assert torch.equal(lab[:, :-1][real], dec[:, 1:][real])
     assert (dec[:, 0] == BOS_ID).all()
     assert ((lab == EOS_ID).sum(1) == 1).all()
+
+
+def test_bleu_probe_parts_the_mistakes_that_tie():
+    """The lists passed as they came and the streams without their holes both give 100 on
+    the first visible case; on the probe they differ, and from the right BLEU."""
+    from transformer_course.checks.training import scores
+
+    hypotheses, references = scores.BLEU_PROBE
+    values = {
+        name: scores._BLEU_MODELS[scores._BLEU_MISTAKES[name]](hypotheses, references)
+        for name in ("per_sentence_lists", "compacted")
+    }
+    right = scores._bleu(hypotheses, references)
+    assert abs(values["per_sentence_lists"] - values["compacted"]) > 1
+    assert all(abs(value - right) > 1 for value in values.values())
+    visible = scores._VISIBLE_SCORES[0]
+    tie = [scores._BLEU_MODELS[scores._BLEU_MISTAKES[n]](*visible) for n in values]
+    assert tie[0] == pytest.approx(tie[1])  # why the probe is needed
 
 
 def test_translation_scores_oracle():
