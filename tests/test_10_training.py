@@ -2011,8 +2011,20 @@ def test_beam_search_names_every_cause_that_agrees_with_all_answers():
 
 
 def test_beam_search_names_a_hypothesis_extended_after_eos():
+    """Kept in the beam after <eos>, a hypothesis runs to max_len: both causes that give
+    tokens after <eos> are named. A shorter answer with tokens after its <eos> was changed
+    after it finished (blind10a: a parent's list appended to in place was told it went on
+    after <eos>)."""
     fn = _beam_editing("if token == eos_id:", "if False:")
-    assert "went on after <eos>" in _visible_message(check_beam_search, fn)
+    text = _visible_message(check_beam_search, fn)
+    assert "stayed in the beam and was extended" in text and "share one token list" in text
+    shared = _beam_editing(
+        "candidate = (beam[parent][0] + [token], scores[parent, token].item())",
+        "beam[parent][0].append(token)\n"
+        "                    candidate = (beam[parent][0], scores[parent, token].item())",
+    )
+    text = _visible_message(check_beam_search, shared)
+    assert "was changed after it finished" in text and "stayed in the beam" not in text, text
 
 
 def test_beam_search_fallback_states_the_contracts_stopping_rule():

@@ -285,10 +285,7 @@ def _beam_rows(
                 hint = (
                     " You padded with 0: use model.pad_id."
                     if all(t == 0 for t in tail) and pad_id != 0
-                    else " Tokens follow its <eos>: a hypothesis went on after <eos>. A "
-                    "candidate that ends in <eos> is finished: set it aside (it takes no place "
-                    "in the beam and is never extended), and after <eos> a row holds only "
-                    "model.pad_id."
+                    else _after_eos_hint(_stripped(row, pad_id), max_len)
                 )
                 c.fail(f"row {i} of {what} is {row}.{hint}")
             rows.append(row[:end])
@@ -296,6 +293,38 @@ def _beam_rows(
             rows.append(row)
     c.ok()
     return rows
+
+
+def _stripped(row: list[int], pad_id: int) -> list[int]:
+    end = len(row)
+    while end and row[end - 1] == pad_id:
+        end -= 1
+    return row[:end]
+
+
+_SHARED_LISTS = (
+    "hypotheses share one token list: extending a hypothesis in place (tokens.append(token) "
+    "or +=) changes its parent's list, which the finished hypothesis and the parent's other "
+    "children still hold; build a new list for every candidate, parent_tokens + [token]"
+)
+
+
+def _after_eos_hint(tokens: list[int], max_len: int) -> str:
+    """Tokens after <eos> in an answer: a hypothesis extended after <eos> runs to max_len
+    (nothing ever finishes), so a shorter one was changed after it finished."""
+    if len(tokens) < max_len:
+        return (
+            f" Tokens follow its <eos>, and the answer holds {len(tokens)} tokens, fewer than "
+            f"max_len={max_len}: a hypothesis that kept growing after <eos> would have run to "
+            "max_len, so this one's token list was changed after it finished: "
+            f"{_SHARED_LISTS}. After <eos> a row holds only model.pad_id."
+        )
+    return (
+        " Tokens follow its <eos>. Two mistakes give that: (1) a candidate that ends in <eos> "
+        "stayed in the beam and was extended (it is finished: set it aside, it takes no place "
+        f"in the beam and is never extended), or (2) {_SHARED_LISTS}. After <eos> a row holds "
+        "only model.pad_id."
+    )
 
 
 def _zero_division_hint(alpha: float) -> str:
