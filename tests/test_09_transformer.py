@@ -226,6 +226,16 @@ class TNoTargetPadding(_Wired):
         return self.decoder(y, memory, src_mask, look_ahead_mask(tgt_ids.shape[1]))
 
 
+class TTargetPaddingOnQueryAxis(_Wired):
+    """The padding part unsqueezed on the query axis, (batch, 1, len_tgt, 1), and'ed with
+    the look-ahead part (blind10a: the generic fallback before)."""
+
+    def wire(self, y, memory, src_ids, tgt_ids):
+        src_mask, _ = self.masks(src_ids, tgt_ids)
+        rows = (tgt_ids != self.pad_id)[:, None, :, None]
+        return self.decoder(y, memory, src_mask, look_ahead_mask(tgt_ids.shape[1]) & rows)
+
+
 class TMasksSwapped(_Wired):
     def wire(self, y, memory, src_ids, tgt_ids):
         src_mask, tgt_mask = self.masks(src_ids, tgt_ids)
@@ -1261,6 +1271,7 @@ MISTAKES = [
     Mistake(check_Transformer, TDropoutTwice, r"dropout ran twice on that sum"),
     Mistake(check_Transformer, TTwoPositionalEncodings, r"You built a second positional encoding"),
     Mistake(check_Transformer, TNoTargetPadding, r"ignores the target's padding"),
+    Mistake(check_Transformer, TTargetPaddingOnQueryAxis, r"padding part on the QUERY axis"),
     Mistake(check_Transformer, TMasksSwapped, r"two decoder masks are swapped"),
     Mistake(check_Transformer, TTargetMaskToCross, r"cross-attention got the target mask"),
     Mistake(check_Transformer, TNoCrossMask, r"cross-attention ignores the padding"),

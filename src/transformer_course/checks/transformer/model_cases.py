@@ -397,6 +397,15 @@ def decode_mistakes(case: _Case) -> list[tuple[str, dict[str, Any]]]:
             {"self_mask": "pad_or_causal"},
         ),
         (
+            "Your decoder self-attention mask has its target padding part on the QUERY axis: "
+            "(batch, 1, len_tgt, 1), as (tgt_ids != pad_id)[:, None, :, None] or an "
+            "unsqueeze(3) gives, so it blanks the ROWS of the padded positions (they attend to "
+            "nothing) instead of the COLUMNS of padded keys. The padding part is (batch, 1, 1, "
+            "len_tgt), [:, None, None, :], as decoder_self_attention_mask(tgt_ids, "
+            "self.pad_id) builds it.",
+            {"self_mask": "causal_pad_queries"},
+        ),
+        (
             f"The decoder's self-attention mask is inverted: True at the future and <pad> "
             f"positions, {convention}. Use decoder_self_attention_mask(tgt_ids, self.pad_id).",
             {"self_mask": "inverted"},
