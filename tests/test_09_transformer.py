@@ -346,6 +346,20 @@ class TTieIgnored(_Reference):
         super().__init__(*args, **kwargs)
 
 
+class TTiedThroughData(ref.Transformer):
+    """Tied by assigning .data: one storage, three Parameter objects (blind10a: accepted
+    before, since the three always hold the same values)."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, *args, tie_embeddings=False, **kwargs):
+        if tie_embeddings and src_vocab_size != tgt_vocab_size:
+            raise ValueError("tie_embeddings needs one vocabulary")
+        super().__init__(src_vocab_size, tgt_vocab_size, *args, **kwargs)
+        if tie_embeddings:
+            table = self.src_embedding.embedding.weight
+            self.tgt_embedding.embedding.weight.data = table.data
+            self.output.weight.data = table.data
+
+
 class TTieOutputOnly(_Reference):
     def __init__(self, *args, tie_embeddings=False, **kwargs):
         super().__init__(*args, **kwargs)
@@ -1272,6 +1286,7 @@ MISTAKES = [
     Mistake(check_Transformer, TTwoPositionalEncodings, r"You built a second positional encoding"),
     Mistake(check_Transformer, TNoTargetPadding, r"ignores the target's padding"),
     Mistake(check_Transformer, TTargetPaddingOnQueryAxis, r"padding part on the QUERY axis"),
+    Mistake(check_Transformer, TTiedThroughData, r"share one storage but are different Parameter"),
     Mistake(check_Transformer, TMasksSwapped, r"two decoder masks are swapped"),
     Mistake(check_Transformer, TTargetMaskToCross, r"cross-attention got the target mask"),
     Mistake(check_Transformer, TNoCrossMask, r"cross-attention ignores the padding"),
