@@ -1286,7 +1286,7 @@ MISTAKES = [
     Mistake(check_Transformer, TTwoPositionalEncodings, r"You built a second positional encoding"),
     Mistake(check_Transformer, TNoTargetPadding, r"ignores the target's padding"),
     Mistake(check_Transformer, TTargetPaddingOnQueryAxis, r"padding part on the QUERY axis"),
-    Mistake(check_Transformer, TTiedThroughData, r"share one storage but are different Parameter"),
+    Mistake(check_Transformer, TTiedThroughData, r"different Parameter objects over one storage"),
     Mistake(check_Transformer, TMasksSwapped, r"two decoder masks are swapped"),
     Mistake(check_Transformer, TTargetMaskToCross, r"cross-attention got the target mask"),
     Mistake(check_Transformer, TNoCrossMask, r"cross-attention ignores the padding"),

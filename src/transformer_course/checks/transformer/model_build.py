@@ -324,10 +324,10 @@ def _expect_one_parameter(c: Checker, module, built: str) -> None:
         return
     storage = len({p.data_ptr() for p in tied})
     how = (
-        "they share one storage but are different Parameter objects, as assigning `.data` "
+        "they are different Parameter objects over one storage, as assigning `.data` "
         "(weight.data = other.weight.data) makes them"
         if storage == 1
-        else "they hold equal values but are different Parameter objects"
+        else "they are different Parameter objects"
     )
     c.fail(
         f"{built}: tie_embeddings=True, and the three matrices always hold the same values, "
