@@ -346,6 +346,15 @@ class TTieIgnored(_Reference):
         super().__init__(*args, **kwargs)
 
 
+class TDecodeEncodesAgain(_Wired):
+    """decode ignores its memory and runs the encoder on src_ids again (blind10a: accepted,
+    since the check handed decode encode's own memory)."""
+
+    def wire(self, y, memory, src_ids, tgt_ids):
+        src_mask, tgt_mask = self.masks(src_ids, tgt_ids)
+        return self.decoder(y, self.encode(src_ids), src_mask, tgt_mask)
+
+
 class TTiedThroughData(ref.Transformer):
     """Tied by assigning .data: one storage, three Parameter objects (blind10a: accepted
     before, since the three always hold the same values)."""
@@ -1286,6 +1295,7 @@ MISTAKES = [
     Mistake(check_Transformer, TTwoPositionalEncodings, r"You built a second positional encoding"),
     Mistake(check_Transformer, TNoTargetPadding, r"ignores the target's padding"),
     Mistake(check_Transformer, TTargetPaddingOnQueryAxis, r"padding part on the QUERY axis"),
+    Mistake(check_Transformer, TDecodeEncodesAgain, r"computes memory itself"),
     Mistake(check_Transformer, TTiedThroughData, r"different Parameter objects over one storage"),
     Mistake(check_Transformer, TMasksSwapped, r"two decoder masks are swapped"),
     Mistake(check_Transformer, TTargetMaskToCross, r"cross-attention got the target mask"),

@@ -24,6 +24,7 @@ from .model_cases import (
     _FUTURE_LEAK,
     _IGNORES_MEMORY,
     _MEMORY_AS_QUERIES,
+    _MEMORY_RECOMPUTED,
     _NORM_FIRST_IGNORED,
     HIDDEN_TRANSFORMER,
     VISIBLE_TRANSFORMER,
@@ -356,6 +357,27 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
             ),
             hint=_dropout_hint(case),
         )
+
+    # decode, given another memory: the result must follow it (a decode that computes its
+    # own memory, self.encode(src_ids), agrees with the reference on encode's memory alone)
+    if not case.train:
+        other = memory.flip(1) * 0.5 + 0.3
+        what = (
+            f"model.decode(tgt_ids {tuple(tgt.shape)}, memory {tuple(other.shape)} (another "
+            f"memory than encode's), src_ids) {where}"
+        )
+        again = c.call(
+            module.decode, tgt.clone(), other.clone(), src.clone(), call_repr=call, hints=hints
+        )
+        with torch.no_grad():
+            _expect_result(
+                c,
+                again,
+                decode_f(tgt, other.double(), src),
+                what,
+                shape_hint=_shape_hint(again, case, "decode"),
+                mistakes={_MEMORY_RECOMPUTED: lambda: logits64},
+            )
 
     # forward
     call = f"model(src_ids {tuple(src.shape)}, tgt_ids {tuple(tgt.shape)})"

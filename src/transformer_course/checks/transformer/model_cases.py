@@ -278,6 +278,13 @@ _IGNORES_MEMORY = (
     "output passed in (decoder(y, memory, ...)), not the target and not a memory computed "
     "anew."
 )
+_MEMORY_RECOMPUTED = (
+    "Given another memory, decode returned the logits of the memory that encode(src_ids) "
+    "gives: it ignores its memory argument and computes memory itself (self.encode(src_ids) "
+    "inside decode?). decode reads the memory it is given, decoder(y, memory, src_mask, "
+    "tgt_mask): greedy decoding and beam search encode once and hand that memory to every "
+    "decode call."
+)
 _SOFTMAX = (
     "decode returns probabilities (a softmax over the vocabulary): the contract is logits, "
     "the output layer's raw scores. The loss (F.cross_entropy, and lesson 10's) applies "
