@@ -977,9 +977,10 @@ def step_with(
     eval_after=False,
     steps=1,
     fixed_clip=None,
+    target="labels",
 ):
     def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
-        if train:
+        if train is True:
             model.train()
         if zero == "before":
             optimizer.zero_grad()
@@ -991,7 +992,9 @@ def step_with(
                 logits = model(src, src)
             else:
                 logits = model(src, decoder_input if feed == "decoder_input" else labels)
-            loss = loss_fn(logits, labels)
+            if train == "after_forward":
+                model.train()
+            loss = loss_fn(logits, decoder_input if target == "decoder_input" else labels)
             if order not in ("no-backward", "step-first"):
                 loss.backward()
             if zero == "between":
@@ -1072,6 +1075,18 @@ def loss_fn_arguments_swapped(model, batch, optimizer, loss_fn, clip_norm=1.0):
 
 STEP = check_train_step
 STEP_MISTAKES = [
+    # blind10a: model.train() after the forward pass, which ran in eval mode (the dropout-0
+    # models could not see it); the loss against decoder_input, told only the steps' order
+    Mistake(
+        STEP,
+        named("train_mode_after_forward")(step_with(train="after_forward")),
+        "whose forward pass ran in eval mode",
+    ),
+    Mistake(
+        STEP,
+        named("loss_against_decoder_input")(step_with(target="decoder_input")),
+        "against decoder_input instead of labels",
+    ),
     Mistake(STEP, named("no_clipping")(step_with(clip=None)), "were not clipped"),
     Mistake(STEP, named("clip_after_step")(step_with(order="step-clip")), "too late"),
     # the candidates left this one out (blind4c): clipping zeros before backward()
