@@ -346,6 +346,15 @@ class TTieIgnored(_Reference):
         super().__init__(*args, **kwargs)
 
 
+class TSourceMaskOneAxis(_Reference):
+    """The source padding mask (batch, 1, len_src): the batch axis meets the heads axis
+    (blind10a: told only that two tensors of different sizes met)."""
+
+    def encode(self, src_ids):
+        x = self.positional_encoding(self.src_embedding(src_ids))
+        return self.encoder(x, (src_ids != self.pad_id)[:, None, :])
+
+
 class TDecodeEncodesAgain(_Wired):
     """decode ignores its memory and runs the encoder on src_ids again (blind10a: accepted,
     since the check handed decode encode's own memory)."""
@@ -1296,6 +1305,11 @@ MISTAKES = [
     Mistake(check_Transformer, TNoTargetPadding, r"ignores the target's padding"),
     Mistake(check_Transformer, TTargetPaddingOnQueryAxis, r"padding part on the QUERY axis"),
     Mistake(check_Transformer, TDecodeEncodesAgain, r"computes memory itself"),
+    Mistake(
+        check_Transformer,
+        TSourceMaskOneAxis,
+        r"raise when the source padding mask is \(batch, 1, len\), one new axis where two",
+    ),
     Mistake(check_Transformer, TTiedThroughData, r"different Parameter objects over one storage"),
     Mistake(check_Transformer, TMasksSwapped, r"two decoder masks are swapped"),
     Mistake(check_Transformer, TTargetMaskToCross, r"cross-attention got the target mask"),

@@ -6,6 +6,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
+from traceback import walk_tb
 from typing import Any
 
 import torch
@@ -16,6 +18,11 @@ from transformer_course.checking.layers import value_or_none
 from transformer_course.checking.localise import diagnose as name_mistakes
 from transformer_course.checking.modules import build_module, expect_contract_defaults
 from transformer_course.reference import transformer as ref
+from transformer_course.reference.masking import (
+    decoder_self_attention_mask,
+    look_ahead_mask,
+    padding_mask,
+)
 
 from .common import _POSITIONS, _close
 from .model_build import _CALL_HINTS, _build, _expect_vocab_check, _length_hint
@@ -229,6 +236,71 @@ def _expect_one_dropout(c: Checker, cls, case: _Case) -> None:
     c.ok()
 
 
+#: padding masks of other layouts than (batch, 1, 1, len), each a learner's slip
+_MASK_LAYOUTS = {
+    "(batch, 1, len), one new axis where two belong": lambda real: real[:, None, :],
+    "(batch, len), without the two new axes": lambda real: real,
+    "(batch, len, 1, 1), the new axes at the end": lambda real: real[:, :, None, None],
+}
+
+
+def _mask_layout_hint(m, src: torch.Tensor, tgt: torch.Tensor, pad_id: int):
+    """For an exception raised inside the stacks: the padding-mask layouts (and where the
+    mask goes: the encoder, the cross-attention, the decoder's self-attention) with which
+    the reference model's stacks raise the very same exception; all of them named."""
+
+    def replays():
+        with torch.no_grad():
+            x = m.positional_encoding(m.src_embedding(src))
+            memory = m.encoder(x, padding_mask(src, pad_id))
+            y = m.positional_encoding(m.tgt_embedding(tgt))
+            causal = look_ahead_mask(tgt.shape[1])
+            for layout, build in _MASK_LAYOUTS.items():
+                yield (
+                    f"the source padding mask is {layout}",
+                    lambda b=build: m.encoder(x, b(src != pad_id)),
+                )
+                yield (
+                    f"the cross-attention's source mask is {layout}",
+                    lambda b=build: m.decoder(
+                        y, memory, b(src != pad_id), decoder_self_attention_mask(tgt, pad_id)
+                    ),
+                )
+                yield (
+                    f"the target padding part is {layout}",
+                    lambda b=build: m.decoder(
+                        y, memory, padding_mask(src, pad_id), b(tgt != pad_id) & causal
+                    ),
+                )
+
+    def text(exc: BaseException) -> str:
+        # which stack raised: the reference's encoder.py or decoder.py in the traceback
+        files = {Path(frame.f_code.co_filename).name for frame, _ in walk_tb(exc.__traceback__)}
+        in_decoder = "decoder.py" in files  # a decoder layer may use encoder.py's parts
+        stacks = {"encoder": "encoder.py" in files and not in_decoder, "decoder": in_decoder}
+        found = []
+        for said, run in replays():
+            if not stacks["encoder" if said.startswith("the source padding") else "decoder"]:
+                continue
+            try:
+                run()
+            except Exception as error:
+                if type(error) is type(exc) and str(error) == str(exc):
+                    found.append(said)
+        if not found:
+            return ""
+        which = found[0] if len(found) == 1 else "; or ".join(found)
+        return (
+            f"This is the error the reference stacks raise when {which}. Attention scores "
+            "are (batch, heads, len_q, len_k), and a mask broadcasts against them from the "
+            "right: a padding mask is (batch, 1, 1, len), (ids != pad_id)[:, None, None, :], "
+            "as padding_mask(ids, self.pad_id) builds it (decoder_self_attention_mask for "
+            "the decoder's self-attention)."
+        )
+
+    return (lambda exc: isinstance(exc, RuntimeError) and "size" in str(exc)), text
+
+
 def _check_case(c: Checker, cls, case: _Case) -> None:
     module, built = _build(c, cls, case)
     src = vocab_token_ids(
@@ -245,7 +317,7 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
         memory64 = m.encode(src)
         logits64 = m.decode(tgt, memory64, src)
     where = f"[model = {built} holding the check's weights; {case.describe()}]"
-    hints = [*_CALL_HINTS, *_length_hint(case)]
+    hints = [*_CALL_HINTS, *_length_hint(case), _mask_layout_hint(m, src, tgt, case.pad_id)]
     pad = case.pad_id
 
     def random_in_eval(method, call: str, *args) -> Callable[[], str | None]:
