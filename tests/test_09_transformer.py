@@ -1087,6 +1087,23 @@ def _greedy_variant(
     return greedy
 
 
+def greedy_appends_a_row(model, src_ids, max_len, bos_id, eos_id):
+    """The new tokens appended as a (1, batch) row (blind10a: the raw torch.cat error)."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        for _ in range(max_len):
+            next_token = model.decode(tokens, memory, src_ids)[:, -1].argmax(-1)
+            tokens = torch.cat([tokens, next_token[None]], dim=1)
+    return tokens[:, 1:]
+
+
+def greedy_drops_the_first_row(model, src_ids, max_len, bos_id, eos_id):
+    """tokens[1:] where tokens[:, 1:] belongs (blind10a: told only the shapes)."""
+    tokens = ref.greedy_decode(model, src_ids, max_len, bos_id, eos_id)
+    return torch.cat([torch.full((src_ids.shape[0], 1), bos_id), tokens], dim=1)[1:]
+
+
 def greedy_returns_list(model, src_ids, max_len, bos_id, eos_id):
     return ref.greedy_decode(model, src_ids, max_len, bos_id, eos_id).tolist()
 
@@ -1426,6 +1443,8 @@ MISTAKES = [
     ),
     Mistake(check_greedy_decode, greedy_one_step_less, r"Your rows stop at \d+ tokens"),
     Mistake(check_greedy_decode, greedy_returns_list, r"returned a list"),
+    Mistake(check_greedy_decode, greedy_drops_the_first_row, r"drops the first ROW"),
+    Mistake(check_greedy_decode, greedy_appends_a_row, r"tensor with ONE row: .* as a row"),
     # PyTorch's raw IndexError before
     Mistake(check_greedy_decode, _greedy_variant(position=-2), r"<bos> alone .*logits\[:, -1\]"),
     Mistake(

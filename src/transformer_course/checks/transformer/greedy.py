@@ -321,6 +321,15 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
                 _DECODE_SIZES_HINT,
             ),
             (
+                f"Expected size {src.shape[0]} but got size 1 for tensor number 1",
+                f"torch.cat along dim 1 met your (batch={src.shape[0]}, steps) tokens and a "
+                "tensor with ONE row: the new tokens were appended as a row, next_token[None] "
+                "or next_token.unsqueeze(0) (shape (1, batch)), or as a single (1, 1) token "
+                "(the Annotated Transformer's batch-of-one torch.zeros(1, 1).fill_(next_word)). "
+                "Append one column, one token per row: torch.cat([tokens, next_token[:, None]], "
+                "dim=1), next_token[:, None] being (batch, 1).",
+            ),
+            (
                 "is out of bounds for dimension 1 with size 1",
                 "At the first step the decoder sees <bos> alone (one position): the next "
                 "token is predicted by the last position, logits[:, -1] (another negative "
@@ -362,6 +371,14 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
             "Your result is the expected one transposed: (steps, batch), as torch.stack(...) "
             "of the per-step (batch,) tokens gives with its default dim=0. Stack along dim=1 "
             "(or build the tokens by torch.cat along dim 1), so that each row is a sentence."
+        )
+    with_bos = torch.cat([torch.full((batch, 1), case.bos_id), expected], dim=1)
+    if got.dim() == 2 and batch > 1 and torch.equal(got, with_bos[1:]):
+        c.fail(
+            f"{call} returned shape {tuple(got.shape)}; expected (batch, n) = ({batch}, n). "
+            "Your result is every row but the first, each still starting with <bos>: "
+            "tokens[1:] drops the first ROW (sentence 0), not the <bos> column. Drop the "
+            "column: tokens[:, 1:]."
         )
     if got.dim() != 2 or got.shape[0] != batch:
         hint = (
