@@ -160,8 +160,9 @@ COUNT_MISTAKES = [
     ),
     (
         {"final": "never"},
-        "With final_norm=True each stack ends with one more LayerNorm (2 * d_model "
-        "parameters), as nn.Transformer's stacks do.",
+        "Your counts leave out the final LayerNorms: each stack is 2 * d_model short. With "
+        "final_norm=True each stack ends with one more LayerNorm (2 * d_model parameters), "
+        "as nn.Transformer's stacks do: add it to the encoder's and to the decoder's count.",
     ),
     (
         {"final": "always"},
