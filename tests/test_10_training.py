@@ -399,6 +399,12 @@ def noam_variant(formula, name):
 
 
 NOAM_MISTAKES = [
+    # blind10a: the warm-up line capped at warmup, no decay: told "step ** 0"
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-0.5 * min(max(s, 1), w) * w**-1.5, "no_decay"),
+        r"your rates stay constant .*no decay",
+    ),
     # blind9a: the paper's sizes written into the formula got "largest difference at"
     Mistake(
         check_noam_lr,
