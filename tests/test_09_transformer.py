@@ -967,6 +967,19 @@ def count_norms_divided(*args, **kwargs):
 
 
 # ================================================================== greedy_decode
+def count_final_term_one(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """1 added once per stack where final_norm is False (mutant count_parameters-13)."""
+    counts = ref.count_parameters(
+        vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm
+    )
+    if not final_norm:
+        counts["encoder"] += 1
+        counts["decoder"] += 1
+    return counts
+
+
 def greedy_reencode(model, src_ids, max_len, bos_id, eos_id):
     """Runs the whole model (encoder included) at every step: slower, same result."""
     tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
@@ -1396,6 +1409,12 @@ MISTAKES = [
         for knobs, message in checks.COUNT_MISTAKES
     ],
     Mistake(check_count_parameters, count_total_only, r"returned a int.*single number"),
+    # mutant count_parameters-13 (final = ... else 1): told "1 more ... in the layer"
+    Mistake(
+        check_count_parameters,
+        count_final_term_one,
+        r"With final_norm=False, yours is 1 more .* counted once per stack, not per layer",
+    ),
     Mistake(check_count_parameters, count_with_total, r"expected exactly"),
     Mistake(check_count_parameters, count_per_head_width, r"multiplied the attention's matrices"),
     Mistake(
