@@ -835,7 +835,18 @@ def target_term_divided(logits, labels, pad_id, smoothing=0.1):
     return ((1 - smoothing) / target - smoothing * log_probs.mean(-1))[keep].mean()
 
 
+@named("gather_along_positions")
+def gather_along_positions(logits, labels, pad_id, smoothing=0.1):
+    """gather along dim=-2 (mutant label_smoothed_loss-14: PyTorch's raw index error)."""
+    log_probs = torch.log_softmax(logits, dim=-1)
+    keep = labels != pad_id
+    target = -log_probs.gather(-2, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+    loss = (1 - smoothing) * target + smoothing * -log_probs.mean(dim=-1)
+    return loss[keep].mean()
+
+
 SMOOTHING_MISTAKES = [
+    Mistake(SMOOTH, gather_along_positions, r"gathered along dim=1 \(or -2, the positions\)"),
     Mistake(SMOOTH, target_term_divided, r"the target term divides where it multiplies"),
     Mistake(SMOOTH, mask_inverted, r"over the pad positions only.*your mask is inverted"),
     # told the formula only before: other weights, fitted on three inputs, are named
