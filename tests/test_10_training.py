@@ -2059,6 +2059,21 @@ def test_beam_search_names_a_hypothesis_extended_after_eos():
     assert "was changed after it finished" in text and "stayed in the beam" not in text, text
 
 
+def test_beam_search_names_scores_that_do_not_depend_on_the_token():
+    """The new token's log-probability left out of its score (mutant beam_search-14): every
+    candidate ties and the answers are token 0 repeated; it was told only that beam_size=1
+    must give greedy's answer."""
+    fn = _beam_editing(
+        "scores = torch.tensor([s for _, s in beam])[:, None] + log_probs",
+        "scores = torch.tensor([s for _, s in beam])[:, None]",
+    )
+    text = _visible_message(check_beam_search, fn)
+    assert "scores do not depend on the token" in text, text
+    # the log_softmax over the hypotheses keeps its own, more precise, message
+    text = _visible_message(check_beam_search, reference_beam_with(dim=0))
+    assert "over the wrong axis" in text, text
+
+
 def test_beam_search_fallback_states_the_contracts_stopping_rule():
     """The fallback used to say "stop once beam_size have finished", not the contract, and to
     guess a "most likely cause" that did not explain every answer."""

@@ -460,6 +460,16 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                 "mistakes (they cannot be told apart on these inputs): "
                 + " / ".join(_BEAM_MESSAGES[v] for v in agree)
             )
+        # token 0 repeated in every wrong answer, where 0 is not padding for some of them
+        if all(o[4] and set(o[4]) == {0} for o in wrong) and any(o[3] != 0 for o in wrong):
+            c.fail(
+                f"{shown}. Every wrong answer is token 0 repeated, the lowest id (an ordinary "
+                "token of some of these models): what a stable sort keeps when all candidates have the same "
+                "score. Your candidates' scores do not depend on the token: each is its "
+                "parent's score PLUS the token's log-probability, scores = parent_scores[:, "
+                "None] + torch.log_softmax(logits[:, -1], dim=-1), a (k, vocab) table (a "
+                "log-probability left out, or taken over an axis of size 1, gives this)."
+            )
         if setting[0] == 1:
             greedy = greedy_decode(model, source[None], setting[1], setting[2], setting[3])
             c.fail(
