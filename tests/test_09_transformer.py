@@ -355,6 +355,31 @@ class TSourceMaskOneAxis(_Reference):
         return self.encoder(x, (src_ids != self.pad_id)[:, None, :])
 
 
+class TDecodeUsesStoredMemory(_Reference):
+    """encode keeps its memory on the module and decode uses it: the same logits as encoding
+    again inside decode, on the check's calls; both are named."""
+
+    def encode(self, src_ids):
+        self.memory = super().encode(src_ids)
+        return self.memory
+
+    def decode(self, tgt_ids, memory, src_ids):
+        return super().decode(tgt_ids, self.memory, src_ids)
+
+
+class TTiedByNewParameter(ref.Transformer):
+    """nn.Parameter(table) for the other two: new Parameter objects over one storage."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, *args, tie_embeddings=False, **kwargs):
+        if tie_embeddings and src_vocab_size != tgt_vocab_size:
+            raise ValueError("tie_embeddings needs one vocabulary")
+        super().__init__(src_vocab_size, tgt_vocab_size, *args, **kwargs)
+        if tie_embeddings:
+            table = self.src_embedding.embedding.weight
+            self.tgt_embedding.embedding.weight = nn.Parameter(table)
+            self.output.weight = nn.Parameter(table)
+
+
 class TDecodeEncodesAgain(_Wired):
     """decode ignores its memory and runs the encoder on src_ids again (blind10a: accepted,
     since the check handed decode encode's own memory)."""
@@ -1334,7 +1359,9 @@ MISTAKES = [
     Mistake(check_Transformer, TTwoPositionalEncodings, r"You built a second positional encoding"),
     Mistake(check_Transformer, TNoTargetPadding, r"ignores the target's padding"),
     Mistake(check_Transformer, TTargetPaddingOnQueryAxis, r"padding part on the QUERY axis"),
-    Mistake(check_Transformer, TDecodeEncodesAgain, r"computes memory itself"),
+    Mistake(check_Transformer, TDecodeEncodesAgain, r"computed again inside decode"),
+    Mistake(check_Transformer, TDecodeUsesStoredMemory, r"kept from the last encode call"),
+    Mistake(check_Transformer, TTiedByNewParameter, r"wrapping the matrix in a new Parameter"),
     Mistake(
         check_Transformer,
         TSourceMaskOneAxis,

@@ -325,7 +325,8 @@ def _expect_one_parameter(c: Checker, module, built: str) -> None:
     storage = len({p.data_ptr() for p in tied})
     how = (
         "they are different Parameter objects over one storage, as assigning `.data` "
-        "(weight.data = other.weight.data) makes them"
+        "(weight.data = other.weight.data) or wrapping the matrix in a new Parameter "
+        "(nn.Parameter(other.weight)) makes them"
         if storage == 1
         else "they are different Parameter objects"
     )
@@ -335,7 +336,7 @@ def _expect_one_parameter(c: Checker, module, built: str) -> None:
         "its own gradient, and an optimizer applies each of them to the same numbers. Tying "
         "shares the nn.Parameter itself: self.tgt_embedding.embedding.weight = "
         "self.src_embedding.embedding.weight, and self.output.weight = "
-        "self.src_embedding.embedding.weight (no .data)."
+        "self.src_embedding.embedding.weight (no .data, no new nn.Parameter)."
     )
 
 

@@ -280,10 +280,10 @@ _IGNORES_MEMORY = (
 )
 _MEMORY_RECOMPUTED = (
     "Given another memory, decode returned the logits of the memory that encode(src_ids) "
-    "gives: it ignores its memory argument and computes memory itself (self.encode(src_ids) "
-    "inside decode?). decode reads the memory it is given, decoder(y, memory, src_mask, "
-    "tgt_mask): greedy decoding and beam search encode once and hand that memory to every "
-    "decode call."
+    "gives: it ignores its memory argument and uses encode's memory instead, computed again "
+    "inside decode (self.encode(src_ids)) or kept from the last encode call (self.memory). "
+    "decode reads the memory it is given, decoder(y, memory, src_mask, tgt_mask): greedy "
+    "decoding and beam search encode once and hand that memory to every decode call."
 )
 _SOFTMAX = (
     "decode returns probabilities (a softmax over the vocabulary): the contract is logits, "
