@@ -1090,8 +1090,38 @@ def loss_fn_arguments_swapped(model, batch, optimizer, loss_fn, clip_norm=1.0):
     return loss.item()
 
 
+def _step_scaled(loss_factor=1.0, grad_factor=1.0):
+    """The loss returned (and back-propagated) times ``loss_factor``; the back-propagated
+    loss alone times ``grad_factor``."""
+
+    def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
+        model.train()
+        src, decoder_input, labels = batch
+        loss = loss_fn(model(src, decoder_input), labels) * loss_factor
+        (loss * grad_factor).backward()
+        if clip_norm is not None:
+            nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+        optimizer.step()
+        optimizer.zero_grad()
+        return loss.item()
+
+    return train_step
+
+
 STEP = check_train_step
 STEP_MISTAKES = [
+    # a loss divided by the batch size was told only the expected value; a scaled update
+    # only the largest difference
+    Mistake(
+        STEP,
+        named("loss_divided_by_batch_size")(_step_scaled(loss_factor=0.25)),
+        r"exactly 0\.25 times loss_fn.*\(1 / 4: divided by the batch size\?\)",
+    ),
+    Mistake(
+        STEP,
+        named("gradients_tripled")(_step_scaled(grad_factor=3.0)),
+        r"every weight moved 3 times as far as in one reference step",
+    ),
     # blind10a: model.train() after the forward pass, which ran in eval mode (the dropout-0
     # models could not see it); the loss against decoder_input, told only the steps' order
     Mistake(

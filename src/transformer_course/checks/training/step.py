@@ -167,6 +167,21 @@ def _max_difference(a: dict, b: dict) -> tuple[float, str]:
     return worst, where
 
 
+def _update_factor(state: dict, start: dict, expected: dict) -> float | None:
+    """k when the learner's update (state - start) is k times the reference's (expected -
+    start) for every weight, k not 1 (a scaled loss, gradient or learning rate); else None."""
+    mine = torch.cat([(state[k].double() - start[k].double()).flatten() for k in start])
+    theirs = torch.cat([(expected[k].double() - start[k].double()).flatten() for k in start])
+    size = float(theirs @ theirs)
+    if size == 0.0:
+        return None
+    k = float(mine @ theirs) / size
+    residual = float((mine - k * theirs).norm()) / max(float(mine.norm()), 1e-12)
+    if residual > 1e-3 or abs(k - 1.0) < 1e-3 or k <= 0:
+        return None
+    return k
+
+
 def _same_state(a: dict, b: dict, atol: float = 2e-5) -> bool:
     return _max_difference(a, b)[0] <= atol
 
@@ -274,6 +289,23 @@ def _diagnose_step(
             continue
         if _same_state(state, wrong):
             c.fail(f"after {what}, the weights are not what one step gives. {message}")
+    factor = _update_factor(state, start, expected_model.state_dict())
+    if factor is not None:
+        c.fail(
+            f"after {what}, every weight moved {factor:.4g} times as far as in one reference "
+            "step from the same state, in the same direction: your update is scaled. The "
+            "gradients were multiplied by that factor: the loss scaled before backward() "
+            "(divided by a count, say: loss_fn's value is already the mean over the tokens), "
+            "or the gradients or the learning rate changed by hand"
+            + (
+                f", or the clipping used another max_norm than clip_norm={clip} (a clipped "
+                "update is scaled too)"
+                if clip is not None
+                else ""
+            )
+            + ". Back-propagate loss_fn(logits, labels) as it is; the optimizer owns the "
+            "learning rate."
+        )
     worst, where = _max_difference(state, expected_model.state_dict())
     c.fail(
         f"after {what}, the weights differ from one reference step from the same "
@@ -464,6 +496,21 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
                         f"{what} returned {value:.6g}: the decoder was fed the labels. The "
                         "decoder reads decoder_input (<bos> + target) and is scored against "
                         "the labels (target + <eos>): model(src, decoder_input)."
+                    )
+                ratio = value / expected_loss if expected_loss else 0.0
+                if ratio > 0 and not math.isclose(ratio, 1.0, rel_tol=1e-3):
+                    count = batch[2].shape[0]
+                    which = (
+                        f" (1 / {count}: divided by the batch size?)"
+                        if math.isclose(ratio, 1 / count, rel_tol=1e-4)
+                        else ""
+                    )
+                    c.fail(
+                        f"{what} returned the loss {value:.6g}, exactly {ratio:.4g} times "
+                        f"loss_fn(model(src, decoder_input), labels) = {expected_loss:.6g} "
+                        f"before the step{which}: the loss was scaled. loss_fn already returns "
+                        "the mean over the non-pad tokens: return it as it is, loss.item() "
+                        "(and back-propagate that same loss: scaling it scales the update)."
                     )
                 c.fail(
                     f"{what} returned the loss {value:.6g}; expected {expected_loss:.6g}, "
