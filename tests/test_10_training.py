@@ -327,6 +327,22 @@ def sides_shuffled_apart(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shu
 
 
 BATCH_MISTAKES = [
+    # b10a's own probes: the target sliced without <eos> (the row diff only before), labels
+    # padded with <eos> (the row diff only before)
+    Mistake(
+        check_make_batches,
+        named("sliced_without_eos")(
+            batches_with(
+                decoder_input=lambda t, bos, eos: [bos, *t[:-1]], labels=lambda t, b, e: list(t)
+            )
+        ),
+        r"what slicing \[<bos>\] \+ target into \[:-1\] and \[1:\] gives",
+    ),
+    Mistake(
+        check_make_batches,
+        named("labels_padded_with_eos")(batches_with(label_pad=3)),
+        r"Your labels are padded with \d+ \(eos_id\), not pad_id",
+    ),
     Mistake(
         check_make_batches,
         sides_shuffled_apart,
