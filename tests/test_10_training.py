@@ -1680,6 +1680,14 @@ SCORE_MISTAKES = [
         ),
         r"leave the holes out instead of holding None",
     ),
+    # b10a's own probe: the per-sentence lists wrapped once more, sacrebleu's raw TypeError
+    Mistake(
+        SCORES,
+        named("references_wrapped_once_more")(
+            scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(h, [r]).score)
+        ),
+        r"such as \[references\] \(the per-sentence lists wrapped once more\)",
+    ),
     Mistake(
         SCORES,
         named("bleu_as_fraction")(

@@ -217,6 +217,11 @@ def check_translation_scores(translation_scores, *, hidden: bool = False) -> Non
                 [list(refs) for refs in references],
                 call_repr=what,
                 hints={
+                    "should be a sequence of sequence of strings": "sacrebleu found a "
+                    "reference that is not a string: its second argument is a list of "
+                    "streams, each a list of strings (stream j = the j-th reference of every "
+                    "sentence). A list of lists of lists, such as [references] (the "
+                    "per-sentence lists wrapped once more), gives this error. " + _ONE_STREAM_HINT,
                     "Reference sentence": _ONE_STREAM_HINT,
                     "does not match": _ONE_STREAM_HINT,
                     "NoneType": "A None in the streams is fine for sacrebleu; it must not "
