@@ -380,6 +380,22 @@ class TTiedByNewParameter(ref.Transformer):
             self.output.weight = nn.Parameter(table)
 
 
+class TPositionsOnMemory(_Reference):
+    """decode adds the positions to memory too (b10a's probe: the generic fallback)."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        return super().decode(tgt_ids, self.positional_encoding(memory), src_ids)
+
+
+class TCrossMaskPadZero(_Wired):
+    """Only the cross-attention's mask built with pad id 0 (b10a's probe: the generic
+    fallback; the table has 0 in both masks)."""
+
+    def wire(self, y, memory, src_ids, tgt_ids):
+        _, tgt_mask = self.masks(src_ids, tgt_ids)
+        return self.decoder(y, memory, padding_mask(src_ids, 0), tgt_mask)
+
+
 class TDecodeEncodesAgain(_Wired):
     """decode ignores its memory and runs the encoder on src_ids again (blind10a: accepted,
     since the check handed decode encode's own memory)."""
@@ -1360,6 +1376,12 @@ MISTAKES = [
     Mistake(check_Transformer, TNoTargetPadding, r"ignores the target's padding"),
     Mistake(check_Transformer, TTargetPaddingOnQueryAxis, r"padding part on the QUERY axis"),
     Mistake(check_Transformer, TDecodeEncodesAgain, r"computed again inside decode"),
+    Mistake(check_Transformer, TPositionsOnMemory, r"handed the decoder another memory"),
+    Mistake(
+        check_Transformer,
+        TCrossMaskPadZero,
+        r"a src_mask \(the cross-attention's mask\) that is not padding_mask.*a real token",
+    ),
     Mistake(check_Transformer, TDecodeUsesStoredMemory, r"kept from the last encode call"),
     Mistake(check_Transformer, TTiedByNewParameter, r"wrapping the matrix in a new Parameter"),
     Mistake(

@@ -4,6 +4,7 @@ against the reference in float64, train and eval modes, dropout, and the gradien
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -301,6 +302,103 @@ def _mask_layout_hint(m, src: torch.Tensor, tgt: torch.Tensor, pad_id: int):
     return (lambda exc: isinstance(exc, RuntimeError) and "size" in str(exc)), text
 
 
+def _first_mask_difference(mine, right: torch.Tensor, keys=None, pad_id=None) -> str:
+    """Where a mask the learner passed departs from the right one (after broadcasting both
+    to one shape), as 'entry (b, i, j): yours True, should be False'; '' when they agree."""
+    if mine is None:
+        return "you passed None (no mask)"
+    if not isinstance(mine, torch.Tensor):
+        return f"you passed a {type(mine).__name__}, not a bool tensor"
+    try:
+        a, b = torch.broadcast_tensors(mine.detach().bool(), right)
+    except RuntimeError:
+        return f"yours has shape {tuple(mine.shape)}, which does not broadcast like {tuple(right.shape)}"
+    a = a.amax(dim=1) if a.dim() == 4 else a  # one entry per (batch, query, key)
+    b = b.amax(dim=1) if b.dim() == 4 else b
+    wrong = (a != b).nonzero()
+    if not len(wrong):
+        return ""
+    where = tuple(int(i) for i in wrong[0])
+    key = ""
+    if keys is not None and len(where) == 3:
+        token = int(keys[where[0], where[2]])
+        kind = "<pad>" if token == pad_id else "a real token"
+        key = f"; that key holds id {token}, {kind} for pad_id={pad_id}"
+    return (
+        f"{len(wrong)} entries differ, the first at (batch, query, key) = {where}: yours "
+        f"{bool(a[where])}, the right mask {bool(b[where])}{key}"
+    )
+
+
+def _localise_decode(module, m, tgt, memory, src, pad_id: int) -> str | None:
+    """Run the learner's decode with a hook on its decoder (the course's Decoder) and say
+    which of the decoder's inputs first departs from what decode should hand it: the target
+    vectors, memory, the source mask or the target mask."""
+    from transformer_course.reference.decoder import Decoder as _Decoder
+
+    decoder = getattr(module, "decoder", None)
+    if not isinstance(decoder, _Decoder):
+        return None
+    seen: list = []
+
+    def record(_module, args, kwargs):
+        seen.append((args, kwargs))
+
+    hook = decoder.register_forward_pre_hook(record, with_kwargs=True)
+    try:
+        with torch.no_grad():
+            module.decode(tgt.clone(), memory.clone(), src.clone())
+    except Exception:
+        return None
+    finally:
+        hook.remove()
+    if len(seen) != 1:
+        return None
+    try:
+        bound = inspect.signature(decoder.forward).bind(*seen[0][0], **seen[0][1])
+    except TypeError:
+        return None
+    given = bound.arguments
+    with torch.no_grad():
+        y = m.positional_encoding(m.tgt_embedding(tgt))
+    said = "decode handed the decoder"
+    x = given.get("x")
+    if isinstance(x, torch.Tensor) and x.shape == y.shape and not _close(x, y, _LOOSE):
+        return (
+            f"{said} other target vectors than self.positional_encoding(self.tgt_embedding("
+            "tgt_ids)): the target side's input is off (the masks and memory are checked "
+            "after it)."
+        )
+    mem = given.get("memory")
+    if isinstance(mem, torch.Tensor) and mem.shape == memory.shape:
+        if not _close(mem, memory.double(), _LOOSE):
+            return (
+                f"{said} another memory than the one decode was given: the second argument of "
+                "decoder(y, memory, src_mask, tgt_mask) is decode's `memory` as it is (no "
+                "positions, no norm, no dropout added to it; the encoder already produced it)."
+            )
+    for name, right, rule, keys in (
+        ("src_mask", padding_mask(src, pad_id), "padding_mask(src_ids, self.pad_id)", src),
+        (
+            "tgt_mask",
+            decoder_self_attention_mask(tgt, pad_id),
+            "decoder_self_attention_mask(tgt_ids, self.pad_id)",
+            tgt,
+        ),
+    ):
+        where = _first_mask_difference(given.get(name), right, keys, pad_id)
+        if where:
+            role = "the cross-attention's" if name == "src_mask" else "the self-attention's"
+            return (
+                f"{said} a {name} ({role} mask) that is not {rule}: {where}. The decoder is "
+                "called as decoder(y, memory, src_mask, tgt_mask), with the model's own pad_id."
+            )
+    return None
+
+
+_LOOSE = {"rtol": 1e-4, "atol": 1e-5}
+
+
 def _check_case(c: Checker, cls, case: _Case) -> None:
     module, built = _build(c, cls, case)
     src = vocab_token_ids(
@@ -426,6 +524,11 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
                 sees_the_future,
                 random_in_eval(module.decode, call, tgt, memory, src),
                 decode_random,
+                lambda: (
+                    None
+                    if case.train
+                    else _localise_decode(module, m, tgt, memory, src, case.pad_id)
+                ),
             ),
             hint=_dropout_hint(case),
         )
