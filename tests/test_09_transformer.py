@@ -380,6 +380,21 @@ class TTiedByNewParameter(ref.Transformer):
             self.output.weight = nn.Parameter(table)
 
 
+class TCausalEncoder(_Reference):
+    """The encoder given decoder_self_attention_mask(src_ids) (b10a's probe: the generic
+    fallback)."""
+
+    def encode(self, src_ids):
+        x = self.positional_encoding(self.src_embedding(src_ids))
+        return self.encoder(x, decoder_self_attention_mask(src_ids, self.pad_id))
+
+
+class TEncoderInputDoubled(_Reference):
+    def encode(self, src_ids):
+        x = self.positional_encoding(self.src_embedding(src_ids)) * 2
+        return self.encoder(x, padding_mask(src_ids, self.pad_id))
+
+
 class TPositionsOnMemory(_Reference):
     """decode adds the positions to memory too (b10a's probe: the generic fallback)."""
 
@@ -1377,6 +1392,8 @@ MISTAKES = [
     Mistake(check_Transformer, TTargetPaddingOnQueryAxis, r"padding part on the QUERY axis"),
     Mistake(check_Transformer, TDecodeEncodesAgain, r"computed again inside decode"),
     Mistake(check_Transformer, TPositionsOnMemory, r"handed the decoder another memory"),
+    Mistake(check_Transformer, TCausalEncoder, r"encode handed the encoder a mask that is not"),
+    Mistake(check_Transformer, TEncoderInputDoubled, r"other source vectors .*\(yours are 2 times"),
     Mistake(
         check_Transformer,
         TCrossMaskPadZero,

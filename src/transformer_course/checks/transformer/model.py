@@ -399,6 +399,56 @@ def _localise_decode(module, m, tgt, memory, src, pad_id: int) -> str | None:
 _LOOSE = {"rtol": 1e-4, "atol": 1e-5}
 
 
+def _localise_encode(module, m, src, pad_id: int) -> str | None:
+    """Run the learner's encode with a hook on its encoder (the course's Encoder) and say
+    which of the encoder's inputs departs: the source vectors or the mask."""
+    from transformer_course.reference.encoder import Encoder as _Encoder
+
+    encoder = getattr(module, "encoder", None)
+    if not isinstance(encoder, _Encoder):
+        return None
+    seen: list = []
+    hook = encoder.register_forward_pre_hook(
+        lambda _module, args, kwargs: seen.append((args, kwargs)), with_kwargs=True
+    )
+    try:
+        with torch.no_grad():
+            module.encode(src.clone())
+    except Exception:
+        return None
+    finally:
+        hook.remove()
+    if len(seen) != 1:
+        return None
+    try:
+        given = inspect.signature(encoder.forward).bind(*seen[0][0], **seen[0][1]).arguments
+    except TypeError:
+        return None
+    with torch.no_grad():
+        x_right = m.positional_encoding(m.src_embedding(src))
+    x = given.get("x")
+    if isinstance(x, torch.Tensor) and x.shape == x_right.shape and not _close(x, x_right, _LOOSE):
+        ratio = float((x.double() * x_right).sum() / (x_right * x_right).sum())
+        scaled = (
+            f" (yours are {ratio:.4g} times them)"
+            if _close(x, ratio * x_right, _LOOSE) and abs(ratio - 1) > 1e-3
+            else ""
+        )
+        return (
+            "encode handed the encoder other source vectors than "
+            f"self.positional_encoding(self.src_embedding(src_ids)){scaled}: the source side's "
+            "input is off, before any layer runs (the mask is checked after it)."
+        )
+    where = _first_mask_difference(given.get("mask"), padding_mask(src, pad_id), src, pad_id)
+    if where:
+        return (
+            "encode handed the encoder a mask that is not padding_mask(src_ids, self.pad_id): "
+            f"{where}. The encoder's self-attention hides only the source's <pad> keys: no "
+            "look-ahead part (the encoder reads the whole source at once)."
+        )
+    return None
+
+
 def _check_case(c: Checker, cls, case: _Case) -> None:
     module, built = _build(c, cls, case)
     src = vocab_token_ids(
@@ -467,7 +517,11 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
             what,
             shape_hint=_shape_hint(got, case, "memory"),
             mistakes=encode_values,
-            properties=(random_in_eval(module.encode, encode_call, src), encode_random),
+            properties=(
+                random_in_eval(module.encode, encode_call, src),
+                encode_random,
+                lambda: None if case.train else _localise_encode(module, m, src, case.pad_id),
+            ),
             hint=_dropout_hint(case),
         )
 
