@@ -395,6 +395,13 @@ class TEncoderInputDoubled(_Reference):
         return self.encoder(x, padding_mask(src_ids, self.pad_id))
 
 
+class TForwardTargetAsSource(_Reference):
+    """forward gives decode tgt_ids where src_ids belongs (decode itself is right)."""
+
+    def forward(self, src_ids, tgt_ids):
+        return self.decode(tgt_ids, self.encode(src_ids), tgt_ids)
+
+
 class TPositionsOnMemory(_Reference):
     """decode adds the positions to memory too (b10a's probe: the generic fallback)."""
 
@@ -1392,6 +1399,7 @@ MISTAKES = [
     Mistake(check_Transformer, TTargetPaddingOnQueryAxis, r"padding part on the QUERY axis"),
     Mistake(check_Transformer, TDecodeEncodesAgain, r"computed again inside decode"),
     Mistake(check_Transformer, TPositionsOnMemory, r"handed the decoder another memory"),
+    Mistake(check_Transformer, TForwardTargetAsSource, r"forward passes tgt_ids as decode's third"),
     Mistake(check_Transformer, TCausalEncoder, r"encode handed the encoder a mask that is not"),
     Mistake(check_Transformer, TEncoderInputDoubled, r"other source vectors .*\(yours are 2 times"),
     Mistake(

@@ -615,6 +615,12 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
     with torch.no_grad():
         forward_values = {
             _ENCODER_ON_TARGET: lambda: decode_f(tgt, encode_f(tgt), tgt),
+            # decode passed on its own: forward's own wiring, which gives what decode's
+            # cross-attention mask built from tgt_ids gives (both are then named)
+            "forward passes tgt_ids as decode's third argument, decode(tgt_ids, memory, "
+            "tgt_ids): that argument is src_ids, from which the cross-attention's mask is "
+            "built (its keys are the source positions); forward(src_ids, tgt_ids) = "
+            "decode(tgt_ids, encode(src_ids), src_ids).": lambda: decode_f(tgt, encode_f(src), tgt),
             **decode_values,
             ignored: lambda: flip_decode(tgt, flip_encode(src), src),
         }
