@@ -2128,6 +2128,20 @@ def test_beam_search_names_scores_that_do_not_depend_on_the_token():
     assert "over the wrong axis" in text, text
 
 
+def test_beam_search_names_the_worst_live_answer():
+    """When nothing finishes, the answer is the best live hypothesis; beam[-1] (the worst)
+    was accepted, no case with beam_size > 1 running to max_len (b10a's probe)."""
+    fn = _beam_editing(
+        "results.append(max(finished or beam, key=normalised)[0])",
+        "results.append(max(finished, key=normalised)[0] if finished else beam[-1][0])",
+    )
+    from transformer_course.checking.failure import CheckFailure
+
+    for hidden in (False, True):
+        with pytest.raises(CheckFailure, match=r"you returned the last live one \(beam\[-1\]\)"):
+            check_beam_search(fn, hidden=hidden)
+
+
 def test_beam_search_fallback_states_the_contracts_stopping_rule():
     """The fallback used to say "stop once beam_size have finished", not the contract, and to
     guess a "most likely cause" that did not explain every answer."""

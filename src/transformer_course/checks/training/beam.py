@@ -145,6 +145,8 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
         pool = finished + beam if variant == "live_joins" else (finished or beam)
         if variant == "last_collected":
             return pool[-1][0]
+        if variant == "worst_live" and not finished:  # beam[-1], the live one of lowest score
+            return beam[-1][0]
         return max(pool, key=lambda h: scored(h, choice_mode))[0]
 
 
@@ -172,6 +174,9 @@ _BEAM_MESSAGES = {
     "hypotheses instead of long ones).",
     "last_collected": "You returned the last hypothesis collected (finished[-1]) rather "
     "than the best one: pick max(finished, key=normalised score).",
+    "worst_live": "When no hypothesis had finished, you returned the last live one "
+    "(beam[-1]), the one with the LOWEST score: the beam is sorted best first, so the answer "
+    "is the best live hypothesis, beam[0] (max(beam, key=score)).",
     "no_normalisation": "The length penalty is not applied: with length_penalty = α, the "
     "finished hypotheses are compared by score / ((5 + L) / 6) ** α, L counting <eos>.",
     "no_eos_in_length": "Your length penalty counts the tokens without <eos>; in this "
@@ -233,7 +238,11 @@ def beam_cases(hidden: bool):
     length penalty changes the answer, and every variant above is caught."""
     if hidden:
         settings = [(1, 8, 0.0), (1, 6, 1.5), (3, 8, 0.0), (4, 8, 1.0), (2, 6, 2.0), (5, 8, 0.6)]
-        specs = [(7202, 5, 6, 1, 1.0, settings), (7263, 3, 0, 7, 1.0, settings)]
+        specs = [
+            (7202, 5, 6, 1, 1.0, settings),
+            (7263, 3, 0, 7, 1.0, settings),
+            (7402, 6, 1, 0, -4.0, [(4, 6, 0.5)]),  # no row finishes: the best live one
+        ]
     else:
         settings = [(1, 7, 0.0), (1, 7, 1.0), (3, 7, 0.0), (3, 7, 1.0), (2, 6, 2.0), (4, 8, 0.6)]
         # the third model tells apart where the length penalty is applied (the stopping
@@ -243,6 +252,9 @@ def beam_cases(hidden: bool):
             (7100, 0, 2, 3, 3.0, settings),
             (7160, 4, 5, 6, 2.0, settings),
             (7313, 1, 6, 4, 1.0, [(4, 8, 2.0)]),
+            # <eos> made unlikely: no row finishes within max_len, so the answer is the best
+            # LIVE hypothesis, which only this model asks for with beam_size > 1
+            (7400, 2, 3, 5, -4.0, [(3, 5, 0.0)]),
         ]
     cases = []
     for seed, pad_id, bos_id, eos_id, eos_bias, case_settings in specs:
