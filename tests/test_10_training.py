@@ -2128,6 +2128,12 @@ def test_beam_search_names_scores_that_do_not_depend_on_the_token():
     assert "over the wrong axis" in text, text
 
 
+def test_beam_search_hints_a_one_dimensional_source_row():
+    """src_ids[row] (1-D) got only "handed it something outside its contract"."""
+    fn = _beam_editing("src = src_ids[row : row + 1]", "src = src_ids[row]")
+    assert "src_ids[row] drops the batch axis" in _visible_message(check_beam_search, fn)
+
+
 def test_beam_search_names_the_worst_live_answer():
     """When nothing finishes, the answer is the best live hypothesis; beam[-1] (the worst)
     was accepted, no case with beam_size > 1 running to max_len (b10a's probe)."""

@@ -409,6 +409,11 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                             "log-probability.",
                             "ZeroDivisionError": _zero_division_hint(alpha),
                             "list index out of range": _INDEX_HINT,
+                            "too many indices for tensor of dimension 1": "A 1-D tensor of "
+                            "ids reached the model: model.encode and model.decode take "
+                            "(batch, len) ids. src_ids[row] drops the batch axis (keep it: "
+                            "src_ids[row : row + 1], shape (1, len_src)); the live "
+                            "hypotheses go in as one (k, steps) tensor, <bos> first.",
                             "is out of bounds for dimension 1 with size 1": "At the first "
                             "step the decoder sees <bos> alone (one position): the next "
                             "token's scores are those of the last position, logits[:, -1] "
