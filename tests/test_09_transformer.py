@@ -1180,6 +1180,21 @@ def greedy_drops_the_first_row(model, src_ids, max_len, bos_id, eos_id):
     return torch.cat([torch.full((src_ids.shape[0], 1), bos_id), tokens], dim=1)[1:]
 
 
+def greedy_finished_from_last_token(model, src_ids, max_len, bos_id, eos_id):
+    """Rows taken for finished only while their last token is <eos> (b10a's probe: told the
+    rows interfere, which they do not)."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        for _ in range(max_len):
+            next_token = model.decode(tokens, memory, src_ids)[:, -1].argmax(-1)
+            next_token = next_token.masked_fill(tokens[:, -1] == eos_id, model.pad_id)
+            tokens = torch.cat([tokens, next_token[:, None]], dim=1)
+            if (tokens == eos_id).any(dim=1).all():
+                break
+    return tokens[:, 1:]
+
+
 def greedy_returns_list(model, src_ids, max_len, bos_id, eos_id):
     return ref.greedy_decode(model, src_ids, max_len, bos_id, eos_id).tolist()
 
@@ -1536,6 +1551,11 @@ MISTAKES = [
     ),
     Mistake(check_greedy_decode, greedy_one_step_less, r"Your rows stop at \d+ tokens"),
     Mistake(check_greedy_decode, greedy_returns_list, r"returned a list"),
+    Mistake(
+        check_greedy_decode,
+        greedy_finished_from_last_token,
+        r"(?s)^(?!.*rows interfere).*had produced <eos> before step .*stays True once set",
+    ),
     Mistake(check_greedy_decode, greedy_drops_the_first_row, r"drops the first ROW"),
     Mistake(check_greedy_decode, greedy_appends_a_row, r"tensor with ONE row: .* as a row"),
     # PyTorch's raw IndexError before

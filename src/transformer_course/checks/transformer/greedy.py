@@ -401,7 +401,10 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
 
     def hint() -> str:
         text = _greedy_hint(got, expected, case, model, src)
-        if text.startswith(("Replaying your steps: row", "Row ")):  # located, no cause
+        # located, no cause; a finished row that goes on is not rows interfering (alone,
+        # each sentence's loop simply stops at its own <eos>)
+        located = text.startswith(("Replaying your steps: row", "Row "))
+        if located and "had produced <eos> before step" not in text:
             return _rows_interfere(c, greedy_decode, model, src, case, got, expected) + text
         return text
 
@@ -534,7 +537,11 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
         if done:
             return (
                 f"Row {row} had produced <eos> before step {step + 1}, but yours then gives "
-                f"{mine_}: a finished row gets model.pad_id ({pad}) from then on."
+                f"{mine_}: a finished row gets model.pad_id ({pad}) from then on, at every "
+                "later step. Keep one finished flag per row that stays True once set "
+                "(finished = finished | (next_token == eos_id)): a flag computed afresh at "
+                "each step, from the new token or the last one, forgets the rows that "
+                "finished earlier."
             )
         if mine_ == pad:
             return (
