@@ -226,6 +226,16 @@ class TNoTargetPadding(_Wired):
         return self.decoder(y, memory, src_mask, look_ahead_mask(tgt_ids.shape[1]))
 
 
+class TTargetPaddingOnQueryAxis(_Wired):
+    """The padding part unsqueezed on the query axis, (batch, 1, len_tgt, 1), and'ed with
+    the look-ahead part (blind10a: the generic fallback before)."""
+
+    def wire(self, y, memory, src_ids, tgt_ids):
+        src_mask, _ = self.masks(src_ids, tgt_ids)
+        rows = (tgt_ids != self.pad_id)[:, None, :, None]
+        return self.decoder(y, memory, src_mask, look_ahead_mask(tgt_ids.shape[1]) & rows)
+
+
 class TMasksSwapped(_Wired):
     def wire(self, y, memory, src_ids, tgt_ids):
         src_mask, tgt_mask = self.masks(src_ids, tgt_ids)
@@ -334,6 +344,101 @@ class TSharedEmbeddings(_Reference):
 class TTieIgnored(_Reference):
     def __init__(self, *args, tie_embeddings=False, **kwargs):
         super().__init__(*args, **kwargs)
+
+
+class TSourceMaskOneAxis(_Reference):
+    """The source padding mask (batch, 1, len_src): the batch axis meets the heads axis
+    (blind10a: told only that two tensors of different sizes met)."""
+
+    def encode(self, src_ids):
+        x = self.positional_encoding(self.src_embedding(src_ids))
+        return self.encoder(x, (src_ids != self.pad_id)[:, None, :])
+
+
+class TDecodeUsesStoredMemory(_Reference):
+    """encode keeps its memory on the module and decode uses it: the same logits as encoding
+    again inside decode, on the check's calls; both are named."""
+
+    def encode(self, src_ids):
+        self.memory = super().encode(src_ids)
+        return self.memory
+
+    def decode(self, tgt_ids, memory, src_ids):
+        return super().decode(tgt_ids, self.memory, src_ids)
+
+
+class TTiedByNewParameter(ref.Transformer):
+    """nn.Parameter(table) for the other two: new Parameter objects over one storage."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, *args, tie_embeddings=False, **kwargs):
+        if tie_embeddings and src_vocab_size != tgt_vocab_size:
+            raise ValueError("tie_embeddings needs one vocabulary")
+        super().__init__(src_vocab_size, tgt_vocab_size, *args, **kwargs)
+        if tie_embeddings:
+            table = self.src_embedding.embedding.weight
+            self.tgt_embedding.embedding.weight = nn.Parameter(table)
+            self.output.weight = nn.Parameter(table)
+
+
+class TCausalEncoder(_Reference):
+    """The encoder given decoder_self_attention_mask(src_ids) (b10a's probe: the generic
+    fallback)."""
+
+    def encode(self, src_ids):
+        x = self.positional_encoding(self.src_embedding(src_ids))
+        return self.encoder(x, decoder_self_attention_mask(src_ids, self.pad_id))
+
+
+class TEncoderInputDoubled(_Reference):
+    def encode(self, src_ids):
+        x = self.positional_encoding(self.src_embedding(src_ids)) * 2
+        return self.encoder(x, padding_mask(src_ids, self.pad_id))
+
+
+class TForwardTargetAsSource(_Reference):
+    """forward gives decode tgt_ids where src_ids belongs (decode itself is right)."""
+
+    def forward(self, src_ids, tgt_ids):
+        return self.decode(tgt_ids, self.encode(src_ids), tgt_ids)
+
+
+class TPositionsOnMemory(_Reference):
+    """decode adds the positions to memory too (b10a's probe: the generic fallback)."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        return super().decode(tgt_ids, self.positional_encoding(memory), src_ids)
+
+
+class TCrossMaskPadZero(_Wired):
+    """Only the cross-attention's mask built with pad id 0 (b10a's probe: the generic
+    fallback; the table has 0 in both masks)."""
+
+    def wire(self, y, memory, src_ids, tgt_ids):
+        _, tgt_mask = self.masks(src_ids, tgt_ids)
+        return self.decoder(y, memory, padding_mask(src_ids, 0), tgt_mask)
+
+
+class TDecodeEncodesAgain(_Wired):
+    """decode ignores its memory and runs the encoder on src_ids again (blind10a: accepted,
+    since the check handed decode encode's own memory)."""
+
+    def wire(self, y, memory, src_ids, tgt_ids):
+        src_mask, tgt_mask = self.masks(src_ids, tgt_ids)
+        return self.decoder(y, self.encode(src_ids), src_mask, tgt_mask)
+
+
+class TTiedThroughData(ref.Transformer):
+    """Tied by assigning .data: one storage, three Parameter objects (blind10a: accepted
+    before, since the three always hold the same values)."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, *args, tie_embeddings=False, **kwargs):
+        if tie_embeddings and src_vocab_size != tgt_vocab_size:
+            raise ValueError("tie_embeddings needs one vocabulary")
+        super().__init__(src_vocab_size, tgt_vocab_size, *args, **kwargs)
+        if tie_embeddings:
+            table = self.src_embedding.embedding.weight
+            self.tgt_embedding.embedding.weight.data = table.data
+            self.output.weight.data = table.data
 
 
 class TTieOutputOnly(_Reference):
@@ -925,6 +1030,19 @@ def count_norms_divided(*args, **kwargs):
 
 
 # ================================================================== greedy_decode
+def count_final_term_one(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """1 added once per stack where final_norm is False (mutant count_parameters-13)."""
+    counts = ref.count_parameters(
+        vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm
+    )
+    if not final_norm:
+        counts["encoder"] += 1
+        counts["decoder"] += 1
+    return counts
+
+
 def greedy_reencode(model, src_ids, max_len, bos_id, eos_id):
     """Runs the whole model (encoder included) at every step: slower, same result."""
     tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
@@ -1014,8 +1132,11 @@ def greedy_one_step_less(model, src_ids, max_len, bos_id, eos_id):
     return greedy_decode_f(model, src_ids, max_len, bos_id, eos_id, steps=max_len - 1)
 
 
-def _greedy_variant(*, start=None, softmax_positions=False, stop_on_any=False, position=-1):
-    """The reference loop with one decision changed (no knob of greedy_decode_f)."""
+def _greedy_variant(
+    *, start=None, softmax_positions=False, stop_on_any=False, position=-1, break_first=False
+):
+    """The reference loop with one decision changed (no knob of greedy_decode_f);
+    ``break_first``: the stop test before the step's column is appended."""
 
     def greedy(model, src_ids, max_len, bos_id, eos_id):
         with torch.no_grad():
@@ -1030,13 +1151,48 @@ def _greedy_variant(*, start=None, softmax_positions=False, stop_on_any=False, p
                 if softmax_positions:
                     logits = torch.softmax(logits, dim=1)
                 token = logits[:, position].argmax(-1).masked_fill(finished, model.pad_id)
-                tokens = torch.cat([tokens, token[:, None]], dim=1)
+                if not break_first:
+                    tokens = torch.cat([tokens, token[:, None]], dim=1)
                 finished = finished | (token == eos_id)
                 if finished.any() if stop_on_any else finished.all():
                     break
+                if break_first:
+                    tokens = torch.cat([tokens, token[:, None]], dim=1)
         return tokens[:, 1:]
 
     return greedy
+
+
+def greedy_appends_a_row(model, src_ids, max_len, bos_id, eos_id):
+    """The new tokens appended as a (1, batch) row (blind10a: the raw torch.cat error)."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        for _ in range(max_len):
+            next_token = model.decode(tokens, memory, src_ids)[:, -1].argmax(-1)
+            tokens = torch.cat([tokens, next_token[None]], dim=1)
+    return tokens[:, 1:]
+
+
+def greedy_drops_the_first_row(model, src_ids, max_len, bos_id, eos_id):
+    """tokens[1:] where tokens[:, 1:] belongs (blind10a: told only the shapes)."""
+    tokens = ref.greedy_decode(model, src_ids, max_len, bos_id, eos_id)
+    return torch.cat([torch.full((src_ids.shape[0], 1), bos_id), tokens], dim=1)[1:]
+
+
+def greedy_finished_from_last_token(model, src_ids, max_len, bos_id, eos_id):
+    """Rows taken for finished only while their last token is <eos> (b10a's probe: told the
+    rows interfere, which they do not)."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        for _ in range(max_len):
+            next_token = model.decode(tokens, memory, src_ids)[:, -1].argmax(-1)
+            next_token = next_token.masked_fill(tokens[:, -1] == eos_id, model.pad_id)
+            tokens = torch.cat([tokens, next_token[:, None]], dim=1)
+            if (tokens == eos_id).any(dim=1).all():
+                break
+    return tokens[:, 1:]
 
 
 def greedy_returns_list(model, src_ids, max_len, bos_id, eos_id):
@@ -1255,6 +1411,25 @@ MISTAKES = [
     Mistake(check_Transformer, TDropoutTwice, r"dropout ran twice on that sum"),
     Mistake(check_Transformer, TTwoPositionalEncodings, r"You built a second positional encoding"),
     Mistake(check_Transformer, TNoTargetPadding, r"ignores the target's padding"),
+    Mistake(check_Transformer, TTargetPaddingOnQueryAxis, r"padding part on the QUERY axis"),
+    Mistake(check_Transformer, TDecodeEncodesAgain, r"computed again inside decode"),
+    Mistake(check_Transformer, TPositionsOnMemory, r"handed the decoder another memory"),
+    Mistake(check_Transformer, TForwardTargetAsSource, r"forward passes tgt_ids as decode's third"),
+    Mistake(check_Transformer, TCausalEncoder, r"encode handed the encoder a mask that is not"),
+    Mistake(check_Transformer, TEncoderInputDoubled, r"other source vectors .*\(yours are 2 times"),
+    Mistake(
+        check_Transformer,
+        TCrossMaskPadZero,
+        r"a src_mask \(the cross-attention's mask\) that is not padding_mask.*a real token",
+    ),
+    Mistake(check_Transformer, TDecodeUsesStoredMemory, r"kept from the last encode call"),
+    Mistake(check_Transformer, TTiedByNewParameter, r"wrapping the matrix in a new Parameter"),
+    Mistake(
+        check_Transformer,
+        TSourceMaskOneAxis,
+        r"raise when the source padding mask is \(batch, 1, len\), one new axis where two",
+    ),
+    Mistake(check_Transformer, TTiedThroughData, r"different Parameter objects over one storage"),
     Mistake(check_Transformer, TMasksSwapped, r"two decoder masks are swapped"),
     Mistake(check_Transformer, TTargetMaskToCross, r"cross-attention got the target mask"),
     Mistake(check_Transformer, TNoCrossMask, r"cross-attention ignores the padding"),
@@ -1323,6 +1498,12 @@ MISTAKES = [
         for knobs, message in checks.COUNT_MISTAKES
     ],
     Mistake(check_count_parameters, count_total_only, r"returned a int.*single number"),
+    # mutant count_parameters-13 (final = ... else 1): told "1 more ... in the layer"
+    Mistake(
+        check_count_parameters,
+        count_final_term_one,
+        r"With final_norm=False, yours is 1 more .* counted once per stack, not per layer",
+    ),
     Mistake(check_count_parameters, count_with_total, r"expected exactly"),
     Mistake(check_count_parameters, count_per_head_width, r"multiplied the attention's matrices"),
     Mistake(
@@ -1370,6 +1551,13 @@ MISTAKES = [
     ),
     Mistake(check_greedy_decode, greedy_one_step_less, r"Your rows stop at \d+ tokens"),
     Mistake(check_greedy_decode, greedy_returns_list, r"returned a list"),
+    Mistake(
+        check_greedy_decode,
+        greedy_finished_from_last_token,
+        r"(?s)^(?!.*rows interfere).*had produced <eos> before step .*stays True once set",
+    ),
+    Mistake(check_greedy_decode, greedy_drops_the_first_row, r"drops the first ROW"),
+    Mistake(check_greedy_decode, greedy_appends_a_row, r"tensor with ONE row: .* as a row"),
     # PyTorch's raw IndexError before
     Mistake(check_greedy_decode, _greedy_variant(position=-2), r"<bos> alone .*logits\[:, -1\]"),
     Mistake(
@@ -1396,6 +1584,13 @@ MISTAKES = [
         check_greedy_decode,
         _greedy_variant(stop_on_any=True),
         r"stops after \d steps, when some rows had produced <eos>, although row \d had not",
+    ),
+    # the stop test before the step's column is appended: the final <eos> column is lost
+    # (blind10a): it was told it stops when some rows had finished, which it does not
+    Mistake(
+        check_greedy_decode,
+        _greedy_variant(break_first=True),
+        r"one column short: .*broke before appending the step's tokens",
     ),
     Mistake(check_greedy_decode, greedy_int32, r"torch\.int32.*int64"),
     Mistake(check_greedy_decode, greedy_float, r"torch\.float32 values: token ids are integers"),

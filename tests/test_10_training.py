@@ -327,6 +327,22 @@ def sides_shuffled_apart(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shu
 
 
 BATCH_MISTAKES = [
+    # b10a's own probes: the target sliced without <eos> (the row diff only before), labels
+    # padded with <eos> (the row diff only before)
+    Mistake(
+        check_make_batches,
+        named("sliced_without_eos")(
+            batches_with(
+                decoder_input=lambda t, bos, eos: [bos, *t[:-1]], labels=lambda t, b, e: list(t)
+            )
+        ),
+        r"what slicing \[<bos>\] \+ target into \[:-1\] and \[1:\] gives",
+    ),
+    Mistake(
+        check_make_batches,
+        named("labels_padded_with_eos")(batches_with(label_pad=3)),
+        r"Your labels are padded with \d+ \(eos_id\), not pad_id",
+    ),
     Mistake(
         check_make_batches,
         sides_shuffled_apart,
@@ -399,6 +415,12 @@ def noam_variant(formula, name):
 
 
 NOAM_MISTAKES = [
+    # blind10a: the warm-up line capped at warmup, no decay: told "step ** 0"
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-0.5 * min(max(s, 1), w) * w**-1.5, "no_decay"),
+        r"your rates stay constant .*no decay",
+    ),
     # blind9a: the paper's sizes written into the formula got "largest difference at"
     Mistake(
         check_noam_lr,
@@ -829,7 +851,18 @@ def target_term_divided(logits, labels, pad_id, smoothing=0.1):
     return ((1 - smoothing) / target - smoothing * log_probs.mean(-1))[keep].mean()
 
 
+@named("gather_along_positions")
+def gather_along_positions(logits, labels, pad_id, smoothing=0.1):
+    """gather along dim=-2 (mutant label_smoothed_loss-14: PyTorch's raw index error)."""
+    log_probs = torch.log_softmax(logits, dim=-1)
+    keep = labels != pad_id
+    target = -log_probs.gather(-2, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+    loss = (1 - smoothing) * target + smoothing * -log_probs.mean(dim=-1)
+    return loss[keep].mean()
+
+
 SMOOTHING_MISTAKES = [
+    Mistake(SMOOTH, gather_along_positions, r"gathered along dim=1 \(or -2, the positions\)"),
     Mistake(SMOOTH, target_term_divided, r"the target term divides where it multiplies"),
     Mistake(SMOOTH, mask_inverted, r"over the pad positions only.*your mask is inverted"),
     # told the formula only before: other weights, fitted on three inputs, are named
@@ -977,9 +1010,10 @@ def step_with(
     eval_after=False,
     steps=1,
     fixed_clip=None,
+    target="labels",
 ):
     def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
-        if train:
+        if train is True:
             model.train()
         if zero == "before":
             optimizer.zero_grad()
@@ -991,7 +1025,9 @@ def step_with(
                 logits = model(src, src)
             else:
                 logits = model(src, decoder_input if feed == "decoder_input" else labels)
-            loss = loss_fn(logits, labels)
+            if train == "after_forward":
+                model.train()
+            loss = loss_fn(logits, decoder_input if target == "decoder_input" else labels)
             if order not in ("no-backward", "step-first"):
                 loss.backward()
             if zero == "between":
@@ -1070,8 +1106,50 @@ def loss_fn_arguments_swapped(model, batch, optimizer, loss_fn, clip_norm=1.0):
     return loss.item()
 
 
+def _step_scaled(loss_factor=1.0, grad_factor=1.0):
+    """The loss returned (and back-propagated) times ``loss_factor``; the back-propagated
+    loss alone times ``grad_factor``."""
+
+    def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
+        model.train()
+        src, decoder_input, labels = batch
+        loss = loss_fn(model(src, decoder_input), labels) * loss_factor
+        (loss * grad_factor).backward()
+        if clip_norm is not None:
+            nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+        optimizer.step()
+        optimizer.zero_grad()
+        return loss.item()
+
+    return train_step
+
+
 STEP = check_train_step
 STEP_MISTAKES = [
+    # a loss divided by the batch size was told only the expected value; a scaled update
+    # only the largest difference
+    Mistake(
+        STEP,
+        named("loss_divided_by_batch_size")(_step_scaled(loss_factor=0.25)),
+        r"exactly 0\.25 times loss_fn.*\(1 / 4: divided by the batch size\?\)",
+    ),
+    Mistake(
+        STEP,
+        named("gradients_tripled")(_step_scaled(grad_factor=3.0)),
+        r"every weight moved 3 times as far as in one reference step",
+    ),
+    # blind10a: model.train() after the forward pass, which ran in eval mode (the dropout-0
+    # models could not see it); the loss against decoder_input, told only the steps' order
+    Mistake(
+        STEP,
+        named("train_mode_after_forward")(step_with(train="after_forward")),
+        "whose forward pass ran in eval mode",
+    ),
+    Mistake(
+        STEP,
+        named("loss_against_decoder_input")(step_with(target="decoder_input")),
+        "against decoder_input instead of labels",
+    ),
     Mistake(STEP, named("no_clipping")(step_with(clip=None)), "were not clipped"),
     Mistake(STEP, named("clip_after_step")(step_with(order="step-clip")), "too late"),
     # the candidates left this one out (blind4c): clipping zeros before backward()
@@ -1586,6 +1664,30 @@ SCORE_MISTAKES = [
         ),
         "one list per sentence",
     ),
+    # blind10a: the holes left out of the streams (no None) give the value of the lists
+    # passed as they came on the first visible case (100): the probe parts them
+    Mistake(
+        SCORES,
+        named("streams_without_their_holes")(
+            scores_with(
+                bleu=lambda h, r: (
+                    sacrebleu.corpus_bleu(
+                        h,
+                        [[x[j] for x in r if j < len(x)] for j in range(max(map(len, r)))],
+                    ).score
+                )
+            )
+        ),
+        r"leave the holes out instead of holding None",
+    ),
+    # b10a's own probe: the per-sentence lists wrapped once more, sacrebleu's raw TypeError
+    Mistake(
+        SCORES,
+        named("references_wrapped_once_more")(
+            scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(h, [r]).score)
+        ),
+        r"such as \[references\] \(the per-sentence lists wrapped once more\)",
+    ),
     Mistake(
         SCORES,
         named("bleu_as_fraction")(
@@ -1909,6 +2011,24 @@ def test_make_batches_teacher_forcing_lines_up():
     assert ((lab == EOS_ID).sum(1) == 1).all()
 
 
+def test_bleu_probe_parts_the_mistakes_that_tie():
+    """The lists passed as they came and the streams without their holes both give 100 on
+    the first visible case; on the probe they differ, and from the right BLEU."""
+    from transformer_course.checks.training import scores
+
+    hypotheses, references = scores.BLEU_PROBE
+    values = {
+        name: scores._BLEU_MODELS[scores._BLEU_MISTAKES[name]](hypotheses, references)
+        for name in ("per_sentence_lists", "compacted")
+    }
+    right = scores._bleu(hypotheses, references)
+    assert abs(values["per_sentence_lists"] - values["compacted"]) > 1
+    assert all(abs(value - right) > 1 for value in values.values())
+    visible = scores._VISIBLE_SCORES[0]
+    tie = [scores._BLEU_MODELS[scores._BLEU_MISTAKES[n]](*visible) for n in values]
+    assert tie[0] == pytest.approx(tie[1])  # why the probe is needed
+
+
 def test_translation_scores_oracle():
     """Exact match against any reference; BLEU with several references is sacrebleu's,
     and a sentence's missing references (None) change nothing."""
@@ -1977,8 +2097,55 @@ def test_beam_search_names_every_cause_that_agrees_with_all_answers():
 
 
 def test_beam_search_names_a_hypothesis_extended_after_eos():
+    """Kept in the beam after <eos>, a hypothesis runs to max_len: both causes that give
+    tokens after <eos> are named. A shorter answer with tokens after its <eos> was changed
+    after it finished (blind10a: a parent's list appended to in place was told it went on
+    after <eos>)."""
     fn = _beam_editing("if token == eos_id:", "if False:")
-    assert "went on after <eos>" in _visible_message(check_beam_search, fn)
+    text = _visible_message(check_beam_search, fn)
+    assert "stayed in the beam and was extended" in text and "share one token list" in text
+    shared = _beam_editing(
+        "candidate = (beam[parent][0] + [token], scores[parent, token].item())",
+        "beam[parent][0].append(token)\n"
+        "                    candidate = (beam[parent][0], scores[parent, token].item())",
+    )
+    text = _visible_message(check_beam_search, shared)
+    assert "was changed after it finished" in text and "stayed in the beam" not in text, text
+
+
+def test_beam_search_names_scores_that_do_not_depend_on_the_token():
+    """The new token's log-probability left out of its score (mutant beam_search-14): every
+    candidate ties and the answers are token 0 repeated; it was told only that beam_size=1
+    must give greedy's answer."""
+    fn = _beam_editing(
+        "scores = torch.tensor([s for _, s in beam])[:, None] + log_probs",
+        "scores = torch.tensor([s for _, s in beam])[:, None]",
+    )
+    text = _visible_message(check_beam_search, fn)
+    assert "scores do not depend on the token" in text, text
+    # the log_softmax over the hypotheses keeps its own, more precise, message
+    text = _visible_message(check_beam_search, reference_beam_with(dim=0))
+    assert "over the wrong axis" in text, text
+
+
+def test_beam_search_hints_a_one_dimensional_source_row():
+    """src_ids[row] (1-D) got only "handed it something outside its contract"."""
+    fn = _beam_editing("src = src_ids[row : row + 1]", "src = src_ids[row]")
+    assert "src_ids[row] drops the batch axis" in _visible_message(check_beam_search, fn)
+
+
+def test_beam_search_names_the_worst_live_answer():
+    """When nothing finishes, the answer is the best live hypothesis; beam[-1] (the worst)
+    was accepted, no case with beam_size > 1 running to max_len (b10a's probe)."""
+    fn = _beam_editing(
+        "results.append(max(finished or beam, key=normalised)[0])",
+        "results.append(max(finished, key=normalised)[0] if finished else beam[-1][0])",
+    )
+    from transformer_course.checking.failure import CheckFailure
+
+    for hidden in (False, True):
+        with pytest.raises(CheckFailure, match=r"you returned the last live one \(beam\[-1\]\)"):
+            check_beam_search(fn, hidden=hidden)
 
 
 def test_beam_search_fallback_states_the_contracts_stopping_rule():

@@ -267,6 +267,14 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
         r"difference is exactly one attention per layer",
         "3 * attention per decoder layer; the message says one attention too many per layer",
     ),
+    ("count_parameters", "number: 0 -> 1"): (
+        "named",
+        r"With final_norm=False, yours is 1 more than the reference on every configuration "
+        r"checked, whatever num_layers .* counted once per stack",
+        "final = layer_norm if final_norm else 1: the message says the stacks are 1 more with "
+        "final_norm=False, once per stack, in the final LayerNorm's term (it says '1 more', "
+        "not the rule's 'one more', and 'your count adds' reads as a stated cause to it)",
+    ),
     ("count_parameters", "drop: a ± b -> a"): (
         "named",
         r"difference is exactly one feed-forward per layer",

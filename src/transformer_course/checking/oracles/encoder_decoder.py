@@ -399,7 +399,8 @@ def transformer_decode_f(
     """Lesson 09's ``decode``: tgt (batch, len_tgt), memory (batch, len_src, d_model), src
     (batch, len_src) -> logits (batch, len_tgt, tgt_vocab_size). Knobs: ``self_mask``
     ("causal_pad" right, "pad" (no look-ahead), "causal" (no target padding), "src_pad",
-    "src_causal_pad" (decoder_self_attention_mask(src_ids): the source's length), "pad0", "inverted", "pad_or_causal": the two parts joined by |), ``cross_mask`` ("src_pad" right, "none", "tgt", "tgt_pad": padding_mask(tgt_ids), "pad0", "inverted"), ``reads`` ("memory"
+    "src_causal_pad" (decoder_self_attention_mask(src_ids): the source's length), "pad0", "inverted", "pad_or_causal": the two parts joined by |, "causal_pad_queries": the
+    padding part on the query axis), ``cross_mask`` ("src_pad" right, "none", "tgt", "tgt_pad": padding_mask(tgt_ids), "pad0", "inverted"), ``reads`` ("memory"
     right, "self": the target read as memory, "swap": decoder(memory, target)), ``output``
     ("logits" right, "softmax", "log_softmax", "softmax_positions"), and
     :func:`transformer_embed_f`'s."""
@@ -414,6 +415,8 @@ def transformer_decode_f(
         "pad0": lambda: _causal_padding(tgt, 0),
         "inverted": lambda: ~_causal_padding(tgt, pad_id),  # nn.Transformer's convention
         "pad_or_causal": lambda: _padding(tgt, pad_id) | causal,  # | where & belongs
+        # the padding on the query axis, (batch, 1, len, 1): padded rows blanked, not columns
+        "causal_pad_queries": lambda: (tgt != pad_id)[:, None, :, None] & causal,
     }
     masks_cross = {
         "src_pad": lambda: _padding(src, pad_id),

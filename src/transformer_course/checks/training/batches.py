@@ -56,6 +56,12 @@ MINUS_100 = (
     "F.cross_entropy(..., ignore_index=pad_id)); -100 is not a valid token id and would "
     "crash the loss. Pad labels with pad_id."
 )
+_SLICED_WITHOUT_EOS = (
+    "Your decoder input is [<bos>] + target without the target's last token, and your labels "
+    "the target without <eos>: what slicing [<bos>] + target into [:-1] and [1:] gives. "
+    "The sequence to slice is [<bos>] + target + [<eos>]: decoder_input = [<bos>] + target "
+    "(all of it), labels = target + [<eos>]; without <eos> the model never learns to stop."
+)
 _SHIFTED_TWICE = (
     "Your labels are shifted twice: they are target[1:] + [<eos>], so the first target token "
     "is never a label and position t is asked for the token after the next one. The "
@@ -257,6 +263,17 @@ def _check_rows(c: Checker, batch, chunk, ids: dict[str, int], what: str, src_fo
             c.fail(f"in {what}, {pair}. {_SHIFTED_TWICE}")
         if d in (list(target), [*target, eos]):
             c.fail(f"in {what}, {pair}. {_NO_BOS}")
+        if target and d == [bos, *target[:-1]] and lab == list(target):
+            c.fail(f"in {what}, {pair}. {_SLICED_WITHOUT_EOS}")
+        tail = l_raw[len(want_l) :]
+        if d == want_d and l_raw[: len(want_l)] == want_l and tail and len(set(tail)) == 1:
+            c.fail(
+                f"in {what}, {pair}. Your labels are padded with {tail[0]}"
+                f"{' (eos_id)' if tail[0] == eos else ''}, not pad_id={pad}: the loss leaves "
+                "out only the positions whose label is pad_id, so every padded position would "
+                "be trained to predict that token. Pad the labels with pad_id, "
+                "pad_batch(rows, pad_id)."
+            )
         hint = _hardcoded(d_raw, [*want_d, *[pad] * (len(d_raw) - len(want_d))], ids)
         hint = hint or _hardcoded(l_raw, [*want_l, *[pad] * (len(l_raw) - len(want_l))], ids)
         c.fail(

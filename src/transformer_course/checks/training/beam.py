@@ -145,6 +145,8 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
         pool = finished + beam if variant == "live_joins" else (finished or beam)
         if variant == "last_collected":
             return pool[-1][0]
+        if variant == "worst_live" and not finished:  # beam[-1], the live one of lowest score
+            return beam[-1][0]
         return max(pool, key=lambda h: scored(h, choice_mode))[0]
 
 
@@ -172,6 +174,9 @@ _BEAM_MESSAGES = {
     "hypotheses instead of long ones).",
     "last_collected": "You returned the last hypothesis collected (finished[-1]) rather "
     "than the best one: pick max(finished, key=normalised score).",
+    "worst_live": "When no hypothesis had finished, you returned the last live one "
+    "(beam[-1]), the one with the LOWEST score: the beam is sorted best first, so the answer "
+    "is the best live hypothesis, beam[0] (max(beam, key=score)).",
     "no_normalisation": "The length penalty is not applied: with length_penalty = α, the "
     "finished hypotheses are compared by score / ((5 + L) / 6) ** α, L counting <eos>.",
     "no_eos_in_length": "Your length penalty counts the tokens without <eos>; in this "
@@ -233,7 +238,11 @@ def beam_cases(hidden: bool):
     length penalty changes the answer, and every variant above is caught."""
     if hidden:
         settings = [(1, 8, 0.0), (1, 6, 1.5), (3, 8, 0.0), (4, 8, 1.0), (2, 6, 2.0), (5, 8, 0.6)]
-        specs = [(7202, 5, 6, 1, 1.0, settings), (7263, 3, 0, 7, 1.0, settings)]
+        specs = [
+            (7202, 5, 6, 1, 1.0, settings),
+            (7263, 3, 0, 7, 1.0, settings),
+            (7402, 6, 1, 0, -4.0, [(4, 6, 0.5)]),  # no row finishes: the best live one
+        ]
     else:
         settings = [(1, 7, 0.0), (1, 7, 1.0), (3, 7, 0.0), (3, 7, 1.0), (2, 6, 2.0), (4, 8, 0.6)]
         # the third model tells apart where the length penalty is applied (the stopping
@@ -243,6 +252,9 @@ def beam_cases(hidden: bool):
             (7100, 0, 2, 3, 3.0, settings),
             (7160, 4, 5, 6, 2.0, settings),
             (7313, 1, 6, 4, 1.0, [(4, 8, 2.0)]),
+            # <eos> made unlikely: no row finishes within max_len, so the answer is the best
+            # LIVE hypothesis, which only this model asks for with beam_size > 1
+            (7400, 2, 3, 5, -4.0, [(3, 5, 0.0)]),
         ]
     cases = []
     for seed, pad_id, bos_id, eos_id, eos_bias, case_settings in specs:
@@ -285,10 +297,7 @@ def _beam_rows(
                 hint = (
                     " You padded with 0: use model.pad_id."
                     if all(t == 0 for t in tail) and pad_id != 0
-                    else " Tokens follow its <eos>: a hypothesis went on after <eos>. A "
-                    "candidate that ends in <eos> is finished: set it aside (it takes no place "
-                    "in the beam and is never extended), and after <eos> a row holds only "
-                    "model.pad_id."
+                    else _after_eos_hint(_stripped(row, pad_id), max_len)
                 )
                 c.fail(f"row {i} of {what} is {row}.{hint}")
             rows.append(row[:end])
@@ -296,6 +305,38 @@ def _beam_rows(
             rows.append(row)
     c.ok()
     return rows
+
+
+def _stripped(row: list[int], pad_id: int) -> list[int]:
+    end = len(row)
+    while end and row[end - 1] == pad_id:
+        end -= 1
+    return row[:end]
+
+
+_SHARED_LISTS = (
+    "hypotheses share one token list: extending a hypothesis in place (tokens.append(token) "
+    "or +=) changes its parent's list, which the finished hypothesis and the parent's other "
+    "children still hold; build a new list for every candidate, parent_tokens + [token]"
+)
+
+
+def _after_eos_hint(tokens: list[int], max_len: int) -> str:
+    """Tokens after <eos> in an answer: a hypothesis extended after <eos> runs to max_len
+    (nothing ever finishes), so a shorter one was changed after it finished."""
+    if len(tokens) < max_len:
+        return (
+            f" Tokens follow its <eos>, and the answer holds {len(tokens)} tokens, fewer than "
+            f"max_len={max_len}: a hypothesis that kept growing after <eos> would have run to "
+            "max_len, so this one's token list was changed after it finished: "
+            f"{_SHARED_LISTS}. After <eos> a row holds only model.pad_id."
+        )
+    return (
+        " Tokens follow its <eos>. Two mistakes give that: (1) a candidate that ends in <eos> "
+        "stayed in the beam and was extended (it is finished: set it aside, it takes no place "
+        f"in the beam and is never extended), or (2) {_SHARED_LISTS}. After <eos> a row holds "
+        "only model.pad_id."
+    )
 
 
 def _zero_division_hint(alpha: float) -> str:
@@ -368,6 +409,11 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                             "log-probability.",
                             "ZeroDivisionError": _zero_division_hint(alpha),
                             "list index out of range": _INDEX_HINT,
+                            "too many indices for tensor of dimension 1": "A 1-D tensor of "
+                            "ids reached the model: model.encode and model.decode take "
+                            "(batch, len) ids. src_ids[row] drops the batch axis (keep it: "
+                            "src_ids[row : row + 1], shape (1, len_src)); the live "
+                            "hypotheses go in as one (k, steps) tensor, <bos> first.",
                             "is out of bounds for dimension 1 with size 1": "At the first "
                             "step the decoder sees <bos> alone (one position): the next "
                             "token's scores are those of the last position, logits[:, -1] "
@@ -430,6 +476,16 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                 f"{shown}. Your answers agree, on every input here, with each of these "
                 "mistakes (they cannot be told apart on these inputs): "
                 + " / ".join(_BEAM_MESSAGES[v] for v in agree)
+            )
+        # token 0 repeated in every wrong answer, where 0 is not padding for some of them
+        if all(o[4] and set(o[4]) == {0} for o in wrong) and any(o[3] != 0 for o in wrong):
+            c.fail(
+                f"{shown}. Every wrong answer is token 0 repeated, the lowest id (an ordinary "
+                "token of some of these models): what a stable sort keeps when all candidates have the same "
+                "score. Your candidates' scores do not depend on the token: each is its "
+                "parent's score PLUS the token's log-probability, scores = parent_scores[:, "
+                "None] + torch.log_softmax(logits[:, -1], dim=-1), a (k, vocab) table (a "
+                "log-probability left out, or taken over an axis of size 1, gives this)."
             )
         if setting[0] == 1:
             greedy = greedy_decode(model, source[None], setting[1], setting[2], setting[3])

@@ -287,7 +287,13 @@ def _explain_noam(noam_lr, cases) -> str:
             f"during the warm-up (step < warmup) your rates go like step ** {k_warm:g}; the "
             "paper's rise linearly, like step ** 1 (step * warmup ** -1.5)"
         )
-    if k_decay is not None and not math.isclose(k_decay, -0.5):
+    if k_decay is not None and math.isclose(k_decay, 0.0, abs_tol=1e-9):
+        parts.append(
+            "after it (step > warmup) your rates stay constant (they go like step ** 0): no "
+            "decay. The paper's decay like step ** -0.5 after the peak: that is the "
+            "step ** -0.5 branch of min(step ** -0.5, step * warmup ** -1.5)"
+        )
+    elif k_decay is not None and not math.isclose(k_decay, -0.5):
         parts.append(
             f"after it (step > warmup) yours go like step ** {k_decay:g}; the paper's decay "
             "like step ** -0.5"

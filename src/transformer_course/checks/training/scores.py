@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -119,6 +120,11 @@ _BLEU_MISTAKES = {
     "the contract asks for.",
     "per_sentence_lists": "The references were passed as they came, one list per sentence; "
     + _ONE_STREAM_HINT,
+    "compacted": "The reference streams leave the holes out instead of holding None there: "
+    "stream j must have one entry per sentence, references[i][j], or None where sentence i "
+    "has fewer references. Without the None the later streams are shorter, and their "
+    "references slide onto other sentences (sacrebleu pairs stream entries with hypotheses "
+    "by position): [refs[j] if j < len(refs) else None for refs in references].",
     "flat": "The references were given as a flat list of strings, one per sentence "
     "(references[i][0]), not as a list of streams: sacrebleu then reads each string as a "
     "stream of its own. corpus_bleu's second argument is a list of streams, "
@@ -127,28 +133,71 @@ _BLEU_MISTAKES = {
 }
 
 
+def _compacted(references) -> list[list[str]]:
+    """The streams with their holes left out (no None): the later streams are shorter."""
+    width = max(len(refs) for refs in references)
+    return [[refs[j] for refs in references if j < len(refs)] for j in range(width)]
+
+
+def _corpus(hypotheses, streams) -> float:
+    return sacrebleu.corpus_bleu(list(hypotheses), streams).score
+
+
+#: each known mistake's BLEU, (hypotheses, references) -> score
+_BLEU_MODELS = {
+    _BLEU_MISTAKES["first"]: lambda h, r: _bleu(h, [[refs[0]] for refs in r]),
+    _BLEU_MISTAKES["empty"]: lambda h, r: _bleu(h, r, ""),
+    _BLEU_MISTAKES["sentence_mean"]: lambda h, r: float(
+        np.mean([sacrebleu.sentence_bleu(a, list(b)).score for a, b in zip(h, r)])
+    ),
+    _BLEU_MISTAKES["swapped"]: lambda h, r: _bleu([refs[0] for refs in r], [[a] for a in h]),
+    _BLEU_MISTAKES["fraction"]: lambda h, r: _bleu(h, r) / 100,
+    _BLEU_MISTAKES["per_sentence_lists"]: lambda h, r: _corpus(h, r),
+    _BLEU_MISTAKES["compacted"]: lambda h, r: _corpus(h, _compacted(r)),
+    _BLEU_MISTAKES["flat"]: lambda h, r: _corpus(h, [refs[0] for refs in r]),
+}
+
+#: an input on which the mistakes that can tie on the checked ones part: the reference
+#: lists as they came and the streams without their holes (both 100 on the first visible
+#: case) give 50.8 and 100 here (tests/test_10_training.py checks that every pair of
+#: models that can tie differs here)
+BLEU_PROBE = (
+    ["el gato negro bebe la leche fria", "veo el perro grande", "la mujer come pan"],
+    [
+        ["el gato negro bebe leche fria", "el gato negro bebe la leche fria"],
+        ["veo al perro grande"],
+        ["la mujer come el pan", "la mujer come pan", "una mujer come pan"],
+    ],
+)
+
+
 def _bleu_mistakes(hypotheses, references) -> dict[str, float | None]:
-    first = [refs[0] for refs in references]
-    return {
-        _BLEU_MISTAKES["first"]: _attempt(_bleu, hypotheses, [[r] for r in first]),
-        _BLEU_MISTAKES["empty"]: _attempt(_bleu, hypotheses, references, ""),
-        _BLEU_MISTAKES["sentence_mean"]: float(
-            np.mean(
-                [sacrebleu.sentence_bleu(h, list(r)).score for h, r in zip(hypotheses, references)]
-            )
-        ),
-        _BLEU_MISTAKES["swapped"]: _attempt(_bleu, first, [[h] for h in hypotheses]),
-        _BLEU_MISTAKES["fraction"]: _bleu(hypotheses, references) / 100,
-        _BLEU_MISTAKES["flat"]: _attempt(
-            lambda h, r: sacrebleu.corpus_bleu(h, r).score, list(hypotheses), first
-        ),
-        _BLEU_MISTAKES["per_sentence_lists"]: _attempt(
-            lambda h, r: sacrebleu.corpus_bleu(h, r).score, list(hypotheses), references
-        ),
-        _BLEU_MISTAKES["flat"]: _attempt(
-            lambda h, r: sacrebleu.corpus_bleu(h, r).score, list(hypotheses), first
-        ),
-    }
+    return {m: _attempt(model, hypotheses, references) for m, model in _BLEU_MODELS.items()}
+
+
+def _matching_bleu_mistakes(translation_scores, bleu, hypotheses, references):
+    """The known mistakes that give the learner's BLEU; where several do, the ones that
+    also give the learner's BLEU on :data:`BLEU_PROBE` (all of them if the probe cannot
+    tell: a failing call, or no model left)."""
+    found = [
+        message
+        for message, value in _bleu_mistakes(hypotheses, references).items()
+        if value is not None and math.isclose(bleu, value, rel_tol=1e-6, abs_tol=1e-9)
+    ]
+    if len(found) < 2:
+        return found
+    try:
+        probe = translation_scores(*(copy.deepcopy(part) for part in BLEU_PROBE))["bleu"]
+        probe = float(probe)
+    except Exception:  # the probe is only a tie-break: without it, every candidate
+        return found
+    kept = [
+        message
+        for message in found
+        if (value := _attempt(_BLEU_MODELS[message], *BLEU_PROBE)) is not None
+        and math.isclose(probe, value, rel_tol=1e-6, abs_tol=1e-9)
+    ]
+    return kept or found
 
 
 def check_translation_scores(translation_scores, *, hidden: bool = False) -> None:
@@ -168,6 +217,11 @@ def check_translation_scores(translation_scores, *, hidden: bool = False) -> Non
                 [list(refs) for refs in references],
                 call_repr=what,
                 hints={
+                    "should be a sequence of sequence of strings": "sacrebleu found a "
+                    "reference that is not a string: its second argument is a list of "
+                    "streams, each a list of strings (stream j = the j-th reference of every "
+                    "sentence). A list of lists of lists, such as [references] (the "
+                    "per-sentence lists wrapped once more), gives this error. " + _ONE_STREAM_HINT,
                     "Reference sentence": _ONE_STREAM_HINT,
                     "does not match": _ONE_STREAM_HINT,
                     "NoneType": "A None in the streams is fine for sacrebleu; it must not "
@@ -191,9 +245,15 @@ def check_translation_scores(translation_scores, *, hidden: bool = False) -> Non
             bleu = plain_float(c, got["bleu"], f'{what}["bleu"]', "Return a float: .score.")
             expected = _bleu(hypotheses, references)
             if not math.isclose(bleu, expected, rel_tol=1e-6, abs_tol=1e-6):
-                for message, value in _bleu_mistakes(hypotheses, references).items():
-                    if value is not None and math.isclose(bleu, value, rel_tol=1e-6, abs_tol=1e-9):
-                        c.fail(f'{what}["bleu"] is {bleu:.4g}, expected {expected:.4g}. {message}')
+                found = _matching_bleu_mistakes(translation_scores, bleu, hypotheses, references)
+                said = f'{what}["bleu"] is {bleu:.4g}, expected {expected:.4g}.'
+                if len(found) == 1:
+                    c.fail(f"{said} {found[0]}")
+                if found:
+                    c.fail(
+                        f"{said} On these inputs {len(found)} mistakes give exactly this value: "
+                        + " ".join(f"({i}) {m}" for i, m in enumerate(found, 1))
+                    )
                 c.fail(
                     f'{what}["bleu"] is {bleu:.4g}, expected {expected:.4g}: '
                     "sacrebleu.corpus_bleu(hypotheses, streams).score with default settings, "

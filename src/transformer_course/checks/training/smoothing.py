@@ -379,6 +379,35 @@ def _fitted_weights(label_smoothed_loss, logits, labels, pad_id, eps, value) -> 
     )
 
 
+def _gather_axis_hint(logits: torch.Tensor, labels: torch.Tensor, pad_id: int):
+    """For an index error: the axes along which gathering the labels' log-probabilities
+    raises the very same error (the labels index the vocabulary, the last axis)."""
+
+    def text(exc: BaseException) -> str:
+        log_probs = torch.log_softmax(logits.detach(), dim=-1)
+        index = labels.masked_fill(labels == pad_id, 0)[..., None]
+        found = []
+        for dim in range(logits.dim() - 1):  # every axis but the last
+            try:
+                log_probs.gather(dim, index)
+            except Exception as error:
+                if type(error) is type(exc) and str(error) == str(exc):
+                    found.append(dim)
+        if not found:
+            return ""
+        axes = " or ".join(
+            f"dim={d} (or {d - logits.dim()}, {'the positions' if d == logits.dim() - 2 else 'a batch axis'})"
+            for d in found
+        )
+        return (
+            f"This is the error torch.gather raises when the labels' log-probabilities are "
+            f"gathered along {axes}: the labels are indices into the vocabulary, the LAST "
+            f"axis of the (..., V) log-probabilities: log_probs.gather(-1, labels[..., None])."
+        )
+
+    return text
+
+
 def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> None:
     """label_smoothed_loss(logits, labels, pad_id, smoothing) -> 0-d tensor (PyTorch's)."""
     with Checker("label_smoothed_loss", hidden=hidden) as c:
@@ -397,6 +426,7 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
                 eps,
                 call_repr=what,
                 hints={
+                    "out of bounds for dimension": _gather_axis_hint(logits, labels, pad_id),
                     "one_hot": "F.one_hot needs int64 labels in [0, V); pad labels are in range "
                     "here, so check the shape you pass.",
                     "must match the size of tensor": "Two tensors of different shapes were "

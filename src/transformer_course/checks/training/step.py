@@ -3,7 +3,9 @@
 The model, optimizer and loss function that the learner's code receives are course
 objects, read afterwards only through ``state_dict()``, ``.training`` and the
 parameters' ``.grad``; the models have dropout 0, so every expected value is computed
-exactly, from the same state, by the course's reference.
+exactly, from the same state, by the course's reference; one more model has dropout 1.0,
+where training mode is as deterministic (every dropout zeroes) and differs from eval mode,
+so that a forward pass run in eval mode shows.
 """
 
 from __future__ import annotations
@@ -54,10 +56,12 @@ def _sgd_variant(
     feed_labels=False,
     inputs="right",
     stale_grads=None,
+    target="labels",
 ):
     """The state after a (possibly mistaken) SGD step from ``start_state``;
     ``stale_grads`` (name -> tensor) are gradients left over from an earlier step;
-    ``inputs``: what the model is called with, one of ``_MODEL_INPUTS``."""
+    ``inputs``: what the model is called with, one of ``_MODEL_INPUTS``; ``target``: what
+    the loss scores the logits against ("labels", or "decoder_input": no shift)."""
     model = Transformer(vocab, vocab, dropout=0.0, pad_id=pad_id, **_STEP_MODEL)
     model.load_state_dict(start_state)
     model.train()
@@ -72,7 +76,7 @@ def _sgd_variant(
             logits = model(src, src)
         else:
             logits = model(src, labels if feed_labels else decoder_input)
-        loss = loss_fn(logits, labels)
+        loss = loss_fn(logits, decoder_input if target == "decoder_input" else labels)
         loss.backward()
         if clip is not None and mode == "norm":
             torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
@@ -163,6 +167,21 @@ def _max_difference(a: dict, b: dict) -> tuple[float, str]:
     return worst, where
 
 
+def _update_factor(state: dict, start: dict, expected: dict) -> float | None:
+    """k when the learner's update (state - start) is k times the reference's (expected -
+    start) for every weight, k not 1 (a scaled loss, gradient or learning rate); else None."""
+    mine = torch.cat([(state[k].double() - start[k].double()).flatten() for k in start])
+    theirs = torch.cat([(expected[k].double() - start[k].double()).flatten() for k in start])
+    size = float(theirs @ theirs)
+    if size == 0.0:
+        return None
+    k = float(mine @ theirs) / size
+    residual = float((mine - k * theirs).norm()) / max(float(mine.norm()), 1e-12)
+    if residual > 1e-3 or abs(k - 1.0) < 1e-3 or k <= 0:
+        return None
+    return k
+
+
 def _same_state(a: dict, b: dict, atol: float = 2e-5) -> bool:
     return _max_difference(a, b)[0] <= atol
 
@@ -239,6 +258,11 @@ def _diagnose_step(
         "backward, one optimizer.step() per call.": dict(clip=clip, steps=2),
         "The update was computed with the labels fed to the decoder: "
         "model(src, decoder_input) is the forward pass.": dict(clip=clip, feed_labels=True),
+        "The loss scored the logits against decoder_input instead of labels: each position "
+        "was trained to predict the token it reads (<bos> at position 0), not the next one, "
+        "so the teacher-forcing shift is lost. loss = loss_fn(logits, labels).": dict(
+            clip=clip, target="decoder_input"
+        ),
         **{
             f"The update was computed with the model called as {call}. {_FORWARD}": dict(
                 clip=clip, inputs=inputs
@@ -253,7 +277,7 @@ def _diagnose_step(
             **{
                 k: v
                 for k, v in mistakes.items()
-                if v.get("steps") or v.get("feed_labels") or v.get("inputs")
+                if v.get("steps") or v.get("feed_labels") or v.get("inputs") or v.get("target")
             },
         }
     for message, change in mistakes.items():
@@ -265,6 +289,23 @@ def _diagnose_step(
             continue
         if _same_state(state, wrong):
             c.fail(f"after {what}, the weights are not what one step gives. {message}")
+    factor = _update_factor(state, start, expected_model.state_dict())
+    if factor is not None:
+        c.fail(
+            f"after {what}, every weight moved {factor:.4g} times as far as in one reference "
+            "step from the same state, in the same direction: your update is scaled. The "
+            "gradients were multiplied by that factor: the loss scaled before backward() "
+            "(divided by a count, say: loss_fn's value is already the mean over the tokens), "
+            "or the gradients or the learning rate changed by hand"
+            + (
+                f", or the clipping used another max_norm than clip_norm={clip} (a clipped "
+                "update is scaled too)"
+                if clip is not None
+                else ""
+            )
+            + ". Back-propagate loss_fn(logits, labels) as it is; the optimizer owns the "
+            "learning rate."
+        )
     worst, where = _max_difference(state, expected_model.state_dict())
     c.fail(
         f"after {what}, the weights differ from one reference step from the same "
@@ -272,6 +313,65 @@ def _diagnose_step(
         "model.train(); logits = model(src, decoder_input); loss = loss_fn(logits, "
         "labels); loss.backward(); clip_grad_norm_(model.parameters(), clip_norm) "
         "unless clip_norm is None; optimizer.step(); optimizer.zero_grad()."
+    )
+
+
+def _step_twin(start: dict, pad_id, batch, lr, loss_fn, *, forward_in_eval=False) -> dict:
+    """The state after one reference SGD step (clip_norm 1.0) from ``start`` of a model with
+    dropout 1.0: right, or with the forward pass run in eval mode."""
+    twin = Transformer(STEP_VOCAB, STEP_VOCAB, dropout=1.0, pad_id=pad_id, **_STEP_MODEL)
+    twin.load_state_dict(start)
+    optimizer = torch.optim.SGD(twin.parameters(), lr=lr)
+    if not forward_in_eval:
+        ref.train_step(twin, batch, optimizer, loss_fn, 1.0)
+        return twin.state_dict()
+    src, decoder_input, labels = batch
+    twin.eval()
+    loss = loss_fn(twin(src, decoder_input), labels)
+    twin.train()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(twin.parameters(), 1.0)
+    optimizer.step()
+    optimizer.zero_grad()
+    return twin.state_dict()
+
+
+def _expect_training_mode_forward(c: Checker, train_step, pad_id, batch, seed, lr) -> None:
+    """One call on a model with dropout 1.0, handed over in eval mode: in training mode
+    every dropout zeroes (as deterministic as dropout 0), so the step's weights tell a
+    forward pass run in training mode from one run before model.train()."""
+    model = course_object(
+        Transformer, STEP_VOCAB, STEP_VOCAB, dropout=1.0, pad_id=pad_id, **_STEP_MODEL
+    )
+    model.load_state_dict(deterministic_state(model, seed))
+    model.eval()
+    loss_fn = course_function(smoothed_cross_entropy, pad_id=pad_id, smoothing=0.1)
+    optimizer = course_object(torch.optim.SGD, ParametersOf(model), lr=lr)
+    start = {k: v.detach().clone() for k, v in model.state_dict().items()}
+    what = (
+        f"train_step(model, batch, optimizer, loss_fn) (SGD, lr={lr}; a model with "
+        "dropout=1.0, handed over in eval mode)"
+    )
+    c.call(train_step, model, batch, optimizer, loss_fn, call_repr=what)
+    state = model.state_dict()
+    if _same_state(state, _step_twin(start, pad_id, batch, lr, loss_fn)):
+        c.ok()
+        return
+    if _same_state(state, _step_twin(start, pad_id, batch, lr, loss_fn, forward_in_eval=True)):
+        c.fail(
+            f"after {what}, the weights are those of a step whose forward pass ran in eval "
+            "mode: with dropout 1.0, training mode zeroes every dropout, eval mode none, and "
+            "your logits had no dropout. model.train() comes FIRST, before the forward pass "
+            "(calling it after model(src, decoder_input) leaves the model in training mode, "
+            "but too late for this step's dropout)."
+        )
+    worst, where = _max_difference(state, _step_twin(start, pad_id, batch, lr, loss_fn))
+    c.fail(
+        f"after {what}, the weights differ from one reference step (largest difference "
+        f"{worst:.3g}, in {where}), though the same steps gave the right weights with "
+        "dropout 0: what differs is dropout. In training mode (model.train(), before the "
+        "forward pass) every dropout of this model zeroes; leave the model's own dropout "
+        "modules as they are."
     )
 
 
@@ -397,8 +497,24 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
                         "decoder reads decoder_input (<bos> + target) and is scored against "
                         "the labels (target + <eos>): model(src, decoder_input)."
                     )
+                ratio = value / expected_loss if expected_loss else 0.0
+                if ratio > 0 and not math.isclose(ratio, 1.0, rel_tol=1e-3):
+                    count = batch[2].shape[0]
+                    which = (
+                        f" (1 / {count}: divided by the batch size?)"
+                        if math.isclose(ratio, 1 / count, rel_tol=1e-4)
+                        else ""
+                    )
+                    c.fail(
+                        f"{what} returned the loss {value:.6g}, exactly {ratio:.4g} times "
+                        f"loss_fn(model(src, decoder_input), labels) = {expected_loss:.6g} "
+                        f"before the step{which}: the loss was scaled. loss_fn already returns "
+                        "the mean over the non-pad tokens: return it as it is, loss.item() "
+                        "(and back-propagate that same loss: scaling it scales the update)."
+                    )
                 c.fail(
                     f"{what} returned the loss {value:.6g}; expected {expected_loss:.6g}, "
                     "loss_fn(model(src, decoder_input), labels) before the step."
                 )
             c.ok()
+        _expect_training_mode_forward(c, train_step, pad_id, batches[0], seed + 1, lr)

@@ -160,8 +160,9 @@ COUNT_MISTAKES = [
     ),
     (
         {"final": "never"},
-        "With final_norm=True each stack ends with one more LayerNorm (2 * d_model "
-        "parameters), as nn.Transformer's stacks do.",
+        "Your counts leave out the final LayerNorms: each stack is 2 * d_model short. With "
+        "final_norm=True each stack ends with one more LayerNorm (2 * d_model parameters), "
+        "as nn.Transformer's stacks do: add it to the encoder's and to the decoder's count.",
     ),
     (
         {"final": "always"},
@@ -290,6 +291,9 @@ def _count_hint(key: str, args: tuple, counts: dict[str, int], results=()) -> st
             )
     if key not in ("encoder", "decoder"):
         return rule
+    per_stack = _per_stack_offset(key, results)
+    if per_stack:
+        return f"{rule} {per_stack}"
     _v, d, _h, n, f, _tie, final = args
     attention, ffn, norm = 4 * (d * d + d), 2 * d * f + f + d, 2 * d
     extra = norm if final else 0
@@ -320,6 +324,33 @@ def _count_hint(key: str, args: tuple, counts: dict[str, int], results=()) -> st
             f"a multiple of num_layers={n}: look at what is counted once per stack"
         )
     return f"{rule} {where}; here {parts}."
+
+
+def _per_stack_offset(key: str, results) -> str:
+    """When, for one value of final_norm, the stack's count is off by the same number on
+    every configuration, whatever num_layers and d_model (two values of num_layers at
+    least): the difference is added once per stack, not per layer."""
+    for final in (False, True):
+        offs = {(got[key] - want[key], a[3], a[1]) for a, _, got, want in results if a[6] is final}
+        values = {off for off, _n, _d in offs}
+        if len(values) != 1 or 0 in values or len({n for _o, n, _d in offs}) < 2:
+            continue
+        off = values.pop()
+        layers = sorted({n for _o, n, _d in offs})
+        widths = " and d_model" if len({d for _o, _n, d in offs}) > 1 else ""
+        final_term = (
+            "with final_norm=False that term is 0: no final LayerNorm"
+            if not final
+            else "with final_norm=True it is one LayerNorm, 2 * d_model"
+        )
+        return (
+            f"With final_norm={final}, yours is {abs(off):,} {'more' if off > 0 else 'fewer'} "
+            f"than the reference on every configuration checked, whatever num_layers "
+            f"({', '.join(map(str, layers))}){widths}: the difference is counted once per "
+            f"stack, not per layer. Look at what your count adds once per stack, the final "
+            f"LayerNorm's term: {final_term}."
+        )
+    return ""
 
 
 def _component_multiples(count: int, d: int, f: int) -> set[tuple[str, int]]:

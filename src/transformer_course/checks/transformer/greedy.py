@@ -321,6 +321,15 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
                 _DECODE_SIZES_HINT,
             ),
             (
+                f"Expected size {src.shape[0]} but got size 1 for tensor number 1",
+                f"torch.cat along dim 1 met your (batch={src.shape[0]}, steps) tokens and a "
+                "tensor with ONE row: the new tokens were appended as a row, next_token[None] "
+                "or next_token.unsqueeze(0) (shape (1, batch)), or as a single (1, 1) token "
+                "(the Annotated Transformer's batch-of-one torch.zeros(1, 1).fill_(next_word)). "
+                "Append one column, one token per row: torch.cat([tokens, next_token[:, None]], "
+                "dim=1), next_token[:, None] being (batch, 1).",
+            ),
+            (
                 "is out of bounds for dimension 1 with size 1",
                 "At the first step the decoder sees <bos> alone (one position): the next "
                 "token is predicted by the last position, logits[:, -1] (another negative "
@@ -363,6 +372,14 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
             "of the per-step (batch,) tokens gives with its default dim=0. Stack along dim=1 "
             "(or build the tokens by torch.cat along dim 1), so that each row is a sentence."
         )
+    with_bos = torch.cat([torch.full((batch, 1), case.bos_id), expected], dim=1)
+    if got.dim() == 2 and batch > 1 and torch.equal(got, with_bos[1:]):
+        c.fail(
+            f"{call} returned shape {tuple(got.shape)}; expected (batch, n) = ({batch}, n). "
+            "Your result is every row but the first, each still starting with <bos>: "
+            "tokens[1:] drops the first ROW (sentence 0), not the <bos> column. Drop the "
+            "column: tokens[:, 1:]."
+        )
     if got.dim() != 2 or got.shape[0] != batch:
         hint = (
             " One row per sentence: did you decode a single sentence (the Annotated "
@@ -384,7 +401,10 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
 
     def hint() -> str:
         text = _greedy_hint(got, expected, case, model, src)
-        if text.startswith(("Replaying your steps: row", "Row ")):  # located, no cause
+        # located, no cause; a finished row that goes on is not rows interfering (alone,
+        # each sentence's loop simply stops at its own <eos>)
+        located = text.startswith(("Replaying your steps: row", "Row "))
+        if located and "had produced <eos> before step" not in text:
             return _rows_interfere(c, greedy_decode, model, src, case, got, expected) + text
         return text
 
@@ -475,6 +495,7 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
         # replayed (one step from <bos> alone: the first position IS the last)
         departs = dict.fromkeys(_REPLAY_RULES, False)
         first = None  # (step, row, yours, reference's)
+        first_finish = None  # the step at which a row first produced <eos>
         for step in range(steps):
             logits = model.decode(prefix, memory, src)  # (batch, len, vocab)
             padded = torch.cat([torch.full((batch, 1), pad, dtype=torch.long), prefix[:, 1:]], 1)
@@ -499,6 +520,11 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
                 first = (step, row, int(mine[row]), int(right[row]), bool(finished[row]))
             prefix = torch.cat([prefix, mine[:, None]], dim=1)
             finished = finished | (mine == eos)
+            if first_finish is None and bool(finished.any()):
+                first_finish = step + 1
+        # what the reference decides next from your whole prefix: <eos> for every open row
+        # means your loop broke at the step that finished the batch, before its column
+        closes = bool((model.decode(prefix, memory, src)[:, -1].argmax(-1) == eos)[~finished].all())
     found = [_REPLAY_RULES[name] for name, ok in agrees.items() if ok and departs[name]]
     if len(found) == 1:
         return found[0]
@@ -511,7 +537,11 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
         if done:
             return (
                 f"Row {row} had produced <eos> before step {step + 1}, but yours then gives "
-                f"{mine_}: a finished row gets model.pad_id ({pad}) from then on."
+                f"{mine_}: a finished row gets model.pad_id ({pad}) from then on, at every "
+                "later step. Keep one finished flag per row that stays True once set "
+                "(finished = finished | (next_token == eos_id)): a flag computed afresh at "
+                "each step, from the new token or the last one, forgets the rows that "
+                "finished earlier."
             )
         if mine_ == pad:
             return (
@@ -525,11 +555,36 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
             f"argmax of logits[:, -1] is {right_}, yours is {mine_}."
         )
     open_rows = [r for r in range(batch) if not bool(finished[r])]
-    if steps < case.max_len and open_rows and bool(finished.any()):
+    if steps < case.max_len and open_rows and closes and first_finish == steps:
+        return (
+            f"Your result stops after {steps} steps, although row {open_rows[0]} had not "
+            f"produced <eos>; every token so far is right. On these inputs two mistakes give "
+            f"exactly this: (1) the loop stops when ANY row has finished (the first one did "
+            f"at step {steps}), or (2) it breaks before appending the step that finishes the "
+            f"batch (at step {steps + 1} the open rows write <eos>). Append the new column "
+            "first, then update finished, then break only if finished.all()."
+        )
+    if steps < case.max_len and open_rows and closes:
+        rows = ", ".join(map(str, open_rows))
+        return (
+            f"Your result is one column short: every token so far is right, and at the next "
+            f"step, {steps + 1}, row(s) {rows} write their <eos>, which finishes the batch, but "
+            "that step's column is missing. Your loop broke before appending the step's "
+            "tokens: append the new column first (torch.cat), then update finished, then "
+            "break if finished.all()."
+        )
+    if steps < case.max_len and open_rows and first_finish == steps:
         return (
             f"Your result stops after {steps} steps, when some rows had produced <eos>, "
             f"although row {open_rows[0]} had not: stop only when every row has finished "
             "(if finished.all(): break), or after max_len steps."
+        )
+    if steps < case.max_len and open_rows and bool(finished.any()):
+        return (
+            f"Your result stops after {steps} steps, although row {open_rows[0]} had not "
+            f"produced <eos> (the first row finished at step {first_finish}, so it is not a "
+            "stop when any row finishes either): every token so far is right; the loop must "
+            "go on until every row has finished (if finished.all(): break), or max_len steps."
         )
     if steps < case.max_len and open_rows:
         return (

@@ -4,8 +4,11 @@ against the reference in float64, train and eval modes, dropout, and the gradien
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
+from traceback import walk_tb
 from typing import Any
 
 import torch
@@ -16,6 +19,11 @@ from transformer_course.checking.layers import value_or_none
 from transformer_course.checking.localise import diagnose as name_mistakes
 from transformer_course.checking.modules import build_module, expect_contract_defaults
 from transformer_course.reference import transformer as ref
+from transformer_course.reference.masking import (
+    decoder_self_attention_mask,
+    look_ahead_mask,
+    padding_mask,
+)
 
 from .common import _POSITIONS, _close
 from .model_build import _CALL_HINTS, _build, _expect_vocab_check, _length_hint
@@ -24,6 +32,7 @@ from .model_cases import (
     _FUTURE_LEAK,
     _IGNORES_MEMORY,
     _MEMORY_AS_QUERIES,
+    _MEMORY_RECOMPUTED,
     _NORM_FIRST_IGNORED,
     HIDDEN_TRANSFORMER,
     VISIBLE_TRANSFORMER,
@@ -228,6 +237,218 @@ def _expect_one_dropout(c: Checker, cls, case: _Case) -> None:
     c.ok()
 
 
+#: padding masks of other layouts than (batch, 1, 1, len), each a learner's slip
+_MASK_LAYOUTS = {
+    "(batch, 1, len), one new axis where two belong": lambda real: real[:, None, :],
+    "(batch, len), without the two new axes": lambda real: real,
+    "(batch, len, 1, 1), the new axes at the end": lambda real: real[:, :, None, None],
+}
+
+
+def _mask_layout_hint(m, src: torch.Tensor, tgt: torch.Tensor, pad_id: int):
+    """For an exception raised inside the stacks: the padding-mask layouts (and where the
+    mask goes: the encoder, the cross-attention, the decoder's self-attention) with which
+    the reference model's stacks raise the very same exception; all of them named."""
+
+    def replays():
+        with torch.no_grad():
+            x = m.positional_encoding(m.src_embedding(src))
+            memory = m.encoder(x, padding_mask(src, pad_id))
+            y = m.positional_encoding(m.tgt_embedding(tgt))
+            causal = look_ahead_mask(tgt.shape[1])
+            for layout, build in _MASK_LAYOUTS.items():
+                yield (
+                    f"the source padding mask is {layout}",
+                    lambda b=build: m.encoder(x, b(src != pad_id)),
+                )
+                yield (
+                    f"the cross-attention's source mask is {layout}",
+                    lambda b=build: m.decoder(
+                        y, memory, b(src != pad_id), decoder_self_attention_mask(tgt, pad_id)
+                    ),
+                )
+                yield (
+                    f"the target padding part is {layout}",
+                    lambda b=build: m.decoder(
+                        y, memory, padding_mask(src, pad_id), b(tgt != pad_id) & causal
+                    ),
+                )
+
+    def text(exc: BaseException) -> str:
+        # which stack raised: the reference's encoder.py or decoder.py in the traceback
+        files = {Path(frame.f_code.co_filename).name for frame, _ in walk_tb(exc.__traceback__)}
+        in_decoder = "decoder.py" in files  # a decoder layer may use encoder.py's parts
+        stacks = {"encoder": "encoder.py" in files and not in_decoder, "decoder": in_decoder}
+        found = []
+        for said, run in replays():
+            if not stacks["encoder" if said.startswith("the source padding") else "decoder"]:
+                continue
+            try:
+                run()
+            except Exception as error:
+                if type(error) is type(exc) and str(error) == str(exc):
+                    found.append(said)
+        if not found:
+            return ""
+        which = found[0] if len(found) == 1 else "; or ".join(found)
+        return (
+            f"This is the error the reference stacks raise when {which}. Attention scores "
+            "are (batch, heads, len_q, len_k), and a mask broadcasts against them from the "
+            "right: a padding mask is (batch, 1, 1, len), (ids != pad_id)[:, None, None, :], "
+            "as padding_mask(ids, self.pad_id) builds it (decoder_self_attention_mask for "
+            "the decoder's self-attention)."
+        )
+
+    return (lambda exc: isinstance(exc, RuntimeError) and "size" in str(exc)), text
+
+
+def _first_mask_difference(mine, right: torch.Tensor, keys=None, pad_id=None) -> str:
+    """Where a mask the learner passed departs from the right one (after broadcasting both
+    to one shape), as 'entry (b, i, j): yours True, should be False'; '' when they agree."""
+    if mine is None:
+        return "you passed None (no mask)"
+    if not isinstance(mine, torch.Tensor):
+        return f"you passed a {type(mine).__name__}, not a bool tensor"
+    try:
+        a, b = torch.broadcast_tensors(mine.detach().bool(), right)
+    except RuntimeError:
+        return f"yours has shape {tuple(mine.shape)}, which does not broadcast like {tuple(right.shape)}"
+    a = a.amax(dim=1) if a.dim() == 4 else a  # one entry per (batch, query, key)
+    b = b.amax(dim=1) if b.dim() == 4 else b
+    wrong = (a != b).nonzero()
+    if not len(wrong):
+        return ""
+    where = tuple(int(i) for i in wrong[0])
+    key = ""
+    if keys is not None and len(where) == 3:
+        token = int(keys[where[0], where[2]])
+        kind = "<pad>" if token == pad_id else "a real token"
+        key = f"; that key holds id {token}, {kind} for pad_id={pad_id}"
+    return (
+        f"{len(wrong)} entries differ, the first at (batch, query, key) = {where}: yours "
+        f"{bool(a[where])}, the right mask {bool(b[where])}{key}"
+    )
+
+
+def _localise_decode(module, m, tgt, memory, src, pad_id: int) -> str | None:
+    """Run the learner's decode with a hook on its decoder (the course's Decoder) and say
+    which of the decoder's inputs first departs from what decode should hand it: the target
+    vectors, memory, the source mask or the target mask."""
+    from transformer_course.reference.decoder import Decoder as _Decoder
+
+    decoder = getattr(module, "decoder", None)
+    if not isinstance(decoder, _Decoder):
+        return None
+    seen: list = []
+
+    def record(_module, args, kwargs):
+        seen.append((args, kwargs))
+
+    hook = decoder.register_forward_pre_hook(record, with_kwargs=True)
+    try:
+        with torch.no_grad():
+            module.decode(tgt.clone(), memory.clone(), src.clone())
+    except Exception:
+        return None
+    finally:
+        hook.remove()
+    if len(seen) != 1:
+        return None
+    try:
+        bound = inspect.signature(decoder.forward).bind(*seen[0][0], **seen[0][1])
+    except TypeError:
+        return None
+    given = bound.arguments
+    with torch.no_grad():
+        y = m.positional_encoding(m.tgt_embedding(tgt))
+    said = "decode handed the decoder"
+    x = given.get("x")
+    if isinstance(x, torch.Tensor) and x.shape == y.shape and not _close(x, y, _LOOSE):
+        return (
+            f"{said} other target vectors than self.positional_encoding(self.tgt_embedding("
+            "tgt_ids)): the target side's input is off (the masks and memory are checked "
+            "after it)."
+        )
+    mem = given.get("memory")
+    if isinstance(mem, torch.Tensor) and mem.shape == memory.shape:
+        if not _close(mem, memory.double(), _LOOSE):
+            return (
+                f"{said} another memory than the one decode was given: the second argument of "
+                "decoder(y, memory, src_mask, tgt_mask) is decode's `memory` as it is (no "
+                "positions, no norm, no dropout added to it; the encoder already produced it)."
+            )
+    for name, right, rule, keys in (
+        ("src_mask", padding_mask(src, pad_id), "padding_mask(src_ids, self.pad_id)", src),
+        (
+            "tgt_mask",
+            decoder_self_attention_mask(tgt, pad_id),
+            "decoder_self_attention_mask(tgt_ids, self.pad_id)",
+            tgt,
+        ),
+    ):
+        where = _first_mask_difference(given.get(name), right, keys, pad_id)
+        if where:
+            role = "the cross-attention's" if name == "src_mask" else "the self-attention's"
+            return (
+                f"{said} a {name} ({role} mask) that is not {rule}: {where}. The decoder is "
+                "called as decoder(y, memory, src_mask, tgt_mask), with the model's own pad_id."
+            )
+    return None
+
+
+_LOOSE = {"rtol": 1e-4, "atol": 1e-5}
+
+
+def _localise_encode(module, m, src, pad_id: int) -> str | None:
+    """Run the learner's encode with a hook on its encoder (the course's Encoder) and say
+    which of the encoder's inputs departs: the source vectors or the mask."""
+    from transformer_course.reference.encoder import Encoder as _Encoder
+
+    encoder = getattr(module, "encoder", None)
+    if not isinstance(encoder, _Encoder):
+        return None
+    seen: list = []
+    hook = encoder.register_forward_pre_hook(
+        lambda _module, args, kwargs: seen.append((args, kwargs)), with_kwargs=True
+    )
+    try:
+        with torch.no_grad():
+            module.encode(src.clone())
+    except Exception:
+        return None
+    finally:
+        hook.remove()
+    if len(seen) != 1:
+        return None
+    try:
+        given = inspect.signature(encoder.forward).bind(*seen[0][0], **seen[0][1]).arguments
+    except TypeError:
+        return None
+    with torch.no_grad():
+        x_right = m.positional_encoding(m.src_embedding(src))
+    x = given.get("x")
+    if isinstance(x, torch.Tensor) and x.shape == x_right.shape and not _close(x, x_right, _LOOSE):
+        ratio = float((x.double() * x_right).sum() / (x_right * x_right).sum())
+        scaled = (
+            f" (yours are {ratio:.4g} times them)"
+            if _close(x, ratio * x_right, _LOOSE) and abs(ratio - 1) > 1e-3
+            else ""
+        )
+        return (
+            "encode handed the encoder other source vectors than "
+            f"self.positional_encoding(self.src_embedding(src_ids)){scaled}: the source side's "
+            "input is off, before any layer runs (the mask is checked after it)."
+        )
+    where = _first_mask_difference(given.get("mask"), padding_mask(src, pad_id), src, pad_id)
+    if where:
+        return (
+            "encode handed the encoder a mask that is not padding_mask(src_ids, self.pad_id): "
+            f"{where}. The encoder's self-attention hides only the source's <pad> keys: no "
+            "look-ahead part (the encoder reads the whole source at once)."
+        )
+    return None
+
+
 def _check_case(c: Checker, cls, case: _Case) -> None:
     module, built = _build(c, cls, case)
     src = vocab_token_ids(
@@ -244,7 +465,7 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
         memory64 = m.encode(src)
         logits64 = m.decode(tgt, memory64, src)
     where = f"[model = {built} holding the check's weights; {case.describe()}]"
-    hints = [*_CALL_HINTS, *_length_hint(case)]
+    hints = [*_CALL_HINTS, *_length_hint(case), _mask_layout_hint(m, src, tgt, case.pad_id)]
     pad = case.pad_id
 
     def random_in_eval(method, call: str, *args) -> Callable[[], str | None]:
@@ -296,7 +517,11 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
             what,
             shape_hint=_shape_hint(got, case, "memory"),
             mistakes=encode_values,
-            properties=(random_in_eval(module.encode, encode_call, src), encode_random),
+            properties=(
+                random_in_eval(module.encode, encode_call, src),
+                encode_random,
+                lambda: None if case.train else _localise_encode(module, m, src, case.pad_id),
+            ),
             hint=_dropout_hint(case),
         )
 
@@ -353,9 +578,35 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
                 sees_the_future,
                 random_in_eval(module.decode, call, tgt, memory, src),
                 decode_random,
+                lambda: (
+                    None
+                    if case.train
+                    else _localise_decode(module, m, tgt, memory, src, case.pad_id)
+                ),
             ),
             hint=_dropout_hint(case),
         )
+
+    # decode, given another memory: the result must follow it (a decode that computes its
+    # own memory, self.encode(src_ids), agrees with the reference on encode's memory alone)
+    if not case.train:
+        other = memory.flip(1) * 0.5 + 0.3
+        what = (
+            f"model.decode(tgt_ids {tuple(tgt.shape)}, memory {tuple(other.shape)} (another "
+            f"memory than encode's), src_ids) {where}"
+        )
+        again = c.call(
+            module.decode, tgt.clone(), other.clone(), src.clone(), call_repr=call, hints=hints
+        )
+        with torch.no_grad():
+            _expect_result(
+                c,
+                again,
+                decode_f(tgt, other.double(), src),
+                what,
+                shape_hint=_shape_hint(again, case, "decode"),
+                mistakes={_MEMORY_RECOMPUTED: lambda: logits64},
+            )
 
     # forward
     call = f"model(src_ids {tuple(src.shape)}, tgt_ids {tuple(tgt.shape)})"
@@ -364,6 +615,12 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
     with torch.no_grad():
         forward_values = {
             _ENCODER_ON_TARGET: lambda: decode_f(tgt, encode_f(tgt), tgt),
+            # decode passed on its own: forward's own wiring, which gives what decode's
+            # cross-attention mask built from tgt_ids gives (both are then named)
+            "forward passes tgt_ids as decode's third argument, decode(tgt_ids, memory, "
+            "tgt_ids): that argument is src_ids, from which the cross-attention's mask is "
+            "built (its keys are the source positions); forward(src_ids, tgt_ids) = "
+            "decode(tgt_ids, encode(src_ids), src_ids).": lambda: decode_f(tgt, encode_f(src), tgt),
             **decode_values,
             ignored: lambda: flip_decode(tgt, flip_encode(src), src),
         }

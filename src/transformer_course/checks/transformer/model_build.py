@@ -286,6 +286,7 @@ def _check_sharing(c: Checker, module, built: str, case: _Case, buffers: dict) -
                 "assign self.src_embedding.embedding.weight to "
                 "self.tgt_embedding.embedding.weight and to self.output.weight."
             )
+        _expect_one_parameter(c, module, built)
     else:
         if same.get((_SRC_TABLE, _TGT_TABLE)):
             c.fail(
@@ -308,6 +309,35 @@ def _check_sharing(c: Checker, module, built: str, case: _Case, buffers: dict) -
                 "object? Each needs its own instance."
             )
     c.ok()
+
+
+def _expect_one_parameter(c: Checker, module, built: str) -> None:
+    """Tied matrices that hold the same values must be ONE nn.Parameter: three Parameter
+    objects over one storage (tied through ``.data``) are listed three times by
+    parameters(), each with its own gradient."""
+    params = dict(module.named_parameters(remove_duplicate=False))
+    if not all(key in params for key in (_SRC_TABLE, _TGT_TABLE, _OUT_WEIGHT)):
+        return
+    tied = [params[key] for key in (_SRC_TABLE, _TGT_TABLE, _OUT_WEIGHT)]
+    objects = len({id(p) for p in tied})
+    if objects == 1:
+        return
+    storage = len({p.data_ptr() for p in tied})
+    how = (
+        "they are different Parameter objects over one storage, as assigning `.data` "
+        "(weight.data = other.weight.data) or wrapping the matrix in a new Parameter "
+        "(nn.Parameter(other.weight)) makes them"
+        if storage == 1
+        else "they are different Parameter objects"
+    )
+    c.fail(
+        f"{built}: tie_embeddings=True, and the three matrices always hold the same values, "
+        f"but {how}: model.parameters() then lists the matrix {objects} times, each copy gets "
+        "its own gradient, and an optimizer applies each of them to the same numbers. Tying "
+        "shares the nn.Parameter itself: self.tgt_embedding.embedding.weight = "
+        "self.src_embedding.embedding.weight, and self.output.weight = "
+        "self.src_embedding.embedding.weight (no .data, no new nn.Parameter)."
+    )
 
 
 def _expect_vocab_check(c: Checker, cls, case: _Case) -> None:

@@ -278,6 +278,13 @@ _IGNORES_MEMORY = (
     "output passed in (decoder(y, memory, ...)), not the target and not a memory computed "
     "anew."
 )
+_MEMORY_RECOMPUTED = (
+    "Given another memory, decode returned the logits of the memory that encode(src_ids) "
+    "gives: it ignores its memory argument and uses encode's memory instead, computed again "
+    "inside decode (self.encode(src_ids)) or kept from the last encode call (self.memory). "
+    "decode reads the memory it is given, decoder(y, memory, src_mask, tgt_mask): greedy "
+    "decoding and beam search encode once and hand that memory to every decode call."
+)
 _SOFTMAX = (
     "decode returns probabilities (a softmax over the vocabulary): the contract is logits, "
     "the output layer's raw scores. The loss (F.cross_entropy, and lesson 10's) applies "
@@ -395,6 +402,15 @@ def decode_mistakes(case: _Case) -> list[tuple[str, dict[str, Any]]]:
             "the future ones included: join them with & (both must allow), as "
             "decoder_self_attention_mask(tgt_ids, self.pad_id) does.",
             {"self_mask": "pad_or_causal"},
+        ),
+        (
+            "Your decoder self-attention mask has its target padding part on the QUERY axis: "
+            "(batch, 1, len_tgt, 1), as (tgt_ids != pad_id)[:, None, :, None] or an "
+            "unsqueeze(3) gives, so it blanks the ROWS of the padded positions (they attend to "
+            "nothing) instead of the COLUMNS of padded keys. The padding part is (batch, 1, 1, "
+            "len_tgt), [:, None, None, :], as decoder_self_attention_mask(tgt_ids, "
+            "self.pad_id) builds it.",
+            {"self_mask": "causal_pad_queries"},
         ),
         (
             f"The decoder's self-attention mask is inverted: True at the future and <pad> "
