@@ -187,17 +187,21 @@ BLIND10A: list[Case] = [
         ],
     ),
     # ------------------------------------------------------------------ 09 count_parameters
-    _c(
-        "count-true-division-floats",
-        L09,
-        "count_parameters",
-        "computes d_head with / instead of //, so the attention count, and with it the "
-        "encoder and decoder entries, are Python floats (of the right value) instead of "
-        "ints.",
-        (r"\bfloat\b", r"\bint\b|integer", r"//"),
-        (r"bias", r"LayerNorm|\bnorm\b", r"\btied?\b", r"heads?"),
-        edits=[("d_head = d_model // num_heads", "d_head = d_model / num_heads")],
-    ),
+    # blind10a-count-true-division-floats left out after the run: count_parameters accepts a
+    # float count that is a whole number on purpose, with a note to use // (the tests' correct
+    # variant count_floats), as for blind8a-count-d-head-true-division; generalisation.py lists
+    # it with the reason.
+    # _c(
+    #     "count-true-division-floats",
+    #     L09,
+    #     "count_parameters",
+    #     "computes d_head with / instead of //, so the attention count, and with it the "
+    #     "encoder and decoder entries, are Python floats (of the right value) instead of "
+    #     "ints.",
+    #     (r"\bfloat\b", r"\bint\b|integer", r"//"),
+    #     (r"bias", r"LayerNorm|\bnorm\b", r"\btied?\b", r"heads?"),
+    #     edits=[("d_head = d_model // num_heads", "d_head = d_model / num_heads")],
+    # ),
     _c(
         "count-final-norm-ignored",
         L09,
@@ -280,44 +284,48 @@ BLIND10A: list[Case] = [
         edits=[("return tokens[:, 1:]", "return tokens[1:]")],
     ),
     # ------------------------------------------------------------------ 10 make_batches
-    _c(
-        "batches-pad-to-global-longest",
-        L10,
-        "make_batches",
-        "pads every batch to the longest row of the whole list of pairs (max-length "
-        "padding) instead of to the longest row of its own batch, so batches of short pairs "
-        "carry extra pad columns.",
-        (
-            r"longest (row )?(of|in) (its|the|each) (own )?batch",
-            r"(whole|entire|all the) (data ?set|list|pairs|corpus)",
-            r"(extra|too many|additional|trailing) (pad(ding)? )?columns?",
-            r"max[_ ]length|global",
-        ),
-        (r"left", r"<bos>|<eos>", r"shuffl", r"in place"),
-        edits=[
-            (
-                "batches = []",
-                "batches = []\n"
-                "    width_src = max(len(source) for source, _ in pairs)\n"
-                "    width_tgt = max(len(target) for _, target in pairs) + 1",
-            ),
-            (
-                "[list(source) for source, _ in chunk]",
-                "[list(source) + [pad_id] * (width_src - len(source)) for source, _ in chunk]",
-            ),
-            (
-                "[[bos_id, *target] for _, target in chunk]",
-                "[[bos_id, *target] + [pad_id] * (width_tgt - 1 - len(target)) "
-                "for _, target in chunk]",
-            ),
-            (
-                "[[*target, eos_id] for _, target in chunk]",
-                "[[*target, eos_id] + [pad_id] * (width_tgt - 1 - len(target)) "
-                "for _, target in chunk]",
-            ),
-        ],
-        source=PAD_TO_MAX_LENGTH,
-    ),
+    # blind10a-batches-pad-to-global-longest left out after the run: make_batches accepts
+    # padding past a batch's own longest row on purpose, with a note (each batch needs only its
+    # own longest row), as for blind8a-batches-pad-to-dataset-max; generalisation.py lists it
+    # with the reason.
+    # _c(
+    #     "batches-pad-to-global-longest",
+    #     L10,
+    #     "make_batches",
+    #     "pads every batch to the longest row of the whole list of pairs (max-length "
+    #     "padding) instead of to the longest row of its own batch, so batches of short pairs "
+    #     "carry extra pad columns.",
+    #     (
+    #         r"longest (row )?(of|in) (its|the|each) (own )?batch",
+    #         r"(whole|entire|all the) (data ?set|list|pairs|corpus)",
+    #         r"(extra|too many|additional|trailing) (pad(ding)? )?columns?",
+    #         r"max[_ ]length|global",
+    #     ),
+    #     (r"left", r"<bos>|<eos>", r"shuffl", r"in place"),
+    #     edits=[
+    #         (
+    #             "batches = []",
+    #             "batches = []\n"
+    #             "    width_src = max(len(source) for source, _ in pairs)\n"
+    #             "    width_tgt = max(len(target) for _, target in pairs) + 1",
+    #         ),
+    #         (
+    #             "[list(source) for source, _ in chunk]",
+    #             "[list(source) + [pad_id] * (width_src - len(source)) for source, _ in chunk]",
+    #         ),
+    #         (
+    #             "[[bos_id, *target] for _, target in chunk]",
+    #             "[[bos_id, *target] + [pad_id] * (width_tgt - 1 - len(target)) "
+    #             "for _, target in chunk]",
+    #         ),
+    #         (
+    #             "[[*target, eos_id] for _, target in chunk]",
+    #             "[[*target, eos_id] + [pad_id] * (width_tgt - 1 - len(target)) "
+    #             "for _, target in chunk]",
+    #         ),
+    #     ],
+    #     source=PAD_TO_MAX_LENGTH,
+    # ),
     _c(
         "batches-sorted-by-length",
         L10,
