@@ -322,6 +322,25 @@ class LNGainFirst(LNBase):
         return (x - mean) / torch.sqrt(var + self.eps) + self.bias
 
 
+class LNAffineFirst(LNBase):
+    """weight * x + bias first, then normalised (blind10g-ln-affine-before-normalising;
+    before: the contract's formula restated)."""
+
+    def forward(self, x):
+        x = self.weight * x + self.bias
+        var, mean = torch.var_mean(x, dim=-1, keepdim=True, unbiased=False)
+        return (x - mean) / torch.sqrt(var + self.eps)
+
+
+class LNUnitL2(LNBase):
+    """The centred x divided by its L2 norm, F.normalize (blind10g-ln-unit-l2-norm; before:
+    told only that its eps argument is ignored)."""
+
+    def forward(self, x):
+        unit = torch.nn.functional.normalize(x - x.mean(dim=-1, keepdim=True), dim=-1)
+        return self.weight * unit + self.bias
+
+
 class LNParametersThreeD(LNBase):
     """weight and bias of shape (1, 1, d_model) (blind9d-ln-parameters-3d; before: told
     "a plain tensor attribute is not part of the state dict")."""
@@ -393,6 +412,8 @@ LN_MISTAKES = [
     Mistake(check_LayerNorm, LNGainOverCentred, r"divide the gain by the centred x"),
     Mistake(check_LayerNorm, LNGainDivides, r"divide the normalised x by self\.weight"),
     Mistake(check_LayerNorm, LNGainFirst, r"multiply x by self\.weight before taking the mean"),
+    Mistake(check_LayerNorm, LNAffineFirst, r"apply the gain and the bias to x first"),
+    Mistake(check_LayerNorm, LNUnitL2, r"times 0\.\d+ = 1/sqrt\(d_model\).{0,200}L2 norm"),
     Mistake(check_LayerNorm, LNComputesInFloat32, r"returns float32 for a float64 x"),
     Mistake(check_LayerNorm, ln_class("LNUnbiased", _unbiased), r"unbiased variance"),
     Mistake(

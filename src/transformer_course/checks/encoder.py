@@ -238,6 +238,12 @@ _GAIN_FIRST = (
     "normalisation cancels the gain: normalise first, then multiply by self.weight and add "
     "self.bias."
 )
+_AFFINE_FIRST = (
+    "You apply the gain and the bias to x first and normalise the result, so the "
+    "normalisation undoes most of them (a fresh layer, gain 1 and bias 0, cannot show it): "
+    "normalise first, then multiply by self.weight and add self.bias, "
+    "self.weight * (x - mean) / sqrt(var + eps) + self.bias."
+)
 _WRONG_DEFAULT_EPS = (
     "Your default eps is not 1e-5. LayerNorm(d_model) should use eps=1e-5 (nn.LayerNorm's "
     "default, and this contract's; the Annotated Transformer uses 1e-6, BERT 1e-12): make it "
@@ -308,6 +314,7 @@ def _norm_mistakes(case_eps: float | None, ndim: int = 3) -> dict[str, dict[str,
         _GAIN_OVER_CENTRED: {"gain_as": "over_centred"},
         _GAIN_DIVIDES: {"gain_as": "divisor"},
         _GAIN_FIRST: {"gain_as": "first"},
+        _AFFINE_FIRST: {"gain_as": "affine_first"},
         _STATS_SWAPPED: {"stats_swapped": True},
         _STATS_SWAPPED_UNBIASED: {"stats_swapped": True, "unbiased": True},
         _BIAS_SUBTRACTED: {"shift_sign": -1},
@@ -398,6 +405,63 @@ def _eps_free(module, x: torch.Tensor) -> bool | None:
     if not isinstance(out, torch.Tensor) or out.shape != probe.shape:
         return None
     return not bool(torch.isfinite(out[token]).all())
+
+
+def _norm_hint(cls, d_model: int, module, x, got, p, eps: float, default_eps: bool) -> str:
+    """The advice when no known mistake matches: a constant scale on every token first (the
+    main mistake, whatever eps does), then an eps argument that never reaches forward."""
+    scale = _scale_hint(x, got, p, eps)
+    ignored = default_eps and _ignores_eps(cls, d_model, module, x, got)
+    if scale and ignored:
+        return (
+            f"{scale} Also, built with eps=0.5 yours gives exactly what it gives with the "
+            "default: the eps argument never reaches forward."
+        )
+    if scale:
+        return scale
+    if ignored:
+        return (
+            f"{_EPS_IGNORED} (Built with eps=0.5, yours gives exactly what it gives with the "
+            "default eps on this x: the eps argument never reaches forward.)"
+        )
+    return (
+        "Per token: mean and biased variance over the last axis, (x - mean) / sqrt(var + eps), "
+        "times weight, plus bias."
+    )
+
+
+def _scale_hint(x: torch.Tensor, got: torch.Tensor, p, eps: float) -> str:
+    """When the learner's output is the reference's normalised values times one constant on
+    every token whose spread eps cannot touch (the division by the wrong spread), that
+    constant, and for 1/sqrt(d_model) the L2 norm that gives it; "" otherwise
+    (blind10g-ln-unit-l2-norm, F.normalize(x - mean), was told only that its eps argument
+    is ignored, which F.normalize's own eps also makes true)."""
+    x, got = x.detach().double(), got.detach().double()
+    weight, bias = p["weight"].double(), p["bias"].double()
+    normalised = (layer_norm_f(x, p, eps) - bias) / weight
+    theirs = (got - bias) / weight
+    keep = (x.var(dim=-1, keepdim=True, unbiased=False) > 1e3 * eps) & (weight.abs() > 0.1)
+    keep = keep & (normalised.abs() > 0.1)
+    if int(keep.sum()) < 4 or not torch.isfinite(theirs[keep]).all():
+        return ""
+    ratios = theirs[keep] / normalised[keep]
+    ratio = float(ratios.median())
+    if abs(ratio - 1) < 1e-3 or float((ratios - ratio).abs().max()) > 1e-4 * abs(ratio):
+        return ""
+    d_model = x.shape[-1]
+    if abs(ratio * d_model**0.5 - 1) < 1e-4:
+        return (
+            f"Yours is the reference's normalised x times {ratio:.4f} = 1/sqrt(d_model) "
+            f"(d_model = {d_model}) on every token: you divide the centred x by its length, "
+            "the square root of the *sum* of its squares (its L2 norm, what F.normalize "
+            "divides by), where LayerNorm divides by its standard deviation, the square root "
+            "of their *mean*, plus eps: (x - mean) / sqrt(var + eps)."
+        )
+    return (
+        f"Yours is the reference's normalised x times {ratio:.4g} on every token: you divide "
+        "by another measure of the spread than sqrt(var + eps), var the mean of the squared "
+        "deviations from the token's mean."
+    )
 
 
 def check_LayerNorm(cls, *, hidden: bool = False) -> None:
@@ -508,13 +572,7 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
         what,
         **tolerance(got.dtype),
         mistakes=mistake_values(lambda **k: layer_norm_f(x, p, **k), mistakes),
-        hint=lambda: (
-            f"{_EPS_IGNORED} (Built with eps=0.5, yours gives exactly what it gives with the "
-            "default eps on this x: the eps argument never reaches forward.)"
-            if case.eps is None and _ignores_eps(cls, d_model, module, x, got)
-            else "Per token: mean and biased variance over the last axis, (x - mean) / "
-            "sqrt(var + eps), times weight, plus bias."
-        ),
+        hint=lambda: _norm_hint(cls, d_model, module, x, got, p, eps, case.eps is None),
     )
 
 
