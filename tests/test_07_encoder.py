@@ -888,6 +888,25 @@ class LayerFeedForwardWithoutDropout(ref.EncoderLayer):
         return self.norm2(x + self.feed_forward(x))
 
 
+class LayerAttentionBuiltWithoutDropout(ref.EncoderLayer):
+    """self_attn = MultiHeadAttention(d_model, num_heads): the attention weights never
+    dropped (blind10g-enc-layer-attention-without-dropout; before: accepted, the residual
+    dropout zeroing the sub-layer whatever it is)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.self_attn = type(self.self_attn)(d_model, num_heads)
+
+
+class LayerFeedForwardBuiltWithoutDropout(ref.EncoderLayer):
+    """feed_forward = PositionwiseFeedForward(d_model, d_ff): its hidden dropout never runs
+    (the same class as blind10g-enc-layer-attention-without-dropout)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.feed_forward = type(self.feed_forward)(d_model, d_ff)
+
+
 class LayerDropoutInputOnly(LayerBase):
     """Dropout on the sub-layer's input instead of its output."""
 
@@ -1181,6 +1200,16 @@ LAYER_MISTAKES = [
     ),
     Mistake(check_EncoderLayer, LayerForgotIndex, r"returns a pair, \(output, weights\)"),
     Mistake(check_EncoderLayer, LayerSharedNorm, r"one and the same object"),
+    Mistake(
+        check_EncoderLayer,
+        LayerAttentionBuiltWithoutDropout,
+        r"`layer\.self_attn` called alone should return only the bias",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerFeedForwardBuiltWithoutDropout,
+        r"`layer\.feed_forward` called alone should return only the bias",
+    ),
     Mistake(
         check_EncoderLayer,
         LayerTakesTheWeights,

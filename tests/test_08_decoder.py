@@ -241,6 +241,15 @@ class LayerCrossWithoutDropout(ref.DecoderLayer):
         return self.norm3(x + self.dropout(self.feed_forward(x)))
 
 
+class LayerCrossAttentionBuiltWithoutDropout(ref.DecoderLayer):
+    """cross_attn = MultiHeadAttention(d_model, num_heads): its attention weights never
+    dropped (the class of blind10g-enc-layer-attention-without-dropout, accepted before)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.cross_attn = type(self.cross_attn)(d_model, num_heads)
+
+
 class LayerPreLNSelfOutputAddedToItself(ref.DecoderLayer):
     """Pre-LN: x overwritten by the self-attention's output, then added to itself (round
     10, blind10d-declayer-pre-ln-self-attention-output-added-to-itself: only located)."""
@@ -523,6 +532,11 @@ LAYER_MISTAKES = [
         C, layer_variant("MasksSwapped", masks=("src", "tgt")), r"masks go to the wrong attentions"
     ),
     Mistake(C, LayerTorchParameterOrder, r"masks go to the wrong attentions"),
+    Mistake(
+        C,
+        LayerCrossAttentionBuiltWithoutDropout,
+        r"`layer\.cross_attn` called alone should return only the bias",
+    ),
     Mistake(
         C, layer_variant("NoLookAhead", masks=("none", "src")), r"self-attention ignores tgt_mask"
     ),

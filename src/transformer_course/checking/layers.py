@@ -248,6 +248,42 @@ def expect_deterministic_in_eval(
     )
 
 
+def expect_sublayers_dropped(
+    c: Checker,
+    module: Any,
+    parts: Mapping[str, tuple[tuple, str, str]],
+    state: Mapping[str, torch.Tensor],
+    call: str,
+) -> None:
+    """Train mode, dropout=1.0: every dropout zeroes its input, so each sub-layer built with
+    the layer's dropout returns its last Linear's bias alone (the attention weights, or
+    the hidden activations, all dropped). A sub-layer that still attends or computes was
+    built without that dropout, which the layer's own output cannot show: its residual
+    dropout zeroes the whole sub-layer (blind10g-enc-layer-attention-without-dropout was
+    accepted). ``parts``: attribute -> (its call's arguments, the state key of that bias,
+    the constructor the contract names)."""
+    for name, (args, bias_key, constructor) in parts.items():
+        sub = getattr(module, name, None)
+        if not callable(sub) or bias_key not in state:
+            continue  # a missing sub-layer is said by the state-dict check
+        out = c.call(sub, *args, call_repr=f"layer.{name}(...) in {call}")
+        out = out[0] if isinstance(out, tuple) and out else out
+        bias = state[bias_key].detach().double()
+        dropped = (
+            isinstance(out, torch.Tensor)
+            and out.shape[-1:] == bias.shape
+            and torch.allclose(out.detach().double(), bias.expand(out.shape), rtol=0, atol=1e-5)
+        )
+        c.expect_true(
+            dropped,
+            f"In {call}, every dropout zeroes its input, so `layer.{name}` called alone should "
+            f"return only the bias of its last Linear ({bias_key}): everything before it "
+            "dropped. Yours does not: the sub-layer was not built with the layer's dropout (no "
+            "rate, or another one). The layer's output cannot show it, since its residual "
+            f"dropout zeroes the whole sub-layer, but training would: build it as {constructor}.",
+        )
+
+
 def _layers_elsewhere_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple]) -> str:
     """No `layers.*` key: say where the layers' weights are (another name, one layer only)
     or, when no layer's weights are registered anywhere, that a plain list hides them."""

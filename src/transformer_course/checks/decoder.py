@@ -47,6 +47,7 @@ from transformer_course.checking.layers import (
     build,
     describe_mask,
     expect_composite,
+    expect_sublayers_dropped,
     expect_tensor_result,
     mistake_values,
     only_dropout_mistakes,
@@ -541,6 +542,19 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
         hint=lambda: _property_problem(c, module, inputs, case, call, got) or _LAYER_BUILT_ON,
     )
     _expect_properties(c, module, inputs, case, call, got)
+    if drop:
+        x, memory = inputs.x, inputs.memory
+        attention = "MultiHeadAttention(d_model, num_heads, dropout)"
+        parts = {
+            "self_attn": ((x, x, x), "self_attn.w_o.bias", attention),
+            "cross_attn": ((x, memory, memory), "cross_attn.w_o.bias", attention),
+            "feed_forward": (
+                (x,),
+                "feed_forward.w_2.bias",
+                "PositionwiseFeedForward(d_model, d_ff, dropout)",
+            ),
+        }
+        expect_sublayers_dropped(c, module, parts, state, f"train mode with dropout={case.dropout}")
 
 
 def _output_shape_hint(got, case: _DecCase) -> str:

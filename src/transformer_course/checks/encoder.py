@@ -54,6 +54,7 @@ from transformer_course.checking.layers import (
     dropout_hint,
     expect_composite,
     expect_deterministic_in_eval,
+    expect_sublayers_dropped,
     expect_tensor_result,
     mistake_pairs,
     mistake_values,
@@ -877,6 +878,20 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         localise=None if case.mode == "train" and case.dropout > 0 else localise,
         hint=dropout_hint(case.dropout, case.mode) or _BUILT_ON,
     )
+    if drop:
+        parts = {
+            "self_attn": (
+                (x, x, x),
+                "self_attn.w_o.bias",
+                "MultiHeadAttention(d_model, num_heads, dropout)",
+            ),
+            "feed_forward": (
+                (x,),
+                "feed_forward.w_2.bias",
+                "PositionwiseFeedForward(d_model, d_ff, dropout)",
+            ),
+        }
+        expect_sublayers_dropped(c, module, parts, state, f"train mode with dropout={case.dropout}")
 
 
 # ================================================================================= Encoder
