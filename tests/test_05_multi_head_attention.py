@@ -618,6 +618,23 @@ class ScoresWithDotT(Base):
         return self.w_o(self.merge(self.dropout(weights) @ v)), weights
 
 
+class ProjectionsUntransposed(Base):
+    """x @ w.weight + w.bias for q, k and v: nn.Linear's stored (out, in) weight applied
+    untransposed (blind10g-mha-projection-weight-not-transposed; before: the formula
+    restated)."""
+
+    def qkv(self, query, key, value):
+        q = query @ self.w_q.weight + self.w_q.bias
+        k = key @ self.w_k.weight + self.w_k.bias
+        v = value @ self.w_v.weight + self.w_v.bias
+        return self.split(q), self.split(k), self.split(v)
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
 class DropoutNotRescaled(Base):
     """Drops attention weights but does not scale the kept ones by 1/(1 - p) (no name)."""
 
@@ -1262,6 +1279,11 @@ MISTAKES = [
         r"number",
     ),
     Mistake(check_MultiHeadAttention, DropoutOnHeads, r"dropout to the attention's result"),
+    Mistake(
+        check_MultiHeadAttention,
+        ProjectionsUntransposed,
+        r"queries, keys and values are x @ w\.weight \+ w\.bias",
+    ),
     Mistake(
         check_MultiHeadAttention, ScoresWithDotT, r"uses `\.T`, which reverses \*all\* the axes"
     ),
