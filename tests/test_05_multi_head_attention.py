@@ -635,6 +635,16 @@ class ProjectionsUntransposed(Base):
         return self.w_o(self.merge(self.dropout(weights) @ v)), weights
 
 
+class OutputProjectionBeforeMerge(WithReferenceAttention):
+    """w_o applied to the split heads, merge_heads(w_o(heads)) (blind10g-mha-output-
+    projection-before-merge; before: the generic matmul advice, 'usually a transpose')."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.merge(self.w_o(self.dropout(weights) @ v)), weights
+
+
 class DropoutNotRescaled(Base):
     """Drops attention weights but does not scale the kept ones by 1/(1 - p) (no name)."""
 
@@ -1279,6 +1289,11 @@ MISTAKES = [
         r"number",
     ),
     Mistake(check_MultiHeadAttention, DropoutOnHeads, r"dropout to the attention's result"),
+    Mistake(
+        check_MultiHeadAttention,
+        OutputProjectionBeforeMerge,
+        r"received vectors \d+ wide, one head's d_head.{0,200}self\.w_o\(merge_heads\(heads\)\)",
+    ),
     Mistake(
         check_MultiHeadAttention,
         ProjectionsUntransposed,

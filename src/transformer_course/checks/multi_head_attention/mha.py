@@ -48,6 +48,7 @@ from .mha_diagnoses import (
     _OUTPUT_MISTAKES,
     _WEIGHT_MISTAKES,
     _Agreement,
+    _head_width_projection_hint,
     _heads_mixed,
     _length_mixup_hint,
     _length_mixup_source,
@@ -175,7 +176,11 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
             module,
             *args,
             call_repr=call,
-            hints=[*_length_mixup_hint(case), *_batch_of_one_hint(case.batch)],
+            hints=[
+                *_length_mixup_hint(case),
+                *_batch_of_one_hint(case.batch),
+                *_head_width_projection_hint(case),
+            ],
         )
     except CheckFailure as failure:
         named = _length_mixup_source(module, state, case) if _length_mixup_hint(case) else ""

@@ -212,6 +212,33 @@ def _weights_shape_hint(
     return hints.get(got, "")
 
 
+_MAT_SHAPES = re.compile(r"\((\d+)x(\d+) and (\d+)x(\d+)\)")
+
+
+def _head_width_projection_hint(case: _Case) -> list:
+    """A d_model -> d_model projection given one head's d_head-wide vectors (blind10g-mha-
+    output-projection-before-merge, w_o before merge_heads: only the generic matmul advice,
+    whose 'usual cause' is a transpose). Which projection the line shown names; the shapes
+    alone tell that it acted on split heads."""
+    d_head = case.d_model // case.num_heads
+
+    def text(exc: BaseException) -> str:
+        found = _MAT_SHAPES.search(str(exc))
+        if case.num_heads == 1 or not found:
+            return ""
+        _, width, rows, cols = (int(n) for n in found.groups())
+        if (width, rows, cols) != (d_head, case.d_model, case.d_model):
+            return ""
+        return (
+            f"A d_model -> d_model projection (in_features {case.d_model}) received vectors "
+            f"{d_head} wide, one head's d_head: it ran on the split heads. The projections act "
+            "on d_model-wide vectors: w_q, w_k and w_v before split_heads, w_o after "
+            "merge_heads, on the concatenated heads: self.w_o(merge_heads(heads))."
+        )
+
+    return [("mat1 and mat2 shapes cannot be multiplied", text)]
+
+
 def _output_shape_hint(got: tuple, case: _Case) -> str:
     b, h, lq, lk, d = case.batch, case.num_heads, case.len_q, case.len_k, case.d_model
     hints = {
