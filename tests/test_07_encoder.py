@@ -537,6 +537,18 @@ def ffn_class(name, forward, base=FFNBase):
     return type(name, (base,), {"forward": forward})
 
 
+class FFNReLUClass(FFNBase):
+    """self.relu = nn.ReLU, the class, then self.relu(h) (blind10g-ffn-relu-class-not-
+    instance; before: the raw TypeError only)."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, dropout)
+        self.relu = nn.ReLU
+
+    def forward(self, x):
+        return self.w_2(self.dropout(self.relu(self.w_1(x))))
+
+
 class FFNSequential(nn.Sequential):
     """nn.Sequential with named parts: its state-dict keys are w_1.* and w_2.*, as the
     contract asks (numbered parts would give 0.weight, 3.weight, which do not load)."""
@@ -722,6 +734,9 @@ FFN_MISTAKES = [
         r"two different results for the same input in eval mode: dropout is still active",
     ),
     Mistake(check_PositionwiseFeedForward, FFNFourTimes, r"hidden width is the d_ff argument"),
+    Mistake(
+        check_PositionwiseFeedForward, FFNReLUClass, r"nn\.ReLU without parentheses is the class"
+    ),
     Mistake(check_PositionwiseFeedForward, FFNNumberedSequential, r"come from nn.Sequential"),
     Mistake(check_PositionwiseFeedForward, FFNTorchNames, r"w_1.bias"),
     # round 10 (blind10d-ffn-linears-without-bias): named, where the keys came with "the
@@ -905,6 +920,19 @@ class LayerFeedForwardBuiltWithoutDropout(ref.EncoderLayer):
     def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
         super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
         self.feed_forward = type(self.feed_forward)(d_model, d_ff)
+
+
+class LayerMaskInValueSlot(ref.EncoderLayer):
+    """self_attn(x, x, mask): the mask in the value slot, no mask passed (blind10g-enc-
+    layer-mask-in-value-slot; before: the raw TypeError only)."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            h = self.norm1(x)
+            x = x + self.dropout(self.self_attn(h, h, mask)[0])
+            return x + self.dropout(self.feed_forward(self.norm2(x)))
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, mask)[0]))
+        return self.norm2(x + self.dropout(self.feed_forward(x)))
 
 
 class LayerDropoutInputOnly(LayerBase):
@@ -1202,6 +1230,11 @@ LAYER_MISTAKES = [
     Mistake(check_EncoderLayer, LayerSharedNorm, r"one and the same object"),
     Mistake(
         check_EncoderLayer,
+        LayerMaskInValueSlot,
+        r"puts the mask where value goes|puts the mask in the value slot",
+    ),
+    Mistake(
+        check_EncoderLayer,
         LayerAttentionBuiltWithoutDropout,
         r"`layer\.self_attn` called alone should return only the bias",
     ),
@@ -1282,6 +1315,20 @@ def _loop(self, x, mask=None):
     for layer in self.layers:
         x = layer(x, mask)
     return self.finish(x)
+
+
+class EncoderEveryLayerOutput(ref.Encoder):
+    """Every layer's output kept and stacked, (num_layers, batch, len, d_model)
+    (blind10g-encoder-returns-every-layer-output; before: the contract's shape restated)."""
+
+    def forward(self, x, mask=None):
+        outputs = []
+        for layer in self.layers:
+            x = layer(x, mask)
+            outputs.append(x)
+        if self.norm is not None:
+            outputs[-1] = self.norm(outputs[-1])
+        return torch.stack(outputs)
 
 
 class EncoderFinalNormOr(ref.Encoder):
@@ -1410,6 +1457,7 @@ ENCODER_MISTAKES = [
         r"^(?![\s\S]*no_grad)[\s\S]*(is its input `x` itself, unchanged|not chained)",
     ),
     Mistake(check_Encoder, EncoderSharedLayer, r"one layer object appended N times"),
+    Mistake(check_Encoder, EncoderEveryLayerOutput, r"every layer's output, stacked"),
     Mistake(check_Encoder, EncoderFinalNormOr, r"unexpected: \['norm\.bias', 'norm\.weight'\]"),
     Mistake(check_Encoder, EncoderPythonList, r"plain Python list does not register"),
     Mistake(check_Encoder, EncoderOneLayerShort, r"create num_layers layers"),

@@ -675,6 +675,18 @@ DECODER_CORRECT = [
 ]
 
 
+class DecoderEveryLayerOutput(ref.Decoder):
+    """Every layer's output kept and stacked (the class of blind10g-encoder-returns-every-
+    layer-output: the contract's shape restated before)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        outputs = []
+        for layer in self.layers:
+            x = layer(x, memory, src_mask, tgt_mask)
+            outputs.append(x if self.norm is None else self.norm(x))
+        return torch.stack(outputs)
+
+
 class DecoderSharedLayer(StackBase):
     def __init__(
         self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
@@ -934,6 +946,7 @@ DECODER_MISTAKES = [
         r"layers\[0\] receives the final norm of the stack's input x",
     ),
     Mistake(S, DecoderSharedLayer, r"one layer object appended N times"),
+    Mistake(S, DecoderEveryLayerOutput, r"every layer's output, stacked"),
     Mistake(S, DecoderPythonList, r"plain Python list does not register"),
     Mistake(S, DecoderBlocksName, r"registered, but under other names \(`blocks\.0`"),
     Mistake(S, DecoderOneLayerReused, r"weights of one layer only, under `layer\.\*`"),

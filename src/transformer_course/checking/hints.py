@@ -73,6 +73,8 @@ GENERIC_HINTS: dict[str, str | Callable[[BaseException], str]] = {
         "the same way: along the axis the error names, one is neither the same size nor 1. "
         "Print both shapes on the line shown below." + _dot_t_advice(exc)
     ),
+    # blind10g-ffn-relu-class-not-instance: self.relu = nn.ReLU, then self.relu(h)
+    "must be Tensor, not ": lambda exc: _module_class_advice(exc),
     "'indices' to have one of the following scalar types": (
         "The token ids that reached an embedding are floats: ids must be int64. A tensor of "
         "ids you build yourself (the <bos> column from torch.full or torch.ones, a torch.cat "
@@ -138,6 +140,28 @@ def _dot_t_advice(exc: BaseException) -> str:
         " Your line uses `.T`, which reverses *all* the axes of a tensor with more than two (a "
         "(batch, num_heads, len, d_head) k becomes (d_head, len, num_heads, batch)), not only "
         "the last two: for a batch of matrices use k.transpose(-2, -1) (or k.mT)."
+    )
+
+
+_NOT_TENSOR = re.compile(r"must be Tensor, not (\w+)")
+
+
+def _module_class_advice(exc: BaseException) -> str:
+    """Where a torch.nn module reached an operation in a tensor's place (nn.ReLU stored
+    without parentheses: calling the class builds a module from the tensor instead of
+    applying it), what happened; "" for any other type."""
+    import torch.nn
+
+    found = _NOT_TENSOR.search(str(exc))
+    if not found or not isinstance(getattr(torch.nn, found.group(1), None), type):
+        return ""
+    name = found.group(1)
+    return (
+        f"An nn.{name} module arrived where a tensor goes: nn.{name} without parentheses is the "
+        f"class, and calling the class, nn.{name}(h), builds a new module (h taken as its "
+        f"first argument) instead of applying one to h. Create the module in __init__, "
+        f"self.act = nn.{name}(), and call that instance on the tensor (or use the function, "
+        "torch.relu(h) for a ReLU)."
     )
 
 

@@ -159,6 +159,19 @@ def expect_tensor_result(
     )
 
 
+def stacked_layers_hint(got: Any, shape: tuple, num_layers: int, default: str) -> str:
+    """A stack's result with a leading axis of num_layers: every layer's output kept and
+    stacked (blind10g-encoder-returns-every-layer-output: the contract's shape restated)."""
+    if num_layers > 1 and tuple(getattr(got, "shape", ())) == (num_layers, *shape):
+        return (
+            f"Yours has one axis more, in front, of size {num_layers} = num_layers: every "
+            "layer's output, stacked (as output_hidden_states keeps them). The stack returns "
+            "the last layer's output alone (through the final norm when there is one), shaped "
+            "as x."
+        )
+    return default
+
+
 def expect_composite(
     c: Checker,
     got: torch.Tensor,
@@ -208,6 +221,21 @@ LAYER_HINTS = [
             and "non-singleton dimension 3" in str(exc)
         ),
         _FOUR_AXES_HINT,
+    ),
+    (
+        # blind10g-enc-layer-mask-in-value-slot: self_attn(x, x, mask) was the raw error only
+        "must be Tensor, not NoneType",
+        "A None reached a layer where a tensor goes. In a layer that is usually an argument "
+        "left out of a call: self_attn(x, x, mask) puts the mask in the value slot (None when "
+        "there is no mask), where MultiHeadAttention takes four, (query, key, value, mask); or "
+        "a helper of yours that has no `return`. Count the arguments on the line shown below.",
+    ),
+    (
+        lambda exc: "Bool and Float" in str(exc) or "Float and Bool" in str(exc),
+        "A bool tensor, a mask, reached a matrix product where the stream goes: a mask in the "
+        "wrong argument slot, such as self_attn(x, x, mask), which puts the mask where value "
+        "goes (MultiHeadAttention takes four, (query, key, value, mask)), or masks passed in "
+        "another order than the signature's. Count the arguments on the line shown below.",
     ),
     (
         "cannot assign 'list' as child module",

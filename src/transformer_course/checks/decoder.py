@@ -51,6 +51,7 @@ from transformer_course.checking.layers import (
     expect_tensor_result,
     mistake_values,
     only_dropout_mistakes,
+    stacked_layers_hint,
 )
 from transformer_course.checking.localise import (
     called_submodules,
@@ -640,7 +641,9 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
         got,
         inputs.x.shape,
         what,
-        shape_hint=_output_shape_hint(got, case),
+        shape_hint=stacked_layers_hint(
+            got, tuple(inputs.x.shape), case.num_layers, _output_shape_hint(got, case)
+        ),
         inputs={"x": inputs.x, "memory": inputs.memory},
     )
     p = as_float64(state)

@@ -59,6 +59,7 @@ from transformer_course.checking.layers import (
     mistake_pairs,
     mistake_values,
     only_dropout_mistakes,
+    stacked_layers_hint,
     state_hint,
 )
 from transformer_course.checking.localise import (
@@ -982,7 +983,14 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = Fals
     )
     what = f"the output of {call}"
     expect_tensor_result(
-        c, got, x.shape, what, shape_hint="(batch, len, d_model), as x.", inputs={"x": x}
+        c,
+        got,
+        x.shape,
+        what,
+        shape_hint=stacked_layers_hint(
+            got, tuple(x.shape), case.num_layers, "(batch, len, d_model), as x."
+        ),
+        inputs={"x": x},
     )
     if case.mode == "eval" and case.dropout > 0:
         expect_deterministic_in_eval(c, module, args, got, call, case.dropout)
