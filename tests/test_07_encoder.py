@@ -935,6 +935,17 @@ class LayerMaskInValueSlot(ref.EncoderLayer):
         return self.norm2(x + self.dropout(self.feed_forward(x)))
 
 
+class LayerPostLNParallel(ref.EncoderLayer):
+    """Post-LN with the two sub-layers in parallel, norm1(x + attn(x) + ffn(x))
+    (blind10g-enc-layer-post-ln-parallel-sublayers; before: located at norm1's input)."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            return super().forward(x, mask)
+        attended = self.dropout(self.self_attn(x, x, x, mask)[0])
+        return self.norm1(x + attended + self.dropout(self.feed_forward(x)))
+
+
 class LayerDropoutInputOnly(LayerBase):
     """Dropout on the sub-layer's input instead of its output."""
 
@@ -1228,6 +1239,7 @@ LAYER_MISTAKES = [
     ),
     Mistake(check_EncoderLayer, LayerForgotIndex, r"returns a pair, \(output, weights\)"),
     Mistake(check_EncoderLayer, LayerSharedNorm, r"one and the same object"),
+    Mistake(check_EncoderLayer, LayerPostLNParallel, r"runs its two sub-layers in parallel"),
     Mistake(
         check_EncoderLayer,
         LayerMaskInValueSlot,

@@ -778,6 +778,13 @@ _FFN_FIRST = (
     "token on its own)."
 )
 
+_PARALLEL = (
+    "Your layer runs its two sub-layers in parallel (GPT-J's layout): the feed-forward block "
+    "reads the layer's input x, as the self-attention does, and both outputs go into one "
+    "residual sum under norm1, norm1(x + attn(x) + ffn(x)); norm2 is never used. The paper's "
+    "layer is sequential: x = norm1(x + dropout(self_attn(x, x, x, mask))), then "
+    "x = norm2(x + dropout(feed_forward(x))) on that result."
+)
 _MASK_IGNORED = (
     "Your layer ignores the mask: the real tokens attend to <pad> positions. Pass the mask on "
     "to the self-attention, self_attn(x, x, x, mask)."
@@ -847,6 +854,8 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         _ONE_NORM: {"norms": ("norm1", "norm1")},
         _FFN_FIRST: {"order": ("ffn", "attn")},
     }
+    if not case.norm_first:
+        table[_PARALLEL] = {"parallel": True}
     add_new(table, residual_mistakes(_PARTS, _PART_NORMS, case.norm_first))
     if drop:
         add_new(table, dropout_missing_mistakes(_PARTS, _PART_NORMS, case.norm_first))
