@@ -549,6 +549,15 @@ class FFNReLUClass(FFNBase):
         return self.w_2(self.dropout(self.relu(self.w_1(x))))
 
 
+class FFNFlattened(FFNBase):
+    """The tokens flattened to (batch * len, d_model) and never reshaped back
+    (blind10g-ffn-flattened-never-reshaped-back; before: the contract's shape restated)."""
+
+    def forward(self, x):
+        x = x.reshape(-1, x.shape[-1])
+        return self.w_2(self.dropout(torch.relu(self.w_1(x))))
+
+
 class FFNSequential(nn.Sequential):
     """nn.Sequential with named parts: its state-dict keys are w_1.* and w_2.*, as the
     contract asks (numbered parts would give 0.weight, 3.weight, which do not load)."""
@@ -734,6 +743,7 @@ FFN_MISTAKES = [
         r"two different results for the same input in eval mode: dropout is still active",
     ),
     Mistake(check_PositionwiseFeedForward, FFNFourTimes, r"hidden width is the d_ff argument"),
+    Mistake(check_PositionwiseFeedForward, FFNFlattened, r"the tokens were flattened into one"),
     Mistake(
         check_PositionwiseFeedForward, FFNReLUClass, r"nn\.ReLU without parentheses is the class"
     ),

@@ -688,7 +688,15 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
         got,
         x.shape,
         what,
-        shape_hint="The block maps every token d_model -> d_ff -> d_model: (batch, len, d_model).",
+        shape_hint=(
+            f"Yours is 2-D, (batch * len, d_model) = {tuple(got.shape)}: the tokens were "
+            "flattened into one axis and not reshaped back. nn.Linear acts on the last axis "
+            "of a tensor of any shape, so no flattening is needed; return (batch, len, "
+            "d_model), as x."
+            if tuple(getattr(got, "shape", ())) == (case.batch * case.length, case.d_model)
+            and case.batch > 1
+            else "The block maps every token d_model -> d_ff -> d_model: (batch, len, d_model)."
+        ),
     )
     if case.mode == "eval" and case.dropout > 0:
         expect_deterministic_in_eval(
