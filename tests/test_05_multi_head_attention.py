@@ -234,6 +234,13 @@ def merge_heads_axis_first(x):
     return x.permute(1, 2, 0, 3).reshape(b, length, h * d_head)
 
 
+def merge_squeezed(x):
+    """A bare .squeeze() at the end (blind10g-merge-squeeze-drops-batch-of-one; before:
+    told 'len and batch exchanged', a permutation that a size-1 axis lets match)."""
+    b, h, length, d_head = x.shape
+    return x.transpose(1, 2).reshape(b, length, h * d_head).squeeze()
+
+
 def merge_flattens_batch(x):
     """Folds batch and len into one axis (blind7b-merge-flattens-batch; before: the
     contract's shape restated)."""
@@ -596,6 +603,46 @@ class DropoutOnHeads(Base):
         q, k, v = self.qkv(query, key, value)
         _, weights = scaled_dot_product_attention(q, k, v, mask)
         return self.w_o(self.merge(self.dropout(weights @ v))), weights
+
+
+class ScoresWithDotT(Base):
+    """q @ k.T on 4-D tensors, .T reversing all four axes (blind10g-mha-inline-scores-with-
+    dot-T; before: told of an element-wise operation, where a matmul's batch axes met)."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        scores = q @ k.T / math.sqrt(self.d_head)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        weights = torch.softmax(scores, dim=-1)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+class ProjectionsUntransposed(Base):
+    """x @ w.weight + w.bias for q, k and v: nn.Linear's stored (out, in) weight applied
+    untransposed (blind10g-mha-projection-weight-not-transposed; before: the formula
+    restated)."""
+
+    def qkv(self, query, key, value):
+        q = query @ self.w_q.weight + self.w_q.bias
+        k = key @ self.w_k.weight + self.w_k.bias
+        v = value @ self.w_v.weight + self.w_v.bias
+        return self.split(q), self.split(k), self.split(v)
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+class OutputProjectionBeforeMerge(WithReferenceAttention):
+    """w_o applied to the split heads, merge_heads(w_o(heads)) (blind10g-mha-output-
+    projection-before-merge; before: the generic matmul advice, 'usually a transpose')."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.merge(self.w_o(self.dropout(weights) @ v)), weights
 
 
 class DropoutNotRescaled(Base):
@@ -1063,6 +1110,9 @@ MISTAKES = [
     ),
     Mistake(check_merge_heads, merge_unpacked_as_split, r"the transpose is there, but the sizes"),
     Mistake(
+        check_merge_heads, merge_squeezed, r"axes of size 1 .{0,40} are gone: a bare \.squeeze\(\)"
+    ),
+    Mistake(
         check_merge_heads,
         merge_batch_of_one,
         r"a batch of one, but the tensor holds batch = \d+ sequences",
@@ -1239,6 +1289,19 @@ MISTAKES = [
         r"number",
     ),
     Mistake(check_MultiHeadAttention, DropoutOnHeads, r"dropout to the attention's result"),
+    Mistake(
+        check_MultiHeadAttention,
+        OutputProjectionBeforeMerge,
+        r"received vectors \d+ wide, one head's d_head.{0,200}self\.w_o\(merge_heads\(heads\)\)",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        ProjectionsUntransposed,
+        r"queries, keys and values are x @ w\.weight \+ w\.bias",
+    ),
+    Mistake(
+        check_MultiHeadAttention, ScoresWithDotT, r"uses `\.T`, which reverses \*all\* the axes"
+    ),
     Mistake(
         check_MultiHeadAttention,
         DropoutNotRescaled,

@@ -110,6 +110,13 @@ PADDING_MISTAKES = {
         # named since blind6b-padmask-from-lengths (before: the attention symptom only)
         r"marks the first n positions of each row as real.*assumes the pads sit at the end",
     ),
+    "length from the first pad (argmax)": (
+        lambda ids, p: (
+            torch.arange(ids.shape[1])[None, :] < (ids == p).long().argmax(1, keepdim=True)
+        )[:, None, None, :],
+        # named since blind10g-padmask-length-from-argmax-of-first-pad (before: located only)
+        r"before each row's first pad as real, the first pad found with argmax",
+    ),
 }
 
 
@@ -194,7 +201,8 @@ LOOK_AHEAD_MISTAKES = {
     ),
     "band of width 2 (forgets the distant past)": (
         lambda n: _tril(n) & ~_tril(n, -3),
-        r"Query i may attend to keys 0..i",
+        # named since blind10g-lookahead-sliding-window-of-four (before: located only)
+        r"Your mask is a band: each query sees itself and the 2 keys before it",
     ),
 }
 
@@ -377,6 +385,11 @@ DECODER_MISTAKES = {
     "Annotated Transformer's make_std_mask, as float": (
         lambda ids, p: make_std_mask(ids, p).float(),
         r"Two things to change: the shape, and the dtype \(torch\.float32.*head axis is missing",
+    ),
+    "diagonal forced True (a guard against fully masked rows)": (
+        lambda ids, p: (_pad(ids, p) & _tril(ids.shape[1])) | torch.eye(ids.shape[1]).bool(),
+        # named since blind10g-decmask-diagonal-forced-true (before: located only)
+        r"the diagonal is True at the pad positions too",
     ),
     "in place": (
         lambda ids, p: _pad(ids.masked_fill_(ids == p, -1), -1) & _tril(ids.shape[1]),

@@ -322,6 +322,25 @@ class LNGainFirst(LNBase):
         return (x - mean) / torch.sqrt(var + self.eps) + self.bias
 
 
+class LNAffineFirst(LNBase):
+    """weight * x + bias first, then normalised (blind10g-ln-affine-before-normalising;
+    before: the contract's formula restated)."""
+
+    def forward(self, x):
+        x = self.weight * x + self.bias
+        var, mean = torch.var_mean(x, dim=-1, keepdim=True, unbiased=False)
+        return (x - mean) / torch.sqrt(var + self.eps)
+
+
+class LNUnitL2(LNBase):
+    """The centred x divided by its L2 norm, F.normalize (blind10g-ln-unit-l2-norm; before:
+    told only that its eps argument is ignored)."""
+
+    def forward(self, x):
+        unit = torch.nn.functional.normalize(x - x.mean(dim=-1, keepdim=True), dim=-1)
+        return self.weight * unit + self.bias
+
+
 class LNParametersThreeD(LNBase):
     """weight and bias of shape (1, 1, d_model) (blind9d-ln-parameters-3d; before: told
     "a plain tensor attribute is not part of the state dict")."""
@@ -393,6 +412,8 @@ LN_MISTAKES = [
     Mistake(check_LayerNorm, LNGainOverCentred, r"divide the gain by the centred x"),
     Mistake(check_LayerNorm, LNGainDivides, r"divide the normalised x by self\.weight"),
     Mistake(check_LayerNorm, LNGainFirst, r"multiply x by self\.weight before taking the mean"),
+    Mistake(check_LayerNorm, LNAffineFirst, r"apply the gain and the bias to x first"),
+    Mistake(check_LayerNorm, LNUnitL2, r"times 0\.\d+ = 1/sqrt\(d_model\).{0,200}L2 norm"),
     Mistake(check_LayerNorm, LNComputesInFloat32, r"returns float32 for a float64 x"),
     Mistake(check_LayerNorm, ln_class("LNUnbiased", _unbiased), r"unbiased variance"),
     Mistake(
@@ -514,6 +535,27 @@ class FFNBase(nn.Module):
 
 def ffn_class(name, forward, base=FFNBase):
     return type(name, (base,), {"forward": forward})
+
+
+class FFNReLUClass(FFNBase):
+    """self.relu = nn.ReLU, the class, then self.relu(h) (blind10g-ffn-relu-class-not-
+    instance; before: the raw TypeError only)."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, dropout)
+        self.relu = nn.ReLU
+
+    def forward(self, x):
+        return self.w_2(self.dropout(self.relu(self.w_1(x))))
+
+
+class FFNFlattened(FFNBase):
+    """The tokens flattened to (batch * len, d_model) and never reshaped back
+    (blind10g-ffn-flattened-never-reshaped-back; before: the contract's shape restated)."""
+
+    def forward(self, x):
+        x = x.reshape(-1, x.shape[-1])
+        return self.w_2(self.dropout(torch.relu(self.w_1(x))))
 
 
 class FFNSequential(nn.Sequential):
@@ -701,6 +743,10 @@ FFN_MISTAKES = [
         r"two different results for the same input in eval mode: dropout is still active",
     ),
     Mistake(check_PositionwiseFeedForward, FFNFourTimes, r"hidden width is the d_ff argument"),
+    Mistake(check_PositionwiseFeedForward, FFNFlattened, r"the tokens were flattened into one"),
+    Mistake(
+        check_PositionwiseFeedForward, FFNReLUClass, r"nn\.ReLU without parentheses is the class"
+    ),
     Mistake(check_PositionwiseFeedForward, FFNNumberedSequential, r"come from nn.Sequential"),
     Mistake(check_PositionwiseFeedForward, FFNTorchNames, r"w_1.bias"),
     # round 10 (blind10d-ffn-linears-without-bias): named, where the keys came with "the
@@ -865,6 +911,49 @@ class LayerFeedForwardWithoutDropout(ref.EncoderLayer):
             return x + self.feed_forward(self.norm2(x))
         x = self.norm1(x + self.dropout(self.self_attn(x, x, x, mask)[0]))
         return self.norm2(x + self.feed_forward(x))
+
+
+class LayerAttentionBuiltWithoutDropout(ref.EncoderLayer):
+    """self_attn = MultiHeadAttention(d_model, num_heads): the attention weights never
+    dropped (blind10g-enc-layer-attention-without-dropout; before: accepted, the residual
+    dropout zeroing the sub-layer whatever it is)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.self_attn = type(self.self_attn)(d_model, num_heads)
+
+
+class LayerFeedForwardBuiltWithoutDropout(ref.EncoderLayer):
+    """feed_forward = PositionwiseFeedForward(d_model, d_ff): its hidden dropout never runs
+    (the same class as blind10g-enc-layer-attention-without-dropout)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.feed_forward = type(self.feed_forward)(d_model, d_ff)
+
+
+class LayerMaskInValueSlot(ref.EncoderLayer):
+    """self_attn(x, x, mask): the mask in the value slot, no mask passed (blind10g-enc-
+    layer-mask-in-value-slot; before: the raw TypeError only)."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            h = self.norm1(x)
+            x = x + self.dropout(self.self_attn(h, h, mask)[0])
+            return x + self.dropout(self.feed_forward(self.norm2(x)))
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, mask)[0]))
+        return self.norm2(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerPostLNParallel(ref.EncoderLayer):
+    """Post-LN with the two sub-layers in parallel, norm1(x + attn(x) + ffn(x))
+    (blind10g-enc-layer-post-ln-parallel-sublayers; before: located at norm1's input)."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            return super().forward(x, mask)
+        attended = self.dropout(self.self_attn(x, x, x, mask)[0])
+        return self.norm1(x + attended + self.dropout(self.feed_forward(x)))
 
 
 class LayerDropoutInputOnly(LayerBase):
@@ -1160,6 +1249,22 @@ LAYER_MISTAKES = [
     ),
     Mistake(check_EncoderLayer, LayerForgotIndex, r"returns a pair, \(output, weights\)"),
     Mistake(check_EncoderLayer, LayerSharedNorm, r"one and the same object"),
+    Mistake(check_EncoderLayer, LayerPostLNParallel, r"runs its two sub-layers in parallel"),
+    Mistake(
+        check_EncoderLayer,
+        LayerMaskInValueSlot,
+        r"puts the mask where value goes|puts the mask in the value slot",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerAttentionBuiltWithoutDropout,
+        r"`layer\.self_attn` called alone should return only the bias",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerFeedForwardBuiltWithoutDropout,
+        r"`layer\.feed_forward` called alone should return only the bias",
+    ),
     Mistake(
         check_EncoderLayer,
         LayerTakesTheWeights,
@@ -1232,6 +1337,20 @@ def _loop(self, x, mask=None):
     for layer in self.layers:
         x = layer(x, mask)
     return self.finish(x)
+
+
+class EncoderEveryLayerOutput(ref.Encoder):
+    """Every layer's output kept and stacked, (num_layers, batch, len, d_model)
+    (blind10g-encoder-returns-every-layer-output; before: the contract's shape restated)."""
+
+    def forward(self, x, mask=None):
+        outputs = []
+        for layer in self.layers:
+            x = layer(x, mask)
+            outputs.append(x)
+        if self.norm is not None:
+            outputs[-1] = self.norm(outputs[-1])
+        return torch.stack(outputs)
 
 
 class EncoderFinalNormOr(ref.Encoder):
@@ -1360,6 +1479,7 @@ ENCODER_MISTAKES = [
         r"^(?![\s\S]*no_grad)[\s\S]*(is its input `x` itself, unchanged|not chained)",
     ),
     Mistake(check_Encoder, EncoderSharedLayer, r"one layer object appended N times"),
+    Mistake(check_Encoder, EncoderEveryLayerOutput, r"every layer's output, stacked"),
     Mistake(check_Encoder, EncoderFinalNormOr, r"unexpected: \['norm\.bias', 'norm\.weight'\]"),
     Mistake(check_Encoder, EncoderPythonList, r"plain Python list does not register"),
     Mistake(check_Encoder, EncoderOneLayerShort, r"create num_layers layers"),

@@ -241,6 +241,15 @@ class LayerCrossWithoutDropout(ref.DecoderLayer):
         return self.norm3(x + self.dropout(self.feed_forward(x)))
 
 
+class LayerCrossAttentionBuiltWithoutDropout(ref.DecoderLayer):
+    """cross_attn = MultiHeadAttention(d_model, num_heads): its attention weights never
+    dropped (the class of blind10g-enc-layer-attention-without-dropout, accepted before)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.cross_attn = type(self.cross_attn)(d_model, num_heads)
+
+
 class LayerPreLNSelfOutputAddedToItself(ref.DecoderLayer):
     """Pre-LN: x overwritten by the self-attention's output, then added to itself (round
     10, blind10d-declayer-pre-ln-self-attention-output-added-to-itself: only located)."""
@@ -524,6 +533,11 @@ LAYER_MISTAKES = [
     ),
     Mistake(C, LayerTorchParameterOrder, r"masks go to the wrong attentions"),
     Mistake(
+        C,
+        LayerCrossAttentionBuiltWithoutDropout,
+        r"`layer\.cross_attn` called alone should return only the bias",
+    ),
+    Mistake(
         C, layer_variant("NoLookAhead", masks=("none", "src")), r"self-attention ignores tgt_mask"
     ),
     Mistake(
@@ -659,6 +673,18 @@ DECODER_CORRECT = [
         ),
     ),
 ]
+
+
+class DecoderEveryLayerOutput(ref.Decoder):
+    """Every layer's output kept and stacked (the class of blind10g-encoder-returns-every-
+    layer-output: the contract's shape restated before)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        outputs = []
+        for layer in self.layers:
+            x = layer(x, memory, src_mask, tgt_mask)
+            outputs.append(x if self.norm is None else self.norm(x))
+        return torch.stack(outputs)
 
 
 class DecoderSharedLayer(StackBase):
@@ -920,6 +946,7 @@ DECODER_MISTAKES = [
         r"layers\[0\] receives the final norm of the stack's input x",
     ),
     Mistake(S, DecoderSharedLayer, r"one layer object appended N times"),
+    Mistake(S, DecoderEveryLayerOutput, r"every layer's output, stacked"),
     Mistake(S, DecoderPythonList, r"plain Python list does not register"),
     Mistake(S, DecoderBlocksName, r"registered, but under other names \(`blocks\.0`"),
     Mistake(S, DecoderOneLayerReused, r"weights of one layer only, under `layer\.\*`"),

@@ -2532,3 +2532,7 @@ CASES += _BLIND10E
 from benchmarks.diagnosis.cases_blind10f import BLIND10F as _BLIND10F  # noqa: E402
 
 CASES += _BLIND10F
+
+from benchmarks.diagnosis.cases_blind10g import BLIND10G as _BLIND10G  # noqa: E402
+
+CASES += _BLIND10G

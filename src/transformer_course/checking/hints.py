@@ -16,7 +16,7 @@ __all__ = [
 
 #: Hints added to the message when the learner's code raises an error whose text
 #: contains the key. Every check gets these; an exercise can add its own.
-GENERIC_HINTS: dict[str, str] = {
+GENERIC_HINTS: dict[str, str | Callable[[BaseException], str]] = {
     # blind9d-decoder-sequential-several-inputs
     "Sequential.forward() takes 2 positional arguments": (
         "nn.Sequential passes one input from module to module, so it cannot hand its layers "
@@ -73,17 +73,23 @@ GENERIC_HINTS: dict[str, str] = {
         "module's functions (math.exp, math.sqrt, math.log) convert their argument the same "
         "way: on tensors use torch.exp, torch.sqrt, torch.log."
     ),
-    "mat1 and mat2 shapes cannot be multiplied": (
+    "mat1 and mat2 shapes cannot be multiplied": lambda exc: (
         "A matrix product (@, nn.Linear) got shapes that do not chain: the last axis of the "
         "left operand must equal the first of the right's (its second-to-last for batched "
         "tensors). Print the shapes on the line shown below; a missing or extra transpose is "
-        "the usual cause."
+        "the usual cause." + _dot_t_advice(exc)
     ),
-    "must match the size of tensor b": (
-        "Two tensors of different sizes met in one element-wise operation (+, *, "
-        "masked_fill, ...): along the axis the error names, one is neither the same size nor "
-        "1. Print both shapes on the line shown below."
+    # blind10g-mha-inline-scores-with-dot-T, in the PyTorch versions where .T on more than
+    # two axes raises instead of warning
+    "on tensors of dimension other than 2": lambda exc: _dot_t_advice(exc).strip(),
+    "must match the size of tensor b": lambda exc: (
+        "Two tensors of different sizes met in one operation: an element-wise one (+, *, "
+        "masked_fill, ...) or the leading (batch) axes of a matrix product @, which broadcast "
+        "the same way: along the axis the error names, one is neither the same size nor 1. "
+        "Print both shapes on the line shown below." + _dot_t_advice(exc)
     ),
+    # blind10g-ffn-relu-class-not-instance: self.relu = nn.ReLU, then self.relu(h)
+    "must be Tensor, not ": lambda exc: _module_class_advice(exc),
     "'indices' to have one of the following scalar types": (
         "The token ids that reached an embedding are floats: ids must be int64. A tensor of "
         "ids you build yourself (the <bos> column from torch.full or torch.ones, a torch.cat "
@@ -134,6 +140,45 @@ GENERIC_HINTS: dict[str, str] = {
         "dtype=x.dtype, or use torch.zeros_like(x))."
     ),
 }
+
+_DOT_T = re.compile(r"[\w)\]]\.T\b")
+
+
+def _dot_t_advice(exc: BaseException) -> str:
+    """Where the learner's failing lines use `.T` (blind10g-mha-inline-scores-with-dot-T:
+    q @ k.T on 4-D tensors), what `.T` does to more than two axes; "" otherwise."""
+    from transformer_course.checking.failure import learner_frames
+
+    if not _DOT_T.search(learner_frames(exc)):
+        return ""
+    return (
+        " Your line uses `.T`, which reverses *all* the axes of a tensor with more than two (a "
+        "(batch, num_heads, len, d_head) k becomes (d_head, len, num_heads, batch)), not only "
+        "the last two: for a batch of matrices use k.transpose(-2, -1) (or k.mT)."
+    )
+
+
+_NOT_TENSOR = re.compile(r"must be Tensor, not (\w+)")
+
+
+def _module_class_advice(exc: BaseException) -> str:
+    """Where a torch.nn module reached an operation in a tensor's place (nn.ReLU stored
+    without parentheses: calling the class builds a module from the tensor instead of
+    applying it), what happened; "" for any other type."""
+    import torch.nn
+
+    found = _NOT_TENSOR.search(str(exc))
+    if not found or not isinstance(getattr(torch.nn, found.group(1), None), type):
+        return ""
+    name = found.group(1)
+    return (
+        f"An nn.{name} module arrived where a tensor goes: nn.{name} without parentheses is the "
+        f"class, and calling the class, nn.{name}(h), builds a new module (h taken as its "
+        f"first argument) instead of applying one to h. Create the module in __init__, "
+        f"self.act = nn.{name}(), and call that instance on the tensor (or use the function, "
+        "torch.relu(h) for a ReLU)."
+    )
+
 
 Hint = tuple[str | type | Callable[[BaseException], bool], str | Callable[[BaseException], str]]
 

@@ -170,6 +170,19 @@ def expect_tensor_result(
     )
 
 
+def stacked_layers_hint(got: Any, shape: tuple, num_layers: int, default: str) -> str:
+    """A stack's result with a leading axis of num_layers: every layer's output kept and
+    stacked (blind10g-encoder-returns-every-layer-output: the contract's shape restated)."""
+    if num_layers > 1 and tuple(getattr(got, "shape", ())) == (num_layers, *shape):
+        return (
+            f"Yours has one axis more, in front, of size {num_layers} = num_layers: every "
+            "layer's output, stacked (as output_hidden_states keeps them). The stack returns "
+            "the last layer's output alone (through the final norm when there is one), shaped "
+            "as x."
+        )
+    return default
+
+
 def expect_composite(
     c: Checker,
     got: torch.Tensor,
@@ -221,6 +234,21 @@ LAYER_HINTS = [
         _FOUR_AXES_HINT,
     ),
     (
+        # blind10g-enc-layer-mask-in-value-slot: self_attn(x, x, mask) was the raw error only
+        "must be Tensor, not NoneType",
+        "A None reached a layer where a tensor goes. In a layer that is usually an argument "
+        "left out of a call: self_attn(x, x, mask) puts the mask in the value slot (None when "
+        "there is no mask), where MultiHeadAttention takes four, (query, key, value, mask); or "
+        "a helper of yours that has no `return`. Count the arguments on the line shown below.",
+    ),
+    (
+        lambda exc: "Bool and Float" in str(exc) or "Float and Bool" in str(exc),
+        "A bool tensor, a mask, reached a matrix product where the stream goes: a mask in the "
+        "wrong argument slot, such as self_attn(x, x, mask), which puts the mask where value "
+        "goes (MultiHeadAttention takes four, (query, key, value, mask)), or masks passed in "
+        "another order than the signature's. Count the arguments on the line shown below.",
+    ),
+    (
         "cannot assign 'list' as child module",
         "A Python list cannot replace a submodule, and a plain list attribute does not register "
         "its modules at all: use nn.ModuleList([...]).",
@@ -257,6 +285,42 @@ def expect_deterministic_in_eval(
         "nn.Dropout modules follow train()/eval(); the functional F.dropout(h, p) defaults to "
         "training=True, so pass training=self.training, or call the module's self.dropout.",
     )
+
+
+def expect_sublayers_dropped(
+    c: Checker,
+    module: Any,
+    parts: Mapping[str, tuple[tuple, str, str]],
+    state: Mapping[str, torch.Tensor],
+    call: str,
+) -> None:
+    """Train mode, dropout=1.0: every dropout zeroes its input, so each sub-layer built with
+    the layer's dropout returns its last Linear's bias alone (the attention weights, or
+    the hidden activations, all dropped). A sub-layer that still attends or computes was
+    built without that dropout, which the layer's own output cannot show: its residual
+    dropout zeroes the whole sub-layer (blind10g-enc-layer-attention-without-dropout was
+    accepted). ``parts``: attribute -> (its call's arguments, the state key of that bias,
+    the constructor the contract names)."""
+    for name, (args, bias_key, constructor) in parts.items():
+        sub = getattr(module, name, None)
+        if not callable(sub) or bias_key not in state:
+            continue  # a missing sub-layer is said by the state-dict check
+        out = c.call(sub, *args, call_repr=f"layer.{name}(...) in {call}")
+        out = out[0] if isinstance(out, tuple) and out else out
+        bias = state[bias_key].detach().double()
+        dropped = (
+            isinstance(out, torch.Tensor)
+            and out.shape[-1:] == bias.shape
+            and torch.allclose(out.detach().double(), bias.expand(out.shape), rtol=0, atol=1e-5)
+        )
+        c.expect_true(
+            dropped,
+            f"In {call}, every dropout zeroes its input, so `layer.{name}` called alone should "
+            f"return only the bias of its last Linear ({bias_key}): everything before it "
+            "dropped. Yours does not: the sub-layer was not built with the layer's dropout (no "
+            "rate, or another one). The layer's output cannot show it, since its residual "
+            f"dropout zeroes the whole sub-layer, but training would: build it as {constructor}.",
+        )
 
 
 def _layers_elsewhere_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple]) -> str:

@@ -47,9 +47,11 @@ from transformer_course.checking.layers import (
     build,
     describe_mask,
     expect_composite,
+    expect_sublayers_dropped,
     expect_tensor_result,
     mistake_values,
     only_dropout_mistakes,
+    stacked_layers_hint,
 )
 from transformer_course.checking.localise import (
     called_submodules,
@@ -541,6 +543,19 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
         hint=lambda: _property_problem(c, module, inputs, case, call, got) or _LAYER_BUILT_ON,
     )
     _expect_properties(c, module, inputs, case, call, got)
+    if drop:
+        x, memory = inputs.x, inputs.memory
+        attention = "MultiHeadAttention(d_model, num_heads, dropout)"
+        parts = {
+            "self_attn": ((x, x, x), "self_attn.w_o.bias", attention),
+            "cross_attn": ((x, memory, memory), "cross_attn.w_o.bias", attention),
+            "feed_forward": (
+                (x,),
+                "feed_forward.w_2.bias",
+                "PositionwiseFeedForward(d_model, d_ff, dropout)",
+            ),
+        }
+        expect_sublayers_dropped(c, module, parts, state, f"train mode with dropout={case.dropout}")
 
 
 def _output_shape_hint(got, case: _DecCase) -> str:
@@ -626,7 +641,9 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
         got,
         inputs.x.shape,
         what,
-        shape_hint=_output_shape_hint(got, case),
+        shape_hint=stacked_layers_hint(
+            got, tuple(inputs.x.shape), case.num_layers, _output_shape_hint(got, case)
+        ),
         inputs={"x": inputs.x, "memory": inputs.memory},
     )
     p = as_float64(state)

@@ -54,10 +54,12 @@ from transformer_course.checking.layers import (
     dropout_hint,
     expect_composite,
     expect_deterministic_in_eval,
+    expect_sublayers_dropped,
     expect_tensor_result,
     mistake_pairs,
     mistake_values,
     only_dropout_mistakes,
+    stacked_layers_hint,
     state_hint,
 )
 from transformer_course.checking.localise import (
@@ -238,6 +240,12 @@ _GAIN_FIRST = (
     "normalisation cancels the gain: normalise first, then multiply by self.weight and add "
     "self.bias."
 )
+_AFFINE_FIRST = (
+    "You apply the gain and the bias to x first and normalise the result, so the "
+    "normalisation undoes most of them (a fresh layer, gain 1 and bias 0, cannot show it): "
+    "normalise first, then multiply by self.weight and add self.bias, "
+    "self.weight * (x - mean) / sqrt(var + eps) + self.bias."
+)
 _WRONG_DEFAULT_EPS = (
     "Your default eps is not 1e-5. LayerNorm(d_model) should use eps=1e-5 (nn.LayerNorm's "
     "default, and this contract's; the Annotated Transformer uses 1e-6, BERT 1e-12): make it "
@@ -308,6 +316,7 @@ def _norm_mistakes(case_eps: float | None, ndim: int = 3) -> dict[str, dict[str,
         _GAIN_OVER_CENTRED: {"gain_as": "over_centred"},
         _GAIN_DIVIDES: {"gain_as": "divisor"},
         _GAIN_FIRST: {"gain_as": "first"},
+        _AFFINE_FIRST: {"gain_as": "affine_first"},
         _STATS_SWAPPED: {"stats_swapped": True},
         _STATS_SWAPPED_UNBIASED: {"stats_swapped": True, "unbiased": True},
         _BIAS_SUBTRACTED: {"shift_sign": -1},
@@ -398,6 +407,63 @@ def _eps_free(module, x: torch.Tensor) -> bool | None:
     if not isinstance(out, torch.Tensor) or out.shape != probe.shape:
         return None
     return not bool(torch.isfinite(out[token]).all())
+
+
+def _norm_hint(cls, d_model: int, module, x, got, p, eps: float, default_eps: bool) -> str:
+    """The advice when no known mistake matches: a constant scale on every token first (the
+    main mistake, whatever eps does), then an eps argument that never reaches forward."""
+    scale = _scale_hint(x, got, p, eps)
+    ignored = default_eps and _ignores_eps(cls, d_model, module, x, got)
+    if scale and ignored:
+        return (
+            f"{scale} Also, built with eps=0.5 yours gives exactly what it gives with the "
+            "default: the eps argument never reaches forward."
+        )
+    if scale:
+        return scale
+    if ignored:
+        return (
+            f"{_EPS_IGNORED} (Built with eps=0.5, yours gives exactly what it gives with the "
+            "default eps on this x: the eps argument never reaches forward.)"
+        )
+    return (
+        "Per token: mean and biased variance over the last axis, (x - mean) / sqrt(var + eps), "
+        "times weight, plus bias."
+    )
+
+
+def _scale_hint(x: torch.Tensor, got: torch.Tensor, p, eps: float) -> str:
+    """When the learner's output is the reference's normalised values times one constant on
+    every token whose spread eps cannot touch (the division by the wrong spread), that
+    constant, and for 1/sqrt(d_model) the L2 norm that gives it; "" otherwise
+    (blind10g-ln-unit-l2-norm, F.normalize(x - mean), was told only that its eps argument
+    is ignored, which F.normalize's own eps also makes true)."""
+    x, got = x.detach().double(), got.detach().double()
+    weight, bias = p["weight"].double(), p["bias"].double()
+    normalised = (layer_norm_f(x, p, eps) - bias) / weight
+    theirs = (got - bias) / weight
+    keep = (x.var(dim=-1, keepdim=True, unbiased=False) > 1e3 * eps) & (weight.abs() > 0.1)
+    keep = keep & (normalised.abs() > 0.1)
+    if int(keep.sum()) < 4 or not torch.isfinite(theirs[keep]).all():
+        return ""
+    ratios = theirs[keep] / normalised[keep]
+    ratio = float(ratios.median())
+    if abs(ratio - 1) < 1e-3 or float((ratios - ratio).abs().max()) > 1e-4 * abs(ratio):
+        return ""
+    d_model = x.shape[-1]
+    if abs(ratio * d_model**0.5 - 1) < 1e-4:
+        return (
+            f"Yours is the reference's normalised x times {ratio:.4f} = 1/sqrt(d_model) "
+            f"(d_model = {d_model}) on every token: you divide the centred x by its length, "
+            "the square root of the *sum* of its squares (its L2 norm, what F.normalize "
+            "divides by), where LayerNorm divides by its standard deviation, the square root "
+            "of their *mean*, plus eps: (x - mean) / sqrt(var + eps)."
+        )
+    return (
+        f"Yours is the reference's normalised x times {ratio:.4g} on every token: you divide "
+        "by another measure of the spread than sqrt(var + eps), var the mean of the squared "
+        "deviations from the token's mean."
+    )
 
 
 def check_LayerNorm(cls, *, hidden: bool = False) -> None:
@@ -508,13 +574,7 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
         what,
         **tolerance(got.dtype),
         mistakes=mistake_values(lambda **k: layer_norm_f(x, p, **k), mistakes),
-        hint=lambda: (
-            f"{_EPS_IGNORED} (Built with eps=0.5, yours gives exactly what it gives with the "
-            "default eps on this x: the eps argument never reaches forward.)"
-            if case.eps is None and _ignores_eps(cls, d_model, module, x, got)
-            else "Per token: mean and biased variance over the last axis, (x - mean) / "
-            "sqrt(var + eps), times weight, plus bias."
-        ),
+        hint=lambda: _norm_hint(cls, d_model, module, x, got, p, eps, case.eps is None),
     )
 
 
@@ -628,7 +688,15 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
         got,
         x.shape,
         what,
-        shape_hint="The block maps every token d_model -> d_ff -> d_model: (batch, len, d_model).",
+        shape_hint=(
+            f"Yours is 2-D, (batch * len, d_model) = {tuple(got.shape)}: the tokens were "
+            "flattened into one axis and not reshaped back. nn.Linear acts on the last axis "
+            "of a tensor of any shape, so no flattening is needed; return (batch, len, "
+            "d_model), as x."
+            if tuple(getattr(got, "shape", ())) == (case.batch * case.length, case.d_model)
+            and case.batch > 1
+            else "The block maps every token d_model -> d_ff -> d_model: (batch, len, d_model)."
+        ),
     )
     if case.mode == "eval" and case.dropout > 0:
         expect_deterministic_in_eval(
@@ -718,6 +786,13 @@ _FFN_FIRST = (
     "token on its own)."
 )
 
+_PARALLEL = (
+    "Your layer runs its two sub-layers in parallel (GPT-J's layout): the feed-forward block "
+    "reads the layer's input x, as the self-attention does, and both outputs go into one "
+    "residual sum under norm1, norm1(x + attn(x) + ffn(x)); norm2 is never used. The paper's "
+    "layer is sequential: x = norm1(x + dropout(self_attn(x, x, x, mask))), then "
+    "x = norm2(x + dropout(feed_forward(x))) on that result."
+)
 _MASK_IGNORED = (
     "Your layer ignores the mask: the real tokens attend to <pad> positions. Pass the mask on "
     "to the self-attention, self_attn(x, x, x, mask)."
@@ -787,6 +862,8 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         _ONE_NORM: {"norms": ("norm1", "norm1")},
         _FFN_FIRST: {"order": ("ffn", "attn")},
     }
+    if not case.norm_first:
+        table[_PARALLEL] = {"parallel": True}
     add_new(table, residual_mistakes(_PARTS, _PART_NORMS, case.norm_first))
     if drop:
         add_new(table, dropout_missing_mistakes(_PARTS, _PART_NORMS, case.norm_first))
@@ -819,6 +896,20 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         localise=None if case.mode == "train" and case.dropout > 0 else localise,
         hint=dropout_hint(case.dropout, case.mode) or _BUILT_ON,
     )
+    if drop:
+        parts = {
+            "self_attn": (
+                (x, x, x),
+                "self_attn.w_o.bias",
+                "MultiHeadAttention(d_model, num_heads, dropout)",
+            ),
+            "feed_forward": (
+                (x,),
+                "feed_forward.w_2.bias",
+                "PositionwiseFeedForward(d_model, d_ff, dropout)",
+            ),
+        }
+        expect_sublayers_dropped(c, module, parts, state, f"train mode with dropout={case.dropout}")
 
 
 # ================================================================================= Encoder
@@ -909,7 +1000,14 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = Fals
     )
     what = f"the output of {call}"
     expect_tensor_result(
-        c, got, x.shape, what, shape_hint="(batch, len, d_model), as x.", inputs={"x": x}
+        c,
+        got,
+        x.shape,
+        what,
+        shape_hint=stacked_layers_hint(
+            got, tuple(x.shape), case.num_layers, "(batch, len, d_model), as x."
+        ),
+        inputs={"x": x},
     )
     if case.mode == "eval" and case.dropout > 0:
         expect_deterministic_in_eval(c, module, args, got, call, case.dropout)

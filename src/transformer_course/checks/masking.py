@@ -409,6 +409,25 @@ def _counted_padding_mistakes(ids: torch.Tensor, pad_id: int, expected) -> dict:
             f"{where}. Sequence {b} here, {ids[b].tolist()}, has its pads elsewhere. Mark each "
             "position by its own id, (ids != pad_id), wherever the pads are."
         ] = value
+    # the length taken as the index of the first pad, argmax(ids == pad_id): a row without
+    # any pad has no True to find and argmax gives 0 (blind10g-padmask-length-from-argmax-
+    # of-first-pad was only located)
+    first_pad = (ids == pad_id).long().argmax(dim=1, keepdim=True)  # (batch, 1)
+    value = (positions < first_pad)[:, None, None, :]
+    if not torch.equal(value, expected):
+        rows = [b for b in range(ids.shape[0]) if not bool((ids[b] == pad_id).any())]
+        example = (
+            f"sequence {rows[0]} here, {ids[rows[0]].tolist()}, has no pad, and its every token "
+            "is hidden"
+            if rows
+            else "a row that starts with a pad is hidden whole"
+        )
+        found[
+            "Your mask marks the positions before each row's first pad as real, the first pad "
+            "found with argmax(ids == pad_id): in a row without any pad there is no True to find "
+            f"and argmax returns 0 ({example}). Mark each position by its own id, "
+            "(ids != pad_id), wherever the pads are."
+        ] = value
     return found
 
 
@@ -568,6 +587,17 @@ def _look_ahead_shape_hint(
     return hint
 
 
+def _band_width(got: torch.Tensor) -> int:
+    """w when ``got`` is the causal mask cut to a window of w keys (the query and the w - 1
+    before it), 0 otherwise (blind10g-lookahead-sliding-window-of-four was only located)."""
+    size = got.shape[0]
+    ones = torch.ones(size, size, dtype=torch.bool)
+    for width in range(1, size):
+        if torch.equal(got, torch.tril(ones) & ~torch.tril(ones, diagonal=-width)):
+            return width
+    return 0
+
+
 def check_look_ahead_mask(look_ahead_mask, *, hidden: bool = False) -> None:
     """look_ahead_mask(size) -> bool (size, size), True on and below the diagonal.
 
@@ -612,6 +642,15 @@ def check_look_ahead_mask(look_ahead_mask, *, hidden: bool = False) -> None:
                 leak = _causal_leak(lambda _ids: got, None, got.shape[0], seed, picture)
                 if leak:
                     return leak
+                band = _band_width(got)
+                if band:
+                    return (
+                        f"Your mask is a band: each query sees itself and the {band - 1} keys "
+                        f"before it, and every key {band} or more positions back is hidden (a "
+                        "sliding-window, local attention mask, as Mistral's), which only a size "
+                        f"above {band} shows. The look-ahead mask hides the future only: every "
+                        f"earlier key stays visible, torch.tril(torch.ones(size, size)).{picture}"
+                    )
                 i, j = (int(x) for x in (got != ref.look_ahead_mask(got.shape[0])).nonzero()[0])
                 return (
                     f"Query {i} and key {j}: yours is {bool(got[i, j])}, expected {j <= i}. "
@@ -706,6 +745,15 @@ def _decoder_mistakes(ids: torch.Tensor, pad_id: int, picture: str) -> dict[str,
             f"Your mask hides the token id 0, but the pad id here is {pad_id}: compare with the "
             "`pad_id` argument instead of a hard-coded 0."
         ] = (ids != 0)[:, None, None, :] & causal
+    # the diagonal forced True, a guard against fully masked rows (blind10g-decmask-
+    # diagonal-forced-true was only located): a pad key then passes at its own row
+    mistakes[
+        "Your mask lets every position attend to itself even where it is a pad: the diagonal "
+        "is True at the pad positions too (a guard against fully masked rows, `| eye(len)`?), "
+        "so a pad key passes at its own query row. The padding hides the pad keys in every "
+        "row, the diagonal included; a pad query's row may stay fully masked (the attention "
+        "handles it): padding_mask(...) & look_ahead_mask(...), nothing more."
+    ] = (pad & causal) | torch.eye(length, dtype=torch.bool)
     # one mistake in each part at once (blind8d-decmask-no-diagonal-and-pad-rows: the
     # diagonal left out *and* the pads on the query rows was told the diagonal only)
     padding_parts = {

@@ -98,6 +98,7 @@ def encoder_layer_f(
     no_residual: tuple[str, ...] = (),
     discarded: tuple[str, ...] = (),
     no_dropout: tuple[str, ...] = (),
+    parallel: bool = False,
 ) -> torch.Tensor:
     """One encoder layer in float64: self-attention, then the feed-forward block, each in
     a :func:`residual_block`. x (batch, len_src, d_model) -> the same shape.
@@ -107,7 +108,9 @@ def encoder_layer_f(
     "given" (right), "none", "inverted"; ``no_residual``: the sub-layers ("attn", "ffn")
     whose residual connection is missing (the others keep theirs); ``discarded``: the
     sub-layers whose output is never used, their input taking its place; ``no_dropout``:
-    the sub-layers whose output reaches the residual sum without its dropout."""
+    the sub-layers whose output reaches the residual sum without its dropout; ``parallel``
+    (post-LN): GPT-J's layout, both sub-layers reading x and summed in one residual under
+    the first norm, norm1(x + attn(x) + ffn(x))."""
     sublayers = {
         "attn": lambda h: multi_head_attention_f(
             sub(p, "self_attn"), h, h, h, mask, num_heads, mask_mode=mask_mode, drop=drop
@@ -115,6 +118,11 @@ def encoder_layer_f(
         "ffn": lambda h: ffn_f(h, sub(p, "feed_forward"), drop=drop),
     }
     x = x.double()
+    if parallel and not norm_first:
+        total = x.clone()
+        for part in order:
+            total = total + (torch.zeros_like(x) if drop else sublayers[part](x))
+        return layer_norm_f(total, sub(p, norms[0]))
     for part, norm_name in zip(order, norms, strict=True):
         norm_p = sub(p, norm_name)
         x = residual_block(

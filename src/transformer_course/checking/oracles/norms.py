@@ -50,12 +50,16 @@ def layer_norm_f(
     numerator is centred; ``numerator`` "x": x divided, not x - mean (the statistics
     right); ``gain_as`` "divisor" (the normalised x divided by the weight), "over_centred"
     (weight / (x - mean) / sqrt(var + eps)), "first" (x multiplied by the weight before
-    the statistics, so that they cancel it); ``stats_swapped``: the mean and the variance
+    the statistics, so that they cancel it), "affine_first" (weight * x + bias taken
+    first, then normalised, nothing applied after); ``stats_swapped``: the mean and the variance
     exchanged (torch.var_mean's (variance, mean) unpacked as (mean, variance));
     ``shift_sign`` -1: the bias subtracted."""
     x = x.double()
     if gain_as == "first":  # the statistics of x * weight: the gain normalised away
         x = x * p["weight"].double()
+    if gain_as == "affine_first":  # weight * x + bias, then the plain normalisation
+        x = x * p["weight"].double() + p["bias"].double()
+        gain = shift = False
     dims = (
         over
         if isinstance(over, tuple)

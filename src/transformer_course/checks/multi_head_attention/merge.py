@@ -84,7 +84,22 @@ def _merge_shape_hint(got, x, batch: int, num_heads: int, length: int, d_head: i
             "folds the batch and the positions together (a reshape to (-1, num_heads * d_head)). "
             "Keep them apart: reshape to (batch, len, num_heads * d_head)."
         )
-    if shape not in hints and got.numel() == x.numel() and got.dtype == x.dtype:
+    expected = x.transpose(1, 2).reshape(batch, length, num_heads * d_head)
+    in_order = (
+        got.numel() == x.numel()
+        and got.dtype == x.dtype
+        and torch.equal(got.reshape(-1), expected.reshape(-1))
+    )
+    if in_order and shape == tuple(n for n in expected.shape if n != 1):
+        # the right numbers in the right order, the size-1 axes gone: no permutation, which
+        # a size-1 axis would let match too (blind10g-merge-squeeze-drops-batch-of-one)
+        return (
+            f"Your numbers are right and in the right order, but the axes of size 1 of "
+            f"{tuple(expected.shape)} are gone: a bare .squeeze() removes every axis of size 1, "
+            "the batch axis of a batch of one included. Drop the squeeze (or squeeze only an "
+            "axis you name): the result is (batch, len, num_heads * d_head) whatever the sizes."
+        )
+    if shape not in hints and not in_order and got.numel() == x.numel() and got.dtype == x.dtype:
         # x's axes read in another order (blind8d-merge-unpacks-heads-first: batch and
         # num_heads exchanged, a wrong shape whenever batch != num_heads)
         axes = ("batch", "num_heads", "len", "d_head")
@@ -126,6 +141,11 @@ def _merge_shape_hint(got, x, batch: int, num_heads: int, length: int, d_head: i
                 "or a reshape to (batch, -1)). Flatten only the last two axes, flatten(2), or "
                 "reshape to (batch, len, num_heads * d_head)."
             )
+    if shape not in hints and in_order:
+        return (
+            "Your numbers are right and in the right order, only the shape is not: reshape to "
+            "(batch, len, num_heads * d_head)."
+        )
     return hints.get(shape, "The contract is (batch, len, num_heads * d_head).")
 
 

@@ -31,7 +31,6 @@ from transformer_course.checking.attention_weights import (
 )
 from transformer_course.checking.layers import mistake_pairs
 from transformer_course.checking.modules import build_module, random_state
-from transformer_course.checking.oracles import multi_head_attention_f
 from transformer_course.reference import multi_head_attention as ref
 
 from .common import _batch_of_one_hint
@@ -49,6 +48,7 @@ from .mha_diagnoses import (
     _OUTPUT_MISTAKES,
     _WEIGHT_MISTAKES,
     _Agreement,
+    _head_width_projection_hint,
     _heads_mixed,
     _length_mixup_hint,
     _length_mixup_source,
@@ -57,6 +57,7 @@ from .mha_diagnoses import (
     _output_shape_hint,
     _weights_shape_hint,
     _wrong_scale,
+    multi_head_attention_f,
 )
 from .mha_dropout import _HIDDEN_DROPOUT, _VISIBLE_DROPOUT, _check_dropout_placement
 
@@ -175,7 +176,11 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
             module,
             *args,
             call_repr=call,
-            hints=[*_length_mixup_hint(case), *_batch_of_one_hint(case.batch)],
+            hints=[
+                *_length_mixup_hint(case),
+                *_batch_of_one_hint(case.batch),
+                *_head_width_projection_hint(case),
+            ],
         )
     except CheckFailure as failure:
         named = _length_mixup_source(module, state, case) if _length_mixup_hint(case) else ""

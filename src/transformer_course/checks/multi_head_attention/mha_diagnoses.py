@@ -17,9 +17,28 @@ import torch
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.layers import mistake_pairs, value_or_none
 from transformer_course.checking.modules import random_state
-from transformer_course.checking.oracles import multi_head_attention_f
+from transformer_course.checking.oracles import multi_head_attention_f as _oracle
 
 from .mha_cases import _Case, _inputs, _state_shapes
+
+
+def multi_head_attention_f(state, *args, transposed: tuple[str, ...] = (), **knobs):
+    """The oracle, with one knob more: ``transposed``, the projections whose stored weight
+    is applied as it is, x @ weight + bias, where nn.Linear computes x @ weight.T + bias
+    (blind10g-mha-projection-weight-not-transposed: the fallback only)."""
+    if transposed:
+        state = {
+            key: value.T if key in {f"{name}.weight" for name in transposed} else value
+            for key, value in state.items()
+        }
+    return _oracle(state, *args, **knobs)
+
+
+_TRANSPOSED = (
+    "nn.Linear keeps its weight as (out_features, in_features) and computes x @ weight.T + "
+    "bias: call the layer, self.{0}(x), rather than multiplying by self.{0}.weight yourself "
+    "(or multiply by its transpose, .T)."
+)
 
 _KV_FROM_QUERY = (
     "Your keys and values come from `query`: in cross-attention they come from `key` and "
@@ -48,6 +67,16 @@ _WEIGHT_MISTAKES = [
         "You divided the scores by d_head; the paper divides by its square root, sqrt(d_head). "
         "(Scaled twice? scaled_dot_product_attention already divides by sqrt(d_head): queries "
         "or scores scaled by you before the call are scaled again.)",
+    ),
+    (
+        {"transposed": ("w_q", "w_k", "w_v")},
+        "Your queries, keys and values are x @ w.weight + w.bias, the stored weights applied "
+        "untransposed. " + _TRANSPOSED.format("w_q"),
+    ),
+    (
+        {"transposed": ("w_q", "w_k")},
+        "Your queries and keys are x @ w.weight + w.bias, the stored weights applied "
+        "untransposed. " + _TRANSPOSED.format("w_q"),
     ),
     ({"q_from": "key"}, _Q_FROM_KEY),
     ({"q_from": "value"}, "Your queries come from the `value` input: project `query` with w_q."),
@@ -96,6 +125,16 @@ _OUTPUT_MISTAKES = [
         {"merge": "no_transpose"},
         "You merged the heads with a reshape but without transpose(1, 2) first, so each output "
         "token is cut out of one head's block of numbers.",
+    ),
+    (
+        {"transposed": ("w_v",)},
+        "Your values are value @ w_v.weight + w_v.bias, the stored weight applied untransposed. "
+        + _TRANSPOSED.format("w_v"),
+    ),
+    (
+        {"transposed": ("w_o",)},
+        "Your output projection is heads @ w_o.weight + w_o.bias, the stored weight applied "
+        "untransposed. " + _TRANSPOSED.format("w_o"),
     ),
     (
         {"v_proj": "w_k"},
@@ -171,6 +210,33 @@ def _weights_shape_hint(
             "given to __init__."
         )
     return hints.get(got, "")
+
+
+_MAT_SHAPES = re.compile(r"\((\d+)x(\d+) and (\d+)x(\d+)\)")
+
+
+def _head_width_projection_hint(case: _Case) -> list:
+    """A d_model -> d_model projection given one head's d_head-wide vectors (blind10g-mha-
+    output-projection-before-merge, w_o before merge_heads: only the generic matmul advice,
+    whose 'usual cause' is a transpose). Which projection the line shown names; the shapes
+    alone tell that it acted on split heads."""
+    d_head = case.d_model // case.num_heads
+
+    def text(exc: BaseException) -> str:
+        found = _MAT_SHAPES.search(str(exc))
+        if case.num_heads == 1 or not found:
+            return ""
+        _, width, rows, cols = (int(n) for n in found.groups())
+        if (width, rows, cols) != (d_head, case.d_model, case.d_model):
+            return ""
+        return (
+            f"A d_model -> d_model projection (in_features {case.d_model}) received vectors "
+            f"{d_head} wide, one head's d_head: it ran on the split heads. The projections act "
+            "on d_model-wide vectors: w_q, w_k and w_v before split_heads, w_o after "
+            "merge_heads, on the concatenated heads: self.w_o(merge_heads(heads))."
+        )
+
+    return [("mat1 and mat2 shapes cannot be multiplied", text)]
 
 
 def _output_shape_hint(got: tuple, case: _Case) -> str:
