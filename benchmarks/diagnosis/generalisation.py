@@ -483,6 +483,12 @@ BATCHES = (
         "by a new helper (b10f) that had read no check and no message, judged against the "
         "checks after round 9's fixes; 13 of 25 from reports",
     ),
+    Batch(
+        "round 10 (second helper), 05-08",
+        "cd2e71d",
+        "by a new helper (b10g) that had read no check and no message, judged against the "
+        "checks after round 10's first fixes of lessons 05-08 (b10d's); 12 of 24 from reports",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
