@@ -2532,3 +2532,7 @@ CASES += _BLIND10E
 from benchmarks.diagnosis.cases_blind10f import BLIND10F as _BLIND10F  # noqa: E402
 
 CASES += _BLIND10F
+
+from benchmarks.diagnosis.cases_blind10i import BLIND10I as _BLIND10I  # noqa: E402
+
+CASES += _BLIND10I
