@@ -140,6 +140,25 @@ def sm_shift_reversed(x, axis=-1):  # exp(max - x): the softmax of -x
     return e / e.sum(axis=axis, keepdims=True)
 
 
+def _sm_shifted_by(reduce):
+    """A softmax that subtracts another statistic of each slice than its maximum: right
+    wherever exp() does not overflow, NaN on slices that span more than about 709."""
+
+    def softmax(x, axis=-1):
+        e = np.exp(x - reduce(x, axis))
+        return e / e.sum(axis=axis, keepdims=True)
+
+    return softmax
+
+
+sm_shift_by_min = _sm_shifted_by(lambda x, axis: np.min(x, axis=axis, keepdims=True))
+sm_shift_by_mean = _sm_shifted_by(lambda x, axis: np.mean(x, axis=axis, keepdims=True))
+sm_shift_by_median = _sm_shifted_by(lambda x, axis: np.median(x, axis=axis, keepdims=True))
+sm_shift_by_first = _sm_shifted_by(lambda x, axis: np.take(x, [0], axis=axis))
+# no model for this one: the case's hint says what every shift but the maximum does
+sm_shift_by_last = _sm_shifted_by(lambda x, axis: np.take(x, [-1], axis=axis))
+
+
 def sm_max_without_keepdims(x, axis=-1):
     e = np.exp(x - x.max(axis=axis))
     return e / e.sum(axis=axis, keepdims=True)
@@ -192,6 +211,15 @@ SOFTMAX_MISTAKES = [
     Mistake(check_softmax, sm_global_max, r"one maximum for the whole array"),
     Mistake(check_softmax, sm_global_max_guarded, r"one maximum for the whole array.*come out 0"),
     Mistake(check_softmax, sm_log_softmax, r"log-softmax.*exponential"),
+    Mistake(check_softmax, sm_shift_by_min, r"shifts each slice by its minimum"),
+    Mistake(check_softmax, sm_shift_by_mean, r"shifts each slice by its mean instead"),
+    Mistake(check_softmax, sm_shift_by_median, r"shifts each slice by its median instead"),
+    Mistake(check_softmax, sm_shift_by_first, r"shifts each slice by its first entry"),
+    Mistake(
+        check_softmax,
+        sm_shift_by_last,
+        r"^(?!.*shifts each slice by)(?s:.*)span about 2200.*only the slice's own maximum",
+    ),
     Mistake(
         check_softmax,
         sm_global_max_without_keepdims,
