@@ -533,6 +533,11 @@ def decode_until_pad(ids, vocab):
     return tokens[: tokens.index("<pad>")] if "<pad>" in tokens else tokens
 
 
+def decode_drops_pad(ids, vocab):  # padding filtered out, the other specials kept
+    id_to_token = {i: t for t, i in vocab.items()}
+    return [id_to_token[int(i)] for i in ids if int(i) != vocab["<pad>"]]
+
+
 def decode_with_tolist(ids, vocab):
     inverse = {i: t for t, i in vocab.items()}
     return [inverse[i] for i in ids.tolist()]
@@ -1174,7 +1179,16 @@ MISTAKES = [
     Mistake(checks.check_bpe_decode, bpe_decode_repr, r"with str\(\.\.\.\), which writes"),
     Mistake(checks.check_get_pair_counts, pairs_two_apart, r"two places on"),
     Mistake(checks.check_build_vocab, vocab_right_key_reversed, r"the right one reversed: least"),
-    Mistake(checks.check_decode, decode_until_pad, r"stopped at the first <pad>"),
+    Mistake(
+        checks.check_decode,
+        decode_until_pad,
+        r"^(?!.*<pad> tokens were dropped)(?s:.*)stopped at the first <pad>",
+    ),
+    Mistake(
+        checks.check_decode,
+        decode_drops_pad,
+        r"^(?!.*stopped at the first <pad>)(?s:.*)<pad> tokens were dropped",
+    ),
     Mistake(checks.check_decode, decode_with_tolist, r"(?s)AttributeError.*has no \.tolist\(\)"),
     Mistake(checks.check_bpe_decode, bpe_decode_parts_swapped, r"in the wrong order, table\[b\]"),
     Mistake(
