@@ -419,6 +419,10 @@ def r_sum_normalised(query, keys, values):
     return _row(query, keys, values, weights_fn=lambda s: s / s.sum())
 
 
+def r_scores_negated(query, keys, values):  # softmax(max - scores): the sign flipped
+    return _row(query, keys, values, weights_fn=lambda s: ref.softmax(s.max() - s))
+
+
 def r_argmax(query, keys, values):
     return _row(query, keys, values, weights_fn=lambda s: np.eye(len(s))[np.argmax(s)])
 
@@ -512,6 +516,7 @@ def r_cosine_scores_guarded(query, keys, values):  # the same, zero vectors kept
 
 ROW = check_attention_row
 ROW_MISTAKES = [
+    Mistake(ROW, r_scores_negated, r"softmax of the negated scores.*most similar.*smallest"),
     # blind round 10: cosines for scores; the zero keys of the visible sentence give NaN
     # scores, and a probe without them tells the cosine
     Mistake(
