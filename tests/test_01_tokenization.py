@@ -441,6 +441,10 @@ def merge_second_id_only(ids, pair, new_id):  # ids[i + 1] == pair[1], whatever 
     return _scan(ids, new_id, lambda a, b: b == pair[1])
 
 
+def merge_either_id(ids, pair, new_id):  # or where and belongs: one matching id is enough
+    return _scan(ids, new_id, lambda a, b: a == pair[0] or b == pair[1])
+
+
 def merge_first_id_twice(ids, pair, new_id):  # (ids[i], ids[i]) == pair: i + 1 lost
     return _scan(ids, new_id, lambda a, b: (a, a) == tuple(pair))
 
@@ -1202,6 +1206,12 @@ MISTAKES = [
         r"the first time and .* the second time.*keeps its counts from one call to the next",
     ),
     Mistake(checks.check_merge_pair, merge_double, "skip \\*both\\* merged ids"),
+    Mistake(
+        checks.check_merge_pair,
+        merge_either_id,
+        r"first difference is at input position \d+: ids \d+, \d+ there are not the pair.*"
+        r"merged that does not match\. Both ids must equal",
+    ),
     Mistake(
         checks.check_merge_pair, merge_first_id_only, r"wherever the \*first\* id matches pair\[0\]"
     ),

@@ -411,6 +411,48 @@ _MERGE_INDEX_HINT = (
 )
 
 
+def _merge_first_divergence(ids, pair, new_id, got) -> str:
+    """Where the learner's result first departs from the left-to-right scan, told in
+    terms of the input: a pair merged that does not match, an occurrence left unmerged,
+    or the end of the result. "" when the results agree."""
+    src = []  # (input position, merged) of each id of the reference's result
+    i = 0
+    while i < len(ids):
+        merged = i + 1 < len(ids) and (ids[i], ids[i + 1]) == tuple(pair)
+        src.append((i, merged))
+        i += 2 if merged else 1
+    expected = ref.merge_pair(ids, pair, new_id)
+    for k, ((i, merged), want) in enumerate(zip(src, expected)):
+        if k >= len(got):
+            return (
+                f"Your result stops after {len(got)} ids: the input from position {i} on, "
+                f"{list(ids[i:])}, is missing from it."
+            )
+        if got[k] == want:
+            continue
+        if got[k] == new_id and not merged:
+            here = f"ids {ids[i]}, {ids[i + 1]}" if i + 1 < len(ids) else f"the last id {ids[i]}"
+            return (
+                f"The first difference is at input position {i}: {here} there are not the pair "
+                f"{tuple(pair)}, but your result has {new_id} in their place: a pair merged "
+                "that does not match. Both ids must equal the pair's, ids[i] == pair[0] and "
+                "ids[i + 1] == pair[1]."
+            )
+        if merged:
+            return (
+                f"The first difference is at input position {i}: ids {ids[i]}, {ids[i + 1]} "
+                f"there are the pair, but your result has {got[k]} in their place instead "
+                f"of {new_id}: that occurrence was not merged."
+            )
+        return (
+            f"The first difference is at input position {i} (id {ids[i]}, not merged): your "
+            f"result has {got[k]} there, where {want} belongs."
+        )
+    if len(got) > len(expected):
+        return f"Your result has {len(got) - len(expected)} id(s) too many at its end: {got[len(expected) :]}."
+    return ""
+
+
 def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
     """Check ``merge_pair(ids, pair, new_id)``: a new list (or tuple), non-overlapping
     merges from the left, the input left alone."""
@@ -497,8 +539,11 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                 got,
                 expected,
                 what,
-                hint="Scan left to right; where ids[i], ids[i+1] equal the pair, emit new_id and "
-                "skip two positions, otherwise emit ids[i] and move one.",
+                hint=(
+                    _merge_first_divergence(ids, pair, new_id, got)
+                    + " Scan left to right; where ids[i], ids[i+1] equal the pair, emit new_id "
+                    "and skip two positions, otherwise emit ids[i] and move one."
+                ).strip(),
                 mistakes={
                     "After a merge, skip *both* merged ids: [1, 1, 1] with (1, 1) becomes [X, 1], "
                     "not [X, X] or [X].": _merge_double(ids, pair, new_id),
