@@ -344,6 +344,13 @@ def pad_concatenate_makes_floats(sequences, pad_id):
 
 
 # ----------------------------------------------------------------------------------- BPE
+def pairs_wrap_around(ids):  # a rotated copy: the pair (last id, first id) counted too
+    counts = {}
+    for pair in zip(ids, ids[1:] + ids[:1]):
+        counts[pair] = counts.get(pair, 0) + 1
+    return counts
+
+
 def pairs_non_overlapping(ids):
     counts, i = {}, 0
     while i + 1 < len(ids):
@@ -1153,6 +1160,11 @@ MISTAKES = [
     Mistake(checks.check_pad_batch, pad_float, "should hold integers"),
     Mistake(checks.check_pad_batch, pad_fixed_width, r"shape is \(batch, max_len\)"),
     Mistake(checks.check_pad_batch, pad_concatenate_makes_floats, "should hold integers"),
+    Mistake(
+        checks.check_get_pair_counts,
+        pairs_wrap_around,
+        r"never side by side in ids: \(\d+, \d+\).*is \(last id, first id\): your pairs wrap",
+    ),
     Mistake(checks.check_get_pair_counts, pairs_non_overlapping, "Pairs overlap"),
     Mistake(checks.check_get_pair_counts, pairs_sorted_by_count, "order they first occur"),
     Mistake(checks.check_get_pair_counts, pairs_in_set_order, "counts are right, but"),

@@ -55,7 +55,10 @@ def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
                 dict(got),
                 expected,
                 what,
-                hint="Count every adjacent pair ids[i], ids[i+1] for i = 0 .. len(ids)-2.",
+                hint=(
+                    _pairs_difference(ids, dict(got), expected)
+                    + " Count every adjacent pair ids[i], ids[i+1] for i = 0 .. len(ids)-2."
+                ).strip(),
                 mistakes={
                     "Pairs overlap: in [1, 1, 1] the pair (1, 1) occurs twice (positions 0 and 1). "
                     "Don't skip ahead after counting a pair.": _pairs_non_overlapping(ids),
@@ -98,6 +101,30 @@ def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
                 "plain dict or a Counter does that when you count left to right; a set or a sort "
                 "does not): train_bpe breaks ties by first occurrence.",
             )
+
+
+def _pairs_difference(ids, got: dict, expected: dict) -> str:
+    """What the learner's counts have that the adjacent pairs do not (pairs that never
+    occur side by side, the wrap-around pair named), or lack, or count differently."""
+    parts = []
+    extra = [pair for pair in got if pair not in expected]
+    if extra:
+        shown = ", ".join(str(p) for p in extra[:4]) + (", ..." if len(extra) > 4 else "")
+        parts.append(f"Your counts hold pairs that are never side by side in ids: {shown}.")
+        if len(ids) and (ids[-1], ids[0]) in extra:
+            parts.append(
+                f"{(ids[-1], ids[0])} is (last id, first id): your pairs wrap around from the "
+                "end to the start (a rotated copy such as ids[1:] + ids[:1] or np.roll, or "
+                "ids[(i + 1) % len(ids)]). The last id starts no pair."
+            )
+    missing = [pair for pair in expected if pair not in got]
+    if missing:
+        parts.append(f"Missing pairs: {', '.join(str(p) for p in missing[:4])}.")
+    miscounted = [p for p in expected if p in got and got[p] != expected[p]]
+    if miscounted and not extra:
+        p = miscounted[0]
+        parts.append(f"{p} occurs {expected[p]} time(s), your count is {got[p]}.")
+    return " ".join(parts)
 
 
 def _merge_double(ids, pair, new_id):
