@@ -1003,10 +1003,19 @@ def a_zero_all_when_one_row_is_nan(q, k, v, mask=None):  # the fix of one row, o
     return w @ v, w
 
 
+def a_output_before_mask(q, k, v, mask=None):  # output from the unmasked weights
+    scores = _scaled(q, k, _root(q))
+    output = torch.softmax(scores, dim=-1) @ v
+    if mask is not None:
+        scores = scores.masked_fill(~mask, NEG_INF)
+    return output, torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+
+
 SDPA = check_scaled_dot_product_attention
 INVERTED = r"mask's meaning is inverted.*True means 'may attend'"
 MASK_AFTER = r"mask was applied after the softmax"
 SDPA_MISTAKES = [
+    Mistake(SDPA, a_output_before_mask, r"output is the one attention gives with no mask"),
     Mistake(SDPA, a_output_from_scores, r"output is the scaled scores times v"),
     Mistake(
         SDPA,

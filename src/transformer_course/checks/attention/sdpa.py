@@ -148,6 +148,21 @@ def _output_from_scores(q, k, v, mask) -> dict[str, torch.Tensor]:
     return found
 
 
+def _output_from_unmasked(q, k, v, mask) -> dict[str, torch.Tensor]:
+    """The output computed from the weights of no mask at all (before the mask was
+    applied, or from a second softmax of the unmasked scores), the weights right."""
+    if mask is None or bool(mask.all()):
+        return {}
+    scores = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1])
+    return {
+        "Your weights are right, but your output is the one attention gives with no mask: "
+        "it was computed from weights before the mask was applied (an output = weights @ v "
+        "that comes before the masked_fill, or a second softmax of the unmasked scores), so "
+        "the values of blocked keys still flow into it. Compute output = weights @ v last, "
+        "from the final, masked weights.": torch.softmax(scores, dim=-1) @ v.double()
+    }
+
+
 _SDPA_OUTPUT_HINT = (
     "Your weights are right, so check the last step: output = weights @ v, computed from the "
     "final weights (after fixing fully masked rows). Row i of the output is the weighted sum "
@@ -787,6 +802,7 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                 mistakes={
                     **_sdpa_output_mistakes(exp_out, mask),
                     **_output_from_scores(q, k, v, mask),
+                    **_output_from_unmasked(q, k, v, mask),
                 },
             )
             if case.get("grad"):
