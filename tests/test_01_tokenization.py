@@ -489,6 +489,18 @@ def train_records_256_minus_step(text, num_merges):  # merges with 256 + i, reco
     return merges
 
 
+def train_max_over_items(text, num_merges):  # best is a (pair, count) item, not a pair
+    ids, merges = list(text.encode("utf-8")), {}
+    for step in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            break
+        best = max(counts.items(), key=lambda item: item[1])
+        ids = ref.merge_pair(ids, best, 256 + step)
+        merges[best] = 256 + step
+    return merges
+
+
 def train_merges_inverted(text, num_merges):  # {new_id: pair}, a vocabulary's direction
     return {new_id: pair for pair, new_id in ref.train_bpe(text, num_merges).items()}
 
@@ -1191,6 +1203,11 @@ MISTAKES = [
         r"^(?!.*token by token).*decoded the bytes as ASCII",
     ),
     Mistake(checks.check_train_bpe, train_on_latin1, r"or a latin-1 encoding"),
+    Mistake(
+        checks.check_train_bpe,
+        train_max_over_items,
+        r"first key, \(\(\d+, \d+\), \d+\), is the pair .* with its count.*counts\.items\(\)",
+    ),
     Mistake(checks.check_train_bpe, train_new_id_above_the_largest, r"is max\(ids\) \+ 1"),
     Mistake(checks.check_bpe_decode, bpe_decode_repr, r"with str\(\.\.\.\), which writes"),
     Mistake(checks.check_get_pair_counts, pairs_two_apart, r"two places on"),
