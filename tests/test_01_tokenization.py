@@ -71,6 +71,10 @@ def tokenize_split_capturing_all_kept(text):
     return re.split(r"([^\w])", text.lower())  # spaces and '' kept
 
 
+def tokenize_findall_groups(text):  # one (word, mark) tuple per match
+    return re.findall(r"(\w+)|([^\w\s])", text.lower())
+
+
 def tokenize_split(text):
     return text.lower().split()
 
@@ -1049,6 +1053,11 @@ def decode_with_chr(ids, merges):
 MISTAKES = [
     Mistake(checks.check_tokenize, tokenize_no_lower, "did not lower-case"),
     Mistake(checks.check_tokenize, tokenize_split, "split on whitespace only"),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_findall_groups,
+        r"but it is a tuple.*2 capturing groups.*non-capturing, \(\?:\.\.\.\)",
+    ),
     Mistake(checks.check_tokenize, tokenize_drop_punct, "Punctuation disappeared"),
     Mistake(
         checks.check_tokenize,
