@@ -53,6 +53,11 @@ def _interleave(sin, cos, d_model):
     return pe
 
 
+def pe_positions_normalised(max_len, d_model):  # positions / max_len, in [0, 1)
+    angles = _angles(max_len, d_model) / max_len
+    return _interleave(np.sin(angles), np.cos(angles), d_model)
+
+
 # ------------------------------------------------------------------ correct
 def pe_each_feature_own_exponent(max_len, d_model):
     """pos / 10000^(2j/d_model) with j every feature's own index (blind round 9)."""
@@ -893,6 +898,12 @@ MISTAKES = [
         r"Two mistakes at once\. \(1\) The base is 1000.* \(2\) Positions start at 1",
     ),
     Mistake(check_positional_encoding, pe_positions_reversed, r"position axis in reverse order"),
+    Mistake(
+        check_positional_encoding,
+        pe_positions_normalised,
+        r"table of the positions 0, c, 2c, \.\.\. with c = [\d.]+ = 1 / max_len: the positions "
+        r"were divided by max_len",
+    ),
     Mistake(
         check_positional_encoding,
         pe_each_feature_own_exponent,
