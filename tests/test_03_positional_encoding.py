@@ -414,6 +414,19 @@ def shift_loops(k, d_model):
     return m
 
 
+def shift_pair_index_as_feature(k, d_model):  # pair i's block at (i, i + 1): overlapping
+    if d_model % 2:
+        raise ValueError("odd d_model")
+    m = np.zeros((d_model, d_model))
+    for i in range(d_model // 2):
+        theta = k / 10000 ** (2 * i / d_model)
+        m[i : i + 2, i : i + 2] = [
+            [math.cos(theta), -math.sin(theta)],
+            [math.sin(theta), math.cos(theta)],
+        ]
+    return m
+
+
 def shift_kron(k, d_model):
     if d_model % 2:
         raise ValueError("odd d_model")
@@ -960,6 +973,12 @@ MISTAKES = [
     # blind round 10: the measured exponent 2 / ln 10 names the logarithm
     Mistake(check_positional_encoding, pe_exp_log10, r"2 / ln 10: the exp\(log\) form.*log10"),
     Mistake(check_relative_shift, shift_exp_log10, r"2 / ln 10: the exp\(log\) form.*log10"),
+    Mistake(
+        check_relative_shift,
+        shift_pair_index_as_feature,
+        r"outside the blocks at \(\d+, \d+\).*: pair i's block was written at rows "
+        r"and columns \(i, i \+ 1\), the pair index used as the feature index",
+    ),
     Mistake(check_positional_encoding, pe_integer_division, "integer division"),
     Mistake(check_positional_encoding, pe_base_1000, "base is 1000"),
     Mistake(check_positional_encoding, pe_multiplied, r"\*divided\*"),

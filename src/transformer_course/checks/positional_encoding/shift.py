@@ -214,10 +214,32 @@ def _fitted_frequencies(got: np.ndarray, k: int, d_model: int) -> str:
 
 def _shift_property_hint(got: np.ndarray, k: int, d_model: int) -> str:
     blocks = np.kron(np.eye(d_model // 2), np.ones((2, 2))) > 0
-    if np.abs(np.where(blocks, 0.0, got)).max() > _FLOAT32_FORMULA["atol"]:
+    outside = np.abs(np.where(blocks, 0.0, got)) > _FLOAT32_FORMULA["atol"]
+    if outside.any():
+        where = [(int(r), int(col)) for r, col in zip(*np.nonzero(outside), strict=True)]
+        shown = ", ".join(map(str, where[:4])) + (", ..." if len(where) > 4 else "")
+        empty = [
+            i
+            for i in range(d_model // 2)
+            if np.abs(got[2 * i : 2 * i + 2, 2 * i : 2 * i + 2]).max() <= _FLOAT32_FORMULA["atol"]
+        ]
+        located = f" Yours has entries outside the blocks at {shown}"
+        if empty:
+            located += f", and the block(s) of pair(s) {empty} are all zero"
+        pair_index = np.zeros((d_model, d_model))
+        for i in range(d_model // 2):  # pair i's block written at (i, i + 1), in turn
+            theta = k / 10000.0 ** (2 * i / d_model)
+            pair_index[i, i] = pair_index[i + 1, i + 1] = math.cos(theta)
+            pair_index[i + 1, i], pair_index[i, i + 1] = math.sin(theta), -math.sin(theta)
+        if np.allclose(got, pair_index, atol=_FLOAT32_FORMULA["atol"]):
+            located += (
+                ": pair i's block was written at rows and columns (i, i + 1), the pair index "
+                "used as the feature index, so the blocks overlap and overwrite each other and "
+                "the second half stays empty. Pair i holds features 2i and 2i + 1"
+            )
         return (
             "M should be block diagonal: each 2×2 block (2i, 2i+1) mixes one sine with its "
-            "own cosine, and everything outside those blocks is 0."
+            "own cosine, and everything outside those blocks is 0." + located + "."
         )
     pe = ref.positional_encoding(50 + abs(k), d_model)
     lo = max(0, -k)
