@@ -976,8 +976,8 @@ MISTAKES = [
     Mistake(
         check_relative_shift,
         shift_pair_index_as_feature,
-        r"outside the blocks at \(\d+, \d+\).*: pair i's block was written at rows "
-        r"and columns \(i, i \+ 1\), the pair index used as the feature index",
+        r"is not what the reference gives\. Pair i's block was written at rows and columns "
+        r"\(i, i \+ 1\), the pair index used as the feature index",
     ),
     Mistake(check_positional_encoding, pe_integer_division, "integer division"),
     Mistake(check_positional_encoding, pe_base_1000, "base is 1000"),

@@ -20,8 +20,23 @@ from .common import _FLOAT32_FORMULA, _expect_array, _exponent_why, _tolerance
 
 
 # ------------------------------------------------------------------- relative_shift
+def _shift_pair_index(k, d_model) -> np.ndarray:
+    """Pair i's rotation block written at rows and columns (i, i + 1), in turn (the pair
+    index used as the feature index): the blocks overlap and overwrite each other."""
+    m = np.zeros((d_model, d_model))
+    for i in range(d_model // 2):
+        theta = k / 10000.0 ** (2 * i / d_model)
+        m[i, i] = m[i + 1, i + 1] = math.cos(theta)
+        m[i + 1, i], m[i, i + 1] = math.sin(theta), -math.sin(theta)
+    return m
+
+
 def _shift_mistakes(k, d_model):
     return {
+        "Pair i's block was written at rows and columns (i, i + 1), the pair index used as "
+        "the feature index: the blocks overlap and overwrite each other, and the rows and "
+        "columns of features d_model/2 + 1 and above stay empty. Pair i holds features 2i and 2i + 1, so its block "
+        "is at (2i, 2i + 1).": (lambda: _shift_pair_index(k, d_model)) if d_model > 2 else None,
         "The sine terms have the wrong sign: this matrix shifts by -k (it is the transpose "
         "of the right one). PE[pos] is a *row* vector multiplied from the left, PE[pos] @ M, "
         "and sin(a+b) = sin a·cos b + cos a·sin b, cos(a+b) = cos a·cos b - sin a·sin b give "
@@ -226,17 +241,6 @@ def _shift_property_hint(got: np.ndarray, k: int, d_model: int) -> str:
         located = f" Yours has entries outside the blocks at {shown}"
         if empty:
             located += f", and the block(s) of pair(s) {empty} are all zero"
-        pair_index = np.zeros((d_model, d_model))
-        for i in range(d_model // 2):  # pair i's block written at (i, i + 1), in turn
-            theta = k / 10000.0 ** (2 * i / d_model)
-            pair_index[i, i] = pair_index[i + 1, i + 1] = math.cos(theta)
-            pair_index[i + 1, i], pair_index[i, i + 1] = math.sin(theta), -math.sin(theta)
-        if np.allclose(got, pair_index, atol=_FLOAT32_FORMULA["atol"]):
-            located += (
-                ": pair i's block was written at rows and columns (i, i + 1), the pair index "
-                "used as the feature index, so the blocks overlap and overwrite each other and "
-                "the second half stays empty. Pair i holds features 2i and 2i + 1"
-            )
         return (
             "M should be block diagonal: each 2×2 block (2i, 2i+1) mixes one sine with its "
             "own cosine, and everything outside those blocks is 0." + located + "."

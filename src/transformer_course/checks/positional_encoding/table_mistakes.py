@@ -208,22 +208,20 @@ def _pe_layout(got: np.ndarray, max_len: int, d_model: int) -> dict[str, np.ndar
     return {message: expected[:, order]}
 
 
-def _pe_positions_scaled(got: np.ndarray, max_len: int, d_model: int, atol: float) -> str:
-    """When the whole table is the sinusoidal one of positions 0, c, 2c, ... (every
-    position multiplied by one factor c, read off row 1's first pair), say so, and name
-    c = 1 / max_len or 1 / (max_len - 1) (positions normalised to [0, 1)). "" otherwise."""
-    if max_len < 3 or d_model < 2:
-        return ""
+def _pe_positions_scaled(got: np.ndarray, max_len: int, d_model: int) -> dict[str, np.ndarray]:
+    """The sinusoidal table of positions 0, c, 2c, ... (every position multiplied by one
+    factor c, read off row 1's first pair), as a mistake model: named with c, and as
+    normalised positions when c = 1 / max_len or 1 / (max_len - 1). {} when c is 1."""
+    if max_len < 3 or d_model < 2 or not np.isfinite(got[:2, :2]).all():
+        return {}
     c = float(np.arctan2(got[1, 0], got[1, 1]))
     if abs(c - 1.0) < 1e-6 or abs(c) < 1e-9:
-        return ""
+        return {}
     positions = c * np.arange(max_len, dtype=np.float64)[:, None]
     angles = positions / np.power(10000.0, np.arange(0, d_model, 2) / d_model)
     table = np.zeros((max_len, d_model))
     table[:, 0::2] = np.sin(angles)
     table[:, 1::2] = np.cos(angles[:, : d_model // 2])
-    if not np.allclose(got, table, atol=atol):
-        return ""
     named = {max_len: "max_len", max_len - 1: "max_len - 1"}
     which = next(
         (
@@ -233,11 +231,12 @@ def _pe_positions_scaled(got: np.ndarray, max_len: int, d_model: int, atol: floa
         ),
         "",
     )
-    return (
+    message = (
         f"Your table is the sinusoidal table of the positions 0, c, 2c, ... with c = {c:.6g}"
-        f"{which}: every position was multiplied by the same factor, so every angle is too "
-        "small by it. The positions are the plain integers 0, 1, 2, ..., max_len - 1."
+        f"{which}: every position was multiplied by the same factor, so every angle is off "
+        "by it. The positions are the plain integers 0, 1, 2, ..., max_len - 1."
     )
+    return {message: table}
 
 
 def _pe_property_hint(got: np.ndarray, max_len: int, d_model: int) -> str:
@@ -255,9 +254,6 @@ def _pe_property_hint(got: np.ndarray, max_len: int, d_model: int) -> str:
             f"but yours starts {np.round(got[0, :6], 3)}."
         )
     if not np.allclose(got[:, 0], np.sin(np.arange(max_len)), atol=atol):
-        scaled = _pe_positions_scaled(got, max_len, d_model, atol)
-        if scaled:
-            return scaled
         return "Feature 0 should be sin(pos): pair i = 0 has frequency 1 (wavelength 2π)."
     pairs = d_model // 2
     sin_cos = got[:, 0 : 2 * pairs : 2] ** 2 + got[:, 1 : 2 * pairs : 2] ** 2
