@@ -71,8 +71,9 @@ def tokenize_split_capturing_all_kept(text):
     return re.split(r"([^\w])", text.lower())  # spaces and '' kept
 
 
-def tokenize_findall_groups(text):  # one (word, mark) tuple per match
-    return re.findall(r"(\w+)|([^\w\s])", text.lower())
+def tokenize_findall_groups(text):  # a compiled pattern with groups: one tuple per match
+    pattern = re.compile(r"(\w+)|([^\w\s])")
+    return pattern.findall(text.lower())
 
 
 def tokenize_split(text):
