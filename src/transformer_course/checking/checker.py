@@ -73,6 +73,29 @@ def _uniform_mask(got: Any, expected: Any) -> str:
     return ""
 
 
+def _merged_axes(got: tuple, shape: tuple) -> str:
+    """When ``got`` is ``shape`` with one run of adjacent axes merged into one (the same
+    entries, fewer axes: a reshape, view or flatten that combined them), say which; ""
+    otherwise."""
+    if not 0 < len(got) < len(shape):
+        return ""
+    run = len(shape) - len(got) + 1  # how many axes the merged one stands for
+    for start in range(len(got)):
+        if (
+            got[:start] == shape[:start]
+            and got[start + 1 :] == shape[start + run :]
+            and got[start] == math.prod(shape[start : start + run])
+            and all(n > 1 for n in shape[start : start + run])  # not a squeezed axis
+        ):
+            axes = shape[start : start + run]
+            return (
+                f"That is the expected shape with the {run} axes {axes} (axes {start} to "
+                f"{start + run - 1}) merged into one of length {got[start]} (a reshape, view, "
+                "flatten or concatenation combined them). Keep them as separate axes. "
+            )
+    return ""
+
+
 class Checker:
     """Collects the checks for one exercise and reports on them.
 
@@ -478,26 +501,3 @@ class Checker:
         if not condition:
             self.fail(message)
         self.ok()
-
-
-def _merged_axes(got: tuple, shape: tuple) -> str:
-    """When ``got`` is ``shape`` with one run of adjacent axes merged into one (the same
-    entries, fewer axes: a reshape, view or flatten that combined them), say which; ""
-    otherwise."""
-    if not 0 < len(got) < len(shape):
-        return ""
-    run = len(shape) - len(got) + 1  # how many axes the merged one stands for
-    for start in range(len(got)):
-        if (
-            got[:start] == shape[:start]
-            and got[start + 1 :] == shape[start + run :]
-            and got[start] == math.prod(shape[start : start + run])
-            and all(n > 1 for n in shape[start : start + run])  # not a squeezed axis
-        ):
-            axes = shape[start : start + run]
-            return (
-                f"That is the expected shape with the {run} axes {axes} (axes {start} to "
-                f"{start + run - 1}) merged into one of length {got[start]} (a reshape, view, "
-                "flatten or concatenation combined them). Keep them as separate axes. "
-            )
-    return ""
