@@ -1003,6 +1003,15 @@ def a_zero_all_when_one_row_is_nan(q, k, v, mask=None):  # the fix of one row, o
     return w @ v, w
 
 
+def a_scores_negated(q, k, v, mask=None):  # exp(max - s): the softmax of -scores
+    scores = _scaled(q, k, _root(q))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("inf"))
+    w = torch.exp(scores.amin(dim=-1, keepdim=True) - scores)
+    w = torch.nan_to_num(w / w.sum(dim=-1, keepdim=True), nan=0.0)
+    return w @ v, w
+
+
 def a_output_before_mask(q, k, v, mask=None):  # output from the unmasked weights
     scores = _scaled(q, k, _root(q))
     output = torch.softmax(scores, dim=-1) @ v
@@ -1016,6 +1025,7 @@ INVERTED = r"mask's meaning is inverted.*True means 'may attend'"
 MASK_AFTER = r"mask was applied after the softmax"
 SDPA_MISTAKES = [
     Mistake(SDPA, a_output_before_mask, r"output is the one attention gives with no mask"),
+    Mistake(SDPA, a_scores_negated, r"softmax of the negated scores.*most similar"),
     Mistake(SDPA, a_output_from_scores, r"output is the scaled scores times v"),
     Mistake(
         SDPA,
