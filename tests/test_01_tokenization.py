@@ -71,6 +71,11 @@ def tokenize_split_capturing_all_kept(text):
     return re.split(r"([^\w])", text.lower())  # spaces and '' kept
 
 
+def tokenize_findall_groups(text):  # a compiled pattern with groups: one tuple per match
+    pattern = re.compile(r"(\w+)|([^\w\s])")
+    return pattern.findall(text.lower())
+
+
 def tokenize_split(text):
     return text.lower().split()
 
@@ -344,6 +349,13 @@ def pad_concatenate_makes_floats(sequences, pad_id):
 
 
 # ----------------------------------------------------------------------------------- BPE
+def pairs_wrap_around(ids):  # a rotated copy: the pair (last id, first id) counted too
+    counts = {}
+    for pair in zip(ids, ids[1:] + ids[:1]):
+        counts[pair] = counts.get(pair, 0) + 1
+    return counts
+
+
 def pairs_non_overlapping(ids):
     counts, i = {}, 0
     while i + 1 < len(ids):
@@ -441,6 +453,10 @@ def merge_second_id_only(ids, pair, new_id):  # ids[i + 1] == pair[1], whatever 
     return _scan(ids, new_id, lambda a, b: b == pair[1])
 
 
+def merge_either_id(ids, pair, new_id):  # or where and belongs: one matching id is enough
+    return _scan(ids, new_id, lambda a, b: a == pair[0] or b == pair[1])
+
+
 def merge_first_id_twice(ids, pair, new_id):  # (ids[i], ids[i]) == pair: i + 1 lost
     return _scan(ids, new_id, lambda a, b: (a, a) == tuple(pair))
 
@@ -475,6 +491,18 @@ def train_records_256_minus_step(text, num_merges):  # merges with 256 + i, reco
         best = max(counts, key=counts.get)
         ids = ref.merge_pair(ids, best, 256 + step)
         merges[best] = 256 - step
+    return merges
+
+
+def train_max_over_items(text, num_merges):  # best is a (pair, count) item, not a pair
+    ids, merges = list(text.encode("utf-8")), {}
+    for step in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            break
+        best = max(counts.items(), key=lambda item: item[1])
+        ids = ref.merge_pair(ids, best, 256 + step)
+        merges[best] = 256 + step
     return merges
 
 
@@ -531,6 +559,11 @@ def decode_until_pad(ids, vocab):
     inverse = {i: t for t, i in vocab.items()}
     tokens = [inverse[int(i)] for i in ids]
     return tokens[: tokens.index("<pad>")] if "<pad>" in tokens else tokens
+
+
+def decode_drops_pad(ids, vocab):  # padding filtered out, the other specials kept
+    id_to_token = {i: t for t, i in vocab.items()}
+    return [id_to_token[int(i)] for i in ids if int(i) != vocab["<pad>"]]
 
 
 def decode_with_tolist(ids, vocab):
@@ -1021,6 +1054,11 @@ def decode_with_chr(ids, merges):
 MISTAKES = [
     Mistake(checks.check_tokenize, tokenize_no_lower, "did not lower-case"),
     Mistake(checks.check_tokenize, tokenize_split, "split on whitespace only"),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_findall_groups,
+        r"but it is a tuple.*2 capturing groups.*non-capturing, \(\?:\.\.\.\)",
+    ),
     Mistake(checks.check_tokenize, tokenize_drop_punct, "Punctuation disappeared"),
     Mistake(
         checks.check_tokenize,
@@ -1144,6 +1182,11 @@ MISTAKES = [
     Mistake(checks.check_pad_batch, pad_float, "should hold integers"),
     Mistake(checks.check_pad_batch, pad_fixed_width, r"shape is \(batch, max_len\)"),
     Mistake(checks.check_pad_batch, pad_concatenate_makes_floats, "should hold integers"),
+    Mistake(
+        checks.check_get_pair_counts,
+        pairs_wrap_around,
+        r"never side by side in ids: \(\d+, \d+\).*is \(last id, first id\): your pairs wrap",
+    ),
     Mistake(checks.check_get_pair_counts, pairs_non_overlapping, "Pairs overlap"),
     Mistake(checks.check_get_pair_counts, pairs_sorted_by_count, "order they first occur"),
     Mistake(checks.check_get_pair_counts, pairs_in_set_order, "counts are right, but"),
@@ -1170,11 +1213,25 @@ MISTAKES = [
         r"^(?!.*token by token).*decoded the bytes as ASCII",
     ),
     Mistake(checks.check_train_bpe, train_on_latin1, r"or a latin-1 encoding"),
+    Mistake(
+        checks.check_train_bpe,
+        train_max_over_items,
+        r"first key, \(\(\d+, \d+\), \d+\), is the pair .* with its count.*counts\.items\(\)",
+    ),
     Mistake(checks.check_train_bpe, train_new_id_above_the_largest, r"is max\(ids\) \+ 1"),
     Mistake(checks.check_bpe_decode, bpe_decode_repr, r"with str\(\.\.\.\), which writes"),
     Mistake(checks.check_get_pair_counts, pairs_two_apart, r"two places on"),
     Mistake(checks.check_build_vocab, vocab_right_key_reversed, r"the right one reversed: least"),
-    Mistake(checks.check_decode, decode_until_pad, r"stopped at the first <pad>"),
+    Mistake(
+        checks.check_decode,
+        decode_until_pad,
+        r"^(?!.*<pad> tokens were dropped)(?s:.*)stopped at the first <pad>",
+    ),
+    Mistake(
+        checks.check_decode,
+        decode_drops_pad,
+        r"^(?!.*stopped at the first <pad>)(?s:.*)<pad> tokens were dropped",
+    ),
     Mistake(checks.check_decode, decode_with_tolist, r"(?s)AttributeError.*has no \.tolist\(\)"),
     Mistake(checks.check_bpe_decode, bpe_decode_parts_swapped, r"in the wrong order, table\[b\]"),
     Mistake(
@@ -1188,6 +1245,12 @@ MISTAKES = [
         r"the first time and .* the second time.*keeps its counts from one call to the next",
     ),
     Mistake(checks.check_merge_pair, merge_double, "skip \\*both\\* merged ids"),
+    Mistake(
+        checks.check_merge_pair,
+        merge_either_id,
+        r"first difference is at input position \d+: ids \d+, \d+ there are not the pair.*"
+        r"merged that does not match\. Both ids must equal",
+    ),
     Mistake(
         checks.check_merge_pair, merge_first_id_only, r"wherever the \*first\* id matches pair\[0\]"
     ),

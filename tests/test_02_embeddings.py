@@ -167,6 +167,11 @@ def embed_flattened(ids, table):
     return table[np.ravel(ids)]
 
 
+def embed_reshaped_per_row(ids, table):  # (batch, len * d_model): len and d_model merged
+    ids = np.asarray(ids)
+    return np.asarray(table)[ids.ravel()].reshape(ids.shape[0], -1)
+
+
 def embed_take_without_axis(ids, table):  # np.take reads the flattened table
     return np.take(table, ids)
 
@@ -734,6 +739,12 @@ MISTAKES = [
     ),
     Mistake(check_embed, embed_columns_transposed, r"columns"),
     Mistake(check_embed, embed_flattened, r"flattened the ids"),
+    Mistake(
+        check_embed,
+        embed_reshaped_per_row,
+        r"should have shape \(\d+, (\d+), (\d+)\), but it has shape \(\d+, \d+\)\. That is the "
+        r"expected shape with the 2 axes \(\1, \2\) \(axes 1 to 2\) merged into one",
+    ),
     Mistake(check_embed, embed_off_by_one, r"table\[i - 1\]"),
     Mistake(check_embed, embed_one_hot_only, r"without multiplying them by the table"),
     Mistake(check_embed, embed_mean, r"single vector, the rows averaged"),

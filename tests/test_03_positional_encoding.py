@@ -53,6 +53,11 @@ def _interleave(sin, cos, d_model):
     return pe
 
 
+def pe_positions_normalised(max_len, d_model):  # positions / max_len, in [0, 1)
+    angles = _angles(max_len, d_model) / max_len
+    return _interleave(np.sin(angles), np.cos(angles), d_model)
+
+
 # ------------------------------------------------------------------ correct
 def pe_each_feature_own_exponent(max_len, d_model):
     """pos / 10000^(2j/d_model) with j every feature's own index (blind round 9)."""
@@ -403,6 +408,19 @@ def shift_loops(k, d_model):
     for i in range(d_model // 2):
         theta = k / 10000 ** (2 * i / d_model)
         m[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [
+            [math.cos(theta), -math.sin(theta)],
+            [math.sin(theta), math.cos(theta)],
+        ]
+    return m
+
+
+def shift_pair_index_as_feature(k, d_model):  # pair i's block at (i, i + 1): overlapping
+    if d_model % 2:
+        raise ValueError("odd d_model")
+    m = np.zeros((d_model, d_model))
+    for i in range(d_model // 2):
+        theta = k / 10000 ** (2 * i / d_model)
+        m[i : i + 2, i : i + 2] = [
             [math.cos(theta), -math.sin(theta)],
             [math.sin(theta), math.cos(theta)],
         ]
@@ -895,6 +913,12 @@ MISTAKES = [
     Mistake(check_positional_encoding, pe_positions_reversed, r"position axis in reverse order"),
     Mistake(
         check_positional_encoding,
+        pe_positions_normalised,
+        r"table of the positions 0, c, 2c, \.\.\. with c = [\d.]+ = 1 / max_len: the positions "
+        r"were divided by max_len",
+    ),
+    Mistake(
+        check_positional_encoding,
         pe_each_feature_own_exponent,
         r"own index in the exponent, 2j/d_model.*doubled.*2\(2i\+1\)/d_model",
     ),
@@ -949,6 +973,12 @@ MISTAKES = [
     # blind round 10: the measured exponent 2 / ln 10 names the logarithm
     Mistake(check_positional_encoding, pe_exp_log10, r"2 / ln 10: the exp\(log\) form.*log10"),
     Mistake(check_relative_shift, shift_exp_log10, r"2 / ln 10: the exp\(log\) form.*log10"),
+    Mistake(
+        check_relative_shift,
+        shift_pair_index_as_feature,
+        r"is not what the reference gives\. Pair i's block was written at rows and columns "
+        r"\(i, i \+ 1\), the pair index used as the feature index",
+    ),
     Mistake(check_positional_encoding, pe_integer_division, "integer division"),
     Mistake(check_positional_encoding, pe_base_1000, "base is 1000"),
     Mistake(check_positional_encoding, pe_multiplied, r"\*divided\*"),

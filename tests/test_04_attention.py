@@ -140,6 +140,25 @@ def sm_shift_reversed(x, axis=-1):  # exp(max - x): the softmax of -x
     return e / e.sum(axis=axis, keepdims=True)
 
 
+def _sm_shifted_by(reduce):
+    """A softmax that subtracts another statistic of each slice than its maximum: right
+    wherever exp() does not overflow, NaN on slices that span more than about 709."""
+
+    def softmax(x, axis=-1):
+        e = np.exp(x - reduce(x, axis))
+        return e / e.sum(axis=axis, keepdims=True)
+
+    return softmax
+
+
+sm_shift_by_min = _sm_shifted_by(lambda x, axis: np.min(x, axis=axis, keepdims=True))
+sm_shift_by_mean = _sm_shifted_by(lambda x, axis: np.mean(x, axis=axis, keepdims=True))
+sm_shift_by_median = _sm_shifted_by(lambda x, axis: np.median(x, axis=axis, keepdims=True))
+sm_shift_by_first = _sm_shifted_by(lambda x, axis: np.take(x, [0], axis=axis))
+# no model for this one: the case's hint says what every shift but the maximum does
+sm_shift_by_last = _sm_shifted_by(lambda x, axis: np.take(x, [-1], axis=axis))
+
+
 def sm_max_without_keepdims(x, axis=-1):
     e = np.exp(x - x.max(axis=axis))
     return e / e.sum(axis=axis, keepdims=True)
@@ -192,6 +211,15 @@ SOFTMAX_MISTAKES = [
     Mistake(check_softmax, sm_global_max, r"one maximum for the whole array"),
     Mistake(check_softmax, sm_global_max_guarded, r"one maximum for the whole array.*come out 0"),
     Mistake(check_softmax, sm_log_softmax, r"log-softmax.*exponential"),
+    Mistake(check_softmax, sm_shift_by_min, r"shifts each slice by its minimum"),
+    Mistake(check_softmax, sm_shift_by_mean, r"shifts each slice by its mean instead"),
+    Mistake(check_softmax, sm_shift_by_median, r"shifts each slice by its median instead"),
+    Mistake(check_softmax, sm_shift_by_first, r"shifts each slice by its first entry"),
+    Mistake(
+        check_softmax,
+        sm_shift_by_last,
+        r"^(?!.*shifts each slice by)(?s:.*)span about 2200.*only the slice's own maximum",
+    ),
     Mistake(
         check_softmax,
         sm_global_max_without_keepdims,
@@ -391,6 +419,10 @@ def r_sum_normalised(query, keys, values):
     return _row(query, keys, values, weights_fn=lambda s: s / s.sum())
 
 
+def r_scores_negated(query, keys, values):  # softmax(max - scores): the sign flipped
+    return _row(query, keys, values, weights_fn=lambda s: ref.softmax(s.max() - s))
+
+
 def r_argmax(query, keys, values):
     return _row(query, keys, values, weights_fn=lambda s: np.eye(len(s))[np.argmax(s)])
 
@@ -484,6 +516,7 @@ def r_cosine_scores_guarded(query, keys, values):  # the same, zero vectors kept
 
 ROW = check_attention_row
 ROW_MISTAKES = [
+    Mistake(ROW, r_scores_negated, r"softmax of the negated scores.*most similar.*smallest"),
     # blind round 10: cosines for scores; the zero keys of the visible sentence give NaN
     # scores, and a probe without them tells the cosine
     Mistake(
@@ -970,10 +1003,29 @@ def a_zero_all_when_one_row_is_nan(q, k, v, mask=None):  # the fix of one row, o
     return w @ v, w
 
 
+def a_scores_negated(q, k, v, mask=None):  # exp(max - s): the softmax of -scores
+    scores = _scaled(q, k, _root(q))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("inf"))
+    w = torch.exp(scores.amin(dim=-1, keepdim=True) - scores)
+    w = torch.nan_to_num(w / w.sum(dim=-1, keepdim=True), nan=0.0)
+    return w @ v, w
+
+
+def a_output_before_mask(q, k, v, mask=None):  # output from the unmasked weights
+    scores = _scaled(q, k, _root(q))
+    output = torch.softmax(scores, dim=-1) @ v
+    if mask is not None:
+        scores = scores.masked_fill(~mask, NEG_INF)
+    return output, torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+
+
 SDPA = check_scaled_dot_product_attention
 INVERTED = r"mask's meaning is inverted.*True means 'may attend'"
 MASK_AFTER = r"mask was applied after the softmax"
 SDPA_MISTAKES = [
+    Mistake(SDPA, a_output_before_mask, r"output is the one attention gives with no mask"),
+    Mistake(SDPA, a_scores_negated, r"softmax of the negated scores.*most similar"),
     Mistake(SDPA, a_output_from_scores, r"output is the scaled scores times v"),
     Mistake(
         SDPA,

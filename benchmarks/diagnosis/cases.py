@@ -2536,3 +2536,7 @@ CASES += _BLIND10F
 from benchmarks.diagnosis.cases_blind10g import BLIND10G as _BLIND10G  # noqa: E402
 
 CASES += _BLIND10G
+
+from benchmarks.diagnosis.cases_blind10i import BLIND10I as _BLIND10I  # noqa: E402
+
+CASES += _BLIND10I

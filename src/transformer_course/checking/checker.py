@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import math
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -69,6 +70,29 @@ def _uniform_mask(got: Any, expected: Any) -> str:
             "Your mask is True everywhere: nothing is masked. The condition you built always "
             "holds; test it on one entry that should be False."
         )
+    return ""
+
+
+def _merged_axes(got: tuple, shape: tuple) -> str:
+    """When ``got`` is ``shape`` with one run of adjacent axes merged into one (the same
+    entries, fewer axes: a reshape, view or flatten that combined them), say which; ""
+    otherwise."""
+    if not 0 < len(got) < len(shape):
+        return ""
+    run = len(shape) - len(got) + 1  # how many axes the merged one stands for
+    for start in range(len(got)):
+        if (
+            got[:start] == shape[:start]
+            and got[start + 1 :] == shape[start + run :]
+            and got[start] == math.prod(shape[start : start + run])
+            and all(n > 1 for n in shape[start : start + run])  # not a squeezed axis
+        ):
+            axes = shape[start : start + run]
+            return (
+                f"That is the expected shape with the {run} axes {axes} (axes {start} to "
+                f"{start + run - 1}) merged into one of length {got[start]} (a reshape, view, "
+                "flatten or concatenation combined them). Keep them as separate axes. "
+            )
     return ""
 
 
@@ -272,7 +296,10 @@ class Checker:
         shape = tuple(shape)
         got = tuple(getattr(value, "shape", np.shape(value)))
         if got != shape:
-            self.fail(f"{what} should have shape {shape}, but it has shape {got}. {hint}".strip())
+            merged = _merged_axes(got, shape)
+            self.fail(
+                f"{what} should have shape {shape}, but it has shape {got}. {merged}{hint}".strip()
+            )
         self.ok()
 
     def expect_dtype(self, value: Any, dtype: Any, what: str, hint: str = "") -> None:

@@ -41,6 +41,12 @@ _ROW_ARGMAX = (
     "hard lookup, argmax, not attention. The softmax gives every key a share, larger for "
     "larger scores, so the output blends the values."
 )
+_ROW_NEGATED = (
+    "Your weights are the softmax of the negated scores, softmax(-(keys @ query) / √d_k): "
+    "the sign of the scores flipped on the way (max - scores instead of scores - max, or "
+    "the query or the keys negated), so the key most similar to the query gets the "
+    "smallest weight. The weights grow with the scores: softmax(keys @ query / √d_k)."
+)
 _ROW_OUTPUT_UNWEIGHTED = (
     "Your output is the plain {how} of the value rows: the weights are not used. Output = "
     "sum over j of weights[j] * values[j], i.e. weights @ values."
@@ -183,6 +189,7 @@ def _row_weight_mistakes(query, keys, values) -> dict[str, np.ndarray]:
         mistakes[_ROW_NOT_NORMALISED] = np.exp(scaled)
         shifted = _ROW_NOT_NORMALISED.replace("exponentials", "shifted exponentials")
         mistakes[shifted] = np.exp(scaled - scaled.max())
+    mistakes[_ROW_NEGATED] = ref.softmax(-scaled)
     one_hot = np.zeros_like(scores)
     one_hot[int(np.argmax(scores))] = 1.0
     mistakes[_ROW_ARGMAX] = one_hot

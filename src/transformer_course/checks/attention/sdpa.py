@@ -100,6 +100,12 @@ _SDPA_BOOL_ADDED = (
     "the mask is False with masked_fill or torch.where, or first turn the mask into an "
     "additive one (0 where allowed, -inf where blocked)."
 )
+_SDPA_NEGATED = (
+    "Your weights are the softmax of the negated scores, -(q kᵀ) / √d_k: the sign of the "
+    "scores flipped on the way (max - scores instead of scores - max, or q or k negated), "
+    "so the keys most similar to each query get the smallest weights. The weights grow "
+    "with the scores: softmax(q kᵀ / √d_k) over the allowed keys."
+)
 _SDPA_MASK_IGNORED = (
     "Your weights match attention with no mask at all: keys where the mask is False still "
     "get weight, so the mask never reached the scores. Either it is not used, or its result "
@@ -146,6 +152,21 @@ def _output_from_scores(q, k, v, mask) -> dict[str, torch.Tensor]:
             "Use the weights the softmax gave: output = weights @ v."
         ] = scores @ v.double()
     return found
+
+
+def _output_from_unmasked(q, k, v, mask) -> dict[str, torch.Tensor]:
+    """The output computed from the weights of no mask at all (before the mask was
+    applied, or from a second softmax of the unmasked scores), the weights right."""
+    if mask is None or bool(mask.all()):
+        return {}
+    scores = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1])
+    return {
+        "Your weights are right, but your output is the one attention gives with no mask: "
+        "it was computed from weights before the mask was applied (an output = weights @ v "
+        "that comes before the masked_fill, or a second softmax of the unmasked scores), so "
+        "the values of blocked keys still flow into it. Compute output = weights @ v last, "
+        "from the final, masked weights.": torch.softmax(scores, dim=-1) @ v.double()
+    }
 
 
 _SDPA_OUTPUT_HINT = (
@@ -398,6 +419,7 @@ def _sdpa_mistakes(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
             mistakes.setdefault(
                 message, partial(attention_weights_variant, q, k, mask, scale=scale)
             )
+    mistakes[_SDPA_NEGATED] = partial(attention_weights_variant, q, k, mask, scale=-root)
     after = _SCALED_AFTER_SOFTMAX.format(d_k=d_k, total=1 / root, scores="q kᵀ")
     mistakes[after] = lambda: attention_weights_variant(q, k, mask, scale=1.0) / root
     for dim in range(q.dim() - 1):  # every dim of the scores but the keys'
@@ -787,6 +809,7 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                 mistakes={
                     **_sdpa_output_mistakes(exp_out, mask),
                     **_output_from_scores(q, k, v, mask),
+                    **_output_from_unmasked(q, k, v, mask),
                 },
             )
             if case.get("grad"):

@@ -29,6 +29,25 @@ _SOFTMAX_GLOBAL_MAX = (
     "everywhere, and 0 / 0 is NaN. Use np.max(x, axis=axis, keepdims=True)."
 )
 #: the NaN hint of the inputs on very different scales, when no shift model matched
+_SOFTMAX_WIDE_NAN = (
+    "The entries of each slice of this input span about 2200. Subtracting a constant per "
+    "slice changes nothing mathematically, but only the slice's own maximum keeps every "
+    "exponent between -inf and 0: shifted by less (its minimum, its mean, its first "
+    "entry, or nothing) the largest entries still exceed about 709 and exp() overflows "
+    "(inf / inf is NaN); shifted by more (one maximum for the whole array) a whole slice "
+    "can underflow to 0 (0 / 0 is NaN). Use np.max(x, axis=axis, keepdims=True)."
+)
+#: The shifts other than the maximum that a stable softmax is sometimes written with:
+#: each reproduces the reference wherever exp() does not overflow, so only a slice whose
+#: entries span more than about 709 tells them apart (and apart from no shift at all).
+_SOFTMAX_OTHER_SHIFTS = {
+    "its minimum (np.min where np.max belongs)": lambda x, axis: np.min(
+        x, axis=axis, keepdims=True
+    ),
+    "its mean": lambda x, axis: np.mean(x, axis=axis, keepdims=True),
+    "its median": lambda x, axis: np.median(x, axis=axis, keepdims=True),
+    "its first entry": lambda x, axis: np.take(x, [0], axis=axis),
+}
 _SOFTMAX_SCALES_NAN = (
     "The rows of this input live on very different scales: a row around -1000 shifted by "
     "anything but its own maximum (one maximum for the whole array, say) underflows exp() "
@@ -260,6 +279,34 @@ def _overflows_like_no_max(got: np.ndarray, x: np.ndarray, axis: int) -> bool:
     )
 
 
+def _softmax_shift_not_max(got: np.ndarray, x: np.ndarray, axis: int) -> str:
+    """When the result is NaN or inf where the reference is finite and exactly one of the
+    usual wrong shifts reproduces it (NaN where exp(x - shift) overflows, equal
+    elsewhere): that shift, named. "" otherwise (the case's hint then speaks)."""
+    if np.isfinite(got).all() or not np.isfinite(x).all():
+        return ""
+    matches = []
+    with np.errstate(all="ignore"):
+        for name, shift in _SOFTMAX_OTHER_SHIFTS.items():
+            exps = np.exp(x - shift(x, axis))
+            wrong = exps / np.sum(exps, axis=axis, keepdims=True)
+            bad = ~np.isfinite(wrong)
+            if (
+                bad.any()
+                and np.array_equal(bad, ~np.isfinite(got))
+                and np.allclose(got[~bad], wrong[~bad], rtol=1e-4, atol=1e-6)
+            ):
+                matches.append(name)
+    if not matches:
+        return ""
+    shift = matches[0] if len(matches) == 1 else "one of " + " or ".join(matches)
+    return (
+        f"Your softmax shifts each slice by {shift} instead of its maximum: it is NaN "
+        "exactly where exp(x - that shift) overflows and right everywhere else. "
+        + _SOFTMAX_WIDE_NAN
+    )
+
+
 def _softmax_explain(got: np.ndarray, x: np.ndarray, axis: int) -> str:
     """A property-based hint when no known mistake matches."""
     with np.errstate(all="ignore"):
@@ -286,6 +333,16 @@ def _softmax_cases(hidden: bool) -> list[tuple[str, np.ndarray, int | None, str]
         some_inf = np.array([[0.0, _NEG_INF, 1.0, _NEG_INF], [2.0, 2.0, _NEG_INF, 0.0]])
         dead_row = np.array([[1.0, 2.0, 3.0], [_NEG_INF, _NEG_INF, _NEG_INF]])
         dead_column = np.array([[0.5, _NEG_INF, 1.0], [2.0, _NEG_INF, -1.0]])
+        # Each row spans 2200 with its maximum in another place: only the maximum keeps
+        # every exponent <= 0; the minimum, the mean, the median, the first entry and no
+        # shift at all overflow on different entries, which tells them apart.
+        wide = 800.0 + np.array(
+            [
+                [0.0, 800.0, 2000.0, 2200.0],
+                [2200.0, 0.0, 800.0, 2000.0],
+                [2000.0, 2200.0, 0.0, 800.0],
+            ]
+        )
         return [
             ("small logits", small, None, nan_hint),
             ("a 1-D vector of scores", drank, None, nan_hint),
@@ -294,6 +351,7 @@ def _softmax_cases(hidden: bool) -> list[tuple[str, np.ndarray, int | None, str]
             ("float32 input", numpy_rng(41).normal(size=(2, 5)).astype(np.float32), -1, nan_hint),
             ("large logits", large, -1, _SOFTMAX_OVERFLOW),
             ("rows on very different scales", scales, -1, _SOFTMAX_SCALES_NAN),
+            ("slices spanning a wide range", wide, -1, _SOFTMAX_WIDE_NAN),
             ("some -inf entries", some_inf, -1, neg_inf_hint),
             ("a row that is all -inf", dead_row, -1, _SOFTMAX_ALL_NEG_INF_NAN),
             ("a column that is all -inf, axis=0", dead_column, 0, _SOFTMAX_ALL_NEG_INF_NAN),
@@ -302,6 +360,10 @@ def _softmax_cases(hidden: bool) -> list[tuple[str, np.ndarray, int | None, str]
     square = rng.normal(size=(4, 4)) * 2
     large = rng.normal(size=(3, 6)) * 5 + 800
     scales = np.stack([rng.normal(size=5) + 900, rng.normal(size=5) - 900, rng.normal(size=5)])
+    wide = 800.0 + np.array(  # as the visible one (see there), in other places, jittered
+        [[800.0, 0.0, 2200.0, 2000.0], [2000.0, 800.0, 0.0, 2200.0], [0.0, 2200.0, 2000.0, 800.0]]
+    )
+    wide += rng.normal(size=wide.shape)
     with_inf = rng.normal(size=(2, 3, 5))
     with_inf[rng.random(size=with_inf.shape) < 0.3] = _NEG_INF
     with_inf[..., 0] = 0.0  # every slice along the last axis keeps one finite entry
@@ -316,6 +378,7 @@ def _softmax_cases(hidden: bool) -> list[tuple[str, np.ndarray, int | None, str]
         ("large logits", large, -1, _SOFTMAX_OVERFLOW),
         ("large logits along axis=0", large.T.copy(), 0, _SOFTMAX_OVERFLOW),
         ("rows on very different scales", scales, -1, _SOFTMAX_SCALES_NAN),
+        ("slices spanning a wide range", wide, -1, _SOFTMAX_WIDE_NAN),
         ("some -inf entries", with_inf, -1, neg_inf_hint),
         ("an all -inf slice along axis=1 (float32)", empty, 1, _SOFTMAX_ALL_NEG_INF_NAN),
         ("a row that is all -inf", dead, -1, _SOFTMAX_ALL_NEG_INF_NAN),
@@ -526,6 +589,10 @@ def check_softmax(softmax, *, hidden: bool = False) -> None:
             shift = _softmax_global_or_clamped(c, softmax, got64, x, axis)
             if shift:
                 c.fail(f"{what} is not what the reference gives. {shift}")
+            if np.isfinite(expected).all():
+                other_shift = _softmax_shift_not_max(got64, x, axis)
+                if other_shift:
+                    c.fail(f"{what} is not what the reference gives. {other_shift}")
             c.expect_close(
                 got,
                 expected,

@@ -20,8 +20,23 @@ from .common import _FLOAT32_FORMULA, _expect_array, _exponent_why, _tolerance
 
 
 # ------------------------------------------------------------------- relative_shift
+def _shift_pair_index(k, d_model) -> np.ndarray:
+    """Pair i's rotation block written at rows and columns (i, i + 1), in turn (the pair
+    index used as the feature index): the blocks overlap and overwrite each other."""
+    m = np.zeros((d_model, d_model))
+    for i in range(d_model // 2):
+        theta = k / 10000.0 ** (2 * i / d_model)
+        m[i, i] = m[i + 1, i + 1] = math.cos(theta)
+        m[i + 1, i], m[i, i + 1] = math.sin(theta), -math.sin(theta)
+    return m
+
+
 def _shift_mistakes(k, d_model):
     return {
+        "Pair i's block was written at rows and columns (i, i + 1), the pair index used as "
+        "the feature index: the blocks overlap and overwrite each other, and the rows and "
+        "columns of features d_model/2 + 1 and above stay empty. Pair i holds features 2i and 2i + 1, so its block "
+        "is at (2i, 2i + 1).": (lambda: _shift_pair_index(k, d_model)) if d_model > 2 else None,
         "The sine terms have the wrong sign: this matrix shifts by -k (it is the transpose "
         "of the right one). PE[pos] is a *row* vector multiplied from the left, PE[pos] @ M, "
         "and sin(a+b) = sin a·cos b + cos a·sin b, cos(a+b) = cos a·cos b - sin a·sin b give "
@@ -214,10 +229,21 @@ def _fitted_frequencies(got: np.ndarray, k: int, d_model: int) -> str:
 
 def _shift_property_hint(got: np.ndarray, k: int, d_model: int) -> str:
     blocks = np.kron(np.eye(d_model // 2), np.ones((2, 2))) > 0
-    if np.abs(np.where(blocks, 0.0, got)).max() > _FLOAT32_FORMULA["atol"]:
+    outside = np.abs(np.where(blocks, 0.0, got)) > _FLOAT32_FORMULA["atol"]
+    if outside.any():
+        where = [(int(r), int(col)) for r, col in zip(*np.nonzero(outside), strict=True)]
+        shown = ", ".join(map(str, where[:4])) + (", ..." if len(where) > 4 else "")
+        empty = [
+            i
+            for i in range(d_model // 2)
+            if np.abs(got[2 * i : 2 * i + 2, 2 * i : 2 * i + 2]).max() <= _FLOAT32_FORMULA["atol"]
+        ]
+        located = f" Yours has entries outside the blocks at {shown}"
+        if empty:
+            located += f", and the block(s) of pair(s) {empty} are all zero"
         return (
             "M should be block diagonal: each 2×2 block (2i, 2i+1) mixes one sine with its "
-            "own cosine, and everything outside those blocks is 0."
+            "own cosine, and everything outside those blocks is 0." + located + "."
         )
     pe = ref.positional_encoding(50 + abs(k), d_model)
     lo = max(0, -k)

@@ -14,7 +14,13 @@ from transformer_course.checking import Checker
 from transformer_course.reference import positional_encoding as ref
 
 from .common import _expect_array, _exponent_why, _tolerance
-from .table_mistakes import _pe_mistakes, _pe_mistakes_and_layout, _pe_pairs, _pe_property_hint
+from .table_mistakes import (
+    _pe_mistakes,
+    _pe_mistakes_and_layout,
+    _pe_pairs,
+    _pe_positions_scaled,
+    _pe_property_hint,
+)
 
 # --------------------------------------------------------------- positional_encoding
 _VISIBLE_PE = [(6, 4), (20, 10), (9, 7), (1, 3)]
@@ -192,6 +198,7 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                         positional_encoding, cases, (max_len, d_model), got64, _tolerance(got.dtype)
                     ),
                     **_pe_fitted_frequencies(got64, max_len, d_model),
+                    **_pe_positions_scaled(got64, max_len, d_model),
                 },
                 explain=lambda got64=got64: _unwritten_columns(got64),
                 pairs=lambda max_len=max_len, d_model=d_model, got=got: _pe_pairs(

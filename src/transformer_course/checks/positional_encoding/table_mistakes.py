@@ -208,6 +208,37 @@ def _pe_layout(got: np.ndarray, max_len: int, d_model: int) -> dict[str, np.ndar
     return {message: expected[:, order]}
 
 
+def _pe_positions_scaled(got: np.ndarray, max_len: int, d_model: int) -> dict[str, np.ndarray]:
+    """The sinusoidal table of positions 0, c, 2c, ... (every position multiplied by one
+    factor c, read off row 1's first pair), as a mistake model: named with c, and as
+    normalised positions when c = 1 / max_len or 1 / (max_len - 1). {} when c is 1."""
+    if max_len < 3 or d_model < 2 or not np.isfinite(got[:2, :2]).all():
+        return {}
+    c = float(np.arctan2(got[1, 0], got[1, 1]))
+    if abs(c - 1.0) < 1e-6 or abs(c) < 1e-9:
+        return {}
+    positions = c * np.arange(max_len, dtype=np.float64)[:, None]
+    angles = positions / np.power(10000.0, np.arange(0, d_model, 2) / d_model)
+    table = np.zeros((max_len, d_model))
+    table[:, 0::2] = np.sin(angles)
+    table[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    named = {max_len: "max_len", max_len - 1: "max_len - 1"}
+    which = next(
+        (
+            f" = 1 / {name}: the positions were divided by {name} (normalised to [0, 1))"
+            for n, name in named.items()
+            if abs(c * n - 1.0) < 1e-4
+        ),
+        "",
+    )
+    message = (
+        f"Your table is the sinusoidal table of the positions 0, c, 2c, ... with c = {c:.6g}"
+        f"{which}: every position was multiplied by the same factor, so every angle is off "
+        "by it. The positions are the plain integers 0, 1, 2, ..., max_len - 1."
+    )
+    return {message: table}
+
+
 def _pe_property_hint(got: np.ndarray, max_len: int, d_model: int) -> str:
     """Explain the first basic property the learner's table violates."""
     if np.abs(got).max() > 1 + 1e-6:

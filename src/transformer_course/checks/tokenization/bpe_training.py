@@ -74,9 +74,26 @@ def _count_as_pair_hint(got: dict, what: str) -> str:
     """When the keys are single ints and the first is the largest pair count of the text's
     bytes: max(counts.values()), a count, was taken for the pair."""
     text = re.match(r"train_bpe\((.*), \d+\)$", what)
-    if not got or not text or not all(_is_int(k) for k in got):
+    if not got or not text:
         return ""
     counts = ref.get_pair_counts(list(ast.literal_eval(text.group(1)).encode("utf-8")))
+    first = next(iter(got))
+    if (  # ((a, b), count): an item of counts.items(), the pair with its count
+        isinstance(first, tuple)
+        and len(first) == 2
+        and isinstance(first[0], tuple)
+        and first[0] in counts
+        and _is_int(first[1])
+        and first[1] == counts[first[0]]
+    ):
+        return (
+            f" Your first key, {first}, is the pair {first[0]} with its count {first[1]}: an "
+            "item of counts.items(). max(counts.items(), key=...) returns such a (pair, count) "
+            "item, and used as the pair it never matches two ids, so nothing is merged. Take "
+            "the pair itself: max(counts, key=counts.get) (or the item's [0])."
+        )
+    if not all(_is_int(k) for k in got):
+        return ""
     if not counts or next(iter(got)) != max(counts.values()):
         return ""
     return (

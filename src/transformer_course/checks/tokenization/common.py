@@ -28,7 +28,21 @@ def _tokens(c: Checker, got, what: str, hint: str) -> list[str]:
     """A list or tuple of strings, as a list."""
     c.expect_type(got, (list, tuple), what, hint)
     for token in got:
-        c.expect_type(token, str, f"every token of {what}", f"Found {short(token)}.")
+        groups = ""
+        if (  # tokenize's re.findall with capturing groups
+            what.startswith("tokenize(")
+            and isinstance(token, tuple)
+            and token
+            and all(isinstance(t, str) for t in token)
+        ):
+            groups = (
+                f" A tuple of {len(token)} strings per match is what re.findall returns when "
+                f"the pattern has {len(token)} capturing groups, (...): one string per group, "
+                "'' for a group that did not take part in the match. Make the groups "
+                "non-capturing, (?:...), or drop the parentheses, so that findall returns the "
+                "whole match as one string."
+            )
+        c.expect_type(token, str, f"every token of {what}", f"Found {short(token)}.{groups}")
     return list(got)
 
 

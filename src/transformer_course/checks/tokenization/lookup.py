@@ -201,13 +201,14 @@ def _stopped_at_pad(ids, vocab):
     return tokens[: tokens.index("<pad>")] if "<pad>" in tokens else None
 
 
-def _after_eos_probe(decode, vocab):
-    """(probe ids [w, <eos>, v], a zero-argument function giving the learner's decode of
-    them, computed once; None when it fails), or None without two plain words."""
+def _after_eos_probe(decode, vocab, special="<eos>"):
+    """(probe ids [w, special, v] (special: <eos> unless told), a zero-argument function
+    giving the learner's decode of them, computed once; None when it fails), or None
+    without two plain words."""
     words = [i for t, i in vocab.items() if t not in ref.SPECIAL_TOKENS][:2]
     if len(words) < 2:
         return None
-    probe_ids = [words[0], vocab["<eos>"], words[1]]
+    probe_ids = [words[0], vocab[special], words[1]]
     cache: list = []
 
     def result():
@@ -232,13 +233,34 @@ def _end_models(decode, ids, vocab, probe) -> dict:
     def when(probe_expected, value):
         if probe is None:
             return value
-        return lambda: value if probe[1]() == probe_expected else None
+
+        def lazy():
+            if probe[1]() != probe_expected:
+                return None
+            return value() if callable(value) else value  # a <pad> probe's model is lazy too
+
+        return lazy
+
+    # A <pad> with a word after it tells stopping at the first <pad> from dropping every
+    # <pad>: on a row padded at its end both give the same tokens.
+    pad_probe = _after_eos_probe(decode, vocab, "<pad>")
+
+    def when_pad(kept, value):
+        if pad_probe is None:
+            return value
+        ids_, result = pad_probe
+        expected = [ref.decode(ids_, vocab)[i] for i in kept]
+        return lambda: value if result() == expected else None
 
     models = {
         "You stopped at the first <pad>: decode maps every id, padding included "
-        "(removing the padding is the caller's choice, not decode's).": _stopped_at_pad(ids, vocab),
+        "(removing the padding is the caller's choice, not decode's).": when_pad(
+            [0], _stopped_at_pad(ids, vocab)
+        ),
         "The <pad> tokens were dropped: decode maps every id back to its token, <pad> "
-        "included (decode is the exact inverse of encode).": [t for t in tokens if t != "<pad>"],
+        "included (decode is the exact inverse of encode).": when_pad(
+            [0, 2], [t for t in tokens if t != "<pad>"]
+        ),
     }
     if probe is None:
         return models

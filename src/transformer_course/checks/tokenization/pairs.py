@@ -55,7 +55,10 @@ def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
                 dict(got),
                 expected,
                 what,
-                hint="Count every adjacent pair ids[i], ids[i+1] for i = 0 .. len(ids)-2.",
+                hint=(
+                    _pairs_difference(ids, dict(got), expected)
+                    + " Count every adjacent pair ids[i], ids[i+1] for i = 0 .. len(ids)-2."
+                ).strip(),
                 mistakes={
                     "Pairs overlap: in [1, 1, 1] the pair (1, 1) occurs twice (positions 0 and 1). "
                     "Don't skip ahead after counting a pair.": _pairs_non_overlapping(ids),
@@ -98,6 +101,30 @@ def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
                 "plain dict or a Counter does that when you count left to right; a set or a sort "
                 "does not): train_bpe breaks ties by first occurrence.",
             )
+
+
+def _pairs_difference(ids, got: dict, expected: dict) -> str:
+    """What the learner's counts have that the adjacent pairs do not (pairs that never
+    occur side by side, the wrap-around pair named), or lack, or count differently."""
+    parts = []
+    extra = [pair for pair in got if pair not in expected]
+    if extra:
+        shown = ", ".join(str(p) for p in extra[:4]) + (", ..." if len(extra) > 4 else "")
+        parts.append(f"Your counts hold pairs that are never side by side in ids: {shown}.")
+        if len(ids) and (ids[-1], ids[0]) in extra:
+            parts.append(
+                f"{(ids[-1], ids[0])} is (last id, first id): your pairs wrap around from the "
+                "end to the start (a rotated copy such as ids[1:] + ids[:1] or np.roll, or "
+                "ids[(i + 1) % len(ids)]). The last id starts no pair."
+            )
+    missing = [pair for pair in expected if pair not in got]
+    if missing:
+        parts.append(f"Missing pairs: {', '.join(str(p) for p in missing[:4])}.")
+    miscounted = [p for p in expected if p in got and got[p] != expected[p]]
+    if miscounted and not extra:
+        p = miscounted[0]
+        parts.append(f"{p} occurs {expected[p]} time(s), your count is {got[p]}.")
+    return " ".join(parts)
 
 
 def _merge_double(ids, pair, new_id):
@@ -411,6 +438,48 @@ _MERGE_INDEX_HINT = (
 )
 
 
+def _merge_first_divergence(ids, pair, new_id, got) -> str:
+    """Where the learner's result first departs from the left-to-right scan, told in
+    terms of the input: a pair merged that does not match, an occurrence left unmerged,
+    or the end of the result. "" when the results agree."""
+    src = []  # (input position, merged) of each id of the reference's result
+    i = 0
+    while i < len(ids):
+        merged = i + 1 < len(ids) and (ids[i], ids[i + 1]) == tuple(pair)
+        src.append((i, merged))
+        i += 2 if merged else 1
+    expected = ref.merge_pair(ids, pair, new_id)
+    for k, ((i, merged), want) in enumerate(zip(src, expected)):
+        if k >= len(got):
+            return (
+                f"Your result stops after {len(got)} ids: the input from position {i} on, "
+                f"{list(ids[i:])}, is missing from it."
+            )
+        if got[k] == want:
+            continue
+        if got[k] == new_id and not merged:
+            here = f"ids {ids[i]}, {ids[i + 1]}" if i + 1 < len(ids) else f"the last id {ids[i]}"
+            return (
+                f"The first difference is at input position {i}: {here} there are not the pair "
+                f"{tuple(pair)}, but your result has {new_id} in their place: a pair merged "
+                "that does not match. Both ids must equal the pair's, ids[i] == pair[0] and "
+                "ids[i + 1] == pair[1]."
+            )
+        if merged:
+            return (
+                f"The first difference is at input position {i}: ids {ids[i]}, {ids[i + 1]} "
+                f"there are the pair, but your result has {got[k]} in their place instead "
+                f"of {new_id}: that occurrence was not merged."
+            )
+        return (
+            f"The first difference is at input position {i} (id {ids[i]}, not merged): your "
+            f"result has {got[k]} there, where {want} belongs."
+        )
+    if len(got) > len(expected):
+        return f"Your result has {len(got) - len(expected)} id(s) too many at its end: {got[len(expected) :]}."
+    return ""
+
+
 def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
     """Check ``merge_pair(ids, pair, new_id)``: a new list (or tuple), non-overlapping
     merges from the left, the input left alone."""
@@ -497,8 +566,11 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                 got,
                 expected,
                 what,
-                hint="Scan left to right; where ids[i], ids[i+1] equal the pair, emit new_id and "
-                "skip two positions, otherwise emit ids[i] and move one.",
+                hint=(
+                    _merge_first_divergence(ids, pair, new_id, got)
+                    + " Scan left to right; where ids[i], ids[i+1] equal the pair, emit new_id "
+                    "and skip two positions, otherwise emit ids[i] and move one."
+                ).strip(),
                 mistakes={
                     "After a merge, skip *both* merged ids: [1, 1, 1] with (1, 1) becomes [X, 1], "
                     "not [X, X] or [X].": _merge_double(ids, pair, new_id),
