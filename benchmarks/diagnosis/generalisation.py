@@ -489,6 +489,13 @@ BATCHES = (
         "by a new helper (b10g) that had read no check and no message, judged against the "
         "checks after round 10's first fixes of lessons 05-08 (b10d's); 12 of 24 from reports",
     ),
+    Batch(
+        "round 10 (second helper), 00-04",
+        "59cda57",
+        "by a new helper (b10i) that had read no check and no message, judged against the "
+        "checks after round 10's first fixes of lessons 00-04 (b10c's and b10f's); 12 of 24 "
+        "from reports",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
