@@ -2532,3 +2532,7 @@ CASES += _BLIND10E
 from benchmarks.diagnosis.cases_blind10f import BLIND10F as _BLIND10F  # noqa: E402
 
 CASES += _BLIND10F
+
+from benchmarks.diagnosis.cases_blind10h import BLIND10H as _BLIND10H  # noqa: E402
+
+CASES += _BLIND10H
