@@ -416,6 +416,17 @@ def _rope_frequencies(theta_of):
     return _named("rotary_embedding", rotary_embedding)
 
 
+def _rope_positions(positions_of):
+    """A table of positions_of(length) · theta_i with the right frequencies."""
+
+    def rotary_embedding(length, d_head, base=10000.0):
+        theta = base ** (-torch.arange(0, d_head, 2, dtype=torch.float64) / d_head)
+        angles = positions_of(length)[:, None] * theta
+        return angles.cos().float(), angles.sin().float()
+
+    return _named("rotary_embedding", rotary_embedding)
+
+
 def _rope_llama(length, d_head, base=10000.0):
     """Llama's precompute_freqs_cis, in float32: torch.outer, then polar."""
     freqs = 1.0 / (base ** (torch.arange(0, d_head, 2)[: d_head // 2].float() / d_head))
@@ -1603,6 +1614,22 @@ def _sample_gumbel(logits, temperature=1.0, top_k=None, top_p=None, generator=No
 
 
 MISTAKES = [
+    # blind round 10 (b10h): positions spaced length / (length - 1) apart were told "Your
+    # positions are right ..., but not your frequencies"; a second length parts the two
+    Mistake(
+        check_rotary_embedding,
+        _rope_positions(lambda n: torch.linspace(0, n, n, dtype=torch.float64)),
+        r"(?s)Your positions are wrong.*changes with the length.*torch\.linspace",
+    ),
+    # ... while frequencies scaled by one factor at every length are not told the positions
+    Mistake(
+        check_rotary_embedding,
+        _rope_frequencies(
+            lambda d, base: 1.5 * base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+        ),
+        r"(?s)^(?!.*positions are (right|wrong)).*the positions or the frequencies are "
+        r"multiplied",
+    ),
     Mistake(check_next_token_batches, _batches(shift=0), r"targets are the inputs themselves"),
     # blind round 10 (b10b): PyTorch's raw TypeError alone before
     Mistake(
