@@ -1016,6 +1016,14 @@ class BlockFeedForwardResidualFromInput(ref.DecoderBlock):
         return x + self.feed_forward(self.norm2(h))
 
 
+class BlockFeedForwardResidualTwice(ref.DecoderBlock):
+    """The feed-forward's residual added twice, h + (h + feed_forward(norm2(h))) (b10h)."""
+
+    def forward(self, x):
+        h = x + self.attn(self.norm1(x))
+        return h + (h + self.feed_forward(self.norm2(h)))
+
+
 class BlockTorchLayerNorms(ref.DecoderBlock):
     """Lesson 07's norms: nn.LayerNorm for both (a bias each, the mean subtracted)."""
 
@@ -1620,6 +1628,12 @@ MISTAKES = [
         check_rotary_embedding,
         _rope_positions(lambda n: torch.linspace(0, n, n, dtype=torch.float64)),
         r"(?s)Your positions are wrong.*changes with the length.*torch\.linspace",
+    ),
+    # blind round 10 (b10h): "check the step right after `self.feed_forward`" alone
+    Mistake(
+        check_DecoderBlock,
+        BlockFeedForwardResidualTwice,
+        r"adds the stream twice: the layer's output is 2 \* h \+ feed_forward",
     ),
     # ... while frequencies scaled by one factor at every length are not told the positions
     Mistake(
