@@ -2183,11 +2183,13 @@ MISTAKES = [
         r"follow the temperature t \*\* 2 = \S+ .*divided by the temperature twice",
     ),
     # blind round 10 (b10b): told "cut at 1 - top_p" (the two keep one token alike on the
-    # first row); a flat second row now has to agree before a cause is stated
+    # first row); a flat second row now has to agree before a cause is stated. b10h: that
+    # row keeps about five tokens with the running total of the logits, two with 1 - top_p:
+    # the logits' model is one of the candidates, and the flat row names it
     Mistake(
         check_sample,
         _named("sample", _sample_top_p_on_logits),
-        r"^(?![\s\S]*1 - top_p)[\s\S]*never drew some tokens .*\(\d+ different tokens drawn",
+        r"^(?![\s\S]*1 - top_p)[\s\S]*Your top-p adds up the logits, not the probabilities",
     ),
     # mutant sample-15: PyTorch's raw IndexError alone before
     Mistake(

@@ -210,6 +210,27 @@ def _ascending_top_p(row: torch.Tensor, case: _SampleCase) -> torch.Tensor:
     return torch.softmax(z.masked_fill(remove.scatter(-1, order, remove), float("-inf")), -1)
 
 
+_TOP_P_LOGITS = (
+    "Your top-p adds up the logits, not the probabilities: the nucleus is cut where the "
+    "running total of the sorted logits reaches top_p. Sort and add up the probabilities "
+    "(after the temperature and top-k): torch.softmax(logits, dim=-1).sort(dim=-1, "
+    "descending=True)."
+)
+
+
+def _logits_top_p(row: torch.Tensor, case: _SampleCase) -> torch.Tensor:
+    """What the reference draws from when top-p adds up the sorted logits themselves
+    instead of the probabilities (blind10h-sample-top-p-on-logits; float64)."""
+    z = row.double() / case.temperature
+    if case.top_k is not None:
+        kth = torch.topk(z, min(case.top_k, len(z))).values[-1]
+        z = z.masked_fill(z < kth, float("-inf"))
+    ordered, order = z.sort(descending=True)
+    remove = ordered.cumsum(-1) - ordered >= case.top_p
+    remove[0] = False
+    return torch.softmax(z.masked_fill(remove.scatter(-1, order, remove), float("-inf")), -1)
+
+
 def _frequencies(tokens: torch.Tensor, vocab: int) -> torch.Tensor:
     return (
         torch.bincount(tokens.flatten().long().clamp(0, vocab - 1), minlength=vocab).double()
@@ -385,7 +406,7 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
     )
     models = _models(case, tie)
     fitting = [message for message, model in models.items() if matches(model(row))]
-    if len(fitting) == 1 and case.top_p is not None:
+    if fitting and case.top_p is not None:
         # one row can make two top-p slips look alike (the running total of the sorted
         # logits and the cut at 1 - top_p keep one token alike at top_p=0.8 here): the
         # model must also fit a flat row, where those keep different numbers of tokens
@@ -451,7 +472,11 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
             f"{call} never drew some tokens that should be drawn ({drawn} different tokens "
             f"drawn; {kept} may be): "
             + (
-                "check top-k and top-p."
+                "check "
+                + " and ".join(
+                    name for name, v in (("top-k", case.top_k), ("top-p", case.top_p)) if v
+                )
+                + ", the filters given here."
                 if case.top_k is not None or case.top_p is not None
                 else "no filter is given here, so every token may be drawn; check the "
                 "temperature and the draw."
@@ -483,6 +508,7 @@ def _models(case: _SampleCase, tie: bool) -> dict[str, Any]:
             models[told] = lambda row, knobs=knobs: sample_probabilities_f(row, **options, **knobs)
     if case.top_p is not None:
         models[_TOP_P_ASCENDING] = lambda row: _ascending_top_p(row, case)
+        models[_TOP_P_LOGITS] = lambda row: _logits_top_p(row, case)
 
     def ranked(row):
         probs = sample_probabilities_f(row, **options)
@@ -497,8 +523,9 @@ def _sorted(probs: torch.Tensor) -> bool:
 
 
 def _confirmed(c: Checker, sample, case: _SampleCase, fitting: list[str], models) -> list[str]:
-    """``fitting`` (one message) kept only if its model also fits the learner's samples
-    for :data:`_CONFIRM_ROW` with the same arguments; [] otherwise."""
+    """The messages of ``fitting`` whose models also fit the learner's samples for
+    :data:`_CONFIRM_ROW` with the same arguments (blind10h: the running total of the
+    logits and the cut at 1 - top_p both fit one row; the flat row parts them)."""
     confirm = _SampleCase(
         _CONFIRM_ROW, case.temperature, case.top_k, case.top_p, seed=case.seed + 50
     )
@@ -507,11 +534,15 @@ def _confirmed(c: Checker, sample, case: _SampleCase, fitting: list[str], models
     if not isinstance(got, torch.Tensor) or tuple(got.shape) != (confirm.draws,):
         return fitting
     frequencies = _frequencies(got, len(_CONFIRM_ROW))
-    probs = models[fitting[0]](torch.tensor(_CONFIRM_ROW))
-    if torch.isnan(probs).any():
-        return []
-    bound = 6 * (probs * (1 - probs) / confirm.draws).sqrt() + 1e-3
-    return fitting if bool(((frequencies - probs).abs() <= bound).all()) else []
+
+    def fits(message: str) -> bool:
+        probs = models[message](torch.tensor(_CONFIRM_ROW))
+        if torch.isnan(probs).any():
+            return False
+        bound = 6 * (probs * (1 - probs) / confirm.draws).sqrt() + 1e-3
+        return bool(((frequencies - probs).abs() <= bound).all())
+
+    return [message for message in fitting if fits(message)]
 
 
 def _effective_temperature(row: torch.Tensor, case: _SampleCase, matches) -> str | None:
