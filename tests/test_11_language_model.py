@@ -727,6 +727,30 @@ class AttentionScoresTimesMask(_Attention):
         return self.w_o(merge_heads(torch.softmax(scores, -1) @ v))
 
 
+class AttentionTablesFromFirstCall(_Attention):
+    """The rotation tables computed on the first call, kept, and sliced on later calls:
+    a later, longer call fails (blind10h-csa-rope-cached-first-call: uncaught before)."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        if not hasattr(self, "tables"):
+            self.tables = ref.rotary_embedding(length, self.d_head, self.base)
+        cos, sin = (t[:length] for t in self.tables)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))
+
+
+class AttentionTablesCachedUntilLonger(AttentionTablesFromFirstCall):
+    """Correct: the cached tables are rebuilt whenever a longer sequence comes."""
+
+    def forward(self, x):
+        if hasattr(self, "tables") and self.tables[0].shape[0] < x.shape[1]:
+            del self.tables
+        return super().forward(x)
+
+
 class AttentionMaskForMaxLength(_Attention):
     """A causal mask made once for 64 positions and never cut to the input's length."""
 
@@ -1635,6 +1659,12 @@ MISTAKES = [
         BlockFeedForwardResidualTwice,
         r"adds the stream twice: the layer's output is 2 \* h \+ feed_forward",
     ),
+    # blind round 10 (b10h): uncaught (every call of a module had the same length)
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionTablesFromFirstCall,
+        r"right on a fresh module but not when the same module was called first on a shorter",
+    ),
     # ... while frequencies scaled by one factor at every length are not told the positions
     Mistake(
         check_rotary_embedding,
@@ -2212,6 +2242,7 @@ CORRECT = [
     Correct(check_SwiGLU, FfnEinsum),
     Correct(check_CausalSelfAttention, AttentionAdjacent, note=r"neighbouring"),
     Correct(check_CausalSelfAttention, AttentionEinsumTril),
+    Correct(check_CausalSelfAttention, AttentionTablesCachedUntilLonger),
     # positions 1 .. len for queries and keys alike: RoPE's scores depend on m - n only
     Correct(check_CausalSelfAttention, AttentionOneIndexed),
     Correct(check_DecoderBlock, BlockAdjacent, note=r"neighbouring"),

@@ -396,7 +396,58 @@ def _check_layer(
             _expect_oracle_and_causal(
                 c, module, x, got, oracle, what, table, _FUTURE, where, extra=extra
             )
+            _longer_next_call(
+                c, cls, module, name, args(case), case, state, oracle_f, oracle_options
+            )
         _same_in_train_mode(c, cls, args(case), x, name)
+
+
+def _right_at(module, x: torch.Tensor, expected: Callable[[str], torch.Tensor]) -> bool | None:
+    """Whether module(x) is the oracle's result in either RoPE pairing; None if it raises."""
+    try:
+        with torch.no_grad():
+            got = module(x)
+    except Exception:  # a probe: the error is told by the caller
+        return None
+    if not isinstance(got, torch.Tensor) or got.shape != x.shape:
+        return False
+    return any(_close(got, expected(pairing)) for pairing in ("half", "adjacent"))
+
+
+def _longer_next_call(
+    c: Checker, cls, module, name: str, args: tuple, case: _ModelCase, state, oracle_f, options
+) -> None:
+    """The module that was right on its first call, called again on a LONGER sequence,
+    against a fresh module (same weights) called on that sequence first: right only when
+    fresh is state kept from the first call (blind10h-csa-rope-cached-first-call: rotation
+    tables computed on the first call and sliced on later ones, never checked)."""
+    longer = randn((case.batch, case.length + 5, case.d_model), case.seed + 17)
+
+    def expected(pairing: str) -> torch.Tensor:
+        return oracle_f(longer, state, case.num_heads, **options(case), pairing=pairing)
+
+    if _right_at(module, longer, expected):
+        return
+    fresh, built, _ = build(
+        c, cls, *args, name=name, reference=getattr(ref, name)(*args), seed=case.seed, mode="eval"
+    )
+    call = f"{built}(x {tuple(longer.shape)})"
+    if _right_at(fresh, longer, expected):
+        c.fail(
+            f"{call} is right on a fresh module but not when the same module was called first "
+            f"on a shorter sequence (length {case.length}, then {case.length + 5}): your module "
+            "keeps something from its first call (a rotation table, a mask or a length stored "
+            "on self) and reuses it. Compute what depends on the length in every call, "
+            "rotary_embedding(len, d_head, base) and look_ahead_mask(len), or rebuild it when "
+            "the length grows."
+        )
+    got = c.call(fresh, longer, call_repr=call)
+    expect_tensor_result(c, got, tuple(longer.shape), call)
+    c.fail(
+        f"{call} is not what the reference gives, although length {case.length} was right: "
+        "something in your module depends on the length (a table or mask built for a fixed "
+        "number of positions?)."
+    )
 
 
 _PROJECTIONS = {"w_q": "queries", "w_k": "keys", "w_v": "values"}
