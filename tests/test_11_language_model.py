@@ -1587,6 +1587,18 @@ def _sample_top_k_whole_batch(logits, temperature=1.0, top_k=None, top_p=None, g
     return ref.sample(logits, 1.0, None, top_p, generator)
 
 
+def _sample_top_k_row_zero(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """top-k's threshold of the first row as a number, .values[0, -1].item(), for every
+    row: right while the rows share their logits (b10h)."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = logits / temperature
+    if top_k is not None:
+        kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[0, -1].item()
+        logits = logits.masked_fill(logits < kth, -torch.inf)
+    return ref.sample(logits, 1.0, None, top_p, generator)
+
+
 def _sample_inclusive_no_guard(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """top-p removes a token once the total up to and including it reaches top_p, and
     nothing keeps the most probable token: two mistakes (the second shows only when the
@@ -1664,6 +1676,12 @@ MISTAKES = [
         check_CausalSelfAttention,
         AttentionTablesFromFirstCall,
         r"right on a fresh module but not when the same module was called first on a shorter",
+    ),
+    # blind round 10 (b10h): uncaught (every batch held copies or permutations of one row)
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_k_row_zero),
+        r"Row 0 drew only from its own top 2 tokens.*one threshold, the first row's",
     ),
     # ... while frequencies scaled by one factor at every length are not told the positions
     Mistake(

@@ -648,6 +648,64 @@ def _sample_rows(c: Checker, sample, case: _RowsCase) -> None:
     c.ok()
 
 
+_ROW_ZERO_THRESHOLD = (
+    "Row 0 drew only from its own top {k} tokens, but the other rows drew outside theirs, "
+    "every draw above row 0's k-th largest logit: one threshold, the first row's, for the "
+    "whole batch (an .item() or values[0, -1] gives one number). The rows here are shifted by different constants "
+    "(which change no probability, so each row keeps the same tokens): each row needs its "
+    "own k-th largest logit, torch.topk(logits, k, dim=-1).values[..., -1:], shape "
+    "(batch, 1)."
+)
+
+
+def _sample_rows_top_k(c: Checker, sample, case: _RowsCase, top_k: int = 2) -> None:
+    """top-k on a batch of different rows whose logits are also shifted by a different
+    constant each (row r by 3 r): the softmax and the top-k set of each row do not
+    change, but a threshold taken from one row, as a number, fits no other row
+    (blind10h-sample-top-k-threshold-row-zero: the rows of every other batch were copies
+    or permutations of one row, where one number is every row's threshold)."""
+    tail = torch.linspace(-0.5, 0.5, case.tail)
+    likely = torch.tensor([0.3, 0.15]) / 0.55 * case.tail
+    base = torch.cat([likely.log(), tail])  # (vocab,)
+    generator = _plain_generator(case.seed + 7)
+    order = torch.stack([torch.randperm(len(base), generator=generator) for _ in range(case.rows)])
+    logits = base[order] + 3.0 * torch.arange(case.rows, dtype=torch.float32)[:, None]
+    allowed = torch.stack([sample_probabilities_f(row, top_k=top_k) > 0 for row in logits])
+    kth0 = torch.topk(logits[0], top_k).values[-1]
+    row_zero = logits >= kth0  # (rows, vocab): what row 0's threshold keeps in every row
+    call = f"sample(logits ({case.rows}, {len(base)}), top_k={top_k}, generator=...)"
+    outside: dict[int, list[int]] = {}
+    shared = True
+    for number in range(case.calls):
+        got = c.call(
+            sample,
+            logits,
+            top_k=top_k,
+            generator=_generator(case.seed + 500 + number),
+            call_repr=call,
+        )
+        c.expect_type(got, torch.Tensor, call, "Return a tensor of token ids, one per row.")
+        c.expect_shape(got, (case.rows,), call, "One token per row of logits: (batch,).")
+        for r in range(case.rows):
+            token = int(got[r])
+            inside = 0 <= token < len(base)
+            if not (inside and allowed[r, token]):
+                outside.setdefault(r, []).append(token)
+            if not (inside and row_zero[r, token]):
+                shared = False
+    if outside and 0 not in outside and shared:
+        c.fail(f"{call}, {case.calls} calls: " + _ROW_ZERO_THRESHOLD.format(k=top_k))
+    for r, tokens in outside.items():
+        kept = torch.nonzero(allowed[r]).flatten().tolist()
+        c.fail(
+            f"{call}: row {r} drew token {tokens[0]}, outside its top-{top_k} set {kept} (the "
+            "rows are different orders of one row of logits, each shifted by its own "
+            "constant). Each row keeps its own top_k largest logits: the k-th largest of each "
+            "row, torch.topk(logits, k, dim=-1).values[..., -1:]."
+        )
+    c.ok()
+
+
 def check_sample(sample, *, hidden: bool = False) -> None:
     with Checker("sample", hidden=hidden) as c:
         c.require_callable(sample)
@@ -685,6 +743,7 @@ def check_sample(sample, *, hidden: bool = False) -> None:
         for case in cases:
             _sample_distribution(c, sample, case)
         _sample_rows(c, sample, _HIDDEN_ROWS if hidden else _VISIBLE_ROWS)
+        _sample_rows_top_k(c, sample, _HIDDEN_ROWS if hidden else _VISIBLE_ROWS)
         _sample_one_row(c, sample, cases[0].logits)
 
 
