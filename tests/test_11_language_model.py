@@ -1157,6 +1157,26 @@ class AttentionOutputOnHeads(ref.CausalSelfAttention):
         return merge_heads(self.w_o(heads))
 
 
+class GptEveryParameterRedrawn(ref.GPT):
+    """Every parameter redrawn from N(0, 0.02) after building, the norm gains included
+    (blind10h-gpt-init-every-parameter: uncaught before)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for parameter in self.parameters():
+            nn.init.normal_(parameter, std=0.02)
+
+
+class GptLinearsRedrawn(ref.GPT):
+    """Correct: nanoGPT's init, N(0, 0.02) for every nn.Linear, the norms left at ones."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for module in self.modules():
+            if isinstance(module, nn.Linear):
+                nn.init.normal_(module.weight, std=0.02)
+
+
 class GptOneBlockMore(ref.GPT):
     """range(num_layers + 1): one block too many."""
 
@@ -1682,6 +1702,12 @@ MISTAKES = [
         check_sample,
         _named("sample", _sample_top_k_row_zero),
         r"Row 0 drew only from its own top 2 tokens.*one threshold, the first row's",
+    ),
+    # blind round 10 (b10h): uncaught (the checks load their own weights)
+    Mistake(
+        check_GPT,
+        GptEveryParameterRedrawn,
+        r"3 of its 3 norm gains not at ones .*drawn at random.*self\.parameters\(\)",
     ),
     # ... while frequencies scaled by one factor at every length are not told the positions
     Mistake(
@@ -2261,6 +2287,7 @@ CORRECT = [
     Correct(check_CausalSelfAttention, AttentionAdjacent, note=r"neighbouring"),
     Correct(check_CausalSelfAttention, AttentionEinsumTril),
     Correct(check_CausalSelfAttention, AttentionTablesCachedUntilLonger),
+    Correct(check_GPT, GptLinearsRedrawn),
     # positions 1 .. len for queries and keys alike: RoPE's scores depend on m - n only
     Correct(check_CausalSelfAttention, AttentionOneIndexed),
     Correct(check_DecoderBlock, BlockAdjacent, note=r"neighbouring"),

@@ -112,6 +112,7 @@ def _check_embedding_init(c: Checker, cls, seed: int) -> None:
     c.expect_true(weight is not None, f"{built} has no state-dict key embedding.weight.")
     std = float(weight.detach().double().std())
     if 0.015 <= std <= 0.025:  # 32,768 draws: a correct init lands within 1% of 0.02
+        _check_norm_gains(c, built, state)
         return
     if 0.8 <= std <= 1.2:
         # the mean tells the two apart only roughly (0.02 against a standard error of
@@ -131,6 +132,7 @@ def _check_embedding_init(c: Checker, cls, seed: int) -> None:
             "embedding replaces it with the nn.Linear's initial weights; or another standard "
             "deviation was used."
         )
+    _check_norm_gains(c, built, state)
     c.fail(
         f"A newly built {built} has embedding weights with standard deviation {std:.3g}; the "
         f"contract asks for a normal initialisation with standard deviation {_EMBEDDING_STD} "
@@ -181,6 +183,41 @@ def _layer_count(found, num_layers: int) -> str:
         f"Your GPT holds {len(indices)} blocks (layers.{min(indices)} .. "
         f"layers.{max(indices)}), and it was given num_layers = {num_layers}: build exactly "
         "num_layers of them, [DecoderBlock(...) for _ in range(num_layers)]."
+    )
+
+
+def _check_norm_gains(c: Checker, built: str, state) -> None:
+    """Every parameter a newly built reference GPT holds at ones (the RMSNorm gains) is at
+    ones in the learner's newly built GPT too (blind10h-gpt-init-every-parameter: every
+    parameter re-drawn from N(0, 0.02), the gains included, was uncaught: the checks load
+    their own weights)."""
+    reference = ref.GPT(*_INIT_SIZES).state_dict()
+    ones = [k for k, v in reference.items() if v.dim() == 1 and bool((v == 1).all())]
+    wrong = [
+        k
+        for k in ones
+        if isinstance(state.get(k), torch.Tensor)
+        and state[k].shape == reference[k].shape
+        and not bool((state[k] == 1).all())
+    ]
+    if not wrong:
+        return
+    first = state[wrong[0]].detach().double()
+    constant = bool((first == first[0]).all())
+    cause = (
+        f"Every entry is {float(first[0]):g}: does your RMSNorm start its weight there? It "
+        "is nn.Parameter(torch.ones(d_model))."
+        if constant
+        else "They were drawn at random: initialise the embedding alone, "
+        "nn.init.normal_(self.embedding.weight, std=0.02); a loop over self.parameters() "
+        "(or a self.apply whose init also reaches the norms) redraws the gains too."
+    )
+    c.fail(
+        f"A newly built {built} has {len(wrong)} of its {len(ones)} norm gains not at ones "
+        f"({wrong[0]}: mean {float(first.mean()):.3g}, standard deviation "
+        f"{float(first.std()):.3g}). An RMSNorm's weight starts at ones, so that the "
+        "untrained norms only normalise; far from 1 they rescale every sub-layer's input "
+        f"(and the logits) from the first step. {cause}"
     )
 
 
