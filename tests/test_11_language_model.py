@@ -751,6 +751,20 @@ class AttentionTablesCachedUntilLonger(AttentionTablesFromFirstCall):
         return super().forward(x)
 
 
+class AttentionFourHeads(_Attention):
+    """Four heads whatever num_heads is, view(batch, length, 4, -1) (b10h: "differs")."""
+
+    def forward(self, x):
+        batch, length, d_model = x.shape
+        q, k, v = (
+            w(x).view(batch, length, 4, -1).transpose(1, 2) for w in (self.w_q, self.w_k, self.w_v)
+        )
+        cos, sin = ref.rotary_embedding(length, q.shape[-1], self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(heads.transpose(1, 2).reshape(batch, length, d_model))
+
+
 class AttentionMaskForMaxLength(_Attention):
     """A causal mask made once for 64 positions and never cut to the input's length."""
 
@@ -1708,6 +1722,13 @@ MISTAKES = [
         check_GPT,
         GptEveryParameterRedrawn,
         r"3 of its 3 norm gains not at ones .*drawn at random.*self\.parameters\(\)",
+    ),
+    # blind round 10 (b10h): "differs from the reference" before; the same weights split
+    # into every other number of heads are candidates
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionFourHeads,
+        r"computes 4 heads of \d+ features, not num_heads = [23] heads",
     ),
     # ... while frequencies scaled by one factor at every length are not told the positions
     Mistake(

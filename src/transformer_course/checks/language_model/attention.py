@@ -385,13 +385,20 @@ def _check_layer(
             expect_tensor_result(c, got, tuple(x.shape), what)
             oracle = functools.partial(oracle_f, x, state, case.num_heads, **oracle_options(case))
             where = functools.partial(_localise_block, module, x) if localise else None
-            extra = None
+            extra = _head_count_mistakes(
+                lambda heads, x=x, case=case, state=state, **k: oracle_f(
+                    x, state, heads, **oracle_options(case), **k
+                ),
+                case,
+            )
             if attention:
-                extra = _projection_mistakes(
-                    lambda swapped, x=x, case=case, **k: oracle_f(
-                        x, swapped, case.num_heads, **oracle_options(case), **k
-                    ),
-                    state,
+                extra.update(
+                    _projection_mistakes(
+                        lambda swapped, x=x, case=case, **k: oracle_f(
+                            x, swapped, case.num_heads, **oracle_options(case), **k
+                        ),
+                        state,
+                    )
                 )
             _expect_oracle_and_causal(
                 c, module, x, got, oracle, what, table, _FUTURE, where, extra=extra
@@ -448,6 +455,26 @@ def _longer_next_call(
         "something in your module depends on the length (a table or mask built for a fixed "
         "number of positions?)."
     )
+
+
+def _head_count_mistakes(oracle: Callable[..., torch.Tensor], case: _ModelCase) -> dict:
+    """The same weights split into another number of heads (each a divisor of d_model with
+    an even head width): a number of heads or a head width fixed in the learner's code
+    (blind10h-csa-four-heads-hard-coded: view(batch, length, 4, -1) got "differs")."""
+    found = {}
+    for heads in range(1, case.d_model + 1):
+        width = case.d_model // heads
+        if heads == case.num_heads or case.d_model % heads or width % 2:
+            continue
+        message = (
+            f"Your attention computes {heads} heads of {width} features, not num_heads = "
+            f"{case.num_heads} heads of d_model // num_heads = {case.d_model // case.num_heads}"
+            f": a number of heads or a head width is fixed in your code (a {heads} in a view "
+            "or reshape, or d_head from another value). Split with self.num_heads, "
+            "split_heads(..., self.num_heads), and take the angles for self.d_head."
+        )
+        found[message] = lambda pairing, heads=heads: oracle(heads, pairing=pairing)
+    return found
 
 
 _PROJECTIONS = {"w_q": "queries", "w_k": "keys", "w_v": "values"}
