@@ -765,6 +765,19 @@ class AttentionFourHeads(_Attention):
         return self.w_o(heads.transpose(1, 2).reshape(batch, length, d_model))
 
 
+class AttentionMaskAfterSoftmax(_Attention):
+    """The future weights zeroed after the softmax, not renormalised (b10h: "differs")."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        weights = torch.softmax(q @ k.transpose(-2, -1) / self.d_head**0.5, -1)
+        weights = weights.masked_fill(~look_ahead_mask(length), 0.0)
+        return self.w_o(merge_heads(weights @ v))
+
+
 class AttentionMaskForMaxLength(_Attention):
     """A causal mask made once for 64 positions and never cut to the input's length."""
 
@@ -1729,6 +1742,11 @@ MISTAKES = [
         check_CausalSelfAttention,
         AttentionFourHeads,
         r"computes 4 heads of \d+ features, not num_heads = [23] heads",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionMaskAfterSoftmax,
+        r"causal mask after the softmax .* no longer add up to 1",
     ),
     # ... while frequencies scaled by one factor at every length are not told the positions
     Mistake(

@@ -276,8 +276,16 @@ _FILL_ZERO = (
     "(or a large negative such as -1e9), or scores multiplied by the mask. Pass "
     "look_ahead_mask(len) to scaled_dot_product_attention, or fill with -inf."
 )
+_MASK_AFTER_SOFTMAX = (
+    "You applied the causal mask after the softmax (the future weights set to 0): each "
+    "query still sees only the past, but its weights no longer add up to 1 (the softmax "
+    "ran over every key, the future ones included). Mask the scores before the softmax, "
+    "scores.masked_fill(~look_ahead_mask(len), float('-inf')), or pass the mask to "
+    "scaled_dot_product_attention, so that the softmax renormalises over the allowed keys."
+)
 _ATTENTION_MISTAKES = {
     _NO_ROPE: {"rope": False},
+    _MASK_AFTER_SOFTMAX: {"mask_mode": "after"},
     _FILL_ZERO: {"fill": 0.0},
     _NO_DIAGONAL: {"causal": "strict"},
     _SOFTMAX_QUERIES: {"softmax_dim": -2},
