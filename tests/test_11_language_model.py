@@ -427,6 +427,13 @@ def _rope_positions(positions_of):
     return _named("rotary_embedding", rotary_embedding)
 
 
+def _rotary_first_feature_twice(x, cos, sin):
+    """A copy-paste slip: a in place of b, (a cos - a sin, a sin + a cos) (b10h)."""
+    half, cos, sin = x.shape[-1] // 2, cos.to(x.dtype), sin.to(x.dtype)
+    a = x[..., :half]
+    return torch.cat([a * cos - a * sin, a * sin + a * cos], dim=-1)
+
+
 def _rope_llama(length, d_head, base=10000.0):
     """Llama's precompute_freqs_cis, in float32: torch.outer, then polar."""
     freqs = 1.0 / (base ** (torch.arange(0, d_head, 2)[: d_head // 2].float() / d_head))
@@ -1747,6 +1754,12 @@ MISTAKES = [
         check_CausalSelfAttention,
         AttentionMaskAfterSoftmax,
         r"causal mask after the softmax .* no longer add up to 1",
+    ),
+    # blind round 10 (b10h): "differs from the reference" before
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_first_feature_twice),
+        r"does not depend on the second feature of each pair, b: .*a stands in for b",
     ),
     # ... while frequencies scaled by one factor at every length are not told the positions
     Mistake(

@@ -418,6 +418,34 @@ _TERMS = {  # (output part, input part): (the factor's name, its sign) in the ro
 _FORMULA = {"first": "a * cos - b * sin", "second": "a * sin + b * cos"}
 
 
+def _unused_feature(outputs, parts, inputs, cos: torch.Tensor, sin: torch.Tensor) -> str:
+    """One feature of each pair that never reaches the result (x with only that feature
+    rotates to 0), and whether the other stands in for it in all four terms
+    (blind10h-rotary-first-feature-twice: (a cos - a sin, a sin + a cos) got "differs")."""
+    cos, sin = cos.double(), sin.double()
+    for missing, used in (("b", "a"), ("a", "b")):
+        if not torch.allclose(outputs[missing].double(), torch.zeros(()).double(), atol=1e-6):
+            continue
+        got = parts(outputs[used])
+        p = inputs[used]
+        copied = torch.allclose(got["first"], p * cos - p * sin, rtol=1e-4, atol=1e-5) and (
+            torch.allclose(got["second"], p * sin + p * cos, rtol=1e-4, atol=1e-5)
+        )
+        how = (
+            f"{used} stands in for {missing} in every term, ({used} * cos - {used} * sin, "
+            f"{used} * sin + {used} * cos): a copy-paste slip"
+            if copied
+            else f"no term reads {missing}"
+        )
+        return (
+            f"Your result does not depend on the {'second' if missing == 'b' else 'first'} "
+            f"feature of each pair, {missing}: x with only its {missing} features rotates to "
+            f"0: {how}. Pair (a, b) becomes (a * cos - b * sin, "
+            "a * sin + b * cos)."
+        )
+    return ""
+
+
 def _term_probe(apply_rotary, d_head: int, pairing: str) -> str:
     """Each of the rotation's four terms, measured apart: x with only its a features
     (b = 0), then only its b features, at positions 1 .. 4 (no zero sine or cosine). Each
@@ -458,6 +486,9 @@ def _term_probe(apply_rotary, d_head: int, pairing: str) -> str:
         outputs["ab"].double(), outputs["a"].double() + outputs["b"].double(), rtol=1e-4, atol=1e-4
     ):
         return ""
+    unused = _unused_feature(outputs, parts, {"a": a.double(), "b": b.double()}, cos, sin)
+    if unused:
+        return unused
     factors = {"cos": cos.double(), "sin": sin.double()}
     inputs = {"a": a.double(), "b": b.double()}
     found = []
