@@ -192,6 +192,21 @@ class NormStd(ref.RMSNorm):
         return x / std * self.weight
 
 
+class NormMeanAbsolute(ref.RMSNorm):
+    """The mean |x| squared where the mean of the squares belongs (b10h: "differs")."""
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.abs().mean(-1, keepdim=True).pow(2) + self.eps) * self.weight
+
+
+class NormFourthRoot(ref.RMSNorm):
+    """An average no candidate names, mean(x ** 4) ** (1 / 4): the first token's number
+    against the root mean square is told."""
+
+    def forward(self, x):
+        return x / (x.pow(4).mean(-1, keepdim=True) + self.eps) ** 0.25 * self.weight
+
+
 class NormZeroGain(ref.RMSNorm):
     """The gain initialised to zeros (Gemma's 1 + weight start) and used directly."""
 
@@ -1761,6 +1776,9 @@ MISTAKES = [
         _named("apply_rotary", _rotary_first_feature_twice),
         r"does not depend on the second feature of each pair, b: .*a stands in for b",
     ),
+    # blind round 10 (b10h): "differs from the reference" before
+    Mistake(check_RMSNorm, NormMeanAbsolute, r"one number per token.*it is the mean absolute"),
+    Mistake(check_RMSNorm, NormFourthRoot, r"one number per token.*for token \(0, 0\) yours is"),
     # ... while frequencies scaled by one factor at every length are not told the positions
     Mistake(
         check_rotary_embedding,
