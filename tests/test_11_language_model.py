@@ -53,6 +53,13 @@ def _batches_without_replacement(tokens, block_size, batch_size, generator):
     return windows[:, :-1], windows[:, 1:]
 
 
+def _batches_block_size_starts(tokens, block_size, batch_size, generator):
+    """block_size starts drawn where batch_size belong (b10h: the shapes alone before)."""
+    starts = torch.randint(0, len(tokens) - block_size, (block_size,), generator=generator)
+    positions = starts[:, None] + torch.arange(block_size)
+    return tokens[positions], tokens[positions + 1]
+
+
 def _batches(*, shift=1, high_minus=0, global_stream=False, step=1):
     def next_token_batches(tokens, block_size, batch_size, generator):
         high = len(tokens) - block_size - high_minus
@@ -1779,6 +1786,11 @@ MISTAKES = [
     # blind round 10 (b10h): "differs from the reference" before
     Mistake(check_RMSNorm, NormMeanAbsolute, r"one number per token.*it is the mean absolute"),
     Mistake(check_RMSNorm, NormFourthRoot, r"one number per token.*for token \(0, 0\) yours is"),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_block_size_starts),
+        r"has block_size \(\d+\) rows: was the number of starts drawn block_size",
+    ),
     # ... while frequencies scaled by one factor at every length are not told the positions
     Mistake(
         check_rotary_embedding,
