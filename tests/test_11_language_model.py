@@ -807,6 +807,19 @@ class AttentionMaskAfterSoftmax(_Attention):
         return self.w_o(merge_heads(weights @ v))
 
 
+class AttentionTablesAtLeast32(_Attention):
+    """The rotation tables for max(d_head, 32) features: heads narrower than 32 get
+    tables of the wrong width (b10h: PyTorch's size error alone)."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, max(self.d_head, 32), self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))
+
+
 class AttentionMaskForMaxLength(_Attention):
     """A causal mask made once for 64 positions and never cut to the input's length."""
 
@@ -1790,6 +1803,11 @@ MISTAKES = [
         check_next_token_batches,
         _named("next_token_batches", _batches_block_size_starts),
         r"has block_size \(\d+\) rows: was the number of starts drawn block_size",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionTablesAtLeast32,
+        r"is d_head // 2, the width of half a head .*made for another head width \(32 features",
     ),
     # ... while frequencies scaled by one factor at every length are not told the positions
     Mistake(

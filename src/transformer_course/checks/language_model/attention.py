@@ -186,6 +186,18 @@ def _attention_hints(
                 "A shape does not fit: are cos and sin from rotary_embedding(len, d_head) (one "
                 "column per pair of a head's d_head features), not d_model?"
             )
+        other = pair - {d_head // 2}
+        if d_head // 2 in pair and len(pair) == 2 and not other & {length, d_model // 2}:
+            # blind10h-csa-rope-min-width-32: tables for max(d_head, 32)
+            width = next(iter(other))
+            return (
+                f"The sizes {found[1]} and {found[2]}: {d_head // 2} is d_head // 2, the width "
+                "of half a head (and the columns of its rotation tables); the other side has "
+                f"{width}. Were cos and sin made for another head width ({2 * width} "
+                "features: a fixed or minimum head width, or d_model's), or a head cut "
+                "into halves at another place than d_head // 2? The tables are "
+                "rotary_embedding(len, self.d_head, self.base)."
+            )
         return ""
 
     return [(RuntimeError, hint)]
