@@ -194,7 +194,7 @@ def _attention_hints(
                 f"The sizes {found[1]} and {found[2]}: {d_head // 2} is d_head // 2, the width "
                 "of half a head (and the columns of its rotation tables); the other side has "
                 f"{width}. Were cos and sin made for another head width ({2 * width} "
-                "features: a fixed or minimum head width, or d_model's), or a head cut "
+                "features: a fixed or minimum head width), or a head cut "
                 "into halves at another place than d_head // 2? The tables are "
                 "rotary_embedding(len, self.d_head, self.base)."
             )
@@ -487,7 +487,8 @@ def _head_count_mistakes(oracle: Callable[..., torch.Tensor], case: _ModelCase) 
         if heads == case.num_heads or case.d_model % heads or width % 2:
             continue
         message = (
-            f"Your attention computes {heads} heads of {width} features, not num_heads = "
+            f"Your attention computes {heads} head{'s' if heads > 1 else ''} of {width} "
+            f"features, not num_heads = "
             f"{case.num_heads} heads of d_model // num_heads = {case.d_model // case.num_heads}"
             f": a number of heads or a head width is fixed in your code (a {heads} in a view "
             "or reshape, or d_head from another value). Split with self.num_heads, "

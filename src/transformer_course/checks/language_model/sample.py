@@ -264,7 +264,9 @@ def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
             and "must match" in str(exc)
         ),
         f"The sizes {rows} and {case.top_k} are the number of rows and top_k: did torch.topk "
-        "run over the rows (dim=0 or dim=-2) instead of the vocabulary? Take the k largest "
+        "run over the rows (dim=0 or dim=-2) instead of the vocabulary (or were sorted "
+        "logits cut along the rows, values[:top_k] where values[..., :top_k] belongs)? "
+        "Take the k largest "
         "logits of each row, torch.topk(logits, k, dim=-1).values[..., -1:], one threshold "
         "per row.",
     )
