@@ -1688,6 +1688,20 @@ def _sample_top_k_row_zero(logits, temperature=1.0, top_k=None, top_p=None, gene
     return ref.sample(logits, 1.0, None, top_p, generator)
 
 
+def _sample_top_k_last_row(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """top-k's threshold of the LAST row as a number, for every row: rows with smaller
+    logits lose every token (a NaN softmax) once the rows differ (b10h)."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = logits / temperature
+    if top_k is not None:
+        kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[-1, -1].item()
+        logits = logits.masked_fill(logits < kth, -torch.inf)
+    if top_p is not None:
+        return ref.sample(logits, 1.0, None, top_p, generator)
+    return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+
 def _sample_inclusive_no_guard(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """top-p removes a token once the total up to and including it reaches top_p, and
     nothing keeps the most probable token: two mistakes (the second shows only when the
@@ -1808,6 +1822,11 @@ MISTAKES = [
         check_CausalSelfAttention,
         AttentionTablesAtLeast32,
         r"is d_head // 2, the width of half a head .*made for another head width \(32 features",
+    ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_k_last_row),
+        r"(?s)probability tensor contains.*some row lost every token.*one threshold applied",
     ),
     # ... while frequencies scaled by one factor at every length are not told the positions
     Mistake(

@@ -660,6 +660,16 @@ _ROW_ZERO_THRESHOLD = (
 )
 
 
+_ROW_EMPTIED = (
+    "On this batch of different rows, each shifted by its own constant (which changes no "
+    "probability: every row keeps its own top {k}), some row lost every token, so its "
+    "softmax is NaN, although copies of one row and a batch of one passed. Was one "
+    "threshold applied to every row (one row's k-th largest logit as a number, an .item(), "
+    "or the whole batch's)? Each row needs its own: torch.topk(logits, k, "
+    "dim=-1).values[..., -1:], shape (batch, 1)."
+)
+
+
 def _sample_rows_top_k(c: Checker, sample, case: _RowsCase, top_k: int = 2) -> None:
     """top-k on a batch of different rows whose logits are also shifted by a different
     constant each (row r by 3 r): the softmax and the top-k set of each row do not
@@ -685,6 +695,7 @@ def _sample_rows_top_k(c: Checker, sample, case: _RowsCase, top_k: int = 2) -> N
             top_k=top_k,
             generator=_generator(case.seed + 500 + number),
             call_repr=call,
+            hints={"probability tensor contains": _ROW_EMPTIED.format(k=top_k)},
         )
         c.expect_type(got, torch.Tensor, call, "Return a tensor of token ids, one per row.")
         c.expect_shape(got, (case.rows,), call, "One token per row of logits: (batch,).")
