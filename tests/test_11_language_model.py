@@ -1246,6 +1246,16 @@ class GptLinearsRedrawn(ref.GPT):
                 nn.init.normal_(module.weight, std=0.02)
 
 
+class GptCachedEmbeddingsLength(ref.GPT):
+    """Keeps the first call's length and cuts every later input to it (b10h)."""
+
+    def forward(self, ids):
+        if not hasattr(self, "length"):
+            self.length = ids.shape[1]
+        logits = super().forward(ids[:, : self.length])
+        return torch.cat([logits, logits[:, -1:].expand(-1, ids.shape[1] - self.length, -1)], 1)
+
+
 class GptOneBlockMore(ref.GPT):
     """range(num_layers + 1): one block too many."""
 
@@ -1827,6 +1837,11 @@ MISTAKES = [
         check_sample,
         _named("sample", _sample_top_k_last_row),
         r"(?s)probability tensor contains.*some row lost every token.*one threshold applied",
+    ),
+    Mistake(
+        check_GPT,
+        GptCachedEmbeddingsLength,
+        r"right on a fresh model but not when the same model was called first on a shorter",
     ),
     # ... while frequencies scaled by one factor at every length are not told the positions
     Mistake(

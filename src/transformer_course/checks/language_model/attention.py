@@ -436,9 +436,10 @@ def _right_at(module, x: torch.Tensor, expected: Callable[[str], torch.Tensor]) 
             got = module(x)
     except Exception:  # a probe: the error is told by the caller
         return None
-    if not isinstance(got, torch.Tensor) or got.shape != x.shape:
+    results = [expected(pairing) for pairing in ("half", "adjacent")]
+    if not isinstance(got, torch.Tensor) or got.shape != results[0].shape:
         return False
-    return any(_close(got, expected(pairing)) for pairing in ("half", "adjacent"))
+    return any(_close(got, result) for result in results)
 
 
 def _longer_next_call(

@@ -26,6 +26,7 @@ from .attention import (
     _attention_hints,
     _expect_oracle_and_causal,
     _ModelCase,
+    _right_at,
 )
 from .common import _plain_generator, _same_in_train_mode
 
@@ -291,5 +292,43 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
             _expect_oracle_and_causal(
                 c, module, ids, got, oracle, what, _eps_mistakes(case.eps), _GPT_FUTURE, where
             )
+            longer = torch.randint(
+                0,
+                case.vocab,
+                (case.batch, case.length + 5),
+                generator=_plain_generator(case.seed + 17),
+            )
+            later = functools.partial(gpt_f, longer, state, case.num_heads, case.num_layers, eps)
+            if not _right_at(module, longer, lambda pairing, later=later: later(pairing=pairing)):
+                # blind10h: something kept from the first call (CausalSelfAttention's own
+                # check says which when it is the attention)
+                fresh, _ = build_module(
+                    c,
+                    cls,
+                    *args,
+                    name="GPT",
+                    expected_shapes=expected,
+                    keys_hint=count,
+                    state=state,
+                    mode="eval",
+                    allow_extra_keys=True,
+                )
+                call = f"{built}(ids {tuple(longer.shape)})"
+                c.expect_true(
+                    not _right_at(
+                        fresh, longer, lambda pairing, later=later: later(pairing=pairing)
+                    ),
+                    f"{call} is right on a fresh model but not when the same model was called "
+                    f"first on a shorter sequence (length {case.length}, then "
+                    f"{case.length + 5}): your model keeps something from its first call (a "
+                    "rotation table, a mask or a length stored on self) and reuses it. Compute "
+                    "what depends on the length in every call, or rebuild it when the length "
+                    "grows.",
+                )
+                c.fail(
+                    f"{call} is not what the reference gives, although length {case.length} "
+                    "was right: something in your model depends on the length (a table or "
+                    "mask built for a fixed number of positions?)."
+                )
         _check_embedding_init(c, cls, seed=101 if hidden else 1)
         _same_in_train_mode(c, cls, args, ids, "GPT")
