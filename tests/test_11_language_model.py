@@ -53,6 +53,13 @@ def _batches_without_replacement(tokens, block_size, batch_size, generator):
     return windows[:, :-1], windows[:, 1:]
 
 
+def _batches_block_size_starts(tokens, block_size, batch_size, generator):
+    """block_size starts drawn where batch_size belong (b10h: the shapes alone before)."""
+    starts = torch.randint(0, len(tokens) - block_size, (block_size,), generator=generator)
+    positions = starts[:, None] + torch.arange(block_size)
+    return tokens[positions], tokens[positions + 1]
+
+
 def _batches(*, shift=1, high_minus=0, global_stream=False, step=1):
     def next_token_batches(tokens, block_size, batch_size, generator):
         high = len(tokens) - block_size - high_minus
@@ -190,6 +197,21 @@ class NormStd(ref.RMSNorm):
     def forward(self, x):
         std = torch.sqrt(x.var(-1, keepdim=True, correction=0) + self.eps)
         return x / std * self.weight
+
+
+class NormMeanAbsolute(ref.RMSNorm):
+    """The mean |x| squared where the mean of the squares belongs (b10h: "differs")."""
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.abs().mean(-1, keepdim=True).pow(2) + self.eps) * self.weight
+
+
+class NormFourthRoot(ref.RMSNorm):
+    """An average no candidate names, mean(x ** 4) ** (1 / 4): the first token's number
+    against the root mean square is told."""
+
+    def forward(self, x):
+        return x / (x.pow(4).mean(-1, keepdim=True) + self.eps) ** 0.25 * self.weight
 
 
 class NormZeroGain(ref.RMSNorm):
@@ -414,6 +436,24 @@ def _rope_frequencies(theta_of):
         return angles.cos().float(), angles.sin().float()
 
     return _named("rotary_embedding", rotary_embedding)
+
+
+def _rope_positions(positions_of):
+    """A table of positions_of(length) · theta_i with the right frequencies."""
+
+    def rotary_embedding(length, d_head, base=10000.0):
+        theta = base ** (-torch.arange(0, d_head, 2, dtype=torch.float64) / d_head)
+        angles = positions_of(length)[:, None] * theta
+        return angles.cos().float(), angles.sin().float()
+
+    return _named("rotary_embedding", rotary_embedding)
+
+
+def _rotary_first_feature_twice(x, cos, sin):
+    """A copy-paste slip: a in place of b, (a cos - a sin, a sin + a cos) (b10h)."""
+    half, cos, sin = x.shape[-1] // 2, cos.to(x.dtype), sin.to(x.dtype)
+    a = x[..., :half]
+    return torch.cat([a * cos - a * sin, a * sin + a * cos], dim=-1)
 
 
 def _rope_llama(length, d_head, base=10000.0):
@@ -716,6 +756,70 @@ class AttentionScoresTimesMask(_Attention):
         return self.w_o(merge_heads(torch.softmax(scores, -1) @ v))
 
 
+class AttentionTablesFromFirstCall(_Attention):
+    """The rotation tables computed on the first call, kept, and sliced on later calls:
+    a later, longer call fails (blind10h-csa-rope-cached-first-call: uncaught before)."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        if not hasattr(self, "tables"):
+            self.tables = ref.rotary_embedding(length, self.d_head, self.base)
+        cos, sin = (t[:length] for t in self.tables)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))
+
+
+class AttentionTablesCachedUntilLonger(AttentionTablesFromFirstCall):
+    """Correct: the cached tables are rebuilt whenever a longer sequence comes."""
+
+    def forward(self, x):
+        if hasattr(self, "tables") and self.tables[0].shape[0] < x.shape[1]:
+            del self.tables
+        return super().forward(x)
+
+
+class AttentionFourHeads(_Attention):
+    """Four heads whatever num_heads is, view(batch, length, 4, -1) (b10h: "differs")."""
+
+    def forward(self, x):
+        batch, length, d_model = x.shape
+        q, k, v = (
+            w(x).view(batch, length, 4, -1).transpose(1, 2) for w in (self.w_q, self.w_k, self.w_v)
+        )
+        cos, sin = ref.rotary_embedding(length, q.shape[-1], self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(heads.transpose(1, 2).reshape(batch, length, d_model))
+
+
+class AttentionMaskAfterSoftmax(_Attention):
+    """The future weights zeroed after the softmax, not renormalised (b10h: "differs")."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        weights = torch.softmax(q @ k.transpose(-2, -1) / self.d_head**0.5, -1)
+        weights = weights.masked_fill(~look_ahead_mask(length), 0.0)
+        return self.w_o(merge_heads(weights @ v))
+
+
+class AttentionTablesAtLeast32(_Attention):
+    """The rotation tables for max(d_head, 32) features: heads narrower than 32 get
+    tables of the wrong width (b10h: PyTorch's size error alone)."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, max(self.d_head, 32), self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))
+
+
 class AttentionMaskForMaxLength(_Attention):
     """A causal mask made once for 64 positions and never cut to the input's length."""
 
@@ -1005,6 +1109,14 @@ class BlockFeedForwardResidualFromInput(ref.DecoderBlock):
         return x + self.feed_forward(self.norm2(h))
 
 
+class BlockFeedForwardResidualTwice(ref.DecoderBlock):
+    """The feed-forward's residual added twice, h + (h + feed_forward(norm2(h))) (b10h)."""
+
+    def forward(self, x):
+        h = x + self.attn(self.norm1(x))
+        return h + (h + self.feed_forward(self.norm2(h)))
+
+
 class BlockTorchLayerNorms(ref.DecoderBlock):
     """Lesson 07's norms: nn.LayerNorm for both (a bias each, the mean subtracted)."""
 
@@ -1112,6 +1224,36 @@ class AttentionOutputOnHeads(ref.CausalSelfAttention):
         q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
         heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
         return merge_heads(self.w_o(heads))
+
+
+class GptEveryParameterRedrawn(ref.GPT):
+    """Every parameter redrawn from N(0, 0.02) after building, the norm gains included
+    (blind10h-gpt-init-every-parameter: uncaught before)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for parameter in self.parameters():
+            nn.init.normal_(parameter, std=0.02)
+
+
+class GptLinearsRedrawn(ref.GPT):
+    """Correct: nanoGPT's init, N(0, 0.02) for every nn.Linear, the norms left at ones."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for module in self.modules():
+            if isinstance(module, nn.Linear):
+                nn.init.normal_(module.weight, std=0.02)
+
+
+class GptCachedEmbeddingsLength(ref.GPT):
+    """Keeps the first call's length and cuts every later input to it (b10h)."""
+
+    def forward(self, ids):
+        if not hasattr(self, "length"):
+            self.length = ids.shape[1]
+        logits = super().forward(ids[:, : self.length])
+        return torch.cat([logits, logits[:, -1:].expand(-1, ids.shape[1] - self.length, -1)], 1)
 
 
 class GptOneBlockMore(ref.GPT):
@@ -1544,6 +1686,32 @@ def _sample_top_k_whole_batch(logits, temperature=1.0, top_k=None, top_p=None, g
     return ref.sample(logits, 1.0, None, top_p, generator)
 
 
+def _sample_top_k_row_zero(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """top-k's threshold of the first row as a number, .values[0, -1].item(), for every
+    row: right while the rows share their logits (b10h)."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = logits / temperature
+    if top_k is not None:
+        kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[0, -1].item()
+        logits = logits.masked_fill(logits < kth, -torch.inf)
+    return ref.sample(logits, 1.0, None, top_p, generator)
+
+
+def _sample_top_k_last_row(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """top-k's threshold of the LAST row as a number, for every row: rows with smaller
+    logits lose every token (a NaN softmax) once the rows differ (b10h)."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = logits / temperature
+    if top_k is not None:
+        kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[-1, -1].item()
+        logits = logits.masked_fill(logits < kth, -torch.inf)
+    if top_p is not None:
+        return ref.sample(logits, 1.0, None, top_p, generator)
+    return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+
 def _sample_inclusive_no_guard(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """top-p removes a token once the total up to and including it reaches top_p, and
     nothing keeps the most probable token: two mistakes (the second shows only when the
@@ -1603,6 +1771,87 @@ def _sample_gumbel(logits, temperature=1.0, top_k=None, top_p=None, generator=No
 
 
 MISTAKES = [
+    # blind round 10 (b10h): positions spaced length / (length - 1) apart were told "Your
+    # positions are right ..., but not your frequencies"; a second length parts the two
+    Mistake(
+        check_rotary_embedding,
+        _rope_positions(lambda n: torch.linspace(0, n, n, dtype=torch.float64)),
+        r"(?s)Your positions are wrong.*changes with the length.*torch\.linspace",
+    ),
+    # blind round 10 (b10h): "check the step right after `self.feed_forward`" alone
+    Mistake(
+        check_DecoderBlock,
+        BlockFeedForwardResidualTwice,
+        r"adds the stream twice: the layer's output is 2 \* h \+ feed_forward",
+    ),
+    # blind round 10 (b10h): uncaught (every call of a module had the same length)
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionTablesFromFirstCall,
+        r"right on a fresh module but not when the same module was called first on a shorter",
+    ),
+    # blind round 10 (b10h): uncaught (every batch held copies or permutations of one row)
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_k_row_zero),
+        r"Row 0 drew only from its own top 2 tokens.*one threshold, the first row's",
+    ),
+    # blind round 10 (b10h): uncaught (the checks load their own weights)
+    Mistake(
+        check_GPT,
+        GptEveryParameterRedrawn,
+        r"3 of its 3 norm gains not at ones .*drawn at random.*self\.parameters\(\)",
+    ),
+    # blind round 10 (b10h): "differs from the reference" before; the same weights split
+    # into every other number of heads are candidates
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionFourHeads,
+        r"computes 4 heads of \d+ features, not num_heads = [23] heads",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionMaskAfterSoftmax,
+        r"causal mask after the softmax .* no longer add up to 1",
+    ),
+    # blind round 10 (b10h): "differs from the reference" before
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_first_feature_twice),
+        r"does not depend on the second feature of each pair, b: .*a stands in for b",
+    ),
+    # blind round 10 (b10h): "differs from the reference" before
+    Mistake(check_RMSNorm, NormMeanAbsolute, r"one number per token.*it is the mean absolute"),
+    Mistake(check_RMSNorm, NormFourthRoot, r"one number per token.*for token \(0, 0\) yours is"),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_block_size_starts),
+        r"has block_size \(\d+\) rows: was the number of starts drawn block_size",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionTablesAtLeast32,
+        r"is d_head // 2, the width of half a head .*made for another head width \(32 features",
+    ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_k_last_row),
+        r"(?s)probability tensor contains.*some row lost every token.*one threshold applied",
+    ),
+    Mistake(
+        check_GPT,
+        GptCachedEmbeddingsLength,
+        r"right on a fresh model but not when the same model was called first on a shorter",
+    ),
+    # ... while frequencies scaled by one factor at every length are not told the positions
+    Mistake(
+        check_rotary_embedding,
+        _rope_frequencies(
+            lambda d, base: 1.5 * base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+        ),
+        r"(?s)^(?!.*positions are (right|wrong)).*the positions or the frequencies are "
+        r"multiplied",
+    ),
     Mistake(check_next_token_batches, _batches(shift=0), r"targets are the inputs themselves"),
     # blind round 10 (b10b): PyTorch's raw TypeError alone before
     Mistake(
@@ -2142,11 +2391,13 @@ MISTAKES = [
         r"follow the temperature t \*\* 2 = \S+ .*divided by the temperature twice",
     ),
     # blind round 10 (b10b): told "cut at 1 - top_p" (the two keep one token alike on the
-    # first row); a flat second row now has to agree before a cause is stated
+    # first row); a flat second row now has to agree before a cause is stated. b10h: that
+    # row keeps about five tokens with the running total of the logits, two with 1 - top_p:
+    # the logits' model is one of the candidates, and the flat row names it
     Mistake(
         check_sample,
         _named("sample", _sample_top_p_on_logits),
-        r"^(?![\s\S]*1 - top_p)[\s\S]*never drew some tokens .*\(\d+ different tokens drawn",
+        r"^(?![\s\S]*1 - top_p)[\s\S]*Your top-p adds up the logits, not the probabilities",
     ),
     # mutant sample-15: PyTorch's raw IndexError alone before
     Mistake(
@@ -2169,6 +2420,8 @@ CORRECT = [
     Correct(check_SwiGLU, FfnEinsum),
     Correct(check_CausalSelfAttention, AttentionAdjacent, note=r"neighbouring"),
     Correct(check_CausalSelfAttention, AttentionEinsumTril),
+    Correct(check_CausalSelfAttention, AttentionTablesCachedUntilLonger),
+    Correct(check_GPT, GptLinearsRedrawn),
     # positions 1 .. len for queries and keys alike: RoPE's scores depend on m - n only
     Correct(check_CausalSelfAttention, AttentionOneIndexed),
     Correct(check_DecoderBlock, BlockAdjacent, note=r"neighbouring"),

@@ -2540,3 +2540,7 @@ CASES += _BLIND10G
 from benchmarks.diagnosis.cases_blind10i import BLIND10I as _BLIND10I  # noqa: E402
 
 CASES += _BLIND10I
+
+from benchmarks.diagnosis.cases_blind10h import BLIND10H as _BLIND10H  # noqa: E402
+
+CASES += _BLIND10H

@@ -288,6 +288,14 @@ def localise_layer(
                     f"{wanted_norm}({s}) + {name}(...). The residual path carries the "
                     f"un-normalised stream: {s} + {name}({wanted_norm}({s})){where_s}."
                 )
+            if _close(later, 2 * stream + out):  # blind10h-block-ffn-residual-twice:
+                # h + (h + feed_forward(norm2(h))), a sub-layer's own residual added again
+                return (
+                    f"The residual around `self.{name}` adds the stream twice: {nxt} is "
+                    f"2 * {s} + {name}(...){where_s}, as when a result that already holds the "
+                    f"residual, {s} + {name}(...), is added to {s} again. Add it once: "
+                    f"{s} + {name}({wanted_norm}({s}))."
+                )
             if position > 0 and _close(later, x.detach().double() + out):
                 # blind8b-block-ffn-residual-from-input: x + feed_forward(norm2(h))
                 return (

@@ -44,6 +44,7 @@ def causal_self_attention_f(
     heads_merge: str = "correct",
     fill: float = float("-inf"),
     softmax_dim: int = -1,
+    mask_mode: str = "given",
 ) -> torch.Tensor:
     """softmax(rot(q) rot(k)ᵀ / sqrt(d_head) + causal) v per head, then w_o: x (batch,
     len, d_model) -> the same shape. ``pairing``: RoPE's feature pairs ("half" or
@@ -56,7 +57,8 @@ def causal_self_attention_f(
     ``heads_split``/``heads_merge``: "correct" or "no_transpose" (one view to (batch,
     num_heads, len, d_head), or back, without the transpose); ``fill``: what the blocked
     scores become (0.0: filled with zero, or the scores multiplied by the mask);
-    ``softmax_dim`` -2: the softmax over the queries instead of the keys."""
+    ``softmax_dim`` -2: the softmax over the queries instead of the keys; ``mask_mode``
+    "after": the causal mask applied to the weights after the softmax, not renormalised."""
     length = x.shape[1]
     # causal "strict": the mask without its diagonal (tril(..., diagonal=-1));
     # causal "inverted": the mask written True = blocked (torch.triu(..., diagonal=1)) and
@@ -87,6 +89,7 @@ def causal_self_attention_f(
         merge=heads_merge,
         fill=fill,
         softmax_dim=softmax_dim,
+        mask_mode=mask_mode,
     )
     return output
 

@@ -186,6 +186,18 @@ def _attention_hints(
                 "A shape does not fit: are cos and sin from rotary_embedding(len, d_head) (one "
                 "column per pair of a head's d_head features), not d_model?"
             )
+        other = pair - {d_head // 2}
+        if d_head // 2 in pair and len(pair) == 2 and not other & {length, d_model // 2}:
+            # blind10h-csa-rope-min-width-32: tables for max(d_head, 32)
+            width = next(iter(other))
+            return (
+                f"The sizes {found[1]} and {found[2]}: {d_head // 2} is d_head // 2, the width "
+                "of half a head (and the columns of its rotation tables); the other side has "
+                f"{width}. Were cos and sin made for another head width ({2 * width} "
+                "features: a fixed or minimum head width), or a head cut "
+                "into halves at another place than d_head // 2? The tables are "
+                "rotary_embedding(len, self.d_head, self.base)."
+            )
         return ""
 
     return [(RuntimeError, hint)]
@@ -276,8 +288,16 @@ _FILL_ZERO = (
     "(or a large negative such as -1e9), or scores multiplied by the mask. Pass "
     "look_ahead_mask(len) to scaled_dot_product_attention, or fill with -inf."
 )
+_MASK_AFTER_SOFTMAX = (
+    "You applied the causal mask after the softmax (the future weights set to 0): each "
+    "query still sees only the past, but its weights no longer add up to 1 (the softmax "
+    "ran over every key, the future ones included). Mask the scores before the softmax, "
+    "scores.masked_fill(~look_ahead_mask(len), float('-inf')), or pass the mask to "
+    "scaled_dot_product_attention, so that the softmax renormalises over the allowed keys."
+)
 _ATTENTION_MISTAKES = {
     _NO_ROPE: {"rope": False},
+    _MASK_AFTER_SOFTMAX: {"mask_mode": "after"},
     _FILL_ZERO: {"fill": 0.0},
     _NO_DIAGONAL: {"causal": "strict"},
     _SOFTMAX_QUERIES: {"softmax_dim": -2},
@@ -385,18 +405,98 @@ def _check_layer(
             expect_tensor_result(c, got, tuple(x.shape), what)
             oracle = functools.partial(oracle_f, x, state, case.num_heads, **oracle_options(case))
             where = functools.partial(_localise_block, module, x) if localise else None
-            extra = None
+            extra = _head_count_mistakes(
+                lambda heads, x=x, case=case, state=state, **k: oracle_f(
+                    x, state, heads, **oracle_options(case), **k
+                ),
+                case,
+            )
             if attention:
-                extra = _projection_mistakes(
-                    lambda swapped, x=x, case=case, **k: oracle_f(
-                        x, swapped, case.num_heads, **oracle_options(case), **k
-                    ),
-                    state,
+                extra.update(
+                    _projection_mistakes(
+                        lambda swapped, x=x, case=case, **k: oracle_f(
+                            x, swapped, case.num_heads, **oracle_options(case), **k
+                        ),
+                        state,
+                    )
                 )
             _expect_oracle_and_causal(
                 c, module, x, got, oracle, what, table, _FUTURE, where, extra=extra
             )
+            _longer_next_call(
+                c, cls, module, name, args(case), case, state, oracle_f, oracle_options
+            )
         _same_in_train_mode(c, cls, args(case), x, name)
+
+
+def _right_at(module, x: torch.Tensor, expected: Callable[[str], torch.Tensor]) -> bool | None:
+    """Whether module(x) is the oracle's result in either RoPE pairing; None if it raises."""
+    try:
+        with torch.no_grad():
+            got = module(x)
+    except Exception:  # a probe: the error is told by the caller
+        return None
+    results = [expected(pairing) for pairing in ("half", "adjacent")]
+    if not isinstance(got, torch.Tensor) or got.shape != results[0].shape:
+        return False
+    return any(_close(got, result) for result in results)
+
+
+def _longer_next_call(
+    c: Checker, cls, module, name: str, args: tuple, case: _ModelCase, state, oracle_f, options
+) -> None:
+    """The module that was right on its first call, called again on a LONGER sequence,
+    against a fresh module (same weights) called on that sequence first: right only when
+    fresh is state kept from the first call (blind10h-csa-rope-cached-first-call: rotation
+    tables computed on the first call and sliced on later ones, never checked)."""
+    longer = randn((case.batch, case.length + 5, case.d_model), case.seed + 17)
+
+    def expected(pairing: str) -> torch.Tensor:
+        return oracle_f(longer, state, case.num_heads, **options(case), pairing=pairing)
+
+    if _right_at(module, longer, expected):
+        return
+    fresh, built, _ = build(
+        c, cls, *args, name=name, reference=getattr(ref, name)(*args), seed=case.seed, mode="eval"
+    )
+    call = f"{built}(x {tuple(longer.shape)})"
+    if _right_at(fresh, longer, expected):
+        c.fail(
+            f"{call} is right on a fresh module but not when the same module was called first "
+            f"on a shorter sequence (length {case.length}, then {case.length + 5}): your module "
+            "keeps something from its first call (a rotation table, a mask or a length stored "
+            "on self) and reuses it. Compute what depends on the length in every call, "
+            "rotary_embedding(len, d_head, base) and look_ahead_mask(len), or rebuild it when "
+            "the length grows."
+        )
+    got = c.call(fresh, longer, call_repr=call)
+    expect_tensor_result(c, got, tuple(longer.shape), call)
+    c.fail(
+        f"{call} is not what the reference gives, although length {case.length} was right: "
+        "something in your module depends on the length (a table or mask built for a fixed "
+        "number of positions?)."
+    )
+
+
+def _head_count_mistakes(oracle: Callable[..., torch.Tensor], case: _ModelCase) -> dict:
+    """The same weights split into another number of heads (each a divisor of d_model with
+    an even head width): a number of heads or a head width fixed in the learner's code
+    (blind10h-csa-four-heads-hard-coded: view(batch, length, 4, -1) got "differs")."""
+    found = {}
+    for heads in range(1, case.d_model + 1):
+        width = case.d_model // heads
+        if heads == case.num_heads or case.d_model % heads or width % 2:
+            continue
+        message = (
+            f"Your attention computes {heads} head{'s' if heads > 1 else ''} of {width} "
+            f"features, not num_heads = "
+            f"{case.num_heads} heads of d_model // num_heads = {case.d_model // case.num_heads}"
+            f": a number of heads or a head width is fixed in your code (a {heads} in a view "
+            "or reshape, or d_head from another value). Split with self.num_heads, "
+            "split_heads(..., self.num_heads), and take the angles for self.d_head."
+        )
+        found[message] = lambda pairing, heads=heads: oracle(heads, pairing=pairing)
+    return found
 
 
 _PROJECTIONS = {"w_q": "queries", "w_k": "keys", "w_v": "values"}

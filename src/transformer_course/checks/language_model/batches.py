@@ -176,6 +176,33 @@ def _each_start_once(value: torch.Tensor, shape: tuple[int, int], num_tokens: in
     )
 
 
+def _rows_not_batch_size(value: torch.Tensor, shape: tuple[int, int], num_tokens: int) -> str:
+    """Windows of the right length but another number of rows than batch_size: said in
+    the contract's names, block_size rows named (blind10h-batches-block-size-starts:
+    randint's size (block_size,) got the shapes alone)."""
+    if (
+        not isinstance(value, torch.Tensor)
+        or value.dim() != 2
+        or value.shape[1] != shape[1]
+        or value.shape[0] == shape[0]
+        or value.shape[0] == num_tokens - shape[1]  # each start once: said by its own hint
+    ):
+        return ""
+    rows = value.shape[0]
+    which = (
+        f"block_size ({rows}) rows: was the number of starts drawn block_size, "
+        "torch.randint(..., (block_size,), ...)?"
+        if rows == shape[1]
+        else f"{rows} rows."
+    )
+    return (
+        f"Each window has the right length, block_size = {shape[1]}, but there is one row per "
+        f"start and batch_size = {shape[0]} starts: (batch_size, block_size). Yours has "
+        f"{which} Draw batch_size starts: torch.randint(0, len(tokens) - block_size, "
+        "(batch_size,), generator=generator)."
+    )
+
+
 def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> None:
     with Checker("next_token_batches", hidden=hidden) as c:
         c.require_callable(next_token_batches)
@@ -205,7 +232,8 @@ def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> Non
                     f"{call}: {name}",
                     _time_major(value, shape, position)
                     or _short_by_one(value, shape)
-                    or _each_start_once(value, shape, case.num_tokens),
+                    or _each_start_once(value, shape, case.num_tokens)
+                    or _rows_not_batch_size(value, shape, case.num_tokens),
                 )
                 c.expect_true(
                     value.dtype == torch.int64,

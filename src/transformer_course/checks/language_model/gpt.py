@@ -26,6 +26,7 @@ from .attention import (
     _attention_hints,
     _expect_oracle_and_causal,
     _ModelCase,
+    _right_at,
 )
 from .common import _plain_generator, _same_in_train_mode
 
@@ -112,6 +113,7 @@ def _check_embedding_init(c: Checker, cls, seed: int) -> None:
     c.expect_true(weight is not None, f"{built} has no state-dict key embedding.weight.")
     std = float(weight.detach().double().std())
     if 0.015 <= std <= 0.025:  # 32,768 draws: a correct init lands within 1% of 0.02
+        _check_norm_gains(c, built, state)
         return
     if 0.8 <= std <= 1.2:
         # the mean tells the two apart only roughly (0.02 against a standard error of
@@ -131,6 +133,7 @@ def _check_embedding_init(c: Checker, cls, seed: int) -> None:
             "embedding replaces it with the nn.Linear's initial weights; or another standard "
             "deviation was used."
         )
+    _check_norm_gains(c, built, state)
     c.fail(
         f"A newly built {built} has embedding weights with standard deviation {std:.3g}; the "
         f"contract asks for a normal initialisation with standard deviation {_EMBEDDING_STD} "
@@ -181,6 +184,41 @@ def _layer_count(found, num_layers: int) -> str:
         f"Your GPT holds {len(indices)} blocks (layers.{min(indices)} .. "
         f"layers.{max(indices)}), and it was given num_layers = {num_layers}: build exactly "
         "num_layers of them, [DecoderBlock(...) for _ in range(num_layers)]."
+    )
+
+
+def _check_norm_gains(c: Checker, built: str, state) -> None:
+    """Every parameter a newly built reference GPT holds at ones (the RMSNorm gains) is at
+    ones in the learner's newly built GPT too (blind10h-gpt-init-every-parameter: every
+    parameter re-drawn from N(0, 0.02), the gains included, was uncaught: the checks load
+    their own weights)."""
+    reference = ref.GPT(*_INIT_SIZES).state_dict()
+    ones = [k for k, v in reference.items() if v.dim() == 1 and bool((v == 1).all())]
+    wrong = [
+        k
+        for k in ones
+        if isinstance(state.get(k), torch.Tensor)
+        and state[k].shape == reference[k].shape
+        and not bool((state[k] == 1).all())
+    ]
+    if not wrong:
+        return
+    first = state[wrong[0]].detach().double()
+    constant = bool((first == first[0]).all())
+    cause = (
+        f"Every entry is {float(first[0]):g}: does your RMSNorm start its weight there? It "
+        "is nn.Parameter(torch.ones(d_model))."
+        if constant
+        else "They were drawn at random: initialise the embedding alone, "
+        "nn.init.normal_(self.embedding.weight, std=0.02); a loop over self.parameters() "
+        "(or a self.apply whose init also reaches the norms) redraws the gains too."
+    )
+    c.fail(
+        f"A newly built {built} has {len(wrong)} of its {len(ones)} norm gains not at ones "
+        f"({wrong[0]}: mean {float(first.mean()):.3g}, standard deviation "
+        f"{float(first.std()):.3g}). An RMSNorm's weight starts at ones, so that the "
+        "untrained norms only normalise; far from 1 they rescale every sub-layer's input "
+        f"(and the logits) from the first step. {cause}"
     )
 
 
@@ -254,5 +292,43 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
             _expect_oracle_and_causal(
                 c, module, ids, got, oracle, what, _eps_mistakes(case.eps), _GPT_FUTURE, where
             )
+            longer = torch.randint(
+                0,
+                case.vocab,
+                (case.batch, case.length + 5),
+                generator=_plain_generator(case.seed + 17),
+            )
+            later = functools.partial(gpt_f, longer, state, case.num_heads, case.num_layers, eps)
+            if not _right_at(module, longer, lambda pairing, later=later: later(pairing=pairing)):
+                # blind10h: something kept from the first call (CausalSelfAttention's own
+                # check says which when it is the attention)
+                fresh, _ = build_module(
+                    c,
+                    cls,
+                    *args,
+                    name="GPT",
+                    expected_shapes=expected,
+                    keys_hint=count,
+                    state=state,
+                    mode="eval",
+                    allow_extra_keys=True,
+                )
+                call = f"{built}(ids {tuple(longer.shape)})"
+                c.expect_true(
+                    not _right_at(
+                        fresh, longer, lambda pairing, later=later: later(pairing=pairing)
+                    ),
+                    f"{call} is right on a fresh model but not when the same model was called "
+                    f"first on a shorter sequence (length {case.length}, then "
+                    f"{case.length + 5}): your model keeps something from its first call (a "
+                    "rotation table, a mask or a length stored on self) and reuses it. Compute "
+                    "what depends on the length in every call, or rebuild it when the length "
+                    "grows.",
+                )
+                c.fail(
+                    f"{call} is not what the reference gives, although length {case.length} "
+                    "was right: something in your model depends on the length (a table or "
+                    "mask built for a fixed number of positions?)."
+                )
         _check_embedding_init(c, cls, seed=101 if hidden else 1)
         _same_in_train_mode(c, cls, args, ids, "GPT")

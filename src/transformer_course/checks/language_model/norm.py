@@ -192,6 +192,68 @@ def _negative_root(got: torch.Tensor, x: torch.Tensor, eps: float) -> str:
     )
 
 
+def _wrong_statistic(got: torch.Tensor, x: torch.Tensor, state, eps: float) -> str:
+    """When the result is x * weight divided by one number per token (RMSNorm's form) but
+    that number is not sqrt(mean(x ** 2) + eps): which other average it is, or else the
+    first token's number against the root mean square (blind10h-rms-mean-absolute-value:
+    the mean |x| got "differs from the reference")."""
+    got, x = got.detach().double(), x.double()
+    scaled = x * state["weight"].double()
+    if got.shape != scaled.shape or not bool(torch.isfinite(got).all()):
+        return ""
+    if bool((got.abs() < 1e-6).any()) or bool((scaled.abs() < 1e-6).any()):
+        return ""
+    ratio = scaled / got  # (..., d_model): one number per token if the form is RMSNorm's
+    per_token = ratio.mean(-1, keepdim=True)
+    if not torch.allclose(ratio, per_token.expand_as(ratio), rtol=1e-3, atol=1e-6):
+        return ""
+    rms = (x.pow(2).mean(-1, keepdim=True) + eps).sqrt()
+    mean_abs = x.abs().mean(-1, keepdim=True)
+    l2 = x.pow(2).sum(-1, keepdim=True)
+    std = x.var(-1, unbiased=False, keepdim=True)
+    candidates = [  # (what, the number per token), with eps inside the root or without
+        *(
+            (
+                "the mean absolute value, mean(|x|) (an L1 scale: the features are averaged "
+                "before they are squared)",
+                value,
+            )
+            for value in (mean_abs, (mean_abs.pow(2) + eps).sqrt())
+        ),
+        ("the largest |x| of the token", x.abs().amax(-1, keepdim=True)),
+        *(
+            ("the standard deviation (the mean subtracted)", value)
+            for value in (std.sqrt(), (std + eps).sqrt())
+        ),
+        *(
+            ("the square root of the sum of squares (the L2 norm, not divided by d_model)", v)
+            for v in (l2.sqrt(), (l2 + eps).sqrt())
+        ),
+    ]
+    found = list(
+        dict.fromkeys(
+            name
+            for name, value in candidates
+            if torch.allclose(per_token, value, rtol=1e-3, atol=1e-6)
+        )
+    )
+    if torch.allclose(per_token, rms, rtol=1e-3, atol=1e-6):
+        return ""
+    first = tuple(0 for _ in per_token.shape[:-1])
+    told = (
+        f"it is {found[0]}"
+        if len(found) == 1
+        else f"for token {first} yours is {float(per_token[first]):.4g}, the root mean "
+        f"square {float(rms[first]):.4g}"
+    )
+    return (
+        "Your result is x * weight divided by one number per token, as RMSNorm's is, but that "
+        f"number is not the root mean square sqrt(mean(x ** 2) + eps): {told}. Square each "
+        "feature, average the squares over the last axis, add eps, then take the root: "
+        "x.pow(2).mean(dim=-1, keepdim=True)."
+    )
+
+
 def _fixed_eps(got: torch.Tensor, x: torch.Tensor, state, eps: float) -> float | None:
     """The wrong eps among :data:`_WRONG_EPS` that ``got`` was computed with, if it
     matches one and not ``eps``."""
@@ -308,6 +370,8 @@ def check_RMSNorm(cls, *, hidden: bool = False) -> None:
                 pairs=lambda table=table, x=x, state=state, eps=eps: mistake_pairs(
                     lambda **k: rms_norm_f(x, state, eps, **k), _without_eps(table, eps)
                 ),
-                explain=lambda got=got, x=x, eps=eps: _negative_root(got, x, eps),
+                explain=lambda got=got, x=x, eps=eps, state=state: (
+                    _negative_root(got, x, eps) or _wrong_statistic(got, x, state, eps)
+                ),
             )
         _starts_at_ones(c, cls, (_HIDDEN_NORM if hidden else _VISIBLE_NORM)[0].shape[-1])

@@ -157,10 +157,84 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
                     },
                 )
             )
-        _judge_runs(c, runs, localise=lambda: _wrong_frequencies(runs, cases))
+        _judge_runs(c, runs, localise=lambda: _wrong_frequencies(runs, cases, rotary_embedding))
 
 
-def _wrong_frequencies(runs: list[tuple], cases: list[_RopeCase]) -> str:
+def _turns(got: torch.Tensor, length: int) -> torch.Tensor | None:
+    """The angle per position of each pair of a (cos, sin) table stacked, if the table is
+    m · theta_i (position 0 unrotated, each pair turning by one angle per position)."""
+    if length < 2:
+        return None
+    cos, sin = got[0], got[1]  # (len, pairs)
+    theta = torch.atan2(sin[1], cos[1])  # (pairs,): the angle per position, in (-pi, pi]
+    positions = torch.arange(length, dtype=torch.float64)[:, None]
+    if not (
+        torch.allclose(cos, (positions * theta).cos(), atol=1e-4)
+        and torch.allclose(sin, (positions * theta).sin(), atol=1e-4)
+    ):
+        return None
+    return theta
+
+
+def _uniform_factor(theta: torch.Tensor, right: torch.Tensor) -> float | None:
+    """The one factor by which every pair turns too far, if there is one (not 1)."""
+    big = right.abs() > 1e-3
+    if not bool(big.sum() > 1):
+        return None
+    ratio = theta[big] / right[big]
+    if not bool(torch.allclose(ratio, ratio[0].expand_as(ratio), rtol=1e-3)):
+        return None
+    factor = float(ratio[0])
+    return None if abs(factor - 1) <= 1e-3 else factor
+
+
+def _factor_at(rotary_embedding, length: int, d_head: int, base: float) -> float | None:
+    """The one factor by which every pair of rotary_embedding(length, d_head, base) turns
+    too far per position, if there is one."""
+    try:
+        with torch.no_grad():
+            cos, sin = rotary_embedding(length, d_head, base)
+        got = torch.stack([torch.as_tensor(cos).double(), torch.as_tensor(sin).double()])
+    except Exception:  # a probe: any failure means no answer
+        return None
+    if got.shape != (2, length, d_head // 2):
+        return None
+    theta = _turns(got, length)
+    if theta is None:
+        return None
+    angles = rope_angles_f(length, d_head, base)
+    return _uniform_factor(theta, torch.atan2(angles.sin()[1], angles.cos()[1]))
+
+
+def _scaled_positions(rotary_embedding, case: _RopeCase) -> str:
+    """Every pair turning too far by one factor is the positions or the frequencies
+    scaled: the two give the same table at one length, but frequencies do not depend on
+    the length, so a probe at another length with the same d_head and base parts them
+    (blind10h: positions from torch.linspace(0, length, length) were told "your
+    positions are right")."""
+    base = 10000.0 if case.base is None else case.base
+    lengths = (case.length, 2 * case.length + 3)
+    factors = [_factor_at(rotary_embedding, n, case.d_head, base) for n in lengths]
+    if None in factors or abs(factors[0] - factors[1]) < 1e-3:
+        return ""
+    shown = ", ".join(f"{f:.4g} at length {n}" for n, f in zip(lengths, factors, strict=True))
+    linspace = all(abs(f - n / (n - 1)) < 1e-3 for n, f in zip(lengths, factors, strict=True))
+    return (
+        "Your positions are wrong: every pair turns too far per position by one factor, "
+        f"and that factor changes with the length at the same d_head and base ({shown}). "
+        "The frequencies do not depend on the length, so the positions do: they are not "
+        "the integers 0, 1, ..., length - 1"
+        + (
+            " but spaced length / (length - 1) apart, as torch.linspace(0, length, length) "
+            "makes them"
+            if linspace
+            else ""
+        )
+        + ". Use torch.arange(length)."
+    )
+
+
+def _wrong_frequencies(runs: list[tuple], cases: list[_RopeCase], rotary_embedding) -> str:
     """When no known slip fits: the learner's tables as angles, if they are m · theta_i
     (position 0 unrotated, each pair turning by one angle per position) with other
     frequencies than base ** (-2i / d_head): which pairs, and their angles per position
@@ -168,13 +242,8 @@ def _wrong_frequencies(runs: list[tuple], cases: list[_RopeCase]) -> str:
     for (got, expected, call, _, _, _), case in zip(runs, cases, strict=True):
         if torch.allclose(got, expected, rtol=1e-4, atol=1e-4) or case.length < 2:
             continue
-        cos, sin = got[0], got[1]  # (len, pairs)
-        theta = torch.atan2(sin[1], cos[1])  # (pairs,): the angle per position, in (-pi, pi]
-        positions = torch.arange(case.length, dtype=torch.float64)[:, None]
-        if not (
-            torch.allclose(cos, (positions * theta).cos(), atol=1e-4)
-            and torch.allclose(sin, (positions * theta).sin(), atol=1e-4)
-        ):
+        theta = _turns(got, case.length)
+        if theta is None:
             return ""  # not a table of m · theta_i: the layout checks say more
         right = torch.atan2(expected[1][1], expected[0][1])
         diff = torch.remainder(theta - right + torch.pi, 2 * torch.pi) - torch.pi
@@ -189,14 +258,15 @@ def _wrong_frequencies(runs: list[tuple], cases: list[_RopeCase]) -> str:
                 + (", ...]" if len(t) > 6 else "]")
             )
 
-        big = right.abs() > 1e-3
-        ratio = theta[big] / right[big]
+        positions = _scaled_positions(rotary_embedding, case)
+        if positions:
+            return f"{call} is not what the reference gives. {positions}"
+        factor = _uniform_factor(theta, right)
         scaled = (
-            f" Every pair turns {float(ratio[0]):.3g} times as far as it should: the "
-            "positions or the frequencies are multiplied by that factor."
-            if bool(big.sum() > 1)
-            and bool(torch.allclose(ratio, ratio[0].expand_as(ratio), rtol=1e-3))
-            and abs(float(ratio[0]) - 1) > 1e-3
+            f" Every pair turns {factor:.3g} times as far as it should, by the same factor "
+            "at every length checked: the positions or the frequencies are multiplied by "
+            "that factor."
+            if factor is not None
             else ""
         )
         same = scaled or (
@@ -206,9 +276,17 @@ def _wrong_frequencies(runs: list[tuple], cases: list[_RopeCase]) -> str:
             if len(theta) > 1 and bool(torch.allclose(theta, theta[0].expand_as(theta)))
             else ""
         )
+        # one factor for every pair is what scaled positions give too: claim the
+        # positions right only when the pairs are off by different factors
+        opening = (
+            "Position 0 is unrotated and each pair turns by one angle per position, but "
+            "not by the right one"
+            if scaled
+            else "Your positions are right (angle[m, i] = m · theta_i from angle 0 at "
+            "position 0), but not your frequencies"
+        )
         return (
-            f"{call} is not what the reference gives. Your positions are right (angle[m, i] "
-            "= m · theta_i from angle 0 at position 0), but not your frequencies: pair "
+            f"{call} is not what the reference gives. {opening}: pair "
             f"{bad[0]} is the first wrong ({len(bad)} of {len(theta)} pairs). Per position "
             f"(atan2(sin[1], cos[1]), modulo 2π) yours turn by {shown(theta)}, the pairs "
             f"should turn by theta_i = base ** (-2i / d_head) = {shown(right)}.{same} Slips that "
@@ -340,6 +418,34 @@ _TERMS = {  # (output part, input part): (the factor's name, its sign) in the ro
 _FORMULA = {"first": "a * cos - b * sin", "second": "a * sin + b * cos"}
 
 
+def _unused_feature(outputs, parts, inputs, cos: torch.Tensor, sin: torch.Tensor) -> str:
+    """One feature of each pair that never reaches the result (x with only that feature
+    rotates to 0), and whether the other stands in for it in all four terms
+    (blind10h-rotary-first-feature-twice: (a cos - a sin, a sin + a cos) got "differs")."""
+    cos, sin = cos.double(), sin.double()
+    for missing, used in (("b", "a"), ("a", "b")):
+        if not torch.allclose(outputs[missing].double(), torch.zeros(()).double(), atol=1e-6):
+            continue
+        got = parts(outputs[used])
+        p = inputs[used]
+        copied = torch.allclose(got["first"], p * cos - p * sin, rtol=1e-4, atol=1e-5) and (
+            torch.allclose(got["second"], p * sin + p * cos, rtol=1e-4, atol=1e-5)
+        )
+        how = (
+            f"{used} stands in for {missing} in every term, ({used} * cos - {used} * sin, "
+            f"{used} * sin + {used} * cos): a copy-paste slip"
+            if copied
+            else f"no term reads {missing}"
+        )
+        return (
+            f"Your result does not depend on the {'second' if missing == 'b' else 'first'} "
+            f"feature of each pair, {missing}: x with only its {missing} features rotates to "
+            f"0: {how}. Pair (a, b) becomes (a * cos - b * sin, "
+            "a * sin + b * cos)."
+        )
+    return ""
+
+
 def _term_probe(apply_rotary, d_head: int, pairing: str) -> str:
     """Each of the rotation's four terms, measured apart: x with only its a features
     (b = 0), then only its b features, at positions 1 .. 4 (no zero sine or cosine). Each
@@ -380,6 +486,9 @@ def _term_probe(apply_rotary, d_head: int, pairing: str) -> str:
         outputs["ab"].double(), outputs["a"].double() + outputs["b"].double(), rtol=1e-4, atol=1e-4
     ):
         return ""
+    unused = _unused_feature(outputs, parts, {"a": a.double(), "b": b.double()}, cos, sin)
+    if unused:
+        return unused
     factors = {"cos": cos.double(), "sin": sin.double()}
     inputs = {"a": a.double(), "b": b.double()}
     found = []

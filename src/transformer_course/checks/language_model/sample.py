@@ -210,6 +210,27 @@ def _ascending_top_p(row: torch.Tensor, case: _SampleCase) -> torch.Tensor:
     return torch.softmax(z.masked_fill(remove.scatter(-1, order, remove), float("-inf")), -1)
 
 
+_TOP_P_LOGITS = (
+    "Your top-p adds up the logits, not the probabilities: the nucleus is cut where the "
+    "running total of the sorted logits reaches top_p. Sort and add up the probabilities "
+    "(after the temperature and top-k): torch.softmax(logits, dim=-1).sort(dim=-1, "
+    "descending=True)."
+)
+
+
+def _logits_top_p(row: torch.Tensor, case: _SampleCase) -> torch.Tensor:
+    """What the reference draws from when top-p adds up the sorted logits themselves
+    instead of the probabilities (blind10h-sample-top-p-on-logits; float64)."""
+    z = row.double() / case.temperature
+    if case.top_k is not None:
+        kth = torch.topk(z, min(case.top_k, len(z))).values[-1]
+        z = z.masked_fill(z < kth, float("-inf"))
+    ordered, order = z.sort(descending=True)
+    remove = ordered.cumsum(-1) - ordered >= case.top_p
+    remove[0] = False
+    return torch.softmax(z.masked_fill(remove.scatter(-1, order, remove), float("-inf")), -1)
+
+
 def _frequencies(tokens: torch.Tensor, vocab: int) -> torch.Tensor:
     return (
         torch.bincount(tokens.flatten().long().clamp(0, vocab - 1), minlength=vocab).double()
@@ -243,7 +264,9 @@ def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
             and "must match" in str(exc)
         ),
         f"The sizes {rows} and {case.top_k} are the number of rows and top_k: did torch.topk "
-        "run over the rows (dim=0 or dim=-2) instead of the vocabulary? Take the k largest "
+        "run over the rows (dim=0 or dim=-2) instead of the vocabulary (or were sorted "
+        "logits cut along the rows, values[:top_k] where values[..., :top_k] belongs)? "
+        "Take the k largest "
         "logits of each row, torch.topk(logits, k, dim=-1).values[..., -1:], one threshold "
         "per row.",
     )
@@ -385,7 +408,7 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
     )
     models = _models(case, tie)
     fitting = [message for message, model in models.items() if matches(model(row))]
-    if len(fitting) == 1 and case.top_p is not None:
+    if fitting and case.top_p is not None:
         # one row can make two top-p slips look alike (the running total of the sorted
         # logits and the cut at 1 - top_p keep one token alike at top_p=0.8 here): the
         # model must also fit a flat row, where those keep different numbers of tokens
@@ -451,7 +474,11 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
             f"{call} never drew some tokens that should be drawn ({drawn} different tokens "
             f"drawn; {kept} may be): "
             + (
-                "check top-k and top-p."
+                "check "
+                + " and ".join(
+                    name for name, v in (("top-k", case.top_k), ("top-p", case.top_p)) if v
+                )
+                + ", the filters given here."
                 if case.top_k is not None or case.top_p is not None
                 else "no filter is given here, so every token may be drawn; check the "
                 "temperature and the draw."
@@ -483,6 +510,7 @@ def _models(case: _SampleCase, tie: bool) -> dict[str, Any]:
             models[told] = lambda row, knobs=knobs: sample_probabilities_f(row, **options, **knobs)
     if case.top_p is not None:
         models[_TOP_P_ASCENDING] = lambda row: _ascending_top_p(row, case)
+        models[_TOP_P_LOGITS] = lambda row: _logits_top_p(row, case)
 
     def ranked(row):
         probs = sample_probabilities_f(row, **options)
@@ -497,8 +525,9 @@ def _sorted(probs: torch.Tensor) -> bool:
 
 
 def _confirmed(c: Checker, sample, case: _SampleCase, fitting: list[str], models) -> list[str]:
-    """``fitting`` (one message) kept only if its model also fits the learner's samples
-    for :data:`_CONFIRM_ROW` with the same arguments; [] otherwise."""
+    """The messages of ``fitting`` whose models also fit the learner's samples for
+    :data:`_CONFIRM_ROW` with the same arguments (blind10h: the running total of the
+    logits and the cut at 1 - top_p both fit one row; the flat row parts them)."""
     confirm = _SampleCase(
         _CONFIRM_ROW, case.temperature, case.top_k, case.top_p, seed=case.seed + 50
     )
@@ -507,11 +536,15 @@ def _confirmed(c: Checker, sample, case: _SampleCase, fitting: list[str], models
     if not isinstance(got, torch.Tensor) or tuple(got.shape) != (confirm.draws,):
         return fitting
     frequencies = _frequencies(got, len(_CONFIRM_ROW))
-    probs = models[fitting[0]](torch.tensor(_CONFIRM_ROW))
-    if torch.isnan(probs).any():
-        return []
-    bound = 6 * (probs * (1 - probs) / confirm.draws).sqrt() + 1e-3
-    return fitting if bool(((frequencies - probs).abs() <= bound).all()) else []
+
+    def fits(message: str) -> bool:
+        probs = models[message](torch.tensor(_CONFIRM_ROW))
+        if torch.isnan(probs).any():
+            return False
+        bound = 6 * (probs * (1 - probs) / confirm.draws).sqrt() + 1e-3
+        return bool(((frequencies - probs).abs() <= bound).all())
+
+    return [message for message in fitting if fits(message)]
 
 
 def _effective_temperature(row: torch.Tensor, case: _SampleCase, matches) -> str | None:
@@ -617,6 +650,75 @@ def _sample_rows(c: Checker, sample, case: _RowsCase) -> None:
     c.ok()
 
 
+_ROW_ZERO_THRESHOLD = (
+    "Row 0 drew only from its own top {k} tokens, but the other rows drew outside theirs, "
+    "every draw above row 0's k-th largest logit: one threshold, the first row's, for the "
+    "whole batch (an .item() or values[0, -1] gives one number). The rows here are shifted by different constants "
+    "(which change no probability, so each row keeps the same tokens): each row needs its "
+    "own k-th largest logit, torch.topk(logits, k, dim=-1).values[..., -1:], shape "
+    "(batch, 1)."
+)
+
+
+_ROW_EMPTIED = (
+    "On this batch of different rows, each shifted by its own constant (which changes no "
+    "probability: every row keeps its own top {k}), some row lost every token, so its "
+    "softmax is NaN, although copies of one row and a batch of one passed. Was one "
+    "threshold applied to every row (one row's k-th largest logit as a number, an .item(), "
+    "or the whole batch's)? Each row needs its own: torch.topk(logits, k, "
+    "dim=-1).values[..., -1:], shape (batch, 1)."
+)
+
+
+def _sample_rows_top_k(c: Checker, sample, case: _RowsCase, top_k: int = 2) -> None:
+    """top-k on a batch of different rows whose logits are also shifted by a different
+    constant each (row r by 3 r): the softmax and the top-k set of each row do not
+    change, but a threshold taken from one row, as a number, fits no other row
+    (blind10h-sample-top-k-threshold-row-zero: the rows of every other batch were copies
+    or permutations of one row, where one number is every row's threshold)."""
+    tail = torch.linspace(-0.5, 0.5, case.tail)
+    likely = torch.tensor([0.3, 0.15]) / 0.55 * case.tail
+    base = torch.cat([likely.log(), tail])  # (vocab,)
+    generator = _plain_generator(case.seed + 7)
+    order = torch.stack([torch.randperm(len(base), generator=generator) for _ in range(case.rows)])
+    logits = base[order] + 3.0 * torch.arange(case.rows, dtype=torch.float32)[:, None]
+    allowed = torch.stack([sample_probabilities_f(row, top_k=top_k) > 0 for row in logits])
+    kth0 = torch.topk(logits[0], top_k).values[-1]
+    row_zero = logits >= kth0  # (rows, vocab): what row 0's threshold keeps in every row
+    call = f"sample(logits ({case.rows}, {len(base)}), top_k={top_k}, generator=...)"
+    outside: dict[int, list[int]] = {}
+    shared = True
+    for number in range(case.calls):
+        got = c.call(
+            sample,
+            logits,
+            top_k=top_k,
+            generator=_generator(case.seed + 500 + number),
+            call_repr=call,
+            hints={"probability tensor contains": _ROW_EMPTIED.format(k=top_k)},
+        )
+        c.expect_type(got, torch.Tensor, call, "Return a tensor of token ids, one per row.")
+        c.expect_shape(got, (case.rows,), call, "One token per row of logits: (batch,).")
+        for r in range(case.rows):
+            token = int(got[r])
+            inside = 0 <= token < len(base)
+            if not (inside and allowed[r, token]):
+                outside.setdefault(r, []).append(token)
+            if not (inside and row_zero[r, token]):
+                shared = False
+    if outside and 0 not in outside and shared:
+        c.fail(f"{call}, {case.calls} calls: " + _ROW_ZERO_THRESHOLD.format(k=top_k))
+    for r, tokens in outside.items():
+        kept = torch.nonzero(allowed[r]).flatten().tolist()
+        c.fail(
+            f"{call}: row {r} drew token {tokens[0]}, outside its top-{top_k} set {kept} (the "
+            "rows are different orders of one row of logits, each shifted by its own "
+            "constant). Each row keeps its own top_k largest logits: the k-th largest of each "
+            "row, torch.topk(logits, k, dim=-1).values[..., -1:]."
+        )
+    c.ok()
+
+
 def check_sample(sample, *, hidden: bool = False) -> None:
     with Checker("sample", hidden=hidden) as c:
         c.require_callable(sample)
@@ -654,6 +756,7 @@ def check_sample(sample, *, hidden: bool = False) -> None:
         for case in cases:
             _sample_distribution(c, sample, case)
         _sample_rows(c, sample, _HIDDEN_ROWS if hidden else _VISIBLE_ROWS)
+        _sample_rows_top_k(c, sample, _HIDDEN_ROWS if hidden else _VISIBLE_ROWS)
         _sample_one_row(c, sample, cases[0].logits)
 
 
