@@ -496,6 +496,12 @@ BATCHES = (
         "checks after round 10's first fixes of lessons 00-04 (b10c's and b10f's); 12 of 24 "
         "from reports",
     ),
+    Batch(
+        "round 10 (second helper), 11",
+        "feb7eac",
+        "by a new helper (b10h) that had read no check and no message, judged against the "
+        "checks after round 10's first fixes of lesson 11 (b10b's); 11 of 22 from reports",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
