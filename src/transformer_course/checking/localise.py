@@ -18,6 +18,7 @@ Transformer and DecoderBlock/GPT:
 from __future__ import annotations
 
 import contextlib
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -132,6 +133,29 @@ def called_submodules(
     except Exception:
         return None
     return {name for name, _, _ in records}
+
+
+def arguments_received(submodule: nn.Module, call: Callable[[], Any]) -> dict[str, Any] | None:
+    """The arguments, by name, that ``submodule``'s forward was given when ``call()`` ran it
+    exactly once (a forward pre-hook, removed afterwards); None when ``call()`` raises, runs
+    it another number of times, or the arguments do not fit forward's signature."""
+    seen: list[tuple[tuple, dict]] = []
+    handle = submodule.register_forward_pre_hook(
+        lambda _module, args, kwargs: seen.append((args, kwargs)), with_kwargs=True
+    )
+    try:
+        with torch.no_grad():
+            call()
+    except Exception:
+        return None
+    finally:
+        handle.remove()
+    if len(seen) != 1:
+        return None
+    try:
+        return inspect.signature(submodule.forward).bind(*seen[0][0], **seen[0][1]).arguments
+    except TypeError:
+        return None
 
 
 def record_calls(

@@ -239,7 +239,8 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
                 blocks = ""
             if blocks:
                 c.fail(f"GPT{args}: {blocks}")
-            module, built = build_module(
+            build = functools.partial(
+                build_module,
                 c,
                 cls,
                 *args,
@@ -250,6 +251,7 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
                 mode="eval",
                 allow_extra_keys=True,
             )
+            module, built = build()
             loaded = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
             extra = set(loaded) - set(expected)
             unexpected = sorted(extra - {"output.weight", "lm_head.weight"})
@@ -302,17 +304,7 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
             if not _right_at(module, longer, lambda pairing, later=later: later(pairing=pairing)):
                 # blind10h: something kept from the first call (CausalSelfAttention's own
                 # check says which when it is the attention)
-                fresh, _ = build_module(
-                    c,
-                    cls,
-                    *args,
-                    name="GPT",
-                    expected_shapes=expected,
-                    keys_hint=count,
-                    state=state,
-                    mode="eval",
-                    allow_extra_keys=True,
-                )
+                fresh, _ = build()
                 call = f"{built}(ids {tuple(longer.shape)})"
                 c.expect_true(
                     not _right_at(

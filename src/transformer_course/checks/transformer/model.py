@@ -4,7 +4,6 @@ against the reference in float64, train and eval modes, dropout, and the gradien
 from __future__ import annotations
 
 import functools
-import inspect
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -16,6 +15,7 @@ import torch
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.inputs import vocab_token_ids
 from transformer_course.checking.layers import value_or_none
+from transformer_course.checking.localise import arguments_received
 from transformer_course.checking.localise import diagnose as name_mistakes
 from transformer_course.checking.modules import build_module, expect_contract_defaults
 from transformer_course.reference import transformer as ref
@@ -339,26 +339,11 @@ def _localise_decode(module, m, tgt, memory, src, pad_id: int) -> str | None:
     decoder = getattr(module, "decoder", None)
     if not isinstance(decoder, _Decoder):
         return None
-    seen: list = []
-
-    def record(_module, args, kwargs):
-        seen.append((args, kwargs))
-
-    hook = decoder.register_forward_pre_hook(record, with_kwargs=True)
-    try:
-        with torch.no_grad():
-            module.decode(tgt.clone(), memory.clone(), src.clone())
-    except Exception:
+    given = arguments_received(
+        decoder, lambda: module.decode(tgt.clone(), memory.clone(), src.clone())
+    )
+    if given is None:
         return None
-    finally:
-        hook.remove()
-    if len(seen) != 1:
-        return None
-    try:
-        bound = inspect.signature(decoder.forward).bind(*seen[0][0], **seen[0][1])
-    except TypeError:
-        return None
-    given = bound.arguments
     with torch.no_grad():
         y = m.positional_encoding(m.tgt_embedding(tgt))
     said = "decode handed the decoder"
@@ -407,22 +392,8 @@ def _localise_encode(module, m, src, pad_id: int) -> str | None:
     encoder = getattr(module, "encoder", None)
     if not isinstance(encoder, _Encoder):
         return None
-    seen: list = []
-    hook = encoder.register_forward_pre_hook(
-        lambda _module, args, kwargs: seen.append((args, kwargs)), with_kwargs=True
-    )
-    try:
-        with torch.no_grad():
-            module.encode(src.clone())
-    except Exception:
-        return None
-    finally:
-        hook.remove()
-    if len(seen) != 1:
-        return None
-    try:
-        given = inspect.signature(encoder.forward).bind(*seen[0][0], **seen[0][1]).arguments
-    except TypeError:
+    given = arguments_received(encoder, lambda: module.encode(src.clone()))
+    if given is None:
         return None
     with torch.no_grad():
         x_right = m.positional_encoding(m.src_embedding(src))
