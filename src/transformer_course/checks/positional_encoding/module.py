@@ -589,17 +589,16 @@ def _converted_buffers(module) -> list[str]:
 
 def _check_gradient_reaches_x(c, module, built: str, x: torch.Tensor) -> None:
     """The sum stays in autograd: x.data, x.detach(), torch.no_grad() or numpy in forward
-    cut it off, and then nothing before this module (the token embeddings) is trained."""
+    cut it off, and then nothing before this module (the token embeddings) is trained.
+    Judged by the output's requires_grad alone (the table is a buffer, checked before):
+    the sandboxed grader returns the learner's output with its requires_grad but without
+    its graph, so following the graph back to x would fail every answer there."""
     what = f"{built} applied to x of shape {tuple(x.shape)} that requires grad"
     leaf = x.detach().clone().requires_grad_(True)
     torch.manual_seed(_CALL_SEED)
     out = c.call(module, leaf, call_repr=what)
-    if not isinstance(out, torch.Tensor):
+    if not isinstance(out, torch.Tensor) or out.requires_grad:
         return
-    if out.requires_grad:
-        (grad,) = torch.autograd.grad(out.sum(), leaf, allow_unused=True)
-        if grad is not None:
-            return
     c.fail(
         f"{what} returned a tensor that no gradient can flow back through to x: forward "
         "took x out of autograd (x.data, x.detach(), torch.no_grad(), or a round trip "
