@@ -263,7 +263,11 @@ BLIND10J: list[Case] = [
                 "labels = pad_batch([[*target, eos_id] for _, target in chunk], pad_id)",
                 "labels = pad_batch([[*target] for _, target in chunk], pad_id)\n"
                 "        labels = np.concatenate([labels, np.full((len(chunk), 1), eos_id)], axis=1)",
-            )
+            ),
+            (  # the notebook imports numpy as np in its setup cell; the reference module does not
+                "    batches = []\n",
+                "    import numpy as np\n\n    batches = []\n",
+            ),
         ],
     ),
     _c(
