@@ -1773,6 +1773,25 @@ SCORE_MISTAKES = [
         "the number of hypotheses that equal one of their references; the contract asks for "
         "their fraction",
     ),
+    # blind10j: a substring test in the references joined into one string gave 1 on the
+    # second visible case, as the count does (1 exact match): the probe parts them
+    Mistake(
+        SCORES,
+        named("exact_match_substring_of_joined_references")(
+            scores_with(exact=lambda h, r: np.mean([a in " | ".join(b) for a, b in zip(h, r)]))
+        ),
+        r"only part of a reference \(such as its first words\) counted",
+    ),
+    # blind10j: case-insensitive BLEU, which only inputs that differ in case can show
+    Mistake(
+        SCORES,
+        named("bleu_lowercased")(
+            scores_with(
+                bleu=lambda h, r: sacrebleu.corpus_bleu(h, _streams(r), lowercase=True).score
+            )
+        ),
+        r"case-insensitive BLEU \(lowercase=True\)",
+    ),
     Mistake(
         SCORES,
         named("exact_match_string_equals_list")(
