@@ -1124,6 +1124,18 @@ def _step_scaled(loss_factor=1.0, grad_factor=1.0):
     return train_step
 
 
+def _step_returns_gradient_norm(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        loss = nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
 STEP = check_train_step
 STEP_MISTAKES = [
     # a loss divided by the batch size was told only the expected value; a scaled update
@@ -1132,6 +1144,19 @@ STEP_MISTAKES = [
         STEP,
         named("loss_divided_by_batch_size")(_step_scaled(loss_factor=0.25)),
         r"exactly 0\.25 times loss_fn.*\(1 / 4: divided by the batch size\?\)",
+    ),
+    # blind10j: clip_grad_norm_'s result stored in `loss` (the gradients' total norm was
+    # returned) was told "the loss was scaled"; a factor that is no simple multiple is
+    # told both candidates
+    Mistake(
+        STEP,
+        named("returns_the_gradient_norm")(_step_returns_gradient_norm),
+        r"the gradients' total norm before clipping \(what clip_grad_norm_ returns\)",
+    ),
+    Mistake(
+        STEP,
+        named("loss_times_an_odd_factor")(_step_scaled(loss_factor=1.37)),
+        r"not a simple factor\)\. Either the loss was scaled, or the number returned is not",
     ),
     Mistake(
         STEP,
