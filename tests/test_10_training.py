@@ -326,7 +326,26 @@ def sides_shuffled_apart(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shu
     )
 
 
+def _batches_eos_after_padding(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, **_):
+    """blind10j: the targets padded first, then an <eos> column appended."""
+    batches = []
+    for start in range(0, len(pairs), batch_size):
+        chunk = pairs[start : start + batch_size]
+        src = _tensor([list(x) for x, _ in chunk], pad_id)
+        decoder_input = _tensor([[bos_id, *t] for _, t in chunk], pad_id)
+        labels = _tensor([list(t) for _, t in chunk], pad_id)
+        labels = torch.cat([labels, torch.full((len(chunk), 1), eos_id)], dim=1)
+        batches.append((src, decoder_input, labels))
+    return batches
+
+
 BATCH_MISTAKES = [
+    # blind10j: told only the row's difference before
+    Mistake(
+        check_make_batches,
+        named("eos_column_after_padding")(_batches_eos_after_padding),
+        r"The <eos> of the labels comes after the padding, in the last column",
+    ),
     # b10a's own probes: the target sliced without <eos> (the row diff only before), labels
     # padded with <eos> (the row diff only before)
     Mistake(
