@@ -434,6 +434,14 @@ def noam_variant(formula, name):
 
 
 NOAM_MISTAKES = [
+    # blind10j: d_model and warmup in each other's places, told only the largest difference
+    Mistake(
+        check_noam_lr,
+        noam_variant(
+            lambda s, d, w: w**-0.5 * min(max(s, 1) ** -0.5, max(s, 1) * d**-1.5), "swapped"
+        ),
+        r"d_model and warmup are in each other's places",
+    ),
     # blind10a: the warm-up line capped at warmup, no decay: told "step ** 0"
     Mistake(
         check_noam_lr,
