@@ -888,7 +888,24 @@ def gather_along_positions(logits, labels, pad_id, smoothing=0.1):
     return loss[keep].mean()
 
 
+def _cross_entropy_unflattened(logits, labels, pad_id, smoothing=0.1):
+    """blind10j: F.cross_entropy on the logits as they come: axis 1 read as the classes."""
+    return F.cross_entropy(logits, labels, ignore_index=pad_id, label_smoothing=smoothing)
+
+
 SMOOTHING_MISTAKES = [
+    # blind10j: smoothing written in as 0.1 was told only the two weights; PyTorch's raw
+    # "Expected target size" for (batch, len, V) logits given to F.cross_entropy
+    Mistake(
+        SMOOTH,
+        _smoothing_weighted(lambda e: 0.9, lambda e: 0.1),
+        r"These are the weights of smoothing = 0\.1, not of the smoothing=.* passed",
+    ),
+    Mistake(
+        SMOOTH,
+        named("cross_entropy_unflattened")(_cross_entropy_unflattened),
+        r"F\.cross_entropy \(and F\.nll_loss\) read axis 1 as the classes",
+    ),
     Mistake(SMOOTH, gather_along_positions, r"gathered along dim=1 \(or -2, the positions\)"),
     Mistake(SMOOTH, target_term_divided, r"the target term divides where it multiplies"),
     Mistake(SMOOTH, mask_inverted, r"over the pad positions only.*your mask is inverted"),
