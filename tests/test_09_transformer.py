@@ -1146,6 +1146,24 @@ def greedy_one_step_more(model, src_ids, max_len, bos_id, eos_id):
     return greedy_decode_f(model, src_ids, max_len, bos_id, eos_id, steps=max_len + 1)
 
 
+def greedy_sampling(model, src_ids, max_len, bos_id, eos_id):
+    """blind10j: each next token drawn with torch.multinomial from the softmax (told only
+    the first step that departs before)."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        finished = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            logits = model.decode(tokens, memory, src_ids)[:, -1]
+            nxt = torch.multinomial(torch.softmax(logits, dim=-1), 1)[:, 0]
+            nxt = nxt.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, nxt[:, None]], dim=1)
+            finished |= nxt == eos_id
+            if finished.all():
+                break
+    return tokens[:, 1:]
+
+
 def greedy_one_step_less(model, src_ids, max_len, bos_id, eos_id):
     return greedy_decode_f(model, src_ids, max_len, bos_id, eos_id, steps=max_len - 1)
 
@@ -1377,6 +1395,11 @@ def greedy_stacked_steps_first(model, src_ids, max_len, bos_id, eos_id):
 
 # ================================================================== the lists
 MISTAKES = [
+    Mistake(
+        check_greedy_decode,
+        greedy_sampling,
+        r"Two more calls on the same inputs gave other tokens: your decoding draws at random",
+    ),
     Mistake(check_Transformer, TUnscaled, r"not multiplied by sqrt\(d_model\)"),
     Mistake(
         check_Transformer,

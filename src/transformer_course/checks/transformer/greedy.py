@@ -400,6 +400,9 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
     }
 
     def hint() -> str:
+        random = _random_decoding(greedy_decode, model, src, case, got)
+        if random:
+            return random
         text = _greedy_hint(got, expected, case, model, src)
         # located, no cause; a finished row that goes on is not rows interfering (alone,
         # each sentence's loop simply stops at its own <eos>)
@@ -409,6 +412,33 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
         return text
 
     c.expect_equal(got, expected, call, mistakes=mistakes, hint=hint)
+
+
+def _random_decoding(greedy_decode, model, src, case: _GreedyCase, got) -> str:
+    """A message when two more calls on the same inputs, from other random states, give
+    other tokens: the decoding draws at random (the model is in eval mode, as checked
+    before, so not through dropout); "" otherwise."""
+    for seed in (1, 2):
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            try:
+                with torch.no_grad():
+                    again = greedy_decode(
+                        model, src.clone(), case.max_len, case.bos_id, case.eos_id
+                    )
+            except Exception:
+                return ""
+        if not isinstance(again, torch.Tensor):
+            return ""
+        if again.shape != got.shape or not torch.equal(again, got):
+            return (
+                "Two more calls on the same inputs gave other tokens: your decoding draws at "
+                "random, and the model is in eval mode (no dropout), so the draw is yours: "
+                "sampling the next token (torch.multinomial on the softmax, "
+                "torch.distributions.Categorical) instead of taking the most probable one. "
+                "Greedy decoding is deterministic: logits[:, -1].argmax(dim=-1)."
+            )
+    return ""
 
 
 def _stripped(row: list[int], pad_id: int) -> list[int]:
