@@ -946,6 +946,30 @@ def count_final_norm_in_every_layer(
     return counts
 
 
+def count_output_weight_in_embeddings(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """blind10j: the untied output weight counted under 'embeddings' (the total right)."""
+    args = (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm)
+    counts = ref.count_parameters(*args)
+    if not tie_embeddings:
+        counts["embeddings"] += vocab_size * d_model
+        counts["output"] -= vocab_size * d_model
+    return counts
+
+
+def count_decoder_norms_in_encoder(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """Every decoder LayerNorm counted under 'encoder' (the total right)."""
+    args = (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm)
+    counts = ref.count_parameters(*args)
+    norms = 3 * 2 * d_model * num_layers
+    counts["encoder"] += norms
+    counts["decoder"] -= norms
+    return counts
+
+
 def count_numpy_ints(*args, **kwargs):
     import numpy as np
 
@@ -1395,6 +1419,17 @@ def greedy_stacked_steps_first(model, src_ids, max_len, bos_id, eos_id):
 
 # ================================================================== the lists
 MISTAKES = [
+    Mistake(
+        check_count_parameters,
+        count_output_weight_in_embeddings,
+        r"Your total is right on every configuration checked, but .*'embeddings' has too many, "
+        r"'output' too few\. The difference is vocab_size x d_model, the output layer's weight",
+    ),
+    Mistake(
+        check_count_parameters,
+        count_decoder_norms_in_encoder,
+        r"Your total is right .*'encoder' has too many, 'decoder' too few\.$",
+    ),
     Mistake(
         check_greedy_decode,
         greedy_sampling,
