@@ -19,7 +19,7 @@ import pytest
 import sacrebleu
 import torch
 import torch.nn.functional as F
-from common import Correct, Mistake, lesson_tests
+from common import Correct, Mistake, assert_rejected, lesson_tests
 from torch import nn
 
 from transformer_course import checkpoints, translation
@@ -2331,3 +2331,26 @@ def test_beam_search_names_right_tokens_padded_in_the_wrong_place():
     text = _visible_message(check_beam_search, fn)
     assert "padding among or before them" in text, text
     assert "interfere" not in text, text
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        # blind10j: the answer without its <eos> was told only greedy's answer (beam_size=1)
+        (
+            "results.append(max(finished or beam, key=normalised)[0])",
+            "best = max(finished or beam, key=normalised)[0]\n"
+            "            results.append(best[:-1] if finished else best)",
+            r"every wrong answer is the expected one without its final <eos>",
+        ),
+        # blind10j: beam_size copies of the empty hypothesis was told "None of the known
+        # mistakes explains all your answers"
+        (
+            "beam, finished = [([], 0.0)], []",
+            "beam, finished = [([], 0.0)] * beam_size, []",
+            r"starts from beam_size copies of the empty hypothesis",
+        ),
+    ],
+)
+def test_beam_search_names_the_answer_without_eos_and_a_start_from_copies(old, new, message):
+    assert_rejected(check_beam_search, _beam_editing(old, new), message)
