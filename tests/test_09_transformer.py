@@ -1188,6 +1188,24 @@ def greedy_sampling(model, src_ids, max_len, bos_id, eos_id):
     return tokens[:, 1:]
 
 
+def greedy_wipes_finished_rows(model, src_ids, max_len, bos_id, eos_id):
+    """blind10j: a finished row padded as a whole (tokens[finished] = pad_id), which erases
+    what it generated (told "row 0 has not produced <eos>" before)."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        finished = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            nxt = model.decode(tokens, memory, src_ids)[:, -1].argmax(dim=-1)
+            nxt = nxt.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, nxt[:, None]], dim=1)
+            finished |= nxt == eos_id
+            tokens[finished] = model.pad_id
+            if finished.all():
+                break
+    return tokens[:, 1:]
+
+
 def greedy_one_step_less(model, src_ids, max_len, bos_id, eos_id):
     return greedy_decode_f(model, src_ids, max_len, bos_id, eos_id, steps=max_len - 1)
 
@@ -1419,6 +1437,11 @@ def greedy_stacked_steps_first(model, src_ids, max_len, bos_id, eos_id):
 
 # ================================================================== the lists
 MISTAKES = [
+    Mistake(
+        check_greedy_decode,
+        greedy_wipes_finished_rows,
+        r"your loop fed the decoder .* tokens were overwritten after they were generated",
+    ),
     Mistake(
         check_count_parameters,
         count_output_weight_in_embeddings,
