@@ -466,6 +466,15 @@ class TTieOutputOnly(_Reference):
             self.output.weight = self.tgt_embedding.embedding.weight
 
 
+class TTiesWhenSizesEqual(ref.Transformer):
+    """blind10j: ties whenever the two vocabularies have one size, tie_embeddings or not
+    (the hidden run, with no untied model of one size, passed it)."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, *args, tie_embeddings=False, **kwargs):
+        tie = tie_embeddings or src_vocab_size == tgt_vocab_size
+        super().__init__(src_vocab_size, tgt_vocab_size, *args, tie_embeddings=tie, **kwargs)
+
+
 class TTieWithoutVocabularyCheck(_Reference):
     def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, *, tie_embeddings=False, **kw):
         super().__init__(src_vocab_size, src_vocab_size, d_model, **kw)
@@ -1437,6 +1446,11 @@ def greedy_stacked_steps_first(model, src_ids, max_len, bos_id, eos_id):
 
 # ================================================================== the lists
 MISTAKES = [
+    Mistake(
+        check_Transformer,
+        TTiesWhenSizesEqual,
+        r"tie_embeddings=False, but src_embedding and tgt_embedding share one table",
+    ),
     Mistake(
         check_greedy_decode,
         greedy_wipes_finished_rows,
