@@ -441,11 +441,38 @@ class TTiedThroughData(ref.Transformer):
             self.output.weight.data = table.data
 
 
+class TMemoryDetached(ref.Transformer):
+    """blind10j: encode returns the memory detached: right logits, but no gradient reaches
+    the encoder or the source embedding (uncaught before)."""
+
+    def encode(self, src_ids):
+        return super().encode(src_ids).detach()
+
+
+class TOutputDetached(ref.Transformer):
+    """The decoder's states detached before the output layer: only the output layer learns."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        tgt_mask = decoder_self_attention_mask(tgt_ids, self.pad_id)
+        src_mask = padding_mask(src_ids, self.pad_id)
+        y = self.positional_encoding(self.tgt_embedding(tgt_ids))
+        return self.output(self.decoder(y, memory, src_mask, tgt_mask).detach())
+
+
 class TTieOutputOnly(_Reference):
     def __init__(self, *args, tie_embeddings=False, **kwargs):
         super().__init__(*args, **kwargs)
         if tie_embeddings:
             self.output.weight = self.tgt_embedding.embedding.weight
+
+
+class TTiesWhenSizesEqual(ref.Transformer):
+    """blind10j: ties whenever the two vocabularies have one size, tie_embeddings or not
+    (the hidden run, with no untied model of one size, passed it)."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, *args, tie_embeddings=False, **kwargs):
+        tie = tie_embeddings or src_vocab_size == tgt_vocab_size
+        super().__init__(src_vocab_size, tgt_vocab_size, *args, tie_embeddings=tie, **kwargs)
 
 
 class TTieWithoutVocabularyCheck(_Reference):
@@ -928,6 +955,30 @@ def count_final_norm_in_every_layer(
     return counts
 
 
+def count_output_weight_in_embeddings(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """blind10j: the untied output weight counted under 'embeddings' (the total right)."""
+    args = (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm)
+    counts = ref.count_parameters(*args)
+    if not tie_embeddings:
+        counts["embeddings"] += vocab_size * d_model
+        counts["output"] -= vocab_size * d_model
+    return counts
+
+
+def count_decoder_norms_in_encoder(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """Every decoder LayerNorm counted under 'encoder' (the total right)."""
+    args = (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm)
+    counts = ref.count_parameters(*args)
+    norms = 3 * 2 * d_model * num_layers
+    counts["encoder"] += norms
+    counts["decoder"] -= norms
+    return counts
+
+
 def count_numpy_ints(*args, **kwargs):
     import numpy as np
 
@@ -1126,6 +1177,42 @@ def _greedy_mistake(**knobs):
 
 def greedy_one_step_more(model, src_ids, max_len, bos_id, eos_id):
     return greedy_decode_f(model, src_ids, max_len, bos_id, eos_id, steps=max_len + 1)
+
+
+def greedy_sampling(model, src_ids, max_len, bos_id, eos_id):
+    """blind10j: each next token drawn with torch.multinomial from the softmax (told only
+    the first step that departs before)."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        finished = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            logits = model.decode(tokens, memory, src_ids)[:, -1]
+            nxt = torch.multinomial(torch.softmax(logits, dim=-1), 1)[:, 0]
+            nxt = nxt.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, nxt[:, None]], dim=1)
+            finished |= nxt == eos_id
+            if finished.all():
+                break
+    return tokens[:, 1:]
+
+
+def greedy_wipes_finished_rows(model, src_ids, max_len, bos_id, eos_id):
+    """blind10j: a finished row padded as a whole (tokens[finished] = pad_id), which erases
+    what it generated (told "row 0 has not produced <eos>" before)."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        finished = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            nxt = model.decode(tokens, memory, src_ids)[:, -1].argmax(dim=-1)
+            nxt = nxt.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, nxt[:, None]], dim=1)
+            finished |= nxt == eos_id
+            tokens[finished] = model.pad_id
+            if finished.all():
+                break
+    return tokens[:, 1:]
 
 
 def greedy_one_step_less(model, src_ids, max_len, bos_id, eos_id):
@@ -1359,7 +1446,45 @@ def greedy_stacked_steps_first(model, src_ids, max_len, bos_id, eos_id):
 
 # ================================================================== the lists
 MISTAKES = [
+    Mistake(
+        check_Transformer,
+        TTiesWhenSizesEqual,
+        r"tie_embeddings=False, but src_embedding and tgt_embedding share one table",
+    ),
+    Mistake(
+        check_greedy_decode,
+        greedy_wipes_finished_rows,
+        r"your loop fed the decoder .* tokens were overwritten after they were generated",
+    ),
+    Mistake(
+        check_count_parameters,
+        count_output_weight_in_embeddings,
+        r"Your total is right on every configuration checked, but .*'embeddings' has too many, "
+        r"'output' too few\. The difference is vocab_size x d_model, the output layer's weight",
+    ),
+    Mistake(
+        check_count_parameters,
+        count_decoder_norms_in_encoder,
+        r"Your total is right .*'encoder' has too many, 'decoder' too few\.$",
+    ),
+    Mistake(
+        check_greedy_decode,
+        greedy_sampling,
+        r"Two more calls on the same inputs gave other tokens: your decoding draws at random",
+    ),
     Mistake(check_Transformer, TUnscaled, r"not multiplied by sqrt\(d_model\)"),
+    Mistake(
+        check_Transformer,
+        TMemoryDetached,
+        r"sends no gradient to the source embedding or the encoder: the memory that encode "
+        r"returns is cut off",
+    ),
+    Mistake(
+        check_Transformer,
+        TOutputDetached,
+        r"sends no gradient to the source embedding or the encoder or the target embedding or "
+        r"the decoder: something between",
+    ),
     # the learner's own ValueError, raw, before
     Mistake(
         check_Transformer,

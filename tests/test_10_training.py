@@ -19,7 +19,7 @@ import pytest
 import sacrebleu
 import torch
 import torch.nn.functional as F
-from common import Correct, Mistake, lesson_tests
+from common import Correct, Mistake, assert_rejected, lesson_tests
 from torch import nn
 
 from transformer_course import checkpoints, translation
@@ -326,7 +326,26 @@ def sides_shuffled_apart(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shu
     )
 
 
+def _batches_eos_after_padding(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, **_):
+    """blind10j: the targets padded first, then an <eos> column appended."""
+    batches = []
+    for start in range(0, len(pairs), batch_size):
+        chunk = pairs[start : start + batch_size]
+        src = _tensor([list(x) for x, _ in chunk], pad_id)
+        decoder_input = _tensor([[bos_id, *t] for _, t in chunk], pad_id)
+        labels = _tensor([list(t) for _, t in chunk], pad_id)
+        labels = torch.cat([labels, torch.full((len(chunk), 1), eos_id)], dim=1)
+        batches.append((src, decoder_input, labels))
+    return batches
+
+
 BATCH_MISTAKES = [
+    # blind10j: told only the row's difference before
+    Mistake(
+        check_make_batches,
+        named("eos_column_after_padding")(_batches_eos_after_padding),
+        r"The <eos> of the labels comes after the padding, in the last column",
+    ),
     # b10a's own probes: the target sliced without <eos> (the row diff only before), labels
     # padded with <eos> (the row diff only before)
     Mistake(
@@ -415,6 +434,14 @@ def noam_variant(formula, name):
 
 
 NOAM_MISTAKES = [
+    # blind10j: d_model and warmup in each other's places, told only the largest difference
+    Mistake(
+        check_noam_lr,
+        noam_variant(
+            lambda s, d, w: w**-0.5 * min(max(s, 1) ** -0.5, max(s, 1) * d**-1.5), "swapped"
+        ),
+        r"d_model and warmup are in each other's places",
+    ),
     # blind10a: the warm-up line capped at warmup, no decay: told "step ** 0"
     Mistake(
         check_noam_lr,
@@ -861,7 +888,24 @@ def gather_along_positions(logits, labels, pad_id, smoothing=0.1):
     return loss[keep].mean()
 
 
+def _cross_entropy_unflattened(logits, labels, pad_id, smoothing=0.1):
+    """blind10j: F.cross_entropy on the logits as they come: axis 1 read as the classes."""
+    return F.cross_entropy(logits, labels, ignore_index=pad_id, label_smoothing=smoothing)
+
+
 SMOOTHING_MISTAKES = [
+    # blind10j: smoothing written in as 0.1 was told only the two weights; PyTorch's raw
+    # "Expected target size" for (batch, len, V) logits given to F.cross_entropy
+    Mistake(
+        SMOOTH,
+        _smoothing_weighted(lambda e: 0.9, lambda e: 0.1),
+        r"These are the weights of smoothing = 0\.1, not of the smoothing=.* passed",
+    ),
+    Mistake(
+        SMOOTH,
+        named("cross_entropy_unflattened")(_cross_entropy_unflattened),
+        r"F\.cross_entropy \(and F\.nll_loss\) read axis 1 as the classes",
+    ),
     Mistake(SMOOTH, gather_along_positions, r"gathered along dim=1 \(or -2, the positions\)"),
     Mistake(SMOOTH, target_term_divided, r"the target term divides where it multiplies"),
     Mistake(SMOOTH, mask_inverted, r"over the pad positions only.*your mask is inverted"),
@@ -1124,6 +1168,18 @@ def _step_scaled(loss_factor=1.0, grad_factor=1.0):
     return train_step
 
 
+def _step_returns_gradient_norm(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        loss = nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
 STEP = check_train_step
 STEP_MISTAKES = [
     # a loss divided by the batch size was told only the expected value; a scaled update
@@ -1132,6 +1188,19 @@ STEP_MISTAKES = [
         STEP,
         named("loss_divided_by_batch_size")(_step_scaled(loss_factor=0.25)),
         r"exactly 0\.25 times loss_fn.*\(1 / 4: divided by the batch size\?\)",
+    ),
+    # blind10j: clip_grad_norm_'s result stored in `loss` (the gradients' total norm was
+    # returned) was told "the loss was scaled"; a factor that is no simple multiple is
+    # told both candidates
+    Mistake(
+        STEP,
+        named("returns_the_gradient_norm")(_step_returns_gradient_norm),
+        r"the gradients' total norm before clipping \(what clip_grad_norm_ returns\)",
+    ),
+    Mistake(
+        STEP,
+        named("loss_times_an_odd_factor")(_step_scaled(loss_factor=1.37)),
+        r"not a simple factor\)\. Either the loss was scaled, or the number returned is not",
     ),
     Mistake(
         STEP,
@@ -1773,6 +1842,25 @@ SCORE_MISTAKES = [
         "the number of hypotheses that equal one of their references; the contract asks for "
         "their fraction",
     ),
+    # blind10j: a substring test in the references joined into one string gave 1 on the
+    # second visible case, as the count does (1 exact match): the probe parts them
+    Mistake(
+        SCORES,
+        named("exact_match_substring_of_joined_references")(
+            scores_with(exact=lambda h, r: np.mean([a in " | ".join(b) for a, b in zip(h, r)]))
+        ),
+        r"only part of a reference \(such as its first words\) counted",
+    ),
+    # blind10j: case-insensitive BLEU, which only inputs that differ in case can show
+    Mistake(
+        SCORES,
+        named("bleu_lowercased")(
+            scores_with(
+                bleu=lambda h, r: sacrebleu.corpus_bleu(h, _streams(r), lowercase=True).score
+            )
+        ),
+        r"case-insensitive BLEU \(lowercase=True\)",
+    ),
     Mistake(
         SCORES,
         named("exact_match_string_equals_list")(
@@ -2243,3 +2331,26 @@ def test_beam_search_names_right_tokens_padded_in_the_wrong_place():
     text = _visible_message(check_beam_search, fn)
     assert "padding among or before them" in text, text
     assert "interfere" not in text, text
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        # blind10j: the answer without its <eos> was told only greedy's answer (beam_size=1)
+        (
+            "results.append(max(finished or beam, key=normalised)[0])",
+            "best = max(finished or beam, key=normalised)[0]\n"
+            "            results.append(best[:-1] if finished else best)",
+            r"every wrong answer is the expected one without its final <eos>",
+        ),
+        # blind10j: beam_size copies of the empty hypothesis was told "None of the known
+        # mistakes explains all your answers"
+        (
+            "beam, finished = [([], 0.0)], []",
+            "beam, finished = [([], 0.0)] * beam_size, []",
+            r"starts from beam_size copies of the empty hypothesis",
+        ),
+    ],
+)
+def test_beam_search_names_the_answer_without_eos_and_a_start_from_copies(old, new, message):
+    assert_rejected(check_beam_search, _beam_editing(old, new), message)

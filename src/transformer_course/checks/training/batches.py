@@ -274,6 +274,20 @@ def _check_rows(c: Checker, batch, chunk, ids: dict[str, int], what: str, src_fo
                 "be trained to predict that token. Pad the labels with pad_id, "
                 "pad_batch(rows, pad_id)."
             )
+        n = len(target)
+        if (
+            d == want_d
+            and len(l_raw) > n + 1
+            and l_raw[:n] == list(target)
+            and l_raw[-1] == eos
+            and all(t == pad for t in l_raw[n:-1])
+        ):
+            c.fail(
+                f"in {what}, {pair}. The <eos> of the labels comes after the padding, in the "
+                "last column, instead of right after the row's last token: an <eos> column "
+                "was added to the padded targets. Append eos_id to each target first, "
+                "[*target, eos_id], then pad the rows."
+            )
         hint = _hardcoded(d_raw, [*want_d, *[pad] * (len(d_raw) - len(want_d))], ids)
         hint = hint or _hardcoded(l_raw, [*want_l, *[pad] * (len(l_raw) - len(want_l))], ids)
         c.fail(

@@ -77,6 +77,8 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
         row_key = (id(model), tuple(src_row.tolist()))
         # product: the scores are products of probabilities, starting from 1
         beam, finished = [([], 1.0 if variant == "product" else 0.0)], []
+        if variant == "copies":  # beam_size copies of the empty hypothesis
+            beam = beam * beam_size
         for _ in range(max_len):
             prefixes = tuple((bos_id, *t) for t, _ in beam)
             if (row_key, prefixes) not in replays:
@@ -151,6 +153,10 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
 
 
 _BEAM_MESSAGES = {
+    "copies": "Your search starts from beam_size copies of the empty hypothesis instead of "
+    "one: every candidate then comes beam_size times, the beam fills with copies of the "
+    "best one, and the search is greedy decoding. Start from one live hypothesis, "
+    "[([], 0.0)]: the beam grows to beam_size from the first step's candidates.",
     "softmax_hypotheses": "Your log-probabilities are taken over the wrong axis: a "
     "log_softmax over the live hypotheses (dim=0 or dim=-2 of the last position's (k, vocab) "
     "logits), not over the vocabulary. With one live hypothesis every token then gets "
@@ -455,6 +461,13 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                 f"row {i} of {what} is {row}: it starts with <bos> ({setting[2]}), and the rest "
                 f"is the expected {expected}. Return the generated tokens only, without <bos>, "
                 "as greedy_decode does."
+            )
+        # the final <eos> left out of every wrong answer (the rest of each is the answer)
+        if all(o[5] and o[5][-1] == o[2][3] and _same_row(o[4], o[5][:-1], o[3]) for o in wrong):
+            c.fail(
+                f"for source row {i}, {what} chose {row}, expected {expected}: every wrong "
+                "answer is the expected one without its final <eos>. Return the finished "
+                "hypothesis with its <eos> (then model.pad_id), as greedy_decode does."
             )
         shown = f"for source row {i}, {what} chose {row}, expected {expected}"
         # A cause is stated only when its predictions agree with every answer (every row of

@@ -35,6 +35,10 @@ _NOAM_MISTAKES: dict[str, Callable[[int, int, int], float]] = {
     "Your values are the paper's for step - 1: steps already count from 1.": lambda s, d, w: _noam(
         max(s - 1, 1), d, w
     ),
+    "d_model and warmup are in each other's places: your values are the paper's "
+    "formula with the two swapped, warmup ** -0.5 * min(step ** -0.5, step * d_model ** "
+    "-1.5). Check the parameters' order, noam_lr(step, d_model, warmup), and which name "
+    "each factor uses.": lambda s, d, w: _noam(s, w, d),
     "There is no warm-up: the rate starts at its largest value and only decays. For the "
     "first `warmup` steps it should grow linearly, step * warmup ** -1.5.": lambda s, d, w: (
         d**-0.5 * s**-0.5

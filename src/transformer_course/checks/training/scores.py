@@ -42,6 +42,13 @@ def _attempt(score, *args) -> float | None:
         return None
 
 
+#: a hypothesis that differs from its reference in case only: BLEU is case-sensitive by
+#: default (lowercase=True gives 100 here), and so is exact match
+_CASED_SCORES = (
+    ["La mujer come pan con queso", "el gato negro bebe la leche fría"],
+    [["la mujer come pan con queso"], ["el gato negro bebe la leche fría", "El gato bebe leche"]],
+)
+
 _VISIBLE_SCORES = [
     (  # several references per sentence, 1 to 4 of them; matches on later references
         [
@@ -67,6 +74,7 @@ _VISIBLE_SCORES = [
         ["la casa es grande", "el pan", "mi libro está debajo de la mesa"],
         [["la casa es grande"], ["el pan es dulce"], ["mi libro está debajo de la mesa roja"]],
     ),
+    _CASED_SCORES,
 ]
 
 
@@ -93,7 +101,7 @@ def _score_cases(hidden: bool):
                 words = words[:1]  # very short: where padding with "" changes BLEU
             hypotheses.append(" ".join(words))
         cases.append((hypotheses, references))
-    return cases
+    return [*cases, _CASED_SCORES]
 
 
 _ONE_STREAM_HINT = (
@@ -116,6 +124,9 @@ _BLEU_MISTAKES = {
     "swapped": "The hypotheses and the references are swapped: corpus_bleu(hypotheses, "
     "streams). BLEU is not symmetric (its brevity penalty punishes hypotheses shorter "
     "than the references).",
+    "lowercase": "That is case-insensitive BLEU (lowercase=True), which counts 'La' and "
+    "'la' as one word; the contract asks for sacrebleu.corpus_bleu's default settings, "
+    "which are case-sensitive: leave lowercase (and the other options) at their defaults.",
     "fraction": "That is BLEU on a 0-1 scale; sacrebleu's score (.score) is on 0-100, which "
     "the contract asks for.",
     "per_sentence_lists": "The references were passed as they came, one list per sentence; "
@@ -152,6 +163,9 @@ _BLEU_MODELS = {
     ),
     _BLEU_MISTAKES["swapped"]: lambda h, r: _bleu([refs[0] for refs in r], [[a] for a in h]),
     _BLEU_MISTAKES["fraction"]: lambda h, r: _bleu(h, r) / 100,
+    _BLEU_MISTAKES["lowercase"]: lambda h, r: (
+        sacrebleu.corpus_bleu(list(h), _streams(r), lowercase=True).score
+    ),
     _BLEU_MISTAKES["per_sentence_lists"]: lambda h, r: _corpus(h, r),
     _BLEU_MISTAKES["compacted"]: lambda h, r: _corpus(h, _compacted(r)),
     _BLEU_MISTAKES["flat"]: lambda h, r: _corpus(h, [refs[0] for refs in r]),
@@ -241,7 +255,7 @@ def check_translation_scores(translation_scores, *, hidden: bool = False) -> Non
             if set(got) != {"exact_match", "bleu"}:
                 c.fail(f'{what} has the keys {sorted(got)}; expected "exact_match" and "bleu".')
             c.ok()
-            _check_exact_match(c, got, hypotheses, references, what)
+            _check_exact_match(c, got, hypotheses, references, what, translation_scores)
             bleu = plain_float(c, got["bleu"], f'{what}["bleu"]', "Return a float: .score.")
             expected = _bleu(hypotheses, references)
             if not math.isclose(bleu, expected, rel_tol=1e-6, abs_tol=1e-6):
@@ -262,51 +276,110 @@ def check_translation_scores(translation_scores, *, hidden: bool = False) -> Non
             c.ok()
 
 
-def _check_exact_match(c: Checker, got, hypotheses, references, what: str) -> None:
+#: an input on which the exact-match mistakes part (yours must give 3 / 5 = 0.6 here):
+#: counting gives 3, a count times n 15, a percentage 60, only the first reference 0.4,
+#: every reference 0.2, a substring test 0.8, a string compared with a list 0
+EXACT_PROBE = (
+    ["el gato come", "veo al perro", "la casa", "el niño bebe agua", "mi libro"],
+    [
+        ["el gato come", "un gato come"],
+        ["veo el perro", "veo al perro"],
+        ["la casa es grande"],
+        ["un niño bebe agua"],
+        ["mi libro"],
+    ],
+)
+
+
+def _exact_models(hypotheses, references) -> dict[str, float]:
+    """Each known exact-match mistake's value on these inputs, by its name."""
+    n = len(hypotheses)
+    pairs = list(zip(hypotheses, references))
+    matches = sum(h in refs for h, refs in pairs)
+    return {
+        "percent": 100 * matches / n,
+        "count": float(matches),
+        "count_times_n": float(matches * n),
+        "never": 0.0,
+        "first": sum(h == refs[0] for h, refs in pairs) / n,
+        "every": sum(all(h == r for r in refs) for h, refs in pairs) / n,
+        "substring": sum(any(h in r for r in refs) for h, refs in pairs) / n,
+    }
+
+
+def _exact_mistakes(translation_scores, value, hypotheses, references) -> list[str]:
+    """The known exact-match mistakes that give the learner's value here and differ from
+    the right one; where several do, those that also give the learner's value on
+    :data:`EXACT_PROBE` (all of them if the probe cannot tell)."""
+    exact = sum(h in refs for h, refs in zip(hypotheses, references)) / len(hypotheses)
+    found = [
+        name
+        for name, model in _exact_models(hypotheses, references).items()
+        if not math.isclose(model, exact, abs_tol=1e-9) and math.isclose(value, model, abs_tol=1e-9)
+    ]
+    if len(found) < 2:
+        return found
+    try:
+        probe = float(translation_scores(*copy.deepcopy(EXACT_PROBE))["exact_match"])
+    except Exception:  # the probe is only a tie-break
+        return found
+    models = _exact_models(*EXACT_PROBE)
+    kept = [name for name in found if math.isclose(probe, models[name], abs_tol=1e-9)]
+    return kept or found
+
+
+def _check_exact_match(
+    c: Checker, got, hypotheses, references, what: str, translation_scores=None
+) -> None:
     n = len(hypotheses)
     exact = sum(h in refs for h, refs in zip(hypotheses, references)) / n
     value = plain_float(c, got["exact_match"], f'{what}["exact_match"]', "Return a float.")
-    if math.isclose(value, 100 * exact) and exact > 0:
-        c.fail(
-            f'{what}["exact_match"] is {value:g}, a percentage; the contract asks for the '
-            f"fraction, {exact:g} (0 to 1)."
-        )
     if math.isclose(value, exact, abs_tol=1e-9):
         c.ok()
         return
     matches = round(exact * n)
-    if matches and math.isclose(value, matches):
+    found = (
+        _exact_mistakes(translation_scores, value, hypotheses, references)
+        if translation_scores is not None
+        else [
+            name
+            for name, model in _exact_models(hypotheses, references).items()
+            if math.isclose(value, model, abs_tol=1e-9)
+        ]
+    )
+    said = {
+        "percent": f'{what}["exact_match"] is {value:g}, a percentage; the contract asks for '
+        f"the fraction, {exact:g} (0 to 1).",
+        "count": f'{what}["exact_match"] is {value:g}, the number of hypotheses that equal one '
+        f"of their references; the contract asks for their fraction: divide by the number "
+        f"of hypotheses, {matches} / {n} = {exact:g}.",
+        "count_times_n": f'{what}["exact_match"] is {value:g}, the number of matches '
+        f"({matches}) times the number of hypotheses ({n}); divide instead: {matches} / {n} "
+        f"= {exact:g}.",
+        "never": f'{what}["exact_match"] is 0: no hypothesis counted, though {matches} of the '
+        f"{n} equal one of their references. 0 is what comparing a hypothesis with its whole "
+        "list of references gives (`hypothesis == references[i]`: a string never equals "
+        "a list); test membership, `hypothesis in references[i]`.",
+        "first": f'{what}["exact_match"] is {value:g}: only hypotheses equal to the *first* '
+        f"reference counted. A hypothesis is right when it equals any of its references: "
+        f"{matches} of {n} do, {exact:g}.",
+        "every": f'{what}["exact_match"] is {value:g}: a hypothesis counted only if it equals '
+        "*every* reference of its sentence, which no sentence with two different correct "
+        f"translations can pass. It is right when it equals any one: {matches} of {n}, "
+        f"{exact:g}.",
+        "substring": f'{what}["exact_match"] is {value:g}: a hypothesis that is only part of a '
+        "reference (such as its first words) counted as a match, as a substring test does "
+        "(`hypothesis in some_string`, for example in the references joined into one "
+        f"string). Only whole strings match: `hypothesis in references[i]`, a list, gives "
+        f"{matches} of {n}, {exact:g}.",
+    }
+    if len(found) == 1:
+        c.fail(said[found[0]])
+    if found:
         c.fail(
-            f'{what}["exact_match"] is {value:g}, the number of hypotheses that equal one of '
-            f"their references; the contract asks for their fraction: divide by the number "
-            f"of hypotheses, {matches} / {n} = {exact:g}."
-        )
-    if matches and math.isclose(value, matches * n):
-        c.fail(
-            f'{what}["exact_match"] is {value:g}, the number of matches ({matches}) times the '
-            f"number of hypotheses ({n}); divide instead: {matches} / {n} = {exact:g}."
-        )
-    if matches and value == 0:
-        c.fail(
-            f'{what}["exact_match"] is 0: no hypothesis counted, though {matches} of the {n} '
-            "equal one of their references. 0 is what comparing a hypothesis with its whole "
-            "list of references gives (`hypothesis == references[i]`: a string never equals "
-            "a list); test membership, `hypothesis in references[i]`."
-        )
-    first = sum(h == refs[0] for h, refs in zip(hypotheses, references)) / n
-    every = sum(all(h == r for r in refs) for h, refs in zip(hypotheses, references)) / n
-    if math.isclose(value, first, abs_tol=1e-9):
-        c.fail(
-            f'{what}["exact_match"] is {value:g}: only hypotheses equal to the *first* '
-            f"reference counted. A hypothesis is right when it equals any of its references: "
-            f"{matches} of {n} do, {exact:g}."
-        )
-    if math.isclose(value, every, abs_tol=1e-9):
-        c.fail(
-            f'{what}["exact_match"] is {value:g}: a hypothesis counted only if it equals '
-            "*every* reference of its sentence, which no sentence with two different correct "
-            f"translations can pass. It is right when it equals any one: {matches} of {n}, "
-            f"{exact:g}."
+            f'{what}["exact_match"] is {value:g}, expected {exact:g}. On these inputs '
+            f"{len(found)} mistakes give exactly this value: "
+            + " ".join(f"({i}) {said[name]}" for i, name in enumerate(found, 1))
         )
     c.fail(
         f'{what}["exact_match"] is {value:g}; {matches} of the {n} hypotheses equal one of '

@@ -371,10 +371,19 @@ def _fitted_weights(label_smoothed_loss, logits, labels, pad_id, eps, value) -> 
         if not math.isclose(b, eps, abs_tol=1e-4)
         else "",
     ]
+    other = ""
+    if math.isclose(a + b, 1.0, abs_tol=1e-4) and not (
+        math.isclose(a, eps, abs_tol=1e-4) and math.isclose(b, 1 - eps, abs_tol=1e-4)
+    ):
+        other = (
+            f" These are the weights of smoothing = {b:.4g}, not of the smoothing={eps:g} "
+            "passed: the argument is not used (a value written in, or another variable's), "
+            "so use `smoothing` in both weights."
+        )
     return (
         "Your loss is a weighted sum of the two terms (the same weights fit it on three "
-        "inputs), with other weights: " + "; and ".join(w for w in wrong if w) + ". The "
-        "contract: (1 - ε)·(-log p[y]) + ε·mean_j(-log p[j]), averaged over the non-pad "
+        "inputs), with other weights: " + "; and ".join(w for w in wrong if w) + "." + other + " "
+        "The contract: (1 - ε)·(-log p[y]) + ε·mean_j(-log p[j]), averaged over the non-pad "
         "positions."
     )
 
@@ -426,6 +435,12 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
                 eps,
                 call_repr=what,
                 hints={
+                    "Expected target size": "F.cross_entropy (and F.nll_loss) read axis 1 as "
+                    "the classes: logits (batch, len_tgt, V) are taken as (N, C=len_tgt, "
+                    "d1=V), so the labels do not fit. Flatten both first, logits.reshape(-1, "
+                    "V) and labels.reshape(-1), or put the vocabulary on axis 1 with "
+                    "logits.transpose(1, 2); the loss must work for logits of any shape (..., "
+                    "V).",
                     "out of bounds for dimension": _gather_axis_hint(logits, labels, pad_id),
                     "one_hot": "F.one_hot needs int64 labels in [0, V); pad labels are in range "
                     "here, so check the shape you pass.",

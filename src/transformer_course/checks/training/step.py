@@ -98,6 +98,18 @@ def _sgd_variant(
     return model.state_dict(), loss.item()
 
 
+def _gradient_norm(start_state, vocab, pad_id, batch, loss_fn) -> float:
+    """The total 2-norm of the gradients of one step from ``start_state``, before any
+    clipping: what clip_grad_norm_ returns."""
+    model = Transformer(vocab, vocab, dropout=0.0, pad_id=pad_id, **_STEP_MODEL)
+    model.load_state_dict(start_state)
+    model.train()
+    src, decoder_input, labels = batch
+    loss_fn(model(src, decoder_input), labels).backward()
+    grads = [p.grad for p in model.parameters() if p.grad is not None]
+    return float(torch.sqrt(sum((g.double() ** 2).sum() for g in grads)))
+
+
 #: the wrong inputs a forward pass can be given, and what each call looks like
 _MODEL_INPUTS = {
     "swapped": "model(decoder_input, src), the two inputs swapped",
@@ -497,20 +509,43 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
                         "decoder reads decoder_input (<bos> + target) and is scored against "
                         "the labels (target + <eos>): model(src, decoder_input)."
                     )
+                norm = _gradient_norm(start, STEP_VOCAB, pad_id, batch, loss_fn)
+                if math.isclose(value, norm, rel_tol=1e-4, abs_tol=1e-5):
+                    c.fail(
+                        f"{what} returned {value:.6g}, the gradients' total norm before "
+                        "clipping (what clip_grad_norm_ returns), not the loss "
+                        f"({expected_loss:.6g}). Keep the loss in its own variable: "
+                        "assigning clip_grad_norm_'s result to `loss` replaces it."
+                    )
                 ratio = value / expected_loss if expected_loss else 0.0
                 if ratio > 0 and not math.isclose(ratio, 1.0, rel_tol=1e-3):
                     count = batch[2].shape[0]
+                    simple = any(
+                        math.isclose(ratio, factor, rel_tol=1e-4)
+                        for k in range(2, 65)
+                        for factor in (k, 1 / k)
+                    )
                     which = (
                         f" (1 / {count}: divided by the batch size?)"
                         if math.isclose(ratio, 1 / count, rel_tol=1e-4)
                         else ""
                     )
+                    if simple:
+                        c.fail(
+                            f"{what} returned the loss {value:.6g}, exactly {ratio:.4g} times "
+                            f"loss_fn(model(src, decoder_input), labels) = {expected_loss:.6g} "
+                            f"before the step{which}: the loss was scaled. loss_fn already "
+                            "returns the mean over the non-pad tokens: return it as it is, "
+                            "loss.item() (and back-propagate that same loss: scaling it "
+                            "scales the update)."
+                        )
                     c.fail(
-                        f"{what} returned the loss {value:.6g}, exactly {ratio:.4g} times "
+                        f"{what} returned {value:.6g}, {ratio:.4g} times "
                         f"loss_fn(model(src, decoder_input), labels) = {expected_loss:.6g} "
-                        f"before the step{which}: the loss was scaled. loss_fn already returns "
-                        "the mean over the non-pad tokens: return it as it is, loss.item() "
-                        "(and back-propagate that same loss: scaling it scales the update)."
+                        "before the step (not a simple factor). Either the loss was scaled, "
+                        "or the number returned is not the loss (a variable reused for "
+                        "something else, or another quantity of the step): return "
+                        "loss.item() of the loss you back-propagated, unchanged."
                     )
                 c.fail(
                     f"{what} returned the loss {value:.6g}; expected {expected_loss:.6g}, "

@@ -260,6 +260,9 @@ def check_count_parameters(count_parameters, *, hidden: bool = False) -> None:
                 f"{call} gave {shown}. On these configurations {len(found)} different mistakes "
                 f"give exactly your counts, so it is one of them: {listed}"
             )
+        moved = _moved_between_keys(results)
+        if moved:
+            c.fail(f"{call} gave {shown}. {moved}")
         key = wrong[0]
         c.expect_equal(
             counts[key],
@@ -267,6 +270,34 @@ def check_count_parameters(count_parameters, *, hidden: bool = False) -> None:
             f"{call}[{key!r}]",
             hint=_count_hint(key, args, counts, results),
         )
+
+
+def _moved_between_keys(results) -> str:
+    """When the total is right on every configuration but the entries are not: which
+    count went under which key (named when it is the output layer's weight, vocab_size x
+    d_model, on every wrong configuration); "" when a total is off."""
+    if any(sum(got.values()) != sum(want.values()) for _, _, got, want in results):
+        return ""
+    wrong = [(a, got, want) for a, _, got, want in results if got != want]
+    _, got, want = wrong[0]
+    more = [k for k in _COUNT_KEYS if got[k] > want[k]]
+    less = [k for k in _COUNT_KEYS if got[k] < want[k]]
+    text = (
+        "Your total is right on every configuration checked, but some parameters are counted "
+        f"under the wrong key: {', '.join(repr(k) for k in more)} has too many, "
+        f"{', '.join(repr(k) for k in less)} too few."
+    )
+    weight = all(
+        got["embeddings"] - want["embeddings"] == a[0] * a[1] == want["output"] - got["output"]
+        for a, got, want in wrong
+    )
+    if weight:
+        text += (
+            " The difference is vocab_size x d_model, the output layer's weight: untied, it "
+            "belongs to 'output' (weight and bias), and 'embeddings' holds the two embedding "
+            "tables only; tied, 'output' is its bias alone."
+        )
+    return text
 
 
 def _count_hint(key: str, args: tuple, counts: dict[str, int], results=()) -> str:

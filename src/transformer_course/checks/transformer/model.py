@@ -610,3 +610,53 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
         "torch.no_grad() or .detach() in forward, encode or decode. Training (lesson 10) "
         "needs the gradient to reach every weight.",
     )
+    _expect_gradient_reaches_every_part(c, module, got, call)
+
+
+#: the parts of the model, by the first name of their parameters, and what feeds them
+_PARTS = {
+    "src_embedding": "the source embedding",
+    "encoder": "the encoder",
+    "tgt_embedding": "the target embedding",
+    "decoder": "the decoder",
+    "output": "the output layer",
+}
+
+
+def _expect_gradient_reaches_every_part(c: Checker, module, logits, call: str) -> None:
+    """A loss on forward's logits must send a gradient to every part of the model: a part
+    whose parameters all get none (or only zeros) is cut off from the graph, though the
+    logits can be right (a memory detached in encode, for example). In eval mode only:
+    dropout in training mode (up to a rate of 1) can zero a part's gradient rightly."""
+    if module.training:
+        return
+    module.zero_grad(set_to_none=True)
+    weights = torch.randn(
+        logits.shape, generator=torch.Generator().manual_seed(9), dtype=torch.float64
+    )
+    try:
+        (logits.double() * weights).sum().backward()
+    except RuntimeError:  # no graph at all: told above
+        return
+    cut = []
+    for part, words in _PARTS.items():
+        params = [p for name, p in module.named_parameters() if name.split(".")[0] == part]
+        if params and all(p.grad is None or not bool(p.grad.abs().max() > 0) for p in params):
+            cut.append(words)
+    module.zero_grad(set_to_none=True)
+    if not cut:
+        c.ok()
+        return
+    encoder_side = {"the source embedding", "the encoder"}
+    where = (
+        "the memory that encode returns is cut off from the graph (a .detach(), .data, "
+        "torch.no_grad() or a copy through numpy in encode, or in forward on the memory)"
+        if set(cut) == encoder_side
+        else "something between their parameters and the logits is cut off from the graph "
+        "(a .detach(), .data, torch.no_grad() or a copy through numpy)"
+    )
+    c.fail(
+        f"{call}: the logits are right, but a loss on them sends no gradient to "
+        f"{' or '.join(cut)}: {where}. Those weights would never learn (lesson 10); "
+        "every operation from the embeddings to the logits must stay on the graph."
+    )

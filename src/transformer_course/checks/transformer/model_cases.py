@@ -108,6 +108,9 @@ HIDDEN_TRANSFORMER = [
     _Case(
         106, 16, 16, 8, 2, 2, 16, (6, 3), 6, (4, 4), 4, 3, True, True, True, dropout=0.0, train=True
     ),
+    # one vocabulary size on both sides, untied: nothing may be shared (blind10j: a model
+    # that tied whenever the sizes were equal passed the hidden run)
+    _Case(107, 14, 14, 8, 2, 1, 16, (5, 3), 5, (4, 2), 4, pad_id=2),
 ]
 
 
