@@ -2544,3 +2544,7 @@ CASES += _BLIND10I
 from benchmarks.diagnosis.cases_blind10h import BLIND10H as _BLIND10H  # noqa: E402
 
 CASES += _BLIND10H
+
+from benchmarks.diagnosis.cases_blind10k import BLIND10K as _BLIND10K  # noqa: E402
+
+CASES += _BLIND10K

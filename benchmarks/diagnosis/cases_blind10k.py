@@ -1,0 +1,13 @@
+"""Held-out wrong answers for lesson 12, blind round 10, second batch (helper b10k,
+2026-11-27), written after round 10's first fixes of these lessons (b10e).
+
+Written blind: without reading the checks of these lessons or any message they print, from
+the reference solutions alone; cause, source and judging criteria were written before any
+run.
+"""
+
+from __future__ import annotations
+
+from benchmarks.diagnosis.cases import Case, held_out_authored  # noqa: F401
+
+BLIND10K: list[Case] = []
