@@ -1754,6 +1754,14 @@ MISTAKES = [
         r"were skipped\. Your results with causal=False over as many blocks were right.*"
         r"start >= len_q|never visited \(a loop that stops early, or a skip of blocks thought",
     ),
+    # blind round 10, second batch (b10k): a running maximum started at 0 (uncaught before:
+    # no input had a row whose scores are all far below 0)
+    Mistake(
+        check_tiled_attention,
+        _tiled(initial_max=0.0),
+        r"0 / 0 \(NaN\) on the rows whose scores are all far below 0.*starts at 0 instead of "
+        r"-inf.*or no maximum is subtracted at all",
+    ),
 ]
 
 CORRECT = [
@@ -1766,6 +1774,8 @@ CORRECT = [
     Correct(check_online_softmax, _named("s", _softmax_two_pass)),
     Correct(check_online_softmax, _named("s", _softmax_logsumexp_online)),
     Correct(check_tiled_attention, _named("t", _tiled_normalised_running)),
+    # a running maximum started at the most negative float, not -inf: exact
+    Correct(check_tiled_attention, _tiled(initial_max=torch.finfo(torch.float32).min)),
     # blind round 10's probes accept: a right skip of the future blocks, state kept on
     # the model but made afresh at each call, a float32 softmax cast back
     Correct(check_tiled_attention, _tiled_variant(skip=lambda start, stop, len_q: start >= len_q)),

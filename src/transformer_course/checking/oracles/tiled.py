@@ -69,6 +69,7 @@ def tiled_attention_f(
     divide: bool = True,
     inverted: str = "",
     no_max: bool = False,
+    initial_max: float = float("-inf"),
 ):
     """Tiled (flash-style) attention: softmax(q kᵀ / sqrt(d_k)) v, one block of
     ``block_size`` keys at a time, in q's dtype; q (..., len_q, d_k), k (..., len_k, d_k),
@@ -79,9 +80,11 @@ def tiled_attention_f(
     block's own (``running`` False), the accumulated output (``inverted`` "output") or the
     running sum ("sum") divided by the factor exp(m_old - m_new) instead of multiplied (0 on
     the first block: 0 / 0); ``no_max``: each block's weights exp(s), no maximum
-    subtracted, while the sum and output are still rescaled."""
+    subtracted, while the sum and output are still rescaled; ``initial_max``: the running
+    maximum's start (0 instead of -inf: exact unless a row's scores are all far below 0,
+    where every exp underflows, 0 / 0)."""
     len_q, len_k = q.shape[-2], k.shape[-2]
-    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)  # (..., len_q)
+    m = torch.full(q.shape[:-1], initial_max, dtype=q.dtype)  # (..., len_q)
     total = torch.zeros(q.shape[:-1], dtype=q.dtype)  # (..., len_q)
     acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)  # (..., len_q, d_v)
     rows = torch.arange(len_q)[:, None]
