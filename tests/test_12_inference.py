@@ -1762,6 +1762,21 @@ MISTAKES = [
         r"0 / 0 \(NaN\) on the rows whose scores are all far below 0.*starts at 0 instead of "
         r"-inf.*or no maximum is subtracted at all",
     ),
+    # a shortcut for window >= size returning all ones: the known models that got an earlier
+    # call wrong (not causal, wrapped around) are not named (both were, before)
+    Mistake(
+        check_sliding_window_mask,
+        _named(
+            "w",
+            lambda n, w: (
+                torch.ones(n, n, dtype=torch.bool)
+                if w >= n
+                else look_ahead_mask(n) & (_offsets(n) < w)
+            ),
+        ),
+        r"dtype=torch\.bool\)\. Your mask is all True: a window that covers every key "
+        r"\(window >= size\) still leaves the mask causal",
+    ),
 ]
 
 CORRECT = [
