@@ -958,6 +958,27 @@ def _offsets(size):
     return torch.arange(size)[:, None] - torch.arange(size)[None, :]
 
 
+def _tiled_square_causal_mask(q, k, v, block_size, causal=False):
+    """tiled_attention whose blocks' causal masks are cut from a square look_ahead_mask(len_q):
+    right when len_k == len_q, a shape error with more keys (told acc's d_v, before)."""
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    allowed = look_ahead_mask(len_q)
+    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+    for start in range(0, len_k, block_size):
+        stop = min(start + block_size, len_k)
+        s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            s = s.masked_fill(~allowed[:, start:stop], float("-inf"))
+        new = torch.maximum(m, s.amax(dim=-1))
+        w = torch.exp(s - new[..., None])
+        total = total * torch.exp(m - new) + w.sum(-1)
+        acc = acc * torch.exp(m - new)[..., None] + w @ v[..., start:stop, :]
+        m = new
+    return acc / total[..., None]
+
+
 # ------------------------------------------------- blind round 10's classes (lesson 12)
 class PersistentFloat32Cache(ref.KVCache):
     """Two slips at once: persistent buffers, and the dtype argument ignored."""
@@ -1761,6 +1782,13 @@ MISTAKES = [
         _tiled(initial_max=0.0),
         r"0 / 0 \(NaN\) on the rows whose scores are all far below 0.*starts at 0 instead of "
         r"-inf.*or no maximum is subtracted at all",
+    ),
+    # a causal mask cut from a square (len_q, len_q) table: the mask, not acc, is named
+    Mistake(
+        check_tiled_attention,
+        _named("t", _tiled_square_causal_mask),
+        r"raised RuntimeError.*\n(?!.*accumulated output).*A block's scores have \d+ columns.*"
+        r"a square \(len_q, len_q\) one",
     ),
     # a shortcut for window >= size returning all ones: the known models that got an earlier
     # call wrong (not causal, wrapped around) are not named (both were, before)

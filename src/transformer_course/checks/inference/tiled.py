@@ -318,6 +318,7 @@ def _tiled_hints(
     causal: bool,
     summed_fine: bool,
     short_fine: bool = False,
+    earlier_ran: bool = False,
 ) -> list:
     """For the size clashes of tiled attention's classic slips, what the sizes are: a
     block's weights against its slice of v (the rows differ), a per-query tensor against
@@ -393,17 +394,45 @@ def _tiled_hints(
                 )
                 + "."
             )
-        if axis == q.dim() - 1 and d_v in sizes and len(sizes) == 2:
-            (other,) = sizes - {d_v}
-            names = [
-                n for n, size in (("len_k = v.shape[-2]", len_k), ("len_q", len_q)) if size == other
-            ]
-            return (
-                f"The accumulated output's last axis must be d_v = v.shape[-1] = {d_v}, "
-                f"but a tensor of yours has {other} there"
-                + (f" ({' or '.join(names)})" if names else "")
-                + ": acc = torch.zeros((*q.shape[:-1], v.shape[-1]))."
-            )
+        if axis == q.dim() - 1 and len(sizes) == 2:
+            # the last axis is d_v for the output, the block's width for its scores and
+            # causal mask: where d_v is a block width too, both are named
+            # (blind10k-tiled-causal-mask-square, a mask sliced past its end, was told acc)
+            causes = []
+            for known in sorted(sizes, reverse=True):
+                (other,) = sizes - {known}
+                if known == d_v and not (other == 0 and earlier_ran):
+                    # (an output with 0 columns would have failed the calls that ran before)
+                    names = [
+                        n
+                        for n, size in (("len_k = v.shape[-2]", len_k), ("len_q", len_q))
+                        if size == other
+                    ]
+                    causes.append(
+                        f"the accumulated output's last axis must be d_v = v.shape[-1] = {d_v}, "
+                        f"but a tensor of yours has {other} there"
+                        + (f" ({' or '.join(names)})" if names else "")
+                        + ": acc = torch.zeros((*q.shape[:-1], v.shape[-1]))"
+                    )
+                if causal and known in widths:
+                    causes.append(
+                        f"a block's scores have {known} columns, one per key of the block, but "
+                        f"a tensor of yours has {other} there: a block's causal mask is "
+                        f"(len_q, block), cut for the keys start .. stop - 1 of all len_k = "
+                        f"{len_k}"
+                        + (
+                            " (0 columns: a slice past the end of a mask with fewer than len_k "
+                            "columns, such as a square (len_q, len_q) one)"
+                            if other == 0
+                            else ""
+                        )
+                    )
+            if len(causes) == 1:
+                return causes[0][0].upper() + causes[0][1:] + "."
+            if causes:
+                return (
+                    "This input cannot tell two causes apart: either " + "; or ".join(causes) + "."
+                )
         return ""
 
     return [
@@ -578,6 +607,7 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
         summed_fine = False  # a call ran where weights summed over dim=-2 would clash
         short_fine = False  # a call ran where a tensor made with q.shape[:-2] would clash
         uncausal_blocks = 0  # the most keys a passed causal=False call spread over blocks
+        ran = False  # whether a call ran (and was right) before this one
         for q, k, v, block, causal in _tiled_cases(hidden):
             what = (
                 f"tiled_attention(q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}, "
@@ -592,7 +622,7 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                 causal,
                 call_repr=what,
                 hints=[
-                    *_tiled_hints(q, v, block, causal, summed_fine, short_fine),
+                    *_tiled_hints(q, v, block, causal, summed_fine, short_fine, ran),
                     _sum_not_column_hint(q.shape[-2], v.shape[-1]),
                     _empty_block_hint("k[..., start : start + block_size, :] (and likewise v)"),
                     _lower_precision_hint(q.dtype, "q"),
@@ -805,6 +835,7 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
             )
             if not causal and several:
                 uncausal_blocks = max(uncausal_blocks, k.shape[-2])
+            ran = True
         _expect_default_not_causal(c, tiled_attention, hidden)
 
 
