@@ -254,6 +254,20 @@ class ReturnsOld(ref.KVCache):
         return old
 
 
+class CatReplacesBuffers(ref.KVCache):
+    """Replaces the buffers with the stored positions and the new ones concatenated, so
+    its own capacity test (against self.keys.shape[-2]) refuses the second call."""
+
+    def forward(self, k_new, v_new):
+        start, stop = self.length, self.length + k_new.shape[-2]
+        if stop > self.keys.shape[-2]:
+            raise ValueError(f"the cache holds {self.keys.shape[-2]} positions")
+        self.keys = torch.cat([self.keys[:, :, :start], k_new], dim=-2)
+        self.values = torch.cat([self.values[:, :, :start], v_new], dim=-2)
+        self.length = stop
+        return self.keys, self.values
+
+
 # ----------------------------------------------------------------------------- generate
 def _gen(**knobs):
     """generate as the learner might write it: the checks' own cached generation, right
@@ -1789,6 +1803,15 @@ MISTAKES = [
         _named("t", _tiled_square_causal_mask),
         r"raised RuntimeError.*\n(?!.*accumulated output).*A block's scores have \d+ columns.*"
         r"a square \(len_q, len_q\) one",
+    ),
+    # buffers replaced by smaller ones, refused by their own capacity test: the replaced
+    # buffer is named, not an axis the test might read (asked, before)
+    Mistake(
+        check_KVCache,
+        CatReplacesBuffers,
+        r"fit in max_len=\d+: raise ValueError only when more than max_len positions would be "
+        r"stored\. Your buffer keys now holds \d+ positions, not max_len = \d+: an earlier call "
+        r"replaced it",
     ),
     # a shortcut for window >= size returning all ones: the known models that got an earlier
     # call wrong (not causal, wrapped around) are not named (both were, before)
