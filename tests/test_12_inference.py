@@ -993,6 +993,14 @@ def _tiled_square_causal_mask(q, k, v, block_size, causal=False):
     return acc / total[..., None]
 
 
+def _gqa_returns_weights(q, k, v, mask=None):
+    """The pair (output, weights) unpacked the wrong way round: the weights come back."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    _, weights = scaled_dot_product_attention(q, k, v, mask)
+    return weights
+
+
 # ------------------------------------------------- blind round 10's classes (lesson 12)
 class PersistentFloat32Cache(ref.KVCache):
     """Two slips at once: persistent buffers, and the dtype argument ignored."""
@@ -1803,6 +1811,14 @@ MISTAKES = [
         _named("t", _tiled_square_causal_mask),
         r"raised RuntimeError.*\n(?!.*accumulated output).*A block's scores have \d+ columns.*"
         r"a square \(len_q, len_q\) one",
+    ),
+    # the attention weights returned: their shape is named, both ways to get it (only the
+    # shapes, before)
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_returns_weights),
+        r"shape of the attention weights.*unpacked the wrong way round.*never multiplied by "
+        r"the values",
     ),
     # buffers replaced by smaller ones, refused by their own capacity test: the replaced
     # buffer is named, not an axis the test might read (asked, before)

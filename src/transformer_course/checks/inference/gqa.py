@@ -421,6 +421,16 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                     "Your output has num_kv_heads heads: every query head needs its own output, "
                     "so the key/value heads are shared (repeated), not the query heads reduced."
                 )
+            len_k = v.shape[-2]
+            if tuple(got.shape) == (batch, heads, len_q, len_k) and len_k != v.shape[-1]:
+                # (blind10k-gqa-returns-weights got the shapes alone)
+                hint = (
+                    f"Yours is the shape of the attention weights, (batch, num_heads, len_q, "
+                    f"len_k) with len_k = {len_k}, not of the output, whose last axis is d_v = "
+                    f"v.shape[-1] = {v.shape[-1]}: either lesson 04's pair (output, weights) "
+                    "was unpacked the wrong way round (_, output = ...), or the weights were "
+                    "never multiplied by the values (weights @ v)."
+                )
             c.expect_shape(got, (batch, heads, len_q, v.shape[-1]), what, hint)
             c.expect_floating(got, what, preferred=q.dtype)
             if q.dtype == torch.float64 and got.dtype != torch.float64:
