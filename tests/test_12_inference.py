@@ -1001,6 +1001,22 @@ def _gqa_returns_weights(q, k, v, mask=None):
     return weights
 
 
+@torch.no_grad()
+def _generate_refeeds_last_prompt_token(model, prompt, max_new_tokens):
+    """The prefill's logits thrown away and the prompt's last token fed again (start=len - 1)
+    as the first step: that position is stored twice (told only its start, before)."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    model(prompt, caches=caches, start=0)
+    next_id, ids, steps = prompt[:, -1:], prompt, []
+    for step in range(max_new_tokens):
+        logits = model(next_id, caches=caches, start=length - 1 + step)[:, -1]
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+    return ids, torch.stack(steps, dim=1)
+
+
 # ------------------------------------------------- blind round 10's classes (lesson 12)
 class PersistentFloat32Cache(ref.KVCache):
     """Two slips at once: persistent buffers, and the dtype argument ignored."""
@@ -1811,6 +1827,13 @@ MISTAKES = [
         _named("t", _tiled_square_causal_mask),
         r"raised RuntimeError.*\n(?!.*accumulated output).*A block's scores have \d+ columns.*"
         r"a square \(len_q, len_q\) one",
+    ),
+    # the prompt's last token fed again after the prefill: the re-fed position is named
+    Mistake(
+        check_generate,
+        _named("generate", _generate_refeeds_last_prompt_token),
+        r"Call 2 of the model \(the token at position \d+\) fed the token at position \d+ "
+        r"again \(start=\d+\), the prompt's last token, which the call before already stored",
     ),
     # the attention weights returned: their shape is named, both ways to get it (only the
     # shapes, before)
