@@ -1017,6 +1017,22 @@ def _generate_refeeds_last_prompt_token(model, prompt, max_new_tokens):
     return ids, torch.stack(steps, dim=1)
 
 
+@torch.no_grad()
+def _generate_first_token_from_row_0(model, prompt, max_new_tokens):
+    """The first new token chosen from row 0's logits and given to every row."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    next_id = logits[0].argmax().expand(batch, 1)
+    ids, steps = torch.cat([prompt, next_id], dim=1), [logits]
+    for step in range(1, max_new_tokens):
+        logits = model(next_id, caches=caches, start=length + step - 1)[:, -1]
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+    return ids, torch.stack(steps, dim=1)
+
+
 # ------------------------------------------------- blind round 10's classes (lesson 12)
 class PersistentFloat32Cache(ref.KVCache):
     """Two slips at once: persistent buffers, and the dtype argument ignored."""
@@ -1834,6 +1850,13 @@ MISTAKES = [
         _named("generate", _generate_refeeds_last_prompt_token),
         r"Call 2 of the model \(the token at position \d+\) fed the token at position \d+ "
         r"again \(start=\d+\), the prompt's last token, which the call before already stored",
+    ),
+    # one row's token given to the whole batch: named (only "not the argmax", before)
+    Mistake(
+        check_generate,
+        _named("generate", _generate_first_token_from_row_0),
+        r"every sequence of the batch got the same token, \d+, the argmax of row 0's logits, "
+        r"although the rows' argmaxes differ",
     ),
     # the attention weights returned: their shape is named, both ways to get it (only the
     # shapes, before)

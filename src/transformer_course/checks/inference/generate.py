@@ -566,6 +566,19 @@ def _expect_greedy_choices(c: Checker, ids, logits, expected_logits, length: int
             "before the loop, or kept from an earlier step). At every step append "
             "logits.argmax(dim=-1, keepdim=True) of that step's logits, and feed that token."
         )
+    batch = chosen.shape[0]
+    shared = [r for r in range(batch) if bool((chosen[:, t] == greedy[r, t]).all())]
+    if right and batch > 1 and shared and not bool((greedy[:, t] == greedy[0, t]).all()):
+        # every row got one row's token (blind10k-gen-first-token-from-first-row, the
+        # argmax of logits[0] given to the batch, was told only "not the argmax")
+        c.fail(
+            f"{call}: the logits up to step {t} are right, but at step {t} every sequence of "
+            f"the batch got the same token, {int(chosen[0, t])}, the argmax of row "
+            f"{shared[0]}'s logits, although the rows' argmaxes differ "
+            f"({greedy[:, t].tolist()}): the token was chosen from one row's logits (such as "
+            "logits[0].argmax()) and given to every row. Take the argmax of each row: "
+            "logits.argmax(dim=-1, keepdim=True), (batch, 1)."
+        )
     if right:
         c.fail(
             f"{call}: the logits up to step {t} are right, but the token appended at step {t} "
