@@ -1858,6 +1858,14 @@ MISTAKES = [
         r"every sequence of the batch got the same token, \d+, the argmax of row 0's logits, "
         r"although the rows' argmaxes differ",
     ),
+    # each block's terms against the block's own maximum: a model of its own (one of two
+    # candidates of a "constant per row" message, neither of them this, before)
+    Mistake(
+        check_online_softmax,
+        _named("s", lambda x, b: online_softmax_f(x, b, terms_max="block")),
+        r"running maximum and rescaling are right, but each block's terms are added as "
+        r"exp\(block - the block's own maximum\)",
+    ),
     # the attention weights returned: their shape is named, both ways to get it (only the
     # shapes, before)
     Mistake(

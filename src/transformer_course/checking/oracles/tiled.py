@@ -23,13 +23,15 @@ def online_softmax_f(
     update: bool = True,
     skip_last: bool = False,
     final_max: str = "running",
+    terms_max: str = "new",
 ) -> torch.Tensor:
     """The online softmax of x (..., n) over its last axis, one block of ``block_size``
     at a time, in x's dtype: right with the defaults; the knobs are classic mistakes:
     ``rescale`` "none" or "inverted", the running maximum ``start``ing at 0 instead of
     -inf, and (``running`` False) a maximum that is each block's own instead of the
     largest value seen so far; ``final_max`` "last_block": the final exp(x - m) taken with
-    the last block's own maximum instead of the running one."""
+    the last block's own maximum instead of the running one; ``terms_max`` "block": each
+    block's terms added as exp(block - its own maximum) instead of the new running one."""
     m = torch.full(x.shape[:-1], start, dtype=x.dtype)
     last = m
     total = torch.zeros(x.shape[:-1], dtype=x.dtype)
@@ -46,7 +48,8 @@ def online_softmax_f(
             factor = torch.exp(new - m)
         else:
             factor = torch.exp(m - new)
-        total = total * factor + torch.exp(block - new[..., None]).sum(dim=-1)
+        terms = last if terms_max == "block" else new
+        total = total * factor + torch.exp(block - terms[..., None]).sum(dim=-1)
         if update:
             m = new
     final = last if final_max == "last_block" else m

@@ -123,10 +123,19 @@ def _proportional_rows(got: torch.Tensor, x: torch.Tensor) -> str:
         "Each row of yours is the right softmax times a constant of its own (the rows sum to "
         f"{float(sums.flatten()[0]):.4g}, ... instead of 1): the final numerator exp(x - m) "
         "and the running sum disagree. Either the running sum was rescaled wrongly along the "
-        "way (the factor is exp(m_old - m_new): old maximum minus new, inside one exp), or "
-        "the final exp uses another maximum than the one the sum was kept relative to."
+        "way (the factor is exp(m_old - m_new): old maximum minus new, inside one exp), or a "
+        "block's terms were taken against another maximum than the running one, or the final "
+        "exp uses another maximum than the one the sum was kept relative to."
     )
 
+
+_TERMS_OWN_MAX = (
+    "Your running maximum and rescaling are right, but each block's terms are added as "
+    "exp(block - the block's own maximum) instead of exp(block - m_new), the new running "
+    "maximum: a block whose maximum is below the running one adds too much. The sum is kept "
+    "relative to the running maximum: total = total * exp(m_old - m_new) + "
+    "exp(block - m_new[..., None]).sum(dim=-1)."
+)
 
 _INVERTED_RESCALE = (
     "The running sum is rescaled the wrong way round: the factor is exp(m_old - m_new) (at "
@@ -542,6 +551,11 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                     ),
                     _BLOCK_OWN_MAX: (
                         online_softmax_f(x, block_size, running=False) if several_blocks else None
+                    ),
+                    _TERMS_OWN_MAX: (
+                        online_softmax_f(x, block_size, terms_max="block")
+                        if several_blocks
+                        else None
                     ),
                     _INVERTED_RESCALE + " (Here exp(m_new - m_old) with m_old = -inf on the "
                     "first block is exp(+inf) = inf, and 0 · inf = NaN.)": (
