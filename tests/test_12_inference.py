@@ -1033,6 +1033,19 @@ def _generate_first_token_from_row_0(model, prompt, max_new_tokens):
     return ids, torch.stack(steps, dim=1)
 
 
+def _online_softmax_blocks_over_len(x, block_size):
+    """The column blocks walked over range(0, len(x), block_size): len(x) is the number of
+    rows of a 2-D x, not of columns."""
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, len(x), block_size):
+        block = x[..., start : start + block_size]
+        new = torch.maximum(m, block.amax(dim=-1))
+        total = total * torch.exp(m - new) + torch.exp(block - new[..., None]).sum(dim=-1)
+        m = new
+    return torch.exp(x - m[..., None]) / total[..., None]
+
+
 # ------------------------------------------------- blind round 10's classes (lesson 12)
 class PersistentFloat32Cache(ref.KVCache):
     """Two slips at once: persistent buffers, and the dtype argument ignored."""
@@ -1865,6 +1878,13 @@ MISTAKES = [
         _named("s", lambda x, b: online_softmax_f(x, b, terms_max="block")),
         r"running maximum and rescaling are right, but each block's terms are added as "
         r"exp\(block - the block's own maximum\)",
+    ),
+    # a loop bound of len(x), the rows: the bound is named (only "stops early", before)
+    Mistake(
+        check_online_softmax,
+        _named("s", _online_softmax_blocks_over_len),
+        r"covers only the first \d+ of the \d+ columns.*Your loop's bound looks like len\(x\) = "
+        r"x\.shape\[0\] = \d+, the number of rows",
     ),
     # the attention weights returned: their shape is named, both ways to get it (only the
     # shapes, before)

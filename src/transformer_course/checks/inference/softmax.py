@@ -319,10 +319,22 @@ def _coverage_mistakes(x: torch.Tensor, block_size: int) -> dict[str, torch.Tens
         ] = _with_counts(x, counts)
     for m in range(1, n):
         counts = (torch.arange(n) < m).double()
+        # the bounds a loop range(0, bound, block_size) that covers m columns may have had
+        # (blind10k-online-blocks-over-len, range(0, len(x), ...), was told only "early")
+        bounds = []
+        if (
+            x.dim() > 1
+            and x.shape[0] != n
+            and min(n, -(-x.shape[0] // block_size) * block_size) == m
+        ):
+            bounds.append(f"len(x) = x.shape[0] = {x.shape[0]}, the number of rows")
+        if m == block_size:
+            bounds.append("block_size (one block only)")
+        bound = f" Your loop's bound looks like {', or '.join(bounds)}." if bounds else ""
         out[
             f"Your running sum covers only the first {m} of the {n} columns (a loop that "
             "stops early): the loop runs over every column, range(0, x.shape[-1], "
-            "block_size), x.shape[-1] being the number of columns."
+            f"block_size), x.shape[-1] being the number of columns.{bound}"
         ] = _with_counts(x, counts)
     return out
 
