@@ -1046,6 +1046,19 @@ def _online_softmax_blocks_over_len(x, block_size):
     return torch.exp(x - m[..., None]) / total[..., None]
 
 
+def _gqa_grouped_queries_mask_as_given(q, k, v, mask=None):
+    """The query heads grouped (5-D scores) and the mask applied as given: a 4-D mask's
+    batch axis lines up with the key/value heads."""
+    batch, heads, len_q, d_head = q.shape
+    kv = k.shape[1]
+    grouped = q.reshape(batch, kv, heads // kv, len_q, d_head)
+    scores = grouped @ k.unsqueeze(2).transpose(-2, -1) / math.sqrt(d_head)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    out = torch.softmax(scores, dim=-1) @ v.unsqueeze(2)
+    return out.reshape(batch, heads, len_q, v.shape[-1])
+
+
 # ------------------------------------------------- blind round 10's classes (lesson 12)
 class PersistentFloat32Cache(ref.KVCache):
     """Two slips at once: persistent buffers, and the dtype argument ignored."""
@@ -1885,6 +1898,15 @@ MISTAKES = [
         _named("s", _online_softmax_blocks_over_len),
         r"covers only the first \d+ of the \d+ columns.*Your loop's bound looks like len\(x\) = "
         r"x\.shape\[0\] = \d+, the number of rows",
+    ),
+    # grouped query heads with the mask applied as given: named (located only, before)
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_grouped_queries_mask_as_given),
+        # (the visible run's mask lines up silently, the hidden run's raises)
+        r"grouped query heads look right, but the mask was applied as given to 5-D scores|"
+        r"The mask's batch axis \(\d+\) met num_kv_heads \(\d+\) along axis 1: your scores "
+        r"have 5 axes",
     ),
     # the attention weights returned: their shape is named, both ways to get it (only the
     # shapes, before)
