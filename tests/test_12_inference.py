@@ -1059,6 +1059,23 @@ def _gqa_grouped_queries_mask_as_given(q, k, v, mask=None):
     return out.reshape(batch, heads, len_q, v.shape[-1])
 
 
+@torch.no_grad()
+def _generate_prompt_token_by_token_at_0(model, prompt, max_new_tokens):
+    """The prompt fed token by token (accepted) but every prompt token with start=0."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    for position in range(length):
+        logits = model(prompt[:, position : position + 1], caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
 # ------------------------------------------------- blind round 10's classes (lesson 12)
 class PersistentFloat32Cache(ref.KVCache):
     """Two slips at once: persistent buffers, and the dtype argument ignored."""
@@ -1907,6 +1924,14 @@ MISTAKES = [
         r"grouped query heads look right, but the mask was applied as given to 5-D scores|"
         r"The mask's batch axis \(\d+\) met num_kv_heads \(\d+\) along axis 1: your scores "
         r"have 5 axes",
+    ),
+    # a prompt token fed at a stale start: its position in the prompt, not len + t
+    Mistake(
+        check_generate,
+        _named("generate", _generate_prompt_token_by_token_at_0),
+        r"Call 2 of the model \(the token at position 1\) ran with start=0, the same start as "
+        r"the call before: start never advances\. The caches held 1 position, so this token "
+        r"sits at position 1: pass start=1 \(its position in the prompt",
     ),
     # the attention weights returned: their shape is named, both ways to get it (only the
     # shapes, before)

@@ -326,8 +326,14 @@ def _diagnose_calls(calls: list[dict], length: int, ids=None, step0_wrong: bool 
             if number > 0 and call["start"] == calls[number - 1]["start"]:
                 return (
                     f"{which.capitalize()} ran with start={call['start']}, the same start as "
-                    f"the call before: start never advances. The caches held {held} positions, "
-                    f"so this token sits at position {held}: pass start={held} (len + t)."
+                    f"the call before: start never advances. The caches held {held} "
+                    f"position{'' if held == 1 else 's'}, so this token sits at position "
+                    f"{held}: pass start={held} "
+                    + (
+                        "(len + t)."
+                        if held >= length
+                        else "(its position in the prompt, fed token by token)."
+                    )
                 )
             step = held - length  # the step whose token this call feeds
             counted = (
