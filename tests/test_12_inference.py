@@ -254,6 +254,20 @@ class ReturnsOld(ref.KVCache):
         return old
 
 
+class CatReplacesBuffers(ref.KVCache):
+    """Replaces the buffers with the stored positions and the new ones concatenated, so
+    its own capacity test (against self.keys.shape[-2]) refuses the second call."""
+
+    def forward(self, k_new, v_new):
+        start, stop = self.length, self.length + k_new.shape[-2]
+        if stop > self.keys.shape[-2]:
+            raise ValueError(f"the cache holds {self.keys.shape[-2]} positions")
+        self.keys = torch.cat([self.keys[:, :, :start], k_new], dim=-2)
+        self.values = torch.cat([self.values[:, :, :start], v_new], dim=-2)
+        self.length = stop
+        return self.keys, self.values
+
+
 # ----------------------------------------------------------------------------- generate
 def _gen(**knobs):
     """generate as the learner might write it: the checks' own cached generation, right
@@ -956,6 +970,110 @@ def _generate_stale_token(model, prompt, max_new_tokens):
 
 def _offsets(size):
     return torch.arange(size)[:, None] - torch.arange(size)[None, :]
+
+
+def _tiled_square_causal_mask(q, k, v, block_size, causal=False):
+    """tiled_attention whose blocks' causal masks are cut from a square look_ahead_mask(len_q):
+    right when len_k == len_q, a shape error with more keys (told acc's d_v, before)."""
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    allowed = look_ahead_mask(len_q)
+    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+    for start in range(0, len_k, block_size):
+        stop = min(start + block_size, len_k)
+        s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            s = s.masked_fill(~allowed[:, start:stop], float("-inf"))
+        new = torch.maximum(m, s.amax(dim=-1))
+        w = torch.exp(s - new[..., None])
+        total = total * torch.exp(m - new) + w.sum(-1)
+        acc = acc * torch.exp(m - new)[..., None] + w @ v[..., start:stop, :]
+        m = new
+    return acc / total[..., None]
+
+
+def _gqa_returns_weights(q, k, v, mask=None):
+    """The pair (output, weights) unpacked the wrong way round: the weights come back."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    _, weights = scaled_dot_product_attention(q, k, v, mask)
+    return weights
+
+
+@torch.no_grad()
+def _generate_refeeds_last_prompt_token(model, prompt, max_new_tokens):
+    """The prefill's logits thrown away and the prompt's last token fed again (start=len - 1)
+    as the first step: that position is stored twice (told only its start, before)."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    model(prompt, caches=caches, start=0)
+    next_id, ids, steps = prompt[:, -1:], prompt, []
+    for step in range(max_new_tokens):
+        logits = model(next_id, caches=caches, start=length - 1 + step)[:, -1]
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+    return ids, torch.stack(steps, dim=1)
+
+
+@torch.no_grad()
+def _generate_first_token_from_row_0(model, prompt, max_new_tokens):
+    """The first new token chosen from row 0's logits and given to every row."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    next_id = logits[0].argmax().expand(batch, 1)
+    ids, steps = torch.cat([prompt, next_id], dim=1), [logits]
+    for step in range(1, max_new_tokens):
+        logits = model(next_id, caches=caches, start=length + step - 1)[:, -1]
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+    return ids, torch.stack(steps, dim=1)
+
+
+def _online_softmax_blocks_over_len(x, block_size):
+    """The column blocks walked over range(0, len(x), block_size): len(x) is the number of
+    rows of a 2-D x, not of columns."""
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, len(x), block_size):
+        block = x[..., start : start + block_size]
+        new = torch.maximum(m, block.amax(dim=-1))
+        total = total * torch.exp(m - new) + torch.exp(block - new[..., None]).sum(dim=-1)
+        m = new
+    return torch.exp(x - m[..., None]) / total[..., None]
+
+
+def _gqa_grouped_queries_mask_as_given(q, k, v, mask=None):
+    """The query heads grouped (5-D scores) and the mask applied as given: a 4-D mask's
+    batch axis lines up with the key/value heads."""
+    batch, heads, len_q, d_head = q.shape
+    kv = k.shape[1]
+    grouped = q.reshape(batch, kv, heads // kv, len_q, d_head)
+    scores = grouped @ k.unsqueeze(2).transpose(-2, -1) / math.sqrt(d_head)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    out = torch.softmax(scores, dim=-1) @ v.unsqueeze(2)
+    return out.reshape(batch, heads, len_q, v.shape[-1])
+
+
+@torch.no_grad()
+def _generate_prompt_token_by_token_at_0(model, prompt, max_new_tokens):
+    """The prompt fed token by token (accepted) but every prompt token with start=0."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    for position in range(length):
+        logits = model(prompt[:, position : position + 1], caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
 
 
 # ------------------------------------------------- blind round 10's classes (lesson 12)
@@ -1754,6 +1872,99 @@ MISTAKES = [
         r"were skipped\. Your results with causal=False over as many blocks were right.*"
         r"start >= len_q|never visited \(a loop that stops early, or a skip of blocks thought",
     ),
+    # blind round 10, second batch (b10k): a running maximum started at 0 (uncaught before:
+    # no input had a row whose scores are all far below 0)
+    Mistake(
+        check_tiled_attention,
+        _tiled(initial_max=0.0),
+        r"0 / 0 \(NaN\) on the rows whose scores are all far below 0.*starts at 0 instead of "
+        r"-inf.*or no maximum is subtracted at all",
+    ),
+    # a causal mask cut from a square (len_q, len_q) table: the mask, not acc, is named
+    Mistake(
+        check_tiled_attention,
+        _named("t", _tiled_square_causal_mask),
+        r"raised RuntimeError.*\n(?!.*accumulated output).*A block's scores have \d+ columns.*"
+        r"a square \(len_q, len_q\) one",
+    ),
+    # the prompt's last token fed again after the prefill: the re-fed position is named
+    Mistake(
+        check_generate,
+        _named("generate", _generate_refeeds_last_prompt_token),
+        r"Call 2 of the model \(the token at position \d+\) fed the token at position \d+ "
+        r"again \(start=\d+\), the prompt's last token, which the call before already stored",
+    ),
+    # one row's token given to the whole batch: named (only "not the argmax", before)
+    Mistake(
+        check_generate,
+        _named("generate", _generate_first_token_from_row_0),
+        r"every sequence of the batch got the same token, \d+, the argmax of row 0's logits, "
+        r"although the rows' argmaxes differ",
+    ),
+    # each block's terms against the block's own maximum: a model of its own (one of two
+    # candidates of a "constant per row" message, neither of them this, before)
+    Mistake(
+        check_online_softmax,
+        _named("s", lambda x, b: online_softmax_f(x, b, terms_max="block")),
+        r"running maximum and rescaling are right, but each block's terms are added as "
+        r"exp\(block - the block's own maximum\)",
+    ),
+    # a loop bound of len(x), the rows: the bound is named (only "stops early", before)
+    Mistake(
+        check_online_softmax,
+        _named("s", _online_softmax_blocks_over_len),
+        r"covers only the first \d+ of the \d+ columns.*Your loop's bound looks like len\(x\) = "
+        r"x\.shape\[0\] = \d+, the number of rows",
+    ),
+    # grouped query heads with the mask applied as given: named (located only, before)
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_grouped_queries_mask_as_given),
+        # (the visible run's mask lines up silently, the hidden run's raises)
+        r"grouped query heads look right, but the mask was applied as given to 5-D scores|"
+        r"The mask's batch axis \(\d+\) met num_kv_heads \(\d+\) along axis 1: your scores "
+        r"have 5 axes",
+    ),
+    # a prompt token fed at a stale start: its position in the prompt, not len + t
+    Mistake(
+        check_generate,
+        _named("generate", _generate_prompt_token_by_token_at_0),
+        r"Call 2 of the model \(the token at position 1\) ran with start=0, the same start as "
+        r"the call before: start never advances\. The caches held 1 position, so this token "
+        r"sits at position 1: pass start=1 \(its position in the prompt",
+    ),
+    # the attention weights returned: their shape is named, both ways to get it (only the
+    # shapes, before)
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_returns_weights),
+        r"shape of the attention weights.*unpacked the wrong way round.*never multiplied by "
+        r"the values",
+    ),
+    # buffers replaced by smaller ones, refused by their own capacity test: the replaced
+    # buffer is named, not an axis the test might read (asked, before)
+    Mistake(
+        check_KVCache,
+        CatReplacesBuffers,
+        r"fit in max_len=\d+: raise ValueError only when more than max_len positions would be "
+        r"stored\. Your buffer keys now holds \d+ positions, not max_len = \d+: an earlier call "
+        r"replaced it",
+    ),
+    # a shortcut for window >= size returning all ones: the known models that got an earlier
+    # call wrong (not causal, wrapped around) are not named (both were, before)
+    Mistake(
+        check_sliding_window_mask,
+        _named(
+            "w",
+            lambda n, w: (
+                torch.ones(n, n, dtype=torch.bool)
+                if w >= n
+                else look_ahead_mask(n) & (_offsets(n) < w)
+            ),
+        ),
+        r"dtype=torch\.bool\)\. Your mask is all True: a window that covers every key "
+        r"\(window >= size\) still leaves the mask causal",
+    ),
 ]
 
 CORRECT = [
@@ -1766,6 +1977,8 @@ CORRECT = [
     Correct(check_online_softmax, _named("s", _softmax_two_pass)),
     Correct(check_online_softmax, _named("s", _softmax_logsumexp_online)),
     Correct(check_tiled_attention, _named("t", _tiled_normalised_running)),
+    # a running maximum started at the most negative float, not -inf: exact
+    Correct(check_tiled_attention, _tiled(initial_max=torch.finfo(torch.float32).min)),
     # blind round 10's probes accept: a right skip of the future blocks, state kept on
     # the model but made afresh at each call, a float32 softmax cast back
     Correct(check_tiled_attention, _tiled_variant(skip=lambda start, stop, len_q: start >= len_q)),

@@ -2548,3 +2548,7 @@ CASES += _BLIND10H
 from benchmarks.diagnosis.cases_blind10j import BLIND10J as _BLIND10J  # noqa: E402
 
 CASES += _BLIND10J
+
+from benchmarks.diagnosis.cases_blind10k import BLIND10K as _BLIND10K  # noqa: E402
+
+CASES += _BLIND10K

@@ -23,13 +23,15 @@ def online_softmax_f(
     update: bool = True,
     skip_last: bool = False,
     final_max: str = "running",
+    terms_max: str = "new",
 ) -> torch.Tensor:
     """The online softmax of x (..., n) over its last axis, one block of ``block_size``
     at a time, in x's dtype: right with the defaults; the knobs are classic mistakes:
     ``rescale`` "none" or "inverted", the running maximum ``start``ing at 0 instead of
     -inf, and (``running`` False) a maximum that is each block's own instead of the
     largest value seen so far; ``final_max`` "last_block": the final exp(x - m) taken with
-    the last block's own maximum instead of the running one."""
+    the last block's own maximum instead of the running one; ``terms_max`` "block": each
+    block's terms added as exp(block - its own maximum) instead of the new running one."""
     m = torch.full(x.shape[:-1], start, dtype=x.dtype)
     last = m
     total = torch.zeros(x.shape[:-1], dtype=x.dtype)
@@ -46,7 +48,8 @@ def online_softmax_f(
             factor = torch.exp(new - m)
         else:
             factor = torch.exp(m - new)
-        total = total * factor + torch.exp(block - new[..., None]).sum(dim=-1)
+        terms = last if terms_max == "block" else new
+        total = total * factor + torch.exp(block - terms[..., None]).sum(dim=-1)
         if update:
             m = new
     final = last if final_max == "last_block" else m
@@ -69,6 +72,7 @@ def tiled_attention_f(
     divide: bool = True,
     inverted: str = "",
     no_max: bool = False,
+    initial_max: float = float("-inf"),
 ):
     """Tiled (flash-style) attention: softmax(q kᵀ / sqrt(d_k)) v, one block of
     ``block_size`` keys at a time, in q's dtype; q (..., len_q, d_k), k (..., len_k, d_k),
@@ -79,9 +83,11 @@ def tiled_attention_f(
     block's own (``running`` False), the accumulated output (``inverted`` "output") or the
     running sum ("sum") divided by the factor exp(m_old - m_new) instead of multiplied (0 on
     the first block: 0 / 0); ``no_max``: each block's weights exp(s), no maximum
-    subtracted, while the sum and output are still rescaled."""
+    subtracted, while the sum and output are still rescaled; ``initial_max``: the running
+    maximum's start (0 instead of -inf: exact unless a row's scores are all far below 0,
+    where every exp underflows, 0 / 0)."""
     len_q, len_k = q.shape[-2], k.shape[-2]
-    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)  # (..., len_q)
+    m = torch.full(q.shape[:-1], initial_max, dtype=q.dtype)  # (..., len_q)
     total = torch.zeros(q.shape[:-1], dtype=q.dtype)  # (..., len_q)
     acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)  # (..., len_q, d_v)
     rows = torch.arange(len_q)[:, None]

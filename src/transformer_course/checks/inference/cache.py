@@ -155,7 +155,7 @@ def _explain_cache(
     return ""
 
 
-def _fits_hint(stored: int, max_len: int, sizes: tuple[int, ...] = ()):
+def _fits_hint(stored: int, max_len: int, sizes: tuple[int, ...] = (), cache=None):
     """A ValueError from a call whose positions fit: the learner's own overflow test is
     wrong (the check never asks for more than max_len positions). ``sizes`` (batch,
     num_heads, max_len, d_head): the buffer axes smaller than ``stored`` are named, a test
@@ -182,11 +182,28 @@ def _fits_hint(stored: int, max_len: int, sizes: tuple[int, ...] = ()):
         if axes and stored < max_len
         else ""
     )
-    return (
-        raised_on_fit,
+    rule = (
         f"The {stored} positions stored after this call fit in max_len={max_len}: raise "
-        f"ValueError only when more than max_len positions would be stored.{full}{axis}",
+        "ValueError only when more than max_len positions would be stored."
     )
+
+    def text(exc: BaseException) -> str:
+        # the buffers no longer hold max_len positions: an earlier call replaced them (a
+        # concatenation or a slice assigned to self.keys), and a test against their length
+        # refuses what fits (blind10k-kv-cat-replaces-buffers was asked about batch/heads)
+        keys = getattr(cache, "keys", None)
+        if isinstance(keys, torch.Tensor) and keys.dim() == 4 and keys.shape[-2] != max_len:
+            return (
+                f"{rule} Your buffer keys now holds {keys.shape[-2]} positions, not max_len = "
+                f"{max_len}: an earlier call replaced it (self.keys = torch.cat(...) or a "
+                "slice of it) instead of writing into it, so a test against "
+                "self.keys.shape[-2] refuses positions that fit. Write into the buffers in "
+                "place, self.keys[:, :, start:stop] = k_new, so that they keep their "
+                "(batch, num_heads, max_len, d_head) shape."
+            )
+        return f"{rule}{full}{axis}"
+
+    return (raised_on_fit, text)
 
 
 _CACHE_RULE = "Each call must store k_new and v_new after the positions already held, in order."
@@ -489,7 +506,7 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                     hints=[
                         _slot_hint(tuple(k_new.shape), length, max_len),
                         *_CACHE_SHAPES,
-                        _fits_hint(length + n, max_len, (batch, heads, max_len, d_head)),
+                        _fits_hint(length + n, max_len, (batch, heads, max_len, d_head), cache),
                     ],
                 )
                 c.expect_type(got, tuple, f"{call}: the result", "Return a tuple (keys, values).")

@@ -236,7 +236,23 @@ def _cache_overflow_hint(calls: list[dict], length: int, new: int) -> str:
     return _CACHE_TOO_SMALL
 
 
-def _diagnose_calls(calls: list[dict], length: int) -> str:
+def _refed_last(call: dict, held: int, ids, step0_wrong: bool) -> bool:
+    """Whether a one-token call fed again the token already stored at position held - 1
+    (start = held - 1): a token other than the one the learner's ids hold at position
+    held, or the same one (a model repeating its token) while the step-0 logits are not
+    the prefill's (the first call's logits unused, so this call chose the first token)."""
+    fed = call.get("ids")
+    if not isinstance(ids, torch.Tensor) or ids.dim() != 2 or not isinstance(fed, torch.Tensor):
+        return False
+    if fed.dim() != 2 or fed.shape != (ids.shape[0], 1) or held < 1 or held >= ids.shape[1]:
+        return False
+    again = ids[:, held - 1 : held].long()
+    return torch.equal(fed.long(), again) and (
+        step0_wrong or not torch.equal(fed.long(), ids[:, held : held + 1].long())
+    )
+
+
+def _diagnose_calls(calls: list[dict], length: int, ids=None, step0_wrong: bool = False) -> str:
     """The first call of the model that departs from generation with a cache (the prompt
     with fresh caches at start 0, or token by token; then each new token with the same
     caches and start = the number of positions they hold), named; "" when none does."""
@@ -291,11 +307,33 @@ def _diagnose_calls(calls: list[dict], length: int) -> str:
                 "model(prompt, caches=caches, start=0) (or token by token from position 0)."
             )
         if isinstance(held, int) and call["start"] != held:
+            if (
+                number > 0
+                and n == 1
+                and call["start"] == held - 1
+                and _refed_last(call, held, ids, step0_wrong and number == 1)
+            ):
+                # (blind10k-gen-last-prompt-token-fed-twice was told only its start)
+                return (
+                    f"{which.capitalize()} fed the token at position {held - 1} again "
+                    f"(start={held - 1})"
+                    + (", the prompt's last token," if held == length else "")
+                    + " which the call before already stored: that position is now twice in "
+                    "the caches, and every later token attends to it twice. The logits of the "
+                    "call that stored it already choose the next token: append their argmax "
+                    f"and feed that token, at start = {held} (the positions the caches hold)."
+                )
             if number > 0 and call["start"] == calls[number - 1]["start"]:
                 return (
                     f"{which.capitalize()} ran with start={call['start']}, the same start as "
-                    f"the call before: start never advances. The caches held {held} positions, "
-                    f"so this token sits at position {held}: pass start={held} (len + t)."
+                    f"the call before: start never advances. The caches held {held} "
+                    f"position{'' if held == 1 else 's'}, so this token sits at position "
+                    f"{held}: pass start={held} "
+                    + (
+                        "(len + t)."
+                        if held >= length
+                        else "(its position in the prompt, fed token by token)."
+                    )
                 )
             step = held - length  # the step whose token this call feeds
             counted = (
@@ -432,13 +470,20 @@ def _scaled_logits(got: torch.Tensor, expected: torch.Tensor) -> str:
     )
 
 
+def _step0_wrong(got, expected) -> bool:
+    """Whether the first recorded logits (those the prefill gives) are wrong."""
+    if not isinstance(got, torch.Tensor) or got.shape != expected.shape or got.dim() != 3:
+        return False
+    return not torch.allclose(got[:, 0].double(), expected[:, 0].double(), rtol=1e-4, atol=1e-4)
+
+
 def _explain_generation(got, expected, calls, length: int, ids=None) -> str:
     """The first wrong step, and the first call of the model that departs from generation
     with a cache (or feeds other tokens than the learner's own ids hold, or logits
     recorded a step off, or a step's logits repeating the step before's); when none
     explains it, the first wrong step alone."""
     cause = (
-        _diagnose_calls(calls, length)
+        _diagnose_calls(calls, length, ids, _step0_wrong(got, expected))
         or _fed_other_tokens(calls, ids, length)
         or _scaled_logits(got, expected)
         or _shifted_logits(got, expected)
@@ -526,6 +571,19 @@ def _expect_greedy_choices(c: Checker, ids, logits, expected_logits, length: int
             "differs: next_id is not recomputed from each step's logits (computed once, "
             "before the loop, or kept from an earlier step). At every step append "
             "logits.argmax(dim=-1, keepdim=True) of that step's logits, and feed that token."
+        )
+    batch = chosen.shape[0]
+    shared = [r for r in range(batch) if bool((chosen[:, t] == greedy[r, t]).all())]
+    if right and batch > 1 and shared and not bool((greedy[:, t] == greedy[0, t]).all()):
+        # every row got one row's token (blind10k-gen-first-token-from-first-row, the
+        # argmax of logits[0] given to the batch, was told only "not the argmax")
+        c.fail(
+            f"{call}: the logits up to step {t} are right, but at step {t} every sequence of "
+            f"the batch got the same token, {int(chosen[0, t])}, the argmax of row "
+            f"{shared[0]}'s logits, although the rows' argmaxes differ "
+            f"({greedy[:, t].tolist()}): the token was chosen from one row's logits (such as "
+            "logits[0].argmax()) and given to every row. Take the argmax of each row: "
+            "logits.argmax(dim=-1, keepdim=True), (batch, 1)."
         )
     if right:
         c.fail(

@@ -68,6 +68,36 @@ def _gqa_query_softmax(q, k, v, mask):
     return torch.nan_to_num(torch.softmax(scores, dim=-2)) @ v.double()
 
 
+def _gqa_grouped_mask_as_given(q, k, v, mask):
+    """Query heads grouped, q (batch, num_kv_heads, group, len_q, d_head) against k and v
+    with a group axis of 1, and the mask applied to the 5-D scores as given: a 4-D mask
+    then lines its axes up one place to the right, its batch axis with the key/value
+    heads (blind10k-gqa-grouped-mask-not-regrouped was only located). None where the mask
+    is not 4-D or such code would raise."""
+    if mask is None or mask.dim() != 4:
+        return None
+    batch, heads, len_q, d_head = q.shape
+    kv = k.shape[1]
+    grouped = q.double().reshape(batch, kv, heads // kv, len_q, d_head)
+    scores = grouped @ k.double().unsqueeze(2).transpose(-2, -1) / math.sqrt(d_head)
+    try:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    except RuntimeError:
+        return None
+    out = torch.softmax(scores, dim=-1) @ v.double().unsqueeze(2)
+    return out.reshape(batch, heads, len_q, v.shape[-1]).to(q.dtype)
+
+
+_GROUPED_MASK_AS_GIVEN = (
+    "Your grouped query heads look right, but the mask was applied as given to 5-D scores "
+    "(q reshaped to (batch, num_kv_heads, group, len_q, d_head)): a 4-D mask (batch, heads "
+    "or 1, len_q, len_k) then lines its axes up one place to the right, its batch axis with "
+    "the key/value heads. Reshape the mask like the queries (to (batch, num_kv_heads or 1, "
+    "group or 1, len_q, len_k), e.g. mask.unsqueeze(2) when its head axis is 1), or repeat "
+    "the keys and values instead (repeat_interleave), so that the mask fits as it is."
+)
+
+
 def _gqa_mask_added(q, k, v, mask):
     """The boolean mask added to the scores as a 0/1 bias (scores + mask) instead of
     blocking: masked keys keep their weight (blind9e-gqa-bool-mask-added)."""
@@ -209,6 +239,35 @@ def _mask_reshaped_hint(mask):
             f"[{found[1]}]: it need not be (len_q, len_k). It is any bool tensor broadcastable "
             "to (batch, num_heads, len_q, len_k), a padding mask (batch, 1, 1, len_k) too: use "
             "it as it is, masked_fill(~mask, float('-inf')) broadcasts it."
+        )
+
+    return (RuntimeError, hint)
+
+
+def _grouped_mask_hint(mask, heads: int, kv: int):
+    """A size clash between a 4-D mask's batch axis and num_kv_heads: scores with the query
+    heads grouped, (batch, num_kv_heads, group, len_q, len_k), against the mask as given
+    (blind10k-gqa-grouped-mask-not-regrouped was told to repeat the key/value heads)."""
+
+    def hint(exc: BaseException) -> str:
+        found = re.search(
+            r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
+            r"non-singleton dimension 1\b",
+            str(exc),
+        )
+        if mask is None or mask.dim() != 4 or not found or 1 < kv == heads:
+            return ""
+        batch = mask.shape[0]
+        if batch in (1, heads) or {int(found[1]), int(found[2])} != {batch, kv}:
+            return ""
+        return (
+            f"The mask's batch axis ({batch}) met num_kv_heads ({kv}) along axis 1: your "
+            "scores have 5 axes, the query heads grouped as (batch, num_kv_heads, group, "
+            f"len_q, len_k), and the 4-D mask, {tuple(mask.shape)} here, lines its axes up "
+            "one place to the right of them. Reshape the mask like the queries (to (batch, "
+            "num_kv_heads or 1, group or 1, len_q, len_k), e.g. mask.unsqueeze(2) when its "
+            "head axis is 1), or repeat the keys and values instead (repeat_interleave), so "
+            "that the mask fits as it is."
         )
 
     return (RuntimeError, hint)
@@ -392,6 +451,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                     _flattened_hint(),
                     _head_index_hint(heads, kv),
                     _mask_reshaped_hint(mask),
+                    _grouped_mask_hint(mask, heads, kv),
                     _lower_precision_hint(q.dtype, "q"),
                     *_GQA_SHAPES,
                 ],
@@ -420,6 +480,16 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 hint = (
                     "Your output has num_kv_heads heads: every query head needs its own output, "
                     "so the key/value heads are shared (repeated), not the query heads reduced."
+                )
+            len_k = v.shape[-2]
+            if tuple(got.shape) == (batch, heads, len_q, len_k) and len_k != v.shape[-1]:
+                # (blind10k-gqa-returns-weights got the shapes alone)
+                hint = (
+                    f"Yours is the shape of the attention weights, (batch, num_heads, len_q, "
+                    f"len_k) with len_k = {len_k}, not of the output, whose last axis is d_v = "
+                    f"v.shape[-1] = {v.shape[-1]}: either lesson 04's pair (output, weights) "
+                    "was unpacked the wrong way round (_, output = ...), or the weights were "
+                    "never multiplied by the values (weights @ v)."
                 )
             c.expect_shape(got, (batch, heads, len_q, v.shape[-1]), what, hint)
             c.expect_floating(got, what, preferred=q.dtype)
@@ -474,6 +544,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                     if mask is None
                     else scaled_dot_product_attention_f(q, k, v, mask, fill=0.0, enable_gqa=True)[0]
                 ),
+                _GROUPED_MASK_AS_GIVEN: _gqa_grouped_mask_as_given(q, k, v, mask),
                 "Your boolean mask was added to the scores (scores + mask: a bias of 1 on the "
                 "keys that may be attended, 0 on the others) instead of blocking: masked keys "
                 "keep their weight. Fill the blocked scores with -inf, "

@@ -123,10 +123,19 @@ def _proportional_rows(got: torch.Tensor, x: torch.Tensor) -> str:
         "Each row of yours is the right softmax times a constant of its own (the rows sum to "
         f"{float(sums.flatten()[0]):.4g}, ... instead of 1): the final numerator exp(x - m) "
         "and the running sum disagree. Either the running sum was rescaled wrongly along the "
-        "way (the factor is exp(m_old - m_new): old maximum minus new, inside one exp), or "
-        "the final exp uses another maximum than the one the sum was kept relative to."
+        "way (the factor is exp(m_old - m_new): old maximum minus new, inside one exp), or a "
+        "block's terms were taken against another maximum than the running one, or the final "
+        "exp uses another maximum than the one the sum was kept relative to."
     )
 
+
+_TERMS_OWN_MAX = (
+    "Your running maximum and rescaling are right, but each block's terms are added as "
+    "exp(block - the block's own maximum) instead of exp(block - m_new), the new running "
+    "maximum: a block whose maximum is below the running one adds too much. The sum is kept "
+    "relative to the running maximum: total = total * exp(m_old - m_new) + "
+    "exp(block - m_new[..., None]).sum(dim=-1)."
+)
 
 _INVERTED_RESCALE = (
     "The running sum is rescaled the wrong way round: the factor is exp(m_old - m_new) (at "
@@ -310,10 +319,22 @@ def _coverage_mistakes(x: torch.Tensor, block_size: int) -> dict[str, torch.Tens
         ] = _with_counts(x, counts)
     for m in range(1, n):
         counts = (torch.arange(n) < m).double()
+        # the bounds a loop range(0, bound, block_size) that covers m columns may have had
+        # (blind10k-online-blocks-over-len, range(0, len(x), ...), was told only "early")
+        bounds = []
+        if (
+            x.dim() > 1
+            and x.shape[0] != n
+            and min(n, -(-x.shape[0] // block_size) * block_size) == m
+        ):
+            bounds.append(f"len(x) = x.shape[0] = {x.shape[0]}, the number of rows")
+        if m == block_size:
+            bounds.append("block_size (one block only)")
+        bound = f" Your loop's bound looks like {', or '.join(bounds)}." if bounds else ""
         out[
             f"Your running sum covers only the first {m} of the {n} columns (a loop that "
             "stops early): the loop runs over every column, range(0, x.shape[-1], "
-            "block_size), x.shape[-1] being the number of columns."
+            f"block_size), x.shape[-1] being the number of columns.{bound}"
         ] = _with_counts(x, counts)
     return out
 
@@ -542,6 +563,11 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                     ),
                     _BLOCK_OWN_MAX: (
                         online_softmax_f(x, block_size, running=False) if several_blocks else None
+                    ),
+                    _TERMS_OWN_MAX: (
+                        online_softmax_f(x, block_size, terms_max="block")
+                        if several_blocks
+                        else None
                     ),
                     _INVERTED_RESCALE + " (Here exp(m_new - m_old) with m_old = -inf on the "
                     "first block is exp(+inf) = inf, and 0 · inf = NaN.)": (

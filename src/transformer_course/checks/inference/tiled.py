@@ -207,6 +207,25 @@ _SCALE_INVERTED = (
 )
 
 
+_MAX_NOT_THE_ROWS = (
+    "Yours is right on the rows with ordinary scores but 0 / 0 (NaN) on the rows whose "
+    "scores are all far below 0 (about -120 here): every exp there underflowed to 0, so the "
+    "maximum subtracted was not the row's own. Either your running maximum starts at 0 "
+    "instead of -inf (it then stays 0 on such a row), or no maximum is subtracted at all "
+    "(plain exp(s)); this input cannot tell the two apart. Start the running maximum at "
+    "-inf (torch.full(q.shape[:-1], float('-inf'))) and exponentiate against it: "
+    "exp(s - m_new)."
+)
+
+
+def _only_where_far_below(value: torch.Tensor) -> torch.Tensor | None:
+    """A mistake's result that is NaN on some rows only (those whose scores underflow),
+    None where it is finite everywhere (the mistake is then exact on this input) or NaN
+    everywhere (other models give that too)."""
+    finite = torch.isfinite(value)
+    return value if bool(finite.any()) and not bool(finite.all()) else None
+
+
 def _tiled_cases(hidden: bool):
     def case(seed, shape_q, len_k, d_v, block, causal, scale=1.0, dtype=torch.float32):
         q = randn(shape_q, seed, scale=scale, dtype=dtype)
@@ -221,6 +240,16 @@ def _tiled_cases(hidden: bool):
         q = q * 0.3 + 4.0
         k = k * 0.3
         k[..., :block, :] += 16.0
+        return q, k, v, block, causal
+
+    def far_below(seed, shape_q, len_k, block, causal):
+        """Batch element 1's scores are all far below 0 (about -120: exp underflows to 0 in
+        float32 unless the row's own maximum is subtracted); element 0's are ordinary. A
+        running maximum started at 0 (blind10k-tiled-max-starts-zero) was right on every
+        other input."""
+        q, k, v, block, causal = case(seed, shape_q, len_k, shape_q[-1], block, causal)
+        q[1] = q[1] * 0.3 + 6.0
+        k[1] = k[1] * 0.3 - 10.0
         return q, k, v, block, causal
 
     if not hidden:
@@ -240,6 +269,7 @@ def _tiled_cases(hidden: bool):
             # float64 inputs keep their dtype (running tensors made float32 and updated in
             # place, blind10e-tiled-accumulators-float32-in-place, passed every float32 input)
             case(1408, (2, 3, 5, 4), 7, 3, 3, False, dtype=torch.float64),
+            far_below(1409, (2, 3, 4), 5, 2, False),
         ]
     return [
         case(2401, (2, 2, 13, 8), 13, 6, 5, True, scale=2.0),
@@ -248,6 +278,7 @@ def _tiled_cases(hidden: bool):
         case(2404, (2, 7, 2), 7, 2, 1, False, scale=3.0),
         sink(2405, (2, 5, 4), 9, 3, True),
         case(2406, (1, 2, 6, 4), 8, 5, 3, True, dtype=torch.float64),
+        far_below(2407, (2, 2, 5, 4), 7, 3, True),
     ]
 
 
@@ -287,6 +318,7 @@ def _tiled_hints(
     causal: bool,
     summed_fine: bool,
     short_fine: bool = False,
+    earlier_ran: bool = False,
 ) -> list:
     """For the size clashes of tiled attention's classic slips, what the sizes are: a
     block's weights against its slice of v (the rows differ), a per-query tensor against
@@ -362,17 +394,45 @@ def _tiled_hints(
                 )
                 + "."
             )
-        if axis == q.dim() - 1 and d_v in sizes and len(sizes) == 2:
-            (other,) = sizes - {d_v}
-            names = [
-                n for n, size in (("len_k = v.shape[-2]", len_k), ("len_q", len_q)) if size == other
-            ]
-            return (
-                f"The accumulated output's last axis must be d_v = v.shape[-1] = {d_v}, "
-                f"but a tensor of yours has {other} there"
-                + (f" ({' or '.join(names)})" if names else "")
-                + ": acc = torch.zeros((*q.shape[:-1], v.shape[-1]))."
-            )
+        if axis == q.dim() - 1 and len(sizes) == 2:
+            # the last axis is d_v for the output, the block's width for its scores and
+            # causal mask: where d_v is a block width too, both are named
+            # (blind10k-tiled-causal-mask-square, a mask sliced past its end, was told acc)
+            causes = []
+            for known in sorted(sizes, reverse=True):
+                (other,) = sizes - {known}
+                if known == d_v and not (other == 0 and earlier_ran):
+                    # (an output with 0 columns would have failed the calls that ran before)
+                    names = [
+                        n
+                        for n, size in (("len_k = v.shape[-2]", len_k), ("len_q", len_q))
+                        if size == other
+                    ]
+                    causes.append(
+                        f"the accumulated output's last axis must be d_v = v.shape[-1] = {d_v}, "
+                        f"but a tensor of yours has {other} there"
+                        + (f" ({' or '.join(names)})" if names else "")
+                        + ": acc = torch.zeros((*q.shape[:-1], v.shape[-1]))"
+                    )
+                if causal and known in widths:
+                    causes.append(
+                        f"a block's scores have {known} columns, one per key of the block, but "
+                        f"a tensor of yours has {other} there: a block's causal mask is "
+                        f"(len_q, block), cut for the keys start .. stop - 1 of all len_k = "
+                        f"{len_k}"
+                        + (
+                            " (0 columns: a slice past the end of a mask with fewer than len_k "
+                            "columns, such as a square (len_q, len_q) one)"
+                            if other == 0
+                            else ""
+                        )
+                    )
+            if len(causes) == 1:
+                return causes[0][0].upper() + causes[0][1:] + "."
+            if causes:
+                return (
+                    "This input cannot tell two causes apart: either " + "; or ".join(causes) + "."
+                )
         return ""
 
     return [
@@ -547,6 +607,7 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
         summed_fine = False  # a call ran where weights summed over dim=-2 would clash
         short_fine = False  # a call ran where a tensor made with q.shape[:-2] would clash
         uncausal_blocks = 0  # the most keys a passed causal=False call spread over blocks
+        ran = False  # whether a call ran (and was right) before this one
         for q, k, v, block, causal in _tiled_cases(hidden):
             what = (
                 f"tiled_attention(q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}, "
@@ -561,7 +622,7 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                 causal,
                 call_repr=what,
                 hints=[
-                    *_tiled_hints(q, v, block, causal, summed_fine, short_fine),
+                    *_tiled_hints(q, v, block, causal, summed_fine, short_fine, ran),
                     _sum_not_column_hint(q.shape[-2], v.shape[-1]),
                     _empty_block_hint("k[..., start : start + block_size, :] (and likewise v)"),
                     _lower_precision_hint(q.dtype, "q"),
@@ -750,6 +811,9 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                         else None
                     ),
                     _SCALE_INVERTED: _tiled_expected(q, k, v, causal, scale=math.sqrt(q.shape[-1])),
+                    _MAX_NOT_THE_ROWS: _only_where_far_below(
+                        tiled_attention_f(q, k, v, block, causal, initial_max=0.0)
+                    ),
                     _COMPOUNDED_SCALE: _compounded_scale(q, k, v, block, causal),
                 },
                 explain=lambda got=got, causes=nan_causes, e=expected, args=(q, k, v, block, causal): (
@@ -771,6 +835,7 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
             )
             if not causal and several:
                 uncausal_blocks = max(uncausal_blocks, k.shape[-2])
+            ran = True
         _expect_default_not_causal(c, tiled_attention, hidden)
 
 

@@ -77,6 +77,83 @@ def _window_hint(got: torch.Tensor, size: int, window: int) -> str:
     return f"{pattern} {rule}".strip()
 
 
+def _window_models(size: int, window: int) -> list[tuple[str, torch.Tensor | None]]:
+    """The known mistakes' masks for (size, window), each with its message (None where the
+    mistake does not apply or would raise)."""
+    return [
+        (
+            "Each query sees window + 1 keys (i - j <= window). Here the window counts "
+            "the query itself: itself and the window - 1 positions before it. (Mistral's "
+            "paper words it as 'W tokens'; conventions differ by one, the docstring "
+            "fixes this one.)",
+            _window(size, 0, window),
+        ),
+        (
+            "Each query sees only window - 1 keys: itself and window - 1 earlier ones make window.",
+            _window(size, 0, window - 2) if window > 1 else None,
+        ),
+        (
+            "The mask is not causal: it lets queries see the next positions too "
+            "(|i - j| < window). Combine the window with lesson 06's look_ahead_mask "
+            "using &.",
+            _window(size, 1 - window, window - 1),
+        ),
+        (
+            "Your mask is lesson 06's look-ahead mask alone: its window part keeps "
+            "every key j <= i, as a condition j - i < window (i and j the wrong way "
+            "round) or a band on the wrong side does. The window is i - j < window: "
+            "query i sees itself and the window - 1 keys before it.",
+            _window(size, 0, size) if window < size else None,
+        ),
+        (
+            "The mask is inverted: True where attention is blocked. In this course "
+            "True means 'may attend'.",
+            ~_window(size, 0, window - 1),
+        ),
+        (
+            "The window is at the wrong end: query i sees the keys after it (j >= i) "
+            "instead of before it. Your mask is the right one transposed: rows and "
+            "columns swapped, as .T or a condition with i and j exchanged gives.",
+            _window(size, 1 - window, 0),
+        ),
+        (
+            "For the first queries your window wraps around to the last keys: a key "
+            "index i - window + 1 below 0 counts from the end of the row (Python's "
+            "negative indexing), so query i < window - 1 also sees keys "
+            "size - (window - 1 - i) .. size - 1, in the future. Clamp the window's "
+            "first key at 0: range(max(0, i - window + 1), i + 1).",
+            _wrapped(size, window),
+        ),
+        (
+            "Your mask is all True: a window that covers every key (window >= size) "
+            "still leaves the mask causal, so it is then lesson 06's "
+            "look_ahead_mask(size), not torch.ones (a shortcut for wide windows that "
+            "forgets j <= i?).",
+            torch.ones(size, size, dtype=torch.bool) if window >= size > 1 else None,
+        ),
+    ]
+
+
+def _unrefuted(size: int, window: int, ran: list[tuple[int, int]]) -> dict:
+    """The known mistakes for (size, window), less those that would have got an earlier
+    call of this run wrong: the learner's mask was right there (the check stops at the
+    first wrong one), so a mistake that predicts otherwise is not theirs (a shortcut for
+    window >= size, blind10k-sliding-window-big-window-all-ones, was told "not causal" or
+    "wraps around", both of which get sliding_window_mask(6, 3) wrong)."""
+    refuted = {
+        number
+        for earlier_size, earlier_window in ran
+        for number, (_, model) in enumerate(_window_models(earlier_size, earlier_window))
+        if model is not None
+        and not torch.equal(model, _window(earlier_size, 0, earlier_window - 1))
+    }
+    return {
+        message: model
+        for number, (message, model) in enumerate(_window_models(size, window))
+        if number not in refuted
+    }
+
+
 def _difference_pattern(got: torch.Tensor, expected: torch.Tensor, window: int) -> str:
     """Where a causal mask with its diagonal differs from the window, described as a
     pattern (one column, one diagonal, each row a band of another width) rather than the
@@ -120,6 +197,7 @@ def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> N
         cases = [(9, 2), (12, 5), (1, 1), (7, 7), (8, 20)] if hidden else visible
         # the sizes asked before (the visible run's too, on the hidden run)
         earlier: list[int] = [size for size, _ in visible] if hidden else []
+        ran: list[tuple[int, int]] = []  # the calls of this run, all right so far
         for size, window in cases:
             what = f"sliding_window_mask({size}, {window})"
             got = c.call(sliding_window_mask, size, window, hints=[_wrap_hint(size, window)])
@@ -157,33 +235,6 @@ def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> N
                 expected,
                 what,
                 hint=lambda got=got, size=size, window=window: _window_hint(got, size, window),
-                mistakes={
-                    "Each query sees window + 1 keys (i - j <= window). Here the window counts "
-                    "the query itself: itself and the window - 1 positions before it. (Mistral's "
-                    "paper words it as 'W tokens'; conventions differ by one, the docstring "
-                    "fixes this one.)": _window(size, 0, window),
-                    "Each query sees only window - 1 keys: itself and window - 1 earlier ones "
-                    "make window.": _window(size, 0, window - 2) if window > 1 else None,
-                    "The mask is not causal: it lets queries see the next positions too "
-                    "(|i - j| < window). Combine the window with lesson 06's look_ahead_mask "
-                    "using &.": _window(size, 1 - window, window - 1),
-                    "Your mask is lesson 06's look-ahead mask alone: its window part keeps "
-                    "every key j <= i, as a condition j - i < window (i and j the wrong way "
-                    "round) or a band on the wrong side does. The window is i - j < window: "
-                    "query i sees itself and the window - 1 keys before it.": (
-                        _window(size, 0, size) if window < size else None
-                    ),
-                    "The mask is inverted: True where attention is blocked. In this course "
-                    "True means 'may attend'.": ~expected,
-                    "The window is at the wrong end: query i sees the keys after it (j >= i) "
-                    "instead of before it. Your mask is the right one transposed: rows and "
-                    "columns swapped, as .T or a condition with i and j exchanged gives.": (
-                        _window(size, 1 - window, 0)
-                    ),
-                    "For the first queries your window wraps around to the last keys: a key "
-                    "index i - window + 1 below 0 counts from the end of the row (Python's "
-                    "negative indexing), so query i < window - 1 also sees keys "
-                    "size - (window - 1 - i) .. size - 1, in the future. Clamp the window's "
-                    "first key at 0: range(max(0, i - window + 1), i + 1).": _wrapped(size, window),
-                },
+                mistakes=_unrefuted(size, window, ran),
             )
+            ran.append((size, window))
