@@ -441,24 +441,6 @@ class TTiedThroughData(ref.Transformer):
             self.output.weight.data = table.data
 
 
-class TMemoryDetached(ref.Transformer):
-    """blind10j: encode returns the memory detached: right logits, but no gradient reaches
-    the encoder or the source embedding (uncaught before)."""
-
-    def encode(self, src_ids):
-        return super().encode(src_ids).detach()
-
-
-class TOutputDetached(ref.Transformer):
-    """The decoder's states detached before the output layer: only the output layer learns."""
-
-    def decode(self, tgt_ids, memory, src_ids):
-        tgt_mask = decoder_self_attention_mask(tgt_ids, self.pad_id)
-        src_mask = padding_mask(src_ids, self.pad_id)
-        y = self.positional_encoding(self.tgt_embedding(tgt_ids))
-        return self.output(self.decoder(y, memory, src_mask, tgt_mask).detach())
-
-
 class TTieOutputOnly(_Reference):
     def __init__(self, *args, tie_embeddings=False, **kwargs):
         super().__init__(*args, **kwargs)
@@ -1473,18 +1455,6 @@ MISTAKES = [
         r"Two more calls on the same inputs gave other tokens: your decoding draws at random",
     ),
     Mistake(check_Transformer, TUnscaled, r"not multiplied by sqrt\(d_model\)"),
-    Mistake(
-        check_Transformer,
-        TMemoryDetached,
-        r"sends no gradient to the source embedding or the encoder: the memory that encode "
-        r"returns is cut off",
-    ),
-    Mistake(
-        check_Transformer,
-        TOutputDetached,
-        r"sends no gradient to the source embedding or the encoder or the target embedding or "
-        r"the decoder: something between",
-    ),
     # the learner's own ValueError, raw, before
     Mistake(
         check_Transformer,
