@@ -104,17 +104,21 @@ BLIND10J: list[Case] = [
             )
         ],
     ),
-    _c(
-        "count-float-d-head",
-        L09,
-        "count_parameters",
-        "computes d_head with true division (d_model / num_heads), so every count is a "
-        "float (for example 4718592.0) instead of an int.",
-        (r"float", r"\bints?\b|integers?", r"(type|dtype)"),
-        (r"\bbias", r"LayerNorm|layer norm", r"w_o", r"\bti(e|ed|es)\b"),
-        edits=[("d_head = d_model // num_heads", "d_head = d_model / num_heads")],
-        source=HEAD_DIM_INT,
-    ),
+    # blind10j-count-float-d-head left out after the run: count_parameters accepts a float count
+    # that is a whole number on purpose, with a note to use // (the tests' correct variant
+    # count_floats), as for blind10a-count-true-division-floats; generalisation.py lists it with
+    # the reason.
+    # _c(
+    #     "count-float-d-head",
+    #     L09,
+    #     "count_parameters",
+    #     "computes d_head with true division (d_model / num_heads), so every count is a "
+    #     "float (for example 4718592.0) instead of an int.",
+    #     (r"float", r"\bints?\b|integers?", r"(type|dtype)"),
+    #     (r"\bbias", r"LayerNorm|layer norm", r"w_o", r"\bti(e|ed|es)\b"),
+    #     edits=[("d_head = d_model // num_heads", "d_head = d_model / num_heads")],
+    #     source=HEAD_DIM_INT,
+    # ),
     _c(
         "count-output-weight-in-embeddings",
         L09,
@@ -206,44 +210,47 @@ BLIND10J: list[Case] = [
         ],
         source=FIXED_SHUFFLE_SEED,
     ),
-    _c(
-        "batches-pad-to-corpus-longest",
-        L10,
-        "make_batches",
-        "pads every batch to the longest source and target of all the pairs instead of "
-        "the longest row of its own batch, so batches have extra columns of padding.",
-        (
-            r"longest (row|sequence|pair|source|target) (of|in) (its|the|that|each) (own )?batch",
-            r"(whole|entire|all) (the )?(pairs|dataset|corpus|data)",
-            r"(global|overall) (max|longest)",
-            r"(extra|too many|too much|more) (padding|pad columns|columns)",
-            r"(wider|longer) than (the|its) (longest|batch)",
-        ),
-        (r"\bleft\b", r"seed", r"drop", r"<bos>"),
-        edits=[
-            (
-                "    batches = []\n",
-                "    batches = []\n"
-                "    wide = max(len(source) for source, _ in pairs)\n"
-                "    long = max(len(target) for _, target in pairs) + 1\n",
-            ),
-            (
-                "src = pad_batch([list(source) for source, _ in chunk], pad_id)",
-                "src = pad_batch([[*source] + [pad_id] * (wide - len(source)) "
-                "for source, _ in chunk], pad_id)",
-            ),
-            (
-                "decoder_input = pad_batch([[bos_id, *target] for _, target in chunk], pad_id)",
-                "decoder_input = pad_batch([[bos_id, *target] + [pad_id] * (long - 1 - "
-                "len(target)) for _, target in chunk], pad_id)",
-            ),
-            (
-                "labels = pad_batch([[*target, eos_id] for _, target in chunk], pad_id)",
-                "labels = pad_batch([[*target, eos_id] + [pad_id] * (long - 1 - len(target)) "
-                "for _, target in chunk], pad_id)",
-            ),
-        ],
-    ),
+    # blind10j-batches-pad-to-corpus-longest left out after the run: make_batches accepts
+    # padding past a batch's own longest row on purpose, with a note, as for
+    # blind10a-batches-pad-to-global-longest; generalisation.py lists it with the reason.
+    # _c(
+    #     "batches-pad-to-corpus-longest",
+    #     L10,
+    #     "make_batches",
+    #     "pads every batch to the longest source and target of all the pairs instead of "
+    #     "the longest row of its own batch, so batches have extra columns of padding.",
+    #     (
+    #         r"longest (row|sequence|pair|source|target) (of|in) (its|the|that|each) (own )?batch",
+    #         r"(whole|entire|all) (the )?(pairs|dataset|corpus|data)",
+    #         r"(global|overall) (max|longest)",
+    #         r"(extra|too many|too much|more) (padding|pad columns|columns)",
+    #         r"(wider|longer) than (the|its) (longest|batch)",
+    #     ),
+    #     (r"\bleft\b", r"seed", r"drop", r"<bos>"),
+    #     edits=[
+    #         (
+    #             "    batches = []\n",
+    #             "    batches = []\n"
+    #             "    wide = max(len(source) for source, _ in pairs)\n"
+    #             "    long = max(len(target) for _, target in pairs) + 1\n",
+    #         ),
+    #         (
+    #             "src = pad_batch([list(source) for source, _ in chunk], pad_id)",
+    #             "src = pad_batch([[*source] + [pad_id] * (wide - len(source)) "
+    #             "for source, _ in chunk], pad_id)",
+    #         ),
+    #         (
+    #             "decoder_input = pad_batch([[bos_id, *target] for _, target in chunk], pad_id)",
+    #             "decoder_input = pad_batch([[bos_id, *target] + [pad_id] * (long - 1 - "
+    #             "len(target)) for _, target in chunk], pad_id)",
+    #         ),
+    #         (
+    #             "labels = pad_batch([[*target, eos_id] for _, target in chunk], pad_id)",
+    #             "labels = pad_batch([[*target, eos_id] + [pad_id] * (long - 1 - len(target)) "
+    #             "for _, target in chunk], pad_id)",
+    #         ),
+    #     ],
+    # ),
     _c(
         "batches-eos-after-padding",
         L10,

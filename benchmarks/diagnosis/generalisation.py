@@ -502,6 +502,30 @@ BATCHES = (
         "by a new helper (b10h) that had read no check and no message, judged against the "
         "checks after round 10's first fixes of lesson 11 (b10b's); 11 of 22 from reports",
     ),
+    Batch(
+        "round 10 (second helper), 09-10",
+        "6be5c37",
+        "by a new helper (b10j) that had read no check and no message, judged against the "
+        "checks after round 10's first fixes of lessons 09-10 (b10a's); 11 of 21 from reports",
+        excluded=(
+            (
+                "blind10j-count-float-d-head",
+                "count_parameters accepts a float count that is a whole number on purpose, with "
+                "a note to use // (the tests' correct variant count_floats)",
+            ),
+            (
+                "blind10j-batches-pad-to-corpus-longest",
+                "make_batches accepts padding past a batch's own longest row on purpose, with a "
+                "note (each batch needs only its own longest row)",
+            ),
+        ),
+    ),
+    Batch(
+        "round 10 (second helper), 12",
+        "300c227",
+        "by a new helper (b10k) that had read no check and no message, judged against the "
+        "checks after round 10's first fixes of lesson 12 (b10e's); 9 of 18 from reports",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
