@@ -131,6 +131,7 @@ def multi_head_attention_f(
     weights: torch.Tensor | None = None,
     rotate_which: str = "qk",
     fill: float = float("-inf"),
+    transposed: tuple[str, ...] = (),
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Multi-head attention in float64: w_o(merge(attention(split(w_q q), split(w_k k),
     split(w_v v)))), ``p`` holding the nn.Linear w_q, w_k, w_v, w_o (d_model, d_model),
@@ -151,7 +152,12 @@ def multi_head_attention_f(
     right) or on the d_model-wide projections before the split (``"model"``);
     ``rotate_values`` rotates the values too; ``rotate_which`` "qk" (right), "q" or "k":
     only the queries or only the keys rotated. ``fill``: what blocked scores become.
+    ``transposed``: the projections whose stored weight is applied as it is, x @ weight +
+    bias, where nn.Linear computes x @ weight.T + bias (a weight multiplied by hand).
     """
+    if transposed:
+        wrong = {f"{name}.weight" for name in transposed}
+        p = {key: tensor.T if key in wrong else tensor for key, tensor in p.items()}
     inputs = {"query": query.double(), "key": key.double(), "value": value.double()}
 
     def project(name: str | None, x: torch.Tensor) -> torch.Tensor:

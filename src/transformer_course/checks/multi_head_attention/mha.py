@@ -31,6 +31,7 @@ from transformer_course.checking.attention_weights import (
 )
 from transformer_course.checking.layers import mistake_pairs
 from transformer_course.checking.modules import build_module, random_state
+from transformer_course.checking.oracles import multi_head_attention_f
 from transformer_course.reference import multi_head_attention as ref
 
 from .common import _batch_of_one_hint
@@ -57,7 +58,6 @@ from .mha_diagnoses import (
     _output_shape_hint,
     _weights_shape_hint,
     _wrong_scale,
-    multi_head_attention_f,
 )
 from .mha_dropout import _HIDDEN_DROPOUT, _VISIBLE_DROPOUT, _check_dropout_placement
 

@@ -17,22 +17,9 @@ import torch
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.layers import mistake_pairs, value_or_none
 from transformer_course.checking.modules import random_state
-from transformer_course.checking.oracles import multi_head_attention_f as _oracle
+from transformer_course.checking.oracles import multi_head_attention_f
 
 from .mha_cases import _Case, _inputs, _state_shapes
-
-
-def multi_head_attention_f(state, *args, transposed: tuple[str, ...] = (), **knobs):
-    """The oracle, with one knob more: ``transposed``, the projections whose stored weight
-    is applied as it is, x @ weight + bias, where nn.Linear computes x @ weight.T + bias
-    (blind10g-mha-projection-weight-not-transposed: the fallback only)."""
-    if transposed:
-        state = {
-            key: value.T if key in {f"{name}.weight" for name in transposed} else value
-            for key, value in state.items()
-        }
-    return _oracle(state, *args, **knobs)
-
 
 _TRANSPOSED = (
     "nn.Linear keeps its weight as (out_features, in_features) and computes x @ weight.T + "
