@@ -2552,3 +2552,31 @@ CASES += _BLIND10J
 from benchmarks.diagnosis.cases_blind10k import BLIND10K as _BLIND10K  # noqa: E402
 
 CASES += _BLIND10K
+
+from benchmarks.diagnosis.cases_blind11a import BLIND11A as _BLIND11A  # noqa: E402
+
+CASES += _BLIND11A
+
+from benchmarks.diagnosis.cases_blind11b import BLIND11B as _BLIND11B  # noqa: E402
+
+CASES += _BLIND11B
+
+from benchmarks.diagnosis.cases_blind11c import BLIND11C as _BLIND11C  # noqa: E402
+
+CASES += _BLIND11C
+
+from benchmarks.diagnosis.cases_blind11d import BLIND11D as _BLIND11D  # noqa: E402
+
+CASES += _BLIND11D
+
+from benchmarks.diagnosis.cases_blind11e import BLIND11E as _BLIND11E  # noqa: E402
+
+CASES += _BLIND11E
+
+from benchmarks.diagnosis.cases_blind11f import BLIND11F as _BLIND11F  # noqa: E402
+
+CASES += _BLIND11F
+
+from benchmarks.diagnosis.cases_blind11g import BLIND11G as _BLIND11G  # noqa: E402
+
+CASES += _BLIND11G

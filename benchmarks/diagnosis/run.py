@@ -690,6 +690,10 @@ FIFTH_HELD_OUT_MUTANT_ORIGIN = "mutant, held out (numbers 13-15 of each exercise
 #: before them (generalisation.py), never read while the checks were fixed
 SIXTH_HELD_OUT_MUTANTS = (5 * MUTANTS_PER_EXERCISE + 1, 6 * MUTANTS_PER_EXERCISE)
 SIXTH_HELD_OUT_MUTANT_ORIGIN = "mutant, held out (numbers 16-18 of each exercise)"
+#: the three after those, held out from round 11's fixes (which read numbers 16-18): judged
+#: before them (generalisation.py), never read while the checks were fixed
+SEVENTH_HELD_OUT_MUTANTS = (6 * MUTANTS_PER_EXERCISE + 1, 7 * MUTANTS_PER_EXERCISE)
+SEVENTH_HELD_OUT_MUTANT_ORIGIN = "mutant, held out (numbers 19-21 of each exercise)"
 #: every mutant table: the numbers drawn, and the table's name
 MUTANT_TABLES = (
     ((1, MUTANTS_PER_EXERCISE), "mutant"),
@@ -698,6 +702,7 @@ MUTANT_TABLES = (
     (LAST_HELD_OUT_MUTANTS, LAST_HELD_OUT_MUTANT_ORIGIN),
     (FIFTH_HELD_OUT_MUTANTS, FIFTH_HELD_OUT_MUTANT_ORIGIN),
     (SIXTH_HELD_OUT_MUTANTS, SIXTH_HELD_OUT_MUTANT_ORIGIN),
+    (SEVENTH_HELD_OUT_MUTANTS, SEVENTH_HELD_OUT_MUTANT_ORIGIN),
 )
 
 
