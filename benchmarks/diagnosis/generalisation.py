@@ -526,6 +526,13 @@ BATCHES = (
         "by a new helper (b10k) that had read no check and no message, judged against the "
         "checks after round 10's first fixes of lesson 12 (b10e's); 9 of 18 from reports",
     ),
+    Batch(
+        "mechanical, mutants 19-21 of every exercise",
+        "b0ae317",
+        "by the mutator (the same draw, the next three of each exercise), judged before "
+        "round 11's fixes, which read mutants 1-18 and never these",
+        mutants=(19, 21),
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
