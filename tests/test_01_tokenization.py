@@ -1244,7 +1244,12 @@ MISTAKES = [
         pairs_mutable_default,
         r"the first time and .* the second time.*keeps its counts from one call to the next",
     ),
-    Mistake(checks.check_merge_pair, merge_double, "skip \\*both\\* merged ids"),
+    Mistake(
+        checks.check_merge_pair,
+        merge_double,
+        r"(?s)You merged overlapping occurrences.*ids\[\d+:\d+\] = \[(\d+), \1, \1\].*sharing "
+        r"the id",
+    ),
     Mistake(
         checks.check_merge_pair,
         merge_either_id,
@@ -2051,7 +2056,10 @@ def pad_with_np_pad(sequences, pad_id):
 
 
 def pad_with_torch_pad_sequence(sequences, pad_id):
-    """PyTorch's own utility: a (batch, max_len) LongTensor."""
+    """PyTorch's own utility: a (batch, max_len) LongTensor (it refuses an empty list, so a
+    batch of no sequences is built apart)."""
+    if not sequences:
+        return torch.zeros((0, 0), dtype=torch.long)
     tensors = [torch.tensor(s, dtype=torch.long) for s in sequences]
     return torch.nn.utils.rnn.pad_sequence(tensors, batch_first=True, padding_value=pad_id)
 
@@ -2251,6 +2259,71 @@ def decode_bytearray(ids, merges):
     for i in ids:
         out += table[i]
     return out.decode()
+
+
+# ------------------------------------------------ round 11 (r11c): families that carry over
+def pad_max_without_default(sequences, pad_id):  # the blind case: max() of no lengths
+    max_len = max(len(seq) for seq in sequences)
+    batch = np.full((len(sequences), max_len), pad_id, dtype=np.int64)
+    for row, seq in enumerate(sequences):
+        batch[row, : len(seq)] = seq
+    return batch
+
+
+def pad_with_bare_pad_sequence(sequences, pad_id):  # same family: pad_sequence([]) raises
+    tensors = [torch.tensor(s, dtype=torch.long) for s in sequences]
+    return torch.nn.utils.rnn.pad_sequence(tensors, batch_first=True, padding_value=pad_id)
+
+
+def pad_stacked_rows(sequences, pad_id):  # same family: np.stack of no rows raises
+    width = max((len(s) for s in sequences), default=0)
+    return np.stack([np.array(list(s) + [pad_id] * (width - len(s))) for s in sequences])
+
+
+def pad_at_least_one_row(sequences, pad_id):  # same family: a (1, 1) batch for no sequences
+    width = max((len(s) for s in sequences), default=1)
+    batch = np.full((max(len(sequences), 1), width), pad_id, dtype=np.int64)
+    for row, seq in enumerate(sequences):
+        batch[row, : len(seq)] = seq
+    return batch
+
+
+def merge_overlapping_starts(ids, pair, new_id):  # every start of the pair replaced
+    starts = {i for i in range(len(ids) - 1) if (ids[i], ids[i + 1]) == tuple(pair)}
+    return [
+        new_id if i in starts else t
+        for i, t in enumerate(ids)
+        if i - 1 not in starts or i in starts
+    ]
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_pad_batch,
+        pad_max_without_default,
+        r"(?s)no sequences at all.*max\(len\(seq\) for seq in sequences\) without default=0",
+    ),
+    Mistake(
+        checks.check_pad_batch,
+        pad_with_bare_pad_sequence,
+        r"(?s)no sequences at all.*pad_sequence refuses an empty list",
+    ),
+    Mistake(
+        checks.check_pad_batch,
+        pad_stacked_rows,
+        r"(?s)no sequences at all.*np\.stack \(or np\.vstack\) needs at least one row",
+    ),
+    Mistake(
+        checks.check_pad_batch,
+        pad_at_least_one_row,
+        r"no sequences at all, and yours has shape \(1, 1\)",
+    ),
+    Mistake(
+        checks.check_merge_pair,
+        merge_overlapping_starts,
+        r"(?s)You merged overlapping occurrences.*turned both into \d+",
+    ),
+]
 
 
 CORRECT = [

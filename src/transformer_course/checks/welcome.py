@@ -35,9 +35,10 @@ _VISIBLE_INPUTS = (
 )
 
 _KEEPDIMS_HINT = (
-    "A mean over the last axis drops that axis: for x of shape (n, m) the means have shape "
-    "(n,), and numpy lines them up with x's *last* axis, not its first. Keep the reduced axis "
-    "as a size-1 axis (numpy's mean has an argument for that), or add it back, so that each "
+    "Your row means lost their axis (a mean, or a sum, over axis=-1 without keepdims=True): "
+    "a reduction over the last axis drops that axis, so for x of shape (n, m) the means have shape (n,), and numpy "
+    "lines them up with x's *last* axis, not its first. Keep the reduced axis as a size-1 "
+    "axis, x.mean(axis=-1, keepdims=True) (or add it back, means[..., None]), so that each "
     "row's mean is subtracted from its own row."
 )
 _LAST_AXIS_HINT = (

@@ -140,6 +140,28 @@ def _merge_double(ids, pair, new_id):
     return out
 
 
+def _overlap_message(ids, pair, new_id) -> str:
+    """What _merge_double's answer did, told on the input's first two occurrences of the
+    pair that share an id (the only places where it differs from the left-to-right scan)."""
+    pair = tuple(pair)
+    starts = [i for i in range(len(ids) - 1) if (ids[i], ids[i + 1]) == pair]
+    shared = next((i for i in starts if i + 1 in starts), None)
+    where = (
+        f" Here ids[{shared}:{shared + 3}] = {list(ids[shared : shared + 3])} holds the pair "
+        f"{pair} twice, at {shared} and {shared + 1}, sharing the id at {shared + 1}: yours "
+        f"turned both into {new_id}."
+        if shared is not None
+        else ""
+    )
+    return (
+        f"You merged overlapping occurrences of the pair: every place where it starts became "
+        f"new_id, even one whose first id was already used up by the merge before it.{where} "
+        "Once a pair is merged both of its ids are used up: after a merge, skip both (i += 2) "
+        "and test the pair again from the id after them, so [1, 1, 1] with (1, 1) becomes "
+        "[X, 1], not [X, X] or [X]."
+    )
+
+
 def _merge_stops_after_first(ids, pair, new_id):
     """The ids up to the first occurrence, new_id, and nothing after it: what a loop that
     ends at the first merge (a return or break inside it) or a skip flag that is set but
@@ -572,8 +594,7 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                     "and skip two positions, otherwise emit ids[i] and move one."
                 ).strip(),
                 mistakes={
-                    "After a merge, skip *both* merged ids: [1, 1, 1] with (1, 1) becomes [X, 1], "
-                    "not [X, X] or [X].": _merge_double(ids, pair, new_id),
+                    _overlap_message(ids, pair, new_id): _merge_double(ids, pair, new_id),
                     **_told_apart(
                         merge_pair,
                         ids,
