@@ -2297,7 +2297,20 @@ def merge_overlapping_starts(ids, pair, new_id):  # every start of the pair repl
     ]
 
 
+def pad_default_one(sequences, pad_id):  # same family: max(..., default=1)
+    width = max((len(s) for s in sequences), default=1)
+    batch = np.full((len(sequences), width), pad_id, dtype=np.int64)
+    for row, seq in enumerate(sequences):
+        batch[row, : len(seq)] = seq
+    return batch
+
+
 MISTAKES += [
+    Mistake(
+        checks.check_pad_batch,
+        pad_default_one,
+        r"no sequences at all: yours has no row, right, but 1 column\(s\).*default=1 for max",
+    ),
     Mistake(
         checks.check_pad_batch,
         pad_max_without_default,

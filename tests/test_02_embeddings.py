@@ -909,6 +909,43 @@ MISTAKES = [
     ),
 ]
 
+
+# ------------------------------------------------ round 11 (r11c): families that carry over
+def _unit_rows(x):
+    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
+
+
+def cos_np_dot_untransposed(a, b):  # np.dot names both shapes: (n, d) and (m, d)
+    return np.dot(_unit_rows(a), _unit_rows(b))
+
+
+def cos_torch_untransposed(a, b):  # torch names both shapes too
+    return (torch.from_numpy(_unit_rows(a)) @ torch.from_numpy(_unit_rows(b))).numpy()
+
+
+def cos_both_transposed(a, b):  # (d, n) @ (d, m): the inner sizes d and n
+    return _unit_rows(a).T @ _unit_rows(b).T
+
+
+MISTAKES += [
+    Mistake(
+        check_cosine_similarity,
+        cos_np_dot_untransposed,
+        r"(?s)not aligned.*Your product is a @ b \(normalised or not\), b not transposed",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cos_torch_untransposed,
+        r"(?s)cannot be multiplied.*Your product is a @ b \(normalised or not\), b not "
+        r"transposed",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cos_both_transposed,
+        r"Your product is a\.T @ b\.T \(normalised or not\)",
+    ),
+]
+
 CORRECT = [
     Correct(check_one_hot, one_hot_eye),
     Correct(check_one_hot, one_hot_zeros_fancy_indexing),

@@ -472,8 +472,10 @@ def check_embed(embed, *, hidden: bool = False) -> None:
                 **tolerance(got.dtype, table.dtype),
                 hint="Row i of the result should be row ids[i] of the table.",
                 mistakes={
-                    "You picked the row before the right one: ids count from 0, so id i is "
-                    "`table[i]`, not `table[i - 1]`.": ref.embed((ids - 1) % vocab_size, table),
+                    "You picked the row before the right one, table[ids - 1] (as if ids were "
+                    "1-based): ids count from 0, so id i is `table[i]`, not `table[i - 1]`.": (
+                        ref.embed((ids - 1) % vocab_size, table)
+                    ),
                     "You picked the row after the right one: id i is `table[i]`, not "
                     "`table[i + 1]`.": ref.embed((ids + 1) % vocab_size, table),
                     "Your vectors are scaled by sqrt(d_model): the plain lookup has no scale "
@@ -525,8 +527,55 @@ _PAIRWISE_HINT = (
 )
 _TRANSPOSE_HINT = (
     "`a` is (n, d) and `b` is (m, d): both hold one vector per row, so a product that pairs "
-    "every row of `a` with every row of `b` needs `b` transposed to (d, m)."
+    "every row of `a` with every row of `b` needs the transpose of b, b.T (d, m): "
+    "a_unit @ b_unit.T."
 )
+
+
+def _matmul_operands_hint(a: np.ndarray, b: np.ndarray):
+    """For matmul's core-dimension error: which product of a, a.T, b, b.T (normalised or
+    not) gives exactly the two sizes the error names, when only one does. (matches, text)
+    for ``c.call``'s hints."""
+    shapes = {"a": a.shape, "a.T": a.shape[::-1], "b": b.shape, "b.T": b.shape[::-1]}
+
+    def products(exc: BaseException) -> list[str]:
+        text = str(exc)
+        # np.matmul / @ names the two inner sizes; np.dot and torch name both shapes
+        inner = re.search(r"size (\d+) is different from (\d+)", text)
+        both = re.search(r"shapes \((\d+), ?(\d+)\) and \((\d+), ?(\d+)\) not aligned", text)
+        both = both or re.search(r"cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)", text)
+        if both:
+            sizes = [int(n) for n in both.groups()]
+            fits = lambda x, y: (*x, *y) == tuple(sizes)  # noqa: E731
+        elif inner:
+            fits = lambda x, y: (y[0], x[-1]) == (int(inner[1]), int(inner[2]))  # noqa: E731
+        else:
+            return []
+        return [
+            f"{left} @ {right}"
+            for left, x in shapes.items()
+            for right, y in shapes.items()
+            if left[0] != right[0] and fits(x, y)
+        ]
+
+    def text(exc: BaseException) -> str:
+        (product,) = products(exc)
+        if product == "a @ b":
+            return (
+                f"Your product is a @ b (normalised or not), b not transposed: it pairs the "
+                f"{a.shape[1]} features of each row of a with the {b.shape[0]} rows of b. b "
+                "holds one vector per row, like a, so the product that pairs every row of a "
+                "with every row of b is with the transpose of b: a_unit @ b_unit.T, (n, d) @ "
+                "(d, m)."
+            )
+        return (
+            f"Your product is {product} (normalised or not): its operands' inner sizes "
+            f"differ. a is (n, d) = {a.shape} and b is (m, d) = {b.shape}, both one vector per "
+            "row: the pairwise product is a_unit @ b_unit.T, (n, d) @ (d, m) = (n, m)."
+        )
+
+    return (lambda exc: len(products(exc)) == 1, text)
+
 
 _ZERO_VECTOR_NAN = (
     "A zero vector has length 0, so a·b / (|a| |b|) is 0/0 = NaN there. The convention here "
@@ -654,10 +703,24 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                     a.copy(),
                     b.copy(),
                     call_repr=what,
-                    hints={
-                        "could not be broadcast": _PAIRWISE_HINT,
-                        "mismatch in its core dimension": _TRANSPOSE_HINT,
-                    },
+                    hints=[
+                        ("could not be broadcast", _PAIRWISE_HINT),
+                        (operands := _matmul_operands_hint(a, b)),
+                        (
+                            lambda exc, operands=operands: (
+                                any(
+                                    words in str(exc)
+                                    for words in (
+                                        "mismatch in its core dimension",
+                                        "not aligned",
+                                        "cannot be multiplied",
+                                    )
+                                )
+                                and not operands[0](exc)
+                            ),
+                            _TRANSPOSE_HINT,
+                        ),
+                    ],
                 )
             except CheckFailure as failure:
                 named = "could not be broadcast" in failure.message and (

@@ -123,6 +123,14 @@ def _empty_batch_shape_hint(seqs, got) -> str:
     accepted with a note)."""
     if seqs or tuple(got.shape) in ((0, 0), (0,)):
         return ""
+    shape = tuple(got.shape)
+    if len(shape) == 2 and shape[0] == 0 and shape[1] > 0:
+        return (
+            f"Here the batch has no sequences at all: yours has no row, right, but {shape[1]} "
+            f"column(s), so your longest length of no sequences is {shape[1]}, not 0 (a "
+            f"default={shape[1]} for max, or a + {shape[1]} on the longest length). max_len is "
+            "max((len(seq) for seq in sequences), default=0)."
+        )
     return (
         f"Here the batch has no sequences at all, and yours has shape {tuple(got.shape)}: an "
         "empty batch is (batch, max_len) = (0, 0), no row and no column. Build it like any "
