@@ -26,6 +26,7 @@ from transformer_course.checking.hints import GENERIC_HINTS, Hint, matching_hint
 from transformer_course.checking.layouts import match_layout
 from transformer_course.checking.randomness import global_random_state, restore_random_state
 from transformer_course.checking.relations import first_wrong, match_relation
+from transformer_course.checking.size_one_axes import size_one_axes
 from transformer_course.checking.snapshots import same_as_snapshot, snapshot
 
 __all__ = ["Checker"]
@@ -296,7 +297,9 @@ class Checker:
         shape = tuple(shape)
         got = tuple(getattr(value, "shape", np.shape(value)))
         if got != shape:
-            merged = _merged_axes(got, shape)
+            merged = _merged_axes(got, shape) or (
+                "" if "squeeze" in hint else size_one_axes(got, shape)  # a hint that names it
+            )
             self.fail(
                 f"{what} should have shape {shape}, but it has shape {got}. {merged}{hint}".strip()
             )

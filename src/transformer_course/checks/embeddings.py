@@ -525,6 +525,19 @@ _PAIRWISE_HINT = (
     "for every pair, so the result has shape (n, m). One matrix product of the normalised "
     "rows computes all of them at once."
 )
+
+
+def _same_numbers(got, a: np.ndarray, b: np.ndarray) -> bool:
+    """True when ``got`` holds the reference's cosines, in any shape of as many entries."""
+    expected = ref.cosine_similarity(a, b)
+    with contextlib.suppress(Exception):
+        values = np.asarray(got, dtype=np.float64)
+        return values.size == expected.size and np.allclose(
+            values.reshape(-1), expected.reshape(-1), rtol=1e-4, atol=1e-5
+        )
+    return False
+
+
 _TRANSPOSE_HINT = (
     "`a` is (n, d) and `b` is (m, d): both hold one vector per row, so a product that pairs "
     "every row of `a` with every row of `b` needs the transpose of b, b.T (d, m): "
@@ -741,6 +754,16 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                 hint = (
                     "Rows should follow `a` and columns `b`: did you compute `b @ a.T` instead of "
                     "`a @ b.T`?"
+                )
+            elif got_shape in ((n,), (m,)) and 1 in (n, m) and _same_numbers(got, a, b):
+                single = "a" if n == 1 else "b"
+                hint = (
+                    f"Your values are the right cosines, in an array with the axis of length 1 "
+                    f"dropped: `{single}` holds a single row here, and then a .squeeze() (or "
+                    "an index [0]) of the pairwise result and an elementwise comparison "
+                    "(broadcast, row i with row i) both give these numbers, so these inputs "
+                    f"cannot tell which one you did. The result is (n, m) = ({n}, {m}) even "
+                    f"when n or m is 1. {_PAIRWISE_HINT}"
                 )
             elif got_shape in ((n,), (m,)):
                 hint = f"You compared the vectors elementwise (row i with row i only). {_PAIRWISE_HINT}"

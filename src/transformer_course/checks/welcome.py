@@ -32,6 +32,8 @@ _VISIBLE_INPUTS = (
     # its two x[i] have different means (4 and 4.5): a mean per x[i] is not the whole mean
     np.array([[[1.0, 2.0, 3.0], [4.0, 6.0, 8.0]], [[0.0, 0.0, 9.0], [5.0, 5.0, 8.0]]]),
     np.array([2.0, 4.0, 9.0]),
+    # one row, kept 2-D: its axis of length 1 is part of the shape (a .squeeze() drops it)
+    np.array([[5.0, 1.0, 3.0]]),
 )
 
 _KEEPDIMS_HINT = (
