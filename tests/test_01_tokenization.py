@@ -2305,7 +2305,59 @@ def pad_default_one(sequences, pad_id):  # same family: max(..., default=1)
     return batch
 
 
+def tokenize_drops_digits(text):  # letters and '_' kept, digits in neither alternative
+    return re.findall(r"[^\W\d]+|[^\w\s]", text.lower())
+
+
+def tokenize_drops_underscores(text):  # '_' in neither alternative
+    return re.findall(r"[^\W_]+|[^\w\s_]", text.lower())
+
+
+def tokenize_split_at_word_boundaries(text):  # the whitespace stays on the marks
+    return [piece for piece in re.split(r"\b", text.lower()) if piece.strip()]
+
+
+def tokenize_trailing_spaces_kept(text):  # \s* after each token
+    return [t for t in re.findall(r"\w+\s*|[^\w\s]\s*", text.lower())]
+
+
+def tokenize_sorted_set(text):
+    return sorted(set(re.findall(r"\w+|[^\w\s]", text.lower())))
+
+
+def tokenize_repeats_removed(text):  # order kept, repeats gone
+    return list(dict.fromkeys(re.findall(r"\w+|[^\w\s]", text.lower())))
+
+
 MISTAKES += [
+    Mistake(
+        checks.check_tokenize,
+        tokenize_drops_digits,
+        r"Whole classes of characters disappeared.*digits \('\d'",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_drops_underscores,
+        r"Whole classes of characters disappeared.*the underscore '_' \('_'\)",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_split_at_word_boundaries,
+        r"Your token '[^']*' holds whitespace",
+    ),
+    Mistake(
+        checks.check_tokenize, tokenize_trailing_spaces_kept, r"Your token '[^']*' holds whitespace"
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_sorted_set,
+        r"right ones, but .*sorted: a sentence is a sequence",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_repeats_removed,
+        r"right ones, but each token once \(a set, or dict\.fromkeys",
+    ),
     Mistake(
         checks.check_pad_batch,
         pad_default_one,
