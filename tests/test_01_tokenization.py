@@ -2329,7 +2329,34 @@ def tokenize_repeats_removed(text):  # order kept, repeats gone
     return list(dict.fromkeys(re.findall(r"\w+|[^\w\s]", text.lower())))
 
 
+def encode_plain_lookup(tokens, vocab):  # vocab[token] on an unknown token
+    return [vocab[token] for token in tokens]
+
+
+def encode_unk_spelled_upper(tokens, vocab):  # the unknown token's key spelled <UNK>
+    return [vocab[token] if token in vocab else vocab["<UNK>"] for token in tokens]
+
+
+def encode_unk_without_brackets(tokens, vocab):  # ... or unk
+    return [vocab.get(token) or vocab["unk"] for token in tokens]
+
+
 MISTAKES += [
+    Mistake(
+        checks.check_encode,
+        encode_plain_lookup,
+        r"(?s)raised KeyError.*vocab\[token\] raised KeyError for '\w+', a token that is not in",
+    ),
+    Mistake(
+        checks.check_encode,
+        encode_unk_spelled_upper,
+        r"The vocabulary has no key '<UNK>': its unknown token is spelled \"<unk>\"",
+    ),
+    Mistake(
+        checks.check_encode,
+        encode_unk_without_brackets,
+        r"The vocabulary has no key 'unk': its unknown token is spelled \"<unk>\"",
+    ),
     Mistake(
         checks.check_tokenize,
         tokenize_drops_digits,

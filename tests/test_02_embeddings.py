@@ -927,7 +927,25 @@ def cos_both_transposed(a, b):  # (d, n) @ (d, m): the inner sizes d and n
     return _unit_rows(a).T @ _unit_rows(b).T
 
 
+def one_hot_torch_without_long(ids, vocab_size):  # F.one_hot of int32 ids
+    return F.one_hot(torch.as_tensor(ids), vocab_size).numpy()
+
+
+def one_hot_torch_from_numpy(ids, vocab_size):  # the same family: from_numpy keeps int32
+    return F.one_hot(torch.from_numpy(np.asarray(ids)), vocab_size).float().numpy()
+
+
 MISTAKES += [
+    Mistake(
+        check_one_hot,
+        one_hot_torch_without_long,
+        r"(?s)LongTensor.*F\.one_hot takes int64 ids only.*\.long\(\)",
+    ),
+    Mistake(
+        check_one_hot,
+        one_hot_torch_from_numpy,
+        r"(?s)LongTensor.*F\.one_hot takes int64 ids only.*\.long\(\)",
+    ),
     Mistake(
         check_cosine_similarity,
         cos_np_dot_untransposed,

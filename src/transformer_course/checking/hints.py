@@ -17,6 +17,12 @@ __all__ = [
 #: Hints added to the message when the learner's code raises an error whose text
 #: contains the key. Every check gets these; an exercise can add its own.
 GENERIC_HINTS: dict[str, str | Callable[[BaseException], str]] = {
+    # F.one_hot on int32 (or uint8) ids: the ids' dtype, not their values
+    "one_hot is only applicable to index tensor of type LongTensor": (
+        "torch's F.one_hot takes int64 ids only (a LongTensor), and these ids have another "
+        "integer dtype (int32, say): their values are fine. Convert them first, "
+        "F.one_hot(torch.as_tensor(ids).long(), num_classes)."
+    ),
     # blind9d-decoder-sequential-several-inputs
     "Sequential.forward() takes 2 positional arguments": (
         "nn.Sequential passes one input from module to module, so it cannot hand its layers "

@@ -4,6 +4,8 @@ for unknown tokens) and back.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from transformer_course.checking import Checker, numpy_rng, short
@@ -72,6 +74,46 @@ def _encode_unknown_as(tokens, vocab, got) -> dict:
     }
 
 
+def _encode_key_hints(tokens, vocab) -> list:
+    """For a KeyError inside the learner's encode: the token that was looked up with
+    vocab[token] although the vocabulary lacks it, or an unknown-token key spelled another
+    way than "<unk>" (each named only when the key is one of these)."""
+
+    def key(exc: BaseException):
+        return exc.args[0] if isinstance(exc, KeyError) and exc.args else None
+
+    def unknown(exc: BaseException) -> bool:
+        k = key(exc)
+        return isinstance(k, str) and k in tokens and k not in vocab
+
+    def unk_spelling(exc: BaseException) -> bool:
+        k = key(exc)
+        return (
+            isinstance(k, str)
+            and k not in tokens
+            and k not in vocab
+            and re.sub(r"[^a-z]", "", k.lower()) in ("unk", "unknown")
+        )
+
+    return [
+        (
+            unknown,
+            lambda exc: (
+                f"vocab[token] raised KeyError for {key(exc)!r}, a token that is not in the "
+                "vocabulary: a plain lookup fails on every unknown token. Unknown tokens map "
+                'to the id of <unk>: vocab.get(token, vocab["<unk>"]).'
+            ),
+        ),
+        (
+            unk_spelling,
+            lambda exc: (
+                f"The vocabulary has no key {key(exc)!r}: its unknown token is spelled "
+                '"<unk>" (with the angle brackets, lower case), vocab["<unk>"].'
+            ),
+        ),
+    ]
+
+
 def check_encode(encode, *, hidden: bool = False) -> None:
     """Check ``encode(tokens, vocab)``: one id per token, <unk>'s id for unknown tokens."""
     with Checker("encode", hidden=hidden) as c:
@@ -93,6 +135,7 @@ def check_encode(encode, *, hidden: bool = False) -> None:
                 encode,
                 list(tokens),
                 dict(vocab),
+                hints=_encode_key_hints(tokens, vocab),
                 mutation_hint="encode must not grow the vocabulary: it is fixed (so is the "
                 "embedding table), and unknown tokens map to the id of <unk>.",
             )
