@@ -935,7 +935,51 @@ def one_hot_torch_from_numpy(ids, vocab_size):  # the same family: from_numpy ke
     return F.one_hot(torch.from_numpy(np.asarray(ids)), vocab_size).float().numpy()
 
 
+def cos_torch_row_by_row(a, b):  # F.cosine_similarity pairs row i with row i
+    return F.cosine_similarity(torch.as_tensor(a), torch.as_tensor(b), dim=-1).numpy()
+
+
+def cos_zip_rows(a, b):  # the same pairing written as a zip over the rows: (n,) values
+    return np.array([x @ y for x, y in zip(_unit_rows(a), _unit_rows(b), strict=False)])
+
+
+def _raw_cosines(a, b):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (a @ b.T) / (
+            np.linalg.norm(a, axis=-1, keepdims=True) * np.linalg.norm(b, axis=-1)[None, :]
+        )
+
+
+def cos_nan_to_one(a, b):  # zero vectors given similarity 1
+    return np.nan_to_num(_raw_cosines(a, b), nan=1.0)
+
+
+def cos_nan_to_minus_one(a, b):  # ... or -1, with np.where
+    raw = _raw_cosines(a, b)
+    return np.where(np.isnan(raw), -1.0, raw)
+
+
 MISTAKES += [
+    Mistake(
+        check_cosine_similarity,
+        cos_torch_row_by_row,
+        r"(?s)must match the size.*You compared row i of `a` with row i of `b` only",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cos_zip_rows,
+        r"shape \(3,\)\. You compared the vectors elementwise \(row i with row i only\)",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cos_nan_to_one,
+        r"right except those that involve a zero vector, which you set to 1 ",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cos_nan_to_minus_one,
+        r"right except those that involve a zero vector, which you set to -1 ",
+    ),
     Mistake(
         check_one_hot,
         one_hot_torch_without_long,

@@ -538,6 +538,60 @@ def _same_numbers(got, a: np.ndarray, b: np.ndarray) -> bool:
     return False
 
 
+def _row_by_row_hint(a: np.ndarray, b: np.ndarray):
+    """For a broadcast error between the n rows of a and the m rows of b (n != m): row i
+    of a was compared with row i of b only, as F.cosine_similarity(a, b) or a * b do.
+    (matches, text) for ``c.call``'s hints."""
+    n, m = len(a), len(b)
+
+    def matches(exc: BaseException) -> bool:
+        text = str(exc)
+        torch_sizes = re.search(
+            r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)", text
+        )
+        if torch_sizes:
+            return {int(torch_sizes[1]), int(torch_sizes[2])} == {n, m}
+        shapes = re.findall(r"\(([\d,\s]+)\)", text)
+        found = {tuple(int(k) for k in shape.split(",") if k.strip()) for shape in shapes}
+        return "could not be broadcast" in text and {a.shape, b.shape} <= found
+
+    text = (
+        f"You compared row i of `a` with row i of `b` only (element by element, as "
+        f"F.cosine_similarity(a, b), a * b or a zip over the rows do): that needs as many rows "
+        f"in b as in a, and here a has {n} and b {m}. cosine_similarity is pairwise: entry "
+        "(i, j) compares row i of a with row j of b, for every pair, shape (n, m): the "
+        "normalised rows' product a_unit @ b_unit.T (or F.cosine_similarity(a[:, None, :], "
+        "b[None, :, :], dim=-1))."
+    )
+    return (matches, text)
+
+
+def _zero_vector_value(got: np.ndarray, expected: np.ndarray, a, b) -> dict:
+    """When every entry is right except those that involve a zero vector, and these all
+    hold one same value other than 0 (a NaN replaced by 1, say): that value named, as a
+    model for expect_close's mistakes ({} otherwise)."""
+    zero = (np.linalg.norm(a, axis=-1) == 0)[:, None] | (np.linalg.norm(b, axis=-1) == 0)[None, :]
+    if got.shape != expected.shape or not zero.any() or zero.all():
+        return {}
+    if not np.allclose(got[~zero], expected[~zero], rtol=1e-4, atol=1e-5):
+        return {}
+    values = got[zero]
+    if not np.isfinite(values).all() or not np.allclose(values, values.flat[0], atol=1e-6):
+        return {}
+    value = float(values.flat[0])
+    if abs(value) < 1e-6:
+        return {}
+    model = expected.copy()
+    model[zero] = value
+    return {
+        f"Every cosine is right except those that involve a zero vector, which you set to "
+        f"{value:g} (a NaN replaced by it, np.nan_to_num(..., nan={value:g}), or an np.where "
+        "on the zero lengths): a zero vector has no direction, and the convention here (as "
+        "in PyTorch and scikit-learn) gives it similarity 0 with everything. Divide by "
+        "np.maximum(length, 1e-12) instead, and the zero rows stay zero.": model
+    }
+
+
 _TRANSPOSE_HINT = (
     "`a` is (n, d) and `b` is (m, d): both hold one vector per row, so a product that pairs "
     "every row of `a` with every row of `b` needs the transpose of b, b.T (d, m): "
@@ -717,7 +771,13 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                     b.copy(),
                     call_repr=what,
                     hints=[
-                        ("could not be broadcast", _PAIRWISE_HINT),
+                        (row_by_row := _row_by_row_hint(a, b)),
+                        (
+                            lambda exc, row_by_row=row_by_row: (
+                                "could not be broadcast" in str(exc) and not row_by_row[0](exc)
+                            ),
+                            _PAIRWISE_HINT,
+                        ),
                         (operands := _matmul_operands_hint(a, b)),
                         (
                             lambda exc, operands=operands: (
@@ -838,6 +898,7 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                         @ (b64 / np.maximum((b64 * b64).sum(-1, keepdims=True), 1e-24)).T
                     ),
                     **_scaling_mistakes(a64, b64),
+                    **_zero_vector_value(got_np, expected, a64, b64),
                 },
             )
 
