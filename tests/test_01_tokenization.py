@@ -2341,7 +2341,62 @@ def encode_unk_without_brackets(tokens, vocab):  # ... or unk
     return [vocab.get(token) or vocab["unk"] for token in tokens]
 
 
+def train_stops_below_three(text, num_merges):  # a count threshold: stops at count 2
+    ids, merges = list(text.encode("utf-8")), {}
+    for step in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            break
+        best = max(counts, key=counts.get)
+        if counts[best] < 3:
+            break
+        ids = ref.merge_pair(ids, best, 256 + step)
+        merges[best] = 256 + step
+    return merges
+
+
+def train_stops_when_few_ids_left(text, num_merges):  # a test on the number of ids
+    ids, merges = list(text.encode("utf-8")), {}
+    for step in range(num_merges):
+        if len(ids) < 10:
+            break
+        counts = ref.get_pair_counts(ids)
+        best = max(counts, key=counts.get)
+        ids = ref.merge_pair(ids, best, 256 + step)
+        merges[best] = 256 + step
+    return merges
+
+
+def decode_bytes_only_table(ids, merges):  # no entry for a merge: .get(i, b"")
+    table = {i: bytes([i]) for i in range(256)}
+    return b"".join(table.get(i, b"") for i in ids).decode("utf-8", errors="replace")
+
+
+def decode_skips_merged_ids(ids, merges):  # the same family: `if i < 256`
+    return bytes(i for i in ids if i < 256).decode("utf-8", errors="replace")
+
+
 MISTAKES += [
+    Mistake(
+        checks.check_train_bpe,
+        train_stops_below_three,
+        r"Your \d+ merge\(s\) are right, then you stopped.*occurred 2 times, still more than once",
+    ),
+    Mistake(
+        checks.check_train_bpe,
+        train_stops_when_few_ids_left,
+        r"merge\(s\) are right, then you stopped: after merge \d+ .*Your stop test fires too early",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        decode_bytes_only_table,
+        r"The merged tokens \(ids 256 and up\) came out as nothing",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        decode_skips_merged_ids,
+        r"The merged tokens \(ids 256 and up\) came out as nothing",
+    ),
     Mistake(
         checks.check_encode,
         encode_plain_lookup,

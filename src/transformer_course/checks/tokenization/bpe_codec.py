@@ -559,6 +559,14 @@ def _missing_merge_hint(merges: dict):
     return (matches, text)
 
 
+def _decode_bytes_only(ids, merges) -> str | None:
+    """The text of the ids below 256 alone (the merged tokens left out), or None when
+    every id is a byte."""
+    if all(i < 256 for i in ids):
+        return None
+    return bytes(i for i in ids if i < 256).decode("utf-8", errors="replace")
+
+
 def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
     """Check ``bpe_decode(ids, merges)`` on ids that ``bpe_encode`` produced (valid UTF-8,
     so strict decoding and errors="replace" both pass)."""
@@ -659,6 +667,11 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                     "Build the table inside the function, from the merges of each call.": (
                         _decode_with_table_of(ids, earlier) if earlier != merges else None
                     ),
+                    "The merged tokens (ids 256 and up) came out as nothing: your text holds "
+                    "only the ids that are single bytes. Your table has the 256 bytes but no "
+                    "entry for a merge, or a test such as `if i < 256` skips the others: each "
+                    "merge (a, b) -> new_id stands for table[a] + table[b], built in learned "
+                    "order, and every id's bytes are joined.": (_decode_bytes_only(ids, merges)),
                     "Each id stands for *bytes*, not characters: chr(byte) turns 'é' (two bytes) "
                     "into 'Ã©'. Keep bytes in the table (bytes([i])), join them, and decode the "
                     "result as UTF-8 once.": _decode_bytes_as_chars(ids, merges),

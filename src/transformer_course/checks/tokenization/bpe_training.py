@@ -274,6 +274,32 @@ def _vocab_size_hint(train_bpe, learned: int, num_merges: int, expected: int) ->
     )
 
 
+def _stopped_early_hint(text: str, got: dict, expected: dict) -> str:
+    """Too few merges, every one of them right: where training stopped, and what was left
+    to merge there (the ids, and the most frequent pair with its count). "" when the
+    learner's merges are not the reference's first ones."""
+    learned = len(got)
+    if not 0 < learned < len(expected) or list(got.items()) != list(expected.items())[:learned]:
+        return ""
+    ids = list(text.encode("utf-8"))
+    for pair, new_id in list(expected.items())[:learned]:
+        ids = ref.merge_pair(ids, pair, new_id)
+    counts = ref.get_pair_counts(ids)
+    best = max(counts, key=counts.get)
+    more = (
+        ", still more than once (even the accepted rule, stop when no pair occurs twice, goes on)"
+        if counts[best] >= 2
+        else ""
+    )
+    return (
+        f" Your {learned} merge(s) are right, then you stopped: after merge {learned - 1} (id "
+        f"{255 + learned}) the ids still held {len(ids)} ids, and the most frequent pair, "
+        f"{best}, occurred {counts[best]} times{more}. Your stop test fires too early (a "
+        f"threshold on the count such as count < {counts[best] + 1}, or a test on the number "
+        "of ids or on the loop counter). Stop only when fewer than two ids remain."
+    )
+
+
 def _renumbered_pairs_note(text: str, num_merges: int, got: dict) -> str:
     """For merges numbered from 257: what is wrong with their pairs too, once renumbered
     from 256 ("" when the pairs are right then): a known pair mistake, or the first merge
@@ -361,7 +387,9 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                 expected = stopped
             count_hint = ""
             if len(got) < len(expected):
-                count_hint = _vocab_size_hint(train_bpe, len(got), num_merges, len(expected))
+                count_hint = _vocab_size_hint(
+                    train_bpe, len(got), num_merges, len(expected)
+                ) or _stopped_early_hint(text, got, expected)
             learned = len(expected)
             first_counts = ref.get_pair_counts(byte_ids)
             # ids never updated (merge_pair's result dropped): every step finds the same
