@@ -1364,7 +1364,7 @@ MISTAKES = [
     Mistake(
         checks.check_bpe_encode,
         encode_first_merge_only,
-        r"Replaying the merges: decision 2 merges .* first departs",
+        r"You made one merge step and stopped",
     ),
     Mistake(checks.check_train_bpe, train_for_a_vocab_size, r"num_merges - 256 merges.*vocab_size"),
     Mistake(checks.check_merge_pair, merge_first_occurrence_only, "Only the first occurrence"),
@@ -2376,7 +2376,55 @@ def decode_skips_merged_ids(ids, merges):  # the same family: `if i < 256`
     return bytes(i for i in ids if i < 256).decode("utf-8", errors="replace")
 
 
+def bpe_encode_one_step(text, merges):  # an if where the while belongs
+    ids = list(text.encode("utf-8"))
+    present = [pair for pair in ref.get_pair_counts(ids) if pair in merges]
+    if present:
+        pair = min(present, key=merges.get)
+        ids = ref.merge_pair(ids, pair, merges[pair])
+    return ids
+
+
+def bpe_encode_returns_in_loop(text, merges):  # the same family: a return inside the loop
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        present = [pair for pair in ref.get_pair_counts(ids) if pair in merges]
+        if not present:
+            break
+        pair = min(present, key=merges.get)
+        return ref.merge_pair(ids, pair, merges[pair])
+    return ids
+
+
+def bpe_encode_reversed_pass(text, merges):
+    ids = list(text.encode("utf-8"))
+    for pair, new_id in reversed(list(merges.items())):
+        ids = ref.merge_pair(ids, pair, new_id)
+    return ids
+
+
+def bpe_encode_pass_by_id_descending(text, merges):  # the same: sorted by new id, reversed
+    ids = list(text.encode("utf-8"))
+    for pair, new_id in sorted(merges.items(), key=lambda item: -item[1]):
+        ids = ref.merge_pair(ids, pair, new_id)
+    return ids
+
+
 MISTAKES += [
+    Mistake(checks.check_bpe_encode, bpe_encode_one_step, r"You made one merge step and stopped"),
+    Mistake(
+        checks.check_bpe_encode, bpe_encode_returns_in_loop, r"You made one merge step and stopped"
+    ),
+    Mistake(
+        checks.check_bpe_encode,
+        bpe_encode_reversed_pass,
+        r"You applied each merge once, latest learned first",
+    ),
+    Mistake(
+        checks.check_bpe_encode,
+        bpe_encode_pass_by_id_descending,
+        r"You applied each merge once, latest learned first",
+    ),
     Mistake(
         checks.check_train_bpe,
         train_stops_below_three,

@@ -278,6 +278,27 @@ _MERGES_CHANGED_HINT = (
 )
 
 
+def _encode_one_step(text: str, merges) -> list[int] | None:
+    """One round of the replay: the earliest-learned pair present merged, then stop (None
+    when that already is the whole encoding)."""
+    ids = list(text.encode("utf-8"))
+    present = [pair for pair in ref.get_pair_counts(ids) if pair in merges]
+    if not present:
+        return None
+    pair = min(present, key=merges.get)
+    once = ref.merge_pair(ids, pair, merges[pair])
+    return None if once == ref.bpe_encode(text, merges) else once
+
+
+def _encode_reversed_pass(text: str, merges) -> list[int] | None:
+    """Each merge applied once, in the reverse of the learned order (None when that gives
+    the right encoding here)."""
+    ids = list(text.encode("utf-8"))
+    for pair, new_id in reversed(list(merges.items())):
+        ids = ref.merge_pair(ids, pair, new_id)
+    return None if ids == ref.bpe_encode(text, merges) else ids
+
+
 def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
     """Check ``bpe_encode(text, merges)``: UTF-8 bytes, then the merges by rank
     (earliest learned first); a list, tuple or 1-D integer array is accepted."""
@@ -376,6 +397,17 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             "loop stops before merging what it should. Give unlearned pairs a rank above all, "
             "merges.get(p, float('inf')), or keep only the pairs in merges.": (
                 _encode_unlearned_first
+            ),
+            "You made one merge step and stopped: the pair with the smallest new id was "
+            "merged, and nothing after it (a return or break inside the loop, or an if where "
+            "a while belongs). A merge makes new pairs (with its new id) that later merges "
+            "build on: repeat, recounting the pairs on the current ids, until no pair present "
+            "has a merge.": _encode_one_step,
+            "You applied each merge once, latest learned first (reversed(merges), or merges "
+            "sorted by new id from the top): a later merge is built on the ids of the earlier "
+            "ones, which do not exist yet when it is tried. Apply them earliest learned "
+            "first (one pass in learned order works), or by rank in a loop.": (
+                _encode_reversed_pass
             ),
             "You lower-cased the text: BPE encodes the bytes of the text as it is, and a "
             "capital is a byte of its own ('A' is 65, 'a' is 97). Lower-casing is a choice "
