@@ -2410,7 +2410,27 @@ def bpe_encode_pass_by_id_descending(text, merges):  # the same: sorted by new i
     return ids
 
 
+def merge_on_joined_text(ids, pair, new_id):  # '1 2' found inside '11 2'
+    text = " ".join(map(str, ids)).replace(f"{pair[0]} {pair[1]}", str(new_id))
+    return [int(t) for t in text.split()]
+
+
+def merge_on_list_repr(ids, pair, new_id):  # the same family on str(ids)
+    text = str(list(ids))[1:-1].replace(f"{pair[0]}, {pair[1]}", str(new_id))
+    return [int(t) for t in text.split(", ")] if text else []
+
+
 MISTAKES += [
+    Mistake(
+        checks.check_merge_pair,
+        merge_on_joined_text,
+        r"You merged on the ids written as text .*'(1 2|2 3)' is found inside '1",
+    ),
+    Mistake(
+        checks.check_merge_pair,
+        merge_on_list_repr,
+        r"You merged on the ids written as text",
+    ),
     Mistake(checks.check_bpe_encode, bpe_encode_one_step, r"You made one merge step and stopped"),
     Mistake(
         checks.check_bpe_encode, bpe_encode_returns_in_loop, r"You made one merge step and stopped"

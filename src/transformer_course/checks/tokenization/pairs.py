@@ -140,6 +140,27 @@ def _merge_double(ids, pair, new_id):
     return out
 
 
+def _merge_as_text(ids, pair, new_id) -> dict:
+    """The merge made on the ids written as text (str.replace on " ".join(map(str, ids)),
+    or on str(ids) with ", "; both give the same ids): the pair's digits also match inside
+    longer numbers. {message: model}, {} when that gives the right result here."""
+    a, b = pair
+    text = " ".join(map(str, ids)).replace(f"{a} {b}", str(new_id))
+    try:
+        model = [int(t) for t in text.split()]
+    except ValueError:
+        return {}
+    if model == ref.merge_pair(ids, pair, new_id):
+        return {}
+    return {
+        f'You merged on the ids written as text (" ".join(map(str, ids)) or str(ids), then '
+        f"str.replace of '{a} {b}'): the text of the pair also occurs across the digits of "
+        f"bigger ids (here '{a} {b}' is found inside '{' '.join(map(str, ids))}' where no "
+        "such pair of ids stands). Compare ids, not text: scan the list and test "
+        "(ids[i], ids[i + 1]) == pair.": model
+    }
+
+
 def _overlap_message(ids, pair, new_id) -> str:
     """What _merge_double's answer did, told on the input's first two occurrences of the
     pair that share an id (the only places where it differs from the left-to-right scan)."""
@@ -514,6 +535,7 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                 cases.append((ids, (ids[3], ids[4]), 300 + seed))
             cases += [([1, 1, 1, 1, 1], (1, 1), 9), ([2], (2, 2), 9), ([], (1, 2), 9)]
             cases.append(([4, 5, 6, 4, 5], (4, 5), 9))  # a pair that ends the list
+            cases.append(([12, 3, 2, 3, 1, 2, 3], (2, 3), 9))  # "2 3" inside "12 3" as text
         else:
             a = list(_CLASSIC.encode())
             cases = [
@@ -522,6 +544,9 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                 ([5, 6, 7], (6, 5), 8),
                 ([3, 4, 3, 4], (3, 4), 9),
                 ([], (1, 2), 9),
+                # "1 2" also occurs inside "11 2": merging on the ids written as text
+                # replaces it there too
+                ([11, 2, 1, 2], (1, 2), 9),
             ]
         first_only_ruled_out = False  # an earlier input merged a later occurrence too
 
@@ -595,6 +620,7 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                 ).strip(),
                 mistakes={
                     _overlap_message(ids, pair, new_id): _merge_double(ids, pair, new_id),
+                    **_merge_as_text(ids, pair, new_id),
                     **_told_apart(
                         merge_pair,
                         ids,
