@@ -1308,7 +1308,7 @@ MISTAKES = [
     Mistake(checks.check_train_bpe, train_ties_last, "tie was broken the wrong way"),
     Mistake(checks.check_train_bpe, train_records_256_minus_step, r"count down, 256 - i"),
     Mistake(checks.check_train_bpe, train_merges_inverted, r"wrong way round, \{new_id: pair\}"),
-    Mistake(checks.check_train_bpe, train_ids_from_255, r"gets id 256 \+ i"),
+    Mistake(checks.check_train_bpe, train_ids_from_255, r"start at 255, 1 too low"),
     Mistake(checks.check_train_bpe, train_ids_from_257, r"start at 257, one too high"),
     Mistake(checks.check_train_bpe, train_same_id_for_every_merge, r"Every merge got the same id"),
     Mistake(checks.check_train_bpe, train_counts_once, "counted once, on the original bytes"),
@@ -2420,7 +2420,81 @@ def merge_on_list_repr(ids, pair, new_id):  # the same family on str(ids)
     return [int(t) for t in text.split(", ")] if text else []
 
 
+def encode_eos_appended(tokens, vocab):
+    return [vocab.get(t, vocab["<unk>"]) for t in tokens] + [vocab["<eos>"]]
+
+
+def encode_bos_prepended(tokens, vocab):
+    return [vocab["<bos>"]] + [vocab.get(t, vocab["<unk>"]) for t in tokens]
+
+
+def decode_drops_bos_and_eos(ids, vocab):
+    inv = {i: t for t, i in vocab.items()}
+    return [inv[int(i)] for i in ids if inv[int(i)] not in ("<bos>", "<eos>")]
+
+
+def decode_drops_padding(ids, vocab):  # the other member: <pad> alone, wherever it is
+    inv = {i: t for t, i in vocab.items()}
+    return [inv[int(i)] for i in ids if int(i) != vocab["<pad>"]]
+
+
+def train_ids_from_258(text, num_merges):
+    return {pair: new_id + 2 for pair, new_id in ref.train_bpe(text, num_merges).items()}
+
+
+def bpe_encode_ascii_ignored(text, merges):
+    return ref.bpe_encode(text.encode("ascii", errors="ignore").decode(), merges)
+
+
+def bpe_encode_non_ascii_filtered(text, merges):
+    return ref.bpe_encode("".join(ch for ch in text if ord(ch) < 128), merges)
+
+
+def vocab_lower_cased(token_lists, min_freq=1):
+    return ref.build_vocab([[t.lower() for t in ts] for ts in token_lists], min_freq)
+
+
+def vocab_case_folded(token_lists, min_freq=1):
+    return ref.build_vocab([[t.casefold() for t in ts] for ts in token_lists], min_freq)
+
+
+def vocab_default_two(token_lists, min_freq=2):
+    return ref.build_vocab(token_lists, min_freq)
+
+
+def vocab_default_three(token_lists, min_freq=3):
+    return ref.build_vocab(token_lists, min_freq)
+
+
 MISTAKES += [
+    Mistake(checks.check_encode, encode_eos_appended, r"You added <eos> \(3\) after the tokens"),
+    Mistake(checks.check_encode, encode_bos_prepended, r"You added <bos> \(2\) in front of"),
+    Mistake(
+        checks.check_decode,
+        decode_drops_bos_and_eos,
+        r"You dropped <bos>, <eos> and kept <pad>|Special tokens \(<pad>, <unk>, <bos>, <eos>\) "
+        r"must be decoded",
+    ),
+    Mistake(checks.check_decode, decode_drops_padding, r"You dropped <pad> and kept"),
+    Mistake(checks.check_train_bpe, train_ids_from_258, r"start at 258, 2 too high"),
+    Mistake(
+        checks.check_bpe_encode,
+        bpe_encode_ascii_ignored,
+        r"The bytes of the characters outside ASCII are missing",
+    ),
+    Mistake(
+        checks.check_bpe_encode,
+        bpe_encode_non_ascii_filtered,
+        r"The bytes of the characters outside ASCII are missing",
+    ),
+    Mistake(checks.check_build_vocab, vocab_lower_cased, r"You lower-cased the tokens"),
+    Mistake(checks.check_build_vocab, vocab_case_folded, r"You lower-cased the tokens"),
+    Mistake(
+        checks.check_build_vocab, vocab_default_two, r"Your default for min_freq is not 1.*=2\)"
+    ),
+    Mistake(
+        checks.check_build_vocab, vocab_default_three, r"Your default for min_freq is not 1.*=3\)"
+    ),
     Mistake(
         checks.check_merge_pair,
         merge_on_joined_text,

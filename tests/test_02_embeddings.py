@@ -959,7 +959,89 @@ def cos_nan_to_minus_one(a, b):  # ... or -1, with np.where
     return np.where(np.isnan(raw), -1.0, raw)
 
 
+class _ScaledEmbedding(nn.Module):
+    def __init__(self, vocab_size, d_model):
+        super().__init__()
+        self.d_model = d_model
+        self.embedding = nn.Embedding(vocab_size, d_model)
+
+
+class TokenEmbeddingScaledInPlace(_ScaledEmbedding):  # the table scaled in place, each call
+    def forward(self, ids):
+        self.embedding.weight.mul_(1.0)
+        return self.embedding(ids) * math.sqrt(self.d_model)
+
+
+class TokenEmbeddingWeightIncremented(_ScaledEmbedding):  # the same family: += on the weight
+    def forward(self, ids):
+        self.embedding.weight += 0.0
+        return self.embedding(ids) * math.sqrt(self.d_model)
+
+
+class TokenEmbeddingPlusScale(_ScaledEmbedding):
+    def forward(self, ids):
+        return self.embedding(ids) + math.sqrt(self.d_model)
+
+
+class TokenEmbeddingMinusScale(_ScaledEmbedding):
+    def forward(self, ids):
+        return self.embedding(ids) - math.sqrt(self.d_model)
+
+
+class TokenEmbeddingPaddingMasked(_ScaledEmbedding):
+    def forward(self, ids):
+        out = self.embedding(ids) * math.sqrt(self.d_model)
+        return out.masked_fill((ids == 0)[..., None], 0.0)
+
+
+class TokenEmbeddingPaddingMultiplied(_ScaledEmbedding):  # the same: times (ids != 0)
+    def forward(self, ids):
+        return self.embedding(ids) * math.sqrt(self.d_model) * (ids != 0)[..., None]
+
+
+def cos_absolute(a, b):
+    return np.abs(_unit_rows(a) @ _unit_rows(b).T)
+
+
+def cos_sqrt_of_square(a, b):  # the same sign lost
+    return np.sqrt((_unit_rows(a) @ _unit_rows(b).T) ** 2)
+
+
+def cos_l1_sum(a, b):
+    def unit(x):
+        return x / np.maximum(np.abs(x).sum(-1, keepdims=True), 1e-12)
+
+    return unit(a) @ unit(b).T
+
+
+def cos_l1_norm(a, b):  # the same: np.linalg.norm with ord=1
+    def unit(x):
+        return x / np.maximum(np.linalg.norm(x, ord=1, axis=-1, keepdims=True), 1e-12)
+
+    return unit(a) @ unit(b).T
+
+
 MISTAKES += [
+    Mistake(
+        check_TokenEmbedding,
+        TokenEmbeddingScaledInPlace,
+        r"(?s)leaf Variable.*changed a trainable parameter in place",
+    ),
+    Mistake(
+        check_TokenEmbedding,
+        TokenEmbeddingWeightIncremented,
+        r"(?s)leaf Variable.*changed a trainable parameter in place",
+    ),
+    Mistake(check_TokenEmbedding, TokenEmbeddingPlusScale, r"You added sqrt\(d_model\)"),
+    Mistake(check_TokenEmbedding, TokenEmbeddingMinusScale, r"You subtracted sqrt\(d_model\)"),
+    Mistake(check_TokenEmbedding, TokenEmbeddingPaddingMasked, r"The vectors of id 0 are all zero"),
+    Mistake(
+        check_TokenEmbedding, TokenEmbeddingPaddingMultiplied, r"The vectors of id 0 are all zero"
+    ),
+    Mistake(check_cosine_similarity, cos_absolute, r"Your cosines have lost their sign"),
+    Mistake(check_cosine_similarity, cos_sqrt_of_square, r"Your cosines have lost their sign"),
+    Mistake(check_cosine_similarity, cos_l1_sum, r"sum of the absolute values \(the L1 norm"),
+    Mistake(check_cosine_similarity, cos_l1_norm, r"sum of the absolute values \(the L1 norm"),
     Mistake(
         check_cosine_similarity,
         cos_torch_row_by_row,

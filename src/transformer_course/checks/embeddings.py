@@ -899,6 +899,16 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                     ),
                     **_scaling_mistakes(a64, b64),
                     **_zero_vector_value(got_np, expected, a64, b64),
+                    "Your cosines have lost their sign: every negative one came out positive "
+                    "(an np.abs, or a square root of a square, on the way). A cosine ranges over "
+                    "[-1, 1]: opposite directions give -1. Return a_unit @ b_unit.T as it "
+                    "is.": (np.abs(expected) if (expected < -1e-6).any() else None),
+                    "You divided by the sum of the absolute values (the L1 norm, "
+                    "np.linalg.norm(x, ord=1, axis=-1) or np.abs(x).sum(-1)): the length of a "
+                    "vector is its Euclidean (L2) norm, sqrt(x·x), np.linalg.norm(x, axis=-1).": (
+                        (a64 / np.maximum(np.abs(a64).sum(-1, keepdims=True), 1e-12))
+                        @ (b64 / np.maximum(np.abs(b64).sum(-1, keepdims=True), 1e-12)).T
+                    ),
                 },
             )
 
@@ -916,6 +926,41 @@ def _token_embedding_cases(hidden: bool) -> list[tuple[int, int, tuple[int, int]
         (50, 5, (2, 3), 2103),
         (13, 64, (3, 9), 2104),
     ]
+
+
+def _scale_operation_mistakes(plain, d_model: int) -> dict:
+    """sqrt(d_model) (or d_model) combined with the lookup by another operation than the
+    product: added, subtracted, or as a power. {message: model}."""
+    root = math.sqrt(d_model)
+    return {
+        f"You added sqrt(d_model) = {root:.4g} to every entry instead of multiplying by it: "
+        "the scale is a product, self.embedding(ids) * math.sqrt(self.d_model).": plain + root,
+        f"You subtracted sqrt(d_model) = {root:.4g} from every entry instead of multiplying "
+        "by it: the scale is a product, self.embedding(ids) * math.sqrt(self.d_model).": (
+            plain - root
+        ),
+        f"You added d_model = {d_model} to every entry: the embeddings are multiplied by "
+        "sqrt(d_model), self.embedding(ids) * math.sqrt(self.d_model).": plain + d_model,
+    }
+
+
+def _rows_zeroed_for_id(expected, ids) -> dict:
+    """The vectors of one id (the padding's 0, say) set to zero, every other vector
+    right. {message: model} for each id of the batch whose zeroing changes something."""
+    out = {}
+    for token in sorted({int(i) for i in ids.reshape(-1).tolist()}):
+        mask = (ids == token)[..., None]
+        model = expected.masked_fill(mask, 0.0)
+        if torch.equal(model, expected):
+            continue
+        out[
+            f"The vectors of id {token} are all zero, every other vector is right: you zeroed "
+            f"the positions holding id {token} (a masked_fill on ids == {token}, or a multiply "
+            f"by (ids != {token})). TokenEmbedding returns every id's row times sqrt(d_model), "
+            "padding included: masking the padding is attention's job (lesson 06), and "
+            "nn.Embedding's padding_idx only keeps that row's gradient at zero."
+        ] = model
+    return out
 
 
 def _keys_diagnosis(shapes: dict[str, tuple[int, ...]], vocab_size: int, d_model: int) -> str:
@@ -1327,6 +1372,8 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                     ),
                     # any other constant factor: after the named ones above, which win
                     **({scale_hint: plain * factor} if scale_hint else {}),
+                    **_scale_operation_mistakes(plain, d_model),
+                    **_rows_zeroed_for_id(plain * math.sqrt(d_model), ids),
                 },
             )
             # the output is right: an extra trainable parameter is the only thing left

@@ -409,6 +409,14 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             "first (one pass in learned order works), or by rank in a loop.": (
                 _encode_reversed_pass
             ),
+            "The bytes of the characters outside ASCII are missing ('é' is two bytes in "
+            "UTF-8, and yours has none): text.encode('ascii', errors='ignore') (or a filter "
+            "on ord(ch) < 128) drops them. Start from every byte of the UTF-8 encoding, "
+            "list(text.encode('utf-8')).": lambda text, m: (
+                ref.bpe_encode("".join(ch for ch in text if ord(ch) < 128), m)
+                if any(ord(ch) > 127 for ch in text)
+                else None
+            ),
             "You lower-cased the text: BPE encodes the bytes of the text as it is, and a "
             "capital is a byte of its own ('A' is 65, 'a' is 97). Lower-casing is a choice "
             "of the word tokenizer, not of bpe_encode: start from list(text.encode('utf-8')).": (

@@ -274,6 +274,24 @@ def _vocab_size_hint(train_bpe, learned: int, num_merges: int, expected: int) ->
     )
 
 
+def _ids_offset(got: dict, learned: int) -> dict:
+    """Consecutive new ids that start somewhere else than 256 (257 has its own message):
+    {message: model}."""
+    ids = sorted(got.values())
+    if len(ids) != learned or not ids or ids != list(range(ids[0], ids[0] + len(ids))):
+        return {}
+    start = ids[0]
+    if start in (256, 257):
+        return {}
+    off = start - 256
+    return {
+        f"Your new ids start at {start}, {abs(off)} too {'high' if off > 0 else 'low'}: the "
+        f"first merge (step 0) gets 256 and the i-th 256 + i, the first id above the 256 "
+        f"byte values (an id of {start} = 256 {'+' if off > 0 else '-'} {abs(off)} comes "
+        "from another start, such as 255 + step or len(merges) + 255).": ids
+    }
+
+
 def _stopped_early_hint(text: str, got: dict, expected: dict) -> str:
     """Too few merges, every one of them right: where training stopped, and what was left
     to merge there (the ids, and the most frequent pair with its count). "" when the
@@ -442,6 +460,7 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                         if sorted(got.values()) == [257 + i for i in range(learned)]
                         else ""
                     ): [257 + i for i in range(learned)],
+                    **_ids_offset(got, learned),
                     "The ids you recorded count down, 256 - i (the step subtracted): the i-th "
                     "merge (counting from 0) gets 256 + i, a new id above every id in use. "
                     "Use the same 256 + step where you merge and where you record it.": (

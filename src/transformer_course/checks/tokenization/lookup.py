@@ -5,6 +5,7 @@ for unknown tokens) and back.
 from __future__ import annotations
 
 import re
+from itertools import combinations
 
 import numpy as np
 
@@ -206,8 +207,53 @@ def check_encode(encode, *, hidden: bool = False) -> None:
                         *expected,
                         ref.EOS_ID,
                     ],
+                    **_encode_one_special_added(expected, vocab),
                 },
             )
+
+
+def _encode_one_special_added(expected: list[int], vocab) -> dict:
+    """<bos> in front only, or <eos> at the end only (both at once has its own message):
+    {message: model}."""
+    bos, eos = vocab.get("<bos>"), vocab.get("<eos>")
+    out = {}
+    for token, model in (("<bos>", [bos, *expected]), ("<eos>", [*expected, eos])):
+        where = "in front of" if token == "<bos>" else "after"
+        out[
+            f"You added {token} ({vocab.get(token)}) {where} the tokens' ids: encode maps "
+            "exactly one id per token, no special token added (a model's input gets its "
+            "<bos>/<eos> later, where the decoder needs them)."
+        ] = model
+    return out
+
+
+def _decode_some_specials_dropped(decode, vocab, expected: list[str]) -> dict:
+    """Some of the special tokens dropped, the others kept (each subset that is not all of
+    them, which has its own message): {message: model}, for the subsets that also agree
+    with the learner's decode of [w, special, v] for each special present (a special
+    between two words tells dropping it from stopping there)."""
+    present = [t for t in ref.SPECIAL_TOKENS if t in expected]
+    probes = {t: _after_eos_probe(decode, vocab, t) for t in present}
+    if any(probe is None for probe in probes.values()):
+        return {}
+    out = {}
+    for size in range(1, len(present)):
+        for dropped in combinations(present, size):
+            kept = [t for t in present if t not in dropped]
+            agrees = all(
+                probe[1]()
+                == [t for t in ref.decode(probe[0], vocab) if t != special or t not in dropped]
+                for special, probe in probes.items()
+            )
+            if not agrees:
+                continue
+            out[
+                f"You dropped {', '.join(dropped)} and kept {', '.join(kept)}: decode maps "
+                "every id to its token, special tokens included (removing them is the "
+                "caller's choice, as skip_special_tokens is in other libraries, not "
+                "decode's)."
+            ] = [t for t in expected if t not in dropped]
+    return out
 
 
 # ----------------------------------------------------------------------------- decode
@@ -412,5 +458,6 @@ def check_decode(decode, *, hidden: bool = False) -> None:
                     "id_to_token = {index: token for token, index in vocab.items()}.": [
                         token for token, index in vocab.items() if index in {int(i) for i in ids}
                     ],
+                    **_decode_some_specials_dropped(decode, vocab, ref.decode(ids, vocab)),
                 },
             )
