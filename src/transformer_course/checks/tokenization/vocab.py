@@ -259,8 +259,9 @@ def _expect_min_freq_default(c, build_vocab) -> None:
         hint="Called without min_freq, build_vocab keeps every token: the default is min_freq=1.",
         mistakes={
             f"Your default for min_freq is not 1: called without it, yours keeps only the "
-            f"tokens seen at least {k} times (min_freq={k}). The contract's default is 1, "
-            "def build_vocab(token_lists, min_freq=1).": value
+            f"tokens seen at least {k} times (min_freq={k}"
+            + (", one more than 1" if k == 2 else ", one less than 1" if k == 0 else "")
+            + "). The contract's default is 1, def build_vocab(token_lists, min_freq=1).": value
             for k, value in defaults.items()
         },
     )
