@@ -2490,7 +2490,9 @@ MISTAKES += [
     Mistake(checks.check_build_vocab, vocab_lower_cased, r"You lower-cased the tokens"),
     Mistake(checks.check_build_vocab, vocab_case_folded, r"You lower-cased the tokens"),
     Mistake(
-        checks.check_build_vocab, vocab_default_two, r"Your default for min_freq is not 1.*=2\)"
+        checks.check_build_vocab,
+        vocab_default_two,
+        r"Your default for min_freq is not 1.*=2, one more than 1\)",
     ),
     Mistake(
         checks.check_build_vocab, vocab_default_three, r"Your default for min_freq is not 1.*=3\)"
