@@ -166,7 +166,7 @@ def encode(tokens, vocab):
             r"skip_special",
             r"decoded like any other",
         ),
-        (r"str(ing)? instead|join"),
+        (r"str(ing)? instead|join",),
         code="""
 def decode(ids, vocab):
     id_to_token = {index: token for token, index in vocab.items()}
