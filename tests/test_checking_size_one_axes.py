@@ -9,8 +9,8 @@ import re
 import numpy as np
 import pytest
 
-from transformer_course.checking import CheckFailure
-from transformer_course.checking.size_one_axes import size_one_axes
+from transformer_course.checking import Checker, CheckFailure
+from transformer_course.checking.size_one_axes import permuted_axes, size_one_axes
 from transformer_course.checks.tokenization import check_pad_batch
 from transformer_course.checks.welcome import check_center_rows
 from transformer_course.reference import tokenization as ref_tokenization
@@ -74,3 +74,40 @@ def test_checks_name_the_size_one_axis(check, fn, message, runs):
     for hidden in runs:
         with pytest.raises(CheckFailure, match=message):
             check(fn, hidden=bool(hidden))
+
+
+@pytest.mark.parametrize(
+    ("got", "shape", "words"),
+    [
+        ((3, 2), (2, 3), r"transposed, its two axes swapped"),
+        ((4, 2, 3), (2, 3, 4), r"yours holds axes \(2, 0, 1\) of the expected one"),
+    ],
+)
+def test_permuted_axes_are_named(got, shape, words):
+    assert re.search(words, permuted_axes(got, shape))
+
+
+@pytest.mark.parametrize(
+    ("got", "shape"), [((2, 3), (2, 3)), ((2, 2), (2, 2)), ((3, 3, 2), (3, 2, 3)), ((6,), (2, 3))]
+)
+def test_other_shapes_are_not_called_permuted(got, shape):
+    # equal sizes make the order unknowable: (3, 3, 2) against (3, 2, 3) is not named
+    assert permuted_axes(got, shape) == ""
+
+
+def test_checks_opt_in_to_the_shape_explanations():
+    for explain, named in ((False, False), (True, True)):
+        with pytest.raises(CheckFailure) as failure, Checker("demo", explain_shapes=explain) as c:
+            c.expect_shape(np.zeros((3,)), (1, 3), "demo(x)")
+        assert ("axis 0 of length 1 dropped" in str(failure.value)) is named
+
+
+def center_rows_transposed(x):  # a .T on the result
+    return (x - x.mean(axis=-1, keepdims=True)).T
+
+
+def test_center_rows_names_a_transposed_result():
+    with pytest.raises(
+        CheckFailure, match=r"shape \(3, 2\)\. That is the expected shape transposed"
+    ):
+        check_center_rows(center_rows_transposed)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
-__all__ = ["size_one_axes"]
+__all__ = ["permuted_axes", "size_one_axes"]
 
 
 def _dropped(got: tuple, shape: tuple) -> list[int] | None:
@@ -59,3 +59,22 @@ def size_one_axes(got: tuple, shape: tuple) -> str:
             "it. "
         )
     return ""
+
+
+def permuted_axes(got: tuple, shape: tuple) -> str:
+    """A sentence naming the order of ``got``'s axes when it is ``shape`` with its axes
+    rearranged (every size distinct, so the rearrangement is known); "" otherwise."""
+    got, shape = tuple(got), tuple(shape)
+    if got == shape or sorted(got) != sorted(shape) or len(set(shape)) != len(shape):
+        return ""
+    order = [shape.index(size) for size in got]
+    if len(shape) == 2:
+        return (
+            "That is the expected shape transposed, its two axes swapped (a .T, transpose "
+            "or swapaxes, or a product taken the other way round). "
+        )
+    return (
+        f"That is the expected shape with its axes in another order: yours holds axes "
+        f"{tuple(order)} of the expected one (a transpose, permute, swapaxes or moveaxis "
+        "rearranged them, or one was missing). "
+    )

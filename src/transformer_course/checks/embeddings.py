@@ -218,7 +218,7 @@ def check_one_hot(one_hot, *, hidden: bool = False) -> None:
     float64 is the reference's dtype; any float dtype passes, integer 0/1 arrays pass with
     a note; booleans fail (they add up as logic).
     """
-    with Checker("one_hot", hidden=hidden) as c:
+    with Checker("one_hot", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(one_hot)
         passed_several = False  # a case with several ids has passed
         for ids, vocab_size in _one_hot_cases(hidden):
@@ -432,7 +432,7 @@ def check_embed(embed, *, hidden: bool = False) -> None:
 
     Any floating result passes (the table's dtype is preferred, with a note otherwise).
     """
-    with Checker("embed", hidden=hidden) as c:
+    with Checker("embed", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(embed)
         for ids, table in _embed_cases(hidden):
             what = f"embed({_ids_repr(ids)}, table of shape {table.shape}, dtype {table.dtype})"
@@ -755,7 +755,7 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
     at least at float32's tolerance, so that a small eps in the denominator (PyTorch's
     1e-8, say) passes as well.
     """
-    with Checker("cosine_similarity", hidden=hidden) as c:
+    with Checker("cosine_similarity", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(cosine_similarity)
         for a, b in _cosine_cases(hidden):
             what = f"cosine_similarity(a of shape {a.shape}, b of shape {b.shape})"
@@ -1185,7 +1185,7 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
     Transformer's `lut.weight`); extra buffers (a stored scale, say) are allowed, and
     whatever they hold is loaded back unchanged.
     """
-    with Checker("TokenEmbedding", hidden=hidden) as c:
+    with Checker("TokenEmbedding", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(cls, "TokenEmbedding")
         for vocab_size, d_model, ids_shape, seed in _token_embedding_cases(hidden):
             with torch.random.fork_rng(devices=[]):  # a fixed initial table, RNG left alone

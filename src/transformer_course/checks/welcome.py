@@ -294,7 +294,7 @@ def _values_too(center_rows, x: np.ndarray, expected: np.ndarray) -> str:
 
 def check_center_rows(center_rows, *, hidden: bool = False) -> None:
     """Check ``center_rows(x)``: x minus the mean of each row (the last axis)."""
-    with Checker("center_rows", hidden=hidden) as c:
+    with Checker("center_rows", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(center_rows)
         for x in _hidden_inputs() if hidden else _VISIBLE_INPUTS:
             what = f"center_rows(x) for x of shape {x.shape}"

@@ -302,7 +302,7 @@ def _encode_reversed_pass(text: str, merges) -> list[int] | None:
 def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
     """Check ``bpe_encode(text, merges)``: UTF-8 bytes, then the merges by rank
     (earliest learned first); a list, tuple or 1-D integer array is accepted."""
-    with Checker("bpe_encode", hidden=hidden) as c:
+    with Checker("bpe_encode", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(bpe_encode)
         if hidden:
             merges = ref.train_bpe("the cat sat on the mat. the cat ate. café déjà", 12)
@@ -610,7 +610,7 @@ def _decode_bytes_only(ids, merges) -> str | None:
 def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
     """Check ``bpe_decode(ids, merges)`` on ids that ``bpe_encode`` produced (valid UTF-8,
     so strict decoding and errors="replace" both pass)."""
-    with Checker("bpe_decode", hidden=hidden) as c:
+    with Checker("bpe_decode", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(bpe_decode)
         if hidden:
             merges = ref.train_bpe("the cat sat on the mat. café déjà 東京 東京", 15)

@@ -371,7 +371,7 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
     """Check ``train_bpe(text, num_merges)``: merges over UTF-8 bytes, the most frequent
     pair first (ties: first occurrence), new ids 256 + i, in the order learned. Stopping
     when no pair occurs more than once is accepted too (with a note)."""
-    with Checker("train_bpe", hidden=hidden) as c:
+    with Checker("train_bpe", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(train_bpe)
         if hidden:
             cases = [

@@ -117,7 +117,7 @@ def _encode_key_hints(tokens, vocab) -> list:
 
 def check_encode(encode, *, hidden: bool = False) -> None:
     """Check ``encode(tokens, vocab)``: one id per token, <unk>'s id for unknown tokens."""
-    with Checker("encode", hidden=hidden) as c:
+    with Checker("encode", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(encode)
         if hidden:
             vocab = ref.build_vocab(_random_token_lists(21))
@@ -385,7 +385,7 @@ def check_decode(decode, *, hidden: bool = False) -> None:
     """Check ``decode(ids, vocab)``; ids come as a list or as a 1-D integer array (a row
     of a padded batch); a list or a tuple of str is accepted back. The last case's vocab
     lists its keys alphabetically (not in id order)."""
-    with Checker("decode", hidden=hidden) as c:
+    with Checker("decode", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(decode)
         if hidden:
             vocab = ref.build_vocab(_random_token_lists(31))

@@ -181,7 +181,7 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
     tensor of any integer dtype that holds the ids, right-padded with pad_id."""
     import torch
 
-    with Checker("pad_batch", hidden=hidden) as c:
+    with Checker("pad_batch", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(pad_batch)
         if hidden:
             rng = numpy_rng(41)

@@ -29,7 +29,7 @@ def _random_ids(seed: int, n: int, high: int = 4) -> list[int]:
 def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
     """Check ``get_pair_counts(ids)``: overlapping counts, pairs in the order of their
     first occurrence (train_bpe's tie rule relies on it); any dict (a Counter) is accepted."""
-    with Checker("get_pair_counts", hidden=hidden) as c:
+    with Checker("get_pair_counts", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(get_pair_counts)
         if hidden:
             cases = [_random_ids(seed, n) for seed, n in ((51, 12), (52, 30), (53, 2))] + [[7], []]
@@ -526,7 +526,7 @@ def _merge_first_divergence(ids, pair, new_id, got) -> str:
 def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
     """Check ``merge_pair(ids, pair, new_id)``: a new list (or tuple), non-overlapping
     merges from the left, the input left alone."""
-    with Checker("merge_pair", hidden=hidden) as c:
+    with Checker("merge_pair", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(merge_pair)
         if hidden:
             cases = []

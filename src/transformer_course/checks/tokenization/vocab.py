@@ -270,7 +270,7 @@ def _expect_min_freq_default(c, build_vocab) -> None:
 def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
     """Check ``build_vocab(token_lists, min_freq)``; any dict (a Counter, an OrderedDict)
     is accepted, its key order is not compared."""
-    with Checker("build_vocab", hidden=hidden) as c:
+    with Checker("build_vocab", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(build_vocab)
         if hidden:
             cases = [(_random_token_lists(seed), m) for seed, m in ((11, 1), (12, 2), (13, 3))]

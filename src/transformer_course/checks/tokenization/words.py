@@ -48,7 +48,7 @@ _TOKENIZE_HINTS = [
 def check_tokenize(tokenize, *, hidden: bool = False) -> None:
     """Check ``tokenize(text)``: lower-cased words (runs of ``\\w``) and single
     punctuation marks, whitespace dropped; a list or a tuple of str is accepted."""
-    with Checker("tokenize", hidden=hidden) as c:
+    with Checker("tokenize", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(tokenize)
         runs = []
         for text in _HIDDEN_TEXTS if hidden else _VISIBLE_TEXTS:
