@@ -1021,7 +1021,40 @@ def cos_l1_norm(a, b):  # the same: np.linalg.norm with ord=1
     return unit(a) @ unit(b).T
 
 
+def embed_unit_rows(ids, table):  # the rows normalised, as for cosine similarity
+    return _unit_rows(np.asarray(table))[np.asarray(ids)]
+
+
+def embed_rows_over_sqrt_of_squares(ids, table):  # the same, by hand
+    rows = np.asarray(table)[np.asarray(ids)]
+    return rows / np.sqrt((rows**2).sum(-1, keepdims=True))
+
+
+def cos_eps_on_each_length(a, b):
+    def unit(x):
+        return x / (np.linalg.norm(x, axis=-1, keepdims=True) + 0.1)
+
+    return unit(a) @ unit(b).T
+
+
+def cos_eps_on_the_product(a, b):
+    lengths = np.linalg.norm(a, axis=-1, keepdims=True) * np.linalg.norm(b, axis=-1)[None, :]
+    return (a @ b.T) / (lengths + 1.0)
+
+
 MISTAKES += [
+    Mistake(check_embed, embed_unit_rows, r"Your rows are the right ones divided by their lengths"),
+    Mistake(
+        check_embed,
+        embed_rows_over_sqrt_of_squares,
+        r"Your rows are the right ones divided by their lengths",
+    ),
+    Mistake(check_cosine_similarity, cos_eps_on_each_length, r"Each length had 0\.1 added to it"),
+    Mistake(
+        check_cosine_similarity,
+        cos_eps_on_the_product,
+        r"The product of the lengths had 1 added to it",
+    ),
     Mistake(
         check_TokenEmbedding,
         TokenEmbeddingScaledInPlace,

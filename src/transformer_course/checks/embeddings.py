@@ -472,6 +472,12 @@ def check_embed(embed, *, hidden: bool = False) -> None:
                 **tolerance(got.dtype, table.dtype),
                 hint="Row i of the result should be row ids[i] of the table.",
                 mistakes={
+                    "Your rows are the right ones divided by their lengths (unit vectors, as "
+                    "cosine_similarity makes them): a lookup returns the table's rows as they "
+                    "are, table[ids], with nothing normalised.": ref.embed(
+                        ids,
+                        table / np.maximum(np.linalg.norm(table, axis=-1, keepdims=True), 1e-12),
+                    ),
                     "You picked the row before the right one, table[ids - 1] (as if ids were "
                     "1-based): ids count from 0, so id i is `table[i]`, not `table[i - 1]`.": (
                         ref.embed((ids - 1) % vocab_size, table)
@@ -564,6 +570,29 @@ def _row_by_row_hint(a: np.ndarray, b: np.ndarray):
         "b[None, :, :], dim=-1))."
     )
     return (matches, text)
+
+
+def _eps_too_large(a, b) -> dict:
+    """An eps that is too large to leave the cosines alone, added to each length or to
+    the product of the lengths: {message: model} for a few usual values (1e-8, PyTorch's,
+    and anything as small passes the check)."""
+    la = np.linalg.norm(a, axis=-1, keepdims=True)
+    lb = np.linalg.norm(b, axis=-1, keepdims=True)
+    out = {}
+    for eps in (1.0, 0.5, 0.1, 0.01, 1e-3):
+        out[
+            f"Each length had {eps:g} added to it (x / (norm + {eps:g})): an eps that large "
+            "shrinks every cosine, most for short vectors. The guard against zero vectors "
+            "must leave the others alone: np.maximum(norm, 1e-12), or an eps of 1e-8 as "
+            "PyTorch uses."
+        ] = (a / (la + eps)) @ (b / (lb + eps)).T
+        out[
+            f"The product of the lengths had {eps:g} added to it (a·b / (|a| |b| + {eps:g})): "
+            "an eps that large shrinks every cosine, most for short vectors. The guard "
+            "against zero vectors must leave the others alone: a floor of 1e-12 under each "
+            "length, or an eps of 1e-8 as PyTorch uses."
+        ] = (a @ b.T) / (la * lb.T + eps)
+    return out
 
 
 def _zero_vector_value(got: np.ndarray, expected: np.ndarray, a, b) -> dict:
@@ -899,6 +928,7 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                     ),
                     **_scaling_mistakes(a64, b64),
                     **_zero_vector_value(got_np, expected, a64, b64),
+                    **_eps_too_large(a64, b64),
                     "Your cosines have lost their sign: every negative one came out positive "
                     "(an np.abs, or a square root of a square, on the way). A cosine ranges over "
                     "[-1, 1]: opposite directions give -1. Return a_unit @ b_unit.T as it "
