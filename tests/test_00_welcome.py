@@ -119,7 +119,21 @@ def center_columns_in_place(x):  # two mistakes at once
     return x
 
 
+def center_sum_without_keepdims(x):  # the same lost axis, from a sum divided by the length
+    return x - x.sum(axis=-1) / x.shape[-1]
+
+
 MISTAKES = [
+    Mistake(
+        check_center_rows,
+        center_without_keepdims,
+        r"(?s)raised ValueError.*row means lost their axis.*without keepdims=True",
+    ),
+    Mistake(
+        check_center_rows,
+        center_sum_without_keepdims,
+        r"(?s)raised ValueError.*row means lost their axis.*without keepdims=True",
+    ),
     Mistake(check_center_rows, center_columns, r"mean over axis 0 \(down each column\)"),
     Mistake(check_center_rows, center_whole_array, "mean of the whole array"),
     Mistake(check_center_rows, standardize_rows, "also divided by the standard deviation"),

@@ -1244,7 +1244,12 @@ MISTAKES = [
         pairs_mutable_default,
         r"the first time and .* the second time.*keeps its counts from one call to the next",
     ),
-    Mistake(checks.check_merge_pair, merge_double, "skip \\*both\\* merged ids"),
+    Mistake(
+        checks.check_merge_pair,
+        merge_double,
+        r"(?s)You merged overlapping occurrences.*ids\[\d+:\d+\] = \[(\d+), \1, \1\].*sharing "
+        r"the id",
+    ),
     Mistake(
         checks.check_merge_pair,
         merge_either_id,
@@ -1303,7 +1308,7 @@ MISTAKES = [
     Mistake(checks.check_train_bpe, train_ties_last, "tie was broken the wrong way"),
     Mistake(checks.check_train_bpe, train_records_256_minus_step, r"count down, 256 - i"),
     Mistake(checks.check_train_bpe, train_merges_inverted, r"wrong way round, \{new_id: pair\}"),
-    Mistake(checks.check_train_bpe, train_ids_from_255, r"gets id 256 \+ i"),
+    Mistake(checks.check_train_bpe, train_ids_from_255, r"start at 255, 1 too low"),
     Mistake(checks.check_train_bpe, train_ids_from_257, r"start at 257, one too high"),
     Mistake(checks.check_train_bpe, train_same_id_for_every_merge, r"Every merge got the same id"),
     Mistake(checks.check_train_bpe, train_counts_once, "counted once, on the original bytes"),
@@ -1359,7 +1364,7 @@ MISTAKES = [
     Mistake(
         checks.check_bpe_encode,
         encode_first_merge_only,
-        r"Replaying the merges: decision 2 merges .* first departs",
+        r"You made one merge step and stopped",
     ),
     Mistake(checks.check_train_bpe, train_for_a_vocab_size, r"num_merges - 256 merges.*vocab_size"),
     Mistake(checks.check_merge_pair, merge_first_occurrence_only, "Only the first occurrence"),
@@ -2051,7 +2056,10 @@ def pad_with_np_pad(sequences, pad_id):
 
 
 def pad_with_torch_pad_sequence(sequences, pad_id):
-    """PyTorch's own utility: a (batch, max_len) LongTensor."""
+    """PyTorch's own utility: a (batch, max_len) LongTensor (it refuses an empty list, so a
+    batch of no sequences is built apart)."""
+    if not sequences:
+        return torch.zeros((0, 0), dtype=torch.long)
     tensors = [torch.tensor(s, dtype=torch.long) for s in sequences]
     return torch.nn.utils.rnn.pad_sequence(tensors, batch_first=True, padding_value=pad_id)
 
@@ -2251,6 +2259,362 @@ def decode_bytearray(ids, merges):
     for i in ids:
         out += table[i]
     return out.decode()
+
+
+# ------------------------------------------------ round 11 (r11c): families that carry over
+def pad_max_without_default(sequences, pad_id):  # the blind case: max() of no lengths
+    max_len = max(len(seq) for seq in sequences)
+    batch = np.full((len(sequences), max_len), pad_id, dtype=np.int64)
+    for row, seq in enumerate(sequences):
+        batch[row, : len(seq)] = seq
+    return batch
+
+
+def pad_with_bare_pad_sequence(sequences, pad_id):  # same family: pad_sequence([]) raises
+    tensors = [torch.tensor(s, dtype=torch.long) for s in sequences]
+    return torch.nn.utils.rnn.pad_sequence(tensors, batch_first=True, padding_value=pad_id)
+
+
+def pad_stacked_rows(sequences, pad_id):  # same family: np.stack of no rows raises
+    width = max((len(s) for s in sequences), default=0)
+    return np.stack([np.array(list(s) + [pad_id] * (width - len(s))) for s in sequences])
+
+
+def pad_at_least_one_row(sequences, pad_id):  # same family: a (1, 1) batch for no sequences
+    width = max((len(s) for s in sequences), default=1)
+    batch = np.full((max(len(sequences), 1), width), pad_id, dtype=np.int64)
+    for row, seq in enumerate(sequences):
+        batch[row, : len(seq)] = seq
+    return batch
+
+
+def merge_overlapping_starts(ids, pair, new_id):  # every start of the pair replaced
+    starts = {i for i in range(len(ids) - 1) if (ids[i], ids[i + 1]) == tuple(pair)}
+    return [
+        new_id if i in starts else t
+        for i, t in enumerate(ids)
+        if i - 1 not in starts or i in starts
+    ]
+
+
+def pad_default_one(sequences, pad_id):  # same family: max(..., default=1)
+    width = max((len(s) for s in sequences), default=1)
+    batch = np.full((len(sequences), width), pad_id, dtype=np.int64)
+    for row, seq in enumerate(sequences):
+        batch[row, : len(seq)] = seq
+    return batch
+
+
+def tokenize_drops_digits(text):  # letters and '_' kept, digits in neither alternative
+    return re.findall(r"[^\W\d]+|[^\w\s]", text.lower())
+
+
+def tokenize_drops_underscores(text):  # '_' in neither alternative
+    return re.findall(r"[^\W_]+|[^\w\s_]", text.lower())
+
+
+def tokenize_split_at_word_boundaries(text):  # the whitespace stays on the marks
+    return [piece for piece in re.split(r"\b", text.lower()) if piece.strip()]
+
+
+def tokenize_trailing_spaces_kept(text):  # \s* after each token
+    return [t for t in re.findall(r"\w+\s*|[^\w\s]\s*", text.lower())]
+
+
+def tokenize_sorted_set(text):
+    return sorted(set(re.findall(r"\w+|[^\w\s]", text.lower())))
+
+
+def tokenize_repeats_removed(text):  # order kept, repeats gone
+    return list(dict.fromkeys(re.findall(r"\w+|[^\w\s]", text.lower())))
+
+
+def encode_plain_lookup(tokens, vocab):  # vocab[token] on an unknown token
+    return [vocab[token] for token in tokens]
+
+
+def encode_unk_spelled_upper(tokens, vocab):  # the unknown token's key spelled <UNK>
+    return [vocab[token] if token in vocab else vocab["<UNK>"] for token in tokens]
+
+
+def encode_unk_without_brackets(tokens, vocab):  # ... or unk
+    return [vocab.get(token) or vocab["unk"] for token in tokens]
+
+
+def train_stops_below_three(text, num_merges):  # a count threshold: stops at count 2
+    ids, merges = list(text.encode("utf-8")), {}
+    for step in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            break
+        best = max(counts, key=counts.get)
+        if counts[best] < 3:
+            break
+        ids = ref.merge_pair(ids, best, 256 + step)
+        merges[best] = 256 + step
+    return merges
+
+
+def train_stops_when_few_ids_left(text, num_merges):  # a test on the number of ids
+    ids, merges = list(text.encode("utf-8")), {}
+    for step in range(num_merges):
+        if len(ids) < 10:
+            break
+        counts = ref.get_pair_counts(ids)
+        best = max(counts, key=counts.get)
+        ids = ref.merge_pair(ids, best, 256 + step)
+        merges[best] = 256 + step
+    return merges
+
+
+def decode_bytes_only_table(ids, merges):  # no entry for a merge: .get(i, b"")
+    table = {i: bytes([i]) for i in range(256)}
+    return b"".join(table.get(i, b"") for i in ids).decode("utf-8", errors="replace")
+
+
+def decode_skips_merged_ids(ids, merges):  # the same family: `if i < 256`
+    return bytes(i for i in ids if i < 256).decode("utf-8", errors="replace")
+
+
+def bpe_encode_one_step(text, merges):  # an if where the while belongs
+    ids = list(text.encode("utf-8"))
+    present = [pair for pair in ref.get_pair_counts(ids) if pair in merges]
+    if present:
+        pair = min(present, key=merges.get)
+        ids = ref.merge_pair(ids, pair, merges[pair])
+    return ids
+
+
+def bpe_encode_returns_in_loop(text, merges):  # the same family: a return inside the loop
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        present = [pair for pair in ref.get_pair_counts(ids) if pair in merges]
+        if not present:
+            break
+        pair = min(present, key=merges.get)
+        return ref.merge_pair(ids, pair, merges[pair])
+    return ids
+
+
+def bpe_encode_reversed_pass(text, merges):
+    ids = list(text.encode("utf-8"))
+    for pair, new_id in reversed(list(merges.items())):
+        ids = ref.merge_pair(ids, pair, new_id)
+    return ids
+
+
+def bpe_encode_pass_by_id_descending(text, merges):  # the same: sorted by new id, reversed
+    ids = list(text.encode("utf-8"))
+    for pair, new_id in sorted(merges.items(), key=lambda item: -item[1]):
+        ids = ref.merge_pair(ids, pair, new_id)
+    return ids
+
+
+def merge_on_joined_text(ids, pair, new_id):  # '1 2' found inside '11 2'
+    text = " ".join(map(str, ids)).replace(f"{pair[0]} {pair[1]}", str(new_id))
+    return [int(t) for t in text.split()]
+
+
+def merge_on_list_repr(ids, pair, new_id):  # the same family on str(ids)
+    text = str(list(ids))[1:-1].replace(f"{pair[0]}, {pair[1]}", str(new_id))
+    return [int(t) for t in text.split(", ")] if text else []
+
+
+def encode_eos_appended(tokens, vocab):
+    return [vocab.get(t, vocab["<unk>"]) for t in tokens] + [vocab["<eos>"]]
+
+
+def encode_bos_prepended(tokens, vocab):
+    return [vocab["<bos>"]] + [vocab.get(t, vocab["<unk>"]) for t in tokens]
+
+
+def decode_drops_bos_and_eos(ids, vocab):
+    inv = {i: t for t, i in vocab.items()}
+    return [inv[int(i)] for i in ids if inv[int(i)] not in ("<bos>", "<eos>")]
+
+
+def decode_drops_padding(ids, vocab):  # the other member: <pad> alone, wherever it is
+    inv = {i: t for t, i in vocab.items()}
+    return [inv[int(i)] for i in ids if int(i) != vocab["<pad>"]]
+
+
+def train_ids_from_258(text, num_merges):
+    return {pair: new_id + 2 for pair, new_id in ref.train_bpe(text, num_merges).items()}
+
+
+def bpe_encode_ascii_ignored(text, merges):
+    return ref.bpe_encode(text.encode("ascii", errors="ignore").decode(), merges)
+
+
+def bpe_encode_non_ascii_filtered(text, merges):
+    return ref.bpe_encode("".join(ch for ch in text if ord(ch) < 128), merges)
+
+
+def vocab_lower_cased(token_lists, min_freq=1):
+    return ref.build_vocab([[t.lower() for t in ts] for ts in token_lists], min_freq)
+
+
+def vocab_case_folded(token_lists, min_freq=1):
+    return ref.build_vocab([[t.casefold() for t in ts] for ts in token_lists], min_freq)
+
+
+def vocab_default_two(token_lists, min_freq=2):
+    return ref.build_vocab(token_lists, min_freq)
+
+
+def vocab_default_three(token_lists, min_freq=3):
+    return ref.build_vocab(token_lists, min_freq)
+
+
+MISTAKES += [
+    Mistake(checks.check_encode, encode_eos_appended, r"You added <eos> \(3\) after the tokens"),
+    Mistake(checks.check_encode, encode_bos_prepended, r"You added <bos> \(2\) in front of"),
+    Mistake(
+        checks.check_decode,
+        decode_drops_bos_and_eos,
+        r"You dropped <bos>, <eos> and kept <pad>|Special tokens \(<pad>, <unk>, <bos>, <eos>\) "
+        r"must be decoded",
+    ),
+    Mistake(checks.check_decode, decode_drops_padding, r"You dropped <pad> and kept"),
+    Mistake(checks.check_train_bpe, train_ids_from_258, r"start at 258, 2 too high"),
+    Mistake(
+        checks.check_bpe_encode,
+        bpe_encode_ascii_ignored,
+        r"The bytes of the characters outside ASCII are missing",
+    ),
+    Mistake(
+        checks.check_bpe_encode,
+        bpe_encode_non_ascii_filtered,
+        r"The bytes of the characters outside ASCII are missing",
+    ),
+    Mistake(checks.check_build_vocab, vocab_lower_cased, r"You lower-cased the tokens"),
+    Mistake(checks.check_build_vocab, vocab_case_folded, r"You lower-cased the tokens"),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_default_two,
+        r"Your default for min_freq is not 1.*=2, one more than 1\)",
+    ),
+    Mistake(
+        checks.check_build_vocab, vocab_default_three, r"Your default for min_freq is not 1.*=3\)"
+    ),
+    Mistake(
+        checks.check_merge_pair,
+        merge_on_joined_text,
+        r"You merged on the ids written as text .*'(1 2|2 3)' is found inside '1",
+    ),
+    Mistake(
+        checks.check_merge_pair,
+        merge_on_list_repr,
+        r"You merged on the ids written as text",
+    ),
+    Mistake(checks.check_bpe_encode, bpe_encode_one_step, r"You made one merge step and stopped"),
+    Mistake(
+        checks.check_bpe_encode, bpe_encode_returns_in_loop, r"You made one merge step and stopped"
+    ),
+    Mistake(
+        checks.check_bpe_encode,
+        bpe_encode_reversed_pass,
+        r"You applied each merge once, latest learned first",
+    ),
+    Mistake(
+        checks.check_bpe_encode,
+        bpe_encode_pass_by_id_descending,
+        r"You applied each merge once, latest learned first",
+    ),
+    Mistake(
+        checks.check_train_bpe,
+        train_stops_below_three,
+        r"Your \d+ merge\(s\) are right, then you stopped.*occurred 2 times, still more than once",
+    ),
+    Mistake(
+        checks.check_train_bpe,
+        train_stops_when_few_ids_left,
+        r"merge\(s\) are right, then you stopped: after merge \d+ .*Your stop test fires too early",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        decode_bytes_only_table,
+        r"The merged tokens \(ids 256 and up\) came out as nothing",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        decode_skips_merged_ids,
+        r"The merged tokens \(ids 256 and up\) came out as nothing",
+    ),
+    Mistake(
+        checks.check_encode,
+        encode_plain_lookup,
+        r"(?s)raised KeyError.*vocab\[token\] raised KeyError for '\w+', a token that is not in",
+    ),
+    Mistake(
+        checks.check_encode,
+        encode_unk_spelled_upper,
+        r"The vocabulary has no key '<UNK>': its unknown token is spelled \"<unk>\"",
+    ),
+    Mistake(
+        checks.check_encode,
+        encode_unk_without_brackets,
+        r"The vocabulary has no key 'unk': its unknown token is spelled \"<unk>\"",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_drops_digits,
+        r"Whole classes of characters disappeared.*digits \('\d'",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_drops_underscores,
+        r"Whole classes of characters disappeared.*the underscore '_' \('_'\)",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_split_at_word_boundaries,
+        r"Your token '[^']*' holds whitespace",
+    ),
+    Mistake(
+        checks.check_tokenize, tokenize_trailing_spaces_kept, r"Your token '[^']*' holds whitespace"
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_sorted_set,
+        r"right ones, but .*sorted: a sentence is a sequence",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_repeats_removed,
+        r"right ones, but each token once \(a set, or dict\.fromkeys",
+    ),
+    Mistake(
+        checks.check_pad_batch,
+        pad_default_one,
+        r"no sequences at all: yours has no row, right, but 1 column\(s\).*default=1 for max",
+    ),
+    Mistake(
+        checks.check_pad_batch,
+        pad_max_without_default,
+        r"(?s)no sequences at all.*max\(len\(seq\) for seq in sequences\) without default=0",
+    ),
+    Mistake(
+        checks.check_pad_batch,
+        pad_with_bare_pad_sequence,
+        r"(?s)no sequences at all.*pad_sequence refuses an empty list",
+    ),
+    Mistake(
+        checks.check_pad_batch,
+        pad_stacked_rows,
+        r"(?s)no sequences at all.*np\.stack \(or np\.vstack\) needs at least one row",
+    ),
+    Mistake(
+        checks.check_pad_batch,
+        pad_at_least_one_row,
+        r"no sequences at all, and yours has shape \(1, 1\)",
+    ),
+    Mistake(
+        checks.check_merge_pair,
+        merge_overlapping_starts,
+        r"(?s)You merged overlapping occurrences.*turned both into \d+",
+    ),
+]
 
 
 CORRECT = [

@@ -909,6 +909,220 @@ MISTAKES = [
     ),
 ]
 
+
+# ------------------------------------------------ round 11 (r11c): families that carry over
+def _unit_rows(x):
+    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
+
+
+def cos_np_dot_untransposed(a, b):  # np.dot names both shapes: (n, d) and (m, d)
+    return np.dot(_unit_rows(a), _unit_rows(b))
+
+
+def cos_torch_untransposed(a, b):  # torch names both shapes too
+    return (torch.from_numpy(_unit_rows(a)) @ torch.from_numpy(_unit_rows(b))).numpy()
+
+
+def cos_both_transposed(a, b):  # (d, n) @ (d, m): the inner sizes d and n
+    return _unit_rows(a).T @ _unit_rows(b).T
+
+
+def one_hot_torch_without_long(ids, vocab_size):  # F.one_hot of int32 ids
+    return F.one_hot(torch.as_tensor(ids), vocab_size).numpy()
+
+
+def one_hot_torch_from_numpy(ids, vocab_size):  # the same family: from_numpy keeps int32
+    return F.one_hot(torch.from_numpy(np.asarray(ids)), vocab_size).float().numpy()
+
+
+def cos_torch_row_by_row(a, b):  # F.cosine_similarity pairs row i with row i
+    return F.cosine_similarity(torch.as_tensor(a), torch.as_tensor(b), dim=-1).numpy()
+
+
+def cos_zip_rows(a, b):  # the same pairing written as a zip over the rows: (n,) values
+    return np.array([x @ y for x, y in zip(_unit_rows(a), _unit_rows(b), strict=False)])
+
+
+def _raw_cosines(a, b):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (a @ b.T) / (
+            np.linalg.norm(a, axis=-1, keepdims=True) * np.linalg.norm(b, axis=-1)[None, :]
+        )
+
+
+def cos_nan_to_one(a, b):  # zero vectors given similarity 1
+    return np.nan_to_num(_raw_cosines(a, b), nan=1.0)
+
+
+def cos_nan_to_minus_one(a, b):  # ... or -1, with np.where
+    raw = _raw_cosines(a, b)
+    return np.where(np.isnan(raw), -1.0, raw)
+
+
+class _ScaledEmbedding(nn.Module):
+    def __init__(self, vocab_size, d_model):
+        super().__init__()
+        self.d_model = d_model
+        self.embedding = nn.Embedding(vocab_size, d_model)
+
+
+class TokenEmbeddingScaledInPlace(_ScaledEmbedding):  # the table scaled in place, each call
+    def forward(self, ids):
+        self.embedding.weight.mul_(1.0)
+        return self.embedding(ids) * math.sqrt(self.d_model)
+
+
+class TokenEmbeddingWeightIncremented(_ScaledEmbedding):  # the same family: += on the weight
+    def forward(self, ids):
+        self.embedding.weight += 0.0
+        return self.embedding(ids) * math.sqrt(self.d_model)
+
+
+class TokenEmbeddingPlusScale(_ScaledEmbedding):
+    def forward(self, ids):
+        return self.embedding(ids) + math.sqrt(self.d_model)
+
+
+class TokenEmbeddingMinusScale(_ScaledEmbedding):
+    def forward(self, ids):
+        return self.embedding(ids) - math.sqrt(self.d_model)
+
+
+class TokenEmbeddingPaddingMasked(_ScaledEmbedding):
+    def forward(self, ids):
+        out = self.embedding(ids) * math.sqrt(self.d_model)
+        return out.masked_fill((ids == 0)[..., None], 0.0)
+
+
+class TokenEmbeddingPaddingMultiplied(_ScaledEmbedding):  # the same: times (ids != 0)
+    def forward(self, ids):
+        return self.embedding(ids) * math.sqrt(self.d_model) * (ids != 0)[..., None]
+
+
+def cos_absolute(a, b):
+    return np.abs(_unit_rows(a) @ _unit_rows(b).T)
+
+
+def cos_sqrt_of_square(a, b):  # the same sign lost
+    return np.sqrt((_unit_rows(a) @ _unit_rows(b).T) ** 2)
+
+
+def cos_l1_sum(a, b):
+    def unit(x):
+        return x / np.maximum(np.abs(x).sum(-1, keepdims=True), 1e-12)
+
+    return unit(a) @ unit(b).T
+
+
+def cos_l1_norm(a, b):  # the same: np.linalg.norm with ord=1
+    def unit(x):
+        return x / np.maximum(np.linalg.norm(x, ord=1, axis=-1, keepdims=True), 1e-12)
+
+    return unit(a) @ unit(b).T
+
+
+def embed_unit_rows(ids, table):  # the rows normalised, as for cosine similarity
+    return _unit_rows(np.asarray(table))[np.asarray(ids)]
+
+
+def embed_rows_over_sqrt_of_squares(ids, table):  # the same, by hand
+    rows = np.asarray(table)[np.asarray(ids)]
+    return rows / np.sqrt((rows**2).sum(-1, keepdims=True))
+
+
+def cos_eps_on_each_length(a, b):
+    def unit(x):
+        return x / (np.linalg.norm(x, axis=-1, keepdims=True) + 0.1)
+
+    return unit(a) @ unit(b).T
+
+
+def cos_eps_on_the_product(a, b):
+    lengths = np.linalg.norm(a, axis=-1, keepdims=True) * np.linalg.norm(b, axis=-1)[None, :]
+    return (a @ b.T) / (lengths + 1.0)
+
+
+MISTAKES += [
+    Mistake(check_embed, embed_unit_rows, r"Your rows are the right ones divided by their lengths"),
+    Mistake(
+        check_embed,
+        embed_rows_over_sqrt_of_squares,
+        r"Your rows are the right ones divided by their lengths",
+    ),
+    Mistake(check_cosine_similarity, cos_eps_on_each_length, r"Each length had 0\.1 added to it"),
+    Mistake(
+        check_cosine_similarity,
+        cos_eps_on_the_product,
+        r"The product of the lengths had 1 added to it",
+    ),
+    Mistake(
+        check_TokenEmbedding,
+        TokenEmbeddingScaledInPlace,
+        r"(?s)leaf Variable.*changed a trainable parameter in place",
+    ),
+    Mistake(
+        check_TokenEmbedding,
+        TokenEmbeddingWeightIncremented,
+        r"(?s)leaf Variable.*changed a trainable parameter in place",
+    ),
+    Mistake(check_TokenEmbedding, TokenEmbeddingPlusScale, r"You added sqrt\(d_model\)"),
+    Mistake(check_TokenEmbedding, TokenEmbeddingMinusScale, r"You subtracted sqrt\(d_model\)"),
+    Mistake(check_TokenEmbedding, TokenEmbeddingPaddingMasked, r"The vectors of id 0 are all zero"),
+    Mistake(
+        check_TokenEmbedding, TokenEmbeddingPaddingMultiplied, r"The vectors of id 0 are all zero"
+    ),
+    Mistake(check_cosine_similarity, cos_absolute, r"Your cosines have lost their sign"),
+    Mistake(check_cosine_similarity, cos_sqrt_of_square, r"Your cosines have lost their sign"),
+    Mistake(check_cosine_similarity, cos_l1_sum, r"sum of the absolute values \(the L1 norm"),
+    Mistake(check_cosine_similarity, cos_l1_norm, r"sum of the absolute values \(the L1 norm"),
+    Mistake(
+        check_cosine_similarity,
+        cos_torch_row_by_row,
+        r"(?s)must match the size.*You compared row i of `a` with row i of `b` only",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cos_zip_rows,
+        r"shape \(3,\)\. You compared the vectors elementwise \(row i with row i only\)",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cos_nan_to_one,
+        r"right except those that involve a zero vector, which you set to 1 ",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cos_nan_to_minus_one,
+        r"right except those that involve a zero vector, which you set to -1 ",
+    ),
+    Mistake(
+        check_one_hot,
+        one_hot_torch_without_long,
+        r"(?s)LongTensor.*F\.one_hot takes int64 ids only.*\.long\(\)",
+    ),
+    Mistake(
+        check_one_hot,
+        one_hot_torch_from_numpy,
+        r"(?s)LongTensor.*F\.one_hot takes int64 ids only.*\.long\(\)",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cos_np_dot_untransposed,
+        r"(?s)not aligned.*Your product is a @ b \(normalised or not\), b not transposed",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cos_torch_untransposed,
+        r"(?s)cannot be multiplied.*Your product is a @ b \(normalised or not\), b not "
+        r"transposed",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cos_both_transposed,
+        r"Your product is a\.T @ b\.T \(normalised or not\)",
+    ),
+]
+
 CORRECT = [
     Correct(check_one_hot, one_hot_eye),
     Correct(check_one_hot, one_hot_zeros_fancy_indexing),

@@ -492,7 +492,7 @@ check_quiz_unk(quiz_unk, hidden=True)
 def pad_batch(sequences: list[list[int]], pad_id: int) -> np.ndarray:
     """Right-pad id sequences with `pad_id` into one integer array of shape
     (batch, max_len), where max_len is the length of the longest sequence
-    (0 if every sequence is empty).
+    (0 if every sequence is empty; no sequences at all give shape (0, 0)).
 
     Any integer dtype is accepted (int64, int32, ...), and a torch tensor as well as
     a numpy array.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import math
+import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -26,6 +27,7 @@ from transformer_course.checking.hints import GENERIC_HINTS, Hint, matching_hint
 from transformer_course.checking.layouts import match_layout
 from transformer_course.checking.randomness import global_random_state, restore_random_state
 from transformer_course.checking.relations import first_wrong, match_relation
+from transformer_course.checking.size_one_axes import permuted_axes, size_one_axes
 from transformer_course.checking.snapshots import same_as_snapshot, snapshot
 
 __all__ = ["Checker"]
@@ -111,9 +113,13 @@ class Checker:
     it only changes the success line.
     """
 
-    def __init__(self, exercise: str, *, hidden: bool = False):
+    def __init__(self, exercise: str, *, hidden: bool = False, explain_shapes: bool = False):
         self.exercise = exercise
         self.hidden = hidden
+        #: name a shape that is the expected one with an axis of length 1 dropped or added,
+        #: or with its axes in another order (checking.size_one_axes); opt-in per check
+        #: while the other lessons' diagnosis benchmark is rerun with it
+        self.explain_shapes = explain_shapes
         self.count = 0
         self._notes: list[str] = []
         self._random_state: tuple | None = None
@@ -297,6 +303,10 @@ class Checker:
         got = tuple(getattr(value, "shape", np.shape(value)))
         if got != shape:
             merged = _merged_axes(got, shape)
+            if not merged and self.explain_shapes:
+                merged = ("" if "squeeze" in hint else size_one_axes(got, shape)) or (
+                    "" if re.search(r"transpos|swap", hint) else permuted_axes(got, shape)
+                )  # unless the check's own hint names it
             self.fail(
                 f"{what} should have shape {shape}, but it has shape {got}. {merged}{hint}".strip()
             )

@@ -17,6 +17,19 @@ __all__ = [
 #: Hints added to the message when the learner's code raises an error whose text
 #: contains the key. Every check gets these; an exercise can add its own.
 GENERIC_HINTS: dict[str, str | Callable[[BaseException], str]] = {
+    # a parameter changed in place inside forward (weight.mul_, weight += ...)
+    "a leaf Variable that requires grad is being used in an in-place operation": (
+        "Your code changed a trainable parameter in place (an operation ending in _, such as "
+        "weight.mul_(...), or weight += ...): autograd forbids it, since the parameter's "
+        "gradient needs its value. Compute a new tensor from it instead (weight * s), and "
+        "leave the parameter itself to the optimiser."
+    ),
+    # F.one_hot on int32 (or uint8) ids: the ids' dtype, not their values
+    "one_hot is only applicable to index tensor of type LongTensor": (
+        "torch's F.one_hot takes int64 ids only (a LongTensor), and these ids have another "
+        "integer dtype (int32, say): their values are fine. Convert them first, "
+        "F.one_hot(torch.as_tensor(ids).long(), num_classes)."
+    ),
     # blind9d-decoder-sequential-several-inputs
     "Sequential.forward() takes 2 positional arguments": (
         "nn.Sequential passes one input from module to module, so it cannot hand its layers "

@@ -218,7 +218,7 @@ def check_one_hot(one_hot, *, hidden: bool = False) -> None:
     float64 is the reference's dtype; any float dtype passes, integer 0/1 arrays pass with
     a note; booleans fail (they add up as logic).
     """
-    with Checker("one_hot", hidden=hidden) as c:
+    with Checker("one_hot", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(one_hot)
         passed_several = False  # a case with several ids has passed
         for ids, vocab_size in _one_hot_cases(hidden):
@@ -432,7 +432,7 @@ def check_embed(embed, *, hidden: bool = False) -> None:
 
     Any floating result passes (the table's dtype is preferred, with a note otherwise).
     """
-    with Checker("embed", hidden=hidden) as c:
+    with Checker("embed", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(embed)
         for ids, table in _embed_cases(hidden):
             what = f"embed({_ids_repr(ids)}, table of shape {table.shape}, dtype {table.dtype})"
@@ -472,8 +472,16 @@ def check_embed(embed, *, hidden: bool = False) -> None:
                 **tolerance(got.dtype, table.dtype),
                 hint="Row i of the result should be row ids[i] of the table.",
                 mistakes={
-                    "You picked the row before the right one: ids count from 0, so id i is "
-                    "`table[i]`, not `table[i - 1]`.": ref.embed((ids - 1) % vocab_size, table),
+                    "Your rows are the right ones divided by their lengths (unit vectors, as "
+                    "cosine_similarity makes them): a lookup returns the table's rows as they "
+                    "are, table[ids], with nothing normalised.": ref.embed(
+                        ids,
+                        table / np.maximum(np.linalg.norm(table, axis=-1, keepdims=True), 1e-12),
+                    ),
+                    "You picked the row before the right one, table[ids - 1] (as if ids were "
+                    "1-based): ids count from 0, so id i is `table[i]`, not `table[i - 1]`.": (
+                        ref.embed((ids - 1) % vocab_size, table)
+                    ),
                     "You picked the row after the right one: id i is `table[i]`, not "
                     "`table[i + 1]`.": ref.embed((ids + 1) % vocab_size, table),
                     "Your vectors are scaled by sqrt(d_model): the plain lookup has no scale "
@@ -523,10 +531,147 @@ _PAIRWISE_HINT = (
     "for every pair, so the result has shape (n, m). One matrix product of the normalised "
     "rows computes all of them at once."
 )
+
+
+def _same_numbers(got, a: np.ndarray, b: np.ndarray) -> bool:
+    """True when ``got`` holds the reference's cosines, in any shape of as many entries."""
+    expected = ref.cosine_similarity(a, b)
+    with contextlib.suppress(Exception):
+        values = np.asarray(got, dtype=np.float64)
+        return values.size == expected.size and np.allclose(
+            values.reshape(-1), expected.reshape(-1), rtol=1e-4, atol=1e-5
+        )
+    return False
+
+
+def _row_by_row_hint(a: np.ndarray, b: np.ndarray):
+    """For a broadcast error between the n rows of a and the m rows of b (n != m): row i
+    of a was compared with row i of b only, as F.cosine_similarity(a, b) or a * b do.
+    (matches, text) for ``c.call``'s hints."""
+    n, m = len(a), len(b)
+
+    def matches(exc: BaseException) -> bool:
+        text = str(exc)
+        torch_sizes = re.search(
+            r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)", text
+        )
+        if torch_sizes:
+            return {int(torch_sizes[1]), int(torch_sizes[2])} == {n, m}
+        shapes = re.findall(r"\(([\d,\s]+)\)", text)
+        found = {tuple(int(k) for k in shape.split(",") if k.strip()) for shape in shapes}
+        return "could not be broadcast" in text and {a.shape, b.shape} <= found
+
+    text = (
+        f"You compared row i of `a` with row i of `b` only (element by element, as "
+        f"F.cosine_similarity(a, b), a * b or a zip over the rows do): that needs as many rows "
+        f"in b as in a, and here a has {n} and b {m}. cosine_similarity is pairwise: entry "
+        "(i, j) compares row i of a with row j of b, for every pair, shape (n, m): the "
+        "normalised rows' product a_unit @ b_unit.T (or F.cosine_similarity(a[:, None, :], "
+        "b[None, :, :], dim=-1))."
+    )
+    return (matches, text)
+
+
+def _eps_too_large(a, b) -> dict:
+    """An eps that is too large to leave the cosines alone, added to each length or to
+    the product of the lengths: {message: model} for a few usual values (1e-8, PyTorch's,
+    and anything as small passes the check)."""
+    la = np.linalg.norm(a, axis=-1, keepdims=True)
+    lb = np.linalg.norm(b, axis=-1, keepdims=True)
+    out = {}
+    for eps in (1.0, 0.5, 0.1, 0.01, 1e-3):
+        out[
+            f"Each length had {eps:g} added to it (x / (norm + {eps:g})): an eps that large "
+            "shrinks every cosine, most for short vectors. The guard against zero vectors "
+            "must leave the others alone: np.maximum(norm, 1e-12), or an eps of 1e-8 as "
+            "PyTorch uses."
+        ] = (a / (la + eps)) @ (b / (lb + eps)).T
+        out[
+            f"The product of the lengths had {eps:g} added to it (a·b / (|a| |b| + {eps:g})): "
+            "an eps that large shrinks every cosine, most for short vectors. The guard "
+            "against zero vectors must leave the others alone: a floor of 1e-12 under each "
+            "length, or an eps of 1e-8 as PyTorch uses."
+        ] = (a @ b.T) / (la * lb.T + eps)
+    return out
+
+
+def _zero_vector_value(got: np.ndarray, expected: np.ndarray, a, b) -> dict:
+    """When every entry is right except those that involve a zero vector, and these all
+    hold one same value other than 0 (a NaN replaced by 1, say): that value named, as a
+    model for expect_close's mistakes ({} otherwise)."""
+    zero = (np.linalg.norm(a, axis=-1) == 0)[:, None] | (np.linalg.norm(b, axis=-1) == 0)[None, :]
+    if got.shape != expected.shape or not zero.any() or zero.all():
+        return {}
+    if not np.allclose(got[~zero], expected[~zero], rtol=1e-4, atol=1e-5):
+        return {}
+    values = got[zero]
+    if not np.isfinite(values).all() or not np.allclose(values, values.flat[0], atol=1e-6):
+        return {}
+    value = float(values.flat[0])
+    if abs(value) < 1e-6:
+        return {}
+    model = expected.copy()
+    model[zero] = value
+    return {
+        f"Every cosine is right except those that involve a zero vector, which you set to "
+        f"{value:g} (a NaN replaced by it, np.nan_to_num(..., nan={value:g}), or an np.where "
+        "on the zero lengths): a zero vector has no direction, and the convention here (as "
+        "in PyTorch and scikit-learn) gives it similarity 0 with everything. Divide by "
+        "np.maximum(length, 1e-12) instead, and the zero rows stay zero.": model
+    }
+
+
 _TRANSPOSE_HINT = (
     "`a` is (n, d) and `b` is (m, d): both hold one vector per row, so a product that pairs "
-    "every row of `a` with every row of `b` needs `b` transposed to (d, m)."
+    "every row of `a` with every row of `b` needs the transpose of b, b.T (d, m): "
+    "a_unit @ b_unit.T."
 )
+
+
+def _matmul_operands_hint(a: np.ndarray, b: np.ndarray):
+    """For matmul's core-dimension error: which product of a, a.T, b, b.T (normalised or
+    not) gives exactly the two sizes the error names, when only one does. (matches, text)
+    for ``c.call``'s hints."""
+    shapes = {"a": a.shape, "a.T": a.shape[::-1], "b": b.shape, "b.T": b.shape[::-1]}
+
+    def products(exc: BaseException) -> list[str]:
+        text = str(exc)
+        # np.matmul / @ names the two inner sizes; np.dot and torch name both shapes
+        inner = re.search(r"size (\d+) is different from (\d+)", text)
+        both = re.search(r"shapes \((\d+), ?(\d+)\) and \((\d+), ?(\d+)\) not aligned", text)
+        both = both or re.search(r"cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)", text)
+        if both:
+            sizes = [int(n) for n in both.groups()]
+            fits = lambda x, y: (*x, *y) == tuple(sizes)  # noqa: E731
+        elif inner:
+            fits = lambda x, y: (y[0], x[-1]) == (int(inner[1]), int(inner[2]))  # noqa: E731
+        else:
+            return []
+        return [
+            f"{left} @ {right}"
+            for left, x in shapes.items()
+            for right, y in shapes.items()
+            if left[0] != right[0] and fits(x, y)
+        ]
+
+    def text(exc: BaseException) -> str:
+        (product,) = products(exc)
+        if product == "a @ b":
+            return (
+                f"Your product is a @ b (normalised or not), b not transposed: it pairs the "
+                f"{a.shape[1]} features of each row of a with the {b.shape[0]} rows of b. b "
+                "holds one vector per row, like a, so the product that pairs every row of a "
+                "with every row of b is with the transpose of b: a_unit @ b_unit.T, (n, d) @ "
+                "(d, m)."
+            )
+        return (
+            f"Your product is {product} (normalised or not): its operands' inner sizes "
+            f"differ. a is (n, d) = {a.shape} and b is (m, d) = {b.shape}, both one vector per "
+            "row: the pairwise product is a_unit @ b_unit.T, (n, d) @ (d, m) = (n, m)."
+        )
+
+    return (lambda exc: len(products(exc)) == 1, text)
+
 
 _ZERO_VECTOR_NAN = (
     "A zero vector has length 0, so a·b / (|a| |b|) is 0/0 = NaN there. The convention here "
@@ -639,7 +784,7 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
     at least at float32's tolerance, so that a small eps in the denominator (PyTorch's
     1e-8, say) passes as well.
     """
-    with Checker("cosine_similarity", hidden=hidden) as c:
+    with Checker("cosine_similarity", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(cosine_similarity)
         for a, b in _cosine_cases(hidden):
             what = f"cosine_similarity(a of shape {a.shape}, b of shape {b.shape})"
@@ -654,10 +799,30 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                     a.copy(),
                     b.copy(),
                     call_repr=what,
-                    hints={
-                        "could not be broadcast": _PAIRWISE_HINT,
-                        "mismatch in its core dimension": _TRANSPOSE_HINT,
-                    },
+                    hints=[
+                        (row_by_row := _row_by_row_hint(a, b)),
+                        (
+                            lambda exc, row_by_row=row_by_row: (
+                                "could not be broadcast" in str(exc) and not row_by_row[0](exc)
+                            ),
+                            _PAIRWISE_HINT,
+                        ),
+                        (operands := _matmul_operands_hint(a, b)),
+                        (
+                            lambda exc, operands=operands: (
+                                any(
+                                    words in str(exc)
+                                    for words in (
+                                        "mismatch in its core dimension",
+                                        "not aligned",
+                                        "cannot be multiplied",
+                                    )
+                                )
+                                and not operands[0](exc)
+                            ),
+                            _TRANSPOSE_HINT,
+                        ),
+                    ],
                 )
             except CheckFailure as failure:
                 named = "could not be broadcast" in failure.message and (
@@ -678,6 +843,16 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                 hint = (
                     "Rows should follow `a` and columns `b`: did you compute `b @ a.T` instead of "
                     "`a @ b.T`?"
+                )
+            elif got_shape in ((n,), (m,)) and 1 in (n, m) and _same_numbers(got, a, b):
+                single = "a" if n == 1 else "b"
+                hint = (
+                    f"Your values are the right cosines, in an array with the axis of length 1 "
+                    f"dropped: `{single}` holds a single row here, and then a .squeeze() (or "
+                    "an index [0]) of the pairwise result and an elementwise comparison "
+                    "(broadcast, row i with row i) both give these numbers, so these inputs "
+                    f"cannot tell which one you did. The result is (n, m) = ({n}, {m}) even "
+                    f"when n or m is 1. {_PAIRWISE_HINT}"
                 )
             elif got_shape in ((n,), (m,)):
                 hint = f"You compared the vectors elementwise (row i with row i only). {_PAIRWISE_HINT}"
@@ -752,6 +927,18 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                         @ (b64 / np.maximum((b64 * b64).sum(-1, keepdims=True), 1e-24)).T
                     ),
                     **_scaling_mistakes(a64, b64),
+                    **_zero_vector_value(got_np, expected, a64, b64),
+                    **_eps_too_large(a64, b64),
+                    "Your cosines have lost their sign: every negative one came out positive "
+                    "(an np.abs, or a square root of a square, on the way). A cosine ranges over "
+                    "[-1, 1]: opposite directions give -1. Return a_unit @ b_unit.T as it "
+                    "is.": (np.abs(expected) if (expected < -1e-6).any() else None),
+                    "You divided by the sum of the absolute values (the L1 norm, "
+                    "np.linalg.norm(x, ord=1, axis=-1) or np.abs(x).sum(-1)): the length of a "
+                    "vector is its Euclidean (L2) norm, sqrt(x·x), np.linalg.norm(x, axis=-1).": (
+                        (a64 / np.maximum(np.abs(a64).sum(-1, keepdims=True), 1e-12))
+                        @ (b64 / np.maximum(np.abs(b64).sum(-1, keepdims=True), 1e-12)).T
+                    ),
                 },
             )
 
@@ -769,6 +956,41 @@ def _token_embedding_cases(hidden: bool) -> list[tuple[int, int, tuple[int, int]
         (50, 5, (2, 3), 2103),
         (13, 64, (3, 9), 2104),
     ]
+
+
+def _scale_operation_mistakes(plain, d_model: int) -> dict:
+    """sqrt(d_model) (or d_model) combined with the lookup by another operation than the
+    product: added, subtracted, or as a power. {message: model}."""
+    root = math.sqrt(d_model)
+    return {
+        f"You added sqrt(d_model) = {root:.4g} to every entry instead of multiplying by it: "
+        "the scale is a product, self.embedding(ids) * math.sqrt(self.d_model).": plain + root,
+        f"You subtracted sqrt(d_model) = {root:.4g} from every entry instead of multiplying "
+        "by it: the scale is a product, self.embedding(ids) * math.sqrt(self.d_model).": (
+            plain - root
+        ),
+        f"You added d_model = {d_model} to every entry: the embeddings are multiplied by "
+        "sqrt(d_model), self.embedding(ids) * math.sqrt(self.d_model).": plain + d_model,
+    }
+
+
+def _rows_zeroed_for_id(expected, ids) -> dict:
+    """The vectors of one id (the padding's 0, say) set to zero, every other vector
+    right. {message: model} for each id of the batch whose zeroing changes something."""
+    out = {}
+    for token in sorted({int(i) for i in ids.reshape(-1).tolist()}):
+        mask = (ids == token)[..., None]
+        model = expected.masked_fill(mask, 0.0)
+        if torch.equal(model, expected):
+            continue
+        out[
+            f"The vectors of id {token} are all zero, every other vector is right: you zeroed "
+            f"the positions holding id {token} (a masked_fill on ids == {token}, or a multiply "
+            f"by (ids != {token})). TokenEmbedding returns every id's row times sqrt(d_model), "
+            "padding included: masking the padding is attention's job (lesson 06), and "
+            "nn.Embedding's padding_idx only keeps that row's gradient at zero."
+        ] = model
+    return out
 
 
 def _keys_diagnosis(shapes: dict[str, tuple[int, ...]], vocab_size: int, d_model: int) -> str:
@@ -993,7 +1215,7 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
     Transformer's `lut.weight`); extra buffers (a stored scale, say) are allowed, and
     whatever they hold is loaded back unchanged.
     """
-    with Checker("TokenEmbedding", hidden=hidden) as c:
+    with Checker("TokenEmbedding", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(cls, "TokenEmbedding")
         for vocab_size, d_model, ids_shape, seed in _token_embedding_cases(hidden):
             with torch.random.fork_rng(devices=[]):  # a fixed initial table, RNG left alone
@@ -1180,6 +1402,8 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                     ),
                     # any other constant factor: after the named ones above, which win
                     **({scale_hint: plain * factor} if scale_hint else {}),
+                    **_scale_operation_mistakes(plain, d_model),
+                    **_rows_zeroed_for_id(plain * math.sqrt(d_model), ids),
                 },
             )
             # the output is right: an extra trainable parameter is the only thing left

@@ -32,12 +32,15 @@ _VISIBLE_INPUTS = (
     # its two x[i] have different means (4 and 4.5): a mean per x[i] is not the whole mean
     np.array([[[1.0, 2.0, 3.0], [4.0, 6.0, 8.0]], [[0.0, 0.0, 9.0], [5.0, 5.0, 8.0]]]),
     np.array([2.0, 4.0, 9.0]),
+    # one row, kept 2-D: its axis of length 1 is part of the shape (a .squeeze() drops it)
+    np.array([[5.0, 1.0, 3.0]]),
 )
 
 _KEEPDIMS_HINT = (
-    "A mean over the last axis drops that axis: for x of shape (n, m) the means have shape "
-    "(n,), and numpy lines them up with x's *last* axis, not its first. Keep the reduced axis "
-    "as a size-1 axis (numpy's mean has an argument for that), or add it back, so that each "
+    "Your row means lost their axis (a mean, or a sum, over axis=-1 without keepdims=True): "
+    "a reduction over the last axis drops that axis, so for x of shape (n, m) the means have shape (n,), and numpy "
+    "lines them up with x's *last* axis, not its first. Keep the reduced axis as a size-1 "
+    "axis, x.mean(axis=-1, keepdims=True) (or add it back, means[..., None]), so that each "
     "row's mean is subtracted from its own row."
 )
 _LAST_AXIS_HINT = (
@@ -291,7 +294,7 @@ def _values_too(center_rows, x: np.ndarray, expected: np.ndarray) -> str:
 
 def check_center_rows(center_rows, *, hidden: bool = False) -> None:
     """Check ``center_rows(x)``: x minus the mean of each row (the last axis)."""
-    with Checker("center_rows", hidden=hidden) as c:
+    with Checker("center_rows", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(center_rows)
         for x in _hidden_inputs() if hidden else _VISIBLE_INPUTS:
             what = f"center_rows(x) for x of shape {x.shape}"

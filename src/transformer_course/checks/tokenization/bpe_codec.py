@@ -278,10 +278,31 @@ _MERGES_CHANGED_HINT = (
 )
 
 
+def _encode_one_step(text: str, merges) -> list[int] | None:
+    """One round of the replay: the earliest-learned pair present merged, then stop (None
+    when that already is the whole encoding)."""
+    ids = list(text.encode("utf-8"))
+    present = [pair for pair in ref.get_pair_counts(ids) if pair in merges]
+    if not present:
+        return None
+    pair = min(present, key=merges.get)
+    once = ref.merge_pair(ids, pair, merges[pair])
+    return None if once == ref.bpe_encode(text, merges) else once
+
+
+def _encode_reversed_pass(text: str, merges) -> list[int] | None:
+    """Each merge applied once, in the reverse of the learned order (None when that gives
+    the right encoding here)."""
+    ids = list(text.encode("utf-8"))
+    for pair, new_id in reversed(list(merges.items())):
+        ids = ref.merge_pair(ids, pair, new_id)
+    return None if ids == ref.bpe_encode(text, merges) else ids
+
+
 def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
     """Check ``bpe_encode(text, merges)``: UTF-8 bytes, then the merges by rank
     (earliest learned first); a list, tuple or 1-D integer array is accepted."""
-    with Checker("bpe_encode", hidden=hidden) as c:
+    with Checker("bpe_encode", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(bpe_encode)
         if hidden:
             merges = ref.train_bpe("the cat sat on the mat. the cat ate. café déjà", 12)
@@ -376,6 +397,25 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             "loop stops before merging what it should. Give unlearned pairs a rank above all, "
             "merges.get(p, float('inf')), or keep only the pairs in merges.": (
                 _encode_unlearned_first
+            ),
+            "You made one merge step and stopped: the pair with the smallest new id was "
+            "merged, and nothing after it (a return or break inside the loop, or an if where "
+            "a while belongs). A merge makes new pairs (with its new id) that later merges "
+            "build on: repeat, recounting the pairs on the current ids, until no pair present "
+            "has a merge.": _encode_one_step,
+            "You applied each merge once, latest learned first (reversed(merges), or merges "
+            "sorted by new id from the top): a later merge is built on the ids of the earlier "
+            "ones, which do not exist yet when it is tried. Apply them earliest learned "
+            "first (one pass in learned order works), or by rank in a loop.": (
+                _encode_reversed_pass
+            ),
+            "The bytes of the characters outside ASCII are missing ('é' is two bytes in "
+            "UTF-8, and yours has none): text.encode('ascii', errors='ignore') (or a filter "
+            "on ord(ch) < 128) drops them. Start from every byte of the UTF-8 encoding, "
+            "list(text.encode('utf-8')).": lambda text, m: (
+                ref.bpe_encode("".join(ch for ch in text if ord(ch) < 128), m)
+                if any(ord(ch) > 127 for ch in text)
+                else None
             ),
             "You lower-cased the text: BPE encodes the bytes of the text as it is, and a "
             "capital is a byte of its own ('A' is 65, 'a' is 97). Lower-casing is a choice "
@@ -559,10 +599,18 @@ def _missing_merge_hint(merges: dict):
     return (matches, text)
 
 
+def _decode_bytes_only(ids, merges) -> str | None:
+    """The text of the ids below 256 alone (the merged tokens left out), or None when
+    every id is a byte."""
+    if all(i < 256 for i in ids):
+        return None
+    return bytes(i for i in ids if i < 256).decode("utf-8", errors="replace")
+
+
 def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
     """Check ``bpe_decode(ids, merges)`` on ids that ``bpe_encode`` produced (valid UTF-8,
     so strict decoding and errors="replace" both pass)."""
-    with Checker("bpe_decode", hidden=hidden) as c:
+    with Checker("bpe_decode", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(bpe_decode)
         if hidden:
             merges = ref.train_bpe("the cat sat on the mat. café déjà 東京 東京", 15)
@@ -659,6 +707,11 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                     "Build the table inside the function, from the merges of each call.": (
                         _decode_with_table_of(ids, earlier) if earlier != merges else None
                     ),
+                    "The merged tokens (ids 256 and up) came out as nothing: your text holds "
+                    "only the ids that are single bytes. Your table has the 256 bytes but no "
+                    "entry for a merge, or a test such as `if i < 256` skips the others: each "
+                    "merge (a, b) -> new_id stands for table[a] + table[b], built in learned "
+                    "order, and every id's bytes are joined.": (_decode_bytes_only(ids, merges)),
                     "Each id stands for *bytes*, not characters: chr(byte) turns 'é' (two bytes) "
                     "into 'Ã©'. Keep bytes in the table (bytes([i])), join them, and decode the "
                     "result as UTF-8 once.": _decode_bytes_as_chars(ids, merges),

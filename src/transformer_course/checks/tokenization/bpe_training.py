@@ -274,6 +274,50 @@ def _vocab_size_hint(train_bpe, learned: int, num_merges: int, expected: int) ->
     )
 
 
+def _ids_offset(got: dict, learned: int) -> dict:
+    """Consecutive new ids that start somewhere else than 256 (257 has its own message):
+    {message: model}."""
+    ids = sorted(got.values())
+    if len(ids) != learned or not ids or ids != list(range(ids[0], ids[0] + len(ids))):
+        return {}
+    start = ids[0]
+    if start in (256, 257):
+        return {}
+    off = start - 256
+    return {
+        f"Your new ids start at {start}, {abs(off)} too {'high' if off > 0 else 'low'}: the "
+        f"first merge (step 0) gets 256 and the i-th 256 + i, the first id above the 256 "
+        f"byte values (an id of {start} = 256 {'+' if off > 0 else '-'} {abs(off)} comes "
+        "from another start, such as 255 + step or len(merges) + 255).": ids
+    }
+
+
+def _stopped_early_hint(text: str, got: dict, expected: dict) -> str:
+    """Too few merges, every one of them right: where training stopped, and what was left
+    to merge there (the ids, and the most frequent pair with its count). "" when the
+    learner's merges are not the reference's first ones."""
+    learned = len(got)
+    if not 0 < learned < len(expected) or list(got.items()) != list(expected.items())[:learned]:
+        return ""
+    ids = list(text.encode("utf-8"))
+    for pair, new_id in list(expected.items())[:learned]:
+        ids = ref.merge_pair(ids, pair, new_id)
+    counts = ref.get_pair_counts(ids)
+    best = max(counts, key=counts.get)
+    more = (
+        ", still more than once (even the accepted rule, stop when no pair occurs twice, goes on)"
+        if counts[best] >= 2
+        else ""
+    )
+    return (
+        f" Your {learned} merge(s) are right, then you stopped: after merge {learned - 1} (id "
+        f"{255 + learned}) the ids still held {len(ids)} ids, and the most frequent pair, "
+        f"{best}, occurred {counts[best]} times{more}. Your stop test fires too early (a "
+        f"threshold on the count such as count < {counts[best] + 1}, or a test on the number "
+        "of ids or on the loop counter). Stop only when fewer than two ids remain."
+    )
+
+
 def _renumbered_pairs_note(text: str, num_merges: int, got: dict) -> str:
     """For merges numbered from 257: what is wrong with their pairs too, once renumbered
     from 256 ("" when the pairs are right then): a known pair mistake, or the first merge
@@ -327,7 +371,7 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
     """Check ``train_bpe(text, num_merges)``: merges over UTF-8 bytes, the most frequent
     pair first (ties: first occurrence), new ids 256 + i, in the order learned. Stopping
     when no pair occurs more than once is accepted too (with a note)."""
-    with Checker("train_bpe", hidden=hidden) as c:
+    with Checker("train_bpe", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(train_bpe)
         if hidden:
             cases = [
@@ -361,7 +405,9 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                 expected = stopped
             count_hint = ""
             if len(got) < len(expected):
-                count_hint = _vocab_size_hint(train_bpe, len(got), num_merges, len(expected))
+                count_hint = _vocab_size_hint(
+                    train_bpe, len(got), num_merges, len(expected)
+                ) or _stopped_early_hint(text, got, expected)
             learned = len(expected)
             first_counts = ref.get_pair_counts(byte_ids)
             # ids never updated (merge_pair's result dropped): every step finds the same
@@ -414,6 +460,7 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                         if sorted(got.values()) == [257 + i for i in range(learned)]
                         else ""
                     ): [257 + i for i in range(learned)],
+                    **_ids_offset(got, learned),
                     "The ids you recorded count down, 256 - i (the step subtracted): the i-th "
                     "merge (counting from 0) gets 256 + i, a new id above every id in use. "
                     "Use the same 256 + step where you merge and where you record it.": (

@@ -4,6 +4,9 @@ for unknown tokens) and back.
 
 from __future__ import annotations
 
+import re
+from itertools import combinations
+
 import numpy as np
 
 from transformer_course.checking import Checker, numpy_rng, short
@@ -72,9 +75,49 @@ def _encode_unknown_as(tokens, vocab, got) -> dict:
     }
 
 
+def _encode_key_hints(tokens, vocab) -> list:
+    """For a KeyError inside the learner's encode: the token that was looked up with
+    vocab[token] although the vocabulary lacks it, or an unknown-token key spelled another
+    way than "<unk>" (each named only when the key is one of these)."""
+
+    def key(exc: BaseException):
+        return exc.args[0] if isinstance(exc, KeyError) and exc.args else None
+
+    def unknown(exc: BaseException) -> bool:
+        k = key(exc)
+        return isinstance(k, str) and k in tokens and k not in vocab
+
+    def unk_spelling(exc: BaseException) -> bool:
+        k = key(exc)
+        return (
+            isinstance(k, str)
+            and k not in tokens
+            and k not in vocab
+            and re.sub(r"[^a-z]", "", k.lower()) in ("unk", "unknown")
+        )
+
+    return [
+        (
+            unknown,
+            lambda exc: (
+                f"vocab[token] raised KeyError for {key(exc)!r}, a token that is not in the "
+                "vocabulary: a plain lookup fails on every unknown token. Unknown tokens map "
+                'to the id of <unk>: vocab.get(token, vocab["<unk>"]).'
+            ),
+        ),
+        (
+            unk_spelling,
+            lambda exc: (
+                f"The vocabulary has no key {key(exc)!r}: its unknown token is spelled "
+                '"<unk>" (with the angle brackets, lower case), vocab["<unk>"].'
+            ),
+        ),
+    ]
+
+
 def check_encode(encode, *, hidden: bool = False) -> None:
     """Check ``encode(tokens, vocab)``: one id per token, <unk>'s id for unknown tokens."""
-    with Checker("encode", hidden=hidden) as c:
+    with Checker("encode", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(encode)
         if hidden:
             vocab = ref.build_vocab(_random_token_lists(21))
@@ -93,6 +136,7 @@ def check_encode(encode, *, hidden: bool = False) -> None:
                 encode,
                 list(tokens),
                 dict(vocab),
+                hints=_encode_key_hints(tokens, vocab),
                 mutation_hint="encode must not grow the vocabulary: it is fixed (so is the "
                 "embedding table), and unknown tokens map to the id of <unk>.",
             )
@@ -163,8 +207,53 @@ def check_encode(encode, *, hidden: bool = False) -> None:
                         *expected,
                         ref.EOS_ID,
                     ],
+                    **_encode_one_special_added(expected, vocab),
                 },
             )
+
+
+def _encode_one_special_added(expected: list[int], vocab) -> dict:
+    """<bos> in front only, or <eos> at the end only (both at once has its own message):
+    {message: model}."""
+    bos, eos = vocab.get("<bos>"), vocab.get("<eos>")
+    out = {}
+    for token, model in (("<bos>", [bos, *expected]), ("<eos>", [*expected, eos])):
+        where = "in front of" if token == "<bos>" else "after"
+        out[
+            f"You added {token} ({vocab.get(token)}) {where} the tokens' ids: encode maps "
+            "exactly one id per token, no special token added (a model's input gets its "
+            "<bos>/<eos> later, where the decoder needs them)."
+        ] = model
+    return out
+
+
+def _decode_some_specials_dropped(decode, vocab, expected: list[str]) -> dict:
+    """Some of the special tokens dropped, the others kept (each subset that is not all of
+    them, which has its own message): {message: model}, for the subsets that also agree
+    with the learner's decode of [w, special, v] for each special present (a special
+    between two words tells dropping it from stopping there)."""
+    present = [t for t in ref.SPECIAL_TOKENS if t in expected]
+    probes = {t: _after_eos_probe(decode, vocab, t) for t in present}
+    if any(probe is None for probe in probes.values()):
+        return {}
+    out = {}
+    for size in range(1, len(present)):
+        for dropped in combinations(present, size):
+            kept = [t for t in present if t not in dropped]
+            agrees = all(
+                probe[1]()
+                == [t for t in ref.decode(probe[0], vocab) if t != special or t not in dropped]
+                for special, probe in probes.items()
+            )
+            if not agrees:
+                continue
+            out[
+                f"You dropped {', '.join(dropped)} and kept {', '.join(kept)}: decode maps "
+                "every id to its token, special tokens included (removing them is the "
+                "caller's choice, as skip_special_tokens is in other libraries, not "
+                "decode's)."
+            ] = [t for t in expected if t not in dropped]
+    return out
 
 
 # ----------------------------------------------------------------------------- decode
@@ -296,7 +385,7 @@ def check_decode(decode, *, hidden: bool = False) -> None:
     """Check ``decode(ids, vocab)``; ids come as a list or as a 1-D integer array (a row
     of a padded batch); a list or a tuple of str is accepted back. The last case's vocab
     lists its keys alphabetically (not in id order)."""
-    with Checker("decode", hidden=hidden) as c:
+    with Checker("decode", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(decode)
         if hidden:
             vocab = ref.build_vocab(_random_token_lists(31))
@@ -369,5 +458,6 @@ def check_decode(decode, *, hidden: bool = False) -> None:
                     "id_to_token = {index: token for token, index in vocab.items()}.": [
                         token for token, index in vocab.items() if index in {int(i) for i in ids}
                     ],
+                    **_decode_some_specials_dropped(decode, vocab, ref.decode(ids, vocab)),
                 },
             )

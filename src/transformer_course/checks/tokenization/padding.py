@@ -85,6 +85,60 @@ _PAD_HINTS = [
 ]
 
 
+#: what the usual ways to find max_len or to build the rows raise on a batch of no
+#: sequences: the words of the error -> what raised it
+_EMPTY_BATCH_ERRORS = {
+    "arg is an empty sequence": "max(len(seq) for seq in sequences) without default=0 "
+    "fails when there is no length to take the largest of",
+    "iterable argument is empty": "max(len(seq) for seq in sequences) without default=0 "
+    "fails when there is no length to take the largest of",
+    "empty list of sequences": "torch's pad_sequence refuses an empty list",
+    "need at least one array": "np.stack (or np.vstack) needs at least one row",
+}
+
+
+def _empty_batch_hints(seqs) -> list:
+    """The hint for an exception that only a batch of no sequences explains (none for any
+    other batch, where the same words would name an impossible cause)."""
+    if seqs:
+        return []
+
+    def raised_by(exc: BaseException) -> str:
+        return next((who for words, who in _EMPTY_BATCH_ERRORS.items() if words in str(exc)), "")
+
+    def text(exc: BaseException) -> str:
+        return (
+            f"Here the batch has no sequences at all, and your code raised on it: "
+            f"{raised_by(exc)}. An empty batch is a "
+            "(0, 0) array: find the longest length with max((len(seq) for seq in sequences), "
+            "default=0), then np.full((len(sequences), max_len), pad_id, dtype=np.int64) "
+            "handles it like any other batch."
+        )
+
+    return [(lambda exc: bool(raised_by(exc)), text)]
+
+
+def _empty_batch_shape_hint(seqs, got) -> str:
+    """For a batch of no sequences returned with another shape than (0, 0) (or (0,),
+    accepted with a note)."""
+    if seqs or tuple(got.shape) in ((0, 0), (0,)):
+        return ""
+    shape = tuple(got.shape)
+    if len(shape) == 2 and shape[0] == 0 and shape[1] > 0:
+        return (
+            f"Here the batch has no sequences at all: yours has no row, right, but {shape[1]} "
+            f"column(s), so your longest length of no sequences is {shape[1]}, not 0 (a "
+            f"default={shape[1]} for max, or a + {shape[1]} on the longest length). max_len is "
+            "max((len(seq) for seq in sequences), default=0)."
+        )
+    return (
+        f"Here the batch has no sequences at all, and yours has shape {tuple(got.shape)}: an "
+        "empty batch is (batch, max_len) = (0, 0), no row and no column. Build it like any "
+        "other batch, np.full((len(sequences), max_len), pad_id, dtype=np.int64) with "
+        "max_len = max((len(seq) for seq in sequences), default=0)."
+    )
+
+
 def _wrapped(expected, dtype):
     """``expected`` in the learner's integer dtype, wrapped around where an id does not
     fit (None when every id fits)."""
@@ -127,7 +181,7 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
     tensor of any integer dtype that holds the ids, right-padded with pad_id."""
     import torch
 
-    with Checker("pad_batch", hidden=hidden) as c:
+    with Checker("pad_batch", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(pad_batch)
         if hidden:
             rng = numpy_rng(41)
@@ -138,6 +192,7 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                 ([[9, 9, 9]], 7),
                 ([[], []], 0),
                 ([[300, 5], [1000]], 1),
+                ([], 5),  # no sequences at all: (0, 0)
             ]
         else:
             cases = [
@@ -145,12 +200,19 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                 ([[4, 5], [], [6, 7, 8, 9]], 3),
                 # BPE ids reach 256 and more: a dtype of 8 bits cannot hold them
                 ([[256, 300, 7], [1000]], 1),
+                # no sequences at all: a (0, 0) batch (the hint's "no sequences at all")
+                ([], 0),
             ]
         for sequences, pad_id in cases:
             seqs = [[int(i) for i in s] for s in sequences]
             what = f"pad_batch({seqs}, pad_id={pad_id})"
             try:
-                got = c.call(pad_batch, [list(s) for s in seqs], pad_id, hints=_PAD_HINTS)
+                got = c.call(
+                    pad_batch,
+                    [list(s) for s in seqs],
+                    pad_id,
+                    hints=[*_empty_batch_hints(seqs), *_PAD_HINTS],
+                )
             except CheckFailure as failure:
                 hint = _width_of_first_hint(pad_batch, seqs, pad_id) or _width_of_largest_hint(
                     pad_batch, seqs, pad_id
@@ -168,6 +230,15 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                 "A batch is one rectangular array, not a list of rows: return a numpy array "
                 "(np.full / np.array).",
             )
+            if not seqs and tuple(got.shape) == (0,):
+                # np.array of no rows: 1-D, there being no row to give the width; accepted
+                c.note(
+                    f"{what} returned shape (0,): with no sequences np.array has no row to "
+                    "take the width from. The contract's empty batch is (0, 0), "
+                    "np.full((len(sequences), max_len), pad_id), which later code can index "
+                    "as batch[:, j]; yours is accepted."
+                )
+                continue
             shape_hint = (
                 "The shape is (batch, max_len): one row per sequence, as long as the longest one."
             )
@@ -188,7 +259,8 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                         "before padding)."
                     )
                 shape_hint = (
-                    _width_of_first_hint(pad_batch, seqs, pad_id)
+                    _empty_batch_shape_hint(seqs, got)
+                    or _width_of_first_hint(pad_batch, seqs, pad_id)
                     or _width_of_largest_hint(pad_batch, seqs, pad_id)
                 ) or (
                     shape_hint + " " + transposed

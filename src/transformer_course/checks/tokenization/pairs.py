@@ -29,7 +29,7 @@ def _random_ids(seed: int, n: int, high: int = 4) -> list[int]:
 def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
     """Check ``get_pair_counts(ids)``: overlapping counts, pairs in the order of their
     first occurrence (train_bpe's tie rule relies on it); any dict (a Counter) is accepted."""
-    with Checker("get_pair_counts", hidden=hidden) as c:
+    with Checker("get_pair_counts", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(get_pair_counts)
         if hidden:
             cases = [_random_ids(seed, n) for seed, n in ((51, 12), (52, 30), (53, 2))] + [[7], []]
@@ -138,6 +138,49 @@ def _merge_double(ids, pair, new_id):
         else:
             out.append(token)
     return out
+
+
+def _merge_as_text(ids, pair, new_id) -> dict:
+    """The merge made on the ids written as text (str.replace on " ".join(map(str, ids)),
+    or on str(ids) with ", "; both give the same ids): the pair's digits also match inside
+    longer numbers. {message: model}, {} when that gives the right result here."""
+    a, b = pair
+    text = " ".join(map(str, ids)).replace(f"{a} {b}", str(new_id))
+    try:
+        model = [int(t) for t in text.split()]
+    except ValueError:
+        return {}
+    if model == ref.merge_pair(ids, pair, new_id):
+        return {}
+    return {
+        f'You merged on the ids written as text (" ".join(map(str, ids)) or str(ids), then '
+        f"str.replace of '{a} {b}'): the text of the pair also occurs across the digits of "
+        f"bigger ids (here '{a} {b}' is found inside '{' '.join(map(str, ids))}' where no "
+        "such pair of ids stands). Compare ids, not text: scan the list and test "
+        "(ids[i], ids[i + 1]) == pair.": model
+    }
+
+
+def _overlap_message(ids, pair, new_id) -> str:
+    """What _merge_double's answer did, told on the input's first two occurrences of the
+    pair that share an id (the only places where it differs from the left-to-right scan)."""
+    pair = tuple(pair)
+    starts = [i for i in range(len(ids) - 1) if (ids[i], ids[i + 1]) == pair]
+    shared = next((i for i in starts if i + 1 in starts), None)
+    where = (
+        f" Here ids[{shared}:{shared + 3}] = {list(ids[shared : shared + 3])} holds the pair "
+        f"{pair} twice, at {shared} and {shared + 1}, sharing the id at {shared + 1}: yours "
+        f"turned both into {new_id}."
+        if shared is not None
+        else ""
+    )
+    return (
+        f"You merged overlapping occurrences of the pair: every place where it starts became "
+        f"new_id, even one whose first id was already used up by the merge before it.{where} "
+        "Once a pair is merged both of its ids are used up: after a merge, skip both (i += 2) "
+        "and test the pair again from the id after them, so [1, 1, 1] with (1, 1) becomes "
+        "[X, 1], not [X, X] or [X]."
+    )
 
 
 def _merge_stops_after_first(ids, pair, new_id):
@@ -483,7 +526,7 @@ def _merge_first_divergence(ids, pair, new_id, got) -> str:
 def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
     """Check ``merge_pair(ids, pair, new_id)``: a new list (or tuple), non-overlapping
     merges from the left, the input left alone."""
-    with Checker("merge_pair", hidden=hidden) as c:
+    with Checker("merge_pair", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(merge_pair)
         if hidden:
             cases = []
@@ -492,6 +535,7 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                 cases.append((ids, (ids[3], ids[4]), 300 + seed))
             cases += [([1, 1, 1, 1, 1], (1, 1), 9), ([2], (2, 2), 9), ([], (1, 2), 9)]
             cases.append(([4, 5, 6, 4, 5], (4, 5), 9))  # a pair that ends the list
+            cases.append(([12, 3, 2, 3, 1, 2, 3], (2, 3), 9))  # "2 3" inside "12 3" as text
         else:
             a = list(_CLASSIC.encode())
             cases = [
@@ -500,6 +544,9 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                 ([5, 6, 7], (6, 5), 8),
                 ([3, 4, 3, 4], (3, 4), 9),
                 ([], (1, 2), 9),
+                # "1 2" also occurs inside "11 2": merging on the ids written as text
+                # replaces it there too
+                ([11, 2, 1, 2], (1, 2), 9),
             ]
         first_only_ruled_out = False  # an earlier input merged a later occurrence too
 
@@ -572,8 +619,8 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                     "and skip two positions, otherwise emit ids[i] and move one."
                 ).strip(),
                 mistakes={
-                    "After a merge, skip *both* merged ids: [1, 1, 1] with (1, 1) becomes [X, 1], "
-                    "not [X, X] or [X].": _merge_double(ids, pair, new_id),
+                    _overlap_message(ids, pair, new_id): _merge_double(ids, pair, new_id),
+                    **_merge_as_text(ids, pair, new_id),
                     **_told_apart(
                         merge_pair,
                         ids,

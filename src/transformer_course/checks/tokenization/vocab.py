@@ -79,7 +79,15 @@ def _vocab_mistakes(token_lists, min_freq) -> dict:
     single = _vocab_single_mistakes(token_lists, min_freq)
     strict_too = _vocab_single_mistakes(token_lists, min_freq + 1)
     ignored_too = _vocab_single_mistakes(token_lists, 1)
+    cased = any(t != t.lower() for tokens in token_lists for t in tokens)
     return {
+        "You lower-cased the tokens while counting: build_vocab counts each token exactly "
+        "as it is given ('Cat' and 'cat' are two tokens here). Normalising the text is "
+        "tokenize's job; a vocabulary built from other tokens must keep their case.": (
+            ref.build_vocab([[t.lower() for t in tokens] for tokens in token_lists], min_freq)
+            if cased
+            else None
+        ),
         **single,
         **{
             two_mistakes(_VOCAB_STRICT, message): value
@@ -222,15 +230,53 @@ def _specials_order_hint(got: dict) -> str:
     return f"Your special tokens have the ids 0-3 in another order ({listed}). "
 
 
+def _expect_min_freq_default(c, build_vocab) -> None:
+    """build_vocab(token_lists) without min_freq: the contract's default is 1. A default
+    of k > 1 is named when the result is the vocabulary of min_freq = k."""
+    token_lists = [["a", "a", "a", "b", "b", "c"]]
+    what = f"build_vocab({token_lists!r}) (min_freq left to its default)"
+    got = c.call(
+        build_vocab,
+        [list(t) for t in token_lists],
+        hints=[
+            (
+                "missing 1 required positional argument: 'min_freq'",
+                "min_freq has no default in your signature: the contract's is 1, "
+                "def build_vocab(token_lists, min_freq=1).",
+            )
+        ],
+    )
+    c.expect_type(got, dict, what, "Return a dict mapping each token to its id.")
+    defaults = {
+        k: ref.build_vocab(token_lists, k)
+        for k in (0, 2, 3, 4)
+        if ref.build_vocab(token_lists, k) != ref.build_vocab(token_lists, 1)
+    }
+    c.expect_equal(
+        dict(got),
+        ref.build_vocab(token_lists, 1),
+        what,
+        hint="Called without min_freq, build_vocab keeps every token: the default is min_freq=1.",
+        mistakes={
+            f"Your default for min_freq is not 1: called without it, yours keeps only the "
+            f"tokens seen at least {k} times (min_freq={k}"
+            + (", one more than 1" if k == 2 else ", one less than 1" if k == 0 else "")
+            + "). The contract's default is 1, def build_vocab(token_lists, min_freq=1).": value
+            for k, value in defaults.items()
+        },
+    )
+
+
 def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
     """Check ``build_vocab(token_lists, min_freq)``; any dict (a Counter, an OrderedDict)
     is accepted, its key order is not compared."""
-    with Checker("build_vocab", hidden=hidden) as c:
+    with Checker("build_vocab", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(build_vocab)
         if hidden:
             cases = [(_random_token_lists(seed), m) for seed, m in ((11, 1), (12, 2), (13, 3))]
             cases.append(([["<unk>", "cat", "cat"], ["<pad>", "dog"]], 1))
             cases.append(([], 1))
+            cases.append(([["The", "cat", "the"], ["Cat", "THE"]], 1))  # counted as given
         else:
             cases = [
                 ([["the", "cat", "sat"], ["the", "dog", "sat"], ["the", "end"]], 1),
@@ -243,6 +289,8 @@ def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
                 # min_freq=3 keeps "a" only: min_freq ignored keeps all three, a bound one
                 # too low keeps "b" too, a strict bound keeps nothing
                 ([["a", "a", "b", "a", "b", "c"]], 3),
+                # capitals: a token is counted exactly as given ('Cat' is not 'cat')
+                ([["The", "cat", "the", "Cat", "cat"]], 1),
             ]
         # Every call first (a call that raises ends the list): a known ordering mistake
         # is named only if it agrees with every result collected, not just the wrong one.
@@ -318,3 +366,4 @@ def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
             )
         if pending is not None:
             raise pending
+        _expect_min_freq_default(c, build_vocab)

@@ -48,7 +48,7 @@ _TOKENIZE_HINTS = [
 def check_tokenize(tokenize, *, hidden: bool = False) -> None:
     """Check ``tokenize(text)``: lower-cased words (runs of ``\\w``) and single
     punctuation marks, whitespace dropped; a list or a tuple of str is accepted."""
-    with Checker("tokenize", hidden=hidden) as c:
+    with Checker("tokenize", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(tokenize)
         runs = []
         for text in _HIDDEN_TEXTS if hidden else _VISIBLE_TEXTS:
@@ -112,6 +112,80 @@ def _marks_always_dropped(runs) -> tuple[list[str], set[str]] | None:
     return dropped, kept
 
 
+def _kind(ch: str) -> str:
+    """The class of a non-space character, as the rule for words sees it."""
+    if ch == "_":
+        return "the underscore '_'"
+    if ch.isdigit():
+        return "digits"
+    if ch.isalpha():
+        return "letters outside ASCII" if not ch.isascii() else "ASCII letters"
+    return "punctuation marks"
+
+
+def _lost_kinds(runs) -> dict[str, list[str]]:
+    """{class: characters} of the non-space characters that every run's tokens lack where
+    the reference's have them (compared without case), when each such class is lost
+    wherever it occurs and every other character is kept; {} otherwise."""
+    lost: dict[str, list[str]] = {}
+    kept: set[str] = set()
+    for text, _, got in runs:
+        want = "".join(ref.tokenize(text))
+        have = "".join(got).lower()
+        i = 0
+        for ch in want:  # a subsequence walk: which characters of the reference are missing
+            if i < len(have) and have[i] == ch:
+                i += 1
+                kept.add(_kind(ch))
+            else:
+                lost.setdefault(_kind(ch), []).append(ch)
+        if i != len(have):  # yours holds characters the reference does not: not a loss
+            return {}
+    if not lost or set(lost) & kept:
+        return {}
+    return {kind: list(dict.fromkeys(chars)) for kind, chars in lost.items()}
+
+
+def _tokens_family_hint(got: list[str], expected: list[str], runs=()) -> str:
+    """Families of tokenising mistakes told by the tokens alone: whitespace inside tokens,
+    the right tokens reordered or deduplicated (a set, a sort), and whole classes of
+    characters lost in every run (digits, letters outside ASCII, '_'); "" otherwise."""
+    spaced = [t for t in got if any(ch.isspace() for ch in t) and t.strip()]
+    if spaced:
+        return (
+            f"Your token {spaced[0]!r} holds whitespace: the spaces, tabs or newlines next to "
+            r"a word or mark stayed attached to it (splitting at word boundaries, \b, or on a "
+            "pattern that does not consume the whitespace, keeps it). Whitespace only "
+            r"separates tokens: no token contains any, re.findall(r'\w+|[^\w\s]', ...)."
+        )
+    lowered = [t.lower() for t in got]
+    if lowered != expected and sorted(set(lowered)) == sorted(set(expected)):
+        if len(lowered) < len(expected) and len(set(lowered)) == len(lowered):
+            how = "each token once (a set, or dict.fromkeys, removes the repeats)"
+        else:
+            how = "in another order"
+        if lowered == sorted(lowered):
+            how += ", sorted"
+        return (
+            f"Your tokens are the right ones, but {how}: a sentence is a sequence, and "
+            "tokenize keeps every token, repeats included, in the order of the text. Do not "
+            "put them through a set or sorted()."
+        )
+    lost = _lost_kinds(runs)
+    if lost:
+        said = "; ".join(
+            f"{kind} ({', '.join(map(repr, chars[:4]))})" for kind, chars in lost.items()
+        )
+        return (
+            f"Whole classes of characters disappeared from your tokens, wherever they occur: "
+            f"{said}. Your pattern matches them in neither alternative, so re.findall skips "
+            "them. Words are runs of \\w (letters of any script, digits and '_'), and every "
+            "other non-space character is a mark, [^\\w\\s]: between them they cover every "
+            "character but whitespace."
+        )
+    return ""
+
+
 def _structure_hint(got: list[str], expected: list[str], runs=()) -> str:
     """What the learner's tokens show against the reference's, when no known mistake
     matches: empty tokens, some marks dropped (in every run) while others are kept, or a
@@ -126,6 +200,9 @@ def _structure_hint(got: list[str], expected: list[str], runs=()) -> str:
             "re.split left '' between two adjacent separators or at an end of the text. A word "
             "is one or more word characters, \\w+; '' is no token."
         )
+    shown = _tokens_family_hint(got, expected, runs)
+    if shown:
+        return shown
     marks = _marks_always_dropped(runs)
     if marks:
         dropped, kept_marks = marks

@@ -1,0 +1,113 @@
+"""Axes of length 1 lost or added (transformer_course.checking.size_one_axes), named by
+every check's shape comparison: a .squeeze() that also drops the axes the input happens to
+have, an index [0], a reduction without keepdims, or a [None] / unsqueeze too many."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from transformer_course.checking import Checker, CheckFailure
+from transformer_course.checking.size_one_axes import permuted_axes, size_one_axes
+from transformer_course.checks.tokenization import check_pad_batch
+from transformer_course.checks.welcome import check_center_rows
+from transformer_course.reference import tokenization as ref_tokenization
+
+
+@pytest.mark.parametrize(
+    ("got", "shape", "words"),
+    [
+        ((), (1, 1), r"every axis of length 1 \(axes 0, 1\) dropped: \.squeeze\(\)"),
+        ((3,), (1, 3, 1), r"every axis of length 1 \(axes 0, 2\) dropped"),
+        ((5,), (1, 5), r"its axis 0 of length 1 dropped"),
+        ((2, 3), (2, 1, 3), r"its axis 1 of length 1 dropped"),
+        ((1, 3), (1, 1, 3), r"its axis 0 of length 1 dropped"),
+        ((1, 2, 3), (2, 3), r"extra axis of length 1 at position 0"),
+        ((2, 3, 1), (2, 3), r"extra axis of length 1 at position 2"),
+    ],
+)
+def test_size_one_axes_are_named(got, shape, words):
+    assert re.search(words, size_one_axes(got, shape))
+
+
+@pytest.mark.parametrize(
+    ("got", "shape"),
+    [((2, 3), (2, 3)), ((6,), (2, 3)), ((4,), (1, 1)), ((3, 2), (2, 3)), ((2, 2, 3), (2, 3))],
+)
+def test_other_shapes_are_not_called_a_size_one_axis(got, shape):
+    assert size_one_axes(got, shape) == ""
+
+
+def center_rows_squeezed(x):  # a batch of one row loses its axis
+    return np.squeeze(x - x.mean(axis=-1, keepdims=True))
+
+
+def center_rows_with_a_new_axis(x):  # the other member: an axis of length 1 added
+    return (x - x.mean(axis=-1, keepdims=True))[None]
+
+
+def pad_batch_squeezed(sequences, pad_id):  # a batch of one sequence loses its axis
+    return ref_tokenization.pad_batch(sequences, pad_id).squeeze()
+
+
+@pytest.mark.parametrize(
+    ("check", "fn", "message", "runs"),
+    [
+        (
+            check_center_rows,
+            center_rows_squeezed,
+            r"(axis 0 of length 1|every axis of length 1 \(axes 0, 1\)) dropped",
+            (0, 1),
+        ),
+        (
+            check_center_rows,
+            center_rows_with_a_new_axis,
+            r"extra axis of length 1 at position 0 \(a \[None\]",
+            (0, 1),
+        ),
+        (check_pad_batch, pad_batch_squeezed, r"its axis 0 of length 1 dropped", (1,)),
+    ],
+)
+def test_checks_name_the_size_one_axis(check, fn, message, runs):
+    for hidden in runs:
+        with pytest.raises(CheckFailure, match=message):
+            check(fn, hidden=bool(hidden))
+
+
+@pytest.mark.parametrize(
+    ("got", "shape", "words"),
+    [
+        ((3, 2), (2, 3), r"transposed, its two axes swapped"),
+        ((4, 2, 3), (2, 3, 4), r"yours holds axes \(2, 0, 1\) of the expected one"),
+    ],
+)
+def test_permuted_axes_are_named(got, shape, words):
+    assert re.search(words, permuted_axes(got, shape))
+
+
+@pytest.mark.parametrize(
+    ("got", "shape"), [((2, 3), (2, 3)), ((2, 2), (2, 2)), ((3, 3, 2), (3, 2, 3)), ((6,), (2, 3))]
+)
+def test_other_shapes_are_not_called_permuted(got, shape):
+    # equal sizes make the order unknowable: (3, 3, 2) against (3, 2, 3) is not named
+    assert permuted_axes(got, shape) == ""
+
+
+def test_checks_opt_in_to_the_shape_explanations():
+    for explain, named in ((False, False), (True, True)):
+        with pytest.raises(CheckFailure) as failure, Checker("demo", explain_shapes=explain) as c:
+            c.expect_shape(np.zeros((3,)), (1, 3), "demo(x)")
+        assert ("axis 0 of length 1 dropped" in str(failure.value)) is named
+
+
+def center_rows_transposed(x):  # a .T on the result
+    return (x - x.mean(axis=-1, keepdims=True)).T
+
+
+def test_center_rows_names_a_transposed_result():
+    with pytest.raises(
+        CheckFailure, match=r"shape \(3, 2\)\. That is the expected shape transposed"
+    ):
+        check_center_rows(center_rows_transposed)
