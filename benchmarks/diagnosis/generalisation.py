@@ -533,6 +533,12 @@ BATCHES = (
         "round 11's fixes, which read mutants 1-18 and never these",
         mutants=(19, 21),
     ),
+    Batch(
+        "round 11, 00-02",
+        "a6abf85",
+        "by a new helper (r11c) that had read no check and no message, judged against the "
+        "checks after round 10; 12 of 24 from reports",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
