@@ -592,6 +592,56 @@ def shift_index_error_for_odd(k, d_model):
     return m
 
 
+def _shift_by(positions):
+    """The right rotation for ``positions(k)`` positions instead of k: a mistake on k alone."""
+
+    def relative_shift(k, d_model):
+        return ref.relative_shift(positions(k), d_model)
+
+    return relative_shift
+
+
+# blind round 11: the family "the right shift, by another number of positions", told
+# apart by a second call (k // 2 gives the shift by one at k = 3, like k left out)
+shift_k_floor_halved = _shift_by(lambda k: k // 2)
+shift_k_plus_one = _shift_by(lambda k: k + 1)
+shift_k_minus_two = _shift_by(lambda k: k - 2)
+shift_k_tripled = _shift_by(lambda k: 3 * k)
+shift_k_constant = _shift_by(lambda k: 2)
+for _fn, _name in [
+    (shift_k_floor_halved, "shift_k_floor_halved"),
+    (shift_k_plus_one, "shift_k_plus_one"),
+    (shift_k_minus_two, "shift_k_minus_two"),
+    (shift_k_tripled, "shift_k_tripled"),
+    (shift_k_constant, "shift_k_constant"),
+]:
+    _fn.__name__ = _name
+
+
+def shift_cos_over_sine(k, d_model):
+    """The last cos line lost the + 1 of its column: it overwrites +sin at (2i+1, 2i)."""
+    two_i = np.arange(0, d_model, 2)
+    theta = k / np.power(10000.0, two_i / d_model)
+    m = np.zeros((d_model, d_model))
+    m[two_i, two_i] = np.cos(theta)
+    m[two_i + 1, two_i] = np.sin(theta)
+    m[two_i, two_i + 1] = -np.sin(theta)
+    m[two_i + 1, two_i] = np.cos(theta)
+    return m
+
+
+def shift_cos_row_without_plus_one(k, d_model):
+    """The last cos line lost the + 1 of its row: it overwrites -sin at (2i, 2i+1)."""
+    two_i = np.arange(0, d_model, 2)
+    theta = k / np.power(10000.0, two_i / d_model)
+    m = np.zeros((d_model, d_model))
+    m[two_i, two_i] = np.cos(theta)
+    m[two_i + 1, two_i] = np.sin(theta)
+    m[two_i, two_i + 1] = -np.sin(theta)
+    m[two_i, two_i + 1] = np.cos(theta)
+    return m
+
+
 def shift_tensor(k, d_model):
     return torch.from_numpy(ref.relative_shift(k, d_model))
 
@@ -1029,6 +1079,23 @@ MISTAKES = [
     ),
     Mistake(check_relative_shift, shift_angle_w, "shift for k = 1"),
     Mistake(check_relative_shift, shift_angle_k, "same angle k"),
+    # blind round 11: every mistake on k alone, named only when a second call agrees
+    Mistake(check_relative_shift, shift_k_floor_halved, r"k // 2: integer division"),
+    Mistake(check_relative_shift, shift_k_plus_one, r"it shifts by \d+ \(k \+ 1: off by one"),
+    Mistake(check_relative_shift, shift_k_minus_two, r"k - 2 where k belongs"),
+    Mistake(check_relative_shift, shift_k_tripled, r"k is multiplied by 3 in both"),
+    Mistake(check_relative_shift, shift_k_constant, r"does not depend on k"),
+    Mistake(
+        check_relative_shift,
+        shift_cos_over_sine,
+        r"written to M\[2i\+1, 2i\] instead.*2i where 2i\+1 belongs: the \+ 1 of that index is "
+        r"missing",
+    ),
+    Mistake(
+        check_relative_shift,
+        shift_cos_row_without_plus_one,
+        r"row index of that assignment is off \(2i where 2i\+1 belongs: the \+ 1 of that index",
+    ),
     Mistake(check_relative_shift, shift_i_not_2i, r"10000\^\(i/d_model\)"),
     Mistake(check_relative_shift, shift_concatenated, "concatenated layout"),
     Mistake(
@@ -1304,7 +1371,14 @@ MISTAKES = [
     Mistake(
         check_PositionalEncoding,
         _module(lambda s, x: s.dropout(x + s.pe[:, 1 : x.size(1) + 1]), name="rows_from_1"),
-        r"Position p got row p \+ 1 of the table.*starts one row late",
+        r"Position p got row p \+ 1 of the table.*shifted by 1 \(off by one\) and row 0 is "
+        r"never used.*starts one row late",
+    ),
+    # blind round 11: any start of the slice, the offset said
+    Mistake(
+        check_PositionalEncoding,
+        _module(lambda s, x: s.dropout(x + s.pe[:, 3 : x.size(1) + 3]), name="rows_from_3"),
+        r"Position p got row p \+ 3 of the table.*shifted by 3 and rows 0..2 are never used",
     ),
     # a table made on the first call, for its length (blind round 10): a later, longer x
     # fails, and the message says where the table came from

@@ -421,9 +421,12 @@ def _rows_added(out, x, table) -> str:
             + (", the last len rows (table[:, -len:])" if offset + length == rows.shape[0] else "")
             + (" (the slice starts one row late)" if offset == 1 else "")
         )
+        unused = "row 0 is" if offset == 1 else f"rows 0..{offset - 1} are"
         return (
-            f"Position p got row p + {offset} of the table ({shown}, ...): you added {where} "
-            "instead of the first len rows. Position p gets row p: table[:, :x.size(1)]."
+            f"Position p got row p + {offset} of the table ({shown}, ...): every position is "
+            f"shifted by {offset}{' (off by one)' if offset == 1 else ''} and {unused} never "
+            f"used. You added {where} instead of the first len rows. Position p gets row p: "
+            "table[:, :x.size(1)]."
         )
     if taken == list(range(length))[::-1]:
         return (
