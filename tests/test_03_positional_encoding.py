@@ -187,6 +187,59 @@ def shift_exp_log10(k, d_model):  # the same frequencies in the shift
     return m
 
 
+def _pe_with(positions_factor=1.0, denominator=None, exponent_scale=None):
+    """The paper's table with one slip: every angle times ``positions_factor``, the
+    exponent's 2i divided by ``denominator(d_model, max_len)`` instead of d_model, or the
+    exp(log) form with ``exponent_scale(d_model)`` as the factor of 2i."""
+
+    def positional_encoding(max_len, d_model):
+        positions = np.arange(max_len, dtype=np.float64)[:, None]
+        two_i = np.arange(0, d_model, 2, dtype=np.float64)
+        with np.errstate(all="ignore"):
+            if exponent_scale is not None:
+                rates = np.exp(two_i * exponent_scale(d_model))
+            else:
+                size = d_model if denominator is None else denominator(d_model, max_len)
+                rates = 1.0 / np.power(10000.0, two_i / size)
+            angles = positions_factor * positions * rates
+        pe = np.zeros((max_len, d_model))
+        pe[:, 0::2] = np.sin(angles)
+        pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+        return pe
+
+    return positional_encoding
+
+
+# blind round 11: a wrong size in the exponent's denominator (a family, confirmed on
+# every case: d_model // 2 equals 4i/d_model for an even d_model, not for an odd one)
+pe_exponent_over_half = _pe_with(denominator=lambda d, n: d // 2)
+pe_exponent_over_d_minus_1 = _pe_with(denominator=lambda d, n: d - 1)
+pe_exponent_over_max_len = _pe_with(denominator=lambda d, n: n)
+# radians mixed up with turns or degrees: a factor 2π cannot be read off pair 0
+pe_times_2pi = _pe_with(positions_factor=2 * math.pi)
+pe_deg2rad = _pe_with(positions_factor=math.pi / 180)
+# -(log(10000) / d_model // 2): a floor division in the exp(log) form; at d_model = 4 its
+# exponent is log10's 0.8686, at d_model = 8 every frequency is 1: no cause is claimed
+pe_floor_in_exp_log = _pe_with(exponent_scale=lambda d: -(math.log(10000.0) / d // 2))
+for _fn, _name in [
+    (pe_exponent_over_half, "pe_exponent_over_half"),
+    (pe_exponent_over_d_minus_1, "pe_exponent_over_d_minus_1"),
+    (pe_exponent_over_max_len, "pe_exponent_over_max_len"),
+    (pe_times_2pi, "pe_times_2pi"),
+    (pe_deg2rad, "pe_deg2rad"),
+    (pe_floor_in_exp_log, "pe_floor_in_exp_log"),
+]:
+    _fn.__name__ = _name
+
+
+def shift_floor_in_exp_log(k, d_model):
+    """-(log(10000) / d_model // 2) in the exp(log) form of the shift's frequencies."""
+    if d_model % 2:
+        raise ValueError("odd d_model")
+    two_i = np.arange(0, d_model, 2)
+    return _shift_of(k * np.exp(two_i * -(math.log(10000.0) / d_model // 2)))
+
+
 def pe_float32_cast_back(max_len, d_model):
     angles = _angles(max_len, d_model, np.float32)
     pe = np.zeros((max_len, d_model), dtype=np.float32)
@@ -1046,6 +1099,23 @@ MISTAKES = [
     Mistake(check_positional_encoding, pe_precedence, "NaN or inf.*parentheses"),
     Mistake(check_positional_encoding, pe_no_sin, r"outside \[-1, 1\]"),
     Mistake(check_positional_encoding, pe_integer_table, r"floating-point"),
+    # blind round 11: the exponent's denominator family, confirmed on every case
+    Mistake(check_positional_encoding, pe_exponent_over_half, r"divides 2i by d_model // 2"),
+    Mistake(check_positional_encoding, pe_exponent_over_d_minus_1, r"divides 2i by d_model - 1"),
+    Mistake(check_positional_encoding, pe_exponent_over_max_len, r"divides 2i by max_len"),
+    Mistake(check_positional_encoding, pe_times_2pi, r"c = 6\.28319 = 2π: the angle"),
+    Mistake(check_positional_encoding, pe_deg2rad, r"π / 180: converted from degrees"),
+    # a measured exponent's cause is said only when every case agrees with it
+    Mistake(
+        check_positional_encoding,
+        pe_floor_in_exp_log,
+        r"^(?!(?s:.*)ln 10)(?s:.*)(10000\^\(0\.8686·i/d_model\)|differs from the reference)",
+    ),
+    Mistake(  # at d_model >= 10 every frequency is 1: the same angle k, rightly named
+        check_relative_shift,
+        shift_floor_in_exp_log,
+        r"^(?!(?s:.*)ln 10)(?s:.*)(10000\^\(0\.8686·i/d_model\)|same angle k)",
+    ),
     Mistake(check_relative_shift, shift_transposed, "wrong sign.*transpose"),
     # blind round 10: a lost sign looks like the transpose at k < 0; the call with |k| parts
     # them (the transpose is wrong there too)

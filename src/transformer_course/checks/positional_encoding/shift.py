@@ -17,7 +17,7 @@ from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.oracles import relative_shift_f
 from transformer_course.reference import positional_encoding as ref
 
-from .common import _FLOAT32_FORMULA, _expect_array, _exponent_why, _tolerance
+from .common import _FLOAT32_FORMULA, _expect_array, _exponent_why_everywhere, _tolerance
 
 
 # ------------------------------------------------------------------- relative_shift
@@ -262,6 +262,14 @@ def _offset_functions(k: int) -> list[tuple[str, Any]]:
         ("the sign of k is lost (abs(k))", abs),
         ("k times 2π: the angle w_i·k is already in radians", lambda k: 2 * math.pi * k),
         ("k divided by 2π: the angle w_i·k is already in radians", lambda k: k / (2 * math.pi)),
+        (
+            "k times π / 180: converted from degrees (np.deg2rad), but w_i·k is already in radians",
+            lambda k: k * math.pi / 180,
+        ),
+        (
+            "k times 180 / π: converted to degrees; cos and sin take radians",
+            lambda k: k * 180 / math.pi,
+        ),
     ]
 
 
@@ -309,36 +317,74 @@ def _offset_as_function(relative_shift, got: np.ndarray, k: int, d_model: int) -
     return f"{head}{seen}.{tail}"
 
 
-def _fitted_frequencies(got: np.ndarray, k: int, d_model: int) -> str:
-    """A rotation per pair whose frequencies fall geometrically, w_i = 10000^(-c·i/d_model),
-    with another c than 2 (i the pair index): the c measured from the learner's angles,
-    said only when the matrix it gives is the learner's. "" otherwise."""
+def _shift_measured_exponent(got: np.ndarray, k: int, d_model: int) -> float | None:
+    """The c of a rotation per pair whose frequencies fall geometrically, w_i =
+    10000^(-c·i/d_model) (i the pair index), when that matrix is ``got``; None otherwise."""
     pairs = d_model // 2
-    if k == 0 or pairs < 2:
-        return ""
+    if k == 0 or pairs < 2 or got.shape != (d_model, d_model):
+        return None
     two_i = 2 * np.arange(pairs)
     theta = np.arctan2(got[two_i + 1, two_i], got[two_i, two_i])  # each pair's angle
     if not np.allclose(got, _shift_at_angles(theta), atol=1e-6):
-        return ""  # not one rotation per pair
+        return None  # not one rotation per pair
     index = np.arange(1, pairs)
     freq = theta[1:] / k
     usable = (np.abs(theta[1:]) < 3.0) & (freq > 0)  # away from the wrap at ±π
     if not usable.any():
-        return ""
+        return None
     slope = -float(np.sum(index[usable] * np.log(freq[usable])) / np.sum(index[usable] ** 2))
-    c = slope * d_model / math.log(10000.0)
-    if abs(c - 2.0) < 1e-3 or c <= 0:
-        return ""
     model = _shift_at_angles(k * np.exp(-slope * np.arange(pairs)))
     if not np.allclose(got, model, atol=1e-6):
+        return None
+    return slope * d_model / math.log(10000.0)
+
+
+def _fitted_frequencies(got: np.ndarray, k: int, d_model: int, others=lambda: ()) -> str:
+    """A rotation per pair whose frequencies fall geometrically, w_i = 10000^(-c·i/d_model),
+    with another c than 2 (i the pair index): the c measured from the learner's angles,
+    said only when the matrix it gives is the learner's. "" otherwise. What c says about
+    the code is said only when the learner's ``others()`` matrices ((matrix, (k,
+    d_model)) each, the check's other calls, made only then) give the same cause."""
+    c = _shift_measured_exponent(got, k, d_model)
+    if c is None or abs(c - 2.0) < 1e-3 or c <= 0:
         return ""
-    why = _exponent_why(c, d_model)
+    measured = [
+        (
+            lambda c_other, matrix=matrix, case=case: np.allclose(
+                matrix,
+                _shift_at_angles(
+                    case[0] / np.power(10000.0, c_other * np.arange(case[1] // 2) / case[1])
+                ),
+                atol=1e-6,
+            ),
+            case[1],
+        )
+        for matrix, case in others()
+        if case[0] != 0 and case[1] >= 4 and matrix.shape == (case[1], case[1])
+    ]
+    why = _exponent_why_everywhere(c, d_model, measured)
     shown = f"{round(c)}i" if abs(c - round(c)) < 1e-3 else f"{c:.4g}·i"
     return (
         f"Each pair is rotated, but pair i turns by k / 10000^({shown}/d_model) (i the "
         f"pair index, measured from your matrix): the frequencies are those of "
         f"positional_encoding, w_i = 1 / 10000^(2i/d_model), so the exponent is 2i/d_model." + why
     )
+
+
+def _other_matrices(relative_shift, cases, current) -> list:
+    """The learner's matrices for the check's other even cases, (matrix, case) each; the
+    cases that raise are left out (the check reaches them with their own message)."""
+    matrices = []
+    for case in cases:
+        if case == current or case[1] % 2:
+            continue
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                matrix = np.asarray(relative_shift(*case), dtype=np.float64)
+        except Exception:
+            continue
+        matrices.append((matrix, case))
+    return matrices
 
 
 def _shift_property_hint(got: np.ndarray, k: int, d_model: int) -> str:
@@ -480,7 +526,14 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
                     or _offset_as_function(
                         relative_shift, np.asarray(got, dtype=np.float64), k, d_model
                     )
-                    or _fitted_frequencies(np.asarray(got, dtype=np.float64), k, d_model)
+                    or _fitted_frequencies(
+                        np.asarray(got, dtype=np.float64),
+                        k,
+                        d_model,
+                        lambda current=(k, d_model): _other_matrices(
+                            relative_shift, _HIDDEN_SHIFT if hidden else _VISIBLE_SHIFT, current
+                        ),
+                    )
                 ),
             )
         for d_model in (7, 1) if hidden else (5,):
