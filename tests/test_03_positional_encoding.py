@@ -1444,6 +1444,28 @@ MISTAKES = [
         r"Position p got row p \+ 1 of the table.*shifted by 1 \(off by one\) and row 0 is "
         r"never used.*starts one row late",
     ),
+    # blind round 11: an eval-mode output scaled by an expression of p, told apart by a
+    # second probability (1 - p and p are both 0.5 at p = 0.5); no F.dropout claim
+    Mistake(
+        check_PositionalEncoding,
+        _module(
+            lambda s, x: (
+                s.dropout(x + s.pe[:, : x.size(1)]) * (1 if s.training else 1 - s.dropout.p)
+            ),
+            name="eval_scaled_by_keep",
+        ),
+        r"^(?!(?s:.*)F\.dropout)(?s:.*)x \+ PE scaled by 1 - p, the test-time scaling",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        _module(
+            lambda s, x: (
+                s.dropout(x + s.pe[:, : x.size(1)]) / (1 if s.training else 1 - s.dropout.p)
+            ),
+            name="eval_scaled_as_in_training",
+        ),
+        r"x \+ PE scaled by 1 / \(1 - p\), training mode's scaling",
+    ),
     # blind round 11: any start of the slice, the offset said
     Mistake(
         check_PositionalEncoding,
