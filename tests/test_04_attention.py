@@ -198,7 +198,44 @@ def sm_neg_inf_as_zero(x, axis=-1):  # -inf replaced by 0 "to avoid NaN"
     return ref.softmax(np.where(np.isneginf(x), 0.0, x), axis=axis)
 
 
+# blind round 11: a signature default that is not the contract's (told apart by the same
+# call with axis=-1 passed explicitly), and the temperature family softmax(t·x)
+def sm_default_axis_0(x, axis=0):
+    return ref.softmax(x, axis=axis)
+
+
+def sm_default_axis_none(x, axis=None):  # np.max/np.sum over the whole array by default
+    peak = np.max(x, axis=axis, keepdims=True)
+    peak = np.where(np.isfinite(peak), peak, 0.0)
+    exps = np.exp(x - peak)
+    total = np.sum(exps, axis=axis, keepdims=True)
+    return np.divide(exps, total, out=np.zeros_like(exps), where=total > 0)
+
+
+def sm_base_2(x, axis=-1):  # 2 ** x where np.exp belongs
+    peak = np.max(x, axis=axis, keepdims=True)
+    peak = np.where(np.isfinite(peak), peak, 0.0)
+    exps = np.power(2.0, x - peak)
+    total = np.sum(exps, axis=axis, keepdims=True)
+    return np.divide(exps, total, out=np.zeros_like(exps), where=total > 0)
+
+
+def sm_halved(x, axis=-1):  # a temperature of 2 applied to every input
+    return ref.softmax(x / 2, axis=axis)
+
+
+def sm_times_three(x, axis=-1):  # a factor no name explains: the factor said
+    return ref.softmax(3.0 * x, axis=axis)
+
+
 SOFTMAX_MISTAKES = [
+    Mistake(check_softmax, sm_default_axis_0, r"default of `axis` in your signature is not -1"),
+    Mistake(check_softmax, sm_default_axis_none, r"default of `axis` in your signature is not -1"),
+    Mistake(check_softmax, sm_base_2, r"times 0\.6931.*ln 2: the exponential in base 2"),
+    Mistake(check_softmax, sm_halved, r"times 0\.5: exp\(0\.5·x\).*the scores halved"),
+    Mistake(
+        check_softmax, sm_times_three, r"softmax of x times 3: exp\(3·x\) where exp\(x\) belongs\."
+    ),
     Mistake(check_softmax, sm_max_not_added_back, r"softmax times exp\(max\).*dropped the max"),
     Mistake(check_softmax, sm_neg_inf_as_zero, r"-inf entries get weight: they were treated as 0"),
     Mistake(
@@ -514,8 +551,35 @@ def r_cosine_scores_guarded(query, keys, values):  # the same, zero vectors kept
     return weights, weights @ values
 
 
+# blind round 11: the temperature family in the row (a factor measured, named when its
+# ratio to 1/√d_k is a known one), softmax applied twice, one array returned
+def r_base_2_softmax(query, keys, values):
+    scores = keys @ query / math.sqrt(query.shape[-1])
+    exps = np.power(2.0, scores - scores.max())
+    weights = exps / exps.sum()
+    return weights, weights @ values
+
+
+def r_scores_times_five(query, keys, values):
+    weights = ref.softmax(keys @ query * 5.0)
+    return weights, weights @ values
+
+
+def r_softmax_twice(query, keys, values):
+    weights = ref.softmax(ref.softmax(keys @ query / math.sqrt(query.shape[-1])))
+    return weights, weights @ values
+
+
+def r_output_only(query, keys, values):
+    return ref.attention_row(query, keys, values)[1]
+
+
 ROW = check_attention_row
 ROW_MISTAKES = [
+    Mistake(ROW, r_base_2_softmax, r"a factor 0\.6931 off\): the scaled scores times ln 2"),
+    Mistake(ROW, r_scores_times_five, r"scores are multiplied by 5 where 1/√d_k"),
+    Mistake(ROW, r_softmax_twice, r"softmax of the softmax: your softmax was applied twice"),
+    Mistake(ROW, r_output_only, r"one array of shape \(\d+,\): the output alone"),
     Mistake(ROW, r_scores_negated, r"softmax of the negated scores.*most similar.*smallest"),
     # blind round 10: cosines for scores; the zero keys of the visible sentence give NaN
     # scores, and a probe without them tells the cosine

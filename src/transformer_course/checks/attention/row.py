@@ -14,6 +14,11 @@ from transformer_course.checking import (
     tolerance,
 )
 from transformer_course.checking.hints import two_mistakes
+from transformer_course.checking.temperature import (
+    COMMON_FACTORS,
+    fitted_temperature,
+    named_factors,
+)
 from transformer_course.reference import attention as ref
 
 from .common import _SCALED_AFTER_SOFTMAX, _SOFTMAX_OVERFLOW, _output_tolerance
@@ -60,6 +65,13 @@ _ROW_OUTPUT_WEIGHTED_MEAN = (
 _ROW_OUTPUT_FROM_SCORES = (
     "Your output mixes the values with the scores instead of the weights. Use the weights "
     "(after the softmax), so that the output is a weighted average of the value rows."
+)
+
+
+_ROW_SOFTMAX_TWICE = (
+    "Your weights are the softmax of the softmax: your softmax was applied twice (to the "
+    "scores, then to its own weights), which flattens them towards uniform. Apply it "
+    "once, to the scaled scores."
 )
 
 
@@ -190,10 +202,31 @@ def _row_weight_mistakes(query, keys, values) -> dict[str, np.ndarray]:
         shifted = _ROW_NOT_NORMALISED.replace("exponentials", "shifted exponentials")
         mistakes[shifted] = np.exp(scaled - scaled.max())
     mistakes[_ROW_NEGATED] = ref.softmax(-scaled)
+    mistakes[_ROW_SOFTMAX_TWICE] = ref.softmax(ref.softmax(scaled))
     one_hot = np.zeros_like(scores)
     one_hot[int(np.argmax(scores))] = 1.0
     mistakes[_ROW_ARGMAX] = one_hot
     return mistakes
+
+
+def _row_temperature(weights, query, keys) -> str:
+    """Weights that are softmax(t · keys @ query) for another t than 1/√d_k (the family of
+    a wrong scale of the scores, a temperature, another base of the exponential): the
+    factor measured from the learner's weights, and its name when the ratio t·√d_k is a
+    known one (2 ** x for e ** x, the scores halved, ...). "" when no t fits."""
+    q, k = np.asarray(query, np.float64), np.asarray(keys, np.float64)
+    d_k = q.shape[-1]
+    t = fitted_temperature(np.asarray(weights, np.float64), k @ q)
+    if t is None or math.isclose(t, 1 / math.sqrt(d_k), rel_tol=1e-4):
+        return ""
+    ratio = t * math.sqrt(d_k)
+    names = named_factors(ratio, COMMON_FACTORS)
+    named = f": the scaled scores times {' or '.join(names)}" if names else ""
+    return (
+        f"Your weights are softmax(keys @ query × {t:.4g}): the scores are multiplied by "
+        f"{t:.4g} where 1/√d_k = 1/√{d_k} = {1 / math.sqrt(d_k):.4g} belongs (a factor "
+        f"{ratio:.4g} off){named}. Weights = softmax(keys @ query / √d_k), with np.exp."
+    )
 
 
 def _row_weight_pairs(query, keys, values) -> dict[str, np.ndarray]:
@@ -254,6 +287,18 @@ def _row_cases(hidden: bool) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarr
     ]
 
 
+def _one_result_hint(result, len_k: int, d_v: int) -> str:
+    """The hint for a result that is not a pair: one array, which of the two it is."""
+    shape = getattr(result, "shape", None)
+    alone = {(d_v,): "the output", (len_k,): "the weights"}
+    if shape in alone and len_k != d_v:
+        return (
+            f"You returned one array of shape {shape}: {alone[shape]} alone. Return both, "
+            "as a pair: return weights, output."
+        )
+    return "Return the pair (weights, output)."
+
+
 def check_attention_row(attention_row, *, hidden: bool = False) -> None:
     """(weights, output) = attention_row(query, keys, values), one query, numpy.
 
@@ -291,7 +336,7 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
                 "write query = query / np.sqrt(d_k), or scale the scores instead.",
             )
             what = f"On {label}, {shown}"
-            c.expect_type(result, tuple | list, what, "Return the pair (weights, output).")
+            c.expect_type(result, tuple | list, what, _one_result_hint(result, len_k, d_v))
             c.expect_true(
                 len(result) == 2,
                 f"{what} returned {len(result)} items: return exactly (weights, output).",
@@ -359,6 +404,9 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
                 ),
                 mistakes=_row_weight_mistakes(query, keys, values),
                 pairs=_row_weight_pairs(query, keys, values),
+                explain=lambda weights=weights, query=query, keys=keys: _row_temperature(
+                    weights, query, keys
+                ),
             )
             v64 = values.astype(np.float64)
             c.expect_close(
