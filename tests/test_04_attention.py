@@ -1084,10 +1084,49 @@ def a_output_before_mask(q, k, v, mask=None):  # output from the unmasked weight
     return output, torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
 
 
+# blind round 11: a square mask read on swapped axes (only a square, non-symmetric mask,
+# a causal one, shows it), softmax applied twice, base 2 for e
+def _sdpa_with(mask_of=lambda m: m, exp_base=None, twice=False):
+    def scaled_dot_product_attention(q, k, v, mask=None):
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+        if mask is not None:
+            scores = scores.masked_fill(~mask_of(mask), float("-inf"))
+        if exp_base is not None:
+            peak = scores.amax(dim=-1, keepdim=True).nan_to_num(0.0, 0.0, 0.0)
+            exps = torch.pow(exp_base, scores - peak)
+            weights = exps / exps.sum(dim=-1, keepdim=True)
+        else:
+            weights = torch.softmax(scores, dim=-1)
+        if twice:
+            weights = torch.softmax(weights, dim=-1)
+        weights = torch.nan_to_num(weights)
+        return weights @ v, weights
+
+    return scaled_dot_product_attention
+
+
+def _square_transposed(mask):
+    return mask.transpose(-2, -1) if mask.shape[-1] == mask.shape[-2] else mask
+
+
+a_mask_transposed_when_square = _sdpa_with(mask_of=_square_transposed)
+a_mask_mT_when_square = _sdpa_with(
+    mask_of=lambda m: m.mT if m.dim() >= 2 and m.shape[-1] == m.shape[-2] else m
+)
+a_softmax_twice = _sdpa_with(twice=True)
+a_exp_base_2 = _sdpa_with(exp_base=2.0)
+a_exp_base_10 = _sdpa_with(exp_base=10.0)
+
+
 SDPA = check_scaled_dot_product_attention
 INVERTED = r"mask's meaning is inverted.*True means 'may attend'"
 MASK_AFTER = r"mask was applied after the softmax"
 SDPA_MISTAKES = [
+    Mistake(SDPA, a_mask_transposed_when_square, r"zero exactly where the \*transposed\* mask"),
+    Mistake(SDPA, a_mask_mT_when_square, r"query and key axes swapped"),
+    Mistake(SDPA, a_softmax_twice, r"softmax of the softmax: it was applied twice"),
+    Mistake(SDPA, a_exp_base_2, r"scaled scores times ln 2: the exponential in base 2"),
+    Mistake(SDPA, a_exp_base_10, r"scaled scores times ln 10: the exponential in base 10"),
     Mistake(SDPA, a_output_before_mask, r"output is the one attention gives with no mask"),
     Mistake(SDPA, a_scores_negated, r"softmax of the negated scores.*most similar"),
     Mistake(SDPA, a_output_from_scores, r"output is the scaled scores times v"),

@@ -27,6 +27,7 @@ from transformer_course.checking.attention_weights import (
 )
 from transformer_course.checking.failure import _is_learner_frame
 from transformer_course.checking.hints import two_mistakes
+from transformer_course.checking.temperature import COMMON_FACTORS, named_factors
 from transformer_course.reference import attention as ref
 
 from .common import _SCALED_AFTER_SOFTMAX, _output_tolerance
@@ -408,6 +409,13 @@ def _sdpa_scales(q, k, v) -> list[tuple[float, str]]:
     return scales
 
 
+_SDPA_SOFTMAX_TWICE = (
+    "Your weights are the softmax of the softmax: it was applied twice (to the scores, then "
+    "to the weights), which flattens every row towards uniform and gives blocked keys "
+    "weight again (exp(0) = 1). Apply it once, to the masked, scaled scores."
+)
+
+
 def _sdpa_mistakes(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
     """Diagnosis -> the weights (float64) that mistake gives on these inputs."""
     d_k = q.shape[-1]
@@ -420,6 +428,9 @@ def _sdpa_mistakes(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
                 message, partial(attention_weights_variant, q, k, mask, scale=scale)
             )
     mistakes[_SDPA_NEGATED] = partial(attention_weights_variant, q, k, mask, scale=-root)
+    mistakes[_SDPA_SOFTMAX_TWICE] = lambda: torch.softmax(
+        torch.nan_to_num(attention_weights_variant(q, k, mask, scale=root), nan=0.0), dim=-1
+    )
     after = _SCALED_AFTER_SOFTMAX.format(d_k=d_k, total=1 / root, scores="q kᵀ")
     mistakes[after] = lambda: attention_weights_variant(q, k, mask, scale=1.0) / root
     for dim in range(q.dim() - 1):  # every dim of the scores but the keys'
@@ -505,11 +516,20 @@ def _fitted_scale_mistake(q, k, mask, weights) -> dict[str, Callable[[], torch.T
         f"{'too large' if c < root else 'too small'} by a factor {max(c, root) / min(c, root):.4g}"
         f" = {'√d_k / c' if c < root else 'c / √d_k'}. Look at the number you divide by."
     )
+    names = named_factors(root / c, COMMON_FACTORS)
+    if names:  # a known factor on top of the right scale: another base, a temperature
+        message = message.replace(
+            " Look at the number you divide by.",
+            f" That is the right softmax(q kᵀ / √d_k) with the scaled scores times "
+            f"{' or '.join(names)}.",
+        )
     return {message: partial(attention_weights_variant, q, k, mask, scale=c)}
 
 
 def _sdpa_cases(hidden: bool) -> list[dict]:
-    """Inputs: len_q != len_k, d_v != d_k, d_v != len_k and d_k, len_k, d_v all different."""
+    """Inputs: len_q != len_k (but for the causal masks, square and not symmetric, which
+    show a mask read on swapped axes), d_v != d_k, d_v != len_k and d_k, len_k, d_v all
+    different."""
 
     def make(seed, lead, len_q, len_k, d_k, d_v, dtype=torch.float64, scale=1.0):
         g = torch_generator(seed)
@@ -537,6 +557,7 @@ def _sdpa_cases(hidden: bool) -> list[dict]:
         ql, kl, vl = make(5, (2,), 4, 6, 8, 3, dtype=torch.float32, scale=80.0)  # large logits
         qg, kg, vg = make(4, (), 2, 3, 4, 5)
         q1, k1, v1 = make(7, (2,), 1, 4, 3, 5)  # a single query
+        qc, kc, vc = make(8, (2,), 4, 4, 3, 5)  # a square mask that is not symmetric
         return [
             {"label": "no mask, batch of 2", "qkv": (q, k, v), "mask": None},
             {
@@ -559,6 +580,12 @@ def _sdpa_cases(hidden: bool) -> list[dict]:
             },
             {"label": "a single query (len_q = 1)", "qkv": (q1, k1, v1), "mask": None},
             {
+                "label": "a causal mask (len_q = len_k: each query sees itself and the keys "
+                "before it)",
+                "qkv": (qc, kc, vc),
+                "mask": torch.ones(4, 4, dtype=torch.bool).tril(),
+            },
+            {
                 "label": "2-D inputs (no batch dims) that require gradients",
                 "qkv": (qg, kg, vg),
                 "mask": None,
@@ -573,6 +600,9 @@ def _sdpa_cases(hidden: bool) -> list[dict]:
     qg, kg, vg = make(106, (2,), 3, 4, 6, 2)
     qx, kx, vx = make(111, (3,), 5, 4, 6, 2, dtype=torch.float32, scale=100.0)  # large logits
     pad = torch.tensor([[True, True, True, True, True, False], [False] * 6])
+    # a square mask that is not symmetric: a mask read on the wrong axis (transposed, its
+    # rows taken for columns) differs from the right one only when len_q = len_k
+    qc, kc, vc = make(113, (2,), 5, 5, 4, 3)
     return [
         {"label": "no mask, batch of 3", "qkv": (q, k, v), "mask": None},
         {
@@ -604,6 +634,11 @@ def _sdpa_cases(hidden: bool) -> list[dict]:
             "label": "large float32 logits (scores up to a few hundred) with a mask",
             "qkv": (qx, kx, vx),
             "mask": rand_mask(112, (5, 4), [3]),
+        },
+        {
+            "label": "a causal mask (len_q = len_k: each query sees itself and the keys before it)",
+            "qkv": (qc, kc, vc),
+            "mask": torch.ones(5, 5, dtype=torch.bool).tril(),
         },
         {
             "label": "3-D inputs that require gradients",
