@@ -661,12 +661,16 @@ shift_k_plus_one = _shift_by(lambda k: k + 1)
 shift_k_minus_two = _shift_by(lambda k: k - 2)
 shift_k_tripled = _shift_by(lambda k: 3 * k)
 shift_k_constant = _shift_by(lambda k: 2)
+shift_transposed_k_plus_one = _shift_by(lambda k: -(k + 1))  # two mistakes at once
+shift_transposed_k_doubled = _shift_by(lambda k: -2 * k)
 for _fn, _name in [
     (shift_k_floor_halved, "shift_k_floor_halved"),
     (shift_k_plus_one, "shift_k_plus_one"),
     (shift_k_minus_two, "shift_k_minus_two"),
     (shift_k_tripled, "shift_k_tripled"),
     (shift_k_constant, "shift_k_constant"),
+    (shift_transposed_k_plus_one, "shift_transposed_k_plus_one"),
+    (shift_transposed_k_doubled, "shift_transposed_k_doubled"),
 ]:
     _fn.__name__ = _name
 
@@ -1155,6 +1159,16 @@ MISTAKES = [
     Mistake(check_relative_shift, shift_k_minus_two, r"k - 2 where k belongs"),
     Mistake(check_relative_shift, shift_k_tripled, r"k is multiplied by 3 in both"),
     Mistake(check_relative_shift, shift_k_constant, r"does not depend on k"),
+    Mistake(
+        check_relative_shift,
+        shift_transposed_k_plus_one,
+        r"\(k \+ 1: off by one, and the sine terms have the wrong sign",
+    ),
+    Mistake(
+        check_relative_shift,
+        shift_transposed_k_doubled,
+        r"\(k doubled \(2k\), and the sine terms have the wrong sign",
+    ),
     Mistake(
         check_relative_shift,
         shift_cos_over_sine,

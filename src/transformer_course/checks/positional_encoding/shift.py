@@ -297,9 +297,19 @@ def _offset_as_function(relative_shift, got: np.ndarray, k: int, d_model: int) -
     tail = " Pair i turns by the angle w_i·k, w_i = 1 / 10000^(2i/d_model)."
     if s2 is None:
         return head + "." + tail
-    fits = [
-        text for text, f in _offset_functions(k) if abs(f(k) - s) < 1e-6 and abs(f(k2) - s2) < 1e-6
+    functions = _offset_functions(k)
+    # each one with the sine terms' signs flipped too (the transpose turns by -angle):
+    # two mistakes at once (the identity has no sign to flip)
+    functions += [
+        (
+            f"{text}, and the sine terms have the wrong sign (the transpose of the matrix, "
+            "which turns the other way)",
+            lambda k, f=f: -f(k),
+        )
+        for text, f in functions
+        if f(k) != 0 or f(k + 5) != 0
     ]
+    fits = [text for text, f in functions if abs(f(k) - s) < 1e-6 and abs(f(k2) - s2) < 1e-6]
     shown2 = f"{int(s2)}" if s2 == round(s2) else f"{s2:.4g}"
     seen = f"; with k = {k2} it shifts by {shown2}"
     if len(fits) == 1:
