@@ -1118,10 +1118,42 @@ a_exp_base_2 = _sdpa_with(exp_base=2.0)
 a_exp_base_10 = _sdpa_with(exp_base=10.0)
 
 
+# blind round 11: a fill value that is finite and not negative enough (measured), and a
+# scale confirmed on a second input (at d_k = 4, 2·√d_k is d_k)
+def _sdpa_fill(fill, before_scale=False):
+    def scaled_dot_product_attention(q, k, v, mask=None):
+        scores = q @ k.transpose(-2, -1)
+        if not before_scale:
+            scores = scores / math.sqrt(q.size(-1))
+        if mask is not None:
+            scores = scores.masked_fill(~mask, fill)
+        if before_scale:
+            scores = scores / math.sqrt(q.size(-1))
+        weights = torch.softmax(scores, dim=-1)
+        return weights @ v, weights
+
+    return scaled_dot_product_attention
+
+
+a_fill_minus_10 = _sdpa_fill(-10.0)
+a_fill_minus_20_before_scaling = _sdpa_fill(-20.0, before_scale=True)
+
+
+def a_scale_twice_root(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / (2 * math.sqrt(q.size(-1)))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, NEG_INF)
+    weights = torch.nan_to_num(torch.softmax(scores, dim=-1))
+    return weights @ v, weights
+
+
 SDPA = check_scaled_dot_product_attention
 INVERTED = r"mask's meaning is inverted.*True means 'may attend'"
 MASK_AFTER = r"mask was applied after the softmax"
 SDPA_MISTAKES = [
+    Mistake(SDPA, a_fill_minus_10, r"scaled scores are set to -10 \(measured"),
+    Mistake(SDPA, a_fill_minus_20_before_scaling, r"scaled scores are set to -\d+(\.\d+)? \(measured"),
+    Mistake(SDPA, a_scale_twice_root, r"^(?!(?s:.*)divided by d_k)(?s:.*)one constant c = \d"),
     Mistake(SDPA, a_mask_transposed_when_square, r"zero exactly where the \*transposed\* mask"),
     Mistake(SDPA, a_mask_mT_when_square, r"query and key axes swapped"),
     Mistake(SDPA, a_softmax_twice, r"softmax of the softmax: it was applied twice"),
