@@ -570,6 +570,11 @@ def r_softmax_twice(query, keys, values):
     return weights, weights @ values
 
 
+def r_divided_by_two(query, keys, values):  # √d_v = 2 on the drank input: confirmed apart
+    weights = ref.softmax(keys @ query / 2.0)
+    return weights, weights @ values
+
+
 def r_output_only(query, keys, values):
     return ref.attention_row(query, keys, values)[1]
 
@@ -577,7 +582,10 @@ def r_output_only(query, keys, values):
 ROW = check_attention_row
 ROW_MISTAKES = [
     Mistake(ROW, r_base_2_softmax, r"a factor 0\.6931 off\): the scaled scores times ln 2"),
-    Mistake(ROW, r_scores_times_five, r"scores are multiplied by 5 where 1/√d_k"),
+    Mistake(
+        ROW, r_scores_times_five, r"scores are multiplied by 5 \(divided by 0\.2\) where 1/√d_k"
+    ),
+    Mistake(ROW, r_divided_by_two, r"^(?!(?s:.*)√d_v)(?s:.*)multiplied by 0\.5 \(divided by 2\)"),
     Mistake(ROW, r_softmax_twice, r"softmax of the softmax: your softmax was applied twice"),
     Mistake(ROW, r_output_only, r"one array of shape \(\d+,\): the output alone"),
     Mistake(ROW, r_scores_negated, r"softmax of the negated scores.*most similar.*smallest"),
