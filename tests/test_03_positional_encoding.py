@@ -232,6 +232,28 @@ for _fn, _name in [
     _fn.__name__ = _name
 
 
+def _pe_rows_written(first, stop_early):
+    """The loop over the positions skips rows: it starts at ``first``, or stops one early."""
+
+    def positional_encoding(max_len, d_model):
+        pe = np.zeros((max_len, d_model))
+        for pos in range(first, max_len - (1 if stop_early else 0)):
+            for j in range(0, d_model, 2):
+                pe[pos, j] = math.sin(pos / 10000 ** (j / d_model))
+                if j + 1 < d_model:
+                    pe[pos, j + 1] = math.cos(pos / 10000 ** (j / d_model))
+        return pe
+
+    return positional_encoding
+
+
+# blind round 11: positions never written (rows of zeros), the loop's start or end said
+pe_rows_from_1 = _pe_rows_written(1, stop_early=False)
+pe_rows_stop_early = _pe_rows_written(0, stop_early=True)
+pe_rows_from_1.__name__ = "pe_rows_from_1"
+pe_rows_stop_early.__name__ = "pe_rows_stop_early"
+
+
 def shift_floor_in_exp_log(k, d_model):
     """-(log(10000) / d_model // 2) in the exp(log) form of the shift's frequencies."""
     if d_model % 2:
@@ -1104,6 +1126,8 @@ MISTAKES = [
     Mistake(check_positional_encoding, pe_no_sin, r"outside \[-1, 1\]"),
     Mistake(check_positional_encoding, pe_integer_table, r"floating-point"),
     # blind round 11: the exponent's denominator family, confirmed on every case
+    Mistake(check_positional_encoding, pe_rows_from_1, r"rows \[0\].*starts late"),
+    Mistake(check_positional_encoding, pe_rows_stop_early, r"rows \[\d+\].*stops early"),
     Mistake(check_positional_encoding, pe_exponent_over_half, r"divides 2i by d_model // 2"),
     Mistake(check_positional_encoding, pe_exponent_over_d_minus_1, r"divides 2i by d_model - 1"),
     Mistake(check_positional_encoding, pe_exponent_over_max_len, r"divides 2i by max_len"),

@@ -59,6 +59,33 @@ def _unwritten_columns(got: np.ndarray) -> str:
     )
 
 
+def _unwritten_rows(got: np.ndarray) -> str:
+    """Positions (rows) that are 0 at every feature while the rest of the table is right
+    (the reference has none: row 0 is 0, 1, 0, 1, ...): the loop over the positions
+    skipped them, at its start (range(1, max_len)) or its end (range(max_len - 1)); ""
+    otherwise."""
+    max_len, d_model = got.shape
+    empty = (got == 0).all(axis=1)
+    if not empty.any() or empty.all() or d_model < 2:
+        return ""
+    expected = ref.positional_encoding(max_len, d_model)
+    if not np.allclose(got[~empty], expected[~empty], rtol=1e-4, atol=1e-4):
+        return ""
+    rows = [int(r) for r in np.flatnonzero(empty)]
+    where = (
+        "the first ones: the loop over the positions starts late (range(1, max_len))"
+        if rows == list(range(len(rows)))
+        else "the last ones: the loop over the positions stops early (range(max_len - 1))"
+        if rows == list(range(max_len - len(rows), max_len))
+        else "some positions the loop over them skips"
+    )
+    return (
+        f"Your rows {rows} (positions) are 0 at every feature, and every other row is right: "
+        f"nothing was written to them, {where}. Every position 0 .. max_len - 1 gets its "
+        "row, range(max_len) (position 0 too: sin(0), cos(0), ... = 0, 1, 0, 1, ...)."
+    )
+
+
 def _column_slice_hint(max_len: int, d_model: int):
     """For numpy's "could not broadcast input array from shape (max_len, a) into shape
     (max_len, b)": a slice of the table's features with b columns got a sines' or
@@ -252,7 +279,8 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                 # a measured exponent comes after the named mistakes: every mistake of the
                 # exponent's family also fits a geometric frequency
                 explain=lambda got64=got64, current=(max_len, d_model): (
-                    _unwritten_columns(got64)
+                    _unwritten_rows(got64)
+                    or _unwritten_columns(got64)
                     or _pe_fitted_frequencies(
                         got64,
                         *current,
