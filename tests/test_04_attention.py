@@ -224,6 +224,10 @@ def sm_halved(x, axis=-1):  # a temperature of 2 applied to every input
     return ref.softmax(x / 2, axis=axis)
 
 
+def sm_clipped_logits(x, axis=-1):  # uniform on large logits: no factor of x is claimed
+    return ref.softmax(np.clip(x, -50.0, 50.0), axis=axis)
+
+
 def sm_times_three(x, axis=-1):  # a factor no name explains: the factor said
     return ref.softmax(3.0 * x, axis=axis)
 
@@ -232,6 +236,7 @@ SOFTMAX_MISTAKES = [
     Mistake(check_softmax, sm_default_axis_0, r"default of `axis` in your signature is not -1"),
     Mistake(check_softmax, sm_default_axis_none, r"default of `axis` in your signature is not -1"),
     Mistake(check_softmax, sm_base_2, r"times 0\.6931.*ln 2: the exponential in base 2"),
+    Mistake(check_softmax, sm_clipped_logits, r"^(?!(?s:.*)softmax of x times)(?s:.*)large logits"),
     Mistake(check_softmax, sm_halved, r"times 0\.5: exp\(0\.5·x\).*the scores halved"),
     Mistake(
         check_softmax, sm_times_three, r"softmax of x times 3: exp\(3·x\) where exp\(x\) belongs\."

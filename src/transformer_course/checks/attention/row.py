@@ -287,7 +287,7 @@ def _row_temperature(weights, query, keys) -> str:
     q, k = np.asarray(query, np.float64), np.asarray(keys, np.float64)
     d_k = q.shape[-1]
     t = fitted_temperature(np.asarray(weights, np.float64), k @ q)
-    if t is None or math.isclose(t, 1 / math.sqrt(d_k), rel_tol=1e-4):
+    if t is None or abs(t) < 1e-3 or math.isclose(t, 1 / math.sqrt(d_k), rel_tol=1e-4):
         return ""
     ratio = t * math.sqrt(d_k)
     names = named_factors(ratio, COMMON_FACTORS)

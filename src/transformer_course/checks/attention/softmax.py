@@ -519,20 +519,26 @@ def _softmax_temperature(c, softmax, got: np.ndarray, x: np.ndarray, axis: int) 
     exp(x·ln 2)). The factor measured from the learner's result; its name (base 2, the
     scores halved, ...) only when a second input gives the same t. "" when no t fits."""
     t = fitted_temperature(got, x, axis=axis)
-    if t is None or math.isclose(t, 1.0, rel_tol=1e-4) or math.isclose(t, -1.0, rel_tol=1e-4):
+    if (
+        t is None
+        or abs(t) < 1e-3  # uniform weights: no factor of x, something else flattened them
+        or math.isclose(t, 1.0, rel_tol=1e-4)
+        or math.isclose(t, -1.0, rel_tol=1e-4)
+    ):
+        return ""
+    # a factor of the code gives the same t on any input: one that this input alone
+    # produces (clipped logits, a data-dependent scale) does not
+    try:
+        with np.errstate(all="ignore"):
+            probe = np.asarray(
+                c.call(softmax, _TEMPERATURE_PROBE.copy(), axis=-1), dtype=np.float64
+            )
+        again = fitted_temperature(probe, _TEMPERATURE_PROBE, axis=-1)
+    except (CheckFailure, TypeError, ValueError):
+        again = None
+    if again is None or not math.isclose(again, t, rel_tol=1e-4):
         return ""
     names = named_factors(t, COMMON_FACTORS)
-    if names:
-        try:
-            with np.errstate(all="ignore"):
-                probe = np.asarray(
-                    c.call(softmax, _TEMPERATURE_PROBE.copy(), axis=-1), dtype=np.float64
-                )
-            again = fitted_temperature(probe, _TEMPERATURE_PROBE, axis=-1)
-        except (CheckFailure, TypeError, ValueError):
-            again = None
-        if again is None or not math.isclose(again, t, rel_tol=1e-4):
-            names = []
     named = f" ({' or '.join(names)})" if names else ""
     return (
         f"Your result is the softmax of x times {t:.4g}: exp({t:.4g}·x) where exp(x) "
