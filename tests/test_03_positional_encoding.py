@@ -187,6 +187,81 @@ def shift_exp_log10(k, d_model):  # the same frequencies in the shift
     return m
 
 
+def _pe_with(positions_factor=1.0, denominator=None, exponent_scale=None):
+    """The paper's table with one slip: every angle times ``positions_factor``, the
+    exponent's 2i divided by ``denominator(d_model, max_len)`` instead of d_model, or the
+    exp(log) form with ``exponent_scale(d_model)`` as the factor of 2i."""
+
+    def positional_encoding(max_len, d_model):
+        positions = np.arange(max_len, dtype=np.float64)[:, None]
+        two_i = np.arange(0, d_model, 2, dtype=np.float64)
+        with np.errstate(all="ignore"):
+            if exponent_scale is not None:
+                rates = np.exp(two_i * exponent_scale(d_model))
+            else:
+                size = d_model if denominator is None else denominator(d_model, max_len)
+                rates = 1.0 / np.power(10000.0, two_i / size)
+            angles = positions_factor * positions * rates
+        pe = np.zeros((max_len, d_model))
+        pe[:, 0::2] = np.sin(angles)
+        pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+        return pe
+
+    return positional_encoding
+
+
+# blind round 11: a wrong size in the exponent's denominator (a family, confirmed on
+# every case: d_model // 2 equals 4i/d_model for an even d_model, not for an odd one)
+pe_exponent_over_half = _pe_with(denominator=lambda d, n: d // 2)
+pe_exponent_over_d_minus_1 = _pe_with(denominator=lambda d, n: d - 1)
+pe_exponent_over_max_len = _pe_with(denominator=lambda d, n: n)
+# radians mixed up with turns or degrees: a factor 2π cannot be read off pair 0
+pe_times_2pi = _pe_with(positions_factor=2 * math.pi)
+pe_deg2rad = _pe_with(positions_factor=math.pi / 180)
+# -(log(10000) / d_model // 2): a floor division in the exp(log) form; at d_model = 4 its
+# exponent is log10's 0.8686, at d_model = 8 every frequency is 1: no cause is claimed
+pe_floor_in_exp_log = _pe_with(exponent_scale=lambda d: -(math.log(10000.0) / d // 2))
+for _fn, _name in [
+    (pe_exponent_over_half, "pe_exponent_over_half"),
+    (pe_exponent_over_d_minus_1, "pe_exponent_over_d_minus_1"),
+    (pe_exponent_over_max_len, "pe_exponent_over_max_len"),
+    (pe_times_2pi, "pe_times_2pi"),
+    (pe_deg2rad, "pe_deg2rad"),
+    (pe_floor_in_exp_log, "pe_floor_in_exp_log"),
+]:
+    _fn.__name__ = _name
+
+
+def _pe_rows_written(first, stop_early):
+    """The loop over the positions skips rows: it starts at ``first``, or stops one early."""
+
+    def positional_encoding(max_len, d_model):
+        pe = np.zeros((max_len, d_model))
+        for pos in range(first, max_len - (1 if stop_early else 0)):
+            for j in range(0, d_model, 2):
+                pe[pos, j] = math.sin(pos / 10000 ** (j / d_model))
+                if j + 1 < d_model:
+                    pe[pos, j + 1] = math.cos(pos / 10000 ** (j / d_model))
+        return pe
+
+    return positional_encoding
+
+
+# blind round 11: positions never written (rows of zeros), the loop's start or end said
+pe_rows_from_1 = _pe_rows_written(1, stop_early=False)
+pe_rows_stop_early = _pe_rows_written(0, stop_early=True)
+pe_rows_from_1.__name__ = "pe_rows_from_1"
+pe_rows_stop_early.__name__ = "pe_rows_stop_early"
+
+
+def shift_floor_in_exp_log(k, d_model):
+    """-(log(10000) / d_model // 2) in the exp(log) form of the shift's frequencies."""
+    if d_model % 2:
+        raise ValueError("odd d_model")
+    two_i = np.arange(0, d_model, 2)
+    return _shift_of(k * np.exp(two_i * -(math.log(10000.0) / d_model // 2)))
+
+
 def pe_float32_cast_back(max_len, d_model):
     angles = _angles(max_len, d_model, np.float32)
     pe = np.zeros((max_len, d_model), dtype=np.float32)
@@ -589,6 +664,60 @@ def shift_index_error_for_odd(k, d_model):
         t = k / 10000 ** (j / d_model)
         m[j, j] = m[j + 1, j + 1] = math.cos(t)  # IndexError at the last, unpaired j
         m[j, j + 1], m[j + 1, j] = -math.sin(t), math.sin(t)
+    return m
+
+
+def _shift_by(positions):
+    """The right rotation for ``positions(k)`` positions instead of k: a mistake on k alone."""
+
+    def relative_shift(k, d_model):
+        return ref.relative_shift(positions(k), d_model)
+
+    return relative_shift
+
+
+# blind round 11: the family "the right shift, by another number of positions", told
+# apart by a second call (k // 2 gives the shift by one at k = 3, like k left out)
+shift_k_floor_halved = _shift_by(lambda k: k // 2)
+shift_k_plus_one = _shift_by(lambda k: k + 1)
+shift_k_minus_two = _shift_by(lambda k: k - 2)
+shift_k_tripled = _shift_by(lambda k: 3 * k)
+shift_k_constant = _shift_by(lambda k: 2)
+shift_transposed_k_plus_one = _shift_by(lambda k: -(k + 1))  # two mistakes at once
+shift_transposed_k_doubled = _shift_by(lambda k: -2 * k)
+for _fn, _name in [
+    (shift_k_floor_halved, "shift_k_floor_halved"),
+    (shift_k_plus_one, "shift_k_plus_one"),
+    (shift_k_minus_two, "shift_k_minus_two"),
+    (shift_k_tripled, "shift_k_tripled"),
+    (shift_k_constant, "shift_k_constant"),
+    (shift_transposed_k_plus_one, "shift_transposed_k_plus_one"),
+    (shift_transposed_k_doubled, "shift_transposed_k_doubled"),
+]:
+    _fn.__name__ = _name
+
+
+def shift_cos_over_sine(k, d_model):
+    """The last cos line lost the + 1 of its column: it overwrites +sin at (2i+1, 2i)."""
+    two_i = np.arange(0, d_model, 2)
+    theta = k / np.power(10000.0, two_i / d_model)
+    m = np.zeros((d_model, d_model))
+    m[two_i, two_i] = np.cos(theta)
+    m[two_i + 1, two_i] = np.sin(theta)
+    m[two_i, two_i + 1] = -np.sin(theta)
+    m[two_i + 1, two_i] = np.cos(theta)
+    return m
+
+
+def shift_cos_row_without_plus_one(k, d_model):
+    """The last cos line lost the + 1 of its row: it overwrites -sin at (2i, 2i+1)."""
+    two_i = np.arange(0, d_model, 2)
+    theta = k / np.power(10000.0, two_i / d_model)
+    m = np.zeros((d_model, d_model))
+    m[two_i, two_i] = np.cos(theta)
+    m[two_i + 1, two_i] = np.sin(theta)
+    m[two_i, two_i + 1] = -np.sin(theta)
+    m[two_i, two_i + 1] = np.cos(theta)
     return m
 
 
@@ -996,6 +1125,25 @@ MISTAKES = [
     Mistake(check_positional_encoding, pe_precedence, "NaN or inf.*parentheses"),
     Mistake(check_positional_encoding, pe_no_sin, r"outside \[-1, 1\]"),
     Mistake(check_positional_encoding, pe_integer_table, r"floating-point"),
+    # blind round 11: the exponent's denominator family, confirmed on every case
+    Mistake(check_positional_encoding, pe_rows_from_1, r"rows \[0\].*starts late"),
+    Mistake(check_positional_encoding, pe_rows_stop_early, r"rows \[\d+\].*stops early"),
+    Mistake(check_positional_encoding, pe_exponent_over_half, r"divides 2i by d_model // 2"),
+    Mistake(check_positional_encoding, pe_exponent_over_d_minus_1, r"divides 2i by d_model - 1"),
+    Mistake(check_positional_encoding, pe_exponent_over_max_len, r"divides 2i by max_len"),
+    Mistake(check_positional_encoding, pe_times_2pi, r"c = 6\.28319 = 2π: the angle"),
+    Mistake(check_positional_encoding, pe_deg2rad, r"π / 180: converted from degrees"),
+    # a measured exponent's cause is said only when every case agrees with it
+    Mistake(
+        check_positional_encoding,
+        pe_floor_in_exp_log,
+        r"^(?!(?s:.*)ln 10)(?s:.*)(10000\^\(0\.8686·i/d_model\)|differs from the reference)",
+    ),
+    Mistake(  # at d_model >= 10 every frequency is 1: the same angle k, rightly named
+        check_relative_shift,
+        shift_floor_in_exp_log,
+        r"^(?!(?s:.*)ln 10)(?s:.*)(10000\^\(0\.8686·i/d_model\)|same angle k)",
+    ),
     Mistake(check_relative_shift, shift_transposed, "wrong sign.*transpose"),
     # blind round 10: a lost sign looks like the transpose at k < 0; the call with |k| parts
     # them (the transpose is wrong there too)
@@ -1029,6 +1177,33 @@ MISTAKES = [
     ),
     Mistake(check_relative_shift, shift_angle_w, "shift for k = 1"),
     Mistake(check_relative_shift, shift_angle_k, "same angle k"),
+    # blind round 11: every mistake on k alone, named only when a second call agrees
+    Mistake(check_relative_shift, shift_k_floor_halved, r"k // 2: integer division"),
+    Mistake(check_relative_shift, shift_k_plus_one, r"it shifts by \d+ \(k \+ 1: off by one"),
+    Mistake(check_relative_shift, shift_k_minus_two, r"k - 2 where k belongs"),
+    Mistake(check_relative_shift, shift_k_tripled, r"k is multiplied by 3 in both"),
+    Mistake(check_relative_shift, shift_k_constant, r"does not depend on k"),
+    Mistake(
+        check_relative_shift,
+        shift_transposed_k_plus_one,
+        r"\(k \+ 1: off by one, and the sine terms have the wrong sign",
+    ),
+    Mistake(
+        check_relative_shift,
+        shift_transposed_k_doubled,
+        r"\(k doubled \(2k\), and the sine terms have the wrong sign",
+    ),
+    Mistake(
+        check_relative_shift,
+        shift_cos_over_sine,
+        r"written to M\[2i\+1, 2i\] instead.*2i where 2i\+1 belongs: the \+ 1 of that index is "
+        r"missing",
+    ),
+    Mistake(
+        check_relative_shift,
+        shift_cos_row_without_plus_one,
+        r"row index of that assignment is off \(2i where 2i\+1 belongs: the \+ 1 of that index",
+    ),
     Mistake(check_relative_shift, shift_i_not_2i, r"10000\^\(i/d_model\)"),
     Mistake(check_relative_shift, shift_concatenated, "concatenated layout"),
     Mistake(
@@ -1304,7 +1479,36 @@ MISTAKES = [
     Mistake(
         check_PositionalEncoding,
         _module(lambda s, x: s.dropout(x + s.pe[:, 1 : x.size(1) + 1]), name="rows_from_1"),
-        r"Position p got row p \+ 1 of the table.*starts one row late",
+        r"Position p got row p \+ 1 of the table.*shifted by 1 \(off by one\) and row 0 is "
+        r"never used.*starts one row late",
+    ),
+    # blind round 11: an eval-mode output scaled by an expression of p, told apart by a
+    # second probability (1 - p and p are both 0.5 at p = 0.5); no F.dropout claim
+    Mistake(
+        check_PositionalEncoding,
+        _module(
+            lambda s, x: (
+                s.dropout(x + s.pe[:, : x.size(1)]) * (1 if s.training else 1 - s.dropout.p)
+            ),
+            name="eval_scaled_by_keep",
+        ),
+        r"^(?!(?s:.*)F\.dropout)(?s:.*)x \+ PE scaled by 1 - p, the test-time scaling",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        _module(
+            lambda s, x: (
+                s.dropout(x + s.pe[:, : x.size(1)]) / (1 if s.training else 1 - s.dropout.p)
+            ),
+            name="eval_scaled_as_in_training",
+        ),
+        r"x \+ PE scaled by 1 / \(1 - p\), training mode's scaling",
+    ),
+    # blind round 11: any start of the slice, the offset said
+    Mistake(
+        check_PositionalEncoding,
+        _module(lambda s, x: s.dropout(x + s.pe[:, 3 : x.size(1) + 3]), name="rows_from_3"),
+        r"Position p got row p \+ 3 of the table.*shifted by 3 and rows 0..2 are never used",
     ),
     # a table made on the first call, for its length (blind round 10): a later, longer x
     # fails, and the message says where the table came from

@@ -198,7 +198,49 @@ def sm_neg_inf_as_zero(x, axis=-1):  # -inf replaced by 0 "to avoid NaN"
     return ref.softmax(np.where(np.isneginf(x), 0.0, x), axis=axis)
 
 
+# blind round 11: a signature default that is not the contract's (told apart by the same
+# call with axis=-1 passed explicitly), and the temperature family softmax(t·x)
+def sm_default_axis_0(x, axis=0):
+    return ref.softmax(x, axis=axis)
+
+
+def sm_default_axis_none(x, axis=None):  # np.max/np.sum over the whole array by default
+    peak = np.max(x, axis=axis, keepdims=True)
+    peak = np.where(np.isfinite(peak), peak, 0.0)
+    exps = np.exp(x - peak)
+    total = np.sum(exps, axis=axis, keepdims=True)
+    return np.divide(exps, total, out=np.zeros_like(exps), where=total > 0)
+
+
+def sm_base_2(x, axis=-1):  # 2 ** x where np.exp belongs
+    peak = np.max(x, axis=axis, keepdims=True)
+    peak = np.where(np.isfinite(peak), peak, 0.0)
+    exps = np.power(2.0, x - peak)
+    total = np.sum(exps, axis=axis, keepdims=True)
+    return np.divide(exps, total, out=np.zeros_like(exps), where=total > 0)
+
+
+def sm_halved(x, axis=-1):  # a temperature of 2 applied to every input
+    return ref.softmax(x / 2, axis=axis)
+
+
+def sm_clipped_logits(x, axis=-1):  # uniform on large logits: no factor of x is claimed
+    return ref.softmax(np.clip(x, -50.0, 50.0), axis=axis)
+
+
+def sm_times_three(x, axis=-1):  # a factor no name explains: the factor said
+    return ref.softmax(3.0 * x, axis=axis)
+
+
 SOFTMAX_MISTAKES = [
+    Mistake(check_softmax, sm_default_axis_0, r"default of `axis` in your signature is not -1"),
+    Mistake(check_softmax, sm_default_axis_none, r"default of `axis` in your signature is not -1"),
+    Mistake(check_softmax, sm_base_2, r"times 0\.6931.*ln 2: the exponential in base 2"),
+    Mistake(check_softmax, sm_clipped_logits, r"^(?!(?s:.*)softmax of x times)(?s:.*)large logits"),
+    Mistake(check_softmax, sm_halved, r"times 0\.5: exp\(0\.5·x\).*the scores halved"),
+    Mistake(
+        check_softmax, sm_times_three, r"softmax of x times 3: exp\(3·x\) where exp\(x\) belongs\."
+    ),
     Mistake(check_softmax, sm_max_not_added_back, r"softmax times exp\(max\).*dropped the max"),
     Mistake(check_softmax, sm_neg_inf_as_zero, r"-inf entries get weight: they were treated as 0"),
     Mistake(
@@ -514,8 +556,43 @@ def r_cosine_scores_guarded(query, keys, values):  # the same, zero vectors kept
     return weights, weights @ values
 
 
+# blind round 11: the temperature family in the row (a factor measured, named when its
+# ratio to 1/√d_k is a known one), softmax applied twice, one array returned
+def r_base_2_softmax(query, keys, values):
+    scores = keys @ query / math.sqrt(query.shape[-1])
+    exps = np.power(2.0, scores - scores.max())
+    weights = exps / exps.sum()
+    return weights, weights @ values
+
+
+def r_scores_times_five(query, keys, values):
+    weights = ref.softmax(keys @ query * 5.0)
+    return weights, weights @ values
+
+
+def r_softmax_twice(query, keys, values):
+    weights = ref.softmax(ref.softmax(keys @ query / math.sqrt(query.shape[-1])))
+    return weights, weights @ values
+
+
+def r_divided_by_two(query, keys, values):  # √d_v = 2 on the drank input: confirmed apart
+    weights = ref.softmax(keys @ query / 2.0)
+    return weights, weights @ values
+
+
+def r_output_only(query, keys, values):
+    return ref.attention_row(query, keys, values)[1]
+
+
 ROW = check_attention_row
 ROW_MISTAKES = [
+    Mistake(ROW, r_base_2_softmax, r"a factor 0\.6931 off\): the scaled scores times ln 2"),
+    Mistake(
+        ROW, r_scores_times_five, r"scores are multiplied by 5 \(divided by 0\.2\) where 1/√d_k"
+    ),
+    Mistake(ROW, r_divided_by_two, r"^(?!(?s:.*)√d_v)(?s:.*)multiplied by 0\.5 \(divided by 2\)"),
+    Mistake(ROW, r_softmax_twice, r"softmax of the softmax: your softmax was applied twice"),
+    Mistake(ROW, r_output_only, r"one array of shape \(\d+,\): the output alone"),
     Mistake(ROW, r_scores_negated, r"softmax of the negated scores.*most similar.*smallest"),
     # blind round 10: cosines for scores; the zero keys of the visible sentence give NaN
     # scores, and a probe without them tells the cosine
@@ -1020,10 +1097,81 @@ def a_output_before_mask(q, k, v, mask=None):  # output from the unmasked weight
     return output, torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
 
 
+# blind round 11: a square mask read on swapped axes (only a square, non-symmetric mask,
+# a causal one, shows it), softmax applied twice, base 2 for e
+def _sdpa_with(mask_of=lambda m: m, exp_base=None, twice=False):
+    def scaled_dot_product_attention(q, k, v, mask=None):
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+        if mask is not None:
+            scores = scores.masked_fill(~mask_of(mask), float("-inf"))
+        if exp_base is not None:
+            peak = scores.amax(dim=-1, keepdim=True).nan_to_num(0.0, 0.0, 0.0)
+            exps = torch.pow(exp_base, scores - peak)
+            weights = exps / exps.sum(dim=-1, keepdim=True)
+        else:
+            weights = torch.softmax(scores, dim=-1)
+        if twice:
+            weights = torch.softmax(weights, dim=-1)
+        weights = torch.nan_to_num(weights)
+        return weights @ v, weights
+
+    return scaled_dot_product_attention
+
+
+def _square_transposed(mask):
+    return mask.transpose(-2, -1) if mask.shape[-1] == mask.shape[-2] else mask
+
+
+a_mask_transposed_when_square = _sdpa_with(mask_of=_square_transposed)
+a_mask_mT_when_square = _sdpa_with(
+    mask_of=lambda m: m.mT if m.dim() >= 2 and m.shape[-1] == m.shape[-2] else m
+)
+a_softmax_twice = _sdpa_with(twice=True)
+a_exp_base_2 = _sdpa_with(exp_base=2.0)
+a_exp_base_10 = _sdpa_with(exp_base=10.0)
+
+
+# blind round 11: a fill value that is finite and not negative enough (measured), and a
+# scale confirmed on a second input (at d_k = 4, 2·√d_k is d_k)
+def _sdpa_fill(fill, before_scale=False):
+    def scaled_dot_product_attention(q, k, v, mask=None):
+        scores = q @ k.transpose(-2, -1)
+        if not before_scale:
+            scores = scores / math.sqrt(q.size(-1))
+        if mask is not None:
+            scores = scores.masked_fill(~mask, fill)
+        if before_scale:
+            scores = scores / math.sqrt(q.size(-1))
+        weights = torch.softmax(scores, dim=-1)
+        return weights @ v, weights
+
+    return scaled_dot_product_attention
+
+
+a_fill_minus_10 = _sdpa_fill(-10.0)
+a_fill_minus_20_before_scaling = _sdpa_fill(-20.0, before_scale=True)
+
+
+def a_scale_twice_root(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / (2 * math.sqrt(q.size(-1)))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, NEG_INF)
+    weights = torch.nan_to_num(torch.softmax(scores, dim=-1))
+    return weights @ v, weights
+
+
 SDPA = check_scaled_dot_product_attention
 INVERTED = r"mask's meaning is inverted.*True means 'may attend'"
 MASK_AFTER = r"mask was applied after the softmax"
 SDPA_MISTAKES = [
+    Mistake(SDPA, a_fill_minus_10, r"scaled scores are set to -10 \(measured"),
+    Mistake(SDPA, a_fill_minus_20_before_scaling, r"scaled scores are set to -\d+(\.\d+)? \(measured"),
+    Mistake(SDPA, a_scale_twice_root, r"^(?!(?s:.*)divided by d_k)(?s:.*)one constant c = \d"),
+    Mistake(SDPA, a_mask_transposed_when_square, r"zero exactly where the \*transposed\* mask"),
+    Mistake(SDPA, a_mask_mT_when_square, r"query and key axes swapped"),
+    Mistake(SDPA, a_softmax_twice, r"softmax of the softmax: it was applied twice"),
+    Mistake(SDPA, a_exp_base_2, r"scaled scores times ln 2: the exponential in base 2"),
+    Mistake(SDPA, a_exp_base_10, r"scaled scores times ln 10: the exponential in base 10"),
     Mistake(SDPA, a_output_before_mask, r"output is the one attention gives with no mask"),
     Mistake(SDPA, a_scores_negated, r"softmax of the negated scores.*most similar"),
     Mistake(SDPA, a_output_from_scores, r"output is the scaled scores times v"),

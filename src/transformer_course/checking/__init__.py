@@ -37,7 +37,9 @@ This ``__init__`` only re-exports; the logic lives in named modules:
   the classic mistakes), :mod:`.layers` and :mod:`.layer_mistakes` (the layer checks'
   helpers and mistake tables, lessons 07-11), :mod:`.objects` (course objects the grader
   can rebuild),
-  :mod:`.quiz` (concept questions).
+  :mod:`.quiz` (concept questions), :mod:`.temperature` (a softmax over its scores
+  times one constant: the factor measured, named when it is a known one), :mod:`.defaults`
+  (a function's keyword default that is not the contract's).
 """
 
 from transformer_course.checking.checker import Checker

@@ -383,6 +383,8 @@ def expect_attention_weights(
                 c.fail(f"{what} gives weight to keys the mask forbids. {axis}")
             if other := _mask_of_another_sequence(w, allowed, leak):
                 c.fail(f"{what} gives weight to keys the mask forbids. {other}")
+            if swapped := _mask_on_swapped_axes(w, allowed):
+                c.fail(f"{what} gives weight to keys the mask forbids. {swapped}")
             index = _index(leak)
             c.fail(
                 f"{what} gives weight to keys the mask forbids (first at index {index}: "
@@ -453,6 +455,31 @@ def expect_attention_weights(
         "blocked scores = -inf (or a large negative number); softmax over the keys."
     )
     return convention  # not reached
+
+
+def _mask_on_swapped_axes(w: torch.Tensor, allowed: torch.Tensor) -> str | None:
+    """For leaking weights with len_q = len_k: when the weights are zero exactly where the
+    *transposed* mask blocks (in every row that mask leaves a key to), the mask was read
+    with its query and key axes swapped (a mask built as (len_k, len_q), or transposed to
+    match q kᵀ). Only a square mask that is not symmetric (a causal one) shows it."""
+    if w.shape[-1] != w.shape[-2] or w.shape[-1] < 2:
+        return None
+    swapped = allowed.transpose(-2, -1)
+    if torch.equal(swapped, allowed):
+        return None
+    rows = swapped.any(dim=-1)  # (..., len_q): rows the swapped mask leaves a key to
+    if not rows.any():
+        return None
+    zero = w <= 1e-6
+    if not torch.equal(zero[rows], ~swapped[rows]):
+        return None
+    return (
+        "Your weights are zero exactly where the *transposed* mask blocks: the mask was "
+        "read with its query and key axes swapped (mask.transpose(-2, -1), mask.T, or a "
+        "mask built as (len_k, len_q)). Its last two axes are (len_q, len_k), the same as "
+        "the scores q kᵀ: row i says which keys query i may see. Use it as given; for a "
+        "causal mask, query i sees keys 0..i (a lower triangle, torch.tril)."
+    )
 
 
 def _mask_of_another_sequence(

@@ -9,7 +9,7 @@ import math
 import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 
@@ -286,11 +286,9 @@ class Checker:
         self, value: Any, types: type | tuple[type, ...], what: str, hint: str = ""
     ) -> None:
         if not isinstance(value, types):
-            names = (
-                " or ".join(t.__name__ for t in types)
-                if isinstance(types, tuple)
-                else types.__name__
-            )
+            # a tuple of types, a union (tuple | list), or one type
+            members = types if isinstance(types, tuple) else get_args(types) or (types,)
+            names = " or ".join(getattr(t, "__name__", str(t)) for t in members)
             if value is None:
                 hint = f"Did you forget the `return` statement? {hint}"
             self.fail(

@@ -21,6 +21,7 @@ def sinusoidal_positions_f(
     layout: str = "interleaved",
     multiply: bool = False,
     odd_last: str = "sin",
+    denominator: str = "d_model",
 ) -> np.ndarray:
     """The paper's sinusoidal table (section 3.5), float64 numpy (max_len, d_model):
     PE[pos, 2i] = sin(pos / base^(2i/d_model)), PE[pos, 2i+1] = cos(the same angle); with
@@ -34,10 +35,24 @@ def sinusoidal_positions_f(
     index 2i, i.e. 4i), "2col" (2 * each column's own index: 4i for the sines,
     2(2i+1) for the cosines), "2i+1" (the odd index for both members of pair i), "int" (2i // d_model: integer division), "t2t" (2i / (d_model - 2):
     tensor2tensor's spacing, num_timescales - 1 in the denominator, for even d_model).
+    ``denominator``: the size the exponent's 2i is divided by, "d_model" (right),
+    "d_model // 2", "d_model - 1", "d_model + 1", "2 * d_model" or "max_len".
     """
     pos = np.arange(start, start + max_len, dtype=np.float64)[:, None]  # (max_len, 1)
     cols = np.arange(d_model)
     pair = cols // 2  # i for columns 2i and 2i+1
+    if denominator != "d_model":
+        size = {
+            "d_model // 2": d_model // 2,
+            "d_model - 1": d_model - 1,
+            "d_model + 1": d_model + 1,
+            "2 * d_model": 2 * d_model,
+            "max_len": max_len,
+        }[denominator]
+        with np.errstate(all="ignore"):  # a size of 0 gives NaN, as the learner's code does
+            power = 2 * pair / np.float64(size)
+            angles = pos / np.power(base, power)
+        return np.where(cols % 2 == 0, np.sin(angles), np.cos(angles))
     power = {
         "2i": 2 * pair / d_model,
         "i": pair / d_model,

@@ -5,6 +5,7 @@ weighted sum of the value rows, and the mistakes it names.
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
@@ -14,6 +15,11 @@ from transformer_course.checking import (
     tolerance,
 )
 from transformer_course.checking.hints import two_mistakes
+from transformer_course.checking.temperature import (
+    COMMON_FACTORS,
+    fitted_temperature,
+    named_factors,
+)
 from transformer_course.reference import attention as ref
 
 from .common import _SCALED_AFTER_SOFTMAX, _SOFTMAX_OVERFLOW, _output_tolerance
@@ -63,8 +69,16 @@ _ROW_OUTPUT_FROM_SCORES = (
 )
 
 
-def _row_scale_mistakes(query, keys, values, make) -> dict[str, np.ndarray]:
-    """Diagnoses for a wrong scale, each mapped to the weights it gives (``make(scale)``)."""
+_ROW_SOFTMAX_TWICE = (
+    "Your weights are the softmax of the softmax: your softmax was applied twice (to the "
+    "scores, then to its own weights), which flattens them towards uniform. Apply it "
+    "once, to the scaled scores."
+)
+
+
+def _row_scales(query, keys, values) -> list[tuple[float, str]]:
+    """(a wrong scale, its diagnosis): the numbers the scores may be divided by instead of
+    √d_k, in a fixed order (the right one may be among them on some inputs)."""
     d_k, len_k, d_v = query.shape[-1], keys.shape[-2], values.shape[-1]
     root = math.sqrt(d_k)
     candidates = [
@@ -102,7 +116,66 @@ def _row_scale_mistakes(query, keys, values, make) -> dict[str, np.ndarray]:
             f"values. The scale is √d_k, the width of the queries and keys (here {d_k}).",
         ),
     ]
-    return {message: make(scale) for scale, message in candidates if not math.isclose(scale, root)}
+    return candidates
+
+
+def _row_scale_mistakes(query, keys, values, make, confirmed=None) -> dict[str, np.ndarray]:
+    """Diagnoses for a wrong scale, each mapped to the weights it gives (``make(scale)``),
+    or to a callable giving them only when ``confirmed(index)`` (a second input agrees)."""
+    root = math.sqrt(query.shape[-1])
+    return {
+        message: make(scale) if confirmed is None else partial(_when, confirmed, index, make, scale)
+        for index, (scale, message) in enumerate(_row_scales(query, keys, values))
+        if not math.isclose(scale, root)
+    }
+
+
+def _when(confirmed, index: int, make, scale):
+    """``make(scale)`` when ``confirmed(index)``, else None (the matcher skips it)."""
+    return make(scale) if confirmed(index) else None
+
+
+#: the input a wrong scale is confirmed on: every named scale (1, 1/√d_k, d_k, len_k,
+#: √len_k, √d_v) differs there from the others, from √d_k = 3 and from 2 (√d_v = 2 on
+#: the drank input: a learner dividing by a constant 2 matched it)
+_ROW_PROBE = (
+    numpy_rng(4343).normal(size=9),
+    numpy_rng(4344).normal(size=(7, 9)),
+    numpy_rng(4345).normal(size=(7, 2)),
+)
+
+
+def _row_scale_confirmed(probe_weights, index: int) -> bool:
+    """Whether the learner's weights on :data:`_ROW_PROBE` (``probe_weights()``, None when
+    that call failed) are the ones the ``index``-th scale of :func:`_row_scales` gives."""
+    weights = probe_weights()
+    if weights is None:
+        return False
+    q, k, v = _ROW_PROBE
+    scale = _row_scales(q, k, v)[index][0]
+    value = ref.softmax(k @ q / scale)
+    return np.shape(weights) == value.shape and bool(
+        np.allclose(np.asarray(weights, dtype=np.float64), value, rtol=1e-4, atol=1e-6)
+    )
+
+
+def _row_probe_weights(c, attention_row):
+    """The learner's weights on :data:`_ROW_PROBE`, computed on the first request and kept;
+    None when the call fails or returns no pair."""
+    kept: list = []
+
+    def weights():
+        if not kept:
+            q, k, v = _ROW_PROBE
+            try:
+                result = c.call(attention_row, q.copy(), k.copy(), v.copy())
+                first = result[0] if isinstance(result, tuple | list) and len(result) == 2 else None
+            except Exception:  # CheckFailure included: the main inputs give the message
+                first = None
+            kept.append(first if isinstance(first, np.ndarray) else None)
+        return kept[0]
+
+    return weights
 
 
 _ROW_COSINE = (
@@ -172,11 +245,20 @@ def _row_nan_scores_hint(c, attention_row, weights, query, keys, values) -> str:
     )
 
 
-def _row_weight_mistakes(query, keys, values) -> dict[str, np.ndarray]:
+def _row_weight_mistakes(query, keys, values, probe_weights=None) -> dict[str, np.ndarray]:
+    """Diagnosis -> the weights that mistake gives; with ``probe_weights`` (the learner's
+    weights on :data:`_ROW_PROBE`, on demand) a wrong scale is kept only when it gives
+    the learner's weights there too."""
     q, k = np.asarray(query, np.float64), np.asarray(keys, np.float64)
     scores = k @ q  # (len_k,)
     scaled = scores / math.sqrt(q.shape[-1])
-    mistakes = _row_scale_mistakes(q, k, values, lambda scale: ref.softmax(scores / scale))
+    mistakes = _row_scale_mistakes(
+        q,
+        k,
+        values,
+        lambda scale: ref.softmax(scores / scale),
+        None if probe_weights is None else partial(_row_scale_confirmed, probe_weights),
+    )
     mistakes.update(_row_cosine_mistakes(q, k))
     mistakes[_ROW_NO_SOFTMAX] = scaled
     root = math.sqrt(q.shape[-1])
@@ -190,10 +272,32 @@ def _row_weight_mistakes(query, keys, values) -> dict[str, np.ndarray]:
         shifted = _ROW_NOT_NORMALISED.replace("exponentials", "shifted exponentials")
         mistakes[shifted] = np.exp(scaled - scaled.max())
     mistakes[_ROW_NEGATED] = ref.softmax(-scaled)
+    mistakes[_ROW_SOFTMAX_TWICE] = ref.softmax(ref.softmax(scaled))
     one_hot = np.zeros_like(scores)
     one_hot[int(np.argmax(scores))] = 1.0
     mistakes[_ROW_ARGMAX] = one_hot
     return mistakes
+
+
+def _row_temperature(weights, query, keys) -> str:
+    """Weights that are softmax(t · keys @ query) for another t than 1/√d_k (the family of
+    a wrong scale of the scores, a temperature, another base of the exponential): the
+    factor measured from the learner's weights, and its name when the ratio t·√d_k is a
+    known one (2 ** x for e ** x, the scores halved, ...). "" when no t fits."""
+    q, k = np.asarray(query, np.float64), np.asarray(keys, np.float64)
+    d_k = q.shape[-1]
+    t = fitted_temperature(np.asarray(weights, np.float64), k @ q)
+    if t is None or abs(t) < 1e-3 or math.isclose(t, 1 / math.sqrt(d_k), rel_tol=1e-4):
+        return ""
+    ratio = t * math.sqrt(d_k)
+    names = named_factors(ratio, COMMON_FACTORS)
+    named = f": the scaled scores times {' or '.join(names)}" if names else ""
+    return (
+        f"Your weights are softmax(keys @ query × {t:.4g}): the scores are multiplied by "
+        f"{t:.4g} (divided by {1 / t:.4g}) where 1/√d_k = 1/√{d_k} = {1 / math.sqrt(d_k):.4g} "
+        "belongs (a factor "
+        f"{ratio:.4g} off){named}. Weights = softmax(keys @ query / √d_k), with np.exp."
+    )
 
 
 def _row_weight_pairs(query, keys, values) -> dict[str, np.ndarray]:
@@ -254,6 +358,18 @@ def _row_cases(hidden: bool) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarr
     ]
 
 
+def _one_result_hint(result, len_k: int, d_v: int) -> str:
+    """The hint for a result that is not a pair: one array, which of the two it is."""
+    shape = getattr(result, "shape", None)
+    alone = {(d_v,): "the output", (len_k,): "the weights"}
+    if shape in alone and len_k != d_v:
+        return (
+            f"You returned one array of shape {shape}: {alone[shape]} alone. Return both, "
+            "as a pair: return weights, output."
+        )
+    return "Return the pair (weights, output)."
+
+
 def check_attention_row(attention_row, *, hidden: bool = False) -> None:
     """(weights, output) = attention_row(query, keys, values), one query, numpy.
 
@@ -291,7 +407,7 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
                 "write query = query / np.sqrt(d_k), or scale the scores instead.",
             )
             what = f"On {label}, {shown}"
-            c.expect_type(result, tuple | list, what, "Return the pair (weights, output).")
+            c.expect_type(result, tuple | list, what, _one_result_hint(result, len_k, d_v))
             c.expect_true(
                 len(result) == 2,
                 f"{what} returned {len(result)} items: return exactly (weights, output).",
@@ -357,8 +473,13 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
                     if finite
                     else "These scores are large: " + _SOFTMAX_OVERFLOW
                 ),
-                mistakes=_row_weight_mistakes(query, keys, values),
+                mistakes=_row_weight_mistakes(
+                    query, keys, values, _row_probe_weights(c, attention_row)
+                ),
                 pairs=_row_weight_pairs(query, keys, values),
+                explain=lambda weights=weights, query=query, keys=keys: _row_temperature(
+                    weights, query, keys
+                ),
             )
             v64 = values.astype(np.float64)
             c.expect_close(

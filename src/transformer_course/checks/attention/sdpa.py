@@ -27,6 +27,7 @@ from transformer_course.checking.attention_weights import (
 )
 from transformer_course.checking.failure import _is_learner_frame
 from transformer_course.checking.hints import two_mistakes
+from transformer_course.checking.temperature import COMMON_FACTORS, named_factors
 from transformer_course.reference import attention as ref
 
 from .common import _SCALED_AFTER_SOFTMAX, _output_tolerance
@@ -408,18 +409,64 @@ def _sdpa_scales(q, k, v) -> list[tuple[float, str]]:
     return scales
 
 
-def _sdpa_mistakes(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
-    """Diagnosis -> the weights (float64) that mistake gives on these inputs."""
+_SDPA_SOFTMAX_TWICE = (
+    "Your weights are the softmax of the softmax: it was applied twice (to the scores, then "
+    "to the weights), which flattens every row towards uniform and gives blocked keys "
+    "weight again (exp(0) = 1). Apply it once, to the masked, scaled scores."
+)
+
+
+#: the input a wrong scale is confirmed on: every named scale (1, d_k, len_k, √len_k,
+#: √len_q, √d_v, 1/√d_k) differs there from the others, from √d_k = 3 and from 2·√d_k
+#: (at d_k = 4, d_k and 2·√d_k coincide)
+_SCALE_PROBE_SIZES = {"len_q": 3, "len_k": 7, "d_k": 9, "d_v": 2}
+
+
+def _scale_probe() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    g = torch_generator(4242)
+    size = _SCALE_PROBE_SIZES
+    q = torch.randn(2, size["len_q"], size["d_k"], generator=g, dtype=torch.float64)
+    k = torch.randn(2, size["len_k"], size["d_k"], generator=g, dtype=torch.float64)
+    v = torch.randn(2, size["len_k"], size["d_v"], generator=g, dtype=torch.float64)
+    return q, k, v
+
+
+def _scale_confirmed(probe_weights, index: int) -> bool:
+    """Whether the learner's weights on the scale probe (``probe_weights()``, None when
+    the call failed) are the ones the ``index``-th scale of :func:`_sdpa_scales` gives
+    there: a wrong scale is named only when a second input, with other sizes, agrees."""
+    weights = probe_weights()
+    if weights is None:
+        return False
+    q, k, v = _scale_probe()
+    scale = _sdpa_scales(q, k, v)[index][0]
+    expected = attention_weights_variant(q, k, None, scale=scale)
+    return weights.shape == expected.shape and bool(
+        torch.allclose(weights.detach().double(), expected, rtol=1e-4, atol=1e-5)
+    )
+
+
+def _sdpa_mistakes(q, k, v, mask, probe_weights=None) -> dict[str, Callable[[], torch.Tensor]]:
+    """Diagnosis -> the weights (float64) that mistake gives on these inputs. With
+    ``probe_weights`` (the learner's weights on :func:`_scale_probe`, made on demand), a
+    wrong scale is kept only when it gives the learner's weights there too."""
     d_k = q.shape[-1]
     root = math.sqrt(d_k)
     scales = _sdpa_scales(q, k, v)
     mistakes: dict[str, Callable[[], torch.Tensor]] = {}  # computed only when needed
-    for scale, message in scales:
+
+    def confirmed_variant(index: int, scale: float) -> torch.Tensor | None:
+        if probe_weights is not None and not _scale_confirmed(probe_weights, index):
+            return None
+        return attention_weights_variant(q, k, mask, scale=scale)
+
+    for index, (scale, message) in enumerate(scales):
         if not math.isclose(scale, root):
-            mistakes.setdefault(
-                message, partial(attention_weights_variant, q, k, mask, scale=scale)
-            )
+            mistakes.setdefault(message, partial(confirmed_variant, index, scale))
     mistakes[_SDPA_NEGATED] = partial(attention_weights_variant, q, k, mask, scale=-root)
+    mistakes[_SDPA_SOFTMAX_TWICE] = lambda: torch.softmax(
+        torch.nan_to_num(attention_weights_variant(q, k, mask, scale=root), nan=0.0), dim=-1
+    )
     after = _SCALED_AFTER_SOFTMAX.format(d_k=d_k, total=1 / root, scores="q kᵀ")
     mistakes[after] = lambda: attention_weights_variant(q, k, mask, scale=1.0) / root
     for dim in range(q.dim() - 1):  # every dim of the scores but the keys'
@@ -468,6 +515,42 @@ def _sdpa_pairs(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
     return pairs
 
 
+def _fitted_fill_mistake(q, k, mask, weights) -> dict[str, Callable[[], torch.Tensor]]:
+    """Blocked keys that keep a small share of weight because their scores were set to a
+    finite number that is not negative enough (-10, -100 next to large scores): the
+    family of a fill value, measured from the learner's weights (log w_b - log w_a =
+    fill - s_a for a blocked key b and an allowed key a of one row) and kept by the
+    matcher only when softmax with that fill gives the learner's weights."""
+    if mask is None:
+        return {}
+    w = weights.detach().double()
+    scores = q.detach().double() @ k.detach().double().transpose(-2, -1) / math.sqrt(q.shape[-1])
+    scores, w = torch.broadcast_tensors(scores, w)
+    allowed = mask.expand_as(scores)
+    live = allowed.any(dim=-1, keepdim=True)  # (..., len_q, 1)
+    blocked = ~allowed & live
+    if not bool(torch.isfinite(w).all()) or not bool(blocked.any()):
+        return {}
+    if not bool((w[allowed & live] > 0).all()) or not bool((w[blocked] > 0).all()):
+        return {}
+    log_w = w.clamp(min=1e-300).log()
+    # log Z of each row, read off its allowed keys: s_a - log w_a
+    count = allowed.sum(dim=-1, keepdim=True).clamp(min=1)
+    log_z = torch.where(allowed, scores - log_w, 0.0).sum(dim=-1, keepdim=True) / count
+    fills = (log_w + log_z)[blocked]
+    fill = float(fills.mean())
+    if not math.isfinite(fill) or fill < -700:
+        return {}
+    message = (
+        f"The keys the mask blocks keep a small share of the weight: their scaled scores are "
+        f"set to {fill:.4g} (measured from your weights), a finite number that is not "
+        f"negative enough next to these scores (up to {float(scores[allowed].max()):.3g}), "
+        "so exp() of it is not 0. Fill them with -inf (or a number so negative that it "
+        "underflows, such as -1e9 or torch.finfo(scores.dtype).min)."
+    )
+    return {message: partial(attention_weights_variant, q, k, mask, fill=fill)}
+
+
 def _fitted_scale(q, k, mask, weights) -> float | None:
     """The one constant c for which the learner's weights are closest to softmax(q kᵀ / c),
     fitted on the log-weights of the allowed keys (None when it cannot be fitted: weights
@@ -505,11 +588,42 @@ def _fitted_scale_mistake(q, k, mask, weights) -> dict[str, Callable[[], torch.T
         f"{'too large' if c < root else 'too small'} by a factor {max(c, root) / min(c, root):.4g}"
         f" = {'√d_k / c' if c < root else 'c / √d_k'}. Look at the number you divide by."
     )
+    names = named_factors(root / c, COMMON_FACTORS)
+    if names:  # a known factor on top of the right scale: another base, a temperature
+        message = message.replace(
+            " Look at the number you divide by.",
+            f" That is the right softmax(q kᵀ / √d_k) with the scaled scores times "
+            f"{' or '.join(names)}.",
+        )
     return {message: partial(attention_weights_variant, q, k, mask, scale=c)}
 
 
+def _probe_weights(c, scaled_dot_product_attention) -> Callable[[], torch.Tensor | None]:
+    """The learner's weights on :func:`_scale_probe`, computed on the first request and
+    kept; None when the call fails or returns no weights."""
+    kept: list = []
+
+    def weights() -> torch.Tensor | None:
+        if not kept:
+            q, k, v = _scale_probe()
+            try:
+                torch.manual_seed(_CALL_SEED)
+                result = c.call(scaled_dot_product_attention, q, k, v, unchanged=False)
+                second = (
+                    result[1] if isinstance(result, tuple | list) and len(result) == 2 else None
+                )
+            except Exception:  # CheckFailure included: the main inputs give the message
+                second = None
+            kept.append(second if isinstance(second, torch.Tensor) else None)
+        return kept[0]
+
+    return weights
+
+
 def _sdpa_cases(hidden: bool) -> list[dict]:
-    """Inputs: len_q != len_k, d_v != d_k, d_v != len_k and d_k, len_k, d_v all different."""
+    """Inputs: len_q != len_k (but for the causal masks, square and not symmetric, which
+    show a mask read on swapped axes), d_v != d_k, d_v != len_k and d_k, len_k, d_v all
+    different."""
 
     def make(seed, lead, len_q, len_k, d_k, d_v, dtype=torch.float64, scale=1.0):
         g = torch_generator(seed)
@@ -537,6 +651,7 @@ def _sdpa_cases(hidden: bool) -> list[dict]:
         ql, kl, vl = make(5, (2,), 4, 6, 8, 3, dtype=torch.float32, scale=80.0)  # large logits
         qg, kg, vg = make(4, (), 2, 3, 4, 5)
         q1, k1, v1 = make(7, (2,), 1, 4, 3, 5)  # a single query
+        qc, kc, vc = make(8, (2,), 4, 4, 3, 5)  # a square mask that is not symmetric
         return [
             {"label": "no mask, batch of 2", "qkv": (q, k, v), "mask": None},
             {
@@ -559,6 +674,12 @@ def _sdpa_cases(hidden: bool) -> list[dict]:
             },
             {"label": "a single query (len_q = 1)", "qkv": (q1, k1, v1), "mask": None},
             {
+                "label": "a causal mask (len_q = len_k: each query sees itself and the keys "
+                "before it)",
+                "qkv": (qc, kc, vc),
+                "mask": torch.ones(4, 4, dtype=torch.bool).tril(),
+            },
+            {
                 "label": "2-D inputs (no batch dims) that require gradients",
                 "qkv": (qg, kg, vg),
                 "mask": None,
@@ -573,6 +694,9 @@ def _sdpa_cases(hidden: bool) -> list[dict]:
     qg, kg, vg = make(106, (2,), 3, 4, 6, 2)
     qx, kx, vx = make(111, (3,), 5, 4, 6, 2, dtype=torch.float32, scale=100.0)  # large logits
     pad = torch.tensor([[True, True, True, True, True, False], [False] * 6])
+    # a square mask that is not symmetric: a mask read on the wrong axis (transposed, its
+    # rows taken for columns) differs from the right one only when len_q = len_k
+    qc, kc, vc = make(113, (2,), 5, 5, 4, 3)
     return [
         {"label": "no mask, batch of 3", "qkv": (q, k, v), "mask": None},
         {
@@ -604,6 +728,11 @@ def _sdpa_cases(hidden: bool) -> list[dict]:
             "label": "large float32 logits (scores up to a few hundred) with a mask",
             "qkv": (qx, kx, vx),
             "mask": rand_mask(112, (5, 4), [3]),
+        },
+        {
+            "label": "a causal mask (len_q = len_k: each query sees itself and the keys before it)",
+            "qkv": (qc, kc, vc),
+            "mask": torch.ones(5, 5, dtype=torch.bool).tril(),
         },
         {
             "label": "3-D inputs that require gradients",
@@ -793,8 +922,11 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                 what + "your `weights`",
                 expected=exp_w,
                 mistakes={
-                    **_sdpa_mistakes(q, k, v, mask),
+                    **_sdpa_mistakes(
+                        q, k, v, mask, _probe_weights(c, scaled_dot_product_attention)
+                    ),
                     **_fitted_scale_mistake(q, k, mask, weights),
+                    **_fitted_fill_mistake(q, k, mask, weights),
                 },
                 pairs=_sdpa_pairs(q, k, v, mask),
                 **tolerance(weights.dtype, q.dtype),

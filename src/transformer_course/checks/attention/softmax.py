@@ -5,6 +5,8 @@ wrong axis, ...).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from transformer_course.checking import (
@@ -14,7 +16,13 @@ from transformer_course.checking import (
     short,
     tolerance,
 )
+from transformer_course.checking.defaults import wrong_default
 from transformer_course.checking.hints import two_mistakes
+from transformer_course.checking.temperature import (
+    COMMON_FACTORS,
+    fitted_temperature,
+    named_factors,
+)
 from transformer_course.reference import attention as ref
 
 from .common import _SOFTMAX_OVERFLOW
@@ -501,6 +509,44 @@ def _softmax_global_or_clamped(c, softmax, got: np.ndarray, x: np.ndarray, axis:
     )
 
 
+#: the probe that confirms a measured temperature: its t must be the same there
+_TEMPERATURE_PROBE = np.array([[0.0, 1.0, 3.0], [2.0, -1.0, 0.5]])
+
+
+def _softmax_temperature(c, softmax, got: np.ndarray, x: np.ndarray, axis: int) -> str:
+    """A result that is softmax(t·x) along ``axis`` for one t other than 1 (-1 is a
+    mistake of its own): a temperature, or another base of the exponential (2 ** x is
+    exp(x·ln 2)). The factor measured from the learner's result; its name (base 2, the
+    scores halved, ...) only when a second input gives the same t. "" when no t fits."""
+    t = fitted_temperature(got, x, axis=axis)
+    if (
+        t is None
+        or abs(t) < 1e-3  # uniform weights: no factor of x, something else flattened them
+        or math.isclose(t, 1.0, rel_tol=1e-4)
+        or math.isclose(t, -1.0, rel_tol=1e-4)
+    ):
+        return ""
+    # a factor of the code gives the same t on any input: one that this input alone
+    # produces (clipped logits, a data-dependent scale) does not
+    try:
+        with np.errstate(all="ignore"):
+            probe = np.asarray(
+                c.call(softmax, _TEMPERATURE_PROBE.copy(), axis=-1), dtype=np.float64
+            )
+        again = fitted_temperature(probe, _TEMPERATURE_PROBE, axis=-1)
+    except (CheckFailure, TypeError, ValueError):
+        again = None
+    if again is None or not math.isclose(again, t, rel_tol=1e-4):
+        return ""
+    names = named_factors(t, COMMON_FACTORS)
+    named = f" ({' or '.join(names)})" if names else ""
+    return (
+        f"Your result is the softmax of x times {t:.4g}: exp({t:.4g}·x) where exp(x) "
+        f"belongs{named}. The softmax is exp(x - max) / sum(exp(x - max)), with np.exp and "
+        "x as it is."
+    )
+
+
 def _moved_axis_hint(got, expected: np.ndarray, axis: int) -> str:
     """The shape hint: when the learner's result is the right softmax with `axis` moved to
     the end (np.moveaxis(x, axis, -1), or a transpose, never moved back), say so."""
@@ -583,6 +629,23 @@ def check_softmax(softmax, *, hidden: bool = False) -> None:
                 and _overflows_like_no_max(got64, x, axis)
             ):
                 c.fail(f"{what} is not what the reference gives. {_SOFTMAX_NO_MAX}{nan_hint}")
+            if not call_args and not (
+                got64.shape == expected.shape
+                and np.allclose(got64, expected, atol=1e-6, equal_nan=True)
+            ):
+                default = wrong_default(
+                    lambda x=x, shown=shown: c.call(
+                        softmax, x.copy(), axis=-1, call_repr=shown[:-1] + ", axis=-1)"
+                    ),
+                    lambda result, expected=expected: (
+                        np.shape(result) == expected.shape
+                        and np.allclose(np.asarray(result, dtype=np.float64), expected, atol=1e-6)
+                    ),
+                    "axis",
+                    -1,
+                )
+                if default:
+                    c.fail(f"{what} is not what the reference gives. {default}")
             both = _softmax_axis_and_global_max(c, softmax, got64, x, axis)
             if both:
                 c.fail(f"{what} is not what the reference gives. {both}")
@@ -601,4 +664,7 @@ def check_softmax(softmax, *, hidden: bool = False) -> None:
                 hint=nan_hint if not np.isfinite(got64).all() else _softmax_explain(got64, x, axis),
                 mistakes=_softmax_mistakes(x, axis),
                 pairs=_softmax_pairs(x, axis),
+                explain=lambda got64=got64, x=x, axis=axis: _softmax_temperature(
+                    c, softmax, got64, x, axis
+                ),
             )

@@ -37,28 +37,63 @@ def _expect_array(c: Checker, got, what: str, shape: str) -> None:
     c.expect_type(got, np.ndarray, what, hint)
 
 
-def _exponent_why(c: float, d_model: int) -> str:
-    """What a measured exponent c·i/d_model (i the pair index) says about the code."""
+def _exponent_cause(c: float, d_model: int) -> tuple[str, str] | None:
+    """What a measured exponent c·i/d_model (i the pair index) says about the code: the
+    cause's key and its sentence, or None."""
     if abs(c - 4.0) < 1e-3:
-        return (
+        return "4i", (
             " 4i, not 2i: did you multiply by 2 indices that already are even (2i)? "
             "np.arange(0, d_model, 2) gives 2i itself."
         )
     if abs(c - 1.0) < 1e-3:
-        return " i, not 2i: the exponent needs twice the pair index."
+        return "i", " i, not 2i: the exponent needs twice the pair index."
     # the exp(log) form with another logarithm: exp(-2i·log_b(10000)/d_model) is
     # 10000^(-2i/(d_model·ln b)), so the measured c is 2 / ln b
     for name, base in (("np.log10 (math.log10)", 10.0), ("np.log2 (math.log2)", 2.0)):
         if abs(c - 2.0 / math.log(base)) < 1e-3:
-            return (
+            return f"log{base:g}", (
                 f" {c:.4g} = 2 / ln {base:g}: the exp(log) form written with {name} where the "
                 "natural log belongs. exp(-2i·log(10000)/d_model) equals 10000^(-2i/d_model) "
                 "only with the natural log (np.log, math.log); or write the power directly, "
                 "pos / np.power(10000.0, 2i / d_model)."
             )
     if abs(c - 2.0 * d_model**2) < 1e-3 * d_model**2:
-        return (
+        return "times d_model", (
             f" That is 2i·d_model = 2i·{d_model}: the exponent multiplies by d_model where it "
             "divides, 2i / d_model."
         )
-    return ""
+    return None
+
+
+def _exponent_why(c: float, d_model: int) -> str:
+    """What a measured exponent c·i/d_model (i the pair index) says about the code."""
+    cause = _exponent_cause(c, d_model)
+    return cause[1] if cause else ""
+
+
+def _cause_exponent(key: str, d_model: int) -> float:
+    """The exponent c (of c·i/d_model) that the cause ``key`` of :func:`_exponent_cause`
+    gives for ``d_model``."""
+    return {
+        "4i": 4.0,
+        "i": 1.0,
+        "log10": 2.0 / math.log(10.0),
+        "log2": 2.0 / math.log(2.0),
+        "times d_model": 2.0 * d_model**2,
+    }[key]
+
+
+def _exponent_why_everywhere(c: float, d_model: int, others) -> str:
+    """:func:`_exponent_why` of c, said only when the cause predicts the learner's results
+    of the check's other calls too: ``others`` yields (agrees, d_model) pairs, ``agrees``
+    a function of an exponent c' that tells whether the learner's result of that call is
+    the one for c'. One d_model can fit a cause by coincidence (a floor division in the
+    exp(log) form gives log10's 0.8686 at d_model = 4 and frequency 1 everywhere at
+    d_model = 8). The measured exponent is said anyway, by the caller."""
+    cause = _exponent_cause(c, d_model)
+    if cause is None:
+        return ""
+    for agrees, other_d in others:
+        if not agrees(_cause_exponent(cause[0], other_d)):
+            return ""
+    return cause[1]

@@ -421,9 +421,12 @@ def _rows_added(out, x, table) -> str:
             + (", the last len rows (table[:, -len:])" if offset + length == rows.shape[0] else "")
             + (" (the slice starts one row late)" if offset == 1 else "")
         )
+        unused = "row 0 is" if offset == 1 else f"rows 0..{offset - 1} are"
         return (
-            f"Position p got row p + {offset} of the table ({shown}, ...): you added {where} "
-            "instead of the first len rows. Position p gets row p: table[:, :x.size(1)]."
+            f"Position p got row p + {offset} of the table ({shown}, ...): every position is "
+            f"shifted by {offset}{' (off by one)' if offset == 1 else ''} and {unused} never "
+            f"used. You added {where} instead of the first len rows. Position p gets row p: "
+            "table[:, :x.size(1)]."
         )
     if taken == list(range(length))[::-1]:
         return (
@@ -459,6 +462,75 @@ def _expect_given_p(c, out, total, what: str, p: float) -> None:
     )
 
 
+def _scale_of(out, total) -> float | None:
+    """The one factor r with out = r·total at every entry (where total is not ~0)."""
+    if not isinstance(out, torch.Tensor) or out.shape != total.shape:
+        return None
+    got, want = out.detach().double(), total.double()
+    where = want.abs() > 1e-3
+    if not bool(where.any()):
+        return None
+    ratios = got[where] / want[where]
+    r = float(ratios[0])
+    if not torch.allclose(ratios, torch.full_like(ratios, r), rtol=1e-4, atol=1e-5):
+        return None
+    return r
+
+
+#: factors an eval-mode output can be scaled by, as functions of the dropout probability
+_EVAL_FACTORS = (
+    (
+        "1 - p",
+        lambda p: 1 - p,
+        "the test-time scaling of the original dropout paper: nn.Dropout already scales "
+        "the kept entries by 1 / (1 - p) in training, so in eval mode it passes x + PE "
+        "through unchanged; scale nothing yourself",
+    ),
+    (
+        "1 / (1 - p)",
+        lambda p: 1 / (1 - p),
+        "training mode's scaling of the kept entries, applied in eval mode too; nn.Dropout "
+        "does that scaling itself in training and nothing in eval mode",
+    ),
+    ("p", lambda p: p, "the dropout probability used as a factor"),
+)
+
+
+def _eval_scaled(out, total, run_eval) -> str:
+    """An eval-mode output that is x + PE times a factor: which expression of p it is,
+    told apart by a second run with p = 0.2 (1 - p and p are both 0.5 at p = 0.5), or
+    the factor, the same for both probabilities (not dropout's); "" otherwise."""
+    r = _scale_of(out, total)
+    if r is None or abs(r - 1.0) < 1e-6:
+        return ""
+    try:
+        other = run_eval(0.2)
+    except Exception:  # CheckFailure included: the first run's message is the one to give
+        return ""
+    r2 = _scale_of(other, total)
+    if r2 is None:
+        return ""
+    fits = [
+        (name, why)
+        for name, f, why in _EVAL_FACTORS
+        if abs(f(0.5) - r) < 1e-4 and abs(f(0.2) - r2) < 1e-4
+    ]
+    head = (
+        f"In eval mode your output is (x + PE) × {r:.4g} with dropout=0.5 and × {r2:.4g} "
+        "with dropout=0.2"
+    )
+    if len(fits) == 1:
+        name, why = fits[0]
+        return f"{head}: x + PE scaled by {name}, {why}. In eval mode dropout does nothing."
+    if abs(r2 - r) < 1e-6:
+        return (
+            f"In eval mode your output is (x + PE) × {r:.4g}, whatever the dropout "
+            "probability: a constant factor, not dropout's. The module returns x + PE in "
+            "eval mode (dropout does nothing there)."
+        )
+    return ""
+
+
 def _check_dropout(c, cls, d_model, max_len, x, table):
     """Dropout, checked without depending on a random stream: p = 0.5 in eval mode and
     p = 0 in training mode change nothing; p = 1 in training mode zeroes everything."""
@@ -485,7 +557,14 @@ def _check_dropout(c, cls, d_model, max_len, x, table):
                 "and the others are (x + PE) / (1 - p) = 2·(x + PE), which is dropout in "
                 f"training mode. {_EVAL_HINT}"
             )
-    c.expect_close(out, total, what, **_tolerance(out.dtype), hint=_EVAL_HINT)
+    c.expect_close(
+        out,
+        total,
+        what,
+        **_tolerance(out.dtype),
+        explain=lambda out=out: _eval_scaled(out, total, lambda p: run(p, "eval")[0]),
+        hint="In eval mode dropout must do nothing: the output is x + PE.",
+    )
 
     out, what = run(0.0, "train")
     if (

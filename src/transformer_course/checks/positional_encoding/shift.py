@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import io
 import math
+from typing import Any
 
 import numpy as np
 
@@ -16,7 +17,7 @@ from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.oracles import relative_shift_f
 from transformer_course.reference import positional_encoding as ref
 
-from .common import _FLOAT32_FORMULA, _expect_array, _exponent_why, _tolerance
+from .common import _FLOAT32_FORMULA, _expect_array, _exponent_why_everywhere, _tolerance
 
 
 # ------------------------------------------------------------------- relative_shift
@@ -43,8 +44,9 @@ def _shift_mistakes(k, d_model):
         "M[2i, 2i] = M[2i+1, 2i+1] = cos(w_i·k), M[2i+1, 2i] = +sin(w_i·k) and "
         "M[2i, 2i+1] = -sin(w_i·k). (Deriving it for a column vector, M @ PE[pos], gives "
         "the transpose.)": (lambda: relative_shift_f(k, d_model, transpose=True)),
-        "Each pair rotates by w_i, the shift for k = 1. To move k positions it must rotate "
-        "by the angle w_i·k.": lambda: relative_shift_f(k, d_model, angle="w"),
+        "Each pair rotates by w_i, the shift for k = 1: k is missing from the angle, so your "
+        "matrix moves one position whatever k is. To move k positions it must rotate by the "
+        "angle w_i·k.": lambda: relative_shift_f(k, d_model, angle="w"),
         "Every pair rotates by the same angle k. Pair i rotates by w_i·k, with its own "
         "frequency w_i = 1 / 10000^(2i/d_model).": lambda: relative_shift_f(k, d_model, angle="k"),
         "The frequencies use 10000^(i/d_model); they are the ones of positional_encoding, "
@@ -63,6 +65,17 @@ def _shift_mistakes(k, d_model):
         "the rotation of each pair by w_i·k.": (
             lambda: _elementwise_power(relative_shift_f(1, d_model), k) if k != 1 else None
         ),
+    }
+
+
+def _single_shift_mistakes(k, d_model):
+    """The mistakes told apart by one call. k left out of the angle (the shift by one
+    position) is not: k // 2 or k - 2 give the same matrix at k = 3. _offset_as_function
+    names it, and every other mistake on k alone, after a second call."""
+    return {
+        message: value
+        for message, value in _shift_mistakes(k, d_model).items()
+        if not message.startswith("Each pair rotates by w_i")
     }
 
 
@@ -190,41 +203,198 @@ def _written_elsewhere(got, place: str, index, values, d_model: int) -> list[str
         f"Its values were written to {where} instead"
         + (f" (or, the same entries here, with {' or '.join(names[1:])})" if len(names) > 1 else "")
         + f": the {'row' if axis == 0 else 'column'} index of that assignment is off "
-        f"({first} where {found[0][2]} belongs; numpy's negative indices wrap around to the "
-        "end, so 2i - 1 for i = 0 is the last one). "
+        f"({first} where {found[0][2]} belongs{_index_term(found[0][2], found[0][1])}; "
+        "numpy's negative indices wrap around to the end, so 2i - 1 for i = 0 is the last "
+        "one). "
     ]
 
 
-def _fitted_frequencies(got: np.ndarray, k: int, d_model: int) -> str:
-    """A rotation per pair whose frequencies fall geometrically, w_i = 10000^(-c·i/d_model),
-    with another c than 2 (i the pair index): the c measured from the learner's angles,
-    said only when the matrix it gives is the learner's. "" otherwise."""
+def _index_term(right: str, offset: int) -> str:
+    """What the wrong index lost or gained next to ``right`` ("2i" or "2i+1"): a term left
+    out (2i where 2i + 1 belongs), one added, or a term with the wrong constant."""
+    base = int(right.split("+")[1]) if "+" in right else 0
+    wrong = base + offset
+
+    def term(n: int) -> str:
+        return f"+ {n}" if n >= 0 else f"- {-n}"
+
+    if wrong == 0:
+        return f": the {term(base)} of that index is missing (left out)"
+    if base == 0:
+        return f": a {term(wrong)} was added to that index"
+    return f": its {term(base)} became {term(wrong)}"
+
+
+def _rotation_offset(got: np.ndarray, d_model: int) -> float | None:
+    """The number of positions s that ``got`` shifts by, when it is the right rotation of
+    every pair for some s (pair i turns by w_i·s, one s for every pair); None otherwise.
+    s is measured from the slowest pair, whose angle cannot wrap around."""
     pairs = d_model // 2
-    if k == 0 or pairs < 2:
+    if pairs < 2 or got.shape != (d_model, d_model):
+        return None
+    two_i = 2 * np.arange(pairs)
+    theta = np.arctan2(got[two_i + 1, two_i], got[two_i, two_i])  # each pair's angle
+    w = 1.0 / np.power(10000.0, two_i / d_model)
+    s = float(theta[-1] / w[-1])
+    if abs(s - round(s)) < 1e-4:
+        s = float(round(s))
+    if not np.allclose(got, _shift_at_angles(s * w), atol=1e-6):
+        return None
+    return s
+
+
+def _offset_functions(k: int) -> list[tuple[str, Any]]:
+    """The ways a shift by k turns into a shift by another number of positions, as
+    functions of k: each one's description and its function."""
+    return [
+        (
+            "k is missing from the angle: each pair rotates by w_i, the shift for k = 1, so "
+            "your matrix moves one position whatever k is",
+            lambda k: 1,
+        ),
+        ("k never reaches the angle: the identity, the shift by 0 positions", lambda k: 0),
+        ("k + 1: off by one", lambda k: k + 1),
+        ("k - 1: off by one", lambda k: k - 1),
+        ("k doubled (2k)", lambda k: 2 * k),
+        ("k halved (k / 2)", lambda k: k / 2),
+        ("k // 2: integer division", lambda k: k // 2),
+        ("k squared (k ** 2)", lambda k: k * k),
+        ("the sign of k is lost (abs(k))", abs),
+        ("k times 2π: the angle w_i·k is already in radians", lambda k: 2 * math.pi * k),
+        ("k divided by 2π: the angle w_i·k is already in radians", lambda k: k / (2 * math.pi)),
+        (
+            "k times π / 180: converted from degrees (np.deg2rad), but w_i·k is already in radians",
+            lambda k: k * math.pi / 180,
+        ),
+        (
+            "k times 180 / π: converted to degrees; cos and sin take radians",
+            lambda k: k * 180 / math.pi,
+        ),
+    ]
+
+
+def _offset_as_function(relative_shift, got: np.ndarray, k: int, d_model: int) -> str:
+    """Your matrix is the right rotation for another number of positions s != k: the
+    family of mistakes on k alone (left out, off by one, doubled, halved, its sign lost,
+    a factor 2π ...). A second call, with k + 5, tells them apart: a cause is named only
+    when it gives the positions of both calls, all of them when several do; otherwise
+    the number of positions is said. "" when the matrix is no such rotation."""
+    s = _rotation_offset(got, d_model)
+    if s is None or abs(s - k) < 1e-6:
         return ""
+    k2 = k + 5
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            other = np.asarray(relative_shift(k2, d_model), dtype=np.float64)
+    except Exception:  # the main check reports the learner's errors
+        other = None
+    s2 = _rotation_offset(other, d_model) if other is not None else None
+    shown = f"{int(s)}" if s == round(s) else f"{s:.4g}"
+    head = (
+        f"Your matrix rotates each pair by w_i·{shown} instead of w_i·k with k = {k}: it is "
+        f"the right shift, but by {shown} position{'' if s == 1 else 's'} instead of {k}"
+    )
+    tail = " Pair i turns by the angle w_i·k, w_i = 1 / 10000^(2i/d_model)."
+    if s2 is None:
+        return head + "." + tail
+    functions = _offset_functions(k)
+    # each one with the sine terms' signs flipped too (the transpose turns by -angle):
+    # two mistakes at once (the identity has no sign to flip)
+    functions += [
+        (
+            f"{text}, and the sine terms have the wrong sign (the transpose of the matrix, "
+            "which turns the other way)",
+            lambda k, f=f: -f(k),
+        )
+        for text, f in functions
+        if f(k) != 0 or f(k + 5) != 0
+    ]
+    fits = [text for text, f in functions if abs(f(k) - s) < 1e-6 and abs(f(k2) - s2) < 1e-6]
+    shown2 = f"{int(s2)}" if s2 == round(s2) else f"{s2:.4g}"
+    seen = f"; with k = {k2} it shifts by {shown2}"
+    if len(fits) == 1:
+        return f"{head}{seen} ({fits[0]}).{tail}"
+    if fits:
+        return f"{head}{seen}: that fits " + " or ".join(fits) + "." + tail
+    if abs(s2 - s) < 1e-6:
+        return f"{head}{seen} too: your matrix does not depend on k.{tail}"
+    if abs((s2 - k2) - (s - k)) < 1e-6:  # k + c, one constant c for both calls
+        c = s - k
+        written = f"k + {c:.4g}" if c > 0 else f"k - {-c:.4g}"
+        return f"{head}{seen}: {written} where k belongs, in both calls.{tail}"
+    if k != 0 and abs(s2 * k - s * k2) < 1e-6:  # k·r, one factor r for both calls
+        return f"{head}{seen}: k is multiplied by {s / k:.4g} in both.{tail}"
+    return f"{head}{seen}.{tail}"
+
+
+def _shift_measured_exponent(got: np.ndarray, k: int, d_model: int) -> float | None:
+    """The c of a rotation per pair whose frequencies fall geometrically, w_i =
+    10000^(-c·i/d_model) (i the pair index), when that matrix is ``got``; None otherwise."""
+    pairs = d_model // 2
+    if k == 0 or pairs < 2 or got.shape != (d_model, d_model):
+        return None
     two_i = 2 * np.arange(pairs)
     theta = np.arctan2(got[two_i + 1, two_i], got[two_i, two_i])  # each pair's angle
     if not np.allclose(got, _shift_at_angles(theta), atol=1e-6):
-        return ""  # not one rotation per pair
+        return None  # not one rotation per pair
     index = np.arange(1, pairs)
     freq = theta[1:] / k
     usable = (np.abs(theta[1:]) < 3.0) & (freq > 0)  # away from the wrap at ±π
     if not usable.any():
-        return ""
+        return None
     slope = -float(np.sum(index[usable] * np.log(freq[usable])) / np.sum(index[usable] ** 2))
-    c = slope * d_model / math.log(10000.0)
-    if abs(c - 2.0) < 1e-3 or c <= 0:
-        return ""
     model = _shift_at_angles(k * np.exp(-slope * np.arange(pairs)))
     if not np.allclose(got, model, atol=1e-6):
+        return None
+    return slope * d_model / math.log(10000.0)
+
+
+def _fitted_frequencies(got: np.ndarray, k: int, d_model: int, others=lambda: ()) -> str:
+    """A rotation per pair whose frequencies fall geometrically, w_i = 10000^(-c·i/d_model),
+    with another c than 2 (i the pair index): the c measured from the learner's angles,
+    said only when the matrix it gives is the learner's. "" otherwise. What c says about
+    the code is said only when the learner's ``others()`` matrices ((matrix, (k,
+    d_model)) each, the check's other calls, made only then) give the same cause."""
+    c = _shift_measured_exponent(got, k, d_model)
+    if c is None or abs(c - 2.0) < 1e-3 or c <= 0:
         return ""
-    why = _exponent_why(c, d_model)
+    measured = [
+        (
+            lambda c_other, matrix=matrix, case=case: np.allclose(
+                matrix,
+                _shift_at_angles(
+                    case[0] / np.power(10000.0, c_other * np.arange(case[1] // 2) / case[1])
+                ),
+                atol=1e-6,
+            ),
+            case[1],
+        )
+        for matrix, case in others()
+        if case[0] != 0 and case[1] >= 4 and matrix.shape == (case[1], case[1])
+    ]
+    why = _exponent_why_everywhere(c, d_model, measured)
     shown = f"{round(c)}i" if abs(c - round(c)) < 1e-3 else f"{c:.4g}·i"
     return (
         f"Each pair is rotated, but pair i turns by k / 10000^({shown}/d_model) (i the "
         f"pair index, measured from your matrix): the frequencies are those of "
         f"positional_encoding, w_i = 1 / 10000^(2i/d_model), so the exponent is 2i/d_model." + why
     )
+
+
+def _other_matrices(relative_shift, cases, current) -> list:
+    """The learner's matrices for the check's other even cases, (matrix, case) each; the
+    cases that raise are left out (the check reaches them with their own message)."""
+    matrices = []
+    for case in cases:
+        if case == current or case[1] % 2:
+            continue
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                matrix = np.asarray(relative_shift(*case), dtype=np.float64)
+        except Exception:
+            continue
+        matrices.append((matrix, case))
+    return matrices
 
 
 def _shift_property_hint(got: np.ndarray, k: int, d_model: int) -> str:
@@ -359,11 +529,21 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
                 what,
                 **_tolerance(got.dtype),
                 hint=_shift_property_hint(got.astype(np.float64), k, d_model),
-                mistakes=_shift_mistakes(k, d_model) if d_model % 2 == 0 else None,
+                mistakes=_single_shift_mistakes(k, d_model) if d_model % 2 == 0 else None,
                 pairs=_shift_pairs(k, d_model) if d_model % 2 == 0 else None,
                 explain=lambda got=got, k=k, d_model=d_model: (
                     _block_entries(np.asarray(got, dtype=np.float64), k, d_model)
-                    or _fitted_frequencies(np.asarray(got, dtype=np.float64), k, d_model)
+                    or _offset_as_function(
+                        relative_shift, np.asarray(got, dtype=np.float64), k, d_model
+                    )
+                    or _fitted_frequencies(
+                        np.asarray(got, dtype=np.float64),
+                        k,
+                        d_model,
+                        lambda current=(k, d_model): _other_matrices(
+                            relative_shift, _HIDDEN_SHIFT if hidden else _VISIBLE_SHIFT, current
+                        ),
+                    )
                 ),
             )
         for d_model in (7, 1) if hidden else (5,):

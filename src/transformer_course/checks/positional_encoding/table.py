@@ -5,6 +5,8 @@ d_model, the columns left unwritten and a frequency exponent other than 2i.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import re
 
@@ -13,7 +15,7 @@ import numpy as np
 from transformer_course.checking import Checker
 from transformer_course.reference import positional_encoding as ref
 
-from .common import _expect_array, _exponent_why, _tolerance
+from .common import _expect_array, _exponent_why_everywhere, _tolerance
 from .table_mistakes import (
     _pe_mistakes,
     _pe_mistakes_and_layout,
@@ -54,6 +56,33 @@ def _unwritten_columns(got: np.ndarray) -> str:
         f"Your features {empty} are 0 at every position: nothing was written to them, "
         f"{which}. The sines go to pe[:, 0::2] (start 0) and the cosines to pe[:, 1::2] "
         "(start 1): a slice start off by one writes one kind over the other."
+    )
+
+
+def _unwritten_rows(got: np.ndarray) -> str:
+    """Positions (rows) that are 0 at every feature while the rest of the table is right
+    (the reference has none: row 0 is 0, 1, 0, 1, ...): the loop over the positions
+    skipped them, at its start (range(1, max_len)) or its end (range(max_len - 1)); ""
+    otherwise."""
+    max_len, d_model = got.shape
+    empty = (got == 0).all(axis=1)
+    if not empty.any() or empty.all() or d_model < 2:
+        return ""
+    expected = ref.positional_encoding(max_len, d_model)
+    if not np.allclose(got[~empty], expected[~empty], rtol=1e-4, atol=1e-4):
+        return ""
+    rows = [int(r) for r in np.flatnonzero(empty)]
+    where = (
+        "the first ones: the loop over the positions starts late (range(1, max_len))"
+        if rows == list(range(len(rows)))
+        else "the last ones: the loop over the positions stops early (range(max_len - 1))"
+        if rows == list(range(max_len - len(rows), max_len))
+        else "some positions the loop over them skips"
+    )
+    return (
+        f"Your rows {rows} (positions) are 0 at every feature, and every other row is right: "
+        f"nothing was written to them, {where}. Every position 0 .. max_len - 1 gets its "
+        "row, range(max_len) (position 0 too: sin(0), cos(0), ... = 0, 1, 0, 1, ...)."
     )
 
 
@@ -106,7 +135,11 @@ def _pe_confirmed(positional_encoding, cases, current, got64, tol) -> dict:
                 agrees = (
                     value is not None
                     and np.shape(value) == table.shape
-                    and np.allclose(table, np.asarray(value, dtype=np.float64), **tol)
+                    # a model that predicts NaN (a size of 0 in a division) agrees with a
+                    # learner's table that is NaN at the same entries
+                    and np.allclose(
+                        table, np.asarray(value, dtype=np.float64), equal_nan=True, **tol
+                    )
                 )
                 if not agrees:
                     break
@@ -115,36 +148,80 @@ def _pe_confirmed(positional_encoding, cases, current, got64, tol) -> dict:
     return confirmed
 
 
-def _pe_fitted_frequencies(got: np.ndarray, max_len: int, d_model: int) -> dict:
-    """A table of sin/cos pairs whose frequencies fall geometrically, w_i =
-    10000^(-c·i/d_model), with another c than 2 (nor 1 or 4, named mistakes of their own):
-    {the c measured from the learner's row 1: the table it gives}, kept by the matcher only
-    when that table is the learner's. {} otherwise."""
+def _pe_measured_exponent(got: np.ndarray, max_len: int, d_model: int) -> float | None:
+    """The c of a table of sin/cos pairs whose frequencies fall geometrically, w_i =
+    10000^(-c·i/d_model) (read off row 1), when that table is ``got``; None otherwise."""
     pairs = d_model // 2
     if max_len < 2 or pairs < 2 or got.shape != (max_len, d_model):
-        return {}
+        return None
     two_i = 2 * np.arange(pairs)
     w = np.arctan2(got[1, two_i], got[1, two_i + 1])  # each pair's angle at position 1
     index = np.arange(1, pairs)
     usable = (np.abs(w[1:]) < 3.0) & (w[1:] > 0)  # away from the wrap at ±π
     if not usable.any():
-        return {}
+        return None
     slope = -float(np.sum(index[usable] * np.log(w[1:][usable])) / np.sum(index[usable] ** 2))
-    c = slope * d_model / math.log(10000.0)
-    if c <= 0 or any(abs(c - named) < 1e-3 for named in (1.0, 2.0, 4.0)):
-        return {}
+    model = _pe_geometric(max_len, d_model, slope)
+    if not np.allclose(got, model, rtol=1e-5, atol=1e-4):
+        return None
+    return slope * d_model / math.log(10000.0)
+
+
+def _pe_geometric(max_len: int, d_model: int, slope: float) -> np.ndarray:
+    """The table whose pair i turns at exp(-slope·i) per position."""
     rates = np.exp(-slope * np.arange((d_model + 1) // 2))
     angles = np.arange(max_len, dtype=np.float64)[:, None] * rates  # (max_len, pairs)
     model = np.zeros((max_len, d_model))
     model[:, 0::2] = np.sin(angles)
     model[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return model
+
+
+def _pe_fitted_frequencies(got: np.ndarray, max_len: int, d_model: int, others=lambda: ()) -> str:
+    """A table of sin/cos pairs whose frequencies fall geometrically, w_i =
+    10000^(-c·i/d_model), with another c than 2 (nor 1 or 4, named mistakes of their own):
+    the c measured from the learner's row 1, said when that table is the learner's; ""
+    otherwise. What c says about the code is said
+    only when the learner's ``others()`` tables ((table, (max_len, d_model)) each, the
+    check's other calls, made only then) give the same cause."""
+    c = _pe_measured_exponent(got, max_len, d_model)
+    if c is None or c <= 0 or any(abs(c - named) < 1e-3 for named in (1.0, 2.0, 4.0)):
+        return ""
+    measured = [
+        (
+            lambda c_other, table=table, case=case: np.allclose(
+                table,
+                _pe_geometric(*case, c_other * math.log(10000.0) / case[1]),
+                rtol=1e-5,
+                atol=1e-4,
+            ),
+            case[1],
+        )
+        for table, case in others()
+        if case[0] >= 2 and case[1] >= 4 and table.shape == case
+    ]
     shown = f"{round(c)}i" if abs(c - round(c)) < 1e-3 else f"{c:.4g}·i"
-    message = (
+    return (
         f"Your sines and cosines are in place, but pair i turns at pos / 10000^({shown}/d_model) "
         "(i the pair index, measured from your table): the exponent is 2i/d_model."
-        + _exponent_why(c, d_model)
+        + _exponent_why_everywhere(c, d_model, measured)
     )
-    return {message: model}
+
+
+def _other_tables(positional_encoding, cases, current) -> list:
+    """The learner's tables for the check's other cases, (table, case) each; the cases
+    that raise are left out (the check reaches them with their own message)."""
+    tables = []
+    for case in cases:
+        if case == current:
+            continue
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                table = np.asarray(positional_encoding(*case), dtype=np.float64)
+        except Exception:
+            continue
+        tables.append((table, case))
+    return tables
 
 
 def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> None:
@@ -197,10 +274,19 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                     **_pe_confirmed(
                         positional_encoding, cases, (max_len, d_model), got64, _tolerance(got.dtype)
                     ),
-                    **_pe_fitted_frequencies(got64, max_len, d_model),
                     **_pe_positions_scaled(got64, max_len, d_model),
                 },
-                explain=lambda got64=got64: _unwritten_columns(got64),
+                # a measured exponent comes after the named mistakes: every mistake of the
+                # exponent's family also fits a geometric frequency
+                explain=lambda got64=got64, current=(max_len, d_model): (
+                    _unwritten_rows(got64)
+                    or _unwritten_columns(got64)
+                    or _pe_fitted_frequencies(
+                        got64,
+                        *current,
+                        lambda: _other_tables(positional_encoding, cases, current),
+                    )
+                ),
                 pairs=lambda max_len=max_len, d_model=d_model, got=got: _pe_pairs(
                     positional_encoding, cases, (max_len, d_model), _tolerance(got.dtype)
                 ),

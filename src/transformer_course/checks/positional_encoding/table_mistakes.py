@@ -6,6 +6,8 @@ hints read from a table's properties. Shared by the checks of ``positional_encod
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from transformer_course.checking.layers import mistake_pairs, mistake_values
@@ -62,6 +64,11 @@ _PE_MISTAKES: dict[str, dict] = {
 }
 
 
+#: the sizes a learner can divide the exponent's 2i by instead of d_model (the family of
+#: a wrong denominator; tensor2tensor's d_model - 2 is a mistake of its own above)
+_PE_DENOMINATORS = ("d_model // 2", "d_model - 1", "d_model + 1", "2 * d_model", "max_len")
+
+
 def _pe_compute(max_len, d_model):
     return lambda **knobs: sinusoidal_positions_f(max_len, d_model, **knobs)
 
@@ -102,6 +109,12 @@ def _pe_mistakes(max_len, d_model):
         "would write. They alternate along the features: pe[:, 0::2] = sin and "
         "pe[:, 1::2] = cos, so every row holds sin, cos, sin, cos, ..."
     ] = lambda: _rows_alternate(max_len, d_model)
+    for size in _PE_DENOMINATORS:
+        mistakes[
+            f"The exponent divides 2i by {size} where it divides by d_model: pair i turns at "
+            f"pos / 10000^(2i / ({size})). The exponent is 2i/d_model, the model's width, "
+            "for every d_model."
+        ] = lambda size=size: sinusoidal_positions_f(max_len, d_model, denominator=size)
     if d_model % 2:
         last = (
             f"With odd d_model={d_model} the last feature, {d_model - 1}, is even: it is the "
@@ -208,20 +221,52 @@ def _pe_layout(got: np.ndarray, max_len: int, d_model: int) -> dict[str, np.ndar
     return {message: expected[:, order]}
 
 
-def _pe_positions_scaled(got: np.ndarray, max_len: int, d_model: int) -> dict[str, np.ndarray]:
-    """The sinusoidal table of positions 0, c, 2c, ... (every position multiplied by one
-    factor c, read off row 1's first pair), as a mistake model: named with c, and as
-    normalised positions when c = 1 / max_len or 1 / (max_len - 1). {} when c is 1."""
-    if max_len < 3 or d_model < 2 or not np.isfinite(got[:2, :2]).all():
-        return {}
-    c = float(np.arctan2(got[1, 0], got[1, 1]))
-    if abs(c - 1.0) < 1e-6 or abs(c) < 1e-9:
-        return {}
+#: factors every angle can be multiplied by when radians and turns or degrees are mixed
+#: up: (the factor, what it says about the code)
+_ANGLE_FACTORS = (
+    (2 * math.pi, "2π: the angle pos·w_i is already in radians (sin and cos take it as is)"),
+    (1 / (2 * math.pi), "1 / 2π: the angle pos·w_i is already in radians"),
+    (
+        math.pi / 180,
+        "π / 180: converted from degrees (np.deg2rad, np.radians); pos·w_i is already in radians",
+    ),
+    (180 / math.pi, "180 / π: converted to degrees (np.rad2deg); sin and cos take radians"),
+)
+
+
+def _pe_scaled_table(max_len: int, d_model: int, c: float) -> np.ndarray:
+    """The sinusoidal table of the positions 0, c, 2c, ..."""
     positions = c * np.arange(max_len, dtype=np.float64)[:, None]
     angles = positions / np.power(10000.0, np.arange(0, d_model, 2) / d_model)
     table = np.zeros((max_len, d_model))
     table[:, 0::2] = np.sin(angles)
     table[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return table
+
+
+def _pe_positions_scaled(got: np.ndarray, max_len: int, d_model: int) -> dict[str, np.ndarray]:
+    """The sinusoidal table of positions 0, c, 2c, ... (every position multiplied by one
+    factor c, read off row 1's first pair), as a mistake model: named with c, and as
+    normalised positions when c = 1 / max_len or 1 / (max_len - 1), or radians mixed up
+    with turns or degrees (2π, π / 180, ...). A factor of 2π cannot be read off pair 0
+    (sin(2π·pos) is 0 at every integer), so those factors are models of their own. {}
+    when c is 1."""
+    if max_len < 3 or d_model < 2 or not np.isfinite(got[:2, :2]).all():
+        return {}
+    tail = (
+        ": every position was multiplied by the same factor, so every angle is off by it. "
+        "The positions are the plain integers 0, 1, 2, ..., max_len - 1."
+    )
+    models = {
+        f"Your table is the sinusoidal table of the positions 0, c, 2c, ... with c = "
+        f"{factor:.6g} = {why}{tail}": _pe_scaled_table(max_len, d_model, factor)
+        for factor, why in _ANGLE_FACTORS
+    }
+    c = float(np.arctan2(got[1, 0], got[1, 1]))
+    if abs(c - 1.0) < 1e-6 or abs(c) < 1e-9:
+        return models
+    if any(abs(c - factor) < 1e-6 for factor, _ in _ANGLE_FACTORS):
+        return models
     named = {max_len: "max_len", max_len - 1: "max_len - 1"}
     which = next(
         (
@@ -233,10 +278,9 @@ def _pe_positions_scaled(got: np.ndarray, max_len: int, d_model: int) -> dict[st
     )
     message = (
         f"Your table is the sinusoidal table of the positions 0, c, 2c, ... with c = {c:.6g}"
-        f"{which}: every position was multiplied by the same factor, so every angle is off "
-        "by it. The positions are the plain integers 0, 1, 2, ..., max_len - 1."
+        f"{which}{tail}"
     )
-    return {message: table}
+    return {**models, message: _pe_scaled_table(max_len, d_model, c)}
 
 
 def _pe_property_hint(got: np.ndarray, max_len: int, d_model: int) -> str:

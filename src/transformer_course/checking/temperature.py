@@ -1,0 +1,78 @@
+"""The family of a softmax taken over its scores times one constant t: a temperature, a
+scale of the scores that is not the contract's (no 1/√d_k, d_k for √d_k, ...), or another
+base of the exponential (2 ** x is exp(x·ln 2), np.exp2, 10 ** x). Each member gives
+softmax(t·scores) for its own t; the learner's weights tell t, measured from them, and the
+t is then matched against named expressions of the call's sizes and constants. A name is
+given only when exactly one expression has that value (several are named together), and
+the measured factor is said when none does.
+
+:func:`fitted_temperature` measures t (or says that no t fits); :func:`named_factors`
+finds which named expressions equal it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+
+__all__ = ["COMMON_FACTORS", "fitted_temperature", "named_factors", "softmax_along"]
+
+#: the constants a softmax's argument is often multiplied by by mistake, other bases
+#: of the exponential written as exp(x·ln b)
+COMMON_FACTORS: dict[str, float] = {
+    "ln 2: the exponential in base 2 (2 ** x, np.exp2) where e ** x (np.exp) belongs": math.log(
+        2.0
+    ),
+    "ln 10: the exponential in base 10 (10 ** x) where e ** x (np.exp) belongs": math.log(10.0),
+    "1/2: the scores halved (a temperature of 2)": 0.5,
+    "2: the scores doubled (a temperature of 1/2)": 2.0,
+}
+
+
+def softmax_along(scores: np.ndarray, axis: int = -1) -> np.ndarray:
+    """The softmax of float64 ``scores`` along ``axis`` (-inf entries get weight 0)."""
+    scores = np.asarray(scores, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        peak = np.max(scores, axis=axis, keepdims=True)
+        exps = np.exp(scores - np.where(np.isfinite(peak), peak, 0.0))
+        total = np.sum(exps, axis=axis, keepdims=True)
+        return np.divide(exps, total, out=np.zeros_like(exps), where=total > 0)
+
+
+def fitted_temperature(
+    weights: np.ndarray, scores: np.ndarray, axis: int = -1, atol: float = 1e-6
+) -> float | None:
+    """The t with weights = softmax(t·scores) along ``axis`` within ``atol``, measured by
+    least squares on the log-weights of the finite entries (log w = t·s - log Z per slice);
+    None when no t reproduces ``weights`` (or the scores tell nothing: equal in every
+    slice)."""
+    w = np.asarray(weights, dtype=np.float64)
+    s = np.asarray(scores, dtype=np.float64)
+    if w.shape != s.shape or not np.isfinite(w).all() or (w < 0).any():
+        return None
+    live = np.isfinite(s) & (w > 1e-12)
+    with np.errstate(all="ignore"):
+        log_w = np.where(live, np.log(np.where(live, w, 1.0)), 0.0)
+        count = np.sum(live, axis=axis, keepdims=True)
+        mean_s = np.sum(np.where(live, s, 0.0), axis=axis, keepdims=True) / np.maximum(count, 1)
+        mean_l = np.sum(log_w, axis=axis, keepdims=True) / np.maximum(count, 1)
+        ds = np.where(live, s - mean_s, 0.0)
+        dl = np.where(live, log_w - mean_l, 0.0)
+    var = float(np.sum(ds * ds))
+    if var < 1e-12:
+        return None
+    t = float(np.sum(ds * dl) / var)
+    if not math.isfinite(t):
+        return None
+    with np.errstate(all="ignore"):
+        model = softmax_along(np.where(np.isfinite(s), t * s, -np.inf), axis=axis)
+    if not np.allclose(model, w, atol=atol, rtol=1e-4):
+        return None
+    return t
+
+
+def named_factors(t: float, names: Mapping[str, float], rtol: float = 1e-4) -> list[str]:
+    """The names whose value equals ``t`` (to ``rtol``)."""
+    return [name for name, value in names.items() if math.isclose(t, value, rel_tol=rtol)]
