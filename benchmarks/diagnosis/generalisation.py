@@ -538,7 +538,8 @@ BATCHES = (
         "a6abf85",
         "by a new helper (r11c) that had read no check and no message, judged against the "
         "checks after round 10; 12 of 24 from reports",
-    ),    Batch(
+    ),
+    Batch(
         "round 11, 03-04",
         "f82811a",
         "by a new helper (r11f) that had read no check and no message, judged against the "
