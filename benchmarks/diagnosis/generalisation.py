@@ -545,6 +545,13 @@ BATCHES = (
         "by a new helper (r11f) that had read no check and no message, judged against the "
         "checks after round 10; 12 of 24 from reports",
     ),
+    Batch(
+        "round 11 (second helper), 00-02",
+        "67d384e",
+        "by a new helper (s11j) that had read no check and no message, judged against the "
+        "checks after round 11's first fixes of lessons 00-02 (r11c's); 11 of 24 from "
+        "reports",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
