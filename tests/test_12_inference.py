@@ -2529,6 +2529,20 @@ class _LengthOneShort(ref.KVCache):
         return keys, values
 
 
+def _length_by(update):
+    """A cache that writes the n new positions where they belong, then sets self.length to
+    update(length, n) instead of length + n."""
+
+    class LengthByRule(ref.KVCache):
+        def forward(self, k_new, v_new):
+            length = self.length
+            keys, values = super().forward(k_new, v_new)
+            self.length = update(length, k_new.shape[-2])
+            return keys, values
+
+    return LengthByRule
+
+
 class _ParameterCache(ref.KVCache):
     """Keys and values made nn.Parameter instead of buffers."""
 
@@ -2548,9 +2562,20 @@ class _ParameterCache(ref.KVCache):
             _AdvancesByHeads,
             r"holds 2 positions, but k_new has n = 3.*k_new\.shape\[1\] \(num_heads\)",
         ),
-        (_LengthByHeads, r"advanced by 2, which is .*k_new\.shape\[1\] \(num_heads\)"),
-        # an off-by-one that gives the same count on that call is named alongside
-        (_LengthOneShort, r"advanced by 2, which is n - 1, one too few \(an off-by-one\) or"),
+        # a probe whose sizes all differ tells apart the rules that give the check's one
+        # count (they were named alongside: "n - 1, one too few ... or num_heads")
+        (_LengthByHeads, r"advances by 4, whatever .*k_new\.shape\[1\] \(num_heads\), not n"),
+        (_LengthOneShort, r"self\.length advances by n - 1, one too few \(an off-by-one\)\."),
+        # the family "self.length advanced by the wrong quantity", read as an update rule
+        # (blind11e-kv-length-plus-one, += 1, was told only that it counts wrongly)
+        (_length_by(lambda length, n: length + 1), r"advances by 1, whatever .*\+= 1"),
+        (_length_by(lambda length, n: length + 2), r"advances by 2, whatever .*\+= 2"),
+        (
+            _length_by(lambda length, n: length + 2 * n),
+            r"advances by 2n: the positions of the keys",
+        ),
+        # was "self.length never advances", although it moves on every call
+        (_length_by(lambda length, n: n), r"is set to the n positions of the last call"),
         # was "register the buffers with persistent=False", although they were no buffers
         # (blind6d-kv-buffers-as-parameters)
         (_ParameterCache, r"has parameters \['keys', 'values'\].*register_buffer"),
