@@ -696,6 +696,29 @@ class CapacityFromHeads(ref.KVCache):
         return super().forward(k_new, v_new)
 
 
+def _generate_advancing(advance):
+    """Greedy generation with a cache that keeps its own position counter, right after the
+    prefill (start = len), then advanced after each call by advance(ids so far, len)
+    instead of by the one token fed."""
+
+    @torch.no_grad()
+    def generate(model, prompt, max_new_tokens):
+        batch, length = prompt.shape
+        caches = model.new_caches(batch, length + max_new_tokens)
+        logits = model(prompt, caches=caches, start=0)[:, -1]
+        position, ids, steps = length, prompt, []
+        for step in range(max_new_tokens):
+            steps.append(logits)
+            next_id = logits.argmax(dim=-1, keepdim=True)
+            ids = torch.cat([ids, next_id], dim=1)
+            if step + 1 < max_new_tokens:
+                logits = model(next_id, caches=caches, start=position)[:, -1]
+                position += advance(ids, length)
+        return ids, torch.stack(steps, dim=1)
+
+    return generate
+
+
 def _generate_with(*, pick=None, join=None, steps=None, start=None):
     """Greedy generation with a cache, one part replaced: pick(logits) -> next ids,
     join(list of logits rows) -> logits, steps(max_new_tokens) -> loop count,
@@ -1603,6 +1626,24 @@ MISTAKES = [
         r"torch\.stack\(steps\) stacks along dim=0 by default",
     ),
     Mistake(check_generate, _generate_with(steps=lambda n: n - 1), r"one new token too few \(\d+"),
+    # the family "the position counter advanced by the wrong quantity", read as an update
+    # rule over every call (blind11e-gen-offset-advanced-by-sequence, += ids.shape[1], was
+    # told only the first wrong start)
+    Mistake(
+        check_generate,
+        _generate_advancing(lambda ids, length: ids.shape[1]),
+        r"start advances by the length of the whole sequence so far \(ids\.shape\[1\]",
+    ),
+    Mistake(
+        check_generate,
+        _generate_advancing(lambda ids, length: length),
+        r"start advances by the prompt's length len instead of the one position",
+    ),
+    Mistake(
+        check_generate,
+        _generate_advancing(lambda ids, length: 2),
+        r"start advances by 2, one more than the one position that call fed",
+    ),
     Mistake(
         check_generate,
         _generate_with(start=lambda length, step: step + 1),
