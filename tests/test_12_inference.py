@@ -696,6 +696,45 @@ class CapacityFromHeads(ref.KVCache):
         return super().forward(k_new, v_new)
 
 
+def _tiled_causal(discard=False, ignore=False):
+    """Tiled attention whose causal mask is computed and its masked_fill's result dropped
+    (discard), or never computed (ignore)."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        scale = 1 / math.sqrt(q.shape[-1])
+        running_max = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+        total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+        acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+        for start in range(0, k.shape[-2], block_size):
+            stop = min(start + block_size, k.shape[-2])
+            scores = q @ k[..., start:stop, :].transpose(-2, -1) * scale
+            if causal and not ignore:
+                future = torch.arange(start, stop)[None, :] > torch.arange(q.shape[-2])[:, None]
+                if discard:
+                    scores.masked_fill(future, float("-inf"))
+                else:
+                    scores = scores.masked_fill(future, float("-inf"))
+            new_max = torch.maximum(running_max, scores.amax(dim=-1))
+            correction = torch.exp(running_max - new_max)
+            weights = torch.exp(scores - new_max[..., None])
+            total = total * correction + weights.sum(dim=-1)
+            acc = acc * correction[..., None] + weights @ v[..., start:stop, :]
+            running_max = new_max
+        return acc / total[..., None]
+
+    return tiled_attention
+
+
+def _gqa_where_discarded(q, k, v, mask=None):
+    """Grouped-query attention written out, whose torch.where(mask, ...) result is dropped."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        torch.where(mask, scores, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
+
+
 def _generate_advancing(advance):
     """Greedy generation with a cache that keeps its own position counter, right after the
     prefill (start = len), then advanced after each call by advance(ids so far, len)
@@ -1381,6 +1420,26 @@ MISTAKES = [
         r"without a cache",
     ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_tiled), r"paired wrongly"),
+    # the family "a step whose result never reaches the output" (checking/unapplied):
+    # masked_fill's or torch.where's result thrown away, or the argument ignored
+    # (blind11e-tiled-causal-fill-discarded was told "ignores the keys' block offset or is
+    # missing", the first impossible with several blocks)
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_causal(discard=True)),
+        r"exactly the one without the causal mask.*masked_fill\(future, float\('-inf'\)\) is "
+        r"not in place",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_causal(ignore=True)),
+        r"Either causal=True was ignored .*or its result was thrown away",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("grouped_query_attention", _gqa_where_discarded),
+        r"exactly the one without the mask.*thrown away",
+    ),
     # PyTorch's raw size clash, with the layout restated, before
     Mistake(
         check_grouped_query_attention,
@@ -2010,6 +2069,7 @@ MISTAKES = [
 
 CORRECT = [
     Correct(check_KVCache, GrowingCache),
+    Correct(check_tiled_attention, _named("tiled_attention", _tiled_causal())),
     Correct(check_KVCache, GptFastCache),
     Correct(check_generate, _gen(token_by_token=True)),
     Correct(check_generate, _gen(feed_last=True)),

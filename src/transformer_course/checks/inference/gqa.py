@@ -12,6 +12,7 @@ from transformer_course.checking.inputs import randn
 from transformer_course.checking.oracles import (
     scaled_dot_product_attention_f,
 )
+from transformer_course.checking.unapplied import never_applied
 from transformer_course.reference.attention import scaled_dot_product_attention
 from transformer_course.reference.masking import look_ahead_mask
 
@@ -527,9 +528,13 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                     )
                     if size != q.shape[-1] and (name == "len_q" or k.shape[-2] != len_q)
                 },
-                "The mask was ignored: blocked keys got weight.": (
-                    None if mask is None else gqa_expected(q, k, v, None)
-                ),
+                "The mask was ignored: blocked keys got weight. "
+                + never_applied(
+                    "the mask",
+                    "scores.masked_fill(~mask, float('-inf'))",
+                    "scores = scores.masked_fill(~mask, float('-inf'))",
+                    "the mask argument",
+                ): (None if mask is None else gqa_expected(q, k, v, None)),
                 "The mask is read the wrong way round: True means *may attend* (as in "
                 "lesson 06), so blocked positions are where the mask is False "
                 "(masked_fill(~mask, -inf)).": (

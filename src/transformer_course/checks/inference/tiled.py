@@ -12,6 +12,7 @@ from transformer_course.checking.oracles import (
     scaled_dot_product_attention_f,
     tiled_attention_f,
 )
+from transformer_course.checking.unapplied import never_applied
 from transformer_course.reference.attention import scaled_dot_product_attention
 
 from .common import (
@@ -700,9 +701,17 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                         q, k, v, causal, scale=1 / q.shape[-1]
                     ),
                     **_scaled_by_length(q, k, v, causal),
-                    "The causal mask ignores the keys' block offset or is missing: query i "
-                    "may attend to key j exactly when j <= i, with j the key's position in the "
-                    "whole sequence (start + its index in the block).": (
+                    # the output of no mask at all (blind11e-tiled-causal-fill-discarded
+                    # was told "ignores the keys' block offset or is missing", the first a
+                    # cause whose prediction differs whenever there are several blocks)
+                    never_applied(
+                        "the causal mask",
+                        "scores.masked_fill(future, float('-inf'))",
+                        "scores = scores.masked_fill(future, float('-inf'))",
+                        "causal=True",
+                    )
+                    + " Query i may attend to key j exactly when j <= i, with j the key's "
+                    "position in the whole sequence (start + its index in the block).": (
                         _tiled_expected(q, k, v, False) if causal else None
                     ),
                     "The causal mask compares the query with the key's index *inside the "
