@@ -299,7 +299,8 @@ def _length_rule(cls, dtype) -> str | None:
 #: how a learner's self.length may advance per call, in words (the quantities of
 #: _length_update)
 _LENGTH_UPDATES = {
-    "0": "never advances (it stays where it was)",
+    "0": "never advances (it stays where it was), so every chunk is written at the same "
+    "place and overwrites the one before",
     "n - 1": "advances by n - 1, one too few (an off-by-one)",
     "n + 1": "advances by n + 1, one too many (an off-by-one)",
     "2n": "advances by 2n: the positions of the keys and of the values both counted",
