@@ -735,6 +735,27 @@ def _gqa_where_discarded(q, k, v, mask=None):
     return torch.softmax(scores, dim=-1) @ v
 
 
+def _generate_reading_row(row):
+    """Greedy generation with a cache whose one-token calls read the logits' row ``row``
+    instead of the last."""
+
+    @torch.no_grad()
+    def generate(model, prompt, max_new_tokens):
+        batch, length = prompt.shape
+        caches = model.new_caches(batch, length + max_new_tokens)
+        logits = model(prompt, caches=caches, start=0)[:, -1]
+        ids, steps = prompt, []
+        for step in range(max_new_tokens):
+            steps.append(logits)
+            next_id = logits.argmax(dim=-1, keepdim=True)
+            ids = torch.cat([ids, next_id], dim=1)
+            if step + 1 < max_new_tokens:
+                logits = model(next_id, caches=caches, start=length + step)[:, row]
+        return ids, torch.stack(steps, dim=1)
+
+    return generate
+
+
 def _generate_advancing(advance):
     """Greedy generation with a cache that keeps its own position counter, right after the
     prefill (start = len), then advanced after each call by advance(ids so far, len)
@@ -1697,6 +1718,18 @@ MISTAKES = [
         check_generate,
         _generate_advancing(lambda ids, length: length),
         r"start advances by the prompt's length len instead of the one position",
+    ),
+    # the family "an index that assumes more entries than the axis has" (mutant
+    # generate-18, [:, -2] after each one-token call, got the raw IndexError alone)
+    Mistake(
+        check_generate,
+        _generate_reading_row(-2),
+        r"fed one token, so its logits are \(batch, 1, vocab\): \[:, -2\] reads a row",
+    ),
+    Mistake(
+        check_generate,
+        _generate_reading_row(1),
+        r"axis 1 has 1 entry here .*asked for entry 1",
     ),
     Mistake(
         check_generate,

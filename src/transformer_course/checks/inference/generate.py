@@ -1,6 +1,8 @@
 """Checks for lesson 12's generate: generation with a cache against the reference generation
 without one, on a CachedGPT with small random weights."""
 
+import re
+
 import torch
 
 from transformer_course.checking import Checker, torch_generator
@@ -263,6 +265,20 @@ _START_UPDATES = {
     "fed + 1": "2, one more than the one position that call fed: it runs one further "
     "ahead at every step",
 }
+
+
+def _one_row_hint(exc: BaseException, calls: list[dict]) -> str:
+    """An index past position 0 of the logits of a call that fed one token (mutant
+    generate-18, [:, -2] after each new token, got the raw IndexError alone)."""
+    found = re.search(r"index (-?\d+) is out of bounds", str(exc))
+    last = calls[-1] if calls else None
+    if not found or not last or not last["shape"] or last["shape"][1:] != (1,):
+        return ""
+    return (
+        f"Call {len(calls)} of the model fed one token, so its logits are (batch, 1, vocab): "
+        f"[:, {found[1]}] reads a row that only a call of several tokens (the prefill) has. "
+        "The logits that choose the next token are the last row, [:, -1], on every call."
+    )
 
 
 def _start_rule(calls: list[dict], length: int) -> str:
@@ -812,6 +828,10 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 "logits, right only for a batch of one). Make it a column, (batch, 1): "
                 "logits.argmax(dim=-1, keepdim=True) (or [:, None]).",
             )
+            one_row = (
+                "out of bounds for dimension 1 with size 1",
+                lambda exc, calls=trace.calls: _one_row_hint(exc, calls),
+            )
             overflow = (
                 "the cache holds",
                 lambda _exc, calls=trace.calls, n=length, m=new: _cache_overflow_hint(calls, n, m),
@@ -826,7 +846,7 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                     prompt,
                     new,
                     call_repr=call,
-                    hints=[row_column, overflow, *_GENERATE_HINTS[1:]],
+                    hints=[row_column, one_row, overflow, *_GENERATE_HINTS[1:]],
                 )
             finally:
                 trace.remove()
