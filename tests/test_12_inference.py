@@ -725,6 +725,33 @@ def _tiled_causal(discard=False, ignore=False):
     return tiled_attention
 
 
+def _tiled_loop(pair=(-2, -1), first=0, short=0):
+    """Tiled attention whose scores transpose the key block over ``pair``, whose loop
+    starts at key ``first``, and whose blocks stop ``short`` keys before len_k."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        len_k = k.shape[-2] - short
+        scale = 1 / math.sqrt(q.shape[-1])
+        running_max = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+        total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+        acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+        for start in range(first, len_k, block_size):
+            stop = min(start + block_size, len_k)
+            scores = q @ k[..., start:stop, :].transpose(*pair) * scale
+            if causal:
+                future = torch.arange(start, stop)[None, :] > torch.arange(q.shape[-2])[:, None]
+                scores = scores.masked_fill(future, float("-inf"))
+            new_max = torch.maximum(running_max, scores.amax(dim=-1))
+            correction = torch.exp(running_max - new_max)
+            weights = torch.exp(scores - new_max[..., None])
+            total = total * correction + weights.sum(dim=-1)
+            acc = acc * correction[..., None] + weights @ v[..., start:stop, :]
+            running_max = new_max
+        return acc / total[..., None]
+
+    return _named("tiled_attention", tiled_attention)
+
+
 def _gqa_where_discarded(q, k, v, mask=None):
     """Grouped-query attention written out, whose torch.where(mask, ...) result is dropped."""
     group = q.shape[1] // k.shape[1]
@@ -1456,6 +1483,24 @@ MISTAKES = [
         _named("tiled_attention", _tiled_causal(ignore=True)),
         r"Either causal=True was ignored .*or its result was thrown away",
     ),
+    # the family "a transpose over the wrong pair of axes", found by the pair that raises
+    # the learner's error word for word (checking/transposes; mutant tiled_attention-18,
+    # transpose(-3, -1), got the generic broadcasting hint alone)
+    Mistake(
+        check_tiled_attention,
+        _tiled_loop(pair=(-3, -1)),
+        r"k\[\.\.\., start:stop, :\]\.transpose\(-3, -1\) raise exactly this error",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_loop(pair=(-3, -2)),
+        r"k\[\.\.\., start:stop, :\]\.transpose\(-3, -2\) raise exactly this error",
+    ),
+    # the family "keys the loop never visits" (mutant tiled_attention-17, range(1, len_k,
+    # block_size), was only located in what every block does)
+    Mistake(check_tiled_attention, _tiled_loop(first=1), r"Key 0 never reaches the output"),
+    Mistake(check_tiled_attention, _tiled_loop(first=2), r"Keys 0 \.\. 1 never reach the output"),
+    Mistake(check_tiled_attention, _tiled_loop(short=1), r"The last key \(\d+\) never reaches"),
     Mistake(
         check_grouped_query_attention,
         _named("grouped_query_attention", _gqa_where_discarded),
@@ -2103,6 +2148,7 @@ MISTAKES = [
 CORRECT = [
     Correct(check_KVCache, GrowingCache),
     Correct(check_tiled_attention, _named("tiled_attention", _tiled_causal())),
+    Correct(check_tiled_attention, _tiled_loop()),
     Correct(check_KVCache, GptFastCache),
     Correct(check_generate, _gen(token_by_token=True)),
     Correct(check_generate, _gen(feed_last=True)),
