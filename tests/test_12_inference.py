@@ -752,6 +752,24 @@ def _tiled_loop(pair=(-2, -1), first=0, short=0):
     return _named("tiled_attention", tiled_attention)
 
 
+def _online_block_stop(stop):
+    """online_softmax whose block is x[..., start : stop(start, block_size)]."""
+
+    def online_softmax(x, block_size):
+        running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        for start in range(0, x.shape[-1], block_size):
+            block = x[..., start : stop(start, block_size)]
+            new_max = torch.maximum(running_max, block.amax(dim=-1))
+            total = total * torch.exp(running_max - new_max) + torch.exp(
+                block - new_max[..., None]
+            ).sum(dim=-1)
+            running_max = new_max
+        return torch.exp(x - running_max[..., None]) / total[..., None]
+
+    return _named("online_softmax", online_softmax)
+
+
 def _gqa_where_discarded(q, k, v, mask=None):
     """Grouped-query attention written out, whose torch.where(mask, ...) result is dropped."""
     group = q.shape[1] // k.shape[1]
@@ -1495,6 +1513,19 @@ MISTAKES = [
         check_tiled_attention,
         _tiled_loop(pair=(-3, -2)),
         r"k\[\.\.\., start:stop, :\]\.transpose\(-3, -2\) raise exactly this error",
+    ),
+    # the family "a block's slice stop computed wrong", told apart by a probe of exactly
+    # one block (mutant online_softmax-17, start - block_size, was told of the two other
+    # stops only)
+    Mistake(
+        check_online_softmax,
+        _online_block_stop(lambda start, size: start - size),
+        r"exactly one block .*raises the same error.*start - block_size \(a minus where \+",
+    ),
+    Mistake(
+        check_online_softmax,
+        _online_block_stop(lambda start, size: size),
+        r"exactly one block .*yours runs.*a stop of block_size alone",
     ),
     # the family "keys the loop never visits" (mutant tiled_attention-17, range(1, len_k,
     # block_size), was only located in what every block does)

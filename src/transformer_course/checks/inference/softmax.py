@@ -18,6 +18,7 @@ from .common import (
     _expect_tensor,
     _informative,
     _localise_blocks,
+    _raises_empty,
 )
 
 _FINAL_BLOCK_MAX = (
@@ -498,7 +499,12 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                     _unpack_hint(x),
                     _reduced_over_rows_hint(x, block_size),
                     _sum_not_column_hint(x),
-                    _empty_block_hint("x[..., start : start + block_size]"),
+                    _empty_block_hint(
+                        "x[..., start : start + block_size]",
+                        lambda size=block_size: _raises_empty(
+                            lambda: online_softmax(randn((2, size), 4303), size)
+                        ),
+                    ),
                 ],
             )
             _expect_tensor(c, got, what)

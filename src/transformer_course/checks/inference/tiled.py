@@ -27,6 +27,7 @@ from .common import (
     _informative,
     _localise_blocks,
     _lower_precision_hint,
+    _raises_empty,
 )
 
 _SCALED_BY_LENGTH = (
@@ -689,7 +690,14 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     _transposed_scores_hint(q, k, block),
                     *_tiled_hints(q, v, block, causal, summed_fine, short_fine, ran),
                     _sum_not_column_hint(q.shape[-2], v.shape[-1]),
-                    _empty_block_hint("k[..., start : start + block_size, :] (and likewise v)"),
+                    _empty_block_hint(
+                        "k[..., start : start + block_size, :] (and likewise v)",
+                        lambda size=block, d=q.shape[-1]: _raises_empty(
+                            lambda: tiled_attention(
+                                *(randn((1, size, d), 4304 + i) for i in range(3)), size
+                            )
+                        ),
+                    ),
                     _lower_precision_hint(q.dtype, "q"),
                 ],
             )
