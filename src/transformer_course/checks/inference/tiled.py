@@ -526,7 +526,9 @@ def _keys_left_out(q, k, v, block: int, causal: bool) -> dict[str, torch.Tensor]
         f"Key{'s 0 ..' if first > 1 else ''} {first - 1} never reach{'' if first > 1 else 'es'} "
         f"the output: your result is attention over keys {first} .. {len_k - 1} alone, as a "
         f"loop over blocks that starts at key {first} gives (range({first}, len_k, "
-        "block_size)). The blocks start at 0: range(0, len_k, block_size).": _over_keys(
+        "block_size), "
+        + ("one key too late, an off-by-one" if first == 1 else f"{first} keys too late")
+        + "). The blocks start at 0: range(0, len_k, block_size).": _over_keys(
             q, k, v, first, len_k, causal
         )
         for first in range(1, min(block, len_k - 1) + 1)
