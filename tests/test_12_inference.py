@@ -1527,6 +1527,29 @@ MISTAKES = [
         _online_block_stop(lambda start, size: size),
         r"exactly one block .*yours runs.*a stop of block_size alone",
     ),
+    # the family "two mistakes at once", read part by part: the future keys, then the part
+    # on and below the diagonal as a mask of its own (a band of window + 1 with the
+    # look-ahead part left out was told of the future keys alone)
+    Mistake(
+        check_sliding_window_mask,
+        _named(
+            "sliding_window_mask",
+            lambda size, window: torch.ones(size, size, dtype=torch.bool).triu(-window),
+        ),
+        r"Two mistakes at once\. \(1\) Your mask lets a query see keys after it.*\(2\) On and "
+        r"below the diagonal, each query sees window \+ 1 keys",
+    ),
+    Mistake(
+        check_sliding_window_mask,
+        _named(
+            "sliding_window_mask",
+            lambda size, window: (
+                torch.ones(size, size, dtype=torch.bool).triu(1 - window)
+                & ~torch.eye(size, dtype=torch.bool)
+            ),
+        ),
+        r"Two mistakes at once\. \(1\) Your mask lets.*\(2\) The query itself is left out",
+    ),
     # the family "keys the loop never visits" (mutant tiled_attention-17, range(1, len_k,
     # block_size), was only located in what every block does)
     Mistake(check_tiled_attention, _tiled_loop(first=1), r"Key 0 never reaches the output"),
