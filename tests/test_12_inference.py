@@ -770,6 +770,43 @@ def _online_block_stop(stop):
     return _named("online_softmax", online_softmax)
 
 
+def _tiled_normalised(how):
+    """Tiled attention whose output is divided by the running sum inside the loop: with
+    the sum restarted at 1 ("reset", a mistake), kept and divided again at the end ("keep",
+    a mistake), or kept normalised and rescaled by the old sum over the new (FlashAttention
+    1's way, "flash1", right)."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        scale = 1 / math.sqrt(q.shape[-1])
+        running_max = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+        total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+        out = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+        for start in range(0, k.shape[-2], block_size):
+            stop = min(start + block_size, k.shape[-2])
+            scores = q @ k[..., start:stop, :].transpose(-2, -1) * scale
+            if causal:
+                future = torch.arange(start, stop)[None, :] > torch.arange(q.shape[-2])[:, None]
+                scores = scores.masked_fill(future, float("-inf"))
+            new_max = torch.maximum(running_max, scores.amax(dim=-1))
+            correction = torch.exp(running_max - new_max)
+            weights = torch.exp(scores - new_max[..., None])
+            new_total = total * correction + weights.sum(dim=-1)
+            if how == "flash1":
+                out = (
+                    out * (total * correction)[..., None] + weights @ v[..., start:stop, :]
+                ) / new_total[..., None]
+            else:
+                out = (out * correction[..., None] + weights @ v[..., start:stop, :]) / new_total[
+                    ..., None
+                ]
+                if how == "reset":
+                    new_total = torch.ones_like(new_total)
+            total, running_max = new_total, new_max
+        return out if how == "flash1" else out / total[..., None]
+
+    return _named("tiled_attention", tiled_attention)
+
+
 def _gqa_where_discarded(q, k, v, mask=None):
     """Grouped-query attention written out, whose torch.where(mask, ...) result is dropped."""
     group = q.shape[1] // k.shape[1]
@@ -1550,6 +1587,19 @@ MISTAKES = [
         ),
         r"Two mistakes at once\. \(1\) Your mask lets.*\(2\) The query itself is left out",
     ),
+    # the family "the final division done inside the loop" (was located only: "how the
+    # blocks are combined")
+    Mistake(
+        check_tiled_attention,
+        _tiled_normalised("reset"),
+        r"divided by the running sum inside the loop, after every block, and the sum then "
+        r"restarted at 1",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_normalised("keep"),
+        r"divided by the running sum inside the loop, after every block, and again at the end",
+    ),
     # the family "keys the loop never visits" (mutant tiled_attention-17, range(1, len_k,
     # block_size), was only located in what every block does)
     Mistake(check_tiled_attention, _tiled_loop(first=1), r"Key 0 never reaches the output"),
@@ -2203,6 +2253,7 @@ CORRECT = [
     Correct(check_KVCache, GrowingCache),
     Correct(check_tiled_attention, _named("tiled_attention", _tiled_causal())),
     Correct(check_tiled_attention, _tiled_loop()),
+    Correct(check_tiled_attention, _tiled_normalised("flash1")),
     Correct(check_KVCache, GptFastCache),
     Correct(check_generate, _gen(token_by_token=True)),
     Correct(check_generate, _gen(feed_last=True)),

@@ -776,6 +776,27 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     ),
                     **_scaled_by_length(q, k, v, causal),
                     **_keys_left_out(q, k, v, block, causal),
+                    # the family "the final division done inside the loop"
+                    **{
+                        "Your output is divided by the running sum inside the loop, after "
+                        "every block, "
+                        + (
+                            "and the sum then restarted at 1: the blocks seen so far then "
+                            "weigh 1 in total next to the raw exp(s - m) terms of the next "
+                            "block, instead of their own sum."
+                            if how == "reset"
+                            else "and again at the end: what was accumulated is divided by "
+                            "the sum so far at every block, and by the whole sum once more."
+                        )
+                        + " The running sum and the output both stay unnormalised in the "
+                        "loop (rescaled by exp(m_old - m_new)); divide once, after it: "
+                        "acc / total.": (
+                            tiled_attention_f(q, k, v, block, causal, normalise_each=how)
+                            if several
+                            else None
+                        )
+                        for how in ("reset", "keep")
+                    },
                     # the output of no mask at all (blind11e-tiled-causal-fill-discarded
                     # was told "ignores the keys' block offset or is missing", the first a
                     # cause whose prediction differs whenever there are several blocks)
