@@ -807,6 +807,24 @@ def _tiled_normalised(how):
     return _named("tiled_attention", tiled_attention)
 
 
+def _online_from(first):
+    """online_softmax whose loop over blocks starts at column ``first``."""
+
+    def online_softmax(x, block_size):
+        running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        for start in range(first, x.shape[-1], block_size):
+            block = x[..., start : start + block_size]
+            new_max = torch.maximum(running_max, block.amax(dim=-1))
+            total = total * torch.exp(running_max - new_max) + torch.exp(
+                block - new_max[..., None]
+            ).sum(dim=-1)
+            running_max = new_max
+        return torch.exp(x - running_max[..., None]) / total[..., None]
+
+    return _named("online_softmax", online_softmax)
+
+
 def _gqa_where_discarded(q, k, v, mask=None):
     """Grouped-query attention written out, whose torch.where(mask, ...) result is dropped."""
     group = q.shape[1] // k.shape[1]
@@ -1586,6 +1604,18 @@ MISTAKES = [
             ),
         ),
         r"Two mistakes at once\. \(1\) Your mask lets.*\(2\) The query itself is left out",
+    ),
+    # the family "columns the running sum never sees", its other end: a loop that starts
+    # late (was told "rescaled wrongly, or another maximum")
+    Mistake(
+        check_online_softmax,
+        _online_from(1),
+        r"leaves out the first 1 column of the \d+: a loop that starts at column 1",
+    ),
+    Mistake(
+        check_online_softmax,
+        _online_from(2),
+        r"leaves out the first 2 columns of the \d+: a loop that starts at column 2",
     ),
     # the family "the final division done inside the loop" (was located only: "how the
     # blocks are combined")

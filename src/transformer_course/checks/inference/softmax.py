@@ -337,6 +337,19 @@ def _coverage_mistakes(x: torch.Tensor, block_size: int) -> dict[str, torch.Tens
             "stops early): the loop runs over every column, range(0, x.shape[-1], "
             f"block_size), x.shape[-1] being the number of columns.{bound}"
         ] = _with_counts(x, counts)
+    # a loop that starts late: the first columns never reach the running sum (the
+    # family's other end; a range(1, n, block_size) was told "rescaled wrongly, or another
+    # maximum")
+    for first in range(1, min(block_size, n - 1) + 1):
+        counts = (torch.arange(n) >= first).double()
+        out[
+            f"Your running sum leaves out the first {first} column{'s' if first > 1 else ''} "
+            f"of the {n}: a loop that starts at column {first}, range({first}, x.shape[-1], "
+            "block_size)"
+            + (", one column too late (an off-by-one)" if first == 1 else "")
+            + ", while the final exp(x - m) covers every column. The blocks start at 0: "
+            "range(0, x.shape[-1], block_size)."
+        ] = _with_counts(x, counts)
     return out
 
 
