@@ -825,6 +825,20 @@ def _online_from(first):
     return _named("online_softmax", online_softmax)
 
 
+def _gqa_mask_grouped(regroup):
+    """Grouped-query attention that repeats the keys and values right, and the 4-D mask
+    along the head axis too, with regroup(mask, group)."""
+
+    def grouped_query_attention(q, k, v, mask=None):
+        group = q.shape[1] // k.shape[1]
+        k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+        if mask is not None and mask.dim() == 4:
+            mask = regroup(mask, group)
+        return scaled_dot_product_attention(q, k, v, mask)[0]
+
+    return grouped_query_attention
+
+
 def _gqa_where_discarded(q, k, v, mask=None):
     """Grouped-query attention written out, whose torch.where(mask, ...) result is dropped."""
     group = q.shape[1] // k.shape[1]
@@ -1635,6 +1649,18 @@ MISTAKES = [
     Mistake(check_tiled_attention, _tiled_loop(first=1), r"Key 0 never reaches the output"),
     Mistake(check_tiled_attention, _tiled_loop(first=2), r"Keys 0 \.\. 1 never reach the output"),
     Mistake(check_tiled_attention, _tiled_loop(short=1), r"The last key \(\d+\) never reaches"),
+    # a clash along the head axis is put down to the step whose error it is word for word
+    # (the mask repeated like the keys was told the keys and values were not repeated)
+    Mistake(
+        check_grouped_query_attention,
+        _gqa_mask_grouped(lambda mask, group: mask.repeat_interleave(group, dim=1)),
+        r"Your mask was repeated along the head axis like the keys and values",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _gqa_mask_grouped(lambda mask, group: mask.expand(-1, group, -1, -1)),
+        r"Your mask was repeated along the head axis like the keys and values",
+    ),
     Mistake(
         check_grouped_query_attention,
         _named("grouped_query_attention", _gqa_where_discarded),

@@ -322,10 +322,22 @@ def _flattened_hint():
     return (IndexError, hint)
 
 
-def _gqa_heads_hint(heads: int, kv: int, earlier_groups: tuple[int, ...] = ()):
+def _raises_exactly(error: str, run) -> bool:
+    """Whether ``run()`` raises an error whose text is ``error``, word for word."""
+    try:
+        run()
+    except Exception as exc:  # the reference's attention on zeros of the call's shapes
+        return str(exc) == error
+    return False
+
+
+def _gqa_heads_hint(heads: int, kv: int, earlier_groups: tuple[int, ...] = (), call: tuple = ()):
     """For a clash along the head axis between num_heads and another count: how many heads
     the learner's keys or values had, and the steps that give that count (a group size
-    equal to an earlier, passed input's: hard-coded, blind10e-gqa-group-hardcoded)."""
+    equal to an earlier, passed input's: hard-coded, blind10e-gqa-group-hardcoded). With a
+    4-D mask, the keys and values left unrepeated are told apart from the mask repeated
+    along the head axis like them by the error each raises, word for word (a mask repeated
+    so was told that the keys and values were not)."""
     group = heads // kv
 
     def text(exc: BaseException) -> str:
@@ -340,6 +352,34 @@ def _gqa_heads_hint(heads: int, kv: int, earlier_groups: tuple[int, ...] = ()):
             f"group = num_heads // num_kv_heads = q.shape[1] // k.shape[1] = {group}, and "
             "k.repeat_interleave(group, dim=1) (likewise v)."
         )
+        mask = call[3] if len(call) == 4 else None
+        if mask is not None and mask.dim() == 4 and other == mask.shape[1] * group:
+            q0, k0, v0 = (torch.zeros(t.shape, dtype=t.dtype) for t in call[:3])
+            k1, v1 = k0.repeat_interleave(group, dim=1), v0.repeat_interleave(group, dim=1)
+            unrepeated = _raises_exactly(
+                str(exc), lambda: scaled_dot_product_attention(q0, k0, v0, mask)
+            )
+            repeated_mask = _raises_exactly(
+                str(exc),
+                lambda: scaled_dot_product_attention(
+                    q0, k1, v1, mask.repeat_interleave(group, dim=1)
+                ),
+            )
+            on_mask = (
+                f"Your mask was repeated along the head axis like the keys and values "
+                f"(mask.repeat_interleave(group, dim=1)): its {mask.shape[1]} became "
+                f"{other}, which neither is num_heads = {heads} nor broadcasts. The mask is "
+                f"used as given: its head axis of {mask.shape[1]} broadcasts over the query "
+                "heads; only k and v are repeated."
+            )
+            if repeated_mask and not unrepeated:
+                return on_mask
+            if repeated_mask == unrepeated and other == kv:
+                return (
+                    f"Something reached the attention with {other} heads where num_heads = "
+                    f"{heads} are: either the keys or values, not repeated along the head "
+                    "axis (" + rule + "), or the mask, repeated like them. " + on_mask
+                )
         if other == kv:
             return (
                 f"Your keys or values reached the attention with num_kv_heads = {kv} heads, "
@@ -448,7 +488,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 mask,
                 call_repr=what,
                 hints=[
-                    _gqa_heads_hint(heads, kv, tuple(earlier_groups)),
+                    _gqa_heads_hint(heads, kv, tuple(earlier_groups), (q, k, v, mask)),
                     _flattened_hint(),
                     _head_index_hint(heads, kv),
                     _mask_reshaped_hint(mask),
