@@ -839,6 +839,26 @@ def _gqa_mask_grouped(regroup):
     return grouped_query_attention
 
 
+def _gqa_two(tile=False, divisor=None, mask_way=""):
+    """Grouped-query attention written out with up to two mistakes: the heads tiled, the
+    scores divided by divisor(q, v) instead of sqrt(d_head), the mask ignored ("ignored")
+    or read the wrong way round ("inverted")."""
+
+    def grouped_query_attention(q, k, v, mask=None):
+        group = q.shape[1] // k.shape[1]
+        if tile:
+            k, v = k.repeat(1, group, 1, 1), v.repeat(1, group, 1, 1)
+        else:
+            k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+        root = divisor(q, v) if divisor else math.sqrt(q.shape[-1])
+        scores = q @ k.transpose(-2, -1) / root
+        if mask is not None and mask_way != "ignored":
+            scores = scores.masked_fill(mask if mask_way == "inverted" else ~mask, float("-inf"))
+        return torch.softmax(scores, dim=-1) @ v
+
+    return grouped_query_attention
+
+
 def _gqa_where_discarded(q, k, v, mask=None):
     """Grouped-query attention written out, whose torch.where(mask, ...) result is dropped."""
     group = q.shape[1] // k.shape[1]
@@ -1660,6 +1680,19 @@ MISTAKES = [
         check_grouped_query_attention,
         _gqa_mask_grouped(lambda mask, group: mask.expand(-1, group, -1, -1)),
         r"Your mask was repeated along the head axis like the keys and values",
+    ),
+    # two mistakes at once from two families (pairing, scale, mask): was only located
+    Mistake(
+        check_grouped_query_attention,
+        _gqa_two(tile=True, divisor=lambda q, v: math.sqrt(v.shape[-1])),
+        r"Two mistakes at once\. \(1\) The heads are paired wrongly.*\(2\) The scores are "
+        r"divided by sqrt\(d_v\)",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _gqa_two(tile=True, divisor=lambda q, v: 1.0),
+        r"Two mistakes at once\. \(1\) The heads are paired wrongly.*\(2\) The scores are not "
+        r"divided by sqrt\(d_head\)",
     ),
     Mistake(
         check_grouped_query_attention,

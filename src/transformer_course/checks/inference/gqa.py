@@ -3,11 +3,12 @@ repeated group-wise."""
 
 import math
 import re
+from functools import partial
 
 import torch
 
 from transformer_course.checking import Checker, tolerance
-from transformer_course.checking.hints import shape_mismatch_hint
+from transformer_course.checking.hints import shape_mismatch_hint, two_mistakes
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.oracles import (
     scaled_dot_product_attention_f,
@@ -57,6 +58,60 @@ def gqa_expected(q, k, v, mask, *, tile: bool = False, scale: float | None = Non
         q = q * scale * math.sqrt(q.shape[-1])
     output, _ = scaled_dot_product_attention(q, k, v, mask)
     return output
+
+
+def _gqa_pairs(q, k, v, mask) -> dict:
+    """Two mistakes at once, from two different families (the heads' pairing, the scale,
+    the mask): each pair's output, tried after the single mistakes and named only when
+    exactly one pair gives the learner's (the heads tiled and the scores divided by
+    sqrt(d_v) were only located)."""
+    heads, kv, d = q.shape[1], k.shape[1], q.shape[-1]
+    families = {
+        "pairing": [
+            (
+                "The heads are paired wrongly: k.repeat(1, group, 1, 1) tiles [k0, k1, k0, "
+                "k1]; query head h must use key/value head h // group (repeat_interleave).",
+                {"tile": True},
+            )
+        ]
+        if 1 < kv < heads
+        else [],
+        "scale": [
+            (text, {"scale": scale})
+            for text, scale, applies in (
+                ("The scores are not divided by sqrt(d_head).", 1.0, True),
+                ("The scores are divided by d_head instead of sqrt(d_head).", 1 / d, True),
+                (
+                    "The scores are divided by sqrt(d_v), the values' width (v.shape[-1]), "
+                    "instead of sqrt(d_head).",
+                    1 / math.sqrt(v.shape[-1]),
+                    v.shape[-1] != d,
+                ),
+            )
+            if applies
+        ],
+        "mask": []
+        if mask is None
+        else [
+            ("The mask was ignored: blocked keys got weight.", {"mask": None}),
+            (
+                "The mask is read the wrong way round: True means *may attend*.",
+                {"mask": ~mask},
+            ),
+        ],
+    }
+    names = list(families)
+    pairs = {}
+    for a in range(len(names)):
+        for b in range(a + 1, len(names)):
+            for first, one in families[names[a]]:
+                for second, other in families[names[b]]:
+                    knobs = {"mask": mask, **one, **other}
+                    given = knobs.pop("mask")
+                    pairs[two_mistakes(first, second)] = partial(
+                        gqa_expected, q, k, v, given, **knobs
+                    )
+    return pairs
 
 
 def _gqa_query_softmax(q, k, v, mask):
@@ -604,6 +659,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 # float32 cast back (Llama's .float() ... .type_as(q)) is right
                 **tolerance(got.dtype, torch.float32),
                 mistakes=mistakes,
+                pairs=lambda q=q, k=k, v=v, mask=mask: _gqa_pairs(q, k, v, mask),
                 explain=lambda got=got, q=q, k=k, v=v, mask=mask: (
                     _explain_pairing(got, q, k, v, mask)
                     or (
