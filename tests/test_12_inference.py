@@ -696,6 +696,223 @@ class CapacityFromHeads(ref.KVCache):
         return super().forward(k_new, v_new)
 
 
+def _tiled_causal(discard=False, ignore=False):
+    """Tiled attention whose causal mask is computed and its masked_fill's result dropped
+    (discard), or never computed (ignore)."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        scale = 1 / math.sqrt(q.shape[-1])
+        running_max = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+        total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+        acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+        for start in range(0, k.shape[-2], block_size):
+            stop = min(start + block_size, k.shape[-2])
+            scores = q @ k[..., start:stop, :].transpose(-2, -1) * scale
+            if causal and not ignore:
+                future = torch.arange(start, stop)[None, :] > torch.arange(q.shape[-2])[:, None]
+                if discard:
+                    scores.masked_fill(future, float("-inf"))
+                else:
+                    scores = scores.masked_fill(future, float("-inf"))
+            new_max = torch.maximum(running_max, scores.amax(dim=-1))
+            correction = torch.exp(running_max - new_max)
+            weights = torch.exp(scores - new_max[..., None])
+            total = total * correction + weights.sum(dim=-1)
+            acc = acc * correction[..., None] + weights @ v[..., start:stop, :]
+            running_max = new_max
+        return acc / total[..., None]
+
+    return tiled_attention
+
+
+def _tiled_loop(pair=(-2, -1), first=0, short=0):
+    """Tiled attention whose scores transpose the key block over ``pair``, whose loop
+    starts at key ``first``, and whose blocks stop ``short`` keys before len_k."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        len_k = k.shape[-2] - short
+        scale = 1 / math.sqrt(q.shape[-1])
+        running_max = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+        total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+        acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+        for start in range(first, len_k, block_size):
+            stop = min(start + block_size, len_k)
+            scores = q @ k[..., start:stop, :].transpose(*pair) * scale
+            if causal:
+                future = torch.arange(start, stop)[None, :] > torch.arange(q.shape[-2])[:, None]
+                scores = scores.masked_fill(future, float("-inf"))
+            new_max = torch.maximum(running_max, scores.amax(dim=-1))
+            correction = torch.exp(running_max - new_max)
+            weights = torch.exp(scores - new_max[..., None])
+            total = total * correction + weights.sum(dim=-1)
+            acc = acc * correction[..., None] + weights @ v[..., start:stop, :]
+            running_max = new_max
+        return acc / total[..., None]
+
+    return _named("tiled_attention", tiled_attention)
+
+
+def _online_block_stop(stop):
+    """online_softmax whose block is x[..., start : stop(start, block_size)]."""
+
+    def online_softmax(x, block_size):
+        running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        for start in range(0, x.shape[-1], block_size):
+            block = x[..., start : stop(start, block_size)]
+            new_max = torch.maximum(running_max, block.amax(dim=-1))
+            total = total * torch.exp(running_max - new_max) + torch.exp(
+                block - new_max[..., None]
+            ).sum(dim=-1)
+            running_max = new_max
+        return torch.exp(x - running_max[..., None]) / total[..., None]
+
+    return _named("online_softmax", online_softmax)
+
+
+def _tiled_normalised(how):
+    """Tiled attention whose output is divided by the running sum inside the loop: with
+    the sum restarted at 1 ("reset", a mistake), kept and divided again at the end ("keep",
+    a mistake), or kept normalised and rescaled by the old sum over the new (FlashAttention
+    1's way, "flash1", right)."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        scale = 1 / math.sqrt(q.shape[-1])
+        running_max = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+        total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+        out = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+        for start in range(0, k.shape[-2], block_size):
+            stop = min(start + block_size, k.shape[-2])
+            scores = q @ k[..., start:stop, :].transpose(-2, -1) * scale
+            if causal:
+                future = torch.arange(start, stop)[None, :] > torch.arange(q.shape[-2])[:, None]
+                scores = scores.masked_fill(future, float("-inf"))
+            new_max = torch.maximum(running_max, scores.amax(dim=-1))
+            correction = torch.exp(running_max - new_max)
+            weights = torch.exp(scores - new_max[..., None])
+            new_total = total * correction + weights.sum(dim=-1)
+            if how == "flash1":
+                out = (
+                    out * (total * correction)[..., None] + weights @ v[..., start:stop, :]
+                ) / new_total[..., None]
+            else:
+                out = (out * correction[..., None] + weights @ v[..., start:stop, :]) / new_total[
+                    ..., None
+                ]
+                if how == "reset":
+                    new_total = torch.ones_like(new_total)
+            total, running_max = new_total, new_max
+        return out if how == "flash1" else out / total[..., None]
+
+    return _named("tiled_attention", tiled_attention)
+
+
+def _online_from(first):
+    """online_softmax whose loop over blocks starts at column ``first``."""
+
+    def online_softmax(x, block_size):
+        running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        for start in range(first, x.shape[-1], block_size):
+            block = x[..., start : start + block_size]
+            new_max = torch.maximum(running_max, block.amax(dim=-1))
+            total = total * torch.exp(running_max - new_max) + torch.exp(
+                block - new_max[..., None]
+            ).sum(dim=-1)
+            running_max = new_max
+        return torch.exp(x - running_max[..., None]) / total[..., None]
+
+    return _named("online_softmax", online_softmax)
+
+
+def _gqa_mask_grouped(regroup):
+    """Grouped-query attention that repeats the keys and values right, and the 4-D mask
+    along the head axis too, with regroup(mask, group)."""
+
+    def grouped_query_attention(q, k, v, mask=None):
+        group = q.shape[1] // k.shape[1]
+        k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+        if mask is not None and mask.dim() == 4:
+            mask = regroup(mask, group)
+        return scaled_dot_product_attention(q, k, v, mask)[0]
+
+    return grouped_query_attention
+
+
+def _gqa_two(tile=False, divisor=None, mask_way=""):
+    """Grouped-query attention written out with up to two mistakes: the heads tiled, the
+    scores divided by divisor(q, v) instead of sqrt(d_head), the mask ignored ("ignored")
+    or read the wrong way round ("inverted")."""
+
+    def grouped_query_attention(q, k, v, mask=None):
+        group = q.shape[1] // k.shape[1]
+        if tile:
+            k, v = k.repeat(1, group, 1, 1), v.repeat(1, group, 1, 1)
+        else:
+            k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+        root = divisor(q, v) if divisor else math.sqrt(q.shape[-1])
+        scores = q @ k.transpose(-2, -1) / root
+        if mask is not None and mask_way != "ignored":
+            scores = scores.masked_fill(mask if mask_way == "inverted" else ~mask, float("-inf"))
+        return torch.softmax(scores, dim=-1) @ v
+
+    return grouped_query_attention
+
+
+def _gqa_where_discarded(q, k, v, mask=None):
+    """Grouped-query attention written out, whose torch.where(mask, ...) result is dropped."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        torch.where(mask, scores, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
+
+
+def _generate_reading_row(row):
+    """Greedy generation with a cache whose one-token calls read the logits' row ``row``
+    instead of the last."""
+
+    @torch.no_grad()
+    def generate(model, prompt, max_new_tokens):
+        batch, length = prompt.shape
+        caches = model.new_caches(batch, length + max_new_tokens)
+        logits = model(prompt, caches=caches, start=0)[:, -1]
+        ids, steps = prompt, []
+        for step in range(max_new_tokens):
+            steps.append(logits)
+            next_id = logits.argmax(dim=-1, keepdim=True)
+            ids = torch.cat([ids, next_id], dim=1)
+            if step + 1 < max_new_tokens:
+                logits = model(next_id, caches=caches, start=length + step)[:, row]
+        return ids, torch.stack(steps, dim=1)
+
+    return generate
+
+
+def _generate_advancing(advance):
+    """Greedy generation with a cache that keeps its own position counter, right after the
+    prefill (start = len), then advanced after each call by advance(ids so far, len)
+    instead of by the one token fed."""
+
+    @torch.no_grad()
+    def generate(model, prompt, max_new_tokens):
+        batch, length = prompt.shape
+        caches = model.new_caches(batch, length + max_new_tokens)
+        logits = model(prompt, caches=caches, start=0)[:, -1]
+        position, ids, steps = length, prompt, []
+        for step in range(max_new_tokens):
+            steps.append(logits)
+            next_id = logits.argmax(dim=-1, keepdim=True)
+            ids = torch.cat([ids, next_id], dim=1)
+            if step + 1 < max_new_tokens:
+                logits = model(next_id, caches=caches, start=position)[:, -1]
+                position += advance(ids, length)
+        return ids, torch.stack(steps, dim=1)
+
+    return generate
+
+
 def _generate_with(*, pick=None, join=None, steps=None, start=None):
     """Greedy generation with a cache, one part replaced: pick(logits) -> next ids,
     join(list of logits rows) -> logits, steps(max_new_tokens) -> loop count,
@@ -1358,6 +1575,130 @@ MISTAKES = [
         r"without a cache",
     ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_tiled), r"paired wrongly"),
+    # the family "a step whose result never reaches the output" (checking/unapplied):
+    # masked_fill's or torch.where's result thrown away, or the argument ignored
+    # (blind11e-tiled-causal-fill-discarded was told "ignores the keys' block offset or is
+    # missing", the first impossible with several blocks)
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_causal(discard=True)),
+        r"exactly the one without the causal mask.*masked_fill\(future, float\('-inf'\)\) is "
+        r"not in place",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_causal(ignore=True)),
+        r"Either causal=True was ignored .*or its result was thrown away",
+    ),
+    # the family "a transpose over the wrong pair of axes", found by the pair that raises
+    # the learner's error word for word (checking/transposes; mutant tiled_attention-18,
+    # transpose(-3, -1), got the generic broadcasting hint alone)
+    Mistake(
+        check_tiled_attention,
+        _tiled_loop(pair=(-3, -1)),
+        r"k\[\.\.\., start:stop, :\]\.transpose\(-3, -1\) raise exactly this error",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_loop(pair=(-3, -2)),
+        r"k\[\.\.\., start:stop, :\]\.transpose\(-3, -2\) raise exactly this error",
+    ),
+    # the family "a block's slice stop computed wrong", told apart by a probe of exactly
+    # one block (mutant online_softmax-17, start - block_size, was told of the two other
+    # stops only)
+    Mistake(
+        check_online_softmax,
+        _online_block_stop(lambda start, size: start - size),
+        r"exactly one block .*raises the same error.*start - block_size \(a minus where \+",
+    ),
+    Mistake(
+        check_online_softmax,
+        _online_block_stop(lambda start, size: size),
+        r"exactly one block .*yours runs.*a stop of block_size alone",
+    ),
+    # the family "two mistakes at once", read part by part: the future keys, then the part
+    # on and below the diagonal as a mask of its own (a band of window + 1 with the
+    # look-ahead part left out was told of the future keys alone)
+    Mistake(
+        check_sliding_window_mask,
+        _named(
+            "sliding_window_mask",
+            lambda size, window: torch.ones(size, size, dtype=torch.bool).triu(-window),
+        ),
+        r"Two mistakes at once\. \(1\) Your mask lets a query see keys after it.*\(2\) On and "
+        r"below the diagonal, each query sees window \+ 1 keys",
+    ),
+    Mistake(
+        check_sliding_window_mask,
+        _named(
+            "sliding_window_mask",
+            lambda size, window: (
+                torch.ones(size, size, dtype=torch.bool).triu(1 - window)
+                & ~torch.eye(size, dtype=torch.bool)
+            ),
+        ),
+        r"Two mistakes at once\. \(1\) Your mask lets.*\(2\) The query itself is left out",
+    ),
+    # the family "columns the running sum never sees", its other end: a loop that starts
+    # late (was told "rescaled wrongly, or another maximum")
+    Mistake(
+        check_online_softmax,
+        _online_from(1),
+        r"leaves out the first 1 column of the \d+: a loop that starts at column 1",
+    ),
+    Mistake(
+        check_online_softmax,
+        _online_from(2),
+        r"leaves out the first 2 columns of the \d+: a loop that starts at column 2",
+    ),
+    # the family "the final division done inside the loop" (was located only: "how the
+    # blocks are combined")
+    Mistake(
+        check_tiled_attention,
+        _tiled_normalised("reset"),
+        r"divided by the running sum inside the loop, after every block, and the sum then "
+        r"restarted at 1",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_normalised("keep"),
+        r"divided by the running sum inside the loop, after every block, and again at the end",
+    ),
+    # the family "keys the loop never visits" (mutant tiled_attention-17, range(1, len_k,
+    # block_size), was only located in what every block does)
+    Mistake(check_tiled_attention, _tiled_loop(first=1), r"Key 0 never reaches the output"),
+    Mistake(check_tiled_attention, _tiled_loop(first=2), r"Keys 0 \.\. 1 never reach the output"),
+    Mistake(check_tiled_attention, _tiled_loop(short=1), r"The last key \(\d+\) never reaches"),
+    # a clash along the head axis is put down to the step whose error it is word for word
+    # (the mask repeated like the keys was told the keys and values were not repeated)
+    Mistake(
+        check_grouped_query_attention,
+        _gqa_mask_grouped(lambda mask, group: mask.repeat_interleave(group, dim=1)),
+        r"Your mask was repeated along the head axis like the keys and values",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _gqa_mask_grouped(lambda mask, group: mask.expand(-1, group, -1, -1)),
+        r"Your mask was repeated along the head axis like the keys and values",
+    ),
+    # two mistakes at once from two families (pairing, scale, mask): was only located
+    Mistake(
+        check_grouped_query_attention,
+        _gqa_two(tile=True, divisor=lambda q, v: math.sqrt(v.shape[-1])),
+        r"Two mistakes at once\. \(1\) The heads are paired wrongly.*\(2\) The scores are "
+        r"divided by sqrt\(d_v\)",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _gqa_two(tile=True, divisor=lambda q, v: 1.0),
+        r"Two mistakes at once\. \(1\) The heads are paired wrongly.*\(2\) The scores are not "
+        r"divided by sqrt\(d_head\)",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("grouped_query_attention", _gqa_where_discarded),
+        r"exactly the one without the mask.*thrown away",
+    ),
     # PyTorch's raw size clash, with the layout restated, before
     Mistake(
         check_grouped_query_attention,
@@ -1603,6 +1944,36 @@ MISTAKES = [
         r"torch\.stack\(steps\) stacks along dim=0 by default",
     ),
     Mistake(check_generate, _generate_with(steps=lambda n: n - 1), r"one new token too few \(\d+"),
+    # the family "the position counter advanced by the wrong quantity", read as an update
+    # rule over every call (blind11e-gen-offset-advanced-by-sequence, += ids.shape[1], was
+    # told only the first wrong start)
+    Mistake(
+        check_generate,
+        _generate_advancing(lambda ids, length: ids.shape[1]),
+        r"start advances by the length of the whole sequence so far \(ids\.shape\[1\]",
+    ),
+    Mistake(
+        check_generate,
+        _generate_advancing(lambda ids, length: length),
+        r"start advances by the prompt's length len instead of the one position",
+    ),
+    # the family "an index that assumes more entries than the axis has" (mutant
+    # generate-18, [:, -2] after each one-token call, got the raw IndexError alone)
+    Mistake(
+        check_generate,
+        _generate_reading_row(-2),
+        r"fed one token, so its logits are \(batch, 1, vocab\): \[:, -2\] reads a row",
+    ),
+    Mistake(
+        check_generate,
+        _generate_reading_row(1),
+        r"axis 1 has 1 entry here .*asked for entry 1",
+    ),
+    Mistake(
+        check_generate,
+        _generate_advancing(lambda ids, length: 2),
+        r"start advances by 2, one more than the one position that call fed",
+    ),
     Mistake(
         check_generate,
         _generate_with(start=lambda length, step: step + 1),
@@ -1969,6 +2340,9 @@ MISTAKES = [
 
 CORRECT = [
     Correct(check_KVCache, GrowingCache),
+    Correct(check_tiled_attention, _named("tiled_attention", _tiled_causal())),
+    Correct(check_tiled_attention, _tiled_loop()),
+    Correct(check_tiled_attention, _tiled_normalised("flash1")),
     Correct(check_KVCache, GptFastCache),
     Correct(check_generate, _gen(token_by_token=True)),
     Correct(check_generate, _gen(feed_last=True)),
@@ -2529,6 +2903,20 @@ class _LengthOneShort(ref.KVCache):
         return keys, values
 
 
+def _length_by(update):
+    """A cache that writes the n new positions where they belong, then sets self.length to
+    update(length, n) instead of length + n."""
+
+    class LengthByRule(ref.KVCache):
+        def forward(self, k_new, v_new):
+            length = self.length
+            keys, values = super().forward(k_new, v_new)
+            self.length = update(length, k_new.shape[-2])
+            return keys, values
+
+    return LengthByRule
+
+
 class _ParameterCache(ref.KVCache):
     """Keys and values made nn.Parameter instead of buffers."""
 
@@ -2548,9 +2936,20 @@ class _ParameterCache(ref.KVCache):
             _AdvancesByHeads,
             r"holds 2 positions, but k_new has n = 3.*k_new\.shape\[1\] \(num_heads\)",
         ),
-        (_LengthByHeads, r"advanced by 2, which is .*k_new\.shape\[1\] \(num_heads\)"),
-        # an off-by-one that gives the same count on that call is named alongside
-        (_LengthOneShort, r"advanced by 2, which is n - 1, one too few \(an off-by-one\) or"),
+        # a probe whose sizes all differ tells apart the rules that give the check's one
+        # count (they were named alongside: "n - 1, one too few ... or num_heads")
+        (_LengthByHeads, r"advances by 4, whatever .*k_new\.shape\[1\] \(num_heads\), not n"),
+        (_LengthOneShort, r"self\.length advances by n - 1, one too few \(an off-by-one\)\."),
+        # the family "self.length advanced by the wrong quantity", read as an update rule
+        # (blind11e-kv-length-plus-one, += 1, was told only that it counts wrongly)
+        (_length_by(lambda length, n: length + 1), r"advances by 1, whatever .*\+= 1"),
+        (_length_by(lambda length, n: length + 2), r"advances by 2, whatever .*\+= 2"),
+        (
+            _length_by(lambda length, n: length + 2 * n),
+            r"advances by 2n: the positions of the keys",
+        ),
+        # was "self.length never advances", although it moves on every call
+        (_length_by(lambda length, n: n), r"is set to the n positions of the last call"),
         # was "register the buffers with persistent=False", although they were no buffers
         # (blind6d-kv-buffers-as-parameters)
         (_ParameterCache, r"has parameters \['keys', 'values'\].*register_buffer"),

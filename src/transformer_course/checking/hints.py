@@ -138,6 +138,9 @@ GENERIC_HINTS: dict[str, str | Callable[[BaseException], str]] = {
         "say): count its axes (x.dim(), x.shape) and prefer negative axes for the last ones "
         "(-1 is always the last)."
     ),
+    # any index that assumes more entries than an axis has on this input (mutant
+    # generate-18, logits[:, -2] of a one-token call, got the raw IndexError alone)
+    "is out of bounds for dimension": lambda exc: _out_of_bounds_advice(exc),
     "ZeroDivisionError": (
         "A division by zero: a length, a count, a norm or a penalty that is 0 on this input "
         "was used as a divisor."
@@ -153,6 +156,32 @@ GENERIC_HINTS: dict[str, str | Callable[[BaseException], str]] = {
         "dtype=x.dtype, or use torch.zeros_like(x))."
     ),
 }
+
+_OUT_OF_BOUNDS = re.compile(r"index (-?\d+) is out of bounds for dimension (\d+) with size (\d+)")
+
+
+def _out_of_bounds_advice(exc: BaseException) -> str:
+    """An index past the end of a tensor's axis: which axis, how many entries it has, and,
+    when it has one, the inputs on which that happens (one row, one position, one
+    sequence), where an index that assumes more (x[:, -2], x[1]) fails."""
+    found = _OUT_OF_BOUNDS.search(str(exc))
+    if not found:
+        return ""
+    index, axis, size = (int(group) for group in found.groups())
+    text = (
+        f"An index ran past the end of a tensor: axis {axis} has {size} "
+        f"entr{'y' if size == 1 else 'ies'} here (indices {-size} .. {size - 1}), and yours "
+        f"asked for entry {index}."
+    )
+    if size == 1:
+        text += (
+            f" On this input that axis holds a single entry (one row, one position, one "
+            f"sequence): an index that assumes more, such as [{index}] on axis {axis}, "
+            "works only where there are more. Take the entry that always exists ([-1] for "
+            "the last, [0] for the first), or a slice."
+        )
+    return text
+
 
 _DOT_T = re.compile(r"[\w)\]]\.T\b")
 

@@ -73,6 +73,7 @@ def tiled_attention_f(
     inverted: str = "",
     no_max: bool = False,
     initial_max: float = float("-inf"),
+    normalise_each: str = "",
 ):
     """Tiled (flash-style) attention: softmax(q kᵀ / sqrt(d_k)) v, one block of
     ``block_size`` keys at a time, in q's dtype; q (..., len_q, d_k), k (..., len_k, d_k),
@@ -85,7 +86,9 @@ def tiled_attention_f(
     the first block: 0 / 0); ``no_max``: each block's weights exp(s), no maximum
     subtracted, while the sum and output are still rescaled; ``initial_max``: the running
     maximum's start (0 instead of -inf: exact unless a row's scores are all far below 0,
-    where every exp underflows, 0 / 0)."""
+    where every exp underflows, 0 / 0); ``normalise_each``: the output divided by the
+    running sum inside the loop, after every block, with the sum then restarted at 1
+    ("reset") or kept, and the output divided by it again at the end ("keep")."""
     len_q, len_k = q.shape[-2], k.shape[-2]
     m = torch.full(q.shape[:-1], initial_max, dtype=q.dtype)  # (..., len_q)
     total = torch.zeros(q.shape[:-1], dtype=q.dtype)  # (..., len_q)
@@ -108,4 +111,8 @@ def tiled_attention_f(
         total = total * (sum_factor if rescale_sum else 1.0) + p.sum(-1)
         acc = acc * (out_factor[..., None] if rescale_output else 1.0) + p @ v[..., start:stop, :]
         m = new
+        if normalise_each:
+            acc = acc / total[..., None]
+            if normalise_each == "reset":
+                total = torch.ones_like(total)
     return acc / total[..., None] if divide else acc

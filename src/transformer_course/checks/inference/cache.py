@@ -5,6 +5,7 @@ import re
 import torch
 
 from transformer_course.checking import Checker, short, tolerance
+from transformer_course.checking.counters import matching_updates
 from transformer_course.checking.hints import shape_mismatch_hint
 from transformer_course.checking.inputs import randn
 
@@ -295,6 +296,98 @@ def _length_rule(cls, dtype) -> str | None:
     return None
 
 
+#: how a learner's self.length may advance per call, in words (the quantities of
+#: _length_update)
+_LENGTH_UPDATES = {
+    "0": "never advances (it stays where it was), so every chunk is written at the same "
+    "place and overwrites the one before",
+    "n - 1": "advances by n - 1, one too few (an off-by-one)",
+    "n + 1": "advances by n + 1, one too many (an off-by-one)",
+    "2n": "advances by 2n: the positions of the keys and of the values both counted",
+    "stop": "adds the new length stop = length + n (self.length += stop) where it should be "
+    "set to it",
+}
+_LENGTH_SETS = {
+    "n": "is set to the n positions of the last call (self.length = n) instead of advanced by them",
+}
+_PROBE_SIZES = (3, 4, 5)  # batch, num_heads, d_head: all different, none 1 or 2
+_PROBE_CHUNKS = (6, 1, 2)
+
+
+def _length_update(cls, dtype) -> str:
+    """How the learner's cache advances self.length, read from a probe whose sizes all
+    differ (batch 3, 4 heads, d_head 5; chunks of 6, 1 and 2 positions, room for 64): the
+    update rule of :func:`checking.counters.matching_updates` that reproduces every value
+    its self.length took, in words, or the same step on every call whatever n (1, or an
+    axis's size); "" when no rule or more than one fits, or the probe fails before its
+    second call (one call cannot tell the rules apart)."""
+    batch, heads, d_head = _PROBE_SIZES
+    observed: list[int] = []
+    quantities: list[dict[str, int]] = []
+    try:
+        cache = cls(batch, heads, 64, d_head, dtype)
+        for n in _PROBE_CHUNKS:
+            before = observed[-1] if observed else 0
+            quantities.append(
+                {
+                    "0": 0,
+                    "n - 1": n - 1,
+                    "n + 1": n + 1,
+                    "2n": 2 * n,
+                    "stop": before + n,
+                    "first step": quantities[0]["first step"] if quantities else -1,
+                    "n": n,
+                }
+            )
+            chunk = torch.zeros(batch, heads, n, d_head, dtype=dtype)
+            cache(chunk, chunk.clone())
+            counter = getattr(cache, "length", None)
+            if not isinstance(counter, int) or isinstance(counter, bool):
+                return ""
+            observed.append(counter)
+            if len(observed) == 1:  # the step of the first call, tried as a constant
+                quantities[0]["first step"] = counter
+    except Exception:  # the learner's cache refused part-way: judge what was observed
+        pass
+    if len(observed) < 2:
+        return ""
+    rules = matching_updates(observed, quantities[: len(observed)])
+    words = []
+    for kind, name in rules:
+        if kind == "add" and name == "first step" and observed[0] not in (0,):
+            step = observed[0]
+            axes = [
+                axis
+                for axis, size in zip(
+                    (
+                        "k_new.shape[0] (batch)",
+                        "k_new.shape[1] (num_heads)",
+                        "k_new.shape[3] (d_head)",
+                    ),
+                    _PROBE_SIZES,
+                    strict=True,
+                )
+                if size == step
+            ]
+            words.append(
+                f"advances by {step}, whatever the number n of positions written"
+                + (f": {step} is {axes[0]}, not n" if axes else f" (self.length += {step})")
+            )
+        elif kind == "add" and name in _LENGTH_UPDATES:
+            words.append(_LENGTH_UPDATES[name])
+        elif kind == "set" and name in _LENGTH_SETS:
+            words.append(_LENGTH_SETS[name])
+    if len(words) != 1:
+        return ""
+    chunks = ", ".join(str(n) for n in _PROBE_CHUNKS[: len(observed)])
+    stored = [sum(_PROBE_CHUNKS[: i + 1]) for i in range(len(observed))]
+    return (
+        f"A fresh KVCache({batch}, {heads}, 64, {d_head}) fed chunks of {chunks} positions "
+        f"(sizes that all differ) ends with self.length = {observed}, where the positions "
+        f"stored are {stored}: on every call self.length {words[0]}. "
+    )
+
+
 def _expect_layout(c: Checker, buffer, name: str, built: str, sizes: tuple) -> None:
     """A buffer ``keys`` or ``values`` has the layout (batch, num_heads, positions, d_head):
     max_len positions, or fewer in a cache that grows (blind8b-kv-buffers-positions-second,
@@ -538,6 +631,17 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                             )
                         if rule is None:
                             axes = f"stop = length + n = {stored} (self.length += stop) or {axes}"
+                    # a probe with sizes that all differ tells apart the rules that give
+                    # this one count (blind11e-kv-length-plus-one, += 1, was told only that
+                    # it counts wrongly; self.length = n was told it never advances)
+                    probe = _length_update(cls, dtype)
+                    if probe:
+                        c.fail(
+                            f"{call}: self.length is {counter} afterwards, but the cache now "
+                            f"holds {stored} positions. {probe}After writing n new positions "
+                            "at [length, length + n), set self.length = length + n "
+                            "(k_new.shape[-2])."
+                        )
                     if not never and step != n and axes:
                         # on this one call an off-by-one can give the same count: say both
                         off = {n - 1: "n - 1, one too few", n + 1: "n + 1, one too many"}

@@ -24,18 +24,43 @@ _BROADCAST = re.compile(
 _EMPTY_REDUCTION = re.compile(r"Expected reduction dim -?\d+ to have non-zero size")
 
 
-def _empty_block_hint(block_slice: str):
+def _empty_block_hint(block_slice: str, one_block=None):
     """An amax (or max) over an empty tensor: a block with no columns, whose slice stop is
     not start + block_size (mutant online_softmax-15, x[..., start:start];
-    blind10e-online-block-slice-stop, x[..., start:block_size]) or whose start runs past
-    the end; these got the raw IndexError."""
+    blind10e-online-block-slice-stop, x[..., start:block_size]; mutant online_softmax-17,
+    x[..., start:start - block_size]) or whose start runs past the end; these got the raw
+    IndexError. ``one_block``, when given, runs the learner's code on an input of exactly
+    one block and says whether it raised the same error: the stops that empty the first
+    block (start alone, start - block_size) are then told apart from the one that empties
+    only the later blocks (block_size alone)."""
 
     def hint(exc: BaseException) -> str:
         if not _EMPTY_REDUCTION.search(str(exc)):
             return ""
+        first = ""
+        if one_block is not None:
+            try:
+                empty_at_once = one_block()
+            except Exception:  # the probe failed otherwise: no evidence
+                empty_at_once = None
+            if empty_at_once is True:
+                first = (
+                    " On an input of exactly one block (n = block_size) yours raises the same "
+                    "error, so either already the block at start 0 is empty, its stop being "
+                    "start alone (+ block_size left out) or start - block_size (a minus where + "
+                    "belongs), both [0:0] there; or the starts run past the end (a range "
+                    "beyond n, whose last block starts at n). Nothing in the error tells these "
+                    "three apart."
+                )
+            elif empty_at_once is False:
+                first = (
+                    " On an input of exactly one block (n = block_size) yours runs, so the "
+                    "block at start 0 is fine and a later one is empty: a stop of block_size "
+                    "alone (start + left out) does that."
+                )
         return (
             "A maximum was taken over an empty block: one of your blocks has no columns, "
-            "its slice start:stop having stop <= start. A block is "
+            f"its slice start:stop having stop <= start.{first} A block is "
             f"{block_slice}: its stop is start + block_size (a stop of block_size alone, "
             "start + left out, empties every block after the first; a stop of start alone, "
             "+ block_size left out, empties them all), and the starts run over "
@@ -43,6 +68,15 @@ def _empty_block_hint(block_slice: str):
         )
 
     return (lambda exc: isinstance(exc, (IndexError, RuntimeError)), hint)
+
+
+def _raises_empty(run) -> bool:
+    """Whether ``run()`` raises the error of a reduction over an empty block."""
+    try:
+        run()
+    except Exception as exc:  # the learner's code on a probe
+        return bool(_EMPTY_REDUCTION.search(str(exc)))
+    return False
 
 
 _DTYPE_CLASH = re.compile(r"same dtype|expected scalar type|found (Float|Double)")

@@ -1,9 +1,12 @@
 """Checks for lesson 12's generate: generation with a cache against the reference generation
 without one, on a CachedGPT with small random weights."""
 
+import re
+
 import torch
 
 from transformer_course.checking import Checker, torch_generator
+from transformer_course.checking.counters import matching_updates
 from transformer_course.checking.hints import shape_mismatch_hint
 from transformer_course.checking.objects import course_object
 from transformer_course.reference import inference as ref
@@ -252,6 +255,67 @@ def _refed_last(call: dict, held: int, ids, step0_wrong: bool) -> bool:
     )
 
 
+#: how a learner's own position counter (the start it passes) may advance between two
+#: calls after the prefill, in words: what it adds after each call instead of the one
+#: position that call fed
+_START_UPDATES = {
+    "sequence": "the length of the whole sequence so far (ids.shape[1], the prompt and the "
+    "tokens generated) instead of the one position that call fed",
+    "prompt": "the prompt's length len instead of the one position that call fed",
+    "fed + 1": "2, one more than the one position that call fed: it runs one further "
+    "ahead at every step",
+}
+
+
+def _one_row_hint(exc: BaseException, calls: list[dict]) -> str:
+    """An index past position 0 of the logits of a call that fed one token (mutant
+    generate-18, [:, -2] after each new token, got the raw IndexError alone)."""
+    found = re.search(r"index (-?\d+) is out of bounds", str(exc))
+    last = calls[-1] if calls else None
+    if not found or not last or not last["shape"] or last["shape"][1:] != (1,):
+        return ""
+    return (
+        f"Call {len(calls)} of the model fed one token, so its logits are (batch, 1, vocab): "
+        f"[:, {found[1]}] reads a row that only a call of several tokens (the prefill) has. "
+        "The logits that choose the next token are the last row, [:, -1], on every call."
+    )
+
+
+def _start_rule(calls: list[dict], length: int) -> str:
+    """The one wrong rule by which the learner's start advances from call to call after
+    the prefill, read over every such call of the run (each start against the positions
+    the caches held): what it adds after each call (the whole sequence's length, the
+    prompt's length, one too many), in words; "" when no such rule or more than one fits
+    every call, a call is not one token through the same caches, or fewer than two steps
+    follow the first call after the prefill (one step cannot tell the rules apart)."""
+    starts, quantities = [], []
+    for number, call in enumerate(calls[1:], 1):
+        held = call["held"][0] if call["held"] else None
+        start = call["start"]
+        fed = call["shape"][1] if call["shape"] and len(call["shape"]) == 2 else None
+        if not isinstance(held, int) or not isinstance(start, int) or isinstance(start, bool):
+            return ""
+        if fed != 1:
+            return ""
+        if number > 1:
+            quantities.append({"fed": 1, "sequence": held, "prompt": length, "fed + 1": 2})
+        starts.append(start)
+    if len(starts) < 3:
+        return ""
+    rules = matching_updates(starts[1:], quantities, initial=starts[0])
+    names = [name for kind, name in rules if kind == "add"]
+    if len(names) != 1 or names[0] not in _START_UPDATES:
+        return ""
+    helds = [call["held"][0] for call in calls[1:]]
+    return (
+        f" Over the calls after the prefill your starts are {starts}, where the caches held "
+        f"{helds} positions: after each call your start advances by "
+        f"{_START_UPDATES[names[0]]}. Advance it by the positions each call feeds, so that "
+        "start is always the number of positions the caches hold (len + t for the token "
+        "chosen at step t)."
+    )
+
+
 def _diagnose_calls(calls: list[dict], length: int, ids=None, step0_wrong: bool = False) -> str:
     """The first call of the model that departs from generation with a cache (the prompt
     with fresh caches at start 0, or token by token; then each new token with the same
@@ -345,7 +409,7 @@ def _diagnose_calls(calls: list[dict], length: int, ids=None, step0_wrong: bool 
                 "by one at each step where it should rise (a minus where + belongs): start = "
                 "len + t."
                 if number > 0 and step > 0 and call["start"] == length - step
-                else ""
+                else _start_rule(calls, length)
             )
             return (
                 f"{which.capitalize()} ran with start={call['start']}, but the caches held "
@@ -459,9 +523,10 @@ def _scaled_logits(got: torch.Tensor, expected: torch.Tensor) -> str:
     big = expected.abs() > 1e-3
     if not bool(big.any()):
         return ""
-    ratio = (got[big] / expected[big]).flatten()
-    c = float(ratio[0])
-    if abs(c - 1) < 1e-3 or not torch.allclose(ratio, torch.full_like(ratio, c), rtol=1e-4):
+    # the constant by least squares, then every logit against it with the logits' own
+    # tolerance (a ratio of two float32 logits near 0 is far less precise than either)
+    c = float((got[big] * expected[big]).sum() / (expected[big] ** 2).sum())
+    if abs(c - 1) < 1e-3 or not torch.allclose(got, c * expected, rtol=1e-4, atol=1e-4 * abs(c)):
         return ""
     return (
         f"Your logits are the model's logits times {c:.4g} (divided by {1 / c:.4g}: a "
@@ -764,6 +829,10 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 "logits, right only for a batch of one). Make it a column, (batch, 1): "
                 "logits.argmax(dim=-1, keepdim=True) (or [:, None]).",
             )
+            one_row = (
+                "out of bounds for dimension 1 with size 1",
+                lambda exc, calls=trace.calls: _one_row_hint(exc, calls),
+            )
             overflow = (
                 "the cache holds",
                 lambda _exc, calls=trace.calls, n=length, m=new: _cache_overflow_hint(calls, n, m),
@@ -778,7 +847,7 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                     prompt,
                     new,
                     call_repr=call,
-                    hints=[row_column, overflow, *_GENERATE_HINTS[1:]],
+                    hints=[row_column, one_row, overflow, *_GENERATE_HINTS[1:]],
                 )
             finally:
                 trace.remove()

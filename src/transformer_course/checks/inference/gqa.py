@@ -3,15 +3,17 @@ repeated group-wise."""
 
 import math
 import re
+from functools import partial
 
 import torch
 
 from transformer_course.checking import Checker, tolerance
-from transformer_course.checking.hints import shape_mismatch_hint
+from transformer_course.checking.hints import shape_mismatch_hint, two_mistakes
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.oracles import (
     scaled_dot_product_attention_f,
 )
+from transformer_course.checking.unapplied import never_applied
 from transformer_course.reference.attention import scaled_dot_product_attention
 from transformer_course.reference.masking import look_ahead_mask
 
@@ -56,6 +58,60 @@ def gqa_expected(q, k, v, mask, *, tile: bool = False, scale: float | None = Non
         q = q * scale * math.sqrt(q.shape[-1])
     output, _ = scaled_dot_product_attention(q, k, v, mask)
     return output
+
+
+def _gqa_pairs(q, k, v, mask) -> dict:
+    """Two mistakes at once, from two different families (the heads' pairing, the scale,
+    the mask): each pair's output, tried after the single mistakes and named only when
+    exactly one pair gives the learner's (the heads tiled and the scores divided by
+    sqrt(d_v) were only located)."""
+    heads, kv, d = q.shape[1], k.shape[1], q.shape[-1]
+    families = {
+        "pairing": [
+            (
+                "The heads are paired wrongly: k.repeat(1, group, 1, 1) tiles [k0, k1, k0, "
+                "k1]; query head h must use key/value head h // group (repeat_interleave).",
+                {"tile": True},
+            )
+        ]
+        if 1 < kv < heads
+        else [],
+        "scale": [
+            (text, {"scale": scale})
+            for text, scale, applies in (
+                ("The scores are not divided by sqrt(d_head).", 1.0, True),
+                ("The scores are divided by d_head instead of sqrt(d_head).", 1 / d, True),
+                (
+                    "The scores are divided by sqrt(d_v), the values' width (v.shape[-1]), "
+                    "instead of sqrt(d_head).",
+                    1 / math.sqrt(v.shape[-1]),
+                    v.shape[-1] != d,
+                ),
+            )
+            if applies
+        ],
+        "mask": []
+        if mask is None
+        else [
+            ("The mask was ignored: blocked keys got weight.", {"mask": None}),
+            (
+                "The mask is read the wrong way round: True means *may attend*.",
+                {"mask": ~mask},
+            ),
+        ],
+    }
+    names = list(families)
+    pairs = {}
+    for a in range(len(names)):
+        for b in range(a + 1, len(names)):
+            for first, one in families[names[a]]:
+                for second, other in families[names[b]]:
+                    knobs = {"mask": mask, **one, **other}
+                    given = knobs.pop("mask")
+                    pairs[two_mistakes(first, second)] = partial(
+                        gqa_expected, q, k, v, given, **knobs
+                    )
+    return pairs
 
 
 def _gqa_query_softmax(q, k, v, mask):
@@ -321,10 +377,22 @@ def _flattened_hint():
     return (IndexError, hint)
 
 
-def _gqa_heads_hint(heads: int, kv: int, earlier_groups: tuple[int, ...] = ()):
+def _raises_exactly(error: str, run) -> bool:
+    """Whether ``run()`` raises an error whose text is ``error``, word for word."""
+    try:
+        run()
+    except Exception as exc:  # the reference's attention on zeros of the call's shapes
+        return str(exc) == error
+    return False
+
+
+def _gqa_heads_hint(heads: int, kv: int, earlier_groups: tuple[int, ...] = (), call: tuple = ()):
     """For a clash along the head axis between num_heads and another count: how many heads
     the learner's keys or values had, and the steps that give that count (a group size
-    equal to an earlier, passed input's: hard-coded, blind10e-gqa-group-hardcoded)."""
+    equal to an earlier, passed input's: hard-coded, blind10e-gqa-group-hardcoded). With a
+    4-D mask, the keys and values left unrepeated are told apart from the mask repeated
+    along the head axis like them by the error each raises, word for word (a mask repeated
+    so was told that the keys and values were not)."""
     group = heads // kv
 
     def text(exc: BaseException) -> str:
@@ -339,6 +407,34 @@ def _gqa_heads_hint(heads: int, kv: int, earlier_groups: tuple[int, ...] = ()):
             f"group = num_heads // num_kv_heads = q.shape[1] // k.shape[1] = {group}, and "
             "k.repeat_interleave(group, dim=1) (likewise v)."
         )
+        mask = call[3] if len(call) == 4 else None
+        if mask is not None and mask.dim() == 4 and other == mask.shape[1] * group:
+            q0, k0, v0 = (torch.zeros(t.shape, dtype=t.dtype) for t in call[:3])
+            k1, v1 = k0.repeat_interleave(group, dim=1), v0.repeat_interleave(group, dim=1)
+            unrepeated = _raises_exactly(
+                str(exc), lambda: scaled_dot_product_attention(q0, k0, v0, mask)
+            )
+            repeated_mask = _raises_exactly(
+                str(exc),
+                lambda: scaled_dot_product_attention(
+                    q0, k1, v1, mask.repeat_interleave(group, dim=1)
+                ),
+            )
+            on_mask = (
+                f"Your mask was repeated along the head axis like the keys and values "
+                f"(mask.repeat_interleave(group, dim=1)): its {mask.shape[1]} became "
+                f"{other}, which neither is num_heads = {heads} nor broadcasts. The mask is "
+                f"used as given: its head axis of {mask.shape[1]} broadcasts over the query "
+                "heads; only k and v are repeated."
+            )
+            if repeated_mask and not unrepeated:
+                return on_mask
+            if repeated_mask == unrepeated and other == kv:
+                return (
+                    f"Something reached the attention with {other} heads where num_heads = "
+                    f"{heads} are: either the keys or values, not repeated along the head "
+                    "axis (" + rule + "), or the mask, repeated like them. " + on_mask
+                )
         if other == kv:
             return (
                 f"Your keys or values reached the attention with num_kv_heads = {kv} heads, "
@@ -447,7 +543,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 mask,
                 call_repr=what,
                 hints=[
-                    _gqa_heads_hint(heads, kv, tuple(earlier_groups)),
+                    _gqa_heads_hint(heads, kv, tuple(earlier_groups), (q, k, v, mask)),
                     _flattened_hint(),
                     _head_index_hint(heads, kv),
                     _mask_reshaped_hint(mask),
@@ -527,9 +623,13 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                     )
                     if size != q.shape[-1] and (name == "len_q" or k.shape[-2] != len_q)
                 },
-                "The mask was ignored: blocked keys got weight.": (
-                    None if mask is None else gqa_expected(q, k, v, None)
-                ),
+                "The mask was ignored: blocked keys got weight. "
+                + never_applied(
+                    "the mask",
+                    "scores.masked_fill(~mask, float('-inf'))",
+                    "scores = scores.masked_fill(~mask, float('-inf'))",
+                    "the mask argument",
+                ): (None if mask is None else gqa_expected(q, k, v, None)),
                 "The mask is read the wrong way round: True means *may attend* (as in "
                 "lesson 06), so blocked positions are where the mask is False "
                 "(masked_fill(~mask, -inf)).": (
@@ -559,6 +659,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 # float32 cast back (Llama's .float() ... .type_as(q)) is right
                 **tolerance(got.dtype, torch.float32),
                 mistakes=mistakes,
+                pairs=lambda q=q, k=k, v=v, mask=mask: _gqa_pairs(q, k, v, mask),
                 explain=lambda got=got, q=q, k=k, v=v, mask=mask: (
                     _explain_pairing(got, q, k, v, mask)
                     or (

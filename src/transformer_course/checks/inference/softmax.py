@@ -18,6 +18,7 @@ from .common import (
     _expect_tensor,
     _informative,
     _localise_blocks,
+    _raises_empty,
 )
 
 _FINAL_BLOCK_MAX = (
@@ -336,6 +337,19 @@ def _coverage_mistakes(x: torch.Tensor, block_size: int) -> dict[str, torch.Tens
             "stops early): the loop runs over every column, range(0, x.shape[-1], "
             f"block_size), x.shape[-1] being the number of columns.{bound}"
         ] = _with_counts(x, counts)
+    # a loop that starts late: the first columns never reach the running sum (the
+    # family's other end; a range(1, n, block_size) was told "rescaled wrongly, or another
+    # maximum")
+    for first in range(1, min(block_size, n - 1) + 1):
+        counts = (torch.arange(n) >= first).double()
+        out[
+            f"Your running sum leaves out the first {first} column{'s' if first > 1 else ''} "
+            f"of the {n}: a loop that starts at column {first}, range({first}, x.shape[-1], "
+            "block_size)"
+            + (", one column too late (an off-by-one)" if first == 1 else "")
+            + ", while the final exp(x - m) covers every column. The blocks start at 0: "
+            "range(0, x.shape[-1], block_size)."
+        ] = _with_counts(x, counts)
     return out
 
 
@@ -498,7 +512,12 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                     _unpack_hint(x),
                     _reduced_over_rows_hint(x, block_size),
                     _sum_not_column_hint(x),
-                    _empty_block_hint("x[..., start : start + block_size]"),
+                    _empty_block_hint(
+                        "x[..., start : start + block_size]",
+                        lambda size=block_size: _raises_empty(
+                            lambda: online_softmax(randn((2, size), 4303), size)
+                        ),
+                    ),
                 ],
             )
             _expect_tensor(c, got, what)

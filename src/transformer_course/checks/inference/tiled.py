@@ -12,6 +12,8 @@ from transformer_course.checking.oracles import (
     scaled_dot_product_attention_f,
     tiled_attention_f,
 )
+from transformer_course.checking.transposes import pairs_reproducing
+from transformer_course.checking.unapplied import never_applied
 from transformer_course.reference.attention import scaled_dot_product_attention
 
 from .common import (
@@ -25,6 +27,7 @@ from .common import (
     _informative,
     _localise_blocks,
     _lower_precision_hint,
+    _raises_empty,
 )
 
 _SCALED_BY_LENGTH = (
@@ -311,6 +314,32 @@ _BATCH2 = re.compile(
 )
 
 
+def _transposed_scores_hint(q: torch.Tensor, k: torch.Tensor, block: int):
+    """A shape error that the scores q @ k_block.transpose(i, j) raise, word for word, with
+    a pair of axes other than the last two (mutant tiled_attention-18, transpose(-3, -1),
+    got the generic broadcasting hint alone): the pairs named, from
+    :func:`checking.transposes.pairs_reproducing` on zeros of the same shapes."""
+    q0 = torch.zeros(q.shape, dtype=q.dtype)
+    k0 = torch.zeros((*k.shape[:-2], min(block, k.shape[-2]), k.shape[-1]), dtype=k.dtype)
+
+    def hint(exc: BaseException) -> str:
+        pairs = pairs_reproducing(
+            str(exc), lambda pair: q0 @ k0.transpose(*pair), k0.dim(), (-2, -1)
+        )
+        if not pairs:
+            return ""
+        which = " or ".join(f"transpose({i}, {j})" for i, j in pairs)
+        return (
+            f"The scores q @ k[..., start:stop, :].{which} raise exactly this error: the "
+            "block of keys was transposed over the wrong pair of axes. The scores need its "
+            "last two swapped, k[..., start:stop, :].transpose(-2, -1), (..., d_k, block), "
+            "so that q (..., len_q, d_k) @ it gives (..., len_q, block); the leading (batch, "
+            "heads) axes stay where they are."
+        )
+
+    return (RuntimeError, hint)
+
+
 def _tiled_hints(
     q: torch.Tensor,
     v: torch.Tensor,
@@ -474,6 +503,44 @@ def _without_last_block(q, k, v, block: int, causal: bool) -> torch.Tensor | Non
     return torch.softmax(scores, dim=-1) @ v[..., :cut, :].double()
 
 
+def _over_keys(q, k, v, first: int, stop: int, causal: bool) -> torch.Tensor:
+    """Attention over the keys first .. stop - 1 alone (their absolute positions for the
+    causal mask), in float64."""
+    scores = q.double() @ k[..., first:stop, :].double().transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if causal:
+        future = torch.arange(first, stop)[None, :] > torch.arange(q.shape[-2])[:, None]
+        scores = scores.masked_fill(future, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v[..., first:stop, :].double()
+
+
+def _keys_left_out(q, k, v, block: int, causal: bool) -> dict[str, torch.Tensor]:
+    """The family "keys the loop never visits": the first s keys (the loop's range starting
+    at s, 1 <= s <= block_size: mutant tiled_attention-17, range(1, len_k, block_size), was
+    only located in 'what every block does') or the last key (a stop of len_k - 1), each
+    the attention over the keys left, a mistake of its own (with the causal mask, a query
+    before the first visited key has no key at all: NaN in both)."""
+    len_k = k.shape[-2]
+    if len_k < 2:
+        return {}
+    found = {
+        f"Key{'s 0 ..' if first > 1 else ''} {first - 1} never reach{'' if first > 1 else 'es'} "
+        f"the output: your result is attention over keys {first} .. {len_k - 1} alone, as a "
+        f"loop over blocks that starts at key {first} gives (range({first}, len_k, "
+        "block_size), "
+        + ("one key too late, an off-by-one" if first == 1 else f"{first} keys too late")
+        + "). The blocks start at 0: range(0, len_k, block_size).": _over_keys(
+            q, k, v, first, len_k, causal
+        )
+        for first in range(1, min(block, len_k - 1) + 1)
+    }
+    found[
+        f"The last key ({len_k - 1}) never reaches the output: your result is attention over "
+        f"keys 0 .. {len_k - 2} alone (a stop of len_k - 1, or a range that ends one key "
+        "early). The blocks end at len_k: stop = min(start + block_size, len_k)."
+    ] = _over_keys(q, k, v, 0, len_k - 1, causal)
+    return found
+
+
 def _leading_axes_hint(got, expected_shape: tuple[int, ...]) -> str:
     """An output whose last two axes are right but whose leading (batch, head) axes are
     not: something was sliced or reduced along a leading axis."""
@@ -622,9 +689,17 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                 causal,
                 call_repr=what,
                 hints=[
+                    _transposed_scores_hint(q, k, block),
                     *_tiled_hints(q, v, block, causal, summed_fine, short_fine, ran),
                     _sum_not_column_hint(q.shape[-2], v.shape[-1]),
-                    _empty_block_hint("k[..., start : start + block_size, :] (and likewise v)"),
+                    _empty_block_hint(
+                        "k[..., start : start + block_size, :] (and likewise v)",
+                        lambda size=block, d=q.shape[-1]: _raises_empty(
+                            lambda: tiled_attention(
+                                *(randn((1, size, d), 4304 + i) for i in range(3)), size
+                            )
+                        ),
+                    ),
                     _lower_precision_hint(q.dtype, "q"),
                 ],
             )
@@ -700,9 +775,39 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                         q, k, v, causal, scale=1 / q.shape[-1]
                     ),
                     **_scaled_by_length(q, k, v, causal),
-                    "The causal mask ignores the keys' block offset or is missing: query i "
-                    "may attend to key j exactly when j <= i, with j the key's position in the "
-                    "whole sequence (start + its index in the block).": (
+                    **_keys_left_out(q, k, v, block, causal),
+                    # the family "the final division done inside the loop"
+                    **{
+                        "Your output is divided by the running sum inside the loop, after "
+                        "every block, "
+                        + (
+                            "and the sum then restarted at 1: the blocks seen so far then "
+                            "weigh 1 in total next to the raw exp(s - m) terms of the next "
+                            "block, instead of their own sum."
+                            if how == "reset"
+                            else "and again at the end: what was accumulated is divided by "
+                            "the sum so far at every block, and by the whole sum once more."
+                        )
+                        + " The running sum and the output both stay unnormalised in the "
+                        "loop (rescaled by exp(m_old - m_new)); divide once, after it: "
+                        "acc / total.": (
+                            tiled_attention_f(q, k, v, block, causal, normalise_each=how)
+                            if several
+                            else None
+                        )
+                        for how in ("reset", "keep")
+                    },
+                    # the output of no mask at all (blind11e-tiled-causal-fill-discarded
+                    # was told "ignores the keys' block offset or is missing", the first a
+                    # cause whose prediction differs whenever there are several blocks)
+                    never_applied(
+                        "the causal mask",
+                        "scores.masked_fill(future, float('-inf'))",
+                        "scores = scores.masked_fill(future, float('-inf'))",
+                        "causal=True",
+                    )
+                    + " Query i may attend to key j exactly when j <= i, with j the key's "
+                    "position in the whole sequence (start + its index in the block).": (
                         _tiled_expected(q, k, v, False) if causal else None
                     ),
                     "The causal mask compares the query with the key's index *inside the "

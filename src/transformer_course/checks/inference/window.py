@@ -4,6 +4,7 @@ window)."""
 import torch
 
 from transformer_course.checking import Checker
+from transformer_course.checking.hints import two_mistakes
 
 from .common import _expect_tensor
 
@@ -52,10 +53,17 @@ def _window_hint(got: torch.Tensor, size: int, window: int) -> str:
     future = torch.ones(size, size, dtype=torch.bool).triu(1) & got
     if future.any():
         i, j = (int(v) for v in future.nonzero()[0])
-        return (
+        first = (
             f"Your mask lets a query see keys after it: ({i}, {j}) is True, key {j} > query "
-            f"{i}. Combine the window with lesson 06's look_ahead_mask using &. {rule}"
+            f"{i}. Combine the window with lesson 06's look_ahead_mask using &."
         )
+        # the part on and below the diagonal is a mask of its own: a second mistake there
+        # is named too (blind11e-sw-window-plus-one with the look-ahead part left out was
+        # told of the future keys alone)
+        band = _band_mistake(got & ~torch.ones(size, size, dtype=torch.bool).triu(1), window)
+        if band:
+            return f"{two_mistakes(first, band)} {rule}"
+        return f"{first} {rule}"
     diagonal = ~got.diagonal()
     if not got.any():  # said first by the check itself: no entry holds
         return (
@@ -75,6 +83,31 @@ def _window_hint(got: torch.Tensor, size: int, window: int) -> str:
         )
     pattern = _difference_pattern(got, _window(size, 0, window - 1), window)
     return f"{pattern} {rule}".strip()
+
+
+def _band_mistake(lower: torch.Tensor, window: int) -> str:
+    """What the part of a mask on and below the diagonal (j <= i) gets wrong against the
+    window, in words: a band one key wider or narrower, no window at all, the diagonal
+    left out, or the pattern of :func:`_difference_pattern`; "" when that part is right."""
+    size = lower.shape[0]
+    expected = _window(size, 0, window - 1)
+    if torch.equal(lower, expected):
+        return ""
+    known = [
+        (
+            "on and below the diagonal, each query sees window + 1 keys (i - j <= window), one "
+            "too many: itself and the window - 1 positions before it make window",
+            0,
+            window,
+        ),
+        ("on and below the diagonal, each query sees window - 1 keys, one too few", 0, window - 2),
+        ("on and below the diagonal there is no window at all: every earlier key is kept", 0, size),
+        ("the query itself is left out (the diagonal is False)", 1, window - 1),
+    ]
+    for words, low, high in known:
+        if high >= low and torch.equal(lower, _window(size, low, high)):
+            return words[0].upper() + words[1:] + "."
+    return _difference_pattern(lower, expected, window)
 
 
 def _window_models(size: int, window: int) -> list[tuple[str, torch.Tensor | None]]:
