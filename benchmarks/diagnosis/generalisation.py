@@ -552,6 +552,12 @@ BATCHES = (
         "checks after round 11's first fixes of lessons 00-02 (r11c's); 11 of 24 from "
         "reports",
     ),
+    Batch(
+        "round 11, 12",
+        "d753b0b",
+        "by a new helper (r11e) that had read no check and no message, judged against the "
+        "checks after round 10",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
