@@ -363,21 +363,25 @@ BLIND11M: list[Case] = [
             )
         ],
     ),
-    _c(
-        "sm-all-inf-slice-nan",
-        L04,
-        "softmax",
-        "subtracts the raw maximum without guarding a non-finite one: a slice that is all "
-        "-inf computes -inf - (-inf) = NaN instead of zeros (or uniform weights).",
-        (
-            r"(all|every)[ -]?(entr(y|ies) )?(-inf|−∞|-∞).{0,120}NaN|NaN.{0,120}(all|every) "
-            r"(-inf|−∞|-∞)",
-            r"isfinite|not finite|non-finite",
-            r"-inf ?- ?\(?-inf|−∞ ?− ?\(?−∞",
-        ),
-        (r"keepdims", r"overflow", r"in.place"),
-        edits=[("peak = np.where(np.isfinite(peak), peak, 0.0)", "pass")],
-    ),
+    # blind11m-sm-all-inf-slice-nan left out after the run: not a wrong answer, the
+    # reference's guarded division (np.divide where the sum is positive, zeros elsewhere)
+    # turns the NaN row back into the zeros the lesson accepts, with only a RuntimeWarning;
+    # generalisation.py lists it with the reason.
+    # _c(
+    #     "sm-all-inf-slice-nan",
+    #     L04,
+    #     "softmax",
+    #     "subtracts the raw maximum without guarding a non-finite one: a slice that is all "
+    #     "-inf computes -inf - (-inf) = NaN instead of zeros (or uniform weights).",
+    #     (
+    #         r"(all|every)[ -]?(entr(y|ies) )?(-inf|−∞|-∞).{0,120}NaN|NaN.{0,120}(all|every) "
+    #         r"(-inf|−∞|-∞)",
+    #         r"isfinite|not finite|non-finite",
+    #         r"-inf ?- ?\(?-inf|−∞ ?− ?\(?−∞",
+    #     ),
+    #     (r"keepdims", r"overflow", r"in.place"),
+    #     edits=[("peak = np.where(np.isfinite(peak), peak, 0.0)", "pass")],
+    # ),
     # ------------------------------------------------------------------ 04 attention_row
     _c(
         "ar-scale-by-len-k",

@@ -558,6 +558,21 @@ BATCHES = (
         "by a new helper (r11e) that had read no check and no message, judged against the "
         "checks after round 10",
     ),
+    Batch(
+        "round 11 (second helper), 03-04",
+        "cfa47f5",
+        "by a new helper (s11m) that had read no check and no message, judged against the "
+        "checks after round 11's first fixes of lessons 03-04 (r11f's); 11 of 24 from "
+        "reports",
+        excluded=(
+            (
+                "blind11m-sm-all-inf-slice-nan",
+                "not a wrong answer: without the guard the row is NaN until the reference's "
+                "guarded division (np.divide where the sum is positive, zeros elsewhere) turns "
+                "it back into the zeros the lesson accepts",
+            ),
+        ),
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
