@@ -573,6 +573,12 @@ BATCHES = (
             ),
         ),
     ),
+    Batch(
+        "round 11 (second helper), 12",
+        "23b6adc",
+        "by a new helper (s11l) that had read no check and no message, judged against the "
+        "checks after round 11's first fixes of lesson 12 (r11e's); 10 of 24 from reports",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
