@@ -1072,7 +1072,8 @@ MISTAKES = [
     Mistake(
         check_split_heads,
         split_pieces_of_num_heads,
-        r"what torch\.split\(x, num_heads, dim=-1\) gives, whose second argument is the size",
+        r"num_heads and d_head are swapped.*torch\.split\(x, num_heads, dim=-1\) stacked on "
+        r"dim=1, whose second argument is the size",
     ),
     Mistake(
         check_split_heads,
@@ -1369,6 +1370,98 @@ MISTAKES.append(  # right values through the API the exercise forbids (issue 22)
         r"(?s)calls torch\.nn\.functional\.scaled_dot_product_attention.*grader scores it 0",
     )
 )
+
+
+# Round 11 (r11d): fixes by family, each proved on the blind case's mistake and on another
+# member of the family that no case contains.
+# -- the batch axis mishandled: right on every sequence alone, wrong on the batch
+def split_one_sequence(x, num_heads):  # blind11d-split-assumes-batch-of-one's mistake
+    t, d = x.shape[1], x.shape[2]
+    return x.view(t, num_heads, d // num_heads).permute(1, 0, 2)[None]
+
+
+def split_first_sequence_only(x, num_heads):  # the family: x[0], a (1, ...) result
+    return ref.split_heads(x[0][None], num_heads)
+
+
+def merge_first_sequence_only(x):  # the family, in merge_heads: an index [0]
+    heads = x[0].transpose(0, 1)  # (len, num_heads, d_head)
+    return heads.reshape(heads.shape[0], -1)[None]
+
+
+_BATCH_AXIS = r"right for each sequence given alone .* does not handle the batch axis"
+
+
+# -- the sizes num_heads and d_head swapped
+def split_sizes_swapped(x, num_heads):  # blind11d-split-heads-and-width-swapped's mistake
+    b, t, d = x.shape
+    return x.view(b, t, d // num_heads, num_heads).permute(0, 2, 1, 3)
+
+
+def split_unflatten_sizes_swapped(x, num_heads):  # the family: unflatten given (-1, num_heads)
+    return x.unflatten(-1, (-1, num_heads)).transpose(1, 2)
+
+
+# -- a step's result thrown away (a non-in-place op on a line of its own)
+class MaskedFillResultDropped(Base):  # blind11d-mha-masked-fill-result-dropped
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
+        if mask is not None:
+            scores.masked_fill(~mask, float("-inf"))
+        weights = torch.softmax(scores, dim=-1)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+class ScaleResultDropped(Base):  # the family: the division's result dropped
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        scores = q @ k.transpose(-2, -1)
+        scores.div(math.sqrt(self.d_head))
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        weights = torch.softmax(scores, dim=-1).nan_to_num(0.0)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+class DropoutResultDropped(Base):  # the family: self.dropout(weights) on a line of its own
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        if self.training:
+            self.dropout(weights)
+        return self.w_o(self.merge(heads)), weights
+
+
+MISTAKES += [
+    Mistake(check_split_heads, split_one_sequence, _BATCH_AXIS),
+    Mistake(check_split_heads, split_first_sequence_only, _BATCH_AXIS),
+    Mistake(check_merge_heads, merge_first_sequence_only, _BATCH_AXIS),
+    Mistake(
+        check_split_heads,
+        split_sizes_swapped,
+        r"num_heads and d_head are swapped\. Two recipes give exactly this: x\.reshape\(batch, "
+        r"len, d_head, num_heads\)\.transpose\(1, 2\).*torch\.split\(x, num_heads",
+    ),
+    Mistake(check_split_heads, split_unflatten_sizes_swapped, r"num_heads and d_head are swapped"),
+    Mistake(
+        check_MultiHeadAttention,
+        MaskedFillResultDropped,
+        r"ignores the mask.*or the masking step's result is thrown away: "
+        r"scores\.masked_fill\(~mask, \.\.\.\) returns a new tensor",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        ScaleResultDropped,
+        r"did not scale the scores.*its result is thrown away",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        DropoutResultDropped,
+        r"dropout is not applied in training, or its result never reaches the output",
+    ),
+]
+
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 

@@ -438,6 +438,34 @@ MISTAKES = [
         for n, (f, m) in DECODER_MISTAKES.items()
     ),
 ]
+
+
+# Round 11 (r11d): the batch axis mishandled, right on every sequence alone and wrong on the
+# batch (checking.batch_rows; the family of blind11d-split-assumes-batch-of-one, proved here
+# on two masks that no case contains).
+def padding_mask_first_sequence_only(ids, pad_id):
+    return (ids[0] != pad_id)[None, None, None, :]
+
+
+def decoder_mask_first_sequence_only(tgt_ids, pad_id):
+    real = tgt_ids[0] != pad_id  # (len,)
+    return (real[None, :] & ref.look_ahead_mask(tgt_ids.shape[1]))[None, None]
+
+
+def padding_mask_query_axis(ids, pad_id):  # blind11d-pad-mask-on-query-axis's mistake
+    return ids.ne(pad_id).unsqueeze(1).unsqueeze(-1)
+
+
+_BATCH_AXIS = r"right for each sequence given alone .* does not handle the batch axis"
+MISTAKES += [
+    Mistake(check_padding_mask, padding_mask_first_sequence_only, _BATCH_AXIS),
+    Mistake(check_decoder_self_attention_mask, decoder_mask_first_sequence_only, _BATCH_AXIS),
+    Mistake(
+        check_padding_mask,
+        padding_mask_query_axis,
+        r"Yours is \(batch, 1, len, 1\): your len axis is on the query axis \(len_q\)",
+    ),
+]
 CORRECT = [
     *(Correct(check_padding_mask, _named(n, f)) for n, f in PADDING_CORRECT.items()),
     *(Correct(check_look_ahead_mask, _named(n, f)) for n, f in LOOK_AHEAD_CORRECT.items()),

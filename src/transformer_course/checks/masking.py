@@ -34,6 +34,7 @@ from collections.abc import Callable
 import torch
 
 from transformer_course.checking import Checker, CheckFailure, torch_generator
+from transformer_course.checking.batch_rows import row_by_row_hint, row_by_row_note
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.exercise import Exercise
@@ -320,7 +321,7 @@ _PAD_SHAPE_HINTS = {
     "flat": "The values may be right, but the mask needs two singleton axes: (batch, 1, 1, len). "
     "Attention scores are (batch, num_heads, len_q, len_k); the 1s line up with num_heads and "
     "len_q, so one row of key flags broadcasts to every head and every query.",
-    "query": "Your len axis is in the query position (len_q), so the mask would broadcast over the "
+    "query": "your len axis is on the query axis (len_q), so the mask would broadcast over the "
     "keys instead of over the queries: it would blank out whole rows for pad *queries* while "
     "every real token could still attend to the pads. Padding must hide pad *keys*: put the len "
     "axis last, (batch, 1, 1, len).",
@@ -368,7 +369,8 @@ def _padding_shape_hint(shape: tuple[int, ...], batch: int, length: int) -> str:
     if shape == (batch, length):
         return _PAD_SHAPE_HINTS["flat"]
     if length > 1 and shape in {(batch, 1, length, 1), (batch, length, 1)}:
-        return _PAD_SHAPE_HINTS["query"]
+        named = "(batch, 1, len, 1)" if len(shape) == 4 else "(batch, len, 1)"
+        return f"Yours is {named}: {_PAD_SHAPE_HINTS['query']}"
     if length > 1 and shape == (batch, 1, length):
         return _PAD_SHAPE_HINTS["three"]
     if length > 1 and shape == (batch, 1, length, length):
@@ -443,11 +445,23 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
         for number, (ids, pad_id) in enumerate(cases):
             batch, length = ids.shape
             what = f"padding_mask(ids, pad_id={pad_id}) with ids = {_ids_repr(ids)}"
+
+            def row_right(i, ids=ids, pad_id=pad_id):  # sequence i alone, a batch of one
+                alone = ids[i : i + 1].clone()
+                got = padding_mask(alone, pad_id)
+                return isinstance(got, torch.Tensor) and torch.equal(
+                    got, ref.padding_mask(alone, pad_id)
+                )
+
+            batch_note = lambda row_right=row_right, batch=batch: row_by_row_note(  # noqa: E731
+                row_right, batch, size="ids"
+            )
             got = c.call(
                 padding_mask,
                 ids,
                 pad_id,
                 call_repr=f"padding_mask(ids, {pad_id})",
+                hints=row_by_row_hint(row_right, batch, size="ids"),
                 mutation_hint="Build a new tensor (a comparison such as ids != pad_id makes one) "
                 "instead of writing into the ids.",
             )
@@ -459,6 +473,7 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                 what,
                 _and_dtype(
                     _same_flags_reshaped(got, expected, batch)
+                    or batch_note()
                     or _padding_shape_hint(tuple(got.shape), batch, length),
                     got.dtype,
                 ),
@@ -506,7 +521,15 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                     "hidden: `ids != pad_id`."
                 ] = kept
 
-            def explain(got=got, ids=ids, pad_id=pad_id, seed=6000 + 10 * number + hidden):
+            def explain(
+                got=got,
+                ids=ids,
+                pad_id=pad_id,
+                seed=6000 + 10 * number + hidden,
+                batch_note=batch_note,
+            ):
+                if note := batch_note():
+                    return note
                 # what the mask does to attention: the reference attention with *your* mask
                 _, weights = _attention(got, ids.shape[0], ids.shape[1], seed)
                 leak = _pad_key_leak(weights, ids, pad_id)
@@ -933,6 +956,17 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                 f"{_ids_repr(ids)}"
             )
             call_repr = f"decoder_self_attention_mask(tgt_ids, {pad_id})"
+
+            def row_right(i, ids=ids, pad_id=pad_id):  # sequence i alone, a batch of one
+                alone = ids[i : i + 1].clone()
+                got = decoder_self_attention_mask(alone, pad_id)
+                return isinstance(got, torch.Tensor) and torch.equal(
+                    got, ref.decoder_self_attention_mask(alone, pad_id)
+                )
+
+            batch_note = lambda row_right=row_right, batch=batch: row_by_row_note(  # noqa: E731
+                row_right, batch, size="tgt_ids"
+            )
             try:
                 got = c.call(
                     decoder_self_attention_mask,
@@ -943,6 +977,7 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                     hints=[
                         (RuntimeError, _off_by_one_length_hint(length)),
                         ("doesn't match the broadcast shape", _IN_PLACE_COMBINE),
+                        *row_by_row_hint(row_right, batch, size="tgt_ids"),
                     ],
                 )
             except CheckFailure as failure:
@@ -962,7 +997,10 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                 got,
                 expected.shape,
                 what,
-                _and_dtype(_decoder_shape_hint(tuple(got.shape), batch, length), got.dtype),
+                _and_dtype(
+                    batch_note() or _decoder_shape_hint(tuple(got.shape), batch, length),
+                    got.dtype,
+                ),
             )
             _expect_bool(
                 c,
@@ -982,8 +1020,8 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                 got,
                 expected,
                 what,
-                hint=lambda got=got, ids=ids, pad_id=pad_id, seed=seed, picture=picture: (
-                    _explain_decoder(got, ids, pad_id, seed, picture)
+                hint=lambda got=got, ids=ids, pad_id=pad_id, seed=seed, picture=picture, note=batch_note: (
+                    note() or _explain_decoder(got, ids, pad_id, seed, picture)
                 ),
                 mistakes=_decoder_mistakes(ids, pad_id, picture),
             )

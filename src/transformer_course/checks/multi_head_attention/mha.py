@@ -69,8 +69,11 @@ _DROPOUT_IN_EVAL = (
 _DROPOUT_NOT_IN_TRAIN = (
     "In train mode with dropout=1.0 every attention weight is dropped, so each head's output is "
     "0 and the layer's output is just w_o's bias. Yours is what eval mode gives: dropout is "
-    "not applied in training. Apply it to the attention weights before they multiply the "
-    "values: `self.dropout(weights) @ v`."
+    "not applied in training, or its result never reaches the output (`self.dropout(weights)` "
+    "on a line of its own returns a new tensor and leaves weights as they were; and the heads "
+    "that scaled_dot_product_attention returns were computed without dropout, so they must be "
+    "recomputed from the dropped-out weights). Apply it to the attention weights before they "
+    "multiply the values: `heads = self.dropout(weights) @ v`."
 )
 _DROPOUT_AFTER_W_O = (
     "In train mode with dropout=1.0 your output is all zeros: you applied dropout to the "

@@ -47,7 +47,10 @@ _WEIGHT_MISTAKES = [
     ),
     (
         {"scale": "none"},
-        "You did not scale the scores: divide q k^T by sqrt(d_head) before the softmax.",
+        "You did not scale the scores: divide q k^T by sqrt(d_head) before the softmax. (If "
+        "your code does divide, its result is thrown away: `scores / math.sqrt(d_head)` or "
+        "`scores.div(...)` on a line of its own returns a new tensor and leaves scores as they "
+        "were; assign it, scores = scores / math.sqrt(d_head).)",
     ),
     (
         {"scale": "d_head"},
@@ -83,9 +86,13 @@ _WEIGHT_MISTAKES = [
     ),
     (
         {"mask_mode": "none"},
-        "Your attention ignores the mask: keys the mask forbids get weight. Pass the mask on "
-        "and apply it to the scaled scores before the softmax (blocked scores become -inf or "
-        "a large negative number); it broadcasts to (batch, num_heads, len_q, len_k).",
+        "Your attention ignores the mask: keys the mask forbids get weight, exactly as with no "
+        "mask. Either the mask never reaches the scores (pass it on to the attention), or the "
+        "masking step's result is thrown away: scores.masked_fill(~mask, ...) returns a new "
+        "tensor and leaves scores as they were, so assign it (scores = scores.masked_fill(~mask, "
+        "float('-inf'))) or use the in-place masked_fill_. Blocked scores become -inf or a "
+        "large negative number before the softmax; the mask broadcasts to (batch, num_heads, "
+        "len_q, len_k).",
     ),
     (
         {"fill": 0.0},
