@@ -1433,8 +1433,44 @@ class DropoutResultDropped(Base):  # the family: self.dropout(weights) on a line
         return self.w_o(self.merge(heads)), weights
 
 
+# -- axes of size 1 lost (a bare .squeeze() on a batch of one): the same numbers in the same
+# order as heads folded into the batch axis there, told apart by a batch of two
+def split_then_bare_squeeze(x, num_heads):
+    b, t, d = x.shape
+    return x.reshape(b, t, num_heads, d // num_heads).transpose(1, 2).squeeze()
+
+
+class WeightsSqueezed(Base):  # the family in MultiHeadAttention's weights
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        heads = self.dropout(weights) @ v
+        return self.w_o(self.merge(heads)), weights.squeeze(0)
+
+
+class WeightsAveragedKeepdim(Base):  # (batch, 1, len_q, len_k): was named a head count of 1
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        heads = self.dropout(weights) @ v
+        return self.w_o(self.merge(heads)), weights.mean(dim=1, keepdim=True)
+
+
+_SIZE_ONE_LOST = r"Your numbers are right and in the right order, but axes of size 1 of .* are gone"
+
 MISTAKES += [
     Mistake(check_split_heads, split_one_sequence, _BATCH_AXIS),
+    Mistake(
+        check_split_heads,
+        split_then_bare_squeeze,
+        r"^(?![\s\S]*folded into the batch axis)[\s\S]*" + _SIZE_ONE_LOST,
+    ),
+    Mistake(check_MultiHeadAttention, WeightsSqueezed, _SIZE_ONE_LOST),
+    Mistake(
+        check_MultiHeadAttention,
+        WeightsAveragedKeepdim,
+        r"^(?![\s\S]*a fixed 1)[\s\S]*averaged over the heads, kept as one head",
+    ),
     Mistake(check_split_heads, split_first_sequence_only, _BATCH_AXIS),
     Mistake(check_merge_heads, merge_first_sequence_only, _BATCH_AXIS),
     Mistake(

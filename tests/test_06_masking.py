@@ -456,8 +456,18 @@ def padding_mask_query_axis(ids, pad_id):  # blind11d-pad-mask-on-query-axis's m
     return ids.ne(pad_id).unsqueeze(1).unsqueeze(-1)
 
 
+def padding_mask_of_squeezed_ids(ids, pad_id):  # a bare .squeeze(): [[7]] becomes 7
+    real = ids.squeeze() != pad_id
+    return real[:, None, None, :] if real.ndim == 2 else real.reshape(1, 1, -1)
+
+
 _BATCH_AXIS = r"right for each sequence given alone .* does not handle the batch axis"
 MISTAKES += [
+    Mistake(
+        check_padding_mask,
+        padding_mask_of_squeezed_ids,
+        r"Your numbers are right and in the right order, but axes of size 1 of .* are gone",
+    ),
     Mistake(check_padding_mask, padding_mask_first_sequence_only, _BATCH_AXIS),
     Mistake(check_decoder_self_attention_mask, decoder_mask_first_sequence_only, _BATCH_AXIS),
     Mistake(

@@ -37,6 +37,7 @@ from transformer_course.checking import Checker, CheckFailure, torch_generator
 from transformer_course.checking.batch_rows import row_by_row_hint, row_by_row_note
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.checking.size_one_axes import size_one_axes_note
 from transformer_course.exercise import Exercise
 from transformer_course.reference import masking as ref
 from transformer_course.reference.attention import scaled_dot_product_attention
@@ -377,7 +378,19 @@ def _padding_shape_hint(shape: tuple[int, ...], batch: int, length: int) -> str:
         return _PAD_SHAPE_HINTS["expanded"]
     if length > 1 and shape == (batch, length, 1, 1):
         return _PAD_SHAPE_HINTS["heads"]
-    return "The padding mask has one flag per key: (batch, 1, 1, len)."
+    return _PAD_ONE_FLAG_PER_KEY
+
+
+_PAD_ONE_FLAG_PER_KEY = "The padding mask has one flag per key: (batch, 1, 1, len)."
+
+
+def _shape_or_size_one(got, expected: torch.Tensor, batch: int, length: int) -> str:
+    """The named shapes first; for any other, axes of size 1 lost or added when the flags
+    are right and in order (round 11: ids.squeeze() on a batch of one got the rule only)."""
+    hint = _padding_shape_hint(tuple(got.shape), batch, length)
+    if hint != _PAD_ONE_FLAG_PER_KEY:
+        return hint
+    return size_one_axes_note(got, expected) or hint
 
 
 _PAD_INVERTED = (
@@ -474,7 +487,7 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                 _and_dtype(
                     _same_flags_reshaped(got, expected, batch)
                     or batch_note()
-                    or _padding_shape_hint(tuple(got.shape), batch, length),
+                    or _shape_or_size_one(got, expected, batch, length),
                     got.dtype,
                 ),
             )

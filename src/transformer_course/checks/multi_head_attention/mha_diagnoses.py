@@ -167,8 +167,16 @@ def _mistake_values(table, part: int, args: tuple) -> dict:
 
 
 def _weights_shape_hint(
-    got: tuple, batch: int, num_heads: int, len_q: int, len_k: int, d_model: int = 0
+    got: tuple,
+    batch: int,
+    num_heads: int,
+    len_q: int,
+    len_k: int,
+    d_model: int = 0,
+    fits=None,
 ) -> str:
+    """``fits(k)``: whether the learner's weights are those of k heads (the float64 oracle's);
+    a head count other than num_heads is named as the cause only when they are."""
     d_head = d_model // num_heads
     if d_model and d_head != num_heads and tuple(got) == (batch, d_head, len_q, len_k):
         return (
@@ -197,6 +205,12 @@ def _weights_shape_hint(
         and (got[0], got[2], got[3]) == (batch, len_q, len_k)
         and got[1] != num_heads
     ):  # blind9d-mha-num-heads-hardcoded-8
+        if fits is not None and not fits(got[1]):
+            return (
+                f"Your weights have {got[1]} heads where this MultiHeadAttention was built with "
+                f"num_heads = {num_heads}, and they are not the weights of {got[1]} heads either: "
+                "return every head's weights, (batch, num_heads, len_q, len_k)."
+            )
         return (
             f"Your weights have {got[1]} heads where this MultiHeadAttention was built with "
             f"num_heads = {num_heads}: the heads are split with another number than the "

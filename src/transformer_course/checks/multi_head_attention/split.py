@@ -12,6 +12,7 @@ import torch
 from transformer_course.checking import Checker
 from transformer_course.checking.batch_rows import row_by_row_hint, row_by_row_note
 from transformer_course.checking.inputs import randn
+from transformer_course.checking.size_one_axes import size_one_axes_note
 from transformer_course.reference import multi_head_attention as ref
 
 from .common import (
@@ -118,6 +119,31 @@ def _folded_heads_note(got, x: torch.Tensor, num_heads: int) -> str:
                 f"runs over any number of leading axes, so nothing needs folding.{d2l}"
             )
     return ""
+
+
+def _squeezed_or_folded(split_heads, got, x: torch.Tensor, num_heads: int) -> str:
+    """A batch of one's axes of size 1 gone (a bare .squeeze()) or the heads folded into the
+    batch axis: on a batch of one both give (num_heads, len, d_head), the same numbers in the
+    same order. Stated only after a batch of two told them apart (round 11: the bare squeeze
+    was named as a fold, the rule's counter-example)."""
+    expected = ref.split_heads(x, num_heads)
+    squeezed = size_one_axes_note(got, expected)
+    folded = _folded_heads_note(got, x, num_heads)
+    if not (squeezed and folded):
+        return squeezed or folded
+    two = torch.cat([x, x.flip(1)])  # a batch of two sequences: no size-1 batch axis
+    try:
+        again = split_heads(two, num_heads)
+    except Exception:
+        again = None
+    if isinstance(again, torch.Tensor) and torch.equal(again, ref.split_heads(two, num_heads)):
+        return squeezed + " (Yours is right on a batch of two: only the size-1 axes go.)"
+    if _folded_heads_note(again, two, num_heads):
+        return folded
+    return (
+        "On a batch of one two mistakes give this tensor, and a batch of two did not tell them "
+        f"apart: (1) {squeezed} (2) {folded}"
+    )
 
 
 def _split_shape_hint(got: tuple, batch: int, length: int, num_heads: int, d_head: int) -> str:
@@ -263,7 +289,7 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
             )
             shape_hint = (
                 _fixed_heads_note(*fixed)
-                or _folded_heads_note(got, x, num_heads)
+                or _squeezed_or_folded(split_heads, got, x, num_heads)
                 or batch_note()
                 or _split_shape_hint(got.shape, batch, length, num_heads, d_head)
             )
