@@ -1456,6 +1456,23 @@ class WeightsAveragedKeepdim(Base):  # (batch, 1, len_q, len_k): was named a hea
         return self.w_o(self.merge(heads)), weights.mean(dim=1, keepdim=True)
 
 
+# -- one step too many after the right output (checking.extra_steps)
+class ResidualInside(Base):
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        heads = self.dropout(weights) @ v
+        return query + self.w_o(self.merge(heads)), weights
+
+
+class SubLayerBlockInside(Base):
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        heads = self.dropout(weights) @ v
+        return F.layer_norm(query + self.w_o(self.merge(heads)), (self.d_model,)), weights
+
+
 _SIZE_ONE_LOST = r"Your numbers are right and in the right order, but axes of size 1 of .* are gone"
 
 MISTAKES += [
@@ -1466,6 +1483,17 @@ MISTAKES += [
         r"^(?![\s\S]*folded into the batch axis)[\s\S]*" + _SIZE_ONE_LOST,
     ),
     Mistake(check_MultiHeadAttention, WeightsSqueezed, _SIZE_ONE_LOST),
+    Mistake(
+        check_MultiHeadAttention,
+        ResidualInside,
+        r"^(?![\s\S]*plus `(key|value)`)[\s\S]*Yours is the right output plus `query`: a "
+        r"residual connection inside MultiHeadAttention",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        SubLayerBlockInside,
+        r"Yours is LayerNorm\(`query` \+ the right output\): a whole sub-layer block",
+    ),
     Mistake(
         check_MultiHeadAttention,
         WeightsAveragedKeepdim,

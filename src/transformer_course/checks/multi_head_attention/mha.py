@@ -50,6 +50,7 @@ from .mha_diagnoses import (
     _OUTPUT_MISTAKES,
     _WEIGHT_MISTAKES,
     _Agreement,
+    _extra_step_outputs,
     _head_width_projection_hint,
     _heads_mixed,
     _length_mixup_hint,
@@ -371,7 +372,13 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
         what_o,
         **tol,
         hint=hint,
-        mistakes=_only_agreeing(_mistake_values(_OUTPUT_MISTAKES, 0, variant_args), agree),
+        mistakes=_only_agreeing(
+            {
+                **_mistake_values(_OUTPUT_MISTAKES, 0, variant_args),
+                **_extra_step_outputs(variant_args),
+            },
+            agree,
+        ),
         pairs=_only_agreeing(
             mistake_pairs(
                 lambda **knobs: multi_head_attention_f(*variant_args, **knobs)[0],

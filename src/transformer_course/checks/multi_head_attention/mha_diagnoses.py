@@ -14,6 +14,7 @@ from typing import Any
 
 import torch
 
+from transformer_course.checking.extra_steps import extra_output_steps
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.layers import mistake_pairs, value_or_none
 from transformer_course.checking.modules import random_state
@@ -520,11 +521,27 @@ def _variant_args(case: _Case):
     return (state, *_inputs(case), case.num_heads)
 
 
+def _extra_steps(args) -> dict[str, Any]:
+    """The right output with a step too many after it (checking.extra_steps: a residual
+    inside the layer, a LayerNorm, both): {message: callable giving (output, weights)}."""
+    query, key, value = args[1:4]
+    out, weights = multi_head_attention_f(*args)
+    inputs = {"query": query, "key": key, "value": value}
+    steps = extra_output_steps(out, inputs, layer="MultiHeadAttention")
+    return {message: (lambda v=v: (v, weights)) for message, v in steps.items()}
+
+
+def _extra_step_outputs(args) -> dict[str, Any]:
+    """:func:`_extra_steps`' outputs alone: {message: callable giving the output}."""
+    return {message: (lambda c=compute: c()[0]) for message, compute in _extra_steps(args).items()}
+
+
 def _candidates(args) -> dict[str, Any]:
     """Every known mistake, alone and in pairs: {message: callable giving (output, weights)}."""
     singles = {message: knobs for knobs, message in (*_WEIGHT_MISTAKES, *_OUTPUT_MISTAKES)}
     out = {m: (lambda k=k: multi_head_attention_f(*args, **k)) for m, k in singles.items()}
     out.update(mistake_pairs(lambda **knobs: multi_head_attention_f(*args, **knobs), singles))
+    out.update(_extra_steps(args))
     return out
 
 
