@@ -1456,6 +1456,17 @@ class WeightsAveragedKeepdim(Base):  # (batch, 1, len_q, len_k): was named a hea
         return self.w_o(self.merge(heads)), weights.mean(dim=1, keepdim=True)
 
 
+# -- a reshape size taken from the wrong variable (checking.reshape_sizes)
+def split_d_head_from_len(x, num_heads):
+    b, t, _ = x.shape
+    return x.reshape(b, t, num_heads, t).transpose(1, 2)
+
+
+def merge_len_from_d_head(x):
+    b, h, _, d = x.shape
+    return x.transpose(1, 2).reshape(b, d, h * d)
+
+
 # -- one step too many after the right output (checking.extra_steps)
 class ResidualInside(Base):
     def forward(self, query, key, value, mask=None):
@@ -1483,6 +1494,16 @@ MISTAKES += [
         r"^(?![\s\S]*folded into the batch axis)[\s\S]*" + _SIZE_ONE_LOST,
     ),
     Mistake(check_MultiHeadAttention, WeightsSqueezed, _SIZE_ONE_LOST),
+    Mistake(
+        check_split_heads,
+        split_d_head_from_len,
+        r"in place of d_head = \d+ it has \d+, which is len here",
+    ),
+    Mistake(
+        check_merge_heads,
+        merge_len_from_d_head,
+        r"in place of len = \d+ it has \d+, which is (\w+ or )?d_head( or \w+)? here",
+    ),
     Mistake(
         check_MultiHeadAttention,
         ResidualInside,

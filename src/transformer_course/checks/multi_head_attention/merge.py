@@ -12,6 +12,7 @@ import torch
 from transformer_course.checking import Checker
 from transformer_course.checking.batch_rows import row_by_row_hint, row_by_row_note
 from transformer_course.checking.inputs import randn
+from transformer_course.checking.reshape_sizes import wrong_size_hint
 from transformer_course.reference import multi_head_attention as ref
 
 from .common import (
@@ -195,6 +196,16 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
                     *_batch_of_one_hint(batch),
                     *_fixed_heads_hint(*fixed),
                     *row_by_row_hint(row_right, batch, unless=_batch_of_one_hint(batch)),
+                    *wrong_size_hint(
+                        {
+                            "batch": batch,
+                            "len": length,
+                            "num_heads": num_heads,
+                            "d_head": d_head,
+                            "d_model": num_heads * d_head,
+                        },
+                        [("batch", "len", "d_model")],
+                    ),
                 ],
                 mutation_hint="Transpose and reshape give new tensors; nothing needs to be "
                 "written into x.",

@@ -12,6 +12,7 @@ import torch
 from transformer_course.checking import Checker
 from transformer_course.checking.batch_rows import row_by_row_hint, row_by_row_note
 from transformer_course.checking.inputs import randn
+from transformer_course.checking.reshape_sizes import wrong_size_hint
 from transformer_course.checking.size_one_axes import size_one_axes_note
 from transformer_course.reference import multi_head_attention as ref
 
@@ -261,6 +262,13 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
                     *_batch_of_one_hint(batch),
                     *_fixed_heads_hint(*fixed),
                     *row_by_row_hint(row_right, batch, unless=_batch_of_one_hint(batch)),
+                    *wrong_size_hint(
+                        {"batch": batch, "len": length, "num_heads": num_heads, "d_head": d_head},
+                        [
+                            ("batch", "len", "num_heads", "d_head"),
+                            ("batch", "num_heads", "len", "d_head"),
+                        ],
+                    ),
                 ],
                 mutation_hint="Reshape and transpose give new views of x; nothing needs to be "
                 "written into x.",
