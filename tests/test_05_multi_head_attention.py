@@ -1456,6 +1456,26 @@ class WeightsAveragedKeepdim(Base):  # (batch, 1, len_q, len_k): was named a hea
         return self.w_o(self.merge(heads)), weights.mean(dim=1, keepdim=True)
 
 
+# -- the batch axis mishandled in MultiHeadAttention (checking.batch_rows)
+class FirstSequenceMaskForAll(Base):  # mask[0]: sequence 0's padding used for every sequence
+    def forward(self, query, key, value, mask=None):
+        if mask is not None and mask.ndim == 4:
+            mask = mask[0]
+        q, k, v = self.qkv(query, key, value)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        heads = self.dropout(weights) @ v
+        return self.w_o(self.merge(heads)), weights
+
+
+class FirstSequenceOutputForAll(Base):  # sequence 0's result broadcast over the batch
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        heads = self.dropout(weights) @ v
+        out = self.w_o(self.merge(heads))
+        return out[:1].expand_as(out), weights
+
+
 # -- a reshape size taken from the wrong variable (checking.reshape_sizes)
 def split_d_head_from_len(x, num_heads):
     b, t, _ = x.shape
@@ -1494,6 +1514,8 @@ MISTAKES += [
         r"^(?![\s\S]*folded into the batch axis)[\s\S]*" + _SIZE_ONE_LOST,
     ),
     Mistake(check_MultiHeadAttention, WeightsSqueezed, _SIZE_ONE_LOST),
+    Mistake(check_MultiHeadAttention, FirstSequenceMaskForAll, _BATCH_AXIS),
+    Mistake(check_MultiHeadAttention, FirstSequenceOutputForAll, _BATCH_AXIS),
     Mistake(
         check_split_heads,
         split_d_head_from_len,

@@ -285,6 +285,7 @@ def expect_attention_weights(
     atol: float = 1e-6,
     pairs: Mapping[str, Any] | None = None,
     explain: Callable[[], str] | None = None,
+    leak_explain: Callable[[], str] | None = None,
 ) -> str | None:
     """Check attention weights ``(..., len_q, len_k)`` against ``expected`` (the reference's,
     whose fully masked rows are zero) and explain any difference.
@@ -292,7 +293,8 @@ def expect_attention_weights(
     Shapes must have been checked already. The order of the diagnosis: NaN or inf (on
     the fully masked rows, on the rows an inverted mask would empty, elsewhere);
     negative weights; weight on forbidden keys (a matching entry of ``mistakes`` first,
-    then an inverted mask with its own message, then the generic one);
+    then an inverted mask with its own message, then ``leak_explain``'s diagnosis, made
+    from more than these weights, then the generic one);
     fully masked rows that follow no accepted convention; then the values: first the
     ``mistakes`` (a diagnosis mapped to the weights that mistake gives, or to a callable
     giving them, or None), then properties (rows not adding up to 1, a softmax over the
@@ -383,6 +385,10 @@ def expect_attention_weights(
                 c.fail(f"{what} gives weight to keys the mask forbids. {axis}")
             if other := _mask_of_another_sequence(w, allowed, leak):
                 c.fail(f"{what} gives weight to keys the mask forbids. {other}")
+            # a diagnosis the caller makes from more than these weights (round 11: sequence
+            # 0's mask used for the whole batch was told "the mask is not applied")
+            if leak_explain is not None and (diagnosis := leak_explain()):
+                c.fail(f"{what} gives weight to keys the mask forbids. {diagnosis}")
             index = _index(leak)
             c.fail(
                 f"{what} gives weight to keys the mask forbids (first at index {index}: "

@@ -29,6 +29,7 @@ from transformer_course.checking.attention_weights import (
     expect_attention_weights,
     with_fully_masked_rows,
 )
+from transformer_course.checking.batch_rows import row_by_row_hint, row_by_row_note
 from transformer_course.checking.layers import mistake_pairs
 from transformer_course.checking.modules import build_module, random_state
 from transformer_course.checking.oracles import multi_head_attention_f
@@ -153,6 +154,34 @@ def _runs_without_mask(module, query, key, value) -> bool:
     return False
 
 
+def _row_right(module, state, case: _Case, inputs):
+    """``row_right(i)``: whether the (eval-mode) module is right on sequence i alone, a batch
+    of one (its mask sliced when it has a batch axis), output and weights (checking.
+    batch_rows)."""
+    query, key, value, mask = inputs
+
+    def row_right(i: int) -> bool:
+        one = slice(i, i + 1)
+        row_mask = mask
+        if mask is not None and mask.ndim == 4 and mask.shape[0] == case.batch:
+            row_mask = mask[one]
+        call = (query[one], key[one], value[one])
+        with torch.no_grad():
+            got = module(*call) if row_mask is None else module(*call, row_mask)
+            out, weights = multi_head_attention_f(state, *call, row_mask, case.num_heads)
+        return (
+            isinstance(got, tuple | list)
+            and len(got) == 2
+            and all(isinstance(t, torch.Tensor) for t in got)
+            and got[0].shape == out.shape
+            and got[1].shape == weights.shape
+            and torch.allclose(got[0].double(), out, atol=1e-4, rtol=1e-3)
+            and torch.allclose(got[1].double(), torch.nan_to_num(weights), atol=1e-4, rtol=1e-3)
+        )
+
+    return row_right
+
+
 def _fits_heads(weights, state, inputs, k: int) -> bool:
     """Whether ``weights`` are the float64 oracle's weights with ``k`` heads."""
     query, key, value, mask = inputs
@@ -211,6 +240,7 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
         f"weights, in {mode} mode]"
     )
     args = (query, key, value) if mask is None else (query, key, value, mask)
+    row_right = _row_right(module, state, case, (query, key, value, mask))
     try:
         result = c.call(
             module,
@@ -220,6 +250,13 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
                 *_length_mixup_hint(case),
                 *_batch_of_one_hint(case.batch),
                 *_head_width_projection_hint(case),
+                *(
+                    []
+                    if case.train
+                    else row_by_row_hint(
+                        row_right, b, size="query", unless=_batch_of_one_hint(case.batch)
+                    )
+                ),
             ],
         )
     except CheckFailure as failure:
@@ -330,7 +367,9 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
             explain=lambda: (
                 _heads_mixed(weights, state, query, key, mask, h)
                 or _wrong_scale(weights, state, query, key, mask, h, agree)
+                or ("" if case.train else row_by_row_note(row_right, b, size="query"))
             ),
+            leak_explain=lambda: "" if case.train else row_by_row_note(row_right, b, size="query"),
             **tol,
         )
 
@@ -372,6 +411,7 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
         what_o,
         **tol,
         hint=hint,
+        explain=lambda: "" if case.train else row_by_row_note(row_right, b, size="query"),
         mistakes=_only_agreeing(
             {
                 **_mistake_values(_OUTPUT_MISTAKES, 0, variant_args),
