@@ -461,8 +461,36 @@ def padding_mask_of_squeezed_ids(ids, pad_id):  # a bare .squeeze(): [[7]] becom
     return real[:, None, None, :] if real.ndim == 2 else real.reshape(1, 1, -1)
 
 
+def decoder_mask_ids_compared_in_place(tgt_ids, pad_id):  # ne_: tgt_ids overwritten
+    real = tgt_ids.ne_(pad_id).bool()
+    return real[:, None, None, :] & ref.look_ahead_mask(tgt_ids.shape[1])
+
+
+def decoder_mask_extra_axis(tgt_ids, pad_id):  # an unsqueeze too many: (batch, 1, 1, len, len)
+    return ref.padding_mask(tgt_ids, pad_id).unsqueeze(1) & ref.look_ahead_mask(tgt_ids.shape[1])
+
+
+def padding_mask_expanded_over_heads(ids, pad_id):
+    return (ids != pad_id)[:, None, None, :].expand(-1, 8, -1, -1)
+
+
 _BATCH_AXIS = r"right for each sequence given alone .* does not handle the batch axis"
 MISTAKES += [
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_ids_compared_in_place,
+        r"^(?![\s\S]*reads one size for the other)[\s\S]*changed its argument",
+    ),
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_extra_axis,
+        r"Your numbers are right and in the right order, but yours has extra axes of size 1",
+    ),
+    Mistake(
+        check_padding_mask,
+        padding_mask_expanded_over_heads,
+        r"Your head axis has 8 entries, where it must be 1",
+    ),
     Mistake(
         check_padding_mask,
         padding_mask_of_squeezed_ids,

@@ -378,6 +378,13 @@ def _padding_shape_hint(shape: tuple[int, ...], batch: int, length: int) -> str:
         return _PAD_SHAPE_HINTS["expanded"]
     if length > 1 and shape == (batch, length, 1, 1):
         return _PAD_SHAPE_HINTS["heads"]
+    if len(shape) == 4 and shape[0] == batch and shape[1] > 1 and shape[2:] == (1, length):
+        return (
+            f"Your head axis has {shape[1]} entries, where it must be 1: a mask expanded or "
+            f"repeated over {shape[1]} heads fits only an attention with exactly that many "
+            "heads. Keep the singleton head axis, (batch, 1, 1, len): it broadcasts over any "
+            "number of heads by itself."
+        )
     return _PAD_ONE_FLAG_PER_KEY
 
 
@@ -700,6 +707,15 @@ def check_look_ahead_mask(look_ahead_mask, *, hidden: bool = False) -> None:
 
 
 # -------------------------------------------------------------- decoder_self_attention_mask
+def _decoder_shape_or_size_one(got, expected: torch.Tensor, batch: int, length: int) -> str:
+    """The named shapes first (a missing head axis has its own lesson); for any other, axes
+    of size 1 lost or added when the flags are right and in order (round 11)."""
+    hint = _decoder_shape_hint(tuple(got.shape), batch, length)
+    if hint != _DECODER_DEFAULT_SHAPE:
+        return hint
+    return size_one_axes_note(got, expected) or hint
+
+
 def _decoder_shape_hint(shape: tuple[int, ...], batch: int, length: int) -> str:
     if shape == (batch, length, length) and length > 1:
         return (
@@ -729,7 +745,10 @@ def _decoder_shape_hint(shape: tuple[int, ...], batch: int, length: int) -> str:
             "heads. Keep the singleton head axis, (batch, 1, len, len): it broadcasts over any "
             "number of heads by itself."
         )
-    return "The decoder mask is (batch, 1, len, len): padding mask & look-ahead mask."
+    return _DECODER_DEFAULT_SHAPE
+
+
+_DECODER_DEFAULT_SHAPE = "The decoder mask is (batch, 1, len, len): padding mask & look-ahead mask."
 
 
 _PAD_QUERY_ROWS = (
@@ -994,6 +1013,11 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                     ],
                 )
             except CheckFailure as failure:
+                if not failure.message.startswith("calling `"):
+                    # not an exception in the learner's code (an argument changed in place,
+                    # say): no size was confused (round 11: ids.ne_(pad_id) was told it read
+                    # the batch size for the length)
+                    raise
                 sizes = re.search(
                     r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)",
                     failure.message,
@@ -1011,7 +1035,7 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                 expected.shape,
                 what,
                 _and_dtype(
-                    batch_note() or _decoder_shape_hint(tuple(got.shape), batch, length),
+                    batch_note() or _decoder_shape_or_size_one(got, expected, batch, length),
                     got.dtype,
                 ),
             )
