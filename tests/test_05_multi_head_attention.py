@@ -1476,6 +1476,24 @@ class FirstSequenceOutputForAll(Base):  # sequence 0's result broadcast over the
         return out[:1].expand_as(out), weights
 
 
+# -- weights of the wrong shape or layout whose numbers are the reference's, named by value
+# (round 11: head 0's weights alone and the summed heads were told "averaged", the weights
+# transposed on return "take the softmax over dim=-1")
+def _returning(name, transform):
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        heads = self.dropout(weights) @ v
+        return self.w_o(self.merge(heads)), transform(weights)
+
+    return type(name, (Base,), {"forward": forward})
+
+
+WeightsOfHeadZero = _returning("WeightsOfHeadZero", lambda w: w[:, 0])
+WeightsSummedOverHeads = _returning("WeightsSummedOverHeads", lambda w: w.sum(dim=1))
+WeightsTransposedOnReturn = _returning("WeightsTransposedOnReturn", lambda w: w.mT)
+
+
 # -- a reshape size taken from the wrong variable (checking.reshape_sizes)
 def split_d_head_from_len(x, num_heads):
     b, t, _ = x.shape
@@ -1514,6 +1532,15 @@ MISTAKES += [
         r"^(?![\s\S]*folded into the batch axis)[\s\S]*" + _SIZE_ONE_LOST,
     ),
     Mistake(check_MultiHeadAttention, WeightsSqueezed, _SIZE_ONE_LOST),
+    Mistake(check_MultiHeadAttention, WeightsOfHeadZero, r"Those are head 0's weights alone"),
+    Mistake(
+        check_MultiHeadAttention, WeightsSummedOverHeads, r"Those are the heads' weights summed"
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        WeightsTransposedOnReturn,
+        r"^(?![\s\S]*softmax with dim=-1)[\s\S]*Yours are the right weights transposed",
+    ),
     Mistake(check_MultiHeadAttention, FirstSequenceMaskForAll, _BATCH_AXIS),
     Mistake(check_MultiHeadAttention, FirstSequenceOutputForAll, _BATCH_AXIS),
     Mistake(

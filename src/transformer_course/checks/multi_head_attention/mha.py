@@ -26,6 +26,7 @@ import torch
 
 from transformer_course.checking import Checker, CheckFailure, tolerance
 from transformer_course.checking.attention_weights import (
+    TRANSPOSED_WEIGHTS,
     expect_attention_weights,
     with_fully_masked_rows,
 )
@@ -206,6 +207,32 @@ def _shape_notes(output, weights, state, case: _Case, inputs) -> tuple[str, str]
     tol = {"rtol": 1e-3, "atol": 1e-4}
     output_note = size_one_axes_note(output, expected_out, **tol)
     weights_note = size_one_axes_note(weights, expected_weights, **tol)
+    if tuple(weights.shape) == (b, h, lk, lq) and torch.allclose(
+        weights.detach().double().transpose(-1, -2), expected_weights, **tol
+    ):
+        weights_note = TRANSPOSED_WEIGHTS
+    if tuple(weights.shape) == (b, lq, lk) and h > 1:  # one matrix per sequence: which?
+        got = weights.detach().double()
+        found = [
+            text
+            for text, value in (
+                (
+                    "Those are weights averaged over the heads (what nn.MultiheadAttention "
+                    "returns by default)",
+                    expected_weights.mean(dim=1),
+                ),
+                ("Those are the heads' weights summed", expected_weights.sum(dim=1)),
+                *(
+                    (f"Those are head {i}'s weights alone", expected_weights[:, i])
+                    for i in range(h)
+                ),
+            )
+            if torch.allclose(got, value, **tol)
+        ]
+        weights_note = (
+            f"{' / '.join(found) if found else 'Yours holds one weight matrix per sequence'}: "
+            "return every head's weights, (batch, num_heads, len_q, len_k)."
+        )
     if tuple(weights.shape) == (b, 1, lq, lk) and h > 1:
         averaged = expected_weights.mean(dim=1, keepdim=True)
         if torch.allclose(weights.detach().double(), averaged, **tol):
