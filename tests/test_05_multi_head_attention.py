@@ -1494,6 +1494,11 @@ WeightsSummedOverHeads = _returning("WeightsSummedOverHeads", lambda w: w.sum(di
 WeightsTransposedOnReturn = _returning("WeightsTransposedOnReturn", lambda w: w.mT)
 
 
+def split_batch_and_heads_exchanged(x, num_heads):  # (num_heads, len, batch, d_head)
+    b, t, d = x.shape
+    return x.reshape(b, t, num_heads, d // num_heads).transpose(0, 2)
+
+
 # -- a reshape size taken from the wrong variable (checking.reshape_sizes)
 def split_d_head_from_len(x, num_heads):
     b, t, _ = x.shape
@@ -1532,6 +1537,12 @@ MISTAKES += [
         r"^(?![\s\S]*folded into the batch axis)[\s\S]*" + _SIZE_ONE_LOST,
     ),
     Mistake(check_MultiHeadAttention, WeightsSqueezed, _SIZE_ONE_LOST),
+    Mistake(
+        check_split_heads,
+        split_batch_and_heads_exchanged,
+        r"^(?![\s\S]*Add `\.transpose\(1, 2\)`)[\s\S]*Your axes come out in the order "
+        r"\(num_heads, len, batch, d_head\)",
+    ),
     Mistake(check_MultiHeadAttention, WeightsOfHeadZero, r"Those are head 0's weights alone"),
     Mistake(
         check_MultiHeadAttention, WeightsSummedOverHeads, r"Those are the heads' weights summed"

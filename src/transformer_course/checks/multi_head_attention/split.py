@@ -303,6 +303,24 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
             )
             if reordered and "the four axes are there, in the wrong order" in shape_hint:
                 shape_hint = reordered  # the named shapes keep their own advice
+            # a named shape's advice only when the values are that layout's: with batch ==
+            # num_heads, (num_heads, len, batch, d_head) has the shape of (batch, len,
+            # num_heads, d_head) (round 11: four.transpose(0, 2) was told to add a transpose)
+            named_order = {
+                (batch, length, num_heads, d_head): (0, 1, 2, 3),
+                (batch, num_heads, d_head, length): (0, 2, 3, 1),
+            }.get(tuple(got.shape))
+            if (
+                named_order is not None
+                and shape_hint == _split_shape_hint(got.shape, batch, length, num_heads, d_head)
+                and not by_value
+                and not sequence_first
+                and not (got.dtype == x.dtype and torch.equal(got, four.permute(named_order)))
+            ):
+                shape_hint = reordered or (
+                    "The contract is (batch, num_heads, len, d_head) with d_head = d_model // "
+                    "num_heads."
+                )
             c.expect_shape(
                 got,
                 expected.shape,
