@@ -1072,7 +1072,8 @@ MISTAKES = [
     Mistake(
         check_split_heads,
         split_pieces_of_num_heads,
-        r"what torch\.split\(x, num_heads, dim=-1\) gives, whose second argument is the size",
+        r"num_heads and d_head are swapped.*torch\.split\(x, num_heads, dim=-1\) stacked on "
+        r"dim=1, whose second argument is the size",
     ),
     Mistake(
         check_split_heads,
@@ -1369,6 +1370,243 @@ MISTAKES.append(  # right values through the API the exercise forbids (issue 22)
         r"(?s)calls torch\.nn\.functional\.scaled_dot_product_attention.*grader scores it 0",
     )
 )
+
+
+# Round 11 (r11d): fixes by family, each proved on the blind case's mistake and on another
+# member of the family that no case contains.
+# -- the batch axis mishandled: right on every sequence alone, wrong on the batch
+def split_one_sequence(x, num_heads):  # blind11d-split-assumes-batch-of-one's mistake
+    t, d = x.shape[1], x.shape[2]
+    return x.view(t, num_heads, d // num_heads).permute(1, 0, 2)[None]
+
+
+def split_first_sequence_only(x, num_heads):  # the family: x[0], a (1, ...) result
+    return ref.split_heads(x[0][None], num_heads)
+
+
+def merge_first_sequence_only(x):  # the family, in merge_heads: an index [0]
+    heads = x[0].transpose(0, 1)  # (len, num_heads, d_head)
+    return heads.reshape(heads.shape[0], -1)[None]
+
+
+_BATCH_AXIS = r"right for each sequence given alone .* does not handle the batch axis"
+
+
+# -- the sizes num_heads and d_head swapped
+def split_sizes_swapped(x, num_heads):  # blind11d-split-heads-and-width-swapped's mistake
+    b, t, d = x.shape
+    return x.view(b, t, d // num_heads, num_heads).permute(0, 2, 1, 3)
+
+
+def split_unflatten_sizes_swapped(x, num_heads):  # the family: unflatten given (-1, num_heads)
+    return x.unflatten(-1, (-1, num_heads)).transpose(1, 2)
+
+
+# -- a step's result thrown away (a non-in-place op on a line of its own)
+class MaskedFillResultDropped(Base):  # blind11d-mha-masked-fill-result-dropped
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
+        if mask is not None:
+            scores.masked_fill(~mask, float("-inf"))
+        weights = torch.softmax(scores, dim=-1)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+class ScaleResultDropped(Base):  # the family: the division's result dropped
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        scores = q @ k.transpose(-2, -1)
+        scores.div(math.sqrt(self.d_head))
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        weights = torch.softmax(scores, dim=-1).nan_to_num(0.0)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+class DropoutResultDropped(Base):  # the family: self.dropout(weights) on a line of its own
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        if self.training:
+            self.dropout(weights)
+        return self.w_o(self.merge(heads)), weights
+
+
+# -- axes of size 1 lost (a bare .squeeze() on a batch of one): the same numbers in the same
+# order as heads folded into the batch axis there, told apart by a batch of two
+def split_then_bare_squeeze(x, num_heads):
+    b, t, d = x.shape
+    return x.reshape(b, t, num_heads, d // num_heads).transpose(1, 2).squeeze()
+
+
+class WeightsSqueezed(Base):  # the family in MultiHeadAttention's weights
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        heads = self.dropout(weights) @ v
+        return self.w_o(self.merge(heads)), weights.squeeze(0)
+
+
+class WeightsAveragedKeepdim(Base):  # (batch, 1, len_q, len_k): was named a head count of 1
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        heads = self.dropout(weights) @ v
+        return self.w_o(self.merge(heads)), weights.mean(dim=1, keepdim=True)
+
+
+# -- the batch axis mishandled in MultiHeadAttention (checking.batch_rows)
+class FirstSequenceMaskForAll(Base):  # mask[0]: sequence 0's padding used for every sequence
+    def forward(self, query, key, value, mask=None):
+        if mask is not None and mask.ndim == 4:
+            mask = mask[0]
+        q, k, v = self.qkv(query, key, value)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        heads = self.dropout(weights) @ v
+        return self.w_o(self.merge(heads)), weights
+
+
+class FirstSequenceOutputForAll(Base):  # sequence 0's result broadcast over the batch
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        heads = self.dropout(weights) @ v
+        out = self.w_o(self.merge(heads))
+        return out[:1].expand_as(out), weights
+
+
+# -- weights of the wrong shape or layout whose numbers are the reference's, named by value
+# (round 11: head 0's weights alone and the summed heads were told "averaged", the weights
+# transposed on return "take the softmax over dim=-1")
+def _returning(name, transform):
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        heads = self.dropout(weights) @ v
+        return self.w_o(self.merge(heads)), transform(weights)
+
+    return type(name, (Base,), {"forward": forward})
+
+
+WeightsOfHeadZero = _returning("WeightsOfHeadZero", lambda w: w[:, 0])
+WeightsSummedOverHeads = _returning("WeightsSummedOverHeads", lambda w: w.sum(dim=1))
+WeightsTransposedOnReturn = _returning("WeightsTransposedOnReturn", lambda w: w.mT)
+
+
+def split_batch_and_heads_exchanged(x, num_heads):  # (num_heads, len, batch, d_head)
+    b, t, d = x.shape
+    return x.reshape(b, t, num_heads, d // num_heads).transpose(0, 2)
+
+
+# -- a reshape size taken from the wrong variable (checking.reshape_sizes)
+def split_d_head_from_len(x, num_heads):
+    b, t, _ = x.shape
+    return x.reshape(b, t, num_heads, t).transpose(1, 2)
+
+
+def merge_len_from_d_head(x):
+    b, h, _, d = x.shape
+    return x.transpose(1, 2).reshape(b, d, h * d)
+
+
+# -- one step too many after the right output (checking.extra_steps)
+class ResidualInside(Base):
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        heads = self.dropout(weights) @ v
+        return query + self.w_o(self.merge(heads)), weights
+
+
+class SubLayerBlockInside(Base):
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        heads = self.dropout(weights) @ v
+        return F.layer_norm(query + self.w_o(self.merge(heads)), (self.d_model,)), weights
+
+
+_SIZE_ONE_LOST = r"Your numbers are right and in the right order, but axes of size 1 of .* are gone"
+
+MISTAKES += [
+    Mistake(check_split_heads, split_one_sequence, _BATCH_AXIS),
+    Mistake(
+        check_split_heads,
+        split_then_bare_squeeze,
+        r"^(?![\s\S]*folded into the batch axis)[\s\S]*" + _SIZE_ONE_LOST,
+    ),
+    Mistake(check_MultiHeadAttention, WeightsSqueezed, _SIZE_ONE_LOST),
+    Mistake(
+        check_split_heads,
+        split_batch_and_heads_exchanged,
+        r"^(?![\s\S]*Add `\.transpose\(1, 2\)`)[\s\S]*Your axes come out in the order "
+        r"\(num_heads, len, batch, d_head\)",
+    ),
+    Mistake(check_MultiHeadAttention, WeightsOfHeadZero, r"Those are head 0's weights alone"),
+    Mistake(
+        check_MultiHeadAttention, WeightsSummedOverHeads, r"Those are the heads' weights summed"
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        WeightsTransposedOnReturn,
+        r"^(?![\s\S]*softmax with dim=-1)[\s\S]*Yours are the right weights transposed",
+    ),
+    Mistake(check_MultiHeadAttention, FirstSequenceMaskForAll, _BATCH_AXIS),
+    Mistake(check_MultiHeadAttention, FirstSequenceOutputForAll, _BATCH_AXIS),
+    Mistake(
+        check_split_heads,
+        split_d_head_from_len,
+        r"in place of d_head = \d+ it has \d+, which is len here",
+    ),
+    Mistake(
+        check_merge_heads,
+        merge_len_from_d_head,
+        r"in place of len = \d+ it has \d+, which is (\w+ or )?d_head( or \w+)? here",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        ResidualInside,
+        r"^(?![\s\S]*plus `(key|value)`)[\s\S]*Yours is the right output plus `query`: a "
+        r"residual connection inside MultiHeadAttention",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        SubLayerBlockInside,
+        r"Yours is LayerNorm\(`query` \+ the right output\): a whole sub-layer block",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        WeightsAveragedKeepdim,
+        r"^(?![\s\S]*a fixed 1)[\s\S]*averaged over the heads, kept as one head",
+    ),
+    Mistake(check_split_heads, split_first_sequence_only, _BATCH_AXIS),
+    Mistake(check_merge_heads, merge_first_sequence_only, _BATCH_AXIS),
+    Mistake(
+        check_split_heads,
+        split_sizes_swapped,
+        r"num_heads and d_head are swapped\. Two recipes give exactly this: x\.reshape\(batch, "
+        r"len, d_head, num_heads\)\.transpose\(1, 2\).*torch\.split\(x, num_heads",
+    ),
+    Mistake(check_split_heads, split_unflatten_sizes_swapped, r"num_heads and d_head are swapped"),
+    Mistake(
+        check_MultiHeadAttention,
+        MaskedFillResultDropped,
+        r"ignores the mask.*or the masking step's result is thrown away: "
+        r"scores\.masked_fill\(~mask, \.\.\.\) returns a new tensor",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        ScaleResultDropped,
+        r"did not scale the scores.*its result is thrown away",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        DropoutResultDropped,
+        r"dropout is not applied in training, or its result never reaches the output",
+    ),
+]
+
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 

@@ -438,6 +438,72 @@ MISTAKES = [
         for n, (f, m) in DECODER_MISTAKES.items()
     ),
 ]
+
+
+# Round 11 (r11d): the batch axis mishandled, right on every sequence alone and wrong on the
+# batch (checking.batch_rows; the family of blind11d-split-assumes-batch-of-one, proved here
+# on two masks that no case contains).
+def padding_mask_first_sequence_only(ids, pad_id):
+    return (ids[0] != pad_id)[None, None, None, :]
+
+
+def decoder_mask_first_sequence_only(tgt_ids, pad_id):
+    real = tgt_ids[0] != pad_id  # (len,)
+    return (real[None, :] & ref.look_ahead_mask(tgt_ids.shape[1]))[None, None]
+
+
+def padding_mask_query_axis(ids, pad_id):  # blind11d-pad-mask-on-query-axis's mistake
+    return ids.ne(pad_id).unsqueeze(1).unsqueeze(-1)
+
+
+def padding_mask_of_squeezed_ids(ids, pad_id):  # a bare .squeeze(): [[7]] becomes 7
+    real = ids.squeeze() != pad_id
+    return real[:, None, None, :] if real.ndim == 2 else real.reshape(1, 1, -1)
+
+
+def decoder_mask_ids_compared_in_place(tgt_ids, pad_id):  # ne_: tgt_ids overwritten
+    real = tgt_ids.ne_(pad_id).bool()
+    return real[:, None, None, :] & ref.look_ahead_mask(tgt_ids.shape[1])
+
+
+def decoder_mask_extra_axis(tgt_ids, pad_id):  # an unsqueeze too many: (batch, 1, 1, len, len)
+    return ref.padding_mask(tgt_ids, pad_id).unsqueeze(1) & ref.look_ahead_mask(tgt_ids.shape[1])
+
+
+def padding_mask_expanded_over_heads(ids, pad_id):
+    return (ids != pad_id)[:, None, None, :].expand(-1, 8, -1, -1)
+
+
+_BATCH_AXIS = r"right for each sequence given alone .* does not handle the batch axis"
+MISTAKES += [
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_ids_compared_in_place,
+        r"^(?![\s\S]*reads one size for the other)[\s\S]*changed its argument",
+    ),
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_extra_axis,
+        r"Your numbers are right and in the right order, but yours has extra axes of size 1",
+    ),
+    Mistake(
+        check_padding_mask,
+        padding_mask_expanded_over_heads,
+        r"Your head axis has 8 entries, where it must be 1",
+    ),
+    Mistake(
+        check_padding_mask,
+        padding_mask_of_squeezed_ids,
+        r"Your numbers are right and in the right order, but axes of size 1 of .* are gone",
+    ),
+    Mistake(check_padding_mask, padding_mask_first_sequence_only, _BATCH_AXIS),
+    Mistake(check_decoder_self_attention_mask, decoder_mask_first_sequence_only, _BATCH_AXIS),
+    Mistake(
+        check_padding_mask,
+        padding_mask_query_axis,
+        r"Yours is \(batch, 1, len, 1\): your len axis is on the query axis \(len_q\)",
+    ),
+]
 CORRECT = [
     *(Correct(check_padding_mask, _named(n, f)) for n, f in PADDING_CORRECT.items()),
     *(Correct(check_look_ahead_mask, _named(n, f)) for n, f in LOOK_AHEAD_CORRECT.items()),

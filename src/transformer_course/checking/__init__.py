@@ -33,6 +33,10 @@ This ``__init__`` only re-exports; the logic lives in named modules:
 * for the check modules: :mod:`.inputs` (deterministic tensors and token ids),
   :mod:`.attention_weights` (the shared diagnosis of attention weights),
   :mod:`.modules` (building a learner's ``nn.Module`` from a state dict),
+  :mod:`.batch_rows` (a function right on every sequence alone, wrong on the batch),
+  :mod:`.size_one_axes` (the right numbers in order, axes of size 1 lost or added),
+  :mod:`.extra_steps` (the right output with a step too many: a residual, a norm),
+  :mod:`.reshape_sizes` (a reshape given another variable's size),
   :mod:`.oracles` (float64 oracles of the building blocks, by concept, with knobs for
   the classic mistakes), :mod:`.layers` and :mod:`.layer_mistakes` (the layer checks'
   helpers and mistake tables, lessons 07-11), :mod:`.objects` (course objects the grader

@@ -53,6 +53,7 @@ __all__ = [
     "NOT_A_DISTRIBUTION",
     "NOT_FINITE",
     "SOFTMAX_OVER_QUERIES",
+    "TRANSPOSED_WEIGHTS",
     "UNIFORM_WEIGHTS",
     "attention_weights_variant",
     "expect_attention_weights",
@@ -112,6 +113,11 @@ FULLY_MASKED_DISTRIBUTION_NOTE = (
 NOT_A_DISTRIBUTION = (
     "Each query's weights must add up to 1 over the keys: take the softmax of the scaled "
     "scores over the last axis, dim=-1."
+)
+TRANSPOSED_WEIGHTS = (
+    "Yours are the right weights transposed: each query's weights stand in a column, (..., "
+    "len_k, len_q), instead of a row (..., len_q, len_k). Return them as the softmax gives "
+    "them, one row per query (no .transpose(-1, -2), .T or .mT after it)."
 )
 SOFTMAX_OVER_QUERIES = (
     "Your weights sum to 1 over the queries (dim=-2) instead of over the keys (dim=-1). Each "
@@ -285,6 +291,7 @@ def expect_attention_weights(
     atol: float = 1e-6,
     pairs: Mapping[str, Any] | None = None,
     explain: Callable[[], str] | None = None,
+    leak_explain: Callable[[], str] | None = None,
 ) -> str | None:
     """Check attention weights ``(..., len_q, len_k)`` against ``expected`` (the reference's,
     whose fully masked rows are zero) and explain any difference.
@@ -292,7 +299,8 @@ def expect_attention_weights(
     Shapes must have been checked already. The order of the diagnosis: NaN or inf (on
     the fully masked rows, on the rows an inverted mask would empty, elsewhere);
     negative weights; weight on forbidden keys (a matching entry of ``mistakes`` first,
-    then an inverted mask with its own message, then the generic one);
+    then an inverted mask with its own message, then ``leak_explain``'s diagnosis, made
+    from more than these weights, then the generic one);
     fully masked rows that follow no accepted convention; then the values: first the
     ``mistakes`` (a diagnosis mapped to the weights that mistake gives, or to a callable
     giving them, or None), then properties (rows not adding up to 1, a softmax over the
@@ -383,8 +391,16 @@ def expect_attention_weights(
                 c.fail(f"{what} gives weight to keys the mask forbids. {axis}")
             if other := _mask_of_another_sequence(w, allowed, leak):
                 c.fail(f"{what} gives weight to keys the mask forbids. {other}")
+            # the right weights transposed, before the mask read on swapped axes: a value
+            # match is the more specific (both leave zeros where the transposed mask blocks)
+            if _transposed(w, expected, rtol, atol):
+                c.fail(f"{what} gives weight to keys the mask forbids. {TRANSPOSED_WEIGHTS}")
             if swapped := _mask_on_swapped_axes(w, allowed):
                 c.fail(f"{what} gives weight to keys the mask forbids. {swapped}")
+            # a diagnosis the caller makes from more than these weights (round 11: sequence
+            # 0's mask used for the whole batch was told "the mask is not applied")
+            if leak_explain is not None and (diagnosis := leak_explain()):
+                c.fail(f"{what} gives weight to keys the mask forbids. {diagnosis}")
             index = _index(leak)
             c.fail(
                 f"{what} gives weight to keys the mask forbids (first at index {index}: "
@@ -423,6 +439,10 @@ def expect_attention_weights(
             f"{what} is zero everywhere, also in the rows that may attend to a key. {ALL_ZEROED}"
         )
     sums = w.sum(dim=-1)  # (..., len_q)
+    # the right weights, transposed (round 11: weights.transpose(-1, -2) on return was told
+    # to take the softmax over dim=-1, which it did)
+    if _transposed(w, target, rtol, atol):
+        c.fail(f"{what} is not what the reference gives. {TRANSPOSED_WEIGHTS}")
     if not torch.allclose(sums[live], torch.ones_like(sums[live]), atol=1e-4):
         columns = w.sum(dim=-2)  # (..., len_k)
         if mask is None and torch.allclose(columns, torch.ones_like(columns), atol=1e-4):
@@ -479,6 +499,17 @@ def _mask_on_swapped_axes(w: torch.Tensor, allowed: torch.Tensor) -> str | None:
         "mask built as (len_k, len_q)). Its last two axes are (len_q, len_k), the same as "
         "the scores q kᵀ: row i says which keys query i may see. Use it as given; for a "
         "causal mask, query i sees keys 0..i (a lower triangle, torch.tril)."
+    )
+
+
+def _transposed(w: torch.Tensor, expected: torch.Tensor, rtol: float, atol: float) -> bool:
+    """Whether ``w`` is ``expected`` with its last two axes exchanged (square only)."""
+    right = torch.nan_to_num(expected.detach().double(), nan=0.0)
+    return (
+        w.shape[-1] == w.shape[-2]
+        and w.shape == right.shape
+        and not torch.allclose(w, right, rtol=max(rtol, 1e-4), atol=max(atol, 1e-5))
+        and torch.allclose(w.transpose(-1, -2), right, rtol=max(rtol, 1e-4), atol=max(atol, 1e-5))
     )
 
 

@@ -1,17 +1,27 @@
-"""Axes of length 1 lost or added: is the learner's shape the expected one with some
-size-1 axes dropped (``.squeeze()``, an index ``[0]``, a reduction without keepdims) or
-with one inserted (``[None]``, ``unsqueeze``, ``keepdims=True``, a reshape)?
+"""Axes of length 1 lost or added (a bare ``.squeeze()``, an index ``[0]``, a reduction
+without keepdims; ``[None]``, ``unsqueeze``, ``keepdims=True``), and axes in another order.
 
-A shape explains itself only in these exact forms, so the explanation is given only when
-the shapes agree with it axis by axis (the numbers are not looked at: the same entries in
-the same order, which a size-1 axis cannot change).
+Two levels of the one idea, by what the check has in hand:
+
+* the shape alone (:func:`size_one_axes`, :func:`permuted_axes`, which ``Checker``'s
+  ``expect_shape`` uses when a check opts in with ``explain_shapes=True``): the explanation
+  is given only when the shapes agree with it axis by axis;
+* the expected tensor (:func:`size_one_axes_change`, :func:`size_one_axes_note`): the right
+  numbers in the right order under a shape that differs only by axes of size 1. On such an
+  input many mistakes that move numbers give the same tensor (a permutation of a size-1
+  axis, heads folded into a batch of one, a reshape): a reshape never moves a number, so
+  "same numbers in the same order" is the one description all of them share, and the
+  checks state the size-1 cause first and name another only after an input with no size-1
+  axis has told them apart (see checks/multi_head_attention/split.py).
 """
 
 from __future__ import annotations
 
 from itertools import combinations
 
-__all__ = ["permuted_axes", "size_one_axes"]
+import torch
+
+__all__ = ["permuted_axes", "size_one_axes", "size_one_axes_change", "size_one_axes_note"]
 
 
 def _dropped(got: tuple, shape: tuple) -> list[int] | None:
@@ -77,4 +87,59 @@ def permuted_axes(got: tuple, shape: tuple) -> str:
         f"That is the expected shape with its axes in another order: yours holds axes "
         f"{tuple(order)} of the expected one (a transpose, permute, swapaxes or moveaxis "
         "rearranged them, or one was missing). "
+    )
+
+
+def _without_ones(shape) -> tuple[int, ...]:
+    return tuple(n for n in shape if n != 1)
+
+
+def size_one_axes_change(got, expected: torch.Tensor, *, rtol=0.0, atol=0.0) -> str:
+    """ "lost", "added" (or "moved") when ``got`` holds ``expected``'s numbers in the same
+    order and its shape differs from ``expected``'s only by axes of size 1; else ""."""
+    if not isinstance(got, torch.Tensor) or got.shape == expected.shape:
+        return ""
+    if got.numel() != expected.numel() or got.dtype.is_complex:
+        return ""
+    if _without_ones(got.shape) != _without_ones(expected.shape):
+        return ""
+    flat, want = got.detach().reshape(-1), expected.detach().reshape(-1)
+    try:
+        if flat.dtype == torch.bool or want.dtype == torch.bool:
+            same = torch.equal(flat.to(torch.bool), want.to(torch.bool))
+        else:
+            same = torch.allclose(flat.double(), want.double(), rtol=rtol, atol=atol)
+    except RuntimeError:
+        return ""
+    if not same:
+        return ""
+    if got.ndim < expected.ndim:
+        return "lost"
+    return "added" if got.ndim > expected.ndim else "moved"
+
+
+def size_one_axes_note(got, expected: torch.Tensor, *, rtol=0.0, atol=0.0) -> str:
+    """The diagnosis of :func:`size_one_axes_change`, or ""."""
+    change = size_one_axes_change(got, expected, rtol=rtol, atol=atol)
+    if not change:
+        return ""
+    shape, want = tuple(got.shape), tuple(expected.shape)
+    if change == "lost":
+        return (
+            f"Your numbers are right and in the right order, but axes of size 1 of {want} are "
+            f"gone (yours is {shape}): a bare .squeeze() removes every axis of size 1 (the batch "
+            "axis of a batch of one included), and so do squeeze(0) or an index [0]. Drop the "
+            "squeeze (or squeeze only an axis you name, where one must go): the shape must not "
+            "depend on which sizes happen to be 1."
+        )
+    if change == "added":
+        return (
+            f"Your numbers are right and in the right order, but yours has extra axes of size "
+            f"1 (yours is {shape}, expected {want}): an unsqueeze, a None index or a [None] too "
+            "many, or an axis that was never squeezed back. Return exactly the expected shape."
+        )
+    return (
+        f"Your numbers are right and in the right order, but an axis of size 1 sits in the "
+        f"wrong place (yours is {shape}, expected {want}): an unsqueeze or None index at the "
+        "wrong position."
     )

@@ -34,8 +34,10 @@ from collections.abc import Callable
 import torch
 
 from transformer_course.checking import Checker, CheckFailure, torch_generator
+from transformer_course.checking.batch_rows import row_by_row_hint, row_by_row_note
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.checking.size_one_axes import size_one_axes_note
 from transformer_course.exercise import Exercise
 from transformer_course.reference import masking as ref
 from transformer_course.reference.attention import scaled_dot_product_attention
@@ -320,7 +322,7 @@ _PAD_SHAPE_HINTS = {
     "flat": "The values may be right, but the mask needs two singleton axes: (batch, 1, 1, len). "
     "Attention scores are (batch, num_heads, len_q, len_k); the 1s line up with num_heads and "
     "len_q, so one row of key flags broadcasts to every head and every query.",
-    "query": "Your len axis is in the query position (len_q), so the mask would broadcast over the "
+    "query": "your len axis is on the query axis (len_q), so the mask would broadcast over the "
     "keys instead of over the queries: it would blank out whole rows for pad *queries* while "
     "every real token could still attend to the pads. Padding must hide pad *keys*: put the len "
     "axis last, (batch, 1, 1, len).",
@@ -368,14 +370,34 @@ def _padding_shape_hint(shape: tuple[int, ...], batch: int, length: int) -> str:
     if shape == (batch, length):
         return _PAD_SHAPE_HINTS["flat"]
     if length > 1 and shape in {(batch, 1, length, 1), (batch, length, 1)}:
-        return _PAD_SHAPE_HINTS["query"]
+        named = "(batch, 1, len, 1)" if len(shape) == 4 else "(batch, len, 1)"
+        return f"Yours is {named}: {_PAD_SHAPE_HINTS['query']}"
     if length > 1 and shape == (batch, 1, length):
         return _PAD_SHAPE_HINTS["three"]
     if length > 1 and shape == (batch, 1, length, length):
         return _PAD_SHAPE_HINTS["expanded"]
     if length > 1 and shape == (batch, length, 1, 1):
         return _PAD_SHAPE_HINTS["heads"]
-    return "The padding mask has one flag per key: (batch, 1, 1, len)."
+    if len(shape) == 4 and shape[0] == batch and shape[1] > 1 and shape[2:] == (1, length):
+        return (
+            f"Your head axis has {shape[1]} entries, where it must be 1: a mask expanded or "
+            f"repeated over {shape[1]} heads fits only an attention with exactly that many "
+            "heads. Keep the singleton head axis, (batch, 1, 1, len): it broadcasts over any "
+            "number of heads by itself."
+        )
+    return _PAD_ONE_FLAG_PER_KEY
+
+
+_PAD_ONE_FLAG_PER_KEY = "The padding mask has one flag per key: (batch, 1, 1, len)."
+
+
+def _shape_or_size_one(got, expected: torch.Tensor, batch: int, length: int) -> str:
+    """The named shapes first; for any other, axes of size 1 lost or added when the flags
+    are right and in order (round 11: ids.squeeze() on a batch of one got the rule only)."""
+    hint = _padding_shape_hint(tuple(got.shape), batch, length)
+    if hint != _PAD_ONE_FLAG_PER_KEY:
+        return hint
+    return size_one_axes_note(got, expected) or hint
 
 
 _PAD_INVERTED = (
@@ -443,11 +465,23 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
         for number, (ids, pad_id) in enumerate(cases):
             batch, length = ids.shape
             what = f"padding_mask(ids, pad_id={pad_id}) with ids = {_ids_repr(ids)}"
+
+            def row_right(i, ids=ids, pad_id=pad_id):  # sequence i alone, a batch of one
+                alone = ids[i : i + 1].clone()
+                got = padding_mask(alone, pad_id)
+                return isinstance(got, torch.Tensor) and torch.equal(
+                    got, ref.padding_mask(alone, pad_id)
+                )
+
+            batch_note = lambda row_right=row_right, batch=batch: row_by_row_note(  # noqa: E731
+                row_right, batch, size="ids"
+            )
             got = c.call(
                 padding_mask,
                 ids,
                 pad_id,
                 call_repr=f"padding_mask(ids, {pad_id})",
+                hints=row_by_row_hint(row_right, batch, size="ids"),
                 mutation_hint="Build a new tensor (a comparison such as ids != pad_id makes one) "
                 "instead of writing into the ids.",
             )
@@ -459,7 +493,8 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                 what,
                 _and_dtype(
                     _same_flags_reshaped(got, expected, batch)
-                    or _padding_shape_hint(tuple(got.shape), batch, length),
+                    or batch_note()
+                    or _shape_or_size_one(got, expected, batch, length),
                     got.dtype,
                 ),
             )
@@ -506,7 +541,15 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                     "hidden: `ids != pad_id`."
                 ] = kept
 
-            def explain(got=got, ids=ids, pad_id=pad_id, seed=6000 + 10 * number + hidden):
+            def explain(
+                got=got,
+                ids=ids,
+                pad_id=pad_id,
+                seed=6000 + 10 * number + hidden,
+                batch_note=batch_note,
+            ):
+                if note := batch_note():
+                    return note
                 # what the mask does to attention: the reference attention with *your* mask
                 _, weights = _attention(got, ids.shape[0], ids.shape[1], seed)
                 leak = _pad_key_leak(weights, ids, pad_id)
@@ -664,6 +707,15 @@ def check_look_ahead_mask(look_ahead_mask, *, hidden: bool = False) -> None:
 
 
 # -------------------------------------------------------------- decoder_self_attention_mask
+def _decoder_shape_or_size_one(got, expected: torch.Tensor, batch: int, length: int) -> str:
+    """The named shapes first (a missing head axis has its own lesson); for any other, axes
+    of size 1 lost or added when the flags are right and in order (round 11)."""
+    hint = _decoder_shape_hint(tuple(got.shape), batch, length)
+    if hint != _DECODER_DEFAULT_SHAPE:
+        return hint
+    return size_one_axes_note(got, expected) or hint
+
+
 def _decoder_shape_hint(shape: tuple[int, ...], batch: int, length: int) -> str:
     if shape == (batch, length, length) and length > 1:
         return (
@@ -693,7 +745,10 @@ def _decoder_shape_hint(shape: tuple[int, ...], batch: int, length: int) -> str:
             "heads. Keep the singleton head axis, (batch, 1, len, len): it broadcasts over any "
             "number of heads by itself."
         )
-    return "The decoder mask is (batch, 1, len, len): padding mask & look-ahead mask."
+    return _DECODER_DEFAULT_SHAPE
+
+
+_DECODER_DEFAULT_SHAPE = "The decoder mask is (batch, 1, len, len): padding mask & look-ahead mask."
 
 
 _PAD_QUERY_ROWS = (
@@ -933,6 +988,17 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                 f"{_ids_repr(ids)}"
             )
             call_repr = f"decoder_self_attention_mask(tgt_ids, {pad_id})"
+
+            def row_right(i, ids=ids, pad_id=pad_id):  # sequence i alone, a batch of one
+                alone = ids[i : i + 1].clone()
+                got = decoder_self_attention_mask(alone, pad_id)
+                return isinstance(got, torch.Tensor) and torch.equal(
+                    got, ref.decoder_self_attention_mask(alone, pad_id)
+                )
+
+            batch_note = lambda row_right=row_right, batch=batch: row_by_row_note(  # noqa: E731
+                row_right, batch, size="tgt_ids"
+            )
             try:
                 got = c.call(
                     decoder_self_attention_mask,
@@ -943,9 +1009,15 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                     hints=[
                         (RuntimeError, _off_by_one_length_hint(length)),
                         ("doesn't match the broadcast shape", _IN_PLACE_COMBINE),
+                        *row_by_row_hint(row_right, batch, size="tgt_ids"),
                     ],
                 )
             except CheckFailure as failure:
+                if not failure.message.startswith("calling `"):
+                    # not an exception in the learner's code (an argument changed in place,
+                    # say): no size was confused (round 11: ids.ne_(pad_id) was told it read
+                    # the batch size for the length)
+                    raise
                 sizes = re.search(
                     r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)",
                     failure.message,
@@ -962,7 +1034,10 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                 got,
                 expected.shape,
                 what,
-                _and_dtype(_decoder_shape_hint(tuple(got.shape), batch, length), got.dtype),
+                _and_dtype(
+                    batch_note() or _decoder_shape_or_size_one(got, expected, batch, length),
+                    got.dtype,
+                ),
             )
             _expect_bool(
                 c,
@@ -982,8 +1057,8 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                 got,
                 expected,
                 what,
-                hint=lambda got=got, ids=ids, pad_id=pad_id, seed=seed, picture=picture: (
-                    _explain_decoder(got, ids, pad_id, seed, picture)
+                hint=lambda got=got, ids=ids, pad_id=pad_id, seed=seed, picture=picture, note=batch_note: (
+                    note() or _explain_decoder(got, ids, pad_id, seed, picture)
                 ),
                 mistakes=_decoder_mistakes(ids, pad_id, picture),
             )

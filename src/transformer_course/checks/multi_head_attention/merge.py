@@ -10,7 +10,9 @@ import itertools
 import torch
 
 from transformer_course.checking import Checker
+from transformer_course.checking.batch_rows import row_by_row_hint, row_by_row_note
 from transformer_course.checking.inputs import randn
+from transformer_course.checking.reshape_sizes import wrong_size_hint
 from transformer_course.reference import multi_head_attention as ref
 
 from .common import (
@@ -177,11 +179,34 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
                 return isinstance(got, torch.Tensor) and torch.equal(got, ref.merge_heads(y))
 
             fixed = (right_with, num_heads, "is right with {k} heads but not with {num_heads}")
+
+            def row_right(i, x=x):  # sequence i alone, a batch of one
+                alone = x[i : i + 1].clone()
+                got = merge_heads(alone)
+                return isinstance(got, torch.Tensor) and torch.equal(got, ref.merge_heads(alone))
+
+            batch_note = lambda row_right=row_right, batch=batch: row_by_row_note(  # noqa: E731
+                row_right, batch
+            )
             got = c.call(
                 merge_heads,
                 x,
                 call_repr=f"merge_heads(x {tuple(x.shape)}{layout})",
-                hints=[*_batch_of_one_hint(batch), *_fixed_heads_hint(*fixed)],
+                hints=[
+                    *_batch_of_one_hint(batch),
+                    *_fixed_heads_hint(*fixed),
+                    *row_by_row_hint(row_right, batch, unless=_batch_of_one_hint(batch)),
+                    *wrong_size_hint(
+                        {
+                            "batch": batch,
+                            "len": length,
+                            "num_heads": num_heads,
+                            "d_head": d_head,
+                            "d_model": num_heads * d_head,
+                        },
+                        [("batch", "len", "d_model")],
+                    ),
+                ],
                 mutation_hint="Transpose and reshape give new tensors; nothing needs to be "
                 "written into x.",
             )
@@ -192,11 +217,16 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
                 expected.shape,
                 what,
                 _fixed_heads_note(*fixed)
+                or batch_note()
                 or _merge_shape_hint(got, x, batch, num_heads, length, d_head),
             )
             c.expect_dtype(got, dtype, what, _SAME_DTYPE)
 
-            def explain(got=got, x=x, expected=expected, d_head=d_head) -> str:
+            def explain(
+                got=got, x=x, expected=expected, d_head=d_head, batch_note=batch_note
+            ) -> str:
+                if note := batch_note():
+                    return note
                 b, t, f = (int(n) for n in (got != expected).nonzero()[0])  # first wrong entry
                 return (
                     f"At index [{b}, {t}, {f}] yours holds {_where_from(got, x, (b, t, f))}, but "

@@ -26,12 +26,15 @@ import torch
 
 from transformer_course.checking import Checker, CheckFailure, tolerance
 from transformer_course.checking.attention_weights import (
+    TRANSPOSED_WEIGHTS,
     expect_attention_weights,
     with_fully_masked_rows,
 )
+from transformer_course.checking.batch_rows import row_by_row_hint, row_by_row_note
 from transformer_course.checking.layers import mistake_pairs
 from transformer_course.checking.modules import build_module, random_state
 from transformer_course.checking.oracles import multi_head_attention_f
+from transformer_course.checking.size_one_axes import size_one_axes_note
 from transformer_course.reference import multi_head_attention as ref
 
 from .common import _batch_of_one_hint
@@ -49,6 +52,7 @@ from .mha_diagnoses import (
     _OUTPUT_MISTAKES,
     _WEIGHT_MISTAKES,
     _Agreement,
+    _extra_step_outputs,
     _head_width_projection_hint,
     _heads_mixed,
     _length_mixup_hint,
@@ -69,8 +73,11 @@ _DROPOUT_IN_EVAL = (
 _DROPOUT_NOT_IN_TRAIN = (
     "In train mode with dropout=1.0 every attention weight is dropped, so each head's output is "
     "0 and the layer's output is just w_o's bias. Yours is what eval mode gives: dropout is "
-    "not applied in training. Apply it to the attention weights before they multiply the "
-    "values: `self.dropout(weights) @ v`."
+    "not applied in training, or its result never reaches the output (`self.dropout(weights)` "
+    "on a line of its own returns a new tensor and leaves weights as they were; and the heads "
+    "that scaled_dot_product_attention returns were computed without dropout, so they must be "
+    "recomputed from the dropped-out weights). Apply it to the attention weights before they "
+    "multiply the values: `heads = self.dropout(weights) @ v`."
 )
 _DROPOUT_AFTER_W_O = (
     "In train mode with dropout=1.0 your output is all zeros: you applied dropout to the "
@@ -148,6 +155,95 @@ def _runs_without_mask(module, query, key, value) -> bool:
     return False
 
 
+def _row_right(module, state, case: _Case, inputs):
+    """``row_right(i)``: whether the (eval-mode) module is right on sequence i alone, a batch
+    of one (its mask sliced when it has a batch axis), output and weights (checking.
+    batch_rows)."""
+    query, key, value, mask = inputs
+
+    def row_right(i: int) -> bool:
+        one = slice(i, i + 1)
+        row_mask = mask
+        if mask is not None and mask.ndim == 4 and mask.shape[0] == case.batch:
+            row_mask = mask[one]
+        call = (query[one], key[one], value[one])
+        with torch.no_grad():
+            got = module(*call) if row_mask is None else module(*call, row_mask)
+            out, weights = multi_head_attention_f(state, *call, row_mask, case.num_heads)
+        return (
+            isinstance(got, tuple | list)
+            and len(got) == 2
+            and all(isinstance(t, torch.Tensor) for t in got)
+            and got[0].shape == out.shape
+            and got[1].shape == weights.shape
+            and torch.allclose(got[0].double(), out, atol=1e-4, rtol=1e-3)
+            and torch.allclose(got[1].double(), torch.nan_to_num(weights), atol=1e-4, rtol=1e-3)
+        )
+
+    return row_right
+
+
+def _fits_heads(weights, state, inputs, k: int) -> bool:
+    """Whether ``weights`` are the float64 oracle's weights with ``k`` heads."""
+    query, key, value, mask = inputs
+    if k < 1 or query.shape[-1] % k:
+        return False
+    with contextlib.suppress(Exception):
+        expected = multi_head_attention_f(state, query, key, value, mask, k)[1]
+        got = weights.detach().double()
+        return got.shape == expected.shape and torch.allclose(got, expected, atol=1e-4)
+    return False
+
+
+def _shape_notes(output, weights, state, case: _Case, inputs) -> tuple[str, str]:
+    """Notes for an output or weights of the wrong shape whose numbers are the reference's:
+    axes of size 1 lost or added (a bare .squeeze() on a batch of one), or the heads averaged
+    with keepdim=True. Stated only when the values agree (round 11: the averaged weights
+    (batch, 1, len_q, len_k) were named as a head count fixed to 1)."""
+    b, h, lq, lk = case.batch, case.num_heads, case.len_q, case.len_k
+    query, key, value, mask = inputs
+    with torch.no_grad():
+        expected_out, expected_weights = multi_head_attention_f(state, query, key, value, mask, h)
+    tol = {"rtol": 1e-3, "atol": 1e-4}
+    output_note = size_one_axes_note(output, expected_out, **tol)
+    weights_note = size_one_axes_note(weights, expected_weights, **tol)
+    if tuple(weights.shape) == (b, h, lk, lq) and torch.allclose(
+        weights.detach().double().transpose(-1, -2), expected_weights, **tol
+    ):
+        weights_note = TRANSPOSED_WEIGHTS
+    if tuple(weights.shape) == (b, lq, lk) and h > 1:  # one matrix per sequence: which?
+        got = weights.detach().double()
+        found = [
+            text
+            for text, value in (
+                (
+                    "Those are weights averaged over the heads (what nn.MultiheadAttention "
+                    "returns by default)",
+                    expected_weights.mean(dim=1),
+                ),
+                ("Those are the heads' weights summed", expected_weights.sum(dim=1)),
+                *(
+                    (f"Those are head {i}'s weights alone", expected_weights[:, i])
+                    for i in range(h)
+                ),
+            )
+            if torch.allclose(got, value, **tol)
+        ]
+        weights_note = (
+            f"{' / '.join(found) if found else 'Yours holds one weight matrix per sequence'}: "
+            "return every head's weights, (batch, num_heads, len_q, len_k)."
+        )
+    if tuple(weights.shape) == (b, 1, lq, lk) and h > 1:
+        averaged = expected_weights.mean(dim=1, keepdim=True)
+        if torch.allclose(weights.detach().double(), averaged, **tol):
+            weights_note = (
+                "Those are the weights averaged over the heads, kept as one head (mean(dim=1, "
+                "keepdim=True), or nn.MultiheadAttention's default average_attn_weights=True): "
+                "return every head's weights, (batch, num_heads, len_q, len_k)."
+            )
+    return output_note, weights_note
+
+
 def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
     b, h, lq, lk, d = case.batch, case.num_heads, case.len_q, case.len_k, case.d_model
     state = random_state(_state_shapes(d), seed=case.seed)
@@ -171,6 +267,7 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
         f"weights, in {mode} mode]"
     )
     args = (query, key, value) if mask is None else (query, key, value, mask)
+    row_right = _row_right(module, state, case, (query, key, value, mask))
     try:
         result = c.call(
             module,
@@ -180,6 +277,13 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
                 *_length_mixup_hint(case),
                 *_batch_of_one_hint(case.batch),
                 *_head_width_projection_hint(case),
+                *(
+                    []
+                    if case.train
+                    else row_by_row_hint(
+                        row_right, b, size="query", unless=_batch_of_one_hint(case.batch)
+                    )
+                ),
             ],
         )
     except CheckFailure as failure:
@@ -217,10 +321,27 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
     what_o, what_w = f"the output of {call}", f"the weight tensor returned by {call}"
     c.expect_type(output, torch.Tensor, what_o)
     c.expect_type(weights, torch.Tensor, what_w)
-    c.expect_shape(output, (b, lq, d), what_o, _output_shape_hint(output.shape, case))
-    c.expect_shape(
-        weights, (b, h, lq, lk), what_w, _weights_shape_hint(weights.shape, b, h, lq, lk, d)
-    )
+    if tuple(output.shape) != (b, lq, d) or tuple(weights.shape) != (b, h, lq, lk):
+        args4 = (query, key, value, mask)
+        output_note, weights_note = _shape_notes(output, weights, state, case, args4)
+        c.expect_shape(
+            output, (b, lq, d), what_o, output_note or _output_shape_hint(output.shape, case)
+        )
+        c.expect_shape(
+            weights,
+            (b, h, lq, lk),
+            what_w,
+            weights_note
+            or _weights_shape_hint(
+                weights.shape,
+                b,
+                h,
+                lq,
+                lk,
+                d,
+                fits=lambda k: _fits_heads(weights, state, args4, k),
+            ),
+        )
     # short names: the note about another float dtype is then printed once, not per case
     c.expect_floating(output, "the output of forward", preferred=query.dtype)
     c.expect_floating(weights, "the weight tensor returned by forward", preferred=query.dtype)
@@ -273,7 +394,9 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
             explain=lambda: (
                 _heads_mixed(weights, state, query, key, mask, h)
                 or _wrong_scale(weights, state, query, key, mask, h, agree)
+                or ("" if case.train else row_by_row_note(row_right, b, size="query"))
             ),
+            leak_explain=lambda: "" if case.train else row_by_row_note(row_right, b, size="query"),
             **tol,
         )
 
@@ -315,7 +438,14 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
         what_o,
         **tol,
         hint=hint,
-        mistakes=_only_agreeing(_mistake_values(_OUTPUT_MISTAKES, 0, variant_args), agree),
+        explain=lambda: "" if case.train else row_by_row_note(row_right, b, size="query"),
+        mistakes=_only_agreeing(
+            {
+                **_mistake_values(_OUTPUT_MISTAKES, 0, variant_args),
+                **_extra_step_outputs(variant_args),
+            },
+            agree,
+        ),
         pairs=_only_agreeing(
             mistake_pairs(
                 lambda **knobs: multi_head_attention_f(*variant_args, **knobs)[0],

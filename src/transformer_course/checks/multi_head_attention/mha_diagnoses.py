@@ -14,6 +14,7 @@ from typing import Any
 
 import torch
 
+from transformer_course.checking.extra_steps import extra_output_steps
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.layers import mistake_pairs, value_or_none
 from transformer_course.checking.modules import random_state
@@ -47,7 +48,10 @@ _WEIGHT_MISTAKES = [
     ),
     (
         {"scale": "none"},
-        "You did not scale the scores: divide q k^T by sqrt(d_head) before the softmax.",
+        "You did not scale the scores: divide q k^T by sqrt(d_head) before the softmax. (If "
+        "your code does divide, its result is thrown away: `scores / math.sqrt(d_head)` or "
+        "`scores.div(...)` on a line of its own returns a new tensor and leaves scores as they "
+        "were; assign it, scores = scores / math.sqrt(d_head).)",
     ),
     (
         {"scale": "d_head"},
@@ -83,9 +87,13 @@ _WEIGHT_MISTAKES = [
     ),
     (
         {"mask_mode": "none"},
-        "Your attention ignores the mask: keys the mask forbids get weight. Pass the mask on "
-        "and apply it to the scaled scores before the softmax (blocked scores become -inf or "
-        "a large negative number); it broadcasts to (batch, num_heads, len_q, len_k).",
+        "Your attention ignores the mask: keys the mask forbids get weight, exactly as with no "
+        "mask. Either the mask never reaches the scores (pass it on to the attention), or the "
+        "masking step's result is thrown away: scores.masked_fill(~mask, ...) returns a new "
+        "tensor and leaves scores as they were, so assign it (scores = scores.masked_fill(~mask, "
+        "float('-inf'))) or use the in-place masked_fill_. Blocked scores become -inf or a "
+        "large negative number before the softmax; the mask broadcasts to (batch, num_heads, "
+        "len_q, len_k).",
     ),
     (
         {"fill": 0.0},
@@ -160,8 +168,16 @@ def _mistake_values(table, part: int, args: tuple) -> dict:
 
 
 def _weights_shape_hint(
-    got: tuple, batch: int, num_heads: int, len_q: int, len_k: int, d_model: int = 0
+    got: tuple,
+    batch: int,
+    num_heads: int,
+    len_q: int,
+    len_k: int,
+    d_model: int = 0,
+    fits=None,
 ) -> str:
+    """``fits(k)``: whether the learner's weights are those of k heads (the float64 oracle's);
+    a head count other than num_heads is named as the cause only when they are."""
     d_head = d_model // num_heads
     if d_model and d_head != num_heads and tuple(got) == (batch, d_head, len_q, len_k):
         return (
@@ -190,6 +206,12 @@ def _weights_shape_hint(
         and (got[0], got[2], got[3]) == (batch, len_q, len_k)
         and got[1] != num_heads
     ):  # blind9d-mha-num-heads-hardcoded-8
+        if fits is not None and not fits(got[1]):
+            return (
+                f"Your weights have {got[1]} heads where this MultiHeadAttention was built with "
+                f"num_heads = {num_heads}, and they are not the weights of {got[1]} heads either: "
+                "return every head's weights, (batch, num_heads, len_q, len_k)."
+            )
         return (
             f"Your weights have {got[1]} heads where this MultiHeadAttention was built with "
             f"num_heads = {num_heads}: the heads are split with another number than the "
@@ -499,11 +521,27 @@ def _variant_args(case: _Case):
     return (state, *_inputs(case), case.num_heads)
 
 
+def _extra_steps(args) -> dict[str, Any]:
+    """The right output with a step too many after it (checking.extra_steps: a residual
+    inside the layer, a LayerNorm, both): {message: callable giving (output, weights)}."""
+    query, key, value = args[1:4]
+    out, weights = multi_head_attention_f(*args)
+    inputs = {"query": query, "key": key, "value": value}
+    steps = extra_output_steps(out, inputs, layer="MultiHeadAttention")
+    return {message: (lambda v=v: (v, weights)) for message, v in steps.items()}
+
+
+def _extra_step_outputs(args) -> dict[str, Any]:
+    """:func:`_extra_steps`' outputs alone: {message: callable giving the output}."""
+    return {message: (lambda c=compute: c()[0]) for message, compute in _extra_steps(args).items()}
+
+
 def _candidates(args) -> dict[str, Any]:
     """Every known mistake, alone and in pairs: {message: callable giving (output, weights)}."""
     singles = {message: knobs for knobs, message in (*_WEIGHT_MISTAKES, *_OUTPUT_MISTAKES)}
     out = {m: (lambda k=k: multi_head_attention_f(*args, **k)) for m, k in singles.items()}
     out.update(mistake_pairs(lambda **knobs: multi_head_attention_f(*args, **knobs), singles))
+    out.update(_extra_steps(args))
     return out
 
 

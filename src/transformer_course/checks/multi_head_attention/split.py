@@ -10,7 +10,10 @@ import itertools
 import torch
 
 from transformer_course.checking import Checker
+from transformer_course.checking.batch_rows import row_by_row_hint, row_by_row_note
 from transformer_course.checking.inputs import randn
+from transformer_course.checking.reshape_sizes import wrong_size_hint
+from transformer_course.checking.size_one_axes import size_one_axes_note
 from transformer_course.reference import multi_head_attention as ref
 
 from .common import (
@@ -119,6 +122,31 @@ def _folded_heads_note(got, x: torch.Tensor, num_heads: int) -> str:
     return ""
 
 
+def _squeezed_or_folded(split_heads, got, x: torch.Tensor, num_heads: int) -> str:
+    """A batch of one's axes of size 1 gone (a bare .squeeze()) or the heads folded into the
+    batch axis: on a batch of one both give (num_heads, len, d_head), the same numbers in the
+    same order. Stated only after a batch of two told them apart (round 11: the bare squeeze
+    was named as a fold, the rule's counter-example)."""
+    expected = ref.split_heads(x, num_heads)
+    squeezed = size_one_axes_note(got, expected)
+    folded = _folded_heads_note(got, x, num_heads)
+    if not (squeezed and folded):
+        return squeezed or folded
+    two = torch.cat([x, x.flip(1)])  # a batch of two sequences: no size-1 batch axis
+    try:
+        again = split_heads(two, num_heads)
+    except Exception:
+        again = None
+    if isinstance(again, torch.Tensor) and torch.equal(again, ref.split_heads(two, num_heads)):
+        return squeezed + " (Yours is right on a batch of two: only the size-1 axes go.)"
+    if _folded_heads_note(again, two, num_heads):
+        return folded
+    return (
+        "On a batch of one two mistakes give this tensor, and a batch of two did not tell them "
+        f"apart: (1) {squeezed} (2) {folded}"
+    )
+
+
 def _split_shape_hint(got: tuple, batch: int, length: int, num_heads: int, d_head: int) -> str:
     hints = {
         (batch, length, num_heads, d_head): "That is (batch, len, num_heads, d_head): you cut "
@@ -172,11 +200,14 @@ def _sequence_first_split(got, x: torch.Tensor, num_heads: int) -> str:
 
 
 _SPLIT_PIECES_OF_NUM_HEADS = (
-    "Yours holds d_head pieces of num_heads consecutive features each, stacked: what "
-    "torch.split(x, num_heads, dim=-1) gives, whose second argument is the size of each "
-    "piece, not the number of pieces. Cut num_heads pieces of d_head features: "
-    "torch.chunk(x, num_heads, dim=-1) or torch.split(x, d_head, dim=-1), stacked on dim=1 (or "
-    "reshape to (batch, len, num_heads, d_head) and .transpose(1, 2))."
+    "Yours holds d_head pieces of num_heads consecutive features each, stacked: the two sizes "
+    "num_heads and d_head are swapped. Two recipes give exactly this: x.reshape(batch, len, "
+    "d_head, num_heads).transpose(1, 2), the last axis cut as (d_head, num_heads) instead of "
+    "(num_heads, d_head); and torch.split(x, num_heads, dim=-1) stacked on dim=1, whose second "
+    "argument is the size of each piece, not the number of pieces. (With num_heads == d_head "
+    "both give the right tensor, which is why it can pass on some sizes.) Cut num_heads pieces "
+    "of d_head features: reshape to (batch, len, num_heads, d_head) and .transpose(1, 2), or "
+    "torch.chunk(x, num_heads, dim=-1) / torch.split(x, d_head, dim=-1) stacked on dim=1."
 )
 
 
@@ -211,12 +242,34 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
                 return isinstance(got, torch.Tensor) and torch.equal(got, ref.split_heads(y, k))
 
             fixed = (right_with, num_heads, "cuts x into {k} heads when asked for {num_heads}")
+
+            def row_right(i, x=x, num_heads=num_heads):  # sequence i alone, a batch of one
+                alone = x[i : i + 1].clone()
+                got = split_heads(alone, num_heads)
+                return isinstance(got, torch.Tensor) and torch.equal(
+                    got, ref.split_heads(alone, num_heads)
+                )
+
+            batch_note = lambda row_right=row_right, batch=batch: row_by_row_note(  # noqa: E731
+                row_right, batch
+            )
             got = c.call(
                 split_heads,
                 x,
                 num_heads,
                 call_repr=f"split_heads(x {tuple(x.shape)}, {num_heads})",
-                hints=[*_batch_of_one_hint(batch), *_fixed_heads_hint(*fixed)],
+                hints=[
+                    *_batch_of_one_hint(batch),
+                    *_fixed_heads_hint(*fixed),
+                    *row_by_row_hint(row_right, batch, unless=_batch_of_one_hint(batch)),
+                    *wrong_size_hint(
+                        {"batch": batch, "len": length, "num_heads": num_heads, "d_head": d_head},
+                        [
+                            ("batch", "len", "num_heads", "d_head"),
+                            ("batch", "num_heads", "len", "d_head"),
+                        ],
+                    ),
+                ],
                 mutation_hint="Reshape and transpose give new views of x; nothing needs to be "
                 "written into x.",
             )
@@ -244,11 +297,30 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
             )
             shape_hint = (
                 _fixed_heads_note(*fixed)
-                or _folded_heads_note(got, x, num_heads)
+                or _squeezed_or_folded(split_heads, got, x, num_heads)
+                or batch_note()
                 or _split_shape_hint(got.shape, batch, length, num_heads, d_head)
             )
             if reordered and "the four axes are there, in the wrong order" in shape_hint:
                 shape_hint = reordered  # the named shapes keep their own advice
+            # a named shape's advice only when the values are that layout's: with batch ==
+            # num_heads, (num_heads, len, batch, d_head) has the shape of (batch, len,
+            # num_heads, d_head) (round 11: four.transpose(0, 2) was told to add a transpose)
+            named_order = {
+                (batch, length, num_heads, d_head): (0, 1, 2, 3),
+                (batch, num_heads, d_head, length): (0, 2, 3, 1),
+            }.get(tuple(got.shape))
+            if (
+                named_order is not None
+                and shape_hint == _split_shape_hint(got.shape, batch, length, num_heads, d_head)
+                and not by_value
+                and not sequence_first
+                and not (got.dtype == x.dtype and torch.equal(got, four.permute(named_order)))
+            ):
+                shape_hint = reordered or (
+                    "The contract is (batch, num_heads, len, d_head) with d_head = d_model // "
+                    "num_heads."
+                )
             c.expect_shape(
                 got,
                 expected.shape,
@@ -257,7 +329,11 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
             )
             c.expect_dtype(got, dtype, what, _SAME_DTYPE)
 
-            def explain(got=got, x=x, expected=expected, d_head=d_head) -> str:
+            def explain(
+                got=got, x=x, expected=expected, d_head=d_head, batch_note=batch_note
+            ) -> str:
+                if note := batch_note():
+                    return note
                 b, i, t, j = (int(n) for n in (got != expected).nonzero()[0])  # first wrong entry
                 return (
                     f"At index [{b}, {i}, {t}, {j}] yours holds {_where_from(got, x, (b, i, t, j))}, "

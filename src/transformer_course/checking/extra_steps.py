@@ -1,0 +1,47 @@
+"""One step too many after a layer's right output: an input added (a residual connection
+inside the layer), a LayerNorm over the features, or both (a whole sub-layer block).
+
+A layer that returns its sub-result passed through the next step of the model computes
+exactly ``step(right output)``: the candidates below are those values, for a check to try
+as known mistakes (and to name only when they agree with the learner's layer on every input
+it runs, as every known mistake)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import torch
+import torch.nn.functional as F
+
+__all__ = ["extra_output_steps"]
+
+
+def _norm(x: torch.Tensor) -> torch.Tensor:
+    return F.layer_norm(x, x.shape[-1:])
+
+
+def extra_output_steps(
+    output: torch.Tensor, inputs: Mapping[str, torch.Tensor], *, layer: str
+) -> dict[str, torch.Tensor]:
+    """{message: value} for ``output`` (the right one) with a step too many: each input of
+    ``output``'s shape added, a LayerNorm (no learned scale) after it, and both."""
+    found = {
+        f"Yours is the right output normalised over its features (a LayerNorm after it): "
+        f"{layer} ends with its output projection; the norm belongs to the layer around it "
+        "(lesson 07's encoder and decoder layers).": _norm(output)
+    }
+    for name, value in inputs.items():
+        if not isinstance(value, torch.Tensor) or value.shape != output.shape:
+            continue
+        value = value.to(output.dtype)
+        found[
+            f"Yours is the right output plus `{name}`: a residual connection inside {layer}. "
+            f"{layer} returns its own result alone; the residual sum x + sublayer(x) belongs to "
+            "the layer that uses it (lesson 07's encoder and decoder layers)."
+        ] = output + value
+        found[
+            f"Yours is LayerNorm(`{name}` + the right output): a whole sub-layer block "
+            f"(residual and norm) inside {layer}. {layer} returns its own result alone; the "
+            "residual sum and the norm belong to the layer that uses it (lesson 07)."
+        ] = _norm(output + value)
+    return found
