@@ -1287,6 +1287,29 @@ def greedy_float_bos(model, src_ids, max_len, bos_id, eos_id):
     return tokens[:, 1:]
 
 
+def _greedy_squeezing(squeeze):
+    """greedy_decode with the decoder's logits passed through ``squeeze`` before
+    logits[:, -1]: a size-1 axis lost at the first step (len 1) or for a batch of one."""
+
+    def greedy(model, src_ids, max_len, bos_id, eos_id):
+        with torch.no_grad():
+            memory = model.encode(src_ids)
+            batch = src_ids.shape[0]
+            tokens = torch.full((batch, 1), bos_id, dtype=torch.long)
+            finished = torch.zeros(batch, dtype=torch.bool)
+            for _ in range(max_len):
+                logits = squeeze(model.decode(tokens, memory, src_ids))
+                next_token = logits[:, -1].argmax(dim=-1).expand(batch)
+                next_token = next_token.masked_fill(finished, model.pad_id)
+                tokens = torch.cat([tokens, next_token[:, None]], dim=1)
+                finished = finished | (next_token == eos_id)
+                if finished.all():
+                    break
+        return tokens[:, 1:]
+
+    return greedy
+
+
 def greedy_max_values(model, src_ids, max_len, bos_id, eos_id):
     """torch.max's (values, indices) unpacked the wrong way round: the largest logit is
     appended as the token (blind8a): float ids reach the embedding at step 2."""
@@ -1688,6 +1711,18 @@ MISTAKES = [
         r"one column short: .*broke before appending the step's tokens",
     ),
     Mistake(check_greedy_decode, greedy_int32, r"torch\.int32.*int64"),
+    # any size-1 axis squeezed out of the logits (blind11a: squeeze(); squeeze(1) is the
+    # same family): it was "Your rows start with <bos>", the first decision equalling bos_id
+    Mistake(
+        check_greedy_decode,
+        _greedy_squeezing(lambda logits: logits.squeeze()),
+        r"lost a size-1 axis before the argmax: squeeze\(\)",
+    ),
+    Mistake(
+        check_greedy_decode,
+        _greedy_squeezing(lambda logits: logits.squeeze(1)),
+        r"lost a size-1 axis before the argmax: squeeze\(\)",
+    ),
     Mistake(check_greedy_decode, greedy_float, r"torch\.float32 values: token ids are integers"),
     Mistake(check_greedy_decode, greedy_float_bos, r"ids that reached an embedding are floats"),
     Mistake(check_greedy_decode, greedy_float_bos, r"the <bos> column itself is float"),
