@@ -949,6 +949,28 @@ def count_output_weight_in_embeddings(
     return counts
 
 
+def count_tied_output_weight(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """blind11a: tied, 'output' still counts the weight (the shared matrix counted twice),
+    'embeddings' right: no whole mistake gives the four entries, the per-entry family does."""
+    args = (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm)
+    counts = ref.count_parameters(*args)
+    counts["output"] = vocab_size * d_model + vocab_size
+    return counts
+
+
+def count_two_entry_mistakes(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """Two mistakes in two entries at once: the attention biases left out of both stacks,
+    and the untied output layer's bias left out (each a known mistake on its own)."""
+    args = (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm)
+    counts = count_parameters_f(*args, attention_biases=False)
+    counts["output"] = count_parameters_f(*args, untied_output_bias=False)["output"]
+    return counts
+
+
 def count_decoder_norms_in_encoder(
     vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
 ):
@@ -1616,6 +1638,19 @@ MISTAKES = [
         for knobs, message in checks.COUNT_MISTAKES
     ],
     Mistake(check_count_parameters, count_total_only, r"returned a int.*single number"),
+    # each wrong entry explained on its own (blind11a): was the restated rule for 'output'
+    Mistake(
+        check_count_parameters,
+        count_tied_output_weight,
+        r"In 'output': With tie_embeddings=True the matrix is ONE parameter, shared: count "
+        r"it once",
+    ),
+    Mistake(
+        check_count_parameters,
+        count_two_entry_mistakes,
+        r"In 'encoder': You left out the attention's biases.*In 'decoder': You left out the "
+        r"attention's biases.*In 'output': Untied, you left out the output layer's bias",
+    ),
     # mutant count_parameters-13 (final = ... else 1): told "1 more ... in the layer"
     Mistake(
         check_count_parameters,

@@ -172,6 +172,36 @@ COUNT_MISTAKES = [
 ]
 
 
+_PROJECTIONS = {1: "one of them", 2: "two of them", 3: "three of them", 4: "all four"}
+
+
+def _per_head_mistakes() -> list[tuple[dict, str]]:
+    """The family 'a projection counted as one head's share': any number of the four
+    projections of an attention counted as d_model x d_head (d_head = d_model / num_heads)
+    instead of d_model x d_model, with the bias of d_model numbers or of d_head."""
+    found = []
+    for shrunk in (1, 2, 3, 4):
+        for bias in (False, True):
+            if shrunk == 3 and not bias:
+                continue  # qkv_per_head, listed above
+            which = _PROJECTIONS[shrunk]
+            found.append(
+                (
+                    {"per_head_projections": shrunk, "per_head_bias": bias},
+                    f"You counted {which} of the attention's projections (w_q, w_k, w_v, w_o) "
+                    "as d_model x d_head, one head's share"
+                    + (", with a bias of d_head numbers" if bias else "")
+                    + ". Each projection is ONE nn.Linear(d_model, d_model) whatever num_heads "
+                    "is: the heads split its output between them, they do not shrink it, so "
+                    "one attention is 4 * (d_model * d_model + d_model) (lesson 05).",
+                )
+            )
+    return found
+
+
+COUNT_MISTAKES += _per_head_mistakes()
+
+
 def _count_call(args: tuple) -> str:
     v, d, h, n, f, tie, final = args
     return (
@@ -260,6 +290,9 @@ def check_count_parameters(count_parameters, *, hidden: bool = False) -> None:
                 f"{call} gave {shown}. On these configurations {len(found)} different mistakes "
                 f"give exactly your counts, so it is one of them: {listed}"
             )
+        per_key = _per_key_mistakes(results)
+        if per_key:
+            c.fail(f"{call} gave {shown}. {per_key}")
         moved = _moved_between_keys(results)
         if moved:
             c.fail(f"{call} gave {shown}. {moved}")
@@ -270,6 +303,35 @@ def check_count_parameters(count_parameters, *, hidden: bool = False) -> None:
             f"{call}[{key!r}]",
             hint=_count_hint(key, args, counts, results),
         )
+
+
+def _per_key_mistakes(results) -> str:
+    """Each wrong entry explained on its own: a learner's count is four independent sums,
+    so two mistakes in two entries (or a mistake whose knob would also change an entry the
+    learner got right) are told apart key by key. Said only when EVERY wrong entry is given,
+    on every configuration, by the known mistakes, one message per entry (or the few that
+    all agree, listed); "" otherwise."""
+    wrong_keys = [k for k in _COUNT_KEYS if any(got[k] != want[k] for _, _, got, want in results)]
+    parts = []
+    for key in wrong_keys:
+        messages = list(
+            dict.fromkeys(
+                message
+                for knobs, message in COUNT_MISTAKES
+                if all(got[key] == count_parameters_f(*a, **knobs)[key] for a, _, got, _ in results)
+            )
+        )
+        if not messages:
+            return ""
+        if len(messages) == 1:
+            parts.append(f"In {key!r}: {messages[0]}")
+        else:
+            listed = " ".join(f"({i}) {m}" for i, m in enumerate(messages, 1))
+            parts.append(
+                f"In {key!r}, {len(messages)} mistakes give exactly your counts on every "
+                f"configuration checked, so it is one of them: {listed}"
+            )
+    return " ".join(parts)
 
 
 def _moved_between_keys(results) -> str:
