@@ -2354,3 +2354,48 @@ def test_beam_search_names_right_tokens_padded_in_the_wrong_place():
 )
 def test_beam_search_names_the_answer_without_eos_and_a_start_from_copies(old, new, message):
     assert_rejected(check_beam_search, _beam_editing(old, new), message)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        # the family 'the test that ends the walk is wrong' (mutant beam_search-16: !=)
+        (
+            "if len(new_beam) == beam_size:",
+            "if len(new_beam) != beam_size:",
+            r"does not stop when the new beam's size equals beam_size",
+        ),
+        (
+            "if len(new_beam) == beam_size:",
+            "if len(new_beam) <= beam_size:",
+            r"stops after the first live candidate \(`if len\(new_beam\) <= beam_size",
+        ),
+        # the family 'the hypothesis extended wrongly' (mutant beam_search-17: not at all)
+        (
+            "candidate = (beam[parent][0] + [token],",
+            "candidate = (beam[parent][0],",
+            r"Your hypotheses never grow: .*without the new token",
+        ),
+        (
+            "candidate = (beam[parent][0] + [token],",
+            "candidate = (beam[parent][0] + [parent],",
+            r"extended by the parent's number .*not by the token",
+        ),
+        # the family 'expand given a size it cannot take' (mutant beam_search-18: -2)
+        ("src.expand(k, -1)", "src.expand(k, -2)", r"got -2 for dimension 1, .*only -1 means"),
+        (
+            "memory.expand(k, -1, -1)",
+            "memory.expand(k, -1, -3)",
+            r"got -3 for dimension 2, .*only -1 means",
+        ),
+        (
+            "memory.expand(k, -1, -1)",
+            "memory.expand(k, 2, -1)",
+            r"asked dimension 1, which has \d+ entries, to become 2: expand keeps an axis",
+        ),
+    ],
+)
+def test_beam_search_names_the_walk_the_extension_and_the_expand_families(old, new, expected):
+    """Round 11 (r11a): each family named on a member no case or mutant contains too."""
+    text = _visible_message(check_beam_search, _beam_editing(old, new))
+    assert re.search(expected, text, re.DOTALL), text

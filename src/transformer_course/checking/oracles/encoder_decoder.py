@@ -482,6 +482,8 @@ def count_parameters_f(
     final_per_layer: bool = False,
     per_head_projections: int = 0,
     per_head_bias: bool = False,
+    encoder_attentions: int = 1,
+    encoder_norms: int = 2,
 ) -> dict[str, int]:
     """Lesson 09's count_parameters from the formulas: {"embeddings", "encoder", "decoder",
     "output": number of parameters}, with one knob per classic mistake: ``biases`` False
@@ -500,7 +502,8 @@ def count_parameters_f(
     d_model), ``final_per_layer`` (the final norm counted in every layer, not once),
     ``per_head_projections`` (how many of the four projections are counted as d_model x
     d_head, one head's share; ``qkv_per_head`` is 3) with ``per_head_bias`` (their bias
-    counted as d_head numbers, not d_model)."""
+    counted as d_head numbers, not d_model); ``encoder_attentions`` and ``encoder_norms``
+    (per encoder layer, as ``decoder_attentions`` and ``decoder_norms``)."""
     d, f, layers = d_model, (4 * d_model if d_ff_4 else d_ff), (1 if one_layer else num_layers)
     attention_bias = biases if attention_biases is None else attention_biases
     ffn_bias = biases if ffn_biases is None else ffn_biases
@@ -514,9 +517,9 @@ def count_parameters_f(
     ffn = 2 * d * f + ((f + d) if ffn_bias else 0)
     ffn -= sum({"w_1.bias": f, "w_2.bias": d, "w_2.weight": f * d}[t] for t in ffn_omitted)
     norm = norms * d
-    enc_layer = attention + ffn + 2 * norm
+    enc_layer = encoder_attentions * attention + ffn + encoder_norms * norm
     dec_layer = (
-        enc_layer
+        attention + ffn + 2 * norm
         if decoder_like_encoder
         else decoder_attentions * attention + ffn + decoder_norms * norm
     )

@@ -136,7 +136,9 @@ def _weightings(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
     keep = labels != pad_id
     target, uniform = _term_means(torch.log_softmax(x, dim=-1), labels, keep)
     vocab = x.shape[-1]
-    unscaled = "the target term -log p[y] is not multiplied by 1 - ε"
+    unscaled = (
+        "the factor 1 - ε is missing on the target term: -log p[y] is not multiplied by 1 - ε"
+    )
     by_one = "the smoothing term mean_j(-log p[j]) is weighted by 1 instead of ε"
     summed = (
         "the smoothing term sums -log p[j] over the V tokens instead of averaging them "

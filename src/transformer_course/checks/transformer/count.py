@@ -199,7 +199,40 @@ def _per_head_mistakes() -> list[tuple[dict, str]]:
     return found
 
 
-COUNT_MISTAKES += _per_head_mistakes()
+def _per_layer_mistakes() -> list[tuple[dict, str]]:
+    """The family 'one sub-layer too many or too few': an encoder or a decoder layer
+    counted with one attention or one LayerNorm more, or fewer, than it has (the decoder's
+    one attention and two LayerNorms are listed above)."""
+    has = {
+        ("encoder", "attention"): 1,
+        ("encoder", "LayerNorm"): 2,
+        ("decoder", "attention"): 2,
+        ("decoder", "LayerNorm"): 3,
+    }
+    why = {
+        "encoder": "an encoder layer has one attention (self-attention) and two LayerNorms, "
+        "one per sub-layer",
+        "decoder": "a decoder layer has two attentions (the masked self-attention and the "
+        "cross-attention) and three LayerNorms, one per sub-layer",
+    }
+    found = []
+    for (stack, part), right in has.items():
+        for counted in (right - 1, right + 1):
+            if (stack, part, counted) in (("decoder", "attention", 1), ("decoder", "LayerNorm", 2)):
+                continue
+            knob = f"{stack}_{'attentions' if part == 'attention' else 'norms'}"
+            plural = part if counted == 1 else part + "s"
+            found.append(
+                (
+                    {knob: counted},
+                    f"Your {stack} layer counts {counted} {plural}, one "
+                    f"{'more' if counted > right else 'fewer'} than it has: {why[stack]}.",
+                )
+            )
+    return found
+
+
+COUNT_MISTAKES += _per_head_mistakes() + _per_layer_mistakes()
 
 
 def _count_call(args: tuple) -> str:
