@@ -65,8 +65,9 @@ _SMOOTHING_MESSAGES = {
     "per_batch": "You divided the sum by the number of sentences (the batch size); divide by "
     "the number of non-pad tokens instead: the mean over the positions whose label is not "
     "pad_id.",
-    "mean_of_means": "You averaged each sentence's tokens, then the sentences: short sentences "
-    "then weigh as much as long ones. Take one mean over all non-pad positions of the batch.",
+    "mean_of_means": "You averaged each sentence's tokens, then the sentences (a mean of the "
+    "sentence means): short sentences then weigh as much as long ones. Take one mean over "
+    "all non-pad positions of the batch.",
     "pad_zero": "You skipped the positions whose label is 0, not those equal to pad_id: use "
     "the pad_id argument (here it is not 0, and 0 is an ordinary token).",
 }
