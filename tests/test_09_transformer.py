@@ -530,6 +530,21 @@ class TNoGradForward(_Reference):
             return super().forward(src_ids, tgt_ids)
 
 
+class TEncodeDetached(_Reference):
+    """encode's memory detached: right values, no gradient to the encoder (blind10j)."""
+
+    def encode(self, src_ids):
+        return super().encode(src_ids).detach()
+
+
+class TDecodeNoGrad(_Reference):
+    """decode under torch.no_grad(): right logits, no gradient to the decoder."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        with torch.no_grad():
+            return super().decode(tgt_ids, memory, src_ids)
+
+
 class TStubbedEncode(_Reference):
     """encode left as the stub, forward written inline."""
 
@@ -1631,6 +1646,18 @@ MISTAKES = [
     ),
     Mistake(check_Transformer, TReturnsMemoryToo, r"should be a Tensor, but it is a tuple"),
     Mistake(check_Transformer, TNoGradForward, r"cut off from the model's parameters"),
+    # the family 'a right result cut off from the parameters', named for each method
+    Mistake(
+        check_Transformer,
+        TEncodeDetached,
+        r"model\.encode\(src_ids \(\d+, \d+\)\) gives the right values, but they are cut off "
+        r".*\.detach\(\) or torch\.no_grad\(\) in encode",
+    ),
+    Mistake(
+        check_Transformer,
+        TDecodeNoGrad,
+        r"model\.decode\(.*gives the right values, but they are cut off .* in decode",
+    ),
     Mistake(check_Transformer, TStubbedEncode, r"not implemented yet"),
     # count_parameters
     *[
