@@ -986,6 +986,18 @@ def count_two_entry_mistakes(
     return counts
 
 
+def count_encoder_norm_and_output_bias(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """One LayerNorm per encoder layer and the untied output bias left out: in 'encoder',
+    w_2's bias subtracted gives the same count but would also move 'decoder', which is
+    right, so only the LayerNorm is named."""
+    args = (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm)
+    counts = count_parameters_f(*args, encoder_norms=1)
+    counts["output"] = count_parameters_f(*args, untied_output_bias=False)["output"]
+    return counts
+
+
 def count_decoder_norms_in_encoder(
     vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
 ):
@@ -1671,6 +1683,12 @@ MISTAKES = [
         count_tied_output_weight,
         r"In 'output': With tie_embeddings=True the matrix is ONE parameter, shared: count "
         r"it once",
+    ),
+    Mistake(
+        check_count_parameters,
+        count_encoder_norm_and_output_bias,
+        r"In 'encoder': Your encoder layer counts 1 LayerNorm, one fewer(?!.*subtracted).*"
+        r"In 'output': Untied, you left out the output layer's bias",
     ),
     Mistake(
         check_count_parameters,

@@ -484,6 +484,7 @@ def count_parameters_f(
     per_head_bias: bool = False,
     encoder_attentions: int = 1,
     encoder_norms: int = 2,
+    subtracted: tuple[str, ...] = (),  # "w_1.bias", "w_2.bias", "attention.bias"
 ) -> dict[str, int]:
     """Lesson 09's count_parameters from the formulas: {"embeddings", "encoder", "decoder",
     "output": number of parameters}, with one knob per classic mistake: ``biases`` False
@@ -503,7 +504,8 @@ def count_parameters_f(
     ``per_head_projections`` (how many of the four projections are counted as d_model x
     d_head, one head's share; ``qkv_per_head`` is 3) with ``per_head_bias`` (their bias
     counted as d_head numbers, not d_model); ``encoder_attentions`` and ``encoder_norms``
-    (per encoder layer, as ``decoder_attentions`` and ``decoder_norms``)."""
+    (per encoder layer, as ``decoder_attentions`` and ``decoder_norms``); ``subtracted``
+    (biases subtracted where they are added: "w_1.bias", "w_2.bias", "attention.bias")."""
     d, f, layers = d_model, (4 * d_model if d_ff_4 else d_ff), (1 if one_layer else num_layers)
     attention_bias = biases if attention_biases is None else attention_biases
     ffn_bias = biases if ffn_biases is None else ffn_biases
@@ -515,6 +517,9 @@ def count_parameters_f(
     if per_head_bias and attention_bias:
         attention -= shrunk * (d - d // num_heads)
     ffn = 2 * d * f + ((f + d) if ffn_bias else 0)
+    ffn -= sum({"w_1.bias": 2 * f, "w_2.bias": 2 * d}.get(t, 0) for t in subtracted)
+    if "attention.bias" in subtracted and attention_bias:
+        attention -= 2 * attention_projections * d
     ffn -= sum({"w_1.bias": f, "w_2.bias": d, "w_2.weight": f * d}[t] for t in ffn_omitted)
     norm = norms * d
     enc_layer = encoder_attentions * attention + ffn + encoder_norms * norm

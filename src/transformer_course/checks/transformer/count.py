@@ -232,7 +232,29 @@ def _per_layer_mistakes() -> list[tuple[dict, str]]:
     return found
 
 
-COUNT_MISTAKES += _per_head_mistakes() + _per_layer_mistakes()
+def _subtracted_mistakes() -> list[tuple[dict, str]]:
+    """The family 'a term subtracted where it is added': one bias of a layer counted with
+    a minus (a - where + belongs), which takes it away instead of adding it."""
+    what = {
+        "w_1.bias": ("w_1's bias (d_ff numbers)", "(d_model * d_ff + d_ff)"),
+        "w_2.bias": ("w_2's bias (d_model numbers)", "(d_ff * d_model + d_model)"),
+        "attention.bias": (
+            "the attention's biases (d_model numbers per projection)",
+            "4 * (d_model * d_model + d_model)",
+        ),
+    }
+    return [
+        (
+            {"subtracted": (term,)},
+            f"You subtracted {name} where {'they are' if 'biases' in name else 'it is'} added "
+            "(a minus instead of a plus): each layer is then twice that bias short. Add it: "
+            f"{formula}.",
+        )
+        for term, (name, formula) in what.items()
+    ]
+
+
+COUNT_MISTAKES += _per_head_mistakes() + _per_layer_mistakes() + _subtracted_mistakes()
 
 
 def _count_call(args: tuple) -> str:
@@ -347,13 +369,24 @@ def _per_key_mistakes(results) -> str:
     wrong_keys = [k for k in _COUNT_KEYS if any(got[k] != want[k] for _, _, got, want in results)]
     parts = []
     for key in wrong_keys:
-        messages = list(
-            dict.fromkeys(
-                message
-                for knobs, message in COUNT_MISTAKES
-                if all(got[key] == count_parameters_f(*a, **knobs)[key] for a, _, got, _ in results)
+        fitting = [
+            (knobs, message)
+            for knobs, message in COUNT_MISTAKES
+            if all(got[key] == count_parameters_f(*a, **knobs)[key] for a, _, got, _ in results)
+        ]
+
+        def consistent(knobs) -> bool:
+            """The mistake moves no entry that the learner has right."""
+            return all(
+                mine == want[k] or got[k] == mine
+                for a, _, got, want in results
+                for k, mine in count_parameters_f(*a, **knobs).items()
             )
-        )
+
+        # a mistake that also moves an entry the learner has right is kept only when no
+        # mistake that leaves the other entries alone fits
+        fitting = [f for f in fitting if consistent(f[0])] or fitting
+        messages = list(dict.fromkeys(message for _, message in fitting))
         if not messages:
             return ""
         if len(messages) == 1:
