@@ -530,6 +530,21 @@ class TNoGradForward(_Reference):
             return super().forward(src_ids, tgt_ids)
 
 
+class TEncodeDetached(_Reference):
+    """encode's memory detached: right values, no gradient to the encoder (blind10j)."""
+
+    def encode(self, src_ids):
+        return super().encode(src_ids).detach()
+
+
+class TDecodeNoGrad(_Reference):
+    """decode under torch.no_grad(): right logits, no gradient to the decoder."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        with torch.no_grad():
+            return super().decode(tgt_ids, memory, src_ids)
+
+
 class TStubbedEncode(_Reference):
     """encode left as the stub, forward written inline."""
 
@@ -949,6 +964,40 @@ def count_output_weight_in_embeddings(
     return counts
 
 
+def count_tied_output_weight(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """blind11a: tied, 'output' still counts the weight (the shared matrix counted twice),
+    'embeddings' right: no whole mistake gives the four entries, the per-entry family does."""
+    args = (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm)
+    counts = ref.count_parameters(*args)
+    counts["output"] = vocab_size * d_model + vocab_size
+    return counts
+
+
+def count_two_entry_mistakes(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """Two mistakes in two entries at once: the attention biases left out of both stacks,
+    and the untied output layer's bias left out (each a known mistake on its own)."""
+    args = (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm)
+    counts = count_parameters_f(*args, attention_biases=False)
+    counts["output"] = count_parameters_f(*args, untied_output_bias=False)["output"]
+    return counts
+
+
+def count_encoder_norm_and_output_bias(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """One LayerNorm per encoder layer and the untied output bias left out: in 'encoder',
+    w_2's bias subtracted gives the same count but would also move 'decoder', which is
+    right, so only the LayerNorm is named."""
+    args = (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm)
+    counts = count_parameters_f(*args, encoder_norms=1)
+    counts["output"] = count_parameters_f(*args, untied_output_bias=False)["output"]
+    return counts
+
+
 def count_decoder_norms_in_encoder(
     vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
 ):
@@ -1005,8 +1054,8 @@ def count_no_attention_bias_when_one_layer(
 def count_three_decoder_attentions(
     vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
 ):
-    """Three attentions per decoder layer: in no table; the layer's difference is one
-    attention on every configuration, which the message says."""
+    """Three attentions per decoder layer: named by the per-layer family (one sub-layer
+    too many or too few, round 11), which was told only "one attention per layer"."""
     args = (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm)
     return count_parameters_f(*args, decoder_attentions=3)
 
@@ -1285,6 +1334,29 @@ def greedy_float_bos(model, src_ids, max_len, bos_id, eos_id):
             logits = model.decode(tokens, memory, src_ids)
             tokens = torch.cat([tokens, logits[:, -1].argmax(-1, keepdim=True)], dim=1)
     return tokens[:, 1:]
+
+
+def _greedy_squeezing(squeeze):
+    """greedy_decode with the decoder's logits passed through ``squeeze`` before
+    logits[:, -1]: a size-1 axis lost at the first step (len 1) or for a batch of one."""
+
+    def greedy(model, src_ids, max_len, bos_id, eos_id):
+        with torch.no_grad():
+            memory = model.encode(src_ids)
+            batch = src_ids.shape[0]
+            tokens = torch.full((batch, 1), bos_id, dtype=torch.long)
+            finished = torch.zeros(batch, dtype=torch.bool)
+            for _ in range(max_len):
+                logits = squeeze(model.decode(tokens, memory, src_ids))
+                next_token = logits[:, -1].argmax(dim=-1).expand(batch)
+                next_token = next_token.masked_fill(finished, model.pad_id)
+                tokens = torch.cat([tokens, next_token[:, None]], dim=1)
+                finished = finished | (next_token == eos_id)
+                if finished.all():
+                    break
+        return tokens[:, 1:]
+
+    return greedy
 
 
 def greedy_max_values(model, src_ids, max_len, bos_id, eos_id):
@@ -1586,6 +1658,18 @@ MISTAKES = [
     ),
     Mistake(check_Transformer, TReturnsMemoryToo, r"should be a Tensor, but it is a tuple"),
     Mistake(check_Transformer, TNoGradForward, r"cut off from the model's parameters"),
+    # the family 'a right result cut off from the parameters', named for each method
+    Mistake(
+        check_Transformer,
+        TEncodeDetached,
+        r"model\.encode\(src_ids \(\d+, \d+\)\) gives the right values, but they are cut off "
+        r".*\.detach\(\) or torch\.no_grad\(\) in encode",
+    ),
+    Mistake(
+        check_Transformer,
+        TDecodeNoGrad,
+        r"model\.decode\(.*gives the right values, but they are cut off .* in decode",
+    ),
     Mistake(check_Transformer, TStubbedEncode, r"not implemented yet"),
     # count_parameters
     *[
@@ -1593,6 +1677,25 @@ MISTAKES = [
         for knobs, message in checks.COUNT_MISTAKES
     ],
     Mistake(check_count_parameters, count_total_only, r"returned a int.*single number"),
+    # each wrong entry explained on its own (blind11a): was the restated rule for 'output'
+    Mistake(
+        check_count_parameters,
+        count_tied_output_weight,
+        r"In 'output': With tie_embeddings=True the matrix is ONE parameter, shared: count "
+        r"it once",
+    ),
+    Mistake(
+        check_count_parameters,
+        count_encoder_norm_and_output_bias,
+        r"In 'encoder': Your encoder layer counts 1 LayerNorm, one fewer(?!.*subtracted).*"
+        r"In 'output': Untied, you left out the output layer's bias",
+    ),
+    Mistake(
+        check_count_parameters,
+        count_two_entry_mistakes,
+        r"In 'encoder': You left out the attention's biases.*In 'decoder': You left out the "
+        r"attention's biases.*In 'output': Untied, you left out the output layer's bias",
+    ),
     # mutant count_parameters-13 (final = ... else 1): told "1 more ... in the layer"
     Mistake(
         check_count_parameters,
@@ -1621,8 +1724,7 @@ MISTAKES = [
     Mistake(
         check_count_parameters,
         count_three_decoder_attentions,
-        r"[\d,]+ more than the reference[^.]*\. On every configuration checked the "
-        r"difference is exactly one attention per layer",
+        r"Your decoder layer counts 3 attentions, one more than it has",
     ),
     Mistake(
         check_count_parameters,
@@ -1688,6 +1790,18 @@ MISTAKES = [
         r"one column short: .*broke before appending the step's tokens",
     ),
     Mistake(check_greedy_decode, greedy_int32, r"torch\.int32.*int64"),
+    # any size-1 axis squeezed out of the logits (blind11a: squeeze(); squeeze(1) is the
+    # same family): it was "Your rows start with <bos>", the first decision equalling bos_id
+    Mistake(
+        check_greedy_decode,
+        _greedy_squeezing(lambda logits: logits.squeeze()),
+        r"lost a size-1 axis before the argmax: squeeze\(\)",
+    ),
+    Mistake(
+        check_greedy_decode,
+        _greedy_squeezing(lambda logits: logits.squeeze(1)),
+        r"lost a size-1 axis before the argmax: squeeze\(\)",
+    ),
     Mistake(check_greedy_decode, greedy_float, r"torch\.float32 values: token ids are integers"),
     Mistake(check_greedy_decode, greedy_float_bos, r"ids that reached an embedding are floats"),
     Mistake(check_greedy_decode, greedy_float_bos, r"the <bos> column itself is float"),

@@ -111,6 +111,7 @@ hard_coded_specials = named("hard_coded_specials")(
     batches_with(decoder_input=lambda t, b, e: [BOS_ID, *t], labels=lambda t, b, e: [*t, EOS_ID])
 )
 source_with_bos_only = named("source_with_bos_only")(batches_with(src=lambda s, b, e: [b, *s]))
+source_eos_bos = named("source_eos_bos")(batches_with(src=lambda s, b, e: [e, *s, b]))
 drops_last_batch = named("drops_last_batch")(batches_with(drop_last=True))
 sorted_by_length = named("sorted_by_length")(
     batches_with(
@@ -379,6 +380,18 @@ BATCH_MISTAKES = [
     Mistake(check_make_batches, labels_shifted_twice, "labels are shifted twice"),
     Mistake(check_make_batches, hard_coded_specials, "use the arguments, not the constants"),
     Mistake(check_make_batches, source_with_bos_only, "It should hold the source ids"),
+    # the family 'the source's markers wrong', said as what is in front and at the end
+    # (blind9a's <bos> alone was told only the accepted forms)
+    Mistake(
+        check_make_batches,
+        source_with_bos_only,
+        r"the source with <bos> in front and nothing at the end, which is not one of the three",
+    ),
+    Mistake(
+        check_make_batches,
+        source_eos_bos,
+        r"the source with <eos> in front and <bos> at the end, which is not one of the three",
+    ),
     Mistake(check_make_batches, drops_last_batch, "Keep the last, smaller batch"),
     Mistake(check_make_batches, sorted_by_length, "With shuffle=False keep the order"),
     Mistake(check_make_batches, float_tensors, "token ids are integers"),
@@ -530,7 +543,20 @@ NOAM_MISTAKES = [
     Mistake(
         check_noam_lr,
         noam_variant(lambda s, d, w: 3 * d**-0.5 * min(s**-0.5, s * w**-1.5), "tripled"),
-        r"a constant factor times its values at every step \(3 for .*the scale factor is wrong",
+        r"a constant factor times its values at every step \(3 for .*your rates are 3 times the "
+        r"paper's at every step, whatever d_model and warmup",
+    ),
+    # the family 'a bare number in front' (blind6c: NoamOpt's factor 2, told only the
+    # factor as a product with d_model ** -0.5)
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: 2 * d**-0.5 * min(s**-0.5, s * w**-1.5), "doubled"),
+        r"your rates are twice the paper's at every step, whatever d_model and warmup",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: 0.5 * d**-0.5 * min(s**-0.5, s * w**-1.5), "halved"),
+        r"your rates are half the paper's at every step, .*a bare factor of 0\.5",
     ),
     Mistake(
         check_noam_lr,
@@ -2354,3 +2380,48 @@ def test_beam_search_names_right_tokens_padded_in_the_wrong_place():
 )
 def test_beam_search_names_the_answer_without_eos_and_a_start_from_copies(old, new, message):
     assert_rejected(check_beam_search, _beam_editing(old, new), message)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        # the family 'the test that ends the walk is wrong' (mutant beam_search-16: !=)
+        (
+            "if len(new_beam) == beam_size:",
+            "if len(new_beam) != beam_size:",
+            r"does not stop when the new beam's size equals beam_size",
+        ),
+        (
+            "if len(new_beam) == beam_size:",
+            "if len(new_beam) <= beam_size:",
+            r"stops after the first live candidate \(`if len\(new_beam\) <= beam_size",
+        ),
+        # the family 'the hypothesis extended wrongly' (mutant beam_search-17: not at all)
+        (
+            "candidate = (beam[parent][0] + [token],",
+            "candidate = (beam[parent][0],",
+            r"Your hypotheses never grow: .*without the new token",
+        ),
+        (
+            "candidate = (beam[parent][0] + [token],",
+            "candidate = (beam[parent][0] + [parent],",
+            r"extended by the parent's number .*not by the token",
+        ),
+        # the family 'expand given a size it cannot take' (mutant beam_search-18: -2)
+        ("src.expand(k, -1)", "src.expand(k, -2)", r"got -2 for dimension 1, .*only -1 means"),
+        (
+            "memory.expand(k, -1, -1)",
+            "memory.expand(k, -1, -3)",
+            r"got -3 for dimension 2, .*only -1 means",
+        ),
+        (
+            "memory.expand(k, -1, -1)",
+            "memory.expand(k, 2, -1)",
+            r"asked dimension 1, which has \d+ entries, to become 2: expand keeps an axis",
+        ),
+    ],
+)
+def test_beam_search_names_the_walk_the_extension_and_the_expand_families(old, new, expected):
+    """Round 11 (r11a): each family named on a member no case or mutant contains too."""
+    text = _visible_message(check_beam_search, _beam_editing(old, new))
+    assert re.search(expected, text, re.DOTALL), text

@@ -150,6 +150,8 @@ GENERIC_HINTS: dict[str, str | Callable[[BaseException], str]] = {
         "take .values (x.max(dim=-1).values), or use x.amax(dim=-1) / x.amin(dim=-1), which "
         "return the tensor alone."
     ),
+    # mutant beam_search-18: src.expand(k, -2)
+    "The expanded size of the tensor": lambda exc: _expand_advice(exc),
     "must have the same dtype": (
         "Two tensors of different dtypes met in one operation. Keep the dtype of the inputs: "
         "avoid .double()/.float() and new tensors created with a fixed dtype (pass "
@@ -181,6 +183,36 @@ def _out_of_bounds_advice(exc: BaseException) -> str:
             "the last, [0] for the first), or a slice."
         )
     return text
+
+
+_EXPANDED = re.compile(
+    r"expanded size of the tensor \((-?\d+)\) must match the existing size \((\d+)\) "
+    r"at non-singleton dimension (\d+)"
+)
+
+
+def _expand_advice(exc: BaseException) -> str:
+    """The family 'expand given a size it cannot take': a negative size other than -1, or
+    a new size for an axis that is not of size 1."""
+    found = _EXPANDED.search(str(exc))
+    if not found:
+        return ""
+    asked, size, dim = int(found[1]), int(found[2]), int(found[3])
+    rule = (
+        "expand keeps an axis with -1 and repeats only an axis of size 1 (to any size); it "
+        "never changes an axis of another size"
+    )
+    if asked < 0:
+        return (
+            f"expand(...) got {asked} for dimension {dim}, which has {size} entries: {asked} "
+            f"is not a size, and only -1 means 'keep this axis as it is' ({rule}). Give -1 "
+            "there."
+        )
+    return (
+        f"expand(...) asked dimension {dim}, which has {size} entries, to become {asked}: "
+        f"{rule}. Give -1 for an axis you keep; to repeat a whole tensor, expand its size-1 "
+        "axis (x[None].expand(k, ...)) or use .repeat(...)."
+    )
 
 
 _DOT_T = re.compile(r"[\w)\]]\.T\b")

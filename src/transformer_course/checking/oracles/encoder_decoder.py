@@ -480,6 +480,11 @@ def count_parameters_f(
     ffn_omitted: tuple[str, ...] = (),  # "w_1.bias", "w_2.bias", "w_2.weight"
     qkv_per_head: bool = False,
     final_per_layer: bool = False,
+    per_head_projections: int = 0,
+    per_head_bias: bool = False,
+    encoder_attentions: int = 1,
+    encoder_norms: int = 2,
+    subtracted: tuple[str, ...] = (),  # "w_1.bias", "w_2.bias", "attention.bias"
 ) -> dict[str, int]:
     """Lesson 09's count_parameters from the formulas: {"embeddings", "encoder", "decoder",
     "output": number of parameters}, with one knob per classic mistake: ``biases`` False
@@ -495,21 +500,31 @@ def count_parameters_f(
     untied output layer's bias left out), ``ffn_omitted`` (single tensors of the
     feed-forward left out: "w_1.bias", "w_2.bias", "w_2.weight"), ``qkv_per_head`` (w_q,
     w_k and w_v counted as d_model x d_head, one head's share, while w_o stays d_model x
-    d_model), ``final_per_layer`` (the final norm counted in every layer, not once)."""
+    d_model), ``final_per_layer`` (the final norm counted in every layer, not once),
+    ``per_head_projections`` (how many of the four projections are counted as d_model x
+    d_head, one head's share; ``qkv_per_head`` is 3) with ``per_head_bias`` (their bias
+    counted as d_head numbers, not d_model); ``encoder_attentions`` and ``encoder_norms``
+    (per encoder layer, as ``decoder_attentions`` and ``decoder_norms``); ``subtracted``
+    (biases subtracted where they are added: "w_1.bias", "w_2.bias", "attention.bias")."""
     d, f, layers = d_model, (4 * d_model if d_ff_4 else d_ff), (1 if one_layer else num_layers)
     attention_bias = biases if attention_biases is None else attention_biases
     ffn_bias = biases if ffn_biases is None else ffn_biases
     attention = attention_projections * (
         d * d * (num_heads if heads_multiply else 1) + (d if attention_bias else 0)
     )
-    if qkv_per_head:
-        attention -= 3 * d * (d - d // num_heads)
+    shrunk = 3 if qkv_per_head else per_head_projections
+    attention -= shrunk * d * (d - d // num_heads)
+    if per_head_bias and attention_bias:
+        attention -= shrunk * (d - d // num_heads)
     ffn = 2 * d * f + ((f + d) if ffn_bias else 0)
+    ffn -= sum({"w_1.bias": 2 * f, "w_2.bias": 2 * d}.get(t, 0) for t in subtracted)
+    if "attention.bias" in subtracted and attention_bias:
+        attention -= 2 * attention_projections * d
     ffn -= sum({"w_1.bias": f, "w_2.bias": d, "w_2.weight": f * d}[t] for t in ffn_omitted)
     norm = norms * d
-    enc_layer = attention + ffn + 2 * norm
+    enc_layer = encoder_attentions * attention + ffn + encoder_norms * norm
     dec_layer = (
-        enc_layer
+        attention + ffn + 2 * norm
         if decoder_like_encoder
         else decoder_attentions * attention + ffn + decoder_norms * norm
     )

@@ -183,6 +183,31 @@ def _src_form(row: list[int], source: list[int], bos: int, eos: int) -> str | No
     return next((name for name, form in forms.items() if row == form), None)
 
 
+def _marker_slip(row: list[int], source: list[int], ids: dict[str, int]) -> str:
+    """The family 'the source's markers wrong': a row that is the source with special ids
+    in front and at the end other than the three accepted forms, said as what is in front
+    and at the end ("" when the row is not the source between special ids)."""
+    names = {ids["bos_id"]: "<bos>", ids["eos_id"]: "<eos>", ids["pad_id"]: "<pad>"}
+    for front in range(0, 3):
+        for back in range(0, 3):
+            if front + back == 0 or len(row) != front + len(source) + back:
+                continue
+            head, middle, tail = row[:front], row[front : len(row) - back], row[len(row) - back :]
+            if middle != list(source) or not all(t in names for t in head + tail):
+                continue
+
+            def said(tokens):
+                return " ".join(names[t] for t in tokens) or "nothing"
+
+            return (
+                f"Your source row is the source with {said(head)} in front and {said(tail)} at "
+                "the end, which is not one of the three accepted forms: the source alone, "
+                "source + [eos_id], or [bos_id] + source + [eos_id] (a <bos> in front comes "
+                "with an <eos> at the end)."
+            )
+    return ""
+
+
 def _sequence_first(batch, chunk, ids: dict[str, int]) -> bool:
     """Whether the batch's tensors, transposed, are exactly the expected rows (decoder
     input and labels; the source in one of its accepted forms) while they are not already."""
@@ -233,7 +258,11 @@ def _check_rows(c: Checker, batch, chunk, ids: dict[str, int], what: str, src_fo
         shown = f"for the pair (source {list(source)}, target {list(target)})"
         form = _src_form(s, list(source), bos, eos)
         if form is None:
-            hint = _hardcoded(s_raw[: len(s)], s, ids) or _hardcoded(s_raw, s_raw, ids)
+            hint = (
+                _hardcoded(s_raw[: len(s)], s, ids)
+                or _hardcoded(s_raw, s_raw, ids)
+                or _marker_slip(s, list(source), ids)
+            )
             c.fail(
                 f"in {what}, src row {i} is {s_raw} {shown}. It should hold the source ids, "
                 f"padded with pad_id={pad} on the right: {list(source)}, or with markers, "

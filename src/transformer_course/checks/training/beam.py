@@ -122,13 +122,15 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
             else:
                 for index in order:
                     parent, token = divmod(index, scores.shape[1])
-                    item = (beam[parent][0] + [token], float(scores[parent, token]))
+                    # what the new hypothesis appends: the token, or another number the
+                    # walk has at hand (the family 'the hypothesis extended wrongly')
+                    appended = _APPENDED.get(variant, lambda i, p, t: [t])(index, parent, token)
+                    item = (beam[parent][0] + appended, float(scores[parent, token]))
                     if token == eos_id:
                         finished.append(item)
                     else:
                         new_beam.append(item)
-                        width = beam_size + {"one_more": 1, "one_fewer": -1}.get(variant, 0)
-                        if len(new_beam) >= max(width, 1):
+                        if _walk_ends(variant, len(new_beam), beam_size):
                             break
             beam = new_beam
             if not beam:
@@ -150,6 +152,27 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
         if variant == "worst_live" and not finished:  # beam[-1], the live one of lowest score
             return beam[-1][0]
         return max(pool, key=lambda h: scored(h, choice_mode))[0]
+
+
+#: the family 'the hypothesis extended wrongly': what a variant appends instead of the
+#: token, from (flattened index, parent, token)
+_APPENDED = {
+    "not_extended": lambda index, parent, token: [],
+    "flat_index": lambda index, parent, token: [index],
+    "parent_as_token": lambda index, parent, token: [parent],
+}
+
+
+def _walk_ends(variant: str, size: int, beam_size: int) -> bool:
+    """Whether the walk down the sorted candidates stops once the new beam holds ``size``
+    live hypotheses: the family 'the test that ends the walk is wrong' (its comparison, or
+    its bound off by one)."""
+    if variant == "walk_not_equal":  # if len(new_beam) != beam_size: break
+        return size != beam_size
+    if variant == "walk_at_most":  # <= (or <, the same once beam_size > 1)
+        return size <= beam_size
+    width = beam_size + {"one_more": 1, "one_fewer": -1}.get(variant, 0)
+    return size >= max(width, 1)
 
 
 _BEAM_MESSAGES = {
@@ -201,7 +224,7 @@ _BEAM_MESSAGES = {
     "first_finished": "You stopped at the first finished hypothesis, although a live "
     "hypothesis still scored better. Stop only once the best finished hypothesis's normalised "
     "score is at least the best live hypothesis's score (or after max_len steps).",
-    "count_rule": "You stopped once beam_size hypotheses had finished. A confident model "
+    "count_rule": "You stopped once beam_size hypotheses had finished (a count of finished hypotheses). A confident model "
     "finishes several unlikely hypotheses early (each ends with an unlikely <eos>) while the "
     "likely one is still live: the count is reached before the best answer finishes. Stop "
     "when the best finished hypothesis's normalised score is at least the best live score.",
@@ -232,6 +255,26 @@ _BEAM_MESSAGES = {
     "one_fewer": "Your beam keeps beam_size - 1 live hypotheses (an off-by-one in the test "
     "that ends the walk down the sorted candidates); stop the walk as soon as the new beam "
     "holds beam_size, `if len(new_beam) == beam_size: break` right after appending.",
+    "walk_not_equal": "The test that ends your walk down the sorted candidates does not "
+    "stop when the new beam's size equals beam_size: `if len(new_beam) != beam_size: break` "
+    "stops after the first live candidate when beam_size > 1 (a beam of one: greedy "
+    "decoding), and after two when beam_size is 1. Stop the walk as soon as the new beam "
+    "holds beam_size, `if len(new_beam) == beam_size: break` right after appending.",
+    "walk_at_most": "The test that ends your walk down the sorted candidates stops after "
+    "the first live candidate (`if len(new_beam) <= beam_size: break`, or `<`), so the beam "
+    "holds one hypothesis and the search is greedy decoding. Stop the walk when the new "
+    "beam's size equals beam_size, `if len(new_beam) == beam_size: break` right after "
+    "appending.",
+    "not_extended": "Your hypotheses never grow: each candidate keeps its parent's token "
+    "list (beam[parent][0]) without the new token, so the search scores sequences it never "
+    "writes down and the answers come out empty or short. Extend the parent by its token, a "
+    "new list: beam[parent][0] + [token].",
+    "flat_index": "Your hypotheses are extended by the flattened index into the (k, vocab) "
+    "table of scores, not by the token: divmod(index, vocab_size) gives (parent, token), "
+    "and the hypothesis appends token, beam[parent][0] + [token].",
+    "parent_as_token": "Your hypotheses are extended by the parent's number (which live "
+    "hypothesis the candidate extends), not by the token: divmod(index, vocab_size) gives "
+    "(parent, token), and the hypothesis appends token, beam[parent][0] + [token].",
     "ascending": "Your search keeps the worst candidates: sort them by score from best to "
     "worst (argsort(descending=True), or topk, whose largest=True is the default) before "
     "walking down the list.",
@@ -466,22 +509,27 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
         if all(o[5] and o[5][-1] == o[2][3] and _same_row(o[4], o[5][:-1], o[3]) for o in wrong):
             c.fail(
                 f"for source row {i}, {what} chose {row}, expected {expected}: every wrong "
-                "answer is the expected one without its final <eos>. Return the finished "
+                "answer is the expected one without its final <eos> (the <eos> is dropped). Return the finished "
                 "hypothesis with its <eos> (then model.pad_id), as greedy_decode does."
             )
         shown = f"for source row {i}, {what} chose {row}, expected {expected}"
+
         # A cause is stated only when its predictions agree with every answer (every row of
         # every call, the right ones included); when several do, all of them are named.
-        agree = [
-            variant
-            for variant in _BEAM_MESSAGES
-            if all(
-                _same_row(
-                    o_row, _search(o_model, o_source, *o_setting, variant, replays=replays), o_pad
+        def agrees(variant: str) -> bool:
+            try:
+                return all(
+                    _same_row(
+                        o_row,
+                        _search(o_model, o_source, *o_setting, variant, replays=replays),
+                        o_pad,
+                    )
+                    for o_model, o_source, o_setting, o_pad, o_row, *_ in observations
                 )
-                for o_model, o_source, o_setting, o_pad, o_row, *_ in observations
-            )
-        ]
+            except (IndexError, RuntimeError):  # the variant feeds an id the model lacks
+                return False
+
+        agree = [variant for variant in _BEAM_MESSAGES if agrees(variant)]
         if len(agree) == 1:
             c.fail(f"{shown}. {_BEAM_MESSAGES[agree[0]]}")
         if agree:

@@ -198,37 +198,52 @@ def _fraction_exponents(noam_lr, cases) -> str:
 
 def _sizes_written_in(noam_lr, cases) -> str:
     """Rates that are exactly the schedule of other sizes (the paper's 512 and 4000, or
-    another case's) on a case: the sizes written into the formula, not the arguments."""
+    another case's) on every case: the sizes written into the formula, not the arguments.
+    A written-in size is a constant, the same on every case, so it is named only when one
+    choice of constants gives every case's rates (a factor of 1/2 is d_model=1024 on one
+    case with d_model=256, but not on the others)."""
     sizes_d = sorted({512, *(d for d, _, _ in cases)})
     sizes_w = sorted({4000, *(w for _, w, _ in cases)})
+    observed = []
     for d, w, steps in cases:
         values = _learner_values(noam_lr, d, w, steps)
         if values is None:
             return ""
-        if all(math.isclose(v, _noam(s, d, w), rel_tol=1e-6) for s, v in zip(steps, values)):
-            continue
-        fits = [
-            (dd, ww)
-            for dd, ww in itertools.product(sizes_d, sizes_w)
-            if (dd, ww) != (d, w)
-            and all(math.isclose(v, _noam(s, dd, ww), rel_tol=1e-6) for s, v in zip(steps, values))
-        ]
-        if len(fits) != 1:
-            return ""
-        dd, ww = fits[0]
-        fixed = [f"{name}={got}" for name, got, given in (("d_model", dd, d), ("warmup", ww, w))]
-        fixed = [text for text, (got, given) in zip(fixed, ((dd, d), (ww, w))) if got != given]
-        names = " and ".join(text.split("=")[0] for text in fixed)
-        values = " and ".join(text.split("=")[1] for text in fixed)
-        plural = len(fixed) > 1
-        return (
-            f"With d_model={d}, warmup={w}, your rates are exactly the schedule of "
-            f"{' and '.join(fixed)} at every step: your formula does not use the "
-            f"argument{'s' if plural else ''} {names} (the value{'s' if plural else ''} "
-            f"{values} {'are' if plural else 'is'} written in). Use the arguments: "
-            "lr = d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)."
+        observed.append((d, w, steps, values))
+
+    def gives(fixed_d, fixed_w) -> bool:
+        return all(
+            math.isclose(v, _noam(s, fixed_d or d, fixed_w or w), rel_tol=1e-6)
+            for d, w, steps, values in observed
+            for s, v in zip(steps, values)
         )
-    return ""
+
+    fits = [
+        (dd, ww)
+        for dd, ww in itertools.product([None, *sizes_d], [None, *sizes_w])
+        if (dd, ww) != (None, None) and gives(dd, ww)
+    ]
+    wrong = [
+        (d, w)
+        for d, w, steps, values in observed
+        if not all(math.isclose(v, _noam(s, d, w), rel_tol=1e-6) for s, v in zip(steps, values))
+    ]
+    if len(fits) != 1 or not wrong:
+        return ""
+    dd, ww = fits[0]
+    d, w = wrong[0]
+    fixed = [(name, got) for name, got in (("d_model", dd), ("warmup", ww)) if got is not None]
+    names = " and ".join(name for name, _ in fixed)
+    values = " and ".join(str(got) for _, got in fixed)
+    shown = " and ".join(f"{name}={got}" for name, got in fixed)
+    plural = len(fixed) > 1
+    return (
+        f"With d_model={d}, warmup={w}, your rates are exactly the schedule of {shown} at "
+        f"every step: your formula does not use the "
+        f"argument{'s' if plural else ''} {names} (the value{'s' if plural else ''} "
+        f"{values} {'are' if plural else 'is'} written in). Use the arguments: "
+        "lr = d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)."
+    )
 
 
 def _explain_noam(noam_lr, cases) -> str:
@@ -264,6 +279,19 @@ def _explain_noam(noam_lr, cases) -> str:
             "Your rates have the paper's shape (the linear warm-up, then the 1/sqrt(step) "
             f"decay) but are a constant factor times its values at every step ({factors})"
         )
+        same = all(math.isclose(r[0], ratios[0][0], rel_tol=1e-6) for r in ratios)
+        if same and len({(d, w) for d, w, *_ in rates}) > 1:
+            # the family 'a bare number in front' (the Annotated Transformer's NoamOpt
+            # `factor`, say): the same ratio whatever d_model and warmup
+            k = ratios[0][0]
+            words = {2.0: "twice", 0.5: "half", -1.0: "minus", -2.0: "minus twice"}
+            times = words.get(round(k, 9), f"{k:.6g} times")
+            return (
+                f"{head}: your rates are {times} the paper's at every step, whatever d_model "
+                f"and warmup, so a bare factor of {k:.6g} multiplies the formula (a factor "
+                "argument, or a constant left in front). The paper's lr is d_model ** -0.5 * "
+                "min(step ** -0.5, step * warmup ** -1.5), with nothing in front."
+            )
         if len(fits) == 1:
             k, a, b = fits[0]
             return (

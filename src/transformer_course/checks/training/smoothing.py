@@ -65,8 +65,9 @@ _SMOOTHING_MESSAGES = {
     "per_batch": "You divided the sum by the number of sentences (the batch size); divide by "
     "the number of non-pad tokens instead: the mean over the positions whose label is not "
     "pad_id.",
-    "mean_of_means": "You averaged each sentence's tokens, then the sentences: short sentences "
-    "then weigh as much as long ones. Take one mean over all non-pad positions of the batch.",
+    "mean_of_means": "You averaged each sentence's tokens, then the sentences (a mean of the "
+    "sentence means): short sentences then weigh as much as long ones. Take one mean over "
+    "all non-pad positions of the batch.",
     "pad_zero": "You skipped the positions whose label is 0, not those equal to pad_id: use "
     "the pad_id argument (here it is not 0, and 0 is an ordinary token).",
 }
@@ -136,7 +137,9 @@ def _weightings(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
     keep = labels != pad_id
     target, uniform = _term_means(torch.log_softmax(x, dim=-1), labels, keep)
     vocab = x.shape[-1]
-    unscaled = "the target term -log p[y] is not multiplied by 1 - ε"
+    unscaled = (
+        "the factor 1 - ε is missing on the target term: -log p[y] is not multiplied by 1 - ε"
+    )
     by_one = "the smoothing term mean_j(-log p[j]) is weighted by 1 instead of ε"
     summed = (
         "the smoothing term sums -log p[j] over the V tokens instead of averaging them "

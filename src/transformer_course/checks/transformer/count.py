@@ -172,6 +172,91 @@ COUNT_MISTAKES = [
 ]
 
 
+_PROJECTIONS = {1: "one of them", 2: "two of them", 3: "three of them", 4: "all four"}
+
+
+def _per_head_mistakes() -> list[tuple[dict, str]]:
+    """The family 'a projection counted as one head's share': any number of the four
+    projections of an attention counted as d_model x d_head (d_head = d_model / num_heads)
+    instead of d_model x d_model, with the bias of d_model numbers or of d_head."""
+    found = []
+    for shrunk in (1, 2, 3, 4):
+        for bias in (False, True):
+            if shrunk == 3 and not bias:
+                continue  # qkv_per_head, listed above
+            which = _PROJECTIONS[shrunk]
+            found.append(
+                (
+                    {"per_head_projections": shrunk, "per_head_bias": bias},
+                    f"You counted {which} of the attention's projections (w_q, w_k, w_v, w_o) "
+                    "as d_model x d_head, one head's share"
+                    + (", with a bias of d_head numbers" if bias else "")
+                    + ". Each projection is ONE nn.Linear(d_model, d_model) whatever num_heads "
+                    "is: the heads split its output between them, they do not shrink it, so "
+                    "one attention is 4 * (d_model * d_model + d_model) (lesson 05).",
+                )
+            )
+    return found
+
+
+def _per_layer_mistakes() -> list[tuple[dict, str]]:
+    """The family 'one sub-layer too many or too few': an encoder or a decoder layer
+    counted with one attention or one LayerNorm more, or fewer, than it has (the decoder's
+    one attention and two LayerNorms are listed above)."""
+    has = {
+        ("encoder", "attention"): 1,
+        ("encoder", "LayerNorm"): 2,
+        ("decoder", "attention"): 2,
+        ("decoder", "LayerNorm"): 3,
+    }
+    why = {
+        "encoder": "an encoder layer has one attention (self-attention) and two LayerNorms, "
+        "one per sub-layer",
+        "decoder": "a decoder layer has two attentions (the masked self-attention and the "
+        "cross-attention) and three LayerNorms, one per sub-layer",
+    }
+    found = []
+    for (stack, part), right in has.items():
+        for counted in (right - 1, right + 1):
+            if (stack, part, counted) in (("decoder", "attention", 1), ("decoder", "LayerNorm", 2)):
+                continue
+            knob = f"{stack}_{'attentions' if part == 'attention' else 'norms'}"
+            plural = part if counted == 1 else part + "s"
+            found.append(
+                (
+                    {knob: counted},
+                    f"Your {stack} layer counts {counted} {plural}, one "
+                    f"{'more' if counted > right else 'fewer'} than it has: {why[stack]}.",
+                )
+            )
+    return found
+
+
+def _subtracted_mistakes() -> list[tuple[dict, str]]:
+    """The family 'a term subtracted where it is added': one bias of a layer counted with
+    a minus (a - where + belongs), which takes it away instead of adding it."""
+    what = {
+        "w_1.bias": ("w_1's bias (d_ff numbers)", "(d_model * d_ff + d_ff)"),
+        "w_2.bias": ("w_2's bias (d_model numbers)", "(d_ff * d_model + d_model)"),
+        "attention.bias": (
+            "the attention's biases (d_model numbers per projection)",
+            "4 * (d_model * d_model + d_model)",
+        ),
+    }
+    return [
+        (
+            {"subtracted": (term,)},
+            f"You subtracted {name} where {'they are' if 'biases' in name else 'it is'} added "
+            "(a minus instead of a plus): each layer is then twice that bias short. Add it: "
+            f"{formula}.",
+        )
+        for term, (name, formula) in what.items()
+    ]
+
+
+COUNT_MISTAKES += _per_head_mistakes() + _per_layer_mistakes() + _subtracted_mistakes()
+
+
 def _count_call(args: tuple) -> str:
     v, d, h, n, f, tie, final = args
     return (
@@ -260,6 +345,9 @@ def check_count_parameters(count_parameters, *, hidden: bool = False) -> None:
                 f"{call} gave {shown}. On these configurations {len(found)} different mistakes "
                 f"give exactly your counts, so it is one of them: {listed}"
             )
+        per_key = _per_key_mistakes(results)
+        if per_key:
+            c.fail(f"{call} gave {shown}. {per_key}")
         moved = _moved_between_keys(results)
         if moved:
             c.fail(f"{call} gave {shown}. {moved}")
@@ -270,6 +358,46 @@ def check_count_parameters(count_parameters, *, hidden: bool = False) -> None:
             f"{call}[{key!r}]",
             hint=_count_hint(key, args, counts, results),
         )
+
+
+def _per_key_mistakes(results) -> str:
+    """Each wrong entry explained on its own: a learner's count is four independent sums,
+    so two mistakes in two entries (or a mistake whose knob would also change an entry the
+    learner got right) are told apart key by key. Said only when EVERY wrong entry is given,
+    on every configuration, by the known mistakes, one message per entry (or the few that
+    all agree, listed); "" otherwise."""
+    wrong_keys = [k for k in _COUNT_KEYS if any(got[k] != want[k] for _, _, got, want in results)]
+    parts = []
+    for key in wrong_keys:
+        fitting = [
+            (knobs, message)
+            for knobs, message in COUNT_MISTAKES
+            if all(got[key] == count_parameters_f(*a, **knobs)[key] for a, _, got, _ in results)
+        ]
+
+        def consistent(knobs) -> bool:
+            """The mistake moves no entry that the learner has right."""
+            return all(
+                mine == want[k] or got[k] == mine
+                for a, _, got, want in results
+                for k, mine in count_parameters_f(*a, **knobs).items()
+            )
+
+        # a mistake that also moves an entry the learner has right is kept only when no
+        # mistake that leaves the other entries alone fits
+        fitting = [f for f in fitting if consistent(f[0])] or fitting
+        messages = list(dict.fromkeys(message for _, message in fitting))
+        if not messages:
+            return ""
+        if len(messages) == 1:
+            parts.append(f"In {key!r}: {messages[0]}")
+        else:
+            listed = " ".join(f"({i}) {m}" for i, m in enumerate(messages, 1))
+            parts.append(
+                f"In {key!r}, {len(messages)} mistakes give exactly your counts on every "
+                f"configuration checked, so it is one of them: {listed}"
+            )
+    return " ".join(parts)
 
 
 def _moved_between_keys(results) -> str:

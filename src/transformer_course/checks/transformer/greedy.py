@@ -534,7 +534,7 @@ _REPLAY_RULES = {
         "the LAST position of the prefix, logits[:, -1]."
     ),
     "row_0": (
-        "Every row got row 0's next token: either one decision, row 0's argmax (next_token[0] "
+        "Every row got row 0's next token (every row gets the same token as row 0): either one decision, row 0's argmax (next_token[0] "
         "or .item(), as in the Annotated Transformer's greedy_decode, which decodes one "
         "sentence), was used for the whole batch, or every row was decoded from the first "
         "sentence (its memory or its src_ids given to all rows); both give these tokens. Each "
@@ -542,7 +542,28 @@ _REPLAY_RULES = {
         "with the whole batch's memory and src_ids, then logits[:, -1].argmax(dim=-1), a "
         "(batch,) tensor."
     ),
+    "squeezed": (
+        "Your logits lost a size-1 axis before the argmax: squeeze() drops EVERY axis of size "
+        "1, and at the first step the prefix is <bos> alone (len 1), so "
+        "model.decode(...).squeeze() is (batch, vocab) there (and for a batch of one the "
+        "batch axis goes too at every step), after which logits[:, -1] picks the last "
+        "vocabulary entry of every row instead of the last position. Keep the logits "
+        "(batch, len, vocab), no squeeze: the next token is logits[:, -1].argmax(dim=-1)."
+    ),
 }
+#: rules that share another rule's message (the same mistake written another way)
+_REPLAY_ALIASES = {"squeezed_1": "squeezed", "squeezed_0": "squeezed"}
+
+
+def _squeezed_rule(logits: torch.Tensor, batch: int, dim: int | None) -> torch.Tensor | None:
+    """The reference's decision taken on ``logits.squeeze()`` (or ``squeeze(dim)``): the
+    next token of every row, or None where that view admits no decision of shape (batch,)."""
+    view = logits.squeeze() if dim is None else logits.squeeze(dim)
+    try:
+        decided = view[:, -1].argmax(-1)
+        return decided.expand(batch) if decided.dim() == 0 else decided.reshape(batch)
+    except (IndexError, RuntimeError):
+        return None
 
 
 def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCase) -> str:
@@ -556,10 +577,11 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
         memory = model.encode(src)
         prefix = torch.full((batch, 1), bos, dtype=torch.long)
         finished = torch.zeros(batch, dtype=torch.bool)
-        agrees = dict.fromkeys(_REPLAY_RULES, True)
+        names = [*_REPLAY_RULES, *_REPLAY_ALIASES]
+        agrees = dict.fromkeys(names, True)
         # a rule explains nothing where it decides as the reference does at every step
         # replayed (one step from <bos> alone: the first position IS the last)
-        departs = dict.fromkeys(_REPLAY_RULES, False)
+        departs = dict.fromkeys(names, False)
         first = None  # (step, row, yours, reference's)
         first_finish = None  # the step at which a row first produced <eos>
         for step in range(steps):
@@ -572,10 +594,16 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
                 "positions": logits.argmax(dim=1)[:, -1],
                 "first": logits[:, 0].argmax(-1),
                 "row_0": logits[0, -1].argmax(-1).expand(batch),
+                "squeezed": _squeezed_rule(logits, batch, None),
+                "squeezed_1": _squeezed_rule(logits, batch, 1),
+                "squeezed_0": _squeezed_rule(logits, batch, 0),
             }
             mine = got[:, step]
             right = rules["right"].masked_fill(finished, pad)
-            for name in _REPLAY_RULES:
+            for name in names:
+                if rules[name] is None:
+                    agrees[name] = False
+                    continue
                 decided = rules[name].masked_fill(finished, pad)
                 if not torch.equal(decided, mine):
                     agrees[name] = False
@@ -591,7 +619,13 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
         # what the reference decides next from your whole prefix: <eos> for every open row
         # means your loop broke at the step that finished the batch, before its column
         closes = bool((model.decode(prefix, memory, src)[:, -1].argmax(-1) == eos)[~finished].all())
-    found = [_REPLAY_RULES[name] for name, ok in agrees.items() if ok and departs[name]]
+    found = list(
+        dict.fromkeys(
+            _REPLAY_RULES[_REPLAY_ALIASES.get(name, name)]
+            for name, ok in agrees.items()
+            if ok and departs[name]
+        )
+    )
     if len(found) == 1:
         return found[0]
     if found:
@@ -664,6 +698,15 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
     return ""
 
 
+def _bos_then_right(got: torch.Tensor, expected: torch.Tensor) -> bool:
+    """Whether the tokens after a first column agree with the reference's as far as both
+    go: only then is a first column equal to <bos> the <bos> kept (a wrong first decision
+    can equal bos_id by chance)."""
+    rest = got[:, 1:]
+    width = min(rest.shape[1], expected.shape[1])
+    return rest.shape[0] == expected.shape[0] and torch.equal(rest[:, :width], expected[:, :width])
+
+
 def _greedy_hint(
     got: torch.Tensor, expected: torch.Tensor, case: _GreedyCase, model=None, src=None
 ) -> str:
@@ -683,7 +726,7 @@ def _greedy_hint(
                 "bos_id), and the result leaves it out."
             )
         return width
-    if (got[:, 0] == case.bos_id).all():
+    if (got[:, 0] == case.bos_id).all() and _bos_then_right(got, expected):
         return "Your rows start with <bos>: leave it out of the result."
     if model is not None:
         try:

@@ -46,6 +46,19 @@ from .model_cases import (
 
 
 # ----------------------------------------------------------- comparing
+def _expect_attached(c, got, call: str, method: str, parts: str) -> None:
+    """The family 'a right result cut off from the parameters': a method whose values are
+    right but whose result has requires_grad False (a .detach() or torch.no_grad() in it),
+    named for the method, since training sends the gradient back through it."""
+    c.expect_true(
+        not isinstance(got, torch.Tensor) or got.requires_grad,
+        f"{call} gives the right values, but they are cut off from the model's parameters "
+        f"(requires_grad is False): a .detach() or torch.no_grad() in {method}. The loss's "
+        f"gradients then never reach {parts}, which never learn (lesson 10 trains through "
+        f"{method}).",
+    )
+
+
 def _expect_result(
     c: Checker,
     got: Any,
@@ -495,6 +508,7 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
             ),
             hint=_dropout_hint(case),
         )
+    _expect_attached(c, got, encode_call, "encode", "the encoder and the source embedding")
 
     # decode, given the reference's memory
     memory = memory64.float()
@@ -557,6 +571,9 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
             ),
             hint=_dropout_hint(case),
         )
+    _expect_attached(
+        c, got, call, "decode", "the decoder, the target embedding and the output layer"
+    )
 
     # decode, given another memory: the result must follow it (a decode that computes its
     # own memory, self.encode(src_ids), agrees with the reference on encode's memory alone)
