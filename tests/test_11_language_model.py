@@ -76,6 +76,25 @@ def _batches(*, shift=1, high_minus=0, global_stream=False, step=1):
     return next_token_batches
 
 
+def _batches_targets_from_inputs(last: str):
+    """Targets built from the inputs: the last column wraps round (a roll), repeats the
+    last input, or is padding; or the targets drawn from starts of their own."""
+
+    def next_token_batches(tokens, block_size, batch_size, generator):
+        starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+        inputs = tokens[starts[:, None] + torch.arange(block_size)]
+        if last == "roll":
+            return inputs, inputs.roll(-1, dims=1)
+        if last == "repeat":
+            return inputs, torch.cat([inputs[:, 1:], inputs[:, -1:]], dim=1)
+        if last == "pad":
+            return inputs, torch.nn.functional.pad(inputs[:, 1:], (0, 1))
+        second = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+        return inputs, tokens[second[:, None] + torch.arange(block_size) + 1]
+
+    return next_token_batches
+
+
 def _batches_ids_plus_one(tokens, block_size, batch_size, generator):
     """The + 1 on the token ids, not on the positions."""
     starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
@@ -1853,6 +1872,28 @@ MISTAKES = [
         r"multiplied",
     ),
     Mistake(check_next_token_batches, _batches(shift=0), r"targets are the inputs themselves"),
+    # blind round 11 (b11b): "targets[0] should be tokens[s + 1 : ...]" alone; each way of
+    # building the targets from the inputs predicts every column, named when one agrees
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_targets_from_inputs("roll")),
+        r"right but the last of each row, which wraps round to the window's own first token",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_targets_from_inputs("repeat")),
+        r"right but the last of each row, which repeats the last input",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_targets_from_inputs("pad")),
+        r"right but the last of each row, which is not a token of the stream",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_targets_from_inputs("second")),
+        r"a window of the stream, but \d+ of \d+ start elsewhere.*drawn separately",
+    ),
     # blind round 10 (b10b): PyTorch's raw TypeError alone before
     Mistake(
         check_next_token_batches,
