@@ -1693,6 +1693,23 @@ def _sample_sorted_space(*, map_back=True, extra_kept_column=None):
     return sample
 
 
+def _sample_threshold_slice(cut):
+    """top-k's threshold a slice of several of the k largest logits, not the k-th alone:
+    .values[..., -2:] (mutant sample-18), or the whole .values (cut None)."""
+
+    def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+        if temperature == 0:
+            return logits.argmax(-1)
+        logits = logits / temperature
+        if top_k is not None:
+            values = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values
+            kth = values if cut is None else values[..., cut:]
+            logits = logits.masked_fill(logits < kth, float("-inf"))
+        return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+    return sample
+
+
 def _sample_top_k_whole_batch(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """top-k's threshold from the whole batch at once (the k-th largest of the flattened
     logits): right for a batch of one row, wrong for more."""
@@ -2411,11 +2428,35 @@ MISTAKES = [
     ),
     # mutant sample-14 (the guard also keeps the second sorted column): accepted before,
     # no case had a nucleus of one token ("one token too many" would not hold on a flat
-    # row, where this guard changes nothing: the symptom is told, not that cause)
+    # row, where this guard changes nothing); round 11 (b11b): the guard on each other
+    # sorted column, from the first or the last, is a candidate, named when it alone fits
+    # both rows ("only token 1 may be drawn here ... also drew 3" before)
     Mistake(
         check_sample,
         _named("sample", _sample_sorted_space(extra_kept_column=1)),
-        r"only token \d+ may be drawn here: top_p=0\.2\d* .*also drew \d+ \(the 2nd most prob",
+        r"always keeps the 2nd most probable token, whatever top_p.*remove_sorted\[\.\.\., 1\]",
+    ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_sorted_space(extra_kept_column=-1)),
+        r"always keeps the least probable token, whatever top_p.*remove_sorted\[\.\.\., -1\]",
+    ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_sorted_space(extra_kept_column=2)),
+        r"always keeps the 3rd most probable token, whatever top_p.*remove_sorted\[\.\.\., 2\]",
+    ),
+    # mutant sample-18 (.values[..., -2:]): the broadcast error's general advice alone
+    # before; the error's sizes tell a threshold of m columns, any slice of the k largest
+    Mistake(
+        check_sample,
+        _named("sample", _sample_threshold_slice(-2)),
+        r"(?s)a tensor with 2 columns .*top-k threshold taken as a slice of 2 of the k largest",
+    ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_threshold_slice(None)),
+        r"(?s)a tensor with (3|4) columns .*or all k of them, \.values\)",
     ),
     # blind round 10 (b10b): told "it removes the k-th largest logit itself (logits <=
     # kth)" as the one cause, although topk(logits, top_k - 1) gives the same samples

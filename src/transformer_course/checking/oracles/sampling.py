@@ -23,6 +23,7 @@ def sample_probabilities_f(
     top_p_sorted: bool = True,
     greedy: bool = False,
     softmax_dim: str = "vocab",
+    top_p_keep: int = 0,
 ) -> torch.Tensor:
     """The exact distribution sample draws from, in float64 (one row of logits (vocab,)).
     ``temperature_at`` "logits" (right), "probs" (dividing the probabilities: no effect
@@ -37,7 +38,9 @@ def sample_probabilities_f(
     first token always kept); ``greedy``: always the argmax, whatever the temperature;
     ``softmax_dim`` "batch": the final softmax across a batch of copies of this row, which
     makes every kept token equally likely (NaN, "cannot happen", when tokens were removed:
-    a column of -inf gives 0 / 0)."""
+    a column of -inf gives 0 / 0); ``top_p_keep``: the sorted column top-p always keeps,
+    whatever top_p (0, right: the most probable token; 1: the guard on the second column,
+    remove_sorted[..., 1] = False; -1: on the last)."""
     z = logits.double()
     if greedy:
         return torch.nn.functional.one_hot(z.argmax(), len(z)).double()
@@ -64,6 +67,7 @@ def sample_probabilities_f(
         elif top_p_rule == "one_too_many":
             count = min(count + 1, len(z))
         remove_sorted = torch.arange(len(z)) >= count
+        remove_sorted[top_p_keep] = False
         if top_p_map == "gather":
             remove = remove_sorted.gather(-1, order_)
         else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -174,6 +175,14 @@ _TOP_P_ROWS = (
     "probabilities (sort, cumsum and scatter along the last axis, dim=-1)."
 )
 
+_TOP_P_KEEPS_COLUMN = (
+    "Your top-p always keeps the {nth} token, whatever top_p: the guard "
+    "that keeps at least one token is on sorted column {column} "
+    "(remove_sorted[..., {column}] = False), not on the first. Keep the first sorted column, "
+    "the most probable token: remove_sorted[..., 0] = False."
+)
+
+
 _SAMPLE_MISTAKES = {  # {message: sample_probabilities_f's knobs for that mistake}
     _TEMPERATURE_PROBS: {"temperature_at": "probs"},
     _TEMPERATURE_TIMES: {"temperature_at": "multiplied"},
@@ -287,6 +296,20 @@ def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
         "two happen to agree.)",
     )
     top = float(torch.softmax(logits[0].double(), -1).max())
+    threshold_columns = (
+        lambda exc: (
+            case.top_k is not None
+            and isinstance(exc, RuntimeError)
+            and _columns_met(exc, vocab) not in (None, 1, rows, vocab)
+        ),
+        lambda exc: _THRESHOLD_COLUMNS.format(
+            k=case.top_k,
+            m=_columns_met(exc, vocab),
+            vocab=vocab,
+            rows=rows,
+            whole=", or all k of them, .values" if _columns_met(exc, vocab) == case.top_k else "",
+        ),
+    )
     all_removed = (
         lambda exc: (
             case.top_p is not None
@@ -303,9 +326,44 @@ def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
         **kwargs,
         generator=_generator(seed),
         call_repr=call,
-        hints=[beyond, over_rows, threshold_axis, all_removed, *_DRAW_HINTS, GENERATOR_BY_KEYWORD],
+        hints=[
+            beyond,
+            over_rows,
+            threshold_axis,
+            threshold_columns,
+            all_removed,
+            *_DRAW_HINTS,
+            GENERATOR_BY_KEYWORD,
+        ],
     )
     return got, call
+
+
+_THRESHOLD_COLUMNS = (
+    "The sizes {vocab} and {m} met on the last axis: a tensor with {m} columns was compared "
+    "with (or applied to) the ({rows}, {vocab}) logits, in a call with top_k={k}. The likely "
+    "cause: the top-k threshold taken as a slice of {m} of the k largest logits (such as "
+    ".values[..., -{m}:]{whole}) instead of the k-th largest alone, one column per row: "
+    "kth = torch.topk(logits, k, dim=-1).values[..., -1:], shape (batch, 1); remove the "
+    "logits < kth."
+)
+
+
+def _columns_met(exc: BaseException, vocab: int) -> int | None:
+    """The other size of a broadcast error between a tensor and the (batch, vocab)
+    logits along the last axis ("The size of tensor a (vocab) must match the size of
+    tensor b (m) at non-singleton dimension 1"); None for another error."""
+    found = re.search(
+        r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
+        r"non-singleton dimension (\d+)",
+        str(exc),
+    )
+    if not found:
+        return None
+    a, b, axis = map(int, found.groups())
+    if axis != 1 or vocab not in (a, b):
+        return None
+    return b if a == vocab else a
 
 
 #: errors of the draw itself: torch.multinomial(probs, 1) returns (batch, 1)
@@ -511,6 +569,20 @@ def _models(case: _SampleCase, tie: bool) -> dict[str, Any]:
     if case.top_p is not None:
         models[_TOP_P_ASCENDING] = lambda row: _ascending_top_p(row, case)
         models[_TOP_P_LOGITS] = lambda row: _logits_top_p(row, case)
+        # the guard that keeps one token put on another sorted column, counted from the
+        # first or from the last (the two agree on one row and part on a row of another
+        # length, as _confirmed's), each a candidate
+        vocab = len(case.logits)
+        for column in (*range(1, vocab), *range(-1, -vocab, -1)):
+            nth = (
+                f"{_ordinal(column + 1)} most probable"
+                if column > 0
+                else "least probable"
+                if column == -1
+                else f"{_ordinal(-column)} least probable"
+            )
+            told = _TOP_P_KEEPS_COLUMN.format(nth=nth, column=column)
+            models[told] = lambda row, column=column: _guard_on_column(row, options, column)
 
     def ranked(row):
         probs = sample_probabilities_f(row, **options)
@@ -518,6 +590,14 @@ def _models(case: _SampleCase, tie: bool) -> dict[str, Any]:
 
     models[_RANKS] = ranked  # entry r: the r-th most probable's probability
     return models
+
+
+def _guard_on_column(row: torch.Tensor, options: dict, column: int) -> torch.Tensor:
+    """What sample draws from when top-p's guard keeps sorted column ``column`` instead
+    of the first (NaN where the row has no such column: that learner would raise)."""
+    if not -len(row) <= column < len(row):
+        return torch.full(row.shape, float("nan"), dtype=torch.float64)
+    return sample_probabilities_f(row, **options, top_p_keep=column)
 
 
 def _sorted(probs: torch.Tensor) -> bool:
