@@ -1710,6 +1710,35 @@ def _sample_threshold_slice(cut):
     return sample
 
 
+def _sample_filter_slip(slip):
+    """A filter whose result is discarded (logits.masked_fill(...) not assigned: "top_k"
+    or "top_p"), or top-p removing a token when the total *including* it passes
+    1 - top_p (two slips at once, "one_minus_inclusive")."""
+
+    def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+        if temperature == 0:
+            return logits.argmax(-1)
+        logits = logits / temperature
+        if top_k is not None:
+            kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[..., -1:]
+            kept = logits.masked_fill(logits < kth, float("-inf"))
+            if slip != "top_k":
+                logits = kept
+        if top_p is not None:
+            probs, order = torch.softmax(logits, -1).sort(dim=-1, descending=True)
+            if slip == "one_minus_inclusive":
+                drop = probs.cumsum(-1) > 1 - top_p
+            else:
+                drop = probs.cumsum(-1) - probs >= top_p
+            drop[..., 0] = False
+            kept = logits.masked_fill(drop.scatter(-1, order, drop), float("-inf"))
+            if slip != "top_p":
+                logits = kept
+        return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+    return sample
+
+
 def _sample_top_k_whole_batch(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """top-k's threshold from the whole batch at once (the k-th largest of the flattened
     logits): right for a batch of one row, wrong for more."""
@@ -2445,6 +2474,24 @@ MISTAKES = [
         check_sample,
         _named("sample", _sample_sorted_space(extra_kept_column=2)),
         r"always keeps the 3rd most probable token, whatever top_p.*remove_sorted\[\.\.\., 2\]",
+    ),
+    # b11b: a filter with no effect (its masked_fill not assigned) and two top-p slips at
+    # once were "drew tokens that must never be drawn" / "never drew some tokens"
+    Mistake(
+        check_sample,
+        _named("sample", _sample_filter_slip("top_p")),
+        r"top-p has no effect: .*as if top_p were None.*logits = logits\.masked_fill",
+    ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_filter_slip("top_k")),
+        r"top-k has no effect: .*as if top_k were None",
+    ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_filter_slip("one_minus_inclusive")),
+        r"(?s)Two mistakes at once\. \(1\) Your top-p set is cut at 1 - top_p.*\(2\) Your "
+        r"top-p keeps one token too few",
     ),
     # mutant sample-18 (.values[..., -2:]): the broadcast error's general advice alone
     # before; the error's sizes tell a threshold of m columns, any slice of the k largest

@@ -24,6 +24,7 @@ def sample_probabilities_f(
     greedy: bool = False,
     softmax_dim: str = "vocab",
     top_p_keep: int = 0,
+    top_p_cut: str = "top_p",
 ) -> torch.Tensor:
     """The exact distribution sample draws from, in float64 (one row of logits (vocab,)).
     ``temperature_at`` "logits" (right), "probs" (dividing the probabilities: no effect
@@ -40,7 +41,8 @@ def sample_probabilities_f(
     makes every kept token equally likely (NaN, "cannot happen", when tokens were removed:
     a column of -inf gives 0 / 0); ``top_p_keep``: the sorted column top-p always keeps,
     whatever top_p (0, right: the most probable token; 1: the guard on the second column,
-    remove_sorted[..., 1] = False; -1: on the last)."""
+    remove_sorted[..., 1] = False; -1: on the last); ``top_p_cut`` "one_minus": the set cut
+    at 1 - top_p, which ``top_p_rule`` then applies to (two mistakes at once)."""
     z = logits.double()
     if greedy:
         return torch.nn.functional.one_hot(z.argmax(), len(z)).double()
@@ -60,10 +62,14 @@ def sample_probabilities_f(
             remove[0] = False
             return z.masked_fill(remove, float("-inf"))
         probs, order_ = torch.softmax(z, -1).sort(descending=True)
-        cut = 1 - top_p if top_p_rule == "complement" else top_p
+        cut = (
+            1 - top_p
+            if "complement" in (top_p_rule, top_p_cut) or top_p_cut == "one_minus"
+            else top_p
+        )
         count = max(int((probs.cumsum(-1) - probs < cut).sum()), 1)
         if top_p_rule == "one_too_few":
-            count = max(count - 1, 1) if probs.cumsum(-1)[count - 1] > top_p + 1e-12 else count
+            count = max(count - 1, 1) if probs.cumsum(-1)[count - 1] > cut + 1e-12 else count
         elif top_p_rule == "one_too_many":
             count = min(count + 1, len(z))
         remove_sorted = torch.arange(len(z)) >= count

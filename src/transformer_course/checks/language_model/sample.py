@@ -10,6 +10,7 @@ from typing import Any
 import torch
 
 from transformer_course.checking import Checker
+from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.oracles import sample_probabilities_f
 
 from .common import GENERATOR_BY_KEYWORD, _generator, _plain_generator
@@ -183,6 +184,19 @@ _TOP_P_KEEPS_COLUMN = (
 )
 
 
+_TOP_P_SKIPPED = (
+    "Your top-p has no effect: your samples follow the distribution after the temperature "
+    "and top-k alone, as if top_p were None. Was its result discarded? masked_fill (like "
+    "most tensor methods) returns a new tensor and leaves its own unchanged: logits = "
+    "logits.masked_fill(remove, float('-inf')) (masked_fill_, with an underscore, works in "
+    "place)."
+)
+_TOP_K_SKIPPED = (
+    "Your top-k has no effect: your samples follow the distribution without it, as if "
+    "top_k were None. Was its result discarded? masked_fill returns a new tensor and leaves "
+    "its own unchanged: logits = logits.masked_fill(logits < kth, float('-inf'))."
+)
+
 _SAMPLE_MISTAKES = {  # {message: sample_probabilities_f's knobs for that mistake}
     _TEMPERATURE_PROBS: {"temperature_at": "probs"},
     _TEMPERATURE_TIMES: {"temperature_at": "multiplied"},
@@ -197,6 +211,16 @@ _SAMPLE_MISTAKES = {  # {message: sample_probabilities_f's knobs for that mistak
     _TOP_P_UNSORTED: {"top_p_sorted": False},
     _ALWAYS_ARGMAX: {"greedy": True},
     _UNIFORM: {"softmax_dim": "batch"},
+    # two top-p slips at once: the cut at 1 - top_p, and the crossing token dropped or one
+    # token too many
+    two_mistakes(_TOP_P_COMPLEMENT, _TOP_P_FEW): {
+        "top_p_cut": "one_minus",
+        "top_p_rule": "one_too_few",
+    },
+    two_mistakes(_TOP_P_COMPLEMENT, _TOP_P_MANY): {
+        "top_p_cut": "one_minus",
+        "top_p_rule": "one_too_many",
+    },
 }
 
 
@@ -566,6 +590,15 @@ def _models(case: _SampleCase, tie: bool) -> dict[str, Any]:
         if _applies(knobs, case):
             told = _TOP_K_FEWER if message == _TIES and not tie else message
             models[told] = lambda row, knobs=knobs: sample_probabilities_f(row, **options, **knobs)
+    # a filter whose result is discarded: the distribution without it
+    if case.top_p is not None:
+        models[_TOP_P_SKIPPED] = lambda row: sample_probabilities_f(
+            row, temperature=case.temperature, top_k=case.top_k
+        )
+    if case.top_k is not None:
+        models[_TOP_K_SKIPPED] = lambda row: sample_probabilities_f(
+            row, temperature=case.temperature, top_p=case.top_p
+        )
     if case.top_p is not None:
         models[_TOP_P_ASCENDING] = lambda row: _ascending_top_p(row, case)
         models[_TOP_P_LOGITS] = lambda row: _logits_top_p(row, case)
