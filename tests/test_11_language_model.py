@@ -826,6 +826,38 @@ class AttentionMaskAfterSoftmax(_Attention):
         return self.w_o(merge_heads(weights @ v))
 
 
+class AttentionSlips(_Attention):
+    """b11b: the causal mask transposed (look_ahead_mask(len).T: each query sees the later
+    keys), or two projections exchanged (k, q unpacked in the wrong order, or the queries
+    and the values swapped): "differs from the reference" before."""
+
+    slip = "mask_transposed"
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        if self.slip == "q_v":
+            q, v = v, q
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        if self.slip == "q_k":
+            k, q = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        else:
+            q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        mask = look_ahead_mask(length)
+        if self.slip == "mask_transposed":
+            mask = mask.T
+        heads, _ = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(merge_heads(heads))
+
+
+class AttentionQueriesKeysExchanged(AttentionSlips):
+    slip = "q_k"
+
+
+class AttentionQueriesValuesExchanged(AttentionSlips):
+    slip = "q_v"
+
+
 class AttentionTablesAtLeast32(_Attention):
     """The rotation tables for max(d_head, 32) features: heads narrower than 32 get
     tables of the wrong width (b10h: PyTorch's size error alone)."""
@@ -1878,6 +1910,22 @@ MISTAKES = [
         check_CausalSelfAttention,
         AttentionMaskAfterSoftmax,
         r"causal mask after the softmax .* no longer add up to 1",
+    ),
+    # b11b: the mask transposed, two projections exchanged ("differs" before)
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionSlips,
+        r"causal mask is transposed: each query attends to itself and the keys after it",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionQueriesKeysExchanged,
+        r"queries and keys are exchanged: the queries come from self\.w_k\(x\)",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionQueriesValuesExchanged,
+        r"queries and values are exchanged: the queries come from self\.w_v\(x\)",
     ),
     # blind round 10 (b10h): "differs from the reference" before
     Mistake(

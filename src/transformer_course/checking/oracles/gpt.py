@@ -57,7 +57,8 @@ def causal_self_attention_f(
     ``heads_split``/``heads_merge``: "correct" or "no_transpose" (one view to (batch,
     num_heads, len, d_head), or back, without the transpose); ``fill``: what the blocked
     scores become (0.0: filled with zero, or the scores multiplied by the mask);
-    ``softmax_dim`` -2: the softmax over the queries instead of the keys; ``mask_mode``
+    ``softmax_dim`` -2: the softmax over the queries instead of the keys (``causal``
+    "future": the mask transposed, each query sees itself and the later keys); ``mask_mode``
     "after": the causal mask applied to the weights after the softmax, not renormalised."""
     length = x.shape[1]
     # causal "strict": the mask without its diagonal (tril(..., diagonal=-1));
@@ -65,6 +66,8 @@ def causal_self_attention_f(
     # read True = may attend: every query sees the keys after it only (the last none)
     inverted = causal == "inverted"
     mask = torch.ones(length, length, dtype=torch.bool).triu(1) if inverted else None
+    if causal == "future":  # the mask transposed: j >= i (look_ahead_mask(len).T)
+        mask, causal = torch.ones(length, length, dtype=torch.bool).triu(0), False
     if causal == "strict":  # j < i: each query blind to its own key (the first to all)
         mask, causal = torch.ones(length, length, dtype=torch.bool).tril(-1), False
 

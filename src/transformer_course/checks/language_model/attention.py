@@ -295,8 +295,15 @@ _MASK_AFTER_SOFTMAX = (
     "scores.masked_fill(~look_ahead_mask(len), float('-inf')), or pass the mask to "
     "scaled_dot_product_attention, so that the softmax renormalises over the allowed keys."
 )
+_MASK_FUTURE = (
+    "Your causal mask is transposed: each query attends to itself and the keys after it "
+    "(the last query to itself only), where it must see itself and the keys before it. "
+    "look_ahead_mask(len).T, torch.triu where torch.tril belongs, or j >= i where j <= i "
+    "belongs, does that: pass look_ahead_mask(len) as it is (query i attends to keys 0 .. i)."
+)
 _ATTENTION_MISTAKES = {
     _NO_ROPE: {"rope": False},
+    _MASK_FUTURE: {"causal": "future"},
     _MASK_AFTER_SOFTMAX: {"mask_mode": "after"},
     _FILL_ZERO: {"fill": 0.0},
     _NO_DIAGONAL: {"causal": "strict"},
@@ -518,6 +525,24 @@ def _projection_mistakes(oracle: Callable[..., torch.Tensor], state) -> dict[str
                 f"the {wanted} come from self.{meant}(x)."
             )
             found[message] = lambda pairing, swapped=swapped: oracle(swapped, pairing=pairing)
+    # two projections exchanged (each used for the other: k, q = ... unpacked in the wrong
+    # order, or the names swapped in one assignment)
+    names = list(_PROJECTIONS)
+    for i, first in enumerate(names):
+        for second in names[i + 1 :]:
+            if f"{first}.weight" not in state or f"{second}.weight" not in state:
+                continue
+            exchanged = dict(state)
+            exchanged[f"{first}.weight"] = state[f"{second}.weight"]
+            exchanged[f"{second}.weight"] = state[f"{first}.weight"]
+            a, b = _PROJECTIONS[first], _PROJECTIONS[second]
+            message = (
+                f"Your {a} and {b} are exchanged: the {a} come from self.{second}(x) and the "
+                f"{b} from self.{first}(x) (two names swapped, such as {b[0]}, {a[0]} = ... "
+                f"where {a[0]}, {b[0]} = ... belongs, or each projection called for the "
+                f"other). The {a} are self.{first}(x), the {b} self.{second}(x)."
+            )
+            found[message] = lambda pairing, exchanged=exchanged: oracle(exchanged, pairing=pairing)
     return found
 
 
