@@ -475,6 +475,28 @@ def _rotary_first_feature_twice(x, cos, sin):
     return torch.cat([a * cos - a * sin, a * sin + a * cos], dim=-1)
 
 
+def _rotary_tables_swapped(x, cos, sin):
+    """The tables unpacked in the wrong order, sin, cos = ... (b11b: "differs" before)."""
+    half = x.shape[-1] // 2
+    sin, cos = cos.to(x.dtype), sin.to(x.dtype)
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
+
+
+def _rotary_adjacent_factors_swapped(x, cos, sin):
+    """Neighbouring pairs with cos and sin exchanged in every term (written by hand)."""
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+    a, b = x[..., 0::2], x[..., 1::2]
+    return torch.stack([a * sin - b * cos, a * cos + b * sin], dim=-1).flatten(-2)
+
+
+def _rotary_negated(x, cos, sin):
+    """Minus the rotation: every term's sign flipped."""
+    half, cos, sin = x.shape[-1] // 2, cos.to(x.dtype), sin.to(x.dtype)
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat([b * sin - a * cos, -a * sin - b * cos], dim=-1)
+
+
 def _rope_llama(length, d_head, base=10000.0):
     """Llama's precompute_freqs_cis, in float32: torch.outer, then polar."""
     freqs = 1.0 / (base ** (torch.arange(0, d_head, 2)[: d_head // 2].float() / d_head))
@@ -1910,6 +1932,22 @@ MISTAKES = [
         check_CausalSelfAttention,
         AttentionMaskAfterSoftmax,
         r"causal mask after the softmax .* no longer add up to 1",
+    ),
+    # b11b: one slip made in all four terms of the rotation ("differs" before)
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_tables_swapped),
+        r"cos and sin are exchanged in every term: .*sin, cos = rotary_embedding",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_adjacent_factors_swapped),
+        r"cos and sin are exchanged in every term",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_negated),
+        r"Every term has the wrong sign: yours is minus the rotation",
     ),
     # b11b: the mask transposed, two projections exchanged ("differs" before)
     Mistake(

@@ -446,6 +446,27 @@ def _unused_feature(outputs, parts, inputs, cos: torch.Tensor, sin: torch.Tensor
     return ""
 
 
+#: one slip made in all four terms, by the words that name it in one term's slip
+_EVERY_TERM = {
+    "where": (
+        "cos and sin are exchanged in every term: yours computes (a * sin - b * cos, a * cos "
+        "+ b * sin). Were the tables passed or unpacked in the wrong order (apply_rotary(x, "
+        "sin, cos), or sin, cos = rotary_embedding(...))? rotary_embedding returns (cos, sin) "
+        "and apply_rotary takes (x, cos, sin): pair (a, b) becomes (a * cos - b * sin, "
+        "a * sin + b * cos)."
+    ),
+    "wrong sign": (
+        "Every term has the wrong sign: yours is minus the rotation, (-a * cos + b * sin, "
+        "-a * sin - b * cos). Pair (a, b) becomes (a * cos - b * sin, a * sin + b * cos)."
+    ),
+    "divides": (
+        "Every term divides by its factor instead of multiplying (a / cos - b / sin, ...). "
+        "Pair (a, b) becomes (a * cos - b * sin, a * sin + b * cos)."
+    ),
+    "missing": "",
+}
+
+
 def _term_probe(apply_rotary, d_head: int, pairing: str) -> str:
     """Each of the rotation's four terms, measured apart: x with only its a features
     (b = 0), then only its b features, at positions 1 .. 4 (no zero sine or cosine). Each
@@ -491,7 +512,7 @@ def _term_probe(apply_rotary, d_head: int, pairing: str) -> str:
         return unused
     factors = {"cos": cos.double(), "sin": sin.double()}
     inputs = {"a": a.double(), "b": b.double()}
-    found = []
+    found, kinds = [], []
     for (out, part), (factor, sign) in _TERMS.items():
         got = parts(outputs[part])[out]
         p, f = inputs[part], factors[factor]
@@ -515,6 +536,9 @@ def _term_probe(apply_rotary, d_head: int, pairing: str) -> str:
         if len(fits) != 1:
             return ""
         found.append(f"in the {out} output ({_FORMULA[out]}), {fits[0]}")
+        kinds.append(next(kind for kind in _EVERY_TERM if kind in fits[0]))
+    if len(found) == len(_TERMS) and len(set(kinds)) == 1:  # one slip made in every term
+        return _EVERY_TERM[kinds[0]]
     if not found or len(found) > 2:  # most terms wrong: another layout, not slips
         return ""
     where = "halves" if pairing == "half" else "neighbouring pairs"
