@@ -225,6 +225,20 @@ class NormMeanAbsolute(ref.RMSNorm):
         return x * torch.rsqrt(x.abs().mean(-1, keepdim=True).pow(2) + self.eps) * self.weight
 
 
+class NormGainAdded(ref.RMSNorm):
+    """The gain added as a bias would be (b11b)."""
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) + self.weight
+
+
+class NormGainSubtracted(ref.RMSNorm):
+    """The gain subtracted (b11b)."""
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) - self.weight
+
+
 class NormFourthRoot(ref.RMSNorm):
     """An average no candidate names, mean(x ** 4) ** (1 / 4): the first token's number
     against the root mean square is told."""
@@ -1972,6 +1986,11 @@ MISTAKES = [
         r"does not depend on the second feature of each pair, b: .*a stands in for b",
     ),
     # blind round 10 (b10h): "differs from the reference" before
+    # b11b: the gain added or subtracted, as a bias ("differs from the reference" before)
+    Mistake(check_RMSNorm, NormGainAdded, r"You added the learned gain instead of multiplying"),
+    Mistake(
+        check_RMSNorm, NormGainSubtracted, r"You subtracted the learned gain instead of multipl"
+    ),
     Mistake(check_RMSNorm, NormMeanAbsolute, r"one number per token.*it is the mean absolute"),
     Mistake(check_RMSNorm, NormFourthRoot, r"one number per token.*for token \(0, 0\) yours is"),
     Mistake(
