@@ -482,6 +482,20 @@ def _rope_positions(positions_of):
     return _named("rotary_embedding", rotary_embedding)
 
 
+def _rope_outer_without_axis(length, d_head, base=10000.0):
+    """positions * theta without [:, None]: two vectors of different lengths (b11b)."""
+    theta = base ** (-torch.arange(0, d_head, 2, dtype=torch.float64) / d_head)
+    angles = theta * torch.arange(length)
+    return angles.cos().float(), angles.sin().float()
+
+
+def _batches_outer_without_axis(tokens, block_size, batch_size, generator):
+    """starts + torch.arange(block_size) without starts[:, None] (b11b)."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    positions = torch.arange(block_size) + starts
+    return tokens[positions], tokens[positions + 1]
+
+
 def _rotary_first_feature_twice(x, cos, sin):
     """A copy-paste slip: a in place of b, (a cos - a sin, a sin + a cos) (b10h)."""
     half, cos, sin = x.shape[-1] // 2, cos.to(x.dtype), sin.to(x.dtype)
@@ -1946,6 +1960,18 @@ MISTAKES = [
         check_CausalSelfAttention,
         AttentionMaskAfterSoftmax,
         r"causal mask after the softmax .* no longer add up to 1",
+    ),
+    # b11b: an outer sum or product of two vectors without the new axis: PyTorch's size
+    # error and its general advice alone before; the sizes name the two vectors
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_outer_without_axis),
+        r"(?s)The sizes \d+ and \d+ are batch_size and block_size.*starts\[:, None\]",
+    ),
+    Mistake(
+        check_rotary_embedding,
+        _named("rotary_embedding", _rope_outer_without_axis),
+        r"(?s)are length \(one per position\) and d_head // 2.*arange\(length\)\[:, None\]",
     ),
     # b11b: one slip made in all four terms of the rotation ("differs" before)
     Mistake(

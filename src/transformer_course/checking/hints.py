@@ -246,6 +246,32 @@ def dropped_axis_hint(shape: Sequence[int]) -> Hint:
     return when, text
 
 
+def outer_axis_hint(first: tuple[str, int], second: tuple[str, int], fix: str) -> Hint:
+    """A hint for an outer sum or product of two 1-D tensors written without the new axis
+    (starts + torch.arange(block_size), positions * theta): one per ``first`` and one per
+    ``second`` (name, size), they line up on their only axis, and PyTorch reports the two
+    sizes at dimension 0. Said only when the error's sizes are exactly those two (and they
+    differ); ``fix`` is the right expression."""
+    (name_a, size_a), (name_b, size_b) = first, second
+
+    def when(exc: BaseException) -> bool:
+        found = _SIZES.search(str(exc))
+        return (
+            bool(found)
+            and size_a != size_b
+            and {int(found.group(1)), int(found.group(2))} == {size_a, size_b}
+            and int(found.group(3)) == 0
+        )
+
+    text = (
+        f"The sizes {size_a} and {size_b} are {name_a} and {name_b}: a vector of one and a "
+        "vector of the other were combined element by element, so they lined up on their "
+        "only axis. An outer sum or product (every pair of them, a table) needs one of the "
+        f"two as a column, with an axis of size 1 added ([:, None] or .unsqueeze(1)): {fix}."
+    )
+    return when, text
+
+
 def matching_hints(exc: BaseException, hints: Iterable[Hint]) -> list[str]:
     text = f"{type(exc).__name__}: {exc}"
     found = []

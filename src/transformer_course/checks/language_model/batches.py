@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import torch
 
 from transformer_course.checking import Checker
+from transformer_course.checking.hints import outer_axis_hint
 
 from .common import GENERATOR_BY_KEYWORD, _generator, _plain_generator
 
@@ -304,7 +305,16 @@ def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> Non
                 *args,
                 _generator(case.seed),
                 call_repr=call,
-                hints=[("out of bounds for dimension 0", _WINDOW_PAST_END), GENERATOR_BY_KEYWORD],
+                hints=[
+                    ("out of bounds for dimension 0", _WINDOW_PAST_END),
+                    GENERATOR_BY_KEYWORD,
+                    outer_axis_hint(
+                        ("batch_size", case.batch_size),
+                        ("block_size", case.block_size),
+                        "positions = starts[:, None] + torch.arange(block_size), (batch_size, "
+                        "block_size)",
+                    ),
+                ],
             )
             again = c.call(next_token_batches, *args, _generator(case.seed), call_repr=call)
             c.expect_type(got, tuple, call, "Return a pair (inputs, targets).")

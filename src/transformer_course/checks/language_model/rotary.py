@@ -10,7 +10,7 @@ import torch
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.failure import CheckFailure
-from transformer_course.checking.hints import Hint
+from transformer_course.checking.hints import Hint, outer_axis_hint
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.layers import mistake_pairs
 from transformer_course.checking.layouts import match_layout
@@ -101,7 +101,18 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
             args = (case.length, case.d_head) + (() if case.base is None else (case.base,))
             base = 10000.0 if case.base is None else case.base
             call = f"rotary_embedding{args}"
-            got = c.call(rotary_embedding, *args, call_repr=call)
+            got = c.call(
+                rotary_embedding,
+                *args,
+                call_repr=call,
+                hints=[
+                    outer_axis_hint(
+                        ("length (one per position)", case.length),
+                        ("d_head // 2 (one per pair)", case.d_head // 2),
+                        "angles = torch.arange(length)[:, None] * theta, (length, d_head // 2)",
+                    )
+                ],
+            )
             c.expect_type(got, tuple, call, "Return a pair (cos, sin).")
             c.expect_true(len(got) == 2, f"{call} should return a pair (cos, sin).")
             shape = (case.length, case.d_head // 2)
