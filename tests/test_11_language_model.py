@@ -518,6 +518,18 @@ def _rotary_adjacent_factors_swapped(x, cos, sin):
     return torch.stack([a * sin - b * cos, a * cos + b * sin], dim=-1).flatten(-2)
 
 
+def _rotary_formula_repeated(first_twice):
+    """One output written with the other's formula, a copy-paste slip (b11b)."""
+
+    def apply_rotary(x, cos, sin):
+        half, cos, sin = x.shape[-1] // 2, cos.to(x.dtype), sin.to(x.dtype)
+        a, b = x[..., :half], x[..., half:]
+        first, second = a * cos - b * sin, a * sin + b * cos
+        return torch.cat([first, first] if first_twice else [second, second], dim=-1)
+
+    return _named("apply_rotary", apply_rotary)
+
+
 def _rotary_negated(x, cos, sin):
     """Minus the rotation: every term's sign flipped."""
     half, cos, sin = x.shape[-1] // 2, cos.to(x.dtype), sin.to(x.dtype)
@@ -1983,6 +1995,16 @@ MISTAKES = [
         check_apply_rotary,
         _named("apply_rotary", _rotary_adjacent_factors_swapped),
         r"cos and sin are exchanged in every term",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _rotary_formula_repeated(True),
+        r"second output repeats the first's formula, a \* cos - b \* sin \(a copy-paste",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _rotary_formula_repeated(False),
+        r"first output repeats the second's formula, a \* sin \+ b \* cos",
     ),
     Mistake(
         check_apply_rotary,

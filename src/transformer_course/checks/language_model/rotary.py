@@ -478,6 +478,26 @@ _EVERY_TERM = {
 }
 
 
+def _formula_repeated(got: dict, inputs: dict, factors: dict) -> str:
+    """One output of the pair written with the other's formula (a copy-paste slip: both
+    a * cos - b * sin), the other output right; "" otherwise."""
+    a, b, cos, sin = inputs["a"], inputs["b"], factors["cos"], factors["sin"]
+    formulas = {"first": a * cos - b * sin, "second": a * sin + b * cos}
+
+    def close(x: torch.Tensor, y: torch.Tensor) -> bool:
+        return torch.allclose(x, y, rtol=1e-4, atol=1e-5)
+
+    for wrong, right in (("second", "first"), ("first", "second")):
+        if close(got[right], formulas[right]) and close(got[wrong], formulas[right]):
+            return (
+                f"Your {wrong} output repeats the {right}'s formula, {_FORMULA[right]} (a "
+                f"copy-paste slip): both halves of each pair hold the same value. The {wrong} "
+                f"output is {_FORMULA[wrong]}: pair (a, b) becomes (a * cos - b * sin, "
+                "a * sin + b * cos)."
+            )
+    return ""
+
+
 def _term_probe(apply_rotary, d_head: int, pairing: str) -> str:
     """Each of the rotation's four terms, measured apart: x with only its a features
     (b = 0), then only its b features, at positions 1 .. 4 (no zero sine or cosine). Each
@@ -523,6 +543,9 @@ def _term_probe(apply_rotary, d_head: int, pairing: str) -> str:
         return unused
     factors = {"cos": cos.double(), "sin": sin.double()}
     inputs = {"a": a.double(), "b": b.double()}
+    repeated = _formula_repeated(parts(outputs["ab"]), inputs, factors)
+    if repeated:
+        return repeated
     found, kinds = [], []
     for (out, part), (factor, sign) in _TERMS.items():
         got = parts(outputs[part])[out]
