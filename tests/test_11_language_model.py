@@ -912,6 +912,19 @@ class AttentionSlips(_Attention):
         return self.w_o(merge_heads(heads))
 
 
+class AttentionTablesSwapped(_Attention):
+    """RoPE's tables unpacked in the wrong order, sin, cos = rotary_embedding(...) (b11b:
+    "differs" before)."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        sin, cos = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))
+
+
 class AttentionQueriesKeysExchanged(AttentionSlips):
     slip = "q_k"
 
@@ -2016,6 +2029,11 @@ MISTAKES = [
         check_CausalSelfAttention,
         AttentionSlips,
         r"causal mask is transposed: each query attends to itself and the keys after it",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionTablesSwapped,
+        r"rotation uses sin where cos belongs .*sin, cos = rotary_embedding",
     ),
     Mistake(
         check_CausalSelfAttention,

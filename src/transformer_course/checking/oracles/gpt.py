@@ -45,6 +45,7 @@ def causal_self_attention_f(
     fill: float = float("-inf"),
     softmax_dim: int = -1,
     mask_mode: str = "given",
+    tables: str = "right",
 ) -> torch.Tensor:
     """softmax(rot(q) rot(k)ᵀ / sqrt(d_head) + causal) v per head, then w_o: x (batch,
     len, d_model) -> the same shape. ``pairing``: RoPE's feature pairs ("half" or
@@ -59,7 +60,8 @@ def causal_self_attention_f(
     scores become (0.0: filled with zero, or the scores multiplied by the mask);
     ``softmax_dim`` -2: the softmax over the queries instead of the keys (``causal``
     "future": the mask transposed, each query sees itself and the later keys); ``mask_mode``
-    "after": the causal mask applied to the weights after the softmax, not renormalised."""
+    "after": the causal mask applied to the weights after the softmax, not renormalised;
+    ``tables`` "swapped": RoPE's cos and sin tables exchanged (sin, cos = ...)."""
     length = x.shape[1]
     # causal "strict": the mask without its diagonal (tril(..., diagonal=-1));
     # causal "inverted": the mask written True = blocked (torch.triu(..., diagonal=1)) and
@@ -72,7 +74,10 @@ def causal_self_attention_f(
         mask, causal = torch.ones(length, length, dtype=torch.bool).tril(-1), False
 
     def rotate(t: torch.Tensor) -> torch.Tensor:  # (..., len, width) -> the same
-        return rotate_f(t, rope_angles_f(length, t.shape[-1], base, first=first), pairing)
+        angles = rope_angles_f(length, t.shape[-1], base, first=first)
+        if tables == "swapped":  # cos and sin exchanged: cos(pi/2 - a) = sin(a)
+            angles = math.pi / 2 - angles
+        return rotate_f(t, angles, pairing)
 
     output, _ = multi_head_attention_f(
         p,

@@ -301,8 +301,15 @@ _MASK_FUTURE = (
     "look_ahead_mask(len).T, torch.triu where torch.tril belongs, or j >= i where j <= i "
     "belongs, does that: pass look_ahead_mask(len) as it is (query i attends to keys 0 .. i)."
 )
+_TABLES_SWAPPED = (
+    "Your rotation uses sin where cos belongs and cos where sin belongs: the tables were "
+    "unpacked (or passed) in the wrong order, sin, cos = rotary_embedding(...) or "
+    "apply_rotary(q, sin, cos). rotary_embedding returns (cos, sin), and apply_rotary takes "
+    "(x, cos, sin)."
+)
 _ATTENTION_MISTAKES = {
     _NO_ROPE: {"rope": False},
+    _TABLES_SWAPPED: {"tables": "swapped"},
     _MASK_FUTURE: {"causal": "future"},
     _MASK_AFTER_SOFTMAX: {"mask_mode": "after"},
     _FILL_ZERO: {"fill": 0.0},
