@@ -1846,6 +1846,28 @@ def _sample_filter_slip(slip):
     return sample
 
 
+def _sample_fill(value, where):
+    """The removed tokens filled with a finite value instead of -inf (b11b)."""
+
+    def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+        if temperature == 0:
+            return logits.argmax(-1)
+        logits = logits / temperature
+        if top_k is not None:
+            kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[..., -1:]
+            fill = value if where in ("top_k", "both") else float("-inf")
+            logits = logits.masked_fill(logits < kth, fill)
+        if top_p is not None:
+            probs, order = torch.softmax(logits, -1).sort(dim=-1, descending=True)
+            drop = probs.cumsum(-1) - probs >= top_p
+            drop[..., 0] = False
+            fill = value if where in ("top_p", "both") else float("-inf")
+            logits = logits.masked_fill(drop.scatter(-1, order, drop), fill)
+        return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+    return _named("sample", sample)
+
+
 def _sample_top_k_whole_batch(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """top-k's threshold from the whole batch at once (the k-th largest of the flattened
     logits): right for a batch of one row, wrong for more."""
@@ -2663,6 +2685,16 @@ MISTAKES = [
         _named("sample", _sample_filter_slip("one_minus_inclusive")),
         r"(?s)Two mistakes at once\. \(1\) Your top-p set is cut at 1 - top_p.*\(2\) Your "
         r"top-p keeps one token too few",
+    ),
+    Mistake(
+        check_sample,
+        _sample_fill(0.0, "both"),
+        r"filters remove are still drawn, as often as a logit of 0.*instead of -inf",
+    ),
+    Mistake(
+        check_sample,
+        _sample_fill(1e-9, "both"),
+        r"filters remove are still drawn, as often as a logit of 0.*instead of -inf",
     ),
     # mutant sample-18 (.values[..., -2:]): the broadcast error's general advice alone
     # before; the error's sizes tell a threshold of m columns, any slice of the k largest

@@ -25,6 +25,7 @@ def sample_probabilities_f(
     softmax_dim: str = "vocab",
     top_p_keep: int = 0,
     top_p_cut: str = "top_p",
+    fill: float = float("-inf"),
 ) -> torch.Tensor:
     """The exact distribution sample draws from, in float64 (one row of logits (vocab,)).
     ``temperature_at`` "logits" (right), "probs" (dividing the probabilities: no effect
@@ -42,7 +43,9 @@ def sample_probabilities_f(
     a column of -inf gives 0 / 0); ``top_p_keep``: the sorted column top-p always keeps,
     whatever top_p (0, right: the most probable token; 1: the guard on the second column,
     remove_sorted[..., 1] = False; -1: on the last); ``top_p_cut`` "one_minus": the set cut
-    at 1 - top_p, which ``top_p_rule`` then applies to (two mistakes at once)."""
+    at 1 - top_p, which ``top_p_rule`` then applies to (two mistakes at once); ``fill``:
+    the logit the filters give the tokens they remove (0.0: a finite fill, which keeps
+    them drawable)."""
     z = logits.double()
     if greedy:
         return torch.nn.functional.one_hot(z.argmax(), len(z)).double()
@@ -53,7 +56,7 @@ def sample_probabilities_f(
 
     def keep_top_k(z: torch.Tensor) -> torch.Tensor:
         kth = torch.topk(z, min(top_k + top_k_extra, len(z))).values[-1]
-        return z.masked_fill(z < kth if ties == "kept" else z <= kth, float("-inf"))
+        return z.masked_fill(z < kth if ties == "kept" else z <= kth, fill)
 
     def keep_top_p(z: torch.Tensor) -> torch.Tensor:
         if not top_p_sorted:
@@ -78,7 +81,7 @@ def sample_probabilities_f(
             remove = remove_sorted.gather(-1, order_)
         else:
             remove = remove_sorted.scatter(-1, order_, remove_sorted)
-        return z.masked_fill(remove, float("-inf"))
+        return z.masked_fill(remove, fill)
 
     steps = ("top_k", "top_p") if order == "top_k_first" else ("top_p", "top_k")
     for step in steps:

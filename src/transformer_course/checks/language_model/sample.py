@@ -197,6 +197,13 @@ _TOP_K_SKIPPED = (
     "its own unchanged: logits = logits.masked_fill(logits < kth, float('-inf'))."
 )
 
+_FILL_FINITE = (
+    "The tokens your filters remove are still drawn, as often as a logit of 0 would be: "
+    "they were filled with 0 (or a number close to it) instead of -inf, which keeps them "
+    "in the softmax. Fill them with float('-inf'), whose exp is 0: logits.masked_fill(remove, "
+    "float('-inf'))."
+)
+
 _SAMPLE_MISTAKES = {  # {message: sample_probabilities_f's knobs for that mistake}
     _TEMPERATURE_PROBS: {"temperature_at": "probs"},
     _TEMPERATURE_TIMES: {"temperature_at": "multiplied"},
@@ -211,6 +218,7 @@ _SAMPLE_MISTAKES = {  # {message: sample_probabilities_f's knobs for that mistak
     _TOP_P_UNSORTED: {"top_p_sorted": False},
     _ALWAYS_ARGMAX: {"greedy": True},
     _UNIFORM: {"softmax_dim": "batch"},
+    _FILL_FINITE: {"fill": 0.0},
     # two top-p slips at once: the cut at 1 - top_p, and the crossing token dropped or one
     # token too many
     two_mistakes(_TOP_P_COMPLEMENT, _TOP_P_FEW): {
