@@ -1868,6 +1868,26 @@ def _sample_fill(value, where):
     return _named("sample", sample)
 
 
+def _sample_top_p_softmax_over_batch(
+    logits, temperature=1.0, top_k=None, top_p=None, generator=None
+):
+    """top-p's probabilities from a softmax over the batch axis (mutant sample-3's slip):
+    on 4000 copies of one row every probability is 1 / 4000 and top-p keeps every token,
+    as a top-p with no effect would; a batch of one row tells the two apart (b11b)."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = logits / temperature
+    if top_k is not None:
+        kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[..., -1:]
+        logits = logits.masked_fill(logits < kth, float("-inf"))
+    if top_p is not None:
+        probs, order = torch.softmax(logits, dim=0).sort(dim=-1, descending=True)
+        drop = probs.cumsum(-1) - probs >= top_p
+        drop[..., 0] = False
+        logits = logits.masked_fill(drop.scatter(-1, order, drop), float("-inf"))
+    return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+
 def _sample_top_k_whole_batch(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """top-k's threshold from the whole batch at once (the k-th largest of the flattened
     logits): right for a batch of one row, wrong for more."""
@@ -2685,6 +2705,13 @@ MISTAKES = [
         _named("sample", _sample_filter_slip("one_minus_inclusive")),
         r"(?s)Two mistakes at once\. \(1\) Your top-p set is cut at 1 - top_p.*\(2\) Your "
         r"top-p keeps one token too few",
+    ),
+    # ... while a top-p whose softmax runs over the batch keeps every token of 4000 copies
+    # too: the batch of one row refutes "no effect" (b11b's candidate)
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_p_softmax_over_batch),
+        r"(?s)^(?!.*has no effect).*same row of logits draws from one distribution in a batch",
     ),
     Mistake(
         check_sample,

@@ -503,6 +503,11 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
         # logits and the cut at 1 - top_p keep one token alike at top_p=0.8 here): the
         # model must also fit a flat row, where those keep different numbers of tokens
         fitting = _confirmed(c, sample, case, fitting, models)
+    if fitting and _UNIFORM not in fitting and _rows_mix(c, sample, case, frequencies):
+        # every model here draws each row on its own: a batch of one row drawing from
+        # another distribution refutes them all (a top-p over the batch axis keeps every
+        # token of 4000 copies, as a top-p with no effect would)
+        c.fail(f"{call}: " + _ROWS_MIX.format(rows=case.draws))
     if fitting == [_TOP_P_FEW]:
         c.fail(f"{call}: {_TOP_P_FEW}{_top_token_removed(sample, case)}")
     if len(fitting) == 1:
