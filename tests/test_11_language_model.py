@@ -888,6 +888,26 @@ class AttentionMaskAfterSoftmax(_Attention):
         return self.w_o(merge_heads(weights @ v))
 
 
+class GptEmbeddingNotTransposed(ref.GPT):
+    """The logits through the embedding matrix as stored, without .T (b11b)."""
+
+    def forward(self, ids):
+        x = self.embedding(ids)
+        for layer in self.layers:
+            x = layer(x)
+        return self.norm(x) @ self.embedding.weight
+
+
+class GptEmbeddingThroughLinear(ref.GPT):
+    """F.linear with the transposed matrix, F.linear(x, weight.T): the transpose twice."""
+
+    def forward(self, ids):
+        x = self.embedding(ids)
+        for layer in self.layers:
+            x = layer(x)
+        return F.linear(self.norm(x), self.embedding.weight.T)
+
+
 class AttentionSlips(_Attention):
     """b11b: the causal mask transposed (look_ahead_mask(len).T: each query sees the later
     keys), or two projections exchanged (k, q unpacked in the wrong order, or the queries
@@ -2065,6 +2085,18 @@ MISTAKES = [
         check_apply_rotary,
         _named("apply_rotary", _rotary_negated),
         r"Every term has the wrong sign: yours is minus the rotation",
+    ),
+    # b11b: the embedding matrix as stored where its transpose belongs (PyTorch's product
+    # error and "a missing or extra transpose" before)
+    Mistake(
+        check_GPT,
+        GptEmbeddingNotTransposed,
+        r"(?s)the embedding matrix as it is stored.*x @ self\.embedding\.weight\.T",
+    ),
+    Mistake(
+        check_GPT,
+        GptEmbeddingThroughLinear,
+        r"(?s)the embedding matrix as it is stored.*F\.linear\(x, self\.embedding\.weight\)",
     ),
     # b11b: the mask transposed, two projections exchanged ("differs" before)
     Mistake(
