@@ -908,6 +908,21 @@ class GptEmbeddingThroughLinear(ref.GPT):
         return F.linear(self.norm(x), self.embedding.weight.T)
 
 
+class FfnSiluClass(ref.SwiGLU):
+    """nn.SiLU stored without parentheses: self.act(h) builds a module, then a module times
+    a tensor (b11b: Python's TypeError alone before)."""
+
+    def forward(self, x):
+        return self.w2(nn.SiLU(self.w1(x)) * self.w3(x))
+
+
+class FfnSiluClassRight(ref.SwiGLU):
+    """The same, the module on the right of the product."""
+
+    def forward(self, x):
+        return self.w2(self.w3(x) * nn.SiLU(self.w1(x)))
+
+
 class AttentionSlips(_Attention):
     """b11b: the causal mask transposed (look_ahead_mask(len).T: each query sees the later
     keys), or two projections exchanged (k, q unpacked in the wrong order, or the queries
@@ -2192,6 +2207,10 @@ MISTAKES = [
         r"(?s)TypeError.*generator went in by position.*generator=generator",
     ),
     Mistake(check_SwiGLU, FfnValueFromW1, r"value is w1\(x\), not w3\(x\)"),
+    Mistake(
+        check_SwiGLU, FfnSiluClass, r"(?s)TypeError.*An nn\.SiLU module arrived where a tensor"
+    ),
+    Mistake(check_SwiGLU, FfnSiluClassRight, r"(?s)TypeError.*An nn\.SiLU module arrived where a"),
     # blind round 10 (b10b): "should have shape (400, 4), but it has shape (8, 4)" alone
     Mistake(
         check_next_token_batches,

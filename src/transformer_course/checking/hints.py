@@ -90,6 +90,8 @@ GENERIC_HINTS: dict[str, str | Callable[[BaseException], str]] = {
     ),
     # blind10g-ffn-relu-class-not-instance: self.relu = nn.ReLU, then self.relu(h)
     "must be Tensor, not ": lambda exc: _module_class_advice(exc),
+    # b11b: the module built from the tensor then multiplied, nn.SiLU(h) * value
+    "unsupported operand type(s)": lambda exc: _module_class_advice(exc),
     "'indices' to have one of the following scalar types": (
         "The token ids that reached an embedding are floats: ids must be int64. A tensor of "
         "ids you build yourself (the <bos> column from torch.full or torch.ones, a torch.cat "
@@ -158,7 +160,11 @@ def _dot_t_advice(exc: BaseException) -> str:
     )
 
 
-_NOT_TENSOR = re.compile(r"must be Tensor, not (\w+)")
+_NOT_TENSOR = re.compile(
+    r"must be Tensor, not (\w+)"
+    r"|unsupported operand type\(s\) for [^:]+: '(\w+)' and 'Tensor'"
+    r"|unsupported operand type\(s\) for [^:]+: 'Tensor' and '(\w+)'"
+)
 
 
 def _module_class_advice(exc: BaseException) -> str:
@@ -168,9 +174,9 @@ def _module_class_advice(exc: BaseException) -> str:
     import torch.nn
 
     found = _NOT_TENSOR.search(str(exc))
-    if not found or not isinstance(getattr(torch.nn, found.group(1), None), type):
+    name = next((group for group in found.groups() if group), "") if found else ""
+    if not name or not isinstance(getattr(torch.nn, name, None), type):
         return ""
-    name = found.group(1)
     return (
         f"An nn.{name} module arrived where a tensor goes: nn.{name} without parentheses is the "
         f"class, and calling the class, nn.{name}(h), builds a new module (h taken as its "
