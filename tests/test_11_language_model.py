@@ -960,6 +960,40 @@ class AttentionTablesSwapped(_Attention):
         return self.w_o(merge_heads(heads))
 
 
+class AttentionNotCausalNoOutput(_Attention):
+    """Two mistakes at once: no mask and no w_o (b11b: no single candidate matched)."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v)
+        return merge_heads(heads)
+
+
+class AttentionMaskTransposedValuesRotated(_Attention):
+    """Two mistakes at once: the mask transposed and the values rotated (b11b)."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k, v = (ref.apply_rotary(t, cos, sin) for t in (q, k, v))
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length).T)
+        return self.w_o(merge_heads(heads))
+
+
+class GptScaledNoFinalNorm(ref.GPT):
+    """Two mistakes at once: embeddings times sqrt(d_model), no final norm (b11b)."""
+
+    def forward(self, ids):
+        x = self.embedding(ids) * math.sqrt(self.embedding.embedding_dim)
+        for layer in self.layers:
+            x = layer(x)
+        return x @ self.embedding.weight.T
+
+
 class AttentionQueriesKeysExchanged(AttentionSlips):
     slip = "q_k"
 
@@ -2100,6 +2134,23 @@ MISTAKES = [
         check_apply_rotary,
         _named("apply_rotary", _rotary_negated),
         r"Every term has the wrong sign: yours is minus the rotation",
+    ),
+    # b11b: two mistakes of the table at once, when no single one matches ("differs")
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionNotCausalNoOutput,
+        r"(?s)Two mistakes at once\. \(1\) Your attention is not causal.*\(2\) You return "
+        r"the merged heads without the output projection",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionMaskTransposedValuesRotated,
+        r"(?s)Two mistakes at once\. .*causal mask is transposed.*rotated the values too",
+    ),
+    Mistake(
+        check_GPT,
+        GptScaledNoFinalNorm,
+        r"(?s)Two mistakes at once\. .*no final norm.*multiplied the embeddings by sqrt",
     ),
     # b11b: the embedding matrix as stored where its transpose belongs (PyTorch's product
     # error and "a missing or extra transpose" before)

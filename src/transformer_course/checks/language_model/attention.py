@@ -19,9 +19,10 @@ from transformer_course.checking.layers import (
     build,
     expect_composite,
     expect_tensor_result,
+    mistake_pairs,
     mistake_values,
 )
-from transformer_course.checking.localise import localise_layer
+from transformer_course.checking.localise import diagnose, localise_layer
 from transformer_course.checking.oracles import causal_self_attention_f
 from transformer_course.reference import language_model as ref
 
@@ -68,9 +69,20 @@ def _expect_oracle_and_causal(
             **mistake_values(lambda **k: oracle(pairing=pairing, **k), table),
             **{m: (lambda f=f: f(pairing)) for m, f in (extra or {}).items()},
         },
-        localise=None if localise is None else lambda: localise(pairing),
+        localise=lambda: (
+            _two_at_once(got, oracle, pairing, table)
+            or ("" if localise is None else localise(pairing))
+        ),
     )
     _causal_property(c, module, inputs, what, future)
+
+
+def _two_at_once(got: torch.Tensor, oracle, pairing: str, table) -> str:
+    """When no single mistake of ``table`` gives the learner's result: the two of them made
+    at once that do (every two that turn different knobs), as diagnose names them; ""
+    when none does."""
+    pairs = mistake_pairs(lambda **k: oracle(pairing=pairing, **k), table)
+    return diagnose(got, pairs, **tolerance(got.dtype))
 
 
 _NO_ROPE = (
