@@ -2704,7 +2704,13 @@ MISTAKES = [
     Mistake(
         check_sample, _sampler(temperature_at="after_top_p"), r"probabilities at temperature 1"
     ),
-    Mistake(check_sample, _sampler(top_p_first=True), r"top-p before top-k"),
+    # b11b: "top-k has no effect" fits it too wherever top-p alone keeps at most k tokens;
+    # a wide row, where top-p keeps more, parts them
+    Mistake(
+        check_sample,
+        _sampler(top_p_first=True),
+        r"(?s)^(?!.*more than one classic mistake).*You applied top-p before top-k",
+    ),
     Mistake(check_sample, _sample_edited(top_k_extra=1), r"top-k keeps k \+ 1 tokens"),
     # "check top-k and top-p" before, with top-p alone given (mutant sample-8)
     Mistake(

@@ -593,6 +593,10 @@ def _ordinal(n: int) -> str:
 #: a flat row (the most probable token about .15): the cut at 1 - top_p keeps two tokens,
 #: a running total of the logits instead of the probabilities about five, the right one six
 _CONFIRM_ROW = (0.3, -0.2, 0.1, 0.25, -0.3, 0.0, 0.15, -0.1)
+#: a peaked row (the most probable token about .85): top-p alone keeps that one token
+_PEAKED_ROW = (4.0, 1.0, 0.5, 0.0, -0.5, -1.0, 0.2, 0.8)
+#: sixteen nearly equal logits: top-p keeps more tokens than any top_k of the cases
+_WIDE_ROW = tuple(round(0.3 - 0.02 * i, 2) for i in range(16))
 
 
 def _models(case: _SampleCase, tie: bool) -> dict[str, Any]:
@@ -653,24 +657,31 @@ def _sorted(probs: torch.Tensor) -> bool:
 def _confirmed(c: Checker, sample, case: _SampleCase, fitting: list[str], models) -> list[str]:
     """The messages of ``fitting`` whose models also fit the learner's samples for
     :data:`_CONFIRM_ROW` with the same arguments (blind10h: the running total of the
-    logits and the cut at 1 - top_p both fit one row; the flat row parts them)."""
-    confirm = _SampleCase(
-        _CONFIRM_ROW, case.temperature, case.top_k, case.top_p, seed=case.seed + 50
-    )
-    logits = torch.tensor(confirm.logits).expand(confirm.draws, -1).contiguous()
-    got, _ = _sample_call(c, sample, logits, confirm, confirm.seed)
-    if not isinstance(got, torch.Tensor) or tuple(got.shape) != (confirm.draws,):
-        return fitting
-    frequencies = _frequencies(got, len(_CONFIRM_ROW))
+    logits and the cut at 1 - top_p both fit one row; the flat row parts them), and, when
+    several still fit, for :data:`_PEAKED_ROW` and :data:`_WIDE_ROW` too (b11b: top-p
+    before top-k and a top-k with no effect keep the same tokens of the case's row and the
+    flat one, where top-p keeps no more than k tokens)."""
+    for number, row in enumerate((_CONFIRM_ROW, _PEAKED_ROW, _WIDE_ROW)):
+        if number and len(fitting) < 2:
+            break
+        confirm = _SampleCase(
+            row, case.temperature, case.top_k, case.top_p, seed=case.seed + 50 + number
+        )
+        logits = torch.tensor(confirm.logits).expand(confirm.draws, -1).contiguous()
+        got, _ = _sample_call(c, sample, logits, confirm, confirm.seed)
+        if not isinstance(got, torch.Tensor) or tuple(got.shape) != (confirm.draws,):
+            return fitting
+        frequencies = _frequencies(got, len(row))
 
-    def fits(message: str) -> bool:
-        probs = models[message](torch.tensor(_CONFIRM_ROW))
-        if torch.isnan(probs).any():
-            return False
-        bound = 6 * (probs * (1 - probs) / confirm.draws).sqrt() + 1e-3
-        return bool(((frequencies - probs).abs() <= bound).all())
+        def fits(message: str, row=row, frequencies=frequencies, draws=confirm.draws) -> bool:
+            probs = models[message](torch.tensor(row))
+            if torch.isnan(probs).any():
+                return False
+            bound = 6 * (probs * (1 - probs) / draws).sqrt() + 1e-3
+            return bool(((frequencies - probs).abs() <= bound).all())
 
-    return [message for message in fitting if fits(message)]
+        fitting = [message for message in fitting if fits(message)]
+    return fitting
 
 
 def _effective_temperature(row: torch.Tensor, case: _SampleCase, matches) -> str | None:
