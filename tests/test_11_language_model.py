@@ -994,6 +994,19 @@ class GptScaledNoFinalNorm(ref.GPT):
         return x @ self.embedding.weight.T
 
 
+class AttentionPositionsReversed(_Attention):
+    """The tables flipped along the positions: the same scores as cos and sin exchanged,
+    so both are told (b11b)."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = (t.flip(0) for t in ref.rotary_embedding(length, self.d_head, self.base))
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))
+
+
 class AttentionQueriesKeysExchanged(AttentionSlips):
     slip = "q_k"
 
@@ -2173,7 +2186,13 @@ MISTAKES = [
     Mistake(
         check_CausalSelfAttention,
         AttentionTablesSwapped,
-        r"rotation uses sin where cos belongs .*sin, cos = rotary_embedding",
+        r"turn the wrong way round: .*cos and sin exchanged \(sin, cos = rotary_embedding.*"
+        r"positions reversed",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionPositionsReversed,
+        r"turn the wrong way round: .*positions reversed",
     ),
     Mistake(
         check_CausalSelfAttention,

@@ -314,10 +314,14 @@ _MASK_FUTURE = (
     "belongs, does that: pass look_ahead_mask(len) as it is (query i attends to keys 0 .. i)."
 )
 _TABLES_SWAPPED = (
-    "Your rotation uses sin where cos belongs and cos where sin belongs: the tables were "
-    "unpacked (or passed) in the wrong order, sin, cos = rotary_embedding(...) or "
-    "apply_rotary(q, sin, cos). rotary_embedding returns (cos, sin), and apply_rotary takes "
-    "(x, cos, sin)."
+    "Your queries and keys turn the wrong way round: the scores are those of a rotation by "
+    "-angle (any table c - m·theta gives them: a score depends only on the difference of "
+    "the two angles). The attention's output cannot tell apart the slips that do this: cos "
+    "and sin exchanged (sin, cos = rotary_embedding(...), or apply_rotary(q, sin, cos)); "
+    "the sines negated; the positions reversed (the tables flipped along the positions, "
+    "cos.flip(0)). rotary_embedding returns (cos, sin) for positions 0 .. len - 1, and "
+    "apply_rotary takes (x, cos, sin): the own checks of those two tell which, if they "
+    "are yours."
 )
 _ATTENTION_MISTAKES = {
     _NO_ROPE: {"rope": False},
