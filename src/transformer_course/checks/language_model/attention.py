@@ -562,8 +562,9 @@ def _projection_mistakes(oracle: Callable[..., torch.Tensor], state) -> dict[str
             message = (
                 f"Your {a} and {b} are exchanged: the {a} come from self.{second}(x) and the "
                 f"{b} from self.{first}(x) (two names swapped, such as {b[0]}, {a[0]} = ... "
-                f"where {a[0]}, {b[0]} = ... belongs, or each projection called for the "
-                f"other). The {a} are self.{first}(x), the {b} self.{second}(x)."
+                f"where {a[0]}, {b[0]} = ... belongs, each projection called for the other, "
+                "or the two given to scaled_dot_product_attention in each other's place). "
+                f"The {a} are self.{first}(x), the {b} self.{second}(x)."
             )
             found[message] = lambda pairing, exchanged=exchanged: oracle(exchanged, pairing=pairing)
     return found

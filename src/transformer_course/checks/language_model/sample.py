@@ -199,8 +199,8 @@ _TOP_K_SKIPPED = (
 
 _FILL_FINITE = (
     "The tokens your filters remove are still drawn, as often as a logit of 0 would be: "
-    "they were filled with 0 (or a number close to it) instead of -inf, which keeps them "
-    "in the softmax. Fill them with float('-inf'), whose exp is 0: logits.masked_fill(remove, "
+    "they were filled with 0 (or a number close to it), or the logits multiplied by a 0/1 "
+    "mask, instead of -inf, which keeps them in the softmax. Fill them with float('-inf'), whose exp is 0: logits.masked_fill(remove, "
     "float('-inf'))."
 )
 
