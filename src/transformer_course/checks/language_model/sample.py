@@ -179,8 +179,8 @@ _TOP_P_ROWS = (
 _TOP_P_KEEPS_COLUMN = (
     "Your top-p always keeps the {nth} token, whatever top_p: the guard "
     "that keeps at least one token is on sorted column {column} "
-    "(remove_sorted[..., {column}] = False), not on the first. Keep the first sorted column, "
-    "the most probable token: remove_sorted[..., 0] = False."
+    "(remove_sorted[..., {column}] = False), not on the first{also}. Keep the first sorted "
+    "column, the most probable token: remove_sorted[..., 0] = False."
 )
 
 
@@ -631,7 +631,12 @@ def _models(case: _SampleCase, tie: bool) -> dict[str, Any]:
                 if column == -1
                 else f"{_ordinal(-column)} least probable"
             )
-            told = _TOP_P_KEEPS_COLUMN.format(nth=nth, column=column)
+            also = (
+                " (or at least two tokens kept, remove_sorted[..., :2] = False: the same draws)"
+                if column == 1
+                else ""
+            )
+            told = _TOP_P_KEEPS_COLUMN.format(nth=nth, column=column, also=also)
             models[told] = lambda row, column=column: _guard_on_column(row, options, column)
 
     def ranked(row):
