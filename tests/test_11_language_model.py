@@ -908,6 +908,22 @@ class GptEmbeddingThroughLinear(ref.GPT):
         return F.linear(self.norm(x), self.embedding.weight.T)
 
 
+class BlockNormEpsOnce(ref.DecoderBlock):
+    """eps passed to norm1 only: norm2 computes with the default (b11b: "differs")."""
+
+    def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
+        super().__init__(d_model, num_heads, d_ff, eps)
+        self.norm2 = ref.RMSNorm(d_model)
+
+
+class BlockNormEpsOnceOther(ref.DecoderBlock):
+    """eps passed to norm2 only."""
+
+    def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
+        super().__init__(d_model, num_heads, d_ff, eps)
+        self.norm1 = ref.RMSNorm(d_model)
+
+
 class FfnSiluClass(ref.SwiGLU):
     """nn.SiLU stored without parentheses: self.act(h) builds a module, then a module times
     a tensor (b11b: Python's TypeError alone before)."""
@@ -2148,6 +2164,9 @@ MISTAKES = [
         _named("apply_rotary", _rotary_negated),
         r"Every term has the wrong sign: yours is minus the rotation",
     ),
+    # b11b: one norm of the block built without its eps ("differs from the reference")
+    Mistake(check_DecoderBlock, BlockNormEpsOnce, r"Your norm2 ignores the eps the block was"),
+    Mistake(check_DecoderBlock, BlockNormEpsOnceOther, r"Your norm1 ignores the eps the block was"),
     # b11b: two mistakes of the table at once, when no single one matches ("differs")
     Mistake(
         check_CausalSelfAttention,

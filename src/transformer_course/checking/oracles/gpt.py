@@ -113,6 +113,7 @@ def decoder_block_f(
     attention: Mapping[str, Any] | None = None,
     no_residual: tuple[str, ...] = (),
     norms: tuple[str, str] = ("norm1", "norm2"),
+    default_eps: tuple[str, ...] = (),
 ) -> torch.Tensor:
     """One pre-norm decoder block in float64: h = x + attn(norm1(x)), then h +
     feed_forward(norm2(h)); x (batch, len, d_model) -> the same shape. ``layout`` "pre"
@@ -120,7 +121,9 @@ def decoder_block_f(
     "residual_from_normed", "swapped_norms", "parallel" (both sub-layers read the same
     x); ``attention``: knobs of :func:`causal_self_attention_f`; ``no_residual``: the
     sub-layers ("attn", "ffn") whose residual connection alone is missing; ``norms``:
-    which norm each sub-layer reads (("norm1", "norm1"): norm1 used twice)."""
+    which norm each sub-layer reads (("norm1", "norm1"): norm1 used twice);
+    ``default_eps``: the norms built without the block's eps, which compute with
+    RMSNorm's default 1e-5 (("norm2",): eps passed to norm1 only)."""
     x = x.double()
     knobs = {"pairing": pairing, **(attention or {})}
 
@@ -131,7 +134,7 @@ def decoder_block_f(
         return swiglu_f(t, sub(p, "feed_forward"))
 
     def norm(name, t):
-        return rms_norm_f(t, sub(p, name), eps)
+        return rms_norm_f(t, sub(p, name), 1e-5 if name in default_eps else eps)
 
     n1, n2 = ("norm2", "norm1") if layout == "swapped_norms" else norms
     if layout == "post":
