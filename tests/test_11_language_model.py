@@ -76,6 +76,25 @@ def _batches(*, shift=1, high_minus=0, global_stream=False, step=1):
     return next_token_batches
 
 
+def _batches_targets_from_inputs(last: str):
+    """Targets built from the inputs: the last column wraps round (a roll), repeats the
+    last input, or is padding; or the targets drawn from starts of their own."""
+
+    def next_token_batches(tokens, block_size, batch_size, generator):
+        starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+        inputs = tokens[starts[:, None] + torch.arange(block_size)]
+        if last == "roll":
+            return inputs, inputs.roll(-1, dims=1)
+        if last == "repeat":
+            return inputs, torch.cat([inputs[:, 1:], inputs[:, -1:]], dim=1)
+        if last == "pad":
+            return inputs, torch.nn.functional.pad(inputs[:, 1:], (0, 1))
+        second = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+        return inputs, tokens[second[:, None] + torch.arange(block_size) + 1]
+
+    return next_token_batches
+
+
 def _batches_ids_plus_one(tokens, block_size, batch_size, generator):
     """The + 1 on the token ids, not on the positions."""
     starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
@@ -204,6 +223,20 @@ class NormMeanAbsolute(ref.RMSNorm):
 
     def forward(self, x):
         return x * torch.rsqrt(x.abs().mean(-1, keepdim=True).pow(2) + self.eps) * self.weight
+
+
+class NormGainAdded(ref.RMSNorm):
+    """The gain added as a bias would be (b11b)."""
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) + self.weight
+
+
+class NormGainSubtracted(ref.RMSNorm):
+    """The gain subtracted (b11b)."""
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) - self.weight
 
 
 class NormFourthRoot(ref.RMSNorm):
@@ -449,11 +482,59 @@ def _rope_positions(positions_of):
     return _named("rotary_embedding", rotary_embedding)
 
 
+def _rope_outer_without_axis(length, d_head, base=10000.0):
+    """positions * theta without [:, None]: two vectors of different lengths (b11b)."""
+    theta = base ** (-torch.arange(0, d_head, 2, dtype=torch.float64) / d_head)
+    angles = theta * torch.arange(length)
+    return angles.cos().float(), angles.sin().float()
+
+
+def _batches_outer_without_axis(tokens, block_size, batch_size, generator):
+    """starts + torch.arange(block_size) without starts[:, None] (b11b)."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    positions = torch.arange(block_size) + starts
+    return tokens[positions], tokens[positions + 1]
+
+
 def _rotary_first_feature_twice(x, cos, sin):
     """A copy-paste slip: a in place of b, (a cos - a sin, a sin + a cos) (b10h)."""
     half, cos, sin = x.shape[-1] // 2, cos.to(x.dtype), sin.to(x.dtype)
     a = x[..., :half]
     return torch.cat([a * cos - a * sin, a * sin + a * cos], dim=-1)
+
+
+def _rotary_tables_swapped(x, cos, sin):
+    """The tables unpacked in the wrong order, sin, cos = ... (b11b: "differs" before)."""
+    half = x.shape[-1] // 2
+    sin, cos = cos.to(x.dtype), sin.to(x.dtype)
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
+
+
+def _rotary_adjacent_factors_swapped(x, cos, sin):
+    """Neighbouring pairs with cos and sin exchanged in every term (written by hand)."""
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+    a, b = x[..., 0::2], x[..., 1::2]
+    return torch.stack([a * sin - b * cos, a * cos + b * sin], dim=-1).flatten(-2)
+
+
+def _rotary_formula_repeated(first_twice):
+    """One output written with the other's formula, a copy-paste slip (b11b)."""
+
+    def apply_rotary(x, cos, sin):
+        half, cos, sin = x.shape[-1] // 2, cos.to(x.dtype), sin.to(x.dtype)
+        a, b = x[..., :half], x[..., half:]
+        first, second = a * cos - b * sin, a * sin + b * cos
+        return torch.cat([first, first] if first_twice else [second, second], dim=-1)
+
+    return _named("apply_rotary", apply_rotary)
+
+
+def _rotary_negated(x, cos, sin):
+    """Minus the rotation: every term's sign flipped."""
+    half, cos, sin = x.shape[-1] // 2, cos.to(x.dtype), sin.to(x.dtype)
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat([b * sin - a * cos, -a * sin - b * cos], dim=-1)
 
 
 def _rope_llama(length, d_head, base=10000.0):
@@ -805,6 +886,149 @@ class AttentionMaskAfterSoftmax(_Attention):
         weights = torch.softmax(q @ k.transpose(-2, -1) / self.d_head**0.5, -1)
         weights = weights.masked_fill(~look_ahead_mask(length), 0.0)
         return self.w_o(merge_heads(weights @ v))
+
+
+class GptEmbeddingNotTransposed(ref.GPT):
+    """The logits through the embedding matrix as stored, without .T (b11b)."""
+
+    def forward(self, ids):
+        x = self.embedding(ids)
+        for layer in self.layers:
+            x = layer(x)
+        return self.norm(x) @ self.embedding.weight
+
+
+class GptEmbeddingThroughLinear(ref.GPT):
+    """F.linear with the transposed matrix, F.linear(x, weight.T): the transpose twice."""
+
+    def forward(self, ids):
+        x = self.embedding(ids)
+        for layer in self.layers:
+            x = layer(x)
+        return F.linear(self.norm(x), self.embedding.weight.T)
+
+
+class BlockNormEpsOnce(ref.DecoderBlock):
+    """eps passed to norm1 only: norm2 computes with the default (b11b: "differs")."""
+
+    def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
+        super().__init__(d_model, num_heads, d_ff, eps)
+        self.norm2 = ref.RMSNorm(d_model)
+
+
+class BlockNormEpsOnceOther(ref.DecoderBlock):
+    """eps passed to norm2 only."""
+
+    def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
+        super().__init__(d_model, num_heads, d_ff, eps)
+        self.norm1 = ref.RMSNorm(d_model)
+
+
+class FfnSiluClass(ref.SwiGLU):
+    """nn.SiLU stored without parentheses: self.act(h) builds a module, then a module times
+    a tensor (b11b: Python's TypeError alone before)."""
+
+    def forward(self, x):
+        return self.w2(nn.SiLU(self.w1(x)) * self.w3(x))
+
+
+class FfnSiluClassRight(ref.SwiGLU):
+    """The same, the module on the right of the product."""
+
+    def forward(self, x):
+        return self.w2(self.w3(x) * nn.SiLU(self.w1(x)))
+
+
+class AttentionSlips(_Attention):
+    """b11b: the causal mask transposed (look_ahead_mask(len).T: each query sees the later
+    keys), or two projections exchanged (k, q unpacked in the wrong order, or the queries
+    and the values swapped): "differs from the reference" before."""
+
+    slip = "mask_transposed"
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        if self.slip == "q_v":
+            q, v = v, q
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        if self.slip == "q_k":
+            k, q = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        else:
+            q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        mask = look_ahead_mask(length)
+        if self.slip == "mask_transposed":
+            mask = mask.T
+        heads, _ = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(merge_heads(heads))
+
+
+class AttentionTablesSwapped(_Attention):
+    """RoPE's tables unpacked in the wrong order, sin, cos = rotary_embedding(...) (b11b:
+    "differs" before)."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        sin, cos = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))
+
+
+class AttentionNotCausalNoOutput(_Attention):
+    """Two mistakes at once: no mask and no w_o (b11b: no single candidate matched)."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v)
+        return merge_heads(heads)
+
+
+class AttentionMaskTransposedValuesRotated(_Attention):
+    """Two mistakes at once: the mask transposed and the values rotated (b11b)."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k, v = (ref.apply_rotary(t, cos, sin) for t in (q, k, v))
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length).T)
+        return self.w_o(merge_heads(heads))
+
+
+class GptScaledNoFinalNorm(ref.GPT):
+    """Two mistakes at once: embeddings times sqrt(d_model), no final norm (b11b)."""
+
+    def forward(self, ids):
+        x = self.embedding(ids) * math.sqrt(self.embedding.embedding_dim)
+        for layer in self.layers:
+            x = layer(x)
+        return x @ self.embedding.weight.T
+
+
+class AttentionPositionsReversed(_Attention):
+    """The tables flipped along the positions: the same scores as cos and sin exchanged,
+    so both are told (b11b)."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = (t.flip(0) for t in ref.rotary_embedding(length, self.d_head, self.base))
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))
+
+
+class AttentionQueriesKeysExchanged(AttentionSlips):
+    slip = "q_k"
+
+
+class AttentionQueriesValuesExchanged(AttentionSlips):
+    slip = "q_v"
 
 
 class AttentionTablesAtLeast32(_Attention):
@@ -1674,6 +1898,94 @@ def _sample_sorted_space(*, map_back=True, extra_kept_column=None):
     return sample
 
 
+def _sample_threshold_slice(cut):
+    """top-k's threshold a slice of several of the k largest logits, not the k-th alone:
+    .values[..., -2:] (mutant sample-18), or the whole .values (cut None)."""
+
+    def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+        if temperature == 0:
+            return logits.argmax(-1)
+        logits = logits / temperature
+        if top_k is not None:
+            values = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values
+            kth = values if cut is None else values[..., cut:]
+            logits = logits.masked_fill(logits < kth, float("-inf"))
+        return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+    return sample
+
+
+def _sample_filter_slip(slip):
+    """A filter whose result is discarded (logits.masked_fill(...) not assigned: "top_k"
+    or "top_p"), or top-p removing a token when the total *including* it passes
+    1 - top_p (two slips at once, "one_minus_inclusive")."""
+
+    def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+        if temperature == 0:
+            return logits.argmax(-1)
+        logits = logits / temperature
+        if top_k is not None:
+            kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[..., -1:]
+            kept = logits.masked_fill(logits < kth, float("-inf"))
+            if slip != "top_k":
+                logits = kept
+        if top_p is not None:
+            probs, order = torch.softmax(logits, -1).sort(dim=-1, descending=True)
+            if slip == "one_minus_inclusive":
+                drop = probs.cumsum(-1) > 1 - top_p
+            else:
+                drop = probs.cumsum(-1) - probs >= top_p
+            drop[..., 0] = False
+            kept = logits.masked_fill(drop.scatter(-1, order, drop), float("-inf"))
+            if slip != "top_p":
+                logits = kept
+        return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+    return sample
+
+
+def _sample_fill(value, where):
+    """The removed tokens filled with a finite value instead of -inf (b11b)."""
+
+    def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+        if temperature == 0:
+            return logits.argmax(-1)
+        logits = logits / temperature
+        if top_k is not None:
+            kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[..., -1:]
+            fill = value if where in ("top_k", "both") else float("-inf")
+            logits = logits.masked_fill(logits < kth, fill)
+        if top_p is not None:
+            probs, order = torch.softmax(logits, -1).sort(dim=-1, descending=True)
+            drop = probs.cumsum(-1) - probs >= top_p
+            drop[..., 0] = False
+            fill = value if where in ("top_p", "both") else float("-inf")
+            logits = logits.masked_fill(drop.scatter(-1, order, drop), fill)
+        return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+    return _named("sample", sample)
+
+
+def _sample_top_p_softmax_over_batch(
+    logits, temperature=1.0, top_k=None, top_p=None, generator=None
+):
+    """top-p's probabilities from a softmax over the batch axis (mutant sample-3's slip):
+    on 4000 copies of one row every probability is 1 / 4000 and top-p keeps every token,
+    as a top-p with no effect would; a batch of one row tells the two apart (b11b)."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = logits / temperature
+    if top_k is not None:
+        kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[..., -1:]
+        logits = logits.masked_fill(logits < kth, float("-inf"))
+    if top_p is not None:
+        probs, order = torch.softmax(logits, dim=0).sort(dim=-1, descending=True)
+        drop = probs.cumsum(-1) - probs >= top_p
+        drop[..., 0] = False
+        logits = logits.masked_fill(drop.scatter(-1, order, drop), float("-inf"))
+    return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+
 def _sample_top_k_whole_batch(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """top-k's threshold from the whole batch at once (the k-th largest of the flattened
     logits): right for a batch of one row, wrong for more."""
@@ -1814,6 +2126,103 @@ MISTAKES = [
         AttentionMaskAfterSoftmax,
         r"causal mask after the softmax .* no longer add up to 1",
     ),
+    # b11b: an outer sum or product of two vectors without the new axis: PyTorch's size
+    # error and its general advice alone before; the sizes name the two vectors
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_outer_without_axis),
+        r"(?s)The sizes \d+ and \d+ are batch_size and block_size.*starts\[:, None\]",
+    ),
+    Mistake(
+        check_rotary_embedding,
+        _named("rotary_embedding", _rope_outer_without_axis),
+        r"(?s)are length \(one per position\) and d_head // 2.*arange\(length\)\[:, None\]",
+    ),
+    # b11b: one slip made in all four terms of the rotation ("differs" before)
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_tables_swapped),
+        r"cos and sin are exchanged in every term: .*sin, cos = rotary_embedding",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_adjacent_factors_swapped),
+        r"cos and sin are exchanged in every term",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _rotary_formula_repeated(True),
+        r"second output repeats the first's formula, a \* cos - b \* sin \(a copy-paste",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _rotary_formula_repeated(False),
+        r"first output repeats the second's formula, a \* sin \+ b \* cos",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_negated),
+        r"Every term has the wrong sign: yours is minus the rotation",
+    ),
+    # b11b: one norm of the block built without its eps ("differs from the reference")
+    Mistake(check_DecoderBlock, BlockNormEpsOnce, r"Your norm2 ignores the eps the block was"),
+    Mistake(check_DecoderBlock, BlockNormEpsOnceOther, r"Your norm1 ignores the eps the block was"),
+    # b11b: two mistakes of the table at once, when no single one matches ("differs")
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionNotCausalNoOutput,
+        r"(?s)Two mistakes at once\. \(1\) Your attention is not causal.*\(2\) You return "
+        r"the merged heads without the output projection",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionMaskTransposedValuesRotated,
+        r"(?s)Two mistakes at once\. .*causal mask is transposed.*rotated the values too",
+    ),
+    Mistake(
+        check_GPT,
+        GptScaledNoFinalNorm,
+        r"(?s)Two mistakes at once\. .*no final norm.*multiplied the embeddings by sqrt",
+    ),
+    # b11b: the embedding matrix as stored where its transpose belongs (PyTorch's product
+    # error and "a missing or extra transpose" before)
+    Mistake(
+        check_GPT,
+        GptEmbeddingNotTransposed,
+        r"(?s)the embedding matrix as it is stored.*x @ self\.embedding\.weight\.T",
+    ),
+    Mistake(
+        check_GPT,
+        GptEmbeddingThroughLinear,
+        r"(?s)the embedding matrix as it is stored.*F\.linear\(x, self\.embedding\.weight\)",
+    ),
+    # b11b: the mask transposed, two projections exchanged ("differs" before)
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionSlips,
+        r"causal mask is transposed: each query attends to itself and the keys after it",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionTablesSwapped,
+        r"turn the wrong way round: .*cos and sin exchanged \(sin, cos = rotary_embedding.*"
+        r"positions reversed",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionPositionsReversed,
+        r"turn the wrong way round: .*positions reversed",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionQueriesKeysExchanged,
+        r"queries and keys are exchanged: the queries come from self\.w_k\(x\)",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionQueriesValuesExchanged,
+        r"queries and values are exchanged: the queries come from self\.w_v\(x\)",
+    ),
     # blind round 10 (b10h): "differs from the reference" before
     Mistake(
         check_apply_rotary,
@@ -1821,6 +2230,11 @@ MISTAKES = [
         r"does not depend on the second feature of each pair, b: .*a stands in for b",
     ),
     # blind round 10 (b10h): "differs from the reference" before
+    # b11b: the gain added or subtracted, as a bias ("differs from the reference" before)
+    Mistake(check_RMSNorm, NormGainAdded, r"You added the learned gain instead of multiplying"),
+    Mistake(
+        check_RMSNorm, NormGainSubtracted, r"You subtracted the learned gain instead of multipl"
+    ),
     Mistake(check_RMSNorm, NormMeanAbsolute, r"one number per token.*it is the mean absolute"),
     Mistake(check_RMSNorm, NormFourthRoot, r"one number per token.*for token \(0, 0\) yours is"),
     Mistake(
@@ -1853,6 +2267,28 @@ MISTAKES = [
         r"multiplied",
     ),
     Mistake(check_next_token_batches, _batches(shift=0), r"targets are the inputs themselves"),
+    # blind round 11 (b11b): "targets[0] should be tokens[s + 1 : ...]" alone; each way of
+    # building the targets from the inputs predicts every column, named when one agrees
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_targets_from_inputs("roll")),
+        r"right but the last of each row, which wraps round to the window's own first token",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_targets_from_inputs("repeat")),
+        r"right but the last of each row, which repeats the last input",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_targets_from_inputs("pad")),
+        r"right but the last of each row, which is not a token of the stream",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_targets_from_inputs("second")),
+        r"a window of the stream, but \d+ of \d+ start elsewhere.*drawn separately",
+    ),
     # blind round 10 (b10b): PyTorch's raw TypeError alone before
     Mistake(
         check_next_token_batches,
@@ -1860,6 +2296,10 @@ MISTAKES = [
         r"(?s)TypeError.*generator went in by position.*generator=generator",
     ),
     Mistake(check_SwiGLU, FfnValueFromW1, r"value is w1\(x\), not w3\(x\)"),
+    Mistake(
+        check_SwiGLU, FfnSiluClass, r"(?s)TypeError.*An nn\.SiLU module arrived where a tensor"
+    ),
+    Mistake(check_SwiGLU, FfnSiluClassRight, r"(?s)TypeError.*An nn\.SiLU module arrived where a"),
     # blind round 10 (b10b): "should have shape (400, 4), but it has shape (8, 4)" alone
     Mistake(
         check_next_token_batches,
@@ -2302,7 +2742,13 @@ MISTAKES = [
     Mistake(
         check_sample, _sampler(temperature_at="after_top_p"), r"probabilities at temperature 1"
     ),
-    Mistake(check_sample, _sampler(top_p_first=True), r"top-p before top-k"),
+    # b11b: "top-k has no effect" fits it too wherever top-p alone keeps at most k tokens;
+    # a wide row, where top-p keeps more, parts them
+    Mistake(
+        check_sample,
+        _sampler(top_p_first=True),
+        r"(?s)^(?!.*more than one classic mistake).*You applied top-p before top-k",
+    ),
     Mistake(check_sample, _sample_edited(top_k_extra=1), r"top-k keeps k \+ 1 tokens"),
     # "check top-k and top-p" before, with top-p alone given (mutant sample-8)
     Mistake(
@@ -2370,11 +2816,70 @@ MISTAKES = [
     ),
     # mutant sample-14 (the guard also keeps the second sorted column): accepted before,
     # no case had a nucleus of one token ("one token too many" would not hold on a flat
-    # row, where this guard changes nothing: the symptom is told, not that cause)
+    # row, where this guard changes nothing); round 11 (b11b): the guard on each other
+    # sorted column, from the first or the last, is a candidate, named when it alone fits
+    # both rows ("only token 1 may be drawn here ... also drew 3" before)
     Mistake(
         check_sample,
         _named("sample", _sample_sorted_space(extra_kept_column=1)),
-        r"only token \d+ may be drawn here: top_p=0\.2\d* .*also drew \d+ \(the 2nd most prob",
+        r"always keeps the 2nd most probable token, whatever top_p.*remove_sorted\[\.\.\., 1\]",
+    ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_sorted_space(extra_kept_column=-1)),
+        r"always keeps the least probable token, whatever top_p.*remove_sorted\[\.\.\., -1\]",
+    ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_sorted_space(extra_kept_column=2)),
+        r"always keeps the 3rd most probable token, whatever top_p.*remove_sorted\[\.\.\., 2\]",
+    ),
+    # b11b: a filter with no effect (its masked_fill not assigned) and two top-p slips at
+    # once were "drew tokens that must never be drawn" / "never drew some tokens"
+    Mistake(
+        check_sample,
+        _named("sample", _sample_filter_slip("top_p")),
+        r"top-p has no effect: .*as if top_p were None.*logits = logits\.masked_fill",
+    ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_filter_slip("top_k")),
+        r"top-k has no effect: .*as if top_k were None",
+    ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_filter_slip("one_minus_inclusive")),
+        r"(?s)Two mistakes at once\. \(1\) Your top-p set is cut at 1 - top_p.*\(2\) Your "
+        r"top-p keeps one token too few",
+    ),
+    # ... while a top-p whose softmax runs over the batch keeps every token of 4000 copies
+    # too: the batch of one row refutes "no effect" (b11b's candidate)
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_p_softmax_over_batch),
+        r"(?s)^(?!.*has no effect).*same row of logits draws from one distribution in a batch",
+    ),
+    Mistake(
+        check_sample,
+        _sample_fill(0.0, "both"),
+        r"filters remove are still drawn, as often as a logit of 0.*instead of -inf",
+    ),
+    Mistake(
+        check_sample,
+        _sample_fill(1e-9, "both"),
+        r"filters remove are still drawn, as often as a logit of 0.*instead of -inf",
+    ),
+    # mutant sample-18 (.values[..., -2:]): the broadcast error's general advice alone
+    # before; the error's sizes tell a threshold of m columns, any slice of the k largest
+    Mistake(
+        check_sample,
+        _named("sample", _sample_threshold_slice(-2)),
+        r"(?s)a tensor with 2 columns .*top-k threshold taken as a slice of 2 of the k largest",
+    ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_threshold_slice(None)),
+        r"(?s)a tensor with (3|4) columns .*or all k of them, \.values\)",
     ),
     # blind round 10 (b10b): told "it removes the k-th largest logit itself (logits <=
     # kth)" as the one cause, although topk(logits, top_k - 1) gives the same samples

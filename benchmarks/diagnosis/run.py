@@ -396,9 +396,11 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
     ("sample", "number: 0 -> 1"): (
         "named",
         r"torch\.multinomial\(probs, 1, \.\.\.\) returns \(batch, 1\), whose only column is "
-        r"\[:, 0\]",
-        "torch.multinomial(...)[:, 1]: the message says its result has one column, [:, 0] "
-        "(the other 'number: 0 -> 1' mutant, remove_sorted[..., 1] = False, is judged by rule)",
+        r"\[:, 0\]|always keeps the 2nd most probable token, whatever top_p: the guard .*"
+        r"remove_sorted\[\.\.\., 1\] = False",
+        "torch.multinomial(...)[:, 1]: the message says its result has one column, [:, 0]; "
+        "remove_sorted[..., 1] = False (the other 'number: 0 -> 1' mutant): the message says "
+        "the guard keeps sorted column 1, remove_sorted[..., 1] = False, instead of column 0",
     ),
     ("apply_rotary", "number: 1 -> 2"): (
         "named",

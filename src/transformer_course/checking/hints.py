@@ -103,6 +103,8 @@ GENERIC_HINTS: dict[str, str | Callable[[BaseException], str]] = {
     ),
     # blind10g-ffn-relu-class-not-instance: self.relu = nn.ReLU, then self.relu(h)
     "must be Tensor, not ": lambda exc: _module_class_advice(exc),
+    # b11b: the module built from the tensor then multiplied, nn.SiLU(h) * value
+    "unsupported operand type(s)": lambda exc: _module_class_advice(exc),
     "'indices' to have one of the following scalar types": (
         "The token ids that reached an embedding are floats: ids must be int64. A tensor of "
         "ids you build yourself (the <bos> column from torch.full or torch.ones, a torch.cat "
@@ -232,7 +234,11 @@ def _dot_t_advice(exc: BaseException) -> str:
     )
 
 
-_NOT_TENSOR = re.compile(r"must be Tensor, not (\w+)")
+_NOT_TENSOR = re.compile(
+    r"must be Tensor, not (\w+)"
+    r"|unsupported operand type\(s\) for [^:]+: '(\w+)' and 'Tensor'"
+    r"|unsupported operand type\(s\) for [^:]+: 'Tensor' and '(\w+)'"
+)
 
 
 def _module_class_advice(exc: BaseException) -> str:
@@ -242,9 +248,9 @@ def _module_class_advice(exc: BaseException) -> str:
     import torch.nn
 
     found = _NOT_TENSOR.search(str(exc))
-    if not found or not isinstance(getattr(torch.nn, found.group(1), None), type):
+    name = next((group for group in found.groups() if group), "") if found else ""
+    if not name or not isinstance(getattr(torch.nn, name, None), type):
         return ""
-    name = found.group(1)
     return (
         f"An nn.{name} module arrived where a tensor goes: nn.{name} without parentheses is the "
         f"class, and calling the class, nn.{name}(h), builds a new module (h taken as its "
@@ -316,6 +322,32 @@ def dropped_axis_hint(shape: Sequence[int]) -> Hint:
         f"(..., {rows}) lines up with the {features} features, not with the tokens. Keep the "
         "reduced axis, .mean(-1, keepdim=True), so that each token is scaled by its own "
         "statistic."
+    )
+    return when, text
+
+
+def outer_axis_hint(first: tuple[str, int], second: tuple[str, int], fix: str) -> Hint:
+    """A hint for an outer sum or product of two 1-D tensors written without the new axis
+    (starts + torch.arange(block_size), positions * theta): one per ``first`` and one per
+    ``second`` (name, size), they line up on their only axis, and PyTorch reports the two
+    sizes at dimension 0. Said only when the error's sizes are exactly those two (and they
+    differ); ``fix`` is the right expression."""
+    (name_a, size_a), (name_b, size_b) = first, second
+
+    def when(exc: BaseException) -> bool:
+        found = _SIZES.search(str(exc))
+        return (
+            bool(found)
+            and size_a != size_b
+            and {int(found.group(1)), int(found.group(2))} == {size_a, size_b}
+            and int(found.group(3)) == 0
+        )
+
+    text = (
+        f"The sizes {size_a} and {size_b} are {name_a} and {name_b}: a vector of one and a "
+        "vector of the other were combined element by element, so they lined up on their "
+        "only axis. An outer sum or product (every pair of them, a table) needs one of the "
+        f"two as a column, with an axis of size 1 added ([:, None] or .unsqueeze(1)): {fix}."
     )
     return when, text
 

@@ -45,6 +45,7 @@ def causal_self_attention_f(
     fill: float = float("-inf"),
     softmax_dim: int = -1,
     mask_mode: str = "given",
+    tables: str = "right",
 ) -> torch.Tensor:
     """softmax(rot(q) rot(k)ᵀ / sqrt(d_head) + causal) v per head, then w_o: x (batch,
     len, d_model) -> the same shape. ``pairing``: RoPE's feature pairs ("half" or
@@ -57,19 +58,26 @@ def causal_self_attention_f(
     ``heads_split``/``heads_merge``: "correct" or "no_transpose" (one view to (batch,
     num_heads, len, d_head), or back, without the transpose); ``fill``: what the blocked
     scores become (0.0: filled with zero, or the scores multiplied by the mask);
-    ``softmax_dim`` -2: the softmax over the queries instead of the keys; ``mask_mode``
-    "after": the causal mask applied to the weights after the softmax, not renormalised."""
+    ``softmax_dim`` -2: the softmax over the queries instead of the keys (``causal``
+    "future": the mask transposed, each query sees itself and the later keys); ``mask_mode``
+    "after": the causal mask applied to the weights after the softmax, not renormalised;
+    ``tables`` "swapped": RoPE's cos and sin tables exchanged (sin, cos = ...)."""
     length = x.shape[1]
     # causal "strict": the mask without its diagonal (tril(..., diagonal=-1));
     # causal "inverted": the mask written True = blocked (torch.triu(..., diagonal=1)) and
     # read True = may attend: every query sees the keys after it only (the last none)
     inverted = causal == "inverted"
     mask = torch.ones(length, length, dtype=torch.bool).triu(1) if inverted else None
+    if causal == "future":  # the mask transposed: j >= i (look_ahead_mask(len).T)
+        mask, causal = torch.ones(length, length, dtype=torch.bool).triu(0), False
     if causal == "strict":  # j < i: each query blind to its own key (the first to all)
         mask, causal = torch.ones(length, length, dtype=torch.bool).tril(-1), False
 
     def rotate(t: torch.Tensor) -> torch.Tensor:  # (..., len, width) -> the same
-        return rotate_f(t, rope_angles_f(length, t.shape[-1], base, first=first), pairing)
+        angles = rope_angles_f(length, t.shape[-1], base, first=first)
+        if tables == "swapped":  # cos and sin exchanged: cos(pi/2 - a) = sin(a)
+            angles = math.pi / 2 - angles
+        return rotate_f(t, angles, pairing)
 
     output, _ = multi_head_attention_f(
         p,
@@ -105,6 +113,7 @@ def decoder_block_f(
     attention: Mapping[str, Any] | None = None,
     no_residual: tuple[str, ...] = (),
     norms: tuple[str, str] = ("norm1", "norm2"),
+    default_eps: tuple[str, ...] = (),
 ) -> torch.Tensor:
     """One pre-norm decoder block in float64: h = x + attn(norm1(x)), then h +
     feed_forward(norm2(h)); x (batch, len, d_model) -> the same shape. ``layout`` "pre"
@@ -112,7 +121,9 @@ def decoder_block_f(
     "residual_from_normed", "swapped_norms", "parallel" (both sub-layers read the same
     x); ``attention``: knobs of :func:`causal_self_attention_f`; ``no_residual``: the
     sub-layers ("attn", "ffn") whose residual connection alone is missing; ``norms``:
-    which norm each sub-layer reads (("norm1", "norm1"): norm1 used twice)."""
+    which norm each sub-layer reads (("norm1", "norm1"): norm1 used twice);
+    ``default_eps``: the norms built without the block's eps, which compute with
+    RMSNorm's default 1e-5 (("norm2",): eps passed to norm1 only)."""
     x = x.double()
     knobs = {"pairing": pairing, **(attention or {})}
 
@@ -123,7 +134,7 @@ def decoder_block_f(
         return swiglu_f(t, sub(p, "feed_forward"))
 
     def norm(name, t):
-        return rms_norm_f(t, sub(p, name), eps)
+        return rms_norm_f(t, sub(p, name), 1e-5 if name in default_eps else eps)
 
     n1, n2 = ("norm2", "norm1") if layout == "swapped_norms" else norms
     if layout == "post":

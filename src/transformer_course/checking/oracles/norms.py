@@ -129,6 +129,7 @@ def rms_norm_f(
     root: bool = True,
     divide_gain: bool = False,
     gain_first: bool = False,
+    gain_op: str = "multiply",
 ) -> torch.Tensor:
     """RMSNorm in float64: x / sqrt(mean(x²) + eps) * weight, ``p`` holding ``weight``
     (d_model,). x (..., d_model) -> (..., d_model).
@@ -143,7 +144,9 @@ def rms_norm_f(
     ``unit_offset``: multiplied by 1 + weight (Gemma's gain stored as an offset from one);
     ``root`` False: divided by the mean square itself (no square root);
     ``divide_gain``: divided by the weight instead of multiplied; ``gain_first``: x
-    multiplied by the weight before the statistic, and not after (normalised away)."""
+    multiplied by the weight before the statistic, and not after (normalised away);
+    ``gain_op`` "add" or "subtract": the weight added to (subtracted from) the normalised x,
+    as a bias would be, where the gain multiplies."""
     x = x.double()
     if gain_first:
         x = x * p["weight"].double()
@@ -183,4 +186,6 @@ def rms_norm_f(
     weight = p["weight"].double() + (1.0 if unit_offset else 0.0)
     if not gain or gain_first:
         return y
+    if gain_op in ("add", "subtract"):
+        return y + weight if gain_op == "add" else y - weight
     return y / weight if divide_gain else y * weight

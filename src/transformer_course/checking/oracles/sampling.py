@@ -23,6 +23,9 @@ def sample_probabilities_f(
     top_p_sorted: bool = True,
     greedy: bool = False,
     softmax_dim: str = "vocab",
+    top_p_keep: int = 0,
+    top_p_cut: str = "top_p",
+    fill: float = float("-inf"),
 ) -> torch.Tensor:
     """The exact distribution sample draws from, in float64 (one row of logits (vocab,)).
     ``temperature_at`` "logits" (right), "probs" (dividing the probabilities: no effect
@@ -37,7 +40,12 @@ def sample_probabilities_f(
     first token always kept); ``greedy``: always the argmax, whatever the temperature;
     ``softmax_dim`` "batch": the final softmax across a batch of copies of this row, which
     makes every kept token equally likely (NaN, "cannot happen", when tokens were removed:
-    a column of -inf gives 0 / 0)."""
+    a column of -inf gives 0 / 0); ``top_p_keep``: the sorted column top-p always keeps,
+    whatever top_p (0, right: the most probable token; 1: the guard on the second column,
+    remove_sorted[..., 1] = False; -1: on the last); ``top_p_cut`` "one_minus": the set cut
+    at 1 - top_p, which ``top_p_rule`` then applies to (two mistakes at once); ``fill``:
+    the logit the filters give the tokens they remove (0.0: a finite fill, which keeps
+    them drawable)."""
     z = logits.double()
     if greedy:
         return torch.nn.functional.one_hot(z.argmax(), len(z)).double()
@@ -48,7 +56,7 @@ def sample_probabilities_f(
 
     def keep_top_k(z: torch.Tensor) -> torch.Tensor:
         kth = torch.topk(z, min(top_k + top_k_extra, len(z))).values[-1]
-        return z.masked_fill(z < kth if ties == "kept" else z <= kth, float("-inf"))
+        return z.masked_fill(z < kth if ties == "kept" else z <= kth, fill)
 
     def keep_top_p(z: torch.Tensor) -> torch.Tensor:
         if not top_p_sorted:
@@ -57,18 +65,23 @@ def sample_probabilities_f(
             remove[0] = False
             return z.masked_fill(remove, float("-inf"))
         probs, order_ = torch.softmax(z, -1).sort(descending=True)
-        cut = 1 - top_p if top_p_rule == "complement" else top_p
+        cut = (
+            1 - top_p
+            if "complement" in (top_p_rule, top_p_cut) or top_p_cut == "one_minus"
+            else top_p
+        )
         count = max(int((probs.cumsum(-1) - probs < cut).sum()), 1)
         if top_p_rule == "one_too_few":
-            count = max(count - 1, 1) if probs.cumsum(-1)[count - 1] > top_p + 1e-12 else count
+            count = max(count - 1, 1) if probs.cumsum(-1)[count - 1] > cut + 1e-12 else count
         elif top_p_rule == "one_too_many":
             count = min(count + 1, len(z))
         remove_sorted = torch.arange(len(z)) >= count
+        remove_sorted[top_p_keep] = False
         if top_p_map == "gather":
             remove = remove_sorted.gather(-1, order_)
         else:
             remove = remove_sorted.scatter(-1, order_, remove_sorted)
-        return z.masked_fill(remove, float("-inf"))
+        return z.masked_fill(remove, fill)
 
     steps = ("top_k", "top_p") if order == "top_k_first" else ("top_p", "top_k")
     for step in steps:

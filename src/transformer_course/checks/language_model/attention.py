@@ -19,9 +19,10 @@ from transformer_course.checking.layers import (
     build,
     expect_composite,
     expect_tensor_result,
+    mistake_pairs,
     mistake_values,
 )
-from transformer_course.checking.localise import localise_layer
+from transformer_course.checking.localise import diagnose, localise_layer
 from transformer_course.checking.oracles import causal_self_attention_f
 from transformer_course.reference import language_model as ref
 
@@ -68,9 +69,20 @@ def _expect_oracle_and_causal(
             **mistake_values(lambda **k: oracle(pairing=pairing, **k), table),
             **{m: (lambda f=f: f(pairing)) for m, f in (extra or {}).items()},
         },
-        localise=None if localise is None else lambda: localise(pairing),
+        localise=lambda: (
+            _two_at_once(got, oracle, pairing, table)
+            or ("" if localise is None else localise(pairing))
+        ),
     )
     _causal_property(c, module, inputs, what, future)
+
+
+def _two_at_once(got: torch.Tensor, oracle, pairing: str, table) -> str:
+    """When no single mistake of ``table`` gives the learner's result: the two of them made
+    at once that do (every two that turn different knobs), as diagnose names them; ""
+    when none does."""
+    pairs = mistake_pairs(lambda **k: oracle(pairing=pairing, **k), table)
+    return diagnose(got, pairs, **tolerance(got.dtype))
 
 
 _NO_ROPE = (
@@ -295,8 +307,26 @@ _MASK_AFTER_SOFTMAX = (
     "scores.masked_fill(~look_ahead_mask(len), float('-inf')), or pass the mask to "
     "scaled_dot_product_attention, so that the softmax renormalises over the allowed keys."
 )
+_MASK_FUTURE = (
+    "Your causal mask is transposed: each query attends to itself and the keys after it "
+    "(the last query to itself only), where it must see itself and the keys before it. "
+    "look_ahead_mask(len).T, torch.triu where torch.tril belongs, or j >= i where j <= i "
+    "belongs, does that: pass look_ahead_mask(len) as it is (query i attends to keys 0 .. i)."
+)
+_TABLES_SWAPPED = (
+    "Your queries and keys turn the wrong way round: the scores are those of a rotation by "
+    "-angle (any table c - m·theta gives them: a score depends only on the difference of "
+    "the two angles). The attention's output cannot tell apart the slips that do this: cos "
+    "and sin exchanged (sin, cos = rotary_embedding(...), or apply_rotary(q, sin, cos)); "
+    "the sines negated; the positions reversed (the tables flipped along the positions, "
+    "cos.flip(0)). rotary_embedding returns (cos, sin) for positions 0 .. len - 1, and "
+    "apply_rotary takes (x, cos, sin): the own checks of those two tell which, if they "
+    "are yours."
+)
 _ATTENTION_MISTAKES = {
     _NO_ROPE: {"rope": False},
+    _TABLES_SWAPPED: {"tables": "swapped"},
+    _MASK_FUTURE: {"causal": "future"},
     _MASK_AFTER_SOFTMAX: {"mask_mode": "after"},
     _FILL_ZERO: {"fill": 0.0},
     _NO_DIAGONAL: {"causal": "strict"},
@@ -518,6 +548,25 @@ def _projection_mistakes(oracle: Callable[..., torch.Tensor], state) -> dict[str
                 f"the {wanted} come from self.{meant}(x)."
             )
             found[message] = lambda pairing, swapped=swapped: oracle(swapped, pairing=pairing)
+    # two projections exchanged (each used for the other: k, q = ... unpacked in the wrong
+    # order, or the names swapped in one assignment)
+    names = list(_PROJECTIONS)
+    for i, first in enumerate(names):
+        for second in names[i + 1 :]:
+            if f"{first}.weight" not in state or f"{second}.weight" not in state:
+                continue
+            exchanged = dict(state)
+            exchanged[f"{first}.weight"] = state[f"{second}.weight"]
+            exchanged[f"{second}.weight"] = state[f"{first}.weight"]
+            a, b = _PROJECTIONS[first], _PROJECTIONS[second]
+            message = (
+                f"Your {a} and {b} are exchanged: the {a} come from self.{second}(x) and the "
+                f"{b} from self.{first}(x) (two names swapped, such as {b[0]}, {a[0]} = ... "
+                f"where {a[0]}, {b[0]} = ... belongs, each projection called for the other, "
+                "or the two given to scaled_dot_product_attention in each other's place). "
+                f"The {a} are self.{first}(x), the {b} self.{second}(x)."
+            )
+            found[message] = lambda pairing, exchanged=exchanged: oracle(exchanged, pairing=pairing)
     return found
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import torch
 
 from transformer_course.checking import Checker
+from transformer_course.checking.hints import outer_axis_hint
 
 from .common import GENERATOR_BY_KEYWORD, _generator, _plain_generator
 
@@ -153,6 +154,93 @@ def _targets_relation(
                 f"+ {k}]), {k - 1} too far: the target is the very next token, "
                 f"tokens[positions + 1].{short}"
             )
+    by_column = _targets_by_column(call, rows, after)
+    if by_column:
+        c.fail(by_column)
+
+
+def _column_offsets(rows: list[list[int]], after: list[list[int]]) -> list[int | None] | None:
+    """For targets that follow the same rule in every row: the offset d_j from its window's
+    start s of the stream token that column j of the targets holds (target[b, j] =
+    tokens[s_b + d_j] in every row b; None: a column of tokens that are not in the
+    stream); None when some column holds different offsets in different rows."""
+    offsets: list[int | None] = []
+    for j in range(len(after[0]) if after else 0):
+        seen = {a[j] - r[0] if a[j] >= 0 else None for r, a in zip(rows, after, strict=True)}
+        if len(seen) != 1:
+            return None
+        offsets.append(seen.pop())
+    return offsets
+
+
+def _targets_by_column(call: str, rows: list[list[int]], after: list[list[int]]) -> str:
+    """The message for targets right in some columns and wrong in others, the same in every
+    row (the inputs right): each candidate that builds the targets from the inputs (a roll,
+    the last input repeated, a padding value) predicts the offset of every column, and one
+    is named only when it agrees with every column; otherwise the wrong columns are told by
+    what they hold. Targets whose rows are windows of their own from other starts (a second
+    draw) are told too. "" when the targets are right or follow no such rule."""
+    length = len(rows[0]) if rows else 0
+    if not length or any(r != list(range(r[0], r[0] + length)) for r in rows):
+        return ""
+    offsets = _column_offsets(rows, after)
+    if offsets is None:
+        windows = all(a[0] >= 0 and a == list(range(a[0], a[0] + length)) for a in after)
+        if not windows:
+            return ""
+        other = sum(a[0] != r[0] + 1 for r, a in zip(rows, after, strict=True))
+        return (
+            f"{call}: every row of your targets is a window of the stream, but {other} of "
+            f"{len(rows)} start elsewhere than their inputs' window plus one: targets[b] "
+            "must be the same window moved one token, tokens[s + 1 : s + block_size + 1] "
+            "with the same start s as inputs[b]. Were the targets' starts drawn separately "
+            "(a second torch.randint)? Draw the starts once and use them for both: inputs = "
+            "tokens[positions], targets = tokens[positions + 1]."
+        )
+    expected = list(range(1, length + 1))
+    wrong = [j for j in range(length) if offsets[j] != expected[j]]
+    if not wrong or (None not in offsets and len({d - j for j, d in enumerate(offsets)}) == 1):
+        return ""  # right, or one shift for every column: told by its own message
+    fix = (
+        "The target of the last input is the token after the window, tokens[s + block_size], "
+        "which the inputs do not hold: take the targets from the stream, targets = "
+        "tokens[positions + 1] (or tokens[s + 1 : s + block_size + 1])."
+    )
+    candidates = {
+        "wraps round to the window's own first token, tokens[s], as rolling the inputs "
+        "(inputs.roll(-1, dims=1), or torch.cat([inputs[:, 1:], inputs[:, :1]], 1)) gives": [
+            *expected[:-1],
+            0,
+        ],
+        "repeats the last input, tokens[s + block_size - 1], as filling the last column "
+        "from the inputs (torch.cat([inputs[:, 1:], inputs[:, -1:]], 1)) gives": [
+            *expected[:-1],
+            length - 1,
+        ],
+        "is not a token of the stream (a padding value put where the next token belongs)": [
+            *expected[:-1],
+            None,
+        ],
+    }
+    for what, predicted in candidates.items():
+        if offsets == predicted:
+            return f"{call}: every target is right but the last of each row, which {what}. {fix}"
+    right = length - len(wrong)
+
+    def held(j: int) -> str:
+        d = offsets[j]
+        if d is None:
+            return "a token that is not in the stream"
+        return f"tokens[s{f' + {d}' if d > 0 else f' - {-d}' if d < 0 else ''}]"
+
+    shown = "; ".join(
+        f"targets[:, {j}] holds {held(j)} where tokens[s + {j + 1}] belongs" for j in wrong[:3]
+    )
+    return (
+        f"{call}: {right} of the {length} columns of your targets are right, the same in "
+        f"every row (s: the row's start); {shown}{'; ...' if len(wrong) > 3 else ''}. "
+        "The target of inputs[b, i] = tokens[s + i] is tokens[s + i + 1]."
+    )
 
 
 def _each_start_once(value: torch.Tensor, shape: tuple[int, int], num_tokens: int) -> str:
@@ -217,7 +305,16 @@ def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> Non
                 *args,
                 _generator(case.seed),
                 call_repr=call,
-                hints=[("out of bounds for dimension 0", _WINDOW_PAST_END), GENERATOR_BY_KEYWORD],
+                hints=[
+                    ("out of bounds for dimension 0", _WINDOW_PAST_END),
+                    GENERATOR_BY_KEYWORD,
+                    outer_axis_hint(
+                        ("batch_size", case.batch_size),
+                        ("block_size", case.block_size),
+                        "positions = starts[:, None] + torch.arange(block_size), (batch_size, "
+                        "block_size)",
+                    ),
+                ],
             )
             again = c.call(next_token_batches, *args, _generator(case.seed), call_repr=call)
             c.expect_type(got, tuple, call, "Return a pair (inputs, targets).")

@@ -50,6 +50,13 @@ _BLOCK_EPS = (
 )
 
 
+_ONE_NORM_EPS = (
+    "Your {wrong} ignores the eps the block was given: it computes with RMSNorm's default "
+    "1e-5, while {right} uses the block's. Pass it on to both: RMSNorm(d_model, eps) for "
+    "norm1 and for norm2."
+)
+
+
 _BLOCK_MISTAKES = {  # {message: decoder_block_f's knobs for that mistake}
     _POST: {"layout": "post"},
     _NO_RESIDUAL: {"layout": "no_residual"},
@@ -59,6 +66,11 @@ _BLOCK_MISTAKES = {  # {message: decoder_block_f's knobs for that mistake}
     _NO_ROPE: {"attention": {"rope": False}},
     _NOT_CAUSAL: {"attention": {"causal": False}},
     _BLOCK_EPS: {"eps": 1e-5},  # (the same as the right result where the case's eps is the default)
+    # one norm built without it: the other right (b11b)
+    **{
+        _ONE_NORM_EPS.format(wrong=wrong, right=right): {"default_eps": (wrong,)}
+        for wrong, right in (("norm1", "norm2"), ("norm2", "norm1"))
+    },
 }
 add_new(_BLOCK_MISTAKES, residual_mistakes(_BLOCK_PARTS, _BLOCK_NORMS, True, dropout=False))
 add_new(_BLOCK_MISTAKES, norm_choice_mistakes(_BLOCK_PARTS, _BLOCK_NORMS))

@@ -222,6 +222,31 @@ def _check_norm_gains(c: Checker, built: str, state) -> None:
     )
 
 
+_PRODUCT_SHAPES = re.compile(
+    r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)"
+)
+
+
+def _untransposed_embedding_hint(rows: int, d_model: int, vocab: int):
+    """A hint for the logits' product with the embedding matrix as stored, (vocab,
+    d_model), where its transpose belongs: PyTorch names (batch·len x d_model) and (vocab x
+    d_model)."""
+
+    def when(exc: BaseException) -> bool:
+        found = _PRODUCT_SHAPES.search(str(exc))
+        return bool(found) and tuple(map(int, found.groups())) == (rows, d_model, vocab, d_model)
+
+    text = (
+        f"The right operand is ({vocab}, {d_model}) = (vocab, d_model): the embedding matrix "
+        "as it is stored, one row per token, met the (batch·len, d_model) vectors. The "
+        "logits need its transpose, x @ self.embedding.weight.T (or F.linear(x, "
+        "self.embedding.weight), which transposes for you). Or, with an output layer, was it "
+        "built with its sizes swapped? nn.Linear(d_model, vocab_size) stores a (vocab, "
+        "d_model) weight, the embedding's shape, so that the two can be one tensor."
+    )
+    return when, text
+
+
 def check_GPT(cls, *, hidden: bool = False) -> None:
     with Checker("GPT", hidden=hidden) as c:
         c.require_callable(cls)
@@ -279,7 +304,10 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
                 0, case.vocab, (case.batch, case.length), generator=_plain_generator(case.seed)
             )
             what = f"{built}(ids {tuple(ids.shape)})"
-            hints = _attention_hints(case.batch, case.length, case.d_model, case.num_heads)
+            hints = [
+                *_attention_hints(case.batch, case.length, case.d_model, case.num_heads),
+                _untransposed_embedding_hint(case.batch * case.length, case.d_model, case.vocab),
+            ]
             got = c.call(module, ids, call_repr=what, hints=hints)
             if (
                 isinstance(got, torch.Tensor)

@@ -99,6 +99,11 @@ _AXIS = (
     "d_model features: the mean of the squares over the last axis (dim=-1, keepdim=True)."
 )
 _NO_GAIN = "Your result lacks the learned gain: multiply by self.weight."
+_GAIN_ADDED = (
+    "You {verb} the learned gain instead of multiplying by it ({sign} self.weight, as a bias "
+    "would be): RMSNorm has no bias, and its gain scales each feature, x / sqrt(mean(x**2) "
+    "+ eps) * self.weight."
+)
 _UNIT_OFFSET = (
     "You multiplied by 1 + self.weight (Gemma's convention, where the gain is stored as an "
     "offset from one and initialised to zeros): here the gain is self.weight itself, "
@@ -146,6 +151,8 @@ def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
         _UNIT_OFFSET: {"unit_offset": True},
         _NO_ROOT: {"root": False},
         _GAIN_FIRST: {"gain_first": True},
+        _GAIN_ADDED.format(verb="added", sign="+"): {"gain_op": "add"},
+        _GAIN_ADDED.format(verb="subtracted", sign="-"): {"gain_op": "subtract"},
     }
     if case_eps is None:
         for wrong in _WRONG_EPS:

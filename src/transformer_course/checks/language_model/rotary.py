@@ -10,7 +10,7 @@ import torch
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.failure import CheckFailure
-from transformer_course.checking.hints import Hint
+from transformer_course.checking.hints import Hint, outer_axis_hint
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.layers import mistake_pairs
 from transformer_course.checking.layouts import match_layout
@@ -101,7 +101,18 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
             args = (case.length, case.d_head) + (() if case.base is None else (case.base,))
             base = 10000.0 if case.base is None else case.base
             call = f"rotary_embedding{args}"
-            got = c.call(rotary_embedding, *args, call_repr=call)
+            got = c.call(
+                rotary_embedding,
+                *args,
+                call_repr=call,
+                hints=[
+                    outer_axis_hint(
+                        ("length (one per position)", case.length),
+                        ("d_head // 2 (one per pair)", case.d_head // 2),
+                        "angles = torch.arange(length)[:, None] * theta, (length, d_head // 2)",
+                    )
+                ],
+            )
             c.expect_type(got, tuple, call, "Return a pair (cos, sin).")
             c.expect_true(len(got) == 2, f"{call} should return a pair (cos, sin).")
             shape = (case.length, case.d_head // 2)
@@ -446,6 +457,47 @@ def _unused_feature(outputs, parts, inputs, cos: torch.Tensor, sin: torch.Tensor
     return ""
 
 
+#: one slip made in all four terms, by the words that name it in one term's slip
+_EVERY_TERM = {
+    "where": (
+        "cos and sin are exchanged in every term: yours computes (a * sin - b * cos, a * cos "
+        "+ b * sin). Were the tables passed or unpacked in the wrong order (apply_rotary(x, "
+        "sin, cos), or sin, cos = rotary_embedding(...))? rotary_embedding returns (cos, sin) "
+        "and apply_rotary takes (x, cos, sin): pair (a, b) becomes (a * cos - b * sin, "
+        "a * sin + b * cos)."
+    ),
+    "wrong sign": (
+        "Every term has the wrong sign: yours is minus the rotation, (-a * cos + b * sin, "
+        "-a * sin - b * cos). Pair (a, b) becomes (a * cos - b * sin, a * sin + b * cos)."
+    ),
+    "divides": (
+        "Every term divides by its factor instead of multiplying (a / cos - b / sin, ...). "
+        "Pair (a, b) becomes (a * cos - b * sin, a * sin + b * cos)."
+    ),
+    "missing": "",
+}
+
+
+def _formula_repeated(got: dict, inputs: dict, factors: dict) -> str:
+    """One output of the pair written with the other's formula (a copy-paste slip: both
+    a * cos - b * sin), the other output right; "" otherwise."""
+    a, b, cos, sin = inputs["a"], inputs["b"], factors["cos"], factors["sin"]
+    formulas = {"first": a * cos - b * sin, "second": a * sin + b * cos}
+
+    def close(x: torch.Tensor, y: torch.Tensor) -> bool:
+        return torch.allclose(x, y, rtol=1e-4, atol=1e-5)
+
+    for wrong, right in (("second", "first"), ("first", "second")):
+        if close(got[right], formulas[right]) and close(got[wrong], formulas[right]):
+            return (
+                f"Your {wrong} output repeats the {right}'s formula, {_FORMULA[right]} (a "
+                f"copy-paste slip): both halves of each pair hold the same value. The {wrong} "
+                f"output is {_FORMULA[wrong]}: pair (a, b) becomes (a * cos - b * sin, "
+                "a * sin + b * cos)."
+            )
+    return ""
+
+
 def _term_probe(apply_rotary, d_head: int, pairing: str) -> str:
     """Each of the rotation's four terms, measured apart: x with only its a features
     (b = 0), then only its b features, at positions 1 .. 4 (no zero sine or cosine). Each
@@ -491,7 +543,10 @@ def _term_probe(apply_rotary, d_head: int, pairing: str) -> str:
         return unused
     factors = {"cos": cos.double(), "sin": sin.double()}
     inputs = {"a": a.double(), "b": b.double()}
-    found = []
+    repeated = _formula_repeated(parts(outputs["ab"]), inputs, factors)
+    if repeated:
+        return repeated
+    found, kinds = [], []
     for (out, part), (factor, sign) in _TERMS.items():
         got = parts(outputs[part])[out]
         p, f = inputs[part], factors[factor]
@@ -515,6 +570,9 @@ def _term_probe(apply_rotary, d_head: int, pairing: str) -> str:
         if len(fits) != 1:
             return ""
         found.append(f"in the {out} output ({_FORMULA[out]}), {fits[0]}")
+        kinds.append(next(kind for kind in _EVERY_TERM if kind in fits[0]))
+    if len(found) == len(_TERMS) and len(set(kinds)) == 1:  # one slip made in every term
+        return _EVERY_TERM[kinds[0]]
     if not found or len(found) > 2:  # most terms wrong: another layout, not slips
         return ""
     where = "halves" if pairing == "half" else "neighbouring pairs"

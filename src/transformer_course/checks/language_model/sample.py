@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 import torch
 
 from transformer_course.checking import Checker
+from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.oracles import sample_probabilities_f
 
 from .common import GENERATOR_BY_KEYWORD, _generator, _plain_generator
@@ -174,6 +176,34 @@ _TOP_P_ROWS = (
     "probabilities (sort, cumsum and scatter along the last axis, dim=-1)."
 )
 
+_TOP_P_KEEPS_COLUMN = (
+    "Your top-p always keeps the {nth} token, whatever top_p: the guard "
+    "that keeps at least one token is on sorted column {column} "
+    "(remove_sorted[..., {column}] = False), not on the first{also}. Keep the first sorted "
+    "column, the most probable token: remove_sorted[..., 0] = False."
+)
+
+
+_TOP_P_SKIPPED = (
+    "Your top-p has no effect: your samples follow the distribution after the temperature "
+    "and top-k alone, as if top_p were None. Was its result discarded? masked_fill (like "
+    "most tensor methods) returns a new tensor and leaves its own unchanged: logits = "
+    "logits.masked_fill(remove, float('-inf')) (masked_fill_, with an underscore, works in "
+    "place)."
+)
+_TOP_K_SKIPPED = (
+    "Your top-k has no effect: your samples follow the distribution without it, as if "
+    "top_k were None. Was its result discarded? masked_fill returns a new tensor and leaves "
+    "its own unchanged: logits = logits.masked_fill(logits < kth, float('-inf'))."
+)
+
+_FILL_FINITE = (
+    "The tokens your filters remove are still drawn, as often as a logit of 0 would be: "
+    "they were filled with 0 (or a number close to it), or the logits multiplied by a 0/1 "
+    "mask, instead of -inf, which keeps them in the softmax. Fill them with float('-inf'), whose exp is 0: logits.masked_fill(remove, "
+    "float('-inf'))."
+)
+
 _SAMPLE_MISTAKES = {  # {message: sample_probabilities_f's knobs for that mistake}
     _TEMPERATURE_PROBS: {"temperature_at": "probs"},
     _TEMPERATURE_TIMES: {"temperature_at": "multiplied"},
@@ -188,6 +218,17 @@ _SAMPLE_MISTAKES = {  # {message: sample_probabilities_f's knobs for that mistak
     _TOP_P_UNSORTED: {"top_p_sorted": False},
     _ALWAYS_ARGMAX: {"greedy": True},
     _UNIFORM: {"softmax_dim": "batch"},
+    _FILL_FINITE: {"fill": 0.0},
+    # two top-p slips at once: the cut at 1 - top_p, and the crossing token dropped or one
+    # token too many
+    two_mistakes(_TOP_P_COMPLEMENT, _TOP_P_FEW): {
+        "top_p_cut": "one_minus",
+        "top_p_rule": "one_too_few",
+    },
+    two_mistakes(_TOP_P_COMPLEMENT, _TOP_P_MANY): {
+        "top_p_cut": "one_minus",
+        "top_p_rule": "one_too_many",
+    },
 }
 
 
@@ -287,6 +328,20 @@ def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
         "two happen to agree.)",
     )
     top = float(torch.softmax(logits[0].double(), -1).max())
+    threshold_columns = (
+        lambda exc: (
+            case.top_k is not None
+            and isinstance(exc, RuntimeError)
+            and _columns_met(exc, vocab) not in (None, 1, rows, vocab)
+        ),
+        lambda exc: _THRESHOLD_COLUMNS.format(
+            k=case.top_k,
+            m=_columns_met(exc, vocab),
+            vocab=vocab,
+            rows=rows,
+            whole=", or all k of them, .values" if _columns_met(exc, vocab) == case.top_k else "",
+        ),
+    )
     all_removed = (
         lambda exc: (
             case.top_p is not None
@@ -303,9 +358,44 @@ def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
         **kwargs,
         generator=_generator(seed),
         call_repr=call,
-        hints=[beyond, over_rows, threshold_axis, all_removed, *_DRAW_HINTS, GENERATOR_BY_KEYWORD],
+        hints=[
+            beyond,
+            over_rows,
+            threshold_axis,
+            threshold_columns,
+            all_removed,
+            *_DRAW_HINTS,
+            GENERATOR_BY_KEYWORD,
+        ],
     )
     return got, call
+
+
+_THRESHOLD_COLUMNS = (
+    "The sizes {vocab} and {m} met on the last axis: a tensor with {m} columns was compared "
+    "with (or applied to) the ({rows}, {vocab}) logits, in a call with top_k={k}. The likely "
+    "cause: the top-k threshold taken as a slice of {m} of the k largest logits (such as "
+    ".values[..., -{m}:]{whole}) instead of the k-th largest alone, one column per row: "
+    "kth = torch.topk(logits, k, dim=-1).values[..., -1:], shape (batch, 1); remove the "
+    "logits < kth."
+)
+
+
+def _columns_met(exc: BaseException, vocab: int) -> int | None:
+    """The other size of a broadcast error between a tensor and the (batch, vocab)
+    logits along the last axis ("The size of tensor a (vocab) must match the size of
+    tensor b (m) at non-singleton dimension 1"); None for another error."""
+    found = re.search(
+        r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
+        r"non-singleton dimension (\d+)",
+        str(exc),
+    )
+    if not found:
+        return None
+    a, b, axis = map(int, found.groups())
+    if axis != 1 or vocab not in (a, b):
+        return None
+    return b if a == vocab else a
 
 
 #: errors of the draw itself: torch.multinomial(probs, 1) returns (batch, 1)
@@ -413,6 +503,11 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
         # logits and the cut at 1 - top_p keep one token alike at top_p=0.8 here): the
         # model must also fit a flat row, where those keep different numbers of tokens
         fitting = _confirmed(c, sample, case, fitting, models)
+    if fitting and _UNIFORM not in fitting and _rows_mix(c, sample, case, frequencies):
+        # every model here draws each row on its own: a batch of one row drawing from
+        # another distribution refutes them all (a top-p over the batch axis keeps every
+        # token of 4000 copies, as a top-p with no effect would)
+        c.fail(f"{call}: " + _ROWS_MIX.format(rows=case.draws))
     if fitting == [_TOP_P_FEW]:
         c.fail(f"{call}: {_TOP_P_FEW}{_top_token_removed(sample, case)}")
     if len(fitting) == 1:
@@ -498,6 +593,10 @@ def _ordinal(n: int) -> str:
 #: a flat row (the most probable token about .15): the cut at 1 - top_p keeps two tokens,
 #: a running total of the logits instead of the probabilities about five, the right one six
 _CONFIRM_ROW = (0.3, -0.2, 0.1, 0.25, -0.3, 0.0, 0.15, -0.1)
+#: a peaked row (the most probable token about .85): top-p alone keeps that one token
+_PEAKED_ROW = (4.0, 1.0, 0.5, 0.0, -0.5, -1.0, 0.2, 0.8)
+#: sixteen nearly equal logits: top-p keeps more tokens than any top_k of the cases
+_WIDE_ROW = tuple(round(0.3 - 0.02 * i, 2) for i in range(16))
 
 
 def _models(case: _SampleCase, tie: bool) -> dict[str, Any]:
@@ -508,9 +607,37 @@ def _models(case: _SampleCase, tie: bool) -> dict[str, Any]:
         if _applies(knobs, case):
             told = _TOP_K_FEWER if message == _TIES and not tie else message
             models[told] = lambda row, knobs=knobs: sample_probabilities_f(row, **options, **knobs)
+    # a filter whose result is discarded: the distribution without it
+    if case.top_p is not None:
+        models[_TOP_P_SKIPPED] = lambda row: sample_probabilities_f(
+            row, temperature=case.temperature, top_k=case.top_k
+        )
+    if case.top_k is not None:
+        models[_TOP_K_SKIPPED] = lambda row: sample_probabilities_f(
+            row, temperature=case.temperature, top_p=case.top_p
+        )
     if case.top_p is not None:
         models[_TOP_P_ASCENDING] = lambda row: _ascending_top_p(row, case)
         models[_TOP_P_LOGITS] = lambda row: _logits_top_p(row, case)
+        # the guard that keeps one token put on another sorted column, counted from the
+        # first or from the last (the two agree on one row and part on a row of another
+        # length, as _confirmed's), each a candidate
+        vocab = len(case.logits)
+        for column in (*range(1, vocab), *range(-1, -vocab, -1)):
+            nth = (
+                f"{_ordinal(column + 1)} most probable"
+                if column > 0
+                else "least probable"
+                if column == -1
+                else f"{_ordinal(-column)} least probable"
+            )
+            also = (
+                " (or at least two tokens kept, remove_sorted[..., :2] = False: the same draws)"
+                if column == 1
+                else ""
+            )
+            told = _TOP_P_KEEPS_COLUMN.format(nth=nth, column=column, also=also)
+            models[told] = lambda row, column=column: _guard_on_column(row, options, column)
 
     def ranked(row):
         probs = sample_probabilities_f(row, **options)
@@ -520,6 +647,14 @@ def _models(case: _SampleCase, tie: bool) -> dict[str, Any]:
     return models
 
 
+def _guard_on_column(row: torch.Tensor, options: dict, column: int) -> torch.Tensor:
+    """What sample draws from when top-p's guard keeps sorted column ``column`` instead
+    of the first (NaN where the row has no such column: that learner would raise)."""
+    if not -len(row) <= column < len(row):
+        return torch.full(row.shape, float("nan"), dtype=torch.float64)
+    return sample_probabilities_f(row, **options, top_p_keep=column)
+
+
 def _sorted(probs: torch.Tensor) -> bool:
     return bool(torch.equal(probs.sort(descending=True).values, probs))
 
@@ -527,24 +662,31 @@ def _sorted(probs: torch.Tensor) -> bool:
 def _confirmed(c: Checker, sample, case: _SampleCase, fitting: list[str], models) -> list[str]:
     """The messages of ``fitting`` whose models also fit the learner's samples for
     :data:`_CONFIRM_ROW` with the same arguments (blind10h: the running total of the
-    logits and the cut at 1 - top_p both fit one row; the flat row parts them)."""
-    confirm = _SampleCase(
-        _CONFIRM_ROW, case.temperature, case.top_k, case.top_p, seed=case.seed + 50
-    )
-    logits = torch.tensor(confirm.logits).expand(confirm.draws, -1).contiguous()
-    got, _ = _sample_call(c, sample, logits, confirm, confirm.seed)
-    if not isinstance(got, torch.Tensor) or tuple(got.shape) != (confirm.draws,):
-        return fitting
-    frequencies = _frequencies(got, len(_CONFIRM_ROW))
+    logits and the cut at 1 - top_p both fit one row; the flat row parts them), and, when
+    several still fit, for :data:`_PEAKED_ROW` and :data:`_WIDE_ROW` too (b11b: top-p
+    before top-k and a top-k with no effect keep the same tokens of the case's row and the
+    flat one, where top-p keeps no more than k tokens)."""
+    for number, row in enumerate((_CONFIRM_ROW, _PEAKED_ROW, _WIDE_ROW)):
+        if number and len(fitting) < 2:
+            break
+        confirm = _SampleCase(
+            row, case.temperature, case.top_k, case.top_p, seed=case.seed + 50 + number
+        )
+        logits = torch.tensor(confirm.logits).expand(confirm.draws, -1).contiguous()
+        got, _ = _sample_call(c, sample, logits, confirm, confirm.seed)
+        if not isinstance(got, torch.Tensor) or tuple(got.shape) != (confirm.draws,):
+            return fitting
+        frequencies = _frequencies(got, len(row))
 
-    def fits(message: str) -> bool:
-        probs = models[message](torch.tensor(_CONFIRM_ROW))
-        if torch.isnan(probs).any():
-            return False
-        bound = 6 * (probs * (1 - probs) / confirm.draws).sqrt() + 1e-3
-        return bool(((frequencies - probs).abs() <= bound).all())
+        def fits(message: str, row=row, frequencies=frequencies, draws=confirm.draws) -> bool:
+            probs = models[message](torch.tensor(row))
+            if torch.isnan(probs).any():
+                return False
+            bound = 6 * (probs * (1 - probs) / draws).sqrt() + 1e-3
+            return bool(((frequencies - probs).abs() <= bound).all())
 
-    return [message for message in fitting if fits(message)]
+        fitting = [message for message in fitting if fits(message)]
+    return fitting
 
 
 def _effective_temperature(row: torch.Tensor, case: _SampleCase, matches) -> str | None:
