@@ -173,16 +173,20 @@ BLIND11A: list[Case] = [
             )
         ],
     ),
-    _c(
-        "cp-true-division-floats",
-        L09,
-        "count_parameters",
-        "computes d_head with true division (d_model / num_heads), so the encoder and "
-        "decoder counts come back as Python floats (right values, wrong type: ints asked).",
-        (r"float", r"\bint\b|integers?|Python ints?", r"//|integer division|true division"),
-        (r"\btied?\b", r"final[_ ]norm", r"num_heads.{0,30}(missing|factor)"),
-        edits=[("d_head = d_model // num_heads", "d_head = d_model / num_heads")],
-    ),
+    # blind11a-cp-true-division-floats left out after the run: count_parameters accepts
+    # float counts that are whole numbers on purpose, with a note to use // (the tests'
+    # correct variant count_floats), as blind10a and blind10j's cases were;
+    # generalisation.py lists it with the reason.
+    # _c(
+    #     "cp-true-division-floats",
+    #     L09,
+    #     "count_parameters",
+    #     "computes d_head with true division (d_model / num_heads), so the encoder and "
+    #     "decoder counts come back as Python floats (right values, wrong type: ints asked).",
+    #     (r"float", r"\bint\b|integers?|Python ints?", r"//|integer division|true division"),
+    #     (r"\btied?\b", r"final[_ ]norm", r"num_heads.{0,30}(missing|factor)"),
+    #     edits=[("d_head = d_model // num_heads", "d_head = d_model / num_heads")],
+    # ),
     # ------------------------------------------------------------------ 09 greedy_decode
     _c(
         "gd-argmax-over-positions",

@@ -579,6 +579,31 @@ BATCHES = (
         "by a new helper (s11l) that had read no check and no message, judged against the "
         "checks after round 11's first fixes of lesson 12 (r11e's); 10 of 24 from reports",
     ),
+    Batch(
+        "round 11, 05-06",
+        "a8c9b32",
+        "by a new helper (r11d) that had read no check and no message, judged against the "
+        "checks after round 10; 14 of 24 from reports",
+    ),
+    Batch(
+        "round 11, 09-10",
+        "586b646",
+        "by a new helper (r11a) that had read no check and no message, judged against the "
+        "checks after round 10",
+        excluded=(
+            (
+                "blind11a-cp-true-division-floats",
+                "count_parameters accepts a float count that is a whole number on purpose, with "
+                "a note to use // (the tests' correct variant count_floats)",
+            ),
+        ),
+    ),
+    Batch(
+        "round 11, 11",
+        "8a01568",
+        "by a new helper (r11b) that had read no check and no message, judged against the "
+        "checks after round 10; 12 of 24 from reports",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
