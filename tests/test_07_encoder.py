@@ -1119,6 +1119,63 @@ class EncoderDefaultPreLN(ref.Encoder):
         super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, **kw)
 
 
+class LayerPreResidualIntoInput(LayerBase):
+    """Pre-LN adding the stream to each sub-layer's input, sublayer(norm(x) + x), with no
+    residual after it (blind11g-el-pre-ln-residual-inside-sublayer; before: "The input of
+    `self.self_attn` is not norm1(x)", no word of the residual)."""
+
+    def forward(self, x, mask=None):
+        if not self.norm_first:
+            return layer_variant("_").forward(self, x, mask)
+        x = self.dropout(self.attend(x + self.norm1(x), mask))
+        return self.dropout(self.feed_forward(x + self.norm2(x)))
+
+
+class LayerPreFeedForwardReadsNormPlusStream(LayerBase):
+    """Pre-LN whose feed-forward reads norm2(h) + h and keeps its residual: the same family
+    (the stream mixed into a sub-layer's input), on the second sub-layer, in no case."""
+
+    def forward(self, x, mask=None):
+        if not self.norm_first:
+            return layer_variant("_").forward(self, x, mask)
+        h = self.norm1(x)
+        x = x + self.dropout(self.attend(h, mask))
+        return x + self.dropout(self.feed_forward(self.norm2(x) + x))
+
+
+class LayerPreAttentionRaw(LayerBase):
+    """Pre-LN whose self-attention reads x in all three slots (norm1 never run)."""
+
+    def forward(self, x, mask=None):
+        if not self.norm_first:
+            return layer_variant("_").forward(self, x, mask)
+        x = x + self.dropout(self.attend(x, mask))
+        return x + self.dropout(self.feed_forward(self.norm2(x)))
+
+
+class LayerPostAttentionResidualSubtracted(LayerBase):
+    """Post-LN norm1(x - dropout(self_attn(x))): a residual sum with a wrong sign
+    (mutant-DecoderLayer-5's kind, on the encoder; before: "check the residual sum")."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            return ref.EncoderLayer.forward(self, x, mask)
+        x = self.norm1(x - self.dropout(self.attend(x, mask)))
+        return self.norm2(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerPreFeedForwardMinusStream(LayerBase):
+    """Pre-LN returning dropout(feed_forward(norm2(h))) - h: the same family, the other
+    term's sign, in no case or mutant."""
+
+    def forward(self, x, mask=None):
+        if not self.norm_first:
+            return ref.EncoderLayer.forward(self, x, mask)
+        h = self.norm1(x)
+        x = x + self.dropout(self.attend(h, mask))
+        return self.dropout(self.feed_forward(self.norm2(x))) - x
+
+
 LAYER_MISTAKES = [
     Mistake(
         check_EncoderLayer,
@@ -1236,6 +1293,38 @@ LAYER_MISTAKES = [
         check_EncoderLayer,
         LayerPreFeedForwardFromNormed,
         r"residual around `self\.feed_forward` adds the normalised copy",
+    ),
+    # a residual sum with a wrong sign or factor: the sum written out
+    Mistake(
+        check_EncoderLayer,
+        LayerPostAttentionResidualSubtracted,
+        r"The input of `self\.norm1` is x - self_attn\(x\): the residual sum around "
+        r"`self\.self_attn` has a wrong sign or factor",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerPreFeedForwardMinusStream,
+        r"The layer's output is -h \+ feed_forward\(\.\.\.\) \(where h = x \+ "
+        r"self_attn\(norm1\(x\)\)\): the residual sum around `self\.feed_forward` has a wrong",
+    ),
+    # the stream mixed into a pre-LN sub-layer's input: where the residual went, said
+    Mistake(
+        check_EncoderLayer,
+        LayerPreResidualIntoInput,
+        r"residual around `self\.self_attn` is added to its input instead of its output: "
+        r"`self\.self_attn` reads norm1\(x\) \+ x, .* no residual after it",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerPreFeedForwardReadsNormPlusStream,
+        r"`self\.feed_forward` reads norm2\(h\) \+ h: the stream is added to the normalised "
+        r"copy before the sub-layer as well as after it",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerPreAttentionRaw,
+        r"The queries, keys and values of `self\.self_attn` are x itself, un-normalised, "
+        r"not norm1\(x\)",
     ),
     Mistake(
         check_EncoderLayer,

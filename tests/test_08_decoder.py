@@ -434,7 +434,124 @@ class LayerPreStaleNormForCross(ref.DecoderLayer):
         return x + self.dropout(self.feed_forward(self.norm3(x)))
 
 
+class LayerPreCrossResidualIntoQueries(ref.DecoderLayer):
+    """Pre-LN adding the stream to the cross-attention's queries, cross_attn(norm2(h) + h),
+    and no residual after it: the family of blind11g-el-pre-ln-residual-inside-sublayer on
+    the decoder's middle sub-layer."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if not self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        h = self.norm1(x)
+        x = x + self.dropout(self.self_attn(h, h, h, tgt_mask)[0])
+        q = x + self.norm2(x)
+        x = self.dropout(self.cross_attn(q, memory, memory, src_mask)[0])
+        return x + self.dropout(self.feed_forward(self.norm3(x)))
+
+
+class LayerPreFeedForwardReadsNormPlusStream(ref.DecoderLayer):
+    """Pre-LN whose feed-forward reads norm3(h2) + h2 and keeps its residual."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if not self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        h = self.norm1(x)
+        x = x + self.dropout(self.self_attn(h, h, h, tgt_mask)[0])
+        h = self.norm2(x)
+        x = x + self.dropout(self.cross_attn(h, memory, memory, src_mask)[0])
+        return x + self.dropout(self.feed_forward(x + self.norm3(x)))
+
+
+class LayerPreCrossQueriesRaw(ref.DecoderLayer):
+    """Pre-LN giving the cross-attention the un-normalised stream as its queries (norm2's
+    copy computed, then not passed) (blind11g-dl-pre-ln-cross-query-unnormalised; before:
+    "`self.cross_attn` reads h itself", which slot not said)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if not self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        h = self.norm1(x)
+        x = x + self.dropout(self.self_attn(h, h, h, tgt_mask)[0])
+        _ = self.norm2(x)
+        x = x + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0])
+        return x + self.dropout(self.feed_forward(self.norm3(x)))
+
+
+class LayerPreSelfQueriesRaw(ref.DecoderLayer):
+    """Pre-LN self-attention whose keys and values are norm1(x) but whose queries are x:
+    the same family (one slot un-normalised), on another sub-layer, in no case."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if not self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        h = self.norm1(x)
+        x = x + self.dropout(self.self_attn(x, h, h, tgt_mask)[0])
+        h = self.norm2(x)
+        x = x + self.dropout(self.cross_attn(h, memory, memory, src_mask)[0])
+        return x + self.dropout(self.feed_forward(self.norm3(x)))
+
+
+class LayerPreCrossAddedTwice(ref.DecoderLayer):
+    """Pre-LN adding the cross-attention's output twice, h + c + c: a residual sum with a
+    wrong factor (mutant-DecoderLayer-3/16's family; before: "check the step right after")."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if not self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        h = self.norm1(x)
+        x = x + self.dropout(self.self_attn(h, h, h, tgt_mask)[0])
+        h = self.norm2(x)
+        c = self.dropout(self.cross_attn(h, memory, memory, src_mask)[0])
+        x = x + c + c
+        return x + self.dropout(self.feed_forward(self.norm3(x)))
+
+
+class LayerPostFeedForwardSubtracted(ref.DecoderLayer):
+    """Post-LN norm3(x - dropout(feed_forward(x)))."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        x = self.norm2(x + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
+        return self.norm3(x - self.dropout(self.feed_forward(x)))
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        check_DecoderLayer,
+        LayerPreCrossAddedTwice,
+        r"The input of `self\.norm3` is h \+ 2 \* cross_attn\(\.\.\.\) .*the residual sum "
+        r"around `self\.cross_attn` has a wrong sign or factor",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerPostFeedForwardSubtracted,
+        r"The input of `self\.norm3` is x - feed_forward\(x\): the residual sum around "
+        r"`self\.feed_forward` has a wrong sign or factor",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerPreCrossResidualIntoQueries,
+        r"residual around `self\.cross_attn` is added to its input instead of its output: "
+        r"`self\.cross_attn` reads norm2\(h\) \+ h, .* no residual after it",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerPreFeedForwardReadsNormPlusStream,
+        r"`self\.feed_forward` reads norm3\(h2\) \+ h2: the stream is added to the "
+        r"normalised copy before the sub-layer as well as after it",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerPreCrossQueriesRaw,
+        r"The queries of `self\.cross_attn` are h itself, un-normalised, not norm2\(h\)",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerPreSelfQueriesRaw,
+        r"The queries of `self\.self_attn` are x itself, un-normalised, not norm1\(x\)",
+    ),
     Mistake(
         check_DecoderLayer,
         LayerPreStaleNormForCross,
