@@ -369,7 +369,66 @@ class LNBiasSubtracted(LNBase):  # mutant-LayerNorm-13's kind: + self.bias -> - 
         return self.weight * (x - mean) / torch.sqrt(var + self.eps) - self.bias
 
 
+class LNEpsAfterTheDivision(LNBase):
+    """`* rsqrt(var) + eps`: eps added after the division (a misplaced bracket). Built with
+    eps=1e-5 given explicitly it gives what it gives by default, so "your default eps is not
+    1e-5" is no candidate (before: named as one of two)."""
+
+    def forward(self, x):
+        mean = x.mean(-1, keepdim=True)
+        var = x.var(-1, keepdim=True, unbiased=False)
+        return self.weight * (x - mean) * torch.rsqrt(var) + self.eps + self.bias
+
+
+class LNEpsInTheNumerator(LNBase):
+    """(x - mean + eps) / sqrt(var): eps on the wrong side of the division (before: the
+    fallback, "differs from the reference")."""
+
+    def forward(self, x):
+        mean = x.mean(-1, keepdim=True)
+        var = x.var(-1, keepdim=True, unbiased=False)
+        return self.weight * (x - mean + self.eps) / torch.sqrt(var) + self.bias
+
+
 LN_MISTAKES = [
+    # the output the reference's times one constant: said as the diagnosis it is
+    Mistake(
+        check_LayerNorm,
+        ln_class(
+            "LNSumOfSquaresOverBatchSize",
+            lambda self, x: (
+                (x - x.mean(-1, keepdim=True))
+                / torch.sqrt(
+                    ((x - x.mean(-1, keepdim=True)) ** 2).sum(-1, keepdim=True) / x.shape[0]
+                    + self.eps
+                )
+            ),
+        ),
+        r"is not what the reference gives\. Yours is the reference's normalised x times "
+        r"[0-9.]+ on every token: you divide by another measure of the spread",
+    ),
+    Mistake(
+        check_LayerNorm,
+        LNEpsAfterTheDivision,
+        r"(?s)\A(?!.*default eps is not)(?=.*You divide by sqrt\(var\) with no eps)",
+    ),
+    Mistake(
+        check_LayerNorm,
+        LNEpsInTheNumerator,
+        r"(?s)\A(?!.*default eps is not)(?=.*You add eps to the numerator, "
+        r"\(x - mean \+ eps\) / sqrt\(var\))",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class(
+            "LNEpsAfterTheBias",
+            lambda self, x: (
+                (x - x.mean(-1, keepdim=True)) / x.std(-1, keepdim=True, correction=0)
+                + self.eps / self.weight
+            ),
+        ),
+        r"(?s)\A(?!.*default eps is not)(?=.*You divide by sqrt\(var\) with no eps)",
+    ),
     # round 10: NaN (a negative "variance") was all the learner was told
     Mistake(
         check_LayerNorm,
@@ -413,7 +472,12 @@ LN_MISTAKES = [
     Mistake(check_LayerNorm, LNGainDivides, r"divide the normalised x by self\.weight"),
     Mistake(check_LayerNorm, LNGainFirst, r"multiply x by self\.weight before taking the mean"),
     Mistake(check_LayerNorm, LNAffineFirst, r"apply the gain and the bias to x first"),
-    Mistake(check_LayerNorm, LNUnitL2, r"times 0\.\d+ = 1/sqrt\(d_model\).{0,200}L2 norm"),
+    Mistake(
+        check_LayerNorm,
+        LNUnitL2,
+        r"is not what the reference gives\. Yours is the reference.s normalised x times 0\.\d+ = "
+        r"1/sqrt\(d_model\).{0,200}L2 norm",
+    ),
     Mistake(check_LayerNorm, LNComputesInFloat32, r"returns float32 for a float64 x"),
     Mistake(check_LayerNorm, ln_class("LNUnbiased", _unbiased), r"unbiased variance"),
     Mistake(
@@ -1040,7 +1104,8 @@ class LayerNoAttentionResidual(LayerBase):
 
 
 class LayerDoubledAttention(LayerBase):
-    """Post-LN whose attention output is added twice: no oracle knob computes it."""
+    """Post-LN whose attention output is added twice: no oracle knob computes it (before:
+    located, "is not x + self_attn(x)"; now the sum is written out, x + 2 * self_attn(x))."""
 
     def forward(self, x, mask=None):
         a = self.attend(x, mask)
@@ -1176,6 +1241,18 @@ class LayerPreFeedForwardMinusStream(LayerBase):
         return self.dropout(self.feed_forward(self.norm2(x))) - x
 
 
+class LayerPreNormalisesItsOutput(LayerBase):
+    """Pre-LN returning norm2(x + feed_forward(norm2(x))): a post-LN step at the end of a
+    pre-LN layer (before: the fallback "make sure their test cells pass first")."""
+
+    def forward(self, x, mask=None):
+        if not self.norm_first:
+            return layer_variant("_").forward(self, x, mask)
+        h = self.norm1(x)
+        x = x + self.dropout(self.attend(h, mask))
+        return self.norm2(x + self.dropout(self.feed_forward(self.norm2(x))))
+
+
 LAYER_MISTAKES = [
     Mistake(
         check_EncoderLayer,
@@ -1282,7 +1359,8 @@ LAYER_MISTAKES = [
     Mistake(
         check_EncoderLayer,
         LayerDoubledAttention,
-        r"input of `self\.norm1` after `self\.self_attn` is not x \+ self_attn\(x\)",
+        r"The input of `self\.norm1` is x \+ 2 \* self_attn\(x\): the residual sum around "
+        r"`self\.self_attn` has a wrong sign or factor",
     ),
     Mistake(
         check_EncoderLayer,
@@ -1293,6 +1371,11 @@ LAYER_MISTAKES = [
         check_EncoderLayer,
         LayerPreFeedForwardFromNormed,
         r"residual around `self\.feed_forward` adds the normalised copy",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerPreNormalisesItsOutput,
+        r"your pre-LN layer returns `self\.norm2` of the last sum instead of the sum itself",
     ),
     # a residual sum with a wrong sign or factor: the sum written out
     Mistake(

@@ -225,6 +225,15 @@ class LayerTorchParameterOrder(LayerBase):
         return ref.DecoderLayer.forward(self, x, memory, src_mask, tgt_mask)
 
 
+class LayerSignatureMasksRenamed(ref.DecoderLayer):
+    """forward(x, memory, tgt_mask=None, src_mask=None) whose body passes each mask to its own
+    attention by name: the same family as LayerTorchParameterOrder (the parameters' order
+    alone wrong), written the other way round."""
+
+    def forward(self, x, memory, tgt_mask=None, src_mask=None):
+        return super().forward(x, memory, src_mask=src_mask, tgt_mask=tgt_mask)
+
+
 class LayerCrossWithoutDropout(ref.DecoderLayer):
     """The cross-attention's output added without its dropout, in both branches (round 10:
     one sub-layer's dropout forgotten was told to check the earlier exercises)."""
@@ -517,7 +526,60 @@ class LayerPostFeedForwardSubtracted(ref.DecoderLayer):
         return self.norm3(x - self.dropout(self.feed_forward(x)))
 
 
+class LayerPostMemoryNormalised(ref.DecoderLayer):
+    """Post-LN cross-attention on norm2(memory) (quiz option (a) carried to post-LN; before:
+    the fallback "check the order of the steps")."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        m = self.norm2(memory)
+        x = self.norm2(x + self.dropout(self.cross_attn(x, m, m, src_mask)[0]))
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerPostMemoryThroughNorm3(ref.DecoderLayer):
+    """Post-LN cross-attention whose keys and values are norm3(memory): the same family
+    (memory changed on its way to the cross-attention), another norm."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        memory = self.norm3(memory)
+        x = self.norm2(x + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerPreNormalisesItsOutput(ref.DecoderLayer):
+    """Pre-LN ending with norm1 of the last residual sum: the same family (a post-LN step
+    added at the end of a pre-LN layer), with another norm."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        return (
+            self.norm1(super().forward(x, memory, src_mask, tgt_mask))
+            if self.norm_first
+            else (super().forward(x, memory, src_mask, tgt_mask))
+        )
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        check_DecoderLayer,
+        LayerPreNormalisesItsOutput,
+        r"your pre-LN layer returns `self\.norm1` of the last sum instead of the sum itself",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerPostMemoryNormalised,
+        r"The keys and values of `self\.cross_attn` are norm2\(memory\), not memory as given",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerPostMemoryThroughNorm3,
+        r"The keys and values of `self\.cross_attn` are norm3\(memory\), not memory as given",
+    ),
     Mistake(
         check_DecoderLayer,
         LayerPreCrossAddedTwice,
@@ -648,7 +710,24 @@ LAYER_MISTAKES = [
     Mistake(
         C, layer_variant("MasksSwapped", masks=("src", "tgt")), r"masks go to the wrong attentions"
     ),
-    Mistake(C, LayerTorchParameterOrder, r"masks go to the wrong attentions"),
+    # the masks exchanged: in the signature (right by keyword) or in the body (wrong by
+    # keyword too), told apart by a call by keyword (before: both said at once)
+    Mistake(
+        C,
+        LayerTorchParameterOrder,
+        r"Your forward takes the masks in the other order, forward\(x, memory, tgt_mask, "
+        r"src_mask\).*called by keyword, src_mask=\.\.\., tgt_mask=\.\.\., your layer is right",
+    ),
+    Mistake(
+        C,
+        LayerSignatureMasksRenamed,
+        r"Your forward takes the masks in the other order",
+    ),
+    Mistake(
+        C,
+        layer_variant("MasksSwappedInBody", masks=("src", "tgt")),
+        r"The masks go to the wrong attentions inside forward \(called by keyword too",
+    ),
     Mistake(
         C,
         LayerCrossAttentionBuiltWithoutDropout,
@@ -950,7 +1029,42 @@ class DecoderDefaultPreLN(ref.Decoder):
         super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, **kw)
 
 
+class DecoderMemoryChained(ref.Decoder):
+    """Each layer after the first reads the previous layer's output as memory: the target
+    leaks through the cross-attention although every self-attention gets tgt_mask (before:
+    "The self-attention must get tgt_mask", a cause the call's arguments ruled out)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for layer in self.layers:
+            x = layer(x, memory, src_mask, tgt_mask)
+            memory = x
+        return x if self.norm is None else self.norm(x)
+
+
+class DecoderMemoryFromFirstLayer(ref.Decoder):
+    """The first layer's output kept as the memory of every later layer: the same family."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for i, layer in enumerate(self.layers):
+            x = layer(x, memory, src_mask, tgt_mask)
+            if i == 0:
+                memory = x
+        return x if self.norm is None else self.norm(x)
+
+
 DECODER_MISTAKES = [
+    Mistake(
+        S,
+        DecoderMemoryChained,
+        r"looks into the future, although every self-attention gets tgt_mask as it should: "
+        r"`layers\.1\.cross_attn` gets keys and values that are not memory",
+    ),
+    Mistake(
+        S,
+        DecoderMemoryFromFirstLayer,
+        r"although every self-attention gets tgt_mask as it should: `layers\.1\.cross_attn` "
+        r"gets keys and values that are not memory",
+    ),
     Mistake(
         S,
         DecoderDefaultPreLN,

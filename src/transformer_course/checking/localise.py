@@ -437,6 +437,30 @@ def localise_layer(
             "Each sub-layer's residual sum and norm are right, but the layer does not return "
             "the last norm's output: return x after the last sub-layer."
         )
+    final = _first_tensor(got)
+    if norm_first and final is not None and not _close(final, stream):
+        renormed = next(
+            (
+                r[0]
+                for r in records
+                if r[0] in norms.values()
+                and r[1] is not None
+                and _close(r[1], stream)
+                and _close(r[2], final)
+            ),
+            None,
+        )
+        if renormed is not None:
+            return (
+                f"Each sub-layer's residual sum is right, but your pre-LN layer returns "
+                f"`self.{renormed}` of the last sum instead of the sum itself (a post-LN step "
+                f"added at the end): in pre-LN the layer returns {s}{where_s} un-normalised; the "
+                "one final LayerNorm belongs to the stack (Encoder's / Decoder's `norm`)."
+            )
+        return (
+            f"Each sub-layer's residual sum is right, but the layer does not return the stream "
+            f"after the last one, {s}{where_s}: return it as it is."
+        )
     return ""
 
 

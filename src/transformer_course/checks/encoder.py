@@ -148,6 +148,11 @@ _NO_EPS = (
     "are all equal, a zero <pad> vector say, has variance 0: 0 / 0 is NaN) and belongs inside "
     "the square root: sqrt(var + eps)."
 )
+_EPS_IN_NUMERATOR = (
+    "You add eps to the numerator, (x - mean + eps) / sqrt(var), so the denominator has no "
+    "eps (0 / 0 for a token whose features are all equal): eps belongs inside the square "
+    "root of the denominator, (x - mean) / sqrt(var + eps)."
+)
 _NO_SQRT = (
     "You divide by the variance, var + eps, not by its square root: LayerNorm divides by the "
     "standard deviation, (x - mean) / torch.sqrt(var + eps)."
@@ -312,6 +317,7 @@ def _norm_mistakes(case_eps: float | None, ndim: int = 3) -> dict[str, dict[str,
         _VARIANCE_UNCENTRED: {"variance": "uncentred"},
         _SQUARED: {"eps_at": "squared"},
         _EPS_SUBTRACTED: {"eps_at": "subtracted"},
+        _EPS_IN_NUMERATOR: {"eps_at": "numerator"},
         _NUMERATOR_UNCENTRED: {"numerator": "x"},
         _GAIN_OVER_CENTRED: {"gain_as": "over_centred"},
         _GAIN_DIVIDES: {"gain_as": "divisor"},
@@ -370,13 +376,17 @@ def _norm_input(case: _NormCase) -> torch.Tensor:
     return x
 
 
-def _ignores_eps(cls, d_model: int, module, x: torch.Tensor, got: torch.Tensor) -> bool:
+def _ignores_eps(
+    cls, d_model: int, module, x: torch.Tensor, got: torch.Tensor, eps: float = 0.5
+) -> bool:
     """Whether the learner's LayerNorm built with a very different eps (0.5), holding the
     same weights, gives exactly ``got`` on ``x`` (blind7b-ln-eps-argument-ignored: a fixed
-    eps of 1e-12 was told "no eps" or "a wrong default", not that the argument is ignored)."""
+    eps of 1e-12 was told "no eps" or "a wrong default", not that the argument is ignored).
+    With ``eps=1e-5``: whether its default eps is the contract's (built with eps=1e-5 given
+    explicitly it gives what it gives by default), which rules out "a wrong default"."""
     try:
         with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
-            other = cls(d_model, eps=0.5)
+            other = cls(d_model, eps=eps)
             other.load_state_dict(module.state_dict())
             other.eval()
             out = other(x)
@@ -568,12 +578,24 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
                 "like 1e-6 (the Annotated Transformer's).",
             }
         mistakes = {renamed.get(message, message): knobs for message, knobs in mistakes.items()}
+    elif case.eps is None and _ignores_eps(cls, d_model, module, x, got, eps=1e-5):
+        # built with eps=1e-5 given explicitly, it gives what it gives by default: its
+        # default is the contract's, so "a wrong default" is no candidate (an eps added after
+        # the division, `* rsqrt(var) + eps`, was told "no eps" or "a wrong default")
+        for message in (_WRONG_DEFAULT_EPS, _WRONG_DEFAULT_EPS + " "):
+            mistakes.pop(message, None)
     c.expect_close(
         got,
         expected,
         what,
         **tolerance(got.dtype),
         mistakes=mistake_values(lambda **k: layer_norm_f(x, p, **k), mistakes),
+        # one constant on every token is an observed diagnosis, not advice: said as one
+        explain=lambda: (
+            _norm_hint(cls, d_model, module, x, got, p, eps, case.eps is None)
+            if _scale_hint(x, got, p, eps)
+            else ""
+        ),
         hint=lambda: _norm_hint(cls, d_model, module, x, got, p, eps, case.eps is None),
     )
 

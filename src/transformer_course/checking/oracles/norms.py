@@ -46,7 +46,7 @@ def layer_norm_f(
     False: no mean subtracted, x divided by its root mean square (T5's RMS-style norm);
     ``mean_added``: x + mean where x - mean belongs (the variance still the right one);
     ``eps_at`` also "squared" ((var + eps) ** 2 where the root belongs) and "subtracted"
-    (sqrt(var - eps)); ``variance`` "uncentred": the mean of x² around 0 while the
+    (sqrt(var - eps)) and "numerator" ((x - mean + eps) / sqrt(var)); ``variance`` "uncentred": the mean of x² around 0 while the
     numerator is centred; ``numerator`` "x": x divided, not x - mean (the statistics
     right); ``gain_as`` "divisor" (the normalised x divided by the weight), "over_centred"
     (weight / (x - mean) / sqrt(var + eps)), "first" (x multiplied by the weight before
@@ -100,6 +100,8 @@ def layer_norm_f(
         y = (x - mean) / (var + eps) ** 2
     elif eps_at == "subtracted":
         y = (x - mean) / torch.sqrt(var - eps)
+    elif eps_at == "numerator":  # (x - mean + eps) / sqrt(var): eps on the wrong side
+        y = (x - mean + eps) / torch.sqrt(var)
     else:
         y = (x - mean) / torch.sqrt(var)
     weight, bias = p["weight"].double(), p["bias"].double()
