@@ -1253,7 +1253,21 @@ class LayerPreNormalisesItsOutput(LayerBase):
         return self.norm2(x + self.dropout(self.feed_forward(self.norm2(x))))
 
 
+class LayerFixedDropoutRate(ref.EncoderLayer):
+    """The residual dropout built with a fixed rate, nn.Dropout(0.1), not the argument
+    (before: the fallback, "make sure their test cells pass first")."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.dropout = nn.Dropout(0.1)
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        check_EncoderLayer,
+        LayerFixedDropoutRate,
+        r"yours changes from one call to the next: a dropout with another rate runs",
+    ),
     Mistake(
         check_EncoderLayer,
         LayerDefaultPreLN,
@@ -1634,7 +1648,29 @@ class EncoderHeadsAndWidthSwapped(nn.Module):
         )
 
 
+class EncoderLayersWithoutDropout(ref.Encoder):
+    """Layers built without the dropout argument (their default, 0.0): the same family (a
+    dropout whose rate is not the argument), one level up."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)
+        self.layers = nn.ModuleList(
+            [
+                ref.EncoderLayer(d_model, num_heads, d_ff, norm_first=norm_first)
+                for _ in range(num_layers)
+            ]
+        )
+
+
 ENCODER_MISTAKES = [
+    Mistake(
+        check_Encoder,
+        EncoderLayersWithoutDropout,
+        r"In train mode with dropout=1\.0 yours gives exactly what it gives in eval mode: no "
+        r"dropout acts anywhere",
+    ),
     Mistake(
         check_Encoder,
         EncoderHeadsAndWidthSwapped,

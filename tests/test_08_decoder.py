@@ -564,7 +564,21 @@ class LayerPreNormalisesItsOutput(ref.DecoderLayer):
         )
 
 
+class LayerFixedDropoutRate(ref.DecoderLayer):
+    """Every attention and the residual dropout built with fixed rates: the family of
+    "a dropout whose rate is not the argument", on the decoder layer."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.dropout = nn.Dropout(0.2)
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        check_DecoderLayer,
+        LayerFixedDropoutRate,
+        r"yours changes from one call to the next: a dropout with another rate runs",
+    ),
     Mistake(
         check_DecoderLayer,
         LayerPreNormalisesItsOutput,
@@ -1052,7 +1066,28 @@ class DecoderMemoryFromFirstLayer(ref.Decoder):
         return x if self.norm is None else self.norm(x)
 
 
+class DecoderLayersWithoutDropout(ref.Decoder):
+    """The stack's layers built without the dropout argument (their default, 0.0)."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)
+        self.layers = nn.ModuleList(
+            [
+                ref.DecoderLayer(d_model, num_heads, d_ff, norm_first=norm_first)
+                for _ in range(num_layers)
+            ]
+        )
+
+
 DECODER_MISTAKES = [
+    Mistake(
+        S,
+        DecoderLayersWithoutDropout,
+        r"In train mode with dropout=1\.0 yours gives exactly what it gives in eval mode: no "
+        r"dropout acts anywhere",
+    ),
     Mistake(
         S,
         DecoderMemoryChained,

@@ -46,6 +46,7 @@ from transformer_course.checking.layers import (
     also_wrong_besides_final_norm,
     build,
     describe_mask,
+    dropout_rate_problem,
     expect_composite,
     expect_sublayers_dropped,
     expect_tensor_result,
@@ -218,6 +219,10 @@ _EVAL_NOT_DETERMINISTIC = (
 
 def _property_problem(c: Checker, module, inputs: _Inputs, case: _DecCase, call: str, got):
     """The first mask property that the learner's module breaks, as a message, or ""."""
+    if case.mode == "train" and (
+        wrong := dropout_rate_problem(module, inputs.args(), got, case.dropout)
+    ):
+        return wrong  # two calls differ: what the properties compare below means nothing
     if case.mode != "eval" and case.dropout > 0:
         return ""
     if case.dropout > 0:
@@ -704,7 +709,10 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
         what,
         **tolerance(got.dtype),
         mistakes=mistake_values(compute, table),
-        localise=None if case.mode == "train" and case.dropout > 0 else localise,
+        localise=lambda: (
+            dropout_rate_problem(module, inputs.args(), got, case.dropout)
+            or ("" if case.mode == "train" and case.dropout > 0 else localise())
+        ),
         hint=lambda: _property_problem(c, module, inputs, case, call, got) or _LAYER_BUILT_ON,
     )
     _expect_properties(c, module, inputs, case, call, got)
@@ -869,7 +877,10 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
         what,
         **tolerance(got.dtype),
         mistakes=mistake_values(compute, table),
-        localise=None if case.mode == "train" and case.dropout > 0 else localise,
+        localise=lambda: (
+            dropout_rate_problem(module, inputs.args(), got, case.dropout)
+            or ("" if case.mode == "train" and case.dropout > 0 else localise())
+        ),
         hint=lambda: _property_problem(c, module, inputs, case, call, got) or _STACK_BUILT_ON,
     )
     _expect_properties(c, module, inputs, case, call, got)

@@ -52,6 +52,7 @@ from transformer_course.checking.layers import (
     build,
     describe_mask,
     dropout_hint,
+    dropout_rate_problem,
     expect_composite,
     expect_deterministic_in_eval,
     expect_sublayers_dropped,
@@ -915,7 +916,10 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         what,
         **tolerance(got.dtype),
         mistakes=mistake_values(compute, table),
-        localise=None if case.mode == "train" and case.dropout > 0 else localise,
+        localise=lambda: (
+            dropout_rate_problem(module, args, got, case.dropout)
+            or ("" if case.mode == "train" and case.dropout > 0 else localise())
+        ),
         hint=dropout_hint(case.dropout, case.mode) or _BUILT_ON,
     )
     if drop:
@@ -1067,7 +1071,10 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = Fals
         what,
         **tolerance(got.dtype),
         mistakes=mistake_values(compute, table),
-        localise=None if case.mode == "train" and case.dropout > 0 else localise,
+        localise=lambda: (
+            dropout_rate_problem(module, args, got, case.dropout)
+            or ("" if case.mode == "train" and case.dropout > 0 else localise())
+        ),
         hint=dropout_hint(case.dropout, case.mode) or _STACK_BUILT_ON,
     )
 
