@@ -1262,7 +1262,34 @@ class LayerFixedDropoutRate(ref.EncoderLayer):
         self.dropout = nn.Dropout(0.1)
 
 
+class LayerSqueezesMask(ref.EncoderLayer):
+    """mask.squeeze() before the attention: (batch, len), which no longer broadcasts against
+    the scores (before: the generic "two tensors of different sizes" hint alone)."""
+
+    def forward(self, x, mask=None):
+        return super().forward(x, None if mask is None else mask.squeeze())
+
+
+class LayerUnsqueezesMask(ref.EncoderLayer):
+    """mask.unsqueeze(1), one axis too many: the same family (the mask reshaped on the way)."""
+
+    def forward(self, x, mask=None):
+        return super().forward(x, None if mask is None else mask.unsqueeze(1))
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        check_EncoderLayer,
+        LayerSqueezesMask,
+        r"`self\.self_attn` gets a mask of shape \([0-9, ]+\), where the module was given mask "
+        r"of shape \([0-9, ]+\): the same values, reshaped on the way",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerUnsqueezesMask,
+        r"`self\.self_attn` gets a mask of shape \([0-9, ]+\), where the module was given mask "
+        r"of shape \([0-9, ]+\): the same values, reshaped on the way",
+    ),
     Mistake(
         check_EncoderLayer,
         LayerFixedDropoutRate,

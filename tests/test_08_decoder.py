@@ -573,7 +573,23 @@ class LayerFixedDropoutRate(ref.DecoderLayer):
         self.dropout = nn.Dropout(0.2)
 
 
+class LayerFlattensSourceMask(ref.DecoderLayer):
+    """src_mask viewed as (batch, len_src) before the cross-attention: the family of the
+    mask reshaped on the way, on the decoder's cross-attention."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if src_mask is not None:
+            src_mask = src_mask.view(src_mask.shape[0], -1)
+        return super().forward(x, memory, src_mask, tgt_mask)
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        check_DecoderLayer,
+        LayerFlattensSourceMask,
+        r"`self\.cross_attn` gets a mask of shape \([0-9, ]+\), where the module was given "
+        r"src_mask of shape \([0-9, ]+\): the same values, reshaped on the way",
+    ),
     Mistake(
         check_DecoderLayer,
         LayerFixedDropoutRate,

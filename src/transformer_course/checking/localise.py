@@ -35,6 +35,7 @@ __all__ = [
     "diagnose",
     "localise_layer",
     "localise_stack",
+    "mask_arrival_hint",
     "matching_mistakes",
     "record_calls",
 ]
@@ -826,6 +827,72 @@ def localise_stack(
         f"The stack's output is not the final norm of {container}[{num_layers - 1}]'s output: "
         "apply self.norm once, after the loop."
     )
+
+
+def mask_arrival_hint(
+    module: nn.Module, call: Callable[[], Any], given: Mapping[str, tuple[str, Any]]
+) -> list:
+    """A hint for an exception a layer or stack raised: the first attention (a submodule
+    named as a key of ``given``, such as ``self_attn``, in the layer or in any layer of a
+    stack) whose mask argument does not have the shape of the mask the module was given,
+    ``given[role] = (its name, the mask)``: the mask reshaped on the way (a squeeze(), an
+    unsqueeze, a view), found with pre-hooks."""
+
+    def hit(_exc: BaseException) -> str:
+        seen: list[tuple[str, str, Any]] = []
+        handles = []
+        for name, child in module.named_modules():
+            role = name.rsplit(".", 1)[-1]
+            if role not in given:
+                continue
+
+            def pre(_mod, args, kwargs, name=name, role=role):
+                mask = kwargs.get("mask", args[3] if len(args) > 3 else None)
+                seen.append((name, role, mask))
+
+            handles.append(child.register_forward_pre_hook(pre, with_kwargs=True))
+        try:
+            with torch.no_grad(), contextlib.suppress(Exception):
+                call()
+        finally:
+            for handle in handles:
+                handle.remove()
+        for name, role, mask in seen:
+            label, wanted = given[role]
+            if not isinstance(wanted, torch.Tensor) or not isinstance(mask, torch.Tensor):
+                continue
+            if tuple(mask.shape) == tuple(wanted.shape):
+                continue
+            shown = name if "." in name else f"self.{name}"
+            other = next(
+                (
+                    other_label
+                    for other_role, (other_label, other_mask) in given.items()
+                    if other_role != role
+                    and isinstance(other_mask, torch.Tensor)
+                    and tuple(other_mask.shape) == tuple(mask.shape)
+                    and torch.equal(other_mask, mask)
+                ),
+                None,
+            )
+            if other is not None:
+                return (
+                    f"`{shown}` gets {other}, where {label} belongs: the masks are exchanged "
+                    "on the way (the order of forward's parameters, or of a call's arguments)."
+                )
+            if mask.numel() == wanted.numel() and torch.equal(
+                mask.reshape(-1).to(wanted.dtype), wanted.reshape(-1)
+            ):
+                return (
+                    f"`{shown}` gets a mask of shape {tuple(mask.shape)}, where the module was "
+                    f"given {label} of shape {tuple(wanted.shape)}: the same values, reshaped on "
+                    "the way (a squeeze(), an unsqueeze() or a view()?). Pass it on as it is: it "
+                    "broadcasts against the attention scores (batch, num_heads, len_q, len_k) "
+                    "by itself."
+                )
+        return ""
+
+    return [(Exception, hit)]
 
 
 def stack_input_hint(

@@ -59,6 +59,7 @@ from transformer_course.checking.localise import (
     called_submodules,
     localise_layer,
     localise_stack,
+    mask_arrival_hint,
     stack_input_hint,
 )
 from transformer_course.checking.modules import expect_contract_defaults
@@ -180,6 +181,16 @@ def _call_text(name: str, inputs: _Inputs, case: _DecCase, built: str) -> str:
         f"{name}(x {tuple(inputs.x.shape)}, memory {tuple(inputs.memory.shape)}, "
         f"src_mask={describe_mask(inputs.src_mask, src_kind)}, "
         f"tgt_mask={describe_mask(inputs.tgt_mask, tgt_kind)}) [{built}]"
+    )
+
+
+def _mask_hints(module, inputs: _Inputs) -> list:
+    """For an exception: an attention whose mask arrives with another shape than the
+    mask it belongs to (tgt_mask for the self-attention, src_mask for the cross-attention)."""
+    return mask_arrival_hint(
+        module,
+        lambda: module(*inputs.args()),
+        {"self_attn": ("tgt_mask", inputs.tgt_mask), "cross_attn": ("src_mask", inputs.src_mask)},
     )
 
 
@@ -653,7 +664,12 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
     inputs = _inputs(case)
     built = f"{built}, {post_pre(case.norm_first)}, {case.mode} mode, holding the check's weights"
     call = _call_text("layer", inputs, case, built)
-    got = c.call(module, *inputs.args(), call_repr=call, hints=_hints(case))
+    got = c.call(
+        module,
+        *inputs.args(),
+        call_repr=call,
+        hints=[*_mask_hints(module, inputs), *_hints(case)],
+    )
     what = f"the output of {call}"
     expect_tensor_result(
         c,
@@ -804,6 +820,7 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
         *inputs.args(),
         call_repr=call,
         hints=[
+            *_mask_hints(module, inputs),
             *_hints(case),
             *stack_input_hint(module, lambda: module(*inputs.args()), inputs.x, case.num_layers),
         ],

@@ -67,6 +67,7 @@ from transformer_course.checking.localise import (
     called_submodules,
     localise_layer,
     localise_stack,
+    mask_arrival_hint,
     stack_input_hint,
 )
 from transformer_course.checking.modules import (
@@ -865,7 +866,15 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         f"{case.mode} mode, holding the check's weights]"
     )
     args = (x,) if mask is None else (x, mask)
-    got = c.call(module, *args, call_repr=call, hints=LAYER_HINTS)
+    got = c.call(
+        module,
+        *args,
+        call_repr=call,
+        hints=[
+            *mask_arrival_hint(module, lambda: module(*args), {"self_attn": ("mask", mask)}),
+            *LAYER_HINTS,
+        ],
+    )
     what = f"the output of {call}"
     expect_tensor_result(
         c, got, x.shape, what, shape_hint="(batch, len, d_model), as x.", inputs={"x": x}
@@ -1022,7 +1031,11 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = Fals
         module,
         *args,
         call_repr=call,
-        hints=[*LAYER_HINTS, *stack_input_hint(module, lambda: module(*args), x, case.num_layers)],
+        hints=[
+            *mask_arrival_hint(module, lambda: module(*args), {"self_attn": ("mask", mask)}),
+            *LAYER_HINTS,
+            *stack_input_hint(module, lambda: module(*args), x, case.num_layers),
+        ],
     )
     what = f"the output of {call}"
     expect_tensor_result(
