@@ -745,18 +745,20 @@ LAYER_MISTAKES = [
     Mistake(
         C,
         LayerTorchParameterOrder,
-        r"Your forward takes the masks in the other order, forward\(x, memory, tgt_mask, "
-        r"src_mask\).*called by keyword, src_mask=\.\.\., tgt_mask=\.\.\., your layer is right",
+        r"Your forward's signature takes the masks in the other order, forward\(x, memory, "
+        r"tgt_mask, src_mask\).*called by keyword, src_mask=\.\.\., tgt_mask=\.\.\., your "
+        r"layer is right",
     ),
     Mistake(
         C,
         LayerSignatureMasksRenamed,
-        r"Your forward takes the masks in the other order",
+        r"Your forward's signature takes the masks in the other order",
     ),
     Mistake(
         C,
         layer_variant("MasksSwappedInBody", masks=("src", "tgt")),
-        r"The masks go to the wrong attentions inside forward \(called by keyword too",
+        r"The masks go to the wrong attentions inside forward: the self-attention gets src_mask "
+        r"and the cross-attention tgt_mask, the two exchanged \(called by keyword too",
     ),
     Mistake(
         C,

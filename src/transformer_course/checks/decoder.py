@@ -560,18 +560,19 @@ _LAYER_BUILT_ON = (
 
 
 _SIGNATURE_MASKS_SWAPPED = (
-    "Your forward takes the masks in the other order, forward(x, memory, tgt_mask, src_mask) "
-    "(nn.TransformerDecoderLayer's order): called by keyword, src_mask=..., tgt_mask=..., your "
-    "layer is right, but called as the contract says, layer(x, memory, src_mask, tgt_mask) "
-    "(as Decoder does), the self-attention gets src_mask and the cross-attention tgt_mask. "
-    "Declare forward(self, x, memory, src_mask=None, tgt_mask=None)."
+    "Your forward's signature takes the masks in the other order, forward(x, memory, "
+    "tgt_mask, src_mask) (nn.TransformerDecoderLayer's order): called by keyword, "
+    "src_mask=..., tgt_mask=..., your layer is right, but called positionally as the contract "
+    "says, layer(x, memory, src_mask, tgt_mask) (as Decoder does), the two masks are "
+    "exchanged: the self-attention gets src_mask and the cross-attention tgt_mask. Declare "
+    "forward(self, x, memory, src_mask=None, tgt_mask=None)."
 )
 _BODY_MASKS_SWAPPED = (
-    "The masks go to the wrong attentions inside forward (called by keyword too, "
-    "src_mask=..., tgt_mask=..., the self-attention gets src_mask): tgt_mask (look-ahead and "
-    "target padding) belongs to the self-attention, self_attn(x, x, x, tgt_mask), and "
-    "src_mask (source padding) to the cross-attention, cross_attn(x, memory, memory, "
-    "src_mask)."
+    "The masks go to the wrong attentions inside forward: the self-attention gets src_mask and "
+    "the cross-attention tgt_mask, the two exchanged (called by keyword too, src_mask=..., "
+    "tgt_mask=..., so not the order of forward's parameters). tgt_mask (look-ahead and target "
+    "padding) belongs to the self-attention, self_attn(x, x, x, tgt_mask), and src_mask "
+    "(source padding) to the cross-attention, cross_attn(x, memory, memory, src_mask)."
 )
 
 
