@@ -53,6 +53,7 @@ from transformer_course.checking.layers import (
     mistake_values,
     only_dropout_mistakes,
     stacked_layers_hint,
+    value_or_none,
 )
 from transformer_course.checking.localise import (
     arguments_received,
@@ -700,10 +701,18 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
     swapped = _MASKS[("src", "tgt")]
     if swapped in table and inputs.src_mask is not None and inputs.tgt_mask is not None:
         # the same output from a signature in PyTorch's order and from a body that swaps the
-        # masks: a call by keyword tells them apart (right by keyword: the signature)
-        where = _masks_swapped_where(module, inputs, got, compute())
-        if where:
-            table = {(where if m == swapped else m): knobs for m, knobs in table.items()}
+        # masks: a call by keyword tells them apart (right by keyword: the signature); made
+        # only for an output that the exchanged masks give
+        exchanged = value_or_none(lambda: compute(**table[swapped]))
+        if (
+            isinstance(got, torch.Tensor)
+            and exchanged is not None
+            and got.shape == exchanged.shape
+            and torch.allclose(got.detach().double(), exchanged, rtol=1e-4, atol=1e-5)
+        ):
+            where = _masks_swapped_where(module, inputs, got, compute())
+            if where:
+                table = {(where if m == swapped else m): knobs for m, knobs in table.items()}
 
     def localise():
         return (
