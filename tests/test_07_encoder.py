@@ -390,7 +390,44 @@ class LNEpsInTheNumerator(LNBase):
         return self.weight * (x - mean + self.eps) / torch.sqrt(var) + self.bias
 
 
+class LNBiasInsideGain(LNBase):
+    """weight * (normalised + bias): the bias scaled by the gain (before: the fallback,
+    "differs from the reference")."""
+
+    def forward(self, x):
+        mean = x.mean(-1, keepdim=True)
+        var = x.var(-1, keepdim=True, unbiased=False)
+        return self.weight * ((x - mean) / torch.sqrt(var + self.eps) + self.bias)
+
+
+class LNBiasTimesGain(LNBase):
+    """weight * normalised + weight * bias: the same function written out, the same family
+    (the affine steps in another order)."""
+
+    def forward(self, x):
+        mean = x.mean(-1, keepdim=True)
+        var = x.var(-1, keepdim=True, unbiased=False)
+        normalised = (x - mean) / torch.sqrt(var + self.eps)
+        return self.weight * normalised + self.weight * self.bias
+
+
+class LayerPostNormalisesTwiceAtTheEnd(ref.EncoderLayer):
+    """Post-LN returning norm2(norm2(x + feed_forward(x))): the last norm run once more
+    (before: "does not return the last norm's output")."""
+
+    def forward(self, x, mask=None):
+        out = super().forward(x, mask)
+        return out if self.norm_first else self.norm2(out)
+
+
 LN_MISTAKES = [
+    Mistake(
+        check_LayerNorm,
+        LNBiasInsideGain,
+        r"You add the bias before multiplying by the gain, self\.weight \* \(normalised \+ "
+        r"self\.bias\)",
+    ),
+    Mistake(check_LayerNorm, LNBiasTimesGain, r"You add the bias before multiplying by the gain"),
     # the output the reference's times one constant: said as the diagnosis it is
     Mistake(
         check_LayerNorm,
@@ -1412,6 +1449,11 @@ LAYER_MISTAKES = [
         check_EncoderLayer,
         LayerPreFeedForwardFromNormed,
         r"residual around `self\.feed_forward` adds the normalised copy",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerPostNormalisesTwiceAtTheEnd,
+        r"the layer returns the last norm's output normalised once more, by `self\.norm2`",
     ),
     Mistake(
         check_EncoderLayer,

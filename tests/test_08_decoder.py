@@ -583,7 +583,21 @@ class LayerFlattensSourceMask(ref.DecoderLayer):
         return super().forward(x, memory, src_mask, tgt_mask)
 
 
+class LayerPostEndsWithNorm1(ref.DecoderLayer):
+    """Post-LN returning norm1 of the last norm's output: the same family (a norm run once
+    more at the end), another norm."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        out = super().forward(x, memory, src_mask, tgt_mask)
+        return out if self.norm_first else self.norm1(out)
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        check_DecoderLayer,
+        LayerPostEndsWithNorm1,
+        r"the layer returns the last norm's output normalised once more, by `self\.norm1`",
+    ),
     Mistake(
         check_DecoderLayer,
         LayerFlattensSourceMask,

@@ -434,6 +434,25 @@ def localise_layer(
     ):
         return wrong
     if not norm_first and not _close(got, stream):
+        again = next(
+            (
+                r[0]
+                for r in records
+                if r[0] in norms.values()
+                and r[1] is not None
+                and r[2] is not None
+                and _close(r[1], stream)
+                and _close(r[2], _first_tensor(got))
+            ),
+            None,
+        )
+        if again is not None:
+            return (
+                "Each sub-layer's residual sum and norm are right, but the layer returns the "
+                f"last norm's output normalised once more, by `self.{again}`: in post-LN each "
+                "sub-layer's norm runs once, and the layer returns the last one's output as it "
+                "is."
+            )
         return (
             "Each sub-layer's residual sum and norm are right, but the layer does not return "
             "the last norm's output: return x after the last sub-layer."

@@ -155,6 +155,11 @@ _EPS_IN_NUMERATOR = (
     "eps (0 / 0 for a token whose features are all equal): eps belongs inside the square "
     "root of the denominator, (x - mean) / sqrt(var + eps)."
 )
+_BIAS_INSIDE_GAIN = (
+    "You add the bias before multiplying by the gain, self.weight * (normalised + self.bias), "
+    "so the bias is scaled by the gain too (a fresh layer, gain 1, cannot show it): multiply "
+    "first, then add, self.weight * normalised + self.bias."
+)
 _NO_SQRT = (
     "You divide by the variance, var + eps, not by its square root: LayerNorm divides by the "
     "standard deviation, (x - mean) / torch.sqrt(var + eps)."
@@ -325,6 +330,7 @@ def _norm_mistakes(case_eps: float | None, ndim: int = 3) -> dict[str, dict[str,
         _GAIN_DIVIDES: {"gain_as": "divisor"},
         _GAIN_FIRST: {"gain_as": "first"},
         _AFFINE_FIRST: {"gain_as": "affine_first"},
+        _BIAS_INSIDE_GAIN: {"gain_as": "bias_inside"},
         _STATS_SWAPPED: {"stats_swapped": True},
         _STATS_SWAPPED_UNBIASED: {"stats_swapped": True, "unbiased": True},
         _BIAS_SUBTRACTED: {"shift_sign": -1},

@@ -51,7 +51,8 @@ def layer_norm_f(
     right); ``gain_as`` "divisor" (the normalised x divided by the weight), "over_centred"
     (weight / (x - mean) / sqrt(var + eps)), "first" (x multiplied by the weight before
     the statistics, so that they cancel it), "affine_first" (weight * x + bias taken
-    first, then normalised, nothing applied after); ``stats_swapped``: the mean and the variance
+    first, then normalised, nothing applied after), "bias_inside" (weight * (normalised + bias):
+    the bias added before the gain, so scaled by it); ``stats_swapped``: the mean and the variance
     exchanged (torch.var_mean's (variance, mean) unpacked as (mean, variance));
     ``shift_sign`` -1: the bias subtracted."""
     x = x.double()
@@ -107,6 +108,8 @@ def layer_norm_f(
     weight, bias = p["weight"].double(), p["bias"].double()
     if swap:
         weight, bias = bias, weight
+    if gain and shift and gain_as == "bias_inside":  # weight * (y + bias): the bias scaled
+        return (y + shift_sign * bias) * weight
     if gain and gain_as == "divisor":
         y = y / weight
     elif gain and gain_as != "first":
