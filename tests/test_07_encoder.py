@@ -369,7 +369,103 @@ class LNBiasSubtracted(LNBase):  # mutant-LayerNorm-13's kind: + self.bias -> - 
         return self.weight * (x - mean) / torch.sqrt(var + self.eps) - self.bias
 
 
+class LNEpsAfterTheDivision(LNBase):
+    """`* rsqrt(var) + eps`: eps added after the division (a misplaced bracket). Built with
+    eps=1e-5 given explicitly it gives what it gives by default, so "your default eps is not
+    1e-5" is no candidate (before: named as one of two)."""
+
+    def forward(self, x):
+        mean = x.mean(-1, keepdim=True)
+        var = x.var(-1, keepdim=True, unbiased=False)
+        return self.weight * (x - mean) * torch.rsqrt(var) + self.eps + self.bias
+
+
+class LNEpsInTheNumerator(LNBase):
+    """(x - mean + eps) / sqrt(var): eps on the wrong side of the division (before: the
+    fallback, "differs from the reference")."""
+
+    def forward(self, x):
+        mean = x.mean(-1, keepdim=True)
+        var = x.var(-1, keepdim=True, unbiased=False)
+        return self.weight * (x - mean + self.eps) / torch.sqrt(var) + self.bias
+
+
+class LNBiasInsideGain(LNBase):
+    """weight * (normalised + bias): the bias scaled by the gain (before: the fallback,
+    "differs from the reference")."""
+
+    def forward(self, x):
+        mean = x.mean(-1, keepdim=True)
+        var = x.var(-1, keepdim=True, unbiased=False)
+        return self.weight * ((x - mean) / torch.sqrt(var + self.eps) + self.bias)
+
+
+class LNBiasTimesGain(LNBase):
+    """weight * normalised + weight * bias: the same function written out, the same family
+    (the affine steps in another order)."""
+
+    def forward(self, x):
+        mean = x.mean(-1, keepdim=True)
+        var = x.var(-1, keepdim=True, unbiased=False)
+        normalised = (x - mean) / torch.sqrt(var + self.eps)
+        return self.weight * normalised + self.weight * self.bias
+
+
+class LayerPostNormalisesTwiceAtTheEnd(ref.EncoderLayer):
+    """Post-LN returning norm2(norm2(x + feed_forward(x))): the last norm run once more
+    (before: "does not return the last norm's output")."""
+
+    def forward(self, x, mask=None):
+        out = super().forward(x, mask)
+        return out if self.norm_first else self.norm2(out)
+
+
 LN_MISTAKES = [
+    Mistake(
+        check_LayerNorm,
+        LNBiasInsideGain,
+        r"You add the bias before multiplying by the gain, self\.weight \* \(normalised \+ "
+        r"self\.bias\)",
+    ),
+    Mistake(check_LayerNorm, LNBiasTimesGain, r"You add the bias before multiplying by the gain"),
+    # the output the reference's times one constant: said as the diagnosis it is
+    Mistake(
+        check_LayerNorm,
+        ln_class(
+            "LNSumOfSquaresOverBatchSize",
+            lambda self, x: (
+                (x - x.mean(-1, keepdim=True))
+                / torch.sqrt(
+                    ((x - x.mean(-1, keepdim=True)) ** 2).sum(-1, keepdim=True) / x.shape[0]
+                    + self.eps
+                )
+            ),
+        ),
+        r"is not what the reference gives\. Yours is the reference's normalised x times "
+        r"[0-9.]+ on every token: you divide by another measure of the spread",
+    ),
+    Mistake(
+        check_LayerNorm,
+        LNEpsAfterTheDivision,
+        r"(?s)\A(?!.*default eps is not)(?=.*You divide by sqrt\(var\) with no eps)",
+    ),
+    Mistake(
+        check_LayerNorm,
+        LNEpsInTheNumerator,
+        r"(?s)\A(?!.*default eps is not)(?=.*You add eps to the numerator, "
+        r"\(x - mean \+ eps\) / sqrt\(var\))",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class(
+            "LNEpsAfterTheBias",
+            lambda self, x: (
+                (x - x.mean(-1, keepdim=True)) / x.std(-1, keepdim=True, correction=0)
+                + self.eps / self.weight
+            ),
+        ),
+        r"(?s)\A(?!.*default eps is not)(?=.*You divide by sqrt\(var\) with no eps)",
+    ),
     # round 10: NaN (a negative "variance") was all the learner was told
     Mistake(
         check_LayerNorm,
@@ -413,7 +509,12 @@ LN_MISTAKES = [
     Mistake(check_LayerNorm, LNGainDivides, r"divide the normalised x by self\.weight"),
     Mistake(check_LayerNorm, LNGainFirst, r"multiply x by self\.weight before taking the mean"),
     Mistake(check_LayerNorm, LNAffineFirst, r"apply the gain and the bias to x first"),
-    Mistake(check_LayerNorm, LNUnitL2, r"times 0\.\d+ = 1/sqrt\(d_model\).{0,200}L2 norm"),
+    Mistake(
+        check_LayerNorm,
+        LNUnitL2,
+        r"is not what the reference gives\. Yours is the reference.s normalised x times 0\.\d+ = "
+        r"1/sqrt\(d_model\).{0,200}L2 norm",
+    ),
     Mistake(check_LayerNorm, LNComputesInFloat32, r"returns float32 for a float64 x"),
     Mistake(check_LayerNorm, ln_class("LNUnbiased", _unbiased), r"unbiased variance"),
     Mistake(
@@ -1040,7 +1141,8 @@ class LayerNoAttentionResidual(LayerBase):
 
 
 class LayerDoubledAttention(LayerBase):
-    """Post-LN whose attention output is added twice: no oracle knob computes it."""
+    """Post-LN whose attention output is added twice: no oracle knob computes it (before:
+    located, "is not x + self_attn(x)"; now the sum is written out, x + 2 * self_attn(x))."""
 
     def forward(self, x, mask=None):
         a = self.attend(x, mask)
@@ -1119,7 +1221,117 @@ class EncoderDefaultPreLN(ref.Encoder):
         super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, **kw)
 
 
+class LayerPreResidualIntoInput(LayerBase):
+    """Pre-LN adding the stream to each sub-layer's input, sublayer(norm(x) + x), with no
+    residual after it (blind11g-el-pre-ln-residual-inside-sublayer; before: "The input of
+    `self.self_attn` is not norm1(x)", no word of the residual)."""
+
+    def forward(self, x, mask=None):
+        if not self.norm_first:
+            return layer_variant("_").forward(self, x, mask)
+        x = self.dropout(self.attend(x + self.norm1(x), mask))
+        return self.dropout(self.feed_forward(x + self.norm2(x)))
+
+
+class LayerPreFeedForwardReadsNormPlusStream(LayerBase):
+    """Pre-LN whose feed-forward reads norm2(h) + h and keeps its residual: the same family
+    (the stream mixed into a sub-layer's input), on the second sub-layer, in no case."""
+
+    def forward(self, x, mask=None):
+        if not self.norm_first:
+            return layer_variant("_").forward(self, x, mask)
+        h = self.norm1(x)
+        x = x + self.dropout(self.attend(h, mask))
+        return x + self.dropout(self.feed_forward(self.norm2(x) + x))
+
+
+class LayerPreAttentionRaw(LayerBase):
+    """Pre-LN whose self-attention reads x in all three slots (norm1 never run)."""
+
+    def forward(self, x, mask=None):
+        if not self.norm_first:
+            return layer_variant("_").forward(self, x, mask)
+        x = x + self.dropout(self.attend(x, mask))
+        return x + self.dropout(self.feed_forward(self.norm2(x)))
+
+
+class LayerPostAttentionResidualSubtracted(LayerBase):
+    """Post-LN norm1(x - dropout(self_attn(x))): a residual sum with a wrong sign
+    (mutant-DecoderLayer-5's kind, on the encoder; before: "check the residual sum")."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            return ref.EncoderLayer.forward(self, x, mask)
+        x = self.norm1(x - self.dropout(self.attend(x, mask)))
+        return self.norm2(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerPreFeedForwardMinusStream(LayerBase):
+    """Pre-LN returning dropout(feed_forward(norm2(h))) - h: the same family, the other
+    term's sign, in no case or mutant."""
+
+    def forward(self, x, mask=None):
+        if not self.norm_first:
+            return ref.EncoderLayer.forward(self, x, mask)
+        h = self.norm1(x)
+        x = x + self.dropout(self.attend(h, mask))
+        return self.dropout(self.feed_forward(self.norm2(x))) - x
+
+
+class LayerPreNormalisesItsOutput(LayerBase):
+    """Pre-LN returning norm2(x + feed_forward(norm2(x))): a post-LN step at the end of a
+    pre-LN layer (before: the fallback "make sure their test cells pass first")."""
+
+    def forward(self, x, mask=None):
+        if not self.norm_first:
+            return layer_variant("_").forward(self, x, mask)
+        h = self.norm1(x)
+        x = x + self.dropout(self.attend(h, mask))
+        return self.norm2(x + self.dropout(self.feed_forward(self.norm2(x))))
+
+
+class LayerFixedDropoutRate(ref.EncoderLayer):
+    """The residual dropout built with a fixed rate, nn.Dropout(0.1), not the argument
+    (before: the fallback, "make sure their test cells pass first")."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.dropout = nn.Dropout(0.1)
+
+
+class LayerSqueezesMask(ref.EncoderLayer):
+    """mask.squeeze() before the attention: (batch, len), which no longer broadcasts against
+    the scores (before: the generic "two tensors of different sizes" hint alone)."""
+
+    def forward(self, x, mask=None):
+        return super().forward(x, None if mask is None else mask.squeeze())
+
+
+class LayerUnsqueezesMask(ref.EncoderLayer):
+    """mask.unsqueeze(1), one axis too many: the same family (the mask reshaped on the way)."""
+
+    def forward(self, x, mask=None):
+        return super().forward(x, None if mask is None else mask.unsqueeze(1))
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        check_EncoderLayer,
+        LayerSqueezesMask,
+        r"`self\.self_attn` gets a mask of shape \([0-9, ]+\), where the module was given mask "
+        r"of shape \([0-9, ]+\): the same values, reshaped on the way",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerUnsqueezesMask,
+        r"`self\.self_attn` gets a mask of shape \([0-9, ]+\), where the module was given mask "
+        r"of shape \([0-9, ]+\): the same values, reshaped on the way",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerFixedDropoutRate,
+        r"yours changes from one call to the next: a dropout with another rate runs",
+    ),
     Mistake(
         check_EncoderLayer,
         LayerDefaultPreLN,
@@ -1225,7 +1437,8 @@ LAYER_MISTAKES = [
     Mistake(
         check_EncoderLayer,
         LayerDoubledAttention,
-        r"input of `self\.norm1` after `self\.self_attn` is not x \+ self_attn\(x\)",
+        r"The input of `self\.norm1` is x \+ 2 \* self_attn\(x\): the residual sum around "
+        r"`self\.self_attn` has a wrong sign or factor",
     ),
     Mistake(
         check_EncoderLayer,
@@ -1236,6 +1449,48 @@ LAYER_MISTAKES = [
         check_EncoderLayer,
         LayerPreFeedForwardFromNormed,
         r"residual around `self\.feed_forward` adds the normalised copy",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerPostNormalisesTwiceAtTheEnd,
+        r"the layer returns the last norm's output normalised once more, by `self\.norm2`",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerPreNormalisesItsOutput,
+        r"your pre-LN layer returns `self\.norm2` of the last sum instead of the sum itself",
+    ),
+    # a residual sum with a wrong sign or factor: the sum written out
+    Mistake(
+        check_EncoderLayer,
+        LayerPostAttentionResidualSubtracted,
+        r"The input of `self\.norm1` is x - self_attn\(x\): the residual sum around "
+        r"`self\.self_attn` has a wrong sign or factor",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerPreFeedForwardMinusStream,
+        r"The layer's output is -h \+ feed_forward\(\.\.\.\) \(where h = x \+ "
+        r"self_attn\(norm1\(x\)\)\): the residual sum around `self\.feed_forward` has a wrong",
+    ),
+    # the stream mixed into a pre-LN sub-layer's input: where the residual went, said
+    Mistake(
+        check_EncoderLayer,
+        LayerPreResidualIntoInput,
+        r"residual around `self\.self_attn` is added to its input instead of its output: "
+        r"`self\.self_attn` reads norm1\(x\) \+ x, .* no residual after it",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerPreFeedForwardReadsNormPlusStream,
+        r"`self\.feed_forward` reads norm2\(h\) \+ h: the stream is added to the normalised "
+        r"copy before the sub-layer as well as after it",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerPreAttentionRaw,
+        r"The queries, keys and values of `self\.self_attn` are x itself, un-normalised, "
+        r"not norm1\(x\)",
     ),
     Mistake(
         check_EncoderLayer,
@@ -1462,7 +1717,29 @@ class EncoderHeadsAndWidthSwapped(nn.Module):
         )
 
 
+class EncoderLayersWithoutDropout(ref.Encoder):
+    """Layers built without the dropout argument (their default, 0.0): the same family (a
+    dropout whose rate is not the argument), one level up."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)
+        self.layers = nn.ModuleList(
+            [
+                ref.EncoderLayer(d_model, num_heads, d_ff, norm_first=norm_first)
+                for _ in range(num_layers)
+            ]
+        )
+
+
 ENCODER_MISTAKES = [
+    Mistake(
+        check_Encoder,
+        EncoderLayersWithoutDropout,
+        r"In train mode with dropout=1\.0 yours gives exactly what it gives in eval mode: no "
+        r"dropout acts anywhere",
+    ),
     Mistake(
         check_Encoder,
         EncoderHeadsAndWidthSwapped,

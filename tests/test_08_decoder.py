@@ -225,6 +225,15 @@ class LayerTorchParameterOrder(LayerBase):
         return ref.DecoderLayer.forward(self, x, memory, src_mask, tgt_mask)
 
 
+class LayerSignatureMasksRenamed(ref.DecoderLayer):
+    """forward(x, memory, tgt_mask=None, src_mask=None) whose body passes each mask to its own
+    attention by name: the same family as LayerTorchParameterOrder (the parameters' order
+    alone wrong), written the other way round."""
+
+    def forward(self, x, memory, tgt_mask=None, src_mask=None):
+        return super().forward(x, memory, src_mask=src_mask, tgt_mask=tgt_mask)
+
+
 class LayerCrossWithoutDropout(ref.DecoderLayer):
     """The cross-attention's output added without its dropout, in both branches (round 10:
     one sub-layer's dropout forgotten was told to check the earlier exercises)."""
@@ -434,7 +443,221 @@ class LayerPreStaleNormForCross(ref.DecoderLayer):
         return x + self.dropout(self.feed_forward(self.norm3(x)))
 
 
+class LayerPreCrossResidualIntoQueries(ref.DecoderLayer):
+    """Pre-LN adding the stream to the cross-attention's queries, cross_attn(norm2(h) + h),
+    and no residual after it: the family of blind11g-el-pre-ln-residual-inside-sublayer on
+    the decoder's middle sub-layer."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if not self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        h = self.norm1(x)
+        x = x + self.dropout(self.self_attn(h, h, h, tgt_mask)[0])
+        q = x + self.norm2(x)
+        x = self.dropout(self.cross_attn(q, memory, memory, src_mask)[0])
+        return x + self.dropout(self.feed_forward(self.norm3(x)))
+
+
+class LayerPreFeedForwardReadsNormPlusStream(ref.DecoderLayer):
+    """Pre-LN whose feed-forward reads norm3(h2) + h2 and keeps its residual."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if not self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        h = self.norm1(x)
+        x = x + self.dropout(self.self_attn(h, h, h, tgt_mask)[0])
+        h = self.norm2(x)
+        x = x + self.dropout(self.cross_attn(h, memory, memory, src_mask)[0])
+        return x + self.dropout(self.feed_forward(x + self.norm3(x)))
+
+
+class LayerPreCrossQueriesRaw(ref.DecoderLayer):
+    """Pre-LN giving the cross-attention the un-normalised stream as its queries (norm2's
+    copy computed, then not passed) (blind11g-dl-pre-ln-cross-query-unnormalised; before:
+    "`self.cross_attn` reads h itself", which slot not said)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if not self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        h = self.norm1(x)
+        x = x + self.dropout(self.self_attn(h, h, h, tgt_mask)[0])
+        _ = self.norm2(x)
+        x = x + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0])
+        return x + self.dropout(self.feed_forward(self.norm3(x)))
+
+
+class LayerPreSelfQueriesRaw(ref.DecoderLayer):
+    """Pre-LN self-attention whose keys and values are norm1(x) but whose queries are x:
+    the same family (one slot un-normalised), on another sub-layer, in no case."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if not self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        h = self.norm1(x)
+        x = x + self.dropout(self.self_attn(x, h, h, tgt_mask)[0])
+        h = self.norm2(x)
+        x = x + self.dropout(self.cross_attn(h, memory, memory, src_mask)[0])
+        return x + self.dropout(self.feed_forward(self.norm3(x)))
+
+
+class LayerPreCrossAddedTwice(ref.DecoderLayer):
+    """Pre-LN adding the cross-attention's output twice, h + c + c: a residual sum with a
+    wrong factor (mutant-DecoderLayer-3/16's family; before: "check the step right after")."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if not self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        h = self.norm1(x)
+        x = x + self.dropout(self.self_attn(h, h, h, tgt_mask)[0])
+        h = self.norm2(x)
+        c = self.dropout(self.cross_attn(h, memory, memory, src_mask)[0])
+        x = x + c + c
+        return x + self.dropout(self.feed_forward(self.norm3(x)))
+
+
+class LayerPostFeedForwardSubtracted(ref.DecoderLayer):
+    """Post-LN norm3(x - dropout(feed_forward(x)))."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        x = self.norm2(x + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
+        return self.norm3(x - self.dropout(self.feed_forward(x)))
+
+
+class LayerPostMemoryNormalised(ref.DecoderLayer):
+    """Post-LN cross-attention on norm2(memory) (quiz option (a) carried to post-LN; before:
+    the fallback "check the order of the steps")."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        m = self.norm2(memory)
+        x = self.norm2(x + self.dropout(self.cross_attn(x, m, m, src_mask)[0]))
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerPostMemoryThroughNorm3(ref.DecoderLayer):
+    """Post-LN cross-attention whose keys and values are norm3(memory): the same family
+    (memory changed on its way to the cross-attention), another norm."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        memory = self.norm3(memory)
+        x = self.norm2(x + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerPreNormalisesItsOutput(ref.DecoderLayer):
+    """Pre-LN ending with norm1 of the last residual sum: the same family (a post-LN step
+    added at the end of a pre-LN layer), with another norm."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        return (
+            self.norm1(super().forward(x, memory, src_mask, tgt_mask))
+            if self.norm_first
+            else (super().forward(x, memory, src_mask, tgt_mask))
+        )
+
+
+class LayerFixedDropoutRate(ref.DecoderLayer):
+    """Every attention and the residual dropout built with fixed rates: the family of
+    "a dropout whose rate is not the argument", on the decoder layer."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.dropout = nn.Dropout(0.2)
+
+
+class LayerFlattensSourceMask(ref.DecoderLayer):
+    """src_mask viewed as (batch, len_src) before the cross-attention: the family of the
+    mask reshaped on the way, on the decoder's cross-attention."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if src_mask is not None:
+            src_mask = src_mask.view(src_mask.shape[0], -1)
+        return super().forward(x, memory, src_mask, tgt_mask)
+
+
+class LayerPostEndsWithNorm1(ref.DecoderLayer):
+    """Post-LN returning norm1 of the last norm's output: the same family (a norm run once
+    more at the end), another norm."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        out = super().forward(x, memory, src_mask, tgt_mask)
+        return out if self.norm_first else self.norm1(out)
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        check_DecoderLayer,
+        LayerPostEndsWithNorm1,
+        r"the layer returns the last norm's output normalised once more, by `self\.norm1`",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerFlattensSourceMask,
+        r"`self\.cross_attn` gets a mask of shape \([0-9, ]+\), where the module was given "
+        r"src_mask of shape \([0-9, ]+\): the same values, reshaped on the way",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerFixedDropoutRate,
+        r"yours changes from one call to the next: a dropout with another rate runs",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerPreNormalisesItsOutput,
+        r"your pre-LN layer returns `self\.norm1` of the last sum instead of the sum itself",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerPostMemoryNormalised,
+        r"The keys and values of `self\.cross_attn` are norm2\(memory\), not memory as given",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerPostMemoryThroughNorm3,
+        r"The keys and values of `self\.cross_attn` are norm3\(memory\), not memory as given",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerPreCrossAddedTwice,
+        r"The input of `self\.norm3` is h \+ 2 \* cross_attn\(\.\.\.\) .*the residual sum "
+        r"around `self\.cross_attn` has a wrong sign or factor",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerPostFeedForwardSubtracted,
+        r"The input of `self\.norm3` is x - feed_forward\(x\): the residual sum around "
+        r"`self\.feed_forward` has a wrong sign or factor",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerPreCrossResidualIntoQueries,
+        r"residual around `self\.cross_attn` is added to its input instead of its output: "
+        r"`self\.cross_attn` reads norm2\(h\) \+ h, .* no residual after it",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerPreFeedForwardReadsNormPlusStream,
+        r"`self\.feed_forward` reads norm3\(h2\) \+ h2: the stream is added to the "
+        r"normalised copy before the sub-layer as well as after it",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerPreCrossQueriesRaw,
+        r"The queries of `self\.cross_attn` are h itself, un-normalised, not norm2\(h\)",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerPreSelfQueriesRaw,
+        r"The queries of `self\.self_attn` are x itself, un-normalised, not norm1\(x\)",
+    ),
     Mistake(
         check_DecoderLayer,
         LayerPreStaleNormForCross,
@@ -531,7 +754,26 @@ LAYER_MISTAKES = [
     Mistake(
         C, layer_variant("MasksSwapped", masks=("src", "tgt")), r"masks go to the wrong attentions"
     ),
-    Mistake(C, LayerTorchParameterOrder, r"masks go to the wrong attentions"),
+    # the masks exchanged: in the signature (right by keyword) or in the body (wrong by
+    # keyword too), told apart by a call by keyword (before: both said at once)
+    Mistake(
+        C,
+        LayerTorchParameterOrder,
+        r"Your forward's signature takes the masks in the other order, forward\(x, memory, "
+        r"tgt_mask, src_mask\).*called by keyword, src_mask=\.\.\., tgt_mask=\.\.\., your "
+        r"layer is right",
+    ),
+    Mistake(
+        C,
+        LayerSignatureMasksRenamed,
+        r"Your forward's signature takes the masks in the other order",
+    ),
+    Mistake(
+        C,
+        layer_variant("MasksSwappedInBody", masks=("src", "tgt")),
+        r"The masks go to the wrong attentions inside forward: the self-attention gets src_mask "
+        r"and the cross-attention tgt_mask, the two exchanged \(called by keyword too",
+    ),
     Mistake(
         C,
         LayerCrossAttentionBuiltWithoutDropout,
@@ -833,7 +1075,63 @@ class DecoderDefaultPreLN(ref.Decoder):
         super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, **kw)
 
 
+class DecoderMemoryChained(ref.Decoder):
+    """Each layer after the first reads the previous layer's output as memory: the target
+    leaks through the cross-attention although every self-attention gets tgt_mask (before:
+    "The self-attention must get tgt_mask", a cause the call's arguments ruled out)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for layer in self.layers:
+            x = layer(x, memory, src_mask, tgt_mask)
+            memory = x
+        return x if self.norm is None else self.norm(x)
+
+
+class DecoderMemoryFromFirstLayer(ref.Decoder):
+    """The first layer's output kept as the memory of every later layer: the same family."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for i, layer in enumerate(self.layers):
+            x = layer(x, memory, src_mask, tgt_mask)
+            if i == 0:
+                memory = x
+        return x if self.norm is None else self.norm(x)
+
+
+class DecoderLayersWithoutDropout(ref.Decoder):
+    """The stack's layers built without the dropout argument (their default, 0.0)."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)
+        self.layers = nn.ModuleList(
+            [
+                ref.DecoderLayer(d_model, num_heads, d_ff, norm_first=norm_first)
+                for _ in range(num_layers)
+            ]
+        )
+
+
 DECODER_MISTAKES = [
+    Mistake(
+        S,
+        DecoderLayersWithoutDropout,
+        r"In train mode with dropout=1\.0 yours gives exactly what it gives in eval mode: no "
+        r"dropout acts anywhere",
+    ),
+    Mistake(
+        S,
+        DecoderMemoryChained,
+        r"looks into the future, although every self-attention gets tgt_mask as it should: "
+        r"`layers\.1\.cross_attn` gets keys and values that are not memory",
+    ),
+    Mistake(
+        S,
+        DecoderMemoryFromFirstLayer,
+        r"although every self-attention gets tgt_mask as it should: `layers\.1\.cross_attn` "
+        r"gets keys and values that are not memory",
+    ),
     Mistake(
         S,
         DecoderDefaultPreLN,

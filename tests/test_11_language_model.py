@@ -2630,9 +2630,10 @@ MISTAKES = [
     Mistake(
         check_DecoderBlock,
         BlockHalfFeedForward,
-        # the stream after the first residual is named h and defined, never called x
-        r"The layer's output is not h \+ feed_forward\(norm2\(h\)\) \(where h = x \+ "
-        r"attn\(norm1\(x\)\)\)",
+        # the stream after the first residual is named h and defined, never called x; the
+        # sum written out (checking.localise's wrong-coefficient residual, round 11)
+        r"The layer's output is h \+ 0\.5 \* feed_forward\(\.\.\.\) \(where h = x \+ "
+        r"attn\(norm1\(x\)\)\): the residual sum around `self\.feed_forward` has a wrong",
     ),
     # was "The layer's output is not x + feed_forward(norm2(x))": x there meant the stream
     # (h), which reads as the block's input, the very mistake (blind8b)

@@ -26,6 +26,7 @@ __all__ = [
     "build",
     "describe_mask",
     "dropout_hint",
+    "dropout_rate_problem",
     "expect_composite",
     "expect_deterministic_in_eval",
     "expect_tensor_result",
@@ -264,6 +265,56 @@ def dropout_hint(case_dropout: float, mode: str) -> str:
             "F.dropout(..., training=self.training)."
         )
     return ""
+
+
+def dropout_rate_problem(module: Any, args: tuple, got: torch.Tensor, case_dropout: float) -> str:
+    """For a train-mode case with dropout=1.0 or 0.0, where every dropout zeroes or keeps its
+    whole input and the result is the same at every call: a second call that gives another
+    result means a dropout with another rate runs (built from a fixed rate, not the
+    argument); with dropout=1.0, a result equal to the module's eval-mode one means no
+    dropout acts at all. "" when the second call agrees, raises, or the case is another."""
+    if case_dropout not in (0.0, 1.0) or not module.training:
+        return ""
+    try:
+        with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+            again = module(*args)
+    except Exception:
+        return ""
+    again = again[0] if isinstance(again, tuple) and again else again
+    if not isinstance(again, torch.Tensor) or again.shape != got.shape:
+        return ""
+    if torch.allclose(again.detach().double(), got.detach().double(), rtol=0, atol=1e-12):
+        if case_dropout == 0.0:
+            return ""
+        try:  # the same at every call: no dropout acting at all is the other case
+            module.eval()
+            with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+                evaluated = module(*args)
+        except Exception:
+            return ""
+        finally:
+            module.train()
+        evaluated = evaluated[0] if isinstance(evaluated, tuple) and evaluated else evaluated
+        if (
+            isinstance(evaluated, torch.Tensor)
+            and evaluated.shape == got.shape
+            and torch.allclose(evaluated.detach().double(), got.detach().double(), atol=1e-9)
+        ):
+            return (
+                "In train mode with dropout=1.0 yours gives exactly what it gives in eval mode: "
+                "no dropout acts anywhere. Every dropout is built from the dropout argument: "
+                "pass dropout on to every sub-module you build (a layer built without it gets "
+                "the default, 0.0)."
+            )
+        return ""
+    effect = "zeroes all it gets" if case_dropout == 1.0 else "keeps all it gets"
+    return (
+        f"In train mode with dropout={case_dropout} every dropout {effect}, so the result is "
+        "the same at every call; yours changes from one call to the next: a dropout with another "
+        "rate runs (an nn.Dropout built with a fixed rate such as 0.1 instead of the dropout "
+        "argument). Build every dropout from the argument, nn.Dropout(dropout), and pass "
+        "dropout on to every sub-module you build."
+    )
 
 
 def expect_deterministic_in_eval(

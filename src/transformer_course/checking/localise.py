@@ -35,6 +35,7 @@ __all__ = [
     "diagnose",
     "localise_layer",
     "localise_stack",
+    "mask_arrival_hint",
     "matching_mistakes",
     "record_calls",
 ]
@@ -245,12 +246,24 @@ def localise_layer(
             if used is not None and used[0] != wanted_norm:
                 return _wrong_norm(name, used[0], wanted_norm)
             if used is None and not _close(inp, stream):
+                if misplaced := _pre_ln_input_mix(
+                    name, inp, out, stream, x, records[:index], after, got, wanted_norm, s, where_s
+                ):
+                    return misplaced
                 return (
                     f"The input of `self.{name}` is not {wanted_norm}({s}) of the stream that "
                     f"reaches it{where_s}: in pre-LN each sub-layer reads a normalised copy, "
                     f"{name}({wanted_norm}({s}))."
                 )
             if used is None:
+                which = _attention_slots_reading(module, name, call, stream)
+                if which:
+                    return (
+                        f"The {which} of `self.{name}` are {s} "
+                        f"itself, un-normalised, not {wanted_norm}({s}){where_s}: in pre-LN "
+                        f"each sub-layer reads a normalised copy, "
+                        f"{s} + {name}({wanted_norm}({s}), ...)."
+                    )
                 return (
                     f"`self.{name}` reads {s} itself, not {wanted_norm}({s}){where_s}: in pre-LN "
                     f"each sub-layer reads a normalised copy, {s} + {name}({wanted_norm}({s}))."
@@ -328,6 +341,12 @@ def localise_layer(
                     f"output of `self.{sublayers[position - 1]}` is lost from the residual "
                     f"stream. Write {s} + {name}({wanted_norm}({s}))."
                 )
+            if weighted := _weighted_sum(later, stream, out, s, f"{name}(...)"):
+                return (
+                    f"{nxt[0].upper()}{nxt[1:]} is {weighted}{where_s}: the residual sum around "
+                    f"`self.{name}` has a wrong sign or factor. It is the stream plus the "
+                    f"sub-layer's output, {s} + {name}({wanted_norm}({s}))."
+                )
             return (
                 f"{nxt[0].upper()}{nxt[1:]} is not {s} + {name}({wanted_norm}({s})){where_s} (the "
                 f"stream plus the output of `self.{name}`): check the step right after "
@@ -400,6 +419,12 @@ def localise_layer(
                 f"previous norm: x = {wanted_norm}(x + {name}(x)), x being what `self.{name}` "
                 "reads."
             )
+        if weighted := _weighted_sum(norm_in, stream, out, "x", f"{name}(x)"):
+            return (
+                f"The input of `self.{norm_name}` is {weighted}: the residual sum around "
+                f"`self.{name}` has a wrong sign or factor. It is the sub-layer's input plus its "
+                f"output, {wanted_norm}(x + {name}(x))."
+            )
         return (
             f"The input of `self.{norm_name}` after `self.{name}` is not x + {name}(x) (the "
             f"sub-layer's input plus its output): check the residual sum around `self.{name}`."
@@ -409,11 +434,173 @@ def localise_layer(
     ):
         return wrong
     if not norm_first and not _close(got, stream):
+        again = next(
+            (
+                r[0]
+                for r in records
+                if r[0] in norms.values()
+                and r[1] is not None
+                and r[2] is not None
+                and _close(r[1], stream)
+                and _close(r[2], _first_tensor(got))
+            ),
+            None,
+        )
+        if again is not None:
+            return (
+                "Each sub-layer's residual sum and norm are right, but the layer returns the "
+                f"last norm's output normalised once more, by `self.{again}`: in post-LN each "
+                "sub-layer's norm runs once, and the layer returns the last one's output as it "
+                "is."
+            )
         return (
             "Each sub-layer's residual sum and norm are right, but the layer does not return "
             "the last norm's output: return x after the last sub-layer."
         )
+    final = _first_tensor(got)
+    if norm_first and final is not None and not _close(final, stream):
+        renormed = next(
+            (
+                r[0]
+                for r in records
+                if r[0] in norms.values()
+                and r[1] is not None
+                and _close(r[1], stream)
+                and _close(r[2], final)
+            ),
+            None,
+        )
+        if renormed is not None:
+            return (
+                f"Each sub-layer's residual sum is right, but your pre-LN layer returns "
+                f"`self.{renormed}` of the last sum instead of the sum itself (a post-LN step "
+                f"added at the end): in pre-LN the layer returns {s}{where_s} un-normalised; the "
+                "one final LayerNorm belongs to the stack (Encoder's / Decoder's `norm`)."
+            )
+        return (
+            f"Each sub-layer's residual sum is right, but the layer does not return the stream "
+            f"after the last one, {s}{where_s}: return it as it is."
+        )
     return ""
+
+
+def _weighted_sum(
+    target: torch.Tensor, stream: torch.Tensor, out: torch.Tensor, stream_name: str, out_name: str
+) -> str:
+    """``target`` as a * stream + b * out with other coefficients than (1, 1), written out
+    ("x - self_attn(x)", "0.5 * x + 0.5 * self_attn(x)"): a residual sum with a sign, a
+    factor or a term wrong. The coefficients are fitted (least squares) and kept only when
+    they are multiples of 1/2 in [-2, 2] that reproduce ``target`` exactly; "" otherwise."""
+    target = torch.as_tensor(target).detach().double()
+    if target.shape != stream.shape or stream.shape != out.shape:
+        return ""
+    terms = torch.stack([stream.flatten(), out.flatten()], dim=1)
+    try:
+        fitted = torch.linalg.lstsq(terms, target.flatten().unsqueeze(1)).solution.flatten()
+    except RuntimeError:
+        return ""
+    a, b = (round(float(value) * 2) / 2 for value in fitted)
+    if (a, b) == (1.0, 1.0) or max(abs(a), abs(b)) > 2 or (a, b) == (0.0, 0.0):
+        return ""
+    if not _close(target, a * stream + b * out):
+        return ""
+
+    pieces: list[str] = []
+    for coefficient, name in ((a, stream_name), (b, out_name)):
+        if coefficient == 0:
+            continue
+        text = name if abs(coefficient) == 1 else f"{abs(coefficient):g} * {name}"
+        if not pieces:
+            pieces.append(f"-{text}" if coefficient < 0 else text)
+        else:
+            pieces.append(f"{'-' if coefficient < 0 else '+'} {text}")
+    return " ".join(pieces)
+
+
+def _attention_slots_reading(
+    module: nn.Module, name: str, call: Callable[[], Any], stream: torch.Tensor
+) -> str:
+    """For an attention sub-layer (forward(query, key, value, ...)): which of its query, key
+    and value slots received ``stream`` itself ("queries", "queries, keys and values", ...);
+    "" when ``name`` is not such a sub-layer or its call cannot be observed."""
+    child = dict(module.named_modules()).get(name)
+    if child is None:
+        return ""
+    given = arguments_received(child, call)
+    if given is None or not all(k in given for k in ("query", "key", "value")):
+        return ""
+    plural = {"query": "queries", "key": "keys", "value": "values"}
+    slots = [
+        plural[k]
+        for k in ("query", "key", "value")
+        if torch.is_tensor(given[k]) and _close(given[k].detach().double(), stream)
+    ]
+    if not slots:
+        return ""
+    return slots[0] if len(slots) == 1 else f"{', '.join(slots[:-1])} and {slots[-1]}"
+
+
+def _pre_ln_input_mix(
+    name: str,
+    inp: torch.Tensor,
+    out: torch.Tensor,
+    stream: torch.Tensor,
+    x: torch.Tensor,
+    before: Sequence[tuple[str, torch.Tensor | None, torch.Tensor | None]],
+    after: Sequence[tuple[str, torch.Tensor | None, torch.Tensor | None]],
+    got: Any,
+    wanted_norm: str,
+    s: str,
+    where_s: str,
+) -> str:
+    """A pre-LN sub-layer whose input is a sum of two tensors available where it runs (the
+    stream, its normalised copy, the layer's input): the residual added before the sub-layer
+    (``sublayer(norm(x) + x)``) or another stream mixed in. Returns the diagnosis, or ""
+    when the input is none of these sums."""
+    normed = next(
+        (
+            r[2].detach().double()
+            for r in reversed(before)
+            if r[0] == wanted_norm
+            and r[1] is not None
+            and r[2] is not None
+            and _close(r[1].detach().double(), stream)
+        ),
+        None,
+    )
+    if normed is None:
+        return ""
+    layer_input = x.detach().double()
+    candidates = [(f"{wanted_norm}({s}) + {s}", normed + stream, True)]
+    if not _close(layer_input, stream):
+        candidates.append(
+            (f"{wanted_norm}({s}) + x (the layer's input)", normed + layer_input, False)
+        )
+    label, inside = next(
+        ((lab, res) for lab, t, res in candidates if _close(inp, t)), (None, False)
+    )
+    if label is None:
+        return ""
+    later = after[0][1] if after else _first_tensor(got)
+    alone = later is not None and _close(later.detach().double(), out)
+    right = f"{s} + {name}({wanted_norm}({s})){where_s}"
+    if inside and alone:
+        return (
+            f"The residual around `self.{name}` is added to its input instead of its output: "
+            f"`self.{name}` reads {label}, and what follows it is {name}(...) alone, with no "
+            f"residual after it. In pre-LN the sub-layer reads the normalised copy alone and "
+            f"the stream is added to its output: {right}."
+        )
+    if inside:
+        return (
+            f"`self.{name}` reads {label}: the stream is added to the normalised copy before "
+            f"the sub-layer as well as after it. In pre-LN it reads {wanted_norm}({s}) alone: "
+            f"{right}."
+        )
+    return (
+        f"`self.{name}` reads {label}, not {wanted_norm}({s}) alone: in pre-LN each sub-layer "
+        f"reads the normalised copy of the stream that reaches it, {right}."
+    )
 
 
 def _self_attention_inputs(
@@ -659,6 +846,72 @@ def localise_stack(
         f"The stack's output is not the final norm of {container}[{num_layers - 1}]'s output: "
         "apply self.norm once, after the loop."
     )
+
+
+def mask_arrival_hint(
+    module: nn.Module, call: Callable[[], Any], given: Mapping[str, tuple[str, Any]]
+) -> list:
+    """A hint for an exception a layer or stack raised: the first attention (a submodule
+    named as a key of ``given``, such as ``self_attn``, in the layer or in any layer of a
+    stack) whose mask argument does not have the shape of the mask the module was given,
+    ``given[role] = (its name, the mask)``: the mask reshaped on the way (a squeeze(), an
+    unsqueeze, a view), found with pre-hooks."""
+
+    def hit(_exc: BaseException) -> str:
+        seen: list[tuple[str, str, Any]] = []
+        handles = []
+        for name, child in module.named_modules():
+            role = name.rsplit(".", 1)[-1]
+            if role not in given:
+                continue
+
+            def pre(_mod, args, kwargs, name=name, role=role):
+                mask = kwargs.get("mask", args[3] if len(args) > 3 else None)
+                seen.append((name, role, mask))
+
+            handles.append(child.register_forward_pre_hook(pre, with_kwargs=True))
+        try:
+            with torch.no_grad(), contextlib.suppress(Exception):
+                call()
+        finally:
+            for handle in handles:
+                handle.remove()
+        for name, role, mask in seen:
+            label, wanted = given[role]
+            if not isinstance(wanted, torch.Tensor) or not isinstance(mask, torch.Tensor):
+                continue
+            if tuple(mask.shape) == tuple(wanted.shape):
+                continue
+            shown = name if "." in name else f"self.{name}"
+            other = next(
+                (
+                    other_label
+                    for other_role, (other_label, other_mask) in given.items()
+                    if other_role != role
+                    and isinstance(other_mask, torch.Tensor)
+                    and tuple(other_mask.shape) == tuple(mask.shape)
+                    and torch.equal(other_mask, mask)
+                ),
+                None,
+            )
+            if other is not None:
+                return (
+                    f"`{shown}` gets {other}, where {label} belongs: the masks are exchanged "
+                    "on the way (the order of forward's parameters, or of a call's arguments)."
+                )
+            if mask.numel() == wanted.numel() and torch.equal(
+                mask.reshape(-1).to(wanted.dtype), wanted.reshape(-1)
+            ):
+                return (
+                    f"`{shown}` gets a mask of shape {tuple(mask.shape)}, where the module was "
+                    f"given {label} of shape {tuple(wanted.shape)}: the same values, reshaped on "
+                    "the way (a squeeze(), an unsqueeze() or a view()?). Pass it on as it is: it "
+                    "broadcasts against the attention scores (batch, num_heads, len_q, len_k) "
+                    "by itself."
+                )
+        return ""
+
+    return [(Exception, hit)]
 
 
 def stack_input_hint(

@@ -46,17 +46,21 @@ from transformer_course.checking.layers import (
     also_wrong_besides_final_norm,
     build,
     describe_mask,
+    dropout_rate_problem,
     expect_composite,
     expect_sublayers_dropped,
     expect_tensor_result,
     mistake_values,
     only_dropout_mistakes,
     stacked_layers_hint,
+    value_or_none,
 )
 from transformer_course.checking.localise import (
+    arguments_received,
     called_submodules,
     localise_layer,
     localise_stack,
+    mask_arrival_hint,
     stack_input_hint,
 )
 from transformer_course.checking.modules import expect_contract_defaults
@@ -181,6 +185,16 @@ def _call_text(name: str, inputs: _Inputs, case: _DecCase, built: str) -> str:
     )
 
 
+def _mask_hints(module, inputs: _Inputs) -> list:
+    """For an exception: an attention whose mask arrives with another shape than the
+    mask it belongs to (tgt_mask for the self-attention, src_mask for the cross-attention)."""
+    return mask_arrival_hint(
+        module,
+        lambda: module(*inputs.args()),
+        {"self_attn": ("tgt_mask", inputs.tgt_mask), "cross_attn": ("src_mask", inputs.src_mask)},
+    )
+
+
 def _hints(case: _DecCase) -> list:
     if case.len_src == case.len_tgt:
         return LAYER_HINTS
@@ -217,6 +231,10 @@ _EVAL_NOT_DETERMINISTIC = (
 
 def _property_problem(c: Checker, module, inputs: _Inputs, case: _DecCase, call: str, got):
     """The first mask property that the learner's module breaks, as a message, or ""."""
+    if case.mode == "train" and (
+        wrong := dropout_rate_problem(module, inputs.args(), got, case.dropout)
+    ):
+        return wrong  # two calls differ: what the properties compare below means nothing
     if case.mode != "eval" and case.dropout > 0:
         return ""
     if case.dropout > 0:
@@ -237,7 +255,7 @@ def _property_problem(c: Checker, module, inputs: _Inputs, case: _DecCase, call:
             hints=_hints(case),
         )
         if not _same(got[:, : t + 1], other[:, : t + 1]):
-            return _SEES_THE_FUTURE.format(t=t)
+            return _future_by_another_path(module, inputs, t) or _SEES_THE_FUTURE.format(t=t)
     if inputs.src_real is not None and not bool(inputs.src_real.all()):
         noisy = inputs.memory.clone()
         noise = randn(noisy.shape, case.seed + 6, scale=5.0)
@@ -254,6 +272,119 @@ def _property_problem(c: Checker, module, inputs: _Inputs, case: _DecCase, call:
                 return _SOURCE_PADDING_BYPASSES_ATTENTION
             return _SEES_SOURCE_PADDING
     return ""
+
+
+def _same_mask(a: Any, b: Any) -> bool:
+    """Whether two masks allow the same positions once broadcast (None only equals None)."""
+    if a is None or b is None:
+        return a is None and b is None
+    if not (torch.is_tensor(a) and torch.is_tensor(b)):
+        return False
+    try:
+        shape = torch.broadcast_shapes(a.shape, b.shape)
+        return bool(torch.equal(a.bool().expand(shape), b.bool().expand(shape)))
+    except RuntimeError:
+        return False
+
+
+def _attention_calls(module, role: str, inputs: _Inputs) -> list[tuple[str, dict[str, Any]]] | None:
+    """[(name, its arguments by name)] for every submodule of ``module`` called ``role``
+    (``self_attn``, ``cross_attn``: the layer's own, or each layer's in a stack), observed
+    on the base inputs; None when one of them cannot be observed."""
+    found = []
+    for name, child in module.named_modules():
+        if name.rsplit(".", 1)[-1] != role:
+            continue
+        given = arguments_received(child, lambda: module(*inputs.args()))
+        if given is None:
+            return None
+        found.append((name, dict(given)))
+    return found
+
+
+def _future_by_another_path(module, inputs: _Inputs, t: int) -> str:
+    """When the output at position t depends on later target inputs although EVERY
+    self-attention receives tgt_mask itself: the path the later positions take (a
+    cross-attention whose keys are not memory), or that the self-attention's mask is not
+    the cause. "" when some self-attention does not get tgt_mask (the usual message holds)
+    or the calls cannot be observed."""
+    selfs = _attention_calls(module, "self_attn", inputs)
+    if not selfs:
+        return ""
+    for _, given in selfs:
+        values = list(given.values())
+        mask = given.get("mask", values[3] if len(values) > 3 else None)
+        if not _same_mask(mask, inputs.tgt_mask):
+            return ""
+    head = (
+        f"The output at target position {t} changed when only the decoder inputs after position "
+        f"{t} changed: your decoder looks into the future, although every self-attention gets "
+        "tgt_mask as it should"
+    )
+    memory = inputs.memory.detach().double()
+    for name, given in _attention_calls(module, "cross_attn", inputs) or []:
+        key = given.get("key")
+        if not torch.is_tensor(key):
+            continue
+        key = key.detach().double()
+        if key.shape == memory.shape and torch.allclose(key, memory):
+            continue
+        shown = f"`{name}`" if "." in name else "`self.cross_attn`"
+        return (
+            f"{head}: {shown} gets keys and values that are not memory (decoder states, which "
+            f"carry the later target positions), so position {t} reads them there. Every "
+            "cross-attention reads the encoder output as it was given: "
+            "cross_attn(x, memory, memory, src_mask), with the stack's memory passed unchanged "
+            "to every layer."
+        )
+    return (
+        f"{head}: the later positions reach position {t} by another path than the "
+        "self-attention (a sub-layer fed the whole target, or a mask changed on the way)."
+    )
+
+
+def _cross_attention_sources(module, inputs: _Inputs, p) -> str:
+    """The cross-attention's keys and values when they are not memory as given (each
+    sub-result of the layer being right on the learner's own values, the localiser says
+    nothing of them): normalised by one of the layer's norms, or another tensor. "" when
+    they are memory, or the call cannot be observed."""
+    calls = _attention_calls(module, "cross_attn", inputs)
+    if not calls or len(calls) != 1:
+        return ""
+    given = calls[0][1]
+    memory = inputs.memory.detach().double()
+    labels = {}
+    for slot in ("key", "value"):
+        value = given.get(slot)
+        if not torch.is_tensor(value):
+            return ""
+        value = value.detach().double()
+        if value.shape == memory.shape and torch.allclose(value, memory, rtol=1e-4, atol=1e-5):
+            continue
+        label = "another tensor than memory"
+        for norm in ("norm1", "norm2", "norm3"):
+            params = sub(p, norm)
+            if params and value.shape == memory.shape:
+                normed = layer_norm_f(memory, params)
+                if torch.allclose(value, normed, rtol=1e-4, atol=1e-5):
+                    label = f"{norm}(memory)"
+                    break
+        if label == "another tensor than memory" and value.shape != memory.shape:
+            label = f"a tensor of shape {tuple(value.shape)} (memory's is {tuple(memory.shape)})"
+        labels[slot] = label
+    if not labels:
+        return ""
+    if set(labels) == {"key", "value"} and labels["key"] == labels["value"]:
+        said = f"The keys and values of `self.cross_attn` are {labels['key']}"
+    else:
+        said = "In `self.cross_attn`, " + "; ".join(
+            f"the {slot}s are {label}" for slot, label in labels.items()
+        )
+    return (
+        f"{said}, not memory as given: the cross-attention reads the encoder output unchanged, "
+        "cross_attn(query, memory, memory, src_mask) (the layer's norms belong to the "
+        "decoder's own stream; the encoder normalised memory already)."
+    )
 
 
 _SOURCE_PADDING_BYPASSES_ATTENTION = (
@@ -429,6 +560,47 @@ _LAYER_BUILT_ON = (
 )
 
 
+_SIGNATURE_MASKS_SWAPPED = (
+    "Your forward's signature takes the masks in the other order, forward(x, memory, "
+    "tgt_mask, src_mask) (nn.TransformerDecoderLayer's order): called by keyword, "
+    "src_mask=..., tgt_mask=..., your layer is right, but called positionally as the contract "
+    "says, layer(x, memory, src_mask, tgt_mask) (as Decoder does), the two masks are "
+    "exchanged: the self-attention gets src_mask and the cross-attention tgt_mask. Declare "
+    "forward(self, x, memory, src_mask=None, tgt_mask=None)."
+)
+_BODY_MASKS_SWAPPED = (
+    "The masks go to the wrong attentions inside forward: the self-attention gets src_mask and "
+    "the cross-attention tgt_mask, the two exchanged (called by keyword too, src_mask=..., "
+    "tgt_mask=..., so not the order of forward's parameters). tgt_mask (look-ahead and target "
+    "padding) belongs to the self-attention, self_attn(x, x, x, tgt_mask), and src_mask "
+    "(source padding) to the cross-attention, cross_attn(x, memory, memory, src_mask)."
+)
+
+
+def _masks_swapped_where(module, inputs: _Inputs, got, expected) -> str:
+    """For an output that the two masks exchanged explain: the layer called by keyword
+    (src_mask=..., tgt_mask=...) gives the reference's output when only the order of
+    forward's parameters is wrong, and the same wrong output when its body swaps them.
+    "" when it cannot be told (the keyword call raises, or gives a third result)."""
+    try:
+        with torch.no_grad():
+            out = module(
+                inputs.x, inputs.memory, src_mask=inputs.src_mask, tgt_mask=inputs.tgt_mask
+            )
+    except Exception:
+        return ""
+    out = out[0] if isinstance(out, tuple) and out else out
+    if not torch.is_tensor(out) or out.shape != got.shape:
+        return ""
+    out, got = out.detach().double(), got.detach().double()
+    expected = torch.as_tensor(expected).double()
+    if out.shape == expected.shape and torch.allclose(out, expected, rtol=1e-4, atol=1e-5):
+        return _SIGNATURE_MASKS_SWAPPED
+    if torch.allclose(out, got, rtol=1e-6, atol=1e-7):
+        return _BODY_MASKS_SWAPPED
+    return ""
+
+
 def _layer_table(
     case: _DecCase, inputs: _Inputs, drop: bool, called: set[str] | None = None
 ) -> dict[str, dict[str, Any]]:
@@ -494,7 +666,12 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
     inputs = _inputs(case)
     built = f"{built}, {post_pre(case.norm_first)}, {case.mode} mode, holding the check's weights"
     call = _call_text("layer", inputs, case, built)
-    got = c.call(module, *inputs.args(), call_repr=call, hints=_hints(case))
+    got = c.call(
+        module,
+        *inputs.args(),
+        call_repr=call,
+        hints=[*_mask_hints(module, inputs), *_hints(case)],
+    )
     what = f"the output of {call}"
     expect_tensor_result(
         c,
@@ -521,15 +698,34 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
     table = _layer_table(case, inputs, drop, called)
     if drop:  # what eval mode rules out is no candidate (a missing residual, say)
         table = only_dropout_mistakes(table, module, inputs.args(), compute(drop=False))
+    swapped = _MASKS[("src", "tgt")]
+    if swapped in table and inputs.src_mask is not None and inputs.tgt_mask is not None:
+        # the same output from a signature in PyTorch's order and from a body that swaps the
+        # masks: a call by keyword tells them apart (right by keyword: the signature); made
+        # only for an output that the exchanged masks give
+        exchanged = value_or_none(lambda: compute(**table[swapped]))
+        if (
+            isinstance(got, torch.Tensor)
+            and exchanged is not None
+            and got.shape == exchanged.shape
+            and torch.allclose(got.detach().double(), exchanged, rtol=1e-4, atol=1e-5)
+        ):
+            where = _masks_swapped_where(module, inputs, got, compute())
+            if where:
+                table = {(where if m == swapped else m): knobs for m, knobs in table.items()}
 
     def localise():
-        return _property_problem(c, module, inputs, case, call, got) or localise_layer(
-            module,
-            lambda: module(*inputs.args()),
-            inputs.x,
-            sublayers=list(_PARTS.values()),
-            norms={_PARTS[k]: v for k, v in _PART_NORMS.items()},
-            norm_first=case.norm_first,
+        return (
+            _property_problem(c, module, inputs, case, call, got)
+            or localise_layer(
+                module,
+                lambda: module(*inputs.args()),
+                inputs.x,
+                sublayers=list(_PARTS.values()),
+                norms={_PARTS[k]: v for k, v in _PART_NORMS.items()},
+                norm_first=case.norm_first,
+            )
+            or _cross_attention_sources(module, inputs, p)
         )
 
     expect_composite(
@@ -539,7 +735,10 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
         what,
         **tolerance(got.dtype),
         mistakes=mistake_values(compute, table),
-        localise=None if case.mode == "train" and case.dropout > 0 else localise,
+        localise=lambda: (
+            dropout_rate_problem(module, inputs.args(), got, case.dropout)
+            or ("" if case.mode == "train" and case.dropout > 0 else localise())
+        ),
         hint=lambda: _property_problem(c, module, inputs, case, call, got) or _LAYER_BUILT_ON,
     )
     _expect_properties(c, module, inputs, case, call, got)
@@ -631,6 +830,7 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
         *inputs.args(),
         call_repr=call,
         hints=[
+            *_mask_hints(module, inputs),
             *_hints(case),
             *stack_input_hint(module, lambda: module(*inputs.args()), inputs.x, case.num_layers),
         ],
@@ -704,7 +904,10 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
         what,
         **tolerance(got.dtype),
         mistakes=mistake_values(compute, table),
-        localise=None if case.mode == "train" and case.dropout > 0 else localise,
+        localise=lambda: (
+            dropout_rate_problem(module, inputs.args(), got, case.dropout)
+            or ("" if case.mode == "train" and case.dropout > 0 else localise())
+        ),
         hint=lambda: _property_problem(c, module, inputs, case, call, got) or _STACK_BUILT_ON,
     )
     _expect_properties(c, module, inputs, case, call, got)

@@ -52,6 +52,7 @@ from transformer_course.checking.layers import (
     build,
     describe_mask,
     dropout_hint,
+    dropout_rate_problem,
     expect_composite,
     expect_deterministic_in_eval,
     expect_sublayers_dropped,
@@ -66,6 +67,7 @@ from transformer_course.checking.localise import (
     called_submodules,
     localise_layer,
     localise_stack,
+    mask_arrival_hint,
     stack_input_hint,
 )
 from transformer_course.checking.modules import (
@@ -147,6 +149,16 @@ _NO_EPS = (
     "You divide by sqrt(var) with no eps. eps keeps the division safe (a token whose features "
     "are all equal, a zero <pad> vector say, has variance 0: 0 / 0 is NaN) and belongs inside "
     "the square root: sqrt(var + eps)."
+)
+_EPS_IN_NUMERATOR = (
+    "You add eps to the numerator, (x - mean + eps) / sqrt(var), so the denominator has no "
+    "eps (0 / 0 for a token whose features are all equal): eps belongs inside the square "
+    "root of the denominator, (x - mean) / sqrt(var + eps)."
+)
+_BIAS_INSIDE_GAIN = (
+    "You add the bias before multiplying by the gain, self.weight * (normalised + self.bias), "
+    "so the bias is scaled by the gain too (a fresh layer, gain 1, cannot show it): multiply "
+    "first, then add, self.weight * normalised + self.bias."
 )
 _NO_SQRT = (
     "You divide by the variance, var + eps, not by its square root: LayerNorm divides by the "
@@ -312,11 +324,13 @@ def _norm_mistakes(case_eps: float | None, ndim: int = 3) -> dict[str, dict[str,
         _VARIANCE_UNCENTRED: {"variance": "uncentred"},
         _SQUARED: {"eps_at": "squared"},
         _EPS_SUBTRACTED: {"eps_at": "subtracted"},
+        _EPS_IN_NUMERATOR: {"eps_at": "numerator"},
         _NUMERATOR_UNCENTRED: {"numerator": "x"},
         _GAIN_OVER_CENTRED: {"gain_as": "over_centred"},
         _GAIN_DIVIDES: {"gain_as": "divisor"},
         _GAIN_FIRST: {"gain_as": "first"},
         _AFFINE_FIRST: {"gain_as": "affine_first"},
+        _BIAS_INSIDE_GAIN: {"gain_as": "bias_inside"},
         _STATS_SWAPPED: {"stats_swapped": True},
         _STATS_SWAPPED_UNBIASED: {"stats_swapped": True, "unbiased": True},
         _BIAS_SUBTRACTED: {"shift_sign": -1},
@@ -370,13 +384,17 @@ def _norm_input(case: _NormCase) -> torch.Tensor:
     return x
 
 
-def _ignores_eps(cls, d_model: int, module, x: torch.Tensor, got: torch.Tensor) -> bool:
+def _ignores_eps(
+    cls, d_model: int, module, x: torch.Tensor, got: torch.Tensor, eps: float = 0.5
+) -> bool:
     """Whether the learner's LayerNorm built with a very different eps (0.5), holding the
     same weights, gives exactly ``got`` on ``x`` (blind7b-ln-eps-argument-ignored: a fixed
-    eps of 1e-12 was told "no eps" or "a wrong default", not that the argument is ignored)."""
+    eps of 1e-12 was told "no eps" or "a wrong default", not that the argument is ignored).
+    With ``eps=1e-5``: whether its default eps is the contract's (built with eps=1e-5 given
+    explicitly it gives what it gives by default), which rules out "a wrong default"."""
     try:
         with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
-            other = cls(d_model, eps=0.5)
+            other = cls(d_model, eps=eps)
             other.load_state_dict(module.state_dict())
             other.eval()
             out = other(x)
@@ -568,12 +586,24 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
                 "like 1e-6 (the Annotated Transformer's).",
             }
         mistakes = {renamed.get(message, message): knobs for message, knobs in mistakes.items()}
+    elif case.eps is None and _ignores_eps(cls, d_model, module, x, got, eps=1e-5):
+        # built with eps=1e-5 given explicitly, it gives what it gives by default: its
+        # default is the contract's, so "a wrong default" is no candidate (an eps added after
+        # the division, `* rsqrt(var) + eps`, was told "no eps" or "a wrong default")
+        for message in (_WRONG_DEFAULT_EPS, _WRONG_DEFAULT_EPS + " "):
+            mistakes.pop(message, None)
     c.expect_close(
         got,
         expected,
         what,
         **tolerance(got.dtype),
         mistakes=mistake_values(lambda **k: layer_norm_f(x, p, **k), mistakes),
+        # one constant on every token is an observed diagnosis, not advice: said as one
+        explain=lambda: (
+            _norm_hint(cls, d_model, module, x, got, p, eps, case.eps is None)
+            if _scale_hint(x, got, p, eps)
+            else ""
+        ),
         hint=lambda: _norm_hint(cls, d_model, module, x, got, p, eps, case.eps is None),
     )
 
@@ -842,7 +872,15 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         f"{case.mode} mode, holding the check's weights]"
     )
     args = (x,) if mask is None else (x, mask)
-    got = c.call(module, *args, call_repr=call, hints=LAYER_HINTS)
+    got = c.call(
+        module,
+        *args,
+        call_repr=call,
+        hints=[
+            *mask_arrival_hint(module, lambda: module(*args), {"self_attn": ("mask", mask)}),
+            *LAYER_HINTS,
+        ],
+    )
     what = f"the output of {call}"
     expect_tensor_result(
         c, got, x.shape, what, shape_hint="(batch, len, d_model), as x.", inputs={"x": x}
@@ -893,7 +931,10 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         what,
         **tolerance(got.dtype),
         mistakes=mistake_values(compute, table),
-        localise=None if case.mode == "train" and case.dropout > 0 else localise,
+        localise=lambda: (
+            dropout_rate_problem(module, args, got, case.dropout)
+            or ("" if case.mode == "train" and case.dropout > 0 else localise())
+        ),
         hint=dropout_hint(case.dropout, case.mode) or _BUILT_ON,
     )
     if drop:
@@ -996,7 +1037,11 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = Fals
         module,
         *args,
         call_repr=call,
-        hints=[*LAYER_HINTS, *stack_input_hint(module, lambda: module(*args), x, case.num_layers)],
+        hints=[
+            *mask_arrival_hint(module, lambda: module(*args), {"self_attn": ("mask", mask)}),
+            *LAYER_HINTS,
+            *stack_input_hint(module, lambda: module(*args), x, case.num_layers),
+        ],
     )
     what = f"the output of {call}"
     expect_tensor_result(
@@ -1045,7 +1090,10 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = Fals
         what,
         **tolerance(got.dtype),
         mistakes=mistake_values(compute, table),
-        localise=None if case.mode == "train" and case.dropout > 0 else localise,
+        localise=lambda: (
+            dropout_rate_problem(module, args, got, case.dropout)
+            or ("" if case.mode == "train" and case.dropout > 0 else localise())
+        ),
         hint=dropout_hint(case.dropout, case.mode) or _STACK_BUILT_ON,
     )
 

@@ -46,12 +46,13 @@ def layer_norm_f(
     False: no mean subtracted, x divided by its root mean square (T5's RMS-style norm);
     ``mean_added``: x + mean where x - mean belongs (the variance still the right one);
     ``eps_at`` also "squared" ((var + eps) ** 2 where the root belongs) and "subtracted"
-    (sqrt(var - eps)); ``variance`` "uncentred": the mean of x² around 0 while the
+    (sqrt(var - eps)) and "numerator" ((x - mean + eps) / sqrt(var)); ``variance`` "uncentred": the mean of x² around 0 while the
     numerator is centred; ``numerator`` "x": x divided, not x - mean (the statistics
     right); ``gain_as`` "divisor" (the normalised x divided by the weight), "over_centred"
     (weight / (x - mean) / sqrt(var + eps)), "first" (x multiplied by the weight before
     the statistics, so that they cancel it), "affine_first" (weight * x + bias taken
-    first, then normalised, nothing applied after); ``stats_swapped``: the mean and the variance
+    first, then normalised, nothing applied after), "bias_inside" (weight * (normalised + bias):
+    the bias added before the gain, so scaled by it); ``stats_swapped``: the mean and the variance
     exchanged (torch.var_mean's (variance, mean) unpacked as (mean, variance));
     ``shift_sign`` -1: the bias subtracted."""
     x = x.double()
@@ -100,11 +101,15 @@ def layer_norm_f(
         y = (x - mean) / (var + eps) ** 2
     elif eps_at == "subtracted":
         y = (x - mean) / torch.sqrt(var - eps)
+    elif eps_at == "numerator":  # (x - mean + eps) / sqrt(var): eps on the wrong side
+        y = (x - mean + eps) / torch.sqrt(var)
     else:
         y = (x - mean) / torch.sqrt(var)
     weight, bias = p["weight"].double(), p["bias"].double()
     if swap:
         weight, bias = bias, weight
+    if gain and shift and gain_as == "bias_inside":  # weight * (y + bias): the bias scaled
+        return (y + shift_sign * bias) * weight
     if gain and gain_as == "divisor":
         y = y / weight
     elif gain and gain_as != "first":
