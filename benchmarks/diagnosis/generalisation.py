@@ -604,6 +604,12 @@ BATCHES = (
         "by a new helper (r11b) that had read no check and no message, judged against the "
         "checks after round 10; 12 of 24 from reports",
     ),
+    Batch(
+        "round 11, 07-08",
+        "2ddd4e2",
+        "by a new helper (r11g) that had read no check and no message, judged against the "
+        "checks after round 10; 11 of 24 from reports",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
