@@ -224,7 +224,7 @@ _BEAM_MESSAGES = {
     "first_finished": "You stopped at the first finished hypothesis, although a live "
     "hypothesis still scored better. Stop only once the best finished hypothesis's normalised "
     "score is at least the best live hypothesis's score (or after max_len steps).",
-    "count_rule": "You stopped once beam_size hypotheses had finished (a count of finished hypotheses). A confident model "
+    "count_rule": "You stopped once beam_size hypotheses had finished. A confident model "
     "finishes several unlikely hypotheses early (each ends with an unlikely <eos>) while the "
     "likely one is still live: the count is reached before the best answer finishes. Stop "
     "when the best finished hypothesis's normalised score is at least the best live score.",
@@ -509,7 +509,7 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
         if all(o[5] and o[5][-1] == o[2][3] and _same_row(o[4], o[5][:-1], o[3]) for o in wrong):
             c.fail(
                 f"for source row {i}, {what} chose {row}, expected {expected}: every wrong "
-                "answer is the expected one without its final <eos> (the <eos> is dropped). Return the finished "
+                "answer is the expected one without its final <eos>. Return the finished "
                 "hypothesis with its <eos> (then model.pad_id), as greedy_decode does."
             )
         shown = f"for source row {i}, {what} chose {row}, expected {expected}"

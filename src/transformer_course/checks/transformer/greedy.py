@@ -534,7 +534,7 @@ _REPLAY_RULES = {
         "the LAST position of the prefix, logits[:, -1]."
     ),
     "row_0": (
-        "Every row got row 0's next token (every row gets the same token as row 0): either one decision, row 0's argmax (next_token[0] "
+        "Every row got row 0's next token: either one decision, row 0's argmax (next_token[0] "
         "or .item(), as in the Annotated Transformer's greedy_decode, which decodes one "
         "sentence), was used for the whole batch, or every row was decoded from the first "
         "sentence (its memory or its src_ids given to all rows); both give these tokens. Each "

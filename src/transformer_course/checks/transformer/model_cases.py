@@ -223,7 +223,7 @@ _WRONG_TABLE = {
     "from self.tgt_embedding.",
 }
 _ENCODER_NO_MASK = (
-    "The encoder ignores the padding of the source (it runs without the source padding mask): its self-attention gives weight to "
+    "The encoder ignores the padding of the source: its self-attention gives weight to "
     "<pad> positions. Pass padding_mask(src_ids, self.pad_id) to self.encoder."
 )
 
