@@ -610,6 +610,19 @@ BATCHES = (
         "by a new helper (r11g) that had read no check and no message, judged against the "
         "checks after round 10; 11 of 24 from reports",
     ),
+    Batch(
+        "round 11 (second helper), 05-06",
+        "86df9e1",
+        "by a new helper (s11k) that had read no check and no message, judged against the "
+        "checks after round 11's first fixes of lessons 05-06 (r11d's); 13 of 24 from "
+        "reports",
+    ),
+    Batch(
+        "round 11 (second helper), 11",
+        "e42a548",
+        "by a new helper (s11i) that had read no check and no message, judged against the "
+        "checks after round 11's first fixes of lesson 11 (r11b's); 12 of 24 from reports",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
