@@ -2580,3 +2580,31 @@ CASES += _BLIND11F
 from benchmarks.diagnosis.cases_blind11g import BLIND11G as _BLIND11G  # noqa: E402
 
 CASES += _BLIND11G
+
+from benchmarks.diagnosis.cases_blind11h import BLIND11H as _BLIND11H  # noqa: E402
+
+CASES += _BLIND11H
+
+from benchmarks.diagnosis.cases_blind11i import BLIND11I as _BLIND11I  # noqa: E402
+
+CASES += _BLIND11I
+
+from benchmarks.diagnosis.cases_blind11j import BLIND11J as _BLIND11J  # noqa: E402
+
+CASES += _BLIND11J
+
+from benchmarks.diagnosis.cases_blind11k import BLIND11K as _BLIND11K  # noqa: E402
+
+CASES += _BLIND11K
+
+from benchmarks.diagnosis.cases_blind11l import BLIND11L as _BLIND11L  # noqa: E402
+
+CASES += _BLIND11L
+
+from benchmarks.diagnosis.cases_blind11m import BLIND11M as _BLIND11M  # noqa: E402
+
+CASES += _BLIND11M
+
+from benchmarks.diagnosis.cases_blind11n import BLIND11N as _BLIND11N  # noqa: E402
+
+CASES += _BLIND11N
