@@ -623,6 +623,20 @@ BATCHES = (
         "by a new helper (s11i) that had read no check and no message, judged against the "
         "checks after round 11's first fixes of lesson 11 (r11b's); 12 of 24 from reports",
     ),
+    Batch(
+        "round 11 (second helper), 07-08",
+        "6d51f66",
+        "by a new helper (s11n) that had read no check and no message, judged against the "
+        "checks after round 11's first fixes of lessons 07-08 (r11g's); 11 of 24 from "
+        "reports",
+    ),
+    Batch(
+        "round 11 (second helper), 09-10",
+        "21e7712",
+        "by a new helper (s11h) that had read no check and no message, judged against the "
+        "checks after round 11's first fixes of lessons 09-10 (r11a's); 11 of 24 from "
+        "reports",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
