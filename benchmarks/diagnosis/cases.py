@@ -2608,3 +2608,31 @@ CASES += _BLIND11M
 from benchmarks.diagnosis.cases_blind11n import BLIND11N as _BLIND11N  # noqa: E402
 
 CASES += _BLIND11N
+
+from benchmarks.diagnosis.cases_blind12a import BLIND12A as _BLIND12A  # noqa: E402
+
+CASES += _BLIND12A
+
+from benchmarks.diagnosis.cases_blind12b import BLIND12B as _BLIND12B  # noqa: E402
+
+CASES += _BLIND12B
+
+from benchmarks.diagnosis.cases_blind12c import BLIND12C as _BLIND12C  # noqa: E402
+
+CASES += _BLIND12C
+
+from benchmarks.diagnosis.cases_blind12d import BLIND12D as _BLIND12D  # noqa: E402
+
+CASES += _BLIND12D
+
+from benchmarks.diagnosis.cases_blind12e import BLIND12E as _BLIND12E  # noqa: E402
+
+CASES += _BLIND12E
+
+from benchmarks.diagnosis.cases_blind12f import BLIND12F as _BLIND12F  # noqa: E402
+
+CASES += _BLIND12F
+
+from benchmarks.diagnosis.cases_blind12g import BLIND12G as _BLIND12G  # noqa: E402
+
+CASES += _BLIND12G
