@@ -2262,11 +2262,11 @@ def decode_bytearray(ids, merges):
 
 
 # ------------------------------------------------ round 11 (r11c): families that carry over
-def pad_max_without_default(sequences, pad_id):  # the blind case: max() of no lengths
-    max_len = max(len(seq) for seq in sequences)
-    batch = np.full((len(sequences), max_len), pad_id, dtype=np.int64)
-    for row, seq in enumerate(sequences):
-        batch[row, : len(seq)] = seq
+def pad_max_of_lengths(sequences, pad_id):  # max() of an empty list of lengths raises
+    lengths = [len(seq) for seq in sequences]
+    batch = np.full((len(sequences), max(lengths)), pad_id, dtype=np.int64)
+    for row, (seq, length) in enumerate(zip(sequences, lengths)):
+        batch[row, :length] = seq
     return batch
 
 
@@ -2591,7 +2591,7 @@ MISTAKES += [
     ),
     Mistake(
         checks.check_pad_batch,
-        pad_max_without_default,
+        pad_max_of_lengths,
         r"(?s)no sequences at all.*max\(len\(seq\) for seq in sequences\) without default=0",
     ),
     Mistake(

@@ -15,7 +15,7 @@ from common import REPO
 
 sys.path.insert(0, str(REPO))
 
-from benchmarks.diagnosis import generalisation, readme
+from benchmarks.diagnosis import controls, generalisation, readme
 from benchmarks.diagnosis.cases import CASES
 from benchmarks.diagnosis.run import (
     MUTANT_TABLES,
@@ -50,6 +50,23 @@ def test_the_readme_shows_how_the_diagnoses_generalised():
             counts[verdict] += 1
         per_lesson = {v: sum(c[v] for c in batch["lessons"].values()) for v in counts}
         assert per_lesson == counts, name
+
+
+def test_the_readme_shows_the_controls():
+    """Every control is recorded for every commit it lists, its counts are its cases'
+    verdicts counted, and README shows the recorded table."""
+    record = json.loads(controls.RECORD.read_text())
+    assert [control.name for control in controls.CONTROLS] == list(record)
+    for control in controls.CONTROLS:
+        rows = record[control.name]
+        assert [commit for commit, _ in control.commits] == list(rows)
+        for row in rows.values():
+            assert all(case_id.startswith(control.prefixes) for case_id in row["cases"])
+            counted = {verdict: 0 for verdict in generalisation.VERDICTS}
+            for verdict in row["cases"].values():
+                counted[verdict] += 1
+            assert counted == row["counts"], control.name
+    assert readme.controls_block() in (REPO / "README.md").read_text()
 
 
 def test_a_batch_re_run_from_git_gives_its_recorded_figures():

@@ -36,55 +36,64 @@ _c = held_out_authored("blind11c")
 
 BLIND11C: list[Case] = [
     # ------------------------------------------------------------------ 00 welcome
-    _c(
-        "center-no-keepdims",
-        L00,
-        "center_rows",
-        "subtracts the row means without keepdims=True: the (rows,) means line up with the "
-        "last axis, so a square array gets row j's mean subtracted from column j, and other "
-        "shapes fail to broadcast.",
-        (
-            r"keepdims",
-            r"(means?|reduced axis).{0,80}(line up|broadcast).{0,80}(last axis|columns?)",
-            r"column j|row j's mean|each column",
-            r"\[\.\.\., None\]|\[:, None\]|np\.newaxis",
-        ),
-        (r"axis ?=? ?0|down the columns", r"in place|modif", r"global mean|whole array"),
-        edits=[("x.mean(axis=-1, keepdims=True)", "x.mean(axis=-1)")],
-        source=ROW_MEAN_LEADING_AXIS,
-    ),
-    _c(
-        "center-in-place",
-        L00,
-        "center_rows",
-        "subtracts in place (x -= ...) and returns x: the values are right but the caller's "
-        "array is changed, which the contract forbids.",
-        (
-            r"in[- ]place|-=",
-            r"(modif|chang|overwr|alter)\w*.{0,60}(input|x itself|your argument|caller)",
-            r"x itself",
-            r"new array",
-        ),
-        (r"keepdims", r"axis ?=? ?0", r"mean of the (whole|columns)"),
-        code="""
-def center_rows(x):
-    x -= x.mean(axis=-1, keepdims=True)
-    return x
-""",
-    ),
-    _c(
-        "center-axis-one",
-        L00,
-        "center_rows",
-        "takes the mean over axis=1 instead of the last axis: right for 2-D arrays, but a "
-        "1-D row raises an AxisError and a 3-D array is centred along its second axis.",
-        (
-            r"axis ?=? ?1\b|axis 1\b",
-            r"axis ?=? ?-1|last axis",
-        ),
-        (r"keepdims", r"in[- ]place", r"axis ?=? ?0\b"),
-        edits=[("x.mean(axis=-1, keepdims=True)", "x.mean(axis=1, keepdims=True)")],
-    ),
+    # blind11c-center-no-keepdims left out after the run: its code is one of the tests' own
+    # mistakes (tests/test_00_welcome.py center_without_keepdims), which the benchmark keeps
+    # apart; generalisation.py lists it with the reason.
+    # _c(
+    #     "center-no-keepdims",
+    #     L00,
+    #     "center_rows",
+    #     "subtracts the row means without keepdims=True: the (rows,) means line up with the "
+    #     "last axis, so a square array gets row j's mean subtracted from column j, and other "
+    #     "shapes fail to broadcast.",
+    #     (
+    #         r"keepdims",
+    #         r"(means?|reduced axis).{0,80}(line up|broadcast).{0,80}(last axis|columns?)",
+    #         r"column j|row j's mean|each column",
+    #         r"\[\.\.\., None\]|\[:, None\]|np\.newaxis",
+    #     ),
+    #     (r"axis ?=? ?0|down the columns", r"in place|modif", r"global mean|whole array"),
+    #     edits=[("x.mean(axis=-1, keepdims=True)", "x.mean(axis=-1)")],
+    #     source=ROW_MEAN_LEADING_AXIS,
+    # ),
+    # blind11c-center-in-place left out after the run: its code is one of the tests' own mistakes
+    # (tests/test_00_welcome.py center_in_place), which the benchmark keeps apart;
+    # generalisation.py lists it with the reason.
+    # _c(
+    #     "center-in-place",
+    #     L00,
+    #     "center_rows",
+    #     "subtracts in place (x -= ...) and returns x: the values are right but the caller's "
+    #     "array is changed, which the contract forbids.",
+    #     (
+    #         r"in[- ]place|-=",
+    #         r"(modif|chang|overwr|alter)\w*.{0,60}(input|x itself|your argument|caller)",
+    #         r"x itself",
+    #         r"new array",
+    #     ),
+    #     (r"keepdims", r"axis ?=? ?0", r"mean of the (whole|columns)"),
+    #     code="""
+    # def center_rows(x):
+    # x -= x.mean(axis=-1, keepdims=True)
+    # return x
+    # """,
+    # ),
+    # blind11c-center-axis-one left out after the run: its code is one of the tests' own mistakes
+    # (tests/test_00_welcome.py center_axis_1), which the benchmark keeps apart; generalisation.py
+    # lists it with the reason.
+    # _c(
+    #     "center-axis-one",
+    #     L00,
+    #     "center_rows",
+    #     "takes the mean over axis=1 instead of the last axis: right for 2-D arrays, but a "
+    #     "1-D row raises an AxisError and a 3-D array is centred along its second axis.",
+    #     (
+    #         r"axis ?=? ?1\b|axis 1\b",
+    #         r"axis ?=? ?-1|last axis",
+    #     ),
+    #     (r"keepdims", r"in[- ]place", r"axis ?=? ?0\b"),
+    #     edits=[("x.mean(axis=-1, keepdims=True)", "x.mean(axis=1, keepdims=True)")],
+    # ),
     # ------------------------------------------------------------------ 01 tokenization
     _c(
         "tokenize-punctuation-runs",
@@ -316,28 +325,31 @@ def bpe_encode(text, merges):
 """,
         source=MERGE_LEFT_TO_RIGHT,
     ),
-    _c(
-        "bpe-decode-per-token",
-        L01,
-        "bpe_decode",
-        "decodes each token's bytes as UTF-8 on its own and joins the strings, so a "
-        "character whose bytes are split across two tokens becomes replacement characters.",
-        (
-            r"(each|every|one) token.{0,60}(separately|on its own|by itself|alone)",
-            r"once,? at the end|join (the )?bytes.{0,60}(first|before|then)",
-            r"split across|spans? (two|several) tokens|across tokens",
-            r"per[- ]token",
-        ),
-        (r"order of the (two )?parts|swap", r"merges? (order|in the order)"),
-        code="""
-def bpe_decode(ids, merges):
-    table = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        table[new_id] = table[a] + table[b]
-    return "".join(table[i].decode("utf-8", errors="replace") for i in ids)
-""",
-        source=DECODE_PER_TOKEN,
-    ),
+    # blind11c-bpe-decode-per-token left out after the run: its code is one of the tests' own
+    # mistakes (tests/test_01_tokenization.py decode_per_token), which the benchmark keeps apart;
+    # generalisation.py lists it with the reason.
+    # _c(
+    #     "bpe-decode-per-token",
+    #     L01,
+    #     "bpe_decode",
+    #     "decodes each token's bytes as UTF-8 on its own and joins the strings, so a "
+    #     "character whose bytes are split across two tokens becomes replacement characters.",
+    #     (
+    #         r"(each|every|one) token.{0,60}(separately|on its own|by itself|alone)",
+    #         r"once,? at the end|join (the )?bytes.{0,60}(first|before|then)",
+    #         r"split across|spans? (two|several) tokens|across tokens",
+    #         r"per[- ]token",
+    #     ),
+    #     (r"order of the (two )?parts|swap", r"merges? (order|in the order)"),
+    #     code="""
+    # def bpe_decode(ids, merges):
+    # table = {i: bytes([i]) for i in range(256)}
+    # for (a, b), new_id in merges.items():
+    #     table[new_id] = table[a] + table[b]
+    # return "".join(table[i].decode("utf-8", errors="replace") for i in ids)
+    # """,
+    #     source=DECODE_PER_TOKEN,
+    # ),
     # ------------------------------------------------------------------ 02 embeddings
     _c(
         "one-hot-width-from-max",
@@ -377,24 +389,27 @@ def one_hot(ids, vocab_size):
     return out
 """,
     ),
-    _c(
-        "embed-np-take-no-axis",
-        L02,
-        "embed",
-        "uses np.take(table, ids) without axis=0: np.take then indexes the flattened table, "
-        "returning single numbers of ids' shape instead of rows.",
-        (
-            r"axis ?=? ?0",
-            r"flatten",
-            r"np\.take",
-            r"single (numbers|entries|values|scalars)|scalars? instead of rows",
-        ),
-        (r"columns? instead|picks? columns", r"scale|sqrt"),
-        code="""
-def embed(ids, table):
-    return np.take(table, ids)
-""",
-    ),
+    # blind11c-embed-np-take-no-axis left out after the run: its code is one of the tests' own
+    # mistakes (tests/test_02_embeddings.py embed_take_without_axis), which the benchmark keeps
+    # apart; generalisation.py lists it with the reason.
+    # _c(
+    #     "embed-np-take-no-axis",
+    #     L02,
+    #     "embed",
+    #     "uses np.take(table, ids) without axis=0: np.take then indexes the flattened table, "
+    #     "returning single numbers of ids' shape instead of rows.",
+    #     (
+    #         r"axis ?=? ?0",
+    #         r"flatten",
+    #         r"np\.take",
+    #         r"single (numbers|entries|values|scalars)|scalars? instead of rows",
+    #     ),
+    #     (r"columns? instead|picks? columns", r"scale|sqrt"),
+    #     code="""
+    # def embed(ids, table):
+    # return np.take(table, ids)
+    # """,
+    # ),
     _c(
         "cosine-whole-matrix-norm",
         L02,

@@ -169,32 +169,34 @@ BLIND11G: list[Case] = [
         (r"relu.{0,40}(missing|after|wrong)", r"(names?|state.dict)", r"eval(uation)? mode"),
         edits=[("return self.w_2(self.dropout(hidden))", "return self.dropout(self.w_2(hidden))")],
     ),
-    _c(
-        "ffn-sequential-names",
-        L07,
-        "PositionwiseFeedForward",
-        "builds the block as one nn.Sequential(Linear, ReLU, Dropout, Linear) attribute "
-        "`net`: the function is right, but there are no w_1 / w_2 attributes (the state "
-        "dict says net.0 / net.3), so weights cannot be loaded by name.",
-        (
-            r"(no|missing|without|not found|lacks).{0,40}(w_1|w_2)",
-            r"(w_1|w_2).{0,60}(missing|not found|attribute)",
-            r"nn\.Sequential|net\.0|net\.3",
-            r"state.dict.{0,40}(keys?|names?)",
-        ),
-        (r"dropout", r"relu", r"shape"),
-        code="""
-        class PositionwiseFeedForward(nn.Module):
-            def __init__(self, d_model, d_ff, dropout=0.0):
-                super().__init__()
-                self.net = nn.Sequential(
-                    nn.Linear(d_model, d_ff), nn.ReLU(), nn.Dropout(dropout), nn.Linear(d_ff, d_model)
-                )
-
-            def forward(self, x):
-                return self.net(x)
-        """,
-    ),
+    # blind11g-ffn-sequential-names left out after the run: its code is one of the tests' own
+    # mistakes (tests/test_07_encoder.py FFNNumberedSequential), which the benchmark keeps apart;
+    # generalisation.py lists it with the reason.
+    # _c(
+    #     "ffn-sequential-names",
+    #     L07,
+    #     "PositionwiseFeedForward",
+    #     "builds the block as one nn.Sequential(Linear, ReLU, Dropout, Linear) attribute "
+    #     "`net`: the function is right, but there are no w_1 / w_2 attributes (the state "
+    #     "dict says net.0 / net.3), so weights cannot be loaded by name.",
+    #     (
+    #         r"(no|missing|without|not found|lacks).{0,40}(w_1|w_2)",
+    #         r"(w_1|w_2).{0,60}(missing|not found|attribute)",
+    #         r"nn\.Sequential|net\.0|net\.3",
+    #         r"state.dict.{0,40}(keys?|names?)",
+    #     ),
+    #     (r"dropout", r"relu", r"shape"),
+    #     code="""
+    #     class PositionwiseFeedForward(nn.Module):
+    #         def __init__(self, d_model, d_ff, dropout=0.0):
+    #             super().__init__()
+    #             self.net = nn.Sequential(
+    #                 nn.Linear(d_model, d_ff), nn.ReLU(), nn.Dropout(dropout), nn.Linear(d_ff, d_model)
+    #             )
+    #         def forward(self, x):
+    #             return self.net(x)
+    #     """,
+    # ),
     _c(
         "ffn-functional-dropout-always-on",
         L07,

@@ -323,21 +323,24 @@ BLIND11H: list[Case] = [
         ],
     ),
     # ------------------------------------------------------------------ 10 noam_lr
-    _c(
-        "nl-step-zero-raises",
-        L10,
-        "noam_lr",
-        "leaves out the guard for step 0, so noam_lr(0, ...) computes 0 ** -0.5 and raises "
-        "ZeroDivisionError; every step from 1 on is right.",
-        (
-            r"step 0|step=0|step == 0|step of 0",
-            r"ZeroDivisionError",
-            r"0(\.0)? ?\*\* ?-0\.5|zero.{0,40}negative power",
-        ),
-        (r"warmup.{0,30}(-0\.5|exponent)", r"d_model.{0,30}(exponent|power)", r"\bmax\b"),
-        edits=[("    step = max(step, 1)\n", "")],
-        source=STEP_ZERO_NEGATIVE_POWER,
-    ),
+    # blind11h-nl-step-zero-raises left out after the run: its code is one of the tests' own
+    # mistakes (tests/test_10_training.py crashes_at_step_0), which the benchmark keeps apart;
+    # generalisation.py lists it with the reason.
+    # _c(
+    #     "nl-step-zero-raises",
+    #     L10,
+    #     "noam_lr",
+    #     "leaves out the guard for step 0, so noam_lr(0, ...) computes 0 ** -0.5 and raises "
+    #     "ZeroDivisionError; every step from 1 on is right.",
+    #     (
+    #         r"step 0|step=0|step == 0|step of 0",
+    #         r"ZeroDivisionError",
+    #         r"0(\.0)? ?\*\* ?-0\.5|zero.{0,40}negative power",
+    #     ),
+    #     (r"warmup.{0,30}(-0\.5|exponent)", r"d_model.{0,30}(exponent|power)", r"\bmax\b"),
+    #     edits=[("    step = max(step, 1)\n", "")],
+    #     source=STEP_ZERO_NEGATIVE_POWER,
+    # ),
     _c(
         "nl-d-model-warmup-swapped",
         L10,

@@ -36,25 +36,28 @@ _c = held_out_authored("blind11j")
 
 BLIND11J: list[Case] = [
     # ------------------------------------------------------------------ 00 center_rows
-    _c(
-        "center-rows-mean-not-kept",
-        L00,
-        "center_rows",
-        "subtracts x.mean(axis=-1) without keepdims=True: the row means, shape (rows,), line "
-        "up with the last axis instead of the rows, so a 1-D row is right, a non-square 2-D "
-        "array raises a broadcasting error and a square one subtracts row i's mean from "
-        "column i.",
-        (
-            r"keepdims",
-            r"keep(s|ing)? the reduced axis",
-            r"(row )?means?.{0,60}(do not|don't|does not|doesn't|not) line up",
-            r"\[\.\.\., None\]|\[:, None\]|np\.newaxis",
-            r"axis of (size|length) 1.{0,40}(dropped|missing|lost)",
-        ),
-        (r"axis=0|mean(s)? (of|down) the columns", r"in place|modif(y|ied)", r"global mean"),
-        code="def center_rows(x):\n    return x - x.mean(axis=-1)\n",
-        source=ROW_MEANS_NOT_KEPT,
-    ),
+    # blind11j-center-rows-mean-not-kept left out after the run: its code is one of the tests' own
+    # mistakes (tests/test_00_welcome.py center_without_keepdims), which the benchmark keeps
+    # apart; generalisation.py lists it with the reason.
+    # _c(
+    #     "center-rows-mean-not-kept",
+    #     L00,
+    #     "center_rows",
+    #     "subtracts x.mean(axis=-1) without keepdims=True: the row means, shape (rows,), line "
+    #     "up with the last axis instead of the rows, so a 1-D row is right, a non-square 2-D "
+    #     "array raises a broadcasting error and a square one subtracts row i's mean from "
+    #     "column i.",
+    #     (
+    #         r"keepdims",
+    #         r"keep(s|ing)? the reduced axis",
+    #         r"(row )?means?.{0,60}(do not|don't|does not|doesn't|not) line up",
+    #         r"\[\.\.\., None\]|\[:, None\]|np\.newaxis",
+    #         r"axis of (size|length) 1.{0,40}(dropped|missing|lost)",
+    #     ),
+    #     (r"axis=0|mean(s)? (of|down) the columns", r"in place|modif(y|ied)", r"global mean"),
+    #     code="def center_rows(x):\n    return x - x.mean(axis=-1)\n",
+    #     source=ROW_MEANS_NOT_KEPT,
+    # ),
     # ------------------------------------------------------------------ 01 tokenize
     _c(
         "tokenize-punctuation-runs",
@@ -322,27 +325,30 @@ BLIND11J: list[Case] = [
         source=MERGES_APPLIED_OUT_OF_ORDER,
     ),
     # ------------------------------------------------------------------ 01 bpe_decode
-    _c(
-        "bpe-decode-per-token",
-        L01,
-        "bpe_decode",
-        "decodes each token's bytes as UTF-8 separately and joins the strings: a character "
-        "whose bytes sit in two tokens ('é', an emoji) becomes replacement characters.",
-        (
-            r"(each|every) token (separately|on its own|alone)|per[- ]token",
-            r"once,? at the end",
-            r"join.{0,40}bytes.{0,40}(first|before)",
-            r"(split|spread) (across|over) (two )?tokens",
-            r"multi-?byte|two bytes",
-        ),
-        (r"merges? (in|out of) order", r"\btable\b.{0,30}(wrong|missing)"),
-        code="def bpe_decode(ids, merges):\n"
-        "    table = {i: bytes([i]) for i in range(256)}\n"
-        "    for (a, b), new_id in merges.items():\n"
-        "        table[new_id] = table[a] + table[b]\n"
-        "    return ''.join(table[i].decode('utf-8', errors='replace') for i in ids)\n",
-        source=PER_TOKEN_DECODE,
-    ),
+    # blind11j-bpe-decode-per-token left out after the run: its code is one of the tests' own
+    # mistakes (tests/test_01_tokenization.py decode_per_token), which the benchmark keeps apart;
+    # generalisation.py lists it with the reason.
+    # _c(
+    #     "bpe-decode-per-token",
+    #     L01,
+    #     "bpe_decode",
+    #     "decodes each token's bytes as UTF-8 separately and joins the strings: a character "
+    #     "whose bytes sit in two tokens ('é', an emoji) becomes replacement characters.",
+    #     (
+    #         r"(each|every) token (separately|on its own|alone)|per[- ]token",
+    #         r"once,? at the end",
+    #         r"join.{0,40}bytes.{0,40}(first|before)",
+    #         r"(split|spread) (across|over) (two )?tokens",
+    #         r"multi-?byte|two bytes",
+    #     ),
+    #     (r"merges? (in|out of) order", r"\btable\b.{0,30}(wrong|missing)"),
+    #     code="def bpe_decode(ids, merges):\n"
+    #     "    table = {i: bytes([i]) for i in range(256)}\n"
+    #     "    for (a, b), new_id in merges.items():\n"
+    #     "        table[new_id] = table[a] + table[b]\n"
+    #     "    return ''.join(table[i].decode('utf-8', errors='replace') for i in ids)\n",
+    #     source=PER_TOKEN_DECODE,
+    # ),
     _c(
         "bpe-decode-pair-as-two-bytes",
         L01,

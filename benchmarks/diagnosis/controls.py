@@ -1,0 +1,193 @@
+"""Controls for the generalisation table: the same cases judged by the checks of several
+commits, to tell checks that improved from cases that are familiar.
+
+A batch's row in the generalisation table mixes two things: how well the checks of its
+commit name mistakes, and how new its mistakes are. Round 11 showed the second matters:
+its blind batches, written without reading a check, scored far higher than round 10's,
+and their authors found most of their mistakes already in the benchmark under other ids.
+A control holds the cases still and moves the checks: each listed commit's course
+(``src/``, rebuilt from git) judges today's cases with today's runner and criteria. If a
+batch scores as high against checks from rounds before, its figure measures familiar
+mistakes, not fixes that carried over; the difference between two commits is what the
+fixes between them did for mistakes they were not made for (when the later commit comes
+before the cases were read)::
+
+    .venv/bin/python -m benchmarks.diagnosis.controls    # writes controls.json
+    .venv/bin/python -m benchmarks.diagnosis.controls "NAME"   # only that control
+    .venv/bin/python -m benchmarks.diagnosis.readme      # README's tables
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.diagnosis.generalisation import REPO, VERDICTS
+
+RECORD = Path(__file__).with_name("controls.json")
+HERE = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Control:
+    name: str
+    #: the cases: ids starting with one of these prefixes (commented-out cases, left out
+    #: after reading, are not in CASES and so not counted)
+    prefixes: tuple[str, ...]
+    #: (commit, what its checks are) in history order
+    commits: tuple[tuple[str, str], ...]
+
+
+#: the course before rounds 6, 9, 10 and 11 fixed anything
+_BEFORE_ROUNDS = (
+    ("fcd53ed", "before round 6"),
+    ("5c9425c", "before round 9"),
+    ("584f36c", "before round 10"),
+    ("b0ae317", "before round 11"),
+)
+
+CONTROLS = (
+    Control(
+        "round 11's first cases (blind11a-g, 167)",
+        tuple(f"blind11{x}-" for x in "abcdefg"),
+        _BEFORE_ROUNDS,
+    ),
+    Control(
+        "round 11's second cases (blind11h-n, 167)",
+        tuple(f"blind11{x}-" for x in "hijklmn"),
+        _BEFORE_ROUNDS,
+    ),
+)
+
+_DRIVER = """
+import json, sys
+import torch
+torch.set_num_threads(1)
+from benchmarks.diagnosis.run import _judge, _learner_object
+from transformer_course import registry
+out = {}
+for case in json.load(open(sys.argv[1])):
+    exercise = registry.exercise(case["lesson"], case["exercise"])
+    answer = _learner_object(exercise, case["source"], case["id"])
+    result = _judge(
+        case["id"], case["lesson"], exercise, answer, case["named_if"], case["misnamed_if"],
+        "reported", case["cause"], "", True,
+    )
+    out[case["id"]] = {"lesson": case["lesson"], "verdict": result["verdict"]}
+print("RESULTS " + json.dumps(out))
+"""
+
+
+def _answers(prefixes: tuple[str, ...]) -> list[dict]:
+    """Today's cases with these prefixes, each with its answer's code as today's reference
+    gives it (an older reference may lack the lines a case edits)."""
+    from benchmarks.diagnosis.cases import CASES
+    from benchmarks.diagnosis.run import case_source
+    from transformer_course import registry
+
+    return [
+        {
+            "id": case.id,
+            "lesson": case.lesson,
+            "exercise": case.exercise,
+            "cause": case.cause,
+            "named_if": list(case.named_if),
+            "misnamed_if": list(case.misnamed_if),
+            "source": case_source(case, registry.exercise(case.lesson, case.exercise)),
+        }
+        for case in CASES
+        if case.id.startswith(prefixes)
+    ]
+
+
+def judged_at(commit: str, prefixes: tuple[str, ...]) -> dict[str, dict]:
+    """Today's cases with these prefixes (their answers as today's reference gives them),
+    judged by ``commit``'s course with today's runner and criteria (this folder replaces the
+    commit's ``benchmarks/diagnosis``; the answer cells run in that commit's namespaces)."""
+    with tempfile.TemporaryDirectory(prefix="controls-") as tmp:
+        answers = Path(tmp, "answers.json")
+        answers.write_text(json.dumps(_answers(prefixes)))
+        archive = subprocess.run(
+            ["git", "archive", "--format=tar", commit], cwd=REPO, check=True, capture_output=True
+        ).stdout
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(tmp, filter="data")
+        shutil.rmtree(Path(tmp, "benchmarks", "diagnosis"))
+        shutil.copytree(
+            HERE,
+            Path(tmp, "benchmarks", "diagnosis"),
+            ignore=shutil.ignore_patterns("__pycache__", "*.json"),
+        )
+        env = {**os.environ, "PYTHONPATH": f"{tmp}/src{os.pathsep}{tmp}"}
+        run = subprocess.run(
+            [sys.executable, "-c", _DRIVER, str(answers)],
+            cwd=tmp,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    lines = [line for line in run.stdout.splitlines() if line.startswith("RESULTS ")]
+    if run.returncode or not lines:
+        raise RuntimeError(f"{commit}: the control's run failed:\n{run.stderr[-3000:]}")
+    return json.loads(lines[-1].split(" ", 1)[1])
+
+
+def run_control(control: Control) -> dict:
+    rows = {}
+    for commit, what in control.commits:
+        results = judged_at(commit, control.prefixes)
+        counts = Counter(result["verdict"] for result in results.values())
+        rows[commit] = {
+            "what": what,
+            "counts": {verdict: counts[verdict] for verdict in VERDICTS},
+            "cases": {case_id: results[case_id]["verdict"] for case_id in sorted(results)},
+        }
+    return rows
+
+
+def markdown(record: dict) -> str:
+    lines = [
+        "| cases | judged by the checks of | cases | named | pointed | generic | misnamed "
+        "| uncaught | named % |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, rows in record.items():
+        for commit, row in rows.items():
+            counts = row["counts"]
+            total = sum(counts.values())
+            lines.append(
+                f"| {name} | `{commit}` ({row['what']}) | {total} | "
+                + " | ".join(str(counts[verdict]) for verdict in VERDICTS)
+                + f" | {round(100 * counts['named'] / total) if total else 0} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run every control, or only those named (the others keep their recorded rows)."""
+    names = sys.argv[1:] if argv is None else argv
+    old = json.loads(RECORD.read_text()) if RECORD.exists() else {}
+    record = {}
+    for control in CONTROLS:
+        if names and control.name not in names and control.name in old:
+            record[control.name] = old[control.name]
+            continue
+        record[control.name] = run_control(control)
+        print(control.name, {c: r["counts"] for c, r in record[control.name].items()}, flush=True)
+    RECORD.write_text(json.dumps(record, indent=1) + "\n")
+    print(markdown(record))
+    print(f"wrote {RECORD.relative_to(REPO)}")
+
+
+if __name__ == "__main__":
+    main()
