@@ -2617,6 +2617,80 @@ MISTAKES += [
 ]
 
 
+# ---- blind round 12 (r12c): families, each with a member no benchmark case contains
+
+
+def train_stops_at_one_distinct_pair(text, num_merges):
+    ids, merges = list(text.encode("utf-8")), {}
+    for step in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if len(counts) < 2:
+            break
+        best = max(counts, key=counts.get)
+        ids = ref.merge_pair(ids, best, 256 + step)
+        merges[best] = 256 + step
+    return merges
+
+
+def train_stops_below_count_three(text, num_merges):
+    ids, merges = list(text.encode("utf-8")), {}
+    for step in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if not counts or max(counts.values()) < 3:
+            break
+        best = max(counts, key=counts.get)
+        ids = ref.merge_pair(ids, best, 256 + step)
+        merges[best] = 256 + step
+    return merges
+
+
+def merge_pair_seeded_with_first_id(ids, pair, new_id):
+    merged = [ids[0]]
+    for current in ids[1:]:
+        if (merged[-1], current) == tuple(pair):
+            merged[-1] = new_id
+        else:
+            merged.append(current)
+    return merged
+
+
+def merge_pair_do_while(ids, pair, new_id):
+    out, i = [], 0
+    while True:  # the body runs once before the test: an empty list reads ids[0]
+        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == tuple(pair):
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+        if i >= len(ids):
+            return out
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_train_bpe,
+        train_stops_at_one_distinct_pair,
+        r"stop test is a test on the number of distinct pairs",
+    ),
+    Mistake(
+        checks.check_train_bpe,
+        train_stops_below_count_three,
+        r"stop test is a threshold on the count that is too high",
+    ),
+    Mistake(
+        checks.check_merge_pair,
+        merge_pair_seeded_with_first_id,
+        r"This call's ids is empty, and your code read an element that does not exist",
+    ),
+    Mistake(
+        checks.check_merge_pair,
+        merge_pair_do_while,
+        r"This call's ids is empty, and your code read an element that does not exist",
+    ),
+]
+
+
 CORRECT = [
     Correct(checks.check_tokenize, tokenize_loop),
     Correct(checks.check_tokenize, tokenize_split_filter),

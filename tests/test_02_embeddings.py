@@ -1123,6 +1123,46 @@ MISTAKES += [
     ),
 ]
 
+# ---- blind round 12 (r12c): families, each with a member no benchmark case contains
+
+
+def one_hot_rows_picked_by_ids(ids, vocab_size):
+    ids = np.asarray(ids)
+    out = np.zeros((*ids.shape, vocab_size))
+    out[ids] = 1
+    return out
+
+
+def one_hot_rows_picked_by_ids_int(ids, vocab_size):
+    ids = np.asarray(ids)
+    out = np.zeros((ids.size, vocab_size), dtype=int)
+    out[ids] = 1
+    return out
+
+
+def one_hot_width_from_len(ids, vocab_size):
+    return np.eye(len(ids))[ids]
+
+
+MISTAKES += [
+    Mistake(
+        check_one_hot,
+        one_hot_rows_picked_by_ids,
+        r"yours gives what this reading gives: you indexed the first axis of the result",
+    ),
+    Mistake(
+        check_one_hot,
+        one_hot_rows_picked_by_ids_int,
+        r"yours gives what this reading gives: you indexed the first axis of the result",
+    ),
+    Mistake(
+        check_one_hot,
+        one_hot_width_from_len,
+        r"yours gives what this reading gives: your one-hot width is the number of ids",
+    ),
+]
+
+
 CORRECT = [
     Correct(check_one_hot, one_hot_eye),
     Correct(check_one_hot, one_hot_zeros_fancy_indexing),

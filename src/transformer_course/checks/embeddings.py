@@ -194,14 +194,62 @@ def _several_ones(got: np.ndarray, ids: np.ndarray, vocab_size: int) -> str:
     return f"{held}; each must hold exactly one 1, in column `id`."
 
 
-def _width_hint(vocab_size: int):
-    """An id out of bounds for a width other than vocab_size: the width was not taken
-    from the argument (a number written in, or counted from other ids)."""
+def _ids_axis_models(probe_ids: np.ndarray, vocab_size: int) -> dict[str, np.ndarray]:
+    """What the two readings of an id out of bounds for an axis of the ids' own length give
+    on ``probe_ids`` (ids all below their length, so neither raises): {cause: result}."""
+    n = len(probe_ids)
+    rows = np.zeros((n, vocab_size))
+    rows[probe_ids] = 1.0  # out[ids] = 1: whole rows picked by the ids
+    return {
+        "you indexed the first axis of the result with the ids (out[ids] = 1 sets the whole "
+        "rows numbered by the ids, not one entry per id): pair each id with its own "
+        "position, np.eye(vocab_size)[ids], or out[np.arange(len(ids)), ids] = 1 for 1-D "
+        "ids": rows,
+        "your one-hot width is the number of ids (np.eye(len(ids)), or ids.size), not "
+        "vocab_size: the width comes from the vocab_size argument, np.eye(vocab_size)[ids]": (
+            np.eye(n)[probe_ids]
+        ),
+    }
+
+
+def _width_hint(vocab_size: int, ids=None, one_hot=None):
+    """An id out of bounds for a size other than vocab_size. When that size is the length
+    of one of the ids' axes, two readings give the error: the ids indexed the result's
+    first axis (out[ids] = 1), or the width was counted from the ids (np.eye(len(ids)));
+    a probe on ids that all fit tells them apart. Otherwise the width was not taken from
+    the argument (a number written in, or counted from other ids)."""
 
     def hint(exc: BaseException) -> str:
         found = re.search(r"index (\d+) is out of bounds for axis \d+ with size (\d+)", str(exc))
         if not found or int(found[2]) == vocab_size:
             return ""
+        size = int(found[2])
+        if ids is not None and size in np.shape(ids):
+            probe_ids, probe_size = np.array([1, 0, 0]), 5
+            models = _ids_axis_models(probe_ids, probe_size)
+            got = None
+            if one_hot is not None:
+                with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+                    got = np.asarray(one_hot(probe_ids.copy(), probe_size), dtype=float)
+            agree = [
+                cause
+                for cause, model in models.items()
+                if got is not None and got.shape == model.shape and np.array_equal(got, model)
+            ]
+            said = agree if len(agree) == 1 else list(models)
+            lead = (
+                f"Id {found[1]} fell outside an axis of size {size}, the length of the ids "
+                f"(shape {tuple(np.shape(ids))}), where vocab_size is {vocab_size}"
+            )
+            if len(said) == 1:
+                return (
+                    f"{lead}; and on one_hot({probe_ids.tolist()}, {probe_size}), ids that all "
+                    f"fit, yours gives what this reading gives: {said[0]}."
+                )
+            return (
+                f"{lead}: two readings give this error, which these ids cannot tell apart: "
+                f"(1) {said[0]}; (2) {said[1]}."
+            )
         return (
             f"Id {found[1]} fell outside something of size {found[2]}, but vocab_size is "
             f"{vocab_size} here: the one-hot width must come from the vocab_size argument "
@@ -230,7 +278,7 @@ def check_one_hot(one_hot, *, hidden: bool = False) -> None:
                     ids.copy(),
                     vocab_size,
                     call_repr=what,
-                    hints=[(IndexError, _width_hint(vocab_size))],
+                    hints=[(IndexError, _width_hint(vocab_size, ids, one_hot))],
                     mutation_hint="one_hot only reads the ids.",
                 )
             except CheckFailure as failure:
