@@ -2691,6 +2691,42 @@ MISTAKES += [
 ]
 
 
+def decode_with_vocab_itself(ids, vocab):
+    return [vocab[int(i)] for i in ids]
+
+
+def decode_with_copy_not_inverted(ids, vocab):
+    table = dict(vocab.items())
+    return [table[int(i)] for i in ids]
+
+
+def tokenize_accents_stripped(text):
+    import unicodedata
+
+    text = unicodedata.normalize("NFD", text.lower())
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Mn")
+    return re.findall(r"\w+|[^\w\s]", text)
+
+
+def tokenize_ascii_folded(text):
+    import unicodedata
+
+    text = unicodedata.normalize("NFKD", text.lower()).encode("ascii", "ignore").decode()
+    return re.findall(r"\w+|[^\w\s]", text)
+
+
+def tokenize_casefolded(text):
+    return re.findall(r"\w+|[^\w\s]", text.casefold())
+
+
+MISTAKES += [
+    Mistake(checks.check_decode, decode_with_vocab_itself, r"a dict whose keys are tokens"),
+    Mistake(checks.check_decode, decode_with_copy_not_inverted, r"a dict whose keys are tokens"),
+    Mistake(checks.check_tokenize, tokenize_accents_stripped, r"You removed the accents"),
+    Mistake(checks.check_tokenize, tokenize_ascii_folded, r"You turned the text into ASCII"),
+    Mistake(checks.check_tokenize, tokenize_casefolded, r"You case-folded the text"),
+]
+
 CORRECT = [
     Correct(checks.check_tokenize, tokenize_loop),
     Correct(checks.check_tokenize, tokenize_split_filter),
