@@ -2727,6 +2727,42 @@ MISTAKES += [
     Mistake(checks.check_tokenize, tokenize_casefolded, r"You case-folded the text"),
 ]
 
+
+def vocab_min_freq_per_list_summed(token_lists, min_freq=1):
+    kept = Counter()
+    for tokens in token_lists:
+        for token, count in Counter(tokens).items():
+            if count >= min_freq:
+                kept[token] += count
+    vocab = {token: index for index, token in enumerate(SPECIALS)}
+    for token, _ in sorted(kept.items(), key=lambda item: (-item[1], item[0])):
+        vocab.setdefault(token, len(vocab))
+    return vocab
+
+
+def vocab_min_freq_per_list_filter(token_lists, min_freq=1):
+    total = Counter(t for tokens in token_lists for t in tokens)
+    frequent = {t for tokens in token_lists for t, n in Counter(tokens).items() if n >= min_freq}
+    vocab = {token: index for index, token in enumerate(SPECIALS)}
+    for token, _ in sorted(total.items(), key=lambda item: (-item[1], item[0])):
+        if token in frequent:
+            vocab.setdefault(token, len(vocab))
+    return vocab
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_build_vocab,
+        vocab_min_freq_per_list_summed,
+        r"You applied min_freq to each token list's own counts",
+    ),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_min_freq_per_list_filter,
+        r"You applied min_freq to each token list's own counts",
+    ),
+]
+
 CORRECT = [
     Correct(checks.check_tokenize, tokenize_loop),
     Correct(checks.check_tokenize, tokenize_split_filter),
