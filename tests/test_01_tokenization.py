@@ -2759,7 +2759,8 @@ MISTAKES += [
     Mistake(
         checks.check_build_vocab,
         vocab_min_freq_per_list_filter,
-        r"You applied min_freq to each token list's own counts",
+        r"You applied min_freq to each token list's own counts"
+        r"|You kept only the tokens that some token list holds min_freq times on its own",
     ),
 ]
 
