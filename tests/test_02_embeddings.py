@@ -1163,6 +1163,63 @@ MISTAKES += [
 ]
 
 
+def embed_take_along_axis(ids, table):
+    ids = np.asarray(ids)
+    return np.take_along_axis(np.asarray(table), ids[..., None], axis=0)
+
+
+def embed_take_along_axis_broadcast(ids, table):
+    ids = np.asarray(ids)
+    index = np.broadcast_to(ids[..., None], (*ids.shape, table.shape[1]))
+    return np.take_along_axis(table, index, axis=0)
+
+
+class TokenEmbeddingBagMean(nn.Module):
+    def __init__(self, vocab_size, d_model):
+        super().__init__()
+        self.d_model = d_model
+        self.embedding = nn.EmbeddingBag(vocab_size, d_model)
+
+    def forward(self, ids):
+        return self.embedding(ids) * math.sqrt(self.d_model)
+
+
+class TokenEmbeddingBagSum(TokenEmbeddingBagMean):
+    def __init__(self, vocab_size, d_model):
+        super().__init__(vocab_size, d_model)
+        self.embedding = nn.EmbeddingBag(vocab_size, d_model, mode="sum")
+
+
+class TokenEmbeddingLastToken(nn.Module):
+    def __init__(self, vocab_size, d_model):
+        super().__init__()
+        self.d_model = d_model
+        self.embedding = nn.Embedding(vocab_size, d_model)
+
+    def forward(self, ids):
+        return self.embedding(ids)[:, -1] * math.sqrt(self.d_model)
+
+
+MISTAKES += [
+    Mistake(check_embed, embed_take_along_axis, r"Only np.take_along_axis \(or np.put_along"),
+    Mistake(
+        check_embed, embed_take_along_axis_broadcast, r"Only np.take_along_axis \(or np.put_along"
+    ),
+    Mistake(
+        check_TokenEmbedding,
+        TokenEmbeddingBagMean,
+        r"Your vectors are the mean of each sentence's token vectors: nn.EmbeddingBag",
+    ),
+    Mistake(
+        check_TokenEmbedding,
+        TokenEmbeddingBagSum,
+        r"Your vectors are the sum of each sentence's token vectors: nn.EmbeddingBag with mode",
+    ),
+    Mistake(
+        check_TokenEmbedding, TokenEmbeddingLastToken, r"Your vectors are the last token's vector"
+    ),
+]
+
 CORRECT = [
     Correct(check_one_hot, one_hot_eye),
     Correct(check_one_hot, one_hot_zeros_fancy_indexing),

@@ -475,6 +475,15 @@ def _one_dim_hint(ids) -> str:
     )
 
 
+_ALONG_AXIS_HINT = (
+    "Only np.take_along_axis (or np.put_along_axis) raises this: it needs an index with as "
+    "many dimensions as the table, one index per entry of the result. With 1-D ids, "
+    "ids[:, None] broadcasts to whole rows and happens to work; ids of shape (batch, len) "
+    "give a 3-D index against the 2-D table. A lookup indexes the table's first axis with "
+    "the ids, whatever their shape: table[ids] (or np.take(table, ids, axis=0))."
+)
+
+
 def check_embed(embed, *, hidden: bool = False) -> None:
     """embed(ids, table) -> table[ids]: (...) ids, (vocab_size, d_model) table -> (..., d_model).
 
@@ -497,6 +506,9 @@ def check_embed(embed, *, hidden: bool = False) -> None:
                             {
                                 "can be converted to Python scalars": _one_dim_hint(ids),
                                 "not a sequence": _one_dim_hint(ids),
+                                "`indices` and `arr` must have the same number of dimensions": (
+                                    _ALONG_AXIS_HINT
+                                ),
                             }
                             if np.ndim(ids) > 1
                             else {}
@@ -1255,6 +1267,40 @@ def _constant_scale_hint(c, cls, factor: float, d_model: int) -> str:
     )
 
 
+def _length_axis_reduced_hint(got, weight, ids, d_model: int) -> str:
+    """For (batch, d_model) where (batch, len, d_model) belongs: which reduction over the
+    length axis of the token vectors (scaled or not) gives the learner's values, named
+    when one does, else the lost axis alone."""
+    got = got.detach().double()
+    rows = weight.double()[ids]  # (batch, len, d_model)
+    models = {}
+    for scaled, vectors in (("", rows * math.sqrt(d_model)), (" (before the scale)", rows)):
+        models.update(
+            {
+                f"the mean of each sentence's token vectors{scaled}: nn.EmbeddingBag (its "
+                "default mode is 'mean'), or a .mean(dim=1)": vectors.mean(dim=1),
+                f"the sum of each sentence's token vectors{scaled}: nn.EmbeddingBag with "
+                "mode='sum', or a .sum(dim=1)": vectors.sum(dim=1),
+                f"the elementwise max over each sentence's token vectors{scaled}: "
+                "nn.EmbeddingBag with mode='max', or a .max(dim=1)": vectors.max(dim=1).values,
+                f"the first token's vector{scaled} alone ([:, 0])": vectors[:, 0],
+                f"the last token's vector{scaled} alone ([:, -1])": vectors[:, -1],
+            }
+        )
+    agree = [m for m, value in models.items() if torch.allclose(got, value, atol=1e-4)]
+    lost = (
+        "The length axis is gone: yours is (batch, d_model), one vector per sentence, where "
+        "each id needs its own vector, (batch, len, d_model)."
+    )
+    if len(agree) == 1:
+        return (
+            f"{lost} Your vectors are {agree[0]}. TokenEmbedding looks every id up on its "
+            "own: nn.Embedding(vocab_size, d_model), then self.embedding(ids) * "
+            "sqrt(d_model)."
+        )
+    return f"{lost} Look every id up on its own: self.embedding(ids) with an nn.Embedding."
+
+
 def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
     """TokenEmbedding(vocab_size, d_model): ids (batch, len) -> embedding(ids) * sqrt(d_model).
 
@@ -1326,6 +1372,16 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                     "The axes of size 1 are gone: did you call .squeeze()? It removes every "
                     "axis of size 1, including the batch axis of a batch of one sentence."
                 )
+            elif (
+                len(ids_shape) == 2
+                and ids_shape[1] > 1
+                and tuple(got.shape)
+                == (
+                    ids_shape[0],
+                    d_model,
+                )
+            ):
+                hint = _length_axis_reduced_hint(got, weight, ids, d_model)
             c.expect_shape(got, expected_shape, what, hint)
             c.expect_dtype(
                 got,
