@@ -1220,6 +1220,34 @@ MISTAKES += [
     ),
 ]
 
+
+def cosine_b_by_norms_of_a(a, b):
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    a_unit = a / np.maximum(np.linalg.norm(a, axis=-1, keepdims=True), 1e-12)
+    b_unit = b / np.maximum(np.linalg.norm(a, axis=-1, keepdims=True), 1e-12)
+    return a_unit @ b_unit.T
+
+
+def cosine_a_by_norms_of_b(a, b):
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    a_unit = a / np.maximum(np.linalg.norm(b, axis=1, keepdims=True), 1e-12)
+    b_unit = b / np.maximum(np.linalg.norm(b, axis=1, keepdims=True), 1e-12)
+    return a_unit @ b_unit.T
+
+
+MISTAKES += [
+    Mistake(
+        check_cosine_similarity,
+        cosine_b_by_norms_of_a,
+        r"You divided the rows of `b` by the row lengths of `a`",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cosine_a_by_norms_of_b,
+        r"You divided the rows of `a` by the row lengths of `b`",
+    ),
+]
+
 CORRECT = [
     Correct(check_one_hot, one_hot_eye),
     Correct(check_one_hot, one_hot_zeros_fancy_indexing),

@@ -586,6 +586,41 @@ def _cosine_cases(hidden: bool) -> list[tuple[np.ndarray, np.ndarray]]:
     return cases
 
 
+def _norms_of_the_other_hint(cosine_similarity, message: str, a, b) -> str:
+    """A broadcasting error between one matrix, (m, d) or (n, d), and the (n, 1) or (m, 1)
+    row lengths of the other: one side divided by the other side's lengths (a copy-paste
+    slip). Named when, on two matrices with as many rows (where nothing raises), the
+    learner's values are that model's. "" otherwise."""
+    n, m, d = len(a), len(b), a.shape[1]
+    shapes = {
+        f"shapes ({m},{d}) ({n},1)": "b",  # b divided by a's row lengths
+        f"shapes ({n},{d}) ({m},1)": "a",  # a divided by b's row lengths
+    }
+    side = next((who for words, who in shapes.items() if words in message), None)
+    if side is None or n == m:
+        return ""
+    rng = numpy_rng(4242)
+    pa, pb = rng.normal(size=(3, 4)), rng.normal(size=(3, 4)) * 3.0
+    na = np.linalg.norm(pa, axis=-1, keepdims=True)
+    nb = np.linalg.norm(pb, axis=-1, keepdims=True)
+    model = (pa / na) @ (pb / na).T if side == "b" else (pa / nb) @ (pb / nb).T
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            got = np.asarray(cosine_similarity(pa.copy(), pb.copy()), dtype=np.float64)
+    except Exception:
+        return ""
+    if got.shape != model.shape or not np.allclose(got, model, atol=1e-6):
+        return ""
+    mine, other = ("b", "a") if side == "b" else ("a", "b")
+    return (
+        f"You divided the rows of `{mine}` by the row lengths of `{other}` (a copy-paste slip: "
+        f"np.linalg.norm({other}, ...) where np.linalg.norm({mine}, ...) belongs): here they "
+        f"have {n} and {m} rows, so the shapes clash, and on two matrices with as many rows "
+        "yours gives exactly that model's numbers. Normalise each matrix by its own row "
+        f"lengths: {mine} / np.linalg.norm({mine}, axis=-1, keepdims=True)."
+    )
+
+
 _PAIRWISE_HINT = (
     "cosine_similarity is pairwise: entry (i, j) compares row i of `a` with row j of `b`, "
     "for every pair, so the result has shape (n, m). One matrix product of the normalised "
@@ -886,7 +921,9 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                 )
             except CheckFailure as failure:
                 named = "could not be broadcast" in failure.message and (
-                    _norm_product_hint(cosine_similarity, a, b) or _keepdims_hint(failure.message)
+                    _norm_product_hint(cosine_similarity, a, b)
+                    or _norms_of_the_other_hint(cosine_similarity, failure.message, a, b)
+                    or _keepdims_hint(failure.message)
                 )
                 if named:
                     raise failure.with_cause(named) from None
