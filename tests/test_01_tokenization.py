@@ -2764,6 +2764,31 @@ MISTAKES += [
     ),
 ]
 
+
+def bpe_encode_keeps_bytes(text, merges):
+    ids = text.encode("utf-8")
+    while len(ids) >= 2:
+        present = [pair for pair in ref.get_pair_counts(ids) if pair in merges]
+        if not present:
+            break
+        pair = min(present, key=merges.get)
+        ids = ref.merge_pair(ids, pair, merges[pair])
+    return ids
+
+
+def bpe_encode_bytearray(text, merges):
+    ids = bytearray(text, "utf-8")
+    for pair, new_id in merges.items():
+        if pair in ref.get_pair_counts(list(ids)):
+            ids = ref.merge_pair(list(ids), pair, new_id)
+    return ids
+
+
+MISTAKES += [
+    Mistake(checks.check_bpe_encode, bpe_encode_keeps_bytes, r"Yours is a bytes object"),
+    Mistake(checks.check_bpe_encode, bpe_encode_bytearray, r"Yours is a bytes object"),
+]
+
 CORRECT = [
     Correct(checks.check_tokenize, tokenize_loop),
     Correct(checks.check_tokenize, tokenize_split_filter),
