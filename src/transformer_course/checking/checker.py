@@ -94,7 +94,9 @@ def _merged_axes(got: tuple, shape: tuple) -> str:
             return (
                 f"That is the expected shape with the {run} axes {axes} (axes {start} to "
                 f"{start + run - 1}) merged into one of length {got[start]} (a reshape, view, "
-                "flatten or concatenation combined them). Keep them as separate axes. "
+                "flatten or concatenation combined them). Keep them as separate axes: if "
+                "you merged them on purpose, to work on 2-D rows, reshape the result back to "
+                "the expected shape before returning it. "
             )
     return ""
 

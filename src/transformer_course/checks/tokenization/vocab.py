@@ -164,7 +164,9 @@ def _vocab_single_mistakes(token_lists, min_freq) -> dict:
         "qualifies. Keep the tokens whose count over all the lists is at least min_freq.": (
             _vocab_min_freq_per_list(token_lists, min_freq, order_by_total=True)
             if min_freq > 1
-            else None
+            and _vocab_min_freq_per_list(token_lists, min_freq, order_by_total=True)
+            != _vocab_min_freq_per_list(token_lists, min_freq)
+            else None  # the same cause: named once where the two orders agree
         ),
         "Every token was counted once, however often it occurs: your counts come from a set "
         "of the tokens (Counter(set(...)), or a membership test before counting), so every "
