@@ -2789,6 +2789,37 @@ MISTAKES += [
     Mistake(checks.check_bpe_encode, bpe_encode_bytearray, r"Yours is a bytes object"),
 ]
 
+
+def tokenize_letters_digits_underscore_apart(text):
+    return re.findall(r"[^\W\d_]+|\d+|[^\w\s]|_", text.lower())
+
+
+def tokenize_letters_apart_from_digits(text):
+    return re.findall(r"[^\W\d]+|\d+|[^\w\s]", text.lower())
+
+
+def tokenize_gpt2_classes(text):
+    return regex.findall(r"\p{L}+|\p{N}+|[^\s\p{L}\p{N}]", text.lower())
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_tokenize,
+        tokenize_letters_digits_underscore_apart,
+        r"Your words stop where letters meet digits .*, and '_' came out",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_letters_apart_from_digits,
+        r"Your words stop where letters meet digits \('mp3' becomes 'mp', '3'\): runs",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_gpt2_classes,
+        r"Your words stop where letters meet digits .*, and '_' came out",
+    ),
+]
+
 CORRECT = [
     Correct(checks.check_tokenize, tokenize_loop),
     Correct(checks.check_tokenize, tokenize_split_filter),

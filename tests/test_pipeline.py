@@ -42,7 +42,7 @@ VISIBLE_TOKENIZE = {
     "She didn't.": ["she", "didn", "'", "t", "."],
     'A well-known "quote" (really).': 'a well - known " quote " ( really ) .'.split(),
     "": [],
-    "Straße: λόγος": ["straße", ":", "λόγος"],
+    "Straße: λόγος mp3": ["straße", ":", "λόγος", "mp3"],
 }
 
 

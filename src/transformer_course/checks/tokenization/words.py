@@ -22,7 +22,8 @@ _VISIBLE_TEXTS = [
     "She didn't.",
     'A well-known "quote" (really).',
     "",
-    "Straße: λόγος",  # tells apart stripped accents, ASCII folding and case folding
+    # tells apart stripped accents, ASCII folding and case folding; letters and digits
+    "Straße: λόγος mp3",
 ]
 _HIDDEN_TEXTS = [
     "The black cat drank the milk... didn't it?!",
@@ -30,7 +31,7 @@ _HIDDEN_TEXTS = [
     "Ünïcödé wörds, 42 numbers & snake_case",
     "  tabs\tand\nnewlines  ",
     "(nested [brackets]) -- dashes",
-    "Größe ΣΟΦΊΑ",
+    "Größe ΣΟΦΊΑ b2b",
 ]
 
 
@@ -280,6 +281,15 @@ _SPLIT_MISTAKES: dict[str, tuple[str, str]] = {
     "token of its own: your word rule leaves the underscore out (str.isalnum() is False "
     "for '_', and [^\\W_] excludes it). Words are runs of \\w, which includes '_' (in a "
     "loop over the characters: ch.isalnum() or ch == '_').": ("findall", r"[^\W_]+|[^\w\s]|_"),
+    "Your words stop where letters meet digits ('mp3' becomes 'mp', '3'), and '_' came out "
+    "as a token of its own: runs of letters and runs of digits are separate classes in your "
+    "rule (GPT-2's pre-tokenizer splits \\p{L}+ from \\p{N}+ this way, and [^\\W\\d_]+|\\d+ "
+    "does it with re). Here a word is one run of \\w: letters, digits and '_' together, "
+    "\\w+.": ("findall", r"[^\W\d_]+|\d+|[^\w\s]|_"),
+    "Your words stop where letters meet digits ('mp3' becomes 'mp', '3'): runs of letters "
+    "and runs of digits are separate alternatives in your rule ([^\\W\\d]+|\\d+, the way "
+    "GPT-2's pre-tokenizer splits \\p{L}+ from \\p{N}+). Here a word is one run of \\w, "
+    "letters and digits together: \\w+.": ("findall", r"[^\W\d]+|\d+|[^\w\s]"),
     "An apostrophe is punctuation like any other: 'didn't' is 'didn', \"'\", 't' "
     "(crude, and one reason real tokenizers use subwords).": ("findall", r"[\w']+|[^\w\s]"),
     "Tabs and newlines are whitespace too: they separate tokens and never are "
