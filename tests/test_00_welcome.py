@@ -247,7 +247,8 @@ def center_loop(x):
 
 
 def center_floor_divided_mean(x):
-    return x - x.sum(axis=-1, keepdims=True) // x.shape[-1]
+    means = np.sum(x, axis=-1, keepdims=True) // x.shape[-1]
+    return x - means
 
 
 def center_rounded_mean(x):

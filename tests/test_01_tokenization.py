@@ -2645,13 +2645,13 @@ def train_stops_below_count_three(text, num_merges):
 
 
 def merge_pair_seeded_with_first_id(ids, pair, new_id):
-    merged = [ids[0]]
-    for current in ids[1:]:
-        if (merged[-1], current) == tuple(pair):
-            merged[-1] = new_id
+    out = [ids[0]]
+    for token in ids[1:]:
+        if (out[-1], token) == tuple(pair):
+            out[-1] = new_id
         else:
-            merged.append(current)
-    return merged
+            out.append(token)
+    return out
 
 
 def merge_pair_do_while(ids, pair, new_id):
@@ -2791,7 +2791,8 @@ MISTAKES += [
 
 
 def tokenize_letters_digits_underscore_apart(text):
-    return re.findall(r"[^\W\d_]+|\d+|[^\w\s]|_", text.lower())
+    text = text.lower()
+    return re.findall(r"[^\W\d_]+|[0-9]+|_|[^\w\s]", text)
 
 
 def tokenize_letters_apart_from_digits(text):

@@ -1164,8 +1164,8 @@ MISTAKES += [
 
 
 def embed_take_along_axis(ids, table):
-    ids = np.asarray(ids)
-    return np.take_along_axis(np.asarray(table), ids[..., None], axis=0)
+    index = np.asarray(ids)[..., None]
+    return np.take_along_axis(np.asarray(table), index, axis=0)
 
 
 def embed_take_along_axis_broadcast(ids, table):
@@ -1181,7 +1181,8 @@ class TokenEmbeddingBagMean(nn.Module):
         self.embedding = nn.EmbeddingBag(vocab_size, d_model)
 
     def forward(self, ids):
-        return self.embedding(ids) * math.sqrt(self.d_model)
+        scale = math.sqrt(self.d_model)
+        return scale * self.embedding(ids)
 
 
 class TokenEmbeddingBagSum(TokenEmbeddingBagMean):
