@@ -242,6 +242,29 @@ def center_loop(x):
     return out
 
 
+# ---- blind round 12 (r12c): the row mean made a whole number, told apart from min and
+# first entry by a probe (blind12c-center-floor-division-mean; the others are new)
+
+
+def center_floor_divided_mean(x):
+    means = np.sum(x, axis=-1, keepdims=True) // x.shape[-1]
+    return x - means
+
+
+def center_rounded_mean(x):
+    return x - np.round(x.mean(axis=-1, keepdims=True))
+
+
+def center_int_mean(x):
+    return x - x.mean(axis=-1, keepdims=True).astype(int)
+
+
+MISTAKES += [
+    Mistake(check_center_rows, center_floor_divided_mean, r"mean rounded down to a whole number"),
+    Mistake(check_center_rows, center_rounded_mean, r"mean rounded to the nearest whole number"),
+    Mistake(check_center_rows, center_int_mean, r"mean cut to a whole number"),
+]
+
 CORRECT = [
     Correct(check_center_rows, center_with_none_axis),
     Correct(check_center_rows, center_expand_dims),

@@ -2617,6 +2617,210 @@ MISTAKES += [
 ]
 
 
+# ---- blind round 12 (r12c): families, each with a member no benchmark case contains
+
+
+def train_stops_at_one_distinct_pair(text, num_merges):
+    ids, merges = list(text.encode("utf-8")), {}
+    for step in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if len(counts) < 2:
+            break
+        best = max(counts, key=counts.get)
+        ids = ref.merge_pair(ids, best, 256 + step)
+        merges[best] = 256 + step
+    return merges
+
+
+def train_stops_below_count_three(text, num_merges):
+    ids, merges = list(text.encode("utf-8")), {}
+    for step in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if not counts or max(counts.values()) < 3:
+            break
+        best = max(counts, key=counts.get)
+        ids = ref.merge_pair(ids, best, 256 + step)
+        merges[best] = 256 + step
+    return merges
+
+
+def merge_pair_seeded_with_first_id(ids, pair, new_id):
+    out = [ids[0]]
+    for token in ids[1:]:
+        if (out[-1], token) == tuple(pair):
+            out[-1] = new_id
+        else:
+            out.append(token)
+    return out
+
+
+def merge_pair_do_while(ids, pair, new_id):
+    out, i = [], 0
+    while True:  # the body runs once before the test: an empty list reads ids[0]
+        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == tuple(pair):
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+        if i >= len(ids):
+            return out
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_train_bpe,
+        train_stops_at_one_distinct_pair,
+        r"stop test is a test on the number of distinct pairs",
+    ),
+    Mistake(
+        checks.check_train_bpe,
+        train_stops_below_count_three,
+        r"stop test is a threshold on the count that is too high",
+    ),
+    Mistake(
+        checks.check_merge_pair,
+        merge_pair_seeded_with_first_id,
+        r"This call's ids is empty, and your code read an element that does not exist",
+    ),
+    Mistake(
+        checks.check_merge_pair,
+        merge_pair_do_while,
+        r"This call's ids is empty, and your code read an element that does not exist",
+    ),
+]
+
+
+def decode_with_vocab_itself(ids, vocab):
+    return [vocab[int(i)] for i in ids]
+
+
+def decode_with_copy_not_inverted(ids, vocab):
+    table = dict(vocab.items())
+    return [table[int(i)] for i in ids]
+
+
+def tokenize_accents_stripped(text):
+    import unicodedata
+
+    text = unicodedata.normalize("NFD", text.lower())
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Mn")
+    return re.findall(r"\w+|[^\w\s]", text)
+
+
+def tokenize_ascii_folded(text):
+    import unicodedata
+
+    text = unicodedata.normalize("NFKD", text.lower()).encode("ascii", "ignore").decode()
+    return re.findall(r"\w+|[^\w\s]", text)
+
+
+def tokenize_casefolded(text):
+    return re.findall(r"\w+|[^\w\s]", text.casefold())
+
+
+MISTAKES += [
+    Mistake(checks.check_decode, decode_with_vocab_itself, r"a dict whose keys are tokens"),
+    Mistake(checks.check_decode, decode_with_copy_not_inverted, r"a dict whose keys are tokens"),
+    Mistake(checks.check_tokenize, tokenize_accents_stripped, r"You removed the accents"),
+    Mistake(checks.check_tokenize, tokenize_ascii_folded, r"You turned the text into ASCII"),
+    Mistake(checks.check_tokenize, tokenize_casefolded, r"You case-folded the text"),
+]
+
+
+def vocab_min_freq_per_list_summed(token_lists, min_freq=1):
+    kept = Counter()
+    for tokens in token_lists:
+        for token, count in Counter(tokens).items():
+            if count >= min_freq:
+                kept[token] += count
+    vocab = {token: index for index, token in enumerate(SPECIALS)}
+    for token, _ in sorted(kept.items(), key=lambda item: (-item[1], item[0])):
+        vocab.setdefault(token, len(vocab))
+    return vocab
+
+
+def vocab_min_freq_per_list_filter(token_lists, min_freq=1):
+    total = Counter(t for tokens in token_lists for t in tokens)
+    frequent = {t for tokens in token_lists for t, n in Counter(tokens).items() if n >= min_freq}
+    vocab = {token: index for index, token in enumerate(SPECIALS)}
+    for token, _ in sorted(total.items(), key=lambda item: (-item[1], item[0])):
+        if token in frequent:
+            vocab.setdefault(token, len(vocab))
+    return vocab
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_build_vocab,
+        vocab_min_freq_per_list_summed,
+        r"You applied min_freq to each token list's own counts",
+    ),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_min_freq_per_list_filter,
+        r"You applied min_freq to each token list's own counts"
+        r"|You kept only the tokens that some token list holds min_freq times on its own",
+    ),
+]
+
+
+def bpe_encode_keeps_bytes(text, merges):
+    ids = text.encode("utf-8")
+    while len(ids) >= 2:
+        present = [pair for pair in ref.get_pair_counts(ids) if pair in merges]
+        if not present:
+            break
+        pair = min(present, key=merges.get)
+        ids = ref.merge_pair(ids, pair, merges[pair])
+    return ids
+
+
+def bpe_encode_bytearray(text, merges):
+    ids = bytearray(text, "utf-8")
+    for pair, new_id in merges.items():
+        if pair in ref.get_pair_counts(list(ids)):
+            ids = ref.merge_pair(list(ids), pair, new_id)
+    return ids
+
+
+MISTAKES += [
+    Mistake(checks.check_bpe_encode, bpe_encode_keeps_bytes, r"Yours is a bytes object"),
+    Mistake(checks.check_bpe_encode, bpe_encode_bytearray, r"Yours is a bytes object"),
+]
+
+
+def tokenize_letters_digits_underscore_apart(text):
+    text = text.lower()
+    return re.findall(r"[^\W\d_]+|[0-9]+|_|[^\w\s]", text)
+
+
+def tokenize_letters_apart_from_digits(text):
+    return re.findall(r"[^\W\d]+|\d+|[^\w\s]", text.lower())
+
+
+def tokenize_gpt2_classes(text):
+    return regex.findall(r"\p{L}+|\p{N}+|[^\s\p{L}\p{N}]", text.lower())
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_tokenize,
+        tokenize_letters_digits_underscore_apart,
+        r"Your words stop where letters meet digits .*, and '_' came out",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_letters_apart_from_digits,
+        r"Your words stop where letters meet digits \('mp3' becomes 'mp', '3'\): runs",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_gpt2_classes,
+        r"Your words stop where letters meet digits .*, and '_' came out",
+    ),
+]
+
 CORRECT = [
     Correct(checks.check_tokenize, tokenize_loop),
     Correct(checks.check_tokenize, tokenize_split_filter),

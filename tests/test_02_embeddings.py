@@ -1123,6 +1123,132 @@ MISTAKES += [
     ),
 ]
 
+# ---- blind round 12 (r12c): families, each with a member no benchmark case contains
+
+
+def one_hot_rows_picked_by_ids(ids, vocab_size):
+    ids = np.asarray(ids)
+    out = np.zeros((*ids.shape, vocab_size))
+    out[ids] = 1
+    return out
+
+
+def one_hot_rows_picked_by_ids_int(ids, vocab_size):
+    ids = np.asarray(ids)
+    out = np.zeros((ids.size, vocab_size), dtype=int)
+    out[ids] = 1
+    return out
+
+
+def one_hot_width_from_len(ids, vocab_size):
+    return np.eye(len(ids))[ids]
+
+
+MISTAKES += [
+    Mistake(
+        check_one_hot,
+        one_hot_rows_picked_by_ids,
+        r"yours gives what this reading gives: you indexed the first axis of the result",
+    ),
+    Mistake(
+        check_one_hot,
+        one_hot_rows_picked_by_ids_int,
+        r"yours gives what this reading gives: you indexed the first axis of the result",
+    ),
+    Mistake(
+        check_one_hot,
+        one_hot_width_from_len,
+        r"yours gives what this reading gives: your one-hot width is the number of ids",
+    ),
+]
+
+
+def embed_take_along_axis(ids, table):
+    index = np.asarray(ids)[..., None]
+    return np.take_along_axis(np.asarray(table), index, axis=0)
+
+
+def embed_take_along_axis_broadcast(ids, table):
+    ids = np.asarray(ids)
+    index = np.broadcast_to(ids[..., None], (*ids.shape, table.shape[1]))
+    return np.take_along_axis(table, index, axis=0)
+
+
+class TokenEmbeddingBagMean(nn.Module):
+    def __init__(self, vocab_size, d_model):
+        super().__init__()
+        self.d_model = d_model
+        self.embedding = nn.EmbeddingBag(vocab_size, d_model)
+
+    def forward(self, ids):
+        scale = math.sqrt(self.d_model)
+        return scale * self.embedding(ids)
+
+
+class TokenEmbeddingBagSum(TokenEmbeddingBagMean):
+    def __init__(self, vocab_size, d_model):
+        super().__init__(vocab_size, d_model)
+        self.embedding = nn.EmbeddingBag(vocab_size, d_model, mode="sum")
+
+
+class TokenEmbeddingLastToken(nn.Module):
+    def __init__(self, vocab_size, d_model):
+        super().__init__()
+        self.d_model = d_model
+        self.embedding = nn.Embedding(vocab_size, d_model)
+
+    def forward(self, ids):
+        return self.embedding(ids)[:, -1] * math.sqrt(self.d_model)
+
+
+MISTAKES += [
+    Mistake(check_embed, embed_take_along_axis, r"Only np.take_along_axis \(or np.put_along"),
+    Mistake(
+        check_embed, embed_take_along_axis_broadcast, r"Only np.take_along_axis \(or np.put_along"
+    ),
+    Mistake(
+        check_TokenEmbedding,
+        TokenEmbeddingBagMean,
+        r"Your vectors are the mean of each sentence's token vectors: nn.EmbeddingBag",
+    ),
+    Mistake(
+        check_TokenEmbedding,
+        TokenEmbeddingBagSum,
+        r"Your vectors are the sum of each sentence's token vectors: nn.EmbeddingBag with mode",
+    ),
+    Mistake(
+        check_TokenEmbedding, TokenEmbeddingLastToken, r"Your vectors are the last token's vector"
+    ),
+]
+
+
+def cosine_b_by_norms_of_a(a, b):
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    a_unit = a / np.maximum(np.linalg.norm(a, axis=-1, keepdims=True), 1e-12)
+    b_unit = b / np.maximum(np.linalg.norm(a, axis=-1, keepdims=True), 1e-12)
+    return a_unit @ b_unit.T
+
+
+def cosine_a_by_norms_of_b(a, b):
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    a_unit = a / np.maximum(np.linalg.norm(b, axis=1, keepdims=True), 1e-12)
+    b_unit = b / np.maximum(np.linalg.norm(b, axis=1, keepdims=True), 1e-12)
+    return a_unit @ b_unit.T
+
+
+MISTAKES += [
+    Mistake(
+        check_cosine_similarity,
+        cosine_b_by_norms_of_a,
+        r"You divided the rows of `b` by the row lengths of `a`",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cosine_a_by_norms_of_b,
+        r"You divided the rows of `a` by the row lengths of `b`",
+    ),
+]
+
 CORRECT = [
     Correct(check_one_hot, one_hot_eye),
     Correct(check_one_hot, one_hot_zeros_fancy_indexing),

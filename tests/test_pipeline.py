@@ -42,6 +42,7 @@ VISIBLE_TOKENIZE = {
     "She didn't.": ["she", "didn", "'", "t", "."],
     'A well-known "quote" (really).': 'a well - known " quote " ( really ) .'.split(),
     "": [],
+    "Straße: λόγος mp3": ["straße", ":", "λόγος", "mp3"],
 }
 
 

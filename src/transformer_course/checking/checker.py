@@ -13,6 +13,7 @@ from typing import Any, get_args
 
 import numpy as np
 
+from transformer_course.checking.empty_inputs import empty_input_hint
 from transformer_course.checking.failure import CheckFailure, course_origin, learner_frames
 from transformer_course.checking.formatting import (
     as_numpy,
@@ -93,7 +94,9 @@ def _merged_axes(got: tuple, shape: tuple) -> str:
             return (
                 f"That is the expected shape with the {run} axes {axes} (axes {start} to "
                 f"{start + run - 1}) merged into one of length {got[start]} (a reshape, view, "
-                "flatten or concatenation combined them). Keep them as separate axes. "
+                "flatten or concatenation combined them). Keep them as separate axes: if "
+                "you merged them on purpose, to work on 2-D rows, reshape the result back to "
+                "the expected shape before returning it. "
             )
     return ""
 
@@ -223,6 +226,11 @@ class Checker:
             except CheckFailure:
                 raise
             except Exception as exc:
+                empty = empty_input_hint(exc, *self._argument_names_and_values(fn, args, kwargs))
+                if empty:  # nothing to index: the loop-bound hints do not apply
+                    raise self._raised(
+                        exc, call_repr, [(IndexError, empty)], generic=False
+                    ) from exc
                 raise self._raised(exc, call_repr, hint_list) from exc
         for warning in caught:
             print(
@@ -238,9 +246,12 @@ class Checker:
                 )
         return result
 
-    def _raised(self, exc: Exception, call_repr: str, hint_list: list) -> CheckFailure:
-        """The failure for an exception the learner's code raised (with its hints)."""
-        advice = matching_hints(exc, [*hint_list, *GENERIC_HINTS.items()])
+    def _raised(
+        self, exc: Exception, call_repr: str, hint_list: list, generic: bool = True
+    ) -> CheckFailure:
+        """The failure for an exception the learner's code raised (with its hints; the
+        generic ones too unless ``generic`` is False)."""
+        advice = matching_hints(exc, [*hint_list, *(GENERIC_HINTS.items() if generic else ())])
         origin = course_origin(exc)
         if origin:
             advice.append(
@@ -254,6 +265,12 @@ class Checker:
             + "".join(f"\n{text}" for text in advice),
             learner_frames(exc),
         )
+
+    @classmethod
+    def _argument_names_and_values(cls, fn: Callable, args: tuple, kwargs: Mapping):
+        """The call's arguments as (names, values), named after the parameters if possible."""
+        named = cls._named_args(fn, args, kwargs)
+        return [name.strip("`") for name, _ in named], [value for _, value in named]
 
     @staticmethod
     def _named_args(fn: Callable, args: tuple, kwargs: Mapping) -> list[tuple[str, Any]]:

@@ -194,14 +194,62 @@ def _several_ones(got: np.ndarray, ids: np.ndarray, vocab_size: int) -> str:
     return f"{held}; each must hold exactly one 1, in column `id`."
 
 
-def _width_hint(vocab_size: int):
-    """An id out of bounds for a width other than vocab_size: the width was not taken
-    from the argument (a number written in, or counted from other ids)."""
+def _ids_axis_models(probe_ids: np.ndarray, vocab_size: int) -> dict[str, np.ndarray]:
+    """What the two readings of an id out of bounds for an axis of the ids' own length give
+    on ``probe_ids`` (ids all below their length, so neither raises): {cause: result}."""
+    n = len(probe_ids)
+    rows = np.zeros((n, vocab_size))
+    rows[probe_ids] = 1.0  # out[ids] = 1: whole rows picked by the ids
+    return {
+        "you indexed the first axis of the result with the ids (out[ids] = 1 sets the whole "
+        "rows numbered by the ids, not one entry per id): pair each id with its own "
+        "position, np.eye(vocab_size)[ids], or out[np.arange(len(ids)), ids] = 1 for 1-D "
+        "ids": rows,
+        "your one-hot width is the number of ids (np.eye(len(ids)), or ids.size), not "
+        "vocab_size: the width comes from the vocab_size argument, np.eye(vocab_size)[ids]": (
+            np.eye(n)[probe_ids]
+        ),
+    }
+
+
+def _width_hint(vocab_size: int, ids=None, one_hot=None):
+    """An id out of bounds for a size other than vocab_size. When that size is the length
+    of one of the ids' axes, two readings give the error: the ids indexed the result's
+    first axis (out[ids] = 1), or the width was counted from the ids (np.eye(len(ids)));
+    a probe on ids that all fit tells them apart. Otherwise the width was not taken from
+    the argument (a number written in, or counted from other ids)."""
 
     def hint(exc: BaseException) -> str:
         found = re.search(r"index (\d+) is out of bounds for axis \d+ with size (\d+)", str(exc))
         if not found or int(found[2]) == vocab_size:
             return ""
+        size = int(found[2])
+        if ids is not None and size in np.shape(ids):
+            probe_ids, probe_size = np.array([1, 0, 0]), 5
+            models = _ids_axis_models(probe_ids, probe_size)
+            got = None
+            if one_hot is not None:
+                with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+                    got = np.asarray(one_hot(probe_ids.copy(), probe_size), dtype=float)
+            agree = [
+                cause
+                for cause, model in models.items()
+                if got is not None and got.shape == model.shape and np.array_equal(got, model)
+            ]
+            said = agree if len(agree) == 1 else list(models)
+            lead = (
+                f"Id {found[1]} fell outside an axis of size {size}, the length of the ids "
+                f"(shape {tuple(np.shape(ids))}), where vocab_size is {vocab_size}"
+            )
+            if len(said) == 1:
+                return (
+                    f"{lead}; and on one_hot({probe_ids.tolist()}, {probe_size}), ids that all "
+                    f"fit, yours gives what this reading gives: {said[0]}."
+                )
+            return (
+                f"{lead}: two readings give this error, which these ids cannot tell apart: "
+                f"(1) {said[0]}; (2) {said[1]}."
+            )
         return (
             f"Id {found[1]} fell outside something of size {found[2]}, but vocab_size is "
             f"{vocab_size} here: the one-hot width must come from the vocab_size argument "
@@ -230,7 +278,7 @@ def check_one_hot(one_hot, *, hidden: bool = False) -> None:
                     ids.copy(),
                     vocab_size,
                     call_repr=what,
-                    hints=[(IndexError, _width_hint(vocab_size))],
+                    hints=[(IndexError, _width_hint(vocab_size, ids, one_hot))],
                     mutation_hint="one_hot only reads the ids.",
                 )
             except CheckFailure as failure:
@@ -427,6 +475,15 @@ def _one_dim_hint(ids) -> str:
     )
 
 
+_ALONG_AXIS_HINT = (
+    "Only np.take_along_axis (or np.put_along_axis) raises this: it needs an index with as "
+    "many dimensions as the table, one index per entry of the result. With 1-D ids, "
+    "ids[:, None] broadcasts to whole rows and happens to work; ids of shape (batch, len) "
+    "give a 3-D index against the 2-D table. A lookup indexes the table's first axis with "
+    "the ids, whatever their shape: table[ids] (or np.take(table, ids, axis=0))."
+)
+
+
 def check_embed(embed, *, hidden: bool = False) -> None:
     """embed(ids, table) -> table[ids]: (...) ids, (vocab_size, d_model) table -> (..., d_model).
 
@@ -449,6 +506,9 @@ def check_embed(embed, *, hidden: bool = False) -> None:
                             {
                                 "can be converted to Python scalars": _one_dim_hint(ids),
                                 "not a sequence": _one_dim_hint(ids),
+                                "`indices` and `arr` must have the same number of dimensions": (
+                                    _ALONG_AXIS_HINT
+                                ),
                             }
                             if np.ndim(ids) > 1
                             else {}
@@ -524,6 +584,41 @@ def _cosine_cases(hidden: bool) -> list[tuple[np.ndarray, np.ndarray]]:
         (rng.normal(size=(4, 6)).astype(np.float32), rng.normal(size=(3, 6)).astype(np.float32))
     )
     return cases
+
+
+def _norms_of_the_other_hint(cosine_similarity, message: str, a, b) -> str:
+    """A broadcasting error between one matrix, (m, d) or (n, d), and the (n, 1) or (m, 1)
+    row lengths of the other: one side divided by the other side's lengths (a copy-paste
+    slip). Named when, on two matrices with as many rows (where nothing raises), the
+    learner's values are that model's. "" otherwise."""
+    n, m, d = len(a), len(b), a.shape[1]
+    shapes = {
+        f"shapes ({m},{d}) ({n},1)": "b",  # b divided by a's row lengths
+        f"shapes ({n},{d}) ({m},1)": "a",  # a divided by b's row lengths
+    }
+    side = next((who for words, who in shapes.items() if words in message), None)
+    if side is None or n == m:
+        return ""
+    rng = numpy_rng(4242)
+    pa, pb = rng.normal(size=(3, 4)), rng.normal(size=(3, 4)) * 3.0
+    na = np.linalg.norm(pa, axis=-1, keepdims=True)
+    nb = np.linalg.norm(pb, axis=-1, keepdims=True)
+    model = (pa / na) @ (pb / na).T if side == "b" else (pa / nb) @ (pb / nb).T
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            got = np.asarray(cosine_similarity(pa.copy(), pb.copy()), dtype=np.float64)
+    except Exception:
+        return ""
+    if got.shape != model.shape or not np.allclose(got, model, atol=1e-6):
+        return ""
+    mine, other = ("b", "a") if side == "b" else ("a", "b")
+    return (
+        f"You divided the rows of `{mine}` by the row lengths of `{other}` (a copy-paste slip: "
+        f"np.linalg.norm({other}, ...) where np.linalg.norm({mine}, ...) belongs): here they "
+        f"have {n} and {m} rows, so the shapes clash, and on two matrices with as many rows "
+        "yours gives exactly that model's numbers. Normalise each matrix by its own row "
+        f"lengths: {mine} / np.linalg.norm({mine}, axis=-1, keepdims=True)."
+    )
 
 
 _PAIRWISE_HINT = (
@@ -826,7 +921,9 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                 )
             except CheckFailure as failure:
                 named = "could not be broadcast" in failure.message and (
-                    _norm_product_hint(cosine_similarity, a, b) or _keepdims_hint(failure.message)
+                    _norm_product_hint(cosine_similarity, a, b)
+                    or _norms_of_the_other_hint(cosine_similarity, failure.message, a, b)
+                    or _keepdims_hint(failure.message)
                 )
                 if named:
                     raise failure.with_cause(named) from None
@@ -1207,6 +1304,40 @@ def _constant_scale_hint(c, cls, factor: float, d_model: int) -> str:
     )
 
 
+def _length_axis_reduced_hint(got, weight, ids, d_model: int) -> str:
+    """For (batch, d_model) where (batch, len, d_model) belongs: which reduction over the
+    length axis of the token vectors (scaled or not) gives the learner's values, named
+    when one does, else the lost axis alone."""
+    got = got.detach().double()
+    rows = weight.double()[ids]  # (batch, len, d_model)
+    models = {}
+    for scaled, vectors in (("", rows * math.sqrt(d_model)), (" (before the scale)", rows)):
+        models.update(
+            {
+                f"the mean of each sentence's token vectors{scaled}: nn.EmbeddingBag (its "
+                "default mode is 'mean'), or a .mean(dim=1)": vectors.mean(dim=1),
+                f"the sum of each sentence's token vectors{scaled}: nn.EmbeddingBag with "
+                "mode='sum', or a .sum(dim=1)": vectors.sum(dim=1),
+                f"the elementwise max over each sentence's token vectors{scaled}: "
+                "nn.EmbeddingBag with mode='max', or a .max(dim=1)": vectors.max(dim=1).values,
+                f"the first token's vector{scaled} alone ([:, 0])": vectors[:, 0],
+                f"the last token's vector{scaled} alone ([:, -1])": vectors[:, -1],
+            }
+        )
+    agree = [m for m, value in models.items() if torch.allclose(got, value, atol=1e-4)]
+    lost = (
+        "The length axis is gone: yours is (batch, d_model), one vector per sentence, where "
+        "each id needs its own vector, (batch, len, d_model)."
+    )
+    if len(agree) == 1:
+        return (
+            f"{lost} Your vectors are {agree[0]}. TokenEmbedding looks every id up on its "
+            "own: nn.Embedding(vocab_size, d_model), then self.embedding(ids) * "
+            "sqrt(d_model)."
+        )
+    return f"{lost} Look every id up on its own: self.embedding(ids) with an nn.Embedding."
+
+
 def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
     """TokenEmbedding(vocab_size, d_model): ids (batch, len) -> embedding(ids) * sqrt(d_model).
 
@@ -1278,6 +1409,16 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                     "The axes of size 1 are gone: did you call .squeeze()? It removes every "
                     "axis of size 1, including the batch axis of a batch of one sentence."
                 )
+            elif (
+                len(ids_shape) == 2
+                and ids_shape[1] > 1
+                and tuple(got.shape)
+                == (
+                    ids_shape[0],
+                    d_model,
+                )
+            ):
+                hint = _length_axis_reduced_hint(got, weight, ids, d_model)
             c.expect_shape(got, expected_shape, what, hint)
             c.expect_dtype(
                 got,

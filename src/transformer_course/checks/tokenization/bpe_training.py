@@ -292,12 +292,61 @@ def _ids_offset(got: dict, learned: int) -> dict:
     }
 
 
-def _stopped_early_hint(text: str, got: dict, expected: dict) -> str:
+# The stop tests a training loop may use instead of "no pair left" (fewer than two ids):
+# {what the test is: stop(ids, counts)}. A learner's merges name one only when it alone, of
+# these, gives them on the call's text.
+_STOP_TESTS = {
+    "a test on the number of distinct pairs (len(counts) < 2, or len(counts) <= 1): one "
+    "kind of pair left, even one that occurs several times, is still a pair to merge; stop "
+    "only when counts is empty": lambda ids, counts: len(counts) < 2,
+    "a test on the number of ids that fires while two ids remain (len(ids) <= 2 where "
+    "len(ids) < 2 belongs)": lambda ids, counts: len(ids) <= 2,
+    "a threshold on the count that is too high (max count < 3: a pair that occurs twice is "
+    "still merged; even the accepted rule only stops when no pair occurs twice)": (
+        lambda ids, counts: max(counts.values()) < 3
+    ),
+}
+
+
+def _train_stopping(ids, num_merges, stop) -> dict[tuple[int, int], int]:
+    """The reference's training with one more stop test, ``stop(ids, counts)``, tried
+    before each merge."""
+    merges = {}
+    for step in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if not counts or stop(ids, counts):
+            break
+        best = _first_of_max(counts)
+        ids = ref.merge_pair(ids, best, 256 + step)
+        merges[best] = 256 + step
+    return merges
+
+
+# texts on which the stop tests of _STOP_TESTS, and the reference, all learn different merges
+_STOP_PROBES = (("aaaa", 4), ("aaabdaaabac", 3), ("abcabc", 4))
+
+
+def _stop_test_confirmed(train_bpe, stop) -> bool:
+    """Whether the learner's train_bpe gives the merges of the stop test ``stop`` on every
+    text of :data:`_STOP_PROBES` (any failure: not confirmed)."""
+    for text, num_merges in _STOP_PROBES:
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                got = train_bpe(text, num_merges)
+            if dict(got) != _train_stopping(list(text.encode("utf-8")), num_merges, stop):
+                return False
+        except Exception:
+            return False
+    return True
+
+
+def _stopped_early_hint(text: str, got: dict, expected: dict, train_bpe=None) -> str:
     """Too few merges, every one of them right: where training stopped, and what was left
-    to merge there (the ids, and the most frequent pair with its count). "" when the
-    learner's merges are not the reference's first ones."""
+    to merge there (the ids, and the most frequent pair with its count); the stop test,
+    when exactly one of :data:`_STOP_TESTS` gives these merges. "" when the learner's
+    merges are not the reference's first ones."""
     learned = len(got)
-    if not 0 < learned < len(expected) or list(got.items()) != list(expected.items())[:learned]:
+    if not 0 <= learned < len(expected) or list(got.items()) != list(expected.items())[:learned]:
         return ""
     ids = list(text.encode("utf-8"))
     for pair, new_id in list(expected.items())[:learned]:
@@ -309,11 +358,31 @@ def _stopped_early_hint(text: str, got: dict, expected: dict) -> str:
         if counts[best] >= 2
         else ""
     )
+    byte_ids = list(text.encode("utf-8"))
+    agree = [
+        test
+        for test, stop in _STOP_TESTS.items()
+        if _train_stopping(byte_ids, len(expected), stop) == got
+        and train_bpe is not None
+        and _stop_test_confirmed(train_bpe, stop)
+    ]
+    where = (
+        f"Your {learned} merge(s) are right, then you stopped: after merge {learned - 1} (id "
+        f"{255 + learned})"
+        if learned
+        else "You stopped before the first merge:"
+    )
+    left = (
+        f" the ids still held {len(ids)} ids, {len(counts)} distinct pair(s), and the most "
+        f"frequent pair, {best}, occurred {counts[best]} times{more}."
+    )
+    if len(agree) == 1:
+        return (
+            f" {where}{left} Your merges are exactly those of a loop whose stop test is {agree[0]}."
+        )
     return (
-        f" Your {learned} merge(s) are right, then you stopped: after merge {learned - 1} (id "
-        f"{255 + learned}) the ids still held {len(ids)} ids, and the most frequent pair, "
-        f"{best}, occurred {counts[best]} times{more}. Your stop test fires too early (a "
-        f"threshold on the count such as count < {counts[best] + 1}, or a test on the number "
+        f" {where}{left} Your stop test fires too early (a threshold on the count such as "
+        f"count < {counts[best] + 1}, a test on the number of distinct pairs, on the number "
         "of ids or on the loop counter). Stop only when fewer than two ids remain."
     )
 
@@ -380,6 +449,7 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                 ("héllo wörld, héllo wörld", 8),
                 ("ab", 5),
                 ("", 3),
+                ("xxxxxx", 3),  # one kind of pair, several times: still merged
             ]
         else:
             # "to be or not to be": its third merge, (257, 98) = "to b", crosses a space
@@ -407,7 +477,7 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
             if len(got) < len(expected):
                 count_hint = _vocab_size_hint(
                     train_bpe, len(got), num_merges, len(expected)
-                ) or _stopped_early_hint(text, got, expected)
+                ) or _stopped_early_hint(text, got, expected, train_bpe)
             learned = len(expected)
             first_counts = ref.get_pair_counts(byte_ids)
             # ids never updated (merge_pair's result dropped): every step finds the same

@@ -51,6 +51,14 @@ def _ids(c: Checker, got, what: str, hint: str = "Return a list of ids (ints).")
     if hasattr(got, "dtype") and hasattr(got, "tolist") and getattr(got, "ndim", 0) == 1:
         c.expect_integer_dtype(got, what)
         got = got.tolist()
+    if isinstance(got, bytes | bytearray):
+        hint = (
+            "Yours is a bytes object, what str.encode returns: its items are the right kind of "
+            "ids, but it is not a list. Turn it into one where you start, "
+            "list(text.encode('utf-8')): a step that builds a new list (merge_pair) hides the "
+            "slip whenever it runs, so the bytes come back exactly when no step changes them "
+            "(no merge applies, or the text is empty)."
+        )
     c.expect_type(got, (list, tuple), what, hint)
     wrong = [item for item in got if not _is_int(item)]
     c.expect_true(

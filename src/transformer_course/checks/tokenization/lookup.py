@@ -4,6 +4,8 @@ for unknown tokens) and back.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 from itertools import combinations
 
@@ -277,6 +279,49 @@ _DECODE_HINTS = [
 ]
 
 
+def _every_id_missing(decode, vocab) -> bool:
+    """Whether decode raises KeyError, on that very id, for each of the vocabulary's first,
+    second and last ids alone: no id at all is a key of the learner's table."""
+    for index in sorted({0, 1, max(vocab.values())}):
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                decode([index], dict(vocab))
+        except KeyError as exc:
+            if not exc.args or exc.args[0] != index:
+                return False
+        except Exception:
+            return False
+        else:
+            return False
+    return True
+
+
+def _keyed_by_tokens_hint(vocab, decode):
+    """A KeyError on an id that the vocabulary has as a value, and the same for each id
+    tried alone: the id was looked up in a dict keyed by tokens (the vocabulary itself, or
+    a copy that was never inverted)."""
+
+    def hint(exc: BaseException) -> str:
+        key = exc.args[0] if exc.args else None
+        try:
+            key = int(key)
+        except (TypeError, ValueError):
+            return ""
+        if key not in set(vocab.values()) or key in vocab or not _every_id_missing(decode, vocab):
+            return ""
+        token = {index: token for token, index in vocab.items()}[key]
+        return (
+            f"{key} is an id of this vocabulary (the id of {token!r}), yet looking it up "
+            "failed, and so does every id tried alone (decode([0], vocab), decode([1], "
+            "vocab), ...): you looked the id up in a dict whose keys are tokens, the vocabulary "
+            "itself or a copy whose keys and values were not swapped ({token: index for "
+            "token, index in vocab.items()} copies it). Swap them: id_to_token = {index: "
+            "token for token, index in vocab.items()}, then id_to_token[int(i)]."
+        )
+
+    return hint
+
+
 def _decode_shifted(ids, vocab, shift: int):
     """The tokens of id + shift (None when one of those ids is not in the vocabulary)."""
     inverse = {i: t for t, i in vocab.items()}
@@ -406,7 +451,10 @@ def check_decode(decode, *, hidden: bool = False) -> None:
             kind = "array " if isinstance(ids, np.ndarray) else ""
             what = f"decode({kind}{[int(i) for i in ids]}, {named})"
             got = c.call(
-                decode, ids.copy() if kind else list(ids), dict(vocab), hints=_DECODE_HINTS
+                decode,
+                ids.copy() if kind else list(ids),
+                dict(vocab),
+                hints=[*_DECODE_HINTS, (KeyError, _keyed_by_tokens_hint(vocab, decode))],
             )
             got = _tokens(c, got, what, "Return a list of token strings.")
             _expect_not_accumulated(

@@ -57,6 +57,23 @@ def _vocab_once_per_list(token_lists, min_freq=1):
     return _vocab_after(ordered, min_freq)
 
 
+def _vocab_min_freq_per_list(token_lists, min_freq=1, order_by_total=False):
+    """min_freq applied to each token list's own counts (Counter(tokens) per list): a token
+    is kept if some list holds it min_freq times, ranked by the counts of those lists (or,
+    ``order_by_total``, by its count over all lists). None where that gives the right
+    vocabulary."""
+    kept = Counter()
+    for tokens in token_lists:
+        for token, count in Counter(tokens).items():
+            if count >= min_freq:
+                kept[token] += count
+    if order_by_total:
+        total = Counter(t for tokens in token_lists for t in tokens)
+        kept = Counter({token: total[token] for token in kept})
+    vocab = _vocab_after(sorted(kept.items(), key=lambda item: (-item[1], item[0])), 1)
+    return None if vocab == ref.build_vocab(token_lists, min_freq) else vocab
+
+
 _VOCAB_ORDER_HINT = (
     "After the specials: tokens seen at least min_freq times, most frequent first, ties in "
     "alphabetical order."
@@ -135,6 +152,22 @@ def _vocab_single_mistakes(token_lists, min_freq) -> dict:
             _vocab_once_per_list(token_lists, min_freq)
         ),
         _VOCAB_IGNORED: ref.build_vocab(token_lists, 1) if min_freq > 1 else None,
+        "You applied min_freq to each token list's own counts (a Counter per list, "
+        "Counter(tokens), tested against min_freq): a token that occurs once in each of "
+        "several lists never reaches a min_freq of 2 or more there. Count over all the lists first, "
+        "then keep the tokens whose total count is at least min_freq.": (
+            _vocab_min_freq_per_list(token_lists, min_freq) if min_freq > 1 else None
+        ),
+        "You kept only the tokens that some token list holds min_freq times on its own (a "
+        "Counter per list, Counter(tokens), tested against min_freq), then ranked them by "
+        "their total counts: a token that occurs once in each of several lists never "
+        "qualifies. Keep the tokens whose count over all the lists is at least min_freq.": (
+            _vocab_min_freq_per_list(token_lists, min_freq, order_by_total=True)
+            if min_freq > 1
+            and _vocab_min_freq_per_list(token_lists, min_freq, order_by_total=True)
+            != _vocab_min_freq_per_list(token_lists, min_freq)
+            else None  # the same cause: named once where the two orders agree
+        ),
         "Every token was counted once, however often it occurs: your counts come from a set "
         "of the tokens (Counter(set(...)), or a membership test before counting), so every "
         "count is 1, the order is alphabetical, and a min_freq above 1 drops every token. "

@@ -5,6 +5,7 @@ it names.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from transformer_course.checking import Checker
 from transformer_course.checking.hints import two_mistakes
@@ -21,6 +22,8 @@ _VISIBLE_TEXTS = [
     "She didn't.",
     'A well-known "quote" (really).',
     "",
+    # tells apart stripped accents, ASCII folding and case folding; letters and digits
+    "Straße: λόγος mp3",
 ]
 _HIDDEN_TEXTS = [
     "The black cat drank the milk... didn't it?!",
@@ -28,6 +31,7 @@ _HIDDEN_TEXTS = [
     "Ünïcödé wörds, 42 numbers & snake_case",
     "  tabs\tand\nnewlines  ",
     "(nested [brackets]) -- dashes",
+    "Größe ΣΟΦΊΑ b2b",
 ]
 
 
@@ -277,6 +281,15 @@ _SPLIT_MISTAKES: dict[str, tuple[str, str]] = {
     "token of its own: your word rule leaves the underscore out (str.isalnum() is False "
     "for '_', and [^\\W_] excludes it). Words are runs of \\w, which includes '_' (in a "
     "loop over the characters: ch.isalnum() or ch == '_').": ("findall", r"[^\W_]+|[^\w\s]|_"),
+    "Your words stop where letters meet digits ('mp3' becomes 'mp', '3'), and '_' came out "
+    "as a token of its own: runs of letters and runs of digits are separate classes in your "
+    "rule (GPT-2's pre-tokenizer splits \\p{L}+ from \\p{N}+ this way, and [^\\W\\d_]+|\\d+ "
+    "does it with re). Here a word is one run of \\w: letters, digits and '_' together, "
+    "\\w+.": ("findall", r"[^\W\d_]+|\d+|[^\w\s]|_"),
+    "Your words stop where letters meet digits ('mp3' becomes 'mp', '3'): runs of letters "
+    "and runs of digits are separate alternatives in your rule ([^\\W\\d]+|\\d+, the way "
+    "GPT-2's pre-tokenizer splits \\p{L}+ from \\p{N}+). Here a word is one run of \\w, "
+    "letters and digits together: \\w+.": ("findall", r"[^\W\d]+|\d+|[^\w\s]"),
     "An apostrophe is punctuation like any other: 'didn't' is 'didn', \"'\", 't' "
     "(crude, and one reason real tokenizers use subwords).": ("findall", r"[\w']+|[^\w\s]"),
     "Tabs and newlines are whitespace too: they separate tokens and never are "
@@ -308,6 +321,36 @@ def _split(rule: tuple[str, str], text: str) -> list[str]:
     return re.split(pattern, text) if how == "split" else re.findall(pattern, text)
 
 
+def _without_marks(text: str) -> str:
+    """text with its accents removed: canonical decomposition (NFD), combining marks
+    (category Mn) dropped."""
+    return "".join(
+        ch for ch in unicodedata.normalize("NFD", text) if unicodedata.category(ch) != "Mn"
+    )
+
+
+# Normalisations of the text before it is split, each a mistake when the text has what it
+# changes: {diagnosis: text -> normalised text (lower-cased as the reference does)}.
+_NORMALISE_MISTAKES = {
+    "You removed the accents (unicodedata.normalize('NFD', ...) and dropped the combining "
+    "marks, as BERT's uncased tokenizer does with strip_accents): 'déjà' must stay 'déjà'. "
+    "Lower-case the text and split it; leave every letter as it is.": (
+        lambda text: _without_marks(text.lower())
+    ),
+    "You turned the text into ASCII (NFKD, then .encode('ascii', 'ignore')): accents "
+    "vanish and letters outside ASCII are dropped. Lower-case the text and split it; leave "
+    "every letter as it is.": (
+        lambda text: (
+            unicodedata.normalize("NFKD", text.lower()).encode("ascii", "ignore").decode("ascii")
+        )
+    ),
+    "You case-folded the text (str.casefold(), which also turns 'ß' into 'ss' and "
+    "ligatures such as 'ﬁ' into 'fi') instead of lower-casing it: use text.lower().": (
+        lambda text: text.casefold()
+    ),
+}
+
+
 def _tokenize_mistakes(text: str) -> dict[str, list[str]]:
     """Each known tokenising mistake alone: {diagnosis: the tokens it gives for text}."""
     out = {_NO_LOWER: re.findall(r"\w+|[^\w\s]", text)}
@@ -330,6 +373,12 @@ def _tokenize_mistakes(text: str) -> dict[str, list[str]]:
         "loop, append the current word if it is not empty."
     ] = tokens[:-1] if re.search(r"\w\Z", text) else tokens
     out.update({message: _split(rule, text.lower()) for message, rule in _SPLIT_MISTAKES.items()})
+    out.update(
+        {
+            message: re.findall(r"\w+|[^\w\s]", normalise(text))
+            for message, normalise in _NORMALISE_MISTAKES.items()
+        }
+    )
     return out
 
 
