@@ -519,7 +519,8 @@ def decoder_mask_look_ahead_of_numel(tgt_ids, pad_id):
 
 # -- the axes of size 1 dropped before indexing (raises on a batch of one / one token)
 def padding_mask_bare_squeeze_first(ids, pad_id):
-    return (ids != pad_id).squeeze()[:, None, None, :]
+    real = ids.ne(pad_id).squeeze()
+    return real[:, None, None, :]
 
 
 def padding_mask_squeeze_then_unsqueeze(ids, pad_id):  # the same loss, another idiom
@@ -533,7 +534,8 @@ def padding_mask_squeeze_then_unsqueeze(ids, pad_id):  # the same loss, another 
 
 # -- a matrix operation given a vector: one size of the shape left out
 def look_ahead_tril_of_vector(size):
-    return torch.tril(torch.ones(size, dtype=torch.bool))
+    allowed = torch.ones(size).bool()
+    return allowed.tril()
 
 
 def look_ahead_triu_of_vector(size):
