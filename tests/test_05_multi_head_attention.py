@@ -2023,3 +2023,33 @@ MISTAKES += [
 
 # the round-12 entries above come after the first lesson_tests call: collect them too
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+# -- dropout on the masked scores, before the softmax (with dropout=1.0 the weights are
+# uniform over every key, the blocked ones included): not "the mask is not applied"
+class DropoutOnMaskedScores(Base):
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, -1e9)
+        weights = torch.softmax(self.dropout(scores), dim=-1)
+        return self.w_o(self.merge(weights @ v)), weights
+
+
+class DropoutOnMaskedScoresNegInf(Base):  # -inf blocked: rows guarded with nan_to_num
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        weights = torch.softmax(self.dropout(scores).nan_to_num(0.0), dim=-1).nan_to_num(0.0)
+        return self.w_o(self.merge(weights @ v)), weights
+
+
+_SCORES_DROPPED = r"^(?![\s\S]*the mask is not applied)[\s\S]*applied dropout to the scores"
+MISTAKES += [
+    Mistake(check_MultiHeadAttention, DropoutOnMaskedScores, _SCORES_DROPPED),
+    Mistake(check_MultiHeadAttention, DropoutOnMaskedScoresNegInf, _SCORES_DROPPED),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

@@ -144,6 +144,44 @@ def check_MultiHeadAttention(cls, *, hidden: bool = False) -> None:
         _check_dropout_placement(c, cls, _HIDDEN_DROPOUT if hidden else _VISIBLE_DROPOUT)
 
 
+def _masks_in_eval(module, args, mask) -> bool:
+    """Whether the module, in eval mode on ``args``, gives no weight to a blocked key."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            module.eval()
+            _, weights = module(*args)
+        blocked = ~mask.expand(weights.shape)
+        return bool((weights.detach()[blocked].abs() < 1e-6).all())
+    except Exception:
+        return False
+    finally:
+        module.train()
+
+
+def _scores_dropped_note(weights, dropped_entirely: bool, module, args, mask) -> str:
+    """With dropout=1.0 in train mode, weights uniform over every key, the blocked ones
+    included: the masked scores went through dropout before the softmax (every score,
+    -inf included, became 0). The eval cases, which ran before, applied the mask: "the
+    mask is not applied" would be the wrong cause (round 12, blind12d-mha-inline-dropout-
+    on-scores, masked with -1e9)."""
+    if not dropped_entirely or not isinstance(weights, torch.Tensor) or mask is None:
+        return ""
+    lk = weights.shape[-1]
+    uniform = torch.full_like(weights.detach().double(), 1 / lk)
+    if not torch.allclose(weights.detach().double(), uniform) or not _masks_in_eval(
+        module, args, mask
+    ):
+        return ""
+    return (
+        f"With dropout=1.0 in train mode every weight of yours is 1/len_k = 1/{lk}, the keys "
+        "the mask forbids included, and in eval mode your mask works: you applied dropout to "
+        "the scores before the softmax, after masking them (every score, the blocked ones "
+        "included, dropped to 0, and a softmax of equal scores is uniform). Dropout acts on "
+        "the weights after the softmax, where the values are mixed: "
+        "heads = self.dropout(weights) @ v."
+    )
+
+
 def _runs_in_eval(module, args) -> bool:
     """Whether the module, switched to eval mode, runs on ``args`` without an error (it
     is switched back to train mode after)."""
@@ -458,7 +496,11 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
                 or _wrong_scale(weights, state, query, key, mask, h, agree)
                 or ("" if case.train else row_by_row_note(row_right, b, size="query"))
             ),
-            leak_explain=lambda: "" if case.train else row_by_row_note(row_right, b, size="query"),
+            leak_explain=lambda: (
+                _scores_dropped_note(weights, dropped_entirely, module, args, mask)
+                if case.train
+                else row_by_row_note(row_right, b, size="query")
+            ),
             **tol,
         )
 
