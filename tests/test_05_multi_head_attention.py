@@ -1826,3 +1826,230 @@ def test_quiz_answers_agree_with_the_reference_shapes():
         == QUIZ_CROSS_ATTENTION_SHAPE.choices[QUIZ_CROSS_ATTENTION_SHAPE.answer]
     )
     assert QUIZ_CROSS_ATTENTION_SHAPE.answer == "b"
+
+
+# ---------------------------------------------------------------- round 12 (r12d) families
+# -- a reshape size from the wrong quantity, told by probes (checking.size_sources): the
+# cases' d_head = len // num_heads and the constant 64, and members no case holds
+def split_d_head_len_over_heads(x, num_heads):
+    b, t, _ = x.shape
+    return x.reshape(b, t, num_heads, t // num_heads).transpose(1, 2)
+
+
+def split_d_head_constant_32(x, num_heads):
+    b, t, _ = x.shape
+    return x.reshape(b, t, num_heads, 32).transpose(1, 2)
+
+
+def split_d_head_batch_times_heads(x, num_heads):  # another expression of the sizes
+    b, t, _ = x.shape
+    return x.reshape(b, t, num_heads, b * num_heads).transpose(1, 2)
+
+
+# -- pieces cut along another axis than the features (torch.stack refuses them)
+def split_chunks_tokens(x, num_heads):
+    return torch.stack(x.chunk(num_heads, dim=1), dim=1)
+
+
+def split_pieces_of_tokens(x, num_heads):  # torch.split: pieces of num_heads tokens each
+    return torch.stack(x.split(num_heads, dim=1), dim=1)
+
+
+# -- merge: iterating over x walks the batch axis
+def merge_cat_iterates(x):
+    return torch.cat(list(x), dim=-1)
+
+
+def merge_loop_over_x(x):
+    return torch.cat([t for t in x], dim=-1)
+
+
+def merge_sizes_after_transpose(x):
+    x = x.transpose(1, 2)
+    return x.reshape(x.shape[0], x.shape[2], -1)
+
+
+# -- one projection slot given another's weights, or the keys and values exchanged
+class OutputThroughWq(Base):
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_q(self.merge(heads)), weights
+
+
+class OutputThroughWv(Base):
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_v(self.merge(heads)), weights
+
+
+class KeysValuesSwappedInCall(Base):
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        heads, weights = scaled_dot_product_attention(q, v, k, mask)
+        return self.w_o(self.merge(heads)), weights
+
+
+# -- the returned pair in the wrong order
+class ReturnsWeightsFirst(Base):
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        return weights, self.w_o(self.merge(heads))
+
+
+# -- dropout at the right place, at a rate that ignores the argument
+class DropoutRateFixed(Base):
+    def __init__(self, d_model, num_heads, dropout=0.0):
+        super().__init__(d_model, num_heads, dropout)
+        self.dropout = nn.Dropout(0.1)
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+class DropoutRateHalved(Base):  # another rate than the argument's: p / 2
+    def __init__(self, d_model, num_heads, dropout=0.0):
+        super().__init__(d_model, num_heads, dropout / 2)
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+# -- heads computed from values never split into heads (train mode only, or always)
+class DropoutTimesRawValue(Base):
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        if self.training:
+            heads = self.dropout(weights) @ value
+        return self.w_o(self.merge(heads)), weights
+
+
+class DropoutTimesUnsplitProjection(Base):  # w_v(value) never split into heads
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        if self.training:
+            heads = self.dropout(weights) @ self.w_v(value)
+        return self.w_o(self.merge(heads)), weights
+
+
+# -- the mask expanded as if 4-D
+class MaskExpandedToHeads(Base):
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        if mask is not None:
+            mask = mask.expand(-1, self.num_heads, -1, -1)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(self.merge(heads)), weights
+
+
+_SIZE_SOURCE = r"it has \d+, which is len // num_heads here and on every input tried"
+MISTAKES += [
+    Mistake(check_split_heads, split_d_head_len_over_heads, _SIZE_SOURCE),
+    Mistake(
+        check_split_heads,
+        split_d_head_constant_32,
+        r"it has 32, and 32 again on every input tried.*the constant 32 is written into your "
+        r"code where d_head belongs",
+    ),
+    Mistake(
+        check_split_heads,
+        split_d_head_batch_times_heads,
+        r"which is batch \* num_heads here and on every input tried",
+    ),
+    Mistake(check_split_heads, split_chunks_tokens, r"was cut along the len axis \(dim=1\)"),
+    Mistake(check_split_heads, split_pieces_of_tokens, r"was cut along the len axis \(dim=1\)"),
+    Mistake(check_merge_heads, merge_cat_iterates, r"iterates over x's first axis, the batch"),
+    Mistake(check_merge_heads, merge_loop_over_x, r"iterates over x's first axis, the batch"),
+    Mistake(
+        check_merge_heads,
+        merge_sizes_after_transpose,
+        r"or the sizes read after the transpose",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        OutputThroughWq,
+        r"Your output projection is w_q: the merged heads go through self\.w_q",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        OutputThroughWv,
+        r"Your output projection is w_v: the merged heads go through self\.w_v",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        KeysValuesSwappedInCall,
+        r"Your keys and values are exchanged.*scaled_dot_product_attention\(q, v, k\)",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        ReturnsWeightsFirst,
+        r"returns \(weights, output\): the right shapes, in the wrong order",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        DropoutRateFixed,
+        r"drops attention weights at the rate 0\.1 .*built with dropout=[\d.]+: your layer "
+        r"ignores the dropout argument",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        DropoutRateHalved,
+        r"drops attention weights at the rate (0\.25|0\.5) .*built with dropout=(0\.5|1\.0)",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        DropoutTimesRawValue,
+        r"(?s)(?=.*[Ii]n train mode).*never split into heads: @ value",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        DropoutTimesUnsplitProjection,
+        r"(?s)(?=.*[Ii]n train mode).*never split into heads: @ value \(.*or w_v\(value\) unsplit",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        MaskExpandedToHeads,
+        r"The error is expand's: your mask\.expand\(\.\.\.\) is written for a 4-D mask",
+    ),
+]
+
+# the round-12 entries above come after the first lesson_tests call: collect them too
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+# -- dropout on the masked scores, before the softmax (with dropout=1.0 the weights are
+# uniform over every key, the blocked ones included): not "the mask is not applied"
+class DropoutOnMaskedScores(Base):
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, -1e9)
+        weights = torch.softmax(self.dropout(scores), dim=-1)
+        return self.w_o(self.merge(weights @ v)), weights
+
+
+class DropoutOnMaskedScoresNegInf(Base):  # -inf blocked: rows guarded with nan_to_num
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        weights = torch.softmax(self.dropout(scores).nan_to_num(0.0), dim=-1).nan_to_num(0.0)
+        return self.w_o(self.merge(weights @ v)), weights
+
+
+_SCORES_DROPPED = r"^(?![\s\S]*the mask is not applied)[\s\S]*applied dropout to the scores"
+MISTAKES += [
+    Mistake(check_MultiHeadAttention, DropoutOnMaskedScores, _SCORES_DROPPED),
+    Mistake(check_MultiHeadAttention, DropoutOnMaskedScoresNegInf, _SCORES_DROPPED),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

@@ -504,6 +504,68 @@ MISTAKES += [
         r"Yours is \(batch, 1, len, 1\): your len axis is on the query axis \(len_q\)",
     ),
 ]
+
+
+# ---------------------------------------------------------------- round 12 (r12d) families
+# -- a size from the wrong quantity, told by probes (checking.size_sources): the look-ahead
+# sized with pad_id, and with batch * len (a member no case holds)
+def decoder_mask_look_ahead_of_pad_id(tgt_ids, pad_id):
+    return ref.padding_mask(tgt_ids, pad_id) & ref.look_ahead_mask(pad_id)
+
+
+def decoder_mask_look_ahead_of_numel(tgt_ids, pad_id):
+    return ref.padding_mask(tgt_ids, pad_id) & ref.look_ahead_mask(tgt_ids.numel())
+
+
+# -- the axes of size 1 dropped before indexing (raises on a batch of one / one token)
+def padding_mask_bare_squeeze_first(ids, pad_id):
+    real = ids.ne(pad_id).squeeze()
+    return real[:, None, None, :]
+
+
+def padding_mask_squeeze_then_unsqueeze(ids, pad_id):  # the same loss, another idiom
+    flags = (ids != pad_id).squeeze()
+    return (
+        flags.unsqueeze(1).unsqueeze(1)
+        if flags.dim() == 2
+        else flags.view(-1, 1, 1, flags.shape[1])
+    )
+
+
+# -- a matrix operation given a vector: one size of the shape left out
+def look_ahead_tril_of_vector(size):
+    allowed = torch.ones(size).bool()
+    return allowed.tril()
+
+
+def look_ahead_triu_of_vector(size):
+    return ~torch.triu(torch.ones(size, dtype=torch.bool), diagonal=1)
+
+
+MISTAKES += [
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_look_ahead_of_pad_id,
+        r"which is pad_id here and on every input tried .*pad_id was used where the length",
+    ),
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_look_ahead_of_numel,
+        r"which is batch \* len here and on every input tried",
+    ),
+    Mistake(
+        check_padding_mask,
+        padding_mask_bare_squeeze_first,
+        r"right on the same data with those axes 2 long: your code drops the axes of size 1",
+    ),
+    Mistake(
+        check_padding_mask,
+        padding_mask_squeeze_then_unsqueeze,
+        r"right on the same data with those axes 2 long: your code drops the axes of size 1",
+    ),
+    Mistake(check_look_ahead_mask, look_ahead_tril_of_vector, r"tensor it got is 1-D"),
+    Mistake(check_look_ahead_mask, look_ahead_triu_of_vector, r"tensor it got is 1-D"),
+]
 CORRECT = [
     *(Correct(check_padding_mask, _named(n, f)) for n, f in PADDING_CORRECT.items()),
     *(Correct(check_look_ahead_mask, _named(n, f)) for n, f in LOOK_AHEAD_CORRECT.items()),

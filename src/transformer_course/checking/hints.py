@@ -17,6 +17,13 @@ __all__ = [
 #: Hints added to the message when the learner's code raises an error whose text
 #: contains the key. Every check gets these; an exercise can add its own.
 GENERIC_HINTS: dict[str, str | Callable[[BaseException], str]] = {
+    # tril/triu (and other matrix operations) given a vector: one size of a shape left out
+    # (round 12, blind12d-lookahead-ones-one-size: torch.tril(torch.ones(size)))
+    "input tensor must have at least 2 dimensions": (
+        "This operation works on matrices (the last two axes), and the tensor it got is 1-D "
+        "(or 0-D): a shape given one size where two belong. torch.ones(n) is a vector of n "
+        "numbers; torch.ones(n, n) is an n x n matrix. Give every size of the shape."
+    ),
     # a parameter changed in place inside forward (weight.mul_, weight += ...)
     "a leaf Variable that requires grad is being used in an in-place operation": (
         "Your code changed a trainable parameter in place (an operation ending in _, such as "

@@ -21,7 +21,15 @@ from itertools import combinations
 
 import torch
 
-__all__ = ["permuted_axes", "size_one_axes", "size_one_axes_change", "size_one_axes_note"]
+__all__ = [
+    "grown_size_one",
+    "permuted_axes",
+    "raised_on_size_one_hint",
+    "raised_on_size_one_note",
+    "size_one_axes",
+    "size_one_axes_change",
+    "size_one_axes_note",
+]
 
 
 def _dropped(got: tuple, shape: tuple) -> list[int] | None:
@@ -143,3 +151,39 @@ def size_one_axes_note(got, expected: torch.Tensor, *, rtol=0.0, atol=0.0) -> st
         f"wrong place (yours is {shape}, expected {want}): an unsqueeze or None index at the "
         "wrong position."
     )
+
+
+def grown_size_one(x: torch.Tensor) -> torch.Tensor:
+    """``x`` with every axis of size 1 repeated to size 2 (the same data, no size-1 axis)."""
+    return x.repeat(*(2 if n == 1 else 1 for n in x.shape))
+
+
+def raised_on_size_one_note(right_when_grown, x: torch.Tensor, names) -> str:
+    """Code that raised on ``x``, some of whose axes have size 1, and that is right on the
+    same data with those axes grown to 2 (``right_when_grown()``): something removes every
+    axis of size 1 (a bare ``.squeeze()``; round 12, blind12d-padmask-squeeze-batch-of-one).
+    ``names``: the axes' names. "" when no axis has size 1 or the grown input fails too."""
+    ones = [name for name, n in zip(names, x.shape) if n == 1]
+    if not ones:
+        return ""
+    try:
+        if not right_when_grown():
+            return ""
+    except Exception:
+        return ""
+    which = " and ".join(ones)
+    return (
+        f"This input has {which} of size 1, and yours is right on the same data with "
+        "those axes 2 long: your code drops the axes of size 1. A bare .squeeze() (without a "
+        "dim) removes every axis of size 1, the batch axis of a batch of one included: "
+        "squeeze only the axis you mean, .squeeze(dim), or none."
+    )
+
+
+def raised_on_size_one_hint(right_when_grown, x: torch.Tensor, names):
+    """:func:`raised_on_size_one_note` as a hint for ``Checker.call``."""
+
+    def hit(_exc: BaseException) -> str:
+        return raised_on_size_one_note(right_when_grown, x, names)
+
+    return [(Exception, hit)]

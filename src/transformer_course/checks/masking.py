@@ -37,7 +37,12 @@ from transformer_course.checking import Checker, CheckFailure, torch_generator
 from transformer_course.checking.batch_rows import row_by_row_hint, row_by_row_note
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.quiz import Quiz, quiz_check
-from transformer_course.checking.size_one_axes import size_one_axes_note
+from transformer_course.checking.size_one_axes import (
+    grown_size_one,
+    raised_on_size_one_hint,
+    size_one_axes_note,
+)
+from transformer_course.checking.size_sources import broadcast_sizes, size_source_note
 from transformer_course.exercise import Exercise
 from transformer_course.reference import masking as ref
 from transformer_course.reference.attention import scaled_dot_product_attention
@@ -481,7 +486,17 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                 ids,
                 pad_id,
                 call_repr=f"padding_mask(ids, {pad_id})",
-                hints=row_by_row_hint(row_right, batch, size="ids"),
+                hints=[
+                    *row_by_row_hint(row_right, batch, size="ids"),
+                    *raised_on_size_one_hint(
+                        lambda ids=ids, pad_id=pad_id: torch.equal(
+                            padding_mask(grown_size_one(ids), pad_id),
+                            ref.padding_mask(grown_size_one(ids), pad_id),
+                        ),
+                        ids,
+                        ("batch", "len"),
+                    ),
+                ],
                 mutation_hint="Build a new tensor (a comparison such as ids != pad_id makes one) "
                 "instead of writing into the ids.",
             )
@@ -971,6 +986,47 @@ def _off_by_one_length_hint(length: int):
     return hint
 
 
+#: other (lengths, len, pad_id) on which a broadcast error's wrong size is read again: no
+#: two of batch, len, pad_id and their quotients, products and neighbours agree on all three
+_SIZE_PROBES = [([4, 2, 6], 6, 3), ([5, 3], 5, 7), ([8, 2, 4, 6], 8, 2)]
+
+
+def _size_source_hint(fn, length: int, batch: int, pad_id: int):
+    """A broadcast error between a tensor of ``length`` positions and one whose size came
+    from another quantity (look_ahead_mask(pad_id), the neighbouring argument): the size
+    is read again on other inputs and its source named when one agrees on every input
+    (checking.size_sources; len - 1 and len + 1 are the off-by-one hint's)."""
+
+    def hint(exc: BaseException) -> str:
+        found = broadcast_sizes(str(exc))
+        if not found or length not in found or len(set(found)) != 2:
+            return ""
+        (other,) = set(found) - {length}
+        observed = [other]
+        sizes = [{"batch": batch, "len": length, "pad_id": pad_id}]
+        for number, (lengths, size, pad) in enumerate(_SIZE_PROBES):
+            ids = _padded_batch(6900 + number, lengths, size, pad)
+            try:
+                fn(ids, pad)
+            except Exception as again:  # the learner's code, on another input
+                pair = broadcast_sizes(str(again))
+                if pair and size in pair and len(set(pair)) == 2:
+                    (wrong,) = set(pair) - {size}
+                    observed.append(wrong)
+                    sizes.append({"batch": len(lengths), "len": size, "pad_id": pad})
+        return size_source_note(
+            observed,
+            sizes,
+            f"tgt_ids has len = {length} positions, and one of your tensors has {other}",
+            "the length len = tgt_ids.shape[1]",
+            "Both parts of the mask have len positions: look_ahead_mask(tgt_ids.shape[1]) and "
+            "padding_mask(tgt_ids, pad_id).",
+            exclude=["len", "len - 1", "len + 1"],
+        )
+
+    return hint
+
+
 def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bool = False) -> None:
     """decoder_self_attention_mask(tgt_ids (batch, len), pad_id) -> bool (batch, 1, len, len).
 
@@ -1008,6 +1064,10 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                     mutation_hint=_DECODER_MUTATION,
                     hints=[
                         (RuntimeError, _off_by_one_length_hint(length)),
+                        (
+                            RuntimeError,
+                            _size_source_hint(decoder_self_attention_mask, length, batch, pad_id),
+                        ),
                         ("doesn't match the broadcast shape", _IN_PLACE_COMBINE),
                         *row_by_row_hint(row_right, batch, size="tgt_ids"),
                     ],

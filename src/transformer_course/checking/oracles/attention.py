@@ -132,6 +132,7 @@ def multi_head_attention_f(
     rotate_which: str = "qk",
     fill: float = float("-inf"),
     transposed: tuple[str, ...] = (),
+    o_proj: str = "w_o",
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Multi-head attention in float64: w_o(merge(attention(split(w_q q), split(w_k k),
     split(w_v v)))), ``p`` holding the nn.Linear w_q, w_k, w_v, w_o (d_model, d_model),
@@ -154,6 +155,7 @@ def multi_head_attention_f(
     only the queries or only the keys rotated. ``fill``: what blocked scores become.
     ``transposed``: the projections whose stored weight is applied as it is, x @ weight +
     bias, where nn.Linear computes x @ weight.T + bias (a weight multiplied by hand).
+    ``o_proj``: the projection the merged heads go through (w_o, right).
     """
     if transposed:
         wrong = {f"{name}.weight" for name in transposed}
@@ -201,4 +203,4 @@ def multi_head_attention_f(
         weights=weights,
     )  # (batch, num_heads, len_q, d_head), (batch, num_heads, len_q, len_k)
     merged = merge_heads_f(heads, transpose=merge != "no_transpose")  # (batch, len_q, d_model)
-    return (linear(merged, p, "w_o") if use_w_o else merged), weights
+    return (linear(merged, p, o_proj) if use_w_o else merged), weights

@@ -52,10 +52,26 @@ _MERGE_INTERLEAVED = (
 
 _MERGE_UNPACKED_AS_SPLIT = (
     "Yours is x.transpose(1, 2) reshaped to (batch, num_heads, len * d_head): the transpose is "
-    "there, but the sizes you reshape to have len and num_heads exchanged (was x.shape unpacked "
-    "as (batch, len, num_heads, d_head), split_heads' layout?). x is (batch, num_heads, len, "
-    "d_head): unpack it in that order and reshape to (batch, len, num_heads * d_head)."
+    "there, but the sizes you reshape to have len and num_heads exchanged. Two slips give "
+    "exactly this: x.shape unpacked as (batch, len, num_heads, d_head), split_heads' layout; "
+    "or the sizes read after the transpose (x = x.transpose(1, 2), then x.shape[2] is "
+    "num_heads, no longer len). Read the sizes from the input before transposing, x is "
+    "(batch, num_heads, len, d_head), and reshape to (batch, len, num_heads * d_head)."
 )
+
+
+def _iterated_note(order: tuple[int, ...]) -> str:
+    """The second recipe of x.permute(1, 2, 0, 3) reshaped: the concatenation of x's own
+    elements, which walks x's first axis, the batch (round 12, blind12d-merge-cat-iterates-
+    batch: torch.cat(list(x), dim=-1))."""
+    if tuple(order) != (1, 2, 0, 3):
+        return ""
+    return (
+        " The same numbers come from concatenating x's own elements: torch.cat(list(x), "
+        "dim=-1), or a loop `for t in x`, iterates over x's first axis, the batch, not the "
+        "heads, and glues the sequences side by side. To concatenate the heads, iterate over "
+        "axis 1 (torch.cat(x.unbind(1), dim=-1)), or transpose and reshape."
+    )
 
 
 def _merge_shape_hint(got, x, batch: int, num_heads: int, length: int, d_head: int) -> str:
@@ -116,6 +132,7 @@ def _merge_shape_hint(got, x, batch: int, num_heads: int, length: int, d_head: i
                     f"({', '.join(axes[i] for i in order)}) where (batch, len, num_heads, d_head) "
                     f"belongs{exchanged}. x is (batch, num_heads, len, d_head): transpose(1, 2), "
                     "then reshape to (batch, len, num_heads * d_head)."
+                    f"{_iterated_note(order)}"
                 )
     if shape == (batch, length, d_head) and num_heads > 1 and got.dtype == x.dtype:
         # blind9d-merge-heads-summed: the heads reduced, not concatenated
@@ -256,7 +273,7 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
                     f"x's numbers read in the axis order ({', '.join(axes[i] for i in order)}) "
                     "where (batch, len, num_heads, d_head) belongs, x.transpose(1, 2)"
                     f"{exchanged}. x is (batch, num_heads, len, d_head): only axes 1 and 2 "
-                    "trade places."
+                    f"trade places.{_iterated_note(order)}"
                 ] = x.permute(order).reshape(batch, length, num_heads * d_head)
             c.expect_equal(
                 got,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 
 import torch
 
@@ -34,6 +35,7 @@ from transformer_course.checking.batch_rows import row_by_row_hint, row_by_row_n
 from transformer_course.checking.layers import mistake_pairs
 from transformer_course.checking.modules import build_module, random_state
 from transformer_course.checking.oracles import multi_head_attention_f
+from transformer_course.checking.returned_order import reordered_return_note
 from transformer_course.checking.size_one_axes import size_one_axes_note
 from transformer_course.reference import multi_head_attention as ref
 
@@ -63,7 +65,13 @@ from .mha_diagnoses import (
     _weights_shape_hint,
     _wrong_scale,
 )
-from .mha_dropout import _HIDDEN_DROPOUT, _VISIBLE_DROPOUT, _check_dropout_placement
+from .mha_dropout import (
+    _HIDDEN_DROPOUT,
+    _VISIBLE_DROPOUT,
+    _check_dropout_placement,
+    _dropout_rate_note,
+    _probed_rate_note,
+)
 
 _DROPOUT_IN_EVAL = (
     "The module is in eval mode, where dropout must do nothing: use `self.dropout = "
@@ -134,6 +142,79 @@ def check_MultiHeadAttention(cls, *, hidden: bool = False) -> None:
             f"key and value of length {other.len_k}",
         )
         _check_dropout_placement(c, cls, _HIDDEN_DROPOUT if hidden else _VISIBLE_DROPOUT)
+
+
+def _masks_in_eval(module, args, mask) -> bool:
+    """Whether the module, in eval mode on ``args``, gives no weight to a blocked key."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            module.eval()
+            _, weights = module(*args)
+        blocked = ~mask.expand(weights.shape)
+        return bool((weights.detach()[blocked].abs() < 1e-6).all())
+    except Exception:
+        return False
+    finally:
+        module.train()
+
+
+def _scores_dropped_note(weights, dropped_entirely: bool, module, args, mask) -> str:
+    """With dropout=1.0 in train mode, weights uniform over every key, the blocked ones
+    included: the masked scores went through dropout before the softmax (every score,
+    -inf included, became 0). The eval cases, which ran before, applied the mask: "the
+    mask is not applied" would be the wrong cause (round 12, blind12d-mha-inline-dropout-
+    on-scores, masked with -1e9)."""
+    if not dropped_entirely or not isinstance(weights, torch.Tensor) or mask is None:
+        return ""
+    lk = weights.shape[-1]
+    uniform = torch.full_like(weights.detach().double(), 1 / lk)
+    if not torch.allclose(weights.detach().double(), uniform) or not _masks_in_eval(
+        module, args, mask
+    ):
+        return ""
+    return (
+        f"With dropout=1.0 in train mode every weight of yours is 1/len_k = 1/{lk}, the keys "
+        "the mask forbids included, and in eval mode your mask works: you applied dropout to "
+        "the scores before the softmax, after masking them (every score, the blocked ones "
+        "included, dropped to 0, and a softmax of equal scores is uniform). Dropout acts on "
+        "the weights after the softmax, where the values are mixed: "
+        "heads = self.dropout(weights) @ v."
+    )
+
+
+def _runs_in_eval(module, args) -> bool:
+    """Whether the module, switched to eval mode, runs on ``args`` without an error (it
+    is switched back to train mode after)."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            module.eval()
+            module(*args)
+        return True
+    except Exception:
+        return False
+    finally:
+        module.train()
+
+
+def _train_only_note(message: str, case: _Case) -> str:
+    """Where to look when forward raises in train mode only; a broadcast of the heads
+    against the batch (a 3-D tensor met the 4-D weights) names the values not split."""
+    note = (
+        "Your forward runs on these inputs in eval mode and raises in train mode: the line "
+        "that runs only in training (recomputing the heads from the dropped-out weights) is "
+        "the one that fails."
+    )
+    sizes = re.search(
+        r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)", message
+    )
+    if sizes and {int(sizes.group(1)), int(sizes.group(2))} == {case.num_heads, case.batch}:
+        note += (
+            " Its error pairs num_heads with batch: a 3-D tensor (batch, len_k, d_model) met the "
+            "4-D weights (batch, num_heads, len_q, len_k), values never split into heads: "
+            "@ value (or w_v(value) unsplit) instead of @ v. Write heads = "
+            "self.dropout(weights) @ v, with v the projected values split into heads."
+        )
+    return note
 
 
 def _random_in_eval(module, args) -> bool:
@@ -298,10 +379,27 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
             else:
                 message = f"{message}\n{named}"
             raise CheckFailure(failure.exercise, message, failure.learner_traceback) from None
-        if mask is not None and _runs_without_mask(module, query, key, value):
+        if case.train and "@ value" not in failure.message and _runs_in_eval(module, args):
+            # round 12 (blind12d-mha-dropout-heads-from-raw-value): a train-only line
             raise CheckFailure(
                 failure.exercise,
-                f"{failure.message}\nYour forward runs on these inputs without a mask but "
+                f"{failure.message}\n{_train_only_note(failure.message, case)}",
+                failure.learner_traceback,
+            ) from None
+        if mask is not None and _runs_without_mask(module, query, key, value):
+            expanded = ""
+            if "expanded size" in failure.message and mask.dim() < 4:
+                # round 12, blind12d-mha-mask-expanded-assumes-4d: the error is expand's
+                expanded = (
+                    f"\nThe error is expand's: your mask.expand(...) is written for a 4-D mask, "
+                    f"(batch, 1, len_q, len_k), but this one is {mask.dim()}-D, "
+                    f"{tuple(mask.shape)} (a look-ahead mask is (len_q, len_k)), and expand "
+                    "cannot give -1 for an axis the tensor does not have. No expand is needed: "
+                    "every mask the contract allows already broadcasts over the heads."
+                )
+            raise CheckFailure(
+                failure.exercise,
+                f"{failure.message}{expanded}\nYour forward runs on these inputs without a mask but "
                 f"fails with this one, a bool mask of shape {tuple(mask.shape)}, which "
                 f"already broadcasts to the scores (batch, num_heads, len_q, len_k) = "
                 f"({b}, {h}, {lq}, {lk}): it already has its heads axis. Pass the mask to "
@@ -319,6 +417,8 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
     )
     output, weights = result
     what_o, what_w = f"the output of {call}", f"the weight tensor returned by {call}"
+    reordered = reordered_return_note(result, [(b, lq, d), (b, h, lq, lk)], ["output", "weights"])
+    c.expect_true(not reordered, f"{call}: {reordered}")
     c.expect_type(output, torch.Tensor, what_o)
     c.expect_type(weights, torch.Tensor, what_w)
     if tuple(output.shape) != (b, lq, d) or tuple(weights.shape) != (b, h, lq, lk):
@@ -396,13 +496,25 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
                 or _wrong_scale(weights, state, query, key, mask, h, agree)
                 or ("" if case.train else row_by_row_note(row_right, b, size="query"))
             ),
-            leak_explain=lambda: "" if case.train else row_by_row_note(row_right, b, size="query"),
+            leak_explain=lambda: (
+                _scores_dropped_note(weights, dropped_entirely, module, args, mask)
+                if case.train
+                else row_by_row_note(row_right, b, size="query")
+            ),
             **tol,
         )
 
     # The output.
     if dropped_entirely:
         bias = state["w_o.bias"].double().expand(b, lq, d)  # heads all zero -> w_o(0) = bias
+        rate = _dropout_rate_note(output, state, (query, key, value, mask), h, case.dropout)
+        right = torch.allclose(output.detach().double(), bias, atol=1e-5)
+        if not rate and not right:
+            rate = _probed_rate_note(cls, case.dropout)
+        c.expect_true(
+            rate == "" or right,
+            f"{what_o}: {rate}",
+        )
         c.expect_close(
             output,
             bias,
@@ -431,6 +543,14 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
         hint = (
             "In train mode with dropout=0.0, dropout changes nothing: the layer must compute "
             "exactly what it computes in eval mode."
+        )
+        rate = _dropout_rate_note(output, state, (query, key, value, mask), h, case.dropout)
+        right = torch.allclose(output.detach().double(), expected_out, atol=1e-5)
+        if not rate and not right:
+            rate = _probed_rate_note(cls, case.dropout)
+        c.expect_true(
+            rate == "" or right,
+            f"{what_o}: {rate}",
         )
     c.expect_close(
         output,

@@ -110,6 +110,26 @@ _WEIGHT_MISTAKES = [
         "large negative number), so that the softmax renormalises over the allowed keys.",
     ),
 ]
+# The projections family: one slot of q/k/v/o given another slot's weights, and the keys'
+# and values exchanged (their inputs, or inputs and projections: attention(q, v, k)).
+_WEIGHT_MISTAKES += [
+    (
+        {"k_proj": "w_o"},
+        "Your keys look like `key` projected with w_o: project the keys with w_k.",
+    ),
+    (
+        {"k_from": "value", "k_proj": "w_v", "v_from": "key", "v_proj": "w_k"},
+        "Your keys and values are exchanged: your scores use the projected values (w_v of "
+        "`value`) as keys, and your heads mix the projected keys (w_k of `key`), as "
+        "scaled_dot_product_attention(q, v, k) computes. The order is (q, k, v): the keys "
+        "decide the weights, the values are what gets mixed.",
+    ),
+    (
+        {"k_from": "value", "v_from": "key"},
+        "Your keys come from `value` and your values from `key`: the two inputs are "
+        "exchanged. Project `key` with w_k and `value` with w_v.",
+    ),
+]
 # ... and mistakes that only the output shows.
 _OUTPUT_MISTAKES = [
     (
@@ -142,6 +162,18 @@ _OUTPUT_MISTAKES = [
     (
         {"v_proj": None},
         "Your values are not projected: apply w_v to `value` before splitting into heads.",
+    ),
+    (
+        {"v_proj": "w_o"},
+        "Your values look like `value` projected with w_o: project the values with w_v.",
+    ),
+    *(
+        (
+            {"o_proj": name},
+            f"Your output projection is {name}: the merged heads go through self.{name} "
+            "where self.w_o belongs (a copied line?). Project the merged heads with w_o.",
+        )
+        for name in ("w_q", "w_k", "w_v")
     ),
     (
         {"v_from": "key"},
@@ -222,6 +254,7 @@ def _weights_shape_hint(
 
 
 _MAT_SHAPES = re.compile(r"\((\d+)x(\d+) and (\d+)x(\d+)\)")
+_RESHAPE_REQUEST = re.compile(r"shape '\[([-\d, ]+)\]' is invalid for input of size (\d+)")
 
 
 def _head_width_projection_hint(case: _Case) -> list:
@@ -233,9 +266,33 @@ def _head_width_projection_hint(case: _Case) -> list:
 
     def text(exc: BaseException) -> str:
         found = _MAT_SHAPES.search(str(exc))
-        if case.num_heads == 1 or not found:
+        request = _RESHAPE_REQUEST.search(str(exc))
+        if case.num_heads == 1 or not (found or request):
             return ""
-        _, width, rows, cols = (int(n) for n in found.groups())
+        if found:
+            _, width, rows, cols = (int(n) for n in found.groups())
+        else:  # the merge's reshape refused heads d_model wide: as many numbers as w_o's
+            width, rows, cols = 0, 0, 0
+            numbers = int(request.group(2))
+            if numbers == case.batch * case.num_heads * case.len_q * case.d_model:
+                width, rows, cols = case.num_heads * case.d_model, case.d_model, case.d_model
+        if (width, rows, cols) == (case.num_heads * case.d_model, case.d_model, case.d_model):
+            # heads d_model wide: values never split into heads (round 12, blind12d-mha-
+            # dropout-heads-from-raw-value: self.dropout(weights) @ value in training)
+            where = (
+                " In train mode, check first the line that recomputes the heads from the "
+                "dropped-out weights: heads = self.dropout(weights) @ v."
+                if case.train
+                else " Write heads = weights @ v."
+            )
+            return (
+                f"The merged heads are {width} wide per position, num_heads * d_model (w_o "
+                f"takes {case.d_model}): each head came out d_model wide instead of d_head, so "
+                "the weights "
+                "multiplied values that were never split into heads: @ value (the layer's input, "
+                "(batch, len_k, d_model)) or w_v(value) unsplit, instead of @ v, the projected "
+                f"values split into heads (batch, num_heads, len_k, d_head).{where}"
+            )
         if (width, rows, cols) != (d_head, case.d_model, case.d_model):
             return ""
         return (
@@ -245,7 +302,10 @@ def _head_width_projection_hint(case: _Case) -> list:
             "merge_heads, on the concatenated heads: self.w_o(merge_heads(heads))."
         )
 
-    return [("mat1 and mat2 shapes cannot be multiplied", text)]
+    return [
+        ("mat1 and mat2 shapes cannot be multiplied", text),
+        ("is invalid for input of size", text),
+    ]
 
 
 def _output_shape_hint(got: tuple, case: _Case) -> str:

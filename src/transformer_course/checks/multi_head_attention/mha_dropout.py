@@ -5,9 +5,12 @@ instead (the values, the heads before w_o) named when they fit.
 
 from __future__ import annotations
 
+import contextlib
+
 import torch
 
 from transformer_course.checking import Checker
+from transformer_course.checking.inputs import randn
 from transformer_course.checking.modules import build_module, random_state
 from transformer_course.reference import multi_head_attention as ref
 
@@ -25,6 +28,83 @@ def _kept_or_dropped(got: torch.Tensor, full: torch.Tensor, p: float) -> bool:
     kept = full / (1 - p)
     tol = 1e-3 * (1 + kept.abs())
     return bool((torch.minimum(got.abs(), (got - kept).abs()) <= tol).all())
+
+
+def _read_back_mixing(output, state, query, key, value, mask, num_heads: int):
+    """The coefficients that mix each value into each query's head, read back from the
+    learner's ``output`` through the check's own w_o and w_v, with the reference weights:
+    (mixing, weights) in float64, or None when the read-back is not exact (len_k > d_head)."""
+    b, lq, d = output.shape
+    lk, h = key.shape[1], num_heads
+    dh = d // h
+    st = {name: tensor.double() for name, tensor in state.items()}
+    reference = ref.MultiHeadAttention(d, h).double().eval()
+    reference.load_state_dict(st)
+    with torch.no_grad():
+        _, weights = reference(query.double(), key.double(), value.double(), mask)
+        v = (value.double() @ st["w_v.weight"].T + st["w_v.bias"]).reshape(b, lk, h, dh)
+        v = v.transpose(1, 2)  # (b, h, lk, d_head)
+        merged = (output.detach().double() - st["w_o.bias"]) @ torch.linalg.inv(st["w_o.weight"]).T
+        heads = merged.reshape(b, lq, h, dh).transpose(1, 2)  # (b, h, lq, d_head)
+        mixing = heads @ torch.linalg.pinv(v)  # (b, h, lq, lk)
+        if not torch.allclose(mixing @ v, heads, atol=1e-3):
+            return None
+    return mixing, weights
+
+
+def _fitted_rate(mixing: torch.Tensor, weights: torch.Tensor) -> float | None:
+    """The dropout rate q for which every coefficient is 0 or weight / (1 - q), when one
+    q fits every entry (and the kept entries are rescaled at all); else None."""
+    big = weights > 1e-3
+    kept = big & (mixing.abs() > 1e-3 * weights)
+    if not bool(kept.any()):
+        return None
+    ratios = mixing[kept] / weights[kept]
+    scale = float(ratios.median())
+    if scale <= 1.0 + 1e-6 or not bool(((ratios - scale).abs() < 1e-3 * scale).all()):
+        return None
+    return 1.0 - 1.0 / scale
+
+
+def _dropout_rate_note(output, state, inputs, num_heads: int, p: float) -> str:
+    """Dropout at the right place but at another rate than the ``p`` the layer was built
+    with: the dropout argument ignored (a fixed nn.Dropout(0.1), the paper's rate)."""
+    if not isinstance(output, torch.Tensor) or output.dim() != 3:
+        return ""
+    query, key, value, mask = inputs
+    with contextlib.suppress(RuntimeError):
+        found = _read_back_mixing(output, state, query, key, value, mask, num_heads)
+        if found is None:
+            return ""
+        q = _fitted_rate(*found)
+        if q is None or abs(q - p) < 1e-3:
+            return ""
+        return (
+            f"Read back through w_o and the values, your layer drops attention weights at the "
+            f"rate {q:.3g} (each kept weight is scaled by 1/(1 - {q:.3g})), although it was "
+            f"built with dropout={p}: your layer ignores the dropout argument, and its rate "
+            f"{q:.3g} is fixed in your code. Build the dropout from the argument: "
+            "self.dropout = nn.Dropout(dropout)."
+        )
+    return ""
+
+
+def _probed_rate_note(cls, p: float) -> str:
+    """:func:`_dropout_rate_note` on a probe whose mixing coefficients can be read back
+    (len_k <= d_head), for cases where the check's own input cannot: a fresh module of
+    ``cls`` built with dropout=p, the check's weights, train mode."""
+    d, h = 16, 2
+    state = random_state(_state_shapes(d), seed=977)
+    with contextlib.suppress(Exception):
+        module = cls(d, h, dropout=p)
+        module.load_state_dict(state)
+        module.train()
+        query, key = randn((2, 6, d), 978), randn((2, 4, d), 979)
+        torch.manual_seed(980)
+        result = module(query, key, key)
+        if isinstance(result, tuple | list) and len(result) == 2:
+            return _dropout_rate_note(result[0], state, (query, key, key, None), h, p)
+    return ""
 
 
 def _check_dropout_placement(c: Checker, cls, case: _Case) -> None:
@@ -72,6 +152,8 @@ def _check_dropout_placement(c: Checker, cls, case: _Case) -> None:
         mixing = heads @ torch.linalg.pinv(v)  # (b, h, lq, lk)
         if _kept_or_dropped(mixing, weights, p) and torch.allclose(mixing @ v, heads, atol=1e-3):
             return
+        if note := _dropout_rate_note(output, state, (query, key, value, None), h, p):
+            c.fail(f"the output of {call}: {note}")
         values = torch.linalg.lstsq(weights, heads).solution  # (b, h, lk, d_head)
         on_values = _kept_or_dropped(values, v, p) and torch.allclose(
             weights @ values, heads, atol=1e-3

@@ -6,6 +6,7 @@ sizes read sequence-first, torch.split given num_heads).
 from __future__ import annotations
 
 import itertools
+import re
 
 import torch
 
@@ -217,6 +218,58 @@ def _pieces_of_num_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
     return x.reshape(batch, length, d_model // num_heads, num_heads).permute(0, 2, 1, 3)
 
 
+#: other inputs on which a refused reshape's wrong size is read again, (batch, len,
+#: d_model, num_heads): no two of their sizes, quotients or products coincide in all three
+_SIZE_PROBES = [(3, 7, 20, 4), (2, 5, 18, 3), (1, 11, 30, 5)]
+
+
+def _size_probes(split_heads) -> list:
+    """split_heads called on :data:`_SIZE_PROBES`, with each input's named sizes."""
+    probes = []
+    for batch, length, d_model, num_heads in _SIZE_PROBES:
+        y = randn((batch, length, d_model), 11)
+        sizes = {
+            "batch": batch,
+            "len": length,
+            "num_heads": num_heads,
+            "d_head": d_model // num_heads,
+            "d_model": d_model,
+        }
+        probes.append((lambda y=y, h=num_heads: split_heads(y, h), sizes))
+    return probes
+
+
+_STACK_SIZES = re.compile(r"got \[([\d, ]+)\] at entry 0 and \[([\d, ]+)\] at entry")
+
+
+def _cut_axis_hint(x_shape: tuple[int, ...], names: tuple[str, ...]):
+    """Pieces of x that torch.stack/cat refused: the axis whose size differs from x's is
+    the one that was cut; any axis but the features (the last) is the wrong one (round
+    12, blind12d-split-chunks-the-tokens: x.chunk(num_heads, dim=1) cuts the tokens)."""
+
+    def hit(exc: BaseException) -> str:
+        found = _STACK_SIZES.search(str(exc))
+        if not found:
+            return ""
+        first, second = ([int(n) for n in g.split(",")] for g in found.groups())
+        if len(first) != len(x_shape) or len(second) != len(x_shape):
+            return ""
+        cut = [axis for axis in range(len(x_shape)) if first[axis] != x_shape[axis]]
+        if len(cut) != 1 or cut[0] == len(x_shape) - 1:
+            return ""
+        axis = cut[0]
+        return (
+            f"Your pieces are {tuple(first)} and {tuple(second)}: x {tuple(x_shape)} = "
+            f"({', '.join(names)}) was cut along the {names[axis]} axis (dim={axis}), so each "
+            f"piece keeps all {x_shape[-1]} features and a share of the {names[axis]} "
+            f"positions, and the shares differ when {names[axis]} is not divisible. A head "
+            f"is a slice of every token's features: cut along the last axis, x.chunk(num_heads, "
+            "dim=-1), and stack the pieces on dim=1."
+        )
+
+    return [(RuntimeError, hit)]
+
+
 def check_split_heads(split_heads, *, hidden: bool = False) -> None:
     """split_heads(x (batch, len, d_model), num_heads) -> (batch, num_heads, len, d_head).
 
@@ -260,14 +313,23 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
                 call_repr=f"split_heads(x {tuple(x.shape)}, {num_heads})",
                 hints=[
                     *_batch_of_one_hint(batch),
+                    *_cut_axis_hint((batch, length, d_model), ("batch", "len", "d_model")),
                     *_fixed_heads_hint(*fixed),
                     *row_by_row_hint(row_right, batch, unless=_batch_of_one_hint(batch)),
                     *wrong_size_hint(
-                        {"batch": batch, "len": length, "num_heads": num_heads, "d_head": d_head},
+                        {
+                            "batch": batch,
+                            "len": length,
+                            "num_heads": num_heads,
+                            "d_head": d_head,
+                            "d_model": d_model,
+                        },
                         [
                             ("batch", "len", "num_heads", "d_head"),
                             ("batch", "num_heads", "len", "d_head"),
                         ],
+                        probes=_size_probes(split_heads),
+                        formulas={"d_head": "d_model // num_heads", "num_heads": "num_heads"},
                     ),
                 ],
                 mutation_hint="Reshape and transpose give new views of x; nothing needs to be "
