@@ -13,6 +13,7 @@ import re
 import numpy as np
 
 from transformer_course.checking import Checker
+from transformer_course.checking.size_one_axes import flat_vector_broadcast
 from transformer_course.reference import positional_encoding as ref
 
 from .common import _expect_array, _exponent_why_everywhere, _tolerance
@@ -241,6 +242,12 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                 call_repr=what,
                 hints=[
                     _column_slice_hint(max_len, d_model),
+                    (
+                        ValueError,
+                        lambda exc, max_len=max_len, d_model=d_model: flat_vector_broadcast(
+                            exc, {max_len: "positions", (d_model + 1) // 2: "pairs"}
+                        ),
+                    ),
                     *([(Exception, _odd_hint(max_len, d_model))] if d_model % 2 else []),
                 ],
             )
@@ -274,7 +281,14 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                     **_pe_confirmed(
                         positional_encoding, cases, (max_len, d_model), got64, _tolerance(got.dtype)
                     ),
-                    **_pe_positions_scaled(got64, max_len, d_model),
+                    **_pe_positions_scaled(
+                        got64,
+                        max_len,
+                        d_model,
+                        lambda current=(max_len, d_model): _other_tables(
+                            positional_encoding, cases, current
+                        ),
+                    ),
                 },
                 # a measured exponent comes after the named mistakes: every mistake of the
                 # exponent's family also fits a geometric frequency
