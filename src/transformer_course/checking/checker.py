@@ -121,6 +121,7 @@ class Checker:
         #: while the other lessons' diagnosis benchmark is rerun with it
         self.explain_shapes = explain_shapes
         self.count = 0
+        self.last_warnings: list[str] = []
         self._notes: list[str] = []
         self._random_state: tuple | None = None
         self._threads = 1
@@ -222,6 +223,9 @@ class Checker:
                 raise
             except Exception as exc:
                 raise self._raised(exc, call_repr, hint_list) from exc
+        #: the texts of the warnings the last call issued (numpy's "'where' used without
+        #: 'out'" tells an uninitialised result apart from a formula's NaN)
+        self.last_warnings = [str(warning.message) for warning in caught]
         for warning in caught:
             print(
                 f"note: `{call_repr}` issued a {warning.category.__name__}: {clip(str(warning.message))}"
