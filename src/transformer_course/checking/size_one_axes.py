@@ -23,6 +23,7 @@ from itertools import combinations
 import torch
 
 __all__ = [
+    "dropped_only_at_one",
     "flat_vector_broadcast",
     "permuted_axes",
     "size_one_axes",
@@ -197,3 +198,28 @@ def flat_vector_broadcast(exc: BaseException, names: dict[int, str]) -> str:
             f"(shape ({a}, 1)), so that entry j multiplies row j."
         )
     return ""
+
+
+def dropped_only_at_one(got: tuple, shape: tuple, run_grown) -> str:
+    """``got`` is ``shape`` less some of its size-1 axes. ``run_grown(axes)`` makes the same
+    call on an input whose those axes have length 2 and returns whether its result has
+    the right shape. When it has, the axes are removed only because their length is 1,
+    which is what a bare ``.squeeze()`` (or squeeze on that axis) does, and not an index
+    [0] or a reduction (those remove the axis at any length). "" otherwise."""
+    got, shape = tuple(got), tuple(shape)
+    dropped = _dropped(got, shape)
+    if dropped is None:
+        return ""
+    try:
+        right = bool(run_grown(dropped))
+    except Exception:  # the grown call has its own message when the check reaches it
+        return ""
+    if not right:
+        return ""
+    which = ("axes " if len(dropped) > 1 else "axis ") + ", ".join(map(str, dropped))
+    return (
+        f"Your result lacks {which} of length 1; on the same call with that length 2 its "
+        "shape is right. An axis removed only when its length is 1 is what .squeeze() does "
+        "(with no dim it removes every axis of length 1, here the batch of one): remove the "
+        ".squeeze(), or squeeze only the axis you mean."
+    )
