@@ -522,7 +522,10 @@ def _same_matrix(a, b) -> bool:
 def _stale(relative_shift, got, seen: list, k: int, d_model: int) -> str:
     """The matrix of an earlier call returned again (state kept between calls), told
     apart from a constant k by two calls on a d_model never used: "" when it is not."""
-    match = earlier_call(got, seen, (k, d_model), ref.relative_shift, _same_matrix)
+    # the calls of this run first, then the other run's (the visible and hidden checks
+    # run in one kernel, so a kept result can come from either)
+    calls = [*seen, *_VISIBLE_SHIFT, *_HIDDEN_SHIFT]
+    match = earlier_call(got, calls, (k, d_model), ref.relative_shift, _same_matrix)
     if match is None:
         return ""
     fresh = next(_FRESH_D_MODEL)
@@ -573,7 +576,11 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
                     (
                         lambda error: isinstance(error, ValueError),
                         _even_refused(relative_shift, k, d_model),
-                    )
+                    ),
+                    (
+                        lambda error: not isinstance(error, ValueError),
+                        lambda error, k=k, d_model=d_model: _swapped(relative_shift, k, d_model),
+                    ),
                 ],
             )
             _expect_array(c, got, what, "(d_model, d_model)")

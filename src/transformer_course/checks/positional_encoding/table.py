@@ -13,6 +13,7 @@ import re
 import numpy as np
 
 from transformer_course.checking import Checker
+from transformer_course.checking.arguments import arguments_swapped
 from transformer_course.checking.size_one_axes import flat_vector_broadcast
 from transformer_course.reference import positional_encoding as ref
 
@@ -254,7 +255,26 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
             _expect_array(c, got, what, "(max_len, d_model)")
             shape = tuple(got.shape)
             hint = "Rows are positions, columns are features: (max_len, d_model)."
-            if shape == (d_model, max_len):
+            swapped = (
+                arguments_swapped(
+                    positional_encoding,
+                    (max_len, d_model),
+                    ("max_len", "d_model"),
+                    lambda table, case=(max_len, d_model): (
+                        np.shape(table) == case
+                        and np.allclose(
+                            np.asarray(table, dtype=np.float64),
+                            ref.positional_encoding(*case),
+                            atol=1e-5,
+                        )
+                    ),
+                )
+                if shape != (max_len, d_model)
+                else ""
+            )
+            if swapped:
+                hint = swapped
+            elif shape == (d_model, max_len):
                 hint += " Yours looks transposed."
             elif shape == (1, max_len, d_model):
                 hint += " Return the 2-D table; the batch axis is added later, by the module."
