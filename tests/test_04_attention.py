@@ -1651,7 +1651,24 @@ def sdpa_scores_no_grad(q, k, v, mask=None):
     return weights @ v, weights
 
 
+def sdpa_if_mask(q, k, v, mask=None):
+    """`if mask:` for `if mask is not None:`."""
+    if mask:
+        return ref.scaled_dot_product_attention(q, k, v, mask)
+    return ref.scaled_dot_product_attention(q, k, v)
+
+
+def sdpa_if_not_mask(q, k, v, mask=None):
+    """`if not mask:` for `if mask is None:`."""
+    if not mask:
+        return ref.scaled_dot_product_attention(q, k, v)
+    return ref.scaled_dot_product_attention(q, k, v, mask)
+
+
 R12F_MISTAKES = [
+    # the truth value of the mask asked for where `is not None` belongs
+    Mistake(SDPA, sdpa_if_mask, r"The line `if mask:`.*`if mask is not None:`"),
+    Mistake(SDPA, sdpa_if_not_mask, r"The line `if not mask:`.*`if mask is not None:`"),
     # memory never written: numpy's where= without out=
     Mistake(check_softmax, sm_divide_where_no_out, r"never written.*where= without out="),
     Mistake(check_softmax, sm_exp_where_no_out, r"never written.*where= without out="),

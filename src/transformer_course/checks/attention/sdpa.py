@@ -290,6 +290,13 @@ _SDPA_MASK_REDUCED = (
 )
 
 
+_SDPA_IF_MASK = (
+    "The line `{line}` asks Python for the truth value of the whole mask tensor, which "
+    "has no single one (without a mask your function runs: `if mask:` is False for None). "
+    "To test whether a mask was given, write `if mask is not None:`."
+)
+
+
 def _sdpa_hints(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask=None) -> list:
     shape = tuple(k.shape)
     dims = {"len_q": q.shape[-2], "len_k": k.shape[-2], "d_k": q.shape[-1], "d_v": v.shape[-1]}
@@ -299,6 +306,13 @@ def _sdpa_hints(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask=None) ->
         []
         if mask is None
         else [
+            (
+                lambda exc: (
+                    "value of Tensor with more than one value is ambiguous" in str(exc)
+                    and re.match(r"\s*(el)?if\s+(not\s+)?mask\s*:", _learner_line(exc)) is not None
+                ),
+                lambda exc: _SDPA_IF_MASK.format(line=_learner_line(exc).strip()),
+            ),
             (
                 lambda exc: _queries_met_keys(exc, len_q, len_k, len(scores)),
                 lambda exc: _SDPA_MASK_REDUCED.format(
