@@ -1550,6 +1550,119 @@ MISTAKES = [
     ),
 ]
 
+
+# ------------------------------------------------- blind round 12 (r12f): the families
+def shift_signature_swapped(d_model, k):
+    """The parameters declared in the other order (blind12f's case)."""
+    return ref.relative_shift(k, d_model)
+
+
+def shift_body_swapped(k, d_model):
+    """The signature is right, the body uses each argument where the other belongs."""
+    two_i = np.arange(0, k, 2)
+    m = np.zeros((k, k))
+    theta = d_model / np.power(10000.0, two_i / k)
+    m[two_i, two_i], m[two_i + 1, two_i + 1] = np.cos(theta), np.cos(theta)
+    m[two_i + 1, two_i], m[two_i, two_i + 1] = np.sin(theta), -np.sin(theta)
+    if k % 2:
+        raise ValueError("odd")
+    return m
+
+
+def pe_signature_swapped(d_model, max_len):
+    """positional_encoding's parameters declared in the other order."""
+    return ref.positional_encoding(max_len, d_model)
+
+
+def shift_cached_by_d_model(k, d_model, _cache={}):  # noqa: B006 (the mistake itself)
+    """A cache keyed on d_model alone, in a default argument."""
+    if d_model % 2:
+        raise ValueError("odd d_model")
+    if d_model not in _cache:
+        _cache[d_model] = ref.relative_shift(k, d_model)
+    return _cache[d_model]
+
+
+_FIRST_MATRIX: list = []
+
+
+def shift_first_matrix_kept(k, d_model):
+    """A module-level matrix built on the first call and returned ever after."""
+    if d_model % 2:
+        raise ValueError("odd d_model")
+    if not _FIRST_MATRIX:
+        _FIRST_MATRIX.append(ref.relative_shift(k, d_model))
+    return _FIRST_MATRIX[0]
+
+
+def pe_linspace_endpoint(max_len, d_model):
+    """Positions from np.linspace(0, max_len, max_len): the endpoint included."""
+    positions = np.linspace(0, max_len, max_len)[:, None]
+    two_i = np.arange(0, d_model, 2)
+    angles = positions / 10000.0 ** (two_i / d_model)
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles[:, : d_model // 2])
+    return pe
+
+
+def pe_denominators_flat_by_positions(max_len, d_model):
+    """The angles as two flat vectors multiplied: positions (max_len,) times the
+    frequencies (pairs,), no column."""
+    freqs = np.exp(-np.arange(0, d_model, 2) * math.log(10000.0) / d_model)
+    angles = np.arange(max_len) * freqs
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles[..., : d_model // 2])
+    return pe
+
+
+PEDropoutTwiceNested = _module(
+    lambda s, x: s.dropout(s.dropout(x) + s.pe[:, : x.size(1)]), name="dropout_twice"
+)
+PEDropoutTwiceOnSum = _module(
+    lambda s, x: s.dropout(s.dropout(x + s.pe[:, : x.size(1)])), name="dropout_sum_twice"
+)
+PEDropoutEachTerm = _module(
+    lambda s, x: s.dropout(x) + s.dropout(s.pe[:, : x.size(1)].expand_as(x)),
+    name="dropout_each",
+)
+PESqueezed = _module(lambda s, x: s.dropout(x + s.pe[:, : x.size(1)]).squeeze(), name="squeezed")
+PESqueezedBatch = _module(
+    lambda s, x: s.dropout(x + s.pe[:, : x.size(1)]).squeeze(0), name="squeezed0"
+)
+
+
+MISTAKES_R12F = [
+    # arguments in another order: the signature's (keyword call right) or the body's
+    Mistake(check_relative_shift, shift_signature_swapped, r"Called with keywords.*another order"),
+    Mistake(
+        check_relative_shift, shift_body_swapped, r"With k and d_model exchanged.*uses k where"
+    ),
+    Mistake(
+        check_positional_encoding, pe_signature_swapped, r"Called with keywords.*another order"
+    ),
+    # state kept between calls, told apart from a constant k by two fresh calls
+    Mistake(check_relative_shift, shift_cached_by_d_model, r"keeps a result between calls"),
+    Mistake(check_relative_shift, shift_first_matrix_kept, r"keeps a result between calls"),
+    # positions spaced max_len / (max_len - 1): linspace's endpoint, confirmed on every max_len
+    Mistake(
+        check_positional_encoding, pe_linspace_endpoint, r"np\.linspace\(0, max_len, max_len\)"
+    ),
+    # two flat vectors where a column belongs
+    Mistake(
+        check_positional_encoding,
+        pe_denominators_flat_by_positions,
+        r"Two flat vectors met element-wise.*column",
+    ),
+    # dropout's placement, from one training-mode call
+    Mistake(check_PositionalEncoding, PEDropoutTwiceNested, r"dropout\(dropout\(x\) \+ PE\)"),
+    Mistake(check_PositionalEncoding, PEDropoutTwiceOnSum, r"twice to the sum"),
+    Mistake(check_PositionalEncoding, PEDropoutEachTerm, r"to x and to PE separately"),
+    # an axis removed only at length 1: a squeeze
+    Mistake(check_PositionalEncoding, PESqueezed, r"only when its length is 1.*squeeze"),
+    Mistake(check_PositionalEncoding, PESqueezedBatch, r"only when its length is 1.*squeeze"),
+]
+MISTAKES += MISTAKES_R12F
+
 CORRECT = [
     Correct(check_positional_encoding, pe_loops),
     Correct(check_positional_encoding, pe_torch_div_term),

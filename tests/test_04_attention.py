@@ -1550,8 +1550,150 @@ FORBIDDEN_MISTAKES = [  # right values through the API the exercise forbids (iss
 ]
 
 
+# ------------------------------------------------- blind round 12 (r12f): the families
+def sm_divide_where_no_out(x, axis=-1):
+    """np.divide with where= but no out=: the all -inf slice is never written."""
+    peak = np.max(x, axis=axis, keepdims=True)
+    exps = np.exp(x - np.where(np.isfinite(peak), peak, 0.0))
+    total = np.sum(exps, axis=axis, keepdims=True)
+    return np.divide(exps, total, where=total > 0)
+
+
+def sm_exp_where_no_out(x, axis=-1):
+    """np.exp with where= (skipping the -inf entries) but no out=: those entries of the
+    exponentials are never written."""
+    peak = np.max(x, axis=axis, keepdims=True)
+    shifted = x - np.where(np.isfinite(peak), peak, 0.0)
+    exps = np.exp(shifted, where=np.isfinite(shifted))
+    total = np.sum(exps, axis=axis, keepdims=True)
+    return np.divide(exps, total, out=np.zeros_like(exps), where=total > 0)
+
+
+def sm_rows_by_reshape(x, axis=-1):
+    """The axis brought last by x.reshape(-1, n) instead of np.moveaxis."""
+    n = x.shape[axis]
+    return ref.softmax(x.reshape(-1, n), axis=-1).reshape(x.shape)
+
+
+def sm_columns_by_reshape(x, axis=-1):
+    """The axis brought first by x.reshape(n, -1), normalised down the columns."""
+    n = x.shape[axis]
+    return ref.softmax(x.reshape(n, -1), axis=0).reshape(x.shape)
+
+
+def row_power_one_half(query, keys, values):
+    """The square root written d_k ** 1 / 2: divided by 2·d_k."""
+    d_k = query.shape[-1]
+    weights = ref.softmax(keys @ query / d_k**1 / 2)
+    return weights, weights @ values
+
+
+def row_times_power_minus_one_half(query, keys, values):
+    """A factor d_k ** -1 / 2: (1 / d_k) / 2."""
+    d_k = query.shape[-1]
+    weights = ref.softmax(keys @ query * d_k**-1 / 2)
+    return weights, weights @ values
+
+
+def row_floor_divided(query, keys, values):
+    """Floor division of the scores by √d_k."""
+    weights = ref.softmax(keys @ query // math.sqrt(query.shape[-1]))
+    return weights, weights @ values
+
+
+def row_scores_cast_to_int(query, keys, values):
+    """The scaled scores cast to int (truncated toward zero)."""
+    weights = ref.softmax((keys @ query / math.sqrt(query.shape[-1])).astype(int))
+    return weights, weights @ values
+
+
+def row_weights_not_column(query, keys, values):
+    """(weights * values).sum(axis=0) without weights[:, None]."""
+    weights = ref.softmax(keys @ query / math.sqrt(query.shape[-1]))
+    return weights, (weights * values).sum(axis=0)
+
+
+def row_weights_not_column_no_sum(query, keys, values):
+    """np.sum(weights * values, axis=1): the same missing column, another reduction."""
+    weights = ref.softmax(keys @ query / math.sqrt(query.shape[-1]))
+    return weights, np.sum(values * weights, axis=1)
+
+
+def sdpa_k_viewed(q, k, v, mask=None):
+    """kᵀ made with a view to the transposed shape."""
+    kt = k.view(*k.shape[:-2], k.shape[-1], k.shape[-2])
+    return ref.scaled_dot_product_attention(q, kt.transpose(-2, -1), v, mask)
+
+
+def sdpa_k_reshaped(q, k, v, mask=None):
+    """kᵀ made with reshape(..., d_k, -1): the same regrouping as a view."""
+    scores = q @ k.reshape(*k.shape[:-2], k.shape[-1], -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.nan_to_num(torch.softmax(scores, dim=-1))
+    return weights @ v, weights
+
+
+def sdpa_weights_detached(q, k, v, mask=None):
+    """The weights detached after the softmax: no gradient reaches q and k."""
+    _, weights = ref.scaled_dot_product_attention(q, k, v, mask)
+    weights = weights.detach()
+    return weights @ v, weights
+
+
+def sdpa_scores_no_grad(q, k, v, mask=None):
+    """The scores computed under torch.no_grad()."""
+    with torch.no_grad():
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.nan_to_num(torch.softmax(scores, dim=-1))
+    return weights @ v, weights
+
+
+def sdpa_if_mask(q, k, v, mask=None):
+    """`if mask:` for `if mask is not None:`."""
+    if mask:
+        return ref.scaled_dot_product_attention(q, k, v, mask)
+    return ref.scaled_dot_product_attention(q, k, v)
+
+
+def sdpa_if_not_mask(q, k, v, mask=None):
+    """`if not mask:` for `if mask is None:`."""
+    if not mask:
+        return ref.scaled_dot_product_attention(q, k, v)
+    return ref.scaled_dot_product_attention(q, k, v, mask)
+
+
+R12F_MISTAKES = [
+    # the truth value of the mask asked for where `is not None` belongs
+    Mistake(SDPA, sdpa_if_mask, r"The line `if mask:`.*`if mask is not None:`"),
+    Mistake(SDPA, sdpa_if_not_mask, r"The line `if not mask:`.*`if mask is not None:`"),
+    # memory never written: numpy's where= without out=
+    Mistake(check_softmax, sm_divide_where_no_out, r"never written.*where= without out="),
+    Mistake(check_softmax, sm_exp_where_no_out, r"never written.*where= without out="),
+    # a reshape where an axis move belongs
+    Mistake(check_softmax, sm_rows_by_reshape, r"x\.reshape\(-1, \d+\).*does not move an axis"),
+    Mistake(check_softmax, sm_columns_by_reshape, r"x\.reshape\(\d+, -1\).*does not move an axis"),
+    Mistake(SDPA, sdpa_k_viewed, r"reshape \(view\).*in place of kᵀ"),
+    Mistake(SDPA, sdpa_k_reshaped, r"reshape \(view\).*in place of kᵀ"),
+    # ** 1/2's precedence, confirmed on the probe
+    Mistake(ROW, row_power_one_half, r"1/\(2·d_k\).*binds tighter"),
+    Mistake(ROW, row_times_power_minus_one_half, r"1/\(2·d_k\).*binds tighter"),
+    # scores rounded to whole numbers
+    Mistake(ROW, row_floor_divided, r"rounded down to whole numbers: a floor division"),
+    Mistake(ROW, row_scores_cast_to_int, r"truncated toward zero: a cast to int"),
+    # a 1-D vector against the rows of a 2-D array
+    Mistake(ROW, row_weights_not_column, r"lines a 1-D vector up with the \*last\* axis"),
+    Mistake(ROW, row_weights_not_column_no_sum, r"lines a 1-D vector up with the \*last\* axis"),
+    # weights cut from the autograd graph
+    Mistake(SDPA, sdpa_weights_detached, r"`weights` do not: they were cut from the autograd"),
+    Mistake(SDPA, sdpa_scores_no_grad, r"not connected|cut from the autograd"),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
-    SOFTMAX_MISTAKES + ROW_MISTAKES + SDPA_MISTAKES + FORBIDDEN_MISTAKES,
+    SOFTMAX_MISTAKES + ROW_MISTAKES + SDPA_MISTAKES + FORBIDDEN_MISTAKES + R12F_MISTAKES,
     SOFTMAX_CORRECT + ROW_CORRECT + SDPA_CORRECT,
 )
 

@@ -126,6 +126,7 @@ class Checker:
         #: blurring) the hint the check itself gives for that shape
         self.explain_shapes = explain_shapes
         self.count = 0
+        self.last_warnings: list[str] = []
         self._notes: list[str] = []
         self._random_state: tuple | None = None
         self._threads = 1
@@ -232,6 +233,9 @@ class Checker:
                         exc, call_repr, [(IndexError, empty)], generic=False
                     ) from exc
                 raise self._raised(exc, call_repr, hint_list) from exc
+        #: the texts of the warnings the last call issued (numpy's "'where' used without
+        #: 'out'" tells an uninitialised result apart from a formula's NaN)
+        self.last_warnings = [str(warning.message) for warning in caught]
         for warning in caught:
             print(
                 f"note: `{call_repr}` issued a {warning.category.__name__}: {clip(str(warning.message))}"

@@ -17,11 +17,14 @@ Two levels of the one idea, by what the check has in hand:
 
 from __future__ import annotations
 
+import re
 from itertools import combinations
 
 import torch
 
 __all__ = [
+    "dropped_only_at_one",
+    "flat_vector_broadcast",
     "grown_size_one",
     "permuted_axes",
     "raised_on_size_one_hint",
@@ -187,3 +190,75 @@ def raised_on_size_one_hint(right_when_grown, x: torch.Tensor, names):
         return raised_on_size_one_note(right_when_grown, x, names)
 
     return [(Exception, hit)]
+
+
+_BROADCAST_SHAPES = re.compile(
+    r"operands could not be broadcast together with shapes \(([\d,]*)\) \(([\d,]*)\)"
+)
+
+
+def _shape_of(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split(",") if part)
+
+
+def flat_vector_broadcast(exc: BaseException, names: dict[int, str]) -> str:
+    """numpy's "operands could not be broadcast together with shapes (a,) (b,)" or
+    "(a,) (a, b)" from the learner's code, read as the size-1 axis a 1-D vector lacks:
+    ``names`` maps the call's sizes to what they count ({6: "max_len", 2: "pairs"}).
+    Two flat vectors of named sizes were meant to make a table (one must be a column,
+    ``v[:, None]``); a (a,) vector against an (a, b) array lines up with the last axis b,
+    not with the rows it was meant to scale. "" when the error is not one of those."""
+    found = _BROADCAST_SHAPES.search(str(exc))
+    if not found:
+        return ""
+    first, second = _shape_of(found.group(1)), _shape_of(found.group(2))
+    if len(first) == 1 and len(second) == 1:
+        a, b = first[0], second[0]
+        if a == b or a not in names or b not in names:
+            return ""
+        return (
+            f"Two flat vectors met element-wise: one of {a} ({names[a]}) and one of {b} "
+            f"({names[b]}). To get one value for every ({names[a]}, {names[b]}) pair, the "
+            f"first must be a column, shape ({a}, 1) (v[:, None]), so that broadcasting "
+            f"makes a ({a}, {b}) table: a 1-D vector lines up with the last axis, so the "
+            "column's axis of size 1 is what is missing."
+        )
+    if len(second) == 1 and len(first) == 2:
+        first, second = second, first
+    if len(first) == 1 and len(second) == 2:
+        a, (rows, cols) = first[0], second
+        if a != rows or a == cols:
+            return ""
+        what = names.get(a, f"{a} entries")
+        return (
+            f"A 1-D vector of {a} ({what}) met a ({rows}, {cols}) array element-wise: "
+            f"broadcasting lines a 1-D vector up with the *last* axis ({cols}), not with the "
+            f"rows it was meant to scale. Give it the missing axis of size 1, v[:, None] "
+            f"(shape ({a}, 1)), so that entry j multiplies row j."
+        )
+    return ""
+
+
+def dropped_only_at_one(got: tuple, shape: tuple, run_grown) -> str:
+    """``got`` is ``shape`` less some of its size-1 axes. ``run_grown(axes)`` makes the same
+    call on an input whose those axes have length 2 and returns whether its result has
+    the right shape. When it has, the axes are removed only because their length is 1,
+    which is what a bare ``.squeeze()`` (or squeeze on that axis) does, and not an index
+    [0] or a reduction (those remove the axis at any length). "" otherwise."""
+    got, shape = tuple(got), tuple(shape)
+    dropped = _dropped(got, shape)
+    if dropped is None:
+        return ""
+    try:
+        right = bool(run_grown(dropped))
+    except Exception:  # the grown call has its own message when the check reaches it
+        return ""
+    if not right:
+        return ""
+    which = ("axes " if len(dropped) > 1 else "axis ") + ", ".join(map(str, dropped))
+    return (
+        f"Your result lacks {which} of length 1; on the same call with that length 2 its "
+        "shape is right. An axis removed only when its length is 1 is what .squeeze() does "
+        "(with no dim it removes every axis of length 1, here the batch of one): remove the "
+        ".squeeze(), or squeeze only the axis you mean."
+    )

@@ -17,7 +17,14 @@ from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = ["COMMON_FACTORS", "fitted_temperature", "named_factors", "softmax_along"]
+__all__ = [
+    "COMMON_FACTORS",
+    "confirmed_scales",
+    "fitted_temperature",
+    "named_factors",
+    "precedence_scales",
+    "softmax_along",
+]
 
 #: the constants a softmax's argument is often multiplied by by mistake, other bases
 #: of the exponential written as exp(x·ln b)
@@ -76,3 +83,35 @@ def fitted_temperature(
 def named_factors(t: float, names: Mapping[str, float], rtol: float = 1e-4) -> list[str]:
     """The names whose value equals ``t`` (to ``rtol``)."""
     return [name for name, value in names.items() if math.isclose(t, value, rel_tol=rtol)]
+
+
+def precedence_scales(d_k: int) -> dict[str, float]:
+    """The absolute factors t (weights = softmax(t · q·k)) of the square root written with
+    a bare ``** 1/2``: Python reads ``d_k ** 1 / 2`` as ``(d_k ** 1) / 2`` (``**`` binds
+    tighter than ``/``), so dividing by it divides by d_k and then by 2, and a factor
+    ``d_k ** -1 / 2`` multiplies by 1/(2·d_k); dividing by ``d_k ** -1 / 2`` multiplies by
+    2·d_k. Keys are the descriptions (no numbers: a probe of other sizes is matched
+    against the same keys)."""
+    return {
+        "1/(2·d_k): the square root written as d_k ** 1 / 2 (or a factor d_k ** -1 / 2), "
+        "which Python reads as (d_k ** 1) / 2 because ** binds tighter than /: the scores "
+        "are divided by d_k and then by 2. Write d_k ** 0.5, d_k ** (1 / 2) or "
+        "math.sqrt(d_k)": 1.0 / (2.0 * d_k),
+        "2·d_k: the scores divided by d_k ** -1 / 2, which Python reads as (d_k ** -1) / 2 "
+        "because ** binds tighter than /. Write d_k ** -0.5 as a factor, or divide by "
+        "math.sqrt(d_k)": 2.0 * d_k,
+    }
+
+
+def confirmed_scales(found: list[tuple[float, int]], expressions, rtol: float = 1e-4) -> list[str]:
+    """The keys of ``expressions(d_k)`` whose value equals the measured t on every
+    (t, d_k) of ``found`` (the check's input and its probes): a name holds only when all
+    the inputs agree with it."""
+    if not found:
+        return []
+    keys = list(expressions(found[0][1]))
+    return [
+        key
+        for key in keys
+        if all(math.isclose(t, expressions(d_k)[key], rel_tol=rtol) for t, d_k in found)
+    ]

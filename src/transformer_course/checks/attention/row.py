@@ -15,10 +15,14 @@ from transformer_course.checking import (
     tolerance,
 )
 from transformer_course.checking.hints import two_mistakes
+from transformer_course.checking.rounding import rounded_variants
+from transformer_course.checking.size_one_axes import flat_vector_broadcast
 from transformer_course.checking.temperature import (
     COMMON_FACTORS,
+    confirmed_scales,
     fitted_temperature,
     named_factors,
+    precedence_scales,
 )
 from transformer_course.reference import attention as ref
 
@@ -279,7 +283,59 @@ def _row_weight_mistakes(query, keys, values, probe_weights=None) -> dict[str, n
     return mistakes
 
 
-def _row_temperature(weights, query, keys) -> str:
+def _row_precedence(t: float, d_k: int, probe_weights) -> str:
+    """The scale t is one of the square root's precedence slips (``d_k ** 1 / 2``): named
+    when the learner's weights on :data:`_ROW_PROBE` (d_k = 9) have that scale too, where
+    no other size of the call has the same value."""
+    if not confirmed_scales([(t, d_k)], precedence_scales):
+        return ""
+    found = [(t, d_k)]
+    weights = probe_weights() if probe_weights is not None else None
+    if weights is not None:
+        q, k, _ = _ROW_PROBE
+        t_probe = fitted_temperature(np.asarray(weights, np.float64), k @ q)
+        if t_probe is not None:
+            found.append((t_probe, q.shape[-1]))
+    names = confirmed_scales(found, precedence_scales)
+    if len(found) < 2 or len(names) != 1:
+        return ""
+    return f" That is {names[0]}."
+
+
+def _row_rounded_scores(weights, query, keys, probe_weights) -> str:
+    """Weights that are the softmax of the scaled scores rounded to whole numbers (``//``
+    for ``/``, a cast to int, round): named when the learner's weights on
+    :data:`_ROW_PROBE` agree with the same rounding; "" when none fits."""
+
+    def fits(w, q, k) -> set[str]:
+        if w is None:
+            return set()
+        w = np.asarray(w, dtype=np.float64)
+        q, k = np.asarray(q, np.float64), np.asarray(k, np.float64)
+        scaled = k @ q / math.sqrt(q.shape[-1])
+        return {
+            name
+            for name, rounded in rounded_variants(scaled).items()
+            if w.shape == rounded.shape
+            and not np.allclose(rounded, scaled)
+            and np.allclose(w, ref.softmax(rounded), rtol=1e-4, atol=1e-6)
+        }
+
+    here = fits(weights, query, keys)
+    if not here:
+        return ""
+    probe_q, probe_k, _ = _ROW_PROBE
+    names = sorted(here & fits(probe_weights(), probe_q, probe_k))
+    if not names:
+        return ""
+    return (
+        "Your weights are the softmax of the scaled scores "
+        + " or ".join(names)
+        + ": keys @ query / √d_k, then softmax, with nothing rounded."
+    )
+
+
+def _row_temperature(weights, query, keys, probe_weights=None) -> str:
     """Weights that are softmax(t · keys @ query) for another t than 1/√d_k (the family of
     a wrong scale of the scores, a temperature, another base of the exponential): the
     factor measured from the learner's weights, and its name when the ratio t·√d_k is a
@@ -292,11 +348,13 @@ def _row_temperature(weights, query, keys) -> str:
     ratio = t * math.sqrt(d_k)
     names = named_factors(ratio, COMMON_FACTORS)
     named = f": the scaled scores times {' or '.join(names)}" if names else ""
+    precedence = _row_precedence(t, d_k, probe_weights)
     return (
         f"Your weights are softmax(keys @ query × {t:.4g}): the scores are multiplied by "
         f"{t:.4g} (divided by {1 / t:.4g}) where 1/√d_k = 1/√{d_k} = {1 / math.sqrt(d_k):.4g} "
         "belongs (a factor "
-        f"{ratio:.4g} off){named}. Weights = softmax(keys @ query / √d_k), with np.exp."
+        f"{ratio:.4g} off){named}.{precedence} Weights = softmax(keys @ query / √d_k), with "
+        "np.exp."
     )
 
 
@@ -370,6 +428,13 @@ def _one_result_hint(result, len_k: int, d_v: int) -> str:
     return "Return the pair (weights, output)."
 
 
+_ROW_PRODUCT_SHAPES = (
+    "Check the shapes of your matrix products: the scores are keys @ query, "
+    "(len_k, d_k) @ (d_k,) -> (len_k,); the output is weights @ values, "
+    "(len_k,) @ (len_k, d_v) -> (d_v,)."
+)
+
+
 def check_attention_row(attention_row, *, hidden: bool = False) -> None:
     """(weights, output) = attention_row(query, keys, values), one query, numpy.
 
@@ -391,18 +456,16 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
                 keys.copy(),
                 values.copy(),
                 call_repr=shown,
-                hints={
-                    "mismatch in its core dimension": (
-                        "Check the shapes of your matrix products: the scores are keys @ query, "
-                        "(len_k, d_k) @ (d_k,) -> (len_k,); the output is weights @ values, "
-                        "(len_k,) @ (len_k, d_v) -> (d_v,)."
+                hints=[
+                    ("mismatch in its core dimension", _ROW_PRODUCT_SHAPES),
+                    ("not aligned", _ROW_PRODUCT_SHAPES),
+                    (
+                        ValueError,
+                        lambda exc, len_k=len_k, d_v=d_v, d_k=d_k: flat_vector_broadcast(
+                            exc, {len_k: "len_k, one per key", d_v: "d_v", d_k: "d_k"}
+                        ),
                     ),
-                    "not aligned": (
-                        "Check the shapes of your matrix products: the scores are keys @ query, "
-                        "(len_k, d_k) @ (d_k,) -> (len_k,); the output is weights @ values, "
-                        "(len_k,) @ (len_k, d_v) -> (d_v,)."
-                    ),
-                },
+                ],
                 mutation_hint="For example query /= np.sqrt(d_k) changes the caller's array: "
                 "write query = query / np.sqrt(d_k), or scale the scores instead.",
             )
@@ -450,6 +513,7 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
             exp_w, exp_out = ref.attention_row(
                 query.astype(np.float64), keys.astype(np.float64), values.astype(np.float64)
             )
+            probe_weights = _row_probe_weights(c, attention_row)
             finite = np.isfinite(np.asarray(weights, dtype=np.float64)).all()
             scores = keys.astype(np.float64) @ query.astype(np.float64) / math.sqrt(d_k)
             if not finite and _overflows_like_no_max(
@@ -473,12 +537,11 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
                     if finite
                     else "These scores are large: " + _SOFTMAX_OVERFLOW
                 ),
-                mistakes=_row_weight_mistakes(
-                    query, keys, values, _row_probe_weights(c, attention_row)
-                ),
+                mistakes=_row_weight_mistakes(query, keys, values, probe_weights),
                 pairs=_row_weight_pairs(query, keys, values),
-                explain=lambda weights=weights, query=query, keys=keys: _row_temperature(
-                    weights, query, keys
+                explain=lambda weights=weights, query=query, keys=keys, probe_weights=probe_weights: (
+                    _row_temperature(weights, query, keys, probe_weights)
+                    or _row_rounded_scores(weights, query, keys, probe_weights)
                 ),
             )
             v64 = values.astype(np.float64)

@@ -27,6 +27,7 @@ from transformer_course.checking.attention_weights import (
 )
 from transformer_course.checking.failure import _is_learner_frame
 from transformer_course.checking.hints import two_mistakes
+from transformer_course.checking.reshape_moves import reshaped_instead
 from transformer_course.checking.temperature import COMMON_FACTORS, named_factors
 from transformer_course.reference import attention as ref
 
@@ -289,6 +290,13 @@ _SDPA_MASK_REDUCED = (
 )
 
 
+_SDPA_IF_MASK = (
+    "The line `{line}` asks Python for the truth value of the whole mask tensor, which "
+    "has no single one (without a mask your function runs: `if mask:` is False for None). "
+    "To test whether a mask was given, write `if mask is not None:`."
+)
+
+
 def _sdpa_hints(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask=None) -> list:
     shape = tuple(k.shape)
     dims = {"len_q": q.shape[-2], "len_k": k.shape[-2], "d_k": q.shape[-1], "d_v": v.shape[-1]}
@@ -298,6 +306,13 @@ def _sdpa_hints(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask=None) ->
         []
         if mask is None
         else [
+            (
+                lambda exc: (
+                    "value of Tensor with more than one value is ambiguous" in str(exc)
+                    and re.match(r"\s*(el)?if\s+(not\s+)?mask\s*:", _learner_line(exc)) is not None
+                ),
+                lambda exc: _SDPA_IF_MASK.format(line=_learner_line(exc).strip()),
+            ),
             (
                 lambda exc: _queries_met_keys(exc, len_q, len_k, len(scores)),
                 lambda exc: _SDPA_MASK_REDUCED.format(
@@ -463,6 +478,14 @@ def _sdpa_mistakes(q, k, v, mask, probe_weights=None) -> dict[str, Callable[[], 
     for index, (scale, message) in enumerate(scales):
         if not math.isclose(scale, root):
             mistakes.setdefault(message, partial(confirmed_variant, index, scale))
+    for how, k_moved in reshaped_instead(k, -2, -1).items():  # k.view(..., d_k, len_k)
+        mistakes[
+            f"Your weights are softmax(q @ k' / √d_k) with k' the keys put through {how} "
+            "(k.view(..., d_k, len_k), or reshape) in place of kᵀ. A reshape keeps the "
+            "entries in memory order and only regroups them: the shape comes out right, but "
+            "each column of k' mixes features of several keys. Swap the axes with "
+            "k.transpose(-2, -1) (or k.mT)."
+        ] = partial(attention_weights_variant, q, k_moved.transpose(-2, -1), mask, scale=root)
     mistakes[_SDPA_NEGATED] = partial(attention_weights_variant, q, k, mask, scale=-root)
     mistakes[_SDPA_SOFTMAX_TWICE] = lambda: torch.softmax(
         torch.nan_to_num(attention_weights_variant(q, k, mask, scale=root), nan=0.0), dim=-1
@@ -950,4 +973,13 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                     what + "q, k and v require gradients, but your output is not connected to "
                     "them (it has no grad_fn). Did you use .detach(), torch.no_grad() or go "
                     "through numpy? Later lessons train through this function, so stay in torch.",
+                )
+                c.expect_true(
+                    weights.requires_grad,
+                    what + "q, k and v require gradients and your output does, but your "
+                    "`weights` do not: they were cut from the autograd graph (a .detach(), "
+                    ".data, torch.no_grad() or a numpy round trip on the scores or the "
+                    "weights). Your output then depends on v alone for autograd: no gradient "
+                    "reaches q and k, so later lessons could never train the queries and "
+                    "keys. Keep every step from q and k to the weights in torch, attached.",
                 )

@@ -18,11 +18,13 @@ from transformer_course.checking import (
 )
 from transformer_course.checking.defaults import wrong_default
 from transformer_course.checking.hints import two_mistakes
+from transformer_course.checking.reshape_moves import reshape_along, reshape_note
 from transformer_course.checking.temperature import (
     COMMON_FACTORS,
     fitted_temperature,
     named_factors,
 )
+from transformer_course.checking.uninitialised import WHERE_WITHOUT_OUT, unwritten_entries
 from transformer_course.reference import attention as ref
 
 from .common import _SOFTMAX_OVERFLOW
@@ -192,6 +194,16 @@ def _softmax_mistakes(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
     mistakes: dict[str, np.ndarray] = {}
     with np.errstate(all="ignore"):
         mistakes.update(_softmax_wrong_axis(x, axis))
+        right = ref.softmax(x, axis=axis)
+        for how, wrong in reshape_along(
+            lambda a, along: ref.softmax(a, axis=along), x, axis, "the softmax"
+        ).items():
+            if not np.allclose(wrong, right, atol=1e-6, equal_nan=True):
+                mistakes[
+                    reshape_note(how, "np.moveaxis(x, axis, -1) or np.swapaxes")
+                    + " (Or take the max and the sum along axis=axis directly, with "
+                    "keepdims=True: no reshape is needed.)"
+                ] = wrong
         for message, wrong in _softmax_split_axes(x, axis).items():
             if not np.allclose(wrong, ref.softmax(x, axis=axis), atol=1e-6):
                 mistakes[message] = wrong
@@ -567,6 +579,44 @@ def _moved_axis_hint(got, expected: np.ndarray, axis: int) -> str:
     return hint
 
 
+def _softmax_unwritten(
+    softmax, x: np.ndarray, axis: int, call_args: dict, wrong, warnings=()
+) -> str:
+    """The ``wrong`` entries (a mask) are memory the learner's softmax never wrote (a ufunc
+    given where= without out=): told apart from a deterministic mistake by a call made
+    just after a sentinel-filled block of the result's size was freed. "" otherwise."""
+    warned = any(WHERE_WITHOUT_OUT in text for text in warnings)
+    if not warned:
+        unwritten = unwritten_entries(lambda: softmax(x.copy(), **call_args), x.shape, x.dtype)
+        if unwritten is None or not (unwritten & wrong).any():
+            return ""
+    return (
+        "Those entries were never written"
+        + (
+            " (numpy warned: 'where' used without 'out')"
+            if warned
+            else ": called again just after a temporary of the same size was freed, your "
+            "result held that temporary's values there"
+        )
+        + ". numpy's "
+        "ufuncs given where= without out= (np.divide(exps, total, where=total > 0), "
+        "np.exp(..., where=...)) leave the entries where the condition is False "
+        "uninitialised, whatever the memory held. Pass an initialised out= as well, "
+        "out=np.zeros_like(exps), so those entries start at 0."
+    )
+
+
+def _softmax_explain_wrong(c, softmax, got64, x, axis, call_args, expected, warned) -> str:
+    """numpy's own warning of an uninitialised result first (it is a witness), then a
+    temperature, then the sentinel test of left-over memory."""
+    wrong = ~np.isclose(got64, expected, atol=1e-6, equal_nan=True)
+    if any(WHERE_WITHOUT_OUT in text for text in warned):
+        return _softmax_unwritten(softmax, x, axis, call_args, wrong, warned)
+    return _softmax_temperature(c, softmax, got64, x, axis) or _softmax_unwritten(
+        softmax, x, axis, call_args, wrong
+    )
+
+
 def check_softmax(softmax, *, hidden: bool = False) -> None:
     """softmax(x, axis=-1) on numpy arrays of any shape.
 
@@ -593,6 +643,7 @@ def check_softmax(softmax, *, hidden: bool = False) -> None:
                 hints=_SOFTMAX_HINTS,
                 mutation_hint=_SOFTMAX_INPLACE,
             )
+            warned = list(c.last_warnings)  # this call's, before other calls replace them
             axis = -1 if axis is None else axis
             what = f"{shown} on {label}"
             c.expect_type(
@@ -609,6 +660,15 @@ def check_softmax(softmax, *, hidden: bool = False) -> None:
             dead = np.broadcast_to(np.all(np.isneginf(x), axis=axis, keepdims=True), x.shape)
             if dead.any():
                 rows = got64[dead]
+                if not np.allclose(rows, 0.0, atol=1e-6) and not np.allclose(
+                    rows, 1.0 / x.shape[axis], atol=1e-5
+                ):
+                    unwritten = _softmax_unwritten(softmax, x, axis, call_args, dead, warned)
+                    if unwritten:
+                        c.fail(
+                            f"{what} gives the slice that is all -inf the values "
+                            f"{short(rows)}. {unwritten}"
+                        )
                 if not np.isfinite(rows).all():
                     c.fail(
                         f"{what} is NaN on the slice that is all -inf. {_SOFTMAX_ALL_NEG_INF_NAN}"
@@ -664,7 +724,7 @@ def check_softmax(softmax, *, hidden: bool = False) -> None:
                 hint=nan_hint if not np.isfinite(got64).all() else _softmax_explain(got64, x, axis),
                 mistakes=_softmax_mistakes(x, axis),
                 pairs=_softmax_pairs(x, axis),
-                explain=lambda got64=got64, x=x, axis=axis: _softmax_temperature(
-                    c, softmax, got64, x, axis
+                explain=lambda got64=got64, x=x, axis=axis, call_args=call_args, expected=(expected), warned=warned: (
+                    _softmax_explain_wrong(c, softmax, got64, x, axis, call_args, expected, warned)
                 ),
             )

@@ -5,13 +5,17 @@ forward pass, the dropout after the sum, and the table following ``.to()``.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 
 import numpy as np
 import torch
 
 from transformer_course.checking import Checker, torch_generator
+from transformer_course.checking.dropout_placement import fitting_placements, sum_placements
 from transformer_course.checking.modules import build_module
+from transformer_course.checking.size_one_axes import dropped_only_at_one
 from transformer_course.reference import positional_encoding as ref
 
 from .common import _FLOAT32_FORMULA, _tolerance
@@ -330,6 +334,18 @@ def _check_forward(c, module, built, x, table, layout, max_len, tables=None, tab
         hint += " " + _SEQ_FIRST_TABLE.format(length=length)
     if tuple(out.shape) == (1, length, d_model):
         hint += " Yours has batch size 1: did you return the encoding without adding x?"
+    if tuple(out.shape) != tuple(x.shape):
+
+        def run_grown(axes, x=x):
+            grown = x
+            for axis in axes:
+                grown = torch.cat([grown, grown], dim=axis)
+            torch.manual_seed(_CALL_SEED)
+            with contextlib.redirect_stdout(io.StringIO()):
+                result = module(grown)
+            return isinstance(result, torch.Tensor) and result.shape == grown.shape
+
+        hint = dropped_only_at_one(tuple(out.shape), tuple(x.shape), run_grown) or hint
     c.expect_shape(out, x.shape, what, hint)
     c.expect_true(
         not out.requires_grad,
@@ -531,6 +547,24 @@ def _eval_scaled(out, total, run_eval) -> str:
     return ""
 
 
+def _expect_dropout_on_the_sum(c, out, x, rows, what: str) -> None:
+    """With dropout=0.5 in training mode, every entry must be 0 or 2·(x + PE) whatever the
+    draw; when the entries fit another placement of dropout (twice, on x alone, on each
+    term) instead, that placement is named (all of them when several fit)."""
+    if not isinstance(out, torch.Tensor) or out.shape != x.shape:
+        return
+    placements = sum_placements(0.5, "x", "PE")
+    fits = fitting_placements(out, (x, rows), placements)
+    if "" in fits or not fits:
+        return
+    c.fail(
+        f"{what}: your entries are not each 0 or (x + PE) / (1 - p) = 2·(x + PE), as "
+        "dropout of the sum gives whatever it draws. They fit a dropout placed elsewhere: "
+        + " or ".join(fits)
+        + ". The paper applies dropout once, to the sum: self.dropout(x + PE)."
+    )
+
+
 def _check_dropout(c, cls, d_model, max_len, x, table):
     """Dropout, checked without depending on a random stream: p = 0.5 in eval mode and
     p = 0 in training mode change nothing; p = 1 in training mode zeroes everything."""
@@ -629,6 +663,10 @@ def _check_dropout(c, cls, d_model, max_len, x, table):
             "the output is x). The paper applies dropout to the *sum*: dropout(x + PE).": x,
         },
     )
+
+    # dropout placed elsewhere that p = 0 and p = 1 cannot see (twice, on each term)
+    out, what = run(0.5, "train")
+    _expect_dropout_on_the_sum(c, out, x, total - x, what)
 
 
 _NOT_A_BUFFER = (

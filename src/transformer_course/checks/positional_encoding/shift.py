@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import math
 from typing import Any
 
 import numpy as np
 
 from transformer_course.checking import Checker, CheckFailure
+from transformer_course.checking.arguments import arguments_swapped
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.oracles import relative_shift_f
+from transformer_course.checking.stale import earlier_call, kept_between_calls
 from transformer_course.reference import positional_encoding as ref
 
 from .common import _FLOAT32_FORMULA, _expect_array, _exponent_why_everywhere, _tolerance
@@ -463,11 +466,28 @@ def _expect_negative_k_kept(c, relative_shift, got, what: str, k: int, d_model: 
         )
 
 
+def _swapped(relative_shift, k: int, d_model: int) -> str:
+    """k and d_model in another order (the signature's, or the body's): "" unless the
+    keyword call or the exchanged call gives the right matrix."""
+
+    def is_right(m) -> bool:
+        m = np.asarray(m, dtype=np.float64)
+        expected = ref.relative_shift(k, d_model)
+        return m.shape == expected.shape and np.allclose(m, expected, atol=1e-6)
+
+    return arguments_swapped(relative_shift, (k, d_model), ("k", "d_model"), is_right)
+
+
 def _even_refused(relative_shift, k: int, d_model: int):
-    """The hint for the learner's own ValueError on an even d_model: a call with k + 1,
-    the same d_model, tells whether the test reads k instead of d_model."""
+    """The hint for the learner's own ValueError on an even d_model: the keyword call
+    and the call with k and d_model exchanged tell whether the parameters are in another
+    order; a call with k + 1, the same d_model, whether the test reads k instead of
+    d_model."""
 
     def hint(exc: BaseException) -> str:
+        swapped = _swapped(relative_shift, k, d_model)
+        if swapped:
+            return swapped
         raised = False
         try:
             with contextlib.redirect_stdout(io.StringIO()):
@@ -491,6 +511,51 @@ def _even_refused(relative_shift, k: int, d_model: int):
     return hint
 
 
+_FRESH_D_MODEL = itertools.count(1002, 2)  # even sizes no check call uses
+
+
+def _same_matrix(a, b) -> bool:
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    return a.shape == b.shape and np.allclose(a, b, atol=1e-6)
+
+
+def _stale(relative_shift, got, seen: list, k: int, d_model: int) -> str:
+    """The matrix of an earlier call returned again (state kept between calls), told
+    apart from a constant k by two calls on a d_model never used: "" when it is not."""
+    # the calls of this run first, then the other run's (the visible and hidden checks
+    # run in one kernel, so a kept result can come from either)
+    calls = [*seen, *_VISIBLE_SHIFT, *_HIDDEN_SHIFT]
+    match = earlier_call(got, calls, (k, d_model), ref.relative_shift, _same_matrix)
+    if match is None:
+        return ""
+    fresh = next(_FRESH_D_MODEL)
+    if np.shape(got) == (d_model, d_model):  # a cache keyed without k
+        if not kept_between_calls(
+            relative_shift, (1, fresh), (2, fresh), ref.relative_shift, _same_matrix
+        ):
+            return ""
+        how = (
+            f"On a d_model it had not seen, {fresh}, it gave the right matrix for k=1, then "
+            "that same matrix again for k=2"
+        )
+    else:  # one matrix for every call
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                again = relative_shift(1, fresh)
+        except Exception:  # not this family's
+            return ""
+        if not _same_matrix(again, got):
+            return ""
+        how = f"relative_shift(1, {fresh}) returns it again too"
+    return (
+        f"Your matrix is the one of an earlier call, relative_shift(k={match[0]}, "
+        f"d_model={match[1]}), returned again for k={k}, d_model={d_model}. {how}: your "
+        "function keeps a result between calls (a cache keyed on d_model alone, or a "
+        "module-level matrix built once). Build M from k and d_model on every call (a "
+        "cache must be keyed on both, and return a copy)."
+    )
+
+
 def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
     """relative_shift(k, d_model) -> M (d_model, d_model) with PE[pos + k] = PE[pos] @ M.
 
@@ -499,6 +564,7 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
     """
     with Checker("relative_shift", hidden=hidden) as c:
         c.require_callable(relative_shift)
+        seen: list[tuple[int, int]] = []
         for k, d_model in _HIDDEN_SHIFT if hidden else _VISIBLE_SHIFT:
             what = f"relative_shift(k={k}, d_model={d_model})"
             got = c.call(
@@ -510,15 +576,32 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
                     (
                         lambda error: isinstance(error, ValueError),
                         _even_refused(relative_shift, k, d_model),
-                    )
+                    ),
+                    (
+                        lambda error: not isinstance(error, ValueError),
+                        lambda error, k=k, d_model=d_model: _swapped(relative_shift, k, d_model),
+                    ),
                 ],
             )
             _expect_array(c, got, what, "(d_model, d_model)")
+            stale = (
+                ""
+                if _same_matrix(got, ref.relative_shift(k, d_model))
+                else _stale(relative_shift, got, seen, k, d_model)
+            )
+            if stale:
+                c.fail(f"{what} is not what the reference gives. {stale}")
+            seen.append((k, d_model))
             c.expect_shape(
                 got,
                 (d_model, d_model),
                 what,
-                "M maps one row of the table (d_model features) to another.",
+                (
+                    ""
+                    if np.shape(got) == (d_model, d_model)
+                    else _swapped(relative_shift, k, d_model)
+                )
+                or "M maps one row of the table (d_model features) to another.",
             )
             c.expect_floating(got, what, preferred="float64")
             if k < 0 and d_model % 2 == 0:

@@ -13,6 +13,8 @@ import re
 import numpy as np
 
 from transformer_course.checking import Checker
+from transformer_course.checking.arguments import arguments_swapped
+from transformer_course.checking.size_one_axes import flat_vector_broadcast
 from transformer_course.reference import positional_encoding as ref
 
 from .common import _expect_array, _exponent_why_everywhere, _tolerance
@@ -241,13 +243,38 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                 call_repr=what,
                 hints=[
                     _column_slice_hint(max_len, d_model),
+                    (
+                        ValueError,
+                        lambda exc, max_len=max_len, d_model=d_model: flat_vector_broadcast(
+                            exc, {max_len: "positions", (d_model + 1) // 2: "pairs"}
+                        ),
+                    ),
                     *([(Exception, _odd_hint(max_len, d_model))] if d_model % 2 else []),
                 ],
             )
             _expect_array(c, got, what, "(max_len, d_model)")
             shape = tuple(got.shape)
             hint = "Rows are positions, columns are features: (max_len, d_model)."
-            if shape == (d_model, max_len):
+            swapped = (
+                arguments_swapped(
+                    positional_encoding,
+                    (max_len, d_model),
+                    ("max_len", "d_model"),
+                    lambda table, case=(max_len, d_model): (
+                        np.shape(table) == case
+                        and np.allclose(
+                            np.asarray(table, dtype=np.float64),
+                            ref.positional_encoding(*case),
+                            atol=1e-5,
+                        )
+                    ),
+                )
+                if shape != (max_len, d_model)
+                else ""
+            )
+            if swapped:
+                hint = swapped
+            elif shape == (d_model, max_len):
                 hint += " Yours looks transposed."
             elif shape == (1, max_len, d_model):
                 hint += " Return the 2-D table; the batch axis is added later, by the module."
@@ -274,7 +301,14 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                     **_pe_confirmed(
                         positional_encoding, cases, (max_len, d_model), got64, _tolerance(got.dtype)
                     ),
-                    **_pe_positions_scaled(got64, max_len, d_model),
+                    **_pe_positions_scaled(
+                        got64,
+                        max_len,
+                        d_model,
+                        lambda current=(max_len, d_model): _other_tables(
+                            positional_encoding, cases, current
+                        ),
+                    ),
                 },
                 # a measured exponent comes after the named mistakes: every mistake of the
                 # exponent's family also fits a geometric frequency

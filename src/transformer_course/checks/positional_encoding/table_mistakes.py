@@ -244,7 +244,33 @@ def _pe_scaled_table(max_len: int, d_model: int, c: float) -> np.ndarray:
     return table
 
 
-def _pe_positions_scaled(got: np.ndarray, max_len: int, d_model: int) -> dict[str, np.ndarray]:
+def _linspace_reading(c: float, max_len: int, others) -> str:
+    """c = max_len / (max_len - 1), the step of np.linspace(0, max_len, max_len) (its
+    endpoint included), said only when the learner's ``others()`` tables ((table, case)
+    each) have that step for their own max_len too: one table cannot tell it from a
+    constant factor."""
+    if max_len < 3 or abs(c * (max_len - 1) / max_len - 1.0) > 1e-6:
+        return ""
+    checked = 0
+    for table, (n, d) in others():
+        if n < 3 or d < 2 or table.shape != (n, d) or not np.isfinite(table[:2, :2]).all():
+            continue
+        if abs(float(np.arctan2(table[1, 0], table[1, 1])) - n / (n - 1)) > 1e-6:
+            return ""
+        checked += 1
+    if not checked:
+        return ""
+    return (
+        " = max_len / (max_len - 1), on every max_len the check tried: the positions are "
+        "spaced max_len / (max_len - 1) apart, the step of np.linspace(0, max_len, "
+        "max_len), whose endpoint max_len is included (the last row is position max_len, "
+        "not max_len - 1). np.arange(max_len) gives the positions"
+    )
+
+
+def _pe_positions_scaled(
+    got: np.ndarray, max_len: int, d_model: int, others=lambda: ()
+) -> dict[str, np.ndarray]:
     """The sinusoidal table of positions 0, c, 2c, ... (every position multiplied by one
     factor c, read off row 1's first pair), as a mistake model: named with c, and as
     normalised positions when c = 1 / max_len or 1 / (max_len - 1), or radians mixed up
@@ -275,7 +301,7 @@ def _pe_positions_scaled(got: np.ndarray, max_len: int, d_model: int) -> dict[st
             if abs(c * n - 1.0) < 1e-4
         ),
         "",
-    )
+    ) or _linspace_reading(c, max_len, others)
     message = (
         f"Your table is the sinusoidal table of the positions 0, c, 2c, ... with c = {c:.6g}"
         f"{which}{tail}"

@@ -1,0 +1,58 @@
+"""State kept between calls: a function that returns the result of an *earlier* call
+(a cache keyed on part of the arguments, ``_cache[d_model]`` where the result depends
+on k too; a module-level array built on the first call; a default argument that
+remembers). Its wrong answer is the right answer to another call the check made before,
+which a mistake inside one call (a constant where an argument belongs) can also give on
+one input; two fresh calls in a row tell them apart: on arguments never used before the
+first is right and the second comes back with the first one's result.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from collections.abc import Callable, Sequence
+from typing import Any
+
+__all__ = ["earlier_call", "kept_between_calls"]
+
+
+def earlier_call(
+    got: Any,
+    earlier: Sequence[tuple[Any, ...]],
+    current: tuple[Any, ...],
+    expected: Callable[..., Any],
+    same: Callable[[Any, Any], bool],
+) -> tuple[Any, ...] | None:
+    """The arguments of the latest call in ``earlier`` (other than ``current``) whose
+    expected result ``got`` is, or None."""
+    for args in reversed(list(earlier)):
+        if tuple(args) == tuple(current):
+            continue
+        try:
+            if same(got, expected(*args)):
+                return tuple(args)
+        except Exception:  # a comparison that cannot be made is no match
+            continue
+    return None
+
+
+def kept_between_calls(
+    fn: Callable,
+    first: tuple[Any, ...],
+    second: tuple[Any, ...],
+    expected: Callable[..., Any],
+    same: Callable[[Any, Any], bool],
+) -> bool:
+    """True when ``fn(*first)`` is right and ``fn(*second)``, called just after it, returns
+    ``first``'s expected result instead of its own (``first`` and ``second`` must be
+    arguments the function has not seen, with different expected results)."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            a = fn(*first)
+            if not same(a, expected(*first)):
+                return False
+            b = fn(*second)
+        return same(b, expected(*first)) and not same(b, expected(*second))
+    except Exception:  # a raising function is not this family's
+        return False
