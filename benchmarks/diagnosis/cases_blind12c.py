@@ -33,17 +33,19 @@ _c = held_out_authored("blind12c")
 
 BLIND12C: list[Case] = [
     # ------------------------------------------------------------------ 00 center_rows
-    _c(
-        "center-median",
-        L00,
-        "center_rows",
-        "subtracts each row's median (np.median(x, axis=-1, keepdims=True)) instead of its "
-        "mean: rows whose values are symmetric come out right, skewed rows do not end up "
-        "with mean 0.",
-        (r"median",),
-        (r"axis=0|columns?", r"in place", r"keepdims", r"standard deviation|std\b"),
-        edits=[("x - x.mean(axis=-1, keepdims=True)", "x - np.median(x, axis=-1, keepdims=True)")],
-    ),
+    # blind12c-center-median left out after the run: its code is one of the tests' own mistakes
+    # (test_00), which the benchmark keeps apart; generalisation.py lists it with the reason.
+    # _c(
+    #     "center-median",
+    #     L00,
+    #     "center_rows",
+    #     "subtracts each row's median (np.median(x, axis=-1, keepdims=True)) instead of its "
+    #     "mean: rows whose values are symmetric come out right, skewed rows do not end up "
+    #     "with mean 0.",
+    #     (r"median",),
+    #     (r"axis=0|columns?", r"in place", r"keepdims", r"standard deviation|std\b"),
+    #     edits=[("x - x.mean(axis=-1, keepdims=True)", "x - np.median(x, axis=-1, keepdims=True)")],
+    # ),
     _c(
         "center-floor-division-mean",
         L00,
@@ -261,30 +263,31 @@ def pad_batch(sequences, pad_id):
 """,
         source=SORTED_BY_LENGTH,
     ),
-    _c(
-        "pad-np-array-of-padded-lists",
-        L01,
-        "pad_batch",
-        "pads each list with [pad_id] * (max_len - len(seq)) and calls np.array on the "
-        "result without a dtype: right whenever some sequence has an id, but a batch of "
-        "empty sequences gives a float64 array (numpy's dtype for no values) and no "
-        "sequences at all give shape (0,) instead of (0, 0).",
-        (
-            r"(empty|no values|no ids|no sequences).{0,120}(float|\(0,\)|dtype|shape)",
-            r"np\.array.{0,60}(dtype|float|empty)",
-            r"(float|\(0,\)).{0,120}(empty|no sequences)",
-        ),
-        (r"left", r"pad_id.{0,30}(ignored|zero)", r"sort", r"max\(\) arg is an empty"),
-        code="""
-import numpy as np
-
-
-def pad_batch(sequences, pad_id):
-    max_len = max((len(seq) for seq in sequences), default=0)
-    return np.array([list(seq) + [pad_id] * (max_len - len(seq)) for seq in sequences])
-""",
-        source=EMPTY_ARRAY_FLOAT,
-    ),
+    # blind12c-pad-np-array-of-padded-lists left out after the run: pad_batch accepts on purpose a
+    # float dtype where there are no values, and shape (0,) with a note; generalisation.py lists
+    # it with the reason.
+    # _c(
+    #     "pad-np-array-of-padded-lists",
+    #     L01,
+    #     "pad_batch",
+    #     "pads each list with [pad_id] * (max_len - len(seq)) and calls np.array on the "
+    #     "result without a dtype: right whenever some sequence has an id, but a batch of "
+    #     "empty sequences gives a float64 array (numpy's dtype for no values) and no "
+    #     "sequences at all give shape (0,) instead of (0, 0).",
+    #     (
+    #         r"(empty|no values|no ids|no sequences).{0,120}(float|\(0,\)|dtype|shape)",
+    #         r"np\.array.{0,60}(dtype|float|empty)",
+    #         r"(float|\(0,\)).{0,120}(empty|no sequences)",
+    #     ),
+    #     (r"left", r"pad_id.{0,30}(ignored|zero)", r"sort", r"max\(\) arg is an empty"),
+    #     code="""
+    # import numpy as np
+    # def pad_batch(sequences, pad_id):
+    # max_len = max((len(seq) for seq in sequences), default=0)
+    # return np.array([list(seq) + [pad_id] * (max_len - len(seq)) for seq in sequences])
+    # """,
+    #     source=EMPTY_ARRAY_FLOAT,
+    # ),
     # ------------------------------------------------------------------ 01 get_pair_counts
     _c(
         "pairs-swapped",
@@ -384,18 +387,21 @@ def train_bpe(text, num_merges):
         edits=[('ids = list(text.encode("utf-8"))', 'ids = text.encode("utf-8")')],
     ),
     # ------------------------------------------------------------------ 01 bpe_decode
-    _c(
-        "bpe-decode-strict-utf8",
-        L01,
-        "bpe_decode",
-        "decodes the joined bytes with .decode('utf-8') and the default errors='strict': "
-        "ids whose bytes are not valid UTF-8 (a lone continuation byte, half of a "
-        "character) raise UnicodeDecodeError instead of giving replacement characters.",
-        (r"errors ?= ?['\"]?replace", r"strict", r"UnicodeDecodeError", r"replacement char"),
-        (r"latin", r"per token|each token", r"bytes\(i\)", r"space"),
-        edits=[('.decode("utf-8", errors="replace")', '.decode("utf-8")')],
-        source=DECODE_STRICT,
-    ),
+    # blind12c-bpe-decode-strict-utf8 left out after the run: strict UTF-8 decoding is accepted on
+    # purpose: every id list bpe_encode produces is valid UTF-8 (as blind3 and blind10c's cases
+    # were left out); generalisation.py lists it with the reason.
+    # _c(
+    #     "bpe-decode-strict-utf8",
+    #     L01,
+    #     "bpe_decode",
+    #     "decodes the joined bytes with .decode('utf-8') and the default errors='strict': "
+    #     "ids whose bytes are not valid UTF-8 (a lone continuation byte, half of a "
+    #     "character) raise UnicodeDecodeError instead of giving replacement characters.",
+    #     (r"errors ?= ?['\"]?replace", r"strict", r"UnicodeDecodeError", r"replacement char"),
+    #     (r"latin", r"per token|each token", r"bytes\(i\)", r"space"),
+    #     edits=[('.decode("utf-8", errors="replace")', '.decode("utf-8")')],
+    #     source=DECODE_STRICT,
+    # ),
     _c(
         "bpe-decode-chr-encode-table",
         L01,

@@ -303,41 +303,44 @@ BLIND12D: list[Case] = [
         ],
         source=FIRST_ELEMENT_RETURNED,
     ),
-    _c(
-        "mha-inline-dropout-on-scores",
-        L05,
-        "MultiHeadAttention",
-        "writes the attention inline and applies dropout to the scores before the softmax "
-        "(softmax(dropout(scores))) instead of to the weights after it: right in eval mode "
-        "and with dropout 0; in training the dropped scores become 0, not -inf, and every "
-        "row still sums to 1.",
-        (
-            r"(dropout|drop\w*).{0,60}before (the )?softmax",
-            r"(dropout|drop\w*).{0,40}(on|to) the scores",
-            r"rows?.{0,40}(still )?sum to 1.{0,80}dropout",
-        ),
-        (
-            r"dropout (is )?(applied )?(to|on) the (output|values)",
-            r"never applie",
-            r"softmax over",
-        ),
-        edits=[
-            (
-                "heads, weights = scaled_dot_product_attention(q, k, v, mask)",
-                "scores = q @ k.transpose(-2, -1) / (q.shape[-1] ** 0.5)\n"
-                "        if mask is not None:\n"
-                '            scores = scores.masked_fill(~mask, float("-inf"))\n'
-                "        weights = torch.softmax(self.dropout(scores), dim=-1)\n"
-                "        heads = weights @ v",
-            ),
-            (
-                "if self.training and self.dropout.p > 0:\n"
-                "            heads = self.dropout(weights) @ v",
-                "pass",
-            ),
-        ],
-        source=DROPOUT_ON_SCORES,
-    ),
+    # blind12d-mha-inline-dropout-on-scores left out after the run: the answer holds a second
+    # mistake, an unguarded -inf fill whose fully masked rows come out NaN, which the check names
+    # first; generalisation.py lists it with the reason.
+    # _c(
+    #     "mha-inline-dropout-on-scores",
+    #     L05,
+    #     "MultiHeadAttention",
+    #     "writes the attention inline and applies dropout to the scores before the softmax "
+    #     "(softmax(dropout(scores))) instead of to the weights after it: right in eval mode "
+    #     "and with dropout 0; in training the dropped scores become 0, not -inf, and every "
+    #     "row still sums to 1.",
+    #     (
+    #         r"(dropout|drop\w*).{0,60}before (the )?softmax",
+    #         r"(dropout|drop\w*).{0,40}(on|to) the scores",
+    #         r"rows?.{0,40}(still )?sum to 1.{0,80}dropout",
+    #     ),
+    #     (
+    #         r"dropout (is )?(applied )?(to|on) the (output|values)",
+    #         r"never applie",
+    #         r"softmax over",
+    #     ),
+    #     edits=[
+    #         (
+    #             "heads, weights = scaled_dot_product_attention(q, k, v, mask)",
+    #             "scores = q @ k.transpose(-2, -1) / (q.shape[-1] ** 0.5)\n"
+    #             "        if mask is not None:\n"
+    #             '            scores = scores.masked_fill(~mask, float("-inf"))\n'
+    #             "        weights = torch.softmax(self.dropout(scores), dim=-1)\n"
+    #             "        heads = weights @ v",
+    #         ),
+    #         (
+    #             "if self.training and self.dropout.p > 0:\n"
+    #             "            heads = self.dropout(weights) @ v",
+    #             "pass",
+    #         ),
+    #     ],
+    #     source=DROPOUT_ON_SCORES,
+    # ),
     # ------------------------------------------------------------------ 06 quizzes
     _c(
         "q-fully-masked-uniform",

@@ -433,31 +433,34 @@ def softmax(x, axis=-1):
 """,
         source=SOFTMAX_AXIS_RESHAPED,
     ),
-    _c(
-        "sm-default-axis-0",
-        L04,
-        "softmax",
-        "declares the default axis as 0 (def softmax(x, axis=0)) instead of -1: every call "
-        "that passes axis is right, and a 1-D vector too, but a 2-D array given without "
-        "axis is normalised down its columns.",
-        (
-            r"default.{0,60}(axis ?= ?0|0 instead of -1|axis 0)",
-            r"axis ?= ?0.{0,40}default",
-            r"signature",
-        ),
-        (
-            r"axis (argument )?(is )?ignored",
-            r"keepdims",
-            r"hard-?coded",
-            r"sum(s|med)? over (the )?(whole|all)",
-        ),
-        edits=[
-            (
-                "def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:",
-                "def softmax(x: np.ndarray, axis: int = 0) -> np.ndarray:",
-            )
-        ],
-    ),
+    # blind12f-sm-default-axis-0 left out after the run: its code is one of the tests' own
+    # mistakes (test_04 sm_default_axis_0), which the benchmark keeps apart; generalisation.py
+    # lists it with the reason.
+    # _c(
+    #     "sm-default-axis-0",
+    #     L04,
+    #     "softmax",
+    #     "declares the default axis as 0 (def softmax(x, axis=0)) instead of -1: every call "
+    #     "that passes axis is right, and a 1-D vector too, but a 2-D array given without "
+    #     "axis is normalised down its columns.",
+    #     (
+    #         r"default.{0,60}(axis ?= ?0|0 instead of -1|axis 0)",
+    #         r"axis ?= ?0.{0,40}default",
+    #         r"signature",
+    #     ),
+    #     (
+    #         r"axis (argument )?(is )?ignored",
+    #         r"keepdims",
+    #         r"hard-?coded",
+    #         r"sum(s|med)? over (the )?(whole|all)",
+    #     ),
+    #     edits=[
+    #         (
+    #             "def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:",
+    #             "def softmax(x: np.ndarray, axis: int = 0) -> np.ndarray:",
+    #         )
+    #     ],
+    # ),
     # ------------------------------------------------------------- 04 attention_row
     _c(
         "ar-power-one-half-precedence",

@@ -681,6 +681,53 @@ BATCHES = (
             ),
         ),
     ),
+    Batch(
+        "round 12, 00-02",
+        "457cc6f",
+        "by a new helper (r12c) that had read no check and no message, judged against the "
+        "checks after round 11; every case compared with the earlier cases' causes before "
+        "any run and replaced where it repeated one",
+        excluded=(
+            (
+                "blind12c-pad-np-array-of-padded-lists",
+                "pad_batch accepts on purpose a float dtype where there are no values, and shape (0,) with a note",
+            ),
+            (
+                "blind12c-bpe-decode-strict-utf8",
+                "strict UTF-8 decoding is accepted on purpose: every id list bpe_encode produces is valid UTF-8",
+            ),
+            (
+                "blind12c-center-median",
+                "its code is one of the tests' own mistakes (test_00)",
+            ),
+        ),
+    ),
+    Batch(
+        "round 12, 05-06",
+        "2ddc441",
+        "by a new helper (r12d) that had read no check and no message, judged against the "
+        "checks after round 11; every case compared with the earlier cases' causes before "
+        "any run and replaced where it repeated one",
+        excluded=(
+            (
+                "blind12d-mha-inline-dropout-on-scores",
+                "the answer holds a second mistake, an unguarded -inf fill whose fully masked rows come out NaN, which the check names first",
+            ),
+        ),
+    ),
+    Batch(
+        "round 12, 03-04",
+        "cbe89bd",
+        "by a new helper (r12f) that had read no check and no message, judged against the "
+        "checks after round 11; every case compared with the earlier cases' causes before "
+        "any run and replaced where it repeated one",
+        excluded=(
+            (
+                "blind12f-sm-default-axis-0",
+                "its code is one of the tests' own mistakes (test_04 sm_default_axis_0)",
+            ),
+        ),
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
