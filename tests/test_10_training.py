@@ -1868,6 +1868,45 @@ SCORE_MISTAKES = [
         "the number of hypotheses that equal one of their references; the contract asks for "
         "their fraction",
     ),
+    # blind12a: comparing in lower case gave 1 on the cased visible case, as the count does
+    # (1 exact match): the probes, one of them cased, must part them, and a single
+    # candidate is named only when it also agrees on the probes
+    Mistake(
+        SCORES,
+        named("exact_match_lowercased")(
+            scores_with(
+                exact=lambda h, r: np.mean(
+                    [a.lower() in [x.lower() for x in b] for a, b in zip(h, r)]
+                )
+            )
+        ),
+        r"differs from its reference only in case .*\(\.lower\(\)\)",
+    ),
+    # the same family, not in any case: only the hypotheses lowered
+    Mistake(
+        SCORES,
+        named("exact_match_hypothesis_lowered")(
+            scores_with(exact=lambda h, r: np.mean([a.lower() in b for a, b in zip(h, r)]))
+        ),
+        r"differs from its reference only in case",
+    ),
+    # blind12a: sacrebleu's own error on hypotheses that are not strings, explained
+    Mistake(
+        SCORES,
+        named("bleu_hypotheses_wrapped")(
+            scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu([h], _streams(r)).score)
+        ),
+        r"hypotheses wrapped in a list \(\[hypotheses\]\)",
+    ),
+    Mistake(
+        SCORES,
+        named("bleu_hypotheses_split_into_words")(
+            scores_with(
+                bleu=lambda h, r: sacrebleu.corpus_bleu([x.split() for x in h], _streams(r)).score
+            )
+        ),
+        r"hypothesis that is not a string.*split into words",
+    ),
     # blind10j: a substring test in the references joined into one string gave 1 on the
     # second visible case, as the count does (1 exact match): the probe parts them
     Mistake(
