@@ -1455,6 +1455,10 @@ def beam_with(
                     break
                 if stop == "bound" and done and max(map(norm, done)) >= live[0][0]:
                     break
+                if stop == "worst_live" and done and max(map(norm, done)) >= live[-1][0]:
+                    break
+                if stop == "worst_finished" and done and min(map(norm, done)) >= live[0][0]:
+                    break
             pool = done + live if live_join else (done or live)
             best = max(pool, key=(lambda c: c[0]) if raw_choice else norm)
             out.append(best[1] if keep_bos else best[1][1:])
@@ -1542,6 +1546,18 @@ BEAM_MISTAKES = [
         "stopped at the first finished",
     ),
     Mistake(BEAM, named("search_to_max_len")(beam_with(stop="max_len")), "kept searching after"),
+    # blind12a: the stopping rule compared with the worst live hypothesis (beam[-1]) was
+    # named 'stopped at the first finished'; the family of the wrong hypotheses compared
+    Mistake(
+        BEAM,
+        named("stop_against_worst_live")(beam_with(stop="worst_live")),
+        r"compares the best finished hypothesis with the WORST live one \(beam\[-1\]",
+    ),
+    Mistake(
+        BEAM,
+        named("stop_with_worst_finished")(beam_with(stop="worst_finished")),
+        r"compares the WORST finished hypothesis \(min",
+    ),
     Mistake(
         BEAM,
         named("stop_after_beam_size_finished")(beam_with(stop="count")),
