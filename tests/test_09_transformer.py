@@ -1718,8 +1718,8 @@ MISTAKES = [
     Mistake(
         check_count_parameters,
         count_w1_bias_d_model,
-        r"Yours is [\d,]+ fewer than the reference(, [\d,]+ per layer over \d layers| in the "
-        r"layer); here one attention [\d,]+, the feed-forward",
+        r"You counted w_1's bias as d_model numbers \(like w_2's\)\. An nn\.Linear\(n_in, "
+        r"n_out\) has a bias of n_out numbers",
     ),
     Mistake(
         check_count_parameters,
