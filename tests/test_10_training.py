@@ -884,6 +884,28 @@ def vocabulary_size_from_axis_1(logits, labels, pad_id, smoothing=0.1):
     return ((1 - smoothing) * target + smoothing * uniform)[keep].mean()
 
 
+@named("gathered_term_bare_squeeze")
+def gathered_term_bare_squeeze(logits, labels, pad_id, smoothing=0.1):
+    """squeeze() without an axis on the gathered term: right until an input has an axis
+    of size 1 other than the one gather's index added (blind12a)."""
+    log_probs = torch.log_softmax(logits, dim=-1)
+    keep = labels != pad_id
+    target = -log_probs.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze()
+    loss = (1 - smoothing) * target - smoothing * log_probs.mean(-1)
+    return loss[keep].mean()
+
+
+@named("labels_bare_squeeze")
+def labels_bare_squeeze(logits, labels, pad_id, smoothing=0.1):
+    """labels.squeeze() first (to accept (N, 1) labels): the same family, in no case."""
+    labels = labels.squeeze()
+    log_probs = torch.log_softmax(logits, dim=-1)
+    keep = labels != pad_id
+    target = -log_probs.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+    loss = (1 - smoothing) * target - smoothing * log_probs.mean(-1)
+    return loss[keep].mean()
+
+
 @named("mask_inverted")
 def mask_inverted(logits, labels, pad_id, smoothing=0.1):
     """keep = labels == pad_id: the loss of the pad positions only (mutant
@@ -935,6 +957,19 @@ SMOOTHING_MISTAKES = [
     Mistake(SMOOTH, gather_along_positions, r"gathered along dim=1 \(or -2, the positions\)"),
     Mistake(SMOOTH, target_term_divided, r"the target term divides where it multiplies"),
     Mistake(SMOOTH, mask_inverted, r"over the pad positions only.*your mask is inverted"),
+    # blind12a: uncaught (no input had an axis of size 1 besides the vocabulary's)
+    Mistake(
+        SMOOTH,
+        gathered_term_bare_squeeze,
+        r"(?s)have an axis of size 1, and on the same positions without it .* your loss is "
+        r"right: an axis of size 1 is lost .*\.squeeze\(-1\)",
+    ),
+    Mistake(
+        SMOOTH,
+        labels_bare_squeeze,
+        r"(?s)have an axis of size 1, and on the same positions without it .* your loss is "
+        r"right",
+    ),
     # told the formula only before: other weights, fitted on three inputs, are named
     Mistake(
         SMOOTH,
@@ -2015,7 +2050,7 @@ def test_smoothing_definitions_differ_measurably_in_the_visible_cases():
     """The check can only name the definition a learner used if the definitions give
     different values on its inputs."""
     for logits, labels, pad_id, eps in checks.smoothing_cases(hidden=False):
-        if eps == 0:
+        if eps == 0 or 1 in labels.shape:  # the size-1 axis case: one position per row
             continue
         right = float(
             F.cross_entropy(
