@@ -1091,6 +1091,32 @@ SMOOTHING_CORRECT = [
 
 
 # ====================================================================== train_step
+def _step_blind12a(*, unpack=("src", "decoder_input", "labels"), clip_test="none"):
+    """A right step but for the batch's unpacking order, or the test of clip_norm:
+    "none" (`is not None`), "falsy" (`if clip_norm:`), "positive" (`clip_norm > 0` too),
+    "default" (`clip_norm or 1.0`)."""
+
+    def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
+        model.train()
+        fields = dict(zip(unpack, batch))
+        src, decoder_input, labels = fields["src"], fields["decoder_input"], fields["labels"]
+        loss = loss_fn(model(src, decoder_input), labels)
+        loss.backward()
+        if clip_test == "default":
+            clip_norm = clip_norm or 1.0
+        if clip_test == "positive":
+            clipping = clip_norm is not None and clip_norm > 0
+        else:
+            clipping = clip_norm if clip_test == "falsy" else clip_norm is not None
+        if clipping:
+            nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+        optimizer.step()
+        optimizer.zero_grad()
+        return loss.item()
+
+    return train_step
+
+
 @named("clip_before_backward")
 def clip_before_backward(model, batch, optimizer, loss_fn, clip_norm=1.0):
     model.train()
@@ -1243,6 +1269,27 @@ def _step_returns_gradient_norm(model, batch, optimizer, loss_fn, clip_norm=1.0)
 
 STEP = check_train_step
 STEP_MISTAKES = [
+    # blind12a: the batch unpacked as (src, labels, decoder_input) was told the steps only
+    Mistake(
+        STEP,
+        named("batch_unpacked_src_labels_input")(
+            _step_blind12a(unpack=("src", "labels", "decoder_input"))
+        ),
+        r"unpacked as `src, labels, decoder_input = batch`: labels was used as decoder_input; "
+        r"decoder_input was used as labels",
+    ),
+    # blind12a: clip_norm=0.0 taken for None (uncaught: no call passed 0.0), and the same
+    # family's other member, 0.0 replaced by a default
+    Mistake(
+        STEP,
+        named("clip_norm_zero_falsy")(_step_blind12a(clip_test="falsy")),
+        r"clip_norm=0\.0 was treated like None .*`if clip_norm:`",
+    ),
+    Mistake(
+        STEP,
+        named("clip_norm_zero_skipped_by_a_positive_test")(_step_blind12a(clip_test="positive")),
+        r"clip_norm=0\.0 was treated like None .*clip_norm > 0",
+    ),
     # a loss divided by the batch size was told only the expected value; a scaled update
     # only the largest difference
     Mistake(
