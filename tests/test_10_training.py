@@ -447,6 +447,35 @@ def noam_variant(formula, name):
 
 
 NOAM_MISTAKES = [
+    # blind12a: the family 'one exponent replaced': a floor division in the warm-up's
+    # exponent (-3 // 2 = -2) and the decay's sign flipped, both told only a power of step;
+    # the floor division in the decay's exponent (-1 // 2 = -1) is in no case
+    Mistake(
+        check_noam_lr,
+        noam_variant(
+            lambda s, d, w: d ** (-1 / 2) * min(max(s, 1) ** (-1 / 2), max(s, 1) * w ** (-3 // 2)),
+            "warmup_exponent_floor_division",
+        ),
+        r"the exponent of warmup in the warm-up branch, .* is -2 in your formula instead of "
+        r"-1\.5 \(what -3 // 2 gives in Python",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(
+            lambda s, d, w: d**-0.5 * min(max(s, 1) ** 0.5, max(s, 1) * w**-1.5),
+            "decay_exponent_positive",
+        ),
+        r"the exponent of step in the decay branch, step \*\* -0\.5, is 0\.5 in your formula "
+        r"instead of -0\.5 \(the sign of the exponent flipped\)",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(
+            lambda s, d, w: d**-0.5 * min(max(s, 1) ** (-1 // 2), max(s, 1) * w**-1.5),
+            "decay_exponent_floor_division",
+        ),
+        r"is -1 in your formula instead of -0\.5 \(what -1 // 2 gives in Python",
+    ),
     # blind10j: d_model and warmup in each other's places, told only the largest difference
     Mistake(
         check_noam_lr,
