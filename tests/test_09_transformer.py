@@ -1290,6 +1290,25 @@ def _greedy_variant(
     return greedy
 
 
+def greedy_tensor_of_step_tensors(model, src_ids, max_len, bos_id, eos_id):
+    """The steps' (batch,) tensors joined with torch.tensor (blind12a: a raw TypeError)."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        generated = []
+        for _ in range(max_len):
+            next_token = model.decode(tokens, memory, src_ids)[:, -1].argmax(-1)
+            generated.append(next_token)
+            tokens = torch.cat([tokens, next_token[:, None]], dim=1)
+    return torch.tensor(generated).T
+
+
+def greedy_long_tensor_of_rows(model, src_ids, max_len, bos_id, eos_id):
+    """The same family, in no case: the rows (tensors) joined with torch.LongTensor."""
+    out = ref.greedy_decode(model, src_ids, max_len, bos_id, eos_id)
+    return torch.LongTensor([row for row in out])
+
+
 def greedy_appends_a_row(model, src_ids, max_len, bos_id, eos_id):
     """The new tokens appended as a (1, batch) row (blind10a: the raw torch.cat error)."""
     with torch.no_grad():
@@ -1763,6 +1782,18 @@ MISTAKES = [
         r"(?s)^(?!.*rows interfere).*had produced <eos> before step .*stays True once set",
     ),
     Mistake(check_greedy_decode, greedy_drops_the_first_row, r"drops the first ROW"),
+    # blind12a: the family 'a tensor built from a list of tensors', raw errors before
+    Mistake(
+        check_greedy_decode,
+        greedy_tensor_of_step_tensors,
+        r"Your line `return torch\.tensor\(generated\)\.T` builds a tensor from a list whose "
+        r"elements are tensors .*torch\.stack",
+    ),
+    Mistake(
+        check_greedy_decode,
+        greedy_long_tensor_of_rows,
+        r"Your line `return torch\.LongTensor\(.*\)` builds a tensor from a list whose elements",
+    ),
     # blind12a: finished updated with & (never True) was told "rows go on generating" (a
     # row that never finishes hides the missing early stop): the other cases part them;
     # the same family, finished never updated at all, is in no case
