@@ -537,6 +537,21 @@ class TEncodeDetached(_Reference):
         return super().encode(src_ids).detach()
 
 
+class TForwardMemoryEmbedded(_Reference):
+    """forward hands decode the embedded source, the encoder's input (blind12a)."""
+
+    def forward(self, src_ids, tgt_ids):
+        memory = self.positional_encoding(self.src_embedding(src_ids))
+        return self.decode(tgt_ids, memory, src_ids)
+
+
+class TForwardMemoryEmbeddingsOnly(_Reference):
+    """The same family, in no case: the source embeddings alone as memory."""
+
+    def forward(self, src_ids, tgt_ids):
+        return self.decode(tgt_ids, self.src_embedding(src_ids), src_ids)
+
+
 class TDecodeNoGrad(_Reference):
     """decode under torch.no_grad(): right logits, no gradient to the decoder."""
 
@@ -1699,6 +1714,17 @@ MISTAKES = [
         r"model\.decode\(.*gives the right values, but they are cut off .* in decode",
     ),
     Mistake(check_Transformer, TStubbedEncode, r"not implemented yet"),
+    # blind12a: told only "follow the figure"
+    Mistake(
+        check_Transformer,
+        TForwardMemoryEmbedded,
+        r"forward hands decode the encoder's INPUT as memory, the embedded source",
+    ),
+    Mistake(
+        check_Transformer,
+        TForwardMemoryEmbeddingsOnly,
+        r"forward hands decode the encoder's INPUT as memory, the source embeddings",
+    ),
     # count_parameters
     *[
         Mistake(check_count_parameters, _count_mistake(**knobs), re.escape(message[:60]))
