@@ -447,6 +447,35 @@ def noam_variant(formula, name):
 
 
 NOAM_MISTAKES = [
+    # blind12a: the family 'one exponent replaced': a floor division in the warm-up's
+    # exponent (-3 // 2 = -2) and the decay's sign flipped, both told only a power of step;
+    # the floor division in the decay's exponent (-1 // 2 = -1) is in no case
+    Mistake(
+        check_noam_lr,
+        noam_variant(
+            lambda s, d, w: d ** (-1 / 2) * min(max(s, 1) ** (-1 / 2), max(s, 1) * w ** (-3 // 2)),
+            "warmup_exponent_floor_division",
+        ),
+        r"the exponent of warmup in the warm-up branch, .* is -2 in your formula instead of "
+        r"-1\.5 \(what -3 // 2 gives in Python",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(
+            lambda s, d, w: d**-0.5 * min(max(s, 1) ** 0.5, max(s, 1) * w**-1.5),
+            "decay_exponent_positive",
+        ),
+        r"the exponent of step in the decay branch, step \*\* -0\.5, is 0\.5 in your formula "
+        r"instead of -0\.5 \(the sign of the exponent flipped\)",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(
+            lambda s, d, w: d**-0.5 * min(max(s, 1) ** (-1 // 2), max(s, 1) * w**-1.5),
+            "decay_exponent_floor_division",
+        ),
+        r"is -1 in your formula instead of -0\.5 \(what -1 // 2 gives in Python",
+    ),
     # blind10j: d_model and warmup in each other's places, told only the largest difference
     Mistake(
         check_noam_lr,
@@ -884,6 +913,28 @@ def vocabulary_size_from_axis_1(logits, labels, pad_id, smoothing=0.1):
     return ((1 - smoothing) * target + smoothing * uniform)[keep].mean()
 
 
+@named("gathered_term_bare_squeeze")
+def gathered_term_bare_squeeze(logits, labels, pad_id, smoothing=0.1):
+    """squeeze() without an axis on the gathered term: right until an input has an axis
+    of size 1 other than the one gather's index added (blind12a)."""
+    log_probs = torch.log_softmax(logits, dim=-1)
+    keep = labels != pad_id
+    target = -log_probs.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze()
+    loss = (1 - smoothing) * target - smoothing * log_probs.mean(-1)
+    return loss[keep].mean()
+
+
+@named("labels_bare_squeeze")
+def labels_bare_squeeze(logits, labels, pad_id, smoothing=0.1):
+    """labels.squeeze() first (to accept (N, 1) labels): the same family, in no case."""
+    labels = labels.squeeze()
+    log_probs = torch.log_softmax(logits, dim=-1)
+    keep = labels != pad_id
+    target = -log_probs.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+    loss = (1 - smoothing) * target - smoothing * log_probs.mean(-1)
+    return loss[keep].mean()
+
+
 @named("mask_inverted")
 def mask_inverted(logits, labels, pad_id, smoothing=0.1):
     """keep = labels == pad_id: the loss of the pad positions only (mutant
@@ -935,6 +986,19 @@ SMOOTHING_MISTAKES = [
     Mistake(SMOOTH, gather_along_positions, r"gathered along dim=1 \(or -2, the positions\)"),
     Mistake(SMOOTH, target_term_divided, r"the target term divides where it multiplies"),
     Mistake(SMOOTH, mask_inverted, r"over the pad positions only.*your mask is inverted"),
+    # blind12a: uncaught (no input had an axis of size 1 besides the vocabulary's)
+    Mistake(
+        SMOOTH,
+        gathered_term_bare_squeeze,
+        r"(?s)have an axis of size 1, and on the same positions without it .* your loss is "
+        r"right: an axis of size 1 is lost .*\.squeeze\(-1\)",
+    ),
+    Mistake(
+        SMOOTH,
+        labels_bare_squeeze,
+        r"(?s)have an axis of size 1, and on the same positions without it .* your loss is "
+        r"right",
+    ),
     # told the formula only before: other weights, fitted on three inputs, are named
     Mistake(
         SMOOTH,
@@ -1056,6 +1120,32 @@ SMOOTHING_CORRECT = [
 
 
 # ====================================================================== train_step
+def _step_blind12a(*, unpack=("src", "decoder_input", "labels"), clip_test="none"):
+    """A right step but for the batch's unpacking order, or the test of clip_norm:
+    "none" (`is not None`), "falsy" (`if clip_norm:`), "positive" (`clip_norm > 0` too),
+    "default" (`clip_norm or 1.0`)."""
+
+    def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
+        model.train()
+        fields = dict(zip(unpack, batch))
+        src, decoder_input, labels = fields["src"], fields["decoder_input"], fields["labels"]
+        loss = loss_fn(model(src, decoder_input), labels)
+        loss.backward()
+        if clip_test == "default":
+            clip_norm = clip_norm or 1.0
+        if clip_test == "positive":
+            clipping = clip_norm is not None and clip_norm > 0
+        else:
+            clipping = clip_norm if clip_test == "falsy" else clip_norm is not None
+        if clipping:
+            nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+        optimizer.step()
+        optimizer.zero_grad()
+        return loss.item()
+
+    return train_step
+
+
 @named("clip_before_backward")
 def clip_before_backward(model, batch, optimizer, loss_fn, clip_norm=1.0):
     model.train()
@@ -1208,6 +1298,27 @@ def _step_returns_gradient_norm(model, batch, optimizer, loss_fn, clip_norm=1.0)
 
 STEP = check_train_step
 STEP_MISTAKES = [
+    # blind12a: the batch unpacked as (src, labels, decoder_input) was told the steps only
+    Mistake(
+        STEP,
+        named("batch_unpacked_src_labels_input")(
+            _step_blind12a(unpack=("src", "labels", "decoder_input"))
+        ),
+        r"unpacked as `src, labels, decoder_input = batch`: labels was used as decoder_input; "
+        r"decoder_input was used as labels",
+    ),
+    # blind12a: clip_norm=0.0 taken for None (uncaught: no call passed 0.0), and the same
+    # family's other member, 0.0 replaced by a default
+    Mistake(
+        STEP,
+        named("clip_norm_zero_falsy")(_step_blind12a(clip_test="falsy")),
+        r"clip_norm=0\.0 was treated like None .*`if clip_norm:`",
+    ),
+    Mistake(
+        STEP,
+        named("clip_norm_zero_skipped_by_a_positive_test")(_step_blind12a(clip_test="positive")),
+        r"clip_norm=0\.0 was treated like None .*clip_norm > 0",
+    ),
     # a loss divided by the batch size was told only the expected value; a scaled update
     # only the largest difference
     Mistake(
@@ -1455,6 +1566,10 @@ def beam_with(
                     break
                 if stop == "bound" and done and max(map(norm, done)) >= live[0][0]:
                     break
+                if stop == "worst_live" and done and max(map(norm, done)) >= live[-1][0]:
+                    break
+                if stop == "worst_finished" and done and min(map(norm, done)) >= live[0][0]:
+                    break
             pool = done + live if live_join else (done or live)
             best = max(pool, key=(lambda c: c[0]) if raw_choice else norm)
             out.append(best[1] if keep_bos else best[1][1:])
@@ -1542,6 +1657,18 @@ BEAM_MISTAKES = [
         "stopped at the first finished",
     ),
     Mistake(BEAM, named("search_to_max_len")(beam_with(stop="max_len")), "kept searching after"),
+    # blind12a: the stopping rule compared with the worst live hypothesis (beam[-1]) was
+    # named 'stopped at the first finished'; the family of the wrong hypotheses compared
+    Mistake(
+        BEAM,
+        named("stop_against_worst_live")(beam_with(stop="worst_live")),
+        r"compares the best finished hypothesis with the WORST live one \(beam\[-1\]",
+    ),
+    Mistake(
+        BEAM,
+        named("stop_with_worst_finished")(beam_with(stop="worst_finished")),
+        r"compares the WORST finished hypothesis \(min",
+    ),
     Mistake(
         BEAM,
         named("stop_after_beam_size_finished")(beam_with(stop="count")),
@@ -1868,6 +1995,45 @@ SCORE_MISTAKES = [
         "the number of hypotheses that equal one of their references; the contract asks for "
         "their fraction",
     ),
+    # blind12a: comparing in lower case gave 1 on the cased visible case, as the count does
+    # (1 exact match): the probes, one of them cased, must part them, and a single
+    # candidate is named only when it also agrees on the probes
+    Mistake(
+        SCORES,
+        named("exact_match_lowercased")(
+            scores_with(
+                exact=lambda h, r: np.mean(
+                    [a.lower() in [x.lower() for x in b] for a, b in zip(h, r)]
+                )
+            )
+        ),
+        r"differs from its reference only in case .*\(\.lower\(\)\)",
+    ),
+    # the same family, not in any case: only the hypotheses lowered
+    Mistake(
+        SCORES,
+        named("exact_match_hypothesis_lowered")(
+            scores_with(exact=lambda h, r: np.mean([a.lower() in b for a, b in zip(h, r)]))
+        ),
+        r"differs from its reference only in case",
+    ),
+    # blind12a: sacrebleu's own error on hypotheses that are not strings, explained
+    Mistake(
+        SCORES,
+        named("bleu_hypotheses_wrapped")(
+            scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu([h], _streams(r)).score)
+        ),
+        r"hypotheses wrapped in a list \(\[hypotheses\]\)",
+    ),
+    Mistake(
+        SCORES,
+        named("bleu_hypotheses_split_into_words")(
+            scores_with(
+                bleu=lambda h, r: sacrebleu.corpus_bleu([x.split() for x in h], _streams(r)).score
+            )
+        ),
+        r"hypothesis that is not a string.*split into words",
+    ),
     # blind10j: a substring test in the references joined into one string gave 1 on the
     # second visible case, as the count does (1 exact match): the probe parts them
     Mistake(
@@ -1960,7 +2126,7 @@ def test_smoothing_definitions_differ_measurably_in_the_visible_cases():
     """The check can only name the definition a learner used if the definitions give
     different values on its inputs."""
     for logits, labels, pad_id, eps in checks.smoothing_cases(hidden=False):
-        if eps == 0:
+        if eps == 0 or 1 in labels.shape:  # the size-1 axis case: one position per row
             continue
         right = float(
             F.cross_entropy(

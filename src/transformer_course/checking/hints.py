@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import traceback
 from collections.abc import Callable, Iterable, Sequence
 
 __all__ = [
@@ -87,11 +88,16 @@ GENERIC_HINTS: dict[str, str | Callable[[BaseException], str]] = {
         "they take tensors. Use the math module (math.sqrt, math.exp) for a plain number, or "
         "make it a tensor first."
     ),
-    "only one element tensors can be converted to Python scalars": (
-        "`.item()`, float() or int() needs a tensor with one value, and this one holds "
+    "only one element tensors can be converted to Python scalars": lambda exc: (
+        _tensor_of_tensors_advice(exc)
+        or "`.item()`, float() or int() needs a tensor with one value, and this one holds "
         "several (a batch, a row). Keep the tensor, and work on it element-wise. The math "
         "module's functions (math.exp, math.sqrt, math.log) convert their argument the same "
         "way: on tensors use torch.exp, torch.sqrt, torch.log."
+    ),
+    # blind12a-gd-torch-tensor-of-step-tensors: torch.tensor(list of (batch,) tensors)
+    "only integer tensors of a single element can be converted to an index": lambda exc: (
+        _tensor_of_tensors_advice(exc)
     ),
     "mat1 and mat2 shapes cannot be multiplied": lambda exc: (
         "A matrix product (@, nn.Linear) got shapes that do not chain: the last axis of the "
@@ -238,6 +244,34 @@ def _dot_t_advice(exc: BaseException) -> str:
         " Your line uses `.T`, which reverses *all* the axes of a tensor with more than two (a "
         "(batch, num_heads, len, d_head) k becomes (d_head, len, num_heads, batch)), not only "
         "the last two: for a batch of matrices use k.transpose(-2, -1) (or k.mT)."
+    )
+
+
+_TENSOR_CONSTRUCTOR = re.compile(
+    r"torch\.(tensor|as_tensor|Tensor|LongTensor|FloatTensor|IntTensor)\(|np\.array\("
+)
+
+
+def _tensor_of_tensors_advice(exc: BaseException) -> str:
+    """The family 'a tensor built from a list of tensors' (torch.tensor, torch.LongTensor,
+    np.array on a list whose elements are tensors of several values): said when the line
+    of the learner's code that raised calls such a constructor; "" otherwise."""
+    from transformer_course.checking.failure import _is_learner_frame
+
+    frames = [
+        frame
+        for frame in traceback.extract_tb(exc.__traceback__)
+        if _is_learner_frame(frame.filename)
+    ]
+    if not frames or not _TENSOR_CONSTRUCTOR.search(frames[-1].line or ""):
+        return ""
+    return (
+        f"Your line `{frames[-1].line.strip()}` builds a tensor from a list whose elements "
+        "are tensors of several values (a list of tensors): torch.tensor (like "
+        "torch.LongTensor or np.array) turns each element into one Python number, which a "
+        "tensor of a whole batch or row cannot be. Join tensors with torch.stack(the_list, "
+        "dim=...) (a new axis: dim=1 makes each step a column) or torch.cat (along an "
+        "existing axis); torch.tensor is for Python numbers and lists of them."
     )
 
 

@@ -485,6 +485,8 @@ def count_parameters_f(
     encoder_attentions: int = 1,
     encoder_norms: int = 2,
     subtracted: tuple[str, ...] = (),  # "w_1.bias", "w_2.bias", "attention.bias"
+    ffn_bias_widths: str = "fd",  # the widths of w_1's and w_2's biases: d_ff (f), d_model (d)
+    single_layer: tuple[str, ...] = (),  # the stacks counted with one layer, not num_layers
 ) -> dict[str, int]:
     """Lesson 09's count_parameters from the formulas: {"embeddings", "encoder", "decoder",
     "output": number of parameters}, with one knob per classic mistake: ``biases`` False
@@ -505,7 +507,10 @@ def count_parameters_f(
     d_head, one head's share; ``qkv_per_head`` is 3) with ``per_head_bias`` (their bias
     counted as d_head numbers, not d_model); ``encoder_attentions`` and ``encoder_norms``
     (per encoder layer, as ``decoder_attentions`` and ``decoder_norms``); ``subtracted``
-    (biases subtracted where they are added: "w_1.bias", "w_2.bias", "attention.bias")."""
+    (biases subtracted where they are added: "w_1.bias", "w_2.bias", "attention.bias");
+    ``ffn_bias_widths`` (the sizes counted for w_1's and w_2's biases, "f" for d_ff and
+    "d" for d_model: "fd" is right, "ff" sizes w_2's like w_1's); ``single_layer`` (the
+    stacks, "encoder" and/or "decoder", counted with one layer instead of num_layers)."""
     d, f, layers = d_model, (4 * d_model if d_ff_4 else d_ff), (1 if one_layer else num_layers)
     attention_bias = biases if attention_biases is None else attention_biases
     ffn_bias = biases if ffn_biases is None else ffn_biases
@@ -516,7 +521,8 @@ def count_parameters_f(
     attention -= shrunk * d * (d - d // num_heads)
     if per_head_bias and attention_bias:
         attention -= shrunk * (d - d // num_heads)
-    ffn = 2 * d * f + ((f + d) if ffn_bias else 0)
+    width = {"f": f, "d": d}
+    ffn = 2 * d * f + ((width[ffn_bias_widths[0]] + width[ffn_bias_widths[1]]) if ffn_bias else 0)
     ffn -= sum({"w_1.bias": 2 * f, "w_2.bias": 2 * d}.get(t, 0) for t in subtracted)
     if "attention.bias" in subtracted and attention_bias:
         attention -= 2 * attention_projections * d
@@ -543,7 +549,7 @@ def count_parameters_f(
         output = table + (out_bias if untied_output_bias else 0)
     return {
         "embeddings": embeddings,
-        "encoder": layers * enc_layer + extra["encoder"],
-        "decoder": layers * dec_layer + extra["decoder"],
+        "encoder": (1 if "encoder" in single_layer else layers) * enc_layer + extra["encoder"],
+        "decoder": (1 if "decoder" in single_layer else layers) * dec_layer + extra["decoder"],
         "output": output,
     }

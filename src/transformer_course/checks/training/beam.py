@@ -141,6 +141,10 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
                 stop = len(finished) >= beam_size
             elif variant == "to_max_len":
                 stop = False
+            elif variant in _STOP_PICKS:  # the family 'the wrong hypotheses compared'
+                pick, live = _STOP_PICKS[variant]
+                best = pick((scored(h, stop_mode) for h in finished), default=None)
+                stop = best is not None and best >= beam[live][1]
             else:
                 best = max((scored(h, stop_mode) for h in finished), default=None)
                 stop = best is not None and best >= beam[0][1]
@@ -152,6 +156,15 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
         if variant == "worst_live" and not finished:  # beam[-1], the live one of lowest score
             return beam[-1][0]
         return max(pool, key=lambda h: scored(h, choice_mode))[0]
+
+
+#: the family 'the stopping rule compares the wrong hypotheses': which finished score
+#: (max: the best, min: the worst) and which live one (0: the best, -1: the worst)
+_STOP_PICKS = {
+    "stop_worst_live": (max, -1),
+    "stop_worst_finished": (min, 0),
+    "stop_worst_both": (min, -1),
+}
 
 
 #: the family 'the hypothesis extended wrongly': what a variant appends instead of the
@@ -224,6 +237,19 @@ _BEAM_MESSAGES = {
     "first_finished": "You stopped at the first finished hypothesis, although a live "
     "hypothesis still scored better. Stop only once the best finished hypothesis's normalised "
     "score is at least the best live hypothesis's score (or after max_len steps).",
+    "stop_worst_live": "Your stopping rule compares the best finished hypothesis with the "
+    "WORST live one (beam[-1], the lowest score of the sorted beam), so the search stops "
+    "while a better live hypothesis is still growing. Compare with the best live score, "
+    "beam[0] (the beam is sorted best first): stop once the best finished normalised score "
+    "is at least beam[0]'s score.",
+    "stop_worst_finished": "Your stopping rule compares the WORST finished hypothesis "
+    "(min of the normalised scores) with the best live one, so the search goes on after no "
+    "live hypothesis can win any more. Stop once the BEST finished normalised score "
+    "(max(map(normalised, finished))) is at least the best live score, beam[0]'s.",
+    "stop_worst_both": "Your stopping rule compares the WORST finished hypothesis (min of "
+    "the normalised scores) with the WORST live one (beam[-1]): stop once the BEST finished "
+    "normalised score (max) is at least the BEST live score, beam[0]'s (the beam is sorted "
+    "best first).",
     "count_rule": "You stopped once beam_size hypotheses had finished. A confident model "
     "finishes several unlikely hypotheses early (each ends with an unlikely <eos>) while the "
     "likely one is still live: the count is reached before the best answer finishes. Stop "

@@ -196,6 +196,79 @@ def _fraction_exponents(noam_lr, cases) -> str:
     )
 
 
+#: the exponents of the formula, d_model ** -0.5 * min(step ** -0.5, step ** 1 * warmup **
+#: -1.5), by name: (where it is, the paper's value)
+_EXPONENTS = {
+    "decay": ("step in the decay branch, step ** -0.5", -0.5),
+    "warm": ("step in the warm-up branch, step * warmup ** -1.5", 1.0),
+    "warmup": ("warmup in the warm-up branch, step * warmup ** -1.5", -1.5),
+}
+#: an input on which the exponents part: a warm-up short enough that every branch wins
+#: somewhere, and steps far beyond it
+_EXPONENT_PROBE = (16, 4, [1, 2, 3, 4, 5, 8, 20, 64, 100, 1000])
+
+
+def _with_exponent(name: str, value: float):
+    powers = {key: right for key, (_, right) in _EXPONENTS.items()} | {name: value}
+
+    def rate(s, d, w):
+        s = max(s, 1)
+        return d**-0.5 * min(s ** powers["decay"], s ** powers["warm"] * w ** powers["warmup"])
+
+    return rate
+
+
+def _exponent_replaced(noam_lr, cases) -> str:
+    """The family 'one exponent of the formula replaced' (its sign flipped, a floor
+    division, -3 // 2 = -2, another half-integer): named when exactly one replaced
+    exponent gives every value of every case and of a probe whose short warm-up lets each
+    branch win somewhere (when several do, all of them); "" otherwise."""
+    observed = []
+    for d, w, steps in [*cases, _EXPONENT_PROBE]:
+        values = _learner_values(noam_lr, d, w, [s for s in steps if s > 0])
+        if values is None:
+            return ""
+        observed.append((d, w, [s for s in steps if s > 0], values))
+    found = []
+    for name, (_, right) in _EXPONENTS.items():
+        for value in (x / 2 for x in range(-6, 7)):
+            if value == right or (name, value) == ("warm", -1.5):
+                continue  # (step * warmup) ** -1.5 is told below, with its cause
+            rate = _with_exponent(name, value)
+            if all(
+                math.isclose(v, rate(s, d, w), rel_tol=1e-9)
+                for d, w, steps, values in observed
+                for s, v in zip(steps, values)
+            ):
+                found.append((name, value))
+    if not found:
+        return ""
+
+    def said(name: str, value: float) -> str:
+        where, right = _EXPONENTS[name]
+        why = ""
+        if value == -right:
+            why = " (the sign of the exponent flipped)"
+        elif right != int(right) and value == math.floor(right):
+            why = (
+                f" (what {int(2 * right)} // 2 gives in Python: // is floor division, which "
+                f"rounds {int(2 * right)} / 2 = {right:g} down to {value:g}; write {right:g})"
+            )
+        return f"the exponent of {where}, is {value:g} in your formula instead of {right:g}{why}"
+
+    if len(found) == 1:
+        return (
+            f"Your rates are the paper's formula with one exponent changed: {said(*found[0])}. "
+            "lr = d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)."
+        )
+    return (
+        "Your rates are the paper's formula with one exponent changed; these changes all give "
+        "exactly your rates on every input here: "
+        + "; or ".join(said(*f) for f in found)
+        + ". lr = d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)."
+    )
+
+
 def _sizes_written_in(noam_lr, cases) -> str:
     """Rates that are exactly the schedule of other sizes (the paper's 512 and 4000, or
     another case's) on every case: the sizes written into the formula, not the arguments.
@@ -255,6 +328,7 @@ def _explain_noam(noam_lr, cases) -> str:
         or _warm_up_from_zero(noam_lr, cases)
         or _fraction_exponents(noam_lr, cases)
         or _steps_moved(noam_lr, cases)
+        or _exponent_replaced(noam_lr, cases)
     )
     if shifted:
         return shifted

@@ -236,6 +236,13 @@ def check_translation_scores(translation_scores, *, hidden: bool = False) -> Non
                     "streams, each a list of strings (stream j = the j-th reference of every "
                     "sentence). A list of lists of lists, such as [references] (the "
                     "per-sentence lists wrapped once more), gives this error. " + _ONE_STREAM_HINT,
+                    "Each element of `hyps` should be a string": "sacrebleu found a "
+                    "hypothesis that is not a string: corpus_bleu's first argument is the "
+                    "hypotheses as they come, a flat list of strings, one per sentence; only "
+                    "the references are grouped, into a list of streams. Three calls give "
+                    "this error: the hypotheses wrapped in a list ([hypotheses]), the two "
+                    "arguments swapped (the streams first), or hypotheses split into words. "
+                    "Call sacrebleu.corpus_bleu(hypotheses, streams).",
                     "Reference sentence": _ONE_STREAM_HINT,
                     "does not match": _ONE_STREAM_HINT,
                     "NoneType": "A None in the streams is fine for sacrebleu; it must not "
@@ -289,6 +296,11 @@ EXACT_PROBE = (
         ["mi libro"],
     ],
 )
+#: an input where case matters (yours must give 1 / 4 here; in lower case 3 / 4)
+CASE_PROBE = (
+    ["La casa", "El perro come", "veo al gato", "mi libro"],
+    [["la casa"], ["el perro come"], ["veo el gato"], ["mi libro"]],
+)
 
 
 def _exact_models(hypotheses, references) -> dict[str, float]:
@@ -304,28 +316,33 @@ def _exact_models(hypotheses, references) -> dict[str, float]:
         "first": sum(h == refs[0] for h, refs in pairs) / n,
         "every": sum(all(h == r for r in refs) for h, refs in pairs) / n,
         "substring": sum(any(h in r for r in refs) for h, refs in pairs) / n,
+        # the strings compared in lower case
+        "lowercase": sum(h.lower() in [r.lower() for r in refs] for h, refs in pairs) / n,
     }
 
 
 def _exact_mistakes(translation_scores, value, hypotheses, references) -> list[str]:
     """The known exact-match mistakes that give the learner's value here and differ from
-    the right one; where several do, those that also give the learner's value on
-    :data:`EXACT_PROBE` (all of them if the probe cannot tell)."""
+    the right one, kept only where they also give the learner's value on the probes
+    (:data:`EXACT_PROBE`, :data:`CASE_PROBE`): one agreement on one input is not enough to
+    name a cause (a count of 1 match and a fraction of 1 look alike). If a probe cannot
+    be run, the candidates stay as they are."""
     exact = sum(h in refs for h, refs in zip(hypotheses, references)) / len(hypotheses)
     found = [
         name
         for name, model in _exact_models(hypotheses, references).items()
         if not math.isclose(model, exact, abs_tol=1e-9) and math.isclose(value, model, abs_tol=1e-9)
     ]
-    if len(found) < 2:
+    if not found:
         return found
-    try:
-        probe = float(translation_scores(*copy.deepcopy(EXACT_PROBE))["exact_match"])
-    except Exception:  # the probe is only a tie-break
-        return found
-    models = _exact_models(*EXACT_PROBE)
-    kept = [name for name in found if math.isclose(probe, models[name], abs_tol=1e-9)]
-    return kept or found
+    for probe_input in (EXACT_PROBE, CASE_PROBE):
+        try:
+            probe = float(translation_scores(*copy.deepcopy(probe_input))["exact_match"])
+        except Exception:  # the probes only confirm
+            return found
+        models = _exact_models(*probe_input)
+        found = [name for name in found if math.isclose(probe, models[name], abs_tol=1e-9)]
+    return found
 
 
 def _check_exact_match(
@@ -367,6 +384,10 @@ def _check_exact_match(
         "*every* reference of its sentence, which no sentence with two different correct "
         f"translations can pass. It is right when it equals any one: {matches} of {n}, "
         f"{exact:g}.",
+        "lowercase": f'{what}["exact_match"] is {value:g}: a hypothesis that differs from its '
+        "reference only in case (such as 'La casa' for 'la casa') counted as a match, as "
+        "comparing in lower case (.lower()) does. Exact match compares the strings as they "
+        f"are, case included: {matches} of {n}, {exact:g}.",
         "substring": f'{what}["exact_match"] is {value:g}: a hypothesis that is only part of a '
         "reference (such as its first words) counted as a match, as a substring test does "
         "(`hypothesis in some_string`, for example in the references joined into one "

@@ -300,6 +300,8 @@ def smoothing_cases(hidden: bool):
             (logits(2, 3, 7, scale=60.0), torch.tensor([[6, 1, 0], [2, 5, 4]]), 0, 0.1)
         )  # large logits
         cases.append((logits(2, 3, 5), torch.tensor([[1, 2, 0], [3, 4, 4]]), 0, 0.0))
+        # targets of one position: an axis of size 1 that a bare squeeze() drops
+        cases.append((logits(3, 1, 6), torch.tensor([[2], [5], [0]]), 0, 0.1))
     else:
         for shape, pad_id, eps, scale in (
             ((4, 9, 11), 0, 0.1, 3.0),
@@ -307,6 +309,7 @@ def smoothing_cases(hidden: bool):
             ((17, 6), 1, 0.15, 1.0),
             ((2, 6, 40), 0, 0.1, 80.0),
             ((5, 2, 4, 7), 2, 0.4, 2.0),
+            ((4, 1, 9), 0, 0.2, 2.0),  # an axis of size 1
         ):
             x = logits(*shape, scale=scale)
             labels = torch.randint(0, shape[-1], shape[:-1], generator=gen)
@@ -391,6 +394,34 @@ def _fitted_weights(label_smoothed_loss, logits, labels, pad_id, eps, value) -> 
     )
 
 
+def _size_one_axis_note(label_smoothed_loss, logits, labels, pad_id, eps) -> str:
+    """The family 'an axis of size 1 lost on the way' (a bare squeeze(), an index [0]):
+    said when the labels have an axis of size 1 and the learner's loss is right on the same
+    positions without it (flattened to (N, V) logits and (N,) labels), the input that tells
+    a size-1 axis apart from every other cause; "" otherwise."""
+    if 1 not in labels.shape or labels.numel() < 2:
+        return ""
+    flat_logits = logits.detach().reshape(-1, logits.shape[-1]).clone().requires_grad_(True)
+    flat_labels = labels.reshape(-1)
+    try:
+        flat = label_smoothed_loss(flat_logits, flat_labels.clone(), pad_id, eps)
+        expected = smoothed_cross_entropy(flat_logits.detach().double(), flat_labels, pad_id, eps)
+        if not torch.allclose(
+            torch.as_tensor(flat).detach().double(), expected, rtol=1e-4, atol=1e-5
+        ):
+            return ""
+    except Exception:
+        return ""
+    return (
+        f"Here the labels {tuple(labels.shape)} have an axis of size 1, and on the same "
+        f"positions without it (logits {tuple(flat_logits.shape)}, labels "
+        f"{tuple(flat_labels.shape)}) your loss is right: an axis of size 1 is lost on the "
+        "way. A bare .squeeze() drops EVERY axis of size 1, not only the one that gather's "
+        "index added (and then the terms broadcast against each other, or the mask no "
+        "longer fits): squeeze only that axis, .squeeze(-1)."
+    )
+
+
 def _gather_axis_hint(logits: torch.Tensor, labels: torch.Tensor, pad_id: int):
     """For an index error: the axes along which gathering the labels' log-probabilities
     raises the very same error (the labels index the vocabulary, the last axis)."""
@@ -438,6 +469,9 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
                 eps,
                 call_repr=what,
                 hints={
+                    Exception: lambda exc, x=logits, y=labels, p=pad_id, e=eps: _size_one_axis_note(
+                        label_smoothed_loss, x, y, p, e
+                    ),
                     "Expected target size": "F.cross_entropy (and F.nll_loss) read axis 1 as "
                     "the classes: logits (batch, len_tgt, V) are taken as (N, C=len_tgt, "
                     "d1=V), so the labels do not fit. Flatten both first, logits.reshape(-1, "
@@ -499,6 +533,7 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
                 },
                 explain=lambda got=got, x=logits, y=labels, p=pad_id, e=eps, t=tol: (
                     _explain_loss(got, x, y, p, e, t["rtol"], t["atol"])
+                    or _size_one_axis_note(label_smoothed_loss, x, y, p, e)
                     or _fitted_weights(
                         label_smoothed_loss, x, y, p, e, float(got.detach().double())
                     )

@@ -10,6 +10,7 @@ so that a forward pass run in eval mode shows.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import torch
@@ -57,18 +58,21 @@ def _sgd_variant(
     inputs="right",
     stale_grads=None,
     target="labels",
+    unpacked=(0, 1, 2),
 ):
     """The state after a (possibly mistaken) SGD step from ``start_state``;
     ``stale_grads`` (name -> tensor) are gradients left over from an earlier step;
     ``inputs``: what the model is called with, one of ``_MODEL_INPUTS``; ``target``: what
-    the loss scores the logits against ("labels", or "decoder_input": no shift)."""
+    the loss scores the logits against ("labels", or "decoder_input": no shift);
+    ``unpacked``: which field of the batch each of src, decoder_input, labels is taken
+    from (the batch unpacked in another order)."""
     model = Transformer(vocab, vocab, dropout=0.0, pad_id=pad_id, **_STEP_MODEL)
     model.load_state_dict(start_state)
     model.train()
     for name, p in model.named_parameters():
         if stale_grads and name in stale_grads:
             p.grad = stale_grads[name].detach().clone()
-    src, decoder_input, labels = batch
+    src, decoder_input, labels = (batch[i] for i in unpacked)
     for _ in range(steps):
         if inputs == "swapped":
             logits = model(decoder_input, src)
@@ -115,6 +119,27 @@ _MODEL_INPUTS = {
     "swapped": "model(decoder_input, src), the two inputs swapped",
     "source twice": "model(src, src), the source as the decoder input too",
 }
+_FIELDS = ("src", "decoder_input", "labels")
+#: the family 'the batch unpacked in another order': every order of the three fields but
+#: the right one and (decoder_input, src, labels), which is the swapped model call above
+_UNPACKINGS = [
+    order for order in itertools.permutations(range(3)) if order not in ((0, 1, 2), (1, 0, 2))
+]
+
+
+def _unpacking_message(order: tuple[int, ...]) -> str:
+    names = ", ".join(_FIELDS[i] for i in order)
+    roles = "; ".join(
+        f"{_FIELDS[i]} was used as {_FIELDS[role]}" for role, i in enumerate(order) if i != role
+    )
+    return (
+        f"The update is the one of the batch unpacked as `{names} = batch`: {roles}. The "
+        "batch is the tuple (src, decoder_input, labels), in that order (what make_batches "
+        "returns): `src, decoder_input, labels = batch`, then model(src, decoder_input) and "
+        "loss_fn(logits, labels)."
+    )
+
+
 _FORWARD = (
     "The forward pass is model(src, decoder_input): the encoder reads the source, the "
     "decoder the decoder input (<bos> + target)."
@@ -281,7 +306,23 @@ def _diagnose_step(
             )
             for inputs, call in _MODEL_INPUTS.items()
         },
+        **{_unpacking_message(order): dict(clip=clip, unpacked=order) for order in _UNPACKINGS},
     }
+    if clip == 0:
+        # the family 'a falsy argument taken for a missing one': clip_norm=0.0 read as None
+        # (`if clip_norm:`); the earlier calls, with clip_norm > 0, were clipped right
+        mistakes = {
+            "clip_norm=0.0 was treated like None (no clipping): `if clip_norm:` is False for "
+            "0.0 as for None (and a test such as clip_norm > 0 skips it too). 0.0 is a "
+            "clip_norm like any other (a total norm of at most 0: "
+            "the gradients are scaled to zero, and this step changes nothing); only None "
+            "means no clipping. Test `if clip_norm is not None:`.": dict(clip=None),
+            "clip_norm=0.0 was replaced by a default of 1.0 (`clip_norm or 1.0`, or a "
+            "default taken when `not clip_norm`): 0.0 is falsy, but it is a clip_norm like "
+            "any other (the gradients are scaled to zero, and this step changes nothing). "
+            "Use clip_norm as it is given; only None means no clipping.": dict(clip=1.0),
+            **mistakes,
+        }
     if clip is None:
         mistakes = {
             "clip_norm=None should mean no clipping, but the gradients were clipped "
@@ -289,7 +330,11 @@ def _diagnose_step(
             **{
                 k: v
                 for k, v in mistakes.items()
-                if v.get("steps") or v.get("feed_labels") or v.get("inputs") or v.get("target")
+                if v.get("steps")
+                or v.get("feed_labels")
+                or v.get("inputs")
+                or v.get("target")
+                or v.get("unpacked")
             },
         }
     for message, change in mistakes.items():
@@ -393,12 +438,21 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
         c.require_callable(train_step)
         if hidden:
             pad_id, bos_id, eos_id, seed, lr = 1, 4, 2, 5102, 0.3
-            clips = [("default", 1.0), (0.4, 0.4), (None, None), (2.5, 2.5), (20.0, 20.0)]
+            clips = [
+                ("default", 1.0),
+                (0.4, 0.4),
+                (None, None),
+                (2.5, 2.5),
+                (20.0, 20.0),
+                (0.0, 0.0),
+            ]
         else:
             pad_id, bos_id, eos_id, seed, lr = 0, 2, 3, 5101, 0.5
             # the last call's gradients (total norm about 8) are below clip_norm: clipping
             # must leave them as they are
-            clips = [("default", 1.0), (0.3, 0.3), (None, None), (50.0, 50.0)]
+            # clip_norm=0.0 last: a clip_norm like any other (zero gradients), which
+            # `if clip_norm:` takes for None
+            clips = [("default", 1.0), (0.3, 0.3), (None, None), (50.0, 50.0), (0.0, 0.0)]
         batches = step_batches(pad_id, bos_id, eos_id, seed, len(clips))
         model = step_model(STEP_VOCAB, pad_id, seed)
         optimizer = course_object(torch.optim.SGD, ParametersOf(model), lr=lr)

@@ -254,7 +254,76 @@ def _subtracted_mistakes() -> list[tuple[dict, str]]:
     ]
 
 
+def _bias_width_mistakes() -> list[tuple[dict, str]]:
+    """The family 'a bias sized by the wrong width': the feed-forward's biases counted with
+    d_ff or d_model numbers where the other belongs. An nn.Linear(n_in, n_out) has a bias
+    of n_out numbers: w_1 (d_model -> d_ff) d_ff, w_2 (d_ff -> d_model) d_model."""
+    said = {
+        "ff": "w_2's bias as d_ff numbers (like w_1's)",
+        "dd": "w_1's bias as d_model numbers (like w_2's)",
+    }  # both swapped, "df", gives the right total: no mistake in a count
+    return [
+        (
+            {"ffn_bias_widths": widths},
+            f"You counted {text}. An nn.Linear(n_in, n_out) has a bias of n_out numbers, one "
+            "per output: w_1 = nn.Linear(d_model, d_ff) has d_ff, w_2 = nn.Linear(d_ff, "
+            "d_model) has d_model, so the feed-forward is (d_model * d_ff + d_ff) + (d_ff * "
+            "d_model + d_model).",
+        )
+        for widths, text in said.items()
+    ]
+
+
+def _single_layer_mistakes() -> list[tuple[dict, str]]:
+    """The family 'one stack not multiplied by num_layers': the encoder's or the decoder's
+    entry counted with a single layer (both at once is ``one_layer``, above)."""
+    return [
+        (
+            {"single_layer": (stack,)},
+            f"Your {stack!r} count is ONE {stack} layer: it is not multiplied by num_layers "
+            f"(the {other!r} count is). Each stack has num_layers layers: "
+            f"num_layers * (one {stack} layer), plus its final LayerNorm when final_norm is "
+            "True.",
+        )
+        for stack, other in (("encoder", "decoder"), ("decoder", "encoder"))
+    ]
+
+
+def _two_sub_layer_mistakes() -> list[tuple[dict, str]]:
+    """The family 'one sub-layer too many or too few', two at once: an encoder or a
+    decoder layer counted with a wrong number of attentions AND of LayerNorms (such as an
+    encoder layer counted like a decoder layer, a copy-paste slip)."""
+    right = {"encoder": (1, 2), "decoder": (2, 3)}
+    layer = {
+        "encoder": "an encoder layer has one attention (self-attention) and two LayerNorms",
+        "decoder": "a decoder layer has two attentions (the masked self-attention and the "
+        "cross-attention) and three LayerNorms",
+    }
+    found = []
+    for stack, (attentions, norms) in right.items():
+        other = "decoder" if stack == "encoder" else "encoder"
+        for a in (attentions - 1, attentions + 1):
+            for n in (norms - 1, norms + 1):
+                if a < 0 or n < 0 or (stack, a, n) == ("decoder", 1, 2):
+                    continue  # decoder_like_encoder, listed above
+                like = (
+                    f", as a{'n' if other == 'encoder' else ''} {other} layer has"
+                    if ((a, n) == right[other])
+                    else ""
+                )
+                found.append(
+                    (
+                        {f"{stack}_attentions": a, f"{stack}_norms": n},
+                        f"Your {stack} layer counts {a} attention{'s' if a != 1 else ''} and "
+                        f"{n} LayerNorm{'s' if n != 1 else ''}{like}: {layer[stack]}, one "
+                        "LayerNorm per sub-layer.",
+                    )
+                )
+    return found
+
+
 COUNT_MISTAKES += _per_head_mistakes() + _per_layer_mistakes() + _subtracted_mistakes()
+COUNT_MISTAKES += _bias_width_mistakes() + _single_layer_mistakes() + _two_sub_layer_mistakes()
 
 
 def _count_call(args: tuple) -> str:

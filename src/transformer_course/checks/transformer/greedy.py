@@ -114,6 +114,15 @@ GREEDY_MISTAKES = [
         "finished rows, and masked_fill the new tokens of finished rows).",
     ),
     (
+        {"pad_finished": False, "early_stop": False},
+        "No row is ever marked finished: your rows go on generating after their <eos> AND "
+        "the loop never stops early, as when `finished` never becomes True (updated with & "
+        "instead of |, finished & (next_token == eos_id), which stays False; or never "
+        "updated). A row is finished once it has produced <eos>, and stays so: finished = "
+        "finished | (next_token == eos_id); then masked_fill the new tokens of finished rows "
+        "with model.pad_id, and stop when finished.all().",
+    ),
+    (
         {"early_stop": False},
         "Every row had finished, but your loop went on to max_len, adding columns of padding: "
         "stop as soon as every row has produced <eos> (if finished.all(): break).",
@@ -175,8 +184,47 @@ def check_greedy_decode(greedy_decode, *, hidden: bool = False) -> None:
     it, no <bos>, an early stop, and the model left as it was (weights and eval mode)."""
     with Checker("greedy_decode", hidden=hidden) as c:
         c.require_callable(greedy_decode)
-        for case in HIDDEN_GREEDY if hidden else VISIBLE_GREEDY:
-            _check_greedy_case(c, greedy_decode, case)
+        cases = HIDDEN_GREEDY if hidden else VISIBLE_GREEDY
+        for case in cases:
+            _check_greedy_case(c, greedy_decode, case, cases)
+
+
+def _same_tokens(got, want: torch.Tensor) -> bool:
+    return (
+        isinstance(got, torch.Tensor)
+        and got.shape == want.shape
+        and not got.is_floating_point()
+        and torch.equal(got.long(), want.long())
+    )
+
+
+def _told_apart(greedy_decode, got, case, cases) -> set[str]:
+    """The messages of GREEDY_MISTAKES that give ``got`` on this case and ALSO give the
+    learner's output on every other case of the check (the inputs that tell apart mistakes
+    that agree here: a loop that never stops and rows never marked finished look alike
+    when a row never finishes); every matching message when only one matches here."""
+
+    def output(knobs, other):
+        return greedy_decode_f(
+            other.model(), other.src(), other.max_len, other.bos_id, other.eos_id, **knobs
+        )
+
+    found = [(knobs, m) for knobs, m in GREEDY_MISTAKES if _same_tokens(got, output(knobs, case))]
+    if len(found) < 2:
+        return {m for _, m in found}
+    for other in cases:
+        if other is case or not found:
+            continue
+        try:
+            with torch.no_grad():
+                theirs = greedy_decode(
+                    other.model(), other.src(), other.max_len, other.bos_id, other.eos_id
+                )
+        except Exception:  # another case is only a tie-break
+            continue
+        kept = [(k, m) for k, m in found if _same_tokens(theirs, output(k, other))]
+        found = kept or found
+    return {m for _, m in found}
 
 
 _SIZES = re.compile(
@@ -205,7 +253,7 @@ def _batch_rows_hint(src: torch.Tensor):
     return lambda exc: isinstance(exc, RuntimeError), text
 
 
-def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
+def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase, cases=()) -> None:
     model = case.model()
     src = case.src()
     weights = {k: v.clone() for k, v in model.state_dict().items()}
@@ -400,6 +448,12 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase) -> None:
             )
         )
         for knobs, message in [*GREEDY_MISTAKES, *off_by_one_mistakes(case.max_len)]
+    }
+    apart = set() if _same_tokens(got, expected) else _told_apart(greedy_decode, got, case, cases)
+    mistakes = {
+        m: f
+        for m, f in mistakes.items()
+        if m not in {message for _, message in GREEDY_MISTAKES} or not apart or m in apart
     }
 
     def hint() -> str:

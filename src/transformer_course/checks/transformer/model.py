@@ -612,6 +612,25 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
             **decode_values,
             ignored: lambda: flip_decode(tgt, flip_encode(src), src),
         }
+        if not case.train or case.dropout == 0.0:
+            # the family 'the input taken where a sub-result belongs': memory is the
+            # encoder's output, not what goes into it (with or without the positions)
+            for given, described in (
+                (
+                    lambda: m.positional_encoding(m.src_embedding(src)),
+                    "the embedded source "
+                    "(embeddings plus positions, what encode feeds the encoder)",
+                ),
+                (
+                    lambda: m.src_embedding(src),
+                    "the source embeddings (without even the positions)",
+                ),
+            ):
+                forward_values[
+                    f"forward hands decode the encoder's INPUT as memory, {described}: the "
+                    "encoder is never run in forward. memory is the encoder's OUTPUT: "
+                    "forward(src_ids, tgt_ids) = decode(tgt_ids, encode(src_ids), src_ids)."
+                ] = lambda given=given: decode_f(tgt, given().double(), src)
         _expect_result(
             c,
             got,
