@@ -306,45 +306,48 @@ def greedy_decode(model, src_ids, max_len, bos_id, eos_id):
         ],
         source=SHUFFLE_NOT_APPLIED,
     ),
-    _c(
-        "mb-pads-to-longest-pair-overall",
-        L10,
-        "make_batches",
-        "pads every row to the longest source (and target) of all the pairs, computed once "
-        "before the loop, instead of to the longest row of its own batch: batches whose rows "
-        "are all shorter get extra columns of padding.",
-        (
-            r"(all|every|whole|entire).{0,30}pairs.{0,40}longest",
-            r"longest.{0,40}(all|every|whole|entire).{0,20}(pairs|data)",
-            r"longest (row )?of (its|each|the) (own )?batch",
-            r"per batch|batch by batch|within (each|the|its) batch",
-        ),
-        (r"\bleft\b", r"-100", r"<eos>.{0,30}after (the )?padding", r"sorted|bucket"),
-        edits=[
-            (
-                "batches = []",
-                "longest_src = max(len(s) for s, _ in pairs)\n"
-                "    longest_tgt = max(len(t) for _, t in pairs)\n"
-                "    batches = []",
-            ),
-            (
-                "pad_batch([list(source) for source, _ in chunk], pad_id)",
-                "pad_batch([list(source) + [pad_id] * (longest_src - len(source)) "
-                "for source, _ in chunk], pad_id)",
-            ),
-            (
-                "[[bos_id, *target] for _, target in chunk]",
-                "[[bos_id, *target] + [pad_id] * (longest_tgt - len(target)) "
-                "for _, target in chunk]",
-            ),
-            (
-                "[[*target, eos_id] for _, target in chunk]",
-                "[[*target, eos_id] + [pad_id] * (longest_tgt - len(target)) "
-                "for _, target in chunk]",
-            ),
-        ],
-        source=PAD_TO_GLOBAL_MAX,
-    ),
+    # blind12a-mb-pads-to-longest-pair-overall left out after the run: make_batches accepts
+    # padding past a batch's own longest row on purpose, with a note (as blind10a and blind10j's
+    # cases were left out); generalisation.py lists it with the reason.
+    # _c(
+    #     "mb-pads-to-longest-pair-overall",
+    #     L10,
+    #     "make_batches",
+    #     "pads every row to the longest source (and target) of all the pairs, computed once "
+    #     "before the loop, instead of to the longest row of its own batch: batches whose rows "
+    #     "are all shorter get extra columns of padding.",
+    #     (
+    #         r"(all|every|whole|entire).{0,30}pairs.{0,40}longest",
+    #         r"longest.{0,40}(all|every|whole|entire).{0,20}(pairs|data)",
+    #         r"longest (row )?of (its|each|the) (own )?batch",
+    #         r"per batch|batch by batch|within (each|the|its) batch",
+    #     ),
+    #     (r"\bleft\b", r"-100", r"<eos>.{0,30}after (the )?padding", r"sorted|bucket"),
+    #     edits=[
+    #         (
+    #             "batches = []",
+    #             "longest_src = max(len(s) for s, _ in pairs)\n"
+    #             "    longest_tgt = max(len(t) for _, t in pairs)\n"
+    #             "    batches = []",
+    #         ),
+    #         (
+    #             "pad_batch([list(source) for source, _ in chunk], pad_id)",
+    #             "pad_batch([list(source) + [pad_id] * (longest_src - len(source)) "
+    #             "for source, _ in chunk], pad_id)",
+    #         ),
+    #         (
+    #             "[[bos_id, *target] for _, target in chunk]",
+    #             "[[bos_id, *target] + [pad_id] * (longest_tgt - len(target)) "
+    #             "for _, target in chunk]",
+    #         ),
+    #         (
+    #             "[[*target, eos_id] for _, target in chunk]",
+    #             "[[*target, eos_id] + [pad_id] * (longest_tgt - len(target)) "
+    #             "for _, target in chunk]",
+    #         ),
+    #     ],
+    #     source=PAD_TO_GLOBAL_MAX,
+    # ),
     _c(
         "mb-dict-key-tgt-input",
         L10,

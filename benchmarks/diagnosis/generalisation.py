@@ -728,6 +728,19 @@ BATCHES = (
             ),
         ),
     ),
+    Batch(
+        "round 12, 09-10",
+        "2f1590b",
+        "by a new helper (r12a) that had read no check and no message, judged against the "
+        "checks after round 11; every case compared with the earlier cases' causes before "
+        "any run and replaced where it repeated one",
+        excluded=(
+            (
+                "blind12a-mb-pads-to-longest-pair-overall",
+                "make_batches accepts padding past a batch's own longest row on purpose, with a note",
+            ),
+        ),
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
