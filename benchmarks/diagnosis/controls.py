@@ -57,14 +57,19 @@ _BEFORE_ROUNDS = (
 
 CONTROLS = (
     Control(
-        "round 11's first cases (blind11a-g, 167)",
+        "round 11's first cases (blind11a-g)",
         tuple(f"blind11{x}-" for x in "abcdefg"),
         _BEFORE_ROUNDS,
     ),
     Control(
-        "round 11's second cases (blind11h-n, 167)",
+        "round 11's second cases (blind11h-n)",
         tuple(f"blind11{x}-" for x in "hijklmn"),
         _BEFORE_ROUNDS,
+    ),
+    Control(
+        "round 12's cases, new to the benchmark (blind12a-g)",
+        tuple(f"blind12{x}-" for x in "abcdefg"),
+        (*_BEFORE_ROUNDS[2:], ("3e64947", "after round 11, before round 12")),
     ),
 )
 
@@ -179,8 +184,9 @@ def main(argv: list[str] | None = None) -> None:
     old = json.loads(RECORD.read_text()) if RECORD.exists() else {}
     record = {}
     for control in CONTROLS:
-        if names and control.name not in names and control.name in old:
-            record[control.name] = old[control.name]
+        if names and control.name not in names:
+            if control.name in old:
+                record[control.name] = old[control.name]
             continue
         record[control.name] = run_control(control)
         print(control.name, {c: r["counts"] for c, r in record[control.name].items()}, flush=True)
