@@ -165,6 +165,21 @@ def _heads_hint(name: str, built: str, args: tuple) -> Callable[[BaseException],
         heads_at = _NUM_HEADS_POSITION.get(name)
         if heads_at is None or (len(args) > heads_at and args[heads_at] == n):
             return ""
+        size = re.search(r"d_model=(\d+) is not divisible", str(exc))
+        if (
+            size
+            and len(args) > heads_at
+            and int(size.group(1)) == args[heads_at]
+            and args[heads_at - 1] == n
+            and n != args[heads_at]
+        ):
+            return (
+                f"The attention was built with d_model={size.group(1)} and num_heads={n}: "
+                f"{built} received d_model={n} and num_heads={size.group(1)}, so the two sizes "
+                "reached the attention exchanged, MultiHeadAttention(num_heads, d_model, ...) "
+                "for MultiHeadAttention(d_model, num_heads, ...). Pass them in the order of the "
+                "signature, d_model first, or by keyword."
+            )
         places = [str(i + 1) for i, a in enumerate(args) if type(a) is int and a == n]
         if not places:
             return ""
@@ -172,7 +187,13 @@ def _heads_hint(name: str, built: str, args: tuple) -> Callable[[BaseException],
             f"The attention was built with num_heads={n}, and {n} is what {built} received "
             f"as its argument {' and '.join(places)}, which is not its num_heads: a size "
             "reached the wrong parameter on the way down (arguments passed in another order "
-            f"than the signature's, e.g. d_ff where num_heads belongs?). Pass them to each "
+            "than the signature's"
+            + (
+                ", e.g. d_ff where num_heads belongs?"
+                if len(args) > heads_at + 1 and args[heads_at + 1] == n
+                else ""
+            )
+            + "). Pass them to each "
             "layer in the order of its signature, or by keyword."
         )
 

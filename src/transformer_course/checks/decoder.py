@@ -73,6 +73,7 @@ from transformer_course.checking.oracles import (
 from transformer_course.checking.oracles.norms import layer_norm_f
 from transformer_course.checking.oracles.state import sub
 from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.checking.rearranged import arrival_hint
 from transformer_course.exercise import Exercise
 from transformer_course.reference import decoder as ref
 from transformer_course.reference.masking import decoder_self_attention_mask, look_ahead_mask
@@ -188,11 +189,22 @@ def _call_text(name: str, inputs: _Inputs, case: _DecCase, built: str) -> str:
 def _mask_hints(module, inputs: _Inputs) -> list:
     """For an exception: an attention whose mask arrives with another shape than the
     mask it belongs to (tgt_mask for the self-attention, src_mask for the cross-attention)."""
-    return mask_arrival_hint(
-        module,
-        lambda: module(*inputs.args()),
-        {"self_attn": ("tgt_mask", inputs.tgt_mask), "cross_attn": ("src_mask", inputs.src_mask)},
-    )
+    return [
+        *mask_arrival_hint(
+            module,
+            lambda: module(*inputs.args()),
+            {
+                "self_attn": ("tgt_mask", inputs.tgt_mask),
+                "cross_attn": ("src_mask", inputs.src_mask),
+            },
+        ),
+        *arrival_hint(
+            module,
+            lambda: module(*inputs.args()),
+            {"memory": inputs.memory, "x": inputs.x},
+            ("self_attn", "cross_attn"),
+        ),
+    ]
 
 
 def _hints(case: _DecCase) -> list:
@@ -229,6 +241,14 @@ _EVAL_NOT_DETERMINISTIC = (
 )
 
 
+def _mask_reshaped(module, inputs: _Inputs) -> str:
+    """An attention that receives its mask with the axes rearranged (a squeeze, an
+    unsqueeze) or the other mask: what breaks a mask property then, said before the
+    property's own diagnosis (which would tell the learner to pass a mask already passed)."""
+    (_, hit), *_ = _mask_hints(module, inputs)
+    return hit(None)
+
+
 def _property_problem(c: Checker, module, inputs: _Inputs, case: _DecCase, call: str, got):
     """The first mask property that the learner's module breaks, as a message, or ""."""
     if case.mode == "train" and (
@@ -255,7 +275,11 @@ def _property_problem(c: Checker, module, inputs: _Inputs, case: _DecCase, call:
             hints=_hints(case),
         )
         if not _same(got[:, : t + 1], other[:, : t + 1]):
-            return _future_by_another_path(module, inputs, t) or _SEES_THE_FUTURE.format(t=t)
+            return (
+                _mask_reshaped(module, inputs)
+                or _future_by_another_path(module, inputs, t)
+                or _SEES_THE_FUTURE.format(t=t)
+            )
     if inputs.src_real is not None and not bool(inputs.src_real.all()):
         noisy = inputs.memory.clone()
         noise = randn(noisy.shape, case.seed + 6, scale=5.0)
@@ -268,6 +292,8 @@ def _property_problem(c: Checker, module, inputs: _Inputs, case: _DecCase, call:
             hints=_hints(case),
         )
         if not _same(got, other):
+            if wrong := _mask_reshaped(module, inputs):
+                return wrong  # the mask arrives, reshaped: "pass src_mask" would be wrong
             if _cross_attention_ignores_padding(module, inputs):
                 return _SOURCE_PADDING_BYPASSES_ATTENTION
             return _SEES_SOURCE_PADDING
