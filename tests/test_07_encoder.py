@@ -1951,7 +1951,62 @@ def _centred(x):
     return x - x.mean(-1, keepdim=True)
 
 
+class FFNDropoutInBiasSlot(FFNBase):
+    """nn.Linear(d_model, d_ff, dropout): dropout in the bias slot (blind12g)."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, dropout)
+        self.w_1 = nn.Linear(d_model, d_ff, dropout)
+        self.w_2 = nn.Linear(d_ff, d_model, dropout)
+
+
+class FFNSecondLinearDropoutInBiasSlot(FFNBase):
+    """Another member, in no case: only w_2 gets dropout as its third argument."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, dropout)
+        self.w_2 = nn.Linear(d_ff, d_model, dropout)
+
+
+class EncoderFinalNormInNormFirstSlot(StackBase):
+    """Another member, in no case: EncoderLayer(d_model, num_heads, d_ff, dropout,
+    final_norm), the encoder's layers following final_norm."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)
+        self.layers = nn.ModuleList(
+            [
+                ref.EncoderLayer(d_model, num_heads, d_ff, dropout, final_norm)
+                for _ in range(num_layers)
+            ]
+        )
+
+    def forward(self, x, mask=None):
+        for layer in self.layers:
+            x = layer(x, mask)
+        return self.finish(x)
+
+
 R12G_MISTAKES = [
+    Mistake(
+        check_Encoder,
+        EncoderFinalNormInNormFirstSlot,
+        r"builds pre-LN layers although norm_first=False was asked for, with final_norm=True "
+        r"\(built with final_norm=None it had post-LN layers\): the layers follow final_norm",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNDropoutInBiasSlot,
+        r"lacks the biases of w_1, w_2: .* Built with dropout=0\.1 instead, it has them: "
+        r"dropout reaches nn\.Linear's third parameter, bias",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNSecondLinearDropoutInBiasSlot,
+        r"lacks the biases of w_2: .* Built with dropout=0\.1 instead, it has them",
+    ),
     # the spread raised to another power (blind12g-ln-root-of-std, and (var + eps) ** 1.5)
     Mistake(
         check_LayerNorm,

@@ -1367,7 +1367,30 @@ def _stack_with_masks(change_src, change_tgt):
     return forward
 
 
+class DecoderFinalNormInNormFirstSlot(StackBase):
+    """DecoderLayer(d_model, num_heads, d_ff, dropout, final_norm) (blind12g)."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)
+        self.layers = nn.ModuleList(
+            [
+                ref.DecoderLayer(d_model, num_heads, d_ff, dropout, final_norm)
+                for _ in range(num_layers)
+            ]
+        )
+
+    forward = _loop
+
+
 R12G_MISTAKES = [
+    Mistake(
+        check_Decoder,
+        DecoderFinalNormInNormFirstSlot,
+        r"builds pre-LN layers although norm_first=False was asked for, with final_norm=True "
+        r"\(built with final_norm=None it had post-LN layers\): the layers follow final_norm",
+    ),
     Mistake(
         check_DecoderLayer,
         LayerMemorySequenceFirst,

@@ -222,6 +222,13 @@ _STACK_IGNORES_NORM_FIRST = (
     "Your stack builds post-LN layers although norm_first=True was asked for: pass norm_first "
     "on to every layer it builds."
 )
+_STACK_FOLLOWS_FINAL_NORM = (
+    "Your stack builds pre-LN layers although norm_first=False was asked for, with "
+    "final_norm=True (built with final_norm=None it had post-LN layers): the layers follow "
+    "final_norm, which reaches their norm_first parameter (Layer(d_model, num_heads, d_ff, "
+    "dropout, final_norm)?). Pass norm_first to every layer it builds; final_norm only "
+    "decides the stack's own final LayerNorm."
+)
 _STACK_REVERSED = (
     "Your stack applies the layers in reverse order: layers[0] first, then layers[1], ..."
 )
@@ -259,6 +266,8 @@ def stack_mistakes(norm_first: bool, final_norm: bool | None) -> dict[str, dict[
     }
     if norm_first:
         table[_STACK_IGNORES_NORM_FIRST] = {"layer_norm_first": False}
+    elif final_norm:  # pre-LN layers in a post-LN stack built with final_norm=True
+        table[_STACK_FOLLOWS_FINAL_NORM] = {"layer_norm_first": True}
     if final:
         why = "final_norm=True" if final_norm else "norm_first=True and final_norm=None"
         table[_STACK_NO_FINAL.format(why=why)] = {"final": False}

@@ -10,6 +10,7 @@ the sandboxed grader needs to provide.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 import re
 from collections.abc import Callable, Mapping
@@ -140,6 +141,42 @@ def _shared_modules(key: str, value: torch.Tensor, state: Mapping[str, torch.Ten
             f"`{first}` and `{second}` are one and the same object, the same module with the "
             f"same weights, e.g. {how}."
         )
+    return ""
+
+
+def _bias_follows_argument(cls: Any, args: tuple, kwargs: dict, missing: list[str]) -> str:
+    """When the missing ``*.bias`` keys appear once a zero float argument (dropout=0.0) is
+    made 0.1, all else equal: that argument reaches nn.Linear's third parameter, bias
+    (nn.Linear(d_in, d_out, dropout)), where 0.0 counts as False; "" otherwise. One member
+    of "an argument in another parameter's slot", told apart by varying the argument."""
+    try:
+        names = list(inspect.signature(cls).parameters)
+    except (TypeError, ValueError):
+        names = []
+    tries = [
+        (names[i] if i < len(names) else f"argument {i + 1}", i, None)
+        for i, a in enumerate(args)
+        if type(a) is float and a == 0.0
+    ] + [(k, None, k) for k, v in kwargs.items() if type(v) is float and v == 0.0]
+    for label, index, key in tries:
+        new_args = list(args)
+        new_kwargs = dict(kwargs)
+        if index is not None:
+            new_args[index] = 0.1
+        else:
+            new_kwargs[key] = 0.1
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+                keys = set(cls(*new_args, **new_kwargs).state_dict())
+        except Exception:
+            continue
+        if set(missing) <= keys:
+            return (
+                f"Built with {label}=0.1 instead, it has them: {label} reaches nn.Linear's "
+                f"third parameter, bias (nn.Linear(in_features, out_features, {label}) passes "
+                f"it positionally), and {label}=0.0 counts as bias=False. Build the layers as "
+                f"nn.Linear(in_features, out_features) and give {label} to nn.Dropout."
+            )
     return ""
 
 
@@ -324,6 +361,11 @@ def build_module(
                 )
             ):  # blind10d-ffn-linears-without-bias: told to name its submodules "exactly so"
                 layers = ", ".join(key[: -len(".bias")] for key in missing)
+                if slot := _bias_follows_argument(cls, args, kwargs, missing):
+                    c.fail(
+                        f"{built} lacks the biases of {layers}: missing state-dict keys "
+                        f"{_key_list(missing)}. {slot}"
+                    )
                 c.fail(
                     f"{built} lacks the biases of {layers}: missing state-dict keys "
                     f"{_key_list(missing)}. Those layers were built without one (nn.Linear(..., "

@@ -1064,16 +1064,19 @@ _VISIBLE_STACK = [
     # three layers: a return inside the loop (layer 0 only) and a loop that stops one layer
     # early (layers 0 and 1) give different outputs
     _StackCase(31, 3, 2, 5, 8, 2, 16, padding="right"),
-    _StackCase(32, 2, 2, 5, 8, 2, 16, norm_first=True, padding="left"),
+    # final_norm=True on a post-LN stack before any pre-LN stack: layers that follow
+    # final_norm instead of norm_first (the one in the other's slot) show here alone
     _StackCase(33, 3, 1, 4, 8, 2, 12, final_norm=True, dropout=0.1),
+    _StackCase(32, 2, 2, 5, 8, 2, 16, norm_first=True, padding="left"),
     _StackCase(34, 2, 2, 4, 8, 2, 16, dropout=1.0, mode="train"),
     # an explicit final_norm=False on a pre-LN stack: no final norm (not `or norm_first`)
     _StackCase(35, 2, 2, 4, 8, 2, 16, norm_first=True, final_norm=False),
 ]
 _HIDDEN_STACK = [
-    _StackCase(131, 3, 2, 6, 12, 3, 20, norm_first=True, final_norm=False, padding="both"),
-    _StackCase(132, 1, 3, 4, 8, 2, 16, final_norm=True, padding="right"),
+    # post-LN without, then with, a final norm before any pre-LN stack (as the visible list)
     _StackCase(133, 4, 2, 5, 16, 4, 32, padding="right"),
+    _StackCase(132, 1, 3, 4, 8, 2, 16, final_norm=True, padding="right"),
+    _StackCase(131, 3, 2, 6, 12, 3, 20, norm_first=True, final_norm=False, padding="both"),
     _StackCase(134, 2, 1, 5, 8, 4, 8, norm_first=True, dropout=1.0, mode="train"),
     _StackCase(135, 2, 2, 4, 12, 3, 12, dropout=0.0, mode="train"),
 ]
