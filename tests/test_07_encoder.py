@@ -1989,7 +1989,71 @@ class EncoderFinalNormInNormFirstSlot(StackBase):
         return self.finish(x)
 
 
+def _placed(placement_attn, placement_ffn):
+    """A learner's EncoderLayer whose two sub-layers place their norms as given, in either
+    layout (one family: each sub-layer's norm placement on its own)."""
+
+    def block(x, sublayer, norm, placement, dropout):
+        if placement == "post":
+            return norm(x + dropout(sublayer(x)))
+        if placement == "pre":
+            return x + dropout(sublayer(norm(x)))
+        if placement == "both":
+            return norm(x + dropout(sublayer(norm(x))))
+        if placement == "norm_residual":
+            return norm(x) + dropout(sublayer(x))
+        return x + dropout(norm(sublayer(norm(x))))  # sandwich
+
+    def forward(self, x, mask=None):
+        x = block(
+            x, lambda h: self.self_attn(h, h, h, mask)[0], self.norm1, placement_attn, self.dropout
+        )
+        return block(x, self.feed_forward, self.norm2, placement_ffn, self.dropout)
+
+    return forward
+
+
+def _layer_placed(name, attn, ffn, norm_first):
+    class Placed(ref.EncoderLayer):
+        def forward(self, x, mask=None):
+            if bool(self.norm_first) == norm_first:
+                return _placed(attn, ffn)(self, x, mask)
+            return super().forward(x, mask)
+
+    Placed.__name__ = Placed.__qualname__ = name
+    return Placed
+
+
 R12G_MISTAKES = [
+    # each sub-layer's norm placement (blind12g: pre-LN with a post-LN feed-forward, a norm
+    # before and after, the norm on the residual alone; and two members in no case)
+    Mistake(
+        check_EncoderLayer,
+        _layer_placed("LayerPreLNSecondPostLN", "pre", "post", True),
+        r"`self\.feed_forward` sub-layer as norm2\(x \+ feed_forward\(x\)\) \(post-LN\): the "
+        r"two layouts mixed",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        _layer_placed("LayerPostLNNormBeforeAndAfter", "both", "both", False),
+        r"as norm1\(x \+ self_attn\(norm1\(x\)\)\) \(a LayerNorm before and after",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        _layer_placed("LayerPostLNNormOnResidual", "norm_residual", "norm_residual", False),
+        r"as norm1\(x\) \+ self_attn\(x\) \(the norm on the residual branch alone",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        _layer_placed("LayerPostLNSecondPreLN", "post", "pre", False),
+        r"`self\.feed_forward` sub-layer as x \+ feed_forward\(norm2\(x\)\) \(pre-LN\): the "
+        r"two layouts mixed",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        _layer_placed("LayerPreLNSandwich", "sandwich", "sandwich", True),
+        r"as x \+ norm1\(self_attn\(norm1\(x\)\)\) \(a LayerNorm on both sides",
+    ),
     Mistake(
         check_Encoder,
         EncoderFinalNormInNormFirstSlot,

@@ -41,6 +41,7 @@ from transformer_course.checking.layer_mistakes import (
     dropout_missing_mistakes,
     layer_mistakes,
     norm_choice_mistakes,
+    placement_mistakes,
     residual_mistakes,
     source_mask,
     stack_description,
@@ -999,6 +1000,7 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         called = called_submodules(module, list(_PARTS.values()), lambda: module(*args))
         add_new(table, discarded_mistakes(_PARTS, _PART_NORMS, case.norm_first, called))
     add_new(table, norm_choice_mistakes(_PARTS, _PART_NORMS))
+    add_new(table, placement_mistakes(_PARTS, _PART_NORMS, case.norm_first))
     if mask is not None:
         table |= {_MASK_IGNORED: {"mask_mode": "none"}, _MASK_INVERTED: {"mask_mode": "inverted"}}
     if drop:  # what eval mode rules out is no candidate (a missing residual, say)
