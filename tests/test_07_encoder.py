@@ -2025,6 +2025,19 @@ def _layer_placed(name, attn, ffn, norm_first):
 
 
 R12G_MISTAKES = [
+    # a pair (output, intermediate): not told it returned attention weights
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class(
+            "FFNReturnsHiddenToo",
+            lambda self, x: (
+                self.w_2(self.dropout(torch.relu(self.w_1(x)))),
+                torch.relu(self.w_1(x)),
+            ),
+        ),
+        r"^(?![\s\S]*attention weights)[\s\S]*return the output alone, not an intermediate "
+        r"with it",
+    ),
     # each sub-layer's norm placement (blind12g: pre-LN with a post-LN feed-forward, a norm
     # before and after, the norm on the residual alone; and two members in no case)
     Mistake(
