@@ -1384,7 +1384,25 @@ class DecoderFinalNormInNormFirstSlot(StackBase):
     forward = _loop
 
 
+class LayerPreLNCrossPostLN(ref.DecoderLayer):
+    """A member of "each sub-layer's norm placement" in no case: a pre-LN layer whose
+    cross-attention sub-layer is written post-LN, norm2(x + cross_attn(x, memory, ...))."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if not self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        h = self.norm1(x)
+        x = x + self.dropout(self.self_attn(h, h, h, tgt_mask)[0])
+        x = self.norm2(x + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
+        return x + self.dropout(self.feed_forward(self.norm3(x)))
+
+
 R12G_MISTAKES = [
+    Mistake(
+        check_DecoderLayer,
+        LayerPreLNCrossPostLN,
+        r"`self\.cross_attn` sub-layer as norm2\(x \+ cross_attn\(x\)\) \(post-LN\)",
+    ),
     Mistake(
         check_Decoder,
         DecoderFinalNormInNormFirstSlot,

@@ -35,6 +35,7 @@ from transformer_course.checking.layer_mistakes import (
     dropout_missing_mistakes,
     layer_mistakes,
     norm_choice_mistakes,
+    placement_mistakes,
     post_pre,
     residual_mistakes,
     source_mask,
@@ -659,6 +660,7 @@ def _layer_table(
         add_new(table, dropout_missing_mistakes(_PARTS, _PART_NORMS, case.norm_first))
     add_new(table, discarded_mistakes(_PARTS, _PART_NORMS, case.norm_first, called))
     add_new(table, norm_choice_mistakes(_PARTS, _PART_NORMS))
+    add_new(table, placement_mistakes(_PARTS, _PART_NORMS, case.norm_first))
     return table
 
 

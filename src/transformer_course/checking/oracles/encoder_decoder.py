@@ -202,6 +202,7 @@ def decoder_layer_f(
     no_residual: tuple[str, ...] = (),
     discarded: tuple[str, ...] = (),
     no_dropout: tuple[str, ...] = (),
+    placements: tuple[str, str, str] | None = None,
 ) -> torch.Tensor:
     """One decoder layer in float64: masked self-attention, cross-attention over the
     memory, the feed-forward block, each in a :func:`residual_block`. x (batch, len_tgt,
@@ -241,6 +242,10 @@ def decoder_layer_f(
         "ffn": lambda h: ffn_f(h, sub(p, "feed_forward"), drop=drop),
     }
     x = x.double()
+    if placements is not None:  # each sub-layer's norm placed on its own (PLACEMENTS)
+        for part, norm_name, placement in zip(order, norms, placements, strict=True):
+            x = placement_block(x, sublayers[part], norm(norm_name), placement, drop=drop)
+        return x
     for part, norm_name in zip(order, norms, strict=True):
         x = residual_block(
             x,
