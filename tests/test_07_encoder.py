@@ -2070,8 +2070,11 @@ R12G_MISTAKES = [
     Mistake(
         check_Encoder,
         EncoderFinalNormInNormFirstSlot,
-        r"builds pre-LN layers although norm_first=False was asked for, with final_norm=True "
-        r"\(built with final_norm=None it had post-LN layers\): the layers follow final_norm",
+        # visible: the post-LN final_norm=True case comes first and tells it apart; hidden:
+        # a pre-LN stack fails first, where the layers' layout is all that shows
+        r"(builds pre-LN layers although norm_first=False was asked for, with final_norm=True: "
+        r"is final_norm reaching the layers' norm_first parameter|builds post-LN layers "
+        r"although norm_first=True was asked for: pass norm_first on)",
     ),
     Mistake(
         check_PositionwiseFeedForward,

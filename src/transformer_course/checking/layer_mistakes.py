@@ -228,6 +228,8 @@ def placement_mistakes(
     for combo in product(_PLACED, repeat=len(order)):
         if len(set(combo)) == 1 and combo[0] in ("pre", "post"):
             continue
+        if norm_first and combo[:-1] == ("pre",) * (len(combo) - 1) and combo[-1] == "both":
+            continue  # = the pre-LN output normalised once more, diagnosed as that elsewhere
         said, wanted = [], []
         for part, placement in zip(order, combo, strict=True):
             formula, name = _PLACED[placement]
@@ -268,10 +270,9 @@ _STACK_IGNORES_NORM_FIRST = (
 )
 _STACK_FOLLOWS_FINAL_NORM = (
     "Your stack builds pre-LN layers although norm_first=False was asked for, with "
-    "final_norm=True (built with final_norm=None it had post-LN layers): the layers follow "
-    "final_norm, which reaches their norm_first parameter (Layer(d_model, num_heads, d_ff, "
-    "dropout, final_norm)?). Pass norm_first to every layer it builds; final_norm only "
-    "decides the stack's own final LayerNorm."
+    "final_norm=True: is final_norm reaching the layers' norm_first parameter (Layer(d_model, "
+    "num_heads, d_ff, dropout, final_norm))? Pass norm_first to every layer it builds; "
+    "final_norm only decides the stack's own final LayerNorm."
 )
 _STACK_REVERSED = (
     "Your stack applies the layers in reverse order: layers[0] first, then layers[1], ..."

@@ -134,10 +134,9 @@ _VISIBLE_STACK = [
     _DecCase(55, 2, 3, 4, 8, 2, 16, norm_first=True, num_layers=2, final_norm=False),
 ]
 _HIDDEN_STACK = [
-    # post-LN without, then with, a final norm before any pre-LN stack (as the visible list)
-    _DecCase(153, 2, 6, 3, 16, 4, 32, num_layers=4),
-    _DecCase(152, 3, 4, 6, 8, 2, 16, num_layers=1, final_norm=True, tgt_mask="look_ahead"),
     _DecCase(151, 2, 5, 5, 12, 3, 20, src_padding="both", num_layers=3, norm_first=True),
+    _DecCase(152, 3, 4, 6, 8, 2, 16, num_layers=1, final_norm=True, tgt_mask="look_ahead"),
+    _DecCase(153, 2, 6, 3, 16, 4, 32, num_layers=4),
     _DecCase(154, 1, 3, 5, 8, 4, 8, norm_first=True, dropout=1.0, mode="train", num_layers=2),
     _DecCase(155, 2, 5, 4, 12, 3, 12, dropout=0.0, mode="train", num_layers=2, final_norm=False),
     _DecCase(156, 1, 4, 5, 8, 2, 16, norm_first=True, num_layers=2, final_norm=False),

@@ -1075,10 +1075,9 @@ _VISIBLE_STACK = [
     _StackCase(35, 2, 2, 4, 8, 2, 16, norm_first=True, final_norm=False),
 ]
 _HIDDEN_STACK = [
-    # post-LN without, then with, a final norm before any pre-LN stack (as the visible list)
-    _StackCase(133, 4, 2, 5, 16, 4, 32, padding="right"),
-    _StackCase(132, 1, 3, 4, 8, 2, 16, final_norm=True, padding="right"),
     _StackCase(131, 3, 2, 6, 12, 3, 20, norm_first=True, final_norm=False, padding="both"),
+    _StackCase(132, 1, 3, 4, 8, 2, 16, final_norm=True, padding="right"),
+    _StackCase(133, 4, 2, 5, 16, 4, 32, padding="right"),
     _StackCase(134, 2, 1, 5, 8, 4, 8, norm_first=True, dropout=1.0, mode="train"),
     _StackCase(135, 2, 2, 4, 12, 3, 12, dropout=0.0, mode="train"),
 ]
