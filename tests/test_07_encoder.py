@@ -1318,14 +1318,16 @@ LAYER_MISTAKES = [
     Mistake(
         check_EncoderLayer,
         LayerSqueezesMask,
-        r"`self\.self_attn` gets a mask of shape \([0-9, ]+\), where the module was given mask "
-        r"of shape \([0-9, ]+\): the same values, reshaped on the way",
+        r"`self\.self_attn` gets (a mask of shape|mask with [^:]+: shape) \([0-9, ]+\), where "
+        r"the module was given mask of shape \([0-9, ]+\)(: the same values, reshaped on the "
+        r"way|\. Pass it on as it is)",
     ),
     Mistake(
         check_EncoderLayer,
         LayerUnsqueezesMask,
-        r"`self\.self_attn` gets a mask of shape \([0-9, ]+\), where the module was given mask "
-        r"of shape \([0-9, ]+\): the same values, reshaped on the way",
+        r"`self\.self_attn` gets (a mask of shape|mask with [^:]+: shape) \([0-9, ]+\), where "
+        r"the module was given mask of shape \([0-9, ]+\)(: the same values, reshaped on the "
+        r"way|\. Pass it on as it is)",
     ),
     Mistake(
         check_EncoderLayer,
@@ -1912,8 +1914,267 @@ ENCODER_MISTAKES = [
 ]
 
 
+# ------------------------------------------------ round 12: an argument rearranged on the way
+class LayerMaskUnsqueezed(ref.EncoderLayer):
+    """mask.unsqueeze(1) before the attention (blind12g-el-mask-extra-axis)."""
+
+    def forward(self, x, mask=None):
+        return super().forward(x, None if mask is None else mask.unsqueeze(1))
+
+
+class LayerMaskUnsqueezedLast(ref.EncoderLayer):
+    """Another member of the family, in no case: a size-1 axis added at the end."""
+
+    def forward(self, x, mask=None):
+        return super().forward(x, None if mask is None else mask.unsqueeze(-1))
+
+
+class LayerAttentionSizesSwapped(ref.EncoderLayer):
+    """MultiHeadAttention(num_heads, d_model, dropout) (blind12g-el-attention-args-swapped)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.self_attn = MultiHeadAttention(num_heads, d_model, dropout)
+
+
+def _stack_with_mask(change):
+    def forward(self, x, mask=None):
+        mask = None if mask is None else change(mask)
+        for layer in self.layers:
+            x = layer(x, mask)
+        return self.finish(x)
+
+    return forward
+
+
+def _centred(x):
+    return x - x.mean(-1, keepdim=True)
+
+
+class FFNDropoutInBiasSlot(FFNBase):
+    """nn.Linear(d_model, d_ff, dropout): dropout in the bias slot (blind12g)."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, dropout)
+        self.w_1 = nn.Linear(d_model, d_ff, dropout)
+        self.w_2 = nn.Linear(d_ff, d_model, dropout)
+
+
+class FFNSecondLinearDropoutInBiasSlot(FFNBase):
+    """Another member, in no case: only w_2 gets dropout as its third argument."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, dropout)
+        self.w_2 = nn.Linear(d_ff, d_model, dropout)
+
+
+class EncoderFinalNormInNormFirstSlot(StackBase):
+    """Another member, in no case: EncoderLayer(d_model, num_heads, d_ff, dropout,
+    final_norm), the encoder's layers following final_norm."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)
+        self.layers = nn.ModuleList(
+            [
+                ref.EncoderLayer(d_model, num_heads, d_ff, dropout, final_norm)
+                for _ in range(num_layers)
+            ]
+        )
+
+    def forward(self, x, mask=None):
+        for layer in self.layers:
+            x = layer(x, mask)
+        return self.finish(x)
+
+
+def _placed(placement_attn, placement_ffn):
+    """A learner's EncoderLayer whose two sub-layers place their norms as given, in either
+    layout (one family: each sub-layer's norm placement on its own)."""
+
+    def block(x, sublayer, norm, placement, dropout):
+        if placement == "post":
+            return norm(x + dropout(sublayer(x)))
+        if placement == "pre":
+            return x + dropout(sublayer(norm(x)))
+        if placement == "both":
+            return norm(x + dropout(sublayer(norm(x))))
+        if placement == "norm_residual":
+            return norm(x) + dropout(sublayer(x))
+        return x + dropout(norm(sublayer(norm(x))))  # sandwich
+
+    def forward(self, x, mask=None):
+        x = block(
+            x, lambda h: self.self_attn(h, h, h, mask)[0], self.norm1, placement_attn, self.dropout
+        )
+        return block(x, self.feed_forward, self.norm2, placement_ffn, self.dropout)
+
+    return forward
+
+
+def _layer_placed(name, attn, ffn, norm_first):
+    class Placed(ref.EncoderLayer):
+        def forward(self, x, mask=None):
+            if bool(self.norm_first) == norm_first:
+                return _placed(attn, ffn)(self, x, mask)
+            return super().forward(x, mask)
+
+    Placed.__name__ = Placed.__qualname__ = name
+    return Placed
+
+
+R12G_MISTAKES = [
+    # a pair (output, intermediate): not told it returned attention weights
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class(
+            "FFNReturnsHiddenToo",
+            lambda self, x: (
+                self.w_2(self.dropout(torch.relu(self.w_1(x)))),
+                torch.relu(self.w_1(x)),
+            ),
+        ),
+        r"^(?![\s\S]*attention weights)[\s\S]*return the output alone, not an intermediate "
+        r"with it",
+    ),
+    # each sub-layer's norm placement (blind12g: pre-LN with a post-LN feed-forward, a norm
+    # before and after, the norm on the residual alone; and two members in no case)
+    Mistake(
+        check_EncoderLayer,
+        _layer_placed("LayerPreLNSecondPostLN", "pre", "post", True),
+        r"`self\.feed_forward` sub-layer as norm2\(x \+ feed_forward\(x\)\) \(post-LN\): the "
+        r"two layouts mixed",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        _layer_placed("LayerPostLNNormBeforeAndAfter", "both", "both", False),
+        r"as norm1\(x \+ self_attn\(norm1\(x\)\)\) \(a LayerNorm before and after",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        _layer_placed("LayerPostLNNormOnResidual", "norm_residual", "norm_residual", False),
+        r"as norm1\(x\) \+ self_attn\(x\) \(the norm on the residual branch alone",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        _layer_placed("LayerPostLNSecondPreLN", "post", "pre", False),
+        r"`self\.feed_forward` sub-layer as x \+ feed_forward\(norm2\(x\)\) \(pre-LN\): the "
+        r"two layouts mixed",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        _layer_placed("LayerPreLNSandwich", "sandwich", "sandwich", True),
+        r"as x \+ norm1\(self_attn\(norm1\(x\)\)\) \(a LayerNorm on both sides",
+    ),
+    Mistake(
+        check_Encoder,
+        EncoderFinalNormInNormFirstSlot,
+        # visible: the post-LN final_norm=True case comes first and tells it apart; hidden:
+        # a pre-LN stack fails first, where the layers' layout is all that shows
+        r"(builds pre-LN layers although norm_first=False was asked for, with final_norm=True: "
+        r"is final_norm reaching the layers' norm_first parameter|builds post-LN layers "
+        r"although norm_first=True was asked for: pass norm_first on)",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNDropoutInBiasSlot,
+        r"lacks the biases of w_1, w_2: .* Built with dropout=0\.1 instead, it has them: "
+        r"dropout reaches nn\.Linear's third parameter, bias",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNSecondLinearDropoutInBiasSlot,
+        r"lacks the biases of w_2: .* Built with dropout=0\.1 instead, it has them",
+    ),
+    # the spread raised to another power (blind12g-ln-root-of-std, and (var + eps) ** 1.5)
+    Mistake(
+        check_LayerNorm,
+        ln_class(
+            "LNRootOfStd",
+            lambda self, x: (
+                _centred(x) / torch.sqrt(x.std(-1, keepdim=True, unbiased=False) + self.eps)
+            ),
+        ),
+        r"is not what the reference gives\. You divide each token's centred x by sqrt\(std \+ "
+        r"eps\), the square root of the standard deviation",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class(
+            "LNVariancePowerOneAndAHalf",
+            lambda self, x: (
+                _centred(x) / (x.var(-1, keepdim=True, unbiased=False) + self.eps) ** 1.5
+            ),
+        ),
+        r"You divide each token's centred x by \(var \+ eps\) \*\* 1\.5",
+    ),
+    # the variance's count read off another axis (blind12g: x.shape[0]; here x.shape[1])
+    Mistake(
+        check_LayerNorm,
+        ln_class(
+            "LNSumOfSquaresOverSecondAxis",
+            lambda self, x: (
+                _centred(x)
+                / torch.sqrt((_centred(x) ** 2).sum(-1, keepdim=True) / x.shape[1] + self.eps)
+            ),
+        ),
+        r"deviations by \d+ \([^)]*x\.shape\[1\][^)]*\) gives, where the mean over the "
+        r"token's own features divides by d_model",
+    ),
+    # the hidden activation replaced (blind12g-ffn-clamp-max-zero, and two other members)
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNClampMax", lambda self, x: self.w_2(self.dropout(self.w_1(x).clamp(max=0)))),
+        r"min\(0, h\): h\.clamp\(max=0\), the bound on the wrong side",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class(
+            "FFNReluOfNegative", lambda self, x: self.w_2(self.dropout(torch.relu(-self.w_1(x))))
+        ),
+        r"Your hidden activation is relu\(-h\)",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNSigmoid", lambda self, x: self.w_2(self.dropout(torch.sigmoid(self.w_1(x))))),
+        r"Your hidden activation is a sigmoid, not the ReLU",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerMaskUnsqueezed,
+        r"`self\.self_attn` gets mask with an extra axis of size 1 inserted at position 1 "
+        r"\(unsqueeze\(1\)",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerMaskUnsqueezedLast,
+        r"`self\.self_attn` gets mask with an extra axis of size 1 inserted at position 4 "
+        r"\(unsqueeze\(4\)\)",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerAttentionSizesSwapped,
+        r"^(?![\s\S]*d_ff where)[\s\S]*the two sizes reached the attention exchanged, "
+        r"MultiHeadAttention\(num_heads, d_model, \.\.\.\)",
+    ),
+    Mistake(
+        check_Encoder,
+        stack_class("EncoderMaskSqueezed", _stack_with_mask(lambda m: m.squeeze(1))),
+        r"(layers\[0\] receives the stack's mask|self_attn` gets mask) with its axis 1, of "
+        r"size 1, removed \(squeeze\(1\)",
+    ),
+    Mistake(
+        check_Encoder,
+        stack_class("EncoderMaskIndexed", _stack_with_mask(lambda m: m[:, :, 0])),
+        r"(layers\[0\] receives the stack's mask|self_attn` gets mask) with its axis 1, of "
+        r"size 1, removed",
+    ),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
-    [*LN_MISTAKES, *FFN_MISTAKES, *LAYER_MISTAKES, *ENCODER_MISTAKES],
+    [*LN_MISTAKES, *FFN_MISTAKES, *LAYER_MISTAKES, *ENCODER_MISTAKES, *R12G_MISTAKES],
     [
         *(Correct(check_LayerNorm, cls) for cls in LN_CORRECT),
         *(Correct(check_PositionwiseFeedForward, cls) for cls in FFN_CORRECT),

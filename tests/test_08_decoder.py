@@ -601,8 +601,9 @@ LAYER_MISTAKES = [
     Mistake(
         check_DecoderLayer,
         LayerFlattensSourceMask,
-        r"`self\.cross_attn` gets a mask of shape \([0-9, ]+\), where the module was given "
-        r"src_mask of shape \([0-9, ]+\): the same values, reshaped on the way",
+        r"`self\.cross_attn` gets (a mask of shape|src_mask with [^:]+: shape) \([0-9, ]+\), "
+        r"where the module was given src_mask of shape \([0-9, ]+\)(: the same values, "
+        r"reshaped on the way|\. Pass it on as it is)",
     ),
     Mistake(
         check_DecoderLayer,
@@ -1327,8 +1328,126 @@ DECODER_MISTAKES = [
 ]
 
 
+# ------------------------------------------------ round 12: an argument rearranged on the way
+class LayerMemorySequenceFirst(ref.DecoderLayer):
+    """memory.transpose(0, 1), the sequence-first habit (blind12g-dl-memory-transposed)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        return super().forward(x, memory.transpose(0, 1), src_mask, tgt_mask)
+
+
+class LayerSelfAttentionSequenceFirst(ref.DecoderLayer):
+    """Another member, in no case: the self-attention reads x sequence-first."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        h = x.transpose(0, 1)
+        out = self.self_attn(h, h, h, tgt_mask)[0].transpose(0, 1)
+        x = self.norm1(x + self.dropout(out))
+        x = self.norm2(x + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerCrossSizesSwapped(ref.DecoderLayer):
+    """Another member of "two sizes exchanged", in no case: the cross-attention built as
+    MultiHeadAttention(num_heads, d_model)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.cross_attn = MultiHeadAttention(num_heads, d_model, dropout)
+
+
+def _stack_with_masks(change_src, change_tgt):
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        src_mask = None if src_mask is None else change_src(src_mask)
+        tgt_mask = None if tgt_mask is None else change_tgt(tgt_mask)
+        for layer in self.layers:
+            x = layer(x, memory, src_mask, tgt_mask)
+        return self.finish(x)
+
+    return forward
+
+
+class DecoderFinalNormInNormFirstSlot(StackBase):
+    """DecoderLayer(d_model, num_heads, d_ff, dropout, final_norm) (blind12g)."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)
+        self.layers = nn.ModuleList(
+            [
+                ref.DecoderLayer(d_model, num_heads, d_ff, dropout, final_norm)
+                for _ in range(num_layers)
+            ]
+        )
+
+    forward = _loop
+
+
+class LayerPreLNCrossPostLN(ref.DecoderLayer):
+    """A member of "each sub-layer's norm placement" in no case: a pre-LN layer whose
+    cross-attention sub-layer is written post-LN, norm2(x + cross_attn(x, memory, ...))."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if not self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        h = self.norm1(x)
+        x = x + self.dropout(self.self_attn(h, h, h, tgt_mask)[0])
+        x = self.norm2(x + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
+        return x + self.dropout(self.feed_forward(self.norm3(x)))
+
+
+R12G_MISTAKES = [
+    Mistake(
+        check_DecoderLayer,
+        LayerPreLNCrossPostLN,
+        r"`self\.cross_attn` sub-layer as norm2\(x \+ cross_attn\(x\)\) \(post-LN\)",
+    ),
+    Mistake(
+        check_Decoder,
+        DecoderFinalNormInNormFirstSlot,
+        # visible: the post-LN final_norm=True case comes first and tells it apart; hidden:
+        # a pre-LN stack fails first, where the layers' layout is all that shows
+        r"(builds pre-LN layers although norm_first=False was asked for, with final_norm=True: "
+        r"is final_norm reaching the layers' norm_first parameter|builds post-LN layers "
+        r"although norm_first=True was asked for: pass norm_first on)",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerMemorySequenceFirst,
+        r"`self\.cross_attn` gets as its key memory with its axes 0 and 1 exchanged "
+        r"\(a transpose\(0, 1\)\)",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerSelfAttentionSequenceFirst,
+        r"`self\.self_attn` gets as its query x with its axes 0 and 1 exchanged",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerCrossSizesSwapped,
+        r"the two sizes reached the attention exchanged, MultiHeadAttention\(num_heads, "
+        r"d_model, \.\.\.\)",
+    ),
+    Mistake(
+        check_Decoder,
+        stack_class(
+            "DecoderTgtMaskSqueezed", _stack_with_masks(lambda m: m, lambda m: m.squeeze(1))
+        ),
+        r"(receives the stack's tgt_mask|self_attn` gets tgt_mask) with its axis 1, of size 1, "
+        r"removed \(squeeze\(1\)\)",
+    ),
+    Mistake(
+        check_Decoder,
+        stack_class("DecoderSrcMaskIndexed", _stack_with_masks(lambda m: m[:, 0], lambda m: m)),
+        r"(receives the stack's src_mask|cross_attn` gets src_mask) with its axis 1, of size 1, "
+        r"removed",
+    ),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
-    [*LAYER_MISTAKES, *DECODER_MISTAKES],
+    [*LAYER_MISTAKES, *DECODER_MISTAKES, *R12G_MISTAKES],
     [
         *(Correct(check_DecoderLayer, cls) for cls in LAYER_CORRECT),
         *(Correct(check_Decoder, cls) for cls in DECODER_CORRECT),

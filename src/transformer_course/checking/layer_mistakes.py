@@ -6,6 +6,7 @@ masks and how a case is described in words.
 
 from __future__ import annotations
 
+from itertools import product
 from typing import Any
 
 from transformer_course.checking.inputs import PAD, token_ids
@@ -19,6 +20,7 @@ __all__ = [
     "dropout_missing_mistakes",
     "layer_mistakes",
     "norm_choice_mistakes",
+    "placement_mistakes",
     "post_pre",
     "residual_mistakes",
     "source_mask",
@@ -202,6 +204,50 @@ def norm_choice_mistakes(parts: dict[str, str], norms: dict[str, str]) -> dict[s
     return table
 
 
+_PLACED = {
+    "post": ("{n}(x + {s}(x))", "post-LN"),
+    "pre": ("x + {s}({n}(x))", "pre-LN"),
+    "both": ("{n}(x + {s}({n}(x)))", "a LayerNorm before and after the sub-layer"),
+    "norm_residual": ("{n}(x) + {s}(x)", "the norm on the residual branch alone, not on the sum"),
+    "sandwich": ("x + {n}({s}({n}(x)))", "a LayerNorm on both sides of the sub-layer"),
+}
+
+
+def placement_mistakes(
+    parts: dict[str, str], norms: dict[str, str], norm_first: bool
+) -> dict[str, dict[str, Any]]:
+    """One mistake per combination of norm placements, each sub-layer on its own (knob
+    ``placements``, in the parts' order; the oracle's PLACEMENTS): the two layouts mixed
+    (one sub-layer pre-LN, the other post-LN), a norm before and after, a norm on the
+    residual branch alone... The two uniform layouts are left to the table's own
+    "ignores norm_first" entries. Each message writes what the learner's layer computes,
+    sub-layer by sub-layer, next to what it should."""
+    order = list(parts)
+    right = "pre" if norm_first else "post"
+    table: dict[str, dict[str, Any]] = {}
+    for combo in product(_PLACED, repeat=len(order)):
+        if len(set(combo)) == 1 and combo[0] in ("pre", "post"):
+            continue
+        if norm_first and combo[:-1] == ("pre",) * (len(combo) - 1) and combo[-1] == "both":
+            continue  # = the pre-LN output normalised once more, diagnosed as that elsewhere
+        said, wanted = [], []
+        for part, placement in zip(order, combo, strict=True):
+            formula, name = _PLACED[placement]
+            text = formula.format(n=norms[part], s=parts[part])
+            said.append(f"the `self.{parts[part]}` sub-layer as {text} ({name})")
+            wanted.append(_PLACED[right][0].format(n=norms[part], s=parts[part]))
+        mixed = set(combo) == {"pre", "post"}
+        table[
+            f"Your layer computes {' and '.join(said)}"
+            + (": the two layouts mixed" if mixed else "")
+            + f". With norm_first={norm_first} ({_PLACED[right][1]}) every sub-layer is "
+            + f"{_PLACED[right][1]}: "
+            + "; then ".join(wanted)
+            + ", with dropout on each sub-layer's output."
+        ] = {"placements": combo}
+    return table
+
+
 def add_new(table: dict[str, dict[str, Any]], more: dict[str, dict[str, Any]]) -> dict:
     """``table`` with the entries of ``more`` whose knobs it does not already hold (one
     message per computation, so that a match is never reported twice)."""
@@ -221,6 +267,12 @@ _STACK_UNCHAINED = (
 _STACK_IGNORES_NORM_FIRST = (
     "Your stack builds post-LN layers although norm_first=True was asked for: pass norm_first "
     "on to every layer it builds."
+)
+_STACK_FOLLOWS_FINAL_NORM = (
+    "Your stack builds pre-LN layers although norm_first=False was asked for, with "
+    "final_norm=True: is final_norm reaching the layers' norm_first parameter (Layer(d_model, "
+    "num_heads, d_ff, dropout, final_norm))? Pass norm_first to every layer it builds; "
+    "final_norm only decides the stack's own final LayerNorm."
 )
 _STACK_REVERSED = (
     "Your stack applies the layers in reverse order: layers[0] first, then layers[1], ..."
@@ -259,6 +311,8 @@ def stack_mistakes(norm_first: bool, final_norm: bool | None) -> dict[str, dict[
     }
     if norm_first:
         table[_STACK_IGNORES_NORM_FIRST] = {"layer_norm_first": False}
+    elif final_norm:  # pre-LN layers in a post-LN stack built with final_norm=True
+        table[_STACK_FOLLOWS_FINAL_NORM] = {"layer_norm_first": True}
     if final:
         why = "final_norm=True" if final_norm else "norm_first=True and final_norm=None"
         table[_STACK_NO_FINAL.format(why=why)] = {"final": False}

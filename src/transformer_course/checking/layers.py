@@ -117,6 +117,20 @@ def _attention_weights_like(item: Any) -> bool:
     return isinstance(item, torch.Tensor) and item.dim() >= 3
 
 
+def _intermediate(pair: tuple) -> bool:
+    """A pair (output, t) where t has the output's leading axes and another last one: an
+    intermediate such as a feed-forward block's d_ff-wide hidden activations (round 12:
+    such a pair was told it returned attention weights)."""
+    out, other = pair
+    return (
+        isinstance(out, torch.Tensor)
+        and isinstance(other, torch.Tensor)
+        and other.dim() == out.dim()
+        and other.shape[:-1] == out.shape[:-1]
+        and other.shape[-1] != out.shape[-1]
+    )
+
+
 def expect_tensor_result(
     c: Checker,
     got: Any,
@@ -136,7 +150,11 @@ def expect_tensor_result(
         + (
             "): return the output alone, not the attention weights with it (a sub-layer's "
             "(output, weights) pair is indexed [0] before it goes on)."
-            if len(got) == 2 and _attention_weights_like(got[1])
+            if len(got) == 2 and _attention_weights_like(got[1]) and not _intermediate(got)
+            else f"): return the output alone, not an intermediate with it (the second item, "
+            f"{tuple(got[1].shape)}, has the output's leading axes and another width: a "
+            "hidden activation kept for inspection?)."
+            if len(got) == 2 and _intermediate(got)
             else "): return the output alone (a (logits, loss) pair, as nanoGPT's forward "
             "returns, or anything else beside the output, is not this contract's)."
         )

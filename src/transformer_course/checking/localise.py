@@ -27,6 +27,7 @@ import torch
 from torch import nn
 
 from transformer_course.checking.formatting import candidates_message
+from transformer_course.checking.rearranged import rearrangement
 
 __all__ = [
     "agreeing_mistakes",
@@ -700,6 +701,17 @@ def _argument_problem(
                     + ", ".join(n for n, _ in arguments)
                     + ")."
                 )
+        if how := rearrangement(got, value):
+            return (
+                f"receives the stack's {name} with {how}: shape {tuple(got.shape)}, where the "
+                f"stack was given {tuple(value.shape)}. Pass it on unchanged"
+                + (
+                    ": it broadcasts against the attention scores (batch, num_heads, len_q, "
+                    "len_k) by itself."
+                    if "mask" in name
+                    else "."
+                )
+            )
         return f"receives a {name} other than the stack's {name}: pass it on unchanged."
     return ""
 
@@ -898,6 +910,13 @@ def mask_arrival_hint(
                 return (
                     f"`{shown}` gets {other}, where {label} belongs: the masks are exchanged "
                     "on the way (the order of forward's parameters, or of a call's arguments)."
+                )
+            if how := rearrangement(mask, wanted):
+                return (
+                    f"`{shown}` gets {label} with {how}: shape {tuple(mask.shape)}, where the "
+                    f"module was given {label} of shape {tuple(wanted.shape)}. Pass it on as it "
+                    "is: it broadcasts against the attention scores (batch, num_heads, len_q, "
+                    "len_k) by itself."
                 )
             if mask.numel() == wanted.numel() and torch.equal(
                 mask.reshape(-1).to(wanted.dtype), wanted.reshape(-1)

@@ -10,6 +10,7 @@ the sandboxed grader needs to provide.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 import re
 from collections.abc import Callable, Mapping
@@ -143,6 +144,42 @@ def _shared_modules(key: str, value: torch.Tensor, state: Mapping[str, torch.Ten
     return ""
 
 
+def _bias_follows_argument(cls: Any, args: tuple, kwargs: dict, missing: list[str]) -> str:
+    """When the missing ``*.bias`` keys appear once a zero float argument (dropout=0.0) is
+    made 0.1, all else equal: that argument reaches nn.Linear's third parameter, bias
+    (nn.Linear(d_in, d_out, dropout)), where 0.0 counts as False; "" otherwise. One member
+    of "an argument in another parameter's slot", told apart by varying the argument."""
+    try:
+        names = list(inspect.signature(cls).parameters)
+    except (TypeError, ValueError):
+        names = []
+    tries = [
+        (names[i] if i < len(names) else f"argument {i + 1}", i, None)
+        for i, a in enumerate(args)
+        if type(a) is float and a == 0.0
+    ] + [(k, None, k) for k, v in kwargs.items() if type(v) is float and v == 0.0]
+    for label, index, key in tries:
+        new_args = list(args)
+        new_kwargs = dict(kwargs)
+        if index is not None:
+            new_args[index] = 0.1
+        else:
+            new_kwargs[key] = 0.1
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+                keys = set(cls(*new_args, **new_kwargs).state_dict())
+        except Exception:
+            continue
+        if set(missing) <= keys:
+            return (
+                f"Built with {label}=0.1 instead, it has them: {label} reaches nn.Linear's "
+                f"third parameter, bias (nn.Linear(in_features, out_features, {label}) passes "
+                f"it positionally), and {label}=0.0 counts as bias=False. Build the layers as "
+                f"nn.Linear(in_features, out_features) and give {label} to nn.Dropout."
+            )
+    return ""
+
+
 #: where num_heads sits among the positional arguments of the contracts that take it
 _NUM_HEADS_POSITION = {
     "MultiHeadAttention": 1,
@@ -165,6 +202,21 @@ def _heads_hint(name: str, built: str, args: tuple) -> Callable[[BaseException],
         heads_at = _NUM_HEADS_POSITION.get(name)
         if heads_at is None or (len(args) > heads_at and args[heads_at] == n):
             return ""
+        size = re.search(r"d_model=(\d+) is not divisible", str(exc))
+        if (
+            size
+            and len(args) > heads_at
+            and int(size.group(1)) == args[heads_at]
+            and args[heads_at - 1] == n
+            and n != args[heads_at]
+        ):
+            return (
+                f"The attention was built with d_model={size.group(1)} and num_heads={n}: "
+                f"{built} received d_model={n} and num_heads={size.group(1)}, so the two sizes "
+                "reached the attention exchanged, MultiHeadAttention(num_heads, d_model, ...) "
+                "for MultiHeadAttention(d_model, num_heads, ...). Pass them in the order of the "
+                "signature, d_model first, or by keyword."
+            )
         places = [str(i + 1) for i, a in enumerate(args) if type(a) is int and a == n]
         if not places:
             return ""
@@ -172,7 +224,13 @@ def _heads_hint(name: str, built: str, args: tuple) -> Callable[[BaseException],
             f"The attention was built with num_heads={n}, and {n} is what {built} received "
             f"as its argument {' and '.join(places)}, which is not its num_heads: a size "
             "reached the wrong parameter on the way down (arguments passed in another order "
-            f"than the signature's, e.g. d_ff where num_heads belongs?). Pass them to each "
+            "than the signature's"
+            + (
+                ", e.g. d_ff where num_heads belongs?"
+                if len(args) > heads_at + 1 and args[heads_at + 1] == n
+                else ""
+            )
+            + "). Pass them to each "
             "layer in the order of its signature, or by keyword."
         )
 
@@ -303,6 +361,11 @@ def build_module(
                 )
             ):  # blind10d-ffn-linears-without-bias: told to name its submodules "exactly so"
                 layers = ", ".join(key[: -len(".bias")] for key in missing)
+                if slot := _bias_follows_argument(cls, args, kwargs, missing):
+                    c.fail(
+                        f"{built} lacks the biases of {layers}: missing state-dict keys "
+                        f"{_key_list(missing)}. {slot}"
+                    )
                 c.fail(
                     f"{built} lacks the biases of {layers}: missing state-dict keys "
                     f"{_key_list(missing)}. Those layers were built without one (nn.Linear(..., "

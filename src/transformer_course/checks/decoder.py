@@ -35,6 +35,7 @@ from transformer_course.checking.layer_mistakes import (
     dropout_missing_mistakes,
     layer_mistakes,
     norm_choice_mistakes,
+    placement_mistakes,
     post_pre,
     residual_mistakes,
     source_mask,
@@ -73,6 +74,7 @@ from transformer_course.checking.oracles import (
 from transformer_course.checking.oracles.norms import layer_norm_f
 from transformer_course.checking.oracles.state import sub
 from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.checking.rearranged import arrival_hint
 from transformer_course.exercise import Exercise
 from transformer_course.reference import decoder as ref
 from transformer_course.reference.masking import decoder_self_attention_mask, look_ahead_mask
@@ -123,8 +125,10 @@ _HIDDEN_LAYER = [
 _VISIBLE_STACK = [
     # three layers: a return inside the loop and a loop one layer short differ
     _DecCase(51, 2, 4, 4, 8, 2, 16, num_layers=3),
-    _DecCase(52, 2, 3, 5, 8, 2, 16, norm_first=True, src_padding="left", num_layers=2),
+    # final_norm=True on a post-LN stack before any pre-LN stack: layers that follow
+    # final_norm instead of norm_first (the one in the other's slot) show here alone
     _DecCase(53, 1, 4, 6, 8, 2, 12, dropout=0.1, num_layers=3, final_norm=True),
+    _DecCase(52, 2, 3, 5, 8, 2, 16, norm_first=True, src_padding="left", num_layers=2),
     _DecCase(54, 2, 4, 5, 8, 2, 16, dropout=1.0, mode="train", num_layers=2),
     # an explicit final_norm=False on a pre-LN stack: no final norm (not `or norm_first`)
     _DecCase(55, 2, 3, 4, 8, 2, 16, norm_first=True, num_layers=2, final_norm=False),
@@ -188,11 +192,22 @@ def _call_text(name: str, inputs: _Inputs, case: _DecCase, built: str) -> str:
 def _mask_hints(module, inputs: _Inputs) -> list:
     """For an exception: an attention whose mask arrives with another shape than the
     mask it belongs to (tgt_mask for the self-attention, src_mask for the cross-attention)."""
-    return mask_arrival_hint(
-        module,
-        lambda: module(*inputs.args()),
-        {"self_attn": ("tgt_mask", inputs.tgt_mask), "cross_attn": ("src_mask", inputs.src_mask)},
-    )
+    return [
+        *mask_arrival_hint(
+            module,
+            lambda: module(*inputs.args()),
+            {
+                "self_attn": ("tgt_mask", inputs.tgt_mask),
+                "cross_attn": ("src_mask", inputs.src_mask),
+            },
+        ),
+        *arrival_hint(
+            module,
+            lambda: module(*inputs.args()),
+            {"memory": inputs.memory, "x": inputs.x},
+            ("self_attn", "cross_attn"),
+        ),
+    ]
 
 
 def _hints(case: _DecCase) -> list:
@@ -229,6 +244,14 @@ _EVAL_NOT_DETERMINISTIC = (
 )
 
 
+def _mask_reshaped(module, inputs: _Inputs) -> str:
+    """An attention that receives its mask with the axes rearranged (a squeeze, an
+    unsqueeze) or the other mask: what breaks a mask property then, said before the
+    property's own diagnosis (which would tell the learner to pass a mask already passed)."""
+    (_, hit), *_ = _mask_hints(module, inputs)
+    return hit(None)
+
+
 def _property_problem(c: Checker, module, inputs: _Inputs, case: _DecCase, call: str, got):
     """The first mask property that the learner's module breaks, as a message, or ""."""
     if case.mode == "train" and (
@@ -255,7 +278,11 @@ def _property_problem(c: Checker, module, inputs: _Inputs, case: _DecCase, call:
             hints=_hints(case),
         )
         if not _same(got[:, : t + 1], other[:, : t + 1]):
-            return _future_by_another_path(module, inputs, t) or _SEES_THE_FUTURE.format(t=t)
+            return (
+                _mask_reshaped(module, inputs)
+                or _future_by_another_path(module, inputs, t)
+                or _SEES_THE_FUTURE.format(t=t)
+            )
     if inputs.src_real is not None and not bool(inputs.src_real.all()):
         noisy = inputs.memory.clone()
         noise = randn(noisy.shape, case.seed + 6, scale=5.0)
@@ -268,6 +295,8 @@ def _property_problem(c: Checker, module, inputs: _Inputs, case: _DecCase, call:
             hints=_hints(case),
         )
         if not _same(got, other):
+            if wrong := _mask_reshaped(module, inputs):
+                return wrong  # the mask arrives, reshaped: "pass src_mask" would be wrong
             if _cross_attention_ignores_padding(module, inputs):
                 return _SOURCE_PADDING_BYPASSES_ATTENTION
             return _SEES_SOURCE_PADDING
@@ -630,6 +659,7 @@ def _layer_table(
         add_new(table, dropout_missing_mistakes(_PARTS, _PART_NORMS, case.norm_first))
     add_new(table, discarded_mistakes(_PARTS, _PART_NORMS, case.norm_first, called))
     add_new(table, norm_choice_mistakes(_PARTS, _PART_NORMS))
+    add_new(table, placement_mistakes(_PARTS, _PART_NORMS, case.norm_first))
     return table
 
 

@@ -41,6 +41,7 @@ from transformer_course.checking.layer_mistakes import (
     dropout_missing_mistakes,
     layer_mistakes,
     norm_choice_mistakes,
+    placement_mistakes,
     residual_mistakes,
     source_mask,
     stack_description,
@@ -439,6 +440,8 @@ def _norm_hint(cls, d_model: int, module, x, got, p, eps: float, default_eps: bo
         )
     if scale:
         return scale
+    if power := _spread_power(x, got, p, eps):
+        return power
     if ignored:
         return (
             f"{_EPS_IGNORED} (Built with eps=0.5, yours gives exactly what it gives with the "
@@ -477,10 +480,78 @@ def _scale_hint(x: torch.Tensor, got: torch.Tensor, p, eps: float) -> str:
             "divides by), where LayerNorm divides by its standard deviation, the square root "
             "of their *mean*, plus eps: (x - mean) / sqrt(var + eps)."
         )
+    counted = _variance_count(x, ratio)
     return (
         f"Yours is the reference's normalised x times {ratio:.4g} on every token: you divide "
         "by another measure of the spread than sqrt(var + eps), var the mean of the squared "
-        "deviations from the token's mean."
+        "deviations from the token's mean." + counted
+    )
+
+
+def _variance_count(x: torch.Tensor, ratio: float) -> str:
+    """When a constant ratio on every token is sqrt(n / d_model) for n the size of another
+    axis of x (or the number of tokens, or of elements): the sum of squared deviations
+    divided by that count instead of by d_model (a count read off the wrong axis:
+    x.shape[0], len(x), x.numel()), said with every axis that has that size; "" otherwise."""
+    d_model = x.shape[-1]
+    n = d_model * ratio**2
+    if abs(n - round(n)) > 1e-3 * max(1.0, n) or round(n) == d_model:
+        return ""
+    n = round(n)
+    counts = {f"x.shape[{i}]": size for i, size in enumerate(x.shape[:-1])}
+    counts["the number of tokens"] = int(x.numel() // d_model)
+    counts["x.numel()"] = int(x.numel())
+    if d_model > 1:
+        counts["d_model - 1"] = d_model - 1
+    names = [name for name, size in counts.items() if size == n]
+    if not names or names == ["d_model - 1"]:
+        return ""
+    return (
+        f" That ratio is sqrt({n} / {d_model}): what dividing each token's sum of squared "
+        f"deviations by {n} ({' or '.join(names)}) gives, where the mean over the token's own "
+        f"features divides by d_model = {d_model} (x.shape[-1]; or x.var(-1, unbiased=False))."
+    )
+
+
+#: denominators a LayerNorm may divide the centred x by, with the spread raised to another
+#: power than 1/2 or eps placed elsewhere (the root taken twice, or not at all): one family,
+#: "the spread's power", matched on the check's input as a whole
+_SPREAD_POWERS = {
+    "sqrt(std + eps), the square root of the standard deviation (the variance's fourth "
+    "root: the root taken twice)": lambda var, eps: (var.sqrt() + eps).sqrt(),
+    "(var + eps) ** 0.25, the variance's fourth root (the root taken twice)": lambda var, eps: (
+        (var + eps) ** 0.25
+    ),
+    "var + eps, the variance itself (no square root)": lambda var, eps: var + eps,
+    "std ** 2 + eps, the variance itself (no square root)": lambda var, eps: var + eps,
+    "(var + eps) ** 1.5": lambda var, eps: (var + eps) ** 1.5,
+    "(var + eps) ** 2, the variance squared": lambda var, eps: (var + eps) ** 2,
+}
+
+
+def _spread_power(x: torch.Tensor, got: torch.Tensor, p, eps: float) -> str:
+    """Which of :data:`_SPREAD_POWERS` the learner's output equals on the whole input (gain
+    and bias applied as the contract says), said when exactly one formula does; ""
+    otherwise."""
+    x, got = x.detach().double(), got.detach().double()
+    centred = x - x.mean(dim=-1, keepdim=True)
+    var = x.var(dim=-1, keepdim=True, unbiased=False)
+    weight, bias = p["weight"].double(), p["bias"].double()
+    found = []
+    seen = []
+    for name, spread in _SPREAD_POWERS.items():
+        out = weight * centred / spread(var, eps) + bias
+        if any(torch.equal(out, other) for other in seen):
+            continue  # the same formula written another way
+        seen.append(out)
+        if out.shape == got.shape and torch.allclose(out, got, rtol=1e-4, atol=1e-5):
+            found.append(name)
+    if len(found) != 1:
+        return ""
+    return (
+        f"You divide each token's centred x by {found[0]}, where LayerNorm divides by the "
+        "standard deviation, sqrt(var + eps): the square root taken once, of the biased "
+        "variance plus eps."
     )
 
 
@@ -601,7 +672,7 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
         # one constant on every token is an observed diagnosis, not advice: said as one
         explain=lambda: (
             _norm_hint(cls, d_model, module, x, got, p, eps, case.eps is None)
-            if _scale_hint(x, got, p, eps)
+            if _scale_hint(x, got, p, eps) or _spread_power(x, got, p, eps)
             else ""
         ),
         hint=lambda: _norm_hint(cls, d_model, module, x, got, p, eps, case.eps is None),
@@ -649,6 +720,25 @@ _GELU_AFTER = (
     "Your activation (GELU) comes after w_2 instead of between w_1 and w_2; and the paper's "
     "block uses ReLU: w_2(dropout(relu(w_1(x))))."
 )
+_RELU_IS = (
+    " ReLU is max(0, h): torch.relu(h), F.relu(h) or h.clamp(min=0). FFN(x) = max(0, x W_1 + "
+    "b_1) W_2 + b_2."
+)
+_OTHER_ACTIVATION = {
+    "clamp_max": "Your hidden activation keeps the negative values and zeros the positive ones, "
+    "min(0, h): h.clamp(max=0), the bound on the wrong side." + _RELU_IS,
+    "relu_of_negative": "Your hidden activation is relu(-h), the ReLU of the negated "
+    "pre-activation (a sign slip): it keeps the negative values, flipped." + _RELU_IS,
+    "abs": "Your hidden activation is |h| (torch.abs), not the ReLU." + _RELU_IS,
+    "sigmoid": "Your hidden activation is a sigmoid, not the ReLU." + _RELU_IS,
+    "tanh": "Your hidden activation is tanh, not the ReLU." + _RELU_IS,
+    "silu": "Your hidden activation is SiLU (swish), not the ReLU." + _RELU_IS,
+    "leaky_relu": "Your hidden activation is a leaky ReLU (negative slope 0.01), not the ReLU: "
+    "the negative values must become 0." + _RELU_IS,
+    "relu6": "Your hidden activation is ReLU6, which also caps the values at 6." + _RELU_IS,
+    "elu": "Your hidden activation is ELU, not the ReLU." + _RELU_IS,
+    "softplus": "Your hidden activation is softplus, a smooth ReLU, not the ReLU." + _RELU_IS,
+}
 _GELU = (
     "You used GELU. The paper's block (and nn.TransformerEncoderLayer's default) uses ReLU; "
     "GELU is what BERT and GPT use, a fine choice, but not this contract."
@@ -741,6 +831,7 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
         _RELU_AFTER: {"activation": "none", "after": "relu"},
         _GELU_AFTER: {"activation": "none", "after": "gelu"},
         _FFN_RESIDUAL: {"residual": True},
+        **{message: {"activation": name} for name, message in _OTHER_ACTIVATION.items()},
     }
     if case.mode == "train" and case.dropout in _FFN_RATE:  # no randomness is expected
         with torch.no_grad():
@@ -909,6 +1000,7 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         called = called_submodules(module, list(_PARTS.values()), lambda: module(*args))
         add_new(table, discarded_mistakes(_PARTS, _PART_NORMS, case.norm_first, called))
     add_new(table, norm_choice_mistakes(_PARTS, _PART_NORMS))
+    add_new(table, placement_mistakes(_PARTS, _PART_NORMS, case.norm_first))
     if mask is not None:
         table |= {_MASK_IGNORED: {"mask_mode": "none"}, _MASK_INVERTED: {"mask_mode": "inverted"}}
     if drop:  # what eval mode rules out is no candidate (a missing residual, say)
@@ -974,8 +1066,10 @@ _VISIBLE_STACK = [
     # three layers: a return inside the loop (layer 0 only) and a loop that stops one layer
     # early (layers 0 and 1) give different outputs
     _StackCase(31, 3, 2, 5, 8, 2, 16, padding="right"),
-    _StackCase(32, 2, 2, 5, 8, 2, 16, norm_first=True, padding="left"),
+    # final_norm=True on a post-LN stack before any pre-LN stack: layers that follow
+    # final_norm instead of norm_first (the one in the other's slot) show here alone
     _StackCase(33, 3, 1, 4, 8, 2, 12, final_norm=True, dropout=0.1),
+    _StackCase(32, 2, 2, 5, 8, 2, 16, norm_first=True, padding="left"),
     _StackCase(34, 2, 2, 4, 8, 2, 16, dropout=1.0, mode="train"),
     # an explicit final_norm=False on a pre-LN stack: no final norm (not `or norm_first`)
     _StackCase(35, 2, 2, 4, 8, 2, 16, norm_first=True, final_norm=False),
@@ -1081,6 +1175,7 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = Fals
             case.num_layers,
             final=(lambda t: layer_norm_f(t, sub(p, "norm"))) if final else None,
             layer_oracle=layer_oracle,
+            arguments=(("mask", mask),),
         )
 
     expect_composite(

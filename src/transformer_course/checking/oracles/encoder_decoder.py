@@ -82,6 +82,37 @@ def residual_block(
     return zero(out) if dropout_at == "after_norm" else out
 
 
+#: where a sub-layer's LayerNorm sits, by name (one family: "the norm's placement", each
+#: sub-layer on its own): the paper's post-LN, pre-LN, a norm before *and* after, the norm on
+#: the residual branch alone, and a norm on both sides of the sub-layer inside the residual
+PLACEMENTS = ("post", "pre", "both", "norm_residual", "sandwich")
+
+
+def placement_block(
+    x: torch.Tensor,
+    sublayer: Callable[[torch.Tensor], torch.Tensor],
+    norm: Callable[[torch.Tensor], torch.Tensor],
+    placement: str,
+    *,
+    drop: bool = False,
+) -> torch.Tensor:
+    """One sub-layer with its norm at ``placement`` (:data:`PLACEMENTS`): "post"
+    norm(x + s(x)), "pre" x + s(norm(x)), "both" norm(x + s(norm(x))), "norm_residual"
+    norm(x) + s(x), "sandwich" x + norm(s(norm(x))); dropout on s's output as usual."""
+    zero = zero_if(drop)
+    if placement == "post":
+        return norm(x + zero(sublayer(x)))
+    if placement == "pre":
+        return x + zero(sublayer(norm(x)))
+    if placement == "both":
+        return norm(x + zero(sublayer(norm(x))))
+    if placement == "norm_residual":
+        return norm(x) + zero(sublayer(x))
+    if placement == "sandwich":
+        return x + zero(norm(sublayer(norm(x))))
+    raise ValueError(placement)
+
+
 def encoder_layer_f(
     x: torch.Tensor,
     p: Mapping[str, torch.Tensor],
@@ -99,6 +130,7 @@ def encoder_layer_f(
     discarded: tuple[str, ...] = (),
     no_dropout: tuple[str, ...] = (),
     parallel: bool = False,
+    placements: tuple[str, str] | None = None,
 ) -> torch.Tensor:
     """One encoder layer in float64: self-attention, then the feed-forward block, each in
     a :func:`residual_block`. x (batch, len_src, d_model) -> the same shape.
@@ -118,6 +150,17 @@ def encoder_layer_f(
         "ffn": lambda h: ffn_f(h, sub(p, "feed_forward"), drop=drop),
     }
     x = x.double()
+    if placements is not None:  # each sub-layer's norm placed on its own (PLACEMENTS)
+        for part, norm_name, placement in zip(order, norms, placements, strict=True):
+            norm_p = sub(p, norm_name)
+            x = placement_block(
+                x,
+                sublayers[part],
+                lambda t, norm_p=norm_p: layer_norm_f(t, norm_p),
+                placement,
+                drop=drop,
+            )
+        return x
     if parallel and not norm_first:
         total = x.clone()
         for part in order:
@@ -159,6 +202,7 @@ def decoder_layer_f(
     no_residual: tuple[str, ...] = (),
     discarded: tuple[str, ...] = (),
     no_dropout: tuple[str, ...] = (),
+    placements: tuple[str, str, str] | None = None,
 ) -> torch.Tensor:
     """One decoder layer in float64: masked self-attention, cross-attention over the
     memory, the feed-forward block, each in a :func:`residual_block`. x (batch, len_tgt,
@@ -198,6 +242,10 @@ def decoder_layer_f(
         "ffn": lambda h: ffn_f(h, sub(p, "feed_forward"), drop=drop),
     }
     x = x.double()
+    if placements is not None:  # each sub-layer's norm placed on its own (PLACEMENTS)
+        for part, norm_name, placement in zip(order, norms, placements, strict=True):
+            x = placement_block(x, sublayers[part], norm(norm_name), placement, drop=drop)
+        return x
     for part, norm_name in zip(order, norms, strict=True):
         x = residual_block(
             x,

@@ -11,7 +11,23 @@ import torch.nn.functional as F
 
 from transformer_course.checking.oracles.state import linear, zero_if
 
-__all__ = ["ffn_f", "swiglu_f"]
+__all__ = ["OTHER_ACTIVATIONS", "ffn_f", "swiglu_f"]
+
+#: the hidden non-linearity replaced by another one (one family: "not the ReLU"), by the
+#: name ffn_f's ``activation`` takes: the ReLU's clamp on the wrong side (clamp(max=0)),
+#: the ReLU of the negated input, and the library's other element-wise activations
+OTHER_ACTIVATIONS = {
+    "clamp_max": lambda h: h.clamp(max=0),
+    "relu_of_negative": lambda h: torch.relu(-h),
+    "abs": torch.abs,
+    "sigmoid": torch.sigmoid,
+    "tanh": torch.tanh,
+    "silu": F.silu,
+    "leaky_relu": F.leaky_relu,
+    "relu6": F.relu6,
+    "elu": F.elu,
+    "softplus": F.softplus,
+}
 
 
 def ffn_f(
@@ -39,6 +55,8 @@ def ffn_f(
         h = torch.relu(h)
     elif activation == "gelu":
         h = F.gelu(h)
+    elif activation in OTHER_ACTIVATIONS:
+        h = OTHER_ACTIVATIONS[activation](h)
     if drop_at == "hidden":
         h = zero(h)
     y = linear(h, p, "w_2")  # (..., d_model)

@@ -1,0 +1,123 @@
+"""A tensor passed on with its axes rearranged: the same values as the tensor a module was
+given, under another shape, because a size-1 axis was removed (``squeeze(k)``), one was
+added (``unsqueeze(k)``, ``[:, None]``), or two axes were exchanged (``transpose(i, j)``,
+``permute``, a sequence-first habit). One family, "the argument reshaped on the way", that
+several contracts share (masks handed from a stack to its layers or from a layer to its
+attentions, the encoder's memory handed to a cross-attention).
+
+:func:`rearrangement` names the change only when the values agree with it element by
+element (every candidate is tried; a permutation is stated only when the values, not just
+the sizes, say which one); :func:`arrival_hint` is the exception hint that finds such an
+argument among the calls a module makes to its submodules.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Mapping, Sequence
+from itertools import permutations
+from typing import Any
+
+import torch
+from torch import nn
+
+__all__ = ["arrival_hint", "rearrangement"]
+
+
+def _equal(a: torch.Tensor, b: torch.Tensor) -> bool:
+    if a.shape != b.shape:
+        return False
+    if a.dtype == torch.bool or b.dtype == torch.bool:
+        return torch.equal(a.to(torch.bool), b.to(torch.bool))
+    return torch.allclose(a.double(), b.double(), rtol=1e-6, atol=1e-8)
+
+
+def rearrangement(got: Any, given: Any) -> str:
+    """How ``got`` is ``given`` with its axes rearranged and its values untouched, as a
+    phrase ("its axis 1, of size 1, removed: a squeeze(1)"); "" when it is not that (or
+    when the shapes are equal)."""
+    if not isinstance(got, torch.Tensor) or not isinstance(given, torch.Tensor):
+        return ""
+    g, w = got.detach(), given.detach()
+    if g.shape == w.shape or g.numel() != w.numel():
+        return ""
+    gs, ws = tuple(g.shape), tuple(w.shape)
+    if len(gs) == len(ws) - 1:
+        axes = [a for a in range(len(ws)) if ws[a] == 1 and ws[:a] + ws[a + 1 :] == gs]
+        if axes and _equal(g, w.reshape(gs)):
+            calls = " or ".join(f"squeeze({a})" for a in axes)
+            return f"its axis {axes[0]}, of size 1, removed ({calls})"
+    if len(gs) == len(ws) + 1:
+        axes = [a for a in range(len(gs)) if gs[a] == 1 and gs[:a] + gs[a + 1 :] == ws]
+        if axes and _equal(g, w.reshape(gs)):
+            calls = " or ".join(f"unsqueeze({a})" for a in axes)
+            return f"an extra axis of size 1 inserted at position {axes[0]} ({calls})"
+    if len(gs) == len(ws) and len(ws) <= 5 and sorted(gs) == sorted(ws):
+        found = [
+            order
+            for order in permutations(range(len(ws)))
+            if order != tuple(range(len(ws)))
+            and tuple(ws[i] for i in order) == gs
+            and _equal(g, w.permute(order))
+        ]
+        if len(found) == 1:
+            order = found[0]
+            moved = [i for i in range(len(order)) if order[i] != i]
+            if len(moved) == 2:
+                i, j = moved
+                return f"its axes {i} and {j} exchanged (a transpose({i}, {j}))"
+            return f"its axes in the order {order} (a permute{order})"
+    return ""
+
+
+def arrival_hint(
+    module: nn.Module,
+    call: Callable[[], Any],
+    given: Mapping[str, Any],
+    children: Sequence[str],
+    parameters: Sequence[str] = ("query", "key", "value", "mask"),
+) -> list:
+    """A hint for an exception a module raised: the first call to a submodule (one whose
+    name ends with one of ``children``) that receives one of the ``given`` tensors (name ->
+    tensor) with its axes rearranged (:func:`rearrangement`), found with pre-hooks."""
+
+    def hit(_exc: BaseException) -> str:
+        seen: list[tuple[str, list[tuple[str, Any]]]] = []
+        handles = []
+        for name, child in module.named_modules():
+            if name.rsplit(".", 1)[-1] not in children:
+                continue
+
+            def pre(_mod, args, kwargs, name=name):
+                named = list(zip(parameters, args, strict=False)) + list(kwargs.items())
+                seen.append((name, named))
+
+            handles.append(child.register_forward_pre_hook(pre, with_kwargs=True))
+        try:
+            with torch.no_grad(), contextlib.suppress(Exception):
+                call()
+        finally:
+            for handle in handles:
+                handle.remove()
+        for name, named in seen:
+            for parameter, value in named:
+                if not isinstance(value, torch.Tensor):
+                    continue
+                if any(
+                    isinstance(t, torch.Tensor) and t.shape == value.shape for t in given.values()
+                ):
+                    continue
+                for label, tensor in given.items():
+                    how = rearrangement(value, tensor)
+                    if how:
+                        shown = name if "." in name else f"self.{name}"
+                        return (
+                            f"`{shown}` gets as its {parameter} {label} with {how}: shape "
+                            f"{tuple(value.shape)}, where {label} came in as "
+                            f"{tuple(tensor.shape)}. Pass {label} on as it is: every tensor "
+                            "here is batch first, and masks broadcast against the attention "
+                            "scores (batch, num_heads, len_q, len_k) by themselves."
+                        )
+        return ""
+
+    return [(Exception, hit)]
