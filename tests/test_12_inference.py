@@ -3389,3 +3389,81 @@ def test_raw_errors_of_common_slips_in_blocked_code_get_their_cause():
     assert "the scores need the block's keys transposed" in text, text
     text = _visible_message(check_grouped_query_attention, _named("gqa", flattened))
     assert "with no dim flattens k into one long axis" in text, text
+
+
+def test_quiz_cache_memory_names_a_factor_left_out():
+    """A factor forgotten (its value replaced by 1) is named for every factor: the 48
+    layers (blind12e-quiz-one-layer, a bare "not right" before) and d_head, which no
+    case contains."""
+    from transformer_course.checks.inference import check_quiz_cache_memory
+
+    def message(number):
+        with pytest.raises(CheckFailure) as failure:
+            check_quiz_cache_memory(lambda: number)
+        return failure.value.message
+
+    assert "the 48 layers left out" in message(2 * 8 * 128 * 1024 * 2 / 2**20)
+    assert "d_head = 128 (the numbers per head) left out" in message(2 * 48 * 8 * 1024 * 2 / 2**20)
+
+
+def _generate_stacking_columns(dim):
+    @torch.no_grad()
+    def generate(model, prompt, max_new_tokens):
+        batch, length = prompt.shape
+        caches = model.new_caches(batch, length + max_new_tokens)
+        logits = model(prompt, caches=caches, start=0)[:, -1]
+        new, steps = [], []
+        for step in range(max_new_tokens):
+            steps.append(logits)
+            next_id = logits.argmax(dim=-1, keepdim=True)
+            new.append(next_id)
+            if step + 1 < max_new_tokens:
+                logits = model(next_id, caches=caches, start=length + step)[:, -1]
+        return torch.cat([prompt, torch.stack(new, dim=dim)], dim=1), torch.stack(steps, dim=1)
+
+    return _named("generate", generate)
+
+
+@pytest.mark.parametrize("dim", [1, 2])
+def test_generate_names_columns_joined_with_stack(dim):
+    """(batch, 1) columns joined with torch.stack (dim=1: blind12e-gen-new-tokens-stacked;
+    dim=2, in no case) while every call fed the right columns: the join is named, not an
+    argmax over logits with a position axis (what the message asserted before)."""
+    text = _visible_message(check_generate, _generate_stacking_columns(dim))
+    assert "torch.stack of (batch, 1) columns adds an axis" in text, text
+    assert "argmax was taken over logits" not in text, text
+
+
+def _online_softmax_raw_exps(factor: str):
+    def online_softmax(x, block_size):
+        m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        for start in range(0, x.shape[-1], block_size):
+            block = x[..., start : start + block_size]
+            new = torch.maximum(m, block.amax(-1))
+            if factor == "ratio":
+                rescale = torch.exp(m) / torch.exp(new)
+            elif factor == "product":
+                rescale = torch.exp(m) * torch.exp(-new)
+            else:
+                rescale = torch.exp(m - new)
+            total = total * rescale + torch.exp(block - new[..., None]).sum(-1)
+            m = new
+        if factor != "right":
+            return torch.exp(x - m[..., None]) / total[..., None]
+        return torch.exp(x) / torch.exp(m[..., None]) / total[..., None]
+
+    return _named("online_softmax", online_softmax)
+
+
+def test_online_softmax_names_an_exp_of_raw_scores_that_overflows():
+    """Right on moderate scores, NaN on large ones: the rescale factor from exps of the
+    maxima (exp(m) / exp(m'): blind12e-online-factor-ratio-of-exps, told four unrelated
+    candidates before; exp(m) * exp(-m'), in no case) is named by the single-block probe;
+    a final exp(x) / exp(m) with a right factor is not told the factor."""
+    for factor in ("ratio", "product"):  # exp(m) / exp(m'), and exp(m) * exp(-m')
+        text = _visible_message(check_online_softmax, _online_softmax_raw_exps(factor))
+        assert "the rescale factor is what overflows" in text, text
+        assert "inverted" not in text, text
+    text = _visible_message(check_online_softmax, _online_softmax_raw_exps("right"))
+    assert "rescale factor is what overflows" not in text, text

@@ -565,13 +565,37 @@ def _explain_generation(got, expected, calls, length: int, ids=None) -> str:
     )
 
 
+def _three_axes_hint(calls: list[dict], batch: int, new: int) -> str:
+    """torch.cat met a 3-axis tensor. When every call fed the model what it should (the
+    prompt, then a (batch, 1) column per step, all of them), the tokens were right columns
+    and the third axis was made when they were joined: torch.stack of columns
+    (blind12e-gen-new-tokens-stacked), whatever its dim. Otherwise a token tensor fed to
+    the model already had 3 axes: the argmax of logits that kept their position axis."""
+    steps = calls[1:]
+    columns = (
+        len(calls) == new
+        and calls[0]["shape"] is not None
+        and len(calls[0]["shape"]) == 2
+        and all(call["shape"] == (batch, 1) for call in steps)
+    )
+    if columns:
+        return (
+            f"All {new} calls of the model ran, each step feeding a (batch, 1) = ({batch}, 1) "
+            "column, the right tokens' shape: the tensor with 3 axes was made afterwards, "
+            "when the new tokens were joined. torch.stack of (batch, 1) columns adds an "
+            "axis, (batch, max_new_tokens, 1) with dim=1; join them with torch.cat(columns, "
+            "dim=1), (batch, max_new_tokens), or append each to ids as it is chosen."
+        )
+    return _GENERATE_HINTS[1][1]
+
+
 _CACHE_TOO_SMALL = (
     "The caches are too small for the positions your loop feeds: the reference KVCache "
     "refuses to store more than the max_len it was made with. Every position fed to the "
     "model is stored, the prompt's and each new token's: make them with "
     "model.new_caches(batch, len + max_new_tokens)."
 )
-_GENERATE_HINTS = [  # the first entry is replaced by _cache_overflow_hint in check_generate
+_GENERATE_HINTS = [  # the first two are replaced in check_generate (overflow, three_axes)
     ("the cache holds", _CACHE_TOO_SMALL),
     (
         "Tensors must have same number of dimensions: got 2 and 3",
@@ -833,6 +857,10 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 "out of bounds for dimension 1 with size 1",
                 lambda exc, calls=trace.calls: _one_row_hint(exc, calls),
             )
+            three_axes = (
+                "Tensors must have same number of dimensions: got 2 and 3",
+                lambda _exc, calls=trace.calls, b=batch, m=new: _three_axes_hint(calls, b, m),
+            )
             overflow = (
                 "the cache holds",
                 lambda _exc, calls=trace.calls, n=length, m=new: _cache_overflow_hint(calls, n, m),
@@ -847,7 +875,7 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                     prompt,
                     new,
                     call_repr=call,
-                    hints=[row_column, one_row, overflow, *_GENERATE_HINTS[1:]],
+                    hints=[row_column, one_row, three_axes, overflow, *_GENERATE_HINTS[2:]],
                 )
             finally:
                 trace.remove()

@@ -495,6 +495,52 @@ def _localise_online(online_softmax, x: torch.Tensor, block_size: int) -> str:
     )
 
 
+def _right_on(online_softmax, x: torch.Tensor, block_size: int) -> bool:
+    """Whether the learner's online_softmax gives softmax(x) on this input (an error or
+    another shape counts as wrong)."""
+    try:
+        got = online_softmax(x.clone(), block_size)
+    except Exception:  # the learner's code: any error is "not right"
+        return False
+    if not isinstance(got, torch.Tensor) or got.shape != x.shape:
+        return False
+    expected = torch.softmax(x.double(), dim=-1)
+    return bool(torch.allclose(got.double(), expected, atol=1e-5, rtol=1e-4))
+
+
+def _overflow_only(online_softmax, got: torch.Tensor, x: torch.Tensor, block_size: int) -> str:
+    """A result that is NaN or inf where the scores are large (or far below 0), from an
+    answer that is right on moderate scores of the same shape and blocks: the algorithm is
+    right and some exp is taken of a raw score, which overflows (or underflows to 0 / 0)
+    where exp of a difference would not. One block, where no rescale factor is needed,
+    tells the factor written as a ratio of exps, exp(m_old) / exp(m_new)
+    (blind12e-online-factor-ratio-of-exps), from an exp of the scores themselves (no
+    maximum subtracted, or exp(x) / exp(m)). Every candidate of the all-NaN list is wrong
+    on moderate scores too, so none of them is named here; "" when the probes do not
+    agree."""
+    if bool(torch.isfinite(got).all()) or x.shape[-1] <= block_size:
+        return ""
+    moderate = randn(tuple(x.shape), 4311, dtype=x.dtype)
+    if not _right_on(online_softmax, moderate, block_size):
+        return ""
+    if _right_on(online_softmax, x, x.shape[-1]):
+        return (
+            "Your answer is right on moderate scores of the same shape and blocks, and on "
+            "these large ones in a single block, where no rescale factor is needed; with "
+            f"several blocks of {block_size} it gives NaN or inf. So the rescale factor is "
+            "what overflows: it is computed from exps of the maxima themselves, as "
+            "exp(m_old) / exp(m_new) (inf / inf, or 0 / 0 far below 0), instead of "
+            "exp(m_old - m_new), one exp of the difference, which is at most 1."
+        )
+    return (
+        "Your answer is right on moderate scores of the same shape and blocks, but NaN or "
+        "inf on these large ones, even in a single block: an exp is taken of the raw "
+        "scores, which overflows (exp(1000) = inf) or underflows (0 / 0): either no maximum "
+        "is subtracted, or the subtraction is written as a ratio of exps, exp(x) / exp(m). "
+        "Subtract inside one exp: exp(x - m), and exp(m_old - m_new) for the factor."
+    )
+
+
 def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
     """online_softmax(x, block_size) -> softmax(x) over the last axis."""
     with Checker("online_softmax", hidden=hidden) as c:
@@ -614,7 +660,8 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                     ),
                 },
                 explain=lambda got=got, causes=nan_causes, x=x, e=expected, b=block_size: (
-                    _all_nan_candidates(got, causes)
+                    _overflow_only(online_softmax, got, x, b)
+                    or _all_nan_candidates(got, causes)
                     or _proportional_rows(got, x)
                     or (
                         ""
