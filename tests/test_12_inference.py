@@ -3467,3 +3467,89 @@ def test_online_softmax_names_an_exp_of_raw_scores_that_overflows():
         assert "inverted" not in text, text
     text = _visible_message(check_online_softmax, _online_softmax_raw_exps("right"))
     assert "rescale factor is what overflows" not in text, text
+
+
+def _kv_cache_writing_into(slot: str):
+    class KVCache(torch.nn.Module):
+        def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+            super().__init__()
+            shape = (batch, num_heads, max_len, d_head)
+            self.register_buffer("keys", torch.zeros(shape, dtype=dtype), persistent=False)
+            self.register_buffer("values", torch.zeros(shape, dtype=dtype), persistent=False)
+            self.length = 0
+
+        def forward(self, k_new, v_new):
+            start, stop = self.length, self.length + k_new.shape[-2]
+            if stop > self.keys.shape[-2]:
+                raise ValueError("full")
+            if slot == "through the end":
+                self.keys[:, :, start:] = k_new
+                self.values[:, :, start:] = v_new
+            else:  # the whole buffer
+                self.keys[:, :, :] = k_new
+                self.values[:, :, :] = v_new
+            self.length = stop
+            return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+    return KVCache
+
+
+def test_kv_cache_names_a_write_slice_with_a_bound_left_out():
+    """A write into [:, :, start:] (blind12e-kv-write-through-end, generic before) and into
+    [:, :, :] (in no case) fill the same slot on a first call: a write of 2 after 1 tells
+    them apart, and each is named alone."""
+    text = _visible_message(check_KVCache, _kv_cache_writing_into("through the end"))
+    assert "runs through the end of the buffer" in text and "the whole buffer" not in text, text
+    text = _visible_message(check_KVCache, _kv_cache_writing_into("whole"))
+    assert "[:, :, :], the whole buffer" in text and "through the end" not in text, text
+
+
+def _kv_cache_variant(lazy: str = "", asserted: str = ""):
+    class KVCache(torch.nn.Module):
+        def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+            super().__init__()
+            self.shape, self.dtype = (batch, num_heads, max_len, d_head), dtype
+            if lazy == "none":
+                self.register_buffer("keys", None, persistent=False)
+                self.register_buffer("values", None, persistent=False)
+            elif not lazy:
+                self._allocate()
+            self.length = 0
+
+        def _allocate(self):
+            for name in ("keys", "values"):
+                zeros = torch.zeros(self.shape, dtype=self.dtype)
+                self.register_buffer(name, zeros, persistent=False)
+
+        def forward(self, k_new, v_new):
+            if getattr(self, "keys", None) is None:
+                self._allocate()
+            start, stop = self.length, self.length + k_new.shape[-2]
+            if asserted == "stop":
+                assert stop <= self.keys.shape[-2], "full"
+            elif asserted == "not":
+                assert not stop > self.shape[2]
+            elif stop > self.keys.shape[-2]:
+                raise ValueError("full")
+            self.keys[:, :, start:stop] = k_new
+            self.values[:, :, start:stop] = v_new
+            self.length = stop
+            return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+    return KVCache
+
+
+@pytest.mark.parametrize("lazy", ["none", "registered on the first call"])
+def test_kv_cache_names_buffers_allocated_lazily(lazy):
+    """Buffers registered as None and made on the first call (blind12e-kv-buffers-
+    allocated-lazily), or registered only on the first call (in no case): passed before."""
+    text = _visible_message(check_KVCache, _kv_cache_variant(lazy=lazy))
+    assert "allocated lazily, on the first call" in text, text
+
+
+@pytest.mark.parametrize("asserted", ["stop", "not"])
+def test_kv_cache_names_a_capacity_test_written_as_an_assert(asserted):
+    """assert stop <= max_len (blind12e-kv-capacity-asserted) and assert not stop > max_len
+    (in no case) raised AssertionError, which passed as a refusal."""
+    text = _visible_message(check_KVCache, _kv_cache_variant(asserted=asserted))
+    assert "raised AssertionError: the capacity test is an assert" in text, text
