@@ -3553,3 +3553,41 @@ def test_kv_cache_names_a_capacity_test_written_as_an_assert(asserted):
     (in no case) raised AssertionError, which passed as a refusal."""
     text = _visible_message(check_KVCache, _kv_cache_variant(asserted=asserted))
     assert "raised AssertionError: the capacity test is an assert" in text, text
+
+
+def _kv_cache_declared(order):
+    class KVCache(torch.nn.Module):
+        def __init__(self, *args, dtype=torch.float32, **kwargs):
+            super().__init__()
+            sizes = dict(zip(order, args, strict=False)) | kwargs
+            shape = tuple(sizes[key] for key in ("batch", "num_heads", "max_len", "d_head"))
+            self.register_buffer("keys", torch.zeros(shape, dtype=dtype), persistent=False)
+            self.register_buffer("values", torch.zeros(shape, dtype=dtype), persistent=False)
+            self.length = 0
+
+        def forward(self, k_new, v_new):
+            start, stop = self.length, self.length + k_new.shape[-2]
+            if stop > self.keys.shape[-2]:
+                raise ValueError("full")
+            self.keys[:, :, start:stop] = k_new
+            self.values[:, :, start:stop] = v_new
+            self.length = stop
+            return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+    return KVCache
+
+
+@pytest.mark.parametrize(
+    "order, swapped",
+    [
+        (("batch", "max_len", "num_heads", "d_head"), "num_heads and max_len swapped"),
+        (("d_head", "num_heads", "max_len", "batch"), "batch and d_head swapped"),
+    ],
+)
+def test_kv_cache_names_constructor_parameters_declared_in_another_order(order, swapped):
+    """max_len and num_heads declared swapped (blind12e-kv-constructor-arguments-swapped,
+    told "positions second" before) and batch and d_head (in no case): a keyword-built
+    cache has the right buffers."""
+    text = _visible_message(check_KVCache, _kv_cache_declared(order))
+    assert f"declares its parameters in another order than the contract's ({swapped})" in text
+    assert "positions second" not in text, text

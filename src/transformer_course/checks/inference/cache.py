@@ -446,7 +446,36 @@ def _length_update(cls, dtype) -> str:
     )
 
 
-def _expect_layout(c: Checker, buffer, name: str, built: str, sizes: tuple) -> None:
+_SIZE_NAMES = ("batch", "num_heads", "max_len", "d_head")
+
+
+def _parameters_reordered(cls, name: str, shape: tuple, sizes: tuple, dtype) -> str:
+    """When a cache built with keywords has the right buffer ``name`` while the positional
+    one (the contract's order, as new_caches calls it) has ``shape``: __init__ declares its
+    parameters in another order (blind12e-kv-constructor-arguments-swapped, told "positions
+    second", a layout that a transpose on the way in and out keeps right); "" otherwise."""
+    try:
+        keyword = cls(**dict(zip(_SIZE_NAMES, sizes, strict=True)), dtype=dtype)
+    except Exception:  # other parameter names: the probe tells nothing
+        return ""
+    buffer = getattr(keyword, name, None)
+    if not isinstance(buffer, torch.Tensor) or tuple(buffer.shape) != sizes:
+        return ""
+    moved = [_SIZE_NAMES[axis] for axis in range(4) if shape[axis] != sizes[axis]]
+    which = f" ({' and '.join(moved)} swapped)" if len(moved) == 2 else ""
+    keywords = ", ".join(f"{key}={value}" for key, value in zip(_SIZE_NAMES, sizes, strict=True))
+    return (
+        f" Built with keywords, KVCache({keywords}) has the right {name}, {sizes}: so your "
+        f"__init__ declares its parameters in another order than the contract's{which}, and "
+        "a positional call (the model's new_caches makes every cache that way) puts the sizes "
+        "in the wrong places. Declare __init__(self, batch, num_heads, max_len, d_head, "
+        "dtype=torch.float32)."
+    )
+
+
+def _expect_layout(
+    c: Checker, buffer, name: str, built: str, sizes: tuple, cls=None, dtype=None
+) -> None:
     """A buffer ``keys`` or ``values`` has the layout (batch, num_heads, positions, d_head):
     max_len positions, or fewer in a cache that grows (blind8b-kv-buffers-positions-second,
     positions second and transposed on the way in and out, passed before)."""
@@ -456,7 +485,8 @@ def _expect_layout(c: Checker, buffer, name: str, built: str, sizes: tuple) -> N
     shape = tuple(buffer.shape)
     if (shape[0], shape[1], shape[3]) == (batch, heads, d_head) and shape[2] <= max_len:
         return
-    hint = (
+    reordered = "" if cls is None else _parameters_reordered(cls, name, shape, sizes, dtype)
+    hint = reordered or (
         " That is positions second, (batch, max_len, num_heads, d_head), the layout before "
         "split_heads' transpose."
         if shape == (batch, max_len, heads, d_head)
@@ -674,7 +704,7 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
             _expect_allocated_up_front(c, cls, cache, built, (batch, heads, max_len, d_head), dtype)
             for name in ("keys", "values"):
                 buffer = getattr(cache, name, None)
-                _expect_layout(c, buffer, name, built, (batch, heads, max_len, d_head))
+                _expect_layout(c, buffer, name, built, (batch, heads, max_len, d_head), cls, dtype)
                 if isinstance(buffer, torch.Tensor) and buffer.dtype != dtype:
                     c.fail(
                         f"{built}: the buffer {name} has dtype {buffer.dtype}, not {dtype}: "
