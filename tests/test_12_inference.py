@@ -1708,8 +1708,8 @@ MISTAKES = [
     Mistake(
         check_grouped_query_attention,
         _named("gqa", _gqa_axes(k_axis=2)),
-        r"reached the attention with (\d+ heads: each of the \d+ key/value heads was "
-        r"repeated|num_kv_heads = \d+ heads, .*the group size came out 1)",
+        # the axes themselves, read from probes whose sizes all differ (blind12e)
+        r"repeated q\.shape\[1\] // k\.shape\[2\] \(num_heads // len_k\) times",
     ),
     Mistake(
         check_grouped_query_attention,
@@ -3591,3 +3591,43 @@ def test_kv_cache_names_constructor_parameters_declared_in_another_order(order, 
     text = _visible_message(check_KVCache, _kv_cache_declared(order))
     assert f"declares its parameters in another order than the contract's ({swapped})" in text
     assert "positions second" not in text, text
+
+
+def _gqa_group_from(q_axis, k_axis):
+    def grouped_query_attention(q, k, v, mask=None):
+        group = q.shape[q_axis] // k.shape[k_axis]
+        k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+        return scaled_dot_product_attention(q, k, v, mask)[0]
+
+    return _named("grouped_query_attention", grouped_query_attention)
+
+
+@pytest.mark.parametrize(
+    "q_axis, k_axis, named", [(2, 2, "len_q // len_k"), (2, 1, "len_q // num_kv_heads")]
+)
+def test_grouped_query_attention_names_the_axes_a_group_size_was_read_from(q_axis, k_axis, named):
+    """len_q // len_k (blind12e-gqa-group-from-length-axis) and len_q // num_kv_heads (in
+    no case): probes whose sizes all differ leave one expression."""
+    text = _visible_message(check_grouped_query_attention, _gqa_group_from(q_axis, k_axis))
+    assert f"q.shape[{q_axis}] // k.shape[{k_axis}] ({named})" in text, text
+
+
+def _gqa_values_from_keys(reassigned):
+    def grouped_query_attention(q, k, v, mask=None):
+        group = q.shape[1] // k.shape[1]
+        if reassigned:
+            k = k.repeat_interleave(group, dim=1)
+            v = k.repeat_interleave(group, dim=1)
+        else:
+            k, v = k.repeat_interleave(group, dim=1), k.repeat_interleave(group, dim=1)
+        return scaled_dot_product_attention(q, k, v, mask)[0]
+
+    return _named("grouped_query_attention", grouped_query_attention)
+
+
+@pytest.mark.parametrize("reassigned", [True, False])
+def test_grouped_query_attention_names_values_built_from_the_keys(reassigned):
+    """v built from the already repeated k (blind12e-gqa-values-from-keys, told "the group
+    size read from other axes") or from k itself (in no case): attention(q, k, k)."""
+    text = _visible_message(check_grouped_query_attention, _gqa_values_from_keys(reassigned))
+    assert "Your values are the keys" in text, text
