@@ -389,7 +389,15 @@ def _raises_exactly(error: str, run) -> bool:
 _Q_AXES = ("batch", "num_heads", "len_q", "d_head")
 _K_AXES = ("batch", "num_kv_heads", "len_k", "d_head")
 #: inputs whose sizes tell apart the axes a group size may be read from
-_GROUP_PROBES = (((1, 6, 4, 5), (1, 2, 4, 5)), ((2, 4, 7, 3), (2, 2, 5, 3)))
+#: (q's shape, k's shape): on these three, each expression q.shape[i] // k.shape[j] but
+#: batch // batch and d_head // d_head (always 1) gives its own counts, none of them the
+#: right group's, and never 1, 1, 1 (no repeat); num_kv_heads > 1 (one key/value head
+#: would broadcast unrepeated)
+_GROUP_PROBES = (
+    ((2, 6, 3, 7), (2, 3, 3, 7)),
+    ((2, 4, 7, 5), (2, 2, 9, 5)),
+    ((3, 4, 7, 2), (3, 2, 4, 2)),
+)
 
 
 def _group_used(fn, q_shape: tuple, k_shape: tuple) -> int | None:
@@ -438,8 +446,8 @@ def _group_from_other_axes(fn, q_shape: tuple, k_shape: tuple, used: int) -> str
     return (
         f"The group size was read from other axes: each key/value head was repeated "
         f"q.shape[{i}] // k.shape[{j}] ({_Q_AXES[i]} // {_K_AXES[j]}) times, here "
-        f"{q_shape[i]} // {k_shape[j]} = {used}, and on two more inputs whose sizes all "
-        f"differ too. The group is num_heads // num_kv_heads = q.shape[1] // k.shape[1]."
+        f"{q_shape[i]} // {k_shape[j]} = {used}, and on three more inputs whose sizes tell "
+        f"the axes apart. The group is num_heads // num_kv_heads = q.shape[1] // k.shape[1]."
     )
 
 
