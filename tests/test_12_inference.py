@@ -3631,3 +3631,51 @@ def test_grouped_query_attention_names_values_built_from_the_keys(reassigned):
     size read from other axes") or from k itself (in no case): attention(q, k, k)."""
     text = _visible_message(check_grouped_query_attention, _gqa_values_from_keys(reassigned))
     assert "Your values are the keys" in text, text
+
+
+def _tiled_sized(acc_like_v=False, total_like_k=False, mask_width=None):
+    """Tiled attention, right but for a running tensor made like v or k, or a block's
+    causal mask block_size wide (``mask_width``: "arange" or "padded")."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        len_q, len_k = q.shape[-2], k.shape[-2]
+        m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+        total = torch.zeros(k.shape[:-1] if total_like_k else q.shape[:-1], dtype=q.dtype)
+        acc = torch.zeros_like(v) if acc_like_v else torch.zeros((*q.shape[:-1], v.shape[-1]))
+        for start in range(0, len_k, block_size):
+            stop = min(start + block_size, len_k)
+            s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+            if causal:
+                queries = torch.arange(len_q)[:, None]
+                if mask_width == "padded":  # cut from a mask padded by one block
+                    padded = torch.arange(len_k + block_size)[None] > queries
+                    future = padded[:, start : start + block_size]
+                else:
+                    width = block_size if mask_width == "arange" else stop - start
+                    future = torch.arange(start, start + width)[None] > queries
+                s = s.masked_fill(future, float("-inf"))
+            new = torch.maximum(m, s.amax(-1))
+            p = torch.exp(s - new[..., None])
+            total = total * torch.exp(m - new) + p.sum(-1)
+            acc = acc * torch.exp(m - new)[..., None] + p @ v[..., start:stop, :]
+            m = new
+        return acc / total[..., None]
+
+    return _named("tiled_attention", tiled_attention)
+
+
+@pytest.mark.parametrize("knobs", [{"acc_like_v": True}, {"total_like_k": True}])
+def test_tiled_attention_names_a_running_tensor_made_like_the_keys(knobs):
+    """acc = torch.zeros_like(v) (blind12e-tiled-acc-zeros-like-v, generic before) and the
+    sum made with k.shape[:-1] (in no case): len_k rows where len_q belong."""
+    text = _visible_message(check_tiled_attention, _tiled_sized(**knobs))
+    assert "made like k or v, with len_k" in text, text
+
+
+@pytest.mark.parametrize("width", ["arange", "padded"])
+def test_tiled_attention_names_a_last_block_mask_as_wide_as_block_size(width):
+    """arange(start, start + block_size) (blind12e-tiled-causal-positions-full-block) and a
+    mask cut start : start + block_size from one padded by a block (in no case): the last,
+    shorter block's mask is block_size wide."""
+    text = _visible_message(check_tiled_attention, _tiled_sized(mask_width=width))
+    assert "its causal mask is block_size" in text, text
