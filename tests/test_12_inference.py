@@ -3679,3 +3679,52 @@ def test_tiled_attention_names_a_last_block_mask_as_wide_as_block_size(width):
     shorter block's mask is block_size wide."""
     text = _visible_message(check_tiled_attention, _tiled_sized(mask_width=width))
     assert "its causal mask is block_size" in text, text
+
+
+def _online_slip(slip):
+    def online_softmax(x, block_size):
+        m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        pieces = []
+        for start in range(0, x.shape[-1], block_size):
+            block = x[..., start : start + block_size]
+            new = torch.maximum(m, block.amax(-1, keepdim=slip == "max keepdim"))
+            terms = torch.exp(block - new[..., None])
+            if slip == "sum()":
+                block_sum = terms.sum()
+            elif slip == "sum().item()":
+                block_sum = terms.sum().item()
+            else:
+                block_sum = terms.sum(-1, keepdim=slip == "sum keepdim")
+            total = total * torch.exp(m - new) + block_sum
+            m = new
+            if slip in ("in loop", "in loop, cat"):
+                pieces.append(torch.exp(block - m[..., None]) / total[..., None])
+        if slip == "in loop":
+            out = torch.empty_like(x)
+            for i, start in enumerate(range(0, x.shape[-1], block_size)):
+                out[..., start : start + block_size] = pieces[i]
+            return out
+        if slip == "in loop, cat":
+            return torch.cat(pieces, dim=-1)
+        return torch.exp(x - m[..., None]) / total[..., None]
+
+    return _named("online_softmax", online_softmax)
+
+
+@pytest.mark.parametrize(
+    "slip, named",
+    [
+        ("sum()", "one number shared by every row"),
+        ("sum().item()", "one number shared by every row"),
+        ("in loop", "normalised inside the loop"),
+        ("in loop, cat", "normalised inside the loop"),
+        ("max keepdim", "Its leading axes come twice"),
+        ("sum keepdim", "Its leading axes come twice"),
+    ],
+)
+def test_online_softmax_names_a_shared_sum_an_in_loop_normalisation_and_a_kept_axis(slip, named):
+    """Each first spelling is a blind12e case (pointed before: "a constant of its own", "how
+    the blocks are combined", a bare shape); each second is in no case."""
+    text = _visible_message(check_online_softmax, _online_slip(slip))
+    assert named in text, text
