@@ -3728,3 +3728,45 @@ def test_online_softmax_names_a_shared_sum_an_in_loop_normalisation_and_a_kept_a
     the blocks are combined", a bare shape); each second is in no case."""
     text = _visible_message(check_online_softmax, _online_slip(slip))
     assert named in text, text
+
+
+@pytest.mark.parametrize(
+    "back, named",
+    [(lambda w: w // 2, "window // 2 keys"), (lambda w: (w + 1) // 2, "(window + 1) // 2 keys")],
+)
+def test_sliding_window_mask_names_a_band_width_that_is_another_function_of_the_window(back, named):
+    """window // 2 keys (blind12e-sliding-window-halved, told "window - 1" on window 3) and
+    (window + 1) // 2 (in no case): probed on windows 1..6."""
+
+    def sliding_window_mask(size, window):
+        return _window_band(size, back(window))
+
+    text = _visible_message(check_sliding_window_mask, _named("w", sliding_window_mask))
+    assert named in text and "window - 1 keys:" not in text, text
+
+
+def _window_band(size, width):
+    offset = torch.arange(size)[:, None] - torch.arange(size)[None, :]
+    return (offset >= 0) & (offset < width)
+
+
+@pytest.mark.parametrize("per_offset", [True, False])
+def test_sliding_window_mask_names_a_size_that_goes_negative_past_the_mask(per_offset):
+    """One diagonal per offset d < window (blind12e-sliding-window-diagonals-past-size) and
+    a count of rows made as torch.ones(size - window + 1) (in no case): a window > size
+    raises."""
+
+    def sliding_window_mask(size, window):
+        mask = torch.zeros(size, size, dtype=torch.bool)
+        if per_offset:
+            for d in range(window):
+                mask |= torch.diag(torch.ones(size - d, dtype=torch.bool), -d)
+            return mask
+        # the rows that have keys out of the window, counted as size - window + 1
+        outside = torch.ones(size - window + 1, dtype=torch.bool)
+        for i in range(size):
+            mask[i, max(0, i - window + 1) : i + 1] = True
+        return mask | ~outside.all()
+
+    text = _visible_message(check_sliding_window_mask, _named("w", sliding_window_mask))
+    assert "is larger than the mask (size = 4): a size of yours went negative" in text, text
