@@ -3770,3 +3770,27 @@ def test_sliding_window_mask_names_a_size_that_goes_negative_past_the_mask(per_o
 
     text = _visible_message(check_sliding_window_mask, _named("w", sliding_window_mask))
     assert "is larger than the mask (size = 4): a size of yours went negative" in text, text
+
+
+@pytest.mark.parametrize("container", [list, tuple])
+def test_generate_names_per_step_logits_returned_as_a_python_collection(container):
+    """The per-step logits returned as the list collected (blind12e-gen-logits-returned-
+    as-list, a bare "is a list" before) or as a tuple (in no case)."""
+
+    @torch.no_grad()
+    def generate(model, prompt, max_new_tokens):
+        batch, length = prompt.shape
+        caches = model.new_caches(batch, length + max_new_tokens)
+        logits = model(prompt, caches=caches, start=0)[:, -1]
+        ids, steps = prompt, []
+        for step in range(max_new_tokens):
+            steps.append(logits)
+            next_id = logits.argmax(dim=-1, keepdim=True)
+            ids = torch.cat([ids, next_id], dim=1)
+            if step + 1 < max_new_tokens:
+                logits = model(next_id, caches=caches, start=length + step)[:, -1]
+        return ids, container(steps)
+
+    text = _visible_message(check_generate, _named("generate", generate))
+    assert f"It is a Python {container.__name__} of" in text, text
+    assert "torch.stack(steps, dim=1)" in text, text

@@ -886,7 +886,13 @@ def check_generate(generate, *, hidden: bool = False) -> None:
             c.expect_true(len(got) == 2, f"{call} returned {len(got)} items; return (ids, logits).")
             ids, logits = got
             _expect_tensor(c, ids, f"{call}: ids")
-            _expect_tensor(c, logits, f"{call}: logits")
+            _expect_tensor(
+                c,
+                logits,
+                f"{call}: logits",
+                "torch.stack(steps, dim=1), (batch, max_new_tokens, vocab_size): the steps "
+                "along axis 1",
+            )
             c.expect_shape(
                 ids,
                 (batch, length + new),
