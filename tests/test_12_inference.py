@@ -3794,3 +3794,32 @@ def test_generate_names_per_step_logits_returned_as_a_python_collection(containe
     text = _visible_message(check_generate, _named("generate", generate))
     assert f"It is a Python {container.__name__} of" in text, text
     assert "torch.stack(steps, dim=1)" in text, text
+
+
+@pytest.mark.parametrize("spelling", ["block", "whole"])
+def test_tiled_attention_names_the_keys_taken_as_values(spelling):
+    """weights @ k[..., start:stop, :] (blind12e-tiled-keys-as-values, located only before)
+    and v = k at the top (in no case): attention with the keys as values."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        if spelling == "whole":
+            v = k
+        m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+        total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+        acc = torch.zeros((*q.shape[:-1], k.shape[-1]), dtype=q.dtype)
+        for start in range(0, k.shape[-2], block_size):
+            stop = min(start + block_size, k.shape[-2])
+            s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+            if causal:
+                future = torch.arange(start, stop)[None] > torch.arange(q.shape[-2])[:, None]
+                s = s.masked_fill(future, float("-inf"))
+            new = torch.maximum(m, s.amax(-1))
+            p = torch.exp(s - new[..., None])
+            total = total * torch.exp(m - new) + p.sum(-1)
+            values = k if spelling == "block" else v
+            acc = acc * torch.exp(m - new)[..., None] + p @ values[..., start:stop, :]
+            m = new
+        return acc / total[..., None]
+
+    text = _visible_message(check_tiled_attention, _named("tiled_attention", tiled_attention))
+    assert "attention with the keys as values" in text, text

@@ -766,6 +766,14 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                 what,
                 **tolerance(got.dtype),
                 mistakes={
+                    # blind12e-tiled-keys-as-values: weights @ k[..., start:stop, :]
+                    "Your output is attention with the keys as values, softmax(q kᵀ / "
+                    "sqrt(d_k)) k: each block's weights multiply the block of keys, not of "
+                    "values. Accumulate weights @ v[..., start:stop, :].": (
+                        _tiled_expected(q, k, k, causal)
+                        if k.shape[-1] == v.shape[-1] and not torch.equal(k, v)
+                        else None
+                    ),
                     "Your block weights are exp(s), with no maximum subtracted, while the "
                     "running sum and output are still rescaled by exp(m_old - m_new): the two "
                     "disagree, and exp(s) overflows for large scores. Exponentiate against "
