@@ -1709,7 +1709,7 @@ MISTAKES = [
         check_grouped_query_attention,
         _named("gqa", _gqa_axes(k_axis=2)),
         # the axes themselves, read from probes whose sizes all differ (blind12e)
-        r"repeated q\.shape\[1\] // k\.shape\[2\] \(num_heads // len_k\) times",
+        r"repeated q\.shape\[1\] // k\.shape\[2\] \(num_heads // len_k[;)]",
     ),
     Mistake(
         check_grouped_query_attention,
@@ -3609,7 +3609,7 @@ def test_grouped_query_attention_names_the_axes_a_group_size_was_read_from(q_axi
     """len_q // len_k (blind12e-gqa-group-from-length-axis) and len_q // num_kv_heads (in
     no case): probes whose sizes all differ leave one expression."""
     text = _visible_message(check_grouped_query_attention, _gqa_group_from(q_axis, k_axis))
-    assert f"q.shape[{q_axis}] // k.shape[{k_axis}] ({named})" in text, text
+    assert f"q.shape[{q_axis}] // k.shape[{k_axis}] ({named}" in text, text
 
 
 def _gqa_values_from_keys(reassigned):
@@ -3732,11 +3732,16 @@ def test_online_softmax_names_a_shared_sum_an_in_loop_normalisation_and_a_kept_a
 
 @pytest.mark.parametrize(
     "back, named",
-    [(lambda w: w // 2, "window // 2 keys"), (lambda w: (w + 1) // 2, "(window + 1) // 2 keys")],
+    [
+        (lambda w: w // 2 + 1, "itself and window // 2 keys before it"),
+        (lambda w: w // 2, ": window // 2 keys"),
+        (lambda w: (w + 1) // 2, "(window + 1) // 2 keys"),
+    ],
 )
 def test_sliding_window_mask_names_a_band_width_that_is_another_function_of_the_window(back, named):
-    """window // 2 keys (blind12e-sliding-window-halved, told "window - 1" on window 3) and
-    (window + 1) // 2 (in no case): probed on windows 1..6."""
+    """Itself and window // 2 before it (blind12e-sliding-window-halved, told "window - 1"
+    on window 3), window // 2 and (window + 1) // 2 keys (in no case): probed on windows
+    1..6."""
 
     def sliding_window_mask(size, window):
         return _window_band(size, back(window))

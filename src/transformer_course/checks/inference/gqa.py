@@ -443,9 +443,16 @@ def _group_from_other_axes(fn, q_shape: tuple, k_shape: tuple, used: int) -> str
         # never repeated (count 1 everywhere) is not a group read from other axes
         return ""
     i, j = agree[0]
+    off = [
+        f"{name}.shape[{axis}] is off by one from {name}.shape[1]"
+        for name, axis in (("q", i), ("k", j))
+        if abs(axis - 1) == 1
+    ]
     return (
         f"The group size was read from other axes: each key/value head was repeated "
-        f"q.shape[{i}] // k.shape[{j}] ({_Q_AXES[i]} // {_K_AXES[j]}) times, here "
+        f"q.shape[{i}] // k.shape[{j}] ({_Q_AXES[i]} // {_K_AXES[j]}"
+        + (f"; {' and '.join(off)}" if off else "")
+        + f") times, here "
         f"{q_shape[i]} // {k_shape[j]} = {used}, and on three more inputs whose sizes tell "
         f"the axes apart. The group is num_heads // num_kv_heads = q.shape[1] // k.shape[1]."
     )

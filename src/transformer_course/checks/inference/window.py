@@ -247,6 +247,9 @@ def _past_size_hint(size: int, window: int):
 _WIDTH_RULES = {
     "window // 2 keys (half the window: the window read as a span around the query, "
     "Longformer's w/2 on each side)": lambda w: w // 2,
+    "itself and window // 2 keys before it (window // 2 + 1 keys: the window read as a "
+    "span around the query, Longformer's w/2 on each side, keeping only the side before "
+    "it)": lambda w: w // 2 + 1,
     "(window + 1) // 2 keys (half the window, rounded up)": lambda w: (w + 1) // 2,
     "2 * window keys (twice the window)": lambda w: 2 * w,
     "window - 2 keys (two too few)": lambda w: max(w - 2, 0),
