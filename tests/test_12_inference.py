@@ -3828,3 +3828,31 @@ def test_tiled_attention_names_the_keys_taken_as_values(spelling):
 
     text = _visible_message(check_tiled_attention, _named("tiled_attention", tiled_attention))
     assert "attention with the keys as values" in text, text
+
+
+@pytest.mark.parametrize("keywords", [False, True])
+def test_generate_names_caches_and_start_passed_in_each_others_place(keywords):
+    """model(next_id, length + step, caches) (blind12e-gen-step-arguments-positional-
+    swapped: the check's own call trace raised before) and the keywords swapped (in no
+    case): the model got the number as caches and the list as start."""
+
+    @torch.no_grad()
+    def generate(model, prompt, max_new_tokens):
+        batch, length = prompt.shape
+        caches = model.new_caches(batch, length + max_new_tokens)
+        logits = model(prompt, caches=caches, start=0)[:, -1]
+        ids, steps = prompt, []
+        for step in range(max_new_tokens):
+            steps.append(logits)
+            next_id = logits.argmax(dim=-1, keepdim=True)
+            ids = torch.cat([ids, next_id], dim=1)
+            if step + 1 < max_new_tokens:
+                if keywords:
+                    logits = model(next_id, caches=length + step, start=caches)[:, -1]
+                else:
+                    logits = model(next_id, length + step, caches)[:, -1]
+        return ids, torch.stack(steps, dim=1)
+
+    text = _visible_message(check_generate, _named("generate", generate))
+    assert "passed in each other's place" in text, text
+    assert "generate._record" not in text, text

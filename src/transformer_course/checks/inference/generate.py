@@ -5,7 +5,7 @@ import re
 
 import torch
 
-from transformer_course.checking import Checker, torch_generator
+from transformer_course.checking import Checker, short, torch_generator
 from transformer_course.checking.counters import matching_updates
 from transformer_course.checking.hints import shape_mismatch_hint
 from transformer_course.checking.objects import course_object
@@ -125,6 +125,31 @@ def _generate_mistakes(seed, sizes, prompt, new) -> dict[str, object]:
     }
 
 
+def _misplaced(caches, start) -> str:
+    """When the model got a number in the caches' place and the caches (a list) in start's:
+    the two passed positionally in the wrong order (blind12e-gen-step-arguments-positional-
+    swapped); any other value of the wrong kind in either place is said too; "" when both
+    are of their kind."""
+    caches_ok = caches is None or isinstance(caches, list | tuple)
+    start_ok = isinstance(start, int) and not isinstance(start, bool)
+    if caches_ok and start_ok:
+        return ""
+    if isinstance(start, list | tuple) and not caches_ok:
+        return (
+            f"The model was called with caches={short(caches)} and "
+            f"start={type(start).__name__} of {len(start)}: the two were passed in each other's "
+            "place, positionally in the wrong order (model(ids, start, caches)) or with the "
+            "keywords exchanged, while its signature is "
+            "forward(ids, caches=None, start=0). Pass them by keyword: model(next_id, "
+            "caches=caches, start=length + step)."
+        )
+    return (
+        f"The model was called with caches of type {type(caches).__name__} and start of type "
+        f"{type(start).__name__}: forward(ids, caches=None, start=0) takes the list of caches "
+        "and an int position. Pass them by keyword: model(ids, caches=caches, start=...)."
+    )
+
+
 class _CallTrace:
     """Records every call of the model during the learner's generate: the ids' shape, the
     ``start``, which caches (by identity) and how many positions each held before the call.
@@ -149,10 +174,13 @@ class _CallTrace:
                 "start": bound.get("start", 0),
                 # the objects themselves (kept alive while the check runs): an id() of a
                 # cache the learner dropped may be reused by the next one
-                "caches": None if caches is None else list(caches),
-                "held": None
-                if caches is None
-                else [getattr(cache, "length", None) for cache in caches],
+                # what the learner passed may be anything (a start in the caches' place):
+                # the hook records it and never raises
+                "caches": list(caches) if isinstance(caches, list | tuple) else None,
+                "held": [getattr(cache, "length", None) for cache in caches]
+                if isinstance(caches, list | tuple)
+                else None,
+                "misplaced": _misplaced(caches, bound.get("start", 0)),
             }
         )
 
@@ -857,6 +885,12 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 "out of bounds for dimension 1 with size 1",
                 lambda exc, calls=trace.calls: _one_row_hint(exc, calls),
             )
+            misplaced = (
+                lambda exc: isinstance(exc, TypeError),
+                lambda _exc, calls=trace.calls: next(
+                    (call["misplaced"] for call in calls if call["misplaced"]), ""
+                ),
+            )
             three_axes = (
                 "Tensors must have same number of dimensions: got 2 and 3",
                 lambda _exc, calls=trace.calls, b=batch, m=new: _three_axes_hint(calls, b, m),
@@ -875,7 +909,14 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                     prompt,
                     new,
                     call_repr=call,
-                    hints=[row_column, one_row, three_axes, overflow, *_GENERATE_HINTS[2:]],
+                    hints=[
+                        row_column,
+                        one_row,
+                        misplaced,
+                        three_axes,
+                        overflow,
+                        *_GENERATE_HINTS[2:],
+                    ],
                 )
             finally:
                 trace.remove()
