@@ -3856,3 +3856,29 @@ def test_generate_names_caches_and_start_passed_in_each_others_place(keywords):
     text = _visible_message(check_generate, _named("generate", generate))
     assert "passed in each other's place" in text, text
     assert "generate._record" not in text, text
+
+
+@pytest.mark.parametrize("spelling", ["unpacked", "indexed"])
+def test_generate_names_the_prompt_shape_read_the_wrong_way_round(spelling):
+    """length, batch = prompt.shape (blind12e-gen-shape-unpacked-swapped, pointed before)
+    and batch = prompt.shape[1], length = prompt.shape[0] (in no case)."""
+
+    @torch.no_grad()
+    def generate(model, prompt, max_new_tokens):
+        if spelling == "unpacked":
+            length, batch = prompt.shape
+        else:
+            batch, length = prompt.shape[1], prompt.shape[0]
+        caches = model.new_caches(batch, length + max_new_tokens)
+        logits = model(prompt, caches=caches, start=0)[:, -1]
+        ids, steps = prompt, []
+        for step in range(max_new_tokens):
+            steps.append(logits)
+            next_id = logits.argmax(dim=-1, keepdim=True)
+            ids = torch.cat([ids, next_id], dim=1)
+            if step + 1 < max_new_tokens:
+                logits = model(next_id, caches=caches, start=length + step)[:, -1]
+        return ids, torch.stack(steps, dim=1)
+
+    text = _visible_message(check_generate, _named("generate", generate))
+    assert "the prompt's shape was unpacked the wrong way round" in text, text

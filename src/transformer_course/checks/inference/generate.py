@@ -219,6 +219,27 @@ def _room(calls: list[dict]) -> int | None:
     return keys.shape[-2] if isinstance(keys, torch.Tensor) and keys.dim() == 4 else None
 
 
+def _shape_unpacked_swapped(calls: list[dict], batch: int, length: int, new: int) -> str:
+    """When the caches were made for ``length`` sequences of batch + max_new_tokens
+    positions: the prompt's shape was unpacked the wrong way round (length, batch =
+    prompt.shape: blind12e-gen-shape-unpacked-swapped), which also makes every start
+    batch + step; "" otherwise (or when batch == length: nothing to tell)."""
+    if batch == length or not calls or not calls[0]["caches"]:
+        return ""
+    keys = getattr(calls[0]["caches"][0], "keys", None)
+    if not isinstance(keys, torch.Tensor) or keys.dim() != 4:
+        return ""
+    if (keys.shape[0], keys.shape[-2]) != (length, batch + new):
+        return ""
+    return (
+        f"Your caches were made for {length} sequences (the prompt's length) of {batch} + "
+        f"{new} positions (its batch + max_new_tokens): the prompt's shape was unpacked the "
+        "wrong way round, length, batch = prompt.shape, where prompt is (batch, len). Unpack "
+        "batch, length = prompt.shape (then the caches are new_caches(batch, length + "
+        "max_new_tokens) and each new token's start is length + step)."
+    )
+
+
 def _cache_overflow_hint(calls: list[dict], length: int, new: int) -> str:
     """Why the reference KVCache refused to store more positions: the loop fed positions a
     second time (when the caches had room for len + max_new_tokens), or the caches were
@@ -891,6 +912,12 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                     (call["misplaced"] for call in calls if call["misplaced"]), ""
                 ),
             )
+            unpacked = (
+                lambda exc: isinstance(exc, RuntimeError),
+                lambda _exc, calls=trace.calls, b=batch, n=length, m=new: _shape_unpacked_swapped(
+                    calls, b, n, m
+                ),
+            )
             three_axes = (
                 "Tensors must have same number of dimensions: got 2 and 3",
                 lambda _exc, calls=trace.calls, b=batch, m=new: _three_axes_hint(calls, b, m),
@@ -910,6 +937,7 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                     new,
                     call_repr=call,
                     hints=[
+                        unpacked,
                         row_column,
                         one_row,
                         misplaced,
