@@ -3882,3 +3882,22 @@ def test_generate_names_the_prompt_shape_read_the_wrong_way_round(spelling):
 
     text = _visible_message(check_generate, _named("generate", generate))
     assert "the prompt's shape was unpacked the wrong way round" in text, text
+
+
+@pytest.mark.parametrize("divide", [True, False])
+def test_grouped_query_attention_names_a_scale_applied_after_the_softmax(divide):
+    """Weights divided by sqrt(d_head) after the softmax (blind12e-gqa-scaled-after-softmax,
+    located only before) or multiplied by it (in no case)."""
+
+    def grouped_query_attention(q, k, v, mask=None):
+        group = q.shape[1] // k.shape[1]
+        k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+        scores = q @ k.transpose(-2, -1)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        weights = torch.softmax(scores, dim=-1)
+        scale = math.sqrt(q.shape[-1])
+        return (weights / scale if divide else weights * scale) @ v
+
+    text = _visible_message(check_grouped_query_attention, _named("gqa", grouped_query_attention))
+    assert "Your scale is applied after the softmax" in text, text

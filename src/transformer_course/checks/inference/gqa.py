@@ -124,6 +124,21 @@ def _gqa_query_softmax(q, k, v, mask):
     return torch.nan_to_num(torch.softmax(scores, dim=-2)) @ v.double()
 
 
+def _gqa_scaled_after_softmax(q, k, v, mask, divide: bool):
+    """The 1/sqrt(d_head) scale moved after the softmax (onto the weights): divided
+    (blind12e-gqa-scaled-after-softmax) or multiplied by sqrt(d_head), the softmax then
+    taken of the unscaled scores."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q.double() @ k.double().transpose(-2, -1)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    factor = math.sqrt(q.shape[-1])
+    weights = weights / factor if divide else weights * factor
+    return torch.nan_to_num(weights) @ v.double()
+
+
 def _gqa_grouped_mask_as_given(q, k, v, mask):
     """Query heads grouped, q (batch, num_kv_heads, group, len_q, d_head) against k and v
     with a group axis of 1, and the mask applied to the 5-D scores as given: a 4-D mask
@@ -752,6 +767,14 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 "(masked_fill(~mask, -inf)).": (
                     None if mask is None else gqa_expected(q, k, v, ~mask)
                 ),
+                "Your scale is applied after the softmax, to the weights: the softmax runs "
+                "on the unscaled scores q kᵀ and the weights are then divided by sqrt(d_head), "
+                "so they no longer sum to 1. Scale the scores before the softmax: "
+                "softmax(q kᵀ / sqrt(d_head)).": _gqa_scaled_after_softmax(q, k, v, mask, True),
+                "Your scale is applied after the softmax, to the weights (multiplied by "
+                "sqrt(d_head)): the softmax runs on the unscaled scores q kᵀ and the weights "
+                "no longer sum to 1. Scale the scores before the softmax: "
+                "softmax(q kᵀ / sqrt(d_head)).": _gqa_scaled_after_softmax(q, k, v, mask, False),
                 "Your softmax runs over the queries (dim=-2): each query's weights over the "
                 "keys must sum to 1, so take the softmax over the last axis (dim=-1).": (
                     _gqa_query_softmax(q, k, v, mask)
