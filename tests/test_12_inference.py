@@ -1708,8 +1708,8 @@ MISTAKES = [
     Mistake(
         check_grouped_query_attention,
         _named("gqa", _gqa_axes(k_axis=2)),
-        r"reached the attention with (\d+ heads: each of the \d+ key/value heads was "
-        r"repeated|num_kv_heads = \d+ heads, .*the group size came out 1)",
+        # the axes themselves, read from probes whose sizes all differ (blind12e)
+        r"repeated q\.shape\[1\] // k\.shape\[2\] \(num_heads // len_k[;)]",
     ),
     Mistake(
         check_grouped_query_attention,
@@ -3389,3 +3389,515 @@ def test_raw_errors_of_common_slips_in_blocked_code_get_their_cause():
     assert "the scores need the block's keys transposed" in text, text
     text = _visible_message(check_grouped_query_attention, _named("gqa", flattened))
     assert "with no dim flattens k into one long axis" in text, text
+
+
+def test_quiz_cache_memory_names_a_factor_left_out():
+    """A factor forgotten (its value replaced by 1) is named for every factor: the 48
+    layers (blind12e-quiz-one-layer, a bare "not right" before) and d_head, which no
+    case contains."""
+    from transformer_course.checks.inference import check_quiz_cache_memory
+
+    def message(number):
+        with pytest.raises(CheckFailure) as failure:
+            check_quiz_cache_memory(lambda: number)
+        return failure.value.message
+
+    assert "the 48 layers left out" in message(2 * 8 * 128 * 1024 * 2 / 2**20)
+    assert "d_head = 128 (the numbers per head) left out" in message(2 * 48 * 8 * 1024 * 2 / 2**20)
+
+
+def _generate_stacking_columns(dim):
+    @torch.no_grad()
+    def generate(model, prompt, max_new_tokens):
+        batch, length = prompt.shape
+        caches = model.new_caches(batch, length + max_new_tokens)
+        logits = model(prompt, caches=caches, start=0)[:, -1]
+        new, steps = [], []
+        for step in range(max_new_tokens):
+            steps.append(logits)
+            next_id = logits.argmax(dim=-1, keepdim=True)
+            new.append(next_id)
+            if step + 1 < max_new_tokens:
+                logits = model(next_id, caches=caches, start=length + step)[:, -1]
+        return torch.cat([prompt, torch.stack(new, dim=dim)], dim=1), torch.stack(steps, dim=1)
+
+    return _named("generate", generate)
+
+
+@pytest.mark.parametrize("dim", [1, 2])
+def test_generate_names_columns_joined_with_stack(dim):
+    """(batch, 1) columns joined with torch.stack (dim=1: blind12e-gen-new-tokens-stacked;
+    dim=2, in no case) while every call fed the right columns: the join is named, not an
+    argmax over logits with a position axis (what the message asserted before)."""
+    text = _visible_message(check_generate, _generate_stacking_columns(dim))
+    assert "torch.stack of (batch, 1) columns adds an axis" in text, text
+    assert "argmax was taken over logits" not in text, text
+
+
+def _online_softmax_raw_exps(factor: str):
+    def online_softmax(x, block_size):
+        m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        for start in range(0, x.shape[-1], block_size):
+            block = x[..., start : start + block_size]
+            new = torch.maximum(m, block.amax(-1))
+            if factor == "ratio":
+                rescale = torch.exp(m) / torch.exp(new)
+            elif factor == "product":
+                rescale = torch.exp(m) * torch.exp(-new)
+            else:
+                rescale = torch.exp(m - new)
+            total = total * rescale + torch.exp(block - new[..., None]).sum(-1)
+            m = new
+        if factor != "right":
+            return torch.exp(x - m[..., None]) / total[..., None]
+        return torch.exp(x) / torch.exp(m[..., None]) / total[..., None]
+
+    return _named("online_softmax", online_softmax)
+
+
+def test_online_softmax_names_an_exp_of_raw_scores_that_overflows():
+    """Right on moderate scores, NaN on large ones: the rescale factor from exps of the
+    maxima (exp(m) / exp(m'): blind12e-online-factor-ratio-of-exps, told four unrelated
+    candidates before; exp(m) * exp(-m'), in no case) is named by the single-block probe;
+    a final exp(x) / exp(m) with a right factor is not told the factor."""
+    for factor in ("ratio", "product"):  # exp(m) / exp(m'), and exp(m) * exp(-m')
+        text = _visible_message(check_online_softmax, _online_softmax_raw_exps(factor))
+        assert "the rescale factor is what overflows" in text, text
+        assert "inverted" not in text, text
+    text = _visible_message(check_online_softmax, _online_softmax_raw_exps("right"))
+    assert "rescale factor is what overflows" not in text, text
+
+
+def _kv_cache_writing_into(slot: str):
+    class KVCache(torch.nn.Module):
+        def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+            super().__init__()
+            shape = (batch, num_heads, max_len, d_head)
+            self.register_buffer("keys", torch.zeros(shape, dtype=dtype), persistent=False)
+            self.register_buffer("values", torch.zeros(shape, dtype=dtype), persistent=False)
+            self.length = 0
+
+        def forward(self, k_new, v_new):
+            start, stop = self.length, self.length + k_new.shape[-2]
+            if stop > self.keys.shape[-2]:
+                raise ValueError("full")
+            if slot == "through the end":
+                self.keys[:, :, start:] = k_new
+                self.values[:, :, start:] = v_new
+            else:  # the whole buffer
+                self.keys[:, :, :] = k_new
+                self.values[:, :, :] = v_new
+            self.length = stop
+            return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+    return KVCache
+
+
+def test_kv_cache_names_a_write_slice_with_a_bound_left_out():
+    """A write into [:, :, start:] (blind12e-kv-write-through-end, generic before) and into
+    [:, :, :] (in no case) fill the same slot on a first call: a write of 2 after 1 tells
+    them apart, and each is named alone."""
+    text = _visible_message(check_KVCache, _kv_cache_writing_into("through the end"))
+    assert "runs through the end of the buffer" in text and "the whole buffer" not in text, text
+    text = _visible_message(check_KVCache, _kv_cache_writing_into("whole"))
+    assert "[:, :, :], the whole buffer" in text and "through the end" not in text, text
+
+
+def _kv_cache_variant(lazy: str = "", asserted: str = ""):
+    class KVCache(torch.nn.Module):
+        def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+            super().__init__()
+            self.shape, self.dtype = (batch, num_heads, max_len, d_head), dtype
+            if lazy == "none":
+                self.register_buffer("keys", None, persistent=False)
+                self.register_buffer("values", None, persistent=False)
+            elif not lazy:
+                self._allocate()
+            self.length = 0
+
+        def _allocate(self):
+            for name in ("keys", "values"):
+                zeros = torch.zeros(self.shape, dtype=self.dtype)
+                self.register_buffer(name, zeros, persistent=False)
+
+        def forward(self, k_new, v_new):
+            if getattr(self, "keys", None) is None:
+                self._allocate()
+            start, stop = self.length, self.length + k_new.shape[-2]
+            if asserted == "stop":
+                assert stop <= self.keys.shape[-2], "full"
+            elif asserted == "not":
+                assert not stop > self.shape[2]
+            elif stop > self.keys.shape[-2]:
+                raise ValueError("full")
+            self.keys[:, :, start:stop] = k_new
+            self.values[:, :, start:stop] = v_new
+            self.length = stop
+            return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+    return KVCache
+
+
+@pytest.mark.parametrize("lazy", ["none", "registered on the first call"])
+def test_kv_cache_names_buffers_allocated_lazily(lazy):
+    """Buffers registered as None and made on the first call (blind12e-kv-buffers-
+    allocated-lazily), or registered only on the first call (in no case): passed before."""
+    text = _visible_message(check_KVCache, _kv_cache_variant(lazy=lazy))
+    assert "allocated lazily, on the first call" in text, text
+
+
+@pytest.mark.parametrize("asserted", ["stop", "not"])
+def test_kv_cache_names_a_capacity_test_written_as_an_assert(asserted):
+    """assert stop <= max_len (blind12e-kv-capacity-asserted) and assert not stop > max_len
+    (in no case) raised AssertionError, which passed as a refusal."""
+    text = _visible_message(check_KVCache, _kv_cache_variant(asserted=asserted))
+    assert "raised AssertionError: the capacity test is an assert" in text, text
+
+
+def _kv_cache_declared(order):
+    class KVCache(torch.nn.Module):
+        def __init__(self, *args, dtype=torch.float32, **kwargs):
+            super().__init__()
+            sizes = dict(zip(order, args, strict=False)) | kwargs
+            shape = tuple(sizes[key] for key in ("batch", "num_heads", "max_len", "d_head"))
+            self.register_buffer("keys", torch.zeros(shape, dtype=dtype), persistent=False)
+            self.register_buffer("values", torch.zeros(shape, dtype=dtype), persistent=False)
+            self.length = 0
+
+        def forward(self, k_new, v_new):
+            start, stop = self.length, self.length + k_new.shape[-2]
+            if stop > self.keys.shape[-2]:
+                raise ValueError("full")
+            self.keys[:, :, start:stop] = k_new
+            self.values[:, :, start:stop] = v_new
+            self.length = stop
+            return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+    return KVCache
+
+
+@pytest.mark.parametrize(
+    "order, swapped",
+    [
+        (("batch", "max_len", "num_heads", "d_head"), "num_heads and max_len swapped"),
+        (("d_head", "num_heads", "max_len", "batch"), "batch and d_head swapped"),
+    ],
+)
+def test_kv_cache_names_constructor_parameters_declared_in_another_order(order, swapped):
+    """max_len and num_heads declared swapped (blind12e-kv-constructor-arguments-swapped,
+    told "positions second" before) and batch and d_head (in no case): a keyword-built
+    cache has the right buffers."""
+    text = _visible_message(check_KVCache, _kv_cache_declared(order))
+    assert f"declares its parameters in another order than the contract's ({swapped})" in text
+    assert "positions second" not in text, text
+
+
+def _gqa_group_from(q_axis, k_axis):
+    def grouped_query_attention(q, k, v, mask=None):
+        group = q.shape[q_axis] // k.shape[k_axis]
+        k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+        return scaled_dot_product_attention(q, k, v, mask)[0]
+
+    return _named("grouped_query_attention", grouped_query_attention)
+
+
+@pytest.mark.parametrize(
+    "q_axis, k_axis, named", [(2, 2, "len_q // len_k"), (2, 1, "len_q // num_kv_heads")]
+)
+def test_grouped_query_attention_names_the_axes_a_group_size_was_read_from(q_axis, k_axis, named):
+    """len_q // len_k (blind12e-gqa-group-from-length-axis) and len_q // num_kv_heads (in
+    no case): probes whose sizes all differ leave one expression."""
+    text = _visible_message(check_grouped_query_attention, _gqa_group_from(q_axis, k_axis))
+    assert f"q.shape[{q_axis}] // k.shape[{k_axis}] ({named}" in text, text
+
+
+def _gqa_values_from_keys(reassigned):
+    def grouped_query_attention(q, k, v, mask=None):
+        group = q.shape[1] // k.shape[1]
+        if reassigned:
+            k = k.repeat_interleave(group, dim=1)
+            v = k.repeat_interleave(group, dim=1)
+        else:
+            k, v = k.repeat_interleave(group, dim=1), k.repeat_interleave(group, dim=1)
+        return scaled_dot_product_attention(q, k, v, mask)[0]
+
+    return _named("grouped_query_attention", grouped_query_attention)
+
+
+@pytest.mark.parametrize("reassigned", [True, False])
+def test_grouped_query_attention_names_values_built_from_the_keys(reassigned):
+    """v built from the already repeated k (blind12e-gqa-values-from-keys, told "the group
+    size read from other axes") or from k itself (in no case): attention(q, k, k)."""
+    text = _visible_message(check_grouped_query_attention, _gqa_values_from_keys(reassigned))
+    assert "Your values are the keys" in text, text
+
+
+def _tiled_sized(acc_like_v=False, total_like_k=False, mask_width=None):
+    """Tiled attention, right but for a running tensor made like v or k, or a block's
+    causal mask block_size wide (``mask_width``: "arange" or "padded")."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        len_q, len_k = q.shape[-2], k.shape[-2]
+        m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+        total = torch.zeros(k.shape[:-1] if total_like_k else q.shape[:-1], dtype=q.dtype)
+        acc = torch.zeros_like(v) if acc_like_v else torch.zeros((*q.shape[:-1], v.shape[-1]))
+        for start in range(0, len_k, block_size):
+            stop = min(start + block_size, len_k)
+            s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+            if causal:
+                queries = torch.arange(len_q)[:, None]
+                if mask_width == "padded":  # cut from a mask padded by one block
+                    padded = torch.arange(len_k + block_size)[None] > queries
+                    future = padded[:, start : start + block_size]
+                else:
+                    width = block_size if mask_width == "arange" else stop - start
+                    future = torch.arange(start, start + width)[None] > queries
+                s = s.masked_fill(future, float("-inf"))
+            new = torch.maximum(m, s.amax(-1))
+            p = torch.exp(s - new[..., None])
+            total = total * torch.exp(m - new) + p.sum(-1)
+            acc = acc * torch.exp(m - new)[..., None] + p @ v[..., start:stop, :]
+            m = new
+        return acc / total[..., None]
+
+    return _named("tiled_attention", tiled_attention)
+
+
+@pytest.mark.parametrize("knobs", [{"acc_like_v": True}, {"total_like_k": True}])
+def test_tiled_attention_names_a_running_tensor_made_like_the_keys(knobs):
+    """acc = torch.zeros_like(v) (blind12e-tiled-acc-zeros-like-v, generic before) and the
+    sum made with k.shape[:-1] (in no case): len_k rows where len_q belong."""
+    text = _visible_message(check_tiled_attention, _tiled_sized(**knobs))
+    assert "made like k or v, with len_k" in text, text
+
+
+@pytest.mark.parametrize("width", ["arange", "padded"])
+def test_tiled_attention_names_a_last_block_mask_as_wide_as_block_size(width):
+    """arange(start, start + block_size) (blind12e-tiled-causal-positions-full-block) and a
+    mask cut start : start + block_size from one padded by a block (in no case): the last,
+    shorter block's mask is block_size wide."""
+    text = _visible_message(check_tiled_attention, _tiled_sized(mask_width=width))
+    assert "its causal mask is block_size" in text, text
+
+
+def _online_slip(slip):
+    def online_softmax(x, block_size):
+        m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        pieces = []
+        for start in range(0, x.shape[-1], block_size):
+            block = x[..., start : start + block_size]
+            new = torch.maximum(m, block.amax(-1, keepdim=slip == "max keepdim"))
+            terms = torch.exp(block - new[..., None])
+            if slip == "sum()":
+                block_sum = terms.sum()
+            elif slip == "sum().item()":
+                block_sum = terms.sum().item()
+            else:
+                block_sum = terms.sum(-1, keepdim=slip == "sum keepdim")
+            total = total * torch.exp(m - new) + block_sum
+            m = new
+            if slip in ("in loop", "in loop, cat"):
+                pieces.append(torch.exp(block - m[..., None]) / total[..., None])
+        if slip == "in loop":
+            out = torch.empty_like(x)
+            for i, start in enumerate(range(0, x.shape[-1], block_size)):
+                out[..., start : start + block_size] = pieces[i]
+            return out
+        if slip == "in loop, cat":
+            return torch.cat(pieces, dim=-1)
+        return torch.exp(x - m[..., None]) / total[..., None]
+
+    return _named("online_softmax", online_softmax)
+
+
+@pytest.mark.parametrize(
+    "slip, named",
+    [
+        ("sum()", "one number shared by every row"),
+        ("sum().item()", "one number shared by every row"),
+        ("in loop", "normalised inside the loop"),
+        ("in loop, cat", "normalised inside the loop"),
+        ("max keepdim", "Its leading axes come twice"),
+        ("sum keepdim", "Its leading axes come twice"),
+    ],
+)
+def test_online_softmax_names_a_shared_sum_an_in_loop_normalisation_and_a_kept_axis(slip, named):
+    """Each first spelling is a blind12e case (pointed before: "a constant of its own", "how
+    the blocks are combined", a bare shape); each second is in no case."""
+    text = _visible_message(check_online_softmax, _online_slip(slip))
+    assert named in text, text
+
+
+@pytest.mark.parametrize(
+    "back, named",
+    [
+        (lambda w: w // 2 + 1, "itself and window // 2 keys before it"),
+        (lambda w: w // 2, ": window // 2 keys"),
+        (lambda w: (w + 1) // 2, "(window + 1) // 2 keys"),
+    ],
+)
+def test_sliding_window_mask_names_a_band_width_that_is_another_function_of_the_window(back, named):
+    """Itself and window // 2 before it (blind12e-sliding-window-halved, told "window - 1"
+    on window 3), window // 2 and (window + 1) // 2 keys (in no case): probed on windows
+    1..6."""
+
+    def sliding_window_mask(size, window):
+        return _window_band(size, back(window))
+
+    text = _visible_message(check_sliding_window_mask, _named("w", sliding_window_mask))
+    assert named in text and "window - 1 keys:" not in text, text
+
+
+def _window_band(size, width):
+    offset = torch.arange(size)[:, None] - torch.arange(size)[None, :]
+    return (offset >= 0) & (offset < width)
+
+
+@pytest.mark.parametrize("per_offset", [True, False])
+def test_sliding_window_mask_names_a_size_that_goes_negative_past_the_mask(per_offset):
+    """One diagonal per offset d < window (blind12e-sliding-window-diagonals-past-size) and
+    a count of rows made as torch.ones(size - window + 1) (in no case): a window > size
+    raises."""
+
+    def sliding_window_mask(size, window):
+        mask = torch.zeros(size, size, dtype=torch.bool)
+        if per_offset:
+            for d in range(window):
+                mask |= torch.diag(torch.ones(size - d, dtype=torch.bool), -d)
+            return mask
+        # the rows that have keys out of the window, counted as size - window + 1
+        outside = torch.ones(size - window + 1, dtype=torch.bool)
+        for i in range(size):
+            mask[i, max(0, i - window + 1) : i + 1] = True
+        return mask | ~outside.all()
+
+    text = _visible_message(check_sliding_window_mask, _named("w", sliding_window_mask))
+    assert "is larger than the mask (size = 4): a size of yours went negative" in text, text
+
+
+@pytest.mark.parametrize("container", [list, tuple])
+def test_generate_names_per_step_logits_returned_as_a_python_collection(container):
+    """The per-step logits returned as the list collected (blind12e-gen-logits-returned-
+    as-list, a bare "is a list" before) or as a tuple (in no case)."""
+
+    @torch.no_grad()
+    def generate(model, prompt, max_new_tokens):
+        batch, length = prompt.shape
+        caches = model.new_caches(batch, length + max_new_tokens)
+        logits = model(prompt, caches=caches, start=0)[:, -1]
+        ids, steps = prompt, []
+        for step in range(max_new_tokens):
+            steps.append(logits)
+            next_id = logits.argmax(dim=-1, keepdim=True)
+            ids = torch.cat([ids, next_id], dim=1)
+            if step + 1 < max_new_tokens:
+                logits = model(next_id, caches=caches, start=length + step)[:, -1]
+        return ids, container(steps)
+
+    text = _visible_message(check_generate, _named("generate", generate))
+    assert f"It is a Python {container.__name__} of" in text, text
+    assert "torch.stack(steps, dim=1)" in text, text
+
+
+@pytest.mark.parametrize("spelling", ["block", "whole"])
+def test_tiled_attention_names_the_keys_taken_as_values(spelling):
+    """weights @ k[..., start:stop, :] (blind12e-tiled-keys-as-values, located only before)
+    and v = k at the top (in no case): attention with the keys as values."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        if spelling == "whole":
+            v = k
+        m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+        total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+        acc = torch.zeros((*q.shape[:-1], k.shape[-1]), dtype=q.dtype)
+        for start in range(0, k.shape[-2], block_size):
+            stop = min(start + block_size, k.shape[-2])
+            s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+            if causal:
+                future = torch.arange(start, stop)[None] > torch.arange(q.shape[-2])[:, None]
+                s = s.masked_fill(future, float("-inf"))
+            new = torch.maximum(m, s.amax(-1))
+            p = torch.exp(s - new[..., None])
+            total = total * torch.exp(m - new) + p.sum(-1)
+            values = k if spelling == "block" else v
+            acc = acc * torch.exp(m - new)[..., None] + p @ values[..., start:stop, :]
+            m = new
+        return acc / total[..., None]
+
+    text = _visible_message(check_tiled_attention, _named("tiled_attention", tiled_attention))
+    assert "attention with the keys as values" in text, text
+
+
+@pytest.mark.parametrize("keywords", [False, True])
+def test_generate_names_caches_and_start_passed_in_each_others_place(keywords):
+    """model(next_id, length + step, caches) (blind12e-gen-step-arguments-positional-
+    swapped: the check's own call trace raised before) and the keywords swapped (in no
+    case): the model got the number as caches and the list as start."""
+
+    @torch.no_grad()
+    def generate(model, prompt, max_new_tokens):
+        batch, length = prompt.shape
+        caches = model.new_caches(batch, length + max_new_tokens)
+        logits = model(prompt, caches=caches, start=0)[:, -1]
+        ids, steps = prompt, []
+        for step in range(max_new_tokens):
+            steps.append(logits)
+            next_id = logits.argmax(dim=-1, keepdim=True)
+            ids = torch.cat([ids, next_id], dim=1)
+            if step + 1 < max_new_tokens:
+                if keywords:
+                    logits = model(next_id, caches=length + step, start=caches)[:, -1]
+                else:
+                    logits = model(next_id, length + step, caches)[:, -1]
+        return ids, torch.stack(steps, dim=1)
+
+    text = _visible_message(check_generate, _named("generate", generate))
+    assert "passed in each other's place" in text, text
+    assert "generate._record" not in text, text
+
+
+@pytest.mark.parametrize("spelling", ["unpacked", "indexed"])
+def test_generate_names_the_prompt_shape_read_the_wrong_way_round(spelling):
+    """length, batch = prompt.shape (blind12e-gen-shape-unpacked-swapped, pointed before)
+    and batch = prompt.shape[1], length = prompt.shape[0] (in no case)."""
+
+    @torch.no_grad()
+    def generate(model, prompt, max_new_tokens):
+        if spelling == "unpacked":
+            length, batch = prompt.shape
+        else:
+            batch, length = prompt.shape[1], prompt.shape[0]
+        caches = model.new_caches(batch, length + max_new_tokens)
+        logits = model(prompt, caches=caches, start=0)[:, -1]
+        ids, steps = prompt, []
+        for step in range(max_new_tokens):
+            steps.append(logits)
+            next_id = logits.argmax(dim=-1, keepdim=True)
+            ids = torch.cat([ids, next_id], dim=1)
+            if step + 1 < max_new_tokens:
+                logits = model(next_id, caches=caches, start=length + step)[:, -1]
+        return ids, torch.stack(steps, dim=1)
+
+    text = _visible_message(check_generate, _named("generate", generate))
+    assert "the prompt's shape was unpacked the wrong way round" in text, text
+
+
+@pytest.mark.parametrize("divide", [True, False])
+def test_grouped_query_attention_names_a_scale_applied_after_the_softmax(divide):
+    """Weights divided by sqrt(d_head) after the softmax (blind12e-gqa-scaled-after-softmax,
+    located only before) or multiplied by it (in no case)."""
+
+    def grouped_query_attention(q, k, v, mask=None):
+        group = q.shape[1] // k.shape[1]
+        k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+        scores = q @ k.transpose(-2, -1)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        weights = torch.softmax(scores, dim=-1)
+        scale = math.sqrt(q.shape[-1])
+        return (weights / scale if divide else weights * scale) @ v
+
+    text = _visible_message(check_grouped_query_attention, _named("gqa", grouped_query_attention))
+    assert "Your scale is applied after the softmax" in text, text

@@ -234,7 +234,49 @@ def _stop_slips(slot: int, n: int, length: int, max_len: int) -> list[str]:
     return [slip for slip, stop in slips.items() if len(positions[length:stop]) == slot]
 
 
-def _slot_hint(shape: tuple[int, ...], length: int, max_len: int | None = None):
+def _slice_slips(slot: int, n: int, length: int, max_len: int) -> list[str]:
+    """The write slices with a bound left out whose slot of max_len positions holds
+    ``slot`` positions (blind12e-kv-write-through-end: [start:], through the end)."""
+    positions = range(max_len)
+    slices = {
+        "[:, :, length:], stop left out, a slot that runs through the end of the buffer": (
+            positions[length:]
+        ),
+        "[:, :, :stop], start left out, a slot that starts at position 0": positions[: length + n],
+        "[:, :, :], the whole buffer": positions[:],
+    }
+    return [slip for slip, kept in slices.items() if len(kept) == slot]
+
+
+_EXPANDED = re.compile(
+    r"expanded size of the tensor \((\d+)\) must match the existing size \((\d+)\)"
+)
+
+
+def _probe_slot(cls, sizes: tuple, dtype) -> int | None:
+    """The slot size a fresh cache of ``sizes`` writes 2 positions into after 1 (from its
+    RuntimeError), or None when that write raises nothing or something else."""
+    batch, heads, max_len, d_head = sizes
+    if max_len < 4:
+        return None
+    try:
+        cache = cls(batch, heads, max_len, d_head, dtype)
+        one = torch.zeros(batch, heads, 1, d_head, dtype=dtype)
+        cache(one, one.clone())
+    except Exception:  # the probe tells nothing
+        return None
+    two = torch.zeros(batch, heads, 2, d_head, dtype=dtype)
+    try:
+        cache(two, two.clone())
+    except RuntimeError as exc:
+        found = _EXPANDED.search(str(exc))
+        return int(found[1]) if found and int(found[2]) == 2 else None
+    except Exception:  # another error: no slot size to read
+        return None
+    return None
+
+
+def _slot_hint(shape: tuple[int, ...], length: int, max_len: int | None = None, probe=None):
     """A write into a slot of the wrong length: say what the slot's length equals (n - 1 or
     n + 1: off by one; the size of another axis of k_new: stop computed from that axis; the
     slice of stop = length - n or stop = length), every candidate that fits."""
@@ -251,7 +293,23 @@ def _slot_hint(shape: tuple[int, ...], length: int, max_len: int | None = None):
             return ""
         axes = _other_axes(slot, shape)
         off = {n - 1: "n - 1 (one too few)", n + 1: "n + 1 (one too many)"}.get(slot, "")
-        slips = _stop_slips(slot, n, length, max_len) if max_len is not None else []
+        slips = (
+            _stop_slips(slot, n, length, max_len) + _slice_slips(slot, n, length, max_len)
+            if max_len is not None
+            else []
+        )
+        if len(slips) > 1 and probe is not None and not axes and not off:
+            # one call cannot tell these slices apart: a write of 2 after 1 can
+            probed = probe()
+            if probed is not None:
+                agree = [
+                    slip
+                    for slip in _stop_slips(probed, 2, 1, max_len)
+                    + _slice_slips(probed, 2, 1, max_len)
+                    if slip in slips
+                ]
+                if agree:
+                    slips = agree
         if slips and not axes and not off:
             return (
                 f"The slot you wrote k_new into holds {slot} positions, but k_new has n = {n} "
@@ -388,7 +446,36 @@ def _length_update(cls, dtype) -> str:
     )
 
 
-def _expect_layout(c: Checker, buffer, name: str, built: str, sizes: tuple) -> None:
+_SIZE_NAMES = ("batch", "num_heads", "max_len", "d_head")
+
+
+def _parameters_reordered(cls, name: str, shape: tuple, sizes: tuple, dtype) -> str:
+    """When a cache built with keywords has the right buffer ``name`` while the positional
+    one (the contract's order, as new_caches calls it) has ``shape``: __init__ declares its
+    parameters in another order (blind12e-kv-constructor-arguments-swapped, told "positions
+    second", a layout that a transpose on the way in and out keeps right); "" otherwise."""
+    try:
+        keyword = cls(**dict(zip(_SIZE_NAMES, sizes, strict=True)), dtype=dtype)
+    except Exception:  # other parameter names: the probe tells nothing
+        return ""
+    buffer = getattr(keyword, name, None)
+    if not isinstance(buffer, torch.Tensor) or tuple(buffer.shape) != sizes:
+        return ""
+    moved = [_SIZE_NAMES[axis] for axis in range(4) if shape[axis] != sizes[axis]]
+    which = f" ({' and '.join(moved)} swapped)" if len(moved) == 2 else ""
+    keywords = ", ".join(f"{key}={value}" for key, value in zip(_SIZE_NAMES, sizes, strict=True))
+    return (
+        f" Built with keywords, KVCache({keywords}) has the right {name}, {sizes}: so your "
+        f"__init__ declares its parameters in another order than the contract's{which}, and "
+        "a positional call (the model's new_caches makes every cache that way) puts the sizes "
+        "in the wrong places. Declare __init__(self, batch, num_heads, max_len, d_head, "
+        "dtype=torch.float32)."
+    )
+
+
+def _expect_layout(
+    c: Checker, buffer, name: str, built: str, sizes: tuple, cls=None, dtype=None
+) -> None:
     """A buffer ``keys`` or ``values`` has the layout (batch, num_heads, positions, d_head):
     max_len positions, or fewer in a cache that grows (blind8b-kv-buffers-positions-second,
     positions second and transposed on the way in and out, passed before)."""
@@ -398,7 +485,8 @@ def _expect_layout(c: Checker, buffer, name: str, built: str, sizes: tuple) -> N
     shape = tuple(buffer.shape)
     if (shape[0], shape[1], shape[3]) == (batch, heads, d_head) and shape[2] <= max_len:
         return
-    hint = (
+    reordered = "" if cls is None else _parameters_reordered(cls, name, shape, sizes, dtype)
+    hint = reordered or (
         " That is positions second, (batch, max_len, num_heads, d_head), the layout before "
         "split_heads' transpose."
         if shape == (batch, max_len, heads, d_head)
@@ -487,7 +575,9 @@ def _expect_straddle_refused(c: Checker, cls, hidden: bool) -> None:
     second = randn((batch, heads, 3, d_head), 1291 + hidden)
     try:
         cache(second, second.clone())
-    except Exception:  # any error is fine: the cache refused
+    except AssertionError:
+        c.fail(_ASSERTED.format(what=f"{built}, after {first_n} positions, called with 3 new,"))
+    except Exception:  # any other error is fine: the cache refused
         c.ok()
         return
     why = (
@@ -527,6 +617,48 @@ def _also_ignores_dtype(cls, sizes: tuple) -> str:
         f"buffers {' and '.join(found)}, not float64: allocate them with dtype=dtype "
         "(torch.zeros(shape, dtype=dtype)); the dtype argument is the model's."
     )
+
+
+def _four_axis_buffers(module) -> list[str]:
+    return [name for name, buffer in module.named_buffers() if buffer.dim() == 4]
+
+
+def _expect_allocated_up_front(c: Checker, cls, cache, built: str, sizes: tuple, dtype) -> None:
+    """A cache with no (batch, heads, positions, d_head) buffer right after construction,
+    but one after its first call, allocates its buffers lazily (blind12e-kv-buffers-
+    allocated-lazily: registered as None, made on the first call; or registered on the
+    first call): the contract allocates them in __init__. Any buffer names are fine (gpt-
+    fast's k_cache), and so is a growing cache's empty buffer (0 positions)."""
+    if _four_axis_buffers(cache):
+        return
+    batch, heads, _, d_head = sizes
+    try:
+        probe = cls(*sizes, dtype)
+        one = torch.zeros(batch, heads, 1, d_head, dtype=dtype)
+        probe(one, one.clone())
+    except Exception:  # the probe tells nothing
+        return
+    made = _four_axis_buffers(probe)
+    if not made:
+        return
+    empty = [name for name, buffer in cache._buffers.items() if buffer is None]
+    registered = f" ({', '.join(empty)} registered as None)" if empty else ""
+    c.fail(
+        f"{built}: right after construction the cache has no key/value buffers{registered}; "
+        f"they exist only after its first call ({', '.join(made)}): they are allocated "
+        "lazily, on the first call. Allocate both in __init__, room for max_len positions: "
+        'self.register_buffer("keys", torch.zeros((batch, num_heads, max_len, d_head), '
+        "dtype=dtype), persistent=False) (and values): the cache's memory is then reserved, "
+        "and its size known, before generation starts."
+    )
+
+
+_ASSERTED = (
+    "{what} raised AssertionError: the capacity test is an assert. Raise ValueError "
+    "instead (if stop > max_len: raise ValueError(...)): an assert states what the code "
+    "itself guarantees, and Python removes asserts altogether when run with -O, so the "
+    "cache would then overwrite or drop positions silently."
+)
 
 
 def check_KVCache(cls, *, hidden: bool = False) -> None:
@@ -569,9 +701,10 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                 "buffers would be saved with (and loaded into) the model's weights."
                 + (_also_ignores_dtype(cls, (batch, heads, max_len, d_head)) if saved else ""),
             )
+            _expect_allocated_up_front(c, cls, cache, built, (batch, heads, max_len, d_head), dtype)
             for name in ("keys", "values"):
                 buffer = getattr(cache, name, None)
-                _expect_layout(c, buffer, name, built, (batch, heads, max_len, d_head))
+                _expect_layout(c, buffer, name, built, (batch, heads, max_len, d_head), cls, dtype)
                 if isinstance(buffer, torch.Tensor) and buffer.dtype != dtype:
                     c.fail(
                         f"{built}: the buffer {name} has dtype {buffer.dtype}, not {dtype}: "
@@ -597,7 +730,14 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                     call_repr=f"cache(k_new, v_new) ({call})",
                     mutation_hint="Copy k_new and v_new into the buffers; do not change them.",
                     hints=[
-                        _slot_hint(tuple(k_new.shape), length, max_len),
+                        _slot_hint(
+                            tuple(k_new.shape),
+                            length,
+                            max_len,
+                            probe=lambda sizes=(batch, heads, max_len, d_head), dt=dtype: (
+                                _probe_slot(cls, sizes, dt)
+                            ),
+                        ),
                         *_CACHE_SHAPES,
                         _fits_hint(length + n, max_len, (batch, heads, max_len, d_head), cache),
                     ],
@@ -727,7 +867,11 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                 extra = randn((batch, heads, 1, d_head), seed + 2, dtype=dtype)
                 try:
                     c.call(cache, extra, extra.clone(), call_repr="cache(k_new, v_new)")
-                except Exception:  # any error is fine: the cache refused
+                except Exception as exc:  # any error but an assert's: the cache refused
+                    if isinstance(exc.__cause__, AssertionError):
+                        c.fail(
+                            _ASSERTED.format(what=f"{built}, full, called with 1 more position,")
+                        )
                     c.ok()
                 else:
                     c.fail(

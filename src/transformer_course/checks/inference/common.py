@@ -11,8 +11,23 @@ from transformer_course.checking.layouts import match_layout
 from transformer_course.checking.relations import match_relation
 
 
-def _expect_tensor(c: Checker, got, what: str) -> None:
-    c.expect_type(got, torch.Tensor, what, "Return a torch.Tensor.")
+def _expect_tensor(c: Checker, got, what: str, join: str = "") -> None:
+    """A tensor; a Python list or tuple of tensors of one shape is named as such, with
+    ``join`` (how to make the one tensor) when given (blind12e-gen-logits-returned-as-list:
+    the per-step logits returned as collected)."""
+    hint = "Return a torch.Tensor."
+    if (
+        isinstance(got, list | tuple)
+        and got
+        and all(isinstance(t, torch.Tensor) for t in got)
+        and len({tuple(t.shape) for t in got}) == 1
+    ):
+        kind = "list" if isinstance(got, list) else "tuple"
+        hint = (
+            f"It is a Python {kind} of {len(got)} tensors, each {tuple(got[0].shape)}, not "
+            f"one tensor: join them, {join or 'torch.stack(them, dim=...) (a new axis) or torch.cat (an existing one)'}."
+        )
+    c.expect_type(got, torch.Tensor, what, hint)
 
 
 _BROADCAST = re.compile(

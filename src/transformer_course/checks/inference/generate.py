@@ -5,7 +5,7 @@ import re
 
 import torch
 
-from transformer_course.checking import Checker, torch_generator
+from transformer_course.checking import Checker, short, torch_generator
 from transformer_course.checking.counters import matching_updates
 from transformer_course.checking.hints import shape_mismatch_hint
 from transformer_course.checking.objects import course_object
@@ -125,6 +125,31 @@ def _generate_mistakes(seed, sizes, prompt, new) -> dict[str, object]:
     }
 
 
+def _misplaced(caches, start) -> str:
+    """When the model got a number in the caches' place and the caches (a list) in start's:
+    the two passed positionally in the wrong order (blind12e-gen-step-arguments-positional-
+    swapped); any other value of the wrong kind in either place is said too; "" when both
+    are of their kind."""
+    caches_ok = caches is None or isinstance(caches, list | tuple)
+    start_ok = isinstance(start, int) and not isinstance(start, bool)
+    if caches_ok and start_ok:
+        return ""
+    if isinstance(start, list | tuple) and not caches_ok:
+        return (
+            f"The model was called with caches={short(caches)} and "
+            f"start={type(start).__name__} of {len(start)}: the two were passed in each other's "
+            "place, positionally in the wrong order (model(ids, start, caches)) or with the "
+            "keywords exchanged, while its signature is "
+            "forward(ids, caches=None, start=0). Pass them by keyword: model(next_id, "
+            "caches=caches, start=length + step)."
+        )
+    return (
+        f"The model was called with caches of type {type(caches).__name__} and start of type "
+        f"{type(start).__name__}: forward(ids, caches=None, start=0) takes the list of caches "
+        "and an int position. Pass them by keyword: model(ids, caches=caches, start=...)."
+    )
+
+
 class _CallTrace:
     """Records every call of the model during the learner's generate: the ids' shape, the
     ``start``, which caches (by identity) and how many positions each held before the call.
@@ -149,10 +174,13 @@ class _CallTrace:
                 "start": bound.get("start", 0),
                 # the objects themselves (kept alive while the check runs): an id() of a
                 # cache the learner dropped may be reused by the next one
-                "caches": None if caches is None else list(caches),
-                "held": None
-                if caches is None
-                else [getattr(cache, "length", None) for cache in caches],
+                # what the learner passed may be anything (a start in the caches' place):
+                # the hook records it and never raises
+                "caches": list(caches) if isinstance(caches, list | tuple) else None,
+                "held": [getattr(cache, "length", None) for cache in caches]
+                if isinstance(caches, list | tuple)
+                else None,
+                "misplaced": _misplaced(caches, bound.get("start", 0)),
             }
         )
 
@@ -189,6 +217,27 @@ def _room(calls: list[dict]) -> int | None:
     caches = calls[-1]["caches"] if calls else None
     keys = getattr(caches[0], "keys", None) if caches else None
     return keys.shape[-2] if isinstance(keys, torch.Tensor) and keys.dim() == 4 else None
+
+
+def _shape_unpacked_swapped(calls: list[dict], batch: int, length: int, new: int) -> str:
+    """When the caches were made for ``length`` sequences of batch + max_new_tokens
+    positions: the prompt's shape was unpacked the wrong way round (length, batch =
+    prompt.shape: blind12e-gen-shape-unpacked-swapped), which also makes every start
+    batch + step; "" otherwise (or when batch == length: nothing to tell)."""
+    if batch == length or not calls or not calls[0]["caches"]:
+        return ""
+    keys = getattr(calls[0]["caches"][0], "keys", None)
+    if not isinstance(keys, torch.Tensor) or keys.dim() != 4:
+        return ""
+    if (keys.shape[0], keys.shape[-2]) != (length, batch + new):
+        return ""
+    return (
+        f"Your caches were made for {length} sequences (the prompt's length) of {batch} + "
+        f"{new} positions (its batch + max_new_tokens): the prompt's shape was unpacked the "
+        "wrong way round, length, batch = prompt.shape, where prompt is (batch, len). Unpack "
+        "batch, length = prompt.shape (then the caches are new_caches(batch, length + "
+        "max_new_tokens) and each new token's start is length + step)."
+    )
 
 
 def _cache_overflow_hint(calls: list[dict], length: int, new: int) -> str:
@@ -565,13 +614,37 @@ def _explain_generation(got, expected, calls, length: int, ids=None) -> str:
     )
 
 
+def _three_axes_hint(calls: list[dict], batch: int, new: int) -> str:
+    """torch.cat met a 3-axis tensor. When every call fed the model what it should (the
+    prompt, then a (batch, 1) column per step, all of them), the tokens were right columns
+    and the third axis was made when they were joined: torch.stack of columns
+    (blind12e-gen-new-tokens-stacked), whatever its dim. Otherwise a token tensor fed to
+    the model already had 3 axes: the argmax of logits that kept their position axis."""
+    steps = calls[1:]
+    columns = (
+        len(calls) == new
+        and calls[0]["shape"] is not None
+        and len(calls[0]["shape"]) == 2
+        and all(call["shape"] == (batch, 1) for call in steps)
+    )
+    if columns:
+        return (
+            f"All {new} calls of the model ran, each step feeding a (batch, 1) = ({batch}, 1) "
+            "column, the right tokens' shape: the tensor with 3 axes was made afterwards, "
+            "when the new tokens were joined. torch.stack of (batch, 1) columns adds an "
+            "axis, (batch, max_new_tokens, 1) with dim=1; join them with torch.cat(columns, "
+            "dim=1), (batch, max_new_tokens), or append each to ids as it is chosen."
+        )
+    return _GENERATE_HINTS[1][1]
+
+
 _CACHE_TOO_SMALL = (
     "The caches are too small for the positions your loop feeds: the reference KVCache "
     "refuses to store more than the max_len it was made with. Every position fed to the "
     "model is stored, the prompt's and each new token's: make them with "
     "model.new_caches(batch, len + max_new_tokens)."
 )
-_GENERATE_HINTS = [  # the first entry is replaced by _cache_overflow_hint in check_generate
+_GENERATE_HINTS = [  # the first two are replaced in check_generate (overflow, three_axes)
     ("the cache holds", _CACHE_TOO_SMALL),
     (
         "Tensors must have same number of dimensions: got 2 and 3",
@@ -833,6 +906,22 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 "out of bounds for dimension 1 with size 1",
                 lambda exc, calls=trace.calls: _one_row_hint(exc, calls),
             )
+            misplaced = (
+                lambda exc: isinstance(exc, TypeError),
+                lambda _exc, calls=trace.calls: next(
+                    (call["misplaced"] for call in calls if call["misplaced"]), ""
+                ),
+            )
+            unpacked = (
+                lambda exc: isinstance(exc, RuntimeError),
+                lambda _exc, calls=trace.calls, b=batch, n=length, m=new: _shape_unpacked_swapped(
+                    calls, b, n, m
+                ),
+            )
+            three_axes = (
+                "Tensors must have same number of dimensions: got 2 and 3",
+                lambda _exc, calls=trace.calls, b=batch, m=new: _three_axes_hint(calls, b, m),
+            )
             overflow = (
                 "the cache holds",
                 lambda _exc, calls=trace.calls, n=length, m=new: _cache_overflow_hint(calls, n, m),
@@ -847,7 +936,15 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                     prompt,
                     new,
                     call_repr=call,
-                    hints=[row_column, one_row, overflow, *_GENERATE_HINTS[1:]],
+                    hints=[
+                        unpacked,
+                        row_column,
+                        one_row,
+                        misplaced,
+                        three_axes,
+                        overflow,
+                        *_GENERATE_HINTS[2:],
+                    ],
                 )
             finally:
                 trace.remove()
@@ -858,7 +955,13 @@ def check_generate(generate, *, hidden: bool = False) -> None:
             c.expect_true(len(got) == 2, f"{call} returned {len(got)} items; return (ids, logits).")
             ids, logits = got
             _expect_tensor(c, ids, f"{call}: ids")
-            _expect_tensor(c, logits, f"{call}: logits")
+            _expect_tensor(
+                c,
+                logits,
+                f"{call}: logits",
+                "torch.stack(steps, dim=1), (batch, max_new_tokens, vocab_size): the steps "
+                "along axis 1",
+            )
             c.expect_shape(
                 ids,
                 (batch, length + new),

@@ -124,6 +124,21 @@ def _gqa_query_softmax(q, k, v, mask):
     return torch.nan_to_num(torch.softmax(scores, dim=-2)) @ v.double()
 
 
+def _gqa_scaled_after_softmax(q, k, v, mask, divide: bool):
+    """The 1/sqrt(d_head) scale moved after the softmax (onto the weights): divided
+    (blind12e-gqa-scaled-after-softmax) or multiplied by sqrt(d_head), the softmax then
+    taken of the unscaled scores."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q.double() @ k.double().transpose(-2, -1)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    factor = math.sqrt(q.shape[-1])
+    weights = weights / factor if divide else weights * factor
+    return torch.nan_to_num(weights) @ v.double()
+
+
 def _gqa_grouped_mask_as_given(q, k, v, mask):
     """Query heads grouped, q (batch, num_kv_heads, group, len_q, d_head) against k and v
     with a group axis of 1, and the mask applied to the 5-D scores as given: a 4-D mask
@@ -386,7 +401,107 @@ def _raises_exactly(error: str, run) -> bool:
     return False
 
 
-def _gqa_heads_hint(heads: int, kv: int, earlier_groups: tuple[int, ...] = (), call: tuple = ()):
+_Q_AXES = ("batch", "num_heads", "len_q", "d_head")
+_K_AXES = ("batch", "num_kv_heads", "len_k", "d_head")
+#: inputs whose sizes tell apart the axes a group size may be read from
+#: (q's shape, k's shape): on these three, each expression q.shape[i] // k.shape[j] but
+#: batch // batch and d_head // d_head (always 1) gives its own counts, none of them the
+#: right group's, and never 1, 1, 1 (no repeat); num_kv_heads > 1 (one key/value head
+#: would broadcast unrepeated)
+_GROUP_PROBES = (
+    ((2, 6, 3, 7), (2, 3, 3, 7)),
+    ((2, 4, 7, 5), (2, 2, 9, 5)),
+    ((3, 4, 7, 2), (3, 2, 4, 2)),
+)
+
+
+def _group_used(fn, q_shape: tuple, k_shape: tuple) -> int | None:
+    """How many times the learner's function repeated each key/value head on zeros of
+    these shapes: read from the head-axis clash it raises, or the right group when it
+    raises nothing; None when another error tells nothing."""
+    q, k = torch.zeros(q_shape), torch.zeros(k_shape)
+    try:
+        fn(q, k, k.clone())
+    except RuntimeError as exc:
+        found = _BROADCAST.search(str(exc))
+        if not found or int(found.group(3)) != 1:
+            return None
+        sizes = {int(found.group(1)), int(found.group(2))} - {q_shape[1]}
+        if len(sizes) != 1 or next(iter(sizes)) % k_shape[1]:
+            return None
+        return next(iter(sizes)) // k_shape[1]
+    except Exception:  # another error: no count to read
+        return None
+    return q_shape[1] // k_shape[1]
+
+
+def _group_from_other_axes(fn, q_shape: tuple, k_shape: tuple, used: int) -> str:
+    """The expressions q.shape[i] // k.shape[j] (other than the heads') that give the
+    repeat count the learner used, here and on probes whose sizes all differ
+    (blind12e-gqa-group-from-length-axis: len_q // len_k): "" unless exactly one agrees
+    everywhere."""
+    if fn is None:
+        return ""
+    observed = [(q_shape, k_shape, used)]
+    for probe_q, probe_k in _GROUP_PROBES:
+        got = _group_used(fn, probe_q, probe_k)
+        if got is None:
+            return ""
+        observed.append((probe_q, probe_k, got))
+    agree = [
+        (i, j)
+        for i in range(4)
+        for j in range(4)
+        if (i, j) != (1, 1) and all(k[j] and q[i] // k[j] == count for q, k, count in observed)
+    ]
+    if len(agree) != 1 or all(count == 1 for _, _, count in observed):
+        # never repeated (count 1 everywhere) is not a group read from other axes
+        return ""
+    i, j = agree[0]
+    off = [
+        f"{name}.shape[{axis}] is off by one from {name}.shape[1]"
+        for name, axis in (("q", i), ("k", j))
+        if abs(axis - 1) == 1
+    ]
+    return (
+        f"The group size was read from other axes: each key/value head was repeated "
+        f"q.shape[{i}] // k.shape[{j}] ({_Q_AXES[i]} // {_K_AXES[j]}"
+        + (f"; {' and '.join(off)}" if off else "")
+        + f") times, here "
+        f"{q_shape[i]} // {k_shape[j]} = {used}, and on three more inputs whose sizes tell "
+        f"the axes apart. The group is num_heads // num_kv_heads = q.shape[1] // k.shape[1]."
+    )
+
+
+def _values_from_keys(fn) -> str:
+    """When the learner's output, with as many key/value heads as query heads (nothing to
+    repeat) and d_v != d_head, is attention(q, k, k): the values were built from the keys
+    (blind12e-gqa-values-from-keys: v = k.repeat_interleave(...), after k was repeated,
+    so it is repeated group · group times); "" otherwise."""
+    if fn is None:
+        return ""
+    q, k, v = randn((1, 2, 3, 4), 4521), randn((1, 2, 5, 4), 4522), randn((1, 2, 5, 6), 4523)
+    try:
+        got = fn(q, k, v)
+    except Exception:  # the probe tells nothing
+        return ""
+    keys_as_values, _ = scaled_dot_product_attention(q, k, k)
+    if not isinstance(got, torch.Tensor) or got.shape != keys_as_values.shape:
+        return ""
+    if not torch.allclose(got, keys_as_values, atol=1e-5):
+        return ""
+    return (
+        "Your values are the keys: with as many key/value heads as query heads (nothing to "
+        "repeat) and d_v = 6 != d_head = 4, your output is attention(q, k, k), (1, 2, 3, 4). "
+        "v is built from k (v = k.repeat_interleave(...); written after k = "
+        "k.repeat_interleave(...), it repeats the already repeated keys again, hence "
+        "the head count here). Repeat v itself: v = v.repeat_interleave(group, dim=1)."
+    )
+
+
+def _gqa_heads_hint(
+    heads: int, kv: int, earlier_groups: tuple[int, ...] = (), call: tuple = (), fn=None
+):
     """For a clash along the head axis between num_heads and another count: how many heads
     the learner's keys or values had, and the steps that give that count (a group size
     equal to an earlier, passed input's: hard-coded, blind10e-gqa-group-hardcoded). With a
@@ -435,6 +550,13 @@ def _gqa_heads_hint(heads: int, kv: int, earlier_groups: tuple[int, ...] = (), c
                     f"{heads} are: either the keys or values, not repeated along the head "
                     "axis (" + rule + "), or the mask, repeated like them. " + on_mask
                 )
+        from_keys = _values_from_keys(fn)
+        if from_keys:
+            return from_keys
+        if other == kv and len(call) >= 2:
+            located = _group_from_other_axes(fn, tuple(call[0].shape), tuple(call[1].shape), 1)
+            if located:
+                return located + " " + rule
         if other == kv:
             return (
                 f"Your keys or values reached the attention with num_kv_heads = {kv} heads, "
@@ -443,6 +565,12 @@ def _gqa_heads_hint(heads: int, kv: int, earlier_groups: tuple[int, ...] = (), c
                 "the group size came out 1 (read from other axes than q.shape[1] and "
                 "k.shape[1]). " + rule
             )
+        if other % kv == 0 and len(call) >= 2:
+            located = _group_from_other_axes(
+                fn, tuple(call[0].shape), tuple(call[1].shape), other // kv
+            )
+            if located:
+                return located + " " + rule
         if other % kv == 0:
             used = other // kv
             why = (
@@ -543,7 +671,9 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 mask,
                 call_repr=what,
                 hints=[
-                    _gqa_heads_hint(heads, kv, tuple(earlier_groups), (q, k, v, mask)),
+                    _gqa_heads_hint(
+                        heads, kv, tuple(earlier_groups), (q, k, v, mask), grouped_query_attention
+                    ),
                     _flattened_hint(),
                     _head_index_hint(heads, kv),
                     _mask_reshaped_hint(mask),
@@ -587,6 +717,8 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                     "was unpacked the wrong way round (_, output = ...), or the weights were "
                     "never multiplied by the values (weights @ v)."
                 )
+            if got.shape[-1] == k.shape[-1] != v.shape[-1]:
+                hint = _values_from_keys(grouped_query_attention) or hint
             c.expect_shape(got, (batch, heads, len_q, v.shape[-1]), what, hint)
             c.expect_floating(got, what, preferred=q.dtype)
             if q.dtype == torch.float64 and got.dtype != torch.float64:
@@ -635,6 +767,14 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 "(masked_fill(~mask, -inf)).": (
                     None if mask is None else gqa_expected(q, k, v, ~mask)
                 ),
+                "Your scale is applied after the softmax, to the weights: the softmax runs "
+                "on the unscaled scores q kᵀ and the weights are then divided by sqrt(d_head), "
+                "so they no longer sum to 1. Scale the scores before the softmax: "
+                "softmax(q kᵀ / sqrt(d_head)).": _gqa_scaled_after_softmax(q, k, v, mask, True),
+                "Your scale is applied after the softmax, to the weights (multiplied by "
+                "sqrt(d_head)): the softmax runs on the unscaled scores q kᵀ and the weights "
+                "no longer sum to 1. Scale the scores before the softmax: "
+                "softmax(q kᵀ / sqrt(d_head)).": _gqa_scaled_after_softmax(q, k, v, mask, False),
                 "Your softmax runs over the queries (dim=-2): each query's weights over the "
                 "keys must sum to 1, so take the softmax over the last axis (dim=-1).": (
                     _gqa_query_softmax(q, k, v, mask)

@@ -13,7 +13,7 @@ from transformer_course.checking.quiz import Quiz, quiz_check
 #: was told "4 bytes per number", the single slip that gives the same 384).
 _CACHE_FACTORS = (  # (right value, {wrong value: (short name, what it counts)})
     (2, {1: ("keys or values, not both", "keys or values, not both: the cache holds two tensors")}),
-    (48, {32: ("32 layers", "32 layers (Llama 2 7B's), not this model's 48")}),
+    (48, {32: ("32 layers", "32 layers (Llama 2 7B's), not this model's 48")}, "the 48 layers"),
     (
         8,
         {
@@ -26,7 +26,11 @@ _CACHE_FACTORS = (  # (right value, {wrong value: (short name, what it counts)})
             1: ("one key/value head", "one key/value head, not 8"),
         },
     ),
-    (128, {4096: ("d_model 4096", "d_model = 4096 numbers per head, not d_head = 128")}),
+    (
+        128,
+        {4096: ("d_model 4096", "d_model = 4096 numbers per head, not d_head = 128")},
+        "d_head = 128 (the numbers per head)",
+    ),
     (
         1024,
         {
@@ -54,11 +58,28 @@ _CACHE_FACTORS = (  # (right value, {wrong value: (short name, what it counts)})
 )
 
 
+def _with_left_out(factors) -> list[tuple]:
+    """The factors as (right value, wrong values), each factor given a label (a third
+    element) also wrong when left out (its value replaced by 1: the whole family of "one
+    factor forgotten", blind12e-quiz-one-layer), unless its table already has a 1."""
+    out = []
+    for value, wrongs, *label in factors:
+        wrongs = dict(wrongs)
+        if label and value != 1 and 1 not in wrongs:
+            wrongs[1] = (
+                f"{label[0]} left out",
+                f"{label[0]} left out: a factor of {value} missing",
+            )
+        out.append((value, wrongs))
+    return out
+
+
 def _slips_why(factors, right_text: str, listed: int = 3) -> dict[float, str]:
     """``why`` for a numeric quiz whose answer is the product of ``factors`` (right value,
     {wrong value: (short name, what it counts)}): every number that one slip, or two at
     once, gives, with the slips that give it (single slips first, then up to ``listed``
     pairs)."""
+    factors = _with_left_out(factors)
     right = Fraction(1)
     for value, _ in factors:
         right *= Fraction(value)

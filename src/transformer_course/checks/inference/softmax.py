@@ -495,6 +495,98 @@ def _localise_online(online_softmax, x: torch.Tensor, block_size: int) -> str:
     )
 
 
+def _online_variant(x: torch.Tensor, block_size: int, *, shared_sum=False, in_loop=False):
+    """The online softmax with one slip: each block's exponentials summed over the whole
+    tensor (.sum() with no dim: one total shared by every row, blind12e-online-block-sum-
+    without-dim), or each block's output written inside the loop with the running maximum
+    and sum of that moment (blind12e-online-normalised-inside-loop)."""
+    x = x.double()
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    out = torch.empty_like(x)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new = torch.maximum(m, block.amax(dim=-1))
+        terms = torch.exp(block - new[..., None])
+        total = total * torch.exp(m - new) + (terms.sum() if shared_sum else terms.sum(dim=-1))
+        m = new
+        if in_loop:
+            out[..., start : start + block_size] = (
+                torch.exp(block - m[..., None]) / total[..., None]
+            )
+    if in_loop:
+        return out
+    return torch.exp(x - m[..., None]) / total[..., None]
+
+
+_SHARED_SUM = (
+    "Your running sum is one number shared by every row: each block's exponentials were "
+    "summed over the whole tensor (.sum() with no dim) instead of per row, so every row is "
+    "divided by the sum of all rows' terms. Sum over the block's columns only: "
+    "torch.exp(block - m_new[..., None]).sum(dim=-1), one sum per row."
+)
+_NORMALISED_IN_LOOP = (
+    "Each block of your output was normalised inside the loop, with the running maximum "
+    "and sum of that moment: only the last block saw the final ones, the earlier blocks are "
+    "divided by a partial sum (and measured against a maximum that may still grow). Finish "
+    "the pass first, then normalise every column once: torch.exp(x - m[..., None]) / "
+    "total[..., None]."
+)
+_ROWS_TWICE = (
+    " Its leading axes come twice: a tensor with a kept axis of 1 (a maximum or sum taken "
+    "with keepdim=True, (..., 1)) met one without it (the running maximum or sum, (...)), "
+    "and broadcasting made a (rows, rows) table. Reduce without keepdim, block.amax(dim=-1), "
+    "so that every running tensor is x.shape[:-1]; add [..., None] only where it meets the "
+    "columns."
+)
+
+
+def _right_on(online_softmax, x: torch.Tensor, block_size: int) -> bool:
+    """Whether the learner's online_softmax gives softmax(x) on this input (an error or
+    another shape counts as wrong)."""
+    try:
+        got = online_softmax(x.clone(), block_size)
+    except Exception:  # the learner's code: any error is "not right"
+        return False
+    if not isinstance(got, torch.Tensor) or got.shape != x.shape:
+        return False
+    expected = torch.softmax(x.double(), dim=-1)
+    return bool(torch.allclose(got.double(), expected, atol=1e-5, rtol=1e-4))
+
+
+def _overflow_only(online_softmax, got: torch.Tensor, x: torch.Tensor, block_size: int) -> str:
+    """A result that is NaN or inf where the scores are large (or far below 0), from an
+    answer that is right on moderate scores of the same shape and blocks: the algorithm is
+    right and some exp is taken of a raw score, which overflows (or underflows to 0 / 0)
+    where exp of a difference would not. One block, where no rescale factor is needed,
+    tells the factor written as a ratio of exps, exp(m_old) / exp(m_new)
+    (blind12e-online-factor-ratio-of-exps), from an exp of the scores themselves (no
+    maximum subtracted, or exp(x) / exp(m)). Every candidate of the all-NaN list is wrong
+    on moderate scores too, so none of them is named here; "" when the probes do not
+    agree."""
+    if bool(torch.isfinite(got).all()) or x.shape[-1] <= block_size:
+        return ""
+    moderate = randn(tuple(x.shape), 4311, dtype=x.dtype)
+    if not _right_on(online_softmax, moderate, block_size):
+        return ""
+    if _right_on(online_softmax, x, x.shape[-1]):
+        return (
+            "Your answer is right on moderate scores of the same shape and blocks, and on "
+            "these large ones in a single block, where no rescale factor is needed; with "
+            f"several blocks of {block_size} it gives NaN or inf. So the rescale factor is "
+            "what overflows: it is computed from exps of the maxima themselves, as "
+            "exp(m_old) / exp(m_new) (inf / inf, or 0 / 0 far below 0), instead of "
+            "exp(m_old - m_new), one exp of the difference, which is at most 1."
+        )
+    return (
+        "Your answer is right on moderate scores of the same shape and blocks, but NaN or "
+        "inf on these large ones, even in a single block: an exp is taken of the raw "
+        "scores, which overflows (exp(1000) = inf) or underflows (0 / 0): either no maximum "
+        "is subtracted, or the subtraction is written as a ratio of exps, exp(x) / exp(m). "
+        "Subtract inside one exp: exp(x - m), and exp(m_old - m_new) for the factor."
+    )
+
+
 def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
     """online_softmax(x, block_size) -> softmax(x) over the last axis."""
     with Checker("online_softmax", hidden=hidden) as c:
@@ -521,7 +613,9 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                 ],
             )
             _expect_tensor(c, got, what)
-            c.expect_shape(got, x.shape, what)
+            rows = tuple(x.shape[:-1])
+            twice = tuple(got.shape) in {rows + rows + tuple(x.shape[-1:]), (1, *x.shape)}
+            c.expect_shape(got, x.shape, what, _ROWS_TWICE if twice and rows != (1,) else "")
             c.expect_floating(got, what, preferred=x.dtype)
             if x.dtype == torch.float64 and got.dtype != torch.float64:
                 c.fail(_SOFTMAX_LOWER_PRECISION.format(what=what, got=got.dtype))
@@ -561,6 +655,16 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                     ),
                     _MAX_FROM_ZERO: online_softmax_f(x, block_size, start=0.0),
                     _SHARED_MAX: _shared_max(x, block_size),
+                    _SHARED_SUM: (
+                        _online_variant(x, block_size, shared_sum=True).to(x.dtype)
+                        if x.dim() > 1 and x[..., 0].numel() > 1
+                        else None
+                    ),
+                    _NORMALISED_IN_LOOP: (
+                        _online_variant(x, block_size, in_loop=True).to(x.dtype)
+                        if several_blocks
+                        else None
+                    ),
                     "Your running sum adds exp(sum of the block's scores - m), one exp of the "
                     "block's sum, instead of the sum of the exps, exp(block - m).sum(dim=-1): "
                     "exponentiate each score first, then sum.": (
@@ -614,7 +718,8 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                     ),
                 },
                 explain=lambda got=got, causes=nan_causes, x=x, e=expected, b=block_size: (
-                    _all_nan_candidates(got, causes)
+                    _overflow_only(online_softmax, got, x, b)
+                    or _all_nan_candidates(got, causes)
                     or _proportional_rows(got, x)
                     or (
                         ""

@@ -410,7 +410,18 @@ def _tiled_hints(
                 if q.dim() > 2 and other == q.shape[-3] and not short_fine
                 else ""
             )
-            found = [cause for cause in (summed, mask, short) if cause]
+            # a running tensor made like k or v has len_k rows where len_q belong
+            # (blind12e-tiled-acc-zeros-like-v: acc = torch.zeros_like(v))
+            like_keys = (
+                f"a running tensor (the maximum, the sum or the output) made like k or v, "
+                f"with len_k = {len_k} rows where the len_q = {len_q} queries belong: "
+                "torch.zeros_like(v) is (..., len_k, d_v) and k.shape[:-1] is (..., len_k); "
+                "make them from q: (*q.shape[:-1], v.shape[-1]) for the output, "
+                "q.shape[:-1] for the maximum and the sum"
+                if other == len_k != len_q and other not in widths
+                else ""
+            )
+            found = [cause for cause in (summed, mask, short, like_keys) if cause]
             if not found:
                 return ""
             return (
@@ -443,7 +454,18 @@ def _tiled_hints(
                         + (f" ({' or '.join(names)})" if names else "")
                         + ": acc = torch.zeros((*q.shape[:-1], v.shape[-1]))"
                     )
-                if causal and known in widths:
+                if causal and known in widths and other == block > known:
+                    # blind12e-tiled-causal-positions-full-block: the last, shorter block's
+                    # mask made block_size wide
+                    causes.append(
+                        f"the last block holds {known} keys (len_k = {len_k} is not a multiple "
+                        f"of block_size = {block}), but its causal mask is block_size = {block} "
+                        "wide: the key positions were taken as torch.arange(start, start + "
+                        "block_size) (or a mask sliced start : start + block_size past its "
+                        "end) instead of torch.arange(start, stop), stop = min(start + "
+                        "block_size, len_k)"
+                    )
+                elif causal and known in widths:
                     causes.append(
                         f"a block's scores have {known} columns, one per key of the block, but "
                         f"a tensor of yours has {other} there: a block's causal mask is "
@@ -744,6 +766,14 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                 what,
                 **tolerance(got.dtype),
                 mistakes={
+                    # blind12e-tiled-keys-as-values: weights @ k[..., start:stop, :]
+                    "Your output is attention with the keys as values, softmax(q kᵀ / "
+                    "sqrt(d_k)) k: each block's weights multiply the block of keys, not of "
+                    "values. Accumulate weights @ v[..., start:stop, :].": (
+                        _tiled_expected(q, k, k, causal)
+                        if k.shape[-1] == v.shape[-1] and not torch.equal(k, v)
+                        else None
+                    ),
                     "Your block weights are exp(s), with no maximum subtracted, while the "
                     "running sum and output are still rescaled by exp(m_old - m_new): the two "
                     "disagree, and exp(s) overflows for large scores. Exponentiate against "

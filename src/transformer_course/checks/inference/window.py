@@ -222,6 +222,83 @@ def _difference_pattern(got: torch.Tensor, expected: torch.Tensor, window: int) 
     return ""
 
 
+def _past_size_hint(size: int, window: int):
+    """A window wider than the mask makes a size computed as size - d (one diagonal per
+    offset d < window) or size - window negative (blind12e-sliding-window-diagonals-past-
+    size: torch.diag(torch.ones(size - d), -d))."""
+
+    def hint(exc: BaseException) -> str:
+        if window <= size or "negative dimension" not in str(exc):
+            return ""
+        return (
+            f"The window ({window}) is larger than the mask (size = {size}): a size of yours "
+            f"went negative, as size - d does for the offsets d = {size} .. {window - 1} of "
+            "a loop over range(window) (one diagonal torch.diag(torch.ones(size - d), -d) "
+            "per offset), or size - window. Only the offsets d < size exist: loop over "
+            "range(min(window, size)), or build the band by comparing torch.arange rows and "
+            "columns, which needs no special case."
+        )
+
+    return (RuntimeError, hint)
+
+
+#: band widths as functions of the window that a learner may build (the off-by-ones are
+#: the known models' own messages)
+_WIDTH_RULES = {
+    "window // 2 keys (half the window: the window read as a span around the query, "
+    "Longformer's w/2 on each side)": lambda w: w // 2,
+    "itself and window // 2 keys before it (window // 2 + 1 keys: the window read as a "
+    "span around the query, Longformer's w/2 on each side, keeping only the side before "
+    "it)": lambda w: w // 2 + 1,
+    "(window + 1) // 2 keys (half the window, rounded up)": lambda w: (w + 1) // 2,
+    "2 * window keys (twice the window)": lambda w: 2 * w,
+    "window - 2 keys (two too few)": lambda w: max(w - 2, 0),
+}
+_PROBE_SIZE, _PROBE_WINDOWS = 12, (1, 2, 3, 4, 5, 6)
+
+
+def _band_widths(sliding_window_mask) -> list[int] | None:
+    """For windows 1..6 on a 12 x 12 mask, the width of the learner's band when every row
+    is a causal band ending at the query itself (width min(i + 1, w) in row i), else None."""
+    widths = []
+    for window in _PROBE_WINDOWS:
+        try:
+            got = sliding_window_mask(_PROBE_SIZE, window)
+        except Exception:  # the probe tells nothing
+            return None
+        if not isinstance(got, torch.Tensor) or tuple(got.shape) != (_PROBE_SIZE, _PROBE_SIZE):
+            return None
+        got = got.bool()
+        width = int(got[-1].sum())
+        if not torch.equal(got, _window(_PROBE_SIZE, 0, width - 1)):
+            return None
+        widths.append(width)
+    return widths
+
+
+def _width_rule(sliding_window_mask, size: int, window: int) -> str:
+    """When the learner's masks are causal bands whose width is another function of the
+    window than the window itself (probed on windows 1..6), that function named
+    (blind12e-sliding-window-halved, window // 2, was told "window - 1" on window 3, where
+    the two agree); "" for the off-by-ones, which the known models name."""
+    widths = _band_widths(sliding_window_mask)
+    if widths is None:
+        return ""
+    rules = [
+        rule
+        for rule, width in _WIDTH_RULES.items()
+        if all(width(w) == got for w, got in zip(_PROBE_WINDOWS, widths, strict=True))
+    ]
+    if len(rules) != 1:
+        return ""
+    return (
+        f"sliding_window_mask({size}, {window}) is a causal band of the wrong width. Probed "
+        f"on a {_PROBE_SIZE} x {_PROBE_SIZE} mask with windows {list(_PROBE_WINDOWS)}, each "
+        f"query of yours sees {widths} keys (itself included): {rules[0]}, where the "
+        f"window asks for window keys: itself and the window - 1 before it (i - j < window)."
+    )
+
+
 def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> None:
     """sliding_window_mask(size, window) -> bool (size, size): j <= i and i - j < window."""
     with Checker("sliding_window_mask", hidden=hidden) as c:
@@ -233,7 +310,12 @@ def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> N
         ran: list[tuple[int, int]] = []  # the calls of this run, all right so far
         for size, window in cases:
             what = f"sliding_window_mask({size}, {window})"
-            got = c.call(sliding_window_mask, size, window, hints=[_wrap_hint(size, window)])
+            got = c.call(
+                sliding_window_mask,
+                size,
+                window,
+                hints=[_wrap_hint(size, window), _past_size_hint(size, window)],
+            )
             _expect_tensor(c, got, what)
             fixed = (
                 f" {tuple(got.shape)} is the size an earlier call (or the visible test) asked "
@@ -263,6 +345,10 @@ def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> N
                 "Masks are bool, True = may attend (lesson 06); & of two bool masks stays bool.",
             )
             expected = _window(size, 0, window - 1)
+            if not torch.equal(got, expected):
+                rule = _width_rule(sliding_window_mask, size, window)
+                if rule:
+                    c.fail(rule)
             c.expect_equal(
                 got,
                 expected,
