@@ -410,31 +410,34 @@ BLIND12G: list[Case] = [
         ],
         source=DROPOUT_NOT_FORWARDED,
     ),
-    _c(
-        "enc-identity-for-no-final-norm",
-        L07,
-        "Encoder",
-        "stores nn.Identity() as `norm` when there is no final LayerNorm and always applies "
-        "it, instead of None as the docstring asks: the outputs are right, the attribute is "
-        "not.",
-        (
-            r"identity",
-            r"norm.{0,40}(should be|must be|is not|instead of|expected).{0,20}None",
-            r"None.{0,40}(when|without) (there is )?no final",
-        ),
-        (
-            r"final norm.{0,40}(always|missing|never|inverted)",
-            r"share\w* (one set of )?weights|same (layer )?object",
-            r"not chained",
-        ),
-        edits=[
-            (
-                "self.norm = LayerNorm(d_model) if use_final_norm else None",
-                "self.norm = LayerNorm(d_model) if use_final_norm else nn.Identity()",
-            ),
-            ("return x if self.norm is None else self.norm(x)", "return self.norm(x)"),
-        ],
-    ),
+    # blind12g-enc-identity-for-no-final-norm left out after the run: the course accepts
+    # nn.Identity as the missing final norm on purpose (the tests' correct variant
+    # EncoderAnnotatedClones); generalisation.py lists it with the reason.
+    # _c(
+    #     "enc-identity-for-no-final-norm",
+    #     L07,
+    #     "Encoder",
+    #     "stores nn.Identity() as `norm` when there is no final LayerNorm and always applies "
+    #     "it, instead of None as the docstring asks: the outputs are right, the attribute is "
+    #     "not.",
+    #     (
+    #         r"identity",
+    #         r"norm.{0,40}(should be|must be|is not|instead of|expected).{0,20}None",
+    #         r"None.{0,40}(when|without) (there is )?no final",
+    #     ),
+    #     (
+    #         r"final norm.{0,40}(always|missing|never|inverted)",
+    #         r"share\w* (one set of )?weights|same (layer )?object",
+    #         r"not chained",
+    #     ),
+    #     edits=[
+    #         (
+    #             "self.norm = LayerNorm(d_model) if use_final_norm else None",
+    #             "self.norm = LayerNorm(d_model) if use_final_norm else nn.Identity()",
+    #         ),
+    #         ("return x if self.norm is None else self.norm(x)", "return self.norm(x)"),
+    #     ],
+    # ),
     # ------------------------------------------------------------------ 08 DecoderLayer
     _c(
         "dl-memory-transposed-seq-first",

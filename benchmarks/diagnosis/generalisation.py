@@ -741,6 +741,26 @@ BATCHES = (
             ),
         ),
     ),
+    Batch(
+        "round 12, 07-08",
+        "6a56aa3",
+        "by a new helper (r12g) that had read no check and no message, judged against the "
+        "checks after round 11; every case compared with the earlier cases' causes before "
+        "any run and replaced where it repeated one",
+        excluded=(
+            (
+                "blind12g-enc-identity-for-no-final-norm",
+                "the course accepts nn.Identity as the missing final norm on purpose (the tests' correct variant EncoderAnnotatedClones)",
+            ),
+        ),
+    ),
+    Batch(
+        "round 12, 12",
+        "28119cb",
+        "by a new helper (r12e) that had read no check and no message, judged against the "
+        "checks after round 11; every case compared with the earlier cases' causes before "
+        "any run and replaced where it repeated one",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
