@@ -33,17 +33,28 @@ This ``__init__`` only re-exports; the logic lives in named modules:
 * for the check modules: :mod:`.inputs` (deterministic tensors and token ids),
   :mod:`.attention_weights` (the shared diagnosis of attention weights),
   :mod:`.modules` (building a learner's ``nn.Module`` from a state dict),
-  :mod:`.batch_rows` (a function right on every sequence alone, wrong on the batch),
-  :mod:`.size_one_axes` (the right numbers in order, axes of size 1 lost or added),
+  :mod:`.localise` (the first wrong step inside a composite module), :mod:`.hooks`
+  (what a module's submodules receive during one call);
+* the mistake families that carry over from one exercise to the next (each names a cause
+  only when every input the check ran agrees with it): :mod:`.batch_rows` (a function
+  right on every sequence alone, wrong on the batch), :mod:`.size_one_axes` (axes of size
+  1 lost or added; axes in another order), :mod:`.rearranged` (a tensor passed on with its
+  axes rearranged), :mod:`.reshape_moves` (a reshape where an axis move belongs),
+  :mod:`.reshape_sizes` and :mod:`.size_sources` (a size taken from the wrong variable),
   :mod:`.extra_steps` (the right output with a step too many: a residual, a norm),
-  :mod:`.reshape_sizes` (a reshape given another variable's size),
-  :mod:`.oracles` (float64 oracles of the building blocks, by concept, with knobs for
+  :mod:`.unapplied` (a step whose result never reaches the output),
+  :mod:`.dropout_placement`, :mod:`.returned_order` (the right things returned in another
+  order), :mod:`.arguments` (parameters declared in another order), :mod:`.defaults` (a
+  keyword default that is not the contract's), :mod:`.counters` (a counter read as an
+  update rule), :mod:`.stale` (state kept between calls), :mod:`.empty_inputs`,
+  :mod:`.rounding` (whole numbers where real numbers belong), :mod:`.uninitialised`
+  (numpy's ``where=`` without ``out=``), :mod:`.transposes` (which transpose reproduces an
+  error), :mod:`.temperature` (a softmax over its scores times one constant);
+* :mod:`.oracles` (float64 oracles of the building blocks, by concept, with knobs for
   the classic mistakes), :mod:`.layers` and :mod:`.layer_mistakes` (the layer checks'
   helpers and mistake tables, lessons 07-11), :mod:`.objects` (course objects the grader
   can rebuild),
-  :mod:`.quiz` (concept questions), :mod:`.temperature` (a softmax over its scores
-  times one constant: the factor measured, named when it is a known one), :mod:`.defaults`
-  (a function's keyword default that is not the contract's).
+  :mod:`.quiz` (concept questions).
 """
 
 from transformer_course.checking.checker import Checker

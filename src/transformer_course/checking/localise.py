@@ -17,7 +17,6 @@ Transformer and DecoderBlock/GPT:
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -27,6 +26,7 @@ import torch
 from torch import nn
 
 from transformer_course.checking.formatting import candidates_message
+from transformer_course.checking.hooks import inputs_received
 from transformer_course.checking.rearranged import rearrangement
 
 __all__ = [
@@ -870,24 +870,10 @@ def mask_arrival_hint(
     unsqueeze, a view), found with pre-hooks."""
 
     def hit(_exc: BaseException) -> str:
-        seen: list[tuple[str, str, Any]] = []
-        handles = []
-        for name, child in module.named_modules():
-            role = name.rsplit(".", 1)[-1]
-            if role not in given:
-                continue
-
-            def pre(_mod, args, kwargs, name=name, role=role):
-                mask = kwargs.get("mask", args[3] if len(args) > 3 else None)
-                seen.append((name, role, mask))
-
-            handles.append(child.register_forward_pre_hook(pre, with_kwargs=True))
-        try:
-            with torch.no_grad(), contextlib.suppress(Exception):
-                call()
-        finally:
-            for handle in handles:
-                handle.remove()
+        seen = [
+            (name, role, kwargs.get("mask", args[3] if len(args) > 3 else None))
+            for name, role, args, kwargs in inputs_received(module, given, call)
+        ]
         for name, role, mask in seen:
             label, wanted = given[role]
             if not isinstance(wanted, torch.Tensor) or not isinstance(mask, torch.Tensor):
@@ -942,25 +928,16 @@ def stack_input_hint(
     shape says (the batch axis gone, one axis too many)."""
 
     def hit(_exc: BaseException) -> str:
-        seen: list[tuple[int, Any]] = []
-        handles = []
         named = dict(module.named_modules())
-        for i in range(num_layers):
-            child = named.get(f"layers.{i}")
-            if child is None:
-                return ""
-
-            def pre(_mod, args, kwargs, i=i):
-                first = args[0] if args else next(iter(kwargs.values()), None)
-                seen.append((i, first))
-
-            handles.append(child.register_forward_pre_hook(pre, with_kwargs=True))
-        try:
-            with torch.no_grad(), contextlib.suppress(Exception):
-                call()
-        finally:
-            for handle in handles:
-                handle.remove()
+        if any(f"layers.{i}" not in named for i in range(num_layers)):
+            return ""
+        seen = [
+            (int(role), args[0] if args else next(iter(kwargs.values()), None))
+            for name, role, args, kwargs in inputs_received(
+                module, {str(i) for i in range(num_layers)}, call
+            )
+            if name == f"layers.{role}"
+        ]
         for i, inp in seen:
             shape = tuple(inp.shape) if isinstance(inp, torch.Tensor) else None
             if shape == tuple(x.shape):

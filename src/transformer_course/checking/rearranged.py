@@ -13,13 +13,14 @@ argument among the calls a module makes to its submodules.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from itertools import permutations
 from typing import Any
 
 import torch
 from torch import nn
+
+from transformer_course.checking.hooks import inputs_received
 
 __all__ = ["arrival_hint", "rearrangement"]
 
@@ -82,23 +83,10 @@ def arrival_hint(
     tensor) with its axes rearranged (:func:`rearrangement`), found with pre-hooks."""
 
     def hit(_exc: BaseException) -> str:
-        seen: list[tuple[str, list[tuple[str, Any]]]] = []
-        handles = []
-        for name, child in module.named_modules():
-            if name.rsplit(".", 1)[-1] not in children:
-                continue
-
-            def pre(_mod, args, kwargs, name=name):
-                named = list(zip(parameters, args, strict=False)) + list(kwargs.items())
-                seen.append((name, named))
-
-            handles.append(child.register_forward_pre_hook(pre, with_kwargs=True))
-        try:
-            with torch.no_grad(), contextlib.suppress(Exception):
-                call()
-        finally:
-            for handle in handles:
-                handle.remove()
+        seen = [
+            (name, list(zip(parameters, args, strict=False)) + list(kwargs.items()))
+            for name, _, args, kwargs in inputs_received(module, children, call)
+        ]
         for name, named in seen:
             for parameter, value in named:
                 if not isinstance(value, torch.Tensor):
