@@ -939,6 +939,14 @@ class FfnSiluClassRight(ref.SwiGLU):
         return self.w2(self.w3(x) * nn.SiLU(self.w1(x)))
 
 
+class FfnGeluClass(ref.SwiGLU):
+    """b12b: the same slip with another activation's class, nn.GELU(h): the advice names
+    that module's own function, F.gelu, not another activation's."""
+
+    def forward(self, x):
+        return self.w2(nn.GELU(self.w1(x)) * self.w3(x))
+
+
 class AttentionSlips(_Attention):
     """b11b: the causal mask transposed (look_ahead_mask(len).T: each query sees the later
     keys), or two projections exchanged (k, q unpacked in the wrong order, or the queries
@@ -1781,6 +1789,56 @@ def _sampler(
     return sample
 
 
+def _sample_top_p_on_unrenormalised(source):
+    """b12b: top-p after top-k, but its running total taken on probabilities top-k did not
+    renormalise: "probs" zeroes the removed tokens' probabilities (the benchmark's case),
+    "logits" takes the softmax of the logits from before top-k's mask (no case holds it).
+    Both keep what top-p before top-k keeps, on every input."""
+
+    def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+        if temperature == 0:
+            return logits.argmax(-1)
+        logits = logits / temperature
+        kept = logits
+        if top_k is not None:
+            kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[..., -1:]
+            kept = logits.masked_fill(logits < kth, float("-inf"))
+        if top_p is not None:
+            if source == "probs":
+                probs = torch.softmax(logits, -1).masked_fill(torch.isinf(kept), 0.0)
+            else:
+                probs = torch.softmax(logits, -1)
+            sorted_probs, order = probs.sort(dim=-1, descending=True)
+            remove_sorted = sorted_probs.cumsum(-1) - sorted_probs >= top_p
+            remove_sorted[..., 0] = False
+            kept = kept.masked_fill(remove_sorted.scatter(-1, order, remove_sorted), float("-inf"))
+        return torch.multinomial(torch.softmax(kept, -1), 1, generator=generator)[:, 0]
+
+    return _named("sample", sample)
+
+
+def _sample_generator_fixed(how):
+    """b12b: draws that ignore the generator's seed: "own" draws from a generator of its
+    own seeded 0 (the benchmark's case), "reseeded" re-seeds the one given (no case)."""
+
+    def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+        if how == "own":
+            generator = torch.Generator().manual_seed(0)
+        else:
+            generator.manual_seed(1234)
+        return ref.sample(logits, temperature, top_k, top_p, generator)
+
+    return _named("sample", sample)
+
+
+def _batches_own_generator(tokens, block_size, batch_size, generator):
+    """b12b: the starts drawn from a generator of its own with a fixed seed (no case)."""
+    own = torch.Generator().manual_seed(0)
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=own)
+    positions = starts[:, None] + torch.arange(block_size)
+    return tokens[positions], tokens[positions + 1]
+
+
 def _sample_edited(
     *,
     top_k_extra=0,
@@ -2297,7 +2355,14 @@ MISTAKES = [
     ),
     Mistake(check_SwiGLU, FfnValueFromW1, r"value is w1\(x\), not w3\(x\)"),
     Mistake(
-        check_SwiGLU, FfnSiluClass, r"(?s)TypeError.*An nn\.SiLU module arrived where a tensor"
+        check_SwiGLU,
+        FfnSiluClass,
+        r"(?s)TypeError.*An nn\.SiLU module arrived where a tensor.*F\.silu\(h\)(?!.*relu)",
+    ),
+    Mistake(
+        check_SwiGLU,
+        FfnGeluClass,
+        r"(?s)TypeError.*An nn\.GELU module arrived where a tensor.*F\.gelu\(h\)(?!.*relu)",
     ),
     Mistake(check_SwiGLU, FfnSiluClassRight, r"(?s)TypeError.*An nn\.SiLU module arrived where a"),
     # blind round 10 (b10b): "should have shape (400, 4), but it has shape (8, 4)" alone
@@ -2748,7 +2813,37 @@ MISTAKES = [
     Mistake(
         check_sample,
         _sampler(top_p_first=True),
-        r"(?s)^(?!.*more than one classic mistake).*You applied top-p before top-k",
+        r"(?s)^(?!.*more than one classic mistake).*you applied top-p before top-k, or after "
+        r"it on the probabilities top-k zeroed",
+    ),
+    # b12b: the right distribution, repeatable, but the same draws whatever the seed
+    Mistake(
+        check_sample,
+        _sample_generator_fixed("own"),
+        r"same tokens with generators seeded 31 and 32: your draws do not depend on the "
+        r"generator you are given.*of your own with a fixed seed.*re-seeded",
+    ),
+    Mistake(
+        check_sample,
+        _sample_generator_fixed("reseeded"),
+        r"same tokens with generators seeded 31 and 32: .*re-seeded inside the function",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_own_generator),
+        r"same batches with generators seeded \d+ and \d+: your draws do not depend on the "
+        r"generator",
+    ),
+    # b12b: the same draws as top-p before top-k on every input, named together with it
+    Mistake(
+        check_sample,
+        _sample_top_p_on_unrenormalised("probs"),
+        r"top-p measured its running total on probabilities that top-k had not renormalised",
+    ),
+    Mistake(
+        check_sample,
+        _sample_top_p_on_unrenormalised("logits"),
+        r"you applied top-p before top-k, or after it .* without renormalising",
     ),
     Mistake(check_sample, _sample_edited(top_k_extra=1), r"top-k keeps k \+ 1 tokens"),
     # "check top-k and top-p" before, with top-p alone given (mutant sample-8)
