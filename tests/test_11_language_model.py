@@ -1018,6 +1018,27 @@ class GptScaledNoFinalNorm(ref.GPT):
         return x @ self.embedding.weight.T
 
 
+class GptLogitsScaled(ref.GPT):
+    """b12b: the tied logits times a constant: d_model ** -0.5 (T5's rescaling, the
+    benchmark's case), sqrt(d_model) or 0.5 (no case): every step right but the output's
+    scale, which was reported as a final norm missing."""
+
+    factor = "inverse_root"
+
+    def forward(self, ids):
+        d_model = self.embedding.embedding_dim
+        scale = {"inverse_root": d_model**-0.5, "root": d_model**0.5, "half": 0.5}[self.factor]
+        return super().forward(ids) * scale
+
+
+class GptLogitsTimesRoot(GptLogitsScaled):
+    factor = "root"
+
+
+class GptLogitsHalved(GptLogitsScaled):
+    factor = "half"
+
+
 class AttentionPositionsReversed(_Attention):
     """The tables flipped along the positions: the same scores as cos and sin exchanged,
     so both are told (b11b)."""
@@ -2682,6 +2703,19 @@ MISTAKES = [
     Mistake(check_CausalSelfAttention, AttentionSdpa, r"calls .*scaled_dot_product_attention"),
     Mistake(check_DecoderBlock, BlockSdpa, r"calls .*scaled_dot_product_attention"),
     Mistake(check_GPT, GptSdpa, r"calls .*scaled_dot_product_attention"),
+    # b12b: "not the final norm of layers[1]'s output" before, a step that is right
+    Mistake(
+        check_GPT,
+        GptLogitsScaled,
+        r"output is 0\.\d+ times, 1 / sqrt\(d_model\) = d_model \*\* -0\.5 with d_model = "
+        r"\d+, what the last step gives from layers\[\d\]'s output \(which is right\)",
+    ),
+    Mistake(
+        check_GPT,
+        GptLogitsTimesRoot,
+        r"output is [\d.]+ times, sqrt\(d_model\) with d_model = \d+, what the last step",
+    ),
+    Mistake(check_GPT, GptLogitsHalved, r"output is 0\.5 times what the last step gives"),
     Mistake(check_GPT, GptLastPosition, r"not one per position.*only the last position"),
     Mistake(check_DecoderBlock, BlockPostNorm, r"post-norm"),
     Mistake(check_DecoderBlock, BlockParallel, r"parallel"),
