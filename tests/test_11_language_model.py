@@ -364,6 +364,11 @@ class NormDefaultEps(ref.RMSNorm):
         super().__init__(d_model, eps)
 
 
+class NormDefaultEpsTiny(ref.RMSNorm):
+    def __init__(self, d_model, eps=1e-8):
+        super().__init__(d_model, eps)
+
+
 class NormPlainTensorGain(ref.RMSNorm):
     """The gain kept as a bare tensor, never registered
     (https://github.com/SimonThomine/RememberingNormality/issues/7)."""
@@ -1852,6 +1857,25 @@ def _sample_generator_fixed(how):
     return _named("sample", sample)
 
 
+def _batches_tensor_of_windows(tokens, block_size, batch_size, generator):
+    """b12b: torch.tensor of a list of windows (tensors): PyTorch's TypeError alone before."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    inputs = torch.tensor([tokens[s : s + block_size] for s in starts])
+    targets = torch.tensor([tokens[s + 1 : s + block_size + 1] for s in starts])
+    return inputs, targets
+
+
+class RmsTensorOfRows(ref.RMSNorm):
+    """b12b: the same idiom on float rows, torch.tensor([...]) of normalised tokens: a
+    ValueError whose usual advice (.item() on a batch) did not say why (no case holds it)."""
+
+    def forward(self, x):
+        rows = [
+            row * torch.rsqrt(row.pow(2).mean() + self.eps) for row in x.reshape(-1, x.shape[-1])
+        ]
+        return torch.tensor([rows]).reshape(x.shape) * self.weight
+
+
 def _batches_own_generator(tokens, block_size, batch_size, generator):
     """b12b: the starts drawn from a generator of its own with a fixed seed (no case)."""
     own = torch.Generator().manual_seed(0)
@@ -2446,7 +2470,7 @@ MISTAKES = [
     Mistake(check_RMSNorm, NormNeverCastsBack, r"returned torch\.float32 for a float64 input"),
     Mistake(check_RMSNorm, NormUnitOffset, r"multiplied by 1 \+ self\.weight"),
     Mistake(check_RMSNorm, NormFixedEps, r"eps=1e-06, although the second was given eps=1e-5"),
-    Mistake(check_RMSNorm, NormWrongDefaultEps, r"Your default eps is not 1e-5"),
+    Mistake(check_RMSNorm, NormWrongDefaultEps, r"Your default eps is 1e-06, not 1e-5"),
     # "largest difference" before (blind8b-rms-gain-before-norm)
     Mistake(check_RMSNorm, NormGainFirst, r"multiplied x by the gain before taking the root"),
     Mistake(check_RMSNorm, NormEpsOutside, r"eps outside the square root"),
@@ -2474,7 +2498,9 @@ MISTAKES = [
     ),
     Mistake(check_RMSNorm, NormWithoutKeepdim, r"(?s)must match.*without keepdim=True"),
     Mistake(check_RMSNorm, NormNoGain, r"cut off from the module.s parameters"),
-    Mistake(check_RMSNorm, NormDefaultEps, r"default eps is not 1e-5"),
+    Mistake(check_RMSNorm, NormDefaultEps, r"default eps is 1e-06, not 1e-5"),
+    # b12b: the default's value said ("not 1e-5" alone before), another wrong default
+    Mistake(check_RMSNorm, NormDefaultEpsTiny, r"default eps is 1e-08, not 1e-5 .*eps=1e-08"),
     # the shapes alone before (blind6d-swiglu-w2-wrong-shape)
     Mistake(
         check_SwiGLU,
@@ -2849,6 +2875,18 @@ MISTAKES = [
         _sampler(top_p_first=True),
         r"(?s)^(?!.*more than one classic mistake).*you applied top-p before top-k, or after "
         r"it on the probabilities top-k zeroed",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_tensor_of_windows),
+        r"(?s)TypeError.*torch\.tensor\(\[\.\.\.\]\) of a list whose items are tensors.*"
+        r"torch\.stack",
+    ),
+    Mistake(
+        check_RMSNorm,
+        RmsTensorOfRows,
+        r"(?s)ValueError.*torch\.tensor\(\[\.\.\.\]\) of a list whose items are tensors.*"
+        r"torch\.stack",
     ),
     # b12b: the right distribution, repeatable, but the same draws whatever the seed
     Mistake(

@@ -80,11 +80,16 @@ GENERIC_HINTS: dict[str, str | Callable[[BaseException], str]] = {
         "they take tensors. Use the math module (math.sqrt, math.exp) for a plain number, or "
         "make it a tensor first."
     ),
-    "only one element tensors can be converted to Python scalars": (
-        "`.item()`, float() or int() needs a tensor with one value, and this one holds "
+    "only one element tensors can be converted to Python scalars": lambda exc: (
+        _tensor_of_tensors_advice(exc)
+        or "`.item()`, float() or int() needs a tensor with one value, and this one holds "
         "several (a batch, a row). Keep the tensor, and work on it element-wise. The math "
         "module's functions (math.exp, math.sqrt, math.log) convert their argument the same "
         "way: on tensors use torch.exp, torch.sqrt, torch.log."
+    ),
+    # b12b: torch.tensor([...]) of integer tensors (token windows) raises this one instead
+    "only integer tensors of a single element can be converted to an index": lambda exc: (
+        _tensor_of_tensors_advice(exc)
     ),
     "mat1 and mat2 shapes cannot be multiplied": lambda exc: (
         "A matrix product (@, nn.Linear) got shapes that do not chain: the last axis of the "
@@ -239,6 +244,25 @@ _NOT_TENSOR = re.compile(
     r"|unsupported operand type\(s\) for [^:]+: '(\w+)' and 'Tensor'"
     r"|unsupported operand type\(s\) for [^:]+: 'Tensor' and '(\w+)'"
 )
+
+
+_TENSOR_OF_LIST = re.compile(r"torch\.(?:tensor|as_tensor|LongTensor|FloatTensor|Tensor)\(\s*\[")
+
+
+def _tensor_of_tensors_advice(exc: BaseException) -> str:
+    """Where the learner's line builds a tensor from a list (torch.tensor([...])) and PyTorch
+    refused to turn the items into numbers, the items are tensors of several values (b12b:
+    torch.tensor([tokens[s : s + block_size] for s in starts])); "" otherwise."""
+    from transformer_course.checking.failure import learner_frames
+
+    if not _TENSOR_OF_LIST.search(learner_frames(exc)):
+        return ""
+    return (
+        "torch.tensor([...]) of a list whose items are tensors of several values (windows, "
+        "rows) cannot build one tensor: it tries to turn each item into a single number. "
+        "Join tensors with torch.stack([...]) (a new first axis), or build the whole table "
+        "at once (tokens[positions] with a table of positions)."
+    )
 
 
 def _module_class_advice(exc: BaseException) -> str:
