@@ -1023,6 +1023,27 @@ class GptScaledNoFinalNorm(ref.GPT):
         return x @ self.embedding.weight.T
 
 
+class BlockHeadsFrom(ref.DecoderBlock):
+    """b12b: another of the block's sizes given to the attention as num_heads: d_ff (the
+    benchmark's case; equal to d_model in the visible case, parted by a second block),
+    d_model or d_model // num_heads (no case)."""
+
+    source = "d_ff"
+
+    def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
+        super().__init__(d_model, num_heads, d_ff, eps)
+        heads = {"d_ff": d_ff, "d_model": d_model, "d_head": d_model // num_heads}[self.source]
+        self.attn = ref.CausalSelfAttention(d_model, heads)
+
+
+class BlockHeadsFromDModel(BlockHeadsFrom):
+    source = "d_model"
+
+
+class BlockHeadsFromDHead(BlockHeadsFrom):
+    source = "d_head"
+
+
 class GptLogitsScaled(ref.GPT):
     """b12b: the tied logits times a constant: d_model ** -0.5 (T5's rescaling, the
     benchmark's case), sqrt(d_model) or 0.5 (no case): every step right but the output's
@@ -2729,6 +2750,25 @@ MISTAKES = [
     Mistake(check_CausalSelfAttention, AttentionSdpa, r"calls .*scaled_dot_product_attention"),
     Mistake(check_DecoderBlock, BlockSdpa, r"calls .*scaled_dot_product_attention"),
     Mistake(check_GPT, GptSdpa, r"calls .*scaled_dot_product_attention"),
+    # b12b: "d_model // num_heads, or d_ff" listed before, whichever was passed
+    Mistake(
+        check_DecoderBlock,
+        BlockHeadsFrom,
+        r"That is the block's d_ff passed where num_heads belongs, CausalSelfAttention\(d_model, "
+        r"d_ff\)",
+    ),
+    Mistake(
+        check_DecoderBlock,
+        BlockHeadsFromDModel,
+        r"block's d_model passed where num_heads belongs, CausalSelfAttention\(d_model, "
+        r"d_model\)",
+    ),
+    Mistake(
+        check_DecoderBlock,
+        BlockHeadsFromDHead,
+        r"block's d_model // num_heads passed where num_heads belongs, "
+        r"CausalSelfAttention\(d_model, d_model // num_heads\)\. Build",
+    ),
     # b12b: "not the final norm of layers[1]'s output" before, a step that is right
     Mistake(
         check_GPT,

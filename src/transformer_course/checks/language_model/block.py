@@ -76,6 +76,43 @@ add_new(_BLOCK_MISTAKES, residual_mistakes(_BLOCK_PARTS, _BLOCK_NORMS, True, dro
 add_new(_BLOCK_MISTAKES, norm_choice_mistakes(_BLOCK_PARTS, _BLOCK_NORMS))
 
 
+def _heads_sources(d_model: int, num_heads: int, d_ff: int) -> dict[str, int]:
+    """{the block's argument (or size) a learner may pass where num_heads belongs: its value}."""
+    return {"d_ff": d_ff, "d_model": d_model, "d_model // num_heads": d_model // num_heads}
+
+
+#: a second block whose d_model, d_ff and d_head all differ (and d_ff divides d_model, so
+#: that an attention given d_ff can be built): it parts the sources the case's sizes confuse
+_PARTING_BLOCK = (24, 2, 8)
+
+
+def _heads_source(module: nn.Module, heads: int, case: _ModelCase) -> str:
+    """Which of the block's arguments the attention's head count came from (b12b: d_ff
+    passed where num_heads belongs, told apart from d_model on a block where they differ);
+    "" when none or several still fit."""
+    sources = _heads_sources(case.d_model, case.num_heads, case.d_ff)
+    fits = [name for name, value in sources.items() if value == heads]
+    parted = ""
+    if len(fits) > 1:
+        try:
+            other_heads = type(module)(*_PARTING_BLOCK).attn.num_heads
+        except Exception:  # the learner's constructor refused these sizes: no parting
+            other_heads = None
+        parting = _heads_sources(*_PARTING_BLOCK)
+        fits = [name for name in fits if parting[name] == other_heads]
+        parted = (
+            f" (DecoderBlock{_PARTING_BLOCK} gets {other_heads} heads: its {fits[0]})"
+            if len(fits) == 1
+            else ""
+        )
+    if len(fits) != 1:
+        return ""
+    return (
+        f"That is the block's {fits[0]} passed where num_heads belongs, "
+        f"CausalSelfAttention(d_model, {fits[0]}){parted}. "
+    )
+
+
 def _inspect_block(c: Checker, module: nn.Module, built: str, case: _ModelCase) -> None:
     """The block's attention has the block's number of heads (its weights' shapes cannot
     tell: every head count gives (d_model, d_model) projections) and RoPE's default base
@@ -84,9 +121,9 @@ def _inspect_block(c: Checker, module: nn.Module, built: str, case: _ModelCase) 
     if isinstance(heads, int) and heads != case.num_heads:
         c.fail(
             f"{built}: its attention has num_heads={heads}, but the block was given "
-            f"num_heads={case.num_heads}. Build it with the block's arguments, "
-            "CausalSelfAttention(d_model, num_heads) (with d_model // num_heads, or d_ff, in "
-            "the second place the heads are cut differently)."
+            f"num_heads={case.num_heads}. "
+            + _heads_source(module, heads, case)
+            + "Build it with the block's arguments, CausalSelfAttention(d_model, num_heads)."
         )
     base = getattr(getattr(module, "attn", None), "base", None)
     if isinstance(base, int | float) and base != 10000.0:
