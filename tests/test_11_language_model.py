@@ -2754,8 +2754,8 @@ MISTAKES = [
     Mistake(
         check_DecoderBlock,
         BlockHeadsFrom,
-        r"That is the block's d_ff passed where num_heads belongs, CausalSelfAttention\(d_model, "
-        r"d_ff\)",
+        r"block's d_ff,? passed (to the attention )?where num_heads belongs, "
+        r"CausalSelfAttention\(d_model, d_ff\)",
     ),
     Mistake(
         check_DecoderBlock,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from torch import nn
 
 from transformer_course.checking import Checker
@@ -148,6 +150,20 @@ def _block_width(c: Checker, cls, case: _ModelCase) -> None:
     args = (case.d_model, case.num_heads, case.d_ff) + (() if case.eps is None else (case.eps,))
     try:
         w1 = cls(*args).state_dict().get("feed_forward.w1.weight")
+    except ValueError as exc:
+        # b12b: the attention's own check refused a head count that is another of the
+        # block's sizes (CausalSelfAttention(d_model, d_ff): d_model not divisible by d_ff)
+        found = re.search(r"not divisible by num_heads=(\d+)", str(exc))
+        sources = _heads_sources(case.d_model, case.num_heads, case.d_ff)
+        fits = [n for n, v in sources.items() if found and v == int(found.group(1))]
+        if len(fits) == 1 and int(found.group(1)) != case.num_heads:
+            c.fail(
+                f"DecoderBlock{args} raised ValueError: {exc}. {found.group(1)} is the block's "
+                f"{fits[0]}, passed to the attention where num_heads belongs, "
+                f"CausalSelfAttention(d_model, {fits[0]}): build it with the block's arguments, "
+                "CausalSelfAttention(d_model, num_heads)."
+            )
+        return  # said by build()
     except Exception:  # said by build()
         return
     if not hasattr(w1, "shape") or len(w1.shape) != 2 or w1.shape[1] != case.d_model:
