@@ -1044,6 +1044,14 @@ class BlockHeadsFromDHead(BlockHeadsFrom):
     source = "d_head"
 
 
+class GptEmbeddingSizesSwapped(ref.GPT):
+    """b12b: nn.Embedding(d_model, vocab_size): its shape alone before."""
+
+    def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, eps=1e-5):
+        super().__init__(vocab_size, d_model, num_heads, d_ff, num_layers, eps)
+        self.embedding = nn.Embedding(d_model, vocab_size)
+
+
 class GptLogitsScaled(ref.GPT):
     """b12b: the tied logits times a constant: d_model ** -0.5 (T5's rescaling, the
     benchmark's case), sqrt(d_model) or 0.5 (no case): every step right but the output's
@@ -2750,6 +2758,12 @@ MISTAKES = [
     Mistake(check_CausalSelfAttention, AttentionSdpa, r"calls .*scaled_dot_product_attention"),
     Mistake(check_DecoderBlock, BlockSdpa, r"calls .*scaled_dot_product_attention"),
     Mistake(check_GPT, GptSdpa, r"calls .*scaled_dot_product_attention"),
+    Mistake(
+        check_GPT,
+        GptEmbeddingSizesSwapped,
+        r"embedding\.weight has shape \(\d+, \d+\), expected \(\d+, \d+\)\. Its two arguments "
+        r"are swapped: .*must be nn\.Embedding\(\d+, \d+\) \(the vocabulary size first\)",
+    ),
     # b12b: "d_model // num_heads, or d_ff" listed before, whichever was passed
     Mistake(
         check_DecoderBlock,
