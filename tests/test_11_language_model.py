@@ -1886,6 +1886,26 @@ def _sample_generator_fixed(how):
     return _named("sample", sample)
 
 
+def _sample_top_k_from_smallest(how):
+    """b12b: the top-k threshold counted from the smallest logit: torch.kthvalue (the
+    benchmark's case) or an ascending sort's k-th value (no case)."""
+
+    def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+        if temperature == 0:
+            return logits.argmax(-1)
+        logits = logits / temperature
+        if top_k is not None:
+            k = min(top_k, logits.shape[-1])
+            if how == "kthvalue":
+                kth = torch.kthvalue(logits, k, dim=-1, keepdim=True).values
+            else:
+                kth = logits.sort(dim=-1).values[..., k - 1 : k]
+            logits = logits.masked_fill(logits < kth, float("-inf"))
+        return ref.sample(logits, 1.0, None, top_p, generator)
+
+    return _named("sample", sample)
+
+
 def _batches_tensor_of_windows(tokens, block_size, batch_size, generator):
     """b12b: torch.tensor of a list of windows (tensors): PyTorch's TypeError alone before."""
     starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
@@ -2941,6 +2961,17 @@ MISTAKES = [
         RmsTensorOfRows,
         r"(?s)ValueError.*torch\.tensor\(\[\.\.\.\]\) of a list whose items are tensors.*"
         r"torch\.stack",
+    ),
+    # b12b: "drew tokens that must never be drawn here ... check top-k" before
+    Mistake(
+        check_sample,
+        _sample_top_k_from_smallest("kthvalue"),
+        r"top-k keeps the vocab - top_k \+ 1 largest logits.*k-th \*smallest\* logit",
+    ),
+    Mistake(
+        check_sample,
+        _sample_top_k_from_smallest("ascending"),
+        r"top-k keeps the vocab - top_k \+ 1 largest logits.*k-th \*smallest\* logit",
     ),
     # b12b: the right distribution, repeatable, but the same draws whatever the seed
     Mistake(

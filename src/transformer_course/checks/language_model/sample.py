@@ -86,6 +86,12 @@ _TOP_P_BEFORE_TOP_K = (
     "(a softmax over the logits with the others at -inf), which are larger, so that top-p "
     "keeps fewer tokens. The order is temperature, top-k, top-p."
 )
+_TOP_K_FROM_SMALLEST = (
+    "Your top-k keeps the vocab - top_k + 1 largest logits, not the top_k largest: its "
+    "threshold is the k-th *smallest* logit. torch.kthvalue counts from the smallest (as an "
+    "ascending sort does); take the k-th largest, torch.topk(logits, top_k).values[..., -1:] "
+    "(or torch.kthvalue(logits, vocab - top_k + 1))."
+)
 _TOP_P_GATHER = (
     "Your top-p removes the wrong tokens: the decisions made in sorted order were mapped "
     "back to the vocabulary with gather (which applies the inverse permutation). Put them "
@@ -624,6 +630,14 @@ def _models(case: _SampleCase, tie: bool) -> dict[str, Any]:
         models[_TOP_K_SKIPPED] = lambda row: sample_probabilities_f(
             row, temperature=case.temperature, top_p=case.top_p
         )
+    if case.top_k is not None:
+        # b12b: the threshold counted from the smallest logit (torch.kthvalue, or an
+        # ascending sort): the vocab - top_k + 1 largest logits kept
+        def from_smallest(row):
+            kept = len(row) - min(case.top_k, len(row)) + 1
+            return sample_probabilities_f(row, **options, top_k_extra=kept - case.top_k)
+
+        models[_TOP_K_FROM_SMALLEST] = from_smallest
     if case.top_p is not None:
         models[_TOP_P_ASCENDING] = lambda row: _ascending_top_p(row, case)
         models[_TOP_P_LOGITS] = lambda row: _logits_top_p(row, case)
