@@ -1886,6 +1886,18 @@ def _sample_generator_fixed(how):
     return _named("sample", sample)
 
 
+def _rope_log_of_base(log):
+    """b12b: theta_i in log space with the wrong logarithm: log10 (the benchmark's case) or
+    log2 (no case): the frequencies of base e ** log10(base) or e ** log2(base)."""
+
+    def rotary_embedding(length, d_head, base=10000.0):
+        theta = torch.exp(-torch.arange(0, d_head, 2, dtype=torch.float64) / d_head * log(base))
+        angles = torch.arange(length, dtype=torch.float64)[:, None] * theta
+        return angles.cos().float(), angles.sin().float()
+
+    return rotary_embedding
+
+
 def _sample_top_k_from_smallest(how):
     """b12b: the top-k threshold counted from the smallest logit: torch.kthvalue (the
     benchmark's case) or an ascending sort's k-th value (no case)."""
@@ -2961,6 +2973,18 @@ MISTAKES = [
         RmsTensorOfRows,
         r"(?s)ValueError.*torch\.tensor\(\[\.\.\.\]\) of a list whose items are tensors.*"
         r"torch\.stack",
+    ),
+    # b12b: the per-pair angles alone before: the base they fit, and the logarithm's slip
+    Mistake(
+        check_rotary_embedding,
+        _rope_log_of_base(math.log10),
+        r"frequencies of base [\d.]+, not [\d.e+]+\. That is e \*\* log10\(base\): the base-10 "
+        r"logarithm",
+    ),
+    Mistake(
+        check_rotary_embedding,
+        _rope_log_of_base(math.log2),
+        r"frequencies of base [\d.e+]+, not [\d.e+]+\. That is e \*\* log2\(base\)",
     ),
     # b12b: "drew tokens that must never be drawn here ... check top-k" before
     Mistake(

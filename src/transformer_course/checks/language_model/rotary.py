@@ -245,6 +245,57 @@ def _scaled_positions(rotary_embedding, case: _RopeCase) -> str:
     )
 
 
+def _another_base(runs: list[tuple], cases: list[_RopeCase]) -> str:
+    """When the learner's angles per position are exactly base' ** (-2i / d_head) for a
+    base' other than the case's, on every case checked (the base' fitted on the cases with
+    three pairs or more, every case confirming it): that base', and the slip that makes it
+    when one is known (b12b: exp(-2i / d_head · log10(base)), the base-10 logarithm in the
+    log-space form, is base' = e ** log10(base)); "" otherwise."""
+    import math
+
+    told: set[frozenset[str]] = set()
+    first: tuple[float, float] | None = None
+    for (got, _expected, _call, *_), case in zip(runs, cases, strict=True):
+        theta = _turns(got, case.length) if case.length >= 2 else None
+        if theta is None:
+            return ""
+        d, base = case.d_head, 10000.0 if case.base is None else case.base
+        if len(theta) < 2 or abs(float(theta[0]) - 1) > 1e-4 or not 0 < float(theta[1]) < 1:
+            return ""
+        fitted = float(theta[1]) ** (-d / 2)
+        model = fitted ** (-2 * torch.arange(len(theta), dtype=torch.float64) / d)
+        if not torch.allclose(theta.double(), model, rtol=1e-3, atol=1e-6):
+            return ""
+        known = {
+            "log10": math.e ** math.log10(base),
+            "log2": math.e ** math.log2(base),
+            "default": 10000.0,
+            "sqrt": base**0.5,
+        }
+        fits = frozenset(n for n, v in known.items() if abs(fitted / v - 1) < 1e-3)
+        told.add(fits)
+        if len(theta) >= 3 and first is None:
+            first = (fitted, base)
+    if first is None or len(told) != 1:
+        return ""
+    fitted, base = first
+    names = next(iter(told))
+    said = {
+        "log10": " That is e ** log10(base): the base-10 logarithm where the natural one "
+        "belongs (the log-space form is exp(-2i / d_head · ln(base)), math.log(base), not "
+        "math.log10).",
+        "log2": " That is e ** log2(base): the base-2 logarithm where the natural one belongs "
+        "(exp(-2i / d_head · math.log(base))).",
+        "default": " That is the default 10000: the base given was not used.",
+        "sqrt": " That is sqrt(base): the exponent is i / d_head, where it is 2i / d_head.",
+    }
+    text = "".join(said[n] for n in ("log10", "log2", "default", "sqrt") if n in names)
+    return (
+        f" Your angles are theta_i = {fitted:.4g} ** (-2i / d_head) for every pair: the "
+        f"frequencies of base {fitted:.4g}, not {base:g}.{text}"
+    )
+
+
 def _wrong_frequencies(runs: list[tuple], cases: list[_RopeCase], rotary_embedding) -> str:
     """When no known slip fits: the learner's tables as angles, if they are m · theta_i
     (position 0 unrotated, each pair turning by one angle per position) with other
@@ -287,6 +338,7 @@ def _wrong_frequencies(runs: list[tuple], cases: list[_RopeCase], rotary_embeddi
             if len(theta) > 1 and bool(torch.allclose(theta, theta[0].expand_as(theta)))
             else ""
         )
+        same = same or _another_base(runs, cases)
         # one factor for every pair is what scaled positions give too: claim the
         # positions right only when the pairs are off by different factors
         opening = (
