@@ -1023,6 +1023,29 @@ class GptScaledNoFinalNorm(ref.GPT):
         return x @ self.embedding.weight.T
 
 
+class AttentionFunctionalDropout(ref.CausalSelfAttention):
+    """b12b: the attention by hand with F.dropout on the weights, on in eval mode too (the
+    benchmark's case): "differs from the reference" alone before."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
+        scores = scores.masked_fill(~look_ahead_mask(length), float("-inf"))
+        weights = F.dropout(torch.softmax(scores, -1), p=0.1)
+        return self.w_o(merge_heads(weights @ v))
+
+
+class BlockResidualDropout(ref.DecoderBlock):
+    """b12b: F.dropout on each sub-layer's output (no case): random in eval mode."""
+
+    def forward(self, x):
+        h = x + F.dropout(self.attn(self.norm1(x)), 0.1)
+        return h + F.dropout(self.feed_forward(self.norm2(h)), 0.1)
+
+
 class BlockHeadsFrom(ref.DecoderBlock):
     """b12b: another of the block's sizes given to the attention as num_heads: d_ff (the
     benchmark's case; equal to d_model in the visible case, parted by a second block),
@@ -2795,6 +2818,17 @@ MISTAKES = [
         GptEmbeddingSizesSwapped,
         r"embedding\.weight has shape \(\d+, \d+\), expected \(\d+, \d+\)\. Its two arguments "
         r"are swapped: .*must be nn\.Embedding\(\d+, \d+\) \(the vocabulary size first\)",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionFunctionalDropout,
+        r"Two calls of .* in eval mode, gave different results.*F\.dropout\(h, p\), is on "
+        r"whatever the mode",
+    ),
+    Mistake(
+        check_DecoderBlock,
+        BlockResidualDropout,
+        r"Two calls of .* in eval mode, gave different results.*training=self\.training",
     ),
     # b12b: "d_model // num_heads, or d_ff" listed before, whichever was passed
     Mistake(

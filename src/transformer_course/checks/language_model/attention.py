@@ -24,6 +24,7 @@ from transformer_course.checking.layers import (
 )
 from transformer_course.checking.localise import diagnose, localise_layer
 from transformer_course.checking.oracles import causal_self_attention_f
+from transformer_course.checking.randomness import random_in_eval
 from transformer_course.reference import language_model as ref
 
 from .common import _same_in_train_mode
@@ -433,6 +434,9 @@ def _check_layer(
                 hints.append(_length_hint(tuple(x.shape)))
             got = c.call(module, x, call_repr=what, hints=hints)
             expect_tensor_result(c, got, tuple(x.shape), what)
+            # b12b: F.dropout in forward got "differs from the reference" alone
+            random = random_in_eval(what, got, c.call(module, x, call_repr=what, hints=hints))
+            c.expect_true(not random, random)
             oracle = functools.partial(oracle_f, x, state, case.num_heads, **oracle_options(case))
             where = functools.partial(_localise_block, module, x) if localise else None
             extra = _head_count_mistakes(
