@@ -1909,6 +1909,24 @@ def _sample_generator_fixed(how):
     return _named("sample", sample)
 
 
+def _rotary_unsqueezed_in_place(which):
+    """b12b: an in-place shape method on an argument: the tables given an axis with
+    cos.unsqueeze_(0) (the benchmark's case), or a one-head x given a batch axis with
+    x.unsqueeze_(0) and the result read back without it (no case)."""
+
+    def apply_rotary(x, cos, sin):
+        if which == "tables":
+            cos.unsqueeze_(0)
+            sin.unsqueeze_(0)
+            return ref.apply_rotary(x, cos[0], sin[0])
+        if x.dim() == 2:
+            x.unsqueeze_(0)
+            return ref.apply_rotary(x, cos, sin)[0]
+        return ref.apply_rotary(x, cos, sin)
+
+    return apply_rotary
+
+
 def _rope_log_of_base(log):
     """b12b: theta_i in log space with the wrong logarithm: log10 (the benchmark's case) or
     log2 (no case): the frequencies of base e ** log10(base) or e ** log2(base)."""
@@ -3007,6 +3025,19 @@ MISTAKES = [
         RmsTensorOfRows,
         r"(?s)ValueError.*torch\.tensor\(\[\.\.\.\]\) of a list whose items are tensors.*"
         r"torch\.stack",
+    ),
+    # b12b: "changed its argument cos in place" alone before: the shape it now has
+    Mistake(
+        check_apply_rotary,
+        _rotary_unsqueezed_in_place("tables"),
+        r"changed its argument `cos` in place: its shape went from \(\d+, \d+\) to "
+        r"\(1, \d+, \d+\)\. .*unsqueeze_",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _rotary_unsqueezed_in_place("x"),
+        r"changed its argument `x` in place: its shape went from \(\d+, \d+\) to "
+        r"\(1, \d+, \d+\)",
     ),
     # b12b: the per-pair angles alone before: the base they fit, and the logarithm's slip
     Mistake(
