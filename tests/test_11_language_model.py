@@ -944,6 +944,20 @@ class FfnSiluClassRight(ref.SwiGLU):
         return self.w2(self.w3(x) * nn.SiLU(self.w1(x)))
 
 
+class FfnOtherActivation(ref.SwiGLU):
+    """b12b: another activation of F in the SiLU's place: F.selu (the benchmark's case, one
+    letter away) or F.mish (no case): "differs from the reference" alone before."""
+
+    activation = "selu"
+
+    def forward(self, x):
+        return self.w2(getattr(F, self.activation)(self.w1(x)) * self.w3(x))
+
+
+class FfnMish(FfnOtherActivation):
+    activation = "mish"
+
+
 class FfnGeluClass(ref.SwiGLU):
     """b12b: the same slip with another activation's class, nn.GELU(h): the advice names
     that module's own function, F.gelu, not another activation's."""
@@ -2501,6 +2515,8 @@ MISTAKES = [
         r"(?s)TypeError.*generator went in by position.*generator=generator",
     ),
     Mistake(check_SwiGLU, FfnValueFromW1, r"value is w1\(x\), not w3\(x\)"),
+    Mistake(check_SwiGLU, FfnOtherActivation, r"Your gate is F\.selu, not the SiLU"),
+    Mistake(check_SwiGLU, FfnMish, r"Your gate is F\.mish, not the SiLU"),
     Mistake(
         check_SwiGLU,
         FfnSiluClass,
