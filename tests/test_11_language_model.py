@@ -1941,6 +1941,20 @@ def _rotary_unsqueezed_in_place(which):
     return apply_rotary
 
 
+def _rope_pair_indices(indices):
+    """b12b: another range of pair indices: torch.arange(0, d_head // 2, 2) (the
+    benchmark's case: d_head // 4 columns) or torch.arange(0, 2 * d_head, 2) (no case:
+    d_head columns, the formula continued): their shapes alone before."""
+
+    def rotary_embedding(length, d_head, base=10000.0):
+        stop = d_head // 2 if indices == "quarter" else 2 * d_head
+        theta = base ** (-torch.arange(0, stop, 2, dtype=torch.float64) / d_head)
+        angles = torch.arange(length, dtype=torch.float64)[:, None] * theta
+        return angles.cos().float(), angles.sin().float()
+
+    return rotary_embedding
+
+
 def _rope_log_of_base(log):
     """b12b: theta_i in log space with the wrong logarithm: log10 (the benchmark's case) or
     log2 (no case): the frequencies of base e ** log10(base) or e ** log2(base)."""
@@ -3054,6 +3068,17 @@ MISTAKES = [
         _rotary_unsqueezed_in_place("x"),
         r"changed its argument `x` in place: its shape went from \(\d+, \d+\) to "
         r"\(1, \d+, \d+\)",
+    ),
+    Mistake(
+        check_rotary_embedding,
+        _rope_pair_indices("quarter"),
+        r"Its \d+ columns are the angles of the first \d+ pairs only.*"
+        r"torch\.arange\(0, d_head // 2, 2\) stops at d_head // 2",
+    ),
+    Mistake(
+        check_rotary_embedding,
+        _rope_pair_indices("double"),
+        r"Its \d+ columns are the d_head // 2 pairs' angles and \d+ more columns",
     ),
     # b12b: the per-pair angles alone before: the base they fit, and the logarithm's slip
     Mistake(

@@ -92,6 +92,42 @@ _ROPE_SHAPE = (
 )
 
 
+def _pairs_prefix(value: Any, name: str, case: _RopeCase, base: float) -> str:
+    """When a table has another number of columns than d_head // 2 and its columns are the
+    right table's first ones (b12b: torch.arange(0, d_head // 2, 2), d_head // 4 pairs;
+    torch.arange(d_head) with the exponent 2i / d_head, d_head columns): what the columns
+    hold and which index range makes that many; "" otherwise."""
+    if not isinstance(value, torch.Tensor) or value.dim() != 2 or value.shape[0] != case.length:
+        return ""
+    columns, pairs = int(value.shape[1]), case.d_head // 2
+    if columns == pairs or columns == 0:
+        return ""
+    # the formula's angles for pairs 0 .. columns - 1, continued past d_head // 2 (not a
+    # copy of the table, which rotate-half libraries concatenate: told apart here)
+    i = torch.arange(columns, dtype=torch.float64)
+    angles = torch.arange(case.length, dtype=torch.float64)[:, None] * base ** (
+        -2 * i / case.d_head
+    )
+    right = angles.cos() if name == "cos" else angles.sin()
+    if not torch.allclose(value.double(), right, atol=1e-4):
+        return ""
+    ranges = {
+        case.d_head // 4: "torch.arange(0, d_head // 2, 2) stops at d_head // 2 with a step of "
+        "2, d_head // 4 indices",
+        case.d_head: "torch.arange(d_head) gives one index per feature",
+    }
+    why = f" ({ranges[columns]})" if columns in ranges else ""
+    what = (
+        f"the angles of the first {columns} pairs only"
+        if columns < pairs
+        else f"the d_head // 2 pairs' angles and {columns - pairs} more columns"
+    )
+    return (
+        f"Its {columns} columns are {what}: one column per pair i = 0 .. d_head // 2 - 1 is "
+        f"wanted{why}. The exponents 2i / d_head are torch.arange(0, d_head, 2) / d_head."
+    )
+
+
 def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
     with Checker("rotary_embedding", hidden=hidden) as c:
         c.require_callable(rotary_embedding)
@@ -118,7 +154,12 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
             shape = (case.length, case.d_head // 2)
             for name, value in zip(("cos", "sin"), got, strict=True):
                 c.expect_type(value, torch.Tensor, f"{call}: {name}")
-                c.expect_shape(value, shape, f"{call}: {name}", _ROPE_SHAPE)
+                c.expect_shape(
+                    value,
+                    shape,
+                    f"{call}: {name}",
+                    _pairs_prefix(value, name, case, base) or _ROPE_SHAPE,
+                )
                 c.expect_floating(value, f"{call}: {name}", preferred=torch.float32)
                 if value.dtype != torch.float32:
                     c.fail(
