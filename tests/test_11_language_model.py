@@ -1052,6 +1052,19 @@ class AttentionFunctionalDropout(ref.CausalSelfAttention):
         return self.w_o(merge_heads(weights @ v))
 
 
+class AttentionRotaryArgumentsSwapped(ref.CausalSelfAttention):
+    """b12b: rotary_embedding(self.d_head, length): (d_head, len // 2) tables, a shape error
+    whose sizes a fixed head width explains too, so both are said."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(self.d_head, length, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))
+
+
 class BlockResidualDropout(ref.DecoderBlock):
     """b12b: F.dropout on each sub-layer's output (no case): random in eval mode."""
 
@@ -2877,6 +2890,12 @@ MISTAKES = [
         check_DecoderBlock,
         BlockResidualDropout,
         r"Two calls of .* in eval mode, gave different results.*training=self\.training",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionRotaryArgumentsSwapped,
+        r"(?s)is also \(len \+ 1\) // 2: were the length and d_head arguments swapped, "
+        r"rotary_embedding\(self\.d_head, len\).*another head width",
     ),
     # b12b: "d_model // num_heads, or d_ff" listed before, whichever was passed
     Mistake(
