@@ -364,6 +364,11 @@ class NormDefaultEps(ref.RMSNorm):
         super().__init__(d_model, eps)
 
 
+class NormDefaultEpsTiny(ref.RMSNorm):
+    def __init__(self, d_model, eps=1e-8):
+        super().__init__(d_model, eps)
+
+
 class NormPlainTensorGain(ref.RMSNorm):
     """The gain kept as a bare tensor, never registered
     (https://github.com/SimonThomine/RememberingNormality/issues/7)."""
@@ -939,6 +944,28 @@ class FfnSiluClassRight(ref.SwiGLU):
         return self.w2(self.w3(x) * nn.SiLU(self.w1(x)))
 
 
+class FfnOtherActivation(ref.SwiGLU):
+    """b12b: another activation of F in the SiLU's place: F.selu (the benchmark's case, one
+    letter away) or F.mish (no case): "differs from the reference" alone before."""
+
+    activation = "selu"
+
+    def forward(self, x):
+        return self.w2(getattr(F, self.activation)(self.w1(x)) * self.w3(x))
+
+
+class FfnMish(FfnOtherActivation):
+    activation = "mish"
+
+
+class FfnGeluClass(ref.SwiGLU):
+    """b12b: the same slip with another activation's class, nn.GELU(h): the advice names
+    that module's own function, F.gelu, not another activation's."""
+
+    def forward(self, x):
+        return self.w2(nn.GELU(self.w1(x)) * self.w3(x))
+
+
 class AttentionSlips(_Attention):
     """b11b: the causal mask transposed (look_ahead_mask(len).T: each query sees the later
     keys), or two projections exchanged (k, q unpacked in the wrong order, or the queries
@@ -1008,6 +1035,92 @@ class GptScaledNoFinalNorm(ref.GPT):
         for layer in self.layers:
             x = layer(x)
         return x @ self.embedding.weight.T
+
+
+class AttentionFunctionalDropout(ref.CausalSelfAttention):
+    """b12b: the attention by hand with F.dropout on the weights, on in eval mode too (the
+    benchmark's case): "differs from the reference" alone before."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
+        scores = scores.masked_fill(~look_ahead_mask(length), float("-inf"))
+        weights = F.dropout(torch.softmax(scores, -1), p=0.1)
+        return self.w_o(merge_heads(weights @ v))
+
+
+class AttentionRotaryArgumentsSwapped(ref.CausalSelfAttention):
+    """b12b: rotary_embedding(self.d_head, length): (d_head, len // 2) tables, a shape error
+    whose sizes a fixed head width explains too, so both are said."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(self.d_head, length, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))
+
+
+class BlockResidualDropout(ref.DecoderBlock):
+    """b12b: F.dropout on each sub-layer's output (no case): random in eval mode."""
+
+    def forward(self, x):
+        h = x + F.dropout(self.attn(self.norm1(x)), 0.1)
+        return h + F.dropout(self.feed_forward(self.norm2(h)), 0.1)
+
+
+class BlockHeadsFrom(ref.DecoderBlock):
+    """b12b: another of the block's sizes given to the attention as num_heads: d_ff (the
+    benchmark's case; equal to d_model in the visible case, parted by a second block),
+    d_model or d_model // num_heads (no case)."""
+
+    source = "d_ff"
+
+    def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
+        super().__init__(d_model, num_heads, d_ff, eps)
+        heads = {"d_ff": d_ff, "d_model": d_model, "d_head": d_model // num_heads}[self.source]
+        self.attn = ref.CausalSelfAttention(d_model, heads)
+
+
+class BlockHeadsFromDModel(BlockHeadsFrom):
+    source = "d_model"
+
+
+class BlockHeadsFromDHead(BlockHeadsFrom):
+    source = "d_head"
+
+
+class GptEmbeddingSizesSwapped(ref.GPT):
+    """b12b: nn.Embedding(d_model, vocab_size): its shape alone before."""
+
+    def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, eps=1e-5):
+        super().__init__(vocab_size, d_model, num_heads, d_ff, num_layers, eps)
+        self.embedding = nn.Embedding(d_model, vocab_size)
+
+
+class GptLogitsScaled(ref.GPT):
+    """b12b: the tied logits times a constant: d_model ** -0.5 (T5's rescaling, the
+    benchmark's case), sqrt(d_model) or 0.5 (no case): every step right but the output's
+    scale, which was reported as a final norm missing."""
+
+    factor = "inverse_root"
+
+    def forward(self, ids):
+        d_model = self.embedding.embedding_dim
+        scale = {"inverse_root": d_model**-0.5, "root": d_model**0.5, "half": 0.5}[self.factor]
+        return super().forward(ids) * scale
+
+
+class GptLogitsTimesRoot(GptLogitsScaled):
+    factor = "root"
+
+
+class GptLogitsHalved(GptLogitsScaled):
+    factor = "half"
 
 
 class AttentionPositionsReversed(_Attention):
@@ -1781,6 +1894,139 @@ def _sampler(
     return sample
 
 
+def _sample_top_p_on_unrenormalised(source):
+    """b12b: top-p after top-k, but its running total taken on probabilities top-k did not
+    renormalise: "probs" zeroes the removed tokens' probabilities (the benchmark's case),
+    "logits" takes the softmax of the logits from before top-k's mask (no case holds it).
+    Both keep what top-p before top-k keeps, on every input."""
+
+    def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+        if temperature == 0:
+            return logits.argmax(-1)
+        logits = logits / temperature
+        kept = logits
+        if top_k is not None:
+            kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[..., -1:]
+            kept = logits.masked_fill(logits < kth, float("-inf"))
+        if top_p is not None:
+            if source == "probs":
+                probs = torch.softmax(logits, -1).masked_fill(torch.isinf(kept), 0.0)
+            else:
+                probs = torch.softmax(logits, -1)
+            sorted_probs, order = probs.sort(dim=-1, descending=True)
+            remove_sorted = sorted_probs.cumsum(-1) - sorted_probs >= top_p
+            remove_sorted[..., 0] = False
+            kept = kept.masked_fill(remove_sorted.scatter(-1, order, remove_sorted), float("-inf"))
+        return torch.multinomial(torch.softmax(kept, -1), 1, generator=generator)[:, 0]
+
+    return _named("sample", sample)
+
+
+def _sample_generator_fixed(how):
+    """b12b: draws that ignore the generator's seed: "own" draws from a generator of its
+    own seeded 0 (the benchmark's case), "reseeded" re-seeds the one given (no case)."""
+
+    def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+        if how == "own":
+            generator = torch.Generator().manual_seed(0)
+        else:
+            generator.manual_seed(1234)
+        return ref.sample(logits, temperature, top_k, top_p, generator)
+
+    return _named("sample", sample)
+
+
+def _rotary_unsqueezed_in_place(which):
+    """b12b: an in-place shape method on an argument: the tables given an axis with
+    cos.unsqueeze_(0) (the benchmark's case), or a one-head x given a batch axis with
+    x.unsqueeze_(0) and the result read back without it (no case)."""
+
+    def apply_rotary(x, cos, sin):
+        if which == "tables":
+            cos.unsqueeze_(0)
+            sin.unsqueeze_(0)
+            return ref.apply_rotary(x, cos[0], sin[0])
+        if x.dim() == 2:
+            x.unsqueeze_(0)
+            return ref.apply_rotary(x, cos, sin)[0]
+        return ref.apply_rotary(x, cos, sin)
+
+    return apply_rotary
+
+
+def _rope_pair_indices(indices):
+    """b12b: another range of pair indices: torch.arange(0, d_head // 2, 2) (the
+    benchmark's case: d_head // 4 columns) or torch.arange(0, 2 * d_head, 2) (no case:
+    d_head columns, the formula continued): their shapes alone before."""
+
+    def rotary_embedding(length, d_head, base=10000.0):
+        stop = d_head // 2 if indices == "quarter" else 2 * d_head
+        theta = base ** (-torch.arange(0, stop, 2, dtype=torch.float64) / d_head)
+        angles = torch.arange(length, dtype=torch.float64)[:, None] * theta
+        return angles.cos().float(), angles.sin().float()
+
+    return rotary_embedding
+
+
+def _rope_log_of_base(log):
+    """b12b: theta_i in log space with the wrong logarithm: log10 (the benchmark's case) or
+    log2 (no case): the frequencies of base e ** log10(base) or e ** log2(base)."""
+
+    def rotary_embedding(length, d_head, base=10000.0):
+        theta = torch.exp(-torch.arange(0, d_head, 2, dtype=torch.float64) / d_head * log(base))
+        angles = torch.arange(length, dtype=torch.float64)[:, None] * theta
+        return angles.cos().float(), angles.sin().float()
+
+    return rotary_embedding
+
+
+def _sample_top_k_from_smallest(how):
+    """b12b: the top-k threshold counted from the smallest logit: torch.kthvalue (the
+    benchmark's case) or an ascending sort's k-th value (no case)."""
+
+    def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+        if temperature == 0:
+            return logits.argmax(-1)
+        logits = logits / temperature
+        if top_k is not None:
+            k = min(top_k, logits.shape[-1])
+            if how == "kthvalue":
+                kth = torch.kthvalue(logits, k, dim=-1, keepdim=True).values
+            else:
+                kth = logits.sort(dim=-1).values[..., k - 1 : k]
+            logits = logits.masked_fill(logits < kth, float("-inf"))
+        return ref.sample(logits, 1.0, None, top_p, generator)
+
+    return _named("sample", sample)
+
+
+def _batches_tensor_of_windows(tokens, block_size, batch_size, generator):
+    """b12b: torch.tensor of a list of windows (tensors): PyTorch's TypeError alone before."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    inputs = torch.tensor([tokens[s : s + block_size] for s in starts])
+    targets = torch.tensor([tokens[s + 1 : s + block_size + 1] for s in starts])
+    return inputs, targets
+
+
+class RmsTensorOfRows(ref.RMSNorm):
+    """b12b: the same idiom on float rows, torch.tensor([...]) of normalised tokens: a
+    ValueError whose usual advice (.item() on a batch) did not say why (no case holds it)."""
+
+    def forward(self, x):
+        rows = [
+            row * torch.rsqrt(row.pow(2).mean() + self.eps) for row in x.reshape(-1, x.shape[-1])
+        ]
+        return torch.tensor([rows]).reshape(x.shape) * self.weight
+
+
+def _batches_own_generator(tokens, block_size, batch_size, generator):
+    """b12b: the starts drawn from a generator of its own with a fixed seed (no case)."""
+    own = torch.Generator().manual_seed(0)
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=own)
+    positions = starts[:, None] + torch.arange(block_size)
+    return tokens[positions], tokens[positions + 1]
+
+
 def _sample_edited(
     *,
     top_k_extra=0,
@@ -2296,8 +2542,17 @@ MISTAKES = [
         r"(?s)TypeError.*generator went in by position.*generator=generator",
     ),
     Mistake(check_SwiGLU, FfnValueFromW1, r"value is w1\(x\), not w3\(x\)"),
+    Mistake(check_SwiGLU, FfnOtherActivation, r"Your gate is F\.selu, not the SiLU"),
+    Mistake(check_SwiGLU, FfnMish, r"Your gate is F\.mish, not the SiLU"),
     Mistake(
-        check_SwiGLU, FfnSiluClass, r"(?s)TypeError.*An nn\.SiLU module arrived where a tensor"
+        check_SwiGLU,
+        FfnSiluClass,
+        r"(?s)TypeError.*An nn\.SiLU module arrived where a tensor.*F\.silu\(h\)(?!.*relu)",
+    ),
+    Mistake(
+        check_SwiGLU,
+        FfnGeluClass,
+        r"(?s)TypeError.*An nn\.GELU module arrived where a tensor.*F\.gelu\(h\)(?!.*relu)",
     ),
     Mistake(check_SwiGLU, FfnSiluClassRight, r"(?s)TypeError.*An nn\.SiLU module arrived where a"),
     # blind round 10 (b10b): "should have shape (400, 4), but it has shape (8, 4)" alone
@@ -2360,7 +2615,7 @@ MISTAKES = [
     Mistake(check_RMSNorm, NormNeverCastsBack, r"returned torch\.float32 for a float64 input"),
     Mistake(check_RMSNorm, NormUnitOffset, r"multiplied by 1 \+ self\.weight"),
     Mistake(check_RMSNorm, NormFixedEps, r"eps=1e-06, although the second was given eps=1e-5"),
-    Mistake(check_RMSNorm, NormWrongDefaultEps, r"Your default eps is not 1e-5"),
+    Mistake(check_RMSNorm, NormWrongDefaultEps, r"Your default eps is 1e-06, not 1e-5"),
     # "largest difference" before (blind8b-rms-gain-before-norm)
     Mistake(check_RMSNorm, NormGainFirst, r"multiplied x by the gain before taking the root"),
     Mistake(check_RMSNorm, NormEpsOutside, r"eps outside the square root"),
@@ -2388,7 +2643,9 @@ MISTAKES = [
     ),
     Mistake(check_RMSNorm, NormWithoutKeepdim, r"(?s)must match.*without keepdim=True"),
     Mistake(check_RMSNorm, NormNoGain, r"cut off from the module.s parameters"),
-    Mistake(check_RMSNorm, NormDefaultEps, r"default eps is not 1e-5"),
+    Mistake(check_RMSNorm, NormDefaultEps, r"default eps is 1e-06, not 1e-5"),
+    # b12b: the default's value said ("not 1e-5" alone before), another wrong default
+    Mistake(check_RMSNorm, NormDefaultEpsTiny, r"default eps is 1e-08, not 1e-5 .*eps=1e-08"),
     # the shapes alone before (blind6d-swiglu-w2-wrong-shape)
     Mistake(
         check_SwiGLU,
@@ -2617,6 +2874,61 @@ MISTAKES = [
     Mistake(check_CausalSelfAttention, AttentionSdpa, r"calls .*scaled_dot_product_attention"),
     Mistake(check_DecoderBlock, BlockSdpa, r"calls .*scaled_dot_product_attention"),
     Mistake(check_GPT, GptSdpa, r"calls .*scaled_dot_product_attention"),
+    Mistake(
+        check_GPT,
+        GptEmbeddingSizesSwapped,
+        r"embedding\.weight has shape \(\d+, \d+\), expected \(\d+, \d+\)\. Its two arguments "
+        r"are swapped: .*must be nn\.Embedding\(\d+, \d+\) \(the vocabulary size first\)",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionFunctionalDropout,
+        r"Two calls of .* in eval mode, gave different results.*F\.dropout\(h, p\), is on "
+        r"whatever the mode",
+    ),
+    Mistake(
+        check_DecoderBlock,
+        BlockResidualDropout,
+        r"Two calls of .* in eval mode, gave different results.*training=self\.training",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionRotaryArgumentsSwapped,
+        r"(?s)is also \(len \+ 1\) // 2: were the length and d_head arguments swapped, "
+        r"rotary_embedding\(self\.d_head, len\).*another head width",
+    ),
+    # b12b: "d_model // num_heads, or d_ff" listed before, whichever was passed
+    Mistake(
+        check_DecoderBlock,
+        BlockHeadsFrom,
+        r"block's d_ff,? passed (to the attention )?where num_heads belongs, "
+        r"CausalSelfAttention\(d_model, d_ff\)",
+    ),
+    Mistake(
+        check_DecoderBlock,
+        BlockHeadsFromDModel,
+        r"block's d_model passed where num_heads belongs, CausalSelfAttention\(d_model, "
+        r"d_model\)",
+    ),
+    Mistake(
+        check_DecoderBlock,
+        BlockHeadsFromDHead,
+        r"block's d_model // num_heads passed where num_heads belongs, "
+        r"CausalSelfAttention\(d_model, d_model // num_heads\)\. Build",
+    ),
+    # b12b: "not the final norm of layers[1]'s output" before, a step that is right
+    Mistake(
+        check_GPT,
+        GptLogitsScaled,
+        r"output is 0\.\d+ times, 1 / sqrt\(d_model\) = d_model \*\* -0\.5 with d_model = "
+        r"\d+, what the last step gives from layers\[\d\]'s output \(which is right\)",
+    ),
+    Mistake(
+        check_GPT,
+        GptLogitsTimesRoot,
+        r"output is [\d.]+ times, sqrt\(d_model\) with d_model = \d+, what the last step",
+    ),
+    Mistake(check_GPT, GptLogitsHalved, r"output is 0\.5 times what the last step gives"),
     Mistake(check_GPT, GptLastPosition, r"not one per position.*only the last position"),
     Mistake(check_DecoderBlock, BlockPostNorm, r"post-norm"),
     Mistake(check_DecoderBlock, BlockParallel, r"parallel"),
@@ -2748,7 +3060,96 @@ MISTAKES = [
     Mistake(
         check_sample,
         _sampler(top_p_first=True),
-        r"(?s)^(?!.*more than one classic mistake).*You applied top-p before top-k",
+        r"(?s)^(?!.*more than one classic mistake).*you applied top-p before top-k, or after "
+        r"it on the probabilities top-k zeroed",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_tensor_of_windows),
+        r"(?s)TypeError.*builds a tensor from a list whose elements are tensors of several values.*"
+        r"torch\.stack",
+    ),
+    Mistake(
+        check_RMSNorm,
+        RmsTensorOfRows,
+        r"(?s)ValueError.*builds a tensor from a list whose elements are tensors of several values.*"
+        r"torch\.stack",
+    ),
+    # b12b: "changed its argument cos in place" alone before: the shape it now has
+    Mistake(
+        check_apply_rotary,
+        _rotary_unsqueezed_in_place("tables"),
+        r"changed its argument `cos` in place: its shape went from \(\d+, \d+\) to "
+        r"\(1, \d+, \d+\)\. .*unsqueeze_",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _rotary_unsqueezed_in_place("x"),
+        r"changed its argument `x` in place: its shape went from \(\d+, \d+\) to "
+        r"\(1, \d+, \d+\)",
+    ),
+    Mistake(
+        check_rotary_embedding,
+        _rope_pair_indices("quarter"),
+        r"Its \d+ columns are the angles of the first \d+ pairs only.*"
+        r"torch\.arange\(0, d_head // 2, 2\) stops at d_head // 2",
+    ),
+    Mistake(
+        check_rotary_embedding,
+        _rope_pair_indices("double"),
+        r"Its \d+ columns are the d_head // 2 pairs' angles and \d+ more columns",
+    ),
+    # b12b: the per-pair angles alone before: the base they fit, and the logarithm's slip
+    Mistake(
+        check_rotary_embedding,
+        _rope_log_of_base(math.log10),
+        r"frequencies of base [\d.]+, not [\d.e+]+\. That is e \*\* log10\(base\): the base-10 "
+        r"logarithm",
+    ),
+    Mistake(
+        check_rotary_embedding,
+        _rope_log_of_base(math.log2),
+        r"frequencies of base [\d.e+]+, not [\d.e+]+\. That is e \*\* log2\(base\)",
+    ),
+    # b12b: "drew tokens that must never be drawn here ... check top-k" before
+    Mistake(
+        check_sample,
+        _sample_top_k_from_smallest("kthvalue"),
+        r"top-k keeps the vocab - top_k \+ 1 largest logits.*k-th \*smallest\* logit",
+    ),
+    Mistake(
+        check_sample,
+        _sample_top_k_from_smallest("ascending"),
+        r"top-k keeps the vocab - top_k \+ 1 largest logits.*k-th \*smallest\* logit",
+    ),
+    # b12b: the right distribution, repeatable, but the same draws whatever the seed
+    Mistake(
+        check_sample,
+        _sample_generator_fixed("own"),
+        r"same tokens with generators seeded 31 and 32: your draws do not depend on the "
+        r"generator you are given.*of your own with a fixed seed.*re-seeded",
+    ),
+    Mistake(
+        check_sample,
+        _sample_generator_fixed("reseeded"),
+        r"same tokens with generators seeded 31 and 32: .*re-seeded inside the function",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_own_generator),
+        r"same batches with generators seeded \d+ and \d+: your draws do not depend on the "
+        r"generator",
+    ),
+    # b12b: the same draws as top-p before top-k on every input, named together with it
+    Mistake(
+        check_sample,
+        _sample_top_p_on_unrenormalised("probs"),
+        r"top-p measured its running total on probabilities that top-k had not renormalised",
+    ),
+    Mistake(
+        check_sample,
+        _sample_top_p_on_unrenormalised("logits"),
+        r"you applied top-p before top-k, or after it .* without renormalising",
     ),
     Mistake(check_sample, _sample_edited(top_k_extra=1), r"top-k keeps k \+ 1 tokens"),
     # "check top-k and top-p" before, with top-p alone given (mutant sample-8)

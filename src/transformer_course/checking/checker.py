@@ -242,11 +242,12 @@ class Checker:
             )
         for name, value, recorded in snapshots:
             if not same_as_snapshot(value, recorded):
+                reshaped = _reshaped_in_place(value, recorded, str(name).strip("`"))
                 self.fail(
-                    f"`{call_repr}` changed its argument {name} in place. The caller's data "
-                    "must stay as it was: compute into a new array or tensor (e.g. "
-                    "`x = x - m` rather than `x -= m`, no `x[...] = ...`, no `.append` on "
-                    f"a list you were given). {mutation_hint}".strip()
+                    f"`{call_repr}` changed its argument {name} in place{reshaped}. The "
+                    "caller's data must stay as it was: compute into a new array or tensor "
+                    "(e.g. `x = x - m` rather than `x -= m`, no `x[...] = ...`, no `.append` "
+                    f"on a list you were given). {mutation_hint}".strip()
                 )
         return result
 
@@ -541,3 +542,18 @@ class Checker:
         if not condition:
             self.fail(message)
         self.ok()
+
+
+def _reshaped_in_place(value: Any, recorded: Any, name: str) -> str:
+    """Where a tensor argument's shape changed during the call (b12b: cos.unsqueeze_(0) on
+    the caller's table), what changed and the in-place shape methods that do it; ""
+    otherwise (its values changed, or it is not a tensor)."""
+    before, after = getattr(recorded, "shape", None), getattr(value, "shape", None)
+    if before is None or after is None or tuple(before) == tuple(after):
+        return ""
+    return (
+        f": its shape went from {tuple(before)} to {tuple(after)}. A method ending in an "
+        "underscore changes the tensor it is called on (unsqueeze_, squeeze_, t_, "
+        f"transpose_, resize_); the plain form returns a new one ({name}.unsqueeze(0), or "
+        f"{name}[None])"
+    )

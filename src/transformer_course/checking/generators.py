@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import torch
 
-__all__ = ["SeededGenerator", "seeded_generator"]
+__all__ = ["SeededGenerator", "generator_ignored", "seeded_generator"]
 
 
 class SeededGenerator(torch.Generator):
@@ -33,3 +33,30 @@ def seeded_generator(seed: int) -> SeededGenerator:
     from transformer_course.checking.objects import course_object
 
     return course_object(SeededGenerator, seed)
+
+
+def generator_ignored(call: str, what: str, first, second, seeds: tuple[int, int]) -> str:
+    """The message for a learner's draws that did not change when the generator given was
+    seeded otherwise (``first`` and ``second``, tensors or tuples of tensors, are equal),
+    "" when they differ. Two ways to ignore the generator draw alike, so both are named: a
+    generator of the learner's own with a fixed seed, and the given one re-seeded inside
+    the function (the global stream is the other way, told apart by calls seeded alike
+    that differ)."""
+    import torch
+
+    def same(a, b) -> bool:
+        if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+            return a.shape == b.shape and bool(torch.equal(a, b))
+        if isinstance(a, tuple | list) and isinstance(b, tuple | list) and len(a) == len(b):
+            return all(same(x, y) for x, y in zip(a, b, strict=True))
+        return False
+
+    if not same(first, second):
+        return ""
+    return (
+        f"{call} gave the same {what} with generators seeded {seeds[0]} and {seeds[1]}: your "
+        "draws do not depend on the generator you are given. Either they come from a "
+        "generator of your own with a fixed seed (torch.Generator().manual_seed(0)), or the "
+        "given one is re-seeded inside the function (generator.manual_seed(...)): the two "
+        "draw alike. Draw from the generator given, as it is (..., generator=generator)."
+    )

@@ -95,7 +95,8 @@ GENERIC_HINTS: dict[str, str | Callable[[BaseException], str]] = {
         "module's functions (math.exp, math.sqrt, math.log) convert their argument the same "
         "way: on tensors use torch.exp, torch.sqrt, torch.log."
     ),
-    # blind12a-gd-torch-tensor-of-step-tensors: torch.tensor(list of (batch,) tensors)
+    # torch.tensor of a list of tensors: (batch,) step tensors (blind12a), integer token
+    # windows (r12b) raise this one instead
     "only integer tensors of a single element can be converted to an index": lambda exc: (
         _tensor_of_tensors_advice(exc)
     ),
@@ -292,12 +293,22 @@ def _module_class_advice(exc: BaseException) -> str:
     name = next((group for group in found.groups() if group), "") if found else ""
     if not name or not isinstance(getattr(torch.nn, name, None), type):
         return ""
+    import torch.nn.functional as F
+
+    # the function that applies this module's operation, when torch has one of that name
+    # (nn.SiLU -> F.silu): the advice names the learner's own activation, not another
+    function = name.lower()
+    if callable(getattr(F, function, None)):
+        instead = f"use the function, F.{function}(h)"
+    elif callable(getattr(torch, function, None)):
+        instead = f"use the function, torch.{function}(h)"
+    else:
+        instead = "apply an instance, not the class"
     return (
         f"An nn.{name} module arrived where a tensor goes: nn.{name} without parentheses is the "
         f"class, and calling the class, nn.{name}(h), builds a new module (h taken as its "
         f"first argument) instead of applying one to h. Create the module in __init__, "
-        f"self.act = nn.{name}(), and call that instance on the tensor (or use the function, "
-        "torch.relu(h) for a ReLU)."
+        f"self.act = nn.{name}(), and call that instance on the tensor (or {instead})."
     )
 
 

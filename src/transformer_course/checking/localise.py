@@ -854,10 +854,50 @@ def localise_stack(
             f"The stack's output is the final norm applied twice to {container}"
             f"[{num_layers - 1}]'s output: the final norm runs once, after the loop."
         )
+    if scaled := constant_factor(got, expected, int(last.shape[-1])):
+        # b12b: the tied logits times d_model ** -0.5 were reported as a final norm
+        # missing: a scale on the whole output keeps every step but the last right
+        return (
+            f"The stack's output is {scaled} what the last step gives from "
+            f"{container}[{num_layers - 1}]'s output (which is right): a scale on the output "
+            "that this model does not have. Remove it."
+        )
     return (
         f"The stack's output is not the final norm of {container}[{num_layers - 1}]'s output: "
         "apply self.norm once, after the loop."
     )
+
+
+def constant_factor(got: Any, expected: Any, width: int) -> str:
+    """When ``got`` is ``expected`` times one number (not 1), that number in words, with
+    the constant of the model's width ``width`` (d_model) it equals, if any ("0.25 times,
+    1 / sqrt(d_model) = d_model ** -0.5 with d_model = 16,"); "" otherwise (shapes differ,
+    no single factor fits, or the factor is 1)."""
+    try:
+        g = torch.as_tensor(got).detach().double().flatten()
+        e = torch.as_tensor(expected).detach().double().flatten()
+    except (TypeError, RuntimeError, ValueError):
+        return ""
+    if g.shape != e.shape or float(e.norm()) == 0.0:
+        return ""
+    factor = float(g @ e / (e @ e))
+    if abs(factor - 1) < 1e-3 or not _close(g, factor * e):
+        return ""
+    root = width**0.5
+    known = {
+        root: "sqrt(d_model)",
+        1 / root: "1 / sqrt(d_model) = d_model ** -0.5",
+        float(width): "d_model",
+        1 / width: "1 / d_model",
+        -1.0: "minus one",
+    }
+    named = next(
+        (name for value, name in known.items() if abs(factor - value) < 1e-3 * abs(value)), ""
+    )
+    with_width = f", {named} with d_model = {width}," if named and "d_model" in named else ""
+    if named == "minus one":
+        return "minus (-1 times)"
+    return f"{factor:.4g} times{with_width}"
 
 
 def mask_arrival_hint(

@@ -398,6 +398,19 @@ def build_module(
                         f"be nn.Linear({shape[1]}, {shape[0]}); yours is nn.Linear({shape[0]}, "
                         f"{shape[1]}). {hint}"
                     ).strip()
+                elif (
+                    len(shape) == 2
+                    and found[key] == tuple(shape)[::-1]
+                    and key.endswith(".weight")
+                    and isinstance(module.get_submodule(layer), nn.Embedding)
+                ):  # b12b: nn.Embedding(d_model, vocab_size), its shape alone before
+                    hint = (
+                        f"Its two arguments are swapped: nn.Embedding(num_embeddings, "
+                        f"embedding_dim) stores one row per token id, (num_embeddings, "
+                        f"embedding_dim), so {layer} must be nn.Embedding({shape[0]}, "
+                        f"{shape[1]}) (the vocabulary size first); yours is "
+                        f"nn.Embedding({shape[1]}, {shape[0]}). {hint}"
+                    ).strip()
                 c.fail(
                     f"{built}: {key} has shape {found[key]}, expected {tuple(shape)}. {hint}".strip()
                 )

@@ -79,10 +79,13 @@ def swiglu_f(
     after: bool = False,
 ) -> torch.Tensor:
     """w2(silu(w1 x) * w3 x) in float64, ``p`` holding the bias-free w1, w3 (d_ff, d_model)
-    and w2 (d_model, d_ff). ``activation`` "silu" (right), "relu", "gelu", "sigmoid";
+    and w2 (d_model, d_ff). ``activation`` "silu" (right), "relu", "gelu", "sigmoid", or
+    the name of any other function of torch.nn.functional ("selu", "elu", "mish", ...);
     ``swap``: the SiLU on w3 instead of w1; ``gate`` False: w2(silu(w1 x)); ``after``:
     silu(w1 x * w3 x)."""
-    act = {"silu": F.silu, "relu": torch.relu, "gelu": F.gelu, "sigmoid": torch.sigmoid}[activation]
+    act = {"silu": F.silu, "relu": torch.relu, "gelu": F.gelu, "sigmoid": torch.sigmoid}.get(
+        activation
+    ) or getattr(F, activation)  # b12b: any other activation of F by its name (F.selu, ...)
     h1 = linear(x, p, "w1")  # (..., d_ff)
     h3 = linear(x, p, "w3")
     if swap:

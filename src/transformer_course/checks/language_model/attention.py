@@ -24,6 +24,7 @@ from transformer_course.checking.layers import (
 )
 from transformer_course.checking.localise import diagnose, localise_layer
 from transformer_course.checking.oracles import causal_self_attention_f
+from transformer_course.checking.randomness import random_in_eval
 from transformer_course.reference import language_model as ref
 
 from .common import _same_in_train_mode
@@ -202,10 +203,19 @@ def _attention_hints(
         if d_head // 2 in pair and len(pair) == 2 and not other & {length, d_model // 2}:
             # blind10h-csa-rope-min-width-32: tables for max(d_head, 32)
             width = next(iter(other))
+            # b12b: rotary_embedding(self.d_head, len) makes (d_head, (len + 1) // 2) tables:
+            # the other side is (len + 1) // 2, which a fixed head width of len features gives too
+            swapped = (
+                f" {width} is also (len + 1) // 2: were the length and d_head arguments "
+                "swapped, rotary_embedding(self.d_head, len), which makes (d_head, "
+                "(len + 1) // 2) tables?"
+                if width == (length + 1) // 2
+                else ""
+            )
             return (
                 f"The sizes {found[1]} and {found[2]}: {d_head // 2} is d_head // 2, the width "
                 "of half a head (and the columns of its rotation tables); the other side has "
-                f"{width}. Were cos and sin made for another head width ({2 * width} "
+                f"{width}.{swapped} Were cos and sin made for another head width ({2 * width} "
                 "features: a fixed or minimum head width), or a head cut "
                 "into halves at another place than d_head // 2? The tables are "
                 "rotary_embedding(len, self.d_head, self.base)."
@@ -433,6 +443,9 @@ def _check_layer(
                 hints.append(_length_hint(tuple(x.shape)))
             got = c.call(module, x, call_repr=what, hints=hints)
             expect_tensor_result(c, got, tuple(x.shape), what)
+            # b12b: F.dropout in forward got "differs from the reference" alone
+            random = random_in_eval(what, got, c.call(module, x, call_repr=what, hints=hints))
+            c.expect_true(not random, random)
             oracle = functools.partial(oracle_f, x, state, case.num_heads, **oracle_options(case))
             where = functools.partial(_localise_block, module, x) if localise else None
             extra = _head_count_mistakes(

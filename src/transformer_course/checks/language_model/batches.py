@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
 
 from transformer_course.checking import Checker
+from transformer_course.checking.generators import generator_ignored
 from transformer_course.checking.hints import outer_axis_hint
 
 from .common import GENERATOR_BY_KEYWORD, _generator, _plain_generator
@@ -373,3 +375,13 @@ def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> Non
             c.expect_true(
                 torch.equal(again[0], inputs) and torch.equal(again[1], targets), _GENERATOR
             )
+            # b12b: a generator of the learner's own (or the given one re-seeded) passes the
+            # test above; another seed must give other windows, where two seeds drawing the
+            # same starts is next to impossible (several starts possible, many rows)
+            starts_possible = case.num_tokens - case.block_size
+            if case.batch_size * math.log(starts_possible) > 20:
+                other = c.call(next_token_batches, *args, _generator(case.seed + 1), call_repr=call)
+                ignored = generator_ignored(
+                    call, "batches", (inputs, targets), other, (case.seed, case.seed + 1)
+                )
+                c.expect_true(not ignored, ignored)

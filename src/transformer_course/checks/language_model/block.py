@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from torch import nn
 
 from transformer_course.checking import Checker
@@ -76,6 +78,43 @@ add_new(_BLOCK_MISTAKES, residual_mistakes(_BLOCK_PARTS, _BLOCK_NORMS, True, dro
 add_new(_BLOCK_MISTAKES, norm_choice_mistakes(_BLOCK_PARTS, _BLOCK_NORMS))
 
 
+def _heads_sources(d_model: int, num_heads: int, d_ff: int) -> dict[str, int]:
+    """{the block's argument (or size) a learner may pass where num_heads belongs: its value}."""
+    return {"d_ff": d_ff, "d_model": d_model, "d_model // num_heads": d_model // num_heads}
+
+
+#: a second block whose d_model, d_ff and d_head all differ (and d_ff divides d_model, so
+#: that an attention given d_ff can be built): it parts the sources the case's sizes confuse
+_PARTING_BLOCK = (24, 2, 8)
+
+
+def _heads_source(module: nn.Module, heads: int, case: _ModelCase) -> str:
+    """Which of the block's arguments the attention's head count came from (b12b: d_ff
+    passed where num_heads belongs, told apart from d_model on a block where they differ);
+    "" when none or several still fit."""
+    sources = _heads_sources(case.d_model, case.num_heads, case.d_ff)
+    fits = [name for name, value in sources.items() if value == heads]
+    parted = ""
+    if len(fits) > 1:
+        try:
+            other_heads = type(module)(*_PARTING_BLOCK).attn.num_heads
+        except Exception:  # the learner's constructor refused these sizes: no parting
+            other_heads = None
+        parting = _heads_sources(*_PARTING_BLOCK)
+        fits = [name for name in fits if parting[name] == other_heads]
+        parted = (
+            f" (DecoderBlock{_PARTING_BLOCK} gets {other_heads} heads: its {fits[0]})"
+            if len(fits) == 1
+            else ""
+        )
+    if len(fits) != 1:
+        return ""
+    return (
+        f"That is the block's {fits[0]} passed where num_heads belongs, "
+        f"CausalSelfAttention(d_model, {fits[0]}){parted}. "
+    )
+
+
 def _inspect_block(c: Checker, module: nn.Module, built: str, case: _ModelCase) -> None:
     """The block's attention has the block's number of heads (its weights' shapes cannot
     tell: every head count gives (d_model, d_model) projections) and RoPE's default base
@@ -84,9 +123,9 @@ def _inspect_block(c: Checker, module: nn.Module, built: str, case: _ModelCase) 
     if isinstance(heads, int) and heads != case.num_heads:
         c.fail(
             f"{built}: its attention has num_heads={heads}, but the block was given "
-            f"num_heads={case.num_heads}. Build it with the block's arguments, "
-            "CausalSelfAttention(d_model, num_heads) (with d_model // num_heads, or d_ff, in "
-            "the second place the heads are cut differently)."
+            f"num_heads={case.num_heads}. "
+            + _heads_source(module, heads, case)
+            + "Build it with the block's arguments, CausalSelfAttention(d_model, num_heads)."
         )
     base = getattr(getattr(module, "attn", None), "base", None)
     if isinstance(base, int | float) and base != 10000.0:
@@ -111,6 +150,20 @@ def _block_width(c: Checker, cls, case: _ModelCase) -> None:
     args = (case.d_model, case.num_heads, case.d_ff) + (() if case.eps is None else (case.eps,))
     try:
         w1 = cls(*args).state_dict().get("feed_forward.w1.weight")
+    except ValueError as exc:
+        # b12b: the attention's own check refused a head count that is another of the
+        # block's sizes (CausalSelfAttention(d_model, d_ff): d_model not divisible by d_ff)
+        found = re.search(r"not divisible by num_heads=(\d+)", str(exc))
+        sources = _heads_sources(case.d_model, case.num_heads, case.d_ff)
+        fits = [n for n, v in sources.items() if found and v == int(found.group(1))]
+        if len(fits) == 1 and int(found.group(1)) != case.num_heads:
+            c.fail(
+                f"DecoderBlock{args} raised ValueError: {exc}. {found.group(1)} is the block's "
+                f"{fits[0]}, passed to the attention where num_heads belongs, "
+                f"CausalSelfAttention(d_model, {fits[0]}): build it with the block's arguments, "
+                "CausalSelfAttention(d_model, num_heads)."
+            )
+        return  # said by build()
     except Exception:  # said by build()
         return
     if not hasattr(w1, "shape") or len(w1.shape) != 2 or w1.shape[1] != case.d_model:

@@ -109,9 +109,11 @@ _UNIT_OFFSET = (
     "offset from one and initialised to zeros): here the gain is self.weight itself, "
     "initialised to ones; multiply by it."
 )
+#: b12b: the value that fits is said ({wrong}), the one of the learner's default
 _DEFAULT_EPS = (
-    "Your default eps is not 1e-5: make eps=1e-5 the default of the eps parameter (the "
-    "contract's; nn.RMSNorm's own default depends on the dtype)."
+    "Your default eps is {wrong:g}, not 1e-5 (RMSNorm(d_model) with no eps given normalises "
+    "like eps={wrong:g}): make eps=1e-5 the default of the eps parameter (the contract's; "
+    "nn.RMSNorm's own default depends on the dtype)."
 )
 _EPS_IGNORED = "Your RMSNorm ignores its eps argument: store it (self.eps = eps) and use it."
 _GAIN_FIRST = (
@@ -156,7 +158,7 @@ def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
     }
     if case_eps is None:
         for wrong in _WRONG_EPS:
-            table[_DEFAULT_EPS + " " * len(table)] = {"eps": wrong}
+            table[_DEFAULT_EPS.format(wrong=wrong)] = {"eps": wrong}
     else:
         table[_EPS_IGNORED] = {"eps": 1e-5}
         table[_EPS_IGNORED + " "] = {"eps": 1e-6}

@@ -92,6 +92,42 @@ _ROPE_SHAPE = (
 )
 
 
+def _pairs_prefix(value: Any, name: str, case: _RopeCase, base: float) -> str:
+    """When a table has another number of columns than d_head // 2 and its columns are the
+    right table's first ones (b12b: torch.arange(0, d_head // 2, 2), d_head // 4 pairs;
+    torch.arange(d_head) with the exponent 2i / d_head, d_head columns): what the columns
+    hold and which index range makes that many; "" otherwise."""
+    if not isinstance(value, torch.Tensor) or value.dim() != 2 or value.shape[0] != case.length:
+        return ""
+    columns, pairs = int(value.shape[1]), case.d_head // 2
+    if columns == pairs or columns == 0:
+        return ""
+    # the formula's angles for pairs 0 .. columns - 1, continued past d_head // 2 (not a
+    # copy of the table, which rotate-half libraries concatenate: told apart here)
+    i = torch.arange(columns, dtype=torch.float64)
+    angles = torch.arange(case.length, dtype=torch.float64)[:, None] * base ** (
+        -2 * i / case.d_head
+    )
+    right = angles.cos() if name == "cos" else angles.sin()
+    if not torch.allclose(value.double(), right, atol=1e-4):
+        return ""
+    ranges = {
+        case.d_head // 4: "torch.arange(0, d_head // 2, 2) stops at d_head // 2 with a step of "
+        "2, d_head // 4 indices",
+        case.d_head: "torch.arange(d_head) gives one index per feature",
+    }
+    why = f" ({ranges[columns]})" if columns in ranges else ""
+    what = (
+        f"the angles of the first {columns} pairs only"
+        if columns < pairs
+        else f"the d_head // 2 pairs' angles and {columns - pairs} more columns"
+    )
+    return (
+        f"Its {columns} columns are {what}: one column per pair i = 0 .. d_head // 2 - 1 is "
+        f"wanted{why}. The exponents 2i / d_head are torch.arange(0, d_head, 2) / d_head."
+    )
+
+
 def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
     with Checker("rotary_embedding", hidden=hidden) as c:
         c.require_callable(rotary_embedding)
@@ -118,7 +154,12 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
             shape = (case.length, case.d_head // 2)
             for name, value in zip(("cos", "sin"), got, strict=True):
                 c.expect_type(value, torch.Tensor, f"{call}: {name}")
-                c.expect_shape(value, shape, f"{call}: {name}", _ROPE_SHAPE)
+                c.expect_shape(
+                    value,
+                    shape,
+                    f"{call}: {name}",
+                    _pairs_prefix(value, name, case, base) or _ROPE_SHAPE,
+                )
                 c.expect_floating(value, f"{call}: {name}", preferred=torch.float32)
                 if value.dtype != torch.float32:
                     c.fail(
@@ -245,6 +286,57 @@ def _scaled_positions(rotary_embedding, case: _RopeCase) -> str:
     )
 
 
+def _another_base(runs: list[tuple], cases: list[_RopeCase]) -> str:
+    """When the learner's angles per position are exactly base' ** (-2i / d_head) for a
+    base' other than the case's, on every case checked (the base' fitted on the cases with
+    three pairs or more, every case confirming it): that base', and the slip that makes it
+    when one is known (b12b: exp(-2i / d_head · log10(base)), the base-10 logarithm in the
+    log-space form, is base' = e ** log10(base)); "" otherwise."""
+    import math
+
+    told: set[frozenset[str]] = set()
+    first: tuple[float, float] | None = None
+    for (got, _expected, _call, *_), case in zip(runs, cases, strict=True):
+        theta = _turns(got, case.length) if case.length >= 2 else None
+        if theta is None:
+            return ""
+        d, base = case.d_head, 10000.0 if case.base is None else case.base
+        if len(theta) < 2 or abs(float(theta[0]) - 1) > 1e-4 or not 0 < float(theta[1]) < 1:
+            return ""
+        fitted = float(theta[1]) ** (-d / 2)
+        model = fitted ** (-2 * torch.arange(len(theta), dtype=torch.float64) / d)
+        if not torch.allclose(theta.double(), model, rtol=1e-3, atol=1e-6):
+            return ""
+        known = {
+            "log10": math.e ** math.log10(base),
+            "log2": math.e ** math.log2(base),
+            "default": 10000.0,
+            "sqrt": base**0.5,
+        }
+        fits = frozenset(n for n, v in known.items() if abs(fitted / v - 1) < 1e-3)
+        told.add(fits)
+        if len(theta) >= 3 and first is None:
+            first = (fitted, base)
+    if first is None or len(told) != 1:
+        return ""
+    fitted, base = first
+    names = next(iter(told))
+    said = {
+        "log10": " That is e ** log10(base): the base-10 logarithm where the natural one "
+        "belongs (the log-space form is exp(-2i / d_head · ln(base)), math.log(base), not "
+        "math.log10).",
+        "log2": " That is e ** log2(base): the base-2 logarithm where the natural one belongs "
+        "(exp(-2i / d_head · math.log(base))).",
+        "default": " That is the default 10000: the base given was not used.",
+        "sqrt": " That is sqrt(base): the exponent is i / d_head, where it is 2i / d_head.",
+    }
+    text = "".join(said[n] for n in ("log10", "log2", "default", "sqrt") if n in names)
+    return (
+        f" Your angles are theta_i = {fitted:.4g} ** (-2i / d_head) for every pair: the "
+        f"frequencies of base {fitted:.4g}, not {base:g}.{text}"
+    )
+
+
 def _wrong_frequencies(runs: list[tuple], cases: list[_RopeCase], rotary_embedding) -> str:
     """When no known slip fits: the learner's tables as angles, if they are m · theta_i
     (position 0 unrotated, each pair turning by one angle per position) with other
@@ -287,6 +379,7 @@ def _wrong_frequencies(runs: list[tuple], cases: list[_RopeCase], rotary_embeddi
             if len(theta) > 1 and bool(torch.allclose(theta, theta[0].expand_as(theta)))
             else ""
         )
+        same = same or _another_base(runs, cases)
         # one factor for every pair is what scaled positions give too: claim the
         # positions right only when the pairs are off by different factors
         opening = (

@@ -10,6 +10,7 @@ from typing import Any
 import torch
 
 from transformer_course.checking import Checker
+from transformer_course.checking.generators import generator_ignored
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.oracles import sample_probabilities_f
 
@@ -73,10 +74,23 @@ _TOP_P_BEFORE_TEMPERATURE = (
     "temperature came afterwards: top-p works on the probabilities after the temperature, "
     "softmax(logits / temperature). Divide the logits first, then top-k, then top-p."
 )
+#: top-p before top-k, and top-p after top-k on the probabilities top-k zeroed without
+#: renormalising them (b12b), keep the same tokens on every input: top-k keeps the most
+#: probable tokens, so the running total over them is the whole distribution's either way.
+#: No input parts them, so the message names both.
 _TOP_P_BEFORE_TOP_K = (
-    "You applied top-p before top-k: top-p must work on the probabilities of the tokens "
-    "top-k kept, renormalised (a softmax over the logits with the others at -inf), which "
-    "are larger, so that top-p keeps fewer tokens. The order is temperature, top-k, top-p."
+    "Your top-p measured its running total on probabilities that top-k had not "
+    "renormalised: you applied top-p before top-k, or after it on the probabilities top-k "
+    "zeroed (or masked) without renormalising them (the two keep the same tokens on every "
+    "input). Top-p must work on the probabilities of the tokens top-k kept, renormalised "
+    "(a softmax over the logits with the others at -inf), which are larger, so that top-p "
+    "keeps fewer tokens. The order is temperature, top-k, top-p."
+)
+_TOP_K_FROM_SMALLEST = (
+    "Your top-k keeps the vocab - top_k + 1 largest logits, not the top_k largest: its "
+    "threshold is the k-th *smallest* logit. torch.kthvalue counts from the smallest (as an "
+    "ascending sort does); take the k-th largest, torch.topk(logits, top_k).values[..., -1:] "
+    "(or torch.kthvalue(logits, vocab - top_k + 1))."
 )
 _TOP_P_GATHER = (
     "Your top-p removes the wrong tokens: the decisions made in sorted order were mapped "
@@ -616,6 +630,14 @@ def _models(case: _SampleCase, tie: bool) -> dict[str, Any]:
         models[_TOP_K_SKIPPED] = lambda row: sample_probabilities_f(
             row, temperature=case.temperature, top_p=case.top_p
         )
+    if case.top_k is not None:
+        # b12b: the threshold counted from the smallest logit (torch.kthvalue, or an
+        # ascending sort): the vocab - top_k + 1 largest logits kept
+        def from_smallest(row):
+            kept = len(row) - min(case.top_k, len(row)) + 1
+            return sample_probabilities_f(row, **options, top_k_extra=kept - case.top_k)
+
+        models[_TOP_K_FROM_SMALLEST] = from_smallest
     if case.top_p is not None:
         models[_TOP_P_ASCENDING] = lambda row: _ascending_top_p(row, case)
         models[_TOP_P_LOGITS] = lambda row: _logits_top_p(row, case)
@@ -897,9 +919,22 @@ def check_sample(sample, *, hidden: bool = False) -> None:
         c.expect_equal(got.long(), rows.argmax(-1), call, _GREEDY)
         for case in cases:
             _sample_distribution(c, sample, case)
+        _sample_generator_used(c, sample, cases[0].logits)
         _sample_rows(c, sample, _HIDDEN_ROWS if hidden else _VISIBLE_ROWS)
         _sample_rows_top_k(c, sample, _HIDDEN_ROWS if hidden else _VISIBLE_ROWS)
         _sample_one_row(c, sample, cases[0].logits)
+
+
+def _sample_generator_used(c: Checker, sample, row: tuple[float, ...]) -> None:
+    """b12b: draws that follow the right distribution and repeat with generators seeded
+    alike, but do not change with the generator's seed (a generator of the learner's own,
+    or the given one re-seeded inside sample)."""
+    logits = torch.tensor([row]).expand(64, -1).contiguous()
+    call = f"sample(logits (64, {len(row)}), temperature=1.0, generator=...)"
+    first = c.call(sample, logits, temperature=1.0, generator=_generator(31), call_repr=call)
+    second = c.call(sample, logits, temperature=1.0, generator=_generator(32), call_repr=call)
+    ignored = generator_ignored(call, "tokens", first, second, (31, 32))
+    c.expect_true(not ignored, ignored)
 
 
 _ONE_ROW = (

@@ -29,6 +29,13 @@ _SIGMOID = (
     "You used a plain sigmoid as the gate (that is the original GLU): SwiGLU uses the SiLU, "
     "z * sigmoid(z) (F.silu)."
 )
+#: b12b: other activations a slip or a habit puts in the SiLU's place (F.selu is one
+#: letter away from F.silu), each named when its values fit
+_OTHER_ACTIVATIONS = ("selu", "elu", "celu", "mish", "softplus", "tanh", "leaky_relu", "hardswish")
+_OTHER_ACTIVATION = (
+    "Your gate is F.{name}, not the SiLU: SwiGLU's gate is F.silu(z) = z * sigmoid(z) "
+    "(silu, with an i; {name} is another activation)."
+)
 _NO_GATE = "Your block has no gate: multiply silu(w1(x)) by w3(x) before w2."
 _AFTER = "You applied the SiLU after the product: it goes on w1(x) alone, silu(w1(x)) * w3(x)."
 _SWIGLU_KEYS = (
@@ -171,6 +178,7 @@ def check_SwiGLU(cls, *, hidden: bool = False) -> None:
                 _RELU: {"activation": "relu"},
                 _GELU: {"activation": "gelu"},
                 _SIGMOID: {"activation": "sigmoid"},
+                **{_OTHER_ACTIVATION.format(name=n): {"activation": n} for n in _OTHER_ACTIVATIONS},
                 _NO_GATE: {"gate": False},
                 _AFTER: {"after": True},
             }
