@@ -248,8 +248,9 @@ BLIND12M: list[Case] = [
             (
                 "if length > self.pe.shape[1]:\n"
                 '            raise ValueError(f"sequence length {length} exceeds '
-                'max_len={self.pe.shape[1]}")\n',
-                "",
+                'max_len={self.pe.shape[1]}")\n'
+                "        return",
+                "return",
             )
         ],
     ),
