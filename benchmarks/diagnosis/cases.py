@@ -2636,3 +2636,31 @@ CASES += _BLIND12F
 from benchmarks.diagnosis.cases_blind12g import BLIND12G as _BLIND12G  # noqa: E402
 
 CASES += _BLIND12G
+
+from benchmarks.diagnosis.cases_blind12h import BLIND12H as _BLIND12H  # noqa: E402
+
+CASES += _BLIND12H
+
+from benchmarks.diagnosis.cases_blind12i import BLIND12I as _BLIND12I  # noqa: E402
+
+CASES += _BLIND12I
+
+from benchmarks.diagnosis.cases_blind12j import BLIND12J as _BLIND12J  # noqa: E402
+
+CASES += _BLIND12J
+
+from benchmarks.diagnosis.cases_blind12k import BLIND12K as _BLIND12K  # noqa: E402
+
+CASES += _BLIND12K
+
+from benchmarks.diagnosis.cases_blind12l import BLIND12L as _BLIND12L  # noqa: E402
+
+CASES += _BLIND12L
+
+from benchmarks.diagnosis.cases_blind12m import BLIND12M as _BLIND12M  # noqa: E402
+
+CASES += _BLIND12M
+
+from benchmarks.diagnosis.cases_blind12n import BLIND12N as _BLIND12N  # noqa: E402
+
+CASES += _BLIND12N
