@@ -318,32 +318,35 @@ BLIND12I: list[Case] = [
         ],
         source=SDPA_FLOAT_MASK_ADDED,
     ),
-    _c(
-        "csa-sdpa-mask-and-is-causal",
-        L11,
-        "CausalSelfAttention",
-        "calls torch's F.scaled_dot_product_attention with both attn_mask=look_ahead_mask("
-        "length) and is_causal=True, which torch refuses: a raw RuntimeError ('Explicit "
-        "attn_mask should not be set when is_causal=True') on every call.",
-        (
-            r"is_causal",
-            r"attn_mask.{0,60}(both|together|and)|both.{0,60}(mask|is_causal)",
-        ),
-        (
-            r"transpos|contiguous|view",
-            r"shape",
-            r"sqrt\(d_head\)",
-        ),
-        edits=[
-            (
-                "heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))",
-                "heads = F.scaled_dot_product_attention(\n"
-                "            q, k, v, attn_mask=look_ahead_mask(length), is_causal=True\n"
-                "        )",
-            )
-        ],
-        source=SDPA_MASK_AND_IS_CAUSAL,
-    ),
+    # blind12i-csa-sdpa-mask-and-is-causal left out after the run: its answer calls
+    # F.scaled_dot_product_attention, which the lesson forbids; the message names that first, and
+    # removing the call removes the mistake; generalisation.py lists it with the reason.
+    # _c(
+    #     "csa-sdpa-mask-and-is-causal",
+    #     L11,
+    #     "CausalSelfAttention",
+    #     "calls torch's F.scaled_dot_product_attention with both attn_mask=look_ahead_mask("
+    #     "length) and is_causal=True, which torch refuses: a raw RuntimeError ('Explicit "
+    #     "attn_mask should not be set when is_causal=True') on every call.",
+    #     (
+    #         r"is_causal",
+    #         r"attn_mask.{0,60}(both|together|and)|both.{0,60}(mask|is_causal)",
+    #     ),
+    #     (
+    #         r"transpos|contiguous|view",
+    #         r"shape",
+    #         r"sqrt\(d_head\)",
+    #     ),
+    #     edits=[
+    #         (
+    #             "heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))",
+    #             "heads = F.scaled_dot_product_attention(\n"
+    #             "            q, k, v, attn_mask=look_ahead_mask(length), is_causal=True\n"
+    #             "        )",
+    #         )
+    #     ],
+    #     source=SDPA_MASK_AND_IS_CAUSAL,
+    # ),
     _c(
         "csa-values-unprojected",
         L11,

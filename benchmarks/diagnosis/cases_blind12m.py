@@ -230,30 +230,33 @@ BLIND12M: list[Case] = [
         ],
         source=DROPOUT_DEFINED_IN_FORWARD,
     ),
-    _c(
-        "PE-no-length-check",
-        L03,
-        "PositionalEncoding",
-        "never checks the length against max_len: a sequence longer than the table gets "
-        "only max_len rows and x + pe raises a raw size-mismatch RuntimeError instead of "
-        "the ValueError asked for.",
-        (
-            r"ValueError",
-            r"exceeds max_len",
-            r"longer than (the table|max_len)",
-            r"max_len.{0,40}(check|raise)",
-        ),
-        (r"batch (axis|size)|x\.size\(0\)", r">=|exactly max_len", r"feature (axis|width)"),
-        edits=[
-            (
-                "if length > self.pe.shape[1]:\n"
-                '            raise ValueError(f"sequence length {length} exceeds '
-                'max_len={self.pe.shape[1]}")\n'
-                "        return",
-                "return",
-            )
-        ],
-    ),
+    # blind12m-PE-no-length-check left out after the run: PositionalEncoding's text asks for len
+    # <= max_len of its input and never for an error past it; generalisation.py lists it with the
+    # reason.
+    # _c(
+    #     "PE-no-length-check",
+    #     L03,
+    #     "PositionalEncoding",
+    #     "never checks the length against max_len: a sequence longer than the table gets "
+    #     "only max_len rows and x + pe raises a raw size-mismatch RuntimeError instead of "
+    #     "the ValueError asked for.",
+    #     (
+    #         r"ValueError",
+    #         r"exceeds max_len",
+    #         r"longer than (the table|max_len)",
+    #         r"max_len.{0,40}(check|raise)",
+    #     ),
+    #     (r"batch (axis|size)|x\.size\(0\)", r">=|exactly max_len", r"feature (axis|width)"),
+    #     edits=[
+    #         (
+    #             "if length > self.pe.shape[1]:\n"
+    #             '            raise ValueError(f"sequence length {length} exceeds '
+    #             'max_len={self.pe.shape[1]}")\n'
+    #             "        return",
+    #             "return",
+    #         )
+    #     ],
+    # ),
     # ------------------------------------------------------------------ 04 softmax
     _c(
         "sm-moveaxis-back-same-way",
@@ -398,23 +401,26 @@ BLIND12M: list[Case] = [
         ],
     ),
     # ------------------------------------------------------------------ 04 scaled_dot_product_attention
-    _c(
-        "sdpa-fill-minus-1e10-half",
-        L04,
-        "scaled_dot_product_attention",
-        "fills the blocked scores with -1e10 instead of -inf: right in float32 and float64, "
-        "but float16 scores cannot hold -1e10, so masked_fill raises 'value cannot be "
-        "converted to type at::Half without overflow'.",
-        (
-            r"(float16|half).{0,80}(overflow|cannot hold|out of range|too large)",
-            r"-1e10.{0,60}(float16|half)",
-            r"finfo",
-            r"overflow",
-        ),
-        (r"fills? .{0,20}with 0\b", r"\+inf", r"inverted|opposite convention"),
-        edits=[('scores.masked_fill(~mask, float("-inf"))', "scores.masked_fill(~mask, -1e10)")],
-        source=MASK_FILL_HALF_OVERFLOW,
-    ),
+    # blind12m-sdpa-fill-minus-1e10-half left out after the run: the lesson accepts -1e9 as the
+    # blocking value, which overflows float16 as -1e10 does; generalisation.py lists it with the
+    # reason.
+    # _c(
+    #     "sdpa-fill-minus-1e10-half",
+    #     L04,
+    #     "scaled_dot_product_attention",
+    #     "fills the blocked scores with -1e10 instead of -inf: right in float32 and float64, "
+    #     "but float16 scores cannot hold -1e10, so masked_fill raises 'value cannot be "
+    #     "converted to type at::Half without overflow'.",
+    #     (
+    #         r"(float16|half).{0,80}(overflow|cannot hold|out of range|too large)",
+    #         r"-1e10.{0,60}(float16|half)",
+    #         r"finfo",
+    #         r"overflow",
+    #     ),
+    #     (r"fills? .{0,20}with 0\b", r"\+inf", r"inverted|opposite convention"),
+    #     edits=[('scores.masked_fill(~mask, float("-inf"))', "scores.masked_fill(~mask, -1e10)")],
+    #     source=MASK_FILL_HALF_OVERFLOW,
+    # ),
     _c(
         "sdpa-one-minus-bool-mask",
         L04,

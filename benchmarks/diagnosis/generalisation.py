@@ -761,6 +761,71 @@ BATCHES = (
         "checks after round 11; every case compared with the earlier cases' causes before "
         "any run and replaced where it repeated one",
     ),
+    Batch(
+        "round 12 (second helper), 03-04",
+        "b8080f3",
+        "by a new helper (s12m) that had read no check and no message, judged against the "
+        "checks after round 12's first fixes of lessons 03-04 (r12f's); every case "
+        "compared with the earlier cases' causes before any run",
+        excluded=(
+            (
+                "blind12m-sdpa-fill-minus-1e10-half",
+                "the lesson accepts -1e9 as the blocking value, which overflows float16 as -1e10 does",
+            ),
+            (
+                "blind12m-PE-no-length-check",
+                "PositionalEncoding's text asks for len <= max_len of its input and never for an error past it (its edit, first committed with a broken indent, was repaired in f5e1f80)",
+            ),
+        ),
+    ),
+    Batch(
+        "round 12 (second helper), 00-02",
+        "c52f34b",
+        "by a new helper (s12j) that had read no check and no message, judged against the "
+        "checks after round 12's first fixes of lessons 00-02 (r12c's); every case "
+        "compared with the earlier cases' causes before any run",
+    ),
+    Batch(
+        "round 12 (second helper), 09-10",
+        "233939d",
+        "by a new helper (s12h) that had read no check and no message, judged against the "
+        "checks after round 12's first fixes of lessons 09-10 (r12a's); every case "
+        "compared with the earlier cases' causes before any run",
+    ),
+    Batch(
+        "round 12 (second helper), 12",
+        "e804d97",
+        "by a new helper (s12l) that had read no check and no message, judged against the "
+        "checks after round 12's first fixes of lessons 12 (r12e's); every case compared "
+        "with the earlier cases' causes before any run",
+    ),
+    Batch(
+        "round 12 (second helper), 05-06",
+        "a457f81",
+        "by a new helper (s12k) that had read no check and no message, judged against the "
+        "checks after round 12's first fixes of lessons 05-06 (r12d's); every case "
+        "compared with the earlier cases' causes before any run",
+    ),
+    Batch(
+        "round 12 (second helper), 07-08",
+        "f4357a4",
+        "by a new helper (s12n) that had read no check and no message, judged against the "
+        "checks after round 12's first fixes of lessons 07-08 (r12g's); every case "
+        "compared with the earlier cases' causes before any run",
+    ),
+    Batch(
+        "round 12 (second helper), 11",
+        "b074c89",
+        "by a new helper (s12i) that had read no check and no message, judged against the "
+        "checks after round 12's first fixes of lessons 11 (r12b's); every case compared "
+        "with the earlier cases' causes before any run",
+        excluded=(
+            (
+                "blind12i-csa-sdpa-mask-and-is-causal",
+                "its answer calls F.scaled_dot_product_attention, which the lesson forbids; the message names that first, and removing the call removes the mistake",
+            ),
+        ),
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
