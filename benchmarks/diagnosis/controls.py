@@ -71,6 +71,11 @@ CONTROLS = (
         tuple(f"blind12{x}-" for x in "abcdefg"),
         (*_BEFORE_ROUNDS[2:], ("3e64947", "after round 11, before round 12")),
     ),
+    Control(
+        "round 12's second cases, new to the benchmark (blind12h-n)",
+        tuple(f"blind12{x}-" for x in "hijklmn"),
+        (_BEFORE_ROUNDS[3], ("3e64947", "after round 11, before round 12")),
+    ),
 )
 
 _DRIVER = """

@@ -826,6 +826,13 @@ BATCHES = (
             ),
         ),
     ),
+    Batch(
+        "round 12, 11",
+        "6c8b39b",
+        "by a new helper (r12b) that had read no check and no message, judged against the "
+        "checks after round 11; every case compared with the earlier cases' causes before "
+        "any run and replaced where it repeated one",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
