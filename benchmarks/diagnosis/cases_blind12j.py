@@ -38,30 +38,33 @@ _c = held_out_authored("blind12j")
 
 BLIND12J: list[Case] = [
     # ------------------------------------------------------------------ 00 center_rows
-    _c(
-        "center-whole-array-mean",
-        L00,
-        "center_rows",
-        "subtracts the mean of the whole array (x.mean() with no axis) from every entry: "
-        "right for a 1-D x, but a 2-D or 3-D x has every row shifted by the same overall "
-        "number, so the rows do not end up with mean 0.",
-        (
-            r"(whole|entire) array",
-            r"(global|overall|single) mean",
-            r"mean of (all|every) (the )?(entries|values|elements|numbers)",
-            r"without (an |any )?axis|no axis|axis=None",
-            r"x\.mean\(\)",
-        ),
-        (
-            r"keepdims",
-            r"axis ?= ?0|down the columns",
-            r"in place",
-            r"standard deviation",
-            r"median",
-        ),
-        code="def center_rows(x):\n    return x - x.mean()\n",
-        source=WHOLE_ARRAY_MEAN,
-    ),
+    # blind12j-center-whole-array-mean left out after the run: its code is one of the tests' own
+    # mistakes (test_00 center_whole_array), which the benchmark keeps apart; generalisation.py
+    # lists it with the reason.
+    # _c(
+    #     "center-whole-array-mean",
+    #     L00,
+    #     "center_rows",
+    #     "subtracts the mean of the whole array (x.mean() with no axis) from every entry: "
+    #     "right for a 1-D x, but a 2-D or 3-D x has every row shifted by the same overall "
+    #     "number, so the rows do not end up with mean 0.",
+    #     (
+    #         r"(whole|entire) array",
+    #         r"(global|overall|single) mean",
+    #         r"mean of (all|every) (the )?(entries|values|elements|numbers)",
+    #         r"without (an |any )?axis|no axis|axis=None",
+    #         r"x\.mean\(\)",
+    #     ),
+    #     (
+    #         r"keepdims",
+    #         r"axis ?= ?0|down the columns",
+    #         r"in place",
+    #         r"standard deviation",
+    #         r"median",
+    #     ),
+    #     code="def center_rows(x):\n    return x - x.mean()\n",
+    #     source=WHOLE_ARRAY_MEAN,
+    # ),
     _c(
         "center-2d-only-else-unchanged",
         L00,
@@ -329,26 +332,29 @@ BLIND12J: list[Case] = [
         edits=[("if pair in merges]", "if pair in merges.values()]")],
     ),
     # ------------------------------------------------------------------ 01 bpe_decode
-    _c(
-        "bpe-decode-parts-swapped",
-        L01,
-        "bpe_decode",
-        "concatenates each merge's parts in the wrong order (table[b] + table[a]), so every "
-        "merged token's bytes come out swapped ('th' decodes as 'ht').",
-        (
-            r"(reverse|reversed|wrong|swapped) order",
-            r"table\[b\] ?\+ ?table\[a\]",
-            r"(second|b)('s)? (part|bytes)?.{0,30}before.{0,30}(first|a)",
-            r"swapped|the other way round",
-        ),
-        (
-            r"latin|per token|each token (on its own|separately)",
-            r"bytes\(\[a, b\]\)|raw bytes",
-            r"strict",
-            r"spaces?",
-        ),
-        edits=[("table[new_id] = table[a] + table[b]", "table[new_id] = table[b] + table[a]")],
-    ),
+    # blind12j-bpe-decode-parts-swapped left out after the run: its code is one of the tests' own
+    # mistakes (test_01 bpe_decode_parts_swapped), which the benchmark keeps apart;
+    # generalisation.py lists it with the reason.
+    # _c(
+    #     "bpe-decode-parts-swapped",
+    #     L01,
+    #     "bpe_decode",
+    #     "concatenates each merge's parts in the wrong order (table[b] + table[a]), so every "
+    #     "merged token's bytes come out swapped ('th' decodes as 'ht').",
+    #     (
+    #         r"(reverse|reversed|wrong|swapped) order",
+    #         r"table\[b\] ?\+ ?table\[a\]",
+    #         r"(second|b)('s)? (part|bytes)?.{0,30}before.{0,30}(first|a)",
+    #         r"swapped|the other way round",
+    #     ),
+    #     (
+    #         r"latin|per token|each token (on its own|separately)",
+    #         r"bytes\(\[a, b\]\)|raw bytes",
+    #         r"strict",
+    #         r"spaces?",
+    #     ),
+    #     edits=[("table[new_id] = table[a] + table[b]", "table[new_id] = table[b] + table[a]")],
+    # ),
     _c(
         "bpe-decode-items-unpacked-inverted",
         L01,
