@@ -20,9 +20,24 @@ import contextlib
 import io
 from collections.abc import Callable, Sequence
 
+import torch
+
 from .hints import matching_hints
 
-__all__ = ["row_by_row_hint", "row_by_row_note"]
+__all__ = ["alone_right", "row_by_row_hint", "row_by_row_note"]
+
+
+def alone_right(learner: Callable, reference: Callable, batch, *args) -> Callable[[int], bool]:
+    """``row_right`` for the notes below: whether ``learner(row, *args)`` equals
+    ``reference(row, *args)`` (both tensors) on row i of ``batch`` given alone, a batch of
+    one (``batch[i : i + 1]``)."""
+
+    def row_right(i: int) -> bool:
+        alone = batch[i : i + 1].clone()
+        got = learner(alone, *args)
+        return isinstance(got, torch.Tensor) and torch.equal(got, reference(alone, *args))
+
+    return row_right
 
 
 def _right_alone(row_right: Callable[[int], bool], batch: int) -> bool:

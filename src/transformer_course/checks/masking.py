@@ -34,7 +34,7 @@ from collections.abc import Callable
 import torch
 
 from transformer_course.checking import Checker, CheckFailure, torch_generator
-from transformer_course.checking.batch_rows import row_by_row_hint, row_by_row_note
+from transformer_course.checking.batch_rows import alone_right, row_by_row_hint, row_by_row_note
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.size_one_axes import (
@@ -471,12 +471,7 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
             batch, length = ids.shape
             what = f"padding_mask(ids, pad_id={pad_id}) with ids = {_ids_repr(ids)}"
 
-            def row_right(i, ids=ids, pad_id=pad_id):  # sequence i alone, a batch of one
-                alone = ids[i : i + 1].clone()
-                got = padding_mask(alone, pad_id)
-                return isinstance(got, torch.Tensor) and torch.equal(
-                    got, ref.padding_mask(alone, pad_id)
-                )
+            row_right = alone_right(padding_mask, ref.padding_mask, ids, pad_id)
 
             batch_note = lambda row_right=row_right, batch=batch: row_by_row_note(  # noqa: E731
                 row_right, batch, size="ids"
@@ -1045,12 +1040,9 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
             )
             call_repr = f"decoder_self_attention_mask(tgt_ids, {pad_id})"
 
-            def row_right(i, ids=ids, pad_id=pad_id):  # sequence i alone, a batch of one
-                alone = ids[i : i + 1].clone()
-                got = decoder_self_attention_mask(alone, pad_id)
-                return isinstance(got, torch.Tensor) and torch.equal(
-                    got, ref.decoder_self_attention_mask(alone, pad_id)
-                )
+            row_right = alone_right(
+                decoder_self_attention_mask, ref.decoder_self_attention_mask, ids, pad_id
+            )
 
             batch_note = lambda row_right=row_right, batch=batch: row_by_row_note(  # noqa: E731
                 row_right, batch, size="tgt_ids"

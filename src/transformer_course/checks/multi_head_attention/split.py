@@ -11,7 +11,7 @@ import re
 import torch
 
 from transformer_course.checking import Checker
-from transformer_course.checking.batch_rows import row_by_row_hint, row_by_row_note
+from transformer_course.checking.batch_rows import alone_right, row_by_row_hint, row_by_row_note
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.reshape_sizes import wrong_size_hint
 from transformer_course.checking.size_one_axes import size_one_axes_note
@@ -296,12 +296,7 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
 
             fixed = (right_with, num_heads, "cuts x into {k} heads when asked for {num_heads}")
 
-            def row_right(i, x=x, num_heads=num_heads):  # sequence i alone, a batch of one
-                alone = x[i : i + 1].clone()
-                got = split_heads(alone, num_heads)
-                return isinstance(got, torch.Tensor) and torch.equal(
-                    got, ref.split_heads(alone, num_heads)
-                )
+            row_right = alone_right(split_heads, ref.split_heads, x, num_heads)
 
             batch_note = lambda row_right=row_right, batch=batch: row_by_row_note(  # noqa: E731
                 row_right, batch
