@@ -2664,3 +2664,31 @@ CASES += _BLIND12M
 from benchmarks.diagnosis.cases_blind12n import BLIND12N as _BLIND12N  # noqa: E402
 
 CASES += _BLIND12N
+
+from benchmarks.diagnosis.cases_blind13a import BLIND13A as _BLIND13A  # noqa: E402
+
+CASES += _BLIND13A
+
+from benchmarks.diagnosis.cases_blind13b import BLIND13B as _BLIND13B  # noqa: E402
+
+CASES += _BLIND13B
+
+from benchmarks.diagnosis.cases_blind13c import BLIND13C as _BLIND13C  # noqa: E402
+
+CASES += _BLIND13C
+
+from benchmarks.diagnosis.cases_blind13d import BLIND13D as _BLIND13D  # noqa: E402
+
+CASES += _BLIND13D
+
+from benchmarks.diagnosis.cases_blind13e import BLIND13E as _BLIND13E  # noqa: E402
+
+CASES += _BLIND13E
+
+from benchmarks.diagnosis.cases_blind13f import BLIND13F as _BLIND13F  # noqa: E402
+
+CASES += _BLIND13F
+
+from benchmarks.diagnosis.cases_blind13g import BLIND13G as _BLIND13G  # noqa: E402
+
+CASES += _BLIND13G
