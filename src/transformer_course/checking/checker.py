@@ -13,6 +13,14 @@ from typing import Any, get_args
 
 import numpy as np
 
+from transformer_course.checking.deviations import (
+    Raised,
+    Recorded,
+    explained,
+    frozen,
+    matching,
+    reference_function,
+)
 from transformer_course.checking.empty_inputs import empty_input_hint
 from transformer_course.checking.failure import CheckFailure, course_origin, learner_frames
 from transformer_course.checking.formatting import (
@@ -131,6 +139,12 @@ class Checker:
         self._random_state: tuple | None = None
         self._threads = 1
         self._watch = None
+        #: the learner's answer (set by require_callable), and every call made to it
+        #: (arguments, random state, result): what the single-edit diagnosis replays
+        self._answer: Any = None
+        self.recorded: list[Recorded] = []
+        self._deviations: tuple[int, list[str]] | None = None
+        self._built: dict[int, tuple] = {}
 
     def __enter__(self) -> Checker:
         import torch
@@ -159,7 +173,16 @@ class Checker:
 
     # ------------------------------------------------------------------ basics
     def fail(self, message: str, learner_traceback: str = "") -> None:
-        raise CheckFailure(self.exercise, message, learner_traceback)
+        raise CheckFailure(self.exercise, self._with_deviation(message), learner_traceback)
+
+    def _with_deviation(self, message: str) -> str:
+        """``message``, followed by the one edit of the reference that reproduces every
+        result the learner's code gave this check, when there is exactly one: a fact
+        established on all the inputs, where the message may say what one input showed."""
+        deviation = self.deviation()
+        if deviation and deviation not in message:
+            return f"{message}\n{deviation}"
+        return message
 
     def ok(self) -> None:
         self.count += 1
@@ -170,6 +193,25 @@ class Checker:
             self._notes.append(message)
             print(f"note ({self.exercise}): {message}")
 
+    def deviation(self, candidates: bool = False) -> str:
+        """The single edit of the reference that reproduces the learner's results on every
+        call this check made to the answer (:mod:`.deviations`); with ``candidates``, the
+        two or three edits these calls cannot tell apart; else ""."""
+        if self._answer is None or not self.recorded:
+            return ""
+        count = len(self.recorded)
+        if self._deviations is None or self._deviations[0] != count:
+            reference = reference_function(self.exercise)
+            sentences: list[str] = []
+            if reference is not None:
+                try:
+                    found = matching(reference, self.recorded)
+                    sentences = list(dict.fromkeys(variant.sentence for variant in found))
+                except Exception:  # the diagnosis must never hide the check's own message
+                    sentences = []
+            self._deviations = (count, sentences)
+        return explained(self._deviations[1], count, candidates)
+
     def done(self) -> None:
         kind = "hidden" if self.hidden else "visible"
         print(f"✓ {self.exercise}: all {self.count} {kind} checks passed.")
@@ -178,6 +220,8 @@ class Checker:
         name = name or self.exercise
         if self._watch is not None and name == self.exercise:
             self._watch.answer(fn)  # its forbidden APIs, read from its cell as the grader does
+        if name == self.exercise:
+            self._answer = fn
         if not callable(fn):
             self.fail(
                 f"expected `{name}` to be a function (or class), got {type(fn).__name__}. "
@@ -211,6 +255,7 @@ class Checker:
             if unchanged
             else []
         )
+        record = self._record(fn, args, kwargs)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
@@ -227,12 +272,20 @@ class Checker:
             except CheckFailure:
                 raise
             except Exception as exc:
+                if record is not None:
+                    record.result = Raised.of(exc)
+                    self.recorded.append(record)
                 empty = empty_input_hint(exc, *self._argument_names_and_values(fn, args, kwargs))
                 if empty:  # nothing to index: the loop-bound hints do not apply
                     raise self._raised(
                         exc, call_repr, [(IndexError, empty)], generic=False
                     ) from exc
                 raise self._raised(exc, call_repr, hint_list) from exc
+        if record is not None:
+            record.result = frozen(result)
+            self.recorded.append(record)
+        if fn is self._answer and isinstance(fn, type):  # a module built: how, for later calls
+            self._built[id(result)] = (frozen(args), frozen(kwargs))
         #: the texts of the warnings the last call issued (numpy's "'where' used without
         #: 'out'" tells an uninitialised result apart from a formula's NaN)
         self.last_warnings = [str(warning.message) for warning in caught]
@@ -251,6 +304,30 @@ class Checker:
                 )
         return result
 
+    def _record(self, fn: Callable, args: tuple, kwargs: Mapping) -> Recorded | None:
+        """A record of this call for the single-edit diagnosis: a call of the answer, or
+        of a module built from the answer class (with its constructor's arguments, its
+        weights and its mode); None for any other call."""
+        answer = self._answer
+        if answer is None:
+            return None
+        if fn is answer and not isinstance(fn, type):
+            return Recorded(frozen(args), frozen(dict(kwargs)), global_random_state())
+        if isinstance(answer, type) and isinstance(fn, answer) and id(fn) in self._built:
+            try:
+                state = frozen(dict(fn.state_dict()))
+            except Exception:
+                return None
+            return Recorded(
+                frozen(args),
+                frozen(dict(kwargs)),
+                global_random_state(),
+                built=self._built[id(fn)],
+                state=state,
+                training=bool(getattr(fn, "training", False)),
+            )
+        return None
+
     def _raised(
         self, exc: Exception, call_repr: str, hint_list: list, generic: bool = True
     ) -> CheckFailure:
@@ -264,10 +341,11 @@ class Checker:
                 "called by yours: your code handed it something outside its "
                 "contract (the message above says what)."
             )
+        deviation = self.deviation()
         return CheckFailure(
             self.exercise,
             f"calling `{call_repr}` raised {type(exc).__name__}: {clip(str(exc), 1000)}"
-            + "".join(f"\n{text}" for text in advice),
+            + "".join(f"\n{text}" for text in [*advice, deviation] if text),
             learner_frames(exc),
         )
 
@@ -315,6 +393,7 @@ class Checker:
             names = " or ".join(getattr(t, "__name__", str(t)) for t in members)
             if value is None:
                 hint = f"Did you forget the `return` statement? {hint}"
+            hint = hint or self.deviation()
             self.fail(
                 f"{what} should be a {names}, but it is a {type(value).__name__}. {hint}".strip()
             )
@@ -329,6 +408,8 @@ class Checker:
                 merged = ("" if "squeeze" in hint else size_one_axes(got, shape)) or (
                     "" if re.search(r"transpos|swap", hint) else permuted_axes(got, shape)
                 )  # unless the check's own hint names it
+            if not (merged or hint):  # a shape the check cannot explain
+                hint = self.deviation()
             self.fail(
                 f"{what} should have shape {shape}, but it has shape {got}. {merged}{hint}".strip()
             )
@@ -412,7 +493,11 @@ class Checker:
         both = self._matching(pairs, lambda value: self._equal(got, value))
         if len(both) == 1:
             self.fail(f"{what} returned {short(got)}, expected {short(expected)}. {both[0]}")
+        deviation = self.deviation()
+        if deviation:
+            self.fail(f"{what} returned {short(got)}, expected {short(expected)}. {deviation}")
         hint = hint() if callable(hint) else hint
+        hint = hint or self.deviation(candidates=True)
         relation = _value_relation(got, expected)
         parts = (first_difference(got, expected), _uniform_mask(got, expected), relation, hint)
         advice = " ".join(part for part in parts if part)
@@ -512,6 +597,9 @@ class Checker:
         diagnosis = explain() if explain is not None else ""
         if diagnosis:
             self.fail(f"{what} is not what the reference gives. {diagnosis}")
+        deviation = self.deviation()
+        if deviation:
+            self.fail(f"{what} is not what the reference gives. {deviation}")
         layout = match_layout(got_np, exp_np, axes, rtol=rtol, atol=atol, num_heads=num_heads)
         if layout is not None:
             self.fail(f"{what} is not what the reference gives. {layout.message}")
@@ -530,6 +618,7 @@ class Checker:
         diff = np.abs(np.nan_to_num(got_np - exp_np, nan=np.inf))
         worst = np.unravel_index(int(np.argmax(diff)), diff.shape) if diff.ndim else ()
         where = f" at index {tuple(int(i) for i in worst)}" if diff.ndim else ""
+        hint = hint or self.deviation(candidates=True)
         advice = " ".join(
             part for part in (first_wrong(got_np, exp_np, rtol=rtol, atol=atol), hint) if part
         )

@@ -1,0 +1,33 @@
+"""Diagnosis by single edits of the reference: when a learner's result is wrong and no
+mistake the check knows explains it, the edit of the reference that reproduces the
+learner's results on every input the check ran is named (:mod:`.edits`: the edits and
+their sentences; :mod:`.search`: recording the calls, running the edits, matching)."""
+
+from transformer_course.checking.deviations.edits import Edit, edits_of
+from transformer_course.checking.deviations.search import (
+    Raised,
+    Recorded,
+    Variant,
+    diagnose,
+    explained,
+    frozen,
+    matching,
+    reference_function,
+    same,
+    variants_of,
+)
+
+__all__ = [
+    "Edit",
+    "Raised",
+    "Recorded",
+    "Variant",
+    "diagnose",
+    "explained",
+    "edits_of",
+    "frozen",
+    "matching",
+    "reference_function",
+    "same",
+    "variants_of",
+]

@@ -1,0 +1,408 @@
+"""Which single edit of the reference reproduces what the learner's code returned.
+
+A check records every call it makes to the learner's answer (:class:`Recorded`: the
+arguments, the global random streams as they were, the result). When a value is wrong
+and no mistake the check knows explains it, :func:`diagnose` runs every single edit of
+the reference (:mod:`.edits`, and the edits of the course functions the reference calls)
+on the same arguments, from the same random state, and keeps the edits whose results
+equal the learner's on **every** call. One edit left: it is named. Two or three whose
+sentences differ: all are named as candidates these inputs cannot tell apart. None, or
+more: nothing is said, and the check's own message stands.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import copy
+import functools
+import importlib
+import inspect
+import math
+import pkgutil
+import re
+import signal
+import sys
+import textwrap
+import threading
+import time
+import types
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from types import FunctionType
+from typing import Any
+
+import numpy as np
+
+from transformer_course.checking.deviations.edits import Edit, edits_of
+from transformer_course.checking.randomness import global_random_state, restore_random_state
+
+__all__ = [
+    "Raised",
+    "Recorded",
+    "Variant",
+    "diagnose",
+    "explained",
+    "frozen",
+    "matching",
+    "reference_function",
+    "same",
+    "variants_of",
+]
+
+#: seconds one edited reference may run on one call, and all of them together
+_PER_CALL_S = 0.25
+_BUDGET_S = 2.0
+#: more matching edits than this (with different sentences) name nothing
+_MAX_CANDIDATES = 3
+
+
+@dataclass
+class Recorded:
+    """One call a check made to the learner's answer (for a module: to an instance of
+    it, with the arguments it was built with, its weights and its mode)."""
+
+    args: tuple
+    kwargs: dict
+    random_state: tuple
+    result: Any = None
+    built: tuple | None = None
+    state: dict | None = None
+    training: bool = False
+
+
+@dataclass
+class Variant:
+    """The reference with one edit: its sentence, and the function (compiled on first use)."""
+
+    sentence: str
+    kind: str
+    build: Callable[[], Callable]
+    _function: Callable | None = field(default=None, repr=False)
+
+    def function(self) -> Callable:
+        if self._function is None:
+            self._function = self.build()
+        return self._function
+
+
+def frozen(value: Any) -> Any:
+    """A copy of ``value`` that later calls cannot change (tensors detached and cloned;
+    random generators copied with their state)."""
+    import torch
+
+    if isinstance(value, torch.Generator):
+        twin = torch.Generator(device=value.device)
+        twin.set_state(value.get_state())
+        return twin
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, tuple):
+        return tuple(frozen(item) for item in value)
+    if isinstance(value, list):
+        return [frozen(item) for item in value]
+    if isinstance(value, dict):
+        return {key: frozen(item) for key, item in value.items()}
+    try:
+        return copy.deepcopy(value)
+    except Exception:  # an object that cannot be copied is passed as it is
+        return value
+
+
+@functools.lru_cache(maxsize=None)
+def reference_function(name: str) -> Callable | None:
+    """The reference of the exercise ``name``: a function, or an ``nn.Module`` class
+    (``None`` for a quiz or an unknown name)."""
+    import transformer_course.reference as package
+
+    if name.startswith("quiz_"):  # an answer, not a computation: its edits would tell it
+        return None
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        candidate = module.__dict__.get(name)
+        if isinstance(candidate, (FunctionType, type)) and candidate.__module__ == module.__name__:
+            return candidate
+    return None
+
+
+def _function_tree(function: Callable) -> ast.FunctionDef:
+    source = textwrap.dedent(inspect.getsource(function))
+    tree = ast.parse(source)
+    node = tree.body[0]
+    assert isinstance(node, ast.FunctionDef)
+    return node
+
+
+def _compiled(tree: ast.FunctionDef, name: str, namespace: dict) -> Callable:
+    module = ast.Module(body=[tree], type_ignores=[])
+    ast.fix_missing_locations(module)
+    with warnings.catch_warnings():  # an edit can make a literal that Python warns of
+        warnings.simplefilter("ignore")
+        code = compile(module, f"<the reference of {name}, edited>", "exec")
+    scope = dict(namespace)
+    exec(code, scope)  # the course's own reference, edited: trusted code
+    return scope[name]
+
+
+def _callees(function: Callable, tree: ast.FunctionDef) -> list[Callable]:
+    """The course functions of the same module that ``function`` calls by name."""
+    module_globals = sys.modules[function.__module__].__dict__
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            callee = module_globals.get(node.func.id)
+            callee = inspect.unwrap(callee) if callable(callee) else callee
+            if (
+                isinstance(callee, FunctionType)
+                and callee.__module__ == function.__module__
+                and callee is not function
+                and callee not in found
+            ):
+                found.append(callee)
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def variants_of(function: Callable) -> tuple[Variant, ...]:
+    """Every single edit of ``function`` and of the course functions it calls (for a
+    module class: of its ``forward``)."""
+    if isinstance(function, type):
+        return _variants(function.forward)
+    return _variants(function)
+
+
+def _variants(function: Callable) -> tuple[Variant, ...]:
+    function = inspect.unwrap(function)  # @torch.no_grad() keeps the original here
+    tree = _function_tree(function)
+    name = function.__name__
+    namespace = sys.modules[function.__module__].__dict__
+    variants: list[Variant] = []
+
+    def own(edit: Edit) -> Variant:
+        return Variant(
+            edit.sentence,
+            edit.kind,
+            lambda: _compiled(edit.apply(tree), name, namespace),
+        )
+
+    variants.extend(own(edit) for edit in _unique(edits_of(tree), tree))
+    for callee in _callees(function, tree):
+        callee_tree = _function_tree(callee)
+
+        def inside(edit: Edit, callee=callee, callee_tree=callee_tree) -> Variant:
+            def build() -> Callable:
+                edited = _compiled(edit.apply(callee_tree), callee.__name__, namespace)
+                return _compiled(tree, name, {**namespace, callee.__name__: edited})
+
+            return Variant(
+                f"{edit.sentence} (in the step that `{callee.__name__}` does)", edit.kind, build
+            )
+
+        variants.extend(inside(edit) for edit in _unique(edits_of(callee_tree), callee_tree))
+    return tuple(variants)
+
+
+def _unique(edits: Iterator[Edit], tree: ast.FunctionDef) -> Iterator[Edit]:
+    """The edits, each sentence once (two edits with one sentence make the same code)."""
+    seen: set[str] = set()
+    for edit in edits:
+        if edit.sentence not in seen:
+            seen.add(edit.sentence)
+            yield edit
+
+
+class _Timeout(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float):
+    """Stop the edited reference after ``seconds`` (an edited loop bound can loop for
+    ever); only in the main thread, where Python delivers signals."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(
+        signal, "setitimer"
+    ):
+        yield
+        return
+
+    def stop(signum, frame):
+        raise _Timeout
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+_FAILED = object()
+
+
+@dataclass(frozen=True)
+class Raised:
+    """An exception a call raised, as its type's name and its text (numbers that are
+    memory addresses left out): two calls that raise the same error agree."""
+
+    kind: str
+    text: str
+
+    @classmethod
+    def of(cls, error: BaseException) -> Raised:
+        return cls(type(error).__name__, re.sub(r"0x[0-9a-f]+", "0x…", str(error)))
+
+
+def _instance(reference: type, call: Recorded) -> Any:
+    """The reference module built like the learner's, with its weights and mode."""
+    args, kwargs = call.built or ((), {})
+    module = reference(*frozen(args), **frozen(kwargs))
+    module.load_state_dict(call.state)
+    module.train(call.training)
+    return module
+
+
+def _run(function: Callable, call: Recorded, instance: Any = None) -> Any:
+    if instance is not None:  # a module: its forward replaced by the edited one
+        instance.forward = types.MethodType(function, instance)
+        function = instance
+    restore_random_state(call.random_state)
+    try:
+        with (
+            _time_limit(_PER_CALL_S),
+            warnings.catch_warnings(),
+            np.errstate(all="ignore"),
+        ):
+            warnings.simplefilter("ignore")
+            return function(*frozen(call.args), **frozen(call.kwargs))
+    except _Timeout:
+        return _FAILED
+    except Exception as error:
+        return Raised.of(error)
+
+
+def _array(value: Any) -> np.ndarray | None:
+    if isinstance(value, np.ndarray):
+        return value
+    if hasattr(value, "detach") and hasattr(value, "numpy"):
+        return value.detach().cpu().numpy()
+    return None
+
+
+def same(got: Any, want: Any) -> bool:
+    """The learner's result and an edited reference's agree (floats within a tolerance
+    that also absorbs float32 against float64)."""
+    if want is _FAILED or got is _FAILED:
+        return False
+    if isinstance(want, Raised) or isinstance(got, Raised):
+        # the same error with the same sizes in its text: an error without a number
+        # ("'float' object has no attribute 'backward'") has too many causes to tell one
+        return want == got and any(ch.isdigit() for ch in want.text)
+    want_array, got_array = _array(want), _array(got)
+    if want_array is not None or got_array is not None:
+        if want_array is None or got_array is None or want_array.shape != got_array.shape:
+            return False
+        if want_array.dtype.kind in "biu" or got_array.dtype.kind in "biu":
+            return want_array.dtype.kind in "biu" and got_array.dtype.kind in "biu" and bool(
+                np.array_equal(want_array, got_array)
+            )
+        want64, got64 = want_array.astype(np.float64), got_array.astype(np.float64)
+        finite = np.abs(want64[np.isfinite(want64)])
+        scale = float(finite.max()) if finite.size else 1.0
+        return bool(
+            np.allclose(got64, want64, rtol=1e-4, atol=1e-6 + 1e-5 * min(scale, 1.0), equal_nan=True)
+        )
+    if isinstance(want, (tuple, list)):
+        return (
+            isinstance(got, (tuple, list))
+            and type(got) is type(want)
+            and len(got) == len(want)
+            and all(same(g, w) for g, w in zip(got, want, strict=True))
+        )
+    if isinstance(want, dict):
+        return (
+            isinstance(got, dict)
+            and got.keys() == want.keys()
+            and all(same(got[key], want[key]) for key in want)
+        )
+    if isinstance(want, float) or isinstance(got, float):
+        if not isinstance(got, (int, float)) or not isinstance(want, (int, float)):
+            return False
+        if math.isnan(want) or math.isnan(got):
+            return math.isnan(want) and math.isnan(got)
+        return math.isclose(got, want, rel_tol=1e-4, abs_tol=1e-6)
+    try:
+        return type(got) is type(want) and bool(got == want)
+    except Exception:
+        return False
+
+
+def matching(function: Callable, calls: list[Recorded], budget_s: float = _BUDGET_S) -> list[Variant]:
+    """The edits of ``function`` that give the learner's result on every recorded call
+    (the last call, where the learner's result was wrong, tried first)."""
+    if not calls:
+        return []
+    order = [calls[-1], *calls[:-1]]
+    found: list[Variant] = []
+    saved = global_random_state()
+    deadline = time.monotonic() + budget_s
+    try:
+        instances: list[Any] = [None] * len(order)
+        original = function
+        if isinstance(function, type):  # a module class: one reference instance per call
+            try:
+                instances = [_instance(function, call) for call in order]
+            except Exception:  # weights the reference cannot load: nothing to compare
+                return []
+            original = inspect.unwrap(function.forward)
+        # an answer the reference itself reproduces has nothing to diagnose (an edit that
+        # changes nothing would "match" it)
+        if all(
+            same(call.result, _run(original, call, instance))
+            for call, instance in zip(order, instances, strict=True)
+        ):
+            return []
+        for variant in variants_of(function):
+            if time.monotonic() > deadline:
+                return []  # not every edit was tried: no edit can be called the only one
+            try:
+                edited = variant.function()
+            except Exception:
+                continue
+            if all(
+                same(call.result, _run(edited, call, instance))
+                for call, instance in zip(order, instances, strict=True)
+            ):
+                found.append(variant)
+                if len({v.sentence for v in found}) > _MAX_CANDIDATES:
+                    return []  # too many explain it: none is named
+    finally:
+        restore_random_state(saved)
+    return found
+
+
+def explained(sentences: list[str], count: int, candidates: bool = True) -> str:
+    """The message for the sentences of the edits that reproduce the learner's results
+    on ``count`` calls: the one edit; with ``candidates``, the two or three; else ""."""
+    inputs = "the input this check ran" if count == 1 else f"all {count} inputs this check ran"
+    if len(sentences) == 1:
+        return (
+            f"Your code gives what the correct code gives with one change (on {inputs}): "
+            f"it {sentences[0]}."
+        )
+    if candidates and 1 < len(sentences) <= _MAX_CANDIDATES:
+        listed = "; or ".join(f"it {sentence}" for sentence in sentences)
+        return (
+            f"Your code gives what the correct code gives with one change (on {inputs}), "
+            f"but these inputs cannot tell which of these it is: {listed}."
+        )
+    return ""
+
+
+def diagnose(function: Callable, calls: list[Recorded], candidates: bool = True) -> str:
+    """:func:`explained` for the edits of ``function`` matching ``calls``."""
+    sentences = list(dict.fromkeys(variant.sentence for variant in matching(function, calls)))
+    return explained(sentences, len(calls), candidates)
