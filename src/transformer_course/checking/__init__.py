@@ -50,6 +50,9 @@ This ``__init__`` only re-exports; the logic lives in named modules:
   :mod:`.rounding` (whole numbers where real numbers belong), :mod:`.uninitialised`
   (numpy's ``where=`` without ``out=``), :mod:`.transposes` (which transpose reproduces an
   error), :mod:`.temperature` (a softmax over its scores times one constant);
+* :mod:`.deviations` (the diagnosis that needs no one to have imagined the mistake: the
+  single edits of the reference, each with its sentence, and the one that reproduces every
+  result the learner's code gave the check, named when it is the only one);
 * :mod:`.oracles` (float64 oracles of the building blocks, by concept, with knobs for
   the classic mistakes), :mod:`.layers` and :mod:`.layer_mistakes` (the layer checks'
   helpers and mistake tables, lessons 07-11), :mod:`.objects` (course objects the grader

@@ -102,8 +102,14 @@ _BINOP_SWAPS: dict[tuple[type, type], str] = {
     (ast.Add, ast.Sub): "adds where it should subtract",
     (ast.Div, ast.Mult): "divides where it should multiply",
     (ast.Mult, ast.Div): "multiplies where it should divide",
-    (ast.FloorDiv, ast.Div): "floor division `//` where true division `/` belongs (the fractions are lost)",
-    (ast.Div, ast.FloorDiv): "true division `/` where floor division `//` belongs (a fraction where a whole number belongs)",
+    (
+        ast.FloorDiv,
+        ast.Div,
+    ): "floor division `//` where true division `/` belongs (the fractions are lost)",
+    (
+        ast.Div,
+        ast.FloorDiv,
+    ): "true division `/` where floor division `//` belongs (a fraction where a whole number belongs)",
     (ast.Mult, ast.MatMult): "an elementwise product `*` where the matrix product `@` belongs",
     (ast.Mult, ast.Pow): "multiplies where it should raise to a power",
     (ast.Add, ast.Mult): "adds where it should multiply",
@@ -325,7 +331,9 @@ def _expression_edits(
         if isinstance(node.op, (ast.Sub, ast.Div, ast.FloorDiv, ast.MatMult, ast.Pow, ast.Mod)):
             new = ast.BinOp(left=node.right, op=node.op, right=node.left)
             yield edit(
-                new, f"puts the two sides the wrong way round: {quote(new)} where {old} belongs", "order"
+                new,
+                f"puts the two sides the wrong way round: {quote(new)} where {old} belongs",
+                "order",
             )
     elif isinstance(node, ast.UnaryOp) and _int_of(node) is None:
         if isinstance(node.op, ast.USub):
@@ -371,7 +379,9 @@ def _expression_edits(
             f"{quote(_replaced_in(context, node, new))} where {quote(context)} belongs",
             "flag",
         )
-    elif isinstance(node, ast.Constant) and type(node.value) is float and 0 < abs(node.value) < 1e-3:
+    elif (
+        isinstance(node, ast.Constant) and type(node.value) is float and 0 < abs(node.value) < 1e-3
+    ):
         context = _context(node, parents)
         new = ast.Constant(0.0)
         yield edit(
@@ -486,7 +496,9 @@ def _call_edits(node: ast.Call, edit: Callable[..., Edit]) -> Iterator[Edit]:
         if name in family:
             for other in family:
                 if other != name:
-                    new = ast.Call(func=_with_name(node.func, other), args=node.args, keywords=node.keywords)
+                    new = ast.Call(
+                        func=_with_name(node.func, other), args=node.args, keywords=node.keywords
+                    )
                     yield edit(
                         new,
                         f"calls `{other}` where `{name}` belongs: {quote(new)} where {old} belongs",
@@ -498,17 +510,32 @@ def _call_edits(node: ast.Call, edit: Callable[..., Edit]) -> Iterator[Edit]:
                 args = list(node.args)
                 args[position] = _plus(argument, amount)
                 new = ast.Call(func=node.func, args=args, keywords=node.keywords)
-                words = "one iteration more" if (amount > 0) == (position == len(node.args) - 1 or len(node.args) == 1) else "one iteration fewer"
+                words = (
+                    "one iteration more"
+                    if (amount > 0) == (position == len(node.args) - 1 or len(node.args) == 1)
+                    else "one iteration fewer"
+                )
                 if len(node.args) >= 2 and position == 0:
                     words = "starts one later" if amount > 0 else "starts one earlier"
-                yield edit(new, f"has a loop bound off by one ({words}): {quote(new)} where {old} belongs", "loop")
+                yield edit(
+                    new,
+                    f"has a loop bound off by one ({words}): {quote(new)} where {old} belongs",
+                    "loop",
+                )
         if len(node.args) == 1:
-            new = ast.Call(func=node.func, args=[ast.Constant(1), node.args[0]], keywords=node.keywords)
-            yield edit(new, f"starts the loop at 1 instead of 0: {quote(new)} where {old} belongs", "loop")
+            new = ast.Call(
+                func=node.func, args=[ast.Constant(1), node.args[0]], keywords=node.keywords
+            )
+            yield edit(
+                new, f"starts the loop at 1 instead of 0: {quote(new)} where {old} belongs", "loop"
+            )
     # the call left out: f(x) -> x, x.method(...) -> x
     if isinstance(node.func, ast.Attribute) and name not in _NEUTRAL_METHODS:
         receiver = node.func.value
-        if not (isinstance(receiver, ast.Name) and receiver.id in ("np", "torch", "math", "F", "nn", "self", "random")):
+        if not (
+            isinstance(receiver, ast.Name)
+            and receiver.id in ("np", "torch", "math", "F", "nn", "self", "random")
+        ):
             yield edit(
                 receiver,
                 f"leaves out `.{name}(…)`: {quote(receiver)} where {old} belongs",
@@ -559,17 +586,30 @@ def _subscript_edits(node: ast.Subscript, edit: Callable[..., Edit]) -> Iterator
                 if value is None:
                     continue
                 for amount in (1, -1):
-                    variants.append((ast.Slice(**{**_slice_fields(part), bound: _plus(value, amount)}), "off by one"))
+                    variants.append(
+                        (
+                            ast.Slice(**{**_slice_fields(part), bound: _plus(value, amount)}),
+                            "off by one",
+                        )
+                    )
                 variants.append((ast.Slice(**{**_slice_fields(part), bound: None}), "bound"))
-        elif isinstance(part, ast.Name) or (isinstance(part, ast.BinOp) and isinstance(part.op, (ast.Add, ast.Sub))):
+        elif isinstance(part, ast.Name) or (
+            isinstance(part, ast.BinOp) and isinstance(part.op, (ast.Add, ast.Sub))
+        ):
             for amount in (1, -1):
                 variants.append((_plus(part, amount), "off by one"))
         for new_part, kind in variants:
             new_parts = list(parts)
             new_parts[position] = new_part
-            new_index = ast.Tuple(elts=new_parts, ctx=ast.Load()) if isinstance(index, ast.Tuple) else new_part
+            new_index = (
+                ast.Tuple(elts=new_parts, ctx=ast.Load())
+                if isinstance(index, ast.Tuple)
+                else new_part
+            )
             new = ast.Subscript(value=node.value, slice=new_index, ctx=node.ctx)
-            words = "has an index off by one" if kind == "off by one" else "leaves out a slice bound"
+            words = (
+                "has an index off by one" if kind == "off by one" else "leaves out a slice bound"
+            )
             yield edit(new, f"{words}: {quote(new)} where {old} belongs", kind)
 
 
@@ -614,10 +654,18 @@ def _statement_edits(
             if isinstance(node.op, belongs):
                 new = ast.AugAssign(target=node.target, op=written(), value=node.value)
                 yield edit(new, f"{words}: {quote(new)} where {quote(node)} belongs", "operator")
-    if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) and len(node.value.elts) >= 2:
+    if (
+        isinstance(node, ast.Return)
+        and isinstance(node.value, ast.Tuple)
+        and len(node.value.elts) >= 2
+    ):
         elts = node.value.elts
         for i in range(len(elts) - 1):
             swapped = list(elts)
             swapped[i], swapped[i + 1] = swapped[i + 1], swapped[i]
             new = ast.Return(value=ast.Tuple(elts=swapped, ctx=ast.Load()))
-            yield edit(new, f"returns its results in another order: {quote(new)} where {quote(node)} belongs", "order")
+            yield edit(
+                new,
+                f"returns its results in another order: {quote(new)} where {quote(node)} belongs",
+                "order",
+            )

@@ -112,7 +112,7 @@ def frozen(value: Any) -> Any:
         return value
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def reference_function(name: str) -> Callable | None:
     """The reference of the exercise ``name``: a function, or an ``nn.Module`` class
     (``None`` for a quiz or an unknown name)."""
@@ -165,7 +165,7 @@ def _callees(function: Callable, tree: ast.FunctionDef) -> list[Callable]:
     return found
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def variants_of(function: Callable) -> tuple[Variant, ...]:
     """Every single edit of ``function`` and of the course functions it calls (for a
     module class: of its ``forward``)."""
@@ -306,14 +306,18 @@ def same(got: Any, want: Any) -> bool:
         if want_array is None or got_array is None or want_array.shape != got_array.shape:
             return False
         if want_array.dtype.kind in "biu" or got_array.dtype.kind in "biu":
-            return want_array.dtype.kind in "biu" and got_array.dtype.kind in "biu" and bool(
-                np.array_equal(want_array, got_array)
+            return (
+                want_array.dtype.kind in "biu"
+                and got_array.dtype.kind in "biu"
+                and bool(np.array_equal(want_array, got_array))
             )
         want64, got64 = want_array.astype(np.float64), got_array.astype(np.float64)
         finite = np.abs(want64[np.isfinite(want64)])
         scale = float(finite.max()) if finite.size else 1.0
         return bool(
-            np.allclose(got64, want64, rtol=1e-4, atol=1e-6 + 1e-5 * min(scale, 1.0), equal_nan=True)
+            np.allclose(
+                got64, want64, rtol=1e-4, atol=1e-6 + 1e-5 * min(scale, 1.0), equal_nan=True
+            )
         )
     if isinstance(want, (tuple, list)):
         return (
@@ -340,7 +344,9 @@ def same(got: Any, want: Any) -> bool:
         return False
 
 
-def matching(function: Callable, calls: list[Recorded], budget_s: float = _BUDGET_S) -> list[Variant]:
+def matching(
+    function: Callable, calls: list[Recorded], budget_s: float = _BUDGET_S
+) -> list[Variant]:
     """The edits of ``function`` that give the learner's result on every recorded call
     (the last call, where the learner's result was wrong, tried first)."""
     if not calls:

@@ -1,0 +1,224 @@
+"""The single-edit diagnosis (checking.deviations): an edit of the reference is named
+only when it reproduces the learner's results on every call the check made, and never
+when the reference itself does, when the inputs leave too many candidates, or when the
+search could not try every edit."""
+
+from __future__ import annotations
+
+import ast
+import math
+import textwrap
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from transformer_course import registry
+from transformer_course.checking import Checker, CheckFailure
+from transformer_course.checking.deviations import (
+    Raised,
+    Recorded,
+    edits_of,
+    explained,
+    matching,
+    reference_function,
+    same,
+    variants_of,
+)
+from transformer_course.checking.deviations import search as deviation_search
+from transformer_course.checking.randomness import global_random_state
+
+REFERENCE_ROW = reference_function("attention_row")
+
+
+def _calls(function, *argument_tuples) -> list[Recorded]:
+    """Records of ``function`` called on each tuple of arguments, as a check records them."""
+    records = []
+    for args in argument_tuples:
+        record = Recorded(args, {}, global_random_state())
+        try:
+            record.result = function(*args)
+        except Exception as error:
+            record.result = Raised.of(error)
+        records.append(record)
+    return records
+
+
+def _row_inputs(seed: int, d_k: int = 3, d_v: int = 4, len_k: int = 5):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=d_k), rng.normal(size=(len_k, d_k)), rng.normal(size=(len_k, d_v))
+
+
+def _sentences(function, calls) -> list[str]:
+    return list(dict.fromkeys(v.sentence for v in matching(function, calls)))
+
+
+def test_the_one_edit_that_reproduces_every_result_is_named():
+    def scores_from_values(query, keys, values):  # values @ query where keys @ query belongs
+        scores = values @ query / math.sqrt(query.shape[-1])
+        weights = np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()
+        return weights, weights @ values
+
+    calls = _calls(scores_from_values, _row_inputs(0, d_k=4, d_v=4), _row_inputs(1, d_k=4, d_v=4))
+    assert _sentences(REFERENCE_ROW, calls) == [
+        "uses `values` where `keys` belongs: `values @ query` where `keys @ query` belongs"
+    ]
+
+
+def test_an_answer_the_reference_reproduces_gets_no_diagnosis():
+    """Edits that change nothing (an axis -1 written 0 on a vector) would "match" a right
+    answer; the reference is run first, and a match there ends the search."""
+    calls = _calls(REFERENCE_ROW, _row_inputs(0), _row_inputs(1))
+    assert matching(REFERENCE_ROW, calls) == []
+
+
+def test_a_mistake_that_no_single_edit_makes_gets_no_diagnosis():
+    def halved_values(query, keys, values):
+        weights, output = REFERENCE_ROW(query, keys, values)
+        return weights, output / 2 + 0.1
+
+    assert matching(REFERENCE_ROW, _calls(halved_values, _row_inputs(0), _row_inputs(2))) == []
+
+
+def test_candidates_are_listed_only_when_the_inputs_leave_two_or_three():
+    one = explained(["uses `a` where `b` belongs"], 1)
+    assert one.startswith("Your code gives what the correct code gives with one change")
+    assert "it uses `a` where `b` belongs." in one
+    two = explained(["X", "Y"], 3)
+    assert "cannot tell which" in two and "it X; or it Y" in two
+    assert explained(["X", "Y"], 3, candidates=False) == ""
+    assert explained(["W", "X", "Y", "Z"], 3) == ""
+    assert explained([], 3) == ""
+
+
+def test_an_unfinished_search_names_nothing(monkeypatch):
+    """When the time budget runs out before every edit was tried, a match found so far
+    cannot be called the only one."""
+
+    def scaled_twice(query, keys, values):
+        scores = keys @ query / math.sqrt(query.shape[-1]) / math.sqrt(query.shape[-1])
+        weights = np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()
+        return weights, weights @ values
+
+    calls = _calls(scaled_twice, _row_inputs(3))
+    assert matching(REFERENCE_ROW, calls, budget_s=0.0) == []
+
+
+def test_an_edited_loop_that_never_ends_is_stopped():
+    def forever():
+        while True:
+            pass
+
+    with pytest.raises(deviation_search._Timeout):
+        with deviation_search._time_limit(0.05):
+            forever()
+
+
+def test_errors_agree_only_when_their_text_carries_sizes():
+    """A shape error names sizes that few causes share; "'float' object has no attribute
+    'backward'" has too many causes to name one."""
+    sized = Raised("RuntimeError", "shape '[2, 3, 16]' is invalid for input of size 48")
+    assert same(sized, Raised("RuntimeError", "shape '[2, 3, 16]' is invalid for input of size 48"))
+    assert not same(
+        sized, Raised("RuntimeError", "shape '[2, 3, 8]' is invalid for input of size 48")
+    )
+    bare = Raised("AttributeError", "'float' object has no attribute 'backward'")
+    assert not same(bare, bare)
+    assert Raised.of(ValueError("at 0x7f3a12")).text == "at 0x…"
+
+
+def test_results_agree_within_a_tolerance_and_by_structure():
+    assert same(np.array([1.0, 2.0]), torch.tensor([1.0, 2.0 + 1e-7], dtype=torch.float64))
+    assert not same(np.array([1.0, 2.0]), np.array([1.0, 2.1]))
+    assert not same(np.array([1.0, 2.0]), np.array([[1.0, 2.0]]))
+    assert same((1, [2, 3]), (1, [2, 3])) and not same((1, [2, 3]), [1, [2, 3]])
+    assert not same(np.array([1, 2]), np.array([1.0, 2.0]))  # ids are not floats
+    assert same(float("nan"), float("nan")) and not same(1.0, 1.1)
+
+
+def test_the_edits_cover_each_kind_with_a_sentence_in_words():
+    source = textwrap.dedent(
+        """
+        def f(x, n, mask):
+            m = np.max(x, axis=-1, keepdims=True)
+            y = -(x - m) / n
+            if n > 1:
+                y = y[:, : n - 1]
+            total = 0
+            for i in range(n):
+                total += i
+            return y, ~mask
+        """
+    )
+    function = ast.parse(source).body[0]
+    edits = list(edits_of(function))
+    kinds = {edit.kind for edit in edits}
+    assert {"operator", "left out", "order", "sign", "negation", "comparison", "axis"} <= kinds
+    assert {"function", "keyword", "variable", "step", "branch", "accumulate", "loop"} <= kinds
+    sentences = [edit.sentence for edit in edits]
+    assert (
+        "multiplies where it should divide: `-(x - m) * n` where `-(x - m) / n` belongs"
+        in sentences
+    )
+    assert any(s.startswith("calls `min` where `max` belongs") for s in sentences)
+    assert any(s.startswith("leaves out `keepdims=True`") for s in sentences)
+    assert any(s.startswith("uses axis 0 where axis -1 belongs") for s in sentences)
+    assert any(s.startswith("overwrites instead of accumulating") for s in sentences)
+    for edit in edits:  # every edit makes code that Python accepts
+        ast.unparse(edit.apply(function))
+
+
+def test_quizzes_have_no_edits_to_name():
+    """A quiz's reference is its answer: an edit would tell it."""
+    assert reference_function("quiz_score_scale") is None
+    assert reference_function("softmax") is not None
+    assert isinstance(reference_function("SwiGLU"), type)
+    assert len(variants_of(reference_function("softmax"))) > 20
+
+
+def test_a_check_names_the_edit_in_its_message():
+    """Through a real check: a scaled dot-product attention whose fully-blocked rows are
+    found with .all() where .any() belongs."""
+    reference = reference_function("scaled_dot_product_attention")
+    source = textwrap.dedent(__import__("inspect").getsource(reference)).replace(
+        "~mask.any(dim=-1, keepdim=True)", "~mask.all(dim=-1, keepdim=True)"
+    )
+    scope = dict(reference.__globals__)
+    exec(compile(source, "<learner>", "exec"), scope)
+    check = registry.exercise("04_attention", "scaled_dot_product_attention").check
+    with pytest.raises(CheckFailure) as failure:
+        check(scope["scaled_dot_product_attention"])
+    assert "calls `all` where `any` belongs" in failure.value.message
+
+
+def test_a_module_is_diagnosed_through_its_forward():
+    """A SwiGLU without its gate: the edit of the reference's forward that leaves out the
+    multiplication by the value branch reproduces it, with the learner's weights."""
+
+    class UngatedSwiGLU(nn.Module):
+        def __init__(self, d_model: int, d_hidden: int):
+            super().__init__()
+            self.w1 = nn.Linear(d_model, d_hidden, bias=False)
+            self.w2 = nn.Linear(d_hidden, d_model, bias=False)
+            self.w3 = nn.Linear(d_model, d_hidden, bias=False)
+
+        def forward(self, x):
+            return self.w2(F.silu(self.w1(x)))
+
+    check = registry.exercise("11_language_model", "SwiGLU").check
+    with pytest.raises(CheckFailure) as failure:
+        check(UngatedSwiGLU)
+    assert "does not multiply by `self.w3(x)`" in failure.value.message
+
+
+def test_a_checker_records_only_the_answer_and_its_modules():
+    def answer(x):
+        return x + 1
+
+    with Checker("softmax") as c:
+        c.require_callable(answer)
+        c.call(answer, np.zeros(2))
+        c.call(len, [1, 2])  # not the answer: not recorded
+    assert len(c.recorded) == 1 and c.recorded[0].result.tolist() == [1.0, 1.0]
