@@ -230,22 +230,24 @@ BLIND13C: list[Case] = [
         ),
         edits=[("batch[row, : len(seq)] = seq", "batch[row] = seq")],
     ),
-    _c(
-        "pad-empty-batch-one-axis",
-        L01,
-        "pad_batch",
-        "pads each sequence as a list and converts the rows with np.array(rows, "
-        "dtype=np.int64): right whenever there is a sequence (empty ones included), but no "
-        "sequences at all give np.array([]), of shape (0,) instead of (0, 0).",
-        (r"\(0,\)", r"np\.array\(\[\]", r"(no sequences|empty batch).{0,80}\(0, ?0\)"),
-        (r"max\(\).{0,60}(empty|default)", r"ValueError", r"float (dtype|array) (instead|rather)"),
-        code="""
-        def pad_batch(sequences, pad_id):
-            max_len = max((len(seq) for seq in sequences), default=0)
-            rows = [list(seq) + [pad_id] * (max_len - len(seq)) for seq in sequences]
-            return np.array(rows, dtype=np.int64)
-        """,
-    ),
+    # blind13c-pad-empty-batch-one-axis left out after the run: pad_batch accepts on purpose shape
+    # (0,) for no sequences, with a note; generalisation.py lists it with the reason.
+    # _c(
+    #     "pad-empty-batch-one-axis",
+    #     L01,
+    #     "pad_batch",
+    #     "pads each sequence as a list and converts the rows with np.array(rows, "
+    #     "dtype=np.int64): right whenever there is a sequence (empty ones included), but no "
+    #     "sequences at all give np.array([]), of shape (0,) instead of (0, 0).",
+    #     (r"\(0,\)", r"np\.array\(\[\]", r"(no sequences|empty batch).{0,80}\(0, ?0\)"),
+    #     (r"max\(\).{0,60}(empty|default)", r"ValueError", r"float (dtype|array) (instead|rather)"),
+    #     code="""
+    #     def pad_batch(sequences, pad_id):
+    #         max_len = max((len(seq) for seq in sequences), default=0)
+    #         rows = [list(seq) + [pad_id] * (max_len - len(seq)) for seq in sequences]
+    #         return np.array(rows, dtype=np.int64)
+    #     """,
+    # ),
     # ------------------------------------------------------------------ 01 get_pair_counts
     _c(
         "pairs-slice-as-key",

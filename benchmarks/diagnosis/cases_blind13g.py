@@ -638,19 +638,22 @@ BLIND13G: list[Case] = [
         (r"norm2\(memory\)", r"memory.{0,40}(normali[sz]ed|norm2) (again|twice|too)"),
         edits=[('return "b"', 'return "d"')],
     ),
-    _c(
-        "quiz-decoder-masks-letter-in-brackets",
-        L08,
-        "quiz_decoder_masks",
-        'returns the option\'s label as printed, "(b)", brackets included, instead of the '
-        'letter "b": the right choice in the wrong form.',
-        (
-            r"parenthes[ie]s|brackets",
-            r"\(b\).{0,60}(not|instead)",
-            r"(just|only) the letter|the letter alone|a single letter|one letter",
-            r'"a", "b", "c" or "d"',
-        ),
-        (r"look-?ahead", r"target padding", r"no mask"),
-        edits=[('return "b"', 'return "(b)"')],
-    ),
+    # blind13g-quiz-decoder-masks-letter-in-brackets left out after the run: the quiz checks
+    # accept a letter written with brackets or a full stop on purpose (checking.quiz strips them);
+    # generalisation.py lists it with the reason.
+    # _c(
+    #     "quiz-decoder-masks-letter-in-brackets",
+    #     L08,
+    #     "quiz_decoder_masks",
+    #     'returns the option\'s label as printed, "(b)", brackets included, instead of the '
+    #     'letter "b": the right choice in the wrong form.',
+    #     (
+    #         r"parenthes[ie]s|brackets",
+    #         r"\(b\).{0,60}(not|instead)",
+    #         r"(just|only) the letter|the letter alone|a single letter|one letter",
+    #         r'"a", "b", "c" or "d"',
+    #     ),
+    #     (r"look-?ahead", r"target padding", r"no mask"),
+    #     edits=[('return "b"', 'return "(b)"')],
+    # ),
 ]

@@ -76,6 +76,11 @@ CONTROLS = (
         tuple(f"blind12{x}-" for x in "hijklmn"),
         (_BEFORE_ROUNDS[3], ("3e64947", "after round 11, before round 12")),
     ),
+    Control(
+        "round 13's cases, new to the benchmark (blind13a-g)",
+        tuple(f"blind13{x}-" for x in "abcdefg"),
+        (("68a1a7c", "after round 12, before the single-edit diagnosis"),),
+    ),
 )
 
 _DRIVER = """

@@ -843,6 +843,81 @@ BATCHES = (
         "checks after round 11; every case compared with the earlier cases' causes before "
         "any run and replaced where it repeated one",
     ),
+    Batch(
+        "round 13, 09-10",
+        "3909ff6",
+        "by a new helper (r13a) that had read no check and no message, judged against the "
+        "checks after round 12 and before the single-edit diagnosis "
+        "(checking.deviations), which was built while the cases were written; every case "
+        "compared with the earlier cases' causes before any run and replaced where it "
+        "repeated one",
+    ),
+    Batch(
+        "round 13, 11",
+        "f3b47d3",
+        "by a new helper (r13b) that had read no check and no message, judged against the "
+        "checks after round 12 and before the single-edit diagnosis "
+        "(checking.deviations), which was built while the cases were written; every case "
+        "compared with the earlier cases' causes before any run and replaced where it "
+        "repeated one",
+    ),
+    Batch(
+        "round 13, 00-02",
+        "cd54aa6",
+        "by a new helper (r13c) that had read no check and no message, judged against the "
+        "checks after round 12 and before the single-edit diagnosis "
+        "(checking.deviations), which was built while the cases were written; every case "
+        "compared with the earlier cases' causes before any run and replaced where it "
+        "repeated one",
+        excluded=(
+            (
+                "blind13c-pad-empty-batch-one-axis",
+                "pad_batch accepts on purpose shape (0,) for no sequences, with a note",
+            ),
+        ),
+    ),
+    Batch(
+        "round 13, 05-06",
+        "27359c9",
+        "by a new helper (r13d) that had read no check and no message, judged against the "
+        "checks after round 12 and before the single-edit diagnosis "
+        "(checking.deviations), which was built while the cases were written; every case "
+        "compared with the earlier cases' causes before any run and replaced where it "
+        "repeated one",
+    ),
+    Batch(
+        "round 13, 12",
+        "688eac1",
+        "by a new helper (r13e) that had read no check and no message, judged against the "
+        "checks after round 12 and before the single-edit diagnosis "
+        "(checking.deviations), which was built while the cases were written; every case "
+        "compared with the earlier cases' causes before any run and replaced where it "
+        "repeated one",
+    ),
+    Batch(
+        "round 13, 03-04",
+        "e78dbc6",
+        "by a new helper (r13f) that had read no check and no message, judged against the "
+        "checks after round 12 and before the single-edit diagnosis "
+        "(checking.deviations), which was built while the cases were written; every case "
+        "compared with the earlier cases' causes before any run and replaced where it "
+        "repeated one",
+    ),
+    Batch(
+        "round 13, 07-08",
+        "b87e9e8",
+        "by a new helper (r13g) that had read no check and no message, judged against the "
+        "checks after round 12 and before the single-edit diagnosis "
+        "(checking.deviations), which was built while the cases were written; every case "
+        "compared with the earlier cases' causes before any run and replaced where it "
+        "repeated one",
+        excluded=(
+            (
+                "blind13g-quiz-decoder-masks-letter-in-brackets",
+                "the quiz checks accept a letter written with brackets or a full stop on purpose (checking.quiz strips them)",
+            ),
+        ),
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
