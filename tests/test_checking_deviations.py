@@ -222,3 +222,12 @@ def test_a_checker_records_only_the_answer_and_its_modules():
         c.call(answer, np.zeros(2))
         c.call(len, [1, 2])  # not the answer: not recorded
     assert len(c.recorded) == 1 and c.recorded[0].result.tolist() == [1.0, 1.0]
+
+
+def test_edited_references_run_as_the_course_s_own_code():
+    """The forbidden-API watch ignores the course's own code: an edited reference that
+    calls an API the exercise forbids must not be taken for the learner's call."""
+    from transformer_course.checking.forbidden import _COURSE
+
+    variant = variants_of(reference_function("attention_row"))[0]
+    assert variant.function().__code__.co_filename.startswith(_COURSE)

@@ -284,7 +284,7 @@ class Checker:
         if record is not None:
             record.result = frozen(result)
             self.recorded.append(record)
-        if fn is self._answer and isinstance(fn, type):  # a module built: how, for later calls
+        if fn is self._answer and self._module_exercise():  # built: how, for later calls
             self._built[id(result)] = (frozen(args), frozen(kwargs))
         #: the texts of the warnings the last call issued (numpy's "'where' used without
         #: 'out'" tells an uninitialised result apart from a formula's NaN)
@@ -304,6 +304,12 @@ class Checker:
                 )
         return result
 
+    def _module_exercise(self) -> bool:
+        """Whether the exercise's reference is a class (its answer is then called to build
+        modules, and the modules are called), read from the reference: in the grader the
+        answer is a stand-in, not a class."""
+        return isinstance(reference_function(self.exercise), type)
+
     def _record(self, fn: Callable, args: tuple, kwargs: Mapping) -> Recorded | None:
         """A record of this call for the single-edit diagnosis: a call of the answer, or
         of a module built from the answer class (with its constructor's arguments, its
@@ -311,9 +317,9 @@ class Checker:
         answer = self._answer
         if answer is None:
             return None
-        if fn is answer and not isinstance(fn, type):
+        if fn is answer and not self._module_exercise():
             return Recorded(frozen(args), frozen(dict(kwargs)), global_random_state())
-        if isinstance(answer, type) and isinstance(fn, answer) and id(fn) in self._built:
+        if id(fn) in self._built:  # a module built from the answer (the grader's stand-in too)
             try:
                 state = frozen(dict(fn.state_dict()))
             except Exception:

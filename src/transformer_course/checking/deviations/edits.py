@@ -35,29 +35,47 @@ class Edit:
     replacement: ast.AST | list[ast.stmt] | None
     sentence: str
     kind: str
+    #: a statement removed as well (two steps put in the other order)
+    removed: int | None = None
 
     def apply(self, tree: ast.AST) -> ast.AST:
         """A copy of ``tree`` with this edit made."""
         tree = copy.deepcopy(tree)
-        target = list(ast.walk(tree))[self.index]
-        for parent in ast.walk(tree):
-            for field, value in ast.iter_fields(parent):
-                if value is target:
-                    setattr(parent, field, copy.deepcopy(self.replacement))
-                    return ast.fix_missing_locations(tree)
-                if isinstance(value, list) and any(item is target for item in value):
-                    position = next(i for i, item in enumerate(value) if item is target)
-                    if self.replacement is None:
-                        spliced: list = []
-                    elif isinstance(self.replacement, list):
-                        spliced = copy.deepcopy(self.replacement)
-                    else:
-                        spliced = [copy.deepcopy(self.replacement)]
-                    value[position : position + 1] = spliced
-                    if not value and isinstance(target, ast.stmt):
-                        value.append(ast.Pass())
-                    return ast.fix_missing_locations(tree)
-        raise LookupError("the edited node is not in the tree")
+        nodes = list(ast.walk(tree))
+        target = nodes[self.index]
+        if self.removed is not None:
+            _remove(tree, nodes[self.removed])
+        return _replace(tree, target, self.replacement)
+
+
+def _remove(tree: ast.AST, target: ast.AST) -> None:
+    for parent in ast.walk(tree):
+        for _, value in ast.iter_fields(parent):
+            if isinstance(value, list) and any(item is target for item in value):
+                value[:] = [item for item in value if item is not target]
+                return
+
+
+def _replace(tree: ast.AST, target: ast.AST, replacement) -> ast.AST:
+    """``tree`` with ``target`` replaced (``None``: removed; a list: spliced in)."""
+    for parent in ast.walk(tree):
+        for field, value in ast.iter_fields(parent):
+            if value is target:
+                setattr(parent, field, copy.deepcopy(replacement))
+                return ast.fix_missing_locations(tree)
+            if isinstance(value, list) and any(item is target for item in value):
+                position = next(i for i, item in enumerate(value) if item is target)
+                if replacement is None:
+                    spliced: list = []
+                elif isinstance(replacement, list):
+                    spliced = copy.deepcopy(replacement)
+                else:
+                    spliced = [copy.deepcopy(replacement)]
+                value[position : position + 1] = spliced
+                if not value and isinstance(target, ast.stmt):
+                    value.append(ast.Pass())
+                return ast.fix_missing_locations(tree)
+    raise LookupError("the edited node is not in the tree")
 
 
 class _Abbreviate(ast.NodeTransformer):
@@ -271,12 +289,26 @@ def _replaced_in(context: ast.AST, node: ast.AST, replacement: ast.AST) -> ast.A
     return tree
 
 
+def _self_attributes(function: ast.FunctionDef) -> list[str]:
+    """The attributes of ``self`` the function reads (a module's submodules and sizes)."""
+    found = [
+        node.attr
+        for node in ast.walk(function)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+        and isinstance(node.ctx, ast.Load)
+    ]
+    return list(dict.fromkeys(found))
+
+
 def edits_of(function: ast.FunctionDef) -> Iterator[Edit]:
     """Every single edit of ``function``'s body (its docstring and signature left alone)."""
     nodes = list(ast.walk(function))
     parents = _parents(function)
     index_of = {id(node): i for i, node in enumerate(nodes)}
     names = _local_names(function)
+    attributes = _self_attributes(function)
     docstring = (
         function.body[0]
         if function.body
@@ -301,11 +333,14 @@ def edits_of(function: ast.FunctionDef) -> Iterator[Edit]:
             skipped |= {id(n) for n in ast.walk(node.annotation)}
         index = index_of[id(node)]
 
-        def edit(replacement, sentence: str, kind: str, at: int = index) -> Edit:
-            return Edit(at, replacement, sentence, kind)
+        def edit(
+            replacement, sentence: str, kind: str, at: int = index, removed: int | None = None
+        ) -> Edit:
+            return Edit(at, replacement, sentence, kind, removed)
 
         yield from _expression_edits(node, parents, names, edit)
-        yield from _statement_edits(node, parents, edit)
+        yield from _attribute_edits(node, parents, attributes, edit)
+        yield from _statement_edits(node, parents, edit, index_of)
 
 
 def _expression_edits(
@@ -405,6 +440,30 @@ def _expression_edits(
                 f"{quote(_replaced_in(context, node, new))} where {quote(context)} belongs",
                 "variable",
             )
+
+
+def _attribute_edits(
+    node: ast.AST, parents: dict[int, ast.AST], attributes: list[str], edit: Callable[..., Edit]
+) -> Iterator[Edit]:
+    """``self.b`` where ``self.a`` belongs: a module's other submodule or size."""
+    if not (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+        and isinstance(node.ctx, ast.Load)
+    ):
+        return
+    context = _context(node, parents)
+    for other in attributes:
+        if other == node.attr:
+            continue
+        new = ast.Attribute(value=node.value, attr=other, ctx=ast.Load())
+        yield edit(
+            new,
+            f"uses `self.{other}` where `self.{node.attr}` belongs: "
+            f"{quote(_replaced_in(context, node, new))} where {quote(context)} belongs",
+            "attribute",
+        )
 
 
 def _header_names(statement: ast.stmt) -> set[str]:
@@ -562,6 +621,14 @@ def _call_edits(node: ast.Call, edit: Callable[..., Edit]) -> Iterator[Edit]:
         )
     positional = [a for a in node.args if not isinstance(a, ast.Starred)]
     if len(positional) == len(node.args) and len(node.args) >= 2:
+        for i, argument in enumerate(node.args):
+            args = node.args[:i] + node.args[i + 1 :]
+            new = ast.Call(func=node.func, args=args, keywords=node.keywords)
+            yield edit(
+                new,
+                f"leaves out the argument {quote(argument)}: {quote(new)} where {old} belongs",
+                "argument",
+            )
         for i in range(len(node.args) - 1):
             args = list(node.args)
             args[i], args[i + 1] = args[i + 1], args[i]
@@ -613,15 +680,45 @@ def _subscript_edits(node: ast.Subscript, edit: Callable[..., Edit]) -> Iterator
             yield edit(new, f"{words}: {quote(new)} where {old} belongs", kind)
 
 
+def _block_of(node: ast.stmt, parents: dict[int, ast.AST]) -> list | None:
+    """The list of statements ``node`` is one of."""
+    owner = parents.get(id(node))
+    for _, value in ast.iter_fields(owner) if owner is not None else ():
+        if isinstance(value, list) and any(item is node for item in value):
+            return value
+    return None
+
+
 def _slice_fields(part: ast.Slice) -> dict:
     return {"lower": part.lower, "upper": part.upper, "step": part.step}
 
 
 def _statement_edits(
-    node: ast.AST, parents: dict[int, ast.AST], edit: Callable[..., Edit]
+    node: ast.AST, parents: dict[int, ast.AST], edit: Callable[..., Edit], index_of: dict
 ) -> Iterator[Edit]:
     if not isinstance(node, ast.stmt):
         return
+    simple = (ast.Assign, ast.AugAssign, ast.Expr)
+    if isinstance(node, ast.AugAssign) or (
+        isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and any(
+            isinstance(n, ast.Name) and n.id == node.targets[0].id for n in ast.walk(node.value)
+        )
+    ):  # a step that updates a value: done twice
+        yield edit([node, node], f"does the step {quote(node)} twice", "twice")
+    block = _block_of(node, parents)
+    if block is not None and isinstance(node, simple):
+        position = next(i for i, item in enumerate(block) if item is node)
+        if position + 1 < len(block) and isinstance(block[position + 1], simple):
+            following = block[position + 1]
+            yield edit(
+                [following, node],
+                f"does the two steps {quote(node)} and {quote(following)} in the other order",
+                "order",
+                removed=index_of[id(following)],
+            )
     if isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr, ast.If, ast.For, ast.While)):
         first_line = quote(node).split("\n")[0]
         if isinstance(node, ast.If):
