@@ -103,7 +103,7 @@ def test_an_unfinished_search_names_nothing(monkeypatch):
         return weights, weights @ values
 
     calls = _calls(scaled_twice, _row_inputs(3))
-    assert matching(REFERENCE_ROW, calls, budget_s=0.0) == []
+    assert matching(REFERENCE_ROW, calls, budget=0) == []
 
 
 def test_an_edited_loop_that_never_ends_is_stopped():
@@ -231,3 +231,9 @@ def test_edited_references_run_as_the_course_s_own_code():
 
     variant = variants_of(reference_function("attention_row"))[0]
     assert variant.function().__code__.co_filename.startswith(_COURSE)
+
+
+def test_an_error_never_agrees_with_a_value():
+    error = Raised("RuntimeError", "size 3 != 4")
+    assert not same(error, np.zeros(3)) and not same(np.zeros(3), error)
+    assert not same(error, torch.zeros(2)) and not same(error, 3)

@@ -282,10 +282,12 @@ class Checker:
                     ) from exc
                 raise self._raised(exc, call_repr, hint_list) from exc
         if record is not None:
-            record.result = frozen(result)
-            self.recorded.append(record)
+            with contextlib.suppress(Exception, RecursionError):  # a value too deep to copy
+                record.result = frozen(result)
+                self.recorded.append(record)
         if fn is self._answer and self._module_exercise():  # built: how, for later calls
-            self._built[id(result)] = (frozen(args), frozen(kwargs))
+            with contextlib.suppress(Exception, RecursionError):
+                self._built[id(result)] = (frozen(args), frozen(kwargs))
         #: the texts of the warnings the last call issued (numpy's "'where' used without
         #: 'out'" tells an uninitialised result apart from a formula's NaN)
         self.last_warnings = [str(warning.message) for warning in caught]
@@ -314,6 +316,12 @@ class Checker:
         """A record of this call for the single-edit diagnosis: a call of the answer, or
         of a module built from the answer class (with its constructor's arguments, its
         weights and its mode); None for any other call."""
+        try:
+            return self._recorded_call(fn, args, kwargs)
+        except (Exception, RecursionError):  # arguments too deep to copy: not recorded
+            return None
+
+    def _recorded_call(self, fn: Callable, args: tuple, kwargs: Mapping) -> Recorded | None:
         answer = self._answer
         if answer is None:
             return None
@@ -499,10 +507,7 @@ class Checker:
         both = self._matching(pairs, lambda value: self._equal(got, value))
         if len(both) == 1:
             self.fail(f"{what} returned {short(got)}, expected {short(expected)}. {both[0]}")
-        deviation = self.deviation()
-        if deviation:
-            self.fail(f"{what} returned {short(got)}, expected {short(expected)}. {deviation}")
-        hint = hint() if callable(hint) else hint
+        hint = hint() if callable(hint) else hint  # (fail() adds the one edit that fits)
         hint = hint or self.deviation(candidates=True)
         relation = _value_relation(got, expected)
         parts = (first_difference(got, expected), _uniform_mask(got, expected), relation, hint)
@@ -603,16 +608,18 @@ class Checker:
         diagnosis = explain() if explain is not None else ""
         if diagnosis:
             self.fail(f"{what} is not what the reference gives. {diagnosis}")
-        deviation = self.deviation()
-        if deviation:
-            self.fail(f"{what} is not what the reference gives. {deviation}")
         layout = match_layout(got_np, exp_np, axes, rtol=rtol, atol=atol, num_heads=num_heads)
-        if layout is not None:
+        if layout is not None:  # (fail() adds the one edit of the reference that fits)
             self.fail(f"{what} is not what the reference gives. {layout.message}")
         hint = hint() if callable(hint) else hint
         relation = match_relation(got_np, exp_np, rtol=rtol, atol=atol)
         if relation is not None:
             self.fail(f"{what} is not what the reference gives. {relation.message} {hint}".strip())
+        # before the fallbacks: the one edit that fits replaces them (after the hint, which
+        # may read what a check's hooks recorded: the edits run the reference)
+        deviation = self.deviation()
+        if deviation:
+            self.fail(f"{what} is not what the reference gives. {deviation}")
         if not np.isfinite(got_np).all() and np.isfinite(exp_np).all():
             bad = np.argwhere(~np.isfinite(got_np))[0]
             self.fail(
