@@ -55,6 +55,12 @@ _BEFORE_ROUNDS = (
     ("b0ae317", "before round 11"),
 )
 
+#: the course after round 12's fixes, then with the single-edit diagnosis
+#: (checking.deviations), which was built while round 13's cases were written
+_DEVIATIONS = (
+    ("68a1a7c", "after round 12, before the single-edit diagnosis"),
+    ("51a0bc4", "with the single-edit diagnosis"),
+)
 CONTROLS = (
     Control(
         "round 11's first cases (blind11a-g)",
@@ -69,17 +75,17 @@ CONTROLS = (
     Control(
         "round 12's cases, new to the benchmark (blind12a-g)",
         tuple(f"blind12{x}-" for x in "abcdefg"),
-        (*_BEFORE_ROUNDS[2:], ("3e64947", "after round 11, before round 12")),
+        (*_BEFORE_ROUNDS[2:], ("3e64947", "after round 11, before round 12"), *_DEVIATIONS),
     ),
     Control(
         "round 12's second cases, new to the benchmark (blind12h-n)",
         tuple(f"blind12{x}-" for x in "hijklmn"),
-        (_BEFORE_ROUNDS[3], ("3e64947", "after round 11, before round 12")),
+        (_BEFORE_ROUNDS[3], ("3e64947", "after round 11, before round 12"), *_DEVIATIONS),
     ),
     Control(
         "round 13's cases, new to the benchmark (blind13a-g)",
         tuple(f"blind13{x}-" for x in "abcdefg"),
-        (("68a1a7c", "after round 12, before the single-edit diagnosis"),),
+        _DEVIATIONS,
     ),
 )
 
@@ -157,9 +163,22 @@ def judged_at(commit: str, prefixes: tuple[str, ...]) -> dict[str, dict]:
     return json.loads(lines[-1].split(" ", 1)[1])
 
 
-def run_control(control: Control) -> dict:
+def _case_ids(prefixes: tuple[str, ...]) -> list[str]:
+    from benchmarks.diagnosis.cases import CASES
+
+    return sorted(case.id for case in CASES if case.id.startswith(prefixes))
+
+
+def run_control(control: Control, recorded: dict | None = None) -> dict:
+    """The control's rows; a commit already ``recorded`` for exactly today's cases keeps
+    its row (an old commit's checks do not change)."""
     rows = {}
+    ids = _case_ids(control.prefixes)
     for commit, what in control.commits:
+        old = (recorded or {}).get(commit)
+        if old is not None and sorted(old["cases"]) == ids:
+            rows[commit] = {**old, "what": what}
+            continue
         results = judged_at(commit, control.prefixes)
         counts = Counter(result["verdict"] for result in results.values())
         rows[commit] = {
@@ -198,7 +217,7 @@ def main(argv: list[str] | None = None) -> None:
             if control.name in old:
                 record[control.name] = old[control.name]
             continue
-        record[control.name] = run_control(control)
+        record[control.name] = run_control(control, old.get(control.name))
         print(control.name, {c: r["counts"] for c, r in record[control.name].items()}, flush=True)
     RECORD.write_text(json.dumps(record, indent=1) + "\n")
     print(markdown(record))
