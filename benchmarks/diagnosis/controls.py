@@ -59,7 +59,7 @@ _BEFORE_ROUNDS = (
 #: (checking.deviations), which was built while round 13's cases were written
 _DEVIATIONS = (
     ("68a1a7c", "after round 12, before the single-edit diagnosis"),
-    ("51a0bc4", "with the single-edit diagnosis"),
+    ("e57633d", "with the single-edit diagnosis"),
 )
 CONTROLS = (
     Control(
