@@ -83,9 +83,14 @@ def test_a_mistake_that_no_single_edit_makes_gets_no_diagnosis():
 
 
 def test_candidates_are_listed_only_when_the_inputs_leave_two_or_three():
-    one = explained(["uses `a` where `b` belongs"], 1)
+    one = explained(["uses `a` where `b` belongs"], 3, wrong=2)
     assert one.startswith("Your code gives what the correct code gives with one change")
+    assert "(on all 3 inputs this check ran, 2 of which show the mistake)" in one
     assert "it uses `a` where `b` belongs." in one
+    # one wrong result is weaker evidence: said so
+    careful = explained(["uses `a` where `b` belongs"], 3, wrong=1)
+    assert careful.startswith("The one result of yours that is wrong is what the correct")
+    assert "can fit other mistakes too" in careful
     two = explained(["X", "Y"], 3)
     assert "cannot tell which" in two and "it X; or it Y" in two
     assert explained(["X", "Y"], 3, candidates=False) == ""

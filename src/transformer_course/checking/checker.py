@@ -18,8 +18,8 @@ from transformer_course.checking.deviations import (
     Recorded,
     explained,
     frozen,
-    matching,
     reference_function,
+    search_edits,
 )
 from transformer_course.checking.empty_inputs import empty_input_hint
 from transformer_course.checking.failure import CheckFailure, course_origin, learner_frames
@@ -143,7 +143,7 @@ class Checker:
         #: (arguments, random state, result): what the single-edit diagnosis replays
         self._answer: Any = None
         self.recorded: list[Recorded] = []
-        self._deviations: tuple[int, list[str]] | None = None
+        self._deviations: tuple[int, list[str], int] | None = None
         self._built: dict[int, tuple] = {}
 
     def __enter__(self) -> Checker:
@@ -203,14 +203,17 @@ class Checker:
         if self._deviations is None or self._deviations[0] != count:
             reference = reference_function(self.exercise)
             sentences: list[str] = []
+            wrong = 0
             if reference is not None:
                 try:
-                    found = matching(reference, self.recorded)
-                    sentences = list(dict.fromkeys(variant.sentence for variant in found))
+                    found = search_edits(reference, self.recorded)
+                    sentences = list(dict.fromkeys(v.sentence for v in found.variants))
+                    wrong = found.wrong
                 except Exception:  # the diagnosis must never hide the check's own message
                     sentences = []
-            self._deviations = (count, sentences)
-        return explained(self._deviations[1], count, candidates)
+            self._deviations = (count, sentences, wrong)
+        _, sentences, wrong = self._deviations
+        return explained(sentences, count, candidates, wrong)
 
     def done(self) -> None:
         kind = "hidden" if self.hidden else "visible"

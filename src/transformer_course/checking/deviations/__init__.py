@@ -14,6 +14,7 @@ from transformer_course.checking.deviations.search import (
     matching,
     reference_function,
     same,
+    search_edits,
     variants_of,
 )
 
@@ -29,5 +30,6 @@ __all__ = [
     "matching",
     "reference_function",
     "same",
+    "search_edits",
     "variants_of",
 ]

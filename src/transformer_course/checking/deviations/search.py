@@ -49,6 +49,7 @@ __all__ = [
     "matching",
     "reference_function",
     "same",
+    "search_edits",
     "variants_of",
 ]
 
@@ -396,11 +397,25 @@ def _work(function: Callable, call: Recorded, instance: Any) -> tuple[Any, int]:
     return result, count
 
 
+@dataclass
+class Search:
+    """The edits that reproduce every recorded result, and on how many of the calls the
+    learner's result differs from the reference's (the evidence they rest on)."""
+
+    variants: list[Variant]
+    wrong: int = 0
+
+
 def matching(function: Callable, calls: list[Recorded], budget: int = _BUDGET) -> list[Variant]:
     """The edits of ``function`` that give the learner's result on every recorded call
     (the last call, where the learner's result was wrong, tried first)."""
+    return search_edits(function, calls, budget).variants
+
+
+def search_edits(function: Callable, calls: list[Recorded], budget: int = _BUDGET) -> Search:
+    """:func:`matching`, with the number of calls whose result is wrong."""
     if not calls:
-        return []
+        return Search([])
     order = [calls[-1], *calls[:-1]]
     found: list[Variant] = []
     saved = global_random_state()
@@ -411,24 +426,25 @@ def matching(function: Callable, calls: list[Recorded], budget: int = _BUDGET) -
             try:
                 instances = [_instance(function, call) for call in order]
             except Exception:  # weights the reference cannot load: nothing to compare
-                return []
+                return Search([])
             original = inspect.unwrap(function.forward)
         # an answer the reference itself reproduces has nothing to diagnose (an edit that
         # changes nothing would "match" it)
         started = time.perf_counter()
         first, work = _work(original, order[0], instances[0])
         limit = min(_PER_CALL_S, max(0.01, _SLOWER * (time.perf_counter() - started)))
-        if same(order[0].result, first) and all(
-            same(call.result, _run(original, call, instance))
+        wrong = int(not same(order[0].result, first)) + sum(
+            not same(call.result, _run(original, call, instance))
             for call, instance in zip(order[1:], instances[1:], strict=True)
-        ):
-            return []
+        )
+        if not wrong:
+            return Search([])
         # most edits are told apart on the first call, so the search costs about one run
         # per edit: one that would cost more than the budget is not started (beam search,
         # whole decoding loops), and every one that starts tries every edit
         variants = variants_of(function)
         if work * len(variants) > budget:
-            return []
+            return Search([], wrong)
         for variant in variants:
             try:
                 edited = variant.function()
@@ -440,20 +456,30 @@ def matching(function: Callable, calls: list[Recorded], budget: int = _BUDGET) -
             ):
                 found.append(variant)
                 if len({v.sentence for v in found}) > _MAX_CANDIDATES:
-                    return []  # too many explain it: none is named
+                    return Search([], wrong)  # too many explain it: none is named
     finally:
         restore_random_state(saved)
-    return found
+    return Search(found, wrong)
 
 
-def explained(sentences: list[str], count: int, candidates: bool = True) -> str:
+def explained(
+    sentences: list[str], count: int, candidates: bool = True, wrong: int | None = None
+) -> str:
     """The message for the sentences of the edits that reproduce the learner's results
-    on ``count`` calls: the one edit; with ``candidates``, the two or three; else ""."""
+    on ``count`` calls, ``wrong`` of them wrong: the one edit (said with care when one
+    wrong result is all it rests on); with ``candidates``, the two or three; else ""."""
     inputs = "the input this check ran" if count == 1 else f"all {count} inputs this check ran"
-    if len(sentences) == 1:
+    wrong = count if wrong is None else wrong
+    if len(sentences) == 1 and wrong >= 2:
         return (
-            f"Your code gives what the correct code gives with one change (on {inputs}): "
-            f"it {sentences[0]}."
+            f"Your code gives what the correct code gives with one change (on {inputs}, "
+            f"{wrong} of which show the mistake): it {sentences[0]}."
+        )
+    if len(sentences) == 1:
+        where = "The one result of yours that is wrong" if count > 1 else "Your result"
+        return (
+            f"{where} is what the correct code gives with one change: it {sentences[0]}. "
+            "One wrong result can fit other mistakes too: look there first."
         )
     if candidates and 1 < len(sentences) <= _MAX_CANDIDATES:
         listed = "; or ".join(f"it {sentence}" for sentence in sentences)
@@ -466,5 +492,6 @@ def explained(sentences: list[str], count: int, candidates: bool = True) -> str:
 
 def diagnose(function: Callable, calls: list[Recorded], candidates: bool = True) -> str:
     """:func:`explained` for the edits of ``function`` matching ``calls``."""
-    sentences = list(dict.fromkeys(variant.sentence for variant in matching(function, calls)))
-    return explained(sentences, len(calls), candidates)
+    found = search_edits(function, calls)
+    sentences = list(dict.fromkeys(variant.sentence for variant in found.variants))
+    return explained(sentences, len(calls), candidates, found.wrong)
