@@ -308,7 +308,9 @@ def _array(value: Any) -> np.ndarray | None:
         return value
     if hasattr(value, "detach") and hasattr(value, "numpy"):
         value = value.detach().cpu()
-        if value.is_floating_point() or value.is_complex():  # bfloat16 has no numpy dtype
+        if value.is_complex():
+            value = value.to(dtype=value.real.double().dtype.to_complex())
+        elif value.is_floating_point():  # bfloat16 has no numpy dtype
             value = value.double()
         return value.numpy()
     return None
@@ -413,7 +415,14 @@ def matching(function: Callable, calls: list[Recorded], budget: int = _BUDGET) -
 
 
 def search_edits(function: Callable, calls: list[Recorded], budget: int = _BUDGET) -> Search:
-    """:func:`matching`, with the number of calls whose result is wrong."""
+    """:func:`matching`, with the number of calls whose result is wrong. Silent: a test
+    cell that writes to stderr counts as failed in nbgrader."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return _search(function, calls, budget)
+
+
+def _search(function: Callable, calls: list[Recorded], budget: int) -> Search:
     if not calls:
         return Search([])
     order = [calls[-1], *calls[:-1]]
