@@ -415,29 +415,31 @@ BLIND13C: list[Case] = [
         """,
     ),
     # ------------------------------------------------------------------ 01 bpe_decode
-    _c(
-        "bpe-decode-parts-reversed",
-        L01,
-        "bpe_decode",
-        "builds each merged token's bytes as table[b] + table[a], its two parts in the wrong "
-        "order: every token whose parts differ comes back with its halves swapped ('th' as "
-        "'ht').",
-        (
-            r"table\[b\] ?\+ ?table\[a\]",
-            r"(order|parts?|halves).{0,40}(swapped|reversed|exchanged|wrong order|other way)",
-            r"(second|right) part (first|before)",
-            r"(swapped|reversed) (order|halves|parts)",
-        ),
-        (
-            r"latin-?1",
-            r"bytes\(\[a, ?b\]\)",
-            r"(each|every) token (separately|on its own)",
-            r"space",
-            r"chr\(",
-            r"bytes\(i\)",
-        ),
-        edits=[("table[a] + table[b]", "table[b] + table[a]")],
-    ),
+    # blind13c-bpe-decode-parts-reversed left out after the run: its code is one of the tests' own
+    # mistakes (test_01 bpe_decode_parts_swapped); generalisation.py lists it with the reason.
+    # _c(
+    #     "bpe-decode-parts-reversed",
+    #     L01,
+    #     "bpe_decode",
+    #     "builds each merged token's bytes as table[b] + table[a], its two parts in the wrong "
+    #     "order: every token whose parts differ comes back with its halves swapped ('th' as "
+    #     "'ht').",
+    #     (
+    #         r"table\[b\] ?\+ ?table\[a\]",
+    #         r"(order|parts?|halves).{0,40}(swapped|reversed|exchanged|wrong order|other way)",
+    #         r"(second|right) part (first|before)",
+    #         r"(swapped|reversed) (order|halves|parts)",
+    #     ),
+    #     (
+    #         r"latin-?1",
+    #         r"bytes\(\[a, ?b\]\)",
+    #         r"(each|every) token (separately|on its own)",
+    #         r"space",
+    #         r"chr\(",
+    #         r"bytes\(i\)",
+    #     ),
+    #     edits=[("table[a] + table[b]", "table[b] + table[a]")],
+    # ),
     _c(
         "bpe-decode-256-as-byte",
         L01,

@@ -430,32 +430,35 @@ def quiz_fully_masked_row() -> str:
         ],
         source=PADDING_SKIPPED_BATCH_OF_ONE,
     ),
-    _c(
-        "padmask-first-row-for-all",
-        L06,
-        "padding_mask",
-        "builds the mask from the first sequence only, (ids[0] != pad_id)[None, None, None, :], "
-        "shape (1, 1, 1, len): right for a batch of one; for larger batches every sequence "
-        "gets the first one's padding (and the batch axis has size 1).",
-        (
-            r"ids\[0\]",
-            r"first (sequence|row|sentence).{0,80}(every|all|whole batch|other)",
-            r"(every|each) (sequence|row) .{0,40}(the )?first('s)?",
-            r"batch (axis|dimension).{0,60}(1 instead|size 1|missing|lost)",
-        ),
-        (
-            r"leading axes|in front",
-            r"inverted|polarity",
-            r"query axis",
-            r"pad_id.{0,30}(ignored|0)",
-        ),
-        edits=[
-            (
-                "return (ids != pad_id)[:, None, None, :]",
-                "return (ids[0] != pad_id)[None, None, None, :]",
-            )
-        ],
-    ),
+    # blind13d-padmask-first-row-for-all left out after the run: its code is one of the tests' own
+    # mistakes (test_06 padding_mask_first_sequence_only); generalisation.py lists it with the
+    # reason.
+    # _c(
+    #     "padmask-first-row-for-all",
+    #     L06,
+    #     "padding_mask",
+    #     "builds the mask from the first sequence only, (ids[0] != pad_id)[None, None, None, :], "
+    #     "shape (1, 1, 1, len): right for a batch of one; for larger batches every sequence "
+    #     "gets the first one's padding (and the batch axis has size 1).",
+    #     (
+    #         r"ids\[0\]",
+    #         r"first (sequence|row|sentence).{0,80}(every|all|whole batch|other)",
+    #         r"(every|each) (sequence|row) .{0,40}(the )?first('s)?",
+    #         r"batch (axis|dimension).{0,60}(1 instead|size 1|missing|lost)",
+    #     ),
+    #     (
+    #         r"leading axes|in front",
+    #         r"inverted|polarity",
+    #         r"query axis",
+    #         r"pad_id.{0,30}(ignored|0)",
+    #     ),
+    #     edits=[
+    #         (
+    #             "return (ids != pad_id)[:, None, None, :]",
+    #             "return (ids[0] != pad_id)[None, None, None, :]",
+    #         )
+    #     ],
+    # ),
     _c(
         "padmask-unpadded-batch-float-ones",
         L06,

@@ -874,6 +874,10 @@ BATCHES = (
                 "blind13c-pad-empty-batch-one-axis",
                 "pad_batch accepts on purpose shape (0,) for no sequences, with a note",
             ),
+            (
+                "blind13c-bpe-decode-parts-reversed",
+                "its code is one of the tests' own mistakes (test_01 bpe_decode_parts_swapped)",
+            ),
         ),
     ),
     Batch(
@@ -884,6 +888,12 @@ BATCHES = (
         "(checking.deviations), which was built while the cases were written; every case "
         "compared with the earlier cases' causes before any run and replaced where it "
         "repeated one",
+        excluded=(
+            (
+                "blind13d-padmask-first-row-for-all",
+                "its code is one of the tests' own mistakes (test_06 padding_mask_first_sequence_only)",
+            ),
+        ),
     ),
     Batch(
         "round 13, 12",
