@@ -273,20 +273,9 @@ def _replaced_in(context: ast.AST, node: ast.AST, replacement: ast.AST) -> ast.A
     """``context`` with ``node`` (one of its descendants) replaced, for quoting."""
     if context is node:
         return replacement
+    position = next(i for i, n in enumerate(ast.walk(context)) if n is node)
     tree = copy.deepcopy(context)
-    originals = list(ast.walk(context))
-    target = list(ast.walk(tree))[next(i for i, n in enumerate(originals) if n is node)]
-    for parent in ast.walk(tree):
-        for field, value in ast.iter_fields(parent):
-            if value is target:
-                setattr(parent, field, replacement)
-                return tree
-            if isinstance(value, list):
-                for i, item in enumerate(value):
-                    if item is target:
-                        value[i] = replacement
-                        return tree
-    return tree
+    return _replace(tree, list(ast.walk(tree))[position], replacement)
 
 
 def _self_attributes(function: ast.FunctionDef) -> list[str]:
@@ -490,14 +479,13 @@ def _nearby_names(node: ast.AST, parents: dict[int, ast.AST]) -> set[str]:
     if statement is None:
         return set()
     found = _header_names(statement)
-    block_owner = parents.get(id(statement))
-    for _, value in ast.iter_fields(block_owner) if block_owner is not None else ():
-        if isinstance(value, list) and any(item is statement for item in value):
-            position = next(i for i, item in enumerate(value) if item is statement)
-            for earlier in value[max(0, position - 2) : position]:
-                for target in ast.walk(earlier):
-                    if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store):
-                        found.add(target.id)
+    block = _block_of(statement, parents)
+    if block is not None:
+        position = next(i for i, item in enumerate(block) if item is statement)
+        for earlier in block[max(0, position - 2) : position]:
+            for target in ast.walk(earlier):
+                if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store):
+                    found.add(target.id)
     return found
 
 
