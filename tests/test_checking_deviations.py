@@ -168,6 +168,9 @@ def test_the_edits_cover_each_kind_with_a_sentence_in_words():
         in sentences
     )
     assert any(s.startswith("calls `min` where `max` belongs") for s in sentences)
+    assert any(
+        s.startswith("takes the remainder `%` where division `/` belongs") for s in sentences
+    )
     assert any(s.startswith("leaves out `keepdims=True`") for s in sentences)
     assert any(s.startswith("uses axis 0 where axis -1 belongs") for s in sentences)
     assert any(s.startswith("overwrites instead of accumulating") for s in sentences)

@@ -349,6 +349,22 @@ def test_no_relation_is_named_against_an_all_zero_reference():
             lambda: torch.nn.Embedding(3, 2)(torch.zeros(2)),
             r"token ids that reached an embedding are floats",
         ),
+        (lambda: np.ones((2, 3)).mean(dim=-1), r"`dim=` is PyTorch's spelling.*axis="),
+        (lambda: np.ones((2, 3)).sum(axis=-1, keepdim=True), r"`keepdim=` is PyTorch's"),
+        (lambda: np.ones((2, 3)).max(axis=2), r"axis 2 is not one of them. It is one past"),
+        (lambda: np.ones((2, 3)).max(axis=-3), r"has axes 0 \.\. 1 \(or -1 \.\. -2"),
+        (lambda: range(0, 4, 4 // 8), r"got a step of 0"),
+        (lambda: ~torch.zeros(2, 2).tril(), r"this tensor is a float one"),
+        (
+            lambda: torch.zeros(1, 2, 3, 2).masked_fill_(torch.ones(3, 2, dtype=torch.bool), 1)[
+                torch.ones(3, 2, dtype=torch.bool)
+            ],
+            r"a \[3, 2\] mask meant for the last axes.*x\[\.\.\., mask\]",
+        ),
+        (
+            lambda: torch.arange(10)[torch.arange(2) : torch.arange(2) + 3],
+            r"where Python needs one whole number: a slice bound",
+        ),
     ],
 )
 def test_common_errors_raised_by_a_learners_code_come_with_advice(raise_it, hint):

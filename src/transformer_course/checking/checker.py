@@ -358,7 +358,7 @@ class Checker:
                 "called by yours: your code handed it something outside its "
                 "contract (the message above says what)."
             )
-        deviation = self.deviation()
+        deviation = self.deviation(candidates=not advice)
         return CheckFailure(
             self.exercise,
             f"calling `{call_repr}` raised {type(exc).__name__}: {clip(str(exc), 1000)}"

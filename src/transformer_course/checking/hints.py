@@ -99,7 +99,32 @@ GENERIC_HINTS: dict[str, str | Callable[[BaseException], str]] = {
     # windows (r12b) raise this one instead
     "only integer tensors of a single element can be converted to an index": lambda exc: (
         _tensor_of_tensors_advice(exc)
+        # blind13b-ntb-slices-with-starts-tensor: tokens[starts : starts + block_size]
+        or "A tensor of several values was used where Python needs one whole number: a "
+        "slice bound (x[start:stop]), a list index or a range() argument. A slice takes one "
+        "start at a time: loop over the values, or index with a tensor of all the positions "
+        "at once (a table of windows is starts[:, None] + torch.arange(length))."
     ),
+    # blind13c-center-torch-dim-keepdim: x.mean(dim=-1, keepdim=True) on a numpy array
+    "got an unexpected keyword argument 'dim'": lambda exc: _numpy_keywords_advice(exc),
+    "got an unexpected keyword argument 'keepdim'": lambda exc: _numpy_keywords_advice(exc),
+    # blind13c-center-axis-ndim: axis=x.ndim, one past the last
+    "is out of bounds for array of dimension": lambda exc: _numpy_axis_advice(exc),
+    # blind13e-tiled-block-size-read-as-count: a step computed from the input came out 0
+    "range() arg 3 must not be zero": (
+        "range(start, stop, step) got a step of 0: a step computed from the input came out 0 "
+        "here (an integer division such as n // k with n < k gives 0, for one). Check what "
+        "the step stands for: a size in steps of itself, or a count of pieces?"
+    ),
+    # blind13g-enc-mask-made-additive: the bool mask turned into a float one, then ~mask
+    "~ (operator.invert) is only implemented on integer and Boolean-type tensors": (
+        "~ negates a bool mask, and this tensor is a float one: a mask turned into numbers "
+        "(0 and -inf, the additive form of nn.Transformer; 0.0 and 1.0), or one built with "
+        "torch.ones/torch.tril without dtype=torch.bool. The course's masks stay bool (True "
+        "= may attend) from where they are built to the masked_fill that uses them."
+    ),
+    # blind13e-tiled-mask-by-boolean-index: scores[future] = -inf on batched scores
+    "The shape of the mask": lambda exc: _boolean_index_advice(exc),
     "mat1 and mat2 shapes cannot be multiplied": lambda exc: (
         "A matrix product (@, nn.Linear) got shapes that do not chain: the last axis of the "
         "left operand must equal the first of the right's (its second-to-last for batched "
@@ -174,6 +199,55 @@ GENERIC_HINTS: dict[str, str | Callable[[BaseException], str]] = {
         "dtype=x.dtype, or use torch.zeros_like(x))."
     ),
 }
+
+
+def _numpy_keywords_advice(exc: BaseException) -> str:
+    """dim=/keepdim= (PyTorch's spelling) given to a numpy reduction."""
+    keyword = "dim" if "'dim'" in str(exc) else "keepdim"
+    return (
+        f"`{keyword}=` is PyTorch's spelling, and numpy does not know it: numpy's functions "
+        "and array methods (np.mean, x.sum, x.max, ...) take axis= and keepdims= (with an s), "
+        "x.mean(axis=-1, keepdims=True). Use the spelling of the library whose array it is."
+    )
+
+
+_NUMPY_AXIS = re.compile(r"axis (-?\d+) is out of bounds for array of dimension (\d+)")
+
+
+def _numpy_axis_advice(exc: BaseException) -> str:
+    """An axis number an array does not have (numpy's AxisError)."""
+    found = _NUMPY_AXIS.search(str(exc))
+    if not found:
+        return ""
+    axis, ndim = int(found[1]), int(found[2])
+    text = (
+        f"An array with {ndim} ax{'is' if ndim == 1 else 'es'} has axes 0 .. {ndim - 1} "
+        f"(or -1 .. -{ndim} from the end), and axis {axis} is not one of them."
+    )
+    if axis == ndim:
+        text += (
+            " It is one past the last: axes count from 0, so the last is x.ndim - 1, "
+            "which axis=-1 names whatever the number of dimensions."
+        )
+    return text
+
+
+_MASK_INDEX = re.compile(r"shape of the mask \[([\d, ]*)\] at index \d+ does not match")
+
+
+def _boolean_index_advice(exc: BaseException) -> str:
+    """A bool mask used as an index, x[mask], whose shape fits x's last axes, not its
+    first (PyTorch lines an index mask up with the leading axes)."""
+    found = _MASK_INDEX.search(str(exc))
+    if not found:
+        return ""
+    return (
+        f"A bool mask used as an index, x[mask], lines up with the *first* axes of x, so a "
+        f"[{found[1]}] mask meant for the last axes of a batched tensor does not fit. "
+        "x.masked_fill(mask, value) and torch.where(mask, a, b) broadcast the mask against "
+        "the last axes, as meant; or index the last axes explicitly, x[..., mask]."
+    )
+
 
 _OUT_OF_BOUNDS = re.compile(r"index (-?\d+) is out of bounds for dimension (\d+) with size (\d+)")
 

@@ -123,12 +123,14 @@ _BINOP_SWAPS: dict[tuple[type, type], str] = {
     (
         ast.FloorDiv,
         ast.Div,
-    ): "floor division `//` where true division `/` belongs (the fractions are lost)",
+    ): "uses floor division `//` where true division `/` belongs (the fractions are lost)",
     (
         ast.Div,
         ast.FloorDiv,
-    ): "true division `/` where floor division `//` belongs (a fraction where a whole number belongs)",
-    (ast.Mult, ast.MatMult): "an elementwise product `*` where the matrix product `@` belongs",
+    ): "uses true division `/` where floor division `//` belongs (a fraction where a whole number belongs)",
+    (ast.Mod, ast.FloorDiv): "takes the remainder `%` where floor division `//` belongs",
+    (ast.Mod, ast.Div): "takes the remainder `%` where division `/` belongs",
+    (ast.Mult, ast.MatMult): "uses an elementwise product `*` where the matrix product `@` belongs",
     (ast.Mult, ast.Pow): "multiplies where it should raise to a power",
     (ast.Add, ast.Mult): "adds where it should multiply",
     (ast.Mult, ast.Add): "multiplies where it should add",
