@@ -2821,12 +2821,54 @@ MISTAKES += [
     ),
 ]
 
+
+# ---------------------------------- round 14 (r14a): classes round 13's blind cases showed
+# A pattern in a plain string: "\b" is Python's backspace escape ("\\w" below is what an
+# unescaped "\w" stays, as Python keeps an unknown escape).
+_WORD_THEN_BOUNDARY = re.compile("\\w+\b|[^\\w\\s]")
+
+
+def tokenize_boundary_after_word_plain_string(text):  # "\w+\b": a backspace after each word
+    return _WORD_THEN_BOUNDARY.findall(text.lower())
+
+
+def tokenize_bounded_words_plain_string(text):  # words between backspaces, marks forgotten too
+    return re.findall("\b[\\w]+\b", text.lower())
+
+
+def tokenize_marks_only(text):  # no word alternative at all: not a backspace
+    return re.findall(r"[^\w\s]", text.lower())
+
+
+def tokenize_raw_word_boundaries(text):  # the same boundaries in a raw string: right
+    return re.findall(r"\b\w+\b|[^\w\s]", text.lower())
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_tokenize,
+        tokenize_boundary_after_word_plain_string,
+        r"Every word disappeared.*returned \['\\x08', 'ok\\x08', '!'\].*backspace.*raw string",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_bounded_words_plain_string,
+        r"returned \[\], expected.*Every word disappeared.*\['\\x08ok\\x08'\].*raw string",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_marks_only,
+        r"^(?!.*(backspace|raw string)).*Whole classes of characters disappeared",
+    ),
+]
+
 CORRECT = [
     Correct(checks.check_tokenize, tokenize_loop),
     Correct(checks.check_tokenize, tokenize_split_filter),
     Correct(checks.check_tokenize, tokenize_returns_tuple),
     Correct(checks.check_tokenize, tokenize_space_out_punctuation),
     Correct(checks.check_tokenize, tokenize_finditer),
+    Correct(checks.check_tokenize, tokenize_raw_word_boundaries),
     Correct(checks.check_build_vocab, vocab_two_stable_sorts),
     Correct(checks.check_build_vocab, vocab_like_torchtext),
     Correct(checks.check_build_vocab, vocab_counter_then_sorted_list),
