@@ -2862,6 +2862,56 @@ MISTAKES += [
     ),
 ]
 
+
+def vocab_special_ends_the_loop(token_lists, min_freq=1):  # break meant as continue
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    vocab = {special: i for i, special in enumerate(SPECIALS)}
+    for token in sorted(counts, key=lambda t: (-counts[t], t)):
+        if token in SPECIALS:
+            break
+        if counts[token] >= min_freq:
+            vocab[token] = len(vocab)
+    return vocab
+
+
+def vocab_return_inside_the_loop(token_lists, min_freq=1):  # returns after one token
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    vocab = dict(zip(SPECIALS, range(4), strict=True))
+    for token, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        if count >= min_freq and token not in vocab:
+            vocab[token] = len(vocab)
+        return vocab
+    return vocab
+
+
+def vocab_break_below_min_freq(token_lists, min_freq=1):  # right: the counts only go down
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    vocab = {special: i for i, special in enumerate(SPECIALS)}
+    for token, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        if count < min_freq:
+            break
+        if token in vocab:
+            continue
+        vocab[token] = len(vocab)
+    return vocab
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_build_vocab,
+        vocab_special_ends_the_loop,
+        r"'<unk>'.*\]\], min_freq=1\) returned .*stops at the first data token that is also "
+        r"a special token.*a break where continue was meant",
+    ),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_return_inside_the_loop,
+        r"^(?!.*special token).*cut short: it stops after 'the' \(id 4\)\. '\w+', seen \d "
+        r"time\(s\) with min_freq=1, is missing, and so are the \d token\(s\).*a return "
+        r"inside the loop",
+    ),
+]
+
 CORRECT = [
     Correct(checks.check_tokenize, tokenize_loop),
     Correct(checks.check_tokenize, tokenize_split_filter),
@@ -2873,6 +2923,7 @@ CORRECT = [
     Correct(checks.check_build_vocab, vocab_like_torchtext),
     Correct(checks.check_build_vocab, vocab_counter_then_sorted_list),
     Correct(checks.check_build_vocab, vocab_heap_free_groupby),
+    Correct(checks.check_build_vocab, vocab_break_below_min_freq),
     Correct(checks.check_encode, encode_try_except),
     Correct(checks.check_encode, encode_returns_tuple),
     Correct(checks.check_encode, encode_returns_array),
