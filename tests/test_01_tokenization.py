@@ -1422,7 +1422,12 @@ MISTAKES = [
         r"UnicodeDecodeError[\s\S]*Decode the joined bytes once",
     ),
     Mistake(checks.check_bpe_decode, decode_with_chr, r"chr\(byte\)"),
-    Mistake(checks.check_bpe_decode, bpe_decode_parts_as_bytes, r"256 or more.*bytes\(\[a, b\]\)"),
+    # vocab.get(i, bytes([i])) computes bytes([i]) for every id, merges included
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_parts_as_bytes,
+        r"Every merge id was turned into a single byte.*table\.get\(i, bytes\(\[i\]\)\)",
+    ),
 ]
 
 
@@ -2909,6 +2914,65 @@ MISTAKES += [
         r"^(?!.*special token).*cut short: it stops after 'the' \(id 4\)\. '\w+', seen \d "
         r"time\(s\) with min_freq=1, is missing, and so are the \d token\(s\).*a return "
         r"inside the loop",
+    ),
+]
+
+
+def bpe_decode_stack_below_257(ids, merges):  # i < 257: the first merge id, 256, as a byte
+    parts = {new_id: pair for pair, new_id in merges.items()}
+    out, stack = bytearray(), list(reversed(ids))
+    while stack:
+        i = stack.pop()
+        if i < 257:
+            out.append(i)
+        else:
+            stack.extend(reversed(parts[i]))
+    return out.decode("utf-8")
+
+
+def bpe_decode_byte_table_to_256(ids, merges):  # the single bytes' table one too long
+    table = {}
+    for i in range(0, 256 + 1):
+        table[i] = bytes([i])
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return b"".join(table[i] for i in ids).decode("utf-8")
+
+
+def bpe_decode_merge_from_its_ids(ids, merges):  # right only while both parts are bytes
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = bytes([a, b])
+    return b"".join(table[i] for i in ids).decode("utf-8")
+
+
+def bpe_decode_ids_read_as_bytes(ids, merges):  # no table: every merge id taken for a byte
+    return bytes(list(ids)).decode("utf-8", errors="replace")
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_stack_below_257,
+        r"(?s)raised ValueError.*Id 256 was turned into a single byte.*off by one.*256 is the "
+        r"first merge id",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_byte_table_to_256,
+        r"(?s)raised ValueError.*with no merge at all, raises the same error: your table of "
+        r"single bytes goes past 255",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_merge_from_its_ids,
+        r"(?s)raised ValueError.*only where a merge's parts are merges themselves.*bytes\(\[a, "
+        r"b\]\)",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_ids_read_as_bytes,
+        r"(?s)raised ValueError.*Every merge id was turned into a single byte.*bytes\(ids\)",
     ),
 ]
 
