@@ -1540,6 +1540,23 @@ class PositionsReadSecond(ref.KVCache):
         return self.keys[:, :, :stop], self.values[:, :, :stop]
 
 
+@torch.no_grad()
+def _generate_squeezed_steps(model, prompt, max_new_tokens):
+    """Each step's logits (batch, 1, vocab) taken with torch.squeeze, no dim: right for
+    several sequences, the batch axis lost for one."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = torch.squeeze(model(next_id, caches=caches, start=length + step))
+    return ids, torch.stack(steps, dim=1)
+
+
 MISTAKES = [
     Mistake(check_KVCache, ReturnsBeforeAppending, r"\*before\* this call"),
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
@@ -2411,6 +2428,14 @@ MISTAKES = [
         PositionsReadSecond,
         r"The tensor you wrote into the buffer is \(\d+, \d+, \d+, \d+\): k_new .* with its "
         r"heads and positions axes exchanged.*transposed \(transpose\(1, 2\)\)",
+    ),
+    # a squeeze that takes a batch axis of 1 with it: a batch of two tells it apart from an
+    # argmax without keepdim (which was named, before)
+    Mistake(
+        check_generate,
+        _named("generate", _generate_squeezed_steps),
+        r"runs with a batch of 2 sequences \(this prompt twice\) and fails with this batch "
+        r"of one: an axis of size 1 is dropped.*\.squeeze\(\) with no dim",
     ),
 ]
 
