@@ -1557,6 +1557,18 @@ def _generate_squeezed_steps(model, prompt, max_new_tokens):
     return ids, torch.stack(steps, dim=1)
 
 
+def _softmax_running_like_x(x, block_size):
+    """The running maximum and sum allocated with x's own shape, one entry per column."""
+    m = torch.empty_like(x).fill_(float("-inf"))
+    s = x.new_zeros(x.shape)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        m_new = torch.maximum(m, block.amax(dim=-1))
+        s = s * torch.exp(m - m_new) + torch.exp(block - m_new[..., None]).sum(dim=-1)
+        m = m_new
+    return torch.exp(x - m[..., None]) / s[..., None]
+
+
 MISTAKES = [
     Mistake(check_KVCache, ReturnsBeforeAppending, r"\*before\* this call"),
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
@@ -2436,6 +2448,14 @@ MISTAKES = [
         _named("generate", _generate_squeezed_steps),
         r"runs with a batch of 2 sequences \(this prompt twice\) and fails with this batch "
         r"of one: an axis of size 1 is dropped.*\.squeeze\(\) with no dim",
+    ),
+    # running tensors shaped like x: a 1-D x returns (n, n) (a missing [..., None] was
+    # asked about, before)
+    Mistake(
+        check_online_softmax,
+        _named("online_softmax", _softmax_running_like_x),
+        r"On a 1-D x of 5 values \(blocks of 2\) your online_softmax returns shape \(5, 5\), "
+        r"not \(5,\): your running maximum or sum is shaped like x",
     ),
 ]
 
