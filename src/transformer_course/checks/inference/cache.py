@@ -655,8 +655,9 @@ def _expect_allocated_up_front(c: Checker, cls, cache, built: str, sizes: tuple,
     """A cache with no (batch, heads, positions, d_head) buffer right after construction,
     but one after its first call, allocates its buffers lazily (blind12e-kv-buffers-
     allocated-lazily: registered as None, made on the first call; or registered on the
-    first call): the contract allocates them in __init__. Any buffer names are fine (gpt-
-    fast's k_cache), and so is a growing cache's empty buffer (0 positions)."""
+    first call): the contract allocates them in __init__. Any buffer names are fine here
+    (:func:`_expect_contract_names` asks for keys and values next), and so is a growing
+    cache's empty buffer (0 positions)."""
     if _four_axis_buffers(cache):
         return
     batch, heads, _, d_head = sizes
