@@ -1422,7 +1422,12 @@ MISTAKES = [
         r"UnicodeDecodeError[\s\S]*Decode the joined bytes once",
     ),
     Mistake(checks.check_bpe_decode, decode_with_chr, r"chr\(byte\)"),
-    Mistake(checks.check_bpe_decode, bpe_decode_parts_as_bytes, r"256 or more.*bytes\(\[a, b\]\)"),
+    # vocab.get(i, bytes([i])) computes bytes([i]) for every id, merges included
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_parts_as_bytes,
+        r"Every merge id was turned into a single byte.*table\.get\(i, bytes\(\[i\]\)\)",
+    ),
 ]
 
 
@@ -2821,16 +2826,168 @@ MISTAKES += [
     ),
 ]
 
+
+# ---------------------------------- round 14 (r14a): classes round 13's blind cases showed
+# A pattern in a plain string: "\b" is Python's backspace escape ("\\w" below is what an
+# unescaped "\w" stays, as Python keeps an unknown escape).
+_WORD_THEN_BOUNDARY = re.compile("\\w+\b|[^\\w\\s]")
+
+
+def tokenize_boundary_after_word_plain_string(text):  # "\w+\b": a backspace after each word
+    return _WORD_THEN_BOUNDARY.findall(text.lower())
+
+
+def tokenize_bounded_words_plain_string(text):  # words between backspaces, marks forgotten too
+    return re.findall("\b[\\w]+\b", text.lower())
+
+
+def tokenize_marks_only(text):  # no word alternative at all: not a backspace
+    return re.findall(r"[^\w\s]", text.lower())
+
+
+def tokenize_raw_word_boundaries(text):  # the same boundaries in a raw string: right
+    return re.findall(r"\b\w+\b|[^\w\s]", text.lower())
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_tokenize,
+        tokenize_boundary_after_word_plain_string,
+        r"Every word disappeared.*returned \['\\x08', 'ok\\x08', '!'\].*backspace.*raw string",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_bounded_words_plain_string,
+        r"returned \[\], expected.*Every word disappeared.*\['\\x08ok\\x08'\].*raw string",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_marks_only,
+        r"^(?!.*(backspace|raw string)).*Whole classes of characters disappeared",
+    ),
+]
+
+
+def vocab_special_ends_the_loop(token_lists, min_freq=1):  # break meant as continue
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    vocab = {special: i for i, special in enumerate(SPECIALS)}
+    for token in sorted(counts, key=lambda t: (-counts[t], t)):
+        if token in SPECIALS:
+            break
+        if counts[token] >= min_freq:
+            vocab[token] = len(vocab)
+    return vocab
+
+
+def vocab_return_inside_the_loop(token_lists, min_freq=1):  # returns after one token
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    vocab = dict(zip(SPECIALS, range(4), strict=True))
+    for token, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        if count >= min_freq and token not in vocab:
+            vocab[token] = len(vocab)
+        return vocab
+    return vocab
+
+
+def vocab_break_below_min_freq(token_lists, min_freq=1):  # right: the counts only go down
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    vocab = {special: i for i, special in enumerate(SPECIALS)}
+    for token, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        if count < min_freq:
+            break
+        if token in vocab:
+            continue
+        vocab[token] = len(vocab)
+    return vocab
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_build_vocab,
+        vocab_special_ends_the_loop,
+        r"'<unk>'.*\]\], min_freq=1\) returned .*stops at the first data token that is also "
+        r"a special token.*a break where continue was meant",
+    ),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_return_inside_the_loop,
+        r"^(?!.*special token).*cut short: it stops after 'the' \(id 4\)\. '\w+', seen \d "
+        r"time\(s\) with min_freq=1, is missing, and so are the \d token\(s\).*a return "
+        r"inside the loop",
+    ),
+]
+
+
+def bpe_decode_stack_below_257(ids, merges):  # i < 257: the first merge id, 256, as a byte
+    parts = {new_id: pair for pair, new_id in merges.items()}
+    out, stack = bytearray(), list(reversed(ids))
+    while stack:
+        i = stack.pop()
+        if i < 257:
+            out.append(i)
+        else:
+            stack.extend(reversed(parts[i]))
+    return out.decode("utf-8")
+
+
+def bpe_decode_byte_table_to_256(ids, merges):  # the single bytes' table one too long
+    table = {}
+    for i in range(0, 256 + 1):
+        table[i] = bytes([i])
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return b"".join(table[i] for i in ids).decode("utf-8")
+
+
+def bpe_decode_merge_from_its_ids(ids, merges):  # right only while both parts are bytes
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = bytes([a, b])
+    return b"".join(table[i] for i in ids).decode("utf-8")
+
+
+def bpe_decode_ids_read_as_bytes(ids, merges):  # no table: every merge id taken for a byte
+    return bytes(list(ids)).decode("utf-8", errors="replace")
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_stack_below_257,
+        r"(?s)raised ValueError.*Id 256 was turned into a single byte.*off by one.*256 is the "
+        r"first merge id",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_byte_table_to_256,
+        r"(?s)raised ValueError.*with no merge at all, raises the same error: your table of "
+        r"single bytes goes past 255",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_merge_from_its_ids,
+        r"(?s)raised ValueError.*only where a merge's parts are merges themselves.*bytes\(\[a, "
+        r"b\]\)",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_ids_read_as_bytes,
+        r"(?s)raised ValueError.*Every merge id was turned into a single byte.*bytes\(ids\)",
+    ),
+]
+
 CORRECT = [
     Correct(checks.check_tokenize, tokenize_loop),
     Correct(checks.check_tokenize, tokenize_split_filter),
     Correct(checks.check_tokenize, tokenize_returns_tuple),
     Correct(checks.check_tokenize, tokenize_space_out_punctuation),
     Correct(checks.check_tokenize, tokenize_finditer),
+    Correct(checks.check_tokenize, tokenize_raw_word_boundaries),
     Correct(checks.check_build_vocab, vocab_two_stable_sorts),
     Correct(checks.check_build_vocab, vocab_like_torchtext),
     Correct(checks.check_build_vocab, vocab_counter_then_sorted_list),
     Correct(checks.check_build_vocab, vocab_heap_free_groupby),
+    Correct(checks.check_build_vocab, vocab_break_below_min_freq),
     Correct(checks.check_encode, encode_try_except),
     Correct(checks.check_encode, encode_returns_tuple),
     Correct(checks.check_encode, encode_returns_array),

@@ -219,21 +219,23 @@ class GrowingCache(nn.Module):
 
 
 class GptFastCache(nn.Module):
-    """gpt-fast's KVCache, written again: index_copy_ at explicit positions."""
+    """gpt-fast's KVCache, written again: index_copy_ at explicit positions (its buffers
+    under the contract's names, keys and values: gpt-fast's own k_cache and v_cache are
+    refused since blind round 13)."""
 
     def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
         super().__init__()
         shape = (batch, num_heads, max_len, d_head)
-        self.register_buffer("k_cache", torch.zeros(shape, dtype=dtype), persistent=False)
-        self.register_buffer("v_cache", torch.zeros(shape, dtype=dtype), persistent=False)
+        self.register_buffer("keys", torch.zeros(shape, dtype=dtype), persistent=False)
+        self.register_buffer("values", torch.zeros(shape, dtype=dtype), persistent=False)
         self.length = 0
 
     def forward(self, k_new, v_new):
         positions = torch.arange(self.length, self.length + k_new.shape[-2])
-        self.k_cache.index_copy_(2, positions, k_new)  # raises when out of range
-        self.v_cache.index_copy_(2, positions, v_new)
+        self.keys.index_copy_(2, positions, k_new)  # raises when out of range
+        self.values.index_copy_(2, positions, v_new)
         self.length += k_new.shape[-2]
-        return self.k_cache[:, :, : self.length], self.v_cache[:, :, : self.length]
+        return self.keys[:, :, : self.length], self.values[:, :, : self.length]
 
 
 class ReturnsBeforeAppending(ref.KVCache):
@@ -1486,6 +1488,87 @@ def _tiled_variant(*, after=False, float32=False, running_axes=-1, skip=None, st
     return _named("tiled_attention", tiled_attention)
 
 
+# ------------------------------------------------- blind round 13's classes (lesson 12)
+class LlamaNamedCache(nn.Module):
+    """Meta's Llama names, cache_k and cache_v, for the two buffers (right otherwise):
+    the contract names them keys and values."""
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__()
+        size = (batch, num_heads, max_len, d_head)
+        self.register_buffer("cache_k", torch.zeros(size, dtype=dtype), persistent=False)
+        self.register_buffer("cache_v", torch.zeros(size, dtype=dtype), persistent=False)
+        self.length = 0
+
+    def forward(self, k_new, v_new):
+        stop = self.length + k_new.size(2)
+        if stop > self.cache_k.size(2):
+            raise ValueError("the cache is full")
+        self.cache_k[:, :, self.length : stop] = k_new
+        self.cache_v[:, :, self.length : stop] = v_new
+        self.length = stop
+        return self.cache_k[:, :, :stop], self.cache_v[:, :, :stop]
+
+
+class PairsInAList(ref.KVCache):
+    """Keeps each chunk as a (k, v) pair in a list and returns their concatenation: the
+    buffers stay zeros."""
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__(batch, num_heads, max_len, d_head, dtype)
+        self.pairs = []
+
+    def forward(self, k_new, v_new):
+        if self.length + k_new.shape[-2] > self.keys.shape[-2]:
+            raise ValueError("the cache is full")
+        self.pairs.append((k_new.clone(), v_new.clone()))
+        self.length += k_new.shape[-2]
+        keys, values = zip(*self.pairs, strict=True)
+        return torch.cat(keys, dim=-2), torch.cat(values, dim=-2)
+
+
+class PositionsReadSecond(ref.KVCache):
+    """Reads k_new as (batch, n, num_heads, d_head): n from axis 1, and a transpose to the
+    buffers' layout on the way in."""
+
+    def forward(self, k_new, v_new):
+        n = k_new.size(1)
+        start, stop = self.length, self.length + n
+        self.keys[:, :, start:stop] = k_new.transpose(1, 2)
+        self.values[:, :, start:stop] = v_new.transpose(1, 2)
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
+@torch.no_grad()
+def _generate_squeezed_steps(model, prompt, max_new_tokens):
+    """Each step's logits (batch, 1, vocab) taken with torch.squeeze, no dim: right for
+    several sequences, the batch axis lost for one."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = torch.squeeze(model(next_id, caches=caches, start=length + step))
+    return ids, torch.stack(steps, dim=1)
+
+
+def _softmax_running_like_x(x, block_size):
+    """The running maximum and sum allocated with x's own shape, one entry per column."""
+    m = torch.empty_like(x).fill_(float("-inf"))
+    s = x.new_zeros(x.shape)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        m_new = torch.maximum(m, block.amax(dim=-1))
+        s = s * torch.exp(m - m_new) + torch.exp(block - m_new[..., None]).sum(dim=-1)
+        m = m_new
+    return torch.exp(x - m[..., None]) / s[..., None]
+
+
 MISTAKES = [
     Mistake(check_KVCache, ReturnsBeforeAppending, r"\*before\* this call"),
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
@@ -2335,6 +2418,44 @@ MISTAKES = [
         ),
         r"dtype=torch\.bool\)\. Your mask is all True: a window that covers every key "
         r"\(window >= size\) still leaves the mask causal",
+    ),
+    # blind round 13: the buffers under other names than the contract's (passed, before)
+    Mistake(
+        check_KVCache,
+        LlamaNamedCache,
+        r"registers its buffers as 'cache_k' and 'cache_v', none named 'keys' and 'values': "
+        r"the contract names the two buffers keys and values",
+    ),
+    # the positions kept outside the buffers, which stay zeros (passed, before)
+    Mistake(
+        check_KVCache,
+        PairsInAList,
+        r"returned are right, but your buffer\(s\) keys and values still hold only zeros at "
+        r"positions \[0, \d+\): nothing is written into the buffers",
+    ),
+    # k_new read as (batch, n, num_heads, d_head) and transposed: the tensor written is
+    # named (stop = length + n was asked about, before)
+    Mistake(
+        check_KVCache,
+        PositionsReadSecond,
+        r"The tensor you wrote into the buffer is \(\d+, \d+, \d+, \d+\): k_new .* with its "
+        r"heads and positions axes exchanged.*transposed \(transpose\(1, 2\)\)",
+    ),
+    # a squeeze that takes a batch axis of 1 with it: a batch of two tells it apart from an
+    # argmax without keepdim (which was named, before)
+    Mistake(
+        check_generate,
+        _named("generate", _generate_squeezed_steps),
+        r"runs with a batch of 2 sequences \(this prompt twice\) and fails with this batch "
+        r"of one: an axis of size 1 is dropped.*\.squeeze\(\) with no dim",
+    ),
+    # running tensors shaped like x: a 1-D x returns (n, n) (a missing [..., None] was
+    # asked about, before)
+    Mistake(
+        check_online_softmax,
+        _named("online_softmax", _softmax_running_like_x),
+        r"On a 1-D x of 5 values \(blocks of 2\) your online_softmax returns shape \(5, 5\), "
+        r"not \(5,\): your running maximum or sum is shaped like x",
     ),
 ]
 

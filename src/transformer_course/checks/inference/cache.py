@@ -276,6 +276,26 @@ def _probe_slot(cls, sizes: tuple, dtype) -> int | None:
     return None
 
 
+_WRITTEN = re.compile(r"Tensor sizes: \[([\d, ]+)\]")
+
+
+def _transposed_input(written: tuple[int, ...], shape: tuple[int, ...]) -> str:
+    """When the tensor written into the buffer is k_new (``shape``, (batch, num_heads, n,
+    d_head)) with its heads and positions axes exchanged: k_new was taken to be (batch, n,
+    num_heads, d_head) and transposed on the way in; "" otherwise."""
+    batch, heads, n, d_head = shape
+    if heads == n or written != (batch, n, heads, d_head):
+        return ""
+    return (
+        f"The tensor you wrote into the buffer is {written}: k_new {shape} with its "
+        f"heads and positions axes exchanged (n = {n} positions on axis 1, the {heads} "
+        "heads on axis 2). k_new was transposed (transpose(1, 2)) as if it were (batch, n, "
+        "num_heads, d_head), the projections' layout before the heads are split; it "
+        "already is (batch, num_heads, n, d_head), the buffers' own layout. Write it as it "
+        "is, self.keys[:, :, length : length + n] = k_new, with n = k_new.shape[-2]."
+    )
+
+
 def _slot_hint(shape: tuple[int, ...], length: int, max_len: int | None = None, probe=None):
     """A write into a slot of the wrong length: say what the slot's length equals (n - 1 or
     n + 1: off by one; the size of another axis of k_new: stop computed from that axis; the
@@ -288,6 +308,14 @@ def _slot_hint(shape: tuple[int, ...], length: int, max_len: int | None = None, 
         found = sizes.search(str(exc))
         if not found or len(shape) != 4:
             return ""
+        written = _WRITTEN.search(str(exc))
+        written_shape = (
+            tuple(int(size) for size in written[1].split(",")) if written else tuple(shape)
+        )
+        if written_shape != tuple(shape):
+            # the tensor written is not k_new as it came: the slot's length says nothing
+            # about stop (blind13e-kv-input-transposed-as-seq-second was asked about stop)
+            return _transposed_input(written_shape, tuple(shape))
         slot, n = int(found[1]), int(found[2])
         if n != shape[2] or slot == n:
             return ""
@@ -627,8 +655,9 @@ def _expect_allocated_up_front(c: Checker, cls, cache, built: str, sizes: tuple,
     """A cache with no (batch, heads, positions, d_head) buffer right after construction,
     but one after its first call, allocates its buffers lazily (blind12e-kv-buffers-
     allocated-lazily: registered as None, made on the first call; or registered on the
-    first call): the contract allocates them in __init__. Any buffer names are fine (gpt-
-    fast's k_cache), and so is a growing cache's empty buffer (0 positions)."""
+    first call): the contract allocates them in __init__. Any buffer names are fine here
+    (:func:`_expect_contract_names` asks for keys and values next), and so is a growing
+    cache's empty buffer (0 positions)."""
     if _four_axis_buffers(cache):
         return
     batch, heads, _, d_head = sizes
@@ -651,6 +680,72 @@ def _expect_allocated_up_front(c: Checker, cls, cache, built: str, sizes: tuple,
         "dtype=dtype), persistent=False) (and values): the cache's memory is then reserved, "
         "and its size known, before generation starts."
     )
+
+
+def _expect_contract_names(c: Checker, cache, built: str) -> None:
+    """A cache with (batch, heads, positions, d_head) buffers, none of them named keys or
+    values: the contract names the two buffers (blind13e-kv-buffers-named-k-cache, gpt-
+    fast's k_cache and v_cache, passed: everything it returns is right)."""
+    buffers = dict(cache.named_buffers())
+    missing = [name for name in ("keys", "values") if name not in buffers]
+    found = [name for name, buffer in buffers.items() if buffer.dim() == 4]
+    others = [name for name in found if name not in ("keys", "values")]
+    if not missing or not others:
+        return
+    c.fail(
+        f"{built} registers its buffers as {' and '.join(repr(name) for name in others)}, "
+        f"none named {' and '.join(repr(name) for name in missing)}: the contract "
+        "names the two buffers keys and values, and code that reads a cache looks them up "
+        "by these names (section 3 measures a cache's memory as c.keys.nbytes + "
+        "c.values.nbytes). Register them as "
+        'self.register_buffer("keys", torch.zeros(shape, dtype=dtype), persistent=False) '
+        "and the same for values."
+    )
+
+
+def _expect_buffers_hold(c: Checker, cache, call: str, expected: dict, stored: int) -> None:
+    """After a call whose returned keys and values are right: the buffers keys and values
+    hold them at [0, stored) (blind13e-kv-positions-kept-in-python-list returned a
+    concatenation of Python lists and left its buffers all zeros). ``expected``: name ->
+    the (batch, num_heads, stored, d_head) tensor that buffer must hold."""
+    buffers = dict(cache.named_buffers())
+    empty, other = [], []
+    for name, want in expected.items():
+        buffer = buffers.get(name)
+        if not isinstance(buffer, torch.Tensor) or buffer.dim() != 4:
+            continue
+        if buffer.shape[:2] != want.shape[:2] or buffer.shape[-1] != want.shape[-1]:
+            continue
+        if buffer.shape[-2] < stored:
+            continue
+        held = buffer[:, :, :stored].detach()  # (batch, num_heads, stored, d_head)
+        close = torch.isclose(held.double(), want.double(), **tolerance(held.dtype, want.dtype))
+        right = close.all(dim=-1).all(dim=1).all(dim=0)  # (stored,): a position held right
+        if bool(right.all()):
+            continue
+        if bool((held == 0).all()):
+            empty.append(name)
+        else:
+            other.append((name, int((~right).nonzero()[0])))
+    if empty:
+        c.fail(
+            f"{call}: the keys and values returned are right, but your buffer(s) "
+            f"{' and '.join(empty)} still hold only zeros at positions [0, {stored}): nothing "
+            "is written into the buffers. The positions are kept somewhere else (a Python "
+            "list, or another tensor, joined at each call?), while the buffers, the memory "
+            "the cache reserves, stay empty. Write each chunk into them, "
+            "self.keys[:, :, start:stop] = k_new (and values), and return slices of them, "
+            "self.keys[:, :, :stop]."
+        )
+    if other:
+        name, position = other[0]
+        c.fail(
+            f"{call}: the keys and values returned are right, but your buffer {name} does "
+            f"not hold them: its position {position} differs from the one returned. The "
+            "positions are kept somewhere else than the buffers, or written into them "
+            "elsewhere. Write each chunk into the buffers, self.keys[:, :, start:stop] = "
+            "k_new, and return slices of them, self.keys[:, :, :stop]."
+        )
 
 
 _ASSERTED = (
@@ -702,6 +797,7 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                 + (_also_ignores_dtype(cls, (batch, heads, max_len, d_head)) if saved else ""),
             )
             _expect_allocated_up_front(c, cls, cache, built, (batch, heads, max_len, d_head), dtype)
+            _expect_contract_names(c, cache, built)
             for name in ("keys", "values"):
                 buffer = getattr(cache, name, None)
                 _expect_layout(c, buffer, name, built, (batch, heads, max_len, d_head), cls, dtype)
@@ -861,6 +957,9 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                         ),
                         hint=_CACHE_RULE,
                     )
+                _expect_buffers_hold(
+                    c, cache, call, {"keys": expected_k, "values": expected_v}, stored
+                )
                 length = stored
             # Full: one more position must raise, not silently drop or overwrite.
             if length == max_len:

@@ -677,6 +677,51 @@ _GENERATE_HINTS = [  # the first two are replaced in check_generate (overflow, t
 ]
 
 
+_BATCH_OF_ONE_DROPPED = (
+    "Your generate runs with a batch of 2 sequences (this prompt twice) and fails with this "
+    "batch of one: an axis of size 1 is dropped, and with one sequence that is the batch "
+    "axis too. A .squeeze() with no dim removes every axis of size 1: a step's logits "
+    "(1, 1, vocab) become (vocab,), not (batch, vocab) = (1, vocab), and the token chosen "
+    "from them is then no (batch, 1) column. Take the last position with logits[:, -1] "
+    "(or .squeeze(1), naming the axis), which keeps the batch axis whatever its size."
+)
+
+
+def _columns_hint(generate, seed: int, sizes: dict, prompt: torch.Tensor, new: int):
+    """torch.cat met ids (batch, len) and a 1-axis tensor of new tokens. With several
+    sequences: an argmax without keepdim. With one, a batch of two tells the causes apart
+    (blind13e-gen-step-logits-squeezed, a .squeeze() of the step's logits that took the
+    batch axis of 1 with it, was told to keep the argmax's axis): an answer that runs on
+    two sequences drops an axis of size 1, one that fails the same way loses the column
+    whatever the batch; both candidates are named when the probe tells nothing."""
+
+    def hint(_exc: BaseException) -> str:
+        if prompt.shape[0] != 1:
+            return _GENERATE_HINTS[2][1]
+        two = prompt.expand(2, -1).clone()  # (2, len): the same prompt twice
+        try:
+            ids, _ = generate(_model(seed, sizes), two, new)
+            runs = isinstance(ids, torch.Tensor) and tuple(ids.shape) == (2, two.shape[1] + new)
+            same_error = False
+        except Exception as exc:  # the learner's code: how it fails is the evidence
+            runs = False
+            same_error = "same number of dimensions: got 2 and 1" in str(exc)
+        if runs:
+            return _BATCH_OF_ONE_DROPPED
+        if same_error:
+            return _GENERATE_HINTS[2][1]
+        return (
+            "torch.cat met tensors with different numbers of axes: ids are (batch, len), so "
+            "the tokens appended at each step must be a column (batch, 1). Two slips give "
+            "this: an argmax that drops its axis (logits.argmax(dim=-1) gives (batch,); keep "
+            "it with keepdim=True or next_id[:, None]), or, with one sequence, a .squeeze() "
+            "with no dim that drops the batch axis of size 1 (logits (1, 1, vocab) become "
+            "(vocab,); take logits[:, -1] instead)."
+        )
+
+    return ("Tensors must have same number of dimensions: got 2 and 1", hint)
+
+
 _RECORDED_PROBS = (
     "Your logits are probabilities: each row is the softmax of the right logits (it sums to "
     "1). Record the model's output itself, logits[:, t] before any softmax; the argmax, "
@@ -943,7 +988,8 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                         misplaced,
                         three_axes,
                         overflow,
-                        *_GENERATE_HINTS[2:],
+                        _columns_hint(generate, seed, sizes, prompt, new),
+                        *_GENERATE_HINTS[3:],
                     ],
                 )
             finally:

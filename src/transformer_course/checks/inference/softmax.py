@@ -177,9 +177,10 @@ _SHARED_MAX = (
 )
 
 
-def _reduced_over_rows_hint(x: torch.Tensor, block_size: int):
+def _reduced_over_rows_hint(x: torch.Tensor, block_size: int, columns_kept=lambda: False):
     """A per-row tensor against a block's width: a block reduced over the rows (amax or
-    sum with dim=-2) instead of its columns (mutant online_softmax-10)."""
+    sum with dim=-2) instead of its columns (mutant online_softmax-10); silent when
+    ``columns_kept()``: running tensors shaped like x (:func:`_sum_not_column_hint`)."""
     widths = {min(block_size, x.shape[-1] - start) for start in range(0, x.shape[-1], block_size)}
 
     def hint(exc: BaseException) -> str:
@@ -189,6 +190,8 @@ def _reduced_over_rows_hint(x: torch.Tensor, block_size: int):
         rows = x.shape[-2]
         pair = {int(found[1]), int(found[2])}
         if rows not in pair or len(pair) != 2 or not (pair - {rows}) <= widths:
+            return ""
+        if x.shape[-1] in pair and columns_kept():
             return ""
         return (
             f"A per-row tensor ({rows} rows) met one of a block's width ({(pair - {rows}).pop()} "
@@ -203,9 +206,47 @@ def _reduced_over_rows_hint(x: torch.Tensor, block_size: int):
     return (RuntimeError, hint)
 
 
-def _sum_not_column_hint(x: torch.Tensor):
+_PROBE_1D = (5, 2)  # (n, block_size) of the 1-D probe: several blocks, one row
+
+
+def _column_axis_probe(online_softmax):
+    """Whether the learner's online_softmax returns (n, n) for a 1-D x of n values: its
+    running maximum or sum is shaped like x, (..., n), one entry per column, instead of
+    x.shape[:-1] (blind13e-os-accumulators-shaped-like-x, torch.full_like(x, -inf), was
+    asked about a missing [..., None]: on 1-D inputs a missing [..., None] is harmless, a
+    per-row tensor there being a single number). Run once, on demand."""
+    found: dict[str, bool] = {}
+
+    def kept() -> bool:
+        if "kept" not in found:
+            n, block_size = _PROBE_1D
+            try:
+                got = online_softmax(randn((n,), 4321), block_size)
+                found["kept"] = isinstance(got, torch.Tensor) and tuple(got.shape) == (n, n)
+            except Exception:  # the learner's code: an error is no (n, n) result
+                found["kept"] = False
+        return found["kept"]
+
+    return kept
+
+
+def _shaped_like_x(clash: str = "") -> str:
+    n, block_size = _PROBE_1D
+    return (
+        f"On a 1-D x of {n} values (blocks of {block_size}) your online_softmax returns "
+        f"shape ({n}, {n}), not ({n},): your running maximum or sum is shaped like x, "
+        "(..., n), one entry per column (torch.full_like(x, float('-inf')), "
+        "torch.zeros_like(x)), instead of one number per row, x.shape[:-1]. Each row's "
+        f"maximum and sum then meet the column axis{clash}. Make them "
+        "torch.full(x.shape[:-1], float('-inf'), dtype=x.dtype) and "
+        "torch.zeros(x.shape[:-1], dtype=x.dtype)."
+    )
+
+
+def _sum_not_column_hint(x: torch.Tensor, columns_kept=lambda: False):
     """The final division by the running sum without [..., None]: (..., n) divided by
-    (...,) lines the rows up with the columns."""
+    (...,) lines the rows up with the columns; or, when ``columns_kept()`` (the 1-D
+    probe returned (n, n)), running tensors shaped like x."""
 
     def hint(exc: BaseException) -> str:
         found = _BROADCAST.search(str(exc))
@@ -214,6 +255,10 @@ def _sum_not_column_hint(x: torch.Tensor):
         n, rows = x.shape[-1], x.shape[-2]
         if n == rows or {int(found[1]), int(found[2])} != {n, rows}:
             return ""
+        if columns_kept():
+            return _shaped_like_x(
+                f" (here the sizes {found[1]} and {found[2]}, the columns and the rows)"
+            )
         return (
             f"The sizes {found[1]} and {found[2]} are the number of columns and of rows: was "
             "exp(x - m) (..., n) divided by the running sum (...,) without [..., None], or "
@@ -421,8 +466,9 @@ _BLOCKS_OVER_ROWS = (
 )
 
 
-def _rows_hint(x: torch.Tensor, block_size: int):
-    """A size mismatch between x's number of rows and a block's: blocks over the rows."""
+def _rows_hint(x: torch.Tensor, block_size: int, columns_kept=lambda: False):
+    """A size mismatch between x's number of rows and a block's: blocks over the rows
+    (silent when ``columns_kept()``: running tensors shaped like x)."""
     sizes = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
     blocks = {block_size, x.shape[0] % block_size} - {0} if x.dim() >= 2 else set()
 
@@ -432,6 +478,8 @@ def _rows_hint(x: torch.Tensor, block_size: int):
             return ""
         pair = {int(found[1]), int(found[2])}
         if x.shape[0] not in pair or not (pair - {x.shape[0]}) <= blocks:
+            return ""
+        if x.shape[-1] in pair and columns_kept():
             return ""
         return (
             f"The sizes {found[1]} and {found[2]} are x's number of rows ({x.shape[0]}) and a "
@@ -591,6 +639,7 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
     """online_softmax(x, block_size) -> softmax(x) over the last axis."""
     with Checker("online_softmax", hidden=hidden) as c:
         c.require_callable(online_softmax)
+        columns_kept = _column_axis_probe(online_softmax)
         for x, block_size in _softmax_cases(hidden):
             what = f"online_softmax(x {tuple(x.shape)} = {short(x, 80)}, block_size={block_size})"
             got = c.call(
@@ -599,11 +648,11 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                 block_size,
                 call_repr=what,
                 hints=[
-                    _rows_hint(x, block_size),
+                    _rows_hint(x, block_size, columns_kept),
                     _row_shape_hint(x),
                     _unpack_hint(x),
-                    _reduced_over_rows_hint(x, block_size),
-                    _sum_not_column_hint(x),
+                    _reduced_over_rows_hint(x, block_size, columns_kept),
+                    _sum_not_column_hint(x, columns_kept),
                     _empty_block_hint(
                         "x[..., start : start + block_size]",
                         lambda size=block_size: _raises_empty(
@@ -615,7 +664,10 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
             _expect_tensor(c, got, what)
             rows = tuple(x.shape[:-1])
             twice = tuple(got.shape) in {rows + rows + tuple(x.shape[-1:]), (1, *x.shape)}
-            c.expect_shape(got, x.shape, what, _ROWS_TWICE if twice and rows != (1,) else "")
+            shape_hint = _ROWS_TWICE if twice and rows != (1,) else ""
+            if tuple(got.shape) == (*x.shape, x.shape[-1]) and columns_kept():
+                shape_hint = _shaped_like_x()  # (..., n, n): a column axis kept twice
+            c.expect_shape(got, x.shape, what, shape_hint)
             c.expect_floating(got, what, preferred=x.dtype)
             if x.dtype == torch.float64 and got.dtype != torch.float64:
                 c.fail(_SOFTMAX_LOWER_PRECISION.format(what=what, got=got.dtype))

@@ -533,6 +533,86 @@ _DECODE_ID_AS_BYTE_HINT = (
     "table[b], in learned order, then join table[i] for every id."
 )
 
+#: bytes([256]), bytes(ids) or bytearray.append(256)
+_BYTE_RANGE = re.compile(r"bytes? must be in range\(0, 256\)")
+
+#: (ids, merges, text) of the calls that tell apart which ids were taken for bytes: no
+#: merge; the first merge id, 256; a later merge, 257, whose parts are bytes
+_ID_AS_BYTE_PROBES = {
+    "bytes": ([104, 105], {}, "hi"),
+    "first merge": ([256], {(104, 105): 256}, "hi"),
+    "later merge": ([257], {(104, 105): 256, (33, 33): 257}, "!!"),
+}
+
+
+def _id_as_byte_outcome(bpe_decode, ids, merges, text) -> str:
+    """'right', 'byte range' (bytes must be in range(0, 256)) or 'other' for one call."""
+    try:
+        got = bpe_decode(list(ids), dict(merges))
+    except ValueError as error:
+        return "byte range" if _BYTE_RANGE.search(str(error)) else "other"
+    except Exception:
+        return "other"
+    return "right" if got == text else "other"
+
+
+def _id_as_byte_hint(bpe_decode):
+    """The hint for bytes([i]) with an id of 256 or more, from three more calls: the byte
+    table itself past 255 (fails with no merge), 256 alone taken for a byte (i <= 256:
+    the first merge id fails, a later one decodes), every merge id taken for a byte
+    (bytes(ids): both fail), or only merges made of merges (bytes([a, b]): both decode);
+    the candidates when the calls show none of these."""
+
+    def hint(exc: BaseException) -> str:
+        outcome = {
+            name: _id_as_byte_outcome(bpe_decode, *call)
+            for name, call in _ID_AS_BYTE_PROBES.items()
+        }
+        shown = {
+            name: f"bpe_decode({ids}, {merges})"
+            for name, (ids, merges, _) in _ID_AS_BYTE_PROBES.items()
+        }
+        if outcome["bytes"] == "byte range":
+            return (
+                f"{shown['bytes']}, with no merge at all, raises the same error: your table "
+                "of single bytes goes past 255 (range(257), or a bound one too high). A byte "
+                "holds 0..255: the 256 single bytes are range(256), and the merges, from 256 "
+                "up, get their bytes from their parts, table[a] + table[b]."
+            )
+        if outcome["bytes"] != "right":
+            return _DECODE_ID_AS_BYTE_HINT
+        first, later = outcome["first merge"], outcome["later merge"]
+        if first == "byte range" and later == "right":
+            return (
+                f"Id 256 was turned into a single byte: {shown['first merge']} raises the "
+                f"same error, while {shown['later merge']} returns '!!', so the merges above "
+                "256 are expanded and 256 alone is taken for a byte. Your test for a single "
+                "byte is off by one (i <= 256, i < 257, i in range(257)): ids 0..255 are the "
+                "bytes, and 256 is the first merge id. An id is a byte when i < 256."
+            )
+        if first == "byte range" and later == "byte range":
+            return (
+                f"Every merge id was turned into a single byte: {shown['first merge']} and "
+                f"{shown['later merge']} raise the same error, although each merge's parts "
+                "are bytes. The ids were read as bytes directly, without the table: "
+                "bytes(ids), or bytes([i]) for every id (the default of table.get(i, "
+                "bytes([i])) is computed for every id, even one the table holds). Ids from 256 "
+                "up are merges, each standing for several bytes. Expand through the table: "
+                "table[new_id] = table[a] + table[b], in learned order, then join table[i] for "
+                "every id."
+            )
+        if first == "right" and later == "right":
+            return (
+                "An id of 256 or more was turned into a single byte, but only where a merge's "
+                f"parts are merges themselves: {shown['later merge']}, whose parts are "
+                "bytes, decodes. A merge's table entry was built from its two ids "
+                "(bytes([a, b])), which holds only while a and b are bytes. Build it from "
+                "their bytes: table[new_id] = table[a] + table[b], in learned order."
+            )
+        return _DECODE_ID_AS_BYTE_HINT
+
+    return hint
+
 
 def _range_past_255(exc: BaseException) -> bool:
     """bytes([i]) failed on the line that builds the byte table over a range: the range
@@ -637,10 +717,9 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                     ("can't decode byte", _DECODE_ONCE_HINT),
                     (
                         lambda exc: (
-                            "bytes must be in range(0, 256)" in str(exc)
-                            and not _range_past_255(exc)
+                            _BYTE_RANGE.search(str(exc)) is not None and not _range_past_255(exc)
                         ),
-                        _DECODE_ID_AS_BYTE_HINT,
+                        _id_as_byte_hint(bpe_decode),
                     ),
                     (_range_past_255, _DECODE_RANGE_HINT),
                     ("unsupported operand type(s) for -: 'bytes'", _DECODE_BYTES_SUBTRACTED),

@@ -74,6 +74,65 @@ def _vocab_min_freq_per_list(token_lists, min_freq=1, order_by_total=False):
     return None if vocab == ref.build_vocab(token_lists, min_freq) else vocab
 
 
+def _vocab_stops_at_special(token_lists, min_freq):
+    """The loop over the ranked tokens ends at the first data token that is also a special
+    token (break where continue was meant): the reference wherever the data holds none."""
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    vocab = {token: index for index, token in enumerate(ref.SPECIAL_TOKENS)}
+    for token, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        if token in vocab:
+            break
+        if count >= min_freq:
+            vocab[token] = len(vocab)
+    return vocab
+
+
+_VOCAB_STOPS_AT_SPECIAL = (
+    "Your vocabulary stops at the first data token that is also a special token (this "
+    "data holds one): every token ranked after it is missing, however often it occurs. "
+    "That token is to be skipped, since it keeps its special id, but your loop ends there: "
+    "a break where continue was meant. Skip it with continue (or add a token only if it is "
+    "not in the vocabulary yet, token not in vocab), so that the loop goes on to the next "
+    "token."
+)
+
+
+def _stopped_early_hint(got, token_lists, min_freq) -> str:
+    """When ``got`` is the expected vocabulary cut short (its first entries, in id order,
+    and nothing else): where it stops and the candidates that end a loop early; "" when it
+    is anything else."""
+    expected = ref.build_vocab(token_lists, min_freq)
+    if not isinstance(got, dict) or not len(ref.SPECIAL_TOKENS) <= len(got) < len(expected):
+        return ""
+    if dict(got) != {token: i for token, i in expected.items() if i < len(got)}:
+        return ""
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    by_id = sorted(expected, key=expected.get)
+    last_kept, first_missing = by_id[len(got) - 1], by_id[len(got)]
+    later = len(expected) - len(got) - 1
+    # the data's tokens the loop met between the last one it added and the first missing
+    ranked = [t for t, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
+    start = ranked.index(last_kept) + 1 if len(got) > len(ref.SPECIAL_TOKENS) else 0
+    met = [t for t in ranked[start : ranked.index(first_missing)] if t in ref.SPECIAL_TOKENS]
+    where = (
+        f", right where the data's {met[0]!r}, a special token that keeps its special id, "
+        "comes in the ranked order"
+        if met
+        else ""
+    )
+    strict = ", a strict bound (count > min_freq)" if counts[first_missing] == min_freq else ""
+    return (
+        f"Your vocabulary is the expected one cut short: it stops after {last_kept!r} (id "
+        f"{expected[last_kept]}){where}. {first_missing!r}, seen {counts[first_missing]} "
+        f"time(s) with min_freq={min_freq}, is missing"
+        + (f", and so are the {later} token(s) ranked after it" if later else "")
+        + ". The loop over the ranked tokens ended early: a break where continue was meant, "
+        f"a return inside the loop (indented one level too deep){strict}, or another stop "
+        "test that fires too soon. Go through every token, and skip (continue) only the ones "
+        "that do not belong."
+    )
+
+
 _VOCAB_ORDER_HINT = (
     "After the specials: tokens seen at least min_freq times, most frequent first, ties in "
     "alphabetical order."
@@ -147,6 +206,7 @@ def _vocab_single_mistakes(token_lists, min_freq) -> dict:
             min_freq,
         ),
         _VOCAB_STRICT: ref.build_vocab(token_lists, min_freq + 1),
+        _VOCAB_STOPS_AT_SPECIAL: _vocab_stops_at_special(token_lists, min_freq),
         "Your counts take each token once per token list (as set(tokens) does): count "
         "every occurrence, so a token repeated within one list counts each time.": (
             _vocab_once_per_list(token_lists, min_freq)
@@ -390,7 +450,9 @@ def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
                 dict(got),
                 expected,
                 what,
-                hint=_VOCAB_ORDER_HINT,
+                hint=lambda got=got, token_lists=token_lists, min_freq=min_freq: (
+                    _stopped_early_hint(got, token_lists, min_freq) or _VOCAB_ORDER_HINT
+                ),
                 mistakes={
                     message: value
                     for message, value in _vocab_mistakes(token_lists, min_freq).items()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from transformer_course.checking import Checker
+from transformer_course.checking import Checker, short
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.reference import tokenization as ref
 
@@ -85,7 +85,7 @@ def check_tokenize(tokenize, *, hidden: bool = False) -> None:
                 ref.tokenize(text),
                 what,
                 hint=lambda got=got, text=text: (
-                    _structure_hint(got, ref.tokenize(text), runs)
+                    _structure_hint(got, ref.tokenize(text), runs, tokenize)
                     or "Words are runs of letters, digits or '_' (re's \\w); every other "
                     "non-space character is a token on its own; everything is lower-cased."
                 ),
@@ -150,10 +150,44 @@ def _lost_kinds(runs) -> dict[str, list[str]]:
     return {kind: list(dict.fromkeys(chars)) for kind, chars in lost.items()}
 
 
-def _tokens_family_hint(got: list[str], expected: list[str], runs=()) -> str:
+#: a word between two backspace characters: what a plain-string "\b" matches
+_BACKSPACED = "\bok\b !"
+
+
+def _backspace_hint(runs, tokenize) -> str:
+    """When no word character came back in any run (only marks, or nothing): the message
+    for a pattern written as a plain string, whose "\\b" is Python's backspace escape, if
+    a call on a word between backspace characters returns that word with a backspace in
+    its token (a pattern without a word alternative returns the backspaces as marks); ""
+    otherwise, or when the calls cannot tell."""
+    if tokenize is None or not any(re.search(r"\w", text) for text, _, _ in runs):
+        return ""
+    if any(not isinstance(t, str) or re.search(r"\w", t) for _, _, got in runs for t in got):
+        return ""
+    try:
+        probed = tokenize(_BACKSPACED)
+    except Exception:  # no verdict from the probe
+        return ""
+    if not isinstance(probed, list | tuple) or not any(
+        isinstance(t, str) and "\b" in t and re.search(r"\w", t) for t in probed
+    ):
+        return ""
+    return (
+        "Every word disappeared: no token holds a letter, digit or '_'. Given a word between "
+        f"two backspace characters, tokenize({_BACKSPACED!r}) returned {short(list(probed))}: "
+        "a backspace came back inside the word's token, so your pattern matches the "
+        "backspace character ('\\x08') next to \\w+ where you meant a word boundary. In a "
+        'plain string, "\\b" is Python\'s escape for the backspace; only a raw string, '
+        'r"\\b", hands re the two characters \\b that mean a word boundary. Write the pattern '
+        'as a raw string, r"\\w+|[^\\w\\s]" (\\w+ already takes whole words: no \\b is needed).'
+    )
+
+
+def _tokens_family_hint(got: list[str], expected: list[str], runs=(), tokenize=None) -> str:
     """Families of tokenising mistakes told by the tokens alone: whitespace inside tokens,
     the right tokens reordered or deduplicated (a set, a sort), and whole classes of
-    characters lost in every run (digits, letters outside ASCII, '_'); "" otherwise."""
+    characters lost in every run (digits, letters outside ASCII, '_'), every word lost to
+    a plain-string "\b" (told by one more call of ``tokenize``); "" otherwise."""
     spaced = [t for t in got if any(ch.isspace() for ch in t) and t.strip()]
     if spaced:
         return (
@@ -175,6 +209,9 @@ def _tokens_family_hint(got: list[str], expected: list[str], runs=()) -> str:
             "tokenize keeps every token, repeats included, in the order of the text. Do not "
             "put them through a set or sorted()."
         )
+    backspace = _backspace_hint(runs, tokenize)
+    if backspace:
+        return backspace
     lost = _lost_kinds(runs)
     if lost:
         said = "; ".join(
@@ -190,7 +227,7 @@ def _tokens_family_hint(got: list[str], expected: list[str], runs=()) -> str:
     return ""
 
 
-def _structure_hint(got: list[str], expected: list[str], runs=()) -> str:
+def _structure_hint(got: list[str], expected: list[str], runs=(), tokenize=None) -> str:
     """What the learner's tokens show against the reference's, when no known mistake
     matches: empty tokens, some marks dropped (in every run) while others are kept, or a
     token that joins a mark to word characters (with the mark where it sits in that
@@ -204,7 +241,7 @@ def _structure_hint(got: list[str], expected: list[str], runs=()) -> str:
             "re.split left '' between two adjacent separators or at an end of the text. A word "
             "is one or more word characters, \\w+; '' is no token."
         )
-    shown = _tokens_family_hint(got, expected, runs)
+    shown = _tokens_family_hint(got, expected, runs, tokenize)
     if shown:
         return shown
     marks = _marks_always_dropped(runs)
