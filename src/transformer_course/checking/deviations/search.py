@@ -410,7 +410,7 @@ class Search:
 
 def matching(function: Callable, calls: list[Recorded], budget: int = _BUDGET) -> list[Variant]:
     """The edits of ``function`` that give the learner's result on every recorded call
-    (the last call, where the learner's result was wrong, tried first)."""
+    (the calls where the learner's result is wrong tried first, the last one first)."""
     return search_edits(function, calls, budget).variants
 
 
@@ -442,12 +442,17 @@ def _search(function: Callable, calls: list[Recorded], budget: int) -> Search:
         started = time.perf_counter()
         first, work = _work(original, order[0], instances[0])
         limit = min(_PER_CALL_S, max(0.01, _SLOWER * (time.perf_counter() - started)))
-        wrong = int(not same(order[0].result, first)) + sum(
+        shows = [not same(order[0].result, first)] + [
             not same(call.result, _run(original, call, instance))
             for call, instance in zip(order[1:], instances[1:], strict=True)
-        )
+        ]
+        wrong = sum(shows)
         if not wrong:
             return Search([])
+        # the calls whose result is wrong first: an edit that cannot reproduce the
+        # mistake is dropped on its first run (on a right result most edits agree)
+        paired = sorted(zip(order, instances, shows, strict=True), key=lambda p: not p[2])
+        order, instances = [p[0] for p in paired], [p[1] for p in paired]
         # most edits are told apart on the first call, so the search costs about one run
         # per edit: one that would cost more than the budget is not started (beam search,
         # whole decoding loops), and every one that starts tries every edit
