@@ -20,6 +20,7 @@ from transformer_course.reference import multi_head_attention as ref
 from .common import (
     _SAME_DTYPE,
     _batch_of_one_hint,
+    _expect_graph,
     _fixed_heads_hint,
     _fixed_heads_note,
     _where_from,
@@ -414,3 +415,16 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
                     **_split_permutations(x, num_heads, expected),
                 },
             )
+        # the layer trains through split_heads: the result must stay in x's graph
+        seed, batch, length, d_model, num_heads, dtype = (
+            _HIDDEN_SPLIT if hidden else _VISIBLE_SPLIT
+        )[0]
+        _expect_graph(
+            c,
+            split_heads,
+            randn((batch, length, d_model), seed, dtype=dtype),  # (batch, len, d_model)
+            (num_heads,),
+            ref.split_heads,
+            "split_heads",
+            "x.reshape(batch, len, num_heads, d_head).transpose(1, 2)",
+        )
