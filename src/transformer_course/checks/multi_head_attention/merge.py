@@ -1,6 +1,6 @@
 """The check of ``merge_heads``: (batch, num_heads, len, d_head) -> (batch, len, num_heads *
 d_head), and the mistakes it names (no transpose, interleaved heads, the sizes unpacked in
-split_heads' layout).
+split_heads' layout, heads missing, a result cut from autograd).
 """
 
 from __future__ import annotations
@@ -256,7 +256,7 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
     """merge_heads(x (batch, num_heads, len, d_head)) -> (batch, len, num_heads * d_head).
 
     Required: that shape, x's dtype, and exactly x's numbers with the heads concatenated
-    (head 0's features first). Inputs include transposed views, as split_heads returns
+    (head 0's features first); for an x that requires grad, a result in x's autograd graph. Inputs include transposed views, as split_heads returns
     them, so `.view` without `.contiguous()` is caught visibly.
     """
     with Checker("merge_heads", hidden=hidden) as c:

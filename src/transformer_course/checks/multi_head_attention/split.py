@@ -1,6 +1,6 @@
 """The check of ``split_heads``: (batch, len, d_model) -> (batch, num_heads, len, d_head),
 and the mistakes it names (no transpose, strided heads, another order of the axes, the
-sizes read sequence-first, torch.split given num_heads).
+sizes read sequence-first, torch.split given num_heads, a result cut from autograd).
 """
 
 from __future__ import annotations
@@ -275,7 +275,8 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
     """split_heads(x (batch, len, d_model), num_heads) -> (batch, num_heads, len, d_head).
 
     Required: that shape, x's dtype, and exactly x's numbers with head i holding features
-    i*d_head ... (i+1)*d_head - 1 of every token. Any way of getting there is accepted
+    i*d_head ... (i+1)*d_head - 1 of every token; for an x that requires grad, a result in
+    x's autograd graph (the layer trains through it). Any way of getting there is accepted
     (reshape/view + transpose/permute, unflatten, chunk + stack, einsum, a loop).
     """
     with Checker("split_heads", hidden=hidden) as c:
