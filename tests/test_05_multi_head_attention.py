@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -1604,6 +1605,83 @@ MISTAKES += [
         check_MultiHeadAttention,
         DropoutResultDropped,
         r"dropout is not applied in training, or its result never reaches the output",
+    ),
+]
+
+
+# ----------------------------------------------------------------- round 14 (r14c) families
+# -- the result cut from autograd: a numpy round trip refuses an x that requires grad, and
+# a copy of the values (torch.tensor of a list, .detach()) leaves the graph silently
+def split_heads_via_numpy_swapaxes(x, num_heads):
+    batch, length, d_model = x.shape
+    heads = x.numpy().reshape(batch, length, num_heads, d_model // num_heads)
+    return torch.as_tensor(np.ascontiguousarray(np.swapaxes(heads, 1, 2)))
+
+
+def split_heads_from_a_list(x, num_heads):
+    copy = torch.tensor(x.tolist(), dtype=x.dtype)  # (batch, len, d_model), no graph
+    return copy.unflatten(-1, (num_heads, -1)).transpose(1, 2)
+
+
+def merge_heads_via_numpy(x):
+    batch, num_heads, length, d_head = x.shape
+    merged = np.moveaxis(x.numpy(), 1, 2).reshape(batch, length, num_heads * d_head)
+    return torch.from_numpy(merged)
+
+
+def merge_heads_detached(x):  # "no gradient needed to move numbers around"
+    return x.detach().transpose(1, 2).flatten(2)
+
+
+# -- heads missing from the concatenation: which are there, and, with a probe of more
+# heads, whether the last one is dropped whatever the count or a fixed one is kept
+def merge_heads_sliced_one_short(x):
+    return x[:, :-1].transpose(1, 2).flatten(2)
+
+
+def merge_heads_first_head_only(x):
+    first = x.select(1, 0)  # (batch, len, d_head)
+    return first.contiguous()
+
+
+class DropoutInPlaceOnWeights(Base):
+    """F.dropout(..., inplace=True) straight on the softmax's output: right forward values,
+    and backward raises in training (softmax's backward needs the overwritten output)."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, -1e9)
+        weights = scores.softmax(dim=-1)  # (batch, heads, len_q, len_k)
+        dropped = F.dropout(weights, self.dropout.p, self.training, inplace=True)
+        return self.w_o(self.merge(dropped @ v)), weights
+
+
+_CUT_FROM_GRAPH = r"for an x that requires grad returned a tensor outside the autograd graph"
+_NUMPY_REFUSED = r"x\.numpy\(\) refuses such a tensor, and a numpy round trip"
+MISTAKES += [
+    Mistake(check_split_heads, split_heads_via_numpy_swapaxes, _NUMPY_REFUSED),
+    Mistake(check_split_heads, split_heads_from_a_list, _CUT_FROM_GRAPH),
+    Mistake(check_merge_heads, merge_heads_via_numpy, _NUMPY_REFUSED),
+    Mistake(check_merge_heads, merge_heads_detached, _CUT_FROM_GRAPH),
+    Mistake(
+        check_merge_heads,
+        merge_heads_sliced_one_short,
+        r"(are|is) missing\. With \d+ heads, yours keeps heads 0, 1, [\d, ]+: one head short "
+        r"both times, the last head is dropped",
+    ),
+    Mistake(
+        check_merge_heads,
+        merge_heads_first_head_only,
+        r"With \d+ heads, yours keeps head 0 too: the same heads whatever the number of heads",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        DropoutInPlaceOnWeights,
+        r"With dropout=0\.\d+ in train mode, backward .*modified by an inplace operation.*\n"
+        r"In eval mode the same module's backward runs.*the dropout, built in place.*the "
+        r"softmax's output",
     ),
 ]
 

@@ -566,6 +566,36 @@ MISTAKES += [
     Mistake(check_look_ahead_mask, look_ahead_tril_of_vector, r"tensor it got is 1-D"),
     Mistake(check_look_ahead_mask, look_ahead_triu_of_vector, r"tensor it got is 1-D"),
 ]
+
+
+# ----------------------------------------------------------------- round 14 (r14c) families
+# -- a batch of one taken to hold no padding: right on every larger batch, told by the same
+# sequence in a batch of two
+def padding_mask_one_sentence_unpadded(ids, pad_id):
+    if len(ids) == 1:  # one sentence: nothing was padded
+        return torch.ones_like(ids, dtype=torch.bool)[:, None, None, :]
+    return (ids != pad_id).unsqueeze(1).unsqueeze(2)
+
+
+def decoder_mask_one_sentence_unpadded(tgt_ids, pad_id):
+    causal = ref.look_ahead_mask(tgt_ids.shape[1])  # (len, len)
+    if tgt_ids.size(0) > 1:
+        causal = causal & (tgt_ids != pad_id)[:, None, None, :]
+    return causal.expand(tgt_ids.size(0), 1, -1, -1)
+
+
+_BATCH_OF_ONE_PADS = (
+    r"Your mask for this batch of one, a sequence with \d+ pads?, lets the queries attend to "
+    r"its pads? .*but the same sequence in a batch of two \(ids\.repeat\(2, 1\)\) gets the "
+    r"right mask"
+)
+MISTAKES += [
+    Mistake(check_padding_mask, padding_mask_one_sentence_unpadded, _BATCH_OF_ONE_PADS),
+    Mistake(
+        check_decoder_self_attention_mask, decoder_mask_one_sentence_unpadded, _BATCH_OF_ONE_PADS
+    ),
+]
+
 CORRECT = [
     *(Correct(check_padding_mask, _named(n, f)) for n, f in PADDING_CORRECT.items()),
     *(Correct(check_look_ahead_mask, _named(n, f)) for n, f in LOOK_AHEAD_CORRECT.items()),

@@ -99,6 +99,8 @@ def visible_padding_cases() -> list[tuple[torch.Tensor, int]]:
         (torch.tensor([[0, 0, 6, 2], [0, 0, 0, 0], [4, 0, 0, 0]]), 0),
         # a batch of one sequence of one token
         (torch.tensor([[7]]), 0),
+        # a batch of one that holds pads: a single sentence padded to a fixed length
+        (torch.tensor([[6, 3, 8, 0, 0]]), 0),
     ]
 
 
@@ -111,6 +113,7 @@ def hidden_padding_cases() -> list[tuple[torch.Tensor, int]]:
         (_padded_batch(6103, [2, 5, 3], 5, 3, left=True), 3),
         (_padded_batch(6104, [12, 9, 0, 16, 3, 16], 16, 0), 0),
         (_padded_batch(6105, [1], 1, 0), 0),
+        (_padded_batch(6106, [4], 7, 2, left=True), 2),  # a batch of one that holds pads
     ]
 
 
@@ -125,6 +128,8 @@ def visible_decoder_cases() -> list[tuple[torch.Tensor, int]]:
         (torch.tensor([[0, 4, 1], [1, 1, 1]]), 1),
         # a batch of one sequence of one token
         (torch.tensor([[2]]), 0),
+        # a batch of one that holds pads: a single sentence padded to a fixed length
+        (torch.tensor([[2, 6, 3, 0]]), 0),
     ]
 
 
@@ -136,6 +141,7 @@ def hidden_decoder_cases() -> list[tuple[torch.Tensor, int]]:
         (_padded_batch(6203, [12, 1, 8], 12, 1), 1),
         (_padded_batch(6204, [16, 5, 11, 0, 16], 16, 0), 0),
         (_padded_batch(6205, [1], 1, 0), 0),
+        (_padded_batch(6206, [3], 6, 1), 1),  # a batch of one that holds pads
     ]
 
 
@@ -458,6 +464,43 @@ def _counted_padding_mistakes(ids: torch.Tensor, pad_id: int, expected) -> dict:
     return found
 
 
+def _batch_of_one_note(fn, reference, ids: torch.Tensor, pad_id: int, got) -> str:
+    """A batch of one that the learner's code treats unlike a larger batch: the same
+    sequence in a batch of two (itself twice) gets the right mask (round 13, blind13d-
+    padmask-batch-of-one-skipped: a single sentence taken to have no padding). Only the
+    batch size differs between the two calls, so the diagnosis holds for any code."""
+    if ids.shape[0] != 1:
+        return ""
+    two = ids.repeat(2, 1)  # (2, len): the same sequence twice
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            again = fn(two.clone(), pad_id)
+    except Exception:
+        return ""
+    if not (isinstance(again, torch.Tensor) and torch.equal(again, reference(two, pad_id))):
+        return ""
+    pads = [j for j in range(ids.shape[1]) if int(ids[0, j]) == pad_id]
+    # (1, 1, len_q, len) -> for each key position, whether any query may attend to it
+    open_keys = got.reshape(-1, ids.shape[1]).any(dim=0).tolist()
+    real = [j for j in pads if open_keys[j]]
+    what = (
+        f"lets the queries attend to its {'pad' if len(real) == 1 else 'pads'} (key "
+        f"{'position' if len(real) == 1 else 'positions'} {', '.join(map(str, real))}) as if "
+        f"{'it were a real token' if len(real) == 1 else 'they were real tokens'}"
+        if real
+        else "is wrong"
+    )
+    return (
+        f"Your mask for this batch of one, a sequence with {len(pads)} "
+        f"{'pad' if len(pads) == 1 else 'pads'}, {what}, but the "
+        "same sequence in a batch of two (ids.repeat(2, 1)) gets the right mask: your code "
+        "treats a batch of one differently (a special case such as `if ids.shape[0] == 1`, "
+        "'a single sentence has no padding'?). A batch of one can hold pads too: left "
+        "padding, or a sentence padded to a fixed length. Compute the mask the same way for "
+        "every batch size."
+    )
+
+
 def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
     """padding_mask(ids (batch, len) int64, pad_id) -> bool (batch, 1, 1, len), True = real token.
 
@@ -509,6 +552,10 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                 ),
             )
             _expect_bool(c, got, what, _FROM_COMPARISON, expected=expected)
+            if not torch.equal(got, expected) and (
+                note := _batch_of_one_note(padding_mask, ref.padding_mask, ids, pad_id, got)
+            ):
+                c.fail(f"{what} is not the padding mask. {note}")
             mistakes = {_PAD_INVERTED: (ids == pad_id)[:, None, None, :]}
             if pad_id != 0:
                 mistakes[
@@ -1099,6 +1146,12 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                 "To combine two bool masks use & (logical AND), not * or +.",
                 expected=expected,
             )
+            if not torch.equal(got, expected) and (
+                note := _batch_of_one_note(
+                    decoder_self_attention_mask, ref.decoder_self_attention_mask, ids, pad_id, got
+                )
+            ):
+                c.fail(f"{what} is not the decoder's mask. {note}")
             differs = (got != expected).flatten(1).any(dim=1)  # (batch,)
             shown = int(differs.nonzero()[0]) if bool(differs.any()) else 0
             picture = _side_by_side(

@@ -72,3 +72,47 @@ def _fixed_heads_hint(right_with, num_heads: int, where: str):
         return _fixed_heads_note(right_with, num_heads, where)
 
     return [(Exception, hit)]
+
+
+def _numpy_refused_hint(name: str, recipe: str) -> str:
+    """The advice when ``x.numpy()`` refused x because it requires grad."""
+    return (
+        f"This x requires grad, as the projections' output does when {name} runs inside the "
+        "layer: x.numpy() refuses such a tensor, and a numpy round trip (x.detach().numpy() "
+        "... torch.from_numpy) would cut the result from the autograd graph, so no gradient "
+        "would flow back to the projections and they could never be trained. Stay in torch "
+        f"from start to end: {recipe}."
+    )
+
+
+def _expect_graph(c, fn, x: torch.Tensor, args: tuple, reference, name: str, recipe: str) -> None:
+    """``fn(x, *args)`` for an x that requires grad: the result must stay in x's autograd
+    graph (a grad_fn). A numpy round trip refuses x (x.numpy() on a tensor that requires
+    grad) or detaches the result; torch.tensor(...) of the values, .detach() and
+    torch.no_grad() detach it too (blind13d-split-through-numpy). No backward is run: in
+    the grader the result crosses the sandbox's codec, which keeps requires_grad and
+    whether there was a grad_fn, not the graph itself."""
+    shape = ", ".join(str(n) for n in x.shape)
+    extra = "".join(f", {a}" for a in args)
+    call = f"{name}(x ({shape}){extra}) for an x that requires grad"
+    leaf = x.detach().clone().requires_grad_()
+    got = c.call(
+        fn,
+        leaf,
+        *args,
+        call_repr=call,
+        hints=[
+            ("Can't call numpy() on Tensor that requires grad", _numpy_refused_hint(name, recipe))
+        ],
+    )
+    if not isinstance(got, torch.Tensor) or got.shape != reference(x, *args).shape:
+        return  # the checks above already say what the result must be
+    c.expect_true(
+        got.grad_fn is not None or got is leaf,
+        f"{call} returned a tensor outside the autograd graph (no grad_fn, requires_grad "
+        f"{got.requires_grad}): your values were right on the inputs above, but no gradient "
+        "can flow back to x through this result, so the projections before this step could never be trained. A numpy round trip "
+        "(.numpy() ... torch.from_numpy / torch.tensor), torch.tensor(...) of the values, "
+        ".detach(), .data or torch.no_grad() each cut the result from the graph, and this "
+        f"call cannot tell which of them you used. Stay in torch, attached: {recipe}.",
+    )

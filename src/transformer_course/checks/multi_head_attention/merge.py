@@ -1,10 +1,12 @@
 """The check of ``merge_heads``: (batch, num_heads, len, d_head) -> (batch, len, num_heads *
 d_head), and the mistakes it names (no transpose, interleaved heads, the sizes unpacked in
-split_heads' layout).
+split_heads' layout, heads missing, a result cut from autograd).
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import itertools
 
 import torch
@@ -18,6 +20,7 @@ from transformer_course.reference import multi_head_attention as ref
 from .common import (
     _SAME_DTYPE,
     _batch_of_one_hint,
+    _expect_graph,
     _fixed_heads_hint,
     _fixed_heads_note,
     _where_from,
@@ -74,10 +77,93 @@ def _iterated_note(order: tuple[int, ...]) -> str:
     )
 
 
-def _merge_shape_hint(got, x, batch: int, num_heads: int, length: int, d_head: int) -> str:
+def _heads_in_columns(got, x: torch.Tensor) -> list[int] | None:
+    """Which head of x (batch, num_heads, len, d_head) each block of d_head columns of
+    ``got`` (batch, len, k * d_head) is, in order; None when a block is no single head."""
+    batch, num_heads, length, d_head = x.shape
+    if not (
+        isinstance(got, torch.Tensor)
+        and got.dim() == 3
+        and tuple(got.shape[:2]) == (batch, length)
+        and got.shape[2] % d_head == 0
+        and got.dtype == x.dtype
+    ):
+        return None
+    present = []
+    for block in got.split(d_head, dim=-1):  # each (batch, len, d_head)
+        hits = [h for h in range(num_heads) if torch.equal(block, x[:, h])]
+        if len(hits) != 1:
+            return None
+        present.append(hits[0])
+    return present
+
+
+def _heads_list(heads: list[int]) -> str:
+    return ("head " if len(heads) == 1 else "heads ") + ", ".join(str(h) for h in heads)
+
+
+def _missing_heads_note(merge_heads, got, x: torch.Tensor, seed: int) -> str:
+    """Fewer heads than x holds, each block of columns one of x's heads: which heads are
+    there and which are missing; the cause only when a probe with more heads tells it
+    (round 13, blind13d-merge-drops-last-head: with 2 heads "one head short" and "head 0
+    only" give the same result, and the message named the second)."""
+    present = _heads_in_columns(got, x)
+    batch, num_heads, length, d_head = x.shape
+    if present is None or len(present) >= num_heads:
+        return ""
+    missing = [h for h in range(num_heads) if h not in present]
+    columns = (
+        f"Yours is d_head = {d_head} wide, one head's width: its columns are"
+        if len(present) == 1
+        else f"Yours is {len(present)} * d_head = {len(present) * d_head} wide: its blocks of "
+        f"d_head = {d_head} columns are, in order,"
+    )
+    facts = (
+        f"{columns} {_heads_list(present)} of x, and {_heads_list(missing)} "
+        f"{'is' if len(missing) == 1 else 'are'} missing."
+    )
+    advice = (
+        " Merging concatenates all num_heads heads, head 0 first: torch.cat([x[:, h] for h in "
+        "range(num_heads)], dim=-1), or x.transpose(1, 2).reshape(batch, len, num_heads * "
+        "d_head)."
+    )
+    more = num_heads + 2  # another number of heads, at least 3: tells the causes apart
+    probe = randn((batch, more, length, d_head), seed + 70)  # (batch, more, len, d_head)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            again = _heads_in_columns(merge_heads(probe), probe)
+    except Exception:
+        again = None
+    if again is None:
+        return facts + advice
+    seen = f"With {more} heads, yours keeps {_heads_list(again)}"
+    if present == list(range(num_heads - 1)) and again == list(range(more - 1)):
+        return (
+            f"{facts} {seen}: one head short both times, the last head is dropped whatever "
+            "the number of heads. A loop or range that stops one early, range(num_heads - 1) "
+            "(or x.shape[1] - 1), gives this: range(n) already stops before n." + advice
+        )
+    if present == [num_heads - 1] and again == [more - 1]:
+        return (
+            f"{facts} {seen}: the last head alone both times (x[:, -1], or a loop that keeps "
+            "overwriting its result instead of concatenating)." + advice
+        )
+    if again == present:
+        return (
+            f"{facts} {seen} too: the same heads whatever the number of heads, so they are "
+            "written into your code (an index such as x[:, 0], or a fixed list)." + advice
+        )
+    return f"{facts} {seen}.{advice}"
+
+
+def _merge_shape_hint(
+    got, x, batch: int, num_heads: int, length: int, d_head: int, merge_heads=None, seed: int = 0
+) -> str:
     """The advice for a wrong shape; where two computations give that shape, the values
     say which one it is (the shape alone names none)."""
     shape = tuple(got.shape)
+    if merge_heads is not None and (note := _missing_heads_note(merge_heads, got, x, seed)):
+        return note
     if shape == (batch, num_heads, length * d_head) and got.dtype == x.dtype:
         if torch.equal(got, x.reshape(shape)):
             return (
@@ -140,8 +226,6 @@ def _merge_shape_hint(got, x, batch: int, num_heads: int, length: int, d_head: i
             ("summed, x.sum(dim=1)", x.sum(dim=1)),
             ("averaged, x.mean(dim=1)", x.mean(dim=1)),
             ("reduced to their maximum, x.max(dim=1)", x.max(dim=1).values),
-            ("dropped but head 0, x[:, 0]", x[:, 0]),
-            (f"dropped but the last one, x[:, {num_heads - 1}]", x[:, -1]),
         ):
             if torch.allclose(got, reduced):
                 return (
@@ -172,7 +256,7 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
     """merge_heads(x (batch, num_heads, len, d_head)) -> (batch, len, num_heads * d_head).
 
     Required: that shape, x's dtype, and exactly x's numbers with the heads concatenated
-    (head 0's features first). Inputs include transposed views, as split_heads returns
+    (head 0's features first); for an x that requires grad, a result in x's autograd graph. Inputs include transposed views, as split_heads returns
     them, so `.view` without `.contiguous()` is caught visibly.
     """
     with Checker("merge_heads", hidden=hidden) as c:
@@ -235,7 +319,7 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
                 what,
                 _fixed_heads_note(*fixed)
                 or batch_note()
-                or _merge_shape_hint(got, x, batch, num_heads, length, d_head),
+                or _merge_shape_hint(got, x, batch, num_heads, length, d_head, merge_heads, seed),
             )
             c.expect_dtype(got, dtype, what, _SAME_DTYPE)
 
@@ -288,3 +372,16 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
                     **reorders,
                 },
             )
+        # the layer trains through merge_heads: the result must stay in x's graph
+        seed, batch, num_heads, length, d_head, dtype, _ = (
+            _HIDDEN_MERGE if hidden else _VISIBLE_MERGE
+        )[0]
+        _expect_graph(
+            c,
+            merge_heads,
+            randn((batch, num_heads, length, d_head), seed, dtype=dtype),  # (batch, h, len, d_head)
+            (),
+            ref.merge_heads,
+            "merge_heads",
+            "x.transpose(1, 2).reshape(batch, len, num_heads * d_head)",
+        )

@@ -107,7 +107,8 @@ def check_MultiHeadAttention(cls, *, hidden: bool = False) -> None:
     d_model), weights (batch, num_heads, len_q, len_k)) matching the reference within
     float32 tolerance, a gradient path to the parameters, no dropout in eval mode, and in
     train mode: dropout=0.0 equals eval, dropout=1.0 drops every weight (output = w_o's
-    bias). Accepted: see the module docstring.
+    bias), 0 < dropout < 1 acts on the weights and backward runs. Accepted: see the module
+    docstring.
     """
     with Checker("MultiHeadAttention", hidden=hidden) as c:
         c.require_callable(cls, "MultiHeadAttention")

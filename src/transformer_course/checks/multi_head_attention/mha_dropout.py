@@ -6,6 +6,8 @@ instead (the values, the heads before w_o) named when they fit.
 from __future__ import annotations
 
 import contextlib
+import io
+import re
 
 import torch
 
@@ -107,6 +109,58 @@ def _probed_rate_note(cls, p: float) -> str:
     return ""
 
 
+def _expect_backward_in_training(c: Checker, module, args: tuple, output, call: str, p: float):
+    """Backward through the train-mode output must run. An in-place dropout (nn.Dropout(p,
+    inplace=True)) overwrites the softmax's output, which softmax's backward needs, and
+    backward raises "modified by an inplace operation"; the forward values are right, so
+    nothing else shows it (round 13, blind13d-mha-dropout-inplace). The same module's
+    backward in eval mode tells a train-only step from any other in-place operation."""
+    if not output.requires_grad:
+        return  # the eval-mode cases already say the output is cut from the parameters
+    upstream = randn(output.shape, 982, dtype=output.dtype)  # (batch, len_q, d_model)
+    try:
+        (output * upstream).sum().backward()
+        return
+    except RuntimeError as exc:
+        text = str(exc).split(" Hint:")[0]  # without torch's advice on anomaly detection
+    in_place = "modified by an inplace operation" in text
+    eval_runs = False
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        module.eval()
+        result = module(*args)
+        (result[0] * upstream).sum().backward()
+        eval_runs = True
+    module.train()
+    raised = f"backward through {call}'s output raised RuntimeError: {text[:400]}"
+    if in_place and eval_runs:
+        softmax = (
+            " Here the tensor is the softmax's output, the attention weights: dropout "
+            "overwrote them (and weights returned from that tensor are the dropped ones)."
+            if re.search(r"output \d+ of Softmax", text)
+            else ""
+        )
+        c.fail(
+            f"With dropout={p} in train mode, {raised}\nIn eval mode the same module's "
+            "backward runs, so a step that acts only in training changed in place a tensor "
+            "that autograd saved for the backward pass: the dropout, built in place "
+            "(nn.Dropout(p, inplace=True), F.dropout(..., inplace=True), or a dropout_ "
+            f"call).{softmax} The forward values are right; training would stop at the first "
+            "loss.backward(). Use the out-of-place dropout, self.dropout = "
+            "nn.Dropout(dropout): it returns a new tensor and leaves the weights as they were."
+        )
+    if in_place:
+        c.fail(
+            f"{raised}\nAn operation changed in place a tensor that autograd saved for the "
+            "backward pass (an operation ending in _, such as masked_fill_ or mul_, an "
+            "x += ..., an assignment into a slice, or inplace=True), in eval mode too. Use "
+            "the out-of-place forms (masked_fill, x = x + ...), which return new tensors."
+        )
+    c.fail(
+        f"{raised}\nTraining runs backward through this layer: build the output from the "
+        "inputs and the parameters with torch operations that autograd can follow."
+    )
+
+
 def _check_dropout_placement(c: Checker, cls, case: _Case) -> None:
     """In train mode with 0 < dropout < 1, the heads must be (dropped-out weights) @ v:
     each coefficient that mixes value k into query q's head is 0 or w_qk / (1 - p). The
@@ -150,8 +204,13 @@ def _check_dropout_placement(c: Checker, cls, case: _Case) -> None:
         merged = (output.detach().double() - st["w_o.bias"]) @ torch.linalg.inv(st["w_o.weight"]).T
         heads = merged.reshape(b, lq, h, dh).transpose(1, 2)  # (b, h, lq, d_head)
         mixing = heads @ torch.linalg.pinv(v)  # (b, h, lq, lk)
-        if _kept_or_dropped(mixing, weights, p) and torch.allclose(mixing @ v, heads, atol=1e-3):
-            return
+        placed = _kept_or_dropped(mixing, weights, p) and torch.allclose(
+            mixing @ v, heads, atol=1e-3
+        )
+    if placed:
+        _expect_backward_in_training(c, module, (query, key, value), output, call, p)
+        return
+    with torch.no_grad():
         if note := _dropout_rate_note(output, state, (query, key, value, None), h, p):
             c.fail(f"the output of {call}: {note}")
         values = torch.linalg.lstsq(weights, heads).solution  # (b, h, lk, d_head)

@@ -1,6 +1,6 @@
 """The check of ``split_heads``: (batch, len, d_model) -> (batch, num_heads, len, d_head),
 and the mistakes it names (no transpose, strided heads, another order of the axes, the
-sizes read sequence-first, torch.split given num_heads).
+sizes read sequence-first, torch.split given num_heads, a result cut from autograd).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from transformer_course.reference import multi_head_attention as ref
 from .common import (
     _SAME_DTYPE,
     _batch_of_one_hint,
+    _expect_graph,
     _fixed_heads_hint,
     _fixed_heads_note,
     _where_from,
@@ -274,7 +275,8 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
     """split_heads(x (batch, len, d_model), num_heads) -> (batch, num_heads, len, d_head).
 
     Required: that shape, x's dtype, and exactly x's numbers with head i holding features
-    i*d_head ... (i+1)*d_head - 1 of every token. Any way of getting there is accepted
+    i*d_head ... (i+1)*d_head - 1 of every token; for an x that requires grad, a result in
+    x's autograd graph (the layer trains through it). Any way of getting there is accepted
     (reshape/view + transpose/permute, unflatten, chunk + stack, einsum, a loop).
     """
     with Checker("split_heads", hidden=hidden) as c:
@@ -414,3 +416,16 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
                     **_split_permutations(x, num_heads, expected),
                 },
             )
+        # the layer trains through split_heads: the result must stay in x's graph
+        seed, batch, length, d_model, num_heads, dtype = (
+            _HIDDEN_SPLIT if hidden else _VISIBLE_SPLIT
+        )[0]
+        _expect_graph(
+            c,
+            split_heads,
+            randn((batch, length, d_model), seed, dtype=dtype),  # (batch, len, d_model)
+            (num_heads,),
+            ref.split_heads,
+            "split_heads",
+            "x.reshape(batch, len, num_heads, d_head).transpose(1, 2)",
+        )
