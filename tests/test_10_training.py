@@ -2105,6 +2105,23 @@ SCORE_MISTAKES = [
         named("other_keys")(scores_with(keys=("accuracy", "bleu"))),
         'expected "exact_match" and "bleu"',
     ),
+    # blind round 13: a hypothesis matched against every sentence's references, told by
+    # a hypothesis that is another sentence's reference
+    Mistake(
+        SCORES,
+        named("exact_match_in_any_sentences_references")(
+            scores_with(exact=lambda h, r: np.mean([any(a in refs for refs in r) for a in h]))
+        ),
+        r"equals another sentence's reference, but none of its own, counted.*pooled together.*"
+        r"compare hypothesis i with references\[i\] alone",
+    ),
+    Mistake(
+        SCORES,
+        named("exact_match_in_chained_references")(
+            scores_with(exact=lambda h, r: np.mean([a in itertools.chain(*r) for a in h]))
+        ),
+        r"equals another sentence's reference, but none of its own, counted",
+    ),
 ]
 
 
