@@ -1249,6 +1249,35 @@ MISTAKES += [
     ),
 ]
 
+
+class TokenEmbeddingFunctionalDropout(_ScaledEmbedding):  # dropout on the lookup, p = 0.2
+    def forward(self, ids):
+        looked_up = F.dropout(self.embedding(ids), p=0.2, training=self.training)
+        return looked_up * math.sqrt(self.d_model)  # (batch, len, d_model)
+
+
+class TokenEmbeddingNoiseInTraining(_ScaledEmbedding):  # Gaussian noise while training
+    def forward(self, ids):
+        out = self.embedding(ids) * math.sqrt(self.d_model)  # (batch, len, d_model)
+        return out + 0.01 * torch.randn_like(out) if self.training else out
+
+
+MISTAKES += [
+    # blind round 13: right in eval mode only; a new module is in training mode
+    Mistake(
+        check_TokenEmbedding,
+        TokenEmbeddingFunctionalDropout,
+        r"\.train\(\) applied .* entries are 0 and every other one is 1\.25 times the right "
+        r"value, 1/\(1 - p\) for p = 0\.2.*dropout inside TokenEmbedding.*has no dropout",
+    ),
+    Mistake(
+        check_TokenEmbedding,
+        TokenEmbeddingNoiseInTraining,
+        r"^(?!.*dropout inside)(?s:.*)\.train\(\) applied.*a second call with the same ids "
+        r"gives another result: something random runs in forward in training mode",
+    ),
+]
+
 CORRECT = [
     Correct(check_one_hot, one_hot_eye),
     Correct(check_one_hot, one_hot_zeros_fancy_indexing),

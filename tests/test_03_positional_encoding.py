@@ -741,10 +741,10 @@ class PERefusesFullLength(ref.PositionalEncoding):
 
 
 class PEAnnotated(nn.Module):
-    """The Annotated Transformer's PositionalEncoding (its own argument order: keyword
-    arguments make it fit)."""
+    """The Annotated Transformer's PositionalEncoding, with this course's argument order
+    (its own, (d_model, dropout, max_len), is a mistake here: PEAnnotatedOrder)."""
 
-    def __init__(self, d_model, dropout, max_len=5000):
+    def __init__(self, d_model, max_len=5000, dropout=0.1):
         super().__init__()
         self.dropout = nn.Dropout(p=dropout)
         pe = torch.zeros(max_len, d_model)
@@ -1664,6 +1664,39 @@ MISTAKES_R12F = [
 ]
 MISTAKES += MISTAKES_R12F
 
+
+class PEAnnotatedOrder(PEAnnotated):
+    """The Annotated Transformer's own order, dropout (required) before max_len: right
+    with keywords, wrong by position."""
+
+    def __init__(self, d_model, dropout, max_len=5000):
+        super().__init__(d_model, max_len=max_len, dropout=dropout)
+
+
+class PEKeywordOnly(ref.PositionalEncoding):
+    """max_len and dropout keyword-only (after a `*`): a call by position raises."""
+
+    def __init__(self, d_model, *, max_len=5000, dropout=0.1):
+        super().__init__(d_model, max_len=max_len, dropout=dropout)
+
+
+MISTAKES += [
+    # blind round 13: the signature's order, hidden by the keyword calls, told by position
+    Mistake(
+        check_PositionalEncoding,
+        PEAnnotatedOrder,
+        r"PositionalEncoding\((\d+), (\d+), 0\.0\) raised ValueError.*although "
+        r"PositionalEncoding\(\1, max_len=\2, dropout=0\.0\) was right.*in each other's "
+        r"place.*\(d_model, dropout, max_len\)",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        PEKeywordOnly,
+        r"^(?!.*each other's place).*PositionalEncoding\(\d+, \d+, 0\.0\) raised TypeError"
+        r".*does not take its arguments by position in the order of the signature",
+    ),
+]
+
 CORRECT = [
     Correct(check_positional_encoding, pe_loops),
     Correct(check_positional_encoding, pe_torch_div_term),
@@ -1788,7 +1821,7 @@ def test_reference_module_adds_the_table():
 def test_reference_module_matches_the_annotated_transformer():
     """Same table and the same output as the Annotated Transformer's module, dropout off."""
     ours = ref.PositionalEncoding(16, max_len=50, dropout=0.0).eval()
-    theirs = PEAnnotated(16, dropout=0.0, max_len=50).eval()
+    theirs = PEAnnotatedOrder(16, dropout=0.0, max_len=50).eval()
     torch.testing.assert_close(
         ours.state_dict()["pe"], theirs.state_dict()["pe"], atol=2e-5, rtol=0
     )

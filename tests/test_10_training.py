@@ -280,11 +280,38 @@ def padded_to_the_longest_pair_overall(
     ]
 
 
+@named("list_with_buckets")
+def list_with_buckets(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0):
+    """Shuffled, then sorted by length inside pools of 3 batches (bucketing), collected
+    from a generator into a list."""
+    return list(_bucketed(pairs, batch_size, pad_id, bos_id, eos_id, shuffle, seed))
+
+
+@named("tuple_of_batches")
+def tuple_of_batches(pairs, batch_size, **kwargs):
+    """A tuple of batches: a sequence too (len, indexing, any number of passes)."""
+    return tuple(ref.make_batches(pairs, batch_size, **kwargs))
+
+
 @named("generator_with_buckets")
 def generator_with_buckets(
     pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
 ):
-    """A generator; shuffled, then sorted by length inside pools of 3 batches (bucketing)."""
+    """The bucketing generator returned as it is: no len(), no [0], one pass only."""
+    return _bucketed(pairs, batch_size, pad_id, bos_id, eos_id, shuffle, seed)
+
+
+@named("map_of_chunks")
+def map_of_chunks(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0):
+    """map() over the chunks: an iterator, used up by one pass."""
+    chunks = ref.make_batches(
+        pairs, batch_size, pad_id=pad_id, bos_id=bos_id, eos_id=eos_id, shuffle=shuffle, seed=seed
+    )
+    return map(tuple, chunks)
+
+
+def _bucketed(pairs, batch_size, pad_id, bos_id, eos_id, shuffle, seed):
+    """A generator of batches; shuffled, then sorted by length inside pools of 3 batches."""
     order = list(range(len(pairs)))
     if shuffle:
         rng = np.random.default_rng(seed)
@@ -402,6 +429,18 @@ BATCH_MISTAKES = [
     Mistake(check_make_batches, seed_ignored, "must depend on `seed`"),
     Mistake(check_make_batches, appends_eos_to_the_callers_targets, "changed its argument"),
     Mistake(check_make_batches, one_batch_only, "returned a single batch"),
+    # blind round 13: the lesson's cells index the batches ([0]); one pass is not enough
+    Mistake(
+        check_make_batches,
+        generator_with_buckets,
+        r"returned a generator .*iterated once; it has no len\(\) and no indexing.*"
+        r"make_batches\(\.\.\.\)\[0\].*Return a list",
+    ),
+    Mistake(
+        check_make_batches,
+        map_of_chunks,
+        r"returned an iterator, .*map.*iterated once.*Return a list",
+    ),
     # these were told "src has 3 rows, but the batch should hold 2 pairs" and "the last
     # pair is missing" (the first one was)
     Mistake(check_make_batches, sequence_first, r"are transposed .*sequence-first, \(len, batch\)"),
@@ -431,7 +470,8 @@ BATCH_CORRECT = [
         source_with_bos_and_eos,
         annotated_transformer_shift,
         padded_to_the_longest_pair_overall,
-        generator_with_buckets,
+        list_with_buckets,
+        tuple_of_batches,
     )
 ]
 
@@ -2064,6 +2104,23 @@ SCORE_MISTAKES = [
         SCORES,
         named("other_keys")(scores_with(keys=("accuracy", "bleu"))),
         'expected "exact_match" and "bleu"',
+    ),
+    # blind round 13: a hypothesis matched against every sentence's references, told by
+    # a hypothesis that is another sentence's reference
+    Mistake(
+        SCORES,
+        named("exact_match_in_any_sentences_references")(
+            scores_with(exact=lambda h, r: np.mean([any(a in refs for refs in r) for a in h]))
+        ),
+        r"equals another sentence's reference, but none of its own, counted.*pooled together.*"
+        r"compare hypothesis i with references\[i\] alone",
+    ),
+    Mistake(
+        SCORES,
+        named("exact_match_in_chained_references")(
+            scores_with(exact=lambda h, r: np.mean([a in itertools.chain(*r) for a in h]))
+        ),
+        r"equals another sentence's reference, but none of its own, counted",
     ),
 ]
 

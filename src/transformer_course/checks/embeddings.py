@@ -1338,13 +1338,81 @@ def _length_axis_reduced_hint(got, weight, ids, d_model: int) -> str:
     return f"{lost} Look every id up on its own: self.embedding(ids) with an nn.Embedding."
 
 
+def _expect_same_in_training(c, module, ids, expected, built: str, seed: int) -> None:
+    """A new module is in training mode (model.train()), and the lookup has nothing that
+    training changes: the output must be the eval-mode one. Dropout inside the module is
+    named by its signature, every entry either 0 or the right value times one common
+    1/(1-p) > 1; anything else that depends on the mode or on chance is located only."""
+    what = f"{built}.train() applied to ids of shape {tuple(ids.shape)}"
+    module.train()
+    with torch.random.fork_rng(devices=[]):  # the draws seeded here, the global stream kept
+        torch.manual_seed(seed)
+        first = c.call(module, ids.clone(), call_repr=what)
+        second = c.call(module, ids.clone(), call_repr=what)
+    module.eval()
+    if not all(isinstance(t, torch.Tensor) and t.shape == expected.shape for t in (first, second)):
+        c.fail(
+            f"{what} returned {_described(first)}, where eval mode gave a tensor of shape "
+            f"{tuple(expected.shape)}: forward depends on training mode (self.training). "
+            "TokenEmbedding is the lookup times sqrt(d_model) in both modes."
+        )
+    # (batch, len, d_model) each, in float64 for the comparison
+    got, again, right = (t.detach().double() for t in (first, second, expected))
+    if torch.allclose(got, right, rtol=1e-5, atol=1e-6) and torch.allclose(
+        again, right, rtol=1e-5, atol=1e-6
+    ):
+        return
+    differs = not torch.equal(got, again)
+    zeroed = got.abs() <= 1e-7
+    kept = ~zeroed & (right.abs() > 1e-6)
+    factor = float((got[kept] / right[kept]).mean()) if bool(kept.any()) else 1.0
+    dropout_like = (
+        factor > 1 + 1e-4
+        and bool(torch.isclose(got[~zeroed], factor * right[~zeroed], rtol=1e-4, atol=1e-6).all())
+        and (bool(zeroed.any()) or differs)
+    )
+    if dropout_like:
+        p = 1 - 1 / factor
+        c.fail(
+            f"{what} is not the lookup times sqrt(d_model): {int(zeroed.sum())} of "
+            f"{got.numel()} entries are 0 and every other one is {factor:.4g} times the right "
+            f"value, 1/(1 - p) for p = {p:.2g}"
+            + (", and a second call with the same ids gives other zeros" if differs else "")
+            + ". That is dropout inside TokenEmbedding: it runs in training mode, a new "
+            "module's default (eval mode switches it off, so the output was right there). "
+            "TokenEmbedding has no dropout: the paper applies it once, to the sum of the "
+            "embeddings and the positional encodings (PositionalEncoding, lesson 03), so "
+            "dropout here would drop the embeddings twice. Remove it: "
+            "return self.embedding(ids) * math.sqrt(self.d_model)."
+        )
+    c.fail(
+        f"{what} is not the lookup times sqrt(d_model), though eval mode gave it"
+        + (
+            ", and a second call with the same ids gives another result: something random "
+            "runs in forward in training mode (dropout, noise added to the embeddings?)"
+            if differs
+            else ": forward depends on training mode (self.training)"
+        )
+        + ". TokenEmbedding is the same in both modes: nothing in it is random or switched "
+        "by model.train(); the paper's dropout comes after the positions are added "
+        "(PositionalEncoding, lesson 03)."
+    )
+
+
+def _described(value) -> str:
+    if isinstance(value, torch.Tensor):
+        return f"a tensor of shape {tuple(value.shape)}"
+    return f"a {type(value).__name__}"
+
+
 def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
     """TokenEmbedding(vocab_size, d_model): ids (batch, len) -> embedding(ids) * sqrt(d_model).
 
     The state dict must hold one table of shape (vocab_size, d_model), `embedding.weight`
     in the course's modules (another name passes with a note, e.g. the Annotated
     Transformer's `lut.weight`); extra buffers (a stored scale, say) are allowed, and
-    whatever they hold is loaded back unchanged.
+    whatever they hold is loaded back unchanged. The output is checked in eval mode, then
+    in training mode (a new module's default), where it must be the same: no dropout.
     """
     with Checker("TokenEmbedding", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(cls, "TokenEmbedding")
@@ -1547,6 +1615,8 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                     **_rows_zeroed_for_id(plain * math.sqrt(d_model), ids),
                 },
             )
+            # right in eval mode; a new module is in training mode, where it must not differ
+            _expect_same_in_training(c, module, ids, plain * math.sqrt(d_model), built, seed)
             # the output is right: an extra trainable parameter is the only thing left
             trainable = {
                 name: parameter

@@ -1,6 +1,7 @@
 """The check of ``PositionalEncoding(d_model, max_len, dropout)``: the stored table (any
 layout that broadcasts, any name, in or out of the state dict, never a parameter), the
-forward pass, the dropout after the sum, and the table following ``.to()``.
+forward pass, the dropout after the sum, the table following ``.to()``, and the
+arguments taken by position in the order the exercise gives.
 """
 
 from __future__ import annotations
@@ -769,10 +770,68 @@ def _check_follows_to(c, cls, d_model, max_len, gen):
     )
 
 
+def _by_position(cls, args: tuple, training: bool, x, expected) -> str:
+    """What cls(*args), in training or eval mode, applied to x gives when it is not
+    ``expected``: the error, or how the output differs ('' when it is right)."""
+    built = f"PositionalEncoding{args}"
+    try:
+        with torch.random.fork_rng(devices=[]), contextlib.redirect_stdout(io.StringIO()):
+            torch.manual_seed(_CALL_SEED)
+            module = cls(*args)
+            module.train(training)
+            out = module(x.clone())
+    except Exception as exc:  # reported as what the call did, not raised
+        return f"{built} raised {type(exc).__name__}: {exc}"
+    if not isinstance(out, torch.Tensor):
+        return f"{built} returned a {type(out).__name__}"
+    if out.shape != expected.shape:
+        return f"{built} returned shape {tuple(out.shape)} where x has {tuple(x.shape)}"
+    if not torch.allclose(out.detach().double(), expected.double(), rtol=1e-4, atol=1e-5):
+        mode = "training" if training else "eval"
+        return f"{built} in {mode} mode applied to x of shape {tuple(x.shape)} gave a wrong output"
+    return ""
+
+
+def _check_argument_order(c, d_model: int, max_len: int, cls, x, table) -> None:
+    """The signature given, __init__(self, d_model, max_len=5000, dropout=0.1), taken by
+    position too: everything before built the module by keyword, so a call by position
+    that fails tells the order of the parameters apart from every other cause. Run with
+    dropout 0 in eval mode (x + PE, on x as long as max_len: the table's length) and
+    dropout 1 in training mode (all 0: the probability)."""
+    total = x + table[: x.shape[1]].unsqueeze(0)  # (batch, len, d_model)
+    for p, training, expected in ((0.0, False, total), (1.0, True, torch.zeros_like(total))):
+        failure = _by_position(cls, (d_model, max_len, p), training, x, expected)
+        if failure:
+            break
+    else:
+        return
+    by_keyword = f"PositionalEncoding({d_model}, max_len={max_len}, dropout={p})"
+    if not _by_position(cls, (d_model, p, max_len), training, x, expected):
+        c.fail(
+            f"{failure}, although {by_keyword} was right: by position, max_len and dropout "
+            f"are in each other's place, and PositionalEncoding({d_model}, {p}, {max_len}) "
+            "(the order swapped) is right. Your __init__ takes (d_model, dropout, max_len), "
+            "the Annotated Transformer's order, not the signature the exercise gives, "
+            "__init__(self, d_model, max_len=5000, dropout=0.1). Keywords hide the swap, but "
+            "a call by position, as the course's Transformer builds it (lesson 09: "
+            "PositionalEncoding(d_model, max_len, dropout)), would get dropout p = max_len "
+            "(nn.Dropout refuses it) and a table of `dropout` rows. Keep the order given."
+        )
+    c.fail(
+        f"{failure}, although {by_keyword} was right: your __init__ does not take its "
+        "arguments by position in the order of the signature the exercise gives, "
+        "__init__(self, d_model, max_len=5000, dropout=0.1) (parameters in another order, "
+        "an extra one in between, or keyword-only ones after a `*`?). The course's "
+        "Transformer builds it by position (lesson 09: PositionalEncoding(d_model, max_len, "
+        "dropout)): keep the signature given."
+    )
+
+
 def check_PositionalEncoding(cls, *, hidden: bool = False) -> None:
     """PositionalEncoding(d_model, max_len=..., dropout=...): x (batch, len, d_model) ->
     dropout(x + PE[:len]), with a fixed (never trained) table; see the module docstring
-    for the layouts and dtypes that are accepted."""
+    for the layouts and dtypes that are accepted. Built by keyword throughout, then once
+    by position, PositionalEncoding(d_model, max_len, dropout): the signature given."""
     with Checker("PositionalEncoding", hidden=hidden) as c:
         c.require_callable(cls)
         gen = torch_generator(303 if hidden else 30)
@@ -804,3 +863,8 @@ def check_PositionalEncoding(cls, *, hidden: bool = False) -> None:
             x = torch.randn(2, min(max_len, 6), d_model, generator=gen)  # (batch, len, d_model)
             _check_dropout(c, cls, d_model, max_len, x, table)
             _check_follows_to(c, cls, d_model, max_len, gen)
+        # right with keywords: the arguments by position, in the order given (once)
+        d_model, max_len, _ = (_HIDDEN_MODULE if hidden else _VISIBLE_MODULE)[0]
+        x = torch.randn(2, max_len, d_model, generator=gen)  # (batch, max_len, d_model)
+        table = torch.tensor(ref.positional_encoding(max_len, d_model), dtype=torch.float32)
+        _check_argument_order(c, d_model, max_len, cls, x, table)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import types
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import torch
@@ -74,6 +76,25 @@ _LEFT_PADDED = (
     "decoder's teacher forcing lines up decoder_input[t] with labels[t] from the start."
 )
 
+_ONE_PASS = (
+    "it has no len() and no indexing, and a second pass over it finds nothing. The "
+    "contract is a list of batches: this lesson's cells take make_batches(...)[0] (the "
+    "example batch, the source tensor that translate builds), which raises TypeError "
+    "here, and a loop that goes over the batches twice would see none the second time."
+)
+
+#: one-pass iterators a learner may return, by their type's name
+_ITERATOR_TYPES = {
+    "map",
+    "filter",
+    "zip",
+    "chain",
+    "islice",
+    "list_iterator",
+    "tuple_iterator",
+    "range_iterator",
+}
+
 
 def _hardcoded(got: list[int], expected: list[int], ids: dict[str, int]) -> str:
     """A note when a row would be right with some of the course's default special ids."""
@@ -107,12 +128,22 @@ def _as_batches(
         )
     if is_tensor(got) or isinstance(got, np.ndarray | str):
         c.fail(f"{what} should return a list of batches, but it returned {short(got)}.")
-    try:
-        batches = list(got)
-    except TypeError:
+    # (the sandboxed grader hands back what it cannot carry as an inert object named
+    # after the learner's type: a generator or an iterator is told by that name there)
+    if isinstance(got, types.GeneratorType) or type(got).__name__ == "generator":
+        c.fail(
+            f"{what} returned a generator (a function with `yield` returns one): the batches "
+            f"may be right, but a generator can be iterated once; {_ONE_PASS} Return a list: "
+            "append each batch to a list and return it (or return list(...) of the batches)."
+        )
+    if isinstance(got, Iterator) or type(got).__name__ in _ITERATOR_TYPES:
+        c.fail(
+            f"{what} returned an iterator, {short(got)}: it can be iterated once; "
+            f"{_ONE_PASS} Return a list of the batches (list(...) around it)."
+        )
+    if not isinstance(got, Sequence):
         c.fail(f"{what} should return a list of batches, but it returned {short(got)}.")
-    if not isinstance(got, list | tuple):
-        c.note("make_batches returned an iterator rather than a list; that works here.")
+    batches = list(got)
     out = []
     for number, batch in enumerate(batches):
         name = f"batch {number} of {what}"

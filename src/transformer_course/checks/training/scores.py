@@ -49,6 +49,13 @@ _CASED_SCORES = (
     [["la mujer come pan con queso"], ["el gato negro bebe la leche fría", "El gato bebe leche"]],
 )
 
+#: a hypothesis equal to *another* sentence's reference (an undertrained model repeating a
+#: sentence it has seen): right 1 / 3, but 2 / 3 when every reference is pooled together
+_OTHER_SENTENCES_SCORES = (
+    ["el perro come", "el perro come", "la casa es grande"],
+    [["el perro come"], ["el gato come", "un gato come"], ["la casa es roja"]],
+)
+
 _VISIBLE_SCORES = [
     (  # several references per sentence, 1 to 4 of them; matches on later references
         [
@@ -75,7 +82,20 @@ _VISIBLE_SCORES = [
         [["la casa es grande"], ["el pan es dulce"], ["mi libro está debajo de la mesa roja"]],
     ),
     _CASED_SCORES,
+    _OTHER_SENTENCES_SCORES,
 ]
+
+
+def _other_sentences_case(size: int, seed: int) -> tuple[list[str], list[list[str]]]:
+    """Generated sentences whose second hypothesis is another sentence's reference (not
+    one of its own), the first one right, the others cut short by a word."""
+    references = _spanish_references(size, seed=seed)
+    borrowed = next(
+        refs[0] for k, refs in enumerate(references) if k != 1 and refs[0] not in references[1]
+    )
+    hypotheses = [references[0][0], borrowed]
+    hypotheses += [" ".join(refs[0].split()[:-1]) for refs in references[2:]]
+    return hypotheses, references
 
 
 def _score_cases(hidden: bool):
@@ -101,7 +121,7 @@ def _score_cases(hidden: bool):
                 words = words[:1]  # very short: where padding with "" changes BLEU
             hypotheses.append(" ".join(words))
         cases.append((hypotheses, references))
-    return [*cases, _CASED_SCORES]
+    return [*cases, _CASED_SCORES, _other_sentences_case(6, seed=8003)]
 
 
 _ONE_STREAM_HINT = (
@@ -318,6 +338,8 @@ def _exact_models(hypotheses, references) -> dict[str, float]:
         "substring": sum(any(h in r for r in refs) for h, refs in pairs) / n,
         # the strings compared in lower case
         "lowercase": sum(h.lower() in [r.lower() for r in refs] for h, refs in pairs) / n,
+        # each hypothesis tested against the references of every sentence together
+        "pooled": sum(h in {r for refs in references for r in refs} for h in hypotheses) / n,
     }
 
 
@@ -393,6 +415,12 @@ def _check_exact_match(
         "(`hypothesis in some_string`, for example in the references joined into one "
         f"string). Only whole strings match: `hypothesis in references[i]`, a list, gives "
         f"{matches} of {n}, {exact:g}.",
+        "pooled": f'{what}["exact_match"] is {value:g}: a hypothesis that equals another '
+        "sentence's reference, but none of its own, counted as a match, as testing each "
+        "hypothesis against the references of every sentence pooled together does (one set "
+        "or list of all the references). A translation is right only for its own sentence: "
+        "compare hypothesis i with references[i] alone, zip(hypotheses, references), "
+        f"`hypothesis in refs`: {matches} of {n}, {exact:g}.",
     }
     if len(found) == 1:
         c.fail(said[found[0]])
