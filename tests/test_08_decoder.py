@@ -298,6 +298,27 @@ class LayerAlwaysDropout(LayerBase):
     forward = ref.DecoderLayer.forward
 
 
+class LayerDropoutsInTuple(LayerBase):
+    """One residual dropout per sub-layer, held in a tuple: not registered, so eval() never
+    reaches them (the class of blind13g-el-dropouts-in-plain-list)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.sublayer_dropouts = tuple(nn.Dropout(dropout) for _ in range(3))
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        drop_self, drop_cross, drop_ffn = self.sublayer_dropouts
+        if self.norm_first:
+            h = self.norm1(x)
+            x = x + drop_self(self.self_attn(h, h, h, tgt_mask)[0])
+            h = self.norm2(x)
+            x = x + drop_cross(self.cross_attn(h, memory, memory, src_mask)[0])
+            return x + drop_ffn(self.feed_forward(self.norm3(x)))
+        x = self.norm1(x + drop_self(self.self_attn(x, x, x, tgt_mask)[0]))
+        x = self.norm2(x + drop_cross(self.cross_attn(x, memory, memory, src_mask)[0]))
+        return self.norm3(x + drop_ffn(self.feed_forward(x)))
+
+
 class LayerSharedAttention(LayerBase):
     def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
         super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
@@ -868,6 +889,13 @@ LAYER_MISTAKES = [
         r"output is added without its dropout",
     ),
     Mistake(C, LayerAlwaysDropout, r"In eval mode your output changes from one call to the next"),
+    Mistake(
+        C,
+        LayerDropoutsInTuple,
+        r"^(?![\s\S]*training=self\.training)[\s\S]*In eval mode your output changes from "
+        r"one call to the next: your LayerDropoutsInTuple calls 3 nn\.Dropout modules that "
+        r"are not among its registered sub-modules[\s\S]*nn\.ModuleList",
+    ),
     # objects and return values
     Mistake(C, LayerSharedAttention, r"one and the same object"),
     Mistake(C, LayerForgotIndex, r"returns a pair, \(output, weights\)"),

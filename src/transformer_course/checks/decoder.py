@@ -75,6 +75,7 @@ from transformer_course.checking.oracles.norms import layer_norm_f
 from transformer_course.checking.oracles.state import sub
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.rearranged import arrival_hint
+from transformer_course.checking.unregistered import unregistered_dropouts
 from transformer_course.exercise import Exercise
 from transformer_course.reference import decoder as ref
 from transformer_course.reference.masking import decoder_self_attention_mask, look_ahead_mask
@@ -265,6 +266,9 @@ def _property_problem(c: Checker, module, inputs: _Inputs, case: _DecCase, call:
             module, *inputs.args(), call_repr=f"{call}, a second time", hints=_hints(case)
         )
         if not _same(got, again):
+            unregistered = unregistered_dropouts(module, lambda: module(*inputs.args()))
+            if unregistered:  # not the functional dropout's flag (blind13g-el-dropouts-...)
+                return f"In eval mode your output changes from one call to the next: {unregistered}"
             return _EVAL_NOT_DETERMINISTIC
     if inputs.tgt_mask is not None and case.len_tgt > 1:
         t = (case.len_tgt - 1) // 2
