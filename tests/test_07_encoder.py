@@ -1143,6 +1143,25 @@ class LayerDropoutBuiltInForward(LayerBase):
         return self.norm2(x + nn.Dropout(self.p)(self.feed_forward(x)))
 
 
+class LayerKeepProbFunctional(LayerBase):
+    """The residual dropout functional, its rate the keep probability 1 - dropout (the
+    class of blind13g-ffn-dropout-as-keep-probability, one exercise on)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.keep_prob = 1.0 - dropout
+
+    def drop(self, h):
+        return F.dropout(h, p=self.keep_prob, training=self.training)
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            x = x + self.drop(self.attend(self.norm1(x), mask))
+            return x + self.drop(self.feed_forward(self.norm2(x)))
+        x = self.norm1(x + self.drop(self.attend(x, mask)))
+        return self.norm2(x + self.drop(self.feed_forward(x)))
+
+
 class LayerForgotIndex(LayerBase):
     def forward(self, x, mask=None):
         x = self.norm1(x + self.dropout(self.self_attn(x, x, x, mask)))
@@ -1476,6 +1495,12 @@ LAYER_MISTAKES = [
         check_EncoderLayer,
         LayerAlwaysDropout,
         r"two different results for the same input in eval mode: dropout is still active",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerKeepProbFunctional,
+        r"drops every sub-layer's output when built with dropout=0\.0, and not when built with "
+        r"dropout=1\.0.*keep_prob",
     ),
     Mistake(
         check_EncoderLayer,

@@ -319,6 +319,16 @@ class LayerDropoutsInTuple(LayerBase):
         return self.norm3(x + drop_ffn(self.feed_forward(x)))
 
 
+class LayerKeepProbDropouts(LayerTorchStyle):
+    """PyTorch's three dropouts, each built with the keep probability 1 - dropout as its
+    rate (the class of blind13g-ffn-dropout-as-keep-probability, one exercise on)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        keep_prob = 1.0 - dropout
+        self.dropout1, self.dropout2, self.dropout3 = (nn.Dropout(keep_prob) for _ in range(3))
+
+
 class LayerMemoryByShape(ref.DecoderLayer):
     """The encoder output remembered per shape, on the first call that brings that shape,
     and read from there afterwards: a later batch of the same shape cross-attends to a
@@ -913,6 +923,12 @@ LAYER_MISTAKES = [
         r"output is added without its dropout",
     ),
     Mistake(C, LayerAlwaysDropout, r"In eval mode your output changes from one call to the next"),
+    Mistake(
+        C,
+        LayerKeepProbDropouts,
+        r"drops every sub-layer's output when built with dropout=0\.0, and not when built with "
+        r"dropout=1\.0.*keep_prob",
+    ),
     # state kept between calls (round 14): a later call with another memory
     Mistake(
         C,

@@ -29,6 +29,7 @@ from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.hooks import inputs_received
 from transformer_course.checking.inputs import PAD, randn, token_ids
+from transformer_course.checking.keep_probability import KEEP_PROBABILITY, rate_read_backwards
 from transformer_course.checking.layer_mistakes import (
     PADDING_WORDS,
     add_new,
@@ -884,6 +885,25 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
             where = _masks_swapped_where(module, inputs, got, compute())
             if where:
                 table = {(where if m == swapped else m): knobs for m, knobs in table.items()}
+
+    def built_with_rate(rate: float):  # the same layer built with another rate, train mode
+        other, other_built, _ = build(
+            c,
+            cls,
+            *args,
+            name="DecoderLayer",
+            reference=ref.DecoderLayer(*args, rate, case.norm_first),
+            seed=case.seed,
+            mode="train",
+            dropout=rate,
+            norm_first=case.norm_first,
+        )
+        return c.call(other, *inputs.args(), call_repr=f"layer(...) [{other_built}, train mode]")
+
+    if case.mode == "train" and rate_read_backwards(
+        got, case.dropout, compute(drop=True), built_with_rate
+    ):
+        c.fail(f"{what} is not what the reference gives. {KEEP_PROBABILITY}")
 
     def localise():
         return (

@@ -34,6 +34,7 @@ import torch
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.inputs import randn
+from transformer_course.checking.keep_probability import KEEP_PROBABILITY, rate_read_backwards
 from transformer_course.checking.layer_mistakes import (
     PADDING_WORDS,
     add_new,
@@ -1055,6 +1056,29 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         table |= {_MASK_IGNORED: {"mask_mode": "none"}, _MASK_INVERTED: {"mask_mode": "inverted"}}
     if drop:  # what eval mode rules out is no candidate (a missing residual, say)
         table = only_dropout_mistakes(table, module, args, compute(drop=False))
+
+    def built_with_rate(rate: float):  # the same layer built with another rate, train mode
+        other, other_built, _ = build(
+            c,
+            cls,
+            case.d_model,
+            case.num_heads,
+            case.d_ff,
+            name="EncoderLayer",
+            reference=ref.EncoderLayer(
+                case.d_model, case.num_heads, case.d_ff, rate, case.norm_first
+            ),
+            seed=case.seed,
+            mode="train",
+            dropout=rate,
+            norm_first=case.norm_first,
+        )
+        return c.call(other, *args, call_repr=f"layer(...) [layer = {other_built}, train mode]")
+
+    if case.mode == "train" and rate_read_backwards(
+        got, case.dropout, compute(drop=True), built_with_rate
+    ):
+        c.fail(f"{what} is not what the reference gives. {KEEP_PROBABILITY}")
 
     def localise():
         return localise_layer(
