@@ -783,6 +783,20 @@ class FFNHalfRate(FFNBase):
         return self.w_2(self.dropout(torch.relu(self.w_1(x))))
 
 
+class FFNKeepProb(FFNBase):
+    """The argument stored as a keep probability, keep_prob = 1 - dropout, and handed to
+    the functional dropout as its rate (the class of blind13g-ffn-dropout-as-keep-
+    probability; before: "dropout is never applied")."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, dropout)
+        self.keep_prob = 1.0 - dropout
+
+    def forward(self, x):
+        hidden = torch.relu(self.w_1(x))
+        return self.w_2(F.dropout(hidden, self.keep_prob, training=self.training))
+
+
 class FFNNotImplemented(nn.Module):
     def __init__(self, d_model, d_ff, dropout=0.0):
         super().__init__()
@@ -860,6 +874,12 @@ FFN_MISTAKES = [
     ),
     Mistake(check_PositionwiseFeedForward, FFNNotImplemented, r"not implemented yet"),
     Mistake(check_PositionwiseFeedForward, FFNHalfRate, r"a dropout with another rate runs"),
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNKeepProb,
+        r"drops nothing when built with dropout=1\.0 and every hidden activation when built "
+        r"with dropout=0\.0.*keep_prob",
+    ),
     # the layer's residual written inside the block (blind9d-ffn-residual-inside; before:
     # "largest difference")
     Mistake(
@@ -1088,6 +1108,58 @@ class LayerAlwaysDropout(LayerBase):
             return x + F.dropout(self.feed_forward(self.norm2(x)), self.p)
         x = self.norm1(x + F.dropout(self.attend(x, mask), self.p))
         return self.norm2(x + F.dropout(self.feed_forward(x), self.p))
+
+
+class LayerDropoutsInDict(LayerBase):
+    """The residual dropouts held in a plain dict, one per sub-layer: not registered, so
+    eval() never reaches them (the class of blind13g-el-dropouts-in-plain-list; before:
+    "pass training=self.training" to a functional dropout the layer never calls)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.residual_dropout = {"attn": nn.Dropout(dropout), "ffn": nn.Dropout(dropout)}
+
+    def forward(self, x, mask=None):
+        drop = self.residual_dropout
+        if self.norm_first:
+            x = x + drop["attn"](self.attend(self.norm1(x), mask))
+            return x + drop["ffn"](self.feed_forward(self.norm2(x)))
+        x = self.norm1(x + drop["attn"](self.attend(x, mask)))
+        return self.norm2(x + drop["ffn"](self.feed_forward(x)))
+
+
+class LayerDropoutBuiltInForward(LayerBase):
+    """nn.Dropout(p)(h) built inside forward: a new module, in training mode, every call."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.p = dropout
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            x = x + nn.Dropout(self.p)(self.attend(self.norm1(x), mask))
+            return x + nn.Dropout(self.p)(self.feed_forward(self.norm2(x)))
+        x = self.norm1(x + nn.Dropout(self.p)(self.attend(x, mask)))
+        return self.norm2(x + nn.Dropout(self.p)(self.feed_forward(x)))
+
+
+class LayerKeepProbFunctional(LayerBase):
+    """The residual dropout functional, its rate the keep probability 1 - dropout (the
+    class of blind13g-ffn-dropout-as-keep-probability, one exercise on)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.keep_prob = 1.0 - dropout
+
+    def drop(self, h):
+        return F.dropout(h, p=self.keep_prob, training=self.training)
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            x = x + self.drop(self.attend(self.norm1(x), mask))
+            return x + self.drop(self.feed_forward(self.norm2(x)))
+        x = self.norm1(x + self.drop(self.attend(x, mask)))
+        return self.norm2(x + self.drop(self.feed_forward(x)))
 
 
 class LayerForgotIndex(LayerBase):
@@ -1423,6 +1495,24 @@ LAYER_MISTAKES = [
         check_EncoderLayer,
         LayerAlwaysDropout,
         r"two different results for the same input in eval mode: dropout is still active",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerKeepProbFunctional,
+        r"drops every sub-layer's output when built with dropout=0\.0, and not when built with "
+        r"dropout=1\.0.*keep_prob",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerDropoutsInDict,
+        r"^(?![\s\S]*training=self\.training)[\s\S]*your LayerDropoutsInDict calls 2 "
+        r"nn\.Dropout modules that are not among its registered sub-modules[\s\S]*plain "
+        r"Python list, dict or tuple are not registered[\s\S]*nn\.ModuleList",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerDropoutBuiltInForward,
+        r"not among its registered sub-modules[\s\S]*new module at every call",
     ),
     # one residual alone missing, one norm used twice: named from the oracle's knobs
     Mistake(

@@ -298,6 +298,61 @@ class LayerAlwaysDropout(LayerBase):
     forward = ref.DecoderLayer.forward
 
 
+class LayerDropoutsInTuple(LayerBase):
+    """One residual dropout per sub-layer, held in a tuple: not registered, so eval() never
+    reaches them (the class of blind13g-el-dropouts-in-plain-list)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.sublayer_dropouts = tuple(nn.Dropout(dropout) for _ in range(3))
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        drop_self, drop_cross, drop_ffn = self.sublayer_dropouts
+        if self.norm_first:
+            h = self.norm1(x)
+            x = x + drop_self(self.self_attn(h, h, h, tgt_mask)[0])
+            h = self.norm2(x)
+            x = x + drop_cross(self.cross_attn(h, memory, memory, src_mask)[0])
+            return x + drop_ffn(self.feed_forward(self.norm3(x)))
+        x = self.norm1(x + drop_self(self.self_attn(x, x, x, tgt_mask)[0]))
+        x = self.norm2(x + drop_cross(self.cross_attn(x, memory, memory, src_mask)[0]))
+        return self.norm3(x + drop_ffn(self.feed_forward(x)))
+
+
+class LayerKeepProbDropouts(LayerTorchStyle):
+    """PyTorch's three dropouts, each built with the keep probability 1 - dropout as its
+    rate (the class of blind13g-ffn-dropout-as-keep-probability, one exercise on)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        keep_prob = 1.0 - dropout
+        self.dropout1, self.dropout2, self.dropout3 = (nn.Dropout(keep_prob) for _ in range(3))
+
+
+class LayerMemoryByShape(ref.DecoderLayer):
+    """The encoder output remembered per shape, on the first call that brings that shape,
+    and read from there afterwards: a later batch of the same shape cross-attends to a
+    stale memory (the class of blind13g-dl-memory-kept-from-first-call, accepted before:
+    every call of a case had the same memory)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.memory_by_shape = {}
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        memory = self.memory_by_shape.setdefault(tuple(memory.shape), memory)
+        return super().forward(x, memory, src_mask, tgt_mask)
+
+
+class LayerFirstOutputKept(ref.DecoderLayer):
+    """The output of the first call kept and returned again for inputs of the same shape."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if getattr(self, "_output", None) is None or self._output.shape != x.shape:
+            self._output = super().forward(x, memory, src_mask, tgt_mask)
+        return self._output
+
+
 class LayerSharedAttention(LayerBase):
     def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
         super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
@@ -868,6 +923,27 @@ LAYER_MISTAKES = [
         r"output is added without its dropout",
     ),
     Mistake(C, LayerAlwaysDropout, r"In eval mode your output changes from one call to the next"),
+    Mistake(
+        C,
+        LayerKeepProbDropouts,
+        r"drops every sub-layer's output when built with dropout=0\.0, and not when built with "
+        r"dropout=1\.0.*keep_prob",
+    ),
+    # state kept between calls (round 14): a later call with another memory
+    Mistake(
+        C,
+        LayerMemoryByShape,
+        r"called after the calls above on the same module: .*freshly built module.*right "
+        r"result.*what the memory of the first call gives.*stale memory",
+    ),
+    Mistake(C, LayerFirstOutputKept, r"state kept on the module.*It is the first call's result"),
+    Mistake(
+        C,
+        LayerDropoutsInTuple,
+        r"^(?![\s\S]*training=self\.training)[\s\S]*In eval mode your output changes from "
+        r"one call to the next: your LayerDropoutsInTuple calls 3 nn\.Dropout modules that "
+        r"are not among its registered sub-modules[\s\S]*nn\.ModuleList",
+    ),
     # objects and return values
     Mistake(C, LayerSharedAttention, r"one and the same object"),
     Mistake(C, LayerForgotIndex, r"returns a pair, \(output, weights\)"),
@@ -909,6 +985,10 @@ class DecoderAnnotatedClones(StackBase):
 DECODER_CORRECT = [
     ref.Decoder,
     DecoderAnnotatedClones,
+    # layers that build the look-ahead mask themselves (d2l's block, accepted by the layer's
+    # check): called without tgt_mask the stack's output is causal, its masks passed on as
+    # they came
+    stack_class("DecoderOnD2LLayers", _loop, base=stack_base(LayerD2LStyle)),
     stack_class(
         "DecoderReduce",
         lambda self, x, memory, src_mask=None, tgt_mask=None: self.finish(
@@ -1114,7 +1194,33 @@ class DecoderLayersWithoutDropout(ref.Decoder):
         )
 
 
+class DecoderLookAheadWhenNone(ref.Decoder):
+    """tgt_mask=None replaced by a look-ahead mask of its own before the loop (the class of
+    blind13g-dec-causal-mask-when-none, accepted before: every case gave a tgt_mask)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if tgt_mask is None:
+            tgt_mask = look_ahead_mask(x.shape[1])[None, None]  # (1, 1, len_tgt, len_tgt)
+        return super().forward(x, memory, src_mask, tgt_mask)
+
+
+class DecoderMemoryKept(ref.Decoder):
+    """The stack keeps the memory of its first call for every later one."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if not hasattr(self, "kept_memory"):
+            self.kept_memory = memory
+        return super().forward(x, self.kept_memory, src_mask, tgt_mask)
+
+
 DECODER_MISTAKES = [
+    Mistake(
+        S,
+        DecoderLookAheadWhenNone,
+        r"both masks left to their default, None: yours gives what the look-ahead mask gives.*"
+        r"builds its own look-ahead mask when tgt_mask is None",
+    ),
+    Mistake(S, DecoderMemoryKept, r"freshly built module.*stale memory"),
     Mistake(
         S,
         DecoderLayersWithoutDropout,

@@ -27,7 +27,9 @@ import torch
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.failure import CheckFailure
+from transformer_course.checking.hooks import inputs_received
 from transformer_course.checking.inputs import PAD, randn, token_ids
+from transformer_course.checking.keep_probability import KEEP_PROBABILITY, rate_read_backwards
 from transformer_course.checking.layer_mistakes import (
     PADDING_WORDS,
     add_new,
@@ -75,6 +77,7 @@ from transformer_course.checking.oracles.norms import layer_norm_f
 from transformer_course.checking.oracles.state import sub
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.rearranged import arrival_hint
+from transformer_course.checking.unregistered import unregistered_dropouts
 from transformer_course.exercise import Exercise
 from transformer_course.reference import decoder as ref
 from transformer_course.reference.masking import decoder_self_attention_mask, look_ahead_mask
@@ -104,17 +107,18 @@ class _DecCase:
     mode: str = "eval"
     num_layers: int = 1  # for the stack
     final_norm: bool | None = None  # for the stack
+    later_calls: bool = False  # one more call on the same module; no masks (the stack)
 
 
 _VISIBLE_LAYER = [
-    _DecCase(41, 2, 4, 4, 8, 2, 16),
+    _DecCase(41, 2, 4, 4, 8, 2, 16, later_calls=True),
     _DecCase(42, 2, 3, 6, 8, 2, 16, src_padding="left", tgt_mask="look_ahead", dropout=0.2),
     _DecCase(43, 2, 5, 5, 8, 2, 12, norm_first=True),
     _DecCase(44, 2, 4, 6, 8, 2, 16, dropout=1.0, mode="train"),
     _DecCase(45, 1, 3, 4, 8, 2, 16, norm_first=True, dropout=1.0, mode="train"),
 ]
 _HIDDEN_LAYER = [
-    _DecCase(141, 3, 5, 5, 12, 3, 20, src_padding="both"),
+    _DecCase(141, 3, 5, 5, 12, 3, 20, src_padding="both", later_calls=True),
     _DecCase(142, 2, 4, 4, 16, 4, 32, norm_first=True, dropout=0.1),
     _DecCase(143, 2, 6, 3, 8, 2, 16, tgt_mask="look_ahead"),
     _DecCase(144, 2, 4, 7, 12, 3, 12, dropout=0.0, mode="train"),
@@ -124,7 +128,7 @@ _HIDDEN_LAYER = [
 ]
 _VISIBLE_STACK = [
     # three layers: a return inside the loop and a loop one layer short differ
-    _DecCase(51, 2, 4, 4, 8, 2, 16, num_layers=3),
+    _DecCase(51, 2, 4, 4, 8, 2, 16, num_layers=3, later_calls=True),
     # final_norm=True on a post-LN stack before any pre-LN stack: layers that follow
     # final_norm instead of norm_first (the one in the other's slot) show here alone
     _DecCase(53, 1, 4, 6, 8, 2, 12, dropout=0.1, num_layers=3, final_norm=True),
@@ -134,7 +138,9 @@ _VISIBLE_STACK = [
     _DecCase(55, 2, 3, 4, 8, 2, 16, norm_first=True, num_layers=2, final_norm=False),
 ]
 _HIDDEN_STACK = [
-    _DecCase(151, 2, 5, 5, 12, 3, 20, src_padding="both", num_layers=3, norm_first=True),
+    _DecCase(
+        151, 2, 5, 5, 12, 3, 20, src_padding="both", num_layers=3, norm_first=True, later_calls=True
+    ),
     _DecCase(152, 3, 4, 6, 8, 2, 16, num_layers=1, final_norm=True, tgt_mask="look_ahead"),
     _DecCase(153, 2, 6, 3, 16, 4, 32, num_layers=4),
     _DecCase(154, 1, 3, 5, 8, 4, 8, norm_first=True, dropout=1.0, mode="train", num_layers=2),
@@ -265,6 +271,9 @@ def _property_problem(c: Checker, module, inputs: _Inputs, case: _DecCase, call:
             module, *inputs.args(), call_repr=f"{call}, a second time", hints=_hints(case)
         )
         if not _same(got, again):
+            unregistered = unregistered_dropouts(module, lambda: module(*inputs.args()))
+            if unregistered:  # not the functional dropout's flag (blind13g-el-dropouts-...)
+                return f"In eval mode your output changes from one call to the next: {unregistered}"
             return _EVAL_NOT_DETERMINISTIC
     if inputs.tgt_mask is not None and case.len_tgt > 1:
         t = (case.len_tgt - 1) // 2
@@ -472,6 +481,139 @@ def _same(a, b) -> bool:
 def _expect_properties(c: Checker, module, inputs: _Inputs, case: _DecCase, call: str, got):
     problem = _property_problem(c, module, inputs, case, call, got)
     c.expect_true(not problem, f"{call}: {problem}")
+
+
+# ================================================================== later calls, no masks
+_KEPT_SAID = "Compute from forward's arguments only; nothing of one call is kept for the next."
+
+
+def _close64(got, expected: torch.Tensor) -> bool:
+    return (
+        isinstance(got, torch.Tensor)
+        and got.shape == expected.shape
+        and torch.allclose(got.detach().double(), expected, rtol=1e-4, atol=1e-5)
+    )
+
+
+def _expect_fresh_each_call(
+    c: Checker, module, inputs: _Inputs, case: _DecCase, name: str, built: str, oracle, rebuild
+) -> None:
+    """One more call on a module whose calls so far were right (the case's own, eval mode,
+    dropout 0), with new x and memory of the same shapes and the same masks:
+    ``oracle(x, memory, src_mask, tgt_mask)`` gives its expected float64 output,
+    ``rebuild()`` a fresh module with the same weights. A result computed from something
+    an earlier call left on the module (``self.memory`` stored on the first call and read
+    instead of the argument: blind13g-dl-memory-kept-from-first-call was accepted, every
+    call of a case having the same memory) is wrong here while a fresh module is right on
+    the same inputs; what was kept is named when the result is the one it gives."""
+    again = _Inputs(
+        randn(inputs.x.shape, case.seed + 7),  # (batch, len_tgt, d_model)
+        randn(inputs.memory.shape, case.seed + 8),  # (batch, len_src, d_model)
+        inputs.src_mask,
+        inputs.tgt_mask,
+        inputs.src_real,
+    )
+    text = _call_text(name, again, case, built)
+    call = f"{text}, called after the calls above on the same module"
+    # called through a wrapper, not recorded for the single-edit diagnosis: no edit of the
+    # reference (a fresh instance per call) reproduces a result kept from an earlier call,
+    # and searching for one took seconds
+    got = c.call(lambda *a: module(*a), *again.args(), call_repr=call, hints=_hints(case))
+    expected = oracle(again.x, again.memory, again.src_mask, again.tgt_mask)
+    if _close64(got, expected):
+        return
+    fresh = rebuild()
+    fresh_out = c.call(fresh, *again.args(), call_repr=f"{text} on a freshly built module")
+    if not _close64(fresh_out, expected):
+        c.fail(f"the output of {text} is not what the reference gives.")
+    said = (
+        f"{call}: yours gives another result than the reference, although its first call was "
+        "right and a freshly built module with the same weights gives the right result on "
+        "these same inputs: the result depends on state kept on the module from an earlier call"
+    )
+    if _close64(got, oracle(again.x, inputs.memory, again.src_mask, again.tgt_mask)):
+        c.fail(
+            f"{said}. It is what the memory of the first call gives: your module stores the "
+            "memory of its first call (self.memory = memory, say, since the encoder output "
+            "does not change while decoding one batch) and reads that stale memory in every "
+            "later call, where each call must cross-attend to the memory it is given (another "
+            f"batch brings another memory). {_KEPT_SAID}"
+        )
+    if _close64(got, oracle(inputs.x, inputs.memory, inputs.src_mask, inputs.tgt_mask)):
+        c.fail(
+            f"{said}. It is the first call's result: your module keeps its first result (or "
+            f"its first inputs) and returns it again. {_KEPT_SAID}"
+        )
+    c.fail(f"{said} (a tensor stored on self in forward and read again later). {_KEPT_SAID}")
+
+
+def _layer_masks(module, inputs: _Inputs) -> list[tuple[str, Any, Any]] | None:
+    """(name, src_mask, tgt_mask) that each layer of the stack (``layers.<i>``) receives
+    when the stack is called with x and memory alone; None when no layer call is seen."""
+    roles = {
+        name.rsplit(".", 1)[-1]
+        for name, _ in module.named_modules()
+        if name.startswith("layers.") and name.count(".") == 1
+    }
+    seen = inputs_received(module, roles, lambda: module(inputs.x, inputs.memory))
+    found = []
+    for name, _, args, kwargs in seen:
+        if not (name.startswith("layers.") and name.count(".") == 1):
+            continue
+        src = kwargs.get("src_mask", args[2] if len(args) > 2 else None)
+        tgt = kwargs.get("tgt_mask", args[3] if len(args) > 3 else None)
+        found.append((name, src, tgt))
+    return found or None
+
+
+def _expect_no_masks_passed_on(
+    c: Checker, module, inputs: _Inputs, case: _DecCase, built: str, oracle
+) -> None:
+    """The stack called with x and memory alone: both masks None, which means no mask (as
+    MultiHeadAttention's mask=None), passed unchanged to every layer (the lesson's
+    contract). A stack that builds a look-ahead mask of its own when tgt_mask is None
+    (blind13g-dec-causal-mask-when-none was accepted, every case giving a tgt_mask) gives
+    its layers a mask they were not given. Judged by what the layers receive: a layer that
+    builds the look-ahead mask itself (d2l's decoder block) is the DecoderLayer's choice,
+    which its own check accepts."""
+    shapes = f"x {tuple(inputs.x.shape)}, memory {tuple(inputs.memory.shape)}"
+    call = f"decoder({shapes}) [{built}], both masks left to their default, None"
+    got = c.call(
+        module,
+        inputs.x,
+        inputs.memory,
+        call_repr=call,
+        hints=[
+            (
+                "NoneType",
+                "src_mask=None and tgt_mask=None (forward's defaults) mean no mask: pass each "
+                "on to the layers as it is, None included.",
+            )
+        ],
+    )
+    if _close64(got, oracle(inputs.x, inputs.memory, None, None)):
+        return
+    received = _layer_masks(module, inputs) or []
+    built_tgt = [(n, t) for n, _, t in received if t is not None]
+    built_src = [n for n, s, _ in received if s is not None]
+    if not (built_tgt or built_src):
+        return  # the layers got no mask: what they do with None is the DecoderLayer's
+    causal = look_ahead_mask(case.len_tgt)  # (len_tgt, len_tgt)
+    if built_tgt and not built_src and all(_same_mask(t, causal) for _, t in built_tgt):
+        c.fail(
+            f"{call}: yours gives what the look-ahead mask gives, although tgt_mask=None means "
+            "no mask (every target position may attend to every other): your Decoder builds "
+            "its own look-ahead mask when tgt_mask is None and hands it to its layers. The "
+            "stack passes both masks to every layer unchanged; the caller decides them (the "
+            "Transformer passes decoder_self_attention_mask(...), which holds the look-ahead "
+            "part already): use tgt_mask as it comes, None included."
+        )
+    names = ", ".join(f"`{n}`" for n in dict.fromkeys([*(n for n, _ in built_tgt), *built_src]))
+    c.fail(
+        f"{call}: yours gives another result than the reference, and {names} received a mask "
+        "although the stack was given none. src_mask=None and tgt_mask=None mean no mask: "
+        "pass both on to every layer unchanged, layer(x, memory, src_mask, tgt_mask)."
+    )
 
 
 # ================================================================== decoder-layer mistakes
@@ -744,6 +886,25 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
             if where:
                 table = {(where if m == swapped else m): knobs for m, knobs in table.items()}
 
+    def built_with_rate(rate: float):  # the same layer built with another rate, train mode
+        other, other_built, _ = build(
+            c,
+            cls,
+            *args,
+            name="DecoderLayer",
+            reference=ref.DecoderLayer(*args, rate, case.norm_first),
+            seed=case.seed,
+            mode="train",
+            dropout=rate,
+            norm_first=case.norm_first,
+        )
+        return c.call(other, *inputs.args(), call_repr=f"layer(...) [{other_built}, train mode]")
+
+    if case.mode == "train" and rate_read_backwards(
+        got, case.dropout, compute(drop=True), built_with_rate
+    ):
+        c.fail(f"{what} is not what the reference gives. {KEEP_PROBABILITY}")
+
     def localise():
         return (
             _property_problem(c, module, inputs, case, call, got)
@@ -772,6 +933,29 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
         hint=lambda: _property_problem(c, module, inputs, case, call, got) or _LAYER_BUILT_ON,
     )
     _expect_properties(c, module, inputs, case, call, got)
+    if case.later_calls:
+        _expect_fresh_each_call(
+            c,
+            module,
+            inputs,
+            case,
+            "layer",
+            built,
+            lambda x, memory, src_mask, tgt_mask: decoder_layer_f(
+                x, memory, p, src_mask, tgt_mask, case.num_heads, norm_first=case.norm_first
+            ),
+            lambda: build(
+                c,
+                cls,
+                *args,
+                name="DecoderLayer",
+                reference=ref.DecoderLayer(*args, case.dropout, case.norm_first),
+                seed=case.seed,
+                mode=case.mode,
+                dropout=case.dropout,
+                norm_first=case.norm_first,
+            )[0],
+        )
     if drop:
         x, memory = inputs.x, inputs.memory
         attention = "MultiHeadAttention(d_model, num_heads, dropout)"
@@ -941,6 +1125,42 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
         hint=lambda: _property_problem(c, module, inputs, case, call, got) or _STACK_BUILT_ON,
     )
     _expect_properties(c, module, inputs, case, call, got)
+    if case.later_calls:
+
+        def oracle(x, memory, src_mask, tgt_mask):
+            return decoder_f(
+                x,
+                memory,
+                p,
+                src_mask,
+                tgt_mask,
+                case.num_heads,
+                case.num_layers,
+                norm_first=case.norm_first,
+                final=final,
+            )
+
+        description = stack_description(case, built)
+        _expect_fresh_each_call(
+            c,
+            module,
+            inputs,
+            case,
+            "decoder",
+            description,
+            oracle,
+            lambda: build(
+                c,
+                cls,
+                *args,
+                name="Decoder",
+                reference=ref.Decoder(*args, **kwargs),
+                seed=case.seed,
+                mode=case.mode,
+                **kwargs,
+            )[0],
+        )
+        _expect_no_masks_passed_on(c, module, inputs, case, description, oracle)
 
 
 # ======================================================================= concept questions

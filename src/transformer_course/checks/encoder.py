@@ -34,6 +34,7 @@ import torch
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.inputs import randn
+from transformer_course.checking.keep_probability import KEEP_PROBABILITY, rate_read_backwards
 from transformer_course.checking.layer_mistakes import (
     PADDING_WORDS,
     add_new,
@@ -55,7 +56,6 @@ from transformer_course.checking.layers import (
     dropout_hint,
     dropout_rate_problem,
     expect_composite,
-    expect_deterministic_in_eval,
     expect_sublayers_dropped,
     expect_tensor_result,
     mistake_pairs,
@@ -87,6 +87,7 @@ from transformer_course.checking.oracles import (
 )
 from transformer_course.checking.oracles.state import sub
 from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.checking.unregistered import expect_deterministic_registered
 from transformer_course.exercise import Exercise
 from transformer_course.reference import encoder as ref
 
@@ -759,6 +760,54 @@ _FFN_NO_DROP = (
     "ReLU and w_2."
 )
 
+_FFN_KEEP_PROBABILITY = (
+    "In train mode yours drops nothing when built with dropout=1.0 and every hidden "
+    "activation when built with dropout=0.0: the rate works backwards, as if the argument "
+    "were the probability of keeping a unit (TensorFlow's keep_prob), a rate of 1 - dropout "
+    "as in nn.Dropout(1 - dropout). PyTorch's dropout rate is the probability of zeroing "
+    "each value: build nn.Dropout(dropout)."
+)
+
+
+def _keep_probability(c: Checker, cls, case: _FFNCase, x: torch.Tensor, got, p) -> str:
+    """For a train-mode case with dropout 0.0 or 1.0 whose output is what the other rate
+    gives (every hidden activation dropped at 0.0, none at 1.0): the same block built with
+    the other rate, the same weights, does the opposite too when the rate is read as a
+    keep probability, nn.Dropout(1 - dropout) (blind13g-ffn-dropout-as-keep-probability
+    was told "dropout is never applied"); "" otherwise. One more module and call, made
+    only for an output that the swapped rate explains."""
+    if case.mode != "train" or case.dropout not in (0.0, 1.0):
+        return ""
+    drop = case.dropout == 1.0
+    swapped = ffn_f(x, p, drop=not drop)  # (batch, len, d_model)
+    if got.shape != swapped.shape or not torch.allclose(
+        got.detach().double(), swapped, rtol=1e-4, atol=1e-5
+    ):
+        return ""
+    other_rate = 1.0 - case.dropout
+    other, built, _ = build(
+        c,
+        cls,
+        case.d_model,
+        case.d_ff,
+        name="PositionwiseFeedForward",
+        reference=ref.PositionwiseFeedForward(case.d_model, case.d_ff, other_rate),
+        seed=case.seed,
+        mode="train",
+        dropout=other_rate,
+    )
+    with torch.no_grad():
+        out = c.call(other, x, call_repr=f"ffn(x {tuple(x.shape)}) [{built}, train mode]")
+    flipped = ffn_f(x, p, drop=drop)  # what the case's own rate should give
+    if (
+        isinstance(out, torch.Tensor)
+        and out.shape == flipped.shape
+        and torch.allclose(out.detach().double(), flipped, rtol=1e-4, atol=1e-5)
+    ):
+        return _FFN_KEEP_PROBABILITY
+    return ""
+
+
 _FFN_RESIDUAL = (
     "Your block adds its input back, x + w_2(...): the residual connection belongs to the "
     "encoder layer (exercise 3), which adds x around this whole block. The feed-forward "
@@ -819,7 +868,7 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
         ),
     )
     if case.mode == "eval" and case.dropout > 0:
-        expect_deterministic_in_eval(
+        expect_deterministic_registered(
             c, module, (x,), got, f"ffn(x {tuple(x.shape)}) [{built}, eval mode]", case.dropout
         )
     p = as_float64(state)
@@ -839,6 +888,8 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
         if torch.is_tensor(again) and not torch.equal(again, got):
             rate = _FFN_RATE[case.dropout]
             c.fail(f"{what} is not what the reference gives. {rate}{_FFN_RATE_END}")
+    if inverted := _keep_probability(c, cls, case, x, got, p):
+        c.fail(f"{what} is not what the reference gives. {inverted}")
     if drop:
         table |= {
             _FFN_DROP_OUTPUT: {"drop_at": "output"},
@@ -977,7 +1028,7 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         c, got, x.shape, what, shape_hint="(batch, len, d_model), as x.", inputs={"x": x}
     )
     if case.mode == "eval" and case.dropout > 0:
-        expect_deterministic_in_eval(c, module, args, got, call, case.dropout)
+        expect_deterministic_registered(c, module, args, got, call, case.dropout)
     p = as_float64(state)
     drop = case.mode == "train" and case.dropout == 1.0
 
@@ -1005,6 +1056,29 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         table |= {_MASK_IGNORED: {"mask_mode": "none"}, _MASK_INVERTED: {"mask_mode": "inverted"}}
     if drop:  # what eval mode rules out is no candidate (a missing residual, say)
         table = only_dropout_mistakes(table, module, args, compute(drop=False))
+
+    def built_with_rate(rate: float):  # the same layer built with another rate, train mode
+        other, other_built, _ = build(
+            c,
+            cls,
+            case.d_model,
+            case.num_heads,
+            case.d_ff,
+            name="EncoderLayer",
+            reference=ref.EncoderLayer(
+                case.d_model, case.num_heads, case.d_ff, rate, case.norm_first
+            ),
+            seed=case.seed,
+            mode="train",
+            dropout=rate,
+            norm_first=case.norm_first,
+        )
+        return c.call(other, *args, call_repr=f"layer(...) [layer = {other_built}, train mode]")
+
+    if case.mode == "train" and rate_read_backwards(
+        got, case.dropout, compute(drop=True), built_with_rate
+    ):
+        c.fail(f"{what} is not what the reference gives. {KEEP_PROBABILITY}")
 
     def localise():
         return localise_layer(
@@ -1149,7 +1223,7 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = Fals
         inputs={"x": x},
     )
     if case.mode == "eval" and case.dropout > 0:
-        expect_deterministic_in_eval(c, module, args, got, call, case.dropout)
+        expect_deterministic_registered(c, module, args, got, call, case.dropout)
     p = as_float64(state)
     drop = case.mode == "train" and case.dropout == 1.0
     final = uses_final_norm(case.norm_first, case.final_norm)
