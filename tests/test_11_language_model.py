@@ -2328,6 +2328,35 @@ def _sample_gumbel(logits, temperature=1.0, top_k=None, top_p=None, generator=No
     return (kept - torch.log(-torch.log(uniform))).argmax(-1)
 
 
+# ------------------------------------------------ round 14: gradients, memory layout, starts
+def _batches_one_window_stacked(tokens, block_size, batch_size, generator):
+    """One start drawn as a Python int, its window stacked batch_size times."""
+    s = int(torch.randint(0, len(tokens) - block_size, (), generator=generator))
+    window = tokens[s : s + block_size + 1]  # (block_size + 1,)
+    windows = torch.stack([window] * batch_size)  # (batch_size, block_size + 1)
+    return windows[:, :-1], windows[:, 1:]
+
+
+def _batches_half_the_starts(tiled: bool):
+    """batch_size // k starts drawn, then tiled (.repeat) or each repeated in a row."""
+
+    def next_token_batches(tokens, block_size, batch_size, generator):
+        k = 2 if tiled else 4
+        starts = torch.randint(0, len(tokens) - block_size, (batch_size // k,), generator=generator)
+        starts = starts.repeat(k) if tiled else starts.repeat_interleave(k)
+        positions = starts[:, None] + torch.arange(block_size)  # (batch_size, block_size)
+        return tokens[positions], tokens[positions + 1]
+
+    return next_token_batches
+
+
+def _batches_inner_starts(tokens, block_size, batch_size, generator):
+    """Starts drawn from 1 to num_tokens - block_size - 2: neither end occurs."""
+    starts = torch.randint(1, len(tokens) - block_size - 1, (batch_size,), generator=generator)
+    positions = starts[:, None] + torch.arange(block_size)
+    return tokens[positions], tokens[positions + 1]
+
+
 MISTAKES = [
     # blind round 10 (b10h): positions spaced length / (length - 1) apart were told "Your
     # positions are right ..., but not your frequencies"; a second length parts the two
@@ -3311,6 +3340,27 @@ MISTAKES = [
         check_sample,
         _named("sample", _sample_second_column),
         r"(?s)IndexError.*torch\.multinomial\(probs, 1, \.\.\.\) returns \(batch, 1\)",
+    ),
+    # blind13b: one start for the whole batch was told "the last valid start never occurs"
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_one_window_stacked),
+        r"^(?![\s\S]*last valid start)[\s\S]*every row is the same window.*one start was drawn",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_half_the_starts(tiled=True)),
+        r"repeat the first (\d+) windows .*only \1 starts were drawn",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_half_the_starts(tiled=False)),
+        r"each window comes 4 times in a row",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_inner_starts),
+        r"^(?![\s\S]*last valid start)[\s\S]*the starts 0, \d+ never occur",
     ),
 ]
 
