@@ -2329,6 +2329,43 @@ def _sample_gumbel(logits, temperature=1.0, top_k=None, top_p=None, generator=No
 
 
 # ------------------------------------------------ round 14: gradients, memory layout, starts
+class NormStatisticNoGrad(ref.RMSNorm):
+    """The root mean square computed under torch.no_grad(), "a statistic, not a weight":
+    the values right, no gradient through it."""
+
+    def forward(self, x):
+        with torch.no_grad():
+            rms = torch.sqrt(x.pow(2).mean(dim=-1, keepdim=True) + self.eps)
+        return x / rms * self.weight
+
+
+class NormNumeratorDetached(ref.RMSNorm):
+    """x.detach() divided by the root mean square of x: the gradient through the
+    statistic only."""
+
+    def forward(self, x):
+        return x.detach() * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class NormOnACopy(ref.RMSNorm):
+    """x copied with x.detach().clone() first, "so as not to modify the caller's
+    tensor": no gradient reaches x."""
+
+    def forward(self, x):
+        x = x.detach().clone()
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class NormRsqrtFloat32(ref.RMSNorm):
+    """The statistic in float32 with torch.rsqrt, the result cast back, then the gain
+    (Gemma/Llama style): the gradient flows through every step."""
+
+    def forward(self, x):
+        x32 = x.float()
+        normed = x32 * torch.rsqrt(x32.square().mean(-1, keepdim=True) + self.eps)
+        return normed.to(x.dtype) * self.weight
+
+
 def _batches_one_window_stacked(tokens, block_size, batch_size, generator):
     """One start drawn as a Python int, its window stacked batch_size times."""
     s = int(torch.randint(0, len(tokens) - block_size, (), generator=generator))
@@ -3341,6 +3378,14 @@ MISTAKES = [
         _named("sample", _sample_second_column),
         r"(?s)IndexError.*torch\.multinomial\(probs, 1, \.\.\.\) returns \(batch, 1\)",
     ),
+    # blind13b: the forward right, the gradient wrong (uncaught: no check ran backward)
+    Mistake(
+        check_RMSNorm,
+        NormStatisticNoGrad,
+        r"root mean square held constant: no gradient flows through the statistic",
+    ),
+    Mistake(check_RMSNorm, NormNumeratorDetached, r"gradient flows only through the root mean"),
+    Mistake(check_RMSNorm, NormOnACopy, r"left x without a gradient.*x is cut from autograd"),
     # blind13b: one start for the whole batch was told "the last valid start never occurs"
     Mistake(
         check_next_token_batches,
@@ -3391,6 +3436,7 @@ CORRECT = [
     Correct(check_sample, _named("sample", _sample_sorted_space())),
     # ties at the top-p threshold: keeping every token tied with the crossing one passes
     Correct(check_sample, _named("sample", _sampler(top_p_rule="ties_kept"))),
+    Correct(check_RMSNorm, NormRsqrtFloat32),
 ]
 
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
