@@ -2366,6 +2366,48 @@ class NormRsqrtFloat32(ref.RMSNorm):
         return normed.to(x.dtype) * self.weight
 
 
+class GptFunctionalLookupPadded(ref.GPT):
+    """The lookup written with F.embedding and a pad id carried over from a translation
+    model: token 0's row gets no gradient from the lookup."""
+
+    def forward(self, ids):
+        x = F.embedding(ids, self.embedding.weight, padding_idx=0)
+        for layer in self.layers:
+            x = layer(x)
+        return self.norm(x) @ self.embedding.weight.T
+
+
+class GptLookupFromData(ref.GPT):
+    """The embeddings indexed out of self.embedding.weight.data: no gradient through the
+    lookup at all."""
+
+    def forward(self, ids):
+        x = self.embedding.weight.data[ids]
+        for layer in self.layers:
+            x = layer(x)
+        return self.norm(x) @ self.embedding.weight.T
+
+
+class GptOutputFromDetached(ref.GPT):
+    """The tied output layer as F.linear on the detached embedding weight."""
+
+    def forward(self, ids):
+        x = self.embedding(ids)
+        for layer in self.layers:
+            x = layer(x)
+        return F.linear(self.norm(x), self.embedding.weight.detach())
+
+
+class GptFunctionalTied(ref.GPT):
+    """F.embedding for the lookup and F.linear for the tied output: both train the table."""
+
+    def forward(self, ids):
+        x = F.embedding(ids, self.embedding.weight)
+        for layer in self.layers:
+            x = layer(x)
+        return F.linear(self.norm(x), self.embedding.weight)
+
+
 def _batches_one_window_stacked(tokens, block_size, batch_size, generator):
     """One start drawn as a Python int, its window stacked batch_size times."""
     s = int(torch.randint(0, len(tokens) - block_size, (), generator=generator))
@@ -3386,6 +3428,13 @@ MISTAKES = [
     ),
     Mistake(check_RMSNorm, NormNumeratorDetached, r"gradient flows only through the root mean"),
     Mistake(check_RMSNorm, NormOnACopy, r"left x without a gradient.*x is cut from autograd"),
+    Mistake(
+        check_GPT,
+        GptFunctionalLookupPadded,
+        r"token 0's embedding row gets no gradient from the lookup.*padding_idx",
+    ),
+    Mistake(check_GPT, GptLookupFromData, r"no gradient reaches the embedding through the lookup"),
+    Mistake(check_GPT, GptOutputFromDetached, r"tied output layer passes no gradient"),
     # blind13b: one start for the whole batch was told "the last valid start never occurs"
     Mistake(
         check_next_token_batches,
@@ -3437,6 +3486,7 @@ CORRECT = [
     # ties at the top-p threshold: keeping every token tied with the crossing one passes
     Correct(check_sample, _named("sample", _sampler(top_p_rule="ties_kept"))),
     Correct(check_RMSNorm, NormRsqrtFloat32),
+    Correct(check_GPT, GptFunctionalTied),
 ]
 
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
