@@ -2366,6 +2366,29 @@ class NormRsqrtFloat32(ref.RMSNorm):
         return normed.to(x.dtype) * self.weight
 
 
+def _rotary_flat_rows(x, cos, sin):
+    """Every vector of x as a row of a 2-D table, x.view(-1, d_head), the tables repeated
+    for each leading index: fails on split_heads' transposed (non-contiguous) output."""
+    length, d_head = x.shape[-2:]
+    half = d_head // 2
+    rows = x.view(-1, d_head)  # (... * len, d_head)
+    repeats = rows.shape[0] // length
+    c, s = cos.to(x.dtype).repeat(repeats, 1), sin.to(x.dtype).repeat(repeats, 1)
+    a, b = rows[:, :half], rows[:, half:]
+    return torch.cat([a * c - b * s, a * s + b * c], dim=-1).view(x.shape)
+
+
+def _rotary_flat_rows_reshaped(x, cos, sin):
+    """The same table of rows made with reshape, which copies a non-contiguous x."""
+    length, d_head = x.shape[-2:]
+    half = d_head // 2
+    rows = x.reshape(-1, d_head)  # (... * len, d_head)
+    repeats = rows.shape[0] // length
+    c, s = cos.to(x.dtype).repeat(repeats, 1), sin.to(x.dtype).repeat(repeats, 1)
+    a, b = rows[:, :half], rows[:, half:]
+    return torch.cat([a * c - b * s, a * s + b * c], dim=-1).reshape(x.shape)
+
+
 class GptFunctionalLookupPadded(ref.GPT):
     """The lookup written with F.embedding and a pad id carried over from a translation
     model: token 0's row gets no gradient from the lookup."""
@@ -3435,6 +3458,12 @@ MISTAKES = [
     ),
     Mistake(check_GPT, GptLookupFromData, r"no gradient reaches the embedding through the lookup"),
     Mistake(check_GPT, GptOutputFromDetached, r"tied output layer passes no gradient"),
+    # blind13b: every input was contiguous; split_heads' queries are a transposed view
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_flat_rows),
+        r"(?s)raised RuntimeError: view size.*transposed view.*split_heads.*\.reshape\(",
+    ),
     # blind13b: one start for the whole batch was told "the last valid start never occurs"
     Mistake(
         check_next_token_batches,
@@ -3486,6 +3515,7 @@ CORRECT = [
     # ties at the top-p threshold: keeping every token tied with the crossing one passes
     Correct(check_sample, _named("sample", _sampler(top_p_rule="ties_kept"))),
     Correct(check_RMSNorm, NormRsqrtFloat32),
+    Correct(check_apply_rotary, _named("apply_rotary", _rotary_flat_rows_reshaped)),
     Correct(check_GPT, GptFunctionalTied),
 ]
 
