@@ -2328,6 +2328,137 @@ def _sample_gumbel(logits, temperature=1.0, top_k=None, top_p=None, generator=No
     return (kept - torch.log(-torch.log(uniform))).argmax(-1)
 
 
+# ------------------------------------------------ round 14: gradients, memory layout, starts
+class NormStatisticNoGrad(ref.RMSNorm):
+    """The root mean square computed under torch.no_grad(), "a statistic, not a weight":
+    the values right, no gradient through it."""
+
+    def forward(self, x):
+        with torch.no_grad():
+            rms = torch.sqrt(x.pow(2).mean(dim=-1, keepdim=True) + self.eps)
+        return x / rms * self.weight
+
+
+class NormNumeratorDetached(ref.RMSNorm):
+    """x.detach() divided by the root mean square of x: the gradient through the
+    statistic only."""
+
+    def forward(self, x):
+        return x.detach() * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class NormOnACopy(ref.RMSNorm):
+    """x copied with x.detach().clone() first, "so as not to modify the caller's
+    tensor": no gradient reaches x."""
+
+    def forward(self, x):
+        x = x.detach().clone()
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class NormRsqrtFloat32(ref.RMSNorm):
+    """The statistic in float32 with torch.rsqrt, the result cast back, then the gain
+    (Gemma/Llama style): the gradient flows through every step."""
+
+    def forward(self, x):
+        x32 = x.float()
+        normed = x32 * torch.rsqrt(x32.square().mean(-1, keepdim=True) + self.eps)
+        return normed.to(x.dtype) * self.weight
+
+
+def _rotary_flat_rows(x, cos, sin):
+    """Every vector of x as a row of a 2-D table, x.view(-1, d_head), the tables repeated
+    for each leading index: fails on split_heads' transposed (non-contiguous) output."""
+    length, d_head = x.shape[-2:]
+    half = d_head // 2
+    rows = x.view(-1, d_head)  # (... * len, d_head)
+    repeats = rows.shape[0] // length
+    c, s = cos.to(x.dtype).repeat(repeats, 1), sin.to(x.dtype).repeat(repeats, 1)
+    a, b = rows[:, :half], rows[:, half:]
+    return torch.cat([a * c - b * s, a * s + b * c], dim=-1).view(x.shape)
+
+
+def _rotary_flat_rows_reshaped(x, cos, sin):
+    """The same table of rows made with reshape, which copies a non-contiguous x."""
+    length, d_head = x.shape[-2:]
+    half = d_head // 2
+    rows = x.reshape(-1, d_head)  # (... * len, d_head)
+    repeats = rows.shape[0] // length
+    c, s = cos.to(x.dtype).repeat(repeats, 1), sin.to(x.dtype).repeat(repeats, 1)
+    a, b = rows[:, :half], rows[:, half:]
+    return torch.cat([a * c - b * s, a * s + b * c], dim=-1).reshape(x.shape)
+
+
+class GptFunctionalLookupPadded(ref.GPT):
+    """The lookup written with F.embedding and a pad id carried over from a translation
+    model: token 0's row gets no gradient from the lookup."""
+
+    def forward(self, ids):
+        x = F.embedding(ids, self.embedding.weight, padding_idx=0)
+        for layer in self.layers:
+            x = layer(x)
+        return self.norm(x) @ self.embedding.weight.T
+
+
+class GptLookupFromData(ref.GPT):
+    """The embeddings indexed out of self.embedding.weight.data: no gradient through the
+    lookup at all."""
+
+    def forward(self, ids):
+        x = self.embedding.weight.data[ids]
+        for layer in self.layers:
+            x = layer(x)
+        return self.norm(x) @ self.embedding.weight.T
+
+
+class GptOutputFromDetached(ref.GPT):
+    """The tied output layer as F.linear on the detached embedding weight."""
+
+    def forward(self, ids):
+        x = self.embedding(ids)
+        for layer in self.layers:
+            x = layer(x)
+        return F.linear(self.norm(x), self.embedding.weight.detach())
+
+
+class GptFunctionalTied(ref.GPT):
+    """F.embedding for the lookup and F.linear for the tied output: both train the table."""
+
+    def forward(self, ids):
+        x = F.embedding(ids, self.embedding.weight)
+        for layer in self.layers:
+            x = layer(x)
+        return F.linear(self.norm(x), self.embedding.weight)
+
+
+def _batches_one_window_stacked(tokens, block_size, batch_size, generator):
+    """One start drawn as a Python int, its window stacked batch_size times."""
+    s = int(torch.randint(0, len(tokens) - block_size, (), generator=generator))
+    window = tokens[s : s + block_size + 1]  # (block_size + 1,)
+    windows = torch.stack([window] * batch_size)  # (batch_size, block_size + 1)
+    return windows[:, :-1], windows[:, 1:]
+
+
+def _batches_half_the_starts(tiled: bool):
+    """batch_size // k starts drawn, then tiled (.repeat) or each repeated in a row."""
+
+    def next_token_batches(tokens, block_size, batch_size, generator):
+        k = 2 if tiled else 4
+        starts = torch.randint(0, len(tokens) - block_size, (batch_size // k,), generator=generator)
+        starts = starts.repeat(k) if tiled else starts.repeat_interleave(k)
+        positions = starts[:, None] + torch.arange(block_size)  # (batch_size, block_size)
+        return tokens[positions], tokens[positions + 1]
+
+    return next_token_batches
+
+
+def _batches_inner_starts(tokens, block_size, batch_size, generator):
+    """Starts drawn from 1 to num_tokens - block_size - 2: neither end occurs."""
+    starts = torch.randint(1, len(tokens) - block_size - 1, (batch_size,), generator=generator)
+    positions = starts[:, None] + torch.arange(block_size)
+    return tokens[positions], tokens[positions + 1]
+
+
 MISTAKES = [
     # blind round 10 (b10h): positions spaced length / (length - 1) apart were told "Your
     # positions are right ..., but not your frequencies"; a second length parts the two
@@ -3312,6 +3443,48 @@ MISTAKES = [
         _named("sample", _sample_second_column),
         r"(?s)IndexError.*torch\.multinomial\(probs, 1, \.\.\.\) returns \(batch, 1\)",
     ),
+    # blind13b: the forward right, the gradient wrong (uncaught: no check ran backward)
+    Mistake(
+        check_RMSNorm,
+        NormStatisticNoGrad,
+        r"root mean square held constant: no gradient flows through the statistic",
+    ),
+    Mistake(check_RMSNorm, NormNumeratorDetached, r"gradient flows only through the root mean"),
+    Mistake(check_RMSNorm, NormOnACopy, r"left x without a gradient.*x is cut from autograd"),
+    Mistake(
+        check_GPT,
+        GptFunctionalLookupPadded,
+        r"token 0's embedding row gets no gradient from the lookup.*padding_idx",
+    ),
+    Mistake(check_GPT, GptLookupFromData, r"no gradient reaches the embedding through the lookup"),
+    Mistake(check_GPT, GptOutputFromDetached, r"tied output layer passes no gradient"),
+    # blind13b: every input was contiguous; split_heads' queries are a transposed view
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_flat_rows),
+        r"(?s)raised RuntimeError: view size.*transposed view.*split_heads.*\.reshape\(",
+    ),
+    # blind13b: one start for the whole batch was told "the last valid start never occurs"
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_one_window_stacked),
+        r"^(?![\s\S]*last valid start)[\s\S]*every row is the same window.*one start was drawn",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_half_the_starts(tiled=True)),
+        r"repeat the first (\d+) windows .*only \1 starts were drawn",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_half_the_starts(tiled=False)),
+        r"each window comes 4 times in a row",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_inner_starts),
+        r"^(?![\s\S]*last valid start)[\s\S]*the starts 0, \d+ never occur",
+    ),
 ]
 
 CORRECT = [
@@ -3341,6 +3514,9 @@ CORRECT = [
     Correct(check_sample, _named("sample", _sample_sorted_space())),
     # ties at the top-p threshold: keeping every token tied with the crossing one passes
     Correct(check_sample, _named("sample", _sampler(top_p_rule="ties_kept"))),
+    Correct(check_RMSNorm, NormRsqrtFloat32),
+    Correct(check_apply_rotary, _named("apply_rotary", _rotary_flat_rows_reshaped)),
+    Correct(check_GPT, GptFunctionalTied),
 ]
 
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

@@ -125,7 +125,6 @@ def _targets_relation(
     targets: torch.Tensor,
     position: dict[int, int],
     last: int,
-    batch_size: int,
 ) -> None:
     """Targets that are wrong in the same way in every row: the token ids plus one (the
     + 1 put on the values instead of the positions), or the tokens k > 1 positions ahead
@@ -148,7 +147,7 @@ def _targets_relation(
                 f" Also, no window starts at the last valid start {last} (the largest is "
                 f"{max(starts)}): draw the starts with torch.randint(0, len(tokens) - "
                 "block_size, ...), whose high is exclusive."
-                if batch_size >= 50 * (last + 1) ** 0.5 and max(starts) < last
+                if _missing_starts(starts, last) == _LAST_START
                 else ""
             )
             c.fail(
@@ -293,6 +292,79 @@ def _rows_not_batch_size(value: torch.Tensor, shape: tuple[int, int], num_tokens
     )
 
 
+#: -log of the chance below which a pattern in the seeded draws is taken as the code's, not
+#: luck (about one in a million)
+_UNLIKELY = math.log(1e6)
+
+
+def _repeated_starts(call: str, starts: list[int], starts_possible: int) -> str:
+    """The rows' windows repeat: fewer starts were drawn than there are rows, and their
+    windows repeated (blind13b: one start drawn for the whole batch was told the last
+    valid start never occurs). Every row alike, the first k rows tiled (.repeat), or each
+    start repeated k times in a row (.repeat_interleave); each said only where independent
+    draws give that pattern with a chance under one in a million. "" otherwise."""
+    batch = len(starts)
+    surprise = math.log(starts_possible)  # -log of the chance that a draw repeats a given one
+    if batch < 2 or starts_possible < 2:
+        return ""
+    fix = (
+        "Each row needs a start of its own: draw batch_size starts, torch.randint(0, "
+        "len(tokens) - block_size, (batch_size,), generator=generator), and take row b's "
+        "window from starts[b]."
+    )
+    if len(set(starts)) == 1 and (batch - 1) * surprise > _UNLIKELY:
+        return (
+            f"{call}: every row is the same window (start {starts[0]}, all {batch} rows): one "
+            "start was drawn for the whole batch and its window repeated (a draw of size "
+            "(1,) expanded to the batch, or starts[0] used for every row). " + fix
+        )
+    for period in range(2, batch // 2 + 1):
+        tiled = all(starts[b] == starts[b - period] for b in range(period, batch))
+        if tiled and (batch - period) * surprise > _UNLIKELY:
+            return (
+                f"{call}: the rows repeat the first {period} windows over and over (row b is "
+                f"row b - {period}'s window): only {period} starts "
+                "were drawn for the batch and tiled (.repeat). " + fix
+            )
+    for run in range(batch // 2, 1, -1):
+        runs = all(starts[b] == starts[b - b % run] for b in range(batch))
+        if runs and (batch - math.ceil(batch / run)) * surprise > _UNLIKELY:
+            return (
+                f"{call}: each window comes {run} times in a row (rows 0 .. {run - 1} alike, "
+                f"then the next {run}, ...): only one start was drawn per {run} rows and "
+                "repeated (.repeat_interleave, or a start reused across rows). " + fix
+            )
+    return ""
+
+
+def _missing_starts(starts: list[int], last: int) -> str:
+    """Valid starts (0 .. last) that never occur, said only when the draws are so many that
+    each start occurs with a chance above 1 - 1e-6: the last alone (randint's high taken
+    as inclusive), 0 alone (drawn from 1), or which ones. "" when every start occurs or
+    the draws are too few to tell."""
+    possible = last + 1
+    if possible * math.exp(-len(starts) / possible) > 1e-6:
+        return ""
+    missing = sorted(set(range(possible)) - set(starts))
+    if not missing:
+        return ""
+    if missing == [last]:
+        return _LAST_START
+    if missing == [0]:
+        return (
+            "the start 0 never occurs in many draws: are the starts drawn from 1 instead of "
+            "0? torch.randint(0, len(tokens) - block_size, ...) draws every start from 0 to "
+            "len(tokens) - block_size - 1."
+        )
+    shown = ", ".join(map(str, missing[:6])) + (", ..." if len(missing) > 6 else "")
+    return (
+        f"in {len(starts)} draws the starts {shown} never occur, although every start from 0 "
+        f"to num_tokens - block_size - 1 = {last} is valid and should come up: draw from the "
+        "whole range, torch.randint(0, len(tokens) - block_size, (batch_size,), "
+        "generator=generator)."
+    )
+
+
 def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> None:
     with Checker("next_token_batches", hidden=hidden) as c:
         c.require_callable(next_token_batches)
@@ -339,7 +411,7 @@ def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> Non
                     f"{call}: {name} should be int64 token ids, not {value.dtype}.",
                 )
             last = case.num_tokens - case.block_size - 1
-            _targets_relation(c, call, inputs, targets, position, last, case.batch_size)
+            _targets_relation(c, call, inputs, targets, position, last)
             starts = []
             for b in range(case.batch_size):
                 row = [position.get(int(t), -1) for t in inputs[b]]
@@ -364,14 +436,10 @@ def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> Non
                 max(starts) <= last and min(starts) >= 0,
                 f"{call}: a window starts at {max(starts)}, past the last valid start {last}.",
             )
-            if case.batch_size >= 50 * (last + 1) ** 0.5:
-                c.expect_true(last in starts, f"{call}: {_LAST_START}")
-                c.expect_true(
-                    0 in starts,
-                    f"{call}: the start 0 never occurs in many draws: are the starts drawn "
-                    "from 1 instead of 0? torch.randint(0, len(tokens) - block_size, ...) "
-                    "draws every start from 0 to len(tokens) - block_size - 1.",
-                )
+            repeated = _repeated_starts(call, starts, last + 1)
+            c.expect_true(not repeated, repeated)
+            missing = _missing_starts(starts, last)
+            c.expect_true(not missing, f"{call}: {missing}")
             c.expect_true(
                 torch.equal(again[0], inputs) and torch.equal(again[1], targets), _GENERATOR
             )

@@ -247,10 +247,144 @@ def _untransposed_embedding_hint(rows: int, d_model: int, vocab: int):
     return when, text
 
 
+_LOGITS_CUT = (
+    "{what} does not require grad: your forward takes the logits out of autograd (a "
+    ".detach(), .data, torch.no_grad() or a round trip through NumPy), so training could "
+    "not update the model. Compute with tensor operations all the way."
+)
+
+
+def _oracle_gradients(ids, upstream, state, case: _ModelCase, eps: float, pairing: str):
+    """The float64 oracle's gradients of (logits * upstream).sum() for every state-dict
+    entry, and the embedding's two parts: {key: gradient}, (through the lookup, through
+    the tied output layer), each (vocab_size, d_model)."""
+    p = {key: value.double().requires_grad_(True) for key, value in state.items()}
+    embedding = p["embedding.weight"]  # (vocab_size, d_model)
+    looked_up = embedding.detach()[ids].requires_grad_(True)  # (batch, len, d_model)
+    h = looked_up
+    for i in range(case.num_layers):
+        h = decoder_block_f(h, sub(p, f"layers.{i}"), case.num_heads, eps, pairing=pairing)
+    logits = rms_norm_f(h, sub(p, "norm"), eps) @ embedding.T  # (batch, len, vocab_size)
+    grads = torch.autograd.grad((logits * upstream.double()).sum(), [looked_up, *p.values()])
+    expected = dict(zip(p, grads[1:], strict=True))
+    through_output = expected["embedding.weight"]
+    through_lookup = torch.zeros_like(through_output).index_add_(
+        0, ids.flatten(), grads[0].reshape(-1, embedding.shape[1])
+    )
+    expected["embedding.weight"] = through_output + through_lookup
+    return expected, (through_lookup, through_output)
+
+
+def _rows_close(got: torch.Tensor, expected: torch.Tensor, atol: float) -> torch.Tensor:
+    """Which rows of two (vocab_size, d_model) gradients agree: bool (vocab_size,)."""
+    return ((got.double() - expected).abs() <= atol + 1e-3 * expected.abs()).all(dim=-1)
+
+
+def _embedding_gradient_cause(got: torch.Tensor, ids: torch.Tensor, parts, atol: float) -> str:
+    """Why the embedding's gradient is wrong, when its rows say it: some tokens' rows
+    missing the lookup's contribution (padding_idx), or every row missing the tied output
+    layer's; "" otherwise."""
+    through_lookup, through_output = parts
+    expected = through_lookup + through_output
+    wrong = (~_rows_close(got, expected, atol)).nonzero().flatten().tolist()
+    present = sorted(set(ids.flatten().tolist()))
+    if wrong and bool(_rows_close(got[wrong], through_output[wrong], atol).all()):
+        if wrong == [0]:
+            return (
+                "The logits are right, but token 0's embedding row gets no gradient from the "
+                "lookup (only from the tied output layer), while every other row's is right: "
+                "that is nn.Embedding(..., padding_idx=0), which freezes the pad id's row in "
+                "a translation model. A language model has no padding, and token 0 is a "
+                "token like any other: build nn.Embedding(vocab_size, d_model) without "
+                "padding_idx."
+            )
+        if wrong == present:
+            return (
+                "The logits are right, but no gradient reaches the embedding through the "
+                "lookup, only through the tied output layer: the embeddings of the ids are "
+                "detached (self.embedding(ids).detach(), .data, or computed under "
+                "torch.no_grad()). Look them up as they are, x = self.embedding(ids)."
+            )
+        return (
+            f"The logits are right, but the embedding rows of the tokens {wrong[:6]} get no "
+            "gradient from the lookup, only from the tied output layer (the other tokens' "
+            "rows are right): nn.Embedding's padding_idx freezes one row so; a language "
+            "model has no padding. Build nn.Embedding(vocab_size, d_model) without it."
+        )
+    if bool(_rows_close(got, through_lookup, atol).all()):
+        return (
+            "The logits are right, but the tied output layer passes no gradient to the "
+            "embedding, only the lookup does: the logits use a detached copy of its weight "
+            "(self.embedding.weight.detach() or .data). Use the parameter itself, x @ "
+            "self.embedding.weight.T, so that both uses train it."
+        )
+    return ""
+
+
+def _expect_gradients(c: Checker, build, case: _ModelCase, state, eps: float) -> None:
+    """The gradients of a GPT whose logits are right, for every state-dict entry, with
+    token 0 among the ids (blind13b: nn.Embedding(..., padding_idx=0) passed, its forward
+    right, token 0's row never trained through the lookup)."""
+    module, built = build()
+    ids = torch.randint(
+        1, case.vocab, (case.batch, case.length), generator=_plain_generator(case.seed + 29)
+    )
+    ids[0, 1] = ids[-1, -1] = 0  # token 0, twice
+    upstream = torch.randn(
+        (case.batch, case.length, case.vocab), generator=_plain_generator(case.seed + 31)
+    )  # dLoss/dlogits, (batch, len, vocab_size)
+    what = f"{built}(ids {tuple(ids.shape)} holding token 0)"
+    logits = c.call(module, ids, call_repr=what)
+    if not isinstance(logits, torch.Tensor) or tuple(logits.shape) != tuple(upstream.shape):
+        return  # the value checks said what is wrong
+    if not logits.requires_grad:
+        c.fail(_LOGITS_CUT.format(what=what))
+    oracle = functools.partial(gpt_f, ids, state, case.num_heads, case.num_layers, eps)
+    pairing = next(  # the learner's RoPE pairing (its logits are right in one of them)
+        (
+            way
+            for way in ("half", "adjacent")
+            if torch.allclose(logits.detach().double(), oracle(pairing=way), rtol=1e-4, atol=1e-4)
+        ),
+        "half",
+    )
+    parameters = c.call(
+        module.state_dict, keep_vars=True, call_repr=f"{built}.state_dict(keep_vars=True)"
+    )
+    loss = f"({what} * upstream).sum()"
+    c.call((logits * upstream).sum().backward, call_repr=f"{loss}.backward()", unchanged=False)
+    expected, parts = _oracle_gradients(ids, upstream, state, case, eps, pairing)
+    for key, right in expected.items():
+        parameter = parameters.get(key)
+        if not isinstance(parameter, torch.Tensor):
+            continue  # the state-dict checks said what is wrong
+        c.expect_true(
+            parameter.grad is not None,
+            f"{loss}.backward() left {key} without a gradient, although the logits are "
+            "right: it is used detached in forward (.data, .detach(), torch.no_grad()) or "
+            "has requires_grad off, so training never changes it.",
+        )
+        scale = float(right.abs().max())
+        atol = 1e-4 * max(scale, 1e-3)
+        explain = (
+            (lambda got=parameter.grad, atol=atol: _embedding_gradient_cause(got, ids, parts, atol))
+            if key == "embedding.weight"
+            else None
+        )
+        c.expect_close(
+            parameter.grad,
+            right,
+            f"The gradient of {loss} with respect to {key}",
+            rtol=1e-3,
+            atol=atol,
+            explain=explain,
+        )
+
+
 def check_GPT(cls, *, hidden: bool = False) -> None:
     with Checker("GPT", hidden=hidden) as c:
         c.require_callable(cls)
-        for case in _HIDDEN_ATTENTION if hidden else _VISIBLE_ATTENTION:
+        for index, case in enumerate(_HIDDEN_ATTENTION if hidden else _VISIBLE_ATTENTION):
             sizes = (case.vocab, case.d_model, case.num_heads, case.d_ff, case.num_layers)
             args = sizes if case.eps is None else (*sizes, case.eps)
             reference = ref.GPT(*sizes)
@@ -322,6 +456,8 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
             _expect_oracle_and_causal(
                 c, module, ids, got, oracle, what, _eps_mistakes(case.eps), _GPT_FUTURE, where
             )
+            if index == 0:
+                _expect_gradients(c, build, case, state, eps)
             longer = torch.randint(
                 0,
                 case.vocab,

@@ -333,6 +333,92 @@ def _starts_at_ones(c: Checker, cls, d_model: int) -> None:
     )
 
 
+_GRADIENT_CASE = {False: _NormCase(7, (2, 3, 8), None), True: _NormCase(107, (3, 6), 0.01)}
+_GRADIENT_CUT = (
+    "{what} does not require grad: your forward takes its result out of autograd (a "
+    ".detach(), .data, torch.no_grad() or a round trip through NumPy), so training could "
+    "not update anything before it. Compute with tensor operations on x and self.weight "
+    "as they are."
+)
+_STATISTIC_DETACHED = (
+    "The forward values are right, but the gradient is the one of x * weight / rms with the "
+    "root mean square held constant: no gradient flows through the statistic (the mean "
+    "square computed from x.detach() or x.data, under torch.no_grad(), or through NumPy or "
+    ".item()). Training needs the gradient through the root mean square too: compute it "
+    "from x itself, x.pow(2).mean(dim=-1, keepdim=True), without detaching anything."
+)
+_NUMERATOR_DETACHED = (
+    "The forward values are right, but the gradient flows only through the root mean "
+    "square: the x that is divided (the numerator) is detached (x.detach() or x.data). "
+    "Divide x itself: x / sqrt(x.pow(2).mean(dim=-1, keepdim=True) + eps) * self.weight."
+)
+
+
+def _expect_gradients(c: Checker, cls, case: _NormCase) -> None:
+    """The gradients of a module whose forward values are right (blind13b: the mean square
+    computed from x.detach() passed, its gradient that of a constant root mean square):
+    with respect to x and to the gain, against the float64 oracle's, for the sum of the
+    output times a seeded upstream gradient."""
+    d_model = case.shape[-1]
+    args = (d_model,) if case.eps is None else (d_model, case.eps)
+    eps = 1e-5 if case.eps is None else case.eps
+    module, built, state = build(
+        c, cls, *args, name="RMSNorm", reference=ref.RMSNorm(d_model), seed=case.seed, mode="eval"
+    )
+    x = randn(case.shape, case.seed).requires_grad_(True)  # (..., d_model), a leaf
+    upstream = randn(case.shape, case.seed + 1)  # dLoss/dout, (..., d_model)
+    what = f"{built}(x {tuple(x.shape)})"
+    out = c.call(module, x, call_repr=what)
+    if not isinstance(out, torch.Tensor) or tuple(out.shape) != tuple(x.shape):
+        return  # the value checks said what is wrong
+    if not out.requires_grad:
+        c.fail(_GRADIENT_CUT.format(what=what))
+    parameters = c.call(
+        module.state_dict, keep_vars=True, call_repr=f"{built}.state_dict(keep_vars=True)"
+    )
+    weight = parameters.get("weight")
+    loss = f"({what} * upstream).sum()"
+    c.call((out * upstream).sum().backward, call_repr=f"{loss}.backward()", unchanged=False)
+    # the float64 oracle's gradients, and those of the statistic held constant
+    x64 = x.detach().double().requires_grad_(True)
+    weight64 = state["weight"].double().requires_grad_(True)
+    expected = rms_norm_f(x64, {"weight": weight64}, eps)
+    grad_x, grad_weight = torch.autograd.grad((expected * upstream.double()).sum(), (x64, weight64))
+    constant_rms = (
+        upstream.double()
+        * weight64.detach()
+        * torch.rsqrt(x64.detach().pow(2).mean(-1, keepdim=True) + eps)
+    )  # (..., d_model): the gradient through the numerator alone
+    if x.grad is None:
+        c.fail(
+            f"{loss}.backward() left x without a gradient although the result requires grad: "
+            "in your forward, x is cut from autograd before it is used (x.detach(), x.data, "
+            "or a copy made with torch.tensor(x)), so the layers before the norm would never "
+            "learn. Compute with x itself."
+        )
+    c.expect_close(
+        x.grad,
+        grad_x,
+        f"The gradient of {loss} with respect to x",
+        **tolerance(torch.float32),
+        mistakes={_STATISTIC_DETACHED: constant_rms, _NUMERATOR_DETACHED: grad_x - constant_rms},
+    )
+    if not isinstance(weight, torch.Tensor):
+        return  # the state-dict checks said what is wrong
+    c.expect_true(
+        weight.grad is not None,
+        f"{loss}.backward() left self.weight without a gradient: the gain must be a "
+        "parameter used as it is in forward (not self.weight.data or .detach(), and with "
+        "requires_grad left on), or training never changes it.",
+    )
+    c.expect_close(
+        weight.grad,
+        grad_weight,
+        f"The gradient of {loss} with respect to self.weight",
+        **tolerance(torch.float32),
+    )
+
+
 def check_RMSNorm(cls, *, hidden: bool = False) -> None:
     with Checker("RMSNorm", hidden=hidden) as c:
         c.require_callable(cls)
@@ -383,4 +469,5 @@ def check_RMSNorm(cls, *, hidden: bool = False) -> None:
                     _negative_root(got, x, eps) or _wrong_statistic(got, x, state, eps)
                 ),
             )
+        _expect_gradients(c, cls, _GRADIENT_CASE[hidden])
         _starts_at_ones(c, cls, (_HIDDEN_NORM if hidden else _VISIBLE_NORM)[0].shape[-1])

@@ -856,6 +856,57 @@ def _dtype_cause(apply_rotary, x: torch.Tensor, cos: torch.Tensor, sin: torch.Te
     )
 
 
+#: (batch, num_heads, len, d_head) of the call with a non-contiguous x
+_NON_CONTIGUOUS_SHAPE = {False: (2, 3, 5, 8), True: (2, 4, 7, 12)}
+_VIEW_NEEDS_CONTIGUOUS = (
+    "This x is a transposed view, (batch, len, num_heads, d_head).transpose(1, 2): queries "
+    "and keys arrive so from split_heads, not contiguous in memory, and a .view(...) that "
+    "flattens or regroups their leading axes fails on them. Use .reshape(...) (or call "
+    ".contiguous() first); slicing x[..., :half] needs neither."
+)
+
+
+def _view_error(exc: BaseException) -> bool:
+    text = str(exc)
+    return isinstance(exc, RuntimeError) and "view" in text and "stride" in text
+
+
+def _expect_non_contiguous(c: Checker, apply_rotary, seed: int, hidden: bool, pairing: str):
+    """apply_rotary on queries as split_heads gives them, a transposed (non-contiguous)
+    view (blind13b: x.view(-1, len, d_head) raised PyTorch's view error, and every check
+    input was contiguous)."""
+    batch, heads, length, d_head = _NON_CONTIGUOUS_SHAPE[hidden]
+    # (batch, len, heads, d_head) -> (batch, heads, len, d_head), strides not contiguous
+    x = randn((batch, length, heads, d_head), seed).transpose(1, 2)
+    cos, sin = ref.rotary_embedding(length, d_head)  # (len, d_head // 2) each
+    call = (
+        f"apply_rotary(x {tuple(x.shape)} non-contiguous (a transposed view, as split_heads "
+        "returns), cos, sin)"
+    )
+    got = c.call(
+        apply_rotary, x, cos, sin, call_repr=call, hints=[(_view_error, _VIEW_NEEDS_CONTIGUOUS)]
+    )
+    c.expect_type(got, torch.Tensor, call)
+    c.expect_shape(got, tuple(x.shape), call)
+    expected = rotate_f(x, rope_angles_f(length, d_head), pairing)
+    tol = tolerance(torch.float32)
+    if torch.allclose(got.double(), expected, **tol):
+        c.ok()
+        return
+    contiguous = x.contiguous()  # the same values, laid out row by row
+    again = c.call(apply_rotary, contiguous, cos, sin, call_repr=call.replace(" non-", " ", 1))
+    if isinstance(again, torch.Tensor) and again.shape == expected.shape:
+        c.expect_true(
+            not torch.allclose(again.double(), expected, **tol),
+            f"{call} is not what the reference gives, although the same values made "
+            "contiguous (x.contiguous()) come out right: your code depends on how x is laid "
+            "out in memory, not only on its values (x.as_strided, its storage or data_ptr, "
+            "or a view that reinterprets its memory). Work with x's axes: x[..., :half], "
+            "x[..., half:], torch.cat(..., dim=-1).",
+        )
+    c.expect_close(got, expected, call, **tol)
+
+
 def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
     with Checker("apply_rotary", hidden=hidden) as c:
         c.require_callable(apply_rotary)
@@ -948,4 +999,5 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
             c,
             [(g, e, call, tol, m, {"explain": x, "axes": a}) for g, e, call, tol, m, x, a in runs],
         )
+        _expect_non_contiguous(c, apply_rotary, 57 if hidden else 7, hidden, pairing)
         _relative_property(c, apply_rotary, 16 if hidden else 8, 55 if hidden else 5)
