@@ -11,7 +11,10 @@ Rules every check follows (see CONTRIBUTING.md):
 * The learner's code is only *called* (functions) or *constructed, loaded with
   a state dict, switched between train and eval, and called* (modules), always
   through :meth:`Checker.call`. Nothing else about it is inspected. This is
-  what lets the grader run learner code in a separate, sandboxed process.
+  what lets the grader run learner code in a separate, sandboxed process. A
+  gradient check (``.backward()`` through a result) follows the result's graph
+  only where it leads back to the check's own tensors (:mod:`.graph`): in the
+  grader results come back as values, and gradients are checked in the notebook.
 * Inputs come from a generator seeded inside the check
   (:func:`numpy_rng`, :func:`torch_generator`), never from the global random
   stream; ``with Checker(...) as c:`` restores the global streams afterwards,
@@ -47,6 +50,8 @@ This ``__init__`` only re-exports; the logic lives in named modules:
   order), :mod:`.arguments` (parameters declared in another order), :mod:`.defaults` (a
   keyword default that is not the contract's), :mod:`.counters` (a counter read as an
   update rule), :mod:`.stale` (state kept between calls), :mod:`.empty_inputs`,
+  :mod:`.unregistered` (dropouts not registered: a plain list, or built in forward),
+  :mod:`.keep_probability` (a dropout rate read as a keep probability),
   :mod:`.rounding` (whole numbers where real numbers belong), :mod:`.uninitialised`
   (numpy's ``where=`` without ``out=``), :mod:`.transposes` (which transpose reproduces an
   error), :mod:`.temperature` (a softmax over its scores times one constant);
