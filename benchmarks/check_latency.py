@@ -2,7 +2,7 @@
 (``check_<name>(<name>)``), on one thread: the developers' guide asks that a test cell
 answer in about a second, and timed tests do not measure that, this benchmark does.
 
-    .venv/bin/python -m benchmarks.check_latency      # table; writes check_latency.json (~2 min)
+    .venv/bin/python -m benchmarks.check_latency      # table; writes check_latency.json (minutes)
     .venv/bin/python -m benchmarks.check_latency --lesson 10_training   # no record
 
 For every registered coding exercise: the reference answer's time (the first call

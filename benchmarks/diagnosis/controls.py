@@ -56,10 +56,12 @@ _BEFORE_ROUNDS = (
 )
 
 #: the course after round 12's fixes, then with the single-edit diagnosis
-#: (checking.deviations), which was built while round 13's cases were written
+#: (checking.deviations), which was built while round 13's cases were written, then after
+#: round 14, which read round 13's uncaught and misnamed cases and fixed their classes
 _DEVIATIONS = (
     ("68a1a7c", "after round 12, before the single-edit diagnosis"),
     ("e57633d", "with the single-edit diagnosis"),
+    ("d5d2d8b", "after round 14: round 13's uncaught and misnamed cases read and fixed"),
 )
 CONTROLS = (
     Control(
