@@ -2164,7 +2164,19 @@ class WeightsScaledAfterSoftmax(Base):  # 1/sqrt(d_head) applied to the softmax'
         return self.w_o(self.merge(weights @ v)), weights
 
 
+def split_single_head_unchanged(x, num_heads):  # one head taken as "nothing to split"
+    batch, length, d_model = x.shape
+    if num_heads < 2:
+        return x
+    return x.view(batch, length, num_heads, d_model // num_heads).permute(0, 2, 1, 3)
+
+
 MISTAKES += [
+    Mistake(
+        check_split_heads,
+        split_single_head_unchanged,
+        r"For num_heads=1 yours returns x itself, unchanged.*A special case for a single head",
+    ),
     Mistake(
         check_MultiHeadAttention,
         RefusesDivisibleSizes,
