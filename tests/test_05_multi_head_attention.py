@@ -7,6 +7,7 @@ per-head formula, F.scaled_dot_product_attention)."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -1906,6 +1907,18 @@ def test_quiz_answers_agree_with_the_reference_shapes():
     assert QUIZ_CROSS_ATTENTION_SHAPE.answer == "b"
 
 
+def test_quiz_head_width_explains_the_papers_head_count():
+    """768 / 8 (the original paper's h, not BERT-base's) is told apart, and the message
+    does not give the answer away."""
+    from transformer_course.checks.multi_head_attention import check_quiz_head_width
+
+    with pytest.raises(Exception) as failure:
+        check_quiz_head_width(lambda: 768 // 8)
+    message = str(failure.value)
+    assert re.search(r"768 / 8.{0,40}paper's number of heads", message), message
+    assert "64" not in message and "12" not in message, message
+
+
 # ---------------------------------------------------------------- round 12 (r12d) families
 # -- a reshape size from the wrong quantity, told by probes (checking.size_sources): the
 # cases' d_head = len // num_heads and the constant 64, and members no case holds
@@ -2129,5 +2142,51 @@ _SCORES_DROPPED = r"^(?![\s\S]*the mask is not applied)[\s\S]*applied dropout to
 MISTAKES += [
     Mistake(check_MultiHeadAttention, DropoutOnMaskedScores, _SCORES_DROPPED),
     Mistake(check_MultiHeadAttention, DropoutOnMaskedScoresNegInf, _SCORES_DROPPED),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+# ---------------------------------------------------------------- round 15 (r15c)
+class RefusesDivisibleSizes(Base):  # the validity test inverted: raises for valid sizes
+    def __init__(self, d_model, num_heads, dropout=0.0):
+        if d_model % num_heads == 0:
+            raise ValueError(f"d_model ({d_model}) must be a multiple of num_heads ({num_heads})")
+        super().__init__(d_model, num_heads, dropout)
+
+
+class WeightsScaledAfterSoftmax(Base):  # 1/sqrt(d_head) applied to the softmax's output
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)  # (batch, heads, len, d_head)
+        scores = torch.einsum("bhqd,bhkd->bhqk", q, k)
+        if mask is not None:
+            scores = scores.masked_fill(mask.logical_not(), -1e9)
+        weights = F.softmax(scores, dim=-1).mul(self.d_head**-0.5)  # (batch, heads, lq, lk)
+        return self.w_o(self.merge(weights @ v)), weights
+
+
+def split_single_head_unchanged(x, num_heads):  # one head taken as "nothing to split"
+    batch, length, d_model = x.shape
+    if num_heads < 2:
+        return x
+    return x.view(batch, length, num_heads, d_model // num_heads).permute(0, 2, 1, 3)
+
+
+MISTAKES += [
+    Mistake(
+        check_split_heads,
+        split_single_head_unchanged,
+        r"For num_heads=1 yours returns x itself, unchanged.*A special case for a single head",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        RefusesDivisibleSizes,
+        r"raised its ValueError even though this layer is valid: the divisibility test is the "
+        r"wrong way round",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        WeightsScaledAfterSoftmax,
+        r"You divided by sqrt\(d_head\) after the softmax",
+    ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

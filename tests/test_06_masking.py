@@ -596,6 +596,42 @@ MISTAKES += [
     ),
 ]
 
+
+# ---------------------------------------------------------------- round 15 (r15c)
+def padding_mask_no_pads_as_ones_like(ids, pad_id):  # early return of a float all-ones mask
+    if bool((ids != pad_id).all()):
+        return torch.ones_like(ids, dtype=torch.float32)[:, None, None, :]
+    return (ids != pad_id).unsqueeze(1).unsqueeze(2)
+
+
+def look_ahead_mask_triu_indices(size):  # the upper triangle's positions, offset 1
+    return torch.triu_indices(size, size, offset=1)
+
+
+def decoder_mask_unbracketed_ne(tgt_ids, pad_id):  # & binds tighter than !=
+    causal = torch.ones(tgt_ids.shape[1], tgt_ids.shape[1], dtype=torch.bool).tril()
+    return tgt_ids.unsqueeze(1).unsqueeze(1) != pad_id & causal
+
+
+MISTAKES += [
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_unbracketed_ne,
+        r"^(?![\s\S]*known mistakes give exactly)[\s\S]*an operator-precedence slip",
+    ),
+    Mistake(
+        check_padding_mask,
+        padding_mask_no_pads_as_ones_like,
+        r"torch\.float32\. .*Only here, where ids has no pad at all, is it torch\.float32.*"
+        r"A special case for a batch without padding",
+    ),
+    Mistake(
+        check_look_ahead_mask,
+        look_ahead_mask_triu_indices,
+        r"Yours is torch\.triu_indices\(\d+, \d+, 1\): the row and column indices",
+    ),
+]
+
 CORRECT = [
     *(Correct(check_padding_mask, _named(n, f)) for n, f in PADDING_CORRECT.items()),
     *(Correct(check_look_ahead_mask, _named(n, f)) for n, f in LOOK_AHEAD_CORRECT.items()),

@@ -380,6 +380,15 @@ class LNEpsAfterTheDivision(LNBase):
         return self.weight * (x - mean) * torch.rsqrt(var) + self.eps + self.bias
 
 
+class LNVarianceRoundedDown(LNBase):
+    """The variance divided with rounding_mode="floor": a whole number, 0 below 1."""
+
+    def forward(self, x):
+        centred = x - x.mean(-1, keepdim=True)
+        var = centred.pow(2).sum(-1, keepdim=True).div(x.size(-1), rounding_mode="floor")
+        return self.weight * centred / (var + self.eps).sqrt() + self.bias
+
+
 class LNEpsInTheNumerator(LNBase):
     """(x - mean + eps) / sqrt(var): eps on the wrong side of the division (before: the
     fallback, "differs from the reference")."""
@@ -447,7 +456,13 @@ LN_MISTAKES = [
     Mistake(
         check_LayerNorm,
         LNEpsAfterTheDivision,
-        r"(?s)\A(?!.*default eps is not)(?=.*You divide by sqrt\(var\) with no eps)",
+        r"(?s)\A(?!.*default eps is not)(?=.*Your eps is added to the normalised result "
+        r"instead of to the variance: built with eps=0\.5)",
+    ),
+    Mistake(
+        check_LayerNorm,
+        LNVarianceRoundedDown,
+        r"Your variance is rounded down to a whole number: floor division",
     ),
     Mistake(
         check_LayerNorm,
@@ -464,7 +479,10 @@ LN_MISTAKES = [
                 + self.eps / self.weight
             ),
         ),
-        r"(?s)\A(?!.*default eps is not)(?=.*You divide by sqrt\(var\) with no eps)",
+        # eps added after the division (and after the bias): with the fresh weight of ones
+        # the eps=0.5 probe shows the shift
+        r"(?s)\A(?!.*default eps is not)(?=.*(You divide by sqrt\(var\) with no eps|Your eps "
+        r"is added to the normalised result))",
     ),
     # round 10: NaN (a negative "variance") was all the learner was told
     Mistake(
@@ -2263,8 +2281,42 @@ R12G_MISTAKES = [
 ]
 
 
+# ---------------------------------------------------------------- round 15 (r15c)
+class LayerFeedForwardKeywordsSwapped(ref.EncoderLayer):
+    """d_ff and dropout exchanged by keyword on the way to the feed-forward block."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.feed_forward = ref.PositionwiseFeedForward(d_model, d_ff=dropout, dropout=d_ff)
+
+
+R15C_MISTAKES = [
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class(
+            "FFNClampedInput",
+            lambda self, x: self.w_2(self.dropout(self.w_1(x.clamp(min=0)))),
+        ),
+        r"Your ReLU is applied to the block's input, before w_1",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerFeedForwardKeywordsSwapped,
+        r"raised TypeError: .* Built with dropout=0 instead, your layer's nn\.Dropout is handed "
+        r"\d+, which is d_ff: d_ff and dropout reach the feed-forward block in swapped places",
+    ),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
-    [*LN_MISTAKES, *FFN_MISTAKES, *LAYER_MISTAKES, *ENCODER_MISTAKES, *R12G_MISTAKES],
+    [
+        *LN_MISTAKES,
+        *FFN_MISTAKES,
+        *LAYER_MISTAKES,
+        *ENCODER_MISTAKES,
+        *R12G_MISTAKES,
+        *R15C_MISTAKES,
+    ],
     [
         *(Correct(check_LayerNorm, cls) for cls in LN_CORRECT),
         *(Correct(check_PositionwiseFeedForward, cls) for cls in FFN_CORRECT),

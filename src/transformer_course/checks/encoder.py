@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import io
 import itertools
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -409,6 +410,60 @@ def _ignores_eps(
     )
 
 
+_EPS_AFTER_DIVISION = (
+    "Your eps is added to the normalised result instead of to the variance: built with "
+    "eps=0.5 (the same weights), your output is the eps-free normalisation shifted by 0.5, "
+    "so eps never reaches the denominator (and a token whose features are all equal gives "
+    "0 / 0). Usually operator precedence: `/ torch.sqrt(var) + eps` without brackets divides "
+    "first and then adds eps (as `* torch.rsqrt(var) + eps` does). Put eps under the square "
+    "root: / torch.sqrt(var + eps)."
+)
+_VARIANCE_FLOORED = (
+    "Your variance is rounded down to a whole number: floor division (//) where / belongs, "
+    "so a token whose variance is below 1 gets 0 (and is divided by sqrt(eps)). Compute the "
+    "mean of the squared deviations with a true division, ((x - mean) ** 2).sum(-1, "
+    "keepdim=True) / d_model, or x.var(-1, keepdim=True, unbiased=False)."
+)
+
+
+def _floored_variance_norm(x: torch.Tensor, p, eps: float) -> torch.Tensor:
+    """LayerNorm with the biased variance floor-divided, sum // d_model (blind13g)."""
+    x = x.detach().double()  # (..., d_model)
+    centred = x - x.mean(dim=-1, keepdim=True)
+    variance = torch.floor((centred**2).sum(dim=-1, keepdim=True) / x.shape[-1])  # (..., 1)
+    return p["weight"] * centred / torch.sqrt(variance + eps) + p["bias"]
+
+
+def _eps_added_after_division(
+    cls, d_model: int, module, x: torch.Tensor, got: torch.Tensor, p, eps: float
+) -> str:
+    """The message for eps added after the division, ``/ sqrt(var) + eps`` (with or
+    without the weight in between), when the layer built with eps=0.5 and with the check's
+    eps gives the eps-free normalisation shifted by that eps (blind13g-ln-eps-added-after-
+    division was told "no eps"); "" otherwise."""
+    free = layer_norm_f(x, p, eps, eps_at="none")  # (..., d_model) float64, NaN at var 0
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            other = cls(d_model, eps=0.5)
+            other.load_state_dict(module.state_dict())
+            other.eval()
+            out = other(x)
+    except Exception:  # no eps parameter, or another failure: said elsewhere
+        return ""
+    if not (isinstance(out, torch.Tensor) and out.shape == got.shape):
+        return ""
+    weight = p["weight"]  # (d_model,)
+
+    def shifted(result: torch.Tensor, by: float) -> bool:
+        result = result.detach().double()
+        return any(
+            torch.allclose(result, free + shift, rtol=1e-4, atol=1e-5, equal_nan=True)
+            for shift in (by, by * weight)
+        )
+
+    return _EPS_AFTER_DIVISION if shifted(out, 0.5) and shifted(got, eps) else ""
+
+
 def _eps_free(module, x: torch.Tensor) -> bool | None:
     """Whether the learner's LayerNorm (already known to ignore its eps argument) divides by
     sqrt(var) with no eps at all: True when a token whose features are all 0 (variance
@@ -664,12 +719,19 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
         # the division, `* rsqrt(var) + eps`, was told "no eps" or "a wrong default")
         for message in (_WRONG_DEFAULT_EPS, _WRONG_DEFAULT_EPS + " "):
             mistakes.pop(message, None)
+    if not torch.allclose(got.detach().double(), expected, **tolerance(got.dtype)) and (
+        added := _eps_added_after_division(cls, d_model, module, x, got, p, eps)
+    ):
+        c.fail(f"{what} is not what the reference gives. {added}")
     c.expect_close(
         got,
         expected,
         what,
         **tolerance(got.dtype),
-        mistakes=mistake_values(lambda **k: layer_norm_f(x, p, **k), mistakes),
+        mistakes={
+            **mistake_values(lambda **k: layer_norm_f(x, p, **k), mistakes),
+            _VARIANCE_FLOORED: lambda: _floored_variance_norm(x, p, eps),
+        },
         # one constant on every token is an observed diagnosis, not advice: said as one
         explain=lambda: (
             _norm_hint(cls, d_model, module, x, got, p, eps, case.eps is None)
@@ -834,6 +896,14 @@ def check_PositionwiseFeedForward(cls, *, hidden: bool = False) -> None:
             _check_ffn_case(c, cls, case)
 
 
+_FFN_RELU_ON_INPUT = (
+    "Your ReLU is applied to the block's input, before w_1 (w_1(relu(x))), instead of to "
+    "w_1's output: the negative features of x are zeroed, and nothing non-linear is left "
+    "between w_1 and w_2 (two linear maps in a row are one linear map). Apply it between the "
+    "two: w_2(dropout(relu(w_1(x))))."
+)
+
+
 def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
     module, built, state = build(
         c,
@@ -901,7 +971,10 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
         ffn_f(x, p, drop=drop),
         what,
         **tolerance(got.dtype),
-        mistakes=mistake_values(lambda **k: ffn_f(x, p, drop=drop, **k), table),
+        mistakes={
+            **mistake_values(lambda **k: ffn_f(x, p, drop=drop, **k), table),
+            _FFN_RELU_ON_INPUT: lambda: ffn_f(torch.relu(x), p, drop=drop, activation="none"),
+        },
         pairs=lambda: mistake_pairs(lambda **k: ffn_f(x, p, drop=drop, **k), table),
         hint=dropout_hint(case.dropout, case.mode),
     )
@@ -993,19 +1066,50 @@ def check_EncoderLayer(cls, *, hidden: bool = False) -> None:
         expect_contract_defaults(c, cls, (8, 2, 16), defaults, (x,), "EncoderLayer", seed=62)
 
 
+def _ffn_sizes_swapped(cls, case: _LayerCase, message: str) -> str | None:
+    """For a float reaching a layer size while the layer is built: built again with
+    dropout=0 (an int), the layer's nn.Dropout refusing the rate d_ff shows d_ff and the
+    dropout rate exchanged on their way to the feed-forward block
+    (blind13g-el-feed-forward-arguments-swapped); None when it does not."""
+    if not (message.startswith("calling `") and "type float" in message.split("\n")[0]):
+        return None
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            cls(case.d_model, case.num_heads, case.d_ff, dropout=0, norm_first=case.norm_first)
+    except ValueError as exc:  # nn.Dropout: "dropout probability has to be between 0 and 1"
+        if "probability" not in str(exc) or not re.search(rf"\b{case.d_ff}\b", str(exc)):
+            return None
+    except Exception:  # another failure: no evidence either way
+        return None
+    else:
+        return None
+    return (
+        f" Built with dropout=0 instead, your layer's nn.Dropout is handed {case.d_ff}, which "
+        f"is d_ff: d_ff and dropout reach the feed-forward block in swapped places, "
+        "PositionwiseFeedForward(d_model, dropout, d_ff) for PositionwiseFeedForward(d_model, "
+        "d_ff, dropout), so the rate became a layer size. Pass them in the order of the "
+        "signature, or by keyword."
+    )
+
+
 def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
     args = (case.d_model, case.num_heads, case.d_ff)
-    module, built, state = build(
-        c,
-        cls,
-        *args,
-        name="EncoderLayer",
-        reference=ref.EncoderLayer(*args, case.dropout, case.norm_first),
-        seed=case.seed,
-        mode=case.mode,
-        dropout=case.dropout,
-        norm_first=case.norm_first,
-    )
+    try:
+        module, built, state = build(
+            c,
+            cls,
+            *args,
+            name="EncoderLayer",
+            reference=ref.EncoderLayer(*args, case.dropout, case.norm_first),
+            seed=case.seed,
+            mode=case.mode,
+            dropout=case.dropout,
+            norm_first=case.norm_first,
+        )
+    except CheckFailure as failure:
+        if (swapped := _ffn_sizes_swapped(cls, case, failure.message)) is not None:
+            raise failure.with_cause(swapped) from None
+        raise
     x = randn((case.batch, case.length, case.d_model), case.seed + 1)
     _, mask = source_mask(case.batch, case.length, case.padding, case.seed + 2)
     padding = PADDING_WORDS[case.padding]

@@ -501,6 +501,29 @@ def _batch_of_one_note(fn, reference, ids: torch.Tensor, pad_id: int, got) -> st
     )
 
 
+def _unpadded_special_case_note(fn, ids: torch.Tensor, pad_id: int, got: torch.Tensor) -> str:
+    """A wrong dtype for ids with no pad at all, where the same ids with one pad appended
+    give a bool mask: a special case for the unpadded batch (an early return of
+    torch.ones(...) without dtype=torch.bool; blind13d-padmask-unpadded-batch-float-ones)."""
+    if got.dtype == torch.bool or bool((ids == pad_id).any()):
+        return ""
+    padded = torch.cat([ids, torch.full_like(ids[:, :1], pad_id)], dim=1)  # (batch, len + 1)
+    try:
+        with torch.no_grad():
+            other = fn(padded, pad_id)
+    except Exception:  # the learner's error is reported by the calls the check makes
+        return ""
+    if not isinstance(other, torch.Tensor) or other.dtype != torch.bool:
+        return ""
+    return (
+        f"Only here, where ids has no pad at all, is it {got.dtype}: the same ids with a pad "
+        "appended give a bool mask. A special case for a batch without padding (an early "
+        "return of torch.ones(...) without dtype=torch.bool) returns another dtype than the "
+        "general case: drop the special case (`ids != pad_id` is right for it too) or give "
+        "its tensor dtype=torch.bool."
+    )
+
+
 def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
     """padding_mask(ids (batch, len) int64, pad_id) -> bool (batch, 1, 1, len), True = real token.
 
@@ -551,7 +574,13 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                     got.dtype,
                 ),
             )
-            _expect_bool(c, got, what, _FROM_COMPARISON, expected=expected)
+            _expect_bool(
+                c,
+                got,
+                what,
+                _unpadded_special_case_note(padding_mask, ids, pad_id, got) or _FROM_COMPARISON,
+                expected=expected,
+            )
             if not torch.equal(got, expected) and (
                 note := _batch_of_one_note(padding_mask, ref.padding_mask, ids, pad_id, got)
             ):
@@ -687,6 +716,29 @@ def _look_ahead_shape_hint(
     return hint
 
 
+def _triangle_indices_note(got: torch.Tensor, size: int) -> str:
+    """The (2, n) row and column indices of a triangle (torch.tril_indices or triu_indices)
+    returned where the (size, size) mask belongs (blind13d-lookahead-tril-indices)."""
+    if got.dim() != 2 or got.shape[0] != 2 or got.dtype.is_complex:
+        return ""
+    for name, make in (("tril_indices", torch.tril_indices), ("triu_indices", torch.triu_indices)):
+        for offset in (0, -1, 1):
+            indices = make(size, size, offset)  # (2, number of entries in the triangle)
+            if (
+                indices.shape[1] > 0  # an empty triangle (size 1, offset +-1) tells nothing
+                and got.shape == indices.shape
+                and torch.equal(got.to(indices.dtype), indices)
+            ):
+                call = f"torch.{name}({size}, {size}{f', {offset}' if offset else ''})"
+                return (
+                    f"Yours is {call}: the row and column indices of the triangle's entries, "
+                    f"a (2, {indices.shape[1]}) list of positions, not the ({size}, {size}) bool "
+                    "mask that marks them. Build the matrix itself: "
+                    "torch.tril(torch.ones(size, size, dtype=torch.bool))."
+                )
+    return ""
+
+
 def _band_width(got: torch.Tensor) -> int:
     """w when ``got`` is the causal mask cut to a window of w keys (the query and the w - 1
     before it), 0 otherwise (blind10g-lookahead-sliding-window-of-four was only located)."""
@@ -718,7 +770,8 @@ def check_look_ahead_mask(look_ahead_mask, *, hidden: bool = False) -> None:
                 got,
                 (size, size),
                 what,
-                _look_ahead_shape_hint(tuple(got.shape), size, got.dtype, accepted),
+                _triangle_indices_note(got, size)
+                or _look_ahead_shape_hint(tuple(got.shape), size, got.dtype, accepted),
             )
             _expect_bool(
                 c,
@@ -817,6 +870,52 @@ _PAD_QUERY_ROWS = (
     "all (a fully masked row: NaN in a plain softmax, and that NaN spreads to every position "
     "in the next layer)."
 )
+
+
+def _precedence_mistake(fn, ids: torch.Tensor, pad_id: int, got) -> dict[str, torch.Tensor]:
+    """``ids[:, None, None, :] != pad_id & look_ahead`` without brackets: & binds tighter
+    than !=, so with pad_id 0 only the padding part is left, which leaving the look-ahead
+    mask out gives as well. The same ids shifted by one with pad_id 1 tell the two apart
+    (blind13d-decmask-comparison-and-precedence)."""
+    batch, length = ids.shape
+    padding_only = ref.padding_mask(ids, pad_id).expand(batch, 1, length, length)
+    if pad_id != 0 or not (isinstance(got, torch.Tensor) and torch.equal(got, padding_only)):
+        return {}
+    shifted = ids + 1  # (batch, len): the same pattern, pad id 1
+    unbracketed = shifted[:, None, None, :] != (1 & ref.look_ahead_mask(length).long())
+    if torch.equal(unbracketed, ref.padding_mask(shifted, 1).expand_as(unbracketed)):
+        return {}  # this length does not tell the two apart
+    try:
+        with torch.no_grad():
+            other = fn(shifted, 1)
+    except Exception:  # the learner's error is reported by the calls the check makes
+        return {}
+    if not (isinstance(other, torch.Tensor) and torch.equal(other, unbracketed)):
+        return {}
+    return {
+        "Your mask is the padding mask alone here, and with pad_id=1 (the same ids plus one) it "
+        "compares the ids with the triangle: an operator-precedence slip, `tgt_ids[:, None, "
+        "None, :] != pad_id & look_ahead_mask(len)` without parentheses. & binds tighter than "
+        "!=, so Python computes tgt_ids != (pad_id & look_ahead): with pad_id 0 the look-ahead "
+        "part vanishes. Put the comparison in brackets: (tgt_ids[:, None, None, :] != pad_id) "
+        "& look_ahead_mask(len).": padding_only
+    }
+
+
+def _with_precedence(precedence: dict, mistakes: dict) -> dict[str, torch.Tensor]:
+    """``mistakes`` with the precedence slip first, and without the mistakes whose mask it
+    gives too (the probe with pad_id 1 told those apart)."""
+    if not precedence:
+        return mistakes
+    (mask,) = precedence.values()
+    return {
+        **precedence,
+        **{
+            message: value
+            for message, value in mistakes.items()
+            if not (value.shape == mask.shape and torch.equal(value, mask))
+        },
+    }
 
 
 def _decoder_mistakes(ids: torch.Tensor, pad_id: int, picture: str) -> dict[str, torch.Tensor]:
@@ -1165,7 +1264,10 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                 hint=lambda got=got, ids=ids, pad_id=pad_id, seed=seed, picture=picture, note=batch_note: (
                     note() or _explain_decoder(got, ids, pad_id, seed, picture)
                 ),
-                mistakes=_decoder_mistakes(ids, pad_id, picture),
+                mistakes=_with_precedence(
+                    _precedence_mistake(decoder_self_attention_mask, ids, pad_id, got),
+                    _decoder_mistakes(ids, pad_id, picture),
+                ),
             )
 
             # The property, for *other* token ids: the mask of the changed batch must still

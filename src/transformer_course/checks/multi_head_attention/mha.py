@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import re
 
 import torch
@@ -52,6 +53,7 @@ from .mha_cases import (
 )
 from .mha_diagnoses import (
     _OUTPUT_MISTAKES,
+    _SCALED_AFTER_SOFTMAX,
     _WEIGHT_MISTAKES,
     _Agreement,
     _extra_step_outputs,
@@ -113,6 +115,7 @@ def check_MultiHeadAttention(cls, *, hidden: bool = False) -> None:
     with Checker("MultiHeadAttention", hidden=hidden) as c:
         c.require_callable(cls, "MultiHeadAttention")
         cases = _HIDDEN_MHA if hidden else _VISIBLE_MHA
+        _expect_valid_sizes_built(c, cls, cases[0])
         agree = _Agreement(cls, cases)
         for case in cases:
             _check_case(c, cls, case, agree)
@@ -143,6 +146,32 @@ def check_MultiHeadAttention(cls, *, hidden: bool = False) -> None:
             f"key and value of length {other.len_k}",
         )
         _check_dropout_placement(c, cls, _HIDDEN_DROPOUT if hidden else _VISIBLE_DROPOUT)
+
+
+def _expect_valid_sizes_built(c: Checker, cls, case: _Case) -> None:
+    """Build the layer once with sizes that divide: a ValueError there is the learner's
+    own validity test refusing a valid layer (blind13d: num_heads % d_model)."""
+    d, h = case.d_model, case.num_heads
+
+    def refused(exc: BaseException) -> str:
+        if d % h or not re.search(r"divisib|multiple|%", str(exc)):
+            return ""
+        return (
+            f"d_model={d} is divisible by num_heads={h} ({d} % {h} == 0), but your constructor "
+            "raised its ValueError even though this layer is valid: the divisibility test is "
+            "the wrong way round. Raise only when d_model % num_heads != 0; `num_heads % "
+            "d_model` (the operands swapped) or `== 0` for `!= 0` rejects valid layers like "
+            "this one."
+        )
+
+    c.call(
+        cls,
+        d,
+        h,
+        dropout=case.dropout,
+        call_repr=f"MultiHeadAttention({d}, {h}, dropout={case.dropout})",
+        hints=[(ValueError, refused)],
+    )
 
 
 def _masks_in_eval(module, args, mask) -> bool:
@@ -465,6 +494,10 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
     # The weights: before dropout (the contract), or, in training, after it (with a note).
     dropped_entirely = case.train and case.dropout == 1.0
     weight_mistakes = _only_agreeing(_mistake_values(_WEIGHT_MISTAKES, 1, variant_args), agree)
+    # softmax of the unscaled scores, divided by sqrt(d_head) afterwards (blind13d)
+    weight_mistakes[_SCALED_AFTER_SOFTMAX] = lambda: (
+        multi_head_attention_f(*variant_args, scale="none")[1] / math.sqrt(d // h)
+    )  # (batch, num_heads, len_q, len_k)
     convention = None
     if dropped_entirely and bool((weights.detach().abs() < 1e-6).all()):
         c.note(

@@ -39,6 +39,11 @@ _Q_FROM_KEY = (
     "some popular explanations get this backwards."
 )
 
+_SCALED_AFTER_SOFTMAX = (
+    "You divided by sqrt(d_head) after the softmax (softmax(scores) / sqrt(d_head)): your "
+    "weights are those of the unscaled scores, and each row sums to 1 / sqrt(d_head), not 1. "
+    "Scale the scores before the softmax: softmax(q k^T / sqrt(d_head))."
+)
 # (knobs of multi_head_attention_f, diagnosis): mistakes visible in the attention weights ...
 _WEIGHT_MISTAKES = [
     (

@@ -16,6 +16,9 @@ QUIZ_HEAD_WIDTH = Quiz(
         "the heads share d_model between them instead.",
         12: "12 is h, the number of heads, not the width of one head.",
         8: "8 = sqrt(64) is what the scores are divided by, sqrt(d_k), not d_k itself.",
+        96: "96 is 768 / 8: 8 is the paper's number of heads (h = 8 in the original "
+        "Transformer), not BERT-base's. Divide d_model by the h of the model the question "
+        "describes.",
     },
 )
 check_quiz_head_width = quiz_check(QUIZ_HEAD_WIDTH)

@@ -271,6 +271,35 @@ def _cut_axis_hint(x_shape: tuple[int, ...], names: tuple[str, ...]):
     return [(RuntimeError, hit)]
 
 
+def _single_head_returns_x(split_heads, got, x: torch.Tensor, num_heads: int) -> str:
+    """x itself returned for num_heads=1 (a shortcut, ``if num_heads == 1: return x``),
+    which a squeeze also gives when only the head axis has size 1. Stated only after a
+    batch of two sequences of one token, where every squeeze would drop the len axis too,
+    comes back unchanged as well (blind13d-split-one-head-shortcut was told "a bare
+    .squeeze()")."""
+    if num_heads != 1 or not (
+        isinstance(got, torch.Tensor) and got.shape == x.shape and torch.equal(got, x)
+    ):
+        return ""
+    probe = randn((2, 1, x.shape[-1]), 11, dtype=x.dtype)  # (batch=2, len=1, d_model)
+    try:
+        again = split_heads(probe, 1)
+    except Exception:  # said by the check's own calls
+        return ""
+    if not (isinstance(again, torch.Tensor) and again.shape == probe.shape):
+        return ""
+    if not torch.equal(again, probe):
+        return ""
+    return (
+        "For num_heads=1 yours returns x itself, unchanged: also for a batch of two one-token "
+        "sequences, (2, 1, d_model), where a bare .squeeze() would drop the len axis too. A "
+        "special case for a single head (`if num_heads == 1: return x`), or a squeeze of the "
+        "head axis itself (squeeze(1)), leaves the head axis missing: one head is still a "
+        "head, (batch, 1, len, d_model), and the attention code indexes that axis. The general "
+        "reshape and transpose give it for one head too."
+    )
+
+
 def check_split_heads(split_heads, *, hidden: bool = False) -> None:
     """split_heads(x (batch, len, d_model), num_heads) -> (batch, num_heads, len, d_head).
 
@@ -356,6 +385,7 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
             )
             shape_hint = (
                 _fixed_heads_note(*fixed)
+                or _single_head_returns_x(split_heads, got, x, num_heads)
                 or _squeezed_or_folded(split_heads, got, x, num_heads)
                 or batch_note()
                 or _split_shape_hint(got.shape, batch, length, num_heads, d_head)
