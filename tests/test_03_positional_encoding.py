@@ -449,6 +449,13 @@ def pe_integer_table(max_len, d_model):
 
 # ============================================================ relative_shift
 # ------------------------------------------------------------------ correct
+def shift_blocks_as_a_stack(k, d_model):  # one 2x2 rotation per pair, never assembled
+    if d_model % 2:
+        raise ValueError("odd d_model")
+    theta = k / 10000.0 ** (np.arange(0, d_model, 2) / d_model)  # (d_model / 2,)
+    return np.array([[[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]] for t in theta])
+
+
 def shift_cos_row_off_by_two(k, d_model):  # m[two_i - 1, two_i + 1] = cos: wraps for i = 0
     if d_model % 2:
         raise ValueError("odd d_model")
@@ -1102,6 +1109,12 @@ MISTAKES = [
     # blind round 10: the measured exponent 2 / ln 10 names the logarithm
     Mistake(check_positional_encoding, pe_exp_log10, r"2 / ln 10: the exp\(log\) form.*log10"),
     Mistake(check_relative_shift, shift_exp_log10, r"2 / ln 10: the exp\(log\) form.*log10"),
+    Mistake(
+        check_relative_shift,
+        shift_blocks_as_a_stack,
+        r"stack of the \d+ rotation blocks, shape \(d_model/2, 2, 2\), each block right, "
+        r"instead of placing them on the diagonal",
+    ),
     Mistake(
         check_relative_shift,
         shift_pair_index_as_feature,
