@@ -1176,6 +1176,16 @@ a_fill_minus_10 = _sdpa_fill(-10.0)
 a_fill_minus_20_before_scaling = _sdpa_fill(-20.0, before_scale=True)
 
 
+def a_future_always_blocked(q, k, v, mask=None):  # GPT's look-ahead mask on every call
+    scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.size(-1))
+    future = torch.triu(torch.ones(q.size(-2), k.size(-2)), diagonal=1).bool()
+    scores = scores.masked_fill(future, -1e9)
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    weights = scores.softmax(dim=-1)
+    return torch.matmul(weights, v), weights
+
+
 def a_scale_twice_root(q, k, v, mask=None):
     scores = q @ k.transpose(-2, -1) / (2 * math.sqrt(q.size(-1)))
     if mask is not None:
@@ -1188,6 +1198,12 @@ SDPA = check_scaled_dot_product_attention
 INVERTED = r"mask's meaning is inverted.*True means 'may attend'"
 MASK_AFTER = r"mask was applied after the softmax"
 SDPA_MISTAKES = [
+    Mistake(
+        SDPA,
+        a_future_always_blocked,
+        r"causal \(lower-triangular\) mask added (although no mask was given|on top of the "
+        r"given mask)",
+    ),
     Mistake(SDPA, a_fill_minus_10, r"scaled scores are set to -10 \(measured"),
     Mistake(SDPA, a_fill_minus_20_before_scaling, r"scaled scores are set to -\d+(\.\d+)? \(measured"),
     Mistake(SDPA, a_scale_twice_root, r"^(?!(?s:.*)divided by d_k)(?s:.*)one constant c = \d"),
