@@ -80,6 +80,45 @@ def pe_cosines_of_pair_0(max_len, d_model):
     return pe
 
 
+def pe_cosines_of_the_sines(max_len, d_model):  # cos applied to the sine column in place
+    pe = np.zeros((max_len, d_model))
+    for pos in range(max_len):
+        for j in range(0, d_model, 2):
+            pe[pos, j] = math.sin(pos / 10000 ** (j / d_model))
+            if j + 1 < d_model:
+                pe[pos, j + 1] = math.cos(pe[pos, j])  # the sine, not the angle
+    return pe
+
+
+def pe_cosines_as_root_of_one_minus_sine_squared(max_len, d_model):
+    positions = np.arange(max_len)[:, None]
+    angles = positions * np.exp(-np.arange(0, d_model, 2) * math.log(10000.0) / d_model)
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.sqrt(1 - pe[:, 0 : d_model - 1 : 2] ** 2)
+    return pe
+
+
+def pe_cosine_angles_without_the_last(max_len, d_model):  # odd d_model's rule, always
+    angles = np.outer(
+        np.arange(max_len), 1.0 / np.power(10000.0, np.arange(0, d_model, 2) / d_model)
+    )
+    pe = np.zeros((max_len, d_model))
+    pe[:, ::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles[:, : len(angles[0]) - 1])
+    return pe
+
+
+def pe_base_written_as_unparenthesised_power(max_len, d_model):
+    pe = np.zeros((max_len, d_model))
+    for i in range(0, d_model, 2):
+        div = 10**4 ** (i / d_model)
+        pe[:, i] = np.sin(np.arange(max_len) / div)
+        if i + 1 < d_model:
+            pe[:, i + 1] = np.cos(np.arange(max_len) / div)
+    return pe
+
+
 def pe_sines_to_odd_columns(max_len, d_model):
     """The sines written to pe[:, 1::2], where the cosines then overwrite them."""
     positions = np.arange(max_len, dtype=np.float64)[:, None]
@@ -449,6 +488,13 @@ def pe_integer_table(max_len, d_model):
 
 # ============================================================ relative_shift
 # ------------------------------------------------------------------ correct
+def shift_blocks_as_a_stack(k, d_model):  # one 2x2 rotation per pair, never assembled
+    if d_model % 2:
+        raise ValueError("odd d_model")
+    theta = k / 10000.0 ** (np.arange(0, d_model, 2) / d_model)  # (d_model / 2,)
+    return np.array([[[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]] for t in theta])
+
+
 def shift_cos_row_off_by_two(k, d_model):  # m[two_i - 1, two_i + 1] = cos: wraps for i = 0
     if d_model % 2:
         raise ValueError("odd d_model")
@@ -1059,6 +1105,27 @@ MISTAKES = [
     Mistake(check_positional_encoding, pe_exponent_odd_index, r"uses the odd index 2i\+1 for both"),
     Mistake(
         check_positional_encoding,
+        pe_cosines_of_the_sines,
+        r"cosine feature 2i\+1 is cos\(sin\(angle\)\)",
+    ),
+    Mistake(
+        check_positional_encoding,
+        pe_cosines_as_root_of_one_minus_sine_squared,
+        r"cosines are never negative: they are the absolute value of the cosine",
+    ),
+    Mistake(
+        check_positional_encoding,
+        pe_cosine_angles_without_the_last,
+        r"cosines take angles\[:, :-1\], dropping the last angle whatever d_model is|"
+        r"given \d+, one angle fewer: angles\[:, :-1\]",
+    ),
+    Mistake(
+        check_positional_encoding,
+        pe_base_written_as_unparenthesised_power,
+        r"denominator is 10 \*\* \(4 \*\* \(2i/d_model\)\): \*\* is right-associative",
+    ),
+    Mistake(
+        check_positional_encoding,
         pe_exponent_times_d_model,
         r"pair i turns at pos / 10000\^\(\d+i/d_model\).*multiplies by d_model where it divides",
     ),
@@ -1102,6 +1169,12 @@ MISTAKES = [
     # blind round 10: the measured exponent 2 / ln 10 names the logarithm
     Mistake(check_positional_encoding, pe_exp_log10, r"2 / ln 10: the exp\(log\) form.*log10"),
     Mistake(check_relative_shift, shift_exp_log10, r"2 / ln 10: the exp\(log\) form.*log10"),
+    Mistake(
+        check_relative_shift,
+        shift_blocks_as_a_stack,
+        r"stack of the \d+ rotation blocks, shape \(d_model/2, 2, 2\), each block right, "
+        r"instead of placing them on the diagonal",
+    ),
     Mistake(
         check_relative_shift,
         shift_pair_index_as_feature,

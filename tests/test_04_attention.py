@@ -220,6 +220,13 @@ def sm_base_2(x, axis=-1):  # 2 ** x where np.exp belongs
     return np.divide(exps, total, out=np.zeros_like(exps), where=total > 0)
 
 
+def sm_uniform_fill_sized_by_last_axis(x, axis=-1):  # 1 / n with n the last axis's length
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    with np.errstate(invalid="ignore"):
+        weights = np.exp(shifted) / np.exp(shifted).sum(axis=axis, keepdims=True)
+    return np.nan_to_num(weights, nan=1.0 / x.shape[-1])
+
+
 def sm_halved(x, axis=-1):  # a temperature of 2 applied to every input
     return ref.softmax(x / 2, axis=axis)
 
@@ -238,6 +245,12 @@ SOFTMAX_MISTAKES = [
     Mistake(check_softmax, sm_base_2, r"times 0\.6931.*ln 2: the exponential in base 2"),
     Mistake(check_softmax, sm_clipped_logits, r"^(?!(?s:.*)softmax of x times)(?s:.*)large logits"),
     Mistake(check_softmax, sm_halved, r"times 0\.5: exp\(0\.5·x\).*the scores halved"),
+    Mistake(
+        check_softmax,
+        sm_uniform_fill_sized_by_last_axis,
+        r"uniform weights 1/\d = 1 / x\.shape\[-1\], the length of the last axis, instead of "
+        r"1 / x\.shape\[axis\] = 1/\d",
+    ),
     Mistake(
         check_softmax, sm_times_three, r"softmax of x times 3: exp\(3·x\) where exp\(x\) belongs\."
     ),
@@ -580,6 +593,12 @@ def r_divided_by_two(query, keys, values):  # √d_v = 2 on the drank input: con
     return weights, weights @ values
 
 
+def r_weights_as_column(query, keys, values):  # (len_k, 1) weights, broadcast on the values
+    scores = keys @ query[:, None] / np.sqrt(len(query))  # (len_k, 1)
+    weights = np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()  # (len_k, 1)
+    return weights, (values * weights).sum(axis=0)  # (len_k, 1), (d_v,)
+
+
 def r_output_only(query, keys, values):
     return ref.attention_row(query, keys, values)[1]
 
@@ -593,6 +612,11 @@ ROW_MISTAKES = [
     Mistake(ROW, r_divided_by_two, r"^(?!(?s:.*)√d_v)(?s:.*)multiplied by 0\.5 \(divided by 2\)"),
     Mistake(ROW, r_softmax_twice, r"softmax of the softmax: your softmax was applied twice"),
     Mistake(ROW, r_output_only, r"one array of shape \(\d+,\): the output alone"),
+    Mistake(
+        ROW,
+        r_weights_as_column,
+        r"shape \((\d+), 1\)\. .*kept as a \(\1, 1\) column \(len_k, 1\).*instead of a \(\1,\) vector",
+    ),
     Mistake(ROW, r_scores_negated, r"softmax of the negated scores.*most similar.*smallest"),
     # blind round 10: cosines for scores; the zero keys of the visible sentence give NaN
     # scores, and a probe without them tells the cosine
@@ -1152,6 +1176,16 @@ a_fill_minus_10 = _sdpa_fill(-10.0)
 a_fill_minus_20_before_scaling = _sdpa_fill(-20.0, before_scale=True)
 
 
+def a_future_always_blocked(q, k, v, mask=None):  # GPT's look-ahead mask on every call
+    scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.size(-1))
+    future = torch.triu(torch.ones(q.size(-2), k.size(-2)), diagonal=1).bool()
+    scores = scores.masked_fill(future, -1e9)
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    weights = scores.softmax(dim=-1)
+    return torch.matmul(weights, v), weights
+
+
 def a_scale_twice_root(q, k, v, mask=None):
     scores = q @ k.transpose(-2, -1) / (2 * math.sqrt(q.size(-1)))
     if mask is not None:
@@ -1164,6 +1198,12 @@ SDPA = check_scaled_dot_product_attention
 INVERTED = r"mask's meaning is inverted.*True means 'may attend'"
 MASK_AFTER = r"mask was applied after the softmax"
 SDPA_MISTAKES = [
+    Mistake(
+        SDPA,
+        a_future_always_blocked,
+        r"causal \(lower-triangular\) mask added (although no mask was given|on top of the "
+        r"given mask)",
+    ),
     Mistake(SDPA, a_fill_minus_10, r"scaled scores are set to -10 \(measured"),
     Mistake(SDPA, a_fill_minus_20_before_scaling, r"scaled scores are set to -\d+(\.\d+)? \(measured"),
     Mistake(SDPA, a_scale_twice_root, r"^(?!(?s:.*)divided by d_k)(?s:.*)one constant c = \d"),
@@ -2009,3 +2049,11 @@ def test_a_random_answer_gets_the_same_message_whatever_the_global_stream(hidden
         messages.append(str(failure.value))
     assert "two calls with the same inputs returned different weights" in messages[0]
     assert messages[0] == messages[1]
+
+
+def test_quiz_score_scale_d_model_says_why_without_the_answer():
+    from transformer_course.checks.attention import QUIZ_SCORE_SCALE
+
+    why = QUIZ_SCORE_SCALE.why["b"]
+    assert re.search(r"per head, d_model / num_heads", why)
+    assert "(c)" not in why and QUIZ_SCORE_SCALE.choices["c"] not in why

@@ -17,8 +17,10 @@ QUIZ_SCORE_SCALE = Quiz(
         "a": "A popular explanation says so, but the scale must not change with the sentence: "
         "q · k is a sum over the d_k features of one query and one key, so its spread "
         "grows with d_k, whatever the number of words.",
-        "b": "The projections W^Q and W^K map d_model down to d_k (512 -> 64 per head in the "
-        "paper). The dot product runs over the d_k features of q and k, not over d_model.",
+        "b": "d_model is not the width of the vectors in the dot product: the projections "
+        "W^Q and W^K map d_model down to a smaller width per head, d_model / num_heads "
+        "(512 -> 64 in the paper). The dot product runs over the features of one query and "
+        "one key of one head, not over d_model.",
         "c": "q · k sums d_k products; with unit-variance entries its variance is d_k, so "
         "dividing by √d_k brings the spread of the scores back to 1, whatever the width.",
         "d": "The number of heads decides how d_model is split (d_k = d_model / num_heads), "

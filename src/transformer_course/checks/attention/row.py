@@ -497,7 +497,17 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
                 (len_k,),
                 what + ": the weights",
                 "One weight per key: (len_k,). "
-                + ("Squeeze the extra dim of size 1. " if weights.size == len_k else ""),
+                + (
+                    f"Your weights were kept as a ({len_k}, 1) column (len_k, 1), e.g. the "
+                    "softmax of scores[:, None] along axis 0 so that they broadcast against "
+                    f"the values, instead of a ({len_k},) vector: the output may be right, "
+                    "but the weights must come back 1-D. Drop the extra axis (weights[:, 0] "
+                    "or softmax(scores) on the 1-D scores). "
+                    if weights.shape == (len_k, 1)
+                    else "Squeeze the extra dim of size 1. "
+                    if weights.size == len_k
+                    else ""
+                ),
             )
             c.expect_shape(
                 output,

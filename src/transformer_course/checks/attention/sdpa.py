@@ -516,6 +516,28 @@ def _sdpa_mistakes(q, k, v, mask, probe_weights=None) -> dict[str, Callable[[], 
     return mistakes
 
 
+_SDPA_ALWAYS_CAUSAL = (
+    "Your weights are those of attention with a causal (lower-triangular) mask added "
+    "{given}: query i never attends to the keys after position i. The function must apply "
+    "only the mask it is given (None: every key allowed); a causal mask is the caller's "
+    "choice (a decoder's self-attention passes one), not something to add always, and "
+    "cross-attention or an encoder must see every key."
+)
+
+
+def _always_causal(q, k, mask) -> dict[str, Callable[[], torch.Tensor]]:
+    """Name a causal mask applied on every call, on top of the given one (or of none)."""
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    if len_q < 2 or len_k < 2:
+        return {}  # one query or one key: a causal mask changes nothing
+    causal = torch.ones(len_q, len_k, dtype=torch.bool).tril()  # (len_q, len_k)
+    combined = causal if mask is None else causal & mask.bool()
+    given = "although no mask was given" if mask is None else "on top of the given mask"
+    return {
+        _SDPA_ALWAYS_CAUSAL.format(given=given): partial(attention_weights_variant, q, k, combined)
+    }
+
+
 def _sdpa_pairs(q, k, v, mask) -> dict[str, Callable[[], torch.Tensor]]:
     """Two mistakes at once: a wrong scale (or none) *and* the softmax over another dim
     than the keys' ({both messages: the weights both give}); tried after the single
@@ -950,6 +972,7 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                     ),
                     **_fitted_scale_mistake(q, k, mask, weights),
                     **_fitted_fill_mistake(q, k, mask, weights),
+                    **_always_causal(q, k, mask),
                 },
                 pairs=_sdpa_pairs(q, k, v, mask),
                 **tolerance(weights.dtype, q.dtype),

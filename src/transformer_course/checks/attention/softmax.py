@@ -617,6 +617,18 @@ def _softmax_explain_wrong(c, softmax, got64, x, axis, call_args, expected, warn
     )
 
 
+def _uniform_by_last_axis(rows: np.ndarray, x: np.ndarray, axis: int) -> str:
+    """Name uniform weights sized by the last axis on an all -inf slice along another axis."""
+    length, last = x.shape[axis], x.shape[-1]
+    if length == last or not np.allclose(rows, 1.0 / last, atol=1e-5):
+        return ""
+    return (
+        f"Those are uniform weights 1/{last} = 1 / x.shape[-1], the length of the last axis, "
+        f"instead of 1 / x.shape[axis] = 1/{length}: along axis={axis} the slice has {length} "
+        f"entries, so they add up to {length / last:.3g}, not 1. "
+    )
+
+
 def check_softmax(softmax, *, hidden: bool = False) -> None:
     """softmax(x, axis=-1) on numpy arrays of any shape.
 
@@ -680,7 +692,7 @@ def check_softmax(softmax, *, hidden: bool = False) -> None:
                 elif not np.allclose(rows, 0.0, atol=1e-6):
                     c.fail(
                         f"{what} gives the slice that is all -inf the values {short(rows)}. "
-                        f"{_SOFTMAX_ALL_NEG_INF}"
+                        f"{_uniform_by_last_axis(rows, x, axis)}{_SOFTMAX_ALL_NEG_INF}"
                     )
                 c.ok()
             if (

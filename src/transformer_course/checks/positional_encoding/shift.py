@@ -466,6 +466,23 @@ def _expect_negative_k_kept(c, relative_shift, got, what: str, k: int, d_model: 
         )
 
 
+def _stacked_blocks(got, k: int, d_model: int) -> str:
+    """Name a stack of the d_model / 2 rotation blocks, (d_model / 2, 2, 2), returned as M."""
+    if np.shape(got) != (d_model // 2, 2, 2):
+        return ""
+    expected = ref.relative_shift(k, d_model)  # (d_model, d_model)
+    pairs = range(d_model // 2)
+    blocks = np.stack([expected[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] for i in pairs])
+    right = np.allclose(np.asarray(got, dtype=np.float64), blocks, atol=1e-6)
+    return (
+        f"You returned a stack of the {d_model // 2} rotation blocks, shape "
+        f"(d_model/2, 2, 2){', each block right' if right else ''}, instead of placing them "
+        "on the diagonal of the (d_model, d_model) matrix: block i goes to rows and columns "
+        "2i and 2i+1, every other entry is 0. M maps one row of the table (d_model features) "
+        "to another."
+    )
+
+
 def _swapped(relative_shift, k: int, d_model: int) -> str:
     """k and d_model in another order (the signature's, or the body's): "" unless the
     keyword call or the exchanged call gives the right matrix."""
@@ -601,6 +618,7 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
                     if np.shape(got) == (d_model, d_model)
                     else _swapped(relative_shift, k, d_model)
                 )
+                or _stacked_blocks(got, k, d_model)
                 or "M maps one row of the table (d_model features) to another.",
             )
             c.expect_floating(got, what, preferred="float64")

@@ -98,6 +98,14 @@ def _column_slice_hint(max_len: int, d_model: int):
         if not found:
             return ""
         rows, given, _, room = (int(g) for g in found.groups())
+        if rows == max_len and d_model % 2 == 0 and room == d_model // 2 == given + 1:
+            return (
+                f"At this even d_model the cosines' slice pe[:, 1::2] holds {room} columns, "
+                f"one per angle, but it was given {given}, one angle fewer: angles[:, :-1] "
+                "(dropping the last angle, the rule for an odd d_model, whose last sine has "
+                "no cosine partner) or a slice end one short. Use "
+                "np.cos(angles[:, : d_model // 2]), right for both."
+            )
         if rows != max_len or given not in {(d_model + 1) // 2, d_model // 2}:
             return ""
         return (

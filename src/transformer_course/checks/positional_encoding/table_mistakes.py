@@ -69,6 +69,37 @@ _PE_MISTAKES: dict[str, dict] = {
 _PE_DENOMINATORS = ("d_model // 2", "d_model - 1", "d_model + 1", "2 * d_model", "max_len")
 
 
+def _pe_base_without_parentheses(max_len: int, d_model: int) -> np.ndarray:
+    """The table with 10 ** (4 ** (2i/d_model)) in the denominator: 10.0**4 ** (...)."""
+    positions = np.arange(max_len, dtype=np.float64)[:, None]  # (max_len, 1)
+    two_i = np.arange(0, d_model, 2)  # (ceil(d_model / 2),)
+    angles = positions / 10.0 ** (4.0 ** (two_i / d_model))  # (max_len, ceil(d_model / 2))
+    table = np.zeros((max_len, d_model))
+    table[:, 0::2] = np.sin(angles)
+    table[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return table
+
+
+def _pe_cosines_replaced(max_len: int, d_model: int, cosines) -> np.ndarray:
+    """The reference table with its cosine features replaced by ``cosines(sines, cosines)``
+    (both (max_len, d_model // 2)); all NaN where that cannot fill the cosine features (a
+    broadcasting error in the learner's code: no table of theirs agrees with it)."""
+    table = ref.positional_encoding(max_len, d_model)  # (max_len, d_model)
+    pairs = d_model // 2
+    try:
+        table[:, 1::2] = cosines(table[:, 0 : 2 * pairs : 2], table[:, 1::2])
+    except ValueError:
+        return np.full_like(table, np.nan)
+    return table
+
+
+def _pe_cosines_drop_last_angle(max_len: int, d_model: int) -> np.ndarray:
+    """The table whose cosines take angles[:, :-1] whatever d_model is."""
+    positions = np.arange(max_len, dtype=np.float64)[:, None]  # (max_len, 1)
+    angles = positions / np.power(10000.0, np.arange(0, d_model, 2) / d_model)
+    return _pe_cosines_replaced(max_len, d_model, lambda _sines, _cos: np.cos(angles[:, :-1]))
+
+
 def _pe_compute(max_len, d_model):
     return lambda **knobs: sinusoidal_positions_f(max_len, d_model, **knobs)
 
@@ -109,6 +140,30 @@ def _pe_mistakes(max_len, d_model):
         "would write. They alternate along the features: pe[:, 0::2] = sin and "
         "pe[:, 1::2] = cos, so every row holds sin, cos, sin, cos, ..."
     ] = lambda: _rows_alternate(max_len, d_model)
+    mistakes[
+        "Your sines are right, but each cosine feature 2i+1 is cos(sin(angle)): the cosines "
+        "were taken of the sines, from columns that had already been overwritten with "
+        "sin(angle). Keep the angles in an array of their own and take both the sines and "
+        "the cosines from it (or take the cosines before overwriting)."
+    ] = lambda: _pe_cosines_replaced(max_len, d_model, lambda sines, _cos: np.cos(sines))
+    mistakes[
+        "Your sines are right, but your cosines are never negative: they are the absolute "
+        "value of the cosine, |cos(angle)|, as sqrt(1 - sin^2) gives it (cos^2 = 1 - sin^2 "
+        "fixes the cosine only up to its sign). Take np.cos of the angle itself."
+    ] = lambda: _pe_cosines_replaced(max_len, d_model, lambda _sines, cos: np.abs(cos))
+    mistakes[
+        "Your cosines take angles[:, :-1], dropping the last angle whatever d_model is: "
+        "that is the rule for an odd d_model (its last sine has no cosine partner), but an "
+        "even d_model has as many cosines as angles, so a cosine feature "
+        "gets another pair's angle (or numpy cannot broadcast). Use "
+        "np.cos(angles[:, : d_model // 2]), right for both."
+    ] = lambda: _pe_cosines_drop_last_angle(max_len, d_model)
+    mistakes[
+        "Your denominator is 10 ** (4 ** (2i/d_model)): ** is right-associative, so "
+        "10.0**4 ** (2i / d_model) without parentheses around 10.0**4 raises 4, not 10000, "
+        "to the power 2i/d_model (pair 0 then turns by 1/10 radian per position instead of "
+        "1). Write (10.0**4) ** (2i / d_model), or np.power(10000.0, 2i / d_model)."
+    ] = lambda: _pe_base_without_parentheses(max_len, d_model)
     for size in _PE_DENOMINATORS:
         mistakes[
             f"The exponent divides 2i by {size} where it divides by d_model: pair i turns at "
