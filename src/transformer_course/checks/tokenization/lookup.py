@@ -547,6 +547,11 @@ def check_decode(decode, *, hidden: bool = False) -> None:
                     "Only the first token came back: the loop ends after the first id. A "
                     "return indented inside the for loop (or a break) returns the list as "
                     "soon as it holds one token; put the return after the loop, at the "
-                    "function's level.": (ref.decode(ids, vocab)[:1] if len(ids) > 1 else None),
+                    "function's level.": (
+                        # a first <eos> or <pad> could also be where a stop rule ends
+                        ref.decode(ids, vocab)[:1]
+                        if len(ids) > 1 and ref.decode(ids, vocab)[0] not in ("<eos>", "<pad>")
+                        else None
+                    ),
                 },
             )
