@@ -1278,6 +1278,39 @@ MISTAKES += [
     ),
 ]
 
+
+def embed_unpacked_ids(ids, table):  # the ids unpacked into one index per axis
+    return np.asarray(table)[(*np.asarray(ids).tolist(),)]
+
+
+def cos_min_length_guard(a, b):  # one zero row anywhere: the whole result 0
+    la = np.linalg.norm(a, axis=1)  # (n,)
+    lb = np.linalg.norm(b, axis=1)  # (m,)
+    if la.min() == 0 or lb.min() == 0:
+        return np.zeros((a.shape[0], b.shape[0]))
+    return (a @ b.T) / np.outer(la, lb)  # (n, m)
+
+
+def cos_b_with_itself(a, b):  # copy-paste slip: b's rows against each other, a unused
+    b_unit = b / np.linalg.norm(b, axis=-1, keepdims=True).clip(1e-12)  # (m, d)
+    return b_unit @ b_unit.T  # (m, m)
+
+
+MISTAKES += [
+    # blind round 15: the cause named where the inputs tell it apart
+    Mistake(check_embed, embed_unpacked_ids, r"read as one index per axis.*tuple"),
+    Mistake(
+        check_cosine_similarity,
+        cos_min_length_guard,
+        r"Every entry is 0.*any row of a or b is a zero vector, you return an all-zero matrix",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cos_b_with_itself,
+        r"cosines of `b` with itself.*`a` is never used",
+    ),
+]
+
 CORRECT = [
     Correct(check_one_hot, one_hot_eye),
     Correct(check_one_hot, one_hot_zeros_fancy_indexing),

@@ -484,6 +484,15 @@ _ALONG_AXIS_HINT = (
 )
 
 
+_TUPLE_HINT = (
+    "The table was indexed with as many indices as there are ids: your ids were read as one "
+    "index per axis (a tuple, table[tuple(ids)], or table[ids[0], ids[1], ...]), the first "
+    "id for the row, the second for the column, and the rest for axes the table does not "
+    "have. A tuple index means one index per dimension; a lookup wants one row per id: "
+    "index the first axis with a list or an array of ids, table[np.asarray(ids)]."
+)
+
+
 def check_embed(embed, *, hidden: bool = False) -> None:
     """embed(ids, table) -> table[ids]: (...) ids, (vocab_size, d_model) table -> (..., d_model).
 
@@ -502,6 +511,11 @@ def check_embed(embed, *, hidden: bool = False) -> None:
                     call_repr=what,
                     hints={
                         "out of bounds for axis 1": _COLUMNS_HINT,
+                        **(
+                            {f"array is 2-dimensional, but {ids.size} were indexed": _TUPLE_HINT}
+                            if np.ndim(ids) == 1 and ids.size > 2 and table.ndim == 2
+                            else {}
+                        ),
                         **(
                             {
                                 "can be converted to Python scalars": _one_dim_hint(ids),
@@ -822,6 +836,24 @@ def _scaling_mistakes(a: np.ndarray, b: np.ndarray) -> dict[str, np.ndarray]:
     return out
 
 
+def _with_itself(got, a: np.ndarray, b: np.ndarray) -> str:
+    """A square result of the wrong size, n != m: the cosines of one argument's rows with
+    each other (a_unit @ a_unit.T, or b's), when its values are exactly those. "" else."""
+    with contextlib.suppress(Exception):
+        values = np.asarray(got, dtype=np.float64)
+        for name, other, x in (("a", "b", a), ("b", "a", b)):
+            model = ref.cosine_similarity(x.astype(np.float64), x.astype(np.float64))
+            if values.shape == model.shape and np.allclose(values, model, rtol=1e-4, atol=1e-5):
+                size = len(x)
+                return (
+                    f"Your values are the cosines of `{name}` with itself ({name}_unit @ "
+                    f"{name}_unit.T, shape ({size}, {size})): `{other}` is never used in the "
+                    f"result (a copy-paste slip). Entry (i, j) compares row i of a with row j "
+                    "of b: a_unit @ b_unit.T, shape (n, m)."
+                )
+    return ""
+
+
 def _norm_product_hint(cosine_similarity, a: np.ndarray, b: np.ndarray) -> str:
     """After a broadcasting error: with as many rows in a as in b, does the learner's
     function divide a @ b.T by the elementwise product of the two norm vectors?"""
@@ -941,6 +973,8 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                     "Rows should follow `a` and columns `b`: did you compute `b @ a.T` instead of "
                     "`a @ b.T`?"
                 )
+            elif n != m and got_shape in ((n, n), (m, m)) and (itself := _with_itself(got, a, b)):
+                hint = itself
             elif got_shape in ((n,), (m,)) and 1 in (n, m) and _same_numbers(got, a, b):
                 single = "a" if n == 1 else "b"
                 hint = (
@@ -1025,6 +1059,15 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                     ),
                     **_scaling_mistakes(a64, b64),
                     **_zero_vector_value(got_np, expected, a64, b64),
+                    "Every entry is 0, but only the entries that involve a zero vector should "
+                    "be: as soon as any row of a or b is a zero vector, you return an all-zero "
+                    "matrix (an early return that guards the whole result), so the similarities "
+                    "of every other pair of rows are lost. Guard each length instead: "
+                    "np.maximum(length, 1e-12) makes exactly the zero rows' entries 0.": (
+                        np.zeros_like(expected)
+                        if has_zero and (np.abs(expected) > 1e-6).any()
+                        else None
+                    ),
                     **_eps_too_large(a64, b64),
                     "Your cosines have lost their sign: every negative one came out positive "
                     "(an np.abs, or a square root of a square, on the way). A cosine ranges over "

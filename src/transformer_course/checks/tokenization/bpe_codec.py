@@ -398,9 +398,9 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             "merges.get(p, float('inf')), or keep only the pairs in merges.": (
                 _encode_unlearned_first
             ),
-            "You made one merge step and stopped: the pair with the smallest new id was "
-            "merged, and nothing after it (a return or break inside the loop, or an if where "
-            "a while belongs). A merge makes new pairs (with its new id) that later merges "
+            "Only one merge was applied, and then it stopped: the pair with the smallest new "
+            "id was merged, and nothing after it (an if instead of a while, or a return or "
+            "break inside the loop). A merge makes new pairs (with its new id) that later merges "
             "build on: repeat, recounting the pairs on the current ids, until no pair present "
             "has a merge.": _encode_one_step,
             "You applied each merge once, latest learned first (reversed(merges), or merges "

@@ -11,7 +11,7 @@ from itertools import combinations
 
 import numpy as np
 
-from transformer_course.checking import Checker, numpy_rng, short
+from transformer_course.checking import Checker, CheckFailure, numpy_rng, short
 from transformer_course.reference import tokenization as ref
 
 from .common import _expect_not_accumulated, _ids, _random_token_lists, _tokens
@@ -117,6 +117,27 @@ def _encode_key_hints(tokens, vocab) -> list:
     ]
 
 
+def _unknown_tokens_stored(given_vocab: dict, tokens, vocab: dict) -> str:
+    """When the vocabulary the learner's encode was given now holds exactly the call's
+    unknown tokens as new keys, each with <unk>'s id, the rest unchanged: the lookup wrote
+    them in (setdefault). "" otherwise."""
+    unknown = [t for t in dict.fromkeys(tokens) if t not in vocab]
+    added = {k: v for k, v in given_vocab.items() if k not in vocab}
+    unk = vocab["<unk>"]
+    kept = all(given_vocab.get(k, None) == v for k, v in vocab.items())
+    if not unknown or not kept or set(added) != set(unknown):
+        return ""
+    if any(v != unk for v in added.values()):
+        return ""
+    return (
+        f"Your encode added the unknown tokens {unknown[:4]} to the caller's vocabulary, each "
+        f"with <unk>'s id ({unk}): vocab.setdefault(token, unk) (or vocab[token] = unk for a "
+        "missing token) writes the key into the dict it reads. The ids are right, but the "
+        "vocabulary changed, and it must not: look up without writing, "
+        'vocab.get(token, vocab["<unk>"]).'
+    )
+
+
 def check_encode(encode, *, hidden: bool = False) -> None:
     """Check ``encode(tokens, vocab)``: one id per token, <unk>'s id for unknown tokens."""
     with Checker("encode", hidden=hidden, explain_shapes=True) as c:
@@ -134,14 +155,23 @@ def check_encode(encode, *, hidden: bool = False) -> None:
         for tokens, vocab, named in runs:
             unk = vocab["<unk>"]
             what = f"encode({tokens!r}, {named})"
-            got = c.call(
-                encode,
-                list(tokens),
-                dict(vocab),
-                hints=_encode_key_hints(tokens, vocab),
-                mutation_hint="encode must not grow the vocabulary: it is fixed (so is the "
-                "embedding table), and unknown tokens map to the id of <unk>.",
-            )
+            given_vocab = dict(vocab)
+            try:
+                got = c.call(
+                    encode,
+                    list(tokens),
+                    given_vocab,
+                    hints=_encode_key_hints(tokens, vocab),
+                    mutation_hint="encode must not grow the vocabulary: it is fixed (so is the "
+                    "embedding table), and unknown tokens map to the id of <unk>.",
+                )
+            except CheckFailure as failure:
+                cause = _unknown_tokens_stored(given_vocab, tokens, vocab)
+                if cause:
+                    raise CheckFailure(
+                        failure.exercise, f"{failure.message}\n{cause}", failure.learner_traceback
+                    ) from None
+                raise
             if isinstance(got, list | tuple) and None in got:
                 unknown = [t for t in tokens if t not in vocab]
                 at_unknown = (
@@ -274,6 +304,13 @@ _DECODE_TYPE_HINT = (
     "iterate over ids directly and turn each id into a Python int with int(i)."
 )
 _DECODE_HINTS = [
+    (
+        "truth value of an array",
+        "A truth test on the ids (`if not ids`, `if ids`, `ids or ...`) raises this when "
+        "they come as a numpy array, a row of a padded batch: an array with several entries "
+        "has no single truth value. Test the length instead (`if len(ids) == 0`), or let the "
+        "loop handle an empty input: it returns [] by itself.",
+    ),
     ("'list' object has no attribute", _DECODE_TYPE_HINT),
     ("'int' object has no attribute 'item'", _DECODE_TYPE_HINT),
 ]
@@ -507,5 +544,14 @@ def check_decode(decode, *, hidden: bool = False) -> None:
                         token for token, index in vocab.items() if index in {int(i) for i in ids}
                     ],
                     **_decode_some_specials_dropped(decode, vocab, ref.decode(ids, vocab)),
+                    "Only the first token came back: the loop ends after the first id. A "
+                    "return indented inside the for loop (or a break) returns the list as "
+                    "soon as it holds one token; put the return after the loop, at the "
+                    "function's level.": (
+                        # a first <eos> or <pad> could also be where a stop rule ends
+                        ref.decode(ids, vocab)[:1]
+                        if len(ids) > 1 and ref.decode(ids, vocab)[0] not in ("<eos>", "<pad>")
+                        else None
+                    ),
                 },
             )

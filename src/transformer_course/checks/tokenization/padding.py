@@ -85,6 +85,29 @@ _PAD_HINTS = [
 ]
 
 
+def _whole_row_hints(pad_batch) -> list:
+    """The hint for a broadcast error, when a probe shows the cause: on [[1, 2, 3], [4]]
+    the learner's pad_batch repeats the 4 over its whole row, [[1, 2, 3], [4, 4, 4]], as
+    only batch[row] = seq (no slice) does."""
+
+    def whole_row(exc: BaseException) -> bool:
+        if "could not broadcast input array" not in str(exc):
+            return False
+        with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+            probe = np.asarray(pad_batch([[1, 2, 3], [4]], 0))
+            return probe.tolist() == [[1, 2, 3], [4, 4, 4]]
+        return False
+
+    text = (
+        "You copied each sequence into its whole row (batch[row] = seq) instead of the "
+        "row's first len(seq) places: on [[1, 2, 3], [4]] yours gives [[1, 2, 3], [4, 4, 4]], "
+        "a sequence of one id broadcast over the whole row, and a sequence that is neither "
+        "that short nor the longest cannot be broadcast at all. Write only the start of the "
+        "row: batch[row, : len(seq)] = seq."
+    )
+    return [(whole_row, text)]
+
+
 #: what the usual ways to find max_len or to build the rows raise on a batch of no
 #: sequences: the words of the error -> what raised it
 _EMPTY_BATCH_ERRORS = {
@@ -211,7 +234,7 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                     pad_batch,
                     [list(s) for s in seqs],
                     pad_id,
-                    hints=[*_empty_batch_hints(seqs), *_PAD_HINTS],
+                    hints=[*_empty_batch_hints(seqs), *_whole_row_hints(pad_batch), *_PAD_HINTS],
                 )
             except CheckFailure as failure:
                 hint = _width_of_first_hint(pad_batch, seqs, pad_id) or _width_of_largest_hint(

@@ -4,6 +4,8 @@ order of first occurrence, and non-overlapping merges.
 
 from __future__ import annotations
 
+import contextlib
+import io
 from collections import Counter
 
 from transformer_course.checking import Checker, numpy_rng
@@ -523,6 +525,66 @@ def _merge_first_divergence(ids, pair, new_id, got) -> str:
     return ""
 
 
+def _raises_index_error(merge_pair, ids: list[int], pair, new_id: int) -> bool | None:
+    """True if merge_pair raises IndexError on these ids, False if it returns, None if it
+    raises anything else."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            merge_pair(list(ids), pair, new_id)
+    except IndexError:
+        return True
+    except Exception:
+        return None
+    return False
+
+
+def _merge_index_hint(merge_pair):
+    """The text for an IndexError: a read past the end (the pair test at the last
+    position), or, told apart by two probes, a list that shrinks under a loop whose range
+    was fixed before it (del / pop while iterating)."""
+
+    def text(exc: BaseException) -> str:
+        # [5, 1]: the first id of the pair at the very end, nothing merged: a test that
+        # reads ids[i + 1] at the last position raises; a loop over range(len(ids) - 1)
+        # does not. [1, 2, 5, 1]: one merge at the start: a list shortened under a range
+        # fixed before the loop runs past its end.
+        reads_past_end = _raises_index_error(merge_pair, [5, 1], (1, 2), 9)
+        shrinks = _raises_index_error(merge_pair, [1, 2, 5, 1], (1, 2), 9)
+        if reads_past_end is False and shrinks is True:
+            return (
+                "Your list gets shorter while the loop runs: on [5, 1] (nothing to merge) "
+                "yours returns, on [1, 2, 5, 1] (one merge) it raises IndexError. A merge "
+                "made in the list itself (del or pop while iterating) removes an id, but "
+                "range(len(...)) was computed once, before the loop, so the loop runs past "
+                "the shortened list's end. Build a new list instead: append new_id and skip "
+                "two ids at a pair, append ids[i] and move one otherwise."
+            )
+        return _MERGE_INDEX_HINT
+
+    return text
+
+
+def _expect_no_pair_for_new_id(c: Checker, what: str, got, pair, new_id, expected) -> None:
+    """Fail, naming the cause, when the result holds the pair itself (a tuple or list of its
+    two ids) in exactly the places where ``expected`` holds new_id."""
+    if not isinstance(got, list | tuple):
+        return
+
+    def is_pair(item) -> bool:
+        return isinstance(item, tuple | list) and list(item) == list(pair)
+
+    if not any(is_pair(item) for item in got):
+        return
+    if [new_id if is_pair(item) else item for item in got] != list(expected):
+        return
+    c.fail(
+        f"{what} returned a list with the pair {tuple(pair)} itself in each merged place, "
+        f"where new_id ({new_id}) belongs: you appended the pair instead of new_id, and "
+        f"new_id never appears. Where ids[i], ids[i + 1] equal the pair, append new_id (one "
+        "integer id) and skip both ids."
+    )
+
+
 def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
     """Check ``merge_pair(ids, pair, new_id)``: a new list (or tuple), non-overlapping
     merges from the left, the input left alone."""
@@ -564,12 +626,13 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                 list(ids),
                 pair,
                 new_id,
-                hints=[(IndexError, _MERGE_INDEX_HINT)],
+                hints=[(lambda exc: isinstance(exc, IndexError), _merge_index_hint(merge_pair))],
                 mutation_hint="Build the result in a new list; `ids[i:i + 2] = [new_id]`, "
                 "`ids.pop(...)` or `ids[:] = ...` change the caller's list.",
             )
-            got = _ids(c, got, what, "Return a new list of ids.")
             expected = ref.merge_pair(ids, pair, new_id)
+            _expect_no_pair_for_new_id(c, what, got, pair, new_id, expected)
+            got = _ids(c, got, what, "Return a new list of ids.")
             first_only = _merge_first_only(ids, pair, new_id)
             back_to_back = _merge_back_to_back_missed(ids, pair, new_id)
             later_missed = {}
