@@ -727,6 +727,29 @@ class FfnNoGate(ref.SwiGLU):
         return self.w2(F.silu(self.w1(x)))
 
 
+class FfnValueLayerUncalled(ref.SwiGLU):
+    """The value layer used as a factor without being applied (b13b: told only of
+    nn.Linear's class)."""
+
+    def forward(self, x):
+        return self.w2(self.w3 * F.silu(self.w1(x)))
+
+
+class FfnOutputNamedW3(nn.Module):
+    """Llama's w2 and w3 exchanged: w2 the value projection, w3 the output one (b13b: told
+    that w3's two sizes are swapped)."""
+
+    def __init__(self, d_model, d_ff):
+        super().__init__()
+        self.w1 = nn.Linear(d_model, d_ff, bias=False)
+        self.w2 = nn.Linear(d_model, d_ff, bias=False)  # value
+        self.w3 = nn.Linear(d_ff, d_model, bias=False)  # out
+
+    def forward(self, x):
+        hidden = F.silu(self.w1(x)) * self.w2(x)  # (..., d_ff)
+        return self.w3(hidden)  # (..., d_model)
+
+
 class FfnSiluAfter(ref.SwiGLU):
     def forward(self, x):
         return self.w2(F.silu(self.w1(x) * self.w3(x)))
@@ -1628,6 +1651,22 @@ class GptLastPosition(ref.GPT):
         for layer in self.layers:
             x = layer(x)
         return self.norm(x[:, [-1]]) @ self.embedding.weight.T
+
+
+class GptShiftsInside(ref.GPT):
+    """The next-token shift done inside the model: the blocks read ids[:, :-1], so the
+    logits stop one position short (b13b: told the shape alone)."""
+
+    def forward(self, ids):
+        x = self.embedding(ids[:, :-1])
+        for layer in self.layers:
+            x = layer(x)
+        return self.norm(x) @ self.embedding.weight.T
+
+
+class GptSkipsFirstLogits(ref.GPT):
+    def forward(self, ids):
+        return super().forward(ids).narrow(1, 1, ids.shape[1] - 1)
 
 
 class GptPlainList(ref.GPT):
@@ -2911,7 +2950,12 @@ MISTAKES = [
     # blind round 10 (b10b): accepted before (the value checks load their own gains)
     Mistake(check_RMSNorm, NormZeroGain, r"weight starts at zeros.*torch\.ones\(d_model\)"),
     Mistake(check_SwiGLU, FfnGELU, r"used GELU"),
-    Mistake(check_SwiGLU, FfnNoGate, r"no gate"),
+    Mistake(check_SwiGLU, FfnNoGate, r"no gate: your result is w2\(silu\(w1\(x\)\)\), a plain"),
+    # blind round 13 (b13b): a layer in the product, not its output; w2 and w3 exchanged
+    Mistake(
+        check_SwiGLU, FfnValueLayerUncalled, r"self\.w3 is the nn\.Linear module, self\.w3\(x\)"
+    ),
+    Mistake(check_SwiGLU, FfnOutputNamedW3, r"the names w2 and w3 are swapped"),
     Mistake(check_SwiGLU, FfnSiluAfter, r"SiLU after the product"),
     Mistake(check_SwiGLU, FfnDivided, r"divided the gate by the value"),
     Mistake(check_SwiGLU, FfnGateTimesInput, r"or x itself in the product .*silu\(w1\(x\)\) \* x"),
@@ -3061,6 +3105,9 @@ MISTAKES = [
     ),
     Mistake(check_GPT, GptLogitsHalved, r"output is 0\.5 times what the last step gives"),
     Mistake(check_GPT, GptLastPosition, r"not one per position.*only the last position"),
+    # blind round 13 (b13b): the shift to next-token targets inside the model
+    Mistake(check_GPT, GptShiftsInside, r"len - 1 positions, the last position's logits"),
+    Mistake(check_GPT, GptSkipsFirstLogits, r"len - 1 positions, the first position's logits"),
     Mistake(check_DecoderBlock, BlockPostNorm, r"post-norm"),
     Mistake(check_DecoderBlock, BlockParallel, r"parallel"),
     Mistake(check_DecoderBlock, BlockNoResidual, r"no residual"),
