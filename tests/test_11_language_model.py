@@ -508,6 +508,14 @@ def _rotary_first_feature_twice(x, cos, sin):
     return torch.cat([a * cos - a * sin, a * sin + a * cos], dim=-1)
 
 
+def _rotary_split_in_pairs(x, cos, sin):
+    """torch.split's second argument read as the number of pieces (b13b: told that x's
+    axes were unpacked into fixed names)."""
+    first, second = torch.split(x, 2, -1)
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+    return torch.cat((first * cos - second * sin, second * cos + first * sin), -1)
+
+
 def _rotary_tables_swapped(x, cos, sin):
     """The tables unpacked in the wrong order, sin, cos = ... (b11b: "differs" before)."""
     half = x.shape[-1] // 2
@@ -2553,6 +2561,11 @@ MISTAKES = [
         check_rotary_embedding,
         _named("rotary_embedding", _rope_outer_without_axis),
         r"(?s)are length \(one per position\) and d_head // 2.*arange\(length\)\[:, None\]",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_split_in_pairs),
+        r"x\.split\(2, dim=-1\),? (which )?cutting d_head = \d+ into chunks of size 2",
     ),
     # b11b: one slip made in all four terms of the rotation ("differs" before)
     Mistake(

@@ -774,6 +774,37 @@ def _tables_axis_hint(shape: tuple[int, ...]) -> Hint:
     return lambda exc: isinstance(exc, RuntimeError), text
 
 
+def _unpacks_two_halves(exc: BaseException) -> bool:
+    return isinstance(exc, ValueError) and "too many values to unpack (expected 2" in str(exc)
+
+
+def _split_size_hint(d_head: int, ndim: int) -> Hint:
+    """For two names unpacked from more than two pieces (b13b: x.split(2, dim=-1), whose
+    argument is each chunk's size): named when x has two axes, so x.shape has exactly
+    two values and cannot be what was unpacked."""
+
+    def text(exc: BaseException) -> str:
+        if d_head <= 4:
+            return ""
+        if ndim != 2:  # x.shape unpacked into two names gives this error too
+            return (
+                "Two names were unpacked from more than two values: x.shape (of any x with "
+                "more than 2 axes), or the pieces of a split, x.split(2, dim=-1) cutting "
+                f"d_head = {d_head} into chunks of size 2 ({d_head // 2} of them; split's "
+                "argument is each chunk's size, chunk's the number of chunks)."
+            )
+        return (
+            f"x has 2 axes here, so it is not x.shape that gave too many values: two names "
+            f"were unpacked from more than two pieces of x. The likely cause: x.split(2, "
+            f"dim=-1), cutting d_head = {d_head} into chunks of size 2 ({d_head // 2} of "
+            "them): split's argument is the size of each chunk, not the number of chunks "
+            "(and a, b = x unpacks x's rows). Use x.chunk(2, dim=-1), x.split(half, dim=-1) "
+            "or a, b = x[..., :half], x[..., half:]."
+        )
+
+    return _unpacks_two_halves, text
+
+
 def _axes_count_hints(ndim: int) -> list[Hint]:
     """For x.shape unpacked into a fixed number of names, or x indexed with a fixed number
     of axes (x[:, :, :, :half]): x may have any number of leading axes."""
@@ -785,7 +816,15 @@ def _axes_count_hints(ndim: int) -> list[Hint]:
         "x[..., :half]."
     )
     return [
-        (lambda exc: isinstance(exc, ValueError) and "values to unpack" in str(exc), text),
+        (
+            # two axes unpack into two names: "too many (expected 2)" is not x.shape's
+            lambda exc: (
+                isinstance(exc, ValueError)
+                and "values to unpack" in str(exc)
+                and not (ndim == 2 and _unpacks_two_halves(exc))
+            ),
+            text,
+        ),
         (lambda exc: isinstance(exc, IndexError) and "too many indices" in str(exc), text),
     ]
 
@@ -924,6 +963,7 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
                 call_repr=call,
                 hints=[
                     _split_hint(d_head, x.dim()),
+                    _split_size_hint(d_head, x.dim()),
                     *_axes_count_hints(x.dim()),
                     _tables_axis_hint(tuple(x.shape)),
                 ],
