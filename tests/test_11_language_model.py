@@ -1485,6 +1485,29 @@ class BlockFeedForwardResidualTwice(ref.DecoderBlock):
         return h + (h + self.feed_forward(self.norm2(h)))
 
 
+class BlockSandwichedOutputs(ref.DecoderBlock):
+    """Each norm wrapped around its sub-layer's result, looped over the pairs (b13b:
+    "`self.attn` reads x itself" alone)."""
+
+    def forward(self, x):
+        for norm, sublayer in ((self.norm1, self.attn), (self.norm2, self.feed_forward)):
+            x = x + norm(sublayer(x))
+        return x
+
+
+class BlockAttentionUnnormalised(ref.DecoderBlock):
+    def forward(self, x):
+        attended = x + self.attn(x)
+        return attended + self.feed_forward(self.norm2(attended))
+
+
+class BlockFeedForwardOnStream(ref.DecoderBlock):
+    def forward(self, x):
+        x = x + self.attn(self.norm1(x))
+        x = x + self.feed_forward(x)
+        return x
+
+
 class BlockTorchLayerNorms(ref.DecoderBlock):
     """Lesson 07's norms: nn.LayerNorm for both (a bias each, the mean subtracted)."""
 
@@ -2513,6 +2536,14 @@ MISTAKES = [
         check_rotary_embedding,
         _rope_positions(lambda n: torch.linspace(0, n, n, dtype=torch.float64)),
         r"(?s)Your positions are wrong.*changes with the length.*torch\.linspace",
+    ),
+    # blind round 13 (b13b): a sub-layer reading the raw stream, its norm moved or left out
+    Mistake(check_DecoderBlock, BlockSandwichedOutputs, r"norms act on the sub-layers' outputs"),
+    Mistake(
+        check_DecoderBlock, BlockAttentionUnnormalised, r"attention reads the raw, unnormalised"
+    ),
+    Mistake(
+        check_DecoderBlock, BlockFeedForwardOnStream, r"feed-forward reads the raw, unnormalised"
     ),
     # blind round 10 (b10h): "check the step right after `self.feed_forward`" alone
     Mistake(
