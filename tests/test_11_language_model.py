@@ -225,6 +225,15 @@ class NormMeanAbsolute(ref.RMSNorm):
         return x * torch.rsqrt(x.abs().mean(-1, keepdim=True).pow(2) + self.eps) * self.weight
 
 
+class NormOverSequenceLength(ref.RMSNorm):
+    """The squares summed over the features but averaged by the length, the axis before
+    (b13b: "one number per token" with its value alone)."""
+
+    def forward(self, x):
+        squares = torch.einsum("...d,...d->...", x, x)[..., None]  # (..., 1)
+        return self.weight * x / torch.sqrt(squares / x.shape[-2] + self.eps)
+
+
 class NormGainAdded(ref.RMSNorm):
     """The gain added as a bias would be (b11b)."""
 
@@ -2696,6 +2705,11 @@ MISTAKES = [
         check_RMSNorm, NormGainSubtracted, r"You subtracted the learned gain instead of multipl"
     ),
     Mistake(check_RMSNorm, NormMeanAbsolute, r"one number per token.*it is the mean absolute"),
+    Mistake(
+        check_RMSNorm,
+        NormOverSequenceLength,
+        r"it is the sum of the squares divided by x\.shape\[\d\] = \d+, not by d_model",
+    ),
     Mistake(check_RMSNorm, NormFourthRoot, r"one number per token.*for token \(0, 0\) yours is"),
     Mistake(
         check_next_token_batches,
