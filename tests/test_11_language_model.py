@@ -2931,6 +2931,12 @@ MISTAKES = [
     ),
     Mistake(check_rotary_embedding, _rope(sign=-1), r"grow with i"),
     Mistake(check_rotary_embedding, _rope(swap=True), r"returned \(sin, cos\)"),
+    # b13b: the exponent doubled (told only "not your frequencies" with their values)
+    Mistake(
+        check_rotary_embedding,
+        _rope_theta(lambda i, d, base: (1.0 / base) ** (4 * i / d)),
+        r"That is base \*\* 2: the exponent is doubled, theta_i = base \*\* \(-4i / d_head\)",
+    ),
     # told "largest difference at index ..." before
     Mistake(
         check_rotary_embedding,

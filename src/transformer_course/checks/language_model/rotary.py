@@ -312,15 +312,18 @@ def _another_base(runs: list[tuple], cases: list[_RopeCase]) -> str:
             "log2": math.e ** math.log2(base),
             "default": 10000.0,
             "sqrt": base**0.5,
+            "squared": base**2.0,
         }
         fits = frozenset(n for n, v in known.items() if abs(fitted / v - 1) < 1e-3)
         told.add(fits)
         if len(theta) >= 3 and first is None:
             first = (fitted, base)
-    if first is None or len(told) != 1:
+    # one slip that fits every case (b13b: a doubled exponent gives base ** 2, which is
+    # also the default 10000 for a case of base 100)
+    names = frozenset.intersection(*told) if told else frozenset()
+    if first is None or (len(told) != 1 and not names):
         return ""
     fitted, base = first
-    names = next(iter(told))
     said = {
         "log10": " That is e ** log10(base): the base-10 logarithm where the natural one "
         "belongs (the log-space form is exp(-2i / d_head · ln(base)), math.log(base), not "
@@ -329,8 +332,11 @@ def _another_base(runs: list[tuple], cases: list[_RopeCase]) -> str:
         "(exp(-2i / d_head · math.log(base))).",
         "default": " That is the default 10000: the base given was not used.",
         "sqrt": " That is sqrt(base): the exponent is i / d_head, where it is 2i / d_head.",
+        "squared": " That is base ** 2: the exponent is doubled, theta_i = base ** (-4i / "
+        "d_head), where it is 2i / d_head (the even exponents torch.arange(0, d_head, 2) "
+        "divided by d_head // 2 instead of d_head, or the factor 2 applied twice).",
     }
-    text = "".join(said[n] for n in ("log10", "log2", "default", "sqrt") if n in names)
+    text = "".join(said[n] for n in ("log10", "log2", "default", "sqrt", "squared") if n in names)
     return (
         f" Your angles are theta_i = {fitted:.4g} ** (-2i / d_head) for every pair: the "
         f"frequencies of base {fitted:.4g}, not {base:g}.{text}"
