@@ -496,6 +496,14 @@ def _rope_positions(positions_of):
     return _named("rotary_embedding", rotary_embedding)
 
 
+def _rope_in_half_precision(length, d_head, base=10000.0):
+    """The angle table built in float16 (a model's .half() applied to its buffers), cos and
+    sin taken in float32 (b13b: "largest difference" alone)."""
+    exponents = torch.arange(0, d_head, 2).half() / d_head
+    angles = torch.outer(torch.arange(length).half(), base**-exponents)  # (length, d_head // 2)
+    return angles.float().cos(), angles.float().sin()
+
+
 def _rope_outer_without_axis(length, d_head, base=10000.0):
     """positions * theta without [:, None]: two vectors of different lengths (b11b)."""
     theta = base ** (-torch.arange(0, d_head, 2, dtype=torch.float64) / d_head)
@@ -2931,6 +2939,11 @@ MISTAKES = [
     ),
     Mistake(check_rotary_embedding, _rope(sign=-1), r"grow with i"),
     Mistake(check_rotary_embedding, _rope(swap=True), r"returned \(sin, cos\)"),
+    Mistake(
+        check_rotary_embedding,
+        _named("rotary_embedding", _rope_in_half_precision),
+        r"Your angles are computed in float16: the frequencies, the positions",
+    ),
     # b13b: the exponent doubled (told only "not your frequencies" with their values)
     Mistake(
         check_rotary_embedding,

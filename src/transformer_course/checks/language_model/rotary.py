@@ -189,6 +189,7 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
             mistakes = {message: pair("cs", **knobs) for message, knobs in table.items()}
             mistakes[_SWAPPED_COS_SIN] = pair("sc")
             mistakes.update(_rope_slips(case.length, case.d_head, base))
+            mistakes.update(_low_precision_angles(case.length, case.d_head, base))
             # with the default base, ignoring it changes nothing: the learner's value
             mistakes[_IGNORED_BASE] = torch.stack(
                 [
@@ -210,6 +211,40 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
                 )
             )
         _judge_runs(c, runs, localise=lambda: _wrong_frequencies(runs, cases, rotary_embedding))
+
+
+_LOW_PRECISION = (
+    "Your angles are computed in {name}: the frequencies, the positions and their "
+    "products are rounded to {name}'s {bits}-bit mantissa (about {digits} significant "
+    "digits), so every angle, and its cos and sin, is off (positions past {exact} are not "
+    "even whole numbers). A model cast to half precision does this to its buffers. "
+    "Compute theta, the positions and the angles in float32 or float64 "
+    "(torch.arange(..., dtype=torch.float64)), and cast only cos and sin to float32."
+)
+
+
+def _low_precision_angles(length: int, d_head: int, base: float) -> dict[str, torch.Tensor]:
+    """The table with the frequencies and angles computed in a half-precision dtype (b13b:
+    bfloat16, as a model cast with .to(torch.bfloat16) makes its buffers; "largest
+    difference" alone), cos and sin taken in that dtype or in float32: {message: (cos, sin)
+    stacked, float64}."""
+    found = {}
+    for dtype, name, bits, digits, exact in (
+        (torch.bfloat16, "bfloat16", 8, 3, 256),
+        (torch.float16, "float16", 11, 4, 2048),
+    ):
+        theta = base ** (-torch.arange(0, d_head, 2, dtype=dtype) / d_head)  # (d_head // 2,)
+        angles = torch.arange(length, dtype=dtype)[:, None] * theta  # (length, d_head // 2)
+        message = _LOW_PRECISION.format(name=name, bits=bits, digits=digits, exact=exact)
+        for taken, said in (
+            (angles, ""),
+            (
+                angles.float(),
+                " (Your cos and sin, taken in float32 afterwards, cannot undo the rounding.)",
+            ),
+        ):
+            found[message + said] = torch.stack([taken.cos(), taken.sin()]).double()
+    return found
 
 
 def _turns(got: torch.Tensor, length: int) -> torch.Tensor | None:
