@@ -225,6 +225,15 @@ class NormMeanAbsolute(ref.RMSNorm):
         return x * torch.rsqrt(x.abs().mean(-1, keepdim=True).pow(2) + self.eps) * self.weight
 
 
+class NormOverSequenceLength(ref.RMSNorm):
+    """The squares summed over the features but averaged by the length, the axis before
+    (b13b: "one number per token" with its value alone)."""
+
+    def forward(self, x):
+        squares = torch.einsum("...d,...d->...", x, x)[..., None]  # (..., 1)
+        return self.weight * x / torch.sqrt(squares / x.shape[-2] + self.eps)
+
+
 class NormGainAdded(ref.RMSNorm):
     """The gain added as a bias would be (b11b)."""
 
@@ -487,6 +496,14 @@ def _rope_positions(positions_of):
     return _named("rotary_embedding", rotary_embedding)
 
 
+def _rope_in_half_precision(length, d_head, base=10000.0):
+    """The angle table built in float16 (a model's .half() applied to its buffers), cos and
+    sin taken in float32 (b13b: "largest difference" alone)."""
+    exponents = torch.arange(0, d_head, 2).half() / d_head
+    angles = torch.outer(torch.arange(length).half(), base**-exponents)  # (length, d_head // 2)
+    return angles.float().cos(), angles.float().sin()
+
+
 def _rope_outer_without_axis(length, d_head, base=10000.0):
     """positions * theta without [:, None]: two vectors of different lengths (b11b)."""
     theta = base ** (-torch.arange(0, d_head, 2, dtype=torch.float64) / d_head)
@@ -506,6 +523,14 @@ def _rotary_first_feature_twice(x, cos, sin):
     half, cos, sin = x.shape[-1] // 2, cos.to(x.dtype), sin.to(x.dtype)
     a = x[..., :half]
     return torch.cat([a * cos - a * sin, a * sin + a * cos], dim=-1)
+
+
+def _rotary_split_in_pairs(x, cos, sin):
+    """torch.split's second argument read as the number of pieces (b13b: told that x's
+    axes were unpacked into fixed names)."""
+    first, second = torch.split(x, 2, -1)
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+    return torch.cat((first * cos - second * sin, second * cos + first * sin), -1)
 
 
 def _rotary_tables_swapped(x, cos, sin):
@@ -725,6 +750,29 @@ class FfnGELU(_Ffn):
 class FfnNoGate(ref.SwiGLU):
     def forward(self, x):
         return self.w2(F.silu(self.w1(x)))
+
+
+class FfnValueLayerUncalled(ref.SwiGLU):
+    """The value layer used as a factor without being applied (b13b: told only of
+    nn.Linear's class)."""
+
+    def forward(self, x):
+        return self.w2(self.w3 * F.silu(self.w1(x)))
+
+
+class FfnOutputNamedW3(nn.Module):
+    """Llama's w2 and w3 exchanged: w2 the value projection, w3 the output one (b13b: told
+    that w3's two sizes are swapped)."""
+
+    def __init__(self, d_model, d_ff):
+        super().__init__()
+        self.w1 = nn.Linear(d_model, d_ff, bias=False)
+        self.w2 = nn.Linear(d_model, d_ff, bias=False)  # value
+        self.w3 = nn.Linear(d_ff, d_model, bias=False)  # out
+
+    def forward(self, x):
+        hidden = F.silu(self.w1(x)) * self.w2(x)  # (..., d_ff)
+        return self.w3(hidden)  # (..., d_model)
 
 
 class FfnSiluAfter(ref.SwiGLU):
@@ -1454,6 +1502,29 @@ class BlockFeedForwardResidualTwice(ref.DecoderBlock):
         return h + (h + self.feed_forward(self.norm2(h)))
 
 
+class BlockSandwichedOutputs(ref.DecoderBlock):
+    """Each norm wrapped around its sub-layer's result, looped over the pairs (b13b:
+    "`self.attn` reads x itself" alone)."""
+
+    def forward(self, x):
+        for norm, sublayer in ((self.norm1, self.attn), (self.norm2, self.feed_forward)):
+            x = x + norm(sublayer(x))
+        return x
+
+
+class BlockAttentionUnnormalised(ref.DecoderBlock):
+    def forward(self, x):
+        attended = x + self.attn(x)
+        return attended + self.feed_forward(self.norm2(attended))
+
+
+class BlockFeedForwardOnStream(ref.DecoderBlock):
+    def forward(self, x):
+        x = x + self.attn(self.norm1(x))
+        x = x + self.feed_forward(x)
+        return x
+
+
 class BlockTorchLayerNorms(ref.DecoderBlock):
     """Lesson 07's norms: nn.LayerNorm for both (a bias each, the mean subtracted)."""
 
@@ -1628,6 +1699,22 @@ class GptLastPosition(ref.GPT):
         for layer in self.layers:
             x = layer(x)
         return self.norm(x[:, [-1]]) @ self.embedding.weight.T
+
+
+class GptShiftsInside(ref.GPT):
+    """The next-token shift done inside the model: the blocks read ids[:, :-1], so the
+    logits stop one position short (b13b: told the shape alone)."""
+
+    def forward(self, ids):
+        x = self.embedding(ids[:, :-1])
+        for layer in self.layers:
+            x = layer(x)
+        return self.norm(x) @ self.embedding.weight.T
+
+
+class GptSkipsFirstLogits(ref.GPT):
+    def forward(self, ids):
+        return super().forward(ids).narrow(1, 1, ids.shape[1] - 1)
 
 
 class GptPlainList(ref.GPT):
@@ -2467,6 +2554,14 @@ MISTAKES = [
         _rope_positions(lambda n: torch.linspace(0, n, n, dtype=torch.float64)),
         r"(?s)Your positions are wrong.*changes with the length.*torch\.linspace",
     ),
+    # blind round 13 (b13b): a sub-layer reading the raw stream, its norm moved or left out
+    Mistake(check_DecoderBlock, BlockSandwichedOutputs, r"norms act on the sub-layers' outputs"),
+    Mistake(
+        check_DecoderBlock, BlockAttentionUnnormalised, r"attention reads the raw, unnormalised"
+    ),
+    Mistake(
+        check_DecoderBlock, BlockFeedForwardOnStream, r"feed-forward reads the raw, unnormalised"
+    ),
     # blind round 10 (b10h): "check the step right after `self.feed_forward`" alone
     Mistake(
         check_DecoderBlock,
@@ -2514,6 +2609,11 @@ MISTAKES = [
         check_rotary_embedding,
         _named("rotary_embedding", _rope_outer_without_axis),
         r"(?s)are length \(one per position\) and d_head // 2.*arange\(length\)\[:, None\]",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_split_in_pairs),
+        r"x\.split\(2, dim=-1\),? (which )?cutting d_head = \d+ into chunks of size 2",
     ),
     # b11b: one slip made in all four terms of the rotation ("differs" before)
     Mistake(
@@ -2613,6 +2713,11 @@ MISTAKES = [
         check_RMSNorm, NormGainSubtracted, r"You subtracted the learned gain instead of multipl"
     ),
     Mistake(check_RMSNorm, NormMeanAbsolute, r"one number per token.*it is the mean absolute"),
+    Mistake(
+        check_RMSNorm,
+        NormOverSequenceLength,
+        r"it is the sum of the squares divided by x\.shape\[\d\] = \d+, not by d_model",
+    ),
     Mistake(check_RMSNorm, NormFourthRoot, r"one number per token.*for token \(0, 0\) yours is"),
     Mistake(
         check_next_token_batches,
@@ -2834,6 +2939,17 @@ MISTAKES = [
     ),
     Mistake(check_rotary_embedding, _rope(sign=-1), r"grow with i"),
     Mistake(check_rotary_embedding, _rope(swap=True), r"returned \(sin, cos\)"),
+    Mistake(
+        check_rotary_embedding,
+        _named("rotary_embedding", _rope_in_half_precision),
+        r"Your angles are computed in float16: the frequencies, the positions",
+    ),
+    # b13b: the exponent doubled (told only "not your frequencies" with their values)
+    Mistake(
+        check_rotary_embedding,
+        _rope_theta(lambda i, d, base: (1.0 / base) ** (4 * i / d)),
+        r"That is base \*\* 2: the exponent is doubled, theta_i = base \*\* \(-4i / d_head\)",
+    ),
     # told "largest difference at index ..." before
     Mistake(
         check_rotary_embedding,
@@ -2911,7 +3027,12 @@ MISTAKES = [
     # blind round 10 (b10b): accepted before (the value checks load their own gains)
     Mistake(check_RMSNorm, NormZeroGain, r"weight starts at zeros.*torch\.ones\(d_model\)"),
     Mistake(check_SwiGLU, FfnGELU, r"used GELU"),
-    Mistake(check_SwiGLU, FfnNoGate, r"no gate"),
+    Mistake(check_SwiGLU, FfnNoGate, r"no gate: your result is w2\(silu\(w1\(x\)\)\), a plain"),
+    # blind round 13 (b13b): a layer in the product, not its output; w2 and w3 exchanged
+    Mistake(
+        check_SwiGLU, FfnValueLayerUncalled, r"self\.w3 is the nn\.Linear module, self\.w3\(x\)"
+    ),
+    Mistake(check_SwiGLU, FfnOutputNamedW3, r"the names w2 and w3 are swapped"),
     Mistake(check_SwiGLU, FfnSiluAfter, r"SiLU after the product"),
     Mistake(check_SwiGLU, FfnDivided, r"divided the gate by the value"),
     Mistake(check_SwiGLU, FfnGateTimesInput, r"or x itself in the product .*silu\(w1\(x\)\) \* x"),
@@ -3061,6 +3182,9 @@ MISTAKES = [
     ),
     Mistake(check_GPT, GptLogitsHalved, r"output is 0\.5 times what the last step gives"),
     Mistake(check_GPT, GptLastPosition, r"not one per position.*only the last position"),
+    # blind round 13 (b13b): the shift to next-token targets inside the model
+    Mistake(check_GPT, GptShiftsInside, r"len - 1 positions, the last position's logits"),
+    Mistake(check_GPT, GptSkipsFirstLogits, r"len - 1 positions, the first position's logits"),
     Mistake(check_DecoderBlock, BlockPostNorm, r"post-norm"),
     Mistake(check_DecoderBlock, BlockParallel, r"parallel"),
     Mistake(check_DecoderBlock, BlockNoResidual, r"no residual"),

@@ -412,6 +412,7 @@ def _check_layer(
     cases: tuple[list[_ModelCase], list[_ModelCase]] = (_VISIBLE_ATTENTION, _HIDDEN_ATTENTION),
     inspect: Callable[[Checker, nn.Module, str, _ModelCase], None] | None = None,
     before: Callable[[Checker, Any, _ModelCase], None] | None = None,
+    more_mistakes: Callable[[torch.Tensor, Any, _ModelCase], dict[str, Callable]] | None = None,
 ) -> None:
     """The check of a layer of the GPT that maps x (batch, len, d_model) to the same
     shape: ``cls(*args(case))`` with deterministic weights, against ``oracle_f(x, state,
@@ -458,6 +459,8 @@ def _check_layer(
                 ),
                 case,
             )
+            if more_mistakes is not None:  # {message: f(pairing)}, the layer's own
+                extra.update(more_mistakes(x, state, case))
             if attention:
                 extra.update(
                     _projection_mistakes(

@@ -12,7 +12,13 @@ from transformer_course.checking.layer_mistakes import (
     norm_choice_mistakes,
     residual_mistakes,
 )
-from transformer_course.checking.oracles import decoder_block_f
+from transformer_course.checking.oracles import (
+    causal_self_attention_f,
+    decoder_block_f,
+    rms_norm_f,
+    swiglu_f,
+)
+from transformer_course.checking.oracles.state import sub
 
 from .attention import (
     _BLOCK_NORMS,
@@ -76,6 +82,60 @@ _BLOCK_MISTAKES = {  # {message: decoder_block_f's knobs for that mistake}
 }
 add_new(_BLOCK_MISTAKES, residual_mistakes(_BLOCK_PARTS, _BLOCK_NORMS, True, dropout=False))
 add_new(_BLOCK_MISTAKES, norm_choice_mistakes(_BLOCK_PARTS, _BLOCK_NORMS))
+
+
+_NORMS_ON_OUTPUTS = (
+    "Your norms act on the sub-layers' outputs, not on their inputs: your block computes "
+    "x + norm1(attn(x)), then h + norm2(feed_forward(h)) (Swin V2's placement), so "
+    "the attention and the feed-forward read the raw, unnormalised stream. Pre-norm "
+    "normalises each sub-layer's input: h = x + attn(norm1(x)), then h + "
+    "feed_forward(norm2(h))."
+)
+_FFN_UNNORMALISED = (
+    "Your feed-forward reads the raw, unnormalised stream h, without norm2 (norm2 has no "
+    "effect on your result): h = x + attn(norm1(x)) is right, then h + "
+    "feed_forward(norm2(h))."
+)
+_ATTN_UNNORMALISED = (
+    "Your attention reads the raw, unnormalised stream x, without norm1 (norm1 has no "
+    "effect on your result): h = x + attn(norm1(x)), then h + feed_forward(norm2(h))."
+)
+
+
+def _norm_placement_mistakes(x, state, case: _ModelCase) -> dict:
+    """A sub-layer that reads the raw stream (its norm left out, or moved onto its
+    output): {message: f(pairing)} in float64 (b13b: "`self.attn` reads x itself" alone)."""
+    eps = 1e-5 if case.eps is None else case.eps
+    x = x.double()  # (batch, len, d_model)
+
+    def parts(pairing):
+        def attn(t):
+            return causal_self_attention_f(t, sub(state, "attn"), case.num_heads, pairing=pairing)
+
+        def ffn(t):
+            return swiglu_f(t, sub(state, "feed_forward"))
+
+        def norm(name, t):
+            return rms_norm_f(t, sub(state, name), eps)
+
+        return attn, ffn, norm
+
+    def on_outputs(pairing):
+        attn, ffn, norm = parts(pairing)
+        h = x + norm("norm1", attn(x))
+        return h + norm("norm2", ffn(h))
+
+    def ffn_raw(pairing):
+        attn, ffn, norm = parts(pairing)
+        h = x + attn(norm("norm1", x))
+        return h + ffn(h)
+
+    def attn_raw(pairing):
+        attn, ffn, norm = parts(pairing)
+        h = x + attn(x)
+        return h + ffn(norm("norm2", h))
+
+    return {_NORMS_ON_OUTPUTS: on_outputs, _FFN_UNNORMALISED: ffn_raw, _ATTN_UNNORMALISED: attn_raw}
 
 
 def _heads_sources(d_model: int, num_heads: int, d_ff: int) -> dict[str, int]:
@@ -196,4 +256,5 @@ def check_DecoderBlock(cls, *, hidden: bool = False) -> None:
         cases=(_VISIBLE_BLOCK, _HIDDEN_ATTENTION),
         inspect=_inspect_block,
         before=_block_width,
+        more_mistakes=_norm_placement_mistakes,
     )

@@ -176,6 +176,32 @@ _LAST_POSITION_ONLY = (
 )
 
 
+def _one_position_short(what: str, got: torch.Tensor, ids: torch.Tensor, state, case) -> str:
+    """Logits of len - 1 positions (b13b): which end was cut when the values tell, the
+    shift to next-token targets done inside the model."""
+    eps = 1e-5 if case.eps is None else case.eps
+    expected = gpt_f(ids, state, case.num_heads, case.num_layers, eps)  # (batch, len, vocab)
+    yours = got.detach().double()  # (batch, len - 1, vocab)
+    ends = {
+        "the last position's": expected[:, :-1],
+        "the first position's": expected[:, 1:],
+    }
+    cut = [end for end, kept in ends.items() if torch.allclose(yours, kept, atol=1e-4)]
+    dropped = (
+        f"{cut[0]} logits are dropped ({'[:, :-1]' if 'last' in cut[0] else '[:, 1:]'} "
+        "inside the model)"
+        if len(cut) == 1
+        else "one position is dropped"
+    )
+    return (
+        f"{what} should have shape {(case.batch, case.length, case.vocab)}, but it has shape "
+        f"{tuple(got.shape)}: len - 1 positions, {dropped}. The model returns the logits of "
+        "every position, logits[:, t] predicting the token after ids[:, t]; the shift to "
+        "next-token targets is next_token_batches' job (its targets are the ids one place "
+        "on), not the model's."
+    )
+
+
 def _layer_count(found, num_layers: int) -> str:
     """How many blocks the state dict holds, when that is not num_layers: "" otherwise."""
     indices = {int(key.split(".")[1]) for key in found if re.match(r"layers\.\d+\.", key)}
@@ -452,6 +478,12 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
                 and tuple(got.shape) == (case.batch, 1, case.vocab)
             ):
                 c.fail(f"{what} has shape {tuple(got.shape)}: {_LAST_POSITION_ONLY}")
+            if (
+                isinstance(got, torch.Tensor)
+                and case.length > 1
+                and tuple(got.shape) == (case.batch, case.length - 1, case.vocab)
+            ):
+                c.fail(_one_position_short(what, got, ids, state, case))
             expect_tensor_result(c, got, (case.batch, case.length, case.vocab), what)
             eps = 1e-5 if case.eps is None else case.eps
             oracle = functools.partial(gpt_f, ids, state, case.num_heads, case.num_layers, eps)

@@ -239,6 +239,19 @@ def _wrong_statistic(got: torch.Tensor, x: torch.Tensor, state, eps: float) -> s
             ("the square root of the sum of squares (the L2 norm, not divided by d_model)", v)
             for v in (l2.sqrt(), (l2 + eps).sqrt())
         ),
+        # b13b: the sum of the squares divided by another axis's size than d_model
+        # (len(x), x.shape[0]: the batch), named by the axis when no other has its size
+        *(
+            (
+                f"the sum of the squares divided by x.shape[{axis}] = {x.shape[axis]}"
+                + (" (len(x), the size of x's first axis)" if axis == 0 else "")
+                + f", not by d_model = {x.shape[-1]}",
+                (l2 / x.shape[axis] + e).sqrt(),
+            )
+            for axis in range(x.dim() - 1)
+            if x.shape[axis] != x.shape[-1] and list(x.shape).count(x.shape[axis]) == 1
+            for e in (eps, 0.0)
+        ),
     ]
     found = list(
         dict.fromkeys(

@@ -189,6 +189,7 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
             mistakes = {message: pair("cs", **knobs) for message, knobs in table.items()}
             mistakes[_SWAPPED_COS_SIN] = pair("sc")
             mistakes.update(_rope_slips(case.length, case.d_head, base))
+            mistakes.update(_low_precision_angles(case.length, case.d_head, base))
             # with the default base, ignoring it changes nothing: the learner's value
             mistakes[_IGNORED_BASE] = torch.stack(
                 [
@@ -210,6 +211,40 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
                 )
             )
         _judge_runs(c, runs, localise=lambda: _wrong_frequencies(runs, cases, rotary_embedding))
+
+
+_LOW_PRECISION = (
+    "Your angles are computed in {name}: the frequencies, the positions and their "
+    "products are rounded to {name}'s {bits}-bit mantissa (about {digits} significant "
+    "digits), so every angle, and its cos and sin, is off (positions past {exact} are not "
+    "even whole numbers). A model cast to half precision does this to its buffers. "
+    "Compute theta, the positions and the angles in float32 or float64 "
+    "(torch.arange(..., dtype=torch.float64)), and cast only cos and sin to float32."
+)
+
+
+def _low_precision_angles(length: int, d_head: int, base: float) -> dict[str, torch.Tensor]:
+    """The table with the frequencies and angles computed in a half-precision dtype (b13b:
+    bfloat16, as a model cast with .to(torch.bfloat16) makes its buffers; "largest
+    difference" alone), cos and sin taken in that dtype or in float32: {message: (cos, sin)
+    stacked, float64}."""
+    found = {}
+    for dtype, name, bits, digits, exact in (
+        (torch.bfloat16, "bfloat16", 8, 3, 256),
+        (torch.float16, "float16", 11, 4, 2048),
+    ):
+        theta = base ** (-torch.arange(0, d_head, 2, dtype=dtype) / d_head)  # (d_head // 2,)
+        angles = torch.arange(length, dtype=dtype)[:, None] * theta  # (length, d_head // 2)
+        message = _LOW_PRECISION.format(name=name, bits=bits, digits=digits, exact=exact)
+        for taken, said in (
+            (angles, ""),
+            (
+                angles.float(),
+                " (Your cos and sin, taken in float32 afterwards, cannot undo the rounding.)",
+            ),
+        ):
+            found[message + said] = torch.stack([taken.cos(), taken.sin()]).double()
+    return found
 
 
 def _turns(got: torch.Tensor, length: int) -> torch.Tensor | None:
@@ -312,15 +347,18 @@ def _another_base(runs: list[tuple], cases: list[_RopeCase]) -> str:
             "log2": math.e ** math.log2(base),
             "default": 10000.0,
             "sqrt": base**0.5,
+            "squared": base**2.0,
         }
         fits = frozenset(n for n, v in known.items() if abs(fitted / v - 1) < 1e-3)
         told.add(fits)
         if len(theta) >= 3 and first is None:
             first = (fitted, base)
-    if first is None or len(told) != 1:
+    # one slip that fits every case (b13b: a doubled exponent gives base ** 2, which is
+    # also the default 10000 for a case of base 100)
+    names = frozenset.intersection(*told) if told else frozenset()
+    if first is None or (len(told) != 1 and not names):
         return ""
     fitted, base = first
-    names = next(iter(told))
     said = {
         "log10": " That is e ** log10(base): the base-10 logarithm where the natural one "
         "belongs (the log-space form is exp(-2i / d_head · ln(base)), math.log(base), not "
@@ -329,8 +367,11 @@ def _another_base(runs: list[tuple], cases: list[_RopeCase]) -> str:
         "(exp(-2i / d_head · math.log(base))).",
         "default": " That is the default 10000: the base given was not used.",
         "sqrt": " That is sqrt(base): the exponent is i / d_head, where it is 2i / d_head.",
+        "squared": " That is base ** 2: the exponent is doubled, theta_i = base ** (-4i / "
+        "d_head), where it is 2i / d_head (the even exponents torch.arange(0, d_head, 2) "
+        "divided by d_head // 2 instead of d_head, or the factor 2 applied twice).",
     }
-    text = "".join(said[n] for n in ("log10", "log2", "default", "sqrt") if n in names)
+    text = "".join(said[n] for n in ("log10", "log2", "default", "sqrt", "squared") if n in names)
     return (
         f" Your angles are theta_i = {fitted:.4g} ** (-2i / d_head) for every pair: the "
         f"frequencies of base {fitted:.4g}, not {base:g}.{text}"
@@ -774,6 +815,37 @@ def _tables_axis_hint(shape: tuple[int, ...]) -> Hint:
     return lambda exc: isinstance(exc, RuntimeError), text
 
 
+def _unpacks_two_halves(exc: BaseException) -> bool:
+    return isinstance(exc, ValueError) and "too many values to unpack (expected 2" in str(exc)
+
+
+def _split_size_hint(d_head: int, ndim: int) -> Hint:
+    """For two names unpacked from more than two pieces (b13b: x.split(2, dim=-1), whose
+    argument is each chunk's size): named when x has two axes, so x.shape has exactly
+    two values and cannot be what was unpacked."""
+
+    def text(exc: BaseException) -> str:
+        if d_head <= 4:
+            return ""
+        if ndim != 2:  # x.shape unpacked into two names gives this error too
+            return (
+                "Two names were unpacked from more than two values: x.shape (of any x with "
+                "more than 2 axes), or the pieces of a split, x.split(2, dim=-1) cutting "
+                f"d_head = {d_head} into chunks of size 2 ({d_head // 2} of them; split's "
+                "argument is each chunk's size, chunk's the number of chunks)."
+            )
+        return (
+            f"x has 2 axes here, so it is not x.shape that gave too many values: two names "
+            f"were unpacked from more than two pieces of x. The likely cause: x.split(2, "
+            f"dim=-1), cutting d_head = {d_head} into chunks of size 2 ({d_head // 2} of "
+            "them): split's argument is the size of each chunk, not the number of chunks "
+            "(and a, b = x unpacks x's rows). Use x.chunk(2, dim=-1), x.split(half, dim=-1) "
+            "or a, b = x[..., :half], x[..., half:]."
+        )
+
+    return _unpacks_two_halves, text
+
+
 def _axes_count_hints(ndim: int) -> list[Hint]:
     """For x.shape unpacked into a fixed number of names, or x indexed with a fixed number
     of axes (x[:, :, :, :half]): x may have any number of leading axes."""
@@ -785,7 +857,15 @@ def _axes_count_hints(ndim: int) -> list[Hint]:
         "x[..., :half]."
     )
     return [
-        (lambda exc: isinstance(exc, ValueError) and "values to unpack" in str(exc), text),
+        (
+            # two axes unpack into two names: "too many (expected 2)" is not x.shape's
+            lambda exc: (
+                isinstance(exc, ValueError)
+                and "values to unpack" in str(exc)
+                and not (ndim == 2 and _unpacks_two_halves(exc))
+            ),
+            text,
+        ),
         (lambda exc: isinstance(exc, IndexError) and "too many indices" in str(exc), text),
     ]
 
@@ -924,6 +1004,7 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
                 call_repr=call,
                 hints=[
                     _split_hint(d_head, x.dim()),
+                    _split_size_hint(d_head, x.dim()),
                     *_axes_count_hints(x.dim()),
                     _tables_axis_hint(tuple(x.shape)),
                 ],

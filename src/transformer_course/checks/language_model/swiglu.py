@@ -36,7 +36,11 @@ _OTHER_ACTIVATION = (
     "Your gate is F.{name}, not the SiLU: SwiGLU's gate is F.silu(z) = z * sigmoid(z) "
     "(silu, with an i; {name} is another activation)."
 )
-_NO_GATE = "Your block has no gate: multiply silu(w1(x)) by w3(x) before w2."
+_NO_GATE = (
+    "Your block has no gate: your result is w2(silu(w1(x))), a plain SiLU feed-forward, "
+    "so w3 has no effect (its output is never multiplied in). Multiply silu(w1(x)) by "
+    "the value w3(x) before w2: w2(silu(w1(x)) * w3(x))."
+)
 _AFTER = "You applied the SiLU after the product: it goes on w1(x) alone, silu(w1(x)) * w3(x)."
 _SWIGLU_KEYS = (
     "SwiGLU has three bias-free nn.Linear named w1, w2, w3 (Llama's names): "
@@ -88,6 +92,50 @@ def _combine_mistakes(x, state) -> dict[str, object]:
         ),
     }
     return values
+
+
+def _layer_not_called_hint():
+    """For a layer multiplied where its output belongs (b13b: self.w3 for self.w3(x)):
+    `tensor * module` raises this TypeError; silu(self.w1) would fail inside the SiLU
+    before any product, so the module in the product is the value branch."""
+
+    def applies(exc: BaseException) -> bool:
+        text = str(exc)
+        return (
+            isinstance(exc, TypeError)
+            and "unsupported operand" in text
+            and "'Linear'" in text
+            and "'Tensor'" in text
+        )
+
+    return (
+        applies,
+        "A layer itself met a tensor in an arithmetic operation: self.w3 is the nn.Linear "
+        "module, self.w3(x) its output. The value branch is the layer called on x, "
+        "w2(silu(w1(x)) * w3(x)): call w3 (and any other layer in the product) on x.",
+    )
+
+
+def _swapped_w2_w3(c: Checker, cls, d_model: int, d_ff: int) -> None:
+    """Before the state-dict shapes are compared: w2 with w3's shape and w3 with w2's
+    (b13b: Llama's two names exchanged), said as the names' swap rather than as one
+    layer's two sizes."""
+    try:
+        shapes = {k: tuple(v.shape) for k, v in cls(d_model, d_ff).state_dict().items()}
+    except Exception:  # said by build() below
+        return
+    if d_model == d_ff or shapes.get("w2.weight") != (d_ff, d_model):
+        return
+    if shapes.get("w3.weight") != (d_model, d_ff):
+        return
+    c.fail(
+        f"SwiGLU({d_model}, {d_ff}): w2.weight has shape {(d_ff, d_model)} and w3.weight "
+        f"{(d_model, d_ff)}: the names w2 and w3 are swapped (each has the other's shape). "
+        "In Llama's names, w3 is the value projection, nn.Linear(d_model, d_ff, bias=False), "
+        "and w2 the output projection back to d_model, nn.Linear(d_ff, d_model, bias=False): "
+        "w2(silu(w1(x)) * w3(x)). The names are the state dict's keys, so a checkpoint "
+        "loads only with these."
+    )
 
 
 def _w2_first_hint(d_model: int, d_ff: int):
@@ -159,6 +207,7 @@ def check_SwiGLU(cls, *, hidden: bool = False) -> None:
         for case in _HIDDEN_FFN if hidden else _VISIBLE_FFN:
             d_model = case.shape[-1]
             _hidden_width_hint(c, cls, d_model, case.d_ff)
+            _swapped_w2_w3(c, cls, d_model, case.d_ff)
             module, built, state = build(
                 c,
                 cls,
@@ -171,7 +220,12 @@ def check_SwiGLU(cls, *, hidden: bool = False) -> None:
             )
             x = randn(case.shape, case.seed, scale=2.0)
             what = f"{built}(x {tuple(x.shape)})"
-            got = c.call(module, x, call_repr=what, hints=[_w2_first_hint(d_model, case.d_ff)])
+            got = c.call(
+                module,
+                x,
+                call_repr=what,
+                hints=[_w2_first_hint(d_model, case.d_ff), _layer_not_called_hint()],
+            )
             expect_tensor_result(c, got, tuple(x.shape), what)
             table = {
                 _SWAP: {"swap": True},
