@@ -575,6 +575,11 @@ NOAM_MISTAKES = [
     ),
     Mistake(
         check_noam_lr,
+        noam_variant(lambda s, d, w: min(s**-0.5, s * w**-1.5) / int(d**0.5), "rounded_root"),
+        "integer square root",
+    ),
+    Mistake(
+        check_noam_lr,
         noam_variant(
             lambda s, d, w: d**-0.5 * min((s + 1) ** -0.5, (s + 1) * w**-1.5), "counts_from_zero"
         ),
