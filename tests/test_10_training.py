@@ -1329,6 +1329,19 @@ def _step_scaled(loss_factor=1.0, grad_factor=1.0):
     return train_step
 
 
+def _step_applied_twice(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+    for _ in range(2):  # one step too many, with the same gradients
+        optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
 def _step_returns_gradient_norm(model, batch, optimizer, loss_fn, clip_norm=1.0):
     model.train()
     src, decoder_input, labels = batch
@@ -1388,6 +1401,11 @@ STEP_MISTAKES = [
         STEP,
         named("gradients_tripled")(_step_scaled(grad_factor=3.0)),
         r"every weight moved 3 times as far as in one reference step",
+    ),
+    Mistake(
+        STEP,
+        _step_applied_twice,
+        r"moved 2 times as far.*optimizer\.step\(\) is called twice with the same gradients",
     ),
     # blind10a: model.train() after the forward pass, which ran in eval mode (the dropout-0
     # models could not see it); the loss against decoder_input, told only the steps' order
