@@ -1010,12 +1010,39 @@ def gather_along_positions(logits, labels, pad_id, smoothing=0.1):
     return loss[keep].mean()
 
 
+@named("one_hot_as_wide_as_the_labels")
+def one_hot_as_wide_as_the_labels(logits, labels, pad_id, smoothing=0.1):
+    """F.one_hot without num_classes: labels.max() + 1 wide, not V."""
+    log_probs = F.log_softmax(logits, dim=-1)  # (..., V)
+    smoothed = F.one_hot(labels).float() * (1 - smoothing) + smoothing / logits.size(-1)
+    per_token = -(smoothed * log_probs).sum(-1)  # (...)
+    return per_token[labels != pad_id].mean()
+
+
+@named("normaliser_without_keepdim")
+def normaliser_without_keepdim(logits, labels, pad_id, smoothing=0.1):
+    """log p = logits - log(sum exp): the (...,) normaliser meets the (..., V) logits."""
+    log_probs = logits - logits.exp().sum(dim=-1).log()
+    keep = labels != pad_id
+    target = -log_probs.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+    return ((1 - smoothing) * target - smoothing * log_probs.mean(-1))[keep].mean()
+
+
 def _cross_entropy_unflattened(logits, labels, pad_id, smoothing=0.1):
     """blind10j: F.cross_entropy on the logits as they come: axis 1 read as the classes."""
     return F.cross_entropy(logits, labels, ignore_index=pad_id, label_smoothing=smoothing)
 
 
 SMOOTHING_MISTAKES = [
+    # every visible batch holds token V - 1 (so the one-hot is V wide there): the hidden
+    # cases' labels do not, and name num_classes
+    Mistake(
+        SMOOTH,
+        one_hot_as_wide_as_the_labels,
+        r"F\.one_hot\(labels\) without num_classes",
+        hidden_only=True,
+    ),
+    Mistake(SMOOTH, normaliser_without_keepdim, r"without keepdim=True"),
     # blind10j: smoothing written in as 0.1 was told only the two weights; PyTorch's raw
     # "Expected target size" for (batch, len, V) logits given to F.cross_entropy
     Mistake(
