@@ -367,7 +367,24 @@ def _batches_eos_after_padding(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=
     return batches
 
 
+def _batches_counted_with_a_rest(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, **_):
+    """int(n / batch_size) + 1 batches: an extra, empty one when batch_size divides n."""
+    batches = []
+    for number in range(int(len(pairs) / batch_size) + 1):
+        chunk = pairs[number * batch_size : (number + 1) * batch_size]
+        src = _tensor([list(x) for x, _ in chunk], pad_id)
+        decoder_input = _tensor([[bos_id, *t] for _, t in chunk], pad_id)
+        labels = _tensor([[*t, eos_id] for _, t in chunk], pad_id)
+        batches.append((src, decoder_input, labels))
+    return batches
+
+
 BATCH_MISTAKES = [
+    Mistake(
+        check_make_batches,
+        _batches_counted_with_a_rest,
+        r"the last one empty \(0 rows\): one batch too many",
+    ),
     # blind10j: told only the row's difference before
     Mistake(
         check_make_batches,
