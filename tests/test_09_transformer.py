@@ -1261,6 +1261,23 @@ def greedy_wipes_finished_rows(model, src_ids, max_len, bos_id, eos_id):
     return tokens[:, 1:]
 
 
+def greedy_token_kept_as_a_column(model, src_ids, max_len, bos_id, eos_id):
+    """max(dim=-1, keepdim=True): a (batch, 1) token meets the (batch,) flags in
+    torch.where and broadcasts to (batch, batch)."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        done = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            best = model.decode(tokens, memory, src_ids)[:, -1].max(dim=-1, keepdim=True)
+            step = torch.where(done, model.pad_id, best.indices)  # (batch, batch)
+            tokens = torch.cat([tokens, step], dim=1)
+            done = done | (step[:, -1] == eos_id)
+            if done.all():
+                break
+    return tokens[:, 1:]
+
+
 def greedy_one_step_less(model, src_ids, max_len, bos_id, eos_id):
     return greedy_decode_f(model, src_ids, max_len, bos_id, eos_id, steps=max_len - 1)
 
@@ -1552,6 +1569,11 @@ MISTAKES = [
         check_greedy_decode,
         greedy_wipes_finished_rows,
         r"your loop fed the decoder .* tokens were overwritten after they were generated",
+    ),
+    Mistake(
+        check_greedy_decode,
+        greedy_token_kept_as_a_column,
+        r"each step appended a \(batch, batch\) tensor.*keepdim=True",
     ),
     Mistake(
         check_count_parameters,

@@ -367,7 +367,24 @@ def _batches_eos_after_padding(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=
     return batches
 
 
+def _batches_counted_with_a_rest(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, **_):
+    """int(n / batch_size) + 1 batches: an extra, empty one when batch_size divides n."""
+    batches = []
+    for number in range(int(len(pairs) / batch_size) + 1):
+        chunk = pairs[number * batch_size : (number + 1) * batch_size]
+        src = _tensor([list(x) for x, _ in chunk], pad_id)
+        decoder_input = _tensor([[bos_id, *t] for _, t in chunk], pad_id)
+        labels = _tensor([[*t, eos_id] for _, t in chunk], pad_id)
+        batches.append((src, decoder_input, labels))
+    return batches
+
+
 BATCH_MISTAKES = [
+    Mistake(
+        check_make_batches,
+        _batches_counted_with_a_rest,
+        r"the last one empty \(0 rows\): one batch too many",
+    ),
     # blind10j: told only the row's difference before
     Mistake(
         check_make_batches,
@@ -572,6 +589,11 @@ NOAM_MISTAKES = [
         check_noam_lr,
         noam_variant(lambda s, d, w: d**0.5 * min(s**-0.5, s * w**-1.5), "times_sqrt_d_model"),
         r"d_model \*\* 0.5",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: min(s**-0.5, s * w**-1.5) / int(d**0.5), "rounded_root"),
+        "integer square root",
     ),
     Mistake(
         check_noam_lr,
@@ -1005,12 +1027,39 @@ def gather_along_positions(logits, labels, pad_id, smoothing=0.1):
     return loss[keep].mean()
 
 
+@named("one_hot_as_wide_as_the_labels")
+def one_hot_as_wide_as_the_labels(logits, labels, pad_id, smoothing=0.1):
+    """F.one_hot without num_classes: labels.max() + 1 wide, not V."""
+    log_probs = F.log_softmax(logits, dim=-1)  # (..., V)
+    smoothed = F.one_hot(labels).float() * (1 - smoothing) + smoothing / logits.size(-1)
+    per_token = -(smoothed * log_probs).sum(-1)  # (...)
+    return per_token[labels != pad_id].mean()
+
+
+@named("normaliser_without_keepdim")
+def normaliser_without_keepdim(logits, labels, pad_id, smoothing=0.1):
+    """log p = logits - log(sum exp): the (...,) normaliser meets the (..., V) logits."""
+    log_probs = logits - logits.exp().sum(dim=-1).log()
+    keep = labels != pad_id
+    target = -log_probs.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+    return ((1 - smoothing) * target - smoothing * log_probs.mean(-1))[keep].mean()
+
+
 def _cross_entropy_unflattened(logits, labels, pad_id, smoothing=0.1):
     """blind10j: F.cross_entropy on the logits as they come: axis 1 read as the classes."""
     return F.cross_entropy(logits, labels, ignore_index=pad_id, label_smoothing=smoothing)
 
 
 SMOOTHING_MISTAKES = [
+    # every visible batch holds token V - 1 (so the one-hot is V wide there): the hidden
+    # cases' labels do not, and name num_classes
+    Mistake(
+        SMOOTH,
+        one_hot_as_wide_as_the_labels,
+        r"F\.one_hot\(labels\) without num_classes",
+        hidden_only=True,
+    ),
+    Mistake(SMOOTH, normaliser_without_keepdim, r"without keepdim=True"),
     # blind10j: smoothing written in as 0.1 was told only the two weights; PyTorch's raw
     # "Expected target size" for (batch, len, V) logits given to F.cross_entropy
     Mistake(
@@ -1324,6 +1373,19 @@ def _step_scaled(loss_factor=1.0, grad_factor=1.0):
     return train_step
 
 
+def _step_applied_twice(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+    for _ in range(2):  # one step too many, with the same gradients
+        optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
 def _step_returns_gradient_norm(model, batch, optimizer, loss_fn, clip_norm=1.0):
     model.train()
     src, decoder_input, labels = batch
@@ -1383,6 +1445,11 @@ STEP_MISTAKES = [
         STEP,
         named("gradients_tripled")(_step_scaled(grad_factor=3.0)),
         r"every weight moved 3 times as far as in one reference step",
+    ),
+    Mistake(
+        STEP,
+        _step_applied_twice,
+        r"moved 2 times as far.*optimizer\.step\(\) is called twice with the same gradients",
     ),
     # blind10a: model.train() after the forward pass, which ran in eval mode (the dropout-0
     # models could not see it); the loss against decoder_input, told only the steps' order

@@ -614,6 +614,24 @@ def check_make_batches(make_batches, *, hidden: bool = False) -> None:
                 )
             if len(batches) != len(expected):
                 used = sum(batch[0].shape[0] for batch in batches)
+                extra_empty = (
+                    len(batches) == len(expected) + 1
+                    and used == len(pairs)
+                    and sizes[-1] == 0
+                    and len(pairs) % batch_size == 0
+                )
+                if extra_empty:
+                    # the count len(pairs) // batch_size + 1 (the + 1 for a rest that is
+                    # not there when batch_size divides the number of pairs)
+                    c.fail(
+                        f"{what} returned {len(batches)} batches, the last one empty (0 "
+                        f"rows): one batch too many. {len(pairs)} pairs in batches of "
+                        f"{batch_size} make exactly {len(expected)}; a count such as "
+                        "len(pairs) // batch_size + 1 adds an extra batch whenever "
+                        "batch_size divides the number of pairs. Count with ceiling "
+                        "division, -(-len(pairs) // batch_size), or loop over "
+                        "range(0, len(pairs), batch_size)."
+                    )
                 c.fail(
                     f"{what} returned {len(batches)} batches (holding {used} pairs); "
                     f"{len(pairs)} pairs in batches of {batch_size} make {len(expected)}."

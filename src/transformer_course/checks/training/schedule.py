@@ -372,6 +372,19 @@ def _explain_noam(noam_lr, cases) -> str:
                 f"{head}: your scale factor is {_powers(k, -0.5 + a, b)}; the paper's is "
                 "d_model ** -0.5."
             )
+        rounded_root = all(
+            math.isclose(r[0], math.sqrt(d) / math.isqrt(d), rel_tol=1e-6)
+            for r, (d, *_) in zip(ratios, rates)
+        )
+        if rounded_root and not same:
+            # exact where d_model is a perfect square, too large by sqrt(d) / isqrt(d)
+            # elsewhere: the square root was rounded down to an integer
+            return (
+                f"{head}: each factor is sqrt(d_model) / isqrt(d_model), so your formula "
+                "divides by the integer square root of d_model (rounded down, math.isqrt or "
+                "int(d_model ** 0.5)): exact only where d_model is a perfect square. Use "
+                "d_model ** -0.5, the real square root."
+            )
         return f"{head}: the scale factor is wrong; the paper's is d_model ** -0.5."
     branch = _one_branch_factor(rates)
     if branch:

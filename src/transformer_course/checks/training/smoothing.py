@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
+import re
 
 import torch
 import torch.nn.functional as F
@@ -451,6 +452,58 @@ def _gather_axis_hint(logits: torch.Tensor, labels: torch.Tensor, pad_id: int):
     return text
 
 
+_SIZES = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
+
+
+def _size_mismatch_hint(logits: torch.Tensor, labels: torch.Tensor, pad_id: int):
+    """For a size mismatch: the sizes the error names, told apart where the inputs allow.
+    A one-hot target sized by the largest label (F.one_hot without num_classes) is
+    labels.max() + 1 wide instead of V; a (...,) normaliser broadcast against the last
+    axis meets V with the positions' length."""
+    vocab = logits.shape[-1]
+    # F.one_hot(labels) is labels.max() + 1 wide: with the pads as they are, or set to 0
+    widths = {
+        int(labels.max()) + 1,
+        int(labels.masked_fill(labels == pad_id, 0).max()) + 1,
+    }
+    terms = (
+        "Two tensors of different shapes were combined. Each term has one value per "
+        "position, the shape of labels: -log p[y] gathered along the last axis, and "
+        "mean_j(-log p[j]) taken over the last axis (dim=-1, the V tokens); check the axis "
+        "of each mean, sum and gather."
+    )
+
+    def text(exc: BaseException) -> str:
+        found = _SIZES.search(str(exc))
+        if not found:
+            return terms
+        sizes = {int(found.group(1)), int(found.group(2))}
+        other = sizes - {vocab}
+        if vocab in sizes and len(other) == 1:
+            (width,) = other
+            if width in widths and width not in logits.shape[:-1]:
+                return (
+                    f"The error pairs V={vocab} with {width}, the largest label here plus "
+                    "one: a one-hot target built with F.one_hot(labels) without "
+                    "num_classes is only labels.max() + 1 wide, not V (it fits only when a "
+                    "batch happens to hold token V - 1). Pass num_classes=V, "
+                    f"F.one_hot(labels, num_classes={vocab}), or gather -log p[y] with "
+                    "log_probs.gather(-1, labels[..., None])."
+                )
+            if logits.dim() >= 2 and width == logits.shape[-2]:
+                return (
+                    f"The error pairs V={vocab} with {width}, the number of positions: a "
+                    "(...,) value, one per position, met the (..., V) last axis. Either a "
+                    "reduction over the last axis lost its axis (logits.logsumexp(dim=-1), "
+                    ".max(dim=-1) or .sum(dim=-1) without keepdim=True, then combined with "
+                    "the logits: keep it with keepdim=True, or use torch.log_softmax), or "
+                    "one term was reduced over another axis than the last. " + terms
+                )
+        return terms
+
+    return text
+
+
 def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> None:
     """label_smoothed_loss(logits, labels, pad_id, smoothing) -> 0-d tensor (PyTorch's)."""
     with Checker("label_smoothed_loss", hidden=hidden) as c:
@@ -481,11 +534,7 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
                     "out of bounds for dimension": _gather_axis_hint(logits, labels, pad_id),
                     "one_hot": "F.one_hot needs int64 labels in [0, V); pad labels are in range "
                     "here, so check the shape you pass.",
-                    "must match the size of tensor": "Two tensors of different shapes were "
-                    "combined. Each term has one value per position, the shape of labels: "
-                    "-log p[y] gathered along the last axis, and mean_j(-log p[j]) taken over "
-                    "the last axis (dim=-1, the V tokens); check the axis of each mean, sum "
-                    "and gather.",
+                    "must match the size of tensor": _size_mismatch_hint(logits, labels, pad_id),
                 },
             )
             if isinstance(got, numbers.Real) and not isinstance(got, bool):

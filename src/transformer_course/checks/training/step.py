@@ -348,10 +348,23 @@ def _diagnose_step(
             c.fail(f"after {what}, the weights are not what one step gives. {message}")
     factor = _update_factor(state, start, expected_model.state_dict())
     if factor is not None:
+        # plain SGD (no momentum) taking n steps with the same gradients moves the weights
+        # exactly n times as far: a repeated optimizer.step() is a candidate then
+        repeats = round(factor)
+        repeated = ""
+        if repeats >= 2 and math.isclose(factor, repeats, rel_tol=1e-3):
+            times = {2: "twice", 3: "three times"}.get(repeats, f"{repeats} times")
+            repeated = (
+                f" Either optimizer.step() is called {times} with the same gradients (plain "
+                "SGD then moves the weights exactly that much further: look for a second "
+                "optimizer.step(), inside the clipping branch for instance; one per call), or"
+            )
         c.fail(
             f"after {what}, every weight moved {factor:.4g} times as far as in one reference "
-            "step from the same state, in the same direction: your update is scaled. The "
-            "gradients were multiplied by that factor: the loss scaled before backward() "
+            "step from the same state, in the same direction: your update is scaled."
+            + (repeated or " The")
+            + (" the" if repeated else "")
+            + " gradients were multiplied by that factor: the loss scaled before backward() "
             "(divided by a count, say: loss_fn's value is already the mean over the tokens), "
             "or the gradients or the learning rate changed by hand"
             + (

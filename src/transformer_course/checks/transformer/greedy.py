@@ -767,6 +767,22 @@ def _greedy_hint(
     """Explain a wrong result that no known mistake gives."""
     if got.shape[1] > case.max_len:
         width = f"The result has {got.shape[1]} columns: at most max_len = {case.max_len}."
+        rows = got.shape[0]
+        steps = got.shape[1] // rows if rows > 1 else 0
+        if steps and got.shape[1] == steps * rows and steps <= case.max_len:
+            blocks = got.reshape(rows, steps, rows)  # (batch, step, batch): one block a step
+            # each block row: the row's token, and pad_id where a finished flag masked it
+            token = blocks.masked_fill(blocks == case.pad_id, -1).amax(dim=-1, keepdim=True)
+            if bool(((blocks == token) | (blocks == case.pad_id)).all()):
+                return (
+                    f"{width} It is {steps} steps of {rows} columns each, the batch size, "
+                    "every block one row's token repeated (or pad_id): each step appended a (batch, "
+                    "batch) tensor. That is what a next token kept as (batch, 1) (argmax "
+                    "with keepdim=True) gives once it meets a (batch,) tensor, the finished "
+                    "flags in masked_fill or torch.where, say: they broadcast to (batch, "
+                    "batch). Take argmax(dim=-1) without keepdim, next_token (batch,), and "
+                    "append next_token[:, None]."
+                )
         if got.shape[1] == case.max_len + 1 and bool((got[:, 0] == case.bos_id).all()):
             rest = got[:, 1:]
             if rest.shape[1] >= expected.shape[1] and torch.equal(
