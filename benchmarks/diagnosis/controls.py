@@ -62,6 +62,7 @@ _DEVIATIONS = (
     ("68a1a7c", "after round 12, before the single-edit diagnosis"),
     ("e57633d", "with the single-edit diagnosis"),
     ("d5d2d8b", "after round 14: round 13's uncaught and misnamed cases read and fixed"),
+    ("4c718bc", "after round 15: round 13's located and generic cases read, lessons 01-11"),
 )
 CONTROLS = (
     Control(
