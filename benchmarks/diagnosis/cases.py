@@ -2692,3 +2692,31 @@ CASES += _BLIND13F
 from benchmarks.diagnosis.cases_blind13g import BLIND13G as _BLIND13G  # noqa: E402
 
 CASES += _BLIND13G
+
+from benchmarks.diagnosis.cases_blind14a import BLIND14A as _BLIND14A  # noqa: E402
+
+CASES += _BLIND14A
+
+from benchmarks.diagnosis.cases_blind14b import BLIND14B as _BLIND14B  # noqa: E402
+
+CASES += _BLIND14B
+
+from benchmarks.diagnosis.cases_blind14c import BLIND14C as _BLIND14C  # noqa: E402
+
+CASES += _BLIND14C
+
+from benchmarks.diagnosis.cases_blind14d import BLIND14D as _BLIND14D  # noqa: E402
+
+CASES += _BLIND14D
+
+from benchmarks.diagnosis.cases_blind14e import BLIND14E as _BLIND14E  # noqa: E402
+
+CASES += _BLIND14E
+
+from benchmarks.diagnosis.cases_blind14f import BLIND14F as _BLIND14F  # noqa: E402
+
+CASES += _BLIND14F
+
+from benchmarks.diagnosis.cases_blind14g import BLIND14G as _BLIND14G  # noqa: E402
+
+CASES += _BLIND14G
