@@ -1051,13 +1051,11 @@ def _cross_entropy_unflattened(logits, labels, pad_id, smoothing=0.1):
 
 
 SMOOTHING_MISTAKES = [
-    # every visible batch holds token V - 1 (so the one-hot is V wide there): the hidden
-    # cases' labels do not, and name num_classes
+    # the visible batches but the last hold token V - 1 (so the one-hot is V wide there)
     Mistake(
         SMOOTH,
         one_hot_as_wide_as_the_labels,
         r"F\.one_hot\(labels\) without num_classes",
-        hidden_only=True,
     ),
     Mistake(SMOOTH, normaliser_without_keepdim, r"without keepdim=True"),
     # blind10j: smoothing written in as 0.1 was told only the two weights; PyTorch's raw

@@ -303,6 +303,8 @@ def smoothing_cases(hidden: bool):
         cases.append((logits(2, 3, 5), torch.tensor([[1, 2, 0], [3, 4, 4]]), 0, 0.0))
         # targets of one position: an axis of size 1 that a bare squeeze() drops
         cases.append((logits(3, 1, 6), torch.tensor([[2], [5], [0]]), 0, 0.1))
+        # no label is token V - 1 = 7: a one-hot as wide as the largest label is too narrow
+        cases.append((logits(2, 3, 8), torch.tensor([[1, 5, 0], [2, 6, 3]]), 0, 0.1))
     else:
         for shape, pad_id, eps, scale in (
             ((4, 9, 11), 0, 0.1, 3.0),
