@@ -934,6 +934,24 @@ class TTiedByCopy(ref.Transformer):
             self.output.weight = nn.Parameter(table.clone())
 
 
+class TOutputFromVocabulary(ref.Transformer):
+    """The output layer built from the vocabulary to d_model, its two sizes swapped."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, **kw):
+        super().__init__(src_vocab_size, tgt_vocab_size, d_model, **kw)
+        self.output = nn.Linear(in_features=tgt_vocab_size, out_features=d_model)
+
+
+class TDecodeMemoryFirst(ref.Transformer):
+    """decode(memory, tgt, src), the Annotated Transformer's order, used so by forward."""
+
+    def decode(self, memory, tgt, src):
+        return super().decode(tgt, memory, src)
+
+    def forward(self, src, tgt):
+        return self.decode(self.encode(src), tgt, src)
+
+
 # ================================================================== count_parameters
 def count_paper_style(
     vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
@@ -1620,6 +1638,12 @@ MISTAKES = [
     Mistake(check_Transformer, TPositionalEncodingWithoutDropout, r"there is no dropout on it"),
     Mistake(check_Transformer, TDropoutBeforePositions, r"positions survived the dropout"),
     Mistake(check_Transformer, TDropoutAlwaysOn, r"something random is still active"),
+    Mistake(
+        check_Transformer,
+        TOutputFromVocabulary,
+        r"so output must be nn\.Linear\(\d+, \d+\); yours is",
+    ),
+    Mistake(check_Transformer, TDecodeMemoryFirst, r"Your decode takes memory first"),
     Mistake(check_Transformer, TTiedByCopy, r"they were copied .* rather than shared"),
     Mistake(
         check_Transformer,

@@ -256,6 +256,36 @@ def _layer_norms(module: nn.Module, extra: list[str]) -> str:
     )
 
 
+def transposed_weight_hint(
+    module: nn.Module, key: str, found: tuple[int, ...], shape: tuple[int, ...]
+) -> str:
+    """For a 2-D weight whose shape ``found`` is the transpose of ``shape``: which sizes of
+    the nn.Linear or nn.Embedding that holds it were swapped, and how to build it; "" for
+    any other mismatch or module."""
+    shape = tuple(shape)
+    if len(shape) != 2 or tuple(found) != shape[::-1] or not key.endswith(".weight"):
+        return ""
+    layer = key[: -len(".weight")]
+    try:
+        sub = module.get_submodule(layer)
+    except AttributeError:
+        return ""
+    if isinstance(sub, nn.Linear):
+        return (
+            f"Its two sizes are swapped: nn.Linear(in_features, out_features) stores its "
+            f"weight as (out_features, in_features), so {layer} must be "
+            f"nn.Linear({shape[1]}, {shape[0]}); yours is nn.Linear({shape[0]}, {shape[1]})."
+        )
+    if isinstance(sub, nn.Embedding):  # b12b: nn.Embedding(d_model, vocab_size)
+        return (
+            f"Its two arguments are swapped: nn.Embedding(num_embeddings, embedding_dim) "
+            f"stores one row per token id, (num_embeddings, embedding_dim), so {layer} must be "
+            f"nn.Embedding({shape[0]}, {shape[1]}) (the vocabulary size first); yours is "
+            f"nn.Embedding({shape[1]}, {shape[0]})."
+        )
+    return ""
+
+
 def _swapped_sizes(
     module: nn.Module,
     found: Mapping[str, tuple[int, ...]],
@@ -385,32 +415,7 @@ def build_module(
         for key, shape in expected_shapes.items():
             if found[key] != tuple(shape):
                 hint = keys_hint(found) if keys_hint else ""
-                layer = key.rsplit(".", 1)[0] if "." in key else ""
-                if (
-                    len(shape) == 2
-                    and found[key] == tuple(shape)[::-1]
-                    and key.endswith(".weight")
-                    and isinstance(module.get_submodule(layer), nn.Linear)
-                ):
-                    hint = (
-                        f"Its two sizes are swapped: nn.Linear(in_features, out_features) "
-                        f"stores its weight as (out_features, in_features), so {layer} must "
-                        f"be nn.Linear({shape[1]}, {shape[0]}); yours is nn.Linear({shape[0]}, "
-                        f"{shape[1]}). {hint}"
-                    ).strip()
-                elif (
-                    len(shape) == 2
-                    and found[key] == tuple(shape)[::-1]
-                    and key.endswith(".weight")
-                    and isinstance(module.get_submodule(layer), nn.Embedding)
-                ):  # b12b: nn.Embedding(d_model, vocab_size), its shape alone before
-                    hint = (
-                        f"Its two arguments are swapped: nn.Embedding(num_embeddings, "
-                        f"embedding_dim) stores one row per token id, (num_embeddings, "
-                        f"embedding_dim), so {layer} must be nn.Embedding({shape[0]}, "
-                        f"{shape[1]}) (the vocabulary size first); yours is "
-                        f"nn.Embedding({shape[1]}, {shape[0]}). {hint}"
-                    ).strip()
+                hint = f"{transposed_weight_hint(module, key, found[key], shape)} {hint}".strip()
                 c.fail(
                     f"{built}: {key} has shape {found[key]}, expected {tuple(shape)}. {hint}".strip()
                 )

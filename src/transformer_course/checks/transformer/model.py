@@ -433,6 +433,33 @@ def _localise_encode(module, m, src, pad_id: int) -> str | None:
     return None
 
 
+def _decode_order_hint(module, case: _Case, tgt, memory, src, expected) -> Callable:
+    """For an error raised by decode(tgt_ids, memory, src_ids): whether the learner's decode
+    takes its first two parameters the other way round, decode(memory, tgt_ids, src_ids),
+    told by calling it so: it then runs and gives the (batch, len_tgt, V) logits (the
+    reference's, in eval mode)."""
+
+    def text(exc: BaseException) -> str:
+        try:
+            with torch.no_grad():
+                swapped = module.decode(memory.clone(), tgt.clone(), src.clone())
+        except Exception:
+            return ""
+        if not isinstance(swapped, torch.Tensor) or swapped.shape != expected.shape:
+            return ""
+        if not case.train and not _close(swapped, expected, tolerance(torch.float32)):
+            return ""
+        return (
+            "Your decode takes memory first: called as decode(memory, tgt_ids, src_ids) it "
+            "runs and gives the right logits. Its parameters are in the Annotated "
+            "Transformer's order (decode(memory, src_mask, tgt, tgt_mask)); this course's "
+            "contract, which lesson 10's greedy_decode calls, is decode(tgt_ids, memory, "
+            "src_ids): declare them in that order (and call it so in forward)."
+        )
+
+    return text
+
+
 def _check_case(c: Checker, cls, case: _Case) -> None:
     module, built = _build(c, cls, case)
     src = vocab_token_ids(
@@ -517,7 +544,12 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
     )
     call = f"model.decode(tgt_ids {tuple(tgt.shape)}, memory, src_ids)"
     got = c.call(
-        module.decode, tgt.clone(), memory.clone(), src.clone(), call_repr=call, hints=hints
+        module.decode,
+        tgt.clone(),
+        memory.clone(),
+        src.clone(),
+        call_repr=call,
+        hints=[(Exception, _decode_order_hint(module, case, tgt, memory, src, logits64)), *hints],
     )
 
     def ignores_memory() -> str | None:

@@ -11,7 +11,7 @@ import torch
 from torch import nn
 
 from transformer_course.checking import Checker, CheckFailure
-from transformer_course.checking.modules import build_module
+from transformer_course.checking.modules import build_module, transposed_weight_hint
 
 from .common import _INDEX_HINT, _OUT_WEIGHT, _POSITIONS, _SRC_TABLE, _TGT_TABLE
 from .model_cases import _Case, _case_state, _parameter_shapes
@@ -216,6 +216,7 @@ def _build(c: Checker, cls, case: _Case) -> tuple[nn.Module, str]:
         if found[key] != shape:
             c.fail(
                 f"{built}: {key} has shape {found[key]}, expected {shape}. "
+                f"{transposed_weight_hint(module, key, found[key], shape)} "
                 f"{_keys_hint(found, expected, case)}".strip()
             )
     c.ok()
