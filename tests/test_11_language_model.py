@@ -2009,6 +2009,24 @@ def _sample_top_p_on_unrenormalised(source):
     return _named("sample", sample)
 
 
+def _sample_keep_shifted_in_place(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """A keep mask shifted right over overlapping slices without a copy: on several rows
+    the copy reads its own output (everything kept); on one row PyTorch refuses it."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = logits / temperature
+    if top_k is not None:
+        kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[..., -1:]
+        logits = logits.masked_fill(logits < kth, float("-inf"))
+    if top_p is not None:
+        sorted_logits, order = logits.sort(dim=-1, descending=True)
+        keep = torch.softmax(sorted_logits, -1).cumsum(-1) < top_p
+        keep[:, 1:] = keep[:, :-1]
+        keep[:, 0] = True
+        logits = logits.masked_fill(~keep.scatter(-1, order, keep), float("-inf"))
+    return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+
 def _sample_generator_fixed(how):
     """b12b: draws that ignore the generator's seed: "own" draws from a generator of its
     own seeded 0 (the benchmark's case), "reseeded" re-seeds the one given (no case)."""
@@ -3430,6 +3448,11 @@ MISTAKES = [
     # x-transformers#184: the nucleus cut at 1 - top_p; it keeps only the argmax at top_p=0.8,
     # which was told "always the most probable token, whatever the temperature"
     Mistake(check_sample, _sample_edited(complement=True), r"cut at 1 - top_p, not at top_p"),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_keep_shifted_in_place),
+        r"in place over overlapping slices",
+    ),
     Mistake(check_sample, _sampler(map_back="gather"), r"mapped back.*with gather"),
     Mistake(check_sample, _sampler(first_row=True), r"drop\[0\] = False"),
     Mistake(check_sample, _sampler(greedy=False), r"(?s)temperature=0\.0.*argmax of each row"),

@@ -10,6 +10,7 @@ from typing import Any
 import torch
 
 from transformer_course.checking import Checker
+from transformer_course.checking.formatting import clip
 from transformer_course.checking.generators import generator_ignored
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.oracles import sample_probabilities_f
@@ -524,6 +525,8 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
         c.fail(f"{call}: " + _ROWS_MIX.format(rows=case.draws))
     if fitting == [_TOP_P_FEW]:
         c.fail(f"{call}: {_TOP_P_FEW}{_top_token_removed(sample, case)}")
+    if fitting == [_TOP_P_SKIPPED] and (overlap := _overlapping_shift(sample, case)):
+        c.fail(f"{call}: {overlap}")
     if len(fitting) == 1:
         c.fail(f"{call}: {fitting[0]}")
     if fitting:
@@ -738,6 +741,31 @@ def _effective_temperature(row: torch.Tensor, case: _SampleCase, matches) -> str
             "softmax, softmax(logits / temperature)."
         )
     return None
+
+
+def _overlapping_shift(sample, case: _SampleCase) -> str:
+    """For a top-p with no effect: whether its mask is shifted in place over overlapping
+    slices (remove[..., 1:] = remove[..., :-1], no .clone()), told by one row alone, where
+    PyTorch refuses that copy ("... refer to a single memory location"); on several rows
+    the copy reads its own output, and every column gets the first one's False."""
+    row = torch.tensor([case.logits], dtype=torch.float32)  # (1, vocab)
+    try:
+        sample(row, temperature=case.temperature, top_p=case.top_p, generator=_generator(1))
+    except RuntimeError as exc:
+        if "single memory location" not in str(exc):
+            return ""
+        return (
+            "Your top-p has no effect on a batch of rows, and on one row alone it raises "
+            f"PyTorch's RuntimeError ({clip(str(exc), 120)}): the shift of the removal mask "
+            "one column to the right is done in place over overlapping slices, "
+            "remove[..., 1:] = remove[..., :-1], which reads what it has just written, so "
+            "every column gets the first one's False and nothing is removed. Shift a copy: "
+            "remove[..., 1:] = remove[..., :-1].clone(), or compare the mass before each "
+            "token, (cumsum - probs) >= top_p."
+        )
+    except Exception:
+        return ""
+    return ""
 
 
 def _top_token_removed(sample, case: _SampleCase) -> str:
