@@ -1718,6 +1718,21 @@ class EncoderEveryLayerOutput(ref.Encoder):
         return torch.stack(outputs)
 
 
+class EncoderDropoutBetweenLayers(StackBase):
+    """An nn.Dropout of the stack's own between the layers, on top of theirs."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)
+        self.between = nn.Dropout(dropout)
+
+    def forward(self, x, mask=None):
+        for layer in self.layers:
+            x = self.between(layer(x, mask))
+        return self.finish(x)
+
+
 class EncoderFinalNormOr(ref.Encoder):
     """`final_norm or norm_first`: an explicit final_norm=False on a pre-LN stack still
     gets a final norm (blind5b-enc-final-norm-or, caught by the hidden inputs only
@@ -1866,6 +1881,7 @@ ENCODER_MISTAKES = [
         r"^(?![\s\S]*no_grad)[\s\S]*(is its input `x` itself, unchanged|not chained)",
     ),
     Mistake(check_Encoder, EncoderSharedLayer, r"one layer object appended N times"),
+    Mistake(check_Encoder, EncoderDropoutBetweenLayers, r"what a dropout of the stream itself"),
     Mistake(check_Encoder, EncoderEveryLayerOutput, r"every layer's output, stacked"),
     Mistake(check_Encoder, EncoderFinalNormOr, r"unexpected: \['norm\.bias', 'norm\.weight'\]"),
     Mistake(check_Encoder, EncoderPythonList, r"plain Python list does not register"),

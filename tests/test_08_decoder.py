@@ -1121,6 +1121,21 @@ def _discards_outputs(self, x, memory, src_mask=None, tgt_mask=None):
     return self.finish(x)
 
 
+class DecoderDropsLastOutput(StackBase):
+    """A dropout of its own on the last layer's output (functional, at the layers' rate)."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)
+        self.rate = dropout
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for layer in self.layers:
+            x = layer(x, memory, src_mask, tgt_mask)
+        return self.finish(torch.nn.functional.dropout(x, self.rate, self.training))
+
+
 class DecoderSequential(nn.Module):
     """The layers in an nn.Sequential, called with every argument
     (blind9d-decoder-sequential-several-inputs; before: the raw TypeError)."""
@@ -1239,6 +1254,7 @@ DECODER_MISTAKES = [
         r"although every self-attention gets tgt_mask as it should: `layers\.1\.cross_attn` "
         r"gets keys and values that are not memory",
     ),
+    Mistake(S, DecoderDropsLastOutput, r"what a dropout of the stream itself gives"),
     Mistake(
         S,
         DecoderDefaultPreLN,

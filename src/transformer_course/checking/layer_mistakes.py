@@ -293,14 +293,24 @@ _STACK_NORM_EACH = (
     "Your stack applies the final LayerNorm after every layer: it is applied once, to the "
     "output of the last layer."
 )
+_STACK_STREAM_DROPPED = (
+    "In train mode with dropout=1.0 your stack's output is what a dropout of the stream "
+    "itself gives: a dropout on every layer's output, x = dropout(layer(x, ...)) in the loop "
+    "(between the layers), or on the last one's alone (the two look alike here). The only "
+    "dropouts are inside the layers, on each sublayer's output before its residual "
+    "addition; the stack only chains the layers: x = layer(x, ...)."
+)
 _STACK_NO_FINAL = (
     "Your stack has the final LayerNorm `norm` but does not apply it: with {why}, the output of "
     "the last layer goes through self.norm."
 )
 
 
-def stack_mistakes(norm_first: bool, final_norm: bool | None) -> dict[str, dict[str, Any]]:
-    """The stack-level mistakes (shared by the encoder and the decoder stack)."""
+def stack_mistakes(
+    norm_first: bool, final_norm: bool | None, *, drop: bool = False
+) -> dict[str, dict[str, Any]]:
+    """The stack-level mistakes (shared by the encoder and the decoder stack); ``drop``: the
+    case runs in train mode with dropout=1.0, where a dropout of the stream shows."""
     final = uses_final_norm(norm_first, final_norm)
     table: dict[str, dict[str, Any]] = {
         _STACK_REVERSED: {"order": "reversed"},
@@ -317,6 +327,8 @@ def stack_mistakes(norm_first: bool, final_norm: bool | None) -> dict[str, dict[
         why = "final_norm=True" if final_norm else "norm_first=True and final_norm=None"
         table[_STACK_NO_FINAL.format(why=why)] = {"final": False}
         table[_STACK_NORM_EACH] = {"norm_each": True}
+    if drop:
+        table[_STACK_STREAM_DROPPED] = {"stream_dropped": True}
     return table
 
 

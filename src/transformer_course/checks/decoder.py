@@ -1076,7 +1076,7 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
             **{"norm_first": case.norm_first, "final": final, "drop": drop, **knobs},
         )
 
-    table = stack_mistakes(case.norm_first, case.final_norm)
+    table = stack_mistakes(case.norm_first, case.final_norm, drop=drop)
     table |= {
         _STACK_SWAPPED: {"masks_swapped": True},
         _STACK_NO_MASKS: {"src_passed": False, "tgt_passed": False},

@@ -1336,7 +1336,7 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = Fals
         knobs = {"norm_first": case.norm_first, "final": final, "drop": drop, **knobs}
         return encoder_f(x, p, mask, case.num_heads, case.num_layers, **knobs)
 
-    table = stack_mistakes(case.norm_first, case.final_norm)
+    table = stack_mistakes(case.norm_first, case.final_norm, drop=drop)
     if mask is not None:
         table[_STACK_NO_MASK] = {"mask_passed": False}
 

@@ -268,12 +268,15 @@ def stack_f(
     final: bool,
     order: str = "forward",
     norm_each: bool = False,
+    stream_dropped: bool = False,
 ) -> torch.Tensor:
     """A stack: ``layer(x, layer_state)`` for each of the num_layers layers (state
     ``layers.<i>``), then the final LayerNorm ``norm`` if ``final``. ``order``: "forward",
     "reversed", "first_only" (layer 0 applied num_layers times), "first_once" (a return
     inside the loop), "all_but_last" (a loop that stops one layer early), "unchained" (every
-    layer fed the stack's input, the last one's output returned). ``norm_each``: the final norm applied after every layer."""
+    layer fed the stack's input, the last one's output returned). ``norm_each``: the final
+    norm applied after every layer. ``stream_dropped``: a dropout at rate 1 on every layer's
+    output (the same as on the last one's alone: zeros)."""
     indices = {
         "forward": list(range(num_layers)),
         "reversed": list(reversed(range(num_layers))),
@@ -286,6 +289,8 @@ def stack_f(
     stack_input = x
     for index in indices:
         x = layer(stack_input if order == "unchained" else x, sub(p, f"layers.{index}"))
+        if stream_dropped:
+            x = torch.zeros_like(x)
         if norm_each and final:
             x = layer_norm_f(x, sub(p, "norm"))
     if final and not norm_each:
