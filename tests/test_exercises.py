@@ -234,6 +234,19 @@ def test_an_answer_of_the_wrong_form_is_told_what_to_return(ex):
         assert_rejected(ex.check, quiz_answer(value), expected)
 
 
+@pytest.mark.parametrize("ex", [ex for ex in QUIZZES if ex.check.quiz.choices], ids=str)
+def test_an_answer_hedged_between_two_letters_is_refused(ex):
+    """ "b or c" (the right letter first) once read as "b": a hedge is no answer."""
+    quiz = ex.check.quiz
+    other = next(letter for letter in quiz.choices if letter != quiz.answer)
+    for form in (
+        f"{quiz.answer} or {other}",
+        f"({quiz.answer})/({other})",
+        f"{quiz.answer}, {other}",
+    ):
+        assert_rejected(ex.check, quiz_answer(form), r"two letters.*one letter")
+
+
 @pytest.mark.parametrize("ex", CODE, ids=CODE_IDS)
 def test_check_leaves_the_global_random_streams_alone(ex):
     random.seed(5)

@@ -8,6 +8,7 @@ temporary folder) and judged there by that commit's own runner, cases and criter
 subprocess of this venv::
 
     .venv/bin/python -m benchmarks.diagnosis.generalisation    # writes generalisation.json
+    .venv/bin/python -m benchmarks.diagnosis.generalisation --new   # only batches not in it
     .venv/bin/python -m benchmarks.diagnosis.readme            # README's tables
 
 A batch is the held-out cases present in its commit and absent from the commit's parent.
@@ -1039,9 +1040,16 @@ def markdown(record: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    """Every batch, or with ``--new`` only those the record lacks (each batch's figures
+    depend on its own commit alone, so the others' stand as recorded)."""
+    new_only = "--new" in (sys.argv[1:] if argv is None else argv)
+    old = json.loads(RECORD.read_text()) if new_only and RECORD.exists() else {}
     record = {}
     for batch in BATCHES:
+        if batch.name in old:
+            record[batch.name] = old[batch.name]
+            continue
         record[batch.name] = run_batch(batch)
         print(batch.name, record[batch.name]["lessons"], flush=True)
     RECORD.write_text(json.dumps(record, indent=1) + "\n")

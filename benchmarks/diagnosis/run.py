@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import functools
 import hashlib
 import importlib
 import inspect
@@ -565,11 +566,29 @@ def _without_docstrings(source: str) -> str:
     return "".join(line for number, line in enumerate(lines, 1) if number not in drop)
 
 
+@functools.cache
+def _master_imports(lesson: str) -> tuple[str, ...]:
+    """The top-level import statements of the lesson's master (its setup cell's, chiefly):
+    the names a learner's answer cell can use besides the lesson's own."""
+    master = Path(__file__).resolve().parents[2] / "solutions" / lesson / f"{lesson}.py"
+    if not lesson or not master.exists():
+        return ()
+    tree = ast.parse(master.read_text())
+    return tuple(
+        ast.unparse(node) for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)
+    )
+
+
 def _learner_object(exercise, source: str, label: str):
     """What the learner's answer cell defines: ``source`` run in the namespace the
-    lesson's earlier cells made (the reference module's)."""
+    lesson's earlier cells made: the reference module's names (the lesson's own
+    functions and classes) and what the master imports (the setup cell's names: earlier
+    lessons' building blocks, ``tok``, ``F``...)."""
     module = importlib.import_module(f"transformer_course.reference.{exercise.topic}")
     namespace = dict(vars(module))
+    for statement in _master_imports(exercise.lesson):
+        with contextlib.suppress(Exception):
+            exec(statement, namespace)
     filename = f"<answer {label}>"
     # as in a notebook, whose kernel keeps each cell's source in linecache: tracebacks
     # then show the learner's lines, which some hints read

@@ -15,6 +15,7 @@ implemented yet" message and lets the grader fetch the answer as plain data.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -44,6 +45,19 @@ def _letter(value: object) -> str | None:
     return text[:1] if len(text) == 1 or text[1:2] in {")", ".", " ", ""} else None
 
 
+_HEDGE = re.compile(r"^\W*([a-z])\W*(?:\s(?:or|and)\s|/|,|&|\|)\W*([a-z])\W*$")
+
+
+def _hedged(value: object, choices: Mapping[str, str]) -> str:
+    """For an answer that names two choices ("b or c", "b/c", "b, c"): which; else ""."""
+    if not isinstance(value, str):
+        return ""
+    found = _HEDGE.match(value.strip().lower())
+    if not found or not {found[1], found[2]} <= set(choices) or found[1] == found[2]:
+        return ""
+    return f"two letters, ({found[1]}) and ({found[2]})"
+
+
 def quiz_check(quiz: Quiz) -> Callable[..., None]:
     """The check function of a quiz: ``check_<name>(answer_function, *, hidden=False)``."""
 
@@ -53,6 +67,12 @@ def quiz_check(quiz: Quiz) -> Callable[..., None]:
             given = c.call(answer_function, call_repr=f"{quiz.name}()")
             if quiz.choices:
                 letters = ", ".join(f'"{letter}"' for letter in quiz.choices)
+                hedged = _hedged(given, quiz.choices)
+                if hedged:
+                    c.fail(
+                        f"{quiz.name}() returned {short(given)}, {hedged}: a concept question "
+                        f"has one answer. Return one letter, the one you choose: one of {letters}."
+                    )
                 letter = _letter(given)
                 if letter not in quiz.choices:
                     c.fail(f"{quiz.name}() returned {short(given)}: return one of {letters}.")
