@@ -929,6 +929,79 @@ BATCHES = (
             ),
         ),
     ),
+    Batch(
+        "round 14, 09-10",
+        "a4ffedf",
+        "by a new helper (b14a) that had read no check and no message, judged against the "
+        "checks after round 15 (71949de's); every case compared with the earlier cases' "
+        "causes before any run and replaced where it repeated one",
+        excluded=(
+            (
+                "blind14a-ls-gather-on-pad-labels",
+                "gathering at the pad labels before masking is right for every pad_id inside the vocabulary, as in every use in the course (pad_id 0); the reference's masked_fill to 0 is one way, not the contract",
+            ),
+        ),
+    ),
+    Batch(
+        "round 14, 11",
+        "04a1c9f",
+        "by a new helper (b14b) that had read no check and no message, judged against the "
+        "checks after round 15 (71949de's); every case compared with the earlier cases' "
+        "causes before any run and replaced where it repeated one",
+    ),
+    Batch(
+        "round 14, 00-02",
+        "0a2d0a7",
+        "by a new helper (b14c) that had read no check and no message, judged against the "
+        "checks after round 15 (71949de's); every case compared with the earlier cases' "
+        "causes before any run and replaced where it repeated one",
+    ),
+    Batch(
+        "round 14, 05-06",
+        "74e98c6",
+        "by a new helper (b14d) that had read no check and no message, judged against the "
+        "checks after round 15 (71949de's); every case compared with the earlier cases' "
+        "causes before any run and replaced where it repeated one",
+        excluded=(
+            (
+                "blind14d-padmask-hides-eos-too",
+                "its answer uses tok, which the lesson's setup cell imports, but the runner of its commit ran answers in the reference module's namespace only, so it measured a NameError; the runner now adds the master's imports",
+            ),
+        ),
+    ),
+    Batch(
+        "round 14, 12",
+        "c5612cc",
+        "by a new helper (b14e) that had read no check and no message, judged against the "
+        "checks after round 15 (71949de's); every case compared with the earlier cases' "
+        "causes before any run and replaced where it repeated one",
+    ),
+    Batch(
+        "round 14, 03-04",
+        "3fd78b0",
+        "by a new helper (b14f) that had read no check and no message, judged against the "
+        "checks after round 15 (71949de's); every case compared with the earlier cases' "
+        "causes before any run and replaced where it repeated one",
+        excluded=(
+            (
+                "blind14f-quiz-row-length-string",
+                'the numeric quizzes accept a number written as text on purpose ("64"; checking.quiz)',
+            ),
+        ),
+    ),
+    Batch(
+        "round 14, 07-08",
+        "3ca9766",
+        "by a new helper (b14g) that had read no check and no message, judged against the "
+        "checks after round 15 (71949de's); every case compared with the earlier cases' "
+        "causes before any run and replaced where it repeated one",
+        excluded=(
+            (
+                "blind14g-dec-built-from-encoder-layers",
+                "its answer uses EncoderLayer, which the lesson's setup cell imports, but the runner of its commit ran answers in the reference module's namespace only, so it measured a NameError; the runner now adds the master's imports",
+            ),
+        ),
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
