@@ -1569,6 +1569,41 @@ def _softmax_running_like_x(x, block_size):
     return torch.exp(x - m[..., None]) / s[..., None]
 
 
+def _tiled_r16(slip):
+    """Tiled attention with one of round 16's slips: "flag" (the mask applied when causal
+    is not None, so causal=False masks too), "count" (block_size read as the number of
+    blocks: keys_per_block = len_k // block_size), "v_cols" (the value block cut on d_v,
+    v[..., lo:hi]), "bool_index" (the future filled by boolean indexing)."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        len_q, len_k = q.shape[-2], k.shape[-2]
+        use_mask = causal is not None if slip == "flag" else bool(causal)
+        keys_per_block = len_k // block_size if slip == "count" else block_size
+        best = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)  # (..., len_q)
+        denom = torch.zeros(q.shape[:-1], dtype=q.dtype)  # (..., len_q)
+        out = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)  # (..., len_q, d_v)
+        for lo in range(0, len_k, keys_per_block):
+            hi = min(lo + keys_per_block, len_k)
+            s = q @ k[..., lo:hi, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+            if use_mask:
+                hidden = torch.arange(lo, hi)[None, :] > torch.arange(len_q)[:, None]
+                if slip == "bool_index":
+                    s = s.clone()
+                    s[hidden] = float("-inf")
+                else:
+                    s = s.masked_fill(hidden, float("-inf"))
+            grown = torch.maximum(best, s.amax(dim=-1))
+            factor = torch.exp(best - grown)
+            w = torch.exp(s - grown[..., None])
+            values = v[..., lo:hi] if slip == "v_cols" else v[..., lo:hi, :]
+            denom = denom * factor + w.sum(dim=-1)
+            out = out * factor[..., None] + w @ values
+            best = grown
+        return out / denom[..., None]
+
+    return _named("tiled_attention", tiled_attention)
+
+
 MISTAKES = [
     Mistake(check_KVCache, ReturnsBeforeAppending, r"\*before\* this call"),
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
@@ -2456,6 +2491,28 @@ MISTAKES = [
         _named("online_softmax", _softmax_running_like_x),
         r"On a 1-D x of 5 values \(blocks of 2\) your online_softmax returns shape \(5, 5\), "
         r"not \(5,\): your running maximum or sum is shaped like x",
+    ),
+    # round 16 (blind13e): the causal flag tested for None, block_size read as a count of
+    # blocks (the hidden run accepted it), v cut on d_v, the mask used as a boolean index
+    Mistake(
+        check_tiled_attention,
+        _tiled_r16("flag"),
+        r"causal=False still gets the causal mask.*`if causal is not None:`",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_r16("count"),
+        r"step is 0 with block_size = \d+ > len_k = \d+.*len_k // block_size.*number of blocks",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_r16("v_cols"),
+        r"= len_k: v's rows were not cut at all\. .*you sliced v on its last axis",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_r16("bool_index"),
+        r"was used as a boolean index.*leading axes of scores",
     ),
 ]
 
