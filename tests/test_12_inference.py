@@ -3297,6 +3297,32 @@ def test_quiz_cache_memory_names_every_slip_that_gives_a_wrong_number():
     check_quiz_cache_memory(lambda: 192)
 
 
+def test_quiz_cache_memory_names_cached_queries_and_a_number_given_with_its_unit():
+    """The queries cached with the keys and values, 48 heads where 16 are (a bare "not
+    right" before, blind13e-quiz-queries-cached-too), alone and with float32; a string
+    holding the number and its unit is told to drop the unit (told "return a number",
+    blind13e-quiz-string-with-unit); a numeric string stays accepted."""
+    from transformer_course.checks.inference import check_quiz_cache_memory
+
+    def message(answer):
+        with pytest.raises(CheckFailure) as failure:
+            check_quiz_cache_memory(lambda: answer)
+        return failure.value.message
+
+    per_head = 48 * 128 * 1024 / 2**20  # MiB per cached head at one byte a number
+    assert re.search(
+        r"counts the queries too.*only the keys and values", message(48 * per_head * 2)
+    )
+    assert "4 bytes per number" in message(48 * per_head * 4)
+    text = message("192.0MiB")
+    assert re.search(
+        r"returned the string '192\.0MiB', a number with its unit 'MiB': return the", text
+    )
+    assert "such as 192.0, not a str" in text
+    assert message("three") == "quiz_cache_memory() returned 'three': return a number."
+    check_quiz_cache_memory(lambda: "192")
+
+
 def _tiled_output_rescaled_twice(q, k, v, block_size, causal=False):
     """The output so far multiplied by the factor squared: no known mistake."""
     m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
