@@ -1569,6 +1569,13 @@ def _softmax_running_like_x(x, block_size):
     return torch.exp(x - m[..., None]) / s[..., None]
 
 
+def _window_positions_flat(size, window):
+    """A window mask from query and key positions that are both 1-D (no [:, None])."""
+    queries, keys = torch.arange(size), torch.arange(size)
+    causal = keys <= queries
+    return causal & (queries - keys <= window - 1)
+
+
 def _tiled_r16(slip):
     """Tiled attention with one of round 16's slips: "flag" (the mask applied when causal
     is not None, so causal=False masks too), "count" (block_size read as the number of
@@ -2513,6 +2520,19 @@ MISTAKES = [
         check_tiled_attention,
         _tiled_r16("bool_index"),
         r"was used as a boolean index.*leading axes of scores",
+    ),
+    # round 16 (blind13e): sliding_window_mask with the window clamped to size - 1 (its band
+    # width alone before), positions compared element by element (its shape alone)
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", lambda n, w: look_ahead_mask(n) & (_offsets(n) < min(w, n - 1))),
+        r"window is clamped to size - 1 = \d+ \(window = min\(window, size - 1\)\)",
+    ),
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", _window_positions_flat),
+        r"vector, True everywhere: the query and key positions, two torch\.arange\(size\), "
+        r"were compared element by element.*torch\.arange\(size\)\[:, None\]",
     ),
 ]
 
