@@ -1576,6 +1576,19 @@ def _window_positions_flat(size, window):
     return causal & (queries - keys <= window - 1)
 
 
+def _softmax_input_renamed_to_block(x, block_size):
+    """Online softmax whose loop slices each block into x itself."""
+    n = x.shape[-1]
+    m = x.new_full(x.shape[:-1], float("-inf"))  # (...,)
+    s = x.new_zeros(x.shape[:-1])  # (...,)
+    for start in range(0, n, block_size):
+        x = x[..., start : min(start + block_size, n)]
+        m_next = torch.maximum(m, x.max(dim=-1).values)
+        s = s * (m - m_next).exp() + (x - m_next[..., None]).exp().sum(dim=-1)
+        m = m_next
+    return (x - m[..., None]).exp() / s[..., None]
+
+
 def _tiled_r16(slip):
     """Tiled attention with one of round 16's slips: "flag" (the mask applied when causal
     is not None, so causal=False masks too), "count" (block_size read as the number of
@@ -1740,6 +1753,13 @@ MISTAKES = [
         check_online_softmax,
         _online_block_stop(lambda start, size: size),
         r"exactly one block .*yours runs.*a stop of block_size alone",
+    ),
+    # the input's name reused for the block: the same errors, both named (round 16,
+    # blind13e-os-block-rebinds-x was told the stop alone)
+    Mistake(
+        check_online_softmax,
+        _named("online_softmax", _softmax_input_renamed_to_block),
+        r"yours runs.*either a stop of block_size alone.*or x itself reassigned to the block",
     ),
     # the family "two mistakes at once", read part by part: the future keys, then the part
     # on and below the diagonal as a mask of its own (a band of window + 1 with the
