@@ -1589,6 +1589,57 @@ def _softmax_input_renamed_to_block(x, block_size):
     return (x - m[..., None]).exp() / s[..., None]
 
 
+def _gqa_r16(slip):
+    """Grouped-query attention with one of round 16's slips: "softmax_dim1" (the softmax
+    over dim 1, the heads), "softmax_module" (nn.Softmax() without dim: implicit, dim 1 on
+    4-D scores), "mask_by_head" (each head's mask read as mask[:, h] in a loop over the
+    heads), "mask_new_axis" (every mask given a head axis, mask[:, None])."""
+
+    def gqa(q, k, v, mask=None):
+        heads, kv_heads = q.shape[1], k.shape[1]
+        per_group = heads // kv_heads
+        if slip == "mask_by_head":
+            rows = []
+            for h in range(heads):
+                # (batch, len_q, len_k) for query head h
+                s = q[:, h] @ k[:, h // per_group].transpose(-2, -1) / math.sqrt(q.shape[-1])
+                if mask is not None:
+                    s = s.masked_fill(~mask[:, h], float("-inf"))
+                rows.append(torch.softmax(s, dim=-1) @ v[:, h // per_group])
+            return torch.stack(rows, dim=1)  # (batch, num_heads, len_q, d_v)
+        keys = k.repeat_interleave(per_group, dim=1)  # (batch, num_heads, len_k, d_head)
+        values = v.repeat_interleave(per_group, dim=1)
+        if slip == "mask_new_axis":
+            mask = None if mask is None else mask[:, None]
+            return scaled_dot_product_attention(q, keys, values, mask)[0]
+        s = q @ keys.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if mask is not None:
+            s = s.masked_fill(~mask, float("-inf"))
+        weights = torch.softmax(s, 1) if slip == "softmax_dim1" else nn.Softmax()(s)
+        return weights @ values
+
+    return _named("gqa", gqa)
+
+
+def _gqa_per_head_loop(q, k, v, mask=None):
+    """Grouped-query attention head by head, each head's mask sliced from the mask
+    broadcast to (batch, num_heads, len_q, len_k) first: right for every mask shape."""
+    batch, heads, len_q, _ = q.shape
+    per_group = heads // k.shape[1]
+    if mask is not None:
+        mask = mask.expand(batch, heads, len_q, k.shape[2])
+    outputs = [
+        scaled_dot_product_attention(
+            q[:, h],
+            k[:, h // per_group],
+            v[:, h // per_group],
+            None if mask is None else mask[:, h],
+        )[0]
+        for h in range(heads)
+    ]
+    return torch.stack(outputs, dim=1)  # (batch, num_heads, len_q, d_v)
+
+
 def _tiled_r16(slip):
     """Tiled attention with one of round 16's slips: "flag" (the mask applied when causal
     is not None, so causal=False masks too), "count" (block_size read as the number of
@@ -2541,6 +2592,34 @@ MISTAKES = [
         _tiled_r16("bool_index"),
         r"was used as a boolean index.*leading axes of scores",
     ),
+    # round 16 (blind13e): grouped_query_attention's softmax over the heads (located only
+    # before), the mask read per head or given a new axis (told the key/value heads were
+    # repeated len_q times)
+    Mistake(
+        check_grouped_query_attention,
+        _gqa_r16("softmax_dim1"),
+        r"Your softmax runs over the heads \(dim=1\), not over the keys: a softmax called "
+        r"without dim picks dim=1 on a 4-D tensor",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _gqa_r16("softmax_module"),
+        r"Your softmax runs over the heads \(dim=1\), not over the keys: your softmax was "
+        r"called without dim \(PyTorch warned",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _gqa_r16("mask_by_head"),
+        r"spelled out to \(batch, num_heads, len_q, len_k\) = \(\d+, \d+, \d+, \d+\), one slice "
+        r"per query head, yours is right.*indexes the mask along the head axis \(mask\[:, h\]",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _gqa_r16("mask_new_axis"),
+        # (the hidden run's first mask is 4-D: its 5-D output is told by the shape check)
+        r"Your code inserts a new axis into the mask whatever its shape \(mask\.unsqueeze\(1\).*"
+        r"returns a 5-D output|Your output has 5 axes: the mask, .* got new axes .*unsqueeze",
+    ),
     # round 16 (blind13e): sliding_window_mask with the window clamped to size - 1 (its band
     # width alone before), positions compared element by element (its shape alone)
     Mistake(
@@ -2566,6 +2645,7 @@ CORRECT = [
     Correct(check_generate, _gen(feed_last=True)),
     Correct(check_grouped_query_attention, _named("gqa", _gqa_repeat_kv)),
     Correct(check_grouped_query_attention, _named("gqa", _gqa_grouped_einsum)),
+    Correct(check_grouped_query_attention, _named("gqa", _gqa_per_head_loop)),
     Correct(check_online_softmax, _named("s", _softmax_two_pass)),
     Correct(check_online_softmax, _named("s", _softmax_logsumexp_online)),
     Correct(check_tiled_attention, _named("t", _tiled_normalised_running)),
