@@ -1569,6 +1569,112 @@ def _softmax_running_like_x(x, block_size):
     return torch.exp(x - m[..., None]) / s[..., None]
 
 
+def _window_positions_flat(size, window):
+    """A window mask from query and key positions that are both 1-D (no [:, None])."""
+    queries, keys = torch.arange(size), torch.arange(size)
+    causal = keys <= queries
+    return causal & (queries - keys <= window - 1)
+
+
+def _softmax_input_renamed_to_block(x, block_size):
+    """Online softmax whose loop slices each block into x itself."""
+    n = x.shape[-1]
+    m = x.new_full(x.shape[:-1], float("-inf"))  # (...,)
+    s = x.new_zeros(x.shape[:-1])  # (...,)
+    for start in range(0, n, block_size):
+        x = x[..., start : min(start + block_size, n)]
+        m_next = torch.maximum(m, x.max(dim=-1).values)
+        s = s * (m - m_next).exp() + (x - m_next[..., None]).exp().sum(dim=-1)
+        m = m_next
+    return (x - m[..., None]).exp() / s[..., None]
+
+
+def _gqa_r16(slip):
+    """Grouped-query attention with one of round 16's slips: "softmax_dim1" (the softmax
+    over dim 1, the heads), "softmax_module" (nn.Softmax() without dim: implicit, dim 1 on
+    4-D scores), "mask_by_head" (each head's mask read as mask[:, h] in a loop over the
+    heads), "mask_new_axis" (every mask given a head axis, mask[:, None])."""
+
+    def gqa(q, k, v, mask=None):
+        heads, kv_heads = q.shape[1], k.shape[1]
+        per_group = heads // kv_heads
+        if slip == "mask_by_head":
+            rows = []
+            for h in range(heads):
+                # (batch, len_q, len_k) for query head h
+                s = q[:, h] @ k[:, h // per_group].transpose(-2, -1) / math.sqrt(q.shape[-1])
+                if mask is not None:
+                    s = s.masked_fill(~mask[:, h], float("-inf"))
+                rows.append(torch.softmax(s, dim=-1) @ v[:, h // per_group])
+            return torch.stack(rows, dim=1)  # (batch, num_heads, len_q, d_v)
+        keys = k.repeat_interleave(per_group, dim=1)  # (batch, num_heads, len_k, d_head)
+        values = v.repeat_interleave(per_group, dim=1)
+        if slip == "mask_new_axis":
+            mask = None if mask is None else mask[:, None]
+            return scaled_dot_product_attention(q, keys, values, mask)[0]
+        s = q @ keys.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if mask is not None:
+            s = s.masked_fill(~mask, float("-inf"))
+        weights = torch.softmax(s, 1) if slip == "softmax_dim1" else nn.Softmax()(s)
+        return weights @ values
+
+    return _named("gqa", gqa)
+
+
+def _gqa_per_head_loop(q, k, v, mask=None):
+    """Grouped-query attention head by head, each head's mask sliced from the mask
+    broadcast to (batch, num_heads, len_q, len_k) first: right for every mask shape."""
+    batch, heads, len_q, _ = q.shape
+    per_group = heads // k.shape[1]
+    if mask is not None:
+        mask = mask.expand(batch, heads, len_q, k.shape[2])
+    outputs = [
+        scaled_dot_product_attention(
+            q[:, h],
+            k[:, h // per_group],
+            v[:, h // per_group],
+            None if mask is None else mask[:, h],
+        )[0]
+        for h in range(heads)
+    ]
+    return torch.stack(outputs, dim=1)  # (batch, num_heads, len_q, d_v)
+
+
+def _tiled_r16(slip):
+    """Tiled attention with one of round 16's slips: "flag" (the mask applied when causal
+    is not None, so causal=False masks too), "count" (block_size read as the number of
+    blocks: keys_per_block = len_k // block_size), "v_cols" (the value block cut on d_v,
+    v[..., lo:hi]), "bool_index" (the future filled by boolean indexing)."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        len_q, len_k = q.shape[-2], k.shape[-2]
+        use_mask = causal is not None if slip == "flag" else bool(causal)
+        keys_per_block = len_k // block_size if slip == "count" else block_size
+        best = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)  # (..., len_q)
+        denom = torch.zeros(q.shape[:-1], dtype=q.dtype)  # (..., len_q)
+        out = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)  # (..., len_q, d_v)
+        for lo in range(0, len_k, keys_per_block):
+            hi = min(lo + keys_per_block, len_k)
+            s = q @ k[..., lo:hi, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+            if use_mask:
+                hidden = torch.arange(lo, hi)[None, :] > torch.arange(len_q)[:, None]
+                if slip == "bool_index":
+                    s = s.clone()
+                    s[hidden] = float("-inf")
+                else:
+                    s = s.masked_fill(hidden, float("-inf"))
+            grown = torch.maximum(best, s.amax(dim=-1))
+            factor = torch.exp(best - grown)
+            w = torch.exp(s - grown[..., None])
+            values = v[..., lo:hi] if slip == "v_cols" else v[..., lo:hi, :]
+            denom = denom * factor + w.sum(dim=-1)
+            out = out * factor[..., None] + w @ values
+            best = grown
+        return out / denom[..., None]
+
+    return _named("tiled_attention", tiled_attention)
+
+
 MISTAKES = [
     Mistake(check_KVCache, ReturnsBeforeAppending, r"\*before\* this call"),
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
@@ -1698,6 +1804,13 @@ MISTAKES = [
         check_online_softmax,
         _online_block_stop(lambda start, size: size),
         r"exactly one block .*yours runs.*a stop of block_size alone",
+    ),
+    # the input's name reused for the block: the same errors, both named (round 16,
+    # blind13e-os-block-rebinds-x was told the stop alone)
+    Mistake(
+        check_online_softmax,
+        _named("online_softmax", _softmax_input_renamed_to_block),
+        r"yours runs.*either a stop of block_size alone.*or x itself reassigned to the block",
     ),
     # the family "two mistakes at once", read part by part: the future keys, then the part
     # on and below the diagonal as a mask of its own (a band of window + 1 with the
@@ -2457,6 +2570,69 @@ MISTAKES = [
         r"On a 1-D x of 5 values \(blocks of 2\) your online_softmax returns shape \(5, 5\), "
         r"not \(5,\): your running maximum or sum is shaped like x",
     ),
+    # round 16 (blind13e): the causal flag tested for None, block_size read as a count of
+    # blocks (the hidden run accepted it), v cut on d_v, the mask used as a boolean index
+    Mistake(
+        check_tiled_attention,
+        _tiled_r16("flag"),
+        r"causal=False still gets the causal mask.*`if causal is not None:`",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_r16("count"),
+        r"step is 0 with block_size = \d+ > len_k = \d+.*len_k // block_size.*number of blocks",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_r16("v_cols"),
+        r"= len_k: v's rows were not cut at all\. .*you sliced v on its last axis",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_r16("bool_index"),
+        r"was used as a boolean index.*leading axes of scores",
+    ),
+    # round 16 (blind13e): grouped_query_attention's softmax over the heads (located only
+    # before), the mask read per head or given a new axis (told the key/value heads were
+    # repeated len_q times)
+    Mistake(
+        check_grouped_query_attention,
+        _gqa_r16("softmax_dim1"),
+        r"Your softmax runs over the heads \(dim=1\), not over the keys: a softmax called "
+        r"without dim picks dim=1 on a 4-D tensor",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _gqa_r16("softmax_module"),
+        r"Your softmax runs over the heads \(dim=1\), not over the keys: your softmax was "
+        r"called without dim \(PyTorch warned",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _gqa_r16("mask_by_head"),
+        r"spelled out to \(batch, num_heads, len_q, len_k\) = \(\d+, \d+, \d+, \d+\), one slice "
+        r"per query head, yours is right.*indexes the mask along the head axis \(mask\[:, h\]",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _gqa_r16("mask_new_axis"),
+        # (the hidden run's first mask is 4-D: its 5-D output is told by the shape check)
+        r"Your code inserts a new axis into the mask whatever its shape \(mask\.unsqueeze\(1\).*"
+        r"returns a 5-D output|Your output has 5 axes: the mask, .* got new axes .*unsqueeze",
+    ),
+    # round 16 (blind13e): sliding_window_mask with the window clamped to size - 1 (its band
+    # width alone before), positions compared element by element (its shape alone)
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", lambda n, w: look_ahead_mask(n) & (_offsets(n) < min(w, n - 1))),
+        r"window is clamped to size - 1 = \d+ \(window = min\(window, size - 1\)\)",
+    ),
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", _window_positions_flat),
+        r"vector, True everywhere: the query and key positions, two torch\.arange\(size\), "
+        r"were compared element by element.*torch\.arange\(size\)\[:, None\]",
+    ),
 ]
 
 CORRECT = [
@@ -2469,6 +2645,7 @@ CORRECT = [
     Correct(check_generate, _gen(feed_last=True)),
     Correct(check_grouped_query_attention, _named("gqa", _gqa_repeat_kv)),
     Correct(check_grouped_query_attention, _named("gqa", _gqa_grouped_einsum)),
+    Correct(check_grouped_query_attention, _named("gqa", _gqa_per_head_loop)),
     Correct(check_online_softmax, _named("s", _softmax_two_pass)),
     Correct(check_online_softmax, _named("s", _softmax_logsumexp_online)),
     Correct(check_tiled_attention, _named("t", _tiled_normalised_running)),
@@ -3238,6 +3415,32 @@ def test_quiz_cache_memory_names_every_slip_that_gives_a_wrong_number():
     assert "megabytes" in message(2 * 48 * 8 * 128 * 1024 * 2 / 10**6)
     assert "the 32 query heads" in message(768)
     check_quiz_cache_memory(lambda: 192)
+
+
+def test_quiz_cache_memory_names_cached_queries_and_a_number_given_with_its_unit():
+    """The queries cached with the keys and values, 48 heads where 16 are (a bare "not
+    right" before, blind13e-quiz-queries-cached-too), alone and with float32; a string
+    holding the number and its unit is told to drop the unit (told "return a number",
+    blind13e-quiz-string-with-unit); a numeric string stays accepted."""
+    from transformer_course.checks.inference import check_quiz_cache_memory
+
+    def message(answer):
+        with pytest.raises(CheckFailure) as failure:
+            check_quiz_cache_memory(lambda: answer)
+        return failure.value.message
+
+    per_head = 48 * 128 * 1024 / 2**20  # MiB per cached head at one byte a number
+    assert re.search(
+        r"counts the queries too.*only the keys and values", message(48 * per_head * 2)
+    )
+    assert "4 bytes per number" in message(48 * per_head * 4)
+    text = message("192.0MiB")
+    assert re.search(
+        r"returned the string '192\.0MiB', a number with its unit 'MiB': return the", text
+    )
+    assert "such as 192.0, not a str" in text
+    assert message("three") == "quiz_cache_memory() returned 'three': return a number."
+    check_quiz_cache_memory(lambda: "192")
 
 
 def _tiled_output_rescaled_twice(q, k, v, block_size, causal=False):

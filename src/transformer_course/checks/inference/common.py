@@ -68,10 +68,18 @@ def _empty_block_hint(block_slice: str, one_block=None):
                     "three apart."
                 )
             elif empty_at_once is False:
+                # the input's own name reused for the block gives the same errors
+                # (blind13e-os-block-rebinds-x was told the stop alone)
+                name = block_slice.split("[", 1)[0]
                 first = (
                     " On an input of exactly one block (n = block_size) yours runs, so the "
-                    "block at start 0 is fine and a later one is empty: a stop of block_size "
-                    "alone (start + left out) does that."
+                    "block at start 0 is fine and a later one is empty: either a stop of "
+                    f"block_size alone (start + left out) does that, or {name} itself "
+                    f"reassigned to the block ({name} = {name}[..., start : start + "
+                    f"block_size]): the next block is then sliced from the previous block, "
+                    f"whose block_size columns end before its start, not from the input. "
+                    f"Nothing in the error tells the two apart; keep the input's name for the "
+                    f"input and give the block its own (block = {name}[...])."
                 )
         return (
             "A maximum was taken over an empty block: one of your blocks has no columns, "

@@ -124,6 +124,23 @@ def _gqa_query_softmax(q, k, v, mask):
     return torch.nan_to_num(torch.softmax(scores, dim=-2)) @ v.double()
 
 
+def _gqa_heads_softmax(q, k, v, mask):
+    """The softmax taken over the heads (dim=1), PyTorch's implicit choice for a 4-D tensor
+    when softmax is called without dim (blind13e-gqa-softmax-implicit-dim was only located
+    in "the attention itself"); None with one head, where it is all ones either way."""
+    if q.shape[1] < 2:
+        return None
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.softmax(scores, dim=1) @ v.double()
+
+
+_IMPLICIT_SOFTMAX = "Implicit dimension choice for softmax"
+
+
 def _gqa_scaled_after_softmax(q, k, v, mask, divide: bool):
     """The 1/sqrt(d_head) scale moved after the softmax (onto the weights): divided
     (blind12e-gqa-scaled-after-softmax) or multiplied by sqrt(d_head), the softmax then
@@ -499,6 +516,38 @@ def _values_from_keys(fn) -> str:
     )
 
 
+def _axes_added_to_mask(fn, call: tuple) -> str:
+    """A mask of fewer than 4 axes that raised: the learner's function probed with the same
+    mask as (1, 1, len_q, len_k) (or its 4-D form); an output of more than 4 axes shows
+    that the code gives every mask new axes, whatever its shape
+    (blind13e-gqa-mask-head-axis-always-inserted, mask.unsqueeze(1), was told that the
+    key/value heads were repeated len_q times)."""
+    q, k, v, mask = call
+    four = mask.reshape((1,) * (4 - mask.dim()) + tuple(mask.shape))
+    try:
+        out = fn(q.clone(), k.clone(), v.clone(), four)
+    except Exception:  # the probe tells nothing
+        return ""
+    if not isinstance(out, torch.Tensor) or out.dim() <= 4:
+        return ""
+    extra = out.dim() - 4
+    lines = (
+        f" Your ({', '.join(str(n) for n in mask.shape)}) mask with a new axis at 1 is "
+        f"({mask.shape[0]}, 1, {', '.join(str(n) for n in mask.shape[1:])}): its first axis "
+        "then lines up with the heads, which raised this error."
+        if mask.dim() == 2
+        else ""
+    )
+    return (
+        f"Your code inserts {'a new axis' if extra == 1 else f'{extra} new axes'} into the "
+        f"mask whatever its shape (mask.unsqueeze(1), as for a (batch, len_q, len_k) mask): "
+        f"given the same mask as a 4-D {tuple(four.shape)} one, yours returns a "
+        f"{out.dim()}-D output {tuple(out.shape)}.{lines} The mask is used as given: it "
+        "is already broadcastable to the scores (batch, num_heads, len_q, len_k), a 2-D "
+        "(len_q, len_k) one and a 4-D one alike."
+    )
+
+
 def _gqa_heads_hint(
     heads: int, kv: int, earlier_groups: tuple[int, ...] = (), call: tuple = (), fn=None
 ):
@@ -523,6 +572,10 @@ def _gqa_heads_hint(
             "k.repeat_interleave(group, dim=1) (likewise v)."
         )
         mask = call[3] if len(call) == 4 else None
+        if mask is not None and mask.dim() < 4 and fn is not None:
+            added = _axes_added_to_mask(fn, call)
+            if added:
+                return added
         if mask is not None and mask.dim() == 4 and other == mask.shape[1] * group:
             q0, k0, v0 = (torch.zeros(t.shape, dtype=t.dtype) for t in call[:3])
             k1, v1 = k0.repeat_interleave(group, dim=1), v0.repeat_interleave(group, dim=1)
@@ -586,6 +639,63 @@ def _gqa_heads_hint(
         return ""
 
     return lambda exc: isinstance(exc, RuntimeError), text
+
+
+def _full_mask_right(fn, q, k, v, mask) -> bool:
+    """Whether the learner's function is right on this input with the mask spelled out to
+    (batch, num_heads, len_q, len_k), one slice per query head."""
+    full = mask.expand(q.shape[0], q.shape[1], q.shape[2], k.shape[2]).contiguous()
+    try:
+        out = fn(q.clone(), k.clone(), v.clone(), full)
+    except Exception:  # the probe tells nothing
+        return False
+    expected = gqa_expected(q, k, v, mask)
+    return (
+        isinstance(out, torch.Tensor)
+        and out.shape == expected.shape
+        and torch.allclose(out.double(), expected.double(), 1e-4, 1e-5)
+    )
+
+
+def _mask_per_head(fn, q, k, v, mask, raised: str = "it is not") -> str:
+    """A mask taken per query head (mask[:, h]) as if it always had num_heads heads: the
+    learner's code is right on the same input with the mask spelled out to (batch,
+    num_heads, len_q, len_k), wrong (or raising) on the mask as given, with fewer axes or a
+    head axis of 1 (blind13e-gqa-per-head-loop-mask-indexed-by-head was only located in
+    "how the mask is applied"). "" when the mask already has num_heads heads."""
+    if mask is None or (mask.dim() == 4 and mask.shape[1] == q.shape[1]):
+        return ""
+    if not _full_mask_right(fn, q, k, v, mask):
+        return ""
+    return _MASK_PER_HEAD.format(
+        shape=tuple(mask.shape), full=(*q.shape[:3], k.shape[2]), raised=raised
+    )
+
+
+_MASK_PER_HEAD = (
+    "With the same mask spelled out to (batch, num_heads, len_q, len_k) = {full}, one slice "
+    "per query head, yours is right; with the mask as given, {shape}, {raised}: your code "
+    "indexes the mask along the head axis (mask[:, h] for query head h, as if it always had "
+    "num_heads heads). A mask need only broadcast to (batch, num_heads, len_q, len_k): a 2-D "
+    "(len_q, len_k) one has no head axis (its [:, h] picks column h), a 4-D one may have a "
+    "head axis of size 1. Use the mask as given on all heads at once (masked_fill broadcasts "
+    "it), or take each head's slice from the mask broadcast first, "
+    "mask.expand(batch, num_heads, len_q, len_k)[:, h]."
+)
+
+
+def _mask_head_index_hint(fn, call: tuple):
+    """An index past a mask's head axis of size 1 (mask[:, h] for h >= 1): named when the
+    learner's code is right with the mask spelled out to num_heads heads."""
+    q, k, v, mask = call
+    pattern = re.compile(r"index \d+ is out of bounds for dimension 1 with size 1\b")
+
+    def hint(exc: BaseException) -> str:
+        if mask is None or mask.dim() != 4 or mask.shape[1] != 1 or not pattern.search(str(exc)):
+            return ""
+        return _mask_per_head(fn, q, k, v, mask, "it raises this error")
+
+    return (IndexError, hint)
 
 
 def _localise_gqa(grouped_query_attention, got, q, k, v, mask) -> str:
@@ -675,6 +785,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                         heads, kv, tuple(earlier_groups), (q, k, v, mask), grouped_query_attention
                     ),
                     _flattened_hint(),
+                    _mask_head_index_hint(grouped_query_attention, (q, k, v, mask)),
                     _head_index_hint(heads, kv),
                     _mask_reshaped_hint(mask),
                     _grouped_mask_hint(mask, heads, kv),
@@ -727,7 +838,22 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                         what=what, got=got.dtype, name="grouped_query_attention", first="q"
                     )
                 )
+            implicit = any(_IMPLICIT_SOFTMAX in text for text in c.last_warnings)
+            heads_softmax = (
+                "Your softmax runs over the heads (dim=1), not over the keys: "
+                + (
+                    "your softmax was called without dim (PyTorch warned of its implicit "
+                    "dimension choice), and on a 4-D tensor PyTorch then picks dim=1, the "
+                    "heads axis, so each score is normalised across the heads."
+                    if implicit
+                    else "a softmax called without dim picks dim=1 on a 4-D tensor (PyTorch's "
+                    "implicit choice), as does an explicit dim=1."
+                )
+                + " Each query's weights over the keys must sum to 1: softmax(scores, "
+                "dim=-1)."
+            )
             mistakes = {
+                heads_softmax: _gqa_heads_softmax(q, k, v, mask),
                 "The heads are paired wrongly: query head h must use key/value head "
                 "h // group (heads 0..group-1 share the first), but yours uses h % num_kv_heads. "
                 "k.repeat(1, group, 1, 1) tiles [k0, k1, k0, k1]; repeat_interleave gives "
@@ -802,6 +928,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 pairs=lambda q=q, k=k, v=v, mask=mask: _gqa_pairs(q, k, v, mask),
                 explain=lambda got=got, q=q, k=k, v=v, mask=mask: (
                     _explain_pairing(got, q, k, v, mask)
+                    or _mask_per_head(grouped_query_attention, q, k, v, mask)
                     or (
                         ""
                         if _arranged_or_related(got, gqa_expected(q, k, v, mask))

@@ -1,8 +1,10 @@
 """Lesson 12's concept question."""
 
+import re
 from fractions import Fraction
 from itertools import combinations, product
 
+from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.quiz import Quiz, quiz_check
 
 # ======================================================================== concept question
@@ -112,14 +114,64 @@ def _slips_why(factors, right_text: str, listed: int = 3) -> dict[float, str]:
     return why
 
 
+#: Numbers no product of the factors' slips gives: the queries cached with the keys and
+#: values (blind13e-quiz-queries-cached-too, "not right" alone), 32 + 8 + 8 = 48 heads of
+#: d_head numbers per token and layer where 2 x 8 = 16 are, three times the cache; alone
+#: and with each unit slip.
+_QUERIES_CACHED = {
+    192 * 3 * unit: (
+        "That counts the queries too: 32 query heads + 8 key heads + 8 value heads = 48 heads "
+        "cached per layer and token, where only the keys and values are cached, 2 x 8 = 16 "
+        "(a third as many). The queries are never cached: each query is used once, at its "
+        "own step, while every later step reads all the keys and values before it."
+        + (f" And {slip}." if slip else "")
+    )
+    for unit, slip in (
+        (1, ""),
+        (2, "it counts 4 bytes per number (float32); bfloat16 takes 2"),
+        (2**20 / 10**6, "it is in megabytes (MB, 10**6 bytes), not MiB (2**20 bytes)"),
+    )
+}
+
 QUIZ_CACHE_MEMORY = Quiz(
     name="quiz_cache_memory",
     answer=192,
-    why=_slips_why(
-        _CACHE_FACTORS,
-        "2 (keys and values) x 48 layers x 8 key/value heads x 128 x 1024 tokens x 2 "
-        "bytes = 201,326,592 bytes = 192 MiB. With 32 key/value heads (plain multi-head "
-        "attention) it would be four times as much.",
-    ),
+    why={
+        **_QUERIES_CACHED,
+        **_slips_why(
+            _CACHE_FACTORS,
+            "2 (keys and values) x 48 layers x 8 key/value heads x 128 x 1024 tokens x 2 "
+            "bytes = 201,326,592 bytes = 192 MiB. With 32 key/value heads (plain multi-head "
+            "attention) it would be four times as much.",
+        ),
+    },
 )
-check_quiz_cache_memory = quiz_check(QUIZ_CACHE_MEMORY)
+_check_cache_number = quiz_check(QUIZ_CACHE_MEMORY)
+_NUMBER_WITH_UNIT = re.compile(r"^\s*([-+]?[\d_,]*\.?\d+(?:e[-+]?\d+)?)\s*([^\d\s].*?)\s*$", re.I)
+
+
+def check_quiz_cache_memory(answer_function, *, hidden: bool = False) -> None:
+    """Check the answer to the concept question quiz_cache_memory: the generic quiz check,
+    but a string holding a number and its unit ("192 MiB",
+    blind13e-quiz-string-with-unit, told only "return a number") is told to drop the
+    unit."""
+    try:
+        _check_cache_number(answer_function, hidden=hidden)
+    except CheckFailure as failure:
+        try:
+            given = answer_function()
+        except Exception:  # it raised in the check already, whose message stands
+            raise failure from None
+        found = _NUMBER_WITH_UNIT.match(given) if isinstance(given, str) else None
+        if found is None:
+            raise
+        raise CheckFailure(
+            failure.exercise,
+            f"quiz_cache_memory() returned the string {given!r}, a number with its unit "
+            f"{found.group(2)!r}: return the number alone, an int or float such as "
+            f"{found.group(1).replace(',', '').replace('_', '')}, not a str. Leave out the "
+            "unit: the question fixes it (MiB), and the check compares numbers.",
+        ) from None
+
+
+check_quiz_cache_memory.quiz = QUIZ_CACHE_MEMORY  # what the generic tests read

@@ -282,6 +282,10 @@ def _tiled_cases(hidden: bool):
         sink(2405, (2, 5, 4), 9, 3, True),
         case(2406, (1, 2, 6, 4), 8, 5, 3, True, dtype=torch.float64),
         far_below(2407, (2, 2, 5, 4), 7, 3, True),
+        # block_size > len_k: one block (block_size read as a count of blocks, len_k //
+        # block_size = 0, passed every other hidden input, blind13e-tiled-block-size-read-
+        # as-count)
+        case(2408, (2, 3, 4), 3, 4, 5, False),
     ]
 
 
@@ -348,6 +352,7 @@ def _tiled_hints(
     summed_fine: bool,
     short_fine: bool = False,
     earlier_ran: bool = False,
+    values_probe=None,
 ) -> list:
     """For the size clashes of tiled attention's classic slips, what the sizes are: a
     block's weights against its slice of v (the rows differ), a per-query tensor against
@@ -373,9 +378,26 @@ def _tiled_hints(
         if keys not in widths or got == keys:
             return ""
         off = got - keys
+        uncut = ""
+        if got == len_k:
+            # every row of v: it was not cut along the keys (blind13e-tiled-values-sliced-
+            # on-last-axis was told only the rows): used whole, or cut on its last axis
+            cut_last = values_probe() if values_probe is not None else None
+            uncut = (
+                f" ({got} = len_k: v's rows were not cut at all. On one block of 3 keys with "
+                "d_v = 5, yours makes 3 columns where 5 belong: you sliced v on its last axis, "
+                "v[..., start:stop] (the d_v axis), instead of the keys' axis)"
+                if cut_last
+                else f" ({got} = len_k: v's rows were not cut at all; either v is used whole, "
+                "or sliced on its last axis, v[..., start:stop] (the d_v axis), instead of the "
+                "keys' axis)"
+                if cut_last is None
+                else f" ({got} = len_k: v is used whole, every block's weights meet all of v)"
+            )
         return (
             f"A block's weights cover {keys} keys, but your slice of v has {got} rows"
             + (f" (one row too {'many' if off > 0 else 'few'})" if abs(off) == 1 else "")
+            + uncut
             + ": slice v exactly as k, v[..., start:stop, :], so that weights @ v pairs each "
             "key's weight with its own value."
         )
@@ -490,6 +512,80 @@ def _tiled_hints(
         (lambda exc: isinstance(exc, RuntimeError), rows),
         (lambda exc: isinstance(exc, RuntimeError), clash),
     ]
+
+
+_STEP_ZERO = re.compile(r"range\(\) arg 3 must not be zero")
+_MASK_AS_INDEX = re.compile(
+    r"shape of the mask \[(\d+), (\d+)\] at index 0 does not match the shape of the indexed"
+)
+
+
+def _block_count_hint(len_q: int, len_k: int, block: int):
+    """range(0, len_k, step) with a step of 0 where block_size > len_k: the step is a length
+    divided by block_size, block_size read as the number of blocks (torch.chunk's reading;
+    blind13e-tiled-block-size-read-as-count got the generic "a step of 0")."""
+
+    def hint(exc: BaseException) -> str:
+        if not _STEP_ZERO.search(str(exc)) or block <= min(len_q, len_k):
+            return ""
+        quotients = " and ".join(
+            f"{name} // block_size = {size} // {block} = 0"
+            for name, size in (("len_k", len_k), ("len_q", len_q))
+            if size < block and (name == "len_k" or len_q != len_k)
+        )
+        return (
+            f"Your loop's step is 0 with block_size = {block} > len_k = {len_k}: it is a "
+            f"length divided by block_size ({quotients}), as when block_size is read as the "
+            "number of blocks (torch.chunk's second argument) and the step as the keys per "
+            "block. block_size is the number of keys in each block, the step itself: "
+            "range(0, len_k, block_size); a block_size of len_k or more gives a single block "
+            "holding every key."
+        )
+
+    return (ValueError, hint)
+
+
+def _mask_as_index_hint(q: torch.Tensor, len_k: int, block: int):
+    """The causal mask used as a boolean index, scores[future] = -inf: a (len_q, block)
+    mask lines up with the leading axes of batched scores, an IndexError
+    (blind13e-tiled-mask-by-boolean-index got the generic advice alone)."""
+    widths = {min(block, len_k - start) for start in range(0, len_k, block)} | {len_k}
+
+    def hint(exc: BaseException) -> str:
+        found = _MASK_AS_INDEX.search(str(exc))
+        if not found or q.dim() < 3:
+            return ""
+        rows, columns = int(found.group(1)), int(found.group(2))
+        if rows != q.shape[-2] or columns not in widths:
+            return ""
+        return (
+            f"Your causal mask, ({rows}, {columns}) = (len_q, keys), was used as a boolean "
+            "index, scores[future] = float('-inf'): a bool mask used as an index lines up "
+            f"with the leading axes of scores, here {tuple(q.shape[:-2])} (batch, heads), "
+            "not its last two, so it fits 2-D inputs only. Fill with "
+            "scores = scores.masked_fill(future, float('-inf')), which broadcasts the mask "
+            "over the leading axes (or index the last axes, scores[..., future])."
+        )
+
+    return (IndexError, hint)
+
+
+def _values_sliced_on_last_axis(tiled_attention) -> bool | None:
+    """Whether the learner's code cuts v's last axis (d_v) where the keys' axis belongs
+    (v[..., start:stop]): on one block (block_size >= len_k) with d_v > len_k its output
+    then has len_k columns (or they clash with an output made d_v wide), where v used
+    whole gives the right d_v; None if the probe raised otherwise or gave neither."""
+    q, k, v = randn((1, 3, 4), 4311), randn((1, 3, 4), 4312), randn((1, 3, 5), 4313)
+    try:
+        out = tiled_attention(q, k, v, 3)  # (1, 3, 5) expected, (1, 3, 3) when cut
+    except RuntimeError as exc:
+        found = _BROADCAST.search(str(exc))
+        return True if found and {int(found.group(1)), int(found.group(2))} == {3, 5} else None
+    except Exception:  # the probe failed otherwise: no evidence
+        return None
+    if not isinstance(out, torch.Tensor) or out.dim() != 3:
+        return None
+    return {3: True, 5: False}.get(out.shape[-1])
 
 
 def _sum_not_column_hint(len_q: int, d_v: int):
@@ -712,7 +808,18 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                 call_repr=what,
                 hints=[
                     _transposed_scores_hint(q, k, block),
-                    *_tiled_hints(q, v, block, causal, summed_fine, short_fine, ran),
+                    *_tiled_hints(
+                        q,
+                        v,
+                        block,
+                        causal,
+                        summed_fine,
+                        short_fine,
+                        ran,
+                        values_probe=lambda: _values_sliced_on_last_axis(tiled_attention),
+                    ),
+                    _block_count_hint(q.shape[-2], k.shape[-2], block),
+                    _mask_as_index_hint(q, k.shape[-2], block),
                     _sum_not_column_hint(q.shape[-2], v.shape[-1]),
                     _empty_block_hint(
                         "k[..., start : start + block_size, :] (and likewise v)",
@@ -853,9 +960,13 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                         if causal and several
                         else None
                     ),
-                    "With causal=False nothing may be masked, but yours masks the future.": (
-                        None if causal else _tiled_expected(q, k, v, True)
-                    ),
+                    # blind13e-tiled-causal-flag-tested-is-not-none (told only "masks the
+                    # future"): the flag ignored or tested for None, candidates alike here
+                    "With causal=False nothing may be masked, but yours masks the future: "
+                    "causal=False still gets the causal mask, as if every call were causal. "
+                    "Either the flag is never read, or it is tested with `if causal is not "
+                    "None:`, which is true for False too (False is not None); test its truth, "
+                    "`if causal:`.": (None if causal else _tiled_expected(q, k, v, True)),
                     _MASK_FILLED_ZERO: (
                         scaled_dot_product_attention_f(
                             q,

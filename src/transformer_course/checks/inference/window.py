@@ -164,6 +164,15 @@ def _window_models(size: int, window: int) -> list[tuple[str, torch.Tensor | Non
             "forgets j <= i?).",
             torch.ones(size, size, dtype=torch.bool) if window >= size > 1 else None,
         ),
+        (
+            # blind13e-sw-window-clamped-to-size-minus-one (its band width alone before)
+            f"Your window is clamped to size - 1 = {size - 1} (window = min(window, size - "
+            "1)): the last query loses its oldest key, key 0. The window counts keys, the "
+            "offsets i - j = 0 .. window - 1, so the largest offset size - 1 needs a window of "
+            "size; a window of size or more keeps every key j <= i, lesson 06's "
+            "look_ahead_mask(size). Clamp to size, min(window, size), or not at all.",
+            _window(size, 0, size - 2) if window >= size else None,
+        ),
     ]
 
 
@@ -334,8 +343,23 @@ def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> N
                 and all(n == 1 for n in got.shape[:-2])
                 else ""
             )
+            # blind13e-sw-positions-not-broadcast (its shape alone before): two
+            # torch.arange(size) compared element by element give each query against its own
+            # position, all True for any window >= 1
+            flat = (
+                f" Yours is a ({size},) vector, True everywhere: the query and key positions, "
+                "two torch.arange(size), were compared element by element (query i against "
+                "key i only). Make the query positions a column so the comparison broadcasts "
+                "to (size, size): i = torch.arange(size)[:, None] against j = "
+                "torch.arange(size)[None, :]."
+                if tuple(got.shape) == (size,) and got.dtype == torch.bool and bool(got.all())
+                else ""
+            )
             c.expect_shape(
-                got, (size, size), what, "(len_q, len_k) = (size, size)." + fixed + padded
+                got,
+                (size, size),
+                what,
+                "(len_q, len_k) = (size, size)." + fixed + padded + flat,
             )
             earlier.append(size)
             c.expect_dtype(
