@@ -4,6 +4,7 @@ packages' are left out)."""
 
 from __future__ import annotations
 
+import inspect
 import sysconfig
 import textwrap
 import traceback
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from transformer_course.checking.formatting import clip
 
-__all__ = ["CheckFailure", "course_origin", "learner_frames"]
+__all__ = ["CheckFailure", "course_origin", "learner_frames", "learner_source"]
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
 
@@ -75,6 +76,24 @@ def learner_frames(exc: BaseException) -> str:
         return ""
     text = "".join(traceback.format_list(frames[-3:]))
     return clip(text + "".join(traceback.format_exception_only(type(exc), exc)), 2000)
+
+
+def learner_source(exc: BaseException) -> str:
+    """The whole source of every function of the learner's that the traceback passes
+    through (not only the failing lines): where a value that fails later was made."""
+    texts: list[str] = []
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if _is_learner_frame(code.co_filename):
+            try:
+                text = "".join(inspect.getsourcelines(code)[0])
+            except (OSError, TypeError, IndexError):
+                text = ""
+            if text and text not in texts:
+                texts.append(text)
+        tb = tb.tb_next
+    return "\n".join(texts)
 
 
 def course_origin(exc: BaseException) -> str:

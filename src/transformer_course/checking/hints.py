@@ -17,7 +17,7 @@ __all__ = [
 
 #: Hints added to the message when the learner's code raises an error whose text
 #: contains the key. Every check gets these; an exercise can add its own.
-GENERIC_HINTS: dict[str, str | Callable[[BaseException], str]] = {
+GENERIC_HINTS: dict[str | type[BaseException], str | Callable[[BaseException], str]] = {
     # tril/triu (and other matrix operations) given a vector: one size of a shape left out
     # (round 12, blind12d-lookahead-ones-one-size: torch.tril(torch.ones(size)))
     "input tensor must have at least 2 dimensions": (
@@ -198,7 +198,160 @@ GENERIC_HINTS: dict[str, str | Callable[[BaseException], str]] = {
         "avoid .double()/.float() and new tensors created with a fixed dtype (pass "
         "dtype=x.dtype, or use torch.zeros_like(x))."
     ),
+    # blind14c-center-keepdims-positional: np.mean(x, 1, True)
+    "as a data type": lambda exc: _positional_keepdims_advice(exc),
+    # blind14c-pad-width-is-longest-list, blind14c-cos-np-max-as-floor
+    "object cannot be interpreted as an integer": lambda exc: _not_an_integer_advice(exc),
+    # blind14f-sdpa-d-k-whole-shape: math.sqrt(k.shape)
+    "must be real number, not torch.Size": (
+        "A shape (torch.Size, one number per axis) was used where one number belongs: take "
+        "the entry you mean, x.shape[-1] or x.size(-1) (d_k is k.shape[-1]), e.g. "
+        "math.sqrt(k.shape[-1])."
+    ),
+    # blind14c-pairs-plain-dict-increment: counts[pair] += 1 on a plain dict
+    KeyError: lambda exc: _counter_advice(exc),
+    # blind14d-padmask-is-not-for-inequality: (ids is not pad_id)[...]
+    "'bool' object is not subscriptable": lambda exc: _identity_comparison_advice(exc),
+    # blind14d-split-size-without-call: batch, length, d = x.size
+    "builtin_function_or_method": (
+        "A method was used without being called: x.size is the method, x.size() its result "
+        "(x.shape needs no call); the same for x.dim(), x.numel() and x.item()."
+    ),
+    # blind14d-split-permute-three-axes
+    "is not equal to len(dims)": lambda exc: _permute_advice(exc),
+    # blind14d-q-cross-shape-letter-unquoted: return b
+    NameError: lambda exc: _unquoted_letter_advice(exc),
 }
+
+
+def _positional_keepdims_advice(exc: BaseException) -> str:
+    """True or False given by position to a numpy reduction, where dtype stands."""
+    if not re.search(r"Cannot interpret '(True|False)' as a data type", str(exc)):
+        return ""
+    return (
+        "numpy's reductions take (a, axis, dtype, out, keepdims): a True or False given by "
+        "position lands in dtype's place. Pass keepdims by keyword: np.mean(x, axis=-1, "
+        "keepdims=True), or x.mean(axis=-1, keepdims=True)."
+    )
+
+
+_NUMPY_REDUCTION_CALL = re.compile(r"\bnp\.(max|min|amax|amin)\(")
+
+
+def _numpy_max_of_two(frames: str) -> bool:
+    """Whether a line calls np.max (min, amax, amin) with a second positional argument that
+    is not an axis number: np.max(a, 1e-12) meant as np.maximum(a, 1e-12)."""
+    for found in _NUMPY_REDUCTION_CALL.finditer(frames):
+        depth, args, start = 0, [], found.end()
+        for i in range(found.end(), len(frames)):
+            char = frames[i]
+            if char in "([{":
+                depth += 1
+            elif char in ")]}":
+                if depth == 0:
+                    args.append(frames[start:i].strip())
+                    break
+                depth -= 1
+            elif char == "," and depth == 0:
+                args.append(frames[start:i].strip())
+                start = i + 1
+        if len(args) >= 2 and "=" not in args[1] and not re.fullmatch(r"-?\d+", args[1]):
+            return True
+    return False
+
+
+def _not_an_integer_advice(exc: BaseException) -> str:
+    """A list or a float where an integer belongs (a size, a range bound, an axis)."""
+    from transformer_course.checking.failure import learner_frames
+
+    kind = re.search(r"'(\w+)' object cannot be interpreted as an integer", str(exc))
+    if not kind:
+        return ""
+    frames = learner_frames(exc)
+    if kind[1] == "list":
+        from transformer_course.checking.failure import learner_source
+
+        if re.search(r"\bmax\([^()]*key\s*=\s*len", frames + learner_source(exc)):
+            return (
+                "max(..., key=len) returns the longest sequence itself, a list, not its "
+                "length: take len(max(..., key=len)), or max(len(s) for s in ...), where an "
+                "integer (a size, a width, a range() bound) belongs."
+            )
+        return (
+            "A list was used where an integer belongs (a size, a count, a range() bound or an "
+            "axis): its length, len(...), or a number computed from it (the longest "
+            "sequence's length, max(len(s) for s in ...)) is probably what was meant."
+        )
+    if kind[1] != "float":
+        return ""
+    causes = []
+    if _numpy_max_of_two(frames):
+        causes.append(
+            "np.max(a, b) (or np.min) reads its second argument as the axis, not as a second "
+            "value: the element-wise maximum of two values is np.maximum(a, b), or max(a, b) "
+            "for two numbers"
+        )
+    if re.search(r"[^/]/[^/=]", frames):
+        causes.append("`/` always gives a float: use `//` for a whole number, or int(...)")
+    if not causes:
+        causes = [
+            "`/` gives a float (use `//`), or np.max(a, b) reads b as an axis (the maximum "
+            "of two values is np.maximum(a, b))"
+        ]
+    return (
+        "A float was used where an integer belongs (a size, an axis, a range() bound or an "
+        "index): " + "; or ".join(causes) + "."
+    )
+
+
+def _counter_advice(exc: BaseException) -> str:
+    """A plain dict's entry incremented before it exists (d[key] += 1)."""
+    from transformer_course.checking.failure import learner_frames
+
+    if not re.search(r"\]\s*\+=", learner_frames(exc)):
+        return ""
+    return (
+        "A plain dict's entry was incremented before it exists: d[key] += 1 reads d[key] "
+        "first, and raises KeyError the first time a key is seen. Start it at 0: d[key] = "
+        "d.get(key, 0) + 1, or count with collections.Counter (or defaultdict(int))."
+    )
+
+
+def _identity_comparison_advice(exc: BaseException) -> str:
+    """`is` / `is not` where an element-wise comparison belongs."""
+    from transformer_course.checking.failure import learner_frames
+
+    if not re.search(r"\bis\b", learner_frames(exc)):
+        return (
+            "A single True or False was indexed: a comparison of arrays or tensors (==, !=, "
+            "<) gives one entry per element, but `is`, `in`, `and`, `or` and `not` give one "
+            "Python bool."
+        )
+    return (
+        "`is` and `is not` ask whether two things are the same object and give one Python "
+        "bool, not one answer per entry: compare element-wise with == or != (ids != pad_id)."
+    )
+
+
+def _permute_advice(exc: BaseException) -> str:
+    found = re.search(r"input\.dim\(\) = (\d+) is not equal to len\(dims\) = (\d+)", str(exc))
+    if not found:
+        return ""
+    return (
+        f"permute takes one position for every axis of its input, in the new order: the input "
+        f"has {found[1]} axes and {found[2]} were given. List them all (x.permute(0, 2, 1, 3) "
+        "swaps axes 1 and 2 of a 4-D x), or swap two axes with x.transpose(1, 2)."
+    )
+
+
+def _unquoted_letter_advice(exc: BaseException) -> str:
+    found = re.search(r"name '([a-eA-E])' is not defined", str(exc))
+    if not found:
+        return ""
+    return (
+        f"If {found[1]} is the letter of your answer, return it as a string, in quotes: "
+        f'return "{found[1].lower()}".'
+    )
 
 
 def _numpy_keywords_advice(exc: BaseException) -> str:
