@@ -443,37 +443,40 @@ BLIND14A: list[Case] = [
         ],
     ),
     # ------------------------------------------------------------------ 10 label_smoothed_loss
-    _c(
-        "ls-gather-on-pad-labels",
-        L10,
-        "label_smoothed_loss",
-        "gathers -log p[y] with the labels as they are, pad positions included, and drops "
-        "the pads only afterwards: right while pad_id is a valid token index (0 <= pad_id "
-        "< V), but gather raises (index out of bounds) for a pad_id outside the "
-        "vocabulary, such as -100 or V.",
-        (
-            r"(pad_id|pad labels?|padding labels?|pad positions?).{0,80}"
-            r"(out of range|out of bounds|not a valid index|invalid index|outside)",
-            r"gather.{0,80}(pad|pad_id|-100|negative)",
-            r"(gather|pad).{0,120}out of bounds|out of bounds.{0,120}(gather|pad)",
-            r"(replace|substitute|mask)\w* .{0,30}pad (labels?|ids?).{0,60}"
-            r"(valid index|0|before (the )?gather)",
-        ),
-        (
-            r"pad(ding)? .{0,30}(not excluded|included in the mean|counted)",
-            r"(labels?|pad ids?).{0,40}(in place|overwritten|modified)",
-            r"0.{0,20}(hard.?coded|written in)",
-        ),
-        edits=[
-            (
-                "safe_labels = labels.masked_fill(~keep, 0)  # any valid index where the label "
-                "is pad\n"
-                "    target = -log_probs.gather(-1, safe_labels[..., None]).squeeze(-1)",
-                "target = -log_probs.gather(-1, labels[..., None]).squeeze(-1)",
-            )
-        ],
-        source=GATHER_IGNORE_INDEX_OUT_OF_BOUNDS,
-    ),
+    # blind14a-ls-gather-on-pad-labels left out after the run: gathering at the pad labels
+    # before masking is right for every pad_id inside the vocabulary, as in every use in the
+    # course; generalisation.py lists it with the reason.
+    # _c(
+    #     "ls-gather-on-pad-labels",
+    #     L10,
+    #     "label_smoothed_loss",
+    #     "gathers -log p[y] with the labels as they are, pad positions included, and drops "
+    #     "the pads only afterwards: right while pad_id is a valid token index (0 <= pad_id "
+    #     "< V), but gather raises (index out of bounds) for a pad_id outside the "
+    #     "vocabulary, such as -100 or V.",
+    #     (
+    #         r"(pad_id|pad labels?|padding labels?|pad positions?).{0,80}"
+    #         r"(out of range|out of bounds|not a valid index|invalid index|outside)",
+    #         r"gather.{0,80}(pad|pad_id|-100|negative)",
+    #         r"(gather|pad).{0,120}out of bounds|out of bounds.{0,120}(gather|pad)",
+    #         r"(replace|substitute|mask)\w* .{0,30}pad (labels?|ids?).{0,60}"
+    #         r"(valid index|0|before (the )?gather)",
+    #     ),
+    #     (
+    #         r"pad(ding)? .{0,30}(not excluded|included in the mean|counted)",
+    #         r"(labels?|pad ids?).{0,40}(in place|overwritten|modified)",
+    #         r"0.{0,20}(hard.?coded|written in)",
+    #     ),
+    #     edits=[
+    #         (
+    #             "safe_labels = labels.masked_fill(~keep, 0)  # any valid index where the label "
+    #             "is pad\n"
+    #             "    target = -log_probs.gather(-1, safe_labels[..., None]).squeeze(-1)",
+    #             "target = -log_probs.gather(-1, labels[..., None]).squeeze(-1)",
+    #         )
+    #     ],
+    #     source=GATHER_IGNORE_INDEX_OUT_OF_BOUNDS,
+    # ),
     _c(
         "ls-fill-mask-not-inverted",
         L10,

@@ -204,26 +204,28 @@ BLIND14F: list[Case] = [
         ),
         edits=(('return "c"', 'return "d"'),),
     ),
-    _c(
-        "quiz-row-length-string",
-        L03,
-        "quiz_row_length",
-        'returns the right length as a string, "8" (the way the lesson\'s letter quizzes '
-        "return their answers), instead of the number 8.0.",
-        (
-            r"\bstr(ing)?\b",
-            r"(a |not a )number",
-            r"'8'|\"8\"",
-            r"\bfloat\b.{0,40}(not|instead|expected)",
-            r"\btype\b|TypeError",
-        ),
-        (
-            r"squared length|square root|sqrt\(128\)",
-            r"unit (vector|length)",
-        ),
-        edits=(("return 8.0", 'return "8"'),),
-        source=ANSWER_AS_STRING,
-    ),
+    # blind14f-quiz-row-length-string left out after the run: the numeric quizzes accept a
+    # number written as text on purpose; generalisation.py lists it with the reason.
+    # _c(
+    #     "quiz-row-length-string",
+    #     L03,
+    #     "quiz_row_length",
+    #     'returns the right length as a string, "8" (the way the lesson\'s letter quizzes '
+    #     "return their answers), instead of the number 8.0.",
+    #     (
+    #         r"\bstr(ing)?\b",
+    #         r"(a |not a )number",
+    #         r"'8'|\"8\"",
+    #         r"\bfloat\b.{0,40}(not|instead|expected)",
+    #         r"\btype\b|TypeError",
+    #     ),
+    #     (
+    #         r"squared length|square root|sqrt\(128\)",
+    #         r"unit (vector|length)",
+    #     ),
+    #     edits=(("return 8.0", 'return "8"'),),
+    #     source=ANSWER_AS_STRING,
+    # ),
     _c(
         "quiz-row-length-sqrt-then-halved",
         L03,
