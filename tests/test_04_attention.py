@@ -1732,8 +1732,31 @@ R12F_MISTAKES = [
 ]
 
 
+# ============================================================ round 17 (blind round 14)
+def sm_sum_of_raw_exp(x, axis=-1):  # the max subtracted above the fraction bar only
+    peak = np.max(x, axis=axis, keepdims=True)
+    numerator = np.exp(x - peak)
+    return numerator / np.exp(x).sum(axis=axis, keepdims=True)
+
+
+def sm_unit_length(x, axis=-1):  # normalised to length 1: sqrt of the sum of squares
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / np.sqrt((e**2).sum(axis=axis, keepdims=True))
+
+
+R17F_MISTAKES = [
+    Mistake(check_softmax, sm_sum_of_raw_exp, r"sum of the \*unshifted\* exponentials"),
+    Mistake(check_softmax, sm_unit_length, r"Euclidean norm \(np\.linalg\.norm\)"),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
-    SOFTMAX_MISTAKES + ROW_MISTAKES + SDPA_MISTAKES + FORBIDDEN_MISTAKES + R12F_MISTAKES,
+    SOFTMAX_MISTAKES
+    + ROW_MISTAKES
+    + SDPA_MISTAKES
+    + FORBIDDEN_MISTAKES
+    + R12F_MISTAKES
+    + R17F_MISTAKES,
     SOFTMAX_CORRECT + ROW_CORRECT + SDPA_CORRECT,
 )
 
