@@ -1775,7 +1775,20 @@ def sdpa_dead_rows_times_keep(q, k, v, mask=None):  # NaN rows multiplied by a 0
     return weights @ v, weights
 
 
+def row_scores_per_feature(query, keys, values):  # the products summed down the keys
+    scores = np.sum(query * keys, axis=0) / np.sqrt(query.size)  # (d_k,)
+    weights = ref.softmax(scores)
+    return weights, np.dot(weights, values)
+
+
+def row_query_before_keys(query, keys, values):  # query @ keys: the transpose forgotten
+    weights = ref.softmax(query @ keys / math.sqrt(len(query)))
+    return weights, weights @ values
+
+
 R17F_MISTAKES = [
+    Mistake(ROW, row_scores_per_feature, r"summed over the keys \(axis 0\).*shape \(d_k,\)"),
+    Mistake(ROW, row_query_before_keys, r"query @ keys pairs the query's features"),
     Mistake(check_softmax, sm_sum_of_raw_exp, r"sum of the \*unshifted\* exponentials"),
     Mistake(check_softmax, sm_unit_length, r"Euclidean norm \(np\.linalg\.norm\)"),
     Mistake(
