@@ -1959,3 +1959,11 @@ def test_a_random_answer_gets_the_same_message_whatever_the_global_stream(wrong,
         messages.append(str(failure.value))
     assert "entries are 0" in messages[0]
     assert messages[0] == messages[1]
+
+
+def test_quiz_row_length_names_a_halved_square_root():
+    """√128 / 2 (the halving outside the root) is told what it did, not just 'wrong'."""
+    from transformer_course.checks.positional_encoding import check_quiz_row_length
+
+    with pytest.raises(CheckFailure, match=r"square root of 128, then halved"):
+        check_quiz_row_length(lambda: math.sqrt(128) / 2)
