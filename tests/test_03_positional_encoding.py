@@ -1770,6 +1770,29 @@ MISTAKES += [
     ),
 ]
 
+# round 17 (blind round 14): the encoding added only in training mode, and a table
+# scaled by sqrt(d_model) (the embedding's scale)
+PEOnlyWhenTraining = _module(
+    lambda s, x: s.dropout(x + s.pe[:, : x.size(1)]) if s.training else x.clone(),
+    name="only_when_training",
+)
+PEScaledRows = _module(
+    lambda s, x: s.dropout(x + math.sqrt(x.size(-1)) * s.pe[:, : x.size(1)]),
+    name="scaled_rows",
+)
+MISTAKES += [
+    Mistake(
+        check_PositionalEncoding,
+        PEOnlyWhenTraining,
+        r"\(eval mode\) returned x unchanged, but in training mode.*added only in training",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        PEScaledRows,
+        r"The rows you add are sqrt\(d_model\) = [\d.]+ times the table's",
+    ),
+]
+
 CORRECT = [
     Correct(check_positional_encoding, pe_loops),
     Correct(check_positional_encoding, pe_torch_div_term),
