@@ -1780,7 +1780,32 @@ PEScaledRows = _module(
     lambda s, x: s.dropout(x + math.sqrt(x.size(-1)) * s.pe[:, : x.size(1)]),
     name="scaled_rows",
 )
+
+
+def shift_scaled_by_k(k, d_model):  # k copies of one step, added up
+    one_step = ref.relative_shift(1, d_model)
+    return sum((one_step for _ in range(abs(k))), np.zeros((d_model, d_model))) * np.sign(k)
+
+
+def shift_bands_through_the_gaps(k, d_model):  # the +-sin bands run on between blocks
+    angles = k / 10000.0 ** (np.arange(0, d_model, 2) / d_model)
+    m = np.diag(np.cos(np.repeat(angles, 2)))
+    for j in range(d_model - 1):
+        m[j + 1, j] = np.sin(angles[j // 2])
+        m[j, j + 1] = -np.sin(angles[j // 2])
+    return m
+
+
 MISTAKES += [
+    Mistake(
+        check_relative_shift, shift_scaled_by_k, r"times the matrix of a shift by one position"
+    ),
+    Mistake(
+        check_relative_shift,
+        shift_bands_through_the_gaps,
+        r"^relative_shift: relative_shift\(k=-?\d+, d_model=\d+\) is not what the reference "
+        r"gives\. Your matrix has entries between neighbouring pairs, at \(1, 2\), \(2, 1\)",
+    ),
     Mistake(
         check_PositionalEncoding,
         PEOnlyWhenTraining,
