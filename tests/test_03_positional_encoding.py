@@ -1782,6 +1782,26 @@ PEScaledRows = _module(
 )
 
 
+def pe_angles_by_torch_repeat(max_len, d_model):  # .repeat(1, 2): tiled, not interleaved
+    position = torch.arange(max_len, dtype=torch.float64).unsqueeze(1)
+    inv_freq = 10000.0 ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+    angles = (position * inv_freq).repeat(1, 2)[:, :d_model]  # (max_len, d_model)
+    pe = torch.sin(angles)
+    pe[:, 1::2] = torch.cos(angles[:, 1::2])
+    return pe.numpy()
+
+
+def pe_precedence_of_division(max_len, d_model):  # 10000.0 ** two_i / d_model
+    pos = np.arange(max_len)[:, None]
+    two_i = np.arange(0, d_model, 2)
+    with np.errstate(over="ignore"):
+        angles = pos / (10000.0**two_i / d_model)
+    pe = np.empty((max_len, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles)[:, : d_model // 2]
+    return pe
+
+
 def shift_scaled_by_k(k, d_model):  # k copies of one step, added up
     one_step = ref.relative_shift(1, d_model)
     return sum((one_step for _ in range(abs(k))), np.zeros((d_model, d_model))) * np.sign(k)
@@ -1797,6 +1817,12 @@ def shift_bands_through_the_gaps(k, d_model):  # the +-sin bands run on between 
 
 
 MISTAKES += [
+    Mistake(check_positional_encoding, pe_angles_by_torch_repeat, r"np\.tile\(angles, 2\)"),
+    Mistake(
+        check_positional_encoding,
+        pe_precedence_of_division,
+        r"pos / \(10000\^\(2i\) / d_model\): the parenthesis",
+    ),
     Mistake(
         check_relative_shift, shift_scaled_by_k, r"times the matrix of a shift by one position"
     ),
