@@ -1770,6 +1770,80 @@ MISTAKES += [
     ),
 ]
 
+# round 17 (blind round 14): the encoding added only in training mode, and a table
+# scaled by sqrt(d_model) (the embedding's scale)
+PEOnlyWhenTraining = _module(
+    lambda s, x: s.dropout(x + s.pe[:, : x.size(1)]) if s.training else x.clone(),
+    name="only_when_training",
+)
+PEScaledRows = _module(
+    lambda s, x: s.dropout(x + math.sqrt(x.size(-1)) * s.pe[:, : x.size(1)]),
+    name="scaled_rows",
+)
+
+
+def pe_angles_by_torch_repeat(max_len, d_model):  # .repeat(1, 2): tiled, not interleaved
+    position = torch.arange(max_len, dtype=torch.float64).unsqueeze(1)
+    inv_freq = 10000.0 ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+    angles = (position * inv_freq).repeat(1, 2)[:, :d_model]  # (max_len, d_model)
+    pe = torch.sin(angles)
+    pe[:, 1::2] = torch.cos(angles[:, 1::2])
+    return pe.numpy()
+
+
+def pe_precedence_of_division(max_len, d_model):  # 10000.0 ** two_i / d_model
+    pos = np.arange(max_len)[:, None]
+    two_i = np.arange(0, d_model, 2)
+    with np.errstate(over="ignore"):
+        angles = pos / (10000.0**two_i / d_model)
+    pe = np.empty((max_len, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles)[:, : d_model // 2]
+    return pe
+
+
+def shift_scaled_by_k(k, d_model):  # k copies of one step, added up
+    one_step = ref.relative_shift(1, d_model)
+    return sum((one_step for _ in range(abs(k))), np.zeros((d_model, d_model))) * np.sign(k)
+
+
+def shift_bands_through_the_gaps(k, d_model):  # the +-sin bands run on between blocks
+    angles = k / 10000.0 ** (np.arange(0, d_model, 2) / d_model)
+    m = np.diag(np.cos(np.repeat(angles, 2)))
+    for j in range(d_model - 1):
+        m[j + 1, j] = np.sin(angles[j // 2])
+        m[j, j + 1] = -np.sin(angles[j // 2])
+    return m
+
+
+MISTAKES += [
+    Mistake(check_positional_encoding, pe_angles_by_torch_repeat, r"np\.tile\(angles, 2\)"),
+    Mistake(
+        check_positional_encoding,
+        pe_precedence_of_division,
+        r"pos / \(10000\^\(2i\) / d_model\): the parenthesis",
+    ),
+    Mistake(
+        check_relative_shift, shift_scaled_by_k, r"times the matrix of a shift by one position"
+    ),
+    Mistake(
+        check_relative_shift,
+        shift_bands_through_the_gaps,
+        r"^relative_shift: relative_shift\(k=-?\d+, d_model=\d+\) is not what the reference "
+        r"gives\. Your matrix has entries between neighbouring pairs, at \(1, 2\), \(2, 1\)",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        PEOnlyWhenTraining,
+        r"\(eval mode\) returned x unchanged, but in training mode.*added only in training",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        PEScaledRows,
+        r"The rows you add are sqrt\(d_model\) = [\d.]+ times the table's",
+    ),
+]
+
 CORRECT = [
     Correct(check_positional_encoding, pe_loops),
     Correct(check_positional_encoding, pe_torch_div_term),
@@ -1959,3 +2033,11 @@ def test_a_random_answer_gets_the_same_message_whatever_the_global_stream(wrong,
         messages.append(str(failure.value))
     assert "entries are 0" in messages[0]
     assert messages[0] == messages[1]
+
+
+def test_quiz_row_length_names_a_halved_square_root():
+    """√128 / 2 (the halving outside the root) is told what it did, not just 'wrong'."""
+    from transformer_course.checks.positional_encoding import check_quiz_row_length
+
+    with pytest.raises(CheckFailure, match=r"square root of 128, then halved"):
+        check_quiz_row_length(lambda: math.sqrt(128) / 2)

@@ -1732,8 +1732,85 @@ R12F_MISTAKES = [
 ]
 
 
+# ============================================================ round 17 (blind round 14)
+def sm_sum_of_raw_exp(x, axis=-1):  # the max subtracted above the fraction bar only
+    peak = np.max(x, axis=axis, keepdims=True)
+    numerator = np.exp(x - peak)
+    return numerator / np.exp(x).sum(axis=axis, keepdims=True)
+
+
+def sm_unit_length(x, axis=-1):  # normalised to length 1: sqrt of the sum of squares
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / np.sqrt((e**2).sum(axis=axis, keepdims=True))
+
+
+def sdpa_unmasked_when_nothing_allowed(q, k, v, mask=None):
+    """Returns the unmasked attention when the mask allows no key anywhere."""
+    if mask is None or not torch.any(mask):
+        return ref.scaled_dot_product_attention(q, k, v)
+    return ref.scaled_dot_product_attention(q, k, v, mask)
+
+
+def sdpa_scale_from_size(q, k, v, mask=None):  # q.size() ** 0.5: the whole torch.Size
+    scale = q.size() ** 0.5
+    return ref.scaled_dot_product_attention(q * scale, k, v, mask)
+
+
+def sdpa_fourth_root_scale(q, k, v, mask=None):  # q and k's shared factor, used once
+    scores = torch.matmul(q, k.mT) / q.size(-1) ** 0.25
+    if mask is not None:
+        scores = torch.where(mask, scores, float("-inf"))
+    weights = scores.softmax(dim=-1).nan_to_num(0.0)
+    return weights @ v, weights
+
+
+def sdpa_dead_rows_times_keep(q, k, v, mask=None):  # NaN rows multiplied by a 0/1 float
+    scores = q @ k.mT / math.sqrt(q.size(-1))
+    if mask is None:
+        weights = scores.softmax(-1)
+    else:
+        weights = scores.masked_fill(mask.logical_not(), -math.inf).softmax(-1)
+        keep = mask.sum(dim=-1, keepdim=True).clamp(max=1).to(weights.dtype)
+        weights = keep * weights
+    return weights @ v, weights
+
+
+def row_scores_per_feature(query, keys, values):  # the products summed down the keys
+    scores = np.sum(query * keys, axis=0) / np.sqrt(query.size)  # (d_k,)
+    weights = ref.softmax(scores)
+    return weights, np.dot(weights, values)
+
+
+def row_query_before_keys(query, keys, values):  # query @ keys: the transpose forgotten
+    weights = ref.softmax(query @ keys / math.sqrt(len(query)))
+    return weights, weights @ values
+
+
+R17F_MISTAKES = [
+    Mistake(ROW, row_scores_per_feature, r"summed over the keys \(axis 0\).*shape \(d_k,\)"),
+    Mistake(ROW, row_query_before_keys, r"query @ keys pairs the query's features"),
+    Mistake(check_softmax, sm_sum_of_raw_exp, r"sum of the \*unshifted\* exponentials"),
+    Mistake(check_softmax, sm_unit_length, r"Euclidean norm \(np\.linalg\.norm\)"),
+    Mistake(
+        SDPA,
+        sdpa_unmasked_when_nothing_allowed,
+        r"all padding.*those of no mask at all.*skipped when the whole mask is False",
+    ),
+    Mistake(SDPA, sdpa_scale_from_size, r"A torch\.Size, a whole shape.*q\.shape\[-1\]"),
+    Mistake(
+        SDPA, sdpa_fourth_root_scale, r"divided by d_k \*\* 0\.25.*square root was taken twice"
+    ),
+    Mistake(SDPA, sdpa_dead_rows_times_keep, r"came out as NaN.*NaN \* 0 is NaN"),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
-    SOFTMAX_MISTAKES + ROW_MISTAKES + SDPA_MISTAKES + FORBIDDEN_MISTAKES + R12F_MISTAKES,
+    SOFTMAX_MISTAKES
+    + ROW_MISTAKES
+    + SDPA_MISTAKES
+    + FORBIDDEN_MISTAKES
+    + R12F_MISTAKES
+    + R17F_MISTAKES,
     SOFTMAX_CORRECT + ROW_CORRECT + SDPA_CORRECT,
 )
 

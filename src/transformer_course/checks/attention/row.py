@@ -5,6 +5,8 @@ weighted sum of the value rows, and the mistakes it names.
 from __future__ import annotations
 
 import math
+import re
+import traceback
 from functools import partial
 
 import numpy as np
@@ -14,6 +16,7 @@ from transformer_course.checking import (
     numpy_rng,
     tolerance,
 )
+from transformer_course.checking.failure import _is_learner_frame
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.rounding import rounded_variants
 from transformer_course.checking.size_one_axes import flat_vector_broadcast
@@ -435,6 +438,51 @@ _ROW_PRODUCT_SHAPES = (
 )
 
 
+def _product_sizes(exc: BaseException) -> tuple[int, int] | None:
+    """(entries of the left operand, rows of the right one) of a failed numpy product,
+    read from its error text (np.matmul / @, np.dot); None when it is not one."""
+    if found := re.search(r"size (\d+) is different from (\d+)", str(exc)):
+        return int(found.group(2)), int(found.group(1))
+    if found := re.search(r"shapes \(([\d, ]*)\) and \(([\d, ]*)\) not aligned", str(exc)):
+        left, right = ([int(n) for n in group.split(",") if n.strip()] for group in found.groups())
+        if left and right:
+            return left[-1], right[-2] if len(right) > 1 else right[0]
+    return None
+
+
+def _row_per_feature_hint(exc: BaseException, len_k: int, d_k: int) -> str:
+    """A vector of d_k entries met a matrix of len_k rows (told apart only when d_k !=
+    len_k): the failing line tells which product it was, the weights' (values in it) or
+    the scores' (keys in it); "" otherwise."""
+    if len_k == d_k or _product_sizes(exc) != (d_k, len_k):
+        return ""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if _is_learner_frame(f.filename)]
+    line = (frames[-1].line or "") if frames else ""
+    scores_axis = (
+        "Each score is query · key_i, a sum over the d_k features of one key: keys @ query, "
+        "or (keys * query).sum(axis=-1)."
+    )
+    if "values" in line and "keys" not in line:
+        return (
+            f"The vector multiplied by the values has d_k = {d_k} entries, one per feature, "
+            f"where the weights have one per key (len_k = {len_k}): your scores were summed "
+            "over the keys (axis 0) instead of over the features, which gives one number per "
+            f"feature, shape (d_k,) instead of (len_k,). {scores_axis}"
+        )
+    if "keys" in line and "values" not in line:
+        return (
+            f"The failing product puts a vector of d_k = {d_k} entries before the keys, "
+            f"(len_k, d_k) = ({len_k}, {d_k}): query @ keys pairs the query's features with "
+            f"the keys' rows. {scores_axis}"
+        )
+    return (
+        f"A vector of d_k = {d_k} entries, one per feature, met a matrix of len_k = {len_k} "
+        "rows: either the scores were summed over the keys (axis 0) instead of over the "
+        "features (then the weights have d_k entries), or the query was put before the keys "
+        f"(query @ keys). {scores_axis}"
+    )
+
+
 def check_attention_row(attention_row, *, hidden: bool = False) -> None:
     """(weights, output) = attention_row(query, keys, values), one query, numpy.
 
@@ -457,8 +505,17 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
                 values.copy(),
                 call_repr=shown,
                 hints=[
-                    ("mismatch in its core dimension", _ROW_PRODUCT_SHAPES),
-                    ("not aligned", _ROW_PRODUCT_SHAPES),
+                    (
+                        ValueError,
+                        lambda exc, len_k=len_k, d_k=d_k: _row_per_feature_hint(exc, len_k, d_k),
+                    ),
+                    (
+                        lambda exc, len_k=len_k, d_k=d_k: (
+                            not _row_per_feature_hint(exc, len_k, d_k)
+                            and re.search("mismatch in its core dimension|not aligned", str(exc))
+                        ),
+                        _ROW_PRODUCT_SHAPES,
+                    ),
                     (
                         ValueError,
                         lambda exc, len_k=len_k, d_v=d_v, d_k=d_k: flat_vector_broadcast(

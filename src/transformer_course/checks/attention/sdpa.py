@@ -19,6 +19,7 @@ from transformer_course.checking import (
 )
 from transformer_course.checking.attention_weights import (
     BLOCKED_NOT_MINUS_INF,
+    FULLY_MASKED_NAN,
     INVERTED_MASK,
     SOFTMAX_OVER_QUERIES,
     attention_weights_variant,
@@ -297,6 +298,13 @@ _SDPA_IF_MASK = (
 )
 
 
+_SDPA_WHOLE_SHAPE = (
+    "A torch.Size, a whole shape, went where one number belongs (math.sqrt, a division): "
+    "q.shape is {shape} here. d_k is one number, the width of each query and key, the "
+    "last entry of the shape: d_k = q.shape[-1] (or q.size(-1)) = {d_k}."
+)
+
+
 def _sdpa_hints(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask=None) -> list:
     shape = tuple(k.shape)
     dims = {"len_q": q.shape[-2], "len_k": k.shape[-2], "d_k": q.shape[-1], "d_v": v.shape[-1]}
@@ -330,6 +338,10 @@ def _sdpa_hints(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask=None) ->
     )
     return [
         *mask_hints,
+        (
+            lambda exc: isinstance(exc, TypeError) and "torch.Size" in str(exc),
+            _SDPA_WHOLE_SHAPE.format(shape=tuple(q.shape), d_k=q.shape[-1]),
+        ),
         (_is_dtype_mismatch, _SDPA_DTYPES.format(dtype=str(q.dtype).replace("torch.", ""))),
         (
             _is_dot_t,
@@ -377,6 +389,14 @@ def _sdpa_scales(q, k, v) -> list[tuple[float, str]]:
             float(d_k),
             f"Your weights match scores divided by d_k = {d_k} instead of by √d_k = "
             f"{root:.4g}: take the square root (math.sqrt(d_k)).",
+        ),
+        (
+            d_k**0.25,
+            f"Your weights match scores divided by d_k ** 0.25 = √(√d_k) = {d_k**0.25:.4g} "
+            f"instead of √d_k = {root:.4g}: the square root was taken twice "
+            "(math.sqrt(math.sqrt(d_k)), or the fourth root d_k ** 0.25). 1 / d_k ** 0.25 is "
+            "the factor for q and for k each when both are scaled (their product then "
+            "shrinks by √d_k); applied once, to the scores, it must be 1 / math.sqrt(d_k).",
         ),
         (
             float(len_k),
@@ -433,7 +453,8 @@ _SDPA_SOFTMAX_TWICE = (
 
 #: the input a wrong scale is confirmed on: every named scale (1, d_k, len_k, √len_k,
 #: √len_q, √d_v, 1/√d_k) differs there from the others, from √d_k = 3 and from 2·√d_k
-#: (at d_k = 4, d_k and 2·√d_k coincide)
+#: (at d_k = 4, d_k and 2·√d_k coincide); d_k ** 0.25 = √3 = √len_q there, two scales
+#: that the check's own inputs tell apart (the probe only confirms)
 _SCALE_PROBE_SIZES = {"len_q": 3, "len_k": 7, "d_k": 9, "d_v": 2}
 
 
@@ -697,6 +718,7 @@ def _sdpa_cases(hidden: bool) -> list[dict]:
         qg, kg, vg = make(4, (), 2, 3, 4, 5)
         q1, k1, v1 = make(7, (2,), 1, 4, 3, 5)  # a single query
         qc, kc, vc = make(8, (2,), 4, 4, 3, 5)  # a square mask that is not symmetric
+        qp, kp, vp = make(9, (1,), 3, 4, 5, 2)  # one sentence, all padding
         return [
             {"label": "no mask, batch of 2", "qkv": (q, k, v), "mask": None},
             {
@@ -730,6 +752,12 @@ def _sdpa_cases(hidden: bool) -> list[dict]:
                 "mask": None,
                 "grad": True,
             },
+            {
+                "label": "a batch of one sentence that is all padding: a mask (1, 1, len_k) "
+                "that blocks every key",
+                "qkv": (qp, kp, vp),
+                "mask": torch.zeros(1, 1, 4, dtype=torch.bool),
+            },
         ]
     q, k, v = make(101, (3,), 4, 7, 8, 5)
     qb, kb, vb = make(102, (2, 3), 5, 6, 3, 4)
@@ -742,6 +770,7 @@ def _sdpa_cases(hidden: bool) -> list[dict]:
     # a square mask that is not symmetric: a mask read on the wrong axis (transposed, its
     # rows taken for columns) differs from the right one only when len_q = len_k
     qc, kc, vc = make(113, (2,), 5, 5, 4, 3)
+    qp, kp, vp = make(114, (2, 2), 3, 5, 6, 4)  # every sentence all padding
     return [
         {"label": "no mask, batch of 3", "qkv": (q, k, v), "mask": None},
         {
@@ -784,6 +813,12 @@ def _sdpa_cases(hidden: bool) -> list[dict]:
             "qkv": (qg, kg, vg),
             "mask": None,
             "grad": True,
+        },
+        {
+            "label": "a batch in which every sentence is all padding: a mask (batch, 1, 1, "
+            "len_k) that blocks every key",
+            "qkv": (qp, kp, vp),
+            "mask": torch.zeros(2, 1, 1, 5, dtype=torch.bool),
         },
     ]
 
@@ -853,6 +888,55 @@ def _expect_masking_keeps_finite(c, fn, args, mask, weights: torch.Tensor, what:
     )
 
 
+_SDPA_ALL_FALSE_SKIPPED = (
+    "your `weights` are those of no mask at all, although this mask (all False) blocks "
+    "every key: every query row got the softmax of its scores, while on an earlier input "
+    "({earlier}) your fully masked rows came out as zeros. So the masking is skipped when the whole mask is "
+    "False: a guard such as `if mask is not None and mask.any():` reads mask.any() as 'is "
+    "anything masked', but it asks 'is any key allowed', and is False exactly here (a "
+    "batch that is all padding). Each query row is masked on its own: test only "
+    "`if mask is not None:`."
+)
+_SDPA_ROWS_NOT_ON_THEIR_OWN = (
+    "your fully masked rows are not zeros here, while on an earlier input ({earlier}) they "
+    "came out as zeros: "
+    "the weights of a query row with no allowed key depend on the rest of the mask (other "
+    "rows, other sentences of the batch). Each query row is masked on its own: zero the "
+    "rows where ~mask.any(dim=-1, keepdim=True), whatever the other rows hold."
+)
+
+
+def _expect_fully_masked_rows_finite(c, mask, weights, what) -> None:
+    """NaN exactly in the rows with no allowed key: the rows were not repaired, or
+    repaired by a multiplication (NaN * 0 is NaN), which these weights cannot tell apart."""
+    w = weights.detach()
+    dead = ~mask.expand(w.shape).any(dim=-1)  # (..., len_q)
+    bad = (~torch.isfinite(w)).any(dim=-1)  # (..., len_q)
+    if not bad.any() or not dead.any() or bool(bad[~dead].any()):
+        return
+    first = tuple(int(i) for i in (dead & bad).nonzero()[0])
+    c.fail(
+        f"{what}your `weights`: {FULLY_MASKED_NAN} Multiplying them by a 0/1 mask does not "
+        "repair them either: NaN * 0 is NaN (weights * mask.any(dim=-1, keepdim=True) keeps "
+        "the NaN), so overwrite them, with masked_fill or torch.where. (The first such row "
+        f"is query row {first}, batch indices first.)"
+    )
+
+
+def _expect_rows_masked_on_their_own(c, q, k, mask, weights, convention, earlier, what) -> None:
+    """Fully masked rows that were zeros on an ``earlier`` case (its label) and are not
+    zeros now: the treatment of a row depends on the rest of the mask (the mask skipped
+    when it is all False, named when the weights are exactly those of no mask)."""
+    if earlier is None or convention in (None, "zero"):
+        return
+    if not bool(mask.any()):
+        unmasked = attention_weights_variant(q, k, None, scale=math.sqrt(q.shape[-1]))
+        w = weights.detach().double()
+        if w.shape == unmasked.shape and torch.allclose(w, unmasked, rtol=1e-4, atol=1e-5):
+            c.fail(what + _SDPA_ALL_FALSE_SKIPPED.format(earlier=earlier))
+    c.fail(what + _SDPA_ROWS_NOT_ON_THEIR_OWN.format(earlier=earlier))
+
+
 def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: bool = False):
     """(output, weights) = scaled_dot_product_attention(q, k, v, mask=None) on torch tensors.
 
@@ -867,6 +951,7 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
     """
     with Checker("scaled_dot_product_attention", hidden=hidden) as c:
         c.require_callable(scaled_dot_product_attention)
+        zero_rows_on = None  # the label of the first case whose fully masked rows were zeros
         for case in _sdpa_cases(hidden):
             (q, k, v), mask, label = case["qkv"], case["mask"], case["label"]
             given = [t.clone().requires_grad_(case.get("grad", False)) for t in (q, k, v)]
@@ -954,6 +1039,7 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
             c.expect_floating(output, "your `output`", preferred=q.dtype)
             _expect_deterministic(c, scaled_dot_product_attention, args, weights, what)
             if mask is not None:
+                _expect_fully_masked_rows_finite(c, mask, weights, what)
                 _expect_masking_keeps_finite(
                     c, scaled_dot_product_attention, args, mask, weights, what
                 )
@@ -977,6 +1063,12 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                 pairs=_sdpa_pairs(q, k, v, mask),
                 **tolerance(weights.dtype, q.dtype),
             )
+            if mask is not None:
+                _expect_rows_masked_on_their_own(
+                    c, q, k, mask, weights, convention, zero_rows_on, what
+                )
+            if convention == "zero" and zero_rows_on is None:
+                zero_rows_on = label
             accepted_w = with_fully_masked_rows(exp_w, mask, convention, like=weights)
             c.expect_close(
                 output,

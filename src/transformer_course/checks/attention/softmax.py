@@ -119,6 +119,20 @@ _SOFTMAX_MAX_NOT_ADDED_BACK = (
     "log-sum-exp that dropped the max it subtracted (lse = max + log(sum(exp(x - max)))). "
     "Shift both the same way: exp(x - max) / sum(exp(x - max))."
 )
+_SOFTMAX_SUM_NOT_SHIFTED = (
+    "Your result is exp(x - max) divided by the sum of the *unshifted* exponentials "
+    "exp(x): the maximum is subtracted in the numerator only, so the shift no longer "
+    "cancels and each slice adds up to exp(-max) instead of 1 (and the unshifted sum "
+    "still overflows for large x). Shift both the same way: "
+    "exp(x - max) / sum(exp(x - max))."
+)
+_SOFTMAX_EUCLIDEAN_NORM = (
+    "Your result is exp(x - max) (or exp(x)) divided by the Euclidean norm (np.linalg.norm) of "
+    "each "
+    "slice instead of its sum: each slice has length 1 (its squares add up to 1), but "
+    "softmax weights are a distribution, so the entries themselves must add up to 1. "
+    "Divide by np.sum(e, axis=axis, keepdims=True)."
+)
 _SOFTMAX_NEG_INF_AS_ZERO = (
     "Your -inf entries get weight: they were treated as 0 (replaced by 0 before the "
     "exponential). An entry of -inf must get weight 0, and exp(-inf) is already 0, so "
@@ -227,6 +241,12 @@ def _softmax_mistakes(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
             mistakes[_SOFTMAX_MAX_NOT_ADDED_BACK] = np.exp(x) / np.sum(
                 exps, axis=axis, keepdims=True
             )
+        if np.any(np.isfinite(peak) & (peak != 0)):  # the max shifts the numerator only
+            mistakes[_SOFTMAX_SUM_NOT_SHIFTED] = exps / np.sum(np.exp(x), axis=axis, keepdims=True)
+        lengths = np.sqrt(np.sum(exps * exps, axis=axis, keepdims=True))
+        by_length = np.divide(exps, lengths, out=np.zeros_like(exps), where=lengths > 0)
+        if not np.allclose(by_length, right, atol=1e-6, equal_nan=True):
+            mistakes[_SOFTMAX_EUCLIDEAN_NORM] = by_length
         live = np.isfinite(peak)
         total_shifted = np.sum(exps, axis=axis, keepdims=True)
         if live.all():  # the log of the softmax, and the softmax of -x (peak - x)

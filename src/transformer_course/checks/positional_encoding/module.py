@@ -381,7 +381,13 @@ def _check_forward(c, module, built, x, table, layout, max_len, tables=None, tab
         ),
         "x was also scaled by sqrt(d_model). That scaling belongs to the token embedding "
         "(lesson 02); this module only adds the encoding.": x * d_model**0.5 + pe,
+        f"The rows you add are sqrt(d_model) = {d_model**0.5:.4g} times the table's: the "
+        "encoding was multiplied by sqrt(d_model). That scaling belongs to the token "
+        "embedding (lesson 02, embeddings * sqrt(d_model)); the positions are added as the "
+        "table gives them, each pair on the unit circle: x + PE[:len].": x + pe * d_model**0.5,
     }
+    if out.shape == x.shape and torch.allclose(out.detach(), x, atol=1e-6):
+        _expect_added_in_eval(c, module, x, x + pe, what)
     # the mistakes of exercise 1, unless the table in the state dict was found right (rows
     # 1..len of a right table look like positions counted from 1: the slice is off then)
     for mistake, wrong in ({} if table_right else _pe_mistakes(max_len, d_model)).items():
@@ -398,6 +404,30 @@ def _check_forward(c, module, built, x, table, layout, max_len, tables=None, tab
         mistakes=mistakes,
         explain=lambda: _rows_added(out, x, table),
     )
+
+
+def _expect_added_in_eval(c, module, x, expected, what: str) -> None:
+    """x returned unchanged in eval mode: fail naming it when the same module (dropout 0)
+    adds the table in training mode, so the positions are added only in training."""
+    module.train()
+    try:
+        torch.manual_seed(_CALL_SEED)
+        with contextlib.redirect_stdout(io.StringIO()):
+            trained = module(x.clone())
+    except Exception:  # a probe: the comparison with the reference then speaks
+        return
+    finally:
+        module.eval()
+    if not isinstance(trained, torch.Tensor) or trained.shape != expected.shape:
+        return
+    if torch.allclose(trained.detach(), expected, **_tolerance(trained.dtype)):
+        c.fail(
+            f"{what} (eval mode) returned x unchanged, but in training mode (dropout=0.0) "
+            "the same module gives x + PE[:len]: your positions are added only in training "
+            "mode (a forward under `if self.training:`). Dropout is what is for training "
+            "only, and nn.Dropout already does nothing in eval mode; the encoding is added "
+            "in both modes: return self.dropout(x + self.pe[:, :x.size(1)])."
+        )
 
 
 def _rows_added(out, x, table) -> str:

@@ -42,6 +42,9 @@ QUIZ_ROW_LENGTH = Quiz(
         64: "64 is the squared length (one 1 per pair, 64 pairs); the length is its square root.",
         math.sqrt(128): "√128 would be the length if each of the 128 entries were ±1. Only "
         "the pairs are bounded that way: sin² + cos² = 1 per pair, not per entry.",
+        math.sqrt(128) / 2: "That is the square root of 128, then halved: it halves the "
+        "square root, where the halving belongs inside it. The squared length is what is "
+        "halved: 128 entries make 64 sine-cosine pairs, each adding sin² + cos² = 1.",
         128: "Each entry lies in [-1, 1], and each *pair* contributes exactly 1 to the "
         "squared length, not each entry.",
         16: "16 is the length for d_model = 512 (lesson 02 printed it); here d_model is 128.",

@@ -62,6 +62,13 @@ def _shift_mistakes(k, d_model):
         "w_i = 1 / 10000^(2i/d_model) (the frequencies of positional_encoding).": (
             lambda: _shift_at_angles(k * np.power(10000.0, np.arange(0, d_model, 2) / d_model))
         ),
+        f"Your matrix is k = {k} times the matrix of a shift by one position (k * M1, "
+        "the matrix multiplied by the number k): the entries are scaled, but a shift by k "
+        "turns each pair by k times its angle, w_i·k, which is the k-th *matrix* power of "
+        "M1 (np.linalg.matrix_power(M1, k)), not its multiple; k = 0 would give the zero "
+        "matrix instead of the identity. Put w_i·k into the cos and sin.": (
+            lambda: k * relative_shift_f(1, d_model) if k != 1 else None
+        ),
         f"Your matrix is the shift by one position with every entry raised to the power "
         f"k = {k} (M1 ** k, elementwise: numpy's ** works entry by entry). Shifting k times "
         "is a *matrix* power, np.linalg.matrix_power(M1, k) (a negative k too), or directly "
@@ -400,6 +407,35 @@ def _other_matrices(relative_shift, cases, current) -> list:
     return matrices
 
 
+def _outside_blocks(got: np.ndarray, d_model: int) -> str:
+    """Entries outside the 2×2 blocks (the reference is block diagonal): where, and when
+    they all sit in the gaps between neighbouring blocks, what couples the pairs there."""
+    if d_model % 2 or np.shape(got) != (d_model, d_model):
+        return ""
+    blocks = np.kron(np.eye(d_model // 2), np.ones((2, 2))) > 0
+    outside = np.abs(np.where(blocks, 0.0, got)) > _FLOAT32_FORMULA["atol"]
+    if not outside.any():
+        return ""
+    where = [(int(r), int(col)) for r, col in zip(*np.nonzero(outside), strict=True)]
+    shown = ", ".join(map(str, where[:4])) + (", ..." if len(where) > 4 else "")
+    gaps = {(2 * i + 1, 2 * i + 2) for i in range(d_model // 2 - 1)}
+    gaps |= {(col, r) for r, col in gaps}
+    if set(where) <= gaps:
+        return (
+            f"Your matrix has entries between neighbouring pairs, at {shown}: the entries "
+            "[2i+1, 2i+2] and [2i+2, 2i+1], in the gap between the block of pair i and the "
+            "block of pair i+1, must be 0, so that each pair only mixes its own sine and "
+            "cosine. Yours couple pair i to the next pair. An off-diagonal filled all along "
+            "(np.diag(v, 1), np.diag(v, -1)) writes these gaps too: write the four entries "
+            "of each 2×2 block (2i, 2i+1) and leave everything else 0."
+        )
+    return (
+        f"Your matrix has entries outside its 2×2 blocks, at {shown}: M is block diagonal, "
+        "each block (2i, 2i+1) mixes one pair's sine with its own cosine, and everything "
+        "outside those blocks must be 0."
+    )
+
+
 def _shift_property_hint(got: np.ndarray, k: int, d_model: int) -> str:
     blocks = np.kron(np.eye(d_model // 2), np.ones((2, 2))) > 0
     outside = np.abs(np.where(blocks, 0.0, got)) > _FLOAT32_FORMULA["atol"]
@@ -634,6 +670,7 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
                 pairs=_shift_pairs(k, d_model) if d_model % 2 == 0 else None,
                 explain=lambda got=got, k=k, d_model=d_model: (
                     _block_entries(np.asarray(got, dtype=np.float64), k, d_model)
+                    or _outside_blocks(np.asarray(got, dtype=np.float64), d_model)
                     or _offset_as_function(
                         relative_shift, np.asarray(got, dtype=np.float64), k, d_model
                     )

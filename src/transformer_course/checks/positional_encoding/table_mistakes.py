@@ -100,6 +100,29 @@ def _pe_cosines_drop_last_angle(max_len: int, d_model: int) -> np.ndarray:
     return _pe_cosines_replaced(max_len, d_model, lambda _sines, _cos: np.cos(angles[:, :-1]))
 
 
+def _pe_angles_tiled(max_len: int, d_model: int) -> np.ndarray:
+    """The table whose feature j takes the angle of pair j mod ceil(d_model / 2) (the
+    pair angles tiled, np.tile(angles, 2)) instead of pair j // 2 (each angle repeated)."""
+    positions = np.arange(max_len, dtype=np.float64)[:, None]  # (max_len, 1)
+    angles = positions / np.power(10000.0, np.arange(0, d_model, 2) / d_model)  # (max_len, P)
+    per_feature = angles[:, np.arange(d_model) % angles.shape[1]]  # (max_len, d_model)
+    odd = np.arange(d_model) % 2 == 1  # (d_model,): the cosine features
+    return np.where(odd, np.cos(per_feature), np.sin(per_feature))
+
+
+def _pe_power_then_divided(max_len: int, d_model: int) -> np.ndarray:
+    """The table with pos / (10000^(2i) / d_model): the exponent's parenthesis closed
+    before / d_model (10000^(2i) overflows to inf for large i: angle 0 there)."""
+    positions = np.arange(max_len, dtype=np.float64)[:, None]  # (max_len, 1)
+    with np.errstate(over="ignore"):
+        denominators = np.power(10000.0, np.arange(0, d_model, 2, dtype=np.float64)) / d_model
+    angles = positions / denominators  # (max_len, ceil(d_model / 2))
+    table = np.zeros((max_len, d_model))
+    table[:, 0::2] = np.sin(angles)
+    table[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return table
+
+
 def _pe_compute(max_len, d_model):
     return lambda **knobs: sinusoidal_positions_f(max_len, d_model, **knobs)
 
@@ -164,6 +187,21 @@ def _pe_mistakes(max_len, d_model):
         "to the power 2i/d_model (pair 0 then turns by 1/10 radian per position instead of "
         "1). Write (10.0**4) ** (2i / d_model), or np.power(10000.0, 2i / d_model)."
     ] = lambda: _pe_base_without_parentheses(max_len, d_model)
+    mistakes[
+        "Feature j got the angle of pair j mod (number of pairs) instead of pair j // 2: the "
+        "pair angles were spread over the features with np.tile(angles, 2) (torch's "
+        ".repeat), which repeats the whole row of angles one after the other, where "
+        "np.repeat(angles, 2, axis=1) (torch's repeat_interleave) repeats each angle twice, "
+        "side by side. So past pair 0 a sine and a cosine take the angle of another pair, "
+        "and the two features of a pair no longer share one angle."
+    ] = lambda: _pe_angles_tiled(max_len, d_model)
+    mistakes[
+        "Your angles are pos / (10000^(2i) / d_model): the parenthesis of the exponent "
+        "closes too early, so the exponent is 2i instead of 2i/d_model, and the power is "
+        "then divided by d_model. Pair 0 turns d_model radians per position instead of 1, "
+        "and the other pairs almost not at all. Keep / d_model inside the exponent: "
+        "np.power(10000.0, two_i / d_model), or 10000 ** (2 * i / d_model)."
+    ] = lambda: _pe_power_then_divided(max_len, d_model)
     for size in _PE_DENOMINATORS:
         mistakes[
             f"The exponent divides 2i by {size} where it divides by d_model: pair i turns at "
