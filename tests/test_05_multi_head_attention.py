@@ -2190,3 +2190,25 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+# ---------------------------------------------------------------- round 17 (fix17d)
+class DropoutDefaultsToPapersRate(Base):  # left out, the dropout falls back to 0.1
+    def __init__(self, d_model, num_heads, dropout=None):
+        super().__init__(d_model, num_heads, 0.1 if dropout is None else dropout)
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+MISTAKES += [
+    Mistake(
+        check_MultiHeadAttention,
+        DropoutDefaultsToPapersRate,
+        r"built without the dropout argument, gives in train mode another output.*the default "
+        r"of dropout in your signature is not 0\.0\. .*at the rate 0\.1",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

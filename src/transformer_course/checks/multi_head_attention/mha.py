@@ -72,6 +72,7 @@ from .mha_dropout import (
     _VISIBLE_DROPOUT,
     _check_dropout_placement,
     _dropout_rate_note,
+    _expect_no_dropout_by_default,
     _probed_rate_note,
 )
 
@@ -146,6 +147,7 @@ def check_MultiHeadAttention(cls, *, hidden: bool = False) -> None:
             f"key and value of length {other.len_k}",
         )
         _check_dropout_placement(c, cls, _HIDDEN_DROPOUT if hidden else _VISIBLE_DROPOUT)
+        _expect_no_dropout_by_default(c, cls)
 
 
 def _expect_valid_sizes_built(c: Checker, cls, case: _Case) -> None:
