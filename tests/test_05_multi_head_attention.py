@@ -2212,3 +2212,38 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+class HeadsFirstAsserted(
+    Base
+):  # the Annotated Transformer's order, MultiHeadedAttention(h, d_model)
+    def __init__(self, h, d_model, dropout=0.0):
+        assert d_model % h == 0
+        super().__init__(d_model, h, dropout)
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+class HeadsFirstUnchecked(HeadsFirstAsserted):  # the same order, no validity test
+    def __init__(self, h, d_model, dropout=0.0):
+        Base.__init__(self, d_model, h, dropout)
+
+
+_HEADS_FIRST = (
+    r"Built as MultiHeadAttention\(\d+, \d+\) instead, your layer has the weights of a layer "
+    r"of width \d+.*other order, num_heads before d_model"
+)
+MISTAKES += [
+    Mistake(
+        check_MultiHeadAttention, HeadsFirstAsserted, r"(?s)raised AssertionError.*" + _HEADS_FIRST
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        HeadsFirstUnchecked,
+        r"does not have the weights of a layer of width d_model = \d+\. " + _HEADS_FIRST,
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

@@ -150,14 +150,51 @@ def check_MultiHeadAttention(cls, *, hidden: bool = False) -> None:
         _expect_no_dropout_by_default(c, cls)
 
 
+def _state_shape_list(module) -> list[tuple[int, ...]]:
+    """The shapes of a module's state dict, sorted (whatever the keys are called)."""
+    return sorted(tuple(tensor.shape) for tensor in module.state_dict().values())
+
+
+def _argument_order_note(cls, d: int, h: int) -> str:
+    """The constructor's first two parameters in the other order, num_heads before d_model
+    (the Annotated Transformer's MultiHeadedAttention(h, d_model)): built as cls(h, d), it
+    has the weights of a d-wide layer, which cls(d, h) has not (round 14, blind14d-mha-init-
+    heads-before-d-model). "" when the probe does not show it."""
+    expected = sorted(_state_shapes(d).values())
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            swapped = _state_shape_list(cls(h, d, dropout=0.0))
+    except Exception:
+        return ""
+    if swapped != expected:
+        return ""
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        if _state_shape_list(cls(d, h, dropout=0.0)) == expected:
+            return ""
+    return (
+        f"Built as MultiHeadAttention({h}, {d}) instead, your layer has the weights of a "
+        f"layer of width {d}, (d_model, d_model) = ({d}, {d}): your __init__ takes its first two "
+        "arguments in the other order, num_heads before d_model (the Annotated Transformer's "
+        "MultiHeadedAttention(h, d_model)). The contract, and every caller in this course, "
+        "passes d_model first: def __init__(self, d_model, num_heads, dropout=0.0)."
+    )
+
+
 def _expect_valid_sizes_built(c: Checker, cls, case: _Case) -> None:
     """Build the layer once with sizes that divide: a ValueError there is the learner's
-    own validity test refusing a valid layer (blind13d: num_heads % d_model)."""
+    own validity test refusing a valid layer (blind13d: num_heads % d_model), or the
+    arguments taken in the other order (blind14d), told apart by building it with the
+    sizes exchanged; a layer that builds with the other order's weights is said so too."""
     d, h = case.d_model, case.num_heads
+
+    def other_order(exc: BaseException) -> str:
+        return "" if d % h else _argument_order_note(cls, d, h)
 
     def refused(exc: BaseException) -> str:
         if d % h or not re.search(r"divisib|multiple|%", str(exc)):
             return ""
+        if _argument_order_note(cls, d, h):
+            return ""  # other_order's
         return (
             f"d_model={d} is divisible by num_heads={h} ({d} % {h} == 0), but your constructor "
             "raised its ValueError even though this layer is valid: the divisibility test is "
@@ -166,14 +203,21 @@ def _expect_valid_sizes_built(c: Checker, cls, case: _Case) -> None:
             "this one."
         )
 
-    c.call(
+    built = f"MultiHeadAttention({d}, {h}, dropout={case.dropout})"
+    module = c.call(
         cls,
         d,
         h,
         dropout=case.dropout,
-        call_repr=f"MultiHeadAttention({d}, {h}, dropout={case.dropout})",
-        hints=[(ValueError, refused)],
+        call_repr=built,
+        hints=[(ValueError, other_order), (AssertionError, other_order), (ValueError, refused)],
     )
+    note = ""
+    with contextlib.suppress(Exception):
+        if _state_shape_list(module) != sorted(_state_shapes(d).values()):
+            note = _argument_order_note(cls, d, h)
+    if note:
+        c.fail(f"{built} does not have the weights of a layer of width d_model = {d}. {note}")
 
 
 def _masks_in_eval(module, args, mask) -> bool:
