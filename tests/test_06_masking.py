@@ -814,3 +814,25 @@ def test_cross_attention_mask_handles_len_q_different_from_len_k():
         expected, _ = theirs(tgt, memory, memory, key_padding_mask=src == 0)
     assert weights.shape == (2, 2, 7, 4)
     torch.testing.assert_close(out, expected, rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------- round 17 (fix17d)
+_CAUSAL_BUILT_ONCE = []  # filled on the first call, never again
+
+
+def decoder_mask_causal_built_once(tgt_ids, pad_id):  # a module-level triangle, built once
+    if not _CAUSAL_BUILT_ONCE:
+        n = tgt_ids.size(1)
+        _CAUSAL_BUILT_ONCE.append(torch.ones(n, n, dtype=torch.bool).tril())
+    return (tgt_ids != pad_id)[:, None, None, :] & _CAUSAL_BUILT_ONCE[0]
+
+
+MISTAKES += [
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_causal_built_once,
+        r"one of your tensors has 6(: the length of an earlier call in this check)?,? .*"
+        r"again on fresh calls .*[Yy]our function keeps its look-ahead mask from an earlier call",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

@@ -1168,6 +1168,76 @@ def _size_source_hint(fn, length: int, batch: int, pad_id: int):
     return hint
 
 
+def _earlier_call_hint(fn, length: int, pad_id: int, right_lengths: list[int]):
+    """A broadcast error between this call's ``length`` and a size that stays the same on
+    fresh calls of other lengths, batch sizes and pad_ids: the look-ahead mask kept from an
+    earlier call (a mutable default ``_cache={}``, a global built once; round 14, blind14d-
+    decmask-look-ahead-cached-first-call, told "a length off by one" and "a constant in
+    your code") or a constant; calls cannot tell the two apart, so both are named, the
+    earlier call first when the size is the length of one of this check's earlier calls
+    that came out right. "" when the sizes do not show it."""
+
+    def hint(exc: BaseException) -> str:
+        found = broadcast_sizes(str(exc))
+        if not found or length not in found or len(set(found)) != 2:
+            return ""
+        (other,) = set(found) - {length}
+        start = max(length, other) + 2  # no neighbour of other's: not a length off by one
+        batches = [n for n in (2, 3, 4) if n != other][:2]
+        pads = [n for n in (1, 4, 7) if n != other][:2]
+        fresh = []
+        for number, (size, batch, pad) in enumerate(zip((start, start + 1), batches, pads)):
+            ids = _padded_batch(6950 + number, [size] + [1] * (batch - 1), size, pad)
+            try:
+                with contextlib.redirect_stdout(io.StringIO()):
+                    fn(ids, pad)
+            except Exception as again:  # the learner's code, on a length never used before
+                if set(broadcast_sizes(str(again)) or ()) != {size, other}:
+                    return ""
+            else:
+                return ""
+            fresh.append(str(size))
+        lengths = " and ".join(fresh)
+        fix = (
+            "Build both parts on every call, for this call's len: padding_mask(tgt_ids, "
+            "pad_id) & look_ahead_mask(tgt_ids.shape[1])."
+        )
+        kept = (
+            "keeps its look-ahead mask from an earlier call (cached on the first call: a "
+            "mutable default argument such as `_cache={}`, a global or an attribute built "
+            f"once), so every later call gets the old ({other}, {other}) triangle whatever "
+            "its length"
+        )
+        if other in right_lengths:
+            return (
+                f"tgt_ids has len = {length} positions, and one of your tensors has {other}: "
+                f"the length of an earlier call in this check (tgt_ids with len = {other}, "
+                f"whose mask came out right), and {other} again on fresh calls with len = "
+                f"{lengths} (other batch sizes and pad_ids too). Your function {kept}; or "
+                f"else {other} is written into your code. {fix}"
+            )
+        return (
+            f"tgt_ids has len = {length} positions, and one of your tensors has {other}, and "
+            f"{other} again on fresh calls with len = {lengths} (other batch sizes and pad_ids "
+            f"too): a size that follows none of the inputs. Either your function {kept}, or "
+            f"the constant {other} is written into your code where len = tgt_ids.shape[1] "
+            f"belongs. {fix}"
+        )
+
+    return hint
+
+
+def _first_of(first, *others):
+    """One hint: ``first``'s text alone when it has one, else the ``others``' texts."""
+
+    def hint(exc: BaseException) -> str:
+        if text := first(exc):
+            return text
+        return "\n".join(text for text in (other(exc) for other in others) if text)
+
+    return hint
+
+
 def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bool = False) -> None:
     """decoder_self_attention_mask(tgt_ids (batch, len), pad_id) -> bool (batch, 1, len, len).
 
@@ -1178,6 +1248,7 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
     with Checker("decoder_self_attention_mask", hidden=hidden) as c:
         c.require_callable(decoder_self_attention_mask)
         cases = hidden_decoder_cases() if hidden else visible_decoder_cases()
+        right_lengths: list[int] = []  # of the earlier calls whose mask came out right
         for number, (ids, pad_id) in enumerate(cases):
             batch, length = ids.shape
             what = (
@@ -1201,10 +1272,17 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                     call_repr=call_repr,
                     mutation_hint=_DECODER_MUTATION,
                     hints=[
-                        (RuntimeError, _off_by_one_length_hint(length)),
                         (
                             RuntimeError,
-                            _size_source_hint(decoder_self_attention_mask, length, batch, pad_id),
+                            _first_of(
+                                _earlier_call_hint(
+                                    decoder_self_attention_mask, length, pad_id, right_lengths
+                                ),
+                                _off_by_one_length_hint(length),
+                                _size_source_hint(
+                                    decoder_self_attention_mask, length, batch, pad_id
+                                ),
+                            ),
                         ),
                         ("doesn't match the broadcast shape", _IN_PLACE_COMBINE),
                         *row_by_row_hint(row_right, batch, size="tgt_ids"),
@@ -1269,6 +1347,8 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                     _decoder_mistakes(ids, pad_id, picture),
                 ),
             )
+
+            right_lengths.append(length)
 
             # The property, for *other* token ids: the mask of the changed batch must still
             # keep every output independent of the tokens after it.
