@@ -836,3 +836,18 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def decoder_mask_triangle_of_pad_row(tgt_ids, pad_id):  # tril on (batch, 1, 1, len)
+    return (tgt_ids != pad_id).unsqueeze(1).unsqueeze(2).tril()
+
+
+MISTAKES += [
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_triangle_of_pad_row,
+        r"^(?![\s\S]*That is the padding mask alone)[\s\S]*Yours is torch\.tril of the padding "
+        r"mask: tril works on the last two axes",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

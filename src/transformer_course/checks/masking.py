@@ -817,13 +817,44 @@ def check_look_ahead_mask(look_ahead_mask, *, hidden: bool = False) -> None:
 
 
 # -------------------------------------------------------------- decoder_self_attention_mask
-def _decoder_shape_or_size_one(got, expected: torch.Tensor, batch: int, length: int) -> str:
+def _decoder_shape_or_size_one(
+    got, expected: torch.Tensor, batch: int, length: int, ids: torch.Tensor, pad_id: int
+) -> str:
     """The named shapes first (a missing head axis has its own lesson); for any other, axes
     of size 1 lost or added when the flags are right and in order (round 11)."""
+    if tuple(got.shape) == (batch, 1, 1, length) and length > 1:
+        return _single_query_row_hint(got, ids, pad_id)
     hint = _decoder_shape_hint(tuple(got.shape), batch, length)
     if hint != _DECODER_DEFAULT_SHAPE:
         return hint
     return size_one_axes_note(got, expected) or hint
+
+
+def _single_query_row_hint(got: torch.Tensor, ids: torch.Tensor, pad_id: int) -> str:
+    """A (batch, 1, 1, len) mask, one query row, told apart by its values: the padding mask
+    alone, or torch.tril applied to it (tril works on the last two axes, (1, len) there, and
+    keeps key 0 alone: round 14, blind14d-decmask-tril-of-padding-mask, was told "the
+    padding mask alone"), or neither."""
+    pad = ref.padding_mask(ids, pad_id)  # (batch, 1, 1, len)
+    mine = got.detach().cpu()
+    flags = mine != 0  # (batch, 1, 1, len)
+    if torch.equal(flags, pad) or not bool(((mine == 0) | (mine == 1)).all()):
+        return _decoder_shape_hint(tuple(got.shape), *ids.shape)
+    if torch.equal(flags, torch.tril(pad)):
+        return (
+            "Yours is torch.tril of the padding mask: tril works on the last two axes, and "
+            "the padding mask's are (1, len), a single query row, so tril keeps key 0 alone "
+            "and no triangle appears (nor the len query rows). Build the (len, len) triangle "
+            "for the length, look_ahead_mask(tgt_ids.shape[1]), and combine it with the "
+            "padding mask using &: (batch, 1, 1, len) & (len, len) broadcasts to (batch, 1, "
+            "len, len)."
+        )
+    return (
+        "Yours has a single query row per sequence, (batch, 1, 1, len), and it is not the "
+        "padding mask: the look-ahead part, a row per query, is missing or was folded into "
+        "that one row. Combine the padding mask with the (len, len) look-ahead mask using &: "
+        "(batch, 1, 1, len) & (len, len) broadcasts to (batch, 1, len, len)."
+    )
 
 
 def _decoder_shape_hint(shape: tuple[int, ...], batch: int, length: int) -> str:
@@ -1311,7 +1342,8 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                 expected.shape,
                 what,
                 _and_dtype(
-                    batch_note() or _decoder_shape_or_size_one(got, expected, batch, length),
+                    batch_note()
+                    or _decoder_shape_or_size_one(got, expected, batch, length, ids, pad_id),
                     got.dtype,
                 ),
             )
