@@ -2247,3 +2247,55 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def split_narrow_length_minus_one(x, num_heads):  # narrow's length read as an end index
+    d_head = x.shape[-1] // num_heads
+    return torch.stack([x.narrow(-1, i * d_head, d_head - 1) for i in range(num_heads)], 1)
+
+
+def split_size_indexed_uncalled(x, num_heads):  # x.size[-1]: the method, not its result
+    d_head = x.size[-1] // num_heads
+    return x.unflatten(-1, (num_heads, d_head)).transpose(1, 2)
+
+
+def merge_shape_called(x):  # x.shape(): the attribute called
+    batch, num_heads, length, d_head = x.shape()
+    return x.transpose(1, 2).reshape(batch, length, num_heads * d_head)
+
+
+def merge_permute_three_indices(x):  # a 3-D habit on the 4-D heads
+    batch, num_heads, length, d_head = x.shape
+    return x.permute(0, 2, 1).reshape(batch, length, num_heads * d_head)
+
+
+def merge_cat_of_chunks(x):  # chunks along the heads axis keep it, size 1
+    return torch.cat(torch.chunk(x, x.shape[1], dim=1), dim=3)
+
+
+MISTAKES += [
+    Mistake(
+        check_split_heads,
+        split_narrow_length_minus_one,
+        r"Each of your heads holds its first \d+ features, right, and lacks its last one: "
+        r"d_head - 1",
+    ),
+    Mistake(
+        check_split_heads,
+        split_size_indexed_uncalled,
+        r"builtin_function_or_method' object is not subscriptable\n.*a method that was not "
+        r"called: x\.size",
+    ),
+    Mistake(check_merge_heads, merge_shape_called, r"x\.shape is an attribute .*not a method"),
+    Mistake(
+        check_merge_heads,
+        merge_permute_three_indices,
+        r"that tensor has 4 axes and your permute gave 3.*permute\(0, 2, 1, 3\)",
+    ),
+    Mistake(
+        check_merge_heads,
+        merge_cat_of_chunks,
+        r"yours keeps a heads axis of size 1, \(batch, 1, len, num_heads \* d_head\), a 4-D",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

@@ -851,3 +851,19 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def padding_mask_identity_test(ids, pad_id):  # `is not` compares objects: one Python bool
+    real = ids is not pad_id
+    return real.unsqueeze(1).unsqueeze(2)
+
+
+MISTAKES += [
+    Mistake(
+        check_padding_mask,
+        padding_mask_identity_test,
+        r"'bool' object has no attribute 'unsqueeze'\nYour comparison gave one Python bool.*"
+        r"`is not` / `is` ask whether ids and pad_id are the same object",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
