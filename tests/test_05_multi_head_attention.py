@@ -2299,3 +2299,42 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+class CausalEveryCall(Base):  # a look-ahead triangle added whatever the mask
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        len_q, len_k = q.shape[-2], k.shape[-2]
+        future = torch.ones(len_q, len_k, dtype=torch.bool, device=q.device).triu(1)
+        scores = (q @ k.transpose(-2, -1)) / math.sqrt(self.d_head)
+        scores = scores.masked_fill(future, float("-inf"))
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        weights = torch.softmax(scores, dim=-1).nan_to_num(0.0)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+class DividedByInverseRoot(Base):  # the multiplier 1/sqrt(d_head) used as a divisor
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        scores = torch.matmul(q, k.transpose(-2, -1)) / (1.0 / math.sqrt(self.d_head))
+        if mask is not None:
+            scores = scores.masked_fill(mask == 0, -1e9)
+        weights = scores.softmax(dim=-1)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+MISTAKES += [
+    Mistake(
+        check_MultiHeadAttention,
+        CausalEveryCall,
+        r"Your attention applies a causal \(look-ahead\) triangle of its own on every call",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        DividedByInverseRoot,
+        r"divided by 0\.5 = 1 / sqrt\(d_head\), the factor to multiply by \(d_head \*\* -0\.5\), "
+        r"used as the divisor: the scores are multiplied by sqrt\(d_head\) instead of divided",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

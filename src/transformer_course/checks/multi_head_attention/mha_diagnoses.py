@@ -115,6 +115,19 @@ _WEIGHT_MISTAKES = [
         "large negative number), so that the softmax renormalises over the allowed keys.",
     ),
 ]
+# A causal triangle of the layer's own on every call, nanoGPT's CausalSelfAttention habit
+# (round 14, blind14d-mha-always-causal: told only "the weights differ").
+_WEIGHT_MISTAKES.append(
+    (
+        {"is_causal": True},
+        "Your attention applies a causal (look-ahead) triangle of its own on every call: "
+        "query i sees only keys 0 .. i even with mask=None or a padding mask, as if the "
+        "look-ahead mask were always given (nanoGPT's CausalSelfAttention builds it in). "
+        "MultiHeadAttention also serves the encoder's self-attention and the cross-attention, "
+        "which may attend to later keys: apply only the mask it is given (the decoder passes "
+        "the look-ahead mask itself).",
+    )
+)
 # The projections family: one slot of q/k/v/o given another slot's weights, and the keys'
 # and values exchanged (their inputs, or inputs and projections: attention(q, v, k)).
 _WEIGHT_MISTAKES += [
@@ -478,6 +491,10 @@ def _scale_suspects(divisor: float, d_model: int, num_heads: int) -> set[str]:
         "1 (no scaling)": 1.0,
         "d_head ** 0.25 (the square root taken twice)": d_head**0.25,
         "d_head / 2 (d_head ** 1/2 is read as (d_head ** 1) / 2: write d_head ** 0.5)": d_head / 2,
+        # round 14, blind14d-mha-inline-divides-by-inverse-scale: scale = d_head ** -0.5
+        "1 / sqrt(d_head), the factor to multiply by (d_head ** -0.5), used as the divisor: "
+        "the scores are multiplied by sqrt(d_head) instead of divided (multiply by that "
+        "factor, or divide by d_head ** 0.5)": d_head**-0.5,
     }
     return {name for name, value in suspects.items() if math.isclose(divisor, value, rel_tol=1e-3)}
 
