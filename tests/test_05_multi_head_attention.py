@@ -2338,3 +2338,25 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+class SoftmaxRowSumsWithoutAxis(Base):  # the stable softmax by hand, the sum's axis dropped
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, -1e9)
+        e = torch.exp(scores - scores.max(-1, keepdim=True).values)
+        weights = e / torch.sum(e, -1)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+MISTAKES += [
+    Mistake(
+        check_MultiHeadAttention,
+        SoftmaxRowSumsWithoutAxis,
+        r"raised RuntimeError: .*\nYour softmax divides by row sums that lost their axis: "
+        r"exp\.sum\(dim=-1\) without keepdim=True",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

@@ -64,6 +64,7 @@ from .mha_diagnoses import (
     _mistake_values,
     _only_agreeing,
     _output_shape_hint,
+    _softmax_sum_hint,
     _weights_shape_hint,
     _wrong_scale,
 )
@@ -425,15 +426,29 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
     )
     args = (query, key, value) if mask is None else (query, key, value, mask)
     row_right = _row_right(module, state, case, (query, key, value, mask))
+    # a softmax whose row sums lost their axis, shown by a probe, is the cause of a size
+    # clash between len_q and len_k: the length mix-up's "keys from `query`" is then not
+    ((_, softmax_sum),) = _softmax_sum_hint(cls)
+    probed: dict[int, str] = {}
+
+    def sums_unkept(exc: BaseException) -> str:
+        if id(exc) not in probed:
+            probed[id(exc)] = softmax_sum(exc) if isinstance(exc, RuntimeError) else ""
+        return probed[id(exc)]
+
+    def unless_sums_unkept(hint):
+        return lambda exc: "" if sums_unkept(exc) else (hint(exc) if callable(hint) else hint)
+
     try:
         result = c.call(
             module,
             *args,
             call_repr=call,
             hints=[
-                *_length_mixup_hint(case),
+                *((when, unless_sums_unkept(hint)) for when, hint in _length_mixup_hint(case)),
                 *_batch_of_one_hint(case.batch),
                 *_head_width_projection_hint(case),
+                (RuntimeError, sums_unkept),
                 *(
                     []
                     if case.train
@@ -444,7 +459,8 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
             ],
         )
     except CheckFailure as failure:
-        named = _length_mixup_source(module, state, case) if _length_mixup_hint(case) else ""
+        mixup = _length_mixup_hint(case) and not any(probed.values())
+        named = _length_mixup_source(module, state, case) if mixup else ""
         if named:
             generic = "Most likely your keys or your values come from `query`"
             message = failure.message
