@@ -2360,3 +2360,24 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def test_quiz_letter_without_quotes_is_told_to_quote_it():
+    """`return d` (no quotes) raises NameError: the message says the letter needs quotes,
+    and nothing about whether d is the answer."""
+    from transformer_course.checking import CheckFailure
+    from transformer_course.checks.multi_head_attention import check_quiz_cross_attention_shape
+
+    def quiz_cross_attention_shape():
+        return d  # noqa: F821
+
+    for hidden in (False, True):
+        with pytest.raises(CheckFailure) as failure:
+            check_quiz_cross_attention_shape(quiz_cross_attention_shape, hidden=hidden)
+        message = str(failure.value)
+        assert re.search(
+            r"raised NameError: name 'd' is not defined\nYour answer d is written without "
+            r"quotes.*return 'd'",
+            message,
+        ), message
+        assert "not right" not in message, message

@@ -867,3 +867,14 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def test_quiz_letter_without_quotes_is_told_to_quote_it():
+    """`return a` (no quotes) raises NameError: the message says the letter needs quotes."""
+    from transformer_course.checks.masking import check_quiz_which_mask
+
+    def quiz_which_mask():
+        return a  # noqa: F821
+
+    with pytest.raises(CheckFailure, match=r"Your answer a is written without quotes"):
+        check_quiz_which_mask(quiz_which_mask)
