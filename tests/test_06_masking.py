@@ -878,3 +878,32 @@ def test_quiz_letter_without_quotes_is_told_to_quote_it():
 
     with pytest.raises(CheckFailure, match=r"Your answer a is written without quotes"):
         check_quiz_which_mask(quiz_which_mask)
+
+
+def look_ahead_mask_row_then_tril(size):  # the triangle cut from a single row
+    return torch.ones(1, size, dtype=torch.bool).tril().expand(size, size)
+
+
+_LEFTOVER = torch.Generator().manual_seed(0)
+
+
+def look_ahead_mask_leftover_memory(size):  # stands for torch.empty's leftover contents
+    leftover = torch.rand(size, size, generator=_LEFTOVER) > 0.3
+    return torch.tril(leftover)
+
+
+MISTAKES += [
+    Mistake(
+        check_look_ahead_mask,
+        look_ahead_mask_row_then_tril,
+        r"Every row of yours is row 0 of the triangle: each query sees key 0 alone.*tril was "
+        r"applied to a single row",
+    ),
+    Mistake(
+        check_look_ahead_mask,
+        look_ahead_mask_leftover_memory,
+        r"Called again, look_ahead_mask\(\d+\) gives other flags: your mask changes from call "
+        r"to call.*torch\.empty",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

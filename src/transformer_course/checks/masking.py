@@ -763,6 +763,47 @@ def _band_width(got: torch.Tensor) -> int:
     return 0
 
 
+def _row_zero_everywhere_note(got: torch.Tensor) -> str:
+    """Every row the triangle's row 0, key 0 alone visible (round 14, blind14d-lookahead-
+    tril-in-place-on-expand, told only that the diagonal was missing): a triangle cut from
+    one row that every row shares."""
+    if got.dim() != 2 or got.shape[0] < 2:
+        return ""
+    if not (bool(got[:, 0].all()) and not bool(got[:, 1:].any())):
+        return ""
+    return (
+        "Every row of yours is row 0 of the triangle: each query sees key 0 alone. The "
+        "triangle was cut from one row that all rows share: either the square is an expand "
+        "of one row (its rows are views of the same elements) and an in-place tril_ (or "
+        "masked_fill_, or an assignment) that zeroed entry (0, j) zeroed column j of every "
+        "row, or tril was applied to a single row, (1, size), before it was expanded or "
+        "broadcast to (size, size). Build a real square first: torch.ones(size, size, "
+        "dtype=torch.bool).tril() (or .clone() an expanded tensor before any in-place step)."
+    )
+
+
+def _changing_mask_note(look_ahead_mask, got: torch.Tensor, size: int) -> str:
+    """The same call giving other flags when repeated (round 14, blind14d-lookahead-tril-of-
+    empty: tril of torch.empty, whose lower triangle is leftover memory): named when a
+    repeated call differs, the values inside the triangle only."""
+    if got.dim() != 2 or bool((got & ~ref.look_ahead_mask(size)).any()):
+        return ""
+    seen = []
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        for _ in range(3):
+            again = look_ahead_mask(size)
+            seen.append(isinstance(again, torch.Tensor) and torch.equal(again, got))
+    if not seen or all(seen):
+        return ""
+    return (
+        f"Called again, look_ahead_mask({size}) gives other flags: your mask changes from "
+        "call to call, and only inside the triangle (nothing above the diagonal is ever "
+        "True). tril cleared the upper triangle, but the lower triangle holds whatever its "
+        "input held: a tensor made with torch.empty(...) is not initialised (its values are "
+        "leftover memory). Start from torch.ones(size, size, dtype=torch.bool)."
+    )
+
+
 def check_look_ahead_mask(look_ahead_mask, *, hidden: bool = False) -> None:
     """look_ahead_mask(size) -> bool (size, size), True on and below the diagonal.
 
@@ -796,7 +837,13 @@ def check_look_ahead_mask(look_ahead_mask, *, hidden: bool = False) -> None:
             )
             picture = _side_by_side(got, expected)
 
-            def explain(got=got, seed=7000 + 10 * number + hidden, picture=picture) -> str:
+            def explain(
+                got=got, seed=7000 + 10 * number + hidden, picture=picture, size=size
+            ) -> str:
+                if note := _row_zero_everywhere_note(got) or _changing_mask_note(
+                    look_ahead_mask, got, size
+                ):
+                    return f"{note}{picture}"
                 missing_self = ~got.diagonal()
                 if bool(missing_self.any()):
                     i = int(missing_self.nonzero()[0])
