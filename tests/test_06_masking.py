@@ -907,3 +907,18 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def padding_mask_hides_bos(ids, pad_id):  # <bos> (id 2) taken for padding
+    return ids.ne(pad_id).logical_and(ids.ne(2)).view(ids.shape[0], 1, 1, -1)
+
+
+MISTAKES += [
+    Mistake(
+        check_padding_mask,
+        padding_mask_hides_bos,
+        r"Your mask hides the pads and, with them, every token whose id is 2.*Id 2 is the "
+        r"tokenizer's <bos>",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

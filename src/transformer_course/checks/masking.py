@@ -46,6 +46,7 @@ from transformer_course.checking.size_one_axes import (
 from transformer_course.checking.size_sources import broadcast_sizes, size_source_note
 from transformer_course.exercise import Exercise
 from transformer_course.reference import masking as ref
+from transformer_course.reference import tokenization as tok
 from transformer_course.reference.attention import scaled_dot_product_attention
 from transformer_course.reference.multi_head_attention import MultiHeadAttention
 
@@ -536,6 +537,43 @@ _ONE_PYTHON_BOOL = (
 )
 
 
+def _another_id_hidden_note(padding_mask, got, ids: torch.Tensor, pad_id: int) -> str:
+    """The pads hidden and, with them, every token of one other id (round 14, blind14d-
+    padmask-hides-eos-too: <eos> treated as padding, told only "True at every real
+    token"): the id is the one the wrongly hidden tokens share, confirmed on a probe that
+    holds it at other positions, next to other ids."""
+    if not isinstance(got, torch.Tensor) or got.shape != (*ids.shape[:1], 1, 1, ids.shape[1]):
+        return ""
+    flags = got.detach().cpu()[:, 0, 0, :] != 0  # (batch, len)
+    real = ids != pad_id
+    lost = real & ~flags
+    if bool((flags & ~real).any()) or not bool(lost.any()):
+        return ""
+    hidden_ids = set(ids[lost].tolist())
+    if len(hidden_ids) != 1:
+        return ""
+    (other,) = hidden_ids
+    probe = _padded_batch(6980, [6, 4], 6, pad_id)  # (2, 6)
+    probe[0, 1], probe[0, 4], probe[1, 2] = other, other, other
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        again = padding_mask(probe, pad_id)
+        wanted = ((probe != pad_id) & (probe != other))[:, None, None, :]
+        if isinstance(again, torch.Tensor) and torch.equal(again.detach().cpu() != 0, wanted):
+            names = {tok.BOS_ID: "<bos>", tok.EOS_ID: "<eos>", tok.UNK_ID: "<unk>"}
+            special = (
+                f" Id {other} is the tokenizer's {names[other]}: a special token, but a real "
+                "one, which the model attends to like any other."
+                if other in names
+                else ""
+            )
+            return (
+                f"Your mask hides the pads and, with them, every token whose id is {other}, "
+                f"here and on another batch where {other} stands at other positions: it "
+                f"treats id {other} as padding.{special} Only pad_id is padding: ids != pad_id."
+            )
+    return ""
+
+
 def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
     """padding_mask(ids (batch, len) int64, pad_id) -> bool (batch, 1, 1, len), True = real token.
 
@@ -648,6 +686,8 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                 batch_note=batch_note,
             ):
                 if note := batch_note():
+                    return note
+                if note := _another_id_hidden_note(padding_mask, got, ids, pad_id):
                     return note
                 # what the mask does to attention: the reference attention with *your* mask
                 _, weights = _attention(got, ids.shape[0], ids.shape[1], seed)
