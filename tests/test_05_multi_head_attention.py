@@ -2190,3 +2190,194 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+# ---------------------------------------------------------------- round 17 (fix17d)
+class DropoutDefaultsToPapersRate(Base):  # left out, the dropout falls back to 0.1
+    def __init__(self, d_model, num_heads, dropout=None):
+        super().__init__(d_model, num_heads, 0.1 if dropout is None else dropout)
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+MISTAKES += [
+    Mistake(
+        check_MultiHeadAttention,
+        DropoutDefaultsToPapersRate,
+        r"built without the dropout argument, gives in train mode another output.*the default "
+        r"of dropout in your signature is not 0\.0\. .*at the rate 0\.1",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+class HeadsFirstAsserted(
+    Base
+):  # the Annotated Transformer's order, MultiHeadedAttention(h, d_model)
+    def __init__(self, h, d_model, dropout=0.0):
+        assert d_model % h == 0
+        super().__init__(d_model, h, dropout)
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+class HeadsFirstUnchecked(HeadsFirstAsserted):  # the same order, no validity test
+    def __init__(self, h, d_model, dropout=0.0):
+        Base.__init__(self, d_model, h, dropout)
+
+
+_HEADS_FIRST = (
+    r"Built as MultiHeadAttention\(\d+, \d+\) instead, your layer has the weights of a layer "
+    r"of width \d+.*other order, num_heads before d_model"
+)
+MISTAKES += [
+    Mistake(
+        check_MultiHeadAttention, HeadsFirstAsserted, r"(?s)raised AssertionError.*" + _HEADS_FIRST
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        HeadsFirstUnchecked,
+        r"does not have the weights of a layer of width d_model = \d+\. " + _HEADS_FIRST,
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def split_narrow_length_minus_one(x, num_heads):  # narrow's length read as an end index
+    d_head = x.shape[-1] // num_heads
+    return torch.stack([x.narrow(-1, i * d_head, d_head - 1) for i in range(num_heads)], 1)
+
+
+def split_size_indexed_uncalled(x, num_heads):  # x.size[-1]: the method, not its result
+    d_head = x.size[-1] // num_heads
+    return x.unflatten(-1, (num_heads, d_head)).transpose(1, 2)
+
+
+def merge_shape_called(x):  # x.shape(): the attribute called
+    batch, num_heads, length, d_head = x.shape()
+    return x.transpose(1, 2).reshape(batch, length, num_heads * d_head)
+
+
+def merge_permute_three_indices(x):  # a 3-D habit on the 4-D heads
+    batch, num_heads, length, d_head = x.shape
+    return x.permute(0, 2, 1).reshape(batch, length, num_heads * d_head)
+
+
+def merge_cat_of_chunks(x):  # chunks along the heads axis keep it, size 1
+    return torch.cat(torch.chunk(x, x.shape[1], dim=1), dim=3)
+
+
+MISTAKES += [
+    Mistake(
+        check_split_heads,
+        split_narrow_length_minus_one,
+        r"Each of your heads holds its first \d+ features, right, and lacks its last one: "
+        r"d_head - 1",
+    ),
+    Mistake(
+        check_split_heads,
+        split_size_indexed_uncalled,
+        r"builtin_function_or_method' object is not subscriptable\n.*a method that was not "
+        r"called: x\.size",
+    ),
+    Mistake(check_merge_heads, merge_shape_called, r"x\.shape is an attribute .*not a method"),
+    Mistake(
+        check_merge_heads,
+        merge_permute_three_indices,
+        r"that tensor has 4 axes and your permute gave 3.*permute\(0, 2, 1, 3\)",
+    ),
+    Mistake(
+        check_merge_heads,
+        merge_cat_of_chunks,
+        r"yours keeps a heads axis of size 1, \(batch, 1, len, num_heads \* d_head\), a 4-D",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+class CausalEveryCall(Base):  # a look-ahead triangle added whatever the mask
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        len_q, len_k = q.shape[-2], k.shape[-2]
+        future = torch.ones(len_q, len_k, dtype=torch.bool, device=q.device).triu(1)
+        scores = (q @ k.transpose(-2, -1)) / math.sqrt(self.d_head)
+        scores = scores.masked_fill(future, float("-inf"))
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        weights = torch.softmax(scores, dim=-1).nan_to_num(0.0)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+class DividedByInverseRoot(Base):  # the multiplier 1/sqrt(d_head) used as a divisor
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        scores = torch.matmul(q, k.transpose(-2, -1)) / (1.0 / math.sqrt(self.d_head))
+        if mask is not None:
+            scores = scores.masked_fill(mask == 0, -1e9)
+        weights = scores.softmax(dim=-1)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+MISTAKES += [
+    Mistake(
+        check_MultiHeadAttention,
+        CausalEveryCall,
+        r"Your attention applies a causal \(look-ahead\) triangle of its own on every call",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        DividedByInverseRoot,
+        r"divided by 0\.5 = 1 / sqrt\(d_head\), the factor to multiply by \(d_head \*\* -0\.5\), "
+        r"used as the divisor: the scores are multiplied by sqrt\(d_head\) instead of divided",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+class SoftmaxRowSumsWithoutAxis(Base):  # the stable softmax by hand, the sum's axis dropped
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, -1e9)
+        e = torch.exp(scores - scores.max(-1, keepdim=True).values)
+        weights = e / torch.sum(e, -1)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+MISTAKES += [
+    Mistake(
+        check_MultiHeadAttention,
+        SoftmaxRowSumsWithoutAxis,
+        r"raised RuntimeError: .*\nYour softmax divides by row sums that lost their axis: "
+        r"exp\.sum\(dim=-1\) without keepdim=True",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def test_quiz_letter_without_quotes_is_told_to_quote_it():
+    """`return d` (no quotes) raises NameError: the message says the letter needs quotes,
+    and nothing about whether d is the answer."""
+    from transformer_course.checking import CheckFailure
+    from transformer_course.checks.multi_head_attention import check_quiz_cross_attention_shape
+
+    def quiz_cross_attention_shape():
+        return d  # noqa: F821
+
+    for hidden in (False, True):
+        with pytest.raises(CheckFailure) as failure:
+            check_quiz_cross_attention_shape(quiz_cross_attention_shape, hidden=hidden)
+        message = str(failure.value)
+        assert re.search(
+            r"raised NameError: name 'd' is not defined\nYour answer d is written without "
+            r"quotes.*return 'd'",
+            message,
+        ), message
+        assert "not right" not in message, message

@@ -814,3 +814,111 @@ def test_cross_attention_mask_handles_len_q_different_from_len_k():
         expected, _ = theirs(tgt, memory, memory, key_padding_mask=src == 0)
     assert weights.shape == (2, 2, 7, 4)
     torch.testing.assert_close(out, expected, rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------- round 17 (fix17d)
+_CAUSAL_BUILT_ONCE = []  # filled on the first call, never again
+
+
+def decoder_mask_causal_built_once(tgt_ids, pad_id):  # a module-level triangle, built once
+    if not _CAUSAL_BUILT_ONCE:
+        n = tgt_ids.size(1)
+        _CAUSAL_BUILT_ONCE.append(torch.ones(n, n, dtype=torch.bool).tril())
+    return (tgt_ids != pad_id)[:, None, None, :] & _CAUSAL_BUILT_ONCE[0]
+
+
+MISTAKES += [
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_causal_built_once,
+        r"one of your tensors has 6(: the length of an earlier call in this check)?,? .*"
+        r"again on fresh calls .*[Yy]our function keeps its look-ahead mask from an earlier call",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def decoder_mask_triangle_of_pad_row(tgt_ids, pad_id):  # tril on (batch, 1, 1, len)
+    return (tgt_ids != pad_id).unsqueeze(1).unsqueeze(2).tril()
+
+
+MISTAKES += [
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_triangle_of_pad_row,
+        r"^(?![\s\S]*That is the padding mask alone)[\s\S]*Yours is torch\.tril of the padding "
+        r"mask: tril works on the last two axes",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def padding_mask_identity_test(ids, pad_id):  # `is not` compares objects: one Python bool
+    real = ids is not pad_id
+    return real.unsqueeze(1).unsqueeze(2)
+
+
+MISTAKES += [
+    Mistake(
+        check_padding_mask,
+        padding_mask_identity_test,
+        r"'bool' object has no attribute 'unsqueeze'\nYour comparison gave one Python bool.*"
+        r"`is not` / `is` ask whether ids and pad_id are the same object",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def test_quiz_letter_without_quotes_is_told_to_quote_it():
+    """`return a` (no quotes) raises NameError: the message says the letter needs quotes."""
+    from transformer_course.checks.masking import check_quiz_which_mask
+
+    def quiz_which_mask():
+        return a  # noqa: F821
+
+    with pytest.raises(CheckFailure, match=r"Your answer a is written without quotes"):
+        check_quiz_which_mask(quiz_which_mask)
+
+
+def look_ahead_mask_row_then_tril(size):  # the triangle cut from a single row
+    return torch.ones(1, size, dtype=torch.bool).tril().expand(size, size)
+
+
+_LEFTOVER = torch.Generator().manual_seed(0)
+
+
+def look_ahead_mask_leftover_memory(size):  # stands for torch.empty's leftover contents
+    leftover = torch.rand(size, size, generator=_LEFTOVER) > 0.3
+    return torch.tril(leftover)
+
+
+MISTAKES += [
+    Mistake(
+        check_look_ahead_mask,
+        look_ahead_mask_row_then_tril,
+        r"Every row of yours is row 0 of the triangle: each query sees key 0 alone.*tril was "
+        r"applied to a single row",
+    ),
+    Mistake(
+        check_look_ahead_mask,
+        look_ahead_mask_leftover_memory,
+        r"Called again, look_ahead_mask\(\d+\) gives other flags: your mask changes from call "
+        r"to call.*torch\.empty",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def padding_mask_hides_bos(ids, pad_id):  # <bos> (id 2) taken for padding
+    return ids.ne(pad_id).logical_and(ids.ne(2)).view(ids.shape[0], 1, 1, -1)
+
+
+MISTAKES += [
+    Mistake(
+        check_padding_mask,
+        padding_mask_hides_bos,
+        r"Your mask hides the pads and, with them, every token whose id is 2.*Id 2 is the "
+        r"tokenizer's <bos>",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

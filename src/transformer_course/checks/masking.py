@@ -36,7 +36,8 @@ import torch
 from transformer_course.checking import Checker, CheckFailure, torch_generator
 from transformer_course.checking.batch_rows import alone_right, row_by_row_hint, row_by_row_note
 from transformer_course.checking.hints import two_mistakes
-from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.checking.quiz import Quiz
+from transformer_course.checking.quiz_letters import letter_quiz_check
 from transformer_course.checking.size_one_axes import (
     grown_size_one,
     raised_on_size_one_hint,
@@ -45,6 +46,7 @@ from transformer_course.checking.size_one_axes import (
 from transformer_course.checking.size_sources import broadcast_sizes, size_source_note
 from transformer_course.exercise import Exercise
 from transformer_course.reference import masking as ref
+from transformer_course.reference import tokenization as tok
 from transformer_course.reference.attention import scaled_dot_product_attention
 from transformer_course.reference.multi_head_attention import MultiHeadAttention
 
@@ -524,6 +526,54 @@ def _unpadded_special_case_note(fn, ids: torch.Tensor, pad_id: int, got: torch.T
     )
 
 
+#: a comparison that gave one Python bool instead of a tensor of flags (round 14, blind14d-
+#: padmask-is-not-for-inequality: `ids is not pad_id`, passed through raw)
+_ONE_PYTHON_BOOL = (
+    "Your comparison gave one Python bool (True or False), not a tensor with a flag per "
+    "token, and the next step (an index [:, None, None, :], unsqueeze, ...) fails on it. "
+    "`is not` / `is` ask whether ids and pad_id are the same object, and `in` asks whether "
+    "a value is somewhere in ids: each answers once for the whole tensor. Compare element "
+    "by element with != (or ids.ne(pad_id)): ids != pad_id is a bool tensor of ids's shape."
+)
+
+
+def _another_id_hidden_note(padding_mask, got, ids: torch.Tensor, pad_id: int) -> str:
+    """The pads hidden and, with them, every token of one other id (round 14, blind14d-
+    padmask-hides-eos-too: <eos> treated as padding, told only "True at every real
+    token"): the id is the one the wrongly hidden tokens share, confirmed on a probe that
+    holds it at other positions, next to other ids."""
+    if not isinstance(got, torch.Tensor) or got.shape != (*ids.shape[:1], 1, 1, ids.shape[1]):
+        return ""
+    flags = got.detach().cpu()[:, 0, 0, :] != 0  # (batch, len)
+    real = ids != pad_id
+    lost = real & ~flags
+    if bool((flags & ~real).any()) or not bool(lost.any()):
+        return ""
+    hidden_ids = set(ids[lost].tolist())
+    if len(hidden_ids) != 1:
+        return ""
+    (other,) = hidden_ids
+    probe = _padded_batch(6980, [6, 4], 6, pad_id)  # (2, 6)
+    probe[0, 1], probe[0, 4], probe[1, 2] = other, other, other
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        again = padding_mask(probe, pad_id)
+        wanted = ((probe != pad_id) & (probe != other))[:, None, None, :]
+        if isinstance(again, torch.Tensor) and torch.equal(again.detach().cpu() != 0, wanted):
+            names = {tok.BOS_ID: "<bos>", tok.EOS_ID: "<eos>", tok.UNK_ID: "<unk>"}
+            special = (
+                f" Id {other} is the tokenizer's {names[other]}: a special token, but a real "
+                "one, which the model attends to like any other."
+                if other in names
+                else ""
+            )
+            return (
+                f"Your mask hides the pads and, with them, every token whose id is {other}, "
+                f"here and on another batch where {other} stands at other positions: it "
+                f"treats id {other} as padding.{special} Only pad_id is padding: ids != pad_id."
+            )
+    return ""
+
+
 def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
     """padding_mask(ids (batch, len) int64, pad_id) -> bool (batch, 1, 1, len), True = real token.
 
@@ -548,6 +598,7 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                 pad_id,
                 call_repr=f"padding_mask(ids, {pad_id})",
                 hints=[
+                    ("'bool' object", _ONE_PYTHON_BOOL),
                     *row_by_row_hint(row_right, batch, size="ids"),
                     *raised_on_size_one_hint(
                         lambda ids=ids, pad_id=pad_id: torch.equal(
@@ -635,6 +686,8 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                 batch_note=batch_note,
             ):
                 if note := batch_note():
+                    return note
+                if note := _another_id_hidden_note(padding_mask, got, ids, pad_id):
                     return note
                 # what the mask does to attention: the reference attention with *your* mask
                 _, weights = _attention(got, ids.shape[0], ids.shape[1], seed)
@@ -750,6 +803,47 @@ def _band_width(got: torch.Tensor) -> int:
     return 0
 
 
+def _row_zero_everywhere_note(got: torch.Tensor) -> str:
+    """Every row the triangle's row 0, key 0 alone visible (round 14, blind14d-lookahead-
+    tril-in-place-on-expand, told only that the diagonal was missing): a triangle cut from
+    one row that every row shares."""
+    if got.dim() != 2 or got.shape[0] < 2:
+        return ""
+    if not (bool(got[:, 0].all()) and not bool(got[:, 1:].any())):
+        return ""
+    return (
+        "Every row of yours is row 0 of the triangle: each query sees key 0 alone. The "
+        "triangle was cut from one row that all rows share: either the square is an expand "
+        "of one row (its rows are views of the same elements) and an in-place tril_ (or "
+        "masked_fill_, or an assignment) that zeroed entry (0, j) zeroed column j of every "
+        "row, or tril was applied to a single row, (1, size), before it was expanded or "
+        "broadcast to (size, size). Build a real square first: torch.ones(size, size, "
+        "dtype=torch.bool).tril() (or .clone() an expanded tensor before any in-place step)."
+    )
+
+
+def _changing_mask_note(look_ahead_mask, got: torch.Tensor, size: int) -> str:
+    """The same call giving other flags when repeated (round 14, blind14d-lookahead-tril-of-
+    empty: tril of torch.empty, whose lower triangle is leftover memory): named when a
+    repeated call differs, the values inside the triangle only."""
+    if got.dim() != 2 or bool((got & ~ref.look_ahead_mask(size)).any()):
+        return ""
+    seen = []
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        for _ in range(3):
+            again = look_ahead_mask(size)
+            seen.append(isinstance(again, torch.Tensor) and torch.equal(again, got))
+    if not seen or all(seen):
+        return ""
+    return (
+        f"Called again, look_ahead_mask({size}) gives other flags: your mask changes from "
+        "call to call, and only inside the triangle (nothing above the diagonal is ever "
+        "True). tril cleared the upper triangle, but the lower triangle holds whatever its "
+        "input held: a tensor made with torch.empty(...) is not initialised (its values are "
+        "leftover memory). Start from torch.ones(size, size, dtype=torch.bool)."
+    )
+
+
 def check_look_ahead_mask(look_ahead_mask, *, hidden: bool = False) -> None:
     """look_ahead_mask(size) -> bool (size, size), True on and below the diagonal.
 
@@ -783,7 +877,13 @@ def check_look_ahead_mask(look_ahead_mask, *, hidden: bool = False) -> None:
             )
             picture = _side_by_side(got, expected)
 
-            def explain(got=got, seed=7000 + 10 * number + hidden, picture=picture) -> str:
+            def explain(
+                got=got, seed=7000 + 10 * number + hidden, picture=picture, size=size
+            ) -> str:
+                if note := _row_zero_everywhere_note(got) or _changing_mask_note(
+                    look_ahead_mask, got, size
+                ):
+                    return f"{note}{picture}"
                 missing_self = ~got.diagonal()
                 if bool(missing_self.any()):
                     i = int(missing_self.nonzero()[0])
@@ -817,13 +917,44 @@ def check_look_ahead_mask(look_ahead_mask, *, hidden: bool = False) -> None:
 
 
 # -------------------------------------------------------------- decoder_self_attention_mask
-def _decoder_shape_or_size_one(got, expected: torch.Tensor, batch: int, length: int) -> str:
+def _decoder_shape_or_size_one(
+    got, expected: torch.Tensor, batch: int, length: int, ids: torch.Tensor, pad_id: int
+) -> str:
     """The named shapes first (a missing head axis has its own lesson); for any other, axes
     of size 1 lost or added when the flags are right and in order (round 11)."""
+    if tuple(got.shape) == (batch, 1, 1, length) and length > 1:
+        return _single_query_row_hint(got, ids, pad_id)
     hint = _decoder_shape_hint(tuple(got.shape), batch, length)
     if hint != _DECODER_DEFAULT_SHAPE:
         return hint
     return size_one_axes_note(got, expected) or hint
+
+
+def _single_query_row_hint(got: torch.Tensor, ids: torch.Tensor, pad_id: int) -> str:
+    """A (batch, 1, 1, len) mask, one query row, told apart by its values: the padding mask
+    alone, or torch.tril applied to it (tril works on the last two axes, (1, len) there, and
+    keeps key 0 alone: round 14, blind14d-decmask-tril-of-padding-mask, was told "the
+    padding mask alone"), or neither."""
+    pad = ref.padding_mask(ids, pad_id)  # (batch, 1, 1, len)
+    mine = got.detach().cpu()
+    flags = mine != 0  # (batch, 1, 1, len)
+    if torch.equal(flags, pad) or not bool(((mine == 0) | (mine == 1)).all()):
+        return _decoder_shape_hint(tuple(got.shape), *ids.shape)
+    if torch.equal(flags, torch.tril(pad)):
+        return (
+            "Yours is torch.tril of the padding mask: tril works on the last two axes, and "
+            "the padding mask's are (1, len), a single query row, so tril keeps key 0 alone "
+            "and no triangle appears (nor the len query rows). Build the (len, len) triangle "
+            "for the length, look_ahead_mask(tgt_ids.shape[1]), and combine it with the "
+            "padding mask using &: (batch, 1, 1, len) & (len, len) broadcasts to (batch, 1, "
+            "len, len)."
+        )
+    return (
+        "Yours has a single query row per sequence, (batch, 1, 1, len), and it is not the "
+        "padding mask: the look-ahead part, a row per query, is missing or was folded into "
+        "that one row. Combine the padding mask with the (len, len) look-ahead mask using &: "
+        "(batch, 1, 1, len) & (len, len) broadcasts to (batch, 1, len, len)."
+    )
 
 
 def _decoder_shape_hint(shape: tuple[int, ...], batch: int, length: int) -> str:
@@ -1168,6 +1299,76 @@ def _size_source_hint(fn, length: int, batch: int, pad_id: int):
     return hint
 
 
+def _earlier_call_hint(fn, length: int, pad_id: int, right_lengths: list[int]):
+    """A broadcast error between this call's ``length`` and a size that stays the same on
+    fresh calls of other lengths, batch sizes and pad_ids: the look-ahead mask kept from an
+    earlier call (a mutable default ``_cache={}``, a global built once; round 14, blind14d-
+    decmask-look-ahead-cached-first-call, told "a length off by one" and "a constant in
+    your code") or a constant; calls cannot tell the two apart, so both are named, the
+    earlier call first when the size is the length of one of this check's earlier calls
+    that came out right. "" when the sizes do not show it."""
+
+    def hint(exc: BaseException) -> str:
+        found = broadcast_sizes(str(exc))
+        if not found or length not in found or len(set(found)) != 2:
+            return ""
+        (other,) = set(found) - {length}
+        start = max(length, other) + 2  # no neighbour of other's: not a length off by one
+        batches = [n for n in (2, 3, 4) if n != other][:2]
+        pads = [n for n in (1, 4, 7) if n != other][:2]
+        fresh = []
+        for number, (size, batch, pad) in enumerate(zip((start, start + 1), batches, pads)):
+            ids = _padded_batch(6950 + number, [size] + [1] * (batch - 1), size, pad)
+            try:
+                with contextlib.redirect_stdout(io.StringIO()):
+                    fn(ids, pad)
+            except Exception as again:  # the learner's code, on a length never used before
+                if set(broadcast_sizes(str(again)) or ()) != {size, other}:
+                    return ""
+            else:
+                return ""
+            fresh.append(str(size))
+        lengths = " and ".join(fresh)
+        fix = (
+            "Build both parts on every call, for this call's len: padding_mask(tgt_ids, "
+            "pad_id) & look_ahead_mask(tgt_ids.shape[1])."
+        )
+        kept = (
+            "keeps its look-ahead mask from an earlier call (cached on the first call: a "
+            "mutable default argument such as `_cache={}`, a global or an attribute built "
+            f"once), so every later call gets the old ({other}, {other}) triangle whatever "
+            "its length"
+        )
+        if other in right_lengths:
+            return (
+                f"tgt_ids has len = {length} positions, and one of your tensors has {other}: "
+                f"the length of an earlier call in this check (tgt_ids with len = {other}, "
+                f"whose mask came out right), and {other} again on fresh calls with len = "
+                f"{lengths} (other batch sizes and pad_ids too). Your function {kept}; or "
+                f"else {other} is written into your code. {fix}"
+            )
+        return (
+            f"tgt_ids has len = {length} positions, and one of your tensors has {other}, and "
+            f"{other} again on fresh calls with len = {lengths} (other batch sizes and pad_ids "
+            f"too): a size that follows none of the inputs. Either your function {kept}, or "
+            f"the constant {other} is written into your code where len = tgt_ids.shape[1] "
+            f"belongs. {fix}"
+        )
+
+    return hint
+
+
+def _first_of(first, *others):
+    """One hint: ``first``'s text alone when it has one, else the ``others``' texts."""
+
+    def hint(exc: BaseException) -> str:
+        if text := first(exc):
+            return text
+        return "\n".join(text for text in (other(exc) for other in others) if text)
+
+    return hint
+
+
 def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bool = False) -> None:
     """decoder_self_attention_mask(tgt_ids (batch, len), pad_id) -> bool (batch, 1, len, len).
 
@@ -1178,6 +1379,7 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
     with Checker("decoder_self_attention_mask", hidden=hidden) as c:
         c.require_callable(decoder_self_attention_mask)
         cases = hidden_decoder_cases() if hidden else visible_decoder_cases()
+        right_lengths: list[int] = []  # of the earlier calls whose mask came out right
         for number, (ids, pad_id) in enumerate(cases):
             batch, length = ids.shape
             what = (
@@ -1201,10 +1403,17 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                     call_repr=call_repr,
                     mutation_hint=_DECODER_MUTATION,
                     hints=[
-                        (RuntimeError, _off_by_one_length_hint(length)),
                         (
                             RuntimeError,
-                            _size_source_hint(decoder_self_attention_mask, length, batch, pad_id),
+                            _first_of(
+                                _earlier_call_hint(
+                                    decoder_self_attention_mask, length, pad_id, right_lengths
+                                ),
+                                _off_by_one_length_hint(length),
+                                _size_source_hint(
+                                    decoder_self_attention_mask, length, batch, pad_id
+                                ),
+                            ),
                         ),
                         ("doesn't match the broadcast shape", _IN_PLACE_COMBINE),
                         *row_by_row_hint(row_right, batch, size="tgt_ids"),
@@ -1233,7 +1442,8 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                 expected.shape,
                 what,
                 _and_dtype(
-                    batch_note() or _decoder_shape_or_size_one(got, expected, batch, length),
+                    batch_note()
+                    or _decoder_shape_or_size_one(got, expected, batch, length, ids, pad_id),
                     got.dtype,
                 ),
             )
@@ -1269,6 +1479,8 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                     _decoder_mistakes(ids, pad_id, picture),
                 ),
             )
+
+            right_lengths.append(length)
 
             # The property, for *other* token ids: the mask of the changed batch must still
             # keep every output independent of the tokens after it.
@@ -1314,7 +1526,7 @@ QUIZ_FULLY_MASKED_ROW = Quiz(
         "query's own position: attention does not overrule its mask.",
     },
 )
-check_quiz_fully_masked_row = quiz_check(QUIZ_FULLY_MASKED_ROW)
+check_quiz_fully_masked_row = letter_quiz_check(QUIZ_FULLY_MASKED_ROW)
 
 QUIZ_WHICH_MASK = Quiz(
     name="quiz_which_mask",
@@ -1346,7 +1558,7 @@ QUIZ_WHICH_MASK = Quiz(
         "full, and its (len_tgt, len_src) weights have no diagonal to speak of.",
     },
 )
-check_quiz_which_mask = quiz_check(QUIZ_WHICH_MASK)
+check_quiz_which_mask = letter_quiz_check(QUIZ_WHICH_MASK)
 
 
 # ---------------------------------------------------------------------------- registry

@@ -116,3 +116,43 @@ def _expect_graph(c, fn, x: torch.Tensor, args: tuple, reference, name: str, rec
         ".detach(), .data or torch.no_grad() each cut the result from the graph, and this "
         f"call cannot tell which of them you used. Stay in torch, attached: {recipe}.",
     )
+
+
+def _permute_count_hint(exc: BaseException) -> str:
+    """permute given fewer (or more) indices than the tensor has axes: permute(0, 2, 1), a
+    3-D habit, on the 4-D (batch, len, num_heads, d_head) view (round 14, blind14d-split-
+    permute-three-axes, passed through raw)."""
+    found = re.search(r"input\.dim\(\) = (\d+) is not equal to len\(dims\) = (\d+)", str(exc))
+    if not found:
+        return ""
+    axes, given = int(found.group(1)), int(found.group(2))
+    return (
+        f"permute takes one index per axis of the tensor it reorders, all of them: that "
+        f"tensor has {axes} axes and your permute gave {given}. Here the 4-D tensor is (batch, "
+        "len, num_heads, d_head) or (batch, num_heads, len, d_head), and exchanging its "
+        "axes 1 and 2 is permute(0, 2, 1, 3), or transpose(1, 2), which names only the two "
+        "axes it swaps."
+    )
+
+
+#: raw errors of a size read without calling a method, told by the error's text
+#: (round 14, blind14d-split-size-without-call: `batch, length, d_model = x.size`)
+_SIZE_NOT_CALLED = (
+    "The object in the error is a method that was not called: x.size (like x.dim) is a "
+    "function until you call it, so unpacking, indexing or comparing it fails. Call it, "
+    "x.size() or x.size(-1), or use the attribute x.shape: batch, length, d_model = x.shape."
+)
+_SHAPE_CALLED = (
+    "x.shape is an attribute (a torch.Size), not a method: write x.shape or x.shape[-1] "
+    "without parentheses (or call the method x.size())."
+)
+
+
+def _raw_size_error_hints() -> list:
+    """Hints for the raw errors of reading sizes and reordering axes in split/merge."""
+    return [
+        ("non-iterable builtin_function_or_method", _SIZE_NOT_CALLED),
+        ("'builtin_function_or_method' object is not subscriptable", _SIZE_NOT_CALLED),
+        ("'torch.Size' object is not callable", _SHAPE_CALLED),
+        (RuntimeError, _permute_count_hint),
+    ]

@@ -23,6 +23,7 @@ from .common import (
     _expect_graph,
     _fixed_heads_hint,
     _fixed_heads_note,
+    _raw_size_error_hints,
     _where_from,
 )
 
@@ -244,6 +245,17 @@ def _merge_shape_hint(
                 "or a reshape to (batch, -1)). Flatten only the last two axes, flatten(2), or "
                 "reshape to (batch, len, num_heads * d_head)."
             )
+    if in_order and shape == (batch, 1, length, num_heads * d_head) and num_heads > 1:
+        # round 14, blind14d-merge-cat-keeps-head-axis: torch.cat(x.split(1, dim=1), dim=-1)
+        return (
+            "Your numbers are right and in the right order, but yours keeps a heads axis of "
+            "size 1, (batch, 1, len, num_heads * d_head), a 4-D tensor instead of the 3-D "
+            "(batch, len, num_heads * d_head). Pieces cut along the heads axis with "
+            "x.split(1, dim=1), x.chunk(num_heads, dim=1) or x[:, i : i + 1] keep that axis "
+            "(size 1 in each), and torch.cat along the last axis keeps it too. Drop it: take "
+            "the heads as x[:, i] (or x.unbind(1)), or squeeze(1) the result, or use "
+            "x.transpose(1, 2).reshape(batch, len, num_heads * d_head)."
+        )
     if shape not in hints and in_order:
         return (
             "Your numbers are right and in the right order, only the shape is not: reshape to "
@@ -295,6 +307,7 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
                 call_repr=f"merge_heads(x {tuple(x.shape)}{layout})",
                 hints=[
                     *_batch_of_one_hint(batch),
+                    *_raw_size_error_hints(),
                     *_fixed_heads_hint(*fixed),
                     *row_by_row_hint(row_right, batch, unless=_batch_of_one_hint(batch)),
                     *wrong_size_hint(

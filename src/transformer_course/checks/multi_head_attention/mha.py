@@ -64,6 +64,7 @@ from .mha_diagnoses import (
     _mistake_values,
     _only_agreeing,
     _output_shape_hint,
+    _softmax_sum_hint,
     _weights_shape_hint,
     _wrong_scale,
 )
@@ -72,6 +73,7 @@ from .mha_dropout import (
     _VISIBLE_DROPOUT,
     _check_dropout_placement,
     _dropout_rate_note,
+    _expect_no_dropout_by_default,
     _probed_rate_note,
 )
 
@@ -146,16 +148,54 @@ def check_MultiHeadAttention(cls, *, hidden: bool = False) -> None:
             f"key and value of length {other.len_k}",
         )
         _check_dropout_placement(c, cls, _HIDDEN_DROPOUT if hidden else _VISIBLE_DROPOUT)
+        _expect_no_dropout_by_default(c, cls)
+
+
+def _state_shape_list(module) -> list[tuple[int, ...]]:
+    """The shapes of a module's state dict, sorted (whatever the keys are called)."""
+    return sorted(tuple(tensor.shape) for tensor in module.state_dict().values())
+
+
+def _argument_order_note(cls, d: int, h: int) -> str:
+    """The constructor's first two parameters in the other order, num_heads before d_model
+    (the Annotated Transformer's MultiHeadedAttention(h, d_model)): built as cls(h, d), it
+    has the weights of a d-wide layer, which cls(d, h) has not (round 14, blind14d-mha-init-
+    heads-before-d-model). "" when the probe does not show it."""
+    expected = sorted(_state_shapes(d).values())
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            swapped = _state_shape_list(cls(h, d, dropout=0.0))
+    except Exception:
+        return ""
+    if swapped != expected:
+        return ""
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        if _state_shape_list(cls(d, h, dropout=0.0)) == expected:
+            return ""
+    return (
+        f"Built as MultiHeadAttention({h}, {d}) instead, your layer has the weights of a "
+        f"layer of width {d}, (d_model, d_model) = ({d}, {d}): your __init__ takes its first two "
+        "arguments in the other order, num_heads before d_model (the Annotated Transformer's "
+        "MultiHeadedAttention(h, d_model)). The contract, and every caller in this course, "
+        "passes d_model first: def __init__(self, d_model, num_heads, dropout=0.0)."
+    )
 
 
 def _expect_valid_sizes_built(c: Checker, cls, case: _Case) -> None:
     """Build the layer once with sizes that divide: a ValueError there is the learner's
-    own validity test refusing a valid layer (blind13d: num_heads % d_model)."""
+    own validity test refusing a valid layer (blind13d: num_heads % d_model), or the
+    arguments taken in the other order (blind14d), told apart by building it with the
+    sizes exchanged; a layer that builds with the other order's weights is said so too."""
     d, h = case.d_model, case.num_heads
+
+    def other_order(exc: BaseException) -> str:
+        return "" if d % h else _argument_order_note(cls, d, h)
 
     def refused(exc: BaseException) -> str:
         if d % h or not re.search(r"divisib|multiple|%", str(exc)):
             return ""
+        if _argument_order_note(cls, d, h):
+            return ""  # other_order's
         return (
             f"d_model={d} is divisible by num_heads={h} ({d} % {h} == 0), but your constructor "
             "raised its ValueError even though this layer is valid: the divisibility test is "
@@ -164,14 +204,21 @@ def _expect_valid_sizes_built(c: Checker, cls, case: _Case) -> None:
             "this one."
         )
 
-    c.call(
+    built = f"MultiHeadAttention({d}, {h}, dropout={case.dropout})"
+    module = c.call(
         cls,
         d,
         h,
         dropout=case.dropout,
-        call_repr=f"MultiHeadAttention({d}, {h}, dropout={case.dropout})",
-        hints=[(ValueError, refused)],
+        call_repr=built,
+        hints=[(ValueError, other_order), (AssertionError, other_order), (ValueError, refused)],
     )
+    note = ""
+    with contextlib.suppress(Exception):
+        if _state_shape_list(module) != sorted(_state_shapes(d).values()):
+            note = _argument_order_note(cls, d, h)
+    if note:
+        c.fail(f"{built} does not have the weights of a layer of width d_model = {d}. {note}")
 
 
 def _masks_in_eval(module, args, mask) -> bool:
@@ -379,15 +426,29 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
     )
     args = (query, key, value) if mask is None else (query, key, value, mask)
     row_right = _row_right(module, state, case, (query, key, value, mask))
+    # a softmax whose row sums lost their axis, shown by a probe, is the cause of a size
+    # clash between len_q and len_k: the length mix-up's "keys from `query`" is then not
+    ((_, softmax_sum),) = _softmax_sum_hint(cls)
+    probed: dict[int, str] = {}
+
+    def sums_unkept(exc: BaseException) -> str:
+        if id(exc) not in probed:
+            probed[id(exc)] = softmax_sum(exc) if isinstance(exc, RuntimeError) else ""
+        return probed[id(exc)]
+
+    def unless_sums_unkept(hint):
+        return lambda exc: "" if sums_unkept(exc) else (hint(exc) if callable(hint) else hint)
+
     try:
         result = c.call(
             module,
             *args,
             call_repr=call,
             hints=[
-                *_length_mixup_hint(case),
+                *((when, unless_sums_unkept(hint)) for when, hint in _length_mixup_hint(case)),
                 *_batch_of_one_hint(case.batch),
                 *_head_width_projection_hint(case),
+                (RuntimeError, sums_unkept),
                 *(
                     []
                     if case.train
@@ -398,7 +459,8 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
             ],
         )
     except CheckFailure as failure:
-        named = _length_mixup_source(module, state, case) if _length_mixup_hint(case) else ""
+        mixup = _length_mixup_hint(case) and not any(probed.values())
+        named = _length_mixup_source(module, state, case) if mixup else ""
         if named:
             generic = "Most likely your keys or your values come from `query`"
             message = failure.message

@@ -115,6 +115,19 @@ _WEIGHT_MISTAKES = [
         "large negative number), so that the softmax renormalises over the allowed keys.",
     ),
 ]
+# A causal triangle of the layer's own on every call, nanoGPT's CausalSelfAttention habit
+# (round 14, blind14d-mha-always-causal: told only "the weights differ").
+_WEIGHT_MISTAKES.append(
+    (
+        {"is_causal": True},
+        "Your attention applies a causal (look-ahead) triangle of its own on every call: "
+        "query i sees only keys 0 .. i even with mask=None or a padding mask, as if the "
+        "look-ahead mask were always given (nanoGPT's CausalSelfAttention builds it in). "
+        "MultiHeadAttention also serves the encoder's self-attention and the cross-attention, "
+        "which may attend to later keys: apply only the mask it is given (the decoder passes "
+        "the look-ahead mask itself).",
+    )
+)
 # The projections family: one slot of q/k/v/o given another slot's weights, and the keys'
 # and values exchanged (their inputs, or inputs and projections: attention(q, v, k)).
 _WEIGHT_MISTAKES += [
@@ -478,6 +491,10 @@ def _scale_suspects(divisor: float, d_model: int, num_heads: int) -> set[str]:
         "1 (no scaling)": 1.0,
         "d_head ** 0.25 (the square root taken twice)": d_head**0.25,
         "d_head / 2 (d_head ** 1/2 is read as (d_head ** 1) / 2: write d_head ** 0.5)": d_head / 2,
+        # round 14, blind14d-mha-inline-divides-by-inverse-scale: scale = d_head ** -0.5
+        "1 / sqrt(d_head), the factor to multiply by (d_head ** -0.5), used as the divisor: "
+        "the scores are multiplied by sqrt(d_head) instead of divided (multiply by that "
+        "factor, or divide by d_head ** 0.5)": d_head**-0.5,
     }
     return {name for name, value in suspects.items() if math.isclose(divisor, value, rel_tol=1e-3)}
 
@@ -712,3 +729,48 @@ def _only_agreeing(table: dict, agree) -> dict:
         )
         for message, value in table.items()
     }
+
+
+def _softmax_sum_hint(cls) -> list:
+    """A hand-written softmax whose row sums lost their axis, exp / exp.sum(dim=-1) without
+    keepdim=True (round 14, blind14d-mha-inline-softmax-sum-without-keepdim: a raw
+    broadcast error): the (batch, num_heads, len_q) sums align with the last three axes
+    of the (batch, num_heads, len_q, len_k) exponentials. On a probe where batch =
+    num_heads = len_q = len_k = 2 those shapes broadcast, and the weights are compared
+    with that computation (plain, or with the row maximum subtracted first)."""
+
+    def text(exc: BaseException) -> str:
+        if "must match the size of tensor" not in str(exc):
+            return ""
+        d, h, dh = 4, 2, 2
+        state = random_state(_state_shapes(d), seed=991)
+        x = randn((2, 2, d), 992)  # (batch, len, d_model): batch = num_heads = len = 2
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            module = cls(d, h, dropout=0.0)
+            module.load_state_dict(state)
+            module.eval()
+            weights = module(x, x, x)[1]
+            st = {name: tensor.double() for name, tensor in state.items()}
+            q = (x.double() @ st["w_q.weight"].T + st["w_q.bias"]).reshape(2, 2, h, dh)
+            k = (x.double() @ st["w_k.weight"].T + st["w_k.bias"]).reshape(2, 2, h, dh)
+            q, k = q.transpose(1, 2), k.transpose(1, 2)  # (batch, num_heads, len, d_head)
+            scores = q @ k.transpose(-2, -1) / math.sqrt(dh)  # (batch, num_heads, len, len)
+        for shifted in (scores, scores - scores.amax(dim=-1, keepdim=True)):
+            exp = shifted.exp()
+            unkept = exp / exp.sum(dim=-1)  # (b, h, lq, lk) / (b, h, lq): the mistake
+            if isinstance(weights, torch.Tensor) and weights.shape == unkept.shape:
+                if torch.allclose(weights.detach().double(), unkept, rtol=1e-4, atol=1e-6):
+                    return (
+                        "Your softmax divides by row sums that lost their axis: "
+                        "exp.sum(dim=-1) without keepdim=True is (batch, num_heads, len_q), "
+                        "and broadcasting aligns it from the right with (batch, num_heads, "
+                        "len_q, len_k), so the sums meet the wrong axes (each column divided "
+                        "by another row's sum), or the sizes clash as here. On a probe with "
+                        "batch = num_heads = len_q = len_k = 2, where the shapes happen to "
+                        "broadcast, your weights are exactly exp / exp.sum(dim=-1) so "
+                        "aligned, and their rows do not sum to 1. Keep the axis, "
+                        "exp.sum(dim=-1, keepdim=True), or use torch.softmax(scores, dim=-1)."
+                    )
+        return ""
+
+    return [(RuntimeError, text)]

@@ -244,3 +244,52 @@ def _check_dropout_placement(c: Checker, cls, case: _Case) -> None:
         "Dropout sits somewhere else (on the queries, the keys, the values, the scores or "
         f"the output?), or it does not rescale the kept weights by 1/(1 - p). {rule}"
     )
+
+
+def _expect_no_dropout_by_default(c: Checker, cls) -> None:
+    """``cls(d_model, num_heads)``, the dropout argument left out, must not drop anything
+    in train mode: the contract's default is dropout=0.0, and every other case passes
+    dropout explicitly, so a default of 0.1 (the paper's rate) went unseen (round 14,
+    blind14d-mha-dropout-default-point-one). Compared with the same layer built with
+    dropout=0.0 passed explicitly (the same weights and inputs, train mode), only the
+    default can differ between the two; the rate is read back when it can be."""
+    d, h = 16, 2
+    state = random_state(_state_shapes(d), seed=983)
+    query, key = randn((2, 6, d), 984), randn((2, 4, d), 985)  # len_k <= d_head: read back
+
+    def run(**kwargs):
+        with contextlib.redirect_stdout(io.StringIO()):
+            module = cls(d, h, **kwargs)
+            module.load_state_dict(state)
+            module.train()
+            torch.manual_seed(986)
+            with torch.no_grad():
+                result = module(query, key, key)
+        output = result[0] if isinstance(result, tuple | list) else result
+        if not isinstance(output, torch.Tensor):
+            raise TypeError(type(output).__name__)
+        return output.double()
+
+    try:
+        explicit, implicit = run(dropout=0.0), run()
+    except Exception:  # the cases above say what is wrong with building or calling it
+        return
+    if implicit.shape == explicit.shape and torch.allclose(implicit, explicit, atol=1e-5):
+        return
+    rate = ""
+    with contextlib.suppress(RuntimeError):
+        found = _read_back_mixing(implicit.float(), state, query, key, key, None, h)
+        q = _fitted_rate(*found) if found is not None else None
+        if q is not None:
+            rate = (
+                f" Read back through w_o and the values, it drops attention weights at the "
+                f"rate {q:.3g}, so your default is dropout={q:.3g}."
+            )
+    c.fail(
+        f"MultiHeadAttention({d}, {h}), built without the dropout argument, gives in train "
+        f"mode another output than MultiHeadAttention({d}, {h}, dropout=0.0) with the same "
+        f"weights and inputs: the default of dropout in your signature is not 0.0.{rate} "
+        "The contract's default is no dropout (a layer drops only when asked, as the later "
+        "lessons build it): write the signature as `def __init__(self, d_model, num_heads, "
+        "dropout=0.0)`."
+    )

@@ -23,6 +23,7 @@ from .common import (
     _expect_graph,
     _fixed_heads_hint,
     _fixed_heads_note,
+    _raw_size_error_hints,
     _where_from,
 )
 
@@ -300,6 +301,24 @@ def _single_head_returns_x(split_heads, got, x: torch.Tensor, num_heads: int) ->
     )
 
 
+def _heads_short_of_last_feature(got, expected: torch.Tensor) -> str:
+    """Every head without its last feature, the rest right: a slice whose end was written
+    as the last index, x[..., i * d_head : (i + 1) * d_head - 1] (round 14, blind14d-split-
+    slice-end-minus-one, told only the shape)."""
+    if not isinstance(got, torch.Tensor) or got.shape != expected[..., :-1].shape:
+        return ""
+    if got.dtype != expected.dtype or not torch.equal(got, expected[..., :-1]):
+        return ""
+    d_head = expected.shape[-1]
+    return (
+        f"Each of your heads holds its first {d_head - 1} features, right, and lacks its last "
+        f"one: d_head - 1 = {d_head - 1} instead of d_head = {d_head}. If you cut the heads with slices: a Python slice's end "
+        "is already excluded: head i is x[..., i * d_head : (i + 1) * d_head], without a - 1 "
+        "(the closed range i*d_head ... (i+1)*d_head - 1 in the docstring names the last "
+        "index kept, not the slice's end)."
+    )
+
+
 def check_split_heads(split_heads, *, hidden: bool = False) -> None:
     """split_heads(x (batch, len, d_model), num_heads) -> (batch, num_heads, len, d_head).
 
@@ -339,6 +358,7 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
                 call_repr=f"split_heads(x {tuple(x.shape)}, {num_heads})",
                 hints=[
                     *_batch_of_one_hint(batch),
+                    *_raw_size_error_hints(),
                     *_cut_axis_hint((batch, length, d_model), ("batch", "len", "d_model")),
                     *_fixed_heads_hint(*fixed),
                     *row_by_row_hint(row_right, batch, unless=_batch_of_one_hint(batch)),
@@ -388,6 +408,7 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
                 or _single_head_returns_x(split_heads, got, x, num_heads)
                 or _squeezed_or_folded(split_heads, got, x, num_heads)
                 or batch_note()
+                or _heads_short_of_last_feature(got, expected)
                 or _split_shape_hint(got.shape, batch, length, num_heads, d_head)
             )
             if reordered and "the four axes are there, in the wrong order" in shape_hint:
