@@ -247,6 +247,15 @@ def test_an_answer_hedged_between_two_letters_is_refused(ex):
         assert_rejected(ex.check, quiz_answer(form), r"two letters.*one letter")
 
 
+@pytest.mark.parametrize("ex", [ex for ex in QUIZZES if ex.check.quiz.choices], ids=str)
+def test_a_letter_written_without_quotes_is_told_to_use_them(ex):
+    """`return b` raises NameError in the learner's function: the quotes are named."""
+    quiz = ex.check.quiz
+    namespace: dict = {}
+    exec(f"def {quiz.name}():\n    return {quiz.answer}\n", namespace)
+    assert_rejected(ex.check, namespace[quiz.name], rf"written without quotes.*'{quiz.answer}'")
+
+
 @pytest.mark.parametrize("ex", CODE, ids=CODE_IDS)
 def test_check_leaves_the_global_random_streams_alone(ex):
     random.seed(5)

@@ -219,8 +219,6 @@ GENERIC_HINTS: dict[str | type[BaseException], str | Callable[[BaseException], s
     ),
     # blind14d-split-permute-three-axes
     "is not equal to len(dims)": lambda exc: _permute_advice(exc),
-    # blind14d-q-cross-shape-letter-unquoted: return b
-    NameError: lambda exc: _unquoted_letter_advice(exc),
 }
 
 
@@ -341,16 +339,6 @@ def _permute_advice(exc: BaseException) -> str:
         f"permute takes one position for every axis of its input, in the new order: the input "
         f"has {found[1]} axes and {found[2]} were given. List them all (x.permute(0, 2, 1, 3) "
         "swaps axes 1 and 2 of a 4-D x), or swap two axes with x.transpose(1, 2)."
-    )
-
-
-def _unquoted_letter_advice(exc: BaseException) -> str:
-    found = re.search(r"name '([a-eA-E])' is not defined", str(exc))
-    if not found:
-        return ""
-    return (
-        f"If {found[1]} is the letter of your answer, return it as a string, in quotes: "
-        f'return "{found[1].lower()}".'
     )
 
 

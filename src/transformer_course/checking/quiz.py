@@ -58,13 +58,32 @@ def _hedged(value: object, choices: Mapping[str, str]) -> str:
     return f"two letters, ({found[1]}) and ({found[2]})"
 
 
+def _unquoted_letter(exc: BaseException, quiz: Quiz) -> str:
+    """For a NameError on one of the quiz's letters (``return b``, round 14's
+    blind14d-q-cross-shape-letter-unquoted): the letter needs quotes; "" otherwise."""
+    found = re.search(r"name '(\w+)' is not defined", str(exc))
+    if not quiz.choices or not found or found[1].lower() not in quiz.choices:
+        return ""
+    name = found[1]
+    letters = ", ".join(f'"{letter}"' for letter in quiz.choices)
+    return (
+        f"Your answer {name} is written without quotes, so Python reads it as a variable "
+        f"named {name}, and there is none. The answer is a string, the letter in quotes: "
+        f"return '{name}' (one of {letters})."
+    )
+
+
 def quiz_check(quiz: Quiz) -> Callable[..., None]:
     """The check function of a quiz: ``check_<name>(answer_function, *, hidden=False)``."""
 
     def check(answer_function: Callable[[], object], *, hidden: bool = False) -> None:
         with Checker(quiz.name, hidden=hidden) as c:
             c.require_callable(answer_function, quiz.name)
-            given = c.call(answer_function, call_repr=f"{quiz.name}()")
+            given = c.call(
+                answer_function,
+                call_repr=f"{quiz.name}()",
+                hints=[(NameError, lambda exc: _unquoted_letter(exc, quiz))],
+            )
             if quiz.choices:
                 letters = ", ".join(f'"{letter}"' for letter in quiz.choices)
                 hedged = _hedged(given, quiz.choices)

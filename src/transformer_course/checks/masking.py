@@ -36,8 +36,7 @@ import torch
 from transformer_course.checking import Checker, CheckFailure, torch_generator
 from transformer_course.checking.batch_rows import alone_right, row_by_row_hint, row_by_row_note
 from transformer_course.checking.hints import two_mistakes
-from transformer_course.checking.quiz import Quiz
-from transformer_course.checking.quiz_letters import letter_quiz_check
+from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.size_one_axes import (
     grown_size_one,
     raised_on_size_one_hint,
@@ -1526,7 +1525,7 @@ QUIZ_FULLY_MASKED_ROW = Quiz(
         "query's own position: attention does not overrule its mask.",
     },
 )
-check_quiz_fully_masked_row = letter_quiz_check(QUIZ_FULLY_MASKED_ROW)
+check_quiz_fully_masked_row = quiz_check(QUIZ_FULLY_MASKED_ROW)
 
 QUIZ_WHICH_MASK = Quiz(
     name="quiz_which_mask",
@@ -1558,7 +1557,7 @@ QUIZ_WHICH_MASK = Quiz(
         "full, and its (len_tgt, len_src) weights have no diagonal to speak of.",
     },
 )
-check_quiz_which_mask = letter_quiz_check(QUIZ_WHICH_MASK)
+check_quiz_which_mask = quiz_check(QUIZ_WHICH_MASK)
 
 
 # ---------------------------------------------------------------------------- registry

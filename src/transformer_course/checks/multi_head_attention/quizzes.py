@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from transformer_course.checking.quiz import Quiz, quiz_check
-from transformer_course.checking.quiz_letters import letter_quiz_check
 
 QUIZ_HEAD_WIDTH = Quiz(
     name="quiz_head_width",
@@ -47,4 +46,4 @@ QUIZ_CROSS_ATTENTION_SHAPE = Quiz(
         "by default. This course's layer returns every head's weights.",
     },
 )
-check_quiz_cross_attention_shape = letter_quiz_check(QUIZ_CROSS_ATTENTION_SHAPE)
+check_quiz_cross_attention_shape = quiz_check(QUIZ_CROSS_ATTENTION_SHAPE)
