@@ -2283,14 +2283,14 @@ MISTAKES += [
     Mistake(
         check_split_heads,
         split_size_indexed_uncalled,
-        r"builtin_function_or_method' object is not subscriptable\n.*a method that was not "
-        r"called: x\.size",
+        r"builtin_function_or_method' object is not subscriptable\n.*A method was used without "
+        r"being called: x\.size",
     ),
     Mistake(check_merge_heads, merge_shape_called, r"x\.shape is an attribute .*not a method"),
     Mistake(
         check_merge_heads,
         merge_permute_three_indices,
-        r"that tensor has 4 axes and your permute gave 3.*permute\(0, 2, 1, 3\)",
+        r"the input has 4 axes and 3 were given.*permute\(0, 2, 1, 3\)",
     ),
     Mistake(
         check_merge_heads,

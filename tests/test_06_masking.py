@@ -862,8 +862,8 @@ MISTAKES += [
     Mistake(
         check_padding_mask,
         padding_mask_identity_test,
-        r"'bool' object has no attribute 'unsqueeze'\nYour comparison gave one Python bool.*"
-        r"`is not` / `is` ask whether ids and pad_id are the same object",
+        r"'bool' object has no attribute 'unsqueeze'\n.*`is` and `is not` ask whether two things "
+        r"are the same object",
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

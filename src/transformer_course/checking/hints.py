@@ -210,8 +210,13 @@ GENERIC_HINTS: dict[str | type[BaseException], str | Callable[[BaseException], s
     ),
     # blind14c-pairs-plain-dict-increment: counts[pair] += 1 on a plain dict
     KeyError: lambda exc: _counter_advice(exc),
-    # blind14d-padmask-is-not-for-inequality: (ids is not pad_id)[...]
-    "'bool' object is not subscriptable": lambda exc: _identity_comparison_advice(exc),
+    # blind14d-padmask-is-not-for-inequality: (ids is not pad_id)[...], .unsqueeze(...)
+    "'bool' object": lambda exc: _identity_comparison_advice(exc),
+    # x.shape() for x.shape or x.size()
+    "'torch.Size' object is not callable": (
+        "x.shape is an attribute (a torch.Size), not a method: write x.shape or x.shape[-1] "
+        "without parentheses (or call the method x.size())."
+    ),
     # blind14d-split-size-without-call: batch, length, d = x.size
     "builtin_function_or_method": (
         "A method was used without being called: x.size is the method, x.size() its result "
@@ -319,9 +324,16 @@ def _identity_comparison_advice(exc: BaseException) -> str:
     """`is` / `is not` where an element-wise comparison belongs."""
     from transformer_course.checking.failure import learner_frames
 
-    if not re.search(r"\bis\b", learner_frames(exc)):
+    if not re.search(r"'bool' object (is not subscriptable|has no attribute)", str(exc)):
+        return ""
+    from transformer_course.checking.failure import learner_source
+
+    code = "\n".join(
+        line.split("#")[0] for line in (learner_frames(exc) + learner_source(exc)).splitlines()
+    )
+    if not re.search(r"[\w)\]]\s+is(\s+not)?\s+[\w(]", code):
         return (
-            "A single True or False was indexed: a comparison of arrays or tensors (==, !=, "
+            "A single True or False was used as a tensor: a comparison of arrays or tensors (==, !=, "
             "<) gives one entry per element, but `is`, `in`, `and`, `or` and `not` give one "
             "Python bool."
         )

@@ -525,17 +525,6 @@ def _unpadded_special_case_note(fn, ids: torch.Tensor, pad_id: int, got: torch.T
     )
 
 
-#: a comparison that gave one Python bool instead of a tensor of flags (round 14, blind14d-
-#: padmask-is-not-for-inequality: `ids is not pad_id`, passed through raw)
-_ONE_PYTHON_BOOL = (
-    "Your comparison gave one Python bool (True or False), not a tensor with a flag per "
-    "token, and the next step (an index [:, None, None, :], unsqueeze, ...) fails on it. "
-    "`is not` / `is` ask whether ids and pad_id are the same object, and `in` asks whether "
-    "a value is somewhere in ids: each answers once for the whole tensor. Compare element "
-    "by element with != (or ids.ne(pad_id)): ids != pad_id is a bool tensor of ids's shape."
-)
-
-
 def _another_id_hidden_note(padding_mask, got, ids: torch.Tensor, pad_id: int) -> str:
     """The pads hidden and, with them, every token of one other id (round 14, blind14d-
     padmask-hides-eos-too: <eos> treated as padding, told only "True at every real
@@ -597,7 +586,6 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                 pad_id,
                 call_repr=f"padding_mask(ids, {pad_id})",
                 hints=[
-                    ("'bool' object", _ONE_PYTHON_BOOL),
                     *row_by_row_hint(row_right, batch, size="ids"),
                     *raised_on_size_one_hint(
                         lambda ids=ids, pad_id=pad_id: torch.equal(

@@ -23,7 +23,6 @@ from .common import (
     _expect_graph,
     _fixed_heads_hint,
     _fixed_heads_note,
-    _raw_size_error_hints,
     _where_from,
 )
 
@@ -307,7 +306,6 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
                 call_repr=f"merge_heads(x {tuple(x.shape)}{layout})",
                 hints=[
                     *_batch_of_one_hint(batch),
-                    *_raw_size_error_hints(),
                     *_fixed_heads_hint(*fixed),
                     *row_by_row_hint(row_right, batch, unless=_batch_of_one_hint(batch)),
                     *wrong_size_hint(

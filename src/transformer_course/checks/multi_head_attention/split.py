@@ -23,7 +23,6 @@ from .common import (
     _expect_graph,
     _fixed_heads_hint,
     _fixed_heads_note,
-    _raw_size_error_hints,
     _where_from,
 )
 
@@ -358,7 +357,6 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
                 call_repr=f"split_heads(x {tuple(x.shape)}, {num_heads})",
                 hints=[
                     *_batch_of_one_hint(batch),
-                    *_raw_size_error_hints(),
                     *_cut_axis_hint((batch, length, d_model), ("batch", "len", "d_model")),
                     *_fixed_heads_hint(*fixed),
                     *row_by_row_hint(row_right, batch, unless=_batch_of_one_hint(batch)),
