@@ -2324,6 +2324,114 @@ R15C_MISTAKES = [
 ]
 
 
+# ---------------------------------------------------------------- round 17 (fix17g)
+class LayerNorm2EpsFromRate(LayerBase):
+    """The dropout rate handed to the second norm as its eps, LayerNorm(d_model, dropout)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.norm2 = ref.LayerNorm(d_model, dropout)
+
+    def forward(self, x, mask=None):
+        return ref.EncoderLayer.forward(self, x, mask)
+
+
+class LayerPreLNWithoutReturn(LayerBase):
+    """The pre-LN branch ends in an assignment: the post-LN lines run on its result."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            x = x + self.dropout(self.attend(self.norm1(x), mask))
+            x = x + self.dropout(self.feed_forward(self.norm2(x)))
+        x = self.norm1(x + self.dropout(self.attend(x, mask)))
+        return self.norm2(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerDropsTheStream(LayerBase):
+    """The residual dropout applied to the stream, dropout(x) + sublayer(...), both layouts."""
+
+    def forward(self, x, mask=None):
+        blocks = ((self.norm1, lambda h: self.attend(h, mask)), (self.norm2, self.feed_forward))
+        for norm, sublayer in blocks:
+            if self.norm_first:
+                x = self.dropout(x) + sublayer(norm(x))
+            else:
+                x = norm(self.dropout(x) + sublayer(x))
+        return x
+
+
+class LayerNorm2WithoutAffine(LayerBase):
+    """The second norm built as nn.LayerNorm without its learned gain and bias."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.norm2 = nn.LayerNorm(d_model, eps=1e-5, elementwise_affine=False)
+
+    def forward(self, x, mask=None):
+        return ref.EncoderLayer.forward(self, x, mask)
+
+
+def _mean_of_everything(self, x):
+    centred = x - torch.mean(x)  # one mean for the whole batch
+    return centred / torch.sqrt(x.var(dim=-1, keepdim=True, correction=0) + self.eps)
+
+
+class LNDoubleParameters(LNBase):
+    """Gain and bias kept in float64 "for precision": a float32 x comes back float64."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__(d_model, eps)
+        self.weight = nn.Parameter(torch.ones(d_model).double())
+        self.bias = nn.Parameter(torch.zeros(d_model).double())
+
+    def forward(self, x):
+        return self.weight * _var_mean(self, x) + self.bias
+
+
+R17G_MISTAKES = [
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNHiddenReturned", lambda self, x: self.dropout(F.relu(self.w_1(x)))),
+        r"has shape \(\d+, \d+, (\d+)\)\. Yours returns d_ff = \1 features per token, the hidden "
+        r"activations, and `self\.w_2` is never called",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNMeanOfEverything", _mean_of_everything),
+        r"Your mean is one number for the whole tensor \(x\.mean\(\) with no dim",
+    ),
+    Mistake(
+        check_LayerNorm,
+        LNDoubleParameters,
+        r"should have dtype torch\.float32, but it has dtype torch\.float64\. Your `weight` and "
+        r"`bias` are torch\.float64",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerNorm2WithoutAffine,
+        r"missing: \['norm2\.bias', 'norm2\.weight'\].* `norm2` has no learned gain and bias .*"
+        r"elementwise_affine=False",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerNorm2EpsFromRate,
+        r"`self\.norm2` normalises with eps = 0\.\d+ .* That is the dropout rate, 0\.\d+: it "
+        r"reaches LayerNorm's second parameter, eps",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerPreLNWithoutReturn,
+        r"computes the whole pre-LN layer and then the whole post-LN layer on its result.*falls "
+        r"through",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerDropsTheStream,
+        r"your dropout acts on the residual stream, dropout\(x\) \+ sublayer\(\.\.\.\)",
+    ),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
     [
         *LN_MISTAKES,
@@ -2332,6 +2440,7 @@ test_classic_mistake, test_correct_variant = lesson_tests(
         *ENCODER_MISTAKES,
         *R12G_MISTAKES,
         *R15C_MISTAKES,
+        *R17G_MISTAKES,
     ],
     [
         *(Correct(check_LayerNorm, cls) for cls in LN_CORRECT),

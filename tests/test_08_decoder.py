@@ -29,7 +29,7 @@ from transformer_course.checks.decoder import (
     check_DecoderLayer,
 )
 from transformer_course.reference import decoder as ref
-from transformer_course.reference.encoder import LayerNorm, PositionwiseFeedForward
+from transformer_course.reference.encoder import EncoderLayer, LayerNorm, PositionwiseFeedForward
 from transformer_course.reference.masking import (
     decoder_self_attention_mask,
     look_ahead_mask,
@@ -1568,8 +1568,130 @@ R12G_MISTAKES = [
 ]
 
 
+# ---------------------------------------------------------------- round 17 (fix17g)
+class LayerNorm3EpsFromRate(LayerBase):
+    """The dropout rate handed to the third norm as its eps, LayerNorm(d_model, dropout)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.norm3 = LayerNorm(d_model, dropout)
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        return ref.DecoderLayer.forward(self, x, memory, src_mask, tgt_mask)
+
+
+class LayerPreLNWithoutReturn(LayerBase):
+    """The pre-LN branch ends in an assignment: the post-LN lines run on its result."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            x = x + self.dropout(self.self_attn(*[self.norm1(x)] * 3, tgt_mask)[0])
+            h = self.norm2(x)
+            x = x + self.dropout(self.cross_attn(h, memory, memory, src_mask)[0])
+            x = x + self.dropout(self.feed_forward(self.norm3(x)))
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        x = self.norm2(x + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerDropsTheStream(LayerBase):
+    """The residual dropout applied to the stream, dropout(x) + sublayer(...), both layouts."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        blocks = (
+            (self.norm1, lambda h: self.self_attn(h, h, h, tgt_mask)[0]),
+            (self.norm2, lambda h: self.cross_attn(h, memory, memory, src_mask)[0]),
+            (self.norm3, self.feed_forward),
+        )
+        for norm, sublayer in blocks:
+            if self.norm_first:
+                x = self.dropout(x) + sublayer(norm(x))
+            else:
+                x = norm(self.dropout(x) + sublayer(x))
+        return x
+
+
+class LayerNormsWithoutAffine(LayerBase):
+    """The three norms built as nn.LayerNorm without their learned gain and bias."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        for name in ("norm1", "norm2", "norm3"):
+            setattr(self, name, nn.LayerNorm(d_model, elementwise_affine=False))
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        return ref.DecoderLayer.forward(self, x, memory, src_mask, tgt_mask)
+
+
+class DecoderOfEncoderLayers(nn.Module):
+    """The stack built from lesson 07's EncoderLayer, each layer given the target mask."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__()
+        self.layers = nn.ModuleList(
+            EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first) for _ in range(num_layers)
+        )
+        use = norm_first if final_norm is None else final_norm
+        self.norm = LayerNorm(d_model) if use else None
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for layer in self.layers:
+            x = layer(x, tgt_mask)
+        return x if self.norm is None else self.norm(x)
+
+
+class LayerSrcMaskRowsPerKey(ref.DecoderLayer):
+    """src_mask repeated to one row per source position, memory.shape[1], where the
+    cross-attention has one row per target position."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if src_mask is not None:
+            src_mask = src_mask.repeat(1, 1, memory.shape[1], 1)
+        return super().forward(x, memory, src_mask, tgt_mask)
+
+
+R17G_MISTAKES = [
+    Mistake(
+        check_DecoderLayer,
+        LayerSrcMaskRowsPerKey,
+        r"`self\.cross_attn` gets src_mask expanded along its query axis \(axis 2\) to (\d+) rows"
+        r".* \1 is len_src, the source's length \(memory\.size\(1\)\)",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerNormsWithoutAffine,
+        r"`norm1`, `norm2` and `norm3` have no learned gain and bias .*elementwise_affine=False",
+    ),
+    Mistake(
+        check_Decoder,
+        DecoderOfEncoderLayers,
+        r"Each of your layers has exactly an EncoderLayer's submodules .* built from lesson 07's "
+        r"EncoderLayer",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerNorm3EpsFromRate,
+        r"`self\.norm3` normalises with eps = 0\.\d+ .* That is the dropout rate, 0\.\d+: it "
+        r"reaches LayerNorm's second parameter, eps",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerPreLNWithoutReturn,
+        r"computes the whole pre-LN layer and then the whole post-LN layer on its result.*falls "
+        r"through",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerDropsTheStream,
+        r"your dropout acts on the residual stream, dropout\(x\) \+ sublayer\(\.\.\.\)",
+    ),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
-    [*LAYER_MISTAKES, *DECODER_MISTAKES, *R12G_MISTAKES],
+    [*LAYER_MISTAKES, *DECODER_MISTAKES, *R12G_MISTAKES, *R17G_MISTAKES],
     [
         *(Correct(check_DecoderLayer, cls) for cls in LAYER_CORRECT),
         *(Correct(check_Decoder, cls) for cls in DECODER_CORRECT),

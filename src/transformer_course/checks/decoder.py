@@ -30,6 +30,7 @@ from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.hooks import inputs_received
 from transformer_course.checking.inputs import PAD, randn, token_ids
 from transformer_course.checking.keep_probability import KEEP_PROBABILITY, rate_read_backwards
+from transformer_course.checking.layer_flow import FALLS_THROUGH, stream_dropped_entry
 from transformer_course.checking.layer_mistakes import (
     PADDING_WORDS,
     add_new,
@@ -66,7 +67,8 @@ from transformer_course.checking.localise import (
     mask_arrival_hint,
     stack_input_hint,
 )
-from transformer_course.checking.modules import expect_contract_defaults
+from transformer_course.checking.modules import expect_contract_defaults, state_shapes
+from transformer_course.checking.norm_eps import norm_eps_problem
 from transformer_course.checking.oracles import (
     as_float64,
     decoder_f,
@@ -77,6 +79,7 @@ from transformer_course.checking.oracles.norms import layer_norm_f
 from transformer_course.checking.oracles.state import sub
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.rearranged import arrival_hint
+from transformer_course.checking.state_keys import built_keys, norms_without_affine
 from transformer_course.checking.unregistered import unregistered_dropouts
 from transformer_course.exercise import Exercise
 from transformer_course.reference import decoder as ref
@@ -214,6 +217,47 @@ def _mask_hints(module, inputs: _Inputs) -> list:
             ("self_attn", "cross_attn"),
         ),
     ]
+
+
+def _expanded_src_mask_hint(module, inputs: _Inputs) -> list:
+    """For a size clash: when `cross_attn` receives src_mask broadcast along its size-1
+    query axis to a number of rows that is not len_tgt (found with a pre-hook), that
+    expansion, and len_src = memory.size(1) as its likely source when the rows are that
+    many (blind13g-dl-src-mask-expanded-to-len-src was given the size clash and the
+    candidates)."""
+    wanted, len_tgt = inputs.src_mask, inputs.x.shape[1]
+    len_src = inputs.memory.shape[1]
+
+    def hit(_exc: BaseException) -> str:
+        if not isinstance(wanted, torch.Tensor) or wanted.dim() != 4 or wanted.shape[2] != 1:
+            return ""
+        calls = inputs_received(module, ("cross_attn",), lambda: module(*inputs.args()))
+        for name, _role, args, kwargs in calls:
+            mask = kwargs.get("mask", args[3] if len(args) > 3 else None)
+            if not isinstance(mask, torch.Tensor) or mask.dim() != 4:
+                continue
+            rows = mask.shape[2]
+            if rows in (1, len_tgt) or tuple(mask.shape) != (*wanted.shape[:2], rows, len_src):
+                continue
+            if not torch.equal(mask.to(wanted.dtype), wanted.expand(mask.shape)):
+                continue
+            source = (
+                f" {rows} is len_src, the source's length (memory.size(1)): the expansion "
+                "used the length of the keys where the queries' belongs."
+                if rows == len_src
+                else ""
+            )
+            shown = name if "." in name else f"self.{name}"
+            return (
+                f"`{shown}` gets src_mask expanded along its query axis (axis 2) to {rows} rows, "
+                f"shape {tuple(mask.shape)}, while the cross-attention's scores have one row per "
+                f"target position, len_tgt = {len_tgt} (x.size(1)).{source} Pass src_mask on as "
+                "it is: its size-1 query axis broadcasts to any number of queries (or expand to "
+                "x.size(1))."
+            )
+        return ""
+
+    return [("must match the size of tensor", hit)]
 
 
 def _hints(case: _DecCase) -> list:
@@ -824,17 +868,32 @@ def check_DecoderLayer(cls, *, hidden: bool = False) -> None:
 
 def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
     args = (case.d_model, case.num_heads, case.d_ff)
-    module, built, state = build(
-        c,
-        cls,
-        *args,
-        name="DecoderLayer",
-        reference=ref.DecoderLayer(*args, case.dropout, case.norm_first),
-        seed=case.seed,
-        mode=case.mode,
-        dropout=case.dropout,
-        norm_first=case.norm_first,
-    )
+    try:
+        module, built, state = build(
+            c,
+            cls,
+            *args,
+            name="DecoderLayer",
+            reference=ref.DecoderLayer(*args, case.dropout, case.norm_first),
+            seed=case.seed,
+            mode=case.mode,
+            dropout=case.dropout,
+            norm_first=case.norm_first,
+        )
+    except CheckFailure as failure:
+        # norms built without their gain and bias (elementwise_affine=False), read off the
+        # keys of the layer constructed again
+        found = (
+            built_keys(lambda: cls(*args, dropout=case.dropout, norm_first=case.norm_first))
+            if "state-dict keys" in failure.message.split("\n")[0]
+            else None
+        )
+        expected = state_shapes(ref.DecoderLayer(*args, case.dropout, case.norm_first))
+        if found is not None and (affine := norms_without_affine(found, expected)):
+            raise CheckFailure(
+                failure.exercise, failure.message + affine, failure.learner_traceback
+            ) from None
+        raise
     inputs = _inputs(case)
     built = f"{built}, {post_pre(case.norm_first)}, {case.mode} mode, holding the check's weights"
     call = _call_text("layer", inputs, case, built)
@@ -842,7 +901,11 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
         module,
         *inputs.args(),
         call_repr=call,
-        hints=[*_mask_hints(module, inputs), *_hints(case)],
+        hints=[
+            *_expanded_src_mask_hint(module, inputs),
+            *_mask_hints(module, inputs),
+            *_hints(case),
+        ],
     )
     what = f"the output of {call}"
     expect_tensor_result(
@@ -856,10 +919,10 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
     p = as_float64(state)
     drop = case.mode == "train" and case.dropout == 1.0
 
-    def compute(**knobs):
+    def compute(x=inputs.x, **knobs):
         knobs = {"norm_first": case.norm_first, "drop": drop, **knobs}
         return decoder_layer_f(
-            inputs.x, inputs.memory, p, inputs.src_mask, inputs.tgt_mask, case.num_heads, **knobs
+            x, inputs.memory, p, inputs.src_mask, inputs.tgt_mask, case.num_heads, **knobs
         )
 
     called = (
@@ -869,7 +932,9 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
     )
     table = _layer_table(case, inputs, drop, called)
     if drop:  # what eval mode rules out is no candidate (a missing residual, say)
-        table = only_dropout_mistakes(table, module, inputs.args(), compute(drop=False))
+        filtered = only_dropout_mistakes(table, module, inputs.args(), compute(drop=False))
+        # right in eval mode: the stream zeroed is a dropout on it (blind14g)
+        table = {**filtered, **stream_dropped_entry(table, filtered)}
     swapped = _MASKS[("src", "tgt")]
     if swapped in table and inputs.src_mask is not None and inputs.tgt_mask is not None:
         # the same output from a signature in PyTorch's order and from a body that swaps the
@@ -908,6 +973,14 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
     def localise():
         return (
             _property_problem(c, module, inputs, case, call, got)
+            # a norm built with another eps (the dropout rate as LayerNorm's eps)
+            or norm_eps_problem(
+                module,
+                lambda: module(*inputs.args()),
+                list(_PART_NORMS.values()),
+                state,
+                case.dropout,
+            )
             or localise_layer(
                 module,
                 lambda: module(*inputs.args()),
@@ -925,7 +998,15 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
         compute(),
         what,
         **tolerance(got.dtype),
-        mistakes=mistake_values(compute, table),
+        mistakes={
+            **mistake_values(compute, table),
+            # the pre-LN branch without its return: the post-LN layer runs on its result
+            **(
+                {FALLS_THROUGH: lambda: compute(x=compute(), norm_first=False)}
+                if case.norm_first
+                else {}
+            ),
+        },
         localise=lambda: (
             dropout_rate_problem(module, inputs.args(), got, case.dropout)
             or ("" if case.mode == "train" and case.dropout > 0 else localise())
@@ -1017,6 +1098,36 @@ def check_Decoder(cls, *, hidden: bool = False) -> None:
         expect_contract_defaults(c, cls, (2, 8, 2, 16), defaults, (x, memory), "Decoder", seed=70)
 
 
+#: an encoder layer's submodules; a decoder layer has cross_attn and norm3 besides
+_DECODER_ONLY = ("cross_attn", "norm3")
+
+
+def _built_from_encoder_layers(cls, case: _DecCase, args, kwargs, message: str) -> str:
+    """For a state-dict keys failure: when the stack, constructed again, has every key of
+    the reference but the cross-attention's and norm3's in every layer, and nothing else,
+    its layers are encoder layers (blind14g-dec-built-from-encoder-layers was given the
+    missing keys alone); "" otherwise."""
+    if "state-dict keys" not in message.split("\n")[0]:
+        return ""
+    found = built_keys(lambda: cls(*args, **kwargs))
+    if found is None:
+        return ""
+    expected = set(state_shapes(ref.Decoder(*args, **kwargs)))
+    decoder_only = {
+        key for key in expected if key.startswith("layers.") and key.split(".")[2] in _DECODER_ONLY
+    }
+    layers = {key.split(".")[1] for key in decoder_only}
+    if found != expected - decoder_only or len(layers) != case.num_layers:
+        return ""
+    return (
+        " Each of your layers has exactly an EncoderLayer's submodules (self_attn, "
+        "feed_forward, norm1, norm2) and no cross_attn or norm3: the stack is built from "
+        "lesson 07's EncoderLayer (kept from a copied Encoder), not from DecoderLayer. Build "
+        "it from DecoderLayer(d_model, num_heads, d_ff, dropout, norm_first): the decoder's "
+        "layers also attend to the encoder output, memory."
+    )
+
+
 def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -> None:
     args = (case.num_layers, case.d_model, case.num_heads, case.d_ff)
     kwargs: dict[str, Any] = {"dropout": case.dropout, "norm_first": case.norm_first}
@@ -1036,6 +1147,10 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
     except CheckFailure as failure:
         if probe:
             raise
+        if encoder_layers := _built_from_encoder_layers(cls, case, args, kwargs, failure.message):
+            raise CheckFailure(
+                failure.exercise, failure.message + encoder_layers, failure.learner_traceback
+            ) from None
         raise also_wrong_besides_final_norm(failure, cls, case, _check_stack_case) from None
     inputs = _inputs(case)
     call = _call_text("decoder", inputs, case, stack_description(case, built))
@@ -1044,6 +1159,7 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
         *inputs.args(),
         call_repr=call,
         hints=[
+            *_expanded_src_mask_hint(module, inputs),
             *_mask_hints(module, inputs),
             *_hints(case),
             *stack_input_hint(module, lambda: module(*inputs.args()), inputs.x, case.num_layers),

@@ -36,6 +36,7 @@ from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.keep_probability import KEEP_PROBABILITY, rate_read_backwards
+from transformer_course.checking.layer_flow import FALLS_THROUGH, stream_dropped_entry
 from transformer_course.checking.layer_mistakes import (
     PADDING_WORDS,
     add_new,
@@ -78,6 +79,7 @@ from transformer_course.checking.modules import (
     random_state,
     state_shapes,
 )
+from transformer_course.checking.norm_eps import norm_eps_problem
 from transformer_course.checking.oracles import (
     as_float64,
     encoder_f,
@@ -88,6 +90,7 @@ from transformer_course.checking.oracles import (
 )
 from transformer_course.checking.oracles.state import sub
 from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.checking.state_keys import built_keys, norms_without_affine
 from transformer_course.checking.unregistered import expect_deterministic_registered
 from transformer_course.exercise import Exercise
 from transformer_course.reference import encoder as ref
@@ -187,6 +190,12 @@ _WHOLE_SEQUENCE = (
 _EVERYTHING = (
     "You normalised over the whole tensor at once (one mean and variance for everything). "
     "LayerNorm takes one mean and one variance per token, over its last axis (dim=-1)."
+)
+_MEAN_EVERYTHING = (
+    "Your mean is one number for the whole tensor (x.mean() with no dim: every feature of "
+    "every token of every sequence), while the variance is per token: a token's result then "
+    "depends on the other tokens and on the padding. The mean is per token too, over the "
+    "last axis: x.mean(dim=-1, keepdim=True)."
 )
 _NO_GAIN = (
     "Your result lacks the gain: after normalising, multiply by self.weight (one learned "
@@ -351,6 +360,9 @@ def _norm_mistakes(case_eps: float | None, ndim: int = 3) -> dict[str, dict[str,
         for dims in itertools.combinations(range(ndim), size):
             if frozenset(dims) not in named:
                 table[_axes_message(dims, ndim)] = {"over": dims}
+    # the mean alone over the whole tensor, x.mean() with no dim (blind14g-ln-mean-over-whole-
+    # tensor was given the largest difference and the formula)
+    table[_MEAN_EVERYTHING] = {"mean_over": tuple(range(ndim))}
     for dim in range(ndim - 1):  # the mean alone over another axis
         table[
             f"Your mean is taken over dim={dim} while the variance is over the features: "
@@ -620,6 +632,34 @@ def check_LayerNorm(cls, *, hidden: bool = False) -> None:
             _check_norm_case(c, cls, case)
 
 
+def _upcast_hint(c: Checker, module, built: str) -> str:
+    """Why a LayerNorm returns another dtype than its float32 input: its parameters held in
+    another dtype (read off its state dict), which promote x, or else a computation in
+    another dtype never cast back (blind14g-ln-parameters-float64 was given nine candidate
+    gain and bias mistakes)."""
+    found = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
+    other = {
+        name: value.dtype
+        for name, value in found.items()
+        if isinstance(value, torch.Tensor) and value.dtype != torch.float32
+    }
+    if other:
+        names = " and ".join(f"`{name}`" for name in other)
+        dtypes = " and ".join(sorted({str(dtype) for dtype in other.values()}))
+        return (
+            f"Your {names} {'is' if len(other) == 1 else 'are'} {dtypes} (the state dict "
+            f"holds {'it' if len(other) == 1 else 'them'} so), and the parameters promote a "
+            "float32 x to that dtype. Create the gain and the bias in the default dtype, "
+            "float32 as nn.LayerNorm's: nn.Parameter(torch.ones(d_model)) and "
+            "nn.Parameter(torch.zeros(d_model)), with no dtype; they follow x's dtype by "
+            "themselves when the model is cast (model.double())."
+        )
+    return (
+        "Your LayerNorm computes in another dtype and does not cast back: a LayerNorm keeps "
+        "its input's dtype (if you upcast for stability, return .to(x.dtype))."
+    )
+
+
 def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
     d_model = case.shape[-1]
     kwargs = {} if case.eps is None else {"eps": case.eps}
@@ -676,6 +716,8 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
     )
     if x.dtype == torch.float64:
         c.expect_dtype(got, torch.float64, what, _DOWNCAST)
+    elif got.dtype != x.dtype:  # float32 in, another dtype out
+        c.expect_dtype(got, x.dtype, what, _upcast_hint(c, module, built))
     p = as_float64(state)
     eps = 1e-5 if case.eps is None else case.eps
     expected = layer_norm_f(x, p, eps)
@@ -904,6 +946,30 @@ _FFN_RELU_ON_INPUT = (
 )
 
 
+def _hidden_width_hint(module, x: torch.Tensor, got: Any, case: _FFNCase) -> str:
+    """For an output d_ff wide, (batch, len, d_ff): whether `self.w_2` ran at all (a
+    forward hook), so that a block returning its hidden activations is told so
+    (blind14g-ffn-w2-never-applied was given the shapes alone); "" otherwise."""
+    shape = tuple(getattr(got, "shape", ()))
+    if case.d_ff == case.d_model or shape != (case.batch, case.length, case.d_ff):
+        return ""
+    called = called_submodules(module, ["w_2"], lambda: module(x))
+    if called is None:
+        return ""
+    if "w_2" not in called:
+        return (
+            f"Yours returns d_ff = {case.d_ff} features per token, the hidden activations, and "
+            "`self.w_2` is never called: the second linear layer, which maps the hidden "
+            "activations back to d_model, is missing from forward: "
+            "w_2(dropout(relu(w_1(x))))."
+        )
+    return (
+        f"Yours returns d_ff = {case.d_ff} features per token, the hidden width, though "
+        "`self.w_2` runs: its output is not what forward returns. The block ends with w_2, "
+        "d_ff -> d_model: return w_2(dropout(relu(w_1(x))))."
+    )
+
+
 def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
     module, built, state = build(
         c,
@@ -934,7 +1000,8 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
             "d_model), as x."
             if tuple(getattr(got, "shape", ())) == (case.batch * case.length, case.d_model)
             and case.batch > 1
-            else "The block maps every token d_model -> d_ff -> d_model: (batch, len, d_model)."
+            else _hidden_width_hint(module, x, got, case)
+            or "The block maps every token d_model -> d_ff -> d_model: (batch, len, d_model)."
         ),
     )
     if case.mode == "eval" and case.dropout > 0:
@@ -1092,6 +1159,20 @@ def _ffn_sizes_swapped(cls, case: _LayerCase, message: str) -> str | None:
     )
 
 
+def _norms_without_affine(cls, case: _LayerCase, message: str) -> str:
+    """For a state-dict keys failure whose only wrong keys are norms' weight and bias: the
+    layer constructed again (its keys read) shows norms built without a learned gain and
+    bias (blind14g-el-norms-without-affine was given the missing keys alone); ""."""
+    if "state-dict keys" not in message.split("\n")[0]:
+        return ""
+    args = (case.d_model, case.num_heads, case.d_ff)
+    found = built_keys(lambda: cls(*args, dropout=case.dropout, norm_first=case.norm_first))
+    if found is None:
+        return ""
+    expected = state_shapes(ref.EncoderLayer(*args, case.dropout, case.norm_first))
+    return norms_without_affine(found, expected)
+
+
 def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
     args = (case.d_model, case.num_heads, case.d_ff)
     try:
@@ -1109,6 +1190,10 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
     except CheckFailure as failure:
         if (swapped := _ffn_sizes_swapped(cls, case, failure.message)) is not None:
             raise failure.with_cause(swapped) from None
+        if affine := _norms_without_affine(cls, case, failure.message):
+            raise CheckFailure(
+                failure.exercise, failure.message + affine, failure.learner_traceback
+            ) from None
         raise
     x = randn((case.batch, case.length, case.d_model), case.seed + 1)
     _, mask = source_mask(case.batch, case.length, case.padding, case.seed + 2)
@@ -1136,7 +1221,7 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
     p = as_float64(state)
     drop = case.mode == "train" and case.dropout == 1.0
 
-    def compute(**knobs):
+    def compute(x=x, **knobs):
         knobs = {"norm_first": case.norm_first, "drop": drop, **knobs}
         return encoder_layer_f(x, p, mask, case.num_heads, **knobs)
 
@@ -1159,7 +1244,9 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
     if mask is not None:
         table |= {_MASK_IGNORED: {"mask_mode": "none"}, _MASK_INVERTED: {"mask_mode": "inverted"}}
     if drop:  # what eval mode rules out is no candidate (a missing residual, say)
-        table = only_dropout_mistakes(table, module, args, compute(drop=False))
+        filtered = only_dropout_mistakes(table, module, args, compute(drop=False))
+        # right in eval mode: the stream zeroed is a dropout on it (blind14g)
+        table = {**filtered, **stream_dropped_entry(table, filtered)}
 
     def built_with_rate(rate: float):  # the same layer built with another rate, train mode
         other, other_built, _ = build(
@@ -1185,7 +1272,12 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         c.fail(f"{what} is not what the reference gives. {KEEP_PROBABILITY}")
 
     def localise():
-        return localise_layer(
+        # a norm built with another eps (the dropout rate as LayerNorm's eps) first: its
+        # output is exactly a LayerNorm with that eps (blind14g-el-norms-eps-from-dropout was
+        # told that dropout stays active in eval mode)
+        return norm_eps_problem(
+            module, lambda: module(*args), list(_PART_NORMS.values()), state, case.dropout
+        ) or localise_layer(
             module,
             lambda: module(*args),
             x,
@@ -1200,7 +1292,15 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         compute(),
         what,
         **tolerance(got.dtype),
-        mistakes=mistake_values(compute, table),
+        mistakes={
+            **mistake_values(compute, table),
+            # the pre-LN branch without its return: the post-LN layer runs on its result
+            **(
+                {FALLS_THROUGH: lambda: compute(x=compute(), norm_first=False)}
+                if case.norm_first
+                else {}
+            ),
+        },
         localise=lambda: (
             dropout_rate_problem(module, args, got, case.dropout)
             or ("" if case.mode == "train" and case.dropout > 0 else localise())

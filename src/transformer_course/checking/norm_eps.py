@@ -1,0 +1,96 @@
+"""The eps a layer's LayerNorms actually use, read off what each norm receives and returns
+(forward hooks): a norm built with another eps than the contract's 1e-5 (the dropout rate
+passed as LayerNorm's second parameter, eps, say) gives outputs that no structural
+mistake explains, and that the layer's other diagnoses would blame on something else."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import torch
+from torch import nn
+
+from transformer_course.checking.localise import record_calls
+from transformer_course.checking.oracles import layer_norm_f
+
+__all__ = ["norm_eps_problem"]
+
+#: nn.LayerNorm's and the contract's default
+DEFAULT_EPS = 1e-5
+
+
+def estimated_eps(
+    x: torch.Tensor, y: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor
+) -> float | None:
+    """The eps for which ``y`` is exactly LayerNorm(x) with this weight and bias, x and y
+    (..., d_model): solved per token from (x - mean) / ((y - bias) / weight) = sqrt(var +
+    eps), then confirmed on the whole tensor; None when no single eps gives ``y``."""
+    x, y = x.detach().double(), y.detach().double()
+    weight, bias = weight.detach().double(), bias.detach().double()
+    if x.shape != y.shape or x.shape[-1:] != weight.shape or not torch.isfinite(y).all():
+        return None
+    centred = x - x.mean(dim=-1, keepdim=True)  # (..., d_model)
+    var = x.var(dim=-1, keepdim=True, unbiased=False)  # (..., 1)
+    normalised = (y - bias) / weight  # (..., d_model), where |weight| is not tiny
+    usable = (weight.abs() > 0.1) & (centred.abs() > 0.3 * var.sqrt()) & (normalised.abs() > 1e-6)
+    if int(usable.sum()) < 4:
+        return None
+    squared = (centred / normalised) ** 2 - var  # (..., d_model): eps, feature by feature
+    eps = float(squared[usable].median())
+    if not (eps >= 0 and torch.isfinite(torch.tensor(eps))):
+        return None
+    again = layer_norm_f(x, {"weight": weight, "bias": bias}, eps)  # (..., d_model)
+    if not torch.allclose(again, y, rtol=1e-4, atol=1e-5):
+        return None
+    return eps
+
+
+def norm_eps_problem(
+    module: nn.Module,
+    call: Callable[[], Any],
+    norms: Sequence[str],
+    state: Mapping[str, torch.Tensor],
+    dropout: float,
+) -> str:
+    """When the named LayerNorms of ``module`` (``norm1``, ``norm2``...), during ``call()``,
+    each compute exactly a LayerNorm with one eps that is not 1e-5 (told apart from it by
+    far more than float32's rounding): which norms, that eps, and the dropout rate as its
+    likely source when the two are equal; "" otherwise (the norms right, not LayerNorms of
+    their input, or the call not reproducible). ``state`` holds the weights loaded, under
+    ``<norm>.weight`` and ``<norm>.bias``."""
+    try:
+        _, records = record_calls(module, list(norms), call)
+    except Exception:
+        return ""
+    found: dict[str, float] = {}
+    for name, received, returned in records:
+        if name in found or received is None or returned is None:
+            continue
+        weight, bias = state.get(f"{name}.weight"), state.get(f"{name}.bias")
+        if weight is None or bias is None:
+            return ""
+        eps = estimated_eps(received, returned, weight, bias)
+        if eps is None or abs(eps - DEFAULT_EPS) < 1e-3:
+            continue
+        found[name] = eps
+    if not found:
+        return ""
+    names = list(found)
+    quoted = [f"`self.{name}`" for name in names]
+    said = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
+    shown = list(dict.fromkeys(f"{found[name]:.3g}" for name in names))
+    values = shown[0] if len(shown) == 1 else " and ".join(shown)
+    verb = "normalises" if len(names) == 1 else "normalise"
+    text = (
+        f"{said} {verb} with eps = {values} (returning exactly a LayerNorm of what "
+        f"{'it receives' if len(names) == 1 else 'each receives'} with that eps), not the default {DEFAULT_EPS:g}."
+    )
+    if dropout > 0 and all(abs(eps - dropout) <= 1e-3 * dropout for eps in found.values()):
+        return (
+            f"{text} That is the dropout rate, {dropout:g}: it reaches LayerNorm's second "
+            "parameter, eps (LayerNorm(d_model, dropout) for LayerNorm(d_model), whose "
+            "signature is (d_model, eps)). Build the norms with LayerNorm(d_model); the "
+            "dropout belongs to the sub-layers' outputs."
+        )
+    return f"{text} Build the norms with LayerNorm(d_model), which uses eps=1e-5."

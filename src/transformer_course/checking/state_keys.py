@@ -1,0 +1,52 @@
+"""What a module's state-dict keys say about how it was built, beyond "these keys are
+missing": read off a module the check constructs itself with the case's arguments (the
+same construction the check makes), never off the learner's source."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from collections.abc import Callable, Iterable
+
+from torch import nn
+
+__all__ = ["built_keys", "norms_without_affine"]
+
+
+def built_keys(build: Callable[[], nn.Module]) -> set[str] | None:
+    """The state-dict keys of the module ``build()`` constructs (its prints silenced), or
+    None when construction fails or gives no module."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            module = build()
+            keys = set(module.state_dict())
+    except Exception:  # said by the check itself
+        return None
+    return keys
+
+
+def norms_without_affine(found: Iterable[str], expected: Iterable[str]) -> str:
+    """When the only wrong keys are LayerNorms' ``weight`` and ``bias``, both missing, for
+    some norms (no unexpected key): which norms, and the two ways a LayerNorm is built
+    without its learned gain and bias; "" otherwise."""
+    found, expected = set(found), set(expected)
+    missing, unexpected = expected - found, found - expected
+    if unexpected or not missing:
+        return ""
+    norms = sorted({key.rsplit(".", 1)[0] for key in missing})
+    for norm in norms:
+        if {f"{norm}.weight", f"{norm}.bias"} - missing or f"{norm}.weight" not in expected:
+            return ""
+        if "norm" not in norm.rsplit(".", 1)[-1]:
+            return ""
+    if missing != {f"{norm}.{name}" for norm in norms for name in ("weight", "bias")}:
+        return ""
+    said = [f"`{norm}`" for norm in norms]
+    named = said[0] if len(said) == 1 else f"{', '.join(said[:-1])} and {said[-1]}"
+    return (
+        f" {named} {'has' if len(norms) == 1 else 'have'} no learned gain and bias (no weight "
+        "and no bias in the state dict): a LayerNorm built without them, "
+        "nn.LayerNorm(d_model, elementwise_affine=False), or one that keeps them as plain "
+        "tensors instead of nn.Parameter. Build the norms as LayerNorm(d_model): their gain "
+        "and bias are learned, and loaded by these names."
+    )
