@@ -449,6 +449,21 @@ def merge_first_id_only(ids, pair, new_id):  # ids[i] == pair[0], whatever follo
     return _scan(ids, new_id, lambda a, b: a == pair[0])
 
 
+def merge_stops_at_unpaired_first_id(ids, pair, new_id):  # gives up at the first stray pair[0]
+    out, i = [], 0
+    while i < len(ids):
+        if ids[i] == pair[0]:
+            if i + 1 < len(ids) and ids[i + 1] == pair[1]:
+                out.append(new_id)
+                i += 2
+                continue
+            out.extend(ids[i:])  # this pair[0] is not followed by pair[1]: give up
+            break
+        out.append(ids[i])
+        i += 1
+    return out
+
+
 def merge_second_id_only(ids, pair, new_id):  # ids[i + 1] == pair[1], whatever precedes
     return _scan(ids, new_id, lambda a, b: b == pair[1])
 
@@ -1277,6 +1292,14 @@ MISTAKES = [
         checks.check_merge_pair,
         merge_second_id_only,
         r"wherever the \*second\* id matches pair\[1\]|only one id of the pair matches",
+    ),
+    # on the lesson's text this merges only the first (97, 97); [5, 1, 3, 1, 2] tells it
+    # apart from merging the first occurrence only
+    Mistake(
+        checks.check_merge_pair,
+        merge_stops_at_unpaired_first_id,
+        r"^(?!.*Only the first occurrence).*stops at the first id equal to pair\[0\] that is "
+        r"not followed by pair\[1\].*returned the ids unchanged",
     ),
     Mistake(checks.check_merge_pair, merge_step_one, r"moved on by one id instead of two"),
     Mistake(

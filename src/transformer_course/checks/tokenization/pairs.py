@@ -357,6 +357,56 @@ def _merge_first_only(ids, pair, new_id):
     return list(ids)
 
 
+def _merge_from_first_left_id(ids, pair, new_id):
+    """Merges while the first id equal to pair[0] starts the pair, and stops at the first
+    one that does not (what ``ids.index(pair[0])`` in a loop, or a scan that breaks at a
+    pair[0] not followed by pair[1], gives): every occurrence after that one stays."""
+    merged = list(ids)
+    while pair[0] in merged:
+        i = merged.index(pair[0])
+        if i + 1 >= len(merged) or merged[i + 1] != pair[1]:
+            break
+        merged[i : i + 2] = [new_id]
+    return merged
+
+
+#: [5, 1, 3, 1, 2] with (1, 2): its first 1 is followed by 3, so a merge_pair that stops at
+#: the first pair[0] not followed by pair[1] merges nothing, where merging only the first
+#: occurrence (and the right answer) merge the (1, 2) at the end. [1, 2, 1, 3, 1, 2]: it
+#: merges the first (1, 2) and stops at the next 1, which a merge_pair that never merges,
+#: or the right one, does not give.
+_FIRST_LEFT_ID_PROBE = ([5, 1, 3, 1, 2], (1, 2), 9)
+_FIRST_LEFT_ID_MERGES_PROBE = ([1, 2, 1, 3, 1, 2], (1, 2), 9)
+
+
+def _stops_at_first_left_id(merge_pair) -> bool:
+    """Whether the learner's merge_pair gives, on both probes, what stopping at the first
+    pair[0] not followed by pair[1] gives (and neither 'first occurrence only', nor 'never
+    merges', nor the right answer)."""
+    for probe_ids, probe_pair, probe_id in (_FIRST_LEFT_ID_PROBE, _FIRST_LEFT_ID_MERGES_PROBE):
+        try:
+            got = [int(i) for i in merge_pair(list(probe_ids), probe_pair, probe_id)]
+        except Exception:  # any failure: no verdict, the other messages stay
+            return False
+        if got != _merge_from_first_left_id(probe_ids, probe_pair, probe_id):
+            return False
+    return True
+
+
+def _first_left_id_message() -> str:
+    probe_ids, probe_pair, probe_id = _FIRST_LEFT_ID_PROBE
+    probe_expected = ref.merge_pair(probe_ids, probe_pair, probe_id)
+    return (
+        "Your merge_pair stops at the first id equal to pair[0] that is not followed by "
+        f"pair[1]: the occurrences after it are never merged. merge_pair({probe_ids}, "
+        f"{probe_pair}, {probe_id}) returned the ids unchanged, where {probe_expected} is "
+        "right: its first 1 is followed by 3. Looking the pair up with ids.index(pair[0]) "
+        "finds the first pair[0] only (or a loop breaks there). Scan every position i: "
+        "where (ids[i], ids[i + 1]) == pair, append new_id and skip two, otherwise append "
+        "ids[i] and move one."
+    )
+
+
 def _merge_back_to_back_missed(ids, pair, new_id):
     """Merges every occurrence except one that starts right where a merged one ended (what
     a string replacement on the space-joined ids does: one match uses up the separator
@@ -672,6 +722,12 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                 got,
                 expected,
             )
+            if (
+                got != expected
+                and got == _merge_from_first_left_id(ids, pair, new_id)
+                and _stops_at_first_left_id(merge_pair)
+            ):
+                c.fail(f"{what} returned {got}, expected {expected}. {_first_left_id_message()}")
             c.expect_equal(
                 got,
                 expected,
