@@ -2413,6 +2413,17 @@ def bpe_encode_one_step(text, merges):  # an if where the while belongs
     return ids
 
 
+def bpe_encode_pairs_in_a_generator(text, merges):  # each `in` consumes the generator
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        pairs = ((ids[i], ids[i + 1]) for i in range(len(ids) - 1))
+        learned = [pair for pair in merges if pair in pairs]
+        if not learned:
+            break
+        ids = ref.merge_pair(ids, learned[0], merges[learned[0]])
+    return ids
+
+
 def bpe_encode_returns_in_loop(text, merges):  # the same family: a return inside the loop
     ids = list(text.encode("utf-8"))
     while len(ids) >= 2:
@@ -2539,6 +2550,14 @@ MISTAKES += [
         checks.check_bpe_encode,
         bpe_encode_one_step,
         r"Only one merge was applied, and then it stopped",
+    ),
+    # on texts that hold the earliest-learned merge it looks like one round of the replay;
+    # a text without it tells the two apart
+    Mistake(
+        checks.check_bpe_encode,
+        bpe_encode_pairs_in_a_generator,
+        r"^(?!.*Only one merge).*Only the earliest-learned merge was ever applied.*nothing was "
+        r"merged at all.*a merge that is not found exhausts it",
     ),
     Mistake(
         checks.check_bpe_encode,
