@@ -67,6 +67,11 @@ tokenize_hyphen_in_words = _finds("tokenize_hyphen_in_words", r"[\w-]+|[^\w\s]")
 tokenize_mark_glued_to_next_word = _finds("tokenize_mark_glued_to_next_word", r"\w+|\S\w*")
 
 
+def tokenize_trims_marks_at_the_ends(text):  # a clean-up of the ends before the split
+    trimmed = re.sub(r"^\W+|\W+$", "", text.lower())
+    return re.findall(r"\w+|[^\w\s]", trimmed)
+
+
 def tokenize_split_capturing_all_kept(text):
     return re.split(r"([^\w])", text.lower())  # spaces and '' kept
 
@@ -1075,6 +1080,11 @@ MISTAKES = [
         r"but it is a tuple.*2 capturing groups.*non-capturing, \(\?:\.\.\.\)",
     ),
     Mistake(checks.check_tokenize, tokenize_drop_punct, "Punctuation disappeared"),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_trims_marks_at_the_ends,
+        r"^(?!.*last token).*marks at the very start and end of the whole text are missing",
+    ),
     Mistake(
         checks.check_tokenize,
         tokenize_split_capturing_all_kept,
