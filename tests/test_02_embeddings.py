@@ -460,6 +460,20 @@ class TEScaledByTwo(_Base):  # sqrt(4) written in: right for d_model = 4 only
         return self.embedding(ids) * 2.0
 
 
+class TEScaleRootedTwice(_Base):  # the scale kept as a root, then rooted again: d_model ** 0.25
+    def __init__(self, vocab_size, d_model):
+        super().__init__(vocab_size, d_model)
+        self.scale = d_model**0.5
+
+    def forward(self, ids):
+        return self.embedding(ids) * self.scale**0.5
+
+
+class TEScaledByRootTwo(_Base):  # sqrt(2) written in: d_model ** 0.25 at d_model = 4 only
+    def forward(self, ids):
+        return self.embedding(ids) * math.sqrt(2)
+
+
 class TEFromPretrained(_Base):  # from_pretrained freezes by default: never trains
     def __init__(self, vocab_size, d_model):
         super().__init__(vocab_size, d_model)
@@ -861,6 +875,17 @@ MISTAKES = [
         check_TokenEmbedding,
         TEScaledByTwo,
         r"^(?!.*rounded)(?s:.*)one constant, 2, .*sqrt\(4\).*still scales by 2: a hard-coded",
+    ),
+    # blind round 14: d_model ** 0.25 is told apart from a hard-coded sqrt(2) by d_model=16
+    Mistake(
+        check_TokenEmbedding,
+        TEScaleRootedTwice,
+        r"^(?!.*hard-coded)(?s:.*)= d_model \*\* 0\.25.*square root was taken twice",
+    ),
+    Mistake(
+        check_TokenEmbedding,
+        TEScaledByRootTwo,
+        r"^(?!.*taken twice)(?s:.*)one constant, 1\.414.*hard-coded",
     ),
     Mistake(
         check_TokenEmbedding,
