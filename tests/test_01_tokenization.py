@@ -376,6 +376,13 @@ def pairs_mutable_default(ids, counts={}):  # noqa: B006 (the mistake: one dict 
     return counts
 
 
+def pairs_counted_from_nothing(ids):  # a plain dict read before the pair has an entry
+    counts = {}
+    for i in range(len(ids) - 1):
+        counts[ids[i], ids[i + 1]] = counts[ids[i], ids[i + 1]] + 1
+    return counts
+
+
 def pairs_sorted_by_count(ids):
     return dict(Counter(zip(ids, ids[1:], strict=False)).most_common())
 
@@ -1263,6 +1270,12 @@ MISTAKES = [
         checks.check_get_pair_counts,
         pairs_two_by_two,
         r"only the pairs that start at an even position",
+    ),
+    Mistake(
+        checks.check_get_pair_counts,
+        pairs_counted_from_nothing,
+        r"raised KeyError: \(\d+, \d+\)\nThe pair \(\d+, \d+\), a pair of these ids, was read "
+        r"from the dict before it had an entry.*counts\.get\(pair, 0\) \+ 1",
     ),
     Mistake(
         checks.check_get_pair_counts,
