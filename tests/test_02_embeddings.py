@@ -382,6 +382,13 @@ def cos_pearson(a, b):  # each vector centred first: a correlation, not the cosi
     return ref.cosine_similarity(a - a.mean(-1, keepdims=True), b - b.mean(-1, keepdims=True))
 
 
+def cos_max_method_as_floor(a, b):  # .max(eps) reduces, eps read as the axis
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    a_norms = np.sqrt((a * a).sum(axis=1, keepdims=True)).max(1e-8)
+    b_norms = np.sqrt((b * b).sum(axis=1, keepdims=True)).max(1e-8)
+    return (a / a_norms) @ (b / b_norms).T
+
+
 def cos_float32_result(a, b):
     return ref.cosine_similarity(a, b).astype(np.float32)
 
@@ -786,6 +793,12 @@ MISTAKES = [
     Mistake(check_cosine_similarity, cos_matrix_norm, r"norm of the whole matrix"),
     Mistake(check_cosine_similarity, cos_distance, r"cosine \*distance\*"),
     Mistake(check_cosine_similarity, cos_pearson, r"Pearson correlation.*centred"),
+    Mistake(
+        check_cosine_similarity,
+        cos_max_method_as_floor,
+        r"raised TypeError: 'float' object cannot be interpreted as an integer\n.*np\.max reduces "
+        r"one array.*np\.maximum\(norms, 1e-12\)",
+    ),
     Mistake(
         check_cosine_similarity, cos_angular_distance, r"angular distance, arccos\(cosine\) / pi"
     ),
