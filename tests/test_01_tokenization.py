@@ -293,6 +293,14 @@ def pad_width_of_first(sequences, pad_id):  # raises once a later sequence is lo
     return batch
 
 
+def pad_width_is_the_longest_row(sequences, pad_id):  # the row itself, not its length
+    longest = sorted(sequences, key=len)[-1]
+    batch = np.zeros((len(sequences), longest), dtype=np.int64) + pad_id
+    for row, seq in enumerate(sequences):
+        batch[row, : len(seq)] = seq
+    return batch
+
+
 def pad_truncated_to_first(sequences, pad_id):  # cuts the longer ones to the first's width
     width = len(sequences[0]) if sequences else 0
     batch = np.full((len(sequences), width), pad_id)
@@ -1203,6 +1211,12 @@ MISTAKES = [
     ),
     Mistake(checks.check_pad_batch, pad_left, r"You padded on the left.*pad on the right"),
     Mistake(checks.check_pad_batch, pad_time_first, r"transposed: \(max_len, batch\)"),
+    Mistake(
+        checks.check_pad_batch,
+        pad_width_is_the_longest_row,
+        r"raised TypeError: 'list' object cannot be interpreted as an integer\n.*returns the "
+        r"longest sequence itself, not its length",
+    ),
     Mistake(
         checks.check_pad_batch, pad_width_of_first, r"(?s)raised ValueError.*comes from the first"
     ),
