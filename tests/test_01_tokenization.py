@@ -160,6 +160,24 @@ def vocab_strict_and_most_common(token_lists, min_freq=1):  # two mistakes at on
     return vocab
 
 
+def vocab_top_min_freq_sliced(token_lists, min_freq=1):  # the top min_freq tokens, not counts
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    vocab = {special: i for i, special in enumerate(SPECIALS)}
+    for token, _ in ranked[:min_freq]:
+        vocab.setdefault(token, len(vocab))
+    return vocab
+
+
+def vocab_id_fixed_after_specials(token_lists, min_freq=1):  # one id for every data token
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    vocab = {special: i for i, special in enumerate(SPECIALS)}
+    for token, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        if count >= min_freq and token not in vocab:
+            vocab[token] = len(SPECIALS)
+    return vocab
+
+
 def vocab_strict(token_lists, min_freq=1):
     return ref.build_vocab(token_lists, min_freq + 1)
 
@@ -1160,6 +1178,16 @@ MISTAKES = [
     Mistake(checks.check_build_vocab, vocab_alphabetical, "use the alphabet only to break ties"),
     Mistake(checks.check_build_vocab, vocab_in_order_seen, "order in which the tokens first"),
     Mistake(checks.check_build_vocab, vocab_strict, r"count >= min_freq"),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_top_min_freq_sliced,
+        r"^(?!.*cut short).*kept only the min_freq most frequent tokens.*count >= min_freq",
+    ),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_id_fixed_after_specials,
+        r"Every data token got the same id, 4: your next id never advances",
+    ),
     Mistake(
         checks.check_build_vocab,
         vocab_shared_between_calls,
