@@ -319,6 +319,14 @@ def pad_width_is_the_longest_row(sequences, pad_id):  # the row itself, not its 
     return batch
 
 
+def pad_uninitialised_ndarray(sequences, pad_id):  # np.ndarray(shape): memory never set
+    width = max((len(seq) for seq in sequences), default=0)
+    batch = np.ndarray((len(sequences), width), dtype=np.int64)
+    for row, seq in enumerate(sequences):
+        batch[row, : len(seq)] = seq
+    return batch
+
+
 def pad_truncated_to_first(sequences, pad_id):  # cuts the longer ones to the first's width
     width = len(sequences[0]) if sequences else 0
     batch = np.full((len(sequences), width), pad_id)
@@ -1239,6 +1247,11 @@ MISTAKES = [
     ),
     Mistake(checks.check_pad_batch, pad_left, r"You padded on the left.*pad on the right"),
     Mistake(checks.check_pad_batch, pad_time_first, r"transposed: \(max_len, batch\)"),
+    Mistake(
+        checks.check_pad_batch,
+        pad_uninitialised_ndarray,
+        r"holds left-over memory in the padding places.*np\.empty.*np\.full",
+    ),
     Mistake(
         checks.check_pad_batch,
         pad_width_is_the_longest_row,
