@@ -489,7 +489,9 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             for message, model in models.items()
             if all((value := model(text, m)) is None or value == got for text, m, _, got in runs)
         }
-        if _ENCODE_FIRST_MERGE_ONLY in agreeing:
+        if _ENCODE_FIRST_MERGE_ONLY in agreeing and any(
+            _encode_first_merge_only(text, m) is not None for text, m, _, _ in runs
+        ):
             # it agrees with one round of the replay wherever the earliest-learned merge
             # occurs, and its message quotes a text where it does not: named only when
             # that text gives what it says
