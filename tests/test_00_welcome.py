@@ -34,6 +34,10 @@ def standardize_rows(x):
     return (x - x.mean(axis=-1, keepdims=True)) / x.std(axis=-1, keepdims=True)
 
 
+def center_keepdims_in_the_dtype_place(x):  # x.mean(axis, dtype, ...): True is no dtype
+    return x - x.mean(-1, True)
+
+
 def center_without_keepdims(x):
     return x - x.mean(axis=-1)
 
@@ -136,6 +140,12 @@ MISTAKES = [
     ),
     Mistake(check_center_rows, center_columns, r"mean over axis 0 \(down each column\)"),
     Mistake(check_center_rows, center_whole_array, "mean of the whole array"),
+    Mistake(
+        check_center_rows,
+        center_keepdims_in_the_dtype_place,
+        r"raised TypeError: Cannot interpret 'True' as a data type\nA True or False was read as a "
+        r"dtype.*keepdims=True",
+    ),
     Mistake(check_center_rows, standardize_rows, "also divided by the standard deviation"),
     Mistake(
         check_center_rows, center_without_keepdims, r"could not be broadcast[\s\S]*size-1 axis"

@@ -382,6 +382,13 @@ def cos_pearson(a, b):  # each vector centred first: a correlation, not the cosi
     return ref.cosine_similarity(a - a.mean(-1, keepdims=True), b - b.mean(-1, keepdims=True))
 
 
+def cos_max_method_as_floor(a, b):  # .max(eps) reduces, eps read as the axis
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    a_norms = np.sqrt((a * a).sum(axis=1, keepdims=True)).max(1e-8)
+    b_norms = np.sqrt((b * b).sum(axis=1, keepdims=True)).max(1e-8)
+    return (a / a_norms) @ (b / b_norms).T
+
+
 def cos_float32_result(a, b):
     return ref.cosine_similarity(a, b).astype(np.float32)
 
@@ -458,6 +465,20 @@ class TEScaledByIntegerSqrt(_Base):  # exact for d_model 4, 9, 16, ...; too smal
 class TEScaledByTwo(_Base):  # sqrt(4) written in: right for d_model = 4 only
     def forward(self, ids):
         return self.embedding(ids) * 2.0
+
+
+class TEScaleRootedTwice(_Base):  # the scale kept as a root, then rooted again: d_model ** 0.25
+    def __init__(self, vocab_size, d_model):
+        super().__init__(vocab_size, d_model)
+        self.scale = d_model**0.5
+
+    def forward(self, ids):
+        return self.embedding(ids) * self.scale**0.5
+
+
+class TEScaledByRootTwo(_Base):  # sqrt(2) written in: d_model ** 0.25 at d_model = 4 only
+    def forward(self, ids):
+        return self.embedding(ids) * math.sqrt(2)
 
 
 class TEFromPretrained(_Base):  # from_pretrained freezes by default: never trains
@@ -773,6 +794,12 @@ MISTAKES = [
     Mistake(check_cosine_similarity, cos_distance, r"cosine \*distance\*"),
     Mistake(check_cosine_similarity, cos_pearson, r"Pearson correlation.*centred"),
     Mistake(
+        check_cosine_similarity,
+        cos_max_method_as_floor,
+        r"raised TypeError: 'float' object cannot be interpreted as an integer\n.*np\.max reduces "
+        r"one array.*np\.maximum\(norms, 1e-12\)",
+    ),
+    Mistake(
         check_cosine_similarity, cos_angular_distance, r"angular distance, arccos\(cosine\) / pi"
     ),
     Mistake(check_cosine_similarity, cos_squared_norm, r"squared lengths"),
@@ -861,6 +888,17 @@ MISTAKES = [
         check_TokenEmbedding,
         TEScaledByTwo,
         r"^(?!.*rounded)(?s:.*)one constant, 2, .*sqrt\(4\).*still scales by 2: a hard-coded",
+    ),
+    # blind round 14: d_model ** 0.25 is told apart from a hard-coded sqrt(2) by d_model=16
+    Mistake(
+        check_TokenEmbedding,
+        TEScaleRootedTwice,
+        r"^(?!.*hard-coded)(?s:.*)= d_model \*\* 0\.25.*square root was taken twice",
+    ),
+    Mistake(
+        check_TokenEmbedding,
+        TEScaledByRootTwo,
+        r"^(?!.*taken twice)(?s:.*)one constant, 1\.414.*hard-coded",
     ),
     Mistake(
         check_TokenEmbedding,

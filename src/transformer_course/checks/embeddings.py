@@ -904,6 +904,18 @@ def _angle_mistakes(cosines: np.ndarray) -> dict[str, np.ndarray]:
     }
 
 
+#: a TypeError of numpy's for a float where an integer belongs: with a floor on the
+#: norms, the float is that floor, passed to a reduction as its axis
+_FLOAT_AXIS_HINT = (
+    "'float' object cannot be interpreted as an integer",
+    "A float was given where numpy needs an integer (an axis, a size or an index). Here "
+    "that is usually the floor on the norms written np.max(norms, 1e-12) (or "
+    "norms.max(1e-12)): np.max reduces one array, and its second argument is the axis, so "
+    "1e-12 is read as an axis. The element-wise maximum of the norms and the floor is "
+    "np.maximum(norms, 1e-12) (or np.clip(norms, 1e-12, None)).",
+)
+
+
 def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
     """cosine_similarity(a (n, d), b (m, d)) -> (n, m); a zero vector gives 0.
 
@@ -927,6 +939,7 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                     b.copy(),
                     call_repr=what,
                     hints=[
+                        _FLOAT_AXIS_HINT,
                         (row_by_row := _row_by_row_hint(a, b)),
                         (
                             lambda exc, row_by_row=row_by_row: (
@@ -1309,6 +1322,18 @@ def _constant_scale_hint(c, cls, factor: float, d_model: int) -> str:
         f"Your output is the lookup times one constant, {factor:.4g}, but the factor is "
         f"sqrt(d_model) = sqrt({d_model}) = {math.sqrt(d_model):.4g}, this layer's own d_model"
     )
+    if abs(factor - d_model**0.25) < 1e-4 * factor:
+        # the square root of sqrt(d_model): d_model ** 0.25 on a second d_model too
+        fourth = 81 if d_model == 16 else 16
+        at_fourth = _factor_at(c, cls, fourth)
+        if at_fourth is not None and abs(at_fourth - fourth**0.25) < 1e-4 * at_fourth:
+            return (
+                head + f": {factor:.4g} = d_model ** 0.25, and built with d_model={fourth} "
+                f"yours scales by {at_fourth:.4g} = {fourth} ** 0.25, not sqrt({fourth}) = "
+                f"{math.sqrt(fourth):.4g}: the square root was taken twice (a d_model stored "
+                "already square-rooted in __init__, then math.sqrt of it again in forward). "
+                "Keep self.d_model the width itself and take the square root once."
+            )
     hard_coded = abs(factor**2 - round(factor**2)) < 1e-3 * factor**2
     rounded = abs(factor - round(factor)) < 1e-6 and round(factor) in (
         math.floor(math.sqrt(d_model)),

@@ -7,7 +7,8 @@ import io
 
 import numpy as np
 
-from transformer_course.checking import Checker, CheckFailure, numpy_rng
+from transformer_course.checking import Checker, CheckFailure, numpy_rng, short
+from transformer_course.checking.uninitialised import unwritten_entries
 from transformer_course.reference import tokenization as ref
 
 
@@ -76,6 +77,14 @@ _NARROW_DTYPE_HINT = (
 _PAD_HINTS = [
     ("out of bounds for", _NARROW_DTYPE_HINT),
     (
+        "'list' object cannot be interpreted as an integer",
+        "A list was given where numpy needs an integer: a size of the batch (its width, "
+        "max_len, is a number of ids). The usual cause is max(sequences, key=len), which "
+        "returns the longest sequence itself, not its length: take its length, "
+        "len(max(sequences, key=len, default=[])), or max((len(seq) for seq in sequences), "
+        "default=0).",
+    ),
+    (
         "inhomogeneous shape",
         "np.array cannot make one rectangular array of rows of different lengths: pad every "
         "row to max_len first (row + [pad_id] * (max_len - len(row))), or create the whole "
@@ -83,6 +92,35 @@ _PAD_HINTS = [
         "sequence into the start of its row.",
     ),
 ]
+
+
+def _expect_padding_written(c, pad_batch, seqs, pad_id, array, expected, what) -> None:
+    """Fail when the padding places hold left-over memory: called again just after a
+    block of sentinels of the batch's size was freed, the learner's pad_batch gives
+    sentinels back in places it never wrote (np.empty, filled with the sequences only).
+    Only for a dtype that holds the sentinels (int64 or floating)."""
+    if not (array.dtype == np.int64 or np.issubdtype(array.dtype, np.floating)):
+        return
+    unwritten = unwritten_entries(
+        lambda: np.asarray(pad_batch([list(s) for s in seqs], pad_id)),
+        expected.shape,
+        array.dtype,
+    )
+    if unwritten is None:
+        return
+    padding = np.ones(expected.shape, dtype=bool)
+    for row, seq in enumerate(seqs):
+        padding[row, : len(seq)] = False
+    where = "the padding places" if not (unwritten & ~padding).any() else "some places"
+    c.fail(
+        f"{what} returned {short(array)}, expected {short(expected)}. Your batch holds "
+        f"left-over memory in {where}: called again just after a block of memory filled "
+        "with a marker value was freed, your pad_batch gave that marker back there, so "
+        "nothing ever wrote those entries (their values change from call to call). "
+        "np.empty (and np.empty_like) allocate without initialising, and only the sequences "
+        f"were copied in. Start from the padding: np.full((len(sequences), max_len), "
+        f"pad_id, dtype=np.int64), then copy each sequence into the start of its row."
+    )
 
 
 def _whole_row_hints(pad_batch) -> list:
@@ -299,6 +337,8 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                     f"{what} has no values, so its dtype ({got.dtype}) does not matter here; "
                     "with values, ids need an integer dtype."
                 )
+            if array.shape == expected.shape and not np.array_equal(array, expected):
+                _expect_padding_written(c, pad_batch, seqs, pad_id, array, expected, what)
             c.expect_equal(
                 array,
                 expected,

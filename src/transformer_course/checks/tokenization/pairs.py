@@ -28,6 +28,28 @@ def _random_ids(seed: int, n: int, high: int = 4) -> list[int]:
     return [int(i) for i in numpy_rng(seed).integers(0, high, size=n)]
 
 
+def _unseen_pair_hint(ids) -> tuple:
+    """A KeyError on one of the input's adjacent pairs: a count incremented on a plain dict
+    before the pair has an entry."""
+    pairs = set(zip(ids, ids[1:]))
+
+    def unseen_pair(exc: BaseException) -> bool:
+        key = exc.args[0] if isinstance(exc, KeyError) and exc.args else None
+        return isinstance(key, tuple) and key in pairs
+
+    def text(exc: BaseException) -> str:
+        return (
+            f"The pair {exc.args[0]}, a pair of these ids, was read from the dict before it "
+            "had an entry: counts[pair] += 1 (or counts[pair] + 1) on a plain dict reads "
+            "counts[pair] first, and a new pair is not in the dict yet, so the first pair seen "
+            "raises KeyError. Start a new pair at 0: "
+            "counts[pair] = counts.get(pair, 0) + 1, or count with a Counter / "
+            "defaultdict(int)."
+        )
+
+    return (unseen_pair, text)
+
+
 def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
     """Check ``get_pair_counts(ids)``: overlapping counts, pairs in the order of their
     first occurrence (train_bpe's tie rule relies on it); any dict (a Counter) is accepted."""
@@ -39,7 +61,7 @@ def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
             cases = [list(_CLASSIC.encode()), [1, 1, 1], [5, 6, 5, 6], [1, 2, 3, 3, 3, 3], [7]]
         for ids in cases:
             what = f"get_pair_counts({ids})"
-            got = c.call(get_pair_counts, list(ids))
+            got = c.call(get_pair_counts, list(ids), hints=[_unseen_pair_hint(ids)])
             c.expect_type(got, dict, what, "Return a dict {(a, b): count}.")
             first = dict(got)  # a copy: a dict kept between calls changes under the next one
             again = c.call(get_pair_counts, list(ids))
@@ -357,6 +379,56 @@ def _merge_first_only(ids, pair, new_id):
     return list(ids)
 
 
+def _merge_from_first_left_id(ids, pair, new_id):
+    """Merges while the first id equal to pair[0] starts the pair, and stops at the first
+    one that does not (what ``ids.index(pair[0])`` in a loop, or a scan that breaks at a
+    pair[0] not followed by pair[1], gives): every occurrence after that one stays."""
+    merged = list(ids)
+    while pair[0] in merged:
+        i = merged.index(pair[0])
+        if i + 1 >= len(merged) or merged[i + 1] != pair[1]:
+            break
+        merged[i : i + 2] = [new_id]
+    return merged
+
+
+#: [5, 1, 3, 1, 2] with (1, 2): its first 1 is followed by 3, so a merge_pair that stops at
+#: the first pair[0] not followed by pair[1] merges nothing, where merging only the first
+#: occurrence (and the right answer) merge the (1, 2) at the end. [1, 2, 1, 3, 1, 2]: it
+#: merges the first (1, 2) and stops at the next 1, which a merge_pair that never merges,
+#: or the right one, does not give.
+_FIRST_LEFT_ID_PROBE = ([5, 1, 3, 1, 2], (1, 2), 9)
+_FIRST_LEFT_ID_MERGES_PROBE = ([1, 2, 1, 3, 1, 2], (1, 2), 9)
+
+
+def _stops_at_first_left_id(merge_pair) -> bool:
+    """Whether the learner's merge_pair gives, on both probes, what stopping at the first
+    pair[0] not followed by pair[1] gives (and neither 'first occurrence only', nor 'never
+    merges', nor the right answer)."""
+    for probe_ids, probe_pair, probe_id in (_FIRST_LEFT_ID_PROBE, _FIRST_LEFT_ID_MERGES_PROBE):
+        try:
+            got = [int(i) for i in merge_pair(list(probe_ids), probe_pair, probe_id)]
+        except Exception:  # any failure: no verdict, the other messages stay
+            return False
+        if got != _merge_from_first_left_id(probe_ids, probe_pair, probe_id):
+            return False
+    return True
+
+
+def _first_left_id_message() -> str:
+    probe_ids, probe_pair, probe_id = _FIRST_LEFT_ID_PROBE
+    probe_expected = ref.merge_pair(probe_ids, probe_pair, probe_id)
+    return (
+        "Your merge_pair stops at the first id equal to pair[0] that is not followed by "
+        f"pair[1]: the occurrences after it are never merged. merge_pair({probe_ids}, "
+        f"{probe_pair}, {probe_id}) returned the ids unchanged, where {probe_expected} is "
+        "right: its first 1 is followed by 3. Looking the pair up with ids.index(pair[0]) "
+        "finds the first pair[0] only (or a loop breaks there). Scan every position i: "
+        "where (ids[i], ids[i + 1]) == pair, append new_id and skip two, otherwise append "
+        "ids[i] and move one."
+    )
+
+
 def _merge_back_to_back_missed(ids, pair, new_id):
     """Merges every occurrence except one that starts right where a merged one ended (what
     a string replacement on the space-joined ids does: one match uses up the separator
@@ -672,6 +744,12 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                 got,
                 expected,
             )
+            if (
+                got != expected
+                and got == _merge_from_first_left_id(ids, pair, new_id)
+                and _stops_at_first_left_id(merge_pair)
+            ):
+                c.fail(f"{what} returned {got}, expected {expected}. {_first_left_id_message()}")
             c.expect_equal(
                 got,
                 expected,

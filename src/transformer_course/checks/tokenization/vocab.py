@@ -26,6 +26,19 @@ def _vocab_first_seen(token_lists, min_freq=1):
     return _vocab_after(counts.most_common(), min_freq)  # ties in order of first appearance
 
 
+def _vocab_top_min_freq(token_lists, min_freq=1):
+    """The min_freq most frequent tokens (Counter.most_common(min_freq)), in the ranked
+    order (None when that is the right vocabulary, or when a tie at the cut makes which
+    tokens are the top ones depend on the tie rule)."""
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    ranked = counts.most_common()
+    if len(ranked) > min_freq and ranked[min_freq - 1][1] == ranked[min_freq][1]:
+        return None
+    top = dict(ranked[:min_freq])
+    vocab = _vocab_after(sorted(top.items(), key=lambda item: (-item[1], item[0])), 1)
+    return None if vocab == ref.build_vocab(token_lists, min_freq) else vocab
+
+
 def _vocab_ascending(token_lists, min_freq=1):
     counts = Counter(t for tokens in token_lists for t in tokens)
     return _vocab_after(sorted(counts.items(), key=lambda item: (item[1], item[0])), min_freq)
@@ -163,6 +176,12 @@ def _vocab_mistakes(token_lists, min_freq) -> dict:
             ref.build_vocab([[t.lower() for t in tokens] for tokens in token_lists], min_freq)
             if cased
             else None
+        ),
+        "You kept only the min_freq most frequent tokens: Counter.most_common(min_freq) "
+        "returns the top min_freq (token, count) pairs (with min_freq=1, a single token), "
+        "not the tokens seen at least min_freq times. Go over every count (counts.items(), "
+        "or most_common() with no argument) and keep a token when count >= min_freq.": (
+            _vocab_top_min_freq(token_lists, min_freq)
         ),
         **single,
         **{
@@ -360,6 +379,21 @@ def _expect_min_freq_default(c, build_vocab) -> None:
     )
 
 
+def _same_id_hint(got) -> str:
+    """When every data token (two or more) got one and the same id: the next id never
+    advanced; "" otherwise."""
+    data_ids = [i for token, i in got.items() if token not in ref.SPECIAL_TOKENS]
+    if len(data_ids) < 2 or len(set(data_ids)) != 1:
+        return ""
+    return (
+        f"Every data token got the same id, {data_ids[0]}: your next id never advances (it "
+        "is taken once, next_id = len(vocab) before the loop, and never incremented, or it "
+        f"is a fixed number such as len(SPECIAL_TOKENS)), so all {len(data_ids)} data tokens "
+        "share it. Give each new token the next free id: "
+        "vocab[token] = len(vocab) inside the loop (or next_id += 1 after each one). "
+    )
+
+
 def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
     """Check ``build_vocab(token_lists, min_freq)``; any dict (a Counter, an OrderedDict)
     is accepted, its key order is not compared."""
@@ -442,8 +476,11 @@ def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
                 sorted(got.values()),
                 list(range(len(got))),
                 f"the ids of {what}",
-                hint="Ids must be 0, 1, 2, ... with no gaps or repeats (use len(vocab) as the next "
-                "id, and skip a token that is already in the vocabulary without using up an id).",
+                hint=lambda got=got: (
+                    _same_id_hint(got)
+                    + "Ids must be 0, 1, 2, ... with no gaps or repeats (use len(vocab) as the next "
+                    "id, and skip a token that is already in the vocabulary without using up an id)."
+                ),
             )
             _expect_no_state_between_calls(c, build_vocab, got, token_lists, min_freq, what)
             c.expect_equal(

@@ -5,6 +5,7 @@ it names.
 from __future__ import annotations
 
 import re
+import string
 import unicodedata
 
 from transformer_course.checking import Checker, short
@@ -402,6 +403,12 @@ def _tokenize_mistakes(text: str) -> dict[str, list[str]]:
         "The last token is missing: every token of the text belongs in the list (a [:-1], or "
         "a loop that stops one token early, drops it)."
     ] = ref.tokenize(text)[:-1]
+    out[
+        "The punctuation marks at the very start and end of the whole text are missing, and "
+        "only those (marks inside it are kept): the text was stripped of punctuation at its "
+        "ends before it was split (text.strip(string.punctuation), a clean-up habit from word "
+        "counting). Every mark is a token, wherever it stands: split the text as it is."
+    ] = ref.tokenize(text.strip(string.punctuation))
     tokens = ref.tokenize(text)
     out[
         "The last word is missing where the text ends with a word (not where a mark or a "
