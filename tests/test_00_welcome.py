@@ -143,8 +143,8 @@ MISTAKES = [
     Mistake(
         check_center_rows,
         center_keepdims_in_the_dtype_place,
-        r"raised TypeError: Cannot interpret 'True' as a data type\nA True or False was read as a "
-        r"dtype.*keepdims=True",
+        r"raised TypeError: Cannot interpret 'True' as a data type\nnumpy's reductions take "
+        r"\(a, axis, dtype, out, keepdims\).*keepdims=True",
     ),
     Mistake(check_center_rows, standardize_rows, "also divided by the standard deviation"),
     Mistake(

@@ -1256,7 +1256,7 @@ MISTAKES = [
         checks.check_pad_batch,
         pad_width_is_the_longest_row,
         r"raised TypeError: 'list' object cannot be interpreted as an integer\n.*returns the "
-        r"longest sequence itself, not its length",
+        r"longest sequence itself, a list, not its length",
     ),
     Mistake(
         checks.check_pad_batch, pad_width_of_first, r"(?s)raised ValueError.*comes from the first"
@@ -1329,8 +1329,8 @@ MISTAKES = [
     Mistake(
         checks.check_get_pair_counts,
         pairs_counted_from_nothing,
-        r"raised KeyError: \(\d+, \d+\)\nThe pair \(\d+, \d+\), a pair of these ids, was read "
-        r"from the dict before it had an entry.*counts\.get\(pair, 0\) \+ 1",
+        r"raised KeyError: \(\d+, \d+\)\nA plain dict's entry was incremented before it "
+        r"exists.*d\.get\(key, 0\) \+ 1",
     ),
     Mistake(
         checks.check_get_pair_counts,

@@ -796,8 +796,8 @@ MISTAKES = [
     Mistake(
         check_cosine_similarity,
         cos_max_method_as_floor,
-        r"raised TypeError: 'float' object cannot be interpreted as an integer\n.*np\.max reduces "
-        r"one array.*np\.maximum\(norms, 1e-12\)",
+        r"raised TypeError: 'float' object cannot be interpreted as an integer\n.*np\.max\(a, b\) "
+        r"\(or np\.min, or the method a\.max\(b\)\) reads b as the axis.*np\.maximum\(a, b\)",
     ),
     Mistake(
         check_cosine_similarity, cos_angular_distance, r"angular distance, arccos\(cosine\) / pi"

@@ -238,6 +238,8 @@ def _positional_keepdims_advice(exc: BaseException) -> str:
     )
 
 
+#: a.max(1e-8): a number literal as a reduction method's only argument, its axis
+_METHOD_MAX_OF_NUMBER = re.compile(r"\.(max|min|amax|amin)\(\s*-?(\d+\.\d*|\.\d+|\d+e-?\d+)")
 _NUMPY_REDUCTION_CALL = re.compile(r"\bnp\.(max|min|amax|amin)\(")
 
 
@@ -274,11 +276,11 @@ def _not_an_integer_advice(exc: BaseException) -> str:
     if kind[1] == "list":
         from transformer_course.checking.failure import learner_source
 
-        if re.search(r"\bmax\([^()]*key\s*=\s*len", frames + learner_source(exc)):
+        if re.search(r"key\s*=\s*len\b", frames + learner_source(exc)):
             return (
-                "max(..., key=len) returns the longest sequence itself, a list, not its "
-                "length: take len(max(..., key=len)), or max(len(s) for s in ...), where an "
-                "integer (a size, a width, a range() bound) belongs."
+                "max(..., key=len) (or sorted(..., key=len)[-1]) returns the longest sequence "
+                "itself, a list, not its length: take len(max(..., key=len)), or max(len(s) "
+                "for s in ...), where an integer (a size, a width, a range() bound) belongs."
             )
         return (
             "A list was used where an integer belongs (a size, a count, a range() bound or an "
@@ -288,11 +290,11 @@ def _not_an_integer_advice(exc: BaseException) -> str:
     if kind[1] != "float":
         return ""
     causes = []
-    if _numpy_max_of_two(frames):
+    if _numpy_max_of_two(frames) or _METHOD_MAX_OF_NUMBER.search(frames):
         causes.append(
-            "np.max(a, b) (or np.min) reads its second argument as the axis, not as a second "
-            "value: the element-wise maximum of two values is np.maximum(a, b), or max(a, b) "
-            "for two numbers"
+            "np.max(a, b) (or np.min, or the method a.max(b)) reads b as the axis, not as a "
+            "second value: the element-wise maximum of two values is np.maximum(a, b), or "
+            "max(a, b) for two numbers"
         )
     if re.search(r"[^/]/[^/=]", frames):
         causes.append("`/` always gives a float: use `//` for a whole number, or int(...)")
@@ -311,11 +313,13 @@ def _counter_advice(exc: BaseException) -> str:
     """A plain dict's entry incremented before it exists (d[key] += 1)."""
     from transformer_course.checking.failure import learner_frames
 
-    if not re.search(r"\]\s*\+=", learner_frames(exc)):
+    line = learner_frames(exc)
+    read_then_written = re.search(r"(\w+)\[.*\]\s*=\s*\1\[.*\]\s*\+", line)
+    if not re.search(r"\]\s*\+=", line) and not read_then_written:
         return ""
     return (
-        "A plain dict's entry was incremented before it exists: d[key] += 1 reads d[key] "
-        "first, and raises KeyError the first time a key is seen. Start it at 0: d[key] = "
+        "A plain dict's entry was incremented before it exists: d[key] += 1 (or d[key] = "
+        "d[key] + 1) reads d[key] first, and raises KeyError the first time a key is seen. Start it at 0: d[key] = "
         "d.get(key, 0) + 1, or count with collections.Counter (or defaultdict(int))."
     )
 

@@ -904,18 +904,6 @@ def _angle_mistakes(cosines: np.ndarray) -> dict[str, np.ndarray]:
     }
 
 
-#: a TypeError of numpy's for a float where an integer belongs: with a floor on the
-#: norms, the float is that floor, passed to a reduction as its axis
-_FLOAT_AXIS_HINT = (
-    "'float' object cannot be interpreted as an integer",
-    "A float was given where numpy needs an integer (an axis, a size or an index). Here "
-    "that is usually the floor on the norms written np.max(norms, 1e-12) (or "
-    "norms.max(1e-12)): np.max reduces one array, and its second argument is the axis, so "
-    "1e-12 is read as an axis. The element-wise maximum of the norms and the floor is "
-    "np.maximum(norms, 1e-12) (or np.clip(norms, 1e-12, None)).",
-)
-
-
 def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
     """cosine_similarity(a (n, d), b (m, d)) -> (n, m); a zero vector gives 0.
 
@@ -939,7 +927,6 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                     b.copy(),
                     call_repr=what,
                     hints=[
-                        _FLOAT_AXIS_HINT,
                         (row_by_row := _row_by_row_hint(a, b)),
                         (
                             lambda exc, row_by_row=row_by_row: (

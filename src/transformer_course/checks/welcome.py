@@ -191,12 +191,6 @@ def _operand_shapes_hint(x: np.ndarray):
     return (lambda exc: bool(described(exc)), text)
 
 
-_FLAG_AS_DTYPE_HINT = (
-    "A True or False was read as a dtype: in np.mean(x, axis, ...) and x.mean(axis, ...) "
-    "the positional argument after the axis is dtype, not keepdims (np.mean(x, -1, True) "
-    "asks for the dtype True). Pass keepdims by name: x.mean(axis=-1, keepdims=True)."
-)
-
 _SCALAR_HINT = (
     "Your code converted an array of several values (the row means, say) into one Python "
     "number (float(...), int(...), .item(), or a math.* function, which take a single "
@@ -374,14 +368,6 @@ def check_center_rows(center_rows, *, hidden: bool = False) -> None:
                         ),
                         ("out of bounds for array of dimension", _LAST_AXIS_HINT),
                         ("converted to Python scalars", _SCALAR_HINT),
-                        (
-                            lambda exc: bool(
-                                re.search(
-                                    r"Cannot interpret '(True|False)' as a data type", str(exc)
-                                )
-                            ),
-                            _FLAG_AS_DTYPE_HINT,
-                        ),
                     ],
                 )
             except CheckFailure as failure:

@@ -77,14 +77,6 @@ _NARROW_DTYPE_HINT = (
 _PAD_HINTS = [
     ("out of bounds for", _NARROW_DTYPE_HINT),
     (
-        "'list' object cannot be interpreted as an integer",
-        "A list was given where numpy needs an integer: a size of the batch (its width, "
-        "max_len, is a number of ids). The usual cause is max(sequences, key=len), which "
-        "returns the longest sequence itself, not its length: take its length, "
-        "len(max(sequences, key=len, default=[])), or max((len(seq) for seq in sequences), "
-        "default=0).",
-    ),
-    (
         "inhomogeneous shape",
         "np.array cannot make one rectangular array of rows of different lengths: pad every "
         "row to max_len first (row + [pad_id] * (max_len - len(row))), or create the whole "
