@@ -270,6 +270,18 @@ class CatReplacesBuffers(ref.KVCache):
         return self.keys, self.values
 
 
+class ClearsOnNewPrompt(ref.KVCache):
+    """Takes any call of several positions for a new prompt: clears the buffers and starts
+    over from 0 before writing (a prompt fed in chunks loses its first chunks)."""
+
+    def forward(self, k_new, v_new):
+        if k_new.size(2) != 1:
+            self.keys.zero_()
+            self.values.zero_()
+            self.length = 0
+        return super().forward(k_new, v_new)
+
+
 # ----------------------------------------------------------------------------- generate
 def _gen(**knobs):
     """generate as the learner might write it: the checks' own cached generation, right
@@ -1615,6 +1627,14 @@ MISTAKES = [
         ClassLevelLength,
         r"has self\.length = \d+ before its first call, not 0.*another new cache stored one "
         r"position, this one's self\.length became \d+: the count is shared between caches",
+    ),
+    # set back to 0 by every call of several positions: the probe's counts say so (told
+    # that self.length never advances, before)
+    Mistake(
+        check_KVCache,
+        ClearsOnNewPrompt,
+        r"self\.length = \[6, 7, 2\], where the positions stored are \[6, 7, 9\]: a call of "
+        r"one position advances it, but each call of several positions starts over from 0",
     ),
     Mistake(check_generate, _gen(offset=1), r"one position too far"),
     Mistake(check_generate, _gen(offset=-1), r"one position too early"),
