@@ -226,6 +226,16 @@ class TNoTargetPadding(_Wired):
         return self.decoder(y, memory, src_mask, look_ahead_mask(tgt_ids.shape[1]))
 
 
+class TLookAheadTransposed(_Wired):
+    """The look-ahead part transposed (upper triangle, diagonal included) and'ed with the
+    right padding part: each position sees itself and the later tokens, never the past."""
+
+    def wire(self, y, memory, src_ids, tgt_ids):
+        src_mask, _ = self.masks(src_ids, tgt_ids)
+        upper = look_ahead_mask(tgt_ids.shape[1]).T  # (len_tgt, len_tgt)
+        return self.decoder(y, memory, src_mask, padding_mask(tgt_ids, self.pad_id) & upper)
+
+
 class TTargetPaddingOnQueryAxis(_Wired):
     """The padding part unsqueezed on the query axis, (batch, 1, len_tgt, 1), and'ed with
     the look-ahead part (blind10a: the generic fallback before)."""
@@ -1664,6 +1674,15 @@ MISTAKES = [
     ),
     Mistake(check_Transformer, TSelfMaskFromSource, r"self-attention mask was built from src_ids"),
     Mistake(check_Transformer, TNoLookAhead, r"no look-ahead mask"),
+    # the look-ahead part alone inverted: a probe of the first token tells it from a
+    # missing mask (blind14a: told the look-ahead mask was needed)
+    Mistake(
+        check_Transformer,
+        TLookAheadTransposed,
+        r"changing the FIRST one left the logits of every later position unchanged: position "
+        r"t sees the tokens after it, never those before it\. The look-ahead part of your "
+        r"mask is inverted",
+    ),
     Mistake(check_Transformer, TDropoutTwice, r"dropout ran twice on that sum"),
     Mistake(check_Transformer, TTwoPositionalEncodings, r"You built a second positional encoding"),
     Mistake(check_Transformer, TNoTargetPadding, r"ignores the target's padding"),

@@ -44,6 +44,16 @@ from .model_cases import (
     reference_model,
 )
 
+_INVERTED_LOOK_AHEAD = (
+    "Changing the LAST target token changed the logits at earlier positions, and changing "
+    "the FIRST one left the logits of every later position unchanged: position t sees the "
+    "tokens after it, never those before it. The look-ahead part of your mask is "
+    "inverted: True above the diagonal, at the later tokens (torch.triu(ones, diagonal=1), "
+    "or ~look_ahead_mask), which is nn.Transformer's convention (True = blocked); this "
+    "course's masks are True where attention is ALLOWED, the past and the position itself "
+    "(torch.tril). Use decoder_self_attention_mask(tgt_ids, self.pad_id)."
+)
+
 
 # ----------------------------------------------------------- comparing
 def _expect_attached(c, got, call: str, method: str, parts: str) -> None:
@@ -576,7 +586,29 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
         if not (isinstance(again, torch.Tensor) and again.shape == got.shape):
             return None
         earlier = (again[rows, :-1] - got[rows, :-1]).detach().abs().max().item()
-        return _FUTURE_LEAK if earlier > 1e-4 else None
+        if earlier <= 1e-4:
+            return None
+        return _INVERTED_LOOK_AHEAD if past_hidden() else _FUTURE_LEAK
+
+    def past_hidden() -> bool:
+        """Whether changing the FIRST target token (rows where it and its replacement are
+        not <pad>) leaves every later position's logits unchanged: no position sees the
+        tokens before it, the look-ahead part inverted (True above the diagonal:
+        blind14a-tr-own-look-ahead-from-triu, told only that the mask was missing)."""
+        rows = tgt[:, 0] != pad
+        if not rows.any() or not torch.isfinite(got[rows, 1:]).all():
+            return False
+        changed = tgt.clone()
+        first = (tgt[:, 0] + 1) % case.tgt_vocab
+        first = torch.where(first == pad, (first + 1) % case.tgt_vocab, first)
+        changed[:, 0] = torch.where(rows, first, tgt[:, 0])
+        again = c.call(
+            module.decode, changed, memory.clone(), src.clone(), call_repr=call, hints=hints
+        )
+        if not (isinstance(again, torch.Tensor) and again.shape == got.shape):
+            return False
+        later = (again[rows, 1:] - got[rows, 1:]).detach().abs().max().item()
+        return later <= 1e-6
 
     decode_random = random_at_full_dropout(module.decode, call, tgt, memory, src)
     with torch.no_grad():
