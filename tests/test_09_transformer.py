@@ -907,6 +907,21 @@ class TPositionalDropoutDefault(ref.Transformer):
         self.positional_encoding = PositionalEncoding(d_model, max_len)
 
 
+class TDecoderDropoutLeftOut(ref.Transformer):
+    """The encoder gets the model's dropout, the decoder is built from a tuple that leaves
+    it out and names the layout by keyword: its layers drop at Decoder's default, 0.0."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, num_heads=8, num_layers=6,
+                 d_ff=2048, dropout=0.1, max_len=512, pad_id=0, tie_embeddings=False,
+                 norm_first=False, final_norm=None):  # fmt: skip
+        super().__init__(
+            src_vocab_size, tgt_vocab_size, d_model, num_heads, num_layers, d_ff, dropout, max_len,
+            pad_id, tie_embeddings, norm_first, final_norm,
+        )  # fmt: skip
+        sizes = (num_layers, d_model, num_heads, d_ff)
+        self.decoder = Decoder(*sizes, norm_first=norm_first, final_norm=final_norm)
+
+
 class _FirstDrawKeepsAll(nn.Module):
     """Dropout at 0.1 whose first draw in train mode happens to drop nothing (a draw of 64
     or so entries at 0.1 can): the kept entries are scaled by 1 / 0.9 and nothing is zeroed,
@@ -1982,6 +1997,14 @@ MISTAKES = [
     ),
     Mistake(check_greedy_decode, greedy_argmax_without_dim, r"argmax\(\) was called without dim"),
     Mistake(check_Transformer, TPositionalDropoutDefault, r"yours differ from one call to the"),
+    # a stack built without the model's dropout: the model whose stack drops nothing is
+    # named (where dropout goes, before)
+    Mistake(
+        check_Transformer,
+        TDecoderDropoutLeftOut,
+        r"yours equals the reference whose Decoder layers have dropout 0\.0 .*your Decoder was "
+        r"built without the model's dropout",
+    ),
     Mistake(
         check_Transformer, TPositionalDropoutDefaultLuckyDraw, r"yours differ from one call to the"
     ),
