@@ -911,13 +911,35 @@ class TDecoderDropoutLeftOut(ref.Transformer):
     """The encoder gets the model's dropout, the decoder is built from a tuple that leaves
     it out and names the layout by keyword: its layers drop at Decoder's default, 0.0."""
 
-    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, num_heads=8, num_layers=6,
-                 d_ff=2048, dropout=0.1, max_len=512, pad_id=0, tie_embeddings=False,
-                 norm_first=False, final_norm=None):  # fmt: skip
+    def __init__(
+        self,
+        src_vocab_size,
+        tgt_vocab_size,
+        d_model=512,
+        num_heads=8,
+        num_layers=6,
+        d_ff=2048,
+        dropout=0.1,
+        max_len=512,
+        pad_id=0,
+        tie_embeddings=False,
+        norm_first=False,
+        final_norm=None,
+    ):
         super().__init__(
-            src_vocab_size, tgt_vocab_size, d_model, num_heads, num_layers, d_ff, dropout, max_len,
-            pad_id, tie_embeddings, norm_first, final_norm,
-        )  # fmt: skip
+            src_vocab_size,
+            tgt_vocab_size,
+            d_model,
+            num_heads,
+            num_layers,
+            d_ff,
+            dropout,
+            max_len,
+            pad_id,
+            tie_embeddings,
+            norm_first,
+            final_norm,
+        )
         sizes = (num_layers, d_model, num_heads, d_ff)
         self.decoder = Decoder(*sizes, norm_first=norm_first, final_norm=final_norm)
 
