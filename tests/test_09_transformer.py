@@ -1103,7 +1103,7 @@ def count_floats(*args, **kwargs):
 def _count_mistake(**knobs):
     def count(vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False):
         args = (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm)
-        return count_parameters_f(*args, **knobs)
+        return checks.mistaken_counts(args, knobs)
 
     count.__name__ = "count_" + "_".join(f"{k}_{v}" for k, v in knobs.items())
     return count
@@ -1129,6 +1129,20 @@ def count_no_attention_bias_when_one_layer(
     if num_layers == 1:
         return count_parameters_f(*args, attention_biases=False)
     return ref.count_parameters(*args)
+
+
+def count_tied_table_with_the_output(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """Tied, the shared table booked to the output layer (whose weight it is), with the
+    output's bias: the total is right, the split is not."""
+    counts = ref.count_parameters(
+        vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm
+    )
+    if tie_embeddings:
+        shared = vocab_size * d_model
+        counts = {**counts, "embeddings": 0, "output": shared + vocab_size}
+    return counts
 
 
 def count_three_decoder_attentions(
@@ -1833,6 +1847,13 @@ MISTAKES = [
         for knobs, message in checks.COUNT_MISTAKES
     ],
     Mistake(check_count_parameters, count_total_only, r"returned a int.*single number"),
+    # tied, the shared matrix under 'output': named (the keys alone, before)
+    Mistake(
+        check_count_parameters,
+        count_tied_table_with_the_output,
+        r"on tied configurations only: the shared matrix is counted under 'output' \(as the "
+        r"output layer's weight\) instead of under 'embeddings'",
+    ),
     # each wrong entry explained on its own (blind11a): was the restated rule for 'output'
     Mistake(
         check_count_parameters,
