@@ -226,6 +226,16 @@ class TNoTargetPadding(_Wired):
         return self.decoder(y, memory, src_mask, look_ahead_mask(tgt_ids.shape[1]))
 
 
+class TLookAheadTransposed(_Wired):
+    """The look-ahead part transposed (upper triangle, diagonal included) and'ed with the
+    right padding part: each position sees itself and the later tokens, never the past."""
+
+    def wire(self, y, memory, src_ids, tgt_ids):
+        src_mask, _ = self.masks(src_ids, tgt_ids)
+        upper = look_ahead_mask(tgt_ids.shape[1]).T  # (len_tgt, len_tgt)
+        return self.decoder(y, memory, src_mask, padding_mask(tgt_ids, self.pad_id) & upper)
+
+
 class TTargetPaddingOnQueryAxis(_Wired):
     """The padding part unsqueezed on the query axis, (batch, 1, len_tgt, 1), and'ed with
     the look-ahead part (blind10a: the generic fallback before)."""
@@ -897,6 +907,43 @@ class TPositionalDropoutDefault(ref.Transformer):
         self.positional_encoding = PositionalEncoding(d_model, max_len)
 
 
+class TDecoderDropoutLeftOut(ref.Transformer):
+    """The encoder gets the model's dropout, the decoder is built from a tuple that leaves
+    it out and names the layout by keyword: its layers drop at Decoder's default, 0.0."""
+
+    def __init__(
+        self,
+        src_vocab_size,
+        tgt_vocab_size,
+        d_model=512,
+        num_heads=8,
+        num_layers=6,
+        d_ff=2048,
+        dropout=0.1,
+        max_len=512,
+        pad_id=0,
+        tie_embeddings=False,
+        norm_first=False,
+        final_norm=None,
+    ):
+        super().__init__(
+            src_vocab_size,
+            tgt_vocab_size,
+            d_model,
+            num_heads,
+            num_layers,
+            d_ff,
+            dropout,
+            max_len,
+            pad_id,
+            tie_embeddings,
+            norm_first,
+            final_norm,
+        )
+        sizes = (num_layers, d_model, num_heads, d_ff)
+        self.decoder = Decoder(*sizes, norm_first=norm_first, final_norm=final_norm)
+
+
 class _FirstDrawKeepsAll(nn.Module):
     """Dropout at 0.1 whose first draw in train mode happens to drop nothing (a draw of 64
     or so entries at 0.1 can): the kept entries are scaled by 1 / 0.9 and nothing is zeroed,
@@ -1056,7 +1103,7 @@ def count_floats(*args, **kwargs):
 def _count_mistake(**knobs):
     def count(vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False):
         args = (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm)
-        return count_parameters_f(*args, **knobs)
+        return checks.mistaken_counts(args, knobs)
 
     count.__name__ = "count_" + "_".join(f"{k}_{v}" for k, v in knobs.items())
     return count
@@ -1082,6 +1129,20 @@ def count_no_attention_bias_when_one_layer(
     if num_layers == 1:
         return count_parameters_f(*args, attention_biases=False)
     return ref.count_parameters(*args)
+
+
+def count_tied_table_with_the_output(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """Tied, the shared table booked to the output layer (whose weight it is), with the
+    output's bias: the total is right, the split is not."""
+    counts = ref.count_parameters(
+        vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm
+    )
+    if tie_embeddings:
+        shared = vocab_size * d_model
+        counts = {**counts, "embeddings": 0, "output": shared + vocab_size}
+    return counts
 
 
 def count_three_decoder_attentions(
@@ -1664,6 +1725,15 @@ MISTAKES = [
     ),
     Mistake(check_Transformer, TSelfMaskFromSource, r"self-attention mask was built from src_ids"),
     Mistake(check_Transformer, TNoLookAhead, r"no look-ahead mask"),
+    # the look-ahead part alone inverted: a probe of the first token tells it from a
+    # missing mask (blind14a: told the look-ahead mask was needed)
+    Mistake(
+        check_Transformer,
+        TLookAheadTransposed,
+        r"changing the FIRST one left the logits of every later position unchanged: position "
+        r"t sees the tokens after it, never those before it\. The look-ahead part of your "
+        r"mask is inverted",
+    ),
     Mistake(check_Transformer, TDropoutTwice, r"dropout ran twice on that sum"),
     Mistake(check_Transformer, TTwoPositionalEncodings, r"You built a second positional encoding"),
     Mistake(check_Transformer, TNoTargetPadding, r"ignores the target's padding"),
@@ -1777,6 +1847,13 @@ MISTAKES = [
         for knobs, message in checks.COUNT_MISTAKES
     ],
     Mistake(check_count_parameters, count_total_only, r"returned a int.*single number"),
+    # tied, the shared matrix under 'output': named (the keys alone, before)
+    Mistake(
+        check_count_parameters,
+        count_tied_table_with_the_output,
+        r"on tied configurations only: the shared matrix is counted under 'output' \(as the "
+        r"output layer's weight\) instead of under 'embeddings'",
+    ),
     # each wrong entry explained on its own (blind11a): was the restated rule for 'output'
     Mistake(
         check_count_parameters,
@@ -1963,6 +2040,14 @@ MISTAKES = [
     ),
     Mistake(check_greedy_decode, greedy_argmax_without_dim, r"argmax\(\) was called without dim"),
     Mistake(check_Transformer, TPositionalDropoutDefault, r"yours differ from one call to the"),
+    # a stack built without the model's dropout: the model whose stack drops nothing is
+    # named (where dropout goes, before)
+    Mistake(
+        check_Transformer,
+        TDecoderDropoutLeftOut,
+        r"yours equals the reference whose Decoder layers have dropout 0\.0 .*your Decoder was "
+        r"built without the model's dropout",
+    ),
     Mistake(
         check_Transformer, TPositionalDropoutDefaultLuckyDraw, r"yours differ from one call to the"
     ),

@@ -270,6 +270,18 @@ class CatReplacesBuffers(ref.KVCache):
         return self.keys, self.values
 
 
+class ClearsOnNewPrompt(ref.KVCache):
+    """Takes any call of several positions for a new prompt: clears the buffers and starts
+    over from 0 before writing (a prompt fed in chunks loses its first chunks)."""
+
+    def forward(self, k_new, v_new):
+        if k_new.size(2) != 1:
+            self.keys.zero_()
+            self.values.zero_()
+            self.length = 0
+        return super().forward(k_new, v_new)
+
+
 # ----------------------------------------------------------------------------- generate
 def _gen(**knobs):
     """generate as the learner might write it: the checks' own cached generation, right
@@ -1295,6 +1307,37 @@ def _generate_prompt_token_by_token_at_0(model, prompt, max_new_tokens):
     return ids, torch.stack(steps, dim=1)
 
 
+@torch.no_grad()
+def _generate_argmax_fed_without_axis(model, prompt, max_new_tokens):
+    """Each new token fed as the argmax without keepdim, a (batch,) vector: no length axis."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        token = logits.argmax(dim=-1)  # (batch,)
+        ids = torch.cat([ids, token.unsqueeze(1)], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(token, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+@torch.no_grad()
+def _generate_keeps_prefill_rows(model, prompt, max_new_tokens):
+    """The prefill's whole output, one row per prompt position, kept as the first steps."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    rows = list(model(prompt, caches=caches, start=0).unbind(dim=1))  # len x (batch, vocab)
+    ids = prompt
+    for step in range(max_new_tokens):
+        next_id = rows[-1].argmax(dim=-1, keepdim=True)  # (batch, 1)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            rows.append(model(next_id, caches=caches, start=length + step)[:, -1])
+    return ids, torch.stack(rows, dim=1)  # (batch, len - 1 + max_new_tokens, vocab)
+
+
 # ------------------------------------------------- blind round 10's classes (lesson 12)
 class PersistentFloat32Cache(ref.KVCache):
     """Two slips at once: persistent buffers, and the dtype argument ignored."""
@@ -1721,6 +1764,30 @@ MISTAKES = [
         ClassLevelLength,
         r"has self\.length = \d+ before its first call, not 0.*another new cache stored one "
         r"position, this one's self\.length became \d+: the count is shared between caches",
+    ),
+    # set back to 0 by every call of several positions: the probe's counts say so (told
+    # that self.length never advances, before)
+    Mistake(
+        check_KVCache,
+        ClearsOnNewPrompt,
+        r"self\.length = \[6, 7, 2\], where the positions stored are \[6, 7, 9\]: a call of "
+        r"one position advances it, but each call of several positions starts over from 0",
+    ),
+    # the new token fed as a (batch,) vector: the call is named (the raw error of
+    # split_heads, before)
+    Mistake(
+        check_generate,
+        _named("generate", _generate_argmax_fed_without_axis),
+        r"Call 2 of the model fed ids of shape \(\d+,\): a 1-D \(batch,\) vector, one token "
+        r"per sequence without the length axis",
+    ),
+    # the logits of the prompt's positions recorded: told by the last rows' values (the
+    # shape alone, before)
+    Mistake(
+        check_generate,
+        _named("generate", _generate_keeps_prefill_rows),
+        r"That is len - 1 \+ max_new_tokens = \d+ - 1 \+ \d+ rows, and its last \d+ rows "
+        r"are the right logits: the logits of the prompt's positions before its last",
     ),
     Mistake(check_generate, _gen(offset=1), r"one position too far"),
     Mistake(check_generate, _gen(offset=-1), r"one position too early"),

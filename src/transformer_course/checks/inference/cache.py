@@ -474,6 +474,36 @@ def _length_update(cls, dtype) -> str:
     )
 
 
+def _restarts_on_chunks(cls, dtype) -> str:
+    """Whether the learner's cache sets self.length back to 0 on every call that brings
+    several positions (as if each were a new prompt) while a one-position call advances it:
+    a fresh cache fed chunks of 6, 1 and 2 positions (room for 64) then counts 6, 7, 2
+    where 6, 7, 9 are stored. The sentence that says so, or "" when the counts differ or
+    the probe fails."""
+    batch, heads, d_head = _PROBE_SIZES
+    observed: list[int] = []
+    try:
+        cache = cls(batch, heads, 64, d_head, dtype)
+        for n in _PROBE_CHUNKS:
+            chunk = torch.zeros(batch, heads, n, d_head, dtype=dtype)
+            cache(chunk, chunk.clone())
+            observed.append(getattr(cache, "length", None))
+    except Exception:  # the learner's cache refused part-way: no evidence
+        return ""
+    first, single, several = _PROBE_CHUNKS  # 6, 1, 2
+    if observed != [first, first + single, several]:
+        return ""
+    return (
+        f"A fresh KVCache({batch}, {heads}, 64, {d_head}) fed chunks of {first}, {single} and "
+        f"{several} positions ends with self.length = {observed}, where the positions stored "
+        f"are {[first, first + single, first + single + several]}: a call of one position "
+        "advances it, but each call of several positions starts over from 0, as if it "
+        "brought a new prompt, and overwrites the positions stored. A call of several "
+        "positions may continue the sequence (a prompt fed in chunks, or a draft of several "
+        "tokens); only a new KVCache starts empty. "
+    )
+
+
 _SIZE_NAMES = ("batch", "num_heads", "max_len", "d_head")
 
 
@@ -867,6 +897,18 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                             )
                         if rule is None:
                             axes = f"stop = length + n = {stored} (self.length += stop) or {axes}"
+                    if counter == n and n > 1 and length > 0:
+                        # set back to 0 by a call of several positions, advanced by a call
+                        # of one (blind14e-kv-reset-on-multi-position-call, told it never
+                        # advances)
+                        restarts = _restarts_on_chunks(cls, dtype)
+                        if restarts:
+                            c.fail(
+                                f"{call}: self.length is {counter} afterwards, but the cache "
+                                f"now holds {stored} positions: it went back to 0 before "
+                                f"this call's {n} positions were written. {restarts}Set "
+                                "self.length = length + n (k_new.shape[-2]) on every call."
+                            )
                     # a probe with sizes that all differ tells apart the rules that give
                     # this one count (blind11e-kv-length-plus-one, += 1, was told only that
                     # it counts wrongly; self.length = n was told it never advances)

@@ -330,6 +330,28 @@ def _one_row_hint(exc: BaseException, calls: list[dict]) -> str:
     )
 
 
+def _one_dimensional_ids_hint(calls: list[dict], batch: int) -> str:
+    """A call after the prefill that fed the model a 1-D (batch,) vector of tokens, without
+    the length axis (blind14e-gen-new-token-fed-one-dimensional, ids[:, -1], got the raw
+    error of split_heads alone); "" when no call did."""
+    for number, call in enumerate(calls):
+        if call["shape"] != (batch,):
+            continue
+        if number == 0:  # the prompt fed token by token, each token as prompt[:, i]
+            made, column = "prompt[:, i] makes", "prompt[:, i : i + 1]"
+        else:
+            made = "ids[:, -1] or logits.argmax(dim=-1) without keepdim make"
+            column = "ids[:, -1:] or next_id = logits.argmax(dim=-1, keepdim=True)"
+        return (
+            f"Call {number + 1} of the model fed ids of shape ({batch},): a 1-D (batch,) "
+            f"vector, one token per sequence without the length axis, as {made}. The model "
+            "takes ids of shape (batch, n): without the length axis its embedding gives "
+            "(batch, d_model) where its layers expect (batch, n, d_model). Feed the token as "
+            f"a column, (batch, 1): {column}."
+        )
+    return ""
+
+
 def _start_rule(calls: list[dict], length: int) -> str:
     """The one wrong rule by which the learner's start advances from call to call after
     the prefill, read over every such call of the run (each start against the positions
@@ -815,10 +837,31 @@ def _ids_shape_hint(ids, prompt, new: int) -> str:
     return rule
 
 
-def _logits_shape_hint(found: tuple, batch: int, new: int, vocab: int) -> str:
-    """What a wrong shape of the recorded logits says: the steps joined with torch.cat
-    instead of stacked, stacked along another axis, one step too few."""
+def _logits_shape_hint(
+    found: tuple, batch: int, new: int, vocab: int, logits=None, expected=None, length: int = 0
+) -> str:
+    """What a wrong shape of the recorded logits says: the prompt's positions recorded too
+    (told by the values: the last max_new_tokens rows are the expected ones), the steps
+    joined with torch.cat instead of stacked, stacked along another axis, one step too few."""
     rule = "One row of logits per generated token: logits[:, t] chose ids[:, len + t]."
+    extra = length - 1
+    if (
+        extra > 0
+        and found == (batch, extra + new, vocab)
+        and isinstance(logits, torch.Tensor)
+        and isinstance(expected, torch.Tensor)
+        and logits.is_floating_point()
+        and torch.allclose(logits[:, extra:].float(), expected.float(), rtol=1e-4, atol=1e-4)
+    ):
+        # blind14e-gen-prompt-logits-recorded: the prompt fed token by token, every call's
+        # logits kept (was told the shape alone)
+        return (
+            f"That is len - 1 + max_new_tokens = {length} - 1 + {new} rows, and its last {new} "
+            f"rows are the right logits: the logits of the prompt's positions before its last "
+            f"({extra} of them) were recorded too (every call's logits kept while the prompt "
+            "was fed, or the prefill's whole (batch, len, vocab) output kept). Those rows "
+            "choose no token: record the prompt's last row, then one row per step. " + rule
+        )
     stack = (
         "torch.stack(steps, dim=1) of the (batch, vocab) rows gives (batch, max_new_tokens, vocab)."
     )
@@ -947,6 +990,10 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 "logits, right only for a batch of one). Make it a column, (batch, 1): "
                 "logits.argmax(dim=-1, keepdim=True) (or [:, None]).",
             )
+            one_dimensional = (
+                Exception,
+                lambda _exc, calls=trace.calls, b=batch: _one_dimensional_ids_hint(calls, b),
+            )
             one_row = (
                 "out of bounds for dimension 1 with size 1",
                 lambda exc, calls=trace.calls: _one_row_hint(exc, calls),
@@ -982,6 +1029,7 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                     new,
                     call_repr=call,
                     hints=[
+                        one_dimensional,
                         unpacked,
                         row_column,
                         one_row,
@@ -1019,7 +1067,9 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 logits,
                 (batch, new, vocab),
                 f"{call}: logits",
-                _logits_shape_hint(tuple(logits.shape), batch, new, vocab),
+                _logits_shape_hint(
+                    tuple(logits.shape), batch, new, vocab, logits, expected_logits, length
+                ),
             )
             c.expect_floating(logits, f"{call}: logits", preferred=torch.float32)
             before = (

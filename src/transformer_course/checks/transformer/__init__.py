@@ -47,7 +47,13 @@ re-exports: the check functions, and the cases, models and expected values they 
 (public, so that the lesson's tests can prove what the checks rely on).
 """
 
-from .count import COUNT_MISTAKES, HIDDEN_COUNT, VISIBLE_COUNT, check_count_parameters
+from .count import (
+    COUNT_MISTAKES,
+    HIDDEN_COUNT,
+    VISIBLE_COUNT,
+    check_count_parameters,
+    mistaken_counts,
+)
 from .exercises import EXERCISES as EXERCISES
 from .exercises import LESSON as LESSON
 from .greedy import (
@@ -94,6 +100,7 @@ __all__ = [
     "decode_mistakes",
     "encode_mistakes",
     "greedy_model",
+    "mistaken_counts",
     "off_by_one_mistakes",
     "reference_model",
 ]

@@ -322,8 +322,49 @@ def _two_sub_layer_mistakes() -> list[tuple[dict, str]]:
     return found
 
 
+def _short_attention_mistakes() -> list[tuple[dict, str]]:
+    """The family 'one attention of the decoder layer short of projections': 1 to 3 of
+    the four projections (each with its bias) left out of one of its two attentions, the
+    encoder's attention counted right. Both attentions have the same size, so the counts
+    cannot tell which one; the cross-attention counted with w_q and w_o only (its keys and
+    values taken as ready-made memory) was told "you counted three" (blind13a)."""
+    why = {
+        1: "(one projection left out, such as w_o, or one projection shared by the keys "
+        "and the values)",
+        2: "(such as the cross-attention counted with w_q and w_o only, as if its keys and "
+        "values came ready-made from memory: they come from memory through the "
+        "cross-attention's own w_k and w_v)",
+        3: "(such as one projection counted where there are four)",
+    }
+    return [
+        (
+            {"decoder_attention_short": short},
+            f"Your decoder layer counts one of its two attentions with {4 - short} of its "
+            f"four projections {why[short]}: each decoder layer is {short} * (d_model * "
+            "d_model + d_model) short, while the encoder's attention is counted right. The "
+            "masked self-attention and the cross-attention are both full attentions, four "
+            "projections w_q, w_k, w_v and w_o of d_model * d_model + d_model each: 4 * "
+            "(d_model * d_model + d_model).",
+        )
+        for short in (1, 2, 3)
+    ]
+
+
 COUNT_MISTAKES += _per_head_mistakes() + _per_layer_mistakes() + _subtracted_mistakes()
 COUNT_MISTAKES += _bias_width_mistakes() + _single_layer_mistakes() + _two_sub_layer_mistakes()
+COUNT_MISTAKES += _short_attention_mistakes()
+
+
+def mistaken_counts(args: tuple, knobs: dict) -> dict[str, int]:
+    """``count_parameters_f(*args, **knobs)``, with this module's own knob
+    ``decoder_attention_short`` (how many projections, each with its bias, one attention
+    of every decoder layer leaves out)."""
+    knobs = dict(knobs)
+    short = knobs.pop("decoder_attention_short", 0)
+    counts = count_parameters_f(*args, **knobs)
+    _v, d, _h, layers, _f, _tie, _final = args
+    counts["decoder"] -= layers * short * (d * d + d)
+    return counts
 
 
 def _count_call(args: tuple) -> str:
@@ -404,7 +445,7 @@ def check_count_parameters(count_parameters, *, hidden: bool = False) -> None:
         found = [
             message
             for knobs, message in COUNT_MISTAKES
-            if all(got == count_parameters_f(*a, **knobs) for a, _, got, _ in results)
+            if all(got == mistaken_counts(a, knobs) for a, _, got, _ in results)
         ]
         if len(found) == 1:
             c.fail(f"{call} gave {shown}. {found[0]}")
@@ -441,7 +482,7 @@ def _per_key_mistakes(results) -> str:
         fitting = [
             (knobs, message)
             for knobs, message in COUNT_MISTAKES
-            if all(got[key] == count_parameters_f(*a, **knobs)[key] for a, _, got, _ in results)
+            if all(got[key] == mistaken_counts(a, knobs)[key] for a, _, got, _ in results)
         ]
 
         def consistent(knobs) -> bool:
@@ -449,7 +490,7 @@ def _per_key_mistakes(results) -> str:
             return all(
                 mine == want[k] or got[k] == mine
                 for a, _, got, want in results
-                for k, mine in count_parameters_f(*a, **knobs).items()
+                for k, mine in mistaken_counts(a, knobs).items()
             )
 
         # a mistake that also moves an entry the learner has right is kept only when no
@@ -493,6 +534,25 @@ def _moved_between_keys(results) -> str:
             " The difference is vocab_size x d_model, the output layer's weight: untied, it "
             "belongs to 'output' (weight and bias), and 'embeddings' holds the two embedding "
             "tables only; tied, 'output' is its bias alone."
+        )
+    table_under_output = all(
+        want["embeddings"] - got["embeddings"] == a[0] * a[1] == got["output"] - want["output"]
+        for a, got, want in wrong
+    )
+    if table_under_output and all(a[5] for a, _got, _want in wrong):
+        # blind14a-cp-tied-matrix-under-output: was told the keys alone
+        text += (
+            " The difference is vocab_size x d_model, on tied configurations only: the shared "
+            "matrix is counted under 'output' (as the output layer's weight) instead of under "
+            "'embeddings'. Tied, the contract counts the shared matrix once, under "
+            "'embeddings', and 'output' holds only its bias, vocab_size."
+        )
+    elif table_under_output:
+        text += (
+            " The difference is vocab_size x d_model: one table counted under 'output' "
+            "that belongs to 'embeddings'. 'embeddings' holds the embedding tables (two "
+            "untied, one shared when tied); 'output' holds the output layer's weight and "
+            "bias untied, only its bias tied."
         )
     return text
 

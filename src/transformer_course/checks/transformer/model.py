@@ -11,6 +11,7 @@ from traceback import walk_tb
 from typing import Any
 
 import torch
+from torch import nn
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.inputs import vocab_token_ids
@@ -42,6 +43,16 @@ from .model_cases import (
     decode_mistakes,
     encode_mistakes,
     reference_model,
+)
+
+_INVERTED_LOOK_AHEAD = (
+    "Changing the LAST target token changed the logits at earlier positions, and changing "
+    "the FIRST one left the logits of every later position unchanged: position t sees the "
+    "tokens after it, never those before it. The look-ahead part of your mask is "
+    "inverted: True above the diagonal, at the later tokens (torch.triu(ones, diagonal=1), "
+    "or ~look_ahead_mask), which is nn.Transformer's convention (True = blocked); this "
+    "course's masks are True where attention is ALLOWED, the past and the position itself "
+    "(torch.tril). Use decoder_self_attention_mask(tgt_ids, self.pad_id)."
 )
 
 
@@ -128,6 +139,30 @@ _RANDOM_AT_FULL_DROPOUT = (
     "with the model's, PositionalEncoding(d_model, max_len, dropout), and pass dropout on to "
     "Encoder and Decoder too."
 )
+
+
+def _stack_dropout_missing(stack: str) -> str:
+    """The message for a stack (encoder or decoder) built without the model's dropout."""
+    cls = stack.capitalize()
+    return (
+        f"In train mode with dropout=1.0 yours equals the reference whose {cls} layers have "
+        "dropout 0.0 (the positional encoding's dropout works): your "
+        f"{cls} was built without the model's dropout, so its layers took {cls}'s default, "
+        "0.0 (or were given 0), and their residual, attention and feed-forward dropout is "
+        f"off. Pass dropout on to the stacks: {cls}(num_layers, d_model, num_heads, d_ff, "
+        "dropout, norm_first, final_norm), the same for both."
+    )
+
+
+def _without_stack_dropout(case: _Case, stack: str) -> nn.Module:
+    """The case's reference model (float64, its mode) whose ``stack`` (encoder or decoder)
+    has every dropout at p = 0: what a model gives that built that stack without the
+    model's dropout (blind14a-tr-stacks-dropout-not-passed, told only where dropout goes)."""
+    model = reference_model(case)
+    for module in getattr(model, stack).modules():
+        if isinstance(module, nn.Dropout):
+            module.p = 0.0
+    return model
 
 
 def _dropout_hint(case: _Case) -> str:
@@ -521,6 +556,10 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
         encode_rows = deterministic_only(encode_mistakes(case), encode_random)
         encode_values = table(lambda k: encode_f(src, **k), encode_rows)
         encode_values[ignored] = lambda: flip_encode(src)
+        if case.train and case.dropout == 1.0:
+            encode_values[_stack_dropout_missing("encoder")] = lambda: _without_stack_dropout(
+                case, "encoder"
+            ).encode(src)
         _expect_result(
             c,
             got,
@@ -576,13 +615,39 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
         if not (isinstance(again, torch.Tensor) and again.shape == got.shape):
             return None
         earlier = (again[rows, :-1] - got[rows, :-1]).detach().abs().max().item()
-        return _FUTURE_LEAK if earlier > 1e-4 else None
+        if earlier <= 1e-4:
+            return None
+        return _INVERTED_LOOK_AHEAD if past_hidden() else _FUTURE_LEAK
+
+    def past_hidden() -> bool:
+        """Whether changing the FIRST target token (rows where it and its replacement are
+        not <pad>) leaves every later position's logits unchanged: no position sees the
+        tokens before it, the look-ahead part inverted (True above the diagonal:
+        blind14a-tr-own-look-ahead-from-triu, told only that the mask was missing)."""
+        rows = tgt[:, 0] != pad
+        if not rows.any() or not torch.isfinite(got[rows, 1:]).all():
+            return False
+        changed = tgt.clone()
+        first = (tgt[:, 0] + 1) % case.tgt_vocab
+        first = torch.where(first == pad, (first + 1) % case.tgt_vocab, first)
+        changed[:, 0] = torch.where(rows, first, tgt[:, 0])
+        again = c.call(
+            module.decode, changed, memory.clone(), src.clone(), call_repr=call, hints=hints
+        )
+        if not (isinstance(again, torch.Tensor) and again.shape == got.shape):
+            return False
+        later = (again[rows, 1:] - got[rows, 1:]).detach().abs().max().item()
+        return later <= 1e-6
 
     decode_random = random_at_full_dropout(module.decode, call, tgt, memory, src)
     with torch.no_grad():
         decode_rows = deterministic_only(decode_mistakes(case), decode_random)
         decode_values = table(lambda k: decode_f(tgt, memory64, src, **k), decode_rows)
         decode_values[ignored] = lambda: flip_decode(tgt, memory64, src)
+        if case.train and case.dropout == 1.0:
+            decode_values[_stack_dropout_missing("decoder")] = lambda: _without_stack_dropout(
+                case, "decoder"
+            ).decode(tgt, memory64, src)
         _expect_result(
             c,
             got,
