@@ -1675,6 +1675,21 @@ def _tiled_r16(slip):
     return _named("tiled_attention", tiled_attention)
 
 
+# ------------------------------------------- round 17 (blind14e): gqa, online, tiled, window
+def _softmax_atleast_2d(x, block_size):
+    """Online softmax written for rows: torch.atleast_2d makes a 1-D x one row, and the
+    result keeps that row axis."""
+    rows = torch.atleast_2d(x)  # (rows, n)
+    best = torch.full(rows.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(rows.shape[:-1], dtype=x.dtype)
+    for start in range(0, rows.shape[-1], block_size):
+        block = rows[..., start : start + block_size]
+        grown = torch.maximum(best, block.amax(dim=-1))
+        total = total * torch.exp(best - grown) + torch.exp(block - grown[..., None]).sum(-1)
+        best = grown
+    return torch.exp(rows - best[..., None]) / total[..., None]  # (rows, n)
+
+
 MISTAKES = [
     Mistake(check_KVCache, ReturnsBeforeAppending, r"\*before\* this call"),
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
@@ -2569,6 +2584,13 @@ MISTAKES = [
         _named("online_softmax", _softmax_running_like_x),
         r"On a 1-D x of 5 values \(blocks of 2\) your online_softmax returns shape \(5, 5\), "
         r"not \(5,\): your running maximum or sum is shaped like x",
+    ),
+    # round 17 (blind14e): a 1-D x made one row and returned so, (1, n) (passed, before)
+    Mistake(
+        check_online_softmax,
+        _named("online_softmax", _softmax_atleast_2d),
+        r"should have shape \(\d+,\), but it has shape \(1, \d+\)\. On inputs with leading "
+        r"axes your shapes were right, so a 1-D x of n values is handled as one row",
     ),
     # round 16 (blind13e): the causal flag tested for None, block_size read as a count of
     # blocks (the hidden run accepted it), v cut on d_v, the mask used as a boolean index
