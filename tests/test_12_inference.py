@@ -3439,6 +3439,30 @@ def test_quiz_cache_memory_names_every_slip_that_gives_a_wrong_number():
     check_quiz_cache_memory(lambda: 192)
 
 
+@pytest.mark.parametrize(
+    "number, named",
+    [
+        (
+            2 * 48 * 8 * 128 * 1024 * 2 / (2 ^ 30),
+            r"2 \^ 30 as the power 2\*\*30: in Python \^ is the bitwise exclusive or.* = 28 ",
+        ),
+        (
+            2 * 48 * 8 * 128 * 1024 * 2 / (10 ^ 6),
+            r"exclusive or \(xor\), so 10 \^ 6 = 12 .*a MiB is 2\*\*20",
+        ),
+        # with another slip: both named (4 bytes per number and the xor)
+        (2 * 48 * 8 * 128 * 1024 * 4 / (2 ^ 20), r"\(4 bytes\) and \(2 \^ 20 = 22\)"),
+    ],
+)
+def test_quiz_cache_memory_names_a_power_written_with_a_caret(number, named):
+    """^ is Python's xor, not a power: 2 ^ 20 = 22 (blind14e-quiz-caret-as-power was told
+    "not right" alone)."""
+    from transformer_course.checks.inference import check_quiz_cache_memory
+
+    with pytest.raises(CheckFailure, match=named):
+        check_quiz_cache_memory(lambda: number)
+
+
 def test_quiz_cache_memory_names_cached_queries_and_a_number_given_with_its_unit():
     """The queries cached with the keys and values, 48 heads where 16 are (a bare "not
     right" before, blind13e-quiz-queries-cached-too), alone and with float32; a string
