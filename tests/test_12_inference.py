@@ -1690,6 +1690,28 @@ def _softmax_atleast_2d(x, block_size):
     return torch.exp(rows - best[..., None]) / total[..., None]  # (rows, n)
 
 
+def _window_chunks_filled(size, window, causal=True):
+    """A window mask filled chunk by chunk: each block of window positions attends within
+    itself (causal: on and below the diagonal only)."""
+    mask = torch.zeros(size, size, dtype=torch.bool)
+    for start in range(0, size, window):
+        stop = min(start + window, size)
+        block = torch.ones(stop - start, stop - start, dtype=torch.bool)
+        mask[start:stop, start:stop] = block.tril() if causal else block
+    return mask  # (size, size)
+
+
+def _window_declared_swapped(window, size):
+    """A right window mask whose parameters are declared (window, size)."""
+    return look_ahead_mask(size) & (_offsets(size) < window)  # (size, size)
+
+
+def _window_old_keys_kept(size, window):
+    """The keys older than the window, anded with the look-ahead mask, not negated."""
+    older = _offsets(size) >= window
+    return look_ahead_mask(size) & older  # (size, size)
+
+
 MISTAKES = [
     Mistake(check_KVCache, ReturnsBeforeAppending, r"\*before\* this call"),
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
@@ -2591,6 +2613,32 @@ MISTAKES = [
         _named("online_softmax", _softmax_atleast_2d),
         r"should have shape \(\d+,\), but it has shape \(1, \d+\)\. On inputs with leading "
         r"axes your shapes were right, so a 1-D x of n values is handled as one row",
+    ),
+    # round 17 (blind14e): chunked attention, the parameters declared (window, size), the
+    # old keys kept without ~ (its band widths, its shape, "the query itself left out",
+    # before)
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", _window_chunks_filled),
+        r"cuts the positions into fixed chunks of window \(i // window == j // window",
+    ),
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", lambda n, w: _window_chunks_filled(n, w, causal=False)),
+        r"(?s)lets a query see keys after it.*On and below the diagonal: your mask cuts the "
+        r"positions into fixed chunks",
+    ),
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", _window_declared_swapped),
+        r"the two arguments exchanged, gives the right \(\d+, \d+\) mask: your parameters are "
+        r"declared in the order \(window, size\)",
+    ),
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", _window_old_keys_kept),
+        r"keeps exactly the keys outside the window, those too old \(i - j >= window\).*"
+        r"without negating them",
     ),
     # round 16 (blind13e): the causal flag tested for None, block_size read as a count of
     # blocks (the hidden run accepted it), v cut on d_v, the mask used as a boolean index
