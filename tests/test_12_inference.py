@@ -1712,6 +1712,59 @@ def _window_old_keys_kept(size, window):
     return look_ahead_mask(size) & older  # (size, size)
 
 
+def _tiled_r17(slip):
+    """Tiled attention with one of blind14e's classes: "fa1_no_sum" (FlashAttention-1's
+    normalised output, old output times the factor alone), "where_allowed" (torch.where
+    fills -inf where the key may be seen), "int_scale" (the scale truncated to an int, 0),
+    "blocks_counted_past" (len_k // block_size + 1 blocks: one too many when block_size
+    divides len_k)."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        len_q, len_k, d_k = q.shape[-2], k.shape[-2], q.shape[-1]
+        scale = int(d_k**-0.5) if slip == "int_scale" else d_k**-0.5
+        row_max = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)  # (..., len_q)
+        row_sum = torch.zeros(q.shape[:-1], dtype=q.dtype)  # (..., len_q)
+        o = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)  # (..., len_q, d_v)
+        blocks = len_k // block_size + 1 if slip == "blocks_counted_past" else None
+        starts = [b * block_size for b in range(blocks)] if blocks else range(0, len_k, block_size)
+        for start in starts:
+            k_blk = k[..., start : start + block_size, :]  # (..., block, d_k)
+            v_blk = v[..., start : start + block_size, :]  # (..., block, d_v)
+            s = torch.einsum("...qd,...kd->...qk", q, k_blk) * scale
+            if causal:
+                key_pos = torch.arange(start, start + k_blk.shape[-2])
+                allowed = key_pos[None, :] <= torch.arange(len_q)[:, None]
+                if slip == "where_allowed":
+                    s = torch.where(allowed, float("-inf"), s)
+                else:
+                    s = torch.where(allowed, s, float("-inf"))
+            m_new = torch.maximum(row_max, s.max(dim=-1).values)
+            alpha = torch.exp(row_max - m_new)
+            p = torch.exp(s - m_new.unsqueeze(-1))
+            l_new = alpha * row_sum + p.sum(dim=-1)
+            if slip == "fa1_no_sum":
+                o = (alpha.unsqueeze(-1) * o + p @ v_blk) / l_new.unsqueeze(-1)
+            else:
+                o = alpha.unsqueeze(-1) * o + p @ v_blk
+            row_max, row_sum = m_new, l_new
+        return o if slip == "fa1_no_sum" else o / row_sum.unsqueeze(-1)
+
+    return _named("tiled_attention", tiled_attention)
+
+
+def _softmax_blocks_counted_past(x, block_size):
+    """Online softmax over n // block_size + 1 blocks: an empty one when block_size
+    divides n."""
+    best = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for b in range(x.shape[-1] // block_size + 1):
+        cols = x[..., b * block_size : (b + 1) * block_size]
+        grown = torch.maximum(best, cols.amax(dim=-1))
+        total = total * torch.exp(best - grown) + torch.exp(cols - grown[..., None]).sum(-1)
+        best = grown
+    return torch.exp(x - best[..., None]) / total[..., None]
+
+
 MISTAKES = [
     Mistake(check_KVCache, ReturnsBeforeAppending, r"\*before\* this call"),
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
@@ -2639,6 +2692,37 @@ MISTAKES = [
         _named("w", _window_old_keys_kept),
         r"keeps exactly the keys outside the window, those too old \(i - j >= window\).*"
         r"without negating them",
+    ),
+    # round 17 (blind14e): tiled_attention's FlashAttention-1 output rescaled without the
+    # old sum, causal mask filling the allowed keys, a scale of 0 (located only before),
+    # blocks counted one past the end (three candidates alike before); online_softmax too
+    Mistake(
+        check_tiled_attention,
+        _tiled_r17("fa1_no_sum"),
+        r"kept normalised after every block \(FlashAttention-1's form\), but the old output is "
+        r"rescaled by exp\(m_old - m_new\) alone",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_r17("where_allowed"),
+        r"Your causal mask is the wrong way round: each query sees only the keys after it",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_r17("int_scale"),
+        r"Your scores are all 0: each query's output is the plain average of the values",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_r17("blocks_counted_past"),
+        r"runs on n = 5 with blocks of 2, where block_size does not divide n: your starts run "
+        r"one block past the end",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("online_softmax", _softmax_blocks_counted_past),
+        r"runs on n = 5 with blocks of 2, where block_size does not divide n: your starts run "
+        r"one block past the end",
     ),
     # round 16 (blind13e): the causal flag tested for None, block_size read as a count of
     # blocks (the hidden run accepted it), v cut on d_v, the mask used as a boolean index

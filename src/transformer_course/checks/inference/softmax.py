@@ -19,6 +19,7 @@ from .common import (
     _informative,
     _localise_blocks,
     _raises_empty,
+    _runs,
 )
 
 _FINAL_BLOCK_MAX = (
@@ -670,6 +671,7 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                         lambda size=block_size: _raises_empty(
                             lambda: online_softmax(randn((2, size), 4303), size)
                         ),
+                        lambda: _runs(lambda: online_softmax(randn((2, 5), 4308), 2)),
                     ),
                 ],
             )
