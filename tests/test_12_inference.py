@@ -1765,6 +1765,37 @@ def _softmax_blocks_counted_past(x, block_size):
     return torch.exp(x - best[..., None]) / total[..., None]
 
 
+def _gqa_weights_times_mask(q, k, v, mask=None):
+    """Grouped-query attention whose mask multiplies the softmax's weights."""
+    group = q.shape[1] // k.shape[1]
+    batch, kv, len_k, d_head = k.shape
+    k = k[:, :, None].expand(batch, kv, group, len_k, d_head).reshape(batch, -1, len_k, d_head)
+    v = (
+        v[:, :, None]
+        .expand(batch, kv, group, len_k, v.shape[-1])
+        .reshape(batch, -1, len_k, v.shape[-1])
+    )
+    weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(d_head), dim=-1)
+    if mask is not None:
+        weights = weights * mask  # (batch, num_heads, len_q, len_k)
+    return weights @ v  # (batch, num_heads, len_q, d_v)
+
+
+def _gqa_group_loop_selects_kv_head(q, k, v, mask=None):
+    """Grouped-query attention by hand, one key/value head at a time, taken with select
+    (the head axis dropped)."""
+    group = q.shape[1] // k.shape[1]
+    outputs = []
+    for j in range(k.shape[1]):
+        queries = q[:, j * group : (j + 1) * group]  # (batch, group, len_q, d_head)
+        keys, values = k.select(1, j), v.select(1, j)  # (batch, len_k, ·)
+        scores = queries @ keys.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        outputs.append(torch.softmax(scores, dim=-1) @ values)
+    return torch.cat(outputs, dim=1)  # (batch, num_heads, len_q, d_v)
+
+
 MISTAKES = [
     Mistake(check_KVCache, ReturnsBeforeAppending, r"\*before\* this call"),
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
@@ -2723,6 +2754,19 @@ MISTAKES = [
         _named("online_softmax", _softmax_blocks_counted_past),
         r"runs on n = 5 with blocks of 2, where block_size does not divide n: your starts run "
         r"one block past the end",
+    ),
+    # round 17 (blind14e): grouped_query_attention's mask applied to the weights (among
+    # candidates before), a key/value head taken without its axis (located only before)
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_weights_times_mask),
+        r"Your mask is applied after the softmax: the blocked weights are set to 0",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_group_loop_selects_kv_head),
+        r"takes each one as k\[:, head\] and v\[:, head\]: the integer index drops the head "
+        r"axis",
     ),
     # round 16 (blind13e): the causal flag tested for None, block_size read as a count of
     # blocks (the hidden run accepted it), v cut on d_v, the mask used as a boolean index
